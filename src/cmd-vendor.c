@@ -1,0 +1,354 @@
+/*
+ * cmd-vendor.c: "aivet vendor" — add, list, show, edit and archive the
+ * vendors under review. Archiving hides a vendor from lists but keeps it and
+ * everything that refers to it.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aivet.h"
+
+extern const struct cmd_entry cmd_vendor_entry;
+
+struct vendor_fields {
+	const char *name, *contact, *notes;
+	int64_t criticality;
+	int set_name, set_crit, set_contact, set_notes;
+};
+
+static int
+parse_vendor_opts(int argc, char **argv, const char *usage, struct vendor_fields *f,
+    int allow_rename, int *json, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "criticality", required_argument, NULL, 'c' },
+		{ "contact", required_argument, NULL, 'C' },
+		{ "notes", required_argument, NULL, 'n' },
+		{ "name", required_argument, NULL, 'N' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (parse_int_opt("--criticality", optarg, 0, 4, &f->criticality, err) != 0)
+				return err->code;
+			f->set_crit = 1;
+			break;
+		case 'C':
+			f->contact = optarg, f->set_contact = 1;
+			break;
+		case 'n':
+			f->notes = optarg, f->set_notes = 1;
+			break;
+		case 'N':
+			if (!allow_rename)
+				return usage_error(err, usage, "--name is not an option here");
+			f->name = optarg, f->set_name = 1;
+			break;
+		case 'j':
+			if (json == NULL)
+				return usage_error(err, usage, "--json is not an option here");
+			*json = 1;
+			break;
+		case ':':
+			return usage_error(err, usage, "%s needs a value", argv[optind - 1]);
+		default:
+			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	return 0;
+}
+
+static const char add_usage[] = "vendor add NAME [--criticality 0-4] [--contact TEXT] [--notes TEXT]";
+
+static int
+vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct vendor_fields f = { .criticality = 2 };
+	sqlite3 *db;
+	int64_t id, exists;
+	char at[32];
+	cJSON *d;
+
+	if (parse_vendor_opts(argc, argv, add_usage, &f, 0, NULL, err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, add_usage, "vendor add needs exactly one NAME");
+	f.name = argv[optind];
+	if (name_check("vendor", f.name, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (db_int(db, &exists, err, "SELECT id FROM vendor WHERE name = ?", "t", f.name) == 0) {
+		db_rollback(db);
+		return aerr_set(err, AV_USAGE, "vendor '%s' already exists (id %lld)", f.name,
+		    (long long)exists);
+	}
+	now_iso(at);
+	if (db_exec(db, err, "INSERT INTO vendor (name, criticality, contact, notes, created_at, "
+	    "updated_at) VALUES (?,?,?,?,?,?)", "titttt", f.name, f.criticality, f.contact,
+	    f.notes, at, at) != 0)
+		goto fail;
+	id = sqlite3_last_insert_rowid(db);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "name", f.name);
+	cJSON_AddNumberToObject(d, "criticality", (double)f.criticality);
+	json_add_str(d, "contact", f.contact);
+	json_add_str(d, "notes", f.notes);
+	if (audit_append(db, av->actor, "vendor.add", "vendor", id, d, err) != 0) {
+		cJSON_Delete(d);
+		goto fail;
+	}
+	cJSON_Delete(d);
+	if (db_commit(db, err) != 0)
+		return err->code;
+	printf("vendor %s added (id %lld)\n", f.name, (long long)id);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+static const char list_usage[] = "vendor list [--all] [--json]";
+
+static int
+vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, all = 0, json = 0;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *arr;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'a')
+			all = 1;
+		else if (c == 'j')
+			json = 1;
+		else
+			return usage_error(err, list_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind != argc)
+		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' ORDER BY v.name",
+	    "i", (int64_t)all);
+	if (st == NULL)
+		return err->code;
+	arr = cJSON_CreateArray();
+	if (!json)
+		printf("%-5s %-32s %-4s %-9s %-8s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
+		    "INCIDENTS");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (json) {
+			cJSON_AddItemToArray(arr, vendor_row_json(st));
+		} else {
+			printf("%-5lld %-32s %-4d %-9d %-8s %d\n", (long long)sqlite3_column_int64(st, 0),
+			    col_text(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 8),
+			    col_text(st, 5), sqlite3_column_int(st, 9));
+		}
+	}
+	sqlite3_finalize(st);
+	if (json)
+		json_emit(arr);
+	else
+		cJSON_Delete(arr);
+	return 0;
+}
+
+static const char show_usage[] = "vendor show NAME|ID [--json]";
+
+static int
+vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct vendor_fields f = { 0 };
+	int json = 0;
+	int64_t id;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *o, *eps;
+
+	if (parse_vendor_opts(argc, argv, show_usage, &f, 0, &json, err) != 0)
+		return err->code;
+	if (f.set_crit || f.set_contact || f.set_notes)
+		return usage_error(err, show_usage, "vendor show takes no field options");
+	if (optind != argc - 1)
+		return usage_error(err, show_usage, "vendor show needs exactly one NAME or ID");
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (vendor_lookup(db, argv[optind], &id, err) != 0 || vendor_json(db, id, &o, err) != 0)
+		return err->code;
+	eps = cJSON_AddArrayToObject(o, "endpoint_list");
+	st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? ORDER BY name", "i", id);
+	if (st == NULL) {
+		cJSON_Delete(o);
+		return err->code;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *e;
+
+		if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) == 0)
+			cJSON_AddItemToArray(eps, e);
+	}
+	sqlite3_finalize(st);
+	if (json) {
+		json_emit(o);
+		return 0;
+	}
+	printf("vendor %s (id %d)\n", cJSON_GetObjectItem(o, "name")->valuestring,
+	    cJSON_GetObjectItem(o, "id")->valueint);
+	printf("  criticality  %d\n", cJSON_GetObjectItem(o, "criticality")->valueint);
+	printf("  status       %s\n", cJSON_GetObjectItem(o, "status")->valuestring);
+	printf("  contact      %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "contact")) ?
+	    cJSON_GetObjectItem(o, "contact")->valuestring : "-");
+	printf("  notes        %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "notes")) ?
+	    cJSON_GetObjectItem(o, "notes")->valuestring : "-");
+	printf("  created      %s\n", cJSON_GetObjectItem(o, "created_at")->valuestring);
+	printf("  endpoints\n");
+	{
+		cJSON *e;
+
+		cJSON_ArrayForEach(e, eps)
+			printf("    %-24s %-12s %-10s %s (%s)\n", cJSON_GetObjectItem(e, "name")->valuestring,
+			    cJSON_GetObjectItem(e, "api")->valuestring,
+			    cJSON_GetObjectItem(e, "status")->valuestring,
+			    cJSON_GetObjectItem(e, "url")->valuestring,
+			    cJSON_GetObjectItem(e, "model")->valuestring);
+	}
+	cJSON_Delete(o);
+	return 0;
+}
+
+static const char edit_usage[] =
+    "vendor edit NAME|ID [--name NEW] [--criticality 0-4] [--contact TEXT] [--notes TEXT]";
+
+static int
+vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct vendor_fields f = { 0 };
+	sqlite3 *db;
+	int64_t id, other;
+	char at[32];
+	cJSON *d;
+
+	if (parse_vendor_opts(argc, argv, edit_usage, &f, 1, NULL, err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, edit_usage, "vendor edit needs exactly one NAME or ID");
+	if (!f.set_name && !f.set_crit && !f.set_contact && !f.set_notes)
+		return usage_error(err, edit_usage, "vendor edit: nothing to change");
+	if (f.set_name && name_check("vendor", f.name, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (vendor_lookup(db, argv[optind], &id, err) != 0)
+		goto fail;
+	if (f.set_name && db_int(db, &other, err, "SELECT id FROM vendor WHERE name = ? AND id <> ?",
+	    "ti", f.name, id) == 0) {
+		aerr_set(err, AV_USAGE, "vendor '%s' already exists (id %lld)", f.name, (long long)other);
+		goto fail;
+	}
+	now_iso(at);
+	d = cJSON_CreateObject();
+	if (f.set_name)
+		cJSON_AddStringToObject(d, "name", f.name);
+	if (f.set_crit)
+		cJSON_AddNumberToObject(d, "criticality", (double)f.criticality);
+	if (f.set_contact)
+		cJSON_AddStringToObject(d, "contact", f.contact);
+	if (f.set_notes)
+		cJSON_AddStringToObject(d, "notes", f.notes);
+	if (db_exec(db, err, "UPDATE vendor SET name = CASE WHEN ? THEN ? ELSE name END, "
+	    "criticality = CASE WHEN ? THEN ? ELSE criticality END, "
+	    "contact = CASE WHEN ? THEN ? ELSE contact END, "
+	    "notes = CASE WHEN ? THEN ? ELSE notes END, updated_at = ? WHERE id = ?",
+	    "itiiitittti", (int64_t)f.set_name, f.name, (int64_t)f.set_crit, f.criticality,
+	    (int64_t)f.set_contact, f.contact, (int64_t)f.set_notes, f.notes, at, id) != 0 ||
+	    audit_append(db, av->actor, "vendor.edit", "vendor", id, d, err) != 0) {
+		cJSON_Delete(d);
+		goto fail;
+	}
+	cJSON_Delete(d);
+	if (db_commit(db, err) != 0)
+		return err->code;
+	printf("vendor %s updated\n", f.set_name ? f.name : argv[optind]);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+static const char archive_usage[] = "vendor archive NAME|ID";
+
+static int
+vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	sqlite3 *db;
+	int64_t id, archived;
+	char at[32];
+
+	if (argc != 2 || argv[1][0] == '-')
+		return usage_error(err, archive_usage, "vendor archive needs exactly one NAME or ID");
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (vendor_lookup(db, argv[1], &id, err) != 0)
+		goto fail;
+	if (db_int(db, &archived, err, "SELECT status = 'archived' FROM vendor WHERE id = ?", "i", id) < 0)
+		goto fail;
+	if (archived) {
+		aerr_set(err, AV_USAGE, "vendor '%s' is already archived", argv[1]);
+		goto fail;
+	}
+	now_iso(at);
+	/* The vendor's endpoints go with it; nothing is deleted. */
+	if (db_exec(db, err, "UPDATE vendor SET status = 'archived', updated_at = ? WHERE id = ?",
+	    "ti", at, id) != 0 ||
+	    db_exec(db, err, "UPDATE endpoint SET status = 'archived', updated_at = ? "
+	    "WHERE vendor_id = ? AND status = 'active'", "ti", at, id) != 0 ||
+	    audit_append(db, av->actor, "vendor.archive", "vendor", id, NULL, err) != 0)
+		goto fail;
+	if (db_commit(db, err) != 0)
+		return err->code;
+	printf("vendor %s archived\n", argv[1]);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+static const struct subcmd vendor_subs[] = {
+	{ "add", add_usage, "add a vendor", vendor_add },
+	{ "list", list_usage, "list vendors (archived ones with --all)", vendor_list },
+	{ "show", show_usage, "show a vendor and its endpoints", vendor_show },
+	{ "edit", edit_usage, "change a vendor's fields", vendor_edit },
+	{ "archive", archive_usage, "archive a vendor and its endpoints (nothing is deleted)", vendor_archive },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static int
+cmd_vendor_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return subcmd_dispatch(&cmd_vendor_entry, vendor_subs, av, argc, argv, err);
+}
+
+const struct cmd_entry cmd_vendor_entry = {
+	"vendor", "vendor add|list|show|edit|archive ...", "manage the vendors under review",
+	cmd_vendor_exec
+};

@@ -1,0 +1,139 @@
+/*
+ * commands.c: the one table of commands, and the dispatch and help helpers
+ * they share. A command is a file src/cmd-NAME.c exporting a struct
+ * cmd_entry; adding one means adding its line here and in Makefile.am.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aivet.h"
+
+extern const struct cmd_entry cmd_vendor_entry;
+extern const struct cmd_entry cmd_endpoint_entry;
+extern const struct cmd_entry cmd_audit_entry;
+extern const struct cmd_entry cmd_tui_entry;
+
+const struct cmd_entry *const cmd_table[] = {
+	&cmd_vendor_entry,
+	&cmd_endpoint_entry,
+	&cmd_audit_entry,
+	&cmd_tui_entry,
+	NULL
+};
+
+const struct cmd_entry *
+cmd_find(const char *name)
+{
+	for (int i = 0; cmd_table[i] != NULL; i++)
+		if (strcmp(cmd_table[i]->name, name) == 0)
+			return cmd_table[i];
+	return NULL;
+}
+
+int
+cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	const struct cmd_entry *ce = cmd_find(argv[0]);
+
+	if (ce == NULL)
+		return aerr_set(err, AV_USAGE, "unknown command '%s' (see 'aivet --help')", argv[0]);
+	optind = 0;   /* glibc: restart getopt for each (sub)command */
+	return ce->exec(av, argc, argv, err);
+}
+
+int
+want_help(int argc, char **argv, const char *usage, const char *summary)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			printf("usage: aivet %s\n", usage);
+			if (summary != NULL)
+				printf("\n%s\n", summary);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int
+usage_error(struct aerr *err, const char *usage, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return aerr_set(err, AV_USAGE, "%s\nusage: aivet %s", msg, usage);
+}
+
+int
+subcmd_dispatch(const struct cmd_entry *ce, const struct subcmd *subs,
+    struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		FILE *out = argc < 2 ? stderr : stdout;
+
+		fprintf(out, "usage: aivet %s\n\n%s\n\n", ce->usage, ce->summary);
+		for (const struct subcmd *s = subs; s->name != NULL; s++)
+			fprintf(out, "  %-60s %s\n", s->usage, s->summary);
+		return argc < 2 ? aerr_set(err, AV_USAGE, "%s: a subcommand is needed", ce->name) : 0;
+	}
+	for (const struct subcmd *s = subs; s->name != NULL; s++) {
+		if (strcmp(s->name, argv[1]) == 0) {
+			optind = 0;
+			if (want_help(argc - 1, argv + 1, s->usage, s->summary))
+				return 0;
+			return s->exec(av, argc - 1, argv + 1, err);
+		}
+	}
+	return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s' (see 'aivet %s --help')",
+	    ce->name, argv[1], ce->name);
+}
+
+int
+parse_int_opt(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out, struct aerr *err)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0)
+		return aerr_set(err, AV_USAGE, "%s: '%s' is not a whole number", opt, s);
+	if (v < lo || v > hi)
+		return aerr_set(err, AV_USAGE, "%s: %lld is out of range (%lld to %lld)", opt, v,
+		    (long long)lo, (long long)hi);
+	*out = v;
+	return 0;
+}
+
+void
+json_emit(cJSON *v)
+{
+	char *s = cJSON_Print(v);
+
+	if (s == NULL)
+		die("out of memory");
+	/* cJSON indents with tabs; field names and values are the contract, not the layout. */
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	free(s);
+	cJSON_Delete(v);
+}
+
+void
+json_add_str(cJSON *o, const char *k, const char *v)
+{
+	if (v == NULL)
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddStringToObject(o, k, v);
+}

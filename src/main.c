@@ -1,0 +1,132 @@
+/*
+ * main.c: aivet's entry point. Parses the global options, finds the
+ * database and the actor, then hands the rest of the command line to the
+ * command table; with no command on a terminal it opens the TUI. Errors
+ * come back as values and are printed here, once.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "aivet.h"
+
+static const char global_usage[] =
+    "usage: aivet [--db PATH] [--actor NAME] COMMAND [SUBCOMMAND] [options]\n"
+    "       aivet [--db PATH] [--actor NAME]            (terminal UI)\n"
+    "       aivet --version | --help\n";
+
+static void
+print_help(void)
+{
+	fputs(global_usage, stdout);
+	puts("\nVets hosted AI inference vendors: assess, probe, prove.\n\ncommands:");
+	for (int i = 0; cmd_table[i] != NULL; i++)
+		printf("  %-12s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
+	puts("\nglobal options:\n"
+	    "  --db PATH      database file (default $AIVET_DB, else $XDG_DATA_HOME/aivet/aivet.db)\n"
+	    "  --actor NAME   who is acting, for the audit log (default $AIVET_ACTOR, else the login name)\n"
+	    "  --version      print the version\n"
+	    "\n'aivet COMMAND --help' shows a command's subcommands and options; see aivet(1).");
+}
+
+static char *
+default_db_path(void)
+{
+	const char *p = getenv("AIVET_DB"), *home;
+
+	if (p != NULL && *p != '\0')
+		return xstrdup(p);
+	p = getenv("XDG_DATA_HOME");
+	if (p != NULL && *p == '/')
+		return xasprintf("%s/aivet/aivet.db", p);
+	home = getenv("HOME");
+	if (home == NULL || *home == '\0') {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw ? pw->pw_dir : "/";
+	}
+	return xasprintf("%s/.local/share/aivet/aivet.db", home);
+}
+
+static void
+default_actor(char *out, size_t n)
+{
+	const char *a = getenv("AIVET_ACTOR");
+	struct passwd *pw;
+
+	if (a == NULL || *a == '\0')
+		a = getenv("LOGNAME");
+	if (a == NULL || *a == '\0') {
+		pw = getpwuid(getuid());
+		a = pw ? pw->pw_name : "unknown";
+	}
+	snprintf(out, n, "%s", a);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "db", required_argument, NULL, 'd' },
+		{ "actor", required_argument, NULL, 'a' },
+		{ "version", no_argument, NULL, 'V' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct aivet av = { 0 };
+	struct aerr err = { 0 };
+	char *db_path = NULL;
+	int c, rc;
+
+	if (sodium_init() < 0)
+		die("libsodium failed to initialise");
+	av.progname = "aivet";
+	default_actor(av.actor, sizeof av.actor);
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			free(db_path);
+			db_path = xstrdup(optarg);
+			break;
+		case 'a':
+			if (*optarg == '\0') {
+				fprintf(stderr, "aivet: --actor: must not be empty\n");
+				return AV_USAGE;
+			}
+			snprintf(av.actor, sizeof av.actor, "%s", optarg);
+			break;
+		case 'V':
+			printf("aivet %s\n", PACKAGE_VERSION);
+			return AV_OK;
+		case 'h':
+			print_help();
+			return AV_OK;
+		default:
+			fputs(global_usage, stderr);
+			return AV_USAGE;
+		}
+	}
+	av.db_path = db_path ? db_path : (db_path = default_db_path());
+	if (optind >= argc) {
+		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+			fprintf(stderr, "aivet: the terminal UI needs a terminal; use the CLI "
+			    "instead (see 'aivet --help')\n");
+			free(db_path);
+			return AV_USAGE;
+		}
+		rc = tui_main(&av, &err);
+	} else {
+		rc = cmd_run(&av, argc - optind, argv + optind, &err);
+	}
+	if (rc != 0 && err.msg[0] != '\0')
+		fprintf(stderr, "aivet: %s\n", err.msg);
+	av_close(&av);
+	free(db_path);
+	fflush(stdout);
+	return rc;
+}

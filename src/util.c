@@ -1,0 +1,468 @@
+/*
+ * util.c: small shared helpers — errors as values, memory, a byte buffer,
+ * UTC time formatting and parsing, atomic file writes, hashing and random
+ * identifiers. Anything used by more than one file lives here.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "aivet.h"
+
+int
+aerr_set(struct aerr *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void
+aerr_clear(struct aerr *err)
+{
+	err->code = 0;
+	err->msg[0] = '\0';
+}
+
+int
+aerr_prefix(struct aerr *err, const char *fmt, ...)
+{
+	char pre[512], old[sizeof err->msg];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(pre, sizeof pre, fmt, ap);
+	va_end(ap);
+	memcpy(old, err->msg, sizeof old);
+	{
+		char *joined = xasprintf("%s: %s", pre, old);
+		size_t n = strlen(joined);
+
+		if (n >= sizeof err->msg)
+			n = sizeof err->msg - 1;
+		memcpy(err->msg, joined, n);
+		err->msg[n] = '\0';
+		free(joined);
+	}
+	return err->code;
+}
+
+void
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("aivet: fatal: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	abort();
+}
+
+void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+void *
+xcalloc(size_t n, size_t m)
+{
+	void *p = calloc(n ? n : 1, m ? m : 1);
+
+	if (p == NULL)
+		die("out of memory");
+	return p;
+}
+
+void *
+xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (p == NULL)
+		die("out of memory (%zu bytes)", n);
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	return strcpy(xmalloc(strlen(s) + 1), s);
+}
+
+char *
+xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	return s;
+}
+
+void
+buf_init(struct buf *b)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+static void
+buf_grow(struct buf *b, size_t need)
+{
+	size_t cap = b->cap ? b->cap : 256;
+
+	if (b->len + need + 1 <= b->cap)
+		return;
+	while (cap < b->len + need + 1)
+		cap *= 2;
+	b->data = xrealloc(b->data, cap);
+	b->cap = cap;
+}
+
+void
+buf_add(struct buf *b, const void *p, size_t n)
+{
+	buf_grow(b, n);
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+void
+buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+void
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("buf_printf: bad format");
+	buf_grow(b, (size_t)n);
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *
+buf_steal(struct buf *b)
+{
+	char *s;
+
+	if (b->data == NULL)
+		buf_grow(b, 0), b->data[0] = '\0';
+	s = b->data;
+	buf_init(b);
+	return s;
+}
+
+void
+buf_free(struct buf *b)
+{
+	free(b->data);
+	buf_init(b);
+}
+
+int64_t
+now_ms(void)
+{
+	struct timespec ts;
+	const char *fixed = getenv("AIVET_NOW");
+	int64_t ms;
+
+	/* AIVET_NOW pins the clock for reproducible tests and reports. */
+	if (fixed != NULL && *fixed != '\0' && parse_time(fixed, &ms, NULL) == 0)
+		return ms;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+fmt_time_ms(int64_t ms, char out[32])
+{
+	time_t secs = (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+	int frac = (int)(ms - (int64_t)secs * 1000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	{
+		size_t n = strlen(out);
+
+		out[n++] = '.';
+		out[n++] = (char)('0' + frac / 100 % 10);
+		out[n++] = (char)('0' + frac / 10 % 10);
+		out[n++] = (char)('0' + frac % 10);
+		out[n++] = 'Z';
+		out[n] = '\0';
+	}
+}
+
+void
+now_iso(char out[32])
+{
+	fmt_time_ms(now_ms(), out);
+}
+
+static int
+digits(const char **p, int n, int *out)
+{
+	int v = 0;
+
+	for (int i = 0; i < n; i++) {
+		if ((*p)[i] < '0' || (*p)[i] > '9')
+			return -1;
+		v = v * 10 + ((*p)[i] - '0');
+	}
+	*p += n;
+	*out = v;
+	return 0;
+}
+
+/* Days since 1970-01-01 for a civil date (Howard Hinnant's algorithm). */
+static int64_t
+days_from_civil(int y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static int
+days_in_month(int y, int m)
+{
+	static const int dm[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	return m == 2 ? 28 + leap : dm[m - 1];
+}
+
+int
+parse_time(const char *s, int64_t *ms, struct aerr *err)
+{
+	const char *p = s;
+	int y, mo, d, h = 0, mi = 0, se = 0, frac = 0, off = 0;
+
+	if (digits(&p, 4, &y) || *p++ != '-' || digits(&p, 2, &mo) || *p++ != '-' ||
+	    digits(&p, 2, &d))
+		goto bad;
+	if (mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo))
+		goto bad;
+	if (*p == 'T' || *p == ' ') {
+		p++;
+		if (digits(&p, 2, &h) || *p++ != ':' || digits(&p, 2, &mi))
+			goto bad;
+		if (*p == ':') {
+			p++;
+			if (digits(&p, 2, &se))
+				goto bad;
+			if (*p == '.') {
+				int n = 0, scale = 100;
+
+				p++;
+				while (*p >= '0' && *p <= '9') {
+					if (n++ < 3)
+						frac += (*p - '0') * scale, scale /= 10;
+					p++;
+				}
+				if (n == 0)
+					goto bad;
+			}
+		}
+		if (h > 23 || mi > 59 || se > 60)
+			goto bad;
+		if (*p == 'Z') {
+			p++;
+		} else if (*p == '+' || *p == '-') {
+			int sign = *p++ == '-' ? -1 : 1, oh, om;
+
+			if (digits(&p, 2, &oh))
+				goto bad;
+			if (*p == ':')
+				p++;
+			if (digits(&p, 2, &om) || oh > 23 || om > 59)
+				goto bad;
+			off = sign * (oh * 60 + om);
+		} else {
+			goto bad;   /* a time without a zone is ambiguous */
+		}
+	}
+	if (*p != '\0')
+		goto bad;
+	*ms = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) - off * 60) * 1000 + frac;
+	return 0;
+bad:
+	return aerr_set(err, AV_USAGE, "bad time '%s': expected ISO 8601 such as "
+	    "2026-11-30 or 2026-11-30T14:05:00Z (a time needs Z or an offset)", s);
+}
+
+int
+mkdir_p(const char *path, unsigned mode, struct aerr *err)
+{
+	char *tmp = xstrdup(path);
+
+	for (char *p = tmp + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char c = *p;
+
+			*p = '\0';
+			if (mkdir(tmp, (mode_t)mode) != 0 && errno != EEXIST) {
+				aerr_set(err, AV_RUNTIME, "cannot create directory %s: %s", tmp, strerror(errno));
+				free(tmp);
+				return AV_RUNTIME;
+			}
+			*p = c;
+			if (c == '\0')
+				break;
+		}
+	}
+	free(tmp);
+	return 0;
+}
+
+int
+read_file(const char *path, size_t max, struct buf *out, struct aerr *err)
+{
+	char chunk[65536];
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	buf_init(out);
+	if (f == NULL)
+		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+		if (out->len + n > max) {
+			fclose(f);
+			buf_free(out);
+			return aerr_set(err, AV_USAGE, "%s: larger than %zu bytes", path, max);
+		}
+		buf_add(out, chunk, n);
+	}
+	if (ferror(f)) {
+		fclose(f);
+		buf_free(out);
+		return aerr_set(err, AV_RUNTIME, "%s: read error", path);
+	}
+	fclose(f);
+	if (out->data == NULL)
+		buf_add(out, "", 0);
+	return 0;
+}
+
+int
+write_file_atomic(const char *path, const void *data, size_t len, unsigned mode, struct aerr *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	const char *p = data;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
+
+	if (fd < 0) {
+		aerr_set(err, AV_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+		free(tmp);
+		return AV_RUNTIME;
+	}
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			goto fail;
+		p += w;
+		len -= (size_t)w;
+	}
+	if (fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0)
+		goto fail;
+	if (close(fd) != 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0)
+		goto fail;
+	free(tmp);
+	return 0;
+fail:
+	aerr_set(err, AV_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	return AV_RUNTIME;
+}
+
+void
+hex_encode(const unsigned char *in, size_t n, char *out)
+{
+	sodium_bin2hex(out, n * 2 + 1, in, n);
+}
+
+void
+sha256_hex(const void *data, size_t len, char out[65])
+{
+	unsigned char h[crypto_hash_sha256_BYTES];
+
+	crypto_hash_sha256(h, data, len);
+	hex_encode(h, sizeof h, out);
+}
+
+void
+random_alnum(char *out, size_t n)
+{
+	static const char set[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+
+	for (size_t i = 0; i < n; i++)
+		out[i] = set[randombytes_uniform(sizeof set - 1)];
+	out[n] = '\0';
+}
+
+void
+uuid4(char out[37])
+{
+	unsigned char b[16];
+
+	randombytes_buf(b, sizeof b);
+	b[6] = (b[6] & 0x0f) | 0x40;
+	b[8] = (b[8] & 0x3f) | 0x80;
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+	    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
+	    b[12], b[13], b[14], b[15]);
+}

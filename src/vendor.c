@@ -1,0 +1,183 @@
+/*
+ * vendor.c: the vendor and endpoint records shared by the CLI, the TUI and
+ * reports — name rules, lookups by name or id, and their JSON form (the
+ * field names are a documented contract).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aivet.h"
+
+int
+name_check(const char *what, const char *name, struct aerr *err)
+{
+	size_t n = strlen(name);
+	int digits = 1;
+
+	if (n == 0)
+		return aerr_set(err, AV_USAGE, "%s name must not be empty", what);
+	if (n > 100)
+		return aerr_set(err, AV_USAGE, "%s name is longer than 100 characters", what);
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		if (*p < 0x20 || *p == 0x7f || *p == '/')
+			return aerr_set(err, AV_USAGE, "%s name '%s' may not contain '/' or control "
+			    "characters", what, name);
+		if (!isdigit(*p))
+			digits = 0;
+	}
+	if (digits)
+		return aerr_set(err, AV_USAGE, "%s name '%s' is all digits, which reads as an id; "
+		    "choose another", what, name);
+	if (isspace((unsigned char)name[0]) || isspace((unsigned char)name[n - 1]))
+		return aerr_set(err, AV_USAGE, "%s name '%s' may not start or end with a space", what, name);
+	return 0;
+}
+
+int
+vendor_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
+{
+	int rc;
+
+	if (*ref != '\0' && strspn(ref, "0123456789") == strlen(ref))
+		rc = db_int(db, id, err, "SELECT id FROM vendor WHERE id = ?", "i", (int64_t)atoll(ref));
+	else
+		rc = db_int(db, id, err, "SELECT id FROM vendor WHERE name = ?", "t", ref);
+	if (rc == 1)
+		return aerr_set(err, AV_USAGE, "unknown vendor '%s' (see 'aivet vendor list')", ref);
+	return rc < 0 ? AV_RUNTIME : 0;
+}
+
+int
+endpoint_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
+{
+	const char *slash = strchr(ref, '/');
+	char *vname;
+	int64_t vid;
+	int rc;
+
+	if (slash == NULL || slash == ref || slash[1] == '\0')
+		return aerr_set(err, AV_USAGE, "endpoint '%s' must be written VENDOR/NAME", ref);
+	vname = strndup(ref, (size_t)(slash - ref));
+	rc = vendor_lookup(db, vname, &vid, err);
+	free(vname);
+	if (rc != 0)
+		return rc;
+	rc = db_int(db, id, err, "SELECT id FROM endpoint WHERE vendor_id = ? AND name = ?",
+	    "it", vid, slash + 1);
+	if (rc == 1)
+		return aerr_set(err, AV_USAGE, "unknown endpoint '%s' (see 'aivet endpoint list')", ref);
+	return rc < 0 ? AV_RUNTIME : 0;
+}
+
+static void
+add_text_or_null(cJSON *o, const char *k, sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddStringToObject(o, k, col_text(st, i));
+}
+
+static void
+add_real_or_null(cJSON *o, const char *k, sqlite3_stmt *st, int i)
+{
+	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddNumberToObject(o, k, sqlite3_column_double(st, i));
+}
+
+cJSON *
+vendor_row_json(sqlite3_stmt *st)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddStringToObject(o, "name", col_text(st, 1));
+	cJSON_AddNumberToObject(o, "criticality", sqlite3_column_int(st, 2));
+	add_text_or_null(o, "contact", st, 3);
+	add_text_or_null(o, "notes", st, 4);
+	cJSON_AddStringToObject(o, "status", col_text(st, 5));
+	cJSON_AddStringToObject(o, "created_at", col_text(st, 6));
+	cJSON_AddStringToObject(o, "updated_at", col_text(st, 7));
+	cJSON_AddNumberToObject(o, "endpoints", sqlite3_column_int(st, 8));
+	cJSON_AddNumberToObject(o, "open_incidents", sqlite3_column_int(st, 9));
+	return o;
+}
+
+int
+vendor_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE v.id = ?", "i", id);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown vendor id %lld", (long long)id);
+	}
+	*out = vendor_row_json(st);
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT e.id, v.name, e.name, e.api, e.url, e.model, "
+	    "e.context_tokens, e.allow_insecure_http, e.price_in_per_mtok, e.price_out_per_mtok, "
+	    "e.options, e.status, e.created_at, e.updated_at FROM endpoint e "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?", "i", id);
+	cJSON *o, *creds, *opt;
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown endpoint id %lld", (long long)id);
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddStringToObject(o, "vendor", col_text(st, 1));
+	cJSON_AddStringToObject(o, "name", col_text(st, 2));
+	{
+		char *ref = xasprintf("%s/%s", col_text(st, 1), col_text(st, 2));
+
+		cJSON_AddStringToObject(o, "ref", ref);
+		free(ref);
+	}
+	cJSON_AddStringToObject(o, "api", col_text(st, 3));
+	cJSON_AddStringToObject(o, "url", col_text(st, 4));
+	cJSON_AddStringToObject(o, "model", col_text(st, 5));
+	cJSON_AddNumberToObject(o, "context_tokens", (double)sqlite3_column_int64(st, 6));
+	cJSON_AddBoolToObject(o, "allow_insecure_http", sqlite3_column_int(st, 7));
+	add_real_or_null(o, "price_in_per_mtok", st, 8);
+	add_real_or_null(o, "price_out_per_mtok", st, 9);
+	opt = sqlite3_column_type(st, 10) == SQLITE_NULL ? NULL : cJSON_Parse(col_text(st, 10));
+	cJSON_AddItemToObject(o, "options", opt ? opt : cJSON_CreateObject());
+	cJSON_AddStringToObject(o, "status", col_text(st, 11));
+	cJSON_AddStringToObject(o, "created_at", col_text(st, 12));
+	cJSON_AddStringToObject(o, "updated_at", col_text(st, 13));
+	sqlite3_finalize(st);
+
+	creds = cJSON_AddArrayToObject(o, "credentials");
+	st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? ORDER BY label",
+	    "i", id);
+	if (st == NULL) {
+		cJSON_Delete(o);
+		return AV_RUNTIME;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *c = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(c, "label", col_text(st, 0));
+		cJSON_AddStringToObject(c, "ref", col_text(st, 1));
+		cJSON_AddItemToArray(creds, c);
+	}
+	sqlite3_finalize(st);
+	*out = o;
+	return 0;
+}

@@ -1,0 +1,71 @@
+# tests/lib.sh: shared helpers for aivet's shell tests. Each test is a TAP
+# producer run by Automake's tap-driver.sh; every test gets its own
+# temporary HOME, XDG directories and database, removed on exit.
+
+set -u
+: "${AIVET:?AIVET must point at the built aivet binary}"
+TESTS_SRCDIR=${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}
+T=$(mktemp -d "${TMPDIR:-/tmp}/aivet-test.XXXXXX")
+_cleanup_hooks=""
+_cleanup() {
+	for h in $_cleanup_hooks; do "$h"; done
+	rm -rf "$T"
+}
+trap _cleanup EXIT
+export HOME="$T/home" XDG_DATA_HOME="$T/data" XDG_CONFIG_HOME="$T/config" XDG_STATE_HOME="$T/state"
+mkdir -p "$HOME"
+export AIVET_DB="$T/aivet.db" AIVET_ACTOR=tester
+unset AIVET_NOW NO_COLOR
+export LC_ALL=C.UTF-8
+
+_n=0
+_failed=0
+ok() {
+	_n=$((_n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $_n - $2"
+	else
+		echo "not ok $_n - $2"
+		_failed=$((_failed + 1))
+	fi
+}
+# is GOT WANT DESCRIPTION
+is() {
+	if [ "$1" = "$2" ]; then ok 0 "$3"; else
+		ok 1 "$3"
+		printf '%s\n' "#   got:  $1" "#   want: $2" | head -40
+	fi
+}
+# like TEXT PATTERN DESCRIPTION (grep -E)
+like() {
+	if printf '%s' "$1" | grep -qE -- "$2"; then ok 0 "$3"; else
+		ok 1 "$3"
+		printf '%s\n' "#   text: $1" "#   does not match: $2" | head -40
+	fi
+}
+unlike() {
+	if printf '%s' "$1" | grep -qE -- "$2"; then
+		ok 1 "$3"
+		printf '%s\n' "#   text: $1" "#   matches: $2" | head -40
+	else ok 0 "$3"; fi
+}
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" = 0 ]
+}
+
+# run CMD...: runs aivet, capturing stdout in $out, stderr in $errout, status in $rc.
+run() {
+	out=$("$AIVET" "$@" 2>"$T/stderr") && rc=0 || rc=$?
+	errout=$(cat "$T/stderr")
+}
+
+# json FILTER: reads JSON on stdin with jq, raw output.
+json() {
+	jq -r "$1"
+}
+
+# db_snapshot: a dump of every row, to prove a failed command changed nothing.
+db_snapshot() {
+	sqlite3 "$AIVET_DB" .dump 2>/dev/null | md5sum
+}

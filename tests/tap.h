@@ -1,0 +1,46 @@
+/*
+ * tap.h: a minimal TAP producer for aivet's C unit tests, read by
+ * Automake's tap-driver.sh. Each check prints one "ok"/"not ok" line.
+ */
+#ifndef AIVET_TAP_H
+#define AIVET_TAP_H
+
+#include <stdio.h>
+#include <string.h>
+
+static int tap_n, tap_failed;
+
+#define ok(cond, ...) do { \
+	int ok_c_ = (cond) ? 1 : 0; \
+	printf("%sok %d - ", ok_c_ ? "" : "not ", ++tap_n); \
+	printf(__VA_ARGS__); \
+	printf("\n"); \
+	if (!ok_c_) { \
+		tap_failed++; \
+		printf("# failed at %s:%d\n", __FILE__, __LINE__); \
+	} \
+} while (0)
+
+#define is_str(got, want, ...) do { \
+	const char *g_ = (got), *w_ = (want); \
+	int m_ = g_ != NULL && w_ != NULL ? strcmp(g_, w_) == 0 : g_ == w_; \
+	ok(m_, __VA_ARGS__); \
+	if (!m_) \
+		printf("#   got:  '%s'\n#   want: '%s'\n", g_ ? g_ : "(null)", w_ ? w_ : "(null)"); \
+} while (0)
+
+#define is_int(got, want, ...) do { \
+	long long g_ = (long long)(got), w_ = (long long)(want); \
+	ok(g_ == w_, __VA_ARGS__); \
+	if (g_ != w_) \
+		printf("#   got:  %lld\n#   want: %lld\n", g_, w_); \
+} while (0)
+
+static inline int
+tap_done(void)
+{
+	printf("1..%d\n", tap_n);
+	return tap_failed ? 1 : 0;
+}
+
+#endif

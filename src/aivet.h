@@ -190,6 +190,18 @@ void credref_free(char *secret, size_t len);
 int url_check(const char *url, int allow_insecure_http, struct aerr *err);
 int url_is_loopback_host(const char *host);
 
+/* ---- evidence store (evidence.c) ---- */
+
+/* Stores bytes once by SHA-256 (inside the caller's transaction). With seal_pk
+ * (a crypto_box public key) the blob is kept as a sealed box. */
+int blob_put(sqlite3 *db, const void *data, size_t len, const unsigned char *seal_pk,
+    char sha[65], struct aerr *err);
+int blob_get(sqlite3 *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err);
+const char *media_type_for(const char *name);
+/* Copies a file into the store and adds an evidence row plus its audit entry. */
+int evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *effective_date,
+    int64_t *id, struct aerr *err);
+
 /* ---- TUI (tui.c) ---- */
 int tui_main(struct aivet *av, struct aerr *err);
 

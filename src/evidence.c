@@ -1,0 +1,127 @@
+/*
+ * evidence.c: the content-addressed evidence store. Bytes live once in the
+ * blob table, keyed by their SHA-256; evidence rows describe what the bytes
+ * are (an attached file, a recorded HTTP exchange). Writes happen inside the
+ * caller's transaction, so evidence and the audit entry land together.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <strings.h>
+#include <sodium.h>
+
+#include "aivet.h"
+
+#define MAX_EVIDENCE_FILE ((size_t)1 << 30)
+
+int
+blob_put(sqlite3 *db, const void *data, size_t len, const unsigned char *seal_pk,
+    char sha[65], struct aerr *err)
+{
+	int64_t have;
+	int rc;
+
+	sha256_hex(data, len, sha);
+	rc = db_int(db, &have, err, "SELECT encrypted FROM blob WHERE sha256 = ?", "t", sha);
+	if (rc < 0)
+		return AV_RUNTIME;
+	if (rc == 0 && (seal_pk == NULL || have))
+		return 0;   /* stored already (an encrypted copy is never replaced by plaintext) */
+	if (seal_pk != NULL) {
+		size_t n = len + crypto_box_SEALBYTES;
+		unsigned char *box = xmalloc(n);
+
+		crypto_box_seal(box, data, len, seal_pk);
+		/* Leaked content must not stay readable: replace a plaintext copy. */
+		rc = db_exec(db, err, "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?,?,1,?) "
+		    "ON CONFLICT (sha256) DO UPDATE SET encrypted = 1, data = excluded.data",
+		    "tib", sha, (int64_t)len, box, n);
+		sodium_memzero(box, n);
+		free(box);
+		return rc;
+	}
+	return db_exec(db, err, "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?,?,0,?)",
+	    "tib", sha, (int64_t)len, data, len);
+}
+
+int
+blob_get(sqlite3 *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT encrypted, data FROM blob WHERE sha256 = ?",
+	    "t", sha);
+	int rc;
+
+	buf_init(out);
+	if (st == NULL)
+		return AV_RUNTIME;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return rc == SQLITE_DONE ? aerr_set(err, AV_USAGE, "no stored content with SHA-256 %s", sha)
+		    : db_err(db, err, "blob");
+	}
+	*encrypted = sqlite3_column_int(st, 0);
+	buf_add(out, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+const char *
+media_type_for(const char *name)
+{
+	static const struct { const char *ext, *type; } types[] = {
+		{ ".pdf", "application/pdf" }, { ".json", "application/json" },
+		{ ".txt", "text/plain" }, { ".md", "text/markdown" }, { ".csv", "text/csv" },
+		{ ".html", "text/html" }, { ".htm", "text/html" }, { ".png", "image/png" },
+		{ ".jpg", "image/jpeg" }, { ".jpeg", "image/jpeg" }, { ".xml", "application/xml" },
+		{ ".docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document" },
+		{ ".xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" },
+		{ ".zip", "application/zip" }, { ".eml", "message/rfc822" },
+	};
+	const char *dot = strrchr(name, '.');
+
+	if (dot != NULL)
+		for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+			if (strcasecmp(dot, types[i].ext) == 0)
+				return types[i].type;
+	return "application/octet-stream";
+}
+
+int
+evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *effective_date,
+    int64_t *id, struct aerr *err)
+{
+	struct buf b;
+	char sha[65], at[32];
+	const char *base = strrchr(path, '/');
+	cJSON *d;
+	int rc;
+
+	base = base ? base + 1 : path;
+	if (effective_date != NULL) {
+		int64_t ms;
+
+		if (parse_time(effective_date, &ms, err) != 0)
+			return aerr_prefix(err, "--effective");
+	}
+	if (read_file(path, MAX_EVIDENCE_FILE, &b, err) != 0)
+		return aerr_prefix(err, "evidence file");
+	if (blob_put(db, b.data, b.len, NULL, sha, err) != 0) {
+		buf_free(&b);
+		return err->code;
+	}
+	now_iso(at);
+	rc = db_exec(db, err, "INSERT INTO evidence (kind, sha256, original_name, media_type, size, "
+	    "effective_date, added_by, added_at) VALUES ('file',?,?,?,?,?,?,?)", "tttittt",
+	    sha, base, media_type_for(base), (int64_t)b.len, effective_date, actor, at);
+	buf_free(&b);
+	if (rc != 0)
+		return rc;
+	*id = sqlite3_last_insert_rowid(db);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "sha256", sha);
+	cJSON_AddStringToObject(d, "original_name", base);
+	rc = audit_append(db, actor, "evidence.add", "evidence", *id, d, err);
+	cJSON_Delete(d);
+	return rc;
+}

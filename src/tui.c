@@ -408,6 +408,7 @@ tui_redraw(struct tui *t)
 		char line[600];
 
 		snprintf(line, sizeof line, "%s%s", t->status_error ? "error: " : "", t->status);
+		line[strcspn(line, "\n")] = '\0';   /* a usage text after the message stays in the CLI */
 		attron(tui_attr(t, t->status_error ? TUI_MARK_BAD : TUI_MARK_NONE));
 		tui_put(stdscr, LINES - 1, 0, COLS, line);
 		attroff(tui_attr(t, t->status_error ? TUI_MARK_BAD : TUI_MARK_NONE));

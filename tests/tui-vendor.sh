@@ -65,11 +65,19 @@ tui_wait "Beta Labs"; ok $? "redraws after resize"
 is "$(tui_screen | wc -l)" 30 "uses the new height"
 tui_resize 80x24
 
+# UTF-8 names are typed, stored and drawn as they are.
+tui_keys a
+tui_wait "Add vendor"
+tui_type "Ärzte-KI Größe"
+tui_keys Enter
+tui_wait "Ärzte-KI Größe"; ok $? "a UTF-8 name is drawn"
+is "$(sqlite3 "$AIVET_DB" "SELECT name FROM vendor WHERE id = 3")" "Ärzte-KI Größe" "and stored as typed"
+
 # Filter the list with /.
 tui_keys /
 tui_type Beta
 tui_keys Enter
-tui_wait "filter: Beta (1 of 2 rows"; ok $? "/ filters"
+tui_wait "filter: Beta (1 of 3 rows"; ok $? "/ filters"
 tui_keys / C-u Enter
 
 # Archive asks first; n keeps it, y archives.
@@ -78,13 +86,13 @@ tui_wait "Archive vendor"; ok $? "A asks for confirmation"
 tui_keys n
 tui_wait "cancelled"
 run vendor list --json
-is "$(printf '%s' "$out" | json 'length')" 2 "n keeps the vendor"
+is "$(printf '%s' "$out" | json 'length')" 3 "n keeps the vendor"
 tui_keys A
 tui_wait "Archive vendor"
 tui_keys y
 tui_wait "vendor 1 archived"; ok $? "y archives"
 run vendor list --all --json
-is "$(printf '%s' "$out" | json '[.[] | .name + ":" + .status] | @csv')" '"Acme Health:archived","Beta Labs:active"' \
+is "$(printf '%s' "$out" | json '[.[] | .name + ":" + .status] | @csv')" '"Acme Health:archived","Beta Labs:active","Ärzte-KI Größe:active"' \
 	"archived, not deleted"
 
 # The ':' command line runs CLI commands; errors read as the CLI's.

@@ -17,12 +17,14 @@ extern const struct cmd_entry cmd_vendor_entry;
 extern const struct cmd_entry cmd_endpoint_entry;
 extern const struct cmd_entry cmd_audit_entry;
 extern const struct cmd_entry cmd_tui_entry;
+extern const struct cmd_entry cmd_incident_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_vendor_entry,
 	&cmd_endpoint_entry,
 	&cmd_audit_entry,
 	&cmd_tui_entry,
+	&cmd_incident_entry,
 	NULL
 };
 

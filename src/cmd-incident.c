@@ -23,7 +23,8 @@ struct incident_opts {
 	const char *title, *endpoint, *discovered, *window_start, *window_end, *phi;
 	const char *vendor_discovered, *at, *kind, *note, *owner, *due, *vendor;
 	const char *individuals, *state_residents, *eu_data_arg;
-	const char *file, *effective;
+	const char *file, *effective, *vendor_sla;
+	int64_t vendor_sla_ms;
 	int64_t severity, from_finding, corrects;
 	int set_severity, set_eu_data, eu_data, json, open_only;
 	const char *clocks[8];
@@ -38,7 +39,7 @@ struct incident_opts {
 enum {
 	O_TITLE = 256, O_ENDPOINT, O_DISCOVERED, O_WSTART, O_WEND, O_SEVERITY, O_PHI, O_INDIV,
 	O_STATE, O_EU, O_VDISC, O_FINDING, O_AT, O_KIND, O_CLOCK, O_NOTE, O_CORRECTS, O_OWNER,
-	O_DUE, O_JSON, O_OPEN, O_VENDOR, O_RUN, O_LFINDING, O_EVIDENCE, O_FILE, O_EFFECTIVE
+	O_DUE, O_JSON, O_OPEN, O_VENDOR, O_RUN, O_LFINDING, O_EVIDENCE, O_FILE, O_EFFECTIVE, O_VSLA
 };
 
 /*
@@ -77,6 +78,7 @@ parse_opts(int argc, char **argv, const char *usage, const char *allowed,
 		{ "evidence", required_argument, NULL, O_EVIDENCE },
 		{ "file", required_argument, NULL, O_FILE },
 		{ "effective", required_argument, NULL, O_EFFECTIVE },
+		{ "vendor-sla", required_argument, NULL, O_VSLA },
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, idx;
@@ -159,6 +161,11 @@ parse_opts(int argc, char **argv, const char *usage, const char *allowed,
 			break;
 		case O_FILE: o->file = optarg; break;
 		case O_EFFECTIVE: o->effective = optarg; break;
+		case O_VSLA:
+			if (strcmp(optarg, "none") != 0 && duration_parse(optarg, &o->vendor_sla_ms, err) != 0)
+				return aerr_prefix(err, "--vendor-sla");
+			o->vendor_sla = optarg;
+			break;
 		}
 	}
 	return 0;
@@ -323,7 +330,8 @@ incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct incident_opts o = { .severity = 2 };
 	struct finding_source fs = { 0 };
 	int64_t vendor_id, endpoint_id = 0, disc_ms, ws = 0, we = 0, vd, indiv = -1, state = -1, id;
-	char disc_utc[32], ws_utc[32], we_utc[32], at[32];
+	char disc_utc[32], ws_utc[32], we_utc[32], at[32], sla_text[32], sla_source[160];
+	int64_t sla_ms;
 	const char *disc_given;
 	sqlite3 *db;
 	cJSON *d, *facts;
@@ -409,6 +417,9 @@ incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 		disc_ms = now_ms();
 	}
 	fmt_time_ms(disc_ms, disc_utc);
+	if (incident_vendor_sla(db, vendor_id, &sla_ms, sla_text, sizeof sla_text, sla_source,
+	    sizeof sla_source, err) != 0)
+		goto fail;
 	if (o.window_start != NULL) {
 		fmt_time_ms(ws, ws_utc);
 		fmt_time_ms(we, we_utc);
@@ -441,6 +452,9 @@ incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	json_add_str(facts, "window_start", o.window_start);
 	json_add_str(facts, "window_end", o.window_end);
 	json_add_str(facts, "vendor_discovered_at", o.vendor_discovered);
+	/* The contract that holds for this incident is the one in force when it opened. */
+	json_add_str(facts, "vendor_sla", sla_ms >= 0 ? sla_text : NULL);
+	json_add_str(facts, "vendor_sla_source", sla_ms >= 0 ? sla_source : NULL);
 	if (o.from_finding != 0)
 		cJSON_AddNumberToObject(d, "finding", (double)o.from_finding);
 	if (audit_append(db, av->actor, "incident.open", "incident", id, d, err) != 0) {
@@ -829,7 +843,7 @@ fail:
 static const char edit_usage[] = "incident edit ID [--title TEXT] [--endpoint VENDOR/NAME] "
     "[--severity 1-4] [--phi yes|no|unknown] [--individuals N|unknown] "
     "[--state-residents N|unknown] [--eu-data yes|no] [--window-start TIME --window-end TIME] "
-    "[--vendor-discovered TIME] [--note TEXT] [--at TIME]";
+    "[--vendor-discovered TIME] [--vendor-sla DURATION|none] [--note TEXT] [--at TIME]";
 
 static void
 fact_count(cJSON *facts, const char *k, int64_t v)
@@ -853,13 +867,14 @@ incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int rc;
 
 	if (parse_opts(argc, argv, edit_usage, " title endpoint severity phi individuals "
-	    "state-residents eu-data window-start window-end vendor-discovered note at ", &o, err) != 0)
+	    "state-residents eu-data window-start window-end vendor-discovered vendor-sla note at ", &o,
+	    err) != 0)
 		return err->code;
 	if (optind != argc - 1)
 		return usage_error(err, edit_usage, "incident edit needs exactly one ID");
 	if (!o.title && !o.endpoint && !o.set_severity && !o.phi && !o.individuals &&
 	    !o.state_residents && !o.set_eu_data && !o.window_start && !o.window_end &&
-	    !o.vendor_discovered)
+	    !o.vendor_discovered && !o.vendor_sla)
 		return usage_error(err, edit_usage, "incident edit: nothing to change");
 	if (o.title != NULL && title_check("--title", o.title, err) != 0)
 		return err->code;
@@ -967,6 +982,15 @@ incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (o.vendor_discovered)
 		cJSON_AddStringToObject(facts, "vendor_discovered_at", o.vendor_discovered),
 		    buf_printf(&what, ", vendor discovered %s", o.vendor_discovered);
+	if (o.vendor_sla) {
+		int none = strcmp(o.vendor_sla, "none") == 0;
+		char *src = xasprintf("set by %s with incident edit", av->actor);
+
+		json_add_str(facts, "vendor_sla", none ? NULL : o.vendor_sla);
+		json_add_str(facts, "vendor_sla_source", none ? NULL : src);
+		free(src);
+		buf_printf(&what, ", vendor SLA %s", o.vendor_sla);
+	}
 	text = o.note ? xstrdup(o.note) : xasprintf("Set %s", what.data + 2);
 	buf_free(&what);
 	rc = audit_append(db, av->actor, "incident.edit", "incident", id, facts, err);

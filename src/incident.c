@@ -360,9 +360,22 @@ incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
 		return AV_RUNTIME;
 	if (rc == 0 && !is_null)
 		f->state_residents = atoll(v);
-	if (incident_vendor_sla(db, vendor_id, &f->vendor_sla_ms, f->vendor_sla_text,
-	    sizeof f->vendor_sla_text, f->vendor_sla_source, sizeof f->vendor_sla_source, err) != 0)
-		return err->code;
+	/* The SLA recorded when the incident was opened (or set since) is the contract
+	 * that held; the live answers only stand in for an incident without one. */
+	rc = fact_text(db, incident_id, "vendor_sla", v, sizeof v, &is_null, err);
+	if (rc < 0)
+		return AV_RUNTIME;
+	f->vendor_sla_ms = -1;
+	if (rc == 1) {
+		if (incident_vendor_sla(db, vendor_id, &f->vendor_sla_ms, f->vendor_sla_text,
+		    sizeof f->vendor_sla_text, f->vendor_sla_source, sizeof f->vendor_sla_source, err) != 0)
+			return err->code;
+	} else if (!is_null && duration_parse(v, &f->vendor_sla_ms, NULL) == 0) {
+		snprintf(f->vendor_sla_text, sizeof f->vendor_sla_text, "%.31s", v);
+		if (fact_text(db, incident_id, "vendor_sla_source", f->vendor_sla_source,
+		    sizeof f->vendor_sla_source, &is_null, err) < 0)
+			return AV_RUNTIME;
+	}
 	clocks_compute(f, clocks);
 
 	/* Stops: notification-sent entries name their clocks; a vendor notice stops vendor-sla. */

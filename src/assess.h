@@ -95,8 +95,9 @@ int vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, ch
 /* ---- the vendor sheet (assess-sheet.c) ---- */
 int assessment_export(const struct assessment *a, const char *format, struct buf *out,
     struct aerr *err);
-/* Reads a sheet back: every bad row is reported with its line, then nothing changes. */
+/* Reads a sheet back. Bad rows are all appended to problems, one line each
+ * ("FILE:LINE: message\n"), and then nothing changes. */
 int assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, const char *path,
-    int *changed, struct aerr *err);
+    struct buf *problems, int *changed, struct aerr *err);
 
 #endif

@@ -43,7 +43,7 @@ $pk
 key id $id; verify with:
 minisign -Vm <file> -P $pk" "key show prints the public key as minisign does"
 run key show --json
-is "$(echo "$out" | json '.key_id + " " + .public_key + " " + (.encrypted|tostring)')" "$id $pk false" \
+is "$(printf "%s\n" "$out" | json '.key_id + " " + .public_key + " " + (.encrypted|tostring)')" "$id $pk false" \
 	"key show --json: key_id, public_key, encrypted"
 
 # ---- minisign signs with our key; both verify ----
@@ -108,7 +108,7 @@ aivet                    $id NOT encrypted
 enc                      $(sed -n 's/^untrusted comment: minisign public key //p' "$KEYS/enc.pub") encrypted
 fromminisign             $msid NOT encrypted" "key list shows every key, sorted"
 run key list --json
-is "$(echo "$out" | json '[.[].name] | join(",")')" "aivet,enc,fromminisign" "key list --json"
+is "$(printf "%s\n" "$out" | json '[.[].name] | join(",")')" "aivet,enc,fromminisign" "key list --json"
 
 run key show nosuch
 is "$rc" 2 "show of an unknown key fails"

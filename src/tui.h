@@ -190,5 +190,10 @@ extern const struct view_ops tui_vendors_view;
 extern const struct view_ops tui_vendor_view;
 extern const struct view_ops tui_help_view;
 extern const struct view_ops tui_text_view;
+/* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
+extern const struct view_ops tui_incidents_view;
+extern const struct view_ops tui_incident_view;
+/* tui_cli, with the command's first output line as the status. */
+int tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err);
 
 #endif

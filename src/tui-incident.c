@@ -26,23 +26,6 @@ static const enum request incident_requests[] = {
 	REQ_ENTER, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_NONE
 };
 
-int
-tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err)
-{
-	struct buf out;
-	int rc = tui_cli(t, argc, argv, &out, err);
-
-	if (rc == 0) {
-		char *nl = strchr(out.data, '\n');
-
-		if (nl)
-			*nl = '\0';
-		tui_status(t, 0, "%s", out.data);
-	}
-	buf_free(&out);
-	return rc;
-}
-
 static const char *
 str(const cJSON *o, const char *k)
 {

@@ -93,7 +93,6 @@ vendor_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
 	struct vendor_form_ctx *c = p;
 	char id[32], *argv[12];
-	struct buf out;
 	int argc = 0, rc;
 
 	(void)n;
@@ -113,15 +112,7 @@ vendor_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	if (c->id || f[3].value[0])
 		argv[argc++] = "--notes", argv[argc++] = f[3].value;
 	argv[argc] = NULL;
-	rc = tui_cli(c->t, argc, argv, &out, err);
-	if (rc == 0) {
-		char *nl = strchr(out.data, '\n');
-
-		if (nl)
-			*nl = '\0';
-		tui_status(c->t, 0, "%s", out.data);
-	}
-	buf_free(&out);
+	rc = tui_cli_status(c->t, argc, argv, err);
 	return rc;
 }
 

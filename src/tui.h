@@ -195,4 +195,17 @@ extern const struct view_ops tui_text_view;
 extern const struct view_ops tui_incidents_view;
 extern const struct view_ops tui_incident_view;
 
+/* ---- assessments (tui-assessments.c, tui-assess.c) ---- */
+extern const struct view_ops tui_assessments_view;   /* arg: the vendor id */
+extern const struct view_ops tui_assess_view;        /* arg: the assessment id */
+
+/* A menu of choices (libmenu): label shown next to value. Returns the index picked, or
+ * -1 on Esc. With multi, Space toggles items' selected and Enter accepts (returns 0). */
+struct tui_menu_item {
+	char *value, *label;
+	int selected;
+};
+int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, int multi,
+    int current);
+
 #endif

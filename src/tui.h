@@ -189,5 +189,7 @@ extern const struct view_ops tui_vendors_view;
 extern const struct view_ops tui_vendor_view;
 extern const struct view_ops tui_help_view;
 extern const struct view_ops tui_text_view;
+/* The vendor screen's export dialog (tui-export.c). */
+int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
 
 #endif

@@ -18,7 +18,7 @@ struct vendor_state {
 
 static const enum request vendor_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_EXPORT, REQ_NONE
+	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_INCIDENT, REQ_EXPORT, REQ_NONE
 };
 
 #define HEADER_ROWS 6
@@ -302,6 +302,8 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		buf_free(&out);
 		return rc;
 	}
+	case REQ_INCIDENT:
+		return tui_push(t, &tui_incidents_view, &s->id, err);
 	default:
 		return 0;
 	}

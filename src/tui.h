@@ -30,7 +30,7 @@ enum request {
 	REQ_ATTACH,
 	/* probes, evidence, incidents, reports */
 	REQ_RUN, REQ_CANCEL_JOB, REQ_EVIDENCE, REQ_INCIDENT, REQ_TASK, REQ_STATUS, REQ_EXPORT,
-	REQ_VERIFY, REQ_DASHBOARD,
+	REQ_VERIFY, REQ_DASHBOARD, REQ_VENDORS,
 	REQ__COUNT
 };
 
@@ -185,10 +185,16 @@ int tui_attr(struct tui *t, int mark);
 void tui_put(WINDOW *w, int y, int x, int maxw, const char *s);
 
 /* The screens. */
+extern const struct view_ops tui_dashboard_view;
 extern const struct view_ops tui_vendors_view;
 extern const struct view_ops tui_vendor_view;
 extern const struct view_ops tui_help_view;
 extern const struct view_ops tui_text_view;
+/* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
+extern const struct view_ops tui_incidents_view;
+extern const struct view_ops tui_incident_view;
+/* tui_cli, with the command's first output line as the status. */
+int tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err);
 /* The vendor screen's export dialog (tui-export.c). */
 int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
 

@@ -10,7 +10,9 @@ make_fixture
 KEYID=$(sed -n 's/^untrusted comment: minisign public key //p' "$XDG_CONFIG_HOME/aivet/keys/aivet.pub")
 
 tui_start 100x30
-tui_wait "acme"; ok $? "the vendor list shows the vendor"
+tui_wait "Dashboard"; ok $? "the dashboard comes first"
+tui_keys L
+tui_wait "acme"; ok $? "L lists the vendors"
 tui_keys Enter
 tui_wait "Vendor:      acme"; ok $? "Enter opens the vendor"
 tui_keys E
@@ -35,7 +37,7 @@ run verify "$T/tui-bundle" --key aivet
 is "$rc" 0 "the CLI verifies the bundle made in the TUI"
 is "$(jq -r '[.options.runs[0], .options.incident, (.incidents[0].timeline|length)] | map(tostring) | join(" ")' "$T/tui-bundle/report.json")" \
 	"1 1 2" "with the runs and incident chosen in the dialog"
-tui_keys q q q
+tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 
 done_testing

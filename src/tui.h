@@ -207,5 +207,7 @@ struct tui_menu_item {
 };
 int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, int multi,
     int current);
+/* The vendor screen's export dialog (tui-export.c). */
+int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
 
 #endif

@@ -18,6 +18,9 @@ extern const struct cmd_entry cmd_endpoint_entry;
 extern const struct cmd_entry cmd_audit_entry;
 extern const struct cmd_entry cmd_tui_entry;
 extern const struct cmd_entry cmd_incident_entry;
+extern const struct cmd_entry cmd_probe_entry;
+extern const struct cmd_entry cmd_evidence_entry;
+extern const struct cmd_entry cmd_demo_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_vendor_entry,
@@ -25,6 +28,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_audit_entry,
 	&cmd_tui_entry,
 	&cmd_incident_entry,
+	&cmd_probe_entry,
+	&cmd_evidence_entry,
+	&cmd_demo_entry,
 	NULL
 };
 

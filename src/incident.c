@@ -432,9 +432,11 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 	}
 	if (strcmp(to, "resolved") == 0) {
 		int64_t eid = 0;
-		int reproduces = 0, rc;
+		char outcome[16] = "";
+		int rc;
 
-		st = db_prepare(db, err, "SELECT id, coalesce(json_extract(details, '$.reproduces'), 0) "
+		/* A verification recorded by hand has no outcome field; verify's does. */
+		st = db_prepare(db, err, "SELECT id, json_type(details, '$.reproduces') "
 		    "FROM incident_entry WHERE incident_id = ? AND kind = 'verification' "
 		    "ORDER BY at_utc DESC, id DESC LIMIT 1", "i", id);
 		if (st == NULL)
@@ -442,7 +444,7 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW) {
 			eid = sqlite3_column_int64(st, 0);
-			reproduces = sqlite3_column_int(st, 1);
+			snprintf(outcome, sizeof outcome, "%s", col_text(st, 1));
 		}
 		sqlite3_finalize(st);
 		if (eid == 0)
@@ -450,10 +452,13 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 			    "verification entry: run 'aivet incident verify %lld' or record one with "
 			    "'aivet incident note %lld TEXT --kind verification'", (long long)id,
 			    (long long)id, (long long)id);
-		if (reproduces)
+		if (strcmp(outcome, "true") == 0)
 			return aerr_set(err, AV_USAGE, "incident %lld cannot be resolved: the latest "
 			    "verification (entry %lld) found the failure still reproduces", (long long)id,
 			    (long long)eid);
+		if (strcmp(outcome, "null") == 0)
+			return aerr_set(err, AV_USAGE, "incident %lld cannot be resolved: the latest "
+			    "verification (entry %lld) was inconclusive", (long long)id, (long long)eid);
 	}
 	if (strcmp(to, "closed") == 0) {
 		struct incident_facts facts;

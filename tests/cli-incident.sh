@@ -222,11 +222,6 @@ run incident show 3 --json
 is "$(echo "$out" | json '.links[] | select(.type == "evidence" and .id == 2) | [.original_name, .media_type, .sha256] | join(" ")')" \
 	"notice.eml message/rfc822 $(sha256sum < "$T/notice.eml" | cut -c1-64)" "with its hash"
 
-# ---- verify needs the probe engine ----
-run incident verify 3
-is "$rc" 3 "verify without the probe engine is a runtime error"
-like "$errout" "^aivet: incident verify is not available in this build" "saying so"
-
 # ---- immutability ----
 run audit verify
 is "$rc" 0 "the audit chain is intact"

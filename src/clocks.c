@@ -221,6 +221,25 @@ clock_state(const struct incident_clock *c, int64_t now)
 	return now <= c->due_ms ? "running" : "overdue";
 }
 
+const struct incident_clock *
+clocks_next_due(const struct incident_clock c[CLOCK_COUNT], int64_t now,
+    const struct incident_clock *overdue[CLOCK_COUNT], int *noverdue)
+{
+	const struct incident_clock *next = NULL;
+
+	*noverdue = 0;
+	for (int i = 0; i < CLOCK_COUNT; i++) {
+		const char *state = clock_state(&c[i], now);
+		int over = strcmp(state, "overdue") == 0;
+
+		if (over)
+			overdue[(*noverdue)++] = &c[i];
+		if ((over || strcmp(state, "running") == 0) && (next == NULL || c[i].due_ms < next->due_ms))
+			next = &c[i];
+	}
+	return next;
+}
+
 int
 duration_parse(const char *s, int64_t *ms, struct aerr *err)
 {

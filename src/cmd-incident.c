@@ -548,25 +548,20 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		int64_t id = sqlite3_column_int64(st, 0);
 		struct incident_facts f;
 		struct incident_clock clocks[CLOCK_COUNT];
-		const struct incident_clock *next = NULL;
-		cJSON *over = cJSON_CreateArray();
+		const struct incident_clock *next, *overdue[CLOCK_COUNT];
+		cJSON *over;
 		char due[32] = "-", nextbuf[64] = "-";
+		int nover;
 
 		if (incident_clocks(db, id, &f, clocks, err) != 0) {
-			cJSON_Delete(over);
 			cJSON_Delete(arr);
 			sqlite3_finalize(st);
 			return err->code;
 		}
-		for (int i = 0; i < CLOCK_COUNT; i++) {
-			const char *s = clock_state(&clocks[i], now);
-
-			if (strcmp(s, "overdue") == 0)
-				cJSON_AddItemToArray(over, cJSON_CreateString(clocks[i].id));
-			if ((strcmp(s, "running") == 0 || strcmp(s, "overdue") == 0) &&
-			    (next == NULL || clocks[i].due_ms < next->due_ms))
-				next = &clocks[i];
-		}
+		next = clocks_next_due(clocks, now, overdue, &nover);
+		over = cJSON_CreateArray();
+		for (int i = 0; i < nover; i++)
+			cJSON_AddItemToArray(over, cJSON_CreateString(overdue[i]->id));
 		if (next != NULL) {
 			fmt_time_ms(next->due_ms, due);
 			snprintf(nextbuf, sizeof nextbuf, "%s %s", next->id, due);

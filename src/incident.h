@@ -53,6 +53,10 @@ void clocks_compute(const struct incident_facts *f, struct incident_clock out[CL
 void clock_stop(struct incident_clock *c, int64_t at_ms, int64_t entry_id);
 /* "not-applicable", "running", "overdue", "met" or "late". */
 const char *clock_state(const struct incident_clock *c, int64_t now);
+/* The clock due next among those still running (overdue ones included), or
+ * NULL; overdue[] gets the overdue ones and *noverdue their number. */
+const struct incident_clock *clocks_next_due(const struct incident_clock c[CLOCK_COUNT],
+    int64_t now, const struct incident_clock *overdue[CLOCK_COUNT], int *noverdue);
 /* HHS notice for fewer than 500: 60 days after the end of the calendar year of
  * discovery, the year taken in the zone the discovery time was given in. */
 int64_t hhs_annual_due(int64_t discovered_ms, int offset_min);

@@ -26,23 +26,6 @@ static const enum request incident_requests[] = {
 	REQ_ENTER, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_NONE
 };
 
-int
-tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err)
-{
-	struct buf out;
-	int rc = tui_cli(t, argc, argv, &out, err);
-
-	if (rc == 0) {
-		char *nl = strchr(out.data, '\n');
-
-		if (nl)
-			*nl = '\0';
-		tui_status(t, 0, "%s", out.data);
-	}
-	buf_free(&out);
-	return rc;
-}
-
 static const char *
 str(const cJSON *o, const char *k)
 {
@@ -188,8 +171,8 @@ struct form_ctx {
 	struct incident_state *s;
 };
 
-static int
-check_time(const char *value, void *ctx, struct aerr *err)
+int
+tui_check_time(const char *value, void *ctx, struct aerr *err)
 {
 	int64_t ms;
 
@@ -282,7 +265,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 			{ .label = "Text", .width = 60, .hint = "what happened" },
 			{ .label = "Kind", .width = 18, .check = check_kind,
 			  .hint = "observation, decision, vendor-notice, notification-sent, mitigation, ..." },
-			{ .label = "At", .width = 26, .check = check_time,
+			{ .label = "At", .width = 26, .check = tui_check_time,
 			  .hint = "when it happened, with a zone (empty: now)" },
 			{ .label = "Clocks", .width = 40, .check = check_clocks,
 			  .hint = "for notification-sent: the clocks it stops, space-separated" },
@@ -296,7 +279,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		struct tui_field f[3] = {
 			{ .label = "Task", .width = 50, .hint = "what needs doing" },
 			{ .label = "Owner", .width = 24, .hint = "who (optional)" },
-			{ .label = "Due", .width = 26, .check = check_time,
+			{ .label = "Due", .width = 26, .check = tui_check_time,
 			  .hint = "ISO 8601 with a zone (optional)" },
 		};
 

@@ -703,19 +703,11 @@ tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err)
 }
 
 int
-tui_cliv(struct tui *t, struct aerr *err, ...)
+tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err)
 {
-	char *argv[64];
-	int argc = 0, rc;
 	struct buf out;
-	va_list ap;
+	int rc = tui_cli(t, argc, argv, &out, err);
 
-	va_start(ap, err);
-	while (argc < 63 && (argv[argc] = va_arg(ap, char *)) != NULL)
-		argc++;
-	va_end(ap);
-	argv[argc] = NULL;
-	rc = tui_cli(t, argc, argv, &out, err);
 	if (rc == 0) {
 		/* The command's own first line ("vendor Acme added (id 3)") is the status. */
 		char *nl = strchr(out.data, '\n');
@@ -726,6 +718,21 @@ tui_cliv(struct tui *t, struct aerr *err, ...)
 	}
 	buf_free(&out);
 	return rc;
+}
+
+int
+tui_cliv(struct tui *t, struct aerr *err, ...)
+{
+	char *argv[64];
+	int argc = 0;
+	va_list ap;
+
+	va_start(ap, err);
+	while (argc < 63 && (argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	return tui_cli_status(t, argc, argv, err);
 }
 
 int

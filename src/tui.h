@@ -174,6 +174,8 @@ int tui_show_text(struct tui *t, const char *title, const char *text, struct aer
 /* Runs a CLI command (argv[0] is the command) with its output captured in out:
  * the TUI acts through the same code, and says the same words, as the CLI. */
 int tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err);
+/* tui_cli, with the command's first output line as the status. */
+int tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err);
 /* The same with a NULL-terminated list of words; the command's first output
  * line becomes the status. */
 int tui_cliv(struct tui *t, struct aerr *err, ...) __attribute__((sentinel));
@@ -192,7 +194,7 @@ extern const struct view_ops tui_text_view;
 /* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
 extern const struct view_ops tui_incidents_view;
 extern const struct view_ops tui_incident_view;
-/* tui_cli, with the command's first output line as the status. */
-int tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err);
+/* A form check: empty, or ISO 8601 as parse_time reads it. */
+int tui_check_time(const char *value, void *ctx, struct aerr *err);
 
 #endif

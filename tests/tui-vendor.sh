@@ -65,11 +65,19 @@ tui_wait "Beta Labs"; ok $? "redraws after resize"
 is "$(tui_screen | wc -l)" 30 "uses the new height"
 tui_resize 80x24
 
+# UTF-8 names are typed, stored and drawn as they are.
+tui_keys a
+tui_wait "Add vendor"
+tui_type "Ärzte-KI Größe"
+tui_keys Enter
+tui_wait "Ärzte-KI Größe"; ok $? "a UTF-8 name is drawn"
+is "$(sqlite3 "$AIVET_DB" "SELECT name FROM vendor WHERE id = 3")" "Ärzte-KI Größe" "and stored as typed"
+
 # Filter the list with /.
 tui_keys /
 tui_type Beta
 tui_keys Enter
-tui_wait "filter: Beta (1 of 2 rows"; ok $? "/ filters"
+tui_wait "filter: Beta (1 of 3 rows"; ok $? "/ filters"
 tui_keys / C-u Enter
 
 # Archive asks first; n keeps it, y archives.
@@ -78,13 +86,13 @@ tui_wait "Archive vendor"; ok $? "A asks for confirmation"
 tui_keys n
 tui_wait "cancelled"
 run vendor list --json
-is "$(printf '%s' "$out" | json 'length')" 2 "n keeps the vendor"
+is "$(printf '%s' "$out" | json 'length')" 3 "n keeps the vendor"
 tui_keys A
 tui_wait "Archive vendor"
 tui_keys y
 tui_wait "vendor 1 archived"; ok $? "y archives"
 run vendor list --all --json
-is "$(printf '%s' "$out" | json '[.[] | .name + ":" + .status] | @csv')" '"Acme Health:archived","Beta Labs:active"' \
+is "$(printf '%s' "$out" | json '[.[] | .name + ":" + .status] | @csv')" '"Acme Health:archived","Beta Labs:active","Ärzte-KI Größe:active"' \
 	"archived, not deleted"
 
 # The ':' command line runs CLI commands; errors read as the CLI's.
@@ -99,9 +107,10 @@ tui_wait "[exit 0]"; ok $? "q quits with status 0"
 is "$(tmux -S "$TMUX_SOCK" display -p '#{alternate_on}')" 0 "terminal restored after q"
 tui_stop
 
-# SIGTERM also restores the terminal.
+# SIGTERM also restores the terminal. With data, the first screen is the dashboard.
 tui_start 80x24
-tui_wait "Beta Labs"
+tui_wait "== Vendors by rating =="; ok $? "the dashboard comes first once there is data"
+like "$(tui_screen)" "\?  Beta Labs +unrated +\(no assessment yet\)" "an unassessed vendor is listed as unrated"
 pid=$(pgrep -P "$(tmux -S "$TMUX_SOCK" display -p '#{pane_pid}')" -f "$AIVET")
 kill -TERM "$pid"
 tui_wait "[exit 0]"; ok $? "SIGTERM ends the TUI cleanly"

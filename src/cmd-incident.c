@@ -163,8 +163,9 @@ parse_opts(int argc, char **argv, const char *usage, const char *allowed,
 		case O_FILE: o->file = optarg; break;
 		case O_EFFECTIVE: o->effective = optarg; break;
 		case O_VSLA:
-			if (strcmp(optarg, "none") != 0 && duration_parse(optarg, &o->vendor_sla_ms, err) != 0)
-				return aerr_prefix(err, "--vendor-sla");
+			if (strcmp(optarg, "none") != 0 &&
+			    incident_duration("--vendor-sla", optarg, &o->vendor_sla_ms, err) != 0)
+				return err->code;
 			o->vendor_sla = optarg;
 			break;
 		}
@@ -705,16 +706,16 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		    cJSON_IsTrue(cJSON_GetObjectItem(x, "overdue")) ? ", OVERDUE" : "");
 	printf("links\n");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
-		const char *type = jstr(x, "type");
+		const char *type = jstr(x, "object_type");
 
 		if (strcmp(type, "evidence") == 0)
-			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "sha256"), jstr(x, "original_name"));
 		else if (strcmp(type, "run") == 0)
-			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "status"), jstr(x, "started_at"));
 		else
-			printf("  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			printf("  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "severity"), jstr(x, "probe"), jstr(x, "code"), jstr(x, "message"));
 	}
 	cJSON_Delete(r);

@@ -118,16 +118,16 @@ incident_load(struct view *v, struct tui *t, struct aerr *err)
 		    str(x, "kind"), str(x, "actor"), str(x, "text"));
 	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "LINKED EVIDENCE (f attaches a file)");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
-		const char *type = str(x, "type");
+		const char *type = str(x, "object_type");
 
 		if (strcmp(type, "evidence") == 0)
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4d %.16s  %s", num(x, "id"),
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4d %.16s  %s", num(x, "object_id"),
 			    str(x, "sha256"), str(x, "original_name"));
 		else if (strcmp(type, "run") == 0)
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  run      %-4d %s %s", num(x, "id"),
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  run      %-4d %s %s", num(x, "object_id"),
 			    str(x, "status"), str(x, "started_at"));
 		else
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  finding  %-4d %s %s: %s", num(x, "id"),
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  finding  %-4d %s %s: %s", num(x, "object_id"),
 			    str(x, "severity"), str(x, "code"), str(x, "message"));
 	}
 	tui_list_restore(&s->lines, keep);

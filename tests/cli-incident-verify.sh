@@ -43,7 +43,7 @@ is "$errout" "aivet: incident 1: the failure still reproduces (run 1)" "and so d
 run incident show 1 --json
 is "$(echo "$out" | json '.timeline[-1] | [.kind, (.details.run | tostring), (.details.reproduces | tostring), .details.probes] | join(" ")')" \
 	"verification 1 true canary,oversize" "the verification entry's details"
-is "$(echo "$out" | json '[.links[] | .type + ":" + (.id | tostring)] | join(",")')" "run:1" "the run is linked"
+is "$(echo "$out" | json '[.links[] | .object_type + ":" + (.object_id | tostring)] | join(",")')" "run:1" "the run is linked"
 "$AIVET" incident status 1 investigating >/dev/null
 "$AIVET" incident status 1 contained >/dev/null
 run incident status 1 resolved

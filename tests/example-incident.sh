@@ -20,7 +20,7 @@ is "$(echo "$out" | json '[.timeline[].kind] | join(",")')" \
 	"the timeline in the order things happened"
 is "$(echo "$out" | json '[.tasks[] | .done_at] | join(" ")')" \
 	"2026-03-06T20:30:00.000Z 2026-03-12T16:00:00.000Z 2026-04-09T14:00:00.000Z" "tasks done"
-is "$(echo "$out" | json '.links[0] | [.type, .original_name] | join(" ")')" "evidence lumen-notice.txt" "the notice kept as evidence"
+is "$(echo "$out" | json '.links[0] | [.object_type, .original_name] | join(" ")')" "evidence lumen-notice.txt" "the notice kept as evidence"
 run audit verify
 is "$rc" 0 "the audit chain covers it all"
 
@@ -44,7 +44,7 @@ if [ -x "${AIVET_SIM:-}" ]; then
 	is "$(echo "$out" | json '[.status, (.timeline[-3] | .kind + ": " + .text)] | join(" | ")')" \
 		"closed | verification: Verification run 1 (canary,oversize): the failure no longer reproduces" \
 		"verified against the fixed service, then closed"
-	is "$(echo "$out" | json '[.links[] | .type] | join(",")')" "evidence,run" "the verification run is linked"
+	is "$(echo "$out" | json '[.links[] | .object_type] | join(",")')" "evidence,run" "the verification run is linked"
 else
 	ok 0 "# SKIP aivet-sim is not built: the re-verification step is not run"
 fi

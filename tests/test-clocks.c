@@ -2,7 +2,7 @@
  * test-clocks.c: the notification clock arithmetic, table by table — the
  * 60-day HIPAA clocks across leap years, the HHS annual deadline at year end
  * in different zones, which clocks apply for which facts, stop and overdue
- * boundaries, and the duration and time formats the clocks are read in.
+ * boundaries, and the time and notice-time formats the clocks use.
  */
 #include "config.h"
 

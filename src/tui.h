@@ -194,6 +194,8 @@ extern const struct view_ops tui_text_view;
 /* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
 extern const struct view_ops tui_incidents_view;
 extern const struct view_ops tui_incident_view;
+/* A form check: empty, or ISO 8601 as parse_time reads it. */
+int tui_check_time(const char *value, void *ctx, struct aerr *err);
 
 /* ---- assessments (tui-assessments.c, tui-assess.c) ---- */
 extern const struct view_ops tui_assessments_view;   /* arg: the vendor id */

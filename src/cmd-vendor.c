@@ -277,7 +277,7 @@ vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    "criticality = CASE WHEN ? THEN ? ELSE criticality END, "
 	    "contact = CASE WHEN ? THEN ? ELSE contact END, "
 	    "notes = CASE WHEN ? THEN ? ELSE notes END, updated_at = ? WHERE id = ?",
-	    "itiiitittti", (int64_t)f.set_name, f.name, (int64_t)f.set_crit, f.criticality,
+	    "itiiititti", (int64_t)f.set_name, f.name, (int64_t)f.set_crit, f.criticality,
 	    (int64_t)f.set_contact, f.contact, (int64_t)f.set_notes, f.notes, at, id) != 0 ||
 	    audit_append(db, av->actor, "vendor.edit", "vendor", id, d, err) != 0) {
 		cJSON_Delete(d);

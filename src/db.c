@@ -29,6 +29,10 @@ bind_args(sqlite3 *db, sqlite3_stmt *st, const char *fmt, va_list ap, struct aer
 {
 	int rc = SQLITE_OK, i = 1;
 
+	/* A format that does not match the statement is a programming error. */
+	if ((size_t)sqlite3_bind_parameter_count(st) != strlen(fmt ? fmt : ""))
+		die("db: %d parameters but format \"%s\" in: %s", sqlite3_bind_parameter_count(st),
+		    fmt ? fmt : "", sqlite3_sql(st));
 	for (const char *f = fmt ? fmt : ""; *f; f++, i++) {
 		switch (*f) {
 		case 'i':

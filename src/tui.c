@@ -1,4 +1,1071 @@
-/* placeholder */
+/*
+ * tui.c: the terminal UI's core — the input loop, the view stack, the
+ * frame (title bar, hint line, status line), the list widget, dialogs,
+ * the ':' command line and background jobs. Screens live in tui-*.c.
+ * The terminal is restored on every exit path, including fatal signals.
+ */
 #include "config.h"
-#include "aivet.h"
-int tui_main(struct aivet *av, struct aerr *err) { (void)av; return aerr_set(err, AV_USAGE, "no tui yet"); }
+
+#include <errno.h>
+#include <fcntl.h>
+#include <locale.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include <wchar.h>
+#include <wordexp.h>
+#include <form.h>
+
+#include "tui.h"
+
+#define IDLE_RELOAD_MS 2000
+
+static volatile sig_atomic_t got_term;
+static int curses_active;
+
+void tui_keys_for(enum request req, char *buf, size_t n);
+
+/* ---- drawing helpers ---- */
+
+void
+tui_put(WINDOW *w, int y, int x, int maxw, const char *s)
+{
+	wchar_t wbuf[1024];
+	size_t n;
+	int width = 0, i;
+
+	if (maxw <= 0)
+		return;
+	n = mbstowcs(wbuf, s, sizeof wbuf / sizeof wbuf[0] - 1);
+	if (n == (size_t)-1) {
+		/* Not valid in this locale: show bytes as '?' rather than garbage. */
+		for (n = 0; s[n] && n < sizeof wbuf / sizeof wbuf[0] - 1; n++)
+			wbuf[n] = (unsigned char)s[n] < 0x80 ? (wchar_t)s[n] : L'?';
+	}
+	wbuf[n] = L'\0';
+	for (i = 0; wbuf[i]; i++) {
+		int cw = wcwidth(wbuf[i]);
+
+		if (cw < 0)
+			wbuf[i] = L'?', cw = 1;
+		if (width + cw > maxw)
+			break;
+		width += cw;
+	}
+	wbuf[i] = L'\0';
+	mvwaddwstr(w, y, x, wbuf);
+}
+
+int
+tui_attr(struct tui *t, int mark)
+{
+	switch (mark) {
+	case TUI_MARK_GOOD:
+		return t->color ? COLOR_PAIR(1) : A_NORMAL;
+	case TUI_MARK_WARN:
+		return t->color ? COLOR_PAIR(2) | A_BOLD : A_BOLD;
+	case TUI_MARK_BAD:
+		return t->color ? COLOR_PAIR(3) | A_BOLD : A_BOLD;
+	case TUI_MARK_DIM:
+		return A_DIM;
+	}
+	return A_NORMAL;
+}
+
+/* ---- the list widget ---- */
+
+static void
+list_refilter(struct tui_list *l)
+{
+	l->vis = xrealloc(l->vis, sizeof *l->vis * (size_t)(l->n ? l->n : 1));
+	l->nvis = 0;
+	for (int i = 0; i < l->n; i++)
+		if (l->filter[0] == '\0' || strcasestr(l->rows[i], l->filter) != NULL)
+			l->vis[l->nvis++] = i;
+	if (l->sel >= l->nvis)
+		l->sel = l->nvis ? l->nvis - 1 : 0;
+	if (l->sel < 0)
+		l->sel = 0;
+}
+
+void
+tui_list_clear(struct tui_list *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->rows[i]);
+	l->n = 0;
+	l->nvis = 0;
+}
+
+void
+tui_list_add(struct tui_list *l, int64_t id, int mark, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 32;
+		l->rows = xrealloc(l->rows, sizeof *l->rows * (size_t)l->cap);
+		l->ids = xrealloc(l->ids, sizeof *l->ids * (size_t)l->cap);
+		l->marks = xrealloc(l->marks, sizeof *l->marks * (size_t)l->cap);
+	}
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	l->rows[l->n] = s;
+	l->ids[l->n] = id;
+	l->marks[l->n] = mark;
+	l->n++;
+	list_refilter(l);
+}
+
+void
+tui_list_free(struct tui_list *l)
+{
+	tui_list_clear(l);
+	free(l->rows);
+	free(l->ids);
+	free(l->marks);
+	free(l->vis);
+	memset(l, 0, sizeof *l);
+}
+
+void
+tui_list_restore(struct tui_list *l, int64_t id)
+{
+	list_refilter(l);
+	for (int i = 0; i < l->nvis; i++)
+		if (l->ids[l->vis[i]] == id) {
+			l->sel = i;
+			return;
+		}
+}
+
+int64_t
+tui_list_selected_id(const struct tui_list *l)
+{
+	return l->nvis > 0 ? l->ids[l->vis[l->sel]] : -1;
+}
+
+void
+tui_list_draw(struct tui_list *l, struct tui *t, WINDOW *w, int y, int rows, int cols)
+{
+	if (l->header[0] != '\0') {
+		wattron(w, A_BOLD | A_UNDERLINE);
+		tui_put(w, y, 2, cols - 2, l->header);
+		wattroff(w, A_BOLD | A_UNDERLINE);
+		y++;
+		rows--;
+	}
+	if (rows <= 0)
+		return;
+	if (l->sel < l->top)
+		l->top = l->sel;
+	if (l->sel >= l->top + rows)
+		l->top = l->sel - rows + 1;
+	if (l->top > 0 && l->nvis - l->top < rows)
+		l->top = l->nvis > rows ? l->nvis - rows : 0;
+	if (l->nvis == 0) {
+		wattron(w, A_DIM);
+		tui_put(w, y, 2, cols - 2, l->filter[0] ? "(nothing matches the filter)" : "(empty)");
+		wattroff(w, A_DIM);
+		return;
+	}
+	for (int i = 0; i < rows && l->top + i < l->nvis; i++) {
+		int idx = l->vis[l->top + i], cur = l->top + i == l->sel;
+		int attr = tui_attr(t, l->marks[idx]) | (cur ? A_REVERSE : 0);
+
+		wattron(w, attr);
+		if (cur)
+			mvwhline(w, y + i, 0, ' ', cols);
+		mvwaddstr(w, y + i, 0, cur ? ">" : " ");
+		tui_put(w, y + i, 2, cols - 2, l->rows[idx]);
+		wattroff(w, attr);
+	}
+}
+
+int
+tui_list_request(struct tui_list *l, struct tui *t, enum request req, int rows)
+{
+	char text[128];
+
+	switch (req) {
+	case REQ_UP:
+		if (l->sel > 0)
+			l->sel--;
+		return 1;
+	case REQ_DOWN:
+		if (l->sel + 1 < l->nvis)
+			l->sel++;
+		return 1;
+	case REQ_PAGE_UP:
+		l->sel = l->sel > rows ? l->sel - rows : 0;
+		return 1;
+	case REQ_PAGE_DOWN:
+		l->sel = l->sel + rows < l->nvis ? l->sel + rows : (l->nvis ? l->nvis - 1 : 0);
+		return 1;
+	case REQ_HOME:
+		l->sel = 0;
+		return 1;
+	case REQ_END:
+		l->sel = l->nvis ? l->nvis - 1 : 0;
+		return 1;
+	case REQ_SEARCH:
+		if (tui_prompt(t, "/", l->filter, text, sizeof text)) {
+			int64_t id = tui_list_selected_id(l);
+
+			snprintf(l->filter, sizeof l->filter, "%s", text);
+			tui_list_restore(l, id);
+			if (l->filter[0])
+				tui_status(t, 0, "filter: %s (%d of %d rows; / then Enter on empty text clears)",
+				    l->filter, l->nvis, l->n);
+			else
+				tui_status(t, 0, "filter cleared");
+		}
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+void
+tui_list_click(struct tui_list *l, int row)
+{
+	int hdr = l->header[0] != '\0';
+
+	if (row - hdr >= 0 && l->top + row - hdr < l->nvis)
+		l->sel = l->top + row - hdr;
+}
+
+/* ---- the view stack ---- */
+
+struct view *
+tui_top(struct tui *t)
+{
+	return t->depth ? &t->stack[t->depth - 1] : NULL;
+}
+
+int
+tui_push(struct tui *t, const struct view_ops *ops, const void *arg, struct aerr *err)
+{
+	struct view *v;
+
+	if (t->depth == TUI_MAX_DEPTH)
+		return aerr_set(err, AV_USAGE, "too many screens open; go back with q");
+	v = &t->stack[t->depth];
+	memset(v, 0, sizeof *v);
+	v->ops = ops;
+	v->content_rows = LINES - 3;
+	v->content_cols = COLS;
+	if (ops->open != NULL && ops->open(v, t, arg, err) != 0)
+		return err->code;
+	if (ops->load != NULL && ops->load(v, t, err) != 0) {
+		if (ops->close)
+			ops->close(v);
+		return err->code;
+	}
+	t->depth++;
+	t->last_load_ms = now_ms();
+	return 0;
+}
+
+void
+tui_pop(struct tui *t)
+{
+	struct view *v = tui_top(t);
+
+	if (v == NULL)
+		return;
+	if (v->ops->close)
+		v->ops->close(v);
+	t->depth--;
+	t->dirty = 1;   /* what the closed view changed shows below */
+}
+
+void
+tui_changed(struct tui *t)
+{
+	t->dirty = 1;
+}
+
+void
+tui_status(struct tui *t, int error, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(t->status, sizeof t->status, fmt, ap);
+	va_end(ap);
+	t->status_error = error;
+}
+
+static int
+view_handles(const struct view *v, enum request req)
+{
+	for (const enum request *r = v->ops->requests; r && *r != REQ_NONE; r++)
+		if (*r == req)
+			return 1;
+	return 0;
+}
+
+static void
+draw_hints(struct tui *t, struct view *v, int y)
+{
+	static const enum request globals[] = { REQ_HELP, REQ_BACK, REQ_NONE };
+	char line[512] = "", key[16];
+	size_t used = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		const enum request *r = pass == 0 ? v->ops->requests : globals;
+
+		for (; r && *r != REQ_NONE; r++) {
+			const struct request_info *ri = tui_request_info(*r);
+			char item[64];
+
+			if (ri == NULL || *r == REQ_UP || *r == REQ_DOWN || *r == REQ_PAGE_UP ||
+			    *r == REQ_PAGE_DOWN || *r == REQ_HOME || *r == REQ_END || *r == REQ_CANCEL ||
+			    *r == REQ_LEFT || *r == REQ_RIGHT)
+				continue;
+			snprintf(item, sizeof item, "%s%s %s", used ? "  " : "",
+			    tui_key_name_for(*r, key), ri->name);
+			if (used + strlen(item) >= (size_t)COLS || used + strlen(item) >= sizeof line - 1)
+				goto out;
+			strcat(line, item);
+			used += strlen(item);
+		}
+	}
+out:
+	move(y, 0);
+	clrtoeol();
+	attron(A_DIM);
+	tui_put(stdscr, y, 0, COLS, line);
+	attroff(A_DIM);
+	(void)t;
+}
+
+void
+tui_redraw(struct tui *t)
+{
+	struct view *v = tui_top(t);
+	char title[256] = "";
+	WINDOW *content;
+	int rows = LINES - 3;
+
+	erase();
+	if (v == NULL)
+		return;
+	if (v->ops->title)
+		v->ops->title(v, title, sizeof title);
+	else
+		snprintf(title, sizeof title, "%s", v->ops->name);
+	attron(A_REVERSE | A_BOLD);
+	mvhline(0, 0, ' ', COLS);
+	{
+		char bar[512];
+
+		snprintf(bar, sizeof bar, "aivet | %s", title);
+		tui_put(stdscr, 0, 1, COLS - 2, bar);
+	}
+	attroff(A_REVERSE | A_BOLD);
+	if (rows > 0) {
+		content = derwin(stdscr, rows, COLS, 1, 0);
+		if (content != NULL) {
+			v->content_rows = rows;
+			v->content_cols = COLS;
+			v->ops->draw(v, t, content, rows, COLS);
+			delwin(content);
+		}
+	}
+	draw_hints(t, v, LINES - 2);
+	move(LINES - 1, 0);
+	clrtoeol();
+	if (t->job != NULL) {
+		struct tui_job *j = t->job;
+		char line[400];
+
+		pthread_mutex_lock(&j->lock);
+		if (j->fraction >= 0) {
+			char bar[21];
+			int fill = (int)(j->fraction * 20 + 0.5);
+
+			for (int i = 0; i < 20; i++)
+				bar[i] = i < fill ? '#' : '.';
+			bar[20] = '\0';
+			snprintf(line, sizeof line, "[%s] %3d%% %s (x stops)", bar,
+			    (int)(j->fraction * 100 + 0.5), j->progress);
+		} else {
+			snprintf(line, sizeof line, "[working] %s (x stops)", j->progress);
+		}
+		pthread_mutex_unlock(&j->lock);
+		attron(A_BOLD);
+		tui_put(stdscr, LINES - 1, 0, COLS, line);
+		attroff(A_BOLD);
+	} else if (t->status[0]) {
+		char line[600];
+
+		snprintf(line, sizeof line, "%s%s", t->status_error ? "error: " : "", t->status);
+		line[strcspn(line, "\n")] = '\0';   /* a usage text after the message stays in the CLI */
+		attron(tui_attr(t, t->status_error ? TUI_MARK_BAD : TUI_MARK_NONE));
+		tui_put(stdscr, LINES - 1, 0, COLS, line);
+		attroff(tui_attr(t, t->status_error ? TUI_MARK_BAD : TUI_MARK_NONE));
+	}
+	refresh();
+}
+
+/* ---- dialogs ---- */
+
+int
+tui_confirm(struct tui *t, const char *fmt, ...)
+{
+	char q[300];
+	va_list ap;
+	wint_t ch;
+	int answer = -1;
+
+	va_start(ap, fmt);
+	vsnprintf(q, sizeof q, fmt, ap);
+	va_end(ap);
+	while (answer < 0) {
+		tui_redraw(t);
+		move(LINES - 1, 0);
+		clrtoeol();
+		attron(A_BOLD);
+		tui_put(stdscr, LINES - 1, 0, COLS, q);
+		printw(" (y/n) ");
+		attroff(A_BOLD);
+		refresh();
+		timeout(-1);
+		if (get_wch(&ch) == ERR) {
+			if (got_term)
+				answer = 0;
+			continue;
+		}
+		if (ch == 'y' || ch == 'Y')
+			answer = 1;
+		else if (ch == 'n' || ch == 'N' || ch == 27 || ch == 'q')
+			answer = 0;
+	}
+	timeout(250);
+	tui_status(t, 0, "%s", answer ? "" : "cancelled");
+	return answer;
+}
+
+/* Reads a field's text without the padding libform adds. */
+static void
+field_text(FIELD *f, char *out, size_t n)
+{
+	const char *b = field_buffer(f, 0);
+	size_t len = b ? strlen(b) : 0;
+
+	while (len > 0 && b[len - 1] == ' ')
+		len--;
+	if (len >= n)
+		len = n - 1;
+	if (len)
+		memcpy(out, b, len);
+	out[len] = '\0';
+}
+
+/* The shared engine of tui_form and tui_prompt. */
+static int
+run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int bottom_line,
+    int (*submit)(struct tui_field *, int, void *, struct aerr *), void *ctx)
+{
+	FIELD *f[33];
+	FORM *form;
+	WINDOW *win, *sub;
+	int labelw = 0, fieldw = 0, h, w, y, x, cur, done = 0;
+	char msg[600] = "";
+	struct aerr err = { 0 };
+
+	if (n > 32)
+		n = 32;
+	for (int i = 0; i < n; i++) {
+		int lw = (int)strlen(fields[i].label);
+
+		if (lw > labelw)
+			labelw = lw;
+		if (fields[i].width > fieldw)
+			fieldw = fields[i].width;
+	}
+	if (bottom_line) {
+		h = 1, w = COLS, y = LINES - 1, x = 0;
+		fieldw = COLS - labelw - 1;
+	} else {
+		if (fieldw < 20)
+			fieldw = 20;
+		w = labelw + fieldw + 6;
+		if (w > COLS)
+			w = COLS, fieldw = COLS - labelw - 6;
+		h = n * 2 + 5;
+		if (h > LINES)
+			h = LINES;
+		y = (LINES - h) / 2, x = (COLS - w) / 2;
+	}
+	if (fieldw < 4)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		f[i] = new_field(1, fieldw, bottom_line ? 0 : i * 2, 0, 0, 0);
+		set_field_back(f[i], A_UNDERLINE);
+		field_opts_off(f[i], O_AUTOSKIP | O_STATIC | O_BLANK);
+		set_max_field(f[i], (int)sizeof fields[i].value - 1);
+		set_field_buffer(f[i], 0, fields[i].value);
+	}
+	f[n] = NULL;
+	form = new_form(f);
+	win = newwin(h, w, y, x);
+	keypad(win, TRUE);
+	wtimeout(win, 250);
+	sub = bottom_line ? derwin(win, 1, fieldw, 0, labelw + 1)
+	    : derwin(win, n * 2, fieldw, 2, labelw + 4);
+	set_form_win(form, win);
+	set_form_sub(form, sub);
+	curs_set(1);
+	post_form(form);
+	while (!done) {
+		FIELD *cf = current_field(form);
+		wint_t ch;
+		int r;
+
+		cur = field_index(cf);
+		/* Live validation of the field being edited. */
+		form_driver(form, REQ_VALIDATION);
+		field_text(cf, fields[cur].value, sizeof fields[cur].value);
+		if (msg[0] == '\0' && fields[cur].check != NULL) {
+			aerr_clear(&err);
+			if (fields[cur].check(fields[cur].value, fields[cur].ctx, &err) != 0 &&
+			    fields[cur].value[0] != '\0')
+				snprintf(msg, sizeof msg, "%s", err.msg);
+		}
+		/* Only the frame around the fields is drawn here: libform keeps the
+		 * current field's text in its window, so that must never be erased. */
+		if (bottom_line) {
+			wattron(win, A_BOLD);
+			mvwaddstr(win, 0, 0, title);
+			wattroff(win, A_BOLD);
+		} else {
+			int mattr = tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM);
+
+			box(win, 0, 0);
+			wattron(win, A_BOLD);
+			tui_put(win, 0, 2, w - 4, title);
+			wattroff(win, A_BOLD);
+			for (int i = 0; i < n; i++)
+				tui_put(win, 2 + i * 2, 2, labelw, fields[i].label);
+			mvwhline(win, h - 2, 1, ' ', w - 2);
+			wattron(win, mattr);
+			tui_put(win, h - 2, 2, w - 4, msg[0] ? msg : (fields[cur].hint ? fields[cur].hint :
+			    "Tab next field, Enter save, Esc cancel"));
+			wattroff(win, mattr);
+			if (msg[0])
+				mvwaddstr(win, h - 2, 1, "!");
+		}
+		pos_form_cursor(form);
+		wrefresh(win);
+		r = wget_wch(win, &ch);
+		if (r == ERR) {
+			if (got_term)
+				done = -1;
+			continue;
+		}
+		msg[0] = '\0';
+		if (r == KEY_CODE_YES) {
+			switch (ch) {
+			case KEY_DOWN: form_driver(form, REQ_NEXT_FIELD); form_driver(form, REQ_END_LINE); break;
+			case KEY_UP: case KEY_BTAB: form_driver(form, REQ_PREV_FIELD); form_driver(form, REQ_END_LINE); break;
+			case KEY_LEFT: form_driver(form, REQ_PREV_CHAR); break;
+			case KEY_RIGHT: form_driver(form, REQ_NEXT_CHAR); break;
+			case KEY_BACKSPACE: form_driver(form, REQ_DEL_PREV); break;
+			case KEY_DC: form_driver(form, REQ_DEL_CHAR); break;
+			case KEY_HOME: form_driver(form, REQ_BEG_LINE); break;
+			case KEY_END: form_driver(form, REQ_END_LINE); break;
+			case KEY_ENTER: goto enter;
+			case KEY_RESIZE: break;
+			}
+			continue;
+		}
+		switch (ch) {
+		case 27:
+			done = -1;
+			break;
+		case '\t':
+			form_driver(form, REQ_NEXT_FIELD);
+			form_driver(form, REQ_END_LINE);
+			break;
+		case 127: case 8:
+			form_driver(form, REQ_DEL_PREV);
+			break;
+		case 21:   /* ^U */
+			form_driver(form, REQ_CLR_FIELD);
+			break;
+		case '\n': case '\r':
+enter:
+			form_driver(form, REQ_VALIDATION);
+			for (int i = 0; i < n; i++) {
+				field_text(f[i], fields[i].value, sizeof fields[i].value);
+				aerr_clear(&err);
+				if (fields[i].check && fields[i].check(fields[i].value, fields[i].ctx, &err) != 0) {
+					snprintf(msg, sizeof msg, "%s: %s", fields[i].label, err.msg);
+					set_current_field(form, f[i]);
+					break;
+				}
+			}
+			if (msg[0])
+				break;
+			aerr_clear(&err);
+			if (submit != NULL && submit(fields, n, ctx, &err) != 0) {
+				snprintf(msg, sizeof msg, "%s", err.msg);
+				break;
+			}
+			done = 1;
+			break;
+		default:
+			form_driver_w(form, OK, (wchar_t)ch);
+			break;
+		}
+	}
+	unpost_form(form);
+	free_form(form);
+	for (int i = 0; i < n; i++)
+		free_field(f[i]);
+	delwin(sub);
+	delwin(win);
+	curs_set(0);
+	touchwin(stdscr);
+	return done == 1;
+}
+
+int
+tui_form(struct tui *t, const char *title, struct tui_field *fields, int n,
+    int (*submit)(struct tui_field *, int, void *, struct aerr *), void *ctx)
+{
+	int rc;
+
+	tui_redraw(t);
+	rc = run_form(t, title, fields, n, 0, submit, ctx);
+	if (!rc)
+		tui_status(t, 0, "cancelled");
+	return rc;
+}
+
+int
+tui_prompt(struct tui *t, const char *label, const char *initial, char *out, size_t n)
+{
+	struct tui_field f = { .label = label };
+	int rc;
+
+	snprintf(f.value, sizeof f.value, "%s", initial ? initial : "");
+	tui_redraw(t);
+	rc = run_form(t, label, &f, 1, 1, NULL, NULL);
+	if (rc)
+		snprintf(out, n, "%s", f.value);
+	return rc;
+}
+
+/* ---- running CLI commands ---- */
+
+int
+tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err)
+{
+	char path[] = "/tmp/aivet-cmd-XXXXXX";
+	int fd, saved_out, saved_err, rc;
+	char chunk[8192];
+	ssize_t r;
+
+	buf_init(out);
+	buf_add(out, "", 0);
+	if ((fd = mkstemp(path)) < 0)
+		return aerr_set(err, AV_RUNTIME, "cannot capture output: %s", strerror(errno));
+	unlink(path);
+	fflush(stdout);
+	fflush(stderr);
+	saved_out = dup(STDOUT_FILENO);
+	saved_err = dup(STDERR_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	dup2(fd, STDERR_FILENO);
+	rc = cmd_run(t->av, argc, argv, err);
+	fflush(stdout);
+	fflush(stderr);
+	dup2(saved_out, STDOUT_FILENO);
+	dup2(saved_err, STDERR_FILENO);
+	close(saved_out);
+	close(saved_err);
+	lseek(fd, 0, SEEK_SET);
+	while ((r = read(fd, chunk, sizeof chunk)) > 0 && out->len < (8u << 20))
+		buf_add(out, chunk, (size_t)r);
+	close(fd);
+	tui_changed(t);
+	return rc;
+}
+
+int
+tui_cliv(struct tui *t, struct aerr *err, ...)
+{
+	char *argv[64];
+	int argc = 0, rc;
+	struct buf out;
+	va_list ap;
+
+	va_start(ap, err);
+	while (argc < 63 && (argv[argc] = va_arg(ap, char *)) != NULL)
+		argc++;
+	va_end(ap);
+	argv[argc] = NULL;
+	rc = tui_cli(t, argc, argv, &out, err);
+	if (rc == 0) {
+		/* The command's own first line ("vendor Acme added (id 3)") is the status. */
+		char *nl = strchr(out.data, '\n');
+
+		if (nl)
+			*nl = '\0';
+		tui_status(t, 0, "%s", out.data);
+	}
+	buf_free(&out);
+	return rc;
+}
+
+int
+tui_run_command(struct tui *t, const char *line, struct aerr *err)
+{
+	wordexp_t we;
+	struct buf out;
+	struct aerr cerr = { 0 };
+	char *title;
+	int rc;
+
+	while (*line == ' ')
+		line++;
+	if (strncmp(line, "aivet ", 6) == 0)
+		line += 6;
+	if (*line == '\0')
+		return 0;
+	if (wordexp(line, &we, WRDE_NOCMD) != 0)
+		return aerr_set(err, AV_USAGE, "cannot parse the command line (unbalanced quotes, or $( ) which is not allowed)");
+	if (we.we_wordc == 0) {
+		wordfree(&we);
+		return 0;
+	}
+	if (strcmp(we.we_wordv[0], "tui") == 0 || strcmp(we.we_wordv[0], "demo") == 0) {
+		wordfree(&we);
+		return aerr_set(err, AV_USAGE, "'%s' cannot run inside the terminal UI", line);
+	}
+	rc = tui_cli(t, (int)we.we_wordc, we.we_wordv, &out, &cerr);
+	wordfree(&we);
+	if (out.len > 0) {
+		title = xasprintf(":%s", line);
+		tui_show_text(t, title, out.data, err);
+		free(title);
+	}
+	buf_free(&out);
+	if (rc != 0) {
+		tui_status(t, 1, "%s", cerr.msg[0] ? cerr.msg : "command failed");
+		return 0;
+	}
+	tui_status(t, 0, "done: %s", line);
+	return 0;
+}
+
+/* ---- background jobs ---- */
+
+int
+tui_job_progress(struct tui_job *job, double fraction, const char *fmt, ...)
+{
+	va_list ap;
+	int cancel;
+
+	pthread_mutex_lock(&job->lock);
+	job->fraction = fraction;
+	va_start(ap, fmt);
+	vsnprintf(job->progress, sizeof job->progress, fmt, ap);
+	va_end(ap);
+	cancel = job->cancel;
+	pthread_mutex_unlock(&job->lock);
+	return cancel;
+}
+
+static void *
+job_main(void *p)
+{
+	struct tui_job *job = p;
+	struct aerr err = { 0 };
+	int rc = job->work(job, job->arg, &err);
+
+	pthread_mutex_lock(&job->lock);
+	job->rc = rc;
+	job->err = err;
+	job->done = 1;
+	pthread_mutex_unlock(&job->lock);
+	return NULL;
+}
+
+int
+tui_job_start(struct tui *t, struct tui_job *job,
+    int (*work)(struct tui_job *, void *, struct aerr *), void *arg, struct aerr *err)
+{
+	if (t->job != NULL)
+		return aerr_set(err, AV_USAGE, "another job is running; wait for it or stop it with x");
+	memset(job, 0, sizeof *job);
+	pthread_mutex_init(&job->lock, NULL);
+	job->work = work;
+	job->arg = arg;
+	job->fraction = -1;
+	job->running = 1;
+	if (pthread_create(&job->thread, NULL, job_main, job) != 0) {
+		pthread_mutex_destroy(&job->lock);
+		return aerr_set(err, AV_RUNTIME, "cannot start a worker thread");
+	}
+	t->job = job;
+	return 0;
+}
+
+void
+tui_job_wait(struct tui_job *job)
+{
+	if (job->running) {
+		pthread_join(job->thread, NULL);
+		job->running = 0;
+		pthread_mutex_destroy(&job->lock);
+	}
+}
+
+static void
+job_poll(struct tui *t)
+{
+	struct tui_job *j = t->job;
+	int done;
+
+	if (j == NULL)
+		return;
+	pthread_mutex_lock(&j->lock);
+	done = j->done;
+	pthread_mutex_unlock(&j->lock);
+	if (!done)
+		return;
+	tui_job_wait(j);
+	t->job = NULL;
+	if (j->rc != 0 && j->rc != AV_FINDINGS)
+		tui_status(t, 1, "%s", j->err.msg[0] ? j->err.msg : "the job failed");
+	else
+		tui_status(t, 0, "%s", j->err.msg[0] ? j->err.msg : j->progress);
+	tui_changed(t);
+}
+
+/* ---- terminal state ---- */
+
+static void
+on_term(int sig)
+{
+	(void)sig;
+	got_term = 1;
+}
+
+static void
+on_fatal(int sig)
+{
+	/* Give the terminal back before dying, whatever the cause. */
+	if (curses_active)
+		endwin();
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void
+restore_at_exit(void)
+{
+	if (curses_active) {
+		endwin();
+		curses_active = 0;
+	}
+}
+
+static void
+handle_mouse(struct tui *t, struct view *v)
+{
+	MEVENT me;
+
+	if (getmouse(&me) != OK)
+		return;
+	if (me.bstate & BUTTON4_PRESSED) {
+		v->ops->request(v, t, REQ_UP, NULL);
+		v->ops->request(v, t, REQ_UP, NULL);
+		v->ops->request(v, t, REQ_UP, NULL);
+	}
+#ifdef BUTTON5_PRESSED
+	else if (me.bstate & BUTTON5_PRESSED) {
+		v->ops->request(v, t, REQ_DOWN, NULL);
+		v->ops->request(v, t, REQ_DOWN, NULL);
+		v->ops->request(v, t, REQ_DOWN, NULL);
+	}
+#endif
+	else if (me.bstate & (BUTTON1_CLICKED | BUTTON1_PRESSED | BUTTON1_DOUBLE_CLICKED)) {
+		if (me.y >= 1 && me.y < LINES - 2 && v->ops->click)
+			v->ops->click(v, t, me.y - 1, (me.bstate & BUTTON1_DOUBLE_CLICKED) != 0);
+	}
+}
+
+static void
+reload_top(struct tui *t)
+{
+	struct view *v = tui_top(t);
+	struct aerr err = { 0 };
+
+	t->dirty = 0;
+	t->last_load_ms = now_ms();
+	if (v != NULL && v->ops->load != NULL && v->ops->load(v, t, &err) != 0)
+		tui_status(t, 1, "%s", err.msg);
+}
+
+static void
+global_request(struct tui *t, enum request req)
+{
+	struct aerr err = { 0 };
+	char line[512];
+
+	switch (req) {
+	case REQ_BACK:
+		tui_pop(t);
+		break;
+	case REQ_QUIT:
+		t->quit = 1;
+		break;
+	case REQ_HELP:
+		if (tui_top(t)->ops != &tui_help_view && tui_push(t, &tui_help_view, tui_top(t), &err) != 0)
+			tui_status(t, 1, "%s", err.msg);
+		break;
+	case REQ_REFRESH:
+		reload_top(t);
+		tui_status(t, 0, "reloaded");
+		break;
+	case REQ_COMMAND:
+		if (tui_prompt(t, ":", "", line, sizeof line) && tui_run_command(t, line, &err) != 0)
+			tui_status(t, 1, "%s", err.msg);
+		break;
+	case REQ_CANCEL_JOB:
+		if (t->job) {
+			pthread_mutex_lock(&t->job->lock);
+			t->job->cancel = 1;
+			pthread_mutex_unlock(&t->job->lock);
+			tui_status(t, 0, "stopping...");
+		}
+		break;
+	case REQ_CANCEL:
+		t->status[0] = '\0';
+		break;
+	case REQ_DASHBOARD:
+		while (t->depth > 1)
+			tui_pop(t);
+		if (tui_top(t)->ops != &tui_dashboard_view && tui_push(t, &tui_dashboard_view, NULL, &err) != 0)
+			tui_status(t, 1, "%s", err.msg);
+		break;
+	case REQ_VENDORS:
+		if (tui_push(t, &tui_vendors_view, NULL, &err) != 0)
+			tui_status(t, 1, "%s", err.msg);
+		break;
+	case REQ_NONE:
+		break;
+	default: {
+		char key[16];
+
+		tui_status(t, 0, "not on this screen (%s lists the keys)", tui_key_name_for(REQ_HELP, key));
+		break;
+	}
+	}
+}
+
+const struct view_ops *tui_first_view(struct aivet *av);
+
+int
+tui_main(struct aivet *av, struct aerr *err)
+{
+	struct tui t = { .av = av };
+	struct sigaction sa;
+
+	setlocale(LC_ALL, "");
+	if (av_db(av, err) == NULL)
+		return err->code;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGSEGV, on_fatal);
+	signal(SIGABRT, on_fatal);
+	signal(SIGBUS, on_fatal);
+	signal(SIGFPE, on_fatal);
+	atexit(restore_at_exit);
+	if (newterm(NULL, stdout, stdin) == NULL)
+		return aerr_set(err, AV_USAGE, "cannot use this terminal (TERM=%s)",
+		    getenv("TERM") ? getenv("TERM") : "");
+	curses_active = 1;
+	cbreak();
+	noecho();
+	nonl();
+	keypad(stdscr, TRUE);
+	set_escdelay(25);
+	curs_set(0);
+	timeout(250);
+	mousemask(ALL_MOUSE_EVENTS, NULL);
+	mouseinterval(200);
+	if (has_colors() && getenv("NO_COLOR") == NULL) {
+		start_color();
+		use_default_colors();
+		init_pair(1, COLOR_GREEN, -1);
+		init_pair(2, COLOR_YELLOW, -1);
+		init_pair(3, COLOR_RED, -1);
+		t.color = 1;
+	}
+	if (tui_push(&t, tui_first_view(av), NULL, err) != 0) {
+		endwin();
+		curses_active = 0;
+		return err->code;
+	}
+	while (t.depth > 0 && !t.quit && !got_term) {
+		struct view *v;
+		wint_t ch;
+		int r;
+		enum request req;
+
+		job_poll(&t);
+		if (t.dirty || (now_ms() - t.last_load_ms > IDLE_RELOAD_MS && t.job == NULL))
+			reload_top(&t);
+		else if (t.job != NULL && now_ms() - t.last_load_ms > 500)
+			reload_top(&t);   /* show a job's results as they land */
+		tui_redraw(&t);
+		r = get_wch(&ch);
+		if (r == ERR)
+			continue;
+		v = tui_top(&t);
+		if (r == KEY_CODE_YES && ch == KEY_RESIZE)
+			continue;   /* the next redraw uses the new LINES and COLS */
+		if (r == KEY_CODE_YES && ch == KEY_MOUSE) {
+			handle_mouse(&t, v);
+			continue;
+		}
+		if (r == OK && ch == '\r')
+			ch = '\n';
+		req = tui_key_request((int)ch);
+		if (req == REQ_NONE)
+			continue;
+		if (view_handles(v, req)) {
+			aerr_clear(err);
+			if (v->ops->request(v, &t, req, err) != 0)
+				tui_status(&t, 1, "%s", err->msg);
+		} else {
+			global_request(&t, req);
+		}
+	}
+	while (t.depth > 0)
+		tui_pop(&t);
+	if (t.job != NULL) {
+		t.job->cancel = 1;
+		tui_job_wait(t.job);
+	}
+	endwin();
+	curses_active = 0;
+	aerr_clear(err);
+	return 0;
+}

@@ -1,0 +1,340 @@
+/*
+ * tui-vendor.c: one vendor — its fields and its endpoints. Endpoints are
+ * added and changed through the CLI's own commands; credential references
+ * are checked as they are typed, and a literal secret is refused.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+struct vendor_state {
+	int64_t id;
+	cJSON *vendor;
+	struct tui_list endpoints;
+};
+
+static const enum request vendor_requests[] = {
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
+	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_NONE
+};
+
+#define HEADER_ROWS 6
+
+static int
+vendor_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
+{
+	struct vendor_state *s = xcalloc(1, sizeof *s);
+
+	s->id = *(const int64_t *)arg;
+	v->state = s;
+	(void)t, (void)err;
+	return 0;
+}
+
+static int
+vendor_load(struct view *v, struct tui *t, struct aerr *err)
+{
+	struct vendor_state *s = v->state;
+	int64_t keep = tui_list_selected_id(&s->endpoints);
+	sqlite3_stmt *st;
+	cJSON *o;
+
+	if (vendor_json(t->av->db, s->id, &o, err) != 0)
+		return err->code;
+	cJSON_Delete(s->vendor);
+	s->vendor = o;
+	st = db_prepare(t->av->db, err, "SELECT e.id, e.name, e.api, e.context_tokens, e.status, "
+	    "(SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id), e.url "
+	    "FROM endpoint e WHERE e.vendor_id = ? ORDER BY e.status, e.name", "i", s->id);
+	if (st == NULL)
+		return err->code;
+	tui_list_clear(&s->endpoints);
+	snprintf(s->endpoints.header, sizeof s->endpoints.header, "%-20s %-12s %-10s %-8s %-7s %s",
+	    "ENDPOINT", "API", "CONTEXT", "STATUS", "TENANTS", "URL");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int archived = strcmp(col_text(st, 4), "archived") == 0;
+
+		tui_list_add(&s->endpoints, sqlite3_column_int64(st, 0),
+		    archived ? TUI_MARK_DIM : TUI_MARK_NONE, "%-20s %-12s %-10lld %-8s %-7d %s",
+		    col_text(st, 1), col_text(st, 2), (long long)sqlite3_column_int64(st, 3),
+		    col_text(st, 4), sqlite3_column_int(st, 5), col_text(st, 6));
+	}
+	sqlite3_finalize(st);
+	tui_list_restore(&s->endpoints, keep);
+	return 0;
+}
+
+static const char *
+field(cJSON *o, const char *k)
+{
+	cJSON *i = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(i) ? i->valuestring : "-";
+}
+
+static void
+vendor_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
+{
+	struct vendor_state *s = v->state;
+	char line[600];
+
+	snprintf(line, sizeof line, "Vendor:      %s  (%s)", field(s->vendor, "name"),
+	    field(s->vendor, "status"));
+	tui_put(w, 0, 2, cols - 2, line);
+	snprintf(line, sizeof line, "Criticality: %d",
+	    cJSON_GetObjectItem(s->vendor, "criticality")->valueint);
+	tui_put(w, 1, 2, cols - 2, line);
+	snprintf(line, sizeof line, "Contact:     %s", field(s->vendor, "contact"));
+	tui_put(w, 2, 2, cols - 2, line);
+	snprintf(line, sizeof line, "Notes:       %s", field(s->vendor, "notes"));
+	tui_put(w, 3, 2, cols - 2, line);
+	if (rows > HEADER_ROWS)
+		tui_list_draw(&s->endpoints, t, w, HEADER_ROWS - 1, rows - HEADER_ROWS + 1, cols);
+}
+
+static const char *const apis[] = {
+	"openai", "anthropic", "azure-openai", "gemini", "bedrock", "cloudflare", NULL
+};
+
+static int
+check_api(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	for (int i = 0; apis[i]; i++)
+		if (strcmp(apis[i], value) == 0)
+			return 0;
+	return aerr_set(err, AV_USAGE, "one of openai, anthropic, azure-openai, gemini, bedrock, cloudflare");
+}
+
+static int
+check_endpoint_name(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	return name_check("endpoint", value, err);
+}
+
+static int
+check_url(const char *value, void *ctx, struct aerr *err)
+{
+	const struct tui_field *insecure = ctx;
+
+	return url_check(value, insecure->value[0] == 'y', err);
+}
+
+static int
+check_context(const char *value, void *ctx, struct aerr *err)
+{
+	int64_t n;
+
+	(void)ctx;
+	return parse_int_opt("context", value, 1, INT64_C(1) << 40, &n, err);
+}
+
+static int
+check_yes_no(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	if (strcmp(value, "y") == 0 || strcmp(value, "n") == 0)
+		return 0;
+	return aerr_set(err, AV_USAGE, "y or n");
+}
+
+/* "a=env:KEY_A b=file:/path" — each LABEL=REF checked as a reference. */
+static int
+check_credentials(const char *value, void *ctx, struct aerr *err)
+{
+	char *copy = xstrdup(value), *save = NULL;
+	int rc = 0;
+
+	(void)ctx;
+	for (char *tok = strtok_r(copy, " ", &save); tok && rc == 0; tok = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq == NULL || eq == tok)
+			rc = aerr_set(err, AV_USAGE, "write LABEL=env:VAR or LABEL=file:PATH, space-separated");
+		else
+			rc = credref_check(eq + 1, err);
+	}
+	free(copy);
+	return rc;
+}
+
+struct endpoint_form_ctx {
+	struct tui *t;
+	const char *vendor;
+	int64_t id;        /* 0 when adding */
+	char ref[256];     /* VENDOR/NAME when editing */
+};
+
+static int
+endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
+{
+	struct endpoint_form_ctx *c = p;
+	char *argv[64], *copy = xstrdup(f[5].value), *save = NULL;
+	char *creds[16];
+	int argc = 0, ncreds = 0, rc;
+	struct buf out;
+
+	(void)n;
+	argv[argc++] = "endpoint";
+	argv[argc++] = c->id ? "edit" : "add";
+	argv[argc++] = c->id ? c->ref : (char *)c->vendor;
+	argv[argc++] = "--name", argv[argc++] = f[0].value;
+	argv[argc++] = "--api", argv[argc++] = f[1].value;
+	argv[argc++] = "--url", argv[argc++] = f[2].value;
+	argv[argc++] = "--model", argv[argc++] = f[3].value;
+	argv[argc++] = "--context", argv[argc++] = f[4].value;
+	for (char *tok = strtok_r(copy, " ", &save); tok && ncreds < 16; tok = strtok_r(NULL, " ", &save)) {
+		creds[ncreds] = xasprintf("--credential=%s", tok);
+		argv[argc++] = creds[ncreds++];
+	}
+	argv[argc++] = f[6].value[0] == 'y' ? "--allow-insecure-http" : (c->id ? "--require-https" : NULL);
+	if (argv[argc - 1] == NULL)
+		argc--;
+	argv[argc] = NULL;
+	rc = tui_cli(c->t, argc, argv, &out, err);
+	if (rc == 0) {
+		char *nl = strchr(out.data, '\n');
+
+		if (nl)
+			*nl = '\0';
+		tui_status(c->t, 0, "%s", out.data);
+	}
+	buf_free(&out);
+	for (int i = 0; i < ncreds; i++)
+		free(creds[i]);
+	free(copy);
+	return rc;
+}
+
+static int
+endpoint_form(struct tui *t, struct vendor_state *s, int64_t id, struct aerr *err)
+{
+	struct tui_field f[7] = {
+		{ .label = "Name", .width = 30, .check = check_endpoint_name, .hint = "e.g. prod" },
+		{ .label = "API", .width = 14, .check = check_api,
+		  .hint = "openai, anthropic, azure-openai, gemini, bedrock or cloudflare" },
+		{ .label = "Base URL", .width = 50, .check = check_url,
+		  .hint = "https://...; plain http only to loopback unless allowed below" },
+		{ .label = "Model", .width = 30, .hint = "the model name the API expects" },
+		{ .label = "Context", .width = 10, .check = check_context,
+		  .hint = "the advertised context length, in tokens" },
+		{ .label = "Credentials", .width = 50, .check = check_credentials,
+		  .hint = "LABEL=env:VAR or LABEL=file:PATH, one per tenant, space-separated" },
+		{ .label = "Insecure http", .width = 3, .check = check_yes_no,
+		  .hint = "y allows plain http to a non-loopback host (credentials in clear)" },
+	};
+	struct endpoint_form_ctx c = { .t = t, .vendor = field(s->vendor, "name"), .id = id };
+	cJSON *e = NULL, *cr;
+
+	f[2].ctx = &f[6];
+	snprintf(f[1].value, sizeof f[1].value, "openai");
+	snprintf(f[6].value, sizeof f[6].value, "n");
+	if (id != 0) {
+		if (endpoint_json(t->av->db, id, &e, err) != 0)
+			return err->code;
+		snprintf(c.ref, sizeof c.ref, "%s", field(e, "ref"));
+		snprintf(f[0].value, sizeof f[0].value, "%s", field(e, "name"));
+		snprintf(f[1].value, sizeof f[1].value, "%s", field(e, "api"));
+		snprintf(f[2].value, sizeof f[2].value, "%s", field(e, "url"));
+		snprintf(f[3].value, sizeof f[3].value, "%s", field(e, "model"));
+		snprintf(f[4].value, sizeof f[4].value, "%.0f",
+		    cJSON_GetObjectItem(e, "context_tokens")->valuedouble);
+		cJSON_ArrayForEach(cr, cJSON_GetObjectItem(e, "credentials")) {
+			size_t used = strlen(f[5].value);
+
+			snprintf(f[5].value + used, sizeof f[5].value - used, "%s%s=%s", used ? " " : "",
+			    field(cr, "label"), field(cr, "ref"));
+		}
+		snprintf(f[6].value, sizeof f[6].value, "%s",
+		    cJSON_IsTrue(cJSON_GetObjectItem(e, "allow_insecure_http")) ? "y" : "n");
+		cJSON_Delete(e);
+	}
+	tui_form(t, id ? "Edit endpoint" : "Add endpoint", f, 7, endpoint_form_submit, &c);
+	return 0;
+}
+
+static int
+vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
+{
+	struct vendor_state *s = v->state;
+	int64_t id = tui_list_selected_id(&s->endpoints);
+	char ref[300];
+	struct buf out;
+
+	if (tui_list_request(&s->endpoints, t, req, v->content_rows - HEADER_ROWS))
+		return 0;
+	if (id >= 0) {
+		sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT name FROM endpoint WHERE id = ?",
+		    "i", id);
+
+		if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
+			snprintf(ref, sizeof ref, "%s/%s", field(s->vendor, "name"), col_text(st, 0));
+		sqlite3_finalize(st);
+	}
+	switch (req) {
+	case REQ_ADD:
+		return endpoint_form(t, s, 0, err);
+	case REQ_EDIT:
+		if (id < 0)
+			return aerr_set(err, AV_USAGE, "no endpoint selected");
+		return endpoint_form(t, s, id, err);
+	case REQ_ARCHIVE:
+		if (id < 0)
+			return aerr_set(err, AV_USAGE, "no endpoint selected");
+		if (tui_confirm(t, "Archive endpoint %s? Nothing is deleted.", ref))
+			return tui_cliv(t, err, "endpoint", "archive", ref, (char *)NULL);
+		return 0;
+	case REQ_ENTER: {
+		char *argv[] = { "endpoint", "show", ref, NULL };
+		int rc;
+
+		if (id < 0)
+			return 0;
+		rc = tui_cli(t, 3, argv, &out, err);
+		if (rc == 0)
+			rc = tui_show_text(t, ref, out.data, err);
+		buf_free(&out);
+		return rc;
+	}
+	default:
+		return 0;
+	}
+}
+
+static void
+vendor_close(struct view *v)
+{
+	struct vendor_state *s = v->state;
+
+	tui_list_free(&s->endpoints);
+	cJSON_Delete(s->vendor);
+	free(s);
+}
+
+static void
+vendor_title(struct view *v, char *buf, size_t n)
+{
+	struct vendor_state *s = v->state;
+
+	snprintf(buf, n, "Vendor %s", field(s->vendor, "name"));
+}
+
+static void
+vendor_click(struct view *v, struct tui *t, int row, int dbl)
+{
+	struct vendor_state *s = v->state;
+	struct aerr err = { 0 };
+
+	tui_list_click(&s->endpoints, row - (HEADER_ROWS - 1));
+	if (dbl && vendor_request(v, t, REQ_ENTER, &err) != 0)
+		tui_status(t, 1, "%s", err.msg);
+}
+
+const struct view_ops tui_vendor_view = {
+	"vendor", vendor_requests, vendor_open, vendor_load, vendor_draw, vendor_request,
+	vendor_close, vendor_title, vendor_click
+};

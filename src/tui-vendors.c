@@ -1,0 +1,236 @@
+/*
+ * tui-vendors.c: the vendor list — the first screen until the dashboard
+ * has data to show. Adding, editing and archiving run the CLI's own
+ * commands, so the screen and the CLI validate and word things alike.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+
+struct vendors_state {
+	struct tui_list list;
+	int show_archived;
+};
+
+static const enum request vendors_requests[] = {
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
+	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_NONE
+};
+
+static int
+vendors_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
+{
+	v->state = xcalloc(1, sizeof(struct vendors_state));
+	(void)t, (void)arg, (void)err;
+	return 0;
+}
+
+static int
+vendors_load(struct view *v, struct tui *t, struct aerr *err)
+{
+	struct vendors_state *s = v->state;
+	int64_t keep = tui_list_selected_id(&s->list);
+	sqlite3_stmt *st = db_prepare(t->av->db, err, VENDOR_SELECT
+	    " WHERE v.status = 'active' ORDER BY v.name", NULL);
+
+	if (st == NULL)
+		return err->code;
+	tui_list_clear(&s->list);
+	snprintf(s->list.header, sizeof s->list.header, "%-1s %-32s %-4s %-9s %s", "!", "VENDOR",
+	    "CRIT", "ENDPOINTS", "OPEN INCIDENTS");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int incidents = sqlite3_column_int(st, 9);
+
+		tui_list_add(&s->list, sqlite3_column_int64(st, 0),
+		    incidents ? TUI_MARK_BAD : TUI_MARK_NONE, "%-1s %-32s %-4d %-9d %d",
+		    incidents ? "!" : " ", col_text(st, 1), sqlite3_column_int(st, 2),
+		    sqlite3_column_int(st, 8), incidents);
+	}
+	sqlite3_finalize(st);
+	tui_list_restore(&s->list, keep);
+	return 0;
+}
+
+static void
+vendors_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
+{
+	struct vendors_state *s = v->state;
+
+	if (s->list.n == 0 && s->list.filter[0] == '\0') {
+		tui_put(w, 1, 2, cols - 2, "No vendors yet. Press a to add the first one.");
+		return;
+	}
+	tui_list_draw(&s->list, t, w, 0, rows, cols);
+}
+
+/* Field checks, run as the user types. */
+static int
+check_vendor_name(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	return name_check("vendor", value, err);
+}
+
+static int
+check_criticality(const char *value, void *ctx, struct aerr *err)
+{
+	int64_t c;
+
+	(void)ctx;
+	return parse_int_opt("criticality", value, 0, 4, &c, err);
+}
+
+struct vendor_form_ctx {
+	struct tui *t;
+	int64_t id;   /* 0 when adding */
+};
+
+static int
+vendor_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
+{
+	struct vendor_form_ctx *c = p;
+	char id[32], *argv[12];
+	struct buf out;
+	int argc = 0, rc;
+
+	(void)n;
+	snprintf(id, sizeof id, "%lld", (long long)c->id);
+	argv[argc++] = "vendor";
+	argv[argc++] = c->id ? "edit" : "add";
+	argv[argc++] = c->id ? id : f[0].value;
+	if (c->id) {
+		argv[argc++] = "--name";
+		argv[argc++] = f[0].value;
+	}
+	argv[argc++] = "--criticality";
+	argv[argc++] = f[1].value;
+	/* An empty optional field is left unset when adding, cleared when editing. */
+	if (c->id || f[2].value[0])
+		argv[argc++] = "--contact", argv[argc++] = f[2].value;
+	if (c->id || f[3].value[0])
+		argv[argc++] = "--notes", argv[argc++] = f[3].value;
+	argv[argc] = NULL;
+	rc = tui_cli(c->t, argc, argv, &out, err);
+	if (rc == 0) {
+		char *nl = strchr(out.data, '\n');
+
+		if (nl)
+			*nl = '\0';
+		tui_status(c->t, 0, "%s", out.data);
+	}
+	buf_free(&out);
+	return rc;
+}
+
+static int
+vendor_form(struct tui *t, int64_t id, struct aerr *err)
+{
+	struct tui_field f[4] = {
+		{ .label = "Name", .width = 40, .check = check_vendor_name,
+		  .hint = "the vendor's name; unique, no '/'" },
+		{ .label = "Criticality", .width = 4, .check = check_criticality,
+		  .hint = "0 (none) to 4 (critical to patient care)" },
+		{ .label = "Contact", .width = 40, .hint = "security contact (optional)" },
+		{ .label = "Notes", .width = 40, .hint = "notes (optional)" },
+	};
+	struct vendor_form_ctx c = { t, id };
+	cJSON *o = NULL;
+
+	snprintf(f[1].value, sizeof f[1].value, "2");
+	if (id != 0) {
+		if (vendor_json(t->av->db, id, &o, err) != 0)
+			return err->code;
+		snprintf(f[0].value, sizeof f[0].value, "%s", cJSON_GetObjectItem(o, "name")->valuestring);
+		snprintf(f[1].value, sizeof f[1].value, "%d", cJSON_GetObjectItem(o, "criticality")->valueint);
+		if (cJSON_IsString(cJSON_GetObjectItem(o, "contact")))
+			snprintf(f[2].value, sizeof f[2].value, "%s", cJSON_GetObjectItem(o, "contact")->valuestring);
+		if (cJSON_IsString(cJSON_GetObjectItem(o, "notes")))
+			snprintf(f[3].value, sizeof f[3].value, "%s", cJSON_GetObjectItem(o, "notes")->valuestring);
+		cJSON_Delete(o);
+	}
+	tui_form(t, id ? "Edit vendor" : "Add vendor", f, 4, vendor_form_submit, &c);
+	return 0;
+}
+
+static int
+vendors_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
+{
+	struct vendors_state *s = v->state;
+	int64_t id = tui_list_selected_id(&s->list);
+	char ids[32];
+
+	if (tui_list_request(&s->list, t, req, v->content_rows - 1))
+		return 0;
+	switch (req) {
+	case REQ_ADD:
+		return vendor_form(t, 0, err);
+	case REQ_EDIT:
+		if (id < 0)
+			return aerr_set(err, AV_USAGE, "no vendor selected");
+		return vendor_form(t, id, err);
+	case REQ_ARCHIVE:
+		if (id < 0)
+			return aerr_set(err, AV_USAGE, "no vendor selected");
+		snprintf(ids, sizeof ids, "%lld", (long long)id);
+		if (tui_confirm(t, "Archive vendor %s and its endpoints? Nothing is deleted.",
+		    s->list.rows[s->list.vis[s->list.sel]] + 2))
+			return tui_cliv(t, err, "vendor", "archive", ids, (char *)NULL);
+		return 0;
+	case REQ_ENTER:
+		if (id < 0)
+			return 0;
+		return tui_push(t, &tui_vendor_view, &id, err);
+	default:
+		return 0;
+	}
+}
+
+static void
+vendors_close(struct view *v)
+{
+	struct vendors_state *s = v->state;
+
+	tui_list_free(&s->list);
+	free(s);
+}
+
+static void
+vendors_title(struct view *v, char *buf, size_t n)
+{
+	struct vendors_state *s = v->state;
+
+	snprintf(buf, n, "Vendors (%d)%s%s", s->list.n, s->list.filter[0] ? "  filter: " : "",
+	    s->list.filter);
+}
+
+static void
+vendors_click(struct view *v, struct tui *t, int row, int dbl)
+{
+	struct vendors_state *s = v->state;
+	struct aerr err = { 0 };
+
+	tui_list_click(&s->list, row);
+	if (dbl && vendors_request(v, t, REQ_ENTER, &err) != 0)
+		tui_status(t, 1, "%s", err.msg);
+}
+
+const struct view_ops tui_vendors_view = {
+	"vendors", vendors_requests, vendors_open, vendors_load, vendors_draw, vendors_request,
+	vendors_close, vendors_title, vendors_click
+};
+
+/* The first screen: the dashboard once there is data, else the (empty) vendor list. */
+const struct view_ops *tui_first_view(struct aivet *av);
+const struct view_ops *
+tui_first_view(struct aivet *av)
+{
+	int64_t n = 0;
+	struct aerr err;
+
+	if (db_int(av->db, &n, &err, "SELECT count(*) FROM vendor", NULL) == 0 && n > 0)
+		return &tui_dashboard_view;
+	return &tui_vendors_view;
+}

@@ -1,0 +1,194 @@
+/*
+ * tui.h: the terminal UI's framework. Keys map to requests through one
+ * table (tui-keys.c); each screen is a file implementing struct view_ops;
+ * requests change a view's state and drawing only reads it. Views stack:
+ * Enter pushes, q pops. Long work runs in a job thread that reports
+ * progress, so input is never blocked.
+ */
+#ifndef AIVET_TUI_H
+#define AIVET_TUI_H
+
+#define NCURSES_WIDECHAR 1
+#include <curses.h>
+#include <pthread.h>
+
+#include "aivet.h"
+
+/* Every action a key can ask for. Screens add theirs here and in tui-keys.c. */
+enum request {
+	REQ_NONE = 0,
+	/* movement and lists (every list) */
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END,
+	REQ_LEFT, REQ_RIGHT, REQ_NEXT_PANE,
+	REQ_ENTER, REQ_SEARCH,
+	/* global */
+	REQ_BACK, REQ_CANCEL, REQ_HELP, REQ_REFRESH, REQ_COMMAND, REQ_QUIT,
+	/* records */
+	REQ_ADD, REQ_EDIT, REQ_ARCHIVE,
+	/* assessments */
+	REQ_ASSESS, REQ_NEXT_UNANSWERED, REQ_NOTE, REQ_HISTORY, REQ_SUBMIT, REQ_APPROVE,
+	REQ_ATTACH,
+	/* probes, evidence, incidents, reports */
+	REQ_RUN, REQ_CANCEL_JOB, REQ_EVIDENCE, REQ_INCIDENT, REQ_TASK, REQ_STATUS, REQ_EXPORT,
+	REQ_VERIFY, REQ_DASHBOARD, REQ_VENDORS,
+	REQ__COUNT
+};
+
+struct keybinding {
+	int key;              /* a character or a KEY_* code */
+	enum request req;
+};
+
+struct request_info {
+	enum request req;
+	const char *name;     /* short, for the hint line */
+	const char *help;     /* for the ? screen */
+};
+
+extern const struct keybinding tui_keymap[];
+extern const struct request_info tui_requests[];
+enum request tui_key_request(int key);
+const struct request_info *tui_request_info(enum request req);
+/* The first key bound to req, as text ("j", "Enter", "Down"). */
+const char *tui_key_name_for(enum request req, char buf[16]);
+
+struct tui;
+struct view;
+
+struct view_ops {
+	const char *name;                  /* "vendors" */
+	const enum request *requests;      /* what this screen handles, REQ_NONE-terminated */
+	/* Creates the view's state; arg is what the opener passes (an id, ...). */
+	int (*open)(struct view *v, struct tui *t, const void *arg, struct aerr *err);
+	/* (Re)reads its data from the database; called on open, on R and when idle. */
+	int (*load)(struct view *v, struct tui *t, struct aerr *err);
+	void (*draw)(struct view *v, struct tui *t, WINDOW *w, int rows, int cols);
+	/* Handles a request; returns 0, or an error to show in the status line. */
+	int (*request)(struct view *v, struct tui *t, enum request req, struct aerr *err);
+	void (*close)(struct view *v);
+	/* Optional: the title shown in the title bar. */
+	void (*title)(struct view *v, char *buf, size_t n);
+	/* Optional: a mouse click at a content row (0-based). */
+	void (*click)(struct view *v, struct tui *t, int row, int dbl);
+};
+
+/* A scrolling, filterable list: the one list widget every screen uses. */
+struct tui_list {
+	char **rows;           /* formatted rows */
+	int64_t *ids;          /* the record behind each row */
+	int *marks;            /* per-row attribute hints (TUI_MARK_*) */
+	int n, cap;
+	int sel, top;          /* index into the visible (filtered) rows */
+	char filter[128];
+	int *vis;              /* visible row indices */
+	int nvis;
+	char header[512];      /* column header line, optional */
+};
+
+enum { TUI_MARK_NONE, TUI_MARK_GOOD, TUI_MARK_WARN, TUI_MARK_BAD, TUI_MARK_DIM };
+
+void tui_list_clear(struct tui_list *l);
+void tui_list_add(struct tui_list *l, int64_t id, int mark, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void tui_list_free(struct tui_list *l);
+/* Keeps the selection on the same record across a reload when it can. */
+void tui_list_restore(struct tui_list *l, int64_t id);
+int64_t tui_list_selected_id(const struct tui_list *l);  /* -1 when empty */
+void tui_list_draw(struct tui_list *l, struct tui *t, WINDOW *w, int y, int rows, int cols);
+/* Movement and / filtering; returns 1 when it handled req. */
+int tui_list_request(struct tui_list *l, struct tui *t, enum request req, int rows);
+void tui_list_click(struct tui_list *l, int row);
+
+struct view {
+	const struct view_ops *ops;
+	void *state;
+	int content_rows, content_cols;
+};
+
+/* A background job: work runs in a thread; progress and result are read under lock. */
+struct tui_job {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	int running, done, cancel;
+	double fraction;          /* 0..1, or < 0 when unknown */
+	char progress[256];
+	int rc;
+	struct aerr err;
+	void *arg;
+	int (*work)(struct tui_job *job, void *arg, struct aerr *err);
+};
+
+/* Called from a job's thread. Returns nonzero when the user asked to cancel. */
+int tui_job_progress(struct tui_job *job, double fraction, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int tui_job_start(struct tui *t, struct tui_job *job,
+    int (*work)(struct tui_job *, void *, struct aerr *), void *arg, struct aerr *err);
+void tui_job_wait(struct tui_job *job);
+
+#define TUI_MAX_DEPTH 16
+
+struct tui {
+	struct aivet *av;
+	struct view stack[TUI_MAX_DEPTH];
+	int depth;
+	char status[512];
+	int status_error;
+	int color;
+	int quit;
+	int dirty;                /* views should reload */
+	int64_t last_load_ms;
+	struct tui_job *job;      /* the job running now, if any */
+};
+
+/* Pushes a new view; on error nothing is pushed. */
+int tui_push(struct tui *t, const struct view_ops *ops, const void *arg, struct aerr *err);
+void tui_pop(struct tui *t);
+struct view *tui_top(struct tui *t);
+void tui_status(struct tui *t, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void tui_redraw(struct tui *t);
+/* Marks every view for reload (after a write). */
+void tui_changed(struct tui *t);
+
+/* Dialogs. They run their own input loop and return when done. */
+int tui_confirm(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* One line of input at the bottom. Returns 1 with the text, 0 on Esc. */
+int tui_prompt(struct tui *t, const char *label, const char *initial, char *out, size_t n);
+
+/* A form dialog: labelled fields, Tab/Down moves, Enter submits, Esc cancels. */
+struct tui_field {
+	const char *label;
+	char value[512];
+	int width;
+	/* Checks a value as it is typed: returns 0, or fills err (shown under the field). */
+	int (*check)(const char *value, void *ctx, struct aerr *err);
+	void *ctx;
+	const char *hint;         /* shown when the field is focused */
+};
+/* Runs the dialog; returns 1 when submitted with every check passing, 0 on Esc.
+ * submit may refuse (returns nonzero and sets err): the dialog shows err and stays open. */
+int tui_form(struct tui *t, const char *title, struct tui_field *fields, int n,
+    int (*submit)(struct tui_field *fields, int n, void *ctx, struct aerr *err), void *ctx);
+
+/* Shows a text (command output, help) in a scrolling pager view. */
+int tui_show_text(struct tui *t, const char *title, const char *text, struct aerr *err);
+/* Runs a CLI command (argv[0] is the command) with its output captured in out:
+ * the TUI acts through the same code, and says the same words, as the CLI. */
+int tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err);
+/* The same with a NULL-terminated list of words; the command's first output
+ * line becomes the status. */
+int tui_cliv(struct tui *t, struct aerr *err, ...) __attribute__((sentinel));
+/* Runs a CLI command line (as typed after ':'), capturing its output. */
+int tui_run_command(struct tui *t, const char *line, struct aerr *err);
+
+/* Drawing helpers: attributes that never rely on colour alone. */
+int tui_attr(struct tui *t, int mark);
+void tui_put(WINDOW *w, int y, int x, int maxw, const char *s);
+
+/* The screens. */
+extern const struct view_ops tui_dashboard_view;
+extern const struct view_ops tui_vendors_view;
+extern const struct view_ops tui_vendor_view;
+extern const struct view_ops tui_help_view;
+extern const struct view_ops tui_text_view;
+
+#endif

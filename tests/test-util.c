@@ -1,0 +1,223 @@
+/*
+ * test-util.c: unit tests of the shared helpers — time parsing and
+ * formatting, SHA-256 against the FIPS 180-2 vectors, the audit entry
+ * encoding, credential references, URL and name rules, option parsing.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "aivet.h"
+#include "tap.h"
+
+static void
+test_time(void)
+{
+	static const struct { const char *in; const char *out; } good[] = {
+		{ "2026-11-30", "2026-11-30T00:00:00.000Z" },
+		{ "2026-11-30T12:34:56Z", "2026-11-30T12:34:56.000Z" },
+		{ "2026-11-30T12:34:56.789Z", "2026-11-30T12:34:56.789Z" },
+		{ "2026-11-30T12:34:56.7891Z", "2026-11-30T12:34:56.789Z" },
+		{ "2026-03-02T09:00:00-05:00", "2026-03-02T14:00:00.000Z" },
+		{ "2026-03-02T01:00:00+0230", "2026-03-01T22:30:00.000Z" },
+		{ "2024-02-29T23:59:59.999Z", "2024-02-29T23:59:59.999Z" },
+		{ "2000-02-29", "2000-02-29T00:00:00.000Z" },
+		{ "1970-01-01T00:00Z", "1970-01-01T00:00:00.000Z" },
+		{ "2026-12-31T23:30:00-01:00", "2027-01-01T00:30:00.000Z" },
+	};
+	static const char *const bad[] = {
+		"", "2026", "2026-13-01", "2026-02-29", "1900-02-29", "2026-11-30T12:34:56",
+		"2026-11-30T25:00:00Z", "2026-11-30T12:34:56.Z", "2026-11-30T12:34:56Zjunk",
+		"2026-11-31", "yesterday", "2026-11-30T12:34:56+25:00",
+	};
+	char out[32];
+	int64_t ms;
+	struct aerr err;
+
+	for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+		int rc = parse_time(good[i].in, &ms, &err);
+
+		ok(rc == 0, "parse_time accepts %s", good[i].in);
+		fmt_time_ms(ms, out);
+		is_str(out, good[i].out, "%s is %s", good[i].in, good[i].out);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ok(parse_time(bad[i], &ms, &err) == AV_USAGE, "parse_time refuses '%s'", bad[i]);
+	parse_time("nope", &ms, &err);
+	is_str(err.msg, "bad time 'nope': expected ISO 8601 such as 2026-11-30 or "
+	    "2026-11-30T14:05:00Z (a time needs Z or an offset)", "bad time message");
+	setenv("AIVET_NOW", "2026-01-02T03:04:05.006Z", 1);
+	now_iso(out);
+	is_str(out, "2026-01-02T03:04:05.006Z", "AIVET_NOW pins the clock");
+	unsetenv("AIVET_NOW");
+	now_iso(out);
+	ok(strlen(out) == 24 && out[23] == 'Z' && out[19] == '.', "now_iso has ms and Z: %s", out);
+}
+
+static void
+test_sha256(void)
+{
+	/* FIPS 180-2 appendix B vectors. */
+	char hex[65];
+	char *million = xmalloc(1000000);
+
+	sha256_hex("abc", 3, hex);
+	is_str(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", "SHA-256 abc");
+	sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 56, hex);
+	is_str(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1", "SHA-256 448 bits");
+	memset(million, 'a', 1000000);
+	sha256_hex(million, 1000000, hex);
+	is_str(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0",
+	    "SHA-256 one million a");
+	free(million);
+	sha256_hex("", 0, hex);
+	is_str(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855", "SHA-256 empty");
+}
+
+static void
+test_audit_encoding(void)
+{
+	char h[65];
+
+	/* Computed independently: sha256 over the netstrings of the fields. */
+	audit_entry_hash(1, "2026-11-30T12:00:00.000Z", "alice", "vendor.add", "vendor", 7,
+	    "{\"name\":\"Acme\"}",
+	    "0000000000000000000000000000000000000000000000000000000000000000", h);
+	is_str(h, "f7365cb59d0a8ddcabee7e5398c8a4c98288082698abdfc12df2ef5718896e03",
+	    "audit entry hash matches the documented encoding");
+	audit_entry_hash(1, "2026-11-30T12:00:00.000Z", "alice", "vendor.add", "vendor", 7,
+	    "{\"name\":\"Acmf\"}",
+	    "0000000000000000000000000000000000000000000000000000000000000000", h);
+	ok(strcmp(h, "f7365cb59d0a8ddcabee7e5398c8a4c98288082698abdfc12df2ef5718896e03") != 0,
+	    "one changed byte changes the hash");
+	/* Netstrings keep field boundaries: moving a character between fields changes the hash. */
+	{
+		char a[65], b[65];
+
+		audit_entry_hash(1, "t", "ab", "c", "o", 1, "{}", "p", a);
+		audit_entry_hash(1, "t", "a", "bc", "o", 1, "{}", "p", b);
+		ok(strcmp(a, b) != 0, "field boundaries are part of the encoding");
+	}
+}
+
+static void
+test_credref(void)
+{
+	static const struct { const char *ref; int rc; } cases[] = {
+		{ "env:OPENAI_API_KEY", 0 }, { "env:_x1", 0 }, { "file:/run/secrets/key", 0 },
+		{ "file:relative/key", 0 }, { "env:", AV_USAGE }, { "env:1ABC", AV_USAGE },
+		{ "env:sk-proj-abc", AV_USAGE }, { "file:", AV_USAGE }, { "sk-live-1234567890", AV_USAGE },
+		{ "", AV_USAGE }, { "ENV:X", AV_USAGE },
+	};
+	struct aerr err;
+	char *secret;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		is_int(credref_check(cases[i].ref, &err), cases[i].rc, "credref_check '%s'", cases[i].ref);
+	credref_check("sk-live-1234567890", &err);
+	ok(strstr(err.msg, "sk-live") == NULL, "the refusal does not echo a literal secret");
+	setenv("AIVET_TEST_KEY", "s3cret-value", 1);
+	ok(credref_resolve("env:AIVET_TEST_KEY", &secret, &len, &err) == 0 && len == 12 &&
+	    strcmp(secret, "s3cret-value") == 0, "env reference resolves");
+	credref_free(secret, len);
+	unsetenv("AIVET_TEST_KEY");
+	is_int(credref_resolve("env:AIVET_TEST_KEY", &secret, &len, &err), AV_USAGE, "unset variable");
+	is_str(err.msg, "credential env:AIVET_TEST_KEY: the environment variable is not set",
+	    "unset variable message");
+	{
+		char path[] = "/tmp/aivet-key-XXXXXX";
+		int fd = mkstemp(path);
+
+		ok(fd >= 0 && write(fd, "file-secret\n", 12) == 12, "write key file");
+		close(fd);
+		{
+			char *ref = xasprintf("file:%s", path);
+
+			ok(credref_resolve(ref, &secret, &len, &err) == 0 && strcmp(secret, "file-secret") == 0,
+			    "file reference resolves without its newline");
+			credref_free(secret, len);
+			free(ref);
+		}
+		unlink(path);
+	}
+}
+
+static void
+test_url(void)
+{
+	static const struct { const char *url; int insecure, rc; } cases[] = {
+		{ "https://api.openai.com/v1", 0, 0 },
+		{ "http://127.0.0.1:8080/v1", 0, 0 },
+		{ "http://localhost/v1", 0, 0 },
+		{ "http://[::1]:9000", 0, 0 },
+		{ "http://127.9.9.9", 0, 0 },
+		{ "http://api.example.com/v1", 0, AV_USAGE },
+		{ "http://api.example.com/v1", 1, 0 },
+		{ "http://127.example.com", 0, AV_USAGE },
+		{ "http://10.0.0.1/v1", 0, AV_USAGE },
+		{ "ftp://example.com", 0, AV_USAGE },
+		{ "file:///etc/passwd", 1, AV_USAGE },
+		{ "not a url", 0, AV_USAGE },
+		{ "", 0, AV_USAGE },
+	};
+	struct aerr err;
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		is_int(url_check(cases[i].url, cases[i].insecure, &err), cases[i].rc,
+		    "url_check '%s' insecure=%d", cases[i].url, cases[i].insecure);
+	url_check("ftp://example.com", 0, &err);
+	is_str(err.msg, "--url: 'ftp://example.com' is not an http(s) URL", "scheme message");
+}
+
+static void
+test_names_and_options(void)
+{
+	static const struct { const char *name; int rc; } names[] = {
+		{ "Acme", 0 }, { "Acme Health AI", 0 }, { "Ärzte-KI", 0 }, { "", AV_USAGE },
+		{ "a/b", AV_USAGE }, { "123", AV_USAGE }, { " lead", AV_USAGE }, { "trail ", AV_USAGE },
+		{ "tab\there", AV_USAGE }, { "x1", 0 },
+	};
+	static const struct { const char *s; int64_t lo, hi; int rc; int64_t want; } ints[] = {
+		{ "0", 0, 4, 0, 0 }, { "4", 0, 4, 0, 4 }, { "5", 0, 4, AV_USAGE, 0 },
+		{ "-1", 0, 4, AV_USAGE, 0 }, { "2x", 0, 4, AV_USAGE, 0 }, { "", 0, 4, AV_USAGE, 0 },
+		{ "1048576", 1, INT64_C(1) << 40, 0, 1048576 },
+		{ "99999999999999999999", 0, INT64_MAX, AV_USAGE, 0 },
+	};
+	struct aerr err;
+	int64_t v;
+
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		is_int(name_check("vendor", names[i].name, &err), names[i].rc, "name '%s'", names[i].name);
+	for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+		v = 0;
+		is_int(parse_int_opt("--x", ints[i].s, ints[i].lo, ints[i].hi, &v, &err), ints[i].rc,
+		    "parse_int_opt '%s'", ints[i].s);
+		if (ints[i].rc == 0)
+			is_int(v, ints[i].want, "value of '%s'", ints[i].s);
+	}
+	parse_int_opt("--criticality", "5", 0, 4, &v, &err);
+	is_str(err.msg, "--criticality: 5 is out of range (0 to 4)", "range message");
+	parse_int_opt("--criticality", "high", 0, 4, &v, &err);
+	is_str(err.msg, "--criticality: 'high' is not a whole number", "number message");
+	ok(cmd_find("vendor") != NULL && cmd_find("endpoint") != NULL && cmd_find("audit") != NULL,
+	    "commands are registered");
+	ok(cmd_find("nope") == NULL, "unknown command is not found");
+}
+
+int
+main(void)
+{
+	if (sodium_init() < 0)
+		return 99;
+	test_time();
+	test_sha256();
+	test_audit_encoding();
+	test_credref();
+	test_url();
+	test_names_and_options();
+	return tap_done();
+}

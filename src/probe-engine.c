@@ -159,6 +159,26 @@ px_usage_ok(const struct px_req *r)
 }
 
 int
+px_answer_cut_short(const struct px_req *r)
+{
+	static const char *const cut[] = { "length", "max_tokens", "MAX_TOKENS", NULL };
+	const char *text = r->res.text.data ? r->res.text.data : "";
+	size_t n = strlen(text);
+	int is_cut = 0;
+
+	for (int i = 0; cut[i] != NULL; i++)
+		is_cut |= strcmp(r->res.finish, cut[i]) == 0;
+	if (!is_cut || cJSON_GetArraySize(r->leaked) > 0)
+		return 0;
+	if (r->nonce_mask == 1 || r->nonce_mask == 3)
+		return 1;
+	/* No room even for the first nonce: what came back must be its beginning. */
+	while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\n'))
+		n--;
+	return r->nonce_mask == 0 && n <= NONCE_LEN && strncmp(text, r->recipe.nonces[0], n) == 0;
+}
+
+int
 px_placeholder_usage(const struct px_req *r)
 {
 	return r->res.usage_in >= 0 && r->est_tokens >= 1000 &&
@@ -573,6 +593,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
 	prov_result_free(&r->res);
 	r->res = res;
+	r->nonce_mask = sc.own;
 	r->nonces_echoed = (sc.own & 1) + ((sc.own >> 1) & 1) + ((sc.own >> 2) & 1);
 	if (r->kind == PX_COUNT && px_is_2xx(r)) {
 		cJSON *j = cJSON_ParseWithLength(resp->body.data ? resp->body.data : "", resp->body.len);

@@ -30,7 +30,7 @@ const struct probe *const probe_table[] = {
 };
 
 /* Request bodies up to this size are stored; larger ones by recipe and hash. */
-#define STORE_BODY_MAX ((size_t)64 << 10)
+#define STORE_BODY_MAX ((size_t)32 << 10)
 #define CALIB_SMALL 100
 #define CALIB_LARGE 1100
 
@@ -374,9 +374,9 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 		    err) != 0)
 			goto fail;
 	}
-	cJSON_AddNumberToObject(t, "connect_ms", (double)resp->t_connect_ms);
-	cJSON_AddNumberToObject(t, "ttfb_ms", (double)resp->t_ttfb_ms);
-	cJSON_AddNumberToObject(t, "total_ms", (double)resp->t_total_ms);
+	cJSON_AddNumberToObject(t, "connect_ms", resp->t_connect_ms);
+	cJSON_AddNumberToObject(t, "ttfb_ms", resp->t_ttfb_ms);
+	cJSON_AddNumberToObject(t, "total_ms", resp->t_total_ms);
 	timings_s = cJSON_PrintUnformatted(t);
 	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
 	resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;

@@ -291,8 +291,7 @@ open_object(struct tui *t, int64_t obj, struct aerr *err)
 	case OBJ_VENDOR:
 		return tui_push(t, &tui_vendor_view, &id, err);
 	case OBJ_INCIDENT:
-		argv[0] = "incident", argv[1] = "show", argv[2] = ids;
-		break;
+		return tui_push(t, &tui_incident_view, &id, err);
 	case OBJ_RUN:
 		argv[0] = "probe", argv[1] = "show", argv[2] = ids;
 		break;

@@ -196,6 +196,20 @@ incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err)
 		    "aivet's back", (long long)eid);
 	}
 	sqlite3_finalize(q);
+	if (st->bad_seq != 0)
+		return 0;
+	/* An incident's status is where its newest status-change entry took it. */
+	q = db_prepare(db, err, "SELECT i.id, i.status, coalesce((SELECT json_extract(e.details, "
+	    "'$.to') FROM incident_entry e WHERE e.incident_id = i.id AND e.kind = 'status-change' "
+	    "ORDER BY e.id DESC LIMIT 1), 'new') AS timeline FROM incident i "
+	    "WHERE i.status IS NOT timeline ORDER BY i.id LIMIT 1", NULL);
+	if (q == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		check_fail(st, st->entries + 1, "incident %lld is '%s' but its timeline says '%s': "
+		    "changed behind aivet's back", (long long)sqlite3_column_int64(q, 0), col_text(q, 1),
+		    col_text(q, 2));
+	sqlite3_finalize(q);
 	return 0;
 }
 

@@ -75,8 +75,10 @@ extern const char *const incident_entry_kinds[];
 int incident_entry_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *kind,
     const char *at_given, const char *text, const cJSON *details, int64_t *entry_id,
     struct aerr *err);
-/* Checks every timeline entry against the content its audit entry recorded:
- * an entry edited, deleted or inserted behind aivet's back is reported in st. */
+/* Checks every timeline entry against the content its audit entry recorded,
+ * and each incident's status against its newest status-change entry: an
+ * entry edited, deleted or inserted, or a status changed, behind aivet's
+ * back is reported in st. */
 int incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err);
 /* Loads the facts and clock stops of an incident and computes its clocks. */
 int incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,

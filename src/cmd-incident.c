@@ -116,6 +116,10 @@ parse_opts(int argc, char **argv, const char *usage, const char *allowed,
 		case O_INDIV: o->individuals = optarg; break;
 		case O_STATE: o->state_residents = optarg; break;
 		case O_EU:
+			/* "--eu-data" alone means yes; "--eu-data no" as well as "--eu-data=no". */
+			if (optarg == NULL && optind < argc && (strcmp(argv[optind], "yes") == 0 ||
+			    strcmp(argv[optind], "no") == 0))
+				optarg = argv[optind++];
 			if (optarg == NULL || strcmp(optarg, "yes") == 0)
 				o->eu_data = 1;
 			else if (strcmp(optarg, "no") == 0)

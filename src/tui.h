@@ -194,5 +194,10 @@ extern const struct view_ops tui_text_view;
 /* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
 extern const struct view_ops tui_incidents_view;
 extern const struct view_ops tui_incident_view;
+/* Probes (tui-probe-runs.c, tui-probe-run.c, tui-evidence.c); arg: an endpoint id, a run id,
+ * a finding id. */
+extern const struct view_ops tui_probe_runs_view;
+extern const struct view_ops tui_probe_run_view;
+extern const struct view_ops tui_evidence_view;
 
 #endif

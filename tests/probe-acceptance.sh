@@ -68,16 +68,15 @@ ok "$([ "$ib" -ge 5259 ] && [ "$ib" -le 5312 ] && echo 0 || echo 1)" "disagg: in
 is "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .details.change')" silent_degradation \
     "disagg: the change is silent"
 leak=$(q "SELECT f.id FROM finding f WHERE f.code = 'LEAK_CROSS_TENANT' LIMIT 1")
-is "$(q "SELECT group_concat(DISTINCT x.tenant) FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak ORDER BY x.tenant")" \
+is "$(q "SELECT group_concat(t) FROM (SELECT DISTINCT x.tenant t FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak ORDER BY t)")" \
     "alice,bob" "disagg: the leak cites alice's request and bob's response"
 # The canary in bob's answer is one alice sent.
 bob=$(q "SELECT x.evidence_id FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak AND x.tenant = 'bob' LIMIT 1")
 "$AIVET" evidence show "$bob" --json | jq -r '.exchange.response_body' | grep -oE 'AIVET[A-Za-z0-9]{19}' | sort -u >"$T/bob-saw"
 found=0
 for n in $(cat "$T/bob-saw"); do
-	for e in $(q "SELECT evidence_id FROM exchange WHERE tenant = 'alice' AND request_blob IS NOT NULL"); do
-		"$AIVET" evidence show "$e" --json | jq -r '.exchange.request_body' | grep -q "$n" && found=1
-	done
+	[ "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
+	    WHERE x.tenant = 'alice' AND instr(CAST(b.data AS TEXT), '$n') > 0")" -gt 0 ] && found=1
 done
 is "$found" 1 "disagg: bob's response holds a canary from alice's request"
 sim_stop

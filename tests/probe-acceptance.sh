@@ -127,6 +127,16 @@ is "$rc:$(verdicts):$(codes)" "0:echo:pass oversize:pass sweep:pass canary:pass 
     "anthropic: every probe passes"
 is "$(q "SELECT DISTINCT json_extract(request_headers, '$.x-api-key') FROM exchange WHERE probe <> 'errors'")" \
     "[redacted]" "anthropic: x-api-key recorded redacted"
+"$AIVET" endpoint edit V/e --remove-credential bob >/dev/null
+run probe run V/e --yes --json --probe canary
+is "$(printf '%s' "$out" | jq -r '.probes[0] | .verdict + ": " + .reason')" \
+    "pass: no cross-request leak in 6 responses; the cross-tenant check needs a second credential" \
+    "one credential: cross-request only, and the verdict says what is missing"
+sim_stop
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault no-usage || exit 1
+probe_setup anthropic 8192
+run probe run V/e --yes --json --probe echo
+is "$(printf '%s' "$out" | jq -r '.calibration.method')" count_tokens "anthropic without usage: calibrated by count_tokens"
 sim_stop
 
 # ---- streams and usage ----

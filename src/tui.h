@@ -194,6 +194,23 @@ extern const struct view_ops tui_text_view;
 /* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
 extern const struct view_ops tui_incidents_view;
 extern const struct view_ops tui_incident_view;
+/* A form check: empty, or ISO 8601 as parse_time reads it. */
+int tui_check_time(const char *value, void *ctx, struct aerr *err);
+
+/* ---- assessments (tui-assessments.c, tui-assess.c) ---- */
+extern const struct view_ops tui_assessments_view;   /* arg: the vendor id */
+extern const struct view_ops tui_assess_view;        /* arg: the assessment id */
+
+/* A menu of choices (libmenu): label shown next to value. Returns the index picked, or
+ * -1 on Esc. With multi, Space toggles items' selected and Enter accepts (returns 0). */
+struct tui_menu_item {
+	char *value, *label;
+	int selected;
+};
+int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, int multi,
+    int current);
+/* The vendor screen's export dialog (tui-export.c). */
+int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
 /* Probes (tui-probe-runs.c, tui-probe-run.c, tui-evidence.c); arg: an endpoint id, a run id,
  * a finding id. */
 extern const struct view_ops tui_probe_runs_view;

@@ -987,6 +987,8 @@ fail:
 	return err->code;
 }
 
+/* The verdict: findings of low or above fail the probe (its reason then counts them);
+ * otherwise what the probe said, inconclusive when the budget cut it short, else pass. */
 static void
 judge(struct probe_env *env, struct probe_outcome *out)
 {
@@ -996,11 +998,7 @@ judge(struct probe_env *env, struct probe_outcome *out)
 		if (severity_rank(out->f[i].severity) > worst)
 			worst = severity_rank(out->f[i].severity);
 	if (worst >= severity_rank("low")) {
-		if (out->verdict == NULL || strcmp(out->verdict, "error") != 0 || out->reason[0] == '\0')
-			if (out->reason[0] == '\0' || out->verdict == NULL ||
-			    strcmp(out->verdict, "pass") == 0)
-				snprintf(out->reason, sizeof out->reason, "%d finding%s", out->nf,
-				    out->nf == 1 ? "" : "s");
+		snprintf(out->reason, sizeof out->reason, "%d finding%s", out->nf, out->nf == 1 ? "" : "s");
 		out->verdict = "fail";
 	} else if (env->budget_hit && (out->verdict == NULL || strcmp(out->verdict, "pass") == 0)) {
 		outcome_set(out, "inconclusive", "the token budget was exhausted before the probe finished");

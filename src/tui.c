@@ -955,6 +955,16 @@ global_request(struct tui *t, enum request req)
 	case REQ_CANCEL:
 		t->status[0] = '\0';
 		break;
+	case REQ_DASHBOARD:
+		while (t->depth > 1)
+			tui_pop(t);
+		if (tui_top(t)->ops != &tui_dashboard_view && tui_push(t, &tui_dashboard_view, NULL, &err) != 0)
+			tui_status(t, 1, "%s", err.msg);
+		break;
+	case REQ_VENDORS:
+		if (tui_push(t, &tui_vendors_view, NULL, &err) != 0)
+			tui_status(t, 1, "%s", err.msg);
+		break;
 	case REQ_NONE:
 		break;
 	default: {

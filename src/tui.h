@@ -30,7 +30,7 @@ enum request {
 	REQ_ATTACH,
 	/* probes, evidence, incidents, reports */
 	REQ_RUN, REQ_CANCEL_JOB, REQ_EVIDENCE, REQ_INCIDENT, REQ_TASK, REQ_STATUS, REQ_EXPORT,
-	REQ_VERIFY, REQ_DASHBOARD,
+	REQ_VERIFY, REQ_DASHBOARD, REQ_VENDORS,
 	REQ__COUNT
 };
 
@@ -185,6 +185,7 @@ int tui_attr(struct tui *t, int mark);
 void tui_put(WINDOW *w, int y, int x, int maxw, const char *s);
 
 /* The screens. */
+extern const struct view_ops tui_dashboard_view;
 extern const struct view_ops tui_vendors_view;
 extern const struct view_ops tui_vendor_view;
 extern const struct view_ops tui_help_view;

@@ -19,6 +19,7 @@
 #include "probe.h"
 
 extern const struct probe probe_echo, probe_oversize, probe_sweep, probe_canary, probe_errors;
+extern const struct probe probe_prefix_timing;
 
 const struct probe *const probe_table[] = {
 	&probe_echo,
@@ -26,6 +27,7 @@ const struct probe *const probe_table[] = {
 	&probe_sweep,
 	&probe_canary,
 	&probe_errors,
+	&probe_prefix_timing,
 	NULL
 };
 
@@ -357,6 +359,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddNumberToObject(t, "connect_ms", (double)resp->t_connect_ms);
 	cJSON_AddNumberToObject(t, "ttfb_ms", (double)resp->t_ttfb_ms);
 	cJSON_AddNumberToObject(t, "total_ms", (double)resp->t_total_ms);
+	cJSON_AddNumberToObject(t, "first_byte_ms", round(resp->t_first_byte_ms * 1000) / 1000);
 	timings_s = cJSON_PrintUnformatted(t);
 	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
 	resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;
@@ -569,6 +572,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	r->evidence_id = eid;
 	r->status = resp->status;
 	r->truncated = resp->truncated;
+	r->ttft_ms = resp->t_first_byte_ms > 0 ? resp->t_first_byte_ms : (double)resp->t_ttfb_ms;
 	if (resp->error[0] != '\0')
 		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
 	prov_result_free(&r->res);
@@ -728,7 +732,7 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 		snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), s);
 		if ((p = probe_find(name)) == NULL || len > 31)
 			return aerr_set(err, AV_USAGE, "--probe: unknown probe '%.*s' (probes: echo, oversize, "
-			    "sweep, canary, errors, or all)", (int)len, s);
+			    "sweep, canary, errors, prefix-timing, or all)", (int)len, s);
 		for (int i = 0; i < *n; i++)
 			if (sel[i] == p)
 				return aerr_set(err, AV_USAGE, "--probe: '%s' given twice", name);

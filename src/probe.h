@@ -173,6 +173,7 @@ struct px_req {
 	int leaks_tenant, leaks_request; /* foreign canaries: of other tenants / own other requests */
 	cJSON *leaked;                /* [{"nonce","evidence","tenant"}] */
 	int64_t count_tokens;         /* PX_COUNT */
+	double ttft_ms;               /* time to the first body byte (first token when streaming) */
 };
 
 /* Sends n requests with the run's concurrency (or `concurrency` when > 0).

@@ -31,8 +31,16 @@ const struct probe *const probe_table[] = {
 	NULL
 };
 
+/* Probes that run only when named ("--probe all,prefix-timing"): costly or
+ * statistical ones stay out of "all", the default suite. */
+static int
+probe_opt_in(const struct probe *p)
+{
+	return p == &probe_prefix_timing;
+}
+
 /* Request bodies up to this size are stored; larger ones by recipe and hash. */
-#define STORE_BODY_MAX ((size_t)64 << 10)
+#define STORE_BODY_MAX ((size_t)32 << 10)
 #define CALIB_SMALL 100
 #define CALIB_LARGE 1100
 
@@ -158,6 +166,26 @@ px_usage_ok(const struct px_req *r)
 	if (r->res.usage_in < 0)
 		return -1;
 	return (double)r->res.usage_in >= 0.75 * (double)r->est_tokens;
+}
+
+int
+px_answer_cut_short(const struct px_req *r)
+{
+	static const char *const cut[] = { "length", "max_tokens", "MAX_TOKENS", NULL };
+	const char *text = r->res.text.data ? r->res.text.data : "";
+	size_t n = strlen(text);
+	int is_cut = 0;
+
+	for (int i = 0; cut[i] != NULL; i++)
+		is_cut |= strcmp(r->res.finish, cut[i]) == 0;
+	if (!is_cut || cJSON_GetArraySize(r->leaked) > 0)
+		return 0;
+	if (r->nonce_mask == 1 || r->nonce_mask == 3)
+		return 1;
+	/* No room even for the first nonce: what came back must be its beginning. */
+	while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\n'))
+		n--;
+	return r->nonce_mask == 0 && n <= NONCE_LEN && strncmp(text, r->recipe.nonces[0], n) == 0;
 }
 
 int
@@ -356,9 +384,9 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 		    err) != 0)
 			goto fail;
 	}
-	cJSON_AddNumberToObject(t, "connect_ms", (double)resp->t_connect_ms);
-	cJSON_AddNumberToObject(t, "ttfb_ms", (double)resp->t_ttfb_ms);
-	cJSON_AddNumberToObject(t, "total_ms", (double)resp->t_total_ms);
+	cJSON_AddNumberToObject(t, "connect_ms", resp->t_connect_ms);
+	cJSON_AddNumberToObject(t, "ttfb_ms", resp->t_ttfb_ms);
+	cJSON_AddNumberToObject(t, "total_ms", resp->t_total_ms);
 	cJSON_AddNumberToObject(t, "first_byte_ms", round(resp->t_first_byte_ms * 1000) / 1000);
 	timings_s = cJSON_PrintUnformatted(t);
 	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
@@ -577,6 +605,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
 	prov_result_free(&r->res);
 	r->res = res;
+	r->nonce_mask = sc.own;
 	r->nonces_echoed = (sc.own & 1) + ((sc.own >> 1) & 1) + ((sc.own >> 2) & 1);
 	if (r->kind == PX_COUNT && px_is_2xx(r)) {
 		cJSON *j = cJSON_ParseWithLength(resp->body.data ? resp->body.data : "", resp->body.len);
@@ -721,7 +750,8 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 	*n = 0;
 	if (s == NULL || strcmp(s, "all") == 0) {
 		for (int i = 0; probe_table[i] != NULL; i++)
-			sel[(*n)++] = probe_table[i];
+			if (!probe_opt_in(probe_table[i]))
+				sel[(*n)++] = probe_table[i];
 		return 0;
 	}
 	while (*s) {
@@ -730,6 +760,19 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 		const struct probe *p;
 
 		snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), s);
+		if (strcmp(name, "all") == 0) {
+			/* "all" in a list: the default suite, plus the opt-in probes named beside it. */
+			for (int i = 0; probe_table[i] != NULL; i++) {
+				int dup = 0;
+
+				for (int j = 0; j < *n; j++)
+					dup |= sel[j] == probe_table[i];
+				if (!probe_opt_in(probe_table[i]) && !dup)
+					sel[(*n)++] = probe_table[i];
+			}
+			s += len + (s[len] == ',');
+			continue;
+		}
 		if ((p = probe_find(name)) == NULL || len > 31)
 			return aerr_set(err, AV_USAGE, "--probe: unknown probe '%.*s' (probes: echo, oversize, "
 			    "sweep, canary, errors, prefix-timing, or all)", (int)len, s);

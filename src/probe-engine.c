@@ -516,6 +516,8 @@ px_prepare(void *user, size_t i, struct http_req *req)
 	}
 	http_req_header(req, "Expect", "", 0);   /* no 100-continue round trip for large bodies */
 	cJSON_DeleteItemFromObject(req->rec_headers, "Expect");
+	if (env->opts->pace != NULL)
+		env->opts->pace(env->opts->pace_arg);
 	env->reserved += reserve;
 	r->sent = 1;
 	return 0;

@@ -175,6 +175,30 @@ list_targets(sqlite3 *db, int64_t vid, struct target **out, size_t *n, struct ae
 	return 0;
 }
 
+/* Every credential of the endpoint resolves: checked for all endpoints before
+ * any is probed, so that a missing key cannot leave the suite half run. */
+static int
+credentials_ready(sqlite3 *db, int64_t endpoint_id, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
+	    "ORDER BY label", "i", endpoint_id);
+	int rc = 0;
+
+	if (st == NULL)
+		return err->code;
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		char *secret;
+		size_t len;
+
+		if ((rc = credref_resolve(col_text(st, 1), &secret, &len, err)) != 0)
+			aerr_prefix(err, "tenant '%s'", col_text(st, 0));
+		else
+			credref_free(secret, len);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static void
 summary_row(FILE *f, const struct target *t, sqlite3 *db)
 {
@@ -251,7 +275,8 @@ probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct pro
 	for (size_t i = 0; i < n; i++) {
 		cJSON *plan, *o;
 
-		if (probe_plan_endpoint(av, t[i].endpoint_id, &po, &plan, err) != 0) {
+		if (credentials_ready(db, t[i].endpoint_id, err) != 0 ||
+		    probe_plan_endpoint(av, t[i].endpoint_id, &po, &plan, err) != 0) {
 			rc = aerr_prefix(err, "%s", t[i].ref);
 			goto out;
 		}

@@ -402,7 +402,7 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char show_usage[] = "probe show RUN [--json] [--format text|json|junit|sarif]";
+static const char show_usage[] = "probe show RUN [RUN...] [--json] [--format text|json|junit|sarif]";
 
 static int
 probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
@@ -412,7 +412,7 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0, c;
 	int64_t id;
 	sqlite3 *db;
-	cJSON *run;
+	cJSON *run, *runs;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (c == 'j')
@@ -425,13 +425,26 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		else
 			return usage_error(err, show_usage, "unknown option '%s'", argv[optind - 1]);
 	}
-	if (optind != argc - 1)
-		return usage_error(err, show_usage, "probe show needs exactly one RUN");
-	if (parse_int_opt("RUN", argv[optind], 1, INT64_MAX, &id, err) != 0)
+	if (optind == argc)
+		return usage_error(err, show_usage, "probe show needs a RUN");
+	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if ((db = av_db(av, err)) == NULL || probe_run_json(db, id, &run, err) != 0)
-		return err->code;
-	run_format_emit(stdout, run, json);
+	/* Several runs (a night's --all) make one document: a JSON array, one SARIF log, one JUnit file. */
+	runs = cJSON_CreateArray();
+	for (int i = optind; i < argc; i++) {
+		if (parse_int_opt("RUN", argv[i], 1, INT64_MAX, &id, err) != 0 ||
+		    probe_run_json(db, id, &run, err) != 0) {
+			cJSON_Delete(runs);
+			return err->code;
+		}
+		cJSON_AddItemToArray(runs, run);
+	}
+	if (argc - optind == 1) {
+		run = cJSON_DetachItemFromArray(runs, 0);
+		cJSON_Delete(runs);
+		runs = run;
+	}
+	run_format_emit(stdout, runs, json);
 	return 0;
 }
 

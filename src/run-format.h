@@ -23,6 +23,10 @@ char *runs_junit(const cJSON *runs);
 /* Prints one run (an object) or several (an array) in fmt, and frees it. */
 void run_format_emit(FILE *f, cJSON *run_or_runs, int fmt);
 
+/* The prefix-timing probe's distributions as an SVG histogram in a <figure>,
+ * for the HTML report (report-timing.c); nothing when details hold no samples. */
+void prefix_timing_svg(struct buf *b, const cJSON *details);
+
 /* ---- every endpoint at once (probe-all.c) ---- */
 
 struct probe_all_opts {

@@ -40,6 +40,24 @@ is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE run_id = $run_id 
 is "$(sqlite3 "$AIVET_DB" "SELECT count(DISTINCT tenant) FROM exchange WHERE run_id = $run_id AND probe = 'prefix-timing'")" 2 \
 	"two tenants took part"
 
+# The HTML report shows both distributions as an SVG histogram.
+run key generate --no-password
+run report V-global --out "$T/report-global"
+is "$rc" 0 "report of the global vendor"
+is "$(python3 - "$T/report-global/report.html" <<'PY'
+import re, sys, xml.etree.ElementTree as ET
+html = open(sys.argv[1]).read()
+svg = re.search(r'<svg class="timing-histogram".*?</svg>', html, re.S).group(0)
+root = ET.fromstring(svg.replace('<svg ', '<svg xmlns="http://www.w3.org/2000/svg" ', 1))
+ns = "{http://www.w3.org/2000/svg}"
+count = lambda cls: sum(int(r.get("data-count")) for r in root.iter(ns + "rect") if r.get("class") == "bar " + cls)
+medians = [l.get("class") for l in root.iter(ns + "line")]
+print(count("primed"), count("control"), " ".join(medians))
+PY
+)" "30 30 median primed median control" "the report's histogram: 30 primed and 30 control trials, each median marked"
+like "$(cat "$T/report-global/report.html")" "<figcaption>Prefix timing: one-sided Mann-Whitney p = [0-9.e-]+ \(alpha 0.01\), Cliff's delta (0\.[89][0-9]|1\.00), median saving [0-9.]+ ms.</figcaption>" \
+	"and its caption states the test"
+
 probe_against tenant
 is "$rc" 0 "tenant: exit 0"
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, (.findings | length)] | @csv')" '"pass",0' \

@@ -69,7 +69,7 @@ classify(struct sweep *s, int i)
 
 	if (!r->sent)
 		return C_SKIPPED;
-	if (r->status == 0)
+	if (px_no_answer(r))
 		return C_ERROR;
 	if (!px_is_2xx(r) || r->res.is_error)
 		return C_REFUSED;

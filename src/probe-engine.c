@@ -155,6 +155,12 @@ px_is_2xx(const struct px_req *r)
 }
 
 int
+px_no_answer(const struct px_req *r)
+{
+	return r->sent && (r->status == 0 || r->transport_error[0] != '\0');
+}
+
+int
 px_accepted(const struct px_req *r)
 {
 	return px_is_2xx(r) && !r->res.is_error && r->transport_error[0] == '\0';
@@ -605,6 +611,10 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	r->ttft_ms = resp->t_first_byte_ms > 0 ? resp->t_first_byte_ms : (double)resp->t_ttfb_ms;
 	if (resp->error[0] != '\0')
 		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
+	else if (resp->status >= 300 && resp->status < 400)
+		snprintf(r->transport_error, sizeof r->transport_error, "HTTP %ld redirect to %.120s was "
+		    "not followed (credentials are never sent on)", resp->status,
+		    http_resp_header(resp, "location") ? http_resp_header(resp, "location") : "nowhere");
 	prov_result_free(&r->res);
 	r->res = res;
 	r->nonce_mask = sc.own;

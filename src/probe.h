@@ -189,6 +189,9 @@ int px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency);
 void px_free(struct px_req *r, size_t n);
 /* Words of filler that make a prompt of about `tokens` tokens. */
 int64_t px_units_for(const struct probe_env *env, int64_t tokens);
+/* No usable answer: a transport error, a body cut at the cap, or a redirect
+ * (never followed); transport_error says which. */
+int px_no_answer(const struct px_req *r);
 /* 2xx with no error in the body or stream. */
 int px_accepted(const struct px_req *r);
 int px_is_2xx(const struct px_req *r);

@@ -703,11 +703,25 @@ tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err)
 }
 
 int
+tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err)
+{
+	struct buf out;
+	int rc = tui_cli(t, argc, argv, &out, err);
+
+	if (rc == 0) {
+		/* The command's own first line ("vendor Acme added (id 3)") is the status. */
+		out.data[strcspn(out.data, "\n")] = '\0';
+		tui_status(t, 0, "%s", out.data);
+	}
+	buf_free(&out);
+	return rc;
+}
+
+int
 tui_cliv(struct tui *t, struct aerr *err, ...)
 {
 	char *argv[64];
-	int argc = 0, rc;
-	struct buf out;
+	int argc = 0;
 	va_list ap;
 
 	va_start(ap, err);
@@ -715,17 +729,7 @@ tui_cliv(struct tui *t, struct aerr *err, ...)
 		argc++;
 	va_end(ap);
 	argv[argc] = NULL;
-	rc = tui_cli(t, argc, argv, &out, err);
-	if (rc == 0) {
-		/* The command's own first line ("vendor Acme added (id 3)") is the status. */
-		char *nl = strchr(out.data, '\n');
-
-		if (nl)
-			*nl = '\0';
-		tui_status(t, 0, "%s", out.data);
-	}
-	buf_free(&out);
-	return rc;
+	return tui_cli_status(t, argc, argv, err);
 }
 
 int
@@ -985,6 +989,10 @@ tui_main(struct aivet *av, struct aerr *err)
 	struct sigaction sa;
 
 	setlocale(LC_ALL, "");
+	/* In a UTF-8 locale draw lines with Unicode box characters rather than the
+	 * VT100 alternate character set, which some terminals (and multiplexers)
+	 * show as plain letters. */
+	setenv("NCURSES_NO_UTF8_ACS", "1", 0);
 	if (av_db(av, err) == NULL)
 		return err->code;
 	memset(&sa, 0, sizeof sa);

@@ -109,9 +109,13 @@ is "$(jq -r '.probe_runs[0] | [.id, .status, .calibration.chars_per_token, (.res
 	"1 completed 3.98 3 2 1" "probe run with calibration, results, exchanges and finding evidence"
 is "$(jq -r '.endpoints[0].credentials | map(keys|join(",")) | join(" ")' "$R")" "label label" \
 	"endpoints name their tenants by label only"
-is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.tasks|length), .links[0].object_type] | map(tostring) | join("|")' "$R")" \
-	"Cross-tenant text in responses|2|detection|1|run" "--incident includes the timeline, tasks and links"
-like "$(jq -c '.incidents[0] | has("clocks")' "$R")" true "and a clocks section"
+is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.tasks|length), .links[0].type, .as_of] | map(tostring) | join("|")' "$R")" \
+	"Cross-tenant text in responses|2|detection|1|run|2026-11-30T08:00:00.000Z" \
+	"--incident includes the timeline, tasks and links, as of the report's time"
+is "$(jq -r '.incidents[0].clocks[] | select(.id == "hipaa-individuals") | .state + " " + .due' "$R")" \
+	"running 2027-01-28T11:00:00.000Z" "and its notification clocks"
+like "$(cat "$B/report.html")" "HIPAA notice to individuals</td><td>running</td><td>2027-01-28T11:00:00.000Z" \
+	"the HTML shows the clocks"
 
 # ---- evidence: credentials redacted, leaked content left out ----
 E1="$B/evidence/exchange-1.json"

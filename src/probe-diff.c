@@ -24,21 +24,13 @@
 #define BOUNDARY_TOLERANCE 0.01
 #define SHAPE_MAX_DEPTH 4
 
-static const char *
-jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 static const cJSON *
 find_probe(const cJSON *run, const char *name)
 {
 	const cJSON *p;
 
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes"))
-		if (jstr(p, "name") && strcmp(jstr(p, "name"), name) == 0)
+		if (json_get_str(p, "name") && strcmp(json_get_str(p, "name"), name) == 0)
 			return p;
 	return NULL;
 }
@@ -49,7 +41,7 @@ find_finding(const cJSON *probe, const char *code)
 	const cJSON *f;
 
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(probe, "findings"))
-		if (jstr(f, "code") && strcmp(jstr(f, "code"), code) == 0)
+		if (json_get_str(f, "code") && strcmp(json_get_str(f, "code"), code) == 0)
 			return f;
 	return NULL;
 }
@@ -60,9 +52,9 @@ run_ref(const cJSON *run)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddItemToObject(o, "id", cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 1));
-	json_add_str(o, "endpoint", jstr(run, "endpoint"));
-	json_add_str(o, "status", jstr(run, "status"));
-	json_add_str(o, "started_at", jstr(run, "started_at"));
+	json_add_str(o, "endpoint", json_get_str(run, "endpoint"));
+	json_add_str(o, "status", json_get_str(run, "status"));
+	json_add_str(o, "started_at", json_get_str(run, "started_at"));
 	return o;
 }
 
@@ -73,25 +65,25 @@ findings_missing(const cJSON *from, const cJSON *to, int need_probe_in_to, cJSON
 	const cJSON *p, *f;
 
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(from, "probes")) {
-		const char *name = jstr(p, "name");
+		const char *name = json_get_str(p, "name");
 		const cJSON *tp = name ? find_probe(to, name) : NULL;
 
 		if (name == NULL)
 			continue;
 		/* A finding is resolved only when the later run checked again and did not err. */
-		if (need_probe_in_to && (tp == NULL || strcmp(jstr(tp, "verdict") ? jstr(tp, "verdict") : "",
+		if (need_probe_in_to && (tp == NULL || strcmp(json_get_str(tp, "verdict") ? json_get_str(tp, "verdict") : "",
 		    "error") == 0))
 			continue;
 		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
 			cJSON *o;
 
-			if (jstr(f, "code") == NULL || (tp != NULL && find_finding(tp, jstr(f, "code"))))
+			if (json_get_str(f, "code") == NULL || (tp != NULL && find_finding(tp, json_get_str(f, "code"))))
 				continue;
 			o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "probe", name);
-			json_add_str(o, "code", jstr(f, "code"));
-			json_add_str(o, "severity", jstr(f, "severity"));
-			json_add_str(o, "message", jstr(f, "message"));
+			json_add_str(o, "code", json_get_str(f, "code"));
+			json_add_str(o, "severity", json_get_str(f, "severity"));
+			json_add_str(o, "message", json_get_str(f, "message"));
 			cJSON_AddItemToObject(o, "evidence",
 			    cJSON_Duplicate(cJSON_GetObjectItem(f, "evidence"), 1));
 			cJSON_AddItemToArray(out, o);
@@ -126,14 +118,14 @@ diff_verdicts_and_boundaries(const cJSON *ra, const cJSON *rb, cJSON *verdicts, 
 	const cJSON *pa, *pb;
 
 	cJSON_ArrayForEach(pb, cJSON_GetObjectItem(rb, "probes")) {
-		const char *name = jstr(pb, "name");
+		const char *name = json_get_str(pb, "name");
 		const cJSON *da, *db;
 		double tol;
 
 		if (name == NULL || (pa = find_probe(ra, name)) == NULL)
 			continue;
-		if (jstr(pa, "verdict") && jstr(pb, "verdict") &&
-		    strcmp(jstr(pa, "verdict"), jstr(pb, "verdict")) != 0)
+		if (json_get_str(pa, "verdict") && json_get_str(pb, "verdict") &&
+		    strcmp(json_get_str(pa, "verdict"), json_get_str(pb, "verdict")) != 0)
 			cJSON_AddItemToArray(verdicts, change(name, "verdict", cJSON_GetObjectItem(pa, "verdict"),
 			    cJSON_GetObjectItem(pb, "verdict")));
 		da = cJSON_GetObjectItem(pa, "details");
@@ -290,7 +282,7 @@ shapes_missing(const cJSON *from, const cJSON *to, const cJSON *run_from, const 
 	const cJSON *s;
 
 	cJSON_ArrayForEach(s, from) {
-		const char *probe = jstr(s, "probe");
+		const char *probe = json_get_str(s, "probe");
 
 		if (cJSON_GetObjectItemCaseSensitive(to, s->string) != NULL || probe == NULL ||
 		    find_probe(run_from, probe) == NULL || find_probe(run_to, probe) == NULL)
@@ -317,8 +309,8 @@ probe_diff_json(sqlite3 *db, int64_t a, int64_t b, cJSON **out, struct aerr *err
 	d = cJSON_CreateObject();
 	cJSON_AddItemToObject(d, "a", run_ref(ra));
 	cJSON_AddItemToObject(d, "b", run_ref(rb));
-	cJSON_AddBoolToObject(d, "same_endpoint", jstr(ra, "endpoint") && jstr(rb, "endpoint") &&
-	    strcmp(jstr(ra, "endpoint"), jstr(rb, "endpoint")) == 0);
+	cJSON_AddBoolToObject(d, "same_endpoint", json_get_str(ra, "endpoint") && json_get_str(rb, "endpoint") &&
+	    strcmp(json_get_str(ra, "endpoint"), json_get_str(rb, "endpoint")) == 0);
 	o = cJSON_AddObjectToObject(d, "findings");
 	fnew = cJSON_AddArrayToObject(o, "new");
 	fres = cJSON_AddArrayToObject(o, "resolved");
@@ -377,9 +369,9 @@ print_changes(FILE *f, const char *label, const cJSON *arr)
 
 	cJSON_ArrayForEach(c, arr) {
 		fprintf(f, "  %-18s ", label);
-		if (jstr(c, "probe"))
-			fprintf(f, "%s ", jstr(c, "probe"));
-		fprintf(f, "%s ", jstr(c, "field"));
+		if (json_get_str(c, "probe"))
+			fprintf(f, "%s ", json_get_str(c, "probe"));
+		fprintf(f, "%s ", json_get_str(c, "field"));
 		print_value(f, cJSON_GetObjectItem(c, "a"));
 		fputs(" -> ", f);
 		print_value(f, cJSON_GetObjectItem(c, "b"));
@@ -397,26 +389,26 @@ probe_diff_print(FILE *f, const cJSON *d)
 	fprintf(f, "%s from run %d", changed ? "drift" : "no drift",
 	    cJSON_GetObjectItem(a, "id")->valueint);
 	if (cJSON_IsTrue(cJSON_GetObjectItem(d, "same_endpoint")))
-		fprintf(f, " to run %d (%s)", cJSON_GetObjectItem(b, "id")->valueint, jstr(b, "endpoint"));
+		fprintf(f, " to run %d (%s)", cJSON_GetObjectItem(b, "id")->valueint, json_get_str(b, "endpoint"));
 	else
-		fprintf(f, " (%s) to run %d (%s)", jstr(a, "endpoint"), cJSON_GetObjectItem(b, "id")->valueint,
-		    jstr(b, "endpoint"));
+		fprintf(f, " (%s) to run %d (%s)", json_get_str(a, "endpoint"), cJSON_GetObjectItem(b, "id")->valueint,
+		    json_get_str(b, "endpoint"));
 	fputs(changed ? ":\n" : "\n", f);
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(fs, "new"))
-		fprintf(f, "  %-18s %s %s (%s): %s\n", "new finding", jstr(x, "probe"), jstr(x, "code"),
-		    jstr(x, "severity"), jstr(x, "message") ? jstr(x, "message") : "");
+		fprintf(f, "  %-18s %s %s (%s): %s\n", "new finding", json_get_str(x, "probe"), json_get_str(x, "code"),
+		    json_get_str(x, "severity"), json_get_str(x, "message") ? json_get_str(x, "message") : "");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(fs, "resolved"))
-		fprintf(f, "  %-18s %s %s (%s)\n", "resolved finding", jstr(x, "probe"), jstr(x, "code"),
-		    jstr(x, "severity"));
+		fprintf(f, "  %-18s %s %s (%s)\n", "resolved finding", json_get_str(x, "probe"), json_get_str(x, "code"),
+		    json_get_str(x, "severity"));
 	print_changes(f, "verdict", cJSON_GetObjectItem(d, "verdicts"));
 	print_changes(f, "boundary", cJSON_GetObjectItem(d, "boundaries"));
 	print_changes(f, "calibration", cJSON_GetObjectItem(d, "calibration"));
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "new"))
-		fprintf(f, "  %-18s %s %d %s\n", "new error shape", jstr(x, "probe"),
-		    cJSON_GetObjectItem(x, "status")->valueint, jstr(x, "shape"));
+		fprintf(f, "  %-18s %s %d %s\n", "new error shape", json_get_str(x, "probe"),
+		    cJSON_GetObjectItem(x, "status")->valueint, json_get_str(x, "shape"));
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "gone"))
-		fprintf(f, "  %-18s %s %d %s\n", "gone error shape", jstr(x, "probe"),
-		    cJSON_GetObjectItem(x, "status")->valueint, jstr(x, "shape"));
+		fprintf(f, "  %-18s %s %d %s\n", "gone error shape", json_get_str(x, "probe"),
+		    cJSON_GetObjectItem(x, "status")->valueint, json_get_str(x, "shape"));
 }
 
 int

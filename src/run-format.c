@@ -56,8 +56,8 @@ run_format_parse(const char *s, int *fmt, struct aerr *err)
 	return aerr_set(err, AV_USAGE, "--format: '%s' is not one of text, json, junit, sarif", s);
 }
 
-static const char *
-jstr(const cJSON *o, const char *k)
+const char *
+json_get_str(const cJSON *o, const char *k)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
 
@@ -173,7 +173,7 @@ rule_index(cJSON *rules_arr, const char *code, const char *severity)
 	const cJSON *r;
 
 	cJSON_ArrayForEach(r, rules_arr) {
-		if (strcmp(jstr(r, "id"), code) == 0)
+		if (strcmp(json_get_str(r, "id"), code) == 0)
 			return i;
 		i++;
 	}
@@ -186,8 +186,8 @@ sarif_run(const cJSON *run)
 {
 	cJSON *sr = cJSON_CreateObject(), *driver, *rules_arr, *inv, *notes, *results, *o, *props;
 	const cJSON *p, *f;
-	const char *endpoint = jstr(run, "endpoint") ? jstr(run, "endpoint") : "";
-	const char *status = jstr(run, "status") ? jstr(run, "status") : "";
+	const char *endpoint = json_get_str(run, "endpoint") ? json_get_str(run, "endpoint") : "";
+	const char *status = json_get_str(run, "status") ? json_get_str(run, "status") : "";
 	int ok = strcmp(status, "completed") == 0;
 	char *s;
 
@@ -210,7 +210,7 @@ sarif_run(const cJSON *run)
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(sr, "invocations"), inv);
 	notes = cJSON_CreateArray();
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const char *verdict = jstr(p, "verdict"), *name = jstr(p, "name");
+		const char *verdict = json_get_str(p, "verdict"), *name = json_get_str(p, "name");
 		cJSON *n, *m;
 
 		if (verdict == NULL || name == NULL)
@@ -222,7 +222,7 @@ sarif_run(const cJSON *run)
 		n = cJSON_CreateObject();
 		cJSON_AddStringToObject(n, "level", strcmp(verdict, "error") == 0 ? "error" : "warning");
 		m = cJSON_AddObjectToObject(n, "message");
-		s = xasprintf("probe %s %s: %s", name, verdict, jstr(p, "reason") ? jstr(p, "reason") : "");
+		s = xasprintf("probe %s %s: %s", name, verdict, json_get_str(p, "reason") ? json_get_str(p, "reason") : "");
 		{
 			char *clean = utf8_clean(s);
 
@@ -235,18 +235,18 @@ sarif_run(const cJSON *run)
 		cJSON_AddItemToArray(notes, n);
 	}
 	cJSON_AddBoolToObject(inv, "executionSuccessful", ok);
-	if (jstr(run, "started_at"))
-		cJSON_AddStringToObject(inv, "startTimeUtc", jstr(run, "started_at"));
-	if (jstr(run, "finished_at"))
-		cJSON_AddStringToObject(inv, "endTimeUtc", jstr(run, "finished_at"));
+	if (json_get_str(run, "started_at"))
+		cJSON_AddStringToObject(inv, "startTimeUtc", json_get_str(run, "started_at"));
+	if (json_get_str(run, "finished_at"))
+		cJSON_AddStringToObject(inv, "endTimeUtc", json_get_str(run, "finished_at"));
 	cJSON_AddItemToObject(inv, "toolExecutionNotifications", notes);
 
 	results = cJSON_AddArrayToObject(sr, "results");
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const char *probe = jstr(p, "name") ? jstr(p, "name") : "";
+		const char *probe = json_get_str(p, "name") ? json_get_str(p, "name") : "";
 
 		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
-			const char *code = jstr(f, "code"), *sev = jstr(f, "severity");
+			const char *code = json_get_str(f, "code"), *sev = json_get_str(f, "severity");
 			cJSON *r, *loc, *ll, *fp;
 			char fq[512], hash[65];
 
@@ -257,7 +257,7 @@ sarif_run(const cJSON *run)
 			cJSON_AddNumberToObject(r, "ruleIndex", rule_index(rules_arr, code, sev));
 			cJSON_AddStringToObject(r, "level", sarif_level(sev));
 			o = cJSON_AddObjectToObject(r, "message");
-			s = utf8_clean(jstr(f, "message") && *jstr(f, "message") ? jstr(f, "message") : code);
+			s = utf8_clean(json_get_str(f, "message") && *json_get_str(f, "message") ? json_get_str(f, "message") : code);
 			cJSON_AddStringToObject(o, "text", s);
 			free(s);
 			loc = cJSON_CreateObject();
@@ -355,15 +355,15 @@ static void
 junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *errors, int *skipped,
     double *time)
 {
-	const char *endpoint = jstr(run, "endpoint") ? jstr(run, "endpoint") : "";
-	const char *started = jstr(run, "started_at");
+	const char *endpoint = json_get_str(run, "endpoint") ? json_get_str(run, "endpoint") : "";
+	const char *started = json_get_str(run, "started_at");
 	const cJSON *p, *f;
 	int t = 0, fl = 0, er = 0, sk = 0;
-	double secs = seconds_between(started, jstr(run, "finished_at"));
+	double secs = seconds_between(started, json_get_str(run, "finished_at"));
 	char stamp[20] = "", num[32], *cls;
 
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const char *v = jstr(p, "verdict") ? jstr(p, "verdict") : "";
+		const char *v = json_get_str(p, "verdict") ? json_get_str(p, "verdict") : "";
 
 		t++;
 		fl += strcmp(v, "fail") == 0;
@@ -385,17 +385,17 @@ junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *err
 	buf_adds(b, "      <property name=\"aivet.run\"");
 	xml_attr(b, "value", num);
 	buf_adds(b, "/>\n      <property name=\"aivet.status\"");
-	xml_attr(b, "value", jstr(run, "status"));
+	xml_attr(b, "value", json_get_str(run, "status"));
 	buf_adds(b, "/>\n    </properties>\n");
 	cls = xasprintf("aivet.%s", endpoint);
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const char *v = jstr(p, "verdict") ? jstr(p, "verdict") : "", *reason = jstr(p, "reason");
+		const char *v = json_get_str(p, "verdict") ? json_get_str(p, "verdict") : "", *reason = json_get_str(p, "reason");
 		const cJSON *worst = NULL;
 		struct buf body;
 
 		buf_adds(b, "    <testcase");
 		xml_attr(b, "classname", cls);
-		xml_attr(b, "name", jstr(p, "name"));
+		xml_attr(b, "name", json_get_str(p, "name"));
 		buf_adds(b, ">\n");
 		if (strcmp(v, "fail") == 0) {
 			static const char *const order[] = { "critical", "high", "medium", "low", "info" };
@@ -404,23 +404,23 @@ junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *err
 			cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
 				const cJSON *e;
 
-				buf_printf(&body, "[%s] %s: %s (evidence", jstr(f, "severity"), jstr(f, "code"),
-				    jstr(f, "message") ? jstr(f, "message") : "");
+				buf_printf(&body, "[%s] %s: %s (evidence", json_get_str(f, "severity"), json_get_str(f, "code"),
+				    json_get_str(f, "message") ? json_get_str(f, "message") : "");
 				cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence"))
 					buf_printf(&body, " %lld", (long long)e->valuedouble);
 				buf_adds(&body, ")\n");
 			}
 			for (int k = 0; k < 5 && worst == NULL; k++)
 				cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
-					if (worst == NULL && jstr(f, "severity") &&
-					    strcmp(jstr(f, "severity"), order[k]) == 0)
+					if (worst == NULL && json_get_str(f, "severity") &&
+					    strcmp(json_get_str(f, "severity"), order[k]) == 0)
 						worst = f;
 			buf_adds(b, "      <failure");
 			if (worst != NULL) {
-				char *m = xasprintf("%s (%s): %s", jstr(worst, "code"), jstr(worst, "severity"),
+				char *m = xasprintf("%s (%s): %s", json_get_str(worst, "code"), json_get_str(worst, "severity"),
 				    reason ? reason : "");
 
-				xml_attr(b, "type", jstr(worst, "code"));
+				xml_attr(b, "type", json_get_str(worst, "code"));
 				xml_attr(b, "message", m);
 				free(m);
 			} else {
@@ -473,19 +473,26 @@ runs_junit(const cJSON *runs)
 	return buf_steal(&b);
 }
 
+/* Prints a JSON document to f and frees it. */
+static void
+print_json(FILE *f, cJSON *v)
+{
+	char *s = cJSON_Print(v);
+
+	if (s == NULL)
+		die("out of memory");
+	fprintf(f, "%s\n", s);
+	free(s);
+	cJSON_Delete(v);
+}
+
 void
 run_format_emit(FILE *f, cJSON *v, int fmt)
 {
 	cJSON *arr = v;
 
 	if (fmt == RUN_FMT_JSON) {
-		char *s = cJSON_Print(v);
-
-		if (s == NULL)
-			die("out of memory");
-		fprintf(f, "%s\n", s);
-		free(s);
-		cJSON_Delete(v);
+		print_json(f, v);
 		return;
 	}
 	if (!cJSON_IsArray(v)) {
@@ -493,14 +500,7 @@ run_format_emit(FILE *f, cJSON *v, int fmt)
 		cJSON_AddItemToArray(arr, v);
 	}
 	if (fmt == RUN_FMT_SARIF) {
-		cJSON *log = runs_sarif(arr);
-		char *s = cJSON_Print(log);
-
-		if (s == NULL)
-			die("out of memory");
-		fprintf(f, "%s\n", s);
-		free(s);
-		cJSON_Delete(log);
+		print_json(f, runs_sarif(arr));
 	} else if (fmt == RUN_FMT_JUNIT) {
 		char *s = runs_junit(arr);
 

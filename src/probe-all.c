@@ -348,6 +348,9 @@ probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct pro
 		pthread_join(th[i], NULL);
 	sigaction(SIGINT, &old, NULL);
 	pthread_mutex_destroy(&pl.mu);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].run_id == 0 && t[i].err.msg[0] == '\0')
+			aerr_set(&t[i].err, AV_RUNTIME, "not started: interrupted");
 
 	/* Results, in the order of the endpoints; the drift of each run when asked. */
 	runs = cJSON_CreateArray();

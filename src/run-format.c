@@ -509,8 +509,11 @@ run_format_emit(FILE *f, cJSON *v, int fmt)
 	} else {
 		const cJSON *run;
 
-		cJSON_ArrayForEach(run, arr)
+		cJSON_ArrayForEach(run, arr) {
+			if (run != arr->child)
+				fputc('\n', f);
 			probe_print_run(f, run);
+		}
 	}
 	cJSON_Delete(arr);
 }

@@ -87,6 +87,20 @@ run probe run --all --yes --probe echo --json --compare-last --vendor Beta
 is "$(printf '%s' "$out" | json '[length, .[0].endpoint, .[0].compare_last.a.endpoint, .[0].compare_last.changed] | @csv')" \
 	'1,"Beta/main","Beta/main",false' "--json: an array of runs, each with its compare_last"
 
+# Ctrl-C: the run in progress stops cleanly, the endpoints not reached are not started.
+"$AIVET" probe run --all --yes --probe echo --rate-limit 60 --parallel 1 >"$T/int.out" 2>"$T/int.err" &
+pid=$!
+sleep 1.5
+kill -INT "$pid"
+wait "$pid" && rc=0 || rc=$?
+is "$rc" 3 "Ctrl-C during --all: exit 3"
+last=$(sqlite3 "$AIVET_DB" "SELECT max(id) FROM probe_run")
+is "$(sqlite3 "$AIVET_DB" "SELECT status FROM probe_run WHERE id = $last")" interrupted "the run in progress is interrupted"
+is "$(sed -n '/^  run  endpoint/,$p' "$T/int.out" | tail -n 2)" "    -  Acme/prod                    not started: interrupted
+    -  Beta/main                    not started: interrupted" "the summary says which endpoints were not reached"
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE run_id = $last AND evidence_id NOT IN (SELECT id FROM evidence)")" 0 \
+	"every recorded exchange of the interrupted run has its evidence"
+
 # Bad input changes nothing and sends nothing.
 run endpoint add Acme --name nokey --api openai --url "$GOOD/v1" --model aivet-sim-1 --context 8192 \
 	--credential a=env:NO_SUCH_KEY

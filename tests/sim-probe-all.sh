@@ -87,6 +87,22 @@ run probe run --all --yes --probe echo --json --compare-last --vendor Beta
 is "$(printf '%s' "$out" | json '[length, .[0].endpoint, .[0].compare_last.a.endpoint, .[0].compare_last.changed] | @csv')" \
 	'1,"Beta/main","Beta/main",false' "--json: an array of runs, each with its compare_last"
 
+# --compare-last on a single endpoint.
+run endpoint add Acme --name fresh --api openai --url "$GOOD/v1" --model aivet-sim-1 --context 8192 \
+	--credential a=env:KEY_A --credential b=env:KEY_B
+run probe run Acme/fresh --yes --probe echo --compare-last
+first=$(sqlite3 "$AIVET_DB" "SELECT max(id) FROM probe_run")
+is "$(printf '%s\n' "$out" | tail -n 1)" "no earlier completed run of this endpoint to compare run $first with" \
+	"--compare-last: the first run of an endpoint has nothing to compare with"
+run probe run Acme/fresh --yes --probe echo --compare-last --format sarif
+is "$(printf '%s' "$out" | json '.runs[0].properties.endpoint'):$(printf '%s\n' "$errout" | tail -n 1)" \
+	"Acme/fresh:no drift from run $first to run $((first + 1)) (Acme/fresh)" \
+	"--compare-last --format sarif: the SARIF on stdout, the plan and the drift on stderr"
+run probe run Acme/fresh --yes --probe echo --compare-last --json
+is "$(printf '%s' "$out" | json '[.compare_last.a.id, .compare_last.b.id, .compare_last.changed] | @csv')" \
+	"$((first + 1)),$((first + 2)),false" "--compare-last --json: the drift as compare_last"
+run endpoint archive Acme/fresh
+
 # Ctrl-C: the run in progress stops cleanly, the endpoints not reached are not started.
 "$AIVET" probe run --all --yes --probe echo --rate-limit 60 --parallel 1 >"$T/int.out" 2>"$T/int.err" &
 pid=$!

@@ -165,4 +165,13 @@ is "$(verdicts):$rc" "echo:pass:0" "rate-limit: passes after retrying"
 is "$(q "SELECT count(*) FROM exchange WHERE response_status = 429")" 2 "rate-limit: the 429s are recorded"
 sim_stop
 
+# ---- bad input answered with a server error ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault malformed-500 || exit 1
+probe_setup openai 8192
+run probe run V/e --yes --json --probe errors
+is "$(codes):$(verdicts):$rc" "SERVER_ERROR_ON_BAD_INPUT:errors:fail:0" "malformed-500: SERVER_ERROR_ON_BAD_INPUT (low)"
+is "$(printf '%s' "$out" | jq -c '.probes[0].details | [.malformed_json.status, .missing_field.status, .missing_field_stream.status]')" \
+    '[500,400,400]' "malformed-500: the malformed body got 500, the incomplete ones 400"
+sim_stop
+
 done_testing

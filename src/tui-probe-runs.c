@@ -144,9 +144,18 @@ start_run(struct runs_state *s, struct tui *t, struct aerr *err)
 		return aerr_set(err, AV_USAGE, "another job is running; wait for it or stop it with x");
 	if (probe_plan_endpoint(t->av, s->endpoint_id, &o, &plan, err) != 0)
 		return err->code;
-	ok = tui_confirm(t, "Send up to %s requests and %s input tokens to %s?",
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a),
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b), s->ref);
+	{
+		const cJSON *cost = cJSON_GetObjectItem(plan, "cost_usd");
+		char price[64] = "";
+
+		/* The cost, when the endpoint has prices, is part of the question. */
+		if (cJSON_IsNumber(cost))
+			snprintf(price, sizeof price, " (about $%.4f)", cost->valuedouble);
+		ok = tui_confirm(t, "Send up to %s requests and %s input tokens%s to %s?",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a),
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b), price,
+		    s->ref);
+	}
 	cJSON_Delete(plan);
 	if (!ok)
 		return 0;

@@ -395,10 +395,10 @@ tui_redraw(struct tui *t)
 			for (int i = 0; i < 20; i++)
 				bar[i] = i < fill ? '#' : '.';
 			bar[20] = '\0';
-			snprintf(line, sizeof line, "[%s] %3d%% %s (x stops)", bar,
+			snprintf(line, sizeof line, "[%s] %3d%% (x stops) %s", bar,
 			    (int)(j->fraction * 100 + 0.5), j->progress);
 		} else {
-			snprintf(line, sizeof line, "[working] %s (x stops)", j->progress);
+			snprintf(line, sizeof line, "[working] (x stops) %s", j->progress);
 		}
 		pthread_mutex_unlock(&j->lock);
 		attron(A_BOLD);
@@ -1058,7 +1058,9 @@ tui_main(struct aivet *av, struct aerr *err)
 		req = tui_key_request((int)ch);
 		if (req == REQ_NONE)
 			continue;
-		if (view_handles(v, req)) {
+		/* Stopping a job, quitting, help and ':' work the same on every screen. */
+		if (req != REQ_CANCEL_JOB && req != REQ_QUIT && req != REQ_HELP && req != REQ_COMMAND &&
+		    view_handles(v, req)) {
 			aerr_clear(err);
 			if (v->ops->request(v, &t, req, err) != 0)
 				tui_status(&t, 1, "%s", err->msg);

@@ -33,15 +33,12 @@
 void
 minisign_keyid(const unsigned char keynum[MINISIGN_KEYNUM_BYTES], char out[MINISIGN_KEYID_LEN + 1])
 {
-	static const char hex[] = "0123456789ABCDEF";
+	uint64_t v = 0;
 
-	for (int i = 0; i < MINISIGN_KEYNUM_BYTES; i++) {
-		unsigned char b = keynum[MINISIGN_KEYNUM_BYTES - 1 - i];
-
-		out[2 * i] = hex[b >> 4];
-		out[2 * i + 1] = hex[b & 15];
-	}
-	out[MINISIGN_KEYID_LEN] = '\0';
+	for (int i = MINISIGN_KEYNUM_BYTES - 1; i >= 0; i--)
+		v = v << 8 | keynum[i];
+	/* As minisign prints it: no leading zeros. */
+	snprintf(out, MINISIGN_KEYID_LEN + 1, "%llX", (unsigned long long)v);
 }
 
 static struct minisign_sec *

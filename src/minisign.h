@@ -31,7 +31,8 @@ struct minisign_sec {
 /* The scrypt cost a new encrypted key is written with. */
 enum minisign_kdf_cost { KDF_SENSITIVE, KDF_INTERACTIVE };
 
-/* Key id as minisign prints it: keynum as a little-endian uint64, upper-case hex. */
+/* Key id as minisign prints it: keynum as a little-endian uint64, upper-case hex,
+ * without leading zeros. */
 void minisign_keyid(const unsigned char keynum[MINISIGN_KEYNUM_BYTES], char out[MINISIGN_KEYID_LEN + 1]);
 
 int minisign_generate(struct minisign_sec **sec, struct minisign_pub *pub, struct aerr *err);

@@ -56,6 +56,12 @@ test_keyid(void)
 
 	minisign_keyid(keynum, id);
 	is_str(id, "67E5B41F8DE9A5BE", "key id is the keynum as a little-endian uint64 in upper-case hex");
+	{
+		static const unsigned char small[8] = { 0x32, 0xd6, 0x19, 0x04, 0xa9, 0xfc, 0xce, 0x08 };
+
+		minisign_keyid(small, id);
+		is_str(id, "8CEFCA90419D632", "without leading zeros, as minisign prints it");
+	}
 }
 
 static void

@@ -85,7 +85,7 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 		if (!r[i].sent)
 			continue;
 		px_judge_common(env, out, &r[i], 0);
-		if (r[i].status == 0) {
+		if (px_no_answer(&r[i])) {
 			errors++;
 			if (first_error == NULL)
 				first_error = r[i].transport_error;

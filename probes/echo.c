@@ -51,7 +51,7 @@ echo_run(struct probe_env *env, struct probe_outcome *out)
 	cJSON_AddBoolToObject(out->details, "echo_ok", env->echo_ok);
 	if (sent == 0)
 		return;
-	if (r[0].transport_error[0] && (n == 1 || r[1].transport_error[0])) {
+	if (px_no_answer(&r[0]) && (n == 1 || px_no_answer(&r[1]))) {
 		outcome_set(out, "error", "no answer: %s", r[0].transport_error);
 	} else if (!env->echo_ok) {
 		outcome_set(out, "inconclusive", "the model did not repeat its nonces (best %d of 3); "

@@ -61,7 +61,7 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 		cJSON_AddNumberToObject(p, "evidence", (double)r[i].evidence_id);
 		if (!r[i].sent)
 			continue;
-		if (r[i].status == 0) {
+		if (px_no_answer(&r[i])) {
 			failed++;
 			continue;
 		}
@@ -79,9 +79,15 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 			    "a request with %s got HTTP %ld, a server error for a client's mistake",
 			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);
 	}
-	if (failed > 0 && out->nf == 0)
+	if (failed > 0 && out->nf == 0) {
+		const char *why = "";
+
+		for (int i = n - 1; i >= 0; i--)
+			if (px_no_answer(&r[i]))
+				why = r[i].transport_error;
 		outcome_set(out, "error", "%d request%s got no answer: %s", failed, failed == 1 ? "" : "s",
-		    r[0].transport_error[0] ? r[0].transport_error : r[n - 1].transport_error);
+		    why);
+	}
 	else if (out->nf == 0)
 		outcome_set(out, "pass", "bad requests were refused with 4xx");
 	px_free(r, (size_t)n);

@@ -76,7 +76,7 @@ oversize_run(struct probe_env *env, struct probe_outcome *out)
 			continue;
 		cJSON_AddItemToArray(pts, px_point_json(&r[i]));
 		px_judge_common(env, out, &r[i], 0);
-		if (r[i].status == 0) {
+		if (px_no_answer(&r[i])) {
 			errors++;
 			if (first_error == NULL)
 				first_error = r[i].transport_error;

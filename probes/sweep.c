@@ -69,13 +69,13 @@ classify(struct sweep *s, int i)
 
 	if (!r->sent)
 		return C_SKIPPED;
-	if (r->status == 0)
+	if (px_no_answer(r))
 		return C_ERROR;
 	if (!px_is_2xx(r) || r->res.is_error)
 		return C_REFUSED;
 	if (px_placeholder_usage(r) || usage == 0)
 		return C_DEGRADED;
-	if (env->echo_ok == 1 && r->nonces_echoed < 3)
+	if (env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r))
 		return C_DEGRADED;
 	if (env->echo_ok != 1 && usage < 0)
 		s->unjudged++;
@@ -259,7 +259,7 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	}
 	if (first_ref >= 0 && s->r[first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
 		for (int i = 0; i < s->n; i++)
-			if (s->c[i] == C_REFUSED)
+			if (s->c[i] == C_REFUSED && !s->r[i].stream)
 				outcome_finding(out, "CAPACITY_BELOW_ADVERTISED", "medium", s->r[i].evidence_id,
 				    "requests were refused above about %lld tokens, below the advertised "
 				    "%lld", (long long)refusal, (long long)env->ep.context);

@@ -258,10 +258,10 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		print_body("response body", x, "response_body", full);
 		t = cJSON_GetObjectItem(x, "timings");
 		if (cJSON_IsObject(t))
-			printf("timings: connect %d ms, first byte %d ms, total %d ms; started %s\n",
-			    cJSON_GetObjectItem(t, "connect_ms")->valueint,
-			    cJSON_GetObjectItem(t, "ttfb_ms")->valueint,
-			    cJSON_GetObjectItem(t, "total_ms")->valueint,
+			printf("timings: connect %.3f ms, first byte %.3f ms, total %.3f ms; started %s\n",
+			    cJSON_GetObjectItem(t, "connect_ms")->valuedouble,
+			    cJSON_GetObjectItem(t, "ttfb_ms")->valuedouble,
+			    cJSON_GetObjectItem(t, "total_ms")->valuedouble,
 			    cJSON_GetObjectItem(x, "started_at")->valuestring);
 		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(j, "findings"))
 			printf("cited by finding %d: %s (%s)\n", cJSON_GetObjectItem(fd, "id")->valueint,

@@ -116,6 +116,10 @@ parse_opts(int argc, char **argv, const char *usage, const char *allowed,
 		case O_INDIV: o->individuals = optarg; break;
 		case O_STATE: o->state_residents = optarg; break;
 		case O_EU:
+			/* "--eu-data" alone means yes; "--eu-data no" as well as "--eu-data=no". */
+			if (optarg == NULL && optind < argc && (strcmp(argv[optind], "yes") == 0 ||
+			    strcmp(argv[optind], "no") == 0))
+				optarg = argv[optind++];
 			if (optarg == NULL || strcmp(optarg, "yes") == 0)
 				o->eu_data = 1;
 			else if (strcmp(optarg, "no") == 0)
@@ -241,50 +245,6 @@ open_incident(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
 		return aerr_set(err, AV_USAGE, "incident %lld is closed: a closed incident does not "
 		    "change", (long long)*id);
 	return 0;
-}
-
-static int
-link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type, int64_t oid,
-    struct aerr *err)
-{
-	static const struct {
-		const char *type, *sql;
-	} tables[] = {
-		{ "run", "SELECT id FROM probe_run WHERE id = ?" },
-		{ "finding", "SELECT id FROM finding WHERE id = ?" },
-		{ "evidence", "SELECT id FROM evidence WHERE id = ?" },
-	};
-	int64_t have;
-	char at[32];
-	cJSON *d;
-	int rc;
-
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		if (strcmp(tables[i].type, type) != 0)
-			continue;
-		rc = db_int(db, &have, err, tables[i].sql, "i", oid);
-		if (rc < 0)
-			return AV_RUNTIME;
-		if (rc == 1)
-			return aerr_set(err, AV_USAGE, "unknown %s %lld", type, (long long)oid);
-	}
-	rc = db_int(db, &have, err, "SELECT 1 FROM incident_link WHERE incident_id = ? AND "
-	    "object_type = ? AND object_id = ?", "iti", incident_id, type, oid);
-	if (rc < 0)
-		return AV_RUNTIME;
-	if (rc == 0)
-		return aerr_set(err, AV_USAGE, "%s %lld is already linked to incident %lld", type,
-		    (long long)oid, (long long)incident_id);
-	now_iso(at);
-	if (db_exec(db, err, "INSERT INTO incident_link (incident_id, object_type, object_id, added_at) "
-	    "VALUES (?,?,?,?)", "itit", incident_id, type, oid, at) != 0)
-		return err->code;
-	d = cJSON_CreateObject();
-	cJSON_AddStringToObject(d, "object_type", type);
-	cJSON_AddNumberToObject(d, "object_id", (double)oid);
-	rc = audit_append(db, actor, "incident.link", "incident", incident_id, d, err);
-	cJSON_Delete(d);
-	return rc;
 }
 
 /* ---- open ---- */
@@ -483,15 +443,15 @@ incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (o.from_finding != 0) {
 		sqlite3_stmt *st;
 
-		if (link_add(db, av->actor, id, "finding", fs.id, err) != 0 ||
-		    link_add(db, av->actor, id, "run", fs.run_id, err) != 0)
+		if (incident_link_add(db, av->actor, id, "finding", fs.id, err) != 0 ||
+		    incident_link_add(db, av->actor, id, "run", fs.run_id, err) != 0)
 			goto fail;
 		st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
 		    "ORDER BY evidence_id", "i", fs.id);
 		if (st == NULL)
 			goto fail;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (link_add(db, av->actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
+			if (incident_link_add(db, av->actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
 				sqlite3_finalize(st);
 				goto fail;
 			}
@@ -1170,10 +1130,10 @@ incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (open_incident(db, argv[optind], &id, err) != 0)
 		goto fail;
 	for (int i = 0; i < o.nlinks; i++)
-		if (link_add(db, av->actor, id, o.links[i].type, o.links[i].id, err) != 0)
+		if (incident_link_add(db, av->actor, id, o.links[i].type, o.links[i].id, err) != 0)
 			goto fail;
 	if (o.file != NULL && (evidence_add_file(db, av->actor, o.file, o.effective, &eid, err) != 0 ||
-	    link_add(db, av->actor, id, "evidence", eid, err) != 0))
+	    incident_link_add(db, av->actor, id, "evidence", eid, err) != 0))
 		goto fail;
 	if (db_commit(db, err) != 0)
 		goto fail;
@@ -1193,34 +1153,6 @@ fail:
 static const char verify_usage[] =
     "incident verify ID [--probe NAME,...] [--budget-tokens N] [--json]";
 
-/* What to re-run and what counts as the failure: the probes and finding codes
- * of the linked findings; without any, canary and oversize, and any finding
- * of severity high or above. */
-static int
-verify_targets(sqlite3 *db, int64_t id, struct buf *probes, cJSON *codes, struct aerr *err)
-{
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT DISTINCT f.probe, f.code FROM incident_link l "
-	    "JOIN finding f ON f.id = l.object_id WHERE l.incident_id = ? AND l.object_type = 'finding' "
-	    "ORDER BY f.probe, f.code", "i", id);
-	char *prev = NULL;
-
-	if (st == NULL)
-		return AV_RUNTIME;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (prev == NULL || strcmp(prev, col_text(st, 0)) != 0) {
-			buf_printf(probes, "%s%s", probes->len ? "," : "", col_text(st, 0));
-			free(prev);
-			prev = xstrdup(col_text(st, 0));
-		}
-		cJSON_AddItemToArray(codes, cJSON_CreateString(col_text(st, 1)));
-	}
-	sqlite3_finalize(st);
-	free(prev);
-	if (probes->len == 0)
-		buf_adds(probes, "canary,oversize");
-	return 0;
-}
-
 static int
 incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -1231,155 +1163,69 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct probe_opts po = { 0 };
-	struct buf probes;
-	int64_t id, endpoint_id, run_id = 0, eid = 0;
-	int c, json = 0, reproduces = 0, complete, rc;
-	char status[32], run_status[32] = "";
+	struct incident_verify v;
+	const char *probes = NULL;
+	int64_t id;
+	int c, json = 0, rc;
 	sqlite3 *db;
-	sqlite3_stmt *st;
-	cJSON *codes, *found, *d, *x;
-	char *text;
+	cJSON *details = NULL, *run;
 
-	buf_init(&probes);
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (c == 'p') {
-			buf_free(&probes);
-			buf_adds(&probes, optarg);
-		} else if (c == 'b') {
+		if (c == 'p')
+			probes = optarg;
+		else if (c == 'b') {
 			if (parse_int_opt("--budget-tokens", optarg, 1, INT64_C(1) << 50, &po.budget_tokens,
 			    err) != 0)
-				goto out;
-		} else if (c == 'j') {
+				return err->code;
+		} else if (c == 'j')
 			json = 1;
-		} else {
-			usage_error(err, verify_usage, c == ':' ? "%s needs a value" : "unknown option '%s'",
-			    argv[optind - 1]);
-			goto out;
-		}
+		else
+			return usage_error(err, verify_usage, c == ':' ? "%s needs a value" :
+			    "unknown option '%s'", argv[optind - 1]);
 	}
-	if (optind != argc - 1) {
-		usage_error(err, verify_usage, "incident verify needs exactly one ID");
-		goto out;
-	}
-	if ((db = av_db(av, err)) == NULL || open_incident(db, argv[optind], &id, err) != 0)
-		goto out;
-	rc = db_int(db, &endpoint_id, err, "SELECT endpoint_id FROM incident WHERE id = ? AND "
-	    "endpoint_id IS NOT NULL", "i", id);
-	if (rc < 0)
-		goto out;
-	if (rc == 1) {
-		aerr_set(err, AV_USAGE, "incident %lld has no endpoint to verify against: set one with "
-		    "'aivet incident edit %lld --endpoint VENDOR/NAME'", (long long)id, (long long)id);
-		goto out;
-	}
-	codes = cJSON_CreateArray();
-	found = cJSON_CreateArray();
-	if (probes.len == 0 && verify_targets(db, id, &probes, codes, err) != 0)
-		goto out_json;
-	po.probes = probes.data;
-
+	if (optind != argc - 1)
+		return usage_error(err, verify_usage, "incident verify needs exactly one ID");
+	if ((db = av_db(av, err)) == NULL || open_incident(db, argv[optind], &id, err) != 0 ||
+	    incident_verify_prepare(db, id, probes, &v, err) != 0)
+		return err->code;
+	po.probes = v.probes;
 	/* The run is the probe command's own, with its progress and its report; with
 	 * --json the run's document goes into ours instead. */
 	if (json)
-		rc = probe_run_endpoint(av, endpoint_id, &po, &run_id, err);
+		rc = probe_run_endpoint(av, v.endpoint_id, &po, &v.run_id, err);
 	else
-		rc = probe_run_cli(av, endpoint_id, &po, 0, "critical", &run_id, err);
-	if (run_id == 0) {
+		rc = probe_run_cli(av, v.endpoint_id, &po, 0, "critical", &v.run_id, err);
+	if (v.run_id == 0) {
 		if (rc == 0)
-			rc = aerr_set(err, AV_RUNTIME, "the verification run did not start");
-		goto out_json;
+			aerr_set(err, AV_RUNTIME, "the verification run did not start");
+		incident_verify_free(&v);
+		return err->code;
 	}
 	aerr_clear(err);
-	st = db_prepare(db, err, "SELECT status FROM probe_run WHERE id = ?", "i", run_id);
-	if (st == NULL)
-		goto out_json;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(run_status, sizeof run_status, "%s", col_text(st, 0));
-	sqlite3_finalize(st);
-	complete = strcmp(run_status, "completed") == 0;
-	st = db_prepare(db, err, "SELECT DISTINCT code, severity FROM finding WHERE run_id = ? "
-	    "ORDER BY code", "i", run_id);
-	if (st == NULL)
-		goto out_json;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int match = 0;
-
-		if (cJSON_GetArraySize(codes) > 0) {
-			cJSON_ArrayForEach(x, codes)
-				match |= strcmp(x->valuestring, col_text(st, 0)) == 0;
-		} else {
-			match = severity_rank(col_text(st, 1)) >= severity_rank("high");
-		}
-		if (match) {
-			reproduces = 1;
-			cJSON_AddItemToArray(found, cJSON_CreateString(col_text(st, 0)));
-		}
-	}
-	sqlite3_finalize(st);
-
-	d = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "run", (double)run_id);
-	cJSON_AddStringToObject(d, "probes", probes.data);
-	cJSON_AddStringToObject(d, "run_status", run_status);
-	/* An unfinished run proves nothing either way. */
-	if (!complete && !reproduces)
-		cJSON_AddNullToObject(d, "reproduces");
-	else
-		cJSON_AddBoolToObject(d, "reproduces", reproduces);
-	cJSON_AddItemReferenceToObject(d, "codes_checked", codes);
-	cJSON_AddItemReferenceToObject(d, "codes_found", found);
-	if (reproduces) {
-		char *list = cJSON_PrintUnformatted(found);
-
-		text = xasprintf("Verification run %lld (%s): the failure still reproduces: %s",
-		    (long long)run_id, probes.data, list);
-		free(list);
-	} else if (complete) {
-		text = xasprintf("Verification run %lld (%s): the failure no longer reproduces",
-		    (long long)run_id, probes.data);
-	} else {
-		text = xasprintf("Verification run %lld (%s) ended %s: inconclusive", (long long)run_id,
-		    probes.data, run_status);
-	}
-	if (db_begin(db, err) != 0) {
-		free(text);
-		cJSON_Delete(d);
-		goto out_json;
-	}
-	if (incident_status_of(db, id, status, sizeof status, err) != 0 ||
-	    link_add(db, av->actor, id, "run", run_id, err) != 0 ||
-	    incident_entry_add(db, av->actor, id, "verification", NULL, text, d, &eid, err) != 0 ||
-	    db_commit(db, err) != 0) {
-		db_rollback(db);
-		free(text);
-		cJSON_Delete(d);
-		goto out_json;
+	if (incident_verify_record(db, av->actor, &v, &details, err) != 0) {
+		incident_verify_free(&v);
+		return err->code;
 	}
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
 
 		cJSON_AddNumberToObject(o, "incident", (double)id);
-		cJSON_AddNumberToObject(o, "entry", (double)eid);
-		cJSON_AddItemToObject(o, "verification", d);
-		if (probe_run_json(db, run_id, &x, err) == 0)
-			cJSON_AddItemToObject(o, "run", x);
+		cJSON_AddNumberToObject(o, "entry", (double)v.entry_id);
+		cJSON_AddItemToObject(o, "verification", details);
+		if (probe_run_json(db, v.run_id, &run, err) == 0)
+			cJSON_AddItemToObject(o, "run", run);
 		json_emit(o);
 	} else {
-		printf("incident %lld: entry %lld: %s\n", (long long)id, (long long)eid, text);
-		cJSON_Delete(d);
+		printf("incident %lld: entry %lld: %s\n", (long long)id, (long long)v.entry_id, v.text);
+		cJSON_Delete(details);
 	}
-	free(text);
-	if (reproduces)
+	if (v.reproduces > 0)
 		aerr_set(err, AV_FINDINGS, "incident %lld: the failure still reproduces (run %lld)",
-		    (long long)id, (long long)run_id);
-	else if (!complete)
+		    (long long)id, (long long)v.run_id);
+	else if (v.reproduces < 0)
 		aerr_set(err, AV_RUNTIME, "incident %lld: the verification run ended %s", (long long)id,
-		    run_status);
-out_json:
-	cJSON_Delete(codes);
-	cJSON_Delete(found);
-out:
-	buf_free(&probes);
+		    v.run_status);
+	incident_verify_free(&v);
 	return err->code;
 }
 

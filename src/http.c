@@ -286,11 +286,11 @@ job_finish_resp(struct job *j, CURLcode cc)
 	j->resp.status = status;
 	j->resp.curl_code = (int)cc;
 	if (curl_easy_getinfo(j->h, CURLINFO_CONNECT_TIME_T, &t) == CURLE_OK)
-		j->resp.t_connect_ms = (int64_t)t / 1000;
+		j->resp.t_connect_ms = (double)t / 1000.0;
 	if (curl_easy_getinfo(j->h, CURLINFO_STARTTRANSFER_TIME_T, &t) == CURLE_OK)
-		j->resp.t_ttfb_ms = (int64_t)t / 1000;
+		j->resp.t_ttfb_ms = (double)t / 1000.0;
 	if (curl_easy_getinfo(j->h, CURLINFO_TOTAL_TIME_T, &t) == CURLE_OK)
-		j->resp.t_total_ms = (int64_t)t / 1000;
+		j->resp.t_total_ms = (double)t / 1000.0;
 	if (j->resp.truncated)
 		snprintf(j->resp.error, sizeof j->resp.error,
 		    "response body exceeded the %zu-byte cap and was cut", j->cap);

@@ -36,7 +36,7 @@ struct http_resp {
 	int truncated;                /* the body hit the size cap and was cut */
 	int curl_code;
 	char error[256];              /* transport error, "" when none */
-	int64_t t_connect_ms, t_ttfb_ms, t_total_ms;
+	double t_connect_ms, t_ttfb_ms, t_total_ms;  /* milliseconds, to the microsecond */
 	char started_at[32];
 	long retry_after_ms;          /* from Retry-After, -1 when absent */
 };

@@ -196,6 +196,20 @@ incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err)
 		    "aivet's back", (long long)eid);
 	}
 	sqlite3_finalize(q);
+	if (st->bad_seq != 0)
+		return 0;
+	/* An incident's status is where its newest status-change entry took it. */
+	q = db_prepare(db, err, "SELECT i.id, i.status, coalesce((SELECT json_extract(e.details, "
+	    "'$.to') FROM incident_entry e WHERE e.incident_id = i.id AND e.kind = 'status-change' "
+	    "ORDER BY e.id DESC LIMIT 1), 'new') AS timeline FROM incident i "
+	    "WHERE i.status IS NOT timeline ORDER BY i.id LIMIT 1", NULL);
+	if (q == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(q) == SQLITE_ROW)
+		check_fail(st, st->entries + 1, "incident %lld is '%s' but its timeline says '%s': "
+		    "changed behind aivet's back", (long long)sqlite3_column_int64(q, 0), col_text(q, 1),
+		    col_text(q, 2));
+	sqlite3_finalize(q);
 	return 0;
 }
 
@@ -463,6 +477,50 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 		}
 	}
 	return 0;
+}
+
+int
+incident_link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type, int64_t oid,
+    struct aerr *err)
+{
+	static const struct {
+		const char *type, *sql;
+	} tables[] = {
+		{ "run", "SELECT id FROM probe_run WHERE id = ?" },
+		{ "finding", "SELECT id FROM finding WHERE id = ?" },
+		{ "evidence", "SELECT id FROM evidence WHERE id = ?" },
+	};
+	int64_t have;
+	char at[32];
+	cJSON *d;
+	int rc;
+
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		if (strcmp(tables[i].type, type) != 0)
+			continue;
+		rc = db_int(db, &have, err, tables[i].sql, "i", oid);
+		if (rc < 0)
+			return AV_RUNTIME;
+		if (rc == 1)
+			return aerr_set(err, AV_USAGE, "unknown %s %lld", type, (long long)oid);
+	}
+	rc = db_int(db, &have, err, "SELECT 1 FROM incident_link WHERE incident_id = ? AND "
+	    "object_type = ? AND object_id = ?", "iti", incident_id, type, oid);
+	if (rc < 0)
+		return AV_RUNTIME;
+	if (rc == 0)
+		return aerr_set(err, AV_USAGE, "%s %lld is already linked to incident %lld", type,
+		    (long long)oid, (long long)incident_id);
+	now_iso(at);
+	if (db_exec(db, err, "INSERT INTO incident_link (incident_id, object_type, object_id, added_at) "
+	    "VALUES (?,?,?,?)", "itit", incident_id, type, oid, at) != 0)
+		return err->code;
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "object_type", type);
+	cJSON_AddNumberToObject(d, "object_id", (double)oid);
+	rc = audit_append(db, actor, "incident.link", "incident", incident_id, d, err);
+	cJSON_Delete(d);
+	return rc;
 }
 
 /* ---- the incident as JSON ---- */

@@ -75,8 +75,10 @@ extern const char *const incident_entry_kinds[];
 int incident_entry_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *kind,
     const char *at_given, const char *text, const cJSON *details, int64_t *entry_id,
     struct aerr *err);
-/* Checks every timeline entry against the content its audit entry recorded:
- * an entry edited, deleted or inserted behind aivet's back is reported in st. */
+/* Checks every timeline entry against the content its audit entry recorded,
+ * and each incident's status against its newest status-change entry: an
+ * entry edited, deleted or inserted, or a status changed, behind aivet's
+ * back is reported in st. */
 int incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err);
 /* Loads the facts and clock stops of an incident and computes its clocks. */
 int incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
@@ -92,8 +94,37 @@ int incident_duration(const char *opt, const char *s, int64_t *ms, struct aerr *
 int incident_report_json(sqlite3 *db, int64_t incident_id, cJSON **out, struct aerr *err);
 /* Resolves an incident id argument; unknown ids are a usage error. */
 int incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err);
+/* Links a run, finding or evidence (which must exist) to an incident, once. */
+int incident_link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type,
+    int64_t object_id, struct aerr *err);
 /* Whether a status change is allowed now; the message says why not. */
 int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, const char *to,
     struct aerr *err);
+
+/* ---- re-verification (incident-verify.c) ---- */
+
+/*
+ * Verifying an incident: prepare says what to re-run and what counts as the
+ * failure, the caller runs the probes (with or without a terminal), record
+ * links the run and adds the verification entry.
+ */
+struct incident_verify {
+	int64_t incident_id, endpoint_id;
+	char *probes;             /* "canary,oversize" */
+	cJSON *codes;             /* the failure's finding codes; empty: any high or critical */
+	int64_t run_id;           /* set by the caller's run */
+	/* filled by record */
+	int64_t entry_id;
+	int reproduces;           /* 1, 0, or -1 when the run did not complete */
+	char run_status[32];
+	char *text;
+};
+int incident_verify_prepare(sqlite3 *db, int64_t incident_id, const char *probes,
+    struct incident_verify *v, struct aerr *err);
+/* One transaction: the run linked, the verification entry added; *details
+ * (the entry's details) is the caller's to free. */
+int incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v,
+    cJSON **details, struct aerr *err);
+void incident_verify_free(struct incident_verify *v);
 
 #endif

@@ -30,7 +30,7 @@ const struct probe *const probe_table[] = {
 };
 
 /* Request bodies up to this size are stored; larger ones by recipe and hash. */
-#define STORE_BODY_MAX ((size_t)64 << 10)
+#define STORE_BODY_MAX ((size_t)32 << 10)
 #define CALIB_SMALL 100
 #define CALIB_LARGE 1100
 
@@ -145,6 +145,12 @@ px_is_2xx(const struct px_req *r)
 }
 
 int
+px_no_answer(const struct px_req *r)
+{
+	return r->sent && (r->status == 0 || r->transport_error[0] != '\0');
+}
+
+int
 px_accepted(const struct px_req *r)
 {
 	return px_is_2xx(r) && !r->res.is_error && r->transport_error[0] == '\0';
@@ -156,6 +162,26 @@ px_usage_ok(const struct px_req *r)
 	if (r->res.usage_in < 0)
 		return -1;
 	return (double)r->res.usage_in >= 0.75 * (double)r->est_tokens;
+}
+
+int
+px_answer_cut_short(const struct px_req *r)
+{
+	static const char *const cut[] = { "length", "max_tokens", "MAX_TOKENS", NULL };
+	const char *text = r->res.text.data ? r->res.text.data : "";
+	size_t n = strlen(text);
+	int is_cut = 0;
+
+	for (int i = 0; cut[i] != NULL; i++)
+		is_cut |= strcmp(r->res.finish, cut[i]) == 0;
+	if (!is_cut || cJSON_GetArraySize(r->leaked) > 0)
+		return 0;
+	if (r->nonce_mask == 1 || r->nonce_mask == 3)
+		return 1;
+	/* No room even for the first nonce: what came back must be its beginning. */
+	while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\n'))
+		n--;
+	return r->nonce_mask == 0 && n <= NONCE_LEN && strncmp(text, r->recipe.nonces[0], n) == 0;
 }
 
 int
@@ -354,9 +380,9 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 		    err) != 0)
 			goto fail;
 	}
-	cJSON_AddNumberToObject(t, "connect_ms", (double)resp->t_connect_ms);
-	cJSON_AddNumberToObject(t, "ttfb_ms", (double)resp->t_ttfb_ms);
-	cJSON_AddNumberToObject(t, "total_ms", (double)resp->t_total_ms);
+	cJSON_AddNumberToObject(t, "connect_ms", resp->t_connect_ms);
+	cJSON_AddNumberToObject(t, "ttfb_ms", resp->t_ttfb_ms);
+	cJSON_AddNumberToObject(t, "total_ms", resp->t_total_ms);
 	timings_s = cJSON_PrintUnformatted(t);
 	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
 	resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;
@@ -571,8 +597,13 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	r->truncated = resp->truncated;
 	if (resp->error[0] != '\0')
 		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
+	else if (resp->status >= 300 && resp->status < 400)
+		snprintf(r->transport_error, sizeof r->transport_error, "HTTP %ld redirect to %.120s was "
+		    "not followed (credentials are never sent on)", resp->status,
+		    http_resp_header(resp, "location") ? http_resp_header(resp, "location") : "nowhere");
 	prov_result_free(&r->res);
 	r->res = res;
+	r->nonce_mask = sc.own;
 	r->nonces_echoed = (sc.own & 1) + ((sc.own >> 1) & 1) + ((sc.own >> 2) & 1);
 	if (r->kind == PX_COUNT && px_is_2xx(r)) {
 		cJSON *j = cJSON_ParseWithLength(resp->body.data ? resp->body.data : "", resp->body.len);

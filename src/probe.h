@@ -170,6 +170,7 @@ struct px_req {
 	int truncated;
 	struct prov_result res;
 	int nonces_echoed;            /* own nonces found in the answer, 0..3 */
+	unsigned nonce_mask;          /* which: bit k for the nonce at position k */
 	int leaks_tenant, leaks_request; /* foreign canaries: of other tenants / own other requests */
 	cJSON *leaked;                /* [{"nonce","evidence","tenant"}] */
 	int64_t count_tokens;         /* PX_COUNT */
@@ -181,12 +182,19 @@ int px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency);
 void px_free(struct px_req *r, size_t n);
 /* Words of filler that make a prompt of about `tokens` tokens. */
 int64_t px_units_for(const struct probe_env *env, int64_t tokens);
+/* No usable answer: a transport error, a body cut at the cap, or a redirect
+ * (never followed); transport_error says which. */
+int px_no_answer(const struct px_req *r);
 /* 2xx with no error in the body or stream. */
 int px_accepted(const struct px_req *r);
 int px_is_2xx(const struct px_req *r);
 /* The usage the response reported for the prompt is plausible for what was
  * sent (>= 75%): 1 yes, 0 no, -1 no usage. */
 int px_usage_ok(const struct px_req *r);
+/* The answer stopped for lack of room (max_tokens, or the vendor's capacity)
+ * after repeating the first nonces in order (or the beginning of the first)
+ * and nothing foreign: missing later nonces then say nothing about the prompt. */
+int px_answer_cut_short(const struct px_req *r);
 /* A large prompt reported as a handful of tokens. */
 int px_placeholder_usage(const struct px_req *r);
 /* Findings every answer can show: leaks, errors in a 200, errors after a 200. */

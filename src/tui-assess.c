@@ -500,7 +500,7 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		return tui_cliv(t, err, "assess", "answer", s->idtext, qid, "--note", text, (char *)NULL);
 	}
 	case REQ_ATTACH:
-		if (!tui_prompt(t, "Evidence file", "", text, sizeof text) || text[0] == '\0')
+		if (!tui_pick_file(t, "Attach evidence to this answer", text, sizeof text))
 			return 0;
 		return tui_cliv(t, err, "assess", "answer", s->idtext, qid, "--evidence", text, (char *)NULL);
 	case REQ_HISTORY: {

@@ -298,7 +298,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		return tui_cliv(t, err, "incident", "status", s->ids, text, (char *)NULL);
 	}
 	case REQ_ATTACH:
-		if (!tui_prompt(t, "Attach file", "", text, sizeof text) || text[0] == '\0')
+		if (!tui_pick_file(t, "Attach a file to this incident", text, sizeof text))
 			return 0;
 		return tui_cliv(t, err, "incident", "link", s->ids, "--file", text, (char *)NULL);
 	case REQ_VERIFY:

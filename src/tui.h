@@ -154,6 +154,9 @@ int tui_confirm(struct tui *t, const char *fmt, ...) __attribute__((format(print
 /* One line of input at the bottom. Returns 1 with the text, 0 on Esc. */
 int tui_prompt(struct tui *t, const char *label, const char *initial, char *out, size_t n);
 
+/* A file picker starting in the current directory; 1 with an absolute path, 0 on Esc. */
+int tui_pick_file(struct tui *t, const char *title, char *out, size_t n);
+
 /* A form dialog: labelled fields, Tab/Down moves, Enter submits, Esc cancels. */
 struct tui_field {
 	const char *label;

@@ -187,6 +187,12 @@ run incident edit 2 --vendor-sla 3d --note "The BAA says three days"
 run incident show 2 --json
 is "$(echo "$out" | json '[.vendor_sla.value, .vendor_sla.source, .clocks[3].state, .timeline[-1].text] | join("|")')" \
 	"3d|set by tester with incident edit|met|The BAA says three days" "the SLA corrected from the contract: met"
+run incident edit 2 --eu-data no
+run incident show 2 --json
+is "$(echo "$out" | json '[.eu_data, .clocks[4].state] | map(tostring) | join(" ")')" "false not-applicable" "--eu-data no: the GDPR clock does not apply"
+run incident edit 2 --eu-data yes
+run incident show 2 --json
+is "$(echo "$out" | json '[.eu_data, .clocks[4].state] | map(tostring) | join(" ")')" "true late" "--eu-data yes: it applies again, with its notice"
 run incident list --json
 is "$(echo "$out" | json 'map([.id, .status, (.overdue_clocks | join(",")), (.next_due | tostring)] | map(tostring) | join(" ")) | join(";")')" \
 	"1 closed  null;2 new  null" "list: nothing overdue once the notices are in"

@@ -24,6 +24,20 @@ is "$(echo "$out" | json '.links[0] | [.object_type, .original_name] | join(" ")
 run audit verify
 is "$rc" 0 "the audit chain covers it all"
 
+# The incident as a signed bundle, checked with the stock minisign tool.
+"$AIVET" key generate --no-password >/dev/null
+run report "Lumen Inference" --incident 1 --out "$T/bundle" --at 2026-11-30T08:00:00Z
+is "$rc" 0 "the signed incident report is written"
+(cd "$T/bundle" && minisign -Vm SHA256SUMS -p aivet.pub >/dev/null 2>&1)
+ok $? "minisign -Vm SHA256SUMS -p aivet.pub verifies it"
+(cd "$T/bundle" && sha256sum -c --quiet SHA256SUMS >/dev/null 2>&1)
+ok $? "every file matches SHA256SUMS"
+is "$(jq -r '.incidents[0] | [.title, .status, ([.clocks[] | .id + "=" + .state] | join(",")), (.timeline | length | tostring)] | join("|")' "$T/bundle/report.json")" \
+	"Hosted model returned other customers' prompt text (KV-cache admission bug)|contained|hipaa-individuals=met,hhs=met,media=met,vendor-sla=met,gdpr-sa=not-applicable|10" \
+	"the report carries the timeline and each clock's outcome"
+is "$(jq -r '.incidents[0].evidence_files | map(.sha256) | join(" ")' "$T/bundle/report.json")" \
+	"$(sha256sum < "$T/lumen-notice.txt" | cut -c1-64)" "and the vendor's notice as evidence"
+
 # The whole example, re-verification included, against aivet-sim standing in
 # for the vendor's fixed service.
 if [ -x "${AIVET_SIM:-}" ]; then

@@ -190,6 +190,9 @@ main(void)
 	    "INSERT INTO incident_entry (incident_id, kind, at, at_utc, actor, text, recorded_at) "
 	    "VALUES (1, 'notification-sent', 'x', 'x', 'x', 'sent on time', 'x')", 2,
 	    "incident entry 2 has no audit entry: added behind aivet's back");
+	test_tamper("status changed",
+	    "UPDATE incident SET status = 'closed' WHERE id = 1", 2,
+	    "incident 1 is 'closed' but its timeline says 'new': changed behind aivet's back");
 	test_vendor_sla();
 	cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -165,8 +165,12 @@ test_canary_scan(void)
 	is_int(canary_count(s), 5002, "5002 canaries registered");
 	buf_init(&h.b);
 	buf_adds(&h.b, "");
-	n = canary_scan(s, "x AIVETbbbbbbbbbbbbbbbbbbb,AIVETAIVETaaaaaaaaaaaaaaaaaaa AIVETccccccccccccccccccc "
-	    "AIVETaaaaaaaaaaaaaaaaaa", 109, on_hit, &h);
+	{
+		const char *text = "x AIVETbbbbbbbbbbbbbbbbbbb,AIVETAIVETaaaaaaaaaaaaaaaaaaa "
+		    "AIVETccccccccccccccccccc AIVETaaaaaaaaaaaaaaaaaa";
+
+		n = canary_scan(s, text, strlen(text), on_hit, &h);
+	}
 	is_int(n, 2, "two registered canaries found");
 	is_str(h.b.data, "bbbbbbbbbbbbbbbbbbb:2:1 aaaaaaaaaaaaaaaaaaa:1:0 ",
 	    "with their owners, in order; unknown and cut ones ignored");

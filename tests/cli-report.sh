@@ -65,10 +65,10 @@ is "$tc" "trusted comment: aivet-report:$RID	generated_at:2026-11-30T08:00:00.00
 is "$(sed -n 2p "$B/SHA256SUMS.minisig" | base64 -d | head -c 2)" "ED" "the signature is prehashed (ED)"
 
 # ---- the openssl-only fallback, exactly as VERIFY.txt writes it ----
-sed -n '/^    cd "\$(mktemp -d)"$/,/^    while read/p' "$B/VERIFY.txt" | sed 's/^    //' > "$T/fallback.sh"
-is "$(wc -l < "$T/fallback.sh" | tr -d ' ')" 10 "VERIFY.txt holds the 10-line openssl fallback"
-fb=$(cd "$T" && B="$B" TMPDIR="$T" sh -e "$T/fallback.sh" 2>&1) && fbrc=0 || fbrc=$?
-is "$fbrc" 0 "the openssl fallback runs"
+sed -n '/^    B=/,/^    while read/p' "$B/VERIFY.txt" | sed 's/^    //' > "$T/fallback.sh"
+is "$(wc -l < "$T/fallback.sh" | tr -d ' ')" 11 "VERIFY.txt holds the 11-line openssl fallback"
+fb=$(cd "$B" && TMPDIR="$T" sh -e "$T/fallback.sh" 2>&1) && fbrc=0 || fbrc=$?
+is "$fbrc" 0 "the openssl fallback runs from the bundle directory"
 is "$fb" "Signature Verified Successfully
 Signature Verified Successfully" "and verifies both signatures and every hash"
 cp -r "$B" "$T/fb-tampered"

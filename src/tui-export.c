@@ -3,6 +3,7 @@
  * assessment, runs and incident, pick (or create) the signing key and the
  * output directory, then write the bundle through the CLI's own "report"
  * command, verify it with "verify", and show where it went and its key id.
+ * Also the verify dialog: any bundle directory, checked by the CLI's verify.
  */
 #include "config.h"
 
@@ -224,5 +225,27 @@ tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct a
 	free(ha);
 	free(hr);
 	free(hi);
+	return 0;
+}
+
+int
+tui_verify_dialog(struct tui *t, struct aerr *err)
+{
+	char dir[512];
+	char *argv[] = { "verify", dir, NULL };
+	struct buf out;
+	struct aerr ve = { 0 };
+
+	if (!tui_prompt(t, "Bundle directory to verify", NULL, dir, sizeof dir) || dir[0] == '\0')
+		return 0;
+	/* A failed verification is the answer, not an error: show what verify found. */
+	tui_cli(t, 2, argv, &out, &ve);
+	if (ve.code != 0 && ve.code != AV_FINDINGS) {
+		buf_free(&out);
+		return aerr_set(err, ve.code, "%s", ve.msg);
+	}
+	tui_status(t, ve.code != 0, "%s", ve.code ? ve.msg : "bundle verified");
+	tui_show_text(t, "Verify", out.data, err);
+	buf_free(&out);
 	return 0;
 }

@@ -65,6 +65,16 @@ unlike "$(tui_screen)" "open sesame" "the passphrase is not echoed as it is type
 tui_keys Enter
 tui_wait "bundle $T/enc-bundle verified" 30; ok $? "the bundle is signed with the encrypted key"
 like "$(tui_screen)" "signed by    key id $ENCID" "with its key id"
+# y verifies any bundle; a tampered one is named as such.
+tui_keys q
+tui_wait "Vendor:      acme"
+printf 'x' >> "$T/tui-bundle/report.md"
+tui_keys y
+tui_wait "Bundle directory to verify"; ok $? "y asks for a bundle to verify"
+tui_type "$T/tui-bundle"
+tui_keys Enter
+tui_wait "report.md: SHA-256 does not match SHA256SUMS"; ok $? "and shows what verify found"
+like "$(tui_screen)" "verification failed \(1 problem\)" "the status line says it failed"
 tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly after the terminal was handed back"
 

@@ -92,14 +92,14 @@ static int
 key_is_encrypted(const char *name)
 {
 	char *dir = keystore_dir(), *path = xasprintf("%s/%s.key", dir, name);
-	struct buf b;
+	struct secbuf b;
 	struct aerr e = { 0 };
 	int enc = 0;
 
-	if (read_file(path, 4096, &b, &e) == 0) {
+	if (secbuf_read_file(path, &b, &e) == 0) {
 		if (minisign_seckey_is_encrypted(b.data, b.len, path, &enc, &e) != 0)
 			enc = 0;
-		buf_free(&b);
+		secbuf_free(&b);
 	}
 	free(dir);
 	free(path);

@@ -80,6 +80,10 @@ run key import "$T/bad.key" --name bad
 is "$rc" 2 "a malformed key file is refused"
 is "$errout" "aivet: $T/bad.key: line 2: not the base64 of a 158-byte minisign key" "naming file and line"
 
+head -c 5000 /dev/zero > "$T/huge.key"
+run key import "$T/huge.key" --name huge
+is "$errout" "aivet: $T/huge.key: larger than a key file can be" "an oversized key file is refused"
+
 # ---- encrypted key (interactive scrypt cost keeps the test fast) ----
 printf 'hunter2\n' > "$T/pw"
 printf 'wrong\n' > "$T/wrongpw"

@@ -98,6 +98,7 @@ is "$(jq -r '[.format, .generated_at, .retention_until, .signer_key_id, .vendor.
 is "$(jq -r '.claims | map(.question_id + "=" + .status) | join(" ")' "$R")" \
 	"limits.oversize=contradicted isolation.tenant=confirmed context.full=contradicted stream.isolation=untested" \
 	"claims vs evidence: contradicted, confirmed, contradicted, untested (no run)"
+is "$(jq -r '[.claims[].endpoint] | unique | join(" ")' "$R")" "prod" "each claim names the endpoint it was tested on"
 is "$(jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' "$R")" \
 	"critical:OVERSIZE_ACCEPTED high:SILENT_DEGRADATION high:CLAIM_CONTRADICTED high:CLAIM_CONTRADICTED" \
 	"findings sorted by severity, each contradicted claim a high CLAIM_CONTRADICTED"
@@ -144,7 +145,7 @@ is "$(grep -ciE '<script|<link|<iframe|<img|src=|href=|url\(|@import' "$H")" 0 \
 like "$(sed -n '/<h2/p' "$H" | head -1)" 'id="summary"' "the summary comes first"
 like "$(cat "$H")" 'rating rating-unacceptable' "with the overall rating"
 like "$(cat "$B/report.md")" "Overall rating: \*\*unacceptable\*\*" "report.md has the same summary"
-like "$(cat "$B/report.md")" "\| limits.oversize \| error \| oversize \| error \| fail \| 1 \| contradicted \|" \
+like "$(cat "$B/report.md")" "\| limits.oversize \| error \| oversize \| error \| prod \| fail \| 1 \| contradicted \|" \
 	"and the claims table"
 
 # ---- OSCAL ----
@@ -177,6 +178,8 @@ AIVET_DB="$T/b.db" run report acme --out "$T/s1" --since 2026-11-30 --at "$AT" -
 is "$(printf "%s\n" "$out" | json '.rating')" "acceptable" "--since after the run leaves it out (only answers remain)"
 is "$(jq -r '[(.probe_runs|length), (.claims|map(.status)|unique|join(","))] | map(tostring) | join(" ")' "$T/s1/report.json")" \
 	"0 untested" "without runs every claim is untested"
+is "$(jq -r '[.claims[].endpoint] | unique | map(tostring) | join(" ")' "$T/s1/report.json")" "null" \
+	"and names no endpoint"
 
 # ---- tampering: each named by aivet verify ----
 tamper() { # tamper NAME: fresh copy of the bundle in $C

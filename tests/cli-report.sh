@@ -176,6 +176,9 @@ ok $(( ! $? )) "different options give a different report"
 # ---- selection ----
 AIVET_DB="$T/b.db" run report acme --out "$T/s1" --since 2026-11-30 --at "$AT" --json
 is "$(printf "%s\n" "$out" | json '.rating')" "acceptable" "--since after the run leaves it out (only answers remain)"
+is "$(printf "%s\n" "$out" | json '[.report_id, .out_dir, .key_id, .sums_sha256, .evidence_files] | map(tostring) | join(" ")')" \
+	"$(jq -r .report_id "$T/s1/report.json") $T/s1 $KEYID $(sha256sum "$T/s1/SHA256SUMS" | cut -d' ' -f1) 0" \
+	"report --json: report_id, out_dir, key_id, sums_sha256, evidence_files"
 is "$(jq -r '[(.probe_runs|length), (.claims|map(.status)|unique|join(","))] | map(tostring) | join(" ")' "$T/s1/report.json")" \
 	"0 untested" "without runs every claim is untested"
 is "$(jq -r '[.claims[].endpoint] | unique | map(tostring) | join(" ")' "$T/s1/report.json")" "null" \

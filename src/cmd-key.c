@@ -87,7 +87,7 @@ key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
 	enum minisign_kdf_cost cost = KDF_SENSITIVE;
 	struct minisign_sec *sec;
 	struct minisign_pub pub;
-	struct buf kb;
+	struct secbuf kb = { 0 };
 	char *pw = NULL, *kp;
 	size_t pwlen = 0;
 
@@ -131,14 +131,12 @@ key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
 		credref_free(pw, pwlen);
 		return err->code;
 	}
-	buf_init(&kb);
 	rc = minisign_seckey_format(sec, pw, pwlen, cost, &kb, err);
 	minisign_sec_free(sec);
 	credref_free(pw, pwlen);
 	if (rc == 0)
 		rc = store_key(name, kb.data, kb.len, &pub, err);
-	sodium_memzero(kb.data, kb.len);
-	buf_free(&kb);
+	secbuf_free(&kb);
 	if (rc == 0)
 		print_key_created("generated", name, &pub, !nopw);
 	(void)av;
@@ -156,7 +154,7 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	const char *name = DEFAULT_KEY, *file;
 	int c, enc, rc;
-	struct buf kb;
+	struct secbuf kb;
 	struct minisign_sec *sec;
 	struct minisign_pub pub;
 	char *pw = NULL;
@@ -175,7 +173,7 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	file = argv[optind];
 	if (keystore_name_check(name, err) != 0)
 		return err->code;
-	if (read_file(file, 4096, &kb, err) != 0)
+	if (secbuf_read_file(file, &kb, err) != 0)
 		return err->code;
 	rc = minisign_seckey_is_encrypted(kb.data, kb.len, file, &enc, err);
 	/* Decrypting proves the passphrase and yields the public half to store beside it. */
@@ -190,8 +188,7 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 		/* The file is kept as it was: its encryption (or lack of it) is the owner's choice. */
 		rc = store_key(name, kb.data, kb.len, &pub, err);
 	}
-	sodium_memzero(kb.data, kb.len);
-	buf_free(&kb);
+	secbuf_free(&kb);
 	if (rc == 0)
 		print_key_created("imported", name, &pub, enc);
 	(void)av;
@@ -204,7 +201,8 @@ key_json(const char *name, cJSON **out, struct aerr *err)
 {
 	struct minisign_pub pub;
 	char id[MINISIGN_KEYID_LEN + 1], *kp, *pp;
-	struct buf b, line;
+	struct buf line;
+	struct secbuf sb;
 	int enc = 0, have_sec;
 	cJSON *o;
 
@@ -213,11 +211,10 @@ key_json(const char *name, cJSON **out, struct aerr *err)
 	kp = key_path(name, "key");
 	pp = key_path(name, "pub");
 	have_sec = access(kp, F_OK) == 0;
-	if (have_sec && read_file(kp, 4096, &b, err) == 0) {
-		if (minisign_seckey_is_encrypted(b.data, b.len, kp, &enc, err) != 0)
+	if (have_sec && secbuf_read_file(kp, &sb, err) == 0) {
+		if (minisign_seckey_is_encrypted(sb.data, sb.len, kp, &enc, err) != 0)
 			aerr_clear(err), enc = -1;
-		sodium_memzero(b.data, b.len);
-		buf_free(&b);
+		secbuf_free(&sb);
 	}
 	minisign_keyid(pub.keynum, id);
 	buf_init(&line);

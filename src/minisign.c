@@ -33,15 +33,12 @@
 void
 minisign_keyid(const unsigned char keynum[MINISIGN_KEYNUM_BYTES], char out[MINISIGN_KEYID_LEN + 1])
 {
-	static const char hex[] = "0123456789ABCDEF";
+	uint64_t v = 0;
 
-	for (int i = 0; i < MINISIGN_KEYNUM_BYTES; i++) {
-		unsigned char b = keynum[MINISIGN_KEYNUM_BYTES - 1 - i];
-
-		out[2 * i] = hex[b >> 4];
-		out[2 * i + 1] = hex[b & 15];
-	}
-	out[MINISIGN_KEYID_LEN] = '\0';
+	for (int i = MINISIGN_KEYNUM_BYTES - 1; i >= 0; i--)
+		v = v << 8 | keynum[i];
+	/* As minisign prints it: no leading zeros. */
+	snprintf(out, MINISIGN_KEYID_LEN + 1, "%llX", (unsigned long long)v);
 }
 
 static struct minisign_sec *
@@ -59,6 +56,52 @@ minisign_sec_free(struct minisign_sec *sec)
 {
 	if (sec != NULL)
 		sodium_free(sec);   /* wipes before unmapping */
+}
+
+int
+secbuf_read_file(const char *path, struct secbuf *out, struct aerr *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), too_big = 0;
+	ssize_t r;
+
+	out->data = NULL;
+	out->len = 0;
+	if (fd < 0)
+		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
+	if ((out->data = sodium_malloc(SECBUF_CAP)) == NULL)
+		die("out of secure memory");
+	for (;;) {
+		if (out->len == SECBUF_CAP - 1) {
+			char extra;
+
+			r = read(fd, &extra, 1);
+			too_big = r > 0;
+			break;
+		}
+		r = read(fd, out->data + out->len, SECBUF_CAP - 1 - out->len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		out->len += (size_t)r;
+	}
+	close(fd);
+	if (too_big || r < 0) {
+		secbuf_free(out);
+		return too_big ? aerr_set(err, AV_USAGE, "%s: larger than a key file can be", path)
+		    : aerr_set(err, AV_RUNTIME, "%s: read error", path);
+	}
+	out->data[out->len] = '\0';
+	return 0;
+}
+
+void
+secbuf_free(struct secbuf *b)
+{
+	if (b->data != NULL)
+		sodium_free(b->data);   /* wipes */
+	b->data = NULL;
+	b->len = 0;
 }
 
 int
@@ -111,11 +154,14 @@ split_lines(const char *text, size_t len, char **lines, int max)
 	return n;
 }
 
+/* Lines may hold the base64 of a secret key: wiped before they are freed. */
 static void
 free_lines(char **lines, int n)
 {
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		sodium_memzero(lines[i], strlen(lines[i]));
 		free(lines[i]);
+	}
 }
 
 /* Decodes a base64 line into exactly want bytes. */
@@ -361,11 +407,13 @@ minisign_seckey_parse(const char *text, size_t len, const char *what, const char
 
 int
 minisign_seckey_format(const struct minisign_sec *sec, const char *password, size_t pwlen,
-    enum minisign_kdf_cost cost, struct buf *out, struct aerr *err)
+    enum minisign_kdf_cost cost, struct secbuf *out, struct aerr *err)
 {
 	unsigned char *raw = sodium_malloc(SEC_BYTES), *enc;
+	size_t b64len = sodium_base64_ENCODED_LEN(SEC_BYTES, sodium_base64_VARIANT_ORIGINAL);
+	char *b64 = sodium_malloc(b64len);
 
-	if (raw == NULL)
+	if (raw == NULL || b64 == NULL || (out->data = sodium_malloc(SECBUF_CAP)) == NULL)
 		die("out of secure memory");
 	memset(raw, 0, SEC_BYTES);
 	memcpy(raw, "Ed", 2);
@@ -386,15 +434,16 @@ minisign_seckey_format(const struct minisign_sec *sec, const char *password, siz
 		le64_store(raw + 46, mem);
 		if (kdf_xor(enc, password, pwlen, raw + 6, ops, mem, err) != 0) {
 			sodium_free(raw);
+			sodium_free(b64);
+			secbuf_free(out);
 			return err->code;
 		}
-		buf_adds(out, "untrusted comment: minisign encrypted secret key\n");
-	} else {
-		buf_adds(out, "untrusted comment: minisign secret key (unencrypted)\n");
 	}
-	b64_add(out, raw, SEC_BYTES);
-	buf_adds(out, "\n");
+	sodium_bin2base64(b64, b64len, raw, SEC_BYTES, sodium_base64_VARIANT_ORIGINAL);
+	out->len = (size_t)snprintf(out->data, SECBUF_CAP, "untrusted comment: %s\n%s\n",
+	    password != NULL ? "minisign encrypted secret key" : "minisign secret key (unencrypted)", b64);
 	sodium_free(raw);
+	sodium_free(b64);
 	return 0;
 }
 
@@ -585,7 +634,7 @@ int
 keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err)
 {
 	char *dir = keystore_dir(), *path = xasprintf("%s/%s.key", dir, name);
-	struct buf b;
+	struct secbuf b;
 	char *pw = NULL;
 	size_t pwlen = 0;
 	int enc, rc;
@@ -598,7 +647,7 @@ keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err)
 		free(path);
 		return err->code;
 	}
-	if ((rc = read_file(path, KEYFILE_MAX, &b, err)) != 0) {
+	if ((rc = secbuf_read_file(path, &b, err)) != 0) {
 		free(path);
 		return rc;
 	}
@@ -613,8 +662,7 @@ keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err)
 		rc = minisign_seckey_parse(b.data, b.len, path, pw, pwlen, sec, err);
 	if (pw != NULL)
 		credref_free(pw, pwlen);
-	sodium_memzero(b.data, b.len);
-	buf_free(&b);
+	secbuf_free(&b);
 	free(path);
 	return rc;
 }

@@ -28,10 +28,22 @@ struct minisign_sec {
 	unsigned char sk[MINISIGN_SK_BYTES];   /* libsodium's seed || public key */
 };
 
+/* Text that holds secret-key material: in sodium_malloc'ed memory of a fixed
+ * size (never reallocated, so no copy is left behind), wiped when freed. */
+struct secbuf {
+	char *data;
+	size_t len;
+};
+#define SECBUF_CAP 4096
+/* Reads a key file (at most SECBUF_CAP - 1 bytes) into a secbuf. */
+int secbuf_read_file(const char *path, struct secbuf *out, struct aerr *err);
+void secbuf_free(struct secbuf *b);
+
 /* The scrypt cost a new encrypted key is written with. */
 enum minisign_kdf_cost { KDF_SENSITIVE, KDF_INTERACTIVE };
 
-/* Key id as minisign prints it: keynum as a little-endian uint64, upper-case hex. */
+/* Key id as minisign prints it: keynum as a little-endian uint64, upper-case hex,
+ * without leading zeros. */
 void minisign_keyid(const unsigned char keynum[MINISIGN_KEYNUM_BYTES], char out[MINISIGN_KEYID_LEN + 1]);
 
 int minisign_generate(struct minisign_sec **sec, struct minisign_pub *pub, struct aerr *err);
@@ -52,7 +64,7 @@ int minisign_seckey_parse(const char *text, size_t len, const char *what, const 
     size_t pwlen, struct minisign_sec **sec, struct aerr *err);
 /* password NULL writes an unencrypted key (kdf 00 00). */
 int minisign_seckey_format(const struct minisign_sec *sec, const char *password, size_t pwlen,
-    enum minisign_kdf_cost cost, struct buf *out, struct aerr *err);
+    enum minisign_kdf_cost cost, struct secbuf *out, struct aerr *err);
 
 /* Signs the file at path in prehashed (ED) mode; out receives the 4-line .minisig text. */
 int minisign_sign_file(const struct minisign_sec *sec, const char *path, const char *trusted_comment,

@@ -266,7 +266,7 @@ claims_table(struct buf *b, const cJSON *list)
 	const cJSON *c;
 
 	buf_adds(b, "<table><tr><th>Question</th><th>Vendor's answer</th><th>Probe</th>"
-	    "<th>Confirms</th><th>Verdict</th><th>Claim</th></tr>\n");
+	    "<th>Confirms</th><th>Endpoint</th><th>Verdict</th><th>Claim</th></tr>\n");
 	cJSON_ArrayForEach(c, list) {
 		buf_printf(b, "<tr class=\"claim-%s\"><td>", s_of(c, "status"));
 		esc(b, s_of(c, "question_id"));
@@ -278,6 +278,7 @@ claims_table(struct buf *b, const cJSON *list)
 		td_str(b, c, "answer");
 		td_str(b, c, "probe");
 		td_str(b, c, "confirms");
+		td_str(b, c, "endpoint");
 		buf_adds(b, "<td>");
 		esc_value(b, cJSON_GetObjectItem(c, "verdict"));
 		if (cJSON_IsNumber(cJSON_GetObjectItem(c, "run_id")))

@@ -79,9 +79,9 @@ table(struct buf *b, const cJSON *rows, const char *const *titles, const char *c
 static const char *const finding_titles[] = { "Severity", "Code", "Probe", "Run", "Message", NULL };
 static const char *const finding_keys[] = { "severity", "code", "probe", "run_id", "message", NULL };
 static const char *const claim_titles[] = { "Question", "Vendor's answer", "Probe", "Confirms",
-	"Verdict", "Run", "Claim", NULL };
-static const char *const claim_keys[] = { "question_id", "answer", "probe", "confirms", "verdict",
-	"run_id", "status", NULL };
+	"Endpoint", "Verdict", "Run", "Claim", NULL };
+static const char *const claim_keys[] = { "question_id", "answer", "probe", "confirms", "endpoint",
+	"verdict", "run_id", "status", NULL };
 
 static void
 list_or_none(struct buf *b, const cJSON *rows, const char *const *t, const char *const *k,

@@ -438,13 +438,17 @@ find_question(const cJSON *node, const char *qid)
 	return NULL;
 }
 
-/* The newest result of a probe among the report's runs (runs are newest last). */
+/* The newest result of a probe on an endpoint among the report's completed runs (runs
+ * are oldest first): as assess judges claims, so both say the same. */
 static const cJSON *
-latest_result(const cJSON *runs, const char *probe, int64_t *run_id)
+latest_result(const cJSON *runs, const char *probe, const char *endpoint, int64_t *run_id)
 {
 	const cJSON *found = NULL, *run, *res;
 
 	cJSON_ArrayForEach(run, runs) {
+		if (str(run, "status") == NULL || strcmp(str(run, "status"), "completed") != 0 ||
+		    str(run, "endpoint") == NULL || strcmp(str(run, "endpoint"), endpoint) != 0)
+			continue;
 		cJSON_ArrayForEach(res, cJSON_GetObjectItem(run, "results"))
 			if (str(res, "probe") && strcmp(str(res, "probe"), probe) == 0) {
 				found = res;
@@ -480,78 +484,100 @@ probe_evidence(const cJSON *runs, int64_t run_id, const char *probe)
 	return ids;
 }
 
+/* One claim: an answer, one verified_by entry, one endpoint (NULL when the report has no
+ * runs); a contradicted claim also becomes a finding. */
+static void
+add_claim(const cJSON *assessment, const cJSON *q, const cJSON *value, const cJSON *vb,
+    const char *endpoint, const cJSON *runs, cJSON *claims, cJSON *claim_findings)
+{
+	const char *qid = str(q, "id"), *probe = str(vb, "probe"), *verdict, *status;
+	const cJSON *confirms = cJSON_GetObjectItem(vb, "confirms"), *res;
+	int64_t run_id = 0;
+	cJSON *c;
+
+	res = endpoint ? latest_result(runs, probe, endpoint, &run_id) : NULL;
+	verdict = res ? str(res, "verdict") : NULL;
+	status = claim_status(value, confirms, verdict);
+	c = cJSON_CreateObject();
+	cJSON_AddNumberToObject(c, "assessment_id", (double)num(assessment, "id"));
+	cJSON_AddStringToObject(c, "question_id", qid);
+	json_add_str(c, "question", str(q, "text"));
+	cJSON_AddItemToObject(c, "answer", cJSON_Duplicate(value, 1));
+	cJSON_AddStringToObject(c, "probe", probe);
+	cJSON_AddItemToObject(c, "confirms", cJSON_Duplicate(confirms, 1));
+	json_add_str(c, "endpoint", endpoint);
+	if (res != NULL) {
+		cJSON_AddNumberToObject(c, "run_id", (double)run_id);
+		cJSON_AddStringToObject(c, "verdict", verdict);
+		json_add_str(c, "reason", str(res, "reason"));
+	} else {
+		cJSON_AddNullToObject(c, "run_id");
+		cJSON_AddNullToObject(c, "verdict");
+		cJSON_AddNullToObject(c, "reason");
+	}
+	cJSON_AddStringToObject(c, "status", status);
+	cJSON_AddItemToArray(claims, c);
+	if (strcmp(status, "contradicted") == 0) {
+		cJSON *f = cJSON_CreateObject();
+		char *ans_text = cJSON_PrintUnformatted(value);
+		char *msg = xasprintf("the vendor answered %s to %s, but probe %s %s on %s in run %lld%s%s",
+		    ans_text, qid, probe, strcmp(verdict, "pass") == 0 ? "passed" : "failed", endpoint,
+		    (long long)run_id, str(res, "reason") ? ": " : "", str(res, "reason") ? str(res, "reason") : "");
+
+		cJSON_AddNullToObject(f, "id");
+		cJSON_AddNumberToObject(f, "run_id", (double)run_id);
+		cJSON_AddStringToObject(f, "probe", probe);
+		cJSON_AddStringToObject(f, "code", "CLAIM_CONTRADICTED");
+		cJSON_AddStringToObject(f, "severity", "high");
+		cJSON_AddStringToObject(f, "message", msg);
+		cJSON_AddNumberToObject(f, "assessment_id", (double)num(assessment, "id"));
+		cJSON_AddStringToObject(f, "question_id", qid);
+		cJSON_AddItemToObject(f, "evidence", probe_evidence(runs, run_id, probe));
+		cJSON_AddItemToArray(claim_findings, f);
+		free(ans_text);
+		free(msg);
+	}
+}
+
+/* Every answered question's verified_by entries against every endpoint the report's
+ * runs cover, in questionnaire order. */
 static void
 add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, cJSON *claims,
     cJSON *claim_findings)
 {
-	cJSON *qs = cJSON_CreateArray(), *q;
-	const cJSON *answers = cJSON_GetObjectItem(assessment, "answers");
+	cJSON *qs = cJSON_CreateArray(), *eps = cJSON_CreateArray(), *q, *e;
+	const cJSON *answers = cJSON_GetObjectItem(assessment, "answers"), *run;
 
+	cJSON_ArrayForEach(run, runs) {
+		int seen = 0;
+
+		cJSON_ArrayForEach(e, eps)
+			seen |= str(run, "endpoint") && strcmp(e->valuestring, str(run, "endpoint")) == 0;
+		if (!seen && str(run, "endpoint"))
+			cJSON_AddItemToArray(eps, cJSON_CreateString(str(run, "endpoint")));
+	}
 	collect_checked_questions(qdoc, qs);
 	cJSON_ArrayForEach(q, qs) {
-		const char *qid = str(q, "id");
 		const cJSON *ans = NULL, *a, *vb;
 
 		cJSON_ArrayForEach(a, answers)
-			if (str(a, "question_id") && strcmp(str(a, "question_id"), qid) == 0)
+			if (str(a, "question_id") && strcmp(str(a, "question_id"), str(q, "id")) == 0)
 				ans = a;
 		if (ans == NULL)
 			continue;   /* no answer, no claim */
 		cJSON_ArrayForEach(vb, cJSON_GetObjectItem(q, "verified_by")) {
-			const char *probe = str(vb, "probe");
-			const cJSON *confirms = cJSON_GetObjectItem(vb, "confirms"), *res;
-			const cJSON *value = cJSON_GetObjectItem(ans, "value");
-			int64_t run_id = 0;
-			const char *verdict, *status;
-			cJSON *c;
-
-			if (probe == NULL || confirms == NULL)
+			if (str(vb, "probe") == NULL || cJSON_GetObjectItem(vb, "confirms") == NULL)
 				continue;
-			res = latest_result(runs, probe, &run_id);
-			verdict = res ? str(res, "verdict") : NULL;
-			status = claim_status(value, confirms, verdict);
-			c = cJSON_CreateObject();
-			cJSON_AddNumberToObject(c, "assessment_id", (double)num(assessment, "id"));
-			cJSON_AddStringToObject(c, "question_id", qid);
-			json_add_str(c, "question", str(q, "text"));
-			cJSON_AddItemToObject(c, "answer", cJSON_Duplicate(value, 1));
-			cJSON_AddStringToObject(c, "probe", probe);
-			cJSON_AddItemToObject(c, "confirms", cJSON_Duplicate(confirms, 1));
-			if (res != NULL) {
-				cJSON_AddNumberToObject(c, "run_id", (double)run_id);
-				cJSON_AddStringToObject(c, "verdict", verdict);
-				json_add_str(c, "reason", str(res, "reason"));
-			} else {
-				cJSON_AddNullToObject(c, "run_id");
-				cJSON_AddNullToObject(c, "verdict");
-				cJSON_AddNullToObject(c, "reason");
-			}
-			cJSON_AddStringToObject(c, "status", status);
-			cJSON_AddItemToArray(claims, c);
-			if (strcmp(status, "contradicted") == 0) {
-				cJSON *f = cJSON_CreateObject();
-				char *ans_text = cJSON_PrintUnformatted(value);
-				char *msg = xasprintf("the vendor answered %s to %s, but probe %s %s in run %lld%s%s",
-				    ans_text, qid, probe, strcmp(verdict, "pass") == 0 ? "passed" : "failed",
-				    (long long)run_id, str(res, "reason") ? ": " : "",
-				    str(res, "reason") ? str(res, "reason") : "");
-
-				cJSON_AddNullToObject(f, "id");
-				cJSON_AddNumberToObject(f, "run_id", (double)run_id);
-				cJSON_AddStringToObject(f, "probe", probe);
-				cJSON_AddStringToObject(f, "code", "CLAIM_CONTRADICTED");
-				cJSON_AddStringToObject(f, "severity", "high");
-				cJSON_AddStringToObject(f, "message", msg);
-				cJSON_AddNumberToObject(f, "assessment_id", (double)num(assessment, "id"));
-				cJSON_AddStringToObject(f, "question_id", qid);
-				cJSON_AddItemToObject(f, "evidence", probe_evidence(runs, run_id, probe));
-				cJSON_AddItemToArray(claim_findings, f);
-				free(ans_text);
-				free(msg);
-			}
+			if (cJSON_GetArraySize(eps) == 0)
+				add_claim(assessment, q, cJSON_GetObjectItem(ans, "value"), vb, NULL, runs, claims,
+				    claim_findings);
+			cJSON_ArrayForEach(e, eps)
+				add_claim(assessment, q, cJSON_GetObjectItem(ans, "value"), vb, e->valuestring, runs,
+				    claims, claim_findings);
 		}
 	}
 	cJSON_Delete(qs);
+	cJSON_Delete(eps);
 }
 
 /* ---- the collector ---- */

@@ -3,6 +3,7 @@
  * assessment, runs and incident, pick (or create) the signing key and the
  * output directory, then write the bundle through the CLI's own "report"
  * command, verify it with "verify", and show where it went and its key id.
+ * Also the verify dialog: any bundle directory, checked by the CLI's verify.
  */
 #include "config.h"
 
@@ -91,14 +92,14 @@ static int
 key_is_encrypted(const char *name)
 {
 	char *dir = keystore_dir(), *path = xasprintf("%s/%s.key", dir, name);
-	struct buf b;
+	struct secbuf b;
 	struct aerr e = { 0 };
 	int enc = 0;
 
-	if (read_file(path, 4096, &b, &e) == 0) {
+	if (secbuf_read_file(path, &b, &e) == 0) {
 		if (minisign_seckey_is_encrypted(b.data, b.len, path, &enc, &e) != 0)
 			enc = 0;
-		buf_free(&b);
+		secbuf_free(&b);
 	}
 	free(dir);
 	free(path);
@@ -224,5 +225,27 @@ tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct a
 	free(ha);
 	free(hr);
 	free(hi);
+	return 0;
+}
+
+int
+tui_verify_dialog(struct tui *t, struct aerr *err)
+{
+	char dir[512];
+	char *argv[] = { "verify", dir, NULL };
+	struct buf out;
+	struct aerr ve = { 0 };
+
+	if (!tui_prompt(t, "Bundle directory to verify", NULL, dir, sizeof dir) || dir[0] == '\0')
+		return 0;
+	/* A failed verification is the answer, not an error: show what verify found. */
+	tui_cli(t, 2, argv, &out, &ve);
+	if (ve.code != 0 && ve.code != AV_FINDINGS) {
+		buf_free(&out);
+		return aerr_set(err, ve.code, "%s", ve.msg);
+	}
+	tui_status(t, ve.code != 0, "%s", ve.code ? ve.msg : "bundle verified");
+	tui_show_text(t, "Verify", out.data, err);
+	buf_free(&out);
 	return 0;
 }

@@ -19,7 +19,7 @@ struct vendor_state {
 static const enum request vendor_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
 	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_ASSESS, REQ_INCIDENT, REQ_EXPORT, REQ_RUN,
-	REQ_NONE
+	REQ_VERIFY, REQ_NONE
 };
 
 #define HEADER_ROWS 6
@@ -284,6 +284,8 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		return 0;
 	case REQ_EXPORT:
 		return tui_export_dialog(t, s->id, field(s->vendor, "name"), err);
+	case REQ_VERIFY:
+		return tui_verify_dialog(t, err);
 	case REQ_ENTER: {
 		char *argv[] = { "endpoint", "show", ref, NULL };
 		int rc;

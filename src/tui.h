@@ -214,6 +214,8 @@ int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int 
     int current);
 /* The vendor screen's export dialog (tui-export.c). */
 int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
+/* Asks for a bundle directory and shows what "verify" finds (tui-export.c). */
+int tui_verify_dialog(struct tui *t, struct aerr *err);
 /* Probes (tui-probe-runs.c, tui-probe-run.c, tui-evidence.c); arg: an endpoint id, a run id,
  * a finding id. */
 extern const struct view_ops tui_probe_runs_view;

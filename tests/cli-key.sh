@@ -2,6 +2,7 @@
 # tests/cli-key.sh: aivet key — generate, import, list, show, sign — and
 # interoperation with the stock minisign tool in both directions.
 . "$TESTS_SRCDIR/lib.sh"
+. "$TESTS_SRCDIR/tui-lib.sh"
 KEYS="$XDG_CONFIG_HOME/aivet/keys"
 MSG="$T/message.txt"
 printf 'a file to sign\n' > "$MSG"
@@ -79,6 +80,10 @@ run key import "$T/bad.key" --name bad
 is "$rc" 2 "a malformed key file is refused"
 is "$errout" "aivet: $T/bad.key: line 2: not the base64 of a 158-byte minisign key" "naming file and line"
 
+head -c 5000 /dev/zero > "$T/huge.key"
+run key import "$T/huge.key" --name huge
+is "$errout" "aivet: $T/huge.key: larger than a key file can be" "an oversized key file is refused"
+
 # ---- encrypted key (interactive scrypt cost keeps the test fast) ----
 printf 'hunter2\n' > "$T/pw"
 printf 'wrong\n' > "$T/wrongpw"
@@ -102,11 +107,38 @@ ok $? "minisign verifies a signature made with aivet's encrypted key"
 run key generate --kdf-cost cheap --name x --no-password
 is "$rc" 2 "an unknown --kdf-cost is refused"
 
+# ---- the passphrase from a terminal: asked twice, never echoed ----
+tui_start 80x10 key generate --name tty --kdf-cost interactive
+tui_wait "passphrase for the new key:"; ok $? "key generate asks for a passphrase on the terminal"
+tui_type "swordfish"
+sleep 0.3
+unlike "$(tui_screen)" "swordfish" "the passphrase is not echoed"
+tui_keys Enter
+tui_wait "passphrase again:"; ok $? "and asks again"
+tui_type "swordfish"
+tui_keys Enter
+tui_wait "[exit 0]"; ok $? "the key is written"
+tui_stop
+printf 'swordfish\n' > "$T/ttypw"
+export AIVET_KEY_PASSWORD_FILE="$T/ttypw"; run key sign "$MSG" --key tty; unset AIVET_KEY_PASSWORD_FILE
+is "$rc" 0 "the passphrase typed on the terminal decrypts the key"
+tui_start 80x10 key generate --name typo --kdf-cost interactive
+tui_wait "passphrase for the new key:"
+tui_type "one"
+tui_keys Enter
+tui_wait "passphrase again:"
+tui_type "two"
+tui_keys Enter
+tui_wait "[exit 2]"; ok $? "different passphrases are refused"
+like "$(tui_screen)" "aivet: the passphrases do not match" "and said so"
+ok "$(test ! -e "$KEYS/typo.key"; echo $?)" "nothing was written"
+tui_stop
+rm "$KEYS/tty.key" "$KEYS/tty.pub"
+
 run key list
-is "$out" "NAME                     KEY ID           SECRET KEY
-aivet                    $id NOT encrypted
-enc                      $(sed -n 's/^untrusted comment: minisign public key //p' "$KEYS/enc.pub") encrypted
-fromminisign             $msid NOT encrypted" "key list shows every key, sorted"
+encid=$(sed -n 's/^untrusted comment: minisign public key //p' "$KEYS/enc.pub")
+is "$out" "$(printf '%-24s %-16s %s\n' NAME "KEY ID" "SECRET KEY" aivet "$id" "NOT encrypted" \
+	enc "$encid" encrypted fromminisign "$msid" "NOT encrypted")" "key list shows every key, sorted"
 run key list --json
 is "$(printf "%s\n" "$out" | json '[.[].name] | join(",")')" "aivet,enc,fromminisign" "key list --json"
 

@@ -65,10 +65,10 @@ is "$tc" "trusted comment: aivet-report:$RID	generated_at:2026-11-30T08:00:00.00
 is "$(sed -n 2p "$B/SHA256SUMS.minisig" | base64 -d | head -c 2)" "ED" "the signature is prehashed (ED)"
 
 # ---- the openssl-only fallback, exactly as VERIFY.txt writes it ----
-sed -n '/^    cd "\$(mktemp -d)"$/,/^    while read/p' "$B/VERIFY.txt" | sed 's/^    //' > "$T/fallback.sh"
-is "$(wc -l < "$T/fallback.sh" | tr -d ' ')" 10 "VERIFY.txt holds the 10-line openssl fallback"
-fb=$(cd "$T" && B="$B" TMPDIR="$T" sh -e "$T/fallback.sh" 2>&1) && fbrc=0 || fbrc=$?
-is "$fbrc" 0 "the openssl fallback runs"
+sed -n '/^    B=/,/^    while read/p' "$B/VERIFY.txt" | sed 's/^    //' > "$T/fallback.sh"
+is "$(wc -l < "$T/fallback.sh" | tr -d ' ')" 11 "VERIFY.txt holds the 11-line openssl fallback"
+fb=$(cd "$B" && TMPDIR="$T" sh -e "$T/fallback.sh" 2>&1) && fbrc=0 || fbrc=$?
+is "$fbrc" 0 "the openssl fallback runs from the bundle directory"
 is "$fb" "Signature Verified Successfully
 Signature Verified Successfully" "and verifies both signatures and every hash"
 cp -r "$B" "$T/fb-tampered"
@@ -98,6 +98,7 @@ is "$(jq -r '[.format, .generated_at, .retention_until, .signer_key_id, .vendor.
 is "$(jq -r '.claims | map(.question_id + "=" + .status) | join(" ")' "$R")" \
 	"limits.oversize=contradicted isolation.tenant=confirmed context.full=contradicted stream.isolation=untested" \
 	"claims vs evidence: contradicted, confirmed, contradicted, untested (no run)"
+is "$(jq -r '[.claims[].endpoint] | unique | join(" ")' "$R")" "prod" "each claim names the endpoint it was tested on"
 is "$(jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' "$R")" \
 	"critical:OVERSIZE_ACCEPTED high:SILENT_DEGRADATION high:CLAIM_CONTRADICTED high:CLAIM_CONTRADICTED" \
 	"findings sorted by severity, each contradicted claim a high CLAIM_CONTRADICTED"
@@ -144,7 +145,7 @@ is "$(grep -ciE '<script|<link|<iframe|<img|src=|href=|url\(|@import' "$H")" 0 \
 like "$(sed -n '/<h2/p' "$H" | head -1)" 'id="summary"' "the summary comes first"
 like "$(cat "$H")" 'rating rating-unacceptable' "with the overall rating"
 like "$(cat "$B/report.md")" "Overall rating: \*\*unacceptable\*\*" "report.md has the same summary"
-like "$(cat "$B/report.md")" "\| limits.oversize \| error \| oversize \| error \| fail \| 1 \| contradicted \|" \
+like "$(cat "$B/report.md")" "\| limits.oversize \| error \| oversize \| error \| prod \| fail \| 1 \| contradicted \|" \
 	"and the claims table"
 
 # ---- OSCAL ----
@@ -175,8 +176,13 @@ ok $(( ! $? )) "different options give a different report"
 # ---- selection ----
 AIVET_DB="$T/b.db" run report acme --out "$T/s1" --since 2026-11-30 --at "$AT" --json
 is "$(printf "%s\n" "$out" | json '.rating')" "acceptable" "--since after the run leaves it out (only answers remain)"
+is "$(printf "%s\n" "$out" | json '[.report_id, .out_dir, .key_id, .sums_sha256, .evidence_files] | map(tostring) | join(" ")')" \
+	"$(jq -r .report_id "$T/s1/report.json") $T/s1 $KEYID $(sha256sum "$T/s1/SHA256SUMS" | cut -d' ' -f1) 0" \
+	"report --json: report_id, out_dir, key_id, sums_sha256, evidence_files"
 is "$(jq -r '[(.probe_runs|length), (.claims|map(.status)|unique|join(","))] | map(tostring) | join(" ")' "$T/s1/report.json")" \
 	"0 untested" "without runs every claim is untested"
+is "$(jq -r '[.claims[].endpoint] | unique | map(tostring) | join(" ")' "$T/s1/report.json")" "null" \
+	"and names no endpoint"
 
 # ---- tampering: each named by aivet verify ----
 tamper() { # tamper NAME: fresh copy of the bundle in $C
@@ -244,7 +250,7 @@ jq '.vendor.name = "not-acme"' "$B/report.json" > "$C/report.json"
 "$AIVET" key sign "$C/SHA256SUMS" --key other --trusted-comment "$(sed -n 3p "$B/SHA256SUMS.minisig" | cut -c18-)" >/dev/null
 run verify "$C" --key aivet
 is "$rc" 1 "a bundle re-signed by another key fails against the trusted key"
-like "$out" "SHA256SUMS.minisig: signed by key [0-9A-F]{16}, not by the expected key $KEYID" "and says whose it is"
+like "$out" "SHA256SUMS.minisig: signed by key [0-9A-F]{1,16}, not by the expected key $KEYID" "and says whose it is"
 
 # ---- minisign signs a bundle's SHA256SUMS with an aivet key; aivet verifies ----
 tamper minisigned

@@ -56,6 +56,12 @@ test_keyid(void)
 
 	minisign_keyid(keynum, id);
 	is_str(id, "67E5B41F8DE9A5BE", "key id is the keynum as a little-endian uint64 in upper-case hex");
+	{
+		static const unsigned char small[8] = { 0x32, 0xd6, 0x19, 0x04, 0xa9, 0xfc, 0xce, 0x08 };
+
+		minisign_keyid(small, id);
+		is_str(id, "8CEFCA90419D632", "without leading zeros, as minisign prints it");
+	}
 }
 
 static void
@@ -135,12 +141,11 @@ test_roundtrip(void)
 {
 	struct minisign_sec *sec, *back = NULL;
 	struct minisign_pub pub;
-	struct buf t;
+	struct secbuf t;
 	struct aerr e = { 0 };
 	int enc = -1;
 
 	is_int(minisign_generate(&sec, &pub, &e), 0, "generates a key");
-	buf_init(&t);
 	is_int(minisign_seckey_format(sec, NULL, 0, KDF_INTERACTIVE, &t, &e), 0, "writes it unencrypted");
 	minisign_seckey_is_encrypted(t.data, t.len, "k", &enc, &e);
 	is_int(enc, 0, "unencrypted key has kdf 00 00");
@@ -149,9 +154,8 @@ test_roundtrip(void)
 	    "same key number and secret key");
 	minisign_sec_free(back);
 	back = NULL;
-	buf_free(&t);
+	secbuf_free(&t);
 
-	buf_init(&t);
 	is_int(minisign_seckey_format(sec, "correct horse", 13, KDF_INTERACTIVE, &t, &e), 0,
 	    "writes it encrypted (interactive scrypt cost)");
 	minisign_seckey_is_encrypted(t.data, t.len, "k", &enc, &e);
@@ -170,7 +174,7 @@ test_roundtrip(void)
 	aerr_clear(&e);
 	is_int(minisign_seckey_parse(t.data, t.len, "k", NULL, 0, &back, &e), AV_USAGE,
 	    "an encrypted key without a passphrase is refused");
-	buf_free(&t);
+	secbuf_free(&t);
 	minisign_sec_free(sec);
 }
 

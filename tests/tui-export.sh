@@ -39,5 +39,43 @@ is "$(jq -r '[.options.runs[0], .options.incident, (.incidents[0].timeline|lengt
 	"1 1 2" "with the runs and incident chosen in the dialog"
 tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
+tui_stop
+
+# An encrypted key: the dialog hands the terminal back for the passphrase, without echo.
+printf 'open sesame\n' > "$T/pw"
+AIVET_KEY_PASSWORD_FILE="$T/pw" "$AIVET" key generate --name enc --kdf-cost interactive >/dev/null
+ENCID=$(sed -n 's/^untrusted comment: minisign public key //p' "$XDG_CONFIG_HOME/aivet/keys/enc.pub")
+tui_start 100x30
+tui_wait "Dashboard"
+tui_keys L
+tui_wait "acme"
+tui_keys Enter
+tui_wait "Vendor:      acme"
+tui_keys E
+tui_wait "Export signed bundle"
+tui_keys Tab Tab Tab C-u
+tui_type enc
+tui_keys Tab C-u
+tui_type "$T/enc-bundle"
+tui_keys Enter
+tui_wait "passphrase for key enc:" 20; ok $? "the passphrase is asked for on the terminal"
+tui_type "open sesame"
+sleep 0.3
+unlike "$(tui_screen)" "open sesame" "the passphrase is not echoed as it is typed"
+tui_keys Enter
+tui_wait "bundle $T/enc-bundle verified" 30; ok $? "the bundle is signed with the encrypted key"
+like "$(tui_screen)" "signed by    key id $ENCID" "with its key id"
+# y verifies any bundle; a tampered one is named as such.
+tui_keys q
+tui_wait "Vendor:      acme"
+printf 'x' >> "$T/tui-bundle/report.md"
+tui_keys y
+tui_wait "Bundle directory to verify"; ok $? "y asks for a bundle to verify"
+tui_type "$T/tui-bundle"
+tui_keys Enter
+tui_wait "report.md: SHA-256 does not match SHA256SUMS"; ok $? "and shows what verify found"
+like "$(tui_screen)" "verification failed \(1 problem\)" "the status line says it failed"
+tui_keys q q q q
+tui_wait "[exit 0]"; ok $? "aivet exits cleanly after the terminal was handed back"
 
 done_testing

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "incident.h"
+#include "probe.h"
 #include "tui.h"
 
 #define HEADER_ROWS 5
@@ -249,6 +250,75 @@ task_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 	return tui_cli_status(c->t, argc, argv, err);
 }
 
+/* Verification runs probes for a while: a job thread with its own connection. */
+struct verify_job {
+	struct tui_job job;
+	struct aivet av;
+	struct incident_verify v;
+};
+
+static struct verify_job verifying;   /* one job at a time, as the framework allows */
+
+static void
+verify_progress(void *arg, const struct probe_progress *p)
+{
+	tui_job_progress(arg, p->requests_planned > 0 ? (double)p->requests_done /
+	    (double)p->requests_planned : -1, "verifying: %s, %lld/%lld requests", p->probe,
+	    (long long)p->requests_done, (long long)p->requests_planned);
+}
+
+static int
+verify_work(struct tui_job *job, void *arg, struct aerr *err)
+{
+	struct verify_job *vj = arg;
+	struct probe_opts o = { .probes = vj->v.probes, .progress = verify_progress,
+	    .progress_arg = job };
+	cJSON *details = NULL;
+	sqlite3 *db;
+	int rc;
+
+	/* x sets job->cancel; sig_atomic_t is int, and the engine only reads the flag. */
+	o.cancel = (volatile sig_atomic_t *)&job->cancel;
+	rc = probe_run_endpoint(&vj->av, vj->v.endpoint_id, &o, &vj->v.run_id, err);
+	if (vj->v.run_id > 0 && (db = av_db(&vj->av, err)) != NULL) {
+		aerr_clear(err);
+		rc = incident_verify_record(db, vj->av.actor, &vj->v, &details, err);
+		cJSON_Delete(details);
+		if (rc == 0)
+			tui_job_progress(job, 1, "incident %lld: entry %lld: %s",
+			    (long long)vj->v.incident_id, (long long)vj->v.entry_id, vj->v.text);
+	}
+	av_close(&vj->av);
+	incident_verify_free(&vj->v);
+	return rc;
+}
+
+static int
+start_verify(struct incident_state *s, struct tui *t, struct aerr *err)
+{
+	if (t->job != NULL)
+		return aerr_set(err, AV_USAGE, "another job is running; wait for it or stop it with x");
+	if (strcmp(str(s->r, "status"), "closed") == 0)
+		return aerr_set(err, AV_USAGE, "incident %s is closed: a closed incident does not change",
+		    s->ids);
+	memset(&verifying, 0, sizeof verifying);
+	if (incident_verify_prepare(t->av->db, s->id, NULL, &verifying.v, err) != 0)
+		return err->code;
+	if (!tui_confirm(t, "Re-run %s against %s to verify incident %s?", verifying.v.probes,
+	    str(s->r, "endpoint"), s->ids)) {
+		incident_verify_free(&verifying.v);
+		return 0;
+	}
+	verifying.av = *t->av;
+	verifying.av.db = NULL;
+	if (tui_job_start(t, &verifying.job, verify_work, &verifying, err) != 0) {
+		incident_verify_free(&verifying.v);
+		return err->code;
+	}
+	tui_status(t, 0, "verifying incident %s: %s (x stops)", s->ids, verifying.v.probes);
+	return 0;
+}
+
 static int
 incident_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 {
@@ -302,9 +372,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 			return 0;
 		return tui_cliv(t, err, "incident", "link", s->ids, "--file", text, (char *)NULL);
 	case REQ_VERIFY:
-		tui_status(t, 0, "verifying incident %s...", s->ids);
-		tui_redraw(t);
-		return tui_cliv(t, err, "incident", "verify", s->ids, (char *)NULL);
+		return start_verify(s, t, err);
 	case REQ_ENTER:
 		if (sel <= 0)
 			return 0;

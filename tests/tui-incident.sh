@@ -7,7 +7,7 @@
 . "$TESTS_SRCDIR/tui-lib.sh"
 
 export AIVET_NOW=2026-11-30T00:00:00Z
-TUI_ENV="AIVET_NOW=$AIVET_NOW"
+TUI_ENV="AIVET_NOW=$AIVET_NOW KEY_A=key-a KEY_B=key-b"
 SKIP_VERIFY=1 TMPDIR="$T" AIVET="$AIVET" sh "$TESTS_SRCDIR/../docs/examples/kv-cache-exposure.sh" >/dev/null
 "$AIVET" incident open "Lumen Inference" --title "Late notice" --discovered 2026-11-01T10:00:00Z \
 	--phi yes --individuals 40 --eu-data --vendor-sla none >/dev/null
@@ -62,6 +62,36 @@ tui_wait "error: incident 2 is investigating: it can move to contained, not clos
 ok $? "a refused change shows the CLI's reason"
 tui_keys q
 tui_wait "Incidents (2, 0 overdue)"; ok $? "back in the list, nothing overdue now"
+# y verifies in a job thread: aivet-sim stands in for the vendor's fixed service.
+if [ -x "${AIVET_SIM:-}" ]; then
+	"$AIVET_SIM" --port 0 --context 1048576 --pool 681280 --tenants a=key-a,b=key-b --fault none \
+		> "$T/sim.out" 2> "$T/sim.err" &
+	sim_pid=$!
+	sim_stop() { kill "$sim_pid" 2>/dev/null; wait 2>/dev/null; }
+	_cleanup_hooks="$_cleanup_hooks sim_stop"
+	i=0
+	while ! grep -q '^listening on ' "$T/sim.out" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1; i=$((i + 1))
+	done
+	"$AIVET" endpoint edit "Lumen Inference/summarise" \
+		--url "$(sed -n 's/^listening on //p' "$T/sim.out")/v1" >/dev/null
+	tui_keys g j Enter
+	tui_wait "Incident 1 (contained)"
+	tui_keys y
+	tui_wait "Re-run canary,oversize against Lumen Inference/summarise to verify incident 1?"
+	ok $? "y asks before sending probes"
+	tui_keys y
+	tui_wait "incident 1: entry 14: Verification run 1 (canary,oversize): the failure no longe" 30
+	ok $? "the job's outcome in the status line"
+	tui_keys G
+	tui_wait ">   run      1    completed"; ok $? "the run appears among the linked evidence"
+	run incident show 1 --json
+	is "$(echo "$out" | json '.timeline[-1] | .kind + " " + (.details.reproduces | tostring)')" \
+		"verification false" "the CLI sees the verification"
+	tui_keys q
+else
+	ok 0 "# SKIP aivet-sim is not built: no verification from the TUI"
+fi
 tui_keys q q
 tui_wait "[exit 0]"; ok $? "q quits"
 done_testing

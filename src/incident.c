@@ -523,6 +523,59 @@ incident_link_add(sqlite3 *db, const char *actor, int64_t incident_id, const cha
 	return rc;
 }
 
+/* A word as the shell reads it back: quoted unless plainly safe. */
+static void
+shell_word(struct buf *b, const char *s)
+{
+	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_./:-") == strlen(s)) {
+		buf_adds(b, s);
+		return;
+	}
+	buf_adds(b, "'");
+	for (const char *p = s; *p; p++)
+		if (*p == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_add(b, p, 1);
+	buf_adds(b, "'");
+}
+
+int
+incident_open_command(sqlite3 *db, int64_t finding_id, char **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.name, e.name, f.code FROM finding f "
+	    "JOIN probe_run r ON r.id = f.run_id JOIN endpoint e ON e.id = r.endpoint_id "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE f.id = ?", "i", finding_id);
+	struct buf b;
+	char *ref, *title, id[32];
+
+	*out = NULL;
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown finding %lld", (long long)finding_id);
+	}
+	ref = xasprintf("%s/%s", col_text(st, 0), col_text(st, 1));
+	title = xasprintf("%s on %s (finding %lld)", col_text(st, 2), ref, (long long)finding_id);
+	snprintf(id, sizeof id, "%lld", (long long)finding_id);
+	buf_init(&b);
+	buf_adds(&b, "aivet incident open ");
+	shell_word(&b, col_text(st, 0));
+	buf_adds(&b, " --title ");
+	shell_word(&b, title);
+	buf_adds(&b, " --endpoint ");
+	shell_word(&b, ref);
+	buf_adds(&b, " --from-finding ");
+	buf_adds(&b, id);
+	sqlite3_finalize(st);
+	free(ref);
+	free(title);
+	*out = buf_steal(&b);
+	return 0;
+}
+
 /* ---- the incident as JSON ---- */
 
 static void

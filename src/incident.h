@@ -101,6 +101,8 @@ int incident_link_add(sqlite3 *db, const char *actor, int64_t incident_id, const
  * aivet incident open VENDOR --title TEXT --endpoint VENDOR/NAME --from-finding ID
  * (what a critical finding prints); *out is the caller's to free. */
 int incident_open_command(sqlite3 *db, int64_t finding_id, char **out, struct aerr *err);
+/* The same from a finding's endpoint ("VENDOR/NAME"), code and id. */
+char *incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id);
 /* Whether a status change is allowed now; the message says why not. */
 int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, const char *to,
     struct aerr *err);

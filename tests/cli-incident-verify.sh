@@ -37,13 +37,16 @@ run incident verify 1
 is "$rc" 2 "an incident without an endpoint cannot be verified"
 is "$errout" "aivet: incident 1 has no endpoint to verify against: set one with 'aivet incident edit 1 --endpoint VENDOR/NAME'" "saying how to set one"
 
-# A probe run finds the leak; the incident is opened from its critical finding.
-"$AIVET" probe run lumen/chat --probe canary --yes >/dev/null 2>&1
+# A probe run finds the leak and prints, under each critical finding, the
+# command that opens an incident from it; that command is run as printed.
+run probe run lumen/chat --probe canary --yes
 fid=$(sqlite3 "$AIVET_DB" "SELECT id FROM finding WHERE code = 'LEAK_CROSS_TENANT'")
 ended=$(sqlite3 "$AIVET_DB" "SELECT finished_at FROM probe_run WHERE id = 1")
-run incident open lumen --title "Other customers' text in responses" --endpoint lumen/chat \
-	--from-finding "$fid" --phi no
-is "$out" "incident 2 opened for vendor lumen (discovered $ended)" "opened from the finding, discovered when its run ended"
+cmd=$(printf '%s\n' "$out" | grep -A1 "critical LEAK_CROSS_TENANT" | sed -n 's/^ *open an incident: //p')
+is "$cmd" "aivet incident open lumen --title 'LEAK_CROSS_TENANT on lumen/chat (finding $fid)' --endpoint lumen/chat --from-finding $fid" \
+	"a critical finding prints the command to open an incident from it"
+out=$(eval "\"\$AIVET\"${cmd#aivet}")
+is "$out" "incident 2 opened for vendor lumen (discovered $ended)" "the printed command opens it, discovered when the run ended"
 run incident show 2 --json
 is "$(echo "$out" | json '[.links[] | .object_type + ":" + (.object_id | tostring)] | map(select(startswith("evidence") | not)) | join(",")')" \
 	"finding:$fid,run:1" "the finding and its run are linked"

@@ -817,7 +817,8 @@ questionnaire_check(const char *name, const char *text, size_t len, struct buf *
 	q->root = root;
 	v.root = root;
 	check_root(&v, q);
-	qsort(v.p, (size_t)v.n, sizeof *v.p, by_position);
+	if (v.n > 0)
+		qsort(v.p, (size_t)v.n, sizeof *v.p, by_position);
 	for (int i = 0; i < v.n; i++) {
 		buf_adds(problems, v.p[i].line);
 		free(v.p[i].line);
@@ -1000,16 +1001,16 @@ answer_from_text(const struct q_question *qq, const char *text, cJSON **value, s
 
 		for (tok = strtok_r(t, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 			char *one = trimmed(tok);
-			int i;
+			int i = *one != '\0' ? choice_index(qq, one) : -2;
 
-			if (*one != '\0' && (i = choice_index(qq, one)) < 0) {
+			if (i == -1) {
 				not_a_choice(qq, one, err);
 				free(one);
 				free(chosen);
 				free(t);
 				return AV_USAGE;
 			}
-			if (*one != '\0')
+			if (i >= 0)
 				chosen[i] = 1;
 			free(one);
 		}

@@ -454,6 +454,32 @@ latest_result(const cJSON *runs, const char *probe, int64_t *run_id)
 	return found;
 }
 
+/* The evidence the probe's own findings in that run cite: what contradicts the claim. */
+static cJSON *
+probe_evidence(const cJSON *runs, int64_t run_id, const char *probe)
+{
+	cJSON *ids = cJSON_CreateArray();
+	const cJSON *run, *f, *e, *have;
+
+	cJSON_ArrayForEach(run, runs) {
+		if (num(run, "id") != run_id)
+			continue;
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			if (str(f, "probe") == NULL || strcmp(str(f, "probe"), probe) != 0)
+				continue;
+			cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence")) {
+				int dup = 0;
+
+				cJSON_ArrayForEach(have, ids)
+					dup |= have->valuedouble == e->valuedouble;
+				if (!dup)
+					cJSON_AddItemToArray(ids, cJSON_CreateNumber(e->valuedouble));
+			}
+		}
+	}
+	return ids;
+}
+
 static void
 add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, cJSON *claims,
     cJSON *claim_findings)
@@ -518,7 +544,7 @@ add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, cJSON 
 				cJSON_AddStringToObject(f, "message", msg);
 				cJSON_AddNumberToObject(f, "assessment_id", (double)num(assessment, "id"));
 				cJSON_AddStringToObject(f, "question_id", qid);
-				cJSON_AddArrayToObject(f, "evidence");
+				cJSON_AddItemToObject(f, "evidence", probe_evidence(runs, run_id, probe));
 				cJSON_AddItemToArray(claim_findings, f);
 				free(ans_text);
 				free(msg);

@@ -101,6 +101,8 @@ is "$(jq -r '.claims | map(.question_id + "=" + .status) | join(" ")' "$R")" \
 is "$(jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' "$R")" \
 	"critical:OVERSIZE_ACCEPTED high:SILENT_DEGRADATION high:CLAIM_CONTRADICTED high:CLAIM_CONTRADICTED" \
 	"findings sorted by severity, each contradicted claim a high CLAIM_CONTRADICTED"
+is "$(jq -c '[.findings[] | select(.code == "CLAIM_CONTRADICTED") | .evidence]' "$R")" "[[1],[]]" \
+	"a contradicted claim cites the evidence of its probe's findings"
 is "$(jq -r '.summary | [.rating, .findings.critical, .findings.high, .claims.contradicted, (.contradicted_claims|length)] | map(tostring) | join(" ")' "$R")" \
 	"unacceptable 1 3 2 2" "summary: rating, counts, contradicted claims"
 is "$(jq -r '.assessments[0] | [.status, .reviewer, .questionnaire.qid, (.answers|length), .answers[0].question_id, .answers[2].value, .answers[2].note] | map(tostring) | join(" ")' "$R")" \
@@ -228,6 +230,11 @@ run verify "$C"
 is "$rc" 1 "an added file fails"
 is "$out" "bundle $C FAILED verification
   evidence/extra.json: extra file, not listed in SHA256SUMS" "and names the extra file, nothing else"
+tamper symlink
+ln -s /etc/passwd "$C/evidence/link.json"
+run verify "$C"
+is "$out" "bundle $C FAILED verification
+  evidence/link.json: not a regular file" "a symbolic link in the bundle is named"
 tamper resigned
 # Re-signed with another key: good signature, but not by the key we trust.
 "$AIVET" key generate --name other --no-password >/dev/null

@@ -14,6 +14,9 @@
 #include "tui.h"
 
 #define HEADER_ROWS 5
+/* Row ids: a task's own id; a timeline entry's below ENTRY_BASE; headings small negatives. */
+#define ENTRY_BASE (INT64_C(1) << 40)
+#define ENTRY_ROW(id) (-ENTRY_BASE - (int64_t)(id))
 
 struct incident_state {
 	int64_t id;
@@ -113,10 +116,11 @@ incident_load(struct view *v, struct tui *t, struct aerr *err)
 		    TUI_MARK_NONE, "  [%c] %-4d %-40s %-16s due %s%s", done ? 'x' : ' ', num(x, "id"),
 		    str(x, "title"), str(x, "owner"), str(x, "due_at"), over ? "  OVERDUE" : "");
 	}
-	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "TIMELINE (N adds an entry; entries never change)");
+	tui_list_add(&s->lines, --n, TUI_MARK_DIM,
+	    "TIMELINE (N adds an entry, Enter shows one; entries never change)");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "timeline"))
-		tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  %-25s %-17s %-10s %s", str(x, "at"),
-		    str(x, "kind"), str(x, "actor"), str(x, "text"));
+		tui_list_add(&s->lines, ENTRY_ROW(num(x, "id")), TUI_MARK_NONE, "  %-25s %-17s %-10s %s",
+		    str(x, "at"), str(x, "kind"), str(x, "actor"), str(x, "text"));
 	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "LINKED EVIDENCE (f attaches a file)");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
 		const char *type = str(x, "object_type");
@@ -250,6 +254,38 @@ task_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 	return tui_cli_status(c->t, argc, argv, err);
 }
 
+/* One timeline entry in full: a long text is cut short in the list. */
+static int
+show_entry(struct incident_state *s, struct tui *t, int64_t entry_id, struct aerr *err)
+{
+	const cJSON *x;
+	struct buf b;
+	char title[64];
+	int rc;
+
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(s->r, "timeline")) {
+		const cJSON *d = cJSON_GetObjectItem(x, "details");
+		char *dj = cJSON_IsNull(d) || d == NULL ? NULL : cJSON_Print(d);
+
+		if (num(x, "id") != entry_id) {
+			free(dj);
+			continue;
+		}
+		buf_init(&b);
+		buf_printf(&b, "kind         %s\nat           %s\nat (UTC)     %s\nactor        %s\n"
+		    "recorded at  %s\n\n%s\n", str(x, "kind"), str(x, "at"), str(x, "at_utc"),
+		    str(x, "actor"), str(x, "recorded_at"), str(x, "text"));
+		if (dj != NULL)
+			buf_printf(&b, "\ndetails\n%s\n", dj);
+		free(dj);
+		snprintf(title, sizeof title, "Incident %s, entry %lld", s->ids, (long long)entry_id);
+		rc = tui_show_text(t, title, b.data, err);
+		buf_free(&b);
+		return rc;
+	}
+	return 0;
+}
+
 /* Verification runs probes for a while: a job thread with its own connection. */
 struct verify_job {
 	struct tui_job job;
@@ -374,6 +410,8 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 	case REQ_VERIFY:
 		return start_verify(s, t, err);
 	case REQ_ENTER:
+		if (sel <= -ENTRY_BASE)
+			return show_entry(s, t, -sel - ENTRY_BASE, err);
 		if (sel <= 0)
 			return 0;
 		snprintf(ids, sizeof ids, "%lld", (long long)sel);

@@ -33,6 +33,12 @@ tui_keys Enter
 tui_wait "incident 2: entry 12 recorded (notification-sent)"; ok $? "the CLI's words in the status line"
 run incident show 2 --json
 is "$(echo "$out" | json '.clocks[4] | .state + " " + .stopped_at')" "late 2026-11-30T00:00:00.000Z" "the notice stopped the GDPR clock (late)"
+tui_keys g j j j j j j j j j Enter
+tui_wait "Incident 2, entry 12"; ok $? "Enter on a timeline entry shows it in full"
+like "$(tui_screen)" "Supervisory authority notified through its portal" "with its text"
+like "$(tui_screen)" '"gdpr-sa"' "and its details: the clock it stopped"
+tui_keys q
+tui_wait "Incident 2 (new)"
 
 tui_keys t
 tui_wait "Add task"; ok $? "t opens the task form"

@@ -12,21 +12,15 @@ if [ ! -x "${AIVET_SIM:-}" ]; then
 	exit 0
 fi
 
-sim_start() {
-	"$AIVET_SIM" --port 0 --context 65536 --pool 32768 --tenants a=key-a,b=key-b \
-		--fault "$1" > "$T/sim.out" 2> "$T/sim.err" &
-	sim_pid=$!
-	i=0
-	while ! grep -q '^listening on ' "$T/sim.out" 2>/dev/null && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	url=$(sed -n 's/^listening on //p' "$T/sim.out" | head -1)
+. "$TESTS_SRCDIR/sim-lib.sh"
+# The vendor: a context of 65,536 tokens over a 32,768-token pool, two tenants.
+vendor_start() {
+	sim_start --context 65536 --pool 32768 --tenants a=key-a,b=key-b --fault "$1"
+	url=$SIM_URL
 }
-sim_stop() { [ -n "${sim_pid:-}" ] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null; sim_pid=; }
-_cleanup_hooks="$_cleanup_hooks sim_stop"
 
 export KEY_A=key-a KEY_B=key-b
-sim_start disagg-placeholder
+vendor_start disagg-placeholder
 "$AIVET" vendor add lumen >/dev/null
 "$AIVET" endpoint add lumen --name chat --api openai --url "$url/v1" --model aivet-sim-1 \
 	--context 65536 --credential a=env:KEY_A --credential b=env:KEY_B >/dev/null
@@ -68,7 +62,7 @@ is "$errout" "aivet: incident 2 cannot be resolved: the latest verification (ent
 
 # The vendor's fix: the same service without the fault.
 sim_stop
-sim_start none
+vendor_start none
 "$AIVET" endpoint edit lumen/chat --url "$url/v1" >/dev/null
 run incident verify 2 --json
 is "$rc" 0 "after the fix, verify exits 0"

@@ -70,17 +70,10 @@ tui_keys q
 tui_wait "Incidents (2, 0 overdue)"; ok $? "back in the list, nothing overdue now"
 # y verifies in a job thread: aivet-sim stands in for the vendor's fixed service.
 if [ -x "${AIVET_SIM:-}" ]; then
-	"$AIVET_SIM" --port 0 --context 1048576 --pool 681280 --tenants a=key-a,b=key-b --fault none \
-		> "$T/sim.out" 2> "$T/sim.err" &
-	sim_pid=$!
-	sim_stop() { kill "$sim_pid" 2>/dev/null; wait 2>/dev/null; }
-	_cleanup_hooks="$_cleanup_hooks sim_stop"
-	i=0
-	while ! grep -q '^listening on ' "$T/sim.out" 2>/dev/null && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
+	. "$TESTS_SRCDIR/sim-lib.sh"
+	sim_start --context 1048576 --pool 681280 --tenants a=key-a,b=key-b --fault none
 	"$AIVET" endpoint edit "Lumen Inference/summarise" \
-		--url "$(sed -n 's/^listening on //p' "$T/sim.out")/v1" >/dev/null
+		--url "$SIM_URL/v1" >/dev/null
 	tui_keys g j Enter
 	tui_wait "Incident 1 (contained)"
 	tui_keys y

@@ -18,7 +18,8 @@ struct vendor_state {
 
 static const enum request vendor_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_ASSESS, REQ_INCIDENT, REQ_EXPORT, REQ_NONE
+	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_ASSESS, REQ_INCIDENT, REQ_EXPORT, REQ_RUN,
+	REQ_NONE
 };
 
 #define HEADER_ROWS 6
@@ -297,6 +298,10 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 	}
 	case REQ_INCIDENT:
 		return tui_push(t, &tui_incidents_view, &s->id, err);
+	case REQ_RUN:
+		if (id < 0)
+			return aerr_set(err, AV_USAGE, "no endpoint selected");
+		return tui_push(t, &tui_probe_runs_view, &id, err);
 	default:
 		return 0;
 	}

@@ -214,5 +214,10 @@ int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int 
     int current);
 /* The vendor screen's export dialog (tui-export.c). */
 int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
+/* Probes (tui-probe-runs.c, tui-probe-run.c, tui-evidence.c); arg: an endpoint id, a run id,
+ * a finding id. */
+extern const struct view_ops tui_probe_runs_view;
+extern const struct view_ops tui_probe_run_view;
+extern const struct view_ops tui_evidence_view;
 
 #endif

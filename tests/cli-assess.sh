@@ -237,6 +237,20 @@ is "$(cache)" "canary=confirmed prefix-timing=contradicted" "per_tenant: the sam
 run assess answer "$id" kv_cache_scope shared
 is "$(cache)" "canary=contradicted prefix-timing=confirmed" "shared: the other way round"
 
+# ---- a newer questionnaire version: old assessments keep theirs ----
+sed 's/"version": 1/"version": 2/; s/"Gate?"/"Gate, reworded?"/' "$D/scoring-questionnaire.json" > "$T/v2.json"
+run questionnaire import "$T/v2.json"
+run assess start acme scoring-test
+newid=$(printf '%s' "$out" | sed 's/^assessment \([0-9]*\) .*/\1/')
+like "$out" "questionnaire scoring-test version 2" "a new assessment takes the newest version"
+run assess show 1 --json
+is "$(printf '%s' "$out" | json '"\(.questionnaire.version) \(.questions[0].text)"')" "1 Gate?" \
+	"an old assessment keeps the version it was answered against"
+run assess show "$newid" --json
+is "$(printf '%s' "$out" | json '"\(.questionnaire.version) \(.questions[0].text)"')" "2 Gate, reworded?" "the new one has the new text"
+run assess start acme scoring-test@1
+like "$out" "questionnaire scoring-test version 1" "an old version can still be chosen"
+
 run audit verify
 is "$rc" 0 "the audit chain is intact"
 done_testing

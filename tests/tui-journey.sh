@@ -14,7 +14,7 @@ cd "$T/work" || exit 1
 
 # The current question's id, read from the screen's detail pane.
 current_question() {
-	tui_screen | sed -n 's/^ \([a-z_][a-z0-9_]*\) (\(required\|optional\)): .*/\1/p' | head -1
+	tui_screen | sed -n 's/^ \([a-z_][a-z0-9_]*\)\( (required)\)\{0,1\}: .*/\1/p' | head -1
 }
 
 # answer_current: answers the question on screen by its type — the first
@@ -22,17 +22,14 @@ current_question() {
 answer_current() {
 	qid=$(current_question)
 	type=$(jq -r --arg q "$qid" '.sections[].questions[] | select(.id == $q) | .type' "$Q")
+	tui_keys Enter
+	sleep 0.3   # the menu or field opens
 	case "$type" in
-	duration)
-		tui_keys Enter; tui_type 24h; tui_keys Enter ;;
-	multi_choice)
-		tui_keys Enter; sleep 0.2; tui_keys Space Enter ;;
-	number)
-		tui_keys Enter; tui_type 131072; tui_keys Enter ;;
-	text)
-		tui_keys Enter; tui_type "see contract"; tui_keys Enter ;;
-	*)
-		tui_keys Enter; sleep 0.2; tui_keys Enter ;;
+	duration) tui_type 24h; tui_keys Enter ;;
+	multi_choice) tui_keys Space Enter ;;
+	number) tui_type 131072; tui_keys Enter ;;
+	text) tui_type "see contract"; tui_keys Enter ;;
+	*) tui_keys Enter ;;
 	esac
 	tui_wait "question $qid: " 5 >/dev/null
 }
@@ -68,7 +65,7 @@ journey() {
 	while [ $i -lt 25 ]; do
 		run assess show 1 --json
 		[ "$(printf '%s' "$out" | json '.score.unanswered_required')" = 0 ] && break
-		tui_keys n; sleep 0.2
+		tui_keys n; sleep 0.3
 		answer_current
 		i=$((i + 1))
 	done
@@ -83,8 +80,8 @@ journey() {
 	tui_keys Down Enter; tui_wait "attestation.pdf"
 	tui_keys Down Enter; tui_wait "question $qid: "
 	run assess show 1 --json
-	is "$(printf '%s' "$out" | json --arg q "$qid" '.questions[] | select(.evidence | length > 0) | .evidence[0].original_name' 2>/dev/null || printf '%s' "$out" | jq -r '.questions[] | select(.evidence | length > 0) | .evidence[0].original_name')" \
-		attestation.pdf "$size: the picked file is attached"
+	is "$(printf '%s' "$out" | jq -r --arg q "$qid" '.questions[] | select(.id == $q) | .evidence[0].original_name')" \
+		attestation.pdf "$size: the picked file is attached to $qid"
 
 	# Submit, then approve as a reviewer who is not the only author.
 	tui_keys S; tui_wait "Submit assessment 1 for review?"

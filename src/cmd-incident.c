@@ -712,6 +712,24 @@ incident_status(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    incident_status_of(db, id, from, sizeof from, err) != 0 ||
 	    incident_status_check(db, id, from, argv[optind + 1], err) != 0)
 		goto fail;
+	if (o.at != NULL) {
+		/* A back-dated change still follows the change before it. */
+		sqlite3_stmt *st = db_prepare(db, err, "SELECT id, at, at_utc FROM incident_entry "
+		    "WHERE incident_id = ? AND (kind = 'status-change' OR json_extract(details, "
+		    "'$.opened')) ORDER BY id DESC LIMIT 1", "i", id);
+		int64_t prev;
+
+		if (st == NULL)
+			goto fail;
+		if (sqlite3_step(st) == SQLITE_ROW && parse_time(col_text(st, 2), &prev, NULL) == 0 &&
+		    ms < prev) {
+			aerr_set(err, AV_USAGE, "--at %s is before the incident's previous status change "
+			    "(entry %lld at %s)", o.at, (long long)sqlite3_column_int64(st, 0), col_text(st, 1));
+			sqlite3_finalize(st);
+			goto fail;
+		}
+		sqlite3_finalize(st);
+	}
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "from", from);
 	cJSON_AddStringToObject(d, "to", argv[optind + 1]);

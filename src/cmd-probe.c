@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "incident.h"
 #include "probe.h"
 #include "run-format.h"
 
@@ -118,6 +119,16 @@ probe_print_run(FILE *f, const cJSON *run)
 				fprintf(f, " %d", e->valueint);
 			}
 			fprintf(f, ")\n");
+			if (strcmp(cJSON_GetObjectItem(fd, "severity")->valuestring, "critical") == 0 &&
+			    cJSON_IsNumber(cJSON_GetObjectItem(fd, "id"))) {
+				char *cmd = incident_open_command_text(
+				    cJSON_GetObjectItem(run, "endpoint")->valuestring,
+				    cJSON_GetObjectItem(fd, "code")->valuestring,
+				    (int64_t)cJSON_GetObjectItem(fd, "id")->valuedouble);
+
+				fprintf(f, "         open an incident: %s\n", cmd);
+				free(cmd);
+			}
 		}
 	}
 }

@@ -523,6 +523,67 @@ incident_link_add(sqlite3 *db, const char *actor, int64_t incident_id, const cha
 	return rc;
 }
 
+/* A word as the shell reads it back: quoted unless plainly safe. */
+static void
+shell_word(struct buf *b, const char *s)
+{
+	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	    "0123456789_./:-") == strlen(s)) {
+		buf_adds(b, s);
+		return;
+	}
+	buf_adds(b, "'");
+	for (const char *p = s; *p; p++)
+		if (*p == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_add(b, p, 1);
+	buf_adds(b, "'");
+}
+
+char *
+incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id)
+{
+	const char *slash = strchr(endpoint_ref, '/');
+	char *vendor = slash ? strndup(endpoint_ref, (size_t)(slash - endpoint_ref)) :
+	    xstrdup(endpoint_ref);
+	char *title = xasprintf("%s on %s (finding %lld)", code, endpoint_ref, (long long)finding_id);
+	struct buf b;
+
+	if (vendor == NULL)
+		die("out of memory");
+	buf_init(&b);
+	buf_adds(&b, "aivet incident open ");
+	shell_word(&b, vendor);
+	buf_adds(&b, " --title ");
+	shell_word(&b, title);
+	buf_adds(&b, " --endpoint ");
+	shell_word(&b, endpoint_ref);
+	buf_printf(&b, " --from-finding %lld", (long long)finding_id);
+	free(vendor);
+	free(title);
+	return buf_steal(&b);
+}
+
+int
+incident_open_command(sqlite3 *db, int64_t finding_id, char **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name, f.code FROM finding f "
+	    "JOIN probe_run r ON r.id = f.run_id JOIN endpoint e ON e.id = r.endpoint_id "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE f.id = ?", "i", finding_id);
+
+	*out = NULL;
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown finding %lld", (long long)finding_id);
+	}
+	*out = incident_open_command_text(col_text(st, 0), col_text(st, 1), finding_id);
+	sqlite3_finalize(st);
+	return 0;
+}
+
 /* ---- the incident as JSON ---- */
 
 static void

@@ -97,6 +97,12 @@ int incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
 /* Links a run, finding or evidence (which must exist) to an incident, once. */
 int incident_link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type,
     int64_t object_id, struct aerr *err);
+/* The command that opens an incident from a probe finding, quoted for a shell:
+ * aivet incident open VENDOR --title TEXT --endpoint VENDOR/NAME --from-finding ID
+ * (what a critical finding prints); *out is the caller's to free. */
+int incident_open_command(sqlite3 *db, int64_t finding_id, char **out, struct aerr *err);
+/* The same from a finding's endpoint ("VENDOR/NAME"), code and id. */
+char *incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id);
 /* Whether a status change is allowed now; the message says why not. */
 int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, const char *to,
     struct aerr *err);

@@ -10,9 +10,13 @@
 #include <string.h>
 
 #include "incident.h"
+#include "probe.h"
 #include "tui.h"
 
 #define HEADER_ROWS 5
+/* Row ids: a task's own id; a timeline entry's below ENTRY_BASE; headings small negatives. */
+#define ENTRY_BASE (INT64_C(1) << 40)
+#define ENTRY_ROW(id) (-ENTRY_BASE - (int64_t)(id))
 
 struct incident_state {
 	int64_t id;
@@ -112,10 +116,11 @@ incident_load(struct view *v, struct tui *t, struct aerr *err)
 		    TUI_MARK_NONE, "  [%c] %-4d %-40s %-16s due %s%s", done ? 'x' : ' ', num(x, "id"),
 		    str(x, "title"), str(x, "owner"), str(x, "due_at"), over ? "  OVERDUE" : "");
 	}
-	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "TIMELINE (N adds an entry; entries never change)");
+	tui_list_add(&s->lines, --n, TUI_MARK_DIM,
+	    "TIMELINE (N adds an entry, Enter shows one; entries never change)");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "timeline"))
-		tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  %-25s %-17s %-10s %s", str(x, "at"),
-		    str(x, "kind"), str(x, "actor"), str(x, "text"));
+		tui_list_add(&s->lines, ENTRY_ROW(num(x, "id")), TUI_MARK_NONE, "  %-25s %-17s %-10s %s",
+		    str(x, "at"), str(x, "kind"), str(x, "actor"), str(x, "text"));
 	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "LINKED EVIDENCE (f attaches a file)");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
 		const char *type = str(x, "object_type");
@@ -249,6 +254,107 @@ task_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 	return tui_cli_status(c->t, argc, argv, err);
 }
 
+/* One timeline entry in full: a long text is cut short in the list. */
+static int
+show_entry(struct incident_state *s, struct tui *t, int64_t entry_id, struct aerr *err)
+{
+	const cJSON *x;
+	struct buf b;
+	char title[64];
+	int rc;
+
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(s->r, "timeline")) {
+		const cJSON *d = cJSON_GetObjectItem(x, "details");
+		char *dj = cJSON_IsNull(d) || d == NULL ? NULL : cJSON_Print(d);
+
+		if (num(x, "id") != entry_id) {
+			free(dj);
+			continue;
+		}
+		buf_init(&b);
+		buf_printf(&b, "kind         %s\nat           %s\nat (UTC)     %s\nactor        %s\n"
+		    "recorded at  %s\n\n%s\n", str(x, "kind"), str(x, "at"), str(x, "at_utc"),
+		    str(x, "actor"), str(x, "recorded_at"), str(x, "text"));
+		if (dj != NULL)
+			buf_printf(&b, "\ndetails\n%s\n", dj);
+		free(dj);
+		snprintf(title, sizeof title, "Incident %s, entry %lld", s->ids, (long long)entry_id);
+		rc = tui_show_text(t, title, b.data, err);
+		buf_free(&b);
+		return rc;
+	}
+	return 0;
+}
+
+/* Verification runs probes for a while: a job thread with its own connection. */
+struct verify_job {
+	struct tui_job job;
+	struct aivet av;
+	struct incident_verify v;
+};
+
+static struct verify_job verifying;   /* one job at a time, as the framework allows */
+
+static void
+verify_progress(void *arg, const struct probe_progress *p)
+{
+	tui_job_progress(arg, p->requests_planned > 0 ? (double)p->requests_done /
+	    (double)p->requests_planned : -1, "verifying: %s, %lld/%lld requests", p->probe,
+	    (long long)p->requests_done, (long long)p->requests_planned);
+}
+
+static int
+verify_work(struct tui_job *job, void *arg, struct aerr *err)
+{
+	struct verify_job *vj = arg;
+	struct probe_opts o = { .probes = vj->v.probes, .progress = verify_progress,
+	    .progress_arg = job };
+	cJSON *details = NULL;
+	sqlite3 *db;
+	int rc;
+
+	/* x sets job->cancel; sig_atomic_t is int, and the engine only reads the flag. */
+	o.cancel = (volatile sig_atomic_t *)&job->cancel;
+	rc = probe_run_endpoint(&vj->av, vj->v.endpoint_id, &o, &vj->v.run_id, err);
+	if (vj->v.run_id > 0 && (db = av_db(&vj->av, err)) != NULL) {
+		aerr_clear(err);
+		rc = incident_verify_record(db, vj->av.actor, &vj->v, &details, err);
+		cJSON_Delete(details);
+		if (rc == 0)
+			tui_job_progress(job, 1, "incident %lld: entry %lld: %s",
+			    (long long)vj->v.incident_id, (long long)vj->v.entry_id, vj->v.text);
+	}
+	av_close(&vj->av);
+	incident_verify_free(&vj->v);
+	return rc;
+}
+
+static int
+start_verify(struct incident_state *s, struct tui *t, struct aerr *err)
+{
+	if (t->job != NULL)
+		return aerr_set(err, AV_USAGE, "another job is running; wait for it or stop it with x");
+	if (strcmp(str(s->r, "status"), "closed") == 0)
+		return aerr_set(err, AV_USAGE, "incident %s is closed: a closed incident does not change",
+		    s->ids);
+	memset(&verifying, 0, sizeof verifying);
+	if (incident_verify_prepare(t->av->db, s->id, NULL, &verifying.v, err) != 0)
+		return err->code;
+	if (!tui_confirm(t, "Re-run %s against %s to verify incident %s?", verifying.v.probes,
+	    str(s->r, "endpoint"), s->ids)) {
+		incident_verify_free(&verifying.v);
+		return 0;
+	}
+	verifying.av = *t->av;
+	verifying.av.db = NULL;
+	if (tui_job_start(t, &verifying.job, verify_work, &verifying, err) != 0) {
+		incident_verify_free(&verifying.v);
+		return err->code;
+	}
+	tui_status(t, 0, "verifying incident %s: %s (x stops)", s->ids, verifying.v.probes);
+	return 0;
+}
+
 static int
 incident_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 {
@@ -302,10 +408,10 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 			return 0;
 		return tui_cliv(t, err, "incident", "link", s->ids, "--file", text, (char *)NULL);
 	case REQ_VERIFY:
-		tui_status(t, 0, "verifying incident %s...", s->ids);
-		tui_redraw(t);
-		return tui_cliv(t, err, "incident", "verify", s->ids, (char *)NULL);
+		return start_verify(s, t, err);
 	case REQ_ENTER:
+		if (sel <= -ENTRY_BASE)
+			return show_entry(s, t, -sel - ENTRY_BASE, err);
 		if (sel <= 0)
 			return 0;
 		snprintf(ids, sizeof ids, "%lld", (long long)sel);

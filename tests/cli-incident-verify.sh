@@ -12,21 +12,15 @@ if [ ! -x "${AIVET_SIM:-}" ]; then
 	exit 0
 fi
 
-sim_start() {
-	"$AIVET_SIM" --port 0 --context 65536 --pool 32768 --tenants a=key-a,b=key-b \
-		--fault "$1" > "$T/sim.out" 2> "$T/sim.err" &
-	sim_pid=$!
-	i=0
-	while ! grep -q '^listening on ' "$T/sim.out" 2>/dev/null && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
-	url=$(sed -n 's/^listening on //p' "$T/sim.out" | head -1)
+. "$TESTS_SRCDIR/sim-lib.sh"
+# The vendor: a context of 65,536 tokens over a 32,768-token pool, two tenants.
+vendor_start() {
+	sim_start --context 65536 --pool 32768 --tenants a=key-a,b=key-b --fault "$1"
+	url=$SIM_URL
 }
-sim_stop() { [ -n "${sim_pid:-}" ] && kill "$sim_pid" 2>/dev/null; wait 2>/dev/null; sim_pid=; }
-_cleanup_hooks="$_cleanup_hooks sim_stop"
 
 export KEY_A=key-a KEY_B=key-b
-sim_start disagg-placeholder
+vendor_start disagg-placeholder
 "$AIVET" vendor add lumen >/dev/null
 "$AIVET" endpoint add lumen --name chat --api openai --url "$url/v1" --model aivet-sim-1 \
 	--context 65536 --credential a=env:KEY_A --credential b=env:KEY_B >/dev/null
@@ -37,13 +31,16 @@ run incident verify 1
 is "$rc" 2 "an incident without an endpoint cannot be verified"
 is "$errout" "aivet: incident 1 has no endpoint to verify against: set one with 'aivet incident edit 1 --endpoint VENDOR/NAME'" "saying how to set one"
 
-# A probe run finds the leak; the incident is opened from its critical finding.
-"$AIVET" probe run lumen/chat --probe canary --yes >/dev/null 2>&1
+# A probe run finds the leak and prints, under each critical finding, the
+# command that opens an incident from it; that command is run as printed.
+run probe run lumen/chat --probe canary --yes
 fid=$(sqlite3 "$AIVET_DB" "SELECT id FROM finding WHERE code = 'LEAK_CROSS_TENANT'")
 ended=$(sqlite3 "$AIVET_DB" "SELECT finished_at FROM probe_run WHERE id = 1")
-run incident open lumen --title "Other customers' text in responses" --endpoint lumen/chat \
-	--from-finding "$fid" --phi no
-is "$out" "incident 2 opened for vendor lumen (discovered $ended)" "opened from the finding, discovered when its run ended"
+cmd=$(printf '%s\n' "$out" | grep -A1 "critical LEAK_CROSS_TENANT" | sed -n 's/^ *open an incident: //p')
+is "$cmd" "aivet incident open lumen --title 'LEAK_CROSS_TENANT on lumen/chat (finding $fid)' --endpoint lumen/chat --from-finding $fid" \
+	"a critical finding prints the command to open an incident from it"
+out=$(eval "\"\$AIVET\"${cmd#aivet}")
+is "$out" "incident 2 opened for vendor lumen (discovered $ended)" "the printed command opens it, discovered when the run ended"
 run incident show 2 --json
 is "$(echo "$out" | json '[.links[] | .object_type + ":" + (.object_id | tostring)] | map(select(startswith("evidence") | not)) | join(",")')" \
 	"finding:$fid,run:1" "the finding and its run are linked"
@@ -65,7 +62,7 @@ is "$errout" "aivet: incident 2 cannot be resolved: the latest verification (ent
 
 # The vendor's fix: the same service without the fault.
 sim_stop
-sim_start none
+vendor_start none
 "$AIVET" endpoint edit lumen/chat --url "$url/v1" >/dev/null
 run incident verify 2 --json
 is "$rc" 0 "after the fix, verify exits 0"

@@ -77,6 +77,8 @@ is "$rc" 2 "skipping a step is refused"
 is "$errout" "aivet: incident 1 is new: it can move to investigating, not contained" "naming the next step"
 run incident status 1 bogus
 is "$errout" "aivet: unknown status 'bogus' (one of new, investigating, contained, resolved, closed)" "unknown status"
+run incident status 1 investigating --at 2026-03-02T08:00:00-05:00
+is "$errout" "aivet: --at 2026-03-02T08:00:00-05:00 is before the incident's previous status change (entry 1 at 2026-03-02T09:00:00-05:00)" "a status change cannot precede the one before it (here: the opening)"
 run incident status 1 investigating --at 2026-03-02T10:00:00-05:00
 is "$out" "incident 1: new -> investigating" "new -> investigating"
 run incident status 1 investigating

@@ -41,17 +41,10 @@ is "$(jq -r '.incidents[0].evidence_files | map(.sha256) | join(" ")' "$T/bundle
 # The whole example, re-verification included, against aivet-sim standing in
 # for the vendor's fixed service.
 if [ -x "${AIVET_SIM:-}" ]; then
-	"$AIVET_SIM" --port 0 --context 1048576 --pool 681280 --tenants a=key-a,b=key-b --fault none \
-		> "$T/sim.out" 2> "$T/sim.err" &
-	sim_pid=$!
-	sim_stop() { kill "$sim_pid" 2>/dev/null; wait 2>/dev/null; }
-	_cleanup_hooks="$_cleanup_hooks sim_stop"
-	i=0
-	while ! grep -q '^listening on ' "$T/sim.out" 2>/dev/null && [ $i -lt 50 ]; do
-		sleep 0.1; i=$((i + 1))
-	done
+	. "$TESTS_SRCDIR/sim-lib.sh"
+	sim_start --context 1048576 --pool 681280 --tenants a=key-a,b=key-b --fault none
 	export AIVET_DB="$T/full.db"
-	KEY_A=key-a KEY_B=key-b EXAMPLE_URL="$(sed -n 's/^listening on //p' "$T/sim.out")/v1" \
+	KEY_A=key-a KEY_B=key-b EXAMPLE_URL="$SIM_URL/v1" \
 		TMPDIR="$T" AIVET="$AIVET" sh "$example" > "$T/full.out" 2> "$T/full.err"
 	is "$?" 0 "the whole example runs, re-verification included"
 	run incident show 1 --json

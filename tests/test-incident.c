@@ -167,6 +167,43 @@ test_vendor_sla(void)
 	sqlite3_close(db);
 }
 
+static void
+test_open_command(void)
+{
+	struct aerr err = { 0 };
+	int64_t eid;
+	sqlite3 *db = fresh_db(&eid);
+	char *cmd = NULL, *sh, line[512] = "";
+	FILE *p;
+
+	db_exec(db, &err, "UPDATE vendor SET name = 'Acme Health''s AI' WHERE id = 1", NULL);
+	db_exec(db, &err, "INSERT INTO endpoint (id, vendor_id, name, api, url, model, context_tokens, "
+	    "created_at, updated_at) VALUES (1, 1, 'prod', 'openai', 'https://x.example/v1', 'm', 1000, "
+	    "'now', 'now')", NULL);
+	db_exec(db, &err, "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at) "
+	    "VALUES (1, 1, 'completed', '[\"canary\"]', 'tester', 'now')", NULL);
+	db_exec(db, &err, "INSERT INTO finding (id, run_id, probe, code, severity, message) "
+	    "VALUES (7, 1, 'canary', 'LEAK_CROSS_TENANT', 'critical', 'leak')", NULL);
+	is_int(incident_open_command(db, 7, &cmd, &err), 0, "the open command for a finding");
+	is_str(cmd, "aivet incident open 'Acme Health'\\''s AI' --title 'LEAK_CROSS_TENANT on Acme "
+	    "Health'\\''s AI/prod (finding 7)' --endpoint 'Acme Health'\\''s AI/prod' --from-finding 7",
+	    "in the stable form, quoted for a shell");
+	/* The shell reads the words back exactly. */
+	sh = xasprintf("printf '%%s|' %s", cmd + strlen("aivet "));
+	if ((p = popen(sh, "r")) != NULL) {
+		if (fgets(line, sizeof line, p) == NULL)
+			line[0] = '\0';
+		pclose(p);
+	}
+	is_str(line, "incident|open|Acme Health's AI|--title|LEAK_CROSS_TENANT on Acme Health's AI/prod "
+	    "(finding 7)|--endpoint|Acme Health's AI/prod|--from-finding|7|", "the shell reads it back");
+	free(sh);
+	free(cmd);
+	is_int(incident_open_command(db, 8, &cmd, &err), AV_USAGE, "an unknown finding");
+	is_str(err.msg, "unknown finding 8", "is named");
+	sqlite3_close(db);
+}
+
 int
 main(void)
 {
@@ -194,6 +231,7 @@ main(void)
 	    "UPDATE incident SET status = 'closed' WHERE id = 1", 2,
 	    "incident 1 is 'closed' but its timeline says 'new': changed behind aivet's back");
 	test_vendor_sla();
+	test_open_command();
 	cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		printf("# could not remove %s\n", dir);

@@ -7,7 +7,7 @@
 . "$TESTS_SRCDIR/tui-lib.sh"
 
 export AIVET_NOW=2026-11-30T00:00:00Z
-TUI_ENV="AIVET_NOW=$AIVET_NOW"
+TUI_ENV="AIVET_NOW=$AIVET_NOW KEY_A=key-a KEY_B=key-b"
 SKIP_VERIFY=1 TMPDIR="$T" AIVET="$AIVET" sh "$TESTS_SRCDIR/../docs/examples/kv-cache-exposure.sh" >/dev/null
 "$AIVET" incident open "Lumen Inference" --title "Late notice" --discovered 2026-11-01T10:00:00Z \
 	--phi yes --individuals 40 --eu-data --vendor-sla none >/dev/null
@@ -33,6 +33,12 @@ tui_keys Enter
 tui_wait "incident 2: entry 12 recorded (notification-sent)"; ok $? "the CLI's words in the status line"
 run incident show 2 --json
 is "$(echo "$out" | json '.clocks[4] | .state + " " + .stopped_at')" "late 2026-11-30T00:00:00.000Z" "the notice stopped the GDPR clock (late)"
+tui_keys g j j j j j j j j j Enter
+tui_wait "Incident 2, entry 12"; ok $? "Enter on a timeline entry shows it in full"
+like "$(tui_screen)" "Supervisory authority notified through its portal" "with its text"
+like "$(tui_screen)" '"gdpr-sa"' "and its details: the clock it stopped"
+tui_keys q
+tui_wait "Incident 2 (new)"
 
 tui_keys t
 tui_wait "Add task"; ok $? "t opens the task form"
@@ -62,6 +68,29 @@ tui_wait "error: incident 2 is investigating: it can move to contained, not clos
 ok $? "a refused change shows the CLI's reason"
 tui_keys q
 tui_wait "Incidents (2, 0 overdue)"; ok $? "back in the list, nothing overdue now"
+# y verifies in a job thread: aivet-sim stands in for the vendor's fixed service.
+if [ -x "${AIVET_SIM:-}" ]; then
+	. "$TESTS_SRCDIR/sim-lib.sh"
+	sim_start --context 1048576 --pool 681280 --tenants a=key-a,b=key-b --fault none
+	"$AIVET" endpoint edit "Lumen Inference/summarise" \
+		--url "$SIM_URL/v1" >/dev/null
+	tui_keys g j Enter
+	tui_wait "Incident 1 (contained)"
+	tui_keys y
+	tui_wait "Re-run canary,oversize against Lumen Inference/summarise to verify incident 1?"
+	ok $? "y asks before sending probes"
+	tui_keys y
+	tui_wait "incident 1: entry 14: Verification run 1 (canary,oversize): the failure no longe" 30
+	ok $? "the job's outcome in the status line"
+	tui_keys G
+	tui_wait ">   run      1    completed"; ok $? "the run appears among the linked evidence"
+	run incident show 1 --json
+	is "$(echo "$out" | json '.timeline[-1] | .kind + " " + (.details.reproduces | tostring)')" \
+		"verification false" "the CLI sees the verification"
+	tui_keys q
+else
+	ok 0 "# SKIP aivet-sim is not built: no verification from the TUI"
+fi
 tui_keys q q
 tui_wait "[exit 0]"; ok $? "q quits"
 done_testing

@@ -17,12 +17,18 @@ extern const struct cmd_entry cmd_vendor_entry;
 extern const struct cmd_entry cmd_endpoint_entry;
 extern const struct cmd_entry cmd_audit_entry;
 extern const struct cmd_entry cmd_tui_entry;
+extern const struct cmd_entry cmd_key_entry;
+extern const struct cmd_entry cmd_report_entry;
+extern const struct cmd_entry cmd_verify_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_vendor_entry,
 	&cmd_endpoint_entry,
 	&cmd_audit_entry,
 	&cmd_tui_entry,
+	&cmd_key_entry,
+	&cmd_report_entry,
+	&cmd_verify_entry,
 	NULL
 };
 

@@ -1,0 +1,690 @@
+/*
+ * bundle.c: the signed report bundle on disk. Writing: report.json, its
+ * HTML, Markdown and OSCAL renderings, evidence/, aivet.pub and VERIFY.txt,
+ * then SHA256SUMS over all of them (sha256sum -c format) and its minisign
+ * signature whose trusted comment binds the report id, its time and the
+ * audit checkpoint. Verifying: the signature, every hash, no missing or
+ * extra file, and report.json's structure and bindings, each problem named.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "aivet.h"
+#include "minisign.h"
+#include "report.h"
+
+#define SUMS "SHA256SUMS"
+#define SUMS_SIG "SHA256SUMS.minisig"
+#define SUMS_MAX ((size_t)16 << 20)
+#define REPORT_JSON_MAX ((size_t)512 << 20)
+
+/* The files every bundle has besides evidence/ (SHA256SUMS and its signature aside). */
+static const char *const fixed_files[] = { "report.json", "report.html", "report.md",
+	"oscal-assessment-results.json", "aivet.pub", "VERIFY.txt", NULL };
+
+static int
+sha256_file(const char *path, char out[65], struct aerr *err)
+{
+	crypto_hash_sha256_state st;
+	unsigned char h[crypto_hash_sha256_BYTES], *chunk;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return aerr_set(err, AV_RUNTIME, "%s: %s", path, strerror(errno));
+	chunk = xmalloc((size_t)1 << 18);
+	crypto_hash_sha256_init(&st);
+	while ((n = read(fd, chunk, (size_t)1 << 18)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			free(chunk);
+			return aerr_set(err, AV_RUNTIME, "%s: read error: %s", path, strerror(errno));
+		}
+		crypto_hash_sha256_update(&st, chunk, (unsigned long long)n);
+	}
+	close(fd);
+	free(chunk);
+	crypto_hash_sha256_final(&st, h);
+	hex_encode(h, sizeof h, out);
+	return 0;
+}
+
+struct names {
+	char **v;
+	size_t n;
+};
+
+static void
+names_add(struct names *ns, const char *s)
+{
+	ns->v = xrealloc(ns->v, (ns->n + 1) * sizeof *ns->v);
+	ns->v[ns->n++] = xstrdup(s);
+}
+
+static void
+names_free(struct names *ns)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		free(ns->v[i]);
+	free(ns->v);
+	ns->v = NULL;
+	ns->n = 0;
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+names_has(const struct names *ns, const char *s)
+{
+	for (size_t i = 0; i < ns->n; i++)
+		if (strcmp(ns->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+put(const char *root, const char *rel, const void *data, size_t len, struct names *written,
+    struct aerr *err)
+{
+	char *path = xasprintf("%s/%s", root, rel), *slash = strrchr(path, '/');
+	int rc = 0;
+
+	if (slash != NULL && slash > path + strlen(root)) {
+		*slash = '\0';
+		rc = mkdir_p(path, 0755, err);
+		*slash = '/';
+	}
+	if (rc == 0)
+		rc = write_file_atomic(path, data, len, 0644, err);
+	if (rc == 0 && written != NULL)
+		names_add(written, rel);
+	free(path);
+	return rc;
+}
+
+static void
+verify_text(struct buf *b, const cJSON *rep, const char *keyid)
+{
+	const cJSON *id = cJSON_GetObjectItem(rep, "report_id"), *at = cJSON_GetObjectItem(rep,
+	    "generated_at");
+
+	buf_printf(b,
+	    "How to verify this report bundle\n"
+	    "================================\n"
+	    "\n"
+	    "This directory is a signed aivet report bundle: report %s, generated %s.\n"
+	    "It is signed with the Ed25519 key whose minisign key id is %s. Compare that id\n"
+	    "and the public key in aivet.pub with the key the organisation gave you through\n"
+	    "another channel: the copy in this directory proves integrity, not origin.\n"
+	    "\n"
+	    "1. With minisign and coreutils, in this directory:\n"
+	    "\n"
+	    "    minisign -Vm SHA256SUMS -p aivet.pub\n"
+	    "    sha256sum -c SHA256SUMS\n"
+	    "\n"
+	    "The first checks the signature on the list of hashes and prints the trusted\n"
+	    "comment, which binds the report id, its time and the audit-log checkpoint\n"
+	    "(entry count and head hash) to the signature. The second checks every file\n"
+	    "against the list. Both must succeed, and no file other than those listed,\n"
+	    "SHA256SUMS and SHA256SUMS.minisig may be present. 'aivet verify DIR' does all\n"
+	    "of this and checks the structure of report.json.\n"
+	    "\n"
+	    "2. Without minisign, with OpenSSL 3 and a POSIX shell: set B to this directory,\n"
+	    "work in an empty scratch directory, and run these lines; each 'openssl pkeyutl'\n"
+	    "must print 'Signature Verified Successfully' and the last loop must print\n"
+	    "nothing.\n"
+	    "\n"
+	    "    cd \"$(mktemp -d)\"\n"
+	    "    sed -n 2p \"$B/aivet.pub\" | openssl base64 -d -A | tail -c 32 > pk.raw\n"
+	    "    { printf '\\060\\052\\060\\005\\006\\003\\053\\145\\160\\003\\041\\000'; cat pk.raw; } > pk.der\n"
+	    "    sed -n 2p \"$B/SHA256SUMS.minisig\" | openssl base64 -d -A | tail -c 64 > sig.raw\n"
+	    "    openssl dgst -blake2b512 -binary \"$B/SHA256SUMS\" > digest.raw\n"
+	    "    openssl pkeyutl -verify -pubin -keyform DER -inkey pk.der -rawin -in digest.raw -sigfile sig.raw\n"
+	    "    { cat sig.raw; sed -n 3p \"$B/SHA256SUMS.minisig\" | sed 's/^trusted comment: //' | tr -d '\\n'; } > global.raw\n"
+	    "    sed -n 4p \"$B/SHA256SUMS.minisig\" | openssl base64 -d -A > gsig.raw\n"
+	    "    openssl pkeyutl -verify -pubin -keyform DER -inkey pk.der -rawin -in global.raw -sigfile gsig.raw\n"
+	    "    while read -r h f; do [ \"$(openssl dgst -sha256 -r \"$B/$f\" | cut -d' ' -f1)\" = \"$h\" ] || echo \"MISMATCH $f\"; done < \"$B/SHA256SUMS\"\n"
+	    "\n"
+	    "The DER prefix 302a300506032b6570032100 wraps the 32-byte Ed25519 public key\n"
+	    "(the last 32 bytes of the key in aivet.pub). The signature is minisign's\n"
+	    "prehashed form: Ed25519 over the BLAKE2b-512 digest of SHA256SUMS; the global\n"
+	    "signature covers the first signature followed by the trusted comment.\n",
+	    cJSON_IsString(id) ? id->valuestring : "?", cJSON_IsString(at) ? at->valuestring : "?", keyid);
+}
+
+static char *
+trusted_comment(const cJSON *rep)
+{
+	const cJSON *cp = cJSON_GetObjectItem(rep, "audit_checkpoint");
+
+	return xasprintf("aivet-report:%s\tgenerated_at:%s\taudit_entries:%lld\taudit_head:%s\tfile:%s",
+	    cJSON_GetObjectItem(rep, "report_id")->valuestring,
+	    cJSON_GetObjectItem(rep, "generated_at")->valuestring,
+	    (long long)cJSON_GetObjectItem(cp, "entries")->valuedouble,
+	    cJSON_GetObjectItem(cp, "head")->valuestring, SUMS);
+}
+
+static int
+dir_is_empty_or_absent(const char *dir, struct aerr *err)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int empty = 1;
+
+	if (d == NULL) {
+		if (errno == ENOENT)
+			return 0;
+		return aerr_set(err, AV_USAGE, "--out %s: %s", dir, strerror(errno));
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			empty = 0;
+	closedir(d);
+	return empty ? 0 : aerr_set(err, AV_USAGE, "--out %s: exists and is not empty", dir);
+}
+
+static void
+remove_tree(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (d == NULL) {
+		unlink(path);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char *p;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		p = xasprintf("%s/%s", path, de->d_name);
+		remove_tree(p);
+		free(p);
+	}
+	closedir(d);
+	rmdir(path);
+}
+
+int
+bundle_write(const char *dir, const struct report *r, const struct minisign_sec *sec,
+    char sums_sha256[65], struct aerr *err)
+{
+	struct names written = { 0 };
+	struct minisign_pub pub;
+	struct buf b, sums, sig;
+	char *tmp, *text, keyid[MINISIGN_KEYID_LEN + 1], *tc, *path;
+	cJSON *oscal;
+	int rc;
+
+	if (dir_is_empty_or_absent(dir, err) != 0)
+		return err->code;
+	/* Everything is written beside the target first, so a failure leaves nothing behind. */
+	tmp = xasprintf("%s.partial.%ld", dir, (long)getpid());
+	remove_tree(tmp);
+	if (mkdir(tmp, 0755) != 0) {
+		rc = aerr_set(err, AV_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	minisign_sec_to_pub(sec, &pub);
+	minisign_keyid(pub.keynum, keyid);
+	text = report_json_text(r->json);
+	rc = put(tmp, "report.json", text, strlen(text), &written, err);
+	free(text);
+	if (rc == 0) {
+		text = report_html(r->json);
+		rc = put(tmp, "report.html", text, strlen(text), &written, err);
+		free(text);
+	}
+	if (rc == 0) {
+		text = report_markdown(r->json);
+		rc = put(tmp, "report.md", text, strlen(text), &written, err);
+		free(text);
+	}
+	if (rc == 0) {
+		oscal = report_oscal(r->json);
+		text = report_json_text(oscal);
+		cJSON_Delete(oscal);
+		rc = put(tmp, "oscal-assessment-results.json", text, strlen(text), &written, err);
+		free(text);
+	}
+	for (size_t i = 0; rc == 0 && i < r->nfiles; i++)
+		rc = put(tmp, r->files[i].path, r->files[i].data.data, r->files[i].data.len, &written, err);
+	if (rc == 0) {
+		buf_init(&b);
+		minisign_pubkey_format(&pub, &b);
+		rc = put(tmp, "aivet.pub", b.data, b.len, &written, err);
+		buf_free(&b);
+	}
+	if (rc == 0) {
+		buf_init(&b);
+		verify_text(&b, r->json, keyid);
+		rc = put(tmp, "VERIFY.txt", b.data, b.len, &written, err);
+		buf_free(&b);
+	}
+	if (rc != 0)
+		goto fail;
+	qsort(written.v, written.n, sizeof *written.v, str_cmp);
+	buf_init(&sums);
+	for (size_t i = 0; i < written.n; i++) {
+		char h[65];
+
+		path = xasprintf("%s/%s", tmp, written.v[i]);
+		rc = sha256_file(path, h, err);
+		free(path);
+		if (rc != 0) {
+			buf_free(&sums);
+			goto fail;
+		}
+		buf_printf(&sums, "%s  %s\n", h, written.v[i]);
+	}
+	sha256_hex(sums.data, sums.len, sums_sha256);
+	rc = put(tmp, SUMS, sums.data, sums.len, NULL, err);
+	buf_free(&sums);
+	if (rc != 0)
+		goto fail;
+	tc = trusted_comment(r->json);
+	buf_init(&sig);
+	path = xasprintf("%s/%s", tmp, SUMS);
+	rc = minisign_sign_file(sec, path, tc, &sig, err);
+	free(path);
+	free(tc);
+	if (rc == 0)
+		rc = put(tmp, SUMS_SIG, sig.data, sig.len, NULL, err);
+	buf_free(&sig);
+	if (rc != 0)
+		goto fail;
+	rmdir(dir);   /* an empty target directory may exist */
+	if (rename(tmp, dir) != 0) {
+		rc = aerr_set(err, AV_RUNTIME, "cannot move the bundle to %s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	names_free(&written);
+	free(tmp);
+	return 0;
+fail:
+	remove_tree(tmp);
+	names_free(&written);
+	free(tmp);
+	return err->code;
+}
+
+/* ---- verification ---- */
+
+static void
+problem(struct verify_result *res, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+problem(struct verify_result *res, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		die("out of memory");
+	va_end(ap);
+	res->problems = xrealloc(res->problems, (res->nproblems + 1) * sizeof *res->problems);
+	res->problems[res->nproblems++] = s;
+	res->ok = 0;
+}
+
+void
+verify_result_free(struct verify_result *res)
+{
+	for (size_t i = 0; i < res->nproblems; i++)
+		free(res->problems[i]);
+	free(res->problems);
+	res->problems = NULL;
+	res->nproblems = 0;
+}
+
+/* Every entry under dir, relative; anything but a regular file or directory is a problem. */
+static void
+walk(const char *root, const char *rel, struct names *out, struct verify_result *res)
+{
+	char *path = rel[0] ? xasprintf("%s/%s", root, rel) : xstrdup(root);
+	DIR *d = opendir(path);
+	struct dirent *de;
+
+	if (d == NULL) {
+		problem(res, "%s: cannot read the directory: %s", rel[0] ? rel : root, strerror(errno));
+		free(path);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		char *r, *p;
+		struct stat sb;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		r = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
+		p = xasprintf("%s/%s", root, r);
+		if (lstat(p, &sb) != 0)
+			problem(res, "%s: %s", r, strerror(errno));
+		else if (S_ISDIR(sb.st_mode))
+			walk(root, r, out, res);
+		else if (S_ISREG(sb.st_mode))
+			names_add(out, r);
+		else
+			problem(res, "%s: not a regular file", r);
+		free(r);
+		free(p);
+	}
+	closedir(d);
+	free(path);
+}
+
+static int
+hex64(const char *s)
+{
+	if (strlen(s) != 64)
+		return 0;
+	for (int i = 0; i < 64; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+static int
+safe_relpath(const char *p)
+{
+	if (*p == '\0' || *p == '/' || strstr(p, "//") != NULL || strchr(p, '\\') != NULL)
+		return 0;
+	for (const char *s = p; s != NULL; s = strchr(s, '/')) {
+		if (*s == '/')
+			s++;
+		if (strncmp(s, "..", 2) == 0 && (s[2] == '/' || s[2] == '\0'))
+			return 0;
+		if (s[0] == '.' && (s[1] == '/' || s[1] == '\0'))
+			return 0;
+	}
+	return 1;
+}
+
+struct sums_entry {
+	char hash[65];
+	char *path;
+};
+
+static const char *
+jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const char *
+sums_hash(const struct sums_entry *e, size_t n, const char *path)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(e[i].path, path) == 0)
+			return e[i].hash;
+	return NULL;
+}
+
+/* The structural rules of report.json and its bindings to the signature and the list. */
+static void
+check_report(const char *dir, const char *tc, const struct sums_entry *se, size_t ns,
+    struct verify_result *res)
+{
+	static const char *const arrays[] = { "endpoints", "assessments", "probe_runs", "claims",
+		"findings", "incidents", "evidence_files", NULL };
+	static const char *const ratings[] = { "unacceptable", "concerns", "acceptable",
+		"not-assessed", NULL };
+	char *path = xasprintf("%s/report.json", dir), *want_tc;
+	struct buf b;
+	struct aerr e = { 0 };
+	cJSON *rep, *cp, *sum, *f, *run, *ex;
+	int64_t ms;
+	const char *s;
+	size_t before = res->nproblems;
+
+	if (read_file(path, REPORT_JSON_MAX, &b, &e) != 0) {
+		free(path);
+		return;   /* already reported as missing */
+	}
+	free(path);
+	rep = cJSON_ParseWithLength(b.data, b.len);
+	buf_free(&b);
+	if (!cJSON_IsObject(rep)) {
+		problem(res, "report.json: not a JSON object");
+		cJSON_Delete(rep);
+		return;
+	}
+	if ((s = jstr(rep, "format")) == NULL || strcmp(s, REPORT_FORMAT) != 0)
+		problem(res, "report.json: format: want \"%s\"", REPORT_FORMAT);
+	if ((s = jstr(rep, "report_id")) == NULL || strlen(s) != 36)
+		problem(res, "report.json: report_id: missing or not a UUID");
+	else
+		snprintf(res->report_id, sizeof res->report_id, "%s", s);
+	for (const char *const *k = (const char *const[]){ "generated_at", "retention_until", NULL }; *k; k++)
+		if ((s = jstr(rep, *k)) == NULL || parse_time(s, &ms, NULL) != 0)
+			problem(res, "report.json: %s: missing or not an ISO 8601 time", *k);
+	if ((s = jstr(rep, "signer_key_id")) == NULL)
+		problem(res, "report.json: signer_key_id: missing");
+	else if (res->key_id[0] != '\0' && strcmp(s, res->key_id) != 0)
+		problem(res, "report.json: signer_key_id %s is not the key that signed (%s)", s, res->key_id);
+	cp = cJSON_GetObjectItem(rep, "audit_checkpoint");
+	if (!cJSON_IsObject(cp) || !cJSON_IsNumber(cJSON_GetObjectItem(cp, "entries")) ||
+	    jstr(cp, "head") == NULL || !hex64(jstr(cp, "head")))
+		problem(res, "report.json: audit_checkpoint: want {entries: number, head: 64 hex digits}");
+	if (!cJSON_IsObject(cJSON_GetObjectItem(rep, "vendor")) ||
+	    jstr(cJSON_GetObjectItem(rep, "vendor"), "name") == NULL)
+		problem(res, "report.json: vendor: missing or without a name");
+	for (int i = 0; arrays[i] != NULL; i++)
+		if (!cJSON_IsArray(cJSON_GetObjectItem(rep, arrays[i])))
+			problem(res, "report.json: %s: missing or not an array", arrays[i]);
+	sum = cJSON_GetObjectItem(rep, "summary");
+	{
+		int known = 0;
+
+		s = cJSON_IsObject(sum) ? jstr(sum, "rating") : NULL;
+		for (int i = 0; s != NULL && ratings[i] != NULL; i++)
+			known |= strcmp(s, ratings[i]) == 0;
+		if (!known)
+			problem(res, "report.json: summary.rating: missing or unknown");
+	}
+	/* The trusted comment binds report id, time and audit checkpoint. */
+	if (res->nproblems == before && tc != NULL) {
+		want_tc = trusted_comment(rep);
+		if (strcmp(want_tc, tc) != 0)
+			problem(res, "report.json: does not match the signed trusted comment "
+			    "(report id, generated_at or audit checkpoint differ)");
+		free(want_tc);
+	}
+	/* Evidence: every file listed in report.json is in SHA256SUMS with the same hash,
+	 * and every evidence/ file in SHA256SUMS is listed. */
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "evidence_files")) {
+		const char *p = jstr(f, "path"), *h = jstr(f, "sha256"), *sh;
+
+		if (p == NULL || h == NULL) {
+			problem(res, "report.json: evidence_files: an entry without path or sha256");
+			continue;
+		}
+		if ((sh = sums_hash(se, ns, p)) == NULL)
+			problem(res, "%s: listed in report.json but not in SHA256SUMS", p);
+		else if (strcmp(sh, h) != 0)
+			problem(res, "%s: report.json and SHA256SUMS give different SHA-256", p);
+	}
+	for (size_t i = 0; i < ns; i++) {
+		int listed = 0;
+
+		if (strncmp(se[i].path, "evidence/", 9) != 0)
+			continue;
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "evidence_files"))
+			if (jstr(f, "path") && strcmp(jstr(f, "path"), se[i].path) == 0)
+				listed = 1;
+		if (!listed)
+			problem(res, "%s: in SHA256SUMS but not cited by report.json", se[i].path);
+	}
+	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs"))
+		cJSON_ArrayForEach(ex, cJSON_GetObjectItem(run, "exchanges")) {
+			const char *p = jstr(ex, "file"), *h = jstr(ex, "file_sha256"), *sh;
+
+			if (p == NULL || (sh = sums_hash(se, ns, p)) == NULL || h == NULL || strcmp(sh, h) != 0)
+				problem(res, "report.json: probe run %d cites exchange evidence %s that the "
+				    "bundle does not hold with that hash", cJSON_GetObjectItem(run, "id") ?
+				    cJSON_GetObjectItem(run, "id")->valueint : 0, p ? p : "(none)");
+		}
+	cJSON_Delete(rep);
+}
+
+int
+bundle_verify(const char *dir, const struct minisign_pub *trusted, struct verify_result *res,
+    struct aerr *err)
+{
+	struct minisign_pub pub;
+	struct names present = { 0 };
+	struct buf b;
+	struct aerr e = { 0 };
+	struct sums_entry *se = NULL;
+	size_t ns = 0;
+	struct stat sb;
+	char *path, *tc = NULL;
+	int sig_ok = 0;
+
+	memset(res, 0, sizeof *res);
+	res->ok = 1;
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return aerr_set(err, AV_USAGE, "%s: not a directory", dir);
+
+	/* 1. The signature over SHA256SUMS. */
+	if (trusted != NULL) {
+		pub = *trusted;
+	} else {
+		path = xasprintf("%s/aivet.pub", dir);
+		if (read_file(path, 4096, &b, &e) != 0) {
+			problem(res, "aivet.pub: missing or unreadable");
+			free(path);
+			goto list;
+		}
+		free(path);
+		if (minisign_pubkey_parse(b.data, b.len, "aivet.pub", &pub, &e) != 0) {
+			problem(res, "%s", e.msg);
+			buf_free(&b);
+			goto list;
+		}
+		buf_free(&b);
+	}
+	path = xasprintf("%s/%s", dir, SUMS_SIG);
+	if (read_file(path, 8192, &b, &e) != 0) {
+		problem(res, "%s: missing or unreadable", SUMS_SIG);
+		free(path);
+		goto list;
+	}
+	free(path);
+	{
+		char *sums_path = xasprintf("%s/%s", dir, SUMS);
+
+		tc = xmalloc(MINISIGN_COMMENT_MAX + 1);
+		if (access(sums_path, F_OK) != 0) {
+			problem(res, "%s: missing", SUMS);
+		} else if (minisign_verify_file(&pub, sums_path, b.data, b.len, SUMS_SIG, tc, &e) != 0) {
+			problem(res, "%s", e.msg);
+		} else {
+			sig_ok = 1;
+			minisign_keyid(pub.keynum, res->key_id);
+			snprintf(res->trusted_comment, sizeof res->trusted_comment, "%s", tc);
+		}
+		free(sums_path);
+	}
+	buf_free(&b);
+	if (!sig_ok) {
+		free(tc);
+		tc = NULL;
+	}
+
+list:
+	/* 2. SHA256SUMS: strict format, safe names, every hash. */
+	path = xasprintf("%s/%s", dir, SUMS);
+	if (read_file(path, SUMS_MAX, &b, &e) == 0) {
+		char *line = b.data, *nl;
+		int lineno = 0;
+
+		for (; *line != '\0'; line = nl + 1) {
+			char *name;
+
+			lineno++;
+			if ((nl = strchr(line, '\n')) == NULL) {
+				problem(res, "%s: line %d: no newline at the end", SUMS, lineno);
+				break;
+			}
+			*nl = '\0';
+			if (strlen(line) < 67 || line[64] != ' ' || line[65] != ' ') {
+				problem(res, "%s: line %d: want '<sha256>  <file>'", SUMS, lineno);
+				continue;
+			}
+			line[64] = '\0';
+			name = line + 66;
+			if (!hex64(line) || !safe_relpath(name)) {
+				problem(res, "%s: line %d: bad hash or file name", SUMS, lineno);
+				continue;
+			}
+			if (sums_hash(se, ns, name) != NULL || strcmp(name, SUMS) == 0 ||
+			    strcmp(name, SUMS_SIG) == 0) {
+				problem(res, "%s: line %d: %s listed twice or not allowed", SUMS, lineno, name);
+				continue;
+			}
+			se = xrealloc(se, (ns + 1) * sizeof *se);
+			memcpy(se[ns].hash, line, 65);
+			se[ns++].path = xstrdup(name);
+		}
+		buf_free(&b);
+	} else if (sig_ok || access(path, F_OK) == 0) {
+		problem(res, "%s: unreadable", SUMS);
+	}
+	free(path);
+	walk(dir, "", &present, res);
+	for (size_t i = 0; i < ns; i++) {
+		char h[65];
+
+		if (!names_has(&present, se[i].path)) {
+			problem(res, "%s: missing (listed in %s)", se[i].path, SUMS);
+			continue;
+		}
+		path = xasprintf("%s/%s", dir, se[i].path);
+		if (sha256_file(path, h, &e) != 0)
+			problem(res, "%s: unreadable", se[i].path);
+		else if (strcmp(h, se[i].hash) != 0)
+			problem(res, "%s: SHA-256 does not match %s", se[i].path, SUMS);
+		else
+			res->files_checked++;
+		free(path);
+	}
+	qsort(present.v, present.n, sizeof *present.v, str_cmp);
+	for (size_t i = 0; i < present.n; i++)
+		if (strcmp(present.v[i], SUMS) != 0 && strcmp(present.v[i], SUMS_SIG) != 0 &&
+		    sums_hash(se, ns, present.v[i]) == NULL)
+			problem(res, "%s: extra file, not listed in %s", present.v[i], SUMS);
+	for (int i = 0; fixed_files[i] != NULL; i++)
+		if (ns > 0 && sums_hash(se, ns, fixed_files[i]) == NULL && names_has(&present, fixed_files[i]) == 0)
+			problem(res, "%s: missing from the bundle", fixed_files[i]);
+
+	/* 3. report.json. */
+	if (sums_hash(se, ns, "report.json") != NULL && names_has(&present, "report.json"))
+		check_report(dir, tc, se, ns, res);
+	for (size_t i = 0; i < ns; i++)
+		free(se[i].path);
+	free(se);
+	names_free(&present);
+	free(tc);
+	return 0;
+}

@@ -1,0 +1,412 @@
+/*
+ * cmd-key.c: "aivet key" — generate, import, list and show the Ed25519
+ * signing keys that sign report bundles, and sign a single file. Keys are
+ * minisign's own files under $XDG_CONFIG_HOME/aivet/keys/ (NAME.key, 0600,
+ * and NAME.pub), so minisign and aivet can use each other's keys.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "aivet.h"
+#include "minisign.h"
+
+extern const struct cmd_entry cmd_key_entry;
+
+#define DEFAULT_KEY "aivet"
+
+static char *
+key_path(const char *name, const char *ext)
+{
+	char *dir = keystore_dir(), *p = xasprintf("%s/%s.%s", dir, name, ext);
+
+	free(dir);
+	return p;
+}
+
+/* Writes NAME.key and NAME.pub, refusing to replace an existing key. */
+static int
+store_key(const char *name, const char *sectext, size_t seclen, const struct minisign_pub *pub,
+    struct aerr *err)
+{
+	char *dir = keystore_dir(), *kp = key_path(name, "key"), *pp = key_path(name, "pub");
+	struct buf pb;
+	int rc = 0;
+
+	if (access(kp, F_OK) == 0 || access(pp, F_OK) == 0) {
+		rc = aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
+		goto out;
+	}
+	if ((rc = mkdir_p(dir, 0700, err)) != 0)
+		goto out;
+	buf_init(&pb);
+	minisign_pubkey_format(pub, &pb);
+	rc = write_file_atomic(kp, sectext, seclen, 0600, err);
+	if (rc == 0 && (rc = write_file_atomic(pp, pb.data, pb.len, 0644, err)) != 0)
+		unlink(kp);
+	buf_free(&pb);
+out:
+	free(dir);
+	free(kp);
+	free(pp);
+	return rc;
+}
+
+static void
+print_key_created(const char *verb, const char *name, const struct minisign_pub *pub, int encrypted)
+{
+	char id[MINISIGN_KEYID_LEN + 1], *kp = key_path(name, "key"), *pp = key_path(name, "pub");
+
+	minisign_keyid(pub->keynum, id);
+	printf("key %s %s (key id %s)\n", name, verb, id);
+	printf("  public key  %s\n", pp);
+	printf("  secret key  %s (%s)\n", kp, encrypted ? "encrypted" : "NOT encrypted");
+	free(kp);
+	free(pp);
+}
+
+static const char generate_usage[] =
+    "key generate [--name NAME] [--no-password] [--kdf-cost sensitive|interactive]";
+
+static int
+key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ "no-password", no_argument, NULL, 'N' },
+		{ "kdf-cost", required_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *name = DEFAULT_KEY;
+	int c, nopw = 0, rc;
+	enum minisign_kdf_cost cost = KDF_SENSITIVE;
+	struct minisign_sec *sec;
+	struct minisign_pub pub;
+	struct buf kb;
+	char *pw = NULL, *kp;
+	size_t pwlen = 0;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			name = optarg;
+			break;
+		case 'N':
+			nopw = 1;
+			break;
+		case 'k':
+			if (strcmp(optarg, "sensitive") == 0)
+				cost = KDF_SENSITIVE;
+			else if (strcmp(optarg, "interactive") == 0)
+				cost = KDF_INTERACTIVE;
+			else
+				return usage_error(err, generate_usage, "--kdf-cost: '%s' is not sensitive or "
+				    "interactive", optarg);
+			break;
+		case ':':
+			return usage_error(err, generate_usage, "%s needs a value", argv[optind - 1]);
+		default:
+			return usage_error(err, generate_usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return usage_error(err, generate_usage, "unexpected argument '%s'", argv[optind]);
+	if (keystore_name_check(name, err) != 0)
+		return err->code;
+	kp = key_path(name, "key");
+	if (access(kp, F_OK) == 0) {
+		aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
+		free(kp);
+		return err->code;
+	}
+	free(kp);
+	if (!nopw && key_password("passphrase for the new key: ", 1, &pw, &pwlen, err) != 0)
+		return err->code;
+	if (minisign_generate(&sec, &pub, err) != 0) {
+		credref_free(pw, pwlen);
+		return err->code;
+	}
+	buf_init(&kb);
+	rc = minisign_seckey_format(sec, pw, pwlen, cost, &kb, err);
+	minisign_sec_free(sec);
+	credref_free(pw, pwlen);
+	if (rc == 0)
+		rc = store_key(name, kb.data, kb.len, &pub, err);
+	sodium_memzero(kb.data, kb.len);
+	buf_free(&kb);
+	if (rc == 0)
+		print_key_created("generated", name, &pub, !nopw);
+	(void)av;
+	return rc;
+}
+
+static const char import_usage[] = "key import SECRET-KEY-FILE [--name NAME]";
+
+static int
+key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *name = DEFAULT_KEY, *file;
+	int c, enc, rc;
+	struct buf kb;
+	struct minisign_sec *sec;
+	struct minisign_pub pub;
+	char *pw = NULL;
+	size_t pwlen = 0;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'n')
+			name = optarg;
+		else if (c == ':')
+			return usage_error(err, import_usage, "%s needs a value", argv[optind - 1]);
+		else
+			return usage_error(err, import_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind != argc - 1)
+		return usage_error(err, import_usage, "key import needs exactly one SECRET-KEY-FILE");
+	file = argv[optind];
+	if (keystore_name_check(name, err) != 0)
+		return err->code;
+	if (read_file(file, 4096, &kb, err) != 0)
+		return err->code;
+	rc = minisign_seckey_is_encrypted(kb.data, kb.len, file, &enc, err);
+	/* Decrypting proves the passphrase and yields the public half to store beside it. */
+	if (rc == 0 && enc)
+		rc = key_password("passphrase of the key to import: ", 0, &pw, &pwlen, err);
+	if (rc == 0)
+		rc = minisign_seckey_parse(kb.data, kb.len, file, pw, pwlen, &sec, err);
+	credref_free(pw, pwlen);
+	if (rc == 0) {
+		minisign_sec_to_pub(sec, &pub);
+		minisign_sec_free(sec);
+		/* The file is kept as it was: its encryption (or lack of it) is the owner's choice. */
+		rc = store_key(name, kb.data, kb.len, &pub, err);
+	}
+	sodium_memzero(kb.data, kb.len);
+	buf_free(&kb);
+	if (rc == 0)
+		print_key_created("imported", name, &pub, enc);
+	(void)av;
+	return rc;
+}
+
+/* A key's description: name, key id, public key, paths, encrypted. */
+static int
+key_json(const char *name, cJSON **out, struct aerr *err)
+{
+	struct minisign_pub pub;
+	char id[MINISIGN_KEYID_LEN + 1], *kp, *pp;
+	struct buf b, line;
+	int enc = 0, have_sec;
+	cJSON *o;
+
+	if (keystore_load_pub(name, &pub, err) != 0)
+		return err->code;
+	kp = key_path(name, "key");
+	pp = key_path(name, "pub");
+	have_sec = access(kp, F_OK) == 0;
+	if (have_sec && read_file(kp, 4096, &b, err) == 0) {
+		if (minisign_seckey_is_encrypted(b.data, b.len, kp, &enc, err) != 0)
+			aerr_clear(err), enc = -1;
+		sodium_memzero(b.data, b.len);
+		buf_free(&b);
+	}
+	minisign_keyid(pub.keynum, id);
+	buf_init(&line);
+	minisign_pubkey_base64(&pub, &line);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "key_id", id);
+	cJSON_AddStringToObject(o, "public_key", line.data);
+	cJSON_AddStringToObject(o, "public_key_file", pp);
+	json_add_str(o, "secret_key_file", have_sec ? kp : NULL);
+	if (have_sec && enc >= 0)
+		cJSON_AddBoolToObject(o, "encrypted", enc);
+	else
+		cJSON_AddNullToObject(o, "encrypted");
+	buf_free(&line);
+	free(kp);
+	free(pp);
+	*out = o;
+	return 0;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char list_usage[] = "key list [--json]";
+
+static int
+key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	char *dir = keystore_dir(), **names = NULL;
+	size_t n = 0;
+	DIR *d;
+	struct dirent *de;
+	cJSON *arr = cJSON_CreateArray();
+	int json = argc == 2 && strcmp(argv[1], "--json") == 0;
+
+	(void)av;
+	if (argc > 1 && !json) {
+		free(dir);
+		cJSON_Delete(arr);
+		return usage_error(err, list_usage, "unexpected argument '%s'", argv[1]);
+	}
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			size_t l = strlen(de->d_name);
+
+			if (l > 4 && strcmp(de->d_name + l - 4, ".pub") == 0) {
+				names = xrealloc(names, (n + 1) * sizeof *names);
+				names[n] = xstrdup(de->d_name);
+				names[n++][l - 4] = '\0';
+			}
+		}
+		closedir(d);
+	}
+	qsort(names, n, sizeof *names, name_cmp);
+	if (!json)
+		printf("%-24s %-16s %s\n", "NAME", "KEY ID", "SECRET KEY");
+	for (size_t i = 0; i < n; i++) {
+		cJSON *k;
+		struct aerr e = { 0 };
+
+		if (key_json(names[i], &k, &e) != 0) {
+			if (!json)
+				printf("%-24s %-16s %s\n", names[i], "-", e.msg);
+		} else if (json) {
+			cJSON_AddItemToArray(arr, k);
+		} else {
+			cJSON *enc = cJSON_GetObjectItem(k, "encrypted");
+
+			printf("%-24s %-16s %s\n", names[i], cJSON_GetObjectItem(k, "key_id")->valuestring,
+			    cJSON_IsNull(cJSON_GetObjectItem(k, "secret_key_file")) ? "none (public only)" :
+			    cJSON_IsTrue(enc) ? "encrypted" : cJSON_IsFalse(enc) ? "NOT encrypted" : "unreadable");
+			cJSON_Delete(k);
+		}
+		free(names[i]);
+	}
+	free(names);
+	free(dir);
+	if (json)
+		json_emit(arr);
+	else
+		cJSON_Delete(arr);
+	return 0;
+}
+
+static const char show_usage[] = "key show [NAME] [--json]";
+
+static int
+key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	const char *name = NULL;
+	int json = 0;
+	cJSON *k;
+
+	(void)av;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json") == 0)
+			json = 1;
+		else if (argv[i][0] == '-' || name != NULL)
+			return usage_error(err, show_usage, "unexpected argument '%s'", argv[i]);
+		else
+			name = argv[i];
+	}
+	if (key_json(name ? name : DEFAULT_KEY, &k, err) != 0)
+		return err->code;
+	if (json) {
+		json_emit(k);
+		return 0;
+	}
+	printf("untrusted comment: minisign public key %s\n%s\n\n",
+	    cJSON_GetObjectItem(k, "key_id")->valuestring,
+	    cJSON_GetObjectItem(k, "public_key")->valuestring);
+	printf("key id %s; verify with:\nminisign -Vm <file> -P %s\n",
+	    cJSON_GetObjectItem(k, "key_id")->valuestring,
+	    cJSON_GetObjectItem(k, "public_key")->valuestring);
+	cJSON_Delete(k);
+	return 0;
+}
+
+static const char sign_usage[] = "key sign FILE [--key NAME] [--trusted-comment TEXT]";
+
+static int
+key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "key", required_argument, NULL, 'k' },
+		{ "trusted-comment", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *name = DEFAULT_KEY, *comment = NULL, *file, *base;
+	struct minisign_sec *sec;
+	struct buf sig;
+	char *tc, *out;
+	int c, rc;
+
+	(void)av;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'k')
+			name = optarg;
+		else if (c == 't')
+			comment = optarg;
+		else if (c == ':')
+			return usage_error(err, sign_usage, "%s needs a value", argv[optind - 1]);
+		else
+			return usage_error(err, sign_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind != argc - 1)
+		return usage_error(err, sign_usage, "key sign needs exactly one FILE");
+	file = argv[optind];
+	base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	if (access(file, R_OK) != 0)
+		return aerr_set(err, AV_USAGE, "%s: cannot read it", file);
+	if (keystore_load_sec(name, &sec, err) != 0)
+		return err->code;
+	/* The same default trusted comment minisign writes. */
+	tc = comment ? xstrdup(comment) : xasprintf("timestamp:%lld\tfile:%s\thashed",
+	    (long long)(now_ms() / 1000), base);
+	buf_init(&sig);
+	rc = minisign_sign_file(sec, file, tc, &sig, err);
+	minisign_sec_free(sec);
+	free(tc);
+	out = xasprintf("%s.minisig", file);
+	if (rc == 0 && (rc = write_file_atomic(out, sig.data, sig.len, 0644, err)) == 0)
+		printf("signature written to %s\n", out);
+	free(out);
+	buf_free(&sig);
+	return rc;
+}
+
+static const struct subcmd key_subs[] = {
+	{ "generate", generate_usage, "create a signing key pair (minisign format)", key_generate },
+	{ "import", import_usage, "import a minisign secret key", key_import },
+	{ "list", list_usage, "list signing keys", key_list },
+	{ "show", show_usage, "print a public key and its key id", key_show },
+	{ "sign", sign_usage, "sign one file, writing FILE.minisig", key_sign },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static int
+cmd_key_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return subcmd_dispatch(&cmd_key_entry, key_subs, av, argc, argv, err);
+}
+
+const struct cmd_entry cmd_key_entry = {
+	"key", "key generate|import|list|show|sign ...", "manage the keys that sign report bundles",
+	cmd_key_exec
+};

@@ -1,0 +1,730 @@
+/*
+ * minisign.c: minisign-compatible Ed25519 keys and signatures on top of
+ * libsodium (Ed25519, scrypt, BLAKE2b, base64 all come from it). Formats,
+ * byte for byte as minisign 0.11 reads and writes them:
+ *   public key  "Ed" | keynum[8] | pk[32]
+ *   secret key  "Ed" | kdf "Sc" or 00 00 | "B2" | salt[32] | ops LE[8] | mem LE[8] |
+ *               keynum[8] | sk[64] | chk[32], where keynum..chk is XORed with an
+ *               scrypt stream when encrypted and chk = BLAKE2b-256("Ed"|keynum|sk)
+ *   signature   "ED" | keynum[8] | Ed25519(BLAKE2b-512(file)), then the trusted
+ *               comment and a global signature over sig[64] | trusted comment.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "aivet.h"
+#include "minisign.h"
+
+#define PUB_BYTES (2 + MINISIGN_KEYNUM_BYTES + MINISIGN_PK_BYTES)              /* 42 */
+#define SEC_ENC_BYTES (MINISIGN_KEYNUM_BYTES + MINISIGN_SK_BYTES + 32)       /* 104 */
+#define SEC_BYTES (2 + 2 + 2 + 32 + 8 + 8 + SEC_ENC_BYTES)                   /* 158 */
+#define SIG_BYTES (2 + MINISIGN_KEYNUM_BYTES + MINISIGN_SIG_BYTES)            /* 74 */
+#define KEYFILE_MAX 4096
+#define HASH_CHUNK ((size_t)1 << 18)
+
+void
+minisign_keyid(const unsigned char keynum[MINISIGN_KEYNUM_BYTES], char out[MINISIGN_KEYID_LEN + 1])
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (int i = 0; i < MINISIGN_KEYNUM_BYTES; i++) {
+		unsigned char b = keynum[MINISIGN_KEYNUM_BYTES - 1 - i];
+
+		out[2 * i] = hex[b >> 4];
+		out[2 * i + 1] = hex[b & 15];
+	}
+	out[MINISIGN_KEYID_LEN] = '\0';
+}
+
+static struct minisign_sec *
+sec_alloc(void)
+{
+	struct minisign_sec *sec = sodium_malloc(sizeof *sec);
+
+	if (sec == NULL)
+		die("out of secure memory");
+	return sec;
+}
+
+void
+minisign_sec_free(struct minisign_sec *sec)
+{
+	if (sec != NULL)
+		sodium_free(sec);   /* wipes before unmapping */
+}
+
+int
+minisign_generate(struct minisign_sec **out, struct minisign_pub *pub, struct aerr *err)
+{
+	struct minisign_sec *sec = sec_alloc();
+	unsigned char pk[crypto_sign_PUBLICKEYBYTES];
+
+	randombytes_buf(sec->keynum, sizeof sec->keynum);
+	if (crypto_sign_keypair(pk, sec->sk) != 0) {
+		minisign_sec_free(sec);
+		return aerr_set(err, AV_RUNTIME, "key generation failed");
+	}
+	minisign_sec_to_pub(sec, pub);
+	*out = sec;
+	return 0;
+}
+
+void
+minisign_sec_to_pub(const struct minisign_sec *sec, struct minisign_pub *pub)
+{
+	memcpy(pub->keynum, sec->keynum, sizeof pub->keynum);
+	crypto_sign_ed25519_sk_to_pk(pub->pk, sec->sk);
+}
+
+/* Splits a minisign file into its lines (without CR/LF); returns the count, at most max. */
+static int
+split_lines(const char *text, size_t len, char **lines, int max)
+{
+	int n = 0;
+	size_t i = 0;
+
+	while (i < len && n < max) {
+		size_t j = i;
+
+		while (j < len && text[j] != '\n')
+			j++;
+		{
+			size_t e = j;
+
+			if (e > i && text[e - 1] == '\r')
+				e--;
+			lines[n] = xmalloc(e - i + 1);
+			memcpy(lines[n], text + i, e - i);
+			lines[n][e - i] = '\0';
+			n++;
+		}
+		i = j + 1;
+	}
+	return n;
+}
+
+static void
+free_lines(char **lines, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+}
+
+/* Decodes a base64 line into exactly want bytes. */
+static int
+b64_exact(const char *line, unsigned char *out, size_t want)
+{
+	size_t got;
+	const char *end;
+
+	if (sodium_base642bin(out, want, line, strlen(line), NULL, &got, &end,
+	    sodium_base64_VARIANT_ORIGINAL) != 0)
+		return -1;
+	return got == want && *end == '\0' ? 0 : -1;
+}
+
+static void
+b64_add(struct buf *out, const unsigned char *bin, size_t n)
+{
+	size_t cap = sodium_base64_ENCODED_LEN(n, sodium_base64_VARIANT_ORIGINAL);
+	char *s = xmalloc(cap);
+
+	sodium_bin2base64(s, cap, bin, n, sodium_base64_VARIANT_ORIGINAL);
+	buf_adds(out, s);
+	free(s);
+}
+
+/* Reads a two-line key file: untrusted comment, base64 of want bytes. */
+static int
+keyfile_decode(const char *text, size_t len, const char *what, unsigned char *bin, size_t want,
+    struct aerr *err)
+{
+	char *lines[3];
+	int n = split_lines(text, len, lines, 3), rc = 0;
+
+	if (n < 2 || strncmp(lines[0], "untrusted comment: ", 19) != 0)
+		rc = aerr_set(err, AV_USAGE, "%s: not a minisign key file (line 1 must be "
+		    "'untrusted comment: ...', line 2 the key)", what);
+	else if (b64_exact(lines[1], bin, want) != 0)
+		rc = aerr_set(err, AV_USAGE, "%s: line 2: not the base64 of a %zu-byte minisign key",
+		    what, want);
+	else if (n > 2 && lines[2][0] != '\0')
+		rc = aerr_set(err, AV_USAGE, "%s: line 3: unexpected content after the key", what);
+	free_lines(lines, n);
+	return rc;
+}
+
+int
+minisign_pubkey_parse(const char *text, size_t len, const char *what, struct minisign_pub *pub,
+    struct aerr *err)
+{
+	unsigned char bin[PUB_BYTES];
+
+	if (keyfile_decode(text, len, what, bin, sizeof bin, err) != 0)
+		return err->code;
+	if (memcmp(bin, "Ed", 2) != 0)
+		return aerr_set(err, AV_USAGE, "%s: unsupported signature algorithm (want Ed25519 'Ed')", what);
+	memcpy(pub->keynum, bin + 2, MINISIGN_KEYNUM_BYTES);
+	memcpy(pub->pk, bin + 2 + MINISIGN_KEYNUM_BYTES, MINISIGN_PK_BYTES);
+	return 0;
+}
+
+void
+minisign_pubkey_base64(const struct minisign_pub *pub, struct buf *out)
+{
+	unsigned char bin[PUB_BYTES];
+
+	memcpy(bin, "Ed", 2);
+	memcpy(bin + 2, pub->keynum, MINISIGN_KEYNUM_BYTES);
+	memcpy(bin + 2 + MINISIGN_KEYNUM_BYTES, pub->pk, MINISIGN_PK_BYTES);
+	b64_add(out, bin, sizeof bin);
+}
+
+void
+minisign_pubkey_format(const struct minisign_pub *pub, struct buf *out)
+{
+	char id[MINISIGN_KEYID_LEN + 1];
+
+	minisign_keyid(pub->keynum, id);
+	buf_printf(out, "untrusted comment: minisign public key %s\n", id);
+	minisign_pubkey_base64(pub, out);
+	buf_adds(out, "\n");
+}
+
+/* BLAKE2b-256 of "Ed" | keynum | sk, minisign's secret-key checksum. */
+static void
+seckey_checksum(const unsigned char *keynum, const unsigned char *sk, unsigned char chk[32])
+{
+	crypto_generichash_state st;
+
+	crypto_generichash_init(&st, NULL, 0, 32);
+	crypto_generichash_update(&st, (const unsigned char *)"Ed", 2);
+	crypto_generichash_update(&st, keynum, MINISIGN_KEYNUM_BYTES);
+	crypto_generichash_update(&st, sk, MINISIGN_SK_BYTES);
+	crypto_generichash_final(&st, chk, 32);
+	sodium_memzero(&st, sizeof st);
+}
+
+static uint64_t
+le64_load(const unsigned char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void
+le64_store(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* XORs the encrypted part with the scrypt stream derived from the passphrase. */
+static int
+kdf_xor(unsigned char *enc, const char *password, size_t pwlen, const unsigned char *salt,
+    uint64_t ops, uint64_t mem, struct aerr *err)
+{
+	unsigned char *stream = sodium_malloc(SEC_ENC_BYTES);
+
+	if (stream == NULL)
+		die("out of secure memory");
+	if (crypto_pwhash_scryptsalsa208sha256(stream, SEC_ENC_BYTES, password, pwlen, salt,
+	    (unsigned long long)ops, (size_t)mem) != 0) {
+		sodium_free(stream);
+		return aerr_set(err, AV_RUNTIME, "scrypt key derivation failed (out of memory? "
+		    "the key asks for %llu MiB)", (unsigned long long)(mem >> 20));
+	}
+	for (size_t i = 0; i < SEC_ENC_BYTES; i++)
+		enc[i] ^= stream[i];
+	sodium_free(stream);
+	return 0;
+}
+
+/* Decodes a secret-key file into raw (sodium_malloc'ed, SEC_BYTES) and checks its header. */
+static int
+seckey_decode(const char *text, size_t len, const char *what, unsigned char **raw, int *encrypted,
+    struct aerr *err)
+{
+	unsigned char *bin = sodium_malloc(SEC_BYTES);
+
+	if (bin == NULL)
+		die("out of secure memory");
+	if (keyfile_decode(text, len, what, bin, SEC_BYTES, err) != 0)
+		goto fail;
+	if (memcmp(bin, "Ed", 2) != 0) {
+		aerr_set(err, AV_USAGE, "%s: unsupported signature algorithm (want Ed25519 'Ed')", what);
+		goto fail;
+	}
+	if (memcmp(bin + 2, "Sc", 2) == 0) {
+		*encrypted = 1;
+	} else if (bin[2] == 0 && bin[3] == 0) {
+		*encrypted = 0;
+	} else {
+		aerr_set(err, AV_USAGE, "%s: unsupported key derivation function", what);
+		goto fail;
+	}
+	if (memcmp(bin + 4, "B2", 2) != 0) {
+		aerr_set(err, AV_USAGE, "%s: unsupported checksum algorithm (want BLAKE2b 'B2')", what);
+		goto fail;
+	}
+	*raw = bin;
+	return 0;
+fail:
+	sodium_free(bin);
+	return err->code;
+}
+
+int
+minisign_seckey_is_encrypted(const char *text, size_t len, const char *what, int *is_encrypted,
+    struct aerr *err)
+{
+	unsigned char *raw;
+
+	if (seckey_decode(text, len, what, &raw, is_encrypted, err) != 0)
+		return err->code;
+	sodium_free(raw);
+	return 0;
+}
+
+int
+minisign_seckey_parse(const char *text, size_t len, const char *what, const char *password,
+    size_t pwlen, struct minisign_sec **out, struct aerr *err)
+{
+	unsigned char *raw, chk[32], pk[crypto_sign_PUBLICKEYBYTES], *enc;
+	struct minisign_sec *sec;
+	int encrypted;
+	static const unsigned char zero[32];
+
+	if (seckey_decode(text, len, what, &raw, &encrypted, err) != 0)
+		return err->code;
+	enc = raw + 2 + 2 + 2 + 32 + 8 + 8;
+	if (encrypted) {
+		uint64_t ops = le64_load(raw + 38), mem = le64_load(raw + 46);
+
+		if (password == NULL) {
+			sodium_free(raw);
+			return aerr_set(err, AV_USAGE, "%s: the key is encrypted and no passphrase was given", what);
+		}
+		/* Refuse absurd costs from a hostile file before allocating anything. */
+		if (ops < crypto_pwhash_scryptsalsa208sha256_OPSLIMIT_MIN ||
+		    ops > ((uint64_t)1 << 36) || mem < crypto_pwhash_scryptsalsa208sha256_MEMLIMIT_MIN ||
+		    mem > ((uint64_t)4 << 30)) {
+			sodium_free(raw);
+			return aerr_set(err, AV_USAGE, "%s: scrypt limits out of range (ops %llu, mem %llu)",
+			    what, (unsigned long long)ops, (unsigned long long)mem);
+		}
+		if (kdf_xor(enc, password, pwlen, raw + 6, ops, mem, err) != 0) {
+			sodium_free(raw);
+			return err->code;
+		}
+	}
+	sec = sec_alloc();
+	memcpy(sec->keynum, enc, MINISIGN_KEYNUM_BYTES);
+	memcpy(sec->sk, enc + MINISIGN_KEYNUM_BYTES, MINISIGN_SK_BYTES);
+	seckey_checksum(sec->keynum, sec->sk, chk);
+	/* minisign 0.11 writes an all-zero checksum for unencrypted (-W) keys. */
+	if (sodium_memcmp(chk, enc + MINISIGN_KEYNUM_BYTES + MINISIGN_SK_BYTES, 32) != 0 &&
+	    (encrypted || sodium_memcmp(zero, enc + MINISIGN_KEYNUM_BYTES + MINISIGN_SK_BYTES, 32) != 0)) {
+		sodium_free(raw);
+		minisign_sec_free(sec);
+		return aerr_set(err, AV_USAGE, encrypted ? "%s: wrong passphrase (or the key file is corrupt)"
+		    : "%s: checksum mismatch: the key file is corrupt", what);
+	}
+	sodium_free(raw);
+	/* The public half stored in sk must belong to its seed. */
+	{
+		unsigned char *check_sk = sodium_malloc(crypto_sign_SECRETKEYBYTES);
+
+		if (check_sk == NULL)
+			die("out of secure memory");
+		crypto_sign_seed_keypair(pk, check_sk, sec->sk);
+		sodium_free(check_sk);
+	}
+	if (memcmp(pk, sec->sk + 32, 32) != 0) {
+		minisign_sec_free(sec);
+		return aerr_set(err, AV_USAGE, "%s: the public half does not match the secret seed", what);
+	}
+	*out = sec;
+	return 0;
+}
+
+int
+minisign_seckey_format(const struct minisign_sec *sec, const char *password, size_t pwlen,
+    enum minisign_kdf_cost cost, struct buf *out, struct aerr *err)
+{
+	unsigned char *raw = sodium_malloc(SEC_BYTES), *enc;
+
+	if (raw == NULL)
+		die("out of secure memory");
+	memset(raw, 0, SEC_BYTES);
+	memcpy(raw, "Ed", 2);
+	memcpy(raw + 4, "B2", 2);
+	enc = raw + 54;
+	memcpy(enc, sec->keynum, MINISIGN_KEYNUM_BYTES);
+	memcpy(enc + MINISIGN_KEYNUM_BYTES, sec->sk, MINISIGN_SK_BYTES);
+	seckey_checksum(sec->keynum, sec->sk, enc + MINISIGN_KEYNUM_BYTES + MINISIGN_SK_BYTES);
+	if (password != NULL) {
+		uint64_t ops = cost == KDF_INTERACTIVE ? crypto_pwhash_scryptsalsa208sha256_OPSLIMIT_INTERACTIVE
+		    : crypto_pwhash_scryptsalsa208sha256_OPSLIMIT_SENSITIVE;
+		uint64_t mem = cost == KDF_INTERACTIVE ? crypto_pwhash_scryptsalsa208sha256_MEMLIMIT_INTERACTIVE
+		    : crypto_pwhash_scryptsalsa208sha256_MEMLIMIT_SENSITIVE;
+
+		memcpy(raw + 2, "Sc", 2);
+		randombytes_buf(raw + 6, 32);
+		le64_store(raw + 38, ops);
+		le64_store(raw + 46, mem);
+		if (kdf_xor(enc, password, pwlen, raw + 6, ops, mem, err) != 0) {
+			sodium_free(raw);
+			return err->code;
+		}
+		buf_adds(out, "untrusted comment: minisign encrypted secret key\n");
+	} else {
+		buf_adds(out, "untrusted comment: minisign secret key (unencrypted)\n");
+	}
+	b64_add(out, raw, SEC_BYTES);
+	buf_adds(out, "\n");
+	sodium_free(raw);
+	return 0;
+}
+
+/* BLAKE2b-512 of a file, streamed: minisign's prehash. */
+static int
+hash_file(const char *path, unsigned char h[crypto_generichash_BYTES_MAX], struct aerr *err)
+{
+	crypto_generichash_state st;
+	unsigned char *chunk;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
+	chunk = xmalloc(HASH_CHUNK);
+	crypto_generichash_init(&st, NULL, 0, crypto_generichash_BYTES_MAX);
+	while ((n = read(fd, chunk, HASH_CHUNK)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			free(chunk);
+			return aerr_set(err, AV_RUNTIME, "%s: read error: %s", path, strerror(errno));
+		}
+		crypto_generichash_update(&st, chunk, (unsigned long long)n);
+	}
+	close(fd);
+	free(chunk);
+	crypto_generichash_final(&st, h, crypto_generichash_BYTES_MAX);
+	return 0;
+}
+
+static int
+comment_check(const char *c, struct aerr *err)
+{
+	if (strlen(c) > MINISIGN_COMMENT_MAX)
+		return aerr_set(err, AV_USAGE, "trusted comment longer than %d bytes", MINISIGN_COMMENT_MAX);
+	if (strpbrk(c, "\r\n") != NULL)
+		return aerr_set(err, AV_USAGE, "trusted comment must be one line");
+	return 0;
+}
+
+int
+minisign_sign_file(const struct minisign_sec *sec, const char *path, const char *trusted_comment,
+    struct buf *out, struct aerr *err)
+{
+	unsigned char h[crypto_generichash_BYTES_MAX], sig[SIG_BYTES], gsig[crypto_sign_BYTES];
+	unsigned char *gmsg;
+	size_t tlen = strlen(trusted_comment);
+	char id[MINISIGN_KEYID_LEN + 1];
+
+	if (comment_check(trusted_comment, err) != 0 || hash_file(path, h, err) != 0)
+		return err->code;
+	memcpy(sig, "ED", 2);
+	memcpy(sig + 2, sec->keynum, MINISIGN_KEYNUM_BYTES);
+	crypto_sign_detached(sig + 10, NULL, h, sizeof h, sec->sk);
+	gmsg = xmalloc(MINISIGN_SIG_BYTES + tlen);
+	memcpy(gmsg, sig + 10, MINISIGN_SIG_BYTES);
+	memcpy(gmsg + MINISIGN_SIG_BYTES, trusted_comment, tlen);
+	crypto_sign_detached(gsig, NULL, gmsg, MINISIGN_SIG_BYTES + tlen, sec->sk);
+	free(gmsg);
+	minisign_keyid(sec->keynum, id);
+	buf_printf(out, "untrusted comment: signature from aivet secret key %s\n", id);
+	b64_add(out, sig, sizeof sig);
+	buf_printf(out, "\ntrusted comment: %s\n", trusted_comment);
+	b64_add(out, gsig, sizeof gsig);
+	buf_adds(out, "\n");
+	return 0;
+}
+
+int
+minisign_verify_file(const struct minisign_pub *pub, const char *path, const char *sigtext,
+    size_t siglen, const char *what, char *trusted, struct aerr *err)
+{
+	char *lines[5], want[MINISIGN_KEYID_LEN + 1], got[MINISIGN_KEYID_LEN + 1];
+	unsigned char sig[SIG_BYTES], gsig[crypto_sign_BYTES], h[crypto_generichash_BYTES_MAX];
+	unsigned char *gmsg;
+	const char *tc;
+	size_t tlen;
+	int n = split_lines(sigtext, siglen, lines, 5), rc = 0;
+
+	if (n < 4 || strncmp(lines[0], "untrusted comment: ", 19) != 0 ||
+	    strncmp(lines[2], "trusted comment: ", 17) != 0) {
+		rc = aerr_set(err, AV_USAGE, "%s: not a minisign signature file (want 4 lines: untrusted "
+		    "comment, signature, trusted comment, global signature)", what);
+		goto out;
+	}
+	if (n > 4 && lines[4][0] != '\0') {
+		rc = aerr_set(err, AV_USAGE, "%s: line 5: unexpected content after the signature", what);
+		goto out;
+	}
+	if (b64_exact(lines[1], sig, sizeof sig) != 0) {
+		rc = aerr_set(err, AV_USAGE, "%s: line 2: not the base64 of a 74-byte signature", what);
+		goto out;
+	}
+	if (b64_exact(lines[3], gsig, sizeof gsig) != 0) {
+		rc = aerr_set(err, AV_USAGE, "%s: line 4: not the base64 of a 64-byte global signature", what);
+		goto out;
+	}
+	if (memcmp(sig, "ED", 2) != 0) {
+		rc = aerr_set(err, AV_USAGE, "%s: only prehashed (ED) signatures are accepted", what);
+		goto out;
+	}
+	if (memcmp(sig + 2, pub->keynum, MINISIGN_KEYNUM_BYTES) != 0) {
+		minisign_keyid(sig + 2, got);
+		minisign_keyid(pub->keynum, want);
+		rc = aerr_set(err, AV_FINDINGS, "%s: signed by key %s, not by the expected key %s", what,
+		    got, want);
+		goto out;
+	}
+	if (hash_file(path, h, err) != 0) {
+		rc = err->code;
+		goto out;
+	}
+	if (crypto_sign_verify_detached(sig + 10, h, sizeof h, pub->pk) != 0) {
+		rc = aerr_set(err, AV_FINDINGS, "%s: signature does not match %s", what,
+		    strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+		goto out;
+	}
+	tc = lines[2] + 17;
+	tlen = strlen(tc);
+	gmsg = xmalloc(MINISIGN_SIG_BYTES + tlen);
+	memcpy(gmsg, sig + 10, MINISIGN_SIG_BYTES);
+	memcpy(gmsg + MINISIGN_SIG_BYTES, tc, tlen);
+	if (crypto_sign_verify_detached(gsig, gmsg, MINISIGN_SIG_BYTES + tlen, pub->pk) != 0)
+		rc = aerr_set(err, AV_FINDINGS, "%s: the trusted comment was altered (global signature "
+		    "does not verify)", what);
+	free(gmsg);
+	if (rc == 0 && trusted != NULL)
+		snprintf(trusted, MINISIGN_COMMENT_MAX + 1, "%s", tc);
+out:
+	free_lines(lines, n);
+	return rc;
+}
+
+/* ---- key store ---- */
+
+char *
+keystore_dir(void)
+{
+	const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+
+	if (x != NULL && *x == '/')
+		return xasprintf("%s/aivet/keys", x);
+	return xasprintf("%s/.config/aivet/keys", home != NULL && *home != '\0' ? home : "/");
+}
+
+int
+keystore_name_check(const char *name, struct aerr *err)
+{
+	if (*name == '\0' || strlen(name) > 64 || name[0] == '.' || name[0] == '-')
+		goto bad;
+	for (const char *p = name; *p != '\0'; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    *p == '-' || *p == '_' || *p == '.'))
+			goto bad;
+	return 0;
+bad:
+	return aerr_set(err, AV_USAGE, "key name '%s': use 1-64 letters, digits, '-', '_' or '.', "
+	    "not starting with '.' or '-'", name);
+}
+
+int
+keystore_load_pub(const char *name, struct minisign_pub *pub, struct aerr *err)
+{
+	char *dir = keystore_dir(), *path = xasprintf("%s/%s.pub", dir, name);
+	struct buf b;
+	int rc;
+
+	free(dir);
+	if (keystore_name_check(name, err) != 0 || access(path, F_OK) != 0) {
+		if (err->code == 0)
+			aerr_set(err, AV_USAGE, "no key named '%s' (%s); create one with 'aivet key generate'",
+			    name, path);
+		free(path);
+		return err->code;
+	}
+	rc = read_file(path, KEYFILE_MAX, &b, err);
+	if (rc == 0) {
+		rc = minisign_pubkey_parse(b.data, b.len, path, pub, err);
+		buf_free(&b);
+	}
+	free(path);
+	return rc;
+}
+
+int
+keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err)
+{
+	char *dir = keystore_dir(), *path = xasprintf("%s/%s.key", dir, name);
+	struct buf b;
+	char *pw = NULL;
+	size_t pwlen = 0;
+	int enc, rc;
+
+	free(dir);
+	if (keystore_name_check(name, err) != 0 || access(path, F_OK) != 0) {
+		if (err->code == 0)
+			aerr_set(err, AV_USAGE, "no key named '%s' (%s); create one with 'aivet key generate'",
+			    name, path);
+		free(path);
+		return err->code;
+	}
+	if ((rc = read_file(path, KEYFILE_MAX, &b, err)) != 0) {
+		free(path);
+		return rc;
+	}
+	rc = minisign_seckey_is_encrypted(b.data, b.len, path, &enc, err);
+	if (rc == 0 && enc) {
+		char *prompt = xasprintf("passphrase for key %s: ", name);
+
+		rc = key_password(prompt, 0, &pw, &pwlen, err);
+		free(prompt);
+	}
+	if (rc == 0)
+		rc = minisign_seckey_parse(b.data, b.len, path, pw, pwlen, sec, err);
+	if (pw != NULL)
+		credref_free(pw, pwlen);
+	sodium_memzero(b.data, b.len);
+	buf_free(&b);
+	free(path);
+	return rc;
+}
+
+#define PASSWORD_MAX 1024
+
+static int
+read_tty_password(const char *prompt, char *pw, size_t cap, size_t *len, struct aerr *err)
+{
+	struct termios old, quiet;
+	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC), rc = 0;
+	size_t n = 0;
+	char c;
+
+	if (fd < 0)
+		return aerr_set(err, AV_USAGE, "a passphrase is needed: set AIVET_KEY_PASSWORD_FILE "
+		    "or run on a terminal");
+	if (tcgetattr(fd, &old) != 0) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "a passphrase is needed: set AIVET_KEY_PASSWORD_FILE "
+		    "or run on a terminal");
+	}
+	quiet = old;
+	quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
+	quiet.c_lflag |= ICANON;
+	if (write(fd, prompt, strlen(prompt)) < 0 || tcsetattr(fd, TCSAFLUSH, &quiet) != 0) {
+		close(fd);
+		return aerr_set(err, AV_RUNTIME, "cannot switch off echo on the terminal");
+	}
+	for (;;) {
+		ssize_t r = read(fd, &c, 1);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0 || c == '\n')
+			break;
+		if (n + 1 >= cap) {
+			rc = aerr_set(err, AV_USAGE, "passphrase longer than %d bytes", PASSWORD_MAX - 1);
+			break;
+		}
+		pw[n++] = c;
+	}
+	c = 0;
+	tcsetattr(fd, TCSAFLUSH, &old);
+	if (write(fd, "\n", 1) < 0) {
+		/* nothing to do: the newline is cosmetic */
+	}
+	close(fd);
+	pw[n] = '\0';
+	*len = n;
+	return rc;
+}
+
+int
+key_password(const char *prompt, int confirm, char **out, size_t *outlen, struct aerr *err)
+{
+	const char *file = getenv("AIVET_KEY_PASSWORD_FILE");
+	char *pw = sodium_malloc(PASSWORD_MAX);
+	size_t len = 0;
+
+	if (pw == NULL)
+		die("out of secure memory");
+	if (file != NULL && *file != '\0') {
+		int fd = open(file, O_RDONLY | O_CLOEXEC);
+		ssize_t r;
+
+		if (fd < 0) {
+			sodium_free(pw);
+			return aerr_set(err, AV_USAGE, "AIVET_KEY_PASSWORD_FILE %s: %s", file, strerror(errno));
+		}
+		while ((r = read(fd, pw + len, PASSWORD_MAX - 1 - len)) > 0)
+			len += (size_t)r;
+		close(fd);
+		if (r < 0) {
+			sodium_free(pw);
+			return aerr_set(err, AV_RUNTIME, "AIVET_KEY_PASSWORD_FILE %s: read error", file);
+		}
+		pw[len] = '\0';
+		len = strcspn(pw, "\r\n");   /* the first line is the passphrase */
+		pw[len] = '\0';
+	} else {
+		if (read_tty_password(prompt, pw, PASSWORD_MAX, &len, err) != 0) {
+			sodium_free(pw);
+			return err->code;
+		}
+		if (confirm) {
+			char *again = sodium_malloc(PASSWORD_MAX);
+			size_t alen = 0;
+			int same;
+
+			if (again == NULL)
+				die("out of secure memory");
+			if (read_tty_password("passphrase again: ", again, PASSWORD_MAX, &alen, err) != 0) {
+				sodium_free(again);
+				sodium_free(pw);
+				return err->code;
+			}
+			same = alen == len && sodium_memcmp(again, pw, len) == 0;
+			sodium_free(again);
+			if (!same) {
+				sodium_free(pw);
+				return aerr_set(err, AV_USAGE, "the passphrases do not match");
+			}
+		}
+	}
+	if (len == 0) {
+		sodium_free(pw);
+		return aerr_set(err, AV_USAGE, "empty passphrase (use --no-password for an unencrypted key)");
+	}
+	*out = pw;
+	*outlen = len;
+	return 0;
+}

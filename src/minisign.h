@@ -1,0 +1,80 @@
+/*
+ * minisign.h: Ed25519 keys and signatures in minisign's own file formats,
+ * so that the stock minisign tool verifies what aivet signs, signs with keys
+ * aivet made, and aivet uses keys minisign made. Secret keys live in
+ * sodium_malloc'ed memory and are wiped when freed. Also the on-disk key
+ * store under $XDG_CONFIG_HOME/aivet/keys/ and the passphrase prompt.
+ */
+#ifndef AIVET_MINISIGN_H
+#define AIVET_MINISIGN_H
+
+#include "aivet.h"
+
+#define MINISIGN_KEYNUM_BYTES 8
+#define MINISIGN_PK_BYTES 32
+#define MINISIGN_SK_BYTES 64
+#define MINISIGN_SIG_BYTES 64
+#define MINISIGN_COMMENT_MAX 1024
+#define MINISIGN_KEYID_LEN 16
+
+struct minisign_pub {
+	unsigned char keynum[MINISIGN_KEYNUM_BYTES];
+	unsigned char pk[MINISIGN_PK_BYTES];
+};
+
+/* Allocated with sodium_malloc by minisign_generate/minisign_seckey_parse. */
+struct minisign_sec {
+	unsigned char keynum[MINISIGN_KEYNUM_BYTES];
+	unsigned char sk[MINISIGN_SK_BYTES];   /* libsodium's seed || public key */
+};
+
+/* The scrypt cost a new encrypted key is written with. */
+enum minisign_kdf_cost { KDF_SENSITIVE, KDF_INTERACTIVE };
+
+/* Key id as minisign prints it: keynum as a little-endian uint64, upper-case hex. */
+void minisign_keyid(const unsigned char keynum[MINISIGN_KEYNUM_BYTES], char out[MINISIGN_KEYID_LEN + 1]);
+
+int minisign_generate(struct minisign_sec **sec, struct minisign_pub *pub, struct aerr *err);
+void minisign_sec_free(struct minisign_sec *sec);
+void minisign_sec_to_pub(const struct minisign_sec *sec, struct minisign_pub *pub);
+
+/* Public key: "untrusted comment: ...\n<base64>\n". what names the file in errors. */
+int minisign_pubkey_parse(const char *text, size_t len, const char *what, struct minisign_pub *pub,
+    struct aerr *err);
+void minisign_pubkey_format(const struct minisign_pub *pub, struct buf *out);
+/* The base64 line alone (what "minisign -P" takes). */
+void minisign_pubkey_base64(const struct minisign_pub *pub, struct buf *out);
+
+/* Secret key. is_encrypted tells whether a passphrase is needed (before asking for one). */
+int minisign_seckey_is_encrypted(const char *text, size_t len, const char *what, int *is_encrypted,
+    struct aerr *err);
+int minisign_seckey_parse(const char *text, size_t len, const char *what, const char *password,
+    size_t pwlen, struct minisign_sec **sec, struct aerr *err);
+/* password NULL writes an unencrypted key (kdf 00 00). */
+int minisign_seckey_format(const struct minisign_sec *sec, const char *password, size_t pwlen,
+    enum minisign_kdf_cost cost, struct buf *out, struct aerr *err);
+
+/* Signs the file at path in prehashed (ED) mode; out receives the 4-line .minisig text. */
+int minisign_sign_file(const struct minisign_sec *sec, const char *path, const char *trusted_comment,
+    struct buf *out, struct aerr *err);
+/* Verifies sigtext over the file at path. trusted (optional, MINISIGN_COMMENT_MAX+1 bytes)
+ * receives the trusted comment. Errors: AV_FINDINGS when the signature does not verify,
+ * AV_USAGE when the signature file is malformed. */
+int minisign_verify_file(const struct minisign_pub *pub, const char *path, const char *sigtext,
+    size_t siglen, const char *what, char *trusted, struct aerr *err);
+
+/* ---- key store ---- */
+
+/* $XDG_CONFIG_HOME/aivet/keys (or ~/.config/aivet/keys); caller frees. */
+char *keystore_dir(void);
+int keystore_name_check(const char *name, struct aerr *err);
+/* Loads NAME's public key. */
+int keystore_load_pub(const char *name, struct minisign_pub *pub, struct aerr *err);
+/* Loads NAME's secret key, asking for the passphrase when it is encrypted. */
+int keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err);
+
+/* Passphrase from AIVET_KEY_PASSWORD_FILE (first line) or the terminal without echo;
+ * returned in sodium_malloc'ed memory, free with credref_free(). */
+int key_password(const char *prompt, int confirm, char **pw, size_t *len, struct aerr *err);
+
+#endif

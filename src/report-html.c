@@ -1,0 +1,508 @@
+/*
+ * report-html.c: report.html — one self-contained file (inline CSS and SVG,
+ * no scripts, nothing fetched) readable on screen and on paper. Summary
+ * first (rating, critical findings, contradicted claims), then claims,
+ * findings, probe runs with the context-integrity sweep chart, assessments,
+ * incidents, endpoints and the audit checkpoint.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aivet.h"
+#include "report.h"
+
+static const char *
+s_of(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void
+esc(struct buf *b, const char *s)
+{
+	if (s == NULL) {
+		buf_adds(b, "&#8212;");
+		return;
+	}
+	for (; *s != '\0'; s++) {
+		switch (*s) {
+		case '&': buf_adds(b, "&amp;"); break;
+		case '<': buf_adds(b, "&lt;"); break;
+		case '>': buf_adds(b, "&gt;"); break;
+		case '"': buf_adds(b, "&quot;"); break;
+		case '\'': buf_adds(b, "&#39;"); break;
+		default: buf_add(b, s, 1);
+		}
+	}
+}
+
+/* Any JSON value as display text: strings bare, arrays joined, others as JSON. */
+static void
+esc_value(struct buf *b, const cJSON *v)
+{
+	if (v == NULL || cJSON_IsNull(v)) {
+		esc(b, NULL);
+	} else if (cJSON_IsString(v)) {
+		esc(b, v->valuestring);
+	} else if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0 && cJSON_IsString(v->child)) {
+		const cJSON *e;
+		int first = 1;
+
+		cJSON_ArrayForEach(e, v) {
+			if (!first)
+				buf_adds(b, ", ");
+			first = 0;
+			esc_value(b, e);
+		}
+	} else {
+		char *t = cJSON_PrintUnformatted(v);
+
+		esc(b, t);
+		free(t);
+	}
+}
+
+static void
+td_str(struct buf *b, const cJSON *o, const char *k)
+{
+	buf_adds(b, "<td>");
+	esc_value(b, cJSON_GetObjectItem(o, k));
+	buf_adds(b, "</td>");
+}
+
+static void
+fmt_tokens(char *out, size_t n, double v)
+{
+	if (v >= 1e6)
+		snprintf(out, n, "%.2fM", v / 1e6);
+	else if (v >= 1e3)
+		snprintf(out, n, "%.0fk", v / 1e3);
+	else
+		snprintf(out, n, "%.0f", v);
+}
+
+static double
+num_or(const cJSON *o, const char *k, double dflt)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
+}
+
+/* The context-integrity sweep: prompt size (x) against echoed-nonce integrity
+ * (left axis, 0-100%) and the prompt tokens the vendor reported (right axis,
+ * same scale as x, so honest usage lies on the diagonal), with the advertised
+ * context and the observed boundaries as vertical lines. */
+static void
+sweep_svg(struct buf *b, const cJSON *d)
+{
+	const double W = 760, H = 340, L = 64, R = 70, T = 24, B = 56;
+	const double pw = W - L - R, ph = H - T - B;
+	const cJSON *points = cJSON_GetObjectItem(d, "points"), *p;
+	double adv = num_or(d, "advertised", 0), xmax = adv;
+	struct buf line;
+	char lab[32];
+
+	cJSON_ArrayForEach(p, points) {
+		xmax = fmax(xmax, num_or(p, "tokens_sent", 0));
+		xmax = fmax(xmax, num_or(p, "usage_prompt_tokens", 0));
+	}
+	if (xmax <= 0)
+		xmax = 1;
+	xmax *= 1.05;
+#define X(t) (L + (t) / xmax * pw)
+#define YF(f) (T + (1.0 - (f)) * ph)
+#define YU(u) (T + (1.0 - (u) / xmax) * ph)
+	buf_printf(b, "<svg class=\"sweep-chart\" role=\"img\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+	    "height=\"%.0f\" aria-label=\"context-integrity sweep\">\n", W, H, W, H);
+	buf_adds(b, "<title>Context-integrity sweep: prompt size against echoed-nonce integrity and "
+	    "reported usage</title>\n");
+	buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" "
+	    "stroke=\"#444\"/>\n", L, T, pw, ph);
+	for (int i = 0; i <= 5; i++) {
+		double t = xmax / 1.05 * i / 5, f = i / 5.0;
+
+		fmt_tokens(lab, sizeof lab, t);
+		buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+		    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
+		    X(t), T, X(t), T + ph, X(t), T + ph + 16, lab);
+		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%d%%</text>\n",
+		    L - 6, YF(f) + 4, i * 20);
+		fmt_tokens(lab, sizeof lab, t);
+		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b35900\">%s</text>\n",
+		    L + pw + 6, YU(t) + 4, lab);
+	}
+	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">prompt "
+	    "tokens sent</text>\n", L + pw / 2, H - 12);
+	buf_printf(b, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(-90 14 %.1f)\" "
+	    "text-anchor=\"middle\" fill=\"#1f5fa8\">nonces echoed</text>\n", T + ph / 2, T + ph / 2);
+	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(90 %.1f %.1f)\" "
+	    "text-anchor=\"middle\" fill=\"#b35900\">reported prompt tokens</text>\n",
+	    W - 8, T + ph / 2, W - 8, T + ph / 2);
+	/* Honest usage: the diagonal. */
+	buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b35900\" "
+	    "stroke-dasharray=\"2 4\" opacity=\"0.6\"/>\n", X(0), YU(0), X(xmax), YU(xmax));
+	if (adv > 0) {
+		fmt_tokens(lab, sizeof lab, adv);
+		buf_printf(b, "<line class=\"advertised\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"#555\" stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+		    "text-anchor=\"end\">advertised %s</text>\n", X(adv), T, X(adv), T + ph, X(adv) - 4,
+		    T + 12, lab);
+	}
+	{
+		static const struct { const char *key, *label, *color; double dy; } bounds[] = {
+			{ "integrity_boundary", "integrity lost", "#c0392b", 26 },
+			{ "refusal_boundary", "refused from", "#7d3c98", 40 },
+		};
+
+		for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+			const cJSON *v = cJSON_GetObjectItem(d, bounds[i].key);
+
+			if (!cJSON_IsNumber(v))
+				continue;
+			fmt_tokens(lab, sizeof lab, v->valuedouble);
+			buf_printf(b, "<line class=\"boundary\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+			    "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+			    "fill=\"%s\">%s %s</text>\n", X(v->valuedouble), T, X(v->valuedouble), T + ph,
+			    bounds[i].color, X(v->valuedouble) + 4, T + bounds[i].dy, bounds[i].color,
+			    bounds[i].label, lab);
+		}
+	}
+	buf_init(&line);
+	cJSON_ArrayForEach(p, points) {
+		double t = num_or(p, "tokens_sent", 0), tot = num_or(p, "nonces_total", 3);
+		double f = tot > 0 ? num_or(p, "nonces_echoed", 0) / tot : 0;
+
+		buf_printf(&line, "%s%.1f,%.1f", line.len ? " " : "", X(t), YF(f));
+	}
+	if (line.len > 0)
+		buf_printf(b, "<polyline points=\"%s\" fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"2\"/>\n",
+		    line.data);
+	buf_free(&line);
+	cJSON_ArrayForEach(p, points) {
+		double t = num_or(p, "tokens_sent", 0), tot = num_or(p, "nonces_total", 3);
+		double f = tot > 0 ? num_or(p, "nonces_echoed", 0) / tot : 0;
+		const cJSON *u = cJSON_GetObjectItem(p, "usage_prompt_tokens");
+		int accepted = cJSON_IsTrue(cJSON_GetObjectItem(p, "accepted"));
+
+		buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"#1f5fa8\">"
+		    "<title>%.0f tokens: %.0f/%.0f nonces, %s</title></circle>\n", X(t), YF(f),
+		    accepted ? "#1f5fa8" : "#fff", t, num_or(p, "nonces_echoed", 0), tot,
+		    accepted ? "accepted" : "refused");
+		if (cJSON_IsNumber(u))
+			buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"#e67e22\">"
+			    "<title>%.0f tokens sent, %.0f reported</title></rect>\n", X(t) - 3.5,
+			    YU(u->valuedouble) - 3.5, t, u->valuedouble);
+	}
+	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\"><tspan fill=\"#1f5fa8\">&#9679; nonces "
+	    "echoed (hollow: refused)</tspan>  <tspan fill=\"#e67e22\">&#9632; reported usage</tspan>"
+	    "</text>\n", L, H - 30);
+	buf_adds(b, "</svg>\n");
+#undef X
+#undef YF
+#undef YU
+}
+
+static void
+findings_table(struct buf *b, const cJSON *list)
+{
+	const cJSON *f;
+
+	buf_adds(b, "<table><tr><th>Severity</th><th>Code</th><th>Probe</th><th>Run</th>"
+	    "<th>Message</th><th>Evidence</th></tr>\n");
+	cJSON_ArrayForEach(f, list) {
+		buf_printf(b, "<tr class=\"sev-%s\">", s_of(f, "severity") ? s_of(f, "severity") : "");
+		td_str(b, f, "severity");
+		td_str(b, f, "code");
+		td_str(b, f, "probe");
+		td_str(b, f, "run_id");
+		td_str(b, f, "message");
+		td_str(b, f, "evidence");
+		buf_adds(b, "</tr>\n");
+	}
+	buf_adds(b, "</table>\n");
+}
+
+static void
+claims_table(struct buf *b, const cJSON *list)
+{
+	const cJSON *c;
+
+	buf_adds(b, "<table><tr><th>Question</th><th>Vendor's answer</th><th>Probe</th>"
+	    "<th>Confirms</th><th>Verdict</th><th>Claim</th></tr>\n");
+	cJSON_ArrayForEach(c, list) {
+		buf_printf(b, "<tr class=\"claim-%s\"><td>", s_of(c, "status"));
+		esc(b, s_of(c, "question_id"));
+		if (s_of(c, "question")) {
+			buf_adds(b, ": ");
+			esc(b, s_of(c, "question"));
+		}
+		buf_adds(b, "</td>");
+		td_str(b, c, "answer");
+		td_str(b, c, "probe");
+		td_str(b, c, "confirms");
+		buf_adds(b, "<td>");
+		esc_value(b, cJSON_GetObjectItem(c, "verdict"));
+		if (cJSON_IsNumber(cJSON_GetObjectItem(c, "run_id")))
+			buf_printf(b, " (run %d)", cJSON_GetObjectItem(c, "run_id")->valueint);
+		buf_adds(b, "</td>");
+		buf_printf(b, "<td><strong>%s</strong></td></tr>\n", s_of(c, "status"));
+	}
+	buf_adds(b, "</table>\n");
+}
+
+static const char css[] =
+    "body{font-family:sans-serif;max-width:60em;margin:1em auto;padding:0 1em;color:#111}"
+    "h1{font-size:1.6em}h2{border-bottom:2px solid #333;margin-top:1.6em}"
+    "table{border-collapse:collapse;width:100%;margin:.5em 0;font-size:.9em}"
+    "th,td{border:1px solid #999;padding:.25em .4em;text-align:left;vertical-align:top}"
+    "th{background:#eee}.rating{font-size:1.3em;font-weight:bold;padding:.3em .6em;display:inline-block}"
+    ".rating-unacceptable{background:#f5b7b1}.rating-concerns{background:#fad7a0}"
+    ".rating-acceptable{background:#abebc6}.rating-not-assessed{background:#ddd}"
+    ".sev-critical,.sev-high,.claim-contradicted{background:#fdedec}.claim-confirmed{background:#eafaf1}"
+    "code{font-size:.85em;word-break:break-all}dl{display:grid;grid-template-columns:12em 1fr}"
+    "dt{font-weight:bold}svg{max-width:100%;height:auto}"
+    "@media print{body{max-width:none}h2{page-break-after:avoid}table,svg{page-break-inside:avoid}}";
+
+char *
+report_html(const cJSON *rep)
+{
+	struct buf b;
+	const cJSON *v = cJSON_GetObjectItem(rep, "vendor"), *sum = cJSON_GetObjectItem(rep, "summary");
+	const cJSON *cp = cJSON_GetObjectItem(rep, "audit_checkpoint"), *x, *y;
+	const char *rating = s_of(sum, "rating");
+
+	buf_init(&b);
+	buf_adds(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>aivet report: ");
+	esc(&b, s_of(v, "name"));
+	buf_printf(&b, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Vendor report: ", css);
+	esc(&b, s_of(v, "name"));
+	buf_adds(&b, "</h1>\n<dl>\n<dt>Report</dt><dd><code>");
+	esc(&b, s_of(rep, "report_id"));
+	buf_adds(&b, "</code></dd>\n<dt>Generated</dt><dd>");
+	esc(&b, s_of(rep, "generated_at"));
+	buf_adds(&b, "</dd>\n<dt>Keep until</dt><dd>");
+	esc(&b, s_of(rep, "retention_until"));
+	buf_adds(&b, "</dd>\n<dt>Signed by key</dt><dd><code>");
+	esc(&b, s_of(rep, "signer_key_id"));
+	buf_adds(&b, "</code></dd>\n<dt>aivet</dt><dd>");
+	esc(&b, s_of(rep, "aivet_version"));
+	buf_adds(&b, "</dd>\n</dl>\n");
+
+	buf_adds(&b, "<h2 id=\"summary\">Summary</h2>\n");
+	buf_printf(&b, "<p>Overall rating: <span class=\"rating rating-%s\">%s</span></p>\n",
+	    rating ? rating : "", rating ? rating : "");
+	buf_adds(&b, "<table><tr>");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
+		buf_printf(&b, "<th>%s</th>", x->string);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "claims"))
+		buf_printf(&b, "<th>claims %s</th>", x->string);
+	buf_adds(&b, "</tr><tr>");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
+		buf_printf(&b, "<td>%d</td>", x->valueint);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "claims"))
+		buf_printf(&b, "<td>%d</td>", x->valueint);
+	buf_adds(&b, "</tr></table>\n<h3>Critical and high findings</h3>\n");
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(sum, "critical_findings")) == 0)
+		buf_adds(&b, "<p>None.</p>\n");
+	else
+		findings_table(&b, cJSON_GetObjectItem(sum, "critical_findings"));
+	buf_adds(&b, "<h3>Contradicted claims</h3>\n");
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(sum, "contradicted_claims")) == 0)
+		buf_adds(&b, "<p>None.</p>\n");
+	else
+		claims_table(&b, cJSON_GetObjectItem(sum, "contradicted_claims"));
+
+	buf_adds(&b, "<h2 id=\"claims\">Claims against evidence</h2>\n");
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "claims")) == 0)
+		buf_adds(&b, "<p>No answered question is linked to a probe.</p>\n");
+	else
+		claims_table(&b, cJSON_GetObjectItem(rep, "claims"));
+
+	buf_adds(&b, "<h2 id=\"findings\">All findings</h2>\n");
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "findings")) == 0)
+		buf_adds(&b, "<p>None.</p>\n");
+	else
+		findings_table(&b, cJSON_GetObjectItem(rep, "findings"));
+
+	buf_adds(&b, "<h2 id=\"runs\">Probe runs</h2>\n");
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "probe_runs")) == 0)
+		buf_adds(&b, "<p>No probe runs in this report.</p>\n");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "probe_runs")) {
+		const cJSON *r;
+
+		buf_printf(&b, "<h3>Run %d on ", cJSON_GetObjectItem(x, "id")->valueint);
+		esc(&b, s_of(x, "endpoint"));
+		buf_adds(&b, "</h3>\n<p>Status ");
+		esc(&b, s_of(x, "status"));
+		buf_adds(&b, ", started ");
+		esc(&b, s_of(x, "started_at"));
+		buf_adds(&b, ", finished ");
+		esc(&b, s_of(x, "finished_at"));
+		buf_printf(&b, "; tokens in %.0f, out %.0f. Calibration: <code>", num_or(x, "tokens_in", 0),
+		    num_or(x, "tokens_out", 0));
+		esc_value(&b, cJSON_GetObjectItem(x, "calibration"));
+		buf_adds(&b, "</code></p>\n<table><tr><th>Probe</th><th>Verdict</th><th>Reason</th>"
+		    "<th>Requests</th></tr>\n");
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "results")) {
+			buf_adds(&b, "<tr>");
+			td_str(&b, r, "probe");
+			buf_printf(&b, "<td><strong>%s</strong></td>", s_of(r, "verdict") ? s_of(r, "verdict") : "");
+			td_str(&b, r, "reason");
+			td_str(&b, r, "requests");
+			buf_adds(&b, "</tr>\n");
+		}
+		buf_adds(&b, "</table>\n");
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "results")) {
+			const cJSON *d = cJSON_GetObjectItem(r, "details");
+
+			if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "sweep") == 0 && cJSON_IsObject(d) &&
+			    cJSON_IsArray(cJSON_GetObjectItem(d, "points"))) {
+				buf_adds(&b, "<figure>\n");
+				sweep_svg(&b, d);
+				buf_adds(&b, "<figcaption>Context-integrity sweep: behaviour past the limit was <strong>");
+				esc(&b, s_of(d, "change"));
+				buf_adds(&b, "</strong>.</figcaption>\n</figure>\n");
+			}
+		}
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "exchanges")) > 0) {
+			buf_adds(&b, "<details><summary>Exchanges (evidence files)</summary>\n<table><tr><th>Evidence"
+			    "</th><th>Probe</th><th>Seq</th><th>Tenant</th><th>Status</th><th>File</th>"
+			    "<th>SHA-256 of the file</th></tr>\n");
+			cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "exchanges")) {
+				buf_adds(&b, "<tr>");
+				td_str(&b, r, "evidence_id");
+				td_str(&b, r, "probe");
+				td_str(&b, r, "seq");
+				td_str(&b, r, "tenant");
+				td_str(&b, r, "status");
+				td_str(&b, r, "file");
+				buf_adds(&b, "<td><code>");
+				esc(&b, s_of(r, "file_sha256"));
+				buf_adds(&b, "</code></td></tr>\n");
+			}
+			buf_adds(&b, "</table></details>\n");
+		}
+	}
+
+	buf_adds(&b, "<h2 id=\"assessments\">Assessments</h2>\n");
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "assessments")) == 0)
+		buf_adds(&b, "<p>No assessments in this report.</p>\n");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "assessments")) {
+		const cJSON *q = cJSON_GetObjectItem(x, "questionnaire");
+
+		buf_printf(&b, "<h3>Assessment %d, round %d: ", cJSON_GetObjectItem(x, "id")->valueint,
+		    (int)num_or(x, "round", 1));
+		esc(&b, s_of(q, "title"));
+		buf_adds(&b, "</h3>\n<p>Status ");
+		esc(&b, s_of(x, "status"));
+		buf_adds(&b, "; created by ");
+		esc(&b, s_of(x, "created_by"));
+		buf_adds(&b, " at ");
+		esc(&b, s_of(x, "created_at"));
+		buf_adds(&b, "; submitted ");
+		esc(&b, s_of(x, "submitted_at"));
+		buf_adds(&b, "; approved ");
+		esc(&b, s_of(x, "approved_at"));
+		buf_adds(&b, " by ");
+		esc(&b, s_of(x, "reviewer"));
+		buf_adds(&b, ".</p>\n<table><tr><th>Question</th><th>Answer</th><th>Note</th><th>By</th>"
+		    "<th>At</th><th>Evidence</th></tr>\n");
+		cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "answers")) {
+			const cJSON *e;
+
+			buf_adds(&b, "<tr><td>");
+			esc(&b, s_of(y, "question_id"));
+			if (s_of(y, "question")) {
+				buf_adds(&b, ": ");
+				esc(&b, s_of(y, "question"));
+			}
+			buf_adds(&b, "</td>");
+			td_str(&b, y, "value");
+			td_str(&b, y, "note");
+			td_str(&b, y, "actor");
+			td_str(&b, y, "updated_at");
+			buf_adds(&b, "<td>");
+			cJSON_ArrayForEach(e, cJSON_GetObjectItem(y, "evidence")) {
+				esc(&b, s_of(e, "file") ? s_of(e, "file") : s_of(e, "original_name"));
+				buf_adds(&b, " ");
+			}
+			buf_adds(&b, "</td></tr>\n");
+		}
+		buf_adds(&b, "</table>\n");
+	}
+
+	buf_adds(&b, "<h2 id=\"incidents\">Incidents</h2>\n");
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "incidents")) == 0)
+		buf_adds(&b, "<p>None.</p>\n");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "incidents")) {
+		buf_printf(&b, "<h3>Incident %d: ", cJSON_GetObjectItem(x, "id")->valueint);
+		esc(&b, s_of(x, "title"));
+		buf_adds(&b, "</h3>\n<p>Status ");
+		esc(&b, s_of(x, "status"));
+		buf_adds(&b, "; discovered ");
+		esc(&b, s_of(x, "discovered_at"));
+		buf_adds(&b, "; PHI ");
+		esc(&b, s_of(x, "phi"));
+		buf_adds(&b, ".</p>\n");
+		if (cJSON_IsArray(cJSON_GetObjectItem(x, "timeline"))) {
+			buf_adds(&b, "<table><tr><th>When (UTC)</th><th>Kind</th><th>Who</th><th>What</th></tr>\n");
+			cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "timeline")) {
+				buf_adds(&b, "<tr>");
+				td_str(&b, y, "at_utc");
+				td_str(&b, y, "kind");
+				td_str(&b, y, "actor");
+				td_str(&b, y, "text");
+				buf_adds(&b, "</tr>\n");
+			}
+			buf_adds(&b, "</table>\n");
+		}
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "clocks")) > 0) {
+			buf_adds(&b, "<h4>Clocks</h4>\n<table>\n");
+			cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "clocks")) {
+				buf_adds(&b, "<tr><td><code>");
+				esc_value(&b, y);
+				buf_adds(&b, "</code></td></tr>\n");
+			}
+			buf_adds(&b, "</table>\n");
+		}
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "tasks")) > 0) {
+			buf_adds(&b, "<h4>Tasks</h4>\n<table><tr><th>Task</th><th>Owner</th><th>Due</th>"
+			    "<th>Done</th></tr>\n");
+			cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "tasks")) {
+				buf_adds(&b, "<tr>");
+				td_str(&b, y, "title");
+				td_str(&b, y, "owner");
+				td_str(&b, y, "due_at");
+				td_str(&b, y, "done_at");
+				buf_adds(&b, "</tr>\n");
+			}
+			buf_adds(&b, "</table>\n");
+		}
+	}
+
+	buf_adds(&b, "<h2 id=\"endpoints\">Endpoints</h2>\n<table><tr><th>Name</th><th>API</th><th>URL</th>"
+	    "<th>Model</th><th>Advertised context</th><th>Status</th></tr>\n");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "endpoints")) {
+		buf_adds(&b, "<tr>");
+		td_str(&b, x, "name");
+		td_str(&b, x, "api");
+		td_str(&b, x, "url");
+		td_str(&b, x, "model");
+		td_str(&b, x, "context_tokens");
+		td_str(&b, x, "status");
+		buf_adds(&b, "</tr>\n");
+	}
+	buf_adds(&b, "</table>\n<h2 id=\"integrity\">Integrity</h2>\n<p>Audit log at export: ");
+	buf_printf(&b, "%.0f entries, head <code>", num_or(cp, "entries", 0));
+	esc(&b, s_of(cp, "head"));
+	buf_printf(&b, "</code> (chain %s). The bundle's SHA256SUMS is signed; VERIFY.txt says how to check "
+	    "it with minisign, sha256sum or OpenSSL.</p>\n</body>\n</html>\n",
+	    cJSON_IsTrue(cJSON_GetObjectItem(cp, "intact")) ? "intact" : "BROKEN");
+	return buf_steal(&b);
+}

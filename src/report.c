@@ -1,0 +1,1107 @@
+/*
+ * report.c: collects report.json from the database — vendor, endpoints (no
+ * secrets), assessment rounds and answers, probe runs with results, findings
+ * and evidence hashes, incidents, the claims-vs-evidence table and the audit
+ * checkpoint — plus the evidence files the report cites. Everything is read
+ * in a fixed order so the same database and options give the same bytes.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sodium.h>
+
+#include "aivet.h"
+#include "report.h"
+
+void
+derived_uuid(const char *seed, const char *name, char out[37])
+{
+	crypto_hash_sha256_state st;
+	unsigned char h[crypto_hash_sha256_BYTES];
+
+	crypto_hash_sha256_init(&st);
+	crypto_hash_sha256_update(&st, (const unsigned char *)seed, strlen(seed));
+	crypto_hash_sha256_update(&st, (const unsigned char *)"\n", 1);
+	crypto_hash_sha256_update(&st, (const unsigned char *)name, strlen(name));
+	crypto_hash_sha256_final(&st, h);
+	h[6] = (h[6] & 0x0f) | 0x50;
+	h[8] = (h[8] & 0x3f) | 0x80;
+	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+	    h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11],
+	    h[12], h[13], h[14], h[15]);
+}
+
+const char *
+report_claim_status(const cJSON *answer, const cJSON *confirms, const char *verdict)
+{
+	int same;
+
+	if (verdict == NULL || (strcmp(verdict, "pass") != 0 && strcmp(verdict, "fail") != 0))
+		return "untested";
+	same = cJSON_Compare(answer, confirms, 1);
+	/* For choice questions confirms may be an array meaning "any of these". */
+	if (!same && cJSON_IsArray(confirms) && !cJSON_IsArray(answer)) {
+		const cJSON *c;
+
+		cJSON_ArrayForEach(c, confirms)
+			if (cJSON_Compare(answer, c, 1))
+				same = 1;
+	}
+	if (same)
+		return strcmp(verdict, "pass") == 0 ? "confirmed" : "contradicted";
+	return strcmp(verdict, "pass") == 0 ? "contradicted" : "confirmed";
+}
+
+/* One result row as an object keyed by column name; columns named in json_cols
+ * hold JSON text and are embedded parsed (as a string when they do not parse). */
+static cJSON *
+row_json(sqlite3_stmt *st, const char *const *json_cols)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int i = 0; i < sqlite3_column_count(st); i++) {
+		const char *name = sqlite3_column_name(st, i);
+		int is_json = 0;
+
+		for (const char *const *j = json_cols; j != NULL && *j != NULL; j++)
+			if (strcmp(*j, name) == 0)
+				is_json = 1;
+		switch (sqlite3_column_type(st, i)) {
+		case SQLITE_NULL:
+			cJSON_AddNullToObject(o, name);
+			break;
+		case SQLITE_INTEGER:
+			cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, i));
+			break;
+		case SQLITE_FLOAT:
+			cJSON_AddNumberToObject(o, name, sqlite3_column_double(st, i));
+			break;
+		default: {
+			cJSON *v = is_json ? cJSON_Parse(col_text(st, i)) : NULL;
+
+			cJSON_AddItemToObject(o, name, v ? v : cJSON_CreateString(col_text(st, i)));
+		}
+		}
+	}
+	return o;
+}
+
+/* Runs a query and returns its rows as an array of objects. */
+static int
+rows_json(sqlite3 *db, cJSON **out, const char *const *json_cols, struct aerr *err,
+    const char *sql, const char *fmt, int64_t a)
+{
+	sqlite3_stmt *st = fmt ? db_prepare(db, err, sql, fmt, a) : db_prepare(db, err, sql, NULL);
+	cJSON *arr;
+	int rc;
+
+	if (st == NULL)
+		return err->code;
+	arr = cJSON_CreateArray();
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+		cJSON_AddItemToArray(arr, row_json(st, json_cols));
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		cJSON_Delete(arr);
+		return db_err(db, err, "report query");
+	}
+	*out = arr;
+	return 0;
+}
+
+static int64_t
+num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+}
+
+static const char *
+str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static void
+add_file(struct report *r, char *path, const void *data, size_t len)
+{
+	r->files = xrealloc(r->files, (r->nfiles + 1) * sizeof *r->files);
+	r->files[r->nfiles].path = path;
+	buf_init(&r->files[r->nfiles].data);
+	buf_add(&r->files[r->nfiles].data, data, len);
+	r->nfiles++;
+}
+
+static int
+has_file(const struct report *r, const char *path)
+{
+	for (size_t i = 0; i < r->nfiles; i++)
+		if (strcmp(r->files[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+/* ---- credential redaction for evidence ---- */
+
+static int
+secret_header(const char *name)
+{
+	static const char *const exact[] = { "authorization", "proxy-authorization", "x-api-key",
+		"api-key", "x-goog-api-key", "cookie", "set-cookie", "ocp-apim-subscription-key",
+		"x-amz-security-token", NULL };
+	static const char *const parts[] = { "auth", "token", "secret", "password", "api-key",
+		"apikey", "api_key", "credential", "signature", NULL };
+
+	for (int i = 0; exact[i] != NULL; i++)
+		if (strcasecmp(name, exact[i]) == 0)
+			return 1;
+	for (int i = 0; parts[i] != NULL; i++)
+		if (strcasestr(name, parts[i]) != NULL)
+			return 1;
+	return 0;
+}
+
+/* Headers as recorded: an object {name: value}, an array of "Name: value"
+ * strings, or an array of {name, value} objects. Redacts in place. */
+static void
+redact_headers(cJSON *h)
+{
+	cJSON *e;
+
+	if (cJSON_IsObject(h)) {
+		cJSON *next;
+
+		for (e = h->child; e != NULL; e = next) {
+			next = e->next;
+			if (e->string != NULL && secret_header(e->string)) {
+				char *k = xstrdup(e->string);
+
+				cJSON_ReplaceItemInObjectCaseSensitive(h, k, cJSON_CreateString("[REDACTED]"));
+				free(k);
+			}
+		}
+	} else if (cJSON_IsArray(h)) {
+		cJSON_ArrayForEach(e, h) {
+			if (cJSON_IsString(e)) {
+				char *colon = strchr(e->valuestring, ':');
+
+				if (colon != NULL) {
+					char *name = xstrdup(e->valuestring);
+
+					name[colon - e->valuestring] = '\0';
+					if (secret_header(name)) {
+						char *v = xasprintf("%s: [REDACTED]", name);
+
+						cJSON_SetValuestring(e, v);
+						free(v);
+					}
+					free(name);
+				}
+			} else if (cJSON_IsObject(e)) {
+				const char *n = str(e, "name");
+
+				if (n != NULL && secret_header(n) && cJSON_GetObjectItem(e, "value") != NULL)
+					cJSON_ReplaceItemInObject(e, "value", cJSON_CreateString("[REDACTED]"));
+			} else if (cJSON_IsArray(e) && cJSON_GetArraySize(e) == 2 &&
+			    cJSON_IsString(cJSON_GetArrayItem(e, 0)) &&
+			    secret_header(cJSON_GetArrayItem(e, 0)->valuestring)) {
+				cJSON_ReplaceItemInArray(e, 1, cJSON_CreateString("[REDACTED]"));
+			}
+		}
+	}
+}
+
+/* Blanks the values of query parameters that carry keys (?key=..., &sig=...). */
+static char *
+redact_url(const char *url)
+{
+	static const char *const names[] = { "key", "api_key", "api-key", "apikey", "token",
+		"access_token", "sig", "signature", "code", "x-amz-signature", "x-amz-security-token",
+		"x-amz-credential", NULL };
+	const char *q = strchr(url, '?');
+	struct buf b;
+
+	if (q == NULL)
+		return xstrdup(url);
+	buf_init(&b);
+	buf_add(&b, url, (size_t)(q - url) + 1);
+	for (const char *p = q + 1; *p != '\0';) {
+		size_t n = strcspn(p, "&#");
+		const char *eq = memchr(p, '=', n);
+		int secret = 0;
+
+		if (eq != NULL)
+			for (int i = 0; names[i] != NULL; i++)
+				if ((size_t)(eq - p) == strlen(names[i]) && strncasecmp(p, names[i], strlen(names[i])) == 0)
+					secret = 1;
+		if (secret) {
+			buf_add(&b, p, (size_t)(eq - p) + 1);
+			buf_adds(&b, "REDACTED");
+		} else {
+			buf_add(&b, p, n);
+		}
+		p += n;
+		if (*p == '#') {
+			buf_adds(&b, p);
+			break;
+		}
+		if (*p == '&')
+			buf_add(&b, p++, 1);
+	}
+	return buf_steal(&b);
+}
+
+static int
+utf8_text(const unsigned char *s, size_t n)
+{
+	size_t i = 0, k;
+
+	while (i < n) {
+		unsigned char c = s[i];
+
+		if (c == 0)
+			return 0;   /* JSON strings here are C strings */
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			k = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			k = 2;
+		else if (c >= 0xf0 && c <= 0xf4)
+			k = 3;
+		else
+			return 0;
+		if (n - i <= k)
+			return 0;
+		for (size_t j = 1; j <= k; j++)
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+/* The body of an exchange side: text, base64 for binary, or only a note when
+ * the content is encrypted (leaked content) or was never stored. */
+static int
+add_body(sqlite3 *db, cJSON *side, const char *blob_sha, struct aerr *err)
+{
+	struct buf b;
+	int encrypted = 0;
+
+	if (blob_sha == NULL || *blob_sha == '\0') {
+		cJSON_AddNullToObject(side, "body");
+		return 0;
+	}
+	if (blob_get(db, blob_sha, &b, &encrypted, err) != 0) {
+		aerr_clear(err);
+		cJSON_AddNullToObject(side, "body");
+		cJSON_AddStringToObject(side, "body_note", "content not in the evidence store");
+		return 0;
+	}
+	if (encrypted) {
+		cJSON_AddBoolToObject(side, "encrypted", 1);
+		cJSON_AddNullToObject(side, "body");
+		cJSON_AddStringToObject(side, "body_note", "leaked content: stored encrypted, "
+		    "left out of the report; the hash identifies it");
+	} else if (utf8_text((const unsigned char *)b.data, b.len)) {
+		cJSON_AddStringToObject(side, "body", b.data);
+	} else {
+		size_t cap = sodium_base64_ENCODED_LEN(b.len, sodium_base64_VARIANT_ORIGINAL);
+		char *s = xmalloc(cap);
+
+		sodium_bin2base64(s, cap, (const unsigned char *)b.data, b.len,
+		    sodium_base64_VARIANT_ORIGINAL);
+		cJSON_AddNullToObject(side, "body");
+		cJSON_AddStringToObject(side, "body_base64", s);
+		free(s);
+	}
+	buf_free(&b);
+	return 0;
+}
+
+static const char *const exchange_json_cols[] = { "request_headers", "request_recipe",
+	"response_headers", "timings", NULL };
+
+/* evidence/exchange-ID.json for one exchange row; returns its file's SHA-256. */
+static int
+exchange_file(sqlite3 *db, struct report *r, cJSON *ex, char sha[65], char **path, struct aerr *err)
+{
+	cJSON *o = cJSON_CreateObject(), *req, *resp, *h;
+	char *url, *text;
+
+	cJSON_AddNumberToObject(o, "evidence_id", (double)num(ex, "evidence_id"));
+	cJSON_AddNumberToObject(o, "run_id", (double)num(ex, "run_id"));
+	json_add_str(o, "probe", str(ex, "probe"));
+	cJSON_AddNumberToObject(o, "seq", (double)num(ex, "seq"));
+	json_add_str(o, "tenant", str(ex, "tenant"));
+	cJSON_AddBoolToObject(o, "streaming", num(ex, "streaming") != 0);
+	json_add_str(o, "started_at", str(ex, "started_at"));
+	json_add_str(o, "method", str(ex, "method"));
+	url = redact_url(str(ex, "url") ? str(ex, "url") : "");
+	cJSON_AddStringToObject(o, "url", url);
+	free(url);
+	req = cJSON_AddObjectToObject(o, "request");
+	h = cJSON_Duplicate(cJSON_GetObjectItem(ex, "request_headers"), 1);
+	redact_headers(h);
+	cJSON_AddItemToObject(req, "headers", h ? h : cJSON_CreateNull());
+	json_add_str(req, "sha256", str(ex, "request_sha256"));
+	cJSON_AddNumberToObject(req, "size", (double)num(ex, "request_size"));
+	cJSON_AddItemToObject(req, "recipe", cJSON_Duplicate(cJSON_GetObjectItem(ex, "request_recipe"), 1));
+	add_body(db, req, str(ex, "request_blob"), err);
+	resp = cJSON_AddObjectToObject(o, "response");
+	cJSON_AddItemToObject(resp, "status", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_status"), 1));
+	h = cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_headers"), 1);
+	redact_headers(h);
+	cJSON_AddItemToObject(resp, "headers", h ? h : cJSON_CreateNull());
+	cJSON_AddItemToObject(resp, "sha256", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_sha256"), 1));
+	cJSON_AddItemToObject(resp, "size", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_size"), 1));
+	cJSON_AddBoolToObject(resp, "truncated", num(ex, "response_truncated") != 0);
+	add_body(db, resp, str(ex, "response_blob"), err);
+	cJSON_AddItemToObject(o, "error", cJSON_Duplicate(cJSON_GetObjectItem(ex, "error"), 1));
+	cJSON_AddItemToObject(o, "timings", cJSON_Duplicate(cJSON_GetObjectItem(ex, "timings"), 1));
+	text = report_json_text(o);
+	cJSON_Delete(o);
+	*path = xasprintf("evidence/exchange-%lld.json", (long long)num(ex, "evidence_id"));
+	sha256_hex(text, strlen(text), sha);
+	if (!has_file(r, *path))
+		add_file(r, xstrdup(*path), text, strlen(text));
+	free(text);
+	return 0;
+}
+
+/* Copies a stored file (answer attachment, incident evidence) into evidence/. */
+static int
+file_evidence(sqlite3 *db, struct report *r, int64_t evidence_id, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT id, kind, sha256, original_name, media_type, "
+	    "size, effective_date, added_by, added_at FROM evidence WHERE id = ?", "i", evidence_id);
+	cJSON *o;
+	struct buf b;
+	int enc = 0;
+
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_RUNTIME, "evidence %lld is missing", (long long)evidence_id);
+	}
+	o = row_json(st, NULL);
+	sqlite3_finalize(st);
+	if (strcmp(str(o, "kind"), "file") == 0 && blob_get(db, str(o, "sha256"), &b, &enc, err) == 0) {
+		if (!enc) {
+			char safe[80];
+			const char *name = str(o, "original_name") ? str(o, "original_name") : "file";
+			size_t i;
+			char *path;
+
+			for (i = 0; name[i] != '\0' && i < sizeof safe - 1; i++)
+				safe[i] = strchr("/\\\n\r\t ", name[i]) || (unsigned char)name[i] < 0x20 ? '_' : name[i];
+			safe[i] = '\0';
+			path = xasprintf("evidence/file-%lld-%s", (long long)evidence_id, safe);
+			cJSON_AddStringToObject(o, "file", path);
+			if (!has_file(r, path))
+				add_file(r, path, b.data, b.len);
+			else
+				free(path);
+		} else {
+			cJSON_AddNullToObject(o, "file");
+			cJSON_AddStringToObject(o, "file_note", "stored encrypted; left out of the bundle");
+		}
+		buf_free(&b);
+	}
+	aerr_clear(err);
+	*out = o;
+	return 0;
+}
+
+/* ---- questionnaires and claims ---- */
+
+/* Finds every question object (an object with an "id" and a "verified_by" array)
+ * anywhere in a questionnaire document, in document order. */
+static void
+collect_checked_questions(const cJSON *node, cJSON *acc)
+{
+	const cJSON *c;
+
+	if (cJSON_IsObject(node) && cJSON_IsString(cJSON_GetObjectItem(node, "id")) &&
+	    cJSON_IsArray(cJSON_GetObjectItem(node, "verified_by"))) {
+		cJSON_AddItemReferenceToArray(acc, (cJSON *)node);
+		return;
+	}
+	if (cJSON_IsObject(node) || cJSON_IsArray(node))
+		cJSON_ArrayForEach(c, node)
+			collect_checked_questions(c, acc);
+}
+
+static const cJSON *
+find_question(const cJSON *node, const char *qid)
+{
+	const cJSON *c, *f;
+
+	if (cJSON_IsObject(node) && cJSON_IsString(cJSON_GetObjectItem(node, "id")) &&
+	    strcmp(cJSON_GetObjectItem(node, "id")->valuestring, qid) == 0 &&
+	    (cJSON_GetObjectItem(node, "text") || cJSON_GetObjectItem(node, "type")))
+		return node;
+	if (cJSON_IsObject(node) || cJSON_IsArray(node))
+		cJSON_ArrayForEach(c, node)
+			if ((f = find_question(c, qid)) != NULL)
+				return f;
+	return NULL;
+}
+
+/* The newest result of a probe among the report's runs (runs are newest last). */
+static const cJSON *
+latest_result(const cJSON *runs, const char *probe, int64_t *run_id)
+{
+	const cJSON *found = NULL, *run, *res;
+
+	cJSON_ArrayForEach(run, runs) {
+		cJSON_ArrayForEach(res, cJSON_GetObjectItem(run, "results"))
+			if (str(res, "probe") && strcmp(str(res, "probe"), probe) == 0) {
+				found = res;
+				*run_id = num(run, "id");
+			}
+	}
+	return found;
+}
+
+static void
+add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, cJSON *claims,
+    cJSON *claim_findings)
+{
+	cJSON *qs = cJSON_CreateArray(), *q;
+	const cJSON *answers = cJSON_GetObjectItem(assessment, "answers");
+
+	collect_checked_questions(qdoc, qs);
+	cJSON_ArrayForEach(q, qs) {
+		const char *qid = str(q, "id");
+		const cJSON *ans = NULL, *a, *vb;
+
+		cJSON_ArrayForEach(a, answers)
+			if (str(a, "question_id") && strcmp(str(a, "question_id"), qid) == 0)
+				ans = a;
+		if (ans == NULL)
+			continue;   /* no answer, no claim */
+		cJSON_ArrayForEach(vb, cJSON_GetObjectItem(q, "verified_by")) {
+			const char *probe = str(vb, "probe");
+			const cJSON *confirms = cJSON_GetObjectItem(vb, "confirms"), *res;
+			const cJSON *value = cJSON_GetObjectItem(ans, "value");
+			int64_t run_id = 0;
+			const char *verdict, *status;
+			cJSON *c;
+
+			if (probe == NULL || confirms == NULL)
+				continue;
+			res = latest_result(runs, probe, &run_id);
+			verdict = res ? str(res, "verdict") : NULL;
+			status = report_claim_status(value, confirms, verdict);
+			c = cJSON_CreateObject();
+			cJSON_AddNumberToObject(c, "assessment_id", (double)num(assessment, "id"));
+			cJSON_AddStringToObject(c, "question_id", qid);
+			json_add_str(c, "question", str(q, "text"));
+			cJSON_AddItemToObject(c, "answer", cJSON_Duplicate(value, 1));
+			cJSON_AddStringToObject(c, "probe", probe);
+			cJSON_AddItemToObject(c, "confirms", cJSON_Duplicate(confirms, 1));
+			if (res != NULL) {
+				cJSON_AddNumberToObject(c, "run_id", (double)run_id);
+				cJSON_AddStringToObject(c, "verdict", verdict);
+				json_add_str(c, "reason", str(res, "reason"));
+			} else {
+				cJSON_AddNullToObject(c, "run_id");
+				cJSON_AddNullToObject(c, "verdict");
+				cJSON_AddNullToObject(c, "reason");
+			}
+			cJSON_AddStringToObject(c, "status", status);
+			cJSON_AddItemToArray(claims, c);
+			if (strcmp(status, "contradicted") == 0) {
+				cJSON *f = cJSON_CreateObject();
+				char *ans_text = cJSON_PrintUnformatted(value);
+				char *msg = xasprintf("the vendor answered %s to %s, but probe %s %s in run %lld%s%s",
+				    ans_text, qid, probe, strcmp(verdict, "pass") == 0 ? "passed" : "failed",
+				    (long long)run_id, str(res, "reason") ? ": " : "",
+				    str(res, "reason") ? str(res, "reason") : "");
+
+				cJSON_AddNullToObject(f, "id");
+				cJSON_AddNumberToObject(f, "run_id", (double)run_id);
+				cJSON_AddStringToObject(f, "probe", probe);
+				cJSON_AddStringToObject(f, "code", "CLAIM_CONTRADICTED");
+				cJSON_AddStringToObject(f, "severity", "high");
+				cJSON_AddStringToObject(f, "message", msg);
+				cJSON_AddNumberToObject(f, "assessment_id", (double)num(assessment, "id"));
+				cJSON_AddStringToObject(f, "question_id", qid);
+				cJSON_AddArrayToObject(f, "evidence");
+				cJSON_AddItemToArray(claim_findings, f);
+				free(ans_text);
+				free(msg);
+			}
+		}
+	}
+	cJSON_Delete(qs);
+}
+
+/* ---- the collector ---- */
+
+static int
+collect_assessments(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, struct report *r,
+    cJSON **out, cJSON **qdocs, struct aerr *err)
+{
+	static const char *const jcols[] = { "value", NULL };
+	cJSON *list, *a;
+
+	if (o->assessment_id != 0) {
+		int64_t owner;
+
+		if (db_int(db, &owner, err, "SELECT vendor_id FROM assessment WHERE id = ?", "i",
+		    o->assessment_id) != 0 || owner != vendor_id)
+			return aerr_set(err, AV_USAGE, "--assessment: no assessment %lld for vendor '%s'",
+			    (long long)o->assessment_id, o->vendor);
+		/* The chosen round and the rounds before it. */
+		if (rows_json(db, &list, NULL, err, "WITH RECURSIVE chain(id) AS (SELECT ? UNION ALL "
+		    "SELECT a.parent_id FROM assessment a JOIN chain ON a.id = chain.id "
+		    "WHERE a.parent_id IS NOT NULL) SELECT a.id, a.round, a.parent_id, a.status, "
+		    "a.questionnaire_id, a.created_by, a.created_at, a.submitted_at, a.approved_at, "
+		    "a.reviewer FROM assessment a WHERE a.id IN (SELECT id FROM chain) ORDER BY a.round, a.id",
+		    "i", o->assessment_id) != 0)
+			return err->code;
+	} else if (rows_json(db, &list, NULL, err, "SELECT a.id, a.round, a.parent_id, a.status, "
+	    "a.questionnaire_id, a.created_by, a.created_at, a.submitted_at, a.approved_at, a.reviewer "
+	    "FROM assessment a WHERE a.vendor_id = ? ORDER BY a.id", "i", vendor_id) != 0) {
+		return err->code;
+	}
+	*qdocs = cJSON_CreateObject();
+	cJSON_ArrayForEach(a, list) {
+		cJSON *qs, *answers, *ans;
+		sqlite3_stmt *st = db_prepare(db, err, "SELECT id, qid, version, title, sha256, source "
+		    "FROM questionnaire WHERE id = ?", "i", num(a, "questionnaire_id"));
+		char key[32];
+
+		if (st == NULL)
+			goto fail;
+		qs = cJSON_CreateObject();
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			cJSON_AddStringToObject(qs, "qid", col_text(st, 1));
+			cJSON_AddNumberToObject(qs, "version", (double)sqlite3_column_int64(st, 2));
+			cJSON_AddStringToObject(qs, "title", col_text(st, 3));
+			cJSON_AddStringToObject(qs, "sha256", col_text(st, 4));
+			snprintf(key, sizeof key, "%lld", (long long)sqlite3_column_int64(st, 0));
+			if (cJSON_GetObjectItem(*qdocs, key) == NULL) {
+				cJSON *doc = cJSON_Parse(col_text(st, 5));
+
+				cJSON_AddItemToObject(*qdocs, key, doc ? doc : cJSON_CreateObject());
+			}
+		}
+		sqlite3_finalize(st);
+		cJSON_AddItemToObject(a, "questionnaire", qs);
+		if (rows_json(db, &answers, jcols, err, "SELECT question_id, value, note, actor, updated_at "
+		    "FROM answer WHERE assessment_id = ? ORDER BY question_id", "i", num(a, "id")) != 0)
+			goto fail;
+		cJSON_AddItemToObject(a, "answers", answers);
+		cJSON_ArrayForEach(ans, answers) {
+			cJSON *ev = cJSON_AddArrayToObject(ans, "evidence");
+			const cJSON *q = NULL;
+			char k2[32];
+			sqlite3_stmt *es;
+
+			snprintf(k2, sizeof k2, "%lld", (long long)num(a, "questionnaire_id"));
+			q = find_question(cJSON_GetObjectItem(*qdocs, k2), str(ans, "question_id"));
+			json_add_str(ans, "question", q ? str(q, "text") : NULL);
+			es = db_prepare(db, err, "SELECT evidence_id FROM answer_evidence WHERE assessment_id = ? "
+			    "AND question_id = ? ORDER BY evidence_id", "it", num(a, "id"), str(ans, "question_id"));
+			if (es == NULL)
+				goto fail;
+			while (sqlite3_step(es) == SQLITE_ROW) {
+				cJSON *e;
+
+				if (file_evidence(db, r, sqlite3_column_int64(es, 0), &e, err) != 0) {
+					sqlite3_finalize(es);
+					goto fail;
+				}
+				cJSON_AddItemToArray(ev, e);
+			}
+			sqlite3_finalize(es);
+		}
+	}
+	*out = list;
+	return 0;
+fail:
+	cJSON_Delete(list);
+	cJSON_Delete(*qdocs);
+	*qdocs = NULL;
+	return err->code;
+}
+
+static int
+run_included(const struct report_opts *o, int64_t id)
+{
+	for (size_t i = 0; i < o->nrun_ids; i++)
+		if (o->run_ids[i] == id)
+			return 1;
+	return 0;
+}
+
+static int
+collect_runs(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, const cJSON *linked_runs,
+    struct report *r, cJSON **out, struct aerr *err)
+{
+	static const char *const run_cols[] = { "probes", "options", "plan", "calibration", NULL };
+	static const char *const res_cols[] = { "details", NULL };
+	cJSON *all, *runs = cJSON_CreateArray(), *run, *next;
+	char since[32] = "";
+
+	if (o->since != NULL) {
+		int64_t ms;
+
+		if (parse_time(o->since, &ms, err) != 0)
+			return aerr_prefix(err, "--since");
+		fmt_time_ms(ms, since);
+	}
+	for (size_t i = 0; i < o->nrun_ids; i++) {
+		int64_t owner;
+
+		if (db_int(db, &owner, err, "SELECT e.vendor_id FROM probe_run r JOIN endpoint e ON "
+		    "e.id = r.endpoint_id WHERE r.id = ?", "i", o->run_ids[i]) != 0 || owner != vendor_id) {
+			cJSON_Delete(runs);
+			return aerr_set(err, AV_USAGE, "--runs: no probe run %lld for vendor '%s'",
+			    (long long)o->run_ids[i], o->vendor);
+		}
+	}
+	if (rows_json(db, &all, run_cols, err, "SELECT r.id, r.endpoint_id, e.name AS endpoint, r.status, "
+	    "r.probes, r.options, r.plan, r.calibration, r.tokens_in, r.tokens_out, r.actor, "
+	    "r.started_at, r.finished_at FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
+	    "WHERE e.vendor_id = ? ORDER BY r.started_at, r.id", "i", vendor_id) != 0) {
+		cJSON_Delete(runs);
+		return err->code;
+	}
+	for (run = all->child; run != NULL; run = next) {
+		int keep, linked = 0;
+		const cJSON *l;
+
+		next = run->next;
+		cJSON_ArrayForEach(l, linked_runs)
+			if ((int64_t)l->valuedouble == num(run, "id"))
+				linked = 1;
+		if (o->run_ids != NULL)
+			keep = run_included(o, num(run, "id"));
+		else if (o->since != NULL)
+			keep = strcmp(str(run, "started_at"), since) >= 0;
+		else
+			keep = 1;
+		if (keep || linked)
+			cJSON_AddItemToArray(runs, cJSON_DetachItemViaPointer(all, run));
+	}
+	cJSON_Delete(all);
+	cJSON_ArrayForEach(run, runs) {
+		cJSON *results, *findings, *exchanges, *f, *ex, *cited;
+		int64_t id = num(run, "id");
+
+		if (rows_json(db, &results, res_cols, err, "SELECT probe, verdict, reason, requests, details "
+		    "FROM probe_result WHERE run_id = ? ORDER BY id", "i", id) != 0)
+			goto fail;
+		cJSON_AddItemToObject(run, "results", results);
+		if (rows_json(db, &findings, res_cols, err, "SELECT id, run_id, probe, code, severity, "
+		    "message, details FROM finding WHERE run_id = ? ORDER BY id", "i", id) != 0)
+			goto fail;
+		cJSON_AddItemToObject(run, "findings", findings);
+		cJSON_ArrayForEach(f, findings) {
+			cJSON *evs;
+
+			if (rows_json(db, &evs, NULL, err, "SELECT evidence_id FROM finding_evidence "
+			    "WHERE finding_id = ? ORDER BY evidence_id", "i", num(f, "id")) != 0)
+				goto fail;
+			cited = cJSON_AddArrayToObject(f, "evidence");
+			{
+				cJSON *e;
+
+				cJSON_ArrayForEach(e, evs)
+					cJSON_AddItemToArray(cited, cJSON_CreateNumber((double)num(e, "evidence_id")));
+			}
+			cJSON_Delete(evs);
+		}
+		if (rows_json(db, &exchanges, exchange_json_cols, err, "SELECT * FROM exchange "
+		    "WHERE run_id = ? ORDER BY seq, id", "i", id) != 0)
+			goto fail;
+		cited = cJSON_AddArrayToObject(run, "exchanges");
+		cJSON_ArrayForEach(ex, exchanges) {
+			cJSON *c = cJSON_CreateObject();
+			char sha[65], *path;
+
+			if (exchange_file(db, r, ex, sha, &path, err) != 0) {
+				cJSON_Delete(c);
+				cJSON_Delete(exchanges);
+				goto fail;
+			}
+			cJSON_AddNumberToObject(c, "evidence_id", (double)num(ex, "evidence_id"));
+			json_add_str(c, "probe", str(ex, "probe"));
+			cJSON_AddNumberToObject(c, "seq", (double)num(ex, "seq"));
+			json_add_str(c, "tenant", str(ex, "tenant"));
+			cJSON_AddItemToObject(c, "status", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_status"), 1));
+			json_add_str(c, "request_sha256", str(ex, "request_sha256"));
+			json_add_str(c, "response_sha256", str(ex, "response_sha256"));
+			cJSON_AddStringToObject(c, "file", path);
+			cJSON_AddStringToObject(c, "file_sha256", sha);
+			cJSON_AddItemToArray(cited, c);
+			free(path);
+		}
+		cJSON_Delete(exchanges);
+	}
+	*out = runs;
+	return 0;
+fail:
+	cJSON_Delete(runs);
+	return err->code;
+}
+
+static int
+collect_incidents(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, struct report *r,
+    cJSON **out, cJSON **linked_runs, struct aerr *err)
+{
+	cJSON *list, *detail, *links, *l;
+
+	*linked_runs = cJSON_CreateArray();
+	if (rows_json(db, &list, NULL, err, "SELECT id, title, status, severity, phi, discovered_at "
+	    "FROM incident WHERE vendor_id = ? ORDER BY id", "i", vendor_id) != 0)
+		return err->code;
+	if (o->incident_id == 0) {
+		*out = list;
+		return 0;
+	}
+	cJSON_Delete(list);
+	{
+		int64_t owner;
+
+		if (db_int(db, &owner, err, "SELECT vendor_id FROM incident WHERE id = ?", "i",
+		    o->incident_id) != 0 || owner != vendor_id)
+			return aerr_set(err, AV_USAGE, "--incident: no incident %lld for vendor '%s'",
+			    (long long)o->incident_id, o->vendor);
+	}
+	if (incident_report_json(db, o->incident_id, &detail, err) != 0)
+		return err->code;
+	/* Linked runs join the report; linked files are copied into evidence/. */
+	if (rows_json(db, &links, NULL, err, "SELECT object_type, object_id FROM incident_link "
+	    "WHERE incident_id = ? ORDER BY object_type, object_id", "i", o->incident_id) != 0) {
+		cJSON_Delete(detail);
+		return err->code;
+	}
+	{
+		cJSON *files = cJSON_CreateArray();
+
+		cJSON_ArrayForEach(l, links) {
+			const char *t = str(l, "object_type");
+
+			if (strcmp(t, "run") == 0) {
+				cJSON_AddItemToArray(*linked_runs, cJSON_CreateNumber((double)num(l, "object_id")));
+			} else if (strcmp(t, "evidence") == 0) {
+				cJSON *e;
+
+				if (file_evidence(db, r, num(l, "object_id"), &e, err) == 0)
+					cJSON_AddItemToArray(files, e);
+				aerr_clear(err);
+			}
+		}
+		cJSON_AddItemToObject(detail, "evidence_files", files);
+	}
+	cJSON_Delete(links);
+	list = cJSON_CreateArray();
+	cJSON_AddItemToArray(list, detail);
+	*out = list;
+	return 0;
+}
+
+static const char *const severities[] = { "critical", "high", "medium", "low", "info" };
+
+static void
+add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, int nruns, int nassess)
+{
+	cJSON *s = cJSON_CreateObject(), *counts, *top, *contra, *cs;
+	const cJSON *f, *c;
+	int n[5] = { 0 }, nc[3] = { 0 };
+	const char *rating;
+
+	cJSON_ArrayForEach(f, findings)
+		for (int i = 0; i < 5; i++)
+			if (str(f, "severity") && strcmp(str(f, "severity"), severities[i]) == 0)
+				n[i]++;
+	cJSON_ArrayForEach(c, claims) {
+		const char *st = str(c, "status");
+
+		nc[strcmp(st, "confirmed") == 0 ? 0 : strcmp(st, "contradicted") == 0 ? 1 : 2]++;
+	}
+	if (n[0] + n[1] > 0)
+		rating = "unacceptable";
+	else if (n[2] > 0)
+		rating = "concerns";
+	else if (nruns + nassess > 0)
+		rating = "acceptable";
+	else
+		rating = "not-assessed";
+	cJSON_AddStringToObject(s, "rating", rating);
+	counts = cJSON_AddObjectToObject(s, "findings");
+	for (int i = 0; i < 5; i++)
+		cJSON_AddNumberToObject(counts, severities[i], n[i]);
+	cs = cJSON_AddObjectToObject(s, "claims");
+	cJSON_AddNumberToObject(cs, "confirmed", nc[0]);
+	cJSON_AddNumberToObject(cs, "contradicted", nc[1]);
+	cJSON_AddNumberToObject(cs, "untested", nc[2]);
+	top = cJSON_AddArrayToObject(s, "critical_findings");
+	cJSON_ArrayForEach(f, findings)
+		if (str(f, "severity") && (strcmp(str(f, "severity"), "critical") == 0 ||
+		    strcmp(str(f, "severity"), "high") == 0))
+			cJSON_AddItemToArray(top, cJSON_Duplicate(f, 1));
+	contra = cJSON_AddArrayToObject(s, "contradicted_claims");
+	cJSON_ArrayForEach(c, claims)
+		if (strcmp(str(c, "status"), "contradicted") == 0)
+			cJSON_AddItemToArray(contra, cJSON_Duplicate(c, 1));
+	cJSON_AddItemToObject(rep, "summary", s);
+}
+
+static int
+severity_rank(const char *s)
+{
+	for (int i = 0; i < 5; i++)
+		if (s != NULL && strcmp(s, severities[i]) == 0)
+			return i;
+	return 5;
+}
+
+/* Findings, most severe first, then by run and id (claims' findings after). */
+static int
+finding_cmp(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	int d = severity_rank(str(x, "severity")) - severity_rank(str(y, "severity"));
+	int64_t xi = num(x, "id") ? num(x, "id") : INT64_MAX, yi = num(y, "id") ? num(y, "id") : INT64_MAX;
+
+	if (d != 0)
+		return d;
+	if (xi != yi)
+		return xi < yi ? -1 : 1;
+	return strcmp(str(x, "message") ? str(x, "message") : "", str(y, "message") ? str(y, "message") : "");
+}
+
+static cJSON *
+sorted_findings(const cJSON *runs, const cJSON *claim_findings)
+{
+	const cJSON *run, *f;
+	cJSON **v = NULL, *out = cJSON_CreateArray();
+	size_t n = 0;
+
+	cJSON_ArrayForEach(run, runs)
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			v = xrealloc(v, (n + 1) * sizeof *v);
+			v[n++] = (cJSON *)f;
+		}
+	cJSON_ArrayForEach(f, claim_findings) {
+		v = xrealloc(v, (n + 1) * sizeof *v);
+		v[n++] = (cJSON *)f;
+	}
+	if (n > 0)
+		qsort(v, n, sizeof *v, finding_cmp);   /* keys are unique: the order is total */
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(out, cJSON_Duplicate(v[i], 1));
+	free(v);
+	return out;
+}
+
+static void
+add_years(const char *iso, int64_t years, char out[32])
+{
+	int y = atoi(iso) + (int)years;
+	int leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+
+	snprintf(out, 32, "%04d%s", y, iso + 4);
+	if (!leap && strncmp(iso + 4, "-02-29", 6) == 0)
+		memcpy(out + 4, "-02-28", 6);
+}
+
+static int
+file_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct report_file *)a)->path, ((const struct report_file *)b)->path);
+}
+
+int
+report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struct aerr *err)
+{
+	cJSON *rep = NULL, *vendor = NULL, *eps, *e, *assess = NULL, *qdocs = NULL, *runs = NULL;
+	cJSON *incidents = NULL, *linked = NULL, *claims, *claim_findings, *a, *opts, *cp;
+	struct audit_status as;
+	char generated[32], retain[32], seed_uuid[37];
+	int64_t vid;
+	char *seed, *optstr;
+
+	memset(r, 0, sizeof *r);
+	if (vendor_lookup(db, o->vendor, &vid, err) != 0 || vendor_json(db, vid, &vendor, err) != 0)
+		return err->code;
+	r->vendor_id = vid;
+	if (o->at != NULL) {
+		int64_t ms;
+
+		if (parse_time(o->at, &ms, err) != 0) {
+			cJSON_Delete(vendor);
+			return aerr_prefix(err, "--at");
+		}
+		fmt_time_ms(ms, generated);
+	} else {
+		now_iso(generated);
+	}
+	add_years(generated, o->retain_years, retain);
+	if (audit_verify(db, &as, err) != 0) {
+		cJSON_Delete(vendor);
+		return err->code;
+	}
+	if (collect_incidents(db, o, vid, r, &incidents, &linked, err) != 0 ||
+	    collect_assessments(db, o, vid, r, &assess, &qdocs, err) != 0 ||
+	    collect_runs(db, o, vid, linked, r, &runs, err) != 0)
+		goto fail;
+
+	opts = cJSON_CreateObject();
+	if (o->assessment_id)
+		cJSON_AddNumberToObject(opts, "assessment", (double)o->assessment_id);
+	else
+		cJSON_AddNullToObject(opts, "assessment");
+	if (o->run_ids != NULL) {
+		cJSON *ra = cJSON_AddArrayToObject(opts, "runs");
+
+		for (size_t i = 0; i < o->nrun_ids; i++)
+			cJSON_AddItemToArray(ra, cJSON_CreateNumber((double)o->run_ids[i]));
+	} else {
+		cJSON_AddNullToObject(opts, "runs");
+	}
+	json_add_str(opts, "since", o->since);
+	if (o->incident_id)
+		cJSON_AddNumberToObject(opts, "incident", (double)o->incident_id);
+	else
+		cJSON_AddNullToObject(opts, "incident");
+	cJSON_AddNumberToObject(opts, "retain_years", (double)o->retain_years);
+	cJSON_AddBoolToObject(opts, "include_leaked_content", o->include_leaked);
+
+	/* The report id names this report of this database state at this time. */
+	optstr = cJSON_PrintUnformatted(opts);
+	seed = xasprintf("aivet-report\n%lld\n%s\n%lld\n%s\n%s\n%s", (long long)vid, optstr,
+	    (long long)as.entries, as.head, generated, o->key_id ? o->key_id : "");
+	derived_uuid(seed, "report", seed_uuid);
+	free(seed);
+	free(optstr);
+
+	rep = cJSON_CreateObject();
+	cJSON_AddStringToObject(rep, "format", REPORT_FORMAT);
+	cJSON_AddStringToObject(rep, "report_id", seed_uuid);
+	cJSON_AddStringToObject(rep, "aivet_version", PACKAGE_VERSION);
+	cJSON_AddStringToObject(rep, "generated_at", generated);
+	cJSON_AddStringToObject(rep, "retention_until", retain);
+	json_add_str(rep, "signer_key_id", o->key_id);
+	cJSON_AddItemToObject(rep, "options", opts);
+	cp = cJSON_AddObjectToObject(rep, "audit_checkpoint");
+	cJSON_AddNumberToObject(cp, "entries", (double)as.entries);
+	cJSON_AddStringToObject(cp, "head", as.head);
+	cJSON_AddBoolToObject(cp, "intact", as.bad_seq == 0);
+	cJSON_AddItemToObject(rep, "vendor", vendor);
+	vendor = NULL;
+	eps = cJSON_AddArrayToObject(rep, "endpoints");
+	{
+		sqlite3_stmt *st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? "
+		    "ORDER BY name, id", "i", vid);
+
+		if (st == NULL)
+			goto fail;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			cJSON *c;
+
+			if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) != 0) {
+				sqlite3_finalize(st);
+				goto fail;
+			}
+			/* Tenants by label only: not even the reference to a secret leaves. */
+			cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials"))
+				cJSON_DeleteItemFromObject(c, "ref");
+			cJSON_AddItemToArray(eps, e);
+		}
+		sqlite3_finalize(st);
+	}
+	claims = cJSON_CreateArray();
+	claim_findings = cJSON_CreateArray();
+	cJSON_ArrayForEach(a, assess) {
+		char key[32];
+
+		snprintf(key, sizeof key, "%lld", (long long)num(a, "questionnaire_id"));
+		add_claims(a, cJSON_GetObjectItem(qdocs, key), runs, claims, claim_findings);
+	}
+	cJSON_AddItemToObject(rep, "assessments", assess);
+	assess = NULL;
+	{
+		cJSON *all = sorted_findings(runs, claim_findings);
+		int nruns = cJSON_GetArraySize(runs), nassess = cJSON_GetArraySize(cJSON_GetObjectItem(rep,
+		    "assessments"));
+
+		add_summary(rep, all, claims, nruns, nassess);
+		cJSON_AddItemToObject(rep, "probe_runs", runs);
+		runs = NULL;
+		cJSON_AddItemToObject(rep, "claims", claims);
+		cJSON_AddItemToObject(rep, "findings", all);
+	}
+	cJSON_Delete(claim_findings);
+	cJSON_AddItemToObject(rep, "incidents", incidents);
+	incidents = NULL;
+	{
+		cJSON *files = cJSON_AddArrayToObject(rep, "evidence_files");
+
+		if (r->nfiles > 0)
+			qsort(r->files, r->nfiles, sizeof *r->files, file_cmp);
+		for (size_t i = 0; i < r->nfiles; i++) {
+			cJSON *f = cJSON_CreateObject();
+			char sha[65];
+
+			sha256_hex(r->files[i].data.data, r->files[i].data.len, sha);
+			cJSON_AddStringToObject(f, "path", r->files[i].path);
+			cJSON_AddStringToObject(f, "sha256", sha);
+			cJSON_AddNumberToObject(f, "size", (double)r->files[i].data.len);
+			cJSON_AddItemToArray(files, f);
+		}
+	}
+	cJSON_Delete(qdocs);
+	cJSON_Delete(linked);
+	r->json = rep;
+	return 0;
+fail:
+	cJSON_Delete(rep);
+	cJSON_Delete(vendor);
+	cJSON_Delete(assess);
+	cJSON_Delete(qdocs);
+	cJSON_Delete(runs);
+	cJSON_Delete(incidents);
+	cJSON_Delete(linked);
+	report_free(r);
+	return err->code;
+}
+
+void
+report_free(struct report *r)
+{
+	for (size_t i = 0; i < r->nfiles; i++) {
+		free(r->files[i].path);
+		buf_free(&r->files[i].data);
+	}
+	free(r->files);
+	cJSON_Delete(r->json);
+	memset(r, 0, sizeof *r);
+}
+
+char *
+report_json_text(const cJSON *report)
+{
+	char *s = cJSON_Print(report), *t;
+
+	if (s == NULL)
+		die("out of memory");
+	t = xasprintf("%s\n", s);
+	free(s);
+	return t;
+}

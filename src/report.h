@@ -1,0 +1,89 @@
+/*
+ * report.h: the report collector (database -> report.json and the evidence
+ * files it cites), its renderings (HTML, Markdown, OSCAL assessment-results)
+ * and the signed bundle that carries them (write and verify).
+ */
+#ifndef AIVET_REPORT_H
+#define AIVET_REPORT_H
+
+#include "aivet.h"
+
+#define REPORT_FORMAT "aivet-report/1"
+
+struct report_opts {
+	const char *vendor;          /* NAME or ID */
+	int64_t assessment_id;       /* 0: every assessment of the vendor */
+	int64_t *run_ids;            /* --runs; NULL: by --since, else every run */
+	size_t nrun_ids;
+	const char *since;           /* ISO 8601, or NULL */
+	int64_t incident_id;         /* 0: none in detail */
+	const char *at;              /* pins generated_at, or NULL for now */
+	int64_t retain_years;        /* retention-until = generated_at + this */
+	const char *key_id;          /* the signer's key id */
+	int include_leaked;          /* --include-leaked-content (not yet available) */
+};
+
+/* A file of the bundle other than the renderings: evidence/... */
+struct report_file {
+	char *path;                  /* relative to the bundle, e.g. evidence/exchange-7.json */
+	struct buf data;
+};
+
+struct report {
+	int64_t vendor_id;
+	cJSON *json;                 /* report.json */
+	struct report_file *files;
+	size_t nfiles;
+};
+
+int report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struct aerr *err);
+void report_free(struct report *r);
+
+/* The printed report.json bytes (tab-indented cJSON, trailing newline). */
+char *report_json_text(const cJSON *report);
+char *report_html(const cJSON *report);
+char *report_markdown(const cJSON *report);
+cJSON *report_oscal(const cJSON *report);
+
+/* The claims-vs-evidence rule: the vendor's answer against what a probe confirms
+ * and the probe's verdict (NULL when never run) -> confirmed, contradicted, untested.
+ * The same table as claim_status() in assess.c; the two are to be folded together. */
+const char *report_claim_status(const cJSON *answer, const cJSON *confirms, const char *verdict);
+
+/* A name-based UUID (SHA-256 of seed and name, version-5 layout) so the same
+ * report gives the same identifiers. */
+void derived_uuid(const char *seed, const char *name, char out[37]);
+
+/* The incident section of a report: row, timeline, clocks, tasks, links.
+ * (incident-report.c holds a basic version until the incident code provides it.) */
+int incident_report_json(sqlite3 *db, int64_t incident_id, cJSON **out, struct aerr *err);
+
+/* ---- bundle.c ---- */
+
+struct minisign_sec;
+struct minisign_pub;
+
+/* Writes report, renderings, evidence, SHA256SUMS, its signature, aivet.pub and
+ * VERIFY.txt into dir (which must not exist or be empty). sums_sha256 receives the
+ * SHA-256 of SHA256SUMS. */
+int bundle_write(const char *dir, const struct report *r, const struct minisign_sec *sec,
+    char sums_sha256[65], struct aerr *err);
+
+struct verify_result {
+	int ok;                      /* 1 when nothing is wrong */
+	char key_id[17];             /* the key that signed (from the signature) */
+	char report_id[37];
+	char trusted_comment[1025];
+	size_t files_checked;
+	char **problems;             /* each names the file and what is wrong */
+	size_t nproblems;
+};
+
+/* Verifies a bundle: signature (by trusted, or the bundle's aivet.pub when NULL),
+ * every hash, no missing or extra file, report.json's structure and bindings.
+ * Returns 0 when it could check (see res->ok), an error for a missing directory. */
+int bundle_verify(const char *dir, const struct minisign_pub *trusted, struct verify_result *res,
+    struct aerr *err);
+void verify_result_free(struct verify_result *res);
+
+#endif

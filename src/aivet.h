@@ -61,6 +61,10 @@ void fmt_time_ms(int64_t ms, char out[32]); /* 2026-11-30T12:34:56.789Z */
 void now_iso(char out[32]);
 /* Parses ISO 8601 (date, date-time with Z or +hh:mm, optional fraction) into ms. */
 int parse_time(const char *s, int64_t *ms, struct aerr *err);
+/* As parse_time, also giving the zone's offset east of UTC in minutes (0 for Z or a date). */
+int parse_time_zone(const char *s, int64_t *ms, int *offset_min, struct aerr *err);
+/* Whole seconds in a given zone: 2026-03-02T09:00:00-05:00 (Z for offset 0). */
+void fmt_time_offset(int64_t ms, int offset_min, char out[40]);
 
 /* Files. */
 int mkdir_p(const char *path, unsigned mode, struct aerr *err);

@@ -16,6 +16,7 @@
 #include <sodium.h>
 
 #include "aivet.h"
+#include "incident.h"
 
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
@@ -144,5 +145,9 @@ audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 	}
 	sqlite3_finalize(st);
 	memcpy(out->head, prev, sizeof out->head);
+	/* Incident timeline entries are immutable: each must still match the content
+	 * its audit entry recorded, which the chain protects. */
+	if (out->bad_seq == 0)
+		return incident_entries_check(db, out, err);
 	return 0;
 }

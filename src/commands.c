@@ -17,6 +17,9 @@ extern const struct cmd_entry cmd_vendor_entry;
 extern const struct cmd_entry cmd_endpoint_entry;
 extern const struct cmd_entry cmd_audit_entry;
 extern const struct cmd_entry cmd_tui_entry;
+extern const struct cmd_entry cmd_questionnaire_entry;
+extern const struct cmd_entry cmd_assess_entry;
+extern const struct cmd_entry cmd_incident_entry;
 extern const struct cmd_entry cmd_key_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_verify_entry;
@@ -26,6 +29,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_endpoint_entry,
 	&cmd_audit_entry,
 	&cmd_tui_entry,
+	&cmd_questionnaire_entry,
+	&cmd_assess_entry,
+	&cmd_incident_entry,
 	&cmd_key_entry,
 	&cmd_report_entry,
 	&cmd_verify_entry,

@@ -224,6 +224,24 @@ fmt_time_ms(int64_t ms, char out[32])
 }
 
 void
+fmt_time_offset(int64_t ms, int offset_min, char out[40])
+{
+	int64_t local = ms + (int64_t)offset_min * 60000;
+	time_t secs = (time_t)(local >= 0 ? local / 1000 : (local - 999) / 1000);
+	struct tm tm;
+	size_t n;
+	int a = offset_min < 0 ? -offset_min : offset_min;
+
+	gmtime_r(&secs, &tm);
+	strftime(out, 40, "%Y-%m-%dT%H:%M:%S", &tm);
+	n = strlen(out);
+	if (offset_min == 0)
+		snprintf(out + n, 40 - n, "Z");
+	else
+		snprintf(out + n, 40 - n, "%c%02d:%02d", offset_min < 0 ? '-' : '+', a / 60, a % 60);
+}
+
+void
 now_iso(char out[32])
 {
 	fmt_time_ms(now_ms(), out);
@@ -269,6 +287,14 @@ days_in_month(int y, int m)
 
 int
 parse_time(const char *s, int64_t *ms, struct aerr *err)
+{
+	int off;
+
+	return parse_time_zone(s, ms, &off, err);
+}
+
+int
+parse_time_zone(const char *s, int64_t *ms, int *offset_min, struct aerr *err)
 {
 	const char *p = s;
 	int y, mo, d, h = 0, mi = 0, se = 0, frac = 0, off = 0;
@@ -320,6 +346,7 @@ parse_time(const char *s, int64_t *ms, struct aerr *err)
 	if (*p != '\0')
 		goto bad;
 	*ms = ((days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se) - off * 60) * 1000 + frac;
+	*offset_min = off;
 	return 0;
 bad:
 	return aerr_set(err, AV_USAGE, "bad time '%s': expected ISO 8601 such as "

@@ -1,0 +1,337 @@
+/*
+ * assess-sheet.c: the vendor round trip. An assessment exports as a sheet
+ * the vendor fills in (CSV for spreadsheets, Markdown for reading), one row
+ * per question with its allowed values, current answer and note; the CSV
+ * comes back through import, which checks every row first and reports all
+ * bad rows with their line before changing anything. CSV is read and
+ * written with libcsv.
+ */
+#include "config.h"
+
+#include <csv.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assess.h"
+
+#define MAX_SHEET ((size_t)16 << 20)
+
+static const char *const sheet_columns[] = { "question_id", "section", "question", "type",
+	"required", "allowed_values", "asked_when", "answer", "note", NULL };
+
+static void
+csv_cell(struct buf *b, const char *s, int last)
+{
+	size_t n = strlen(s), cap = 2 * n + 2;
+	char *tmp = xmalloc(cap);
+
+	buf_add(b, tmp, csv_write(tmp, cap, s, n));
+	buf_adds(b, last ? "\n" : ",");
+	free(tmp);
+}
+
+static char *
+asked_when(const struct assessment *a, const struct q_question *qq)
+{
+	char *vals, *s;
+
+	if (qq->dep < 0)
+		return xstrdup("");
+	vals = answer_to_text(NULL, qq->dep_values);
+	s = xasprintf("%s is one of %s", a->q->questions[qq->dep].id, vals);
+	free(vals);
+	return s;
+}
+
+/* Markdown table cells: no pipes or line breaks may escape the cell. */
+static void
+md_cell(struct buf *b, const char *s)
+{
+	buf_adds(b, " ");
+	for (; *s; s++) {
+		if (*s == '|')
+			buf_adds(b, "\\|");
+		else if (*s == '\n')
+			buf_adds(b, "<br>");
+		else if (*s != '\r')
+			buf_add(b, s, 1);
+	}
+	buf_adds(b, " |");
+}
+
+int
+assessment_export(const struct assessment *a, const char *format, struct buf *out, struct aerr *err)
+{
+	int csv = strcmp(format, "csv") == 0;
+
+	if (!csv && strcmp(format, "md") != 0)
+		return aerr_set(err, AV_USAGE, "--format: '%s' is not csv or md", format);
+	if (csv) {
+		for (int i = 0; sheet_columns[i] != NULL; i++)
+			csv_cell(out, sheet_columns[i], sheet_columns[i + 1] == NULL);
+	} else {
+		buf_printf(out, "# %s: %s\n\nAssessment %lld, round %lld (%s), questionnaire %s version "
+		    "%lld.\nAnswer each question with one of the allowed values.\n", a->q->title, a->vendor,
+		    (long long)a->id, (long long)a->round, a->status, a->q->qid, (long long)a->q->version);
+	}
+	for (int s = 0; s < a->q->nsections; s++) {
+		const struct q_section *sec = &a->q->sections[s];
+
+		if (!csv)
+			buf_printf(out, "\n## %s\n\n| Question | Allowed values | Answer | Note |\n"
+			    "| --- | --- | --- | --- |\n", sec->title);
+		for (int i = sec->first; i < sec->first + sec->count; i++) {
+			const struct q_question *qq = &a->q->questions[i];
+			char *allowed = question_allowed(qq), *when = asked_when(a, qq);
+			char *value = answer_to_text(qq, a->answers[i].value);
+			const char *note = a->answers[i].note ? a->answers[i].note : "";
+
+			if (csv) {
+				csv_cell(out, qq->id, 0);
+				csv_cell(out, sec->id, 0);
+				csv_cell(out, qq->text, 0);
+				csv_cell(out, q_type_name(qq->type), 0);
+				csv_cell(out, qq->required ? "yes" : "no", 0);
+				csv_cell(out, allowed, 0);
+				csv_cell(out, when, 0);
+				csv_cell(out, value, 0);
+				csv_cell(out, note, 1);
+			} else {
+				char *q = xasprintf("%s%s: %s%s%s", qq->id, qq->required ? " (required)" : "",
+				    qq->text, *when ? "\nOnly when " : "", when);
+
+				buf_adds(out, "|");
+				md_cell(out, q);
+				md_cell(out, allowed);
+				md_cell(out, value);
+				md_cell(out, note);
+				buf_adds(out, "\n");
+				free(q);
+			}
+			free(allowed);
+			free(when);
+			free(value);
+		}
+	}
+	return 0;
+}
+
+/* ---- reading a sheet back ---- */
+
+struct sheet_row {
+	char **cells;
+	int n, line;
+};
+
+struct sheet {
+	struct sheet_row *rows;
+	int nrows, cap;
+	struct sheet_row cur;
+	int curcap, line;
+};
+
+static void
+on_field(void *s, size_t len, void *data)
+{
+	struct sheet *sh = data;
+	char *cell = xmalloc(len + 1);
+
+	if (len > 0)
+		memcpy(cell, s, len);
+	cell[len] = '\0';
+	if (sh->cur.n == 0) {
+		/* The field ends on the current line; it began as many lines up as it holds. */
+		sh->cur.line = sh->line;
+		for (size_t i = 0; i < len; i++)
+			sh->cur.line -= cell[i] == '\n';
+	}
+	if (sh->cur.n == sh->curcap) {
+		sh->curcap = sh->curcap ? 2 * sh->curcap : 16;
+		sh->cur.cells = xrealloc(sh->cur.cells, (size_t)sh->curcap * sizeof *sh->cur.cells);
+	}
+	sh->cur.cells[sh->cur.n++] = cell;
+}
+
+static void
+on_row(int c, void *data)
+{
+	struct sheet *sh = data;
+
+	(void)c;
+	if (sh->nrows == sh->cap) {
+		sh->cap = sh->cap ? 2 * sh->cap : 64;
+		sh->rows = xrealloc(sh->rows, (size_t)sh->cap * sizeof *sh->rows);
+	}
+	sh->rows[sh->nrows++] = sh->cur;
+	memset(&sh->cur, 0, sizeof sh->cur);
+	sh->curcap = 0;
+}
+
+static void
+sheet_free(struct sheet *sh)
+{
+	for (int r = 0; r <= sh->nrows; r++) {
+		struct sheet_row *row = r < sh->nrows ? &sh->rows[r] : &sh->cur;
+
+		for (int i = 0; i < row->n; i++)
+			free(row->cells[i]);
+		free(row->cells);
+	}
+	free(sh->rows);
+}
+
+/* Parses CSV text line by line, so every row knows the line it starts on. */
+static int
+sheet_parse(const char *path, const char *text, size_t len, struct sheet *sh, struct aerr *err)
+{
+	struct csv_parser p;
+	size_t off = 0;
+
+	memset(sh, 0, sizeof *sh);
+	if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI) != 0)
+		die("csv_init failed");
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		off = 3;   /* spreadsheets like to start UTF-8 files with a byte order mark */
+	while (off < len) {
+		const char *nl = memchr(text + off, '\n', len - off);
+		size_t n = nl ? (size_t)(nl - (text + off)) + 1 : len - off;
+
+		sh->line++;
+		if (csv_parse(&p, text + off, n, on_field, on_row, sh) != n) {
+			aerr_set(err, AV_USAGE, "%s:%d: not valid CSV: %s", path, sh->line,
+			    csv_strerror(csv_error(&p)));
+			csv_free(&p);
+			return AV_USAGE;
+		}
+		off += n;
+	}
+	if (csv_fini(&p, on_field, on_row, sh) != 0) {
+		aerr_set(err, AV_USAGE, "%s:%d: not valid CSV: %s", path, sh->line,
+		    csv_strerror(csv_error(&p)));
+		csv_free(&p);
+		return AV_USAGE;
+	}
+	csv_free(&p);
+	return 0;
+}
+
+static const char *
+cell(const struct sheet_row *row, int col)
+{
+	return col >= 0 && col < row->n ? row->cells[col] : "";
+}
+
+static int
+blank(const char *s)
+{
+	return s[strspn(s, " \t\r\n")] == '\0';
+}
+
+struct planned {
+	int qi, line;
+	cJSON *value;
+	const char *note;
+};
+
+int
+assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, const char *path,
+    struct buf *problems, int *changed, struct aerr *err)
+{
+	struct buf text;
+	struct sheet sh;
+	struct planned *plan = NULL;
+	int nplan = 0, nproblems = 0, col_q = -1, col_a = -1, col_n = -1, rc = 0;
+	int *seen_line;
+
+	*changed = 0;
+	if (assessment_editable(a, err) != 0)
+		return err->code;
+	if (read_file(path, MAX_SHEET, &text, err) != 0)
+		return err->code;
+	rc = sheet_parse(path, text.data, text.len, &sh, err);
+	buf_free(&text);
+	if (rc != 0) {
+		sheet_free(&sh);
+		return rc;
+	}
+	if (sh.nrows == 0) {
+		sheet_free(&sh);
+		return aerr_set(err, AV_USAGE, "%s: the sheet is empty", path);
+	}
+	for (int i = 0; i < sh.rows[0].n; i++) {
+		const char *h = sh.rows[0].cells[i];
+
+		if (strcmp(h, "question_id") == 0)
+			col_q = i;
+		else if (strcmp(h, "answer") == 0)
+			col_a = i;
+		else if (strcmp(h, "note") == 0)
+			col_n = i;
+	}
+	if (col_q < 0 || col_a < 0) {
+		rc = aerr_set(err, AV_USAGE, "%s:%d: the header needs the columns question_id and answer "
+		    "(see 'aivet assess export')", path, sh.rows[0].line);
+		sheet_free(&sh);
+		return rc;
+	}
+	seen_line = xcalloc((size_t)a->q->nquestions, sizeof *seen_line);
+	plan = xcalloc((size_t)sh.nrows, sizeof *plan);
+	for (int r = 1; r < sh.nrows; r++) {
+		const struct sheet_row *row = &sh.rows[r];
+		const char *qid = cell(row, col_q), *ans = cell(row, col_a);
+		struct aerr e = { 0 };
+		int qi, empty = 1;
+
+		for (int i = 0; i < row->n; i++)
+			empty &= blank(row->cells[i]);
+		if (empty)
+			continue;
+		if ((qi = questionnaire_find(a->q, qid)) < 0) {
+			buf_printf(problems, "%s:%d: unknown question '%s'\n", path, row->line, qid);
+			nproblems++;
+			continue;
+		}
+		if (seen_line[qi]) {
+			buf_printf(problems, "%s:%d: question %s appears twice (first on line %d)\n", path,
+			    row->line, qid, seen_line[qi]);
+			nproblems++;
+			continue;
+		}
+		seen_line[qi] = row->line;
+		if (blank(ans))
+			continue;   /* left for later: an empty answer changes nothing */
+		if (answer_from_text(&a->q->questions[qi], ans, &plan[nplan].value, &e) != 0) {
+			buf_printf(problems, "%s:%d: question %s: %s\n", path, row->line, qid, e.msg);
+			nproblems++;
+			continue;
+		}
+		plan[nplan].qi = qi;
+		plan[nplan].line = row->line;
+		plan[nplan].note = col_n >= 0 && !blank(cell(row, col_n)) ? cell(row, col_n) : NULL;
+		nplan++;
+	}
+	if (nproblems > 0) {
+		rc = aerr_set(err, AV_USAGE, "%s: %d bad row%s; nothing was imported", path, nproblems,
+		    nproblems == 1 ? "" : "s");
+	} else if ((rc = db_begin(db, err)) == 0) {
+		for (int i = 0; i < nplan && rc == 0; i++) {
+			int n = 0;
+
+			rc = assessment_set_answer(db, actor, a, plan[i].qi, plan[i].value, col_n >= 0,
+			    plan[i].note, NULL, 0, NULL, &n, err);
+			if (rc != 0)
+				aerr_prefix(err, "%s:%d", path, plan[i].line);
+			*changed += n;
+		}
+		if (rc == 0)
+			rc = db_commit(db, err);
+		else
+			db_rollback(db);
+	}
+	for (int i = 0; i < nplan; i++)
+		cJSON_Delete(plan[i].value);
+	free(plan);
+	free(seen_line);
+	sheet_free(&sh);
+	return rc;
+}

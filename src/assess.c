@@ -1,0 +1,834 @@
+/*
+ * assess.c: the assessment record — loading it with its questionnaire and
+ * answers, deciding which questions are asked (depends_on), scoring, the
+ * draft -> in_review -> final workflow with rounds, answer changes with
+ * history, evidence and audit, and checking answers against probe results.
+ * Final rounds never change: the code refuses, and so does the database
+ * (triggers in db/002-assess.sql).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assess.h"
+
+#define MAX_EVIDENCE_FILE ((size_t)1 << 30)
+
+static char *
+col_dup_or_null(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : xstrdup(col_text(st, i));
+}
+
+static int
+streq_null(const char *a, const char *b)
+{
+	return a == NULL || b == NULL ? a == b : strcmp(a, b) == 0;
+}
+
+int
+assessment_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
+{
+	int64_t n;
+	int rc;
+
+	if (*ref == '\0' || strspn(ref, "0123456789") != strlen(ref) || strlen(ref) > 15)
+		return aerr_set(err, AV_USAGE, "'%s' is not an assessment id (see 'aivet assess list')", ref);
+	n = atoll(ref);
+	rc = db_int(db, id, err, "SELECT id FROM assessment WHERE id = ?", "i", n);
+	if (rc == 1)
+		return aerr_set(err, AV_USAGE, "unknown assessment %lld (see 'aivet assess list')",
+		    (long long)n);
+	return rc < 0 ? AV_RUNTIME : 0;
+}
+
+void
+assessment_free(struct assessment *a)
+{
+	if (a == NULL)
+		return;
+	for (int i = 0; a->q != NULL && i < a->q->nquestions; i++) {
+		cJSON_Delete(a->answers[i].value);
+		free(a->answers[i].note);
+		free(a->answers[i].actor);
+		free(a->answers[i].updated_at);
+	}
+	free(a->answers);
+	free(a->asked);
+	questionnaire_free(a->q);
+	free(a->vendor);
+	free(a->status);
+	free(a->created_by);
+	free(a->created_at);
+	free(a->submitted_at);
+	free(a->approved_at);
+	free(a->reviewer);
+	free(a);
+}
+
+int
+assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT a.vendor_id, v.name, a.questionnaire_id, a.round, "
+	    "coalesce(a.parent_id, 0), a.status, a.created_by, a.created_at, a.submitted_at, "
+	    "a.approved_at, a.reviewer FROM assessment a JOIN vendor v ON v.id = a.vendor_id "
+	    "WHERE a.id = ?", "i", id);
+	struct assessment *a;
+	int64_t qrow;
+
+	*out = NULL;
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown assessment %lld", (long long)id);
+	}
+	a = xcalloc(1, sizeof *a);
+	a->id = id;
+	a->vendor_id = sqlite3_column_int64(st, 0);
+	a->vendor = xstrdup(col_text(st, 1));
+	qrow = sqlite3_column_int64(st, 2);
+	a->round = sqlite3_column_int64(st, 3);
+	a->parent_id = sqlite3_column_int64(st, 4);
+	a->status = xstrdup(col_text(st, 5));
+	a->created_by = xstrdup(col_text(st, 6));
+	a->created_at = xstrdup(col_text(st, 7));
+	a->submitted_at = col_dup_or_null(st, 8);
+	a->approved_at = col_dup_or_null(st, 9);
+	a->reviewer = col_dup_or_null(st, 10);
+	sqlite3_finalize(st);
+	if (questionnaire_load(db, qrow, &a->q, err) != 0) {
+		assessment_free(a);
+		return err->code;
+	}
+	a->answers = xcalloc((size_t)a->q->nquestions, sizeof *a->answers);
+	a->asked = xcalloc((size_t)a->q->nquestions, sizeof *a->asked);
+	st = db_prepare(db, err, "SELECT question_id, value, note, actor, updated_at FROM answer "
+	    "WHERE assessment_id = ?", "i", id);
+	if (st == NULL) {
+		assessment_free(a);
+		return AV_RUNTIME;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int qi = questionnaire_find(a->q, col_text(st, 0));
+
+		if (qi < 0)
+			continue;   /* cannot happen: answers are checked against this questionnaire */
+		a->answers[qi].value = cJSON_Parse(col_text(st, 1));
+		a->answers[qi].note = col_dup_or_null(st, 2);
+		a->answers[qi].actor = xstrdup(col_text(st, 3));
+		a->answers[qi].updated_at = xstrdup(col_text(st, 4));
+	}
+	sqlite3_finalize(st);
+	assessment_update_asked(a);
+	*out = a;
+	return 0;
+}
+
+int
+assessment_question(const struct assessment *a, const char *question_id, int *index, struct aerr *err)
+{
+	*index = questionnaire_find(a->q, question_id);
+	if (*index < 0)
+		return aerr_set(err, AV_USAGE, "questionnaire %s@%lld has no question '%s' (see 'aivet "
+		    "questionnaire show %s@%lld')", a->q->qid, (long long)a->q->version, question_id,
+		    a->q->qid, (long long)a->q->version);
+	return 0;
+}
+
+/* Whether an answer is one of the values a depends_on lists. */
+static int
+answer_in(const cJSON *value, const cJSON *values)
+{
+	const cJSON *v, *c;
+
+	if (value == NULL)
+		return 0;
+	cJSON_ArrayForEach(v, values) {
+		if (cJSON_IsString(value) && strcmp(value->valuestring, v->valuestring) == 0)
+			return 1;
+		cJSON_ArrayForEach(c, (cJSON_IsArray(value) ? value : NULL))
+			if (cJSON_IsString(c) && strcmp(c->valuestring, v->valuestring) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+void
+assessment_update_asked(struct assessment *a)
+{
+	/* depends_on only points backwards (checked on load), so one pass settles chains. */
+	for (int i = 0; i < a->q->nquestions; i++) {
+		int d = a->q->questions[i].dep;
+
+		a->asked[i] = d < 0 || (a->asked[d] && answer_in(a->answers[d].value,
+		    a->q->questions[i].dep_values));
+	}
+}
+
+void
+assessment_score(const struct assessment *a, struct assessment_score *s)
+{
+	double sum = 0, max = 0;
+
+	memset(s, 0, sizeof *s);
+	for (int i = 0; i < a->q->nquestions; i++) {
+		const struct q_question *qq = &a->q->questions[i];
+		int r;
+
+		if (!a->asked[i])
+			continue;
+		s->asked++;
+		if (a->answers[i].value == NULL) {
+			s->unanswered_required += qq->required;
+			continue;
+		}
+		s->answered++;
+		r = answer_risk(qq, a->answers[i].value);
+		if (r > s->rating)
+			s->rating = r;
+		sum += qq->weight * r;
+		max += qq->weight * RISK_CRITICAL;
+	}
+	s->risk_score = max > 0 ? round(1000.0 * sum / max) / 10.0 : 0;
+}
+
+int
+assessment_editable(const struct assessment *a, struct aerr *err)
+{
+	if (strcmp(a->status, "final") == 0)
+		return aerr_set(err, AV_USAGE, "assessment %lld is final and read-only ('aivet assess "
+		    "reopen %lld' starts a new round)", (long long)a->id, (long long)a->id);
+	if (strcmp(a->status, "in_review") == 0)
+		return aerr_set(err, AV_USAGE, "assessment %lld is in review and its answers are locked "
+		    "('aivet assess reopen %lld' returns it to draft)", (long long)a->id, (long long)a->id);
+	return 0;
+}
+
+static cJSON *
+evidence_list_json(sqlite3 *db, int64_t assessment_id, const char *question_id, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT e.id, e.sha256, e.original_name, e.media_type, "
+	    "e.size, e.effective_date, e.added_by, e.added_at FROM answer_evidence ae "
+	    "JOIN evidence e ON e.id = ae.evidence_id WHERE ae.assessment_id = ? AND ae.question_id = ? "
+	    "ORDER BY e.id", "it", assessment_id, question_id);
+	cJSON *arr;
+
+	if (st == NULL)
+		return NULL;
+	arr = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *e = cJSON_CreateObject();
+		char *eff = col_dup_or_null(st, 5);
+
+		cJSON_AddNumberToObject(e, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddStringToObject(e, "sha256", col_text(st, 1));
+		cJSON_AddStringToObject(e, "original_name", col_text(st, 2));
+		cJSON_AddStringToObject(e, "media_type", col_text(st, 3));
+		cJSON_AddNumberToObject(e, "size", (double)sqlite3_column_int64(st, 4));
+		json_add_str(e, "effective_date", eff);
+		cJSON_AddStringToObject(e, "added_by", col_text(st, 6));
+		cJSON_AddStringToObject(e, "added_at", col_text(st, 7));
+		cJSON_AddItemToArray(arr, e);
+		free(eff);
+	}
+	sqlite3_finalize(st);
+	return arr;
+}
+
+static void
+add_value(cJSON *o, const char *k, const cJSON *v)
+{
+	cJSON_AddItemToObject(o, k, v ? cJSON_Duplicate(v, 1) : cJSON_CreateNull());
+}
+
+int
+assessment_json(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err)
+{
+	struct assessment_score s;
+	cJSON *o = cJSON_CreateObject(), *q, *sc, *secs, *qs, *high, *missing, *claims;
+
+	assessment_score(a, &s);
+	cJSON_AddNumberToObject(o, "id", (double)a->id);
+	cJSON_AddStringToObject(o, "vendor", a->vendor);
+	cJSON_AddNumberToObject(o, "vendor_id", (double)a->vendor_id);
+	q = cJSON_AddObjectToObject(o, "questionnaire");
+	cJSON_AddStringToObject(q, "id", a->q->qid);
+	cJSON_AddNumberToObject(q, "version", (double)a->q->version);
+	cJSON_AddStringToObject(q, "title", a->q->title);
+	cJSON_AddNumberToObject(o, "round", (double)a->round);
+	if (a->parent_id)
+		cJSON_AddNumberToObject(o, "parent_id", (double)a->parent_id);
+	else
+		cJSON_AddNullToObject(o, "parent_id");
+	cJSON_AddStringToObject(o, "status", a->status);
+	cJSON_AddStringToObject(o, "created_by", a->created_by);
+	cJSON_AddStringToObject(o, "created_at", a->created_at);
+	json_add_str(o, "submitted_at", a->submitted_at);
+	json_add_str(o, "approved_at", a->approved_at);
+	json_add_str(o, "reviewer", a->reviewer);
+	sc = cJSON_AddObjectToObject(o, "score");
+	cJSON_AddStringToObject(sc, "rating", risk_name(s.rating));
+	cJSON_AddNumberToObject(sc, "risk_score", s.risk_score);
+	cJSON_AddNumberToObject(sc, "asked", s.asked);
+	cJSON_AddNumberToObject(sc, "answered", s.answered);
+	cJSON_AddNumberToObject(sc, "unanswered_required", s.unanswered_required);
+	cJSON_AddBoolToObject(sc, "complete", s.unanswered_required == 0);
+	high = cJSON_AddArrayToObject(o, "high_risk");
+	missing = cJSON_AddArrayToObject(o, "missing_required");
+	secs = cJSON_AddArrayToObject(o, "sections");
+	for (int i = 0; i < a->q->nsections; i++) {
+		cJSON *so = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(so, "id", a->q->sections[i].id);
+		cJSON_AddStringToObject(so, "title", a->q->sections[i].title);
+		cJSON_AddItemToArray(secs, so);
+	}
+	qs = cJSON_AddArrayToObject(o, "questions");
+	for (int i = 0; i < a->q->nquestions; i++) {
+		const struct q_question *qq = &a->q->questions[i];
+		const struct answer *an = &a->answers[i];
+		cJSON *x = cJSON_CreateObject(), *ev;
+		int r = answer_risk(qq, an->value);
+
+		cJSON_AddStringToObject(x, "id", qq->id);
+		cJSON_AddStringToObject(x, "section", a->q->sections[qq->section].id);
+		cJSON_AddStringToObject(x, "text", qq->text);
+		cJSON_AddStringToObject(x, "type", q_type_name(qq->type));
+		cJSON_AddBoolToObject(x, "required", qq->required);
+		cJSON_AddNumberToObject(x, "weight", qq->weight);
+		cJSON_AddBoolToObject(x, "asked", a->asked[i]);
+		add_value(x, "value", an->value);
+		json_add_str(x, "risk", an->value ? risk_name(r) : NULL);
+		json_add_str(x, "note", an->note);
+		json_add_str(x, "actor", an->actor);
+		json_add_str(x, "updated_at", an->updated_at);
+		if ((ev = evidence_list_json(db, a->id, qq->id, err)) == NULL) {
+			cJSON_Delete(x);
+			cJSON_Delete(o);
+			return AV_RUNTIME;
+		}
+		cJSON_AddItemToObject(x, "evidence", ev);
+		cJSON_AddItemToArray(qs, x);
+		if (a->asked[i] && an->value != NULL && r >= RISK_HIGH) {
+			cJSON *h = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(h, "question", qq->id);
+			cJSON_AddStringToObject(h, "risk", risk_name(r));
+			add_value(h, "value", an->value);
+			cJSON_AddItemToArray(high, h);
+		}
+		if (a->asked[i] && an->value == NULL && qq->required)
+			cJSON_AddItemToArray(missing, cJSON_CreateString(qq->id));
+	}
+	if (assessment_claims(db, a, &claims, err) != 0) {
+		cJSON_Delete(o);
+		return err->code;
+	}
+	cJSON_AddItemToObject(o, "claims", claims);
+	*out = o;
+	return 0;
+}
+
+/* ---- changing answers ---- */
+
+static int
+attach_evidence(sqlite3 *db, const char *actor, struct assessment *a, const char *question_id,
+    const char *path, const char *effective_date, int *changed, struct aerr *err)
+{
+	struct buf b;
+	char sha[65];
+	int64_t have, eid;
+	int rc;
+	cJSON *d;
+
+	if (read_file(path, MAX_EVIDENCE_FILE, &b, err) != 0)
+		return aerr_prefix(err, "evidence file");
+	sha256_hex(b.data, b.len, sha);
+	buf_free(&b);
+	rc = db_int(db, &have, err, "SELECT e.id FROM answer_evidence ae JOIN evidence e "
+	    "ON e.id = ae.evidence_id WHERE ae.assessment_id = ? AND ae.question_id = ? "
+	    "AND e.sha256 = ?", "iit", a->id, question_id, sha);
+	if (rc < 0)
+		return AV_RUNTIME;
+	if (rc == 0)
+		return 0;   /* this very file is attached to this answer already */
+	if (evidence_add_file(db, actor, path, effective_date, &eid, err) != 0 ||
+	    db_exec(db, err, "INSERT INTO answer_evidence (assessment_id, question_id, evidence_id) "
+	    "VALUES (?,?,?)", "iti", a->id, question_id, eid) != 0)
+		return err->code;
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "question", question_id);
+	cJSON_AddNumberToObject(d, "evidence_id", (double)eid);
+	cJSON_AddStringToObject(d, "sha256", sha);
+	rc = audit_append(db, actor, "answer.evidence", "assessment", a->id, d, err);
+	cJSON_Delete(d);
+	if (rc == 0)
+		(*changed)++;
+	return rc;
+}
+
+int
+assessment_set_answer(sqlite3 *db, const char *actor, struct assessment *a, int qi,
+    const cJSON *value, int set_note, const char *note, char *const *files, int nfiles,
+    const char *effective_date, int *changed, struct aerr *err)
+{
+	struct answer *an = &a->answers[qi];
+	const char *qid = a->q->questions[qi].id;
+	const char *new_note = set_note ? note : an->note;
+	char at[32];
+
+	*changed = 0;
+	if (assessment_editable(a, err) != 0)
+		return err->code;
+	if (value != NULL && answer_check(&a->q->questions[qi], value, err) != 0)
+		return aerr_prefix(err, "question %s", qid);
+	now_iso(at);
+	if (value == NULL && an->value != NULL) {
+		cJSON *d = cJSON_CreateObject();
+		int rc;
+
+		add_value(d, "previous", an->value);
+		cJSON_AddStringToObject(d, "question", qid);
+		rc = db_exec(db, err, "DELETE FROM answer WHERE assessment_id = ? AND question_id = ?",
+		    "it", a->id, qid);
+		if (rc == 0)
+			rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
+			    "note, actor, at) VALUES (?,?,NULL,NULL,?,?)", "ittt", a->id, qid, actor, at);
+		if (rc == 0)
+			rc = audit_append(db, actor, "answer.clear", "assessment", a->id, d, err);
+		cJSON_Delete(d);
+		if (rc != 0)
+			return err->code;
+		cJSON_Delete(an->value);
+		free(an->note);
+		an->value = NULL;
+		an->note = NULL;
+		(*changed)++;
+	} else if (value != NULL && (an->value == NULL || !cJSON_Compare(an->value, value, 1) ||
+	    !streq_null(an->note, new_note))) {
+		char *json = cJSON_PrintUnformatted(value);
+		char *keep_note = new_note ? xstrdup(new_note) : NULL;
+		cJSON *d = cJSON_CreateObject();
+		int rc;
+
+		cJSON_AddStringToObject(d, "question", qid);
+		add_value(d, "value", value);
+		json_add_str(d, "note", new_note);
+		add_value(d, "previous", an->value);
+		rc = db_exec(db, err, "INSERT INTO answer (assessment_id, question_id, value, note, actor, "
+		    "updated_at) VALUES (?,?,?,?,?,?) ON CONFLICT (assessment_id, question_id) DO UPDATE "
+		    "SET value = excluded.value, note = excluded.note, actor = excluded.actor, "
+		    "updated_at = excluded.updated_at", "ittttt", a->id, qid, json, new_note, actor, at);
+		if (rc == 0)
+			rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
+			    "note, actor, at) VALUES (?,?,?,?,?,?)", "ittttt", a->id, qid, json, new_note,
+			    actor, at);
+		if (rc == 0)
+			rc = audit_append(db, actor, "answer.set", "assessment", a->id, d, err);
+		cJSON_Delete(d);
+		free(json);
+		if (rc != 0) {
+			free(keep_note);
+			return err->code;
+		}
+		cJSON_Delete(an->value);
+		an->value = cJSON_Duplicate(value, 1);
+		free(an->note);
+		an->note = keep_note;
+		free(an->actor);
+		an->actor = xstrdup(actor);
+		free(an->updated_at);
+		an->updated_at = xstrdup(at);
+		(*changed)++;
+	}
+	for (int i = 0; i < nfiles; i++)
+		if (attach_evidence(db, actor, a, qid, files[i], effective_date, changed, err) != 0)
+			return err->code;
+	assessment_update_asked(a);
+	return 0;
+}
+
+/* ---- workflow ---- */
+
+static int
+audit_status(sqlite3 *db, const char *actor, const char *action, int64_t id, cJSON *d,
+    struct aerr *err)
+{
+	int rc = audit_append(db, actor, action, "assessment", id, d, err);
+
+	cJSON_Delete(d);
+	return rc;
+}
+
+int
+assessment_start(sqlite3 *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
+    int64_t *id, struct aerr *err)
+{
+	struct questionnaire *q;
+	char at[32];
+	int64_t archived;
+	cJSON *d;
+	int rc;
+
+	if (questionnaire_load(db, questionnaire_row, &q, err) != 0)
+		return err->code;
+	if (db_begin(db, err) != 0) {
+		questionnaire_free(q);
+		return err->code;
+	}
+	rc = db_int(db, &archived, err, "SELECT status = 'archived' FROM vendor WHERE id = ?", "i",
+	    vendor_id);
+	if (rc == 1)
+		rc = aerr_set(err, AV_USAGE, "unknown vendor id %lld", (long long)vendor_id);
+	else if (rc < 0)
+		rc = AV_RUNTIME;
+	else if (archived)
+		rc = aerr_set(err, AV_USAGE, "vendor %lld is archived; assessments are for active vendors",
+		    (long long)vendor_id);
+	now_iso(at);
+	if (rc == 0)
+		rc = db_exec(db, err, "INSERT INTO assessment (vendor_id, questionnaire_id, created_by, "
+		    "created_at) VALUES (?,?,?,?)", "iitt", vendor_id, questionnaire_row, actor, at);
+	if (rc == 0) {
+		*id = sqlite3_last_insert_rowid(db);
+		d = cJSON_CreateObject();
+		cJSON_AddNumberToObject(d, "vendor_id", (double)vendor_id);
+		cJSON_AddStringToObject(d, "questionnaire", q->qid);
+		cJSON_AddNumberToObject(d, "version", (double)q->version);
+		rc = audit_status(db, actor, "assessment.start", *id, d, err);
+	}
+	if (rc == 0)
+		rc = db_commit(db, err);
+	else
+		db_rollback(db);
+	questionnaire_free(q);
+	return rc;
+}
+
+/* Loads the assessment inside an open transaction (the state cannot move under us). */
+static int
+begin_with(sqlite3 *db, int64_t id, struct assessment **a, struct aerr *err)
+{
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (assessment_load(db, id, a, err) != 0) {
+		db_rollback(db);
+		return err->code;
+	}
+	return 0;
+}
+
+static int
+finish(sqlite3 *db, struct assessment *a, int rc, struct aerr *err)
+{
+	if (rc == 0)
+		rc = db_commit(db, err);
+	else
+		db_rollback(db);
+	assessment_free(a);
+	return rc;
+}
+
+int
+assessment_submit(sqlite3 *db, const char *actor, int64_t id, struct aerr *err)
+{
+	struct assessment *a;
+	char at[32];
+	int rc;
+
+	if (begin_with(db, id, &a, err) != 0)
+		return err->code;
+	if (strcmp(a->status, "draft") != 0) {
+		rc = strcmp(a->status, "final") == 0 ?
+		    aerr_set(err, AV_USAGE, "assessment %lld is final; only a draft can be submitted",
+		    (long long)id) :
+		    aerr_set(err, AV_USAGE, "assessment %lld is already in review", (long long)id);
+		return finish(db, a, rc, err);
+	}
+	now_iso(at);
+	rc = db_exec(db, err, "UPDATE assessment SET status = 'in_review', submitted_at = ? WHERE id = ?",
+	    "ti", at, id);
+	if (rc == 0)
+		rc = audit_status(db, actor, "assessment.submit", id, NULL, err);
+	return finish(db, a, rc, err);
+}
+
+int
+assessment_approve(sqlite3 *db, const char *actor, int64_t id, const char *reviewer,
+    struct aerr *err)
+{
+	struct assessment *a;
+	struct assessment_score s;
+	struct buf missing;
+	int64_t others, authors;
+	char at[32];
+	cJSON *d;
+	int rc = 0;
+
+	if (reviewer == NULL || *reviewer == '\0')
+		return aerr_set(err, AV_USAGE, "approve needs --reviewer NAME");
+	if (begin_with(db, id, &a, err) != 0)
+		return err->code;
+	if (strcmp(a->status, "in_review") != 0) {
+		rc = strcmp(a->status, "final") == 0 ?
+		    aerr_set(err, AV_USAGE, "assessment %lld is already final", (long long)id) :
+		    aerr_set(err, AV_USAGE, "assessment %lld is a draft; submit it for review first "
+		    "('aivet assess submit %lld')", (long long)id, (long long)id);
+		return finish(db, a, rc, err);
+	}
+	assessment_score(a, &s);
+	if (s.unanswered_required > 0) {
+		buf_init(&missing);
+		for (int i = 0; i < a->q->nquestions; i++)
+			if (a->asked[i] && a->q->questions[i].required && a->answers[i].value == NULL)
+				buf_printf(&missing, "%s%s", missing.len ? ", " : "", a->q->questions[i].id);
+		rc = aerr_set(err, AV_USAGE, "assessment %lld has %d unanswered required question%s: %s",
+		    (long long)id, s.unanswered_required, s.unanswered_required == 1 ? "" : "s",
+		    missing.data);
+		buf_free(&missing);
+		return finish(db, a, rc, err);
+	}
+	/* Four eyes: someone other than the reviewer must have written answers. */
+	if (db_int(db, &authors, err, "SELECT count(DISTINCT actor) FROM answer_history "
+	    "WHERE assessment_id = ?", "i", id) < 0 ||
+	    db_int(db, &others, err, "SELECT count(DISTINCT actor) FROM answer_history "
+	    "WHERE assessment_id = ? AND actor <> ?", "it", id, reviewer) < 0)
+		return finish(db, a, AV_RUNTIME, err);
+	if (authors == 0)
+		return finish(db, a, aerr_set(err, AV_USAGE, "assessment %lld has no answers to approve",
+		    (long long)id), err);
+	if (others == 0)
+		return finish(db, a, aerr_set(err, AV_USAGE, "reviewer '%s' is the only author of "
+		    "assessment %lld; someone else must approve it", reviewer, (long long)id), err);
+	now_iso(at);
+	rc = db_exec(db, err, "UPDATE assessment SET status = 'final', approved_at = ?, reviewer = ? "
+	    "WHERE id = ?", "tti", at, reviewer, id);
+	if (rc == 0) {
+		d = cJSON_CreateObject();
+		cJSON_AddStringToObject(d, "reviewer", reviewer);
+		cJSON_AddStringToObject(d, "rating", risk_name(s.rating));
+		cJSON_AddNumberToObject(d, "risk_score", s.risk_score);
+		rc = audit_status(db, actor, "assessment.approve", id, d, err);
+	}
+	return finish(db, a, rc, err);
+}
+
+int
+assessment_reopen(sqlite3 *db, const char *actor, int64_t id, int64_t *new_id, struct aerr *err)
+{
+	struct assessment *a;
+	int64_t child;
+	char at[32];
+	cJSON *d;
+	int rc;
+
+	if (begin_with(db, id, &a, err) != 0)
+		return err->code;
+	*new_id = id;
+	if (strcmp(a->status, "draft") == 0)
+		return finish(db, a, aerr_set(err, AV_USAGE, "assessment %lld is already a draft",
+		    (long long)id), err);
+	if (strcmp(a->status, "in_review") == 0) {
+		rc = db_exec(db, err, "UPDATE assessment SET status = 'draft', submitted_at = NULL "
+		    "WHERE id = ?", "i", id);
+		if (rc == 0)
+			rc = audit_status(db, actor, "assessment.return", id, NULL, err);
+		return finish(db, a, rc, err);
+	}
+	rc = db_int(db, &child, err, "SELECT id FROM assessment WHERE parent_id = ?", "i", id);
+	if (rc == 0)
+		return finish(db, a, aerr_set(err, AV_USAGE, "assessment %lld was already reopened as "
+		    "assessment %lld", (long long)id, (long long)child), err);
+	if (rc < 0)
+		return finish(db, a, AV_RUNTIME, err);
+	now_iso(at);
+	/* The final round stays as it was; the new round starts from its answers. */
+	rc = db_exec(db, err, "INSERT INTO assessment (vendor_id, questionnaire_id, round, parent_id, "
+	    "created_by, created_at) SELECT vendor_id, questionnaire_id, round + 1, id, ?, ? "
+	    "FROM assessment WHERE id = ?", "tti", actor, at, id);
+	if (rc == 0) {
+		*new_id = sqlite3_last_insert_rowid(db);
+		rc = db_exec(db, err, "INSERT INTO answer (assessment_id, question_id, value, note, actor, "
+		    "updated_at) SELECT ?, question_id, value, note, actor, updated_at FROM answer "
+		    "WHERE assessment_id = ?", "ii", *new_id, id);
+	}
+	if (rc == 0)
+		rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, note, "
+		    "actor, at) SELECT ?, question_id, value, note, actor, updated_at FROM answer "
+		    "WHERE assessment_id = ? ORDER BY updated_at, question_id", "ii", *new_id, id);
+	if (rc == 0)
+		rc = db_exec(db, err, "INSERT INTO answer_evidence (assessment_id, question_id, evidence_id) "
+		    "SELECT ?, question_id, evidence_id FROM answer_evidence WHERE assessment_id = ?",
+		    "ii", *new_id, id);
+	if (rc == 0) {
+		d = cJSON_CreateObject();
+		cJSON_AddNumberToObject(d, "from", (double)id);
+		cJSON_AddNumberToObject(d, "round", (double)(a->round + 1));
+		rc = audit_status(db, actor, "assessment.reopen", *new_id, d, err);
+	}
+	return finish(db, a, rc, err);
+}
+
+/* ---- claims checked by probes ---- */
+
+static int
+answer_matches(const cJSON *answer, const cJSON *confirms)
+{
+	const cJSON *c;
+
+	if (cJSON_Compare(answer, confirms, 1))
+		return 1;
+	/* confirms ["a", "b"] on a one-value question: any of them. */
+	if (cJSON_IsArray(confirms) && !cJSON_IsArray(answer))
+		cJSON_ArrayForEach(c, confirms)
+			if (cJSON_Compare(answer, c, 1))
+				return 1;
+	/* confirms "a" on a multi_choice answer: the answer includes it. */
+	if (cJSON_IsArray(answer) && cJSON_IsString(confirms))
+		cJSON_ArrayForEach(c, answer)
+			if (cJSON_Compare(c, confirms, 1))
+				return 1;
+	return 0;
+}
+
+const char *
+claim_status(const cJSON *answer, const cJSON *confirms, const char *verdict)
+{
+	int pass;
+
+	if (answer == NULL || cJSON_IsNull(answer) || confirms == NULL || verdict == NULL)
+		return "untested";
+	if (strcmp(verdict, "pass") == 0)
+		pass = 1;
+	else if (strcmp(verdict, "fail") == 0)
+		pass = 0;
+	else
+		return "untested";
+	return answer_matches(answer, confirms) == pass ? "confirmed" : "contradicted";
+}
+
+static cJSON *
+claim_json(const struct q_question *qq, const struct q_check *ck, const cJSON *answer,
+    const char *endpoint, int64_t run_id, const char *verdict)
+{
+	cJSON *c = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(c, "question", qq->id);
+	add_value(c, "answer", answer);
+	cJSON_AddStringToObject(c, "probe", ck->probe);
+	add_value(c, "confirms", ck->confirms);
+	json_add_str(c, "endpoint", endpoint);
+	if (run_id > 0)
+		cJSON_AddNumberToObject(c, "run_id", (double)run_id);
+	else
+		cJSON_AddNullToObject(c, "run_id");
+	json_add_str(c, "verdict", verdict);
+	cJSON_AddStringToObject(c, "status", claim_status(answer, ck->confirms, verdict));
+	return c;
+}
+
+int
+assessment_claims(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err)
+{
+	cJSON *arr = cJSON_CreateArray();
+	sqlite3_stmt *eps = NULL;
+
+	*out = NULL;
+	for (int i = 0; i < a->q->nquestions; i++) {
+		const struct q_question *qq = &a->q->questions[i];
+
+		for (int k = 0; k < qq->nchecks; k++) {
+			const struct q_check *ck = &qq->checks[k];
+			int any = 0;
+
+			eps = db_prepare(db, err, "SELECT e.id, v.name || '/' || e.name FROM endpoint e "
+			    "JOIN vendor v ON v.id = e.vendor_id WHERE e.vendor_id = ? AND e.status = 'active' "
+			    "ORDER BY e.name", "i", a->vendor_id);
+			if (eps == NULL)
+				goto fail;
+			while (sqlite3_step(eps) == SQLITE_ROW) {
+				sqlite3_stmt *run = db_prepare(db, err, "SELECT r.id, pr.verdict FROM probe_run r "
+				    "JOIN probe_result pr ON pr.run_id = r.id WHERE r.endpoint_id = ? AND "
+				    "r.status = 'completed' AND pr.probe = ? "
+				    "ORDER BY coalesce(r.finished_at, r.started_at) DESC, r.id DESC LIMIT 1",
+				    "it", sqlite3_column_int64(eps, 0), ck->probe);
+				int64_t run_id = 0;
+				char *verdict = NULL;
+
+				if (run == NULL)
+					goto fail;
+				if (sqlite3_step(run) == SQLITE_ROW) {
+					run_id = sqlite3_column_int64(run, 0);
+					verdict = xstrdup(col_text(run, 1));
+				}
+				sqlite3_finalize(run);
+				cJSON_AddItemToArray(arr, claim_json(qq, ck, a->answers[i].value,
+				    col_text(eps, 1), run_id, verdict));
+				free(verdict);
+				any = 1;
+			}
+			sqlite3_finalize(eps);
+			eps = NULL;
+			if (!any)
+				cJSON_AddItemToArray(arr, claim_json(qq, ck, a->answers[i].value, NULL, 0, NULL));
+		}
+	}
+	*out = arr;
+	return 0;
+fail:
+	sqlite3_finalize(eps);
+	cJSON_Delete(arr);
+	return AV_RUNTIME;
+}
+
+/* ---- notification SLA for incidents ---- */
+
+int
+vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *source,
+    size_t source_len, struct aerr *err)
+{
+	static const struct {
+		const char *qid, *question;
+	} slas[] = {
+		{ "llm-inference-isolation", "exposure_notification_time" },
+		{ "hipaa-ai-vendor", "breach_notification_time" },
+	};
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof slas / sizeof slas[0]; i++) {
+		/* The answer that counts: a reviewed (final) round before a draft, then the newest. */
+		sqlite3_stmt *st = db_prepare(db, err, "SELECT a.id, ans.value FROM answer ans "
+		    "JOIN assessment a ON a.id = ans.assessment_id "
+		    "JOIN questionnaire q ON q.id = a.questionnaire_id "
+		    "WHERE a.vendor_id = ? AND q.qid = ? AND ans.question_id = ? "
+		    "ORDER BY a.status = 'final' DESC, a.id DESC LIMIT 1", "itt", vendor_id, slas[i].qid,
+		    slas[i].question);
+		int rc;
+
+		if (st == NULL)
+			return -1;
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			cJSON *v = cJSON_Parse(col_text(st, 1));
+			int64_t s;
+
+			/* The strictest commitment binds the vendor: the shortest wins. */
+			if (cJSON_IsString(v) && duration_seconds(v->valuestring, &s) == 0 &&
+			    (!found || s < *seconds)) {
+				*seconds = s;
+				snprintf(source, source_len, "assessment %lld, %s %s",
+				    (long long)sqlite3_column_int64(st, 0), slas[i].qid, slas[i].question);
+				found = 1;
+			}
+			cJSON_Delete(v);
+		} else if (rc != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			db_err(db, err, "notification SLA");
+			return -1;
+		}
+		sqlite3_finalize(st);
+	}
+	return found ? 0 : 1;
+}

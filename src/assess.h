@@ -1,0 +1,105 @@
+/*
+ * assess.h: vendor assessments — a questionnaire's answers for one vendor,
+ * their risk and score, the draft -> in_review -> final workflow with rounds,
+ * answer history and evidence, the vendor sheet (CSV and Markdown), and how
+ * probe results confirm or contradict what a vendor answered. Shared by the
+ * CLI, the TUI, reports and incidents.
+ */
+#ifndef AIVET_ASSESS_H
+#define AIVET_ASSESS_H
+
+#include "aivet.h"
+#include "questionnaire.h"
+
+struct answer {
+	cJSON *value;            /* NULL when unanswered */
+	char *note, *actor, *updated_at;
+};
+
+struct assessment {
+	int64_t id, vendor_id, round, parent_id;   /* parent_id 0 for a first round */
+	char *vendor, *status, *created_by, *created_at, *submitted_at, *approved_at, *reviewer;
+	struct questionnaire *q;
+	struct answer *answers;  /* one per q->questions[] */
+	int *asked;              /* 0 when depends_on hides the question */
+};
+
+struct assessment_score {
+	int rating;              /* worst risk among the answered questions asked */
+	double risk_score;       /* weighted mean risk, 0 (none) to 100 (all critical) */
+	int asked, answered, unanswered_required;
+};
+
+/* An assessment is named by its id on the command line. */
+int assessment_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err);
+int assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *err);
+void assessment_free(struct assessment *a);
+/* Index of a question of the assessment's questionnaire, or an error naming it. */
+int assessment_question(const struct assessment *a, const char *question_id, int *index,
+    struct aerr *err);
+/* Recomputes which questions are asked (after answers change). */
+void assessment_update_asked(struct assessment *a);
+void assessment_score(const struct assessment *a, struct assessment_score *s);
+/* The full record as aivet assess show --json prints it (fields in aivet(1)). */
+int assessment_json(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err);
+/* Answers may change only in draft. */
+int assessment_editable(const struct assessment *a, struct aerr *err);
+
+/*
+ * Sets (value) or clears (NULL) one answer, inside the caller's transaction:
+ * answer row, answer_history row and audit entry when anything changed, plus
+ * each evidence file (stored once by SHA-256, attached once per question).
+ * set_note: replace the note with note (NULL clears it). *changed counts the
+ * changes made.
+ */
+int assessment_set_answer(sqlite3 *db, const char *actor, struct assessment *a, int qi,
+    const cJSON *value, int set_note, const char *note, char *const *files, int nfiles,
+    const char *effective_date, int *changed, struct aerr *err);
+
+/* Workflow; each runs its own transaction. */
+int assessment_start(sqlite3 *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
+    int64_t *id, struct aerr *err);
+int assessment_submit(sqlite3 *db, const char *actor, int64_t id, struct aerr *err);
+int assessment_approve(sqlite3 *db, const char *actor, int64_t id, const char *reviewer,
+    struct aerr *err);
+/* in_review -> draft (*new_id = id); final -> a new draft round copying the answers. */
+int assessment_reopen(sqlite3 *db, const char *actor, int64_t id, int64_t *new_id, struct aerr *err);
+
+/*
+ * Whether a probe verdict bears out an answer, given the value the probe
+ * confirms when it passes (a value, or an array meaning any of them):
+ * answer matches + pass -> "confirmed", + fail -> "contradicted"; answer
+ * differs + pass -> "contradicted", + fail -> "confirmed"; no answer, no
+ * verdict, "inconclusive" or "error" -> "untested".
+ */
+const char *claim_status(const cJSON *answer, const cJSON *confirms, const char *verdict);
+/*
+ * Every verified_by entry of the assessment against each active endpoint of
+ * its vendor, judged by the newest completed run of that endpoint with a
+ * result for the probe. An array of {question, answer, probe, confirms,
+ * endpoint, run_id, verdict, status}.
+ */
+int assessment_claims(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err);
+
+/*
+ * The vendor's notification SLA for incidents, from its answers to
+ * exposure_notification_time (llm-inference-isolation) and
+ * breach_notification_time (hipaa-ai-vendor): for each, the answer of the
+ * newest final assessment, else of the newest draft; answers that are no
+ * duration are skipped; the shorter of the two wins. Returns 0 and fills
+ * *seconds and source ("assessment 3, hipaa-ai-vendor
+ * breach_notification_time"), 1 when no assessment answers them, -1 on a
+ * database error (err set).
+ */
+int vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *source,
+    size_t source_len, struct aerr *err);
+
+/* ---- the vendor sheet (assess-sheet.c) ---- */
+int assessment_export(const struct assessment *a, const char *format, struct buf *out,
+    struct aerr *err);
+/* Reads a sheet back. Bad rows are all appended to problems, one line each
+ * ("FILE:LINE: message\n"), and then nothing changes. */
+int assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, const char *path,
+    struct buf *problems, int *changed, struct aerr *err);
+
+#endif

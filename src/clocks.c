@@ -1,0 +1,294 @@
+/*
+ * clocks.c: the arithmetic of notification deadlines. Given the facts of an
+ * incident (discovery time and its zone, PHI, counts, EU data, the vendor's
+ * contractual notice time) it says which clocks apply, when each is due and,
+ * once stops are recorded, whether it was met. Pure functions with no
+ * database, so the rules are tested table by table.
+ *
+ * Where a fact is unknown the clock assumes the stricter case (PHI involved,
+ * 500 or more individuals), so an open question never hides a deadline.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "incident.h"
+
+#define MS_MINUTE ((int64_t)60 * 1000)
+#define MS_HOUR (60 * MS_MINUTE)
+#define MS_DAY (24 * MS_HOUR)
+
+static const struct {
+	const char *id, *name, *rule;
+} clock_defs[CLOCK_COUNT] = {
+	[CLOCK_HIPAA_INDIVIDUALS] = { "hipaa-individuals", "HIPAA notice to individuals",
+	    "45 CFR 164.404: without unreasonable delay and at most 60 calendar days after discovery" },
+	[CLOCK_HHS] = { "hhs", "HIPAA notice to HHS",
+	    "45 CFR 164.408: with the individuals' notice when 500 or more individuals, else within "
+	    "60 days after the end of the calendar year of discovery" },
+	[CLOCK_MEDIA] = { "media", "HIPAA notice to media",
+	    "45 CFR 164.406: when more than 500 residents of a state, at most 60 calendar days "
+	    "after discovery" },
+	[CLOCK_VENDOR_SLA] = { "vendor-sla", "Vendor's contractual notice",
+	    "the vendor's questionnaire answer: notice within the stated time after it discovered "
+	    "the incident; stopped by a vendor-notice entry" },
+	[CLOCK_GDPR_SA] = { "gdpr-sa", "GDPR supervisory authority",
+	    "GDPR Art. 33: without undue delay and within 72 hours after becoming aware, when EU "
+	    "personal data is involved" },
+};
+
+int
+clock_index(const char *id)
+{
+	for (int i = 0; i < CLOCK_COUNT; i++)
+		if (strcmp(clock_defs[i].id, id) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+clock_id(int index)
+{
+	return index >= 0 && index < CLOCK_COUNT ? clock_defs[index].id : NULL;
+}
+
+int64_t
+hhs_annual_due(int64_t discovered_ms, int offset_min)
+{
+	int64_t local = discovered_ms + offset_min * MS_MINUTE;
+	time_t secs = (time_t)(local >= 0 ? local / 1000 : (local - 999) / 1000);
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	/* 1 January of the next year, midnight in the discovery's zone, then 60 days. */
+	tm.tm_year += 1;
+	tm.tm_mon = 0;
+	tm.tm_mday = 1;
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	return (int64_t)timegm(&tm) * 1000 - offset_min * MS_MINUTE + 60 * MS_DAY;
+}
+
+static void
+set_basis(struct incident_clock *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+set_basis(struct incident_clock *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(c->basis, sizeof c->basis, fmt, ap);
+	va_end(ap);
+}
+
+/* The HIPAA clocks need PHI; unknown counts as involved until decided. */
+static int
+hipaa_applies(const struct incident_facts *f, struct incident_clock *c)
+{
+	if (f->phi == 'n') {
+		set_basis(c, "no PHI involved");
+		return 0;
+	}
+	return 1;
+}
+
+static const char *
+phi_note(const struct incident_facts *f)
+{
+	return f->phi == 'y' ? "PHI involved" : "PHI involvement unknown: assumed involved";
+}
+
+void
+clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_COUNT])
+{
+	for (int i = 0; i < CLOCK_COUNT; i++) {
+		struct incident_clock *c = &out[i];
+
+		memset(c, 0, sizeof *c);
+		c->id = clock_defs[i].id;
+		c->name = clock_defs[i].name;
+		c->rule = clock_defs[i].rule;
+		c->start_ms = f->discovered_ms;
+		c->due_ms = -1;
+		c->stopped_ms = -1;
+	}
+
+	if ((out[CLOCK_HIPAA_INDIVIDUALS].applies = hipaa_applies(f, &out[CLOCK_HIPAA_INDIVIDUALS]))) {
+		out[CLOCK_HIPAA_INDIVIDUALS].due_ms = f->discovered_ms + 60 * MS_DAY;
+		set_basis(&out[CLOCK_HIPAA_INDIVIDUALS], "%s", phi_note(f));
+	}
+
+	if ((out[CLOCK_HHS].applies = hipaa_applies(f, &out[CLOCK_HHS]))) {
+		struct incident_clock *c = &out[CLOCK_HHS];
+
+		if (f->individuals >= 500) {
+			c->due_ms = f->discovered_ms + 60 * MS_DAY;
+			set_basis(c, "%s; %lld individuals (500 or more): with the individuals' notice",
+			    phi_note(f), (long long)f->individuals);
+		} else if (f->individuals < 0) {
+			c->due_ms = f->discovered_ms + 60 * MS_DAY;
+			set_basis(c, "%s; number of individuals unknown: assumed 500 or more", phi_note(f));
+		} else {
+			c->due_ms = hhs_annual_due(f->discovered_ms, f->discovered_offset);
+			set_basis(c, "%s; %lld individuals (fewer than 500): annual log, 60 days after "
+			    "the end of the calendar year of discovery", phi_note(f),
+			    (long long)f->individuals);
+		}
+	}
+
+	if ((out[CLOCK_MEDIA].applies = hipaa_applies(f, &out[CLOCK_MEDIA]))) {
+		struct incident_clock *c = &out[CLOCK_MEDIA];
+
+		if (f->state_residents > 500) {
+			set_basis(c, "%s; %lld residents of one state (more than 500)", phi_note(f),
+			    (long long)f->state_residents);
+		} else if (f->state_residents >= 0) {
+			c->applies = 0;
+			set_basis(c, "at most %lld residents of any one state (500 or fewer)",
+			    (long long)f->state_residents);
+		} else if (f->individuals >= 0 && f->individuals <= 500) {
+			/* Residents of one state cannot outnumber the individuals. */
+			c->applies = 0;
+			set_basis(c, "%lld individuals in all, so no state has more than 500",
+			    (long long)f->individuals);
+		} else if (f->individuals > 500) {
+			set_basis(c, "%s; %lld individuals and residents per state unknown: assumed more "
+			    "than 500 in one state (give --state-residents)", phi_note(f),
+			    (long long)f->individuals);
+		} else {
+			set_basis(c, "%s; number of individuals unknown: assumed more than 500 residents "
+			    "of one state", phi_note(f));
+		}
+		if (c->applies)
+			c->due_ms = f->discovered_ms + 60 * MS_DAY;
+	}
+
+	{
+		struct incident_clock *c = &out[CLOCK_VENDOR_SLA];
+
+		if (f->vendor_sla_ms < 0) {
+			set_basis(c, "no contractual notification time in the vendor's questionnaire answers");
+		} else {
+			c->applies = 1;
+			if (f->vendor_discovered_ms >= 0) {
+				c->start_ms = f->vendor_discovered_ms;
+				set_basis(c, "%s (%s), from the vendor's own discovery", f->vendor_sla_text,
+				    f->vendor_sla_source);
+			} else {
+				set_basis(c, "%s (%s), from the incident's discovery (the vendor's own discovery "
+				    "time is not recorded)", f->vendor_sla_text, f->vendor_sla_source);
+			}
+			c->due_ms = c->start_ms + f->vendor_sla_ms;
+		}
+	}
+
+	{
+		struct incident_clock *c = &out[CLOCK_GDPR_SA];
+
+		if (!f->eu_data) {
+			set_basis(c, "no EU personal data involved");
+		} else {
+			c->applies = 1;
+			c->due_ms = f->discovered_ms + 72 * MS_HOUR;
+			set_basis(c, "EU personal data involved");
+		}
+	}
+}
+
+void
+clock_stop(struct incident_clock *c, int64_t at_ms, int64_t entry_id)
+{
+	if (c->stopped_ms < 0 || at_ms < c->stopped_ms) {
+		c->stopped_ms = at_ms;
+		c->stop_entry = entry_id;
+	}
+}
+
+const char *
+clock_state(const struct incident_clock *c, int64_t now)
+{
+	if (!c->applies)
+		return "not-applicable";
+	if (c->stopped_ms >= 0)
+		return c->stopped_ms <= c->due_ms ? "met" : "late";
+	return now <= c->due_ms ? "running" : "overdue";
+}
+
+int
+duration_parse(const char *s, int64_t *ms, struct aerr *err)
+{
+	static const struct {
+		const char *unit;
+		int64_t ms;
+	} units[] = {
+		{ "m", MS_MINUTE }, { "min", MS_MINUTE }, { "mins", MS_MINUTE }, { "minute", MS_MINUTE },
+		{ "minutes", MS_MINUTE }, { "h", MS_HOUR }, { "hr", MS_HOUR }, { "hrs", MS_HOUR },
+		{ "hour", MS_HOUR }, { "hours", MS_HOUR }, { "d", MS_DAY }, { "day", MS_DAY },
+		{ "days", MS_DAY }, { "w", 7 * MS_DAY }, { "week", 7 * MS_DAY }, { "weeks", 7 * MS_DAY },
+	};
+	const char *p = s, *unit;
+	char *end;
+	long long n;
+	int iso = 0, iso_time = 0;
+
+	if (*p == 'P' || *p == 'p') {
+		/* ISO 8601 with one component: P5D, P2W, PT24H, PT30M. */
+		iso = 1;
+		p++;
+		if (*p == 'T' || *p == 't')
+			iso_time = 1, p++;
+	}
+	if (!isdigit((unsigned char)*p))
+		goto bad;
+	errno = 0;
+	n = strtoll(p, &end, 10);
+	if (errno != 0 || n <= 0 || n > 10000)
+		goto bad;
+	unit = end;
+	if (!iso)
+		while (*unit == ' ')
+			unit++;
+	if (iso) {
+		char u = (char)toupper((unsigned char)unit[0]);
+
+		if (unit[0] == '\0' || unit[1] != '\0')
+			goto bad;
+		if (iso_time && (u == 'H' || u == 'M'))
+			*ms = n * (u == 'H' ? MS_HOUR : MS_MINUTE);
+		else if (!iso_time && (u == 'D' || u == 'W'))
+			*ms = n * (u == 'D' ? MS_DAY : 7 * MS_DAY);
+		else
+			goto bad;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
+		if (strcasecmp(unit, units[i].unit) == 0) {
+			*ms = n * units[i].ms;
+			return 0;
+		}
+	}
+bad:
+	return aerr_set(err, AV_USAGE, "bad duration '%s': expected a positive number and a unit "
+	    "such as 30m, 24h, 5d or 2w", s);
+}
+
+void
+fmt_duration(int64_t ms, char *out, size_t n)
+{
+	int64_t m = (ms < 0 ? -ms : ms) / MS_MINUTE;
+	long long d = m / (24 * 60), h = m / 60 % 24, mi = m % 60;
+
+	if (d > 0)
+		snprintf(out, n, "%lldd %02lldh", d, h);
+	else if (h > 0)
+		snprintf(out, n, "%lldh %02lldm", h, mi);
+	else
+		snprintf(out, n, "%lldm", mi);
+}

@@ -1,0 +1,588 @@
+/*
+ * cmd-assess.c: "aivet assess" — start an assessment of a vendor against a
+ * questionnaire, answer it (with notes and evidence), show, list and trace
+ * the history of answers, move it through draft -> in_review -> final and
+ * into a new round, and exchange it with the vendor as a CSV or Markdown
+ * sheet.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "assess.h"
+
+extern const struct cmd_entry cmd_assess_entry;
+
+static sqlite3 *
+db_ready(struct aivet *av, struct aerr *err)
+{
+	sqlite3 *db = av_db(av, err);
+
+	if (db != NULL && questionnaires_sync(db, av->actor, err) != 0)
+		return NULL;
+	return db;
+}
+
+/* Commands taking only an ASSESSMENT and maybe --json. */
+static int
+parse_id_json(int argc, char **argv, const char *usage, int nargs, const char *what, int *json,
+    struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'j' && json != NULL)
+			*json = 1;
+		else
+			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (argc - optind != nargs)
+		return usage_error(err, usage, "assess %s needs %s", argv[0], what);
+	return 0;
+}
+
+static const char start_usage[] = "assess start VENDOR QUESTIONNAIRE[@VERSION]";
+
+static int
+assess_start(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	sqlite3 *db;
+	int64_t vendor, qrow, id;
+	struct assessment *a;
+
+	if (parse_id_json(argc, argv, start_usage, 2, "a VENDOR and a QUESTIONNAIRE", NULL, err) != 0)
+		return err->code;
+	if ((db = db_ready(av, err)) == NULL ||
+	    vendor_lookup(db, argv[optind], &vendor, err) != 0 ||
+	    questionnaire_lookup(db, argv[optind + 1], &qrow, err) != 0 ||
+	    assessment_start(db, av->actor, vendor, qrow, &id, err) != 0 ||
+	    assessment_load(db, id, &a, err) != 0)
+		return err->code;
+	printf("assessment %lld started: vendor %s, questionnaire %s version %lld, %d questions (draft)\n",
+	    (long long)id, a->vendor, a->q->qid, (long long)a->q->version, a->q->nquestions);
+	assessment_free(a);
+	return 0;
+}
+
+static const char answer_usage[] = "assess answer ASSESSMENT QUESTION [VALUE] [--note TEXT] "
+    "[--evidence FILE]... [--effective DATE] [--clear]";
+
+static int
+assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "note", required_argument, NULL, 'n' },
+		{ "evidence", required_argument, NULL, 'e' },
+		{ "effective", required_argument, NULL, 'E' },
+		{ "clear", no_argument, NULL, 'c' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char **files = xcalloc((size_t)argc, sizeof *files);
+	const char *note = NULL, *effective = NULL;
+	int c, nfiles = 0, set_note = 0, clear = 0, changed = 0, qi, rc = 0;
+	struct assessment *a = NULL;
+	cJSON *value = NULL;
+	int64_t id;
+	sqlite3 *db;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			note = optarg, set_note = 1;
+			break;
+		case 'e':
+			files[nfiles++] = optarg;
+			break;
+		case 'E':
+			effective = optarg;
+			break;
+		case 'c':
+			clear = 1;
+			break;
+		case ':':
+			rc = usage_error(err, answer_usage, "%s needs a value", argv[optind - 1]);
+			goto out;
+		default:
+			rc = usage_error(err, answer_usage, "unknown option '%s'", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (argc - optind < 2 || argc - optind > 3) {
+		rc = usage_error(err, answer_usage, "assess answer needs an ASSESSMENT, a QUESTION and a VALUE");
+		goto out;
+	}
+	if (clear && (argc - optind == 3 || set_note || nfiles > 0)) {
+		rc = usage_error(err, answer_usage, "--clear takes no VALUE, --note or --evidence");
+		goto out;
+	}
+	if (effective != NULL && nfiles == 0) {
+		rc = usage_error(err, answer_usage, "--effective dates an --evidence file; none was given");
+		goto out;
+	}
+	if (set_note && *note == '\0')
+		note = NULL;   /* --note '' removes the note */
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	    db_begin(db, err) != 0) {
+		rc = err->code;
+		goto out;
+	}
+	if (assessment_load(db, id, &a, err) != 0 ||
+	    assessment_question(a, argv[optind + 1], &qi, err) != 0 ||
+	    assessment_editable(a, err) != 0)
+		goto fail;
+	if (argc - optind == 3) {
+		if (answer_from_text(&a->q->questions[qi], argv[optind + 2], &value, err) != 0) {
+			aerr_prefix(err, "question %s", a->q->questions[qi].id);
+			goto fail;
+		}
+	} else if (!clear) {
+		if (a->answers[qi].value == NULL) {
+			usage_error(err, answer_usage, "question %s has no answer yet: give a VALUE",
+			    a->q->questions[qi].id);
+			goto fail;
+		}
+		if (!set_note && nfiles == 0) {
+			usage_error(err, answer_usage, "nothing to change: give a VALUE, --note or --evidence");
+			goto fail;
+		}
+		value = cJSON_Duplicate(a->answers[qi].value, 1);
+	}
+	if (assessment_set_answer(db, av->actor, a, qi, value, set_note, note, files, nfiles, effective,
+	    &changed, err) != 0)
+		goto fail;
+	if ((rc = db_commit(db, err)) != 0)
+		goto out;
+	if (changed == 0) {
+		printf("question %s unchanged\n", a->q->questions[qi].id);
+	} else if (a->answers[qi].value == NULL) {
+		printf("question %s cleared\n", a->q->questions[qi].id);
+	} else {
+		char *text = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
+
+		printf("question %s: %s (risk %s)%s\n", a->q->questions[qi].id, text,
+		    risk_name(answer_risk(&a->q->questions[qi], a->answers[qi].value)),
+		    a->asked[qi] ? "" : " — not asked with the current answers (depends_on)");
+		free(text);
+	}
+	goto out;
+fail:
+	rc = err->code;
+	db_rollback(db);
+out:
+	cJSON_Delete(value);
+	assessment_free(a);
+	free(files);
+	return rc;
+}
+
+static void
+print_assessment(const struct assessment *a, const cJSON *claims)
+{
+	struct assessment_score s;
+	const cJSON *c;
+	int nhigh = 0;
+
+	assessment_score(a, &s);
+	printf("assessment %lld: vendor %s, %s@%lld (%s), round %lld, %s\n", (long long)a->id, a->vendor,
+	    a->q->qid, (long long)a->q->version, a->q->title, (long long)a->round, a->status);
+	printf("  created %s by %s", a->created_at, a->created_by);
+	if (a->parent_id)
+		printf(", reopened from assessment %lld", (long long)a->parent_id);
+	printf("\n");
+	if (a->submitted_at)
+		printf("  submitted %s\n", a->submitted_at);
+	if (a->approved_at)
+		printf("  approved %s by %s\n", a->approved_at, a->reviewer ? a->reviewer : "?");
+	printf("  rating %s, risk score %.1f; %d of %d asked questions answered, %d required unanswered\n",
+	    risk_name(s.rating), s.risk_score, s.answered, s.asked, s.unanswered_required);
+	for (int i = 0; i < a->q->nquestions; i++) {
+		int r = answer_risk(&a->q->questions[i], a->answers[i].value);
+
+		if (a->asked[i] && a->answers[i].value != NULL && r >= RISK_HIGH) {
+			char *text = answer_to_text(&a->q->questions[i], a->answers[i].value);
+
+			if (nhigh++ == 0)
+				printf("  high and critical:\n");
+			printf("    %-32s %-8s %s\n", a->q->questions[i].id, risk_name(r), text);
+			free(text);
+		}
+	}
+	/* Symbols, so the state reads without colour: ! required and unanswered,
+	 * ? unanswered, - not asked, otherwise the risk. */
+	for (int sct = 0; sct < a->q->nsections; sct++) {
+		const struct q_section *sec = &a->q->sections[sct];
+
+		printf("\n%s\n", sec->title);
+		for (int i = sec->first; i < sec->first + sec->count; i++) {
+			const struct q_question *qq = &a->q->questions[i];
+			const struct answer *an = &a->answers[i];
+			char *text = answer_to_text(qq, an->value);
+			const char *mark = !a->asked[i] ? "-" : an->value == NULL ? (qq->required ? "!" : "?") :
+			    risk_name(answer_risk(qq, an->value));
+
+			printf("  %-8s %-32s %s\n", mark, qq->id, an->value ? text : (a->asked[i] ?
+			    "(unanswered)" : "(not asked)"));
+			if (an->note != NULL)
+				printf("  %-8s %-32s note: %s\n", "", "", an->note);
+			free(text);
+		}
+	}
+	if (cJSON_GetArraySize(claims) > 0)
+		printf("\nclaims checked by probes:\n");
+	cJSON_ArrayForEach(c, claims) {
+		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint"), *v = cJSON_GetObjectItem(c, "verdict");
+		char *ans = cJSON_IsNull(cJSON_GetObjectItem(c, "answer")) ? xstrdup("(unanswered)") :
+		    cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "answer"));
+
+		printf("  %-32s %-14s %-13s %-24s %-s%s\n",
+		    cJSON_GetObjectItem(c, "question")->valuestring, ans,
+		    cJSON_GetObjectItem(c, "probe")->valuestring,
+		    cJSON_IsString(ep) ? ep->valuestring : "(no endpoint)",
+		    cJSON_GetObjectItem(c, "status")->valuestring,
+		    cJSON_IsString(v) ? "" : " (no completed run)");
+		free(ans);
+	}
+}
+
+static const char show_usage[] = "assess show ASSESSMENT [--json]";
+
+static int
+assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct assessment *a;
+	int json = 0;
+	int64_t id;
+	sqlite3 *db;
+	cJSON *o;
+
+	if (parse_id_json(argc, argv, show_usage, 1, "exactly one ASSESSMENT", &json, err) != 0)
+		return err->code;
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	    assessment_load(db, id, &a, err) != 0)
+		return err->code;
+	if (assessment_json(db, a, &o, err) != 0) {
+		assessment_free(a);
+		return err->code;
+	}
+	if (json) {
+		json_emit(o);
+	} else {
+		print_assessment(a, cJSON_GetObjectItem(o, "claims"));
+		cJSON_Delete(o);
+	}
+	assessment_free(a);
+	return 0;
+}
+
+static const char list_usage[] = "assess list [VENDOR] [--json]";
+
+static int
+assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	int json = 0, c;
+	int64_t vendor = 0;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *arr;
+
+	while ((c = getopt_long(argc, argv, ":", (const struct option[]){ { "json", no_argument,
+	    NULL, 'j' }, { NULL, 0, NULL, 0 } }, NULL)) != -1) {
+		if (c != 'j')
+			return usage_error(err, list_usage, "unknown option '%s'", argv[optind - 1]);
+		json = 1;
+	}
+	if (argc - optind > 1)
+		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind + 1]);
+	if ((db = db_ready(av, err)) == NULL)
+		return err->code;
+	if (argc - optind == 1 && vendor_lookup(db, argv[optind], &vendor, err) != 0)
+		return err->code;
+	st = db_prepare(db, err, "SELECT id FROM assessment WHERE ? = 0 OR vendor_id = ? ORDER BY id",
+	    "ii", vendor, vendor);
+	if (st == NULL)
+		return err->code;
+	arr = cJSON_CreateArray();
+	if (!json)
+		printf("%-5s %-20s %-32s %-5s %-9s %-8s %-6s %s\n", "ID", "VENDOR", "QUESTIONNAIRE", "ROUND",
+		    "STATUS", "RATING", "SCORE", "MISSING");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct assessment *a;
+		struct assessment_score s;
+
+		if (assessment_load(db, sqlite3_column_int64(st, 0), &a, err) != 0) {
+			sqlite3_finalize(st);
+			cJSON_Delete(arr);
+			return err->code;
+		}
+		assessment_score(a, &s);
+		if (json) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(o, "id", (double)a->id);
+			cJSON_AddStringToObject(o, "vendor", a->vendor);
+			cJSON_AddStringToObject(o, "questionnaire", a->q->qid);
+			cJSON_AddNumberToObject(o, "version", (double)a->q->version);
+			cJSON_AddNumberToObject(o, "round", (double)a->round);
+			cJSON_AddStringToObject(o, "status", a->status);
+			cJSON_AddStringToObject(o, "rating", risk_name(s.rating));
+			cJSON_AddNumberToObject(o, "risk_score", s.risk_score);
+			cJSON_AddNumberToObject(o, "answered", s.answered);
+			cJSON_AddNumberToObject(o, "unanswered_required", s.unanswered_required);
+			cJSON_AddStringToObject(o, "created_at", a->created_at);
+			cJSON_AddItemToArray(arr, o);
+		} else {
+			char *qv = xasprintf("%s@%lld", a->q->qid, (long long)a->q->version);
+
+			printf("%-5lld %-20s %-32s %-5lld %-9s %-8s %-6.1f %d\n", (long long)a->id, a->vendor,
+			    qv, (long long)a->round, a->status, risk_name(s.rating), s.risk_score,
+			    s.unanswered_required);
+			free(qv);
+		}
+		assessment_free(a);
+	}
+	sqlite3_finalize(st);
+	if (json)
+		json_emit(arr);
+	else
+		cJSON_Delete(arr);
+	return 0;
+}
+
+static const char history_usage[] = "assess history ASSESSMENT QUESTION [--json]";
+
+static int
+assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct assessment *a;
+	int json = 0, qi;
+	int64_t id;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *arr;
+
+	if (parse_id_json(argc, argv, history_usage, 2, "an ASSESSMENT and a QUESTION", &json, err) != 0)
+		return err->code;
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	    assessment_load(db, id, &a, err) != 0)
+		return err->code;
+	if (assessment_question(a, argv[optind + 1], &qi, err) != 0 ||
+	    (st = db_prepare(db, err, "SELECT at, actor, value, note FROM answer_history "
+	    "WHERE assessment_id = ? AND question_id = ? ORDER BY id", "it", id,
+	    a->q->questions[qi].id)) == NULL) {
+		assessment_free(a);
+		return err->code;
+	}
+	arr = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject(), *v = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL :
+		    cJSON_Parse(col_text(st, 2));
+
+		cJSON_AddStringToObject(o, "at", col_text(st, 0));
+		cJSON_AddStringToObject(o, "actor", col_text(st, 1));
+		cJSON_AddItemToObject(o, "value", v ? v : cJSON_CreateNull());
+		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
+			cJSON_AddNullToObject(o, "note");
+		else
+			cJSON_AddStringToObject(o, "note", col_text(st, 3));
+		cJSON_AddItemToArray(arr, o);
+	}
+	sqlite3_finalize(st);
+	if (json) {
+		json_emit(arr);
+	} else {
+		const cJSON *h;
+
+		printf("%-24s %-16s %-24s %s\n", "AT", "ACTOR", "VALUE", "NOTE");
+		cJSON_ArrayForEach(h, arr) {
+			const cJSON *v = cJSON_GetObjectItem(h, "value"), *n = cJSON_GetObjectItem(h, "note");
+			char *text = cJSON_IsNull(v) ? xstrdup("(cleared)") :
+			    answer_to_text(&a->q->questions[qi], v);
+
+			printf("%-24s %-16s %-24s %s\n", cJSON_GetObjectItem(h, "at")->valuestring,
+			    cJSON_GetObjectItem(h, "actor")->valuestring, text,
+			    cJSON_IsString(n) ? n->valuestring : "");
+			free(text);
+		}
+		cJSON_Delete(arr);
+	}
+	assessment_free(a);
+	return 0;
+}
+
+static const char submit_usage[] = "assess submit ASSESSMENT";
+
+static int
+assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	int64_t id;
+	sqlite3 *db;
+
+	if (parse_id_json(argc, argv, submit_usage, 1, "exactly one ASSESSMENT", NULL, err) != 0)
+		return err->code;
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	    assessment_submit(db, av->actor, id, err) != 0)
+		return err->code;
+	printf("assessment %lld submitted for review\n", (long long)id);
+	return 0;
+}
+
+static const char approve_usage[] = "assess approve ASSESSMENT --reviewer NAME";
+
+static int
+assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "reviewer", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *reviewer = NULL;
+	int64_t id;
+	sqlite3 *db;
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'r')
+			reviewer = optarg;
+		else if (c == ':')
+			return usage_error(err, approve_usage, "%s needs a value", argv[optind - 1]);
+		else
+			return usage_error(err, approve_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (argc - optind != 1)
+		return usage_error(err, approve_usage, "assess approve needs exactly one ASSESSMENT");
+	if (reviewer == NULL || *reviewer == '\0')
+		return usage_error(err, approve_usage, "assess approve needs --reviewer NAME");
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	    assessment_approve(db, av->actor, id, reviewer, err) != 0)
+		return err->code;
+	printf("assessment %lld approved by %s (final)\n", (long long)id, reviewer);
+	return 0;
+}
+
+static const char reopen_usage[] = "assess reopen ASSESSMENT";
+
+static int
+assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	int64_t id, new_id;
+	sqlite3 *db;
+
+	if (parse_id_json(argc, argv, reopen_usage, 1, "exactly one ASSESSMENT", NULL, err) != 0)
+		return err->code;
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	    assessment_reopen(db, av->actor, id, &new_id, err) != 0)
+		return err->code;
+	if (new_id == id)
+		printf("assessment %lld returned to draft\n", (long long)id);
+	else
+		printf("assessment %lld reopened as assessment %lld (new round, draft)\n", (long long)id,
+		    (long long)new_id);
+	return 0;
+}
+
+static const char export_usage[] = "assess export ASSESSMENT --format csv|md [--output FILE]";
+
+static int
+assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "format", required_argument, NULL, 'f' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *format = NULL, *output = NULL;
+	struct assessment *a;
+	struct buf b;
+	int64_t id;
+	sqlite3 *db;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'f')
+			format = optarg;
+		else if (c == 'o')
+			output = optarg;
+		else if (c == ':')
+			return usage_error(err, export_usage, "%s needs a value", argv[optind - 1]);
+		else
+			return usage_error(err, export_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (argc - optind != 1)
+		return usage_error(err, export_usage, "assess export needs exactly one ASSESSMENT");
+	if (format == NULL)
+		return usage_error(err, export_usage, "assess export needs --format csv or --format md");
+	if (strcmp(format, "csv") != 0 && strcmp(format, "md") != 0)
+		return usage_error(err, export_usage, "--format: '%s' is not csv or md", format);
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	    assessment_load(db, id, &a, err) != 0)
+		return err->code;
+	buf_init(&b);
+	rc = assessment_export(a, format, &b, err);
+	if (rc == 0 && output != NULL)
+		rc = write_file_atomic(output, b.data, b.len, 0644, err);
+	else if (rc == 0)
+		fwrite(b.data, 1, b.len, stdout);
+	buf_free(&b);
+	assessment_free(a);
+	return rc;
+}
+
+static const char import_usage[] = "assess import ASSESSMENT FILE.csv";
+
+static int
+assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct assessment *a;
+	struct buf problems;
+	int64_t id;
+	sqlite3 *db;
+	int changed = 0, rc;
+
+	if (parse_id_json(argc, argv, import_usage, 2, "an ASSESSMENT and a FILE", NULL, err) != 0)
+		return err->code;
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	    assessment_load(db, id, &a, err) != 0)
+		return err->code;
+	buf_init(&problems);
+	rc = assessment_import_csv(db, av->actor, a, argv[optind + 1], &problems, &changed, err);
+	if (problems.len > 0)
+		fputs(problems.data, stderr);
+	buf_free(&problems);
+	if (rc == 0)
+		printf("assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
+		    changed == 1 ? "" : "s", argv[optind + 1]);
+	assessment_free(a);
+	return rc;
+}
+
+static const struct subcmd assess_subs[] = {
+	{ "start", start_usage, "start an assessment of a vendor (draft)", assess_start },
+	{ "answer", answer_usage, "answer a question, with a note and evidence", assess_answer },
+	{ "show", show_usage, "show answers, risk, score and probe-checked claims", assess_show },
+	{ "list", list_usage, "list assessments", assess_list },
+	{ "history", history_usage, "every change to one answer", assess_history },
+	{ "submit", submit_usage, "send a draft for review (answers lock)", assess_submit },
+	{ "approve", approve_usage, "approve an assessment in review (final)", assess_approve },
+	{ "reopen", reopen_usage, "return a review to draft, or start a new round of a final one",
+	  assess_reopen },
+	{ "export", export_usage, "the sheet a vendor fills in", assess_export },
+	{ "import", import_usage, "read a filled-in CSV sheet back", assess_import },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static int
+cmd_assess_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return subcmd_dispatch(&cmd_assess_entry, assess_subs, av, argc, argv, err);
+}
+
+const struct cmd_entry cmd_assess_entry = {
+	"assess", "assess start|answer|show|list|history|submit|approve|reopen|export|import ...",
+	"vendor assessments: questionnaires answered, scored and reviewed", cmd_assess_exec
+};

@@ -1,0 +1,1223 @@
+/*
+ * cmd-incident.c: "aivet incident" — open an incident against a vendor (by
+ * hand or from a probe finding), move it through its status workflow, keep
+ * its timeline of immutable entries, its tasks and linked evidence, and show
+ * its notification clocks. Every change is one transaction with its audit
+ * entries; timeline entries carry the time as given with its zone.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "incident.h"
+
+extern const struct cmd_entry cmd_incident_entry;
+
+#define MAX_LINKS 64
+#define MAX_TITLE 200
+
+/* Everything any incident subcommand takes; each parser says which it allows. */
+struct incident_opts {
+	const char *title, *endpoint, *discovered, *window_start, *window_end, *phi;
+	const char *vendor_discovered, *at, *kind, *note, *owner, *due, *vendor;
+	const char *individuals, *state_residents, *eu_data_arg;
+	const char *file, *effective, *vendor_sla;
+	int64_t vendor_sla_ms;
+	int64_t severity, from_finding, corrects;
+	int set_severity, set_eu_data, eu_data, json, open_only;
+	const char *clocks[8];
+	int nclocks;
+	struct {
+		const char *type;
+		int64_t id;
+	} links[MAX_LINKS];
+	int nlinks;
+};
+
+enum {
+	O_TITLE = 256, O_ENDPOINT, O_DISCOVERED, O_WSTART, O_WEND, O_SEVERITY, O_PHI, O_INDIV,
+	O_STATE, O_EU, O_VDISC, O_FINDING, O_AT, O_KIND, O_CLOCK, O_NOTE, O_CORRECTS, O_OWNER,
+	O_DUE, O_JSON, O_OPEN, O_VENDOR, O_RUN, O_LFINDING, O_EVIDENCE, O_FILE, O_EFFECTIVE, O_VSLA
+};
+
+/*
+ * Parses options; "allowed" lists the long option names this subcommand
+ * takes, so one table serves all and a wrong option names itself.
+ */
+static int
+parse_opts(int argc, char **argv, const char *usage, const char *allowed,
+    struct incident_opts *o, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "title", required_argument, NULL, O_TITLE },
+		{ "endpoint", required_argument, NULL, O_ENDPOINT },
+		{ "discovered", required_argument, NULL, O_DISCOVERED },
+		{ "window-start", required_argument, NULL, O_WSTART },
+		{ "window-end", required_argument, NULL, O_WEND },
+		{ "severity", required_argument, NULL, O_SEVERITY },
+		{ "phi", required_argument, NULL, O_PHI },
+		{ "individuals", required_argument, NULL, O_INDIV },
+		{ "state-residents", required_argument, NULL, O_STATE },
+		{ "eu-data", optional_argument, NULL, O_EU },
+		{ "vendor-discovered", required_argument, NULL, O_VDISC },
+		{ "from-finding", required_argument, NULL, O_FINDING },
+		{ "at", required_argument, NULL, O_AT },
+		{ "kind", required_argument, NULL, O_KIND },
+		{ "clock", required_argument, NULL, O_CLOCK },
+		{ "note", required_argument, NULL, O_NOTE },
+		{ "corrects", required_argument, NULL, O_CORRECTS },
+		{ "owner", required_argument, NULL, O_OWNER },
+		{ "due", required_argument, NULL, O_DUE },
+		{ "json", no_argument, NULL, O_JSON },
+		{ "open", no_argument, NULL, O_OPEN },
+		{ "vendor", required_argument, NULL, O_VENDOR },
+		{ "run", required_argument, NULL, O_RUN },
+		{ "finding", required_argument, NULL, O_LFINDING },
+		{ "evidence", required_argument, NULL, O_EVIDENCE },
+		{ "file", required_argument, NULL, O_FILE },
+		{ "effective", required_argument, NULL, O_EFFECTIVE },
+		{ "vendor-sla", required_argument, NULL, O_VSLA },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c, idx;
+
+	while ((c = getopt_long(argc, argv, ":", opts, &idx)) != -1) {
+		const char *name;
+		char key[40];
+
+		if (c == ':')
+			return usage_error(err, usage, "%s needs a value", argv[optind - 1]);
+		if (c == '?' || c < O_TITLE)
+			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
+		name = opts[c - O_TITLE].name;
+		snprintf(key, sizeof key, " %s ", name);
+		if (strstr(allowed, key) == NULL)
+			return usage_error(err, usage, "--%s is not an option here", name);
+		switch (c) {
+		case O_TITLE: o->title = optarg; break;
+		case O_ENDPOINT: o->endpoint = optarg; break;
+		case O_DISCOVERED: o->discovered = optarg; break;
+		case O_WSTART: o->window_start = optarg; break;
+		case O_WEND: o->window_end = optarg; break;
+		case O_SEVERITY:
+			if (parse_int_opt("--severity", optarg, 1, 4, &o->severity, err) != 0)
+				return err->code;
+			o->set_severity = 1;
+			break;
+		case O_PHI:
+			if (strcmp(optarg, "yes") != 0 && strcmp(optarg, "no") != 0 &&
+			    strcmp(optarg, "unknown") != 0)
+				return usage_error(err, usage, "--phi: '%s' is not yes, no or unknown", optarg);
+			o->phi = optarg;
+			break;
+		case O_INDIV: o->individuals = optarg; break;
+		case O_STATE: o->state_residents = optarg; break;
+		case O_EU:
+			if (optarg == NULL || strcmp(optarg, "yes") == 0)
+				o->eu_data = 1;
+			else if (strcmp(optarg, "no") == 0)
+				o->eu_data = 0;
+			else
+				return usage_error(err, usage, "--eu-data: '%s' is not yes or no", optarg);
+			o->set_eu_data = 1;
+			break;
+		case O_VDISC: o->vendor_discovered = optarg; break;
+		case O_FINDING:
+			if (parse_int_opt("--from-finding", optarg, 1, INT64_MAX, &o->from_finding, err) != 0)
+				return err->code;
+			break;
+		case O_AT: o->at = optarg; break;
+		case O_KIND: o->kind = optarg; break;
+		case O_CLOCK:
+			if (clock_index(optarg) < 0)
+				return usage_error(err, usage, "--clock: unknown clock '%s' (one of "
+				    "hipaa-individuals, hhs, media, vendor-sla, gdpr-sa)", optarg);
+			if (o->nclocks == (int)(sizeof o->clocks / sizeof o->clocks[0]))
+				return usage_error(err, usage, "--clock: too many");
+			o->clocks[o->nclocks++] = optarg;
+			break;
+		case O_NOTE: o->note = optarg; break;
+		case O_CORRECTS:
+			if (parse_int_opt("--corrects", optarg, 1, INT64_MAX, &o->corrects, err) != 0)
+				return err->code;
+			break;
+		case O_OWNER: o->owner = optarg; break;
+		case O_DUE: o->due = optarg; break;
+		case O_JSON: o->json = 1; break;
+		case O_OPEN: o->open_only = 1; break;
+		case O_VENDOR: o->vendor = optarg; break;
+		case O_RUN:
+		case O_LFINDING:
+		case O_EVIDENCE:
+			if (o->nlinks == MAX_LINKS)
+				return usage_error(err, usage, "at most %d links at a time", MAX_LINKS);
+			o->links[o->nlinks].type = c == O_RUN ? "run" : c == O_LFINDING ? "finding" : "evidence";
+			snprintf(key, sizeof key, "--%s", name);
+			if (parse_int_opt(key, optarg, 1, INT64_MAX, &o->links[o->nlinks].id, err) != 0)
+				return err->code;
+			o->nlinks++;
+			break;
+		case O_FILE: o->file = optarg; break;
+		case O_EFFECTIVE: o->effective = optarg; break;
+		case O_VSLA:
+			if (strcmp(optarg, "none") != 0 && duration_parse(optarg, &o->vendor_sla_ms, err) != 0)
+				return aerr_prefix(err, "--vendor-sla");
+			o->vendor_sla = optarg;
+			break;
+		}
+	}
+	return 0;
+}
+
+/* A time option: ISO 8601 with a zone, not in the future. */
+static int
+time_opt(const char *opt, const char *s, int64_t *ms, int *off, struct aerr *err)
+{
+	int o;
+
+	if (parse_time_zone(s, ms, off ? off : &o, err) != 0)
+		return aerr_prefix(err, "%s", opt);
+	if (*ms > now_ms() + (int64_t)5 * 60 * 1000)
+		return aerr_set(err, AV_USAGE, "%s %s is in the future", opt, s);
+	return 0;
+}
+
+/* A count option: a whole number, or "unknown" (-1). */
+static int
+count_opt(const char *opt, const char *s, int64_t *out, struct aerr *err)
+{
+	if (strcmp(s, "unknown") == 0) {
+		*out = -1;
+		return 0;
+	}
+	return parse_int_opt(opt, s, 0, 1000000000000LL, out, err);
+}
+
+static int
+title_check(const char *what, const char *title, struct aerr *err)
+{
+	size_t n = strlen(title);
+
+	if (n == 0 || strspn(title, " ") == n)
+		return aerr_set(err, AV_USAGE, "%s must not be empty", what);
+	if (n > MAX_TITLE)
+		return aerr_set(err, AV_USAGE, "%s is longer than %d characters", what, MAX_TITLE);
+	for (const unsigned char *p = (const unsigned char *)title; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return aerr_set(err, AV_USAGE, "%s may not contain control characters", what);
+	return 0;
+}
+
+static int
+incident_status_of(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT status FROM incident WHERE id = ?", "i", id);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown incident %lld", (long long)id);
+	}
+	snprintf(out, n, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Looks the incident up and refuses a closed one: its record is final. */
+static int
+open_incident(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
+{
+	char status[32];
+
+	if (incident_lookup(db, arg, id, err) != 0 ||
+	    incident_status_of(db, *id, status, sizeof status, err) != 0)
+		return err->code;
+	if (strcmp(status, "closed") == 0)
+		return aerr_set(err, AV_USAGE, "incident %lld is closed: a closed incident does not "
+		    "change", (long long)*id);
+	return 0;
+}
+
+static int
+link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type, int64_t oid,
+    struct aerr *err)
+{
+	static const struct {
+		const char *type, *sql;
+	} tables[] = {
+		{ "run", "SELECT id FROM probe_run WHERE id = ?" },
+		{ "finding", "SELECT id FROM finding WHERE id = ?" },
+		{ "evidence", "SELECT id FROM evidence WHERE id = ?" },
+	};
+	int64_t have;
+	char at[32];
+	cJSON *d;
+	int rc;
+
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		if (strcmp(tables[i].type, type) != 0)
+			continue;
+		rc = db_int(db, &have, err, tables[i].sql, "i", oid);
+		if (rc < 0)
+			return AV_RUNTIME;
+		if (rc == 1)
+			return aerr_set(err, AV_USAGE, "unknown %s %lld", type, (long long)oid);
+	}
+	rc = db_int(db, &have, err, "SELECT 1 FROM incident_link WHERE incident_id = ? AND "
+	    "object_type = ? AND object_id = ?", "iti", incident_id, type, oid);
+	if (rc < 0)
+		return AV_RUNTIME;
+	if (rc == 0)
+		return aerr_set(err, AV_USAGE, "%s %lld is already linked to incident %lld", type,
+		    (long long)oid, (long long)incident_id);
+	now_iso(at);
+	if (db_exec(db, err, "INSERT INTO incident_link (incident_id, object_type, object_id, added_at) "
+	    "VALUES (?,?,?,?)", "itit", incident_id, type, oid, at) != 0)
+		return err->code;
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "object_type", type);
+	cJSON_AddNumberToObject(d, "object_id", (double)oid);
+	rc = audit_append(db, actor, "incident.link", "incident", incident_id, d, err);
+	cJSON_Delete(d);
+	return rc;
+}
+
+/* ---- open ---- */
+
+static const char open_usage[] = "incident open VENDOR --title TEXT [--endpoint VENDOR/NAME] "
+    "[--discovered TIME] [--window-start TIME --window-end TIME] [--severity 1-4] "
+    "[--phi yes|no|unknown] [--individuals N] [--state-residents N] [--eu-data] "
+    "[--vendor-discovered TIME] [--from-finding FINDING_ID]";
+
+struct finding_source {
+	int64_t id, run_id, endpoint_id, vendor_id;
+	char probe[64], code[64], severity[16], message[512], run_time[40];
+};
+
+static int
+finding_source_load(sqlite3 *db, int64_t fid, struct finding_source *fs, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT f.run_id, r.endpoint_id, e.vendor_id, f.probe, "
+	    "f.code, f.severity, f.message, coalesce(r.finished_at, r.started_at) FROM finding f "
+	    "JOIN probe_run r ON r.id = f.run_id JOIN endpoint e ON e.id = r.endpoint_id "
+	    "WHERE f.id = ?", "i", fid);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "--from-finding: unknown finding %lld", (long long)fid);
+	}
+	fs->id = fid;
+	fs->run_id = sqlite3_column_int64(st, 0);
+	fs->endpoint_id = sqlite3_column_int64(st, 1);
+	fs->vendor_id = sqlite3_column_int64(st, 2);
+	snprintf(fs->probe, sizeof fs->probe, "%s", col_text(st, 3));
+	snprintf(fs->code, sizeof fs->code, "%s", col_text(st, 4));
+	snprintf(fs->severity, sizeof fs->severity, "%s", col_text(st, 5));
+	snprintf(fs->message, sizeof fs->message, "%s", col_text(st, 6));
+	snprintf(fs->run_time, sizeof fs->run_time, "%s", col_text(st, 7));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int
+incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct incident_opts o = { .severity = 2 };
+	struct finding_source fs = { 0 };
+	int64_t vendor_id, endpoint_id = 0, disc_ms, ws = 0, we = 0, vd, indiv = -1, state = -1, id;
+	char disc_utc[32], ws_utc[32], we_utc[32], at[32], sla_text[32], sla_source[160];
+	int64_t sla_ms;
+	const char *disc_given;
+	sqlite3 *db;
+	cJSON *d, *facts;
+	char *text;
+	int off, rc;
+
+	if (parse_opts(argc, argv, open_usage, " title endpoint discovered window-start window-end "
+	    "severity phi individuals state-residents eu-data vendor-discovered from-finding ",
+	    &o, err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, open_usage, "incident open needs exactly one VENDOR");
+	if (o.title == NULL)
+		return usage_error(err, open_usage, "incident open needs --title");
+	if (title_check("--title", o.title, err) != 0)
+		return err->code;
+	if ((o.window_start == NULL) != (o.window_end == NULL))
+		return usage_error(err, open_usage, "--window-start and --window-end go together");
+	if (o.discovered != NULL && time_opt("--discovered", o.discovered, &disc_ms, &off, err) != 0)
+		return err->code;
+	if (o.window_start != NULL && (time_opt("--window-start", o.window_start, &ws, NULL, err) != 0 ||
+	    time_opt("--window-end", o.window_end, &we, NULL, err) != 0))
+		return err->code;
+	if (o.window_start != NULL && we < ws)
+		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
+		    o.window_end, o.window_start);
+	if (o.vendor_discovered != NULL &&
+	    time_opt("--vendor-discovered", o.vendor_discovered, &vd, NULL, err) != 0)
+		return err->code;
+	if (o.individuals != NULL && count_opt("--individuals", o.individuals, &indiv, err) != 0)
+		return err->code;
+	if (o.state_residents != NULL &&
+	    count_opt("--state-residents", o.state_residents, &state, err) != 0)
+		return err->code;
+	if (indiv >= 0 && state > indiv)
+		return aerr_set(err, AV_USAGE, "--state-residents %lld is more than --individuals %lld",
+		    (long long)state, (long long)indiv);
+
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (vendor_lookup(db, argv[optind], &vendor_id, err) != 0)
+		goto fail;
+	if (o.endpoint != NULL) {
+		int64_t ev;
+
+		if (endpoint_lookup(db, o.endpoint, &endpoint_id, err) != 0 ||
+		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i",
+		    endpoint_id) != 0)
+			goto fail;
+		if (ev != vendor_id) {
+			aerr_set(err, AV_USAGE, "--endpoint %s does not belong to vendor %s", o.endpoint,
+			    argv[optind]);
+			goto fail;
+		}
+	}
+	if (o.from_finding != 0) {
+		if (finding_source_load(db, o.from_finding, &fs, err) != 0)
+			goto fail;
+		if (fs.vendor_id != vendor_id) {
+			aerr_set(err, AV_USAGE, "--from-finding %lld was found on another vendor's endpoint",
+			    (long long)o.from_finding);
+			goto fail;
+		}
+		if (endpoint_id != 0 && endpoint_id != fs.endpoint_id) {
+			aerr_set(err, AV_USAGE, "--from-finding %lld was found on another endpoint than %s",
+			    (long long)o.from_finding, o.endpoint);
+			goto fail;
+		}
+		endpoint_id = fs.endpoint_id;
+	}
+	/* Discovery: as given, else when the finding's run saw it, else now. */
+	now_iso(at);
+	if (o.discovered != NULL) {
+		disc_given = o.discovered;
+	} else if (o.from_finding != 0) {
+		disc_given = fs.run_time;
+		if (parse_time(disc_given, &disc_ms, err) != 0)
+			goto fail;
+	} else {
+		disc_given = at;
+		disc_ms = now_ms();
+	}
+	fmt_time_ms(disc_ms, disc_utc);
+	if (incident_vendor_sla(db, vendor_id, &sla_ms, sla_text, sizeof sla_text, sla_source,
+	    sizeof sla_source, err) != 0)
+		goto fail;
+	if (o.window_start != NULL) {
+		fmt_time_ms(ws, ws_utc);
+		fmt_time_ms(we, we_utc);
+	}
+	if (db_exec(db, err, "INSERT INTO incident (vendor_id, endpoint_id, title, severity, phi, "
+	    "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at) "
+	    "VALUES (?,nullif(?, 0),?,?,?,nullif(?, -1),?,?,?,?,?,?)", "iitit" "iittttt", vendor_id,
+	    endpoint_id, o.title,
+	    o.severity, o.phi ? o.phi : "unknown", indiv, (int64_t)o.eu_data, disc_utc,
+	    o.window_start ? ws_utc : NULL, o.window_start ? we_utc : NULL, av->actor, at) != 0)
+		goto fail;
+	id = sqlite3_last_insert_rowid(db);
+
+	d = cJSON_CreateObject();
+	cJSON_AddBoolToObject(d, "opened", 1);
+	facts = cJSON_AddObjectToObject(d, "facts");
+	cJSON_AddStringToObject(facts, "title", o.title);
+	cJSON_AddNumberToObject(facts, "severity", (double)o.severity);
+	cJSON_AddStringToObject(facts, "phi", o.phi ? o.phi : "unknown");
+	if (indiv >= 0)
+		cJSON_AddNumberToObject(facts, "individuals", (double)indiv);
+	else
+		cJSON_AddNullToObject(facts, "individuals");
+	if (state >= 0)
+		cJSON_AddNumberToObject(facts, "state_residents", (double)state);
+	else
+		cJSON_AddNullToObject(facts, "state_residents");
+	cJSON_AddBoolToObject(facts, "eu_data", o.eu_data);
+	cJSON_AddStringToObject(facts, "discovered_at", disc_given);
+	json_add_str(facts, "window_start", o.window_start);
+	json_add_str(facts, "window_end", o.window_end);
+	json_add_str(facts, "vendor_discovered_at", o.vendor_discovered);
+	/* The contract that holds for this incident is the one in force when it opened. */
+	json_add_str(facts, "vendor_sla", sla_ms >= 0 ? sla_text : NULL);
+	json_add_str(facts, "vendor_sla_source", sla_ms >= 0 ? sla_source : NULL);
+	if (o.from_finding != 0)
+		cJSON_AddNumberToObject(d, "finding", (double)o.from_finding);
+	if (audit_append(db, av->actor, "incident.open", "incident", id, d, err) != 0) {
+		cJSON_Delete(d);
+		goto fail;
+	}
+	if (o.from_finding != 0)
+		text = xasprintf("Incident opened from probe finding %lld (%s %s, %s): %s",
+		    (long long)fs.id, fs.probe, fs.code, fs.severity, fs.message);
+	else
+		text = xasprintf("Incident opened: %s", o.title);
+	rc = incident_entry_add(db, av->actor, id, "detection", disc_given, text, d, NULL, err);
+	free(text);
+	cJSON_Delete(d);
+	if (rc != 0)
+		goto fail;
+	if (o.from_finding != 0) {
+		sqlite3_stmt *st;
+
+		if (link_add(db, av->actor, id, "finding", fs.id, err) != 0 ||
+		    link_add(db, av->actor, id, "run", fs.run_id, err) != 0)
+			goto fail;
+		st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
+		    "ORDER BY evidence_id", "i", fs.id);
+		if (st == NULL)
+			goto fail;
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (link_add(db, av->actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
+				sqlite3_finalize(st);
+				goto fail;
+			}
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE) {
+			db_err(db, err, "finding evidence");
+			goto fail;
+		}
+	}
+	if (db_commit(db, err) != 0)
+		return err->code;
+	printf("incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[optind],
+	    disc_utc);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+/* ---- list ---- */
+
+static const char list_usage[] = "incident list [--open] [--vendor VENDOR] [--json]";
+
+static int
+incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct incident_opts o = { 0 };
+	int64_t vendor_id = 0, now = now_ms();
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *arr;
+
+	if (parse_opts(argc, argv, list_usage, " open vendor json ", &o, err) != 0)
+		return err->code;
+	if (optind != argc)
+		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (o.vendor != NULL && vendor_lookup(db, o.vendor, &vendor_id, err) != 0)
+		return err->code;
+	st = db_prepare(db, err, "SELECT i.id, v.name, e.name, i.title, i.status, i.severity, "
+	    "i.discovered_at, (SELECT count(*) FROM incident_task t WHERE t.incident_id = i.id AND "
+	    "t.done_at IS NULL) FROM incident i JOIN vendor v ON v.id = i.vendor_id "
+	    "LEFT JOIN endpoint e ON e.id = i.endpoint_id "
+	    "WHERE (? = 0 OR i.status <> 'closed') AND (? = 0 OR i.vendor_id = ?) ORDER BY i.id",
+	    "iii", (int64_t)o.open_only, vendor_id, vendor_id);
+	if (st == NULL)
+		return err->code;
+	arr = cJSON_CreateArray();
+	if (!o.json)
+		printf("%-4s %-13s %-16s %-24s %-8s %-34s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
+		    "OVERDUE", "NEXT DUE", "TITLE");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		struct incident_facts f;
+		struct incident_clock clocks[CLOCK_COUNT];
+		const struct incident_clock *next = NULL;
+		cJSON *over = cJSON_CreateArray();
+		char due[32] = "-", nextbuf[64] = "-";
+
+		if (incident_clocks(db, id, &f, clocks, err) != 0) {
+			cJSON_Delete(over);
+			cJSON_Delete(arr);
+			sqlite3_finalize(st);
+			return err->code;
+		}
+		for (int i = 0; i < CLOCK_COUNT; i++) {
+			const char *s = clock_state(&clocks[i], now);
+
+			if (strcmp(s, "overdue") == 0)
+				cJSON_AddItemToArray(over, cJSON_CreateString(clocks[i].id));
+			if ((strcmp(s, "running") == 0 || strcmp(s, "overdue") == 0) &&
+			    (next == NULL || clocks[i].due_ms < next->due_ms))
+				next = &clocks[i];
+		}
+		if (next != NULL) {
+			fmt_time_ms(next->due_ms, due);
+			snprintf(nextbuf, sizeof nextbuf, "%s %s", next->id, due);
+		}
+		if (o.json) {
+			cJSON *r = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(r, "id", (double)id);
+			cJSON_AddStringToObject(r, "vendor", col_text(st, 1));
+			if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
+				cJSON_AddNullToObject(r, "endpoint");
+			} else {
+				char *ref = xasprintf("%s/%s", col_text(st, 1), col_text(st, 2));
+
+				cJSON_AddStringToObject(r, "endpoint", ref);
+				free(ref);
+			}
+			cJSON_AddStringToObject(r, "title", col_text(st, 3));
+			cJSON_AddStringToObject(r, "status", col_text(st, 4));
+			cJSON_AddNumberToObject(r, "severity", sqlite3_column_int(st, 5));
+			cJSON_AddStringToObject(r, "discovered_at", col_text(st, 6));
+			cJSON_AddNumberToObject(r, "open_tasks", sqlite3_column_int(st, 7));
+			cJSON_AddItemToObject(r, "overdue_clocks", over);
+			if (next != NULL) {
+				cJSON *n = cJSON_AddObjectToObject(r, "next_due");
+
+				cJSON_AddStringToObject(n, "clock", next->id);
+				cJSON_AddStringToObject(n, "due", due);
+			} else {
+				cJSON_AddNullToObject(r, "next_due");
+			}
+			cJSON_AddItemToArray(arr, r);
+		} else {
+			char overbuf[16];
+
+			snprintf(overbuf, sizeof overbuf, "%d", cJSON_GetArraySize(over));
+			printf("%-4lld %-13s %-16s %-24s %-8s %-34s %s\n", (long long)id, col_text(st, 4),
+			    col_text(st, 1), col_text(st, 6), cJSON_GetArraySize(over) ? overbuf : "-",
+			    nextbuf, col_text(st, 3));
+			cJSON_Delete(over);
+		}
+	}
+	sqlite3_finalize(st);
+	if (o.json)
+		json_emit(arr);
+	else
+		cJSON_Delete(arr);
+	return 0;
+}
+
+/* ---- show ---- */
+
+static const char show_usage[] = "incident show ID [--json]";
+
+static const char *
+jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "-";
+}
+
+static void
+print_clock(const cJSON *c)
+{
+	const char *state = jstr(c, "state");
+	const cJSON *left = cJSON_GetObjectItem(c, "seconds_left");
+	char dur[32] = "";
+
+	if (cJSON_IsNumber(left))
+		fmt_duration((int64_t)left->valuedouble * 1000, dur, sizeof dur);
+	if (strcmp(state, "not-applicable") == 0) {
+		printf("  %-18s %-14s %s\n", jstr(c, "id"), state, jstr(c, "basis"));
+		return;
+	}
+	if (strcmp(state, "running") == 0)
+		printf("  %-18s %-14s due %s (%s left)\n", jstr(c, "id"), state, jstr(c, "due"), dur);
+	else if (strcmp(state, "overdue") == 0)
+		printf("  %-18s %-14s due %s (%s overdue)\n", jstr(c, "id"), "OVERDUE", jstr(c, "due"), dur);
+	else
+		printf("  %-18s %-14s due %s, notified %s (entry %d, %s %s)\n", jstr(c, "id"), state,
+		    jstr(c, "due"), jstr(c, "stopped_at"),
+		    cJSON_GetObjectItem(c, "stopped_by_entry")->valueint, dur,
+		    strcmp(state, "met") == 0 ? "early" : "late");
+	printf("  %-18s %-14s %s\n", "", "", jstr(c, "basis"));
+}
+
+static int
+incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct incident_opts o = { 0 };
+	int64_t id;
+	sqlite3 *db;
+	cJSON *r, *x;
+
+	if (parse_opts(argc, argv, show_usage, " json ", &o, err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, show_usage, "incident show needs exactly one ID");
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (incident_lookup(db, argv[optind], &id, err) != 0 ||
+	    incident_report_json(db, id, &r, err) != 0)
+		return err->code;
+	if (o.json) {
+		json_emit(r);
+		return 0;
+	}
+	printf("incident %lld: %s\n", (long long)id, jstr(r, "title"));
+	printf("  vendor       %s\n", jstr(r, "vendor"));
+	printf("  endpoint     %s\n", jstr(r, "endpoint"));
+	printf("  status       %s\n", jstr(r, "status"));
+	printf("  severity     %d\n", cJSON_GetObjectItem(r, "severity")->valueint);
+	printf("  phi          %s\n", jstr(r, "phi"));
+	x = cJSON_GetObjectItem(r, "individuals");
+	if (cJSON_IsNumber(x))
+		printf("  individuals  %.0f\n", x->valuedouble);
+	else
+		printf("  individuals  unknown\n");
+	x = cJSON_GetObjectItem(r, "state_residents");
+	if (cJSON_IsNumber(x))
+		printf("  state max    %.0f residents of one state\n", x->valuedouble);
+	printf("  eu data      %s\n", cJSON_IsTrue(cJSON_GetObjectItem(r, "eu_data")) ? "yes" : "no");
+	printf("  discovered   %s (%s)\n", jstr(r, "discovered_at_local"), jstr(r, "discovered_at"));
+	if (cJSON_IsString(cJSON_GetObjectItem(r, "vendor_discovered_at")))
+		printf("  vendor found %s\n", jstr(r, "vendor_discovered_at"));
+	if (cJSON_IsString(cJSON_GetObjectItem(r, "window_start")))
+		printf("  window       %s to %s\n", jstr(r, "window_start"), jstr(r, "window_end"));
+	printf("clocks (as of %s)\n", jstr(r, "as_of"));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "clocks"))
+		print_clock(x);
+	printf("timeline\n");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "timeline"))
+		printf("  %-4d %-25s %-17s %-10s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+		    jstr(x, "at"), jstr(x, "kind"), jstr(x, "actor"), jstr(x, "text"));
+	printf("tasks\n");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "tasks"))
+		printf("  %-4d [%c] %s (owner %s, due %s%s)\n", cJSON_GetObjectItem(x, "id")->valueint,
+		    cJSON_IsString(cJSON_GetObjectItem(x, "done_at")) ? 'x' : ' ', jstr(x, "title"),
+		    jstr(x, "owner"), jstr(x, "due_at"),
+		    cJSON_IsTrue(cJSON_GetObjectItem(x, "overdue")) ? ", OVERDUE" : "");
+	printf("links\n");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
+		const char *type = jstr(x, "type");
+
+		if (strcmp(type, "evidence") == 0)
+			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			    jstr(x, "sha256"), jstr(x, "original_name"));
+		else if (strcmp(type, "run") == 0)
+			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			    jstr(x, "status"), jstr(x, "started_at"));
+		else
+			printf("  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			    jstr(x, "severity"), jstr(x, "probe"), jstr(x, "code"), jstr(x, "message"));
+	}
+	cJSON_Delete(r);
+	return 0;
+}
+
+/* ---- status ---- */
+
+static const char status_usage[] =
+    "incident status ID new|investigating|contained|resolved|closed [--note TEXT] [--at TIME]";
+
+static int
+incident_status(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct incident_opts o = { 0 };
+	int64_t id, ms;
+	char from[32];
+	sqlite3 *db;
+	cJSON *d;
+	char *text;
+	int rc;
+
+	if (parse_opts(argc, argv, status_usage, " note at ", &o, err) != 0)
+		return err->code;
+	if (optind != argc - 2)
+		return usage_error(err, status_usage, "incident status needs an ID and a STATUS");
+	if (o.at != NULL && time_opt("--at", o.at, &ms, NULL, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (incident_lookup(db, argv[optind], &id, err) != 0 ||
+	    incident_status_of(db, id, from, sizeof from, err) != 0 ||
+	    incident_status_check(db, id, from, argv[optind + 1], err) != 0)
+		goto fail;
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "from", from);
+	cJSON_AddStringToObject(d, "to", argv[optind + 1]);
+	text = o.note ? xstrdup(o.note) : xasprintf("Status %s -> %s", from, argv[optind + 1]);
+	rc = db_exec(db, err, "UPDATE incident SET status = ? WHERE id = ?", "ti", argv[optind + 1], id);
+	if (rc == 0)
+		rc = audit_append(db, av->actor, "incident.status", "incident", id, d, err);
+	if (rc == 0)
+		rc = incident_entry_add(db, av->actor, id, "status-change", o.at, text, d, NULL, err);
+	free(text);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	printf("incident %lld: %s -> %s\n", (long long)id, from, argv[optind + 1]);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+/* ---- note ---- */
+
+static const char note_usage[] = "incident note ID TEXT [--kind KIND] [--at TIME] "
+    "[--clock CLOCK]... [--corrects ENTRY_ID]";
+
+static int
+incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct incident_opts o = { 0 };
+	const char *kind;
+	int64_t id, ms, eid, owner;
+	sqlite3 *db;
+	cJSON *d = NULL;
+	int rc;
+
+	if (parse_opts(argc, argv, note_usage, " kind at clock corrects ", &o, err) != 0)
+		return err->code;
+	if (optind != argc - 2)
+		return usage_error(err, note_usage, "incident note needs an ID and a TEXT");
+	kind = o.kind ? o.kind : "observation";
+	if (strcmp(kind, "status-change") == 0)
+		return usage_error(err, note_usage, "--kind status-change: use 'aivet incident status' "
+		    "to change the status");
+	if (o.nclocks > 0 && strcmp(kind, "notification-sent") != 0)
+		return usage_error(err, note_usage, "--clock needs --kind notification-sent");
+	for (int i = 0; i < o.nclocks; i++)
+		if (strcmp(o.clocks[i], "vendor-sla") == 0)
+			return usage_error(err, note_usage, "--clock vendor-sla: that clock stops when the "
+			    "vendor's notice is recorded (--kind vendor-notice)");
+	if (o.at != NULL && time_opt("--at", o.at, &ms, NULL, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (open_incident(db, argv[optind], &id, err) != 0)
+		goto fail;
+	if (o.corrects != 0) {
+		rc = db_int(db, &owner, err, "SELECT incident_id FROM incident_entry WHERE id = ?", "i",
+		    o.corrects);
+		if (rc < 0)
+			goto fail;
+		if (rc == 1 || owner != id) {
+			aerr_set(err, AV_USAGE, "--corrects %lld: incident %lld has no such entry",
+			    (long long)o.corrects, (long long)id);
+			goto fail;
+		}
+	}
+	if (o.nclocks > 0 || o.corrects != 0) {
+		d = cJSON_CreateObject();
+		if (o.nclocks > 0) {
+			cJSON *a = cJSON_AddArrayToObject(d, "clocks");
+
+			for (int i = 0; i < o.nclocks; i++)
+				cJSON_AddItemToArray(a, cJSON_CreateString(o.clocks[i]));
+		}
+		if (o.corrects != 0)
+			cJSON_AddNumberToObject(d, "corrects", (double)o.corrects);
+	}
+	rc = incident_entry_add(db, av->actor, id, kind, o.at, argv[optind + 1], d, &eid, err);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	printf("incident %lld: entry %lld recorded (%s)\n", (long long)id, (long long)eid, kind);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+/* ---- edit ---- */
+
+static const char edit_usage[] = "incident edit ID [--title TEXT] [--endpoint VENDOR/NAME] "
+    "[--severity 1-4] [--phi yes|no|unknown] [--individuals N|unknown] "
+    "[--state-residents N|unknown] [--eu-data yes|no] [--window-start TIME --window-end TIME] "
+    "[--vendor-discovered TIME] [--vendor-sla DURATION|none] [--note TEXT] [--at TIME]";
+
+static void
+fact_count(cJSON *facts, const char *k, int64_t v)
+{
+	if (v < 0)
+		cJSON_AddNullToObject(facts, k);
+	else
+		cJSON_AddNumberToObject(facts, k, (double)v);
+}
+
+static int
+incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct incident_opts o = { 0 };
+	int64_t id, ms, ws = 0, we = 0, indiv = -1, state = -1, endpoint_id = 0, cur_indiv;
+	char ws_utc[32], we_utc[32];
+	struct buf what;
+	sqlite3 *db;
+	cJSON *d, *facts;
+	char *text;
+	int rc;
+
+	if (parse_opts(argc, argv, edit_usage, " title endpoint severity phi individuals "
+	    "state-residents eu-data window-start window-end vendor-discovered vendor-sla note at ", &o,
+	    err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, edit_usage, "incident edit needs exactly one ID");
+	if (!o.title && !o.endpoint && !o.set_severity && !o.phi && !o.individuals &&
+	    !o.state_residents && !o.set_eu_data && !o.window_start && !o.window_end &&
+	    !o.vendor_discovered && !o.vendor_sla)
+		return usage_error(err, edit_usage, "incident edit: nothing to change");
+	if (o.title != NULL && title_check("--title", o.title, err) != 0)
+		return err->code;
+	if ((o.window_start == NULL) != (o.window_end == NULL))
+		return usage_error(err, edit_usage, "--window-start and --window-end go together");
+	if (o.window_start != NULL && (time_opt("--window-start", o.window_start, &ws, NULL, err) != 0 ||
+	    time_opt("--window-end", o.window_end, &we, NULL, err) != 0))
+		return err->code;
+	if (o.window_start != NULL && we < ws)
+		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
+		    o.window_end, o.window_start);
+	if (o.vendor_discovered != NULL &&
+	    time_opt("--vendor-discovered", o.vendor_discovered, &ms, NULL, err) != 0)
+		return err->code;
+	if (o.at != NULL && time_opt("--at", o.at, &ms, NULL, err) != 0)
+		return err->code;
+	if (o.individuals != NULL && count_opt("--individuals", o.individuals, &indiv, err) != 0)
+		return err->code;
+	if (o.state_residents != NULL &&
+	    count_opt("--state-residents", o.state_residents, &state, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (open_incident(db, argv[optind], &id, err) != 0)
+		goto fail;
+	if (o.endpoint != NULL) {
+		int64_t ev, iv;
+
+		if (endpoint_lookup(db, o.endpoint, &endpoint_id, err) != 0 ||
+		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i", endpoint_id) ||
+		    db_int(db, &iv, err, "SELECT vendor_id FROM incident WHERE id = ?", "i", id))
+			goto fail;
+		if (ev != iv) {
+			aerr_set(err, AV_USAGE, "--endpoint %s belongs to another vendor than incident "
+			    "%lld's", o.endpoint, (long long)id);
+			goto fail;
+		}
+	}
+	if (o.state_residents != NULL && state >= 0) {
+		rc = db_int(db, &cur_indiv, err, "SELECT individuals FROM incident WHERE id = ? AND "
+		    "individuals IS NOT NULL", "i", id);
+		if (rc < 0)
+			goto fail;
+		if (o.individuals != NULL)
+			cur_indiv = indiv, rc = indiv < 0;
+		if (rc == 0 && state > cur_indiv) {
+			aerr_set(err, AV_USAGE, "--state-residents %lld is more than the %lld individuals",
+			    (long long)state, (long long)cur_indiv);
+			goto fail;
+		}
+	}
+
+	/* The facts as given go into the entry; the columns hold the current values. */
+	d = cJSON_CreateObject();
+	facts = cJSON_AddObjectToObject(d, "facts");
+	buf_init(&what);
+	rc = 0;
+#define SET(cond, sql, fmt, ...) \
+	if (rc == 0 && (cond)) \
+		rc = db_exec(db, err, "UPDATE incident SET " sql " WHERE id = ?", fmt "i", __VA_ARGS__, id)
+	SET(o.title, "title = ?", "t", o.title);
+	SET(o.endpoint, "endpoint_id = ?", "i", endpoint_id);
+	SET(o.set_severity, "severity = ?", "i", o.severity);
+	SET(o.phi, "phi = ?", "t", o.phi);
+	SET(o.individuals, "individuals = nullif(?, -1)", "i", indiv);
+	SET(o.set_eu_data, "eu_data = ?", "i", (int64_t)o.eu_data);
+#undef SET
+	if (rc == 0 && o.window_start) {
+		fmt_time_ms(ws, ws_utc);
+		fmt_time_ms(we, we_utc);
+		rc = db_exec(db, err, "UPDATE incident SET window_start = ?, window_end = ? WHERE id = ?",
+		    "tti", ws_utc, we_utc, id);
+	}
+	if (rc != 0) {
+		cJSON_Delete(d);
+		buf_free(&what);
+		goto fail;
+	}
+	if (o.title)
+		cJSON_AddStringToObject(facts, "title", o.title), buf_printf(&what, ", title");
+	if (o.endpoint)
+		cJSON_AddStringToObject(facts, "endpoint", o.endpoint),
+		    buf_printf(&what, ", endpoint %s", o.endpoint);
+	if (o.set_severity)
+		cJSON_AddNumberToObject(facts, "severity", (double)o.severity),
+		    buf_printf(&what, ", severity %lld", (long long)o.severity);
+	if (o.phi)
+		cJSON_AddStringToObject(facts, "phi", o.phi), buf_printf(&what, ", phi %s", o.phi);
+	if (o.individuals)
+		fact_count(facts, "individuals", indiv), buf_printf(&what, ", individuals %s",
+		    o.individuals);
+	if (o.state_residents)
+		fact_count(facts, "state_residents", state),
+		    buf_printf(&what, ", state residents %s", o.state_residents);
+	if (o.set_eu_data)
+		cJSON_AddBoolToObject(facts, "eu_data", o.eu_data),
+		    buf_printf(&what, ", EU data %s", o.eu_data ? "yes" : "no");
+	if (o.window_start) {
+		cJSON_AddStringToObject(facts, "window_start", o.window_start);
+		cJSON_AddStringToObject(facts, "window_end", o.window_end);
+		buf_printf(&what, ", window %s to %s", o.window_start, o.window_end);
+	}
+	if (o.vendor_discovered)
+		cJSON_AddStringToObject(facts, "vendor_discovered_at", o.vendor_discovered),
+		    buf_printf(&what, ", vendor discovered %s", o.vendor_discovered);
+	if (o.vendor_sla) {
+		int none = strcmp(o.vendor_sla, "none") == 0;
+		char *src = xasprintf("set by %s with incident edit", av->actor);
+
+		json_add_str(facts, "vendor_sla", none ? NULL : o.vendor_sla);
+		json_add_str(facts, "vendor_sla_source", none ? NULL : src);
+		free(src);
+		buf_printf(&what, ", vendor SLA %s", o.vendor_sla);
+	}
+	text = o.note ? xstrdup(o.note) : xasprintf("Set %s", what.data + 2);
+	buf_free(&what);
+	rc = audit_append(db, av->actor, "incident.edit", "incident", id, facts, err);
+	if (rc == 0)
+		rc = incident_entry_add(db, av->actor, id, "decision", o.at, text, d, NULL, err);
+	free(text);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	printf("incident %lld updated\n", (long long)id);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+/* ---- tasks ---- */
+
+static const char task_add_usage[] = "incident task add ID TITLE [--owner NAME] [--due TIME]";
+
+static int
+task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct incident_opts o = { 0 };
+	int64_t id, due_ms = 0, tid;
+	char due[32], at[32];
+	sqlite3 *db;
+	cJSON *d;
+	int rc, off;
+
+	if (parse_opts(argc, argv, task_add_usage, " owner due ", &o, err) != 0)
+		return err->code;
+	if (optind != argc - 2)
+		return usage_error(err, task_add_usage, "incident task add needs an ID and a TITLE");
+	if (title_check("the task title", argv[optind + 1], err) != 0)
+		return err->code;
+	if (o.owner != NULL && (*o.owner == '\0' || strlen(o.owner) > 100))
+		return usage_error(err, task_add_usage, "--owner must be 1 to 100 characters");
+	if (o.due != NULL && parse_time_zone(o.due, &due_ms, &off, err) != 0)
+		return aerr_prefix(err, "--due");
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (open_incident(db, argv[optind], &id, err) != 0)
+		goto fail;
+	if (o.due != NULL)
+		fmt_time_ms(due_ms, due);
+	now_iso(at);
+	if (db_exec(db, err, "INSERT INTO incident_task (incident_id, title, owner, due_at, created_at) "
+	    "VALUES (?,?,?,?,?)", "itttt", id, argv[optind + 1], o.owner, o.due ? due : NULL, at) != 0)
+		goto fail;
+	tid = sqlite3_last_insert_rowid(db);
+	d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "incident_id", (double)id);
+	cJSON_AddStringToObject(d, "title", argv[optind + 1]);
+	json_add_str(d, "owner", o.owner);
+	json_add_str(d, "due_at", o.due ? due : NULL);
+	rc = audit_append(db, av->actor, "incident.task.add", "incident_task", tid, d, err);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	printf("incident %lld: task %lld added\n", (long long)id, (long long)tid);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+static const char task_done_usage[] = "incident task done TASK_ID [--at TIME]";
+
+static int
+task_done(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct incident_opts o = { 0 };
+	int64_t tid, iid, ms;
+	char at[32], idbuf[32];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *d;
+	int rc;
+
+	if (parse_opts(argc, argv, task_done_usage, " at ", &o, err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, task_done_usage, "incident task done needs exactly one TASK_ID");
+	if (parse_int_opt("TASK_ID", argv[optind], 1, INT64_MAX, &tid, err) != 0)
+		return err->code;
+	if (o.at != NULL && time_opt("--at", o.at, &ms, NULL, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	st = db_prepare(db, err, "SELECT incident_id, done_at FROM incident_task WHERE id = ?", "i", tid);
+	if (st == NULL)
+		goto fail;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		aerr_set(err, AV_USAGE, "unknown task %lld", (long long)tid);
+		goto fail;
+	}
+	iid = sqlite3_column_int64(st, 0);
+	if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+		aerr_set(err, AV_USAGE, "task %lld is already done (%s)", (long long)tid, col_text(st, 1));
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	snprintf(idbuf, sizeof idbuf, "%lld", (long long)iid);
+	if (open_incident(db, idbuf, &iid, err) != 0)
+		goto fail;
+	if (o.at != NULL)
+		fmt_time_ms(ms, at);
+	else
+		now_iso(at);
+	if (db_exec(db, err, "UPDATE incident_task SET done_at = ? WHERE id = ?", "ti", at, tid) != 0)
+		goto fail;
+	d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "incident_id", (double)iid);
+	cJSON_AddStringToObject(d, "done_at", at);
+	rc = audit_append(db, av->actor, "incident.task.done", "incident_task", tid, d, err);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	printf("incident %lld: task %lld done\n", (long long)iid, (long long)tid);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+static const struct subcmd task_subs[] = {
+	{ "add", task_add_usage, "add a task with an owner and a due time", task_add },
+	{ "done", task_done_usage, "mark a task done", task_done },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_entry task_entry = {
+	"incident task", "incident task add|done ...", "an incident's tasks", NULL
+};
+
+static int
+incident_task(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return subcmd_dispatch(&task_entry, task_subs, av, argc, argv, err);
+}
+
+/* ---- link ---- */
+
+static const char link_usage[] = "incident link ID [--run RUN_ID]... [--finding FINDING_ID]... "
+    "[--evidence EVIDENCE_ID]... [--file PATH [--effective DATE]]";
+
+static int
+incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct incident_opts o = { 0 };
+	int64_t id, eid;
+	sqlite3 *db;
+
+	if (parse_opts(argc, argv, link_usage, " run finding evidence file effective ", &o, err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, link_usage, "incident link needs exactly one ID");
+	if (o.nlinks == 0 && o.file == NULL)
+		return usage_error(err, link_usage, "incident link: nothing to link");
+	if (o.effective != NULL && o.file == NULL)
+		return usage_error(err, link_usage, "--effective goes with --file");
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (open_incident(db, argv[optind], &id, err) != 0)
+		goto fail;
+	for (int i = 0; i < o.nlinks; i++)
+		if (link_add(db, av->actor, id, o.links[i].type, o.links[i].id, err) != 0)
+			goto fail;
+	if (o.file != NULL && (evidence_add_file(db, av->actor, o.file, o.effective, &eid, err) != 0 ||
+	    link_add(db, av->actor, id, "evidence", eid, err) != 0))
+		goto fail;
+	if (db_commit(db, err) != 0)
+		goto fail;
+	for (int i = 0; i < o.nlinks; i++)
+		printf("incident %lld: linked %s %lld\n", (long long)id, o.links[i].type,
+		    (long long)o.links[i].id);
+	if (o.file != NULL)
+		printf("incident %lld: linked evidence %lld (%s)\n", (long long)id, (long long)eid, o.file);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+/* ---- verify ---- */
+
+static const char verify_usage[] = "incident verify ID";
+
+static int
+incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	if (argc != 2)
+		return usage_error(err, verify_usage, "incident verify needs exactly one ID");
+	return aerr_set(err, AV_RUNTIME, "incident verify is not available in this build: it needs "
+	    "the probe engine; re-run the probes with 'aivet probe' and record the outcome with "
+	    "'aivet incident note %s TEXT --kind verification'", argv[1]);
+}
+
+static const struct subcmd incident_subs[] = {
+	{ "open", open_usage, "open an incident (from a probe finding with --from-finding)", incident_open },
+	{ "list", list_usage, "list incidents with overdue and next-due clocks", incident_list },
+	{ "show", show_usage, "show an incident: facts, clocks, timeline, tasks, links", incident_show },
+	{ "status", status_usage, "move an incident through its workflow", incident_status },
+	{ "note", note_usage, "add an immutable timeline entry", incident_note },
+	{ "edit", edit_usage, "record established facts (recorded as a decision entry)", incident_edit },
+	{ "task", "incident task add|done ...", "add and complete tasks", incident_task },
+	{ "link", link_usage, "link probe runs, findings and evidence", incident_link },
+	{ "verify", verify_usage, "re-run the relevant probes and record a verification", incident_verify },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static int
+cmd_incident_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return subcmd_dispatch(&cmd_incident_entry, incident_subs, av, argc, argv, err);
+}
+
+const struct cmd_entry cmd_incident_entry = {
+	"incident", "incident open|list|show|status|note|edit|task|link|verify ...",
+	"run incidents: timeline, tasks, notification clocks, evidence", cmd_incident_exec
+};

@@ -1,0 +1,319 @@
+/*
+ * cmd-questionnaire.c: "aivet questionnaire" — list and show the
+ * questionnaires in the database (the bundled ones load on first use),
+ * validate a questionnaire file, and import one. Every version ever loaded
+ * stays, so old assessments keep the questions they were answered against.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "questionnaire.h"
+
+extern const struct cmd_entry cmd_questionnaire_entry;
+
+#define MAX_QUESTIONNAIRE_FILE ((size_t)4 << 20)
+
+/* Parses --json (and --all when all is given); returns non-zero on a bad option. */
+static int
+parse_flags(int argc, char **argv, const char *usage, int *json, int *all, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "all", no_argument, NULL, 'a' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'j' && json != NULL)
+			*json = 1;
+		else if (c == 'a' && all != NULL)
+			*all = 1;
+		else
+			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	return 0;
+}
+
+/* Reads and checks a file; every problem goes to stderr, the error only counts them. */
+static int
+check_file(const char *path, const char *consequence, struct buf *text, struct questionnaire **q,
+    struct aerr *err)
+{
+	struct buf problems;
+	int n;
+
+	*q = NULL;
+	if (read_file(path, MAX_QUESTIONNAIRE_FILE, text, err) != 0)
+		return err->code;
+	buf_init(&problems);
+	n = questionnaire_check(path, text->data, text->len, &problems, q);
+	if (n > 0) {
+		fputs(problems.data, stderr);
+		aerr_set(err, AV_USAGE, "%s: %d problem%s%s", path, n, n == 1 ? "" : "s", consequence);
+		buf_free(text);
+	}
+	buf_free(&problems);
+	return n > 0 ? AV_USAGE : 0;
+}
+
+static sqlite3 *
+db_with_questionnaires(struct aivet *av, struct aerr *err)
+{
+	sqlite3 *db = av_db(av, err);
+
+	if (db != NULL && questionnaires_sync(db, av->actor, err) != 0)
+		return NULL;
+	return db;
+}
+
+static const char list_usage[] = "questionnaire list [--all] [--json]";
+
+static int
+q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	int json = 0, all = 0;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *arr;
+
+	if (parse_flags(argc, argv, list_usage, &json, &all, err) != 0)
+		return err->code;
+	if (optind != argc)
+		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
+	if ((db = db_with_questionnaires(av, err)) == NULL)
+		return err->code;
+	st = db_prepare(db, err, "SELECT id FROM questionnaire q WHERE ? OR version = "
+	    "(SELECT max(version) FROM questionnaire r WHERE r.qid = q.qid) ORDER BY qid, version",
+	    "i", (int64_t)all);
+	if (st == NULL)
+		return err->code;
+	arr = cJSON_CreateArray();
+	if (!json)
+		printf("%-28s %-7s %-9s %-7s %s\n", "QUESTIONNAIRE", "VERSION", "QUESTIONS", "BUNDLED",
+		    "TITLE");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct questionnaire *q;
+		sqlite3_stmt *meta;
+
+		if (questionnaire_load(db, sqlite3_column_int64(st, 0), &q, err) != 0) {
+			sqlite3_finalize(st);
+			cJSON_Delete(arr);
+			return err->code;
+		}
+		if (json) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "id", q->qid);
+			cJSON_AddNumberToObject(o, "version", (double)q->version);
+			cJSON_AddStringToObject(o, "title", q->title);
+			cJSON_AddNumberToObject(o, "sections", q->nsections);
+			cJSON_AddNumberToObject(o, "questions", q->nquestions);
+			cJSON_AddBoolToObject(o, "bundled", q->bundled);
+			cJSON_AddStringToObject(o, "sha256", q->sha256);
+			meta = db_prepare(db, err, "SELECT loaded_at FROM questionnaire WHERE id = ?", "i",
+			    q->row_id);
+			if (meta != NULL && sqlite3_step(meta) == SQLITE_ROW)
+				cJSON_AddStringToObject(o, "loaded_at", col_text(meta, 0));
+			sqlite3_finalize(meta);
+			cJSON_AddItemToArray(arr, o);
+		} else {
+			printf("%-28s %-7lld %-9d %-7s %s\n", q->qid, (long long)q->version, q->nquestions,
+			    q->bundled ? "yes" : "no", q->title);
+		}
+		questionnaire_free(q);
+	}
+	sqlite3_finalize(st);
+	if (json)
+		json_emit(arr);
+	else
+		cJSON_Delete(arr);
+	return 0;
+}
+
+static void
+print_question(const struct questionnaire *q, const struct q_question *qq)
+{
+	char *allowed = question_allowed(qq);
+	const cJSON *r;
+
+	printf("  %s%s (%s)\n    %s\n", qq->id, qq->required ? " [required]" : "", q_type_name(qq->type),
+	    qq->text);
+	if (qq->help != NULL)
+		printf("    help: %s\n", qq->help);
+	printf("    answer: %s; weight %g\n", allowed, qq->weight);
+	for (int i = 0; i < qq->nchoices; i++)
+		printf("      %-20s risk %-8s %s\n", qq->choices[i].value, risk_name(qq->choices[i].risk),
+		    qq->choices[i].label);
+	for (int i = 0; i < qq->nbands; i++) {
+		if (qq->type == QT_DURATION)
+			printf("      up to %-14gs risk %s\n", qq->bands[i].max, risk_name(qq->bands[i].risk));
+		else
+			printf("      up to %-15g risk %s\n", qq->bands[i].max, risk_name(qq->bands[i].risk));
+	}
+	if (qq->nbands > 0)
+		printf("      %-23s risk %s\n", "above", risk_name(qq->above));
+	if (qq->dep >= 0) {
+		char *vals = answer_to_text(NULL, qq->dep_values);
+
+		printf("    asked when %s is %s\n", q->questions[qq->dep].id, vals);
+		free(vals);
+	}
+	cJSON_ArrayForEach(r, qq->references)
+		printf("    reference: %s\n", r->valuestring);
+	for (int i = 0; i < qq->nchecks; i++) {
+		char *c = cJSON_PrintUnformatted(qq->checks[i].confirms);
+
+		printf("    verified by probe %s (a pass confirms %s)\n", qq->checks[i].probe, c);
+		free(c);
+	}
+	free(allowed);
+}
+
+static const char show_usage[] = "questionnaire show QUESTIONNAIRE[@VERSION] [--json]";
+
+static int
+q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	int json = 0;
+	int64_t row;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	struct questionnaire *q;
+
+	if (parse_flags(argc, argv, show_usage, &json, NULL, err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, show_usage, "questionnaire show needs exactly one QUESTIONNAIRE");
+	if ((db = db_with_questionnaires(av, err)) == NULL)
+		return err->code;
+	if (questionnaire_lookup(db, argv[optind], &row, err) != 0 ||
+	    questionnaire_load(db, row, &q, err) != 0)
+		return err->code;
+	if (json) {
+		cJSON *o = cJSON_Duplicate(q->root, 1);
+
+		cJSON_AddStringToObject(o, "sha256", q->sha256);
+		cJSON_AddBoolToObject(o, "bundled", q->bundled);
+		st = db_prepare(db, err, "SELECT loaded_at FROM questionnaire WHERE id = ?", "i", row);
+		if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
+			cJSON_AddStringToObject(o, "loaded_at", col_text(st, 0));
+		sqlite3_finalize(st);
+		json_emit(o);
+		questionnaire_free(q);
+		return 0;
+	}
+	printf("%s version %lld: %s\n", q->qid, (long long)q->version, q->title);
+	if (q->description != NULL)
+		printf("%s\n", q->description);
+	printf("sha256 %s%s\n", q->sha256, q->bundled ? " (bundled)" : "");
+	for (int s = 0; s < q->nsections; s++) {
+		printf("\n%s: %s\n", q->sections[s].id, q->sections[s].title);
+		for (int i = q->sections[s].first; i < q->sections[s].first + q->sections[s].count; i++)
+			print_question(q, &q->questions[i]);
+	}
+	questionnaire_free(q);
+	return 0;
+}
+
+static const char validate_usage[] = "questionnaire validate FILE";
+
+static int
+q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct questionnaire *q;
+	struct buf b;
+
+	(void)av;
+	if (parse_flags(argc, argv, validate_usage, NULL, NULL, err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, validate_usage, "questionnaire validate needs exactly one FILE");
+	if (check_file(argv[optind], "", &b, &q, err) != 0)
+		return err->code;
+	printf("%s: valid: %s version %lld, %d sections, %d questions\n", argv[optind], q->qid,
+	    (long long)q->version, q->nsections, q->nquestions);
+	questionnaire_free(q);
+	buf_free(&b);
+	return 0;
+}
+
+static const char import_usage[] = "questionnaire import FILE";
+
+static int
+q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct questionnaire *q = NULL;
+	struct buf b;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int64_t row;
+	int rc;
+
+	if (parse_flags(argc, argv, import_usage, NULL, NULL, err) != 0)
+		return err->code;
+	if (optind != argc - 1)
+		return usage_error(err, import_usage, "questionnaire import needs exactly one FILE");
+	if (check_file(argv[optind], "; nothing was imported", &b, &q, err) != 0)
+		return err->code;
+	if ((db = db_with_questionnaires(av, err)) == NULL || db_begin(db, err) != 0) {
+		buf_free(&b);
+		questionnaire_free(q);
+		return err->code;
+	}
+	st = db_prepare(db, err, "SELECT id, sha256 FROM questionnaire WHERE qid = ? AND version = ?",
+	    "ti", q->qid, q->version);
+	if (st == NULL) {
+		rc = AV_RUNTIME;
+	} else if (sqlite3_step(st) == SQLITE_ROW) {
+		if (strcmp(col_text(st, 1), q->sha256) == 0) {
+			printf("questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
+			    (long long)q->version, (long long)sqlite3_column_int64(st, 0));
+			rc = 0;
+		} else {
+			rc = aerr_set(err, AV_USAGE, "%s: questionnaire %s version %lld is already loaded with "
+			    "different content; give the changed file a higher version", argv[optind], q->qid,
+			    (long long)q->version);
+		}
+		sqlite3_finalize(st);
+		db_rollback(db);
+		buf_free(&b);
+		questionnaire_free(q);
+		return rc;
+	} else {
+		rc = questionnaire_store(db, av->actor, q, b.data, b.len, &row, err);
+	}
+	sqlite3_finalize(st);
+	if (rc == 0)
+		rc = db_commit(db, err);
+	else
+		db_rollback(db);
+	if (rc == 0)
+		printf("questionnaire %s version %lld imported (id %lld): %d questions\n", q->qid,
+		    (long long)q->version, (long long)row, q->nquestions);
+	buf_free(&b);
+	questionnaire_free(q);
+	return rc;
+}
+
+static const struct subcmd questionnaire_subs[] = {
+	{ "list", list_usage, "list questionnaires (every version with --all)", q_list },
+	{ "show", show_usage, "show a questionnaire's questions", q_show },
+	{ "validate", validate_usage, "check a questionnaire file, naming every problem", q_validate },
+	{ "import", import_usage, "load a questionnaire file into the database", q_import },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static int
+cmd_questionnaire_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return subcmd_dispatch(&cmd_questionnaire_entry, questionnaire_subs, av, argc, argv, err);
+}
+
+const struct cmd_entry cmd_questionnaire_entry = {
+	"questionnaire", "questionnaire list|show|validate|import ...",
+	"the questionnaires assessments are answered against", cmd_questionnaire_exec
+};

@@ -1,0 +1,736 @@
+/*
+ * incident.c: the incident record shared by the CLI, the TUI and signed
+ * reports — timeline entries that are written once and covered by the audit
+ * chain, the facts the notification clocks run on, the status workflow, and
+ * the incident as one JSON document.
+ *
+ * Facts without a column of their own (residents of one state, the vendor's
+ * own discovery time, the discovery time as given with its zone) live in the
+ * details of the timeline entry that established them, under "facts"; the
+ * newest entry that sets a fact holds its current value.
+ */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "incident.h"
+
+const char *const incident_statuses[] = {
+	"new", "investigating", "contained", "resolved", "closed", NULL
+};
+
+const char *const incident_entry_kinds[] = {
+	"detection", "vendor-notice", "observation", "decision", "notification-sent",
+	"mitigation", "verification", "status-change", NULL
+};
+
+#define MAX_ENTRY_TEXT 20000
+#define FUTURE_SLACK_MS ((int64_t)5 * 60 * 1000)
+
+static int
+in_list(const char *const *list, const char *s)
+{
+	for (int i = 0; list[i] != NULL; i++)
+		if (strcmp(list[i], s) == 0)
+			return i;
+	return -1;
+}
+
+/* The content of an entry as its audit entry records it, so the chain covers it. */
+static cJSON *
+entry_content_json(int64_t incident_id, const char *kind, const char *at, const char *at_utc,
+    const char *actor, const char *text, const char *details, const char *recorded_at)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "incident_id", (double)incident_id);
+	cJSON_AddStringToObject(o, "kind", kind);
+	cJSON_AddStringToObject(o, "at", at);
+	cJSON_AddStringToObject(o, "at_utc", at_utc);
+	cJSON_AddStringToObject(o, "actor", actor);
+	cJSON_AddStringToObject(o, "text", text);
+	json_add_str(o, "details", details);
+	cJSON_AddStringToObject(o, "recorded_at", recorded_at);
+	return o;
+}
+
+static int
+text_check(const char *text, struct aerr *err)
+{
+	size_t n = strlen(text);
+
+	if (n == 0 || strspn(text, " \t\n") == n)
+		return aerr_set(err, AV_USAGE, "the entry text must not be empty");
+	if (n > MAX_ENTRY_TEXT)
+		return aerr_set(err, AV_USAGE, "the entry text is longer than %d bytes", MAX_ENTRY_TEXT);
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
+			return aerr_set(err, AV_USAGE, "the entry text may not contain control characters");
+	return 0;
+}
+
+int
+incident_entry_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *kind,
+    const char *at_given, const char *text, const cJSON *details, int64_t *entry_id,
+    struct aerr *err)
+{
+	char at_utc[32], recorded[32];
+	const char *at;
+	char *dj = NULL;
+	int64_t ms, id;
+	int off, rc;
+	cJSON *content;
+
+	if (in_list(incident_entry_kinds, kind) < 0)
+		return aerr_set(err, AV_USAGE, "unknown entry kind '%s' (one of detection, vendor-notice, "
+		    "observation, decision, notification-sent, mitigation, verification, status-change)",
+		    kind);
+	if (text_check(text, err) != 0)
+		return err->code;
+	now_iso(recorded);
+	if (at_given == NULL) {
+		at = recorded;
+		memcpy(at_utc, recorded, sizeof at_utc);
+	} else {
+		if (parse_time_zone(at_given, &ms, &off, err) != 0)
+			return aerr_prefix(err, "--at");
+		if (ms > now_ms() + FUTURE_SLACK_MS)
+			return aerr_set(err, AV_USAGE, "--at %s is in the future: entries record what "
+			    "has happened", at_given);
+		at = at_given;
+		fmt_time_ms(ms, at_utc);
+	}
+	if (details != NULL && (dj = cJSON_PrintUnformatted(details)) == NULL)
+		die("out of memory");
+	rc = db_exec(db, err, "INSERT INTO incident_entry (incident_id, kind, at, at_utc, actor, text, "
+	    "details, recorded_at) VALUES (?,?,?,?,?,?,?,?)", "itttttt" "t", incident_id, kind, at,
+	    at_utc, actor, text, dj, recorded);
+	if (rc != 0) {
+		free(dj);
+		return rc;
+	}
+	id = sqlite3_last_insert_rowid(db);
+	content = entry_content_json(incident_id, kind, at, at_utc, actor, text, dj, recorded);
+	free(dj);
+	rc = audit_append(db, actor, "incident.entry", "incident_entry", id, content, err);
+	cJSON_Delete(content);
+	if (rc == 0 && entry_id != NULL)
+		*entry_id = id;
+	return rc;
+}
+
+static void
+check_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+check_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
+{
+	va_list ap;
+
+	st->bad_seq = seq;
+	va_start(ap, fmt);
+	vsnprintf(st->problem, sizeof st->problem, fmt, ap);
+	va_end(ap);
+}
+
+int
+incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err)
+{
+	sqlite3_stmt *q;
+	int rc;
+
+	q = db_prepare(db, err, "SELECT a.seq, a.object_id, a.details, e.id, e.incident_id, e.kind, "
+	    "e.at, e.at_utc, e.actor, e.text, e.details, e.recorded_at FROM audit_log a "
+	    "LEFT JOIN incident_entry e ON e.id = a.object_id "
+	    "WHERE a.action = 'incident.entry' ORDER BY a.seq", NULL);
+	if (q == NULL)
+		return AV_RUNTIME;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		int64_t seq = sqlite3_column_int64(q, 0), eid = sqlite3_column_int64(q, 1);
+		cJSON *content;
+		char *now;
+		int same;
+
+		if (sqlite3_column_type(q, 3) == SQLITE_NULL) {
+			check_fail(st, seq, "incident entry %lld (audit entry %lld) is missing: removed "
+			    "after it was recorded", (long long)eid, (long long)seq);
+			break;
+		}
+		content = entry_content_json(sqlite3_column_int64(q, 4), col_text(q, 5), col_text(q, 6),
+		    col_text(q, 7), col_text(q, 8), col_text(q, 9),
+		    sqlite3_column_type(q, 10) == SQLITE_NULL ? NULL : col_text(q, 10), col_text(q, 11));
+		now = cJSON_PrintUnformatted(content);
+		cJSON_Delete(content);
+		if (now == NULL)
+			die("out of memory");
+		same = strcmp(now, col_text(q, 2)) == 0;
+		free(now);
+		if (!same) {
+			check_fail(st, seq, "incident entry %lld does not match audit entry %lld: edited "
+			    "after it was recorded", (long long)eid, (long long)seq);
+			break;
+		}
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		sqlite3_finalize(q);
+		return db_err(db, err, "incident entries");
+	}
+	sqlite3_finalize(q);
+	if (st->bad_seq != 0)
+		return 0;
+	q = db_prepare(db, err, "SELECT e.id FROM incident_entry e WHERE NOT EXISTS (SELECT 1 FROM "
+	    "audit_log a WHERE a.action = 'incident.entry' AND a.object_id = e.id) ORDER BY e.id "
+	    "LIMIT 1", NULL);
+	if (q == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(q) == SQLITE_ROW) {
+		int64_t eid = sqlite3_column_int64(q, 0);
+
+		/* Not in the chain at all: name the entry, and point past the chain's end. */
+		check_fail(st, st->entries + 1, "incident entry %lld has no audit entry: added behind "
+		    "aivet's back", (long long)eid);
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
+int
+incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
+{
+	int rc;
+
+	if (*arg == '\0' || strspn(arg, "0123456789") != strlen(arg) || strlen(arg) > 15)
+		return aerr_set(err, AV_USAGE, "'%s' is not an incident id (see 'aivet incident list')",
+		    arg);
+	rc = db_int(db, id, err, "SELECT id FROM incident WHERE id = ?", "i", (int64_t)atoll(arg));
+	if (rc == 1)
+		return aerr_set(err, AV_USAGE, "unknown incident %s (see 'aivet incident list')", arg);
+	return rc < 0 ? AV_RUNTIME : 0;
+}
+
+/* The newest value of a fact recorded in an entry's details: 0 found, 1 never set. */
+static int
+fact_text(sqlite3 *db, int64_t incident_id, const char *name, char *out, size_t n,
+    int *is_null, struct aerr *err)
+{
+	char *path = xasprintf("$.facts.%s", name);
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT json_extract(details, ?1), "
+	    "json_type(details, ?1) FROM incident_entry WHERE incident_id = ?2 AND details IS NOT NULL "
+	    "AND json_valid(details) AND json_type(details, ?1) IS NOT NULL ORDER BY id DESC LIMIT 1",
+	    "ti", path, incident_id);
+	int rc;
+
+	free(path);
+	if (st == NULL)
+		return -1;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		*is_null = strcmp(col_text(st, 1), "null") == 0;
+		snprintf(out, n, "%s", col_text(st, 0));
+		sqlite3_finalize(st);
+		return 0;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		db_err(db, err, "incident facts");
+		return -1;
+	}
+	return 1;
+}
+
+static int
+answer_duration(const char *value, int64_t *ms, char *text, size_t textn)
+{
+	cJSON *v = cJSON_Parse(value);
+	int rc = -1;
+
+	if (cJSON_IsString(v) && duration_parse(v->valuestring, ms, NULL) == 0) {
+		snprintf(text, textn, "%s", v->valuestring);
+		rc = 0;
+	}
+	cJSON_Delete(v);
+	return rc;
+}
+
+/*
+ * Reads the answer table directly until the assessment code's
+ * vendor_notification_sla() is available: the newest answer to each
+ * notification-time question, final assessments first; the shortest wins,
+ * since the vendor is bound by its strictest commitment.
+ */
+int
+incident_vendor_sla(sqlite3 *db, int64_t vendor_id, int64_t *ms, char *text, size_t textn,
+    char *source, size_t sourcen, struct aerr *err)
+{
+	static const struct {
+		const char *qid, *question;
+	} sources[] = {
+		{ "llm-inference-isolation", "exposure_notification_time" },
+		{ "hipaa-ai-vendor", "breach_notification_time" },
+	};
+
+	*ms = -1;
+	for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
+		sqlite3_stmt *st = db_prepare(db, err, "SELECT an.value, s.id FROM answer an "
+		    "JOIN assessment s ON s.id = an.assessment_id "
+		    "JOIN questionnaire q ON q.id = s.questionnaire_id "
+		    "WHERE s.vendor_id = ? AND q.qid = ? AND an.question_id = ? "
+		    "ORDER BY s.status = 'final' DESC, s.id DESC LIMIT 1", "itt", vendor_id,
+		    sources[i].qid, sources[i].question);
+		int rc;
+
+		if (st == NULL)
+			return AV_RUNTIME;
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			int64_t d;
+			char t[32];
+
+			if (answer_duration(col_text(st, 0), &d, t, sizeof t) == 0 && (*ms < 0 || d < *ms)) {
+				*ms = d;
+				snprintf(text, textn, "%s", t);
+				snprintf(source, sourcen, "assessment %lld, %s %s",
+				    (long long)sqlite3_column_int64(st, 1), sources[i].qid, sources[i].question);
+			}
+		} else if (rc != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			return db_err(db, err, "questionnaire answers");
+		}
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+static int
+fact_time(sqlite3 *db, int64_t incident_id, const char *name, int64_t *ms, int *off,
+    struct aerr *err)
+{
+	char v[64];
+	int is_null, rc;
+
+	*ms = -1;
+	rc = fact_text(db, incident_id, name, v, sizeof v, &is_null, err);
+	if (rc < 0)
+		return AV_RUNTIME;
+	if (rc == 0 && !is_null && parse_time_zone(v, ms, off, NULL) != 0)
+		*ms = -1;
+	return 0;
+}
+
+int
+incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
+    struct incident_clock clocks[CLOCK_COUNT], struct aerr *err)
+{
+	sqlite3_stmt *st;
+	int64_t vendor_id, given_ms;
+	char v[64];
+	int is_null, off, rc;
+
+	memset(f, 0, sizeof *f);
+	st = db_prepare(db, err, "SELECT vendor_id, phi, individuals, eu_data, discovered_at "
+	    "FROM incident WHERE id = ?", "i", incident_id);
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown incident %lld", (long long)incident_id);
+	}
+	vendor_id = sqlite3_column_int64(st, 0);
+	f->phi = col_text(st, 1)[0];
+	f->individuals = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
+	f->eu_data = sqlite3_column_int(st, 3);
+	if (parse_time(col_text(st, 4), &f->discovered_ms, err) != 0) {
+		sqlite3_finalize(st);
+		return aerr_prefix(err, "incident %lld: discovered_at", (long long)incident_id);
+	}
+	sqlite3_finalize(st);
+	/* The zone the discovery was given in decides which calendar year it fell in. */
+	off = 0;
+	if (fact_time(db, incident_id, "discovered_at", &given_ms, &off, err) != 0)
+		return AV_RUNTIME;
+	f->discovered_offset = given_ms >= 0 ? off : 0;
+	if (fact_time(db, incident_id, "vendor_discovered_at", &f->vendor_discovered_ms, &off, err) != 0)
+		return AV_RUNTIME;
+	f->state_residents = -1;
+	rc = fact_text(db, incident_id, "state_residents", v, sizeof v, &is_null, err);
+	if (rc < 0)
+		return AV_RUNTIME;
+	if (rc == 0 && !is_null)
+		f->state_residents = atoll(v);
+	/* The SLA recorded when the incident was opened (or set since) is the contract
+	 * that held; the live answers only stand in for an incident without one. */
+	rc = fact_text(db, incident_id, "vendor_sla", v, sizeof v, &is_null, err);
+	if (rc < 0)
+		return AV_RUNTIME;
+	f->vendor_sla_ms = -1;
+	if (rc == 1) {
+		if (incident_vendor_sla(db, vendor_id, &f->vendor_sla_ms, f->vendor_sla_text,
+		    sizeof f->vendor_sla_text, f->vendor_sla_source, sizeof f->vendor_sla_source, err) != 0)
+			return err->code;
+	} else if (!is_null && duration_parse(v, &f->vendor_sla_ms, NULL) == 0) {
+		snprintf(f->vendor_sla_text, sizeof f->vendor_sla_text, "%.31s", v);
+		if (fact_text(db, incident_id, "vendor_sla_source", f->vendor_sla_source,
+		    sizeof f->vendor_sla_source, &is_null, err) < 0)
+			return AV_RUNTIME;
+	}
+	clocks_compute(f, clocks);
+
+	/* Stops: notification-sent entries name their clocks; a vendor notice stops vendor-sla. */
+	st = db_prepare(db, err, "SELECT id, kind, at_utc, details FROM incident_entry "
+	    "WHERE incident_id = ? AND kind IN ('notification-sent', 'vendor-notice') ORDER BY id",
+	    "i", incident_id);
+	if (st == NULL)
+		return AV_RUNTIME;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0), at;
+
+		if (parse_time(col_text(st, 2), &at, NULL) != 0)
+			continue;
+		if (strcmp(col_text(st, 1), "vendor-notice") == 0) {
+			clock_stop(&clocks[CLOCK_VENDOR_SLA], at, id);
+		} else {
+			cJSON *d = cJSON_Parse(col_text(st, 3)), *c;
+
+			cJSON_ArrayForEach(c, cJSON_GetObjectItem(d, "clocks")) {
+				int i = cJSON_IsString(c) ? clock_index(c->valuestring) : -1;
+
+				if (i >= 0)
+					clock_stop(&clocks[i], at, id);
+			}
+			cJSON_Delete(d);
+		}
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
+    struct aerr *err)
+{
+	int f = in_list(incident_statuses, from), t = in_list(incident_statuses, to);
+	sqlite3_stmt *st;
+
+	if (t < 0)
+		return aerr_set(err, AV_USAGE, "unknown status '%s' (one of new, investigating, "
+		    "contained, resolved, closed)", to);
+	if (f == t)
+		return aerr_set(err, AV_USAGE, "incident %lld is already %s", (long long)id, to);
+	if (strcmp(from, "closed") == 0)
+		return aerr_set(err, AV_USAGE, "incident %lld is closed: a closed incident does not "
+		    "change", (long long)id);
+	/* Forward one step at a time; back to investigating when a fix fails. */
+	if (t != f + 1 && !(t == 1 && f > 1)) {
+		if (f >= 2)
+			return aerr_set(err, AV_USAGE, "incident %lld is %s: it can move to %s or back to "
+			    "investigating, not %s", (long long)id, from, incident_statuses[f + 1], to);
+		return aerr_set(err, AV_USAGE, "incident %lld is %s: it can move to %s, not %s",
+		    (long long)id, from, incident_statuses[f + 1], to);
+	}
+	if (strcmp(to, "resolved") == 0) {
+		int64_t eid = 0;
+		int reproduces = 0, rc;
+
+		st = db_prepare(db, err, "SELECT id, coalesce(json_extract(details, '$.reproduces'), 0) "
+		    "FROM incident_entry WHERE incident_id = ? AND kind = 'verification' "
+		    "ORDER BY at_utc DESC, id DESC LIMIT 1", "i", id);
+		if (st == NULL)
+			return AV_RUNTIME;
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW) {
+			eid = sqlite3_column_int64(st, 0);
+			reproduces = sqlite3_column_int(st, 1);
+		}
+		sqlite3_finalize(st);
+		if (eid == 0)
+			return aerr_set(err, AV_USAGE, "incident %lld cannot be resolved without a "
+			    "verification entry: run 'aivet incident verify %lld' or record one with "
+			    "'aivet incident note %lld TEXT --kind verification'", (long long)id,
+			    (long long)id, (long long)id);
+		if (reproduces)
+			return aerr_set(err, AV_USAGE, "incident %lld cannot be resolved: the latest "
+			    "verification (entry %lld) found the failure still reproduces", (long long)id,
+			    (long long)eid);
+	}
+	if (strcmp(to, "closed") == 0) {
+		struct incident_facts facts;
+		struct incident_clock clocks[CLOCK_COUNT];
+		int rc;
+
+		st = db_prepare(db, err, "SELECT id, title FROM incident_task WHERE incident_id = ? "
+		    "AND done_at IS NULL ORDER BY id LIMIT 1", "i", id);
+		if (st == NULL)
+			return AV_RUNTIME;
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			aerr_set(err, AV_USAGE, "incident %lld cannot be closed: task %lld '%s' is not done",
+			    (long long)id, (long long)sqlite3_column_int64(st, 0), col_text(st, 1));
+			sqlite3_finalize(st);
+			return AV_USAGE;
+		}
+		sqlite3_finalize(st);
+		if (incident_clocks(db, id, &facts, clocks, err) != 0)
+			return err->code;
+		for (int i = 0; i < CLOCK_COUNT; i++) {
+			char due[32];
+
+			if (!clocks[i].applies || clocks[i].stopped_ms >= 0)
+				continue;
+			fmt_time_ms(clocks[i].due_ms, due);
+			if (i == CLOCK_VENDOR_SLA)
+				return aerr_set(err, AV_USAGE, "incident %lld cannot be closed: clock vendor-sla "
+				    "is still running (due %s); record the vendor's notice with 'aivet incident "
+				    "note %lld TEXT --kind vendor-notice'", (long long)id, due, (long long)id);
+			return aerr_set(err, AV_USAGE, "incident %lld cannot be closed: clock %s is still "
+			    "running (due %s); record the notice with 'aivet incident note %lld TEXT "
+			    "--kind notification-sent --clock %s'", (long long)id, clocks[i].id, due,
+			    (long long)id, clocks[i].id);
+		}
+	}
+	return 0;
+}
+
+/* ---- the incident as JSON ---- */
+
+static void
+add_text_or_null(cJSON *o, const char *k, sqlite3_stmt *st, int i)
+{
+	json_add_str(o, k, sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col_text(st, i));
+}
+
+static cJSON *
+clock_json(const struct incident_clock *c, int offset, int64_t now)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *state = clock_state(c, now);
+	char t[40];
+
+	cJSON_AddStringToObject(o, "id", c->id);
+	cJSON_AddStringToObject(o, "name", c->name);
+	cJSON_AddBoolToObject(o, "applies", c->applies);
+	cJSON_AddStringToObject(o, "state", state);
+	cJSON_AddStringToObject(o, "basis", c->basis);
+	cJSON_AddStringToObject(o, "rule", c->rule);
+	if (!c->applies) {
+		cJSON_AddNullToObject(o, "start");
+		cJSON_AddNullToObject(o, "due");
+		cJSON_AddNullToObject(o, "due_local");
+		cJSON_AddNullToObject(o, "stopped_at");
+		cJSON_AddNullToObject(o, "stopped_by_entry");
+		cJSON_AddNullToObject(o, "seconds_left");
+		return o;
+	}
+	fmt_time_ms(c->start_ms, t);
+	cJSON_AddStringToObject(o, "start", t);
+	fmt_time_ms(c->due_ms, t);
+	cJSON_AddStringToObject(o, "due", t);
+	fmt_time_offset(c->due_ms, offset, t);
+	cJSON_AddStringToObject(o, "due_local", t);
+	if (c->stopped_ms >= 0) {
+		fmt_time_ms(c->stopped_ms, t);
+		cJSON_AddStringToObject(o, "stopped_at", t);
+		cJSON_AddNumberToObject(o, "stopped_by_entry", (double)c->stop_entry);
+		/* Margin at the stop: negative when late. */
+		cJSON_AddNumberToObject(o, "seconds_left", (double)((c->due_ms - c->stopped_ms) / 1000));
+	} else {
+		cJSON_AddNullToObject(o, "stopped_at");
+		cJSON_AddNullToObject(o, "stopped_by_entry");
+		cJSON_AddNumberToObject(o, "seconds_left", (double)((c->due_ms - now) / 1000));
+	}
+	return o;
+}
+
+static int
+add_timeline(sqlite3 *db, int64_t id, cJSON *o, struct aerr *err)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "timeline");
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT id, kind, at, at_utc, actor, text, details, "
+	    "recorded_at FROM incident_entry WHERE incident_id = ? ORDER BY at_utc, id", "i", id);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *e = cJSON_CreateObject(), *d;
+
+		cJSON_AddNumberToObject(e, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddStringToObject(e, "kind", col_text(st, 1));
+		cJSON_AddStringToObject(e, "at", col_text(st, 2));
+		cJSON_AddStringToObject(e, "at_utc", col_text(st, 3));
+		cJSON_AddStringToObject(e, "actor", col_text(st, 4));
+		cJSON_AddStringToObject(e, "text", col_text(st, 5));
+		d = sqlite3_column_type(st, 6) == SQLITE_NULL ? NULL : cJSON_Parse(col_text(st, 6));
+		cJSON_AddItemToObject(e, "details", d ? d : cJSON_CreateNull());
+		cJSON_AddStringToObject(e, "recorded_at", col_text(st, 7));
+		cJSON_AddItemToArray(arr, e);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int
+add_tasks(sqlite3 *db, int64_t id, int64_t now, cJSON *o, struct aerr *err)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "tasks");
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT id, title, owner, due_at, done_at, created_at "
+	    "FROM incident_task WHERE incident_id = ? ORDER BY id", "i", id);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *t = cJSON_CreateObject();
+		int64_t due;
+		int done = sqlite3_column_type(st, 4) != SQLITE_NULL;
+
+		cJSON_AddNumberToObject(t, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddStringToObject(t, "title", col_text(st, 1));
+		add_text_or_null(t, "owner", st, 2);
+		add_text_or_null(t, "due_at", st, 3);
+		add_text_or_null(t, "done_at", st, 4);
+		cJSON_AddStringToObject(t, "created_at", col_text(st, 5));
+		cJSON_AddBoolToObject(t, "overdue", !done && sqlite3_column_type(st, 3) != SQLITE_NULL &&
+		    parse_time(col_text(st, 3), &due, NULL) == 0 && now > due);
+		cJSON_AddItemToArray(arr, t);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static int
+add_links(sqlite3 *db, int64_t id, cJSON *o, struct aerr *err)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "links");
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT l.object_type, l.object_id, l.added_at, "
+	    "ev.kind, ev.sha256, ev.original_name, ev.media_type, ev.size, "
+	    "r.status, r.started_at, r.finished_at, r.probes, "
+	    "f.probe, f.code, f.severity, f.message, f.run_id "
+	    "FROM incident_link l "
+	    "LEFT JOIN evidence ev ON l.object_type = 'evidence' AND ev.id = l.object_id "
+	    "LEFT JOIN probe_run r ON l.object_type = 'run' AND r.id = l.object_id "
+	    "LEFT JOIN finding f ON l.object_type = 'finding' AND f.id = l.object_id "
+	    "WHERE l.incident_id = ? ORDER BY l.object_type, l.object_id", "i", id);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *l = cJSON_CreateObject();
+		const char *type = col_text(st, 0);
+
+		cJSON_AddStringToObject(l, "type", type);
+		cJSON_AddNumberToObject(l, "id", (double)sqlite3_column_int64(st, 1));
+		cJSON_AddStringToObject(l, "added_at", col_text(st, 2));
+		if (strcmp(type, "evidence") == 0) {
+			cJSON_AddStringToObject(l, "kind", col_text(st, 3));
+			cJSON_AddStringToObject(l, "sha256", col_text(st, 4));
+			add_text_or_null(l, "original_name", st, 5);
+			add_text_or_null(l, "media_type", st, 6);
+			cJSON_AddNumberToObject(l, "size", (double)sqlite3_column_int64(st, 7));
+		} else if (strcmp(type, "run") == 0) {
+			cJSON *p = cJSON_Parse(col_text(st, 11));
+
+			cJSON_AddStringToObject(l, "status", col_text(st, 8));
+			cJSON_AddStringToObject(l, "started_at", col_text(st, 9));
+			add_text_or_null(l, "finished_at", st, 10);
+			cJSON_AddItemToObject(l, "probes", p ? p : cJSON_CreateArray());
+		} else {
+			cJSON_AddStringToObject(l, "probe", col_text(st, 12));
+			cJSON_AddStringToObject(l, "code", col_text(st, 13));
+			cJSON_AddStringToObject(l, "severity", col_text(st, 14));
+			cJSON_AddStringToObject(l, "message", col_text(st, 15));
+			cJSON_AddNumberToObject(l, "run_id", (double)sqlite3_column_int64(st, 16));
+		}
+		cJSON_AddItemToArray(arr, l);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+incident_report_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+{
+	struct incident_facts f;
+	struct incident_clock clocks[CLOCK_COUNT];
+	sqlite3_stmt *st;
+	cJSON *o, *arr;
+	int64_t now = now_ms();
+	char t[40];
+
+	*out = NULL;
+	st = db_prepare(db, err, "SELECT i.id, v.name, i.vendor_id, e.name, i.title, i.status, "
+	    "i.severity, i.phi, i.individuals, i.eu_data, i.discovered_at, i.window_start, "
+	    "i.window_end, i.created_by, i.created_at FROM incident i JOIN vendor v ON v.id = i.vendor_id "
+	    "LEFT JOIN endpoint e ON e.id = i.endpoint_id WHERE i.id = ?", "i", id);
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown incident %lld (see 'aivet incident list')",
+		    (long long)id);
+	}
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddStringToObject(o, "vendor", col_text(st, 1));
+	cJSON_AddNumberToObject(o, "vendor_id", (double)sqlite3_column_int64(st, 2));
+	if (sqlite3_column_type(st, 3) == SQLITE_NULL) {
+		cJSON_AddNullToObject(o, "endpoint");
+	} else {
+		char *ref = xasprintf("%s/%s", col_text(st, 1), col_text(st, 3));
+
+		cJSON_AddStringToObject(o, "endpoint", ref);
+		free(ref);
+	}
+	cJSON_AddStringToObject(o, "title", col_text(st, 4));
+	cJSON_AddStringToObject(o, "status", col_text(st, 5));
+	cJSON_AddNumberToObject(o, "severity", sqlite3_column_int(st, 6));
+	cJSON_AddStringToObject(o, "phi", col_text(st, 7));
+	if (sqlite3_column_type(st, 8) == SQLITE_NULL)
+		cJSON_AddNullToObject(o, "individuals");
+	else
+		cJSON_AddNumberToObject(o, "individuals", (double)sqlite3_column_int64(st, 8));
+	cJSON_AddBoolToObject(o, "eu_data", sqlite3_column_int(st, 9));
+	cJSON_AddStringToObject(o, "discovered_at", col_text(st, 10));
+	add_text_or_null(o, "window_start", st, 11);
+	add_text_or_null(o, "window_end", st, 12);
+	cJSON_AddStringToObject(o, "created_by", col_text(st, 13));
+	cJSON_AddStringToObject(o, "created_at", col_text(st, 14));
+	sqlite3_finalize(st);
+
+	if (incident_clocks(db, id, &f, clocks, err) != 0) {
+		cJSON_Delete(o);
+		return err->code;
+	}
+	fmt_time_offset(f.discovered_ms, f.discovered_offset, t);
+	cJSON_AddStringToObject(o, "discovered_at_local", t);
+	if (f.state_residents >= 0)
+		cJSON_AddNumberToObject(o, "state_residents", (double)f.state_residents);
+	else
+		cJSON_AddNullToObject(o, "state_residents");
+	if (f.vendor_discovered_ms >= 0) {
+		fmt_time_ms(f.vendor_discovered_ms, t);
+		cJSON_AddStringToObject(o, "vendor_discovered_at", t);
+	} else {
+		cJSON_AddNullToObject(o, "vendor_discovered_at");
+	}
+	if (f.vendor_sla_ms >= 0) {
+		cJSON *s = cJSON_AddObjectToObject(o, "vendor_sla");
+
+		cJSON_AddStringToObject(s, "value", f.vendor_sla_text);
+		cJSON_AddNumberToObject(s, "seconds", (double)(f.vendor_sla_ms / 1000));
+		cJSON_AddStringToObject(s, "source", f.vendor_sla_source);
+	} else {
+		cJSON_AddNullToObject(o, "vendor_sla");
+	}
+	fmt_time_ms(now, t);
+	cJSON_AddStringToObject(o, "as_of", t);
+	arr = cJSON_AddArrayToObject(o, "clocks");
+	for (int i = 0; i < CLOCK_COUNT; i++)
+		cJSON_AddItemToArray(arr, clock_json(&clocks[i], f.discovered_offset, now));
+	if (add_timeline(db, id, o, err) != 0 || add_tasks(db, id, now, o, err) != 0 ||
+	    add_links(db, id, o, err) != 0) {
+		cJSON_Delete(o);
+		return err->code;
+	}
+	*out = o;
+	return 0;
+}

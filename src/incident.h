@@ -1,0 +1,92 @@
+/*
+ * incident.h: incidents — the record of an exposure at a vendor, its
+ * immutable timeline, its tasks and linked evidence, and the notification
+ * clocks (HIPAA, HHS, media, the vendor's contractual notice, GDPR) that run
+ * from its discovery. Shared by the CLI, the TUI and signed reports.
+ */
+#ifndef AIVET_INCIDENT_H
+#define AIVET_INCIDENT_H
+
+#include "aivet.h"
+
+/* ---- notification clocks (clocks.c): pure arithmetic, no database ---- */
+
+enum {
+	CLOCK_HIPAA_INDIVIDUALS,
+	CLOCK_HHS,
+	CLOCK_MEDIA,
+	CLOCK_VENDOR_SLA,
+	CLOCK_GDPR_SA,
+	CLOCK_COUNT
+};
+
+/* What the clocks depend on. -1 means unknown for the counts and times. */
+struct incident_facts {
+	int64_t discovered_ms;
+	int discovered_offset;     /* minutes east of UTC of the zone discovery was given in */
+	char phi;                  /* 'y', 'n' or 'u' (unknown) */
+	int64_t individuals;
+	int64_t state_residents;   /* most residents of any one state */
+	int eu_data;
+	int64_t vendor_sla_ms;     /* the vendor's contractual notice time, -1 when none */
+	char vendor_sla_text[32];  /* as answered: "24h" */
+	char vendor_sla_source[160];
+	int64_t vendor_discovered_ms; /* when the vendor says it discovered the incident */
+};
+
+struct incident_clock {
+	const char *id;            /* stable: hipaa-individuals, hhs, media, vendor-sla, gdpr-sa */
+	const char *name;
+	const char *rule;
+	int applies;
+	char basis[256];           /* why the clock applies or not, and what was assumed */
+	int64_t start_ms, due_ms;
+	int64_t stopped_ms;        /* -1 while running */
+	int64_t stop_entry;        /* the timeline entry that stopped it */
+};
+
+/* Index of a clock id, or -1. */
+int clock_index(const char *id);
+const char *clock_id(int index);
+void clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_COUNT]);
+/* Records a stop; the earliest stop wins. */
+void clock_stop(struct incident_clock *c, int64_t at_ms, int64_t entry_id);
+/* "not-applicable", "running", "overdue", "met" or "late". */
+const char *clock_state(const struct incident_clock *c, int64_t now);
+/* HHS notice for fewer than 500: 60 days after the end of the calendar year of
+ * discovery, the year taken in the zone the discovery time was given in. */
+int64_t hhs_annual_due(int64_t discovered_ms, int offset_min);
+/* "30m", "24h", "5d", "2w" (also "P5D"/"PT24H") into milliseconds. */
+int duration_parse(const char *s, int64_t *ms, struct aerr *err);
+/* "59d 23h", "3h 05m", "42m": whole minutes, for humans. */
+void fmt_duration(int64_t ms, char *out, size_t n);
+
+/* ---- the incident record (incident.c) ---- */
+
+extern const char *const incident_statuses[];   /* new ... closed, NULL-terminated */
+extern const char *const incident_entry_kinds[];
+
+/* Adds one immutable timeline entry and its audit entry (inside the caller's
+ * transaction). at_given NULL means now; details may be NULL. */
+int incident_entry_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *kind,
+    const char *at_given, const char *text, const cJSON *details, int64_t *entry_id,
+    struct aerr *err);
+/* Checks every timeline entry against the content its audit entry recorded:
+ * an entry edited, deleted or inserted behind aivet's back is reported in st. */
+int incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err);
+/* Loads the facts and clock stops of an incident and computes its clocks. */
+int incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
+    struct incident_clock clocks[CLOCK_COUNT], struct aerr *err);
+/* The vendor's contractual notification time from its questionnaire answers. */
+int incident_vendor_sla(sqlite3 *db, int64_t vendor_id, int64_t *ms, char *text, size_t textn,
+    char *source, size_t sourcen, struct aerr *err);
+/* The whole incident as JSON: fields, timeline, clocks and outcome, tasks,
+ * linked runs, findings and evidence. Used by show --json and signed reports. */
+int incident_report_json(sqlite3 *db, int64_t incident_id, cJSON **out, struct aerr *err);
+/* Resolves an incident id argument; unknown ids are a usage error. */
+int incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err);
+/* Whether a status change is allowed now; the message says why not. */
+int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, const char *to,
+    struct aerr *err);
+
+#endif

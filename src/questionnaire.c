@@ -1,0 +1,1273 @@
+/*
+ * questionnaire.c: reading and checking questionnaire files (the format is
+ * questionnaires/FORMAT.md), their in-memory form, typed answer values and
+ * their risk, and the questionnaire table. A file is checked completely
+ * before anything is used, and every problem is reported at once with its
+ * file:line:column and JSON path, so a questionnaire author fixes a file in
+ * one pass.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "questionnaire.h"
+#include "jsonpos.h"
+
+static const char *const risk_names[] = { "none", "low", "medium", "high", "critical" };
+static const char *const type_names[] = { "yes_no", "single_choice", "multi_choice", "text",
+	"number", "duration", "date" };
+const char *const probe_names[] = { "echo", "oversize", "sweep", "canary", "errors",
+	"prefix-timing", NULL };
+
+#define NTYPES ((int)(sizeof type_names / sizeof type_names[0]))
+
+const char *
+risk_name(int risk)
+{
+	return risk >= RISK_NONE && risk <= RISK_CRITICAL ? risk_names[risk] : "?";
+}
+
+int
+risk_parse(const char *s)
+{
+	for (int i = RISK_NONE; i <= RISK_CRITICAL; i++)
+		if (strcmp(s, risk_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+const char *
+q_type_name(int type)
+{
+	return type >= 0 && type < NTYPES ? type_names[type] : "?";
+}
+
+static int
+is_choice_type(int type)
+{
+	return type == QT_YES_NO || type == QT_SINGLE || type == QT_MULTI;
+}
+
+int
+duration_seconds(const char *s, int64_t *out)
+{
+	int64_t n = 0, unit;
+	size_t i = 0;
+
+	while (isdigit((unsigned char)s[i]) && i < 9)
+		n = n * 10 + (s[i++] - '0');
+	if (i == 0 || s[i] == '\0' || s[i + 1] != '\0')
+		return -1;
+	switch (s[i]) {
+	case 'm': unit = 60; break;
+	case 'h': unit = 3600; break;
+	case 'd': unit = 86400; break;
+	case 'w': unit = 7 * 86400; break;
+	default: return -1;
+	}
+	*out = n * unit;
+	return 0;
+}
+
+static int
+is_date(const char *s)
+{
+	int64_t ms;
+
+	for (int i = 0; i < 10; i++)
+		if (i == 4 || i == 7 ? s[i] != '-' : !isdigit((unsigned char)s[i]))
+			return 0;
+	return s[10] == '\0' && parse_time(s, &ms, NULL) == 0;
+}
+
+/* Lower-case letters, digits and the given extra punctuation, 1 to 64 characters. */
+static int
+is_ident(const char *s, const char *extra)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 64)
+		return 0;
+	for (const char *p = s; *p; p++)
+		if (!(islower((unsigned char)*p) || isdigit((unsigned char)*p) || strchr(extra, *p)))
+			return 0;
+	return 1;
+}
+
+/* ---- checking a file ---- */
+
+struct vproblem {
+	size_t off;
+	int seq;
+	char *line;
+};
+
+struct vctx {
+	const char *name, *text;
+	size_t len;
+	const cJSON *root;
+	struct vproblem *p;
+	int n, cap;
+};
+
+static void problem(struct vctx *v, const cJSON *node, int at_key, const char *path,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void
+problem(struct vctx *v, const cJSON *node, int at_key, const char *path, const char *fmt, ...)
+{
+	char msg[512];
+	size_t off = 0;
+	int line, col;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	json_locate(v->text, v->len, v->root, node, at_key, &off);
+	text_line_col(v->text, off, &line, &col);
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 16;
+		v->p = xrealloc(v->p, (size_t)v->cap * sizeof *v->p);
+	}
+	v->p[v->n].off = off;
+	v->p[v->n].seq = v->n;
+	v->p[v->n].line = xasprintf("%s:%d:%d: %s: %s\n", v->name, line, col,
+	    *path ? path : "(top level)", msg);
+	v->n++;
+}
+
+/* Problems are found in checking order; they are reported in file order. */
+static int
+by_position(const void *a, const void *b)
+{
+	const struct vproblem *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->seq - y->seq;
+}
+
+static char *
+path_key(const char *path, const char *key)
+{
+	return xasprintf("%s%s%s", path, *path ? "." : "", key);
+}
+
+static char *
+path_index(const char *path, int i)
+{
+	return xasprintf("%s[%d]", path, i);
+}
+
+static void
+check_keys(struct vctx *v, const cJSON *obj, const char *path, const char *const *allowed)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, obj) {
+		char *p = path_key(path, c->string);
+		int known = 0;
+
+		for (int i = 0; allowed[i] != NULL; i++)
+			known |= strcmp(c->string, allowed[i]) == 0;
+		if (!known) {
+			problem(v, c, 1, p, "unknown key '%s'", c->string);
+		} else {
+			for (const cJSON *d = obj->child; d != c; d = d->next)
+				if (strcmp(d->string, c->string) == 0) {
+					problem(v, c, 1, p, "duplicate key '%s'", c->string);
+					break;
+				}
+		}
+		free(p);
+	}
+}
+
+/* The member's string; NULL (after reporting, unless optional and absent) otherwise. */
+static const char *
+want_string(struct vctx *v, const cJSON *obj, const char *path, const char *key, int required)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char *p;
+
+	if (it == NULL) {
+		if (required)
+			problem(v, obj, 0, path, "missing required key '%s'", key);
+		return NULL;
+	}
+	if (cJSON_IsString(it) && it->valuestring[0] != '\0')
+		return it->valuestring;
+	p = path_key(path, key);
+	problem(v, it, 0, p, "must be a non-empty string");
+	free(p);
+	return NULL;
+}
+
+/* The member as a non-empty array, or NULL (after reporting when present or required). */
+static const cJSON *
+want_array(struct vctx *v, const cJSON *obj, const char *path, const char *key, int required)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char *p;
+
+	if (it == NULL) {
+		if (required)
+			problem(v, obj, 0, path, "missing required key '%s'", key);
+		return NULL;
+	}
+	if (cJSON_IsArray(it) && cJSON_GetArraySize(it) > 0)
+		return it;
+	p = path_key(path, key);
+	problem(v, it, 0, p, "must be a non-empty array");
+	free(p);
+	return NULL;
+}
+
+static int
+want_risk(struct vctx *v, const cJSON *it, const char *path)
+{
+	int r = cJSON_IsString(it) ? risk_parse(it->valuestring) : -1;
+
+	if (r < 0) {
+		if (cJSON_IsString(it))
+			problem(v, it, 0, path, "unknown risk '%s' (one of none, low, medium, high, "
+			    "critical)", it->valuestring);
+		else
+			problem(v, it, 0, path, "must be a risk: none, low, medium, high or critical");
+	}
+	return r;
+}
+
+static const char *const top_keys[] = { "id", "version", "title", "description", "sections", NULL };
+static const char *const section_keys[] = { "id", "title", "description", "questions", NULL };
+static const char *const question_keys[] = { "id", "text", "help", "type", "unit", "choices",
+	"bands", "above", "weight", "required", "depends_on", "references", "verified_by", NULL };
+static const char *const choice_keys[] = { "value", "label", "risk", NULL };
+static const char *const band_keys[] = { "max", "risk", NULL };
+static const char *const depends_keys[] = { "question", "values", NULL };
+static const char *const check_keys_allowed[] = { "probe", "confirms", NULL };
+
+/* What the second pass needs: each question's node and path. */
+struct qref {
+	const cJSON *node;
+	char *path;
+};
+
+static void
+check_choices(struct vctx *v, struct q_question *qq, const cJSON *qn, const char *qpath)
+{
+	const cJSON *arr = want_array(v, qn, qpath, "choices", 1), *c;
+	char *apath;
+	int i = 0;
+
+	if (arr == NULL)
+		return;
+	apath = path_key(qpath, "choices");
+	qq->choices = xcalloc((size_t)cJSON_GetArraySize(arr), sizeof *qq->choices);
+	cJSON_ArrayForEach(c, arr) {
+		char *cp = path_index(apath, i++);
+		const char *value;
+		const cJSON *risk;
+		int r;
+
+		if (!cJSON_IsObject(c)) {
+			problem(v, c, 0, cp, "a choice must be an object with value, label and risk");
+			free(cp);
+			continue;
+		}
+		check_keys(v, c, cp, choice_keys);
+		value = want_string(v, c, cp, "value", 1);
+		if (value != NULL && !is_ident(value, "_-")) {
+			char *vp = path_key(cp, "value");
+
+			problem(v, cJSON_GetObjectItemCaseSensitive(c, "value"), 0, vp,
+			    "choice value '%s' must be lower-case letters, digits, '_' and '-'", value);
+			free(vp);
+			value = NULL;
+		}
+		if (value != NULL)
+			for (int j = 0; j < qq->nchoices; j++)
+				if (strcmp(qq->choices[j].value, value) == 0) {
+					char *vp = path_key(cp, "value");
+
+					problem(v, cJSON_GetObjectItemCaseSensitive(c, "value"), 0, vp,
+					    "duplicate choice '%s'", value);
+					free(vp);
+					value = NULL;
+					break;
+				}
+		risk = cJSON_GetObjectItemCaseSensitive(c, "risk");
+		r = RISK_NONE;
+		if (risk == NULL) {
+			problem(v, c, 0, cp, "choice '%s' has no risk", value ? value : "?");
+		} else {
+			char *rp = path_key(cp, "risk");
+
+			r = want_risk(v, risk, rp);
+			free(rp);
+		}
+		/* Kept even with a bad risk, so later checks do not report the same choice again. */
+		if (value != NULL) {
+			struct q_choice *ch = &qq->choices[qq->nchoices++];
+			const char *label = want_string(v, c, cp, "label", 0);
+
+			ch->value = value;
+			ch->label = label ? label : value;
+			ch->risk = r < 0 ? RISK_NONE : r;
+		}
+		free(cp);
+	}
+	if (qq->type == QT_YES_NO) {
+		int yes = 0, no = 0;
+
+		cJSON_ArrayForEach(c, arr) {
+			const cJSON *val = cJSON_IsObject(c) ? cJSON_GetObjectItemCaseSensitive(c, "value") : NULL;
+
+			yes += cJSON_IsString(val) && strcmp(val->valuestring, "yes") == 0;
+			no += cJSON_IsString(val) && strcmp(val->valuestring, "no") == 0;
+		}
+		if (cJSON_GetArraySize(arr) != 2 || yes != 1 || no != 1)
+			problem(v, arr, 0, apath, "a yes_no question needs exactly the choices 'yes' and 'no'");
+	}
+	free(apath);
+}
+
+static void
+check_bands(struct vctx *v, struct q_question *qq, const cJSON *qn, const char *qpath)
+{
+	const cJSON *arr = want_array(v, qn, qpath, "bands", 0), *b, *above;
+	char *apath;
+	int i = 0;
+
+	if (arr == NULL)
+		return;
+	apath = path_key(qpath, "bands");
+	qq->bands = xcalloc((size_t)cJSON_GetArraySize(arr), sizeof *qq->bands);
+	cJSON_ArrayForEach(b, arr) {
+		char *bp = path_index(apath, i++);
+		const cJSON *max, *risk;
+		double m = 0;
+		int ok = 1, r = -1;
+
+		if (!cJSON_IsObject(b)) {
+			problem(v, b, 0, bp, "a band must be an object with max and risk");
+			free(bp);
+			continue;
+		}
+		check_keys(v, b, bp, band_keys);
+		max = cJSON_GetObjectItemCaseSensitive(b, "max");
+		risk = cJSON_GetObjectItemCaseSensitive(b, "risk");
+		if (max == NULL) {
+			problem(v, b, 0, bp, "missing required key 'max'");
+			ok = 0;
+		} else if (qq->type == QT_NUMBER ? !cJSON_IsNumber(max) : !cJSON_IsString(max)) {
+			char *mp = path_key(bp, "max");
+
+			problem(v, max, 0, mp, qq->type == QT_NUMBER ? "must be a number" :
+			    "must be a duration like \"24h\" or \"5d\"");
+			free(mp);
+			ok = 0;
+		} else if (qq->type == QT_NUMBER) {
+			m = max->valuedouble;
+		} else {
+			int64_t s;
+
+			if (duration_seconds(max->valuestring, &s) != 0) {
+				char *mp = path_key(bp, "max");
+
+				problem(v, max, 0, mp, "'%s' is not a duration like 24h or 5d (units m, h, d, w)",
+				    max->valuestring);
+				free(mp);
+				ok = 0;
+			}
+			m = ok ? (double)s : 0;
+		}
+		if (risk == NULL) {
+			problem(v, b, 0, bp, "missing required key 'risk'");
+		} else {
+			char *rp = path_key(bp, "risk");
+
+			r = want_risk(v, risk, rp);
+			free(rp);
+		}
+		if (ok && qq->nbands > 0 && m <= qq->bands[qq->nbands - 1].max) {
+			problem(v, b, 0, bp, "bands must be in increasing order of max");
+			ok = 0;
+		}
+		if (ok && r >= 0) {
+			qq->bands[qq->nbands].max = m;
+			qq->bands[qq->nbands++].risk = r;
+		}
+		free(bp);
+	}
+	above = cJSON_GetObjectItemCaseSensitive(qn, "above");
+	if (above == NULL) {
+		problem(v, qn, 0, qpath, "missing required key 'above' (the risk beyond the last band)");
+	} else {
+		char *ap = path_key(qpath, "above");
+
+		qq->above = want_risk(v, above, ap);
+		free(ap);
+	}
+	free(apath);
+}
+
+static void
+check_question(struct vctx *v, struct questionnaire *q, struct qref *refs, const cJSON *qn,
+    const char *qpath)
+{
+	struct q_question *qq = &q->questions[q->nquestions];
+	const char *id, *type;
+	const cJSON *it;
+
+	memset(qq, 0, sizeof *qq);
+	qq->dep = -1;
+	qq->section = q->nsections;
+	qq->weight = 1;
+	qq->type = -1;
+	check_keys(v, qn, qpath, question_keys);
+	id = want_string(v, qn, qpath, "id", 1);
+	if (id != NULL && !is_ident(id, "_")) {
+		char *p = path_key(qpath, "id");
+
+		problem(v, cJSON_GetObjectItemCaseSensitive(qn, "id"), 0, p,
+		    "question id '%s' must be lower-case letters, digits and '_'", id);
+		free(p);
+		id = NULL;
+	}
+	if (id != NULL) {
+		int other = questionnaire_find(q, id);
+
+		if (other >= 0) {
+			char *p = path_key(qpath, "id");
+
+			problem(v, cJSON_GetObjectItemCaseSensitive(qn, "id"), 0, p,
+			    "duplicate question id '%s' (first at %s)", id, refs[other].path);
+			free(p);
+		}
+	}
+	qq->id = id ? id : "";
+	qq->text = want_string(v, qn, qpath, "text", 1);
+	qq->help = want_string(v, qn, qpath, "help", 0);
+	type = want_string(v, qn, qpath, "type", 1);
+	for (int i = 0; type != NULL && i < NTYPES; i++)
+		if (strcmp(type, type_names[i]) == 0)
+			qq->type = i;
+	if (type != NULL && qq->type < 0) {
+		char *p = path_key(qpath, "type");
+
+		problem(v, cJSON_GetObjectItemCaseSensitive(qn, "type"), 0, p, "unknown type '%s' (one of "
+		    "yes_no, single_choice, multi_choice, text, number, duration, date)", type);
+		free(p);
+	}
+	if (qq->type >= 0) {
+		if (is_choice_type(qq->type)) {
+			check_choices(v, qq, qn, qpath);
+		} else if ((it = cJSON_GetObjectItemCaseSensitive(qn, "choices")) != NULL) {
+			char *p = path_key(qpath, "choices");
+
+			problem(v, it, 0, p, "a %s question has no choices", type);
+			free(p);
+		}
+		if (qq->type == QT_NUMBER) {
+			qq->unit = want_string(v, qn, qpath, "unit", 1);
+		} else if ((it = cJSON_GetObjectItemCaseSensitive(qn, "unit")) != NULL) {
+			char *p = path_key(qpath, "unit");
+
+			problem(v, it, 0, p, "only number questions have a unit");
+			free(p);
+		}
+		if (qq->type == QT_NUMBER || qq->type == QT_DURATION) {
+			check_bands(v, qq, qn, qpath);
+		} else {
+			static const char *const band_only[] = { "bands", "above" };
+
+			for (int i = 0; i < 2; i++)
+				if ((it = cJSON_GetObjectItemCaseSensitive(qn, band_only[i])) != NULL) {
+					char *p = path_key(qpath, band_only[i]);
+
+					problem(v, it, 0, p, "only number and duration questions have bands");
+					free(p);
+				}
+		}
+	}
+	if ((it = cJSON_GetObjectItemCaseSensitive(qn, "weight")) != NULL) {
+		if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 100) {
+			char *p = path_key(qpath, "weight");
+
+			problem(v, it, 0, p, "must be a number from 0 to 100");
+			free(p);
+		} else {
+			qq->weight = it->valuedouble;
+		}
+	}
+	if ((it = cJSON_GetObjectItemCaseSensitive(qn, "required")) != NULL) {
+		if (!cJSON_IsBool(it)) {
+			char *p = path_key(qpath, "required");
+
+			problem(v, it, 0, p, "must be true or false");
+			free(p);
+		} else {
+			qq->required = cJSON_IsTrue(it);
+		}
+	}
+	if ((it = cJSON_GetObjectItemCaseSensitive(qn, "references")) != NULL) {
+		char *p = path_key(qpath, "references");
+		const cJSON *r;
+		int i = 0, bad = !cJSON_IsArray(it);
+
+		cJSON_ArrayForEach(r, (cJSON_IsArray(it) ? it : NULL)) {
+			if (!cJSON_IsString(r) || r->valuestring[0] == '\0') {
+				char *rp = path_index(p, i);
+
+				problem(v, r, 0, rp, "a reference must be a non-empty string");
+				free(rp);
+			}
+			i++;
+		}
+		if (bad)
+			problem(v, it, 0, p, "must be an array of strings");
+		else
+			qq->references = it;
+		free(p);
+	}
+	refs[q->nquestions].node = qn;
+	refs[q->nquestions].path = xstrdup(qpath);
+	q->nquestions++;
+}
+
+/* depends_on and verified_by refer to other questions and values: checked once all are read. */
+static void
+check_references(struct vctx *v, struct questionnaire *q, struct qref *refs)
+{
+	for (int i = 0; i < q->nquestions; i++) {
+		struct q_question *qq = &q->questions[i];
+		const cJSON *qn = refs[i].node, *dep, *vb, *it;
+		char *p;
+
+		if ((dep = cJSON_GetObjectItemCaseSensitive(qn, "depends_on")) != NULL) {
+			const char *target;
+			int t = -1;
+
+			p = path_key(refs[i].path, "depends_on");
+			if (!cJSON_IsObject(dep)) {
+				problem(v, dep, 0, p, "must be an object with question and values");
+				free(p);
+				goto verified;
+			}
+			check_keys(v, dep, p, depends_keys);
+			target = want_string(v, dep, p, "question", 1);
+			if (target != NULL) {
+				char *tp = path_key(p, "question");
+
+				t = questionnaire_find(q, target);
+				it = cJSON_GetObjectItemCaseSensitive(dep, "question");
+				if (t < 0)
+					problem(v, it, 0, tp, "unknown question '%s'", target);
+				else if (t >= i)
+					problem(v, it, 0, tp, "question '%s' does not come before this one", target);
+				else if (!is_choice_type(q->questions[t].type))
+					problem(v, it, 0, tp, "question '%s' is a %s question; depends_on needs a "
+					    "yes_no or choice question", target, q_type_name(q->questions[t].type));
+				free(tp);
+				if (t >= i || (t >= 0 && !is_choice_type(q->questions[t].type)))
+					t = -1;
+			}
+			if ((it = want_array(v, dep, p, "values", 1)) != NULL) {
+				char *vp = path_key(p, "values");
+				const cJSON *val;
+				int j = 0, good = 1;
+
+				cJSON_ArrayForEach(val, it) {
+					char *ep = path_index(vp, j++);
+					struct aerr e = { 0 };
+
+					if (!cJSON_IsString(val)) {
+						problem(v, val, 0, ep, "must be a string");
+						good = 0;
+					} else if (t >= 0 && answer_check(&q->questions[t], val, &e) != 0) {
+						problem(v, val, 0, ep, "'%s' is not a choice of '%s'", val->valuestring,
+						    q->questions[t].id);
+						good = 0;
+					}
+					free(ep);
+				}
+				free(vp);
+				if (t >= 0 && good) {
+					qq->dep = t;
+					qq->dep_values = it;
+				}
+			}
+			free(p);
+		}
+verified:
+		if ((vb = want_array(v, qn, refs[i].path, "verified_by", 0)) != NULL) {
+			const cJSON *c;
+			int j = 0;
+
+			p = path_key(refs[i].path, "verified_by");
+			qq->checks = xcalloc((size_t)cJSON_GetArraySize(vb), sizeof *qq->checks);
+			cJSON_ArrayForEach(c, vb) {
+				char *cp = path_index(p, j++);
+				const char *probe;
+				const cJSON *confirms;
+				int known = 0, good = 1;
+
+				if (!cJSON_IsObject(c)) {
+					problem(v, c, 0, cp, "must be an object with probe and confirms");
+					free(cp);
+					continue;
+				}
+				check_keys(v, c, cp, check_keys_allowed);
+				probe = want_string(v, c, cp, "probe", 1);
+				for (int k = 0; probe != NULL && probe_names[k] != NULL; k++)
+					known |= strcmp(probe, probe_names[k]) == 0;
+				if (probe != NULL && !known) {
+					char *pp = path_key(cp, "probe");
+
+					problem(v, cJSON_GetObjectItemCaseSensitive(c, "probe"), 0, pp, "unknown probe "
+					    "'%s' (one of echo, oversize, sweep, canary, errors, prefix-timing)", probe);
+					free(pp);
+					good = 0;
+				}
+				for (int k = 0; probe != NULL && k < qq->nchecks; k++)
+					if (strcmp(qq->checks[k].probe, probe) == 0) {
+						problem(v, c, 0, cp, "probe '%s' is listed twice", probe);
+						good = 0;
+					}
+				confirms = cJSON_GetObjectItemCaseSensitive(c, "confirms");
+				if (confirms == NULL) {
+					problem(v, c, 0, cp, "missing required key 'confirms'");
+					good = 0;
+				} else if (qq->type >= 0) {
+					struct aerr e = { 0 };
+					char *fp = path_key(cp, "confirms");
+					const cJSON *one;
+					int bad = 0;
+
+					/* For one-value questions, an array means "any of these answers". */
+					if (cJSON_IsArray(confirms) && qq->type != QT_MULTI) {
+						if (cJSON_GetArraySize(confirms) == 0)
+							bad = 1, snprintf(e.msg, sizeof e.msg, "must not be empty");
+						cJSON_ArrayForEach(one, confirms)
+							if (!bad && answer_check(qq, one, &e) != 0)
+								bad = 1;
+					} else {
+						bad = answer_check(qq, confirms, &e) != 0;
+					}
+					if (bad) {
+						problem(v, confirms, 0, fp, "not an answer to this question: %s", e.msg);
+						good = 0;
+					}
+					free(fp);
+				}
+				if (good && probe != NULL) {
+					qq->checks[qq->nchecks].probe = probe;
+					qq->checks[qq->nchecks++].confirms = confirms;
+				}
+				free(cp);
+			}
+			free(p);
+		}
+	}
+}
+
+static void
+check_root(struct vctx *v, struct questionnaire *q)
+{
+	const cJSON *root = v->root, *it, *secs, *s;
+	struct qref *refs;
+	int nq = 0, si = 0;
+
+	if (!cJSON_IsObject(root)) {
+		problem(v, root, 0, "", "a questionnaire must be a JSON object");
+		return;
+	}
+	check_keys(v, root, "", top_keys);
+	q->qid = want_string(v, root, "", "id", 1);
+	if (q->qid != NULL && !is_ident(q->qid, "-")) {
+		problem(v, cJSON_GetObjectItemCaseSensitive(root, "id"), 0, "id",
+		    "questionnaire id '%s' must be lower-case letters, digits and '-'", q->qid);
+		q->qid = NULL;
+	}
+	it = cJSON_GetObjectItemCaseSensitive(root, "version");
+	if (it == NULL)
+		problem(v, root, 0, "", "missing required key 'version'");
+	else if (!cJSON_IsNumber(it) || it->valuedouble < 1 || it->valuedouble > 1e9 ||
+	    it->valuedouble != floor(it->valuedouble))
+		problem(v, it, 0, "version", "must be a whole number from 1");
+	else
+		q->version = (int64_t)it->valuedouble;
+	q->title = want_string(v, root, "", "title", 1);
+	q->description = want_string(v, root, "", "description", 0);
+	if ((secs = want_array(v, root, "", "sections", 1)) == NULL)
+		return;
+	cJSON_ArrayForEach(s, secs) {
+		const cJSON *qs = cJSON_IsObject(s) ? cJSON_GetObjectItemCaseSensitive(s, "questions") : NULL;
+
+		nq += cJSON_GetArraySize(qs);
+	}
+	q->sections = xcalloc((size_t)cJSON_GetArraySize(secs), sizeof *q->sections);
+	q->questions = xcalloc((size_t)nq, sizeof *q->questions);
+	refs = xcalloc((size_t)nq, sizeof *refs);
+	cJSON_ArrayForEach(s, secs) {
+		char *sp = path_index("sections", si++);
+		struct q_section *sec = &q->sections[q->nsections];
+		const cJSON *qs, *qn;
+		int qi = 0;
+
+		if (!cJSON_IsObject(s)) {
+			problem(v, s, 0, sp, "a section must be an object");
+			free(sp);
+			continue;
+		}
+		check_keys(v, s, sp, section_keys);
+		sec->id = want_string(v, s, sp, "id", 1);
+		if (sec->id != NULL && !is_ident(sec->id, "_-")) {
+			char *p = path_key(sp, "id");
+
+			problem(v, cJSON_GetObjectItemCaseSensitive(s, "id"), 0, p,
+			    "section id '%s' must be lower-case letters, digits, '_' and '-'", sec->id);
+			free(p);
+			sec->id = NULL;
+		}
+		for (int j = 0; sec->id != NULL && j < q->nsections; j++)
+			if (strcmp(q->sections[j].id, sec->id) == 0) {
+				char *p = path_key(sp, "id");
+
+				problem(v, cJSON_GetObjectItemCaseSensitive(s, "id"), 0, p,
+				    "duplicate section id '%s' (first at sections[%d])", sec->id, j);
+				free(p);
+				sec->id = NULL;
+				break;
+			}
+		sec->title = want_string(v, s, sp, "title", 1);
+		sec->description = want_string(v, s, sp, "description", 0);
+		sec->first = q->nquestions;
+		if ((qs = want_array(v, s, sp, "questions", 1)) != NULL) {
+			char *qsp = path_key(sp, "questions");
+
+			cJSON_ArrayForEach(qn, qs) {
+				char *qp = path_index(qsp, qi++);
+
+				if (!cJSON_IsObject(qn))
+					problem(v, qn, 0, qp, "a question must be an object");
+				else
+					check_question(v, q, refs, qn, qp);
+				free(qp);
+			}
+			free(qsp);
+		}
+		sec->count = q->nquestions - sec->first;
+		if (sec->id == NULL)
+			sec->id = "";
+		q->nsections++;
+		free(sp);
+	}
+	check_references(v, q, refs);
+	for (int i = 0; i < q->nquestions; i++)
+		free(refs[i].path);
+	free(refs);
+}
+
+int
+questionnaire_check(const char *name, const char *text, size_t len, struct buf *problems,
+    struct questionnaire **out)
+{
+	struct vctx v = { name, text, len, NULL, NULL, 0, 0 };
+	struct questionnaire *q;
+	const char *end = NULL;
+	cJSON *root;
+
+	if (out != NULL)
+		*out = NULL;
+	root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
+	if (root == NULL) {
+		int line, col;
+		size_t off = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+
+		/* Where cJSON stopped: at or just after the mistake. */
+		text_line_col(text, off, &line, &col);
+		buf_printf(problems, "%s:%d:%d: not valid JSON\n", name, line, col);
+		return 1;
+	}
+	{
+		/* Trailing text after the value: cJSON stops there without complaint. */
+		const char *p = end;
+
+		while (p < text + len && strchr(" \t\r\n", *p) != NULL && *p != '\0')
+			p++;
+		if (p < text + len) {
+			int line, col;
+
+			text_line_col(text, (size_t)(p - text), &line, &col);
+			buf_printf(problems, "%s:%d:%d: not valid JSON (text after the questionnaire)\n",
+			    name, line, col);
+			cJSON_Delete(root);
+			return 1;
+		}
+	}
+	q = xcalloc(1, sizeof *q);
+	q->root = root;
+	v.root = root;
+	check_root(&v, q);
+	qsort(v.p, (size_t)v.n, sizeof *v.p, by_position);
+	for (int i = 0; i < v.n; i++) {
+		buf_adds(problems, v.p[i].line);
+		free(v.p[i].line);
+	}
+	free(v.p);
+	sha256_hex(text, len, q->sha256);
+	if (v.n > 0 || out == NULL)
+		questionnaire_free(q);
+	else
+		*out = q;
+	return v.n;
+}
+
+int
+questionnaire_parse(const char *name, const char *text, size_t len, struct questionnaire **out,
+    struct aerr *err)
+{
+	struct buf b;
+	int n;
+
+	buf_init(&b);
+	n = questionnaire_check(name, text, len, &b, out);
+	if (n > 0) {
+		if (b.len > 0 && b.data[b.len - 1] == '\n')
+			b.data[--b.len] = '\0';
+		aerr_set(err, AV_USAGE, "%d problem%s in %s:\n%s", n, n == 1 ? "" : "s", name, b.data);
+	}
+	buf_free(&b);
+	return n > 0 ? AV_USAGE : 0;
+}
+
+void
+questionnaire_free(struct questionnaire *q)
+{
+	if (q == NULL)
+		return;
+	for (int i = 0; i < q->nquestions; i++) {
+		free(q->questions[i].choices);
+		free(q->questions[i].bands);
+		free(q->questions[i].checks);
+	}
+	free(q->questions);
+	free(q->sections);
+	cJSON_Delete(q->root);
+	free(q);
+}
+
+int
+questionnaire_find(const struct questionnaire *q, const char *question_id)
+{
+	for (int i = 0; q != NULL && i < q->nquestions; i++)
+		if (strcmp(q->questions[i].id, question_id) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- answer values ---- */
+
+static char *
+choice_list(const struct q_question *qq, const char *sep)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int i = 0; i < qq->nchoices; i++)
+		buf_printf(&b, "%s%s", i ? sep : "", qq->choices[i].value);
+	return buf_steal(&b);
+}
+
+static int
+choice_index(const struct q_question *qq, const char *value)
+{
+	for (int i = 0; i < qq->nchoices; i++)
+		if (strcmp(qq->choices[i].value, value) == 0)
+			return i;
+	return -1;
+}
+
+static int
+not_a_choice(const struct q_question *qq, const char *value, struct aerr *err)
+{
+	char *all = choice_list(qq, ", ");
+
+	aerr_set(err, AV_USAGE, "'%s' is not one of %s", value, all);
+	free(all);
+	return AV_USAGE;
+}
+
+int
+answer_check(const struct q_question *qq, const cJSON *value, struct aerr *err)
+{
+	const cJSON *c;
+
+	switch (qq->type) {
+	case QT_YES_NO:
+	case QT_SINGLE:
+		if (!cJSON_IsString(value)) {
+			char *all = choice_list(qq, ", ");
+
+			aerr_set(err, AV_USAGE, "needs one of %s", all);
+			free(all);
+			return AV_USAGE;
+		}
+		return choice_index(qq, value->valuestring) < 0 ? not_a_choice(qq, value->valuestring, err) : 0;
+	case QT_MULTI:
+		if (!cJSON_IsArray(value))
+			return aerr_set(err, AV_USAGE, "needs a list of choices");
+		cJSON_ArrayForEach(c, value) {
+			if (!cJSON_IsString(c))
+				return aerr_set(err, AV_USAGE, "needs a list of choices");
+			if (choice_index(qq, c->valuestring) < 0)
+				return not_a_choice(qq, c->valuestring, err);
+			for (const cJSON *d = value->child; d != c; d = d->next)
+				if (strcmp(d->valuestring, c->valuestring) == 0)
+					return aerr_set(err, AV_USAGE, "'%s' is given twice", c->valuestring);
+		}
+		return 0;
+	case QT_TEXT:
+		if (!cJSON_IsString(value) || value->valuestring[0] == '\0')
+			return aerr_set(err, AV_USAGE, "needs some text");
+		return 0;
+	case QT_NUMBER:
+		if (!cJSON_IsNumber(value) || !isfinite(value->valuedouble))
+			return aerr_set(err, AV_USAGE, "needs a number");
+		return 0;
+	case QT_DURATION: {
+		int64_t s;
+
+		if (!cJSON_IsString(value))
+			return aerr_set(err, AV_USAGE, "needs a duration like 24h or 5d");
+		if (duration_seconds(value->valuestring, &s) != 0)
+			return aerr_set(err, AV_USAGE, "'%s' is not a duration like 24h or 5d (units m, h, d, w)",
+			    value->valuestring);
+		return 0;
+	}
+	case QT_DATE:
+		if (!cJSON_IsString(value))
+			return aerr_set(err, AV_USAGE, "needs a date (YYYY-MM-DD)");
+		if (!is_date(value->valuestring))
+			return aerr_set(err, AV_USAGE, "'%s' is not a date (YYYY-MM-DD)", value->valuestring);
+		return 0;
+	}
+	return aerr_set(err, AV_USAGE, "question has no valid type");
+}
+
+static char *
+trimmed(const char *s)
+{
+	size_t n;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		n--;
+	return strndup(s, n);
+}
+
+int
+answer_from_text(const struct q_question *qq, const char *text, cJSON **value, struct aerr *err)
+{
+	char *t = trimmed(text), *end;
+	cJSON *v = NULL;
+	int rc;
+
+	*value = NULL;
+	if (t == NULL)
+		die("out of memory");
+	if (*t == '\0' && qq->type != QT_MULTI) {
+		free(t);
+		return aerr_set(err, AV_USAGE, "the answer is empty");
+	}
+	if (qq->type != QT_TEXT)
+		for (char *p = t; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+	switch (qq->type) {
+	case QT_MULTI: {
+		char *save = NULL, *tok;
+		int *chosen = xcalloc((size_t)qq->nchoices + 1, sizeof *chosen);
+
+		for (tok = strtok_r(t, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+			char *one = trimmed(tok);
+			int i;
+
+			if (*one != '\0' && (i = choice_index(qq, one)) < 0) {
+				not_a_choice(qq, one, err);
+				free(one);
+				free(chosen);
+				free(t);
+				return AV_USAGE;
+			}
+			if (*one != '\0')
+				chosen[i] = 1;
+			free(one);
+		}
+		/* Stored in the questionnaire's order, so equal answers compare equal. */
+		v = cJSON_CreateArray();
+		for (int i = 0; i < qq->nchoices; i++)
+			if (chosen[i])
+				cJSON_AddItemToArray(v, cJSON_CreateString(qq->choices[i].value));
+		free(chosen);
+		break;
+	}
+	case QT_NUMBER: {
+		double d;
+
+		errno = 0;
+		d = strtod(t, &end);
+		if (*end != '\0' || errno != 0 || !isfinite(d)) {
+			aerr_set(err, AV_USAGE, "'%s' is not a number", t);
+			free(t);
+			return AV_USAGE;
+		}
+		v = cJSON_CreateNumber(d);
+		break;
+	}
+	case QT_TEXT:
+		v = cJSON_CreateString(text);   /* text is kept exactly as written */
+		break;
+	default:
+		v = cJSON_CreateString(t);
+		break;
+	}
+	free(t);
+	if ((rc = answer_check(qq, v, err)) != 0) {
+		cJSON_Delete(v);
+		return rc;
+	}
+	*value = v;
+	return 0;
+}
+
+char *
+answer_to_text(const struct q_question *qq, const cJSON *value)
+{
+	struct buf b;
+	const cJSON *c;
+
+	(void)qq;
+	if (value == NULL)
+		return xstrdup("");
+	if (cJSON_IsString(value))
+		return xstrdup(value->valuestring);
+	if (cJSON_IsNumber(value))
+		return xasprintf("%.15g", value->valuedouble);
+	buf_init(&b);
+	cJSON_ArrayForEach(c, (cJSON_IsArray(value) ? value : NULL))
+		buf_printf(&b, "%s%s", b.len ? "," : "", cJSON_IsString(c) ? c->valuestring : "?");
+	return buf_steal(&b);
+}
+
+static int
+band_risk(const struct q_question *qq, double x)
+{
+	if (qq->nbands == 0)
+		return RISK_NONE;
+	for (int i = 0; i < qq->nbands; i++)
+		if (x <= qq->bands[i].max)
+			return qq->bands[i].risk;
+	return qq->above;
+}
+
+int
+answer_risk(const struct q_question *qq, const cJSON *value)
+{
+	const cJSON *c;
+	int worst = RISK_NONE, i;
+	int64_t s;
+
+	if (value == NULL)
+		return RISK_NONE;
+	switch (qq->type) {
+	case QT_YES_NO:
+	case QT_SINGLE:
+		i = cJSON_IsString(value) ? choice_index(qq, value->valuestring) : -1;
+		return i >= 0 ? qq->choices[i].risk : RISK_NONE;
+	case QT_MULTI:
+		cJSON_ArrayForEach(c, value)
+			if (cJSON_IsString(c) && (i = choice_index(qq, c->valuestring)) >= 0 &&
+			    qq->choices[i].risk > worst)
+				worst = qq->choices[i].risk;
+		return worst;
+	case QT_NUMBER:
+		return cJSON_IsNumber(value) ? band_risk(qq, value->valuedouble) : RISK_NONE;
+	case QT_DURATION:
+		return cJSON_IsString(value) && duration_seconds(value->valuestring, &s) == 0 ?
+		    band_risk(qq, (double)s) : RISK_NONE;
+	}
+	return RISK_NONE;
+}
+
+char *
+question_allowed(const struct q_question *qq)
+{
+	char *all, *s;
+
+	switch (qq->type) {
+	case QT_YES_NO:
+	case QT_SINGLE:
+		return choice_list(qq, "|");
+	case QT_MULTI:
+		all = choice_list(qq, "|");
+		s = xasprintf("any of %s, separated by ','", all);
+		free(all);
+		return s;
+	case QT_NUMBER:
+		return xasprintf("number (%s)", qq->unit ? qq->unit : "");
+	case QT_DURATION:
+		return xstrdup("duration (e.g. 24h, 5d; units m, h, d, w)");
+	case QT_DATE:
+		return xstrdup("date (YYYY-MM-DD)");
+	}
+	return xstrdup("text");
+}
+
+/* ---- the questionnaire table ---- */
+
+int
+questionnaire_store(sqlite3 *db, const char *actor, struct questionnaire *q, const char *source,
+    size_t len, int64_t *row_id, struct aerr *err)
+{
+	char at[32], *text = strndup(source, len);
+	cJSON *d;
+	int rc;
+
+	if (text == NULL)
+		die("out of memory");
+	now_iso(at);
+	rc = db_exec(db, err, "INSERT INTO questionnaire (qid, version, title, source, sha256, bundled, "
+	    "loaded_at) VALUES (?,?,?,?,?,?,?)", "titttit",
+	    q->qid, q->version, q->title, text, q->sha256, (int64_t)q->bundled, at);
+	free(text);
+	if (rc != 0)
+		return rc;
+	*row_id = q->row_id = sqlite3_last_insert_rowid(db);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "qid", q->qid);
+	cJSON_AddNumberToObject(d, "version", (double)q->version);
+	cJSON_AddStringToObject(d, "sha256", q->sha256);
+	cJSON_AddBoolToObject(d, "bundled", q->bundled);
+	rc = audit_append(db, actor, "questionnaire.load", "questionnaire", *row_id, d, err);
+	cJSON_Delete(d);
+	return rc;
+}
+
+/* Which embedded questionnaires the database lacks; loads them when store is set. */
+static int
+sync_pass(sqlite3 *db, const char *actor, int store, int *missing, struct aerr *err)
+{
+	*missing = 0;
+	for (const struct embedded_file *f = embedded_questionnaires; f->name != NULL; f++) {
+		struct questionnaire *q;
+		int64_t have, row;
+		int rc;
+
+		if (questionnaire_parse(f->name, (const char *)f->data, f->len, &q, err) != 0)
+			return aerr_prefix(err, "bundled questionnaire"), AV_RUNTIME;
+		rc = db_int(db, &have, err, "SELECT id FROM questionnaire WHERE qid = ? AND version = ?",
+		    "ti", q->qid, q->version);
+		if (rc == 1) {
+			(*missing)++;
+			q->bundled = 1;
+			if (store && questionnaire_store(db, actor, q, (const char *)f->data, f->len, &row,
+			    err) != 0)
+				rc = -1;
+		}
+		questionnaire_free(q);
+		if (rc < 0)
+			return AV_RUNTIME;
+	}
+	return 0;
+}
+
+int
+questionnaires_sync(sqlite3 *db, const char *actor, struct aerr *err)
+{
+	int missing;
+
+	/* Read first: the common case (all loaded) takes no write lock. */
+	if (sync_pass(db, actor, 0, &missing, err) != 0)
+		return err->code;
+	if (missing == 0)
+		return 0;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (sync_pass(db, actor, 1, &missing, err) != 0) {
+		db_rollback(db);
+		return err->code;
+	}
+	return db_commit(db, err);
+}
+
+int
+questionnaire_lookup(sqlite3 *db, const char *ref, int64_t *row_id, struct aerr *err)
+{
+	const char *at = strchr(ref, '@');
+	char *qid = at ? strndup(ref, (size_t)(at - ref)) : xstrdup(ref);
+	int64_t version = 0;
+	int rc;
+
+	if (at != NULL && parse_int_opt("questionnaire version", at + 1, 1, 1000000000, &version,
+	    err) != 0) {
+		free(qid);
+		return err->code;
+	}
+	if (at != NULL)
+		rc = db_int(db, row_id, err, "SELECT id FROM questionnaire WHERE qid = ? AND version = ?",
+		    "ti", qid, version);
+	else
+		rc = db_int(db, row_id, err, "SELECT id FROM questionnaire WHERE qid = ? "
+		    "ORDER BY version DESC LIMIT 1", "t", qid);
+	if (rc == 1) {
+		int64_t any;
+
+		if (at != NULL && db_int(db, &any, err, "SELECT id FROM questionnaire WHERE qid = ?",
+		    "t", qid) == 0)
+			aerr_set(err, AV_USAGE, "questionnaire '%s' has no version %lld (see 'aivet "
+			    "questionnaire list --all')", qid, (long long)version);
+		else
+			aerr_set(err, AV_USAGE, "unknown questionnaire '%s' (see 'aivet questionnaire list')",
+			    qid);
+	}
+	free(qid);
+	return rc == 0 ? 0 : rc == 1 ? AV_USAGE : AV_RUNTIME;
+}
+
+int
+questionnaire_load(sqlite3 *db, int64_t row_id, struct questionnaire **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT qid, version, source, bundled FROM questionnaire "
+	    "WHERE id = ?", "i", row_id);
+	char *name;
+	int rc;
+
+	*out = NULL;
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown questionnaire id %lld", (long long)row_id);
+	}
+	name = xasprintf("%s@%lld", col_text(st, 0), (long long)sqlite3_column_int64(st, 1));
+	rc = questionnaire_parse(name, col_text(st, 2), (size_t)sqlite3_column_bytes(st, 2), out, err);
+	if (rc == 0) {
+		(*out)->row_id = row_id;
+		(*out)->bundled = sqlite3_column_int(st, 3);
+	} else {
+		rc = AV_RUNTIME;   /* a stored questionnaire was checked when loaded: damage */
+	}
+	free(name);
+	sqlite3_finalize(st);
+	return rc;
+}

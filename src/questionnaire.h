@@ -1,0 +1,109 @@
+/*
+ * questionnaire.h: questionnaires as aivet reads them — the file format
+ * (questionnaires/FORMAT.md) checked with file:line:column and JSON path for
+ * every problem at once, the in-memory form the assessment code scores
+ * against, typed answer values, and the questionnaire table that keeps
+ * every version ever loaded (old assessments keep pointing at theirs).
+ */
+#ifndef AIVET_QUESTIONNAIRE_H
+#define AIVET_QUESTIONNAIRE_H
+
+#include "aivet.h"
+
+enum q_type { QT_YES_NO, QT_SINGLE, QT_MULTI, QT_TEXT, QT_NUMBER, QT_DURATION, QT_DATE };
+enum risk_level { RISK_NONE, RISK_LOW, RISK_MEDIUM, RISK_HIGH, RISK_CRITICAL };
+
+const char *risk_name(int risk);            /* "none" .. "critical" */
+int risk_parse(const char *s);               /* -1 when unknown */
+const char *q_type_name(int type);
+
+struct q_choice {
+	const char *value, *label;
+	int risk;
+};
+
+/* Numbers and durations: the first band whose max the value does not exceed. */
+struct q_band {
+	double max;    /* seconds for durations */
+	int risk;
+};
+
+/* One verified_by entry: a probe and the answer value it confirms when it passes. */
+struct q_check {
+	const char *probe;
+	const cJSON *confirms;   /* a value, or for choices an array meaning "any of" */
+};
+
+struct q_question {
+	const char *id, *text, *help, *unit;
+	int section, type, required;
+	double weight;
+	struct q_choice *choices;
+	int nchoices;
+	struct q_band *bands;
+	int nbands, above;       /* above: risk beyond the last band */
+	int dep;                 /* index of the question this one depends on, or -1 */
+	const cJSON *dep_values; /* shown only when that answer is one of these */
+	const cJSON *references; /* array of strings, may be NULL */
+	struct q_check *checks;
+	int nchecks;
+};
+
+struct q_section {
+	const char *id, *title, *description;
+	int first, count;        /* its questions in questionnaire.questions */
+};
+
+struct questionnaire {
+	int64_t row_id;          /* questionnaire.id in the database, 0 when not stored */
+	const char *qid, *title, *description;
+	int64_t version;
+	int bundled;
+	char sha256[65];
+	struct q_section *sections;
+	int nsections;
+	struct q_question *questions;
+	int nquestions;
+	cJSON *root;             /* owns every string above */
+};
+
+/* Probe names verified_by may use. */
+extern const char *const probe_names[];
+
+/*
+ * Checks a questionnaire file. Every problem is appended to problems as one
+ * line "NAME:LINE:COL: PATH: message\n"; returns how many there were. With
+ * out and no problems, *out receives the parsed questionnaire.
+ */
+int questionnaire_check(const char *name, const char *text, size_t len, struct buf *problems,
+    struct questionnaire **out);
+/* questionnaire_check with the problems folded into err (AV_USAGE). */
+int questionnaire_parse(const char *name, const char *text, size_t len, struct questionnaire **out,
+    struct aerr *err);
+void questionnaire_free(struct questionnaire *q);
+int questionnaire_find(const struct questionnaire *q, const char *question_id);
+
+/* Loads bundled questionnaires not yet in the database (first use, upgrades). */
+int questionnaires_sync(sqlite3 *db, const char *actor, struct aerr *err);
+/* Stores a checked questionnaire inside the caller's transaction, with its audit entry. */
+int questionnaire_store(sqlite3 *db, const char *actor, struct questionnaire *q, const char *source,
+    size_t len, int64_t *row_id, struct aerr *err);
+/* "QID" (newest version) or "QID@VERSION" -> questionnaire row id. */
+int questionnaire_lookup(sqlite3 *db, const char *ref, int64_t *row_id, struct aerr *err);
+int questionnaire_load(sqlite3 *db, int64_t row_id, struct questionnaire **out, struct aerr *err);
+
+/* ---- answer values (stored as JSON text in answer.value) ---- */
+
+/* The answer as typed (CLI, CSV, TUI) -> its JSON value; multi_choice takes "a,b". */
+int answer_from_text(const struct q_question *qq, const char *text, cJSON **value, struct aerr *err);
+/* Whether a JSON value is a valid answer; explains why not. */
+int answer_check(const struct q_question *qq, const cJSON *value, struct aerr *err);
+/* The answer as typed back (malloc'ed). */
+char *answer_to_text(const struct q_question *qq, const cJSON *value);
+int answer_risk(const struct q_question *qq, const cJSON *value);
+/* The allowed values, for humans: "yes|no", "number (tokens)", ... (malloc'ed). */
+char *question_allowed(const struct q_question *qq);
+/* "24h", "5d", "90m", "2w" -> seconds; -1 when malformed. */
+int duration_seconds(const char *s, int64_t *out);
+
+#endif

@@ -109,7 +109,7 @@ is "$(jq -r '.probe_runs[0] | [.id, .status, .calibration.chars_per_token, (.res
 	"1 completed 3.98 3 2 1" "probe run with calibration, results, exchanges and finding evidence"
 is "$(jq -r '.endpoints[0].credentials | map(keys|join(",")) | join(" ")' "$R")" "label label" \
 	"endpoints name their tenants by label only"
-is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.tasks|length), .links[0].object_type] | map(tostring) | join("|")' "$R")" \
+is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.tasks|length), .links[0].type] | map(tostring) | join("|")' "$R")" \
 	"Cross-tenant text in responses|2|detection|1|run" "--incident includes the timeline, tasks and links"
 like "$(jq -c '.incidents[0] | has("clocks")' "$R")" true "and a clocks section"
 

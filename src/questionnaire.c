@@ -817,7 +817,8 @@ questionnaire_check(const char *name, const char *text, size_t len, struct buf *
 	q->root = root;
 	v.root = root;
 	check_root(&v, q);
-	qsort(v.p, (size_t)v.n, sizeof *v.p, by_position);
+	if (v.n > 0)   /* no problems: qsort must not get NULL */
+		qsort(v.p, (size_t)v.n, sizeof *v.p, by_position);
 	for (int i = 0; i < v.n; i++) {
 		buf_adds(problems, v.p[i].line);
 		free(v.p[i].line);

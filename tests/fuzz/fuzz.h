@@ -38,5 +38,9 @@
 
 /* The input as a NUL-terminated string (embedded NULs cut it short, as in argv). */
 char *fuzz_cstr(const uint8_t *data, size_t size);
+/* A scratch directory, made once per NAME and removed at exit (libsodium initialised too). */
+const char *fuzz_tmpdir(const char *name);
+/* Writes a scratch file quickly (no fsync: it need not survive a crash). */
+void fuzz_write_file(const char *path, const void *data, size_t len);
 
 #endif

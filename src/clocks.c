@@ -174,7 +174,7 @@ clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_C
 		struct incident_clock *c = &out[CLOCK_VENDOR_SLA];
 
 		if (f->vendor_sla_ms < 0) {
-			set_basis(c, "no contractual notification time in the vendor's questionnaire answers");
+			set_basis(c, "no contractual notification time (none answered or given)");
 		} else {
 			c->applies = 1;
 			if (f->vendor_discovered_ms >= 0) {

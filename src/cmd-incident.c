@@ -290,7 +290,7 @@ link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type, 
 static const char open_usage[] = "incident open VENDOR --title TEXT [--endpoint VENDOR/NAME] "
     "[--discovered TIME] [--window-start TIME --window-end TIME] [--severity 1-4] "
     "[--phi yes|no|unknown] [--individuals N] [--state-residents N] [--eu-data] "
-    "[--vendor-discovered TIME] [--from-finding FINDING_ID]";
+    "[--vendor-discovered TIME] [--vendor-sla DURATION] [--from-finding FINDING_ID]";
 
 struct finding_source {
 	int64_t id, run_id, endpoint_id, vendor_id;
@@ -339,7 +339,7 @@ incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int off, rc;
 
 	if (parse_opts(argc, argv, open_usage, " title endpoint discovered window-start window-end "
-	    "severity phi individuals state-residents eu-data vendor-discovered from-finding ",
+	    "severity phi individuals state-residents eu-data vendor-discovered vendor-sla from-finding ",
 	    &o, err) != 0)
 		return err->code;
 	if (optind != argc - 1)
@@ -417,9 +417,16 @@ incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 		disc_ms = now_ms();
 	}
 	fmt_time_ms(disc_ms, disc_utc);
-	if (incident_vendor_sla(db, vendor_id, &sla_ms, sla_text, sizeof sla_text, sla_source,
-	    sizeof sla_source, err) != 0)
+	if (o.vendor_sla != NULL && strcmp(o.vendor_sla, "none") != 0) {
+		sla_ms = o.vendor_sla_ms;
+		snprintf(sla_text, sizeof sla_text, "%s", o.vendor_sla);
+		snprintf(sla_source, sizeof sla_source, "given with incident open by %s", av->actor);
+	} else if (o.vendor_sla != NULL) {
+		sla_ms = -1;
+	} else if (incident_vendor_sla(db, vendor_id, &sla_ms, sla_text, sizeof sla_text, sla_source,
+	    sizeof sla_source, err) != 0) {
 		goto fail;
+	}
 	if (o.window_start != NULL) {
 		fmt_time_ms(ws, ws_utc);
 		fmt_time_ms(we, we_utc);

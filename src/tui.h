@@ -30,7 +30,7 @@ enum request {
 	REQ_ATTACH,
 	/* probes, evidence, incidents, reports */
 	REQ_RUN, REQ_CANCEL_JOB, REQ_EVIDENCE, REQ_INCIDENT, REQ_TASK, REQ_STATUS, REQ_EXPORT,
-	REQ_VERIFY, REQ_DASHBOARD,
+	REQ_VERIFY, REQ_DASHBOARD, REQ_VENDORS,
 	REQ__COUNT
 };
 
@@ -174,8 +174,9 @@ int tui_show_text(struct tui *t, const char *title, const char *text, struct aer
 /* Runs a CLI command (argv[0] is the command) with its output captured in out:
  * the TUI acts through the same code, and says the same words, as the CLI. */
 int tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err);
-/* The same with a NULL-terminated list of words; the command's first output
- * line becomes the status. */
+/* The same, with the command's first output line as the status. */
+int tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err);
+/* The same with a NULL-terminated list of words. */
 int tui_cliv(struct tui *t, struct aerr *err, ...) __attribute__((sentinel));
 /* Runs a CLI command line (as typed after ':'), capturing its output. */
 int tui_run_command(struct tui *t, const char *line, struct aerr *err);
@@ -185,9 +186,13 @@ int tui_attr(struct tui *t, int mark);
 void tui_put(WINDOW *w, int y, int x, int maxw, const char *s);
 
 /* The screens. */
+extern const struct view_ops tui_dashboard_view;
 extern const struct view_ops tui_vendors_view;
 extern const struct view_ops tui_vendor_view;
 extern const struct view_ops tui_help_view;
 extern const struct view_ops tui_text_view;
+/* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
+extern const struct view_ops tui_incidents_view;
+extern const struct view_ops tui_incident_view;
 
 #endif

@@ -181,6 +181,12 @@ run incident note 2 "Notified the supervisory authority" --kind notification-sen
 run incident show 2 --json
 is "$(echo "$out" | json '[.clocks[3,4] | .state + ":" + (.seconds_left | tostring)] | join(" ")')" \
 	"late:-84600 late:-14400" "vendor notice 23.5h late; GDPR notice 4h late"
+run incident edit 2 --vendor-sla 5x
+is "$(echo "$errout" | head -1)" "aivet: --vendor-sla: bad duration '5x': expected a positive number and a unit such as 30m, 24h, 5d or 2w" "a bad SLA"
+run incident edit 2 --vendor-sla 3d --note "The BAA says three days"
+run incident show 2 --json
+is "$(echo "$out" | json '[.vendor_sla.value, .vendor_sla.source, .clocks[3].state, .timeline[-1].text] | join("|")')" \
+	"3d|set by tester with incident edit|met|The BAA says three days" "the SLA corrected from the contract: met"
 run incident list --json
 is "$(echo "$out" | json 'map([.id, .status, (.overdue_clocks | join(",")), (.next_due | tostring)] | map(tostring) | join(" ")) | join(";")')" \
 	"1 closed  null;2 new  null" "list: nothing overdue once the notices are in"

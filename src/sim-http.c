@@ -1,0 +1,710 @@
+/*
+ * sim-http.c: aivet-sim's HTTP front, on libmicrohttpd with a thread per
+ * connection (a slow stream never holds up another tenant). A request goes
+ * through fixed stages, in order: vendor-wide faults that ignore the request
+ * (redirect), routing, body size, authentication to a tenant, rate limiting,
+ * JSON parsing, then the route's handler. Responses, errors and streams are
+ * shaped by sim-api.c; the per-response faults (stream-error, huge-response,
+ * close-mid-body, ...) are applied where the response is built.
+ */
+#include "config.h"
+
+#include <netdb.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <microhttpd.h>
+
+#include "sim.h"
+
+struct sim_server {
+	struct sim_config *cfg;
+	struct sim_engine eng;
+	struct MHD_Daemon *daemon;
+	atomic_ullong nrequests;
+	atomic_llong ninference;    /* inference requests seen, for the rate-limit fault */
+};
+
+/* What a connection's request accumulates while its body arrives. */
+struct sim_req {
+	struct buf body;
+	int too_big;
+};
+
+/* One request being answered. */
+struct ctx {
+	struct sim_server *srv;
+	const struct sim_config *cfg;
+	struct MHD_Connection *conn;
+	const struct route *route;
+	const char *method, *url;
+	const char *tenant;
+	unsigned long long n;
+	char request_id[64];
+	long long prompt_tokens;     /* for the log line; -1 when not a generation */
+};
+
+struct route {
+	const char *method, *path;
+	enum sim_api api;
+	int inference;               /* counts for the rate-limit fault, gets body faults */
+	int needs_body;
+	enum MHD_Result (*serve)(struct ctx *x, const cJSON *body);
+};
+
+static const char json_type[] = "application/json";
+
+/* ---- responses ---- */
+
+static void
+log_request(const struct ctx *x, int status)
+{
+	if (x->prompt_tokens >= 0)
+		fprintf(stderr, "aivet-sim: #%llu %s %s tenant=%s status=%d prompt_tokens=%lld\n",
+		    x->n, x->method, x->url, x->tenant ? x->tenant : "-", status, x->prompt_tokens);
+	else
+		fprintf(stderr, "aivet-sim: #%llu %s %s tenant=%s status=%d\n",
+		    x->n, x->method, x->url, x->tenant ? x->tenant : "-", status);
+}
+
+static enum MHD_Result
+queue(struct ctx *x, int status, struct MHD_Response *resp, const char *type)
+{
+	enum MHD_Result ret;
+
+	if (type != NULL)
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	MHD_add_response_header(resp, "x-request-id", x->request_id);
+	ret = MHD_queue_response(x->conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	log_request(x, status);
+	return ret;
+}
+
+static char *
+print_json(cJSON *v)
+{
+	char *s = cJSON_PrintUnformatted(v);
+
+	if (s == NULL)
+		die("out of memory");
+	cJSON_Delete(v);
+	return s;
+}
+
+static enum MHD_Result
+respond_json(struct ctx *x, int status, cJSON *v)
+{
+	char *s = print_json(v);
+
+	return queue(x, status, MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE),
+	    json_type);
+}
+
+static enum MHD_Result
+respond_error(struct ctx *x, const struct sim_error *e)
+{
+	return respond_json(x, e->status, api_error_body(x->route ? x->route->api : API_OPENAI, e,
+	    x->request_id));
+}
+
+/* A body served piece by piece: head, `pad` bytes of 'x', tail. With cut_at
+ * below the total, the connection is closed after cut_at bytes. */
+struct shaped_body {
+	char *head;
+	size_t headlen, pad;
+	const char *tail;
+	size_t taillen, total, cut_at;
+};
+
+static ssize_t
+shaped_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	struct shaped_body *b = cls;
+	size_t n = 0, end = b->cut_at < b->total ? b->cut_at : b->total;
+
+	if (pos >= end)
+		return pos >= b->total ? MHD_CONTENT_READER_END_OF_STREAM :
+		    MHD_CONTENT_READER_END_WITH_ERROR;
+	if (max > end - pos)
+		max = end - (size_t)pos;
+	while (n < max) {
+		size_t p = (size_t)pos + n, k;
+
+		if (p < b->headlen) {
+			k = b->headlen - p < max - n ? b->headlen - p : max - n;
+			memcpy(out + n, b->head + p, k);
+		} else if (p < b->headlen + b->pad) {
+			k = b->headlen + b->pad - p < max - n ? b->headlen + b->pad - p : max - n;
+			memset(out + n, 'x', k);
+		} else {
+			k = max - n;
+			memcpy(out + n, b->tail + (p - b->headlen - b->pad), k);
+		}
+		n += k;
+	}
+	return (ssize_t)n;
+}
+
+static void
+shaped_free(void *cls)
+{
+	struct shaped_body *b = cls;
+
+	free(b->head);
+	free(b);
+}
+
+/* A successful generation's JSON body, with the body faults applied. */
+static enum MHD_Result
+respond_generation(struct ctx *x, cJSON *v)
+{
+	enum sim_fault f = x->cfg->fault;
+	struct shaped_body *b;
+	char *s;
+
+	if (f != FAULT_HUGE_RESPONSE && f != FAULT_CLOSE_MID_BODY)
+		return respond_json(x, 200, v);
+	s = print_json(v);
+	b = xcalloc(1, sizeof *b);
+	b->head = s;
+	b->headlen = strlen(s);
+	b->tail = "";
+	if (f == FAULT_HUGE_RESPONSE) {
+		static const char pad_open[] = ",\"x_padding\":\"";
+		size_t want = (size_t)x->cfg->huge_bytes;
+
+		/* Still valid JSON: the object gets one more member holding the padding. */
+		b->head = xrealloc(b->head, b->headlen + sizeof pad_open);
+		memcpy(b->head + b->headlen - 1, pad_open, sizeof pad_open);
+		b->headlen += sizeof pad_open - 2;
+		b->tail = "\"}";
+		b->taillen = 2;
+		b->pad = want > b->headlen + b->taillen ? want - b->headlen - b->taillen : 0;
+	}
+	b->total = b->headlen + b->pad + b->taillen;
+	b->cut_at = f == FAULT_CLOSE_MID_BODY ? b->total / 2 : b->total;
+	return queue(x, 200, MHD_create_response_from_callback(b->total, 64 * 1024, shaped_read, b,
+	    shaped_free), json_type);
+}
+
+/* ---- generation: the chat routes of both APIs ---- */
+
+/* A streamed generation; MHD pulls events from stream_read as the client reads. */
+struct stream {
+	struct sim_server *srv;
+	enum sim_api api;
+	struct sim_gen gen;
+	struct sim_result r;
+	char model[128];
+	enum { ST_OPEN, ST_TOKENS, ST_END } phase;
+	struct buf pending;
+	size_t off;
+};
+
+static void
+stream_next(struct stream *st, struct buf *out)
+{
+	struct sim_engine *e = &st->srv->eng;
+	enum sim_fault f = st->srv->cfg->fault;
+	char piece[4];
+	sim_tok t;
+
+	switch (st->phase) {
+	case ST_OPEN:
+		api_stream_open(st->api, &st->r, out);
+		st->phase = ST_TOKENS;
+		return;
+	case ST_TOKENS:
+		if (f == FAULT_STREAM_ERROR && st->gen.emitted > 0) {
+			api_stream_error(st->api, &st->r, out);
+			break;
+		}
+		if (sim_generate_step(e, &st->gen, &t)) {
+			api_stream_token(st->api, &st->r, piece, tok_piece(t, piece), out);
+			return;
+		}
+		if (f == FAULT_STREAM_ERROR) {
+			api_stream_error(st->api, &st->r, out);
+			break;
+		}
+		st->r.completion_tokens = st->gen.emitted;
+		st->r.cut = sim_generate_cut(&st->gen);
+		api_stream_close(st->api, &st->r, out);
+		break;
+	case ST_END:
+		return;
+	}
+	/* Done: give the pages back now, not when the connection goes. */
+	sim_generate_end(e, &st->gen);
+	st->phase = ST_END;
+}
+
+static ssize_t
+stream_read(void *cls, uint64_t pos, char *out, size_t max)
+{
+	struct stream *st = cls;
+	size_t n;
+
+	while (st->off == st->pending.len) {
+		if (st->phase == ST_END)
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		if (st->srv->cfg->fault == FAULT_CLOSE_MID_BODY && st->gen.emitted > 0)
+			return MHD_CONTENT_READER_END_WITH_ERROR;
+		st->pending.len = st->off = 0;
+		stream_next(st, &st->pending);
+	}
+	n = st->pending.len - st->off;
+	n = n < max ? n : max;
+	memcpy(out, st->pending.data + st->off, n);
+	st->off += n;
+	return (ssize_t)n;
+}
+
+static void
+stream_free(void *cls)
+{
+	struct stream *st = cls;
+
+	sim_generate_end(&st->srv->eng, &st->gen);
+	buf_free(&st->pending);
+	free(st);
+}
+
+static void
+result_init(struct ctx *x, struct sim_result *r, const struct sim_chat *c, const struct sim_gen *g)
+{
+	memset(r, 0, sizeof *r);
+	if (x->route->api == API_ANTHROPIC)
+		snprintf(r->id, sizeof r->id, "msg_sim%llx_%llu", (long long)x->cfg->seed, x->n);
+	else
+		snprintf(r->id, sizeof r->id, "chatcmpl-sim%llx-%llu", (long long)x->cfg->seed, x->n);
+	r->created = (int64_t)time(NULL);
+	r->prompt_tokens = g->prompt_tokens;
+	r->cached_tokens = g->cached_tokens;
+	r->usage = x->cfg->fault != FAULT_NO_USAGE;
+	r->include_usage = c->include_usage;
+}
+
+static enum MHD_Result
+serve_generation(struct ctx *x, struct sim_chat *c)
+{
+	struct sim_engine *e = &x->srv->eng;
+	enum sim_fault f = x->cfg->fault;
+	struct tokvec prompt = { 0 };
+	struct sim_result r;
+	struct sim_gen g;
+	struct sim_error err;
+	struct buf text;
+	sim_tok t;
+	cJSON *body;
+
+	tok_encode(c->prompt.data ? c->prompt.data : "", c->prompt.len, &prompt);
+	x->prompt_tokens = (long long)prompt.n;
+	if (sim_generate_start(e, x->tenant, &prompt, c->max_tokens, &g) != 0) {
+		api_context_error(x->route->api, prompt.n, g.admit.limit, &err);
+		if (g.admit.kind == ADMIT_ERROR_200)
+			err.status = 200;
+		tokvec_free(&prompt);
+		return respond_error(x, &err);
+	}
+	tokvec_free(&prompt);
+	result_init(x, &r, c, &g);
+	if (c->stream && f != FAULT_STREAM_AS_JSON && f != FAULT_HUGE_RESPONSE) {
+		struct stream *st = xcalloc(1, sizeof *st);
+		struct MHD_Response *resp;
+
+		st->srv = x->srv;
+		st->api = x->route->api;
+		st->gen = g;
+		st->r = r;
+		snprintf(st->model, sizeof st->model, "%s", c->model);
+		st->r.model = st->model;
+		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, st,
+		    stream_free);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+		return queue(x, 200, resp, "text/event-stream");
+	}
+	buf_init(&text);
+	while (sim_generate_step(e, &g, &t)) {
+		char piece[4];
+
+		buf_add(&text, piece, tok_piece(t, piece));
+	}
+	r.completion_tokens = g.emitted;
+	r.cut = sim_generate_cut(&g);
+	sim_generate_end(e, &g);
+	r.model = c->model;
+	r.text = text.data ? text.data : "";
+	body = api_completion_body(x->route->api, &r);
+	buf_free(&text);
+	return respond_generation(x, body);
+}
+
+static enum MHD_Result
+serve_chat(struct ctx *x, const cJSON *body)
+{
+	struct sim_chat c;
+	struct sim_error e;
+	enum MHD_Result ret;
+
+	if (api_parse_openai(body, &c, &e) != 0)
+		return respond_error(x, &e);
+	ret = serve_generation(x, &c);
+	sim_chat_free(&c);
+	return ret;
+}
+
+static enum MHD_Result
+serve_messages(struct ctx *x, const cJSON *body)
+{
+	struct sim_chat c;
+	struct sim_error e;
+	enum MHD_Result ret;
+
+	if (api_parse_anthropic(body, 0, &c, &e) != 0)
+		return respond_error(x, &e);
+	ret = serve_generation(x, &c);
+	sim_chat_free(&c);
+	return ret;
+}
+
+/* ---- counting routes ---- */
+
+static size_t
+count_tokens(const struct sim_chat *c, struct tokvec *keep)
+{
+	struct tokvec tv = { 0 };
+	size_t n;
+
+	tok_encode(c->prompt.data ? c->prompt.data : "", c->prompt.len, &tv);
+	n = tv.n;
+	if (keep != NULL)
+		*keep = tv;
+	else
+		tokvec_free(&tv);
+	return n;
+}
+
+static enum MHD_Result
+serve_count_tokens(struct ctx *x, const cJSON *body)
+{
+	struct sim_chat c;
+	struct sim_error e;
+	cJSON *o;
+
+	if (api_parse_anthropic(body, 1, &c, &e) != 0)
+		return respond_error(x, &e);
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "input_tokens", (double)count_tokens(&c, NULL));
+	sim_chat_free(&c);
+	return respond_json(x, 200, o);
+}
+
+static enum MHD_Result
+serve_tokenize(struct ctx *x, const cJSON *body)
+{
+	struct sim_chat c;
+	struct sim_error e;
+	struct tokvec tv;
+	struct buf ids;
+	cJSON *o;
+
+	if (api_parse_tokenize(body, &c, &e) != 0)
+		return respond_error(x, &e);
+	count_tokens(&c, &tv);
+	sim_chat_free(&c);
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "count", (double)tv.n);
+	cJSON_AddNumberToObject(o, "max_model_len", (double)x->cfg->context);
+	/* A million cJSON number nodes would cost ~100 MB: the id list goes in as
+	 * one raw member, a bracketed list of decimal integers. */
+	buf_init(&ids);
+	buf_add(&ids, "[", 1);
+	for (size_t i = 0; i < tv.n; i++)
+		buf_printf(&ids, i ? ",%u" : "%u", (unsigned)tv.v[i]);
+	buf_add(&ids, "]", 1);
+	cJSON_AddRawToObject(o, "tokens", ids.data);
+	buf_free(&ids);
+	cJSON_AddNullToObject(o, "token_strs");
+	tokvec_free(&tv);
+	return respond_json(x, 200, o);
+}
+
+static enum MHD_Result
+serve_models(struct ctx *x, const cJSON *body)
+{
+	cJSON *o = cJSON_CreateObject(), *a, *m;
+
+	(void)body;
+	cJSON_AddStringToObject(o, "object", "list");
+	a = cJSON_AddArrayToObject(o, "data");
+	m = cJSON_CreateObject();
+	cJSON_AddStringToObject(m, "id", x->cfg->model);
+	cJSON_AddStringToObject(m, "object", "model");
+	cJSON_AddStringToObject(m, "type", "model");
+	cJSON_AddNumberToObject(m, "created", 0);
+	cJSON_AddStringToObject(m, "owned_by", "aivet-sim");
+	cJSON_AddStringToObject(m, "display_name", x->cfg->model);
+	cJSON_AddNumberToObject(m, "context_length", (double)x->cfg->context);
+	cJSON_AddNumberToObject(m, "max_model_len", (double)x->cfg->context);
+	cJSON_AddItemToArray(a, m);
+	cJSON_AddBoolToObject(o, "has_more", 0);
+	return respond_json(x, 200, o);
+}
+
+static const struct route routes[] = {
+	{ "POST", "/v1/chat/completions", API_OPENAI, 1, 1, serve_chat },
+	{ "POST", "/v1/messages", API_ANTHROPIC, 1, 1, serve_messages },
+	{ "POST", "/v1/messages/count_tokens", API_ANTHROPIC, 0, 1, serve_count_tokens },
+	{ "POST", "/tokenize", API_OPENAI, 0, 1, serve_tokenize },
+	{ "GET", "/v1/models", API_OPENAI, 0, 0, serve_models },
+};
+
+/* ---- the request stages ---- */
+
+/* The tenant a key belongs to, NULL for none. Without --tenants every caller
+ * is tenant "default". */
+static const char *
+tenant_for(const struct sim_config *cfg, const char *key)
+{
+	if (cfg->ntenants == 0)
+		return "default";
+	if (key == NULL)
+		return NULL;
+	for (size_t i = 0; i < cfg->ntenants; i++) {
+		const char *k = cfg->tenants[i].key;
+
+		if (strlen(k) == strlen(key) && sodium_memcmp(k, key, strlen(k)) == 0)
+			return cfg->tenants[i].label;
+	}
+	return NULL;
+}
+
+/* Returns 0 with x->tenant set, or -1 with the API's 401 queued (*ret). */
+static int
+authenticate(struct ctx *x, enum MHD_Result *ret)
+{
+	const char *key = MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND, "x-api-key");
+	const char *auth = MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND,
+	    MHD_HTTP_HEADER_AUTHORIZATION);
+	struct sim_error e;
+
+	if (x->route->api == API_OPENAI || key == NULL) {
+		key = NULL;
+		if (auth != NULL && strncasecmp(auth, "Bearer ", 7) == 0)
+			key = auth + 7;
+	}
+	x->tenant = tenant_for(x->cfg, key);
+	if (x->tenant != NULL)
+		return 0;
+	if (x->route->api == API_ANTHROPIC)
+		sim_error_set(&e, 401, "authentication_error", NULL, NULL,
+		    key == NULL ? "x-api-key header is required" : "invalid x-api-key");
+	else if (key == NULL)
+		sim_error_set(&e, 401, "invalid_request_error", NULL, NULL,
+		    "You didn't provide an API key. You need to provide your API key in an "
+		    "Authorization header using Bearer auth (i.e. Authorization: Bearer YOUR_KEY). "
+		    "You can obtain an API key from https://platform.openai.com/account/api-keys.");
+	else
+		sim_error_set(&e, 401, "invalid_request_error", "invalid_api_key", NULL,
+		    "Incorrect API key provided. You can find your API key at "
+		    "https://platform.openai.com/account/api-keys.");
+	*ret = respond_error(x, &e);
+	return -1;
+}
+
+static enum MHD_Result
+rate_limited(struct ctx *x)
+{
+	struct MHD_Response *resp;
+	struct sim_error e;
+	char *s;
+
+	if (x->route->api == API_ANTHROPIC)
+		sim_error_set(&e, 429, "rate_limit_error", NULL, NULL,
+		    "Number of request tokens has exceeded your per-minute rate limit. Please try again later.");
+	else
+		sim_error_set(&e, 429, "requests", "rate_limit_exceeded", NULL,
+		    "Rate limit reached for requests. Please try again in 1s.");
+	s = print_json(api_error_body(x->route->api, &e, x->request_id));
+	resp = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+	MHD_add_response_header(resp, "Retry-After", "1");
+	if (x->route->api == API_ANTHROPIC) {
+		MHD_add_response_header(resp, "anthropic-ratelimit-requests-remaining", "0");
+	} else {
+		MHD_add_response_header(resp, "x-ratelimit-remaining-requests", "0");
+		MHD_add_response_header(resp, "x-ratelimit-reset-requests", "1s");
+	}
+	return queue(x, 429, resp, json_type);
+}
+
+static enum MHD_Result
+handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
+    const char *method, const char *url)
+{
+	const struct sim_config *cfg = srv->cfg;
+	struct ctx x = { srv, cfg, conn, NULL, method, url, NULL, 0, "", -1 };
+	struct sim_error e;
+	cJSON *body = NULL;
+	enum MHD_Result ret;
+
+	x.n = atomic_fetch_add(&srv->nrequests, 1) + 1;
+	snprintf(x.request_id, sizeof x.request_id, "req_sim%llx_%llu", (long long)cfg->seed, x.n);
+	if (cfg->fault == FAULT_REDIRECT) {
+		struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"",
+		    MHD_RESPMEM_PERSISTENT);
+
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, cfg->redirect_to);
+		return queue(&x, 307, resp, NULL);
+	}
+	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
+		if (strcmp(routes[i].path, url) == 0 && strcmp(routes[i].method, method) == 0)
+			x.route = &routes[i];
+	if (x.route == NULL) {
+		sim_error_set(&e, 404, "invalid_request_error", NULL, NULL, "Invalid URL (%.16s %.200s)",
+		    method, url);
+		return respond_error(&x, &e);
+	}
+	if (req->too_big) {
+		if (x.route->api == API_ANTHROPIC)
+			sim_error_set(&e, 413, "request_too_large", NULL, NULL,
+			    "Request exceeds the maximum allowed number of bytes.");
+		else
+			sim_error_set(&e, 413, "invalid_request_error", "request_too_large", NULL,
+			    "Request body is larger than the limit of %lld bytes.",
+			    (long long)cfg->max_body);
+		return respond_error(&x, &e);
+	}
+	if (authenticate(&x, &ret) != 0)
+		return ret;
+	if (x.route->inference && cfg->fault == FAULT_RATE_LIMIT &&
+	    atomic_fetch_add(&srv->ninference, 1) < cfg->rate_limit_count)
+		return rate_limited(&x);
+	if (x.route->needs_body) {
+		body = cJSON_ParseWithLength(req->body.data ? req->body.data : "", req->body.len);
+		if (body == NULL) {
+			if (x.route->api == API_ANTHROPIC)
+				sim_error_set(&e, 400, "invalid_request_error", NULL, NULL,
+				    "There was an error parsing the body of your request: invalid JSON");
+			else
+				sim_error_set(&e, 400, "invalid_request_error", NULL, NULL,
+				    "We could not parse the JSON body of your request. (HINT: This likely "
+				    "means you aren't using your HTTP library correctly. The OpenAI API "
+				    "expects a JSON payload, but what was sent was not valid JSON.)");
+			return respond_error(&x, &e);
+		}
+	}
+	ret = x.route->serve(&x, body);
+	cJSON_Delete(body);
+	return ret;
+}
+
+static enum MHD_Result
+on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+    const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
+{
+	struct sim_server *srv = cls;
+	struct sim_req *req = *con_cls;
+
+	(void)version;
+	if (req == NULL) {
+		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		    MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+		req = xcalloc(1, sizeof *req);
+		*con_cls = req;
+		if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)srv->cfg->max_body)
+			req->too_big = 1;
+		return MHD_YES;
+	}
+	if (*upload_size > 0) {
+		if (!req->too_big && req->body.len + *upload_size > (size_t)srv->cfg->max_body) {
+			req->too_big = 1;
+			buf_free(&req->body);
+		}
+		if (!req->too_big)
+			buf_add(&req->body, upload_data, *upload_size);
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	return handle(srv, conn, req, method, url);
+}
+
+static void
+on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct sim_req *req = *con_cls;
+
+	(void)cls, (void)conn, (void)toe;
+	if (req == NULL)
+		return;
+	buf_free(&req->body);
+	free(req);
+	*con_cls = NULL;
+}
+
+int
+sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, size_t urlsz,
+    struct aerr *err)
+{
+	struct addrinfo hints = { 0 }, *ai = NULL;
+	struct sim_server *srv;
+	const union MHD_DaemonInfo *info;
+	char host[NI_MAXHOST];
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	    MHD_USE_ERROR_LOG;
+	int rc;
+
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	rc = getaddrinfo(cfg->host, NULL, &hints, &ai);
+	if (rc != 0)
+		return aerr_set(err, AV_USAGE, "--host: %s: %s", cfg->host, gai_strerror(rc));
+	if (ai->ai_family == AF_INET6) {
+		flags |= MHD_USE_IPv6;
+		((struct sockaddr_in6 *)ai->ai_addr)->sin6_port = htons((uint16_t)cfg->port);
+	} else {
+		((struct sockaddr_in *)ai->ai_addr)->sin_port = htons((uint16_t)cfg->port);
+	}
+	getnameinfo(ai->ai_addr, ai->ai_addrlen, host, sizeof host, NULL, 0, NI_NUMERICHOST);
+
+	srv = xcalloc(1, sizeof *srv);
+	srv->cfg = cfg;
+	srv->eng.cfg = cfg;
+	if (pool_init(&srv->eng.pool, cfg->pool_tokens, cfg->page_size, cfg->prefix_cache,
+	    cfg->seed, err) != 0) {
+		freeaddrinfo(ai);
+		free(srv);
+		return err->code;
+	}
+	srv->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, srv,
+	    MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300,
+	    MHD_OPTION_END);
+	freeaddrinfo(ai);
+	if (srv->daemon == NULL) {
+		pool_destroy(&srv->eng.pool);
+		free(srv);
+		return aerr_set(err, AV_RUNTIME, "cannot listen on %s port %lld", host,
+		    (long long)cfg->port);
+	}
+	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+	snprintf(url, urlsz, strchr(host, ':') ? "http://[%s]:%u" : "http://%s:%u", host,
+	    info ? (unsigned)info->port : (unsigned)cfg->port);
+	*out = srv;
+	return 0;
+}
+
+void
+sim_server_stop(struct sim_server *srv)
+{
+	MHD_stop_daemon(srv->daemon);
+	pool_destroy(&srv->eng.pool);
+	free(srv);
+}

@@ -1,0 +1,334 @@
+/*
+ * sim-kv.c: aivet-sim's KV cache, one pool of fixed-size pages shared by all
+ * tenants, like GPU memory in a serving stack. Pages go back to the pool
+ * when a request ends and are never cleared, so whoever takes a page next
+ * finds what the last owner wrote. Full prompt pages may stay in a prefix
+ * cache (keyed by a chained hash of the opening, per tenant or global) and
+ * are evicted least recently used when the free stack runs dry.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+#define NONE (-1)
+
+int
+pool_init(struct sim_pool *p, int64_t pool_tokens, int64_t page_size,
+    enum sim_prefix_cache mode, int64_t seed, struct aerr *err)
+{
+	uint64_t s = (uint64_t)seed;
+
+	memset(p, 0, sizeof *p);
+	if (page_size < 1 || page_size > (1 << 20))
+		return aerr_set(err, AV_USAGE, "--page-size: %lld is out of range (1 to 1048576)",
+		    (long long)page_size);
+	if (pool_tokens < page_size)
+		return aerr_set(err, AV_USAGE, "--pool: %lld tokens do not hold one page of %lld tokens",
+		    (long long)pool_tokens, (long long)page_size);
+	if (pool_tokens / page_size > INT32_MAX)
+		return aerr_set(err, AV_USAGE, "--pool: %lld tokens make too many pages",
+		    (long long)pool_tokens);
+	p->page_size = (uint32_t)page_size;
+	p->npages = (uint32_t)(pool_tokens / page_size);
+	p->mode = mode;
+	/* calloc'd slots are mapped lazily: an unused pool costs no memory. */
+	p->tok = xcalloc((size_t)p->npages * p->page_size, sizeof *p->tok);
+	p->pg = xcalloc(p->npages, sizeof *p->pg);
+	for (uint32_t i = 0; i < p->npages; i++) {
+		p->pg[i].free_next = i + 1 < p->npages ? (int32_t)(i + 1) : NONE;
+		p->pg[i].hash_next = p->pg[i].lru_prev = p->pg[i].lru_next = NONE;
+	}
+	p->free_top = 0;
+	p->nfree = p->npages;
+	for (p->nbuckets = 1; p->nbuckets < p->npages; p->nbuckets <<= 1)
+		;
+	p->bucket = xmalloc(p->nbuckets * sizeof *p->bucket);
+	for (uint32_t i = 0; i < p->nbuckets; i++)
+		p->bucket[i] = NONE;
+	p->lru_head = p->lru_tail = NONE;
+	crypto_generichash(p->key, sizeof p->key, (const unsigned char *)&s, sizeof s, NULL, 0);
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->freed, NULL);
+	return 0;
+}
+
+void
+pool_destroy(struct sim_pool *p)
+{
+	if (p->pg == NULL)
+		return;
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->freed);
+	free(p->tok);
+	free(p->pg);
+	free(p->bucket);
+	memset(p, 0, sizeof *p);
+}
+
+size_t
+pool_capacity(const struct sim_pool *p)
+{
+	return (size_t)p->npages * p->page_size;
+}
+
+size_t
+pool_free_pages(struct sim_pool *p)
+{
+	size_t n;
+
+	pthread_mutex_lock(&p->mu);
+	n = (size_t)p->nfree + p->nidle;
+	pthread_mutex_unlock(&p->mu);
+	return n;
+}
+
+static sim_tok *
+slots(const struct sim_pool *p, uint32_t page)
+{
+	return p->tok + (size_t)page * p->page_size;
+}
+
+/* ---- prefix cache: hash chains and the LRU list of idle cached pages ---- */
+
+static uint64_t
+chain_hash(const struct sim_pool *p, uint64_t prev, const void *data, size_t len)
+{
+	crypto_generichash_state st;
+	unsigned char h[crypto_generichash_BYTES_MIN];
+	uint64_t v;
+
+	crypto_generichash_init(&st, p->key, sizeof p->key, sizeof h);
+	crypto_generichash_update(&st, (const unsigned char *)&prev, sizeof prev);
+	crypto_generichash_update(&st, data, len);
+	crypto_generichash_final(&st, h, sizeof h);
+	memcpy(&v, h, sizeof v);
+	return v;
+}
+
+static int32_t
+cache_lookup(const struct sim_pool *p, uint64_t h, const sim_tok *toks)
+{
+	for (int32_t i = p->bucket[h & (p->nbuckets - 1)]; i != NONE; i = p->pg[i].hash_next)
+		if (p->pg[i].hash == h &&
+		    memcmp(slots(p, (uint32_t)i), toks, p->page_size * sizeof *toks) == 0)
+			return i;
+	return NONE;
+}
+
+static void
+cache_insert(struct sim_pool *p, uint32_t page, uint64_t h)
+{
+	int32_t *b = &p->bucket[h & (p->nbuckets - 1)];
+
+	p->pg[page].hash = h;
+	p->pg[page].cached = 1;
+	p->pg[page].hash_next = *b;
+	*b = (int32_t)page;
+}
+
+static void
+cache_remove(struct sim_pool *p, uint32_t page)
+{
+	int32_t *link = &p->bucket[p->pg[page].hash & (p->nbuckets - 1)];
+
+	while (*link != (int32_t)page)
+		link = &p->pg[*link].hash_next;
+	*link = p->pg[page].hash_next;
+	p->pg[page].hash_next = NONE;
+	p->pg[page].cached = 0;
+}
+
+static void
+lru_unlink(struct sim_pool *p, uint32_t page)
+{
+	struct sim_page *g = &p->pg[page];
+
+	if (g->lru_prev != NONE)
+		p->pg[g->lru_prev].lru_next = g->lru_next;
+	else
+		p->lru_head = g->lru_next;
+	if (g->lru_next != NONE)
+		p->pg[g->lru_next].lru_prev = g->lru_prev;
+	else
+		p->lru_tail = g->lru_prev;
+	g->lru_prev = g->lru_next = NONE;
+	p->nidle--;
+}
+
+static void
+lru_append(struct sim_pool *p, uint32_t page)
+{
+	struct sim_page *g = &p->pg[page];
+
+	g->lru_prev = p->lru_tail;
+	g->lru_next = NONE;
+	if (p->lru_tail != NONE)
+		p->pg[p->lru_tail].lru_next = (int32_t)page;
+	else
+		p->lru_head = (int32_t)page;
+	p->lru_tail = (int32_t)page;
+	p->nidle++;
+}
+
+/* ---- page ownership (all under p->mu) ---- */
+
+/* Takes a free page, else evicts the least recently used idle cached page. */
+static uint32_t
+take_page(struct sim_pool *p)
+{
+	uint32_t page;
+
+	if (p->free_top != NONE) {
+		page = (uint32_t)p->free_top;
+		p->free_top = p->pg[page].free_next;
+		p->nfree--;
+	} else {
+		page = (uint32_t)p->lru_head;
+		lru_unlink(p, page);
+		cache_remove(p, page);
+	}
+	p->pg[page].ref = 1;
+	return page;
+}
+
+static void
+seq_add_page(struct sim_seq *s, uint32_t page)
+{
+	if (s->npages == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->pages = xrealloc(s->pages, s->cap * sizeof *s->pages);
+	}
+	s->pages[s->npages++] = page;
+}
+
+size_t
+pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
+    const sim_tok *toks, size_t n)
+{
+	size_t ps = p->page_size, total = (n + ps - 1) / ps, nfull = n / ps, hits;
+	uint64_t *h = NULL;
+
+	if (p->mode == PREFIX_GLOBAL)
+		scope = NULL;
+	if (p->mode != PREFIX_OFF && nfull > 0) {
+		uint64_t prev = chain_hash(p, 0, scope ? scope : "", scope ? strlen(scope) : 0);
+
+		h = xmalloc(nfull * sizeof *h);
+		for (size_t i = 0; i < nfull; i++)
+			prev = h[i] = chain_hash(p, prev, toks + i * ps, ps * sizeof *toks);
+	}
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		size_t idle_hits = 0;
+
+		s->npages = 0;
+		for (hits = 0; h != NULL && hits < nfull; hits++) {
+			int32_t page = cache_lookup(p, h[hits], toks + hits * ps);
+
+			if (page == NONE)
+				break;
+			idle_hits += p->pg[page].ref == 0;
+			seq_add_page(s, (uint32_t)page);
+		}
+		/* All or nothing, so no sequence waits while holding pages. */
+		if (total - hits <= (size_t)p->nfree + p->nidle - idle_hits)
+			break;
+		pthread_cond_wait(&p->freed, &p->mu);
+	}
+	for (size_t i = 0; i < hits; i++)
+		if (p->pg[s->pages[i]].ref++ == 0)
+			lru_unlink(p, s->pages[i]);
+	for (size_t i = hits; i < total; i++)
+		seq_add_page(s, take_page(p));
+	pthread_mutex_unlock(&p->mu);
+
+	/* The new pages are ours alone: write them without the lock. */
+	for (size_t i = hits; i < total; i++) {
+		size_t k = i + 1 < total ? ps : n - i * ps;
+
+		memcpy(slots(p, s->pages[i]), toks + i * ps, k * sizeof *toks);
+	}
+	s->len = n;
+	if (h != NULL) {
+		pthread_mutex_lock(&p->mu);
+		for (size_t i = hits; i < nfull; i++)
+			if (cache_lookup(p, h[i], toks + i * ps) == NONE)
+				cache_insert(p, s->pages[i], h[i]);
+		pthread_mutex_unlock(&p->mu);
+		free(h);
+	}
+	return hits * ps;
+}
+
+size_t
+pool_reserve(struct sim_pool *p, struct sim_seq *s, size_t n)
+{
+	size_t ps = p->page_size, total;
+
+	if (n > pool_capacity(p))
+		n = pool_capacity(p);
+	total = (n + ps - 1) / ps;
+	pthread_mutex_lock(&p->mu);
+	while (total > (size_t)p->nfree + p->nidle)
+		pthread_cond_wait(&p->freed, &p->mu);
+	for (size_t i = 0; i < total; i++)
+		seq_add_page(s, take_page(p));
+	pthread_mutex_unlock(&p->mu);
+	s->len = 0;
+	return n;
+}
+
+void
+pool_put(struct sim_pool *p, struct sim_seq *s, size_t pos, sim_tok t)
+{
+	slots(p, s->pages[pos / p->page_size])[pos % p->page_size] = t;
+}
+
+sim_tok
+pool_get(const struct sim_pool *p, const struct sim_seq *s, size_t pos)
+{
+	return slots(p, s->pages[pos / p->page_size])[pos % p->page_size];
+}
+
+int
+pool_append(struct sim_pool *p, struct sim_seq *s, sim_tok t)
+{
+	if (s->len == s->npages * p->page_size) {
+		pthread_mutex_lock(&p->mu);
+		if (p->nfree + p->nidle == 0) {
+			pthread_mutex_unlock(&p->mu);
+			return -1;
+		}
+		seq_add_page(s, take_page(p));
+		pthread_mutex_unlock(&p->mu);
+	}
+	pool_put(p, s, s->len++, t);
+	return 0;
+}
+
+void
+pool_release(struct sim_pool *p, struct sim_seq *s)
+{
+	pthread_mutex_lock(&p->mu);
+	/* In reverse, so the next taker pops them in this sequence's order. */
+	for (size_t i = s->npages; i-- > 0;) {
+		uint32_t page = s->pages[i];
+
+		if (--p->pg[page].ref > 0)
+			continue;
+		if (p->pg[page].cached) {
+			lru_append(p, page);
+		} else {
+			p->pg[page].free_next = p->free_top;
+			p->free_top = (int32_t)page;
+			p->nfree++;
+		}
+	}
+	pthread_cond_broadcast(&p->freed);
+	pthread_mutex_unlock(&p->mu);
+	free(s->pages);
+	memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,258 @@
+/*
+ * sim-main.c: aivet-sim's entry point. Reads the options into a struct
+ * sim_config, starts the server, prints "listening on http://HOST:PORT" as
+ * the first line of stdout (scripts and tests wait for it) and serves until
+ * SIGTERM or SIGINT. See aivet-sim(1).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+static const char usage[] =
+    "usage: aivet-sim [--host ADDR] [--port N] [--context TOKENS] [--pool TOKENS]\n"
+    "                 [--page-size TOKENS] [--tenants LABEL=KEY,...] [--fault NAME]\n"
+    "                 [--prefix-cache off|tenant|global] [--prefill-us-per-token N]\n"
+    "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
+    "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
+    "       aivet-sim --help | --version\n";
+
+static void
+print_help(void)
+{
+	fputs(usage, stdout);
+	puts("\nA simulated multi-tenant inference vendor with a shared, paged KV cache.\n"
+	    "\n  --host ADDR                 address to bind (default 127.0.0.1)"
+	    "\n  --port N                    port, 0 picks a free one (default 0)"
+	    "\n  --context TOKENS            advertised context length (default 131072)"
+	    "\n  --pool TOKENS               KV pool size shared by all tenants (default 131072)"
+	    "\n  --page-size TOKENS          tokens per KV page (default 16)"
+	    "\n  --tenants LABEL=KEY,...     API keys and their tenants (default: any key, tenant default)"
+	    "\n  --fault NAME                none, disagg-placeholder, truncate-head, error-200,"
+	    "\n                              stream-error, no-usage, stream-as-json, rate-limit,"
+	    "\n                              redirect, huge-response, close-mid-body (default none)"
+	    "\n  --prefix-cache MODE         off, tenant or global (default off)"
+	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
+	    "\n  --decode-us-per-token N     decode time per generated token (default 0)"
+	    "\n  --max-body BYTES            largest request body (default 33554432)"
+	    "\n  --seed N                    seeds response ids and prefix-cache hashing (default 0)"
+	    "\n  --model NAME                model name in /v1/models (default aivet-sim-1)"
+	    "\n  --rate-limit-count N        fault rate-limit: requests refused first (default 2)"
+	    "\n  --redirect-to URL           fault redirect: where every request is sent"
+	    "\n  --huge-bytes N              fault huge-response: body size (default 8388608)"
+	    "\n\nSee aivet-sim(1).");
+}
+
+static int
+parse_tenants(const char *arg, struct sim_config *cfg, struct aerr *err)
+{
+	char *copy = xstrdup(arg), *save = NULL, *item;
+
+	for (item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(item, '=');
+
+		if (eq == NULL || eq == item || eq[1] == '\0') {
+			aerr_set(err, AV_USAGE, "--tenants: '%s' is not LABEL=KEY", item);
+			free(copy);
+			return err->code;
+		}
+		*eq = '\0';
+		for (size_t i = 0; i < cfg->ntenants; i++) {
+			if (strcmp(cfg->tenants[i].label, item) == 0 || strcmp(cfg->tenants[i].key, eq + 1) == 0) {
+				aerr_set(err, AV_USAGE, "--tenants: tenant '%s' repeats a label or a key", item);
+				free(copy);
+				return err->code;
+			}
+		}
+		cfg->tenants = xrealloc(cfg->tenants, (cfg->ntenants + 1) * sizeof *cfg->tenants);
+		cfg->tenants[cfg->ntenants].label = xstrdup(item);
+		cfg->tenants[cfg->ntenants].key = xstrdup(eq + 1);
+		cfg->ntenants++;
+	}
+	free(copy);
+	if (cfg->ntenants == 0)
+		return aerr_set(err, AV_USAGE, "--tenants: no LABEL=KEY given");
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct sim_config *cfg, struct aerr *err)
+{
+	enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
+		O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
+		O_HELP, O_VERSION };
+	static const struct option opts[] = {
+		{ "host", required_argument, NULL, O_HOST },
+		{ "port", required_argument, NULL, O_PORT },
+		{ "context", required_argument, NULL, O_CONTEXT },
+		{ "pool", required_argument, NULL, O_POOL },
+		{ "page-size", required_argument, NULL, O_PAGE },
+		{ "tenants", required_argument, NULL, O_TENANTS },
+		{ "fault", required_argument, NULL, O_FAULT },
+		{ "prefix-cache", required_argument, NULL, O_PREFIX },
+		{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
+		{ "decode-us-per-token", required_argument, NULL, O_DECODE },
+		{ "max-body", required_argument, NULL, O_MAXBODY },
+		{ "seed", required_argument, NULL, O_SEED },
+		{ "model", required_argument, NULL, O_MODEL },
+		{ "rate-limit-count", required_argument, NULL, O_RLCOUNT },
+		{ "redirect-to", required_argument, NULL, O_REDIRECT },
+		{ "huge-bytes", required_argument, NULL, O_HUGE },
+		{ "help", no_argument, NULL, O_HELP },
+		{ "version", no_argument, NULL, O_VERSION },
+		{ NULL, 0, NULL, 0 }
+	};
+	const int64_t big = INT64_C(1) << 40;
+	int c, rc = 0;
+
+	opterr = 0;
+	while (rc == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case O_HOST:
+			free(cfg->host);
+			cfg->host = xstrdup(optarg);
+			break;
+		case O_PORT:
+			rc = parse_int_opt("--port", optarg, 0, 65535, &cfg->port, err);
+			break;
+		case O_CONTEXT:
+			rc = parse_int_opt("--context", optarg, 1, big, &cfg->context, err);
+			break;
+		case O_POOL:
+			rc = parse_int_opt("--pool", optarg, 1, big, &cfg->pool_tokens, err);
+			break;
+		case O_PAGE:
+			rc = parse_int_opt("--page-size", optarg, 1, 1 << 20, &cfg->page_size, err);
+			break;
+		case O_TENANTS:
+			rc = parse_tenants(optarg, cfg, err);
+			break;
+		case O_FAULT:
+			if (sim_fault_parse(optarg, &cfg->fault) != 0)
+				rc = aerr_set(err, AV_USAGE, "--fault: unknown fault '%s' (see aivet-sim --help)",
+				    optarg);
+			break;
+		case O_PREFIX:
+			if (strcmp(optarg, "off") == 0)
+				cfg->prefix_cache = PREFIX_OFF;
+			else if (strcmp(optarg, "tenant") == 0)
+				cfg->prefix_cache = PREFIX_TENANT;
+			else if (strcmp(optarg, "global") == 0)
+				cfg->prefix_cache = PREFIX_GLOBAL;
+			else
+				rc = aerr_set(err, AV_USAGE,
+				    "--prefix-cache: '%s' is not off, tenant or global", optarg);
+			break;
+		case O_PREFILL:
+			rc = parse_int_opt("--prefill-us-per-token", optarg, 0, 10000000, &cfg->prefill_us, err);
+			break;
+		case O_DECODE:
+			rc = parse_int_opt("--decode-us-per-token", optarg, 0, 10000000, &cfg->decode_us, err);
+			break;
+		case O_MAXBODY:
+			rc = parse_int_opt("--max-body", optarg, 1, big, &cfg->max_body, err);
+			break;
+		case O_SEED:
+			rc = parse_int_opt("--seed", optarg, 0, INT64_MAX, &cfg->seed, err);
+			break;
+		case O_MODEL:
+			free(cfg->model);
+			cfg->model = xstrdup(optarg);
+			break;
+		case O_RLCOUNT:
+			rc = parse_int_opt("--rate-limit-count", optarg, 0, big, &cfg->rate_limit_count, err);
+			break;
+		case O_REDIRECT:
+			free(cfg->redirect_to);
+			cfg->redirect_to = xstrdup(optarg);
+			break;
+		case O_HUGE:
+			rc = parse_int_opt("--huge-bytes", optarg, 1, big, &cfg->huge_bytes, err);
+			break;
+		case O_HELP:
+			print_help();
+			exit(0);
+		case O_VERSION:
+			printf("aivet-sim %s\n", PACKAGE_VERSION);
+			exit(0);
+		case ':':
+			rc = aerr_set(err, AV_USAGE, "%s needs a value\n%s", argv[optind - 1], usage);
+			break;
+		default:
+			rc = aerr_set(err, AV_USAGE, "unknown option '%s'\n%s", argv[optind - 1], usage);
+			break;
+		}
+	}
+	if (rc != 0)
+		return rc;
+	if (optind < argc)
+		return aerr_set(err, AV_USAGE, "unexpected argument '%s'\n%s", argv[optind], usage);
+	if (cfg->fault == FAULT_REDIRECT && cfg->redirect_to == NULL)
+		return aerr_set(err, AV_USAGE, "--fault redirect needs --redirect-to URL");
+	if (cfg->pool_tokens < cfg->page_size)
+		return aerr_set(err, AV_USAGE, "--pool: %lld tokens do not hold one page of %lld tokens",
+		    (long long)cfg->pool_tokens, (long long)cfg->page_size);
+	return 0;
+}
+
+static void
+config_free(struct sim_config *cfg)
+{
+	for (size_t i = 0; i < cfg->ntenants; i++) {
+		free(cfg->tenants[i].label);
+		free(cfg->tenants[i].key);
+	}
+	free(cfg->tenants);
+	free(cfg->host);
+	free(cfg->model);
+	free(cfg->redirect_to);
+}
+
+int
+main(int argc, char **argv)
+{
+	struct sim_config cfg = {
+		.port = 0, .context = 131072, .pool_tokens = 131072, .page_size = 16,
+		.fault = FAULT_NONE, .prefix_cache = PREFIX_OFF, .max_body = 32 << 20,
+		.rate_limit_count = 2, .huge_bytes = 8 << 20,
+	};
+	struct sim_server *srv;
+	struct aerr err = { 0 };
+	char url[128];
+	sigset_t stop;
+	int sig;
+
+	if (sodium_init() < 0)
+		die("cannot initialise libsodium");
+	cfg.host = xstrdup("127.0.0.1");
+	cfg.model = xstrdup("aivet-sim-1");
+	if (parse_args(argc, argv, &cfg, &err) != 0) {
+		fprintf(stderr, "aivet-sim: %s\n", err.msg);
+		config_free(&cfg);
+		return err.code;
+	}
+	/* Block the stop signals before any thread starts, so only sigwait sees them. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	if (sim_server_start(&cfg, &srv, url, sizeof url, &err) != 0) {
+		fprintf(stderr, "aivet-sim: %s\n", err.msg);
+		config_free(&cfg);
+		return err.code;
+	}
+	printf("listening on %s\n", url);
+	fflush(stdout);
+	fprintf(stderr, "aivet-sim: context %lld tokens, pool %lld tokens in pages of %lld, "
+	    "fault %s\n", (long long)cfg.context, (long long)cfg.pool_tokens,
+	    (long long)cfg.page_size, sim_fault_names[cfg.fault]);
+	sigwait(&stop, &sig);
+	sim_server_stop(srv);
+	config_free(&cfg);
+	return 0;
+}

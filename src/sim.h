@@ -1,0 +1,265 @@
+/*
+ * sim.h: the parts of aivet-sim, a simulated multi-tenant inference vendor.
+ * The tokenizer, the paged KV pool with its prefix cache, admission and the
+ * toy model know nothing of HTTP and are unit-tested on their own; sim-api.c
+ * speaks the OpenAI and Anthropic wire shapes and sim-http.c serves them with
+ * libmicrohttpd.
+ */
+#ifndef AIVET_SIM_H
+#define AIVET_SIM_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sodium.h>
+
+#include "aivet.h"
+
+/* ---- configuration (sim-main.c fills it from the command line) ---- */
+
+/* How the vendor misbehaves; FAULT_NONE is a correct server. */
+enum sim_fault {
+	FAULT_NONE,
+	FAULT_DISAGG_PLACEHOLDER, /* the incident: oversize prompt becomes a placeholder, decode reads stale pages */
+	FAULT_TRUNCATE_HEAD,      /* over capacity: keep the last tokens silently */
+	FAULT_ERROR_200,          /* over capacity: HTTP 200 carrying an error object */
+	FAULT_STREAM_ERROR,       /* streams end in an error event instead of finishing */
+	FAULT_NO_USAGE,           /* usage omitted everywhere */
+	FAULT_STREAM_AS_JSON,     /* stream:true answered with plain JSON */
+	FAULT_RATE_LIMIT,         /* the first --rate-limit-count requests get 429 */
+	FAULT_REDIRECT,           /* every request gets 307 to --redirect-to */
+	FAULT_HUGE_RESPONSE,      /* 200 with a JSON body padded to --huge-bytes */
+	FAULT_CLOSE_MID_BODY,     /* headers and part of the body, then the connection closes */
+	FAULT_COUNT
+};
+extern const char *const sim_fault_names[FAULT_COUNT];
+/* Returns 0 and sets *out when name is a fault's name. */
+int sim_fault_parse(const char *name, enum sim_fault *out);
+
+enum sim_prefix_cache { PREFIX_OFF, PREFIX_TENANT, PREFIX_GLOBAL };
+
+struct sim_tenant {
+	char *label;
+	char *key;
+};
+
+struct sim_config {
+	char *host;
+	int64_t port;
+	int64_t context;          /* advertised context length, tokens */
+	int64_t pool_tokens;      /* KV pool size, tokens */
+	int64_t page_size;        /* tokens per KV page */
+	struct sim_tenant *tenants;
+	size_t ntenants;          /* 0: one tenant "default", any key accepted */
+	enum sim_fault fault;
+	enum sim_prefix_cache prefix_cache;
+	int64_t prefill_us;       /* per prompt token not served from the prefix cache */
+	int64_t decode_us;        /* per generated token */
+	int64_t max_body;         /* request body limit, bytes */
+	int64_t seed;
+	char *model;
+	int64_t rate_limit_count;
+	char *redirect_to;
+	int64_t huge_bytes;
+};
+
+/* ---- tokenizer (sim-tok.c) ---- */
+
+/* A token is a piece of up to 4 bytes packed little-endian; its value is its id.
+ * Pieces never cross a change between word characters ([A-Za-z0-9_-]),
+ * whitespace and other characters, and never split a UTF-8 sequence. */
+typedef uint32_t sim_tok;
+
+struct tokvec {
+	sim_tok *v;
+	size_t n, cap;
+};
+void tokvec_push(struct tokvec *tv, sim_tok t);
+void tokvec_free(struct tokvec *tv);
+/* Appends the tokens of s[0..len) to tv. */
+void tok_encode(const char *s, size_t len, struct tokvec *tv);
+/* Writes the token's bytes to out (not NUL-terminated); returns their count. */
+size_t tok_piece(sim_tok t, char out[4]);
+/* True for the characters identifiers are made of: [A-Za-z0-9_-]. */
+int tok_is_word_char(unsigned char c);
+
+/* ---- KV pool (sim-kv.c) ---- */
+
+/* Per-page bookkeeping. A page is exactly one of: free (on the free stack),
+ * in use (ref > 0, maybe also in the prefix cache), or cached and idle
+ * (ref == 0, in the cache and on the LRU list, evictable). */
+struct sim_page {
+	uint32_t ref;
+	int32_t free_next;
+	int32_t hash_next;
+	int32_t lru_prev, lru_next;
+	uint8_t cached;
+	uint64_t hash;
+};
+
+struct sim_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t freed;
+	uint32_t page_size;
+	uint32_t npages;
+	sim_tok *tok;             /* npages * page_size token slots, never cleared */
+	struct sim_page *pg;
+	int32_t free_top;
+	uint32_t nfree;
+	int32_t *bucket;          /* prefix cache: hash chains */
+	uint32_t nbuckets;
+	int32_t lru_head, lru_tail;
+	uint32_t nidle;           /* cached pages with ref == 0 */
+	enum sim_prefix_cache mode;
+	unsigned char key[crypto_shorthash_KEYBYTES];
+};
+
+/* A sequence's page table: logical token position p lives in slot p % page_size
+ * of page pages[p / page_size]. */
+struct sim_seq {
+	uint32_t *pages;
+	size_t npages, cap;
+	size_t len;               /* next position decode writes */
+};
+
+int pool_init(struct sim_pool *p, int64_t pool_tokens, int64_t page_size,
+    enum sim_prefix_cache mode, int64_t seed, struct aerr *err);
+void pool_destroy(struct sim_pool *p);
+/* Tokens the pool can ever hold for one sequence: whole pages only. */
+size_t pool_capacity(const struct sim_pool *p);
+size_t pool_free_pages(struct sim_pool *p);   /* free plus idle cached pages */
+/* Writes a prompt into pages, reusing cached pages of a matching opening
+ * (scope: the tenant label; ignored by the global cache). Waits until enough
+ * pages are free. n must be <= pool_capacity(). Returns tokens served from cache. */
+size_t pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
+    const sim_tok *toks, size_t n);
+/* Takes pages for n positions without writing them (they keep what they hold).
+ * Waits until enough pages are free; n is clamped to pool_capacity(). */
+size_t pool_reserve(struct sim_pool *p, struct sim_seq *s, size_t n);
+/* Writes one token at s->len, taking a page when needed; -1 when none is free. */
+int pool_append(struct sim_pool *p, struct sim_seq *s, sim_tok t);
+void pool_put(struct sim_pool *p, struct sim_seq *s, size_t pos, sim_tok t);
+sim_tok pool_get(const struct sim_pool *p, const struct sim_seq *s, size_t pos);
+/* Returns the sequence's pages: cached ones become idle, the rest free. */
+void pool_release(struct sim_pool *p, struct sim_seq *s);
+
+/* ---- admission and the toy model (sim-engine.c) ---- */
+
+enum sim_admit_kind {
+	ADMIT_OK,
+	ADMIT_REJECT,        /* the API's 400 */
+	ADMIT_PLACEHOLDER,   /* disagg-placeholder: run a one-token placeholder */
+	ADMIT_TRUNCATE,      /* truncate-head: keep the last `keep` tokens */
+	ADMIT_ERROR_200,     /* error-200: an error object in a 200 */
+};
+
+struct sim_admit {
+	enum sim_admit_kind kind;
+	size_t limit;        /* the limit that was applied, tokens */
+	size_t keep;         /* ADMIT_TRUNCATE: tokens kept */
+};
+
+/* Decides what happens to a prompt of n tokens; pure, touches no page. */
+void sim_admit(enum sim_fault fault, size_t context, size_t capacity, size_t n,
+    struct sim_admit *out);
+
+struct sim_engine {
+	const struct sim_config *cfg;
+	struct sim_pool pool;
+};
+
+/* One generation, from prefill to the last emitted token. */
+struct sim_gen {
+	struct sim_seq seq;
+	struct sim_admit admit;
+	size_t prompt_tokens;     /* as reported in usage */
+	size_t cached_tokens;     /* served from the prefix cache */
+	struct tokvec answer;     /* the planned answer, already cut to max_tokens */
+	size_t emitted;           /* answer tokens written to the KV so far */
+	int cut;                  /* answer cut by max_tokens or by the pool */
+	int started;              /* holds pages */
+};
+
+/* The toy model: every identifier-like word (>= 12 word characters) in
+ * positions [0, ctx_len) of the sequence, read from its pages, in order,
+ * joined by spaces; a fixed sentence when there is none. Stops reading once
+ * the answer can no longer fit max_tokens. */
+void model_answer(const struct sim_pool *p, const struct sim_seq *s, size_t ctx_len,
+    size_t max_tokens, struct buf *out);
+#define MODEL_NOTHING_TO_SAY "I found nothing to repeat in this conversation."
+
+/* Admission, then prefill and reading the context. Returns 0 when the
+ * generation runs (g->admit.kind is OK, PLACEHOLDER or TRUNCATE); otherwise
+ * g->admit says why and no page was touched. */
+int sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec *prompt,
+    size_t max_tokens, struct sim_gen *g);
+/* Emits the next answer token (decode latency, KV write). Returns 1 with *t
+ * set, 0 when the answer is complete. */
+int sim_generate_step(struct sim_engine *e, struct sim_gen *g, sim_tok *t);
+/* "stop" or "length" once the answer is complete. */
+int sim_generate_cut(const struct sim_gen *g);
+void sim_generate_end(struct sim_engine *e, struct sim_gen *g);
+
+/* ---- the APIs' wire shapes (sim-api.c) ---- */
+
+enum sim_api { API_OPENAI, API_ANTHROPIC };
+
+/* An error as the API reports it; empty code/param print as null. */
+struct sim_error {
+	int status;
+	char type[48];
+	char code[48];
+	char param[64];
+	char message[512];
+};
+void sim_error_set(struct sim_error *e, int status, const char *type, const char *code,
+    const char *param, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+/* {"error":{...}} for OpenAI, {"type":"error","error":{...},"request_id":...} for Anthropic. */
+cJSON *api_error_body(enum sim_api api, const struct sim_error *e, const char *request_id);
+/* The error for an admission that refused a prompt of n tokens. */
+void api_context_error(enum sim_api api, size_t n, size_t limit, struct sim_error *e);
+
+/* A chat request reduced to what the engine needs. */
+struct sim_chat {
+	struct buf prompt;        /* the messages rendered through the chat template */
+	size_t max_tokens;
+	int stream;
+	int include_usage;        /* OpenAI stream_options.include_usage */
+	char model[128];
+};
+void sim_chat_free(struct sim_chat *c);
+/* Each returns 0, or -1 with e set to the API's 400. */
+int api_parse_openai(const cJSON *body, struct sim_chat *c, struct sim_error *e);
+/* count_only: for count_tokens, where max_tokens is not required. */
+int api_parse_anthropic(const cJSON *body, int count_only, struct sim_chat *c, struct sim_error *e);
+/* vLLM's /tokenize: {"prompt": ...} or {"messages": [...]} (chat template as OpenAI). */
+int api_parse_tokenize(const cJSON *body, struct sim_chat *c, struct sim_error *e);
+
+/* A finished or running generation as the APIs report it. */
+struct sim_result {
+	char id[64];
+	const char *model;
+	int64_t created;          /* seconds since the epoch */
+	size_t prompt_tokens, completion_tokens, cached_tokens;
+	int cut;                  /* finish_reason "length" / stop_reason "max_tokens" */
+	int usage;                /* report usage at all (fault no-usage: 0) */
+	int include_usage;        /* OpenAI streams: the final usage chunk */
+	const char *text;         /* the whole answer, for non-streaming bodies */
+};
+cJSON *api_completion_body(enum sim_api api, const struct sim_result *r);
+/* Server-sent events: what comes before the first token, one token, the
+ * finishing events, and an error event that ends a stream early. */
+void api_stream_open(enum sim_api api, const struct sim_result *r, struct buf *out);
+void api_stream_token(enum sim_api api, const struct sim_result *r, const char *piece, size_t n,
+    struct buf *out);
+void api_stream_close(enum sim_api api, const struct sim_result *r, struct buf *out);
+void api_stream_error(enum sim_api api, const struct sim_result *r, struct buf *out);
+
+/* ---- the HTTP server (sim-http.c) ---- */
+
+struct sim_server;
+int sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, size_t urlsz,
+    struct aerr *err);
+void sim_server_stop(struct sim_server *srv);
+
+#endif

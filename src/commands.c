@@ -23,6 +23,9 @@ extern const struct cmd_entry cmd_incident_entry;
 extern const struct cmd_entry cmd_key_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_verify_entry;
+extern const struct cmd_entry cmd_probe_entry;
+extern const struct cmd_entry cmd_evidence_entry;
+extern const struct cmd_entry cmd_demo_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_vendor_entry,
@@ -35,6 +38,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_key_entry,
 	&cmd_report_entry,
 	&cmd_verify_entry,
+	&cmd_probe_entry,
+	&cmd_evidence_entry,
+	&cmd_demo_entry,
 	NULL
 };
 

@@ -1,0 +1,15 @@
+/*
+ * hard.h: what keeps evidence trustworthy when things go wrong: runs whose
+ * process died are settled as interrupted, and the evidence key that seals
+ * leaked content at rest.
+ */
+#ifndef AIVET_HARD_H
+#define AIVET_HARD_H
+
+#include "aivet.h"
+
+/* Marks every run still 'running' whose process is gone as 'interrupted'
+ * (one transaction, an audit entry per run); *settled counts them (may be NULL). */
+int probe_runs_settle(sqlite3 *db, const char *actor, int *settled, struct aerr *err);
+
+#endif

@@ -245,6 +245,8 @@ job_start(struct http_engine *e, struct job *j, size_t i)
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
 	curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+	if (j->req.cainfo != NULL)   /* a private CA: verification stays on, against it */
+		curl_easy_setopt(h, CURLOPT_CAINFO, j->req.cainfo);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, e->o.connect_timeout_ms);

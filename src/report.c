@@ -14,6 +14,7 @@
 
 #include "aivet.h"
 #include "report.h"
+#include "hard.h"
 
 void
 derived_uuid(const char *seed, const char *name, char out[37])
@@ -259,33 +260,8 @@ redact_url(const char *url)
 static int
 utf8_text(const unsigned char *s, size_t n)
 {
-	size_t i = 0, k;
-
-	while (i < n) {
-		unsigned char c = s[i];
-
-		if (c == 0)
-			return 0;   /* JSON strings here are C strings */
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			k = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			k = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			k = 3;
-		else
-			return 0;
-		if (n - i <= k)
-			return 0;
-		for (size_t j = 1; j <= k; j++)
-			if ((s[i + j] & 0xc0) != 0x80)
-				return 0;
-		i += k + 1;
-	}
-	return 1;
+	/* JSON strings here are C strings: no NUL either. */
+	return memchr(s, 0, n) == NULL && utf8_valid(s, n);
 }
 
 /* The body of an exchange side: text, base64 for binary, or only a note when

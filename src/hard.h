@@ -16,4 +16,10 @@ int probe_runs_settle(sqlite3 *db, const char *actor, int *settled, struct aerr 
  * surrogates, nothing above U+10FFFF). */
 int utf8_valid(const void *s, size_t n);
 
+/* The evidence key's public half ($XDG_CONFIG_HOME/aivet/evidence.pub),
+ * making the pair on first use; 32 bytes, a crypto_box public key. */
+int evidence_key_public(unsigned char pk[32], struct aerr *err);
+/* Opens a blob sealed to the evidence key with evidence.key. */
+int evidence_open_sealed(const void *sealed, size_t len, struct buf *out, struct aerr *err);
+
 #endif

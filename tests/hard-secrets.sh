@@ -57,7 +57,7 @@ is "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.response_bl
 is "$(stat -c %a "$XDG_CONFIG_HOME/aivet/evidence.key")" 600 "the evidence key is 0600"
 is "$(wc -c <"$XDG_CONFIG_HOME/aivet/evidence.pub")" 65 "evidence.pub: 32 bytes in hex"
 
-like "$("$AIVET" evidence show "$ev")" "response: sealed \(leaked content is kept encrypted\)" \
+like "$("$AIVET" evidence show "$ev")" "response body: sealed \(leaked content is kept encrypted\)" \
 	"evidence show keeps it sealed"
 like "$("$AIVET" evidence show "$ev" --include-leaked-content --json | jq -r .exchange.response_body)" '"choices"' \
 	"evidence show --include-leaked-content opens it with the evidence key"

@@ -70,7 +70,8 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 			px_judge_common(env, out, &r[i], 0);
 			continue;
 		}
-		if (px_is_2xx(&r[i]))
+		px_judge_common(env, out, &r[i], 0);
+		if (px_is_2xx(&r[i]) && !r[i].res.is_error)
 			outcome_finding(out, "MALFORMED_ACCEPTED", "medium", r[i].evidence_id,
 			    "a request with %s was accepted with HTTP %ld",
 			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);

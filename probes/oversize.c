@@ -82,6 +82,11 @@ oversize_run(struct probe_env *env, struct probe_outcome *out)
 				first_error = r[i].transport_error;
 		} else if (!px_is_2xx(&r[i]) || r[i].res.stream_error) {
 			refused++;   /* visible: an error status, or an error event in the stream */
+		} else if (!r[i].res.parsed) {
+			/* A 2xx is judged by its content; without readable content there is no verdict. */
+			errors++;
+			if (first_error == NULL)
+				first_error = "a 2xx answer whose body is not the API's shape";
 		} else if (!r[i].res.is_error) {
 			judge_accepted(env, out, &r[i]);
 		}

@@ -73,6 +73,12 @@ classify(struct sweep *s, int i)
 		return C_ERROR;
 	if (!px_is_2xx(r) || r->res.is_error)
 		return C_REFUSED;
+	if (!r->res.parsed) {
+		/* A 2xx is judged by its content; an unreadable one is no answer. */
+		snprintf(r->transport_error, sizeof r->transport_error, "HTTP %ld with a body that is not "
+		    "the API's shape", r->status);
+		return C_ERROR;
+	}
 	if (px_placeholder_usage(r) || usage == 0)
 		return C_DEGRADED;
 	if (env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r))

@@ -350,7 +350,7 @@ attach_evidence(sqlite3 *db, const char *actor, struct assessment *a, const char
 	buf_free(&b);
 	rc = db_int(db, &have, err, "SELECT e.id FROM answer_evidence ae JOIN evidence e "
 	    "ON e.id = ae.evidence_id WHERE ae.assessment_id = ? AND ae.question_id = ? "
-	    "AND e.sha256 = ?", "iit", a->id, question_id, sha);
+	    "AND e.sha256 = ?", "itt", a->id, question_id, sha);
 	if (rc < 0)
 		return AV_RUNTIME;
 	if (rc == 0)

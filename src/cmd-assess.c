@@ -237,8 +237,8 @@ print_assessment(const struct assessment *a, const cJSON *claims)
 		printf("\nclaims checked by probes:\n");
 	cJSON_ArrayForEach(c, claims) {
 		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint"), *v = cJSON_GetObjectItem(c, "verdict");
-		char *ans = cJSON_IsNull(cJSON_GetObjectItem(c, "answer")) ? xstrdup("(unanswered)") :
-		    cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "answer"));
+		const cJSON *av = cJSON_GetObjectItem(c, "answer");
+		char *ans = cJSON_IsNull(av) ? xstrdup("(unanswered)") : answer_to_text(NULL, av);
 
 		printf("  %-32s %-14s %-13s %-24s %-s%s\n",
 		    cJSON_GetObjectItem(c, "question")->valuestring, ans,

@@ -66,7 +66,7 @@ body_json(sqlite3 *db, cJSON *o, const char *key, const char *sha, struct aerr *
 	return 0;
 }
 
-static int
+int
 evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 {
 	sqlite3_stmt *st = db_prepare(db, err, "SELECT kind, sha256, original_name, media_type, size, "

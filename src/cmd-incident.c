@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "incident.h"
+#include "probe.h"
 
 extern const struct cmd_entry cmd_incident_entry;
 
@@ -115,6 +116,10 @@ parse_opts(int argc, char **argv, const char *usage, const char *allowed,
 		case O_INDIV: o->individuals = optarg; break;
 		case O_STATE: o->state_residents = optarg; break;
 		case O_EU:
+			/* "--eu-data" alone means yes; "--eu-data no" as well as "--eu-data=no". */
+			if (optarg == NULL && optind < argc && (strcmp(argv[optind], "yes") == 0 ||
+			    strcmp(argv[optind], "no") == 0))
+				optarg = argv[optind++];
 			if (optarg == NULL || strcmp(optarg, "yes") == 0)
 				o->eu_data = 1;
 			else if (strcmp(optarg, "no") == 0)
@@ -162,8 +167,9 @@ parse_opts(int argc, char **argv, const char *usage, const char *allowed,
 		case O_FILE: o->file = optarg; break;
 		case O_EFFECTIVE: o->effective = optarg; break;
 		case O_VSLA:
-			if (strcmp(optarg, "none") != 0 && duration_parse(optarg, &o->vendor_sla_ms, err) != 0)
-				return aerr_prefix(err, "--vendor-sla");
+			if (strcmp(optarg, "none") != 0 &&
+			    incident_duration("--vendor-sla", optarg, &o->vendor_sla_ms, err) != 0)
+				return err->code;
 			o->vendor_sla = optarg;
 			break;
 		}
@@ -239,50 +245,6 @@ open_incident(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
 		return aerr_set(err, AV_USAGE, "incident %lld is closed: a closed incident does not "
 		    "change", (long long)*id);
 	return 0;
-}
-
-static int
-link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type, int64_t oid,
-    struct aerr *err)
-{
-	static const struct {
-		const char *type, *sql;
-	} tables[] = {
-		{ "run", "SELECT id FROM probe_run WHERE id = ?" },
-		{ "finding", "SELECT id FROM finding WHERE id = ?" },
-		{ "evidence", "SELECT id FROM evidence WHERE id = ?" },
-	};
-	int64_t have;
-	char at[32];
-	cJSON *d;
-	int rc;
-
-	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
-		if (strcmp(tables[i].type, type) != 0)
-			continue;
-		rc = db_int(db, &have, err, tables[i].sql, "i", oid);
-		if (rc < 0)
-			return AV_RUNTIME;
-		if (rc == 1)
-			return aerr_set(err, AV_USAGE, "unknown %s %lld", type, (long long)oid);
-	}
-	rc = db_int(db, &have, err, "SELECT 1 FROM incident_link WHERE incident_id = ? AND "
-	    "object_type = ? AND object_id = ?", "iti", incident_id, type, oid);
-	if (rc < 0)
-		return AV_RUNTIME;
-	if (rc == 0)
-		return aerr_set(err, AV_USAGE, "%s %lld is already linked to incident %lld", type,
-		    (long long)oid, (long long)incident_id);
-	now_iso(at);
-	if (db_exec(db, err, "INSERT INTO incident_link (incident_id, object_type, object_id, added_at) "
-	    "VALUES (?,?,?,?)", "itit", incident_id, type, oid, at) != 0)
-		return err->code;
-	d = cJSON_CreateObject();
-	cJSON_AddStringToObject(d, "object_type", type);
-	cJSON_AddNumberToObject(d, "object_id", (double)oid);
-	rc = audit_append(db, actor, "incident.link", "incident", incident_id, d, err);
-	cJSON_Delete(d);
-	return rc;
 }
 
 /* ---- open ---- */
@@ -481,15 +443,15 @@ incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (o.from_finding != 0) {
 		sqlite3_stmt *st;
 
-		if (link_add(db, av->actor, id, "finding", fs.id, err) != 0 ||
-		    link_add(db, av->actor, id, "run", fs.run_id, err) != 0)
+		if (incident_link_add(db, av->actor, id, "finding", fs.id, err) != 0 ||
+		    incident_link_add(db, av->actor, id, "run", fs.run_id, err) != 0)
 			goto fail;
 		st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
 		    "ORDER BY evidence_id", "i", fs.id);
 		if (st == NULL)
 			goto fail;
 		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (link_add(db, av->actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
+			if (incident_link_add(db, av->actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
 				sqlite3_finalize(st);
 				goto fail;
 			}
@@ -547,25 +509,20 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		int64_t id = sqlite3_column_int64(st, 0);
 		struct incident_facts f;
 		struct incident_clock clocks[CLOCK_COUNT];
-		const struct incident_clock *next = NULL;
-		cJSON *over = cJSON_CreateArray();
+		const struct incident_clock *next, *overdue[CLOCK_COUNT];
+		cJSON *over;
 		char due[32] = "-", nextbuf[64] = "-";
+		int nover;
 
 		if (incident_clocks(db, id, &f, clocks, err) != 0) {
-			cJSON_Delete(over);
 			cJSON_Delete(arr);
 			sqlite3_finalize(st);
 			return err->code;
 		}
-		for (int i = 0; i < CLOCK_COUNT; i++) {
-			const char *s = clock_state(&clocks[i], now);
-
-			if (strcmp(s, "overdue") == 0)
-				cJSON_AddItemToArray(over, cJSON_CreateString(clocks[i].id));
-			if ((strcmp(s, "running") == 0 || strcmp(s, "overdue") == 0) &&
-			    (next == NULL || clocks[i].due_ms < next->due_ms))
-				next = &clocks[i];
-		}
+		next = clocks_next_due(clocks, now, overdue, &nover);
+		over = cJSON_CreateArray();
+		for (int i = 0; i < nover; i++)
+			cJSON_AddItemToArray(over, cJSON_CreateString(overdue[i]->id));
 		if (next != NULL) {
 			fmt_time_ms(next->due_ms, due);
 			snprintf(nextbuf, sizeof nextbuf, "%s %s", next->id, due);
@@ -709,16 +666,16 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		    cJSON_IsTrue(cJSON_GetObjectItem(x, "overdue")) ? ", OVERDUE" : "");
 	printf("links\n");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
-		const char *type = jstr(x, "type");
+		const char *type = jstr(x, "object_type");
 
 		if (strcmp(type, "evidence") == 0)
-			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "sha256"), jstr(x, "original_name"));
 		else if (strcmp(type, "run") == 0)
-			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "status"), jstr(x, "started_at"));
 		else
-			printf("  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			printf("  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "severity"), jstr(x, "probe"), jstr(x, "code"), jstr(x, "message"));
 	}
 	cJSON_Delete(r);
@@ -1173,10 +1130,10 @@ incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (open_incident(db, argv[optind], &id, err) != 0)
 		goto fail;
 	for (int i = 0; i < o.nlinks; i++)
-		if (link_add(db, av->actor, id, o.links[i].type, o.links[i].id, err) != 0)
+		if (incident_link_add(db, av->actor, id, o.links[i].type, o.links[i].id, err) != 0)
 			goto fail;
 	if (o.file != NULL && (evidence_add_file(db, av->actor, o.file, o.effective, &eid, err) != 0 ||
-	    link_add(db, av->actor, id, "evidence", eid, err) != 0))
+	    incident_link_add(db, av->actor, id, "evidence", eid, err) != 0))
 		goto fail;
 	if (db_commit(db, err) != 0)
 		goto fail;
@@ -1193,16 +1150,83 @@ fail:
 
 /* ---- verify ---- */
 
-static const char verify_usage[] = "incident verify ID";
+static const char verify_usage[] =
+    "incident verify ID [--probe NAME,...] [--budget-tokens N] [--json]";
 
 static int
 incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	if (argc != 2)
+	static const struct option opts[] = {
+		{ "probe", required_argument, NULL, 'p' },
+		{ "budget-tokens", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct probe_opts po = { 0 };
+	struct incident_verify v;
+	const char *probes = NULL;
+	int64_t id;
+	int c, json = 0, rc;
+	sqlite3 *db;
+	cJSON *details = NULL, *run;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'p')
+			probes = optarg;
+		else if (c == 'b') {
+			if (parse_int_opt("--budget-tokens", optarg, 1, INT64_C(1) << 50, &po.budget_tokens,
+			    err) != 0)
+				return err->code;
+		} else if (c == 'j')
+			json = 1;
+		else
+			return usage_error(err, verify_usage, c == ':' ? "%s needs a value" :
+			    "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind != argc - 1)
 		return usage_error(err, verify_usage, "incident verify needs exactly one ID");
-	return aerr_set(err, AV_RUNTIME, "incident verify is not available in this build: it needs "
-	    "the probe engine; re-run the probes with 'aivet probe' and record the outcome with "
-	    "'aivet incident note %s TEXT --kind verification'", argv[1]);
+	if ((db = av_db(av, err)) == NULL || open_incident(db, argv[optind], &id, err) != 0 ||
+	    incident_verify_prepare(db, id, probes, &v, err) != 0)
+		return err->code;
+	po.probes = v.probes;
+	/* The run is the probe command's own, with its progress and its report; with
+	 * --json the run's document goes into ours instead. */
+	if (json)
+		rc = probe_run_endpoint(av, v.endpoint_id, &po, &v.run_id, err);
+	else
+		rc = probe_run_cli(av, v.endpoint_id, &po, 0, "critical", &v.run_id, err);
+	if (v.run_id == 0) {
+		if (rc == 0)
+			aerr_set(err, AV_RUNTIME, "the verification run did not start");
+		incident_verify_free(&v);
+		return err->code;
+	}
+	aerr_clear(err);
+	if (incident_verify_record(db, av->actor, &v, &details, err) != 0) {
+		incident_verify_free(&v);
+		return err->code;
+	}
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "incident", (double)id);
+		cJSON_AddNumberToObject(o, "entry", (double)v.entry_id);
+		cJSON_AddItemToObject(o, "verification", details);
+		if (probe_run_json(db, v.run_id, &run, err) == 0)
+			cJSON_AddItemToObject(o, "run", run);
+		json_emit(o);
+	} else {
+		printf("incident %lld: entry %lld: %s\n", (long long)id, (long long)v.entry_id, v.text);
+		cJSON_Delete(details);
+	}
+	if (v.reproduces > 0)
+		aerr_set(err, AV_FINDINGS, "incident %lld: the failure still reproduces (run %lld)",
+		    (long long)id, (long long)v.run_id);
+	else if (v.reproduces < 0)
+		aerr_set(err, AV_RUNTIME, "incident %lld: the verification run ended %s", (long long)id,
+		    v.run_status);
+	incident_verify_free(&v);
+	return err->code;
 }
 
 static const struct subcmd incident_subs[] = {

@@ -53,11 +53,15 @@ void clocks_compute(const struct incident_facts *f, struct incident_clock out[CL
 void clock_stop(struct incident_clock *c, int64_t at_ms, int64_t entry_id);
 /* "not-applicable", "running", "overdue", "met" or "late". */
 const char *clock_state(const struct incident_clock *c, int64_t now);
+/* The clock due next among those still running (overdue ones included), or
+ * NULL; overdue[] gets the overdue ones and *noverdue their number. */
+const struct incident_clock *clocks_next_due(const struct incident_clock c[CLOCK_COUNT],
+    int64_t now, const struct incident_clock *overdue[CLOCK_COUNT], int *noverdue);
 /* HHS notice for fewer than 500: 60 days after the end of the calendar year of
  * discovery, the year taken in the zone the discovery time was given in. */
 int64_t hhs_annual_due(int64_t discovered_ms, int offset_min);
-/* "30m", "24h", "5d", "2w" (also "P5D"/"PT24H") into milliseconds. */
-int duration_parse(const char *s, int64_t *ms, struct aerr *err);
+/* A notification time as contracts write it: "24h", "72h", "5d", "2w", "30m". */
+void fmt_notice_time(int64_t seconds, char *out, size_t n);
 /* "59d 23h", "3h 05m", "42m": whole minutes, for humans. */
 void fmt_duration(int64_t ms, char *out, size_t n);
 
@@ -71,22 +75,56 @@ extern const char *const incident_entry_kinds[];
 int incident_entry_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *kind,
     const char *at_given, const char *text, const cJSON *details, int64_t *entry_id,
     struct aerr *err);
-/* Checks every timeline entry against the content its audit entry recorded:
- * an entry edited, deleted or inserted behind aivet's back is reported in st. */
+/* Checks every timeline entry against the content its audit entry recorded,
+ * and each incident's status against its newest status-change entry: an
+ * entry edited, deleted or inserted, or a status changed, behind aivet's
+ * back is reported in st. */
 int incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err);
 /* Loads the facts and clock stops of an incident and computes its clocks. */
 int incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
     struct incident_clock clocks[CLOCK_COUNT], struct aerr *err);
-/* The vendor's contractual notification time from its questionnaire answers. */
+/* The vendor's contractual notification time from its questionnaire answers
+ * (vendor_notification_sla()), in milliseconds (-1: none), as text and its source. */
 int incident_vendor_sla(sqlite3 *db, int64_t vendor_id, int64_t *ms, char *text, size_t textn,
     char *source, size_t sourcen, struct aerr *err);
+/* A duration option or fact: "30m", "24h", "5d", "2w" into milliseconds. */
+int incident_duration(const char *opt, const char *s, int64_t *ms, struct aerr *err);
 /* The whole incident as JSON: fields, timeline, clocks and outcome, tasks,
  * linked runs, findings and evidence. Used by show --json and signed reports. */
 int incident_report_json(sqlite3 *db, int64_t incident_id, cJSON **out, struct aerr *err);
 /* Resolves an incident id argument; unknown ids are a usage error. */
 int incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err);
+/* Links a run, finding or evidence (which must exist) to an incident, once. */
+int incident_link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type,
+    int64_t object_id, struct aerr *err);
 /* Whether a status change is allowed now; the message says why not. */
 int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, const char *to,
     struct aerr *err);
+
+/* ---- re-verification (incident-verify.c) ---- */
+
+/*
+ * Verifying an incident: prepare says what to re-run and what counts as the
+ * failure, the caller runs the probes (with or without a terminal), record
+ * links the run and adds the verification entry.
+ */
+struct incident_verify {
+	int64_t incident_id, endpoint_id;
+	char *probes;             /* "canary,oversize" */
+	cJSON *codes;             /* the failure's finding codes; empty: any high or critical */
+	int64_t run_id;           /* set by the caller's run */
+	/* filled by record */
+	int64_t entry_id;
+	int reproduces;           /* 1, 0, or -1 when the run did not complete */
+	char run_status[32];
+	char *text;
+};
+int incident_verify_prepare(sqlite3 *db, int64_t incident_id, const char *probes,
+    struct incident_verify *v, struct aerr *err);
+/* One transaction: the run linked, the verification entry added; *details
+ * (the entry's details) is the caller's to free. */
+int incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v,
+    cJSON **details, struct aerr *err);
+void incident_verify_free(struct incident_verify *v);
 
 #endif

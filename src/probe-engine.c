@@ -206,8 +206,9 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 			if (cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")))
 				outcome_finding(o, "LEAK_CROSS_TENANT", "critical",
 				    (int64_t)cJSON_GetObjectItem(l, "evidence")->valuedouble,
-				    "a response to tenant '%s' contained canaries sent by another tenant",
-				    env->tenant_label[r->tenant]);
+				    "a response to tenant '%s' contained canaries that tenant '%s' sent",
+				    env->tenant_label[r->tenant],
+				    cJSON_GetObjectItem(l, "owner_tenant")->valuestring);
 		}
 		outcome_finding(o, "LEAK_CROSS_TENANT", "critical", r->evidence_id, "%s", "");
 	}
@@ -489,13 +490,21 @@ report_progress(struct probe_env *env)
 		env->opts->progress(env->opts->progress_arg, &p);
 }
 
+/* What a request may cost: its prompt by the calibration with a quarter to spare (the
+ * vendor's count may differ), and its whole output allowance. */
+static int64_t
+px_reserve(const struct px_req *r)
+{
+	return r->est_tokens + r->est_tokens / 4 + r->max_tokens;
+}
+
 static int
 px_prepare(void *user, size_t i, struct http_req *req)
 {
 	struct batch *b = user;
 	struct probe_env *env = b->env;
 	struct px_req *r = &b->r[i];
-	int64_t reserve = r->est_tokens + r->max_tokens;
+	int64_t reserve = px_reserve(r);
 	struct aerr err = { 0 };
 
 	if ((env->opts->cancel != NULL && *env->opts->cancel) || env->fatal.code != 0)
@@ -644,7 +653,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	}
 	if (res.usage_in >= 0)
 		env->usage_seen = 1;
-	env->reserved -= r->est_tokens + r->max_tokens;
+	env->reserved -= px_reserve(r);
 	env->tokens_in += res.usage_in >= 0 ? res.usage_in : r->est_tokens;
 	env->tokens_out += res.usage_out >= 0 ? res.usage_out : (r->kind == PX_CHAT ? r->max_tokens : 0);
 	env->requests_done++;
@@ -1008,6 +1017,8 @@ fail:
 	return err->code;
 }
 
+/* The verdict: findings of low or above fail the probe (its reason then counts them);
+ * otherwise what the probe said, inconclusive when the budget cut it short, else pass. */
 static void
 judge(struct probe_env *env, struct probe_outcome *out)
 {
@@ -1017,11 +1028,7 @@ judge(struct probe_env *env, struct probe_outcome *out)
 		if (severity_rank(out->f[i].severity) > worst)
 			worst = severity_rank(out->f[i].severity);
 	if (worst >= severity_rank("low")) {
-		if (out->verdict == NULL || strcmp(out->verdict, "error") != 0 || out->reason[0] == '\0')
-			if (out->reason[0] == '\0' || out->verdict == NULL ||
-			    strcmp(out->verdict, "pass") == 0)
-				snprintf(out->reason, sizeof out->reason, "%d finding%s", out->nf,
-				    out->nf == 1 ? "" : "s");
+		snprintf(out->reason, sizeof out->reason, "%d finding%s", out->nf, out->nf == 1 ? "" : "s");
 		out->verdict = "fail";
 	} else if (env->budget_hit && (out->verdict == NULL || strcmp(out->verdict, "pass") == 0)) {
 		outcome_set(out, "inconclusive", "the token budget was exhausted before the probe finished");

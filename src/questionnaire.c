@@ -115,20 +115,15 @@ struct vctx {
 	int n, cap;
 };
 
-static void problem(struct vctx *v, const cJSON *node, int at_key, const char *path,
-    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-
 static void
-problem(struct vctx *v, const cJSON *node, int at_key, const char *path, const char *fmt, ...)
+vproblem(struct vctx *v, const cJSON *node, int at_key, const char *path, const char *fmt,
+    va_list ap)
 {
 	char msg[512];
 	size_t off = 0;
 	int line, col;
-	va_list ap;
 
-	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
 	json_locate(v->text, v->len, v->root, node, at_key, &off);
 	text_line_col(v->text, off, &line, &col);
 	if (v->n == v->cap) {
@@ -140,6 +135,36 @@ problem(struct vctx *v, const cJSON *node, int at_key, const char *path, const c
 	v->p[v->n].line = xasprintf("%s:%d:%d: %s: %s\n", v->name, line, col,
 	    *path ? path : "(top level)", msg);
 	v->n++;
+}
+
+static void problem(struct vctx *v, const cJSON *node, int at_key, const char *path,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void problem_key(struct vctx *v, const cJSON *node, const char *path, const char *key,
+    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void
+problem(struct vctx *v, const cJSON *node, int at_key, const char *path, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vproblem(v, node, at_key, path, fmt, ap);
+	va_end(ap);
+}
+
+static char *path_key(const char *path, const char *key);
+
+/* A problem with the value of member key of the object at path. */
+static void
+problem_key(struct vctx *v, const cJSON *node, const char *path, const char *key, const char *fmt, ...)
+{
+	char *p = path_key(path, key);
+	va_list ap;
+
+	va_start(ap, fmt);
+	vproblem(v, node, 0, p, fmt, ap);
+	va_end(ap);
+	free(p);
 }
 
 /* Problems are found in checking order; they are reported in file order. */
@@ -189,44 +214,49 @@ check_keys(struct vctx *v, const cJSON *obj, const char *path, const char *const
 	}
 }
 
-/* The member's string; NULL (after reporting, unless optional and absent) otherwise. */
-static const char *
-want_string(struct vctx *v, const cJSON *obj, const char *path, const char *key, int required)
+/* The member when it passes good; NULL otherwise (reported, unless optional and absent). */
+static const cJSON *
+want_member(struct vctx *v, const cJSON *obj, const char *path, const char *key, int required,
+    int (*good)(const cJSON *), const char *expected)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char *p;
 
 	if (it == NULL) {
 		if (required)
 			problem(v, obj, 0, path, "missing required key '%s'", key);
 		return NULL;
 	}
-	if (cJSON_IsString(it) && it->valuestring[0] != '\0')
-		return it->valuestring;
-	p = path_key(path, key);
-	problem(v, it, 0, p, "must be a non-empty string");
-	free(p);
+	if (good(it))
+		return it;
+	problem_key(v, it, path, key, "%s", expected);
 	return NULL;
 }
 
-/* The member as a non-empty array, or NULL (after reporting when present or required). */
+static int
+is_nonempty_string(const cJSON *it)
+{
+	return cJSON_IsString(it) && it->valuestring[0] != '\0';
+}
+
+static int
+is_nonempty_array(const cJSON *it)
+{
+	return cJSON_IsArray(it) && cJSON_GetArraySize(it) > 0;
+}
+
+static const char *
+want_string(struct vctx *v, const cJSON *obj, const char *path, const char *key, int required)
+{
+	const cJSON *it = want_member(v, obj, path, key, required, is_nonempty_string,
+	    "must be a non-empty string");
+
+	return it ? it->valuestring : NULL;
+}
+
 static const cJSON *
 want_array(struct vctx *v, const cJSON *obj, const char *path, const char *key, int required)
 {
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char *p;
-
-	if (it == NULL) {
-		if (required)
-			problem(v, obj, 0, path, "missing required key '%s'", key);
-		return NULL;
-	}
-	if (cJSON_IsArray(it) && cJSON_GetArraySize(it) > 0)
-		return it;
-	p = path_key(path, key);
-	problem(v, it, 0, p, "must be a non-empty array");
-	free(p);
-	return NULL;
+	return want_member(v, obj, path, key, required, is_nonempty_array, "must be a non-empty array");
 }
 
 static int
@@ -367,11 +397,8 @@ check_bands(struct vctx *v, struct q_question *qq, const cJSON *qn, const char *
 			problem(v, b, 0, bp, "missing required key 'max'");
 			ok = 0;
 		} else if (qq->type == QT_NUMBER ? !cJSON_IsNumber(max) : !cJSON_IsString(max)) {
-			char *mp = path_key(bp, "max");
-
-			problem(v, max, 0, mp, qq->type == QT_NUMBER ? "must be a number" :
+			problem_key(v, max, bp, "max", qq->type == QT_NUMBER ? "must be a number" :
 			    "must be a duration like \"24h\" or \"5d\"");
-			free(mp);
 			ok = 0;
 		} else if (qq->type == QT_NUMBER) {
 			m = max->valuedouble;
@@ -379,11 +406,8 @@ check_bands(struct vctx *v, struct q_question *qq, const cJSON *qn, const char *
 			int64_t s;
 
 			if (duration_seconds(max->valuestring, &s) != 0) {
-				char *mp = path_key(bp, "max");
-
-				problem(v, max, 0, mp, "'%s' is not a duration like 24h or 5d (units m, h, d, w)",
+				problem_key(v, max, bp, "max", "'%s' is not a duration like 24h or 5d (units m, h, d, w)",
 				    max->valuestring);
-				free(mp);
 				ok = 0;
 			}
 			m = ok ? (double)s : 0;
@@ -460,28 +484,19 @@ check_question(struct vctx *v, struct questionnaire *q, struct qref *refs, const
 		if (strcmp(type, type_names[i]) == 0)
 			qq->type = i;
 	if (type != NULL && qq->type < 0) {
-		char *p = path_key(qpath, "type");
-
-		problem(v, cJSON_GetObjectItemCaseSensitive(qn, "type"), 0, p, "unknown type '%s' (one of "
+		problem_key(v, cJSON_GetObjectItemCaseSensitive(qn, "type"), qpath, "type", "unknown type '%s' (one of "
 		    "yes_no, single_choice, multi_choice, text, number, duration, date)", type);
-		free(p);
 	}
 	if (qq->type >= 0) {
 		if (is_choice_type(qq->type)) {
 			check_choices(v, qq, qn, qpath);
 		} else if ((it = cJSON_GetObjectItemCaseSensitive(qn, "choices")) != NULL) {
-			char *p = path_key(qpath, "choices");
-
-			problem(v, it, 0, p, "a %s question has no choices", type);
-			free(p);
+			problem_key(v, it, qpath, "choices", "a %s question has no choices", type);
 		}
 		if (qq->type == QT_NUMBER) {
 			qq->unit = want_string(v, qn, qpath, "unit", 1);
 		} else if ((it = cJSON_GetObjectItemCaseSensitive(qn, "unit")) != NULL) {
-			char *p = path_key(qpath, "unit");
-
-			problem(v, it, 0, p, "only number questions have a unit");
-			free(p);
+			problem_key(v, it, qpath, "unit", "only number questions have a unit");
 		}
 		if (qq->type == QT_NUMBER || qq->type == QT_DURATION) {
 			check_bands(v, qq, qn, qpath);
@@ -499,20 +514,14 @@ check_question(struct vctx *v, struct questionnaire *q, struct qref *refs, const
 	}
 	if ((it = cJSON_GetObjectItemCaseSensitive(qn, "weight")) != NULL) {
 		if (!cJSON_IsNumber(it) || it->valuedouble < 0 || it->valuedouble > 100) {
-			char *p = path_key(qpath, "weight");
-
-			problem(v, it, 0, p, "must be a number from 0 to 100");
-			free(p);
+			problem_key(v, it, qpath, "weight", "must be a number from 0 to 100");
 		} else {
 			qq->weight = it->valuedouble;
 		}
 	}
 	if ((it = cJSON_GetObjectItemCaseSensitive(qn, "required")) != NULL) {
 		if (!cJSON_IsBool(it)) {
-			char *p = path_key(qpath, "required");
-
-			problem(v, it, 0, p, "must be true or false");
-			free(p);
+			problem_key(v, it, qpath, "required", "must be true or false");
 		} else {
 			qq->required = cJSON_IsTrue(it);
 		}
@@ -629,11 +638,8 @@ verified:
 				for (int k = 0; probe != NULL && probe_names[k] != NULL; k++)
 					known |= strcmp(probe, probe_names[k]) == 0;
 				if (probe != NULL && !known) {
-					char *pp = path_key(cp, "probe");
-
-					problem(v, cJSON_GetObjectItemCaseSensitive(c, "probe"), 0, pp, "unknown probe "
+					problem_key(v, cJSON_GetObjectItemCaseSensitive(c, "probe"), cp, "probe", "unknown probe "
 					    "'%s' (one of echo, oversize, sweep, canary, errors, prefix-timing)", probe);
-					free(pp);
 					good = 0;
 				}
 				for (int k = 0; probe != NULL && k < qq->nchecks; k++)
@@ -817,7 +823,7 @@ questionnaire_check(const char *name, const char *text, size_t len, struct buf *
 	q->root = root;
 	v.root = root;
 	check_root(&v, q);
-	if (v.n > 0)   /* no problems: qsort must not get NULL */
+	if (v.n > 0)
 		qsort(v.p, (size_t)v.n, sizeof *v.p, by_position);
 	for (int i = 0; i < v.n; i++) {
 		buf_adds(problems, v.p[i].line);
@@ -1001,16 +1007,16 @@ answer_from_text(const struct q_question *qq, const char *text, cJSON **value, s
 
 		for (tok = strtok_r(t, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
 			char *one = trimmed(tok);
-			int i;
+			int i = *one != '\0' ? choice_index(qq, one) : -2;
 
-			if (*one != '\0' && (i = choice_index(qq, one)) < 0) {
+			if (i == -1) {
 				not_a_choice(qq, one, err);
 				free(one);
 				free(chosen);
 				free(t);
 				return AV_USAGE;
 			}
-			if (*one != '\0')
+			if (i >= 0)
 				chosen[i] = 1;
 			free(one);
 		}

@@ -79,7 +79,7 @@ static void
 fmt_tokens(char *out, size_t n, double v)
 {
 	if (v >= 1e6)
-		snprintf(out, n, "%.2fM", v / 1e6);
+		snprintf(out, n, "%.3gM", v / 1e6);
 	else if (v >= 1e3)
 		snprintf(out, n, "%.0fk", v / 1e3);
 	else
@@ -94,6 +94,21 @@ num_or(const cJSON *o, const char *k, double dflt)
 	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
 }
 
+/* Sweep points by prompt size, then non-streamed before streamed; stable for equal keys
+ * because the evidence id breaks ties. */
+static int
+point_cmp(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	double d = num_or(x, "tokens_sent", 0) - num_or(y, "tokens_sent", 0);
+
+	if (d == 0)
+		d = cJSON_IsTrue(cJSON_GetObjectItem(x, "stream")) - cJSON_IsTrue(cJSON_GetObjectItem(y, "stream"));
+	if (d == 0)
+		d = num_or(x, "evidence", 0) - num_or(y, "evidence", 0);
+	return d < 0 ? -1 : d > 0;
+}
+
 /* The context-integrity sweep: prompt size (x) against echoed-nonce integrity
  * (left axis, 0-100%) and the prompt tokens the vendor reported (right axis,
  * same scale as x, so honest usage lies on the diagonal), with the advertised
@@ -101,7 +116,7 @@ num_or(const cJSON *o, const char *k, double dflt)
 static void
 sweep_svg(struct buf *b, const cJSON *d)
 {
-	const double W = 760, H = 340, L = 64, R = 70, T = 24, B = 56;
+	const double W = 760, H = 350, L = 64, R = 70, T = 24, B = 66;
 	const double pw = W - L - R, ph = H - T - B;
 	const cJSON *points = cJSON_GetObjectItem(d, "points"), *p;
 	double adv = num_or(d, "advertised", 0), xmax = adv;
@@ -124,21 +139,24 @@ sweep_svg(struct buf *b, const cJSON *d)
 	    "reported usage</title>\n");
 	buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" "
 	    "stroke=\"#444\"/>\n", L, T, pw, ph);
-	for (int i = 0; i <= 5; i++) {
-		double t = xmax / 1.05 * i / 5, f = i / 5.0;
+	/* Round tick steps: 1, 2, 2.5 or 5 times a power of ten, about five of them. */
+	{
+		double raw = xmax / 5, mag = pow(10, floor(log10(raw))), fr = raw / mag;
+		double step = (fr <= 1 ? 1 : fr <= 2 ? 2 : fr <= 2.5 ? 2.5 : fr <= 5 ? 5 : 10) * mag;
 
-		fmt_tokens(lab, sizeof lab, t);
-		buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-		    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
-		    X(t), T, X(t), T + ph, X(t), T + ph + 16, lab);
-		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%d%%</text>\n",
-		    L - 6, YF(f) + 4, i * 20);
-		fmt_tokens(lab, sizeof lab, t);
-		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b35900\">%s</text>\n",
-		    L + pw + 6, YU(t) + 4, lab);
+		for (double t = 0; t <= xmax; t += step) {
+			fmt_tokens(lab, sizeof lab, t);
+			buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n"
+			    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b35900\">%s</text>\n",
+			    X(t), T, X(t), T + ph, X(t), T + ph + 16, lab, L + pw + 6, YU(t) + 4, lab);
+		}
 	}
+	for (int i = 0; i <= 5; i++)
+		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%d%%</text>\n",
+		    L - 6, YF(i / 5.0) + 4, i * 20);
 	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">prompt "
-	    "tokens sent</text>\n", L + pw / 2, H - 12);
+	    "tokens sent</text>\n", L + pw / 2, H - 28);
 	buf_printf(b, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(-90 14 %.1f)\" "
 	    "text-anchor=\"middle\" fill=\"#1f5fa8\">nonces echoed</text>\n", T + ph / 2, T + ph / 2);
 	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(90 %.1f %.1f)\" "
@@ -173,12 +191,25 @@ sweep_svg(struct buf *b, const cJSON *d)
 			    bounds[i].label, lab);
 		}
 	}
+	/* The line runs in order of prompt size; probes record points in the order sent. */
 	buf_init(&line);
-	cJSON_ArrayForEach(p, points) {
-		double t = num_or(p, "tokens_sent", 0), tot = num_or(p, "nonces_total", 3);
-		double f = tot > 0 ? num_or(p, "nonces_echoed", 0) / tot : 0;
+	{
+		const cJSON **v = NULL;
+		size_t n = 0;
 
-		buf_printf(&line, "%s%.1f,%.1f", line.len ? " " : "", X(t), YF(f));
+		cJSON_ArrayForEach(p, points) {
+			v = xrealloc(v, (n + 1) * sizeof *v);
+			v[n++] = p;
+		}
+		if (n > 0)
+			qsort(v, n, sizeof *v, point_cmp);
+		for (size_t i = 0; i < n; i++) {
+			double t = num_or(v[i], "tokens_sent", 0), tot = num_or(v[i], "nonces_total", 3);
+			double f = tot > 0 ? num_or(v[i], "nonces_echoed", 0) / tot : 0;
+
+			buf_printf(&line, "%s%.1f,%.1f", line.len ? " " : "", X(t), YF(f));
+		}
+		free(v);
 	}
 	if (line.len > 0)
 		buf_printf(b, "<polyline points=\"%s\" fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"2\"/>\n",
@@ -201,7 +232,7 @@ sweep_svg(struct buf *b, const cJSON *d)
 	}
 	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\"><tspan fill=\"#1f5fa8\">&#9679; nonces "
 	    "echoed (hollow: refused)</tspan>  <tspan fill=\"#e67e22\">&#9632; reported usage</tspan>"
-	    "</text>\n", L, H - 30);
+	    "</text>\n", L, H - 8);
 	buf_adds(b, "</svg>\n");
 #undef X
 #undef YF
@@ -463,11 +494,18 @@ report_html(const cJSON *rep)
 			buf_adds(&b, "</table>\n");
 		}
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "clocks")) > 0) {
-			buf_adds(&b, "<h4>Clocks</h4>\n<table>\n");
+			buf_adds(&b, "<h4>Notification clocks (as of ");
+			esc(&b, s_of(x, "as_of"));
+			buf_adds(&b, ")</h4>\n<table><tr><th>Clock</th><th>State</th><th>Due</th><th>Stopped</th>"
+			    "<th>Why</th></tr>\n");
 			cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "clocks")) {
-				buf_adds(&b, "<tr><td><code>");
-				esc_value(&b, y);
-				buf_adds(&b, "</code></td></tr>\n");
+				buf_adds(&b, "<tr>");
+				td_str(&b, y, "name");
+				td_str(&b, y, "state");
+				td_str(&b, y, "due");
+				td_str(&b, y, "stopped_at");
+				td_str(&b, y, "basis");
+				buf_adds(&b, "</tr>\n");
 			}
 			buf_adds(&b, "</table>\n");
 		}

@@ -26,6 +26,7 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_REDIRECT] = "redirect",
 	[FAULT_HUGE_RESPONSE] = "huge-response",
 	[FAULT_CLOSE_MID_BODY] = "close-mid-body",
+	[FAULT_MALFORMED_500] = "malformed-500",
 };
 
 /* The special token the disaggregated prefill side sends when it aborts. */

@@ -590,7 +590,10 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
 	if (x.route->needs_body) {
 		body = cJSON_ParseWithLength(req->body.data ? req->body.data : "", req->body.len);
 		if (body == NULL) {
-			if (x.route->api == API_ANTHROPIC)
+			if (cfg->fault == FAULT_MALFORMED_500)
+				sim_error_set(&e, 500, "server_error", NULL, NULL,
+				    "The server had an error while processing your request.");
+			else if (x.route->api == API_ANTHROPIC)
 				sim_error_set(&e, 400, "invalid_request_error", NULL, NULL,
 				    "There was an error parsing the body of your request: invalid JSON");
 			else

@@ -30,6 +30,7 @@ enum sim_fault {
 	FAULT_REDIRECT,           /* every request gets 307 to --redirect-to */
 	FAULT_HUGE_RESPONSE,      /* 200 with a JSON body padded to --huge-bytes */
 	FAULT_CLOSE_MID_BODY,     /* headers and part of the body, then the connection closes */
+	FAULT_MALFORMED_500,      /* a body that is not JSON gets a 500 (as llama.cpp's server does) */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];

@@ -28,7 +28,7 @@ struct dash_state {
 
 static const enum request dash_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH, REQ_ENTER,
-	REQ_NEXT_PANE, REQ_VENDORS, REQ_ADD, REQ_NONE
+	REQ_NEXT_PANE, REQ_VENDORS, REQ_INCIDENT, REQ_ADD, REQ_NONE
 };
 
 static int
@@ -328,6 +328,8 @@ dash_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 		return tui_list_selected_id(l) > 0 ? open_object(t, tui_list_selected_id(l), err) : 0;
 	case REQ_VENDORS:
 		return tui_push(t, &tui_vendors_view, NULL, err);
+	case REQ_INCIDENT:
+		return tui_push(t, &tui_incidents_view, NULL, err);
 	case REQ_ADD:
 		return tui_push(t, &tui_vendors_view, NULL, err) ||
 		    tui_top(t)->ops->request(tui_top(t), t, REQ_ADD, err);

@@ -118,16 +118,16 @@ incident_load(struct view *v, struct tui *t, struct aerr *err)
 		    str(x, "kind"), str(x, "actor"), str(x, "text"));
 	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "LINKED EVIDENCE (f attaches a file)");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
-		const char *type = str(x, "type");
+		const char *type = str(x, "object_type");
 
 		if (strcmp(type, "evidence") == 0)
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4d %.16s  %s", num(x, "id"),
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4d %.16s  %s", num(x, "object_id"),
 			    str(x, "sha256"), str(x, "original_name"));
 		else if (strcmp(type, "run") == 0)
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  run      %-4d %s %s", num(x, "id"),
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  run      %-4d %s %s", num(x, "object_id"),
 			    str(x, "status"), str(x, "started_at"));
 		else
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  finding  %-4d %s %s: %s", num(x, "id"),
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  finding  %-4d %s %s: %s", num(x, "object_id"),
 			    str(x, "severity"), str(x, "code"), str(x, "message"));
 	}
 	tui_list_restore(&s->lines, keep);
@@ -171,8 +171,8 @@ struct form_ctx {
 	struct incident_state *s;
 };
 
-static int
-check_time(const char *value, void *ctx, struct aerr *err)
+int
+tui_check_time(const char *value, void *ctx, struct aerr *err)
 {
 	int64_t ms;
 
@@ -265,7 +265,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 			{ .label = "Text", .width = 60, .hint = "what happened" },
 			{ .label = "Kind", .width = 18, .check = check_kind,
 			  .hint = "observation, decision, vendor-notice, notification-sent, mitigation, ..." },
-			{ .label = "At", .width = 26, .check = check_time,
+			{ .label = "At", .width = 26, .check = tui_check_time,
 			  .hint = "when it happened, with a zone (empty: now)" },
 			{ .label = "Clocks", .width = 40, .check = check_clocks,
 			  .hint = "for notification-sent: the clocks it stops, space-separated" },
@@ -279,7 +279,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		struct tui_field f[3] = {
 			{ .label = "Task", .width = 50, .hint = "what needs doing" },
 			{ .label = "Owner", .width = 24, .hint = "who (optional)" },
-			{ .label = "Due", .width = 26, .check = check_time,
+			{ .label = "Due", .width = 26, .check = tui_check_time,
 			  .hint = "ISO 8601 with a zone (optional)" },
 		};
 
@@ -298,7 +298,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		return tui_cliv(t, err, "incident", "status", s->ids, text, (char *)NULL);
 	}
 	case REQ_ATTACH:
-		if (!tui_prompt(t, "Attach file", "", text, sizeof text) || text[0] == '\0')
+		if (!tui_pick_file(t, "Attach a file to this incident", text, sizeof text))
 			return 0;
 		return tui_cliv(t, err, "incident", "link", s->ids, "--file", text, (char *)NULL);
 	case REQ_VERIFY:

@@ -65,24 +65,19 @@ incidents_load(struct view *v, struct tui *t, struct aerr *err)
 		int64_t id = sqlite3_column_int64(st, 0);
 		struct incident_facts f;
 		struct incident_clock c[CLOCK_COUNT];
-		const struct incident_clock *next = NULL;
+		const struct incident_clock *next, *overdue[CLOCK_COUNT];
 		char clocks[160] = "", due[32];
-		int over = 0, mark = TUI_MARK_NONE;
+		int over, mark = TUI_MARK_NONE;
 
 		if (incident_clocks(t->av->db, id, &f, c, err) != 0) {
 			sqlite3_finalize(st);
 			return err->code;
 		}
-		for (int i = 0; i < CLOCK_COUNT; i++) {
-			const char *state = clock_state(&c[i], now);
+		next = clocks_next_due(c, now, overdue, &over);
+		for (int i = 0; i < over; i++) {
+			size_t n = strlen(clocks);
 
-			if (strcmp(state, "overdue") == 0) {
-				size_t n = strlen(clocks);
-
-				snprintf(clocks + n, sizeof clocks - n, "%s%s", over++ ? "," : "OVERDUE ", c[i].id);
-			} else if (strcmp(state, "running") == 0 && (next == NULL || c[i].due_ms < next->due_ms)) {
-				next = &c[i];
-			}
+			snprintf(clocks + n, sizeof clocks - n, "%s%s", i ? "," : "OVERDUE ", overdue[i]->id);
 		}
 		if (over == 0 && next != NULL) {
 			fmt_time_ms(next->due_ms, due);
@@ -123,14 +118,6 @@ struct open_ctx {
 	struct tui *t;
 };
 
-static int
-check_time(const char *value, void *ctx, struct aerr *err)
-{
-	int64_t ms;
-
-	(void)ctx;
-	return value[0] == '\0' ? 0 : parse_time(value, &ms, err);
-}
 
 static int
 check_phi(const char *value, void *ctx, struct aerr *err)
@@ -171,7 +158,7 @@ open_form(struct tui *t, struct incidents_state *s)
 		{ .label = "Vendor", .width = 32, .hint = "the vendor's name" },
 		{ .label = "Title", .width = 50, .hint = "what happened, in a line" },
 		{ .label = "Endpoint", .width = 40, .hint = "VENDOR/NAME (optional)" },
-		{ .label = "Discovered", .width = 26, .check = check_time,
+		{ .label = "Discovered", .width = 26, .check = tui_check_time,
 		  .hint = "ISO 8601 with a zone, e.g. 2026-03-04T09:12:00-05:00; empty: now" },
 		{ .label = "PHI", .width = 8, .check = check_phi, .hint = "yes, no or unknown" },
 		{ .label = "Individuals", .width = 10, .hint = "how many people (optional)" },

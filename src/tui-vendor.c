@@ -18,7 +18,8 @@ struct vendor_state {
 
 static const enum request vendor_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_INCIDENT, REQ_NONE
+	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_ASSESS, REQ_INCIDENT, REQ_EXPORT, REQ_RUN,
+	REQ_NONE
 };
 
 #define HEADER_ROWS 6
@@ -267,6 +268,8 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		sqlite3_finalize(st);
 	}
 	switch (req) {
+	case REQ_ASSESS:
+		return tui_push(t, &tui_assessments_view, &s->id, err);
 	case REQ_ADD:
 		return endpoint_form(t, s, 0, err);
 	case REQ_EDIT:
@@ -279,6 +282,8 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		if (tui_confirm(t, "Archive endpoint %s? Nothing is deleted.", ref))
 			return tui_cliv(t, err, "endpoint", "archive", ref, (char *)NULL);
 		return 0;
+	case REQ_EXPORT:
+		return tui_export_dialog(t, s->id, field(s->vendor, "name"), err);
 	case REQ_ENTER: {
 		char *argv[] = { "endpoint", "show", ref, NULL };
 		int rc;
@@ -293,6 +298,10 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 	}
 	case REQ_INCIDENT:
 		return tui_push(t, &tui_incidents_view, &s->id, err);
+	case REQ_RUN:
+		if (id < 0)
+			return aerr_set(err, AV_USAGE, "no endpoint selected");
+		return tui_push(t, &tui_probe_runs_view, &id, err);
 	default:
 		return 0;
 	}

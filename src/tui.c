@@ -989,6 +989,10 @@ tui_main(struct aivet *av, struct aerr *err)
 	struct sigaction sa;
 
 	setlocale(LC_ALL, "");
+	/* In a UTF-8 locale draw lines with Unicode box characters rather than the
+	 * VT100 alternate character set, which some terminals (and multiplexers)
+	 * show as plain letters. */
+	setenv("NCURSES_NO_UTF8_ACS", "1", 0);
 	if (av_db(av, err) == NULL)
 		return err->code;
 	memset(&sa, 0, sizeof sa);

@@ -154,6 +154,9 @@ int tui_confirm(struct tui *t, const char *fmt, ...) __attribute__((format(print
 /* One line of input at the bottom. Returns 1 with the text, 0 on Esc. */
 int tui_prompt(struct tui *t, const char *label, const char *initial, char *out, size_t n);
 
+/* A file picker starting in the current directory; 1 with an absolute path, 0 on Esc. */
+int tui_pick_file(struct tui *t, const char *title, char *out, size_t n);
+
 /* A form dialog: labelled fields, Tab/Down moves, Enter submits, Esc cancels. */
 struct tui_field {
 	const char *label;
@@ -194,5 +197,27 @@ extern const struct view_ops tui_text_view;
 /* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
 extern const struct view_ops tui_incidents_view;
 extern const struct view_ops tui_incident_view;
+/* A form check: empty, or ISO 8601 as parse_time reads it. */
+int tui_check_time(const char *value, void *ctx, struct aerr *err);
+
+/* ---- assessments (tui-assessments.c, tui-assess.c) ---- */
+extern const struct view_ops tui_assessments_view;   /* arg: the vendor id */
+extern const struct view_ops tui_assess_view;        /* arg: the assessment id */
+
+/* A menu of choices (libmenu): label shown next to value. Returns the index picked, or
+ * -1 on Esc. With multi, Space toggles items' selected and Enter accepts (returns 0). */
+struct tui_menu_item {
+	char *value, *label;
+	int selected;
+};
+int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, int multi,
+    int current);
+/* The vendor screen's export dialog (tui-export.c). */
+int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
+/* Probes (tui-probe-runs.c, tui-probe-run.c, tui-evidence.c); arg: an endpoint id, a run id,
+ * a finding id. */
+extern const struct view_ops tui_probe_runs_view;
+extern const struct view_ops tui_probe_run_view;
+extern const struct view_ops tui_evidence_view;
 
 #endif

@@ -101,6 +101,8 @@ is "$(jq -r '.claims | map(.question_id + "=" + .status) | join(" ")' "$R")" \
 is "$(jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' "$R")" \
 	"critical:OVERSIZE_ACCEPTED high:SILENT_DEGRADATION high:CLAIM_CONTRADICTED high:CLAIM_CONTRADICTED" \
 	"findings sorted by severity, each contradicted claim a high CLAIM_CONTRADICTED"
+is "$(jq -c '[.findings[] | select(.code == "CLAIM_CONTRADICTED") | .evidence]' "$R")" "[[1],[]]" \
+	"a contradicted claim cites the evidence of its probe's findings"
 is "$(jq -r '.summary | [.rating, .findings.critical, .findings.high, .claims.contradicted, (.contradicted_claims|length)] | map(tostring) | join(" ")' "$R")" \
 	"unacceptable 1 3 2 2" "summary: rating, counts, contradicted claims"
 is "$(jq -r '.assessments[0] | [.status, .reviewer, .questionnaire.qid, (.answers|length), .answers[0].question_id, .answers[2].value, .answers[2].note] | map(tostring) | join(" ")' "$R")" \
@@ -109,9 +111,13 @@ is "$(jq -r '.probe_runs[0] | [.id, .status, .calibration.chars_per_token, (.res
 	"1 completed 3.98 3 2 1" "probe run with calibration, results, exchanges and finding evidence"
 is "$(jq -r '.endpoints[0].credentials | map(keys|join(",")) | join(" ")' "$R")" "label label" \
 	"endpoints name their tenants by label only"
-is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.tasks|length), .links[0].type] | map(tostring) | join("|")' "$R")" \
-	"Cross-tenant text in responses|2|detection|1|run" "--incident includes the timeline, tasks and links"
-like "$(jq -c '.incidents[0] | has("clocks")' "$R")" true "and a clocks section"
+is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.tasks|length), .links[0].object_type, .as_of] | map(tostring) | join("|")' "$R")" \
+	"Cross-tenant text in responses|2|detection|1|run|2026-11-30T08:00:00.000Z" \
+	"--incident includes the timeline, tasks and links, as of the report's time"
+is "$(jq -r '.incidents[0].clocks[] | select(.id == "hipaa-individuals") | .state + " " + .due' "$R")" \
+	"running 2027-01-28T11:00:00.000Z" "and its notification clocks"
+like "$(cat "$B/report.html")" "HIPAA notice to individuals</td><td>running</td><td>2027-01-28T11:00:00.000Z" \
+	"the HTML shows the clocks"
 
 # ---- evidence: credentials redacted, leaked content left out ----
 E1="$B/evidence/exchange-1.json"
@@ -224,6 +230,11 @@ run verify "$C"
 is "$rc" 1 "an added file fails"
 is "$out" "bundle $C FAILED verification
   evidence/extra.json: extra file, not listed in SHA256SUMS" "and names the extra file, nothing else"
+tamper symlink
+ln -s /etc/passwd "$C/evidence/link.json"
+run verify "$C"
+is "$out" "bundle $C FAILED verification
+  evidence/link.json: not a regular file" "a symbolic link in the bundle is named"
 tamper resigned
 # Re-signed with another key: good signature, but not by the key we trust.
 "$AIVET" key generate --name other --no-password >/dev/null

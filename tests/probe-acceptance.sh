@@ -68,16 +68,15 @@ ok "$([ "$ib" -ge 5259 ] && [ "$ib" -le 5312 ] && echo 0 || echo 1)" "disagg: in
 is "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .details.change')" silent_degradation \
     "disagg: the change is silent"
 leak=$(q "SELECT f.id FROM finding f WHERE f.code = 'LEAK_CROSS_TENANT' LIMIT 1")
-is "$(q "SELECT group_concat(DISTINCT x.tenant) FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak ORDER BY x.tenant")" \
+is "$(q "SELECT group_concat(t) FROM (SELECT DISTINCT x.tenant t FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak ORDER BY t)")" \
     "alice,bob" "disagg: the leak cites alice's request and bob's response"
 # The canary in bob's answer is one alice sent.
 bob=$(q "SELECT x.evidence_id FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak AND x.tenant = 'bob' LIMIT 1")
 "$AIVET" evidence show "$bob" --json --include-leaked-content | jq -r '.exchange.response_body' | grep -oE 'AIVET[A-Za-z0-9]{19}' | sort -u >"$T/bob-saw"
 found=0
 for n in $(cat "$T/bob-saw"); do
-	for e in $(q "SELECT evidence_id FROM exchange WHERE tenant = 'alice' AND request_blob IS NOT NULL"); do
-		"$AIVET" evidence show "$e" --json | jq -r '.exchange.request_body' | grep -q "$n" && found=1
-	done
+	[ "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
+	    WHERE x.tenant = 'alice' AND instr(CAST(b.data AS TEXT), '$n') > 0")" -gt 0 ] && found=1
 done
 is "$found" 1 "disagg: bob's response holds a canary from alice's request"
 sim_stop
@@ -128,6 +127,16 @@ is "$rc:$(verdicts):$(codes)" "0:echo:pass oversize:pass sweep:pass canary:pass 
     "anthropic: every probe passes"
 is "$(q "SELECT DISTINCT json_extract(request_headers, '$.x-api-key') FROM exchange WHERE probe <> 'errors'")" \
     "[redacted]" "anthropic: x-api-key recorded redacted"
+"$AIVET" endpoint edit V/e --remove-credential bob >/dev/null
+run probe run V/e --yes --json --probe canary
+is "$(printf '%s' "$out" | jq -r '.probes[0] | .verdict + ": " + .reason')" \
+    "pass: no cross-request leak in 6 responses; the cross-tenant check needs a second credential" \
+    "one credential: cross-request only, and the verdict says what is missing"
+sim_stop
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault no-usage || exit 1
+probe_setup anthropic 8192
+run probe run V/e --yes --json --probe echo
+is "$(printf '%s' "$out" | jq -r '.calibration.method')" count_tokens "anthropic without usage: calibrated by count_tokens"
 sim_stop
 
 # ---- streams and usage ----
@@ -154,6 +163,15 @@ probe_setup openai 8192
 run probe run V/e --yes --json --probe echo
 is "$(verdicts):$rc" "echo:pass:0" "rate-limit: passes after retrying"
 is "$(q "SELECT count(*) FROM exchange WHERE response_status = 429")" 2 "rate-limit: the 429s are recorded"
+sim_stop
+
+# ---- bad input answered with a server error ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault malformed-500 || exit 1
+probe_setup openai 8192
+run probe run V/e --yes --json --probe errors
+is "$(codes):$(verdicts):$rc" "SERVER_ERROR_ON_BAD_INPUT:errors:fail:0" "malformed-500: SERVER_ERROR_ON_BAD_INPUT (low)"
+is "$(printf '%s' "$out" | jq -c '.probes[0].details | [.malformed_json.status, .missing_field.status, .missing_field_stream.status]')" \
+    '[500,400,400]' "malformed-500: the malformed body got 500, the incomplete ones 400"
 sim_stop
 
 done_testing

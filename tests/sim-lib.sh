@@ -42,11 +42,18 @@ sim_start() {
 	return 1
 }
 
-# sim_stop: sends SIGTERM to the last simulator started and waits for it;
-# sets sim_rc to its exit status.
+# sim_stop: sends SIGTERM to the last simulator started, waits for it, sets
+# sim_rc to its exit status, and reports one test: it stopped with status 0
+# and its log holds no sanitizer report.
 sim_stop() {
 	kill "$SIM_PID" 2>/dev/null
 	wait "$SIM_PID" && sim_rc=0 || sim_rc=$?
+	if [ "$sim_rc" = 0 ] && ! grep -q -e 'AddressSanitizer' -e 'LeakSanitizer' -e 'runtime error:' "$SIM_LOG"; then
+		ok 0 "aivet-sim stopped cleanly"
+	else
+		ok 1 "aivet-sim stopped cleanly (exit status $sim_rc)"
+		grep -v '^aivet-sim: #' "$SIM_LOG" | head -40 | sed 's/^/#   /'
+	fi
 }
 
 _sim_cleanup() {

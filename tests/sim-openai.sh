@@ -137,7 +137,6 @@ sim_http GET /v1/chat/completions -H "$A"
 is "$status" 404 "wrong method: 404"
 
 sim_stop
-is "$sim_rc" 0 "SIGTERM stops the sim with status 0"
 
 # bad options
 "$AIVET_SIM" --fault nope >"$T/o" 2>"$T/e" && rc=0 || rc=$?

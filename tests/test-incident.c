@@ -134,7 +134,7 @@ test_vendor_sla(void)
 	is_int(incident_vendor_sla(db, 1, &ms, text, sizeof text, source, sizeof source, &err), 0,
 	    "answers read");
 	is_int(ms, 2LL * 86400000, "the final answers count over a draft, and the shorter wins: 2d");
-	is_str(text, "2d", "as answered");
+	is_str(text, "48h", "as contracts write it");
 	is_str(source, "assessment 3, hipaa-ai-vendor breach_notification_time", "its source named");
 	/* A newer final answer that is no duration (final rounds never change: add one). */
 	db_exec(db, &err, "INSERT INTO assessment (id, vendor_id, questionnaire_id, status, created_by, "
@@ -190,6 +190,9 @@ main(void)
 	    "INSERT INTO incident_entry (incident_id, kind, at, at_utc, actor, text, recorded_at) "
 	    "VALUES (1, 'notification-sent', 'x', 'x', 'x', 'sent on time', 'x')", 2,
 	    "incident entry 2 has no audit entry: added behind aivet's back");
+	test_tamper("status changed",
+	    "UPDATE incident SET status = 'closed' WHERE id = 1", 2,
+	    "incident 1 is 'closed' but its timeline says 'new': changed behind aivet's back");
 	test_vendor_sla();
 	cmd = xasprintf("rm -rf '%s'", dir);
 	if (system(cmd) != 0)

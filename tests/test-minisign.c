@@ -12,6 +12,7 @@
 
 #include "aivet.h"
 #include "minisign.h"
+#include "assess.h"
 #include "report.h"
 #include "tap.h"
 
@@ -250,6 +251,7 @@ test_claims(void)
 		{ "\"b\"", "[\"a\",\"b\"]", "pass", "confirmed" },          /* any of */
 		{ "\"c\"", "[\"a\",\"b\"]", "pass", "contradicted" },
 		{ "[\"a\",\"b\"]", "[\"a\",\"b\"]", "fail", "contradicted" }, /* arrays compare whole */
+		{ "[\"a\",\"b\"]", "\"a\"", "pass", "confirmed" },      /* multi-choice includes it */
 		{ "30", "30", "pass", "confirmed" },
 		{ "30", "\"30\"", "pass", "contradicted" },                  /* types matter */
 	};
@@ -257,7 +259,7 @@ test_claims(void)
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		cJSON *a = cJSON_Parse(rows[i].answer), *c = cJSON_Parse(rows[i].confirms);
 
-		is_str(report_claim_status(a, c, rows[i].verdict), rows[i].want, "claim: answer %s, confirms %s, "
+		is_str(claim_status(a, c, rows[i].verdict), rows[i].want, "claim: answer %s, confirms %s, "
 		    "verdict %s -> %s", rows[i].answer, rows[i].confirms,
 		    rows[i].verdict ? rows[i].verdict : "(no run)", rows[i].want);
 		cJSON_Delete(a);

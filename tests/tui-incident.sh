@@ -13,7 +13,7 @@ SKIP_VERIFY=1 TMPDIR="$T" AIVET="$AIVET" sh "$TESTS_SRCDIR/../docs/examples/kv-c
 	--phi yes --individuals 40 --eu-data --vendor-sla none >/dev/null
 
 tui_start 80x24
-tui_wait "Lumen Inference"
+tui_wait "== Open incidents =="
 tui_keys i
 tui_wait "Incidents (2, 1 overdue)"; ok $? "i opens the incident list, counting overdue ones"
 tui_expect tui-incidents-80x24.txt

@@ -1,0 +1,159 @@
+/*
+ * incident-verify.c: re-verifying an incident after the vendor's fix. The
+ * probes to re-run and the failure to look for come from the findings
+ * linked to the incident; the caller runs the probes (the CLI with its
+ * progress bar, the TUI in a job thread); the outcome is recorded as a
+ * verification entry with the run linked, in one transaction.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "incident.h"
+#include "probe.h"
+
+void
+incident_verify_free(struct incident_verify *v)
+{
+	free(v->probes);
+	free(v->text);
+	cJSON_Delete(v->codes);
+	memset(v, 0, sizeof *v);
+}
+
+int
+incident_verify_prepare(sqlite3 *db, int64_t id, const char *probes, struct incident_verify *v,
+    struct aerr *err)
+{
+	struct buf b;
+	sqlite3_stmt *st;
+	char *prev = NULL;
+	int rc;
+
+	memset(v, 0, sizeof *v);
+	v->incident_id = id;
+	rc = db_int(db, &v->endpoint_id, err, "SELECT endpoint_id FROM incident WHERE id = ? AND "
+	    "endpoint_id IS NOT NULL", "i", id);
+	if (rc < 0)
+		return AV_RUNTIME;
+	if (rc == 1)
+		return aerr_set(err, AV_USAGE, "incident %lld has no endpoint to verify against: set one "
+		    "with 'aivet incident edit %lld --endpoint VENDOR/NAME'", (long long)id, (long long)id);
+	/* The failure is what the linked findings found, by the probes that found it;
+	 * without any, canary and oversize, and any finding of severity high or above. */
+	st = db_prepare(db, err, "SELECT DISTINCT f.probe, f.code FROM incident_link l "
+	    "JOIN finding f ON f.id = l.object_id WHERE l.incident_id = ? AND l.object_type = 'finding' "
+	    "ORDER BY f.probe, f.code", "i", id);
+	if (st == NULL)
+		return AV_RUNTIME;
+	buf_init(&b);
+	v->codes = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (prev == NULL || strcmp(prev, col_text(st, 0)) != 0) {
+			buf_printf(&b, "%s%s", b.len ? "," : "", col_text(st, 0));
+			free(prev);
+			prev = xstrdup(col_text(st, 0));
+		}
+		cJSON_AddItemToArray(v->codes, cJSON_CreateString(col_text(st, 1)));
+	}
+	sqlite3_finalize(st);
+	free(prev);
+	if (probes != NULL) {
+		buf_free(&b);
+		buf_adds(&b, probes);
+	} else if (b.len == 0) {
+		buf_adds(&b, "canary,oversize");
+	}
+	v->probes = buf_steal(&b);
+	return 0;
+}
+
+int
+incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v,
+    cJSON **details, struct aerr *err)
+{
+	sqlite3_stmt *st;
+	cJSON *found, *d, *x;
+	int complete;
+
+	*details = NULL;
+	st = db_prepare(db, err, "SELECT status FROM probe_run WHERE id = ?", "i", v->run_id);
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(v->run_status, sizeof v->run_status, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	complete = strcmp(v->run_status, "completed") == 0;
+	st = db_prepare(db, err, "SELECT DISTINCT code, severity FROM finding WHERE run_id = ? "
+	    "ORDER BY code", "i", v->run_id);
+	if (st == NULL)
+		return AV_RUNTIME;
+	found = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int match = 0;
+
+		if (cJSON_GetArraySize(v->codes) > 0) {
+			cJSON_ArrayForEach(x, v->codes)
+				match |= strcmp(x->valuestring, col_text(st, 0)) == 0;
+		} else {
+			match = severity_rank(col_text(st, 1)) >= severity_rank("high");
+		}
+		if (match)
+			cJSON_AddItemToArray(found, cJSON_CreateString(col_text(st, 0)));
+	}
+	sqlite3_finalize(st);
+	/* A reproduction counts even in a run cut short; an unfinished run proves nothing else. */
+	v->reproduces = cJSON_GetArraySize(found) > 0 ? 1 : complete ? 0 : -1;
+
+	d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "run", (double)v->run_id);
+	cJSON_AddStringToObject(d, "probes", v->probes);
+	cJSON_AddStringToObject(d, "run_status", v->run_status);
+	if (v->reproduces < 0)
+		cJSON_AddNullToObject(d, "reproduces");
+	else
+		cJSON_AddBoolToObject(d, "reproduces", v->reproduces);
+	cJSON_AddItemToObject(d, "codes_checked", cJSON_Duplicate(v->codes, 1));
+	cJSON_AddItemToObject(d, "codes_found", found);
+	free(v->text);
+	if (v->reproduces > 0) {
+		char *list = cJSON_PrintUnformatted(found);
+
+		v->text = xasprintf("Verification run %lld (%s): the failure still reproduces: %s",
+		    (long long)v->run_id, v->probes, list);
+		free(list);
+	} else if (v->reproduces == 0) {
+		v->text = xasprintf("Verification run %lld (%s): the failure no longer reproduces",
+		    (long long)v->run_id, v->probes);
+	} else {
+		v->text = xasprintf("Verification run %lld (%s) ended %s: inconclusive",
+		    (long long)v->run_id, v->probes, v->run_status);
+	}
+	if (db_begin(db, err) != 0) {
+		cJSON_Delete(d);
+		return err->code;
+	}
+	{
+		int64_t closed = 0;
+
+		if (db_int(db, &closed, err, "SELECT status = 'closed' FROM incident WHERE id = ?", "i",
+		    v->incident_id) < 0 || closed) {
+			if (closed)
+				aerr_set(err, AV_USAGE, "incident %lld was closed while it was being verified; "
+				    "run %lld is kept", (long long)v->incident_id, (long long)v->run_id);
+			db_rollback(db);
+			cJSON_Delete(d);
+			return err->code;
+		}
+	}
+	if (incident_link_add(db, actor, v->incident_id, "run", v->run_id, err) != 0 ||
+	    incident_entry_add(db, actor, v->incident_id, "verification", NULL, v->text, d,
+	    &v->entry_id, err) != 0 || db_commit(db, err) != 0) {
+		db_rollback(db);
+		cJSON_Delete(d);
+		return err->code;
+	}
+	*details = d;
+	return 0;
+}

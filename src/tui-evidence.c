@@ -1,0 +1,293 @@
+/*
+ * tui-evidence.c: the evidence behind a finding — each exchange with its
+ * request on the left and its response on the right, side by side. Nonces
+ * in the response that the request did not carry (a leaked canary) are
+ * highlighted and marked with >> <<, so the mark does not rely on colour.
+ * Left and right step through the finding's evidence; j/k scroll.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "canary.h"
+#include "probe.h"
+#include "tui.h"
+
+#define SHOW_MAX ((size_t)64 << 10)
+
+struct evidence_state {
+	int64_t finding_id;
+	char finding[600];
+	int64_t *ids;
+	int n, cur;
+	cJSON *ev;                   /* the current evidence, as "evidence show --json" */
+	struct buf left, right;      /* texts of the two panes */
+	char *recipe;                /* the request's recipe, which names its nonces */
+	int top;
+	int foreign;                 /* nonces in the response not in the request */
+};
+
+static const enum request evidence_requests[] = {
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_LEFT, REQ_RIGHT, REQ_NONE
+};
+
+static int
+evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
+{
+	struct evidence_state *s = xcalloc(1, sizeof *s);
+	sqlite3_stmt *st;
+
+	v->state = s;
+	s->finding_id = *(const int64_t *)arg;
+	st = db_prepare(t->av->db, err, "SELECT f.code, f.severity, f.message FROM finding f WHERE f.id = ?",
+	    "i", s->finding_id);
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(s->finding, sizeof s->finding, "%s (%s): %s", col_text(st, 0), col_text(st, 1),
+		    col_text(st, 2));
+	sqlite3_finalize(st);
+	st = db_prepare(t->av->db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
+	    "ORDER BY evidence_id", "i", s->finding_id);
+	if (st == NULL)
+		return err->code;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		s->ids = xrealloc(s->ids, (size_t)(s->n + 1) * sizeof *s->ids);
+		s->ids[s->n++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (s->n == 0)
+		return aerr_set(err, AV_USAGE, "finding %lld cites no evidence", (long long)s->finding_id);
+	/* Start on the response that shows the problem: the last cited exchange of the finding's
+	 * own kind is usually the answer; the first is often the victim's request. */
+	s->cur = s->n - 1;
+	return 0;
+}
+
+static const char *
+str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+static void
+add_headers(struct buf *b, const cJSON *h)
+{
+	const cJSON *kv;
+
+	cJSON_ArrayForEach(kv, h)
+		if (cJSON_IsString(kv))
+			buf_printf(b, "%s: %s\n", kv->string, kv->valuestring);
+}
+
+static void
+add_body(struct buf *b, const cJSON *x, const char *key)
+{
+	const char *body = str(x, key);
+	size_t n = strlen(body);
+	char sealed[64];
+
+	snprintf(sealed, sizeof sealed, "%s_sealed", key);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(x, sealed))) {
+		buf_adds(b, "(sealed: leaked content is kept encrypted)\n");
+		return;
+	}
+	buf_add(b, body, n < SHOW_MAX ? n : SHOW_MAX);
+	if (n > SHOW_MAX)
+		buf_printf(b, "\n... (%zu more bytes)", n - SHOW_MAX);
+	buf_adds(b, "\n");
+}
+
+static int
+evidence_load(struct view *v, struct tui *t, struct aerr *err)
+{
+	struct evidence_state *s = v->state;
+	const cJSON *x, *st;
+
+	cJSON_Delete(s->ev);
+	s->ev = NULL;
+	if (evidence_json(t->av->db, s->ids[s->cur], &s->ev, err) != 0)
+		return err->code;
+	buf_free(&s->left);
+	buf_free(&s->right);
+	buf_adds(&s->left, "");
+	buf_adds(&s->right, "");
+	if ((x = cJSON_GetObjectItem(s->ev, "exchange")) == NULL) {
+		buf_printf(&s->left, "evidence %lld is a file: %s\n", (long long)s->ids[s->cur],
+		    str(s->ev, "original_name"));
+		return 0;
+	}
+	buf_printf(&s->left, "%s %s\ntenant %s%s\n\n", str(x, "method"), str(x, "url"), str(x, "tenant"),
+	    cJSON_IsTrue(cJSON_GetObjectItem(x, "streaming")) ? ", streaming" : "");
+	add_headers(&s->left, cJSON_GetObjectItem(x, "request_headers"));
+	buf_adds(&s->left, "\n");
+	free(s->recipe);
+	s->recipe = NULL;
+	if (cJSON_GetObjectItem(x, "request_recipe") != NULL)
+		s->recipe = cJSON_PrintUnformatted(cJSON_GetObjectItem(x, "request_recipe"));
+	if (s->recipe != NULL)
+		buf_printf(&s->left, "(a generated prompt of %.0f bytes, kept as its recipe; "
+		    "regenerated: %s)\n", cJSON_GetObjectItem(x, "request_size")->valuedouble,
+		    cJSON_IsTrue(cJSON_GetObjectItem(x, "request_regenerated")) ? "SHA-256 matches" :
+		    "SHA-256 DOES NOT MATCH");
+	else
+		add_body(&s->left, x, "request_body");
+	st = cJSON_GetObjectItem(x, "response_status");
+	if (cJSON_IsNumber(st))
+		buf_printf(&s->right, "HTTP %d%s\n", st->valueint,
+		    cJSON_IsTrue(cJSON_GetObjectItem(x, "response_truncated")) ? " (cut at the size cap)" : "");
+	else
+		buf_adds(&s->right, "no response\n");
+	if (*str(x, "error"))
+		buf_printf(&s->right, "error: %s\n", str(x, "error"));
+	buf_adds(&s->right, "\n");
+	add_headers(&s->right, cJSON_GetObjectItem(x, "response_headers"));
+	buf_adds(&s->right, "\n");
+	add_body(&s->right, x, "response_body");
+	return 0;
+}
+
+/* Is the nonce at p (NONCE_LEN bytes) absent from the request pane? */
+static int
+is_foreign(const struct evidence_state *s, const char *p)
+{
+	char n[NONCE_LEN + 1];
+
+	memcpy(n, p, NONCE_LEN);
+	n[NONCE_LEN] = '\0';
+	/* A request kept as a recipe still names its nonces in the recipe. */
+	return strstr(s->left.data, n) == NULL && (s->recipe == NULL || strstr(s->recipe, n) == NULL);
+}
+
+static int
+nonce_at(const char *p, const char *end)
+{
+	if (end - p < NONCE_LEN || memcmp(p, NONCE_PREFIX, NONCE_PREFIX_LEN) != 0)
+		return 0;
+	for (int i = NONCE_PREFIX_LEN; i < NONCE_LEN; i++)
+		if (!isalnum((unsigned char)p[i]))
+			return 0;
+	return 1;
+}
+
+/* Draws text wrapped into [x, x+width), from wrapped line `top`; returns the line count. */
+static int
+draw_pane(struct evidence_state *s, struct tui *t, WINDOW *w, const struct buf *b, int y0, int rows,
+    int x, int width, int top, int mark_foreign)
+{
+	const char *p = b->data ? b->data : "", *end = p + b->len;
+	int line = 0, col = 0;
+
+	while (p < end) {
+		int hl = mark_foreign && nonce_at(p, end) && is_foreign(s, p);
+		int n = hl ? NONCE_LEN : 1;
+
+		if (*p == '\n') {
+			line++, col = 0, p++;
+			continue;
+		}
+		if (col + n + (hl ? 4 : 0) > width && col > 0)
+			line++, col = 0;
+		if (line >= top && line - top < rows) {
+			int yy = y0 + line - top;
+
+			if (hl) {
+				wattron(w, tui_attr(t, TUI_MARK_BAD) | A_REVERSE);
+				mvwaddnstr(w, yy, x + col, ">>", 2);
+				mvwaddnstr(w, yy, x + col + 2, p, NONCE_LEN);
+				mvwaddnstr(w, yy, x + col + 2 + NONCE_LEN, "<<", 2);
+				wattroff(w, tui_attr(t, TUI_MARK_BAD) | A_REVERSE);
+			} else {
+				mvwaddch(w, yy, x + col, (unsigned char)*p >= 32 && (unsigned char)*p < 127 ?
+				    (chtype)(unsigned char)*p : '.');
+			}
+		}
+		col += n + (hl ? 4 : 0);
+		p += n;
+	}
+	return line + 1;
+}
+
+static void
+evidence_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
+{
+	struct evidence_state *s = v->state;
+	int half = cols / 2, body = rows - 4;
+	char line[700];
+
+	s->foreign = 0;
+	tui_put(w, 0, 2, cols - 2, s->finding);
+	snprintf(line, sizeof line, "Evidence %lld (%d of %d; left/right for the others)",
+	    (long long)s->ids[s->cur], s->cur + 1, s->n);
+	tui_put(w, 1, 2, cols - 2, line);
+	wattron(w, A_BOLD | A_UNDERLINE);
+	tui_put(w, 3, 1, half - 2, "REQUEST");
+	tui_put(w, 3, half + 1, cols - half - 2, "RESPONSE (>>nonce<< not in the request: leaked)");
+	wattroff(w, A_BOLD | A_UNDERLINE);
+	if (body <= 0)
+		return;
+	mvwvline(w, 4, half - 1, ACS_VLINE, body);
+	draw_pane(s, t, w, &s->left, 4, body, 1, half - 3, s->top, 0);
+	draw_pane(s, t, w, &s->right, 4, body, half + 1, cols - half - 2, s->top, 1);
+}
+
+static int
+evidence_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
+{
+	struct evidence_state *s = v->state;
+	int page = v->content_rows > 6 ? v->content_rows - 5 : 1;
+
+	switch (req) {
+	case REQ_DOWN:
+		s->top++;
+		break;
+	case REQ_UP:
+		s->top = s->top > 0 ? s->top - 1 : 0;
+		break;
+	case REQ_PAGE_DOWN:
+		s->top += page;
+		break;
+	case REQ_PAGE_UP:
+		s->top = s->top > page ? s->top - page : 0;
+		break;
+	case REQ_HOME:
+		s->top = 0;
+		break;
+	case REQ_LEFT:
+	case REQ_RIGHT:
+		s->cur = (s->cur + (req == REQ_RIGHT ? 1 : s->n - 1)) % s->n;
+		s->top = 0;
+		return evidence_load(v, t, err);
+	default:
+		break;
+	}
+	return 0;
+}
+
+static void
+evidence_close(struct view *v)
+{
+	struct evidence_state *s = v->state;
+
+	cJSON_Delete(s->ev);
+	buf_free(&s->left);
+	buf_free(&s->right);
+	free(s->recipe);
+	free(s->ids);
+	free(s);
+}
+
+static void
+evidence_title(struct view *v, char *buf, size_t n)
+{
+	snprintf(buf, n, "Evidence of finding %lld", (long long)((struct evidence_state *)v->state)->finding_id);
+}
+
+const struct view_ops tui_evidence_view = {
+	"evidence", evidence_requests, evidence_open, evidence_load, evidence_draw, evidence_request,
+	evidence_close, evidence_title, NULL
+};

@@ -1,0 +1,205 @@
+/*
+ * tui-files.c: the file picker used to attach evidence. A modal list of a
+ * directory's entries — directories first, marked with "/" — where Enter
+ * opens a directory or picks a file, Backspace goes up, / filters and Esc
+ * cancels. The picked path is absolute.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tui.h"
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct dirent *const *x = a, *const *y = b;
+
+	return strcmp((*x)->d_name, (*y)->d_name);
+}
+
+/* Fills l with the directory's entries; ids: 1 directory, 2 file. */
+static int
+load_dir(struct tui_list *l, const char *dir, char *msg, size_t n)
+{
+	struct dirent **ents = NULL;
+	int count = scandir(dir, &ents, NULL, NULL);
+
+	tui_list_clear(l);
+	l->filter[0] = '\0';
+	l->sel = l->top = 0;
+	if (count < 0) {
+		snprintf(msg, n, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	qsort(ents, (size_t)count, sizeof *ents, entry_cmp);
+	if (strcmp(dir, "/") != 0)
+		tui_list_add(l, 1, TUI_MARK_NONE, "../");
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < count; i++) {
+			char *p = xasprintf("%s/%s", dir, ents[i]->d_name);
+			struct stat sb;
+			int isdir = stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+
+			free(p);
+			if (ents[i]->d_name[0] == '.' || isdir != (pass == 0))
+				continue;
+			if (isdir)
+				tui_list_add(l, 1, TUI_MARK_NONE, "%s/", ents[i]->d_name);
+			else
+				tui_list_add(l, 2, TUI_MARK_NONE, "%-40s %10lld", ents[i]->d_name,
+				    (long long)sb.st_size);
+		}
+	for (int i = 0; i < count; i++)
+		free(ents[i]);
+	free(ents);
+	return 0;
+}
+
+/* The entry's name from its row (files carry a size column). */
+static void
+row_name(const char *row, char *out, size_t n)
+{
+	size_t len = strlen(row);
+
+	if (len > 0 && row[len - 1] == '/') {
+		snprintf(out, n, "%.*s", (int)(len - 1), row);
+		return;
+	}
+	/* Strip the right-aligned size column and the padding before it. */
+	while (len > 0 && row[len - 1] >= '0' && row[len - 1] <= '9')
+		len--;
+	while (len > 0 && row[len - 1] == ' ')
+		len--;
+	snprintf(out, n, "%.*s", (int)len, row);
+}
+
+int
+tui_pick_file(struct tui *t, const char *title, char *out, size_t n)
+{
+	char dir[PATH_MAX], msg[PATH_MAX + 64] = "";
+	struct tui_list l = { 0 };
+	WINDOW *win = NULL;
+	int picked = 0, done = 0;
+
+	if (getcwd(dir, sizeof dir) == NULL)
+		snprintf(dir, sizeof dir, "/");
+	load_dir(&l, dir, msg, sizeof msg);
+	while (!done) {
+		int h = LINES - 4 > 6 ? LINES - 4 : LINES, w = COLS - 4 > 20 ? COLS - 4 : COLS;
+		char line[PATH_MAX + 200];
+		enum request req;
+		wint_t ch;
+		int r;
+
+		if (win == NULL || getmaxy(win) != h || getmaxx(win) != w) {
+			if (win != NULL)
+				delwin(win);
+			tui_redraw(t);
+			if ((win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2)) == NULL)
+				break;
+			keypad(win, TRUE);
+			wtimeout(win, 250);
+		}
+		werase(win);
+		box(win, 0, 0);
+		snprintf(line, sizeof line, "%s: %s%s%s%s", title, dir, l.filter[0] ? "  [filter: " : "",
+		    l.filter, l.filter[0] ? "]" : "");
+		wattron(win, A_BOLD);
+		tui_put(win, 0, 2, w - 4, line);
+		wattroff(win, A_BOLD);
+		{
+			WINDOW *in = derwin(win, h - 3, w - 2, 1, 1);
+
+			if (in != NULL) {
+				tui_list_draw(&l, t, in, 0, h - 3, w - 2);
+				delwin(in);
+			}
+		}
+		wattron(win, tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM));
+		tui_put(win, h - 2, 2, w - 4, msg[0] ? msg :
+		    "Enter open/pick  Backspace up  / filter  ~ home  Esc cancel");
+		wattroff(win, tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM));
+		wrefresh(win);
+		r = wget_wch(win, &ch);
+		if (r == ERR)
+			continue;
+		msg[0] = '\0';
+		if (r == KEY_CODE_YES && ch == KEY_RESIZE)
+			continue;   /* the window is remade at the new size */
+		if (r == OK && ch == 27) {
+			done = 1;
+			continue;
+		}
+		if ((r == KEY_CODE_YES && (ch == KEY_BACKSPACE || ch == KEY_LEFT)) ||
+		    (r == OK && (ch == 127 || ch == 8 || ch == 'h'))) {
+			char *slash = strrchr(dir, '/');
+
+			if (slash != NULL && slash != dir)
+				*slash = '\0';
+			else
+				snprintf(dir, sizeof dir, "/");
+			load_dir(&l, dir, msg, sizeof msg);
+			continue;
+		}
+		if (r == OK && ch == '~') {
+			const char *home = getenv("HOME");
+
+			snprintf(dir, sizeof dir, "%s", home && *home ? home : "/");
+			load_dir(&l, dir, msg, sizeof msg);
+			continue;
+		}
+		if (r == OK && ch == '\r')
+			ch = '\n';
+		req = tui_key_request((int)ch);
+		if (req == REQ_ENTER && l.nvis > 0) {
+			char name[NAME_MAX + 1], *path;
+
+			row_name(l.rows[l.vis[l.sel]], name, sizeof name);
+			if (strcmp(name, "..") == 0) {
+				char *slash = strrchr(dir, '/');
+
+				if (slash != NULL && slash != dir)
+					*slash = '\0';
+				else
+					snprintf(dir, sizeof dir, "/");
+				load_dir(&l, dir, msg, sizeof msg);
+				continue;
+			}
+			path = xasprintf("%s%s%s", dir, strcmp(dir, "/") ? "/" : "", name);
+			if (tui_list_selected_id(&l) == 1) {
+				snprintf(dir, sizeof dir, "%s", path);
+				load_dir(&l, dir, msg, sizeof msg);
+			} else {
+				snprintf(out, n, "%s", path);
+				picked = done = 1;
+			}
+			free(path);
+			continue;
+		}
+		if (req == REQ_SEARCH) {
+			char text[128];
+
+			if (tui_prompt(t, "/", l.filter, text, sizeof text)) {
+				snprintf(l.filter, sizeof l.filter, "%s", text);
+				tui_list_restore(&l, -1);
+			}
+			touchwin(win);
+		} else if (req != REQ_NONE) {
+			tui_list_request(&l, t, req, h - 3);
+		}
+	}
+	if (win != NULL)
+		delwin(win);
+	touchwin(stdscr);
+	tui_list_free(&l);
+	if (!picked)
+		tui_status(t, 0, "cancelled");
+	return picked;
+}

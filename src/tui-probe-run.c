@@ -1,0 +1,183 @@
+/*
+ * tui-probe-run.c: one probe run — each probe with its verdict as a symbol
+ * and a word (ok pass, X fail, ? inconclusive, ! error: colour is never the
+ * only signal), the sweep's boundaries beside the advertised context, and
+ * under each probe its findings. Enter on a finding (or v) opens the
+ * evidence behind it; Enter on a probe shows its details.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "tui.h"
+
+/* List ids: a finding's id, or minus the probe's row number. */
+struct run_state {
+	int64_t run_id;
+	cJSON *run;
+	struct tui_list list;
+	char summary[2][300];
+};
+
+static const enum request run_requests[] = {
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
+	REQ_ENTER, REQ_EVIDENCE, REQ_NONE
+};
+
+#define HEAD 3
+
+static int
+run_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
+{
+	struct run_state *s = xcalloc(1, sizeof *s);
+
+	s->run_id = *(const int64_t *)arg;
+	v->state = s;
+	(void)t, (void)err;
+	return 0;
+}
+
+static const char *
+symbol(const char *verdict, int *mark)
+{
+	if (strcmp(verdict, "pass") == 0)
+		return *mark = TUI_MARK_GOOD, "\xe2\x9c\x93";   /* check mark */
+	if (strcmp(verdict, "fail") == 0)
+		return *mark = TUI_MARK_BAD, "\xe2\x9c\x97";    /* ballot x */
+	if (strcmp(verdict, "error") == 0)
+		return *mark = TUI_MARK_BAD, "!";
+	return *mark = TUI_MARK_WARN, "?";
+}
+
+static int
+run_load(struct view *v, struct tui *t, struct aerr *err)
+{
+	struct run_state *s = v->state;
+	int64_t keep = tui_list_selected_id(&s->list), k = 0;
+	cJSON *run, *p, *f, *cal;
+	char a[32], b[32];
+
+	if (probe_run_json(t->av->db, s->run_id, &run, err) != 0)
+		return err->code;
+	cJSON_Delete(s->run);
+	s->run = run;
+	cal = cJSON_GetObjectItem(run, "calibration");
+	snprintf(s->summary[0], sizeof s->summary[0], "Run %d on %s: %s, %s tokens in, %s out",
+	    cJSON_GetObjectItem(run, "id")->valueint, cJSON_GetObjectItem(run, "endpoint")->valuestring,
+	    cJSON_GetObjectItem(run, "status")->valuestring,
+	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_in")->valuedouble, a),
+	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_out")->valuedouble, b));
+	snprintf(s->summary[1], sizeof s->summary[1], "Started %s; calibration %s%s",
+	    cJSON_GetObjectItem(run, "started_at")->valuestring,
+	    cJSON_IsObject(cal) ? cJSON_GetObjectItem(cal, "method")->valuestring : "none",
+	    cJSON_IsObject(cal) ? "" : "");
+	tui_list_clear(&s->list);
+	snprintf(s->list.header, sizeof s->list.header, "  %-12s %-13s %s", "PROBE", "VERDICT",
+	    "REASON / FINDINGS");
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
+		const char *verdict = cJSON_GetObjectItem(p, "verdict")->valuestring;
+		const cJSON *reason = cJSON_GetObjectItem(p, "reason"), *d = cJSON_GetObjectItem(p, "details");
+		int mark;
+		const char *sym = symbol(verdict, &mark);
+
+		k++;
+		tui_list_add(&s->list, -k, mark, "%s %-12s %-13s %s", sym,
+		    cJSON_GetObjectItem(p, "name")->valuestring, verdict,
+		    cJSON_IsString(reason) ? reason->valuestring : "");
+		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, "sweep") == 0 && cJSON_IsObject(d)) {
+			const cJSON *ib = cJSON_GetObjectItem(d, "integrity_boundary");
+			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
+			char c[32];
+
+			tui_list_add(&s->list, -k, TUI_MARK_NONE, "    advertised %s; intact up to %s; "
+			    "accepted up to %s; %s",
+			    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a),
+			    cJSON_IsNumber(ib) ? thousands((int64_t)ib->valuedouble, b) : "the top",
+			    cJSON_IsNumber(rb) ? thousands((int64_t)rb->valuedouble, c) : "the top",
+			    cJSON_GetObjectItem(d, "change")->valuestring);
+		}
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
+			const char *sev = cJSON_GetObjectItem(f, "severity")->valuestring;
+			int r = severity_rank(sev);
+
+			tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(f, "id")->valuedouble,
+			    r >= severity_rank("high") ? TUI_MARK_BAD : r >= severity_rank("low") ?
+			    TUI_MARK_WARN : TUI_MARK_DIM, "    %-8s %s: %s", sev,
+			    cJSON_GetObjectItem(f, "code")->valuestring,
+			    cJSON_GetObjectItem(f, "message")->valuestring);
+		}
+	}
+	tui_list_restore(&s->list, keep);
+	return 0;
+}
+
+static void
+run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
+{
+	struct run_state *s = v->state;
+
+	tui_put(w, 0, 2, cols - 2, s->summary[0]);
+	tui_put(w, 1, 2, cols - 2, s->summary[1]);
+	if (rows > HEAD)
+		tui_list_draw(&s->list, t, w, HEAD, rows - HEAD, cols);
+}
+
+static int
+run_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
+{
+	struct run_state *s = v->state;
+	int64_t id = tui_list_selected_id(&s->list);
+
+	if (tui_list_request(&s->list, t, req, v->content_rows - HEAD - 1))
+		return 0;
+	if (req != REQ_ENTER && req != REQ_EVIDENCE)
+		return 0;
+	if (id > 0)
+		return tui_push(t, &tui_evidence_view, &id, err);
+	if (id < 0 && req == REQ_ENTER) {
+		cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(s->run, "probes"), (int)(-id - 1));
+		char *text = cJSON_Print(cJSON_GetObjectItem(p, "details"));
+		char title[64];
+		int rc;
+
+		snprintf(title, sizeof title, "%s details", cJSON_GetObjectItem(p, "name")->valuestring);
+		rc = tui_show_text(t, title, text ? text : "null", err);
+		free(text);
+		return rc;
+	}
+	return aerr_set(err, AV_USAGE, "select a finding to see its evidence");
+}
+
+static void
+run_close(struct view *v)
+{
+	struct run_state *s = v->state;
+
+	tui_list_free(&s->list);
+	cJSON_Delete(s->run);
+	free(s);
+}
+
+static void
+run_title(struct view *v, char *buf, size_t n)
+{
+	snprintf(buf, n, "Probe run %lld", (long long)((struct run_state *)v->state)->run_id);
+}
+
+static void
+run_click(struct view *v, struct tui *t, int row, int dbl)
+{
+	struct run_state *s = v->state;
+	struct aerr err = { 0 };
+
+	tui_list_click(&s->list, row - HEAD);
+	if (dbl && run_request(v, t, REQ_ENTER, &err) != 0)
+		tui_status(t, 1, "%s", err.msg);
+}
+
+const struct view_ops tui_probe_run_view = {
+	"probe run", run_requests, run_open, run_load, run_draw, run_request, run_close, run_title,
+	run_click
+};

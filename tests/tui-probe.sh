@@ -1,0 +1,54 @@
+#!/bin/sh
+# tui-probe.sh: the probe screens in tmux against aivet-sim — from an
+# endpoint, r opens its runs and r runs the probes with live progress; the
+# run lists verdicts with symbols and words and the findings under them; a
+# finding opens its evidence, request and response side by side, with the
+# leaked canary marked >> <<.
+. "$TESTS_SRCDIR/lib.sh"
+. "$TESTS_SRCDIR/sim-lib.sh"
+. "$TESTS_SRCDIR/probe-lib.sh"
+. "$TESTS_SRCDIR/tui-lib.sh"
+
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+TUI_ENV="PROBE_KEY_ALICE=$PROBE_KEY_ALICE PROBE_KEY_BOB=$PROBE_KEY_BOB"
+
+tui_start 160x40 tui
+tui_wait "V"
+tui_keys L
+tui_wait "Vendors"
+tui_keys Enter
+tui_wait "ENDPOINT"; ok $? "the vendor shows its endpoints"
+tui_keys r
+tui_wait "Probe runs of V/e (0)"; ok $? "r on an endpoint opens its probe runs"
+tui_keys r
+tui_wait "Send up to"; ok $? "r asks before sending, with the plan"
+like "$(tui_screen)" "Send up to [0-9,]+ requests and [0-9,]+ input tokens to V/e\?" "the plan in the question"
+tui_keys y
+tui_wait "run 1 finished: " 60; ok $? "the run finishes, said in the status line"
+like "$(tui_screen)" "1 +20[0-9-]+T[0-9:.]+Z +completed +[0-9]+ +critical" "the run is listed, worst finding critical"
+tui_keys Enter
+tui_wait "Run 1 on V/e: completed"; ok $? "Enter opens the run"
+scr=$(tui_screen)
+like "$scr" "✓ echo +pass" "a passing probe: symbol and word"
+like "$scr" "✗ sweep +fail" "a failing probe: symbol and word"
+like "$scr" "advertised 8,192; intact up to 5,[0-9]{3}; accepted up to the top; silent_degradation" \
+    "the sweep's boundaries beside the advertised context"
+like "$scr" "critical LEAK_CROSS_TENANT: a response to tenant 'bob' contained canaries that tenant 'alice' sent" \
+    "the findings under their probe"
+tui_keys /
+tui_type LEAK_CROSS_TENANT
+tui_keys Enter
+tui_keys Enter
+tui_wait "REQUEST"; ok $? "Enter on a finding opens its evidence"
+scr=$(tui_screen)
+like "$scr" "LEAK_CROSS_TENANT \(critical\)" "the finding heads the evidence"
+like "$scr" "RESPONSE" "request and response side by side"
+like "$scr" "tenant bob" "the response that leaked is bob's"
+like "$scr" "Authorization: \[redacted\]" "the key is not shown"
+like "$scr" ">>AIVET[A-Za-z0-9]{19}<<" "the leaked canary is marked"
+tui_keys Left
+tui_wait "(1 of"; ok $? "left steps to the other evidence"
+tui_keys q q q q q q
+tui_wait "[exit 0]"; ok $? "q backs out and quits"
+done_testing

@@ -13,10 +13,11 @@
 KILLS=${AIVET_CRASH_KILLS:-50}
 seed=${AIVET_CRASH_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 echo "# kill moments from seed $seed (AIVET_CRASH_SEED=$seed repeats them)"
-sim_start --tenants "$PROBE_TENANTS" --context 8192 --pool 8192 || exit 1
+sim_start --tenants "$PROBE_TENANTS" --context 8192 --pool 8192 --decode-us-per-token 3000 || exit 1
 probe_setup openai 8192
-# Moments in ms, spread over a run of echo and canary (about 1 s here).
-awk -v s="$seed" -v n="$KILLS" 'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%d\n", rand() * 1100 }' \
+# Moments in ms, spread over a run of echo and canary (about 0.5 s here: the
+# sim decodes at 3 ms a token so that a kill can land mid-run).
+awk -v s="$seed" -v n="$KILLS" 'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%d\n", rand() * 600 }' \
 	>"$T/moments"
 
 prev_max=0

@@ -32,7 +32,7 @@ hostile() {
 
 hostile gzip-bomb 5 "HTTP 200 with a body compressed though no compression was asked for \([0-9]+ bytes, openai API\)"
 hostile endless-sse 5 "response body exceeded the 8388608-byte cap and was cut"
-hostile slow-drip 2 "Operation timed out after 2000 milliseconds with [0-9]+ out of 237 bytes received"
+hostile slow-drip 2 "Operation timed out after 20[0-9][0-9] milliseconds with [0-9]+ out of 237 bytes received"
 hostile invalid-utf8 5 "HTTP 200 with a body that is not valid UTF-8"
 hostile deep-json 5 "HTTP 200 with a body that is not a response of this API \(200000 bytes, openai API\)"
 hostile huge-header 5 "no answer: .+"

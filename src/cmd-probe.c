@@ -15,6 +15,7 @@
 
 #include "probe.h"
 #include "hard.h"
+#include "run-format.h"
 
 extern const struct cmd_entry cmd_probe_entry;
 
@@ -192,12 +193,9 @@ probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po
 		return rc;
 	if (probe_run_json(av->db, *run_id, &run, err) != 0)
 		return err->code;
-	if (json)
-		json_emit(run);
-	else {
-		probe_print_run(stdout, run);
-		cJSON_Delete(run);
-	}
+	/* json is a run_format: 0 text, 1 JSON, or JUnit / SARIF (run-format.h). */
+	if (probe_emit_run(av->db, *run_id, run, json, po->compare_last, err) != 0)
+		return err->code;
 	if (rc != 0)
 		return rc;
 	exit_rc = probe_run_exit(av->db, *run_id, fail_on, err);
@@ -210,12 +208,15 @@ probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po
 
 static const char run_usage[] =
     "probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--concurrency N] [--budget-tokens N] "
-    "[--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json]";
+    "[--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json] "
+    "[--format text|json|junit|sarif] [--compare-last] "
+    "| probe run --all [--vendor VENDOR] [--parallel N] [--rate-limit PER_MINUTE] [options]";
 
 static int
 probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	enum { O_PROBE = 256, O_CONC, O_BUDGET, O_YES, O_DRY, O_FAIL, O_MAXRESP, O_TIMEOUT, O_JSON };
+	enum { O_PROBE = 256, O_CONC, O_BUDGET, O_YES, O_DRY, O_FAIL, O_MAXRESP, O_TIMEOUT, O_JSON,
+		O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE };
 	static const struct option opts[] = {
 		{ "probe", required_argument, NULL, O_PROBE },
 		{ "concurrency", required_argument, NULL, O_CONC },
@@ -226,9 +227,16 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ "max-response", required_argument, NULL, O_MAXRESP },
 		{ "timeout", required_argument, NULL, O_TIMEOUT },
 		{ "json", no_argument, NULL, O_JSON },
+		{ "format", required_argument, NULL, O_FORMAT },
+		{ "compare-last", no_argument, NULL, O_COMPARE },
+		{ "all", no_argument, NULL, O_ALL },
+		{ "vendor", required_argument, NULL, O_VENDOR },
+		{ "parallel", required_argument, NULL, O_PARALLEL },
+		{ "rate-limit", required_argument, NULL, O_RATE },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct probe_opts po = { 0 };
+	struct probe_all_opts all = { 0 };
 	const char *fail_on = "high";
 	int yes = 0, dry = 0, json = 0, c;
 	int64_t v, eid, run_id;
@@ -275,11 +283,33 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 		case O_JSON:
 			json = 1;
 			break;
+		case O_FORMAT:   /* json holds a run_format from here on */
+			if (run_format_parse(optarg, &json, err) != 0)
+				return err->code;
+			break;
+		case O_COMPARE:
+			po.compare_last = 1;
+			break;
+		case O_ALL:
+		case O_VENDOR:
+		case O_PARALLEL:
+		case O_RATE:
+			if (probe_all_option(&all, c == O_ALL ? "--all" : c == O_VENDOR ? "--vendor" :
+			    c == O_PARALLEL ? "--parallel" : "--rate-limit", optarg, err) != 0)
+				return err->code;
+			break;
 		case ':':
 			return usage_error(err, run_usage, "%s needs a value", argv[optind - 1]);
 		default:
 			return usage_error(err, run_usage, "unknown option '%s'", argv[optind - 1]);
 		}
+	}
+	if (all.all || all.vendor != NULL || all.parallel || all.per_minute) {
+		if (!all.all)
+			return usage_error(err, run_usage, "--vendor, --parallel and --rate-limit go with --all");
+		if (optind != argc)
+			return usage_error(err, run_usage, "probe run --all takes no VENDOR/ENDPOINT");
+		return probe_run_all(av, &po, &all, json, fail_on, yes, dry, err);
 	}
 	if (optind != argc - 1)
 		return usage_error(err, run_usage, "probe run needs exactly one VENDOR/ENDPOINT");
@@ -288,7 +318,7 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (probe_plan_endpoint(av, eid, &po, &plan, err) != 0)
 		return err->code;
 	if (dry) {
-		if (json)
+		if (json == RUN_FMT_JSON)
 			json_emit(plan);
 		else {
 			probe_print_plan(stdout, plan);
@@ -380,35 +410,49 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char show_usage[] = "probe show RUN [--json]";
+static const char show_usage[] = "probe show RUN [RUN...] [--json] [--format text|json|junit|sarif]";
 
 static int
 probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 } };
 	int json = 0, c;
 	int64_t id;
 	sqlite3 *db;
-	cJSON *run;
+	cJSON *run, *runs;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = 1;
+		else if (c == 'f') {
+			if (run_format_parse(optarg, &json, err) != 0)
+				return err->code;
+		} else if (c == ':')
+			return usage_error(err, show_usage, "%s needs a value", argv[optind - 1]);
 		else
 			return usage_error(err, show_usage, "unknown option '%s'", argv[optind - 1]);
 	}
-	if (optind != argc - 1)
-		return usage_error(err, show_usage, "probe show needs exactly one RUN");
-	if (parse_int_opt("RUN", argv[optind], 1, INT64_MAX, &id, err) != 0)
+	if (optind == argc)
+		return usage_error(err, show_usage, "probe show needs a RUN");
+	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if ((db = av_db(av, err)) == NULL || probe_run_json(db, id, &run, err) != 0)
-		return err->code;
-	if (json)
-		json_emit(run);
-	else {
-		probe_print_run(stdout, run);
-		cJSON_Delete(run);
+	/* Several runs (a night's --all) make one document: a JSON array, one SARIF log, one JUnit file. */
+	runs = cJSON_CreateArray();
+	for (int i = optind; i < argc; i++) {
+		if (parse_int_opt("RUN", argv[i], 1, INT64_MAX, &id, err) != 0 ||
+		    probe_run_json(db, id, &run, err) != 0) {
+			cJSON_Delete(runs);
+			return err->code;
+		}
+		cJSON_AddItemToArray(runs, run);
 	}
+	if (argc - optind == 1) {
+		run = cJSON_DetachItemFromArray(runs, 0);
+		cJSON_Delete(runs);
+		runs = run;
+	}
+	run_format_emit(stdout, runs, json);
 	return 0;
 }
 
@@ -416,6 +460,8 @@ static const struct subcmd probe_subs[] = {
 	{ "run", run_usage, "run probes against an endpoint", probe_run },
 	{ "runs", runs_usage, "list probe runs", probe_runs },
 	{ "show", show_usage, "show a probe run: verdicts, findings, evidence ids", probe_show },
+	{ "diff", probe_diff_usage, "drift between two runs: findings, boundaries, calibration, "
+	  "error shapes", probe_diff_cmd },
 	{ NULL, NULL, NULL, NULL }
 };
 

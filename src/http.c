@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sodium.h>
 
 #include "http.h"
@@ -33,6 +34,7 @@ struct job {
 	struct http_resp resp;
 	size_t cap;
 	char errbuf[CURL_ERROR_SIZE];
+	struct timespec t0;           /* when the attempt was handed to curl */
 };
 
 void
@@ -148,6 +150,14 @@ on_body(char *p, size_t size, size_t nmemb, void *arg)
 		return 0;
 	}
 	buf_add(&j->resp.body, p, n);
+	if (j->resp.t_first_byte_ms == 0 && n > 0) {
+		/* Sub-millisecond, for timing probes: a streamed answer's first token. */
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		j->resp.t_first_byte_ms = (double)(now.tv_sec - j->t0.tv_sec) * 1e3 +
+		    (double)(now.tv_nsec - j->t0.tv_nsec) / 1e6;
+	}
 	return n;
 }
 
@@ -280,6 +290,7 @@ job_start(struct http_engine *e, struct job *j, size_t i)
 	(void)i;
 	j->h = h;
 	j->state = JOB_ACTIVE;
+	clock_gettime(CLOCK_MONOTONIC, &j->t0);
 	curl_multi_add_handle(e->multi, h);
 }
 

@@ -38,6 +38,7 @@ struct http_resp {
 	int curl_code;
 	char error[256];              /* transport error, "" when none */
 	double t_connect_ms, t_ttfb_ms, t_total_ms;  /* milliseconds, to the microsecond */
+	double t_first_byte_ms;       /* first body byte: time to first token when streaming */
 	char started_at[32];
 	long retry_after_ms;          /* from Retry-After, -1 when absent */
 };

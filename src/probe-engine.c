@@ -21,6 +21,7 @@
 #include "hard.h"
 
 extern const struct probe probe_echo, probe_oversize, probe_sweep, probe_canary, probe_errors;
+extern const struct probe probe_prefix_timing;
 
 const struct probe *const probe_table[] = {
 	&probe_echo,
@@ -28,8 +29,17 @@ const struct probe *const probe_table[] = {
 	&probe_sweep,
 	&probe_canary,
 	&probe_errors,
+	&probe_prefix_timing,
 	NULL
 };
+
+/* Probes that run only when named ("--probe all,prefix-timing"): costly or
+ * statistical ones stay out of "all", the default suite. */
+static int
+probe_opt_in(const struct probe *p)
+{
+	return p == &probe_prefix_timing;
+}
 
 /* Request bodies up to this size are stored; larger ones by recipe and hash. */
 #define STORE_BODY_MAX ((size_t)32 << 10)
@@ -386,6 +396,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddNumberToObject(t, "connect_ms", resp->t_connect_ms);
 	cJSON_AddNumberToObject(t, "ttfb_ms", resp->t_ttfb_ms);
 	cJSON_AddNumberToObject(t, "total_ms", resp->t_total_ms);
+	cJSON_AddNumberToObject(t, "first_byte_ms", round(resp->t_first_byte_ms * 1000) / 1000);
 	timings_s = cJSON_PrintUnformatted(t);
 	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
 	resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;
@@ -523,6 +534,8 @@ px_prepare(void *user, size_t i, struct http_req *req)
 	req->cainfo = endpoint_option(&env->ep, "ca-file", NULL);
 	http_req_header(req, "Expect", "", 0);   /* no 100-continue round trip for large bodies */
 	cJSON_DeleteItemFromObject(req->rec_headers, "Expect");
+	if (env->opts->pace != NULL)
+		env->opts->pace(env->opts->pace_arg);
 	env->reserved += reserve;
 	r->sent = 1;
 	return 0;
@@ -632,6 +645,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	r->evidence_id = eid;
 	r->status = resp->status;
 	r->truncated = resp->truncated;
+	r->ttft_ms = resp->t_first_byte_ms > 0 ? resp->t_first_byte_ms : (double)resp->t_ttfb_ms;
 	if (resp->error[0] != '\0')
 		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
 	else if (resp->status >= 300 && resp->status < 400)
@@ -787,7 +801,8 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 	*n = 0;
 	if (s == NULL || strcmp(s, "all") == 0) {
 		for (int i = 0; probe_table[i] != NULL; i++)
-			sel[(*n)++] = probe_table[i];
+			if (!probe_opt_in(probe_table[i]))
+				sel[(*n)++] = probe_table[i];
 		return 0;
 	}
 	while (*s) {
@@ -796,9 +811,22 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 		const struct probe *p;
 
 		snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), s);
+		if (strcmp(name, "all") == 0) {
+			/* "all" in a list: the default suite, plus the opt-in probes named beside it. */
+			for (int i = 0; probe_table[i] != NULL; i++) {
+				int dup = 0;
+
+				for (int j = 0; j < *n; j++)
+					dup |= sel[j] == probe_table[i];
+				if (!probe_opt_in(probe_table[i]) && !dup)
+					sel[(*n)++] = probe_table[i];
+			}
+			s += len + (s[len] == ',');
+			continue;
+		}
 		if ((p = probe_find(name)) == NULL || len > 31)
 			return aerr_set(err, AV_USAGE, "--probe: unknown probe '%.*s' (probes: echo, oversize, "
-			    "sweep, canary, errors, or all)", (int)len, s);
+			    "sweep, canary, errors, prefix-timing, or all)", (int)len, s);
 		for (int i = 0; i < *n; i++)
 			if (sel[i] == p)
 				return aerr_set(err, AV_USAGE, "--probe: '%s' given twice", name);

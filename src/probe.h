@@ -39,6 +39,12 @@ struct probe_opts {
 	/* When set, exchanges behind LEAK_* findings are stored sealed to this
 	 * crypto_box public key instead of in plain text. */
 	const unsigned char *leak_seal_pk;
+	/* Continuous verification (run-format.h, probe-all.c): print the drift from the
+	 * endpoint's previous run; pace(pace_arg) is called before each request is sent
+	 * and may sleep, for per-vendor rate limits across runs. */
+	int compare_last;
+	void (*pace)(void *arg);
+	void *pace_arg;
 };
 
 /* Runs the probes; *run_id is set as soon as the run exists (also on error).
@@ -176,6 +182,7 @@ struct px_req {
 	int leaks_tenant, leaks_request; /* foreign canaries: of other tenants / own other requests */
 	cJSON *leaked;                /* [{"nonce","evidence","tenant"}] */
 	int64_t count_tokens;         /* PX_COUNT */
+	double ttft_ms;               /* time to the first body byte (first token when streaming) */
 };
 
 /* Sends n requests with the run's concurrency (or `concurrency` when > 0).

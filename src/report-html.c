@@ -13,6 +13,7 @@
 
 #include "aivet.h"
 #include "report.h"
+#include "run-format.h"
 
 static const char *
 s_of(const cJSON *o, const char *k)
@@ -400,6 +401,8 @@ report_html(const cJSON *rep)
 				esc(&b, s_of(d, "change"));
 				buf_adds(&b, "</strong>.</figcaption>\n</figure>\n");
 			}
+			if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "prefix-timing") == 0 && cJSON_IsObject(d))
+				prefix_timing_svg(&b, d);
 		}
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "exchanges")) > 0) {
 			buf_adds(&b, "<details><summary>Exchanges (evidence files)</summary>\n<table><tr><th>Evidence"

@@ -136,7 +136,7 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 {
 	struct sim_pool *p = &e->pool;
 	const sim_tok *toks = prompt->v;
-	size_t n = prompt->n, ctx_len;
+	size_t n = prompt->n, ctx_len = 0;
 	struct buf text;
 
 	memset(g, 0, sizeof *g);

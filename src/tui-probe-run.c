@@ -23,7 +23,7 @@ struct run_state {
 
 static const enum request run_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_EVIDENCE, REQ_NONE
+	REQ_ENTER, REQ_EVIDENCE, REQ_INCIDENT, REQ_NONE
 };
 
 #define HEAD 3
@@ -113,15 +113,72 @@ run_load(struct view *v, struct tui *t, struct aerr *err)
 	return 0;
 }
 
+/* The selected finding, or NULL when a probe row is selected. */
+static cJSON *
+selected_finding(struct run_state *s)
+{
+	int64_t id = tui_list_selected_id(&s->list);
+	cJSON *p, *f;
+
+	if (id <= 0)
+		return NULL;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(s->run, "probes"))
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
+			if ((int64_t)cJSON_GetObjectItem(f, "id")->valuedouble == id)
+				return f;
+	return NULL;
+}
+
 static void
 run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
 	struct run_state *s = v->state;
+	cJSON *f = selected_finding(s);
 
 	tui_put(w, 0, 2, cols - 2, s->summary[0]);
 	tui_put(w, 1, 2, cols - 2, s->summary[1]);
+	if (f != NULL && strcmp(cJSON_GetObjectItem(f, "severity")->valuestring, "critical") == 0) {
+		/* A critical finding is where an incident starts: offer it. */
+		wattron(w, tui_attr(t, TUI_MARK_BAD));
+		tui_put(w, 2, 2, cols - 2, "!! critical finding: i opens an incident from it");
+		wattroff(w, tui_attr(t, TUI_MARK_BAD));
+	}
 	if (rows > HEAD)
 		tui_list_draw(&s->list, t, w, HEAD, rows - HEAD, cols);
+}
+
+/* Opens an incident from the selected finding, as `incident open --from-finding`. */
+static int
+open_incident(struct tui *t, struct run_state *s, struct aerr *err)
+{
+	cJSON *f = selected_finding(s);
+	const char *endpoint = cJSON_GetObjectItem(s->run, "endpoint")->valuestring;
+	char title[300], fid[32], *vendor, *argv[12];
+	struct buf out;
+	int rc;
+
+	if (f == NULL)
+		return aerr_set(err, AV_USAGE, "select a finding to open an incident from it");
+	snprintf(title, sizeof title, "%s on %s", cJSON_GetObjectItem(f, "code")->valuestring, endpoint);
+	if (!tui_prompt(t, "Incident title", title, title, sizeof title) || title[0] == '\0')
+		return 0;
+	snprintf(fid, sizeof fid, "%lld", (long long)cJSON_GetObjectItem(f, "id")->valuedouble);
+	vendor = strndup(endpoint, strcspn(endpoint, "/"));
+	argv[0] = "incident", argv[1] = "open", argv[2] = vendor, argv[3] = "--title";
+	argv[4] = title, argv[5] = "--endpoint", argv[6] = (char *)endpoint;
+	argv[7] = "--from-finding", argv[8] = fid, argv[9] = NULL;
+	rc = tui_cli(t, 9, argv, &out, err);
+	free(vendor);
+	if (rc == 0) {
+		int64_t id = strtoll(out.data + strcspn(out.data, "0123456789"), NULL, 10);
+
+		out.data[strcspn(out.data, "\n")] = '\0';
+		tui_status(t, 0, "%s", out.data);
+		if (id > 0)
+			rc = tui_push(t, &tui_incident_view, &id, err);
+	}
+	buf_free(&out);
+	return rc;
 }
 
 static int
@@ -132,6 +189,8 @@ run_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 
 	if (tui_list_request(&s->list, t, req, v->content_rows - HEAD - 1))
 		return 0;
+	if (req == REQ_INCIDENT)
+		return open_incident(t, s, err);
 	if (req != REQ_ENTER && req != REQ_EVIDENCE)
 		return 0;
 	if (id > 0)

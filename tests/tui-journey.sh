@@ -5,7 +5,14 @@
 # evidence through the file picker, submit, approve; each step checked
 # against the database through the CLI's --json output.
 . "$TESTS_SRCDIR/lib.sh"
+. "$TESTS_SRCDIR/sim-lib.sh"
 . "$TESTS_SRCDIR/tui-lib.sh"
+
+# The vendor: the incident's fault, two tenants, a price so the plan shows a cost.
+sim_start --context 8192 --pool 5324 --fault disagg-placeholder \
+	--tenants alice=sk-journey-alice-0123456789,bob=sk-journey-bob-9876543210 || exit 1
+printf 'correct horse battery staple\n' > "$T/passphrase"
+TUI_ENV="KEY_A=sk-journey-alice-0123456789 KEY_B=sk-journey-bob-9876543210 AIVET_KEY_PASSWORD_FILE=$T/passphrase"
 
 Q="$TESTS_SRCDIR/../questionnaires/llm-inference-isolation.json"
 mkdir -p "$T/work/evidence"
@@ -14,7 +21,7 @@ cd "$T/work" || exit 1
 
 # The current question's id, read from the screen's detail pane.
 current_question() {
-	tui_screen | sed -n 's/^ \([a-z_][a-z0-9_]*\) (\(required\|optional\)): .*/\1/p' | head -1
+	tui_screen | sed -n 's/^ \([a-z_][a-z0-9_]*\)\( (required)\)\{0,1\}: .*/\1/p' | head -1
 }
 
 # answer_current: answers the question on screen by its type — the first
@@ -22,17 +29,14 @@ current_question() {
 answer_current() {
 	qid=$(current_question)
 	type=$(jq -r --arg q "$qid" '.sections[].questions[] | select(.id == $q) | .type' "$Q")
+	tui_keys Enter
+	sleep 0.3   # the menu or field opens
 	case "$type" in
-	duration)
-		tui_keys Enter; tui_type 24h; tui_keys Enter ;;
-	multi_choice)
-		tui_keys Enter; sleep 0.2; tui_keys Space Enter ;;
-	number)
-		tui_keys Enter; tui_type 131072; tui_keys Enter ;;
-	text)
-		tui_keys Enter; tui_type "see contract"; tui_keys Enter ;;
-	*)
-		tui_keys Enter; sleep 0.2; tui_keys Enter ;;
+	duration) tui_type 24h; tui_keys Enter ;;
+	multi_choice) tui_keys Space Enter ;;
+	number) tui_type 131072; tui_keys Enter ;;
+	text) tui_type "see contract"; tui_keys Enter ;;
+	*) tui_keys Enter ;;
 	esac
 	tui_wait "question $qid: " 5 >/dev/null
 }
@@ -49,13 +53,13 @@ journey() {
 	tui_wait "vendor Acme AI added (id 1)"; ok $? "$size: vendor added"
 	tui_keys Enter; tui_wait "Vendor:      Acme AI"
 	tui_keys a; tui_wait "Add endpoint"
-	tui_type prod; tui_keys Tab Tab; tui_type "http://127.0.0.1:9/v1"; tui_keys Tab
-	tui_type sim-1; tui_keys Tab; tui_type 65536; tui_keys Tab
+	tui_type prod; tui_keys Tab Tab; tui_type "$SIM_URL/v1"; tui_keys Tab
+	tui_type sim-1; tui_keys Tab; tui_type 8192; tui_keys Tab
 	tui_type "alice=env:KEY_A bob=env:KEY_B"; tui_keys Enter
 	tui_wait "endpoint Acme AI/prod added (id 1, 2 credentials)"; ok $? "$size: endpoint added"
 	run endpoint show "Acme AI/prod" --json
 	is "$(printf '%s' "$out" | json '[.context_tokens, ([.credentials[].label] | join(","))] | @csv')" \
-		'65536,"alice,bob"' "$size: the CLI sees the endpoint"
+		'8192,"alice,bob"' "$size: the CLI sees the endpoint"
 
 	# An assessment, every required question answered.
 	tui_keys s; tui_wait "Press a to start one."
@@ -68,7 +72,7 @@ journey() {
 	while [ $i -lt 25 ]; do
 		run assess show 1 --json
 		[ "$(printf '%s' "$out" | json '.score.unanswered_required')" = 0 ] && break
-		tui_keys n; sleep 0.2
+		tui_keys n; sleep 0.3
 		answer_current
 		i=$((i + 1))
 	done
@@ -78,13 +82,14 @@ journey() {
 		"$size: the typed duration is stored"
 
 	# Evidence through the file picker, on the current answer.
+	sleep 0.3
 	qid=$(current_question)
 	tui_keys f; tui_wait "Attach evidence to this answer: $T/work"
 	tui_keys Down Enter; tui_wait "attestation.pdf"
 	tui_keys Down Enter; tui_wait "question $qid: "
 	run assess show 1 --json
-	is "$(printf '%s' "$out" | json --arg q "$qid" '.questions[] | select(.evidence | length > 0) | .evidence[0].original_name' 2>/dev/null || printf '%s' "$out" | jq -r '.questions[] | select(.evidence | length > 0) | .evidence[0].original_name')" \
-		attestation.pdf "$size: the picked file is attached"
+	is "$(printf '%s' "$out" | jq -r '[.questions[] | select(.evidence | length > 0) | "\(.id)=\(.evidence[0].original_name)"] | join(" ")')" \
+		"$qid=attestation.pdf" "$size: the picked file is attached to the answer on screen"
 
 	# Submit, then approve as a reviewer who is not the only author.
 	tui_keys S; tui_wait "Submit assessment 1 for review?"
@@ -94,9 +99,70 @@ journey() {
 	run assess show 1 --json
 	is "$(printf '%s' "$out" | json '"\(.status) \(.reviewer)"')" "final rita" "$size: final, reviewed by rita"
 
-	tui_keys q q q q q
+	# Probes from the endpoint, with the plan shown before anything is sent.
+	tui_keys q q
+	tui_wait "Vendor:      Acme AI"; ok $? "$size: back on the vendor"
+	tui_keys r
+	tui_wait "Probe runs of Acme AI/prod (0)"; ok $? "$size: r opens the endpoint's runs"
+	tui_keys r
+	tui_wait "Send up to"; ok $? "$size: the plan is shown before sending"
+	like "$(tui_screen)" "Send up to [0-9,]+ requests and [0-9,]+ input tokens to Acme AI/prod" "$size: requests and tokens"
+	tui_keys y
+	tui_wait "run 1 finished: " 90; ok $? "$size: the run finishes without freezing the screen"
+	run probe show 1 --json
+	is "$(printf '%s' "$out" | jq -r '[.probes[].findings[].code] | unique | join(" ")' | grep -o 'LEAK_CROSS_TENANT')" \
+		LEAK_CROSS_TENANT "$size: the leak is found"
+
+	# Findings and their evidence.
+	tui_keys Enter
+	tui_wait "Run 1 on Acme AI/prod: completed"; ok $? "$size: the run opens"
+	tui_keys /; tui_type LEAK_CROSS_TENANT; tui_keys Enter
+	tui_wait "critical finding: i opens an incident from it"; ok $? "$size: a critical finding offers an incident"
+	tui_keys Enter
+	tui_wait "RESPONSE"; ok $? "$size: the evidence, request beside response"
+	like "$(tui_screen)" ">>AIVET[A-Za-z0-9]{19}<<" "$size: the leaked canary is marked"
+	unlike "$(tui_screen)" "sk-journey" "$size: no key on screen"
+	tui_keys q
+
+	# An incident from the finding, a note, a task, its clocks.
+	tui_keys i
+	tui_wait "Incident title"; ok $? "$size: i asks for the incident's title"
+	tui_keys Enter
+	tui_wait "Incident 1 (new)"; ok $? "$size: the incident opens"
+	like "$(tui_screen)" "hipaa-individuals +running +due" "$size: its notification clocks run"
+	run incident show 1 --json
+	is "$(printf '%s' "$out" | jq -r '[.title, (.links | map(.object_type) | unique | join(","))] | join(" | ")')" \
+		"LEAK_CROSS_TENANT on Acme AI/prod | evidence,finding,run" "$size: linked to the finding, its run and evidence"
+	tui_keys N; tui_wait "Add timeline entry"
+	tui_type "Vendor asked for its KV pool configuration"; tui_keys Enter
+	tui_wait "incident 1: entry"; ok $? "$size: a timeline note"
+	tui_keys t; tui_wait "Add task"
+	tui_type "Confirm the vendor's fix"; tui_keys Tab; tui_type rita; tui_keys Enter
+	tui_wait "incident 1: task 1 added"; ok $? "$size: a task"
+	run incident show 1 --json
+	is "$(printf '%s' "$out" | jq -r '[(.timeline | length >= 2), .tasks[0].owner] | map(tostring) | join(" ")')" \
+		"true rita" "$size: the CLI sees the note and the task"
+
+	# Export a signed bundle from the vendor screen, then verify it.
+	tui_keys q q q
+	tui_wait "Vendor:      Acme AI"
+	tui_keys E
+	tui_wait "Export signed bundle"; ok $? "$size: E opens the export dialog"
+	tui_keys Tab Tab Tab Tab C-u
+	tui_type "$T/bundle-$size"
+	tui_keys Enter
+	tui_wait "There is no key named aivet. Create it now?"; ok $? "$size: no key yet: it offers to create one"
+	tui_keys y
+	tui_wait "bundle $T/bundle-$size verified" 60; ok $? "$size: the bundle is written and verified"
+	run verify "$T/bundle-$size"
+	is "$rc" 0 "$size: aivet verify accepts it"
+	minisign -Vm "$T/bundle-$size/SHA256SUMS" -p "$T/bundle-$size/aivet.pub" >/dev/null 2>&1
+	ok $? "$size: and so does stock minisign"
+
+	tui_keys q q q q q q
 	tui_wait "[exit 0]"; ok $? "$size: q all the way out"
 	tui_stop
+	rm -rf "$XDG_CONFIG_HOME/aivet"
 }
 
 journey 80x24

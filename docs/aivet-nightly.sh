@@ -1,0 +1,56 @@
+#!/bin/sh
+# aivet-nightly.sh: the nightly verification job that the systemd timer
+# (docs/systemd/) and the CI workflow (docs/ci/) run. It probes every active
+# endpoint once, compares each run with that endpoint's previous run, writes
+# SARIF and JUnit for the CI system, and a signed report bundle per vendor
+# that an auditor can verify with stock tools. Credentials come from the
+# environment (the endpoints hold env:VAR references), never from this file.
+#
+# Environment:
+#   AIVET_OUT        directory that keeps the results (required); each night
+#                    gets a subdirectory named after the UTC time
+#   AIVET            the aivet binary (default: aivet on PATH)
+#   AIVET_PROBES     probes to run (default: all,prefix-timing)
+#   AIVET_FAIL_ON    severity that fails the job (default: high)
+#   AIVET_KEY        signing key name for the bundles (default: aivet's default key)
+#   AIVET_KEY_PASSWORD_FILE, AIVET_DB, AIVET_ACTOR: as in aivet(1)
+#
+# Exit status: that of "aivet probe run --all" (0 clean, 1 a finding at or
+# above AIVET_FAIL_ON, 3 a probe or run failed), unless writing the reports
+# failed (3). The results are written either way, so keep them as artifacts
+# even when the job fails.
+set -u
+aivet=${AIVET:-aivet}
+out=${AIVET_OUT:?set AIVET_OUT to the directory that keeps the results}
+probes=${AIVET_PROBES:-all,prefix-timing}
+fail_on=${AIVET_FAIL_ON:-high}
+night="$out/$(date -u +%Y%m%dT%H%M%SZ)"
+mkdir -p "$night" || exit 3
+
+# Every endpoint, one run each; the drift from the previous night goes into
+# runs.json ("compare_last") and, readable, into the log.
+"$aivet" probe run --all --yes --probe "$probes" --fail-on "$fail_on" --compare-last --json \
+	>"$night/runs.json" 2>"$night/probe-run.log"
+rc=$?
+ids=$(jq -r '.[].id' "$night/runs.json" 2>/dev/null)
+if [ -z "$ids" ]; then
+	echo "aivet-nightly: no run was made; see $night/probe-run.log" >&2
+	exit 3
+fi
+# shellcheck disable=SC2086 # one argument per run id
+"$aivet" probe show $ids --format sarif >"$night/aivet.sarif" &&
+	"$aivet" probe show $ids --format junit >"$night/aivet-junit.xml" || rc=3
+jq -r '.[] | select(.compare_last != null and .compare_last.changed) |
+	"drift on \(.endpoint): run \(.compare_last.a.id) -> \(.id)"' "$night/runs.json" >"$night/drift.txt"
+
+# One signed bundle per vendor with this night's runs.
+jq -r 'group_by(.endpoint | split("/")[0])[] |
+	[(.[0].endpoint | split("/")[0]), (map(.id | tostring) | join(","))] | @tsv' "$night/runs.json" |
+while IFS="$(printf '\t')" read -r vendor runs; do
+	dir="$night/bundle-$(printf '%s' "$vendor" | tr -c 'A-Za-z0-9._-' '_')"
+	# shellcheck disable=SC2086 # --key NAME only when a key was named
+	"$aivet" report "$vendor" --out "$dir" --runs "$runs" ${AIVET_KEY:+--key "$AIVET_KEY"} \
+		>>"$night/report.log" 2>&1 || { echo "aivet-nightly: report for $vendor failed" >&2; exit 3; }
+done || rc=3
+echo "aivet-nightly: results in $night (probe exit status $rc)"
+exit "$rc"

@@ -1,0 +1,439 @@
+/*
+ * probe-all.c: "aivet probe run --all [--vendor V]" — every active endpoint
+ * (of one vendor, or of all), one run each, for scheduled verification.
+ * Every endpoint is planned first, so a missing credential stops the whole
+ * thing before anything is sent. Runs then go in parallel (--parallel, each
+ * with its own database connection) under one global limit of requests in
+ * flight (--concurrency is shared out among them) and a per-vendor rate
+ * limit (--rate-limit requests per minute, shared by that vendor's runs).
+ * A summary table closes the output; the exit status is the worst of the
+ * runs'.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <curl/curl.h>
+
+#include "probe.h"
+#include "run-format.h"
+
+#define DEFAULT_PARALLEL 2
+#define DEFAULT_CONCURRENCY 4
+#define MAX_ENDPOINTS 4096
+
+/* One vendor's request pacing, shared by the threads running its endpoints. */
+struct pacer {
+	int64_t vendor_id;
+	pthread_mutex_t mu;
+	double interval_ms;           /* 0: no limit */
+	double next_ms;               /* monotonic time the next request may go */
+};
+
+struct target {
+	int64_t endpoint_id, vendor_id;
+	char *ref;                    /* VENDOR/ENDPOINT */
+	struct pacer *pacer;
+	int64_t run_id;
+	int rc;
+	struct aerr err;
+};
+
+struct pool {
+	struct aivet *av;
+	const struct probe_opts *po;
+	struct target *t;
+	size_t n, next;
+	pthread_mutex_t mu;
+	int tty;
+};
+
+static volatile sig_atomic_t all_interrupted;
+
+static void
+on_sigint(int sig)
+{
+	(void)sig;
+	all_interrupted = 1;
+}
+
+int
+probe_all_option(struct probe_all_opts *a, const char *opt, const char *val, struct aerr *err)
+{
+	int64_t v;
+
+	if (strcmp(opt, "--all") == 0)
+		a->all = 1;
+	else if (strcmp(opt, "--vendor") == 0)
+		a->vendor = val;
+	else if (strcmp(opt, "--parallel") == 0) {
+		if (parse_int_opt(opt, val, 1, 64, &v, err) != 0)
+			return err->code;
+		a->parallel = (int)v;
+	} else {
+		if (parse_int_opt(opt, val, 1, 600000, &v, err) != 0)
+			return err->code;
+		a->per_minute = (int)v;
+	}
+	return 0;
+}
+
+static double
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* Waits for the vendor's next slot: requests of all its runs together stay
+ * at or under the rate. */
+static void
+pace(void *arg)
+{
+	struct pacer *p = arg;
+	double now, at;
+
+	if (p->interval_ms <= 0)
+		return;
+	pthread_mutex_lock(&p->mu);
+	now = mono_ms();
+	at = p->next_ms > now ? p->next_ms : now;
+	p->next_ms = at + p->interval_ms;
+	pthread_mutex_unlock(&p->mu);
+	while (at > now && !all_interrupted) {
+		double wait = at - now < 200 ? at - now : 200;   /* short naps: Ctrl-C stays prompt */
+		struct timespec ts = { (time_t)(wait / 1000), (long)((wait - (double)(long)(wait / 1000) *
+		    1000) * 1e6) };
+
+		nanosleep(&ts, NULL);
+		now = mono_ms();
+	}
+}
+
+static void *
+worker(void *arg)
+{
+	struct pool *pl = arg;
+
+	for (;;) {
+		struct target *t;
+		struct aivet wav;
+		struct probe_opts o;
+
+		pthread_mutex_lock(&pl->mu);
+		t = pl->next < pl->n && !all_interrupted ? &pl->t[pl->next++] : NULL;
+		pthread_mutex_unlock(&pl->mu);
+		if (t == NULL)
+			return NULL;
+		/* Each run its own connection: SQLite serialises the writers (WAL, busy timeout). */
+		wav = *pl->av;
+		wav.db = NULL;
+		o = *pl->po;
+		o.pace = pace;
+		o.pace_arg = t->pacer;
+		o.cancel = &all_interrupted;
+		o.progress = NULL;
+		if (pl->tty)
+			fprintf(stderr, "%s: running\n", t->ref);
+		t->rc = probe_run_endpoint(&wav, t->endpoint_id, &o, &t->run_id, &t->err);
+		if (t->rc != 0 && t->err.msg[0] == '\0')
+			aerr_set(&t->err, t->rc, "the run did not complete");
+		if (pl->tty)
+			fprintf(stderr, "%s: run %lld %s\n", t->ref, (long long)t->run_id,
+			    t->rc == 0 ? "finished" : "stopped");
+		av_close(&wav);
+	}
+}
+
+static int
+list_targets(sqlite3 *db, int64_t vid, struct target **out, size_t *n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT e.id, v.id, v.name || '/' || e.name FROM endpoint e "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.status = 'active' AND v.status = 'active' AND "
+	    "(? = 0 OR v.id = ?) ORDER BY v.name, e.name", "ii", vid, vid);
+	struct target *t = NULL;
+
+	*n = 0;
+	if (st == NULL)
+		return err->code;
+	while (sqlite3_step(st) == SQLITE_ROW && *n < MAX_ENDPOINTS) {
+		t = xrealloc(t, (*n + 1) * sizeof *t);
+		memset(&t[*n], 0, sizeof *t);
+		t[*n].endpoint_id = sqlite3_column_int64(st, 0);
+		t[*n].vendor_id = sqlite3_column_int64(st, 1);
+		t[*n].ref = xstrdup(col_text(st, 2));
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	*out = t;
+	return 0;
+}
+
+/* Every credential of the endpoint resolves: checked for all endpoints before
+ * any is probed, so that a missing key cannot leave the suite half run. */
+static int
+credentials_ready(sqlite3 *db, int64_t endpoint_id, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
+	    "ORDER BY label", "i", endpoint_id);
+	int rc = 0;
+
+	if (st == NULL)
+		return err->code;
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		char *secret;
+		size_t len;
+
+		if ((rc = credref_resolve(col_text(st, 1), &secret, &len, err)) != 0)
+			aerr_prefix(err, "tenant '%s'", col_text(st, 0));
+		else
+			credref_free(secret, len);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static void
+summary_row(FILE *f, const struct target *t, sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int v[4] = { 0 };
+	int64_t nf = 0;
+	char worst[16] = "-", status[32] = "";
+
+	if (t->run_id == 0) {
+		fprintf(f, "%5s  %-28s %s\n", "-", t->ref, t->err.msg);
+		return;
+	}
+	st = db_prepare(db, NULL, "SELECT r.status, "
+	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id AND p.verdict = 'pass'), "
+	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id AND p.verdict = 'fail'), "
+	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id AND p.verdict = 'inconclusive'), "
+	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id AND p.verdict = 'error'), "
+	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
+	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY CASE f.severity "
+	    "WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END "
+	    "DESC LIMIT 1) FROM probe_run r WHERE r.id = ?", "i", t->run_id);
+	if (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(status, sizeof status, "%s", col_text(st, 0));
+		for (int i = 0; i < 4; i++)
+			v[i] = sqlite3_column_int(st, 1 + i);
+		nf = sqlite3_column_int64(st, 5);
+		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+			snprintf(worst, sizeof worst, "%s", col_text(st, 6));
+	}
+	sqlite3_finalize(st);
+	fprintf(f, "%5lld  %-28s %-17s %4d %4d %4d %4d %8lld  %s\n", (long long)t->run_id, t->ref, status,
+	    v[0], v[1], v[2], v[3], (long long)nf, worst);
+}
+
+int
+probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct probe_all_opts *a,
+    int fmt, const char *fail_on, int yes, int dry, struct aerr *err)
+{
+	struct probe_opts po = *po_in;
+	struct target *t = NULL;
+	struct pacer *pacers = NULL;
+	size_t n = 0, npacers = 0;
+	int64_t vid = 0;
+	sqlite3 *db;
+	cJSON *plans = NULL, *runs = NULL, *drift = NULL;
+	FILE *info = fmt == RUN_FMT_TEXT ? stdout : stderr;
+	int parallel, total, rc = 0, worst = 0;
+	struct sigaction sa, old;
+	pthread_t *th = NULL;
+	struct pool pl;
+
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (a->vendor != NULL && vendor_lookup(db, a->vendor, &vid, err) != 0)
+		return err->code;
+	if (list_targets(db, vid, &t, &n, err) != 0)
+		return err->code;
+	if (n == 0) {
+		rc = a->vendor ? aerr_set(err, AV_USAGE, "vendor '%s' has no active endpoints", a->vendor) :
+		    aerr_set(err, AV_USAGE, "there are no active endpoints to probe");
+		goto out;
+	}
+	parallel = a->parallel > 0 ? a->parallel : DEFAULT_PARALLEL;
+	if ((size_t)parallel > n)
+		parallel = (int)n;
+	total = po.concurrency > 0 ? po.concurrency : DEFAULT_CONCURRENCY;
+	/* The global limit: runs at once times requests in flight per run stays within it. */
+	if (parallel > total)
+		parallel = total;
+	po.concurrency = total / parallel;
+
+	/* Plan everything before sending anything: bad credentials stop the lot. */
+	plans = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++) {
+		cJSON *plan, *o;
+
+		if (credentials_ready(db, t[i].endpoint_id, err) != 0 ||
+		    probe_plan_endpoint(av, t[i].endpoint_id, &po, &plan, err) != 0) {
+			rc = aerr_prefix(err, "%s", t[i].ref);
+			goto out;
+		}
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "endpoint", t[i].ref);
+		cJSON_AddItemToObject(o, "plan", plan);
+		cJSON_AddItemToArray(plans, o);
+	}
+	if (dry && fmt == RUN_FMT_JSON) {
+		json_emit(plans);
+		plans = NULL;
+		goto out;
+	}
+	{
+		const cJSON *o;
+
+		cJSON_ArrayForEach(o, plans) {
+			fprintf(dry ? stdout : info, "%s: ", cJSON_GetObjectItem(o, "endpoint")->valuestring);
+			probe_print_plan(dry ? stdout : info, cJSON_GetObjectItem(o, "plan"));
+		}
+		fprintf(dry ? stdout : info, "%zu endpoint%s, %d at a time, %d request%s in flight each%s\n",
+		    n, n == 1 ? "" : "s", parallel, po.concurrency, po.concurrency == 1 ? "" : "s",
+		    a->per_minute ? ", rate-limited per vendor" : "");
+	}
+	if (dry)
+		goto out;
+	if (!yes && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+		char line[16];
+
+		fprintf(stderr, "send these requests to %zu endpoint%s? [y/N] ", n, n == 1 ? "" : "s");
+		fflush(stderr);
+		if (fgets(line, sizeof line, stdin) == NULL || (line[0] != 'y' && line[0] != 'Y')) {
+			rc = aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
+			goto out;
+		}
+	}
+	fflush(stdout);
+
+	/* One pacer per vendor. */
+	pacers = xcalloc(n, sizeof *pacers);
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+
+		for (k = 0; k < npacers && pacers[k].vendor_id != t[i].vendor_id; k++)
+			;
+		if (k == npacers) {
+			pacers[k].vendor_id = t[i].vendor_id;
+			pthread_mutex_init(&pacers[k].mu, NULL);
+			pacers[k].interval_ms = a->per_minute ? 60000.0 / a->per_minute : 0;
+			npacers++;
+		}
+		t[i].pacer = &pacers[k];
+	}
+	/* libcurl's global state must exist before threads make handles. */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	all_interrupted = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	memset(&pl, 0, sizeof pl);
+	pl.av = av, pl.po = &po, pl.t = t, pl.n = n, pl.tty = isatty(STDERR_FILENO);
+	pthread_mutex_init(&pl.mu, NULL);
+	th = xcalloc((size_t)parallel, sizeof *th);
+	for (int i = 0; i < parallel; i++)
+		if (pthread_create(&th[i], NULL, worker, &pl) != 0)
+			die("cannot start a thread");
+	for (int i = 0; i < parallel; i++)
+		pthread_join(th[i], NULL);
+	sigaction(SIGINT, &old, NULL);
+	pthread_mutex_destroy(&pl.mu);
+	for (size_t i = 0; i < n; i++)
+		if (t[i].run_id == 0 && t[i].err.msg[0] == '\0')
+			aerr_set(&t[i].err, AV_RUNTIME, "not started: interrupted");
+
+	/* Results, in the order of the endpoints; the drift of each run when asked. */
+	runs = cJSON_CreateArray();
+	drift = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++) {
+		cJSON *run, *cmp = NULL;
+		int e;
+
+		if (t[i].run_id == 0) {
+			worst = worst == AV_FINDINGS ? worst : AV_RUNTIME;
+			continue;
+		}
+		if (probe_run_json(db, t[i].run_id, &run, err) != 0 || (po.compare_last &&
+		    (cmp = probe_compare_last(db, t[i].run_id, err)) == NULL)) {
+			cJSON_Delete(run);
+			rc = err->code;
+			goto out;
+		}
+		if (cmp != NULL) {
+			cJSON *o = cJSON_CreateObject();
+
+			if (fmt == RUN_FMT_JSON)
+				cJSON_AddItemToObject(run, "compare_last", cJSON_Duplicate(cmp, 1));
+			cJSON_AddNumberToObject(o, "run", (double)t[i].run_id);
+			cJSON_AddItemToObject(o, "diff", cmp);
+			cJSON_AddItemToArray(drift, o);
+		}
+		cJSON_AddItemToArray(runs, run);
+		e = t[i].rc != 0 ? AV_RUNTIME : probe_run_exit(db, t[i].run_id, fail_on, err);
+		aerr_clear(err);
+		if (e == AV_FINDINGS || (e == AV_RUNTIME && worst == 0))
+			worst = e;
+	}
+	if (fmt == RUN_FMT_TEXT) {
+		cJSON *run, *d = drift->child;
+
+		cJSON_ArrayForEach(run, runs) {
+			probe_print_run(stdout, run);
+			if (d != NULL) {
+				probe_compare_print(stdout, (int64_t)cJSON_GetObjectItem(d, "run")->valuedouble,
+				    cJSON_GetObjectItem(d, "diff"));
+				d = d->next;
+			}
+			fputc('\n', stdout);
+		}
+	} else {
+		cJSON *d;
+
+		run_format_emit(stdout, runs, fmt);
+		runs = NULL;
+		fflush(stdout);
+		/* JUnit and SARIF carry no drift: it goes to stderr, so stdout stays one document. */
+		if (fmt != RUN_FMT_JSON)
+			cJSON_ArrayForEach(d, drift)
+				probe_compare_print(stderr, (int64_t)cJSON_GetObjectItem(d, "run")->valuedouble,
+				    cJSON_GetObjectItem(d, "diff"));
+	}
+	fprintf(info, "%5s  %-28s %-17s %4s %4s %4s %4s %8s  %s\n", "run", "endpoint", "status", "pass",
+	    "fail", "inc", "err", "findings", "worst");
+	for (size_t i = 0; i < n; i++)
+		summary_row(info, &t[i], db);
+	rc = worst;
+	if (rc == AV_FINDINGS)
+		err->code = AV_FINDINGS;   /* findings are the answer, not an error message */
+	else if (rc == AV_RUNTIME) {
+		for (size_t i = 0; i < n; i++)
+			if (t[i].rc != 0 || t[i].run_id == 0) {
+				aerr_set(err, AV_RUNTIME, "%s: %s", t[i].ref, t[i].err.msg);
+				break;
+			}
+		if (err->msg[0] == '\0')
+			aerr_set(err, AV_RUNTIME, "a probe ended in error");
+	}
+out:
+	for (size_t i = 0; i < npacers; i++)
+		pthread_mutex_destroy(&pacers[i].mu);
+	free(pacers);
+	free(th);
+	for (size_t i = 0; i < n; i++)
+		free(t[i].ref);
+	free(t);
+	cJSON_Delete(plans);
+	cJSON_Delete(runs);
+	cJSON_Delete(drift);
+	return rc;
+}

@@ -1,0 +1,503 @@
+/*
+ * probe-diff.c: drift between two probe runs ("aivet probe diff", and
+ * "probe run --compare-last"). The incident began with a configuration
+ * change nobody announced; comparing each run with the last one shows such
+ * a change as new or resolved findings, changed verdicts, an admission or
+ * integrity boundary that moved (beyond the sweep's 1% resolution), a
+ * changed calibration, and error responses whose shape changed (status and
+ * JSON structure, with identifier fields such as type and code kept).
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "run-format.h"
+
+/* Calibration figures closer than this fraction are the same: the fit of two
+ * small requests moves its intercept by a token or two from run to run. */
+#define CALIBRATION_TOLERANCE 0.05
+/* Boundaries closer than this fraction of the advertised context have not moved. */
+#define BOUNDARY_TOLERANCE 0.01
+#define SHAPE_MAX_DEPTH 4
+
+static const cJSON *
+find_probe(const cJSON *run, const char *name)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes"))
+		if (json_get_str(p, "name") && strcmp(json_get_str(p, "name"), name) == 0)
+			return p;
+	return NULL;
+}
+
+static const cJSON *
+find_finding(const cJSON *probe, const char *code)
+{
+	const cJSON *f;
+
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(probe, "findings"))
+		if (json_get_str(f, "code") && strcmp(json_get_str(f, "code"), code) == 0)
+			return f;
+	return NULL;
+}
+
+static cJSON *
+run_ref(const cJSON *run)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddItemToObject(o, "id", cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 1));
+	json_add_str(o, "endpoint", json_get_str(run, "endpoint"));
+	json_add_str(o, "status", json_get_str(run, "status"));
+	json_add_str(o, "started_at", json_get_str(run, "started_at"));
+	return o;
+}
+
+/* Findings of `from` whose probe and code are not in `to`. */
+static void
+findings_missing(const cJSON *from, const cJSON *to, int need_probe_in_to, cJSON *out)
+{
+	const cJSON *p, *f;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(from, "probes")) {
+		const char *name = json_get_str(p, "name");
+		const cJSON *tp = name ? find_probe(to, name) : NULL;
+
+		if (name == NULL)
+			continue;
+		/* A finding is resolved only when the later run checked again and did not err. */
+		if (need_probe_in_to && (tp == NULL || strcmp(json_get_str(tp, "verdict") ? json_get_str(tp, "verdict") : "",
+		    "error") == 0))
+			continue;
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
+			cJSON *o;
+
+			if (json_get_str(f, "code") == NULL || (tp != NULL && find_finding(tp, json_get_str(f, "code"))))
+				continue;
+			o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "probe", name);
+			json_add_str(o, "code", json_get_str(f, "code"));
+			json_add_str(o, "severity", json_get_str(f, "severity"));
+			json_add_str(o, "message", json_get_str(f, "message"));
+			cJSON_AddItemToObject(o, "evidence",
+			    cJSON_Duplicate(cJSON_GetObjectItem(f, "evidence"), 1));
+			cJSON_AddItemToArray(out, o);
+		}
+	}
+}
+
+static cJSON *
+change(const char *probe, const char *field, const cJSON *a, const cJSON *b)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (probe != NULL)
+		cJSON_AddStringToObject(o, "probe", probe);
+	cJSON_AddStringToObject(o, "field", field);
+	cJSON_AddItemToObject(o, "a", a ? cJSON_Duplicate(a, 1) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "b", b ? cJSON_Duplicate(b, 1) : cJSON_CreateNull());
+	return o;
+}
+
+static int
+numbers_differ(const cJSON *a, const cJSON *b, double tolerance)
+{
+	return fabs(a->valuedouble - b->valuedouble) > tolerance;
+}
+
+static void
+diff_verdicts_and_boundaries(const cJSON *ra, const cJSON *rb, cJSON *verdicts, cJSON *bounds)
+{
+	static const char *const fields[] = { "refusal_boundary", "integrity_boundary", "change",
+		"advertised" };
+	const cJSON *pa, *pb;
+
+	cJSON_ArrayForEach(pb, cJSON_GetObjectItem(rb, "probes")) {
+		const char *name = json_get_str(pb, "name");
+		const cJSON *da, *db;
+		double tol;
+
+		if (name == NULL || (pa = find_probe(ra, name)) == NULL)
+			continue;
+		if (json_get_str(pa, "verdict") && json_get_str(pb, "verdict") &&
+		    strcmp(json_get_str(pa, "verdict"), json_get_str(pb, "verdict")) != 0)
+			cJSON_AddItemToArray(verdicts, change(name, "verdict", cJSON_GetObjectItem(pa, "verdict"),
+			    cJSON_GetObjectItem(pb, "verdict")));
+		da = cJSON_GetObjectItem(pa, "details");
+		db = cJSON_GetObjectItem(pb, "details");
+		if (!cJSON_IsObject(da) || !cJSON_IsObject(db))
+			continue;
+		tol = BOUNDARY_TOLERANCE * fmax(cJSON_GetNumberValue(cJSON_GetObjectItem(db, "advertised")), 1);
+		for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+			const cJSON *a = cJSON_GetObjectItem(da, fields[i]), *b = cJSON_GetObjectItem(db, fields[i]);
+			int differ;
+
+			if (a == NULL && b == NULL)
+				continue;
+			if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
+				differ = numbers_differ(a, b, tol);
+			else
+				differ = a == NULL || b == NULL || !cJSON_Compare(a, b, 1);
+			if (differ)
+				cJSON_AddItemToArray(bounds, change(name, fields[i], a, b));
+		}
+	}
+}
+
+static void
+diff_calibration(const cJSON *ca, const cJSON *cb, cJSON *out)
+{
+	const cJSON *a, *b;
+
+	if (!cJSON_IsObject(ca) || !cJSON_IsObject(cb)) {
+		if (cJSON_IsObject(ca) != cJSON_IsObject(cb))
+			cJSON_AddItemToArray(out, change(NULL, "calibration", ca, cb));
+		return;
+	}
+	/* Scalars only: the raw samples differ every run, the fitted figures should not. */
+	cJSON_ArrayForEach(a, ca) {
+		if (cJSON_IsArray(a) || cJSON_IsObject(a))
+			continue;
+		b = cJSON_GetObjectItemCaseSensitive(cb, a->string);
+		if (b == NULL)
+			cJSON_AddItemToArray(out, change(NULL, a->string, a, NULL));
+		else if (cJSON_IsNumber(a) && cJSON_IsNumber(b) ? numbers_differ(a, b, CALIBRATION_TOLERANCE *
+		    fmax(fmax(fabs(a->valuedouble), fabs(b->valuedouble)), 1e-9)) : !cJSON_Compare(a, b, 1))
+			cJSON_AddItemToArray(out, change(NULL, a->string, a, b));
+	}
+	cJSON_ArrayForEach(b, cb)
+		if (!cJSON_IsArray(b) && !cJSON_IsObject(b) &&
+		    cJSON_GetObjectItemCaseSensitive(ca, b->string) == NULL)
+			cJSON_AddItemToArray(out, change(NULL, b->string, NULL, b));
+}
+
+/* The shape of a JSON value: structure and identifier-like fields, not free text. */
+static void
+shape_of(const cJSON *v, const char *key, int depth, struct buf *out)
+{
+	if (cJSON_IsObject(v)) {
+		const cJSON *c;
+		int first = 1;
+
+		if (depth >= SHAPE_MAX_DEPTH) {
+			buf_adds(out, "{...}");
+			return;
+		}
+		buf_adds(out, "{");
+		/* Keys in the order the server sent them: a reordering is a change of shape too. */
+		cJSON_ArrayForEach(c, v) {
+			buf_printf(out, "%s%s:", first ? "" : ",", c->string);
+			shape_of(c, c->string, depth + 1, out);
+			first = 0;
+		}
+		buf_adds(out, "}");
+	} else if (cJSON_IsArray(v)) {
+		buf_adds(out, "[");
+		if (cJSON_GetArraySize(v) > 0)
+			shape_of(cJSON_GetArrayItem(v, 0), NULL, depth + 1, out);
+		buf_adds(out, "]");
+	} else if (cJSON_IsString(v)) {
+		if (key != NULL && (strcmp(key, "type") == 0 || strcmp(key, "code") == 0 ||
+		    strcmp(key, "status") == 0) && strlen(v->valuestring) <= 64)
+			buf_printf(out, "\"%s\"", v->valuestring);
+		else
+			buf_adds(out, "string");
+	} else if (cJSON_IsNumber(v)) {
+		if (key != NULL && (strcmp(key, "code") == 0 || strcmp(key, "status") == 0))
+			buf_printf(out, "%g", v->valuedouble);
+		else
+			buf_adds(out, "number");
+	} else if (cJSON_IsBool(v)) {
+		buf_adds(out, "bool");
+	} else {
+		buf_adds(out, "null");
+	}
+}
+
+/* {"probe\nshape": {"probe", "status", "shape", "evidence"}} for a run's error responses. */
+static int
+error_shapes(sqlite3 *db, int64_t run, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT x.probe, x.response_status, x.response_blob, "
+	    "x.evidence_id FROM exchange x WHERE x.run_id = ? AND x.response_status >= 300 "
+	    "ORDER BY x.seq", "i", run);
+	cJSON *shapes = cJSON_CreateObject();
+
+	*out = NULL;
+	if (st == NULL) {
+		cJSON_Delete(shapes);
+		return err->code;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct buf body, shape;
+		int encrypted = 0;
+		cJSON *j = NULL, *o;
+		char *key;
+
+		buf_init(&shape);
+		buf_init(&body);
+		if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
+		    blob_get(db, col_text(st, 2), &body, &encrypted, err) != 0) {
+			aerr_clear(err);
+			encrypted = 1;
+		}
+		if (encrypted)
+			buf_adds(&shape, "(sealed)");
+		else if (body.len == 0)
+			buf_adds(&shape, "(empty)");
+		else if ((j = cJSON_ParseWithLength(body.data, body.len)) != NULL)
+			shape_of(j, NULL, 0, &shape);
+		else
+			buf_adds(&shape, "(not JSON)");
+		cJSON_Delete(j);
+		buf_free(&body);
+		key = xasprintf("%s\n%lld %s", col_text(st, 0), (long long)sqlite3_column_int64(st, 1),
+		    shape.data);
+		if (cJSON_GetObjectItemCaseSensitive(shapes, key) == NULL) {
+			o = cJSON_CreateObject();
+			cJSON_AddStringToObject(o, "probe", col_text(st, 0));
+			cJSON_AddNumberToObject(o, "status", (double)sqlite3_column_int64(st, 1));
+			cJSON_AddStringToObject(o, "shape", shape.data);
+			cJSON_AddNumberToObject(o, "evidence", (double)sqlite3_column_int64(st, 3));
+			cJSON_AddItemToObject(shapes, key, o);
+		}
+		free(key);
+		buf_free(&shape);
+	}
+	sqlite3_finalize(st);
+	*out = shapes;
+	return 0;
+}
+
+/* Shapes of `from` absent from `to`, for probes both runs ran. */
+static void
+shapes_missing(const cJSON *from, const cJSON *to, const cJSON *run_from, const cJSON *run_to,
+    cJSON *out)
+{
+	const cJSON *s;
+
+	cJSON_ArrayForEach(s, from) {
+		const char *probe = json_get_str(s, "probe");
+
+		if (cJSON_GetObjectItemCaseSensitive(to, s->string) != NULL || probe == NULL ||
+		    find_probe(run_from, probe) == NULL || find_probe(run_to, probe) == NULL)
+			continue;
+		cJSON_AddItemToArray(out, cJSON_Duplicate(s, 1));
+	}
+}
+
+int
+probe_diff_json(sqlite3 *db, int64_t a, int64_t b, cJSON **out, struct aerr *err)
+{
+	cJSON *ra = NULL, *rb = NULL, *sa = NULL, *sb = NULL, *d, *o, *fnew, *fres, *ver, *bnd, *cal,
+	    *snew, *sgone;
+	int changed;
+
+	*out = NULL;
+	if (probe_run_json(db, a, &ra, err) != 0 || probe_run_json(db, b, &rb, err) != 0 ||
+	    error_shapes(db, a, &sa, err) != 0 || error_shapes(db, b, &sb, err) != 0) {
+		cJSON_Delete(ra);
+		cJSON_Delete(rb);
+		cJSON_Delete(sa);
+		return err->code;
+	}
+	d = cJSON_CreateObject();
+	cJSON_AddItemToObject(d, "a", run_ref(ra));
+	cJSON_AddItemToObject(d, "b", run_ref(rb));
+	cJSON_AddBoolToObject(d, "same_endpoint", json_get_str(ra, "endpoint") && json_get_str(rb, "endpoint") &&
+	    strcmp(json_get_str(ra, "endpoint"), json_get_str(rb, "endpoint")) == 0);
+	o = cJSON_AddObjectToObject(d, "findings");
+	fnew = cJSON_AddArrayToObject(o, "new");
+	fres = cJSON_AddArrayToObject(o, "resolved");
+	findings_missing(rb, ra, 0, fnew);
+	findings_missing(ra, rb, 1, fres);
+	ver = cJSON_AddArrayToObject(d, "verdicts");
+	bnd = cJSON_AddArrayToObject(d, "boundaries");
+	diff_verdicts_and_boundaries(ra, rb, ver, bnd);
+	cal = cJSON_AddArrayToObject(d, "calibration");
+	diff_calibration(cJSON_GetObjectItem(ra, "calibration"), cJSON_GetObjectItem(rb, "calibration"), cal);
+	o = cJSON_AddObjectToObject(d, "error_shapes");
+	snew = cJSON_AddArrayToObject(o, "new");
+	sgone = cJSON_AddArrayToObject(o, "gone");
+	shapes_missing(sb, sa, rb, ra, snew);
+	shapes_missing(sa, sb, ra, rb, sgone);
+	changed = cJSON_GetArraySize(fnew) + cJSON_GetArraySize(fres) + cJSON_GetArraySize(ver) +
+	    cJSON_GetArraySize(bnd) + cJSON_GetArraySize(cal) + cJSON_GetArraySize(snew) +
+	    cJSON_GetArraySize(sgone) > 0;
+	cJSON_AddBoolToObject(d, "changed", changed);
+	cJSON_Delete(ra);
+	cJSON_Delete(rb);
+	cJSON_Delete(sa);
+	cJSON_Delete(sb);
+	*out = d;
+	return 0;
+}
+
+static void
+print_value(FILE *f, const cJSON *v)
+{
+	char *s;
+
+	if (cJSON_IsString(v)) {
+		fputs(v->valuestring, f);
+		return;
+	}
+	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 1e15) {
+		char t[32];
+
+		fputs(thousands((int64_t)v->valuedouble, t), f);
+		return;
+	}
+	if (cJSON_IsNumber(v)) {
+		fprintf(f, "%.4g", v->valuedouble);
+		return;
+	}
+	s = cJSON_PrintUnformatted(v);
+	fputs(s ? s : "?", f);
+	free(s);
+}
+
+static void
+print_changes(FILE *f, const char *label, const cJSON *arr)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, arr) {
+		fprintf(f, "  %-18s ", label);
+		if (json_get_str(c, "probe"))
+			fprintf(f, "%s ", json_get_str(c, "probe"));
+		fprintf(f, "%s ", json_get_str(c, "field"));
+		print_value(f, cJSON_GetObjectItem(c, "a"));
+		fputs(" -> ", f);
+		print_value(f, cJSON_GetObjectItem(c, "b"));
+		fputc('\n', f);
+	}
+}
+
+void
+probe_diff_print(FILE *f, const cJSON *d)
+{
+	const cJSON *a = cJSON_GetObjectItem(d, "a"), *b = cJSON_GetObjectItem(d, "b"), *x;
+	const cJSON *fs = cJSON_GetObjectItem(d, "findings"), *ss = cJSON_GetObjectItem(d, "error_shapes");
+	int changed = cJSON_IsTrue(cJSON_GetObjectItem(d, "changed"));
+
+	fprintf(f, "%s from run %d", changed ? "drift" : "no drift",
+	    cJSON_GetObjectItem(a, "id")->valueint);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(d, "same_endpoint")))
+		fprintf(f, " to run %d (%s)", cJSON_GetObjectItem(b, "id")->valueint, json_get_str(b, "endpoint"));
+	else
+		fprintf(f, " (%s) to run %d (%s)", json_get_str(a, "endpoint"), cJSON_GetObjectItem(b, "id")->valueint,
+		    json_get_str(b, "endpoint"));
+	fputs(changed ? ":\n" : "\n", f);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(fs, "new"))
+		fprintf(f, "  %-18s %s %s (%s): %s\n", "new finding", json_get_str(x, "probe"), json_get_str(x, "code"),
+		    json_get_str(x, "severity"), json_get_str(x, "message") ? json_get_str(x, "message") : "");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(fs, "resolved"))
+		fprintf(f, "  %-18s %s %s (%s)\n", "resolved finding", json_get_str(x, "probe"), json_get_str(x, "code"),
+		    json_get_str(x, "severity"));
+	print_changes(f, "verdict", cJSON_GetObjectItem(d, "verdicts"));
+	print_changes(f, "boundary", cJSON_GetObjectItem(d, "boundaries"));
+	print_changes(f, "calibration", cJSON_GetObjectItem(d, "calibration"));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "new"))
+		fprintf(f, "  %-18s %s %d %s\n", "new error shape", json_get_str(x, "probe"),
+		    cJSON_GetObjectItem(x, "status")->valueint, json_get_str(x, "shape"));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "gone"))
+		fprintf(f, "  %-18s %s %d %s\n", "gone error shape", json_get_str(x, "probe"),
+		    cJSON_GetObjectItem(x, "status")->valueint, json_get_str(x, "shape"));
+}
+
+int
+probe_previous_run(sqlite3 *db, int64_t run, int64_t *prev, struct aerr *err)
+{
+	return db_int(db, prev, err, "SELECT p.id FROM probe_run p JOIN probe_run r ON r.id = ? "
+	    "WHERE p.endpoint_id = r.endpoint_id AND p.id < r.id AND p.status = 'completed' "
+	    "ORDER BY p.id DESC LIMIT 1", "i", run);
+}
+
+const char probe_diff_usage[] = "probe diff RUN_A RUN_B [--json]";
+
+int
+probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
+	int json = 0, c, changed;
+	int64_t a, b;
+	sqlite3 *db;
+	cJSON *d;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else
+			return usage_error(err, probe_diff_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (argc - optind != 2)
+		return usage_error(err, probe_diff_usage, "probe diff needs two runs, RUN_A and RUN_B");
+	if (parse_int_opt("RUN_A", argv[optind], 1, INT64_MAX, &a, err) != 0 ||
+	    parse_int_opt("RUN_B", argv[optind + 1], 1, INT64_MAX, &b, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, a, b, &d, err) != 0)
+		return err->code;
+	changed = cJSON_IsTrue(cJSON_GetObjectItem(d, "changed"));
+	if (json)
+		json_emit(d);
+	else {
+		probe_diff_print(stdout, d);
+		cJSON_Delete(d);
+	}
+	if (changed)
+		err->code = AV_FINDINGS;   /* like diff(1): 1 means "they differ", not an error */
+	return changed ? AV_FINDINGS : 0;
+}
+
+cJSON *
+probe_compare_last(sqlite3 *db, int64_t run_id, struct aerr *err)
+{
+	int64_t prev;
+	cJSON *d;
+	int rc = probe_previous_run(db, run_id, &prev, err);
+
+	if (rc == 1)
+		return cJSON_CreateNull();
+	if (rc != 0 || probe_diff_json(db, prev, run_id, &d, err) != 0)
+		return NULL;
+	return d;
+}
+
+void
+probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp)
+{
+	if (cJSON_IsNull(cmp))
+		fprintf(f, "no earlier completed run of this endpoint to compare run %lld with\n",
+		    (long long)run_id);
+	else
+		probe_diff_print(f, cmp);
+}
+
+int
+probe_emit_run(sqlite3 *db, int64_t run_id, cJSON *run, int fmt, int compare_last, struct aerr *err)
+{
+	cJSON *cmp = NULL;
+
+	if (compare_last && (cmp = probe_compare_last(db, run_id, err)) == NULL) {
+		cJSON_Delete(run);
+		return err->code;
+	}
+	if (cmp != NULL && fmt == RUN_FMT_JSON) {
+		cJSON_AddItemToObject(run, "compare_last", cmp);
+		cmp = NULL;
+	}
+	run_format_emit(stdout, run, fmt);
+	if (cmp != NULL) {
+		/* After the text; on stderr for JUnit and SARIF, so stdout stays one document. */
+		fflush(stdout);
+		probe_compare_print(fmt == RUN_FMT_TEXT ? stdout : stderr, run_id, cmp);
+		cJSON_Delete(cmp);
+	}
+	return 0;
+}

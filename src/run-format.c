@@ -1,0 +1,519 @@
+/*
+ * run-format.c: probe runs as SARIF 2.1.0 and JUnit XML for CI systems.
+ * SARIF: one SARIF run per probe run, one rule per finding code (so code
+ * scanning groups findings by code), a result per finding with its
+ * severity mapped to a level and a security-severity score, the endpoint as
+ * a logical location, evidence ids in the properties, and probes that ended
+ * in error or inconclusive as tool notifications. JUnit: one <testsuite>
+ * per run, one <testcase> per probe; fail is <failure>, error is <error>,
+ * inconclusive is <skipped>. Both are built from probe_run_json objects, so
+ * they say exactly what "probe show --json" says.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "run-format.h"
+
+/* The finding codes, a stable contract (aivet(1)). */
+static const struct rule {
+	const char *code, *severity, *text;
+} rules[] = {
+	{ "LEAK_CROSS_TENANT", "critical", "A response carried another tenant's canary: text from "
+	  "another customer's prompt." },
+	{ "PLACEHOLDER_SUBSTITUTION", "critical", "A large prompt was reported as a handful of tokens, "
+	  "or answered from content it did not contain." },
+	{ "LEAK_CROSS_REQUEST", "high", "A response carried a canary of another request of the same "
+	  "tenant." },
+	{ "OVERSIZE_ACCEPTED", "high", "A prompt above the advertised context was accepted instead of "
+	  "refused." },
+	{ "SILENT_TRUNCATION", "high", "An accepted prompt lost content: a nonce missing, or usage far "
+	  "below what was sent." },
+	{ "CAPACITY_BELOW_ADVERTISED", "medium", "Prompts below the advertised context were refused." },
+	{ "ERROR_IN_200", "medium", "An error was returned with HTTP status 200." },
+	{ "MALFORMED_ACCEPTED", "medium", "A malformed request was accepted with a 2xx status." },
+	{ "PREFIX_CACHE_SHARED_ACROSS_TENANTS", "medium", "The prompt-prefix cache is shared across "
+	  "tenants: a tenant's first token comes sooner when another tenant sent the same opening." },
+	{ "STREAM_ERROR_AFTER_200", "low", "A stream that began with HTTP 200 ended in an error event." },
+	{ "SERVER_ERROR_ON_BAD_INPUT", "low", "A client error was answered with a 5xx status." },
+	{ "USAGE_MISSING", "info", "The response reported no token usage where usage would have "
+	  "decided." },
+};
+#define NRULES (sizeof rules / sizeof rules[0])
+
+int
+run_format_parse(const char *s, int *fmt, struct aerr *err)
+{
+	static const char *const names[] = { "text", "json", "junit", "sarif" };
+
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*fmt = i;
+			return 0;
+		}
+	return aerr_set(err, AV_USAGE, "--format: '%s' is not one of text, json, junit, sarif", s);
+}
+
+const char *
+json_get_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static double
+jnum(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* s with every byte that is not part of valid UTF-8 replaced by U+FFFD:
+ * vendor error text ends up in messages, and JSON and XML need UTF-8. */
+static char *
+utf8_clean(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	struct buf b;
+
+	buf_init(&b);
+	while (*p) {
+		unsigned c = *p;
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3 :
+		    (c & 0xf8) == 0xf0 ? 4 : 0, i;
+
+		for (i = 1; len > 1 && i < len; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				break;
+		/* Overlong two-byte forms (C0, C1) and code points above U+10FFFF are not UTF-8. */
+		if (len == 0 || i < len || c == 0xc0 || c == 0xc1 || c > 0xf4) {
+			buf_adds(&b, "\xef\xbf\xbd");
+			p++;
+			continue;
+		}
+		buf_add(&b, p, len);
+		p += len;
+	}
+	return buf_steal(&b);
+}
+
+static const char *
+sarif_level(const char *severity)
+{
+	if (strcmp(severity, "critical") == 0 || strcmp(severity, "high") == 0)
+		return "error";
+	if (strcmp(severity, "medium") == 0)
+		return "warning";
+	return "note";
+}
+
+/* GitHub code scanning ranks security results by this CVSS-like score. */
+static const char *
+security_severity(const char *severity)
+{
+	static const char *const names[] = { "critical", "high", "medium", "low", "info" };
+	static const char *const scores[] = { "9.5", "8.0", "5.5", "3.0", "0.0" };
+
+	for (int i = 0; i < 5; i++)
+		if (strcmp(severity, names[i]) == 0)
+			return scores[i];
+	return "0.0";
+}
+
+/* LEAK_CROSS_TENANT -> LeakCrossTenant: SARIF's readable rule name. */
+static char *
+rule_name(const char *code)
+{
+	char *s = xstrdup(code), *o = s;
+	int up = 1;
+
+	for (const char *p = code; *p; p++) {
+		if (*p == '_') {
+			up = 1;
+			continue;
+		}
+		*o++ = up ? *p : (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+		up = 0;
+	}
+	*o = '\0';
+	return s;
+}
+
+static cJSON *
+rule_json(const char *code, const char *severity, const char *text)
+{
+	cJSON *r = cJSON_CreateObject(), *o, *tags;
+	char *name = rule_name(code);
+
+	cJSON_AddStringToObject(r, "id", code);
+	cJSON_AddStringToObject(r, "name", name);
+	free(name);
+	o = cJSON_AddObjectToObject(r, "shortDescription");
+	cJSON_AddStringToObject(o, "text", text);
+	o = cJSON_AddObjectToObject(r, "defaultConfiguration");
+	cJSON_AddStringToObject(o, "level", sarif_level(severity));
+	o = cJSON_AddObjectToObject(r, "properties");
+	cJSON_AddStringToObject(o, "security-severity", security_severity(severity));
+	cJSON_AddStringToObject(o, "aivet-severity", severity);
+	tags = cJSON_AddArrayToObject(o, "tags");
+	cJSON_AddItemToArray(tags, cJSON_CreateString("security"));
+	cJSON_AddItemToArray(tags, cJSON_CreateString("ai-vendor"));
+	return r;
+}
+
+/* The rule index of code in driver.rules, adding a rule for an unknown code. */
+static int
+rule_index(cJSON *rules_arr, const char *code, const char *severity)
+{
+	int i = 0;
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, rules_arr) {
+		if (strcmp(json_get_str(r, "id"), code) == 0)
+			return i;
+		i++;
+	}
+	cJSON_AddItemToArray(rules_arr, rule_json(code, severity, "A finding of aivet (see aivet(1))."));
+	return i;
+}
+
+static cJSON *
+sarif_run(const cJSON *run)
+{
+	cJSON *sr = cJSON_CreateObject(), *driver, *rules_arr, *inv, *notes, *results, *o, *props;
+	const cJSON *p, *f;
+	const char *endpoint = json_get_str(run, "endpoint") ? json_get_str(run, "endpoint") : "";
+	const char *status = json_get_str(run, "status") ? json_get_str(run, "status") : "";
+	int ok = strcmp(status, "completed") == 0;
+	char *s;
+
+	o = cJSON_AddObjectToObject(sr, "tool");
+	driver = cJSON_AddObjectToObject(o, "driver");
+	cJSON_AddStringToObject(driver, "name", "aivet");
+	cJSON_AddStringToObject(driver, "version", PACKAGE_VERSION);
+	cJSON_AddStringToObject(driver, "semanticVersion", PACKAGE_VERSION);
+	rules_arr = cJSON_AddArrayToObject(driver, "rules");
+	for (size_t i = 0; i < NRULES; i++)
+		cJSON_AddItemToArray(rules_arr, rule_json(rules[i].code, rules[i].severity, rules[i].text));
+
+	/* One category per endpoint, so code scanning tracks each endpoint's alerts apart. */
+	o = cJSON_AddObjectToObject(sr, "automationDetails");
+	s = xasprintf("aivet/%s/run-%lld", endpoint, (long long)jnum(run, "id"));
+	cJSON_AddStringToObject(o, "id", s);
+	free(s);
+
+	inv = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(sr, "invocations"), inv);
+	notes = cJSON_CreateArray();
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
+		const char *verdict = json_get_str(p, "verdict"), *name = json_get_str(p, "name");
+		cJSON *n, *m;
+
+		if (verdict == NULL || name == NULL)
+			continue;
+		if (strcmp(verdict, "error") == 0)
+			ok = 0;
+		if (strcmp(verdict, "error") != 0 && strcmp(verdict, "inconclusive") != 0)
+			continue;
+		n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "level", strcmp(verdict, "error") == 0 ? "error" : "warning");
+		m = cJSON_AddObjectToObject(n, "message");
+		s = xasprintf("probe %s %s: %s", name, verdict, json_get_str(p, "reason") ? json_get_str(p, "reason") : "");
+		{
+			char *clean = utf8_clean(s);
+
+			cJSON_AddStringToObject(m, "text", clean);
+			free(clean);
+		}
+		free(s);
+		m = cJSON_AddObjectToObject(n, "descriptor");
+		cJSON_AddStringToObject(m, "id", name);
+		cJSON_AddItemToArray(notes, n);
+	}
+	cJSON_AddBoolToObject(inv, "executionSuccessful", ok);
+	if (json_get_str(run, "started_at"))
+		cJSON_AddStringToObject(inv, "startTimeUtc", json_get_str(run, "started_at"));
+	if (json_get_str(run, "finished_at"))
+		cJSON_AddStringToObject(inv, "endTimeUtc", json_get_str(run, "finished_at"));
+	cJSON_AddItemToObject(inv, "toolExecutionNotifications", notes);
+
+	results = cJSON_AddArrayToObject(sr, "results");
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
+		const char *probe = json_get_str(p, "name") ? json_get_str(p, "name") : "";
+
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
+			const char *code = json_get_str(f, "code"), *sev = json_get_str(f, "severity");
+			cJSON *r, *loc, *ll, *fp;
+			char fq[512], hash[65];
+
+			if (code == NULL || sev == NULL)
+				continue;
+			r = cJSON_CreateObject();
+			cJSON_AddStringToObject(r, "ruleId", code);
+			cJSON_AddNumberToObject(r, "ruleIndex", rule_index(rules_arr, code, sev));
+			cJSON_AddStringToObject(r, "level", sarif_level(sev));
+			o = cJSON_AddObjectToObject(r, "message");
+			s = utf8_clean(json_get_str(f, "message") && *json_get_str(f, "message") ? json_get_str(f, "message") : code);
+			cJSON_AddStringToObject(o, "text", s);
+			free(s);
+			loc = cJSON_CreateObject();
+			cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "locations"), loc);
+			ll = cJSON_CreateObject();
+			cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), ll);
+			snprintf(fq, sizeof fq, "%s/%s", endpoint, probe);
+			cJSON_AddStringToObject(ll, "name", probe);
+			cJSON_AddStringToObject(ll, "fullyQualifiedName", fq);
+			cJSON_AddStringToObject(ll, "kind", "resource");
+			/* The same code from the same probe on the same endpoint is the same alert across runs. */
+			snprintf(fq, sizeof fq, "%s\n%s\n%s", endpoint, probe, code);
+			sha256_hex(fq, strlen(fq), hash);
+			fp = cJSON_AddObjectToObject(r, "partialFingerprints");
+			cJSON_AddStringToObject(fp, "aivetFinding/v1", hash);
+			props = cJSON_AddObjectToObject(r, "properties");
+			cJSON_AddStringToObject(props, "severity", sev);
+			cJSON_AddStringToObject(props, "probe", probe);
+			cJSON_AddStringToObject(props, "endpoint", endpoint);
+			cJSON_AddNumberToObject(props, "run", jnum(run, "id"));
+			if (cJSON_GetObjectItem(f, "id"))
+				cJSON_AddNumberToObject(props, "finding", jnum(f, "id"));
+			cJSON_AddItemToObject(props, "evidence",
+			    cJSON_Duplicate(cJSON_GetObjectItem(f, "evidence"), 1));
+			cJSON_AddItemToArray(results, r);
+		}
+	}
+	props = cJSON_AddObjectToObject(sr, "properties");
+	cJSON_AddNumberToObject(props, "run", jnum(run, "id"));
+	cJSON_AddStringToObject(props, "endpoint", endpoint);
+	cJSON_AddStringToObject(props, "status", status);
+	return sr;
+}
+
+cJSON *
+runs_sarif(const cJSON *runs)
+{
+	cJSON *log = cJSON_CreateObject(), *arr;
+	const cJSON *run;
+
+	cJSON_AddStringToObject(log, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
+	cJSON_AddStringToObject(log, "version", "2.1.0");
+	arr = cJSON_AddArrayToObject(log, "runs");
+	cJSON_ArrayForEach(run, runs)
+		cJSON_AddItemToArray(arr, sarif_run(run));
+	return log;
+}
+
+/* Text as XML 1.0 character data or attribute value: markup escaped, invalid
+ * UTF-8 and the control characters XML cannot carry shown as U+FFFD. */
+static void
+xml_text(struct buf *b, const char *s)
+{
+	char *clean = utf8_clean(s);
+
+	for (const unsigned char *p = (const unsigned char *)clean; *p; p++) {
+		switch (*p) {
+		case '&': buf_adds(b, "&amp;"); break;
+		case '<': buf_adds(b, "&lt;"); break;
+		case '>': buf_adds(b, "&gt;"); break;
+		case '"': buf_adds(b, "&quot;"); break;
+		case '\'': buf_adds(b, "&apos;"); break;
+		case '\t': case '\n': case '\r': buf_add(b, p, 1); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				buf_adds(b, "\xef\xbf\xbd");
+			else
+				buf_add(b, p, 1);
+		}
+	}
+	free(clean);
+}
+
+static void
+xml_attr(struct buf *b, const char *name, const char *value)
+{
+	buf_printf(b, " %s=\"", name);
+	xml_text(b, value);
+	buf_adds(b, "\"");
+}
+
+/* Seconds between two ISO 8601 times, 0 when either is missing. */
+static double
+seconds_between(const char *a, const char *b)
+{
+	int64_t ma, mb;
+	struct aerr err;
+
+	if (a == NULL || b == NULL || parse_time(a, &ma, &err) != 0 || parse_time(b, &mb, &err) != 0)
+		return 0;
+	return mb > ma ? (double)(mb - ma) / 1000 : 0;
+}
+
+static void
+junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *errors, int *skipped,
+    double *time)
+{
+	const char *endpoint = json_get_str(run, "endpoint") ? json_get_str(run, "endpoint") : "";
+	const char *started = json_get_str(run, "started_at");
+	const cJSON *p, *f;
+	int t = 0, fl = 0, er = 0, sk = 0;
+	double secs = seconds_between(started, json_get_str(run, "finished_at"));
+	char stamp[20] = "", num[32], *cls;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
+		const char *v = json_get_str(p, "verdict") ? json_get_str(p, "verdict") : "";
+
+		t++;
+		fl += strcmp(v, "fail") == 0;
+		er += strcmp(v, "error") == 0;
+		sk += strcmp(v, "inconclusive") == 0;
+	}
+	/* JUnit's timestamp is ISO 8601 without a zone; ours are UTC. */
+	if (started != NULL)
+		snprintf(stamp, sizeof stamp, "%.19s", started);
+	buf_adds(b, "  <testsuite");
+	xml_attr(b, "name", endpoint);
+	snprintf(num, sizeof num, "%lld", (long long)jnum(run, "id"));
+	xml_attr(b, "id", num);
+	buf_printf(b, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"",
+	    t, fl, er, sk, secs);
+	if (stamp[0])
+		xml_attr(b, "timestamp", stamp);
+	buf_adds(b, " hostname=\"aivet\">\n    <properties>\n");
+	buf_adds(b, "      <property name=\"aivet.run\"");
+	xml_attr(b, "value", num);
+	buf_adds(b, "/>\n      <property name=\"aivet.status\"");
+	xml_attr(b, "value", json_get_str(run, "status"));
+	buf_adds(b, "/>\n    </properties>\n");
+	cls = xasprintf("aivet.%s", endpoint);
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
+		const char *v = json_get_str(p, "verdict") ? json_get_str(p, "verdict") : "", *reason = json_get_str(p, "reason");
+		const cJSON *worst = NULL;
+		struct buf body;
+
+		buf_adds(b, "    <testcase");
+		xml_attr(b, "classname", cls);
+		xml_attr(b, "name", json_get_str(p, "name"));
+		buf_adds(b, ">\n");
+		if (strcmp(v, "fail") == 0) {
+			static const char *const order[] = { "critical", "high", "medium", "low", "info" };
+
+			buf_init(&body);
+			cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
+				const cJSON *e;
+
+				buf_printf(&body, "[%s] %s: %s (evidence", json_get_str(f, "severity"), json_get_str(f, "code"),
+				    json_get_str(f, "message") ? json_get_str(f, "message") : "");
+				cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence"))
+					buf_printf(&body, " %lld", (long long)e->valuedouble);
+				buf_adds(&body, ")\n");
+			}
+			for (int k = 0; k < 5 && worst == NULL; k++)
+				cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
+					if (worst == NULL && json_get_str(f, "severity") &&
+					    strcmp(json_get_str(f, "severity"), order[k]) == 0)
+						worst = f;
+			buf_adds(b, "      <failure");
+			if (worst != NULL) {
+				char *m = xasprintf("%s (%s): %s", json_get_str(worst, "code"), json_get_str(worst, "severity"),
+				    reason ? reason : "");
+
+				xml_attr(b, "type", json_get_str(worst, "code"));
+				xml_attr(b, "message", m);
+				free(m);
+			} else {
+				xml_attr(b, "type", "fail");
+				xml_attr(b, "message", reason);
+			}
+			buf_adds(b, ">");
+			xml_text(b, body.data);
+			buf_adds(b, "</failure>\n");
+			buf_free(&body);
+		} else if (strcmp(v, "error") == 0) {
+			buf_adds(b, "      <error type=\"error\"");
+			xml_attr(b, "message", reason);
+			buf_adds(b, "/>\n");
+		} else if (strcmp(v, "inconclusive") == 0) {
+			buf_adds(b, "      <skipped");
+			xml_attr(b, "message", reason);
+			buf_adds(b, "/>\n");
+		}
+		if (reason != NULL) {
+			buf_adds(b, "      <system-out>");
+			xml_text(b, reason);
+			buf_adds(b, "</system-out>\n");
+		}
+		buf_adds(b, "    </testcase>\n");
+	}
+	free(cls);
+	buf_adds(b, "  </testsuite>\n");
+	*tests += t, *failures += fl, *errors += er, *skipped += sk, *time += secs;
+}
+
+char *
+runs_junit(const cJSON *runs)
+{
+	struct buf b, suites;
+	const cJSON *run;
+	int t = 0, f = 0, e = 0, s = 0;
+	double secs = 0;
+
+	buf_init(&suites);
+	cJSON_ArrayForEach(run, runs)
+		junit_suite(&suites, run, &t, &f, &e, &s, &secs);
+	buf_init(&b);
+	buf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+	buf_printf(&b, "<testsuites name=\"aivet\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
+	    "skipped=\"%d\" time=\"%.3f\">\n", t, f, e, s, secs);
+	buf_add(&b, suites.data, suites.len);
+	buf_adds(&b, "</testsuites>\n");
+	buf_free(&suites);
+	return buf_steal(&b);
+}
+
+/* Prints a JSON document to f and frees it. */
+static void
+print_json(FILE *f, cJSON *v)
+{
+	char *s = cJSON_Print(v);
+
+	if (s == NULL)
+		die("out of memory");
+	fprintf(f, "%s\n", s);
+	free(s);
+	cJSON_Delete(v);
+}
+
+void
+run_format_emit(FILE *f, cJSON *v, int fmt)
+{
+	cJSON *arr = v;
+
+	if (fmt == RUN_FMT_JSON) {
+		print_json(f, v);
+		return;
+	}
+	if (!cJSON_IsArray(v)) {
+		arr = cJSON_CreateArray();
+		cJSON_AddItemToArray(arr, v);
+	}
+	if (fmt == RUN_FMT_SARIF) {
+		print_json(f, runs_sarif(arr));
+	} else if (fmt == RUN_FMT_JUNIT) {
+		char *s = runs_junit(arr);
+
+		fputs(s, f);
+		free(s);
+	} else {
+		const cJSON *run;
+
+		cJSON_ArrayForEach(run, arr) {
+			if (run != arr->child)
+				fputc('\n', f);
+			probe_print_run(f, run);
+		}
+	}
+	cJSON_Delete(arr);
+}

@@ -1,0 +1,69 @@
+/*
+ * run-format.h: probe runs in the formats CI systems read. A run is the
+ * object of "probe show --json" (probe_run_json); these turn one or several
+ * of them into SARIF 2.1.0 (rule ids are finding codes) or JUnit XML (a
+ * test suite per run, a test case per probe), and compare two runs for
+ * drift (probe-diff.c).
+ */
+#ifndef AIVET_RUN_FORMAT_H
+#define AIVET_RUN_FORMAT_H
+
+#include "aivet.h"
+
+struct probe_opts;
+
+/* Output formats of "probe run" and "probe show"; RUN_FMT_JSON is --json. */
+enum run_format { RUN_FMT_TEXT = 0, RUN_FMT_JSON = 1, RUN_FMT_JUNIT, RUN_FMT_SARIF };
+
+int run_format_parse(const char *s, int *fmt, struct aerr *err);
+/* The string member k of o, or NULL. */
+const char *json_get_str(const cJSON *o, const char *k);
+/* A SARIF log with one SARIF run per probe run in `runs` (an array). */
+cJSON *runs_sarif(const cJSON *runs);
+/* A JUnit XML document with one <testsuite> per probe run. */
+char *runs_junit(const cJSON *runs);
+/* Prints one run (an object) or several (an array) in fmt, and frees it. */
+void run_format_emit(FILE *f, cJSON *run_or_runs, int fmt);
+
+/* The prefix-timing probe's distributions as an SVG histogram in a <figure>,
+ * for the HTML report (report-timing.c); nothing when details hold no samples. */
+void prefix_timing_svg(struct buf *b, const cJSON *details);
+
+/* ---- every endpoint at once (probe-all.c) ---- */
+
+struct probe_all_opts {
+	int all;
+	const char *vendor;           /* only this vendor's endpoints */
+	int parallel;                 /* runs at once; 0: 2 */
+	int per_minute;               /* requests per minute per vendor; 0: no limit */
+};
+/* Parses --all, --vendor, --parallel, --rate-limit. */
+int probe_all_option(struct probe_all_opts *a, const char *opt, const char *val, struct aerr *err);
+/* "probe run --all": plans every active endpoint, runs them, prints each run
+ * in fmt and a summary table; returns the worst exit status. */
+int probe_run_all(struct aivet *av, const struct probe_opts *po, const struct probe_all_opts *a,
+    int fmt, const char *fail_on, int yes, int dry, struct aerr *err);
+
+/* ---- drift between two runs (probe-diff.c) ---- */
+
+/* What changed from run a to run b: {"a", "b", "changed", "findings": {"new",
+ * "resolved"}, "verdicts", "boundaries", "calibration", "error_shapes":
+ * {"new", "gone"}}. Runs of different endpoints may be compared. */
+int probe_diff_json(sqlite3 *db, int64_t a, int64_t b, cJSON **out, struct aerr *err);
+void probe_diff_print(FILE *f, const cJSON *diff);
+/* The run before `run` on the same endpoint; 1 when there is none. */
+int probe_previous_run(sqlite3 *db, int64_t run, int64_t *prev, struct aerr *err);
+/* "probe diff RUN_A RUN_B [--json]": exit 0 when nothing changed, 1 when something did. */
+int probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
+extern const char probe_diff_usage[];
+/* The drift from the endpoint's previous completed run: a diff object, JSON
+ * null when there is none, NULL on error. */
+cJSON *probe_compare_last(sqlite3 *db, int64_t run_id, struct aerr *err);
+void probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp);
+/* Prints a finished run (and frees it) in fmt; with compare_last, also the
+ * drift from the previous run: in the JSON as "compare_last", after the text,
+ * or on stderr for JUnit and SARIF. */
+int probe_emit_run(sqlite3 *db, int64_t run_id, cJSON *run, int fmt, int compare_last,
+    struct aerr *err);
+
+#endif

@@ -685,7 +685,8 @@ list:
 			res->files_checked++;
 		free(path);
 	}
-	qsort(present.v, present.n, sizeof *present.v, str_cmp);
+	if (present.n > 0)   /* an empty directory: qsort must not get NULL */
+		qsort(present.v, present.n, sizeof *present.v, str_cmp);
 	for (size_t i = 0; i < present.n; i++)
 		if (strcmp(present.v[i], SUMS) != 0 && strcmp(present.v[i], SUMS_SIG) != 0 &&
 		    sums_hash(se, ns, present.v[i]) == NULL)

@@ -13,10 +13,14 @@
 #include <string.h>
 
 #include "probe.h"
+#include "hard.h"
 
 extern const struct cmd_entry cmd_evidence_entry;
 
 #define PREVIEW ((size_t)4096)
+
+/* --include-leaked-content: open sealed (leaked) bodies with the evidence key. */
+static int open_leaked;
 
 /* Loads a blob into o[key] (text) and reports whether its hash holds. */
 static int
@@ -36,6 +40,17 @@ body_json(sqlite3 *db, cJSON *o, const char *key, const char *sha, struct aerr *
 	k = xasprintf("%s_sealed", key);
 	cJSON_AddBoolToObject(o, k, enc);
 	free(k);
+	if (enc && open_leaked) {
+		struct buf plain;
+
+		if (evidence_open_sealed(b.data, b.len, &plain, err) != 0) {
+			buf_free(&b);
+			return err->code;
+		}
+		buf_free(&b);
+		b = plain;
+		enc = 0;
+	}
 	if (enc) {
 		cJSON_AddNullToObject(o, key);
 	} else {
@@ -168,7 +183,7 @@ print_body(const char *label, const cJSON *x, const char *key, int full)
 	const cJSON *b = cJSON_GetObjectItem(x, key);
 	char *sealed = xasprintf("%s_sealed", key);
 
-	if (cJSON_IsTrue(cJSON_GetObjectItem(x, sealed)))
+	if (cJSON_IsTrue(cJSON_GetObjectItem(x, sealed)) && !cJSON_IsString(b))
 		printf("%s: sealed (leaked content is kept encrypted)\n", label);
 	else if (cJSON_IsString(b)) {
 		size_t n = strlen(b->valuestring);
@@ -182,7 +197,7 @@ print_body(const char *label, const cJSON *x, const char *key, int full)
 	free(sealed);
 }
 
-static const char show_usage[] = "evidence show ID [--full] [--json]";
+static const char show_usage[] = "evidence show ID [--full] [--include-leaked-content] [--json]";
 
 static int
 evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
@@ -190,6 +205,7 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "full", no_argument, NULL, 'f' },
+		{ "include-leaked-content", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 }
 	};
 	int json = 0, full = 0, c;
@@ -202,6 +218,8 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 			json = 1;
 		else if (c == 'f')
 			full = 1;
+		else if (c == 'L')
+			open_leaked = 1;
 		else
 			return usage_error(err, show_usage, "unknown option '%s'", argv[optind - 1]);
 	}

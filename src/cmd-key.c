@@ -272,7 +272,8 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		closedir(d);
 	}
-	qsort(names, n, sizeof *names, name_cmp);
+	if (n > 0)   /* no keys yet: qsort must not get NULL */
+		qsort(names, n, sizeof *names, name_cmp);
 	if (!json)
 		printf("%-24s %-16s %s\n", "NAME", "KEY ID", "SECRET KEY");
 	for (size_t i = 0; i < n; i++) {

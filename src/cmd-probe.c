@@ -15,6 +15,7 @@
 
 #include "incident.h"
 #include "probe.h"
+#include "hard.h"
 #include "run-format.h"
 
 extern const struct cmd_entry cmd_probe_entry;
@@ -175,11 +176,18 @@ probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po
     const char *fail_on, int64_t *run_id, struct aerr *err)
 {
 	struct probe_opts o = *po;
+	unsigned char seal_pk[32];
 	struct sigaction sa, old;
 	struct bar bar = { isatty(STDERR_FILENO), 0 };
 	cJSON *run = NULL;
 	int rc, exit_rc;
 
+	/* Leaked content is another customer's data: sealed at rest from the first byte. */
+	if (o.leak_seal_pk == NULL) {
+		if (evidence_key_public(seal_pk, err) != 0)
+			return aerr_prefix(err, "evidence key");
+		o.leak_seal_pk = seal_pk;
+	}
 	interrupted = 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sigint;

@@ -19,7 +19,7 @@ extern const struct cmd_entry cmd_report_entry;
 
 static const char report_usage[] =
     "report VENDOR --out DIR [--assessment ID] [--runs RUN,...|--since DATE] [--incident ID] "
-    "[--key NAME] [--at TIME] [--retain-years N] [--json]";
+    "[--key NAME] [--at TIME] [--retain-years N] [--include-leaked-content] [--json]";
 
 static int
 parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err)
@@ -59,6 +59,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ "at", required_argument, NULL, 't' },
 		{ "retain-years", required_argument, NULL, 'y' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "include-leaked-content", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct report_opts o = { .retain_years = 6 };
@@ -96,6 +97,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 				goto done;
 			break;
 		case 'j': json = 1; break;
+		case 'L': o.include_leaked = 1; break;
 		case ':':
 			usage_error(err, report_usage, "%s needs a value", argv[optind - 1]);
 			goto done;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "aivet.h"
+#include "hard.h"
 
 #define BUSY_TIMEOUT_MS 30000
 
@@ -311,8 +312,15 @@ db_open(const char *path, sqlite3 **out, struct aerr *err)
 sqlite3 *
 av_db(struct aivet *av, struct aerr *err)
 {
-	if (av->db == NULL && db_open(av->db_path, &av->db, err) != 0)
-		return NULL;
+	if (av->db == NULL) {
+		struct aerr ignored = { 0 };
+
+		if (db_open(av->db_path, &av->db, err) != 0)
+			return NULL;
+		/* Runs whose process died read 'interrupted' from now on. Best effort:
+		 * a busy database settles them next time, and the command goes on. */
+		(void)probe_runs_settle(av->db, av->actor, NULL, &ignored);
+	}
 	return av->db;
 }
 

@@ -23,6 +23,7 @@ struct http_req {
 	size_t body_len;
 	char *userpwd;                /* SigV4 "KEYID:SECRET" (sodium memory is the caller's) */
 	char *aws_sigv4;              /* "aws:amz:REGION:SERVICE" */
+	const char *cainfo;           /* PEM file of CAs to trust instead of the system's, or NULL */
 };
 
 /* Adds a header; a secret one is recorded as "[redacted]". */

@@ -14,9 +14,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "probe.h"
+#include "hard.h"
 
 extern const struct probe probe_echo, probe_oversize, probe_sweep, probe_canary, probe_errors;
 extern const struct probe probe_prefix_timing;
@@ -529,6 +531,7 @@ px_prepare(void *user, size_t i, struct http_req *req)
 		snprintf(r->transport_error, sizeof r->transport_error, "%.255s", err.msg);
 		return 1;
 	}
+	req->cainfo = endpoint_option(&env->ep, "ca-file", NULL);
 	http_req_header(req, "Expect", "", 0);   /* no 100-continue round trip for large bodies */
 	cJSON_DeleteItemFromObject(req->rec_headers, "Expect");
 	if (env->opts->pace != NULL)
@@ -573,6 +576,31 @@ on_canary(void *arg, const char *nonce, int64_t owner, int tenant)
 		r->leaks_tenant++;
 	else
 		r->leaks_request++;
+}
+
+/* A 2xx is judged by its content; a body that has none to judge (empty,
+ * compressed though none was asked for, not UTF-8, not the API's shape —
+ * e.g. JSON nested past what the parser takes) is no answer at all. */
+static void
+unreadable_2xx(const struct probe_env *env, const struct http_resp *resp,
+    const struct prov_result *res, char *why, size_t whysz)
+{
+	const char *enc = http_resp_header(resp, "content-encoding");
+	const char *what = NULL;
+
+	if (resp->truncated)
+		return;   /* cut at the cap: said so already */
+	if (resp->body.len == 0)
+		what = "an empty body";
+	else if (enc != NULL && strcasecmp(enc, "identity") != 0)
+		what = "a body compressed though no compression was asked for";
+	else if (!utf8_valid(resp->body.data, resp->body.len))
+		what = "a body that is not valid UTF-8";
+	else if (!res->parsed)
+		what = "a body that is not a response of this API";
+	if (what != NULL)
+		snprintf(why, whysz, "HTTP %ld with %s (%zu bytes, %s API)", resp->status, what,
+		    resp->body.len, env->ep.api);
 }
 
 static void
@@ -624,6 +652,8 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 		snprintf(r->transport_error, sizeof r->transport_error, "HTTP %ld redirect to %.120s was "
 		    "not followed (credentials are never sent on)", resp->status,
 		    http_resp_header(resp, "location") ? http_resp_header(resp, "location") : "nowhere");
+	else if (r->kind == PX_CHAT && px_is_2xx(r))
+		unreadable_2xx(env, resp, &res, r->transport_error, sizeof r->transport_error);
 	prov_result_free(&r->res);
 	r->res = res;
 	r->nonce_mask = sc.own;

@@ -171,7 +171,11 @@ json_path_int(cJSON *o, const char *path)
 {
 	cJSON *v = json_path(o, path);
 
-	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (int64_t)v->valuedouble : -1;
+	/* A vendor may send any number: one no token count can be (negative, or
+	 * beyond 2^53 where a double stops counting) is no count at all, and
+	 * converting it to an integer would be undefined. */
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 9007199254740992.0 ?
+	    (int64_t)v->valuedouble : -1;
 }
 
 struct stream_ctx {

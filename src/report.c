@@ -7,6 +7,7 @@
  */
 #include "config.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,6 +17,8 @@
 #include "assess.h"
 #include "incident.h"
 #include "report.h"
+#include "hard.h"
+#include "canary.h"
 
 void
 derived_uuid(const char *seed, const char *name, char out[37])
@@ -240,39 +243,55 @@ redact_url(const char *url)
 static int
 utf8_text(const unsigned char *s, size_t n)
 {
-	size_t i = 0, k;
-
-	while (i < n) {
-		unsigned char c = s[i];
-
-		if (c == 0)
-			return 0;   /* JSON strings here are C strings */
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			k = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			k = 2;
-		else if (c >= 0xf0 && c <= 0xf4)
-			k = 3;
-		else
-			return 0;
-		if (n - i <= k)
-			return 0;
-		for (size_t j = 1; j <= k; j++)
-			if ((s[i + j] & 0xc0) != 0x80)
-				return 0;
-		i += k + 1;
-	}
-	return 1;
+	/* JSON strings here are C strings: no NUL either. */
+	return memchr(s, 0, n) == NULL && utf8_valid(s, n);
 }
 
 /* The body of an exchange side: text, base64 for binary, or only a note when
  * the content is encrypted (leaked content) or was never stored. */
+/* Leaked content, opened with the evidence key: the canaries it holds, and
+ * an excerpt with everything else withheld — enough to show the leak
+ * without repeating another customer's data. */
+static void
+add_leak_excerpt(cJSON *side, const struct buf *plain)
+{
+	cJSON *canaries = cJSON_AddArrayToObject(side, "canaries");
+	struct buf ex;
+	size_t i = 0, gap = 0, shown = 0;
+
+	buf_init(&ex);
+	buf_adds(&ex, "");
+	while (i < plain->len) {
+		size_t k = 0;
+
+		if (plain->len - i >= NONCE_LEN && memcmp(plain->data + i, NONCE_PREFIX, NONCE_PREFIX_LEN) == 0)
+			while (k < NONCE_LEN && isalnum((unsigned char)plain->data[i + k]))
+				k++;
+		if (k < NONCE_LEN) {
+			gap++, i++;
+			continue;
+		}
+		if (gap > 0)
+			buf_printf(&ex, "[%zu bytes withheld]", gap);
+		gap = 0;
+		if (shown++ < 32) {
+			char tok[NONCE_LEN + 1];
+
+			memcpy(tok, plain->data + i, NONCE_LEN);
+			tok[NONCE_LEN] = '\0';
+			buf_adds(&ex, tok);
+			cJSON_AddItemToArray(canaries, cJSON_CreateString(tok));
+		}
+		i += NONCE_LEN;
+	}
+	if (gap > 0)
+		buf_printf(&ex, "[%zu bytes withheld]", gap);
+	cJSON_AddStringToObject(side, "body_excerpt", ex.data);
+	buf_free(&ex);
+}
+
 static int
-add_body(sqlite3 *db, cJSON *side, const char *blob_sha, struct aerr *err)
+add_body(sqlite3 *db, cJSON *side, const char *blob_sha, int include_leaked, struct aerr *err)
 {
 	struct buf b;
 	int encrypted = 0;
@@ -288,10 +307,27 @@ add_body(sqlite3 *db, cJSON *side, const char *blob_sha, struct aerr *err)
 		return 0;
 	}
 	if (encrypted) {
+		struct buf plain;
+		struct aerr e = { 0 };
+
 		cJSON_AddBoolToObject(side, "encrypted", 1);
-		cJSON_AddNullToObject(side, "body");
-		cJSON_AddStringToObject(side, "body_note", "leaked content: stored encrypted, "
-		    "left out of the report; the hash identifies it");
+		if (evidence_open_sealed(b.data, b.len, &plain, &e) != 0) {
+			cJSON_AddNullToObject(side, "body");
+			cJSON_AddStringToObject(side, "body_note", "leaked content: stored encrypted, "
+			    "left out of the report; the hash identifies it");
+		} else if (include_leaked && utf8_text((const unsigned char *)plain.data, plain.len)) {
+			cJSON_AddStringToObject(side, "body", plain.data);
+			cJSON_AddStringToObject(side, "body_note", "leaked content, included on request "
+			    "(--include-leaked-content)");
+		} else {
+			cJSON_AddNullToObject(side, "body");
+			add_leak_excerpt(side, &plain);
+			cJSON_AddStringToObject(side, "body_note", "leaked content: stored encrypted; its "
+			    "canaries and a redacted excerpt are shown (--include-leaked-content shows it all)");
+		}
+		if (plain.data != NULL)
+			sodium_memzero(plain.data, plain.len);
+		buf_free(&plain);
 	} else if (utf8_text((const unsigned char *)b.data, b.len)) {
 		cJSON_AddStringToObject(side, "body", b.data);
 	} else {
@@ -336,7 +372,7 @@ exchange_file(sqlite3 *db, struct report *r, cJSON *ex, char sha[65], char **pat
 	json_add_str(req, "sha256", str(ex, "request_sha256"));
 	cJSON_AddNumberToObject(req, "size", (double)num(ex, "request_size"));
 	cJSON_AddItemToObject(req, "recipe", cJSON_Duplicate(cJSON_GetObjectItem(ex, "request_recipe"), 1));
-	add_body(db, req, str(ex, "request_blob"), err);
+	add_body(db, req, str(ex, "request_blob"), r->include_leaked, err);
 	resp = cJSON_AddObjectToObject(o, "response");
 	cJSON_AddItemToObject(resp, "status", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_status"), 1));
 	h = cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_headers"), 1);
@@ -345,7 +381,7 @@ exchange_file(sqlite3 *db, struct report *r, cJSON *ex, char sha[65], char **pat
 	cJSON_AddItemToObject(resp, "sha256", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_sha256"), 1));
 	cJSON_AddItemToObject(resp, "size", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_size"), 1));
 	cJSON_AddBoolToObject(resp, "truncated", num(ex, "response_truncated") != 0);
-	add_body(db, resp, str(ex, "response_blob"), err);
+	add_body(db, resp, str(ex, "response_blob"), r->include_leaked, err);
 	cJSON_AddItemToObject(o, "error", cJSON_Duplicate(cJSON_GetObjectItem(ex, "error"), 1));
 	cJSON_AddItemToObject(o, "timings", cJSON_Duplicate(cJSON_GetObjectItem(ex, "timings"), 1));
 	text = report_json_text(o);
@@ -988,6 +1024,7 @@ report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struc
 	if (vendor_lookup(db, o->vendor, &vid, err) != 0 || vendor_json(db, vid, &vendor, err) != 0)
 		return err->code;
 	r->vendor_id = vid;
+	r->include_leaked = o->include_leaked;
 	if (o->at != NULL) {
 		int64_t ms;
 

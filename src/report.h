@@ -20,7 +20,7 @@ struct report_opts {
 	const char *at;              /* pins generated_at, or NULL for now */
 	int64_t retain_years;        /* retention-until = generated_at + this */
 	const char *key_id;          /* the signer's key id */
-	int include_leaked;          /* --include-leaked-content (not yet available) */
+	int include_leaked;          /* --include-leaked-content: leaked bodies in clear */
 };
 
 /* A file of the bundle other than the renderings: evidence/... */
@@ -34,6 +34,7 @@ struct report {
 	cJSON *json;                 /* report.json */
 	struct report_file *files;
 	size_t nfiles;
+	int include_leaked;          /* from report_opts */
 };
 
 int report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struct aerr *err);

@@ -19,6 +19,7 @@
 #include <microhttpd.h>
 
 #include "sim.h"
+#include "sim-hostile.h"
 
 struct sim_server {
 	struct sim_config *cfg;
@@ -554,6 +555,8 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
 
 	x.n = atomic_fetch_add(&srv->nrequests, 1) + 1;
 	snprintf(x.request_id, sizeof x.request_id, "req_sim%llx_%llu", (long long)cfg->seed, x.n);
+	if (cfg->hostile != HOSTILE_NONE)
+		return sim_hostile_respond(cfg, conn, method, url, x.n);
 	if (cfg->fault == FAULT_REDIRECT) {
 		struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"",
 		    MHD_RESPMEM_PERSISTENT);
@@ -685,11 +688,34 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 		free(srv);
 		return err->code;
 	}
-	srv->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, srv,
-	    MHD_OPTION_SOCK_ADDR, ai->ai_addr,
-	    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300,
-	    MHD_OPTION_END);
+	{
+		/* TLS and the hostile modes' larger connection memory (a 10 MB header
+		 * must fit in it) are options only some servers take. */
+		struct MHD_OptionItem extra[] = {
+			{ MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+			    cfg->hostile == HOSTILE_HUGE_HEADER ? (intptr_t)24 << 20 : 32 * 1024, NULL },
+			{ cfg->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, 0, cfg->tls_cert },
+			{ cfg->tls_key ? MHD_OPTION_HTTPS_MEM_KEY : MHD_OPTION_END, 0, cfg->tls_key },
+			{ MHD_OPTION_END, 0, NULL },
+		};
+
+		if (cfg->tls_cert != NULL) {
+			if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+				freeaddrinfo(ai);
+				pool_destroy(&srv->eng.pool);
+				free(srv);
+				return aerr_set(err, AV_USAGE, "--tls-cert: this libmicrohttpd was built "
+				    "without TLS");
+			}
+			flags |= MHD_USE_TLS;
+		}
+		srv->daemon = MHD_start_daemon(flags, (uint16_t)cfg->port, NULL, NULL, on_request, srv,
+		    MHD_OPTION_SOCK_ADDR, ai->ai_addr,
+		    MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+		    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)300,
+		    MHD_OPTION_ARRAY, extra,
+		    MHD_OPTION_END);
+	}
 	freeaddrinfo(ai);
 	if (srv->daemon == NULL) {
 		pool_destroy(&srv->eng.pool);
@@ -698,8 +724,8 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 		    (long long)cfg->port);
 	}
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
-	snprintf(url, urlsz, strchr(host, ':') ? "http://[%s]:%u" : "http://%s:%u", host,
-	    info ? (unsigned)info->port : (unsigned)cfg->port);
+	snprintf(url, urlsz, strchr(host, ':') ? "%s://[%s]:%u" : "%s://%s:%u",
+	    cfg->tls_cert ? "https" : "http", host, info ? (unsigned)info->port : (unsigned)cfg->port);
 	*out = srv;
 	return 0;
 }
@@ -707,6 +733,7 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 void
 sim_server_stop(struct sim_server *srv)
 {
+	sim_hostile_stop();
 	MHD_stop_daemon(srv->daemon);
 	pool_destroy(&srv->eng.pool);
 	free(srv);

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sim.h"
+#include "sim-hostile.h"
 
 static const char usage[] =
     "usage: aivet-sim [--host ADDR] [--port N] [--context TOKENS] [--pool TOKENS]\n"
@@ -45,6 +46,11 @@ print_help(void)
 	    "\n  --rate-limit-count N        fault rate-limit: requests refused first (default 2)"
 	    "\n  --redirect-to URL           fault redirect: where every request is sent"
 	    "\n  --huge-bytes N              fault huge-response: body size (default 8388608)"
+	    "\n  --hostile MODE              answer every request with an attack: gzip-bomb,"
+	    "\n                              endless-sse, slow-drip, invalid-utf8, deep-json,"
+	    "\n                              huge-header, redirect-loop, redirect-origin, empty-200,"
+	    "\n                              length-long, length-short (see aivet-sim(1))"
+	    "\n  --tls-cert FILE --tls-key FILE  serve https with this PEM certificate and key"
 	    "\n\nSee aivet-sim(1).");
 }
 
@@ -85,7 +91,7 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct aerr *err)
 {
 	enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 		O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
-		O_HELP, O_VERSION };
+		O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_HELP, O_VERSION };
 	static const struct option opts[] = {
 		{ "host", required_argument, NULL, O_HOST },
 		{ "port", required_argument, NULL, O_PORT },
@@ -103,6 +109,9 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct aerr *err)
 		{ "rate-limit-count", required_argument, NULL, O_RLCOUNT },
 		{ "redirect-to", required_argument, NULL, O_REDIRECT },
 		{ "huge-bytes", required_argument, NULL, O_HUGE },
+		{ "hostile", required_argument, NULL, O_HOSTILE },
+		{ "tls-cert", required_argument, NULL, O_TLS_CERT },
+		{ "tls-key", required_argument, NULL, O_TLS_KEY },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -174,6 +183,23 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct aerr *err)
 		case O_HUGE:
 			rc = parse_int_opt("--huge-bytes", optarg, 1, big, &cfg->huge_bytes, err);
 			break;
+		case O_HOSTILE:
+			if (sim_hostile_parse(optarg, &cfg->hostile) != 0)
+				rc = aerr_set(err, AV_USAGE, "--hostile: unknown mode '%s' (see aivet-sim --help)",
+				    optarg);
+			break;
+		case O_TLS_CERT:
+		case O_TLS_KEY: {
+			struct buf pem;
+
+			if (read_file(optarg, 1 << 20, &pem, err) != 0) {
+				rc = aerr_prefix(err, "%s", c == O_TLS_CERT ? "--tls-cert" : "--tls-key");
+				break;
+			}
+			free(c == O_TLS_CERT ? cfg->tls_cert : cfg->tls_key);
+			*(c == O_TLS_CERT ? &cfg->tls_cert : &cfg->tls_key) = buf_steal(&pem);
+			break;
+		}
 		case O_HELP:
 			print_help();
 			exit(0);
@@ -192,6 +218,10 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct aerr *err)
 		return rc;
 	if (optind < argc)
 		return aerr_set(err, AV_USAGE, "unexpected argument '%s'\n%s", argv[optind], usage);
+	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL))
+		return aerr_set(err, AV_USAGE, "--tls-cert and --tls-key go together");
+	if (sim_hostile_prepare(cfg, err) != 0)
+		return err->code;
 	if (cfg->fault == FAULT_REDIRECT && cfg->redirect_to == NULL)
 		return aerr_set(err, AV_USAGE, "--fault redirect needs --redirect-to URL");
 	if (cfg->pool_tokens < cfg->page_size)
@@ -211,6 +241,8 @@ config_free(struct sim_config *cfg)
 	free(cfg->host);
 	free(cfg->model);
 	free(cfg->redirect_to);
+	free(cfg->tls_cert);
+	free(cfg->tls_key);
 }
 
 int

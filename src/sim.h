@@ -62,6 +62,8 @@ struct sim_config {
 	int64_t rate_limit_count;
 	char *redirect_to;
 	int64_t huge_bytes;
+	int hostile;              /* enum sim_hostile (sim-hostile.h); 0: not hostile */
+	char *tls_cert, *tls_key; /* PEM text: serve https with this certificate */
 };
 
 /* ---- tokenizer (sim-tok.c) ---- */

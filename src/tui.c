@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include <wchar.h>
 #include <wordexp.h>
@@ -987,7 +988,12 @@ tui_main(struct aivet *av, struct aerr *err)
 {
 	struct tui t = { .av = av };
 	struct sigaction sa;
+	/* AIVET_TUI_TIMING=FILE: the time from here to the first complete draw
+	 * is written to FILE (for bench/db: the first screen of a big database). */
+	const char *timing = getenv("AIVET_TUI_TIMING");
+	struct timespec t0;
 
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	setlocale(LC_ALL, "");
 	/* In a UTF-8 locale draw lines with Unicode box characters rather than the
 	 * VT100 alternate character set, which some terminals (and multiplexers)
@@ -1043,6 +1049,17 @@ tui_main(struct aivet *av, struct aerr *err)
 		else if (t.job != NULL && now_ms() - t.last_load_ms > 500)
 			reload_top(&t);   /* show a job's results as they land */
 		tui_redraw(&t);
+		if (timing != NULL && *timing != '\0') {
+			struct timespec t1;
+			char line[64];
+			struct aerr ignored;
+
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			snprintf(line, sizeof line, "first_draw_ms %.3f\n", (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
+			(void)write_file_atomic(timing, line, strlen(line), 0600, &ignored);
+			timing = NULL;   /* the first draw only */
+		}
 		r = get_wch(&ch);
 		if (r == ERR)
 			continue;

@@ -217,17 +217,10 @@ fmt_time_ms(int64_t ms, char out[32])
 	struct tm tm;
 
 	gmtime_r(&secs, &tm);
-	strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
-	{
-		size_t n = strlen(out);
-
-		out[n++] = '.';
-		out[n++] = (char)('0' + frac / 100 % 10);
-		out[n++] = (char)('0' + frac / 10 % 10);
-		out[n++] = (char)('0' + frac % 10);
-		out[n++] = 'Z';
-		out[n] = '\0';
-	}
+	/* Four-digit years always: strftime's %Y would write year 999 as "999",
+	 * which parse_time (rightly) refuses to read back. */
+	snprintf(out, 32, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
 }
 
 void

@@ -72,7 +72,7 @@ is "$(q "SELECT group_concat(t) FROM (SELECT DISTINCT x.tenant t FROM finding_ev
     "alice,bob" "disagg: the leak cites alice's request and bob's response"
 # The canary in bob's answer is one alice sent.
 bob=$(q "SELECT x.evidence_id FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak AND x.tenant = 'bob' LIMIT 1")
-"$AIVET" evidence show "$bob" --json | jq -r '.exchange.response_body' | grep -oE 'AIVET[A-Za-z0-9]{19}' | sort -u >"$T/bob-saw"
+"$AIVET" evidence show "$bob" --json --include-leaked-content | jq -r '.exchange.response_body' | grep -oE 'AIVET[A-Za-z0-9]{19}' | sort -u >"$T/bob-saw"
 found=0
 for n in $(cat "$T/bob-saw"); do
 	[ "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob

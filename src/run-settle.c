@@ -1,0 +1,114 @@
+/*
+ * run-settle.c: a probe run killed outright (SIGKILL, power loss, a crash)
+ * cannot mark itself interrupted, and would read 'running' forever. Every
+ * run records the pid of the process that runs it; when that process no
+ * longer exists, the run is settled as 'interrupted' the next time the
+ * database is opened. Its recorded exchanges are untouched: each was
+ * committed in its own transaction.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/types.h>
+
+#include "hard.h"
+
+static int
+process_gone(int64_t pid)
+{
+	if (pid <= 0 || pid > 0x7fffffff)
+		return 0;   /* unknown: leave the run as it is */
+	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+int
+utf8_valid(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t k;
+		unsigned char lo = 0x80, hi = 0xbf;   /* the range of the second byte */
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			k = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			k = 2, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		else if (c >= 0xf0 && c <= 0xf4)
+			k = 3, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		else
+			return 0;
+		if (n - i <= k || s[i + 1] < lo || s[i + 1] > hi)
+			return 0;
+		for (size_t j = 2; j <= k; j++)
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+		i += k + 1;
+	}
+	return 1;
+}
+
+int
+probe_runs_settle(sqlite3 *db, const char *actor, int *settled, struct aerr *err)
+{
+	sqlite3_stmt *st;
+	int64_t *dead = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (settled != NULL)
+		*settled = 0;
+	st = db_prepare(db, err, "SELECT id, pid FROM probe_run WHERE status = 'running'", "");
+	if (st == NULL)
+		return err->code;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (process_gone(sqlite3_column_int64(st, 1))) {
+			dead = xrealloc(dead, (n + 1) * 2 * sizeof *dead);
+			dead[2 * n] = sqlite3_column_int64(st, 0);
+			dead[2 * n + 1] = sqlite3_column_int64(st, 1);
+			n++;
+		}
+	sqlite3_finalize(st);
+	if (n == 0)
+		return 0;
+	if (db_begin(db, err) != 0) {
+		free(dead);
+		return err->code;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		cJSON *a = cJSON_CreateObject();
+		int64_t changed = 0;
+
+		/* It ended no later than its last recorded exchange; the condition on
+		 * status keeps a run another process settled first from being touched. */
+		rc = db_exec(db, err, "UPDATE probe_run SET status = 'interrupted', finished_at = "
+		    "COALESCE((SELECT max(started_at) FROM exchange WHERE run_id = ?1), started_at) "
+		    "WHERE id = ?1 AND status = 'running'", "i", dead[2 * i]);
+		if (rc == 0)
+			changed = sqlite3_changes(db);
+		if (rc == 0 && changed > 0) {
+			cJSON_AddNumberToObject(a, "pid", (double)dead[2 * i + 1]);
+			cJSON_AddStringToObject(a, "status", "interrupted");
+			cJSON_AddStringToObject(a, "reason", "the process running it ended without "
+			    "finishing it");
+			rc = audit_append(db, actor, "probe.interrupted", "probe_run", dead[2 * i], a, err);
+			if (rc == 0 && settled != NULL)
+				(*settled)++;
+		}
+		cJSON_Delete(a);
+	}
+	free(dead);
+	if (rc == 0)
+		rc = db_commit(db, err);
+	else
+		db_rollback(db);
+	return rc;
+}

@@ -161,6 +161,15 @@ int parse_int_opt(const char *opt, const char *s, int64_t lo, int64_t hi, int64_
 
 /* Prints a cJSON value to stdout (indented, trailing newline) and frees it. */
 void json_emit(cJSON *v);
+/* Prints a JSON array element by element (for long lists). */
+struct json_stream {
+	char *buf;
+	size_t cap;
+	long n;
+};
+void json_stream_begin(struct json_stream *js);
+void json_stream_item(struct json_stream *js, cJSON *item);   /* prints and frees item */
+void json_stream_end(struct json_stream *js);
 /* Adds a string, or null for NULL. */
 void json_add_str(cJSON *o, const char *k, const char *v);
 

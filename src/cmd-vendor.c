@@ -130,7 +130,7 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int c, all = 0, json = 0;
 	sqlite3 *db;
 	sqlite3_stmt *st;
-	cJSON *arr;
+	struct json_stream js;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (c == 'a')
@@ -148,13 +148,14 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    "i", (int64_t)all);
 	if (st == NULL)
 		return err->code;
-	arr = cJSON_CreateArray();
-	if (!json)
+	if (json)
+		json_stream_begin(&js);
+	else
 		printf("%-5s %-32s %-4s %-9s %-8s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
 		    "INCIDENTS");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (json) {
-			cJSON_AddItemToArray(arr, vendor_row_json(st));
+			json_stream_item(&js, vendor_row_json(st));
 		} else {
 			printf("%-5lld %-32s %-4d %-9d %-8s %d\n", (long long)sqlite3_column_int64(st, 0),
 			    col_text(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 8),
@@ -163,9 +164,7 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	sqlite3_finalize(st);
 	if (json)
-		json_emit(arr);
-	else
-		cJSON_Delete(arr);
+		json_stream_end(&js);
 	return 0;
 }
 

@@ -147,6 +147,37 @@ json_emit(cJSON *v)
 	cJSON_Delete(v);
 }
 
+/* Streaming a large array keeps one element in memory at a time and reuses
+ * one print buffer: lists of thousands of rows stay fast and small. */
+void
+json_stream_begin(struct json_stream *js)
+{
+	js->n = 0;
+	js->cap = 4096;
+	js->buf = xmalloc(js->cap);
+	fputs("[", stdout);
+}
+
+void
+json_stream_item(struct json_stream *js, cJSON *item)
+{
+	while (!cJSON_PrintPreallocated(item, js->buf, (int)js->cap, 1)) {
+		js->cap *= 2;
+		js->buf = xrealloc(js->buf, js->cap);
+	}
+	fputs(js->n++ ? ",\n" : "\n", stdout);
+	fputs(js->buf, stdout);
+	cJSON_Delete(item);
+}
+
+void
+json_stream_end(struct json_stream *js)
+{
+	fputs(js->n ? "\n]\n" : "]\n", stdout);
+	free(js->buf);
+	js->buf = NULL;
+}
+
 void
 json_add_str(cJSON *o, const char *k, const char *v)
 {

@@ -116,4 +116,18 @@ kill -TERM "$pid"
 tui_wait "[exit 0]"; ok $? "SIGTERM ends the TUI cleanly"
 is "$(tmux -S "$TMUX_SOCK" display -p '#{alternate_on}')" 0 "terminal restored after SIGTERM"
 
+tui_stop
+
+# A failing assertion (SIGABRT) or a crash (SIGSEGV) gives the terminal back before the
+# process dies, so the user is not left in a broken terminal.
+for sig in ABRT SEGV; do
+	tui_start 80x24
+	tui_wait "Beta Labs"
+	pid=$(pgrep -P "$(tmux -S "$TMUX_SOCK" display -p '#{pane_pid}')" -f "$AIVET")
+	kill -"$sig" "$pid"
+	tui_wait "[exit 1" ; ok $? "SIG$sig ends the TUI with the signal's status"
+	is "$(tmux -S "$TMUX_SOCK" display -p '#{alternate_on}')" 0 "terminal restored after SIG$sig"
+	tui_stop
+done
+
 done_testing

@@ -5,13 +5,13 @@
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/tui-lib.sh"
 
-mkdir -p "$T/work/contracts" "$T/work/zz-other"
-printf 'Business Associate Agreement, signed 2026-01-15\n' > "$T/work/contracts/baa.pdf"
-printf 'notes\n' > "$T/work/contracts/notes.txt"
+mkdir -p "$T/files/contracts" "$T/files/zz-other"
+printf 'Business Associate Agreement, signed 2026-01-15\n' > "$T/files/contracts/baa.pdf"
+printf 'notes\n' > "$T/files/contracts/notes.txt"
 run vendor add acme
 run assess start acme llm-inference-isolation
 run assess answer 1 kv_cache_scope per_tenant
-cd "$T/work" || exit 1
+cd "$T/files" || exit 1
 
 tui_start 100x30
 tui_wait "acme"
@@ -22,10 +22,10 @@ tui_wait "llm-inference-isolation"
 tui_keys Enter
 tui_wait "Assessment 1 (draft)"; ok $? "the assessment is open"
 tui_keys f
-tui_wait "Attach evidence to this answer: $T/work"; ok $? "f opens the picker in the current directory"
+tui_wait "Attach evidence to this answer: $T/files"; ok $? "f opens the picker in the current directory"
 like "$(tui_screen)" "contracts/" "directories are marked with /"
 tui_keys Down Enter
-tui_wait "Attach evidence to this answer: $T/work/contracts"; ok $? "Enter opens a directory"
+tui_wait "Attach evidence to this answer: $T/files/contracts"; ok $? "Enter opens a directory"
 like "$(tui_screen)" "baa.pdf +48" "files show their size"
 tui_keys BSpace
 tui_wait "zz-other/"; ok $? "Backspace goes up"
@@ -41,7 +41,7 @@ run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.questions[] | select(.evidence | length > 0) | .evidence[0].original_name] | @csv')" '"baa.pdf"' \
 	"the answer carries the picked file"
 is "$(sqlite3 "$AIVET_DB" "SELECT sha256 FROM evidence WHERE original_name = 'baa.pdf'")" \
-	"$(sha256sum "$T/work/contracts/baa.pdf" | cut -d' ' -f1)" "stored by its SHA-256"
+	"$(sha256sum "$T/files/contracts/baa.pdf" | cut -d' ' -f1)" "stored by its SHA-256"
 
 tui_keys f Escape
 tui_wait "cancelled"; ok $? "Esc cancels the picker"

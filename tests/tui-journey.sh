@@ -15,9 +15,9 @@ printf 'correct horse battery staple\n' > "$T/passphrase"
 TUI_ENV="KEY_A=sk-journey-alice-0123456789 KEY_B=sk-journey-bob-9876543210 AIVET_KEY_PASSWORD_FILE=$T/passphrase"
 
 Q="$TESTS_SRCDIR/../questionnaires/llm-inference-isolation.json"
-mkdir -p "$T/work/evidence"
-printf 'Isolation attestation, 2026-10-01\n' > "$T/work/evidence/attestation.pdf"
-cd "$T/work" || exit 1
+mkdir -p "$T/files/evidence"
+printf 'Isolation attestation, 2026-10-01\n' > "$T/files/evidence/attestation.pdf"
+cd "$T/files" || exit 1
 
 # The current question's id, read from the screen's detail pane.
 current_question() {
@@ -84,7 +84,7 @@ journey() {
 	# Evidence through the file picker, on the current answer.
 	sleep 0.3
 	qid=$(current_question)
-	tui_keys f; tui_wait "Attach evidence to this answer: $T/work"
+	tui_keys f; tui_wait "Attach evidence to this answer: $T/files"
 	tui_keys Down Enter; tui_wait "attestation.pdf"
 	tui_keys Down Enter; tui_wait "question $qid: "
 	run assess show 1 --json

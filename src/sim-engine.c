@@ -158,7 +158,8 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 		n = g->admit.keep;
 		/* fall through */
 	case ADMIT_OK:
-		g->cached_tokens = pool_prefill(p, &g->seq, tenant, toks, n);
+		/* Like a serving stack's admission, reserve room for max_tokens too. */
+		g->cached_tokens = pool_prefill(p, &g->seq, tenant, toks, n, max_tokens);
 		g->prompt_tokens = ctx_len = n;
 		sleep_us((uint64_t)(n - g->cached_tokens) * (uint64_t)e->cfg->prefill_us);
 		break;

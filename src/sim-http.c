@@ -617,8 +617,12 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 
 		req = xcalloc(1, sizeof *req);
 		*con_cls = req;
-		if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)srv->cfg->max_body)
+		/* A declared body over the limit is refused before it is read; MHD
+		 * discards the rest and closes the connection after the answer. */
+		if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)srv->cfg->max_body) {
 			req->too_big = 1;
+			return handle(srv, conn, req, method, url);
+		}
 		return MHD_YES;
 	}
 	if (*upload_size > 0) {

@@ -206,10 +206,13 @@ seq_add_page(struct sim_seq *s, uint32_t page)
 
 size_t
 pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
-    const sim_tok *toks, size_t n)
+    const sim_tok *toks, size_t n, size_t extra)
 {
-	size_t ps = p->page_size, total = (n + ps - 1) / ps, nfull = n / ps, hits;
+	size_t ps = p->page_size, nfull = n / ps, hits, total;
+	size_t want = extra < pool_capacity(p) - n ? n + extra : pool_capacity(p);
 	uint64_t *h = NULL;
+
+	total = (want + ps - 1) / ps;
 
 	if (p->mode == PREFIX_GLOBAL)
 		scope = NULL;
@@ -246,8 +249,8 @@ pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
 	pthread_mutex_unlock(&p->mu);
 
 	/* The new pages are ours alone: write them without the lock. */
-	for (size_t i = hits; i < total; i++) {
-		size_t k = i + 1 < total ? ps : n - i * ps;
+	for (size_t i = hits; i * ps < n; i++) {
+		size_t k = n - i * ps < ps ? n - i * ps : ps;
 
 		memcpy(slots(p, s->pages[i]), toks + i * ps, k * sizeof *toks);
 	}

@@ -305,7 +305,11 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	tok_encode(c->prompt.data ? c->prompt.data : "", c->prompt.len, &prompt);
 	x->prompt_tokens = (long long)prompt.n;
 	if (sim_generate_start(e, x->tenant, &prompt, c->max_tokens, &g) != 0) {
-		api_context_error(x->route->api, prompt.n, g.admit.limit, &err);
+		if (g.admit.kind == ADMIT_CLOSING)
+			sim_error_set(&err, 503, x->route->api == API_ANTHROPIC ? "api_error" : "server_error",
+			    NULL, NULL, "The server is shutting down.");
+		else
+			api_context_error(x->route->api, prompt.n, g.admit.limit, &err);
 		if (g.admit.kind == ADMIT_ERROR_200)
 			err.status = 200;
 		tokvec_free(&prompt);
@@ -708,6 +712,8 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 void
 sim_server_stop(struct sim_server *srv)
 {
+	/* Requests waiting for pages would keep their threads, and MHD joins them. */
+	pool_close(&srv->eng.pool);
 	MHD_stop_daemon(srv->daemon);
 	pool_destroy(&srv->eng.pool);
 	free(srv);

@@ -239,6 +239,13 @@ pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
 		/* All or nothing, so no sequence waits while holding pages. */
 		if (total - hits <= (size_t)p->nfree + p->nidle - idle_hits)
 			break;
+		if (p->closing) {
+			pthread_mutex_unlock(&p->mu);
+			free(s->pages);
+			memset(s, 0, sizeof *s);
+			free(h);
+			return POOL_CLOSED;
+		}
 		pthread_cond_wait(&p->freed, &p->mu);
 	}
 	for (size_t i = 0; i < hits; i++)
@@ -275,13 +282,27 @@ pool_reserve(struct sim_pool *p, struct sim_seq *s, size_t n)
 		n = pool_capacity(p);
 	total = (n + ps - 1) / ps;
 	pthread_mutex_lock(&p->mu);
-	while (total > (size_t)p->nfree + p->nidle)
+	while (total > (size_t)p->nfree + p->nidle) {
+		if (p->closing) {
+			pthread_mutex_unlock(&p->mu);
+			return POOL_CLOSED;
+		}
 		pthread_cond_wait(&p->freed, &p->mu);
+	}
 	for (size_t i = 0; i < total; i++)
 		seq_add_page(s, take_page(p));
 	pthread_mutex_unlock(&p->mu);
 	s->len = 0;
 	return n;
+}
+
+void
+pool_close(struct sim_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->closing = 1;
+	pthread_cond_broadcast(&p->freed);
+	pthread_mutex_unlock(&p->mu);
 }
 
 void

@@ -112,6 +112,7 @@ struct sim_pool {
 	uint32_t nidle;           /* cached pages with ref == 0 */
 	enum sim_prefix_cache mode;
 	unsigned char key[crypto_shorthash_KEYBYTES];
+	int closing;              /* set by pool_close: waiters give up */
 };
 
 /* A sequence's page table: logical token position p lives in slot p % page_size
@@ -135,6 +136,10 @@ size_t pool_free_pages(struct sim_pool *p);   /* free plus idle cached pages */
  * holding pages. n must be <= pool_capacity(). Returns tokens served from cache. */
 size_t pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
     const sim_tok *toks, size_t n, size_t extra);
+/* What pool_prefill and pool_reserve return when the pool closed while they waited. */
+#define POOL_CLOSED ((size_t)-1)
+/* Wakes every waiter with POOL_CLOSED, so a server can stop. */
+void pool_close(struct sim_pool *p);
 /* Takes pages for n positions without writing them (they keep what they hold).
  * Waits until enough pages are free; n is clamped to pool_capacity(). */
 size_t pool_reserve(struct sim_pool *p, struct sim_seq *s, size_t n);
@@ -154,6 +159,7 @@ enum sim_admit_kind {
 	ADMIT_PLACEHOLDER,   /* disagg-placeholder: run a one-token placeholder */
 	ADMIT_TRUNCATE,      /* truncate-head: keep the last `keep` tokens */
 	ADMIT_ERROR_200,     /* error-200: an error object in a 200 */
+	ADMIT_CLOSING,       /* the server stopped while the request waited for pages */
 };
 
 struct sim_admit {

@@ -664,7 +664,7 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 	struct sim_server *srv;
 	const union MHD_DaemonInfo *info;
 	char host[NI_MAXHOST];
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 	    MHD_USE_ERROR_LOG;
 	int rc;
 

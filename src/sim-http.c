@@ -551,7 +551,8 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
     const char *method, const char *url)
 {
 	const struct sim_config *cfg = srv->cfg;
-	struct ctx x = { srv, cfg, conn, NULL, method, url, NULL, 0, "", -1 };
+	struct ctx x = { .srv = srv, .cfg = cfg, .conn = conn, .method = method, .url = url,
+		.prompt_tokens = -1 };
 	struct sim_error e;
 	cJSON *body = NULL;
 	enum MHD_Result ret;

@@ -179,6 +179,10 @@ int endpoint_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
 	"(SELECT count(*) FROM incident i WHERE i.vendor_id = v.id AND i.status <> 'closed') " \
 	"FROM vendor v"
 cJSON *vendor_row_json(sqlite3_stmt *st);
+/* Archives one vendor or endpoint row (table "vendor" or "endpoint") with its audit
+ * entry, inside the caller's transaction; refuses one archived already. */
+int record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, const char *shown,
+    struct aerr *err);
 int vendor_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
 int endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
 

@@ -235,9 +235,9 @@ struct planned {
 
 int
 assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, const char *path,
-    int *changed, struct aerr *err)
+    struct buf *problems, int *changed, struct aerr *err)
 {
-	struct buf text, problems;
+	struct buf text;
 	struct sheet sh;
 	struct planned *plan = NULL;
 	int nplan = 0, nproblems = 0, col_q = -1, col_a = -1, col_n = -1, rc = 0;
@@ -274,7 +274,6 @@ assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, cons
 		sheet_free(&sh);
 		return rc;
 	}
-	buf_init(&problems);
 	seen_line = xcalloc((size_t)a->q->nquestions, sizeof *seen_line);
 	plan = xcalloc((size_t)sh.nrows, sizeof *plan);
 	for (int r = 1; r < sh.nrows; r++) {
@@ -288,12 +287,12 @@ assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, cons
 		if (empty)
 			continue;
 		if ((qi = questionnaire_find(a->q, qid)) < 0) {
-			buf_printf(&problems, "%s:%d: unknown question '%s'\n", path, row->line, qid);
+			buf_printf(problems, "%s:%d: unknown question '%s'\n", path, row->line, qid);
 			nproblems++;
 			continue;
 		}
 		if (seen_line[qi]) {
-			buf_printf(&problems, "%s:%d: question %s appears twice (first on line %d)\n", path,
+			buf_printf(problems, "%s:%d: question %s appears twice (first on line %d)\n", path,
 			    row->line, qid, seen_line[qi]);
 			nproblems++;
 			continue;
@@ -302,7 +301,7 @@ assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, cons
 		if (blank(ans))
 			continue;   /* left for later: an empty answer changes nothing */
 		if (answer_from_text(&a->q->questions[qi], ans, &plan[nplan].value, &e) != 0) {
-			buf_printf(&problems, "%s:%d: question %s: %s\n", path, row->line, qid, e.msg);
+			buf_printf(problems, "%s:%d: question %s: %s\n", path, row->line, qid, e.msg);
 			nproblems++;
 			continue;
 		}
@@ -312,9 +311,8 @@ assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, cons
 		nplan++;
 	}
 	if (nproblems > 0) {
-		problems.data[--problems.len] = '\0';
-		rc = aerr_set(err, AV_USAGE, "%d bad row%s in %s; nothing was imported:\n%s", nproblems,
-		    nproblems == 1 ? "" : "s", path, problems.data);
+		rc = aerr_set(err, AV_USAGE, "%s: %d bad row%s; nothing was imported", path, nproblems,
+		    nproblems == 1 ? "" : "s");
 	} else if ((rc = db_begin(db, err)) == 0) {
 		for (int i = 0; i < nplan && rc == 0; i++) {
 			int n = 0;
@@ -334,7 +332,6 @@ assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, cons
 		cJSON_Delete(plan[i].value);
 	free(plan);
 	free(seen_line);
-	buf_free(&problems);
 	sheet_free(&sh);
 	return rc;
 }

@@ -350,7 +350,7 @@ attach_evidence(sqlite3 *db, const char *actor, struct assessment *a, const char
 	buf_free(&b);
 	rc = db_int(db, &have, err, "SELECT e.id FROM answer_evidence ae JOIN evidence e "
 	    "ON e.id = ae.evidence_id WHERE ae.assessment_id = ? AND ae.question_id = ? "
-	    "AND e.sha256 = ?", "iit", a->id, question_id, sha);
+	    "AND e.sha256 = ?", "itt", a->id, question_id, sha);
 	if (rc < 0)
 		return AV_RUNTIME;
 	if (rc == 0)
@@ -790,35 +790,43 @@ int
 vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *source,
     size_t source_len, struct aerr *err)
 {
-	static const char *const ids[] = { "exposure_notification_time", "breach_notification_time" };
+	static const struct {
+		const char *qid, *question;
+	} slas[] = {
+		{ "llm-inference-isolation", "exposure_notification_time" },
+		{ "hipaa-ai-vendor", "breach_notification_time" },
+	};
 	int found = 0;
 
-	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++) {
-		sqlite3_stmt *st = db_prepare(db, err, "SELECT a.id, a.status, q.qid, q.version, ans.value "
-		    "FROM answer ans JOIN assessment a ON a.id = ans.assessment_id "
+	for (size_t i = 0; i < sizeof slas / sizeof slas[0]; i++) {
+		/* The answer that counts: a reviewed (final) round before a draft, then the newest. */
+		sqlite3_stmt *st = db_prepare(db, err, "SELECT a.id, ans.value FROM answer ans "
+		    "JOIN assessment a ON a.id = ans.assessment_id "
 		    "JOIN questionnaire q ON q.id = a.questionnaire_id "
-		    "WHERE a.vendor_id = ? AND ans.question_id = ? "
-		    "ORDER BY a.created_at DESC, a.id DESC", "it", vendor_id, ids[i]);
+		    "WHERE a.vendor_id = ? AND q.qid = ? AND ans.question_id = ? "
+		    "ORDER BY a.status = 'final' DESC, a.id DESC LIMIT 1", "itt", vendor_id, slas[i].qid,
+		    slas[i].question);
+		int rc;
 
 		if (st == NULL)
 			return -1;
-		while (sqlite3_step(st) == SQLITE_ROW) {
-			cJSON *v = cJSON_Parse(col_text(st, 4));
+		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			cJSON *v = cJSON_Parse(col_text(st, 1));
 			int64_t s;
 
-			if (cJSON_IsString(v) && duration_seconds(v->valuestring, &s) == 0) {
-				if (!found || s < *seconds) {
-					*seconds = s;
-					snprintf(source, source_len, "assessment %lld (%s@%lld, %s): %s = %s",
-					    (long long)sqlite3_column_int64(st, 0), col_text(st, 2),
-					    (long long)sqlite3_column_int64(st, 3), col_text(st, 1), ids[i],
-					    v->valuestring);
-				}
+			/* The strictest commitment binds the vendor: the shortest wins. */
+			if (cJSON_IsString(v) && duration_seconds(v->valuestring, &s) == 0 &&
+			    (!found || s < *seconds)) {
+				*seconds = s;
+				snprintf(source, source_len, "assessment %lld, %s %s",
+				    (long long)sqlite3_column_int64(st, 0), slas[i].qid, slas[i].question);
 				found = 1;
-				cJSON_Delete(v);
-				break;   /* the newest answer to this question is the one that counts */
 			}
 			cJSON_Delete(v);
+		} else if (rc != SQLITE_DONE) {
+			sqlite3_finalize(st);
+			db_err(db, err, "notification SLA");
+			return -1;
 		}
 		sqlite3_finalize(st);
 	}

@@ -82,12 +82,14 @@ const char *claim_status(const cJSON *answer, const cJSON *confirms, const char 
 int assessment_claims(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err);
 
 /*
- * The vendor's notification SLA for incidents: the newest answers to
+ * The vendor's notification SLA for incidents, from its answers to
  * exposure_notification_time (llm-inference-isolation) and
- * breach_notification_time (hipaa-ai-vendor), the stricter of the two.
- * Returns 0 and fills *seconds and source ("assessment 3 (hipaa-ai-vendor@1,
- * final): breach_notification_time = 5d"), 1 when no assessment answers
- * them, -1 on a database error (err set).
+ * breach_notification_time (hipaa-ai-vendor): for each, the answer of the
+ * newest final assessment, else of the newest draft; answers that are no
+ * duration are skipped; the shorter of the two wins. Returns 0 and fills
+ * *seconds and source ("assessment 3, hipaa-ai-vendor
+ * breach_notification_time"), 1 when no assessment answers them, -1 on a
+ * database error (err set).
  */
 int vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *source,
     size_t source_len, struct aerr *err);
@@ -95,8 +97,9 @@ int vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, ch
 /* ---- the vendor sheet (assess-sheet.c) ---- */
 int assessment_export(const struct assessment *a, const char *format, struct buf *out,
     struct aerr *err);
-/* Reads a sheet back: every bad row is reported with its line, then nothing changes. */
+/* Reads a sheet back. Bad rows are all appended to problems, one line each
+ * ("FILE:LINE: message\n"), and then nothing changes. */
 int assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, const char *path,
-    int *changed, struct aerr *err);
+    struct buf *problems, int *changed, struct aerr *err);
 
 #endif

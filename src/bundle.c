@@ -237,6 +237,21 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 	/* Everything is written beside the target first, so a failure leaves nothing behind. */
 	tmp = xasprintf("%s.partial.%ld", dir, (long)getpid());
 	remove_tree(tmp);
+	{
+		char *parent = xstrdup(dir), *slash = strrchr(parent, '/');
+
+		if (slash != NULL && slash != parent) {
+			*slash = '\0';
+			rc = mkdir_p(parent, 0755, err);
+		} else {
+			rc = 0;
+		}
+		free(parent);
+		if (rc != 0) {
+			free(tmp);
+			return rc;
+		}
+	}
 	if (mkdir(tmp, 0755) != 0) {
 		rc = aerr_set(err, AV_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
 		free(tmp);

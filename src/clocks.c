@@ -10,13 +10,10 @@
  */
 #include "config.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 
 #include "incident.h"
@@ -174,7 +171,7 @@ clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_C
 		struct incident_clock *c = &out[CLOCK_VENDOR_SLA];
 
 		if (f->vendor_sla_ms < 0) {
-			set_basis(c, "no contractual notification time in the vendor's questionnaire answers");
+			set_basis(c, "no contractual notification time (none answered or given)");
 		} else {
 			c->applies = 1;
 			if (f->vendor_discovered_ms >= 0) {
@@ -221,62 +218,37 @@ clock_state(const struct incident_clock *c, int64_t now)
 	return now <= c->due_ms ? "running" : "overdue";
 }
 
-int
-duration_parse(const char *s, int64_t *ms, struct aerr *err)
+const struct incident_clock *
+clocks_next_due(const struct incident_clock c[CLOCK_COUNT], int64_t now,
+    const struct incident_clock *overdue[CLOCK_COUNT], int *noverdue)
 {
-	static const struct {
-		const char *unit;
-		int64_t ms;
-	} units[] = {
-		{ "m", MS_MINUTE }, { "min", MS_MINUTE }, { "mins", MS_MINUTE }, { "minute", MS_MINUTE },
-		{ "minutes", MS_MINUTE }, { "h", MS_HOUR }, { "hr", MS_HOUR }, { "hrs", MS_HOUR },
-		{ "hour", MS_HOUR }, { "hours", MS_HOUR }, { "d", MS_DAY }, { "day", MS_DAY },
-		{ "days", MS_DAY }, { "w", 7 * MS_DAY }, { "week", 7 * MS_DAY }, { "weeks", 7 * MS_DAY },
-	};
-	const char *p = s, *unit;
-	char *end;
-	long long n;
-	int iso = 0, iso_time = 0;
+	const struct incident_clock *next = NULL;
 
-	if (*p == 'P' || *p == 'p') {
-		/* ISO 8601 with one component: P5D, P2W, PT24H, PT30M. */
-		iso = 1;
-		p++;
-		if (*p == 'T' || *p == 't')
-			iso_time = 1, p++;
-	}
-	if (!isdigit((unsigned char)*p))
-		goto bad;
-	errno = 0;
-	n = strtoll(p, &end, 10);
-	if (errno != 0 || n <= 0 || n > 10000)
-		goto bad;
-	unit = end;
-	if (!iso)
-		while (*unit == ' ')
-			unit++;
-	if (iso) {
-		char u = (char)toupper((unsigned char)unit[0]);
+	*noverdue = 0;
+	for (int i = 0; i < CLOCK_COUNT; i++) {
+		const char *state = clock_state(&c[i], now);
+		int over = strcmp(state, "overdue") == 0;
 
-		if (unit[0] == '\0' || unit[1] != '\0')
-			goto bad;
-		if (iso_time && (u == 'H' || u == 'M'))
-			*ms = n * (u == 'H' ? MS_HOUR : MS_MINUTE);
-		else if (!iso_time && (u == 'D' || u == 'W'))
-			*ms = n * (u == 'D' ? MS_DAY : 7 * MS_DAY);
-		else
-			goto bad;
-		return 0;
+		if (over)
+			overdue[(*noverdue)++] = &c[i];
+		if ((over || strcmp(state, "running") == 0) && (next == NULL || c[i].due_ms < next->due_ms))
+			next = &c[i];
 	}
-	for (size_t i = 0; i < sizeof units / sizeof units[0]; i++) {
-		if (strcasecmp(unit, units[i].unit) == 0) {
-			*ms = n * units[i].ms;
-			return 0;
-		}
-	}
-bad:
-	return aerr_set(err, AV_USAGE, "bad duration '%s': expected a positive number and a unit "
-	    "such as 30m, 24h, 5d or 2w", s);
+	return next;
+}
+
+void
+fmt_notice_time(int64_t seconds, char *out, size_t n)
+{
+	/* As contracts write them: hours up to three days, then days or weeks. */
+	if (seconds % (7 * 86400) == 0 && seconds >= 14 * 86400)
+		snprintf(out, n, "%lldw", (long long)(seconds / (7 * 86400)));
+	else if (seconds % 86400 == 0 && seconds >= 4 * 86400)
+		snprintf(out, n, "%lldd", (long long)(seconds / 86400));
+	else if (seconds % 3600 == 0)
+		snprintf(out, n, "%lldh", (long long)(seconds / 3600));
+	else
+		snprintf(out, n, "%lldm", (long long)(seconds / 60));
 }
 
 void

@@ -237,8 +237,8 @@ print_assessment(const struct assessment *a, const cJSON *claims)
 		printf("\nclaims checked by probes:\n");
 	cJSON_ArrayForEach(c, claims) {
 		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint"), *v = cJSON_GetObjectItem(c, "verdict");
-		char *ans = cJSON_IsNull(cJSON_GetObjectItem(c, "answer")) ? xstrdup("(unanswered)") :
-		    cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "answer"));
+		const cJSON *av = cJSON_GetObjectItem(c, "answer");
+		char *ans = cJSON_IsNull(av) ? xstrdup("(unanswered)") : answer_to_text(NULL, av);
 
 		printf("  %-32s %-14s %-13s %-24s %-s%s\n",
 		    cJSON_GetObjectItem(c, "question")->valuestring, ans,
@@ -539,6 +539,7 @@ static int
 assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct assessment *a;
+	struct buf problems;
 	int64_t id;
 	sqlite3 *db;
 	int changed = 0, rc;
@@ -548,7 +549,11 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
-	rc = assessment_import_csv(db, av->actor, a, argv[optind + 1], &changed, err);
+	buf_init(&problems);
+	rc = assessment_import_csv(db, av->actor, a, argv[optind + 1], &problems, &changed, err);
+	if (problems.len > 0)
+		fputs(problems.data, stderr);
+	buf_free(&problems);
 	if (rc == 0)
 		printf("assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
 		    changed == 1 ? "" : "s", argv[optind + 1]);

@@ -225,6 +225,18 @@ apply_credentials(sqlite3 *db, int64_t id, const struct endpoint_fields *f, cons
 	return 0;
 }
 
+static int
+apply_prices(sqlite3 *db, int64_t id, const struct endpoint_fields *f, struct aerr *err)
+{
+	if (f->set_price_in && db_exec(db, err, "UPDATE endpoint SET price_in_per_mtok = ? WHERE id = ?",
+	    "di", f->price_in, id) != 0)
+		return err->code;
+	if (f->set_price_out && db_exec(db, err, "UPDATE endpoint SET price_out_per_mtok = ? WHERE id = ?",
+	    "di", f->price_out, id) != 0)
+		return err->code;
+	return 0;
+}
+
 static const char add_usage[] =
     "endpoint add VENDOR --name NAME --api openai|anthropic|azure-openai|gemini|bedrock|cloudflare "
     "--url BASE_URL --model MODEL --context TOKENS [--credential LABEL=env:VAR|file:PATH]... "
@@ -279,10 +291,7 @@ endpoint_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    f.model, f.context, (int64_t)f.insecure, opts, at, at) != 0)
 		goto fail;
 	id = sqlite3_last_insert_rowid(db);
-	if ((f.set_price_in && db_exec(db, err, "UPDATE endpoint SET price_in_per_mtok = ? WHERE id = ?",
-	    "di", f.price_in, id) != 0) ||
-	    (f.set_price_out && db_exec(db, err, "UPDATE endpoint SET price_out_per_mtok = ? WHERE id = ?",
-	    "di", f.price_out, id) != 0))
+	if (apply_prices(db, id, &f, err) != 0)
 		goto fail;
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "vendor", argv[optind]);
@@ -503,10 +512,7 @@ endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    f.set_api ? f.api : NULL, url, f.set_model ? f.model : NULL,
 	    (int64_t)f.set_context, f.context, insecure, opts, at, id) != 0)
 		goto fail;
-	if ((f.set_price_in && db_exec(db, err, "UPDATE endpoint SET price_in_per_mtok = ? WHERE id = ?",
-	    "di", f.price_in, id) != 0) ||
-	    (f.set_price_out && db_exec(db, err, "UPDATE endpoint SET price_out_per_mtok = ? WHERE id = ?",
-	    "di", f.price_out, id) != 0))
+	if (apply_prices(db, id, &f, err) != 0)
 		goto fail;
 	if (apply_credentials(db, id, &f, at, d, err) != 0 ||
 	    audit_append(db, av->actor, "endpoint.edit", "endpoint", id, d, err) != 0)
@@ -534,32 +540,21 @@ static int
 endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	sqlite3 *db;
-	int64_t id, archived;
-	char at[32];
+	int64_t id;
 
 	if (argc != 2 || argv[1][0] == '-')
 		return usage_error(err, archive_usage, "endpoint archive needs exactly one VENDOR/NAME");
 	if ((db = av_db(av, err)) == NULL || db_begin(db, err) != 0)
 		return err->code;
 	if (endpoint_lookup(db, argv[1], &id, err) != 0 ||
-	    db_int(db, &archived, err, "SELECT status = 'archived' FROM endpoint WHERE id = ?", "i", id) < 0)
-		goto fail;
-	if (archived) {
-		aerr_set(err, AV_USAGE, "endpoint '%s' is already archived", argv[1]);
-		goto fail;
+	    record_archive(db, av->actor, "endpoint", id, argv[1], err) != 0) {
+		db_rollback(db);
+		return err->code;
 	}
-	now_iso(at);
-	if (db_exec(db, err, "UPDATE endpoint SET status = 'archived', updated_at = ? WHERE id = ?",
-	    "ti", at, id) != 0 ||
-	    audit_append(db, av->actor, "endpoint.archive", "endpoint", id, NULL, err) != 0)
-		goto fail;
 	if (db_commit(db, err) != 0)
 		return err->code;
 	printf("endpoint %s archived\n", argv[1]);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 static const struct subcmd endpoint_subs[] = {

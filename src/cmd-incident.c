@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "incident.h"
+#include "probe.h"
 
 extern const struct cmd_entry cmd_incident_entry;
 
@@ -162,8 +163,9 @@ parse_opts(int argc, char **argv, const char *usage, const char *allowed,
 		case O_FILE: o->file = optarg; break;
 		case O_EFFECTIVE: o->effective = optarg; break;
 		case O_VSLA:
-			if (strcmp(optarg, "none") != 0 && duration_parse(optarg, &o->vendor_sla_ms, err) != 0)
-				return aerr_prefix(err, "--vendor-sla");
+			if (strcmp(optarg, "none") != 0 &&
+			    incident_duration("--vendor-sla", optarg, &o->vendor_sla_ms, err) != 0)
+				return err->code;
 			o->vendor_sla = optarg;
 			break;
 		}
@@ -290,7 +292,7 @@ link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type, 
 static const char open_usage[] = "incident open VENDOR --title TEXT [--endpoint VENDOR/NAME] "
     "[--discovered TIME] [--window-start TIME --window-end TIME] [--severity 1-4] "
     "[--phi yes|no|unknown] [--individuals N] [--state-residents N] [--eu-data] "
-    "[--vendor-discovered TIME] [--from-finding FINDING_ID]";
+    "[--vendor-discovered TIME] [--vendor-sla DURATION] [--from-finding FINDING_ID]";
 
 struct finding_source {
 	int64_t id, run_id, endpoint_id, vendor_id;
@@ -339,7 +341,7 @@ incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int off, rc;
 
 	if (parse_opts(argc, argv, open_usage, " title endpoint discovered window-start window-end "
-	    "severity phi individuals state-residents eu-data vendor-discovered from-finding ",
+	    "severity phi individuals state-residents eu-data vendor-discovered vendor-sla from-finding ",
 	    &o, err) != 0)
 		return err->code;
 	if (optind != argc - 1)
@@ -417,9 +419,16 @@ incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 		disc_ms = now_ms();
 	}
 	fmt_time_ms(disc_ms, disc_utc);
-	if (incident_vendor_sla(db, vendor_id, &sla_ms, sla_text, sizeof sla_text, sla_source,
-	    sizeof sla_source, err) != 0)
+	if (o.vendor_sla != NULL && strcmp(o.vendor_sla, "none") != 0) {
+		sla_ms = o.vendor_sla_ms;
+		snprintf(sla_text, sizeof sla_text, "%s", o.vendor_sla);
+		snprintf(sla_source, sizeof sla_source, "given with incident open by %s", av->actor);
+	} else if (o.vendor_sla != NULL) {
+		sla_ms = -1;
+	} else if (incident_vendor_sla(db, vendor_id, &sla_ms, sla_text, sizeof sla_text, sla_source,
+	    sizeof sla_source, err) != 0) {
 		goto fail;
+	}
 	if (o.window_start != NULL) {
 		fmt_time_ms(ws, ws_utc);
 		fmt_time_ms(we, we_utc);
@@ -540,25 +549,20 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		int64_t id = sqlite3_column_int64(st, 0);
 		struct incident_facts f;
 		struct incident_clock clocks[CLOCK_COUNT];
-		const struct incident_clock *next = NULL;
-		cJSON *over = cJSON_CreateArray();
+		const struct incident_clock *next, *overdue[CLOCK_COUNT];
+		cJSON *over;
 		char due[32] = "-", nextbuf[64] = "-";
+		int nover;
 
 		if (incident_clocks(db, id, &f, clocks, err) != 0) {
-			cJSON_Delete(over);
 			cJSON_Delete(arr);
 			sqlite3_finalize(st);
 			return err->code;
 		}
-		for (int i = 0; i < CLOCK_COUNT; i++) {
-			const char *s = clock_state(&clocks[i], now);
-
-			if (strcmp(s, "overdue") == 0)
-				cJSON_AddItemToArray(over, cJSON_CreateString(clocks[i].id));
-			if ((strcmp(s, "running") == 0 || strcmp(s, "overdue") == 0) &&
-			    (next == NULL || clocks[i].due_ms < next->due_ms))
-				next = &clocks[i];
-		}
+		next = clocks_next_due(clocks, now, overdue, &nover);
+		over = cJSON_CreateArray();
+		for (int i = 0; i < nover; i++)
+			cJSON_AddItemToArray(over, cJSON_CreateString(overdue[i]->id));
 		if (next != NULL) {
 			fmt_time_ms(next->due_ms, due);
 			snprintf(nextbuf, sizeof nextbuf, "%s %s", next->id, due);
@@ -702,16 +706,16 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		    cJSON_IsTrue(cJSON_GetObjectItem(x, "overdue")) ? ", OVERDUE" : "");
 	printf("links\n");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
-		const char *type = jstr(x, "type");
+		const char *type = jstr(x, "object_type");
 
 		if (strcmp(type, "evidence") == 0)
-			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "sha256"), jstr(x, "original_name"));
 		else if (strcmp(type, "run") == 0)
-			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "status"), jstr(x, "started_at"));
 		else
-			printf("  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+			printf("  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "severity"), jstr(x, "probe"), jstr(x, "code"), jstr(x, "message"));
 	}
 	cJSON_Delete(r);
@@ -1186,16 +1190,197 @@ fail:
 
 /* ---- verify ---- */
 
-static const char verify_usage[] = "incident verify ID";
+static const char verify_usage[] =
+    "incident verify ID [--probe NAME,...] [--budget-tokens N] [--json]";
+
+/* What to re-run and what counts as the failure: the probes and finding codes
+ * of the linked findings; without any, canary and oversize, and any finding
+ * of severity high or above. */
+static int
+verify_targets(sqlite3 *db, int64_t id, struct buf *probes, cJSON *codes, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT DISTINCT f.probe, f.code FROM incident_link l "
+	    "JOIN finding f ON f.id = l.object_id WHERE l.incident_id = ? AND l.object_type = 'finding' "
+	    "ORDER BY f.probe, f.code", "i", id);
+	char *prev = NULL;
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		if (prev == NULL || strcmp(prev, col_text(st, 0)) != 0) {
+			buf_printf(probes, "%s%s", probes->len ? "," : "", col_text(st, 0));
+			free(prev);
+			prev = xstrdup(col_text(st, 0));
+		}
+		cJSON_AddItemToArray(codes, cJSON_CreateString(col_text(st, 1)));
+	}
+	sqlite3_finalize(st);
+	free(prev);
+	if (probes->len == 0)
+		buf_adds(probes, "canary,oversize");
+	return 0;
+}
 
 static int
 incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	if (argc != 2)
-		return usage_error(err, verify_usage, "incident verify needs exactly one ID");
-	return aerr_set(err, AV_RUNTIME, "incident verify is not available in this build: it needs "
-	    "the probe engine; re-run the probes with 'aivet probe' and record the outcome with "
-	    "'aivet incident note %s TEXT --kind verification'", argv[1]);
+	static const struct option opts[] = {
+		{ "probe", required_argument, NULL, 'p' },
+		{ "budget-tokens", required_argument, NULL, 'b' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct probe_opts po = { 0 };
+	struct buf probes;
+	int64_t id, endpoint_id, run_id = 0, eid = 0;
+	int c, json = 0, reproduces = 0, complete, rc;
+	char status[32], run_status[32] = "";
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *codes, *found, *d, *x;
+	char *text;
+
+	buf_init(&probes);
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'p') {
+			buf_free(&probes);
+			buf_adds(&probes, optarg);
+		} else if (c == 'b') {
+			if (parse_int_opt("--budget-tokens", optarg, 1, INT64_C(1) << 50, &po.budget_tokens,
+			    err) != 0)
+				goto out;
+		} else if (c == 'j') {
+			json = 1;
+		} else {
+			usage_error(err, verify_usage, c == ':' ? "%s needs a value" : "unknown option '%s'",
+			    argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (optind != argc - 1) {
+		usage_error(err, verify_usage, "incident verify needs exactly one ID");
+		goto out;
+	}
+	if ((db = av_db(av, err)) == NULL || open_incident(db, argv[optind], &id, err) != 0)
+		goto out;
+	rc = db_int(db, &endpoint_id, err, "SELECT endpoint_id FROM incident WHERE id = ? AND "
+	    "endpoint_id IS NOT NULL", "i", id);
+	if (rc < 0)
+		goto out;
+	if (rc == 1) {
+		aerr_set(err, AV_USAGE, "incident %lld has no endpoint to verify against: set one with "
+		    "'aivet incident edit %lld --endpoint VENDOR/NAME'", (long long)id, (long long)id);
+		goto out;
+	}
+	codes = cJSON_CreateArray();
+	found = cJSON_CreateArray();
+	if (probes.len == 0 && verify_targets(db, id, &probes, codes, err) != 0)
+		goto out_json;
+	po.probes = probes.data;
+
+	/* The run is the probe command's own, with its progress and its report; with
+	 * --json the run's document goes into ours instead. */
+	if (json)
+		rc = probe_run_endpoint(av, endpoint_id, &po, &run_id, err);
+	else
+		rc = probe_run_cli(av, endpoint_id, &po, 0, "critical", &run_id, err);
+	if (run_id == 0) {
+		if (rc == 0)
+			rc = aerr_set(err, AV_RUNTIME, "the verification run did not start");
+		goto out_json;
+	}
+	aerr_clear(err);
+	st = db_prepare(db, err, "SELECT status FROM probe_run WHERE id = ?", "i", run_id);
+	if (st == NULL)
+		goto out_json;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(run_status, sizeof run_status, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	complete = strcmp(run_status, "completed") == 0;
+	st = db_prepare(db, err, "SELECT DISTINCT code, severity FROM finding WHERE run_id = ? "
+	    "ORDER BY code", "i", run_id);
+	if (st == NULL)
+		goto out_json;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int match = 0;
+
+		if (cJSON_GetArraySize(codes) > 0) {
+			cJSON_ArrayForEach(x, codes)
+				match |= strcmp(x->valuestring, col_text(st, 0)) == 0;
+		} else {
+			match = severity_rank(col_text(st, 1)) >= severity_rank("high");
+		}
+		if (match) {
+			reproduces = 1;
+			cJSON_AddItemToArray(found, cJSON_CreateString(col_text(st, 0)));
+		}
+	}
+	sqlite3_finalize(st);
+
+	d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "run", (double)run_id);
+	cJSON_AddStringToObject(d, "probes", probes.data);
+	cJSON_AddStringToObject(d, "run_status", run_status);
+	/* An unfinished run proves nothing either way. */
+	if (!complete && !reproduces)
+		cJSON_AddNullToObject(d, "reproduces");
+	else
+		cJSON_AddBoolToObject(d, "reproduces", reproduces);
+	cJSON_AddItemReferenceToObject(d, "codes_checked", codes);
+	cJSON_AddItemReferenceToObject(d, "codes_found", found);
+	if (reproduces) {
+		char *list = cJSON_PrintUnformatted(found);
+
+		text = xasprintf("Verification run %lld (%s): the failure still reproduces: %s",
+		    (long long)run_id, probes.data, list);
+		free(list);
+	} else if (complete) {
+		text = xasprintf("Verification run %lld (%s): the failure no longer reproduces",
+		    (long long)run_id, probes.data);
+	} else {
+		text = xasprintf("Verification run %lld (%s) ended %s: inconclusive", (long long)run_id,
+		    probes.data, run_status);
+	}
+	if (db_begin(db, err) != 0) {
+		free(text);
+		cJSON_Delete(d);
+		goto out_json;
+	}
+	if (incident_status_of(db, id, status, sizeof status, err) != 0 ||
+	    link_add(db, av->actor, id, "run", run_id, err) != 0 ||
+	    incident_entry_add(db, av->actor, id, "verification", NULL, text, d, &eid, err) != 0 ||
+	    db_commit(db, err) != 0) {
+		db_rollback(db);
+		free(text);
+		cJSON_Delete(d);
+		goto out_json;
+	}
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "incident", (double)id);
+		cJSON_AddNumberToObject(o, "entry", (double)eid);
+		cJSON_AddItemToObject(o, "verification", d);
+		if (probe_run_json(db, run_id, &x, err) == 0)
+			cJSON_AddItemToObject(o, "run", x);
+		json_emit(o);
+	} else {
+		printf("incident %lld: entry %lld: %s\n", (long long)id, (long long)eid, text);
+		cJSON_Delete(d);
+	}
+	free(text);
+	if (reproduces)
+		aerr_set(err, AV_FINDINGS, "incident %lld: the failure still reproduces (run %lld)",
+		    (long long)id, (long long)run_id);
+	else if (!complete)
+		aerr_set(err, AV_RUNTIME, "incident %lld: the verification run ended %s", (long long)id,
+		    run_status);
+out_json:
+	cJSON_Delete(codes);
+	cJSON_Delete(found);
+out:
+	buf_free(&probes);
+	return err->code;
 }
 
 static const struct subcmd incident_subs[] = {

@@ -38,6 +38,28 @@ parse_flags(int argc, char **argv, const char *usage, int *json, int *all, struc
 	return 0;
 }
 
+/* Reads and checks a file; every problem goes to stderr, the error only counts them. */
+static int
+check_file(const char *path, const char *consequence, struct buf *text, struct questionnaire **q,
+    struct aerr *err)
+{
+	struct buf problems;
+	int n;
+
+	*q = NULL;
+	if (read_file(path, MAX_QUESTIONNAIRE_FILE, text, err) != 0)
+		return err->code;
+	buf_init(&problems);
+	n = questionnaire_check(path, text->data, text->len, &problems, q);
+	if (n > 0) {
+		fputs(problems.data, stderr);
+		aerr_set(err, AV_USAGE, "%s: %d problem%s%s", path, n, n == 1 ? "" : "s", consequence);
+		buf_free(text);
+	}
+	buf_free(&problems);
+	return n > 0 ? AV_USAGE : 0;
+}
+
 static sqlite3 *
 db_with_questionnaires(struct aivet *av, struct aerr *err)
 {
@@ -210,12 +232,8 @@ q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (optind != argc - 1)
 		return usage_error(err, validate_usage, "questionnaire validate needs exactly one FILE");
-	if (read_file(argv[optind], MAX_QUESTIONNAIRE_FILE, &b, err) != 0)
+	if (check_file(argv[optind], "", &b, &q, err) != 0)
 		return err->code;
-	if (questionnaire_parse(argv[optind], b.data, b.len, &q, err) != 0) {
-		buf_free(&b);
-		return err->code;
-	}
 	printf("%s: valid: %s version %lld, %d sections, %d questions\n", argv[optind], q->qid,
 	    (long long)q->version, q->nsections, q->nquestions);
 	questionnaire_free(q);
@@ -239,10 +257,9 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (optind != argc - 1)
 		return usage_error(err, import_usage, "questionnaire import needs exactly one FILE");
-	if (read_file(argv[optind], MAX_QUESTIONNAIRE_FILE, &b, err) != 0)
+	if (check_file(argv[optind], "; nothing was imported", &b, &q, err) != 0)
 		return err->code;
-	if (questionnaire_parse(argv[optind], b.data, b.len, &q, err) != 0 ||
-	    (db = db_with_questionnaires(av, err)) == NULL || db_begin(db, err) != 0) {
+	if ((db = db_with_questionnaires(av, err)) == NULL || db_begin(db, err) != 0) {
 		buf_free(&b);
 		questionnaire_free(q);
 		return err->code;

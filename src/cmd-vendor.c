@@ -299,7 +299,7 @@ static int
 vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	sqlite3 *db;
-	int64_t id, archived;
+	int64_t id;
 	char at[32];
 
 	if (argc != 2 || argv[1][0] == '-')
@@ -308,21 +308,13 @@ vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (db_begin(db, err) != 0)
 		return err->code;
-	if (vendor_lookup(db, argv[1], &id, err) != 0)
+	if (vendor_lookup(db, argv[1], &id, err) != 0 ||
+	    record_archive(db, av->actor, "vendor", id, argv[1], err) != 0)
 		goto fail;
-	if (db_int(db, &archived, err, "SELECT status = 'archived' FROM vendor WHERE id = ?", "i", id) < 0)
-		goto fail;
-	if (archived) {
-		aerr_set(err, AV_USAGE, "vendor '%s' is already archived", argv[1]);
-		goto fail;
-	}
 	now_iso(at);
 	/* The vendor's endpoints go with it; nothing is deleted. */
-	if (db_exec(db, err, "UPDATE vendor SET status = 'archived', updated_at = ? WHERE id = ?",
-	    "ti", at, id) != 0 ||
-	    db_exec(db, err, "UPDATE endpoint SET status = 'archived', updated_at = ? "
-	    "WHERE vendor_id = ? AND status = 'active'", "ti", at, id) != 0 ||
-	    audit_append(db, av->actor, "vendor.archive", "vendor", id, NULL, err) != 0)
+	if (db_exec(db, err, "UPDATE endpoint SET status = 'archived', updated_at = ? "
+	    "WHERE vendor_id = ? AND status = 'active'", "ti", at, id) != 0)
 		goto fail;
 	if (db_commit(db, err) != 0)
 		return err->code;

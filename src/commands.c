@@ -20,6 +20,9 @@ extern const struct cmd_entry cmd_tui_entry;
 extern const struct cmd_entry cmd_questionnaire_entry;
 extern const struct cmd_entry cmd_assess_entry;
 extern const struct cmd_entry cmd_incident_entry;
+extern const struct cmd_entry cmd_probe_entry;
+extern const struct cmd_entry cmd_evidence_entry;
+extern const struct cmd_entry cmd_demo_entry;
 extern const struct cmd_entry cmd_key_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_verify_entry;
@@ -32,6 +35,9 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_questionnaire_entry,
 	&cmd_assess_entry,
 	&cmd_incident_entry,
+	&cmd_probe_entry,
+	&cmd_evidence_entry,
+	&cmd_demo_entry,
 	&cmd_key_entry,
 	&cmd_report_entry,
 	&cmd_verify_entry,

@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "assess.h"
 #include "incident.h"
+#include "questionnaire.h"
 
 const char *const incident_statuses[] = {
 	"new", "investigating", "contained", "resolved", "closed", NULL
@@ -241,65 +243,31 @@ fact_text(sqlite3 *db, int64_t incident_id, const char *name, char *out, size_t 
 	return 1;
 }
 
-static int
-answer_duration(const char *value, int64_t *ms, char *text, size_t textn)
+int
+incident_duration(const char *opt, const char *s, int64_t *ms, struct aerr *err)
 {
-	cJSON *v = cJSON_Parse(value);
-	int rc = -1;
+	int64_t secs;
 
-	if (cJSON_IsString(v) && duration_parse(v->valuestring, ms, NULL) == 0) {
-		snprintf(text, textn, "%s", v->valuestring);
-		rc = 0;
-	}
-	cJSON_Delete(v);
-	return rc;
+	if (duration_seconds(s, &secs) != 0 || secs <= 0)
+		return aerr_set(err, AV_USAGE, "%s: bad duration '%s': expected a whole number and a "
+		    "unit, such as 30m, 24h, 5d or 2w", opt, s);
+	*ms = secs * 1000;
+	return 0;
 }
 
-/*
- * Reads the answer table directly until the assessment code's
- * vendor_notification_sla() is available: the newest answer to each
- * notification-time question, final assessments first; the shortest wins,
- * since the vendor is bound by its strictest commitment.
- */
 int
 incident_vendor_sla(sqlite3 *db, int64_t vendor_id, int64_t *ms, char *text, size_t textn,
     char *source, size_t sourcen, struct aerr *err)
 {
-	static const struct {
-		const char *qid, *question;
-	} sources[] = {
-		{ "llm-inference-isolation", "exposure_notification_time" },
-		{ "hipaa-ai-vendor", "breach_notification_time" },
-	};
+	int64_t secs;
+	int rc = vendor_notification_sla(db, vendor_id, &secs, source, sourcen, err);
 
 	*ms = -1;
-	for (size_t i = 0; i < sizeof sources / sizeof sources[0]; i++) {
-		sqlite3_stmt *st = db_prepare(db, err, "SELECT an.value, s.id FROM answer an "
-		    "JOIN assessment s ON s.id = an.assessment_id "
-		    "JOIN questionnaire q ON q.id = s.questionnaire_id "
-		    "WHERE s.vendor_id = ? AND q.qid = ? AND an.question_id = ? "
-		    "ORDER BY s.status = 'final' DESC, s.id DESC LIMIT 1", "itt", vendor_id,
-		    sources[i].qid, sources[i].question);
-		int rc;
-
-		if (st == NULL)
-			return AV_RUNTIME;
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			int64_t d;
-			char t[32];
-
-			if (answer_duration(col_text(st, 0), &d, t, sizeof t) == 0 && (*ms < 0 || d < *ms)) {
-				*ms = d;
-				snprintf(text, textn, "%s", t);
-				snprintf(source, sourcen, "assessment %lld, %s %s",
-				    (long long)sqlite3_column_int64(st, 1), sources[i].qid, sources[i].question);
-			}
-		} else if (rc != SQLITE_DONE) {
-			sqlite3_finalize(st);
-			return db_err(db, err, "questionnaire answers");
-		}
-		sqlite3_finalize(st);
+	if (rc < 0)
+		return AV_RUNTIME;
+	if (rc == 0) {
+		*ms = secs * 1000;
+		fmt_notice_time(secs, text, textn);
 	}
 	return 0;
 }
@@ -370,7 +338,7 @@ incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
 		if (incident_vendor_sla(db, vendor_id, &f->vendor_sla_ms, f->vendor_sla_text,
 		    sizeof f->vendor_sla_text, f->vendor_sla_source, sizeof f->vendor_sla_source, err) != 0)
 			return err->code;
-	} else if (!is_null && duration_parse(v, &f->vendor_sla_ms, NULL) == 0) {
+	} else if (!is_null && incident_duration("vendor_sla", v, &f->vendor_sla_ms, NULL) == 0) {
 		snprintf(f->vendor_sla_text, sizeof f->vendor_sla_text, "%.31s", v);
 		if (fact_text(db, incident_id, "vendor_sla_source", f->vendor_sla_source,
 		    sizeof f->vendor_sla_source, &is_null, err) < 0)
@@ -432,9 +400,11 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 	}
 	if (strcmp(to, "resolved") == 0) {
 		int64_t eid = 0;
-		int reproduces = 0, rc;
+		char outcome[16] = "";
+		int rc;
 
-		st = db_prepare(db, err, "SELECT id, coalesce(json_extract(details, '$.reproduces'), 0) "
+		/* A verification recorded by hand has no outcome field; verify's does. */
+		st = db_prepare(db, err, "SELECT id, json_type(details, '$.reproduces') "
 		    "FROM incident_entry WHERE incident_id = ? AND kind = 'verification' "
 		    "ORDER BY at_utc DESC, id DESC LIMIT 1", "i", id);
 		if (st == NULL)
@@ -442,7 +412,7 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 		rc = sqlite3_step(st);
 		if (rc == SQLITE_ROW) {
 			eid = sqlite3_column_int64(st, 0);
-			reproduces = sqlite3_column_int(st, 1);
+			snprintf(outcome, sizeof outcome, "%s", col_text(st, 1));
 		}
 		sqlite3_finalize(st);
 		if (eid == 0)
@@ -450,10 +420,13 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 			    "verification entry: run 'aivet incident verify %lld' or record one with "
 			    "'aivet incident note %lld TEXT --kind verification'", (long long)id,
 			    (long long)id, (long long)id);
-		if (reproduces)
+		if (strcmp(outcome, "true") == 0)
 			return aerr_set(err, AV_USAGE, "incident %lld cannot be resolved: the latest "
 			    "verification (entry %lld) found the failure still reproduces", (long long)id,
 			    (long long)eid);
+		if (strcmp(outcome, "null") == 0)
+			return aerr_set(err, AV_USAGE, "incident %lld cannot be resolved: the latest "
+			    "verification (entry %lld) was inconclusive", (long long)id, (long long)eid);
 	}
 	if (strcmp(to, "closed") == 0) {
 		struct incident_facts facts;
@@ -617,8 +590,8 @@ add_links(sqlite3 *db, int64_t id, cJSON *o, struct aerr *err)
 		cJSON *l = cJSON_CreateObject();
 		const char *type = col_text(st, 0);
 
-		cJSON_AddStringToObject(l, "type", type);
-		cJSON_AddNumberToObject(l, "id", (double)sqlite3_column_int64(st, 1));
+		cJSON_AddStringToObject(l, "object_type", type);
+		cJSON_AddNumberToObject(l, "object_id", (double)sqlite3_column_int64(st, 1));
 		cJSON_AddStringToObject(l, "added_at", col_text(st, 2));
 		if (strcmp(type, "evidence") == 0) {
 			cJSON_AddStringToObject(l, "kind", col_text(st, 3));

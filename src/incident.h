@@ -53,11 +53,15 @@ void clocks_compute(const struct incident_facts *f, struct incident_clock out[CL
 void clock_stop(struct incident_clock *c, int64_t at_ms, int64_t entry_id);
 /* "not-applicable", "running", "overdue", "met" or "late". */
 const char *clock_state(const struct incident_clock *c, int64_t now);
+/* The clock due next among those still running (overdue ones included), or
+ * NULL; overdue[] gets the overdue ones and *noverdue their number. */
+const struct incident_clock *clocks_next_due(const struct incident_clock c[CLOCK_COUNT],
+    int64_t now, const struct incident_clock *overdue[CLOCK_COUNT], int *noverdue);
 /* HHS notice for fewer than 500: 60 days after the end of the calendar year of
  * discovery, the year taken in the zone the discovery time was given in. */
 int64_t hhs_annual_due(int64_t discovered_ms, int offset_min);
-/* "30m", "24h", "5d", "2w" (also "P5D"/"PT24H") into milliseconds. */
-int duration_parse(const char *s, int64_t *ms, struct aerr *err);
+/* A notification time as contracts write it: "24h", "72h", "5d", "2w", "30m". */
+void fmt_notice_time(int64_t seconds, char *out, size_t n);
 /* "59d 23h", "3h 05m", "42m": whole minutes, for humans. */
 void fmt_duration(int64_t ms, char *out, size_t n);
 
@@ -77,9 +81,12 @@ int incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *er
 /* Loads the facts and clock stops of an incident and computes its clocks. */
 int incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
     struct incident_clock clocks[CLOCK_COUNT], struct aerr *err);
-/* The vendor's contractual notification time from its questionnaire answers. */
+/* The vendor's contractual notification time from its questionnaire answers
+ * (vendor_notification_sla()), in milliseconds (-1: none), as text and its source. */
 int incident_vendor_sla(sqlite3 *db, int64_t vendor_id, int64_t *ms, char *text, size_t textn,
     char *source, size_t sourcen, struct aerr *err);
+/* A duration option or fact: "30m", "24h", "5d", "2w" into milliseconds. */
+int incident_duration(const char *opt, const char *s, int64_t *ms, struct aerr *err);
 /* The whole incident as JSON: fields, timeline, clocks and outcome, tasks,
  * linked runs, findings and evidence. Used by show --json and signed reports. */
 int incident_report_json(sqlite3 *db, int64_t incident_id, cJSON **out, struct aerr *err);

@@ -101,12 +101,18 @@ is_ident(const char *s, const char *extra)
 
 /* ---- checking a file ---- */
 
+struct vproblem {
+	size_t off;
+	int seq;
+	char *line;
+};
+
 struct vctx {
 	const char *name, *text;
 	size_t len;
 	const cJSON *root;
-	struct buf *out;
-	int n;
+	struct vproblem *p;
+	int n, cap;
 };
 
 static void problem(struct vctx *v, const cJSON *node, int at_key, const char *path,
@@ -125,8 +131,26 @@ problem(struct vctx *v, const cJSON *node, int at_key, const char *path, const c
 	va_end(ap);
 	json_locate(v->text, v->len, v->root, node, at_key, &off);
 	text_line_col(v->text, off, &line, &col);
-	buf_printf(v->out, "%s:%d:%d: %s: %s\n", v->name, line, col, *path ? path : "(top level)", msg);
+	if (v->n == v->cap) {
+		v->cap = v->cap ? 2 * v->cap : 16;
+		v->p = xrealloc(v->p, (size_t)v->cap * sizeof *v->p);
+	}
+	v->p[v->n].off = off;
+	v->p[v->n].seq = v->n;
+	v->p[v->n].line = xasprintf("%s:%d:%d: %s: %s\n", v->name, line, col,
+	    *path ? path : "(top level)", msg);
 	v->n++;
+}
+
+/* Problems are found in checking order; they are reported in file order. */
+static int
+by_position(const void *a, const void *b)
+{
+	const struct vproblem *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->seq - y->seq;
 }
 
 static char *
@@ -250,6 +274,7 @@ check_choices(struct vctx *v, struct q_question *qq, const cJSON *qn, const char
 		char *cp = path_index(apath, i++);
 		const char *value;
 		const cJSON *risk;
+		int r;
 
 		if (!cJSON_IsObject(c)) {
 			problem(v, c, 0, cp, "a choice must be an object with value, label and risk");
@@ -278,21 +303,23 @@ check_choices(struct vctx *v, struct q_question *qq, const cJSON *qn, const char
 					break;
 				}
 		risk = cJSON_GetObjectItemCaseSensitive(c, "risk");
+		r = RISK_NONE;
 		if (risk == NULL) {
 			problem(v, c, 0, cp, "choice '%s' has no risk", value ? value : "?");
 		} else {
 			char *rp = path_key(cp, "risk");
-			int r = want_risk(v, risk, rp);
 
+			r = want_risk(v, risk, rp);
 			free(rp);
-			if (r >= 0 && value != NULL) {
-				struct q_choice *ch = &qq->choices[qq->nchoices++];
-				const char *label = want_string(v, c, cp, "label", 0);
+		}
+		/* Kept even with a bad risk, so later checks do not report the same choice again. */
+		if (value != NULL) {
+			struct q_choice *ch = &qq->choices[qq->nchoices++];
+			const char *label = want_string(v, c, cp, "label", 0);
 
-				ch->value = value;
-				ch->label = label ? label : value;
-				ch->risk = r;
-			}
+			ch->value = value;
+			ch->label = label ? label : value;
+			ch->risk = r < 0 ? RISK_NONE : r;
 		}
 		free(cp);
 	}
@@ -753,7 +780,7 @@ int
 questionnaire_check(const char *name, const char *text, size_t len, struct buf *problems,
     struct questionnaire **out)
 {
-	struct vctx v = { name, text, len, NULL, problems, 0 };
+	struct vctx v = { name, text, len, NULL, NULL, 0, 0 };
 	struct questionnaire *q;
 	const char *end = NULL;
 	cJSON *root;
@@ -765,9 +792,9 @@ questionnaire_check(const char *name, const char *text, size_t len, struct buf *
 		int line, col;
 		size_t off = end != NULL && end >= text && end <= text + len ? (size_t)(end - text) : 0;
 
+		/* Where cJSON stopped: at or just after the mistake. */
 		text_line_col(text, off, &line, &col);
-		buf_printf(problems, "%s:%d:%d: not valid JSON%s\n", name, line, col,
-		    off >= len ? " (the file ends too early)" : "");
+		buf_printf(problems, "%s:%d:%d: not valid JSON\n", name, line, col);
 		return 1;
 	}
 	{
@@ -790,6 +817,12 @@ questionnaire_check(const char *name, const char *text, size_t len, struct buf *
 	q->root = root;
 	v.root = root;
 	check_root(&v, q);
+	qsort(v.p, (size_t)v.n, sizeof *v.p, by_position);
+	for (int i = 0; i < v.n; i++) {
+		buf_adds(problems, v.p[i].line);
+		free(v.p[i].line);
+	}
+	free(v.p);
 	sha256_hex(text, len, q->sha256);
 	if (v.n > 0 || out == NULL)
 		questionnaire_free(q);

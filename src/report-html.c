@@ -463,11 +463,18 @@ report_html(const cJSON *rep)
 			buf_adds(&b, "</table>\n");
 		}
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "clocks")) > 0) {
-			buf_adds(&b, "<h4>Clocks</h4>\n<table>\n");
+			buf_adds(&b, "<h4>Notification clocks (as of ");
+			esc(&b, s_of(x, "as_of"));
+			buf_adds(&b, ")</h4>\n<table><tr><th>Clock</th><th>State</th><th>Due</th><th>Stopped</th>"
+			    "<th>Why</th></tr>\n");
 			cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "clocks")) {
-				buf_adds(&b, "<tr><td><code>");
-				esc_value(&b, y);
-				buf_adds(&b, "</code></td></tr>\n");
+				buf_adds(&b, "<tr>");
+				td_str(&b, y, "name");
+				td_str(&b, y, "state");
+				td_str(&b, y, "due");
+				td_str(&b, y, "stopped_at");
+				td_str(&b, y, "basis");
+				buf_adds(&b, "</tr>\n");
 			}
 			buf_adds(&b, "</table>\n");
 		}

@@ -110,6 +110,8 @@ report_markdown(const cJSON *rep)
 	static const char *const ans_k[] = { "question_id", "value", "note", "actor", "updated_at", NULL };
 	static const char *const tl_t[] = { "When (UTC)", "Kind", "Who", "What", NULL };
 	static const char *const tl_k[] = { "at_utc", "kind", "actor", "text", NULL };
+	static const char *const clock_t[] = { "Clock", "State", "Due", "Stopped", "Why", NULL };
+	static const char *const clock_k[] = { "name", "state", "due", "stopped_at", "basis", NULL };
 	static const char *const task_t[] = { "Task", "Owner", "Due", "Done", NULL };
 	static const char *const task_k[] = { "title", "owner", "due_at", "done_at", NULL };
 	static const char *const ep_t[] = { "Name", "API", "URL", "Model", "Advertised context",
@@ -210,14 +212,8 @@ report_markdown(const cJSON *rep)
 		if (cJSON_IsArray(cJSON_GetObjectItem(x, "timeline")))
 			table(&b, cJSON_GetObjectItem(x, "timeline"), tl_t, tl_k);
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "clocks")) > 0) {
-			buf_adds(&b, "Clocks:\n\n");
-			cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "clocks")) {
-				char *t = cJSON_PrintUnformatted(y);
-
-				buf_printf(&b, "- `%s`\n", t);
-				free(t);
-			}
-			buf_adds(&b, "\n");
+			buf_printf(&b, "Notification clocks as of %s:\n\n", s_of(x, "as_of") ? s_of(x, "as_of") : "?");
+			table(&b, cJSON_GetObjectItem(x, "clocks"), clock_t, clock_k);
 		}
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "tasks")) > 0)
 			table(&b, cJSON_GetObjectItem(x, "tasks"), task_t, task_k);

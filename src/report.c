@@ -13,6 +13,8 @@
 #include <sodium.h>
 
 #include "aivet.h"
+#include "assess.h"
+#include "incident.h"
 #include "report.h"
 
 void
@@ -31,27 +33,6 @@ derived_uuid(const char *seed, const char *name, char out[37])
 	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 	    h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11],
 	    h[12], h[13], h[14], h[15]);
-}
-
-const char *
-report_claim_status(const cJSON *answer, const cJSON *confirms, const char *verdict)
-{
-	int same;
-
-	if (verdict == NULL || (strcmp(verdict, "pass") != 0 && strcmp(verdict, "fail") != 0))
-		return "untested";
-	same = cJSON_Compare(answer, confirms, 1);
-	/* For choice questions confirms may be an array meaning "any of these". */
-	if (!same && cJSON_IsArray(confirms) && !cJSON_IsArray(answer)) {
-		const cJSON *c;
-
-		cJSON_ArrayForEach(c, confirms)
-			if (cJSON_Compare(answer, c, 1))
-				same = 1;
-	}
-	if (same)
-		return strcmp(verdict, "pass") == 0 ? "confirmed" : "contradicted";
-	return strcmp(verdict, "pass") == 0 ? "contradicted" : "confirmed";
 }
 
 /* One result row as an object keyed by column name; columns named in json_cols
@@ -502,7 +483,7 @@ add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, cJSON 
 				continue;
 			res = latest_result(runs, probe, &run_id);
 			verdict = res ? str(res, "verdict") : NULL;
-			status = report_claim_status(value, confirms, verdict);
+			status = claim_status(value, confirms, verdict);
 			c = cJSON_CreateObject();
 			cJSON_AddNumberToObject(c, "assessment_id", (double)num(assessment, "id"));
 			cJSON_AddStringToObject(c, "question_id", qid);
@@ -760,8 +741,8 @@ fail:
 }
 
 static int
-collect_incidents(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, struct report *r,
-    cJSON **out, cJSON **linked_runs, struct aerr *err)
+collect_incidents(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, const char *generated,
+    struct report *r, cJSON **out, cJSON **linked_runs, struct aerr *err)
 {
 	cJSON *list, *detail, *links, *l;
 
@@ -782,8 +763,22 @@ collect_incidents(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, s
 			return aerr_set(err, AV_USAGE, "--incident: no incident %lld for vendor '%s'",
 			    (long long)o->incident_id, o->vendor);
 	}
-	if (incident_report_json(db, o->incident_id, &detail, err) != 0)
-		return err->code;
+	/* The clocks are computed as of the report's time. */
+	{
+		const char *was = getenv("AIVET_NOW");
+		char *saved = was ? xstrdup(was) : NULL;
+		int rc;
+
+		setenv("AIVET_NOW", generated, 1);
+		rc = incident_report_json(db, o->incident_id, &detail, err);
+		if (saved != NULL)
+			setenv("AIVET_NOW", saved, 1);
+		else
+			unsetenv("AIVET_NOW");
+		free(saved);
+		if (rc != 0)
+			return err->code;
+	}
 	/* Linked runs join the report; linked files are copied into evidence/. */
 	if (rows_json(db, &links, NULL, err, "SELECT object_type, object_id FROM incident_link "
 	    "WHERE incident_id = ? ORDER BY object_type, object_id", "i", o->incident_id) != 0) {
@@ -957,7 +952,7 @@ report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struc
 		cJSON_Delete(vendor);
 		return err->code;
 	}
-	if (collect_incidents(db, o, vid, r, &incidents, &linked, err) != 0 ||
+	if (collect_incidents(db, o, vid, generated, r, &incidents, &linked, err) != 0 ||
 	    collect_assessments(db, o, vid, r, &assess, &qdocs, err) != 0 ||
 	    collect_runs(db, o, vid, linked, r, &runs, err) != 0)
 		goto fail;

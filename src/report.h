@@ -45,18 +45,9 @@ char *report_html(const cJSON *report);
 char *report_markdown(const cJSON *report);
 cJSON *report_oscal(const cJSON *report);
 
-/* The claims-vs-evidence rule: the vendor's answer against what a probe confirms
- * and the probe's verdict (NULL when never run) -> confirmed, contradicted, untested.
- * The same table as claim_status() in assess.c; the two are to be folded together. */
-const char *report_claim_status(const cJSON *answer, const cJSON *confirms, const char *verdict);
-
 /* A name-based UUID (SHA-256 of seed and name, version-5 layout) so the same
  * report gives the same identifiers. */
 void derived_uuid(const char *seed, const char *name, char out[37]);
-
-/* The incident section of a report: row, timeline, clocks, tasks, links.
- * (incident-report.c holds a basic version until the incident code provides it.) */
-int incident_report_json(sqlite3 *db, int64_t incident_id, cJSON **out, struct aerr *err);
 
 /* ---- bundle.c ---- */
 

@@ -46,6 +46,7 @@ const struct keybinding tui_keymap[] = {
 	{ 'E', REQ_EXPORT },
 	{ 'y', REQ_VERIFY },
 	{ 'D', REQ_DASHBOARD },
+	{ 'L', REQ_VENDORS },
 	{ 0, REQ_NONE }
 };
 
@@ -86,6 +87,7 @@ const struct request_info tui_requests[] = {
 	{ REQ_EXPORT, "export", "export a signed bundle" },
 	{ REQ_VERIFY, "verify", "verify" },
 	{ REQ_DASHBOARD, "dashboard", "go to the dashboard" },
+	{ REQ_VENDORS, "vendors", "list all vendors" },
 	{ REQ_NONE, NULL, NULL }
 };
 

@@ -18,7 +18,7 @@ struct vendor_state {
 
 static const enum request vendor_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_NONE
+	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_ASSESS, REQ_INCIDENT, REQ_EXPORT, REQ_NONE
 };
 
 #define HEADER_ROWS 6
@@ -176,7 +176,6 @@ endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	char *argv[64], *copy = xstrdup(f[5].value), *save = NULL;
 	char *creds[16];
 	int argc = 0, ncreds = 0, rc;
-	struct buf out;
 
 	(void)n;
 	argv[argc++] = "endpoint";
@@ -195,15 +194,7 @@ endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	if (argv[argc - 1] == NULL)
 		argc--;
 	argv[argc] = NULL;
-	rc = tui_cli(c->t, argc, argv, &out, err);
-	if (rc == 0) {
-		char *nl = strchr(out.data, '\n');
-
-		if (nl)
-			*nl = '\0';
-		tui_status(c->t, 0, "%s", out.data);
-	}
-	buf_free(&out);
+	rc = tui_cli_status(c->t, argc, argv, err);
 	for (int i = 0; i < ncreds; i++)
 		free(creds[i]);
 	free(copy);
@@ -276,6 +267,8 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		sqlite3_finalize(st);
 	}
 	switch (req) {
+	case REQ_ASSESS:
+		return tui_push(t, &tui_assessments_view, &s->id, err);
 	case REQ_ADD:
 		return endpoint_form(t, s, 0, err);
 	case REQ_EDIT:
@@ -288,6 +281,8 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		if (tui_confirm(t, "Archive endpoint %s? Nothing is deleted.", ref))
 			return tui_cliv(t, err, "endpoint", "archive", ref, (char *)NULL);
 		return 0;
+	case REQ_EXPORT:
+		return tui_export_dialog(t, s->id, field(s->vendor, "name"), err);
 	case REQ_ENTER: {
 		char *argv[] = { "endpoint", "show", ref, NULL };
 		int rc;
@@ -300,6 +295,8 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		buf_free(&out);
 		return rc;
 	}
+	case REQ_INCIDENT:
+		return tui_push(t, &tui_incidents_view, &s->id, err);
 	default:
 		return 0;
 	}

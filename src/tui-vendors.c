@@ -17,7 +17,7 @@ struct vendors_state {
 
 static const enum request vendors_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_NONE
+	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_INCIDENT, REQ_NONE
 };
 
 static int
@@ -93,7 +93,6 @@ vendor_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
 	struct vendor_form_ctx *c = p;
 	char id[32], *argv[12];
-	struct buf out;
 	int argc = 0, rc;
 
 	(void)n;
@@ -113,15 +112,7 @@ vendor_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	if (c->id || f[3].value[0])
 		argv[argc++] = "--notes", argv[argc++] = f[3].value;
 	argv[argc] = NULL;
-	rc = tui_cli(c->t, argc, argv, &out, err);
-	if (rc == 0) {
-		char *nl = strchr(out.data, '\n');
-
-		if (nl)
-			*nl = '\0';
-		tui_status(c->t, 0, "%s", out.data);
-	}
-	buf_free(&out);
+	rc = tui_cli_status(c->t, argc, argv, err);
 	return rc;
 }
 
@@ -183,6 +174,8 @@ vendors_request(struct view *v, struct tui *t, enum request req, struct aerr *er
 		if (id < 0)
 			return 0;
 		return tui_push(t, &tui_vendor_view, &id, err);
+	case REQ_INCIDENT:
+		return tui_push(t, &tui_incidents_view, NULL, err);
 	default:
 		return 0;
 	}
@@ -222,11 +215,15 @@ const struct view_ops tui_vendors_view = {
 	vendors_close, vendors_title, vendors_click
 };
 
-/* The first screen. A dashboard takes this place once it exists and there is data. */
+/* The first screen: the dashboard once there is data, else the (empty) vendor list. */
 const struct view_ops *tui_first_view(struct aivet *av);
 const struct view_ops *
 tui_first_view(struct aivet *av)
 {
-	(void)av;
+	int64_t n = 0;
+	struct aerr err;
+
+	if (db_int(av->db, &n, &err, "SELECT count(*) FROM vendor", NULL) == 0 && n > 0)
+		return &tui_dashboard_view;
 	return &tui_vendors_view;
 }

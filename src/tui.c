@@ -703,11 +703,25 @@ tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err)
 }
 
 int
+tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err)
+{
+	struct buf out;
+	int rc = tui_cli(t, argc, argv, &out, err);
+
+	if (rc == 0) {
+		/* The command's own first line ("vendor Acme added (id 3)") is the status. */
+		out.data[strcspn(out.data, "\n")] = '\0';
+		tui_status(t, 0, "%s", out.data);
+	}
+	buf_free(&out);
+	return rc;
+}
+
+int
 tui_cliv(struct tui *t, struct aerr *err, ...)
 {
 	char *argv[64];
-	int argc = 0, rc;
-	struct buf out;
+	int argc = 0;
 	va_list ap;
 
 	va_start(ap, err);
@@ -715,17 +729,7 @@ tui_cliv(struct tui *t, struct aerr *err, ...)
 		argc++;
 	va_end(ap);
 	argv[argc] = NULL;
-	rc = tui_cli(t, argc, argv, &out, err);
-	if (rc == 0) {
-		/* The command's own first line ("vendor Acme added (id 3)") is the status. */
-		char *nl = strchr(out.data, '\n');
-
-		if (nl)
-			*nl = '\0';
-		tui_status(t, 0, "%s", out.data);
-	}
-	buf_free(&out);
-	return rc;
+	return tui_cli_status(t, argc, argv, err);
 }
 
 int
@@ -954,6 +958,16 @@ global_request(struct tui *t, enum request req)
 		break;
 	case REQ_CANCEL:
 		t->status[0] = '\0';
+		break;
+	case REQ_DASHBOARD:
+		while (t->depth > 1)
+			tui_pop(t);
+		if (tui_top(t)->ops != &tui_dashboard_view && tui_push(t, &tui_dashboard_view, NULL, &err) != 0)
+			tui_status(t, 1, "%s", err.msg);
+		break;
+	case REQ_VENDORS:
+		if (tui_push(t, &tui_vendors_view, NULL, &err) != 0)
+			tui_status(t, 1, "%s", err.msg);
 		break;
 	case REQ_NONE:
 		break;

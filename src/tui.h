@@ -30,7 +30,7 @@ enum request {
 	REQ_ATTACH,
 	/* probes, evidence, incidents, reports */
 	REQ_RUN, REQ_CANCEL_JOB, REQ_EVIDENCE, REQ_INCIDENT, REQ_TASK, REQ_STATUS, REQ_EXPORT,
-	REQ_VERIFY, REQ_DASHBOARD,
+	REQ_VERIFY, REQ_DASHBOARD, REQ_VENDORS,
 	REQ__COUNT
 };
 
@@ -174,8 +174,9 @@ int tui_show_text(struct tui *t, const char *title, const char *text, struct aer
 /* Runs a CLI command (argv[0] is the command) with its output captured in out:
  * the TUI acts through the same code, and says the same words, as the CLI. */
 int tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err);
-/* The same with a NULL-terminated list of words; the command's first output
- * line becomes the status. */
+/* The same, with the command's first output line as the status. */
+int tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err);
+/* The same with a NULL-terminated list of words. */
 int tui_cliv(struct tui *t, struct aerr *err, ...) __attribute__((sentinel));
 /* Runs a CLI command line (as typed after ':'), capturing its output. */
 int tui_run_command(struct tui *t, const char *line, struct aerr *err);
@@ -185,9 +186,30 @@ int tui_attr(struct tui *t, int mark);
 void tui_put(WINDOW *w, int y, int x, int maxw, const char *s);
 
 /* The screens. */
+extern const struct view_ops tui_dashboard_view;
 extern const struct view_ops tui_vendors_view;
 extern const struct view_ops tui_vendor_view;
 extern const struct view_ops tui_help_view;
 extern const struct view_ops tui_text_view;
+/* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
+extern const struct view_ops tui_incidents_view;
+extern const struct view_ops tui_incident_view;
+/* A form check: empty, or ISO 8601 as parse_time reads it. */
+int tui_check_time(const char *value, void *ctx, struct aerr *err);
+
+/* ---- assessments (tui-assessments.c, tui-assess.c) ---- */
+extern const struct view_ops tui_assessments_view;   /* arg: the vendor id */
+extern const struct view_ops tui_assess_view;        /* arg: the assessment id */
+
+/* A menu of choices (libmenu): label shown next to value. Returns the index picked, or
+ * -1 on Esc. With multi, Space toggles items' selected and Enter accepts (returns 0). */
+struct tui_menu_item {
+	char *value, *label;
+	int selected;
+};
+int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, int multi,
+    int current);
+/* The vendor screen's export dialog (tui-export.c). */
+int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
 
 #endif

@@ -181,3 +181,30 @@ endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 	*out = o;
 	return 0;
 }
+
+int
+record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, const char *shown,
+    struct aerr *err)
+{
+	char *sql = xasprintf("SELECT status = 'archived' FROM %s WHERE id = ?", table);
+	char *upd = xasprintf("UPDATE %s SET status = 'archived', updated_at = ? WHERE id = ?", table);
+	char *action = xasprintf("%s.archive", table);
+	char at[32];
+	int64_t archived = 0;
+	int rc;
+
+	if ((rc = db_int(db, &archived, err, sql, "i", id)) < 0)
+		rc = AV_RUNTIME;
+	else if (archived)
+		rc = aerr_set(err, AV_USAGE, "%s '%s' is already archived", table, shown);
+	else {
+		now_iso(at);
+		rc = db_exec(db, err, upd, "ti", at, id);
+		if (rc == 0)
+			rc = audit_append(db, actor, action, table, id, NULL, err);
+	}
+	free(sql);
+	free(upd);
+	free(action);
+	return rc;
+}

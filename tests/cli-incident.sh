@@ -181,6 +181,12 @@ run incident note 2 "Notified the supervisory authority" --kind notification-sen
 run incident show 2 --json
 is "$(echo "$out" | json '[.clocks[3,4] | .state + ":" + (.seconds_left | tostring)] | join(" ")')" \
 	"late:-84600 late:-14400" "vendor notice 23.5h late; GDPR notice 4h late"
+run incident edit 2 --vendor-sla 5x
+is "$(echo "$errout" | head -1)" "aivet: --vendor-sla: bad duration '5x': expected a whole number and a unit, such as 30m, 24h, 5d or 2w" "a bad SLA"
+run incident edit 2 --vendor-sla 3d --note "The BAA says three days"
+run incident show 2 --json
+is "$(echo "$out" | json '[.vendor_sla.value, .vendor_sla.source, .clocks[3].state, .timeline[-1].text] | join("|")')" \
+	"3d|set by tester with incident edit|met|The BAA says three days" "the SLA corrected from the contract: met"
 run incident list --json
 is "$(echo "$out" | json 'map([.id, .status, (.overdue_clocks | join(",")), (.next_due | tostring)] | map(tostring) | join(" ")) | join(";")')" \
 	"1 closed  null;2 new  null" "list: nothing overdue once the notices are in"
@@ -201,7 +207,7 @@ is "$errout" "aivet: --from-finding 4 was found on another vendor's endpoint" "f
 run incident open acme --title "Canary leak" --endpoint acme/chat --from-finding 4
 is "$out" "incident 3 opened for vendor acme (discovered 2026-03-19T10:05:00.000Z)" "discovered when the run finished"
 run incident show 3 --json
-is "$(echo "$out" | json '[.endpoint, (.links | map(.type + ":" + (.id | tostring)) | join(","))] | join(" ")')" \
+is "$(echo "$out" | json '[.endpoint, (.links | map(.object_type + ":" + (.object_id | tostring)) | join(","))] | join(" ")')" \
 	"acme/chat evidence:1,finding:4,run:3" "finding, run and evidence linked"
 is "$(echo "$out" | json '.timeline[0].text')" \
 	"Incident opened from probe finding 4 (canary cross-tenant-leak, critical): tenant b saw tenant a's canary" "the detection entry names the finding"
@@ -213,13 +219,8 @@ printf 'Dear customer, ...\n' > "$T/notice.eml"
 run incident link 3 --file "$T/notice.eml"
 is "$out" "incident 3: linked evidence 2 ($T/notice.eml)" "a file becomes linked evidence"
 run incident show 3 --json
-is "$(echo "$out" | json '.links[] | select(.type == "evidence" and .id == 2) | [.original_name, .media_type, .sha256] | join(" ")')" \
+is "$(echo "$out" | json '.links[] | select(.object_type == "evidence" and .object_id == 2) | [.original_name, .media_type, .sha256] | join(" ")')" \
 	"notice.eml message/rfc822 $(sha256sum < "$T/notice.eml" | cut -c1-64)" "with its hash"
-
-# ---- verify needs the probe engine ----
-run incident verify 3
-is "$rc" 3 "verify without the probe engine is a runtime error"
-like "$errout" "^aivet: incident verify is not available in this build" "saying so"
 
 # ---- immutability ----
 run audit verify

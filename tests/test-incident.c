@@ -134,9 +134,13 @@ test_vendor_sla(void)
 	is_int(incident_vendor_sla(db, 1, &ms, text, sizeof text, source, sizeof source, &err), 0,
 	    "answers read");
 	is_int(ms, 2LL * 86400000, "the final answers count over a draft, and the shorter wins: 2d");
-	is_str(text, "2d", "as answered");
+	is_str(text, "48h", "as contracts write it");
 	is_str(source, "assessment 3, hipaa-ai-vendor breach_notification_time", "its source named");
-	db_exec(db, &err, "UPDATE answer SET value = '\"soon\"' WHERE assessment_id = 3", NULL);
+	/* A newer final answer that is no duration (final rounds never change: add one). */
+	db_exec(db, &err, "INSERT INTO assessment (id, vendor_id, questionnaire_id, status, created_by, "
+	    "created_at) VALUES (4, 1, 2, 'final', 'a', 'now')", NULL);
+	db_exec(db, &err, "INSERT INTO answer (assessment_id, question_id, value, actor, updated_at) "
+	    "VALUES (4, 'breach_notification_time', '\"soon\"', 'a', 'now')", NULL);
 	incident_vendor_sla(db, 1, &ms, text, sizeof text, source, sizeof source, &err);
 	is_int(ms, 72LL * 3600000, "an answer that is no duration is skipped: 72h");
 	is_str(source, "assessment 1, llm-inference-isolation exposure_notification_time", "source");

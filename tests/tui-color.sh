@@ -11,6 +11,8 @@ sqlite3 "$AIVET_DB" "INSERT INTO incident (vendor_id, title, discovered_at, crea
 	VALUES (1, 'leak', '2026-11-30T00:00:00.000Z', 'tester', '2026-11-30T00:00:00.000Z')"
 
 tui_start 80x24
+tui_wait "Dashboard"
+tui_keys L
 tui_wait "Acme"
 like "$(tui_screen | grep Acme)" '^ *> *! Acme' "the open incident is marked with ! (not colour alone)"
 unlike "$(tui_screen | grep Calm)" '!' "a vendor without incidents has no marker"
@@ -21,6 +23,8 @@ tui_stop
 
 TUI_ENV="NO_COLOR=1"
 tui_start 80x24
+tui_wait "Dashboard"
+tui_keys L
 tui_wait "Acme"
 tui_keys j
 sleep 0.3

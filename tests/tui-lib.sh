@@ -4,7 +4,13 @@
 # TEXT; tui_screen prints the screen. The server is killed on exit.
 
 TMUX_SOCK="$T/tmux.sock"
-tui_stop() { tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true; }
+tui_stop() {
+	tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
+	# Wait for the old server to go, so the next tui_start gets a fresh one.
+	_i=0
+	while tmux -S "$TMUX_SOCK" has-session 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	rm -f "$TMUX_SOCK"
+}
 _cleanup_hooks="$_cleanup_hooks tui_stop"
 
 tui_start() {

@@ -107,9 +107,10 @@ tui_wait "[exit 0]"; ok $? "q quits with status 0"
 is "$(tmux -S "$TMUX_SOCK" display -p '#{alternate_on}')" 0 "terminal restored after q"
 tui_stop
 
-# SIGTERM also restores the terminal.
+# SIGTERM also restores the terminal. With data, the first screen is the dashboard.
 tui_start 80x24
-tui_wait "Beta Labs"
+tui_wait "== Vendors by rating =="; ok $? "the dashboard comes first once there is data"
+like "$(tui_screen)" "\?  Beta Labs +unrated +\(no assessment yet\)" "an unassessed vendor is listed as unrated"
 pid=$(pgrep -P "$(tmux -S "$TMUX_SOCK" display -p '#{pane_pid}')" -f "$AIVET")
 kill -TERM "$pid"
 tui_wait "[exit 0]"; ok $? "SIGTERM ends the TUI cleanly"

@@ -1,0 +1,67 @@
+/*
+ * echo.c: the baseline probe. A short prompt with three nonces, once plain
+ * and once streamed: does the model repeat them? Every content check of the
+ * other probes relies on this; when the model does not echo, their content
+ * checks are inconclusive rather than false failures.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "probe.h"
+
+#define ECHO_UNITS 64
+
+static void
+echo_plan(const struct probe_env *env, struct probe_plan *p)
+{
+	p->requests = env->prov->can_stream ? 2 : 1;
+	p->tokens_in = p->requests * (int64_t)(env->overhead_tokens + ECHO_UNITS * env->tokens_per_unit);
+	p->tokens_out = px_plan_tokens_out(env, p->requests);
+}
+
+static void
+echo_run(struct probe_env *env, struct probe_outcome *out)
+{
+	struct px_req r[2];
+	int n = env->prov->can_stream ? 2 : 1, best = 0, sent = 0;
+	cJSON *pts;
+
+	memset(r, 0, sizeof r);
+	for (int i = 0; i < n; i++) {
+		r[i].units = ECHO_UNITS;
+		r[i].stream = i == 1;
+	}
+	if (px_send(env, r, (size_t)n, 0) != 0) {
+		px_free(r, (size_t)n);
+		return;
+	}
+	out->details = cJSON_CreateObject();
+	pts = cJSON_AddArrayToObject(out->details, "points");
+	for (int i = 0; i < n; i++) {
+		cJSON_AddItemToArray(pts, px_point_json(&r[i]));
+		px_judge_common(env, out, &r[i], 1);
+		if (!r[i].sent)
+			continue;
+		sent++;
+		if (px_is_2xx(&r[i]) && r[i].nonces_echoed > best)
+			best = r[i].nonces_echoed;
+	}
+	env->echo_ok = best == 3;
+	cJSON_AddBoolToObject(out->details, "echo_ok", env->echo_ok);
+	if (sent == 0)
+		return;
+	if (px_no_answer(&r[0]) && (n == 1 || px_no_answer(&r[1]))) {
+		outcome_set(out, "error", "no answer: %s", r[0].transport_error);
+	} else if (!env->echo_ok) {
+		outcome_set(out, "inconclusive", "the model did not repeat its nonces (best %d of 3); "
+		    "content checks on this endpoint are inconclusive", best);
+	} else {
+		outcome_set(out, "pass", "the model repeated all three nonces");
+	}
+	px_free(r, (size_t)n);
+}
+
+const struct probe probe_echo = {
+	"echo", "baseline: does the model repeat its nonces?", echo_plan, echo_run,
+};

@@ -1,0 +1,98 @@
+/*
+ * errors.c: bad requests must be refused as the client's fault. Malformed
+ * JSON and a request missing its required messages must each get a 4xx: a
+ * 2xx is MALFORMED_ACCEPTED, a 5xx SERVER_ERROR_ON_BAD_INPUT. An unknown
+ * model name is recorded but not judged: single-model servers such as
+ * llama.cpp ignore the name.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "probe.h"
+
+enum { E_MALFORMED, E_MISSING, E_MISSING_STREAM, E_UNKNOWN_MODEL, E_COUNT };
+static const char *const labels[E_COUNT] = {
+	"malformed_json", "missing_field", "missing_field_stream", "unknown_model",
+};
+
+static void
+errors_plan(const struct probe_env *env, struct probe_plan *p)
+{
+	p->requests = env->prov->can_stream ? E_COUNT : E_COUNT - 1;
+	p->tokens_in = p->requests * 100;
+	p->tokens_out = px_plan_tokens_out(env, 1);
+}
+
+static void
+errors_run(struct probe_env *env, struct probe_outcome *out)
+{
+	struct px_req r[E_COUNT];
+	char model[64];
+	int n = 0, idx[E_COUNT], failed = 0;
+	cJSON *d;
+
+	memset(r, 0, sizeof r);
+	snprintf(model, sizeof model, "aivet-no-such-model-");
+	random_alnum(model + strlen(model), 12);
+	for (int k = 0; k < E_COUNT; k++) {
+		if (k == E_MISSING_STREAM && !env->prov->can_stream)
+			continue;
+		idx[n] = k;
+		r[n].units = 16;
+		r[n].kind = k == E_MALFORMED ? PX_MALFORMED : k == E_UNKNOWN_MODEL ? PX_CHAT :
+		    PX_MISSING_FIELD;
+		r[n].stream = k == E_MISSING_STREAM;
+		r[n].model = k == E_UNKNOWN_MODEL ? model : NULL;
+		n++;
+	}
+	if (px_send(env, r, (size_t)n, 0) != 0) {
+		px_free(r, (size_t)n);
+		return;
+	}
+	out->details = d = cJSON_CreateObject();
+	for (int i = 0; i < n; i++) {
+		cJSON *p = cJSON_AddObjectToObject(d, labels[idx[i]]);
+
+		if (r[i].status > 0)
+			cJSON_AddNumberToObject(p, "status", (double)r[i].status);
+		else
+			cJSON_AddNullToObject(p, "status");
+		cJSON_AddNumberToObject(p, "evidence", (double)r[i].evidence_id);
+		if (!r[i].sent)
+			continue;
+		if (px_no_answer(&r[i])) {
+			failed++;
+			continue;
+		}
+		if (idx[i] == E_UNKNOWN_MODEL) {
+			/* Recorded, never judged above info: many servers serve one model whatever the name. */
+			px_judge_common(env, out, &r[i], 0);
+			continue;
+		}
+		if (px_is_2xx(&r[i]))
+			outcome_finding(out, "MALFORMED_ACCEPTED", "medium", r[i].evidence_id,
+			    "a request with %s was accepted with HTTP %ld",
+			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);
+		else if (r[i].status >= 500)
+			outcome_finding(out, "SERVER_ERROR_ON_BAD_INPUT", "low", r[i].evidence_id,
+			    "a request with %s got HTTP %ld, a server error for a client's mistake",
+			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);
+	}
+	if (failed > 0 && out->nf == 0) {
+		const char *why = "";
+
+		for (int i = n - 1; i >= 0; i--)
+			if (px_no_answer(&r[i]))
+				why = r[i].transport_error;
+		outcome_set(out, "error", "%d request%s got no answer: %s", failed, failed == 1 ? "" : "s",
+		    why);
+	}
+	else if (out->nf == 0)
+		outcome_set(out, "pass", "bad requests were refused with 4xx");
+	px_free(r, (size_t)n);
+}
+
+const struct probe probe_errors = {
+	"errors", "malformed and incomplete requests must get a 4xx", errors_plan, errors_run,
+};

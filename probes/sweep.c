@@ -1,0 +1,313 @@
+/*
+ * sweep.c: context integrity. Prompts at fractions of the advertised
+ * context, then two binary searches for the sizes that matter: where
+ * requests start being refused, and where accepted requests stop being
+ * answered from their own content (a nonce missing, usage far below what
+ * was sent, or a large prompt reported as a handful of tokens). Both
+ * boundaries are reported beside the advertised context, with whether the
+ * change is a visible refusal or a silent degradation. probe_result.details
+ * is a contract the report draws its chart from (see aivet(1)).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+
+static const double fractions[] = { 0.01, 0.25, 0.50, 0.65, 0.75, 0.90, 0.97 };
+#define NFRAC (sizeof fractions / sizeof fractions[0])
+#define MAX_STEPS 16
+#define MAX_POINTS ((int)NFRAC + 1 + 2 * MAX_STEPS)
+
+enum cls { C_SKIPPED, C_ERROR, C_REFUSED, C_DEGRADED, C_INTACT };
+
+struct sweep {
+	struct probe_env *env;
+	struct px_req r[MAX_POINTS];
+	enum cls c[MAX_POINTS];
+	int n;
+	int unjudged;                 /* accepted answers neither nonces nor usage could judge */
+};
+
+static int64_t
+tolerance(const struct probe_env *env)
+{
+	int64_t t = env->ep.context / 1024;
+
+	return t < 32 ? 32 : t;
+}
+
+static int64_t
+top_size(const struct probe_env *env)
+{
+	return env->ep.context - env->max_tokens - 16;
+}
+
+static void
+sweep_plan(const struct probe_env *env, struct probe_plan *p)
+{
+	double sum = 0.01;   /* the streamed 1% point */
+	int steps = 0;
+
+	for (size_t i = 0; i < NFRAC; i++)
+		sum += fractions[i];
+	for (int64_t w = env->ep.context / 4; w > tolerance(env) && steps < MAX_STEPS; w /= 2)
+		steps++;
+	/* At most two searches, each step under the advertised context. */
+	p->requests = (int64_t)NFRAC + 1 + 2 * steps;
+	p->tokens_in = (int64_t)(sum * (double)env->ep.context) + 2 * steps * env->ep.context * 3 / 4;
+	p->tokens_out = px_plan_tokens_out(env, p->requests);
+}
+
+static enum cls
+classify(struct sweep *s, int i)
+{
+	struct probe_env *env = s->env;
+	struct px_req *r = &s->r[i];
+	int usage = px_usage_ok(r);
+
+	if (!r->sent)
+		return C_SKIPPED;
+	if (px_no_answer(r))
+		return C_ERROR;
+	if (!px_is_2xx(r) || r->res.is_error)
+		return C_REFUSED;
+	if (px_placeholder_usage(r) || usage == 0)
+		return C_DEGRADED;
+	if (env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r))
+		return C_DEGRADED;
+	if (env->echo_ok != 1 && usage < 0)
+		s->unjudged++;
+	/* An intact answer with usage sharpens the calibration for the next sizes. */
+	if (usage == 1 && r->recipe.units >= 1000) {
+		double tpu = ((double)r->res.usage_in - env->overhead_tokens) / (double)r->recipe.units;
+
+		if (tpu > 0.75 * env->tokens_per_unit && tpu < 1.33 * env->tokens_per_unit)
+			env->tokens_per_unit = tpu;
+	}
+	return C_INTACT;
+}
+
+/* Sends one more point of `tokens` (plain, or streamed); returns its index or -1. */
+static int
+send_point(struct sweep *s, int64_t tokens, int stream, int nreq)
+{
+	int first = s->n;
+
+	if (s->n + nreq > MAX_POINTS)
+		return -1;
+	for (int k = 0; k < nreq; k++) {
+		memset(&s->r[s->n + k], 0, sizeof s->r[0]);
+		s->r[s->n + k].target_tokens = tokens;
+		s->r[s->n + k].stream = stream;
+	}
+	s->n += nreq;
+	if (px_send(s->env, &s->r[first], (size_t)nreq, 1) != 0)
+		return -1;
+	for (int k = first; k < s->n; k++)
+		s->c[k] = classify(s, k);
+	return first;
+}
+
+static int64_t
+measured(const struct sweep *s, int i)
+{
+	return s->c[i] == C_INTACT && s->r[i].res.usage_in >= 0 ? s->r[i].res.usage_in :
+	    s->r[i].est_tokens;
+}
+
+/* Largest point below `below` (by requested size) whose class is in `want` (bitmask). */
+static int
+largest_below(const struct sweep *s, int64_t below, unsigned want)
+{
+	int best = -1;
+
+	for (int i = 0; i < s->n; i++)
+		if (!s->r[i].stream && (want >> s->c[i] & 1u) && s->r[i].target_tokens < below &&
+		    (best < 0 || s->r[i].target_tokens > s->r[best].target_tokens))
+			best = i;
+	return best;
+}
+
+static int
+smallest_of(const struct sweep *s, unsigned want)
+{
+	int best = -1;
+
+	for (int i = 0; i < s->n; i++)
+		if (!s->r[i].stream && (want >> s->c[i] & 1u) &&
+		    (best < 0 || s->r[i].target_tokens < s->r[best].target_tokens))
+			best = i;
+	return best;
+}
+
+#define BIT(c) (1u << (c))
+
+/* Narrows [lo, hi) where lo has a class in good and hi does not; returns the final lo. */
+static int
+search(struct sweep *s, int lo, int hi, unsigned good)
+{
+	int64_t tol = tolerance(s->env);
+
+	while (lo >= 0 && hi >= 0 && s->r[hi].target_tokens - s->r[lo].target_tokens > tol &&
+	    !s->env->budget_hit && !s->env->interrupted) {
+		int64_t mid = (s->r[lo].target_tokens + s->r[hi].target_tokens) / 2;
+		int i = send_point(s, mid, 0, 1);
+
+		if (i < 0 || s->c[i] == C_ERROR || s->c[i] == C_SKIPPED)
+			break;
+		if (good >> s->c[i] & 1u)
+			lo = i;
+		else
+			hi = i;
+	}
+	return lo;
+}
+
+static int
+by_size(const void *a, const void *b)
+{
+	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
+	double dx = cJSON_GetObjectItem(x, "tokens_sent")->valuedouble;
+	double dy = cJSON_GetObjectItem(y, "tokens_sent")->valuedouble;
+
+	return dx < dy ? -1 : dx > dy;
+}
+
+static void
+sweep_run(struct probe_env *env, struct probe_outcome *out)
+{
+	struct sweep *s = xcalloc(1, sizeof *s);
+	int first_deg, first_ref, lo_i = -1, lo_r = -1, errors = 0, no_usage = 0;
+	int64_t integrity = -1, refusal = -1, top = top_size(env);
+	const char *change = "none", *first_error = NULL;
+	cJSON *d, *pts, **sorted;
+	int nsorted = 0;
+
+	s->env = env;
+	for (size_t i = 0; i < NFRAC; i++) {
+		int64_t t = (int64_t)(fractions[i] * (double)env->ep.context);
+
+		memset(&s->r[s->n], 0, sizeof s->r[0]);
+		s->r[s->n++].target_tokens = t < top ? t : top;
+	}
+	memset(&s->r[s->n], 0, sizeof s->r[0]);
+	s->r[s->n].target_tokens = s->r[0].target_tokens;
+	s->r[s->n++].stream = 1;
+	/* One at a time: concurrent large prompts would compete for the vendor's capacity. */
+	if (px_send(env, s->r, (size_t)s->n, 1) != 0)
+		goto out;
+	for (int i = 0; i < s->n; i++)
+		s->c[i] = classify(s, i);
+
+	first_deg = smallest_of(s, BIT(C_DEGRADED));
+	if (first_deg >= 0) {
+		lo_i = largest_below(s, s->r[first_deg].target_tokens, BIT(C_INTACT));
+		lo_i = search(s, lo_i, first_deg, BIT(C_INTACT));
+	}
+	first_ref = smallest_of(s, BIT(C_REFUSED));
+	if (first_ref >= 0) {
+		lo_r = largest_below(s, s->r[first_ref].target_tokens, BIT(C_INTACT) | BIT(C_DEGRADED));
+		lo_r = search(s, lo_r, first_ref, BIT(C_INTACT) | BIT(C_DEGRADED));
+	}
+	if (env->interrupted)
+		goto out;
+	/* The searches may have found smaller bad sizes. */
+	first_deg = smallest_of(s, BIT(C_DEGRADED));
+	first_ref = smallest_of(s, BIT(C_REFUSED));
+	if (first_deg >= 0) {
+		lo_i = largest_below(s, s->r[first_deg].target_tokens, BIT(C_INTACT));
+		integrity = lo_i >= 0 ? measured(s, lo_i) : 0;
+	}
+	if (first_ref >= 0) {
+		lo_r = largest_below(s, s->r[first_ref].target_tokens, BIT(C_INTACT) | BIT(C_DEGRADED));
+		refusal = lo_r >= 0 ? measured(s, lo_r) : 0;
+	}
+	if (first_deg >= 0 && (first_ref < 0 ||
+	    s->r[first_deg].target_tokens < s->r[first_ref].target_tokens))
+		change = "silent_degradation";
+	else if (first_ref >= 0)
+		change = "visible_refusal";
+
+	for (int i = 0; i < s->n; i++) {
+		struct px_req *r = &s->r[i];
+
+		px_judge_common(env, out, r, 1);
+		if (s->c[i] == C_ERROR) {
+			errors++;
+			if (first_error == NULL)
+				first_error = r->transport_error;
+		}
+		if ((s->c[i] == C_INTACT || s->c[i] == C_DEGRADED) && r->res.usage_in < 0)
+			no_usage++;
+		if (s->c[i] != C_DEGRADED)
+			continue;
+		if (px_placeholder_usage(r) || (r->nonces_echoed == 0 && cJSON_GetArraySize(r->leaked) > 0))
+			outcome_finding(out, "PLACEHOLDER_SUBSTITUTION", "critical", r->evidence_id,
+			    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
+			    "placeholder: a prompt of about %lld tokens was %s", (long long)integrity,
+			    (long long)env->ep.context, (long long)r->est_tokens,
+			    px_placeholder_usage(r) ? "reported as a handful of tokens" :
+			    "answered from content it did not contain");
+		else
+			outcome_finding(out, "SILENT_TRUNCATION", "high", r->evidence_id,
+			    "accepted prompts above about %lld tokens (advertised %lld) lost content: "
+			    "%d of 3 nonces came back, usage %lld of about %lld tokens sent",
+			    (long long)integrity, (long long)env->ep.context, r->nonces_echoed,
+			    (long long)r->res.usage_in, (long long)r->est_tokens);
+	}
+	if (first_ref >= 0 && s->r[first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
+		for (int i = 0; i < s->n; i++)
+			if (s->c[i] == C_REFUSED && !s->r[i].stream)
+				outcome_finding(out, "CAPACITY_BELOW_ADVERTISED", "medium", s->r[i].evidence_id,
+				    "requests were refused above about %lld tokens, below the advertised "
+				    "%lld", (long long)refusal, (long long)env->ep.context);
+	}
+	if (no_usage > 0)
+		for (int i = 0; i < s->n; i++)
+			if ((s->c[i] == C_INTACT || s->c[i] == C_DEGRADED) && s->r[i].res.usage_in < 0)
+				outcome_finding(out, "USAGE_MISSING", "info", s->r[i].evidence_id,
+				    "%d accepted answer%s reported no usage, so prompt sizes were checked by "
+				    "nonces alone", no_usage, no_usage == 1 ? "" : "s");
+
+	d = out->details = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "advertised", (double)env->ep.context);
+	if (refusal >= 0)
+		cJSON_AddNumberToObject(d, "refusal_boundary", (double)refusal);
+	else
+		cJSON_AddNullToObject(d, "refusal_boundary");
+	if (integrity >= 0)
+		cJSON_AddNumberToObject(d, "integrity_boundary", (double)integrity);
+	else
+		cJSON_AddNullToObject(d, "integrity_boundary");
+	cJSON_AddStringToObject(d, "change", change);
+	pts = cJSON_AddArrayToObject(d, "points");
+	sorted = xcalloc((size_t)s->n + 1, sizeof *sorted);
+	for (int i = 0; i < s->n; i++)
+		if (s->r[i].sent)
+			sorted[nsorted++] = px_point_json(&s->r[i]);
+	qsort(sorted, (size_t)nsorted, sizeof *sorted, by_size);
+	for (int i = 0; i < nsorted; i++)
+		cJSON_AddItemToArray(pts, sorted[i]);
+	free(sorted);
+
+	if (errors > 0 && out->nf == 0)
+		outcome_set(out, "error", "%d request%s got no answer: %s", errors, errors == 1 ? "" : "s",
+		    first_error);
+	else if (s->unjudged > 0 && out->nf == 0)
+		outcome_set(out, "inconclusive", "the model does not repeat nonces and reported no usage, "
+		    "so %d accepted answer%s could not be judged", s->unjudged, s->unjudged == 1 ? "" : "s");
+	else if (out->nf == 0 || (out->nf == 1 && outcome_has(out, "USAGE_MISSING")))
+		outcome_set(out, "pass", "%s", first_ref >= 0 ? "refused visibly at the limit; every "
+		    "accepted prompt was answered from its own content" :
+		    "every accepted prompt was answered from its own content");
+out:
+	px_free(s->r, (size_t)s->n);
+	free(s);
+}
+
+const struct probe probe_sweep = {
+	"sweep", "context integrity: where prompts are refused, and where content is lost",
+	sweep_plan, sweep_run,
+};

@@ -1,0 +1,285 @@
+/*
+ * canary.c: nonce generation, deterministic probe prompts, and the canary
+ * scanner. The scanner finds each "AIVET" in a response (memmem, linear)
+ * and looks the 19 characters after it up in a hash table keyed with
+ * SipHash (libsodium's crypto_shorthash, keyed at random so a response
+ * cannot be crafted to collide), so one pass over a response checks it
+ * against every canary of the run.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sodium.h>
+
+#include "canary.h"
+
+#define KEY_LEN (NONCE_LEN - NONCE_PREFIX_LEN)
+
+void
+nonce_new(char out[NONCE_LEN + 1])
+{
+	memcpy(out, NONCE_PREFIX, NONCE_PREFIX_LEN);
+	random_alnum(out + NONCE_PREFIX_LEN, KEY_LEN);
+}
+
+/* ---- prompts ---- */
+
+static const char *const filler_words[] = {
+	"river", "stone", "lantern", "orchard", "meadow", "harbor", "signal", "copper",
+	"window", "garden", "thunder", "marble", "valley", "pencil", "candle", "bridge",
+	"forest", "silver", "engine", "canvas", "ladder", "mirror", "pepper", "saddle",
+	"basket", "cotton", "dragon", "feather", "glacier", "helmet", "island", "jacket",
+	"kettle", "lemon", "magnet", "needle", "ocean", "pillow", "quartz", "rocket",
+	"sunset", "tunnel", "umbrella", "velvet", "walnut", "yellow", "zephyr", "anchor",
+	"blossom", "cinder", "dolphin", "ember", "falcon", "granite", "hollow", "ivory",
+	"jasmine", "kernel", "lagoon", "mosaic", "nectar", "opal", "prairie", "quiver",
+};
+#define N_WORDS (sizeof filler_words / sizeof filler_words[0])
+
+/* splitmix64: a fixed, portable sequence, so a recipe regenerates the same bytes. */
+static uint64_t
+next_rand(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static void
+add_filler(struct buf *out, uint64_t *state, int64_t words)
+{
+	for (int64_t i = 0; i < words; i++) {
+		const char *w = filler_words[next_rand(state) % N_WORDS];
+
+		buf_adds(out, w);
+		buf_add(out, (i + 1) % 16 == 0 ? "\n" : " ", 1);
+	}
+}
+
+void
+prompt_recipe_new(struct prompt_recipe *r, int64_t units)
+{
+	memset(r, 0, sizeof *r);
+	randombytes_buf(&r->seed, sizeof r->seed);
+	r->units = units;
+	for (int i = 0; i < 3; i++)
+		nonce_new(r->nonces[i]);
+}
+
+void
+prompt_build(const struct prompt_recipe *r, struct buf *out)
+{
+	uint64_t st = r->seed, shared = r->shared_seed;
+	/* About 7.5 bytes per word: reserve once instead of doubling through. */
+	size_t guess = (size_t)(r->units + r->shared_units) * 8 + 512;
+
+	buf_init(out);
+	out->data = xmalloc(guess);
+	out->cap = guess;
+	out->data[0] = '\0';
+	if (r->shared_units > 0) {
+		buf_adds(out, "Shared instructions follow.\n");
+		add_filler(out, &shared, r->shared_units);
+		buf_adds(out, "\n");
+	}
+	buf_printf(out, "%s\n", r->nonces[0]);
+	add_filler(out, &st, r->units / 2);
+	buf_printf(out, "\n%s\n", r->nonces[1]);
+	add_filler(out, &st, r->units - r->units / 2);
+	buf_printf(out, "\n%s\n%s", r->nonces[2], PROMPT_INSTRUCTION);
+}
+
+cJSON *
+prompt_recipe_json(const struct prompt_recipe *r)
+{
+	cJSON *j = cJSON_CreateObject(), *n = cJSON_AddArrayToObject(j, "nonces");
+	char hex[32];
+
+	/* 64-bit seeds as hex text: JSON numbers would lose bits. */
+	cJSON_AddStringToObject(j, "generator", "aivet-filler-1");
+	snprintf(hex, sizeof hex, "%016" PRIx64, r->seed);
+	cJSON_AddStringToObject(j, "seed", hex);
+	cJSON_AddNumberToObject(j, "units", (double)r->units);
+	if (r->shared_units > 0) {
+		snprintf(hex, sizeof hex, "%016" PRIx64, r->shared_seed);
+		cJSON_AddStringToObject(j, "shared_seed", hex);
+		cJSON_AddNumberToObject(j, "shared_units", (double)r->shared_units);
+	}
+	for (int i = 0; i < 3; i++)
+		cJSON_AddItemToArray(n, cJSON_CreateString(r->nonces[i]));
+	return j;
+}
+
+static int
+parse_seed(const cJSON *j, const char *k, uint64_t *out, struct aerr *err)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(j, k);
+	char *end;
+
+	if (!cJSON_IsString(v) || strlen(v->valuestring) != 16)
+		return aerr_set(err, AV_USAGE, "recipe: %s must be 16 hex digits", k);
+	*out = strtoull(v->valuestring, &end, 16);
+	if (*end != '\0')
+		return aerr_set(err, AV_USAGE, "recipe: %s must be 16 hex digits", k);
+	return 0;
+}
+
+int
+prompt_recipe_parse(const cJSON *j, struct prompt_recipe *r, struct aerr *err)
+{
+	cJSON *units = cJSON_GetObjectItemCaseSensitive(j, "units");
+	cJSON *su = cJSON_GetObjectItemCaseSensitive(j, "shared_units");
+	cJSON *n = cJSON_GetObjectItemCaseSensitive(j, "nonces");
+	cJSON *gen = cJSON_GetObjectItemCaseSensitive(j, "generator");
+
+	memset(r, 0, sizeof *r);
+	if (!cJSON_IsString(gen) || strcmp(gen->valuestring, "aivet-filler-1") != 0)
+		return aerr_set(err, AV_USAGE, "recipe: unknown generator");
+	if (parse_seed(j, "seed", &r->seed, err) != 0)
+		return err->code;
+	if (!cJSON_IsNumber(units) || units->valuedouble < 0 || units->valuedouble > 1e9)
+		return aerr_set(err, AV_USAGE, "recipe: units must be a number of words");
+	r->units = (int64_t)units->valuedouble;
+	if (su != NULL) {
+		if (!cJSON_IsNumber(su) || su->valuedouble < 0 || su->valuedouble > 1e9)
+			return aerr_set(err, AV_USAGE, "recipe: shared_units must be a number of words");
+		r->shared_units = (int64_t)su->valuedouble;
+		if (parse_seed(j, "shared_seed", &r->shared_seed, err) != 0)
+			return err->code;
+	}
+	if (cJSON_GetArraySize(n) != 3)
+		return aerr_set(err, AV_USAGE, "recipe: nonces must hold three strings");
+	for (int i = 0; i < 3; i++) {
+		cJSON *s = cJSON_GetArrayItem(n, i);
+
+		if (!cJSON_IsString(s) || strlen(s->valuestring) != NONCE_LEN)
+			return aerr_set(err, AV_USAGE, "recipe: nonce %d is not a %d-character nonce",
+			    i + 1, NONCE_LEN);
+		memcpy(r->nonces[i], s->valuestring, NONCE_LEN + 1);
+	}
+	return 0;
+}
+
+/* ---- the canary set: open addressing on SipHash ---- */
+
+struct canary {
+	char key[KEY_LEN];
+	int used;
+	int tenant;
+	int64_t owner;
+};
+
+struct canary_set {
+	struct canary *slots;
+	size_t cap, n;
+	unsigned char hkey[crypto_shorthash_KEYBYTES];
+};
+
+struct canary_set *
+canary_set_new(void)
+{
+	struct canary_set *s = xcalloc(1, sizeof *s);
+
+	s->cap = 256;
+	s->slots = xcalloc(s->cap, sizeof *s->slots);
+	crypto_shorthash_keygen(s->hkey);
+	return s;
+}
+
+void
+canary_set_free(struct canary_set *s)
+{
+	if (s == NULL)
+		return;
+	free(s->slots);
+	free(s);
+}
+
+size_t
+canary_count(const struct canary_set *s)
+{
+	return s->n;
+}
+
+static size_t
+slot_of(const struct canary_set *s, const char *key)
+{
+	unsigned char h[crypto_shorthash_BYTES];
+	uint64_t v;
+
+	crypto_shorthash(h, (const unsigned char *)key, KEY_LEN, s->hkey);
+	memcpy(&v, h, sizeof v);
+	return (size_t)(v & (s->cap - 1));
+}
+
+static void
+insert(struct canary_set *s, const struct canary *c)
+{
+	size_t i = slot_of(s, c->key);
+
+	while (s->slots[i].used) {
+		if (memcmp(s->slots[i].key, c->key, KEY_LEN) == 0)
+			return;   /* already registered: the first owner stays */
+		i = (i + 1) & (s->cap - 1);
+	}
+	s->slots[i] = *c;
+	s->n++;
+}
+
+void
+canary_add(struct canary_set *s, const char *nonce, int64_t owner, int tenant)
+{
+	struct canary c = { .used = 1, .tenant = tenant, .owner = owner };
+
+	if (strncmp(nonce, NONCE_PREFIX, NONCE_PREFIX_LEN) != 0 || strlen(nonce) != NONCE_LEN)
+		die("canary_add: malformed nonce");
+	if ((s->n + 1) * 2 > s->cap) {
+		struct canary *old = s->slots;
+		size_t oldcap = s->cap;
+
+		s->cap *= 2;
+		s->slots = xcalloc(s->cap, sizeof *s->slots);
+		s->n = 0;
+		for (size_t i = 0; i < oldcap; i++)
+			if (old[i].used)
+				insert(s, &old[i]);
+		free(old);
+	}
+	memcpy(c.key, nonce + NONCE_PREFIX_LEN, KEY_LEN);
+	insert(s, &c);
+}
+
+size_t
+canary_scan(const struct canary_set *s, const char *text, size_t len, canary_hit_fn fn, void *arg)
+{
+	const char *p = text, *end = text + len;
+	size_t hits = 0;
+
+	while ((size_t)(end - p) >= NONCE_LEN) {
+		const char *at = memmem(p, (size_t)(end - p), NONCE_PREFIX, NONCE_PREFIX_LEN);
+		size_t i;
+
+		if (at == NULL || (size_t)(end - at) < NONCE_LEN)
+			break;
+		i = slot_of(s, at + NONCE_PREFIX_LEN);
+		while (s->slots[i].used) {
+			if (memcmp(s->slots[i].key, at + NONCE_PREFIX_LEN, KEY_LEN) == 0) {
+				char nonce[NONCE_LEN + 1];
+
+				memcpy(nonce, at, NONCE_LEN);
+				nonce[NONCE_LEN] = '\0';
+				hits++;
+				if (fn != NULL)
+					fn(arg, nonce, s->slots[i].owner, s->slots[i].tenant);
+				break;
+			}
+			i = (i + 1) & (s->cap - 1);
+		}
+		p = at + 1;
+	}
+	return hits;
+}

@@ -1,0 +1,384 @@
+/*
+ * cmd-demo.c: "aivet demo" — the incident, reproduced and measured from
+ * outside. It starts aivet-sim (found beside the aivet binary, else on
+ * PATH) on a free loopback port with two tenants and the incident's fault:
+ * 1,048,576 tokens advertised, a KV pool of 681,280, oversize prompts
+ * swapped for a placeholder that decodes stale pages of other requests.
+ * It registers the vendor in a separate demo database (unless --db is
+ * given), runs every probe, explains what was found, then runs them again
+ * against the fixed configuration, where everything passes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+extern const struct cmd_entry cmd_demo_entry;
+
+#define DEMO_CONTEXT INT64_C(1048576)
+#define DEMO_POOL INT64_C(681280)
+#define QUICK_SCALE 16
+
+struct sim {
+	pid_t pid;
+	char url[128];
+};
+
+static char *
+find_sim(void)
+{
+	char self[PATH_MAX], *slash, *path, *dir, *save = NULL, *cand;
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			cand = xasprintf("%s/aivet-sim", self);
+			if (access(cand, X_OK) == 0)
+				return cand;
+			free(cand);
+		}
+	}
+	path = xstrdup(getenv("PATH") ? getenv("PATH") : "/usr/local/bin:/usr/bin:/bin");
+	for (dir = strtok_r(path, ":", &save); dir != NULL; dir = strtok_r(NULL, ":", &save)) {
+		cand = xasprintf("%s/aivet-sim", *dir ? dir : ".");
+		if (access(cand, X_OK) == 0) {
+			free(path);
+			return cand;
+		}
+		free(cand);
+	}
+	free(path);
+	return NULL;
+}
+
+static int
+sim_start(const char *bin, char *const extra[], struct sim *s, struct aerr *err)
+{
+	int out[2];
+	char line[256];
+	size_t len = 0;
+	int64_t deadline = now_ms() + 10000;
+
+	memset(s, 0, sizeof *s);
+	if (pipe(out) != 0)
+		return aerr_set(err, AV_RUNTIME, "pipe: %s", strerror(errno));
+	if ((s->pid = fork()) < 0)
+		return aerr_set(err, AV_RUNTIME, "fork: %s", strerror(errno));
+	if (s->pid == 0) {
+		char *argv[32];
+		int a = 0;
+
+		dup2(out[1], STDOUT_FILENO);
+		close(out[0]);
+		close(out[1]);
+		if (freopen("/dev/null", "w", stderr) == NULL)
+			_exit(127);
+		argv[a++] = (char *)bin;
+		argv[a++] = "--host";
+		argv[a++] = "127.0.0.1";
+		argv[a++] = "--port";
+		argv[a++] = "0";
+		for (int i = 0; extra[i] != NULL && a < 31; i++)
+			argv[a++] = extra[i];
+		argv[a] = NULL;
+		execv(bin, argv);
+		_exit(127);
+	}
+	close(out[1]);
+	/* Its first line says where it listens. */
+	while (len < sizeof line - 1) {
+		struct pollfd p = { out[0], POLLIN, 0 };
+		int64_t left = deadline - now_ms();
+		ssize_t r;
+
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+			break;
+		if ((r = read(out[0], line + len, 1)) <= 0)
+			break;
+		if (line[len] == '\n')
+			break;
+		len++;
+	}
+	line[len] = '\0';
+	close(out[0]);
+	if (strncmp(line, "listening on ", 13) != 0 || len - 13 >= sizeof s->url) {
+		kill(s->pid, SIGTERM);
+		waitpid(s->pid, NULL, 0);
+		return aerr_set(err, AV_RUNTIME, "%s did not start (its first line: '%s')", bin, line);
+	}
+	snprintf(s->url, sizeof s->url, "%.127s", line + 13);
+	return 0;
+}
+
+static void
+sim_stop(struct sim *s)
+{
+	if (s->pid > 0) {
+		kill(s->pid, SIGTERM);
+		waitpid(s->pid, NULL, 0);
+		s->pid = 0;
+	}
+}
+
+/* Runs an aivet command line quietly (its confirmation lines are not the demo's story). */
+static int
+run_quiet(struct aivet *av, char **argv, struct aerr *err)
+{
+	int argc = 0, saved, devnull, rc;
+
+	while (argv[argc] != NULL)
+		argc++;
+	fflush(stdout);
+	saved = dup(STDOUT_FILENO);
+	devnull = open("/dev/null", O_WRONLY);
+	dup2(devnull, STDOUT_FILENO);
+	close(devnull);
+	rc = cmd_run(av, argc, argv, err);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	return rc;
+}
+
+static int
+register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *eid,
+    struct aerr *err)
+{
+	char ctx[32], *base = xasprintf("%s/v1", url);
+	int64_t id;
+	int rc;
+
+	snprintf(ctx, sizeof ctx, "%lld", (long long)context);
+	if (vendor_lookup(av_db(av, err), "demo-vendor", &id, err) != 0) {
+		char *argv[] = { "vendor", "add", "demo-vendor", "--criticality", "4", "--notes",
+			"simulated inference vendor of aivet demo", NULL };
+
+		aerr_clear(err);
+		if (run_quiet(av, argv, err) != 0)
+			goto out;
+	}
+	if (endpoint_lookup(av->db, "demo-vendor/chat", &id, err) != 0) {
+		char *argv[] = { "endpoint", "add", "demo-vendor", "--name", "chat", "--api", "openai",
+			"--url", base, "--model", "aivet-sim-1", "--context", ctx,
+			"--credential", "alice=env:AIVET_DEMO_KEY_ALICE",
+			"--credential", "bob=env:AIVET_DEMO_KEY_BOB", NULL };
+
+		aerr_clear(err);
+		if (run_quiet(av, argv, err) != 0)
+			goto out;
+	} else {
+		char *argv[] = { "endpoint", "edit", "demo-vendor/chat", "--url", base, "--context", ctx,
+			NULL };
+
+		if (run_quiet(av, argv, err) != 0)
+			goto out;
+	}
+	rc = endpoint_lookup(av->db, "demo-vendor/chat", eid, err);
+	free(base);
+	return rc;
+out:
+	free(base);
+	return err->code;
+}
+
+static const cJSON *
+probe_of(const cJSON *run, const char *name)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes"))
+		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, name) == 0)
+			return p;
+	return NULL;
+}
+
+static int
+count_code(const cJSON *run, const char *code, int64_t *first_evidence)
+{
+	const cJSON *p, *f;
+	int n = 0;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes"))
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
+			if (strcmp(cJSON_GetObjectItem(f, "code")->valuestring, code) == 0) {
+				if (n++ == 0 && first_evidence != NULL)
+					*first_evidence = (int64_t)cJSON_GetArrayItem(
+					    cJSON_GetObjectItem(f, "evidence"), 0)->valuedouble;
+			}
+	return n;
+}
+
+static void
+explain(const cJSON *run, int64_t advertised, int64_t pool, const char *db_path)
+{
+	const cJSON *sweep = probe_of(run, "sweep"), *d = sweep ? cJSON_GetObjectItem(sweep, "details") : NULL;
+	const cJSON *ib = d ? cJSON_GetObjectItem(d, "integrity_boundary") : NULL;
+	int64_t ev = 0;
+	char a[32], b[32], c[32];
+
+	printf("\nWhat was found, from outside:\n");
+	if (cJSON_IsNumber(ib))
+		printf("  Content integrity broke at %s tokens; the advertised context is %s tokens.\n"
+		    "  (The simulated vendor's KV pool holds %s tokens: %.2f%% off.)\n",
+		    thousands((int64_t)ib->valuedouble, a), thousands(advertised, b), thousands(pool, c),
+		    100.0 * ((double)pool - ib->valuedouble) / (double)pool);
+	if (count_code(run, "PLACEHOLDER_SUBSTITUTION", &ev))
+		printf("  Above it, prompts were accepted with HTTP 200, reported as a handful of tokens,\n"
+		    "  and answered from content they did not contain (evidence %lld).\n", (long long)ev);
+	if (count_code(run, "LEAK_CROSS_TENANT", &ev))
+		printf("  Tenant bob received canaries that only tenant alice had sent (evidence %lld):\n"
+		    "  another customer's prompt, returned in an HTTP 200.\n", (long long)ev);
+	printf("\nWhy it matters: a 200 is not a pass. Nothing in the status codes showed this;\n"
+	    "only the content did. A vendor must fail closed at its real capacity, and tenant\n"
+	    "isolation lives in configuration the customer cannot see, so it has to be tested.\n"
+	    "Inspect it: aivet --db %s probe show %d; aivet --db %s evidence show %lld\n",
+	    db_path, cJSON_GetObjectItem(run, "id")->valueint, db_path, (long long)ev);
+}
+
+static const char demo_usage[] = "demo [--quick] [--db PATH]";
+
+static int
+cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "db", required_argument, NULL, 'd' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int quick = 0, c, rc, fault_rc, fixed_rc;
+	const char *db_opt = NULL;
+	char *sim_bin = NULL, *db_path = NULL, ctx_s[32], pool_s[32], tenants[160], key_a[33], key_b[33];
+	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run1 = 0, run2 = 0;
+	struct sim s = { 0 };
+	struct probe_opts po = { 0 };
+	cJSON *run = NULL;
+	int64_t t0 = now_ms();
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'q')
+			quick = 1;
+		else if (c == 'd')
+			db_opt = optarg;
+		else if (c == ':')
+			return usage_error(err, demo_usage, "%s needs a value", argv[optind - 1]);
+		else
+			return usage_error(err, demo_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind != argc)
+		return usage_error(err, demo_usage, "unexpected argument '%s'", argv[optind]);
+	if (quick)
+		context /= QUICK_SCALE, pool /= QUICK_SCALE;
+	if ((sim_bin = find_sim()) == NULL)
+		return aerr_set(err, AV_RUNTIME, "aivet-sim was found neither beside aivet nor on PATH");
+	/* A separate database, fresh each time, unless one was named. */
+	if (db_opt != NULL) {
+		db_path = xstrdup(db_opt);
+	} else {
+		const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+		char *dir = x && *x == '/' ? xasprintf("%s/aivet", x) :
+		    xasprintf("%s/.local/share/aivet", home && *home ? home : ".");
+
+		if (mkdir_p(dir, 0700, err) != 0) {
+			free(dir);
+			goto out;
+		}
+		db_path = xasprintf("%s/demo.db", dir);
+		free(dir);
+		for (const char *suffix = ""; suffix != NULL; suffix = *suffix ? NULL : "-wal") {
+			char *f = xasprintf("%s%s", db_path, suffix);
+
+			unlink(f);
+			free(f);
+		}
+	}
+	av_close(av);
+	av->db_path = db_path;
+	av->is_demo = 1;
+	random_alnum(key_a, 32);
+	random_alnum(key_b, 32);
+	setenv("AIVET_DEMO_KEY_ALICE", key_a, 1);
+	setenv("AIVET_DEMO_KEY_BOB", key_b, 1);
+	snprintf(tenants, sizeof tenants, "alice=%s,bob=%s", key_a, key_b);
+	snprintf(ctx_s, sizeof ctx_s, "%lld", (long long)context);
+	snprintf(pool_s, sizeof pool_s, "%lld", (long long)pool);
+
+	printf("aivet demo: the incident, measured from outside%s.\n\n"
+	    "A vendor advertises a %lld-token context. The simulated server behind it holds %lld\n"
+	    "tokens in its KV pool, and swaps a prompt that does not fit for a one-token\n"
+	    "placeholder. aivet is told only the advertised number.\n\n",
+	    quick ? " (scaled down 16x: --quick)" : "", (long long)context, (long long)pool);
+	{
+		char *extra[] = { "--context", ctx_s, "--pool", pool_s, "--tenants", tenants,
+			"--fault", "disagg-placeholder", NULL };
+
+		if (sim_start(sim_bin, extra, &s, err) != 0)
+			goto out;
+	}
+	printf("[1/2] the vendor as it was: %s, tenants alice and bob\n", s.url);
+	fflush(stdout);
+	if (register_endpoint(av, s.url, context, &eid, err) != 0)
+		goto out;
+	po.concurrency = 2;
+	fault_rc = probe_run_cli(av, eid, &po, 0, "high", &run1, err);
+	sim_stop(&s);
+	if (run1 == 0)
+		goto out;
+	if (probe_run_json(av->db, run1, &run, err) != 0)
+		goto out;
+	explain(run, context, pool, db_path);
+	cJSON_Delete(run);
+	run = NULL;
+	aerr_clear(err);
+
+	/* The fix: fail closed at the real capacity, and advertise it. */
+	printf("\n[2/2] the fixed configuration: refuses what does not fit, advertises %lld tokens\n",
+	    (long long)pool);
+	{
+		char *extra[] = { "--context", pool_s, "--pool", pool_s, "--tenants", tenants,
+			"--fault", "none", NULL };
+
+		if (sim_start(sim_bin, extra, &s, err) != 0)
+			goto out;
+	}
+	if (register_endpoint(av, s.url, pool, &eid, err) != 0)
+		goto out;
+	fixed_rc = probe_run_cli(av, eid, &po, 0, "low", &run2, err);
+	sim_stop(&s);
+	if (run2 == 0)
+		goto out;
+	aerr_clear(err);
+	printf("\n%s (%.1f s). Evidence: %s\n", fixed_rc == 0 ?
+	    "Fixed: every probe passes, no findings" : "The fixed configuration still has findings",
+	    (double)(now_ms() - t0) / 1000.0, db_path);
+	if (fault_rc != AV_FINDINGS || fixed_rc != 0)
+		aerr_set(err, AV_RUNTIME, "the demo did not come out as expected (runs %lld and %lld)",
+		    (long long)run1, (long long)run2);
+out:
+	rc = err->code;
+	sim_stop(&s);
+	cJSON_Delete(run);
+	free(sim_bin);
+	av_close(av);
+	av->db_path = NULL;
+	free(db_path);
+	return rc;
+}
+
+const struct cmd_entry cmd_demo_entry = {
+	"demo", demo_usage,
+	"reproduce the context-overflow incident against a simulator and show what aivet finds",
+	cmd_demo_exec
+};

@@ -1,0 +1,289 @@
+/*
+ * cmd-evidence.c: "aivet evidence show ID" — one piece of evidence: an
+ * attached file's description, or a recorded exchange with its headers
+ * (credentials were redacted when recorded), bodies, timings, and the
+ * findings that cite it. A request kept as a recipe is regenerated and its
+ * SHA-256 checked against the one recorded; stored bytes are checked
+ * against their hash too. Sealed (leaked) content is not shown.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+
+extern const struct cmd_entry cmd_evidence_entry;
+
+#define PREVIEW ((size_t)4096)
+
+/* Loads a blob into o[key] (text) and reports whether its hash holds. */
+static int
+body_json(sqlite3 *db, cJSON *o, const char *key, const char *sha, struct aerr *err)
+{
+	struct buf b;
+	int enc = 0;
+	char got[65];
+	char *k;
+
+	if (sha == NULL || *sha == '\0') {
+		cJSON_AddNullToObject(o, key);
+		return 0;
+	}
+	if (blob_get(db, sha, &b, &enc, err) != 0)
+		return err->code;
+	k = xasprintf("%s_sealed", key);
+	cJSON_AddBoolToObject(o, k, enc);
+	free(k);
+	if (enc) {
+		cJSON_AddNullToObject(o, key);
+	} else {
+		sha256_hex(b.data ? b.data : "", b.len, got);
+		if (strcmp(got, sha) != 0) {
+			buf_free(&b);
+			return aerr_set(err, AV_RUNTIME, "stored content %s does not match its SHA-256: the "
+			    "evidence store is damaged", sha);
+		}
+		cJSON_AddStringToObject(o, key, b.data ? b.data : "");
+	}
+	buf_free(&b);
+	return 0;
+}
+
+static int
+evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT kind, sha256, original_name, media_type, size, "
+	    "effective_date, added_by, added_at FROM evidence WHERE id = ?", "i", id);
+	cJSON *j, *x, *f;
+	int exchange;
+
+	*out = NULL;
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "no evidence with id %lld", (long long)id);
+	}
+	j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "id", (double)id);
+	cJSON_AddStringToObject(j, "kind", col_text(st, 0));
+	cJSON_AddStringToObject(j, "sha256", col_text(st, 1));
+	json_add_str(j, "original_name", sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : col_text(st, 2));
+	json_add_str(j, "media_type", sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : col_text(st, 3));
+	cJSON_AddNumberToObject(j, "size", (double)sqlite3_column_int64(st, 4));
+	json_add_str(j, "effective_date", sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5));
+	cJSON_AddStringToObject(j, "added_by", col_text(st, 6));
+	cJSON_AddStringToObject(j, "added_at", col_text(st, 7));
+	exchange = strcmp(col_text(st, 0), "exchange") == 0;
+	sqlite3_finalize(st);
+	*out = j;
+	if (!exchange)
+		return 0;
+	st = db_prepare(db, err, "SELECT run_id, probe, seq, tenant, streaming, method, url, "
+	    "request_headers, request_sha256, request_size, request_blob, request_recipe, "
+	    "response_status, response_headers, response_sha256, response_size, response_blob, "
+	    "response_truncated, error, timings, started_at FROM exchange WHERE evidence_id = ?", "i", id);
+	if (st == NULL || sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_RUNTIME, "evidence %lld is an exchange without its record",
+		    (long long)id);
+	}
+	x = cJSON_AddObjectToObject(j, "exchange");
+	cJSON_AddNumberToObject(x, "run", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddStringToObject(x, "probe", col_text(st, 1));
+	cJSON_AddNumberToObject(x, "seq", (double)sqlite3_column_int64(st, 2));
+	json_add_str(x, "tenant", sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : col_text(st, 3));
+	cJSON_AddBoolToObject(x, "streaming", sqlite3_column_int(st, 4));
+	cJSON_AddStringToObject(x, "method", col_text(st, 5));
+	cJSON_AddStringToObject(x, "url", col_text(st, 6));
+	cJSON_AddItemToObject(x, "request_headers", cJSON_Parse(col_text(st, 7)));
+	cJSON_AddStringToObject(x, "request_sha256", col_text(st, 8));
+	cJSON_AddNumberToObject(x, "request_size", (double)sqlite3_column_int64(st, 9));
+	if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+		struct buf body;
+		char sha[65];
+
+		cJSON_AddItemToObject(x, "request_recipe", cJSON_Parse(col_text(st, 11)));
+		if (probe_rebuild_request(col_text(st, 11), &body, err) != 0) {
+			sqlite3_finalize(st);
+			return aerr_prefix(err, "evidence %lld", (long long)id);
+		}
+		sha256_hex(body.data ? body.data : "", body.len, sha);
+		cJSON_AddBoolToObject(x, "request_regenerated", strcmp(sha, col_text(st, 8)) == 0);
+		buf_free(&body);
+		cJSON_AddNullToObject(x, "request_body");
+	} else if (body_json(db, x, "request_body", col_text(st, 10), err) != 0) {
+		sqlite3_finalize(st);
+		return err->code;
+	}
+	if (sqlite3_column_type(st, 12) == SQLITE_NULL)
+		cJSON_AddNullToObject(x, "response_status");
+	else
+		cJSON_AddNumberToObject(x, "response_status", (double)sqlite3_column_int64(st, 12));
+	cJSON_AddItemToObject(x, "response_headers", sqlite3_column_type(st, 13) == SQLITE_NULL ?
+	    cJSON_CreateNull() : cJSON_Parse(col_text(st, 13)));
+	json_add_str(x, "response_sha256", sqlite3_column_type(st, 14) == SQLITE_NULL ? NULL :
+	    col_text(st, 14));
+	cJSON_AddNumberToObject(x, "response_size", (double)sqlite3_column_int64(st, 15));
+	if (body_json(db, x, "response_body", sqlite3_column_type(st, 16) == SQLITE_NULL ? NULL :
+	    col_text(st, 16), err) != 0) {
+		sqlite3_finalize(st);
+		return err->code;
+	}
+	cJSON_AddBoolToObject(x, "response_truncated", sqlite3_column_int(st, 17));
+	json_add_str(x, "error", sqlite3_column_type(st, 18) == SQLITE_NULL ? NULL : col_text(st, 18));
+	cJSON_AddItemToObject(x, "timings", cJSON_Parse(col_text(st, 19)));
+	cJSON_AddStringToObject(x, "started_at", col_text(st, 20));
+	sqlite3_finalize(st);
+	f = cJSON_AddArrayToObject(j, "findings");
+	st = db_prepare(db, err, "SELECT f.id, f.code, f.severity FROM finding f JOIN finding_evidence fe "
+	    "ON fe.finding_id = f.id WHERE fe.evidence_id = ? ORDER BY f.id", "i", id);
+	while (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddStringToObject(o, "code", col_text(st, 1));
+		cJSON_AddStringToObject(o, "severity", col_text(st, 2));
+		cJSON_AddItemToArray(f, o);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+static void
+print_headers(const cJSON *h)
+{
+	const cJSON *kv;
+
+	cJSON_ArrayForEach(kv, h)
+		if (cJSON_IsString(kv))
+			printf("  %s: %s\n", kv->string, kv->valuestring);
+}
+
+static void
+print_body(const char *label, const cJSON *x, const char *key, int full)
+{
+	const cJSON *b = cJSON_GetObjectItem(x, key);
+	char *sealed = xasprintf("%s_sealed", key);
+
+	if (cJSON_IsTrue(cJSON_GetObjectItem(x, sealed)))
+		printf("%s: sealed (leaked content is kept encrypted)\n", label);
+	else if (cJSON_IsString(b)) {
+		size_t n = strlen(b->valuestring);
+
+		printf("%s (%zu bytes):\n", label, n);
+		fwrite(b->valuestring, 1, full || n <= PREVIEW ? n : PREVIEW, stdout);
+		if (!full && n > PREVIEW)
+			printf("\n... (%zu more bytes; --full shows all)", n - PREVIEW);
+		printf("\n");
+	}
+	free(sealed);
+}
+
+static const char show_usage[] = "evidence show ID [--full] [--json]";
+
+static int
+evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "full", no_argument, NULL, 'f' },
+		{ NULL, 0, NULL, 0 }
+	};
+	int json = 0, full = 0, c;
+	int64_t id;
+	sqlite3 *db;
+	cJSON *j, *x, *t, *fd;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 'f')
+			full = 1;
+		else
+			return usage_error(err, show_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind != argc - 1)
+		return usage_error(err, show_usage, "evidence show needs exactly one ID");
+	if (parse_int_opt("ID", argv[optind], 1, INT64_MAX, &id, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (evidence_json(db, id, &j, err) != 0) {
+		cJSON_Delete(j);
+		return err->code;
+	}
+	if (json) {
+		json_emit(j);
+		return 0;
+	}
+	printf("evidence %lld: %s, %s, %.0f bytes, SHA-256 %s\n", (long long)id,
+	    cJSON_GetObjectItem(j, "kind")->valuestring,
+	    cJSON_IsString(cJSON_GetObjectItem(j, "original_name")) ?
+	    cJSON_GetObjectItem(j, "original_name")->valuestring : "-",
+	    cJSON_GetObjectItem(j, "size")->valuedouble, cJSON_GetObjectItem(j, "sha256")->valuestring);
+	printf("added %s by %s\n", cJSON_GetObjectItem(j, "added_at")->valuestring,
+	    cJSON_GetObjectItem(j, "added_by")->valuestring);
+	if ((x = cJSON_GetObjectItem(j, "exchange")) != NULL) {
+		const cJSON *st = cJSON_GetObjectItem(x, "response_status");
+		const cJSON *e = cJSON_GetObjectItem(x, "error");
+
+		printf("run %d, probe %s, exchange %d, tenant %s%s\n", cJSON_GetObjectItem(x, "run")->valueint,
+		    cJSON_GetObjectItem(x, "probe")->valuestring, cJSON_GetObjectItem(x, "seq")->valueint,
+		    cJSON_IsString(cJSON_GetObjectItem(x, "tenant")) ?
+		    cJSON_GetObjectItem(x, "tenant")->valuestring : "-",
+		    cJSON_IsTrue(cJSON_GetObjectItem(x, "streaming")) ? ", streaming" : "");
+		printf("%s %s\n", cJSON_GetObjectItem(x, "method")->valuestring,
+		    cJSON_GetObjectItem(x, "url")->valuestring);
+		print_headers(cJSON_GetObjectItem(x, "request_headers"));
+		printf("request: %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(x, "request_size")->valuedouble,
+		    cJSON_GetObjectItem(x, "request_sha256")->valuestring);
+		if (cJSON_GetObjectItem(x, "request_recipe") != NULL)
+			printf("request body kept as its recipe; regenerated: %s\n",
+			    cJSON_IsTrue(cJSON_GetObjectItem(x, "request_regenerated")) ?
+			    "SHA-256 matches" : "SHA-256 DOES NOT MATCH");
+		else
+			print_body("request body", x, "request_body", full);
+		if (cJSON_IsNumber(st))
+			printf("response: HTTP %d, %.0f bytes%s\n", st->valueint,
+			    cJSON_GetObjectItem(x, "response_size")->valuedouble,
+			    cJSON_IsTrue(cJSON_GetObjectItem(x, "response_truncated")) ? " (cut at the size cap)" : "");
+		else
+			printf("response: none\n");
+		if (cJSON_IsString(e))
+			printf("error: %s\n", e->valuestring);
+		print_headers(cJSON_GetObjectItem(x, "response_headers"));
+		print_body("response body", x, "response_body", full);
+		t = cJSON_GetObjectItem(x, "timings");
+		if (cJSON_IsObject(t))
+			printf("timings: connect %.3f ms, first byte %.3f ms, total %.3f ms; started %s\n",
+			    cJSON_GetObjectItem(t, "connect_ms")->valuedouble,
+			    cJSON_GetObjectItem(t, "ttfb_ms")->valuedouble,
+			    cJSON_GetObjectItem(t, "total_ms")->valuedouble,
+			    cJSON_GetObjectItem(x, "started_at")->valuestring);
+		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(j, "findings"))
+			printf("cited by finding %d: %s (%s)\n", cJSON_GetObjectItem(fd, "id")->valueint,
+			    cJSON_GetObjectItem(fd, "code")->valuestring,
+			    cJSON_GetObjectItem(fd, "severity")->valuestring);
+	}
+	cJSON_Delete(j);
+	return 0;
+}
+
+static const struct subcmd evidence_subs[] = {
+	{ "show", show_usage, "show a piece of evidence (an exchange: headers, bodies, timings)",
+	    evidence_show },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static int
+cmd_evidence_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return subcmd_dispatch(&cmd_evidence_entry, evidence_subs, av, argc, argv, err);
+}
+
+const struct cmd_entry cmd_evidence_entry = {
+	"evidence", "evidence show ...", "show recorded evidence", cmd_evidence_exec
+};

@@ -1,0 +1,423 @@
+/*
+ * cmd-probe.c: "aivet probe" — run probes against an endpoint (plan first,
+ * confirmation on a terminal, a progress bar on stderr, Ctrl-C stops
+ * cleanly), list runs and show one. The exit status of "probe run" is the
+ * contract in aivet(1): 0 no finding at or above --fail-on, 1 one, 3 a probe
+ * errored or the run was interrupted.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+extern const struct cmd_entry cmd_probe_entry;
+
+static volatile sig_atomic_t interrupted;
+
+static void
+on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* 1234567 -> "1,234,567" */
+const char *
+thousands(int64_t v, char out[32])
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof tmp, "%lld", (long long)(v < 0 ? -v : v)), o = 0;
+
+	if (v < 0)
+		out[o++] = '-';
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = tmp[i];
+	}
+	out[o] = '\0';
+	return out;
+}
+
+void
+probe_print_plan(FILE *f, const cJSON *plan)
+{
+	const cJSON *p, *cost = cJSON_GetObjectItem(plan, "cost_usd");
+	char a[32], b[32], c[32];
+
+	fprintf(f, "plan (at most):\n");
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(plan, "probes"))
+		fprintf(f, "  %-12s %5s requests  %15s tokens in  %9s out\n",
+		    cJSON_GetObjectItem(p, "name")->valuestring,
+		    thousands((int64_t)cJSON_GetObjectItem(p, "requests")->valuedouble, a),
+		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_in")->valuedouble, b),
+		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_out")->valuedouble, c));
+	fprintf(f, "  %-12s %5s requests  %15s tokens in  %9s out", "total",
+	    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a),
+	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b),
+	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_out")->valuedouble, c));
+	if (cJSON_IsNumber(cost))
+		fprintf(f, "  (about USD %.2f)", cost->valuedouble);
+	fputc('\n', f);
+}
+
+void
+probe_print_run(FILE *f, const cJSON *run)
+{
+	const cJSON *cal = cJSON_GetObjectItem(run, "calibration"), *p;
+	char a[32], b[32];
+
+	fprintf(f, "run %d on %s: %s (%s tokens in, %s out)\n",
+	    cJSON_GetObjectItem(run, "id")->valueint,
+	    cJSON_GetObjectItem(run, "endpoint")->valuestring,
+	    cJSON_GetObjectItem(run, "status")->valuestring,
+	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_in")->valuedouble, a),
+	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_out")->valuedouble, b));
+	if (cJSON_IsObject(cal))
+		fprintf(f, "calibration: %s, %.3f tokens per filler word\n",
+		    cJSON_GetObjectItem(cal, "method")->valuestring,
+		    cJSON_GetObjectItem(cal, "tokens_per_unit")->valuedouble);
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
+		const cJSON *fd, *d = cJSON_GetObjectItem(p, "details"), *reason = cJSON_GetObjectItem(p, "reason");
+		const char *v = cJSON_GetObjectItem(p, "verdict")->valuestring;
+
+		fprintf(f, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
+		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??",
+		    cJSON_GetObjectItem(p, "name")->valuestring, v,
+		    cJSON_IsString(reason) ? reason->valuestring : "");
+		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, "sweep") == 0 && cJSON_IsObject(d)) {
+			const cJSON *ib = cJSON_GetObjectItem(d, "integrity_boundary");
+			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
+
+			fprintf(f, "       advertised context %s tokens; ",
+			    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a));
+			if (cJSON_IsNumber(ib))
+				fprintf(f, "content intact up to %s tokens; ", thousands((int64_t)ib->valuedouble, b));
+			if (cJSON_IsNumber(rb))
+				fprintf(f, "accepted up to %s tokens; ", thousands((int64_t)rb->valuedouble, b));
+			fprintf(f, "change: %s\n", cJSON_GetObjectItem(d, "change")->valuestring);
+		}
+		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(p, "findings")) {
+			const cJSON *e;
+			int k = 0;
+
+			fprintf(f, "       %-8s %s: %s (evidence", cJSON_GetObjectItem(fd, "severity")->valuestring,
+			    cJSON_GetObjectItem(fd, "code")->valuestring,
+			    cJSON_GetObjectItem(fd, "message")->valuestring);
+			cJSON_ArrayForEach(e, cJSON_GetObjectItem(fd, "evidence")) {
+				if (k++ == 6) {
+					fprintf(f, " ...");
+					break;
+				}
+				fprintf(f, " %d", e->valueint);
+			}
+			fprintf(f, ")\n");
+		}
+	}
+}
+
+struct bar {
+	int tty;
+	int drawn;
+};
+
+static void
+progress_bar(void *arg, const struct probe_progress *p)
+{
+	struct bar *b = arg;
+	int width = 30, fill;
+	char t[32];
+
+	if (!b->tty)
+		return;
+	fill = p->requests_planned > 0 ? (int)(width * p->requests_done / p->requests_planned) : 0;
+	if (fill > width)
+		fill = width;
+	fprintf(stderr, "\r\033[K%-12s [%.*s%*s] %lld/%lld requests, %s tokens", p->probe, fill,
+	    "##############################", width - fill, "", (long long)p->requests_done,
+	    (long long)p->requests_planned, thousands(p->tokens_used, t));
+	fflush(stderr);
+	b->drawn = 1;
+}
+
+static int
+confirm(const char *what)
+{
+	char line[16];
+
+	fprintf(stderr, "%s [y/N] ", what);
+	fflush(stderr);
+	if (fgets(line, sizeof line, stdin) == NULL)
+		return 0;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+/* Runs with Ctrl-C handling and a progress bar; prints the result; returns the exit status. */
+int
+probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
+    const char *fail_on, int64_t *run_id, struct aerr *err)
+{
+	struct probe_opts o = *po;
+	struct sigaction sa, old;
+	struct bar bar = { isatty(STDERR_FILENO), 0 };
+	cJSON *run = NULL;
+	int rc, exit_rc;
+
+	interrupted = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old);
+	o.cancel = &interrupted;
+	o.progress = progress_bar;
+	o.progress_arg = &bar;
+	rc = probe_run_endpoint(av, endpoint_id, &o, run_id, err);
+	sigaction(SIGINT, &old, NULL);
+	if (bar.drawn)
+		fprintf(stderr, "\r\033[K");
+	if (*run_id == 0)
+		return rc;
+	if (probe_run_json(av->db, *run_id, &run, err) != 0)
+		return err->code;
+	if (json)
+		json_emit(run);
+	else {
+		probe_print_run(stdout, run);
+		cJSON_Delete(run);
+	}
+	if (rc != 0)
+		return rc;
+	exit_rc = probe_run_exit(av->db, *run_id, fail_on, err);
+	if (exit_rc == AV_RUNTIME && err->msg[0] == '\0')
+		aerr_set(err, AV_RUNTIME, "run %lld: a probe ended in error", (long long)*run_id);
+	else if (exit_rc == AV_FINDINGS)
+		err->code = AV_FINDINGS;   /* findings are the answer, not an error message */
+	return exit_rc;
+}
+
+static const char run_usage[] =
+    "probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--concurrency N] [--budget-tokens N] "
+    "[--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json]";
+
+static int
+probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	enum { O_PROBE = 256, O_CONC, O_BUDGET, O_YES, O_DRY, O_FAIL, O_MAXRESP, O_TIMEOUT, O_JSON };
+	static const struct option opts[] = {
+		{ "probe", required_argument, NULL, O_PROBE },
+		{ "concurrency", required_argument, NULL, O_CONC },
+		{ "budget-tokens", required_argument, NULL, O_BUDGET },
+		{ "yes", no_argument, NULL, O_YES },
+		{ "dry-run", no_argument, NULL, O_DRY },
+		{ "fail-on", required_argument, NULL, O_FAIL },
+		{ "max-response", required_argument, NULL, O_MAXRESP },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "json", no_argument, NULL, O_JSON },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct probe_opts po = { 0 };
+	const char *fail_on = "high";
+	int yes = 0, dry = 0, json = 0, c;
+	int64_t v, eid, run_id;
+	sqlite3 *db;
+	cJSON *plan;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		switch (c) {
+		case O_PROBE:
+			po.probes = optarg;
+			break;
+		case O_CONC:
+			if (parse_int_opt("--concurrency", optarg, 1, 64, &v, err) != 0)
+				return err->code;
+			po.concurrency = (int)v;
+			break;
+		case O_BUDGET:
+			if (parse_int_opt("--budget-tokens", optarg, 1, INT64_C(1) << 50, &v, err) != 0)
+				return err->code;
+			po.budget_tokens = v;
+			break;
+		case O_YES:
+			yes = 1;
+			break;
+		case O_DRY:
+			dry = 1;
+			break;
+		case O_FAIL:
+			if (severity_rank(optarg) < 0)
+				return aerr_set(err, AV_USAGE, "--fail-on: '%s' is not one of info, low, medium, "
+				    "high, critical", optarg);
+			fail_on = optarg;
+			break;
+		case O_MAXRESP:
+			if (parse_int_opt("--max-response", optarg, 1024, INT64_C(1) << 30, &v, err) != 0)
+				return err->code;
+			po.max_response = (size_t)v;
+			break;
+		case O_TIMEOUT:
+			if (parse_int_opt("--timeout", optarg, 1, 86400, &v, err) != 0)
+				return err->code;
+			po.timeout_ms = (long)v * 1000;
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case ':':
+			return usage_error(err, run_usage, "%s needs a value", argv[optind - 1]);
+		default:
+			return usage_error(err, run_usage, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc - 1)
+		return usage_error(err, run_usage, "probe run needs exactly one VENDOR/ENDPOINT");
+	if ((db = av_db(av, err)) == NULL || endpoint_lookup(db, argv[optind], &eid, err) != 0)
+		return err->code;
+	if (probe_plan_endpoint(av, eid, &po, &plan, err) != 0)
+		return err->code;
+	if (dry) {
+		if (json)
+			json_emit(plan);
+		else {
+			probe_print_plan(stdout, plan);
+			cJSON_Delete(plan);
+		}
+		return 0;
+	}
+	probe_print_plan(json ? stderr : stdout, plan);
+	if (!yes && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+		char q[128];
+
+		snprintf(q, sizeof q, "send these requests to %s?", argv[optind]);
+		if (!confirm(q)) {
+			cJSON_Delete(plan);
+			return aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
+		}
+	}
+	cJSON_Delete(plan);
+	fflush(stdout);
+	return probe_run_cli(av, eid, &po, json, fail_on, &run_id, err);
+}
+
+static const char runs_usage[] = "probe runs [VENDOR] [--json]";
+
+static int
+probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
+	int json = 0, c;
+	int64_t vid = 0;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *arr;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else
+			return usage_error(err, runs_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (argc - optind > 1)
+		return usage_error(err, runs_usage, "probe runs takes at most one VENDOR");
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (optind < argc && vendor_lookup(db, argv[optind], &vid, err) != 0)
+		return err->code;
+	st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.status, r.started_at, "
+	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
+	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY CASE f.severity "
+	    "WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END "
+	    "DESC LIMIT 1) FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE ? = 0 OR v.id = ? ORDER BY r.id", "ii", vid, vid);
+	if (st == NULL)
+		return err->code;
+	arr = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddStringToObject(o, "endpoint", col_text(st, 1));
+		cJSON_AddStringToObject(o, "status", col_text(st, 2));
+		cJSON_AddStringToObject(o, "started_at", col_text(st, 3));
+		cJSON_AddNumberToObject(o, "findings", (double)sqlite3_column_int64(st, 4));
+		json_add_str(o, "worst", sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5));
+		cJSON_AddItemToArray(arr, o);
+	}
+	sqlite3_finalize(st);
+	if (json) {
+		json_emit(arr);
+		return 0;
+	}
+	{
+		cJSON *o;
+
+		if (cJSON_GetArraySize(arr) == 0)
+			printf("no probe runs\n");
+		cJSON_ArrayForEach(o, arr)
+			printf("%4d  %-24s %-17s %s  %d finding%s%s%s\n", cJSON_GetObjectItem(o, "id")->valueint,
+			    cJSON_GetObjectItem(o, "endpoint")->valuestring,
+			    cJSON_GetObjectItem(o, "status")->valuestring,
+			    cJSON_GetObjectItem(o, "started_at")->valuestring,
+			    cJSON_GetObjectItem(o, "findings")->valueint,
+			    cJSON_GetObjectItem(o, "findings")->valueint == 1 ? "" : "s",
+			    cJSON_IsString(cJSON_GetObjectItem(o, "worst")) ? ", worst " : "",
+			    cJSON_IsString(cJSON_GetObjectItem(o, "worst")) ?
+			    cJSON_GetObjectItem(o, "worst")->valuestring : "");
+	}
+	cJSON_Delete(arr);
+	return 0;
+}
+
+static const char show_usage[] = "probe show RUN [--json]";
+
+static int
+probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
+	int json = 0, c;
+	int64_t id;
+	sqlite3 *db;
+	cJSON *run;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else
+			return usage_error(err, show_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind != argc - 1)
+		return usage_error(err, show_usage, "probe show needs exactly one RUN");
+	if (parse_int_opt("RUN", argv[optind], 1, INT64_MAX, &id, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL || probe_run_json(db, id, &run, err) != 0)
+		return err->code;
+	if (json)
+		json_emit(run);
+	else {
+		probe_print_run(stdout, run);
+		cJSON_Delete(run);
+	}
+	return 0;
+}
+
+static const struct subcmd probe_subs[] = {
+	{ "run", run_usage, "run probes against an endpoint", probe_run },
+	{ "runs", runs_usage, "list probe runs", probe_runs },
+	{ "show", show_usage, "show a probe run: verdicts, findings, evidence ids", probe_show },
+	{ NULL, NULL, NULL, NULL }
+};
+
+static int
+cmd_probe_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return subcmd_dispatch(&cmd_probe_entry, probe_subs, av, argc, argv, err);
+}
+
+const struct cmd_entry cmd_probe_entry = {
+	"probe", "probe run|runs|show ...",
+	"send live tests to an endpoint and judge the answers by their content", cmd_probe_exec
+};

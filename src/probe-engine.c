@@ -1,0 +1,1235 @@
+/*
+ * probe-engine.c: runs probes against an endpoint. It loads the endpoint and
+ * its tenants' credentials, plans, opens a run, calibrates tokens per filler
+ * word, then hands each probe px_send(): prompts are generated just before
+ * sending, the budget is enforced on every request, every attempt is
+ * recorded as evidence in its own transaction with its audit entry
+ * (credential headers redacted; large prompts kept as their recipe and
+ * SHA-256), and every response is scanned once for every canary of the run.
+ * Probe results and findings are written with links to their evidence.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+extern const struct probe probe_echo, probe_oversize, probe_sweep, probe_canary, probe_errors;
+
+const struct probe *const probe_table[] = {
+	&probe_echo,
+	&probe_oversize,
+	&probe_sweep,
+	&probe_canary,
+	&probe_errors,
+	NULL
+};
+
+/* Request bodies up to this size are stored; larger ones by recipe and hash. */
+#define STORE_BODY_MAX ((size_t)32 << 10)
+#define CALIB_SMALL 100
+#define CALIB_LARGE 1100
+
+static const char *const severities[] = { "info", "low", "medium", "high", "critical", NULL };
+
+int
+severity_rank(const char *s)
+{
+	for (int i = 0; severities[i] != NULL; i++)
+		if (strcmp(severities[i], s) == 0)
+			return i;
+	return -1;
+}
+
+const struct probe *
+probe_find(const char *name)
+{
+	for (int i = 0; probe_table[i] != NULL; i++)
+		if (strcmp(probe_table[i]->name, name) == 0)
+			return probe_table[i];
+	return NULL;
+}
+
+/* ---- outcomes ---- */
+
+void
+outcome_finding(struct probe_outcome *o, const char *code, const char *severity,
+    int64_t evidence_id, const char *fmt, ...)
+{
+	struct finding *f = NULL;
+	va_list ap;
+
+	for (int i = 0; i < o->nf; i++)
+		if (strcmp(o->f[i].code, code) == 0)
+			f = &o->f[i];
+	if (f == NULL) {
+		char msg[1024];
+
+		if (o->nf == PROBE_MAX_FINDINGS)
+			die("outcome_finding: too many findings");
+		f = &o->f[o->nf++];
+		snprintf(f->code, sizeof f->code, "%s", code);
+		f->severity = severity;
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof msg, fmt, ap);
+		va_end(ap);
+		f->message = xstrdup(msg);
+		f->evidence = cJSON_CreateArray();
+	}
+	if (evidence_id > 0) {
+		cJSON *e;
+
+		cJSON_ArrayForEach(e, f->evidence)
+			if ((int64_t)e->valuedouble == evidence_id)
+				return;
+		cJSON_AddItemToArray(f->evidence, cJSON_CreateNumber((double)evidence_id));
+	}
+}
+
+int
+outcome_has(const struct probe_outcome *o, const char *code)
+{
+	for (int i = 0; i < o->nf; i++)
+		if (strcmp(o->f[i].code, code) == 0)
+			return 1;
+	return 0;
+}
+
+void
+outcome_set(struct probe_outcome *o, const char *verdict, const char *fmt, ...)
+{
+	va_list ap;
+
+	o->verdict = verdict;
+	va_start(ap, fmt);
+	vsnprintf(o->reason, sizeof o->reason, fmt, ap);
+	va_end(ap);
+}
+
+static void
+outcome_free(struct probe_outcome *o)
+{
+	for (int i = 0; i < o->nf; i++) {
+		free(o->f[i].message);
+		cJSON_Delete(o->f[i].evidence);
+	}
+	cJSON_Delete(o->details);
+	memset(o, 0, sizeof *o);
+}
+
+/* ---- sizing and judging answers ---- */
+
+int64_t
+px_units_for(const struct probe_env *env, int64_t tokens)
+{
+	double u = ((double)tokens - env->overhead_tokens) / env->tokens_per_unit;
+
+	return u < 0 ? 0 : (int64_t)u;
+}
+
+static int64_t
+est_tokens(const struct probe_env *env, const struct prompt_recipe *r)
+{
+	return (int64_t)llround(env->overhead_tokens +
+	    (double)(r->units + r->shared_units) * env->tokens_per_unit);
+}
+
+int
+px_is_2xx(const struct px_req *r)
+{
+	return r->status >= 200 && r->status < 300;
+}
+
+int
+px_no_answer(const struct px_req *r)
+{
+	return r->sent && (r->status == 0 || r->transport_error[0] != '\0');
+}
+
+int
+px_accepted(const struct px_req *r)
+{
+	return px_is_2xx(r) && !r->res.is_error && r->transport_error[0] == '\0';
+}
+
+int
+px_usage_ok(const struct px_req *r)
+{
+	if (r->res.usage_in < 0)
+		return -1;
+	return (double)r->res.usage_in >= 0.75 * (double)r->est_tokens;
+}
+
+int
+px_answer_cut_short(const struct px_req *r)
+{
+	static const char *const cut[] = { "length", "max_tokens", "MAX_TOKENS", NULL };
+	const char *text = r->res.text.data ? r->res.text.data : "";
+	size_t n = strlen(text);
+	int is_cut = 0;
+
+	for (int i = 0; cut[i] != NULL; i++)
+		is_cut |= strcmp(r->res.finish, cut[i]) == 0;
+	if (!is_cut || cJSON_GetArraySize(r->leaked) > 0)
+		return 0;
+	if (r->nonce_mask == 1 || r->nonce_mask == 3)
+		return 1;
+	/* No room even for the first nonce: what came back must be its beginning. */
+	while (n > 0 && (text[n - 1] == ' ' || text[n - 1] == '\n'))
+		n--;
+	return r->nonce_mask == 0 && n <= NONCE_LEN && strncmp(text, r->recipe.nonces[0], n) == 0;
+}
+
+int
+px_placeholder_usage(const struct px_req *r)
+{
+	return r->res.usage_in >= 0 && r->est_tokens >= 1000 &&
+	    (double)r->res.usage_in <= fmax(16.0, 0.01 * (double)r->est_tokens);
+}
+
+void
+px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_req *r,
+    int stream_error_is_finding)
+{
+	cJSON *l;
+
+	if (!r->sent)
+		return;
+	if (r->leaks_tenant > 0) {
+		cJSON_ArrayForEach(l, r->leaked) {
+			if (cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")))
+				outcome_finding(o, "LEAK_CROSS_TENANT", "critical",
+				    (int64_t)cJSON_GetObjectItem(l, "evidence")->valuedouble,
+				    "a response to tenant '%s' contained canaries sent by another tenant",
+				    env->tenant_label[r->tenant]);
+		}
+		outcome_finding(o, "LEAK_CROSS_TENANT", "critical", r->evidence_id, "%s", "");
+	}
+	if (r->leaks_request > 0) {
+		cJSON_ArrayForEach(l, r->leaked) {
+			if (cJSON_IsFalse(cJSON_GetObjectItem(l, "other_tenant")))
+				outcome_finding(o, "LEAK_CROSS_REQUEST", "high",
+				    (int64_t)cJSON_GetObjectItem(l, "evidence")->valuedouble,
+				    "a response contained canaries of another request of the same tenant");
+		}
+		outcome_finding(o, "LEAK_CROSS_REQUEST", "high", r->evidence_id, "%s", "");
+	}
+	if (px_is_2xx(r) && r->res.is_error && !r->res.stream_error)
+		outcome_finding(o, "ERROR_IN_200", "medium", r->evidence_id,
+		    "HTTP %ld carried an error in its body: %s", r->status, r->res.error);
+	if (stream_error_is_finding && px_is_2xx(r) && r->res.stream_error)
+		outcome_finding(o, "STREAM_ERROR_AFTER_200", "low", r->evidence_id,
+		    "a stream that began with HTTP %ld ended in an error event: %s", r->status,
+		    r->res.error);
+}
+
+cJSON *
+px_point_json(const struct px_req *r)
+{
+	cJSON *p = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(p, "tokens_sent", (double)r->est_tokens);
+	if (r->status > 0)
+		cJSON_AddNumberToObject(p, "status", (double)r->status);
+	else
+		cJSON_AddNullToObject(p, "status");
+	cJSON_AddBoolToObject(p, "accepted", px_accepted(r));
+	cJSON_AddNumberToObject(p, "nonces_echoed", r->nonces_echoed);
+	cJSON_AddNumberToObject(p, "nonces_total", 3);
+	if (r->res.usage_in >= 0)
+		cJSON_AddNumberToObject(p, "usage_prompt_tokens", (double)r->res.usage_in);
+	else
+		cJSON_AddNullToObject(p, "usage_prompt_tokens");
+	cJSON_AddBoolToObject(p, "stream", r->stream);
+	cJSON_AddNumberToObject(p, "evidence", (double)r->evidence_id);
+	return p;
+}
+
+int64_t
+px_plan_tokens_out(const struct probe_env *env, int64_t requests)
+{
+	return requests * env->max_tokens;
+}
+
+/* ---- evidence ---- */
+
+static cJSON *
+request_recipe(const struct probe_env *env, const struct px_req *r)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(j, "kind", r->kind == PX_CHAT ? "chat" : r->kind == PX_MALFORMED ?
+	    "malformed" : r->kind == PX_MISSING_FIELD ? "missing_field" : "count");
+	cJSON_AddStringToObject(j, "api", env->ep.api);
+	cJSON_AddStringToObject(j, "endpoint_url", env->ep.url);
+	cJSON_AddStringToObject(j, "model", r->model ? r->model : env->ep.model);
+	cJSON_AddNumberToObject(j, "max_tokens", r->max_tokens);
+	cJSON_AddBoolToObject(j, "stream", r->stream);
+	if (env->ep.options != NULL)
+		cJSON_AddItemToObject(j, "options", cJSON_Duplicate(env->ep.options, 1));
+	cJSON_AddItemToObject(j, "prompt", prompt_recipe_json(r->kind == PX_COUNT ? r->count_of :
+	    &r->recipe));
+	return j;
+}
+
+/* Builds the request body (no authentication) of r into req. */
+static int
+build_body(const struct endpoint_info *ep, const struct provider *prov, const struct px_req *r,
+    struct http_req *req, struct aerr *err)
+{
+	struct buf prompt;
+	int rc;
+
+	prompt_build(r->kind == PX_COUNT ? r->count_of : &r->recipe, &prompt);
+	if (r->kind == PX_COUNT) {
+		rc = prov->build_count(ep, prompt.data, prompt.len, req, err);
+	} else {
+		struct prov_chat c = {
+			.model = r->model ? r->model : ep->model, .prompt = prompt.data,
+			.prompt_len = prompt.len, .max_tokens = r->max_tokens, .stream = r->stream,
+			.omit_required = r->kind == PX_MISSING_FIELD,
+		};
+
+		rc = prov->build_chat(ep, &c, req, err);
+		/* Half a JSON object is never JSON: its braces cannot balance. */
+		if (rc == 0 && r->kind == PX_MALFORMED)
+			req->body_len /= 2, req->body[req->body_len] = '\0';
+	}
+	buf_free(&prompt);
+	return rc;
+}
+
+int
+probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *err)
+{
+	cJSON *j = cJSON_Parse(recipe_json), *v;
+	struct endpoint_info ep = { 0 };
+	struct http_req req = { 0 };
+	struct px_req r;
+	struct prompt_recipe count;
+	const char *kind;
+	int rc = 0;
+
+	memset(&r, 0, sizeof r);
+	buf_init(body);
+	if (j == NULL)
+		return aerr_set(err, AV_USAGE, "recipe: not JSON");
+	kind = cJSON_GetStringValue(cJSON_GetObjectItem(j, "kind"));
+	ep.api = cJSON_GetStringValue(cJSON_GetObjectItem(j, "api"));
+	ep.url = cJSON_GetStringValue(cJSON_GetObjectItem(j, "endpoint_url"));
+	ep.model = cJSON_GetStringValue(cJSON_GetObjectItem(j, "model"));
+	ep.options = cJSON_GetObjectItem(j, "options");
+	if (kind == NULL || ep.api == NULL || ep.url == NULL || ep.model == NULL ||
+	    provider_find(ep.api) == NULL) {
+		cJSON_Delete(j);
+		return aerr_set(err, AV_USAGE, "recipe: kind, api, endpoint_url and model are needed");
+	}
+	r.kind = strcmp(kind, "chat") == 0 ? PX_CHAT : strcmp(kind, "malformed") == 0 ? PX_MALFORMED :
+	    strcmp(kind, "missing_field") == 0 ? PX_MISSING_FIELD : PX_COUNT;
+	v = cJSON_GetObjectItem(j, "max_tokens");
+	r.max_tokens = cJSON_IsNumber(v) ? v->valueint : 0;
+	r.stream = cJSON_IsTrue(cJSON_GetObjectItem(j, "stream"));
+	if (prompt_recipe_parse(cJSON_GetObjectItem(j, "prompt"), r.kind == PX_COUNT ? &count :
+	    &r.recipe, err) != 0) {
+		cJSON_Delete(j);
+		return err->code;
+	}
+	r.count_of = &count;
+	rc = build_body(&ep, provider_find(ep.api), &r, &req, err);
+	if (rc == 0)
+		buf_add(body, req.body, req.body_len);
+	http_req_free(&req);
+	cJSON_Delete(j);
+	return rc;
+}
+
+static int
+record_exchange(struct probe_env *env, const struct px_req *r, const struct http_req *req,
+    const struct http_resp *resp, int leaked, int64_t *evidence_id, struct aerr *err)
+{
+	sqlite3 *db = env->db;
+	char req_sha[65], resp_sha[65], ev_sha[65], *req_blob = NULL, *recipe = NULL, *doc_s = NULL;
+	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, at[32], name[96];
+	const unsigned char *seal = leaked ? env->opts->leak_seal_pk : NULL;
+	char status_s[16];
+	cJSON *doc = cJSON_CreateObject(), *t = cJSON_CreateObject(), *a = NULL;
+	int64_t eid;
+
+	if (db_begin(db, err) != 0) {
+		cJSON_Delete(doc);
+		cJSON_Delete(t);
+		return err->code;
+	}
+	sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
+	if (req->body_len <= STORE_BODY_MAX) {
+		if (blob_put(db, req->body ? req->body : "", req->body_len, NULL, req_sha, err) != 0)
+			goto fail;
+		req_blob = req_sha;
+	} else {
+		cJSON *rj = request_recipe(env, r);
+
+		recipe = cJSON_PrintUnformatted(rj);
+		cJSON_Delete(rj);
+	}
+	if (resp->status > 0 || resp->body.len > 0) {
+		if (blob_put(db, resp->body.data ? resp->body.data : "", resp->body.len, seal, resp_sha,
+		    err) != 0)
+			goto fail;
+	}
+	cJSON_AddNumberToObject(t, "connect_ms", resp->t_connect_ms);
+	cJSON_AddNumberToObject(t, "ttfb_ms", resp->t_ttfb_ms);
+	cJSON_AddNumberToObject(t, "total_ms", resp->t_total_ms);
+	timings_s = cJSON_PrintUnformatted(t);
+	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
+	resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;
+	/* The evidence item itself: a description of the exchange that names its bodies by hash. */
+	cJSON_AddStringToObject(doc, "type", "aivet-exchange");
+	cJSON_AddNumberToObject(doc, "run", (double)env->run_id);
+	cJSON_AddStringToObject(doc, "probe", env->probe_name);
+	cJSON_AddNumberToObject(doc, "seq", (double)r->seq);
+	json_add_str(doc, "tenant", env->tenant_label[r->tenant]);
+	cJSON_AddBoolToObject(doc, "streaming", r->stream);
+	cJSON_AddStringToObject(doc, "method", req->method);
+	cJSON_AddStringToObject(doc, "url", req->url);
+	cJSON_AddItemToObject(doc, "request_headers", req->rec_headers ?
+	    cJSON_Duplicate(req->rec_headers, 1) : cJSON_CreateObject());
+	cJSON_AddStringToObject(doc, "request_sha256", req_sha);
+	cJSON_AddNumberToObject(doc, "request_size", (double)req->body_len);
+	if (recipe != NULL)
+		cJSON_AddItemToObject(doc, "request_recipe", cJSON_Parse(recipe));
+	if (resp->status > 0)
+		cJSON_AddNumberToObject(doc, "response_status", (double)resp->status);
+	else
+		cJSON_AddNullToObject(doc, "response_status");
+	if (resp->headers != NULL)
+		cJSON_AddItemToObject(doc, "response_headers", cJSON_Duplicate(resp->headers, 1));
+	json_add_str(doc, "response_sha256", resp->status > 0 || resp->body.len ? resp_sha : NULL);
+	cJSON_AddNumberToObject(doc, "response_size", (double)resp->body.len);
+	cJSON_AddBoolToObject(doc, "response_truncated", resp->truncated);
+	json_add_str(doc, "error", resp->error[0] ? resp->error : NULL);
+	cJSON_AddItemToObject(doc, "timings", cJSON_Duplicate(t, 1));
+	cJSON_AddStringToObject(doc, "started_at", resp->started_at);
+	doc_s = cJSON_PrintUnformatted(doc);
+	if (blob_put(db, doc_s, strlen(doc_s), NULL, ev_sha, err) != 0)
+		goto fail;
+	now_iso(at);
+	snprintf(name, sizeof name, "exchange-%lld-%lld.json", (long long)env->run_id, (long long)r->seq);
+	if (db_exec(db, err, "INSERT INTO evidence (kind, sha256, original_name, media_type, size, "
+	    "added_by, added_at) VALUES ('exchange',?,?,'application/json',?,?,?)", "ttitt",
+	    ev_sha, name, (int64_t)strlen(doc_s), env->av->actor, at) != 0)
+		goto fail;
+	eid = sqlite3_last_insert_rowid(db);
+	snprintf(status_s, sizeof status_s, "%ld", resp->status);
+	if (db_exec(db, err, "INSERT INTO exchange (evidence_id, run_id, probe, seq, tenant, streaming, "
+	    "method, url, request_headers, request_sha256, request_size, request_blob, request_recipe, "
+	    "response_status, response_headers, response_sha256, response_size, response_blob, "
+	    "response_truncated, error, timings, started_at) "
+	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	    "iititittttitttttitittt", eid, env->run_id, env->probe_name, r->seq,
+	    env->tenant_label[r->tenant], (int64_t)r->stream, req->method, req->url, hdr_s, req_sha,
+	    (int64_t)req->body_len, req_blob, recipe, resp->status > 0 ? status_s : NULL, resp_hdr_s,
+	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->body.len,
+	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->truncated,
+	    resp->error[0] ? resp->error : NULL, timings_s, resp->started_at) != 0)
+		goto fail;
+	a = cJSON_CreateObject();
+	cJSON_AddNumberToObject(a, "run", (double)env->run_id);
+	cJSON_AddStringToObject(a, "probe", env->probe_name);
+	cJSON_AddNumberToObject(a, "seq", (double)r->seq);
+	cJSON_AddNumberToObject(a, "status", (double)resp->status);
+	cJSON_AddStringToObject(a, "sha256", ev_sha);
+	if (audit_append(db, env->av->actor, "probe.exchange", "evidence", eid, a, err) != 0 ||
+	    db_commit(db, err) != 0)
+		goto fail;
+	*evidence_id = eid;
+	cJSON_Delete(a);
+	cJSON_Delete(doc);
+	cJSON_Delete(t);
+	free(recipe);
+	free(doc_s);
+	free(hdr_s);
+	free(resp_hdr_s);
+	free(timings_s);
+	return 0;
+fail:
+	db_rollback(db);
+	cJSON_Delete(a);
+	cJSON_Delete(doc);
+	cJSON_Delete(t);
+	free(recipe);
+	free(doc_s);
+	free(hdr_s);
+	free(resp_hdr_s);
+	free(timings_s);
+	return err->code ? err->code : AV_RUNTIME;
+}
+
+/* ---- sending a batch ---- */
+
+struct batch {
+	struct probe_env *env;
+	struct px_req *r;
+};
+
+static void
+report_progress(struct probe_env *env)
+{
+	struct probe_progress p = {
+		env->probe_name, env->probe_index, env->probe_count, env->requests_done,
+		env->requests_planned, env->tokens_in + env->tokens_out,
+	};
+
+	if (env->opts->progress != NULL)
+		env->opts->progress(env->opts->progress_arg, &p);
+}
+
+static int
+px_prepare(void *user, size_t i, struct http_req *req)
+{
+	struct batch *b = user;
+	struct probe_env *env = b->env;
+	struct px_req *r = &b->r[i];
+	int64_t reserve = r->est_tokens + r->max_tokens;
+	struct aerr err = { 0 };
+
+	if ((env->opts->cancel != NULL && *env->opts->cancel) || env->fatal.code != 0)
+		return 1;
+	if (env->opts->budget_tokens > 0 &&
+	    env->tokens_in + env->tokens_out + env->reserved + reserve > env->opts->budget_tokens) {
+		env->budget_hit = 1;
+		return 1;
+	}
+	if (build_body(&env->ep, env->prov, r, req, &err) != 0 ||
+	    (env->tenant_secret[r->tenant] != NULL &&
+	    env->prov->auth(&env->ep, env->tenant_secret[r->tenant], req, &err) != 0)) {
+		snprintf(r->transport_error, sizeof r->transport_error, "%.255s", err.msg);
+		return 1;
+	}
+	http_req_header(req, "Expect", "", 0);   /* no 100-continue round trip for large bodies */
+	cJSON_DeleteItemFromObject(req->rec_headers, "Expect");
+	env->reserved += reserve;
+	r->sent = 1;
+	return 0;
+}
+
+struct scan_ctx {
+	struct probe_env *env;
+	struct px_req *r;
+	unsigned own;                 /* bit k: nonce k of the request was echoed */
+	int text_pass;
+};
+
+static void
+on_canary(void *arg, const char *nonce, int64_t owner, int tenant)
+{
+	struct scan_ctx *s = arg;
+	struct px_req *r = s->r;
+	cJSON *l, *o;
+
+	if (owner == r->seq) {
+		for (int k = 0; k < 3; k++)
+			if (s->text_pass && strcmp(nonce, r->recipe.nonces[k]) == 0)
+				s->own |= 1u << k;
+		return;
+	}
+	cJSON_ArrayForEach(l, r->leaked)
+		if (strcmp(cJSON_GetObjectItem(l, "nonce")->valuestring, nonce) == 0)
+			return;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "nonce", nonce);
+	cJSON_AddNumberToObject(o, "owner_seq", (double)owner);
+	cJSON_AddNumberToObject(o, "evidence", owner > 0 && (size_t)owner < s->env->nseq_evidence ?
+	    (double)s->env->seq_evidence[owner] : 0);
+	cJSON_AddStringToObject(o, "owner_tenant", s->env->tenant_label[tenant]);
+	cJSON_AddBoolToObject(o, "other_tenant", tenant != r->tenant);
+	cJSON_AddItemToArray(r->leaked, o);
+	if (tenant != r->tenant)
+		r->leaks_tenant++;
+	else
+		r->leaks_request++;
+}
+
+static void
+px_done(void *user, size_t i, const struct http_req *req, const struct http_resp *resp,
+    int will_retry)
+{
+	struct batch *b = user;
+	struct probe_env *env = b->env;
+	struct px_req *r = &b->r[i];
+	struct prov_result res;
+	struct scan_ctx sc = { env, r, 0, 1 };
+	int64_t eid = 0;
+
+	prov_result_init(&res);
+	if (resp->body.len > 0 && r->kind != PX_COUNT)
+		provider_read(env->prov, r->stream, resp->body.data, resp->body.len, resp->status, &res);
+	if (!will_retry) {
+		cJSON_Delete(r->leaked);
+		r->leaked = cJSON_CreateArray();
+		r->leaks_tenant = r->leaks_request = 0;
+		canary_scan(env->canaries, res.text.data ? res.text.data : "", res.text.len, on_canary, &sc);
+		sc.text_pass = 0;
+		canary_scan(env->canaries, resp->body.data ? resp->body.data : "", resp->body.len,
+		    on_canary, &sc);
+	}
+	if (env->fatal.code == 0 && record_exchange(env, r, req, resp,
+	    r->leaks_tenant + r->leaks_request > 0, &eid, &env->fatal) != 0)
+		aerr_prefix(&env->fatal, "recording evidence");
+	if ((size_t)r->seq >= env->nseq_evidence) {
+		size_t n = (size_t)r->seq + 64;
+
+		env->seq_evidence = xrealloc(env->seq_evidence, n * sizeof *env->seq_evidence);
+		memset(env->seq_evidence + env->nseq_evidence, 0,
+		    (n - env->nseq_evidence) * sizeof *env->seq_evidence);
+		env->nseq_evidence = n;
+	}
+	env->seq_evidence[r->seq] = eid;
+	if (will_retry) {
+		prov_result_free(&res);
+		return;
+	}
+	r->evidence_id = eid;
+	r->status = resp->status;
+	r->truncated = resp->truncated;
+	if (resp->error[0] != '\0')
+		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
+	else if (resp->status >= 300 && resp->status < 400)
+		snprintf(r->transport_error, sizeof r->transport_error, "HTTP %ld redirect to %.120s was "
+		    "not followed (credentials are never sent on)", resp->status,
+		    http_resp_header(resp, "location") ? http_resp_header(resp, "location") : "nowhere");
+	prov_result_free(&r->res);
+	r->res = res;
+	r->nonce_mask = sc.own;
+	r->nonces_echoed = (sc.own & 1) + ((sc.own >> 1) & 1) + ((sc.own >> 2) & 1);
+	if (r->kind == PX_COUNT && px_is_2xx(r)) {
+		cJSON *j = cJSON_ParseWithLength(resp->body.data ? resp->body.data : "", resp->body.len);
+
+		if (j == NULL || env->prov->parse_count(j, &r->count_tokens) != 0)
+			r->count_tokens = -1;
+		cJSON_Delete(j);
+	}
+	if (res.usage_in >= 0)
+		env->usage_seen = 1;
+	env->reserved -= r->est_tokens + r->max_tokens;
+	env->tokens_in += res.usage_in >= 0 ? res.usage_in : r->est_tokens;
+	env->tokens_out += res.usage_out >= 0 ? res.usage_out : (r->kind == PX_CHAT ? r->max_tokens : 0);
+	env->requests_done++;
+	report_progress(env);
+}
+
+int
+px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
+{
+	struct batch b = { env, r };
+	struct aerr err = { 0 };
+	int rc;
+
+	for (size_t i = 0; i < n; i++) {
+		struct px_req *q = &r[i];
+
+		if (q->max_tokens == 0)
+			q->max_tokens = env->max_tokens;
+		if (!env->prov->can_stream)
+			q->stream = 0;
+		if (q->kind != PX_COUNT) {
+			int64_t units = q->target_tokens > 0 ?
+			    px_units_for(env, q->target_tokens - (int64_t)(q->shared_units *
+			    env->tokens_per_unit)) : q->units;
+
+			prompt_recipe_new(&q->recipe, units);
+			q->recipe.shared_units = q->shared_units;
+			q->recipe.shared_seed = q->shared_seed;
+			q->est_tokens = est_tokens(env, &q->recipe);
+		}
+		q->seq = ++env->seq;
+		prov_result_init(&q->res);
+		q->res.usage_in = q->res.usage_out = -1;
+		q->leaked = cJSON_CreateArray();
+		if (q->kind != PX_COUNT)
+			for (int k = 0; k < 3; k++)
+				canary_add(env->canaries, q->recipe.nonces[k], q->seq, q->tenant);
+	}
+	if (env->http == NULL)
+		env->http = http_engine_new(&env->hopts);
+	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
+	rc = http_run(env->http, n, px_prepare, px_done, &b, &err);
+	if (env->opts->cancel != NULL && *env->opts->cancel)
+		env->interrupted = 1;
+	return rc != 0 || env->fatal.code != 0 ? AV_RUNTIME : 0;
+}
+
+void
+px_free(struct px_req *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		prov_result_free(&r[i].res);
+		cJSON_Delete(r[i].leaked);
+		r[i].leaked = NULL;
+	}
+}
+
+/* ---- environment: endpoint, tenants, calibration ---- */
+
+static void
+env_free(struct probe_env *env)
+{
+	for (int i = 0; i < env->ntenants; i++) {
+		free(env->tenant_label[i]);
+		if (env->tenant_secret[i] != NULL)
+			credref_free(env->tenant_secret[i], env->tenant_secret_len[i]);
+	}
+	endpoint_info_free(&env->ep);
+	canary_set_free(env->canaries);
+	http_engine_free(env->http);
+	free(env->seq_evidence);
+	memset(env, 0, sizeof *env);
+}
+
+static int
+env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    int resolve, struct aerr *err)
+{
+	sqlite3_stmt *st;
+
+	memset(env, 0, sizeof *env);
+	env->av = av;
+	env->opts = o;
+	env->echo_ok = -1;
+	env->max_tokens = 64;
+	env->tokens_per_unit = 2.0;
+	env->overhead_tokens = 40;
+	snprintf(env->calib_method, sizeof env->calib_method, "none");
+	if ((env->db = av_db(av, err)) == NULL)
+		return err->code;
+	if (endpoint_info_load(env->db, endpoint_id, &env->ep, err) != 0)
+		return err->code;
+	if ((env->prov = provider_find(env->ep.api)) == NULL)
+		return aerr_set(err, AV_USAGE, "endpoint API '%s' has no adapter", env->ep.api);
+	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
+		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
+	st = db_prepare(env->db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
+	    "ORDER BY id", "i", endpoint_id);
+	if (st == NULL)
+		return err->code;
+	while (sqlite3_step(st) == SQLITE_ROW && env->ntenants < PROBE_MAX_TENANTS) {
+		int t = env->ntenants++;
+
+		env->tenant_label[t] = xstrdup(col_text(st, 0));
+		if (resolve && credref_resolve(col_text(st, 1), &env->tenant_secret[t],
+		    &env->tenant_secret_len[t], err) != 0) {
+			sqlite3_finalize(st);
+			return aerr_prefix(err, "tenant '%s'", env->tenant_label[t]);
+		}
+	}
+	sqlite3_finalize(st);
+	if (env->ntenants == 0)
+		env->tenant_label[env->ntenants++] = xstrdup("default");
+	env->canaries = canary_set_new();
+	http_opts_default(&env->hopts);
+	if (o->concurrency > 0)
+		env->hopts.concurrency = o->concurrency;
+	if (o->max_response > 0)
+		env->hopts.max_response = o->max_response;
+	if (o->timeout_ms > 0)
+		env->hopts.timeout_ms = o->timeout_ms;
+	env->hopts.cancel = o->cancel;
+	return 0;
+}
+
+static int
+select_probes(const struct probe_opts *o, const struct probe **sel, int *n, struct aerr *err)
+{
+	const char *s = o->probes;
+
+	*n = 0;
+	if (s == NULL || strcmp(s, "all") == 0) {
+		for (int i = 0; probe_table[i] != NULL; i++)
+			sel[(*n)++] = probe_table[i];
+		return 0;
+	}
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		char name[32];
+		const struct probe *p;
+
+		snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), s);
+		if ((p = probe_find(name)) == NULL || len > 31)
+			return aerr_set(err, AV_USAGE, "--probe: unknown probe '%.*s' (probes: echo, oversize, "
+			    "sweep, canary, errors, or all)", (int)len, s);
+		for (int i = 0; i < *n; i++)
+			if (sel[i] == p)
+				return aerr_set(err, AV_USAGE, "--probe: '%s' given twice", name);
+		sel[(*n)++] = p;
+		s += len + (s[len] == ',');
+	}
+	if (*n == 0)
+		return aerr_set(err, AV_USAGE, "--probe: no probe named");
+	/* Run in the table's order: echo first, since the others depend on it. */
+	for (int i = 0; i < *n; i++)
+		for (int j = i + 1; j < *n; j++) {
+			int a = 0, b = 0;
+
+			while (probe_table[a] != sel[i])
+				a++;
+			while (probe_table[b] != sel[j])
+				b++;
+			if (b < a) {
+				const struct probe *t = sel[i];
+
+				sel[i] = sel[j], sel[j] = t;
+			}
+		}
+	return 0;
+}
+
+static int
+needs_calibration(const struct probe **sel, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(sel[i]->name, "errors") != 0)
+			return 1;
+	return 0;
+}
+
+static cJSON *
+make_plan(struct probe_env *env, const struct probe **sel, int n)
+{
+	cJSON *plan = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(plan, "probes");
+	int64_t req = 0, tin = 0, tout = 0;
+
+	if (needs_calibration(sel, n)) {
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(p, "name", "calibration");
+		cJSON_AddNumberToObject(p, "requests", 2);
+		cJSON_AddNumberToObject(p, "tokens_in", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
+		cJSON_AddNumberToObject(p, "tokens_out", 2 * env->max_tokens);
+		cJSON_AddItemToArray(arr, p);
+		req += 2, tin += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2, tout += 2 * env->max_tokens;
+	}
+	for (int i = 0; i < n; i++) {
+		struct probe_plan pp = { 0 };
+		cJSON *p = cJSON_CreateObject();
+
+		sel[i]->plan(env, &pp);
+		cJSON_AddStringToObject(p, "name", sel[i]->name);
+		cJSON_AddNumberToObject(p, "requests", (double)pp.requests);
+		cJSON_AddNumberToObject(p, "tokens_in", (double)pp.tokens_in);
+		cJSON_AddNumberToObject(p, "tokens_out", (double)pp.tokens_out);
+		cJSON_AddItemToArray(arr, p);
+		req += pp.requests, tin += pp.tokens_in, tout += pp.tokens_out;
+	}
+	cJSON_AddNumberToObject(plan, "requests", (double)req);
+	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
+	cJSON_AddNumberToObject(plan, "tokens_out", (double)tout);
+	if (env->ep.has_price_in)
+		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in +
+		    (env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out : 0));
+	else
+		cJSON_AddNullToObject(plan, "cost_usd");
+	return plan;
+}
+
+int
+probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    cJSON **plan, struct aerr *err)
+{
+	const struct probe *sel[16];
+	struct probe_env env;
+	int n;
+
+	*plan = NULL;
+	if (select_probes(o, sel, &n, err) != 0)
+		return err->code;
+	if (env_init(&env, av, endpoint_id, o, 0, err) != 0) {
+		env_free(&env);
+		return err->code;
+	}
+	*plan = make_plan(&env, sel, n);
+	env_free(&env);
+	return 0;
+}
+
+static cJSON *
+calibrate(struct probe_env *env)
+{
+	struct px_req r[2], c[2];
+	cJSON *cal = cJSON_CreateObject(), *samples = cJSON_AddArrayToObject(cal, "samples");
+	int64_t t0 = -1, t1 = -1;
+
+	memset(r, 0, sizeof r);
+	memset(c, 0, sizeof c);
+	env->probe_name = "calibration";
+	r[0].units = CALIB_SMALL;
+	r[1].units = CALIB_LARGE;
+	if (px_send(env, r, 2, 1) == 0 && px_accepted(&r[0]) && px_accepted(&r[1])) {
+		t0 = r[0].res.usage_in, t1 = r[1].res.usage_in;
+		snprintf(env->calib_method, sizeof env->calib_method, "usage");
+	}
+	/* The calibration prompts carry nonces too: a first sign of whether the model echoes. */
+	env->echo_ok = r[0].nonces_echoed == 3 || r[1].nonces_echoed == 3;
+	if ((t0 < 0 || t1 <= t0) && env->prov->build_count != NULL && !env->interrupted &&
+	    env->fatal.code == 0) {
+		c[0].kind = c[1].kind = PX_COUNT;
+		c[0].count_of = &r[0].recipe;
+		c[1].count_of = &r[1].recipe;
+		t0 = t1 = -1;
+		if (px_send(env, c, 2, 1) == 0 && c[0].count_tokens >= 0 && c[1].count_tokens > c[0].count_tokens) {
+			t0 = c[0].count_tokens, t1 = c[1].count_tokens;
+			snprintf(env->calib_method, sizeof env->calib_method, "%s", env->prov->count_method);
+		}
+	}
+	if (t0 >= 0 && t1 > t0) {
+		env->tokens_per_unit = (double)(t1 - t0) / (CALIB_LARGE - CALIB_SMALL);
+		env->overhead_tokens = (double)t0 - CALIB_SMALL * env->tokens_per_unit;
+		if (env->overhead_tokens < 0)
+			env->overhead_tokens = 0;
+	} else {
+		/* Nothing told us: a conservative guess, said so in the run. */
+		snprintf(env->calib_method, sizeof env->calib_method, "estimate");
+	}
+	cJSON_AddStringToObject(cal, "method", env->calib_method);
+	cJSON_AddNumberToObject(cal, "tokens_per_unit", env->tokens_per_unit);
+	cJSON_AddNumberToObject(cal, "overhead_tokens", env->overhead_tokens);
+	cJSON_AddStringToObject(cal, "unit", "filler word");
+	for (int i = 0; i < 2; i++) {
+		cJSON *s = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(s, "units", (double)r[i].recipe.units);
+		if (i == 0 ? t0 >= 0 : t1 >= 0)
+			cJSON_AddNumberToObject(s, "tokens", (double)(i == 0 ? t0 : t1));
+		else
+			cJSON_AddNullToObject(s, "tokens");
+		cJSON_AddNumberToObject(s, "evidence", (double)r[i].evidence_id);
+		cJSON_AddItemToArray(samples, s);
+	}
+	px_free(r, 2);
+	px_free(c, 2);
+	return cal;
+}
+
+/* ---- results ---- */
+
+static int
+write_result(struct probe_env *env, const struct probe *p, struct probe_outcome *out,
+    struct aerr *err)
+{
+	sqlite3 *db = env->db;
+	char *details = out->details ? cJSON_PrintUnformatted(out->details) : NULL;
+	int64_t rid;
+	cJSON *a;
+
+	if (db_begin(db, err) != 0) {
+		free(details);
+		return err->code;
+	}
+	if (db_exec(db, err, "INSERT INTO probe_result (run_id, probe, verdict, reason, requests, details) "
+	    "VALUES (?,?,?,?,?,?)", "itttit", env->run_id, p->name, out->verdict,
+	    out->reason[0] ? out->reason : NULL, out->requests, details) != 0)
+		goto fail;
+	rid = sqlite3_last_insert_rowid(db);
+	a = cJSON_CreateObject();
+	cJSON_AddNumberToObject(a, "run", (double)env->run_id);
+	cJSON_AddStringToObject(a, "probe", p->name);
+	cJSON_AddStringToObject(a, "verdict", out->verdict);
+	if (audit_append(db, env->av->actor, "probe.result", "probe_result", rid, a, err) != 0) {
+		cJSON_Delete(a);
+		goto fail;
+	}
+	cJSON_Delete(a);
+	for (int i = 0; i < out->nf; i++) {
+		struct finding *f = &out->f[i];
+		char *fd = cJSON_PrintUnformatted(f->evidence);
+		int64_t fid;
+		cJSON *e;
+
+		if (db_exec(db, err, "INSERT INTO finding (run_id, probe, code, severity, message, details) "
+		    "VALUES (?,?,?,?,?,?)", "itttt" "t", env->run_id, p->name, f->code, f->severity,
+		    f->message, fd) != 0) {
+			free(fd);
+			goto fail;
+		}
+		free(fd);
+		fid = sqlite3_last_insert_rowid(db);
+		cJSON_ArrayForEach(e, f->evidence)
+			if (db_exec(db, err, "INSERT OR IGNORE INTO finding_evidence (finding_id, evidence_id) "
+			    "VALUES (?,?)", "ii", fid, (int64_t)e->valuedouble) != 0)
+				goto fail;
+		a = cJSON_CreateObject();
+		cJSON_AddNumberToObject(a, "run", (double)env->run_id);
+		cJSON_AddStringToObject(a, "code", f->code);
+		cJSON_AddStringToObject(a, "severity", f->severity);
+		cJSON_AddItemReferenceToObject(a, "evidence", f->evidence);
+		if (audit_append(db, env->av->actor, "probe.finding", "finding", fid, a, err) != 0) {
+			cJSON_Delete(a);
+			goto fail;
+		}
+		cJSON_Delete(a);
+	}
+	free(details);
+	return db_commit(db, err);
+fail:
+	db_rollback(db);
+	free(details);
+	return err->code;
+}
+
+static void
+judge(struct probe_env *env, struct probe_outcome *out)
+{
+	int worst = -1;
+
+	for (int i = 0; i < out->nf; i++)
+		if (severity_rank(out->f[i].severity) > worst)
+			worst = severity_rank(out->f[i].severity);
+	if (worst >= severity_rank("low")) {
+		if (out->verdict == NULL || strcmp(out->verdict, "error") != 0 || out->reason[0] == '\0')
+			if (out->reason[0] == '\0' || out->verdict == NULL ||
+			    strcmp(out->verdict, "pass") == 0)
+				snprintf(out->reason, sizeof out->reason, "%d finding%s", out->nf,
+				    out->nf == 1 ? "" : "s");
+		out->verdict = "fail";
+	} else if (env->budget_hit && (out->verdict == NULL || strcmp(out->verdict, "pass") == 0)) {
+		outcome_set(out, "inconclusive", "the token budget was exhausted before the probe finished");
+	} else if (out->verdict == NULL) {
+		out->verdict = "pass";
+	}
+}
+
+static int
+update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *err)
+{
+	char at[32], *cs = cal ? cJSON_PrintUnformatted(cal) : NULL;
+	cJSON *a = cJSON_CreateObject();
+	int rc;
+
+	now_iso(at);
+	if ((rc = db_begin(env->db, err)) != 0)
+		goto out;
+	if (db_exec(env->db, err, "UPDATE probe_run SET status = ?, calibration = coalesce(?, calibration), "
+	    "tokens_in = ?, tokens_out = ?, finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END "
+	    "WHERE id = ?", "ttiitti", status, cs, env->tokens_in, env->tokens_out, status, at,
+	    env->run_id) != 0) {
+		db_rollback(env->db);
+		rc = err->code;
+		goto out;
+	}
+	cJSON_AddStringToObject(a, "status", status);
+	cJSON_AddNumberToObject(a, "tokens_in", (double)env->tokens_in);
+	cJSON_AddNumberToObject(a, "tokens_out", (double)env->tokens_out);
+	if (audit_append(env->db, env->av->actor, strcmp(status, "running") == 0 ?
+	    "probe.calibrate" : "probe.finish", "probe_run", env->run_id, a, err) != 0) {
+		db_rollback(env->db);
+		rc = err->code;
+		goto out;
+	}
+	rc = db_commit(env->db, err);
+out:
+	cJSON_Delete(a);
+	free(cs);
+	return rc;
+}
+
+int
+probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    int64_t *run_id, struct aerr *err)
+{
+	const struct probe *sel[16];
+	struct probe_env env;
+	cJSON *plan = NULL, *names, *opts, *cal = NULL, *a;
+	char at[32], *plan_s = NULL, *names_s = NULL, *opts_s = NULL;
+	const char *status = "completed";
+	int n, rc;
+
+	*run_id = 0;
+	if (select_probes(o, sel, &n, err) != 0)
+		return err->code;
+	if (env_init(&env, av, endpoint_id, o, 1, err) != 0) {
+		env_free(&env);
+		return err->code;
+	}
+	plan = make_plan(&env, sel, n);
+	env.requests_planned = (int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble;
+	env.probe_count = n;
+	names = cJSON_CreateArray();
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(sel[i]->name));
+	opts = cJSON_CreateObject();
+	cJSON_AddNumberToObject(opts, "concurrency", env.hopts.concurrency);
+	cJSON_AddNumberToObject(opts, "budget_tokens", (double)o->budget_tokens);
+	cJSON_AddNumberToObject(opts, "max_response", (double)env.hopts.max_response);
+	cJSON_AddNumberToObject(opts, "tenants", env.ntenants);
+	plan_s = cJSON_PrintUnformatted(plan);
+	names_s = cJSON_PrintUnformatted(names);
+	opts_s = cJSON_PrintUnformatted(opts);
+	now_iso(at);
+	if (db_begin(env.db, err) != 0)
+		goto out;
+	if (db_exec(env.db, err, "INSERT INTO probe_run (endpoint_id, status, probes, options, plan, "
+	    "actor, pid, started_at) VALUES (?,'running',?,?,?,?,?,?)", "itttti" "t", endpoint_id,
+	    names_s, opts_s, plan_s, av->actor, (int64_t)getpid(), at) != 0) {
+		db_rollback(env.db);
+		goto out;
+	}
+	env.run_id = *run_id = sqlite3_last_insert_rowid(env.db);
+	a = cJSON_CreateObject();
+	cJSON_AddNumberToObject(a, "endpoint", (double)endpoint_id);
+	cJSON_AddItemReferenceToObject(a, "probes", names);
+	rc = audit_append(env.db, av->actor, "probe.start", "probe_run", env.run_id, a, err);
+	cJSON_Delete(a);
+	if (rc != 0 || db_commit(env.db, err) != 0) {
+		db_rollback(env.db);
+		goto out;
+	}
+	if (needs_calibration(sel, n)) {
+		cal = calibrate(&env);
+		if (update_run(&env, "running", cal, err) != 0)
+			goto out;
+	}
+	for (int i = 0; i < n && !env.interrupted && env.fatal.code == 0 && !env.budget_hit; i++) {
+		struct probe_outcome out;
+
+		memset(&out, 0, sizeof out);
+		env.probe_name = sel[i]->name;
+		env.probe_index = i;
+		report_progress(&env);
+		{
+			int64_t before = env.requests_done;
+
+			sel[i]->run(&env, &out);
+			out.requests = env.requests_done - before;
+		}
+		if (env.interrupted || env.fatal.code != 0) {
+			outcome_free(&out);
+			break;
+		}
+		judge(&env, &out);
+		rc = write_result(&env, sel[i], &out, err);
+		outcome_free(&out);
+		if (rc != 0)
+			goto out;
+	}
+	if (env.fatal.code != 0) {
+		status = "error";
+	} else if (env.interrupted) {
+		status = "interrupted";
+	} else if (env.budget_hit) {
+		status = "budget_exhausted";
+	}
+	if (update_run(&env, status, cal, err) != 0)
+		goto out;
+	if (env.fatal.code != 0)
+		*err = env.fatal;
+	else if (env.interrupted)
+		aerr_set(err, AV_RUNTIME, "interrupted: run %lld stopped; its finished exchanges are "
+		    "recorded", (long long)env.run_id);
+out:
+	rc = err->code;
+	cJSON_Delete(plan);
+	cJSON_Delete(names);
+	cJSON_Delete(opts);
+	cJSON_Delete(cal);
+	free(plan_s);
+	free(names_s);
+	free(opts_s);
+	env_free(&env);
+	return rc;
+}
+
+/* ---- reading runs back ---- */
+
+int
+probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.endpoint_id, "
+	    "r.status, r.started_at, r.finished_at, r.actor, r.tokens_in, r.tokens_out, r.calibration, "
+	    "r.plan, e.context_tokens FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE r.id = ?", "i", run_id);
+	cJSON *j, *probes;
+
+	*out = NULL;
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "no probe run %lld", (long long)run_id);
+	}
+	j = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "id", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddStringToObject(j, "endpoint", col_text(st, 1));
+	cJSON_AddNumberToObject(j, "endpoint_id", (double)sqlite3_column_int64(st, 2));
+	cJSON_AddNumberToObject(j, "advertised_context", (double)sqlite3_column_int64(st, 11));
+	cJSON_AddStringToObject(j, "status", col_text(st, 3));
+	cJSON_AddStringToObject(j, "started_at", col_text(st, 4));
+	json_add_str(j, "finished_at", sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5));
+	cJSON_AddStringToObject(j, "actor", col_text(st, 6));
+	cJSON_AddNumberToObject(j, "tokens_in", (double)sqlite3_column_int64(st, 7));
+	cJSON_AddNumberToObject(j, "tokens_out", (double)sqlite3_column_int64(st, 8));
+	cJSON_AddItemToObject(j, "calibration", sqlite3_column_type(st, 9) == SQLITE_NULL ?
+	    cJSON_CreateNull() : cJSON_Parse(col_text(st, 9)));
+	cJSON_AddItemToObject(j, "plan", cJSON_Parse(col_text(st, 10)));
+	sqlite3_finalize(st);
+	probes = cJSON_AddArrayToObject(j, "probes");
+	st = db_prepare(db, err, "SELECT probe, verdict, reason, requests, details FROM probe_result "
+	    "WHERE run_id = ? ORDER BY id", "i", run_id);
+	if (st == NULL) {
+		cJSON_Delete(j);
+		return err->code;
+	}
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *p = cJSON_CreateObject(), *fs;
+		sqlite3_stmt *fst;
+
+		cJSON_AddStringToObject(p, "name", col_text(st, 0));
+		cJSON_AddStringToObject(p, "verdict", col_text(st, 1));
+		json_add_str(p, "reason", sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : col_text(st, 2));
+		cJSON_AddNumberToObject(p, "requests", (double)sqlite3_column_int64(st, 3));
+		cJSON_AddItemToObject(p, "details", sqlite3_column_type(st, 4) == SQLITE_NULL ?
+		    cJSON_CreateNull() : cJSON_Parse(col_text(st, 4)));
+		fs = cJSON_AddArrayToObject(p, "findings");
+		fst = db_prepare(db, err, "SELECT f.id, f.code, f.severity, f.message, "
+		    "(SELECT json_group_array(evidence_id) FROM (SELECT evidence_id FROM finding_evidence "
+		    "WHERE finding_id = f.id ORDER BY evidence_id)) FROM finding f WHERE f.run_id = ? AND "
+		    "f.probe = ? ORDER BY f.id", "it", run_id, col_text(st, 0));
+		while (fst != NULL && sqlite3_step(fst) == SQLITE_ROW) {
+			cJSON *f = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(f, "id", (double)sqlite3_column_int64(fst, 0));
+			cJSON_AddStringToObject(f, "code", col_text(fst, 1));
+			cJSON_AddStringToObject(f, "severity", col_text(fst, 2));
+			cJSON_AddStringToObject(f, "message", col_text(fst, 3));
+			cJSON_AddItemToObject(f, "evidence", cJSON_Parse(col_text(fst, 4)));
+			cJSON_AddItemToArray(fs, f);
+		}
+		sqlite3_finalize(fst);
+		cJSON_AddItemToArray(probes, p);
+	}
+	sqlite3_finalize(st);
+	*out = j;
+	return 0;
+}
+
+int
+probe_run_exit(sqlite3 *db, int64_t run_id, const char *fail_on, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT severity FROM finding WHERE run_id = ?", "i", run_id);
+	int64_t errored = 0;
+	int worst = -1;
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	while (sqlite3_step(st) == SQLITE_ROW)
+		if (severity_rank(col_text(st, 0)) > worst)
+			worst = severity_rank(col_text(st, 0));
+	sqlite3_finalize(st);
+	if (worst >= 0 && worst >= severity_rank(fail_on))
+		return AV_FINDINGS;
+	if (db_int(db, &errored, err, "SELECT count(*) FROM probe_result WHERE run_id = ? AND "
+	    "verdict = 'error'", "i", run_id) < 0)
+		return AV_RUNTIME;
+	return errored > 0 ? AV_RUNTIME : AV_OK;
+}

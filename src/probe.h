@@ -1,0 +1,211 @@
+/*
+ * probe.h: the probe engine and the interface every probe implements. A
+ * probe (probes/NAME.c) exports one struct probe; it plans its requests,
+ * sends them through px_send() (which sizes prompts from the calibration,
+ * enforces the budget, records every exchange as evidence and scans every
+ * response for every canary of the run) and judges what came back by its
+ * content, raising findings with stable codes. probe_run_endpoint() runs a
+ * set of probes against an endpoint for the CLI, the TUI and incident
+ * verification alike.
+ */
+#ifndef AIVET_PROBE_H
+#define AIVET_PROBE_H
+
+#include <signal.h>
+
+#include "aivet.h"
+#include "canary.h"
+#include "http.h"
+#include "provider.h"
+
+/* ---- running probes: the public entry points ---- */
+
+struct probe_progress {
+	const char *probe;            /* the probe running now, or "calibration" */
+	int probe_index, probe_count;
+	int64_t requests_done, requests_planned;
+	int64_t tokens_used;
+};
+
+struct probe_opts {
+	const char *probes;           /* "echo,sweep", "all" or NULL for all */
+	int concurrency;              /* default 4 */
+	int64_t budget_tokens;        /* 0: no limit */
+	size_t max_response;          /* response cap, bytes; 0: default (8 MiB) */
+	long timeout_ms;              /* per request; 0: default */
+	void (*progress)(void *arg, const struct probe_progress *p);
+	void *progress_arg;
+	volatile sig_atomic_t *cancel;/* set (from a signal handler or a UI thread) to stop */
+	/* When set, exchanges behind LEAK_* findings are stored sealed to this
+	 * crypto_box public key instead of in plain text. */
+	const unsigned char *leak_seal_pk;
+};
+
+/* Runs the probes; *run_id is set as soon as the run exists (also on error).
+ * Returns 0 when the run completed (findings or not), AV_RUNTIME when it was
+ * interrupted or failed, AV_USAGE for bad options. */
+int probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    int64_t *run_id, struct aerr *err);
+/* The plan without sending anything: {"probes":[{name, requests, tokens_in,
+ * tokens_out}], "requests", "tokens_in", "tokens_out", "cost_usd"|null}. */
+int probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    cJSON **plan, struct aerr *err);
+/* A run as JSON (the contract of "probe show --json"). */
+int probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err);
+/* Severity names in order; -1 for an unknown name. */
+int severity_rank(const char *s);
+/* The exit status for a finished run: 1 when a finding reaches fail_on,
+ * else 3 when a probe errored, else 0. */
+int probe_run_exit(sqlite3 *db, int64_t run_id, const char *fail_on, struct aerr *err);
+
+/* ---- the command line's view (cmd-probe.c), shared with "aivet demo" ---- */
+void probe_print_plan(FILE *f, const cJSON *plan);
+void probe_print_run(FILE *f, const cJSON *run);
+/* Runs with Ctrl-C handling and a progress bar on a terminal, prints the run
+ * (or its JSON), and returns the exit status of "probe run". */
+int probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
+    const char *fail_on, int64_t *run_id, struct aerr *err);
+/* 1234567 -> "1,234,567" */
+const char *thousands(int64_t v, char out[32]);
+
+/* ---- what a probe sees ---- */
+
+#define PROBE_MAX_TENANTS 16
+#define PROBE_MAX_FINDINGS 16
+
+struct probe_env {
+	struct aivet *av;
+	sqlite3 *db;
+	const struct probe_opts *opts;
+	struct endpoint_info ep;
+	const struct provider *prov;
+	int ntenants;                 /* >= 1 (an endpoint without credentials: one, unauthenticated) */
+	char *tenant_label[PROBE_MAX_TENANTS];
+	char *tenant_secret[PROBE_MAX_TENANTS];
+	size_t tenant_secret_len[PROBE_MAX_TENANTS];
+	int64_t run_id;
+	struct http_engine *http;
+	struct http_opts hopts;
+	struct canary_set *canaries;
+	int64_t *seq_evidence;        /* exchange seq -> evidence id */
+	size_t nseq_evidence;
+	/* Calibration: tokens = overhead + units * tokens_per_unit. */
+	double tokens_per_unit, overhead_tokens;
+	char calib_method[16];
+	int usage_seen;               /* some response carried usage */
+	int echo_ok;                  /* -1 unknown, 0 the model does not echo, 1 it does */
+	int64_t seq;
+	int64_t tokens_in, tokens_out, reserved;
+	int budget_hit, interrupted;
+	const char *probe_name;       /* the probe sending now */
+	int probe_index, probe_count;
+	int64_t requests_done, requests_planned;
+	int max_tokens;               /* output allowance of an echo */
+	struct aerr fatal;            /* evidence could not be recorded: the run stops */
+};
+
+struct finding {
+	char code[40];
+	const char *severity;
+	char *message;
+	cJSON *evidence;              /* array of evidence ids */
+};
+
+struct probe_outcome {
+	const char *verdict;          /* NULL until judged: pass unless findings or a reason says otherwise */
+	char reason[512];
+	int64_t requests;
+	cJSON *details;
+	struct finding f[PROBE_MAX_FINDINGS];
+	int nf;
+};
+
+/* Adds a finding, or the evidence to the finding with the same code. */
+void outcome_finding(struct probe_outcome *o, const char *code, const char *severity,
+    int64_t evidence_id, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int outcome_has(const struct probe_outcome *o, const char *code);
+void outcome_set(struct probe_outcome *o, const char *verdict, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+struct probe_plan {
+	int64_t requests, tokens_in, tokens_out;
+};
+
+struct probe {
+	const char *name;
+	const char *summary;
+	void (*plan)(const struct probe_env *env, struct probe_plan *p);
+	void (*run)(struct probe_env *env, struct probe_outcome *out);
+};
+extern const struct probe *const probe_table[];
+const struct probe *probe_find(const char *name);
+
+/* ---- sending ---- */
+
+enum px_kind {
+	PX_CHAT,                      /* a probe prompt with three nonces */
+	PX_MALFORMED,                 /* a chat body cut in half: not JSON */
+	PX_MISSING_FIELD,             /* a chat body without its messages */
+	PX_COUNT,                     /* the API's tokenize / count endpoint */
+};
+
+struct px_req {
+	/* what to send */
+	enum px_kind kind;
+	int tenant, stream;
+	const char *model;            /* NULL: the endpoint's */
+	int64_t target_tokens;        /* prompt size; 0: `units` words as given */
+	int64_t units;
+	int64_t shared_units;         /* an opening shared across requests ... */
+	uint64_t shared_seed;         /* ... generated from this seed */
+	int max_tokens;               /* 0: the echo allowance */
+	const struct prompt_recipe *count_of; /* PX_COUNT: the prompt to count */
+	/* what happened */
+	struct prompt_recipe recipe;
+	int64_t est_tokens;           /* the prompt's size by the calibration */
+	int sent;                     /* 0 when skipped (budget, interrupt) */
+	int64_t seq, evidence_id;
+	long status;                  /* 0 when no response */
+	char transport_error[256];
+	int truncated;
+	struct prov_result res;
+	int nonces_echoed;            /* own nonces found in the answer, 0..3 */
+	unsigned nonce_mask;          /* which: bit k for the nonce at position k */
+	int leaks_tenant, leaks_request; /* foreign canaries: of other tenants / own other requests */
+	cJSON *leaked;                /* [{"nonce","evidence","tenant"}] */
+	int64_t count_tokens;         /* PX_COUNT */
+};
+
+/* Sends n requests with the run's concurrency (or `concurrency` when > 0).
+ * Returns 0 when all were sent or skipped for budget, AV_RUNTIME when interrupted. */
+int px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency);
+void px_free(struct px_req *r, size_t n);
+/* Words of filler that make a prompt of about `tokens` tokens. */
+int64_t px_units_for(const struct probe_env *env, int64_t tokens);
+/* No usable answer: a transport error, a body cut at the cap, or a redirect
+ * (never followed); transport_error says which. */
+int px_no_answer(const struct px_req *r);
+/* 2xx with no error in the body or stream. */
+int px_accepted(const struct px_req *r);
+int px_is_2xx(const struct px_req *r);
+/* The usage the response reported for the prompt is plausible for what was
+ * sent (>= 75%): 1 yes, 0 no, -1 no usage. */
+int px_usage_ok(const struct px_req *r);
+/* The answer stopped for lack of room (max_tokens, or the vendor's capacity)
+ * after repeating the first nonces in order (or the beginning of the first)
+ * and nothing foreign: missing later nonces then say nothing about the prompt. */
+int px_answer_cut_short(const struct px_req *r);
+/* A large prompt reported as a handful of tokens. */
+int px_placeholder_usage(const struct px_req *r);
+/* Findings every answer can show: leaks, errors in a 200, errors after a 200. */
+void px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_req *r,
+    int stream_error_is_finding);
+/* A point record for details: tokens_sent, status, accepted, nonces..., usage. */
+cJSON *px_point_json(const struct px_req *r);
+/* Takes n of the run's tokens into account for the plan. */
+int64_t px_plan_tokens_out(const struct probe_env *env, int64_t requests);
+
+/* Rebuilds a recorded request body from its recipe (exchange.request_recipe). */
+int probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *err);
+
+#endif

@@ -1,0 +1,160 @@
+/*
+ * provider-anthropic.c: Anthropic's Messages API. The endpoint URL is the
+ * API origin (https://api.anthropic.com); the key goes in x-api-key with
+ * anthropic-version (option "anthropic-version", default 2023-06-01).
+ * Streams are typed events: message_start carries the input tokens,
+ * content_block_delta the text, message_delta the output tokens, and an
+ * "error" event an error after the 200. Tokens are counted by
+ * /v1/messages/count_tokens.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "provider.h"
+
+static char *
+anthropic_url(const struct endpoint_info *ep, const char *path)
+{
+	size_t n = strlen(ep->url);
+
+	while (n > 0 && ep->url[n - 1] == '/')
+		n--;
+	/* Accept a base given with or without /v1. */
+	if (n >= 3 && strncmp(ep->url + n - 3, "/v1", 3) == 0)
+		return xasprintf("%.*s/%s", (int)n, ep->url, path);
+	return xasprintf("%.*s/v1/%s", (int)n, ep->url, path);
+}
+
+static int
+anthropic_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
+    struct http_req *req, struct aerr *err)
+{
+	cJSON *b = cJSON_CreateObject();
+
+	req->url = anthropic_url(ep, "messages");
+	cJSON_AddStringToObject(b, "model", c->model);
+	cJSON_AddNumberToObject(b, "max_tokens", c->max_tokens);
+	if (!c->omit_required)
+		cJSON_AddItemToObject(b, "messages", prov_user_messages(c));
+	cJSON_AddNumberToObject(b, "temperature", 0);
+	if (c->stream)
+		cJSON_AddTrueToObject(b, "stream");
+	http_req_header(req, "anthropic-version", endpoint_option(ep, "anthropic-version",
+	    "2023-06-01"), 0);
+	prov_set_json_body(req, b);
+	return 0;
+}
+
+static int
+anthropic_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+    struct aerr *err)
+{
+	http_req_header(req, "x-api-key", secret, 1);
+	return 0;
+}
+
+static void
+anthropic_error(cJSON *j, struct prov_result *r)
+{
+	cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "type");
+	cJSON *m = json_path(j, "error.message");
+
+	if ((cJSON_IsString(t) && strcmp(t->valuestring, "error") == 0) ||
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "error")))
+		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+}
+
+static void
+anthropic_usage(cJSON *usage, struct prov_result *r)
+{
+	int64_t in = json_path_int(usage, "input_tokens"), out = json_path_int(usage, "output_tokens");
+
+	if (in >= 0)
+		r->usage_in = in;
+	if (out >= 0)
+		r->usage_out = out;
+}
+
+static void
+anthropic_parse(cJSON *j, long status, struct prov_result *r)
+{
+	cJSON *block, *stop = cJSON_GetObjectItemCaseSensitive(j, "stop_reason");
+
+	anthropic_error(j, r);
+	cJSON_ArrayForEach(block, cJSON_GetObjectItemCaseSensitive(j, "content")) {
+		cJSON *text = cJSON_GetObjectItemCaseSensitive(block, "text");
+
+		if (cJSON_IsString(text))
+			buf_adds(&r->text, text->valuestring);
+	}
+	if (cJSON_IsString(stop))
+		snprintf(r->finish, sizeof r->finish, "%s", stop->valuestring);
+	anthropic_usage(cJSON_GetObjectItemCaseSensitive(j, "usage"), r);
+	r->parsed = r->is_error || cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "content"));
+}
+
+static void
+anthropic_stream_event(const char *event, const char *data, struct prov_result *r)
+{
+	cJSON *j = cJSON_Parse(data), *t, *text, *stop;
+	const char *type;
+
+	if (j == NULL)
+		return;
+	t = cJSON_GetObjectItemCaseSensitive(j, "type");
+	type = *event ? event : cJSON_IsString(t) ? t->valuestring : "";
+	if (strcmp(type, "error") == 0) {
+		anthropic_error(j, r);
+		prov_set_error(r, NULL);
+		r->stream_error = 1;
+	} else if (strcmp(type, "message_start") == 0) {
+		anthropic_usage(json_path(j, "message.usage"), r);
+	} else if (strcmp(type, "content_block_delta") == 0) {
+		text = json_path(j, "delta.text");
+		if (cJSON_IsString(text))
+			buf_adds(&r->text, text->valuestring);
+	} else if (strcmp(type, "message_delta") == 0) {
+		anthropic_usage(cJSON_GetObjectItemCaseSensitive(j, "usage"), r);
+		stop = json_path(j, "delta.stop_reason");
+		if (cJSON_IsString(stop))
+			snprintf(r->finish, sizeof r->finish, "%s", stop->valuestring);
+	}
+	cJSON_Delete(j);
+}
+
+static int
+anthropic_build_count(const struct endpoint_info *ep, const char *prompt, size_t len,
+    struct http_req *req, struct aerr *err)
+{
+	struct prov_chat c = { .model = ep->model, .prompt = prompt, .prompt_len = len };
+	cJSON *b = cJSON_CreateObject();
+
+	req->url = anthropic_url(ep, "messages/count_tokens");
+	cJSON_AddStringToObject(b, "model", ep->model);
+	cJSON_AddItemToObject(b, "messages", prov_user_messages(&c));
+	http_req_header(req, "anthropic-version", endpoint_option(ep, "anthropic-version",
+	    "2023-06-01"), 0);
+	prov_set_json_body(req, b);
+	return 0;
+}
+
+static int
+anthropic_parse_count(cJSON *j, int64_t *tokens)
+{
+	*tokens = json_path_int(j, "input_tokens");
+	return *tokens < 0 ? -1 : 0;
+}
+
+const struct provider provider_anthropic = {
+	.api = "anthropic",
+	.can_stream = 1,
+	.count_method = "count_tokens",
+	.build_chat = anthropic_build_chat,
+	.auth = anthropic_auth,
+	.parse = anthropic_parse,
+	.stream_event = anthropic_stream_event,
+	.build_count = anthropic_build_count,
+	.parse_count = anthropic_parse_count,
+};

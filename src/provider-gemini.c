@@ -1,0 +1,148 @@
+/*
+ * provider-gemini.c: Google's Gemini API. The endpoint URL is the API origin
+ * (https://generativelanguage.googleapis.com, "/v1beta" is added unless
+ * present); the key goes in x-goog-api-key. generateContent answers JSON,
+ * streamGenerateContent?alt=sse a stream of the same objects; usage is
+ * usageMetadata; models/M:countTokens counts a prompt.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "provider.h"
+
+static char *
+gemini_url(const struct endpoint_info *ep, const char *model, const char *method)
+{
+	size_t n = strlen(ep->url);
+	int versioned;
+
+	while (n > 0 && ep->url[n - 1] == '/')
+		n--;
+	versioned = (n >= 7 && strncmp(ep->url + n - 7, "/v1beta", 7) == 0) ||
+	    (n >= 3 && strncmp(ep->url + n - 3, "/v1", 3) == 0);
+	return xasprintf("%.*s%s/models/%s:%s", (int)n, ep->url, versioned ? "" : "/v1beta",
+	    model, method);
+}
+
+static cJSON *
+gemini_contents(const char *prompt)
+{
+	cJSON *contents = cJSON_CreateArray(), *c = cJSON_CreateObject(), *parts = cJSON_CreateArray(),
+	    *p = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(c, "role", "user");
+	cJSON_AddItemToObject(p, "text", cJSON_CreateStringReference(prompt));
+	cJSON_AddItemToArray(parts, p);
+	cJSON_AddItemToObject(c, "parts", parts);
+	cJSON_AddItemToArray(contents, c);
+	return contents;
+}
+
+static int
+gemini_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, struct http_req *req,
+    struct aerr *err)
+{
+	cJSON *b = cJSON_CreateObject(), *g;
+
+	req->url = gemini_url(ep, c->model, c->stream ? "streamGenerateContent?alt=sse" :
+	    "generateContent");
+	if (!c->omit_required)
+		cJSON_AddItemToObject(b, "contents", gemini_contents(c->prompt));
+	g = cJSON_AddObjectToObject(b, "generationConfig");
+	cJSON_AddNumberToObject(g, "maxOutputTokens", c->max_tokens);
+	cJSON_AddNumberToObject(g, "temperature", 0);
+	prov_set_json_body(req, b);
+	return 0;
+}
+
+static int
+gemini_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+    struct aerr *err)
+{
+	http_req_header(req, "x-goog-api-key", secret, 1);
+	return 0;
+}
+
+static void
+gemini_chunk(cJSON *j, struct prov_result *r)
+{
+	cJSON *part, *fin = json_path(j, "candidates.0.finishReason"), *m = json_path(j, "error.message");
+	int64_t in = json_path_int(j, "usageMetadata.promptTokenCount");
+	int64_t out = json_path_int(j, "usageMetadata.candidatesTokenCount");
+
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "error")))
+		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+	cJSON_ArrayForEach(part, json_path(j, "candidates.0.content.parts")) {
+		cJSON *text = cJSON_GetObjectItemCaseSensitive(part, "text");
+
+		if (cJSON_IsString(text))
+			buf_adds(&r->text, text->valuestring);
+	}
+	if (cJSON_IsString(fin))
+		snprintf(r->finish, sizeof r->finish, "%s", fin->valuestring);
+	if (in >= 0)
+		r->usage_in = in;
+	if (out >= 0)
+		r->usage_out = out;
+}
+
+static void
+gemini_parse(cJSON *j, long status, struct prov_result *r)
+{
+	/* Gemini's REST streaming without alt=sse is a JSON array of chunks. */
+	if (cJSON_IsArray(j)) {
+		cJSON *c;
+
+		cJSON_ArrayForEach(c, j)
+			gemini_chunk(c, r);
+	} else {
+		gemini_chunk(j, r);
+	}
+	r->parsed = r->is_error || json_path(j, "candidates") != NULL || cJSON_IsArray(j);
+}
+
+static void
+gemini_stream_event(const char *event, const char *data, struct prov_result *r)
+{
+	cJSON *j = cJSON_Parse(data);
+
+	if (j == NULL)
+		return;
+	gemini_chunk(j, r);
+	if (r->is_error)
+		r->stream_error = 1;
+	cJSON_Delete(j);
+}
+
+static int
+gemini_build_count(const struct endpoint_info *ep, const char *prompt, size_t len,
+    struct http_req *req, struct aerr *err)
+{
+	cJSON *b = cJSON_CreateObject();
+
+	req->url = gemini_url(ep, ep->model, "countTokens");
+	cJSON_AddItemToObject(b, "contents", gemini_contents(prompt));
+	prov_set_json_body(req, b);
+	return 0;
+}
+
+static int
+gemini_parse_count(cJSON *j, int64_t *tokens)
+{
+	*tokens = json_path_int(j, "totalTokens");
+	return *tokens < 0 ? -1 : 0;
+}
+
+const struct provider provider_gemini = {
+	.api = "gemini",
+	.can_stream = 1,
+	.count_method = "count_tokens",
+	.build_chat = gemini_build_chat,
+	.auth = gemini_auth,
+	.parse = gemini_parse,
+	.stream_event = gemini_stream_event,
+	.build_count = gemini_build_count,
+	.parse_count = gemini_parse_count,
+};

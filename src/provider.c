@@ -1,0 +1,224 @@
+/*
+ * provider.c: the table of provider adapters and what they share: loading
+ * an endpoint, joining URLs, serialising bodies, reading a response that
+ * may be JSON or a stream of server-sent events (or JSON where a stream was
+ * asked for), and reading numbers at a path in a JSON tree.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "provider.h"
+
+extern const struct provider provider_openai, provider_anthropic, provider_azure,
+    provider_gemini, provider_bedrock, provider_cloudflare;
+
+const struct provider *const provider_table[] = {
+	&provider_openai,
+	&provider_anthropic,
+	&provider_azure,
+	&provider_gemini,
+	&provider_bedrock,
+	&provider_cloudflare,
+	NULL
+};
+
+const struct provider *
+provider_find(const char *api)
+{
+	for (int i = 0; provider_table[i] != NULL; i++)
+		if (strcmp(provider_table[i]->api, api) == 0)
+			return provider_table[i];
+	return NULL;
+}
+
+void
+endpoint_info_free(struct endpoint_info *ep)
+{
+	free(ep->vendor);
+	free(ep->name);
+	free(ep->api);
+	free(ep->url);
+	free(ep->model);
+	cJSON_Delete(ep->options);
+	memset(ep, 0, sizeof *ep);
+}
+
+int
+endpoint_info_load(sqlite3 *db, int64_t id, struct endpoint_info *ep, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.name, e.name, e.api, e.url, e.model, "
+	    "e.context_tokens, e.allow_insecure_http, e.price_in_per_mtok, e.price_out_per_mtok, "
+	    "e.options, e.status FROM endpoint e JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?",
+	    "i", id);
+
+	memset(ep, 0, sizeof *ep);
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "no endpoint with id %lld", (long long)id);
+	}
+	ep->id = id;
+	ep->vendor = xstrdup(col_text(st, 0));
+	ep->name = xstrdup(col_text(st, 1));
+	ep->api = xstrdup(col_text(st, 2));
+	ep->url = xstrdup(col_text(st, 3));
+	ep->model = xstrdup(col_text(st, 4));
+	ep->context = sqlite3_column_int64(st, 5);
+	ep->insecure = sqlite3_column_int(st, 6);
+	if ((ep->has_price_in = sqlite3_column_type(st, 7) != SQLITE_NULL))
+		ep->price_in = sqlite3_column_double(st, 7);
+	if ((ep->has_price_out = sqlite3_column_type(st, 8) != SQLITE_NULL))
+		ep->price_out = sqlite3_column_double(st, 8);
+	ep->options = cJSON_Parse(col_text(st, 9));
+	if (strcmp(col_text(st, 10), "active") != 0) {
+		sqlite3_finalize(st);
+		aerr_set(err, AV_USAGE, "endpoint '%s/%s' is archived", ep->vendor, ep->name);
+		endpoint_info_free(ep);
+		return AV_USAGE;
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+const char *
+endpoint_option(const struct endpoint_info *ep, const char *key, const char *def)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(ep->options, key);
+
+	return cJSON_IsString(v) && *v->valuestring ? v->valuestring : def;
+}
+
+void
+prov_result_init(struct prov_result *r)
+{
+	memset(r, 0, sizeof *r);
+	buf_init(&r->text);
+	r->usage_in = r->usage_out = -1;
+}
+
+void
+prov_result_free(struct prov_result *r)
+{
+	buf_free(&r->text);
+}
+
+void
+prov_set_error(struct prov_result *r, const char *msg)
+{
+	r->is_error = 1;
+	if (r->error[0] == '\0')
+		snprintf(r->error, sizeof r->error, "%s", msg && *msg ? msg : "(error without a message)");
+}
+
+char *
+url_join(const char *base, const char *path)
+{
+	size_t n = strlen(base);
+
+	while (n > 0 && base[n - 1] == '/')
+		n--;
+	return xasprintf("%.*s%s%s", (int)n, base, *path == '/' ? "" : "/", path);
+}
+
+void
+prov_set_json_body(struct http_req *req, cJSON *body)
+{
+	req->body = cJSON_PrintUnformatted(body);
+	if (req->body == NULL)
+		die("out of memory");
+	req->body_len = strlen(req->body);
+	cJSON_Delete(body);
+	http_req_header(req, "Content-Type", "application/json", 0);
+}
+
+cJSON *
+prov_user_messages(const struct prov_chat *c)
+{
+	cJSON *msgs = cJSON_CreateArray(), *m = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(m, "role", "user");
+	cJSON_AddItemToObject(m, "content", cJSON_CreateStringReference(c->prompt));
+	cJSON_AddItemToArray(msgs, m);
+	return msgs;
+}
+
+cJSON *
+json_path(cJSON *o, const char *path)
+{
+	char key[64];
+
+	while (o != NULL && *path) {
+		size_t n = strcspn(path, ".");
+
+		if (n >= sizeof key)
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		if (cJSON_IsArray(o) && key[0] >= '0' && key[0] <= '9')
+			o = cJSON_GetArrayItem(o, atoi(key));
+		else
+			o = cJSON_GetObjectItemCaseSensitive(o, key);
+		path += n + (path[n] == '.');
+	}
+	return o;
+}
+
+int64_t
+json_path_int(cJSON *o, const char *path)
+{
+	cJSON *v = json_path(o, path);
+
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 ? (int64_t)v->valuedouble : -1;
+}
+
+struct stream_ctx {
+	const struct provider *p;
+	struct prov_result *r;
+	int events;
+};
+
+static void
+on_event(void *arg, const char *event, const char *data)
+{
+	struct stream_ctx *s = arg;
+
+	s->events++;
+	s->p->stream_event(event, data, s->r);
+}
+
+static int
+looks_like_sse(const char *body, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t'))
+		i++;
+	return i < len && body[i] != '{' && body[i] != '[';
+}
+
+void
+provider_read(const struct provider *p, int stream, const char *body, size_t len, long status,
+    struct prov_result *r)
+{
+	cJSON *j;
+
+	if (stream && p->can_stream && looks_like_sse(body, len)) {
+		struct stream_ctx s = { p, r, 0 };
+
+		sse_parse(body, len, on_event, &s);
+		r->parsed = s.events > 0;
+		if (r->stream_error && status >= 200 && status < 300)
+			r->is_error = 1;
+		return;
+	}
+	j = cJSON_ParseWithLength(body, len);
+	if (j == NULL)
+		return;
+	if (stream)
+		r->stream_as_json = 1;
+	p->parse(j, status, r);
+	cJSON_Delete(j);
+}

@@ -1,0 +1,99 @@
+/*
+ * provider.h: one interface over the inference APIs aivet probes. An adapter
+ * builds a chat request (or one with the required field left out), adds its
+ * API's authentication, reads a response body or one server-sent event into
+ * a common result, and, where the API can, counts a prompt's tokens. The
+ * adapters are registered in one table (provider.c).
+ */
+#ifndef AIVET_PROVIDER_H
+#define AIVET_PROVIDER_H
+
+#include "aivet.h"
+#include "http.h"
+
+/* An endpoint as the probes need it (loaded from the endpoint table). */
+struct endpoint_info {
+	int64_t id;
+	char *vendor, *name, *api, *url, *model;
+	int64_t context;
+	int insecure;
+	int has_price_in, has_price_out;
+	double price_in, price_out;
+	cJSON *options;               /* --option KEY=VALUE pairs, or NULL */
+};
+void endpoint_info_free(struct endpoint_info *ep);
+int endpoint_info_load(sqlite3 *db, int64_t id, struct endpoint_info *ep, struct aerr *err);
+/* An endpoint option's value, or def. */
+const char *endpoint_option(const struct endpoint_info *ep, const char *key, const char *def);
+
+struct prov_chat {
+	const char *model;            /* usually ep->model; the errors probe tries another */
+	const char *prompt;
+	size_t prompt_len;
+	int max_tokens;
+	int stream;
+	int omit_required;            /* leave out the messages: a request missing a required field */
+};
+
+/* What a response said, in the same terms for every API. */
+struct prov_result {
+	struct buf text;              /* the model's output text */
+	int64_t usage_in, usage_out;  /* -1 when the response did not say */
+	int is_error;                 /* an error body, or an error event in a stream */
+	char error[256];              /* the error's message */
+	int stream_error;             /* the error came as an event inside a stream */
+	int stream_as_json;           /* a streaming request was answered with plain JSON */
+	int parsed;                   /* the body had the API's shape */
+	char finish[32];              /* finish/stop reason, "" when absent */
+};
+void prov_result_init(struct prov_result *r);
+void prov_result_free(struct prov_result *r);
+
+struct provider {
+	const char *api;              /* as in endpoint.api */
+	int can_stream;
+	const char *count_method;     /* "tokenize", "count_tokens", or NULL */
+	int (*build_chat)(const struct endpoint_info *ep, const struct prov_chat *c,
+	    struct http_req *req, struct aerr *err);
+	int (*auth)(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+	    struct aerr *err);
+	/* A whole JSON body (success or error). */
+	void (*parse)(cJSON *body, long status, struct prov_result *r);
+	/* One server-sent event: its event name ("" when none) and data. */
+	void (*stream_event)(const char *event, const char *data, struct prov_result *r);
+	int (*build_count)(const struct endpoint_info *ep, const char *prompt, size_t len,
+	    struct http_req *req, struct aerr *err);
+	int (*parse_count)(cJSON *body, int64_t *tokens);
+};
+
+extern const struct provider *const provider_table[];
+const struct provider *provider_find(const char *api);
+
+/* Reads a response of a request made with or without streaming into r. */
+void provider_read(const struct provider *p, int stream, const char *body, size_t len, long status,
+    struct prov_result *r);
+
+/* ---- helpers the adapters share (provider.c) ---- */
+/* url joined with path, without doubling the '/'. */
+char *url_join(const char *base, const char *path);
+/* Serialises a request body into req (and frees the tree). */
+void prov_set_json_body(struct http_req *req, cJSON *body);
+/* The messages array most APIs take: [{"role":"user","content":PROMPT}]. The
+ * prompt is referenced, not copied: it must outlive the tree. */
+cJSON *prov_user_messages(const struct prov_chat *c);
+/* Number at a dotted path ("usage.prompt_tokens"), or -1. */
+int64_t json_path_int(cJSON *o, const char *path);
+cJSON *json_path(cJSON *o, const char *path);
+void prov_set_error(struct prov_result *r, const char *msg);
+
+/* OpenAI's shapes, shared with Azure OpenAI (provider-openai.c). */
+cJSON *openai_chat_body(const struct prov_chat *c, int with_model);
+void openai_parse(cJSON *j, long status, struct prov_result *r);
+void openai_stream_event(const char *event, const char *data, struct prov_result *r);
+
+/* ---- server-sent events (sse.c) ---- */
+typedef void (*sse_fn)(void *arg, const char *event, const char *data);
+/* Calls fn for every complete event in buf; an unfinished last event is dropped. */
+size_t sse_parse(const char *buf, size_t len, sse_fn fn, void *arg);
+
+#endif

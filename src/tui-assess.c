@@ -1,0 +1,571 @@
+/*
+ * tui-assess.c: the assessment screen — sections on the left, their
+ * questions on the right, the selected question in full below. Enter
+ * answers (choices from a menu, other types in a field checked as typed),
+ * n jumps to the next unanswered question, N edits the note, f attaches
+ * evidence, H shows the history, S submits and V approves. Every change
+ * runs the CLI's own assess commands. State reads without colour: each
+ * question carries a symbol (! required and unanswered, ? unanswered, -
+ * not asked) or its risk in words.
+ */
+#include "config.h"
+
+#include <menu.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+#include "assess.h"
+
+/* ---- the menu dialog (libmenu) ---- */
+
+int
+tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, int multi,
+    int current)
+{
+	ITEM **it;
+	char **names;
+	MENU *m;
+	WINDOW *win, *sub;
+	int width = (int)strlen(title) + 6, height, rc = -1, done = 0, namew = 0, labelw = 0;
+	const char *hint = multi ? "Space toggles, Enter accepts, Esc cancels" :
+	    "Enter picks, Esc cancels";
+
+	if (n <= 0)
+		return -1;
+	it = xcalloc((size_t)n + 1, sizeof *it);
+	names = xcalloc((size_t)n, sizeof *names);
+	for (int i = 0; i < n; i++) {
+		int w;
+
+		/* The [x] is part of the name, so a choice reads as picked without colour. */
+		names[i] = xasprintf("%s%s", multi ? (items[i].selected ? "[x] " : "[ ] ") : "",
+		    items[i].value);
+		it[i] = new_item(names[i], items[i].label ? items[i].label : "");
+		if ((int)strlen(names[i]) > namew)
+			namew = (int)strlen(names[i]);
+		w = (int)strlen(items[i].label ? items[i].label : "");
+		if (w > labelw)
+			labelw = w;
+	}
+	if (namew + labelw + 9 > width)
+		width = namew + labelw + 9;
+	if ((int)strlen(hint) + 6 > width)
+		width = (int)strlen(hint) + 6;
+	if (width > COLS - 2)
+		width = COLS - 2;
+	height = n + 4 > LINES - 2 ? LINES - 2 : n + 4;
+	if (height < 5 || width < 10) {
+		for (int i = 0; i < n; i++)
+			free_item(it[i]), free(names[i]);
+		free(it);
+		free(names);
+		return -1;
+	}
+	m = new_menu(it);
+	if (multi)
+		menu_opts_off(m, O_ONEVALUE);
+	menu_opts_off(m, O_SHOWDESC);
+	set_menu_mark(m, "> ");
+	set_menu_format(m, height - 4, 1);
+	tui_redraw(t);
+	win = newwin(height, width, (LINES - height) / 2, (COLS - width) / 2);
+	sub = derwin(win, height - 4, width - 4, 2, 2);
+	keypad(win, TRUE);
+	set_menu_win(m, win);
+	set_menu_sub(m, sub);
+	box(win, 0, 0);
+	wattron(win, A_BOLD);
+	tui_put(win, 0, 2, width - 4, title);
+	wattroff(win, A_BOLD);
+	wattron(win, A_DIM);
+	tui_put(win, height - 1, 2, width - 4, hint);
+	wattroff(win, A_DIM);
+	post_menu(m);
+	if (current > 0 && current < n)
+		set_current_item(m, it[current]);
+	while (!done) {
+		wint_t ch;
+		int r, i;
+
+		/* The labels: drawn by hand, libmenu's description column is too narrow. */
+		for (i = 0; i < height - 4 && top_row(m) + i < n; i++) {
+			int k = top_row(m) + i, x = 2 + 2 + namew + 1;
+
+			mvwhline(win, 2 + i, x, ' ', width - 1 - x);
+			tui_put(win, 2 + i, x, width - 2 - x, items[k].label ? items[k].label : "");
+		}
+		wrefresh(win);
+		wtimeout(win, -1);
+		r = wget_wch(win, &ch);
+		if (r == ERR)
+			break;   /* a signal: treat as cancel */
+		if (r == KEY_CODE_YES) {
+			switch (ch) {
+			case KEY_DOWN: menu_driver(m, REQ_DOWN_ITEM); break;
+			case KEY_UP: menu_driver(m, REQ_UP_ITEM); break;
+			case KEY_NPAGE: menu_driver(m, REQ_SCR_DPAGE); break;
+			case KEY_PPAGE: menu_driver(m, REQ_SCR_UPAGE); break;
+			case KEY_HOME: menu_driver(m, REQ_FIRST_ITEM); break;
+			case KEY_END: menu_driver(m, REQ_LAST_ITEM); break;
+			case KEY_ENTER: rc = multi ? 0 : item_index(current_item(m)); done = 1; break;
+			}
+			continue;
+		}
+		switch (ch) {
+		case 'j': menu_driver(m, REQ_DOWN_ITEM); break;
+		case 'k': menu_driver(m, REQ_UP_ITEM); break;
+		case 'g': menu_driver(m, REQ_FIRST_ITEM); break;
+		case 'G': menu_driver(m, REQ_LAST_ITEM); break;
+		case ' ':
+			if (multi) {
+				i = item_index(current_item(m));
+				items[i].selected = !items[i].selected;
+				names[i][1] = items[i].selected ? 'x' : ' ';
+				menu_driver(m, REQ_TOGGLE_ITEM);
+			}
+			break;
+		case '\n':
+		case '\r':
+			rc = multi ? 0 : item_index(current_item(m));
+			done = 1;
+			break;
+		case 27:
+		case 'q':
+			done = 1;
+			break;
+		}
+	}
+	unpost_menu(m);
+	free_menu(m);
+	for (int i = 0; i < n; i++) {
+		free_item(it[i]);
+		free(names[i]);
+	}
+	free(it);
+	free(names);
+	delwin(sub);
+	delwin(win);
+	timeout(250);
+	if (rc < 0)
+		tui_status(t, 0, "cancelled");
+	return rc;
+}
+
+/* ---- the assessment screen ---- */
+
+struct assess_state {
+	int64_t id;
+	char idtext[24];
+	struct assessment *a;
+	int pane;           /* 0 sections, 1 questions */
+	int sec, q, qtop;   /* selected section; selected question within it; first shown */
+	char keep_q[80];    /* the selected question's id, kept across reloads */
+};
+
+static const enum request assess_requests[] = {
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_LEFT, REQ_RIGHT,
+	REQ_NEXT_PANE, REQ_ENTER, REQ_NEXT_UNANSWERED, REQ_NOTE, REQ_ATTACH, REQ_HISTORY,
+	REQ_SUBMIT, REQ_APPROVE, REQ_NONE
+};
+
+#define DETAIL_ROWS 6
+
+static const struct q_section *
+cur_section(const struct assess_state *s)
+{
+	return &s->a->q->sections[s->sec];
+}
+
+/* Index into questions[] of the selected question. */
+static int
+cur_question(const struct assess_state *s)
+{
+	return cur_section(s)->first + s->q;
+}
+
+static void
+select_question(struct assess_state *s, int qi)
+{
+	s->sec = s->a->q->questions[qi].section;
+	s->q = qi - cur_section(s)->first;
+	snprintf(s->keep_q, sizeof s->keep_q, "%s", s->a->q->questions[qi].id);
+}
+
+static int
+assess_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
+{
+	struct assess_state *s = xcalloc(1, sizeof *s);
+
+	s->id = *(const int64_t *)arg;
+	snprintf(s->idtext, sizeof s->idtext, "%lld", (long long)s->id);
+	v->state = s;
+	return questionnaires_sync(t->av->db, t->av->actor, err);
+}
+
+static int
+assess_load(struct view *v, struct tui *t, struct aerr *err)
+{
+	struct assess_state *s = v->state;
+	struct assessment *a;
+	int qi;
+
+	if (assessment_load(t->av->db, s->id, &a, err) != 0)
+		return err->code;
+	assessment_free(s->a);
+	s->a = a;
+	qi = s->keep_q[0] ? questionnaire_find(a->q, s->keep_q) : -1;
+	select_question(s, qi >= 0 ? qi : 0);
+	return 0;
+}
+
+/* The symbol a question is marked with: never colour alone. */
+static const char *
+question_mark(const struct assessment *a, int qi, int *attr_mark)
+{
+	const struct q_question *qq = &a->q->questions[qi];
+	int r;
+
+	if (!a->asked[qi]) {
+		*attr_mark = TUI_MARK_DIM;
+		return "-";
+	}
+	if (a->answers[qi].value == NULL) {
+		*attr_mark = qq->required ? TUI_MARK_WARN : TUI_MARK_NONE;
+		return qq->required ? "!" : "?";
+	}
+	r = answer_risk(qq, a->answers[qi].value);
+	*attr_mark = r >= RISK_HIGH ? TUI_MARK_BAD : r == RISK_MEDIUM ? TUI_MARK_WARN : TUI_MARK_GOOD;
+	return risk_name(r);
+}
+
+/* Word-wraps text into at most maxlines lines of width w, drawn from row y. */
+static int
+draw_wrapped(WINDOW *win, int y, int x, int w, int maxlines, const char *text)
+{
+	const char *p = text;
+	int lines = 0;
+
+	while (*p && lines < maxlines && w > 4) {
+		size_t n = strlen(p), cut = n;
+		char line[1024];
+
+		if ((int)n > w) {
+			cut = (size_t)w;
+			while (cut > 0 && p[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				cut = (size_t)w;
+		}
+		if (cut >= sizeof line)
+			cut = sizeof line - 1;
+		memcpy(line, p, cut);
+		line[cut] = '\0';
+		tui_put(win, y + lines++, x, w, line);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+	return lines;
+}
+
+static void
+assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
+{
+	struct assess_state *s = v->state;
+	struct assessment *a = s->a;
+	struct assessment_score sc;
+	const struct q_section *sec = cur_section(s);
+	int left = cols / 3 > 34 ? 34 : cols / 3, list_rows = rows - 3 - DETAIL_ROWS;
+	char line[1200];
+
+	assessment_score(a, &sc);
+	snprintf(line, sizeof line, "%s  %s@%lld  round %lld  %s  rating %s (score %.1f)  "
+	    "%d/%d answered  %d required open", a->vendor, a->q->qid, (long long)a->q->version,
+	    (long long)a->round, a->status, risk_name(sc.rating), sc.risk_score, sc.answered, sc.asked,
+	    sc.unanswered_required);
+	wattron(w, A_BOLD);
+	tui_put(w, 0, 1, cols - 2, line);
+	wattroff(w, A_BOLD);
+	wattron(w, A_DIM);
+	tui_put(w, 1, 1, left - 1, "SECTIONS");
+	tui_put(w, 1, left + 1, cols - left - 2, "QUESTIONS");
+	wattroff(w, A_DIM);
+	if (list_rows < 1)
+		return;
+	for (int i = 0; i < a->q->nsections && i < list_rows; i++) {
+		const struct q_section *x = &a->q->sections[i];
+		int asked = 0, answered = 0, open = 0, attr;
+
+		for (int k = x->first; k < x->first + x->count; k++) {
+			asked += a->asked[k];
+			answered += a->asked[k] && a->answers[k].value != NULL;
+			open += a->asked[k] && a->answers[k].value == NULL && a->q->questions[k].required;
+		}
+		snprintf(line, sizeof line, "%s %-*.*s %d/%d", open ? "!" : " ", left - 10, left - 10,
+		    x->title, answered, asked);
+		attr = i == s->sec ? (s->pane == 0 ? A_REVERSE : A_BOLD) : A_NORMAL;
+		wattron(w, attr);
+		tui_put(w, 2 + i, 1, left - 1, line);
+		wattroff(w, attr);
+	}
+	mvwvline(w, 1, left, ACS_VLINE, list_rows + 1);
+	if (s->q < s->qtop)
+		s->qtop = s->q;
+	if (s->q >= s->qtop + list_rows)
+		s->qtop = s->q - list_rows + 1;
+	for (int i = 0; i < list_rows && s->qtop + i < sec->count; i++) {
+		int qi = sec->first + s->qtop + i, mark, attr;
+		const char *sym = question_mark(a, qi, &mark);
+		char *val = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
+
+		snprintf(line, sizeof line, "%-8s %-30s %s", sym, a->q->questions[qi].id,
+		    a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)");
+		free(val);
+		attr = tui_attr(t, mark) | (s->qtop + i == s->q ? (s->pane == 1 ? A_REVERSE : A_BOLD) : 0);
+		wattron(w, attr);
+		tui_put(w, 2 + i, left + 2, cols - left - 3, line);
+		wattroff(w, attr);
+	}
+	/* The selected question in full. */
+	{
+		int qi = cur_question(s), y = rows - DETAIL_ROWS, mark;
+		const struct q_question *qq = &a->q->questions[qi];
+		char *allowed = question_allowed(qq);
+		const char *sym = question_mark(a, qi, &mark);
+
+		mvwhline(w, y - 1, 0, ACS_HLINE, cols);
+		snprintf(line, sizeof line, "%s%s: %s", qq->id, qq->required ? " (required)" : "", qq->text);
+		y += draw_wrapped(w, y, 1, cols - 2, 2, line);
+		snprintf(line, sizeof line, "Answer: %s   [%s]", allowed, sym);
+		tui_put(w, y++, 1, cols - 2, line);
+		if (a->answers[qi].note != NULL) {
+			snprintf(line, sizeof line, "Note: %s", a->answers[qi].note);
+			tui_put(w, y++, 1, cols - 2, line);
+		}
+		if (!a->asked[qi] && qq->dep >= 0) {
+			char *vals = answer_to_text(NULL, qq->dep_values);
+
+			snprintf(line, sizeof line, "Asked only when %s is %s", a->q->questions[qq->dep].id, vals);
+			tui_put(w, y++, 1, cols - 2, line);
+			free(vals);
+		} else if (qq->help != NULL && y < rows) {
+			draw_wrapped(w, y, 1, cols - 2, rows - y, qq->help);
+		}
+		free(allowed);
+	}
+}
+
+static int
+check_answer(const char *value, void *ctx, struct aerr *err)
+{
+	cJSON *v = NULL;
+	int rc = answer_from_text(ctx, value, &v, err);
+
+	cJSON_Delete(v);
+	return rc;
+}
+
+static int
+answer_question(struct tui *t, struct assess_state *s, struct aerr *err)
+{
+	int qi = cur_question(s);
+	const struct q_question *qq = &s->a->q->questions[qi];
+	const cJSON *cur = s->a->answers[qi].value;
+	char *value = NULL, title[160];
+	int rc = 0;
+
+	snprintf(title, sizeof title, "%s: %s", qq->id, qq->text);
+	if (qq->type == QT_YES_NO || qq->type == QT_SINGLE || qq->type == QT_MULTI) {
+		struct tui_menu_item *items = xcalloc((size_t)qq->nchoices, sizeof *items);
+		int current = 0, pick;
+
+		for (int i = 0; i < qq->nchoices; i++) {
+			const cJSON *c;
+
+			items[i].value = (char *)qq->choices[i].value;
+			items[i].label = xasprintf("%-8s %s", risk_name(qq->choices[i].risk), qq->choices[i].label);
+			if (cJSON_IsString(cur) && strcmp(cur->valuestring, qq->choices[i].value) == 0)
+				current = i;
+			cJSON_ArrayForEach(c, (cJSON_IsArray(cur) ? cur : NULL))
+				if (cJSON_IsString(c) && strcmp(c->valuestring, qq->choices[i].value) == 0)
+					items[i].selected = 1;
+		}
+		pick = tui_menu(t, title, items, qq->nchoices, qq->type == QT_MULTI, current);
+		if (pick >= 0 && qq->type == QT_MULTI) {
+			struct buf b;
+
+			buf_init(&b);
+			buf_add(&b, "", 0);
+			for (int i = 0; i < qq->nchoices; i++)
+				if (items[i].selected)
+					buf_printf(&b, "%s%s", b.len ? "," : "", items[i].value);
+			value = buf_steal(&b);
+		} else if (pick >= 0) {
+			value = xstrdup(items[pick].value);
+		}
+		for (int i = 0; i < qq->nchoices; i++)
+			free(items[i].label);
+		free(items);
+	} else {
+		struct tui_field f = { .label = "Answer", .width = 50, .check = check_answer,
+			.ctx = (void *)qq };
+		char *hint = question_allowed(qq), *now = answer_to_text(qq, cur);
+
+		f.hint = hint;
+		snprintf(f.value, sizeof f.value, "%s", now);
+		if (tui_form(t, title, &f, 1, NULL, NULL))
+			value = xstrdup(f.value);
+		free(hint);
+		free(now);
+	}
+	if (value != NULL) {
+		/* "--": a value may start with '-' (a negative number). */
+		rc = tui_cliv(t, err, "assess", "answer", s->idtext, qq->id, "--", value, (char *)NULL);
+		free(value);
+	}
+	return rc;
+}
+
+static void
+next_unanswered(struct tui *t, struct assess_state *s)
+{
+	int n = s->a->q->nquestions, from = cur_question(s);
+
+	for (int step = 1; step <= n; step++) {
+		int qi = (from + step) % n;
+
+		if (s->a->asked[qi] && s->a->answers[qi].value == NULL) {
+			select_question(s, qi);
+			s->pane = 1;
+			return;
+		}
+	}
+	tui_status(t, 0, "every question asked is answered");
+}
+
+static void
+move_by(struct assess_state *s, int delta)
+{
+	if (s->pane == 0) {
+		s->sec += delta;
+		if (s->sec < 0)
+			s->sec = 0;
+		if (s->sec >= s->a->q->nsections)
+			s->sec = s->a->q->nsections - 1;
+		s->q = 0;
+		s->qtop = 0;
+	} else {
+		s->q += delta;
+		if (s->q < 0)
+			s->q = 0;
+		if (s->q >= cur_section(s)->count)
+			s->q = cur_section(s)->count - 1;
+	}
+	snprintf(s->keep_q, sizeof s->keep_q, "%s", s->a->q->questions[cur_question(s)].id);
+}
+
+static int
+assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
+{
+	struct assess_state *s = v->state;
+	const char *qid = s->a->q->questions[cur_question(s)].id;
+	int page = v->content_rows - 3 - DETAIL_ROWS;
+	char text[512];
+
+	switch (req) {
+	case REQ_UP: move_by(s, -1); return 0;
+	case REQ_DOWN: move_by(s, 1); return 0;
+	case REQ_PAGE_UP: move_by(s, -(page > 1 ? page : 1)); return 0;
+	case REQ_PAGE_DOWN: move_by(s, page > 1 ? page : 1); return 0;
+	case REQ_HOME: move_by(s, -100000); return 0;
+	case REQ_END: move_by(s, 100000); return 0;
+	case REQ_LEFT: s->pane = 0; return 0;
+	case REQ_RIGHT: s->pane = 1; return 0;
+	case REQ_NEXT_PANE: s->pane = !s->pane; return 0;
+	case REQ_ENTER:
+		if (s->pane == 0) {
+			s->pane = 1;
+			return 0;
+		}
+		return answer_question(t, s, err);
+	case REQ_NEXT_UNANSWERED:
+		next_unanswered(t, s);
+		return 0;
+	case REQ_NOTE: {
+		const char *now = s->a->answers[cur_question(s)].note;
+
+		if (!tui_prompt(t, "Note", now ? now : "", text, sizeof text))
+			return 0;
+		return tui_cliv(t, err, "assess", "answer", s->idtext, qid, "--note", text, (char *)NULL);
+	}
+	case REQ_ATTACH:
+		if (!tui_prompt(t, "Evidence file", "", text, sizeof text) || text[0] == '\0')
+			return 0;
+		return tui_cliv(t, err, "assess", "answer", s->idtext, qid, "--evidence", text, (char *)NULL);
+	case REQ_HISTORY: {
+		char *argv[] = { "assess", "history", s->idtext, (char *)qid, NULL };
+		struct buf out;
+		char title[120];
+		int rc = tui_cli(t, 4, argv, &out, err);
+
+		snprintf(title, sizeof title, "History of %s", qid);
+		if (rc == 0)
+			rc = tui_show_text(t, title, out.data, err);
+		buf_free(&out);
+		return rc;
+	}
+	case REQ_SUBMIT:
+		if (tui_confirm(t, "Submit assessment %s for review? Its answers lock.", s->idtext))
+			return tui_cliv(t, err, "assess", "submit", s->idtext, (char *)NULL);
+		return 0;
+	case REQ_APPROVE:
+		if (!tui_prompt(t, "Reviewer", "", text, sizeof text) || text[0] == '\0')
+			return 0;
+		return tui_cliv(t, err, "assess", "approve", s->idtext, "--reviewer", text, (char *)NULL);
+	default:
+		return 0;
+	}
+}
+
+static void
+assess_close(struct view *v)
+{
+	struct assess_state *s = v->state;
+
+	assessment_free(s->a);
+	free(s);
+}
+
+static void
+assess_title(struct view *v, char *buf, size_t n)
+{
+	struct assess_state *s = v->state;
+
+	snprintf(buf, n, "Assessment %lld (%s)", (long long)s->id, s->a ? s->a->status : "");
+}
+
+static void
+assess_click(struct view *v, struct tui *t, int row, int dbl)
+{
+	struct assess_state *s = v->state;
+	struct aerr err = { 0 };
+
+	/* The click's column is not passed on: a click picks a row in the focused pane. */
+	if (row < 2 || row >= v->content_rows - 1 - DETAIL_ROWS)
+		return;
+	if (s->pane == 0 && row - 2 < s->a->q->nsections) {
+		s->sec = row - 2;
+		s->q = s->qtop = 0;
+	} else if (s->pane == 1 && s->qtop + row - 2 < cur_section(s)->count) {
+		s->q = s->qtop + row - 2;
+		if (dbl && answer_question(t, s, &err) != 0)
+			tui_status(t, 1, "%s", err.msg);
+	}
+	snprintf(s->keep_q, sizeof s->keep_q, "%s", s->a->q->questions[cur_question(s)].id);
+}
+
+const struct view_ops tui_assess_view = {
+	"assessment", assess_requests, assess_open, assess_load, assess_draw, assess_request,
+	assess_close, assess_title, assess_click
+};

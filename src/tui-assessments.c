@@ -1,0 +1,173 @@
+/*
+ * tui-assessments.c: one vendor's assessments, reached with s from the
+ * vendor screen. Enter opens an assessment; a starts a new one against a
+ * questionnaire picked from a menu, through the CLI's own assess start.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "tui.h"
+#include "assess.h"
+
+struct assessments_state {
+	int64_t vendor_id;
+	char vendor[128];
+	struct tui_list list;
+	int64_t select_next;   /* a just-started assessment, selected on the next load */
+};
+
+static const enum request assessments_requests[] = {
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
+	REQ_ENTER, REQ_ADD, REQ_NONE
+};
+
+static int
+assessments_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
+{
+	struct assessments_state *s = xcalloc(1, sizeof *s);
+	sqlite3_stmt *st;
+
+	s->vendor_id = *(const int64_t *)arg;
+	v->state = s;
+	st = db_prepare(t->av->db, err, "SELECT name FROM vendor WHERE id = ?", "i", s->vendor_id);
+	if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
+		snprintf(s->vendor, sizeof s->vendor, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	return questionnaires_sync(t->av->db, t->av->actor, err);
+}
+
+static int
+assessments_load(struct view *v, struct tui *t, struct aerr *err)
+{
+	struct assessments_state *s = v->state;
+	int64_t keep = s->select_next > 0 ? s->select_next : tui_list_selected_id(&s->list);
+	sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT id FROM assessment WHERE vendor_id = ? "
+	    "ORDER BY id DESC", "i", s->vendor_id);
+
+	if (st == NULL)
+		return err->code;
+	tui_list_clear(&s->list);
+	snprintf(s->list.header, sizeof s->list.header, "%-5s %-32s %-5s %-9s %-8s %-6s %s", "ID",
+	    "QUESTIONNAIRE", "ROUND", "STATUS", "RATING", "SCORE", "REQUIRED OPEN");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct assessment *a;
+		struct assessment_score sc;
+		char qv[96];
+
+		if (assessment_load(t->av->db, sqlite3_column_int64(st, 0), &a, err) != 0) {
+			sqlite3_finalize(st);
+			return err->code;
+		}
+		assessment_score(a, &sc);
+		snprintf(qv, sizeof qv, "%s@%lld", a->q->qid, (long long)a->q->version);
+		tui_list_add(&s->list, a->id, sc.rating >= RISK_HIGH ? TUI_MARK_BAD :
+		    sc.rating == RISK_MEDIUM ? TUI_MARK_WARN : TUI_MARK_NONE,
+		    "%-5lld %-32s %-5lld %-9s %-8s %-6.1f %d", (long long)a->id, qv, (long long)a->round,
+		    a->status, risk_name(sc.rating), sc.risk_score, sc.unanswered_required);
+		assessment_free(a);
+	}
+	sqlite3_finalize(st);
+	tui_list_restore(&s->list, keep);
+	s->select_next = 0;
+	return 0;
+}
+
+static void
+assessments_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
+{
+	struct assessments_state *s = v->state;
+	char key[16];
+
+	if (s->list.n == 0) {
+		char line[200];
+
+		snprintf(line, sizeof line, "No assessments of %s yet. Press %s to start one.", s->vendor,
+		    tui_key_name_for(REQ_ADD, key));
+		tui_put(w, 1, 2, cols - 2, line);
+		return;
+	}
+	tui_list_draw(&s->list, t, w, 0, rows, cols);
+}
+
+static int
+assessments_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
+{
+	struct assessments_state *s = v->state;
+	int64_t id = tui_list_selected_id(&s->list);
+
+	if (tui_list_request(&s->list, t, req, v->content_rows - 1))
+		return 0;
+	switch (req) {
+	case REQ_ENTER:
+		if (id < 0)
+			return 0;
+		return tui_push(t, &tui_assess_view, &id, err);
+	case REQ_ADD: {
+		sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT qid, max(version), title "
+		    "FROM questionnaire GROUP BY qid ORDER BY qid", NULL);
+		struct tui_menu_item items[32];
+		int n = 0, pick;
+
+		if (st == NULL)
+			return err->code;
+		while (n < 32 && sqlite3_step(st) == SQLITE_ROW) {
+			items[n].value = xstrdup(col_text(st, 0));
+			items[n].label = xasprintf("%s (version %lld)", col_text(st, 2),
+			    (long long)sqlite3_column_int64(st, 1));
+			items[n++].selected = 0;
+		}
+		sqlite3_finalize(st);
+		pick = tui_menu(t, "Start an assessment against", items, n, 0, 0);
+		if (pick >= 0) {
+			int rc = tui_cliv(t, err, "assess", "start", s->vendor, items[pick].value, (char *)NULL);
+
+			if (rc == 0 && db_int(t->av->db, &id, err, "SELECT max(id) FROM assessment "
+			    "WHERE vendor_id = ?", "i", s->vendor_id) == 0)
+				s->select_next = id;
+			for (int i = 0; i < n; i++)
+				free(items[i].value), free(items[i].label);
+			return rc;
+		}
+		for (int i = 0; i < n; i++)
+			free(items[i].value), free(items[i].label);
+		return 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+static void
+assessments_close(struct view *v)
+{
+	struct assessments_state *s = v->state;
+
+	tui_list_free(&s->list);
+	free(s);
+}
+
+static void
+assessments_title(struct view *v, char *buf, size_t n)
+{
+	struct assessments_state *s = v->state;
+
+	snprintf(buf, n, "Assessments of %s", s->vendor);
+}
+
+static void
+assessments_click(struct view *v, struct tui *t, int row, int dbl)
+{
+	struct assessments_state *s = v->state;
+	struct aerr err = { 0 };
+
+	tui_list_click(&s->list, row);
+	if (dbl && assessments_request(v, t, REQ_ENTER, &err) != 0)
+		tui_status(t, 1, "%s", err.msg);
+}
+
+const struct view_ops tui_assessments_view = {
+	"assessments", assessments_requests, assessments_open, assessments_load, assessments_draw,
+	assessments_request, assessments_close, assessments_title, assessments_click
+};

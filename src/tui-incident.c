@@ -1,0 +1,352 @@
+/*
+ * tui-incident.c: one incident — its facts, notification clocks, tasks,
+ * timeline and linked evidence on one scrolling page. Notes, tasks, status
+ * changes, attachments and verification run the CLI's own incident
+ * commands, so the screen refuses and words things exactly as the CLI does.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "incident.h"
+#include "tui.h"
+
+#define HEADER_ROWS 5
+
+struct incident_state {
+	int64_t id;
+	char ids[32];
+	cJSON *r;
+	struct tui_list lines;    /* tasks carry their task id; other lines a negative one */
+};
+
+static const enum request incident_requests[] = {
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
+	REQ_ENTER, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_NONE
+};
+
+static const char *
+str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : "-";
+}
+
+static int
+num(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
+static int
+incident_open_view(struct view *v, struct tui *t, const void *arg, struct aerr *err)
+{
+	struct incident_state *s = xcalloc(1, sizeof *s);
+
+	s->id = *(const int64_t *)arg;
+	snprintf(s->ids, sizeof s->ids, "%lld", (long long)s->id);
+	v->state = s;
+	(void)t, (void)err;
+	return 0;
+}
+
+static void
+add_clock_line(struct incident_state *s, const cJSON *c, int64_t *n)
+{
+	const char *state = str(c, "state");
+	const cJSON *left = cJSON_GetObjectItem(c, "seconds_left");
+	char dur[32] = "";
+	int mark = TUI_MARK_NONE;
+
+	if (cJSON_IsNumber(left))
+		fmt_duration((int64_t)left->valuedouble * 1000, dur, sizeof dur);
+	if (strcmp(state, "not-applicable") == 0) {
+		tui_list_add(&s->lines, --*n, TUI_MARK_DIM, "  %-18s %-14s %s", str(c, "id"), "n/a",
+		    str(c, "basis"));
+		return;
+	}
+	if (strcmp(state, "overdue") == 0 || strcmp(state, "late") == 0)
+		mark = TUI_MARK_BAD;
+	else if (strcmp(state, "met") == 0)
+		mark = TUI_MARK_GOOD;
+	else if (cJSON_IsNumber(left) && left->valuedouble < 7 * 86400)
+		mark = TUI_MARK_WARN;
+	if (strcmp(state, "running") == 0)
+		tui_list_add(&s->lines, --*n, mark, "  %-18s %-14s due %s, %s left", str(c, "id"), state,
+		    str(c, "due_local"), dur);
+	else if (strcmp(state, "overdue") == 0)
+		tui_list_add(&s->lines, --*n, mark, "  %-18s %-14s due %s, %s ago", str(c, "id"), "OVERDUE",
+		    str(c, "due_local"), dur);
+	else
+		tui_list_add(&s->lines, --*n, mark, "  %-18s %-14s notified %s (%s %s), entry %d",
+		    str(c, "id"), strcmp(state, "late") == 0 ? "LATE" : state, str(c, "stopped_at"), dur,
+		    strcmp(state, "met") == 0 ? "early" : "late", num(c, "stopped_by_entry"));
+}
+
+static int
+incident_load(struct view *v, struct tui *t, struct aerr *err)
+{
+	struct incident_state *s = v->state;
+	int64_t keep = tui_list_selected_id(&s->lines), n = -1;
+	const cJSON *x;
+	cJSON *r;
+
+	if (incident_report_json(t->av->db, s->id, &r, err) != 0)
+		return err->code;
+	cJSON_Delete(s->r);
+	s->r = r;
+	tui_list_clear(&s->lines);
+	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "CLOCKS");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "clocks"))
+		add_clock_line(s, x, &n);
+	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "TASKS (t adds one; Enter marks the selected one done)");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "tasks")) {
+		int done = cJSON_IsString(cJSON_GetObjectItem(x, "done_at"));
+		int over = cJSON_IsTrue(cJSON_GetObjectItem(x, "overdue"));
+
+		tui_list_add(&s->lines, num(x, "id"), over ? TUI_MARK_BAD : done ? TUI_MARK_DIM :
+		    TUI_MARK_NONE, "  [%c] %-4d %-40s %-16s due %s%s", done ? 'x' : ' ', num(x, "id"),
+		    str(x, "title"), str(x, "owner"), str(x, "due_at"), over ? "  OVERDUE" : "");
+	}
+	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "TIMELINE (N adds an entry; entries never change)");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "timeline"))
+		tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  %-25s %-17s %-10s %s", str(x, "at"),
+		    str(x, "kind"), str(x, "actor"), str(x, "text"));
+	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "LINKED EVIDENCE (f attaches a file)");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
+		const char *type = str(x, "object_type");
+
+		if (strcmp(type, "evidence") == 0)
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4d %.16s  %s", num(x, "object_id"),
+			    str(x, "sha256"), str(x, "original_name"));
+		else if (strcmp(type, "run") == 0)
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  run      %-4d %s %s", num(x, "object_id"),
+			    str(x, "status"), str(x, "started_at"));
+		else
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  finding  %-4d %s %s: %s", num(x, "object_id"),
+			    str(x, "severity"), str(x, "code"), str(x, "message"));
+	}
+	tui_list_restore(&s->lines, keep);
+	return 0;
+}
+
+static void
+incident_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
+{
+	struct incident_state *s = v->state;
+	const cJSON *r = s->r, *x;
+	char line[700], ind[32] = "unknown", st[48] = "";
+
+	if (r == NULL)
+		return;
+	x = cJSON_GetObjectItem(r, "individuals");
+	if (cJSON_IsNumber(x))
+		snprintf(ind, sizeof ind, "%.0f", x->valuedouble);
+	x = cJSON_GetObjectItem(r, "state_residents");
+	if (cJSON_IsNumber(x))
+		snprintf(st, sizeof st, " (at most %.0f in one state)", x->valuedouble);
+	snprintf(line, sizeof line, "%s", str(r, "title"));
+	wattron(w, A_BOLD);
+	tui_put(w, 0, 2, cols - 2, line);
+	wattroff(w, A_BOLD);
+	snprintf(line, sizeof line, "Vendor: %s   Endpoint: %s   Status: %s   Severity: %d",
+	    str(r, "vendor"), str(r, "endpoint"), str(r, "status"), num(r, "severity"));
+	tui_put(w, 1, 2, cols - 2, line);
+	snprintf(line, sizeof line, "Discovered: %s   PHI: %s   Individuals: %s%s   EU data: %s",
+	    str(r, "discovered_at_local"), str(r, "phi"), ind, st,
+	    cJSON_IsTrue(cJSON_GetObjectItem(r, "eu_data")) ? "yes" : "no");
+	tui_put(w, 2, 2, cols - 2, line);
+	snprintf(line, sizeof line, "Window: %s to %s", str(r, "window_start"), str(r, "window_end"));
+	tui_put(w, 3, 2, cols - 2, line);
+	if (rows > HEADER_ROWS)
+		tui_list_draw(&s->lines, t, w, HEADER_ROWS, rows - HEADER_ROWS, cols);
+}
+
+struct form_ctx {
+	struct tui *t;
+	struct incident_state *s;
+};
+
+int
+tui_check_time(const char *value, void *ctx, struct aerr *err)
+{
+	int64_t ms;
+
+	(void)ctx;
+	return value[0] == '\0' ? 0 : parse_time(value, &ms, err);
+}
+
+static int
+check_kind(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	for (int i = 0; incident_entry_kinds[i] != NULL; i++)
+		if (strcmp(incident_entry_kinds[i], value) == 0 && strcmp(value, "status-change") != 0)
+			return 0;
+	return aerr_set(err, AV_USAGE, "detection, vendor-notice, observation, decision, "
+	    "notification-sent, mitigation or verification");
+}
+
+static int
+check_clocks(const char *value, void *ctx, struct aerr *err)
+{
+	char *copy = xstrdup(value), *save = NULL;
+	int rc = 0;
+
+	(void)ctx;
+	for (char *c = strtok_r(copy, " ", &save); c && rc == 0; c = strtok_r(NULL, " ", &save))
+		if (clock_index(c) < 0)
+			rc = aerr_set(err, AV_USAGE, "clocks: hipaa-individuals hhs media gdpr-sa");
+	free(copy);
+	return rc;
+}
+
+static int
+note_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
+{
+	struct form_ctx *c = p;
+	char *argv[32], *copy = xstrdup(f[3].value), *save = NULL;
+	int argc = 0, rc;
+
+	(void)nf;
+	argv[argc++] = "incident";
+	argv[argc++] = "note";
+	argv[argc++] = c->s->ids;
+	argv[argc++] = f[0].value;
+	argv[argc++] = "--kind", argv[argc++] = f[1].value;
+	if (f[2].value[0])
+		argv[argc++] = "--at", argv[argc++] = f[2].value;
+	for (char *k = strtok_r(copy, " ", &save); k && argc < 30; k = strtok_r(NULL, " ", &save))
+		argv[argc++] = "--clock", argv[argc++] = k;
+	argv[argc] = NULL;
+	rc = tui_cli_status(c->t, argc, argv, err);
+	free(copy);
+	return rc;
+}
+
+static int
+task_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
+{
+	struct form_ctx *c = p;
+	char *argv[12];
+	int argc = 0;
+
+	(void)nf;
+	argv[argc++] = "incident";
+	argv[argc++] = "task";
+	argv[argc++] = "add";
+	argv[argc++] = c->s->ids;
+	argv[argc++] = f[0].value;
+	if (f[1].value[0])
+		argv[argc++] = "--owner", argv[argc++] = f[1].value;
+	if (f[2].value[0])
+		argv[argc++] = "--due", argv[argc++] = f[2].value;
+	argv[argc] = NULL;
+	return tui_cli_status(c->t, argc, argv, err);
+}
+
+static int
+incident_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
+{
+	struct incident_state *s = v->state;
+	struct form_ctx c = { t, s };
+	int64_t sel = tui_list_selected_id(&s->lines);
+	char text[512], ids[32];
+
+	if (tui_list_request(&s->lines, t, req, v->content_rows - HEADER_ROWS))
+		return 0;
+	switch (req) {
+	case REQ_NOTE: {
+		struct tui_field f[4] = {
+			{ .label = "Text", .width = 60, .hint = "what happened" },
+			{ .label = "Kind", .width = 18, .check = check_kind,
+			  .hint = "observation, decision, vendor-notice, notification-sent, mitigation, ..." },
+			{ .label = "At", .width = 26, .check = tui_check_time,
+			  .hint = "when it happened, with a zone (empty: now)" },
+			{ .label = "Clocks", .width = 40, .check = check_clocks,
+			  .hint = "for notification-sent: the clocks it stops, space-separated" },
+		};
+
+		snprintf(f[1].value, sizeof f[1].value, "observation");
+		tui_form(t, "Add timeline entry", f, 4, note_submit, &c);
+		return 0;
+	}
+	case REQ_TASK: {
+		struct tui_field f[3] = {
+			{ .label = "Task", .width = 50, .hint = "what needs doing" },
+			{ .label = "Owner", .width = 24, .hint = "who (optional)" },
+			{ .label = "Due", .width = 26, .check = tui_check_time,
+			  .hint = "ISO 8601 with a zone (optional)" },
+		};
+
+		tui_form(t, "Add task", f, 3, task_submit, &c);
+		return 0;
+	}
+	case REQ_STATUS: {
+		const char *cur = str(s->r, "status");
+		int i;
+
+		for (i = 0; incident_statuses[i] != NULL && strcmp(incident_statuses[i], cur) != 0; i++)
+			;
+		if (!tui_prompt(t, "New status", incident_statuses[i] && incident_statuses[i + 1] ?
+		    incident_statuses[i + 1] : "", text, sizeof text) || text[0] == '\0')
+			return 0;
+		return tui_cliv(t, err, "incident", "status", s->ids, text, (char *)NULL);
+	}
+	case REQ_ATTACH:
+		if (!tui_prompt(t, "Attach file", "", text, sizeof text) || text[0] == '\0')
+			return 0;
+		return tui_cliv(t, err, "incident", "link", s->ids, "--file", text, (char *)NULL);
+	case REQ_VERIFY:
+		tui_status(t, 0, "verifying incident %s...", s->ids);
+		tui_redraw(t);
+		return tui_cliv(t, err, "incident", "verify", s->ids, (char *)NULL);
+	case REQ_ENTER:
+		if (sel <= 0)
+			return 0;
+		snprintf(ids, sizeof ids, "%lld", (long long)sel);
+		if (tui_confirm(t, "Mark task %s done?", ids))
+			return tui_cliv(t, err, "incident", "task", "done", ids, (char *)NULL);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static void
+incident_close(struct view *v)
+{
+	struct incident_state *s = v->state;
+
+	tui_list_free(&s->lines);
+	cJSON_Delete(s->r);
+	free(s);
+}
+
+static void
+incident_title(struct view *v, char *buf, size_t n)
+{
+	struct incident_state *s = v->state;
+
+	snprintf(buf, n, "Incident %s (%s)", s->ids, s->r ? str(s->r, "status") : "");
+}
+
+static void
+incident_click(struct view *v, struct tui *t, int row, int dbl)
+{
+	struct incident_state *s = v->state;
+	struct aerr err = { 0 };
+
+	tui_list_click(&s->lines, row - HEADER_ROWS);
+	if (dbl && incident_request(v, t, REQ_ENTER, &err) != 0)
+		tui_status(t, 1, "%s", err.msg);
+}
+
+const struct view_ops tui_incident_view = {
+	"incident", incident_requests, incident_open_view, incident_load, incident_draw,
+	incident_request, incident_close, incident_title, incident_click
+};

@@ -1,0 +1,267 @@
+#!/bin/sh
+# tests/cli-report.sh: aivet report and aivet verify — the bundle's files
+# and contents, claims against evidence, redaction, determinism, OSCAL
+# validity, the stock minisign and sha256sum checks, the openssl fallback in
+# VERIFY.txt run as written, and every kind of tampering named by verify.
+. "$TESTS_SRCDIR/lib.sh"
+. "$TESTS_SRCDIR/report-fixture.sh"
+make_fixture
+"$AIVET" key generate --no-password >/dev/null
+KEYID=$(sed -n 's/^untrusted comment: minisign public key //p' "$XDG_CONFIG_HOME/aivet/keys/aivet.pub")
+AT=2026-11-30T08:00:00Z
+cp "$AIVET_DB" "$T/pristine.db"
+
+# ---- refusals change nothing ----
+before=$(db_snapshot)
+run report acme
+is "$rc" 2 "report without --out is refused"
+like "$errout" "^aivet: --out DIR is required" "and says so"
+run report nosuch --out "$T/x"
+is "$rc" 2 "an unknown vendor is refused"
+run report acme --out "$T/x" --runs 1,x
+is "$rc" 2 "a bad --runs is refused"
+is "$errout" "aivet: --runs: 'x' is not a whole number" "naming the bad id"
+run report acme --out "$T/x" --runs 99
+is "$rc" 2 "a run of another vendor (or none) is refused"
+is "$errout" "aivet: --runs: no probe run 99 for vendor 'acme'" "and named"
+run report acme --out "$T/x" --incident 7
+is "$errout" "aivet: --incident: no incident 7 for vendor 'acme'" "an unknown incident is named"
+run report acme --out "$T/x" --key nokey
+is "$rc" 2 "a missing key is refused"
+mkdir "$T/full" && touch "$T/full/keep"
+run report acme --out "$T/full"
+is "$errout" "aivet: --out $T/full: exists and is not empty" "a non-empty --out is refused"
+is "$(db_snapshot)" "$before" "failed reports changed nothing in the database"
+ok "$(test ! -e "$T/x"; echo $?)" "and wrote no bundle"
+
+# ---- the bundle ----
+B="$T/bundle"
+run report acme --out "$B" --at "$AT" --incident 1
+is "$rc" 0 "report succeeds"
+RID=$(jq -r .report_id "$B/report.json")
+like "$out" "^report $RID written to $B" "prints the report id and where"
+like "$out" "signed by    key id $KEYID" "and the signing key id"
+is "$(cd "$B" && find . -type f | sort | tr '\n' ' ')" \
+	"./SHA256SUMS ./SHA256SUMS.minisig ./VERIFY.txt ./aivet.pub ./evidence/exchange-1.json ./evidence/exchange-2.json ./oscal-assessment-results.json ./report.html ./report.json ./report.md " \
+	"the bundle holds exactly the expected files"
+is "$(cut -c67- "$B/SHA256SUMS" | tr '\n' ' ')" \
+	"VERIFY.txt aivet.pub evidence/exchange-1.json evidence/exchange-2.json oscal-assessment-results.json report.html report.json report.md " \
+	"SHA256SUMS lists every other file, sorted"
+is "$(sqlite3 "$AIVET_DB" "SELECT report_uuid, key_id, out_dir FROM report")" "$RID|$KEYID|$B" \
+	"the export is recorded in the report table"
+is "$(sqlite3 "$AIVET_DB" "SELECT action FROM audit_log ORDER BY seq DESC LIMIT 1")" "report.export" \
+	"and in the audit log"
+
+# ---- stock tools ----
+(cd "$B" && minisign -Vm SHA256SUMS -p aivet.pub >/dev/null 2>&1)
+ok $? "minisign -Vm SHA256SUMS -p aivet.pub verifies the bundle"
+(cd "$B" && sha256sum -c --quiet SHA256SUMS >/dev/null 2>&1)
+ok $? "sha256sum -c SHA256SUMS passes"
+tc=$(sed -n 3p "$B/SHA256SUMS.minisig")
+head=$(jq -r .audit_checkpoint.head "$B/report.json")
+n=$(jq -r .audit_checkpoint.entries "$B/report.json")
+is "$tc" "trusted comment: aivet-report:$RID	generated_at:2026-11-30T08:00:00.000Z	audit_entries:$n	audit_head:$head	file:SHA256SUMS" \
+	"the trusted comment binds report id, time and audit checkpoint"
+is "$(sed -n 2p "$B/SHA256SUMS.minisig" | base64 -d | head -c 2)" "ED" "the signature is prehashed (ED)"
+
+# ---- the openssl-only fallback, exactly as VERIFY.txt writes it ----
+sed -n '/^    cd "\$(mktemp -d)"$/,/^    while read/p' "$B/VERIFY.txt" | sed 's/^    //' > "$T/fallback.sh"
+is "$(wc -l < "$T/fallback.sh" | tr -d ' ')" 10 "VERIFY.txt holds the 10-line openssl fallback"
+fb=$(cd "$T" && B="$B" TMPDIR="$T" sh -e "$T/fallback.sh" 2>&1) && fbrc=0 || fbrc=$?
+is "$fbrc" 0 "the openssl fallback runs"
+is "$fb" "Signature Verified Successfully
+Signature Verified Successfully" "and verifies both signatures and every hash"
+cp -r "$B" "$T/fb-tampered"
+printf 'x' >> "$T/fb-tampered/report.md"
+fb=$(cd "$T" && B="$T/fb-tampered" TMPDIR="$T" sh -e "$T/fallback.sh" 2>&1)
+like "$fb" "MISMATCH report.md" "the fallback catches a changed file"
+sed -i '3s/aivet-report:/aivet-report:x/' "$T/fb-tampered/SHA256SUMS.minisig"
+fb=$(cd "$T" && B="$T/fb-tampered" TMPDIR="$T" sh -e "$T/fallback.sh" 2>&1) && fbrc=0 || fbrc=$?
+like "$fb" "Signature Verification Failure" "the fallback catches an edited trusted comment"
+
+# ---- aivet verify ----
+run verify "$B"
+is "$rc" 0 "aivet verify accepts the bundle"
+is "$out" "bundle $B verified
+  signature    good, key id $KEYID (the bundle's own aivet.pub: compare the key id)
+  report       $RID
+  files        8 match SHA256SUMS, none missing or extra" "and says what it checked"
+run verify "$B" --key aivet --json
+is "$(printf "%s\n" "$out" | json '[.ok, .key_id, .report_id, .files_checked, (.problems|length)] | map(tostring) | join(" ")')" \
+	"true $KEYID $RID 8 0" "verify --key --json"
+
+# ---- report.json content ----
+R="$B/report.json"
+is "$(jq -r '[.format, .generated_at, .retention_until, .signer_key_id, .vendor.name] | join(" ")' "$R")" \
+	"aivet-report/1 2026-11-30T08:00:00.000Z 2032-11-30T08:00:00.000Z $KEYID acme" \
+	"header fields: format, generated_at, retention six years ahead, signer, vendor"
+is "$(jq -r '.claims | map(.question_id + "=" + .status) | join(" ")' "$R")" \
+	"limits.oversize=contradicted isolation.tenant=confirmed context.full=contradicted stream.isolation=untested" \
+	"claims vs evidence: contradicted, confirmed, contradicted, untested (no run)"
+is "$(jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' "$R")" \
+	"critical:OVERSIZE_ACCEPTED high:SILENT_DEGRADATION high:CLAIM_CONTRADICTED high:CLAIM_CONTRADICTED" \
+	"findings sorted by severity, each contradicted claim a high CLAIM_CONTRADICTED"
+is "$(jq -r '.summary | [.rating, .findings.critical, .findings.high, .claims.contradicted, (.contradicted_claims|length)] | map(tostring) | join(" ")' "$R")" \
+	"unacceptable 1 3 2 2" "summary: rating, counts, contradicted claims"
+is "$(jq -r '.assessments[0] | [.status, .reviewer, .questionnaire.qid, (.answers|length), .answers[0].question_id, .answers[2].value, .answers[2].note] | map(tostring) | join(" ")' "$R")" \
+	"final bob ai-vendor 5 context.full error per their docs" "assessment round with answers, reviewer and questionnaire"
+is "$(jq -r '.probe_runs[0] | [.id, .status, .calibration.chars_per_token, (.results|length), (.exchanges|length), .findings[0].evidence[0]] | map(tostring) | join(" ")' "$R")" \
+	"1 completed 3.98 3 2 1" "probe run with calibration, results, exchanges and finding evidence"
+is "$(jq -r '.endpoints[0].credentials | map(keys|join(",")) | join(" ")' "$R")" "label label" \
+	"endpoints name their tenants by label only"
+is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.tasks|length), .links[0].type, .as_of] | map(tostring) | join("|")' "$R")" \
+	"Cross-tenant text in responses|2|detection|1|run|2026-11-30T08:00:00.000Z" \
+	"--incident includes the timeline, tasks and links, as of the report's time"
+is "$(jq -r '.incidents[0].clocks[] | select(.id == "hipaa-individuals") | .state + " " + .due' "$R")" \
+	"running 2027-01-28T11:00:00.000Z" "and its notification clocks"
+like "$(cat "$B/report.html")" "HIPAA notice to individuals</td><td>running</td><td>2027-01-28T11:00:00.000Z" \
+	"the HTML shows the clocks"
+
+# ---- evidence: credentials redacted, leaked content left out ----
+E1="$B/evidence/exchange-1.json"
+is "$(jq -r '[.request.headers.Authorization, .response.headers["set-cookie"], .url] | join(" ")' "$E1")" \
+	"[REDACTED] [REDACTED] https://api.acme.example/v1/chat/completions?api-key=REDACTED&x=1" \
+	"exchange evidence redacts credentials in headers and the URL"
+is "$(grep -rl 'sk-live-SECRET\|SECRETCOOKIE\|ACME_KEY' "$B" | wc -l | tr -d ' ')" 0 \
+	"no credential or credential reference anywhere in the bundle"
+like "$(jq -r .response.body "$E1")" "Patient John Doe" "a plaintext exchange keeps its body"
+is "$(jq -r '[.request.headers[0], (.response.encrypted|tostring), (.response.body|tostring), .response.sha256] | join(" ")' "$B/evidence/exchange-2.json")" \
+	"Authorization: [REDACTED] true null $(printf '%s' '{"choices":[{"message":{"content":"CANARY-7f3a leaked from tenant-a"}}]}' | sha256sum | cut -d' ' -f1)" \
+	"an encrypted (leaked) response: metadata and hash, no body"
+is "$(jq -r '.evidence_files | map(.path + "=" + .sha256) | join(" ")' "$R")" \
+	"$(cd "$B" && for f in evidence/exchange-1.json evidence/exchange-2.json; do printf '%s=%s ' "$f" "$(sha256sum "$f" | cut -d' ' -f1)"; done | sed 's/ $//')" \
+	"report.json lists each evidence file with its SHA-256"
+
+# ---- HTML and Markdown ----
+H="$B/report.html"
+is "$(grep -c '<svg class="sweep-chart"' "$H")" 1 "the HTML has the sweep chart as inline SVG"
+like "$(grep -o 'advertised 1.05M' "$H" | head -1)" "advertised 1.05M" "the chart marks the advertised context"
+like "$(grep -o 'integrity lost 681k' "$H" | head -1)" "integrity lost 681k" "and the real boundary"
+is "$(grep -ciE '<script|<link|<iframe|<img|src=|href=|url\(|@import' "$H")" 0 \
+	"the HTML references nothing external and has no scripts"
+like "$(sed -n '/<h2/p' "$H" | head -1)" 'id="summary"' "the summary comes first"
+like "$(cat "$H")" 'rating rating-unacceptable' "with the overall rating"
+like "$(cat "$B/report.md")" "Overall rating: \*\*unacceptable\*\*" "report.md has the same summary"
+like "$(cat "$B/report.md")" "\| limits.oversize \| error \| oversize \| error \| fail \| 1 \| contradicted \|" \
+	"and the claims table"
+
+# ---- OSCAL ----
+O="$B/oscal-assessment-results.json"
+v=$(python3 "$TESTS_SRCDIR/oscal-validate.py" "$TESTS_SRCDIR/data/oscal_assessment-results_schema-1.0.6.json" "$O" 2>&1)
+is "$v" "0 errors" "OSCAL assessment-results validate against the NIST 1.0.6 schema"
+jq '."assessment-results".results[0].findings[0].target.status.state = "maybe"' "$O" > "$T/bad-oscal.json"
+v=$(python3 "$TESTS_SRCDIR/oscal-validate.py" "$TESTS_SRCDIR/data/oscal_assessment-results_schema-1.0.6.json" "$T/bad-oscal.json" 2>&1)
+like "$v" "'maybe' is not one of" "(the validator does reject an invalid document)"
+is "$(jq -r '."assessment-results" | [.uuid, .metadata["oscal-version"], (.results[0].observations|length), (.results[0].findings|length), (."back-matter".resources|length)] | map(tostring) | join(" ")' "$O")" \
+	"$RID 1.0.6 8 5 3" "OSCAL: uuid, version, 8 observations (3 results, 5 answers), 5 findings (2 probe findings, 3 tested claims), 3 resources (plan, 2 evidence files)"
+is "$(jq -r '."assessment-results"."back-matter".resources[1].rlinks[0] | .href + " " + .hashes[0].algorithm + " " + .hashes[0].value' "$O")" \
+	"evidence/exchange-1.json SHA-256 $(sha256sum "$E1" | cut -d' ' -f1)" "back-matter carries the evidence hashes"
+
+# ---- determinism: same database and options, same bytes ----
+cp "$T/pristine.db" "$T/a.db"
+cp "$T/pristine.db" "$T/b.db"
+AIVET_DB="$T/a.db" "$AIVET" report acme --out "$T/d1" --at "$AT" >/dev/null
+AIVET_DB="$T/b.db" "$AIVET" report acme --out "$T/d2" --at "$AT" >/dev/null
+cmp -s "$T/d1/report.json" "$T/d2/report.json"
+ok $? "the same inputs give the same report.json bytes"
+diff -r "$T/d1" "$T/d2" >/dev/null
+ok $? "and the same bundle, signature included"
+AIVET_DB="$T/a.db" "$AIVET" report acme --out "$T/d3" --at "$AT" --runs 1 >/dev/null
+cmp -s "$T/d1/report.json" "$T/d3/report.json"
+ok $(( ! $? )) "different options give a different report"
+
+# ---- selection ----
+AIVET_DB="$T/b.db" run report acme --out "$T/s1" --since 2026-11-30 --at "$AT" --json
+is "$(printf "%s\n" "$out" | json '.rating')" "acceptable" "--since after the run leaves it out (only answers remain)"
+is "$(jq -r '[(.probe_runs|length), (.claims|map(.status)|unique|join(","))] | map(tostring) | join(" ")' "$T/s1/report.json")" \
+	"0 untested" "without runs every claim is untested"
+
+# ---- tampering: each named by aivet verify ----
+tamper() { # tamper NAME: fresh copy of the bundle in $C
+	C="$T/tamper-$1"
+	rm -rf "$C"
+	cp -r "$B" "$C"
+}
+flip() { # flip FILE: changes one byte in the middle
+	size=$(stat -c %s "$1")
+	off=$((size / 2))
+	byte=$(dd if="$1" bs=1 skip=$off count=1 2>/dev/null | od -An -tx1 | tr -d ' ')
+	new=$(printf '%02x' $(( 0x$byte ^ 1 )))
+	printf "\\$(printf '%03o' 0x$new)" | dd of="$1" bs=1 seek=$off conv=notrunc 2>/dev/null
+}
+for f in report.json report.html report.md oscal-assessment-results.json VERIFY.txt aivet.pub \
+    evidence/exchange-1.json evidence/exchange-2.json; do
+	tamper flip
+	flip "$C/$f"
+	run verify "$C"
+	is "$rc" 1 "a byte flipped in $f fails verification"
+	case $f in
+	aivet.pub) like "$out" "aivet.pub" "and names aivet.pub" ;;
+	*) like "$out" "  $f: SHA-256 does not match SHA256SUMS" "and names $f" ;;
+	esac
+done
+is "$errout" "aivet: $C: verification failed (1 problem)" "the error line counts the problems"
+tamper sums
+flip "$C/SHA256SUMS"
+run verify "$C"
+is "$rc" 1 "a byte flipped in SHA256SUMS fails"
+like "$out" "SHA256SUMS.minisig: signature does not match SHA256SUMS" "and names SHA256SUMS"
+tamper sig
+flip "$C/SHA256SUMS.minisig"
+run verify "$C"
+is "$rc" 1 "a byte flipped in SHA256SUMS.minisig fails"
+like "$out" "SHA256SUMS.minisig" "and names the signature file"
+tamper comment
+sed -i '3s/audit_entries:/audit_entries:1/' "$C/SHA256SUMS.minisig"
+run verify "$C"
+is "$rc" 1 "an edited trusted comment fails"
+like "$out" "SHA256SUMS.minisig: the trusted comment was altered \(global signature does not verify\)" \
+	"and says the trusted comment was altered"
+tamper removed
+rm "$C/evidence/exchange-2.json"
+run verify "$C"
+is "$rc" 1 "a removed file fails"
+like "$out" "  evidence/exchange-2.json: missing \(listed in SHA256SUMS\)" "and names the missing file"
+tamper added
+echo extra > "$C/evidence/extra.json"
+run verify "$C"
+is "$rc" 1 "an added file fails"
+is "$out" "bundle $C FAILED verification
+  evidence/extra.json: extra file, not listed in SHA256SUMS" "and names the extra file, nothing else"
+tamper resigned
+# Re-signed with another key: good signature, but not by the key we trust.
+"$AIVET" key generate --name other --no-password >/dev/null
+jq '.vendor.name = "not-acme"' "$B/report.json" > "$C/report.json"
+(cd "$C" && sha256sum VERIFY.txt aivet.pub evidence/exchange-1.json evidence/exchange-2.json \
+	oscal-assessment-results.json report.html report.json report.md > SHA256SUMS)
+"$AIVET" key sign "$C/SHA256SUMS" --key other --trusted-comment "$(sed -n 3p "$B/SHA256SUMS.minisig" | cut -c18-)" >/dev/null
+run verify "$C" --key aivet
+is "$rc" 1 "a bundle re-signed by another key fails against the trusted key"
+like "$out" "SHA256SUMS.minisig: signed by key [0-9A-F]{16}, not by the expected key $KEYID" "and says whose it is"
+
+# ---- minisign signs a bundle's SHA256SUMS with an aivet key; aivet verifies ----
+tamper minisigned
+(cd "$C" && minisign -S -s "$XDG_CONFIG_HOME/aivet/keys/aivet.key" -m SHA256SUMS -x SHA256SUMS.minisig \
+	-t "$(sed -n 3p SHA256SUMS.minisig | cut -c18-)" </dev/null >/dev/null 2>&1)
+cmp -s "$C/SHA256SUMS.minisig" "$B/SHA256SUMS.minisig"
+ok $(( ! $? )) "(minisign wrote its own signature file)"
+run verify "$C" --key aivet
+is "$rc" 0 "aivet verifies a bundle signature made by minisign -S with our key"
+
+# ---- structural rules of report.json ----
+tamper structure
+jq 'del(.claims) | .summary.rating = "great"' "$B/report.json" > "$C/report.json"
+(cd "$C" && sha256sum VERIFY.txt aivet.pub evidence/exchange-1.json evidence/exchange-2.json \
+	oscal-assessment-results.json report.html report.json report.md > SHA256SUMS)
+"$AIVET" key sign "$C/SHA256SUMS" --trusted-comment "$(sed -n 3p "$B/SHA256SUMS.minisig" | cut -c18-)" >/dev/null
+run verify "$C"
+is "$rc" 1 "a correctly signed but malformed report.json fails"
+is "$out" "bundle $C FAILED verification
+  report.json: claims: missing or not an array
+  report.json: summary.rating: missing or unknown" "and names each broken rule"
+
+run verify "$T/nosuch"
+is "$rc" 2 "verify of a missing directory is a usage error"
+is "$errout" "aivet: $T/nosuch: not a directory" "and named"
+
+done_testing

@@ -1,0 +1,303 @@
+/*
+ * test-minisign.c: unit tests for the minisign formats (against files made
+ * by the stock minisign tool in tests/data), the claims-vs-evidence table
+ * and derived report identifiers.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sodium.h>
+
+#include "aivet.h"
+#include "minisign.h"
+#include "assess.h"
+#include "report.h"
+#include "tap.h"
+
+static char *
+data_path(const char *name)
+{
+	const char *d = getenv("TESTS_SRCDIR");
+
+	return xasprintf("%s/data/%s", d ? d : "tests", name);
+}
+
+static void
+slurp(const char *name, struct buf *b)
+{
+	char *p = data_path(name);
+	struct aerr e = { 0 };
+
+	if (read_file(p, 1 << 20, b, &e) != 0)
+		die("%s", e.msg);
+	free(p);
+}
+
+static char tmpdir[] = "/tmp/aivet-test-minisign.XXXXXX";
+
+static char *
+tmp_write(const char *name, const char *text, size_t len)
+{
+	char *p = xasprintf("%s/%s", tmpdir, name);
+	struct aerr e = { 0 };
+
+	if (write_file_atomic(p, text, len, 0600, &e) != 0)
+		die("%s", e.msg);
+	return p;
+}
+
+static void
+test_keyid(void)
+{
+	static const unsigned char keynum[8] = { 0xbe, 0xa5, 0xe9, 0x8d, 0x1f, 0xb4, 0xe5, 0x67 };
+	char id[17];
+
+	minisign_keyid(keynum, id);
+	is_str(id, "67E5B41F8DE9A5BE", "key id is the keynum as a little-endian uint64 in upper-case hex");
+}
+
+static void
+test_stock_files(void)
+{
+	struct buf pubt, sect, sigt;
+	struct minisign_pub pub, derived;
+	struct minisign_sec *sec = NULL;
+	struct aerr e = { 0 };
+	char id[17], tc[MINISIGN_COMMENT_MAX + 1], *msg = data_path("message.txt"), *copy;
+	struct buf m;
+	int rc;
+
+	slurp("minisign-W.pub", &pubt);
+	slurp("minisign-W.key", &sect);
+	slurp("message.txt.minisig", &sigt);
+	is_int(minisign_pubkey_parse(pubt.data, pubt.len, "minisign-W.pub", &pub, &e), 0,
+	    "parses a public key made by minisign -G");
+	minisign_keyid(pub.keynum, id);
+	is_str(id, "F4105556315326CE", "its key id is the one minisign printed");
+	is_int(minisign_seckey_parse(sect.data, sect.len, "minisign-W.key", NULL, 0, &sec, &e), 0,
+	    "parses an unencrypted secret key made by minisign -G -W (all-zero checksum)");
+	if (sec != NULL) {
+		minisign_sec_to_pub(sec, &derived);
+		ok(memcmp(&derived, &pub, sizeof pub) == 0, "the secret key's public half is the .pub file's key");
+	}
+	rc = minisign_verify_file(&pub, msg, sigt.data, sigt.len, "message.txt.minisig", tc, &e);
+	is_int(rc, 0, "verifies a signature made by minisign -S");
+	is_str(tc, "aivet test vector", "and returns its trusted comment");
+
+	/* A byte changed in the signed file. */
+	slurp("message.txt", &m);
+	m.data[0] ^= 1;
+	copy = tmp_write("message.txt", m.data, m.len);
+	aerr_clear(&e);
+	is_int(minisign_verify_file(&pub, copy, sigt.data, sigt.len, "message.txt.minisig", NULL, &e),
+	    AV_FINDINGS, "a changed file fails verification");
+	is_str(e.msg, "message.txt.minisig: signature does not match message.txt", "and says so");
+	free(copy);
+	buf_free(&m);
+
+	/* An edited trusted comment. */
+	{
+		char *edited = xstrdup(sigt.data), *p = strstr(edited, "aivet test vector");
+
+		p[0] = 'A';
+		aerr_clear(&e);
+		is_int(minisign_verify_file(&pub, msg, edited, strlen(edited), "x.minisig", NULL, &e),
+		    AV_FINDINGS, "an edited trusted comment fails verification");
+		is_str(e.msg, "x.minisig: the trusted comment was altered (global signature does not verify)",
+		    "and says the trusted comment was altered");
+		free(edited);
+	}
+
+	/* We sign with the key minisign made; the signature verifies with its public key. */
+	if (sec != NULL) {
+		struct buf sig;
+
+		buf_init(&sig);
+		is_int(minisign_sign_file(sec, msg, "ours", &sig, &e), 0, "signs with a minisign-made key");
+		aerr_clear(&e);
+		is_int(minisign_verify_file(&pub, msg, sig.data, sig.len, "ours.minisig", tc, &e), 0,
+		    "our signature verifies");
+		ok(strncmp(sig.data, "untrusted comment: ", 19) == 0 && strstr(sig.data, "\nRUTOJlMxVlUQ9") != NULL,
+		    "signature line starts with 'ED' and the key number (base64 RUTOJlMxVlUQ9...)");
+		buf_free(&sig);
+	}
+	minisign_sec_free(sec);
+	free(msg);
+	buf_free(&pubt);
+	buf_free(&sect);
+	buf_free(&sigt);
+}
+
+static void
+test_roundtrip(void)
+{
+	struct minisign_sec *sec, *back = NULL;
+	struct minisign_pub pub;
+	struct buf t;
+	struct aerr e = { 0 };
+	int enc = -1;
+
+	is_int(minisign_generate(&sec, &pub, &e), 0, "generates a key");
+	buf_init(&t);
+	is_int(minisign_seckey_format(sec, NULL, 0, KDF_INTERACTIVE, &t, &e), 0, "writes it unencrypted");
+	minisign_seckey_is_encrypted(t.data, t.len, "k", &enc, &e);
+	is_int(enc, 0, "unencrypted key has kdf 00 00");
+	is_int(minisign_seckey_parse(t.data, t.len, "k", NULL, 0, &back, &e), 0, "reads it back");
+	ok(back != NULL && memcmp(back->sk, sec->sk, 64) == 0 && memcmp(back->keynum, sec->keynum, 8) == 0,
+	    "same key number and secret key");
+	minisign_sec_free(back);
+	back = NULL;
+	buf_free(&t);
+
+	buf_init(&t);
+	is_int(minisign_seckey_format(sec, "correct horse", 13, KDF_INTERACTIVE, &t, &e), 0,
+	    "writes it encrypted (interactive scrypt cost)");
+	minisign_seckey_is_encrypted(t.data, t.len, "k", &enc, &e);
+	is_int(enc, 1, "encrypted key has kdf Sc");
+	ok(strncmp(t.data, "untrusted comment: minisign encrypted secret key\n", 49) == 0,
+	    "with minisign's comment");
+	is_int(minisign_seckey_parse(t.data, t.len, "k", "correct horse", 13, &back, &e), 0,
+	    "decrypts with the passphrase");
+	ok(back != NULL && memcmp(back->sk, sec->sk, 64) == 0, "to the same secret key");
+	minisign_sec_free(back);
+	back = NULL;
+	aerr_clear(&e);
+	is_int(minisign_seckey_parse(t.data, t.len, "k", "wrong", 5, &back, &e), AV_USAGE,
+	    "a wrong passphrase is refused");
+	is_str(e.msg, "k: wrong passphrase (or the key file is corrupt)", "with a clear message");
+	aerr_clear(&e);
+	is_int(minisign_seckey_parse(t.data, t.len, "k", NULL, 0, &back, &e), AV_USAGE,
+	    "an encrypted key without a passphrase is refused");
+	buf_free(&t);
+	minisign_sec_free(sec);
+}
+
+static void
+test_bad_files(void)
+{
+	static const struct { const char *text, *msg; } pubs[] = {
+		{ "", "p: not a minisign key file (line 1 must be 'untrusted comment: ...', line 2 the key)" },
+		{ "RWTOJlMxVlUQ9O2T8VyVRFWTFAs82m1KzVPqMiVn4328kYL6d71z1/tk\n",
+		  "p: not a minisign key file (line 1 must be 'untrusted comment: ...', line 2 the key)" },
+		{ "untrusted comment: x\nRWTOJlMxVlUQ9O2T8VyVRFWTFAs82m1KzVPqMiVn4328kYL6d71z1/t\n",
+		  "p: line 2: not the base64 of a 42-byte minisign key" },
+		{ "untrusted comment: x\nRWTOJlMxVlUQ9O2T8VyVRFWTFAs82m1KzVPqMiVn4328kYL6d71z1/tk=\n",
+		  "p: line 2: not the base64 of a 42-byte minisign key" },
+		{ "untrusted comment: x\nRXTOJlMxVlUQ9O2T8VyVRFWTFAs82m1KzVPqMiVn4328kYL6d71z1/tk\n",
+		  "p: unsupported signature algorithm (want Ed25519 'Ed')" },
+		{ "untrusted comment: x\nRWTOJlMxVlUQ9O2T8VyVRFWTFAs82m1KzVPqMiVn4328kYL6d71z1/tk\nextra\n",
+		  "p: line 3: unexpected content after the key" },
+	};
+	struct minisign_pub pub;
+	struct minisign_sec *sec = NULL;
+	struct buf k;
+	struct aerr e;
+
+	for (size_t i = 0; i < sizeof pubs / sizeof pubs[0]; i++) {
+		aerr_clear(&e);
+		is_int(minisign_pubkey_parse(pubs[i].text, strlen(pubs[i].text), "p", &pub, &e), AV_USAGE,
+		    "bad public key %zu refused", i);
+		is_str(e.msg, pubs[i].msg, "bad public key %zu: message", i);
+	}
+	/* A secret key whose checksum is neither right nor all zero. */
+	slurp("minisign-W.key", &k);
+	{
+		unsigned char raw[158];
+		size_t n;
+		char *nl = strchr(k.data, '\n') + 1, enc[256];
+
+		sodium_base642bin(raw, sizeof raw, nl, strcspn(nl, "\n"), NULL, &n, NULL,
+		    sodium_base64_VARIANT_ORIGINAL);
+		raw[157] ^= 1;
+		sodium_bin2base64(enc, sizeof enc, raw, sizeof raw, sodium_base64_VARIANT_ORIGINAL);
+		{
+			char *text = xasprintf("untrusted comment: x\n%s\n", enc);
+
+			aerr_clear(&e);
+			is_int(minisign_seckey_parse(text, strlen(text), "s", NULL, 0, &sec, &e), AV_USAGE,
+			    "a corrupt checksum is refused");
+			is_str(e.msg, "s: checksum mismatch: the key file is corrupt", "and named");
+			free(text);
+		}
+		raw[157] ^= 1;
+		raw[100] ^= 1;   /* inside sk: the public half no longer matches the seed */
+		sodium_bin2base64(enc, sizeof enc, raw, sizeof raw, sodium_base64_VARIANT_ORIGINAL);
+		{
+			char *text = xasprintf("untrusted comment: x\n%s\n", enc);
+
+			aerr_clear(&e);
+			is_int(minisign_seckey_parse(text, strlen(text), "s", NULL, 0, &sec, &e), AV_USAGE,
+			    "a secret key with a damaged public half is refused");
+			is_str(e.msg, "s: the public half does not match the secret seed", "and named");
+			free(text);
+		}
+	}
+	buf_free(&k);
+}
+
+static void
+test_claims(void)
+{
+	static const struct { const char *answer, *confirms, *verdict, *want; } rows[] = {
+		{ "\"error\"", "\"error\"", "pass", "confirmed" },
+		{ "\"error\"", "\"error\"", "fail", "contradicted" },
+		{ "\"truncate\"", "\"error\"", "pass", "contradicted" },
+		{ "\"truncate\"", "\"error\"", "fail", "confirmed" },
+		{ "\"error\"", "\"error\"", "inconclusive", "untested" },
+		{ "\"error\"", "\"error\"", "error", "untested" },
+		{ "\"error\"", "\"error\"", NULL, "untested" },
+		{ "\"b\"", "[\"a\",\"b\"]", "pass", "confirmed" },          /* any of */
+		{ "\"c\"", "[\"a\",\"b\"]", "pass", "contradicted" },
+		{ "[\"a\",\"b\"]", "[\"a\",\"b\"]", "fail", "contradicted" }, /* arrays compare whole */
+		{ "[\"a\",\"b\"]", "\"a\"", "pass", "confirmed" },      /* multi-choice includes it */
+		{ "30", "30", "pass", "confirmed" },
+		{ "30", "\"30\"", "pass", "contradicted" },                  /* types matter */
+	};
+
+	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+		cJSON *a = cJSON_Parse(rows[i].answer), *c = cJSON_Parse(rows[i].confirms);
+
+		is_str(claim_status(a, c, rows[i].verdict), rows[i].want, "claim: answer %s, confirms %s, "
+		    "verdict %s -> %s", rows[i].answer, rows[i].confirms,
+		    rows[i].verdict ? rows[i].verdict : "(no run)", rows[i].want);
+		cJSON_Delete(a);
+		cJSON_Delete(c);
+	}
+}
+
+static void
+test_uuid(void)
+{
+	char a[37], b[37], c[37];
+
+	derived_uuid("seed", "report", a);
+	derived_uuid("seed", "report", b);
+	derived_uuid("seed", "other", c);
+	is_str(a, b, "derived UUIDs are stable");
+	ok(strcmp(a, c) != 0, "and differ by name");
+	ok(strlen(a) == 36 && a[14] == '5' && strchr("89ab", a[19]) != NULL,
+	    "version-5 layout with the RFC 4122 variant (%s)", a);
+}
+
+int
+main(void)
+{
+	if (sodium_init() < 0 || mkdtemp(tmpdir) == NULL)
+		die("setup");
+	test_keyid();
+	test_stock_files();
+	test_roundtrip();
+	test_bad_files();
+	test_claims();
+	test_uuid();
+	{
+		char *p = xasprintf("%s/message.txt", tmpdir);
+
+		unlink(p);
+		free(p);
+		rmdir(tmpdir);
+	}
+	return tap_done();
+}

@@ -1,0 +1,469 @@
+/*
+ * test-provider.c: the probe engine's pure parts. Provider adapters are
+ * checked on the exact request bytes they build (URL, body, headers with
+ * credentials redacted) and on recorded response bodies in each API's
+ * documented shape; also the SSE reader, nonces, prompt recipes that
+ * regenerate the same bytes, the one-pass canary scanner and the backoff.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sodium.h>
+
+#include "probe.h"
+#include "tap.h"
+
+static const char *srcdir;
+
+static void
+load(const char *name, struct buf *b)
+{
+	char *path = xasprintf("%s/data/providers/%s", srcdir, name);
+	struct aerr err = { 0 };
+
+	if (read_file(path, 1 << 20, b, &err) != 0)
+		die("%s", err.msg);
+	free(path);
+}
+
+/* ---- SSE ---- */
+
+struct ev_log {
+	struct buf b;
+};
+
+static void
+log_event(void *arg, const char *event, const char *data)
+{
+	struct ev_log *l = arg;
+
+	buf_printf(&l->b, "[%s|%s]", event, data);
+}
+
+static void
+test_sse(void)
+{
+	static const struct { const char *in, *want; size_t n; } cases[] = {
+		{ "data: a\n\n", "[|a]", 1 },
+		{ "data:a\r\n\r\n", "[|a]", 1 },
+		{ "data: a\rdata: b\r\r", "[|a\nb]", 1 },
+		{ "event: x\ndata: 1\n\nevent: y\ndata: 2\n\n", "[x|1][y|2]", 2 },
+		{ ": comment\nid: 7\nretry: 10\ndata: z\n\n", "[|z]", 1 },
+		{ "event: only\n\ndata: after\n\n", "[|after]", 1 },
+		{ "data: done\n\ndata: cut", "[|done]", 1 },
+		{ "data: half\n", "", 0 },
+		{ "data\n\n", "[|]", 1 },
+		{ "data:  two spaces\n\n", "[| two spaces]", 1 },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		struct ev_log l;
+		size_t n;
+
+		buf_init(&l.b);
+		buf_adds(&l.b, "");
+		n = sse_parse(cases[i].in, strlen(cases[i].in), log_event, &l);
+		is_str(l.b.data, cases[i].want, "sse case %zu events", i);
+		is_int(n, cases[i].n, "sse case %zu count", i);
+		buf_free(&l.b);
+	}
+}
+
+/* ---- nonces, recipes, canaries ---- */
+
+static void
+test_nonce(void)
+{
+	char a[NONCE_LEN + 1], b[NONCE_LEN + 1];
+	int alnum = 1;
+
+	nonce_new(a);
+	nonce_new(b);
+	is_int(strlen(a), 24, "a nonce has 24 characters");
+	ok(strncmp(a, "AIVET", 5) == 0, "a nonce starts with AIVET");
+	for (int i = 5; i < 24; i++)
+		alnum &= (a[i] >= 'A' && a[i] <= 'Z') || (a[i] >= 'a' && a[i] <= 'z') ||
+		    (a[i] >= '0' && a[i] <= '9');
+	ok(alnum, "the rest is [A-Za-z0-9]");
+	ok(strcmp(a, b) != 0, "two nonces differ");
+}
+
+static void
+test_recipe(void)
+{
+	struct prompt_recipe r, back;
+	struct buf p1, p2;
+	struct aerr err = { 0 };
+	char s1[65], s2[65];
+	cJSON *j;
+	char *js;
+	const char *n0, *n1, *n2;
+
+	prompt_recipe_new(&r, 1000);
+	r.shared_units = 50;
+	r.shared_seed = UINT64_C(0xfedcba9876543210);
+	prompt_build(&r, &p1);
+	j = prompt_recipe_json(&r);
+	js = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	j = cJSON_Parse(js);
+	is_int(prompt_recipe_parse(j, &back, &err), 0, "a recipe parses back");
+	cJSON_Delete(j);
+	free(js);
+	prompt_build(&back, &p2);
+	sha256_hex(p1.data, p1.len, s1);
+	sha256_hex(p2.data, p2.len, s2);
+	is_str(s2, s1, "the recipe regenerates the prompt byte for byte");
+	n0 = strstr(p1.data, r.nonces[0]);
+	n1 = strstr(p1.data, r.nonces[1]);
+	n2 = strstr(p1.data, r.nonces[2]);
+	ok(n0 && n1 && n2 && n0 < n1 && n1 < n2, "the three nonces appear in order");
+	ok(n1 - p1.data > (long)p1.len / 3 && n1 - p1.data < 2 * (long)p1.len / 3,
+	    "the second nonce is in the middle");
+	ok(strncmp(p1.data, "Shared instructions follow.\n", 28) == 0, "a shared opening comes first");
+	ok(p1.len > 1000 * 4 && p1.len < 1100 * 9, "1050 words make %zu bytes", p1.len);
+	ok(strstr(p1.data, PROMPT_INSTRUCTION) == p1.data + p1.len - strlen(PROMPT_INSTRUCTION),
+	    "the instruction ends the prompt");
+	buf_free(&p1);
+	buf_free(&p2);
+
+	j = cJSON_Parse("{\"generator\":\"aivet-filler-1\",\"seed\":\"xyz\",\"units\":1,\"nonces\":[]}");
+	ok(prompt_recipe_parse(j, &back, &err) == AV_USAGE, "a bad seed is refused");
+	is_str(err.msg, "recipe: seed must be 16 hex digits", "naming the field");
+	cJSON_Delete(j);
+}
+
+struct hits {
+	struct buf b;
+};
+
+static void
+on_hit(void *arg, const char *nonce, int64_t owner, int tenant)
+{
+	struct hits *h = arg;
+
+	buf_printf(&h->b, "%s:%lld:%d ", nonce + 5, (long long)owner, tenant);
+}
+
+static void
+test_canary_scan(void)
+{
+	struct canary_set *s = canary_set_new();
+	struct hits h;
+	struct buf big;
+	char nonce[NONCE_LEN + 1];
+	size_t n;
+
+	canary_add(s, "AIVETaaaaaaaaaaaaaaaaaaa", 1, 0);
+	canary_add(s, "AIVETbbbbbbbbbbbbbbbbbbb", 2, 1);
+	/* Enough canaries to make the table grow several times. */
+	for (int i = 0; i < 5000; i++) {
+		nonce_new(nonce);
+		canary_add(s, nonce, 100 + i, 0);
+	}
+	is_int(canary_count(s), 5002, "5002 canaries registered");
+	buf_init(&h.b);
+	buf_adds(&h.b, "");
+	{
+		const char *text = "x AIVETbbbbbbbbbbbbbbbbbbb,AIVETAIVETaaaaaaaaaaaaaaaaaaa "
+		    "AIVETccccccccccccccccccc AIVETaaaaaaaaaaaaaaaaaa";
+
+		n = canary_scan(s, text, strlen(text), on_hit, &h);
+	}
+	is_int(n, 2, "two registered canaries found");
+	is_str(h.b.data, "bbbbbbbbbbbbbbbbbbb:2:1 aaaaaaaaaaaaaaaaaaa:1:0 ",
+	    "with their owners, in order; unknown and cut ones ignored");
+	is_int(canary_scan(s, "AIVET", 5, NULL, NULL), 0, "a bare prefix is no hit");
+	/* A large response: one pass finds the canary at its end. */
+	buf_init(&big);
+	for (int i = 0; i < 200000; i++)
+		buf_adds(&big, "AIVE lorem ");
+	buf_adds(&big, nonce);
+	is_int(canary_scan(s, big.data, big.len, NULL, NULL), 1, "found at the end of 2 MB");
+	buf_free(&big);
+	buf_free(&h.b);
+	canary_set_free(s);
+}
+
+/* ---- adapters: request bytes ---- */
+
+static void
+check_build(const char *api, const char *url, const char *options, int stream, int omit,
+    const char *want_url, const char *want_body, const char *want_headers)
+{
+	struct endpoint_info ep = { 0 };
+	const struct provider *p = provider_find(api);
+	struct prov_chat c = { .model = "m-1", .prompt = "Say \"hi\"", .max_tokens = 64, .stream = stream,
+		.omit_required = omit };
+	struct http_req req = { 0 };
+	struct aerr err = { 0 };
+	char *h;
+
+	ep.api = (char *)api;
+	ep.url = (char *)url;
+	ep.model = (char *)"m-1";
+	ep.options = options ? cJSON_Parse(options) : NULL;
+	c.prompt_len = strlen(c.prompt);
+	ok(p != NULL, "%s: adapter registered", api);
+	is_int(p->build_chat(&ep, &c, &req, &err), 0, "%s: builds", api);
+	is_int(p->auth(&ep, "sk-SECRET-123", &req, &err), 0, "%s: authenticates", api);
+	is_str(req.url, want_url, "%s%s: URL", api, stream ? " stream" : "");
+	is_str(req.body, want_body, "%s%s: body", api, stream ? " stream" : "");
+	h = cJSON_PrintUnformatted(req.rec_headers);
+	is_str(h, want_headers, "%s: recorded headers, key redacted", api);
+	ok(strstr(h, "SECRET") == NULL, "%s: the key is not in the record", api);
+	free(h);
+	{
+		int sent = 0;
+
+		for (struct curl_slist *l = req.headers; l; l = l->next)
+			sent |= strstr(l->data, "sk-SECRET-123") != NULL;
+		ok(sent || req.userpwd != NULL, "%s: the key is sent", api);
+	}
+	http_req_free(&req);
+	cJSON_Delete(ep.options);
+}
+
+static void
+test_build(void)
+{
+	check_build("openai", "https://api.openai.com/v1/", NULL, 0, 0,
+	    "https://api.openai.com/v1/chat/completions",
+	    "{\"model\":\"m-1\",\"messages\":[{\"role\":\"user\",\"content\":\"Say \\\"hi\\\"\"}],"
+	    "\"max_tokens\":64,\"temperature\":0}",
+	    "{\"Content-Type\":\"application/json\",\"Authorization\":\"[redacted]\"}");
+	check_build("openai", "http://127.0.0.1:8000/v1", NULL, 1, 0,
+	    "http://127.0.0.1:8000/v1/chat/completions",
+	    "{\"model\":\"m-1\",\"messages\":[{\"role\":\"user\",\"content\":\"Say \\\"hi\\\"\"}],"
+	    "\"max_tokens\":64,\"temperature\":0,\"stream\":true,\"stream_options\":{\"include_usage\":true}}",
+	    "{\"Content-Type\":\"application/json\",\"Authorization\":\"[redacted]\"}");
+	check_build("openai", "http://127.0.0.1:8000/v1", NULL, 0, 1,
+	    "http://127.0.0.1:8000/v1/chat/completions",
+	    "{\"model\":\"m-1\",\"max_tokens\":64,\"temperature\":0}",
+	    "{\"Content-Type\":\"application/json\",\"Authorization\":\"[redacted]\"}");
+	check_build("anthropic", "https://api.anthropic.com", NULL, 1, 0,
+	    "https://api.anthropic.com/v1/messages",
+	    "{\"model\":\"m-1\",\"max_tokens\":64,\"messages\":[{\"role\":\"user\",\"content\":"
+	    "\"Say \\\"hi\\\"\"}],\"temperature\":0,\"stream\":true}",
+	    "{\"anthropic-version\":\"2023-06-01\",\"Content-Type\":\"application/json\","
+	    "\"x-api-key\":\"[redacted]\"}");
+	check_build("azure-openai", "https://res.openai.azure.com", "{\"api-version\":\"2025-01-01-preview\"}",
+	    0, 0, "https://res.openai.azure.com/openai/deployments/m-1/chat/completions?"
+	    "api-version=2025-01-01-preview",
+	    "{\"messages\":[{\"role\":\"user\",\"content\":\"Say \\\"hi\\\"\"}],\"max_tokens\":64,"
+	    "\"temperature\":0}",
+	    "{\"Content-Type\":\"application/json\",\"api-key\":\"[redacted]\"}");
+	check_build("gemini", "https://generativelanguage.googleapis.com", NULL, 1, 0,
+	    "https://generativelanguage.googleapis.com/v1beta/models/m-1:streamGenerateContent?alt=sse",
+	    "{\"contents\":[{\"role\":\"user\",\"parts\":[{\"text\":\"Say \\\"hi\\\"\"}]}],"
+	    "\"generationConfig\":{\"maxOutputTokens\":64,\"temperature\":0}}",
+	    "{\"Content-Type\":\"application/json\",\"x-goog-api-key\":\"[redacted]\"}");
+	check_build("bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com", NULL, 0, 0,
+	    "https://bedrock-runtime.us-east-1.amazonaws.com/model/m-1/converse",
+	    "{\"messages\":[{\"role\":\"user\",\"content\":[{\"text\":\"Say \\\"hi\\\"\"}]}],"
+	    "\"inferenceConfig\":{\"maxTokens\":64,\"temperature\":0}}",
+	    "{\"Content-Type\":\"application/json\",\"Authorization\":\"[redacted]\"}");
+	check_build("cloudflare", "https://api.cloudflare.com", "{\"account\":\"acc1\"}", 0, 0,
+	    "https://api.cloudflare.com/client/v4/accounts/acc1/ai/run/m-1",
+	    "{\"messages\":[{\"role\":\"user\",\"content\":\"Say \\\"hi\\\"\"}],\"max_tokens\":64,"
+	    "\"temperature\":0}",
+	    "{\"Content-Type\":\"application/json\",\"Authorization\":\"[redacted]\"}");
+
+	/* Bedrock: model ids with ':' are percent-encoded; SigV4 goes through libcurl. */
+	{
+		struct endpoint_info ep = { 0 };
+		struct prov_chat c = { .model = "anthropic.claude-3-haiku-20240307-v1:0", .prompt = "x",
+			.prompt_len = 1, .max_tokens = 8 };
+		struct http_req req = { 0 };
+		struct aerr err = { 0 };
+		char *h;
+
+		ep.url = (char *)"https://bedrock-runtime.eu-west-1.amazonaws.com";
+		ep.options = cJSON_Parse("{\"auth\":\"sigv4\",\"region\":\"eu-west-1\"}");
+		is_int(provider_find("bedrock")->build_chat(&ep, &c, &req, &err), 0, "bedrock: builds");
+		is_str(req.url, "https://bedrock-runtime.eu-west-1.amazonaws.com/model/"
+		    "anthropic.claude-3-haiku-20240307-v1%3A0/converse", "bedrock: ':' percent-encoded");
+		is_int(provider_find("bedrock")->auth(&ep, "AKIDEXAMPLE:wJalrXUtnFEMI", &req, &err), 0,
+		    "bedrock: SigV4 set up");
+		is_str(req.aws_sigv4, "aws:amz:eu-west-1:bedrock", "bedrock: SigV4 provider and region");
+		is_str(req.userpwd, "AKIDEXAMPLE:wJalrXUtnFEMI", "bedrock: key id and secret to libcurl");
+		h = cJSON_PrintUnformatted(req.rec_headers);
+		is_str(h, "{\"Content-Type\":\"application/json\",\"Authorization\":\"[redacted: AWS SigV4]\"}",
+		    "bedrock: SigV4 recorded as redacted");
+		free(h);
+		http_req_free(&req);
+		is_int(provider_find("bedrock")->auth(&ep, "no-colon", &req, &err), AV_USAGE,
+		    "bedrock: SigV4 needs KEYID:SECRET");
+		is_str(err.msg, "bedrock SigV4 needs the credential as KEYID:SECRET", "and says so");
+		http_req_free(&req);
+		cJSON_Delete(ep.options);
+	}
+}
+
+/* ---- adapters: recorded responses ---- */
+
+static void
+check_read(const char *api, const char *file, int stream, long status, const char *want_text,
+    int64_t want_in, int64_t want_out, const char *want_error, int want_stream_error)
+{
+	struct prov_result r;
+	struct buf b;
+
+	load(file, &b);
+	prov_result_init(&r);
+	provider_read(provider_find(api), stream, b.data, b.len, status, &r);
+	is_str(r.text.data ? r.text.data : "", want_text, "%s: text", file);
+	is_int(r.usage_in, want_in, "%s: prompt tokens", file);
+	is_int(r.usage_out, want_out, "%s: output tokens", file);
+	is_str(r.is_error ? r.error : NULL, want_error, "%s: error", file);
+	is_int(r.stream_error, want_stream_error, "%s: error inside the stream", file);
+	ok(r.parsed, "%s: recognised as the API's shape", file);
+	prov_result_free(&r);
+	buf_free(&b);
+}
+
+static void
+test_read(void)
+{
+	const char *A = "AIVETaaaaaaaaaaaaaaaaaaa";
+
+	check_read("openai", "openai-success.json", 0, 200, "AIVETaaaaaaaaaaaaaaaaaaa AIVETbbbbbbbbbbbbbbbbbbb",
+	    19, 10, NULL, 0);
+	check_read("openai", "openai-context-error.json", 0, 400, "", -1, -1,
+	    "This model's maximum context length is 128000 tokens. However, your messages resulted in "
+	    "131072 tokens. Please reduce the length of the messages.", 0);
+	check_read("openai", "openai-rate-limit.json", 0, 429, "", -1, -1,
+	    "Rate limit reached for gpt-4.1 in organization org-abc on tokens per min (TPM): Limit "
+	    "30000, Used 29000, Requested 2000. Please try again in 2s.", 0);
+	check_read("openai", "openai-stream.sse", 1, 200, A, 19, 6, NULL, 0);
+	check_read("openai", "openai-stream-error.sse", 1, 200, "partial", -1, -1,
+	    "The decoder prompt (length 9412) is longer than the maximum model length of 8192.", 1);
+	check_read("openai", "vllm-context-error.json", 0, 400, "", -1, -1,
+	    "This model's maximum context length is 8192 tokens. However, your request has 9412 input "
+	    "tokens. Please reduce the length of the input messages.", 0);
+	check_read("azure-openai", "azure-context-error.json", 0, 400, "", -1, -1,
+	    "Input tokens exceed the configured limit of 272000 tokens. Your messages resulted in "
+	    "290012 tokens. Please reduce the length of the messages.", 0);
+	check_read("anthropic", "anthropic-success.json", 0, 200, A, 2095, 503, NULL, 0);
+	check_read("anthropic", "anthropic-context-error.json", 0, 400, "", -1, -1,
+	    "prompt is too long: 200251 tokens > 200000 maximum", 0);
+	check_read("anthropic", "anthropic-rate-limit.json", 0, 429, "", -1, -1,
+	    "This request would exceed the rate limit for your organization of 50,000 input tokens "
+	    "per minute.", 0);
+	check_read("anthropic", "anthropic-stream.sse", 1, 200, A, 25, 15, NULL, 0);
+	check_read("anthropic", "anthropic-stream-error.sse", 1, 200, "", 25, 1, "Overloaded", 1);
+	check_read("gemini", "gemini-success.json", 0, 200, A, 12, 7, NULL, 0);
+	check_read("gemini", "gemini-context-error.json", 0, 400, "", -1, -1,
+	    "The input token count (1200293) exceeds the maximum number of tokens allowed (1048576).", 0);
+	check_read("gemini", "gemini-rate-limit.json", 0, 429, "", -1, -1,
+	    "Resource has been exhausted (e.g. check quota).", 0);
+	check_read("gemini", "gemini-stream.sse", 1, 200, A, 12, 7, NULL, 0);
+	check_read("gemini", "gemini-stream-error.sse", 1, 200, "part", -1, -1,
+	    "An internal error has occurred.", 1);
+	check_read("bedrock", "bedrock-success.json", 0, 200, A, 21, 9, NULL, 0);
+	check_read("bedrock", "bedrock-context-error.json", 0, 400, "", -1, -1,
+	    "Input is too long for requested model.", 0);
+	check_read("bedrock", "bedrock-rate-limit.json", 0, 429, "", -1, -1,
+	    "Too many requests, please wait before trying again.", 0);
+	check_read("cloudflare", "cloudflare-success.json", 0, 200, A, 27, 9, NULL, 0);
+	check_read("cloudflare", "cloudflare-context-error.json", 0, 400, "", -1, -1,
+	    "AiError: AiError: This model's maximum context length is 131072 tokens. However, you "
+	    "requested 140000 tokens.", 0);
+	check_read("cloudflare", "cloudflare-rate-limit.json", 0, 429, "", -1, -1,
+	    "Capacity temporarily exceeded, please try again.", 0);
+	check_read("cloudflare", "cloudflare-stream.sse", 1, 200, A, 27, 9, NULL, 0);
+	check_read("cloudflare", "cloudflare-stream-error.sse", 1, 200, "part", -1, -1,
+	    "Capacity temporarily exceeded", 1);
+	/* A streaming request answered with plain JSON is read as JSON, and said so. */
+	{
+		struct prov_result r;
+		struct buf b;
+
+		load("openai-success.json", &b);
+		prov_result_init(&r);
+		provider_read(provider_find("openai"), 1, b.data, b.len, 200, &r);
+		ok(r.stream_as_json && r.usage_in == 19, "a stream answered with JSON is still read");
+		prov_result_free(&r);
+		buf_free(&b);
+	}
+	/* Garbage is no answer, and no crash. */
+	{
+		struct prov_result r;
+
+		prov_result_init(&r);
+		provider_read(provider_find("anthropic"), 0, "<html>502</html>", 16, 502, &r);
+		ok(!r.parsed && !r.is_error && r.text.len == 0 && r.usage_in == -1, "HTML is not parsed");
+		prov_result_free(&r);
+	}
+}
+
+static void
+test_backoff(void)
+{
+	struct http_opts o;
+	struct http_resp r = { 0 };
+	long d;
+
+	http_opts_default(&o);
+	r.retry_after_ms = -1;
+	d = http_backoff_ms(&o, &r, 1);
+	ok(d >= 500 && d <= 625, "first backoff 500 ms plus up to a quarter jitter (%ld)", d);
+	d = http_backoff_ms(&o, &r, 3);
+	ok(d >= 2000 && d <= 2500, "third backoff 2 s plus jitter (%ld)", d);
+	d = http_backoff_ms(&o, &r, 20);
+	ok(d >= 30000 && d <= 37500, "capped at 30 s plus jitter (%ld)", d);
+	r.retry_after_ms = 1000;
+	d = http_backoff_ms(&o, &r, 4);
+	ok(d >= 1000 && d <= 1250, "Retry-After wins over the exponent (%ld)", d);
+	r.retry_after_ms = 3600000;
+	d = http_backoff_ms(&o, &r, 1);
+	ok(d <= 37500, "a huge Retry-After is capped (%ld)", d);
+}
+
+static void
+test_rebuild(void)
+{
+	const char *recipe = "{\"kind\":\"chat\",\"api\":\"openai\",\"endpoint_url\":\"http://127.0.0.1:1/v1\","
+	    "\"model\":\"m\",\"max_tokens\":64,\"stream\":true,\"prompt\":{\"generator\":\"aivet-filler-1\","
+	    "\"seed\":\"0123456789abcdef\",\"units\":20,\"nonces\":[\"AIVETaaaaaaaaaaaaaaaaaaa\","
+	    "\"AIVETbbbbbbbbbbbbbbbbbbb\",\"AIVETccccccccccccccccccc\"]}}";
+	struct buf body;
+	struct aerr err = { 0 };
+	char sha[65];
+
+	is_int(probe_rebuild_request(recipe, &body, &err), 0, "a request recipe rebuilds");
+	ok(strncmp(body.data, "{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":"
+	    "\"AIVETaaaaaaaaaaaaaaaaaaa\\n", 76) == 0, "into the chat body");
+	sha256_hex(body.data, body.len, sha);
+	{
+		struct buf again;
+		char sha2[65];
+
+		probe_rebuild_request(recipe, &again, &err);
+		sha256_hex(again.data, again.len, sha2);
+		is_str(sha2, sha, "twice the same bytes");
+		buf_free(&again);
+	}
+	buf_free(&body);
+	is_int(probe_rebuild_request("{\"kind\":\"chat\"}", &body, &err), AV_USAGE,
+	    "an incomplete recipe is refused");
+	is_str(err.msg, "recipe: kind, api, endpoint_url and model are needed", "with its reason");
+}
+
+int
+main(void)
+{
+	if (sodium_init() < 0)
+		die("sodium");
+	srcdir = getenv("TESTS_SRCDIR") ? getenv("TESTS_SRCDIR") : "tests";
+	test_sse();
+	test_nonce();
+	test_recipe();
+	test_canary_scan();
+	test_build();
+	test_read();
+	test_backoff();
+	test_rebuild();
+	return tap_done();
+}

@@ -1,0 +1,84 @@
+#!/bin/sh
+# tui-assess.sh: the assessment screen in tmux — reached from the vendor
+# screen, start an assessment from a menu, answer three questions (two from
+# choice menus, one typed and checked as typed), a note, the history view,
+# symbols that read without colour, submit; then the CLI's assess show --json
+# must hold exactly what was entered.
+. "$TESTS_SRCDIR/lib.sh"
+. "$TESTS_SRCDIR/tui-lib.sh"
+
+run vendor add acme
+tui_start 100x30
+tui_wait "acme"; ok $? "the vendor list"
+tui_keys Enter
+tui_wait "Vendor:      acme"; ok $? "Enter opens the vendor"
+tui_keys s
+tui_wait "No assessments of acme yet. Press a to start one."; ok $? "s lists the vendor's assessments"
+tui_keys a
+tui_wait "Start an assessment against"; ok $? "a offers the questionnaires in a menu"
+tui_keys Down Enter
+tui_wait "assessment 1 started: vendor acme, questionnaire llm-inference-isolation version 1"; \
+	ok $? "the CLI's own words in the status line"
+tui_keys Enter
+tui_wait "Assessment 1 (draft)"; ok $? "Enter opens the assessment"
+like "$(tui_screen)" "! +kv_cache_scope" "a required unanswered question is marked !, not by colour alone"
+like "$(tui_screen)" "\? +cache_isolation_tested" "an optional one ?"
+
+# 1: a single choice from the menu.
+tui_keys Tab Enter
+tui_wait "per_tenant  low      Per tenant"; ok $? "Enter on a question opens its choices, with their risk"
+tui_keys Down Enter
+tui_wait "question kv_cache_scope: per_tenant (risk low)"; ok $? "first answer"
+like "$(tui_screen)" "low +kv_cache_scope +per_tenant" "the answer and its risk in words"
+
+# 2: n goes to the next unanswered question; yes/no from the menu.
+tui_keys n
+tui_wait "kv_pages_cleared (required): Can a request ever read"; ok $? "n jumps to the next unanswered"
+tui_keys Enter
+tui_wait "No: pages are bound"; ok $? "yes/no menu"
+tui_keys Down Enter
+tui_wait "question kv_pages_cleared: no (risk none)"; ok $? "second answer"
+
+# 3: a duration, typed and checked as it is typed.
+tui_keys Left G Right
+tui_wait "exposure_notification_time (required): How soon"; ok $? "G and Right reach the last section's questions"
+tui_keys Enter
+tui_type soon
+tui_wait "'soon' is not a duration like 24h or 5d (units m, h, d, w)"; ok $? "a bad value is refused as it is typed"
+tui_keys C-u
+tui_type 24h
+tui_keys Enter
+tui_wait "question exposure_notification_time: 24h (risk none)"; ok $? "third answer"
+
+# A note, then the history.
+tui_keys N
+tui_type "per contract 7.3"
+tui_keys Enter
+tui_wait "Note: per contract 7.3"; ok $? "N adds a note"
+tui_keys H
+tui_wait "History of exposure_notification_time"; ok $? "H shows the history"
+like "$(tui_screen)" "tester +24h +per contract 7.3" "with actor, value and note"
+tui_keys q
+tui_wait "Assessment 1 (draft)"; ok $? "q returns to the assessment"
+tui_wait "3/22 answered  8 required"; ok $? "the summary counts the answers"
+
+# Approval is refused while required questions are open; submit works.
+tui_keys S
+tui_wait "Submit assessment 1 for review?"; ok $? "S asks first"
+tui_keys y
+tui_wait "assessment 1 submitted for review"; ok $? "submitted"
+tui_keys V
+tui_type bob
+tui_keys Enter
+tui_wait "assessment 1 has 8 unanswered required questions"; ok $? "approval refused, in the CLI's words"
+
+run assess show 1 --json
+is "$(printf '%s' "$out" | json '[.questions[] | select(.value != null) | "\(.id)=\(.value) \(.note) \(.actor)"] | join("; ")')" \
+	"kv_cache_scope=per_tenant null tester; kv_pages_cleared=no null tester; exposure_notification_time=24h per contract 7.3 tester" \
+	"assess show --json holds the three answers"
+is "$(printf '%s' "$out" | json '"\(.status) \(.score.rating) \(.score.answered) \(.score.unanswered_required)"')" \
+	"in_review low 3 8" "status and score"
+
+tui_keys q q q q
+tui_wait "[exit 0]"; ok $? "q back to the end quits with status 0"
+done_testing

@@ -158,7 +158,13 @@ ok "$([ "$i" -lt 100 ] && echo 0 || echo 1)" "SIGTERM stops the sim with work in
 sim_stop
 wait "$c1" "$c2"
 
-# bad options
+# help, version and bad options
+"$AIVET_SIM" --help >"$T/o" 2>"$T/e" && rc=0 || rc=$?
+is "$rc:$(head -n 1 "$T/o")" "0:usage: aivet-sim [--host ADDR] [--port N] [--context TOKENS] [--pool TOKENS]" \
+    "--help prints the usage"
+like "$(cat "$T/o")" "disagg-placeholder, truncate-head, error-200," "--help lists the faults"
+"$AIVET_SIM" --version >"$T/o" 2>"$T/e" && rc=0 || rc=$?
+is "$rc:$(cat "$T/o")" "0:aivet-sim $("$AIVET" --version | sed 's/^aivet //')" "--version matches aivet's"
 "$AIVET_SIM" --fault nope >"$T/o" 2>"$T/e" && rc=0 || rc=$?
 is "$rc:$(cat "$T/e")" "2:aivet-sim: --fault: unknown fault 'nope' (see aivet-sim --help)" "unknown fault"
 "$AIVET_SIM" --pool 8 >"$T/o" 2>"$T/e" && rc=0 || rc=$?

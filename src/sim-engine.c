@@ -144,11 +144,14 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 	switch (g->admit.kind) {
 	case ADMIT_REJECT:
 	case ADMIT_ERROR_200:
+	case ADMIT_CLOSING:
 		return -1;
 	case ADMIT_PLACEHOLDER:
 		/* The decode side already allocated KV for the original length; the
 		 * transfer never fills it, and only the placeholder is written. */
 		ctx_len = pool_reserve(p, &g->seq, n);
+		if (ctx_len == POOL_CLOSED)
+			break;
 		pool_put(p, &g->seq, 0, PLACEHOLDER_TOKEN);
 		g->seq.len = 1;
 		g->prompt_tokens = 1;
@@ -159,10 +162,18 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 		n = g->admit.keep;
 		/* fall through */
 	case ADMIT_OK:
-		g->cached_tokens = pool_prefill(p, &g->seq, tenant, toks, n);
+		/* Like a serving stack's admission, reserve room for max_tokens too. */
+		g->cached_tokens = pool_prefill(p, &g->seq, tenant, toks, n, max_tokens);
+		if (g->cached_tokens == POOL_CLOSED)
+			break;
 		g->prompt_tokens = ctx_len = n;
 		sleep_us((uint64_t)(n - g->cached_tokens) * (uint64_t)e->cfg->prefill_us);
 		break;
+	}
+	if (g->cached_tokens == POOL_CLOSED || ctx_len == POOL_CLOSED) {
+		g->cached_tokens = 0;
+		g->admit.kind = ADMIT_CLOSING;
+		return -1;
 	}
 	g->started = 1;
 	buf_init(&text);

@@ -306,7 +306,11 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	tok_encode(c->prompt.data ? c->prompt.data : "", c->prompt.len, &prompt);
 	x->prompt_tokens = (long long)prompt.n;
 	if (sim_generate_start(e, x->tenant, &prompt, c->max_tokens, &g) != 0) {
-		api_context_error(x->route->api, prompt.n, g.admit.limit, &err);
+		if (g.admit.kind == ADMIT_CLOSING)
+			sim_error_set(&err, 503, x->route->api == API_ANTHROPIC ? "api_error" : "server_error",
+			    NULL, NULL, "The server is shutting down.");
+		else
+			api_context_error(x->route->api, prompt.n, g.admit.limit, &err);
 		if (g.admit.kind == ADMIT_ERROR_200)
 			err.status = 200;
 		tokvec_free(&prompt);
@@ -548,7 +552,8 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
     const char *method, const char *url)
 {
 	const struct sim_config *cfg = srv->cfg;
-	struct ctx x = { srv, cfg, conn, NULL, method, url, NULL, 0, "", -1 };
+	struct ctx x = { .srv = srv, .cfg = cfg, .conn = conn, .method = method, .url = url,
+		.prompt_tokens = -1 };
 	struct sim_error e;
 	cJSON *body = NULL;
 	enum MHD_Result ret;
@@ -623,8 +628,12 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 
 		req = xcalloc(1, sizeof *req);
 		*con_cls = req;
-		if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)srv->cfg->max_body)
+		/* A declared body over the limit is refused before it is read; MHD
+		 * discards the rest and closes the connection after the answer. */
+		if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)srv->cfg->max_body) {
 			req->too_big = 1;
+			return handle(srv, conn, req, method, url);
+		}
 		return MHD_YES;
 	}
 	if (*upload_size > 0) {
@@ -662,7 +671,7 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 	struct sim_server *srv;
 	const union MHD_DaemonInfo *info;
 	char host[NI_MAXHOST];
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 	    MHD_USE_ERROR_LOG;
 	int rc;
 
@@ -734,6 +743,8 @@ void
 sim_server_stop(struct sim_server *srv)
 {
 	sim_hostile_stop();
+	/* Requests waiting for pages would keep their threads, and MHD joins them. */
+	pool_close(&srv->eng.pool);
 	MHD_stop_daemon(srv->daemon);
 	pool_destroy(&srv->eng.pool);
 	free(srv);

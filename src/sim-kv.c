@@ -206,10 +206,13 @@ seq_add_page(struct sim_seq *s, uint32_t page)
 
 size_t
 pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
-    const sim_tok *toks, size_t n)
+    const sim_tok *toks, size_t n, size_t extra)
 {
-	size_t ps = p->page_size, total = (n + ps - 1) / ps, nfull = n / ps, hits;
+	size_t ps = p->page_size, nfull = n / ps, hits, total;
+	size_t want = extra < pool_capacity(p) - n ? n + extra : pool_capacity(p);
 	uint64_t *h = NULL;
+
+	total = (want + ps - 1) / ps;
 
 	if (p->mode == PREFIX_GLOBAL)
 		scope = NULL;
@@ -236,6 +239,13 @@ pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
 		/* All or nothing, so no sequence waits while holding pages. */
 		if (total - hits <= (size_t)p->nfree + p->nidle - idle_hits)
 			break;
+		if (p->closing) {
+			pthread_mutex_unlock(&p->mu);
+			free(s->pages);
+			memset(s, 0, sizeof *s);
+			free(h);
+			return POOL_CLOSED;
+		}
 		pthread_cond_wait(&p->freed, &p->mu);
 	}
 	for (size_t i = 0; i < hits; i++)
@@ -246,8 +256,8 @@ pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
 	pthread_mutex_unlock(&p->mu);
 
 	/* The new pages are ours alone: write them without the lock. */
-	for (size_t i = hits; i < total; i++) {
-		size_t k = i + 1 < total ? ps : n - i * ps;
+	for (size_t i = hits; i * ps < n; i++) {
+		size_t k = n - i * ps < ps ? n - i * ps : ps;
 
 		memcpy(slots(p, s->pages[i]), toks + i * ps, k * sizeof *toks);
 	}
@@ -272,13 +282,27 @@ pool_reserve(struct sim_pool *p, struct sim_seq *s, size_t n)
 		n = pool_capacity(p);
 	total = (n + ps - 1) / ps;
 	pthread_mutex_lock(&p->mu);
-	while (total > (size_t)p->nfree + p->nidle)
+	while (total > (size_t)p->nfree + p->nidle) {
+		if (p->closing) {
+			pthread_mutex_unlock(&p->mu);
+			return POOL_CLOSED;
+		}
 		pthread_cond_wait(&p->freed, &p->mu);
+	}
 	for (size_t i = 0; i < total; i++)
 		seq_add_page(s, take_page(p));
 	pthread_mutex_unlock(&p->mu);
 	s->len = 0;
 	return n;
+}
+
+void
+pool_close(struct sim_pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->closing = 1;
+	pthread_cond_broadcast(&p->freed);
+	pthread_mutex_unlock(&p->mu);
 }
 
 void

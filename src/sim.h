@@ -115,6 +115,7 @@ struct sim_pool {
 	uint32_t nidle;           /* cached pages with ref == 0 */
 	enum sim_prefix_cache mode;
 	unsigned char key[crypto_shorthash_KEYBYTES];
+	int closing;              /* set by pool_close: waiters give up */
 };
 
 /* A sequence's page table: logical token position p lives in slot p % page_size
@@ -132,14 +133,21 @@ void pool_destroy(struct sim_pool *p);
 size_t pool_capacity(const struct sim_pool *p);
 size_t pool_free_pages(struct sim_pool *p);   /* free plus idle cached pages */
 /* Writes a prompt into pages, reusing cached pages of a matching opening
- * (scope: the tenant label; ignored by the global cache). Waits until enough
- * pages are free. n must be <= pool_capacity(). Returns tokens served from cache. */
+ * (scope: the tenant label; ignored by the global cache), and reserves pages
+ * for `extra` more positions (the answer), as far as the pool holds. Waits
+ * until all those pages are free at once, so no sequence ever waits while
+ * holding pages. n must be <= pool_capacity(). Returns tokens served from cache. */
 size_t pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
-    const sim_tok *toks, size_t n);
+    const sim_tok *toks, size_t n, size_t extra);
+/* What pool_prefill and pool_reserve return when the pool closed while they waited. */
+#define POOL_CLOSED ((size_t)-1)
+/* Wakes every waiter with POOL_CLOSED, so a server can stop. */
+void pool_close(struct sim_pool *p);
 /* Takes pages for n positions without writing them (they keep what they hold).
  * Waits until enough pages are free; n is clamped to pool_capacity(). */
 size_t pool_reserve(struct sim_pool *p, struct sim_seq *s, size_t n);
-/* Writes one token at s->len, taking a page when needed; -1 when none is free. */
+/* Writes one token at s->len, taking a page when the reserved ones are full;
+ * -1 when none is free (the sequence has reached the pool's limit). */
 int pool_append(struct sim_pool *p, struct sim_seq *s, sim_tok t);
 void pool_put(struct sim_pool *p, struct sim_seq *s, size_t pos, sim_tok t);
 sim_tok pool_get(const struct sim_pool *p, const struct sim_seq *s, size_t pos);
@@ -154,6 +162,7 @@ enum sim_admit_kind {
 	ADMIT_PLACEHOLDER,   /* disagg-placeholder: run a one-token placeholder */
 	ADMIT_TRUNCATE,      /* truncate-head: keep the last `keep` tokens */
 	ADMIT_ERROR_200,     /* error-200: an error object in a 200 */
+	ADMIT_CLOSING,       /* the server stopped while the request waited for pages */
 };
 
 struct sim_admit {

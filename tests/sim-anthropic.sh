@@ -80,6 +80,9 @@ is "$(echo "$body" | json .error.message)" "model: Field required" "missing mode
 head -c 70000 /dev/zero | tr '\0' a >"$T/big"
 sim_http POST /v1/messages -H "$A" --data-binary @"$T/big"
 is "$status:$(echo "$body" | json .error.type)" 413:request_too_large "body over --max-body: 413"
+sim_http POST /v1/messages -H "$A" -H "Transfer-Encoding: chunked" --data-binary @"$T/big"
+is "$status:$(echo "$body" | json .error.type)" 413:request_too_large \
+    "chunked body over --max-body (no Content-Length): 413"
 
 words=$(jq -nr '"lorem ipsum dolor " * 60')
 sim_http POST /v1/messages -H "$A" -d "$(messages_json "$words")"

@@ -59,6 +59,24 @@ is "$(echo "$body" | json .error.message)" \
 unlike "$body" "CANARY" "fault none: no canary in B's response"
 sim_stop
 
+# fault none under concurrency: two tenants stream at once through a pool of
+# two pages, so one waits for the other's pages; each sees only its own canary
+sim_start --tenants A=key-a,B=key-b --context 32 --pool 32 --decode-us-per-token 20000
+for t in a b; do
+	T_UP=$(echo "$t" | tr ab AB)
+	curl -s "$SIM_URL/v1/chat/completions" -H "Authorization: Bearer key-$t" \
+	    -d "$(chat_json "CANARY_${T_UP}_concurrent1 CANARY_${T_UP}_concurrent2" null '{stream:true}')" \
+	    >"$T/conc-$t" &
+	eval "pid_$t=\$!"
+done
+wait "$pid_a" "$pid_b"
+for t in a b; do
+	T_UP=$(echo "$t" | tr ab AB)
+	is "$(sse_data <"$T/conc-$t" | jq -r '[.[] | .choices[0].delta.content // empty] | join("")')" \
+	    "CANARY_${T_UP}_concurrent1 CANARY_${T_UP}_concurrent2" "concurrent tenant $T_UP gets its own canaries only"
+done
+sim_stop
+
 # the incident's figures: a 1,048,576-token prompt against a 681,280-token pool
 jq -nc --argjson k 524285 \
     '{model:"aivet-sim-1",max_tokens:16,messages:[{role:"user",content:("xy." + (" abcd" * $k))}]}' \

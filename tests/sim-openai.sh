@@ -138,7 +138,33 @@ is "$status" 404 "wrong method: 404"
 
 sim_stop
 
-# bad options
+# SIGTERM with a stream in flight and a request waiting for its pages: both
+# are dropped and the sim still stops cleanly
+sim_start --context 32 --pool 32 --decode-us-per-token 200000
+: >"$T/slow1"
+curl -sN "$SIM_URL/v1/chat/completions" -d "$(chat_json CANARY_slow_stream1 null '{stream:true}')" \
+    >"$T/slow1" 2>/dev/null &
+c1=$!
+i=0
+while ! grep -q '"role":"assistant"' "$T/slow1" && [ "$i" -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+ok "$([ "$i" -lt 100 ] && echo 0 || echo 1)" "the slow stream has started"
+curl -s "$SIM_URL/v1/chat/completions" -d "$(chat_json CANARY_waiting_0001)" >"$T/slow2" 2>/dev/null &
+c2=$!
+sleep 0.3
+kill "$SIM_PID"
+i=0
+while kill -0 "$SIM_PID" 2>/dev/null && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+ok "$([ "$i" -lt 100 ] && echo 0 || echo 1)" "SIGTERM stops the sim with work in flight"
+sim_stop
+wait "$c1" "$c2"
+
+# help, version and bad options
+"$AIVET_SIM" --help >"$T/o" 2>"$T/e" && rc=0 || rc=$?
+is "$rc:$(head -n 1 "$T/o")" "0:usage: aivet-sim [--host ADDR] [--port N] [--context TOKENS] [--pool TOKENS]" \
+    "--help prints the usage"
+like "$(cat "$T/o")" "disagg-placeholder, truncate-head, error-200," "--help lists the faults"
+"$AIVET_SIM" --version >"$T/o" 2>"$T/e" && rc=0 || rc=$?
+is "$rc:$(cat "$T/o")" "0:aivet-sim $("$AIVET" --version | sed 's/^aivet //')" "--version matches aivet's"
 "$AIVET_SIM" --fault nope >"$T/o" 2>"$T/e" && rc=0 || rc=$?
 is "$rc:$(cat "$T/e")" "2:aivet-sim: --fault: unknown fault 'nope' (see aivet-sim --help)" "unknown fault"
 "$AIVET_SIM" --pool 8 >"$T/o" 2>"$T/e" && rc=0 || rc=$?

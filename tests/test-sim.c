@@ -93,7 +93,7 @@ test_pages(void)
 
 	for (int i = 0; i < 40; i++)
 		toks[i] = (sim_tok)(1000 + i);
-	is_int(pool_prefill(&p, &s, NULL, toks, 20), 0, "prefill 20 tokens, none cached");
+	is_int(pool_prefill(&p, &s, NULL, toks, 20, 0), 0, "prefill 20 tokens, none cached");
 	is_int(s.npages, 2, "20 tokens take 2 pages");
 	is_int(s.len, 20, "sequence length 20");
 	is_int(pool_free_pages(&p), 2, "2 pages left");
@@ -112,6 +112,16 @@ test_pages(void)
 	s2.len = 64;
 	is_int(pool_append(&p, &s2, 1), -1, "no page left for decode");
 	pool_release(&p, &s2);
+
+	is_int(pool_prefill(&p, &s, NULL, toks, 20, 30), 0, "prefill 20 tokens reserving 30 more");
+	is_int(s.npages, 4, "50 positions take 4 pages");
+	is_int(pool_free_pages(&p), 0, "none left");
+	s.len = 50;
+	is_int(pool_append(&p, &s, 1), 0, "decode writes into the reserved pages");
+	pool_release(&p, &s);
+	is_int(pool_prefill(&p, &s, NULL, toks, 20, 1000), 0, "a reservation past the pool");
+	is_int(s.npages, 4, "is clamped to the pool");
+	pool_release(&p, &s);
 	pool_destroy(&p);
 }
 
@@ -129,33 +139,33 @@ test_prefix_cache(void)
 		b[i] = (sim_tok)(9000 + i);
 
 	pool_init(&p, 128, 16, PREFIX_TENANT, 7, &err);
-	is_int(pool_prefill(&p, &s, "A", a, 40), 0, "tenant cache: first prefill misses");
+	is_int(pool_prefill(&p, &s, "A", a, 40, 0), 0, "tenant cache: first prefill misses");
 	pool_release(&p, &s);
 	is_int(pool_free_pages(&p), 8, "idle cached pages count as free");
-	is_int(pool_prefill(&p, &s, "A", a, 40), 32, "same tenant, same opening: 2 full pages cached");
+	is_int(pool_prefill(&p, &s, "A", a, 40, 0), 32, "same tenant, same opening: 2 full pages cached");
 	is_int(pool_get(&p, &s, 39), 5039, "the uncached tail is written");
 	pool_release(&p, &s);
-	is_int(pool_prefill(&p, &s, "B", a, 40), 0, "another tenant gets no hit");
+	is_int(pool_prefill(&p, &s, "B", a, 40, 0), 0, "another tenant gets no hit");
 	pool_release(&p, &s);
-	is_int(pool_prefill(&p, &s, "A", a, 33), 32, "a longer prompt's opening still hits");
+	is_int(pool_prefill(&p, &s, "A", a, 33, 0), 32, "a longer prompt's opening still hits");
 	pool_release(&p, &s);
 	pool_destroy(&p);
 
 	pool_init(&p, 64, 16, PREFIX_GLOBAL, 7, &err);
-	pool_prefill(&p, &s, "A", a, 40);
+	pool_prefill(&p, &s, "A", a, 40, 0);
 	pool_release(&p, &s);
-	is_int(pool_prefill(&p, &s, "B", a, 40), 32, "global cache: another tenant hits");
+	is_int(pool_prefill(&p, &s, "B", a, 40, 0), 32, "global cache: another tenant hits");
 	pool_release(&p, &s);
-	is_int(pool_prefill(&p, &s, "B", b, 64), 0, "a different prompt misses");
+	is_int(pool_prefill(&p, &s, "B", b, 64, 0), 0, "a different prompt misses");
 	pool_release(&p, &s);
-	is_int(pool_prefill(&p, &s, "A", a, 40), 0, "filling the pool evicted the old opening");
+	is_int(pool_prefill(&p, &s, "A", a, 40, 0), 0, "filling the pool evicted the old opening");
 	pool_release(&p, &s);
 	pool_destroy(&p);
 
 	pool_init(&p, 64, 16, PREFIX_OFF, 7, &err);
-	pool_prefill(&p, &s, NULL, a, 40);
+	pool_prefill(&p, &s, NULL, a, 40, 0);
 	pool_release(&p, &s);
-	is_int(pool_prefill(&p, &s, NULL, a, 40), 0, "cache off: no hit");
+	is_int(pool_prefill(&p, &s, NULL, a, 40, 0), 0, "cache off: no hit");
 	pool_release(&p, &s);
 	pool_destroy(&p);
 }

@@ -188,6 +188,8 @@ int endpoint_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
 	"(SELECT count(*) FROM incident i WHERE i.vendor_id = v.id AND i.status <> 'closed') " \
 	"FROM vendor v"
 cJSON *vendor_row_json(sqlite3_stmt *st);
+/* Adds "VENDOR/NAME" from two columns of a row, or null when the name column is NULL. */
+void json_add_endpoint_ref(cJSON *o, const char *key, sqlite3_stmt *st, int vendor_col, int name_col);
 /* Archives one vendor or endpoint row (table "vendor" or "endpoint") with its audit
  * entry, inside the caller's transaction; refuses one archived already. */
 int record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, const char *shown,

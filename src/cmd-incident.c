@@ -532,14 +532,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 			cJSON_AddNumberToObject(r, "id", (double)id);
 			cJSON_AddStringToObject(r, "vendor", col_text(st, 1));
-			if (sqlite3_column_type(st, 2) == SQLITE_NULL) {
-				cJSON_AddNullToObject(r, "endpoint");
-			} else {
-				char *ref = xasprintf("%s/%s", col_text(st, 1), col_text(st, 2));
-
-				cJSON_AddStringToObject(r, "endpoint", ref);
-				free(ref);
-			}
+			json_add_endpoint_ref(r, "endpoint", st, 1, 2);
 			cJSON_AddStringToObject(r, "title", col_text(st, 3));
 			cJSON_AddStringToObject(r, "status", col_text(st, 4));
 			cJSON_AddNumberToObject(r, "severity", sqlite3_column_int(st, 5));

@@ -764,14 +764,7 @@ incident_report_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
 	cJSON_AddStringToObject(o, "vendor", col_text(st, 1));
 	cJSON_AddNumberToObject(o, "vendor_id", (double)sqlite3_column_int64(st, 2));
-	if (sqlite3_column_type(st, 3) == SQLITE_NULL) {
-		cJSON_AddNullToObject(o, "endpoint");
-	} else {
-		char *ref = xasprintf("%s/%s", col_text(st, 1), col_text(st, 3));
-
-		cJSON_AddStringToObject(o, "endpoint", ref);
-		free(ref);
-	}
+	json_add_endpoint_ref(o, "endpoint", st, 1, 3);
 	cJSON_AddStringToObject(o, "title", col_text(st, 4));
 	cJSON_AddStringToObject(o, "status", col_text(st, 5));
 	cJSON_AddNumberToObject(o, "severity", sqlite3_column_int(st, 6));

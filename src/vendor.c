@@ -108,6 +108,20 @@ vendor_row_json(sqlite3_stmt *st)
 	return o;
 }
 
+void
+json_add_endpoint_ref(cJSON *o, const char *key, sqlite3_stmt *st, int vendor_col, int name_col)
+{
+	char *ref;
+
+	if (sqlite3_column_type(st, name_col) == SQLITE_NULL) {
+		cJSON_AddNullToObject(o, key);
+		return;
+	}
+	ref = xasprintf("%s/%s", col_text(st, vendor_col), col_text(st, name_col));
+	cJSON_AddStringToObject(o, key, ref);
+	free(ref);
+}
+
 int
 vendor_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 {
@@ -143,12 +157,7 @@ endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
 	cJSON_AddStringToObject(o, "vendor", col_text(st, 1));
 	cJSON_AddStringToObject(o, "name", col_text(st, 2));
-	{
-		char *ref = xasprintf("%s/%s", col_text(st, 1), col_text(st, 2));
-
-		cJSON_AddStringToObject(o, "ref", ref);
-		free(ref);
-	}
+	json_add_endpoint_ref(o, "ref", st, 1, 2);
 	cJSON_AddStringToObject(o, "api", col_text(st, 3));
 	cJSON_AddStringToObject(o, "url", col_text(st, 4));
 	cJSON_AddStringToObject(o, "model", col_text(st, 5));

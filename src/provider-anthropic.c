@@ -62,8 +62,13 @@ anthropic_error(cJSON *j, struct prov_result *r)
 	cJSON *m = json_path(j, "error.message");
 
 	if ((cJSON_IsString(t) && strcmp(t->valuestring, "error") == 0) ||
-	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "error")))
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "error"))) {
+		cJSON *et = json_path(j, "error.type");
+
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+		if (cJSON_IsString(et))
+			prov_set_refusal(r, et->valuestring, PREF_NONE);
+	}
 }
 
 static void

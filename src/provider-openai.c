@@ -60,8 +60,15 @@ openai_read_error(cJSON *j, struct prov_result *r)
 
 	if (cJSON_IsObject(e)) {
 		cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
+		cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
+		cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
 
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+		/* "code" is the precise one (context_length_exceeded, rate_limit_exceeded). */
+		if (cJSON_IsString(code))
+			prov_set_refusal(r, code->valuestring, PREF_NONE);
+		else if (cJSON_IsString(type))
+			prov_set_refusal(r, type->valuestring, PREF_NONE);
 	} else if (cJSON_IsString(e)) {
 		prov_set_error(r, e->valuestring);
 	} else if (cJSON_IsString(obj) && strcmp(obj->valuestring, "error") == 0) {

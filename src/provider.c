@@ -113,6 +113,62 @@ prov_set_error(struct prov_result *r, const char *msg)
 		snprintf(r->error, sizeof r->error, "%s", msg && *msg ? msg : "(error without a message)");
 }
 
+static const char *const refusal_names[] = {
+	"none", "size", "auth", "rate", "param", "not_found", "blocked", "server", "other",
+};
+
+const char *
+prov_refusal_name(enum prov_refusal r)
+{
+	return (unsigned)r < sizeof refusal_names / sizeof *refusal_names ? refusal_names[r] : "other";
+}
+
+void
+prov_set_refusal(struct prov_result *r, const char *type, enum prov_refusal why)
+{
+	if (type != NULL && r->error_type[0] == '\0')
+		snprintf(r->error_type, sizeof r->error_type, "%s", type);
+	r->refusal = why;
+}
+
+static int
+contains_ci(const char *hay, const char *needle)
+{
+	return hay != NULL && strcasestr(hay, needle) != NULL;
+}
+
+enum prov_refusal
+prov_refusal_guess(long status, const char *type, const char *message)
+{
+	static const char *const size_words[] = {
+		"context_length", "context length", "context window", "too long", "too many tokens",
+		"maximum context", "exceeds the context", "prompt is too long", "input is too long",
+		"reduce the length", "max_model_len", "exceed_context_size", "maximum model length",
+		"maximum number of tokens", NULL,
+	};
+
+	if (status == 413)
+		return PREF_SIZE;
+	if (status == 429 || contains_ci(type, "rate_limit") || contains_ci(type, "quota"))
+		return PREF_RATE;
+	if (status == 401 || status == 403 || contains_ci(type, "authentication") ||
+	    contains_ci(type, "invalid_api_key") || contains_ci(type, "permission"))
+		return PREF_AUTH;
+	if (status == 404 || contains_ci(type, "not_found"))
+		return PREF_NOT_FOUND;
+	for (size_t i = 0; size_words[i] != NULL; i++)
+		if (contains_ci(type, size_words[i]) || contains_ci(message, size_words[i]))
+			return PREF_SIZE;
+	if (status >= 500 || contains_ci(type, "overloaded") || contains_ci(type, "server_error"))
+		return PREF_SERVER;
+	if (contains_ci(type, "unsupported") || contains_ci(message, "unsupported parameter") ||
+	    contains_ci(message, "not supported"))
+		return PREF_PARAM;
+	if (status >= 400 || type != NULL || message != NULL)
+		return PREF_OTHER;
+	return PREF_NONE;
+}
+
 char *
 url_join(const char *base, const char *path)
 {
@@ -216,13 +272,13 @@ provider_read(const struct provider *p, int stream, const char *body, size_t len
 		r->parsed = s.events > 0;
 		if (r->stream_error && status >= 200 && status < 300)
 			r->is_error = 1;
-		return;
+	} else if ((j = cJSON_ParseWithLength(body, len)) != NULL) {
+		if (stream)
+			r->stream_as_json = 1;
+		p->parse(j, status, r);
+		cJSON_Delete(j);
 	}
-	j = cJSON_ParseWithLength(body, len);
-	if (j == NULL)
-		return;
-	if (stream)
-		r->stream_as_json = 1;
-	p->parse(j, status, r);
-	cJSON_Delete(j);
+	if (r->refusal == PREF_NONE && (r->is_error || status < 200 || status >= 300))
+		r->refusal = prov_refusal_guess(status, r->error_type[0] ? r->error_type : NULL,
+		    r->is_error ? r->error : NULL);
 }

@@ -35,6 +35,23 @@ struct prov_chat {
 	int omit_required;            /* leave out the messages: a request missing a required field */
 };
 
+/* Why an API refused a request, as its error body, event or status says. Each
+ * adapter reads its own API's shapes into this (prov_set_refusal); where an
+ * adapter says nothing, provider_read() classifies by status and message
+ * (prov_refusal_guess). The probe engine builds its outcome classes on it. */
+enum prov_refusal {
+	PREF_NONE,                    /* no refusal: not an error, or nothing said why */
+	PREF_SIZE,                    /* the input is too long for the context (or 413) */
+	PREF_AUTH,                    /* credentials missing, invalid or not allowed (401/403) */
+	PREF_RATE,                    /* rate limit or quota, per request or per minute (429) */
+	PREF_PARAM,                   /* a field or parameter unsupported or invalid */
+	PREF_NOT_FOUND,               /* no such model or route (404) */
+	PREF_BLOCKED,                 /* refused by a safety or content filter */
+	PREF_SERVER,                  /* the server failed or was overloaded (5xx, overloaded_error) */
+	PREF_OTHER                    /* refused for a reason none of the above names */
+};
+const char *prov_refusal_name(enum prov_refusal r);
+
 /* What a response said, in the same terms for every API. */
 struct prov_result {
 	struct buf text;              /* the model's output text */
@@ -45,6 +62,8 @@ struct prov_result {
 	int stream_as_json;           /* a streaming request was answered with plain JSON */
 	int parsed;                   /* the body had the API's shape */
 	char finish[32];              /* finish/stop reason, "" when absent */
+	char error_type[64];          /* the API's error type or code, "" when absent */
+	enum prov_refusal refusal;    /* why, when is_error or the status is not 2xx */
 };
 void prov_result_init(struct prov_result *r);
 void prov_result_free(struct prov_result *r);
@@ -85,6 +104,11 @@ cJSON *prov_user_messages(const struct prov_chat *c);
 int64_t json_path_int(cJSON *o, const char *path);
 cJSON *json_path(cJSON *o, const char *path);
 void prov_set_error(struct prov_result *r, const char *msg);
+/* Records the API's error type (kept as given) and what it means. */
+void prov_set_refusal(struct prov_result *r, const char *type, enum prov_refusal why);
+/* A refusal's meaning from the status, the API's error type and its message,
+ * for APIs and servers whose adapter said nothing more precise. */
+enum prov_refusal prov_refusal_guess(long status, const char *type, const char *message);
 
 /* OpenAI's shapes, shared with Azure OpenAI (provider-openai.c). */
 cJSON *openai_chat_body(const struct prov_chat *c, int with_model);

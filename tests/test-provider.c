@@ -398,6 +398,66 @@ test_read(void)
 	}
 }
 
+/* Each recorded refusal is classed by what it means, not by its status alone:
+ * a per-minute token limit is a rate limit even when it says "too large". */
+static void
+test_refusal(void)
+{
+	static const struct {
+		const char *api, *file;
+		int stream;
+		long status;
+		enum prov_refusal want;
+		const char *type;
+	} t[] = {
+		{ "openai", "openai-success.json", 0, 200, PREF_NONE, "" },
+		{ "openai", "openai-context-error.json", 0, 400, PREF_SIZE, "context_length_exceeded" },
+		{ "openai", "openai-rate-limit.json", 0, 429, PREF_RATE, "rate_limit_exceeded" },
+		{ "openai", "vllm-context-error.json", 0, 400, PREF_SIZE, "" },
+		{ "openai", "openai-stream-error.sse", 1, 200, PREF_SIZE, "" },
+		{ "azure-openai", "azure-context-error.json", 0, 400, PREF_SIZE, "context_length_exceeded" },
+		{ "anthropic", "anthropic-context-error.json", 0, 400, PREF_SIZE, "invalid_request_error" },
+		{ "anthropic", "anthropic-rate-limit.json", 0, 429, PREF_RATE, "rate_limit_error" },
+		{ "anthropic", "anthropic-stream-error.sse", 1, 200, PREF_SERVER, "overloaded_error" },
+		{ "gemini", "gemini-context-error.json", 0, 400, PREF_SIZE, "" },
+		{ "gemini", "gemini-rate-limit.json", 0, 429, PREF_RATE, "" },
+		{ "bedrock", "bedrock-context-error.json", 0, 400, PREF_SIZE, "" },
+		{ "bedrock", "bedrock-rate-limit.json", 0, 429, PREF_RATE, "" },
+		{ "cloudflare", "cloudflare-context-error.json", 0, 400, PREF_SIZE, "" },
+		{ "cloudflare", "cloudflare-rate-limit.json", 0, 429, PREF_RATE, "" },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		struct prov_result r;
+		struct buf b;
+
+		load(t[i].file, &b);
+		prov_result_init(&r);
+		provider_read(provider_find(t[i].api), t[i].stream, b.data, b.len, t[i].status, &r);
+		is_str(prov_refusal_name(r.refusal), prov_refusal_name(t[i].want), "%s: refusal class",
+		    t[i].file);
+		if (t[i].type[0] != '\0')
+			is_str(r.error_type, t[i].type, "%s: the API's error type is kept", t[i].file);
+		prov_result_free(&r);
+		buf_free(&b);
+	}
+	/* Status alone, where a server says nothing in its body. */
+	ok(prov_refusal_guess(401, NULL, NULL) == PREF_AUTH, "401 is an auth refusal");
+	ok(prov_refusal_guess(403, NULL, NULL) == PREF_AUTH, "403 is an auth refusal");
+	ok(prov_refusal_guess(413, NULL, NULL) == PREF_SIZE, "413 is a size refusal");
+	ok(prov_refusal_guess(429, "rate_limit_exceeded", "Request too large for gpt-4o on tokens per "
+	    "min (TPM): Limit 30000, Requested 120000.") == PREF_RATE,
+	    "429 'Request too large' per minute is a rate limit, not a size refusal");
+	ok(prov_refusal_guess(500, NULL, "context length exceeded") == PREF_SIZE,
+	    "a 500 that names the context is a size refusal");
+	ok(prov_refusal_guess(503, NULL, NULL) == PREF_SERVER, "503 is a server failure");
+	ok(prov_refusal_guess(404, NULL, NULL) == PREF_NOT_FOUND, "404 is not found");
+	ok(prov_refusal_guess(400, "invalid_request_error", "Unsupported parameter: 'max_tokens'") ==
+	    PREF_PARAM, "an unsupported parameter is a parameter refusal");
+	ok(prov_refusal_guess(400, NULL, "messages: field required") == PREF_OTHER,
+	    "another 400 is refused for another reason");
+}
+
 static void
 test_backoff(void)
 {
@@ -463,6 +523,7 @@ main(void)
 	test_canary_scan();
 	test_build();
 	test_read();
+	test_refusal();
 	test_backoff();
 	test_rebuild();
 	return tap_done();

@@ -203,4 +203,57 @@ is "$(grep -o 'holding prompt_tokens=[0-9]*' "$SIM_LOG" | tr '\n' ' ')" "holding
     "noisy-neighbour: a quarter of the pool (1024) is not large, 1025 is"
 sim_stop
 
+# ---- tokenizer words: about one token per word ----
+sim_start --tenants A=key-a --tokenizer words
+# user | : | " Hello" | " world" | , | " CANARY_words_00001" | " is" | " here" | , |
+# " with" | " fourteen" | " tokens" | . | "\n"
+wp='Hello world, CANARY_words_00001 is here, with fourteen tokens.'
+sim_http POST /tokenize -H "$A" -d "$(jq -nc --arg t "$wp" '{messages:[{role:"user",content:$t}]}')"
+is "$(echo "$body" | json .count)" 14 "tokenizer words: /tokenize counts a word as one token (14)"
+sim_http POST /v1/messages/count_tokens -H "$AX" -d "$(messages_json "$wp")"
+is "$(echo "$body" | json .input_tokens)" 14 "tokenizer words: count_tokens agrees"
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$wp")"
+is "$(echo "$body" | jq -c '[.choices[0].message.content, .usage.prompt_tokens, .usage.completion_tokens]')" \
+    '["CANARY_words_00001",14,1]' "tokenizer words: usage counts words, the echo is one token"
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$wp CANARY_words_00002" 2 '{stream:true}')"
+is "$(printf '%s\n' "$body" | sse_data | jq -c '[.[] | .choices[0].delta.content // empty]')" \
+    '["","CANARY_words_00001"," CANARY_words_00002"]' "tokenizer words: a stream sends one word a chunk"
+sim_http POST /tokenize -H "$A" -d "{\"prompt\":\"$(jq -nr '"lorem ipsum dolor " * 1000')\"}"
+is "$(echo "$body" | json .count)" 3001 "tokenizer words: 3,000 words and a trailing space are 3,001 tokens"
+sim_stop
+sim_start --tenants A=key-a --tokenizer pieces
+sim_http POST /tokenize -H "$A" -d "$(jq -nc --arg t "$wp" '{messages:[{role:"user",content:$t}]}')"
+is "$(echo "$body" | json .count)" 30 "tokenizer pieces: the same text is 30 tokens"
+sim_stop
+sim_start --tenants A=key-a --tokenizer words --fault no-usage --no-count --context 40 --pool 64
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$(jq -nr '"word " * 38')")"
+is "$status:$(echo "$body" | json .error.code)" 400:context_length_exceeded \
+    "tokenizer words: 38 words and the template (41 tokens) are over a 40-token context"
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$(jq -nr '"word " * 37')" 1)"
+is "$status:$(echo "$body" | jq -c 'has("usage")')" 200:false \
+    "tokenizer words: 40 tokens fit, with no usage to tell"
+sim_stop
+sim_fails --tokenizer bpe
+is "$rc:$errout" "2:aivet-sim: --tokenizer: 'bpe' is not pieces or words" "tokenizer: unknown kind refused"
+
+# ---- model-behaviour paraphrase: a model that cannot repeat text ----
+sim_fails --model-behaviour parrot
+is "$rc:$errout" "2:aivet-sim: --model-behaviour: 'parrot' is not echo or paraphrase" \
+    "model-behaviour: unknown kind refused"
+sim_start --tenants A=key-a,B=key-b --model-behaviour paraphrase
+pp='Please repeat these codes exactly: CANARY_para_000001 CANARY_para_000002'
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$pp")"
+ans=$(echo "$body" | json '.choices[0].message.content')
+is "$status:$(echo "$body" | jq -c '[.usage.prompt_tokens, .choices[0].finish_reason]')" '200:[31,"stop"]' \
+    "paraphrase: served, honest prompt usage"
+is "$(printf '%s' "$ans" | grep -c -e CANARY -e para_ -e 'codes ex')" 0 "paraphrase: no nonce and no prompt text in '$ans'"
+like "$ans" '^[A-Z][a-z ]+\.( [A-Z][a-z ]+\.)?$' "paraphrase: plain prose sentences"
+is "$(echo "$body" | jq '.usage.completion_tokens > 0')" true "paraphrase: completion tokens counted"
+sim_http POST /v1/chat/completions -H "$B" -d "$(chat_json "$pp")"
+is "$(echo "$body" | json '.choices[0].message.content')" "$ans" "paraphrase: deterministic (same prompt, same answer)"
+sim_http POST /v1/messages -H "x-api-key: key-a" -d "$(messages_json "$pp" 256 '{stream:true}')"
+is "$(printf '%s\n' "$body" | sed -n 's/^data: //p' | jq -rs '[.[] | select(.type == "content_block_delta") | .delta.text] | join("")')" \
+    "$ans" "paraphrase: Anthropic stream sends the same answer"
+sim_stop
+
 done_testing

@@ -91,6 +91,7 @@ parse_tenants(const char *arg, struct sim_config *cfg, struct aerr *err)
 		cfg->tenants = xrealloc(cfg->tenants, (cfg->ntenants + 1) * sizeof *cfg->tenants);
 		cfg->tenants[cfg->ntenants].label = xstrdup(item);
 		cfg->tenants[cfg->ntenants].key = xstrdup(eq + 1);
+		cfg->tenants[cfg->ntenants].revoked = 0;
 		cfg->ntenants++;
 	}
 	free(copy);

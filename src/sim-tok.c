@@ -123,6 +123,8 @@ struct sim_vocab {
 	char *cur;                    /* the chunk short tokens go to */
 	size_t cur_left;
 	size_t text_bytes;
+	uint32_t max_entries;
+	size_t max_text;
 	unsigned char key[crypto_shorthash_KEYBYTES];
 };
 
@@ -204,7 +206,7 @@ vocab_intern(struct sim_vocab *v, const unsigned char *s, size_t len)
 		if (e->len == len && memcmp(e->s, s, len) == 0)
 			return v->slot[k] - 1;
 	}
-	if (v->n == TOK_VOCAB_MAX || v->text_bytes + len > TOK_VOCAB_TEXT_MAX)
+	if (v->n == v->max_entries || v->text_bytes + len > v->max_text)
 		return ENTRY_UNK;
 	if (v->block[v->n / BLOCK_ENTRIES] == NULL)
 		v->block[v->n / BLOCK_ENTRIES] = xcalloc(BLOCK_ENTRIES, sizeof(struct vocab_entry));
@@ -217,6 +219,13 @@ vocab_intern(struct sim_vocab *v, const unsigned char *s, size_t len)
 void
 tokenizer_init(struct sim_tokenizer *tk, enum sim_tokenizer_kind kind)
 {
+	tokenizer_init_bounded(tk, kind, TOK_VOCAB_MAX, TOK_VOCAB_TEXT_MAX);
+}
+
+void
+tokenizer_init_bounded(struct sim_tokenizer *tk, enum sim_tokenizer_kind kind,
+    uint32_t max_entries, size_t max_text)
+{
 	struct sim_vocab *v;
 
 	memset(tk, 0, sizeof *tk);
@@ -225,6 +234,8 @@ tokenizer_init(struct sim_tokenizer *tk, enum sim_tokenizer_kind kind)
 		return;
 	v = tk->vocab = xcalloc(1, sizeof *v);
 	pthread_mutex_init(&v->mu, NULL);
+	v->max_entries = max_entries < 2 ? 2 : max_entries > TOK_VOCAB_MAX ? TOK_VOCAB_MAX : max_entries;
+	v->max_text = max_text;
 	memset(v->key, 0x5a, sizeof v->key);
 	vocab_intern(v, (const unsigned char *)"<ph>", 4);      /* ENTRY_PLACEHOLDER */
 	vocab_intern(v, (const unsigned char *)"<unk>", 5);     /* ENTRY_UNK */

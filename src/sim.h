@@ -120,6 +120,10 @@ struct sim_tokenizer {
 };
 /* A zeroed struct is the pieces tokenizer; words needs tokenizer_init. */
 void tokenizer_init(struct sim_tokenizer *tk, enum sim_tokenizer_kind kind);
+/* The same with a smaller vocabulary (entries including "<ph>" and "<unk>",
+ * bytes of text), so that its bound can be tested. */
+void tokenizer_init_bounded(struct sim_tokenizer *tk, enum sim_tokenizer_kind kind,
+    uint32_t max_entries, size_t max_text);
 void tokenizer_free(struct sim_tokenizer *tk);
 
 struct tokvec {

@@ -156,6 +156,35 @@ test_words_tokenizer(void)
 	buf_free(&text);
 	tokvec_free(&tv);
 	tokenizer_free(&tk);
+
+	/* The bound: 4 entries ("<ph>", "<unk>" and two words), then "<unk>". */
+	tokenizer_init_bounded(&tk, TOKENIZER_WORDS, 4, 1 << 20);
+	tok_encode(&tk, "alpha bravo charlie alpha bravo delta hi", 40, &tv);
+	{
+		struct buf back;
+
+		buf_init(&back);
+		for (size_t k = 0; k < tv.n; k++) {
+			char scratch[4];
+			size_t n;
+			const char *piece = tok_text(&tk, tv.v[k], scratch, &n);
+
+			buf_add(&back, piece, n);
+			buf_add(&back, "|", 1);
+		}
+		/* " alpha", with its space, is a token of its own: a new one. */
+		is_str(back.data, "alpha| bravo|<unk>|<unk>| bravo|<unk>| hi|",
+		    "words: past the vocabulary's bound, new long tokens read back as <unk>");
+		buf_free(&back);
+	}
+	tokvec_free(&tv);
+	tokenizer_free(&tk);
+	tokenizer_init_bounded(&tk, TOKENIZER_WORDS, 100, 20);
+	tok_encode(&tk, "alpha bravo charlie delta", 25, &tv);
+	ok(tv.n == 4 && tv.v[3] == tv.v[2] && tv.v[1] != tv.v[2],
+	    "words: the text bound (20 bytes: <ph>, <unk>, alpha, \" bravo\") holds too");
+	tokvec_free(&tv);
+	tokenizer_free(&tk);
 }
 
 /* ---- pages ---- */

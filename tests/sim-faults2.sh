@@ -83,19 +83,19 @@ is "$(grep -c 'tenant=b status=401' "$SIM_LOG")" 5 "revoked: the log names tenan
 sim_stop
 
 # ---- tpm-limit: over N prompt tokens gets 429, N or fewer are served ----
-# "user: aaaa aaaa aaaa\n" is 9 tokens; one more " a" makes 11.
+# "user: aaaa aaaa aaaa\n" is 9 tokens; "aaaaa" for the last word makes 10.
 sim_start --tenants A=key-a --tpm-limit 9 --context 8
 sim_http POST /tokenize -H "$A" -d '{"messages":[{"role":"user","content":"aaaa aaaa aaaa"}]}'
 is "$(echo "$body" | json .count)" 9 "tpm-limit: the fitting prompt is 9 tokens"
 sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json 'aaaa aaaa aaaa')"
 is "$status:$(echo "$body" | json .error.code)" 400:context_length_exceeded \
     "tpm-limit: a prompt of exactly N tokens passes the limit (then meets the 8-token context)"
-sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json 'aaaa aaaa aaaa a')"
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json 'aaaa aaaa aaaaa')"
 is "$status:$(header retry-after):$(header x-ratelimit-limit-tokens)" 429:1:9 \
-    "tpm-limit: N+2 tokens get 429, Retry-After 1, checked before the context"
-is "$(echo "$body" | jq -c .)" '{"error":{"message":"Request too large for aivet-sim-1 in organization org-sim on tokens per min (TPM): Limit 9, Requested 11. The input or output tokens must be reduced in order to run successfully.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}' \
+    "rule tpm-limit: N+1 tokens get 429, Retry-After 1, checked before the context"
+is "$(echo "$body" | jq -c .)" '{"error":{"message":"Request too large for aivet-sim-1 in organization org-sim on tokens per min (TPM): Limit 9, Requested 10. The input or output tokens must be reduced in order to run successfully.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}' \
     "tpm-limit: OpenAI's body"
-sim_http POST /v1/messages -H "$AX" -d "$(messages_json 'aaaa aaaa aaaa a' 5 '{stream:true}')"
+sim_http POST /v1/messages -H "$AX" -d "$(messages_json 'aaaa aaaa aaaaa' 5 '{stream:true}')"
 is "$status:$(header retry-after):$(echo "$body" | jq -c 'del(.request_id)')" \
     '429:1:{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 9 input tokens per minute."}}' \
     "tpm-limit: Anthropic's body, streamed requests too"

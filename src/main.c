@@ -123,8 +123,13 @@ main(int argc, char **argv)
 	} else {
 		rc = cmd_run(&av, argc - optind, argv + optind, &err);
 	}
-	if (rc != 0 && err.msg[0] != '\0')
-		fprintf(stderr, "aivet: %s\n", err.msg);
+	if (rc != 0 && err.msg[0] != '\0') {
+		/* Messages may quote a vendor's reply: escaped, they cannot drive the terminal. */
+		char *msg = text_escape(err.msg, strlen(err.msg), 1);
+
+		fprintf(stderr, "aivet: %s\n", msg);
+		free(msg);
+	}
 	av_close(&av);
 	free(db_path);
 	fflush(stdout);

@@ -14,19 +14,33 @@
 int
 name_check(const char *what, const char *name, struct aerr *err)
 {
+	const unsigned char *p = (const unsigned char *)name;
 	size_t n = strlen(name);
 	int digits = 1;
+	char *shown;
 
 	if (n == 0)
 		return aerr_set(err, AV_USAGE, "%s name must not be empty", what);
 	if (n > 100)
 		return aerr_set(err, AV_USAGE, "%s name is longer than 100 characters", what);
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '/')
-			return aerr_set(err, AV_USAGE, "%s name '%s' may not contain '/' or control "
-			    "characters", what, name);
-		if (!isdigit(*p))
+	/* A name is shown on terminals, in reports and spreadsheets: it must be
+	 * UTF-8 without controls or bidirectional overrides that reorder what an
+	 * auditor reads. The refused name is echoed escaped, never raw. */
+	for (size_t i = 0; i < n; ) {
+		uint32_t cp;
+		size_t len = utf8_decode(p + i, n - i, &cp);
+
+		if (len == 0 || unsafe_codepoint(cp) || cp == '/') {
+			shown = text_escape(name, n, 0);
+			aerr_set(err, AV_USAGE, len == 0 ? "%s name '%s' is not valid UTF-8" :
+			    "%s name '%s' may not contain '/', control characters or bidirectional "
+			    "overrides", what, shown);
+			free(shown);
+			return AV_USAGE;
+		}
+		if (!isdigit(p[i]))
 			digits = 0;
+		i += len;
 	}
 	if (digits)
 		return aerr_set(err, AV_USAGE, "%s name '%s' is all digits, which reads as an id; "

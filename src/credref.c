@@ -136,14 +136,14 @@ read_secret_file(const char *ref, struct buf *b, struct aerr *err)
 		return aerr_set(err, AV_USAGE, "credential %s: the file is open to group or others "
 		    "(mode %04o); chmod 600 it", ref, (unsigned)(st.st_mode & 07777));
 	}
-	if (st.st_size > (off_t)MAX_SECRET) {
-		close(fd);
-		return aerr_set(err, AV_USAGE, "credential %s: larger than %d bytes", ref, MAX_SECRET);
-	}
 	if (own_file(&st)) {
 		close(fd);
 		return aerr_set(err, AV_USAGE, "credential %s: that is one of aivet's own key or "
 		    "database files, never a vendor's key", ref);
+	}
+	if (st.st_size > (off_t)MAX_SECRET) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "credential %s: larger than %d bytes", ref, MAX_SECRET);
 	}
 	b->cap = (size_t)MAX_SECRET + 2;
 	b->data = xmalloc(b->cap);

@@ -64,6 +64,7 @@ struct questionnaire {
 	int nsections;
 	struct q_question *questions;
 	int nquestions;
+	int *by_id;              /* question indices sorted by id (then position), for lookups */
 	cJSON *root;             /* owns every string above */
 };
 

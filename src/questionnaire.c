@@ -333,17 +333,77 @@ struct qref {
 	char *path;
 };
 
+struct id_pos {
+	const char *id;
+	int i;
+};
+
+static int
+by_id_cmp(const void *a, const void *b)
+{
+	const struct id_pos *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* A choice value given twice: the later one is reported and dropped, then
+ * the rest are indexed by value. Sorting keeps this O(n log n). */
+static void
+index_choices(struct vctx *v, struct q_question *qq, struct id_pos *pos, const cJSON **node,
+    const int *where, const char *apath)
+{
+	char *drop = xcalloc((size_t)qq->nchoices + 1, 1);
+	int k = 0;
+
+	qsort(pos, (size_t)qq->nchoices, sizeof *pos, by_id_cmp);
+	for (int j = 1; j < qq->nchoices; j++)
+		if (strcmp(pos[j - 1].id, pos[j].id) == 0) {
+			int c = pos[j].i;
+			char *cp = path_index(apath, where[c]), *vp = path_key(cp, "value");
+
+			problem(v, cJSON_GetObjectItemCaseSensitive(node[c], "value"), 0, vp,
+			    "duplicate choice '%s'", pos[j].id);
+			free(vp);
+			free(cp);
+			drop[c] = 1;
+		}
+	/* Keep file order; then the index over what is kept. */
+	{
+		int *newi = xcalloc((size_t)qq->nchoices + 1, sizeof *newi);
+
+		for (int j = 0; j < qq->nchoices; j++) {
+			newi[j] = k;
+			if (!drop[j])
+				qq->choices[k++] = qq->choices[j];
+		}
+		qq->by_value = xcalloc((size_t)k + 1, sizeof *qq->by_value);
+		for (int j = 0, m = 0; j < qq->nchoices; j++)
+			if (!drop[pos[j].i])
+				qq->by_value[m++] = newi[pos[j].i];
+		free(newi);
+	}
+	qq->nchoices = k;
+	free(drop);
+}
+
 static void
 check_choices(struct vctx *v, struct q_question *qq, const cJSON *qn, const char *qpath)
 {
-	const cJSON *arr = want_array(v, qn, qpath, "choices", 1), *c;
+	const cJSON *arr = want_array(v, qn, qpath, "choices", 1), *c, **node;
+	struct id_pos *pos;
 	char *apath;
-	int i = 0;
+	int i = 0, *where;
+	size_t n;
 
 	if (arr == NULL)
 		return;
 	apath = path_key(qpath, "choices");
-	qq->choices = xcalloc((size_t)cJSON_GetArraySize(arr), sizeof *qq->choices);
+	n = (size_t)cJSON_GetArraySize(arr) + 1;
+	qq->choices = xcalloc(n, sizeof *qq->choices);
+	pos = xcalloc(n, sizeof *pos);
+	node = xcalloc(n, sizeof *node);
+	where = xcalloc(n, sizeof *where);
 	cJSON_ArrayForEach(c, arr) {
 		char *cp = path_index(apath, i++);
 		const char *value;
@@ -365,17 +425,6 @@ check_choices(struct vctx *v, struct q_question *qq, const cJSON *qn, const char
 			free(vp);
 			value = NULL;
 		}
-		if (value != NULL)
-			for (int j = 0; j < qq->nchoices; j++)
-				if (strcmp(qq->choices[j].value, value) == 0) {
-					char *vp = path_key(cp, "value");
-
-					problem(v, cJSON_GetObjectItemCaseSensitive(c, "value"), 0, vp,
-					    "duplicate choice '%s'", value);
-					free(vp);
-					value = NULL;
-					break;
-				}
 		risk = cJSON_GetObjectItemCaseSensitive(c, "risk");
 		r = RISK_NONE;
 		if (risk == NULL) {
@@ -388,15 +437,23 @@ check_choices(struct vctx *v, struct q_question *qq, const cJSON *qn, const char
 		}
 		/* Kept even with a bad risk, so later checks do not report the same choice again. */
 		if (value != NULL) {
-			struct q_choice *ch = &qq->choices[qq->nchoices++];
+			struct q_choice *ch = &qq->choices[qq->nchoices];
 			const char *label = want_string(v, c, cp, "label", 0);
 
 			ch->value = value;
 			ch->label = label ? label : value;
 			ch->risk = r < 0 ? RISK_NONE : r;
+			pos[qq->nchoices].id = value;
+			pos[qq->nchoices].i = qq->nchoices;
+			node[qq->nchoices] = c;
+			where[qq->nchoices++] = i - 1;
 		}
 		free(cp);
 	}
+	index_choices(v, qq, pos, node, where, apath);
+	free(pos);
+	free(node);
+	free(where);
 	if (qq->type == QT_YES_NO) {
 		int yes = 0, no = 0;
 
@@ -586,18 +643,46 @@ check_question(struct vctx *v, struct questionnaire *q, struct qref *refs, const
 
 /* The sorted index behind questionnaire_find, and with it the duplicate ids
  * (the later of two equal ids names the first): O(n log n) for n questions. */
-struct id_pos {
-	const char *id;
-	int i;
-};
-
-static int
-by_id_cmp(const void *a, const void *b)
+/* Section ids given twice: the later is reported (and loses its id). */
+static void
+index_sections(struct vctx *v, struct questionnaire *q, const cJSON *secs)
 {
-	const struct id_pos *x = a, *y = b;
-	int c = strcmp(x->id, y->id);
+	struct id_pos *ids = xcalloc((size_t)q->nsections + 1, sizeof *ids);
+	const cJSON **node = xcalloc((size_t)q->nsections + 1, sizeof *node);
+	int *at = xcalloc((size_t)q->nsections + 1, sizeof *at);
+	const cJSON *s;
+	int n = 0, ai = 0, first = 0;
 
-	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+	/* Sections that are not objects were skipped when read: map back to the array. */
+	cJSON_ArrayForEach(s, secs) {
+		if (cJSON_IsObject(s) && n < q->nsections)
+			node[n] = s, at[n++] = ai;
+		ai++;
+	}
+	for (int i = 0; i < q->nsections; i++)
+		ids[i].id = q->sections[i].id, ids[i].i = i;
+	qsort(ids, (size_t)q->nsections, sizeof *ids, by_id_cmp);
+	for (int k = 0; k < q->nsections; k++) {
+		int i = ids[k].i;
+		char *sp, *p;
+
+		if (k == 0 || strcmp(ids[k - 1].id, ids[k].id) != 0) {
+			first = i;
+			continue;
+		}
+		if (*ids[k].id == '\0' || i >= n)
+			continue;
+		sp = path_index("sections", at[i]);
+		p = path_key(sp, "id");
+		problem(v, cJSON_GetObjectItemCaseSensitive(node[i], "id"), 0, p,
+		    "duplicate section id '%s' (first at sections[%d])", ids[k].id, first);
+		q->sections[i].id = "";
+		free(p);
+		free(sp);
+	}
+	free(node);
+	free(at);
+	free(ids);
 }
 
 static void
@@ -821,16 +906,6 @@ check_root(struct vctx *v, struct questionnaire *q)
 			free(p);
 			sec->id = NULL;
 		}
-		for (int j = 0; sec->id != NULL && j < q->nsections; j++)
-			if (strcmp(q->sections[j].id, sec->id) == 0) {
-				char *p = path_key(sp, "id");
-
-				problem(v, cJSON_GetObjectItemCaseSensitive(s, "id"), 0, p,
-				    "duplicate section id '%s' (first at sections[%d])", sec->id, j);
-				free(p);
-				sec->id = NULL;
-				break;
-			}
 		sec->title = want_string(v, s, sp, "title", 1);
 		sec->description = want_string(v, s, sp, "description", 0);
 		sec->first = q->nquestions;
@@ -854,6 +929,7 @@ check_root(struct vctx *v, struct questionnaire *q)
 		q->nsections++;
 		free(sp);
 	}
+	index_sections(v, q, secs);
 	index_questions(v, q, refs);
 	check_references(v, q, refs);
 	for (int i = 0; i < q->nquestions; i++)
@@ -942,6 +1018,7 @@ questionnaire_free(struct questionnaire *q)
 		return;
 	for (int i = 0; i < q->nquestions; i++) {
 		free(q->questions[i].choices);
+		free(q->questions[i].by_value);
 		free(q->questions[i].bands);
 		free(q->questions[i].checks);
 	}
@@ -995,9 +1072,24 @@ choice_list(const struct q_question *qq, const char *sep)
 static int
 choice_index(const struct q_question *qq, const char *value)
 {
-	for (int i = 0; i < qq->nchoices; i++)
-		if (strcmp(qq->choices[i].value, value) == 0)
-			return i;
+	int lo = 0, hi = qq->nchoices;
+
+	if (qq->by_value == NULL) {
+		for (int i = 0; i < qq->nchoices; i++)
+			if (strcmp(qq->choices[i].value, value) == 0)
+				return i;
+		return -1;
+	}
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2, c = strcmp(qq->choices[qq->by_value[mid]].value, value);
+
+		if (c == 0)
+			return qq->by_value[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }
 
@@ -1027,19 +1119,33 @@ answer_check(const struct q_question *qq, const cJSON *value, struct aerr *err)
 			return AV_USAGE;
 		}
 		return choice_index(qq, value->valuestring) < 0 ? not_a_choice(qq, value->valuestring, err) : 0;
-	case QT_MULTI:
+	case QT_MULTI: {
+		char *seen;
+
 		if (!cJSON_IsArray(value))
 			return aerr_set(err, AV_USAGE, "needs a list of choices");
+		/* One flag per choice: a long list stays linear. */
+		seen = xcalloc((size_t)qq->nchoices + 1, 1);
 		cJSON_ArrayForEach(c, value) {
-			if (!cJSON_IsString(c))
+			int k;
+
+			if (!cJSON_IsString(c)) {
+				free(seen);
 				return aerr_set(err, AV_USAGE, "needs a list of choices");
-			if (choice_index(qq, c->valuestring) < 0)
+			}
+			if ((k = choice_index(qq, c->valuestring)) < 0) {
+				free(seen);
 				return not_a_choice(qq, c->valuestring, err);
-			for (const cJSON *d = value->child; d != c; d = d->next)
-				if (strcmp(d->valuestring, c->valuestring) == 0)
-					return aerr_set(err, AV_USAGE, "'%s' is given twice", c->valuestring);
+			}
+			if (seen[k]) {
+				free(seen);
+				return aerr_set(err, AV_USAGE, "'%s' is given twice", c->valuestring);
+			}
+			seen[k] = 1;
 		}
+		free(seen);
 		return 0;
+	}
 	case QT_TEXT:
 		if (!cJSON_IsString(value) || value->valuestring[0] == '\0')
 			return aerr_set(err, AV_USAGE, "needs some text");

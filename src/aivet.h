@@ -231,6 +231,9 @@ void credref_free(char *secret, size_t len);
 /* ---- URLs (url.c) ---- */
 int url_check(const char *url, int allow_insecure_http, struct aerr *err);
 int url_is_loopback_host(const char *host);
+/* True when the URL carries a credential (user:password@, ?key=...): such a
+ * URL, stored before aivet refused them, must not be copied anywhere. */
+int url_has_credential(const char *url);
 
 /* ---- evidence store (evidence.c) ---- */
 

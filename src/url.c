@@ -80,12 +80,45 @@ query_has_secret(const char *q)
 	return 0;
 }
 
+/* 1 for user:password@, 2 for a credential in the query, 0 for none. */
+static int
+credential_in(CURLU *u)
+{
+	char *user = NULL, *pass = NULL, *query = NULL;
+	int rc = 0;
+
+	(void)curl_url_get(u, CURLUPART_USER, &user, 0);
+	(void)curl_url_get(u, CURLUPART_PASSWORD, &pass, 0);
+	(void)curl_url_get(u, CURLUPART_QUERY, &query, 0);
+	if (user != NULL || pass != NULL)
+		rc = 1;
+	else if (query != NULL && query_has_secret(query))
+		rc = 2;
+	curl_free(user);
+	curl_free(pass);
+	curl_free(query);
+	return rc;
+}
+
+int
+url_has_credential(const char *url)
+{
+	CURLU *u = curl_url();
+	int rc;
+
+	if (u == NULL)
+		die("out of memory");
+	rc = curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK ? credential_in(u) != 0 : 0;
+	curl_url_cleanup(u);
+	return rc;
+}
+
 int
 url_check(const char *url, int allow_insecure_http, struct aerr *err)
 {
 	CURLU *u = curl_url();
-	char *scheme = NULL, *host = NULL, *user = NULL, *pass = NULL, *query = NULL;
-	int rc = 0;
+	char *scheme = NULL, *host = NULL;
+	int rc = 0, cred;
 
 	if (u == NULL)
 		die("out of memory");
@@ -98,15 +131,12 @@ url_check(const char *url, int allow_insecure_http, struct aerr *err)
 		free(shown);
 		goto out;
 	}
-	(void)curl_url_get(u, CURLUPART_USER, &user, 0);
-	(void)curl_url_get(u, CURLUPART_PASSWORD, &pass, 0);
-	(void)curl_url_get(u, CURLUPART_QUERY, &query, 0);
 	/* The URL is not echoed from here on: it may hold the secret. */
-	if (user != NULL || pass != NULL) {
+	if ((cred = credential_in(u)) == 1) {
 		rc = aerr_set(err, AV_USAGE, "--url: the URL carries a user name or password "
 		    "(user:...@host); it was not stored. Give keys with --credential LABEL=env:VAR "
 		    "or LABEL=file:PATH");
-	} else if (query != NULL && query_has_secret(query)) {
+	} else if (cred == 2) {
 		rc = aerr_set(err, AV_USAGE, "--url: the URL's query carries a credential (key=, "
 		    "token=, sk-...); it was not stored. Give keys with --credential LABEL=env:VAR "
 		    "or LABEL=file:PATH");
@@ -125,9 +155,6 @@ url_check(const char *url, int allow_insecure_http, struct aerr *err)
 out:
 	curl_free(scheme);
 	curl_free(host);
-	curl_free(user);
-	curl_free(pass);
-	curl_free(query);
 	curl_url_cleanup(u);
 	return rc;
 }

@@ -155,6 +155,28 @@ is "$(cat "$T/victim/precious" 2>&1)" "keep" "a symlink planted at DIR.partial.P
 ok "$(test -f "$T/r2/report.md"; echo $?)" "and the report is written"
 is "$(ls -d "$T"/r2.partial.* | grep -vc '\.partial\.[0-9]*$')" 0 "no build directory is left behind"
 
+# An endpoint stored with a credential in its URL before such URLs were refused.
+run endpoint add acme --name legacy --api openai --url https://api.example.com/v1 --model m \
+	--context 1000 --credential a=env:K
+sqlite3 "$AIVET_DB" "UPDATE endpoint SET url = 'https://api.example.com/v1?key=sk-OLDSECRET' WHERE name = 'legacy'"
+refused "endpoint acme/legacy: its URL carries a credential, which the report would copy; set a URL without it ('aivet endpoint edit acme/legacy --url URL') and give the key with --credential" \
+	"a report with a legacy credential URL" report acme --out "$T/r3"
+ok "$(test ! -e "$T/r3"; echo $?)" "and no bundle was written"
+is "$(ls -d "$T"/r3.partial.* 2>/dev/null | wc -l)" 0 "and its build directory was removed"
+"$AIVET" endpoint edit acme/legacy --url https://api.example.com/v1 >/dev/null
+# An error after the build directory is made (the rename onto a symlink fails):
+# only the build directory goes, nothing it does not own.
+mkdir "$T/empty"
+ln -s "$T/empty" "$T/r4"
+before=$(db_snapshot)
+run report acme --out "$T/r4"
+like "$rc $errout" "^3 aivet: cannot move $T/r4\\.partial\\.[A-Za-z0-9]{6} to $T/r4: Not a directory$" \
+	"a failed rename is a runtime error naming both"
+is "$(ls -d "$T"/r4.partial.* 2>/dev/null | wc -l) $(ls -A "$T/empty" | wc -l)" "0 0" \
+	"the build directory was removed; the link's target untouched"
+ok "$(test -L "$T/r4"; echo $?)" "and the link itself is still there"
+is "$(db_snapshot)" "$before" "and the failed report recorded nothing"
+
 # ---- file: credentials (rule: private regular files, small, not aivet's own, no control characters) ----
 sim_start --tenants "$PROBE_TENANTS" || exit 1
 probe_setup openai 8192

@@ -198,7 +198,13 @@ void json_add_str(cJSON *o, const char *k, const char *v);
 
 /* ---- vendors and endpoints (vendor.c) ---- */
 
-/* Names of vendors and endpoints: non-empty, no '/', not all digits. */
+/* 0 for text fit to show, 1 when it is not valid UTF-8, 2 when it holds a
+ * control character or a bidirectional override (unsafe_codepoint). */
+int text_unsafe(const char *s);
+/* Refuses unsafe text for a name-like value (an actor, a reviewer), echoing
+ * it escaped: "WHAT 'x\u202e' may not contain ...". */
+int safe_text_check(const char *what, const char *s, struct aerr *err);
+/* Names of vendors and endpoints: non-empty, no '/', not all digits, and safe_text_check's rules. */
 int name_check(const char *what, const char *name, struct aerr *err);
 /* Resolves NAME or numeric ID to an active-or-archived vendor id. */
 int vendor_lookup(sqlite3 *db, const char *name_or_id, int64_t *id, struct aerr *err);

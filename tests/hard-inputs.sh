@@ -90,6 +90,13 @@ refused "--credential: label 't\\x1b[2J' may use only letters, digits, '-', '_' 
 	--url https://x.example/v1 --model m --context 1000 --credential "$(printf 't\033[2J')=env:K"
 refused "vendor name 'V\\u202e' may not contain '/', control characters or bidirectional overrides" \
 	"vendor edit --name with U+202E" vendor edit V --name "$(printf 'V\342\200\256')"
+refused "actor 'al\\u202eice' may not contain control characters or bidirectional overrides (from --actor or AIVET_ACTOR)" \
+	"U+202E in --actor" --actor "$(printf 'al\342\200\256ice')" vendor add W
+before=$(db_snapshot)
+out=$(AIVET_ACTOR="$(printf 'x\033[2J')" "$AIVET" vendor add W 2>&1) && rc=0 || rc=$?
+is "$rc $out" "2 aivet: actor 'x\\x1b[2J' may not contain control characters or bidirectional overrides (from --actor or AIVET_ACTOR)" \
+	"an escape sequence in AIVET_ACTOR"
+is "$(db_snapshot)" "$before" "nothing changed"
 run vendor add "Ärzte-KI 東京"
 is "$rc" 0 "non-ASCII letters in a name are fine"
 
@@ -114,6 +121,8 @@ for note in '=HYPERLINK("http://evil.example","x")' '+1+2' '-2+3' '@SUM(A1)' "$(
 	is "$(sqlite3 "$AIVET_DB" "SELECT note FROM answer WHERE question_id = 'gate'")" "$note" \
 		"import removes the guard: the note round-trips exactly"
 done
+refused "--reviewer 'b\\u202eob' may not contain control characters or bidirectional overrides" \
+	"U+202E in a reviewer's name" assess approve 1 --reviewer "$(printf 'b\342\200\256ob')"
 printf '"question_id","answer","note"\n"gate","no","a\000b"\n' >"$T/nul.csv"
 refused "$T/nul.csv:2: a cell holds a NUL byte" "a NUL in a cell" assess import 1 "$T/nul.csv"
 printf '"question_id","answer","note","answer"\n"gate","no","","yes"\n' >"$T/dup.csv"

@@ -133,6 +133,9 @@ before=$(db_snapshot)
 out=$(timeout 10 "$AIVET" assess import 1 "$T/fifo.csv" 2>&1) && rc=0 || rc=$?
 is "$rc $out" "2 aivet: $T/fifo.csv: not a regular file" "a FIFO sheet is refused without waiting for a writer"
 
+mkfifo "$T/q.fifo"
+out=$(timeout 10 "$AIVET" questionnaire validate "$T/q.fifo" 2>&1) && rc=0 || rc=$?
+is "$rc $out" "2 aivet: $T/q.fifo: not a regular file" "a FIFO questionnaire is refused without waiting"
 # ---- --evidence: regular files only, refused before reading ----
 refused "evidence file: /dev/zero: not a regular file" "--evidence /dev/zero" \
 	assess answer 1 gate yes --evidence /dev/zero

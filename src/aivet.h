@@ -69,9 +69,32 @@ void fmt_time_offset(int64_t ms, int offset_min, char out[40]);
 /* Files. */
 int mkdir_p(const char *path, unsigned mode, struct aerr *err);
 int read_file(const char *path, size_t max, struct buf *out, struct aerr *err);
+/* A directory written whole or not at all: outdir_begin makes a fresh
+ * directory beside dir (mkdtemp, so nothing planted at a guessable name is
+ * used), outdir_commit gives it mode and renames it to dir (which must be
+ * absent or empty), outdir_discard removes it and what is inside without
+ * following symbolic links. */
+int outdir_begin(const char *dir, char **tmp, struct aerr *err);
+int outdir_commit(const char *tmp, const char *dir, unsigned mode, struct aerr *err);
+void outdir_discard(const char *tmp);
 /* Writes atomically: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode, struct aerr *err);
 void sha256_hex(const void *data, size_t len, char out[65]);
+/* Opens path for reading only when it is a regular file (a FIFO or device is
+ * refused before any read, without blocking) and reads at most max bytes. */
+int read_regular_file(const char *path, size_t max, struct buf *out, struct aerr *err);
+
+/* Text from outside (a vendor's reply, a file, a name someone typed) made safe
+ * to show: C0 and C1 control characters, DEL, bidirectional overrides and
+ * invalid UTF-8 become visible escapes (\x1b, \u202e); with keep_lines, LF
+ * and tab pass through. Escaping twice changes nothing. Returns malloc'ed text. */
+char *text_escape(const char *s, size_t n, int keep_lines);
+/* Length of the UTF-8 sequence at p (at most n bytes) with its code point,
+ * or 0 when it is invalid (overlong, surrogate, beyond U+10FFFF, cut short). */
+size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
+/* True for code points that must not appear in names or on a terminal:
+ * C0, DEL, C1, and the bidirectional embeddings, overrides and isolates. */
+int unsafe_codepoint(uint32_t cp);
 void hex_encode(const unsigned char *in, size_t n, char *out);
 /* Random identifier-like string of n characters from [A-Za-z0-9]. */
 void random_alnum(char *out, size_t n);
@@ -175,7 +198,13 @@ void json_add_str(cJSON *o, const char *k, const char *v);
 
 /* ---- vendors and endpoints (vendor.c) ---- */
 
-/* Names of vendors and endpoints: non-empty, no '/', not all digits. */
+/* 0 for text fit to show, 1 when it is not valid UTF-8, 2 when it holds a
+ * control character or a bidirectional override (unsafe_codepoint). */
+int text_unsafe(const char *s);
+/* Refuses unsafe text for a name-like value (an actor, a reviewer), echoing
+ * it escaped: "WHAT 'x\u202e' may not contain ...". */
+int safe_text_check(const char *what, const char *s, struct aerr *err);
+/* Names of vendors and endpoints: non-empty, no '/', not all digits, and safe_text_check's rules. */
 int name_check(const char *what, const char *name, struct aerr *err);
 /* Resolves NAME or numeric ID to an active-or-archived vendor id. */
 int vendor_lookup(sqlite3 *db, const char *name_or_id, int64_t *id, struct aerr *err);
@@ -208,6 +237,9 @@ void credref_free(char *secret, size_t len);
 /* ---- URLs (url.c) ---- */
 int url_check(const char *url, int allow_insecure_http, struct aerr *err);
 int url_is_loopback_host(const char *host);
+/* True when the URL carries a credential (user:password@, ?key=...): such a
+ * URL, stored before aivet refused them, must not be copied anywhere. */
+int url_has_credential(const char *url);
 
 /* ---- evidence store (evidence.c) ---- */
 
@@ -217,9 +249,17 @@ int blob_put(sqlite3 *db, const void *data, size_t len, const unsigned char *sea
     char sha[65], struct aerr *err);
 int blob_get(sqlite3 *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err);
 const char *media_type_for(const char *name);
+/* The largest file kept as evidence; a larger one is refused before it is read. */
+#define EVIDENCE_FILE_MAX ((size_t)1 << 30)
 /* Copies a file into the store and adds an evidence row plus its audit entry. */
 int evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *effective_date,
     int64_t *id, struct aerr *err);
+
+/* ---- Markdown (report-md.c) ---- */
+/* Appends s for a Markdown table cell or line: control characters escaped
+ * (text_escape), HTML markup and entities escaped, '|' escaped, and each line
+ * break replaced by newline ("<br>" or " "). */
+void md_escape(struct buf *b, const char *s, const char *newline);
 
 /* ---- TUI (tui.c) ---- */
 int tui_main(struct aivet *av, struct aerr *err);

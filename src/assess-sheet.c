@@ -19,13 +19,37 @@
 static const char *const sheet_columns[] = { "question_id", "section", "question", "type",
 	"required", "allowed_values", "asked_when", "answer", "note", NULL };
 
+/* OWASP's rule for CSV injection: a cell a spreadsheet would read as a
+ * formula (=, +, -, @, or a tab or CR before one) gets a leading single
+ * quote. So that import can take exactly that quote off again, a cell that
+ * already starts with a quote before one of those (or before another
+ * quote) is guarded too. */
+static int
+csv_needs_guard(const char *s)
+{
+	static const char formula[] = "=+-@\t\r";
+
+	return (*s != '\0' && strchr(formula, *s) != NULL) ||
+	    (s[0] == '\'' && s[1] != '\0' && (s[1] == '\'' || strchr(formula, s[1]) != NULL));
+}
+
+/* Undoes csv_needs_guard on a cell read back, in place. */
+static void
+csv_unguard(char *s)
+{
+	if (s[0] == '\'' && csv_needs_guard(s + 1))
+		memmove(s, s + 1, strlen(s));
+}
+
 static void
 csv_cell(struct buf *b, const char *s, int last)
 {
-	size_t n = strlen(s), cap = 2 * n + 2;
+	char *g = csv_needs_guard(s) ? xasprintf("'%s", s) : xstrdup(s);
+	size_t n = strlen(g), cap = 2 * n + 2;
 	char *tmp = xmalloc(cap);
 
-	buf_add(b, tmp, csv_write(tmp, cap, s, n));
+	buf_add(b, tmp, csv_write(tmp, cap, g, n));
+	free(g);
 	buf_adds(b, last ? "\n" : ",");
 	free(tmp);
 }
@@ -48,14 +72,7 @@ static void
 md_cell(struct buf *b, const char *s)
 {
 	buf_adds(b, " ");
-	for (; *s; s++) {
-		if (*s == '|')
-			buf_adds(b, "\\|");
-		else if (*s == '\n')
-			buf_adds(b, "<br>");
-		else if (*s != '\r')
-			buf_add(b, s, 1);
-	}
+	md_escape(b, s, "<br>");
 	buf_adds(b, " |");
 }
 
@@ -128,6 +145,7 @@ struct sheet {
 	int nrows, cap;
 	struct sheet_row cur;
 	int curcap, line;
+	int nul_line;   /* the first line with a NUL byte in a cell, 0 for none */
 };
 
 static void
@@ -139,6 +157,9 @@ on_field(void *s, size_t len, void *data)
 	if (len > 0)
 		memcpy(cell, s, len);
 	cell[len] = '\0';
+	/* A NUL would cut the cell short without a word: refused, not truncated. */
+	if (memchr(cell, '\0', len) != NULL && sh->nul_line == 0)
+		sh->nul_line = sh->line;
 	if (sh->cur.n == 0) {
 		/* The field ends on the current line; it began as many lines up as it holds. */
 		sh->cur.line = sh->line;
@@ -246,10 +267,12 @@ assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, cons
 	*changed = 0;
 	if (assessment_editable(a, err) != 0)
 		return err->code;
-	if (read_file(path, MAX_SHEET, &text, err) != 0)
+	if (read_regular_file(path, MAX_SHEET, &text, err) != 0)
 		return err->code;
 	rc = sheet_parse(path, text.data, text.len, &sh, err);
 	buf_free(&text);
+	if (rc == 0 && sh.nul_line != 0)
+		rc = aerr_set(err, AV_USAGE, "%s:%d: a cell holds a NUL byte", path, sh.nul_line);
 	if (rc != 0) {
 		sheet_free(&sh);
 		return rc;
@@ -261,6 +284,16 @@ assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, cons
 	for (int i = 0; i < sh.rows[0].n; i++) {
 		const char *h = sh.rows[0].cells[i];
 
+		for (int j = 0; j < i && *h != '\0'; j++)
+			if (strcmp(h, sh.rows[0].cells[j]) == 0) {
+				char *shown = text_escape(h, strlen(h), 0);
+
+				rc = aerr_set(err, AV_USAGE, "%s:%d: the header names column '%s' twice "
+				    "(columns %d and %d)", path, sh.rows[0].line, shown, j + 1, i + 1);
+				free(shown);
+				sheet_free(&sh);
+				return rc;
+			}
 		if (strcmp(h, "question_id") == 0)
 			col_q = i;
 		else if (strcmp(h, "answer") == 0)
@@ -276,6 +309,9 @@ assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, cons
 	}
 	seen_line = xcalloc((size_t)a->q->nquestions, sizeof *seen_line);
 	plan = xcalloc((size_t)sh.nrows, sizeof *plan);
+	for (int r = 1; r < sh.nrows; r++)
+		for (int i = 0; i < sh.rows[r].n; i++)
+			csv_unguard(sh.rows[r].cells[i]);
 	for (int r = 1; r < sh.nrows; r++) {
 		const struct sheet_row *row = &sh.rows[r];
 		const char *qid = cell(row, col_q), *ans = cell(row, col_a);
@@ -287,7 +323,10 @@ assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, cons
 		if (empty)
 			continue;
 		if ((qi = questionnaire_find(a->q, qid)) < 0) {
-			buf_printf(problems, "%s:%d: unknown question '%s'\n", path, row->line, qid);
+			char *shown = text_escape(qid, strlen(qid), 0);
+
+			buf_printf(problems, "%s:%d: unknown question '%s'\n", path, row->line, shown);
+			free(shown);
 			nproblems++;
 			continue;
 		}

@@ -14,7 +14,6 @@
 
 #include "assess.h"
 
-#define MAX_EVIDENCE_FILE ((size_t)1 << 30)
 
 static char *
 col_dup_or_null(sqlite3_stmt *st, int i)
@@ -344,7 +343,7 @@ attach_evidence(sqlite3 *db, const char *actor, struct assessment *a, const char
 	int rc;
 	cJSON *d;
 
-	if (read_file(path, MAX_EVIDENCE_FILE, &b, err) != 0)
+	if (read_regular_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
 		return aerr_prefix(err, "evidence file");
 	sha256_hex(b.data, b.len, sha);
 	buf_free(&b);

@@ -199,29 +199,6 @@ dir_is_empty_or_absent(const char *dir, struct aerr *err)
 	return empty ? 0 : aerr_set(err, AV_USAGE, "--out %s: exists and is not empty", dir);
 }
 
-static void
-remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *de;
-
-	if (d == NULL) {
-		unlink(path);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		char *p;
-
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-			continue;
-		p = xasprintf("%s/%s", path, de->d_name);
-		remove_tree(p);
-		free(p);
-	}
-	closedir(d);
-	rmdir(path);
-}
-
 int
 bundle_write(const char *dir, const struct report *r, const struct minisign_sec *sec,
     char sums_sha256[65], struct aerr *err)
@@ -236,28 +213,8 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 	if (dir_is_empty_or_absent(dir, err) != 0)
 		return err->code;
 	/* Everything is written beside the target first, so a failure leaves nothing behind. */
-	tmp = xasprintf("%s.partial.%ld", dir, (long)getpid());
-	remove_tree(tmp);
-	{
-		char *parent = xstrdup(dir), *slash = strrchr(parent, '/');
-
-		if (slash != NULL && slash != parent) {
-			*slash = '\0';
-			rc = mkdir_p(parent, 0755, err);
-		} else {
-			rc = 0;
-		}
-		free(parent);
-		if (rc != 0) {
-			free(tmp);
-			return rc;
-		}
-	}
-	if (mkdir(tmp, 0755) != 0) {
-		rc = aerr_set(err, AV_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
-		free(tmp);
-		return rc;
-	}
+	if (outdir_begin(dir, &tmp, err) != 0)
+		return err->code;
 	minisign_sec_to_pub(sec, &pub);
 	minisign_keyid(pub.keynum, keyid);
 	text = report_json_text(r->json);
@@ -326,16 +283,13 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 	buf_free(&sig);
 	if (rc != 0)
 		goto fail;
-	rmdir(dir);   /* an empty target directory may exist */
-	if (rename(tmp, dir) != 0) {
-		rc = aerr_set(err, AV_RUNTIME, "cannot move the bundle to %s: %s", dir, strerror(errno));
+	if ((rc = outdir_commit(tmp, dir, 0755, err)) != 0)
 		goto fail;
-	}
 	names_free(&written);
 	free(tmp);
 	return 0;
 fail:
-	remove_tree(tmp);
+	outdir_discard(tmp);
 	names_free(&written);
 	free(tmp);
 	return err->code;

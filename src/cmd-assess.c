@@ -458,6 +458,8 @@ assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(err, approve_usage, "assess approve needs exactly one ASSESSMENT");
 	if (reviewer == NULL || *reviewer == '\0')
 		return usage_error(err, approve_usage, "assess approve needs --reviewer NAME");
+	if (safe_text_check("--reviewer", reviewer, err) != 0)
+		return err->code;
 	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
 	    assessment_approve(db, av->actor, id, reviewer, err) != 0)
 		return err->code;

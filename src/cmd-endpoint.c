@@ -53,9 +53,14 @@ label_check(const char *label, struct aerr *err)
 		return aerr_set(err, AV_USAGE, "--credential: a label of 1 to 64 characters is needed "
 		    "before '='");
 	for (const char *p = label; *p; p++)
-		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.')
-			return aerr_set(err, AV_USAGE, "--credential: label '%s' may use only letters, "
-			    "digits, '-', '_' and '.'", label);
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.') {
+			char *shown = text_escape(label, n, 0);
+
+			aerr_set(err, AV_USAGE, "--credential: label '%s' may use only letters, "
+			    "digits, '-', '_' and '.'", shown);
+			free(shown);
+			return AV_USAGE;
+		}
 	return 0;
 }
 

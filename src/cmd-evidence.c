@@ -19,12 +19,11 @@ extern const struct cmd_entry cmd_evidence_entry;
 
 #define PREVIEW ((size_t)4096)
 
-/* --include-leaked-content: open sealed (leaked) bodies with the evidence key. */
-static int open_leaked;
-
-/* Loads a blob into o[key] (text) and reports whether its hash holds. */
+/* Loads a blob into o[key] (text) and reports whether its hash holds. With
+ * open_leaked (--include-leaked-content, for this one call only) a sealed
+ * body is opened with the evidence key. */
 static int
-body_json(sqlite3 *db, cJSON *o, const char *key, const char *sha, struct aerr *err)
+body_json(sqlite3 *db, cJSON *o, const char *key, const char *sha, int open_leaked, struct aerr *err)
 {
 	struct buf b;
 	int enc = 0;
@@ -66,8 +65,8 @@ body_json(sqlite3 *db, cJSON *o, const char *key, const char *sha, struct aerr *
 	return 0;
 }
 
-int
-evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+static int
+evidence_build(sqlite3 *db, int64_t id, int open_leaked, cJSON **out, struct aerr *err)
 {
 	sqlite3_stmt *st = db_prepare(db, err, "SELECT kind, sha256, original_name, media_type, size, "
 	    "effective_date, added_by, added_at FROM evidence WHERE id = ?", "i", id);
@@ -129,7 +128,7 @@ evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 		cJSON_AddBoolToObject(x, "request_regenerated", strcmp(sha, col_text(st, 8)) == 0);
 		buf_free(&body);
 		cJSON_AddNullToObject(x, "request_body");
-	} else if (body_json(db, x, "request_body", col_text(st, 10), err) != 0) {
+	} else if (body_json(db, x, "request_body", col_text(st, 10), open_leaked, err) != 0) {
 		sqlite3_finalize(st);
 		return err->code;
 	}
@@ -143,7 +142,7 @@ evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 	    col_text(st, 14));
 	cJSON_AddNumberToObject(x, "response_size", (double)sqlite3_column_int64(st, 15));
 	if (body_json(db, x, "response_body", sqlite3_column_type(st, 16) == SQLITE_NULL ? NULL :
-	    col_text(st, 16), err) != 0) {
+	    col_text(st, 16), open_leaked, err) != 0) {
 		sqlite3_finalize(st);
 		return err->code;
 	}
@@ -167,14 +166,45 @@ evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 	return 0;
 }
 
+/* Sealed content stays sealed unless asked for in this very call. */
+int
+evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+{
+	return evidence_build(db, id, 0, out, err);
+}
+
+/* Prints text that came from outside (a vendor's headers and bodies, a file
+ * name) with control characters escaped: a reply must not drive the terminal. */
+static void
+put_text(const char *s, size_t n, int keep_lines)
+{
+	char *e = text_escape(s, n, keep_lines);
+
+	fputs(e, stdout);
+	free(e);
+}
+
+static const char *
+str_or(const cJSON *o, const char *key, const char *dflt)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	return cJSON_IsString(v) ? v->valuestring : dflt;
+}
+
 static void
 print_headers(const cJSON *h)
 {
 	const cJSON *kv;
 
 	cJSON_ArrayForEach(kv, h)
-		if (cJSON_IsString(kv))
-			printf("  %s: %s\n", kv->string, kv->valuestring);
+		if (cJSON_IsString(kv)) {
+			fputs("  ", stdout);
+			put_text(kv->string, strlen(kv->string), 0);
+			fputs(": ", stdout);
+			put_text(kv->valuestring, strlen(kv->valuestring), 0);
+			fputc('\n', stdout);
+		}
 }
 
 static void
@@ -189,7 +219,7 @@ print_body(const char *label, const cJSON *x, const char *key, int full)
 		size_t n = strlen(b->valuestring);
 
 		printf("%s (%zu bytes):\n", label, n);
-		fwrite(b->valuestring, 1, full || n <= PREVIEW ? n : PREVIEW, stdout);
+		put_text(b->valuestring, full || n <= PREVIEW ? n : PREVIEW, 1);
 		if (!full && n > PREVIEW)
 			printf("\n... (%zu more bytes; --full shows all)", n - PREVIEW);
 		printf("\n");
@@ -208,7 +238,7 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ "include-leaked-content", no_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 }
 	};
-	int json = 0, full = 0, c;
+	int json = 0, full = 0, open_leaked = 0, c;
 	int64_t id;
 	sqlite3 *db;
 	cJSON *j, *x, *t, *fd;
@@ -229,7 +259,7 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (evidence_json(db, id, &j, err) != 0) {
+	if (evidence_build(db, id, open_leaked, &j, err) != 0) {
 		cJSON_Delete(j);
 		return err->code;
 	}
@@ -237,11 +267,10 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json_emit(j);
 		return 0;
 	}
-	printf("evidence %lld: %s, %s, %.0f bytes, SHA-256 %s\n", (long long)id,
-	    cJSON_GetObjectItem(j, "kind")->valuestring,
-	    cJSON_IsString(cJSON_GetObjectItem(j, "original_name")) ?
-	    cJSON_GetObjectItem(j, "original_name")->valuestring : "-",
-	    cJSON_GetObjectItem(j, "size")->valuedouble, cJSON_GetObjectItem(j, "sha256")->valuestring);
+	printf("evidence %lld: %s, ", (long long)id, cJSON_GetObjectItem(j, "kind")->valuestring);
+	put_text(str_or(j, "original_name", "-"), strlen(str_or(j, "original_name", "-")), 0);
+	printf(", %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(j, "size")->valuedouble,
+	    cJSON_GetObjectItem(j, "sha256")->valuestring);
 	printf("added %s by %s\n", cJSON_GetObjectItem(j, "added_at")->valuestring,
 	    cJSON_GetObjectItem(j, "added_by")->valuestring);
 	if ((x = cJSON_GetObjectItem(j, "exchange")) != NULL) {
@@ -250,11 +279,11 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 		printf("run %d, probe %s, exchange %d, tenant %s%s\n", cJSON_GetObjectItem(x, "run")->valueint,
 		    cJSON_GetObjectItem(x, "probe")->valuestring, cJSON_GetObjectItem(x, "seq")->valueint,
-		    cJSON_IsString(cJSON_GetObjectItem(x, "tenant")) ?
-		    cJSON_GetObjectItem(x, "tenant")->valuestring : "-",
+		    str_or(x, "tenant", "-"),
 		    cJSON_IsTrue(cJSON_GetObjectItem(x, "streaming")) ? ", streaming" : "");
-		printf("%s %s\n", cJSON_GetObjectItem(x, "method")->valuestring,
-		    cJSON_GetObjectItem(x, "url")->valuestring);
+		printf("%s ", cJSON_GetObjectItem(x, "method")->valuestring);
+		put_text(str_or(x, "url", ""), strlen(str_or(x, "url", "")), 0);
+		fputc('\n', stdout);
 		print_headers(cJSON_GetObjectItem(x, "request_headers"));
 		printf("request: %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(x, "request_size")->valuedouble,
 		    cJSON_GetObjectItem(x, "request_sha256")->valuestring);
@@ -270,8 +299,11 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 			    cJSON_IsTrue(cJSON_GetObjectItem(x, "response_truncated")) ? " (cut at the size cap)" : "");
 		else
 			printf("response: none\n");
-		if (cJSON_IsString(e))
-			printf("error: %s\n", e->valuestring);
+		if (cJSON_IsString(e)) {
+			fputs("error: ", stdout);
+			put_text(e->valuestring, strlen(e->valuestring), 0);
+			fputc('\n', stdout);
+		}
 		print_headers(cJSON_GetObjectItem(x, "response_headers"));
 		print_body("response body", x, "response_body", full);
 		t = cJSON_GetObjectItem(x, "timings");

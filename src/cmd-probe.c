@@ -88,11 +88,14 @@ probe_print_run(FILE *f, const cJSON *run)
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
 		const cJSON *fd, *d = cJSON_GetObjectItem(p, "details"), *reason = cJSON_GetObjectItem(p, "reason");
 		const char *v = cJSON_GetObjectItem(p, "verdict")->valuestring;
+		/* Reasons and messages may quote a vendor's reply: escaped for the terminal. */
+		char *why = text_escape(cJSON_IsString(reason) ? reason->valuestring : "",
+		    cJSON_IsString(reason) ? strlen(reason->valuestring) : 0, 0);
 
 		fprintf(f, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
 		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??",
-		    cJSON_GetObjectItem(p, "name")->valuestring, v,
-		    cJSON_IsString(reason) ? reason->valuestring : "");
+		    cJSON_GetObjectItem(p, "name")->valuestring, v, why);
+		free(why);
 		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, "sweep") == 0 && cJSON_IsObject(d)) {
 			const cJSON *ib = cJSON_GetObjectItem(d, "integrity_boundary");
 			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
@@ -107,11 +110,13 @@ probe_print_run(FILE *f, const cJSON *run)
 		}
 		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(p, "findings")) {
 			const cJSON *e;
+			const char *m = cJSON_GetObjectItem(fd, "message")->valuestring;
+			char *msg = text_escape(m, strlen(m), 0);
 			int k = 0;
 
 			fprintf(f, "       %-8s %s: %s (evidence", cJSON_GetObjectItem(fd, "severity")->valuestring,
-			    cJSON_GetObjectItem(fd, "code")->valuestring,
-			    cJSON_GetObjectItem(fd, "message")->valuestring);
+			    cJSON_GetObjectItem(fd, "code")->valuestring, msg);
+			free(msg);
 			cJSON_ArrayForEach(e, cJSON_GetObjectItem(fd, "evidence")) {
 				if (k++ == 6) {
 					fprintf(f, " ...");

@@ -46,6 +46,27 @@ parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err)
 	return 0;
 }
 
+
+/* An endpoint stored before URLs with credentials were refused must not
+ * carry its secret into a signed bundle: the report is refused until the
+ * URL is fixed. */
+static int
+endpoints_clean(const struct report *r, struct aerr *err)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(r->json, "endpoints")) {
+		const cJSON *url = cJSON_GetObjectItem(e, "url"), *name = cJSON_GetObjectItem(e, "ref");
+
+		if (cJSON_IsString(url) && url_has_credential(url->valuestring))
+			return aerr_set(err, AV_USAGE, "endpoint %s: its URL carries a credential, which the "
+			    "report would copy; set a URL without it ('aivet endpoint edit %s --url URL') "
+			    "and give the key with --credential", cJSON_IsString(name) ? name->valuestring : "?",
+			    cJSON_IsString(name) ? name->valuestring : "?");
+	}
+	return 0;
+}
+
 static int
 cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -129,7 +150,8 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	o.key_id = keyid;
 	if (db_begin(db, err) != 0)
 		goto done;
-	if (report_collect(db, &o, &r, err) != 0 || bundle_write(out, &r, sec, sums, err) != 0)
+	if (report_collect(db, &o, &r, err) != 0 || endpoints_clean(&r, err) != 0 ||
+	    bundle_write(out, &r, sec, sums, err) != 0)
 		goto fail;
 	{
 		const char *rid = cJSON_GetObjectItem(r.json, "report_id")->valuestring;

@@ -6,14 +6,30 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <sodium.h>
 
 #include "aivet.h"
+#include "minisign.h"
 
 #define MAX_SECRET 65536
+
+/* A secret goes into an HTTP header: any control character (CR and LF
+ * above all, which start a new header) or DEL is refused. */
+static int
+has_control(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] == 0x7f)
+			return 1;
+	return 0;
+}
 
 static int
 valid_env_name(const char *s)
@@ -45,6 +61,116 @@ credref_check(const char *ref, struct aerr *err)
 	    "a literal secret is refused and was not stored");
 }
 
+/* True when st is one of aivet's own files: anything in its configuration
+ * directory (the evidence key, the signing keys) or its data directory (the
+ * database and its journals). Compared by device and inode, so another name
+ * for the same file (a hard link, a symlink, "dir/../") is caught too. */
+static int
+own_file(const struct stat *st)
+{
+	char *keys = keystore_dir(), *conf = xstrdup(keys), *slash = strrchr(conf, '/');
+	const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME"), *dbp = getenv("AIVET_DB");
+	char *data = x != NULL && *x == '/' ? xasprintf("%s/aivet", x) :
+	    xasprintf("%s/.local/share/aivet", home != NULL && *home != '\0' ? home : "/");
+	char *dbdir = NULL;
+	const char *dirs[4], *dbbase = NULL;
+	int found = 0, nd = 0;
+
+	if (slash != NULL)
+		*slash = '\0';
+	dirs[nd++] = keys, dirs[nd++] = conf, dirs[nd++] = data;
+	if (dbp != NULL && *dbp != '\0') {
+		/* Only the database and its journals (NAME-wal, NAME-journal) there. */
+		dbdir = xstrdup(dbp);
+		slash = strrchr(dbdir, '/');
+		if (slash != NULL)
+			*slash = '\0', dbbase = slash + 1, dirs[nd++] = dbdir;
+		else
+			dbbase = dbp, dirs[nd++] = ".";
+	}
+	for (int i = 0; i < nd && !found; i++) {
+		DIR *d = opendir(dirs[i]);
+		struct dirent *e;
+
+		while (d != NULL && !found && (e = readdir(d)) != NULL) {
+			struct stat o;
+			char *p;
+
+			if (i == 3 && strncmp(e->d_name, dbbase, strlen(dbbase)) != 0)
+				continue;
+			p = xasprintf("%s/%s", dirs[i], e->d_name);
+			if (stat(p, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino)
+				found = 1;
+			free(p);
+		}
+		if (d != NULL)
+			closedir(d);
+	}
+	free(keys);
+	free(conf);
+	free(data);
+	free(dbdir);
+	return found;
+}
+
+/* Reads a file: credential with the checks a secret deserves: a regular
+ * file (no FIFO to hang on, no device to read forever), private to its
+ * owner, small, and not one of aivet's own keys or databases. */
+static int
+read_secret_file(const char *ref, struct buf *b, struct aerr *err)
+{
+	const char *path = ref + 5;
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	buf_init(b);
+	if (fd < 0)
+		return aerr_set(err, AV_USAGE, "credential %s: %s", ref, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "credential %s: not a regular file", ref);
+	}
+	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "credential %s: the file is open to group or others "
+		    "(mode %04o); chmod 600 it", ref, (unsigned)(st.st_mode & 07777));
+	}
+	if (own_file(&st)) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "credential %s: that is one of aivet's own key or "
+		    "database files, never a vendor's key", ref);
+	}
+	if (st.st_size > (off_t)MAX_SECRET) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "credential %s: larger than %d bytes", ref, MAX_SECRET);
+	}
+	b->cap = (size_t)MAX_SECRET + 2;
+	b->data = xmalloc(b->cap);
+	while (b->len <= (size_t)MAX_SECRET) {
+		n = read(fd, b->data + b->len, (size_t)MAX_SECRET + 1 - b->len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			close(fd);
+			sodium_memzero(b->data, b->cap);
+			buf_free(b);
+			return aerr_set(err, AV_RUNTIME, "credential %s: read error", ref);
+		}
+		if (n == 0)
+			break;
+		b->len += (size_t)n;
+	}
+	close(fd);
+	if (b->len > (size_t)MAX_SECRET) {
+		sodium_memzero(b->data, b->cap);
+		buf_free(b);
+		return aerr_set(err, AV_USAGE, "credential %s: larger than %d bytes", ref, MAX_SECRET);
+	}
+	b->data[b->len] = '\0';
+	return 0;
+}
+
 int
 credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err)
 {
@@ -61,6 +187,9 @@ credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err)
 		if (src == NULL || *src == '\0')
 			return aerr_set(err, AV_USAGE, "credential %s: the environment variable is not set", ref);
 		n = strlen(src);
+		if (has_control(src, n))
+			return aerr_set(err, AV_USAGE, "credential %s: the secret holds control characters "
+			    "(CR, LF, ...), which would inject request headers; refused", ref);
 		*secret = sodium_malloc(n + 1);
 		if (*secret == NULL)
 			die("out of memory");
@@ -68,15 +197,22 @@ credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err)
 		*len = n;
 		return 0;
 	}
-	if (read_file(ref + 5, MAX_SECRET, &b, err) != 0)
-		return aerr_prefix(err, "credential %s", ref);
+	if (read_secret_file(ref, &b, err) != 0)
+		return err->code;
 	n = b.len;
+	/* One trailing line break (and spaces an editor left) is how files end. */
 	while (n > 0 && (b.data[n - 1] == '\n' || b.data[n - 1] == '\r' || b.data[n - 1] == ' '))
 		n--;
 	if (n == 0) {
-		sodium_memzero(b.data, b.len);
+		sodium_memzero(b.data, b.cap);
 		buf_free(&b);
 		return aerr_set(err, AV_USAGE, "credential %s: the file is empty", ref);
+	}
+	if (has_control(b.data, n)) {
+		sodium_memzero(b.data, b.cap);
+		buf_free(&b);
+		return aerr_set(err, AV_USAGE, "credential %s: the secret holds control characters "
+		    "(CR, LF, NUL, ...), which would inject request headers; refused", ref);
 	}
 	*secret = sodium_malloc(n + 1);
 	if (*secret == NULL)
@@ -84,7 +220,7 @@ credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err)
 	memcpy(*secret, b.data, n);
 	(*secret)[n] = '\0';
 	*len = n;
-	sodium_memzero(b.data, b.len);
+	sodium_memzero(b.data, b.cap);
 	buf_free(&b);
 	return 0;
 }

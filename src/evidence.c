@@ -12,7 +12,6 @@
 
 #include "aivet.h"
 
-#define MAX_EVIDENCE_FILE ((size_t)1 << 30)
 
 int
 blob_put(sqlite3 *db, const void *data, size_t len, const unsigned char *seal_pk,
@@ -104,7 +103,7 @@ evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *
 		if (parse_time(effective_date, &ms, err) != 0)
 			return aerr_prefix(err, "--effective");
 	}
-	if (read_file(path, MAX_EVIDENCE_FILE, &b, err) != 0)
+	if (read_regular_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
 		return aerr_prefix(err, "evidence file");
 	if (blob_put(db, b.data, b.len, NULL, sha, err) != 0) {
 		buf_free(&b);

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonpos.h"
@@ -16,7 +17,25 @@ struct walk {
 	int at_key;
 	size_t found;
 	int done;
+	struct json_loc *locs;   /* json_locate_many: every node of these, sorted */
+	size_t nlocs;
 };
+
+static int
+loc_cmp(const void *a, const void *b)
+{
+	const struct json_loc *x = a, *y = b;
+
+	return x->node < y->node ? -1 : x->node > y->node;
+}
+
+const struct json_loc *
+json_loc_find(const struct json_loc *locs, size_t n, const cJSON *node)
+{
+	struct json_loc key = { node, 0, 0, 0 };
+
+	return n == 0 ? NULL : bsearch(&key, locs, n, sizeof *locs, loc_cmp);
+}
 
 static const char *
 skip_ws(const char *p, const char *end)
@@ -56,6 +75,12 @@ walk(struct walk *w, const char *p, const cJSON *node, size_t key)
 		w->found = w->at_key ? key : (size_t)(p - w->base);
 		w->done = 1;
 		return NULL;
+	}
+	if (w->locs != NULL) {
+		struct json_loc *l = (struct json_loc *)json_loc_find(w->locs, w->nlocs, node);
+
+		if (l != NULL)
+			l->key_off = key, l->val_off = (size_t)(p - w->base), l->found = 1;
 	}
 	if (cJSON_IsObject(node) || cJSON_IsArray(node)) {
 		int obj = cJSON_IsObject(node);
@@ -106,7 +131,7 @@ int
 json_locate(const char *text, size_t len, const cJSON *root, const cJSON *node, int at_key,
     size_t *off)
 {
-	struct walk w = { text, text + len, node, at_key, 0, 0 };
+	struct walk w = { text, text + len, node, at_key, 0, 0, NULL, 0 };
 	const char *p = text;
 
 	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
@@ -117,6 +142,29 @@ json_locate(const char *text, size_t len, const cJSON *root, const cJSON *node, 
 		return -1;
 	*off = w.found;
 	return 0;
+}
+
+void
+json_locate_many(const char *text, size_t len, const cJSON *root, struct json_loc *locs, size_t *n)
+{
+	struct walk w = { text, text + len, NULL, 0, 0, 0, locs, 0 };
+	const char *p = text;
+	size_t k = 0;
+
+	if (*n == 0)
+		return;
+	qsort(locs, *n, sizeof *locs, loc_cmp);
+	for (size_t i = 0; i < *n; i++)
+		if (k == 0 || locs[k - 1].node != locs[i].node) {
+			locs[k] = locs[i];
+			locs[k].found = 0;
+			k++;
+		}
+	*n = w.nlocs = k;
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	p = skip_ws(p, w.end);
+	walk(&w, p, root, (size_t)(p - text));
 }
 
 void

@@ -111,6 +111,15 @@ main(int argc, char **argv)
 			return AV_USAGE;
 		}
 	}
+	/* The actor is written into the audit log and shown everywhere. */
+	if (safe_text_check("actor", av.actor, &err) != 0) {
+		char *msg = text_escape(err.msg, strlen(err.msg), 0);
+
+		fprintf(stderr, "aivet: %s (from --actor or AIVET_ACTOR)\n", msg);
+		free(msg);
+		free(db_path);
+		return AV_USAGE;
+	}
 	av.db_path = db_path ? db_path : (db_path = default_db_path());
 	if (optind >= argc) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
@@ -123,8 +132,13 @@ main(int argc, char **argv)
 	} else {
 		rc = cmd_run(&av, argc - optind, argv + optind, &err);
 	}
-	if (rc != 0 && err.msg[0] != '\0')
-		fprintf(stderr, "aivet: %s\n", err.msg);
+	if (rc != 0 && err.msg[0] != '\0') {
+		/* Messages may quote a vendor's reply: escaped, they cannot drive the terminal. */
+		char *msg = text_escape(err.msg, strlen(err.msg), 1);
+
+		fprintf(stderr, "aivet: %s\n", msg);
+		free(msg);
+	}
 	av_close(&av);
 	free(db_path);
 	fflush(stdout);

@@ -101,10 +101,14 @@ is_ident(const char *s, const char *extra)
 
 /* ---- checking a file ---- */
 
+/* A problem is located (line and column) only when all are known: one walk
+ * of the text for all of them, so a file with many problems stays linear. */
 struct vproblem {
 	size_t off;
 	int seq;
-	char *line;
+	const cJSON *node;
+	int at_key;
+	char *line;   /* "PATH: message" until located, then the whole line */
 };
 
 struct vctx {
@@ -120,21 +124,56 @@ vproblem(struct vctx *v, const cJSON *node, int at_key, const char *path, const 
     va_list ap)
 {
 	char msg[512];
-	size_t off = 0;
-	int line, col;
 
 	vsnprintf(msg, sizeof msg, fmt, ap);
-	json_locate(v->text, v->len, v->root, node, at_key, &off);
-	text_line_col(v->text, off, &line, &col);
 	if (v->n == v->cap) {
 		v->cap = v->cap ? 2 * v->cap : 16;
 		v->p = xrealloc(v->p, (size_t)v->cap * sizeof *v->p);
 	}
-	v->p[v->n].off = off;
+	v->p[v->n].off = 0;
 	v->p[v->n].seq = v->n;
-	v->p[v->n].line = xasprintf("%s:%d:%d: %s: %s\n", v->name, line, col,
-	    *path ? path : "(top level)", msg);
+	v->p[v->n].node = node;
+	v->p[v->n].at_key = at_key;
+	v->p[v->n].line = xasprintf("%s: %s", *path ? path : "(top level)", msg);
 	v->n++;
+}
+
+static int by_position(const void *a, const void *b);
+
+/* Finds every problem's place in one walk, sorts them into file order and
+ * writes NAME:LINE:COL in front, counting lines once from the start. */
+static void
+locate_problems(struct vctx *v)
+{
+	struct json_loc *locs = xcalloc((size_t)v->n + 1, sizeof *locs);
+	size_t n = (size_t)v->n, at = 0;
+	int line = 1, col = 1;
+
+	for (int i = 0; i < v->n; i++)
+		locs[i].node = v->p[i].node;
+	json_locate_many(v->text, v->len, v->root, locs, &n);
+	for (int i = 0; i < v->n; i++) {
+		const struct json_loc *l = json_loc_find(locs, n, v->p[i].node);
+
+		if (l != NULL && l->found)
+			v->p[i].off = v->p[i].at_key ? l->key_off : l->val_off;
+	}
+	free(locs);
+	qsort(v->p, (size_t)v->n, sizeof *v->p, by_position);
+	for (int i = 0; i < v->n; i++) {
+		char *whole;
+
+		/* As text_line_col, carried on from the previous problem. */
+		for (; at < v->p[i].off && at < v->len && v->text[at] != '\0'; at++) {
+			if (v->text[at] == '\n')
+				line++, col = 1;
+			else if (((unsigned char)v->text[at] & 0xc0) != 0x80)
+				col++;
+		}
+		whole = xasprintf("%s:%d:%d: %s\n", v->name, line, col, v->p[i].line);
+		free(v->p[i].line);
+		v->p[i].line = whole;
+	}
 }
 
 static void problem(struct vctx *v, const cJSON *node, int at_key, const char *path,
@@ -195,23 +234,28 @@ check_keys(struct vctx *v, const cJSON *obj, const char *path, const char *const
 {
 	const cJSON *c;
 
+	int nallowed = 0;
+	char *seen;
+
+	while (allowed[nallowed] != NULL)
+		nallowed++;
+	/* Only allowed keys can repeat without being unknown: one flag each keeps it linear. */
+	seen = xcalloc((size_t)nallowed + 1, 1);
 	cJSON_ArrayForEach(c, obj) {
 		char *p = path_key(path, c->string);
-		int known = 0;
+		int known = -1;
 
-		for (int i = 0; allowed[i] != NULL; i++)
-			known |= strcmp(c->string, allowed[i]) == 0;
-		if (!known) {
+		for (int i = 0; i < nallowed && known < 0; i++)
+			if (strcmp(c->string, allowed[i]) == 0)
+				known = i;
+		if (known < 0)
 			problem(v, c, 1, p, "unknown key '%s'", c->string);
-		} else {
-			for (const cJSON *d = obj->child; d != c; d = d->next)
-				if (strcmp(d->string, c->string) == 0) {
-					problem(v, c, 1, p, "duplicate key '%s'", c->string);
-					break;
-				}
-		}
+		else if (seen[known])
+			problem(v, c, 1, p, "duplicate key '%s'", c->string);
+		seen[known < 0 ? nallowed : known] = 1;
 		free(p);
 	}
+	free(seen);
 }
 
 /* The member when it passes good; NULL otherwise (reported, unless optional and absent). */
@@ -289,17 +333,77 @@ struct qref {
 	char *path;
 };
 
+struct id_pos {
+	const char *id;
+	int i;
+};
+
+static int
+by_id_cmp(const void *a, const void *b)
+{
+	const struct id_pos *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+
+	return c != 0 ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+/* A choice value given twice: the later one is reported and dropped, then
+ * the rest are indexed by value. Sorting keeps this O(n log n). */
+static void
+index_choices(struct vctx *v, struct q_question *qq, struct id_pos *pos, const cJSON **node,
+    const int *where, const char *apath)
+{
+	char *drop = xcalloc((size_t)qq->nchoices + 1, 1);
+	int k = 0;
+
+	qsort(pos, (size_t)qq->nchoices, sizeof *pos, by_id_cmp);
+	for (int j = 1; j < qq->nchoices; j++)
+		if (strcmp(pos[j - 1].id, pos[j].id) == 0) {
+			int c = pos[j].i;
+			char *cp = path_index(apath, where[c]), *vp = path_key(cp, "value");
+
+			problem(v, cJSON_GetObjectItemCaseSensitive(node[c], "value"), 0, vp,
+			    "duplicate choice '%s'", pos[j].id);
+			free(vp);
+			free(cp);
+			drop[c] = 1;
+		}
+	/* Keep file order; then the index over what is kept. */
+	{
+		int *newi = xcalloc((size_t)qq->nchoices + 1, sizeof *newi);
+
+		for (int j = 0; j < qq->nchoices; j++) {
+			newi[j] = k;
+			if (!drop[j])
+				qq->choices[k++] = qq->choices[j];
+		}
+		qq->by_value = xcalloc((size_t)k + 1, sizeof *qq->by_value);
+		for (int j = 0, m = 0; j < qq->nchoices; j++)
+			if (!drop[pos[j].i])
+				qq->by_value[m++] = newi[pos[j].i];
+		free(newi);
+	}
+	qq->nchoices = k;
+	free(drop);
+}
+
 static void
 check_choices(struct vctx *v, struct q_question *qq, const cJSON *qn, const char *qpath)
 {
-	const cJSON *arr = want_array(v, qn, qpath, "choices", 1), *c;
+	const cJSON *arr = want_array(v, qn, qpath, "choices", 1), *c, **node;
+	struct id_pos *pos;
 	char *apath;
-	int i = 0;
+	int i = 0, *where;
+	size_t n;
 
 	if (arr == NULL)
 		return;
 	apath = path_key(qpath, "choices");
-	qq->choices = xcalloc((size_t)cJSON_GetArraySize(arr), sizeof *qq->choices);
+	n = (size_t)cJSON_GetArraySize(arr) + 1;
+	qq->choices = xcalloc(n, sizeof *qq->choices);
+	pos = xcalloc(n, sizeof *pos);
+	node = xcalloc(n, sizeof *node);
+	where = xcalloc(n, sizeof *where);
 	cJSON_ArrayForEach(c, arr) {
 		char *cp = path_index(apath, i++);
 		const char *value;
@@ -321,17 +425,6 @@ check_choices(struct vctx *v, struct q_question *qq, const cJSON *qn, const char
 			free(vp);
 			value = NULL;
 		}
-		if (value != NULL)
-			for (int j = 0; j < qq->nchoices; j++)
-				if (strcmp(qq->choices[j].value, value) == 0) {
-					char *vp = path_key(cp, "value");
-
-					problem(v, cJSON_GetObjectItemCaseSensitive(c, "value"), 0, vp,
-					    "duplicate choice '%s'", value);
-					free(vp);
-					value = NULL;
-					break;
-				}
 		risk = cJSON_GetObjectItemCaseSensitive(c, "risk");
 		r = RISK_NONE;
 		if (risk == NULL) {
@@ -344,15 +437,23 @@ check_choices(struct vctx *v, struct q_question *qq, const cJSON *qn, const char
 		}
 		/* Kept even with a bad risk, so later checks do not report the same choice again. */
 		if (value != NULL) {
-			struct q_choice *ch = &qq->choices[qq->nchoices++];
+			struct q_choice *ch = &qq->choices[qq->nchoices];
 			const char *label = want_string(v, c, cp, "label", 0);
 
 			ch->value = value;
 			ch->label = label ? label : value;
 			ch->risk = r < 0 ? RISK_NONE : r;
+			pos[qq->nchoices].id = value;
+			pos[qq->nchoices].i = qq->nchoices;
+			node[qq->nchoices] = c;
+			where[qq->nchoices++] = i - 1;
 		}
 		free(cp);
 	}
+	index_choices(v, qq, pos, node, where, apath);
+	free(pos);
+	free(node);
+	free(where);
 	if (qq->type == QT_YES_NO) {
 		int yes = 0, no = 0;
 
@@ -465,17 +566,6 @@ check_question(struct vctx *v, struct questionnaire *q, struct qref *refs, const
 		free(p);
 		id = NULL;
 	}
-	if (id != NULL) {
-		int other = questionnaire_find(q, id);
-
-		if (other >= 0) {
-			char *p = path_key(qpath, "id");
-
-			problem(v, cJSON_GetObjectItemCaseSensitive(qn, "id"), 0, p,
-			    "duplicate question id '%s' (first at %s)", id, refs[other].path);
-			free(p);
-		}
-	}
 	qq->id = id ? id : "";
 	qq->text = want_string(v, qn, qpath, "text", 1);
 	qq->help = want_string(v, qn, qpath, "help", 0);
@@ -549,6 +639,79 @@ check_question(struct vctx *v, struct questionnaire *q, struct qref *refs, const
 	refs[q->nquestions].node = qn;
 	refs[q->nquestions].path = xstrdup(qpath);
 	q->nquestions++;
+}
+
+/* The sorted index behind questionnaire_find, and with it the duplicate ids
+ * (the later of two equal ids names the first): O(n log n) for n questions. */
+/* Section ids given twice: the later is reported (and loses its id). */
+static void
+index_sections(struct vctx *v, struct questionnaire *q, const cJSON *secs)
+{
+	struct id_pos *ids = xcalloc((size_t)q->nsections + 1, sizeof *ids);
+	const cJSON **node = xcalloc((size_t)q->nsections + 1, sizeof *node);
+	int *at = xcalloc((size_t)q->nsections + 1, sizeof *at);
+	const cJSON *s;
+	int n = 0, ai = 0, first = 0;
+
+	/* Sections that are not objects were skipped when read: map back to the array. */
+	cJSON_ArrayForEach(s, secs) {
+		if (cJSON_IsObject(s) && n < q->nsections)
+			node[n] = s, at[n++] = ai;
+		ai++;
+	}
+	for (int i = 0; i < q->nsections; i++)
+		ids[i].id = q->sections[i].id, ids[i].i = i;
+	qsort(ids, (size_t)q->nsections, sizeof *ids, by_id_cmp);
+	for (int k = 0; k < q->nsections; k++) {
+		int i = ids[k].i;
+		char *sp, *p;
+
+		if (k == 0 || strcmp(ids[k - 1].id, ids[k].id) != 0) {
+			first = i;
+			continue;
+		}
+		if (*ids[k].id == '\0' || i >= n)
+			continue;
+		sp = path_index("sections", at[i]);
+		p = path_key(sp, "id");
+		problem(v, cJSON_GetObjectItemCaseSensitive(node[i], "id"), 0, p,
+		    "duplicate section id '%s' (first at sections[%d])", ids[k].id, first);
+		q->sections[i].id = "";
+		free(p);
+		free(sp);
+	}
+	free(node);
+	free(at);
+	free(ids);
+}
+
+static void
+index_questions(struct vctx *v, struct questionnaire *q, struct qref *refs)
+{
+	struct id_pos *ids = xcalloc((size_t)q->nquestions + 1, sizeof *ids);
+	int first = 0;
+
+	for (int i = 0; i < q->nquestions; i++)
+		ids[i].id = q->questions[i].id, ids[i].i = i;
+	qsort(ids, (size_t)q->nquestions, sizeof *ids, by_id_cmp);
+	q->by_id = xcalloc((size_t)q->nquestions + 1, sizeof *q->by_id);
+	for (int k = 0; k < q->nquestions; k++) {
+		int i = ids[k].i;
+		char *p;
+
+		q->by_id[k] = i;
+		if (k == 0 || strcmp(ids[k - 1].id, ids[k].id) != 0) {
+			first = i;
+			continue;
+		}
+		if (*ids[k].id == '\0')
+			continue;   /* no id, reported already */
+		p = path_key(refs[i].path, "id");
+		problem(v, cJSON_GetObjectItemCaseSensitive(refs[i].node, "id"), 0, p,
+		    "duplicate question id '%s' (first at %s)", ids[k].id, refs[first].path);
+		free(p);
+	}
+	free(ids);
 }
 
 /* depends_on and verified_by refer to other questions and values: checked once all are read. */
@@ -743,16 +906,6 @@ check_root(struct vctx *v, struct questionnaire *q)
 			free(p);
 			sec->id = NULL;
 		}
-		for (int j = 0; sec->id != NULL && j < q->nsections; j++)
-			if (strcmp(q->sections[j].id, sec->id) == 0) {
-				char *p = path_key(sp, "id");
-
-				problem(v, cJSON_GetObjectItemCaseSensitive(s, "id"), 0, p,
-				    "duplicate section id '%s' (first at sections[%d])", sec->id, j);
-				free(p);
-				sec->id = NULL;
-				break;
-			}
 		sec->title = want_string(v, s, sp, "title", 1);
 		sec->description = want_string(v, s, sp, "description", 0);
 		sec->first = q->nquestions;
@@ -776,6 +929,8 @@ check_root(struct vctx *v, struct questionnaire *q)
 		q->nsections++;
 		free(sp);
 	}
+	index_sections(v, q, secs);
+	index_questions(v, q, refs);
 	check_references(v, q, refs);
 	for (int i = 0; i < q->nquestions; i++)
 		free(refs[i].path);
@@ -824,7 +979,7 @@ questionnaire_check(const char *name, const char *text, size_t len, struct buf *
 	v.root = root;
 	check_root(&v, q);
 	if (v.n > 0)
-		qsort(v.p, (size_t)v.n, sizeof *v.p, by_position);
+		locate_problems(&v);
 	for (int i = 0; i < v.n; i++) {
 		buf_adds(problems, v.p[i].line);
 		free(v.p[i].line);
@@ -863,10 +1018,12 @@ questionnaire_free(struct questionnaire *q)
 		return;
 	for (int i = 0; i < q->nquestions; i++) {
 		free(q->questions[i].choices);
+		free(q->questions[i].by_value);
 		free(q->questions[i].bands);
 		free(q->questions[i].checks);
 	}
 	free(q->questions);
+	free(q->by_id);
 	free(q->sections);
 	cJSON_Delete(q->root);
 	free(q);
@@ -875,10 +1032,28 @@ questionnaire_free(struct questionnaire *q)
 int
 questionnaire_find(const struct questionnaire *q, const char *question_id)
 {
-	for (int i = 0; q != NULL && i < q->nquestions; i++)
-		if (strcmp(q->questions[i].id, question_id) == 0)
-			return i;
-	return -1;
+	int lo = 0, hi;
+
+	if (q == NULL)
+		return -1;
+	if (q->by_id == NULL) {
+		for (int i = 0; i < q->nquestions; i++)
+			if (strcmp(q->questions[i].id, question_id) == 0)
+				return i;
+		return -1;
+	}
+	/* The first of equal ids: the leftmost match in the sorted index. */
+	hi = q->nquestions;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (strcmp(q->questions[q->by_id[mid]].id, question_id) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < q->nquestions && strcmp(q->questions[q->by_id[lo]].id, question_id) == 0 ?
+	    q->by_id[lo] : -1;
 }
 
 /* ---- answer values ---- */
@@ -897,9 +1072,24 @@ choice_list(const struct q_question *qq, const char *sep)
 static int
 choice_index(const struct q_question *qq, const char *value)
 {
-	for (int i = 0; i < qq->nchoices; i++)
-		if (strcmp(qq->choices[i].value, value) == 0)
-			return i;
+	int lo = 0, hi = qq->nchoices;
+
+	if (qq->by_value == NULL) {
+		for (int i = 0; i < qq->nchoices; i++)
+			if (strcmp(qq->choices[i].value, value) == 0)
+				return i;
+		return -1;
+	}
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2, c = strcmp(qq->choices[qq->by_value[mid]].value, value);
+
+		if (c == 0)
+			return qq->by_value[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
 	return -1;
 }
 
@@ -929,19 +1119,33 @@ answer_check(const struct q_question *qq, const cJSON *value, struct aerr *err)
 			return AV_USAGE;
 		}
 		return choice_index(qq, value->valuestring) < 0 ? not_a_choice(qq, value->valuestring, err) : 0;
-	case QT_MULTI:
+	case QT_MULTI: {
+		char *seen;
+
 		if (!cJSON_IsArray(value))
 			return aerr_set(err, AV_USAGE, "needs a list of choices");
+		/* One flag per choice: a long list stays linear. */
+		seen = xcalloc((size_t)qq->nchoices + 1, 1);
 		cJSON_ArrayForEach(c, value) {
-			if (!cJSON_IsString(c))
+			int k;
+
+			if (!cJSON_IsString(c)) {
+				free(seen);
 				return aerr_set(err, AV_USAGE, "needs a list of choices");
-			if (choice_index(qq, c->valuestring) < 0)
+			}
+			if ((k = choice_index(qq, c->valuestring)) < 0) {
+				free(seen);
 				return not_a_choice(qq, c->valuestring, err);
-			for (const cJSON *d = value->child; d != c; d = d->next)
-				if (strcmp(d->valuestring, c->valuestring) == 0)
-					return aerr_set(err, AV_USAGE, "'%s' is given twice", c->valuestring);
+			}
+			if (seen[k]) {
+				free(seen);
+				return aerr_set(err, AV_USAGE, "'%s' is given twice", c->valuestring);
+			}
+			seen[k] = 1;
 		}
+		free(seen);
 		return 0;
+	}
 	case QT_TEXT:
 		if (!cJSON_IsString(value) || value->valuestring[0] == '\0')
 			return aerr_set(err, AV_USAGE, "needs some text");

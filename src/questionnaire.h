@@ -40,6 +40,7 @@ struct q_question {
 	double weight;
 	struct q_choice *choices;
 	int nchoices;
+	int *by_value;           /* choice indices sorted by value, for lookups */
 	struct q_band *bands;
 	int nbands, above;       /* above: risk beyond the last band */
 	int dep;                 /* index of the question this one depends on, or -1 */
@@ -64,6 +65,7 @@ struct questionnaire {
 	int nsections;
 	struct q_question *questions;
 	int nquestions;
+	int *by_id;              /* question indices sorted by id (then position), for lookups */
 	cJSON *root;             /* owns every string above */
 };
 

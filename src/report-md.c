@@ -19,22 +19,65 @@ s_of(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* A table cell: no pipes or newlines may break the row. */
+void
+md_escape(struct buf *b, const char *s, const char *newline)
+{
+	/* Control characters first (text_escape), then what Markdown and the HTML
+	 * it is rendered to would read as structure: markup, entities, cell bars. */
+	char *nocr = xstrdup(s), *q = nocr, *t;
+
+	for (const char *p = s; *p != '\0'; p++)
+		if (*p != '\r')   /* line ends written by spreadsheets on Windows */
+			*q++ = *p;
+	*q = '\0';
+	t = text_escape(nocr, strlen(nocr), 1);
+	free(nocr);
+	for (const char *p = t; *p != '\0'; p++) {
+		if (*p == '|')
+			buf_adds(b, "\\|");
+		else if (*p == '<')
+			buf_adds(b, "&lt;");
+		else if (*p == '>')
+			buf_adds(b, "&gt;");
+		else if (*p == '&')
+			buf_adds(b, "&amp;");
+		else if (*p == '\n')
+			buf_adds(b, newline);
+		else
+			buf_add(b, p, 1);
+	}
+	free(t);
+}
+
+/* A table cell: no pipes or newlines may break the row, no markup may run. */
 static void
 cell_text(struct buf *b, const char *s)
 {
-	if (s == NULL) {
+	if (s == NULL)
 		buf_adds(b, "—");
-		return;
-	}
-	for (; *s != '\0'; s++) {
-		if (*s == '|')
-			buf_adds(b, "\\|");
-		else if (*s == '\n' || *s == '\r')
-			buf_adds(b, " ");
-		else
-			buf_add(b, s, 1);
-	}
+	else
+		md_escape(b, s, " ");
+}
+
+/* Text from the report (names, titles, actors) for running prose: escaped,
+ * kept in the pool until the document is done. */
+struct pool {
+	char **v;
+	size_t n;
+};
+
+static const char *
+esc(struct pool *p, const char *s)
+{
+	struct buf b;
+
+	if (s == NULL)
+		return NULL;
+	buf_init(&b);
+	md_escape(&b, s, " ");
+	p->v = xrealloc(p->v, (p->n + 1) * sizeof *p->v);
+	p->v[p->n] = buf_steal(&b);
+	return p->v[p->n++];
 }
 
 static void
@@ -119,10 +162,11 @@ report_markdown(const cJSON *rep)
 	static const char *const ep_k[] = { "name", "api", "url", "model", "context_tokens", "status", NULL };
 	const cJSON *v = cJSON_GetObjectItem(rep, "vendor"), *sum = cJSON_GetObjectItem(rep, "summary");
 	const cJSON *cp = cJSON_GetObjectItem(rep, "audit_checkpoint"), *x, *y;
+	struct pool pool = { NULL, 0 };
 	struct buf b;
 
 	buf_init(&b);
-	buf_printf(&b, "# Vendor report: %s\n\n", s_of(v, "name"));
+	buf_printf(&b, "# Vendor report: %s\n\n", esc(&pool, s_of(v, "name")));
 	buf_printf(&b, "- Report: `%s`\n- Generated: %s\n- Keep until: %s\n- Signed by key: `%s`\n"
 	    "- aivet: %s\n\n", s_of(rep, "report_id"), s_of(rep, "generated_at"),
 	    s_of(rep, "retention_until"), s_of(rep, "signer_key_id") ? s_of(rep, "signer_key_id") : "—",
@@ -157,7 +201,8 @@ report_markdown(const cJSON *rep)
 		buf_adds(&b, "No probe runs in this report.\n\n");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "probe_runs")) {
 		buf_printf(&b, "### Run %d on %s\n\nStatus %s, started %s, finished %s.\n\n",
-		    cJSON_GetObjectItem(x, "id")->valueint, s_of(x, "endpoint") ? s_of(x, "endpoint") : "?",
+		    cJSON_GetObjectItem(x, "id")->valueint,
+		    s_of(x, "endpoint") ? esc(&pool, s_of(x, "endpoint")) : "?",
 		    s_of(x, "status") ? s_of(x, "status") : "?",
 		    s_of(x, "started_at") ? s_of(x, "started_at") : "?",
 		    s_of(x, "finished_at") ? s_of(x, "finished_at") : "—");
@@ -192,12 +237,13 @@ report_markdown(const cJSON *rep)
 		buf_printf(&b, "### Assessment %d, round %d: %s\n\nStatus %s; created by %s at %s; "
 		    "submitted %s; approved %s by %s.\n\n", cJSON_GetObjectItem(x, "id")->valueint,
 		    cJSON_GetObjectItem(x, "round") ? cJSON_GetObjectItem(x, "round")->valueint : 1,
-		    s_of(q, "title") ? s_of(q, "title") : "?", s_of(x, "status") ? s_of(x, "status") : "?",
-		    s_of(x, "created_by") ? s_of(x, "created_by") : "?",
+		    s_of(q, "title") ? esc(&pool, s_of(q, "title")) : "?",
+		    s_of(x, "status") ? s_of(x, "status") : "?",
+		    s_of(x, "created_by") ? esc(&pool, s_of(x, "created_by")) : "?",
 		    s_of(x, "created_at") ? s_of(x, "created_at") : "?",
 		    s_of(x, "submitted_at") ? s_of(x, "submitted_at") : "—",
 		    s_of(x, "approved_at") ? s_of(x, "approved_at") : "—",
-		    s_of(x, "reviewer") ? s_of(x, "reviewer") : "—");
+		    s_of(x, "reviewer") ? esc(&pool, s_of(x, "reviewer")) : "—");
 		table(&b, cJSON_GetObjectItem(x, "answers"), ans_t, ans_k);
 	}
 	buf_adds(&b, "## Incidents\n\n");
@@ -205,7 +251,7 @@ report_markdown(const cJSON *rep)
 		buf_adds(&b, "None.\n\n");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "incidents")) {
 		buf_printf(&b, "### Incident %d: %s\n\nStatus %s; discovered %s; PHI %s.\n\n",
-		    cJSON_GetObjectItem(x, "id")->valueint, s_of(x, "title") ? s_of(x, "title") : "?",
+		    cJSON_GetObjectItem(x, "id")->valueint, s_of(x, "title") ? esc(&pool, s_of(x, "title")) : "?",
 		    s_of(x, "status") ? s_of(x, "status") : "?",
 		    s_of(x, "discovered_at") ? s_of(x, "discovered_at") : "?",
 		    s_of(x, "phi") ? s_of(x, "phi") : "?");
@@ -225,5 +271,8 @@ report_markdown(const cJSON *rep)
 	    cJSON_GetObjectItem(cp, "entries") ? cJSON_GetObjectItem(cp, "entries")->valueint : 0,
 	    s_of(cp, "head") ? s_of(cp, "head") : "?",
 	    cJSON_IsTrue(cJSON_GetObjectItem(cp, "intact")) ? "intact" : "BROKEN");
+	for (size_t i = 0; i < pool.n; i++)
+		free(pool.v[i]);
+	free(pool.v);
 	return buf_steal(&b);
 }

@@ -74,14 +74,29 @@ str(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : "";
 }
 
+/* Vendor text enters a pane escaped (text_escape): its control characters
+ * show as \x1b and friends instead of being dropped or obeyed. */
+static void
+add_text(struct buf *b, const char *s, size_t n, int keep_lines)
+{
+	char *e = text_escape(s, n, keep_lines);
+
+	buf_adds(b, e);
+	free(e);
+}
+
 static void
 add_headers(struct buf *b, const cJSON *h)
 {
 	const cJSON *kv;
 
 	cJSON_ArrayForEach(kv, h)
-		if (cJSON_IsString(kv))
-			buf_printf(b, "%s: %s\n", kv->string, kv->valuestring);
+		if (cJSON_IsString(kv)) {
+			add_text(b, kv->string, strlen(kv->string), 0);
+			buf_adds(b, ": ");
+			add_text(b, kv->valuestring, strlen(kv->valuestring), 0);
+			buf_adds(b, "\n");
+		}
 }
 
 static void
@@ -96,7 +111,7 @@ add_body(struct buf *b, const cJSON *x, const char *key)
 		buf_adds(b, "(sealed: leaked content is kept encrypted)\n");
 		return;
 	}
-	buf_add(b, body, n < SHOW_MAX ? n : SHOW_MAX);
+	add_text(b, body, n < SHOW_MAX ? n : SHOW_MAX, 1);
 	if (n > SHOW_MAX)
 		buf_printf(b, "\n... (%zu more bytes)", n - SHOW_MAX);
 	buf_adds(b, "\n");
@@ -117,11 +132,14 @@ evidence_load(struct view *v, struct tui *t, struct aerr *err)
 	buf_adds(&s->left, "");
 	buf_adds(&s->right, "");
 	if ((x = cJSON_GetObjectItem(s->ev, "exchange")) == NULL) {
-		buf_printf(&s->left, "evidence %lld is a file: %s\n", (long long)s->ids[s->cur],
-		    str(s->ev, "original_name"));
+		buf_printf(&s->left, "evidence %lld is a file: ", (long long)s->ids[s->cur]);
+		add_text(&s->left, str(s->ev, "original_name"), strlen(str(s->ev, "original_name")), 0);
+		buf_adds(&s->left, "\n");
 		return 0;
 	}
-	buf_printf(&s->left, "%s %s\ntenant %s%s\n\n", str(x, "method"), str(x, "url"), str(x, "tenant"),
+	buf_printf(&s->left, "%s ", str(x, "method"));
+	add_text(&s->left, str(x, "url"), strlen(str(x, "url")), 0);
+	buf_printf(&s->left, "\ntenant %s%s\n\n", str(x, "tenant"),
 	    cJSON_IsTrue(cJSON_GetObjectItem(x, "streaming")) ? ", streaming" : "");
 	add_headers(&s->left, cJSON_GetObjectItem(x, "request_headers"));
 	buf_adds(&s->left, "\n");
@@ -142,8 +160,11 @@ evidence_load(struct view *v, struct tui *t, struct aerr *err)
 		    cJSON_IsTrue(cJSON_GetObjectItem(x, "response_truncated")) ? " (cut at the size cap)" : "");
 	else
 		buf_adds(&s->right, "no response\n");
-	if (*str(x, "error"))
-		buf_printf(&s->right, "error: %s\n", str(x, "error"));
+	if (*str(x, "error")) {
+		buf_adds(&s->right, "error: ");
+		add_text(&s->right, str(x, "error"), strlen(str(x, "error")), 0);
+		buf_adds(&s->right, "\n");
+	}
 	buf_adds(&s->right, "\n");
 	add_headers(&s->right, cJSON_GetObjectItem(x, "response_headers"));
 	buf_adds(&s->right, "\n");

@@ -81,11 +81,14 @@ run_load(struct view *v, struct tui *t, struct aerr *err)
 		const cJSON *reason = cJSON_GetObjectItem(p, "reason"), *d = cJSON_GetObjectItem(p, "details");
 		int mark;
 		const char *sym = symbol(verdict, &mark);
+		/* A reason may quote the vendor's reply: shown escaped. */
+		char *why = cJSON_IsString(reason) ? text_escape(reason->valuestring,
+		    strlen(reason->valuestring), 0) : xstrdup("");
 
 		k++;
 		tui_list_add(&s->list, -k, mark, "%s %-12s %-13s %s", sym,
-		    cJSON_GetObjectItem(p, "name")->valuestring, verdict,
-		    cJSON_IsString(reason) ? reason->valuestring : "");
+		    cJSON_GetObjectItem(p, "name")->valuestring, verdict, why);
+		free(why);
 		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, "sweep") == 0 && cJSON_IsObject(d)) {
 			const cJSON *ib = cJSON_GetObjectItem(d, "integrity_boundary");
 			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
@@ -100,13 +103,15 @@ run_load(struct view *v, struct tui *t, struct aerr *err)
 		}
 		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
 			const char *sev = cJSON_GetObjectItem(f, "severity")->valuestring;
+			const char *m = cJSON_GetObjectItem(f, "message")->valuestring;
 			int r = severity_rank(sev);
+			char *msg = text_escape(m, strlen(m), 0);
 
 			tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(f, "id")->valuedouble,
 			    r >= severity_rank("high") ? TUI_MARK_BAD : r >= severity_rank("low") ?
 			    TUI_MARK_WARN : TUI_MARK_DIM, "    %-8s %s: %s", sev,
-			    cJSON_GetObjectItem(f, "code")->valuestring,
-			    cJSON_GetObjectItem(f, "message")->valuestring);
+			    cJSON_GetObjectItem(f, "code")->valuestring, msg);
+			free(msg);
 		}
 	}
 	tui_list_restore(&s->list, keep);

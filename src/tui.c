@@ -298,9 +298,15 @@ tui_status(struct tui *t, int error, const char *fmt, ...)
 {
 	va_list ap;
 
+	char *shown;
+
 	va_start(ap, fmt);
 	vsnprintf(t->status, sizeof t->status, fmt, ap);
 	va_end(ap);
+	/* Messages may quote a vendor's reply or a refused name: shown escaped. */
+	shown = text_escape(t->status, strlen(t->status), 0);
+	snprintf(t->status, sizeof t->status, "%s", shown);
+	free(shown);
 	t->status_error = error;
 }
 

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -485,4 +486,192 @@ uuid4(char out[37])
 	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 	    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
 	    b[12], b[13], b[14], b[15]);
+}
+
+int
+read_regular_file(const char *path, size_t max, struct buf *out, struct aerr *err)
+{
+	char chunk[65536];
+	struct stat st;
+	ssize_t n;
+	/* O_NONBLOCK: opening a FIFO for reading must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+
+	buf_init(out);
+	if (fd < 0)
+		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "%s: not a regular file", path);
+	}
+	if ((uintmax_t)st.st_size > (uintmax_t)max) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "%s: larger than %zu bytes", path, max);
+	}
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		/* The file may grow after fstat: the cap holds while reading too. */
+		if (out->len + (size_t)n > max) {
+			close(fd);
+			buf_free(out);
+			return aerr_set(err, AV_USAGE, "%s: larger than %zu bytes", path, max);
+		}
+		buf_add(out, chunk, (size_t)n);
+	}
+	close(fd);
+	if (n < 0) {
+		buf_free(out);
+		return aerr_set(err, AV_RUNTIME, "%s: read error", path);
+	}
+	if (out->data == NULL)
+		buf_add(out, "", 0);
+	return 0;
+}
+
+size_t
+utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
+{
+	size_t len;
+	uint32_t c, min;
+
+	if (n == 0)
+		return 0;
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	}
+	if ((p[0] & 0xe0) == 0xc0)
+		len = 2, c = p[0] & 0x1f, min = 0x80;
+	else if ((p[0] & 0xf0) == 0xe0)
+		len = 3, c = p[0] & 0x0f, min = 0x800;
+	else if ((p[0] & 0xf8) == 0xf0)
+		len = 4, c = p[0] & 0x07, min = 0x10000;
+	else
+		return 0;
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+int
+unsafe_codepoint(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) ||
+	    (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    cp == 0x200e || cp == 0x200f || cp == 0x061c;
+}
+
+char *
+text_escape(const char *s, size_t n, int keep_lines)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	struct buf b;
+
+	buf_init(&b);
+	for (size_t i = 0; i < n; ) {
+		uint32_t cp;
+		size_t len = utf8_decode(p + i, n - i, &cp);
+
+		if (len == 0) {
+			buf_printf(&b, "\\x%02x", p[i]);
+			i++;
+			continue;
+		}
+		if (!unsafe_codepoint(cp) || (keep_lines && (cp == '\n' || cp == '\t')))
+			buf_add(&b, p + i, len);
+		else if (cp == '\n')
+			buf_adds(&b, "\\n");
+		else if (cp == '\r')
+			buf_adds(&b, "\\r");
+		else if (cp == '\t')
+			buf_adds(&b, "\\t");
+		else if (cp < 0x80)
+			buf_printf(&b, "\\x%02x", (unsigned)cp);
+		else
+			buf_printf(&b, "\\u%04x", (unsigned)cp);
+		i += len;
+	}
+	if (b.data == NULL)
+		buf_add(&b, "", 0);
+	return buf_steal(&b);
+}
+
+/* Removes name (relative to dfd) and, for a directory, what is inside it,
+ * never following a symbolic link: a link is removed, not what it points to. */
+static void
+remove_at(int dfd, const char *name)
+{
+	int fd;
+	DIR *d;
+	struct dirent *de;
+
+	if (unlinkat(dfd, name, 0) == 0 || (errno != EISDIR && errno != EPERM))
+		return;
+	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			remove_at(fd, de->d_name);
+	closedir(d);
+	unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+int
+outdir_begin(const char *dir, char **tmp, struct aerr *err)
+{
+	char *parent = xstrdup(dir), *slash = strrchr(parent, '/');
+	int rc = 0;
+
+	*tmp = NULL;
+	if (slash != NULL && slash != parent) {
+		*slash = '\0';
+		rc = mkdir_p(parent, 0755, err);
+	}
+	free(parent);
+	if (rc != 0)
+		return rc;
+	/* A fresh name nobody could have planted a link at: mkdtemp makes it, 0700. */
+	*tmp = xasprintf("%s.partial.XXXXXX", dir);
+	if (mkdtemp(*tmp) == NULL) {
+		rc = aerr_set(err, AV_RUNTIME, "cannot create a directory beside %s: %s", dir,
+		    strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return rc;
+}
+
+int
+outdir_commit(const char *tmp, const char *dir, unsigned mode, struct aerr *err)
+{
+	if (chmod(tmp, (mode_t)mode) != 0)
+		return aerr_set(err, AV_RUNTIME, "cannot set the mode of %s: %s", tmp, strerror(errno));
+	rmdir(dir);   /* an empty target directory may exist */
+	if (rename(tmp, dir) != 0)
+		return aerr_set(err, AV_RUNTIME, "cannot move %s to %s: %s", tmp, dir, strerror(errno));
+	return 0;
+}
+
+void
+outdir_discard(const char *tmp)
+{
+	if (tmp != NULL)
+		remove_at(AT_FDCWD, tmp);
 }

@@ -12,23 +12,62 @@
 #include "aivet.h"
 
 int
+text_unsafe(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
+
+	for (size_t i = 0; i < n; ) {
+		uint32_t cp;
+		size_t len = utf8_decode(p + i, n - i, &cp);
+
+		if (len == 0)
+			return 1;
+		if (unsafe_codepoint(cp))
+			return 2;
+		i += len;
+	}
+	return 0;
+}
+
+int
+safe_text_check(const char *what, const char *s, struct aerr *err)
+{
+	int bad = text_unsafe(s);
+	char *shown;
+
+	if (bad == 0)
+		return 0;
+	shown = text_escape(s, strlen(s), 0);
+	aerr_set(err, AV_USAGE, bad == 1 ? "%s '%s' is not valid UTF-8" :
+	    "%s '%s' may not contain control characters or bidirectional overrides", what, shown);
+	free(shown);
+	return AV_USAGE;
+}
+
+int
 name_check(const char *what, const char *name, struct aerr *err)
 {
 	size_t n = strlen(name);
-	int digits = 1;
+	int bad;
 
 	if (n == 0)
 		return aerr_set(err, AV_USAGE, "%s name must not be empty", what);
 	if (n > 100)
 		return aerr_set(err, AV_USAGE, "%s name is longer than 100 characters", what);
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f || *p == '/')
-			return aerr_set(err, AV_USAGE, "%s name '%s' may not contain '/' or control "
-			    "characters", what, name);
-		if (!isdigit(*p))
-			digits = 0;
+	/* A name is shown on terminals, in reports and spreadsheets: it must be
+	 * UTF-8 without controls or bidirectional overrides that reorder what an
+	 * auditor reads. The refused name is echoed escaped, never raw. */
+	if ((bad = text_unsafe(name)) != 0 || strchr(name, '/') != NULL) {
+		char *shown = text_escape(name, n, 0);
+
+		aerr_set(err, AV_USAGE, bad == 1 ? "%s name '%s' is not valid UTF-8" :
+		    "%s name '%s' may not contain '/', control characters or bidirectional "
+		    "overrides", what, shown);
+		free(shown);
+		return AV_USAGE;
 	}
-	if (digits)
+	if (strspn(name, "0123456789") == n)
 		return aerr_set(err, AV_USAGE, "%s name '%s' is all digits, which reads as an id; "
 		    "choose another", what, name);
 	if (isspace((unsigned char)name[0]) || isspace((unsigned char)name[n - 1]))

@@ -89,6 +89,23 @@ printf '%s\n{"id":"a","text":"A","type":"text","colour":1}]}]}' "$hdr" > "$T/cas
 	"2:36: sections[0].questions[0].colour: unknown key 'colour'"
 printf '%s\n{"id":"a","text":"A","type":"text"},\n{"id":"a","text":"B","type":"text"}]}]}' "$hdr" > "$T/case.json"; bad "duplicate id" \
 	"3:7: sections[0].questions[1].id: duplicate question id 'a' (first at sections[0].questions[0])"
+# Duplicates are found by sorting (validation is O(n log n)); the message still names the first.
+printf '{"id":"t","version":1,"title":"T","sections":[\n{"id":"s","title":"S","questions":[]},\n2,\n{"id":"s","title":"S2","questions":[]}]}' > "$T/case.json"
+run questionnaire validate "$T/case.json"
+is "$(printf '%s' "$errout" | grep duplicate)" "$T/case.json:4:7: sections[2].id: duplicate section id 's' (first at sections[0])" \
+	"duplicate section id"
+printf '%s\n{"id":"b","text":"B","type":"text"},\n{"id":"a","text":"A","type":"text"},\n{"id":"a","text":"A2","type":"text"},\n{"id":"a","text":"A3","type":"text"}]}]}' "$hdr" > "$T/case.json"
+run questionnaire validate "$T/case.json"
+is "$errout" "$T/case.json:4:7: sections[0].questions[2].id: duplicate question id 'a' (first at sections[0].questions[1])
+$T/case.json:5:7: sections[0].questions[3].id: duplicate question id 'a' (first at sections[0].questions[1])
+aivet: $T/case.json: 2 problems" "an id three times: both repeats name the first"
+printf '%s\n{"id":"a","text":"A","type":"multi_choice","choices":[{"value":"x","risk":"none"},{"value":"y","risk":"none"},{"value":"x","risk":"low"}],\n"verified_by":[{"probe":"canary","confirms":["y","x","y"]}]}]}]}' "$hdr" > "$T/case.json"
+run questionnaire validate "$T/case.json"
+is "$errout" "$T/case.json:2:120: sections[0].questions[0].choices[2].value: duplicate choice 'x'
+$T/case.json:3:45: sections[0].questions[0].verified_by[0].confirms: not an answer to this question: 'y' is given twice
+aivet: $T/case.json: 2 problems" "a repeated choice is dropped, a repeated answer value refused"
+printf '%s\n{"id":"a","text":"A","type":"text","text":"again"}]}]}' "$hdr" > "$T/case.json"; bad "duplicate key" \
+	"2:36: sections[0].questions[0].text: duplicate key 'text'"
 printf '%s\n{"id":"a","text":"A","type":"text","depends_on":{"question":"zz","values":["x"]}}]}]}' "$hdr" > "$T/case.json"; bad \
 	"depends_on a missing question" "2:61: sections[0].questions[0].depends_on.question: unknown question 'zz'"
 printf '%s\n{"id":"a","text":"A","type":"single_choice","choices":[{"value":"x"}]}]}]}' "$hdr" > "$T/case.json"; bad \

@@ -49,7 +49,7 @@ check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" vendor show Nope
 check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" vendor edit Nope --notes x
 check_refused "unknown vendor '99' (see 'aivet vendor list')" vendor archive 99
 check_refused "vendor name must not be empty" vendor add ""
-check_refused "vendor name 'a/b' may not contain '/' or control characters" vendor add a/b
+check_refused "vendor name 'a/b' may not contain '/', control characters or bidirectional overrides" vendor add a/b
 check_refused "vendor name '42' is all digits, which reads as an id; choose another" vendor add 42
 check_refused "vendor 'Acme' already exists (id 1)" vendor edit "Beta Health" --name Acme
 check_refused "vendor: unknown subcommand 'remove' (see 'aivet vendor --help')" vendor remove Acme

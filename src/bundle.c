@@ -88,13 +88,11 @@ str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* ns must be sorted (str_cmp). */
 static int
 names_has(const struct names *ns, const char *s)
 {
-	for (size_t i = 0; i < ns->n; i++)
-		if (strcmp(ns->v[i], s) == 0)
-			return 1;
-	return 0;
+	return ns->n > 0 && bsearch(&s, ns->v, ns->n, sizeof *ns->v, str_cmp) != NULL;
 }
 
 static int
@@ -437,7 +435,18 @@ safe_relpath(const char *p)
 struct sums_entry {
 	char hash[65];
 	char *path;
+	int lineno;
 };
+
+/* By path, then by line: a name listed twice sorts next to itself, first line first. */
+static int
+sums_cmp(const void *a, const void *b)
+{
+	const struct sums_entry *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c != 0 ? c : (x->lineno > y->lineno) - (x->lineno < y->lineno);
+}
 
 static const char *
 jstr(const cJSON *o, const char *k)
@@ -447,13 +456,23 @@ jstr(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* e is sorted by path (sums_cmp) and holds each path once. */
 static const char *
 sums_hash(const struct sums_entry *e, size_t n, const char *path)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(e[i].path, path) == 0)
-			return e[i].hash;
-	return NULL;
+	struct sums_entry key = { .path = (char *)path, .lineno = 0 };
+	size_t lo = 0, hi = n;
+
+	/* The first entry not before key (lineno 0 sorts before every line). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sums_cmp(&e[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(e[lo].path, path) == 0 ? e[lo].hash : NULL;
 }
 
 /* The structural rules of report.json and its bindings to the signature and the list. */
@@ -540,16 +559,18 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 		else if (strcmp(sh, h) != 0)
 			problem(res, "%s: report.json and SHA256SUMS give different SHA-256", p);
 	}
-	for (size_t i = 0; i < ns; i++) {
-		int listed = 0;
+	{
+		struct names cited = { 0 };
 
-		if (strncmp(se[i].path, "evidence/", 9) != 0)
-			continue;
 		cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "evidence_files"))
-			if (jstr(f, "path") && strcmp(jstr(f, "path"), se[i].path) == 0)
-				listed = 1;
-		if (!listed)
-			problem(res, "%s: in SHA256SUMS but not cited by report.json", se[i].path);
+			if (jstr(f, "path") != NULL)
+				names_add(&cited, jstr(f, "path"));
+		if (cited.n > 0)
+			qsort(cited.v, cited.n, sizeof *cited.v, str_cmp);
+		for (size_t i = 0; i < ns; i++)
+			if (strncmp(se[i].path, "evidence/", 9) == 0 && !names_has(&cited, se[i].path))
+				problem(res, "%s: in SHA256SUMS but not cited by report.json", se[i].path);
+		names_free(&cited);
 	}
 	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs"))
 		cJSON_ArrayForEach(ex, cJSON_GetObjectItem(run, "exchanges")) {
@@ -572,7 +593,7 @@ bundle_verify(const char *dir, const struct minisign_pub *trusted, struct verify
 	struct buf b;
 	struct aerr e = { 0 };
 	struct sums_entry *se = NULL;
-	size_t ns = 0;
+	size_t ns = 0, cap = 0;
 	struct stat sb;
 	char *path, *tc = NULL;
 	int sig_ok = 0;
@@ -654,21 +675,43 @@ list:
 				problem(res, "%s: line %d: bad hash or file name", SUMS, lineno);
 				continue;
 			}
-			if (sums_hash(se, ns, name) != NULL || strcmp(name, SUMS) == 0 ||
-			    strcmp(name, SUMS_SIG) == 0) {
+			if (strcmp(name, SUMS) == 0 || strcmp(name, SUMS_SIG) == 0) {
 				problem(res, "%s: line %d: %s listed twice or not allowed", SUMS, lineno, name);
 				continue;
 			}
-			se = xrealloc(se, (ns + 1) * sizeof *se);
+			if (ns == cap) {
+				cap = cap ? 2 * cap : 64;
+				se = xrealloc(se, cap * sizeof *se);
+			}
 			memcpy(se[ns].hash, line, 65);
+			se[ns].lineno = lineno;
 			se[ns++].path = xstrdup(name);
 		}
 		buf_free(&b);
+		/* Sorted once, every later lookup is a binary search: O(n log n) in all. */
+		if (ns > 0)
+			qsort(se, ns, sizeof *se, sums_cmp);
+		{
+			size_t kept = 0;
+
+			for (size_t i = 0; i < ns; i++) {
+				if (kept > 0 && strcmp(se[kept - 1].path, se[i].path) == 0) {
+					problem(res, "%s: line %d: %s listed twice or not allowed", SUMS,
+					    se[i].lineno, se[i].path);
+					free(se[i].path);
+					continue;
+				}
+				se[kept++] = se[i];
+			}
+			ns = kept;
+		}
 	} else if (sig_ok || access(path, F_OK) == 0) {
 		problem(res, "%s: unreadable", SUMS);
 	}
 	free(path);
 	walk(dir, "", &present, res);
+	if (present.n > 0)   /* an empty directory: qsort must not get NULL */
+		qsort(present.v, present.n, sizeof *present.v, str_cmp);
 	for (size_t i = 0; i < ns; i++) {
 		char h[65];
 
@@ -685,8 +728,6 @@ list:
 			res->files_checked++;
 		free(path);
 	}
-	if (present.n > 0)   /* an empty directory: qsort must not get NULL */
-		qsort(present.v, present.n, sizeof *present.v, str_cmp);
 	for (size_t i = 0; i < present.n; i++)
 		if (strcmp(present.v[i], SUMS) != 0 && strcmp(present.v[i], SUMS_SIG) != 0 &&
 		    sums_hash(se, ns, present.v[i]) == NULL)

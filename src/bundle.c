@@ -517,6 +517,10 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 		problem(res, "report.json: signer_key_id: missing");
 	else if (res->key_id[0] != '\0' && strcmp(s, res->key_id) != 0)
 		problem(res, "report.json: signer_key_id %s is not the key that signed (%s)", s, res->key_id);
+	if ((s = jstr(rep, "signer_public_key")) != NULL && res->signer_public_key[0] != '\0' &&
+	    strcmp(s, res->signer_public_key) != 0)
+		problem(res, "report.json: signer_public_key is not the key that signed (%s)",
+		    res->signer_public_key);
 	cp = cJSON_GetObjectItem(rep, "audit_checkpoint");
 	if (!cJSON_IsObject(cp) || !cJSON_IsNumber(cJSON_GetObjectItem(cp, "entries")) ||
 	    jstr(cp, "head") == NULL || !hex64(jstr(cp, "head")))
@@ -584,11 +588,140 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 	cJSON_Delete(rep);
 }
 
-int
-bundle_verify(const char *dir, const struct minisign_pub *trusted, struct verify_result *res,
-    struct aerr *err)
+static void
+trust_label(const char *source, const char *name, char *out, size_t n)
 {
-	struct minisign_pub pub;
+	if (strcmp(source, "own-key") == 0)
+		snprintf(out, n, "own key '%s'", name);
+	else if (strcmp(source, "trusted-key") == 0)
+		snprintf(out, n, "trusted key '%s'", name);
+	else
+		snprintf(out, n, "--%s %s", source, name);
+}
+
+void
+verify_trust_label(const struct verify_result *res, char *out, size_t n)
+{
+	if (!res->signer_trusted)
+		snprintf(out, n, "not trusted");
+	else
+		trust_label(res->trust_source, res->trust_name, out, n);
+}
+
+/* The signature over SHA256SUMS, and whether its signer is trusted. Returns the
+ * trusted comment (caller frees) when the signature itself is good, else NULL. */
+static char *
+check_signature(const char *dir, const struct minisign_pub *given, const char *given_source,
+    const char *given_name, struct verify_result *res)
+{
+	struct minisign_pub bundled, expect;
+	struct keyring_key *ring = NULL;
+	const struct keyring_key *known = NULL;
+	size_t nring = 0;
+	struct buf b, line;
+	struct aerr e = { 0 };
+	unsigned char keynum[MINISIGN_KEYNUM_BYTES];
+	char *path, *sums_path, *tc = NULL;
+	int have_bundled = 0, have_expect = 0;
+
+	path = xasprintf("%s/aivet.pub", dir);
+	if (read_file(path, 4096, &b, &e) == 0) {
+		have_bundled = minisign_pubkey_parse(b.data, b.len, "aivet.pub", &bundled, &e) == 0;
+		buf_free(&b);
+	}
+	free(path);
+	path = xasprintf("%s/%s", dir, SUMS_SIG);
+	if (read_file(path, 8192, &b, &e) != 0) {
+		problem(res, "%s: missing or unreadable", SUMS_SIG);
+		free(path);
+		return NULL;
+	}
+	free(path);
+	if (given != NULL) {
+		expect = *given;
+		have_expect = 1;
+	} else if (minisign_sig_keynum(b.data, b.len, SUMS_SIG, keynum, &e) == 0) {
+		/* The signature names a key id; only the keyring's key with that id is trusted. */
+		keyring_load(&ring, &nring);
+		if ((known = keyring_find_id(ring, nring, keynum)) != NULL) {
+			expect = known->pub;
+			have_expect = 1;
+		}
+	}
+	if (!have_expect && !have_bundled) {
+		aerr_clear(&e);
+		if (given == NULL && minisign_sig_keynum(b.data, b.len, SUMS_SIG, keynum, &e) != 0)
+			problem(res, "%s", e.msg);
+		else
+			problem(res, "aivet.pub: missing or not a public key, and no trusted key has the "
+			    "signature's key id");
+		goto out;
+	}
+	sums_path = xasprintf("%s/%s", dir, SUMS);
+	tc = xmalloc(MINISIGN_COMMENT_MAX + 1);
+	aerr_clear(&e);
+	if (access(sums_path, F_OK) != 0) {
+		problem(res, "%s: missing", SUMS);
+	} else if (minisign_verify_file(have_expect ? &expect : &bundled, sums_path, b.data, b.len, SUMS_SIG,
+	    tc, &e) != 0) {
+		/* Same key id as the trusted key, other key bytes: made to pass for it. */
+		if (have_expect && have_bundled && memcmp(bundled.keynum, expect.keynum,
+		    MINISIGN_KEYNUM_BYTES) == 0 && !minisign_pub_equal(&bundled, &expect) &&
+		    minisign_verify_file(&bundled, sums_path, b.data, b.len, SUMS_SIG, NULL, &e) == 0) {
+			struct buf theirs;
+			char id[MINISIGN_KEYID_LEN + 1], label[1100];
+
+			buf_init(&line);
+			buf_init(&theirs);
+			minisign_pubkey_base64(&expect, &line);
+			minisign_pubkey_base64(&bundled, &theirs);
+			minisign_keyid(expect.keynum, id);
+			trust_label(given != NULL ? given_source : known->own ? "own-key" : "trusted-key",
+			    given != NULL ? given_name : known->name, label, sizeof label);
+			problem(res, "FORGERY: signed by key %s, which claims key id %s but is not the "
+			    "trusted key with that id (%s: %s)", theirs.data, id, label, line.data);
+			buf_free(&line);
+			buf_free(&theirs);
+		} else {
+			problem(res, "%s", e.msg);
+		}
+	} else {
+		const struct minisign_pub *signer = have_expect ? &expect : &bundled;
+
+		minisign_keyid(signer->keynum, res->key_id);
+		snprintf(res->trusted_comment, sizeof res->trusted_comment, "%s", tc);
+		buf_init(&line);
+		minisign_pubkey_base64(signer, &line);
+		snprintf(res->signer_public_key, sizeof res->signer_public_key, "%s", line.data);
+		buf_free(&line);
+		if (have_expect) {
+			res->signer_trusted = 1;
+			snprintf(res->trust_source, sizeof res->trust_source, "%s", given != NULL ?
+			    given_source : known->own ? "own-key" : "trusted-key");
+			snprintf(res->trust_name, sizeof res->trust_name, "%s", given != NULL ? given_name :
+			    known->name);
+			if (have_bundled && !minisign_pub_equal(&bundled, &expect))
+				problem(res, "aivet.pub: not the key that signed SHA256SUMS");
+		} else {
+			problem(res, "signature valid, signer not trusted: %s", res->signer_public_key);
+		}
+		free(sums_path);
+		keyring_free(ring, nring);
+		buf_free(&b);
+		return tc;
+	}
+	free(sums_path);
+out:
+	free(tc);
+	keyring_free(ring, nring);
+	buf_free(&b);
+	return NULL;
+}
+
+int
+bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
+    const char *given_name, struct verify_result *res, struct aerr *err)
+{
 	struct names present = { 0 };
 	struct buf b;
 	struct aerr e = { 0 };
@@ -603,53 +736,10 @@ bundle_verify(const char *dir, const struct minisign_pub *trusted, struct verify
 	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
 		return aerr_set(err, AV_USAGE, "%s: not a directory", dir);
 
-	/* 1. The signature over SHA256SUMS. */
-	if (trusted != NULL) {
-		pub = *trusted;
-	} else {
-		path = xasprintf("%s/aivet.pub", dir);
-		if (read_file(path, 4096, &b, &e) != 0) {
-			problem(res, "aivet.pub: missing or unreadable");
-			free(path);
-			goto list;
-		}
-		free(path);
-		if (minisign_pubkey_parse(b.data, b.len, "aivet.pub", &pub, &e) != 0) {
-			problem(res, "%s", e.msg);
-			buf_free(&b);
-			goto list;
-		}
-		buf_free(&b);
-	}
-	path = xasprintf("%s/%s", dir, SUMS_SIG);
-	if (read_file(path, 8192, &b, &e) != 0) {
-		problem(res, "%s: missing or unreadable", SUMS_SIG);
-		free(path);
-		goto list;
-	}
-	free(path);
-	{
-		char *sums_path = xasprintf("%s/%s", dir, SUMS);
+	/* 1. The signature over SHA256SUMS, by a trusted key. */
+	tc = check_signature(dir, given, given_source, given_name, res);
+	sig_ok = tc != NULL;
 
-		tc = xmalloc(MINISIGN_COMMENT_MAX + 1);
-		if (access(sums_path, F_OK) != 0) {
-			problem(res, "%s: missing", SUMS);
-		} else if (minisign_verify_file(&pub, sums_path, b.data, b.len, SUMS_SIG, tc, &e) != 0) {
-			problem(res, "%s", e.msg);
-		} else {
-			sig_ok = 1;
-			minisign_keyid(pub.keynum, res->key_id);
-			snprintf(res->trusted_comment, sizeof res->trusted_comment, "%s", tc);
-		}
-		free(sums_path);
-	}
-	buf_free(&b);
-	if (!sig_ok) {
-		free(tc);
-		tc = NULL;
-	}
-
-list:
 	/* 2. SHA256SUMS: strict format, safe names, every hash. */
 	path = xasprintf("%s/%s", dir, SUMS);
 	if (read_file(path, SUMS_MAX, &b, &e) == 0) {

@@ -83,7 +83,9 @@ like "$fb" "Signature Verification Failure" "the fallback catches an edited trus
 run verify "$B"
 is "$rc" 0 "aivet verify accepts the bundle"
 is "$out" "bundle $B verified
-  signature    good, key id $KEYID (the bundle's own aivet.pub: compare the key id)
+  signature    good, key id $KEYID
+  signer       $(sed -n 2p "$XDG_CONFIG_HOME/aivet/keys/aivet.pub")
+  trusted as   own key 'aivet'
   report       $RID
   files        8 match SHA256SUMS, none missing or extra" "and says what it checked"
 run verify "$B" --key aivet --json

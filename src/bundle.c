@@ -116,7 +116,7 @@ put(const char *root, const char *rel, const void *data, size_t len, struct name
 }
 
 static void
-verify_text(struct buf *b, const cJSON *rep, const char *keyid)
+verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubkey)
 {
 	const cJSON *id = cJSON_GetObjectItem(rep, "report_id"), *at = cJSON_GetObjectItem(rep,
 	    "generated_at");
@@ -126,30 +126,38 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid)
 	    "================================\n"
 	    "\n"
 	    "This directory is a signed aivet report bundle: report %s, generated %s.\n"
-	    "It is signed with the Ed25519 key whose minisign key id is %s. Compare that id\n"
-	    "and the public key in aivet.pub with the key the organisation gave you through\n"
-	    "another channel: the copy in this directory proves integrity, not origin.\n"
+	    "It is signed with this Ed25519 public key (minisign format, key id %s):\n"
+	    "\n"
+	    "    %s\n"
+	    "\n"
+	    "Compare that whole key, every character, with the signer's public key as the\n"
+	    "organisation gave it to you through another channel (not from this directory).\n"
+	    "aivet.pub here is only the key the bundle claims: whoever edits the bundle can\n"
+	    "replace it and sign again, with a new key that even carries the same key id.\n"
+	    "Verify with the key you obtained, never with aivet.pub; below it is PUBKEY.\n"
 	    "\n"
 	    "1. With minisign and coreutils, in this directory:\n"
 	    "\n"
-	    "    minisign -Vm SHA256SUMS -p aivet.pub\n"
+	    "    minisign -Vm SHA256SUMS -P \"$PUBKEY\"\n"
 	    "    sha256sum -c SHA256SUMS\n"
 	    "\n"
 	    "The first checks the signature on the list of hashes and prints the trusted\n"
 	    "comment, which binds the report id, its time and the audit-log checkpoint\n"
 	    "(entry count and head hash) to the signature. The second checks every file\n"
 	    "against the list. Both must succeed, and no file other than those listed,\n"
-	    "SHA256SUMS and SHA256SUMS.minisig may be present. 'aivet verify DIR' does all\n"
-	    "of this and checks the structure of report.json.\n"
+	    "SHA256SUMS and SHA256SUMS.minisig may be present. With aivet, once:\n"
+	    "'aivet key trust FILE' (FILE: the public key you obtained), then\n"
+	    "'aivet verify DIR' does all of this and checks the structure of report.json;\n"
+	    "'aivet audit verify --against DIR' checks a database against this bundle.\n"
 	    "\n"
-	    "2. Without minisign, with OpenSSL 3 and a POSIX shell: run these lines from this\n"
-	    "directory (they work in a scratch directory and only read the bundle); each\n"
-	    "'openssl pkeyutl' must print 'Signature Verified Successfully' and the last\n"
-	    "loop must print nothing.\n"
+	    "2. Without minisign, with OpenSSL 3 and a POSIX shell: set PUBKEY to the public\n"
+	    "key you obtained and run these lines from this directory (they work in a\n"
+	    "scratch directory and only read the bundle); each 'openssl pkeyutl' must print\n"
+	    "'Signature Verified Successfully' and the last loop must print nothing.\n"
 	    "\n"
 	    "    B=${B:-$(pwd)}\n"
 	    "    cd \"$(mktemp -d)\"\n"
-	    "    sed -n 2p \"$B/aivet.pub\" | openssl base64 -d -A | tail -c 32 > pk.raw\n"
+	    "    printf '%%s\\n' \"${PUBKEY:?set PUBKEY to the public key obtained out of band}\" | openssl base64 -d -A | tail -c 32 > pk.raw\n"
 	    "    { printf '\\060\\052\\060\\005\\006\\003\\053\\145\\160\\003\\041\\000'; cat pk.raw; } > pk.der\n"
 	    "    sed -n 2p \"$B/SHA256SUMS.minisig\" | openssl base64 -d -A | tail -c 64 > sig.raw\n"
 	    "    openssl dgst -blake2b512 -binary \"$B/SHA256SUMS\" > digest.raw\n"
@@ -160,10 +168,11 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid)
 	    "    while read -r h f; do [ \"$(openssl dgst -sha256 -r \"$B/$f\" | cut -d' ' -f1)\" = \"$h\" ] || echo \"MISMATCH $f\"; done < \"$B/SHA256SUMS\"\n"
 	    "\n"
 	    "The DER prefix 302a300506032b6570032100 wraps the 32-byte Ed25519 public key\n"
-	    "(the last 32 bytes of the key in aivet.pub). The signature is minisign's\n"
+	    "(the last 32 bytes of the decoded minisign key). The signature is minisign's\n"
 	    "prehashed form: Ed25519 over the BLAKE2b-512 digest of SHA256SUMS; the global\n"
 	    "signature covers the first signature followed by the trusted comment.\n",
-	    cJSON_IsString(id) ? id->valuestring : "?", cJSON_IsString(at) ? at->valuestring : "?", keyid);
+	    cJSON_IsString(id) ? id->valuestring : "?", cJSON_IsString(at) ? at->valuestring : "?", keyid,
+	    pubkey);
 }
 
 static char *
@@ -287,8 +296,13 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 		buf_free(&b);
 	}
 	if (rc == 0) {
+		struct buf line;
+
+		buf_init(&line);
+		minisign_pubkey_base64(&pub, &line);
 		buf_init(&b);
-		verify_text(&b, r->json, keyid);
+		verify_text(&b, r->json, keyid, line.data);
+		buf_free(&line);
 		rc = put(tmp, "VERIFY.txt", b.data, b.len, &written, err);
 		buf_free(&b);
 	}

@@ -20,6 +20,7 @@ struct report_opts {
 	const char *at;              /* pins generated_at, or NULL for now */
 	int64_t retain_years;        /* retention-until = generated_at + this */
 	const char *key_id;          /* the signer's key id */
+	const char *public_key;      /* the signer's whole public key (base64 line) */
 	int include_leaked;          /* --include-leaked-content: leaked bodies in clear */
 };
 

@@ -622,39 +622,34 @@ verify_trust_label(const struct verify_result *res, char *out, size_t n)
 		trust_label(res->trust_source, res->trust_name, out, n);
 }
 
-/* The signature over SHA256SUMS, and whether its signer is trusted. Returns the
- * trusted comment (caller frees) when the signature itself is good, else NULL. */
+/* The signature sig_path (named sig_name) over data_path (data_name), and whether its
+ * signer is trusted; claimed is the key the signed material says it is from (a bundle's
+ * aivet.pub), or NULL. Returns the trusted comment (caller frees) when the signature
+ * itself is good, else NULL; every problem goes to res. */
 static char *
-check_signature(const char *dir, const struct minisign_pub *given, const char *given_source,
-    const char *given_name, struct verify_result *res)
+check_signature(const char *data_path, const char *data_name, const char *sig_path,
+    const char *sig_name, const struct minisign_pub *claimed, const char *claimed_name,
+    const struct minisign_pub *given, const char *given_source, const char *given_name,
+    struct verify_result *res)
 {
-	struct minisign_pub bundled, expect;
+	struct minisign_pub expect;
 	struct keyring_key *ring = NULL;
 	const struct keyring_key *known = NULL;
 	size_t nring = 0;
 	struct buf b, line;
 	struct aerr e = { 0 };
 	unsigned char keynum[MINISIGN_KEYNUM_BYTES];
-	char *path, *sums_path, *tc = NULL;
-	int have_bundled = 0, have_expect = 0;
+	char *tc = NULL;
+	int have_expect = 0;
 
-	path = xasprintf("%s/aivet.pub", dir);
-	if (read_file(path, 4096, &b, &e) == 0) {
-		have_bundled = minisign_pubkey_parse(b.data, b.len, "aivet.pub", &bundled, &e) == 0;
-		buf_free(&b);
-	}
-	free(path);
-	path = xasprintf("%s/%s", dir, SUMS_SIG);
-	if (read_file(path, 8192, &b, &e) != 0) {
-		problem(res, "%s: missing or unreadable", SUMS_SIG);
-		free(path);
+	if (read_file(sig_path, 8192, &b, &e) != 0) {
+		problem(res, "%s: missing or unreadable", sig_name);
 		return NULL;
 	}
-	free(path);
 	if (given != NULL) {
 		expect = *given;
 		have_expect = 1;
-	} else if (minisign_sig_keynum(b.data, b.len, SUMS_SIG, keynum, &e) == 0) {
+	} else if (minisign_sig_keynum(b.data, b.len, sig_name, keynum, &e) == 0) {
 		/* The signature names a key id; only the keyring's key with that id is trusted. */
 		keyring_load(&ring, &nring);
 		if ((known = keyring_find_id(ring, nring, keynum)) != NULL) {
@@ -662,33 +657,32 @@ check_signature(const char *dir, const struct minisign_pub *given, const char *g
 			have_expect = 1;
 		}
 	}
-	if (!have_expect && !have_bundled) {
+	if (!have_expect && claimed == NULL) {
 		aerr_clear(&e);
-		if (given == NULL && minisign_sig_keynum(b.data, b.len, SUMS_SIG, keynum, &e) != 0)
+		if (given == NULL && minisign_sig_keynum(b.data, b.len, sig_name, keynum, &e) != 0)
 			problem(res, "%s", e.msg);
 		else
-			problem(res, "aivet.pub: missing or not a public key, and no trusted key has the "
-			    "signature's key id");
+			problem(res, "%s: missing or not a public key, and no trusted key has the "
+			    "signature's key id", claimed_name);
 		goto out;
 	}
-	sums_path = xasprintf("%s/%s", dir, SUMS);
 	tc = xmalloc(MINISIGN_COMMENT_MAX + 1);
 	aerr_clear(&e);
-	if (access(sums_path, F_OK) != 0) {
-		problem(res, "%s: missing", SUMS);
-	} else if (minisign_verify_file(have_expect ? &expect : &bundled, sums_path, b.data, b.len, SUMS_SIG,
+	if (access(data_path, F_OK) != 0) {
+		problem(res, "%s: missing", data_name);
+	} else if (minisign_verify_file(have_expect ? &expect : claimed, data_path, b.data, b.len, sig_name,
 	    tc, &e) != 0) {
 		/* Same key id as the trusted key, other key bytes: made to pass for it. */
-		if (have_expect && have_bundled && memcmp(bundled.keynum, expect.keynum,
-		    MINISIGN_KEYNUM_BYTES) == 0 && !minisign_pub_equal(&bundled, &expect) &&
-		    minisign_verify_file(&bundled, sums_path, b.data, b.len, SUMS_SIG, NULL, &e) == 0) {
+		if (have_expect && claimed != NULL && memcmp(claimed->keynum, expect.keynum,
+		    MINISIGN_KEYNUM_BYTES) == 0 && !minisign_pub_equal(claimed, &expect) &&
+		    minisign_verify_file(claimed, data_path, b.data, b.len, sig_name, NULL, &e) == 0) {
 			struct buf theirs;
 			char id[MINISIGN_KEYID_LEN + 1], label[1100];
 
 			buf_init(&line);
 			buf_init(&theirs);
 			minisign_pubkey_base64(&expect, &line);
-			minisign_pubkey_base64(&bundled, &theirs);
+			minisign_pubkey_base64(claimed, &theirs);
 			minisign_keyid(expect.keynum, id);
 			trust_label(given != NULL ? given_source : known->own ? "own-key" : "trusted-key",
 			    given != NULL ? given_name : known->name, label, sizeof label);
@@ -700,7 +694,7 @@ check_signature(const char *dir, const struct minisign_pub *given, const char *g
 			problem(res, "%s", e.msg);
 		}
 	} else {
-		const struct minisign_pub *signer = have_expect ? &expect : &bundled;
+		const struct minisign_pub *signer = have_expect ? &expect : claimed;
 
 		minisign_keyid(signer->keynum, res->key_id);
 		snprintf(res->trusted_comment, sizeof res->trusted_comment, "%s", tc);
@@ -714,22 +708,35 @@ check_signature(const char *dir, const struct minisign_pub *given, const char *g
 			    given_source : known->own ? "own-key" : "trusted-key");
 			snprintf(res->trust_name, sizeof res->trust_name, "%s", given != NULL ? given_name :
 			    known->name);
-			if (have_bundled && !minisign_pub_equal(&bundled, &expect))
-				problem(res, "aivet.pub: not the key that signed SHA256SUMS");
+			if (claimed != NULL && !minisign_pub_equal(claimed, &expect))
+				problem(res, "%s: not the key that signed %s", claimed_name, data_name);
 		} else {
 			problem(res, "signature valid, signer not trusted: %s", res->signer_public_key);
 		}
-		free(sums_path);
 		keyring_free(ring, nring);
 		buf_free(&b);
 		return tc;
 	}
-	free(sums_path);
 out:
 	free(tc);
 	keyring_free(ring, nring);
 	buf_free(&b);
 	return NULL;
+}
+
+int
+signed_file_verify(const char *path, const struct minisign_pub *claimed, const struct minisign_pub *given,
+    const char *given_source, const char *given_name, struct verify_result *res)
+{
+	char *sig = xasprintf("%s.minisig", path), *tc;
+
+	memset(res, 0, sizeof *res);
+	res->ok = 1;
+	tc = check_signature(path, path, sig, sig, claimed, "the claimed signer", given, given_source,
+	    given_name, res);
+	free(sig);
+	free(tc);
+	return 0;
 }
 
 int
@@ -751,7 +758,22 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 		return aerr_set(err, AV_USAGE, "%s: not a directory", dir);
 
 	/* 1. The signature over SHA256SUMS, by a trusted key. */
-	tc = check_signature(dir, given, given_source, given_name, res);
+	{
+		struct minisign_pub bundled;
+		int have_bundled = 0;
+		char *sums_path = xasprintf("%s/%s", dir, SUMS), *sig_path = xasprintf("%s/%s", dir, SUMS_SIG);
+
+		path = xasprintf("%s/aivet.pub", dir);
+		if (read_file(path, 4096, &b, &e) == 0) {
+			have_bundled = minisign_pubkey_parse(b.data, b.len, "aivet.pub", &bundled, &e) == 0;
+			buf_free(&b);
+		}
+		free(path);
+		tc = check_signature(sums_path, SUMS, sig_path, SUMS_SIG, have_bundled ? &bundled : NULL,
+		    "aivet.pub", given, given_source, given_name, res);
+		free(sums_path);
+		free(sig_path);
+	}
 	sig_ok = tc != NULL;
 
 	/* 2. SHA256SUMS: strict format, safe names, every hash. */

@@ -87,6 +87,12 @@ struct verify_result {
  * Returns 0 when it could check (see res->ok), an error for a missing directory. */
 int bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
     const char *given_name, struct verify_result *res, struct aerr *err);
+/* The minisign signature PATH.minisig over PATH by a trusted signer, under the same
+ * rules (claimed: the key the file says it is from, or NULL). Fills res (key, trusted
+ * comment, trust, problems); returns 0. */
+int signed_file_verify(const char *path, const struct minisign_pub *claimed,
+    const struct minisign_pub *given, const char *given_source, const char *given_name,
+    struct verify_result *res);
 void verify_result_free(struct verify_result *res);
 /* Why the signer is trusted: "own key 'aivet'", "trusted key 'NAME'", "--pubkey FILE",
  * "--key NAME", or "not trusted". */

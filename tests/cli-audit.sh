@@ -173,6 +173,91 @@ sqlite3 "$AIVET_DB" "UPDATE finding SET severity = 'info' WHERE id = 1"
 run report Beta --out "$T/after-edit"
 is "$(jq -r '.audit_checkpoint.intact' "$T/after-edit/report.json")" false \
 	"a report made after a finding was edited says audit_checkpoint.intact: false"
+
+# ---- external anchors: a signed checkpoint, a signed bundle ----
+fresh
+run audit checkpoint --out "$T/cp"
+is "$rc" 0 "audit checkpoint writes a checkpoint"
+n=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log")
+h=$(sqlite3 "$AIVET_DB" "SELECT entry_hash FROM audit_log WHERE seq = $n")
+is "$(jq -r '[.format, .entries, .head] | join(" ")' "$T/cp")" "aivet-audit-checkpoint-1 $n $h" \
+	"the checkpoint holds the position and the head"
+minisign -Vm "$T/cp" -p "$XDG_CONFIG_HOME/aivet/keys/aivet.pub" > "$T/ms.out" 2>&1
+ok $? "stock minisign verifies the checkpoint's signature"
+like "$(cat "$T/ms.out")" "Trusted comment: aivet-audit-checkpoint	audit_entries:$n	audit_head:$h	at:" \
+	"and prints the signed position and head"
+run audit checkpoint --out "$T/cp"
+is "$rc:$errout" "2:aivet: --out $T/cp: exists already (a checkpoint is never overwritten)" \
+	"a checkpoint is never overwritten"
+run audit verify --against "$T/cp"
+is "$rc:$out" "0:audit chain intact: $n entries, head $h
+  holds the checkpoint's head at entry $n ($T/cp, signed by own key 'aivet')" "verify --against a checkpoint"
+"$AIVET" vendor add Later >/dev/null
+run audit verify --against "$T/cp"
+is "$rc" 0 "entries appended after a checkpoint keep it"
+run audit verify --against "$T/bundle" --json
+is "$rc:$(printf '%s' "$out" | json '[.intact, .anchor.kind, .anchor.entries] | @json')" \
+	"0:[true,\"bundle\",$(jq .audit_checkpoint.entries "$T/bundle/report.json")]" "verify --against a signed bundle"
+cp "$AIVET_DB" "$T/anchored.db"
+
+# Cut the tail: the newest entries deleted (with the triggers dropped). The chain alone is consistent.
+cut() { rm -f "$AIVET_DB-wal" "$AIVET_DB-shm"; cp "$T/anchored.db" "$AIVET_DB"; drop_triggers; sqlite3 "$AIVET_DB" "DELETE FROM audit_log WHERE seq > $1"; }
+cut $((n - 1))
+sqlite3 "$AIVET_DB" "DELETE FROM report"   # the row the cut entry sealed goes too
+run audit verify
+is "$rc" 0 "a cut tail (and the row it recorded) passes audit verify alone: the attack"
+run audit verify --against "$T/cp"
+is "$rc:$errout" "1:aivet: audit chain broken: the chain has $((n - 1)) entries, fewer than the $n that checkpoint $T/cp recorded: entries were cut from its end" \
+	"rule: the anchored position must exist (a cut tail fails)"
+b=$(jq .audit_checkpoint.entries "$T/bundle/report.json")
+cut $((b - 1))
+run audit verify --against "$T/bundle"
+like "$rc:$errout" "^1:aivet: audit chain broken: the chain has $((b - 1)) entries, fewer than the $b that bundle $T/bundle recorded: entries were cut from its end$" \
+	"a cut tail fails against a bundle too"
+
+# Rehash: an entry edited, then every hash after it recomputed with the documented encoding.
+rm -f "$AIVET_DB-wal" "$AIVET_DB-shm"; cp "$T/anchored.db" "$AIVET_DB"; drop_triggers
+python3 - "$AIVET_DB" <<'PY'
+import hashlib, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+def ns(s):
+    b = s.encode()
+    return str(len(b)).encode() + b":" + b + b","
+db.execute("UPDATE audit_log SET actor = 'mallory' WHERE seq = 2")
+prev = "0" * 64
+for row in db.execute("SELECT seq, at, actor, action, object_type, object_id, details, row_hash FROM audit_log ORDER BY seq").fetchall():
+    seq, at, actor, action, otype, oid, details, rh = row
+    m = b"".join(ns(x) for x in (str(seq), at, actor, action, otype, str(oid), details, prev))
+    if rh is not None:
+        m += ns(rh)
+    h = hashlib.sha256(m).hexdigest()
+    db.execute("UPDATE audit_log SET prev_hash = ?, entry_hash = ? WHERE seq = ?", (prev, h, seq))
+    prev = h
+db.commit()
+PY
+run audit verify
+is "$rc" 0 "a chain rehashed with the documented encoding passes audit verify alone: the attack"
+run audit verify --against "$T/cp"
+is "$rc:$errout" "1:aivet: audit chain broken: entry $n's hash is not the head that checkpoint $T/cp recorded ($h): the chain was rewritten at or before entry $n" \
+	"rule: the anchored head must be at its position (a rehashed chain fails)"
+run audit verify --against "$T/bundle" --json
+is "$rc:$(printf '%s' "$out" | json '[.intact, .first_bad_entry] | @json')" "1:[false,$b]" "and against the bundle"
+
+# The anchor itself must verify, by a trusted key.
+rm -f "$AIVET_DB-wal" "$AIVET_DB-shm"; cp "$T/anchored.db" "$AIVET_DB"
+sed "s/\"entries\":.*/\"entries\": 1,/" "$T/cp" > "$T/cp-edited"
+cp "$T/cp.minisig" "$T/cp-edited.minisig"
+run audit verify --against "$T/cp-edited"
+is "$rc:$errout" "1:aivet: --against $T/cp-edited: the checkpoint does not verify, so it anchors nothing: $T/cp-edited.minisig: signature does not match cp-edited" \
+	"an edited checkpoint is refused"
+XDG_CONFIG_HOME="$T/stranger" "$AIVET" key generate --no-password >/dev/null
+XDG_CONFIG_HOME="$T/stranger" "$AIVET" audit checkpoint --out "$T/cp-stranger" >/dev/null
+run audit verify --against "$T/cp-stranger"
+is "$rc:$errout" "1:aivet: --against $T/cp-stranger: the checkpoint does not verify, so it anchors nothing: signature valid, signer not trusted: $(sed -n 2p "$T/stranger/aivet/keys/aivet.pub")" \
+	"a checkpoint by an untrusted key anchors nothing"
+run audit verify --against "$T/cp-stranger" --pubkey "$T/stranger/aivet/keys/aivet.pub"
+is "$rc" 0 "unless its key is given"
+
 sim_stop
 
 done_testing

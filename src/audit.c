@@ -330,6 +330,51 @@ rows_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
 	return 0;
 }
 
+/* Stored content is addressed by the SHA-256 of its plaintext: a plaintext blob must
+ * still hash to its name, and a sealed one must still be a sealed box of its size.
+ * Evidence rows seal the address; this finds bytes changed under it. */
+static int
+blobs_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
+{
+	sqlite3_stmt *q = db_prepare(db, err, "SELECT sha256, size, encrypted, data FROM blob ORDER BY sha256",
+	    NULL);
+	int rc;
+
+	if (q == NULL)
+		return AV_RUNTIME;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *sha = col_text(q, 0);
+		int64_t size = sqlite3_column_int64(q, 1), seq = 0;
+		int n = sqlite3_column_bytes(q, 3), same;
+		char h[65];
+
+		if (sqlite3_column_int(q, 2)) {
+			same = (int64_t)n == size + (int64_t)crypto_box_SEALBYTES;
+		} else {
+			sha256_hex(sqlite3_column_blob(q, 3), (size_t)n, h);
+			same = (int64_t)n == size && strcmp(h, sha) == 0;
+		}
+		if (same)
+			continue;
+		/* Name the first evidence entry that relies on it. */
+		if (db_int(db, &seq, err, "SELECT min(a.seq) FROM audit_log a WHERE a.object_type = 'evidence' "
+		    "AND a.object_id IN (SELECT id FROM evidence WHERE sha256 = ?1 UNION SELECT evidence_id "
+		    "FROM exchange WHERE request_blob = ?1 OR response_blob = ?1)", "t", sha) < 0) {
+			sqlite3_finalize(q);
+			return err->code;
+		}
+		status_fail(out, seq > 0 ? seq : out->entries + 1, "stored content %.64s does not match its "
+		    "SHA-256 and size: edited after it was stored", sha);
+		break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		sqlite3_finalize(q);
+		return db_err(db, err, "blob");
+	}
+	sqlite3_finalize(q);
+	return 0;
+}
+
 int
 audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 {
@@ -383,6 +428,8 @@ audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 	/* Incident timeline entries are immutable: each must still match the content
 	 * its audit entry recorded, which the chain protects. */
 	if (out->bad_seq == 0 && rows_check(db, out, err) != 0)
+		return err->code;
+	if (out->bad_seq == 0 && blobs_check(db, out, err) != 0)
 		return err->code;
 	if (out->bad_seq == 0)
 		return incident_entries_check(db, out, err);

@@ -135,6 +135,11 @@ attack "INSERT OR REPLACE an exchange" \
 	"exchanges are immutable" "evidence 3 does not match audit entry $e: edited after it was recorded"
 attack "UPDATE evidence" "UPDATE evidence SET added_by = 'mallory' WHERE id = 3" \
 	"evidence is immutable" "evidence 3 does not match audit entry $e: edited after it was recorded"
+sha=$(sqlite3 "$T/sealed-good.db" "SELECT response_blob FROM exchange WHERE evidence_id = 3")
+attack "UPDATE blob SET data (an exchange's response)" "UPDATE blob SET data = CAST('{\"ok\":true}' AS BLOB), size = 11 WHERE sha256 = '$sha'" \
+	"stored content is immutable" "stored content $sha does not match its SHA-256 and size: edited after it was stored"
+attack "INSERT OR REPLACE stored content" "INSERT OR REPLACE INTO blob (sha256, size, encrypted, data) VALUES ('$sha', 2, 0, CAST('{}' AS BLOB))" \
+	"stored content is immutable" "stored content $sha does not match its SHA-256 and size: edited after it was stored"
 a=$(newest "object_type = 'assessment' AND object_id = 1")
 attack "INSERT OR REPLACE into answers of a final round" \
 	"INSERT OR REPLACE INTO answer (assessment_id, question_id, value, actor, updated_at) VALUES (1, 'gate', '\"no\"', 'tester', '2026-01-01T00:00:00.000Z')" \

@@ -149,6 +149,10 @@ int audit_verify(sqlite3 *db, struct audit_status *st, struct aerr *err);
 void audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const char *details,
     const char *prev_hash, char out[65]);
+/* The same with row_hash, the seal of the recorded row (NULL: the entry seals none). */
+void audit_entry_hash_sealed(int64_t seq, const char *at, const char *actor, const char *action,
+    const char *object_type, int64_t object_id, const char *details,
+    const char *prev_hash, const char *row_hash, char out[65]);
 
 /* ---- commands (commands.c and cmd-*.c) ---- */
 

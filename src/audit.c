@@ -3,14 +3,26 @@
  * database appends one entry in the same transaction as the change. Each
  * entry's hash covers its fields and the previous entry's hash, so an edit
  * made behind aivet's back (even with the triggers dropped) breaks the chain.
+ * An entry about an evidentiary row (a finding, a probe result or run, an
+ * exchange's evidence, an assessment with its answers, an incident entry, a
+ * report) also seals that row: row_hash, computed here from the row itself,
+ * so every writer keeps its one audit_append() call.
  *
  * Canonical encoding (documented in aivet(1)): the fields seq, at, actor,
- * action, object_type, object_id, details, prev_hash, in that order, each
- * as a netstring "<decimal length>:<bytes>,"; entry_hash is the lower-case
- * hex SHA-256 of their concatenation. The first entry's prev_hash is 64 zeros.
+ * action, object_type, object_id, details, prev_hash, in that order, then
+ * row_hash when the entry seals a row, each as a netstring
+ * "<decimal length>:<bytes>,"; entry_hash is the lower-case hex SHA-256 of
+ * their concatenation. The first entry's prev_hash is 64 zeros.
+ *
+ * row_hash: SHA-256 over the netstrings of the object type and id, then for
+ * each part of the seal below (the row, then its child rows in their order)
+ * the part's table name, and each row's columns in the listed order, a
+ * column as a netstring of its SQLite text or "~" for NULL.
  */
 #include "config.h"
 
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sodium.h>
@@ -33,10 +45,132 @@ netstring(crypto_hash_sha256_state *h, const char *s)
 	crypto_hash_sha256_update(h, (const unsigned char *)",", 1);
 }
 
+/* What each sealed object type covers: its row, then child rows that are written
+ * with no audit entry of their own (an exchange with its evidence row, a finding's
+ * evidence links, an assessment's answers). The column lists are canonical. */
+struct seal_part {
+	const char *type;
+	const char *label;     /* names the object in problems */
+	const char *table;
+	const char *cols;
+	const char *where;     /* ?1 is the object id */
+	const char *order;
+};
+
+static const struct seal_part seal_parts[] = {
+	{ "finding", "finding", "finding", "id, run_id, probe, code, severity, message, details",
+	  "id = ?1", "id" },
+	{ "finding", NULL, "finding_evidence", "finding_id, evidence_id", "finding_id = ?1", "evidence_id" },
+	{ "probe_result", "probe result", "probe_result", "id, run_id, probe, verdict, reason, requests, "
+	  "details", "id = ?1", "id" },
+	{ "probe_run", "probe run", "probe_run", "id, endpoint_id, status, probes, options, plan, "
+	  "calibration, tokens_in, tokens_out, actor, pid, started_at, finished_at", "id = ?1", "id" },
+	{ "evidence", "evidence", "evidence", "id, kind, sha256, original_name, media_type, size, "
+	  "effective_date, added_by, added_at", "id = ?1", "id" },
+	{ "evidence", NULL, "exchange", "id, evidence_id, run_id, probe, seq, tenant, streaming, method, "
+	  "url, request_headers, request_sha256, request_size, request_blob, request_recipe, "
+	  "response_status, response_headers, response_sha256, response_size, response_blob, "
+	  "response_truncated, error, timings, started_at", "evidence_id = ?1", "id" },
+	{ "assessment", "assessment", "assessment", "id, vendor_id, questionnaire_id, round, parent_id, "
+	  "status, created_by, created_at, submitted_at, approved_at, reviewer", "id = ?1", "id" },
+	{ "assessment", NULL, "answer", "assessment_id, question_id, value, note, actor, updated_at",
+	  "assessment_id = ?1", "question_id" },
+	{ "assessment", NULL, "answer_evidence", "assessment_id, question_id, evidence_id",
+	  "assessment_id = ?1", "question_id, evidence_id" },
+	{ "assessment", NULL, "answer_history", "id, assessment_id, question_id, value, note, actor, at",
+	  "assessment_id = ?1", "id" },
+	{ "incident_entry", "incident entry", "incident_entry", "id, incident_id, kind, at, at_utc, actor, "
+	  "text, details, recorded_at", "id = ?1", "id" },
+	{ "report", "report", "report", "id, report_uuid, vendor_id, out_dir, options, key_id, "
+	  "sums_sha256, generated_at", "id = ?1", "id" },
+};
+#define NSEAL (sizeof seal_parts / sizeof seal_parts[0])
+
+/* Prepared statements for one pass (an append or a verification). */
+struct sealer {
+	sqlite3_stmt *st[NSEAL];
+};
+
+static void
+sealer_free(struct sealer *s)
+{
+	for (size_t i = 0; i < NSEAL; i++)
+		sqlite3_finalize(s->st[i]);
+	memset(s, 0, sizeof *s);
+}
+
+static const struct seal_part *
+seal_lookup(const char *type)
+{
+	for (size_t i = 0; i < NSEAL; i++)
+		if (strcmp(seal_parts[i].type, type) == 0)
+			return &seal_parts[i];
+	return NULL;
+}
+
+static void netstring(crypto_hash_sha256_state *h, const char *s);
+
+/* The hash of the object's rows as they are now; *present says whether its own
+ * row exists. Returns 0 or an error; types that are not sealed give out "". */
+static int
+row_hash(sqlite3 *db, struct sealer *s, const char *type, int64_t id, char out[65], int *present,
+    struct aerr *err)
+{
+	const struct seal_part *first = seal_lookup(type);
+	crypto_hash_sha256_state h;
+	unsigned char md[crypto_hash_sha256_BYTES];
+	char num[32];
+
+	out[0] = '\0';
+	*present = 0;
+	if (first == NULL)
+		return 0;
+	crypto_hash_sha256_init(&h);
+	netstring(&h, type);
+	snprintf(num, sizeof num, "%lld", (long long)id);
+	netstring(&h, num);
+	for (size_t i = (size_t)(first - seal_parts); i < NSEAL && strcmp(seal_parts[i].type, type) == 0;
+	    i++) {
+		const struct seal_part *p = &seal_parts[i];
+		sqlite3_stmt *st = s->st[i];
+		int rc;
+
+		if (st == NULL) {
+			char *sql = xasprintf("SELECT %s FROM %s WHERE %s ORDER BY %s", p->cols, p->table,
+			    p->where, p->order);
+
+			/* Bound per object below, so prepared without db_prepare's binding. */
+			rc = sqlite3_prepare_v2(db, sql, -1, &s->st[i], NULL);
+			free(sql);
+			if (rc != SQLITE_OK)
+				return db_err(db, err, p->table);
+			st = s->st[i];
+		}
+		sqlite3_reset(st);
+		sqlite3_bind_int64(st, 1, id);
+		netstring(&h, p->table);
+		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+			if (p->label != NULL)
+				*present = 1;
+			for (int c = 0; c < sqlite3_column_count(st); c++) {
+				if (sqlite3_column_type(st, c) == SQLITE_NULL)
+					crypto_hash_sha256_update(&h, (const unsigned char *)"~", 1);
+				else
+					netstring(&h, col_text(st, c));
+			}
+		}
+		if (rc != SQLITE_DONE)
+			return db_err(db, err, p->table);
+	}
+	crypto_hash_sha256_final(&h, md);
+	hex_encode(md, sizeof md, out);
+	return 0;
+}
+
 void
-audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *action,
+audit_entry_hash_sealed(int64_t seq, const char *at, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const char *details,
-    const char *prev_hash, char out[65])
+    const char *prev_hash, const char *row_hash, char out[65])
 {
 	crypto_hash_sha256_state h;
 	unsigned char md[crypto_hash_sha256_BYTES];
@@ -53,8 +187,19 @@ audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *act
 	netstring(&h, num);
 	netstring(&h, details);
 	netstring(&h, prev_hash);
+	if (row_hash != NULL)
+		netstring(&h, row_hash);
 	crypto_hash_sha256_final(&h, md);
 	hex_encode(md, sizeof md, out);
+}
+
+void
+audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *action,
+    const char *object_type, int64_t object_id, const char *details,
+    const char *prev_hash, char out[65])
+{
+	audit_entry_hash_sealed(seq, at, actor, action, object_type, object_id, details, prev_hash,
+	    NULL, out);
 }
 
 int
@@ -62,10 +207,11 @@ audit_append(sqlite3 *db, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const cJSON *details, struct aerr *err)
 {
 	sqlite3_stmt *st;
-	char prev[65], hash[65], at[32];
+	char prev[65], hash[65], at[32], rh[65];
 	int64_t seq = 1;
 	char *dj;
-	int rc;
+	int rc, present;
+	struct sealer s = { 0 };
 
 	if (sqlite3_get_autocommit(db))
 		die("audit_append outside a transaction (%s)", action);
@@ -83,17 +229,150 @@ audit_append(sqlite3 *db, const char *actor, const char *action,
 		return db_err(db, err, "audit log");
 	}
 	sqlite3_finalize(st);
+	/* The row as the caller just wrote it, in this transaction. */
+	rc = row_hash(db, &s, object_type, object_id, rh, &present, err);
+	sealer_free(&s);
+	if (rc != 0)
+		return rc;
 	dj = details ? cJSON_PrintUnformatted(details) : xstrdup("{}");
 	if (dj == NULL)
 		die("out of memory");
 	now_iso(at);
-	audit_entry_hash(seq, at, actor, action, object_type, object_id, dj, prev, hash);
+	audit_entry_hash_sealed(seq, at, actor, action, object_type, object_id, dj, prev,
+	    rh[0] ? rh : NULL, hash);
 	rc = db_exec(db, err, "INSERT INTO audit_log (seq, at, actor, action, object_type, "
-	    "object_id, details, prev_hash, entry_hash) VALUES (?,?,?,?,?,?,?,?,?)",
-	    "ittttittt", seq, at, actor, action, object_type,
-	    object_id, dj, prev, hash);
+	    "object_id, details, prev_hash, entry_hash, row_hash) VALUES (?,?,?,?,?,?,?,?,?,?)",
+	    "ittttitttt", seq, at, actor, action, object_type,
+	    object_id, dj, prev, hash, rh[0] ? rh : NULL);
 	free(dj);
 	return rc;
+}
+
+static void
+status_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+status_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
+{
+	va_list ap;
+
+	st->bad_seq = seq;
+	va_start(ap, fmt);
+	vsnprintf(st->problem, sizeof st->problem, fmt, ap);
+	va_end(ap);
+}
+
+/* Every sealed row against the newest entry that recorded it, in the order of those
+ * entries; then every sealed row that no entry recorded. */
+static int
+rows_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
+{
+	struct sealer s = { 0 };
+	sqlite3_stmt *q;
+	int rc;
+
+	/* SQLite documents that with max() the bare columns come from the row holding it. */
+	q = db_prepare(db, err, "SELECT object_type, object_id, max(seq), row_hash FROM audit_log "
+	    "GROUP BY object_type, object_id ORDER BY 3", NULL);
+	if (q == NULL)
+		return AV_RUNTIME;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *type = col_text(q, 0);
+		const struct seal_part *p = seal_lookup(type);
+		int64_t id = sqlite3_column_int64(q, 1), seq = sqlite3_column_int64(q, 2);
+		char now[65];
+		int present;
+
+		/* Entries written before rows were sealed carry no row_hash. */
+		if (p == NULL || sqlite3_column_type(q, 3) == SQLITE_NULL)
+			continue;
+		if (row_hash(db, &s, type, id, now, &present, err) != 0) {
+			sqlite3_finalize(q);
+			sealer_free(&s);
+			return err->code;
+		}
+		if (!present) {
+			status_fail(out, seq, "%s %lld (audit entry %lld) is missing: removed after it was "
+			    "recorded", p->label, (long long)id, (long long)seq);
+			break;
+		}
+		if (strcmp(now, col_text(q, 3)) != 0) {
+			status_fail(out, seq, "%s %lld does not match audit entry %lld: edited after it was "
+			    "recorded", p->label, (long long)id, (long long)seq);
+			break;
+		}
+	}
+	sealer_free(&s);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		sqlite3_finalize(q);
+		return db_err(db, err, "audit log");
+	}
+	sqlite3_finalize(q);
+	for (size_t i = 0; out->bad_seq == 0 && i < NSEAL; i++) {
+		const struct seal_part *p = &seal_parts[i];
+		char *sql;
+
+		if (p->label == NULL)
+			continue;
+		sql = xasprintf("SELECT t.id FROM %s t WHERE NOT EXISTS (SELECT 1 FROM audit_log a "
+		    "WHERE a.object_type = ?1 AND a.object_id = t.id) ORDER BY t.id LIMIT 1", p->table);
+		q = db_prepare(db, err, sql, "t", p->type);
+		free(sql);
+		if (q == NULL)
+			return AV_RUNTIME;
+		if (sqlite3_step(q) == SQLITE_ROW)
+			/* Not in the chain at all: name the row, and point past the chain's end. */
+			status_fail(out, out->entries + 1, "%s %lld has no audit entry: added behind "
+			    "aivet's back", p->label, (long long)sqlite3_column_int64(q, 0));
+		sqlite3_finalize(q);
+	}
+	return 0;
+}
+
+/* Stored content is addressed by the SHA-256 of its plaintext: a plaintext blob must
+ * still hash to its name, and a sealed one must still be a sealed box of its size.
+ * Evidence rows seal the address; this finds bytes changed under it. */
+static int
+blobs_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
+{
+	sqlite3_stmt *q = db_prepare(db, err, "SELECT sha256, size, encrypted, data FROM blob ORDER BY sha256",
+	    NULL);
+	int rc;
+
+	if (q == NULL)
+		return AV_RUNTIME;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *sha = col_text(q, 0);
+		int64_t size = sqlite3_column_int64(q, 1), seq = 0;
+		int n = sqlite3_column_bytes(q, 3), same;
+		char h[65];
+
+		if (sqlite3_column_int(q, 2)) {
+			same = (int64_t)n == size + (int64_t)crypto_box_SEALBYTES;
+		} else {
+			sha256_hex(sqlite3_column_blob(q, 3), (size_t)n, h);
+			same = (int64_t)n == size && strcmp(h, sha) == 0;
+		}
+		if (same)
+			continue;
+		/* Name the first evidence entry that relies on it. */
+		if (db_int(db, &seq, err, "SELECT min(a.seq) FROM audit_log a WHERE a.object_type = 'evidence' "
+		    "AND a.object_id IN (SELECT id FROM evidence WHERE sha256 = ?1 UNION SELECT evidence_id "
+		    "FROM exchange WHERE request_blob = ?1 OR response_blob = ?1)", "t", sha) < 0) {
+			sqlite3_finalize(q);
+			return err->code;
+		}
+		status_fail(out, seq > 0 ? seq : out->entries + 1, "stored content %.64s does not match its "
+		    "SHA-256 and size: edited after it was stored", sha);
+		break;
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		sqlite3_finalize(q);
+		return db_err(db, err, "blob");
+	}
+	sqlite3_finalize(q);
+	return 0;
 }
 
 int
@@ -107,7 +386,7 @@ audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 	memset(out, 0, sizeof *out);
 	memcpy(prev, genesis, sizeof prev);
 	st = db_prepare(db, err, "SELECT seq, at, actor, action, object_type, object_id, "
-	    "details, prev_hash, entry_hash FROM audit_log ORDER BY seq", NULL);
+	    "details, prev_hash, entry_hash, row_hash FROM audit_log ORDER BY seq", NULL);
 	if (st == NULL)
 		return AV_RUNTIME;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -126,8 +405,9 @@ audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 			    (long long)seq, (long long)seq - 1);
 			break;
 		}
-		audit_entry_hash(seq, col_text(st, 1), col_text(st, 2), col_text(st, 3),
-		    col_text(st, 4), sqlite3_column_int64(st, 5), col_text(st, 6), prev, hash);
+		audit_entry_hash_sealed(seq, col_text(st, 1), col_text(st, 2), col_text(st, 3),
+		    col_text(st, 4), sqlite3_column_int64(st, 5), col_text(st, 6), prev,
+		    sqlite3_column_type(st, 9) == SQLITE_NULL ? NULL : col_text(st, 9), hash);
 		if (strcmp(hash, col_text(st, 8)) != 0) {
 			out->bad_seq = seq;
 			snprintf(out->problem, sizeof out->problem,
@@ -147,6 +427,10 @@ audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 	memcpy(out->head, prev, sizeof out->head);
 	/* Incident timeline entries are immutable: each must still match the content
 	 * its audit entry recorded, which the chain protects. */
+	if (out->bad_seq == 0 && rows_check(db, out, err) != 0)
+		return err->code;
+	if (out->bad_seq == 0 && blobs_check(db, out, err) != 0)
+		return err->code;
 	if (out->bad_seq == 0)
 		return incident_entries_check(db, out, err);
 	return 0;

@@ -88,13 +88,11 @@ str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* ns must be sorted (str_cmp). */
 static int
 names_has(const struct names *ns, const char *s)
 {
-	for (size_t i = 0; i < ns->n; i++)
-		if (strcmp(ns->v[i], s) == 0)
-			return 1;
-	return 0;
+	return ns->n > 0 && bsearch(&s, ns->v, ns->n, sizeof *ns->v, str_cmp) != NULL;
 }
 
 static int
@@ -118,7 +116,7 @@ put(const char *root, const char *rel, const void *data, size_t len, struct name
 }
 
 static void
-verify_text(struct buf *b, const cJSON *rep, const char *keyid)
+verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubkey)
 {
 	const cJSON *id = cJSON_GetObjectItem(rep, "report_id"), *at = cJSON_GetObjectItem(rep,
 	    "generated_at");
@@ -128,30 +126,38 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid)
 	    "================================\n"
 	    "\n"
 	    "This directory is a signed aivet report bundle: report %s, generated %s.\n"
-	    "It is signed with the Ed25519 key whose minisign key id is %s. Compare that id\n"
-	    "and the public key in aivet.pub with the key the organisation gave you through\n"
-	    "another channel: the copy in this directory proves integrity, not origin.\n"
+	    "It is signed with this Ed25519 public key (minisign format, key id %s):\n"
+	    "\n"
+	    "    %s\n"
+	    "\n"
+	    "Compare that whole key, every character, with the signer's public key as the\n"
+	    "organisation gave it to you through another channel (not from this directory).\n"
+	    "aivet.pub here is only the key the bundle claims: whoever edits the bundle can\n"
+	    "replace it and sign again, with a new key that even carries the same key id.\n"
+	    "Verify with the key you obtained, never with aivet.pub; below it is PUBKEY.\n"
 	    "\n"
 	    "1. With minisign and coreutils, in this directory:\n"
 	    "\n"
-	    "    minisign -Vm SHA256SUMS -p aivet.pub\n"
+	    "    minisign -Vm SHA256SUMS -P \"$PUBKEY\"\n"
 	    "    sha256sum -c SHA256SUMS\n"
 	    "\n"
 	    "The first checks the signature on the list of hashes and prints the trusted\n"
 	    "comment, which binds the report id, its time and the audit-log checkpoint\n"
 	    "(entry count and head hash) to the signature. The second checks every file\n"
 	    "against the list. Both must succeed, and no file other than those listed,\n"
-	    "SHA256SUMS and SHA256SUMS.minisig may be present. 'aivet verify DIR' does all\n"
-	    "of this and checks the structure of report.json.\n"
+	    "SHA256SUMS and SHA256SUMS.minisig may be present. With aivet, once:\n"
+	    "'aivet key trust FILE' (FILE: the public key you obtained), then\n"
+	    "'aivet verify DIR' does all of this and checks the structure of report.json;\n"
+	    "'aivet audit verify --against DIR' checks a database against this bundle.\n"
 	    "\n"
-	    "2. Without minisign, with OpenSSL 3 and a POSIX shell: run these lines from this\n"
-	    "directory (they work in a scratch directory and only read the bundle); each\n"
-	    "'openssl pkeyutl' must print 'Signature Verified Successfully' and the last\n"
-	    "loop must print nothing.\n"
+	    "2. Without minisign, with OpenSSL 3 and a POSIX shell: set PUBKEY to the public\n"
+	    "key you obtained and run these lines from this directory (they work in a\n"
+	    "scratch directory and only read the bundle); each 'openssl pkeyutl' must print\n"
+	    "'Signature Verified Successfully' and the last loop must print nothing.\n"
 	    "\n"
 	    "    B=${B:-$(pwd)}\n"
 	    "    cd \"$(mktemp -d)\"\n"
-	    "    sed -n 2p \"$B/aivet.pub\" | openssl base64 -d -A | tail -c 32 > pk.raw\n"
+	    "    printf '%%s\\n' \"${PUBKEY:?set PUBKEY to the public key obtained out of band}\" | openssl base64 -d -A | tail -c 32 > pk.raw\n"
 	    "    { printf '\\060\\052\\060\\005\\006\\003\\053\\145\\160\\003\\041\\000'; cat pk.raw; } > pk.der\n"
 	    "    sed -n 2p \"$B/SHA256SUMS.minisig\" | openssl base64 -d -A | tail -c 64 > sig.raw\n"
 	    "    openssl dgst -blake2b512 -binary \"$B/SHA256SUMS\" > digest.raw\n"
@@ -162,10 +168,11 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid)
 	    "    while read -r h f; do [ \"$(openssl dgst -sha256 -r \"$B/$f\" | cut -d' ' -f1)\" = \"$h\" ] || echo \"MISMATCH $f\"; done < \"$B/SHA256SUMS\"\n"
 	    "\n"
 	    "The DER prefix 302a300506032b6570032100 wraps the 32-byte Ed25519 public key\n"
-	    "(the last 32 bytes of the key in aivet.pub). The signature is minisign's\n"
+	    "(the last 32 bytes of the decoded minisign key). The signature is minisign's\n"
 	    "prehashed form: Ed25519 over the BLAKE2b-512 digest of SHA256SUMS; the global\n"
 	    "signature covers the first signature followed by the trusted comment.\n",
-	    cJSON_IsString(id) ? id->valuestring : "?", cJSON_IsString(at) ? at->valuestring : "?", keyid);
+	    cJSON_IsString(id) ? id->valuestring : "?", cJSON_IsString(at) ? at->valuestring : "?", keyid,
+	    pubkey);
 }
 
 static char *
@@ -246,8 +253,13 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 		buf_free(&b);
 	}
 	if (rc == 0) {
+		struct buf line;
+
+		buf_init(&line);
+		minisign_pubkey_base64(&pub, &line);
 		buf_init(&b);
-		verify_text(&b, r->json, keyid);
+		verify_text(&b, r->json, keyid, line.data);
+		buf_free(&line);
 		rc = put(tmp, "VERIFY.txt", b.data, b.len, &written, err);
 		buf_free(&b);
 	}
@@ -391,7 +403,18 @@ safe_relpath(const char *p)
 struct sums_entry {
 	char hash[65];
 	char *path;
+	int lineno;
 };
+
+/* By path, then by line: a name listed twice sorts next to itself, first line first. */
+static int
+sums_cmp(const void *a, const void *b)
+{
+	const struct sums_entry *x = a, *y = b;
+	int c = strcmp(x->path, y->path);
+
+	return c != 0 ? c : (x->lineno > y->lineno) - (x->lineno < y->lineno);
+}
 
 static const char *
 jstr(const cJSON *o, const char *k)
@@ -401,13 +424,23 @@ jstr(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* e is sorted by path (sums_cmp) and holds each path once. */
 static const char *
 sums_hash(const struct sums_entry *e, size_t n, const char *path)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(e[i].path, path) == 0)
-			return e[i].hash;
-	return NULL;
+	struct sums_entry key = { .path = (char *)path, .lineno = 0 };
+	size_t lo = 0, hi = n;
+
+	/* The first entry not before key (lineno 0 sorts before every line). */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sums_cmp(&e[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && strcmp(e[lo].path, path) == 0 ? e[lo].hash : NULL;
 }
 
 /* The structural rules of report.json and its bindings to the signature and the list. */
@@ -452,6 +485,10 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 		problem(res, "report.json: signer_key_id: missing");
 	else if (res->key_id[0] != '\0' && strcmp(s, res->key_id) != 0)
 		problem(res, "report.json: signer_key_id %s is not the key that signed (%s)", s, res->key_id);
+	if ((s = jstr(rep, "signer_public_key")) != NULL && res->signer_public_key[0] != '\0' &&
+	    strcmp(s, res->signer_public_key) != 0)
+		problem(res, "report.json: signer_public_key is not the key that signed (%s)",
+		    res->signer_public_key);
 	cp = cJSON_GetObjectItem(rep, "audit_checkpoint");
 	if (!cJSON_IsObject(cp) || !cJSON_IsNumber(cJSON_GetObjectItem(cp, "entries")) ||
 	    jstr(cp, "head") == NULL || !hex64(jstr(cp, "head")))
@@ -494,16 +531,18 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 		else if (strcmp(sh, h) != 0)
 			problem(res, "%s: report.json and SHA256SUMS give different SHA-256", p);
 	}
-	for (size_t i = 0; i < ns; i++) {
-		int listed = 0;
+	{
+		struct names cited = { 0 };
 
-		if (strncmp(se[i].path, "evidence/", 9) != 0)
-			continue;
 		cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "evidence_files"))
-			if (jstr(f, "path") && strcmp(jstr(f, "path"), se[i].path) == 0)
-				listed = 1;
-		if (!listed)
-			problem(res, "%s: in SHA256SUMS but not cited by report.json", se[i].path);
+			if (jstr(f, "path") != NULL)
+				names_add(&cited, jstr(f, "path"));
+		if (cited.n > 0)
+			qsort(cited.v, cited.n, sizeof *cited.v, str_cmp);
+		for (size_t i = 0; i < ns; i++)
+			if (strncmp(se[i].path, "evidence/", 9) == 0 && !names_has(&cited, se[i].path))
+				problem(res, "%s: in SHA256SUMS but not cited by report.json", se[i].path);
+		names_free(&cited);
 	}
 	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs"))
 		cJSON_ArrayForEach(ex, cJSON_GetObjectItem(run, "exchanges")) {
@@ -517,16 +556,152 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 	cJSON_Delete(rep);
 }
 
-int
-bundle_verify(const char *dir, const struct minisign_pub *trusted, struct verify_result *res,
-    struct aerr *err)
+static void
+trust_label(const char *source, const char *name, char *out, size_t n)
 {
-	struct minisign_pub pub;
+	if (strcmp(source, "own-key") == 0)
+		snprintf(out, n, "own key '%s'", name);
+	else if (strcmp(source, "trusted-key") == 0)
+		snprintf(out, n, "trusted key '%s'", name);
+	else
+		snprintf(out, n, "--%s %s", source, name);
+}
+
+void
+verify_trust_label(const struct verify_result *res, char *out, size_t n)
+{
+	if (!res->signer_trusted)
+		snprintf(out, n, "not trusted");
+	else
+		trust_label(res->trust_source, res->trust_name, out, n);
+}
+
+/* The signature sig_path (named sig_name) over data_path (data_name), and whether its
+ * signer is trusted; claimed is the key the signed material says it is from (a bundle's
+ * aivet.pub), or NULL. Returns the trusted comment (caller frees) when the signature
+ * itself is good, else NULL; every problem goes to res. */
+static char *
+check_signature(const char *data_path, const char *data_name, const char *sig_path,
+    const char *sig_name, const struct minisign_pub *claimed, const char *claimed_name,
+    const struct minisign_pub *given, const char *given_source, const char *given_name,
+    struct verify_result *res)
+{
+	struct minisign_pub expect;
+	struct keyring_key *ring = NULL;
+	const struct keyring_key *known = NULL;
+	size_t nring = 0;
+	struct buf b, line;
+	struct aerr e = { 0 };
+	unsigned char keynum[MINISIGN_KEYNUM_BYTES];
+	char *tc = NULL;
+	int have_expect = 0;
+
+	if (read_file(sig_path, 8192, &b, &e) != 0) {
+		problem(res, "%s: missing or unreadable", sig_name);
+		return NULL;
+	}
+	if (given != NULL) {
+		expect = *given;
+		have_expect = 1;
+	} else if (minisign_sig_keynum(b.data, b.len, sig_name, keynum, &e) == 0) {
+		/* The signature names a key id; only the keyring's key with that id is trusted. */
+		keyring_load(&ring, &nring);
+		if ((known = keyring_find_id(ring, nring, keynum)) != NULL) {
+			expect = known->pub;
+			have_expect = 1;
+		}
+	}
+	if (!have_expect && claimed == NULL) {
+		aerr_clear(&e);
+		if (given == NULL && minisign_sig_keynum(b.data, b.len, sig_name, keynum, &e) != 0)
+			problem(res, "%s", e.msg);
+		else
+			problem(res, "%s: missing or not a public key, and no trusted key has the "
+			    "signature's key id", claimed_name);
+		goto out;
+	}
+	tc = xmalloc(MINISIGN_COMMENT_MAX + 1);
+	aerr_clear(&e);
+	if (access(data_path, F_OK) != 0) {
+		problem(res, "%s: missing", data_name);
+	} else if (minisign_verify_file(have_expect ? &expect : claimed, data_path, b.data, b.len, sig_name,
+	    tc, &e) != 0) {
+		/* Same key id as the trusted key, other key bytes: made to pass for it. */
+		if (have_expect && claimed != NULL && memcmp(claimed->keynum, expect.keynum,
+		    MINISIGN_KEYNUM_BYTES) == 0 && !minisign_pub_equal(claimed, &expect) &&
+		    minisign_verify_file(claimed, data_path, b.data, b.len, sig_name, NULL, &e) == 0) {
+			struct buf theirs;
+			char id[MINISIGN_KEYID_LEN + 1], label[1100];
+
+			buf_init(&line);
+			buf_init(&theirs);
+			minisign_pubkey_base64(&expect, &line);
+			minisign_pubkey_base64(claimed, &theirs);
+			minisign_keyid(expect.keynum, id);
+			trust_label(given != NULL ? given_source : known->own ? "own-key" : "trusted-key",
+			    given != NULL ? given_name : known->name, label, sizeof label);
+			problem(res, "FORGERY: signed by key %s, which claims key id %s but is not the "
+			    "trusted key with that id (%s: %s)", theirs.data, id, label, line.data);
+			buf_free(&line);
+			buf_free(&theirs);
+		} else {
+			problem(res, "%s", e.msg);
+		}
+	} else {
+		const struct minisign_pub *signer = have_expect ? &expect : claimed;
+
+		minisign_keyid(signer->keynum, res->key_id);
+		snprintf(res->trusted_comment, sizeof res->trusted_comment, "%s", tc);
+		buf_init(&line);
+		minisign_pubkey_base64(signer, &line);
+		snprintf(res->signer_public_key, sizeof res->signer_public_key, "%s", line.data);
+		buf_free(&line);
+		if (have_expect) {
+			res->signer_trusted = 1;
+			snprintf(res->trust_source, sizeof res->trust_source, "%s", given != NULL ?
+			    given_source : known->own ? "own-key" : "trusted-key");
+			snprintf(res->trust_name, sizeof res->trust_name, "%s", given != NULL ? given_name :
+			    known->name);
+			if (claimed != NULL && !minisign_pub_equal(claimed, &expect))
+				problem(res, "%s: not the key that signed %s", claimed_name, data_name);
+		} else {
+			problem(res, "signature valid, signer not trusted: %s", res->signer_public_key);
+		}
+		keyring_free(ring, nring);
+		buf_free(&b);
+		return tc;
+	}
+out:
+	free(tc);
+	keyring_free(ring, nring);
+	buf_free(&b);
+	return NULL;
+}
+
+int
+signed_file_verify(const char *path, const struct minisign_pub *claimed, const struct minisign_pub *given,
+    const char *given_source, const char *given_name, struct verify_result *res)
+{
+	char *sig = xasprintf("%s.minisig", path), *tc;
+
+	memset(res, 0, sizeof *res);
+	res->ok = 1;
+	tc = check_signature(path, path, sig, sig, claimed, "the claimed signer", given, given_source,
+	    given_name, res);
+	free(sig);
+	free(tc);
+	return 0;
+}
+
+int
+bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
+    const char *given_name, struct verify_result *res, struct aerr *err)
+{
 	struct names present = { 0 };
 	struct buf b;
 	struct aerr e = { 0 };
 	struct sums_entry *se = NULL;
-	size_t ns = 0;
+	size_t ns = 0, cap = 0;
 	struct stat sb;
 	char *path, *tc = NULL;
 	int sig_ok = 0;
@@ -536,53 +711,25 @@ bundle_verify(const char *dir, const struct minisign_pub *trusted, struct verify
 	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
 		return aerr_set(err, AV_USAGE, "%s: not a directory", dir);
 
-	/* 1. The signature over SHA256SUMS. */
-	if (trusted != NULL) {
-		pub = *trusted;
-	} else {
-		path = xasprintf("%s/aivet.pub", dir);
-		if (read_file(path, 4096, &b, &e) != 0) {
-			problem(res, "aivet.pub: missing or unreadable");
-			free(path);
-			goto list;
-		}
-		free(path);
-		if (minisign_pubkey_parse(b.data, b.len, "aivet.pub", &pub, &e) != 0) {
-			problem(res, "%s", e.msg);
-			buf_free(&b);
-			goto list;
-		}
-		buf_free(&b);
-	}
-	path = xasprintf("%s/%s", dir, SUMS_SIG);
-	if (read_file(path, 8192, &b, &e) != 0) {
-		problem(res, "%s: missing or unreadable", SUMS_SIG);
-		free(path);
-		goto list;
-	}
-	free(path);
+	/* 1. The signature over SHA256SUMS, by a trusted key. */
 	{
-		char *sums_path = xasprintf("%s/%s", dir, SUMS);
+		struct minisign_pub bundled;
+		int have_bundled = 0;
+		char *sums_path = xasprintf("%s/%s", dir, SUMS), *sig_path = xasprintf("%s/%s", dir, SUMS_SIG);
 
-		tc = xmalloc(MINISIGN_COMMENT_MAX + 1);
-		if (access(sums_path, F_OK) != 0) {
-			problem(res, "%s: missing", SUMS);
-		} else if (minisign_verify_file(&pub, sums_path, b.data, b.len, SUMS_SIG, tc, &e) != 0) {
-			problem(res, "%s", e.msg);
-		} else {
-			sig_ok = 1;
-			minisign_keyid(pub.keynum, res->key_id);
-			snprintf(res->trusted_comment, sizeof res->trusted_comment, "%s", tc);
+		path = xasprintf("%s/aivet.pub", dir);
+		if (read_file(path, 4096, &b, &e) == 0) {
+			have_bundled = minisign_pubkey_parse(b.data, b.len, "aivet.pub", &bundled, &e) == 0;
+			buf_free(&b);
 		}
+		free(path);
+		tc = check_signature(sums_path, SUMS, sig_path, SUMS_SIG, have_bundled ? &bundled : NULL,
+		    "aivet.pub", given, given_source, given_name, res);
 		free(sums_path);
+		free(sig_path);
 	}
-	buf_free(&b);
-	if (!sig_ok) {
-		free(tc);
-		tc = NULL;
-	}
+	sig_ok = tc != NULL;
 
-list:
 	/* 2. SHA256SUMS: strict format, safe names, every hash. */
 	path = xasprintf("%s/%s", dir, SUMS);
 	if (read_file(path, SUMS_MAX, &b, &e) == 0) {
@@ -608,21 +755,43 @@ list:
 				problem(res, "%s: line %d: bad hash or file name", SUMS, lineno);
 				continue;
 			}
-			if (sums_hash(se, ns, name) != NULL || strcmp(name, SUMS) == 0 ||
-			    strcmp(name, SUMS_SIG) == 0) {
+			if (strcmp(name, SUMS) == 0 || strcmp(name, SUMS_SIG) == 0) {
 				problem(res, "%s: line %d: %s listed twice or not allowed", SUMS, lineno, name);
 				continue;
 			}
-			se = xrealloc(se, (ns + 1) * sizeof *se);
+			if (ns == cap) {
+				cap = cap ? 2 * cap : 64;
+				se = xrealloc(se, cap * sizeof *se);
+			}
 			memcpy(se[ns].hash, line, 65);
+			se[ns].lineno = lineno;
 			se[ns++].path = xstrdup(name);
 		}
 		buf_free(&b);
+		/* Sorted once, every later lookup is a binary search: O(n log n) in all. */
+		if (ns > 0)
+			qsort(se, ns, sizeof *se, sums_cmp);
+		{
+			size_t kept = 0;
+
+			for (size_t i = 0; i < ns; i++) {
+				if (kept > 0 && strcmp(se[kept - 1].path, se[i].path) == 0) {
+					problem(res, "%s: line %d: %s listed twice or not allowed", SUMS,
+					    se[i].lineno, se[i].path);
+					free(se[i].path);
+					continue;
+				}
+				se[kept++] = se[i];
+			}
+			ns = kept;
+		}
 	} else if (sig_ok || access(path, F_OK) == 0) {
 		problem(res, "%s: unreadable", SUMS);
 	}
 	free(path);
 	walk(dir, "", &present, res);
+	if (present.n > 0)   /* an empty directory: qsort must not get NULL */
+		qsort(present.v, present.n, sizeof *present.v, str_cmp);
 	for (size_t i = 0; i < ns; i++) {
 		char h[65];
 
@@ -639,8 +808,6 @@ list:
 			res->files_checked++;
 		free(path);
 	}
-	if (present.n > 0)   /* an empty directory: qsort must not get NULL */
-		qsort(present.v, present.n, sizeof *present.v, str_cmp);
 	for (size_t i = 0; i < present.n; i++)
 		if (strcmp(present.v[i], SUMS) != 0 && strcmp(present.v[i], SUMS_SIG) != 0 &&
 		    sums_hash(se, ns, present.v[i]) == NULL)

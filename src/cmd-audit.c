@@ -1,31 +1,221 @@
 /*
- * cmd-audit.c: "aivet audit" — verify the hash chain of the audit log, and
- * list its entries. Verification recomputes every hash, so an edit made
- * with the sqlite3 shell is found even when the triggers were dropped.
+ * cmd-audit.c: "aivet audit" — verify the hash chain of the audit log and
+ * the rows it seals, list its entries, and anchor it outside the database.
+ * Verification recomputes every hash, so an edit made with the sqlite3 shell
+ * is found even when the triggers were dropped. A chain rehashed from start
+ * to end, or cut at its end, is consistent with itself: only an anchor kept
+ * elsewhere finds it. A signed checkpoint ('audit checkpoint') or a signed
+ * report bundle records a position and the head hash there; 'audit verify
+ * --against' requires the chain to hold that head at that position.
  */
 #include "config.h"
 
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "aivet.h"
+#include "minisign.h"
+#include "report.h"
 
 extern const struct cmd_entry cmd_audit_entry;
 
-static const char verify_usage[] = "audit verify [--json]";
+#define CHECKPOINT_FORMAT "aivet-audit-checkpoint-1"
+#define ANCHOR_MAX 8192
+
+struct anchor {
+	const char *path;
+	const char *kind;           /* "bundle" or "checkpoint" */
+	int64_t entries;
+	char head[65];
+	char why[1100];             /* why its signer is trusted */
+};
+
+/* "audit_entries:N<TAB>audit_head:H" out of a trusted comment. */
+static int
+comment_position(const char *tc, int64_t *entries, char head[65])
+{
+	const char *e = strstr(tc, "audit_entries:"), *h = strstr(tc, "audit_head:");
+	char *end;
+	long long n;
+
+	if (e == NULL || h == NULL)
+		return -1;
+	n = strtoll(e + 14, &end, 10);
+	if (end == e + 14 || (*end != '\t' && *end != '\0') || n < 0 || strspn(h + 11, "0123456789abcdef") != 64 ||
+	    (h[75] != '\t' && h[75] != '\0'))
+		return -1;
+	*entries = n;
+	memcpy(head, h + 11, 64);
+	head[64] = '\0';
+	return 0;
+}
+
+/* Reads an anchor: a bundle directory (verified as 'aivet verify' does) or a checkpoint
+ * file with its .minisig. Either must be signed by a trusted key; the signed trusted
+ * comment gives the position and head. */
+static int
+anchor_read(const char *path, const struct minisign_pub *given, const char *given_source,
+    const char *given_name, struct anchor *a, struct aerr *err)
+{
+	struct verify_result res;
+	struct stat sb;
+	int rc = 0;
+
+	memset(a, 0, sizeof *a);
+	a->path = path;
+	if (stat(path, &sb) != 0)
+		return aerr_set(err, AV_USAGE, "--against %s: no such bundle or checkpoint", path);
+	if (S_ISDIR(sb.st_mode)) {
+		a->kind = "bundle";
+		if (bundle_verify(path, given, given_source, given_name, &res, err) != 0)
+			return err->code;
+	} else {
+		struct buf b;
+		struct minisign_pub claimed;
+		int have_claimed = 0;
+		cJSON *j;
+
+		a->kind = "checkpoint";
+		if (read_file(path, ANCHOR_MAX, &b, err) != 0)
+			return aerr_prefix(err, "--against");
+		j = cJSON_ParseWithLength(b.data, b.len);
+		buf_free(&b);
+		if (!cJSON_IsObject(j) || !cJSON_IsString(cJSON_GetObjectItem(j, "format")) ||
+		    strcmp(cJSON_GetObjectItem(j, "format")->valuestring, CHECKPOINT_FORMAT) != 0) {
+			cJSON_Delete(j);
+			return aerr_set(err, AV_USAGE, "--against %s: not a bundle directory or an aivet audit "
+			    "checkpoint", path);
+		}
+		if (cJSON_IsString(cJSON_GetObjectItem(j, "signer_public_key"))) {
+			struct buf pk;
+			struct aerr e = { 0 };
+
+			buf_init(&pk);
+			buf_printf(&pk, "untrusted comment: claimed signer\n%s\n",
+			    cJSON_GetObjectItem(j, "signer_public_key")->valuestring);
+			have_claimed = minisign_pubkey_parse(pk.data, pk.len, path, &claimed, &e) == 0;
+			buf_free(&pk);
+		}
+		cJSON_Delete(j);
+		signed_file_verify(path, have_claimed ? &claimed : NULL, given, given_source, given_name, &res);
+	}
+	if (!res.ok) {
+		rc = aerr_set(err, AV_FINDINGS, "--against %s: the %s does not verify, so it anchors nothing: %s",
+		    path, a->kind, res.nproblems > 0 ? res.problems[0] : "?");
+	} else if (comment_position(res.trusted_comment, &a->entries, a->head) != 0) {
+		rc = aerr_set(err, AV_FINDINGS, "--against %s: its signed trusted comment holds no "
+		    "audit_entries and audit_head", path);
+	} else {
+		verify_trust_label(&res, a->why, sizeof a->why);
+	}
+	verify_result_free(&res);
+	return rc;
+}
+
+/* The chain against the anchor. A failed anchor is named in place of any other
+ * problem: a cut or rewritten chain is what makes the rest inconsistent. An entry edited
+ * without rehashing leaves the anchored hash in place, and the chain's own problem stands. */
+static void
+anchor_check(sqlite3 *db, const struct anchor *a, struct audit_status *st, struct aerr *err)
+{
+	sqlite3_stmt *q;
+	int64_t last = 0;
+
+	if (a->entries == 0)
+		return;
+	if (db_int(db, &last, err, "SELECT coalesce(max(seq), 0) FROM audit_log", NULL) < 0)
+		return;
+	if (last < a->entries) {
+		st->bad_seq = last + 1;
+		snprintf(st->problem, sizeof st->problem, "the chain has %lld entries, fewer than the %lld "
+		    "that %s %s recorded: entries were cut from its end", (long long)last,
+		    (long long)a->entries, a->kind, a->path);
+		return;
+	}
+	q = db_prepare(db, err, "SELECT entry_hash FROM audit_log WHERE seq = ?", "i", a->entries);
+	if (q == NULL)
+		return;
+	if (sqlite3_step(q) != SQLITE_ROW || strcmp(col_text(q, 0), a->head) != 0) {
+		st->bad_seq = a->entries;
+		snprintf(st->problem, sizeof st->problem, "entry %lld's hash is not the head that %s %s "
+		    "recorded (%s): the chain was rewritten at or before entry %lld", (long long)a->entries,
+		    a->kind, a->path, a->head, (long long)a->entries);
+	}
+	sqlite3_finalize(q);
+}
+
+/* --key NAME or --pubkey FILE: the signer an anchor must be from (else the keyring). */
+static int
+given_signer(const char *key, const char *pubfile, struct minisign_pub *pub, struct aerr *err)
+{
+	struct buf b;
+	int rc;
+
+	if (key != NULL)
+		return keystore_load_pub(key, pub, err);
+	if (read_file(pubfile, 4096, &b, err) != 0)
+		return aerr_prefix(err, "--pubkey");
+	rc = minisign_pubkey_parse(b.data, b.len, pubfile, pub, err);
+	buf_free(&b);
+	return rc;
+}
+
+static const char verify_usage[] = "audit verify [--against BUNDLE-DIR|CHECKPOINT] "
+    "[--key NAME | --pubkey FILE] [--json]";
 
 static int
 audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	static const struct option opts[] = {
+		{ "against", required_argument, NULL, 'a' },
+		{ "key", required_argument, NULL, 'k' },
+		{ "pubkey", required_argument, NULL, 'p' },
+		{ "json", no_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *against = NULL, *key = NULL, *pubfile = NULL;
+	struct minisign_pub pub;
 	struct audit_status st;
+	struct anchor a;
 	sqlite3 *db;
-	int json = argc == 2 && strcmp(argv[1], "--json") == 0;
+	int c, json = 0;
 
-	if (argc > 2 || (argc == 2 && !json))
-		return usage_error(err, verify_usage, "unexpected argument '%s'", argv[1]);
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'a')
+			against = optarg;
+		else if (c == 'k')
+			key = optarg;
+		else if (c == 'p')
+			pubfile = optarg;
+		else if (c == 'j')
+			json = 1;
+		else if (c == ':')
+			return usage_error(err, verify_usage, "%s needs a value", argv[optind - 1]);
+		else
+			return usage_error(err, verify_usage, "unexpected argument '%s'", argv[optind - 1]);
+	}
+	if (optind != argc)
+		return usage_error(err, verify_usage, "unexpected argument '%s'", argv[optind]);
+	if (key != NULL && pubfile != NULL)
+		return usage_error(err, verify_usage, "--key and --pubkey exclude each other");
+	if ((key != NULL || pubfile != NULL) && against == NULL)
+		return usage_error(err, verify_usage, "--key and --pubkey name the signer of --against");
+	if ((key != NULL || pubfile != NULL) && given_signer(key, pubfile, &pub, err) != 0)
+		return err->code;
+	/* The anchor first: one that does not verify is bad input, whatever the database holds. */
+	if (against != NULL && anchor_read(against, key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
+	    key ? key : pubfile, &a, err) != 0)
+		return err->code;
 	if ((db = av_db(av, err)) == NULL || audit_verify(db, &st, err) != 0)
 		return err->code;
+	if (against != NULL) {
+		anchor_check(db, &a, &st, err);
+		if (err->code != 0)
+			return err->code;
+	}
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
 
@@ -36,13 +226,125 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddNumberToObject(o, "first_bad_entry", (double)st.bad_seq);
 			cJSON_AddStringToObject(o, "problem", st.problem);
 		}
+		if (against != NULL) {
+			cJSON *x = cJSON_AddObjectToObject(o, "anchor");
+
+			cJSON_AddStringToObject(x, "path", a.path);
+			cJSON_AddStringToObject(x, "kind", a.kind);
+			cJSON_AddNumberToObject(x, "entries", (double)a.entries);
+			cJSON_AddStringToObject(x, "head", a.head);
+			cJSON_AddStringToObject(x, "signer_trusted_as", a.why);
+		}
 		json_emit(o);
 	}
 	if (st.bad_seq)
 		return aerr_set(err, AV_FINDINGS, "audit chain broken: %s", st.problem);
-	if (!json)
+	if (!json) {
 		printf("audit chain intact: %lld entries, head %s\n", (long long)st.entries, st.head);
+		if (against != NULL)
+			printf("  holds the %s's head at entry %lld (%s, signed by %s)\n", a.kind,
+			    (long long)a.entries, a.path, a.why);
+	}
 	return 0;
+}
+
+static const char checkpoint_usage[] = "audit checkpoint --out FILE [--key NAME]";
+
+static int
+audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "key", required_argument, NULL, 'k' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *out = NULL, *key = "aivet";
+	struct minisign_sec *sec = NULL;
+	struct minisign_pub pub;
+	struct audit_status st;
+	struct buf line, sig;
+	char at[32], keyid[MINISIGN_KEYID_LEN + 1], *text = NULL, *tc = NULL, *sigpath = NULL;
+	sqlite3 *db;
+	cJSON *o;
+	int c, rc;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'o')
+			out = optarg;
+		else if (c == 'k')
+			key = optarg;
+		else if (c == ':')
+			return usage_error(err, checkpoint_usage, "%s needs a value", argv[optind - 1]);
+		else
+			return usage_error(err, checkpoint_usage, "unexpected argument '%s'", argv[optind - 1]);
+	}
+	if (optind != argc)
+		return usage_error(err, checkpoint_usage, "unexpected argument '%s'", argv[optind]);
+	if (out == NULL)
+		return usage_error(err, checkpoint_usage, "--out FILE is required");
+	sigpath = xasprintf("%s.minisig", out);
+	if (access(out, F_OK) == 0 || access(sigpath, F_OK) == 0) {
+		rc = aerr_set(err, AV_USAGE, "--out %s: exists already (a checkpoint is never overwritten)",
+		    access(out, F_OK) == 0 ? out : sigpath);
+		free(sigpath);
+		return rc;
+	}
+	if ((db = av_db(av, err)) == NULL || audit_verify(db, &st, err) != 0) {
+		free(sigpath);
+		return err->code;
+	}
+	/* Anchoring a broken chain would vouch for the break. */
+	if (st.bad_seq != 0) {
+		free(sigpath);
+		return aerr_set(err, AV_FINDINGS, "audit chain broken: %s (no checkpoint written)", st.problem);
+	}
+	if (keystore_load_sec(key, &sec, err) != 0) {
+		free(sigpath);
+		return err->code;
+	}
+	minisign_sec_to_pub(sec, &pub);
+	minisign_keyid(pub.keynum, keyid);
+	buf_init(&line);
+	minisign_pubkey_base64(&pub, &line);
+	now_iso(at);
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "format", CHECKPOINT_FORMAT);
+	cJSON_AddNumberToObject(o, "entries", (double)st.entries);
+	cJSON_AddStringToObject(o, "head", st.head);
+	cJSON_AddStringToObject(o, "at", at);
+	cJSON_AddStringToObject(o, "signer_key_id", keyid);
+	cJSON_AddStringToObject(o, "signer_public_key", line.data);
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (text == NULL)
+		die("out of memory");
+	/* The trusted comment repeats the position and head: minisign -V prints them, signed. */
+	tc = xasprintf("aivet-audit-checkpoint\taudit_entries:%lld\taudit_head:%s\tat:%s",
+	    (long long)st.entries, st.head, at);
+	buf_init(&sig);
+	{
+		struct buf t;
+
+		buf_init(&t);
+		buf_printf(&t, "%s\n", text);
+		rc = write_file_atomic(out, t.data, t.len, 0644, err);
+		buf_free(&t);
+	}
+	if (rc == 0 && (rc = minisign_sign_file(sec, out, tc, &sig, err)) == 0)
+		rc = write_file_atomic(sigpath, sig.data, sig.len, 0644, err);
+	if (rc != 0)
+		unlink(out);
+	else
+		printf("audit checkpoint written to %s (signature %s)\n  entries      %lld\n  head         %s\n"
+		    "  signed by    key id %s, public key %s\n", out, sigpath, (long long)st.entries, st.head,
+		    keyid, line.data);
+	minisign_sec_free(sec);
+	buf_free(&sig);
+	buf_free(&line);
+	free(text);
+	free(tc);
+	free(sigpath);
+	return rc;
 }
 
 static const char log_usage[] = "audit log [--limit N] [--json]";
@@ -109,7 +411,10 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct subcmd audit_subs[] = {
-	{ "verify", verify_usage, "recompute the audit log's hash chain", audit_verify_cmd },
+	{ "verify", verify_usage, "recompute the audit log's hash chain and the rows it seals",
+	  audit_verify_cmd },
+	{ "checkpoint", checkpoint_usage, "write a signed checkpoint of the chain (position and head)",
+	  audit_checkpoint_cmd },
 	{ "log", log_usage, "print the newest audit entries (50 unless --limit)", audit_log_cmd },
 	{ NULL, NULL, NULL, NULL }
 };
@@ -121,5 +426,6 @@ cmd_audit_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 const struct cmd_entry cmd_audit_entry = {
-	"audit", "audit verify|log ...", "verify and read the hash-chained audit log", cmd_audit_exec
+	"audit", "audit verify|checkpoint|log ...", "verify, anchor and read the hash-chained audit log",
+	cmd_audit_exec
 };

@@ -1,8 +1,10 @@
 /*
  * cmd-key.c: "aivet key" — generate, import, list and show the Ed25519
- * signing keys that sign report bundles, and sign a single file. Keys are
- * minisign's own files under $XDG_CONFIG_HOME/aivet/keys/ (NAME.key, 0600,
- * and NAME.pub), so minisign and aivet can use each other's keys.
+ * signing keys that sign report bundles, sign a single file, and trust
+ * other signers' public keys. Keys are minisign's own files under
+ * $XDG_CONFIG_HOME/aivet/keys/ (NAME.key, 0600, and NAME.pub), so minisign
+ * and aivet can use each other's keys; trusted signers are public keys
+ * under $XDG_CONFIG_HOME/aivet/trusted/NAME.pub.
  */
 #include "config.h"
 
@@ -221,6 +223,7 @@ key_json(const char *name, cJSON **out, struct aerr *err)
 	minisign_pubkey_base64(&pub, &line);
 	o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "name", name);
+	cJSON_AddStringToObject(o, "trust", "own");
 	cJSON_AddStringToObject(o, "key_id", id);
 	cJSON_AddStringToObject(o, "public_key", line.data);
 	cJSON_AddStringToObject(o, "public_key_file", pp);
@@ -275,20 +278,22 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (n > 0)   /* no keys yet: qsort must not get NULL */
 		qsort(names, n, sizeof *names, name_cmp);
 	if (!json)
-		printf("%-24s %-16s %s\n", "NAME", "KEY ID", "SECRET KEY");
+		printf("%-24s %-8s %-16s %-56s %s\n", "NAME", "TRUST", "KEY ID", "PUBLIC KEY", "SECRET KEY");
 	for (size_t i = 0; i < n; i++) {
 		cJSON *k;
 		struct aerr e = { 0 };
 
 		if (key_json(names[i], &k, &e) != 0) {
 			if (!json)
-				printf("%-24s %-16s %s\n", names[i], "-", e.msg);
+				printf("%-24s %-8s %-16s %-56s %s\n", names[i], "own", "-", "-", e.msg);
 		} else if (json) {
 			cJSON_AddItemToArray(arr, k);
 		} else {
 			cJSON *enc = cJSON_GetObjectItem(k, "encrypted");
 
-			printf("%-24s %-16s %s\n", names[i], cJSON_GetObjectItem(k, "key_id")->valuestring,
+			printf("%-24s %-8s %-16s %-56s %s\n", names[i], "own",
+			    cJSON_GetObjectItem(k, "key_id")->valuestring,
+			    cJSON_GetObjectItem(k, "public_key")->valuestring,
 			    cJSON_IsNull(cJSON_GetObjectItem(k, "secret_key_file")) ? "none (public only)" :
 			    cJSON_IsTrue(enc) ? "encrypted" : cJSON_IsFalse(enc) ? "NOT encrypted" : "unreadable");
 			cJSON_Delete(k);
@@ -297,6 +302,38 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	free(names);
 	free(dir);
+	{
+		struct keyring_key *ring;
+		size_t nring;
+
+		keyring_load(&ring, &nring);
+		for (size_t i = 0; i < nring; i++) {
+			char id[MINISIGN_KEYID_LEN + 1];
+			struct buf line;
+
+			if (ring[i].own)
+				continue;
+			minisign_keyid(ring[i].pub.keynum, id);
+			buf_init(&line);
+			minisign_pubkey_base64(&ring[i].pub, &line);
+			if (json) {
+				cJSON *o = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(o, "name", ring[i].name);
+				cJSON_AddStringToObject(o, "trust", "trusted");
+				cJSON_AddStringToObject(o, "key_id", id);
+				cJSON_AddStringToObject(o, "public_key", line.data);
+				cJSON_AddStringToObject(o, "public_key_file", ring[i].path);
+				cJSON_AddNullToObject(o, "secret_key_file");
+				cJSON_AddNullToObject(o, "encrypted");
+				cJSON_AddItemToArray(arr, o);
+			} else {
+				printf("%-24s %-8s %-16s %-56s %s\n", ring[i].name, "trusted", id, line.data, "-");
+			}
+			buf_free(&line);
+		}
+		keyring_free(ring, nring);
+	}
 	if (json)
 		json_emit(arr);
 	else
@@ -389,10 +426,105 @@ key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
+static const char trust_usage[] = "key trust PUBLIC-KEY-FILE [--name NAME]";
+
+/* Trusting a key is trusting all 32 bytes of it, checked by whoever runs this against a
+ * copy obtained out of band; the key id alone proves nothing. */
+static int
+key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "name", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *name = NULL, *file;
+	char id[MINISIGN_KEYID_LEN + 1], *dir = NULL, *path = NULL, *own = NULL;
+	struct minisign_pub pub;
+	struct keyring_key *ring = NULL;
+	size_t nring = 0;
+	struct buf b, line, text;
+	int c, rc = 0;
+
+	(void)av;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'n')
+			name = optarg;
+		else if (c == ':')
+			return usage_error(err, trust_usage, "%s needs a value", argv[optind - 1]);
+		else
+			return usage_error(err, trust_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (optind != argc - 1)
+		return usage_error(err, trust_usage, "key trust needs exactly one PUBLIC-KEY-FILE");
+	file = argv[optind];
+	if (read_file(file, 4096, &b, err) != 0)
+		return err->code;
+	rc = minisign_pubkey_parse(b.data, b.len, file, &pub, err);
+	buf_free(&b);
+	if (rc != 0)
+		return rc;
+	minisign_keyid(pub.keynum, id);
+	if (name == NULL)
+		name = id;
+	if (keystore_name_check(name, err) != 0)
+		return err->code;
+	buf_init(&line);
+	minisign_pubkey_base64(&pub, &line);
+	keyring_load(&ring, &nring);
+	for (size_t i = 0; i < nring; i++) {
+		if (minisign_pub_equal(&ring[i].pub, &pub)) {
+			printf("key %s (%s) is already trusted: %s key '%s'\n", id, line.data,
+			    ring[i].own ? "own" : "trusted", ring[i].name);
+			goto out;
+		}
+		if (memcmp(ring[i].pub.keynum, pub.keynum, MINISIGN_KEYNUM_BYTES) == 0) {
+			struct buf theirs;
+
+			buf_init(&theirs);
+			minisign_pubkey_base64(&ring[i].pub, &theirs);
+			rc = aerr_set(err, AV_USAGE, "%s: key id %s belongs to %s key '%s' (%s), and this is a "
+			    "different key with the same id (%s): refused, a key id names one key", file, id,
+			    ring[i].own ? "own" : "trusted", ring[i].name, theirs.data, line.data);
+			buf_free(&theirs);
+			goto out;
+		}
+	}
+	dir = keyring_trusted_dir();
+	path = xasprintf("%s/%s.pub", dir, name);
+	{
+		char *kd = keystore_dir();
+
+		own = xasprintf("%s/%s.pub", kd, name);
+		free(kd);
+	}
+	if (access(path, F_OK) == 0 || access(own, F_OK) == 0) {
+		rc = aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name,
+		    access(path, F_OK) == 0 ? path : own);
+		goto out;
+	}
+	if ((rc = mkdir_p(dir, 0700, err)) != 0)
+		goto out;
+	buf_init(&text);
+	minisign_pubkey_format(&pub, &text);
+	rc = write_file_atomic(path, text.data, text.len, 0644, err);
+	buf_free(&text);
+	if (rc == 0)
+		printf("key %s trusted (key id %s)\n  public key  %s\n  file        %s\n", name, id,
+		    line.data, path);
+out:
+	keyring_free(ring, nring);
+	buf_free(&line);
+	free(dir);
+	free(path);
+	free(own);
+	return rc;
+}
+
 static const struct subcmd key_subs[] = {
 	{ "generate", generate_usage, "create a signing key pair (minisign format)", key_generate },
 	{ "import", import_usage, "import a minisign secret key", key_import },
-	{ "list", list_usage, "list signing keys", key_list },
+	{ "list", list_usage, "list own signing keys and trusted signers' keys", key_list },
+	{ "trust", trust_usage, "trust a signer's public key (minisign .pub) for verify", key_trust },
 	{ "show", show_usage, "print a public key and its key id", key_show },
 	{ "sign", sign_usage, "sign one file, writing FILE.minisig", key_sign },
 	{ NULL, NULL, NULL, NULL }
@@ -405,6 +537,7 @@ cmd_key_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 const struct cmd_entry cmd_key_entry = {
-	"key", "key generate|import|list|show|sign ...", "manage the keys that sign report bundles",
+	"key", "key generate|import|list|show|sign|trust ...",
+	"manage the keys that sign report bundles and the signers trusted to",
 	cmd_key_exec
 };

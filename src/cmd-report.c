@@ -89,6 +89,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct minisign_sec *sec = NULL;
 	struct minisign_pub pub;
 	struct report r = { 0 };
+	struct buf publine = { 0 };
 	sqlite3 *db;
 	int c, json = 0, rc;
 
@@ -148,6 +149,8 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	minisign_sec_to_pub(sec, &pub);
 	minisign_keyid(pub.keynum, keyid);
 	o.key_id = keyid;
+	minisign_pubkey_base64(&pub, &publine);
+	o.public_key = publine.data;
 	if (db_begin(db, err) != 0)
 		goto done;
 	if (report_collect(db, &o, &r, err) != 0 || endpoints_clean(&r, err) != 0 ||
@@ -186,6 +189,8 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 			printf("  rating       %s\n", cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "summary"),
 			    "rating")->valuestring);
 			printf("  signed by    key id %s\n", keyid);
+			printf("  public key   %s (auditors compare it with the key they obtained out of band)\n",
+			    publine.data);
 			printf("  SHA256SUMS   %s\n", sums);
 			printf("  verify with  aivet verify %s  (or see %s/VERIFY.txt)\n", out, out);
 			cJSON_Delete(d);
@@ -196,6 +201,7 @@ fail:
 	db_rollback(db);
 done:
 	report_free(&r);
+	buf_free(&publine);
 	minisign_sec_free(sec);
 	free(o.run_ids);
 	return err->code;

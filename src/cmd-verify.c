@@ -1,8 +1,10 @@
 /*
  * cmd-verify.c: "aivet verify" — checks a report bundle: the signature on
- * SHA256SUMS (by a named key, a given public key file, or the bundle's own
- * aivet.pub), every file's hash, that nothing is missing or extra, and the
- * structure of report.json. Names every problem; exit 0 or 1.
+ * SHA256SUMS by a trusted signer (a key given with --key or --pubkey, or the
+ * keyring key with the signature's key id, compared byte for byte; the
+ * bundle's own aivet.pub only says who claims to have signed), every file's
+ * hash, that nothing is missing or extra, and the structure of report.json.
+ * Names every problem; exit 0 or 1.
  */
 #include "config.h"
 
@@ -64,13 +66,24 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		buf_free(&b);
 	}
-	if (bundle_verify(argv[optind], key || pubfile ? &pub : NULL, &res, err) != 0)
+	if (bundle_verify(argv[optind], key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
+	    key ? key : pubfile, &res, err) != 0)
 		return err->code;
 	if (json) {
 		cJSON *o = cJSON_CreateObject(), *p;
 
 		cJSON_AddBoolToObject(o, "ok", res.ok);
 		json_add_str(o, "key_id", res.key_id[0] ? res.key_id : NULL);
+		json_add_str(o, "signer_public_key", res.signer_public_key[0] ? res.signer_public_key : NULL);
+		cJSON_AddBoolToObject(o, "signer_trusted", res.signer_trusted);
+		if (res.signer_trusted) {
+			cJSON *t = cJSON_AddObjectToObject(o, "trust");
+
+			cJSON_AddStringToObject(t, "source", res.trust_source);
+			cJSON_AddStringToObject(t, "name", res.trust_name);
+		} else {
+			cJSON_AddNullToObject(o, "trust");
+		}
 		json_add_str(o, "report_id", res.report_id[0] ? res.report_id : NULL);
 		json_add_str(o, "trusted_comment", res.trusted_comment[0] ? res.trusted_comment : NULL);
 		cJSON_AddNumberToObject(o, "files_checked", (double)res.files_checked);
@@ -79,15 +92,23 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddItemToArray(p, cJSON_CreateString(res.problems[i]));
 		json_emit(o);
 	} else if (res.ok) {
+		char why[1100];
+
+		verify_trust_label(&res, why, sizeof why);
 		printf("bundle %s verified\n", argv[optind]);
-		printf("  signature    good, key id %s%s\n", res.key_id,
-		    key || pubfile ? "" : " (the bundle's own aivet.pub: compare the key id)");
+		printf("  signature    good, key id %s\n", res.key_id);
+		printf("  signer       %s\n", res.signer_public_key);
+		printf("  trusted as   %s\n", why);
 		printf("  report       %s\n", res.report_id);
 		printf("  files        %zu match SHA256SUMS, none missing or extra\n", res.files_checked);
 	} else {
 		printf("bundle %s FAILED verification\n", argv[optind]);
 		for (size_t i = 0; i < res.nproblems; i++)
 			printf("  %s\n", res.problems[i]);
+		if (res.signer_public_key[0] != '\0' && !res.signer_trusted)
+			printf("Compare that key with the signer's public key obtained out of band (not from the "
+			    "bundle); if they are the same, 'aivet key trust FILE' or 'aivet verify DIR --pubkey "
+			    "FILE'.\n");
 	}
 	if (!res.ok)
 		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", argv[optind],

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -664,6 +665,119 @@ keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err)
 		credref_free(pw, pwlen);
 	secbuf_free(&b);
 	free(path);
+	return rc;
+}
+
+/* ---- trusted signers ---- */
+
+char *
+keyring_trusted_dir(void)
+{
+	char *keys = keystore_dir(), *slash = strrchr(keys, '/'), *dir;
+
+	*slash = '\0';   /* keystore_dir() always ends in "/keys" */
+	dir = xasprintf("%s/trusted", keys);
+	free(keys);
+	return dir;
+}
+
+static int
+keyring_cmp(const void *a, const void *b)
+{
+	const struct keyring_key *x = a, *y = b;
+
+	if (x->own != y->own)
+		return y->own - x->own;
+	return strcmp(x->name, y->name);
+}
+
+static void
+keyring_add_dir(const char *dir, int own, struct keyring_key **keys, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (d == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+		struct keyring_key k = { .own = own };
+		struct aerr e = { 0 };
+		struct buf b;
+
+		if (l <= 4 || l - 4 >= sizeof k.name || strcmp(de->d_name + l - 4, ".pub") != 0)
+			continue;
+		memcpy(k.name, de->d_name, l - 4);
+		k.name[l - 4] = '\0';
+		if (keystore_name_check(k.name, &e) != 0)
+			continue;
+		k.path = xasprintf("%s/%s", dir, de->d_name);
+		if (read_file(k.path, KEYFILE_MAX, &b, &e) != 0) {
+			free(k.path);
+			continue;
+		}
+		if (minisign_pubkey_parse(b.data, b.len, k.path, &k.pub, &e) != 0) {
+			free(k.path);
+		} else {
+			*keys = xrealloc(*keys, (*n + 1) * sizeof **keys);
+			(*keys)[(*n)++] = k;
+		}
+		buf_free(&b);
+	}
+	closedir(d);
+}
+
+void
+keyring_load(struct keyring_key **keys, size_t *n)
+{
+	char *own = keystore_dir(), *trusted = keyring_trusted_dir();
+
+	*keys = NULL;
+	*n = 0;
+	keyring_add_dir(own, 1, keys, n);
+	keyring_add_dir(trusted, 0, keys, n);
+	if (*n > 0)
+		qsort(*keys, *n, sizeof **keys, keyring_cmp);
+	free(own);
+	free(trusted);
+}
+
+void
+keyring_free(struct keyring_key *keys, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(keys[i].path);
+	free(keys);
+}
+
+const struct keyring_key *
+keyring_find_id(const struct keyring_key *keys, size_t n, const unsigned char keynum[MINISIGN_KEYNUM_BYTES])
+{
+	for (size_t i = 0; i < n; i++)
+		if (memcmp(keys[i].pub.keynum, keynum, MINISIGN_KEYNUM_BYTES) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+int
+minisign_pub_equal(const struct minisign_pub *a, const struct minisign_pub *b)
+{
+	return memcmp(a->keynum, b->keynum, sizeof a->keynum) == 0 && memcmp(a->pk, b->pk, sizeof a->pk) == 0;
+}
+
+int
+minisign_sig_keynum(const char *sigtext, size_t siglen, const char *what,
+    unsigned char keynum[MINISIGN_KEYNUM_BYTES], struct aerr *err)
+{
+	char *lines[2];
+	unsigned char sig[SIG_BYTES];
+	int n = split_lines(sigtext, siglen, lines, 2), rc = 0;
+
+	if (n < 2 || b64_exact(lines[1], sig, sizeof sig) != 0)
+		rc = aerr_set(err, AV_USAGE, "%s: line 2: not the base64 of a 74-byte signature", what);
+	else
+		memcpy(keynum, sig + 2, MINISIGN_KEYNUM_BYTES);
+	free_lines(lines, n);
 	return rc;
 }
 

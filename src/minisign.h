@@ -85,6 +85,32 @@ int keystore_load_pub(const char *name, struct minisign_pub *pub, struct aerr *e
 /* Loads NAME's secret key, asking for the passphrase when it is encrypted. */
 int keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err);
 
+/* ---- trusted signers ----
+ * Trust is a whole public key, never a key id (anyone can give a new key any id).
+ * The keyring is the user's own keys (keys/NAME.pub) and the signers they chose to
+ * trust (trusted/NAME.pub, written by 'aivet key trust'), both in the config dir. */
+
+struct keyring_key {
+	char name[65];
+	int own;                  /* 1: keys/NAME.pub, 0: trusted/NAME.pub */
+	char *path;
+	struct minisign_pub pub;
+};
+
+/* $XDG_CONFIG_HOME/aivet/trusted (or ~/.config/aivet/trusted); caller frees. */
+char *keyring_trusted_dir(void);
+/* Every readable key, own first, each group by name; files that do not parse are skipped. */
+void keyring_load(struct keyring_key **keys, size_t *n);
+void keyring_free(struct keyring_key *keys, size_t n);
+/* The key with this key id, or NULL. */
+const struct keyring_key *keyring_find_id(const struct keyring_key *keys, size_t n,
+    const unsigned char keynum[MINISIGN_KEYNUM_BYTES]);
+/* The key id a signature file names (line 2), without verifying anything. */
+int minisign_sig_keynum(const char *sigtext, size_t siglen, const char *what,
+    unsigned char keynum[MINISIGN_KEYNUM_BYTES], struct aerr *err);
+/* Same key id and the same 32 public-key bytes. */
+int minisign_pub_equal(const struct minisign_pub *a, const struct minisign_pub *b);
+
 /* Passphrase from AIVET_KEY_PASSWORD_FILE (first line) or the terminal without echo;
  * returned in sodium_malloc'ed memory, free with credref_free(). */
 int key_password(const char *prompt, int confirm, char **pw, size_t *len, struct aerr *err);

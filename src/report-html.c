@@ -323,7 +323,9 @@ report_html(const cJSON *rep)
 	esc(&b, s_of(rep, "retention_until"));
 	buf_adds(&b, "</dd>\n<dt>Signed by key</dt><dd><code>");
 	esc(&b, s_of(rep, "signer_key_id"));
-	buf_adds(&b, "</code></dd>\n<dt>aivet</dt><dd>");
+	buf_adds(&b, "</code></dd>\n<dt>Signer's public key</dt><dd><code>");
+	esc(&b, s_of(rep, "signer_public_key"));
+	buf_adds(&b, "</code> (compare it with the key obtained out of band)</dd>\n<dt>aivet</dt><dd>");
 	esc(&b, s_of(rep, "aivet_version"));
 	buf_adds(&b, "</dd>\n</dl>\n");
 

@@ -168,9 +168,10 @@ report_markdown(const cJSON *rep)
 	buf_init(&b);
 	buf_printf(&b, "# Vendor report: %s\n\n", esc(&pool, s_of(v, "name")));
 	buf_printf(&b, "- Report: `%s`\n- Generated: %s\n- Keep until: %s\n- Signed by key: `%s`\n"
+	    "- Signer's public key: `%s` (compare it with the key obtained out of band)\n"
 	    "- aivet: %s\n\n", s_of(rep, "report_id"), s_of(rep, "generated_at"),
 	    s_of(rep, "retention_until"), s_of(rep, "signer_key_id") ? s_of(rep, "signer_key_id") : "—",
-	    s_of(rep, "aivet_version"));
+	    s_of(rep, "signer_public_key") ? s_of(rep, "signer_public_key") : "—", s_of(rep, "aivet_version"));
 	buf_printf(&b, "## Summary\n\nOverall rating: **%s**\n\n", s_of(sum, "rating"));
 	buf_adds(&b, "|");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))

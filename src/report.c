@@ -1082,6 +1082,7 @@ report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struc
 	cJSON_AddStringToObject(rep, "generated_at", generated);
 	cJSON_AddStringToObject(rep, "retention_until", retain);
 	json_add_str(rep, "signer_key_id", o->key_id);
+	json_add_str(rep, "signer_public_key", o->public_key);
 	cJSON_AddItemToObject(rep, "options", opts);
 	cp = cJSON_AddObjectToObject(rep, "audit_checkpoint");
 	cJSON_AddNumberToObject(cp, "entries", (double)as.entries);

@@ -20,6 +20,7 @@ struct report_opts {
 	const char *at;              /* pins generated_at, or NULL for now */
 	int64_t retain_years;        /* retention-until = generated_at + this */
 	const char *key_id;          /* the signer's key id */
+	const char *public_key;      /* the signer's whole public key (base64 line) */
 	int include_leaked;          /* --include-leaked-content: leaked bodies in clear */
 };
 
@@ -66,16 +67,35 @@ struct verify_result {
 	char key_id[17];             /* the key that signed (from the signature) */
 	char report_id[37];
 	char trusted_comment[1025];
+	/* The signer's whole public key (the base64 line of a .pub file), when the
+	 * signature verified, and why it is trusted: signer_trusted is 1 only for a
+	 * key given on the command line or one in the keyring, compared byte for byte. */
+	char signer_public_key[64];
+	int signer_trusted;
+	char trust_source[16];       /* "own-key", "trusted-key", "pubkey", "key" or "" */
+	char trust_name[1040];       /* the key's name or file */
 	size_t files_checked;
 	char **problems;             /* each names the file and what is wrong */
 	size_t nproblems;
 };
 
-/* Verifies a bundle: signature (by trusted, or the bundle's aivet.pub when NULL),
- * every hash, no missing or extra file, report.json's structure and bindings.
+/* Verifies a bundle: the signature on SHA256SUMS by a trusted signer, every hash,
+ * no missing or extra file, report.json's structure and bindings. The signer is
+ * given (given_source "pubkey" or "key", given_name its file or name) or, when
+ * given is NULL, the keyring key with the signature's key id; a good signature
+ * by any other key (the bundle's own aivet.pub) is a problem that names the key.
  * Returns 0 when it could check (see res->ok), an error for a missing directory. */
-int bundle_verify(const char *dir, const struct minisign_pub *trusted, struct verify_result *res,
-    struct aerr *err);
+int bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
+    const char *given_name, struct verify_result *res, struct aerr *err);
+/* The minisign signature PATH.minisig over PATH by a trusted signer, under the same
+ * rules (claimed: the key the file says it is from, or NULL). Fills res (key, trusted
+ * comment, trust, problems); returns 0. */
+int signed_file_verify(const char *path, const struct minisign_pub *claimed,
+    const struct minisign_pub *given, const char *given_source, const char *given_name,
+    struct verify_result *res);
 void verify_result_free(struct verify_result *res);
+/* Why the signer is trusted: "own key 'aivet'", "trusted key 'NAME'", "--pubkey FILE",
+ * "--key NAME", or "not trusted". */
+void verify_trust_label(const struct verify_result *res, char *out, size_t n);
 
 #endif

@@ -106,6 +106,21 @@ key_is_encrypted(const char *name)
 	return enc && getenv("AIVET_KEY_PASSWORD_FILE") == NULL;
 }
 
+/* Why verify trusted the signer, from its "  trusted as   ..." line: what the status
+ * line says beside "verified", so a bundle is never just "verified". */
+static char *
+trusted_as(const struct buf *out)
+{
+	const char *p = out->data ? strstr(out->data, "\n  trusted as   ") : NULL;
+	size_t n;
+
+	if (p == NULL)
+		return xstrdup("");
+	p += strlen("\n  trusted as   ");
+	n = strcspn(p, "\n");
+	return xasprintf(": signer trusted as %.*s", (int)n, p);
+}
+
 static int
 export_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
@@ -152,14 +167,19 @@ export_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	if (rc == 0) {
 		char *vargv[] = { "verify", f[F_OUT].value, "--key", f[F_KEY].value, NULL };
 		struct aerr ve = { 0 };
+		char *why;
 
 		tui_status(c->t, 0, "verifying the bundle ...");
 		tui_redraw(c->t);
+
 		tui_cli(c->t, 4, vargv, &out, &ve);
+		why = trusted_as(&out);
 		buf_adds(&c->result, "\n");
 		buf_add(&c->result, out.data, out.len);
 		buf_free(&out);
-		tui_status(c->t, ve.code ? 1 : 0, "%s", ve.code ? ve.msg : "bundle written and verified");
+		tui_status(c->t, ve.code ? 1 : 0, "%s%s", ve.code ? ve.msg : "bundle written and verified",
+		    ve.code ? "" : why);
+		free(why);
 	}
 	return rc;
 }
@@ -235,6 +255,7 @@ tui_verify_dialog(struct tui *t, struct aerr *err)
 	char *argv[] = { "verify", dir, NULL };
 	struct buf out;
 	struct aerr ve = { 0 };
+	char *why;
 
 	if (!tui_prompt(t, "Bundle directory to verify", NULL, dir, sizeof dir) || dir[0] == '\0')
 		return 0;
@@ -244,7 +265,9 @@ tui_verify_dialog(struct tui *t, struct aerr *err)
 		buf_free(&out);
 		return aerr_set(err, ve.code, "%s", ve.msg);
 	}
-	tui_status(t, ve.code != 0, "%s", ve.code ? ve.msg : "bundle verified");
+	why = trusted_as(&out);
+	tui_status(t, ve.code != 0, "%s%s", ve.code ? ve.msg : "bundle verified", ve.code ? "" : why);
+	free(why);
 	tui_show_text(t, "Verify", out.data, err);
 	buf_free(&out);
 	return 0;

@@ -163,9 +163,10 @@ is "$(db_snapshot)" "$snap" "refusals changed nothing"
 sqlite3 "$AIVET_DB" "INSERT INTO questionnaire (id, qid, version, title, source, sha256, loaded_at)
 	VALUES (1, 'llm-inference-isolation', 1, 't', '{}', 'x', 'now');
 	INSERT INTO assessment (id, vendor_id, questionnaire_id, status, created_by, created_at)
-	VALUES (1, 1, 1, 'final', 'a', 'now');
+	VALUES (1, 1, 1, 'draft', 'a', 'now');
 	INSERT INTO answer (assessment_id, question_id, value, actor, updated_at)
-	VALUES (1, 'exposure_notification_time', '\"24h\"', 'a', 'now');"
+	VALUES (1, 'exposure_notification_time', '\"24h\"', 'a', 'now');
+	UPDATE assessment SET status = 'final' WHERE id = 1;"
 run incident open acme --title "Second exposure" --discovered 2026-03-16T08:00:00Z --phi no \
 	--vendor-discovered 2026-03-14T08:00:00Z --eu-data
 is "$out" "incident 2 opened for vendor acme (discovered 2026-03-16T08:00:00.000Z)" "opened with a vendor discovery time"
@@ -232,7 +233,7 @@ is "$(echo "$out" | json '.links[] | select(.object_type == "evidence" and .obje
 
 # ---- immutability ----
 run audit verify
-is "$rc" 0 "the audit chain is intact"
+is "$rc:$errout" "1:aivet: audit chain broken: finding 4 has no audit entry: added behind aivet's back" "the chain is intact, and the rows this test wrote with sqlite3 are named: nothing seals them"
 sqlite3 "$AIVET_DB" "UPDATE incident_entry SET text = 'nothing happened' WHERE id = 1" 2>"$T/sqlerr"
 like "$(cat "$T/sqlerr")" "incident timeline entries are immutable" "the trigger refuses an edit with sqlite3"
 sqlite3 "$AIVET_DB" "DROP TRIGGER incident_entry_no_update;

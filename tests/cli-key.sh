@@ -137,10 +137,118 @@ rm "$KEYS/tty.key" "$KEYS/tty.pub"
 
 run key list
 encid=$(sed -n 's/^untrusted comment: minisign public key //p' "$KEYS/enc.pub")
-is "$out" "$(printf '%-24s %-16s %s\n' NAME "KEY ID" "SECRET KEY" aivet "$id" "NOT encrypted" \
-	enc "$encid" encrypted fromminisign "$msid" "NOT encrypted")" "key list shows every key, sorted"
+is "$out" "$(printf '%-24s %-8s %-16s %-56s %s\n' NAME TRUST "KEY ID" "PUBLIC KEY" "SECRET KEY" \
+	aivet own "$id" "$pk" "NOT encrypted" \
+	enc own "$encid" "$(sed -n 2p "$KEYS/enc.pub")" encrypted \
+	fromminisign own "$msid" "$(sed -n 2p "$T/ms.pub")" "NOT encrypted")" \
+	"key list shows every key, sorted, with its whole public key"
 run key list --json
 is "$(printf "%s\n" "$out" | json '[.[].name] | join(",")')" "aivet,enc,fromminisign" "key list --json"
+
+# ---- trust is a public key, not a key id ----
+# A signed bundle from our own key; an auditor (own config, no keys) and an
+# attacker who makes a key with our key id, as anyone can.
+"$AIVET" vendor add acme >/dev/null
+"$AIVET" report acme --out "$T/bundle" >/dev/null
+B="$T/bundle"
+cp "$KEYS/aivet.pub" "$T/ours.pub"
+run verify "$B"
+is "$rc" 0 "our own bundle verifies: own keys are trusted"
+is "$(printf '%s\n' "$out" | sed -n 3,4p)" "  signer       $pk
+  trusted as   own key 'aivet'" "verify prints the whole public key and why it is trusted"
+
+# forge_key NAME KEYID-SOURCE-PUB: a fresh key whose key id is copied from another key
+# (the id is 8 bytes in the key files; the secret key's checksum is recomputed).
+forge_key() {
+	XDG_CONFIG_HOME="$T/mallory" "$AIVET" key generate --name "$1" --no-password >/dev/null
+	python3 - "$T/mallory/aivet/keys/$1" "$2" <<'PY'
+import base64, hashlib, sys
+base, src = sys.argv[1], sys.argv[2]
+keynum = base64.b64decode(open(src).read().splitlines()[1])[2:10]
+pub = bytearray(base64.b64decode(open(base + ".pub").read().splitlines()[1]))
+pub[2:10] = keynum
+sec = bytearray(base64.b64decode(open(base + ".key").read().splitlines()[1]))
+sec[54:62] = keynum
+sec[126:158] = hashlib.blake2b(b"Ed" + bytes(sec[54:62]) + bytes(sec[62:126]), digest_size=32).digest()
+kid = "%X" % int.from_bytes(keynum, "little")
+open(base + ".pub", "w").write("untrusted comment: minisign public key %s\n%s\n" % (kid, base64.b64encode(pub).decode()))
+open(base + ".key", "w").write("untrusted comment: minisign secret key (unencrypted)\n%s\n" % base64.b64encode(sec).decode())
+PY
+}
+# resign DIR KEYNAME: what the attacker does with stock tools after editing report.json.
+resign() {
+	cp "$T/mallory/aivet/keys/$2.pub" "$1/aivet.pub"
+	(cd "$1" && grep -v -e ' aivet.pub$' -e ' report.json$' SHA256SUMS > ../S.tmp &&
+		sha256sum aivet.pub report.json >> ../S.tmp && sort -k2 ../S.tmp > SHA256SUMS && rm ../S.tmp)
+	tc=$(sed -n 's/^trusted comment: //p' "$1/SHA256SUMS.minisig")
+	XDG_CONFIG_HOME="$T/mallory" "$AIVET" key sign "$1/SHA256SUMS" --key "$2" --trusted-comment "$tc" >/dev/null
+}
+forge_key twin "$KEYS/aivet.pub"
+twinpk=$(sed -n 2p "$T/mallory/aivet/keys/twin.pub")
+is "$(sed -n 1p "$T/mallory/aivet/keys/twin.pub")" "untrusted comment: minisign public key $id" \
+	"the attacker's key carries our key id"
+cp -r "$B" "$T/forged"
+jq -c '.summary.rating = "acceptable"' "$B/report.json" > "$T/forged/report.json"
+resign "$T/forged" twin
+minisign -Vm "$T/forged/SHA256SUMS" -p "$T/forged/aivet.pub" >/dev/null 2>&1
+ok $? "stock minisign accepts the forged bundle with the bundle's own aivet.pub"
+minisign -Vm "$T/forged/SHA256SUMS" -p "$T/ours.pub" >/dev/null 2>&1 && r=0 || r=1
+is "$r" 1 "and refuses it with the key obtained out of band"
+forgery="FORGERY: signed by key $twinpk, which claims key id $id but is not the trusted key with that id"
+run verify "$T/forged"
+is "$rc:$out" "1:bundle $T/forged FAILED verification
+  $forgery (own key 'aivet': $pk)" "rule: same key id, other key bytes = forgery (exit 1)"
+run verify "$T/forged" --json
+is "$(printf '%s' "$out" | json '[.ok, .signer_trusted, .trust, .problems[0]] | @json')" \
+	"[false,false,null,\"$forgery (own key 'aivet': $pk)\"]" "verify --json: ok false, not trusted, the forgery named"
+run verify "$T/forged" --pubkey "$T/ours.pub"
+is "$rc:$out" "1:bundle $T/forged FAILED verification
+  $forgery (--pubkey $T/ours.pub: $pk)" "with --pubkey: the same forgery named"
+
+# An auditor with an empty keyring: a good signature alone is not enough.
+AUD="$T/auditor"
+XDG_CONFIG_HOME="$AUD" "$AIVET" verify "$B" >"$T/out" 2>"$T/err" && rc=0 || rc=$?
+is "$rc:$(cat "$T/out")" "1:bundle $B FAILED verification
+  signature valid, signer not trusted: $pk
+Compare that key with the signer's public key obtained out of band (not from the bundle); if they are the same, 'aivet key trust FILE' or 'aivet verify DIR --pubkey FILE'." \
+	"rule: a good signature by an unknown key exits 1 naming the whole key"
+is "$(cat "$T/err")" "aivet: $B: verification failed (1 problem)" "and fails"
+XDG_CONFIG_HOME="$AUD" "$AIVET" verify "$B" --json > "$T/out" || true
+is "$(json '[.ok, .signer_public_key, .signer_trusted] | @json' < "$T/out")" "[false,\"$pk\",false]" \
+	"verify --json: the signer's key, not trusted"
+XDG_CONFIG_HOME="$AUD" "$AIVET" verify "$B" --pubkey "$T/ours.pub" > "$T/out" && rc=0 || rc=$?
+is "$rc:$(sed -n 4p "$T/out")" "0:  trusted as   --pubkey $T/ours.pub" "a key given with --pubkey is trusted"
+XDG_CONFIG_HOME="$AUD" "$AIVET" key trust "$T/ours.pub" --name acme-signer > "$T/out" && rc=0 || rc=$?
+is "$rc:$(cat "$T/out")" "0:key acme-signer trusted (key id $id)
+  public key  $pk
+  file        $AUD/aivet/trusted/acme-signer.pub" "key trust FILE --name NAME"
+XDG_CONFIG_HOME="$AUD" "$AIVET" verify "$B" --json > "$T/out" && rc=0 || rc=$?
+is "$rc:$(json '[.ok, .signer_trusted, .trust.source, .trust.name] | @json' < "$T/out")" \
+	"0:[true,true,\"trusted-key\",\"acme-signer\"]" "a trusted signer's bundle verifies, and JSON says why"
+XDG_CONFIG_HOME="$AUD" "$AIVET" verify "$T/forged" > "$T/out" && rc=0 || rc=$?
+is "$rc:$(sed -n 2p "$T/out")" "1:  $forgery (trusted key 'acme-signer': $pk)" \
+	"the forged bundle is named a forgery against the trusted key"
+XDG_CONFIG_HOME="$AUD" "$AIVET" key trust "$T/mallory/aivet/keys/twin.pub" > "$T/out" 2>"$T/err" && rc=0 || rc=$?
+is "$rc:$(cat "$T/err")" "2:aivet: $T/mallory/aivet/keys/twin.pub: key id $id belongs to trusted key 'acme-signer' ($pk), and this is a different key with the same id ($twinpk): refused, a key id names one key" \
+	"key trust refuses a second key with a trusted key's id"
+XDG_CONFIG_HOME="$AUD" "$AIVET" key trust "$T/ours.pub" > "$T/out" && rc=0 || rc=$?
+is "$rc:$(cat "$T/out")" "0:key $id ($pk) is already trusted: trusted key 'acme-signer'" "trusting a key twice is a no-op"
+XDG_CONFIG_HOME="$AUD" "$AIVET" key list > "$T/out"
+is "$(cat "$T/out")" "$(printf '%-24s %-8s %-16s %-56s %s\n' NAME TRUST "KEY ID" "PUBLIC KEY" "SECRET KEY" \
+	acme-signer trusted "$id" "$pk" -)" "key list shows trusted keys"
+XDG_CONFIG_HOME="$AUD" "$AIVET" key list --json > "$T/out"
+is "$(json '.[0] | [.name, .trust, .key_id, .public_key, .secret_key_file] | @json' < "$T/out")" \
+	"[\"acme-signer\",\"trusted\",\"$id\",\"$pk\",null]" "key list --json: trust"
+
+# An attacker key with its own id: a valid signature, never a trusted one.
+XDG_CONFIG_HOME="$T/mallory" "$AIVET" key generate --name other --no-password >/dev/null
+cp -r "$B" "$T/forged2"
+jq -c '.summary.rating = "acceptable"' "$B/report.json" > "$T/forged2/report.json"
+resign "$T/forged2" other
+run verify "$T/forged2"
+is "$rc:$(printf '%s\n' "$out" | sed -n 2p)" \
+	"1:  signature valid, signer not trusted: $(sed -n 2p "$T/mallory/aivet/keys/other.pub")" \
+	"a re-signed bundle under another key id: valid signature, signer not trusted"
 
 run key show nosuch
 is "$rc" 2 "show of an unknown key fails"

@@ -64,6 +64,25 @@ is "$tc" "trusted comment: aivet-report:$RID	generated_at:2026-11-30T08:00:00.00
 	"the trusted comment binds report id, time and audit checkpoint"
 is "$(sed -n 2p "$B/SHA256SUMS.minisig" | base64 -d | head -c 2)" "ED" "the signature is prehashed (ED)"
 
+# ---- VERIFY.txt: the whole key, to compare with one obtained out of band ----
+PUBKEY=$(sed -n 2p "$XDG_CONFIG_HOME/aivet/keys/aivet.pub")
+export PUBKEY
+is "$(sed -n 5,7p "$B/VERIFY.txt")" "It is signed with this Ed25519 public key (minisign format, key id $KEYID):
+
+    $PUBKEY" "VERIFY.txt prints the signer's whole public key"
+like "$(cat "$B/VERIFY.txt")" "Compare that whole key, every character, with the signer's public key as the" \
+	"and tells the auditor to compare it with one obtained out of band"
+like "$(cat "$B/VERIFY.txt")" "    minisign -Vm SHA256SUMS -P \"\\\$PUBKEY\"" "minisign is run with that key, not aivet.pub"
+(cd "$B" && minisign -Vm SHA256SUMS -P "$PUBKEY" >/dev/null 2>&1)
+ok $? "which verifies"
+is "$(jq -r .signer_public_key "$B/report.json")" "$PUBKEY" "report.json: signer_public_key"
+is "$(grep "Signer's public key" "$B/report.md")" "- Signer's public key: \`$PUBKEY\` (compare it with the key obtained out of band)" \
+	"report.md's header prints it"
+is "$(grep -F -c "<dt>Signer's public key</dt><dd><code>$PUBKEY</code> (compare it with the key obtained out of band)</dd>" "$B/report.html")" 1 \
+	"report.html's header too"
+is "$(printf '%s\n' "$out" | grep '^  public key')" "  public key   $PUBKEY (auditors compare it with the key they obtained out of band)" \
+	"report prints it"
+
 # ---- the openssl-only fallback, exactly as VERIFY.txt writes it ----
 sed -n '/^    B=/,/^    while read/p' "$B/VERIFY.txt" | sed 's/^    //' > "$T/fallback.sh"
 is "$(wc -l < "$T/fallback.sh" | tr -d ' ')" 11 "VERIFY.txt holds the 11-line openssl fallback"
@@ -83,7 +102,9 @@ like "$fb" "Signature Verification Failure" "the fallback catches an edited trus
 run verify "$B"
 is "$rc" 0 "aivet verify accepts the bundle"
 is "$out" "bundle $B verified
-  signature    good, key id $KEYID (the bundle's own aivet.pub: compare the key id)
+  signature    good, key id $KEYID
+  signer       $(sed -n 2p "$XDG_CONFIG_HOME/aivet/keys/aivet.pub")
+  trusted as   own key 'aivet'
   report       $RID
   files        8 match SHA256SUMS, none missing or extra" "and says what it checked"
 run verify "$B" --key aivet --json

@@ -125,12 +125,14 @@ test_vendor_sla(void)
 	    "loaded_at) VALUES (1, 'llm-inference-isolation', 1, 't', '{}', 'x', 'now'), "
 	    "(2, 'hipaa-ai-vendor', 1, 't', '{}', 'y', 'now')", NULL);
 	db_exec(db, &err, "INSERT INTO assessment (id, vendor_id, questionnaire_id, status, created_by, "
-	    "created_at) VALUES (1, 1, 1, 'final', 'a', 'now'), (2, 1, 1, 'draft', 'a', 'now'), "
-	    "(3, 1, 2, 'final', 'a', 'now')", NULL);
+	    "created_at) VALUES (1, 1, 1, 'draft', 'a', 'now'), (2, 1, 1, 'draft', 'a', 'now'), "
+	    "(3, 1, 2, 'draft', 'a', 'now')", NULL);
 	db_exec(db, &err, "INSERT INTO answer (assessment_id, question_id, value, actor, updated_at) "
 	    "VALUES (1, 'exposure_notification_time', '\"72h\"', 'a', 'now'), "
 	    "(2, 'exposure_notification_time', '\"1h\"', 'a', 'now'), "
 	    "(3, 'breach_notification_time', '\"2d\"', 'a', 'now')", NULL);
+	/* Answered first: nothing is added to a final round. */
+	db_exec(db, &err, "UPDATE assessment SET status = 'final' WHERE id IN (1, 3)", NULL);
 	is_int(incident_vendor_sla(db, 1, &ms, text, sizeof text, source, sizeof source, &err), 0,
 	    "answers read");
 	is_int(ms, 2LL * 86400000, "the final answers count over a draft, and the shorter wins: 2d");
@@ -138,9 +140,10 @@ test_vendor_sla(void)
 	is_str(source, "assessment 3, hipaa-ai-vendor breach_notification_time", "its source named");
 	/* A newer final answer that is no duration (final rounds never change: add one). */
 	db_exec(db, &err, "INSERT INTO assessment (id, vendor_id, questionnaire_id, status, created_by, "
-	    "created_at) VALUES (4, 1, 2, 'final', 'a', 'now')", NULL);
+	    "created_at) VALUES (4, 1, 2, 'draft', 'a', 'now')", NULL);
 	db_exec(db, &err, "INSERT INTO answer (assessment_id, question_id, value, actor, updated_at) "
 	    "VALUES (4, 'breach_notification_time', '\"soon\"', 'a', 'now')", NULL);
+	db_exec(db, &err, "UPDATE assessment SET status = 'final' WHERE id = 4", NULL);
 	incident_vendor_sla(db, 1, &ms, text, sizeof text, source, sizeof source, &err);
 	is_int(ms, 72LL * 3600000, "an answer that is no duration is skipped: 72h");
 	is_str(source, "assessment 1, llm-inference-isolation exposure_notification_time", "source");

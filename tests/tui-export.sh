@@ -31,6 +31,8 @@ tui_type "$T/tui-bundle"
 tui_keys Enter
 tui_wait "bundle $T/tui-bundle verified" 20; ok $? "the bundle is written and verified"
 like "$(tui_screen)" "signed by    key id $KEYID" "the result names the key id"
+like "$(tui_screen)" "bundle written and verified: signer trusted as --key aivet" \
+	"the status line says which key was trusted and why"
 like "$(tui_screen)" "report [0-9a-f-]{36} written to $T/tui-bundle" "and where the bundle went"
 
 run verify "$T/tui-bundle" --key aivet
@@ -65,9 +67,31 @@ unlike "$(tui_screen)" "open sesame" "the passphrase is not echoed as it is type
 tui_keys Enter
 tui_wait "bundle $T/enc-bundle verified" 30; ok $? "the bundle is signed with the encrypted key"
 like "$(tui_screen)" "signed by    key id $ENCID" "with its key id"
-# y verifies any bundle; a tampered one is named as such.
+# y verifies any bundle, saying why its signer is trusted; a tampered one is named as such.
 tui_keys q
 tui_wait "Vendor:      acme"
+tui_keys y
+tui_wait "Bundle directory to verify"
+tui_type "$T/enc-bundle"
+tui_keys Enter
+tui_wait "bundle verified: signer trusted as own key 'enc'"; ok $? "y: verified, signer trusted as an own key"
+like "$(tui_screen)" "trusted as   own key 'enc'" "and verify's lines name the key"
+tui_keys q
+# A bundle re-signed by a key nobody trusts is not "verified".
+cp -r "$T/tui-bundle" "$T/untrusted"
+XDG_CONFIG_HOME="$T/other" "$AIVET" key generate --no-password >/dev/null
+cp "$T/other/aivet/keys/aivet.pub" "$T/untrusted/aivet.pub"
+(cd "$T/untrusted" && sha256sum $(cut -c67- SHA256SUMS) > SHA256SUMS)
+tc=$(sed -n 's/^trusted comment: //p' "$T/untrusted/SHA256SUMS.minisig")
+XDG_CONFIG_HOME="$T/other" "$AIVET" key sign "$T/untrusted/SHA256SUMS" --trusted-comment "$tc" >/dev/null
+tui_keys y
+tui_wait "Bundle directory to verify"
+tui_type "$T/untrusted"
+tui_keys Enter
+tui_wait "signature valid, signer not trusted: $(sed -n 2p "$T/other/aivet/keys/aivet.pub")"
+ok $? "y: a bundle by an unknown key names the key and is not verified"
+like "$(tui_screen)" "verification failed \(3 problems\)" "the status line says it failed"
+tui_keys q
 printf 'x' >> "$T/tui-bundle/report.md"
 tui_keys y
 tui_wait "Bundle directory to verify"; ok $? "y asks for a bundle to verify"

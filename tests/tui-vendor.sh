@@ -71,6 +71,11 @@ tui_wait "Add vendor"
 tui_type "Ärzte-KI Größe"
 tui_keys Enter
 tui_wait "Ärzte-KI Größe"; ok $? "a UTF-8 name is drawn"
+# The name is on the screen as it is typed, before Enter is handled: wait for the row.
+_i=0
+while [ $_i -lt 100 ] && [ -z "$(sqlite3 "$AIVET_DB" "SELECT name FROM vendor WHERE id = 3")" ]; do
+	sleep 0.1; _i=$((_i + 1))
+done
 is "$(sqlite3 "$AIVET_DB" "SELECT name FROM vendor WHERE id = 3")" "Ärzte-KI Größe" "and stored as typed"
 
 # Filter the list with /.

@@ -234,18 +234,14 @@ print_assessment(const struct assessment *a, const cJSON *claims)
 		}
 	}
 	if (cJSON_GetArraySize(claims) > 0)
-		printf("\nclaims checked by probes:\n");
+		printf("\nclaims checked by the evidence:\n");
 	cJSON_ArrayForEach(c, claims) {
-		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint"), *v = cJSON_GetObjectItem(c, "verdict");
-		const cJSON *av = cJSON_GetObjectItem(c, "answer");
-		char *ans = cJSON_IsNull(av) ? xstrdup("(unanswered)") : answer_to_text(NULL, av);
+		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint");
+		char *ans = answer_to_text(NULL, cJSON_GetObjectItem(c, "answer"));
 
-		printf("  %-32s %-14s %-13s %-24s %-s%s\n",
-		    cJSON_GetObjectItem(c, "question")->valuestring, ans,
-		    cJSON_GetObjectItem(c, "probe")->valuestring,
-		    cJSON_IsString(ep) ? ep->valuestring : "(no endpoint)",
-		    cJSON_GetObjectItem(c, "status")->valuestring,
-		    cJSON_IsString(v) ? "" : " (no completed run)");
+		printf("  %-32s %-14s %-24s %s\n", json_get_str(c, "question_id"), ans,
+		    cJSON_IsString(ep) ? ep->valuestring : "(no endpoint)", json_get_str(c, "status"));
+		printf("  %-32s %s\n", "", json_get_str(c, "reason"));
 		free(ans);
 	}
 }

@@ -265,8 +265,8 @@ claims_table(struct buf *b, const cJSON *list)
 {
 	const cJSON *c;
 
-	buf_adds(b, "<table><tr><th>Question</th><th>Vendor's answer</th><th>Probe</th>"
-	    "<th>Confirms</th><th>Endpoint</th><th>Verdict</th><th>Claim</th></tr>\n");
+	buf_adds(b, "<table><tr><th>Question</th><th>Vendor's answer</th><th>Endpoint</th>"
+	    "<th>Claim</th><th>On what evidence</th></tr>\n");
 	cJSON_ArrayForEach(c, list) {
 		buf_printf(b, "<tr class=\"claim-%s\"><td>", s_of(c, "status"));
 		esc(b, s_of(c, "question_id"));
@@ -276,15 +276,10 @@ claims_table(struct buf *b, const cJSON *list)
 		}
 		buf_adds(b, "</td>");
 		td_str(b, c, "answer");
-		td_str(b, c, "probe");
-		td_str(b, c, "confirms");
 		td_str(b, c, "endpoint");
-		buf_adds(b, "<td>");
-		esc_value(b, cJSON_GetObjectItem(c, "verdict"));
-		if (cJSON_IsNumber(cJSON_GetObjectItem(c, "run_id")))
-			buf_printf(b, " (run %d)", cJSON_GetObjectItem(c, "run_id")->valueint);
-		buf_adds(b, "</td>");
-		buf_printf(b, "<td><strong>%s</strong></td></tr>\n", s_of(c, "status"));
+		buf_printf(b, "<td><strong>%s</strong></td>", s_of(c, "status"));
+		td_str(b, c, "reason");
+		buf_adds(b, "</tr>\n");
 	}
 	buf_adds(b, "</table>\n");
 }
@@ -353,7 +348,7 @@ report_html(const cJSON *rep)
 
 	buf_adds(&b, "<h2 id=\"claims\">Claims against evidence</h2>\n");
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "claims")) == 0)
-		buf_adds(&b, "<p>No answered question is linked to a probe.</p>\n");
+		buf_adds(&b, "<p>No answered question can be tested by a probe.</p>\n");
 	else
 		claims_table(&b, cJSON_GetObjectItem(rep, "claims"));
 

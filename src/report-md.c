@@ -78,10 +78,9 @@ table(struct buf *b, const cJSON *rows, const char *const *titles, const char *c
 
 static const char *const finding_titles[] = { "Severity", "Code", "Probe", "Run", "Message", NULL };
 static const char *const finding_keys[] = { "severity", "code", "probe", "run_id", "message", NULL };
-static const char *const claim_titles[] = { "Question", "Vendor's answer", "Probe", "Confirms",
-	"Endpoint", "Verdict", "Run", "Claim", NULL };
-static const char *const claim_keys[] = { "question_id", "answer", "probe", "confirms", "endpoint",
-	"verdict", "run_id", "status", NULL };
+static const char *const claim_titles[] = { "Question", "Vendor's answer", "Endpoint", "Claim",
+	"On what evidence", NULL };
+static const char *const claim_keys[] = { "question_id", "answer", "endpoint", "status", "reason", NULL };
 
 static void
 list_or_none(struct buf *b, const cJSON *rows, const char *const *t, const char *const *k,

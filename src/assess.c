@@ -14,6 +14,7 @@
 
 #include "assess.h"
 #include "claims.h"
+#include "rating.h"
 
 #define MAX_EVIDENCE_FILE ((size_t)1 << 30)
 
@@ -188,12 +189,13 @@ assessment_score(const struct assessment *a, struct assessment_score *s)
 		}
 		s->answered++;
 		r = answer_risk(qq, a->answers[i].value);
-		if (r > s->rating)
-			s->rating = r;
+		if (r > s->worst_risk)
+			s->worst_risk = r;
 		sum += qq->weight * r;
 		max += qq->weight * RISK_CRITICAL;
 	}
 	s->risk_score = max > 0 ? round(1000.0 * sum / max) / 10.0 : 0;
+	s->rating = assessment_rating(s->worst_risk, s->answered, s->unanswered_required);
 }
 
 int
@@ -271,7 +273,9 @@ assessment_json(sqlite3 *db, const struct assessment *a, cJSON **out, struct aer
 	json_add_str(o, "approved_at", a->approved_at);
 	json_add_str(o, "reviewer", a->reviewer);
 	sc = cJSON_AddObjectToObject(o, "score");
-	cJSON_AddStringToObject(sc, "rating", risk_name(s.rating));
+	cJSON_AddStringToObject(sc, "rating", rating_name(s.rating));
+	cJSON_AddStringToObject(sc, "worst_risk", risk_name(s.worst_risk));
+	cJSON_AddStringToObject(sc, "rule", assessment_rating_rule);
 	cJSON_AddNumberToObject(sc, "risk_score", s.risk_score);
 	cJSON_AddNumberToObject(sc, "asked", s.asked);
 	cJSON_AddNumberToObject(sc, "answered", s.answered);
@@ -610,7 +614,7 @@ assessment_approve(sqlite3 *db, const char *actor, int64_t id, const char *revie
 	if (rc == 0) {
 		d = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "reviewer", reviewer);
-		cJSON_AddStringToObject(d, "rating", risk_name(s.rating));
+		cJSON_AddStringToObject(d, "rating", rating_name(s.rating));
 		cJSON_AddNumberToObject(d, "risk_score", s.risk_score);
 		rc = audit_status(db, actor, "assessment.approve", id, d, err);
 	}

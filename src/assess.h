@@ -25,7 +25,8 @@ struct assessment {
 };
 
 struct assessment_score {
-	int rating;              /* worst risk among the answered questions asked */
+	int worst_risk;          /* worst risk among the answered questions asked */
+	int rating;              /* enum rating (rating.h), from the worst risk and what is missing */
 	double risk_score;       /* weighted mean risk, 0 (none) to 100 (all critical) */
 	int asked, answered, unanswered_required;
 };

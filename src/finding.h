@@ -24,6 +24,7 @@ int severity_rank(const char *name);
 	X(LEAK_CROSS_REQUEST) \
 	X(OVERSIZE_ACCEPTED) \
 	X(SILENT_TRUNCATION) \
+	X(CLAIM_CONTRADICTED) \
 	X(CAPACITY_BELOW_ADVERTISED) \
 	X(ERROR_IN_200) \
 	X(MALFORMED_ACCEPTED) \
@@ -32,8 +33,7 @@ int severity_rank(const char *name);
 	X(LOAD_BREAKS_OTHER_TENANT) \
 	X(STREAM_ERROR_AFTER_200) \
 	X(SERVER_ERROR_ON_BAD_INPUT) \
-	X(USAGE_MISSING) \
-	X(CLAIM_CONTRADICTED)
+	X(USAGE_MISSING)
 
 enum finding_code {
 #define FINDING_ENUM(name) F_##name,

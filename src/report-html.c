@@ -292,6 +292,7 @@ static const char css[] =
     "th{background:#eee}.rating{font-size:1.3em;font-weight:bold;padding:.3em .6em;display:inline-block}"
     ".rating-unacceptable{background:#f5b7b1}.rating-concerns{background:#fad7a0}"
     ".rating-acceptable{background:#abebc6}.rating-not-assessed{background:#ddd}"
+    ".rating-incomplete{background:#d6eaf8}"
     ".sev-critical,.sev-high,.claim-contradicted{background:#fdedec}.claim-confirmed{background:#eafaf1}"
     "code{font-size:.85em;word-break:break-all}dl{display:grid;grid-template-columns:12em 1fr}"
     "dt{font-weight:bold}svg{max-width:100%;height:auto}"
@@ -325,6 +326,13 @@ report_html(const cJSON *rep)
 	buf_adds(&b, "<h2 id=\"summary\">Summary</h2>\n");
 	buf_printf(&b, "<p>Overall rating: <span class=\"rating rating-%s\">%s</span></p>\n",
 	    rating ? rating : "", rating ? rating : "");
+	if (s_of(sum, "rating_rule") != NULL) {
+		buf_adds(&b, "<p class=\"rule\">The overall rating is ");
+		esc(&b, s_of(sum, "rating_rule"));
+		buf_adds(&b, " An assessment is ");
+		esc(&b, s_of(sum, "assessment_rating_rule"));
+		buf_adds(&b, "</p>\n");
+	}
 	buf_adds(&b, "<table><tr>");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
 		buf_printf(&b, "<th>%s</th>", x->string);

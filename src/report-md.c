@@ -127,6 +127,9 @@ report_markdown(const cJSON *rep)
 	    s_of(rep, "retention_until"), s_of(rep, "signer_key_id") ? s_of(rep, "signer_key_id") : "—",
 	    s_of(rep, "aivet_version"));
 	buf_printf(&b, "## Summary\n\nOverall rating: **%s**\n\n", s_of(sum, "rating"));
+	if (s_of(sum, "rating_rule") != NULL)
+		buf_printf(&b, "The overall rating is %s An assessment is %s\n\n", s_of(sum, "rating_rule"),
+		    s_of(sum, "assessment_rating_rule"));
 	buf_adds(&b, "|");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
 		buf_printf(&b, " %s |", x->string);

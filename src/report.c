@@ -18,6 +18,7 @@
 #include "claims.h"
 #include "finding.h"
 #include "incident.h"
+#include "rating.h"
 #include "report.h"
 #include "hard.h"
 #include "canary.h"
@@ -591,6 +592,20 @@ collect_assessments(sqlite3 *db, const struct report_opts *o, int64_t vendor_id,
 		}
 		sqlite3_finalize(st);
 		cJSON_AddItemToObject(a, "questionnaire", qs);
+		{
+			/* Rated as assess show rates it: the same rule, the same words. */
+			struct assessment *loaded;
+			struct assessment_score sc;
+
+			if (assessment_load(db, num(a, "id"), &loaded, err) != 0)
+				goto fail;
+			assessment_score(loaded, &sc);
+			cJSON_AddStringToObject(a, "rating", rating_name(sc.rating));
+			cJSON_AddNumberToObject(a, "risk_score", sc.risk_score);
+			cJSON_AddStringToObject(a, "worst_risk", risk_name(sc.worst_risk));
+			cJSON_AddNumberToObject(a, "unanswered_required", sc.unanswered_required);
+			assessment_free(loaded);
+		}
 		if (rows_json(db, &answers, jcols, err, "SELECT question_id, value, note, actor, updated_at "
 		    "FROM answer WHERE assessment_id = ? ORDER BY question_id", "i", num(a, "id")) != 0)
 			goto fail;
@@ -821,30 +836,36 @@ collect_incidents(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, c
 }
 
 static void
-add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, int nruns, int nassess)
+add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, const cJSON *assessments, int nruns)
 {
 	cJSON *s = cJSON_CreateObject(), *counts, *top, *contra, *cs;
-	const cJSON *f, *c;
-	int n[SEV_COUNT] = { 0 }, nc[3] = { 0 };
-	const char *rating;
+	const cJSON *f, *c, *a;
+	int n[SEV_COUNT] = { 0 }, nc[3] = { 0 }, worst_finding = -1;
+	enum rating worst_assessment = RATING_NOT_ASSESSED;
 
-	cJSON_ArrayForEach(f, findings)
-		if (severity_rank(str(f, "severity")) >= 0)
-			n[severity_rank(str(f, "severity"))]++;
+	cJSON_ArrayForEach(f, findings) {
+		int r = severity_rank(str(f, "severity"));
+
+		if (r >= 0)
+			n[r]++;
+		if (r > worst_finding)
+			worst_finding = r;
+	}
+	cJSON_ArrayForEach(a, assessments) {
+		int r = rating_parse(str(a, "rating"));
+
+		if (r > (int)worst_assessment)
+			worst_assessment = (enum rating)r;
+	}
 	cJSON_ArrayForEach(c, claims) {
 		const char *st = str(c, "status");
 
 		nc[strcmp(st, "confirmed") == 0 ? 0 : strcmp(st, "contradicted") == 0 ? 1 : 2]++;
 	}
-	if (n[SEV_CRITICAL] + n[SEV_HIGH] > 0)
-		rating = "unacceptable";
-	else if (n[SEV_MEDIUM] > 0)
-		rating = "concerns";
-	else if (nruns + nassess > 0)
-		rating = "acceptable";
-	else
-		rating = "not-assessed";
-	cJSON_AddStringToObject(s, "rating", rating);
+	cJSON_AddStringToObject(s, "rating", rating_name(vendor_rating(worst_assessment, worst_finding,
+	    nruns > 0)));
+	cJSON_AddStringToObject(s, "rating_rule", vendor_rating_rule);
+	cJSON_AddStringToObject(s, "assessment_rating_rule", assessment_rating_rule);
 	counts = cJSON_AddObjectToObject(s, "findings");
 	for (int i = SEV_COUNT - 1; i >= 0; i--)
 		cJSON_AddNumberToObject(counts, severity_name((enum severity)i), n[i]);
@@ -1031,10 +1052,7 @@ report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struc
 	assess = NULL;
 	{
 		cJSON *all = sorted_findings(runs, claim_findings);
-		int nruns = cJSON_GetArraySize(runs), nassess = cJSON_GetArraySize(cJSON_GetObjectItem(rep,
-		    "assessments"));
-
-		add_summary(rep, all, claims, nruns, nassess);
+		add_summary(rep, all, claims, cJSON_GetObjectItem(rep, "assessments"), cJSON_GetArraySize(runs));
 		cJSON_AddItemToObject(rep, "probe_runs", runs);
 		runs = NULL;
 		cJSON_AddItemToObject(rep, "claims", claims);

@@ -137,7 +137,7 @@ run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 
 	tui_put(w, 0, 2, cols - 2, s->summary[0]);
 	tui_put(w, 1, 2, cols - 2, s->summary[1]);
-	if (f != NULL && strcmp(cJSON_GetObjectItem(f, "severity")->valuestring, "critical") == 0) {
+	if (f != NULL && severity_rank(json_get_str(f, "severity")) == SEV_CRITICAL) {
 		/* A critical finding is where an incident starts: offer it. */
 		wattron(w, tui_attr(t, TUI_MARK_BAD));
 		tui_put(w, 2, 2, cols - 2, "!! critical finding: i opens an incident from it");

@@ -15,8 +15,8 @@ is "$rc:$errout" "2:aivet: unknown questionnaire 'nosuch' (see 'aivet questionna
 run assess start nobody scoring-test
 is "$rc:$errout" "2:aivet: unknown vendor 'nobody' (see 'aivet vendor list')" "start: unknown vendor"
 
-score() { run assess show 1 --json; printf '%s' "$out" | json '.score | "\(.rating) \(.risk_score) asked=\(.asked) answered=\(.answered) missing=\(.unanswered_required)"'; }
-is "$(score)" "none 0 asked=6 answered=0 missing=2" "a new assessment: hidden questions do not count"
+score() { run assess show 1 --json; printf '%s' "$out" | json '.score | "\(.rating)/\(.worst_risk) \(.risk_score) asked=\(.asked) answered=\(.answered) missing=\(.unanswered_required)"'; }
+is "$(score)" "incomplete/none 0 asked=6 answered=0 missing=2" "a new assessment: incomplete, not none; hidden questions do not count"
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.status, .round, .created_by, .questionnaire.id, (.questionnaire.version|tostring), (.parent_id|tostring)] | join(" ")')" \
 	"draft 1 tester scoring-test 1 null" "show --json header fields"
@@ -52,18 +52,18 @@ is "$(db_snapshot)" "$snap" "no refused answer changed anything"
 
 run assess answer 1 gate no
 is "$out" "question gate: no (risk none)" "yes_no answer"
-is "$(score)" "none 0 asked=6 answered=1 missing=1" "gate=no keeps detail hidden"
+is "$(score)" "incomplete/none 0 asked=6 answered=1 missing=1" "gate=no keeps detail hidden"
 run assess answer 1 gate YES
 is "$out" "question gate: yes (risk low)" "choices are case-insensitive, stored lower-case"
-is "$(score)" "low 25 asked=7 answered=1 missing=2" "gate=yes asks detail (required)"
+is "$(score)" "incomplete/low 25 asked=7 answered=1 missing=2" "gate=yes asks detail (required)"
 run assess answer 1 detail bad
-is "$(score)" "critical 50 asked=8 answered=2 missing=2" "detail=bad asks deeper; worst risk critical"
+is "$(score)" "unacceptable/critical 50 asked=8 answered=2 missing=2" "detail=bad asks deeper; a critical answer is unacceptable even while incomplete"
 run assess answer 1 detail fine
-is "$(score)" "low 16.7 asked=7 answered=2 missing=1" "detail=fine hides deeper again"
+is "$(score)" "incomplete/low 16.7 asked=7 answered=2 missing=1" "detail=fine hides deeper again"
 run assess answer 1 deeper "kept though hidden"
 is "$out" "question deeper: kept though hidden (risk none) — not asked with the current answers (depends_on)" \
 	"a hidden question may hold an answer"
-is "$(score)" "low 16.7 asked=7 answered=2 missing=1" "which does not count"
+is "$(score)" "incomplete/low 16.7 asked=7 answered=2 missing=1" "which does not count"
 run assess answer 1 channels "c, a"
 is "$out" "question channels: a,c (risk high)" "multi_choice: worst of the choices, stored in questionnaire order"
 run assess answer 1 tokens 681280
@@ -75,7 +75,7 @@ run assess answer 1 notify 5d
 is "$out" "question notify: 5d (risk medium)" "duration band"
 run assess answer 1 since 2026-11-30
 run assess answer 1 limit truncate
-is "$(score)" "high 34.4 asked=7 answered=7 missing=0" "weighted score: 100*(2*1+1*0+1*3+1*0+3*2)/(4*8)"
+is "$(score)" "unacceptable/high 34.4 asked=7 answered=7 missing=0" "weighted score: 100*(2*1+1*0+1*3+1*0+3*2)/(4*8)"
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.questions[] | "\(.id)=\(.value|tojson):\(.risk):\(.asked)"] | join(" ")')" \
 	'gate="yes":low:true detail="fine":none:true deeper="kept though hidden":none:false channels=["a","c"]:high:true tokens=681280:none:true notify="5d":medium:true since="2026-11-30":none:true limit="truncate":high:true' \
@@ -187,11 +187,11 @@ run assess history 3 notify --json
 is "$(printf '%s' "$out" | json '[.[] | .value] | join(",")')" "24h,72h" "the new round's history starts from the copy"
 run assess list --json
 is "$(printf '%s' "$out" | json '[.[] | "\(.id):\(.vendor):\(.round):\(.status):\(.rating)"] | join(" ")')" \
-	"1:acme:1:draft:high 2:beta:1:final:none 3:beta:2:draft:medium" "list"
+	"1:acme:1:draft:unacceptable 2:beta:1:final:acceptable 3:beta:2:draft:concerns" "list"
 run assess list beta --json
 is "$(printf '%s' "$out" | json '[.[] | .id] | join(",")')" "2,3" "list by vendor"
 run assess list
-like "$out" "^2 +beta +scoring-test@1 +1 +final +none" "text list"
+like "$out" "^2 +beta +scoring-test@1 +1 +final +acceptable" "text list"
 
 # ---- claims against probe results ----
 run endpoint add acme --name main --api openai --url http://127.0.0.1:9/v1 --model m --context 1000

@@ -106,6 +106,13 @@ is "$(jq -c '[.findings[] | select(.code == "CLAIM_CONTRADICTED") | .evidence]' 
 	"a contradicted claim cites the evidence of its probe's findings"
 is "$(jq -r '.summary | [.rating, .findings.critical, .findings.high, .claims.contradicted, (.contradicted_claims|length)] | map(tostring) | join(" ")' "$R")" \
 	"unacceptable 1 3 2 2" "summary: rating, counts, contradicted claims"
+run assess show 1 --json
+is "$(jq -r '.assessments[0] | "\(.rating) \(.risk_score)"' "$R") $(printf '%s' "$out" | json '.score | "\(.rating) \(.risk_score)"')" \
+	"acceptable 0 acceptable 0" "an assessment is rated in report.json exactly as assess show rates it"
+like "$(jq -r .summary.rating_rule "$R")" "^the worst of: each assessment's rating; unacceptable for a high or critical finding" \
+	"the report says how the assessments and the findings combine"
+like "$(jq -r .summary.assessment_rating_rule "$R")" "^unacceptable when an answer carries high or critical risk; otherwise incomplete" \
+	"and how an assessment is rated"
 is "$(jq -r '.assessments[0] | [.status, .reviewer, .questionnaire.qid, (.answers|length), .answers[0].question_id, .answers[2].value, .answers[2].note] | map(tostring) | join(" ")' "$R")" \
 	"final bob ai-vendor 5 context_full error per their docs" "assessment round with answers, reviewer and questionnaire"
 is "$(jq -r '.probe_runs[0] | [.id, .status, .calibration.chars_per_token, (.results|length), (.exchanges|length), .findings[0].evidence[0]] | map(tostring) | join(" ")' "$R")" \

@@ -14,6 +14,7 @@
 
 #include "assess.h"
 #include "claims.h"
+#include "rating.h"
 #include "jsonpos.h"
 #include "tap.h"
 
@@ -408,17 +409,20 @@ test_database(void)
 	int changed;
 	static const struct {
 		const char *question, *typed;
-		const char *rating;
+		const char *worst, *rating;
 		double score;
 		int asked, unanswered;
 	} steps[] = {
-		{ NULL, NULL, "none", 0, 6, 2 },
-		{ "gate", "yes", "low", 25, 7, 2 },
-		{ "detail", "bad", "critical", 50, 8, 2 },
-		{ "deeper", "why", "critical", 37.5, 8, 1 },
-		{ "detail", "fine", "low", 16.7, 7, 1 },
-		{ "notify", "3d", "medium", 33.3, 7, 0 },
-		{ "gate", "no", "medium", 30, 6, 0 },
+		/* The rating rule (rating.c): unacceptable first, then incomplete, then concerns. */
+		{ NULL, NULL, "none", "incomplete", 0, 6, 2 },
+		{ "gate", "yes", "low", "incomplete", 25, 7, 2 },
+		{ "detail", "bad", "critical", "unacceptable", 50, 8, 2 },
+		{ "deeper", "why", "critical", "unacceptable", 37.5, 8, 1 },
+		{ "detail", "fine", "low", "incomplete", 16.7, 7, 1 },
+		{ "notify", "3d", "medium", "concerns", 33.3, 7, 0 },
+		{ "gate", "no", "medium", "concerns", 30, 6, 0 },
+		{ "notify", "24h", "none", "acceptable", 0, 6, 0 },
+		{ "notify", "8d", "critical", "unacceptable", 60, 6, 0 },
 	};
 
 	if (db_open(path, &db, &err) != 0 || questionnaires_sync(db, "tester", &err) != 0 ||
@@ -445,7 +449,8 @@ test_database(void)
 			cJSON_Delete(v);
 		}
 		assessment_score(a, &s);
-		is_str(risk_name(s.rating), steps[i].rating, "step %zu: rating %s", i, steps[i].rating);
+		is_str(risk_name(s.worst_risk), steps[i].worst, "step %zu: worst risk %s", i, steps[i].worst);
+		is_str(rating_name(s.rating), steps[i].rating, "step %zu: rating %s", i, steps[i].rating);
 		ok(s.risk_score == steps[i].score, "step %zu: score %.1f (got %.1f)", i, steps[i].score,
 		    s.risk_score);
 		is_int(s.asked, steps[i].asked, "step %zu: %d asked", i, steps[i].asked);

@@ -71,6 +71,11 @@ tui_wait "Add vendor"
 tui_type "Ärzte-KI Größe"
 tui_keys Enter
 tui_wait "Ärzte-KI Größe"; ok $? "a UTF-8 name is drawn"
+# The dialog shows the name as it is typed: wait for the row, not for the screen.
+for _ in $(seq 100); do
+	[ -n "$(sqlite3 "$AIVET_DB" "SELECT name FROM vendor WHERE id = 3")" ] && break
+	sleep 0.1
+done
 is "$(sqlite3 "$AIVET_DB" "SELECT name FROM vendor WHERE id = 3")" "Ärzte-KI Größe" "and stored as typed"
 
 # Filter the list with /.
@@ -110,7 +115,7 @@ tui_stop
 # SIGTERM also restores the terminal. With data, the first screen is the dashboard.
 tui_start 80x24
 tui_wait "== Vendors by rating =="; ok $? "the dashboard comes first once there is data"
-like "$(tui_screen)" "\?  Beta Labs +unrated +\(no assessment yet\)" "an unassessed vendor is listed as unrated"
+like "$(tui_screen)" "\?  Beta Labs +not-assessed +\(no assessment yet\)" "an unassessed vendor is listed as not assessed"
 pid=$(pgrep -P "$(tmux -S "$TMUX_SOCK" display -p '#{pane_pid}')" -f "$AIVET")
 kill -TERM "$pid"
 tui_wait "[exit 0]"; ok $? "SIGTERM ends the TUI cleanly"

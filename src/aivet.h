@@ -199,6 +199,8 @@ void json_stream_item(struct json_stream *js, cJSON *item);   /* prints and free
 void json_stream_end(struct json_stream *js);
 /* Adds a string, or null for NULL. */
 void json_add_str(cJSON *o, const char *k, const char *v);
+/* A string member, or NULL when absent or not a string. */
+const char *json_get_str(const cJSON *o, const char *k);
 
 /* ---- vendors and endpoints (vendor.c) ---- */
 

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "assess.h"
+#include "claims.h"
+#include "rating.h"
 
 
 static char *
@@ -186,12 +188,13 @@ assessment_score(const struct assessment *a, struct assessment_score *s)
 		}
 		s->answered++;
 		r = answer_risk(qq, a->answers[i].value);
-		if (r > s->rating)
-			s->rating = r;
+		if (r > s->worst_risk)
+			s->worst_risk = r;
 		sum += qq->weight * r;
 		max += qq->weight * RISK_CRITICAL;
 	}
 	s->risk_score = max > 0 ? round(1000.0 * sum / max) / 10.0 : 0;
+	s->rating = assessment_rating(s->worst_risk, s->answered, s->unanswered_required);
 }
 
 int
@@ -269,7 +272,9 @@ assessment_json(sqlite3 *db, const struct assessment *a, cJSON **out, struct aer
 	json_add_str(o, "approved_at", a->approved_at);
 	json_add_str(o, "reviewer", a->reviewer);
 	sc = cJSON_AddObjectToObject(o, "score");
-	cJSON_AddStringToObject(sc, "rating", risk_name(s.rating));
+	cJSON_AddStringToObject(sc, "rating", rating_name(s.rating));
+	cJSON_AddStringToObject(sc, "worst_risk", risk_name(s.worst_risk));
+	cJSON_AddStringToObject(sc, "rule", assessment_rating_rule);
 	cJSON_AddNumberToObject(sc, "risk_score", s.risk_score);
 	cJSON_AddNumberToObject(sc, "asked", s.asked);
 	cJSON_AddNumberToObject(sc, "answered", s.answered);
@@ -608,7 +613,7 @@ assessment_approve(sqlite3 *db, const char *actor, int64_t id, const char *revie
 	if (rc == 0) {
 		d = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "reviewer", reviewer);
-		cJSON_AddStringToObject(d, "rating", risk_name(s.rating));
+		cJSON_AddStringToObject(d, "rating", rating_name(s.rating));
 		cJSON_AddNumberToObject(d, "risk_score", s.risk_score);
 		rc = audit_status(db, actor, "assessment.approve", id, d, err);
 	}
@@ -671,116 +676,26 @@ assessment_reopen(sqlite3 *db, const char *actor, int64_t id, int64_t *new_id, s
 	return finish(db, a, rc, err);
 }
 
-/* ---- claims checked by probes ---- */
-
-static int
-answer_matches(const cJSON *answer, const cJSON *confirms)
-{
-	const cJSON *c;
-
-	if (cJSON_Compare(answer, confirms, 1))
-		return 1;
-	/* confirms ["a", "b"] on a one-value question: any of them. */
-	if (cJSON_IsArray(confirms) && !cJSON_IsArray(answer))
-		cJSON_ArrayForEach(c, confirms)
-			if (cJSON_Compare(answer, c, 1))
-				return 1;
-	/* confirms "a" on a multi_choice answer: the answer includes it. */
-	if (cJSON_IsArray(answer) && cJSON_IsString(confirms))
-		cJSON_ArrayForEach(c, answer)
-			if (cJSON_Compare(c, confirms, 1))
-				return 1;
-	return 0;
-}
-
-const char *
-claim_status(const cJSON *answer, const cJSON *confirms, const char *verdict)
-{
-	int pass;
-
-	if (answer == NULL || cJSON_IsNull(answer) || confirms == NULL || verdict == NULL)
-		return "untested";
-	if (strcmp(verdict, "pass") == 0)
-		pass = 1;
-	else if (strcmp(verdict, "fail") == 0)
-		pass = 0;
-	else
-		return "untested";
-	return answer_matches(answer, confirms) == pass ? "confirmed" : "contradicted";
-}
-
-static cJSON *
-claim_json(const struct q_question *qq, const struct q_check *ck, const cJSON *answer,
-    const char *endpoint, int64_t run_id, const char *verdict)
-{
-	cJSON *c = cJSON_CreateObject();
-
-	cJSON_AddStringToObject(c, "question", qq->id);
-	add_value(c, "answer", answer);
-	cJSON_AddStringToObject(c, "probe", ck->probe);
-	add_value(c, "confirms", ck->confirms);
-	json_add_str(c, "endpoint", endpoint);
-	if (run_id > 0)
-		cJSON_AddNumberToObject(c, "run_id", (double)run_id);
-	else
-		cJSON_AddNullToObject(c, "run_id");
-	json_add_str(c, "verdict", verdict);
-	cJSON_AddStringToObject(c, "status", claim_status(answer, ck->confirms, verdict));
-	return c;
-}
+/* ---- claims checked by probes (the judgement is claims.c's) ---- */
 
 int
 assessment_claims(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err)
 {
-	cJSON *arr = cJSON_CreateArray();
-	sqlite3_stmt *eps = NULL;
+	cJSON *runs, *eps, *answers;
 
 	*out = NULL;
-	for (int i = 0; i < a->q->nquestions; i++) {
-		const struct q_question *qq = &a->q->questions[i];
-
-		for (int k = 0; k < qq->nchecks; k++) {
-			const struct q_check *ck = &qq->checks[k];
-			int any = 0;
-
-			eps = db_prepare(db, err, "SELECT e.id, v.name || '/' || e.name FROM endpoint e "
-			    "JOIN vendor v ON v.id = e.vendor_id WHERE e.vendor_id = ? AND e.status = 'active' "
-			    "ORDER BY e.name", "i", a->vendor_id);
-			if (eps == NULL)
-				goto fail;
-			while (sqlite3_step(eps) == SQLITE_ROW) {
-				sqlite3_stmt *run = db_prepare(db, err, "SELECT r.id, pr.verdict FROM probe_run r "
-				    "JOIN probe_result pr ON pr.run_id = r.id WHERE r.endpoint_id = ? AND "
-				    "r.status = 'completed' AND pr.probe = ? "
-				    "ORDER BY coalesce(r.finished_at, r.started_at) DESC, r.id DESC LIMIT 1",
-				    "it", sqlite3_column_int64(eps, 0), ck->probe);
-				int64_t run_id = 0;
-				char *verdict = NULL;
-
-				if (run == NULL)
-					goto fail;
-				if (sqlite3_step(run) == SQLITE_ROW) {
-					run_id = sqlite3_column_int64(run, 0);
-					verdict = xstrdup(col_text(run, 1));
-				}
-				sqlite3_finalize(run);
-				cJSON_AddItemToArray(arr, claim_json(qq, ck, a->answers[i].value,
-				    col_text(eps, 1), run_id, verdict));
-				free(verdict);
-				any = 1;
-			}
-			sqlite3_finalize(eps);
-			eps = NULL;
-			if (!any)
-				cJSON_AddItemToArray(arr, claim_json(qq, ck, a->answers[i].value, NULL, 0, NULL));
-		}
-	}
-	*out = arr;
+	if (claims_evidence_load(db, a->vendor_id, &runs, &eps, err) != 0)
+		return AV_RUNTIME;
+	answers = cJSON_CreateObject();
+	for (int i = 0; i < a->q->nquestions; i++)
+		if (a->asked[i] && a->answers[i].value != NULL)
+			cJSON_AddItemToObject(answers, a->q->questions[i].id,
+			    cJSON_Duplicate(a->answers[i].value, 1));
+	*out = claims_judge(a->q, answers, runs, eps);
+	cJSON_Delete(answers);
+	cJSON_Delete(runs);
+	cJSON_Delete(eps);
 	return 0;
-fail:
-	sqlite3_finalize(eps);
-	cJSON_Delete(arr);
-	return AV_RUNTIME;
 }
 
 /* ---- notification SLA for incidents ---- */

@@ -25,7 +25,8 @@ struct assessment {
 };
 
 struct assessment_score {
-	int rating;              /* worst risk among the answered questions asked */
+	int worst_risk;          /* worst risk among the answered questions asked */
+	int rating;              /* enum rating (rating.h), from the worst risk and what is missing */
 	double risk_score;       /* weighted mean risk, 0 (none) to 100 (all critical) */
 	int asked, answered, unanswered_required;
 };
@@ -65,20 +66,8 @@ int assessment_approve(sqlite3 *db, const char *actor, int64_t id, const char *r
 /* in_review -> draft (*new_id = id); final -> a new draft round copying the answers. */
 int assessment_reopen(sqlite3 *db, const char *actor, int64_t id, int64_t *new_id, struct aerr *err);
 
-/*
- * Whether a probe verdict bears out an answer, given the value the probe
- * confirms when it passes (a value, or an array meaning any of them):
- * answer matches + pass -> "confirmed", + fail -> "contradicted"; answer
- * differs + pass -> "contradicted", + fail -> "confirmed"; no answer, no
- * verdict, "inconclusive" or "error" -> "untested".
- */
-const char *claim_status(const cJSON *answer, const cJSON *confirms, const char *verdict);
-/*
- * Every verified_by entry of the assessment against each active endpoint of
- * its vendor, judged by the newest completed run of that endpoint with a
- * result for the probe. An array of {question, answer, probe, confirms,
- * endpoint, run_id, verdict, status}.
- */
+/* The assessment's answered claims judged against each active endpoint of its
+ * vendor (claims.h says how and what each claim holds). */
 int assessment_claims(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err);
 
 /*

@@ -20,6 +20,7 @@
 
 #include "aivet.h"
 #include "minisign.h"
+#include "rating.h"
 #include "report.h"
 
 #define SUMS "SHA256SUMS"
@@ -450,8 +451,6 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 {
 	static const char *const arrays[] = { "endpoints", "assessments", "probe_runs", "claims",
 		"findings", "incidents", "evidence_files", NULL };
-	static const char *const ratings[] = { "unacceptable", "concerns", "acceptable",
-		"not-assessed", NULL };
 	char *path = xasprintf("%s/report.json", dir), *want_tc;
 	struct buf b;
 	struct aerr e = { 0 };
@@ -501,11 +500,10 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 			problem(res, "report.json: %s: missing or not an array", arrays[i]);
 	sum = cJSON_GetObjectItem(rep, "summary");
 	{
-		int known = 0;
+		int known;
 
 		s = cJSON_IsObject(sum) ? jstr(sum, "rating") : NULL;
-		for (int i = 0; s != NULL && ratings[i] != NULL; i++)
-			known |= strcmp(s, ratings[i]) == 0;
+		known = rating_parse(s) >= 0;
 		if (!known)
 			problem(res, "report.json: summary.rating: missing or unknown");
 	}

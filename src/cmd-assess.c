@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "assess.h"
+#include "rating.h"
 
 extern const struct cmd_entry cmd_assess_entry;
 
@@ -199,8 +200,10 @@ print_assessment(const struct assessment *a, const cJSON *claims)
 		printf("  submitted %s\n", a->submitted_at);
 	if (a->approved_at)
 		printf("  approved %s by %s\n", a->approved_at, a->reviewer ? a->reviewer : "?");
-	printf("  rating %s, risk score %.1f; %d of %d asked questions answered, %d required unanswered\n",
-	    risk_name(s.rating), s.risk_score, s.answered, s.asked, s.unanswered_required);
+	printf("  rating %s, risk score %.1f (worst answer %s); %d of %d asked questions answered, "
+	    "%d required unanswered\n", rating_name(s.rating), s.risk_score, risk_name(s.worst_risk),
+	    s.answered, s.asked, s.unanswered_required);
+	printf("  the rating: %s\n", assessment_rating_rule);
 	for (int i = 0; i < a->q->nquestions; i++) {
 		int r = answer_risk(&a->q->questions[i], a->answers[i].value);
 
@@ -234,18 +237,14 @@ print_assessment(const struct assessment *a, const cJSON *claims)
 		}
 	}
 	if (cJSON_GetArraySize(claims) > 0)
-		printf("\nclaims checked by probes:\n");
+		printf("\nclaims checked by the evidence:\n");
 	cJSON_ArrayForEach(c, claims) {
-		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint"), *v = cJSON_GetObjectItem(c, "verdict");
-		const cJSON *av = cJSON_GetObjectItem(c, "answer");
-		char *ans = cJSON_IsNull(av) ? xstrdup("(unanswered)") : answer_to_text(NULL, av);
+		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint");
+		char *ans = answer_to_text(NULL, cJSON_GetObjectItem(c, "answer"));
 
-		printf("  %-32s %-14s %-13s %-24s %-s%s\n",
-		    cJSON_GetObjectItem(c, "question")->valuestring, ans,
-		    cJSON_GetObjectItem(c, "probe")->valuestring,
-		    cJSON_IsString(ep) ? ep->valuestring : "(no endpoint)",
-		    cJSON_GetObjectItem(c, "status")->valuestring,
-		    cJSON_IsString(v) ? "" : " (no completed run)");
+		printf("  %-32s %-14s %-24s %s\n", json_get_str(c, "question_id"), ans,
+		    cJSON_IsString(ep) ? ep->valuestring : "(no endpoint)", json_get_str(c, "status"));
+		printf("  %-32s %s\n", "", json_get_str(c, "reason"));
 		free(ans);
 	}
 }
@@ -309,7 +308,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	arr = cJSON_CreateArray();
 	if (!json)
-		printf("%-5s %-20s %-32s %-5s %-9s %-8s %-6s %s\n", "ID", "VENDOR", "QUESTIONNAIRE", "ROUND",
+		printf("%-5s %-20s %-32s %-5s %-9s %-12s %-6s %s\n", "ID", "VENDOR", "QUESTIONNAIRE", "ROUND",
 		    "STATUS", "RATING", "SCORE", "MISSING");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		struct assessment *a;
@@ -330,7 +329,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddNumberToObject(o, "version", (double)a->q->version);
 			cJSON_AddNumberToObject(o, "round", (double)a->round);
 			cJSON_AddStringToObject(o, "status", a->status);
-			cJSON_AddStringToObject(o, "rating", risk_name(s.rating));
+			cJSON_AddStringToObject(o, "rating", rating_name(s.rating));
 			cJSON_AddNumberToObject(o, "risk_score", s.risk_score);
 			cJSON_AddNumberToObject(o, "answered", s.answered);
 			cJSON_AddNumberToObject(o, "unanswered_required", s.unanswered_required);
@@ -339,8 +338,8 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		} else {
 			char *qv = xasprintf("%s@%lld", a->q->qid, (long long)a->q->version);
 
-			printf("%-5lld %-20s %-32s %-5lld %-9s %-8s %-6.1f %d\n", (long long)a->id, a->vendor,
-			    qv, (long long)a->round, a->status, risk_name(s.rating), s.risk_score,
+			printf("%-5lld %-20s %-32s %-5lld %-9s %-12s %-6.1f %d\n", (long long)a->id, a->vendor,
+			    qv, (long long)a->round, a->status, rating_name(s.rating), s.risk_score,
 			    s.unanswered_required);
 			free(qv);
 		}

@@ -125,7 +125,7 @@ probe_print_run(FILE *f, const cJSON *run)
 				fprintf(f, " %d", e->valueint);
 			}
 			fprintf(f, ")\n");
-			if (strcmp(cJSON_GetObjectItem(fd, "severity")->valuestring, "critical") == 0 &&
+			if (severity_rank(json_get_str(fd, "severity")) == SEV_CRITICAL &&
 			    cJSON_IsNumber(cJSON_GetObjectItem(fd, "id"))) {
 				char *cmd = incident_open_command_text(
 				    cJSON_GetObjectItem(run, "endpoint")->valuestring,
@@ -383,9 +383,8 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.status, r.started_at, "
 	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
-	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY CASE f.severity "
-	    "WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END "
-	    "DESC LIMIT 1) FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
+	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
+	    "severity_rank(f.severity) DESC LIMIT 1) FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
 	    "JOIN vendor v ON v.id = e.vendor_id WHERE ? = 0 OR v.id = ? ORDER BY r.id", "ii", vid, vid);
 	if (st == NULL)
 		return err->code;

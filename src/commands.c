@@ -178,6 +178,14 @@ json_stream_end(struct json_stream *js)
 	js->buf = NULL;
 }
 
+const char *
+json_get_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 void
 json_add_str(cJSON *o, const char *k, const char *v)
 {

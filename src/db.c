@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "aivet.h"
+#include "finding.h"
 #include "hard.h"
 
 #define BUSY_TIMEOUT_MS 30000
@@ -251,6 +252,14 @@ check_version(sqlite3 *db, const char *path, struct aerr *err)
 	return 0;
 }
 
+/* severity_rank(TEXT) in SQL: the registry's order (finding.h), -1 for an unknown name,
+ * so that queries sort findings the way the C code does. */
+static void
+sql_severity_rank(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	sqlite3_result_int(ctx, severity_rank((const char *)sqlite3_value_text(argv[0])));
+}
+
 int
 db_open(const char *path, sqlite3 **out, struct aerr *err)
 {
@@ -285,6 +294,8 @@ db_open(const char *path, sqlite3 **out, struct aerr *err)
 	}
 	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
 	sqlite3_extended_result_codes(db, 1);
+	sqlite3_create_function(db, "severity_rank", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	    sql_severity_rank, NULL, NULL);
 	if (sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
 		aerr_set(err, AV_RUNTIME, "cannot open database %s: %s", path, sqlite3_errmsg(db));
 		sqlite3_close(db);

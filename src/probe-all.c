@@ -217,9 +217,8 @@ summary_row(FILE *f, const struct target *t, sqlite3 *db)
 	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id AND p.verdict = 'inconclusive'), "
 	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id AND p.verdict = 'error'), "
 	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
-	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY CASE f.severity "
-	    "WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END "
-	    "DESC LIMIT 1) FROM probe_run r WHERE r.id = ?", "i", t->run_id);
+	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
+	    "severity_rank(f.severity) DESC LIMIT 1) FROM probe_run r WHERE r.id = ?", "i", t->run_id);
 	if (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
 		snprintf(status, sizeof status, "%s", col_text(st, 0));
 		for (int i = 0; i < 4; i++)

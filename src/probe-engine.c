@@ -46,17 +46,6 @@ probe_opt_in(const struct probe *p)
 #define CALIB_SMALL 100
 #define CALIB_LARGE 1100
 
-static const char *const severities[] = { "info", "low", "medium", "high", "critical", NULL };
-
-int
-severity_rank(const char *s)
-{
-	for (int i = 0; severities[i] != NULL; i++)
-		if (strcmp(severities[i], s) == 0)
-			return i;
-	return -1;
-}
-
 const struct probe *
 probe_find(const char *name)
 {

@@ -15,6 +15,7 @@
 
 #include "aivet.h"
 #include "canary.h"
+#include "finding.h"
 #include "http.h"
 #include "provider.h"
 
@@ -58,8 +59,6 @@ int probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct prob
     cJSON **plan, struct aerr *err);
 /* A run as JSON (the contract of "probe show --json"). */
 int probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err);
-/* Severity names in order; -1 for an unknown name. */
-int severity_rank(const char *s);
 /* The exit status for a finished run: 1 when a finding reaches fail_on,
  * else 3 when a probe errored, else 0. */
 int probe_run_exit(sqlite3 *db, int64_t run_id, const char *fail_on, struct aerr *err);

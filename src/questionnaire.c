@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "finding.h"
 #include "questionnaire.h"
 #include "jsonpos.h"
 
@@ -321,11 +322,12 @@ want_risk(struct vctx *v, const cJSON *it, const char *path)
 static const char *const top_keys[] = { "id", "version", "title", "description", "sections", NULL };
 static const char *const section_keys[] = { "id", "title", "description", "questions", NULL };
 static const char *const question_keys[] = { "id", "text", "help", "type", "unit", "choices",
-	"bands", "above", "weight", "required", "depends_on", "references", "verified_by", NULL };
+	"bands", "above", "weight", "required", "depends_on", "references", "verified_by", "claim", "contradicted_by", "measured_by", NULL };
 static const char *const choice_keys[] = { "value", "label", "risk", NULL };
 static const char *const band_keys[] = { "max", "risk", NULL };
 static const char *const depends_keys[] = { "question", "values", NULL };
-static const char *const check_keys_allowed[] = { "probe", "confirms", NULL };
+static const char *const check_keys_allowed[] = { "probe", "confirms", "tenants", NULL };
+static const char *const measure_keys_allowed[] = { "probe", "value", "tolerance", NULL };
 
 /* What the second pass needs: each question's node and path. */
 struct qref {
@@ -715,6 +717,86 @@ index_questions(struct vctx *v, struct questionnaire *q, struct qref *refs)
 }
 
 /* depends_on and verified_by refer to other questions and values: checked once all are read. */
+
+/* claim, contradicted_by and measured_by: what the probes' evidence says of an answer. */
+static void
+check_claim_keys(struct vctx *v, const cJSON *qn, const char *qpath, struct q_question *qq)
+{
+	const cJSON *claim = cJSON_GetObjectItemCaseSensitive(qn, "claim");
+	const cJSON *codes = want_array(v, qn, qpath, "contradicted_by", 0), *c, *m;
+	int j = 0;
+
+	if (claim != NULL && qq->type >= 0) {
+		struct aerr e = { 0 };
+		char *cp = path_key(qpath, "claim");
+		const cJSON *one;
+		int bad = 0;
+
+		if (cJSON_IsArray(claim) && qq->type != QT_MULTI) {
+			if (cJSON_GetArraySize(claim) == 0)
+				bad = 1, snprintf(e.msg, sizeof e.msg, "must not be empty");
+			cJSON_ArrayForEach(one, claim)
+				if (!bad && answer_check(qq, one, &e) != 0)
+					bad = 1;
+		} else {
+			bad = answer_check(qq, claim, &e) != 0;
+		}
+		if (bad)
+			problem(v, claim, 0, cp, "not an answer to this question: %s", e.msg);
+		else
+			qq->claim = claim;
+		free(cp);
+	}
+	if (codes != NULL) {
+		char *p = path_key(qpath, "contradicted_by");
+		int good = 1;
+
+		cJSON_ArrayForEach(c, codes) {
+			char *cp = path_index(p, j++);
+
+			if (!cJSON_IsString(c) || finding_lookup(c->valuestring) == NULL) {
+				problem(v, c, 0, cp, "not a finding code of aivet (see aivet(1), FINDINGS)");
+				good = 0;
+			}
+			free(cp);
+		}
+		if (good)
+			qq->contradicted_by = codes;
+		free(p);
+	}
+	if ((m = cJSON_GetObjectItemCaseSensitive(qn, "measured_by")) != NULL) {
+		char *p = path_key(qpath, "measured_by");
+		const char *probe, *value;
+		const cJSON *tol;
+		int known = 0;
+
+		if (!cJSON_IsObject(m)) {
+			problem(v, m, 0, p, "must be an object with probe, value and tolerance");
+			free(p);
+			return;
+		}
+		check_keys(v, m, p, measure_keys_allowed);
+		probe = want_string(v, m, p, "probe", 1);
+		value = want_string(v, m, p, "value", 1);
+		tol = cJSON_GetObjectItemCaseSensitive(m, "tolerance");
+		for (int k = 0; probe != NULL && probe_names[k] != NULL; k++)
+			known |= strcmp(probe, probe_names[k]) == 0;
+		if (probe != NULL && !known)
+			problem_key(v, cJSON_GetObjectItemCaseSensitive(m, "probe"), p, "probe",
+			    "unknown probe '%s'", probe);
+		else if (qq->type >= 0 && qq->type != QT_NUMBER)
+			problem(v, m, 0, p, "only a number question can be measured");
+		else if (tol != NULL && (!cJSON_IsNumber(tol) || tol->valuedouble < 0 || tol->valuedouble > 0.5))
+			problem_key(v, tol, p, "tolerance", "must be a number from 0 to 0.5");
+		else if (probe != NULL && value != NULL) {
+			qq->measure.probe = probe;
+			qq->measure.value = value;
+			qq->measure.tolerance = tol ? tol->valuedouble : 0;
+		}
+		free(p);
+	}
+}
+
 static void
 check_references(struct vctx *v, struct questionnaire *q, struct qref *refs)
 {
@@ -836,14 +918,28 @@ verified:
 					}
 					free(fp);
 				}
-				if (good && probe != NULL) {
-					qq->checks[qq->nchecks].probe = probe;
-					qq->checks[qq->nchecks++].confirms = confirms;
+				{
+					const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "tenants");
+
+					if (t != NULL && (!cJSON_IsNumber(t) || t->valuedouble != (int)t->valuedouble ||
+					    t->valueint < 1 || t->valueint > 16)) {
+						char *tp = path_key(cp, "tenants");
+
+						problem(v, t, 0, tp, "must be a whole number from 1 to 16");
+						free(tp);
+						good = 0;
+					}
+					if (good && probe != NULL) {
+						qq->checks[qq->nchecks].probe = probe;
+						qq->checks[qq->nchecks].tenants = t ? t->valueint : 1;
+						qq->checks[qq->nchecks++].confirms = confirms;
+					}
 				}
 				free(cp);
 			}
 			free(p);
 		}
+		check_claim_keys(v, qn, refs[i].path, qq);
 	}
 }
 

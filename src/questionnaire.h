@@ -32,6 +32,15 @@ struct q_band {
 struct q_check {
 	const char *probe;
 	const cJSON *confirms;   /* a value, or for choices an array meaning "any of" */
+	int tenants;             /* credentials the endpoint needs for a pass to confirm (>= 1) */
+};
+
+/* A number compared with a probe's measurement: the answer holds when the
+ * measured value is at least answer * (1 - tolerance). */
+struct q_measure {
+	const char *probe;       /* "sweep" */
+	const char *value;       /* a number in the probe's details: "integrity_boundary" */
+	double tolerance;        /* 0 to 0.5 */
 };
 
 struct q_question {
@@ -48,6 +57,9 @@ struct q_question {
 	const cJSON *references; /* array of strings, may be NULL */
 	struct q_check *checks;
 	int nchecks;
+	const cJSON *claim;      /* the answers that assert the tested behaviour; NULL: every confirms */
+	const cJSON *contradicted_by; /* finding codes beyond the registry's, may be NULL */
+	struct q_measure measure; /* probe NULL when none */
 };
 
 struct q_section {

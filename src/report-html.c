@@ -265,8 +265,8 @@ claims_table(struct buf *b, const cJSON *list)
 {
 	const cJSON *c;
 
-	buf_adds(b, "<table><tr><th>Question</th><th>Vendor's answer</th><th>Probe</th>"
-	    "<th>Confirms</th><th>Endpoint</th><th>Verdict</th><th>Claim</th></tr>\n");
+	buf_adds(b, "<table><tr><th>Question</th><th>Vendor's answer</th><th>Endpoint</th>"
+	    "<th>Claim</th><th>On what evidence</th></tr>\n");
 	cJSON_ArrayForEach(c, list) {
 		buf_printf(b, "<tr class=\"claim-%s\"><td>", s_of(c, "status"));
 		esc(b, s_of(c, "question_id"));
@@ -276,15 +276,10 @@ claims_table(struct buf *b, const cJSON *list)
 		}
 		buf_adds(b, "</td>");
 		td_str(b, c, "answer");
-		td_str(b, c, "probe");
-		td_str(b, c, "confirms");
 		td_str(b, c, "endpoint");
-		buf_adds(b, "<td>");
-		esc_value(b, cJSON_GetObjectItem(c, "verdict"));
-		if (cJSON_IsNumber(cJSON_GetObjectItem(c, "run_id")))
-			buf_printf(b, " (run %d)", cJSON_GetObjectItem(c, "run_id")->valueint);
-		buf_adds(b, "</td>");
-		buf_printf(b, "<td><strong>%s</strong></td></tr>\n", s_of(c, "status"));
+		buf_printf(b, "<td><strong>%s</strong></td>", s_of(c, "status"));
+		td_str(b, c, "reason");
+		buf_adds(b, "</tr>\n");
 	}
 	buf_adds(b, "</table>\n");
 }
@@ -297,6 +292,7 @@ static const char css[] =
     "th{background:#eee}.rating{font-size:1.3em;font-weight:bold;padding:.3em .6em;display:inline-block}"
     ".rating-unacceptable{background:#f5b7b1}.rating-concerns{background:#fad7a0}"
     ".rating-acceptable{background:#abebc6}.rating-not-assessed{background:#ddd}"
+    ".rating-incomplete{background:#d6eaf8}"
     ".sev-critical,.sev-high,.claim-contradicted{background:#fdedec}.claim-confirmed{background:#eafaf1}"
     "code{font-size:.85em;word-break:break-all}dl{display:grid;grid-template-columns:12em 1fr}"
     "dt{font-weight:bold}svg{max-width:100%;height:auto}"
@@ -332,6 +328,13 @@ report_html(const cJSON *rep)
 	buf_adds(&b, "<h2 id=\"summary\">Summary</h2>\n");
 	buf_printf(&b, "<p>Overall rating: <span class=\"rating rating-%s\">%s</span></p>\n",
 	    rating ? rating : "", rating ? rating : "");
+	if (s_of(sum, "rating_rule") != NULL) {
+		buf_adds(&b, "<p class=\"rule\">The overall rating is ");
+		esc(&b, s_of(sum, "rating_rule"));
+		buf_adds(&b, " An assessment is ");
+		esc(&b, s_of(sum, "assessment_rating_rule"));
+		buf_adds(&b, "</p>\n");
+	}
 	buf_adds(&b, "<table><tr>");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
 		buf_printf(&b, "<th>%s</th>", x->string);
@@ -355,7 +358,7 @@ report_html(const cJSON *rep)
 
 	buf_adds(&b, "<h2 id=\"claims\">Claims against evidence</h2>\n");
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "claims")) == 0)
-		buf_adds(&b, "<p>No answered question is linked to a probe.</p>\n");
+		buf_adds(&b, "<p>No answered question can be tested by a probe.</p>\n");
 	else
 		claims_table(&b, cJSON_GetObjectItem(rep, "claims"));
 

@@ -121,10 +121,9 @@ table(struct buf *b, const cJSON *rows, const char *const *titles, const char *c
 
 static const char *const finding_titles[] = { "Severity", "Code", "Probe", "Run", "Message", NULL };
 static const char *const finding_keys[] = { "severity", "code", "probe", "run_id", "message", NULL };
-static const char *const claim_titles[] = { "Question", "Vendor's answer", "Probe", "Confirms",
-	"Endpoint", "Verdict", "Run", "Claim", NULL };
-static const char *const claim_keys[] = { "question_id", "answer", "probe", "confirms", "endpoint",
-	"verdict", "run_id", "status", NULL };
+static const char *const claim_titles[] = { "Question", "Vendor's answer", "Endpoint", "Claim",
+	"On what evidence", NULL };
+static const char *const claim_keys[] = { "question_id", "answer", "endpoint", "status", "reason", NULL };
 
 static void
 list_or_none(struct buf *b, const cJSON *rows, const char *const *t, const char *const *k,
@@ -173,6 +172,9 @@ report_markdown(const cJSON *rep)
 	    s_of(rep, "retention_until"), s_of(rep, "signer_key_id") ? s_of(rep, "signer_key_id") : "—",
 	    s_of(rep, "signer_public_key") ? s_of(rep, "signer_public_key") : "—", s_of(rep, "aivet_version"));
 	buf_printf(&b, "## Summary\n\nOverall rating: **%s**\n\n", s_of(sum, "rating"));
+	if (s_of(sum, "rating_rule") != NULL)
+		buf_printf(&b, "The overall rating is %s An assessment is %s\n\n", s_of(sum, "rating_rule"),
+		    s_of(sum, "assessment_rating_rule"));
 	buf_adds(&b, "|");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
 		buf_printf(&b, " %s |", x->string);

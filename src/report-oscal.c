@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "aivet.h"
+#include "finding.h"
 #include "report.h"
 
 #define OSCAL_VERSION "1.0.6"
@@ -67,19 +68,59 @@ token(const char *prefix, const char *s)
 	return t;
 }
 
+/* NIST SP 800-53's "SC-4" and "CP-2(2)" as OSCAL's catalog ids "sc-4" and "cp-2.2". */
+static char *
+control_id(const char *nist)
+{
+	char *id = xstrdup(nist), *o = id;
+
+	for (const char *p = nist; *p != '\0'; p++) {
+		if (*p == '(')
+			*o++ = '.';
+		else if (*p != ')')
+			*o++ = (char)(*p >= 'A' && *p <= 'Z' ? *p - 'A' + 'a' : *p);
+	}
+	*o = '\0';
+	return id;
+}
+
+static void
+add_props(cJSON *props, const char *name, const char *const *values)
+{
+	for (size_t i = 0; values != NULL && values[i] != NULL; i++)
+		cJSON_AddItemToArray(props, prop(name, values[i]));
+}
+
+/* A finding; a registry entry (fi) makes its target the objective of the entry's
+ * first NIST SP 800-53 control and lists every control it bears on. */
 static void
 add_finding(cJSON *findings, const char *seed, const char *key, const char *title, const char *desc,
-    const char *target, int satisfied, const char *obs_uuid, const char *severity)
+    const char *target, int satisfied, const char *obs_uuid, const char *severity,
+    const struct finding_info *fi)
 {
-	cJSON *f = cJSON_CreateObject(), *t, *st, *props;
-	char *tok = token("aivet-", target);
+	cJSON *f = cJSON_CreateObject(), *t, *st, *props = NULL;
+	char *tok;
 
+	if (fi != NULL && fi->nist[0] != NULL) {
+		char *c = control_id(fi->nist[0]);
+
+		tok = xasprintf("%s_obj", c);
+		free(c);
+	} else {
+		tok = token("aivet-", target);
+	}
 	add_uuid(f, seed, "finding/%s", key);
 	cJSON_AddStringToObject(f, "title", title);
 	cJSON_AddStringToObject(f, "description", desc);
-	if (severity != NULL) {
+	if (severity != NULL || fi != NULL)
 		props = cJSON_AddArrayToObject(f, "props");
+	if (severity != NULL)
 		cJSON_AddItemToArray(props, prop("severity", severity));
+	if (fi != NULL) {
+		cJSON_AddItemToArray(props, prop("finding-code", fi->code));
+		add_props(props, "nist-sp800-53-control", fi->nist);
+		add_props(props, "hipaa-security-rule", fi->hipaa);
+		add_props(props, "nist-ai-rmf", fi->ai_rmf);
 	}
 	t = cJSON_AddObjectToObject(f, "target");
 	cJSON_AddStringToObject(t, "type", "objective-id");
@@ -139,7 +180,29 @@ report_oscal(const cJSON *rep)
 		cJSON *rc = cJSON_AddObjectToObject(r, "reviewed-controls");
 		cJSON *cs = cJSON_AddArrayToObject(rc, "control-selections"), *sel = cJSON_CreateObject();
 
-		cJSON_AddObjectToObject(sel, "include-all");
+		cJSON *inc = cJSON_AddArrayToObject(sel, "include-controls"), *have;
+
+		/* The controls the probes' findings bear on, from the registry, each once. */
+		cJSON_AddStringToObject(sel, "description", "NIST SP 800-53 Rev. 5 controls that aivet's "
+		    "findings bear on (see aivet(1), FINDINGS).");
+		for (int i = 0; i < F_COUNT; i++) {
+			const struct finding_info *fi = finding_info((enum finding_code)i);
+
+			for (size_t k = 0; fi->nist[k] != NULL; k++) {
+				char *id = control_id(fi->nist[k]);
+				int dup = 0;
+
+				cJSON_ArrayForEach(have, inc)
+					dup |= strcmp(json_get_str(have, "control-id"), id) == 0;
+				if (!dup) {
+					cJSON *c = cJSON_CreateObject();
+
+					cJSON_AddStringToObject(c, "control-id", id);
+					cJSON_AddItemToArray(inc, c);
+				}
+				free(id);
+			}
+		}
 		cJSON_AddItemToArray(cs, sel);
 	}
 	obs = cJSON_CreateArray();
@@ -188,7 +251,7 @@ report_oscal(const cJSON *rep)
 				free(on);
 			}
 			add_finding(finds, seed, key, s_of(y, "code"), s_of(y, "message"), s_of(y, "code"), 0, u,
-			    s_of(y, "severity"));
+			    s_of(y, "severity"), finding_lookup(s_of(y, "code")));
 		}
 	}
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "assessments")) {
@@ -219,15 +282,21 @@ report_oscal(const cJSON *rep)
 			continue;   /* no conclusion to record */
 		}
 		key = xasprintf("claim/%d/%s/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
-		    s_of(x, "question_id"), s_of(x, "probe"));
-		desc = xasprintf("The vendor's answer %s to %s is %s by probe %s (verdict %s).", ans,
-		    s_of(x, "question_id"), st, s_of(x, "probe"), s_of(x, "verdict"));
+		    s_of(x, "question_id"), s_of(x, "endpoint") ? s_of(x, "endpoint") : "-");
+		desc = xasprintf("The vendor's answer %s to %s is %s on %s: %s.", ans, s_of(x, "question_id"), st,
+		    s_of(x, "endpoint") ? s_of(x, "endpoint") : "-", s_of(x, "reason"));
 		on = xasprintf("observation/assessment/%d/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
 		    s_of(x, "question_id"));
 		derived_uuid(seed, on, u);
-		add_finding(finds, seed, key, strcmp(st, "contradicted") == 0 ? "CLAIM_CONTRADICTED" :
-		    "CLAIM_CONFIRMED", desc, s_of(x, "question_id"), strcmp(st, "confirmed") == 0, u,
-		    strcmp(st, "contradicted") == 0 ? "high" : NULL);
+		if (strcmp(st, "contradicted") == 0) {
+			const struct finding_info *fi = finding_info(F_CLAIM_CONTRADICTED);
+
+			add_finding(finds, seed, key, fi->code, desc, s_of(x, "question_id"), 0, u,
+			    severity_name(fi->severity), fi);
+		} else {
+			add_finding(finds, seed, key, "Claim confirmed", desc, s_of(x, "question_id"), 1, u,
+			    NULL, NULL);
+		}
 		free(key);
 		free(desc);
 		free(on);

@@ -15,7 +15,10 @@
 
 #include "aivet.h"
 #include "assess.h"
+#include "claims.h"
+#include "finding.h"
 #include "incident.h"
+#include "rating.h"
 #include "report.h"
 #include "hard.h"
 #include "canary.h"
@@ -441,23 +444,6 @@ file_evidence(sqlite3 *db, struct report *r, int64_t evidence_id, cJSON **out, s
 
 /* ---- questionnaires and claims ---- */
 
-/* Finds every question object (an object with an "id" and a "verified_by" array)
- * anywhere in a questionnaire document, in document order. */
-static void
-collect_checked_questions(const cJSON *node, cJSON *acc)
-{
-	const cJSON *c;
-
-	if (cJSON_IsObject(node) && cJSON_IsString(cJSON_GetObjectItem(node, "id")) &&
-	    cJSON_IsArray(cJSON_GetObjectItem(node, "verified_by"))) {
-		cJSON_AddItemReferenceToArray(acc, (cJSON *)node);
-		return;
-	}
-	if (cJSON_IsObject(node) || cJSON_IsArray(node))
-		cJSON_ArrayForEach(c, node)
-			collect_checked_questions(c, acc);
-}
-
 static const cJSON *
 find_question(const cJSON *node, const char *qid)
 {
@@ -474,146 +460,83 @@ find_question(const cJSON *node, const char *qid)
 	return NULL;
 }
 
-/* The newest result of a probe on an endpoint among the report's completed runs (runs
- * are oldest first): as assess judges claims, so both say the same. */
-static const cJSON *
-latest_result(const cJSON *runs, const char *probe, const char *endpoint, int64_t *run_id)
-{
-	const cJSON *found = NULL, *run, *res;
-
-	cJSON_ArrayForEach(run, runs) {
-		if (str(run, "status") == NULL || strcmp(str(run, "status"), "completed") != 0 ||
-		    str(run, "endpoint") == NULL || strcmp(str(run, "endpoint"), endpoint) != 0)
-			continue;
-		cJSON_ArrayForEach(res, cJSON_GetObjectItem(run, "results"))
-			if (str(res, "probe") && strcmp(str(res, "probe"), probe) == 0) {
-				found = res;
-				*run_id = num(run, "id");
-			}
-	}
-	return found;
-}
-
-/* The evidence the probe's own findings in that run cite: what contradicts the claim. */
-static cJSON *
-probe_evidence(const cJSON *runs, int64_t run_id, const char *probe)
-{
-	cJSON *ids = cJSON_CreateArray();
-	const cJSON *run, *f, *e, *have;
-
-	cJSON_ArrayForEach(run, runs) {
-		if (num(run, "id") != run_id)
-			continue;
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
-			if (str(f, "probe") == NULL || strcmp(str(f, "probe"), probe) != 0)
-				continue;
-			cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence")) {
-				int dup = 0;
-
-				cJSON_ArrayForEach(have, ids)
-					dup |= have->valuedouble == e->valuedouble;
-				if (!dup)
-					cJSON_AddItemToArray(ids, cJSON_CreateNumber(e->valuedouble));
-			}
-		}
-	}
-	return ids;
-}
-
-/* One claim: an answer, one verified_by entry, one endpoint (NULL when the report has no
- * runs); a contradicted claim also becomes a finding. */
+/* The assessment's claims, judged as assess show judges them (claims.c), on the
+ * report's runs and endpoints; a contradicted claim also becomes a finding. */
 static void
-add_claim(const cJSON *assessment, const cJSON *q, const cJSON *value, const cJSON *vb,
-    const char *endpoint, const cJSON *runs, cJSON *claims, cJSON *claim_findings)
+add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, const cJSON *eps,
+    cJSON *claims, cJSON *claim_findings)
 {
-	const char *qid = str(q, "id"), *probe = str(vb, "probe"), *verdict, *status;
-	const cJSON *confirms = cJSON_GetObjectItem(vb, "confirms"), *res;
-	int64_t run_id = 0;
-	cJSON *c;
+	const struct finding_info *fi = finding_info(F_CLAIM_CONTRADICTED);
+	struct questionnaire *q = NULL;
+	struct aerr e = { 0 };
+	char *text = qdoc ? cJSON_PrintUnformatted(qdoc) : NULL;
+	cJSON *answers, *endpoints, *judged, *c, *x;
+	const cJSON *a, *ep;
 
-	res = endpoint ? latest_result(runs, probe, endpoint, &run_id) : NULL;
-	verdict = res ? str(res, "verdict") : NULL;
-	status = claim_status(value, confirms, verdict);
-	c = cJSON_CreateObject();
-	cJSON_AddNumberToObject(c, "assessment_id", (double)num(assessment, "id"));
-	cJSON_AddStringToObject(c, "question_id", qid);
-	json_add_str(c, "question", str(q, "text"));
-	cJSON_AddItemToObject(c, "answer", cJSON_Duplicate(value, 1));
-	cJSON_AddStringToObject(c, "probe", probe);
-	cJSON_AddItemToObject(c, "confirms", cJSON_Duplicate(confirms, 1));
-	json_add_str(c, "endpoint", endpoint);
-	if (res != NULL) {
-		cJSON_AddNumberToObject(c, "run_id", (double)run_id);
-		cJSON_AddStringToObject(c, "verdict", verdict);
-		json_add_str(c, "reason", str(res, "reason"));
-	} else {
-		cJSON_AddNullToObject(c, "run_id");
-		cJSON_AddNullToObject(c, "verdict");
-		cJSON_AddNullToObject(c, "reason");
+	if (text == NULL || questionnaire_parse("report", text, strlen(text), &q, &e) != 0) {
+		free(text);
+		return;
 	}
-	cJSON_AddStringToObject(c, "status", status);
-	cJSON_AddItemToArray(claims, c);
-	if (strcmp(status, "contradicted") == 0) {
-		cJSON *f = cJSON_CreateObject();
-		char *ans_text = cJSON_PrintUnformatted(value);
-		char *msg = xasprintf("the vendor answered %s to %s, but probe %s %s on %s in run %lld%s%s",
-		    ans_text, qid, probe, strcmp(verdict, "pass") == 0 ? "passed" : "failed", endpoint,
-		    (long long)run_id, str(res, "reason") ? ": " : "", str(res, "reason") ? str(res, "reason") : "");
+	free(text);
+	answers = cJSON_CreateObject();
+	cJSON_ArrayForEach(a, cJSON_GetObjectItem(assessment, "answers"))
+		if (str(a, "question_id") && cJSON_GetObjectItem(a, "value") &&
+		    !cJSON_IsNull(cJSON_GetObjectItem(a, "value")))
+			cJSON_AddItemToObject(answers, str(a, "question_id"),
+			    cJSON_Duplicate(cJSON_GetObjectItem(a, "value"), 1));
+	endpoints = cJSON_CreateArray();
+	cJSON_ArrayForEach(ep, eps) {
+		cJSON *o = cJSON_CreateObject();
+		int n;
 
-		cJSON_AddNullToObject(f, "id");
-		cJSON_AddNumberToObject(f, "run_id", (double)run_id);
-		cJSON_AddStringToObject(f, "probe", probe);
-		cJSON_AddStringToObject(f, "code", "CLAIM_CONTRADICTED");
-		cJSON_AddStringToObject(f, "severity", "high");
-		cJSON_AddStringToObject(f, "message", msg);
-		cJSON_AddNumberToObject(f, "assessment_id", (double)num(assessment, "id"));
-		cJSON_AddStringToObject(f, "question_id", qid);
-		cJSON_AddItemToObject(f, "evidence", probe_evidence(runs, run_id, probe));
-		cJSON_AddItemToArray(claim_findings, f);
-		free(ans_text);
-		free(msg);
+		cJSON_AddStringToObject(o, "endpoint", str(ep, "name"));
+		n = cJSON_GetArraySize(cJSON_GetObjectItem(ep, "credentials"));
+		cJSON_AddNumberToObject(o, "tenants", n > 1 ? n : 1);
+		cJSON_AddItemToArray(endpoints, o);
 	}
-}
+	judged = claims_judge(q, answers, runs, endpoints);
+	while ((c = cJSON_DetachItemFromArray(judged, 0)) != NULL) {
+		cJSON_AddNumberToObject(c, "assessment_id", (double)num(assessment, "id"));
+		if (strcmp(str(c, "status"), "contradicted") == 0) {
+			cJSON *f = cJSON_CreateObject(), *ev = cJSON_CreateArray(), *have, *id;
+			char *ans = cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "answer"));
+			char *msg = xasprintf("the vendor answered %s to %s, but on %s: %s", ans,
+			    str(c, "question_id"), str(c, "endpoint") ? str(c, "endpoint") : "-", str(c, "reason"));
 
-/* Every answered question's verified_by entries against every endpoint the report's
- * runs cover, in questionnaire order. */
-static void
-add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, cJSON *claims,
-    cJSON *claim_findings)
-{
-	cJSON *qs = cJSON_CreateArray(), *eps = cJSON_CreateArray(), *q, *e;
-	const cJSON *answers = cJSON_GetObjectItem(assessment, "answers"), *run;
+			cJSON_ArrayForEach(x, cJSON_GetObjectItem(c, "contradicting"))
+				cJSON_ArrayForEach(id, cJSON_GetObjectItem(x, "evidence")) {
+					int dup = 0;
 
-	cJSON_ArrayForEach(run, runs) {
-		int seen = 0;
-
-		cJSON_ArrayForEach(e, eps)
-			seen |= str(run, "endpoint") && strcmp(e->valuestring, str(run, "endpoint")) == 0;
-		if (!seen && str(run, "endpoint"))
-			cJSON_AddItemToArray(eps, cJSON_CreateString(str(run, "endpoint")));
-	}
-	collect_checked_questions(qdoc, qs);
-	cJSON_ArrayForEach(q, qs) {
-		const cJSON *ans = NULL, *a, *vb;
-
-		cJSON_ArrayForEach(a, answers)
-			if (str(a, "question_id") && strcmp(str(a, "question_id"), str(q, "id")) == 0)
-				ans = a;
-		if (ans == NULL)
-			continue;   /* no answer, no claim */
-		cJSON_ArrayForEach(vb, cJSON_GetObjectItem(q, "verified_by")) {
-			if (str(vb, "probe") == NULL || cJSON_GetObjectItem(vb, "confirms") == NULL)
-				continue;
-			if (cJSON_GetArraySize(eps) == 0)
-				add_claim(assessment, q, cJSON_GetObjectItem(ans, "value"), vb, NULL, runs, claims,
-				    claim_findings);
-			cJSON_ArrayForEach(e, eps)
-				add_claim(assessment, q, cJSON_GetObjectItem(ans, "value"), vb, e->valuestring, runs,
-				    claims, claim_findings);
+					cJSON_ArrayForEach(have, ev)
+						dup |= have->valuedouble == id->valuedouble;
+					if (!dup)
+						cJSON_AddItemToArray(ev, cJSON_CreateNumber(id->valuedouble));
+				}
+			x = cJSON_GetArrayItem(cJSON_GetObjectItem(c, "contradicting"), 0);
+			cJSON_AddNullToObject(f, "id");
+			if (x != NULL) {
+				cJSON_AddItemToObject(f, "run_id", cJSON_Duplicate(cJSON_GetObjectItem(x, "run_id"), 1));
+				cJSON_AddStringToObject(f, "probe", str(x, "probe"));
+			} else {
+				cJSON_AddNullToObject(f, "run_id");
+				cJSON_AddNullToObject(f, "probe");
+			}
+			cJSON_AddStringToObject(f, "code", fi->code);
+			cJSON_AddStringToObject(f, "severity", severity_name(fi->severity));
+			cJSON_AddStringToObject(f, "message", msg);
+			cJSON_AddNumberToObject(f, "assessment_id", (double)num(assessment, "id"));
+			cJSON_AddStringToObject(f, "question_id", str(c, "question_id"));
+			cJSON_AddItemToObject(f, "evidence", ev);
+			cJSON_AddItemToArray(claim_findings, f);
+			free(ans);
+			free(msg);
 		}
+		cJSON_AddItemToArray(claims, c);
 	}
-	cJSON_Delete(qs);
-	cJSON_Delete(eps);
+	cJSON_Delete(judged);
+	cJSON_Delete(answers);
+	cJSON_Delete(endpoints);
+	questionnaire_free(q);
 }
 
 /* ---- the collector ---- */
@@ -669,6 +592,20 @@ collect_assessments(sqlite3 *db, const struct report_opts *o, int64_t vendor_id,
 		}
 		sqlite3_finalize(st);
 		cJSON_AddItemToObject(a, "questionnaire", qs);
+		{
+			/* Rated as assess show rates it: the same rule, the same words. */
+			struct assessment *loaded;
+			struct assessment_score sc;
+
+			if (assessment_load(db, num(a, "id"), &loaded, err) != 0)
+				goto fail;
+			assessment_score(loaded, &sc);
+			cJSON_AddStringToObject(a, "rating", rating_name(sc.rating));
+			cJSON_AddNumberToObject(a, "risk_score", sc.risk_score);
+			cJSON_AddStringToObject(a, "worst_risk", risk_name(sc.worst_risk));
+			cJSON_AddNumberToObject(a, "unanswered_required", sc.unanswered_required);
+			assessment_free(loaded);
+		}
 		if (rows_json(db, &answers, jcols, err, "SELECT question_id, value, note, actor, updated_at "
 		    "FROM answer WHERE assessment_id = ? ORDER BY question_id", "i", num(a, "id")) != 0)
 			goto fail;
@@ -898,45 +835,47 @@ collect_incidents(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, c
 	return 0;
 }
 
-static const char *const severities[] = { "critical", "high", "medium", "low", "info" };
-
 static void
-add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, int nruns, int nassess)
+add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, const cJSON *assessments, int nruns)
 {
 	cJSON *s = cJSON_CreateObject(), *counts, *top, *contra, *cs;
-	const cJSON *f, *c;
-	int n[5] = { 0 }, nc[3] = { 0 };
-	const char *rating;
+	const cJSON *f, *c, *a;
+	int n[SEV_COUNT] = { 0 }, nc[3] = { 0 }, worst_finding = -1;
+	enum rating worst_assessment = RATING_NOT_ASSESSED;
 
-	cJSON_ArrayForEach(f, findings)
-		for (int i = 0; i < 5; i++)
-			if (str(f, "severity") && strcmp(str(f, "severity"), severities[i]) == 0)
-				n[i]++;
+	cJSON_ArrayForEach(f, findings) {
+		int r = severity_rank(str(f, "severity"));
+
+		if (r >= 0)
+			n[r]++;
+		if (r > worst_finding)
+			worst_finding = r;
+	}
+	cJSON_ArrayForEach(a, assessments) {
+		int r = rating_parse(str(a, "rating"));
+
+		if (r > (int)worst_assessment)
+			worst_assessment = (enum rating)r;
+	}
 	cJSON_ArrayForEach(c, claims) {
 		const char *st = str(c, "status");
 
 		nc[strcmp(st, "confirmed") == 0 ? 0 : strcmp(st, "contradicted") == 0 ? 1 : 2]++;
 	}
-	if (n[0] + n[1] > 0)
-		rating = "unacceptable";
-	else if (n[2] > 0)
-		rating = "concerns";
-	else if (nruns + nassess > 0)
-		rating = "acceptable";
-	else
-		rating = "not-assessed";
-	cJSON_AddStringToObject(s, "rating", rating);
+	cJSON_AddStringToObject(s, "rating", rating_name(vendor_rating(worst_assessment, worst_finding,
+	    nruns > 0)));
+	cJSON_AddStringToObject(s, "rating_rule", vendor_rating_rule);
+	cJSON_AddStringToObject(s, "assessment_rating_rule", assessment_rating_rule);
 	counts = cJSON_AddObjectToObject(s, "findings");
-	for (int i = 0; i < 5; i++)
-		cJSON_AddNumberToObject(counts, severities[i], n[i]);
+	for (int i = SEV_COUNT - 1; i >= 0; i--)
+		cJSON_AddNumberToObject(counts, severity_name((enum severity)i), n[i]);
 	cs = cJSON_AddObjectToObject(s, "claims");
 	cJSON_AddNumberToObject(cs, "confirmed", nc[0]);
 	cJSON_AddNumberToObject(cs, "contradicted", nc[1]);
 	cJSON_AddNumberToObject(cs, "untested", nc[2]);
 	top = cJSON_AddArrayToObject(s, "critical_findings");
 	cJSON_ArrayForEach(f, findings)
-		if (str(f, "severity") && (strcmp(str(f, "severity"), "critical") == 0 ||
-		    strcmp(str(f, "severity"), "high") == 0))
+		if (severity_rank(str(f, "severity")) >= SEV_HIGH)
 			cJSON_AddItemToArray(top, cJSON_Duplicate(f, 1));
 	contra = cJSON_AddArrayToObject(s, "contradicted_claims");
 	cJSON_ArrayForEach(c, claims)
@@ -945,21 +884,12 @@ add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, int nruns, i
 	cJSON_AddItemToObject(rep, "summary", s);
 }
 
-static int
-severity_rank(const char *s)
-{
-	for (int i = 0; i < 5; i++)
-		if (s != NULL && strcmp(s, severities[i]) == 0)
-			return i;
-	return 5;
-}
-
 /* Findings, most severe first, then by run and id (claims' findings after). */
 static int
 finding_cmp(const void *a, const void *b)
 {
 	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-	int d = severity_rank(str(x, "severity")) - severity_rank(str(y, "severity"));
+	int d = severity_rank(str(y, "severity")) - severity_rank(str(x, "severity"));
 	int64_t xi = num(x, "id") ? num(x, "id") : INT64_MAX, yi = num(y, "id") ? num(y, "id") : INT64_MAX;
 
 	if (d != 0)
@@ -1117,16 +1047,13 @@ report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struc
 		char key[32];
 
 		snprintf(key, sizeof key, "%lld", (long long)num(a, "questionnaire_id"));
-		add_claims(a, cJSON_GetObjectItem(qdocs, key), runs, claims, claim_findings);
+		add_claims(a, cJSON_GetObjectItem(qdocs, key), runs, eps, claims, claim_findings);
 	}
 	cJSON_AddItemToObject(rep, "assessments", assess);
 	assess = NULL;
 	{
 		cJSON *all = sorted_findings(runs, claim_findings);
-		int nruns = cJSON_GetArraySize(runs), nassess = cJSON_GetArraySize(cJSON_GetObjectItem(rep,
-		    "assessments"));
-
-		add_summary(rep, all, claims, nruns, nassess);
+		add_summary(rep, all, claims, cJSON_GetObjectItem(rep, "assessments"), cJSON_GetArraySize(runs));
 		cJSON_AddItemToObject(rep, "probe_runs", runs);
 		runs = NULL;
 		cJSON_AddItemToObject(rep, "claims", claims);

@@ -14,34 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "finding.h"
 #include "probe.h"
 #include "run-format.h"
 
-/* The finding codes, a stable contract (aivet(1)). */
-static const struct rule {
-	const char *code, *severity, *text;
-} rules[] = {
-	{ "LEAK_CROSS_TENANT", "critical", "A response carried another tenant's canary: text from "
-	  "another customer's prompt." },
-	{ "PLACEHOLDER_SUBSTITUTION", "critical", "A large prompt was reported as a handful of tokens, "
-	  "or answered from content it did not contain." },
-	{ "LEAK_CROSS_REQUEST", "high", "A response carried a canary of another request of the same "
-	  "tenant." },
-	{ "OVERSIZE_ACCEPTED", "high", "A prompt above the advertised context was accepted instead of "
-	  "refused." },
-	{ "SILENT_TRUNCATION", "high", "An accepted prompt lost content: a nonce missing, or usage far "
-	  "below what was sent." },
-	{ "CAPACITY_BELOW_ADVERTISED", "medium", "Prompts below the advertised context were refused." },
-	{ "ERROR_IN_200", "medium", "An error was returned with HTTP status 200." },
-	{ "MALFORMED_ACCEPTED", "medium", "A malformed request was accepted with a 2xx status." },
-	{ "PREFIX_CACHE_SHARED_ACROSS_TENANTS", "medium", "The prompt-prefix cache is shared across "
-	  "tenants: a tenant's first token comes sooner when another tenant sent the same opening." },
-	{ "STREAM_ERROR_AFTER_200", "low", "A stream that began with HTTP 200 ended in an error event." },
-	{ "SERVER_ERROR_ON_BAD_INPUT", "low", "A client error was answered with a 5xx status." },
-	{ "USAGE_MISSING", "info", "The response reported no token usage where usage would have "
-	  "decided." },
-};
-#define NRULES (sizeof rules / sizeof rules[0])
 
 int
 run_format_parse(const char *s, int *fmt, struct aerr *err)
@@ -54,14 +30,6 @@ run_format_parse(const char *s, int *fmt, struct aerr *err)
 			return 0;
 		}
 	return aerr_set(err, AV_USAGE, "--format: '%s' is not one of text, json, junit, sarif", s);
-}
-
-const char *
-json_get_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 static double
@@ -104,24 +72,22 @@ utf8_clean(const char *s)
 static const char *
 sarif_level(const char *severity)
 {
-	if (strcmp(severity, "critical") == 0 || strcmp(severity, "high") == 0)
-		return "error";
-	if (strcmp(severity, "medium") == 0)
-		return "warning";
-	return "note";
+	int r = severity_rank(severity);
+
+	return r >= SEV_HIGH ? "error" : r == SEV_MEDIUM ? "warning" : "note";
 }
 
 /* GitHub code scanning ranks security results by this CVSS-like score. */
 static const char *
 security_severity(const char *severity)
 {
-	static const char *const names[] = { "critical", "high", "medium", "low", "info" };
-	static const char *const scores[] = { "9.5", "8.0", "5.5", "3.0", "0.0" };
+	static const char *const scores[SEV_COUNT] = {
+		[SEV_INFO] = "0.0", [SEV_LOW] = "3.0", [SEV_MEDIUM] = "5.5", [SEV_HIGH] = "8.0",
+		[SEV_CRITICAL] = "9.5",
+	};
+	int r = severity_rank(severity);
 
-	for (int i = 0; i < 5; i++)
-		if (strcmp(severity, names[i]) == 0)
-			return scores[i];
-	return "0.0";
+	return r >= 0 ? scores[r] : "0.0";
 }
 
 /* LEAK_CROSS_TENANT -> LeakCrossTenant: SARIF's readable rule name. */
@@ -143,8 +109,21 @@ rule_name(const char *code)
 	return s;
 }
 
+static void
+add_tags(cJSON *tags, const char *prefix, const char *const *ids)
+{
+	for (size_t i = 0; ids != NULL && ids[i] != NULL; i++) {
+		char *t = xasprintf("%s%s", prefix, ids[i]);
+
+		cJSON_AddItemToArray(tags, cJSON_CreateString(t));
+		free(t);
+	}
+}
+
+/* A SARIF rule from the registry entry (f), or a bare one for a code the
+ * registry does not know (a run recorded by another version of aivet). */
 static cJSON *
-rule_json(const char *code, const char *severity, const char *text)
+rule_json(const char *code, const char *severity, const struct finding_info *f)
 {
 	cJSON *r = cJSON_CreateObject(), *o, *tags;
 	char *name = rule_name(code);
@@ -153,7 +132,13 @@ rule_json(const char *code, const char *severity, const char *text)
 	cJSON_AddStringToObject(r, "name", name);
 	free(name);
 	o = cJSON_AddObjectToObject(r, "shortDescription");
-	cJSON_AddStringToObject(o, "text", text);
+	cJSON_AddStringToObject(o, "text", f ? f->title : "A finding of aivet (see aivet(1)).");
+	if (f != NULL) {
+		o = cJSON_AddObjectToObject(r, "fullDescription");
+		cJSON_AddStringToObject(o, "text", f->meaning);
+		o = cJSON_AddObjectToObject(r, "help");
+		cJSON_AddStringToObject(o, "text", f->remedy);
+	}
 	o = cJSON_AddObjectToObject(r, "defaultConfiguration");
 	cJSON_AddStringToObject(o, "level", sarif_level(severity));
 	o = cJSON_AddObjectToObject(r, "properties");
@@ -162,6 +147,11 @@ rule_json(const char *code, const char *severity, const char *text)
 	tags = cJSON_AddArrayToObject(o, "tags");
 	cJSON_AddItemToArray(tags, cJSON_CreateString("security"));
 	cJSON_AddItemToArray(tags, cJSON_CreateString("ai-vendor"));
+	if (f != NULL) {
+		add_tags(tags, "NIST-800-53:", f->nist);
+		add_tags(tags, "HIPAA:", f->hipaa);
+		add_tags(tags, "NIST-AI-RMF:", f->ai_rmf);
+	}
 	return r;
 }
 
@@ -177,7 +167,7 @@ rule_index(cJSON *rules_arr, const char *code, const char *severity)
 			return i;
 		i++;
 	}
-	cJSON_AddItemToArray(rules_arr, rule_json(code, severity, "A finding of aivet (see aivet(1))."));
+	cJSON_AddItemToArray(rules_arr, rule_json(code, severity, finding_lookup(code)));
 	return i;
 }
 
@@ -197,8 +187,11 @@ sarif_run(const cJSON *run)
 	cJSON_AddStringToObject(driver, "version", PACKAGE_VERSION);
 	cJSON_AddStringToObject(driver, "semanticVersion", PACKAGE_VERSION);
 	rules_arr = cJSON_AddArrayToObject(driver, "rules");
-	for (size_t i = 0; i < NRULES; i++)
-		cJSON_AddItemToArray(rules_arr, rule_json(rules[i].code, rules[i].severity, rules[i].text));
+	for (int i = 0; i < F_COUNT; i++) {
+		const struct finding_info *fi = finding_info((enum finding_code)i);
+
+		cJSON_AddItemToArray(rules_arr, rule_json(fi->code, severity_name(fi->severity), fi));
+	}
 
 	/* One category per endpoint, so code scanning tracks each endpoint's alerts apart. */
 	o = cJSON_AddObjectToObject(sr, "automationDetails");
@@ -398,8 +391,6 @@ junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *err
 		xml_attr(b, "name", json_get_str(p, "name"));
 		buf_adds(b, ">\n");
 		if (strcmp(v, "fail") == 0) {
-			static const char *const order[] = { "critical", "high", "medium", "low", "info" };
-
 			buf_init(&body);
 			cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
 				const cJSON *e;
@@ -410,11 +401,10 @@ junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *err
 					buf_printf(&body, " %lld", (long long)e->valuedouble);
 				buf_adds(&body, ")\n");
 			}
-			for (int k = 0; k < 5 && worst == NULL; k++)
-				cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
-					if (worst == NULL && json_get_str(f, "severity") &&
-					    strcmp(json_get_str(f, "severity"), order[k]) == 0)
-						worst = f;
+			cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
+				if (worst == NULL || severity_rank(json_get_str(f, "severity")) >
+				    severity_rank(json_get_str(worst, "severity")))
+					worst = f;
 			buf_adds(b, "      <failure");
 			if (worst != NULL) {
 				char *m = xasprintf("%s (%s): %s", json_get_str(worst, "code"), json_get_str(worst, "severity"),

@@ -17,7 +17,6 @@ enum run_format { RUN_FMT_TEXT = 0, RUN_FMT_JSON = 1, RUN_FMT_JUNIT, RUN_FMT_SAR
 
 int run_format_parse(const char *s, int *fmt, struct aerr *err);
 /* The string member k of o, or NULL. */
-const char *json_get_str(const cJSON *o, const char *k);
 /* A SARIF log with one SARIF run per probe run in `runs` (an array). */
 cJSON *runs_sarif(const cJSON *runs);
 /* A JUnit XML document with one <testsuite> per probe run. */

@@ -16,6 +16,7 @@
 
 #include "tui.h"
 #include "assess.h"
+#include "rating.h"
 
 /* ---- the menu dialog (libmenu) ---- */
 
@@ -161,6 +162,7 @@ struct assess_state {
 	int pane;           /* 0 sections, 1 questions */
 	int sec, q, qtop;   /* selected section; selected question within it; first shown */
 	char keep_q[80];    /* the selected question's id, kept across reloads */
+	cJSON *claims;      /* assessment_claims: what the evidence says of the answers */
 };
 
 static const enum request assess_requests[] = {
@@ -214,6 +216,10 @@ assess_load(struct view *v, struct tui *t, struct aerr *err)
 		return err->code;
 	assessment_free(s->a);
 	s->a = a;
+	cJSON_Delete(s->claims);
+	s->claims = NULL;
+	if (assessment_claims(t->av->db, a, &s->claims, err) != 0)
+		return err->code;
 	qi = s->keep_q[0] ? questionnaire_find(a->q, s->keep_q) : -1;
 	select_question(s, qi >= 0 ? qi : 0);
 	return 0;
@@ -237,6 +243,27 @@ question_mark(const struct assessment *a, int qi, int *attr_mark)
 	r = answer_risk(qq, a->answers[qi].value);
 	*attr_mark = r >= RISK_HIGH ? TUI_MARK_BAD : r == RISK_MEDIUM ? TUI_MARK_WARN : TUI_MARK_GOOD;
 	return risk_name(r);
+}
+
+/* The claim that speaks loudest for a question: a contradicted one, else a
+ * confirmed one, else NULL (untested, or nothing to test). */
+static const cJSON *
+question_claim(const struct assess_state *s, const char *qid)
+{
+	const cJSON *c, *found = NULL;
+
+	cJSON_ArrayForEach(c, s->claims) {
+		const char *st = json_get_str(c, "status");
+
+		if (st == NULL || json_get_str(c, "question_id") == NULL ||
+		    strcmp(json_get_str(c, "question_id"), qid) != 0)
+			continue;
+		if (strcmp(st, "contradicted") == 0)
+			return c;
+		if (strcmp(st, "confirmed") == 0 && found == NULL)
+			found = c;
+	}
+	return found;
 }
 
 /* Word-wraps text into at most maxlines lines of width w, drawn from row y. */
@@ -280,9 +307,9 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	char line[1200];
 
 	assessment_score(a, &sc);
-	snprintf(line, sizeof line, "%s  %s@%lld  round %lld  %s  rating %s (score %.1f)  "
+	snprintf(line, sizeof line, "%s  %s@%lld  round %lld  %s  %s (score %.1f)  "
 	    "%d/%d answered  %d required open", a->vendor, a->q->qid, (long long)a->q->version,
-	    (long long)a->round, a->status, risk_name(sc.rating), sc.risk_score, sc.answered, sc.asked,
+	    (long long)a->round, a->status, rating_name(sc.rating), sc.risk_score, sc.answered, sc.asked,
 	    sc.unanswered_required);
 	wattron(w, A_BOLD);
 	tui_put(w, 0, 1, cols - 2, line);
@@ -319,9 +346,14 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		const char *sym = question_mark(a, qi, &mark);
 		char *val = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
 
-		snprintf(line, sizeof line, "%-8s %-30s %s", sym, a->q->questions[qi].id,
-		    a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)");
+		const cJSON *claim = question_claim(s, a->q->questions[qi].id);
+
+		snprintf(line, sizeof line, "%-8s %-30s %s%s%s", sym, a->q->questions[qi].id,
+		    a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)",
+		    claim ? "  " : "", claim ? json_get_str(claim, "status") : "");
 		free(val);
+		if (claim != NULL && strcmp(json_get_str(claim, "status"), "contradicted") == 0)
+			mark = TUI_MARK_BAD;
 		attr = tui_attr(t, mark) | (s->qtop + i == s->q ? (s->pane == 1 ? A_REVERSE : A_BOLD) : 0);
 		wattron(w, attr);
 		tui_put(w, 2 + i, left + 2, cols - left - 3, line);
@@ -339,6 +371,28 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		y += draw_wrapped(w, y, 1, cols - 2, 2, line);
 		snprintf(line, sizeof line, "Answer: %s   [%s]", allowed, sym);
 		tui_put(w, y++, 1, cols - 2, line);
+		{
+			const cJSON *claim = question_claim(s, qq->id), *x, *e;
+			struct buf b;
+
+			if (claim != NULL) {
+				int bad = strcmp(json_get_str(claim, "status"), "contradicted") == 0;
+
+				buf_init(&b);
+				buf_printf(&b, "%s on %s: %s", bad ? "Contradicted" : "Confirmed",
+				    json_get_str(claim, "endpoint") ? json_get_str(claim, "endpoint") : "-",
+				    json_get_str(claim, "reason"));
+				cJSON_ArrayForEach(x, cJSON_GetObjectItem(claim, "contradicting"))
+					cJSON_ArrayForEach(e, cJSON_GetObjectItem(x, "evidence"))
+						buf_printf(&b, "%s%d", e == cJSON_GetObjectItem(x, "evidence")->child &&
+						    x == cJSON_GetObjectItem(claim, "contradicting")->child ?
+						    "; evidence " : ", ", e->valueint);
+				wattron(w, tui_attr(t, bad ? TUI_MARK_BAD : TUI_MARK_GOOD));
+				tui_put(w, y++, 1, cols - 2, b.data);
+				wattroff(w, tui_attr(t, bad ? TUI_MARK_BAD : TUI_MARK_GOOD));
+				buf_free(&b);
+			}
+		}
 		if (a->answers[qi].note != NULL) {
 			snprintf(line, sizeof line, "Note: %s", a->answers[qi].note);
 			tui_put(w, y++, 1, cols - 2, line);
@@ -534,6 +588,7 @@ assess_close(struct view *v)
 	struct assess_state *s = v->state;
 
 	assessment_free(s->a);
+	cJSON_Delete(s->claims);
 	free(s);
 }
 

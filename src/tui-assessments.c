@@ -10,6 +10,7 @@
 
 #include "tui.h"
 #include "assess.h"
+#include "rating.h"
 
 struct assessments_state {
 	int64_t vendor_id;
@@ -62,10 +63,10 @@ assessments_load(struct view *v, struct tui *t, struct aerr *err)
 		}
 		assessment_score(a, &sc);
 		snprintf(qv, sizeof qv, "%s@%lld", a->q->qid, (long long)a->q->version);
-		tui_list_add(&s->list, a->id, sc.rating >= RISK_HIGH ? TUI_MARK_BAD :
-		    sc.rating == RISK_MEDIUM ? TUI_MARK_WARN : TUI_MARK_NONE,
-		    "%-5lld %-32s %-5lld %-9s %-8s %-6.1f %d", (long long)a->id, qv, (long long)a->round,
-		    a->status, risk_name(sc.rating), sc.risk_score, sc.unanswered_required);
+		tui_list_add(&s->list, a->id, sc.rating == RATING_UNACCEPTABLE ? TUI_MARK_BAD :
+		    sc.rating == RATING_CONCERNS ? TUI_MARK_WARN : TUI_MARK_NONE,
+		    "%-5lld %-32s %-5lld %-9s %-12s %-6.1f %d", (long long)a->id, qv, (long long)a->round,
+		    a->status, rating_name(sc.rating), sc.risk_score, sc.unanswered_required);
 		assessment_free(a);
 	}
 	sqlite3_finalize(st);

@@ -12,7 +12,9 @@
 
 #include "tui.h"
 #include "assess.h"
+#include "finding.h"
 #include "incident.h"
+#include "rating.h"
 
 enum { OBJ_VENDOR = 1, OBJ_INCIDENT, OBJ_RUN, OBJ_ASSESSMENT };
 #define OBJ(type, id) (((int64_t)(type) << 40) | (id))
@@ -70,7 +72,7 @@ load_vendors(sqlite3 *db, struct tui_list *l, struct aerr *err)
 			rows = xrealloc(rows, sizeof *rows * (size_t)(cap = cap ? cap * 2 : 16));
 		rows[n].id = sqlite3_column_int64(st, 0);
 		snprintf(rows[n].name, sizeof rows[n].name, "%s", col_text(st, 1));
-		rows[n].rating = s.answered ? s.rating : -1;
+		rows[n].rating = s.rating;
 		rows[n].score = s.risk_score;
 		snprintf(rows[n].status, sizeof rows[n].status, "%s", a->status);
 		n++;
@@ -89,13 +91,13 @@ load_vendors(sqlite3 *db, struct tui_list *l, struct aerr *err)
 	section(l, "Vendors by rating");
 	for (int i = 0; i < n && i < SECTION_ROWS; i++)
 		tui_list_add(l, OBJ(OBJ_VENDOR, rows[i].id),
-		    rows[i].rating >= RISK_HIGH ? TUI_MARK_BAD : rows[i].rating == RISK_MEDIUM ?
-		    TUI_MARK_WARN : TUI_MARK_NONE, "%s %-24.24s %-8s score %5.1f  (%s)",
-		    rows[i].rating >= RISK_HIGH ? "!!" : rows[i].rating == RISK_MEDIUM ? "! " : "  ",
-		    rows[i].name, rows[i].rating < 0 ? "unrated" : risk_name(rows[i].rating),
-		    rows[i].score, rows[i].status);
+		    rows[i].rating == RATING_UNACCEPTABLE ? TUI_MARK_BAD : rows[i].rating == RATING_CONCERNS ?
+		    TUI_MARK_WARN : TUI_MARK_NONE, "%s %-24.24s %-12s score %5.1f  (%s)",
+		    rows[i].rating == RATING_UNACCEPTABLE ? "!!" : rows[i].rating == RATING_CONCERNS ? "! " :
+		    rows[i].rating == RATING_INCOMPLETE ? "? " : "  ",
+		    rows[i].name, rating_name(rows[i].rating), rows[i].score, rows[i].status);
 	free(rows);
-	/* Vendors never assessed fill what room is left: unknown is a rating too. */
+	/* Vendors never assessed fill what room is left: not assessed is a rating too. */
 	if (n < SECTION_ROWS) {
 		st = db_prepare(db, err, "SELECT v.id, v.name FROM vendor v WHERE v.status = 'active' "
 		    "AND NOT EXISTS (SELECT 1 FROM assessment a WHERE a.vendor_id = v.id) "
@@ -104,7 +106,8 @@ load_vendors(sqlite3 *db, struct tui_list *l, struct aerr *err)
 			return err->code;
 		while (sqlite3_step(st) == SQLITE_ROW)
 			tui_list_add(l, OBJ(OBJ_VENDOR, sqlite3_column_int64(st, 0)), TUI_MARK_NONE,
-			    "?  %-24.24s %-8s (no assessment yet)", col_text(st, 1), "unrated");
+			    "?  %-24.24s %-12s (no assessment yet)", col_text(st, 1),
+			    rating_name(RATING_NOT_ASSESSED));
 		sqlite3_finalize(st);
 	}
 	return 0;
@@ -157,9 +160,8 @@ static int
 load_runs(sqlite3 *db, struct tui_list *l, struct aerr *err)
 {
 	sqlite3_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.status, "
-	    "r.started_at, (SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY CASE "
-	    "f.severity WHEN 'critical' THEN 5 WHEN 'high' THEN 4 WHEN 'medium' THEN 3 WHEN 'low' "
-	    "THEN 2 ELSE 1 END DESC LIMIT 1), (SELECT count(*) FROM finding f WHERE f.run_id = r.id) "
+	    "r.started_at, (SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
+	    "severity_rank(f.severity) DESC LIMIT 1), (SELECT count(*) FROM finding f WHERE f.run_id = r.id) "
 	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = "
 	    "e.vendor_id ORDER BY r.id DESC LIMIT ?", "i", (int64_t)SECTION_ROWS);
 	int n = 0;
@@ -169,7 +171,7 @@ load_runs(sqlite3 *db, struct tui_list *l, struct aerr *err)
 	section(l, "Recent probe runs");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *worst = sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL : col_text(st, 4);
-		int bad = worst && (strcmp(worst, "critical") == 0 || strcmp(worst, "high") == 0);
+		int bad = severity_rank(worst) >= SEV_HIGH;
 
 		n++;
 		tui_list_add(l, OBJ(OBJ_RUN, sqlite3_column_int64(st, 0)),

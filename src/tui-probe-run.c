@@ -142,11 +142,18 @@ run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 
 	tui_put(w, 0, 2, cols - 2, s->summary[0]);
 	tui_put(w, 1, 2, cols - 2, s->summary[1]);
-	if (f != NULL && strcmp(cJSON_GetObjectItem(f, "severity")->valuestring, "critical") == 0) {
-		/* A critical finding is where an incident starts: offer it. */
-		wattron(w, tui_attr(t, TUI_MARK_BAD));
-		tui_put(w, 2, 2, cols - 2, "!! critical finding: i opens an incident from it");
-		wattroff(w, tui_attr(t, TUI_MARK_BAD));
+	if (f != NULL) {
+		/* What the registry says of the selected finding; a critical one is where an
+		 * incident starts: offer it. */
+		const struct finding_info *fi = finding_lookup(json_get_str(f, "code"));
+		int critical = severity_rank(json_get_str(f, "severity")) == SEV_CRITICAL;
+		char *line = xasprintf("%s%s%s%s", critical ? "!! critical finding: i opens an incident from it" : "",
+		    critical && fi ? ". " : "", fi ? "the vendor should: " : "", fi ? fi->remedy : "");
+
+		wattron(w, tui_attr(t, critical ? TUI_MARK_BAD : TUI_MARK_WARN));
+		tui_put(w, 2, 2, cols - 2, line);
+		wattroff(w, tui_attr(t, critical ? TUI_MARK_BAD : TUI_MARK_WARN));
+		free(line);
 	}
 	if (rows > HEAD)
 		tui_list_draw(&s->list, t, w, HEAD, rows - HEAD, cols);

@@ -57,9 +57,8 @@ runs_load(struct view *v, struct tui *t, struct aerr *err)
 	int64_t keep = tui_list_selected_id(&s->list);
 	sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT r.id, r.started_at, r.status, "
 	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
-	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY CASE f.severity "
-	    "WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 ELSE 0 END "
-	    "DESC LIMIT 1), (SELECT group_concat(probe || ':' || verdict, ' ') FROM probe_result p "
+	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
+	    "severity_rank(f.severity) DESC LIMIT 1), (SELECT group_concat(probe || ':' || verdict, ' ') FROM probe_result p "
 	    "WHERE p.run_id = r.id) FROM probe_run r WHERE r.endpoint_id = ? ORDER BY r.id DESC",
 	    "i", s->endpoint_id);
 

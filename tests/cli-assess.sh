@@ -15,8 +15,8 @@ is "$rc:$errout" "2:aivet: unknown questionnaire 'nosuch' (see 'aivet questionna
 run assess start nobody scoring-test
 is "$rc:$errout" "2:aivet: unknown vendor 'nobody' (see 'aivet vendor list')" "start: unknown vendor"
 
-score() { run assess show 1 --json; printf '%s' "$out" | json '.score | "\(.rating) \(.risk_score) asked=\(.asked) answered=\(.answered) missing=\(.unanswered_required)"'; }
-is "$(score)" "none 0 asked=6 answered=0 missing=2" "a new assessment: hidden questions do not count"
+score() { run assess show 1 --json; printf '%s' "$out" | json '.score | "\(.rating)/\(.worst_risk) \(.risk_score) asked=\(.asked) answered=\(.answered) missing=\(.unanswered_required)"'; }
+is "$(score)" "incomplete/none 0 asked=6 answered=0 missing=2" "a new assessment: incomplete, not none; hidden questions do not count"
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.status, .round, .created_by, .questionnaire.id, (.questionnaire.version|tostring), (.parent_id|tostring)] | join(" ")')" \
 	"draft 1 tester scoring-test 1 null" "show --json header fields"
@@ -52,18 +52,18 @@ is "$(db_snapshot)" "$snap" "no refused answer changed anything"
 
 run assess answer 1 gate no
 is "$out" "question gate: no (risk none)" "yes_no answer"
-is "$(score)" "none 0 asked=6 answered=1 missing=1" "gate=no keeps detail hidden"
+is "$(score)" "incomplete/none 0 asked=6 answered=1 missing=1" "gate=no keeps detail hidden"
 run assess answer 1 gate YES
 is "$out" "question gate: yes (risk low)" "choices are case-insensitive, stored lower-case"
-is "$(score)" "low 25 asked=7 answered=1 missing=2" "gate=yes asks detail (required)"
+is "$(score)" "incomplete/low 25 asked=7 answered=1 missing=2" "gate=yes asks detail (required)"
 run assess answer 1 detail bad
-is "$(score)" "critical 50 asked=8 answered=2 missing=2" "detail=bad asks deeper; worst risk critical"
+is "$(score)" "unacceptable/critical 50 asked=8 answered=2 missing=2" "detail=bad asks deeper; a critical answer is unacceptable even while incomplete"
 run assess answer 1 detail fine
-is "$(score)" "low 16.7 asked=7 answered=2 missing=1" "detail=fine hides deeper again"
+is "$(score)" "incomplete/low 16.7 asked=7 answered=2 missing=1" "detail=fine hides deeper again"
 run assess answer 1 deeper "kept though hidden"
 is "$out" "question deeper: kept though hidden (risk none) — not asked with the current answers (depends_on)" \
 	"a hidden question may hold an answer"
-is "$(score)" "low 16.7 asked=7 answered=2 missing=1" "which does not count"
+is "$(score)" "incomplete/low 16.7 asked=7 answered=2 missing=1" "which does not count"
 run assess answer 1 channels "c, a"
 is "$out" "question channels: a,c (risk high)" "multi_choice: worst of the choices, stored in questionnaire order"
 run assess answer 1 tokens 681280
@@ -75,7 +75,7 @@ run assess answer 1 notify 5d
 is "$out" "question notify: 5d (risk medium)" "duration band"
 run assess answer 1 since 2026-11-30
 run assess answer 1 limit truncate
-is "$(score)" "high 34.4 asked=7 answered=7 missing=0" "weighted score: 100*(2*1+1*0+1*3+1*0+3*2)/(4*8)"
+is "$(score)" "unacceptable/high 34.4 asked=7 answered=7 missing=0" "weighted score: 100*(2*1+1*0+1*3+1*0+3*2)/(4*8)"
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.questions[] | "\(.id)=\(.value|tojson):\(.risk):\(.asked)"] | join(" ")')" \
 	'gate="yes":low:true detail="fine":none:true deeper="kept though hidden":none:false channels=["a","c"]:high:true tokens=681280:none:true notify="5d":medium:true since="2026-11-30":none:true limit="truncate":high:true' \
@@ -187,55 +187,73 @@ run assess history 3 notify --json
 is "$(printf '%s' "$out" | json '[.[] | .value] | join(",")')" "24h,72h" "the new round's history starts from the copy"
 run assess list --json
 is "$(printf '%s' "$out" | json '[.[] | "\(.id):\(.vendor):\(.round):\(.status):\(.rating)"] | join(" ")')" \
-	"1:acme:1:draft:high 2:beta:1:final:none 3:beta:2:draft:medium" "list"
+	"1:acme:1:draft:unacceptable 2:beta:1:final:acceptable 3:beta:2:draft:concerns" "list"
 run assess list beta --json
 is "$(printf '%s' "$out" | json '[.[] | .id] | join(",")')" "2,3" "list by vendor"
 run assess list
-like "$out" "^2 +beta +scoring-test@1 +1 +final +none" "text list"
+like "$out" "^2 +beta +scoring-test@1 +1 +final +acceptable" "text list"
 
 # ---- claims against probe results ----
 run endpoint add acme --name main --api openai --url http://127.0.0.1:9/v1 --model m --context 1000
 run endpoint add acme --name backup --api openai --url http://127.0.0.1:9/v1 --model m --context 1000
-claims() { run assess show 1 --json; printf '%s' "$out" | json '[.claims[] | "\(.question) \(.endpoint) \(.run_id) \(.verdict) \(.status)"] | join("; ")'; }
-is "$(claims)" "limit acme/backup null null untested; limit acme/main null null untested" "no runs: untested"
+claims() { run assess show 1 --json; printf '%s' "$out" | json '[.claims[] | "\(.question_id) \(.endpoint) \([.probes[] | "\(.probe)@\(.run_id)=\(.verdict)"] | join(",")) \(.status)"] | join("; ")'; }
 run assess answer 1 limit error
+is "$(claims)" "limit acme/backup oversize@null=null untested; limit acme/main oversize@null=null untested" \
+	"no runs: untested"
 sqlite3 "$AIVET_DB" "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at, finished_at) VALUES
 	(1, 1, 'completed', '[\"oversize\"]', 't', '2026-11-01T00:00:00.000Z', '2026-11-01T00:10:00.000Z');
 	INSERT INTO probe_result (run_id, probe, verdict) VALUES (1, 'oversize', 'pass');"
-is "$(claims)" "limit acme/backup null null untested; limit acme/main 1 pass confirmed" \
-	"answer = confirms, pass: confirmed"
+is "$(claims)" "limit acme/backup oversize@null=null untested; limit acme/main oversize@1=pass confirmed" \
+	"the answer claims what the probe tests, and it passed: confirmed"
 sqlite3 "$AIVET_DB" "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at, finished_at) VALUES
 	(2, 1, 'completed', '[\"oversize\"]', 't', '2026-11-02T00:00:00.000Z', '2026-11-02T00:10:00.000Z'),
 	(3, 1, 'interrupted', '[\"oversize\"]', 't', '2026-11-03T00:00:00.000Z', NULL),
 	(4, 1, 'completed', '[\"canary\"]', 't', '2026-11-04T00:00:00.000Z', '2026-11-04T00:10:00.000Z');
 	INSERT INTO probe_result (run_id, probe, verdict) VALUES (2, 'oversize', 'fail'), (3, 'oversize', 'pass'),
 	(4, 'canary', 'pass');"
-is "$(claims)" "limit acme/backup null null untested; limit acme/main 2 fail contradicted" \
-	"the newest completed run with that probe counts: fail contradicts"
+is "$(claims)" "limit acme/backup oversize@null=null untested; limit acme/main oversize@2=fail untested" \
+	"a fail with no finding that disproves the answer contradicts nothing"
+sqlite3 "$AIVET_DB" "INSERT INTO finding (id, run_id, probe, code, severity, message) VALUES
+	(1, 2, 'oversize', 'OVERSIZE_ACCEPTED', 'high', 'a prompt of 1050 tokens was answered');"
+is "$(claims)" "limit acme/backup oversize@null=null untested; limit acme/main oversize@2=fail contradicted" \
+	"the newest completed run counts: its OVERSIZE_ACCEPTED contradicts"
+run assess show 1 --json
+is "$(printf '%s' "$out" | json '.claims[1] | "\(.reason) \([.contradicting[] | "\(.code):\(.finding_id)"] | join(","))"')" \
+	"OVERSIZE_ACCEPTED in run 2 (oversize) OVERSIZE_ACCEPTED:1" "with the finding that disproves it"
 run assess answer 1 limit truncate
-is "$(claims)" "limit acme/backup null null untested; limit acme/main 2 fail confirmed" \
-	"answer != confirms, fail: confirmed"
+is "$(claims)" "limit acme/backup oversize@null=null untested; limit acme/main oversize@2=fail confirmed" \
+	"an admitted weakness that a finding shows: confirmed"
 sqlite3 "$AIVET_DB" "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at, finished_at) VALUES
 	(5, 2, 'completed', '[\"oversize\"]', 't', '2026-11-05T00:00:00.000Z', '2026-11-05T00:10:00.000Z'),
 	(6, 1, 'completed', '[\"oversize\"]', 't', '2026-11-06T00:00:00.000Z', '2026-11-06T00:10:00.000Z');
 	INSERT INTO probe_result (run_id, probe, verdict) VALUES (5, 'oversize', 'pass'), (6, 'oversize', 'inconclusive');"
-is "$(claims)" "limit acme/backup 5 pass contradicted; limit acme/main 6 inconclusive untested" \
-	"answer != confirms, pass: contradicted; inconclusive: untested"
+is "$(claims)" "limit acme/backup oversize@5=pass untested; limit acme/main oversize@6=inconclusive untested" \
+	"an admitted weakness is never disproved by a pass; inconclusive: untested"
 run assess show 1
-like "$out" "limit +truncate +oversize +acme/backup +contradicted" "text show lists claims"
+like "$out" "limit +truncate +acme/backup +untested" "text show lists claims"
+like "$out" "the answer admits the weaker behaviour: probes can show it, never rule it out" "with the reason"
 
-# The bundled cache-scope question: a pass bears out per_request and per_tenant alike.
+# The bundled cache-scope question: tenant isolation needs two credentials and every testing probe.
 run assess start acme llm-inference-isolation
 id=$(printf '%s' "$out" | sed 's/^assessment \([0-9]*\) .*/\1/')
-sqlite3 "$AIVET_DB" "INSERT INTO probe_result (run_id, probe, verdict) VALUES (6, 'canary', 'pass'), (6, 'prefix-timing', 'fail')"
-cache() { run assess show "$id" --json; printf '%s' "$out" | json '[.claims[] | select(.question == "kv_cache_scope" and .endpoint == "acme/main") | "\(.probe)=\(.status)"] | join(" ")'; }
-is "$(cache)" "canary=untested prefix-timing=untested" "unanswered: untested"
+sqlite3 "$AIVET_DB" "INSERT INTO probe_result (run_id, probe, verdict) VALUES (6, 'canary', 'pass'), (6, 'prefix-timing', 'pass')"
+cache() { run assess show "$id" --json; printf '%s' "$out" | json '[.claims[] | select(.question_id == "kv_cache_scope" and .endpoint == "acme/main") | "\(.status): \(.reason)"] | join(" ")'; }
+is "$(cache)" "" "unanswered: no claim"
 run assess answer "$id" kv_cache_scope per_request
-is "$(cache)" "canary=confirmed prefix-timing=contradicted" "per_request: canary pass confirms, timing fail contradicts"
+is "$(cache)" "untested: probe canary passed with 1 credential; a pass confirms this only with 2 or more" \
+	"per_request: passes without two credentials confirm nothing"
+sqlite3 "$AIVET_DB" "INSERT INTO credential (endpoint_id, label, ref, created_at) VALUES
+	(1, 'alice', 'env:A_KEY', '2026-11-01T00:00:00.000Z'), (1, 'bob', 'env:B_KEY', '2026-11-01T00:00:00.000Z')"
+is "$(cache)" "confirmed: probe canary passed; probe prefix-timing passed, and no finding contradicts it" \
+	"per_request: both probes passed with two credentials"
+sqlite3 "$AIVET_DB" "INSERT INTO finding (id, run_id, probe, code, severity, message) VALUES
+	(2, 6, 'prefix-timing', 'PREFIX_CACHE_SHARED_ACROSS_TENANTS', 'medium', 'sooner');"
 run assess answer "$id" kv_cache_scope per_tenant
-is "$(cache)" "canary=confirmed prefix-timing=contradicted" "per_tenant: the same"
+is "$(cache)" "contradicted: PREFIX_CACHE_SHARED_ACROSS_TENANTS in run 6 (prefix-timing)" \
+	"per_tenant: a shared prefix cache contradicts it"
 run assess answer "$id" kv_cache_scope shared
-is "$(cache)" "canary=contradicted prefix-timing=confirmed" "shared: the other way round"
+is "$(cache)" "confirmed: the answer admits it, and PREFIX_CACHE_SHARED_ACROSS_TENANTS shows it" \
+	"shared: admitted and shown"
 
 # ---- a newer questionnaire version: old assessments keep theirs ----
 sed 's/"version": 1/"version": 2/; s/"Gate?"/"Gate, reworded?"/' "$D/scoring-questionnaire.json" > "$T/v2.json"

@@ -117,18 +117,25 @@ is "$(jq -r '[.format, .generated_at, .retention_until, .signer_key_id, .vendor.
 	"aivet-report/1 2026-11-30T08:00:00.000Z 2032-11-30T08:00:00.000Z $KEYID acme" \
 	"header fields: format, generated_at, retention six years ahead, signer, vendor"
 is "$(jq -r '.claims | map(.question_id + "=" + .status) | join(" ")' "$R")" \
-	"limits.oversize=contradicted isolation.tenant=confirmed context.full=contradicted stream.isolation=untested" \
+	"limits_oversize=contradicted isolation_tenant=confirmed context_full=contradicted stream_isolation=untested" \
 	"claims vs evidence: contradicted, confirmed, contradicted, untested (no run)"
 is "$(jq -r '[.claims[].endpoint] | unique | join(" ")' "$R")" "prod" "each claim names the endpoint it was tested on"
 is "$(jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' "$R")" \
-	"critical:OVERSIZE_ACCEPTED high:SILENT_DEGRADATION high:CLAIM_CONTRADICTED high:CLAIM_CONTRADICTED" \
+	"critical:OVERSIZE_ACCEPTED high:SILENT_TRUNCATION high:CLAIM_CONTRADICTED high:CLAIM_CONTRADICTED" \
 	"findings sorted by severity, each contradicted claim a high CLAIM_CONTRADICTED"
 is "$(jq -c '[.findings[] | select(.code == "CLAIM_CONTRADICTED") | .evidence]' "$R")" "[[1],[]]" \
 	"a contradicted claim cites the evidence of its probe's findings"
 is "$(jq -r '.summary | [.rating, .findings.critical, .findings.high, .claims.contradicted, (.contradicted_claims|length)] | map(tostring) | join(" ")' "$R")" \
 	"unacceptable 1 3 2 2" "summary: rating, counts, contradicted claims"
+run assess show 1 --json
+is "$(jq -r '.assessments[0] | "\(.rating) \(.risk_score)"' "$R") $(printf '%s' "$out" | json '.score | "\(.rating) \(.risk_score)"')" \
+	"acceptable 0 acceptable 0" "an assessment is rated in report.json exactly as assess show rates it"
+like "$(jq -r .summary.rating_rule "$R")" "^the worst of: each assessment's rating; unacceptable for a high or critical finding" \
+	"the report says how the assessments and the findings combine"
+like "$(jq -r .summary.assessment_rating_rule "$R")" "^unacceptable when an answer carries high or critical risk; otherwise incomplete" \
+	"and how an assessment is rated"
 is "$(jq -r '.assessments[0] | [.status, .reviewer, .questionnaire.qid, (.answers|length), .answers[0].question_id, .answers[2].value, .answers[2].note] | map(tostring) | join(" ")' "$R")" \
-	"final bob ai-vendor 5 context.full error per their docs" "assessment round with answers, reviewer and questionnaire"
+	"final bob ai-vendor 5 context_full error per their docs" "assessment round with answers, reviewer and questionnaire"
 is "$(jq -r '.probe_runs[0] | [.id, .status, .calibration.chars_per_token, (.results|length), (.exchanges|length), .findings[0].evidence[0]] | map(tostring) | join(" ")' "$R")" \
 	"1 completed 3.98 3 2 1" "probe run with calibration, results, exchanges and finding evidence"
 is "$(jq -r '.endpoints[0].credentials | map(keys|join(",")) | join(" ")' "$R")" "label label" \
@@ -166,7 +173,7 @@ is "$(grep -ciE '<script|<link|<iframe|<img|src=|href=|url\(|@import' "$H")" 0 \
 like "$(sed -n '/<h2/p' "$H" | head -1)" 'id="summary"' "the summary comes first"
 like "$(cat "$H")" 'rating rating-unacceptable' "with the overall rating"
 like "$(cat "$B/report.md")" "Overall rating: \*\*unacceptable\*\*" "report.md has the same summary"
-like "$(cat "$B/report.md")" "\| limits.oversize \| error \| oversize \| error \| prod \| fail \| 1 \| contradicted \|" \
+like "$(cat "$B/report.md")" "\| limits_oversize \| error \| prod \| contradicted \| OVERSIZE_ACCEPTED in run 1 \(oversize\) \|" \
 	"and the claims table"
 
 # ---- OSCAL ----
@@ -202,8 +209,8 @@ is "$(printf "%s\n" "$out" | json '[.report_id, .out_dir, .key_id, .sums_sha256,
 	"report --json: report_id, out_dir, key_id, sums_sha256, evidence_files"
 is "$(jq -r '[(.probe_runs|length), (.claims|map(.status)|unique|join(","))] | map(tostring) | join(" ")' "$T/s1/report.json")" \
 	"0 untested" "without runs every claim is untested"
-is "$(jq -r '[.claims[].endpoint] | unique | map(tostring) | join(" ")' "$T/s1/report.json")" "null" \
-	"and names no endpoint"
+is "$(jq -r '[.claims[].endpoint] | unique | map(tostring) | join(" ")' "$T/s1/report.json")" "prod" \
+	"and names the endpoint that was not probed"
 
 # ---- tampering: each named by aivet verify ----
 tamper() { # tamper NAME: fresh copy of the bundle in $C

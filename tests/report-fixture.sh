@@ -15,11 +15,11 @@ fixture_blob() { # fixture_blob TEXT ENCRYPTED -> prints the sha256, stores the 
 
 make_fixture() {
 	ACME_QUESTIONNAIRE='{"id":"ai-vendor","version":1,"title":"AI inference vendor","sections":[{"id":"limits","title":"Limits","questions":[
-{"id":"limits.oversize","text":"What happens to a request over the context limit?","type":"single","choices":[{"value":"error"},{"value":"truncate"}],"verified_by":[{"probe":"oversize","confirms":"error"}]},
-{"id":"isolation.tenant","text":"Are tenants isolated from each other?","type":"yes_no","verified_by":[{"probe":"canary","confirms":"yes"}]},
-{"id":"context.full","text":"Is the whole advertised context usable?","type":"yes_no","verified_by":[{"probe":"sweep","confirms":"yes"}]},
-{"id":"stream.isolation","text":"Are streamed responses isolated?","type":"yes_no","verified_by":[{"probe":"stream","confirms":"yes"}]},
-{"id":"retention.days","text":"How many days are prompts kept?","type":"number"}]}]}'
+{"id":"limits_oversize","text":"What happens to a request over the context limit?","type":"single_choice","choices":[{"value":"error","risk":"none"},{"value":"truncate","risk":"high"}],"verified_by":[{"probe":"oversize","confirms":"error"}],"contradicted_by":["OVERSIZE_ACCEPTED"]},
+{"id":"isolation_tenant","text":"Are tenants isolated from each other?","type":"yes_no","choices":[{"value":"yes","risk":"none"},{"value":"no","risk":"critical"}],"verified_by":[{"probe":"canary","confirms":"yes","tenants":2}],"contradicted_by":["LEAK_CROSS_TENANT"]},
+{"id":"context_full","text":"Is the whole advertised context usable?","type":"yes_no","choices":[{"value":"yes","risk":"none"},{"value":"no","risk":"medium"}],"verified_by":[{"probe":"sweep","confirms":"yes"}],"contradicted_by":["SILENT_TRUNCATION"]},
+{"id":"stream_isolation","text":"Are streamed responses isolated?","type":"yes_no","choices":[{"value":"yes","risk":"none"},{"value":"no","risk":"high"}],"verified_by":[{"probe":"prefix-timing","confirms":"yes"}]},
+{"id":"retention_days","text":"How many days are prompts kept?","type":"number","unit":"days"}]}]}'
 	"$AIVET" vendor add acme --criticality 3 >/dev/null
 	"$AIVET" endpoint add acme --name prod --api openai --url https://api.acme.example/v1 \
 		--model acme-1m --context 1048576 --credential tenant-a=env:ACME_KEY_A \
@@ -38,11 +38,11 @@ INSERT INTO questionnaire (id, qid, version, title, source, sha256, bundled, loa
   VALUES (1, 'ai-vendor', 1, 'AI inference vendor', '$q', '$qsha', 0, '2026-11-01T09:00:00.000Z');
 INSERT INTO assessment (id, vendor_id, questionnaire_id, round, status, created_by, created_at, submitted_at, approved_at, reviewer)
   VALUES (1, 1, 1, 1, 'in_review', 'alice', '2026-11-02T09:00:00.000Z', '2026-11-03T09:00:00.000Z', '2026-11-04T09:00:00.000Z', 'bob');
-INSERT INTO answer VALUES (1, 'limits.oversize', '"error"', 'per their docs', 'alice', '2026-11-02T10:00:00.000Z');
-INSERT INTO answer VALUES (1, 'isolation.tenant', '"yes"', NULL, 'alice', '2026-11-02T10:01:00.000Z');
-INSERT INTO answer VALUES (1, 'context.full', '"yes"', NULL, 'alice', '2026-11-02T10:02:00.000Z');
-INSERT INTO answer VALUES (1, 'stream.isolation', '"yes"', NULL, 'alice', '2026-11-02T10:03:00.000Z');
-INSERT INTO answer VALUES (1, 'retention.days', '30', 'contract 4.2', 'alice', '2026-11-02T10:04:00.000Z');
+INSERT INTO answer VALUES (1, 'limits_oversize', '"error"', 'per their docs', 'alice', '2026-11-02T10:00:00.000Z');
+INSERT INTO answer VALUES (1, 'isolation_tenant', '"yes"', NULL, 'alice', '2026-11-02T10:01:00.000Z');
+INSERT INTO answer VALUES (1, 'context_full', '"yes"', NULL, 'alice', '2026-11-02T10:02:00.000Z');
+INSERT INTO answer VALUES (1, 'stream_isolation', '"yes"', NULL, 'alice', '2026-11-02T10:03:00.000Z');
+INSERT INTO answer VALUES (1, 'retention_days', '30', 'contract 4.2', 'alice', '2026-11-02T10:04:00.000Z');
 UPDATE assessment SET status = 'final' WHERE id = 1;
 INSERT INTO probe_run (id, endpoint_id, status, probes, options, calibration, tokens_in, tokens_out, actor, started_at, finished_at)
   VALUES (1, 1, 'completed', '["oversize","canary","sweep"]', '{"budget_usd":5}', '{"chars_per_token":3.98}', 2490368, 420, 'alice', '2026-11-29T10:00:00.000Z', '2026-11-29T10:20:00.000Z');
@@ -58,7 +58,7 @@ INSERT INTO exchange (evidence_id, run_id, probe, seq, tenant, method, url, requ
   (2, 1, 'canary', 2, 'tenant-b', 'POST', 'https://api.acme.example/v1/chat/completions', '["Authorization: Bearer sk-live-SECRET"]', '$s_req2', ${#req2}, '$s_req2', 200, '{}', '$s_resp2', ${#resp2}, '$s_resp2', NULL, '2026-11-29T10:02:00.000Z');
 INSERT INTO finding (id, run_id, probe, code, severity, message) VALUES
   (1, 1, 'oversize', 'OVERSIZE_ACCEPTED', 'critical', 'a prompt twice the advertised context got HTTP 200'),
-  (2, 1, 'sweep', 'SILENT_DEGRADATION', 'high', 'nonces lost from 681280 tokens with HTTP 200');
+  (2, 1, 'sweep', 'SILENT_TRUNCATION', 'high', 'nonces lost from 681280 tokens with HTTP 200');
 INSERT INTO finding_evidence VALUES (1, 1);
 INSERT INTO incident (id, vendor_id, endpoint_id, title, status, severity, phi, discovered_at, created_by, created_at)
   VALUES (1, 1, 1, 'Cross-tenant text in responses', 'investigating', 3, 'yes', '2026-11-29T11:00:00.000Z', 'alice', '2026-11-29T11:05:00.000Z');

@@ -23,9 +23,11 @@ is "$rc" 1 "the probes ran and found problems (exit 1)"
 run report lumen --out "$T/b"
 is "$rc" 0 "report of the live run"
 R="$T/b/report.json"
-is "$(jq -r '[.claims[] | .question_id + "/" + .probe + "=" + .status] | join(" ")' "$R")" \
-	"kv_cache_scope/canary=contradicted kv_cache_scope/prefix-timing=untested over_limit_behaviour/oversize=confirmed over_limit_behaviour/sweep=contradicted errors_are_errors/errors=confirmed" \
-	"claims in questionnaire order: tenant isolation contradicted by the canary, an error over the limit confirmed past the advertised context but contradicted by the sweep below it, a probe not run leaves its claim untested"
+is "$(jq -r '[.claims[] | .question_id + "=" + .status] | join(" ")' "$R")" \
+	"kv_cache_scope=contradicted over_limit_behaviour=contradicted errors_are_errors=contradicted" \
+	"claims in questionnaire order: no answer that the findings disprove is confirmed"
+is "$(jq -r '.claims[] | select(.question_id == "errors_are_errors") | [.contradicting[].code] | unique | join(" ")' "$R")" \
+	"PLACEHOLDER_SUBSTITUTION" "errors are errors: disproved by a prompt swapped behind a 200, whatever probe saw it"
 like "$(jq -r '[.findings[].code] | join(" ")' "$R")" "LEAK_CROSS_TENANT" "the cross-tenant leak is a finding"
 like "$(jq -r '[.findings[] | select(.code == "CLAIM_CONTRADICTED") | .severity] | unique | join(" ")' "$R")" "^high$" \
 	"contradicted claims are high findings"

@@ -13,6 +13,8 @@
 #include <sodium.h>
 
 #include "assess.h"
+#include "claims.h"
+#include "rating.h"
 #include "jsonpos.h"
 #include "tap.h"
 
@@ -169,43 +171,174 @@ test_answers(void)
 	questionnaire_free(q);
 }
 
+/* The claim rules of claims.c, each case named by the rule it pins down. */
+static const char claims_doc[] =
+    "{\"id\":\"t\",\"version\":1,\"title\":\"T\",\"sections\":[{\"id\":\"s\",\"title\":\"S\",\"questions\":["
+    "{\"id\":\"over_limit_behaviour\",\"text\":\"q\",\"type\":\"single_choice\",\"choices\":["
+    "{\"value\":\"error\",\"risk\":\"none\"},{\"value\":\"truncate\",\"risk\":\"high\"}],"
+    "\"verified_by\":[{\"probe\":\"oversize\",\"confirms\":\"error\"},{\"probe\":\"sweep\",\"confirms\":\"error\"}]},"
+    "{\"id\":\"kv_cache_scope\",\"text\":\"q\",\"type\":\"single_choice\",\"choices\":["
+    "{\"value\":\"per_tenant\",\"risk\":\"none\"},{\"value\":\"shared\",\"risk\":\"high\"}],"
+    "\"verified_by\":[{\"probe\":\"canary\",\"confirms\":[\"per_tenant\"],\"tenants\":2}]},"
+    "{\"id\":\"guaranteed_context_tokens\",\"text\":\"q\",\"type\":\"number\",\"unit\":\"tokens\","
+    "\"measured_by\":{\"probe\":\"sweep\",\"value\":\"integrity_boundary\",\"tolerance\":0.01}},"
+    "{\"id\":\"truncation_signalled\",\"text\":\"q\",\"type\":\"yes_no\",\"choices\":["
+    "{\"value\":\"yes\",\"risk\":\"none\"},{\"value\":\"no\",\"risk\":\"high\"}],\"claim\":\"yes\"}"
+    "]}]}";
+
+/* runs: "STATUS probe=verdict ... probe:CODE ...;" per run (oldest first); sweep's
+ * details are {integrity_boundary: B} for "b=B", or change none up to T for "top=T". */
+static cJSON *
+claims_runs(const char *spec)
+{
+	cJSON *runs = cJSON_CreateArray();
+	char *copy = xstrdup(spec), *save = NULL;
+	int id = 0;
+
+	for (char *run = strtok_r(copy, ";", &save); run != NULL; run = strtok_r(NULL, ";", &save)) {
+		cJSON *r = cJSON_CreateObject(), *res = cJSON_AddArrayToObject(r, "results");
+		cJSON *fs = cJSON_AddArrayToObject(r, "findings"), *sweep = NULL;
+		char *s2 = NULL;
+		int first = 1;
+
+		cJSON_AddNumberToObject(r, "id", ++id);
+		cJSON_AddStringToObject(r, "endpoint", "V/e");
+		for (char *w = strtok_r(run, " ", &s2); w != NULL; w = strtok_r(NULL, " ", &s2)) {
+			char *eq = strchr(w, '='), *colon = strchr(w, ':');
+
+			if (first) {
+				cJSON_AddStringToObject(r, "status", w);
+				first = 0;
+			} else if (strncmp(w, "b=", 2) == 0 || strncmp(w, "top=", 4) == 0) {
+				cJSON *d = cJSON_AddObjectToObject(sweep, "details");
+
+				if (w[0] == 'b') {
+					cJSON_AddNumberToObject(d, "integrity_boundary", atof(w + 2));
+					cJSON_AddStringToObject(d, "change", "silent_degradation");
+				} else {
+					cJSON *pt = cJSON_CreateObject();
+
+					cJSON_AddNullToObject(d, "integrity_boundary");
+					cJSON_AddStringToObject(d, "change", "none");
+					cJSON_AddNumberToObject(pt, "tokens_sent", atof(w + 4));
+					cJSON_AddTrueToObject(pt, "accepted");
+					cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "points"), pt);
+				}
+			} else if (eq != NULL) {
+				cJSON *x = cJSON_CreateObject();
+
+				*eq = '\0';
+				cJSON_AddStringToObject(x, "probe", w);
+				cJSON_AddStringToObject(x, "verdict", eq + 1);
+				cJSON_AddStringToObject(x, "reason", "why");
+				cJSON_AddItemToArray(res, x);
+				if (strcmp(w, "sweep") == 0)
+					sweep = x;
+			} else if (colon != NULL) {
+				cJSON *f = cJSON_CreateObject(), *ev = cJSON_AddArrayToObject(f, "evidence");
+
+				*colon = '\0';
+				cJSON_AddNumberToObject(f, "id", 100 + id);
+				cJSON_AddStringToObject(f, "probe", w);
+				cJSON_AddStringToObject(f, "code", colon + 1);
+				cJSON_AddStringToObject(f, "message", "m");
+				cJSON_AddItemToArray(ev, cJSON_CreateNumber(7));
+				cJSON_AddItemToArray(fs, f);
+			}
+		}
+		cJSON_AddItemToArray(runs, r);
+	}
+	free(copy);
+	return runs;
+}
+
 static void
-test_claim_status(void)
+test_claims(void)
 {
 	static const struct {
-		const char *answer, *confirms, *verdict, *want;
+		const char *rule, *question, *answer, *runs;
+		int tenants;
+		const char *want, *reason;
 	} cases[] = {
-		{ "\"error\"", "\"error\"", "pass", "confirmed" },
-		{ "\"error\"", "\"error\"", "fail", "contradicted" },
-		{ "\"truncate\"", "\"error\"", "pass", "contradicted" },
-		{ "\"truncate\"", "\"error\"", "fail", "confirmed" },
-		{ "\"error\"", "\"error\"", "inconclusive", "untested" },
-		{ "\"error\"", "\"error\"", "error", "untested" },
-		{ "\"error\"", "\"error\"", NULL, "untested" },
-		{ NULL, "\"error\"", "pass", "untested" },
-		{ "null", "\"error\"", "pass", "untested" },
-		{ "\"per_request\"", "[\"per_request\",\"per_tenant\"]", "pass", "confirmed" },
-		{ "\"per_tenant\"", "[\"per_request\",\"per_tenant\"]", "fail", "contradicted" },
-		{ "\"shared\"", "[\"per_request\",\"per_tenant\"]", "pass", "contradicted" },
-		{ "\"shared\"", "[\"per_request\",\"per_tenant\"]", "fail", "confirmed" },
-		{ "[\"direct\",\"status_page\"]", "\"direct\"", "pass", "confirmed" },
-		{ "[\"status_page\"]", "\"direct\"", "pass", "contradicted" },
-		{ "[\"a\",\"b\"]", "[\"a\",\"b\"]", "pass", "confirmed" },
-		{ "[\"a\"]", "[\"a\",\"b\"]", "pass", "contradicted" },
-		{ "24", "24", "pass", "confirmed" },
-		{ "\"yes\"", "\"yes\"", "PASS", "untested" },
+		{ "every testing probe passed, nothing contradicts", "over_limit_behaviour", "\"error\"",
+		  "completed oversize=pass sweep=pass", 1, "confirmed",
+		  "probe oversize passed; probe sweep passed, and no finding contradicts it" },
+		{ "a registry finding disproves the claim", "over_limit_behaviour", "\"error\"",
+		  "completed oversize=pass sweep=fail sweep:PLACEHOLDER_SUBSTITUTION", 1, "contradicted",
+		  "PLACEHOLDER_SUBSTITUTION in run 1 (sweep)" },
+		{ "a finding contradicts even when every testing probe passed", "over_limit_behaviour",
+		  "\"error\"", "completed oversize=pass sweep=pass canary=fail canary:PLACEHOLDER_SUBSTITUTION", 1,
+		  "contradicted", "PLACEHOLDER_SUBSTITUTION in run 1 (canary)" },
+		{ "an unrelated finding does not contradict", "over_limit_behaviour", "\"error\"",
+		  "completed oversize=pass sweep=pass canary=fail canary:LEAK_CROSS_TENANT", 1, "confirmed", NULL },
+		{ "an inconclusive probe leaves the claim untested", "over_limit_behaviour", "\"error\"",
+		  "completed oversize=inconclusive sweep=pass", 1, "untested", "probe oversize ended inconclusive "
+		  "in run 1: why" },
+		{ "every testing probe must have run", "over_limit_behaviour", "\"error\"",
+		  "completed oversize=pass", 1, "untested", "probe sweep has no completed run on V/e" },
+		{ "only completed runs count", "over_limit_behaviour", "\"error\"",
+		  "interrupted oversize=pass sweep=pass", 1, "untested", NULL },
+		{ "the newest completed result is judged", "over_limit_behaviour", "\"error\"",
+		  "completed sweep=fail sweep:SILENT_TRUNCATION;completed oversize=pass sweep=pass", 1, "confirmed",
+		  NULL },
+		{ "an admitted weakness shown by a finding is confirmed", "over_limit_behaviour", "\"truncate\"",
+		  "completed oversize=pass sweep=fail sweep:SILENT_TRUNCATION", 1, "confirmed", NULL },
+		{ "an admitted weakness is never disproved by passes", "over_limit_behaviour", "\"truncate\"",
+		  "completed oversize=pass sweep=pass", 1, "untested", NULL },
+		{ "tenant isolation needs two credentials", "kv_cache_scope", "\"per_tenant\"",
+		  "completed canary=pass", 1, "untested", "probe canary passed with 1 credential; a pass confirms "
+		  "this only with 2 or more" },
+		{ "tenant isolation with two credentials", "kv_cache_scope", "\"per_tenant\"",
+		  "completed canary=pass", 2, "confirmed", NULL },
+		{ "a cross-tenant leak disproves a tenant scope", "kv_cache_scope", "\"per_tenant\"",
+		  "completed canary=fail canary:LEAK_CROSS_TENANT", 2, "contradicted", NULL },
+		{ "a measurement under the number contradicts it", "guaranteed_context_tokens", "131072",
+		  "completed sweep=pass b=81883", 1, "contradicted",
+		  "integrity_boundary measured 81883, under the answered 131072" },
+		{ "a measurement within the tolerance confirms", "guaranteed_context_tokens", "131072",
+		  "completed sweep=pass b=130000", 1, "confirmed", NULL },
+		{ "a measurement just past the tolerance contradicts", "guaranteed_context_tokens", "131072",
+		  "completed sweep=pass b=129700", 1, "contradicted", NULL },
+		{ "no limit found below the number leaves it untested", "guaranteed_context_tokens", "131072",
+		  "completed sweep=pass top=127000", 1, "untested",
+		  "probe sweep found no limit up to 127000 tokens, below the answered 131072" },
+		{ "no limit found above the number confirms", "guaranteed_context_tokens", "100000",
+		  "completed sweep=pass top=127000", 1, "confirmed", NULL },
+		{ "an inconclusive measurement is no measurement", "guaranteed_context_tokens", "100000",
+		  "completed sweep=inconclusive b=1000", 1, "untested", NULL },
+		{ "a claim only findings can test is contradicted by one", "truncation_signalled", "\"yes\"",
+		  "completed sweep=fail sweep:SILENT_TRUNCATION", 1, "contradicted", NULL },
+		{ "a claim only findings can test is never confirmed", "truncation_signalled", "\"yes\"",
+		  "completed sweep=pass", 1, "untested", "no probe can confirm this answer; none of the findings "
+		  "that would contradict it was raised" },
 	};
+	struct questionnaire *q;
+	struct aerr err = { 0 };
 
-	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		cJSON *a = cases[i].answer ? cJSON_Parse(cases[i].answer) : NULL;
-		cJSON *c = cJSON_Parse(cases[i].confirms);
-
-		is_str(claim_status(a, c, cases[i].verdict), cases[i].want, "answer %s, confirms %s, %s: %s",
-		    cases[i].answer ? cases[i].answer : "(none)", cases[i].confirms,
-		    cases[i].verdict ? cases[i].verdict : "no run", cases[i].want);
-		cJSON_Delete(a);
-		cJSON_Delete(c);
+	if (questionnaire_parse("claims", claims_doc, strlen(claims_doc), &q, &err) != 0) {
+		ok(0, "claims questionnaire: %s", err.msg);
+		return;
 	}
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cJSON *answers = cJSON_CreateObject(), *runs = claims_runs(cases[i].runs);
+		cJSON *eps = cJSON_CreateArray(), *ep = cJSON_CreateObject(), *out, *c;
+
+		cJSON_AddItemToObject(answers, cases[i].question, cJSON_Parse(cases[i].answer));
+		cJSON_AddStringToObject(ep, "endpoint", "V/e");
+		cJSON_AddNumberToObject(ep, "tenants", cases[i].tenants);
+		cJSON_AddItemToArray(eps, ep);
+		out = claims_judge(q, answers, runs, eps);
+		c = cJSON_GetArrayItem(out, 0);
+		ok(cJSON_GetArraySize(out) == 1, "%s: one claim", cases[i].rule);
+		is_str(json_get_str(c, "status"), cases[i].want, "%s: %s", cases[i].rule, cases[i].want);
+		if (cases[i].reason != NULL)
+			is_str(json_get_str(c, "reason"), cases[i].reason, "%s: the reason", cases[i].rule);
+		cJSON_Delete(out);
+		cJSON_Delete(answers);
+		cJSON_Delete(runs);
+		cJSON_Delete(eps);
+	}
+	questionnaire_free(q);
 }
 
 /* What the probe engine, reports and incidents rely on in the bundled files. */
@@ -276,17 +409,20 @@ test_database(void)
 	int changed;
 	static const struct {
 		const char *question, *typed;
-		const char *rating;
+		const char *worst, *rating;
 		double score;
 		int asked, unanswered;
 	} steps[] = {
-		{ NULL, NULL, "none", 0, 6, 2 },
-		{ "gate", "yes", "low", 25, 7, 2 },
-		{ "detail", "bad", "critical", 50, 8, 2 },
-		{ "deeper", "why", "critical", 37.5, 8, 1 },
-		{ "detail", "fine", "low", 16.7, 7, 1 },
-		{ "notify", "3d", "medium", 33.3, 7, 0 },
-		{ "gate", "no", "medium", 30, 6, 0 },
+		/* The rating rule (rating.c): unacceptable first, then incomplete, then concerns. */
+		{ NULL, NULL, "none", "incomplete", 0, 6, 2 },
+		{ "gate", "yes", "low", "incomplete", 25, 7, 2 },
+		{ "detail", "bad", "critical", "unacceptable", 50, 8, 2 },
+		{ "deeper", "why", "critical", "unacceptable", 37.5, 8, 1 },
+		{ "detail", "fine", "low", "incomplete", 16.7, 7, 1 },
+		{ "notify", "3d", "medium", "concerns", 33.3, 7, 0 },
+		{ "gate", "no", "medium", "concerns", 30, 6, 0 },
+		{ "notify", "24h", "none", "acceptable", 0, 6, 0 },
+		{ "notify", "8d", "critical", "unacceptable", 60, 6, 0 },
 	};
 
 	if (db_open(path, &db, &err) != 0 || questionnaires_sync(db, "tester", &err) != 0 ||
@@ -313,7 +449,8 @@ test_database(void)
 			cJSON_Delete(v);
 		}
 		assessment_score(a, &s);
-		is_str(risk_name(s.rating), steps[i].rating, "step %zu: rating %s", i, steps[i].rating);
+		is_str(risk_name(s.worst_risk), steps[i].worst, "step %zu: worst risk %s", i, steps[i].worst);
+		is_str(rating_name(s.rating), steps[i].rating, "step %zu: rating %s", i, steps[i].rating);
 		ok(s.risk_score == steps[i].score, "step %zu: score %.1f (got %.1f)", i, steps[i].score,
 		    s.risk_score);
 		is_int(s.asked, steps[i].asked, "step %zu: %d asked", i, steps[i].asked);
@@ -377,7 +514,7 @@ main(void)
 	test_locator();
 	test_durations();
 	test_answers();
-	test_claim_status();
+	test_claims();
 	test_bundled();
 	test_database();
 	{

@@ -242,36 +242,6 @@ test_bad_files(void)
 }
 
 static void
-test_claims(void)
-{
-	static const struct { const char *answer, *confirms, *verdict, *want; } rows[] = {
-		{ "\"error\"", "\"error\"", "pass", "confirmed" },
-		{ "\"error\"", "\"error\"", "fail", "contradicted" },
-		{ "\"truncate\"", "\"error\"", "pass", "contradicted" },
-		{ "\"truncate\"", "\"error\"", "fail", "confirmed" },
-		{ "\"error\"", "\"error\"", "inconclusive", "untested" },
-		{ "\"error\"", "\"error\"", "error", "untested" },
-		{ "\"error\"", "\"error\"", NULL, "untested" },
-		{ "\"b\"", "[\"a\",\"b\"]", "pass", "confirmed" },          /* any of */
-		{ "\"c\"", "[\"a\",\"b\"]", "pass", "contradicted" },
-		{ "[\"a\",\"b\"]", "[\"a\",\"b\"]", "fail", "contradicted" }, /* arrays compare whole */
-		{ "[\"a\",\"b\"]", "\"a\"", "pass", "confirmed" },      /* multi-choice includes it */
-		{ "30", "30", "pass", "confirmed" },
-		{ "30", "\"30\"", "pass", "contradicted" },                  /* types matter */
-	};
-
-	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-		cJSON *a = cJSON_Parse(rows[i].answer), *c = cJSON_Parse(rows[i].confirms);
-
-		is_str(claim_status(a, c, rows[i].verdict), rows[i].want, "claim: answer %s, confirms %s, "
-		    "verdict %s -> %s", rows[i].answer, rows[i].confirms,
-		    rows[i].verdict ? rows[i].verdict : "(no run)", rows[i].want);
-		cJSON_Delete(a);
-		cJSON_Delete(c);
-	}
-}
-
-static void
 test_uuid(void)
 {
 	char a[37], b[37], c[37];
@@ -367,7 +337,6 @@ main(void)
 	test_stock_files();
 	test_roundtrip();
 	test_bad_files();
-	test_claims();
 	test_uuid();
 	test_keyring();
 	{

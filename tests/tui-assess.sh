@@ -77,7 +77,20 @@ is "$(printf '%s' "$out" | json '[.questions[] | select(.value != null) | "\(.id
 	"kv_cache_scope=per_tenant null tester; kv_pages_cleared=no null tester; exposure_notification_time=24h per contract 7.3 tester" \
 	"assess show --json holds the three answers"
 is "$(printf '%s' "$out" | json '"\(.status) \(.score.rating) \(.score.answered) \(.score.unanswered_required)"')" \
-	"in_review low 3 8" "status and score"
+	"in_review incomplete 3 8" "status and score: incomplete while required answers are missing"
+
+# The evidence speaks beside the answer: a cross-tenant leak contradicts per_tenant.
+run endpoint add acme --name prod --api openai --url https://api.acme.example/v1 --model m \
+	--context 8192 --credential a=env:KEY_A --credential b=env:KEY_B
+sqlite3 "$AIVET_DB" "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at, finished_at)
+	VALUES (1, 1, 'completed', '[\"canary\"]', 't', '2026-11-30T09:00:00.000Z', '2026-11-30T09:01:00.000Z');
+	INSERT INTO probe_result (run_id, probe, verdict, reason) VALUES (1, 'canary', 'fail', '1 finding');
+	INSERT INTO finding (id, run_id, probe, code, severity, message)
+	VALUES (1, 1, 'canary', 'LEAK_CROSS_TENANT', 'critical', 'a response to tenant b held tenant a''s canary');"
+tui_keys h g l g
+tui_wait "kv_cache_scope                 per_tenant  contradicted"; ok $? "a contradicted claim is marked beside its answer"
+tui_wait "Contradicted on acme/prod: LEAK_CROSS_TENANT in run 1 (canary)"; \
+	ok $? "the selected answer shows the finding that contradicts it"
 
 tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "q back to the end quits with status 0"

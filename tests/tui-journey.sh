@@ -118,6 +118,10 @@ journey() {
 	tui_wait "Run 1 on Acme AI/prod: completed"; ok $? "$size: the run opens"
 	tui_keys /; tui_type LEAK_CROSS_TENANT; tui_keys Enter
 	tui_wait "critical finding: i opens an incident from it"; ok $? "$size: a critical finding offers an incident"
+	if [ "${size%%x*}" -ge 200 ]; then
+		like "$(tui_screen)" "it\. the vendor should: Stop serving the affected deployment" \
+			"$size: with what the registry says the vendor should do"
+	fi
 	tui_keys Enter
 	tui_wait "RESPONSE"; ok $? "$size: the evidence, request beside response"
 	like "$(tui_screen)" ">>AIVET[A-Za-z0-9]{19}<<" "$size: the leaked canary is marked"

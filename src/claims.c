@@ -1,0 +1,429 @@
+/*
+ * claims.c: judging a vendor's answers by its endpoints' evidence (claims.h).
+ * The rule, in one place: an answer that asserts a tested behaviour is
+ * contradicted by any finding the registry (or the question) says disproves
+ * it, or by a measurement under the answered number; confirmed only when
+ * every probe that tests it passed on judged evidence with the credentials it
+ * needs, and nothing contradicts it; untested otherwise, with the reason. An
+ * answer that admits the weaker behaviour is confirmed when a finding shows
+ * it, and otherwise untested: no probe can prove a weakness absent.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "claims.h"
+#include "finding.h"
+
+static int
+streq(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
+
+/* ---- loading the evidence from the database ---- */
+
+static cJSON *
+rowjson_get_str(sqlite3 *db, struct aerr *err, const char *sql, int64_t id, const char *const *json_cols)
+{
+	sqlite3_stmt *st = db_prepare(db, err, sql, "i", id);
+	cJSON *arr;
+
+	if (st == NULL)
+		return NULL;
+	arr = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject();
+
+		for (int c = 0; c < sqlite3_column_count(st); c++) {
+			const char *name = sqlite3_column_name(st, c);
+			int is_json = 0;
+
+			for (int k = 0; json_cols != NULL && json_cols[k] != NULL; k++)
+				is_json |= strcmp(json_cols[k], name) == 0;
+			if (sqlite3_column_type(st, c) == SQLITE_NULL)
+				cJSON_AddNullToObject(o, name);
+			else if (sqlite3_column_type(st, c) == SQLITE_INTEGER)
+				cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, c));
+			else if (is_json) {
+				cJSON *j = cJSON_Parse(col_text(st, c));
+
+				cJSON_AddItemToObject(o, name, j ? j : cJSON_CreateNull());
+			} else
+				cJSON_AddStringToObject(o, name, col_text(st, c));
+		}
+		cJSON_AddItemToArray(arr, o);
+	}
+	sqlite3_finalize(st);
+	return arr;
+}
+
+int
+claims_evidence_load(sqlite3 *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
+    struct aerr *err)
+{
+	static const char *const details[] = { "details", "evidence", NULL };
+	cJSON *r, *run;
+
+	*runs = *endpoints = NULL;
+	*endpoints = rowjson_get_str(db, err, "SELECT v.name || '/' || e.name AS endpoint, "
+	    "max(1, (SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id)) AS tenants "
+	    "FROM endpoint e JOIN vendor v ON v.id = e.vendor_id "
+	    "WHERE e.vendor_id = ? AND e.status = 'active' ORDER BY e.name", vendor_id, NULL);
+	if (*endpoints == NULL)
+		return AV_RUNTIME;
+	r = rowjson_get_str(db, err, "SELECT r.id, v.name || '/' || e.name AS endpoint, r.status "
+	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = e.vendor_id "
+	    "WHERE e.vendor_id = ? AND r.status = 'completed' "
+	    "ORDER BY coalesce(r.finished_at, r.started_at), r.id", vendor_id, NULL);
+	if (r == NULL)
+		goto fail;
+	cJSON_ArrayForEach(run, r) {
+		int64_t id = (int64_t)cJSON_GetObjectItem(run, "id")->valuedouble;
+		cJSON *res = rowjson_get_str(db, err, "SELECT probe, verdict, reason, details FROM probe_result "
+		    "WHERE run_id = ? ORDER BY id", id, details);
+		cJSON *fs = res ? rowjson_get_str(db, err, "SELECT f.id, f.probe, f.code, f.severity, f.message, "
+		    "(SELECT json_group_array(fe.evidence_id) FROM (SELECT evidence_id FROM "
+		    "finding_evidence WHERE finding_id = f.id ORDER BY evidence_id) fe) AS evidence "
+		    "FROM finding f WHERE f.run_id = ? ORDER BY f.id", id, details) : NULL;
+
+		if (fs == NULL) {
+			cJSON_Delete(res);
+			cJSON_Delete(r);
+			goto fail;
+		}
+		cJSON_AddItemToObject(run, "results", res);
+		cJSON_AddItemToObject(run, "findings", fs);
+	}
+	*runs = r;
+	return 0;
+fail:
+	cJSON_Delete(*endpoints);
+	*endpoints = NULL;
+	return AV_RUNTIME;
+}
+
+/* ---- judging ---- */
+
+/* The newest completed result of each probe on one endpoint, with its run. */
+struct latest {
+	const cJSON *result[16], *run[16];
+	const char *probe[16];
+	int n;
+};
+
+static void
+latest_collect(const cJSON *runs, const char *endpoint, struct latest *l)
+{
+	const cJSON *run, *res;
+
+	memset(l, 0, sizeof *l);
+	cJSON_ArrayForEach(run, runs) {
+		if (!streq(json_get_str(run, "status"), "completed") || !streq(json_get_str(run, "endpoint"), endpoint))
+			continue;
+		cJSON_ArrayForEach(res, cJSON_GetObjectItem(run, "results")) {
+			const char *p = json_get_str(res, "probe");
+			int k;
+
+			if (p == NULL)
+				continue;
+			for (k = 0; k < l->n && !streq(l->probe[k], p); k++)
+				;
+			if (k == l->n) {
+				if (l->n == 16)
+					continue;
+				l->n++;
+			}
+			l->probe[k] = p;
+			l->result[k] = res;
+			l->run[k] = run;   /* runs are oldest first: the last one seen is the newest */
+		}
+	}
+}
+
+static int
+latest_find(const struct latest *l, const char *probe)
+{
+	for (int k = 0; k < l->n; k++)
+		if (streq(l->probe[k], probe))
+			return k;
+	return -1;
+}
+
+static int
+value_in(const cJSON *answer, const cJSON *set)
+{
+	const cJSON *c;
+
+	if (cJSON_Compare(answer, set, 1))
+		return 1;
+	if (cJSON_IsArray(set) && !cJSON_IsArray(answer))
+		cJSON_ArrayForEach(c, set)
+			if (cJSON_Compare(answer, c, 1))
+				return 1;
+	if (cJSON_IsArray(answer) && cJSON_IsString(set))
+		cJSON_ArrayForEach(c, answer)
+			if (cJSON_Compare(c, set, 1))
+				return 1;
+	return 0;
+}
+
+/* Whether the answer asserts what the tests test. */
+static int
+is_claim(const struct q_question *qq, const cJSON *answer)
+{
+	if (qq->type == QT_NUMBER)
+		return cJSON_IsNumber(answer);
+	if (qq->claim != NULL)
+		return value_in(answer, qq->claim);
+	for (int k = 0; k < qq->nchecks; k++)
+		if (value_in(answer, qq->checks[k].confirms))
+			return 1;
+	return 0;
+}
+
+static int
+code_contradicts(const struct q_question *qq, const char *code)
+{
+	const cJSON *c;
+
+	if (finding_contradicts(finding_lookup(code), qq->id))
+		return 1;
+	cJSON_ArrayForEach(c, qq->contradicted_by)
+		if (cJSON_IsString(c) && streq(c->valuestring, code))
+			return 1;
+	return 0;
+}
+
+/* Whether the question can be tested at all. */
+static int
+testable(const struct q_question *qq)
+{
+	if (qq->nchecks > 0 || qq->measure.probe != NULL || cJSON_GetArraySize(qq->contradicted_by) > 0)
+		return 1;
+	for (int i = 0; i < F_COUNT; i++)
+		if (finding_contradicts(finding_info((enum finding_code)i), qq->id))
+			return 1;
+	return 0;
+}
+
+/* Findings in the judged results that disprove the answer. */
+static void
+add_contradicting(const struct q_question *qq, const struct latest *l, cJSON *out)
+{
+	const cJSON *f;
+
+	for (int k = 0; k < l->n; k++)
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(l->run[k], "findings")) {
+			cJSON *c;
+
+			if (!streq(json_get_str(f, "probe"), l->probe[k]) || !code_contradicts(qq, json_get_str(f, "code")))
+				continue;
+			c = cJSON_CreateObject();
+			cJSON_AddStringToObject(c, "code", json_get_str(f, "code"));
+			cJSON_AddItemToObject(c, "finding_id", cJSON_Duplicate(cJSON_GetObjectItem(f, "id"), 1));
+			cJSON_AddItemToObject(c, "run_id", cJSON_Duplicate(cJSON_GetObjectItem(l->run[k], "id"), 1));
+			cJSON_AddStringToObject(c, "probe", l->probe[k]);
+			json_add_str(c, "message", json_get_str(f, "message"));
+			cJSON_AddItemToObject(c, "evidence", cJSON_IsArray(cJSON_GetObjectItem(f, "evidence")) ?
+			    cJSON_Duplicate(cJSON_GetObjectItem(f, "evidence"), 1) : cJSON_CreateArray());
+			cJSON_AddItemToArray(out, c);
+		}
+}
+
+/*
+ * The measurement a number is compared with, from the probe's newest result:
+ * 1 with *v set when measured; 0 when the probe found no limit up to *v (the
+ * largest size it tried intact); -1 when there is nothing to compare.
+ */
+static int
+measured(const struct q_measure *m, const struct latest *l, double *v)
+{
+	int k = latest_find(l, m->probe);
+	const cJSON *d, *x, *pt;
+	double top = -1;
+
+	if (k < 0 || (!streq(json_get_str(l->result[k], "verdict"), "pass") &&
+	    !streq(json_get_str(l->result[k], "verdict"), "fail")))
+		return -1;
+	d = cJSON_GetObjectItem(l->result[k], "details");
+	x = cJSON_GetObjectItem(d, m->value);
+	if (cJSON_IsNumber(x)) {
+		*v = x->valuedouble;
+		return 1;
+	}
+	/* No boundary: the probe saw none up to the largest prompt it had accepted
+	 * (for refusals, whatever happened to the content; for integrity, with none lost). */
+	if (!streq(json_get_str(d, "change"), "none") && !(streq(m->value, "refusal_boundary") &&
+	    !streq(json_get_str(d, "change"), "visible_refusal")))
+		return -1;
+	cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d, "points")) {
+		const cJSON *t = cJSON_GetObjectItem(pt, "tokens_sent");
+
+		if (cJSON_IsTrue(cJSON_GetObjectItem(pt, "accepted")) && cJSON_IsNumber(t) &&
+		    t->valuedouble > top)
+			top = t->valuedouble;
+	}
+	if (top < 0)
+		return -1;
+	*v = top;
+	return 0;
+}
+
+static cJSON *
+judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, const char *endpoint,
+    int tenants)
+{
+	cJSON *c = cJSON_CreateObject(), *probes, *contra, *ms = NULL;
+	struct latest l;
+	struct buf why;
+	const char *status;
+	int claim = is_claim(qq, answer), all_pass = qq->nchecks > 0, mres = -1;
+	double mv = 0;
+
+	buf_init(&why);
+	latest_collect(runs, endpoint, &l);
+	if (endpoint == NULL)
+		endpoint = "";
+	cJSON_AddStringToObject(c, "question_id", qq->id);
+	cJSON_AddStringToObject(c, "question", qq->text);
+	cJSON_AddItemToObject(c, "answer", cJSON_Duplicate(answer, 1));
+	json_add_str(c, "endpoint", *endpoint ? endpoint : NULL);
+	probes = cJSON_AddArrayToObject(c, "probes");
+	for (int i = 0; i < qq->nchecks; i++) {
+		const struct q_check *ck = &qq->checks[i];
+		int k = latest_find(&l, ck->probe);
+		const char *verdict = k >= 0 ? json_get_str(l.result[k], "verdict") : NULL;
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(p, "probe", ck->probe);
+		if (k >= 0)
+			cJSON_AddItemToObject(p, "run_id", cJSON_Duplicate(cJSON_GetObjectItem(l.run[k], "id"), 1));
+		else
+			cJSON_AddNullToObject(p, "run_id");
+		json_add_str(p, "verdict", verdict);
+		cJSON_AddItemToArray(probes, p);
+		if (streq(verdict, "pass") && tenants >= ck->tenants)
+			continue;
+		all_pass = 0;
+		if (why.len == 0) {
+			if (k < 0)
+				buf_printf(&why, "probe %s has no completed run on %s", ck->probe, endpoint);
+			else if (streq(verdict, "pass"))
+				buf_printf(&why, "probe %s passed with %d credential%s; a pass confirms this only with "
+				    "%d or more", ck->probe, tenants, tenants == 1 ? "" : "s", ck->tenants);
+			else
+				buf_printf(&why, "probe %s ended %s in run %lld%s%s", ck->probe, verdict,
+				    (long long)cJSON_GetObjectItem(l.run[k], "id")->valuedouble,
+				    json_get_str(l.result[k], "reason") ? ": " : "",
+				    json_get_str(l.result[k], "reason") ? json_get_str(l.result[k], "reason") : "");
+		}
+	}
+	contra = cJSON_AddArrayToObject(c, "contradicting");
+	add_contradicting(qq, &l, contra);
+	if (qq->measure.probe != NULL) {
+		ms = cJSON_AddObjectToObject(c, "measure");
+		cJSON_AddStringToObject(ms, "probe", qq->measure.probe);
+		cJSON_AddStringToObject(ms, "value", qq->measure.value);
+		mres = measured(&qq->measure, &l, &mv);
+		if (mres >= 0)
+			cJSON_AddNumberToObject(ms, "measured", mv);
+		else
+			cJSON_AddNullToObject(ms, "measured");
+		cJSON_AddBoolToObject(ms, "limit_found", mres == 1);
+		cJSON_AddNumberToObject(ms, "tolerance", qq->measure.tolerance);
+	} else {
+		cJSON_AddNullToObject(c, "measure");
+	}
+
+	if (!claim) {
+		/* The answer admits the weaker behaviour. */
+		if (cJSON_GetArraySize(contra) > 0) {
+			status = "confirmed";
+			buf_free(&why);
+			buf_printf(&why, "the answer admits it, and %s shows it",
+			    json_get_str(cJSON_GetArrayItem(contra, 0), "code"));
+		} else {
+			status = "untested";
+			buf_free(&why);
+			buf_adds(&why, "the answer admits the weaker behaviour: probes can show it, never rule it out");
+		}
+	} else if (cJSON_GetArraySize(contra) > 0) {
+		const cJSON *x = cJSON_GetArrayItem(contra, 0);
+
+		status = "contradicted";
+		buf_free(&why);
+		buf_printf(&why, "%s in run %lld (%s)", json_get_str(x, "code"),
+		    (long long)cJSON_GetObjectItem(x, "run_id")->valuedouble, json_get_str(x, "probe"));
+		if (cJSON_GetArraySize(contra) > 1)
+			buf_printf(&why, " and %d more finding%s", cJSON_GetArraySize(contra) - 1,
+			    cJSON_GetArraySize(contra) == 2 ? "" : "s");
+	} else if (mres == 1 && mv < answer->valuedouble * (1 - qq->measure.tolerance)) {
+		status = "contradicted";
+		buf_free(&why);
+		buf_printf(&why, "%s measured %.0f, under the answered %.0f", qq->measure.value, mv,
+		    answer->valuedouble);
+	} else if (qq->measure.probe != NULL && mres < 0) {
+		status = "untested";
+		if (why.len == 0)
+			buf_printf(&why, "probe %s measured no %s on %s", qq->measure.probe, qq->measure.value,
+			    endpoint);
+	} else if (qq->measure.probe != NULL && mres == 0 && mv < answer->valuedouble) {
+		status = "untested";
+		buf_free(&why);
+		buf_printf(&why, "probe %s found no limit up to %.0f tokens, below the answered %.0f",
+		    qq->measure.probe, mv, answer->valuedouble);
+	} else if (qq->nchecks == 0 && qq->measure.probe == NULL) {
+		status = "untested";
+		buf_free(&why);
+		buf_adds(&why, "no probe can confirm this answer; none of the findings that would "
+		    "contradict it was raised");
+	} else if (qq->nchecks > 0 && !all_pass) {
+		status = "untested";
+	} else {
+		status = "confirmed";
+		buf_free(&why);
+		if (qq->measure.probe != NULL)
+			buf_printf(&why, "%s %s %.0f", qq->measure.value, mres == 1 ? "measured" :
+			    "intact up to at least", mv);
+		for (int i = 0; i < qq->nchecks; i++)
+			buf_printf(&why, "%sprobe %s passed", why.len ? "; " : "", qq->checks[i].probe);
+		buf_adds(&why, ", and no finding contradicts it");
+	}
+	cJSON_AddStringToObject(c, "status", status);
+	cJSON_AddStringToObject(c, "reason", why.len ? why.data : "");
+	buf_free(&why);
+	return c;
+}
+
+cJSON *
+claims_judge(const struct questionnaire *q, const cJSON *answers, const cJSON *runs,
+    const cJSON *endpoints)
+{
+	cJSON *out = cJSON_CreateArray();
+
+	for (int i = 0; i < q->nquestions; i++) {
+		const struct q_question *qq = &q->questions[i];
+		const cJSON *answer = cJSON_GetObjectItemCaseSensitive(answers, qq->id), *e;
+
+		if (answer == NULL || cJSON_IsNull(answer) || !testable(qq))
+			continue;
+		if (cJSON_GetArraySize(endpoints) == 0) {
+			cJSON *c = judge_one(qq, answer, NULL, NULL, 0);
+
+			cJSON_ReplaceItemInObject(c, "status", cJSON_CreateString("untested"));
+			cJSON_ReplaceItemInObject(c, "reason", cJSON_CreateString("the vendor has no endpoint to probe"));
+			cJSON_AddItemToArray(out, c);
+			continue;
+		}
+		cJSON_ArrayForEach(e, endpoints) {
+			const cJSON *t = cJSON_GetObjectItem(e, "tenants");
+
+			cJSON_AddItemToArray(out, judge_one(qq, answer, runs, json_get_str(e, "endpoint"),
+			    cJSON_IsNumber(t) ? t->valueint : 1));
+		}
+	}
+	return out;
+}

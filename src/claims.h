@@ -1,0 +1,39 @@
+/*
+ * claims.h: a vendor's answers checked against what its endpoints did. A
+ * claim is an answer that asserts a behaviour a probe can test. It is
+ * confirmed only when every probe that tests it completed with judged
+ * evidence (and enough credentials for tenant isolation) and nothing
+ * contradicts it; contradicted when a finding that disproves it was raised
+ * (the registry in finding.c says which) or a measurement falls short;
+ * untested otherwise, with the reason. assess show and the signed report
+ * call the same judgement, so they always agree.
+ */
+#ifndef AIVET_CLAIMS_H
+#define AIVET_CLAIMS_H
+
+#include "aivet.h"
+#include "questionnaire.h"
+
+/*
+ * The evidence claims are judged on: runs as JSON, oldest first, each
+ * {id, endpoint, status, results [{probe, verdict, reason, details}],
+ * findings [{id, probe, code, severity, message, evidence}]}, and the
+ * endpoints [{endpoint, tenants}] (an endpoint without credentials is one
+ * tenant). Only completed runs count; for each probe
+ * the newest completed result on the endpoint is the one judged.
+ */
+int claims_evidence_load(sqlite3 *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
+    struct aerr *err);
+
+/*
+ * Every claim of one assessment: answers is {question_id: value}. One claim
+ * per testable answered question and endpoint (endpoint null when the vendor
+ * has none). Each claim: {question_id, question, answer, endpoint, status
+ * (confirmed|contradicted|untested), reason, probes [{probe, run_id,
+ * verdict}], contradicting [{code, finding_id, run_id, probe, message,
+ * evidence}], measure {probe, value, measured, tolerance} or null}.
+ */
+cJSON *claims_judge(const struct questionnaire *q, const cJSON *answers, const cJSON *runs,
+    const cJSON *endpoints);
+
+#endif

@@ -1,0 +1,68 @@
+/*
+ * finding.h: the one registry of findings. Every finding aivet can raise has
+ * an entry here: its code (a stable contract), severity, title, what it
+ * means, what a vendor should do, the questionnaire answers it disproves and
+ * the controls it bears on. Probes raise findings by entry; SARIF rules, the
+ * report, OSCAL, the TUI and the man page's table are all read from it.
+ * Severities are one ordered enum.
+ */
+#ifndef AIVET_FINDING_H
+#define AIVET_FINDING_H
+
+enum severity { SEV_INFO, SEV_LOW, SEV_MEDIUM, SEV_HIGH, SEV_CRITICAL, SEV_COUNT };
+
+/* "info".."critical"; "unknown" outside the range. */
+const char *severity_name(enum severity s);
+/* The severity of a name, or -1 for an unknown one. */
+int severity_rank(const char *name);
+
+/* X(NAME) for every finding, worst first; the code string is NAME itself,
+ * and its severity and text are in finding.c. */
+#define FINDING_CODES(X) \
+	X(LEAK_CROSS_TENANT) \
+	X(PLACEHOLDER_SUBSTITUTION) \
+	X(LEAK_CROSS_REQUEST) \
+	X(OVERSIZE_ACCEPTED) \
+	X(SILENT_TRUNCATION) \
+	X(CLAIM_CONTRADICTED) \
+	X(CAPACITY_BELOW_ADVERTISED) \
+	X(ERROR_IN_200) \
+	X(MALFORMED_ACCEPTED) \
+	X(PREFIX_CACHE_SHARED_ACROSS_TENANTS) \
+	X(USAGE_ANOMALY) \
+	X(LOAD_BREAKS_OTHER_TENANT) \
+	X(STREAM_ERROR_AFTER_200) \
+	X(SERVER_ERROR_ON_BAD_INPUT) \
+	X(USAGE_MISSING)
+
+enum finding_code {
+#define FINDING_ENUM(name) F_##name,
+	FINDING_CODES(FINDING_ENUM)
+#undef FINDING_ENUM
+	F_COUNT
+};
+
+struct finding_info {
+	enum finding_code id;
+	const char *code;             /* "LEAK_CROSS_TENANT" */
+	enum severity severity;
+	const char *title;            /* one line */
+	const char *meaning;          /* what it shows about the vendor */
+	const char *remedy;           /* what the vendor should do */
+	/* Questionnaire answers the finding disproves, as "question_id" (any
+	 * answer that claims the tested behaviour). NULL-terminated. */
+	const char *const *contradicts;
+	/* Controls: NIST SP 800-53 Rev. 5 ids ("SC-4"), HIPAA Security Rule
+	 * sections ("164.312(a)(1)"), NIST AI RMF 1.0 subcategories ("MEASURE 2.7"). */
+	const char *const *nist;
+	const char *const *hipaa;
+	const char *const *ai_rmf;
+};
+
+const struct finding_info *finding_info(enum finding_code c);
+/* The entry of a code string, or NULL. */
+const struct finding_info *finding_lookup(const char *code);
+/* Whether the finding disproves an answer to question_id. */
+int finding_contradicts(const struct finding_info *f, const char *question_id);
+
+#endif

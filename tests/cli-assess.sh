@@ -270,5 +270,5 @@ run assess start acme scoring-test@1
 like "$out" "questionnaire scoring-test version 1" "an old version can still be chosen"
 
 run audit verify
-is "$rc:$errout" "1:aivet: audit chain broken: probe result 1 has no audit entry: added behind aivet's back" "the chain is intact, and the rows this test wrote with sqlite3 are named: nothing seals them"
+is "$rc:$errout" "1:aivet: audit chain broken: finding 1 has no audit entry: added behind aivet's back" "the rows this test wrote with sqlite3 are named, the first finding first: nothing seals them"
 done_testing

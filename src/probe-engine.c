@@ -289,31 +289,32 @@ request_recipe(const struct probe_env *env, const struct px_req *r)
 	return j;
 }
 
-/* Builds the request body (no authentication) of r into req. */
+/* Builds the request body (no authentication) of r into req. The adapter is
+ * given a random marker for the prompt; the prompt itself is generated from
+ * its recipe into that place, and streamed when the body is large. */
 static int
 build_body(const struct endpoint_info *ep, const struct provider *prov, const struct px_req *r,
     struct http_req *req, struct aerr *err)
 {
-	struct buf prompt;
+	const struct prompt_recipe *recipe = r->kind == PX_COUNT ? r->count_of : &r->recipe;
+	char marker[NONCE_LEN + 1];
 	int rc;
 
-	prompt_build(r->kind == PX_COUNT ? r->count_of : &r->recipe, &prompt);
+	nonce_new(marker);
 	if (r->kind == PX_COUNT) {
-		rc = prov->build_count(ep, prompt.data, prompt.len, req, err);
+		rc = prov->build_count(ep, marker, strlen(marker), req, err);
 	} else {
 		struct prov_chat c = {
-			.model = r->model ? r->model : ep->model, .prompt = prompt.data,
-			.prompt_len = prompt.len, .max_tokens = r->max_tokens, .stream = r->stream,
+			.model = r->model ? r->model : ep->model, .prompt = marker,
+			.prompt_len = strlen(marker), .max_tokens = r->max_tokens, .stream = r->stream,
 			.omit_required = r->kind == PX_MISSING_FIELD,
 		};
 
 		rc = prov->build_chat(ep, &c, req, err);
-		/* Half a JSON object is never JSON: its braces cannot balance. */
-		if (rc == 0 && r->kind == PX_MALFORMED)
-			req->body_len /= 2, req->body[req->body_len] = '\0';
 	}
-	buf_free(&prompt);
-	return rc;
+	/* Half a JSON object is never JSON: its braces cannot balance. */
+	return rc != 0 ? rc : prov_body_from_recipe(req, marker, recipe, r->kind == PX_MALFORMED,
+	    STORE_BODY_MAX, err);
 }
 
 int
@@ -353,6 +354,7 @@ probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *er
 	}
 	r.count_of = &count;
 	rc = build_body(&ep, provider_find(ep.api), &r, &req, err);
+	http_req_materialize(&req);
 	if (rc == 0)
 		buf_add(body, req.body, req.body_len);
 	http_req_free(&req);
@@ -377,8 +379,11 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 		cJSON_Delete(t);
 		return err->code;
 	}
-	sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
-	if (req->body_len <= STORE_BODY_MAX) {
+	if (req->src != NULL)
+		memcpy(req_sha, req->body_sha256, sizeof req_sha);
+	else
+		sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
+	if (req->src == NULL && req->body_len <= STORE_BODY_MAX) {
 		if (blob_put(db, req->body ? req->body : "", req->body_len, NULL, req_sha, err) != 0)
 			goto fail;
 		req_blob = req_sha;

@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sodium.h>
 
 #include "provider.h"
 
@@ -188,6 +189,162 @@ prov_set_json_body(struct http_req *req, cJSON *body)
 	req->body_len = strlen(req->body);
 	cJSON_Delete(body);
 	http_req_header(req, "Content-Type", "application/json", 0);
+}
+
+void
+json_escape_append(struct buf *out, const char *s, size_t n)
+{
+	size_t run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[8];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_add(out, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '"': buf_add(out, "\\\"", 2); break;
+		case '\\': buf_add(out, "\\\\", 2); break;
+		case '\b': buf_add(out, "\\b", 2); break;
+		case '\f': buf_add(out, "\\f", 2); break;
+		case '\n': buf_add(out, "\\n", 2); break;
+		case '\r': buf_add(out, "\\r", 2); break;
+		case '\t': buf_add(out, "\\t", 2); break;
+		default:
+			snprintf(esc, sizeof esc, "\\u%04x", c);
+			buf_add(out, esc, 6);
+		}
+	}
+	buf_add(out, s + run, n - run);
+}
+
+/* A body streamed from its recipe: prefix, escaped prompt pieces, suffix. */
+struct recipe_body {
+	char *prefix, *suffix;
+	size_t prefix_len, suffix_len;
+	struct prompt_recipe recipe;
+	struct prompt_stream ps;
+	int phase;                    /* 0 prefix, 1 prompt, 2 suffix, 3 end */
+	size_t off;                   /* read offset in the current part */
+	struct buf piece, raw;        /* the current escaped prompt piece; its raw form */
+	size_t limit, sent;           /* bytes to send in all; sent so far */
+};
+
+static void
+rb_rewind(void *arg)
+{
+	struct recipe_body *b = arg;
+
+	b->phase = 0;
+	b->off = 0;
+	b->sent = 0;
+	b->piece.len = 0;
+	prompt_stream_init(&b->ps, &b->recipe);
+}
+
+static size_t
+rb_read(void *arg, char *dst, size_t n)
+{
+	struct recipe_body *b = arg;
+	size_t done = 0;
+
+	if (n > b->limit - b->sent)
+		n = b->limit - b->sent;
+	while (done < n && b->phase < 3) {
+		const char *part = b->phase == 0 ? b->prefix : b->phase == 1 ? b->piece.data : b->suffix;
+		size_t len = b->phase == 0 ? b->prefix_len : b->phase == 1 ? b->piece.len : b->suffix_len;
+		size_t k;
+
+		if (b->off == len) {
+			if (b->phase == 1) {
+				/* The next piece: generated, then escaped (the filler needs "\n" only). */
+				b->raw.len = 0;
+				b->piece.len = 0;
+				if (prompt_stream_next(&b->ps, &b->raw)) {
+					json_escape_append(&b->piece, b->raw.data, b->raw.len);
+					b->off = 0;
+					continue;
+				}
+			}
+			b->phase++;
+			b->off = 0;
+			continue;
+		}
+		k = len - b->off < n - done ? len - b->off : n - done;
+		memcpy(dst + done, part + b->off, k);
+		b->off += k;
+		done += k;
+	}
+	b->sent += done;
+	return done;
+}
+
+static void
+rb_free(void *arg)
+{
+	struct recipe_body *b = arg;
+
+	free(b->prefix);
+	free(b->suffix);
+	buf_free(&b->piece);
+	buf_free(&b->raw);
+	free(b);
+}
+
+int
+prov_body_from_recipe(struct http_req *req, const char *marker, const struct prompt_recipe *r,
+    int half, size_t keep, struct aerr *err)
+{
+	const char *at = req->body ? strstr(req->body, marker) : NULL;
+	size_t mlen = strlen(marker), total;
+	struct recipe_body *b;
+	crypto_hash_sha256_state st;
+	unsigned char h[crypto_hash_sha256_BYTES];
+	char chunk[16384];
+	size_t n;
+
+	if (at == NULL) {
+		if (half && req->body != NULL)
+			req->body_len /= 2, req->body[req->body_len] = '\0';
+		return 0;
+	}
+	if (strstr(at + mlen, marker) != NULL)
+		return aerr_set(err, AV_RUNTIME, "request body for %s holds the prompt twice",
+		    req->url ? req->url : "(no URL)");
+	b = xcalloc(1, sizeof *b);
+	b->prefix_len = (size_t)(at - req->body);
+	b->prefix = xasprintf("%.*s", (int)b->prefix_len, req->body);
+	b->suffix = xstrdup(at + mlen);
+	b->suffix_len = strlen(b->suffix);
+	b->recipe = *r;
+	buf_init(&b->piece);
+	buf_init(&b->raw);
+	b->limit = SIZE_MAX;
+	req->src = xcalloc(1, sizeof *req->src);
+	*req->src = (struct http_body_src){ rb_read, rb_rewind, rb_free, b };
+	free(req->body);
+	req->body = NULL;
+	/* One pass for the length (and the hash of a whole body), one more for half a body. */
+	for (int pass = 0; pass < 1 + (half != 0); pass++) {
+		crypto_hash_sha256_init(&st);
+		rb_rewind(b);
+		total = 0;
+		while ((n = rb_read(b, chunk, sizeof chunk)) > 0) {
+			crypto_hash_sha256_update(&st, (const unsigned char *)chunk, n);
+			total += n;
+		}
+		if (half && pass == 0)
+			b->limit = total / 2;
+	}
+	crypto_hash_sha256_final(&st, h);
+	sodium_bin2hex(req->body_sha256, sizeof req->body_sha256, h, sizeof h);
+	req->body_len = total;
+	rb_rewind(b);
+	if (total <= keep)
+		http_req_materialize(req);
+	return 0;
 }
 
 cJSON *

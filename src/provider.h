@@ -9,6 +9,7 @@
 #define AIVET_PROVIDER_H
 
 #include "aivet.h"
+#include "canary.h"
 #include "http.h"
 
 /* An endpoint as the probes need it (loaded from the endpoint table). */
@@ -97,6 +98,16 @@ void provider_read(const struct provider *p, int stream, const char *body, size_
 char *url_join(const char *base, const char *path);
 /* Serialises a request body into req (and frees the tree). */
 void prov_set_json_body(struct http_req *req, cJSON *body);
+/* Appends s JSON-escaped exactly as cJSON prints a string's characters. */
+void json_escape_append(struct buf *out, const char *s, size_t n);
+/* Puts a recipe's prompt where an adapter's body holds `marker` (the prompt it
+ * was given): the body becomes the text before it, the prompt generated and
+ * JSON-escaped piece by piece, and the text after, cut to half its length when
+ * `half` (a malformed body). Sets body_len and body_sha256. A body of at most
+ * `keep` bytes stays in memory; a longer one is streamed (req->src). A body
+ * without the marker (the prompt left out) is kept as built. */
+int prov_body_from_recipe(struct http_req *req, const char *marker, const struct prompt_recipe *r,
+    int half, size_t keep, struct aerr *err);
 /* The messages array most APIs take: [{"role":"user","content":PROMPT}]. The
  * prompt is referenced, not copied: it must outlive the tree. */
 cJSON *prov_user_messages(const struct prov_chat *c);

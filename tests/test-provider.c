@@ -511,6 +511,85 @@ test_rebuild(void)
 	is_str(err.msg, "recipe: kind, api, endpoint_url and model are needed", "with its reason");
 }
 
+/* A body built around the prompt's marker and streamed from its recipe is the
+ * body the adapter builds with the prompt in memory, byte for byte. */
+static void
+test_stream_body(void)
+{
+	static const char esc_in[] = "q\" b\\ \b\f\n\r\t \x01\x1f / \xc3\xa9 \x7f";
+	struct endpoint_info ep = { 0 };
+	struct prompt_recipe r;
+	struct buf prompt, got, esc;
+	struct aerr err = { 0 };
+	char marker[NONCE_LEN + 1], sha[65], chunk[1000];
+	cJSON *s;
+	char *printed;
+	size_t n;
+
+	/* The escaping matches cJSON's for every character cJSON escapes. */
+	buf_init(&esc);
+	buf_adds(&esc, "\"");
+	json_escape_append(&esc, esc_in, strlen(esc_in));
+	buf_adds(&esc, "\"");
+	s = cJSON_CreateString(esc_in);
+	printed = cJSON_PrintUnformatted(s);
+	is_str(esc.data, printed, "a prompt is escaped as cJSON escapes it");
+	free(printed);
+	cJSON_Delete(s);
+	buf_free(&esc);
+
+	ep.api = (char *)"openai";
+	ep.url = (char *)"http://127.0.0.1:1/v1";
+	ep.model = (char *)"m-1";
+	prompt_recipe_new(&r, 20000);
+	r.shared_units = 300;
+	r.shared_seed = UINT64_C(0x0123456789abcdef);
+	prompt_build(&r, &prompt);
+	for (int half = 0; half <= 1; half++) {
+		for (size_t keep = 0; keep <= 1; keep++) {
+			struct prov_chat c = { .model = "m-1", .prompt = prompt.data, .prompt_len = prompt.len,
+				.max_tokens = 64, .stream = 1 };
+			struct http_req want = { 0 }, req = { 0 };
+			size_t keep_bytes = keep ? (size_t)1 << 30 : (size_t)32 << 10;
+
+			provider_find("gemini")->build_chat(&ep, &c, &want, &err);
+			if (half)
+				want.body_len /= 2;
+			nonce_new(marker);
+			c.prompt = marker;
+			c.prompt_len = strlen(marker);
+			provider_find("gemini")->build_chat(&ep, &c, &req, &err);
+			is_int(prov_body_from_recipe(&req, marker, &r, half, keep_bytes, &err), 0,
+			    "body from recipe (half %d, keep %zu)", half, keep);
+			is_int(req.body_len, want.body_len, "its length is the built body's (half %d)", half);
+			sha256_hex(want.body, want.body_len, sha);
+			is_str(req.body_sha256, sha, "its SHA-256 is the built body's (half %d)", half);
+			ok((req.src != NULL) == !keep, "a large body is streamed, a kept one is not");
+			for (int pass = 0; pass < 2 && req.src != NULL; pass++) {
+				/* Read in odd sizes, twice: a retry sends the same bytes again. */
+				buf_init(&got);
+				buf_adds(&got, "");
+				req.src->rewind(req.src->arg);
+				while ((n = req.src->read(req.src->arg, chunk, pass ? 7 : sizeof chunk)) > 0)
+					buf_add(&got, chunk, n);
+				ok(got.len == want.body_len && memcmp(got.data, want.body, got.len) == 0,
+				    "streamed bytes are the built body's (half %d, pass %d)", half, pass);
+				buf_free(&got);
+			}
+			if (req.src == NULL)
+				ok(req.body_len == want.body_len && memcmp(req.body, want.body, req.body_len) == 0,
+				    "a kept body is the built one (half %d)", half);
+			http_req_materialize(&req);
+			ok(req.src == NULL && req.body_len == want.body_len &&
+			    memcmp(req.body, want.body, req.body_len) == 0,
+			    "a materialized body is the built one (half %d, keep %zu)", half, keep);
+			http_req_free(&want);
+			http_req_free(&req);
+		}
+	}
+	buf_free(&prompt);
+}
+
 int
 main(void)
 {
@@ -526,5 +605,6 @@ main(void)
 	test_refusal();
 	test_backoff();
 	test_rebuild();
+	test_stream_body();
 	return tap_done();
 }

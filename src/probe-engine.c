@@ -492,6 +492,7 @@ fail:
 struct batch {
 	struct probe_env *env;
 	struct px_req *r;
+	const size_t *idx;            /* request i of the run is r[idx[i]], or NULL: r[i] */
 };
 
 static void
@@ -519,7 +520,7 @@ px_prepare(void *user, size_t i, struct http_req *req)
 {
 	struct batch *b = user;
 	struct probe_env *env = b->env;
-	struct px_req *r = &b->r[i];
+	struct px_req *r = &b->r[b->idx ? b->idx[i] : i];
 	int64_t reserve = px_reserve(r);
 	struct aerr err = { 0 };
 
@@ -614,7 +615,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 {
 	struct batch *b = user;
 	struct probe_env *env = b->env;
-	struct px_req *r = &b->r[i];
+	struct px_req *r = &b->r[b->idx ? b->idx[i] : i];
 	struct prov_result res;
 	struct scan_ctx sc = { env, r, 0, 1 };
 	int64_t eid = 0;
@@ -679,10 +680,67 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	report_progress(env);
 }
 
+/* An endpoint that refuses the output-limit field by name (400, "Unsupported
+ * parameter: 'max_tokens'") is sent the other field from then on, once a run
+ * and never against the user's own max-tokens-field; the requests refused
+ * for it are sent again. The switch is kept in the run's calibration. */
+static int
+px_switch_limit_field(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
+{
+	const char *cur, *other = NULL;
+	size_t *idx, k = 0;
+	struct batch b = { env, r, NULL };
+	struct aerr err = { 0 };
+	int rc;
+
+	if (env->limit_switched || env->prov->limit_field == NULL ||
+	    endpoint_option(&env->ep, "max-tokens-field", NULL) != NULL)
+		return 0;
+	cur = env->prov->limit_field(&env->ep);
+	idx = xcalloc(n, sizeof *idx);
+	for (size_t i = 0; i < n; i++) {
+		const char *o = r[i].kind == PX_CHAT ? prov_limit_field_refused(&r[i].res, r[i].status,
+		    cur) : NULL;
+
+		if (o == NULL)
+			continue;
+		if (other == NULL) {
+			other = o;
+			env->limit_switch = cJSON_CreateObject();
+			cJSON_AddStringToObject(env->limit_switch, "from", cur);
+			cJSON_AddStringToObject(env->limit_switch, "to", o);
+			cJSON_AddStringToObject(env->limit_switch, "reason", r[i].res.error);
+			cJSON_AddNumberToObject(env->limit_switch, "evidence", (double)r[i].evidence_id);
+		}
+		idx[k++] = i;
+		r[i].sent = 0;
+		r[i].status = 0;
+		r[i].transport_error[0] = '\0';
+		prov_result_free(&r[i].res);
+		prov_result_init(&r[i].res);
+		cJSON_Delete(r[i].leaked);
+		r[i].leaked = cJSON_CreateArray();
+	}
+	if (k == 0) {
+		free(idx);
+		return 0;
+	}
+	env->limit_switched = 1;
+	if (env->ep.options == NULL)
+		env->ep.options = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(env->ep.options, "max-tokens-field");
+	cJSON_AddStringToObject(env->ep.options, "max-tokens-field", other);
+	b.idx = idx;
+	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
+	rc = http_run(env->http, k, px_prepare, px_done, &b, &err);
+	free(idx);
+	return rc;
+}
+
 int
 px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 {
-	struct batch b = { env, r };
+	struct batch b = { env, r, NULL };
 	struct aerr err = { 0 };
 	int rc;
 
@@ -715,6 +773,8 @@ px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 		env->http = http_engine_new(&env->hopts);
 	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
 	rc = http_run(env->http, n, px_prepare, px_done, &b, &err);
+	if (rc == 0 && env->fatal.code == 0)
+		rc = px_switch_limit_field(env, r, n, concurrency);
 	if (env->opts->cancel != NULL && *env->opts->cancel)
 		env->interrupted = 1;
 	return rc != 0 || env->fatal.code != 0 ? AV_RUNTIME : 0;
@@ -741,6 +801,7 @@ env_free(struct probe_env *env)
 			credref_free(env->tenant_secret[i], env->tenant_secret_len[i]);
 	}
 	endpoint_info_free(&env->ep);
+	cJSON_Delete(env->limit_switch);
 	canary_set_free(env->canaries);
 	http_engine_free(env->http);
 	free(env->seq_evidence);
@@ -767,6 +828,8 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 		return err->code;
 	if ((env->prov = provider_find(env->ep.api)) == NULL)
 		return aerr_set(err, AV_USAGE, "endpoint API '%s' has no adapter", env->ep.api);
+	if (env->prov->check != NULL && env->prov->check(&env->ep, err) != 0)
+		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
 	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
 	st = db_prepare(env->db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
@@ -1073,10 +1136,19 @@ judge(struct probe_env *env, struct probe_outcome *out)
 static int
 update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *err)
 {
-	char at[32], *cs = cal ? cJSON_PrintUnformatted(cal) : NULL;
-	cJSON *a = cJSON_CreateObject();
+	char at[32], *cs;
+	cJSON *a = cJSON_CreateObject(), *own = NULL;
 	int rc;
 
+	/* Which output-limit field the endpoint took is part of how it was measured. */
+	if (env->limit_switch != NULL) {
+		if (cal == NULL)
+			cal = own = cJSON_CreateObject();
+		cJSON_DeleteItemFromObjectCaseSensitive(cal, "output_limit_field");
+		cJSON_AddItemToObject(cal, "output_limit_field", cJSON_Duplicate(env->limit_switch, 1));
+	}
+	cs = cal ? cJSON_PrintUnformatted(cal) : NULL;
+	cJSON_Delete(own);
 	now_iso(at);
 	if ((rc = db_begin(env->db, err)) != 0)
 		goto out;

@@ -170,6 +170,21 @@ prov_refusal_guess(long status, const char *type, const char *message)
 	return PREF_NONE;
 }
 
+const char *
+prov_limit_field_refused(const struct prov_result *r, long status, const char *field)
+{
+	const char *other = strcmp(field, "max_tokens") == 0 ? "max_completion_tokens" : "max_tokens";
+	const char *at, *at_other;
+
+	if (status != 400 || !r->is_error || r->refusal != PREF_PARAM)
+		return NULL;
+	/* OpenAI: "Unsupported parameter: 'max_tokens' is not supported with this model.
+	 * Use 'max_completion_tokens' instead." The field refused is named first. */
+	at = strstr(r->error, field);
+	at_other = strstr(r->error, other);
+	return at != NULL && (at_other == NULL || at < at_other) ? other : NULL;
+}
+
 char *
 url_join(const char *base, const char *path)
 {

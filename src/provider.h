@@ -64,6 +64,9 @@ struct prov_result {
 	int parsed;                   /* the body had the API's shape */
 	char finish[32];              /* finish/stop reason, "" when absent */
 	char error_type[64];          /* the API's error type or code, "" when absent */
+	int cut_by_context;           /* the answer stopped because the context window filled
+	                               * (finish "model_context_window_exceeded"): cut short,
+	                               * not content lost */
 	enum prov_refusal refusal;    /* why, when is_error or the status is not 2xx */
 };
 void prov_result_init(struct prov_result *r);
@@ -84,6 +87,12 @@ struct provider {
 	int (*build_count)(const struct endpoint_info *ep, const char *prompt, size_t len,
 	    struct http_req *req, struct aerr *err);
 	int (*parse_count)(cJSON *body, int64_t *tokens);
+	/* The output-limit field the endpoint is sent (max_completion_tokens or
+	 * max_tokens), for APIs that have two; NULL for the others. */
+	const char *(*limit_field)(const struct endpoint_info *ep);
+	/* Refuses, before anything is sent, an endpoint whose options cannot
+	 * work (AV_USAGE with the fix); NULL when there is nothing to check. */
+	int (*check)(const struct endpoint_info *ep, struct aerr *err);
 };
 
 extern const struct provider *const provider_table[];
@@ -121,10 +130,31 @@ void prov_set_refusal(struct prov_result *r, const char *type, enum prov_refusal
  * for APIs and servers whose adapter said nothing more precise. */
 enum prov_refusal prov_refusal_guess(long status, const char *type, const char *message);
 
-/* OpenAI's shapes, shared with Azure OpenAI (provider-openai.c). */
-cJSON *openai_chat_body(const struct prov_chat *c, int with_model);
+/* OpenAI's shapes, shared with Azure OpenAI (provider-openai.c). The output
+ * limit goes in limit_field (max_completion_tokens or max_tokens); a stream
+ * asks for usage with stream_options when stream_usage is set. */
+cJSON *openai_chat_body(const struct prov_chat *c, int with_model, const char *limit_field,
+    int stream_usage);
+/* The output-limit field an OpenAI endpoint takes: the option max-tokens-field,
+ * else max_completion_tokens on api.openai.com and max_tokens elsewhere. */
+const char *openai_limit_field(const struct endpoint_info *ep);
+/* What an OpenAI error code or type means (PREF_NONE when not documented). */
+enum prov_refusal openai_refusal(const char *code);
+/* Azure api-versions that define max_completion_tokens and stream_options. */
+int azure_version_has_completion_tokens(const char *version);
+/* The options stream-usage and max-tokens-field (limit_field as chosen) hold
+ * values the adapters know. */
+int openai_check_options(const struct endpoint_info *ep, const char *limit_field,
+    struct aerr *err);
+/* A 400 that says the output-limit field `field` is not supported: the other
+ * field's name, or NULL. */
+const char *prov_limit_field_refused(const struct prov_result *r, long status, const char *field);
 void openai_parse(cJSON *j, long status, struct prov_result *r);
 void openai_stream_event(const char *event, const char *data, struct prov_result *r);
+
+/* Bedrock SigV4 through this libcurl (CURLVERSION_NOW's version_num): 0, or
+ * AV_USAGE naming the fix when it is older than 8.9.0 (provider-bedrock.c). */
+int bedrock_sigv4_usable(unsigned int curl_version_num, struct aerr *err);
 
 /* ---- server-sent events (sse.c) ---- */
 typedef void (*sse_fn)(void *arg, const char *event, const char *data);

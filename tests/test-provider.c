@@ -729,11 +729,116 @@ test_stream_body(void)
 	buf_free(&prompt);
 }
 
+/* --dump-requests: every request body each adapter builds, through the probe
+ * engine's own path (a recipe rebuilt by probe_rebuild_request), one JSON
+ * line each with the schema it must (or, for the cases the specs forbid,
+ * must not) validate against; tests/adapter-schemas.sh checks them. */
+static int
+dump_requests(void)
+{
+	static const struct {
+		const char *name, *api, *url, *options, *kind;
+		int stream;
+		const char *schema, *def, *expect;
+	} d[] = {
+		{ "openai chat", "openai", "https://api.openai.com/v1", NULL, "chat", 0,
+		  "openai-chat-2.3.0.json", "chat", "valid" },
+		{ "openai stream", "openai", "https://api.openai.com/v1", NULL, "chat", 1,
+		  "openai-chat-2.3.0.json", "chat", "valid" },
+		{ "openai-compatible server chat", "openai", "http://127.0.0.1:8000/v1", NULL, "chat", 0,
+		  "openai-chat-2.3.0.json", "chat", "valid" },
+		{ "openai stream-usage=none", "openai", "http://127.0.0.1:8000/v1",
+		  "{\"stream-usage\":\"none\"}", "chat", 1, "openai-chat-2.3.0.json", "chat", "valid" },
+		{ "openai missing field", "openai", "https://api.openai.com/v1", NULL, "missing_field", 0,
+		  "openai-chat-2.3.0.json", "chat", "invalid" },
+		{ "azure 2024-10-21 chat", "azure-openai", "https://r.openai.azure.com", NULL, "chat", 0,
+		  "azure-openai-chat-2024-10-21.json", "chat", "valid" },
+		{ "azure 2024-10-21 stream", "azure-openai", "https://r.openai.azure.com", NULL, "chat", 1,
+		  "azure-openai-chat-2024-10-21.json", "chat", "valid" },
+		{ "azure 2024-10-21 stream with stream_options", "azure-openai", "https://r.openai.azure.com",
+		  "{\"stream-usage\":\"stream_options\"}", "chat", 1, "azure-openai-chat-2024-10-21.json",
+		  "chat", "invalid" },
+		{ "azure 2024-10-21 with max_completion_tokens", "azure-openai", "https://r.openai.azure.com",
+		  "{\"max-tokens-field\":\"max_completion_tokens\"}", "chat", 0,
+		  "azure-openai-chat-2024-10-21.json", "chat", "invalid" },
+		{ "azure 2024-12-01-preview stream", "azure-openai", "https://r.openai.azure.com",
+		  "{\"api-version\":\"2024-12-01-preview\"}", "chat", 1, "azure-openai-chat-2024-10-21.json",
+		  "chat_preview", "valid" },
+		{ "azure missing field", "azure-openai", "https://r.openai.azure.com", NULL, "missing_field", 0,
+		  "azure-openai-chat-2024-10-21.json", "chat", "invalid" },
+		{ "anthropic chat", "anthropic", "https://api.anthropic.com", NULL, "chat", 0,
+		  "anthropic-messages-2023-06-01.json", "chat", "valid" },
+		{ "anthropic stream", "anthropic", "https://api.anthropic.com", NULL, "chat", 1,
+		  "anthropic-messages-2023-06-01.json", "chat", "valid" },
+		{ "anthropic count_tokens", "anthropic", "https://api.anthropic.com", NULL, "count", 0,
+		  "anthropic-messages-2023-06-01.json", "count", "valid" },
+		{ "anthropic missing field", "anthropic", "https://api.anthropic.com", NULL, "missing_field", 0,
+		  "anthropic-messages-2023-06-01.json", "chat", "invalid" },
+		{ "gemini chat", "gemini", "https://generativelanguage.googleapis.com", NULL, "chat", 0,
+		  "gemini-generate-content-v1beta.json", "chat", "valid" },
+		{ "gemini stream", "gemini", "https://generativelanguage.googleapis.com", NULL, "chat", 1,
+		  "gemini-generate-content-v1beta.json", "chat", "valid" },
+		{ "gemini countTokens", "gemini", "https://generativelanguage.googleapis.com", NULL, "count", 0,
+		  "gemini-generate-content-v1beta.json", "count", "valid" },
+		{ "gemini missing field", "gemini", "https://generativelanguage.googleapis.com", NULL,
+		  "missing_field", 0, "gemini-generate-content-v1beta.json", "chat", "invalid" },
+		{ "bedrock converse", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com", NULL,
+		  "chat", 0, "bedrock-converse-2023-09-30.json", "chat", "valid" },
+		/* Converse requires only modelId: without messages the body is still valid. */
+		{ "bedrock missing field", "bedrock", "https://bedrock-runtime.us-east-1.amazonaws.com", NULL,
+		  "missing_field", 0, "bedrock-converse-2023-09-30.json", "chat", "valid" },
+		{ "cloudflare chat", "cloudflare", "https://api.cloudflare.com", "{\"account\":\"a1\"}", "chat",
+		  0, "cloudflare-text-generation.json", "chat", "valid" },
+		{ "cloudflare stream", "cloudflare", "https://api.cloudflare.com", "{\"account\":\"a1\"}", "chat",
+		  1, "cloudflare-text-generation.json", "chat", "valid" },
+		{ "cloudflare missing field", "cloudflare", "https://api.cloudflare.com",
+		  "{\"account\":\"a1\"}", "missing_field", 0, "cloudflare-text-generation.json", "chat",
+		  "invalid" },
+	};
+
+	for (size_t i = 0; i < sizeof d / sizeof *d; i++) {
+		struct prompt_recipe r;
+		cJSON *rj = cJSON_CreateObject(), *line = cJSON_CreateObject();
+		struct buf body;
+		struct aerr err = { 0 };
+		char *s;
+
+		prompt_recipe_new(&r, 40);
+		cJSON_AddStringToObject(rj, "kind", d[i].kind);
+		cJSON_AddStringToObject(rj, "api", d[i].api);
+		cJSON_AddStringToObject(rj, "endpoint_url", d[i].url);
+		cJSON_AddStringToObject(rj, "model", "m-1");
+		cJSON_AddNumberToObject(rj, "max_tokens", 64);
+		cJSON_AddBoolToObject(rj, "stream", d[i].stream);
+		if (d[i].options != NULL)
+			cJSON_AddItemToObject(rj, "options", cJSON_Parse(d[i].options));
+		cJSON_AddItemToObject(rj, "prompt", prompt_recipe_json(&r));
+		s = cJSON_PrintUnformatted(rj);
+		if (probe_rebuild_request(s, &body, &err) != 0)
+			die("%s: %s", d[i].name, err.msg);
+		cJSON_AddStringToObject(line, "case", d[i].name);
+		cJSON_AddStringToObject(line, "schema", d[i].schema);
+		cJSON_AddStringToObject(line, "definition", d[i].def);
+		cJSON_AddStringToObject(line, "expect", d[i].expect);
+		cJSON_AddItemToObject(line, "body", cJSON_ParseWithLength(body.data, body.len));
+		free(s);
+		s = cJSON_PrintUnformatted(line);
+		printf("%s\n", s);
+		free(s);
+		buf_free(&body);
+		cJSON_Delete(rj);
+		cJSON_Delete(line);
+	}
+	return 0;
+}
+
 int
-main(void)
+main(int argc, char **argv)
 {
 	if (sodium_init() < 0)
 		die("sodium");
+	if (argc > 1 && strcmp(argv[1], "--dump-requests") == 0)
+		return dump_requests();
 	srcdir = getenv("TESTS_SRCDIR") ? getenv("TESTS_SRCDIR") : "tests";
 	test_sse();
 	test_nonce();

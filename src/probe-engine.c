@@ -270,10 +270,29 @@ px_plan_tokens_out(const struct probe_env *env, int64_t requests)
 
 /* ---- evidence ---- */
 
+/* The endpoint's options, with the body choices the adapter made resolved
+ * (output-limit field, stream usage), so the recipe rebuilds the same bytes
+ * whatever the adapters' defaults become. */
+static cJSON *
+recipe_options(const struct probe_env *env)
+{
+	cJSON *o = env->ep.options ? cJSON_Duplicate(env->ep.options, 1) : cJSON_CreateObject();
+
+	if (env->prov->limit_field != NULL && !cJSON_HasObjectItem(o, "max-tokens-field"))
+		cJSON_AddStringToObject(o, "max-tokens-field", env->prov->limit_field(&env->ep));
+	if (env->prov->stream_usage != NULL && !cJSON_HasObjectItem(o, "stream-usage"))
+		cJSON_AddStringToObject(o, "stream-usage", env->prov->stream_usage(&env->ep));
+	if (cJSON_GetArraySize(o) == 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
 static cJSON *
 request_recipe(const struct probe_env *env, const struct px_req *r)
 {
-	cJSON *j = cJSON_CreateObject();
+	cJSON *j = cJSON_CreateObject(), *o;
 
 	cJSON_AddStringToObject(j, "kind", r->kind == PX_CHAT ? "chat" : r->kind == PX_MALFORMED ?
 	    "malformed" : r->kind == PX_MISSING_FIELD ? "missing_field" : "count");
@@ -282,8 +301,8 @@ request_recipe(const struct probe_env *env, const struct px_req *r)
 	cJSON_AddStringToObject(j, "model", r->model ? r->model : env->ep.model);
 	cJSON_AddNumberToObject(j, "max_tokens", r->max_tokens);
 	cJSON_AddBoolToObject(j, "stream", r->stream);
-	if (env->ep.options != NULL)
-		cJSON_AddItemToObject(j, "options", cJSON_Duplicate(env->ep.options, 1));
+	if ((o = recipe_options(env)) != NULL)
+		cJSON_AddItemToObject(j, "options", o);
 	cJSON_AddItemToObject(j, "prompt", prompt_recipe_json(r->kind == PX_COUNT ? r->count_of :
 	    &r->recipe));
 	return j;
@@ -341,6 +360,17 @@ probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *er
 	    provider_find(ep.api) == NULL) {
 		cJSON_Delete(j);
 		return aerr_set(err, AV_USAGE, "recipe: kind, api, endpoint_url and model are needed");
+	}
+	/* Recipes recorded before the OpenAI-family adapters chose the output-limit
+	 * field and stream usage per endpoint: those bodies always had max_tokens and
+	 * stream_options. */
+	if (provider_find(ep.api)->limit_field != NULL &&
+	    !cJSON_HasObjectItem(ep.options, "max-tokens-field")) {
+		if (ep.options == NULL)
+			ep.options = cJSON_AddObjectToObject(j, "options");
+		cJSON_AddStringToObject(ep.options, "max-tokens-field", "max_tokens");
+		if (!cJSON_HasObjectItem(ep.options, "stream-usage"))
+			cJSON_AddStringToObject(ep.options, "stream-usage", "stream_options");
 	}
 	r.kind = strcmp(kind, "chat") == 0 ? PX_CHAT : strcmp(kind, "malformed") == 0 ? PX_MALFORMED :
 	    strcmp(kind, "missing_field") == 0 ? PX_MISSING_FIELD : PX_COUNT;
@@ -1140,12 +1170,19 @@ update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *e
 	cJSON *a = cJSON_CreateObject(), *own = NULL;
 	int rc;
 
-	/* Which output-limit field the endpoint took is part of how it was measured. */
-	if (env->limit_switch != NULL) {
+	/* Which output-limit field the endpoint took, and whether its streams report
+	 * usage, are part of how it was measured. */
+	if (env->limit_switch != NULL ||
+	    (env->prov->stream_usage != NULL && strcmp(env->prov->stream_usage(&env->ep), "none") == 0)) {
 		if (cal == NULL)
 			cal = own = cJSON_CreateObject();
 		cJSON_DeleteItemFromObjectCaseSensitive(cal, "output_limit_field");
-		cJSON_AddItemToObject(cal, "output_limit_field", cJSON_Duplicate(env->limit_switch, 1));
+		cJSON_DeleteItemFromObjectCaseSensitive(cal, "stream_usage");
+		if (env->limit_switch != NULL)
+			cJSON_AddItemToObject(cal, "output_limit_field", cJSON_Duplicate(env->limit_switch, 1));
+		if (env->prov->stream_usage != NULL && strcmp(env->prov->stream_usage(&env->ep), "none") == 0)
+			cJSON_AddStringToObject(cal, "stream_usage", "none: streamed answers on this endpoint "
+			    "carry no usage (no stream_options); usage comes from its non-streamed answers");
 	}
 	cs = cal ? cJSON_PrintUnformatted(cal) : NULL;
 	cJSON_Delete(own);

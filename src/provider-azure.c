@@ -41,6 +41,13 @@ azure_limit_field(const struct endpoint_info *ep)
 	    "max_tokens");
 }
 
+static const char *
+azure_stream_usage(const struct endpoint_info *ep)
+{
+	return endpoint_option(ep, "stream-usage", azure_version_has_completion_tokens(
+	    endpoint_option(ep, "api-version", AZURE_DEFAULT_VERSION)) ? "stream_options" : "none");
+}
+
 static int
 azure_check(const struct endpoint_info *ep, struct aerr *err)
 {
@@ -52,9 +59,8 @@ azure_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, stru
     struct aerr *err)
 {
 	const char *version = endpoint_option(ep, "api-version", AZURE_DEFAULT_VERSION);
-	int newer = azure_version_has_completion_tokens(version);
 	const char *field = azure_limit_field(ep);
-	const char *usage = endpoint_option(ep, "stream-usage", newer ? "stream_options" : "none");
+	const char *usage = azure_stream_usage(ep);
 	char *esc, *path;
 
 	if (openai_check_options(ep, field, err) != 0)
@@ -84,5 +90,6 @@ const struct provider provider_azure = {
 	.parse = openai_parse,
 	.stream_event = openai_stream_event,
 	.limit_field = azure_limit_field,
+	.stream_usage = azure_stream_usage,
 	.check = azure_check,
 };

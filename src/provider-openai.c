@@ -57,21 +57,25 @@ openai_chat_body(const struct prov_chat *c, int with_model, const char *limit_fi
 		cJSON_AddItemToObject(b, "messages", prov_user_messages(c));
 	cJSON_AddNumberToObject(b, limit_field, c->max_tokens);
 	cJSON_AddNumberToObject(b, "temperature", 0);
-	if (c->stream && !stream_usage) {
+	if (c->stream) {
 		cJSON_AddTrueToObject(b, "stream");
-	} else if (c->stream) {
-		cJSON_AddTrueToObject(b, "stream");
-		cJSON_AddItemToObject(b, "stream_options", cJSON_CreateObject());
-		cJSON_AddTrueToObject(cJSON_GetObjectItem(b, "stream_options"), "include_usage");
+		if (stream_usage)
+			cJSON_AddTrueToObject(cJSON_AddObjectToObject(b, "stream_options"), "include_usage");
 	}
 	return b;
+}
+
+static const char *
+openai_stream_usage(const struct endpoint_info *ep)
+{
+	return endpoint_option(ep, "stream-usage", "stream_options");
 }
 
 /* The options an OpenAI-family endpoint may carry, checked before a run. */
 int
 openai_check_options(const struct endpoint_info *ep, const char *limit_field, struct aerr *err)
 {
-	const char *usage = endpoint_option(ep, "stream-usage", "stream_options");
+	const char *usage = openai_stream_usage(ep);
 
 	if (strcmp(usage, "stream_options") != 0 && strcmp(usage, "none") != 0)
 		return aerr_set(err, AV_USAGE, "endpoint option stream-usage: '%s' is not "
@@ -92,7 +96,7 @@ static int
 openai_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, struct http_req *req,
     struct aerr *err)
 {
-	const char *usage = endpoint_option(ep, "stream-usage", "stream_options");
+	const char *usage = openai_stream_usage(ep);
 
 	if (openai_check_options(ep, openai_limit_field(ep), err) != 0)
 		return err->code;
@@ -277,5 +281,6 @@ const struct provider provider_openai = {
 	.build_count = openai_build_count,
 	.parse_count = openai_parse_count,
 	.limit_field = openai_limit_field,
+	.stream_usage = openai_stream_usage,
 	.check = openai_check,
 };

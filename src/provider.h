@@ -90,6 +90,9 @@ struct provider {
 	/* The output-limit field the endpoint is sent (max_completion_tokens or
 	 * max_tokens), for APIs that have two; NULL for the others. */
 	const char *(*limit_field)(const struct endpoint_info *ep);
+	/* How a stream reports usage on this endpoint: "stream_options" (asked for in
+	 * the last chunk) or "none" (streams carry none); NULL: the API's streams always do. */
+	const char *(*stream_usage)(const struct endpoint_info *ep);
 	/* Refuses, before anything is sent, an endpoint whose options cannot
 	 * work (AV_USAGE with the fix); NULL when there is nothing to check. */
 	int (*check)(const struct endpoint_info *ep, struct aerr *err);

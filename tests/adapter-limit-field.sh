@@ -47,6 +47,20 @@ is "$(printf '%s' "$out" | jq -r '.calibration.output_limit_field')" null \
 isnt_pass=$(printf '%s' "$out" | jq -r '.probes[0].verdict != "pass"')
 is "$isnt_pass" true "and its refusals never make a pass"
 
+# Azure 2024-10-21 defines neither stream_options nor max_completion_tokens:
+# neither is sent, and the run says its streams carry no usage.
+"$AIVET" endpoint add O --name az --api azure-openai --url "$URL" --model dep1 --context 8192 \
+	--credential t=env:MOCK_KEY >/dev/null
+n=$(wc -l <"$T/requests.log")
+run probe run O/az --yes --probe echo --json
+is "$(printf '%s' "$out" | jq -r '.probes[0].verdict')" pass "azure 2024-10-21: echo passes"
+is "$(tail -n +"$((n + 1))" "$T/requests.log" | grep -c -e stream_options -e max_completion_tokens)" 0 \
+	"azure 2024-10-21: no request carries stream_options or max_completion_tokens"
+is "$(tail -n +"$((n + 1))" "$T/requests.log" | grep -c -w stream)" 1 "azure 2024-10-21: one request streamed"
+is "$(printf '%s' "$out" | jq -r '.calibration.stream_usage')" \
+	"none: streamed answers on this endpoint carry no usage (no stream_options); usage comes from its non-streamed answers" \
+	"azure 2024-10-21: the run says where usage comes from"
+
 # An unknown value is refused before anything is sent.
 "$AIVET" endpoint add O --name bad --api openai --url "$URL/v1" --model o3-mini --context 8192 \
 	--option max-tokens-field=max_output_tokens --credential t=env:MOCK_KEY >/dev/null

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
 """tests/openai-mock.py LOG: a small OpenAI chat-completions server on an
-ephemeral loopback port, standing in for an o-series model: a request that
-carries max_tokens is refused 400 with OpenAI's documented
-unsupported_parameter error; one with max_completion_tokens is answered,
-repeating the prompt's AIVET codes, with usage (streamed when asked, with a
-usage chunk only when stream_options.include_usage is set). Prints
-"listening on http://127.0.0.1:PORT" once ready; appends one line per
-request to LOG: the sorted top-level fields of its body."""
+ephemeral loopback port. Under /v1 it stands in for an o-series model: a
+request that carries max_tokens is refused 400 with OpenAI's documented
+unsupported_parameter error. Under /openai/deployments/ it is an Azure
+OpenAI deployment of api-version 2024-10-21, which refuses the arguments
+that version does not define (stream_options, max_completion_tokens) as
+Azure does. Other requests are answered, repeating the prompt's AIVET codes,
+with usage (streamed when asked, with a usage chunk only when
+stream_options.include_usage is set). Prints "listening on
+http://127.0.0.1:PORT" once ready; appends one line per request to LOG: the
+sorted top-level fields of its body."""
 import http.server
 import json
 import re
@@ -36,9 +39,17 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         with open(LOG, "a") as f:
             f.write(" ".join(sorted(body)) + "\n")
-        if not self.path.endswith("/chat/completions"):
+        path = self.path.split("?")[0]
+        if not path.endswith("/chat/completions"):
             return self.send(404, "application/json", b'{"error":{"message":"no route"}}')
-        if "max_tokens" in body:
+        if path.startswith("/openai/deployments/"):
+            body["model"] = path.split("/")[3]
+            extra = [k for k in ("stream_options", "max_completion_tokens") if k in body]
+            if extra:
+                return self.send(400, "application/json", json.dumps({"error": {
+                    "message": "Unrecognized request argument supplied: " + extra[0],
+                    "type": "invalid_request_error", "param": None, "code": None}}).encode())
+        elif "max_tokens" in body:
             return self.send(400, "application/json", json.dumps(REFUSAL).encode())
         prompt = body["messages"][0]["content"]
         answer = " ".join(re.findall(r"AIVET[A-Za-z0-9]{19}", prompt))

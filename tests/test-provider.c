@@ -649,6 +649,33 @@ test_rebuild(void)
 		buf_free(&again);
 	}
 	buf_free(&body);
+	/* A recipe recorded before the output-limit field was chosen per endpoint
+	 * rebuilds the body then sent: max_tokens and stream_options, even to OpenAI. */
+	{
+		static const char *const legacy = "{\"kind\":\"chat\",\"api\":\"openai\","
+		    "\"endpoint_url\":\"https://api.openai.com/v1\",\"model\":\"m\",\"max_tokens\":64,"
+		    "\"stream\":true,\"prompt\":{\"generator\":\"aivet-filler-1\",\"seed\":\"0123456789abcdef\","
+		    "\"units\":2,\"nonces\":[\"AIVETaaaaaaaaaaaaaaaaaaa\",\"AIVETbbbbbbbbbbbbbbbbbbb\","
+		    "\"AIVETccccccccccccccccccc\"]}}";
+		static const char *const now = "{\"kind\":\"chat\",\"api\":\"openai\","
+		    "\"endpoint_url\":\"https://api.openai.com/v1\",\"model\":\"m\",\"max_tokens\":64,"
+		    "\"stream\":true,\"options\":{\"max-tokens-field\":\"max_completion_tokens\","
+		    "\"stream-usage\":\"stream_options\"},\"prompt\":{\"generator\":\"aivet-filler-1\","
+		    "\"seed\":\"0123456789abcdef\",\"units\":2,\"nonces\":[\"AIVETaaaaaaaaaaaaaaaaaaa\","
+		    "\"AIVETbbbbbbbbbbbbbbbbbbb\",\"AIVETccccccccccccccccccc\"]}}";
+		const char *tail;
+
+		is_int(probe_rebuild_request(legacy, &body, &err), 0, "a recipe without body choices rebuilds");
+		tail = strstr(body.data, "\"}],");
+		is_str(tail, "\"}],\"max_tokens\":64,\"temperature\":0,\"stream\":true,"
+		    "\"stream_options\":{\"include_usage\":true}}", "as the body then sent");
+		buf_free(&body);
+		is_int(probe_rebuild_request(now, &body, &err), 0, "a recipe with its body choices rebuilds");
+		tail = strstr(body.data, "\"}],");
+		is_str(tail, "\"}],\"max_completion_tokens\":64,\"temperature\":0,\"stream\":true,"
+		    "\"stream_options\":{\"include_usage\":true}}", "with the choices it recorded");
+		buf_free(&body);
+	}
 	is_int(probe_rebuild_request("{\"kind\":\"chat\"}", &body, &err), AV_USAGE,
 	    "an incomplete recipe is refused");
 	is_str(err.msg, "recipe: kind, api, endpoint_url and model are needed", "with its reason");

@@ -143,6 +143,10 @@ openai_refusal(const char *code)
 		{ "content_policy_violation", PREF_BLOCKED },
 		{ "server_error", PREF_SERVER },
 		{ "engine_overloaded", PREF_SERVER },
+		/* llama.cpp's llama-server */
+		{ "exceed_context_size_error", PREF_SIZE },
+		{ "not_supported_error", PREF_PARAM },
+		{ "unavailable_error", PREF_SERVER },
 	};
 
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
@@ -168,20 +172,18 @@ openai_read_error(cJSON *j, struct prov_result *r)
 		 * and left to the status and message. */
 		if (cJSON_IsString(code))
 			prov_set_refusal(r, code->valuestring, openai_refusal(code->valuestring));
-		else if (cJSON_IsNumber(code)) {
-			char n[24];
-
-			snprintf(n, sizeof n, "%d", code->valueint);
-			prov_set_refusal(r, n, openai_refusal(n));
-		}
+		/* A numeric code (llama.cpp, vLLM) only repeats the HTTP status: the type says more. */
 		if (r->refusal == PREF_NONE && cJSON_IsString(type))
 			prov_set_refusal(r, type->valuestring, openai_refusal(type->valuestring));
 	} else if (cJSON_IsString(e)) {
 		prov_set_error(r, e->valuestring);
 	} else if (cJSON_IsString(obj) && strcmp(obj->valuestring, "error") == 0) {
 		cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+		cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "type");
 
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+		if (cJSON_IsString(type))
+			prov_set_refusal(r, type->valuestring, openai_refusal(type->valuestring));
 	}
 }
 

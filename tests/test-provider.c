@@ -299,6 +299,25 @@ test_build(void)
 	    "\"temperature\":0}",
 	    "{\"Content-Type\":\"application/json\",\"Authorization\":\"[redacted]\"}");
 
+	/* Which Azure api-versions define max_completion_tokens and stream_options. */
+	ok(!azure_version_has_completion_tokens("2024-10-21"), "azure 2024-10-21 (GA): max_tokens only");
+	ok(!azure_version_has_completion_tokens("2024-06-01"), "azure 2024-06-01 (GA): max_tokens only");
+	ok(!azure_version_has_completion_tokens("2024-08-01-preview"), "azure 2024-08-01-preview: max_tokens only");
+	ok(azure_version_has_completion_tokens("2024-09-01-preview"), "azure 2024-09-01-preview: both");
+	ok(azure_version_has_completion_tokens("2025-04-01-preview"), "azure 2025-04-01-preview: both");
+	ok(!azure_version_has_completion_tokens("v1"), "azure: an undated version is not assumed newer");
+	/* OpenAI's own host only, by the URL's host, not a look-alike. */
+	{
+		struct endpoint_info ep = { 0 };
+
+		ep.url = (char *)"https://api.openai.com.example.net/v1";
+		is_str(openai_limit_field(&ep), "max_tokens", "a look-alike host is not OpenAI's");
+		ep.url = (char *)"http://127.0.0.1:8000/api.openai.com/v1";
+		is_str(openai_limit_field(&ep), "max_tokens", "OpenAI's host in a path is not OpenAI's");
+		ep.url = (char *)"https://api.openai.com/v1";
+		is_str(openai_limit_field(&ep), "max_completion_tokens", "api.openai.com is OpenAI's");
+	}
+
 	/* Bedrock: model ids with ':' are percent-encoded; SigV4 goes through libcurl. */
 	{
 		struct endpoint_info ep = { 0 };
@@ -461,7 +480,8 @@ test_refusal(void)
 		{ "openai", "openai-success.json", 0, 200, PREF_NONE, "" },
 		{ "openai", "openai-context-error.json", 0, 400, PREF_SIZE, "context_length_exceeded" },
 		{ "openai", "openai-rate-limit.json", 0, 429, PREF_RATE, "rate_limit_exceeded" },
-		{ "openai", "vllm-context-error.json", 0, 400, PREF_SIZE, "" },
+		{ "openai", "vllm-context-error.json", 0, 400, PREF_SIZE, "BadRequestError" },
+		{ "openai", "llamacpp-context-error.json", 0, 400, PREF_SIZE, "exceed_context_size_error" },
 		{ "openai", "openai-stream-error.sse", 1, 200, PREF_SIZE, "" },
 		{ "azure-openai", "azure-context-error.json", 0, 400, PREF_SIZE, "context_length_exceeded" },
 		{ "anthropic", "anthropic-context-error.json", 0, 400, PREF_SIZE, "invalid_request_error" },

@@ -1032,6 +1032,8 @@ main(int argc, char **argv)
 		die("sodium");
 	if (argc > 1 && strcmp(argv[1], "--dump-requests") == 0)
 		return dump_requests();
+	if (argc > 1 && strcmp(argv[1], "--libcurl") == 0)   /* the linked libcurl, as curl-config --vernum */
+		return printf("%06x\n", curl_version_info(CURLVERSION_NOW)->version_num) < 0;
 	srcdir = getenv("TESTS_SRCDIR") ? getenv("TESTS_SRCDIR") : "tests";
 	test_sse();
 	test_nonce();

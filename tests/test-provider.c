@@ -569,17 +569,34 @@ test_refusal(void)
 			buf_free(&b);
 		}
 	}
-	/* The stop reason is kept verbatim, whatever it is. */
+	/* Stop and finish reasons are kept verbatim, whatever they are: only the
+	 * context window's is read (cut_by_context), the others are shown, not guessed. */
 	{
-		struct prov_result r;
-		struct buf b;
+		static const struct { const char *api, *file, *finish; int64_t in; } f[] = {
+			{ "anthropic", "anthropic-context-window.json", "model_context_window_exceeded", 199990 },
+			{ "anthropic", "anthropic-refusal.json", "refusal", 52 },
+			{ "bedrock", "bedrock-context-window.json", "model_context_window_exceeded", 199995 },
+			{ "bedrock", "bedrock-guardrail.json", "guardrail_intervened", 40 },
+			{ "azure-openai", "azure-success.json", "stop", 31 },
+			{ "gemini", "gemini-thinking.json", "STOP", 12 },
+		};
 
-		load("anthropic-context-window.json", &b);
-		prov_result_init(&r);
-		provider_read(provider_find("anthropic"), 0, b.data, b.len, 200, &r);
-		is_str(r.finish, "model_context_window_exceeded", "anthropic: the stop reason is kept");
-		prov_result_free(&r);
-		buf_free(&b);
+		for (size_t i = 0; i < sizeof f / sizeof *f; i++) {
+			struct prov_result r;
+			struct buf b;
+
+			load(f[i].file, &b);
+			prov_result_init(&r);
+			provider_read(provider_find(f[i].api), 0, b.data, b.len, 200, &r);
+			is_str(r.finish, f[i].finish, "%s: the stop reason is kept as given", f[i].file);
+			is_int(r.usage_in, f[i].in, "%s: prompt tokens", f[i].file);
+			ok(r.parsed && !r.is_error && r.refusal == PREF_NONE, "%s: an answer, not an error",
+			    f[i].file);
+			is_int(r.cut_by_context, strcmp(f[i].finish, "model_context_window_exceeded") == 0,
+			    "%s: cut by the window only when it says so", f[i].file);
+			prov_result_free(&r);
+			buf_free(&b);
+		}
 	}
 	/* An unsupported output-limit field names the one to switch to, once. */
 	{

@@ -1163,6 +1163,29 @@ judge(struct probe_env *env, struct probe_outcome *out)
 	}
 }
 
+/* Which output-limit field the endpoint took, and whether its streams report
+ * usage, are part of how it was measured: added to the calibration (a new
+ * object in *own, for the caller to free, when the run has none). */
+static cJSON *
+calibration_notes(const struct probe_env *env, cJSON *cal, cJSON **own)
+{
+	int no_stream_usage = env->prov->stream_usage != NULL &&
+	    strcmp(env->prov->stream_usage(&env->ep), "none") == 0;
+
+	if (env->limit_switch == NULL && !no_stream_usage)
+		return cal;
+	if (cal == NULL)
+		cal = *own = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(cal, "output_limit_field");
+	cJSON_DeleteItemFromObjectCaseSensitive(cal, "stream_usage");
+	if (env->limit_switch != NULL)
+		cJSON_AddItemToObject(cal, "output_limit_field", cJSON_Duplicate(env->limit_switch, 1));
+	if (no_stream_usage)
+		cJSON_AddStringToObject(cal, "stream_usage", "none: streamed answers on this endpoint "
+		    "carry no usage (no stream_options); usage comes from its non-streamed answers");
+	return cal;
+}
+
 static int
 update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *err)
 {
@@ -1170,20 +1193,7 @@ update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *e
 	cJSON *a = cJSON_CreateObject(), *own = NULL;
 	int rc;
 
-	/* Which output-limit field the endpoint took, and whether its streams report
-	 * usage, are part of how it was measured. */
-	if (env->limit_switch != NULL ||
-	    (env->prov->stream_usage != NULL && strcmp(env->prov->stream_usage(&env->ep), "none") == 0)) {
-		if (cal == NULL)
-			cal = own = cJSON_CreateObject();
-		cJSON_DeleteItemFromObjectCaseSensitive(cal, "output_limit_field");
-		cJSON_DeleteItemFromObjectCaseSensitive(cal, "stream_usage");
-		if (env->limit_switch != NULL)
-			cJSON_AddItemToObject(cal, "output_limit_field", cJSON_Duplicate(env->limit_switch, 1));
-		if (env->prov->stream_usage != NULL && strcmp(env->prov->stream_usage(&env->ep), "none") == 0)
-			cJSON_AddStringToObject(cal, "stream_usage", "none: streamed answers on this endpoint "
-			    "carry no usage (no stream_options); usage comes from its non-streamed answers");
-	}
+	cal = calibration_notes(env, cal, &own);
 	cs = cal ? cJSON_PrintUnformatted(cal) : NULL;
 	cJSON_Delete(own);
 	now_iso(at);

@@ -1020,8 +1020,21 @@ dump_requests(void)
 		cJSON_AddStringToObject(rj, "model", "m-1");
 		cJSON_AddNumberToObject(rj, "max_tokens", 64);
 		cJSON_AddBoolToObject(rj, "stream", d[i].stream);
-		if (d[i].options != NULL)
-			cJSON_AddItemToObject(rj, "options", cJSON_Parse(d[i].options));
+		{
+			/* As the engine records a recipe: the options with the adapter's body
+			 * choices (output-limit field, stream usage) resolved. */
+			const struct provider *p = provider_find(d[i].api);
+			struct endpoint_info ep = { 0 };
+			cJSON *o = d[i].options != NULL ? cJSON_Parse(d[i].options) : cJSON_CreateObject();
+
+			ep.url = (char *)d[i].url;
+			ep.options = o;
+			if (p->limit_field != NULL && !cJSON_HasObjectItem(o, "max-tokens-field"))
+				cJSON_AddStringToObject(o, "max-tokens-field", p->limit_field(&ep));
+			if (p->stream_usage != NULL && !cJSON_HasObjectItem(o, "stream-usage"))
+				cJSON_AddStringToObject(o, "stream-usage", p->stream_usage(&ep));
+			cJSON_AddItemToObject(rj, "options", o);
+		}
 		cJSON_AddItemToObject(rj, "prompt", prompt_recipe_json(&r));
 		s = cJSON_PrintUnformatted(rj);
 		if (probe_rebuild_request(s, &body, &err) != 0)

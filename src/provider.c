@@ -235,14 +235,17 @@ json_escape_append(struct buf *out, const char *s, size_t n)
 	buf_add(out, s + run, n - run);
 }
 
-/* A body streamed from its recipe: prefix, escaped prompt pieces, suffix. */
+/* A body streamed from its recipe: the adapter's text around the prompt, in
+ * parts, with the prompt generated and escaped between each two of them. */
 struct recipe_body {
-	char *prefix, *suffix;
-	size_t prefix_len, suffix_len;
+	char *text;                   /* the adapter's body, markers cut out */
+	size_t *cut;                  /* part i is text[cut[i] .. cut[i + 1]) */
+	size_t nparts;
 	struct prompt_recipe recipe;
 	struct prompt_stream ps;
-	int phase;                    /* 0 prefix, 1 prompt, 2 suffix, 3 end */
-	size_t off;                   /* read offset in the current part */
+	size_t part;                  /* the part being read, or the prompt after it */
+	int in_prompt;
+	size_t off;                   /* read offset in the current part or piece */
 	struct buf piece, raw;        /* the current escaped prompt piece; its raw form */
 	size_t limit, sent;           /* bytes to send in all; sent so far */
 };
@@ -252,11 +255,11 @@ rb_rewind(void *arg)
 {
 	struct recipe_body *b = arg;
 
-	b->phase = 0;
+	b->part = 0;
+	b->in_prompt = 0;
 	b->off = 0;
 	b->sent = 0;
 	b->piece.len = 0;
-	prompt_stream_init(&b->ps, &b->recipe);
 }
 
 static size_t
@@ -267,28 +270,33 @@ rb_read(void *arg, char *dst, size_t n)
 
 	if (n > b->limit - b->sent)
 		n = b->limit - b->sent;
-	while (done < n && b->phase < 3) {
-		const char *part = b->phase == 0 ? b->prefix : b->phase == 1 ? b->piece.data : b->suffix;
-		size_t len = b->phase == 0 ? b->prefix_len : b->phase == 1 ? b->piece.len : b->suffix_len;
+	while (done < n && b->part < b->nparts) {
+		const char *data = b->in_prompt ? b->piece.data : b->text + b->cut[b->part];
+		size_t len = b->in_prompt ? b->piece.len : b->cut[b->part + 1] - b->cut[b->part];
 		size_t k;
 
 		if (b->off == len) {
-			if (b->phase == 1) {
-				/* The next piece: generated, then escaped (the filler needs "\n" only). */
-				b->raw.len = 0;
-				b->piece.len = 0;
-				if (prompt_stream_next(&b->ps, &b->raw)) {
-					json_escape_append(&b->piece, b->raw.data, b->raw.len);
-					b->off = 0;
-					continue;
-				}
-			}
-			b->phase++;
 			b->off = 0;
+			if (!b->in_prompt) {
+				/* A part done: the prompt follows every part but the last. */
+				if (++b->part == b->nparts)
+					break;
+				b->in_prompt = 1;
+				b->piece.len = 0;
+				prompt_stream_init(&b->ps, &b->recipe);
+				continue;
+			}
+			/* The next piece: generated, then escaped (the filler needs "\n" only). */
+			b->raw.len = 0;
+			b->piece.len = 0;
+			if (prompt_stream_next(&b->ps, &b->raw))
+				json_escape_append(&b->piece, b->raw.data, b->raw.len);
+			else
+				b->in_prompt = 0;
 			continue;
 		}
 		k = len - b->off < n - done ? len - b->off : n - done;
-		memcpy(dst + done, part + b->off, k);
+		memcpy(dst + done, data + b->off, k);
 		b->off += k;
 		done += k;
 	}
@@ -301,8 +309,8 @@ rb_free(void *arg)
 {
 	struct recipe_body *b = arg;
 
-	free(b->prefix);
-	free(b->suffix);
+	free(b->text);
+	free(b->cut);
 	buf_free(&b->piece);
 	buf_free(&b->raw);
 	free(b);
@@ -312,27 +320,34 @@ int
 prov_body_from_recipe(struct http_req *req, const char *marker, const struct prompt_recipe *r,
     int half, size_t keep, struct aerr *err)
 {
-	const char *at = req->body ? strstr(req->body, marker) : NULL;
-	size_t mlen = strlen(marker), total;
+	size_t mlen = strlen(marker), total = 0, n, k = 0;
 	struct recipe_body *b;
 	crypto_hash_sha256_state st;
 	unsigned char h[crypto_hash_sha256_BYTES];
 	char chunk[16384];
-	size_t n;
+	const char *p;
 
-	if (at == NULL) {
+	(void)err;
+	if (req->body == NULL || strstr(req->body, marker) == NULL) {
 		if (half && req->body != NULL)
 			req->body_len /= 2, req->body[req->body_len] = '\0';
 		return 0;
 	}
-	if (strstr(at + mlen, marker) != NULL)
-		return aerr_set(err, AV_RUNTIME, "request body for %s holds the prompt twice",
-		    req->url ? req->url : "(no URL)");
 	b = xcalloc(1, sizeof *b);
-	b->prefix_len = (size_t)(at - req->body);
-	b->prefix = xasprintf("%.*s", (int)b->prefix_len, req->body);
-	b->suffix = xstrdup(at + mlen);
-	b->suffix_len = strlen(b->suffix);
+	b->text = xmalloc(req->body_len + 1);
+	b->cut = xcalloc(req->body_len / mlen + 2, sizeof *b->cut);
+	/* The body's text without its markers; cut[] marks where each marker was. */
+	for (p = req->body;; p += mlen) {
+		const char *at = strstr(p, marker);
+		size_t len = at ? (size_t)(at - p) : strlen(p);
+
+		memcpy(b->text + k, p, len);
+		k += len;
+		b->cut[++b->nparts] = k;
+		if (at == NULL)
+			break;
+		p = at;
+	}
 	b->recipe = *r;
 	buf_init(&b->piece);
 	buf_init(&b->raw);

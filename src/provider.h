@@ -112,12 +112,12 @@ char *url_join(const char *base, const char *path);
 void prov_set_json_body(struct http_req *req, cJSON *body);
 /* Appends s JSON-escaped exactly as cJSON prints a string's characters. */
 void json_escape_append(struct buf *out, const char *s, size_t n);
-/* Puts a recipe's prompt where an adapter's body holds `marker` (the prompt it
- * was given): the body becomes the text before it, the prompt generated and
- * JSON-escaped piece by piece, and the text after, cut to half its length when
- * `half` (a malformed body). Sets body_len and body_sha256. A body of at most
- * `keep` bytes stays in memory; a longer one is streamed (req->src). A body
- * without the marker (the prompt left out) is kept as built. */
+/* Puts a recipe's prompt wherever an adapter's body holds `marker` (the
+ * prompt it was given): the body becomes the text around it with the prompt
+ * generated and JSON-escaped piece by piece in each place, cut to half its
+ * length when `half` (a malformed body). Sets body_len and body_sha256. A
+ * body of at most `keep` bytes stays in memory; a longer one is streamed
+ * (req->src). A body without the marker (the prompt left out) is kept as built. */
 int prov_body_from_recipe(struct http_req *req, const char *marker, const struct prompt_recipe *r,
     int half, size_t keep, struct aerr *err);
 /* The messages array most APIs take: [{"role":"user","content":PROMPT}]. The

@@ -794,6 +794,28 @@ test_stream_body(void)
 			http_req_free(&req);
 		}
 	}
+	/* The prompt in two places (llama.cpp's /tokenize reads "content", vLLM's
+	 * "prompt"): generated into each, byte for byte what cJSON prints. */
+	{
+		struct http_req req = { 0 };
+		cJSON *j = cJSON_CreateObject();
+		char *want;
+
+		cJSON_AddStringToObject(j, "prompt", prompt.data);
+		cJSON_AddStringToObject(j, "content", prompt.data);
+		want = cJSON_PrintUnformatted(j);
+		nonce_new(marker);
+		req.body = xasprintf("{\"prompt\":\"%s\",\"content\":\"%s\"}", marker, marker);
+		req.body_len = strlen(req.body);
+		is_int(prov_body_from_recipe(&req, marker, &r, 0, 0, &err), 0, "a body with the prompt twice");
+		http_req_materialize(&req);
+		is_str(req.body, want, "the prompt is generated into both places");
+		sha256_hex(want, strlen(want), sha);
+		is_str(req.body_sha256, sha, "and hashed as sent");
+		http_req_free(&req);
+		free(want);
+		cJSON_Delete(j);
+	}
 	buf_free(&prompt);
 }
 

@@ -163,7 +163,10 @@ prov_refusal_guess(long status, const char *type, const char *message)
 	if (status >= 500 || contains_ci(type, "overloaded") || contains_ci(type, "server_error"))
 		return PREF_SERVER;
 	if (contains_ci(type, "unsupported") || contains_ci(message, "unsupported parameter") ||
-	    contains_ci(message, "not supported"))
+	    contains_ci(message, "not supported") ||
+	    contains_ci(message, "unrecognized request argument") ||      /* Azure */
+	    contains_ci(message, "extra inputs are not permitted") ||     /* pydantic servers */
+	    contains_ci(message, "unknown parameter"))
 		return PREF_PARAM;
 	if (status >= 400 || type != NULL || message != NULL)
 		return PREF_OTHER;

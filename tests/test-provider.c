@@ -634,6 +634,10 @@ test_refusal(void)
 	ok(prov_refusal_guess(404, NULL, NULL) == PREF_NOT_FOUND, "404 is not found");
 	ok(prov_refusal_guess(400, "invalid_request_error", "Unsupported parameter: 'max_tokens'") ==
 	    PREF_PARAM, "an unsupported parameter is a parameter refusal");
+	ok(prov_refusal_guess(400, NULL, "Unrecognized request argument supplied: stream_options") ==
+	    PREF_PARAM, "Azure's unrecognized argument is a parameter refusal");
+	ok(prov_refusal_guess(400, NULL, "max_completion_tokens: Extra inputs are not permitted") ==
+	    PREF_PARAM, "a field a server forbids is a parameter refusal");
 	ok(prov_refusal_guess(400, NULL, "messages: field required") == PREF_OTHER,
 	    "another 400 is refused for another reason");
 }

@@ -49,14 +49,19 @@ next_rand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* At most this many filler words per piece: a piece stays a few KB however long the prompt. */
+#define PIECE_WORDS 512
+
+/* Appends up to PIECE_WORDS of the `words` filler words a step holds, counting
+ * in *done: every 16th word ends a line. */
 static void
-add_filler(struct buf *out, uint64_t *state, int64_t words)
+add_filler(struct buf *out, uint64_t *state, int64_t words, int64_t *done)
 {
-	for (int64_t i = 0; i < words; i++) {
+	for (int64_t k = 0; k < PIECE_WORDS && *done < words; k++, (*done)++) {
 		const char *w = filler_words[next_rand(state) % N_WORDS];
 
 		buf_adds(out, w);
-		buf_add(out, (i + 1) % 16 == 0 ? "\n" : " ", 1);
+		buf_add(out, (*done + 1) % 16 == 0 ? "\n" : " ", 1);
 	}
 }
 
@@ -71,9 +76,75 @@ prompt_recipe_new(struct prompt_recipe *r, int64_t units)
 }
 
 void
+prompt_stream_init(struct prompt_stream *s, const struct prompt_recipe *r)
+{
+	memset(s, 0, sizeof *s);
+	s->r = r;
+	s->st = r->seed;
+	s->shared = r->shared_seed;
+}
+
+/* The prompt in order: the shared opening (when there is one), the first nonce,
+ * half the filler, the second nonce, the rest, the third nonce and the instruction. */
+int
+prompt_stream_next(struct prompt_stream *s, struct buf *out)
+{
+	const struct prompt_recipe *r = s->r;
+
+	for (;;) {
+		switch (s->step) {
+		case 0:
+			s->step++;
+			if (r->shared_units > 0) {
+				buf_adds(out, "Shared instructions follow.\n");
+				return 1;
+			}
+			s->step = 3;
+			break;
+		case 1:
+			if (s->done < r->shared_units) {
+				add_filler(out, &s->shared, r->shared_units, &s->done);
+				return 1;
+			}
+			s->step++;
+			s->done = 0;
+			break;
+		case 2:
+			s->step++;
+			buf_adds(out, "\n");
+			return 1;
+		case 3:
+			s->step++;
+			buf_printf(out, "%s\n", r->nonces[0]);
+			return 1;
+		case 4:
+		case 6:
+			if (s->done < (s->step == 4 ? r->units / 2 : r->units - r->units / 2)) {
+				add_filler(out, &s->st, s->step == 4 ? r->units / 2 : r->units - r->units / 2,
+				    &s->done);
+				return 1;
+			}
+			s->step++;
+			s->done = 0;
+			break;
+		case 5:
+			s->step++;
+			buf_printf(out, "\n%s\n", r->nonces[1]);
+			return 1;
+		case 7:
+			s->step++;
+			buf_printf(out, "\n%s\n%s", r->nonces[2], PROMPT_INSTRUCTION);
+			return 1;
+		default:
+			return 0;
+		}
+	}
+}
+
+void
 prompt_build(const struct prompt_recipe *r, struct buf *out)
 {
-	uint64_t st = r->seed, shared = r->shared_seed;
+	struct prompt_stream s;
 	/* About 7.5 bytes per word: reserve once instead of doubling through. */
 	size_t guess = (size_t)(r->units + r->shared_units) * 8 + 512;
 
@@ -81,16 +152,9 @@ prompt_build(const struct prompt_recipe *r, struct buf *out)
 	out->data = xmalloc(guess);
 	out->cap = guess;
 	out->data[0] = '\0';
-	if (r->shared_units > 0) {
-		buf_adds(out, "Shared instructions follow.\n");
-		add_filler(out, &shared, r->shared_units);
-		buf_adds(out, "\n");
-	}
-	buf_printf(out, "%s\n", r->nonces[0]);
-	add_filler(out, &st, r->units / 2);
-	buf_printf(out, "\n%s\n", r->nonces[1]);
-	add_filler(out, &st, r->units - r->units / 2);
-	buf_printf(out, "\n%s\n%s", r->nonces[2], PROMPT_INSTRUCTION);
+	prompt_stream_init(&s, r);
+	while (prompt_stream_next(&s, out))
+		;
 }
 
 cJSON *

@@ -30,6 +30,17 @@ struct prompt_recipe {
 };
 void prompt_recipe_new(struct prompt_recipe *r, int64_t units);
 void prompt_build(const struct prompt_recipe *r, struct buf *out);
+/* The same prompt a piece at a time (a few KB each), so a request body can be
+ * streamed without holding the prompt whole. */
+struct prompt_stream {
+	const struct prompt_recipe *r;
+	int step;
+	int64_t done;                 /* filler words written in this step */
+	uint64_t st, shared;          /* generator states */
+};
+void prompt_stream_init(struct prompt_stream *s, const struct prompt_recipe *r);
+/* Appends the next piece to out; returns 0 (appending nothing) when the prompt is complete. */
+int prompt_stream_next(struct prompt_stream *s, struct buf *out);
 cJSON *prompt_recipe_json(const struct prompt_recipe *r);
 int prompt_recipe_parse(const cJSON *j, struct prompt_recipe *r, struct aerr *err);
 

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,7 +86,33 @@ http_req_free(struct http_req *r)
 		free(r->userpwd);
 	}
 	free(r->aws_sigv4);
+	if (r->src != NULL) {
+		r->src->free(r->src->arg);
+		free(r->src);
+	}
 	memset(r, 0, sizeof *r);
+}
+
+void
+http_req_materialize(struct http_req *r)
+{
+	struct buf b;
+	char chunk[16384];
+	size_t n;
+
+	if (r->src == NULL)
+		return;
+	buf_init(&b);
+	buf_adds(&b, "");
+	r->src->rewind(r->src->arg);
+	while ((n = r->src->read(r->src->arg, chunk, sizeof chunk)) > 0)
+		buf_add(&b, chunk, n);
+	r->src->free(r->src->arg);
+	free(r->src);
+	r->src = NULL;
+	free(r->body);
+	r->body = b.data;
+	r->body_len = b.len;
 }
 
 void
@@ -242,6 +269,26 @@ http_backoff_ms(const struct http_opts *o, const struct http_resp *resp, int att
 	return d;
 }
 
+static size_t
+on_upload(char *dst, size_t size, size_t nmemb, void *arg)
+{
+	struct http_body_src *src = arg;
+
+	return src->read(src->arg, dst, size * nmemb);
+}
+
+/* libcurl rewinds an upload when it must send it again on a new connection. */
+static int
+on_upload_seek(void *arg, curl_off_t offset, int origin)
+{
+	struct http_body_src *src = arg;
+
+	if (offset != 0 || origin != SEEK_SET)
+		return CURL_SEEKFUNC_CANTSEEK;
+	src->rewind(src->arg);
+	return CURL_SEEKFUNC_OK;
+}
+
 static void
 job_start(struct http_engine *e, struct job *j, size_t i)
 {
@@ -249,6 +296,8 @@ job_start(struct http_engine *e, struct job *j, size_t i)
 
 	if (h == NULL)
 		die("curl_easy_init failed");
+	if (j->req.aws_sigv4 != NULL)
+		http_req_materialize(&j->req);
 	memset(&j->resp, 0, sizeof j->resp);
 	j->resp.retry_after_ms = -1;
 	j->resp.headers = cJSON_CreateObject();
@@ -277,6 +326,17 @@ job_start(struct http_engine *e, struct job *j, size_t i)
 	curl_easy_setopt(h, CURLOPT_PRIVATE, (void *)j);
 	if (strcmp(j->req.method, "GET") == 0) {
 		curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	} else if (j->req.src != NULL) {
+		/* Every attempt sends the body from its first byte. */
+		j->req.src->rewind(j->req.src->arg);
+		curl_easy_setopt(h, CURLOPT_POST, 1L);
+		curl_easy_setopt(h, CURLOPT_READFUNCTION, on_upload);
+		curl_easy_setopt(h, CURLOPT_READDATA, j->req.src);
+		curl_easy_setopt(h, CURLOPT_SEEKFUNCTION, on_upload_seek);
+		curl_easy_setopt(h, CURLOPT_SEEKDATA, j->req.src);
+		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)j->req.body_len);
+		if (strcmp(j->req.method, "POST") != 0)
+			curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, j->req.method);
 	} else {
 		curl_easy_setopt(h, CURLOPT_POSTFIELDS, j->req.body ? j->req.body : "");
 		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)j->req.body_len);

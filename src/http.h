@@ -12,6 +12,15 @@
 
 #include "aivet.h"
 
+/* A request body produced piece by piece while it is sent, so a large
+ * generated prompt never exists whole in memory. */
+struct http_body_src {
+	size_t (*read)(void *arg, char *dst, size_t n);  /* up to n bytes; 0 at the end */
+	void (*rewind)(void *arg);    /* back to the first byte (a retry sends it again) */
+	void (*free)(void *arg);
+	void *arg;
+};
+
 /* One request. Headers go to curl as given; rec_headers is the copy kept as
  * evidence, with every credential-bearing value replaced by "[redacted]". */
 struct http_req {
@@ -20,7 +29,9 @@ struct http_req {
 	struct curl_slist *headers;
 	cJSON *rec_headers;           /* object: name -> value, redacted */
 	char *body;
-	size_t body_len;
+	size_t body_len;              /* also the length of a streamed body */
+	struct http_body_src *src;    /* a streamed body (body is NULL), or NULL */
+	char body_sha256[65];         /* a streamed body's SHA-256, hex */
 	char *userpwd;                /* SigV4 "KEYID:SECRET" (sodium memory is the caller's) */
 	char *aws_sigv4;              /* "aws:amz:REGION:SERVICE" */
 	const char *cainfo;           /* PEM file of CAs to trust instead of the system's, or NULL */
@@ -29,6 +40,9 @@ struct http_req {
 /* Adds a header; a secret one is recorded as "[redacted]". */
 void http_req_header(struct http_req *r, const char *name, const char *value, int secret);
 void http_req_free(struct http_req *r);
+/* Reads a streamed body whole into req->body (SigV4 signs the payload, which
+ * libcurl hashes from memory; a rebuilt request is compared whole). */
+void http_req_materialize(struct http_req *r);
 
 struct http_resp {
 	long status;                  /* 0 when no response arrived */

@@ -259,10 +259,29 @@ px_plan_tokens_out(const struct probe_env *env, int64_t requests)
 
 /* ---- evidence ---- */
 
+/* The endpoint's options, with the body choices the adapter made resolved
+ * (output-limit field, stream usage), so the recipe rebuilds the same bytes
+ * whatever the adapters' defaults become. */
+static cJSON *
+recipe_options(const struct probe_env *env)
+{
+	cJSON *o = env->ep.options ? cJSON_Duplicate(env->ep.options, 1) : cJSON_CreateObject();
+
+	if (env->prov->limit_field != NULL && !cJSON_HasObjectItem(o, "max-tokens-field"))
+		cJSON_AddStringToObject(o, "max-tokens-field", env->prov->limit_field(&env->ep));
+	if (env->prov->stream_usage != NULL && !cJSON_HasObjectItem(o, "stream-usage"))
+		cJSON_AddStringToObject(o, "stream-usage", env->prov->stream_usage(&env->ep));
+	if (cJSON_GetArraySize(o) == 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
 static cJSON *
 request_recipe(const struct probe_env *env, const struct px_req *r)
 {
-	cJSON *j = cJSON_CreateObject();
+	cJSON *j = cJSON_CreateObject(), *o;
 
 	cJSON_AddStringToObject(j, "kind", r->kind == PX_CHAT ? "chat" : r->kind == PX_MALFORMED ?
 	    "malformed" : r->kind == PX_MISSING_FIELD ? "missing_field" : "count");
@@ -271,38 +290,39 @@ request_recipe(const struct probe_env *env, const struct px_req *r)
 	cJSON_AddStringToObject(j, "model", r->model ? r->model : env->ep.model);
 	cJSON_AddNumberToObject(j, "max_tokens", r->max_tokens);
 	cJSON_AddBoolToObject(j, "stream", r->stream);
-	if (env->ep.options != NULL)
-		cJSON_AddItemToObject(j, "options", cJSON_Duplicate(env->ep.options, 1));
+	if ((o = recipe_options(env)) != NULL)
+		cJSON_AddItemToObject(j, "options", o);
 	cJSON_AddItemToObject(j, "prompt", prompt_recipe_json(r->kind == PX_COUNT ? r->count_of :
 	    &r->recipe));
 	return j;
 }
 
-/* Builds the request body (no authentication) of r into req. */
+/* Builds the request body (no authentication) of r into req. The adapter is
+ * given a random marker for the prompt; the prompt itself is generated from
+ * its recipe into that place, and streamed when the body is large. */
 static int
 build_body(const struct endpoint_info *ep, const struct provider *prov, const struct px_req *r,
     struct http_req *req, struct aerr *err)
 {
-	struct buf prompt;
+	const struct prompt_recipe *recipe = r->kind == PX_COUNT ? r->count_of : &r->recipe;
+	char marker[NONCE_LEN + 1];
 	int rc;
 
-	prompt_build(r->kind == PX_COUNT ? r->count_of : &r->recipe, &prompt);
+	nonce_new(marker);
 	if (r->kind == PX_COUNT) {
-		rc = prov->build_count(ep, prompt.data, prompt.len, req, err);
+		rc = prov->build_count(ep, marker, strlen(marker), req, err);
 	} else {
 		struct prov_chat c = {
-			.model = r->model ? r->model : ep->model, .prompt = prompt.data,
-			.prompt_len = prompt.len, .max_tokens = r->max_tokens, .stream = r->stream,
+			.model = r->model ? r->model : ep->model, .prompt = marker,
+			.prompt_len = strlen(marker), .max_tokens = r->max_tokens, .stream = r->stream,
 			.omit_required = r->kind == PX_MISSING_FIELD,
 		};
 
 		rc = prov->build_chat(ep, &c, req, err);
-		/* Half a JSON object is never JSON: its braces cannot balance. */
-		if (rc == 0 && r->kind == PX_MALFORMED)
-			req->body_len /= 2, req->body[req->body_len] = '\0';
 	}
-	buf_free(&prompt);
-	return rc;
+	/* Half a JSON object is never JSON: its braces cannot balance. */
+	return rc != 0 ? rc : prov_body_from_recipe(req, marker, recipe, r->kind == PX_MALFORMED,
+	    STORE_BODY_MAX, err);
 }
 
 int
@@ -330,6 +350,17 @@ probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *er
 		cJSON_Delete(j);
 		return aerr_set(err, AV_USAGE, "recipe: kind, api, endpoint_url and model are needed");
 	}
+	/* Recipes recorded before the OpenAI-family adapters chose the output-limit
+	 * field and stream usage per endpoint: those bodies always had max_tokens and
+	 * stream_options. */
+	if (provider_find(ep.api)->limit_field != NULL &&
+	    !cJSON_HasObjectItem(ep.options, "max-tokens-field")) {
+		if (ep.options == NULL)
+			ep.options = cJSON_AddObjectToObject(j, "options");
+		cJSON_AddStringToObject(ep.options, "max-tokens-field", "max_tokens");
+		if (!cJSON_HasObjectItem(ep.options, "stream-usage"))
+			cJSON_AddStringToObject(ep.options, "stream-usage", "stream_options");
+	}
 	r.kind = strcmp(kind, "chat") == 0 ? PX_CHAT : strcmp(kind, "malformed") == 0 ? PX_MALFORMED :
 	    strcmp(kind, "missing_field") == 0 ? PX_MISSING_FIELD : PX_COUNT;
 	v = cJSON_GetObjectItem(j, "max_tokens");
@@ -342,6 +373,7 @@ probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *er
 	}
 	r.count_of = &count;
 	rc = build_body(&ep, provider_find(ep.api), &r, &req, err);
+	http_req_materialize(&req);
 	if (rc == 0)
 		buf_add(body, req.body, req.body_len);
 	http_req_free(&req);
@@ -366,8 +398,11 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 		cJSON_Delete(t);
 		return err->code;
 	}
-	sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
-	if (req->body_len <= STORE_BODY_MAX) {
+	if (req->src != NULL)
+		memcpy(req_sha, req->body_sha256, sizeof req_sha);
+	else
+		sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
+	if (req->src == NULL && req->body_len <= STORE_BODY_MAX) {
 		if (blob_put(db, req->body ? req->body : "", req->body_len, NULL, req_sha, err) != 0)
 			goto fail;
 		req_blob = req_sha;
@@ -476,6 +511,7 @@ fail:
 struct batch {
 	struct probe_env *env;
 	struct px_req *r;
+	const size_t *idx;            /* request i of the run is r[idx[i]], or NULL: r[i] */
 };
 
 static void
@@ -503,7 +539,7 @@ px_prepare(void *user, size_t i, struct http_req *req)
 {
 	struct batch *b = user;
 	struct probe_env *env = b->env;
-	struct px_req *r = &b->r[i];
+	struct px_req *r = &b->r[b->idx ? b->idx[i] : i];
 	int64_t reserve = px_reserve(r);
 	struct aerr err = { 0 };
 
@@ -598,7 +634,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 {
 	struct batch *b = user;
 	struct probe_env *env = b->env;
-	struct px_req *r = &b->r[i];
+	struct px_req *r = &b->r[b->idx ? b->idx[i] : i];
 	struct prov_result res;
 	struct scan_ctx sc = { env, r, 0, 1 };
 	int64_t eid = 0;
@@ -663,10 +699,67 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	report_progress(env);
 }
 
+/* An endpoint that refuses the output-limit field by name (400, "Unsupported
+ * parameter: 'max_tokens'") is sent the other field from then on, once a run
+ * and never against the user's own max-tokens-field; the requests refused
+ * for it are sent again. The switch is kept in the run's calibration. */
+static int
+px_switch_limit_field(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
+{
+	const char *cur, *other = NULL;
+	size_t *idx, k = 0;
+	struct batch b = { env, r, NULL };
+	struct aerr err = { 0 };
+	int rc;
+
+	if (env->limit_switched || env->prov->limit_field == NULL ||
+	    endpoint_option(&env->ep, "max-tokens-field", NULL) != NULL)
+		return 0;
+	cur = env->prov->limit_field(&env->ep);
+	idx = xcalloc(n, sizeof *idx);
+	for (size_t i = 0; i < n; i++) {
+		const char *o = r[i].kind == PX_CHAT ? prov_limit_field_refused(&r[i].res, r[i].status,
+		    cur) : NULL;
+
+		if (o == NULL)
+			continue;
+		if (other == NULL) {
+			other = o;
+			env->limit_switch = cJSON_CreateObject();
+			cJSON_AddStringToObject(env->limit_switch, "from", cur);
+			cJSON_AddStringToObject(env->limit_switch, "to", o);
+			cJSON_AddStringToObject(env->limit_switch, "reason", r[i].res.error);
+			cJSON_AddNumberToObject(env->limit_switch, "evidence", (double)r[i].evidence_id);
+		}
+		idx[k++] = i;
+		r[i].sent = 0;
+		r[i].status = 0;
+		r[i].transport_error[0] = '\0';
+		prov_result_free(&r[i].res);
+		prov_result_init(&r[i].res);
+		cJSON_Delete(r[i].leaked);
+		r[i].leaked = cJSON_CreateArray();
+	}
+	if (k == 0) {
+		free(idx);
+		return 0;
+	}
+	env->limit_switched = 1;
+	if (env->ep.options == NULL)
+		env->ep.options = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(env->ep.options, "max-tokens-field");
+	cJSON_AddStringToObject(env->ep.options, "max-tokens-field", other);
+	b.idx = idx;
+	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
+	rc = http_run(env->http, k, px_prepare, px_done, &b, &err);
+	free(idx);
+	return rc;
+}
+
 int
 px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 {
-	struct batch b = { env, r };
+	struct batch b = { env, r, NULL };
 	struct aerr err = { 0 };
 	int rc;
 
@@ -699,6 +792,8 @@ px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 		env->http = http_engine_new(&env->hopts);
 	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
 	rc = http_run(env->http, n, px_prepare, px_done, &b, &err);
+	if (rc == 0 && env->fatal.code == 0)
+		rc = px_switch_limit_field(env, r, n, concurrency);
 	if (env->opts->cancel != NULL && *env->opts->cancel)
 		env->interrupted = 1;
 	return rc != 0 || env->fatal.code != 0 ? AV_RUNTIME : 0;
@@ -725,6 +820,7 @@ env_free(struct probe_env *env)
 			credref_free(env->tenant_secret[i], env->tenant_secret_len[i]);
 	}
 	endpoint_info_free(&env->ep);
+	cJSON_Delete(env->limit_switch);
 	canary_set_free(env->canaries);
 	http_engine_free(env->http);
 	free(env->seq_evidence);
@@ -751,6 +847,8 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 		return err->code;
 	if ((env->prov = provider_find(env->ep.api)) == NULL)
 		return aerr_set(err, AV_USAGE, "endpoint API '%s' has no adapter", env->ep.api);
+	if (env->prov->check != NULL && env->prov->check(&env->ep, err) != 0)
+		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
 	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
 	st = db_prepare(env->db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
@@ -1054,13 +1152,39 @@ judge(struct probe_env *env, struct probe_outcome *out)
 	}
 }
 
+/* Which output-limit field the endpoint took, and whether its streams report
+ * usage, are part of how it was measured: added to the calibration (a new
+ * object in *own, for the caller to free, when the run has none). */
+static cJSON *
+calibration_notes(const struct probe_env *env, cJSON *cal, cJSON **own)
+{
+	int no_stream_usage = env->prov->stream_usage != NULL &&
+	    strcmp(env->prov->stream_usage(&env->ep), "none") == 0;
+
+	if (env->limit_switch == NULL && !no_stream_usage)
+		return cal;
+	if (cal == NULL)
+		cal = *own = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(cal, "output_limit_field");
+	cJSON_DeleteItemFromObjectCaseSensitive(cal, "stream_usage");
+	if (env->limit_switch != NULL)
+		cJSON_AddItemToObject(cal, "output_limit_field", cJSON_Duplicate(env->limit_switch, 1));
+	if (no_stream_usage)
+		cJSON_AddStringToObject(cal, "stream_usage", "none: streamed answers on this endpoint "
+		    "carry no usage (no stream_options); usage comes from its non-streamed answers");
+	return cal;
+}
+
 static int
 update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *err)
 {
-	char at[32], *cs = cal ? cJSON_PrintUnformatted(cal) : NULL;
-	cJSON *a = cJSON_CreateObject();
+	char at[32], *cs;
+	cJSON *a = cJSON_CreateObject(), *own = NULL;
 	int rc;
 
+	cal = calibration_notes(env, cal, &own);
+	cs = cal ? cJSON_PrintUnformatted(cal) : NULL;
+	cJSON_Delete(own);
 	now_iso(at);
 	if ((rc = db_begin(env->db, err)) != 0)
 		goto out;

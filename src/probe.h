@@ -109,6 +109,8 @@ struct probe_env {
 	int64_t requests_done, requests_planned;
 	int max_tokens;               /* output allowance of an echo */
 	struct aerr fatal;            /* evidence could not be recorded: the run stops */
+	int limit_switched;           /* the output-limit field was switched (once a run) */
+	cJSON *limit_switch;          /* what was switched and why, for the calibration, or NULL */
 };
 
 struct finding {

@@ -5,7 +5,10 @@
  * Streams are typed events: message_start carries the input tokens,
  * content_block_delta the text, message_delta the output tokens, and an
  * "error" event an error after the 200. Tokens are counted by
- * /v1/messages/count_tokens.
+ * /v1/messages/count_tokens. Bodies follow the Messages API reference (as of
+ * anthropic-version 2023-06-01); error types are read as its errors page
+ * defines them, and the stop reason model_context_window_exceeded (an
+ * answer cut because the window filled) is kept and flagged.
  */
 #include "config.h"
 
@@ -55,6 +58,40 @@ anthropic_auth(const struct endpoint_info *ep, const char *secret, struct http_r
 	return 0;
 }
 
+/* The error types of Anthropic's errors page, by what they mean. */
+static enum prov_refusal
+anthropic_refusal(const char *type, const char *msg)
+{
+	static const struct { const char *type; enum prov_refusal why; } t[] = {
+		{ "authentication_error", PREF_AUTH },
+		{ "permission_error", PREF_AUTH },
+		{ "billing_error", PREF_AUTH },
+		{ "not_found_error", PREF_NOT_FOUND },
+		{ "request_too_large", PREF_SIZE },
+		{ "rate_limit_error", PREF_RATE },
+		{ "api_error", PREF_SERVER },
+		{ "overloaded_error", PREF_SERVER },
+		{ "timeout_error", PREF_SERVER },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (strcmp(type, t[i].type) == 0)
+			return t[i].why;
+	/* invalid_request_error covers a prompt too long and any other bad field. */
+	if (strcmp(type, "invalid_request_error") == 0 && msg != NULL)
+		return strstr(msg, "prompt is too long") != NULL ||
+		    strstr(msg, "context window") != NULL ? PREF_SIZE :
+		    strstr(msg, "Extra inputs are not permitted") != NULL ? PREF_PARAM : PREF_NONE;
+	return PREF_NONE;
+}
+
+static void
+anthropic_stop(const char *stop, struct prov_result *r)
+{
+	snprintf(r->finish, sizeof r->finish, "%s", stop);
+	r->cut_by_context = strcmp(stop, "model_context_window_exceeded") == 0;
+}
+
 static void
 anthropic_error(cJSON *j, struct prov_result *r)
 {
@@ -67,7 +104,8 @@ anthropic_error(cJSON *j, struct prov_result *r)
 
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
 		if (cJSON_IsString(et))
-			prov_set_refusal(r, et->valuestring, PREF_NONE);
+			prov_set_refusal(r, et->valuestring, anthropic_refusal(et->valuestring,
+			    cJSON_IsString(m) ? m->valuestring : NULL));
 	}
 }
 
@@ -95,7 +133,7 @@ anthropic_parse(cJSON *j, long status, struct prov_result *r)
 			buf_adds(&r->text, text->valuestring);
 	}
 	if (cJSON_IsString(stop))
-		snprintf(r->finish, sizeof r->finish, "%s", stop->valuestring);
+		anthropic_stop(stop->valuestring, r);
 	anthropic_usage(cJSON_GetObjectItemCaseSensitive(j, "usage"), r);
 	r->parsed = r->is_error || cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(j, "content"));
 }
@@ -124,7 +162,7 @@ anthropic_stream_event(const char *event, const char *data, struct prov_result *
 		anthropic_usage(cJSON_GetObjectItemCaseSensitive(j, "usage"), r);
 		stop = json_path(j, "delta.stop_reason");
 		if (cJSON_IsString(stop))
-			snprintf(r->finish, sizeof r->finish, "%s", stop->valuestring);
+			anthropic_stop(stop->valuestring, r);
 	}
 	cJSON_Delete(j);
 }

@@ -5,7 +5,15 @@
  * Bedrock API key as a bearer token, or with the option auth=sigv4 a
  * credential "KEYID:SECRET" signed by libcurl's SigV4 for the option
  * "region". ConverseStream is a binary AWS event stream, not SSE, so the
- * probes use Converse only. Errors carry x-amzn-ErrorType and {"message"}.
+ * probes use Converse only. Bodies follow ConverseRequest of botocore's
+ * bedrock-runtime service-2.json (2023-09-30). Errors carry x-amzn-ErrorType
+ * and {"message"} (the type is also read from a body's "__type" where one is
+ * given); the stop reason model_context_window_exceeded is kept and flagged.
+ *
+ * libcurl before 8.9.0 signs SigV4 wrongly for Bedrock: it encodes the
+ * canonical path once where AWS encodes non-S3 paths twice (model ids hold
+ * ':') and signs an expect header it never sends. Such a libcurl is refused
+ * before anything is sent.
  */
 #include "config.h"
 
@@ -42,6 +50,29 @@ bedrock_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
 	return 0;
 }
 
+int
+bedrock_sigv4_usable(unsigned int curl_version_num, struct aerr *err)
+{
+	if (curl_version_num >= 0x080900)
+		return 0;
+	return aerr_set(err, AV_USAGE, "bedrock SigV4 is signed wrongly by libcurl %u.%u.%u (AWS "
+	    "refuses its signatures for model ids with ':'): it needs libcurl 8.9.0 or newer, or a "
+	    "Bedrock API key as a bearer credential (option auth=bearer)",
+	    curl_version_num >> 16, (curl_version_num >> 8) & 0xff, curl_version_num & 0xff);
+}
+
+static int
+bedrock_check(const struct endpoint_info *ep, struct aerr *err)
+{
+	const char *mode = endpoint_option(ep, "auth", "bearer");
+
+	if (strcmp(mode, "sigv4") == 0)
+		return bedrock_sigv4_usable(curl_version_info(CURLVERSION_NOW)->version_num, err);
+	if (strcmp(mode, "bearer") != 0)
+		return aerr_set(err, AV_USAGE, "endpoint option auth: '%s' is not bearer or sigv4", mode);
+	return 0;
+}
+
 static int
 bedrock_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
     struct aerr *err)
@@ -51,6 +82,8 @@ bedrock_auth(const struct endpoint_info *ep, const char *secret, struct http_req
 	if (strcmp(mode, "sigv4") == 0) {
 		if (strchr(secret, ':') == NULL)
 			return aerr_set(err, AV_USAGE, "bedrock SigV4 needs the credential as KEYID:SECRET");
+		if (bedrock_sigv4_usable(curl_version_info(CURLVERSION_NOW)->version_num, err) != 0)
+			return err->code;
 		req->userpwd = xstrdup(secret);
 		req->aws_sigv4 = xasprintf("aws:amz:%s:bedrock", endpoint_option(ep, "region",
 		    "us-east-1"));
@@ -70,24 +103,55 @@ bedrock_auth(const struct endpoint_info *ep, const char *secret, struct http_req
 	return 0;
 }
 
+/* The Converse errors of service-2.json, by their HTTP status, with the message
+ * deciding within ValidationException (400). */
+static enum prov_refusal
+bedrock_refusal(long status, const char *msg)
+{
+	switch (status) {
+	case 403: return PREF_AUTH;            /* AccessDeniedException */
+	case 404: return PREF_NOT_FOUND;       /* ResourceNotFoundException */
+	case 429: return PREF_RATE;            /* ThrottlingException */
+	case 408:                              /* ModelTimeoutException */
+	case 424:                              /* ModelErrorException */
+	case 500:                              /* InternalServerException */
+	case 503: return PREF_SERVER;          /* ServiceUnavailable, ModelNotReady */
+	case 400:
+		if (msg != NULL && (strstr(msg, "too long") != NULL ||
+		    strstr(msg, "context window") != NULL || strstr(msg, "too many input tokens") != NULL))
+			return PREF_SIZE;
+		if (msg != NULL && (strstr(msg, "extraneous key") != NULL ||
+		    strstr(msg, "doesn't support") != NULL || strstr(msg, "not supported") != NULL))
+			return PREF_PARAM;
+		return PREF_NONE;
+	}
+	return PREF_NONE;
+}
+
 static void
 bedrock_parse(cJSON *j, long status, struct prov_result *r)
 {
 	cJSON *block, *stop = cJSON_GetObjectItemCaseSensitive(j, "stopReason");
 	cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "message");
 	cJSON *msg_l = cJSON_GetObjectItemCaseSensitive(j, "Message");
+	cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "__type");
 	int64_t in = json_path_int(j, "usage.inputTokens"), out = json_path_int(j, "usage.outputTokens");
 
-	if (json_path(j, "output") == NULL && (cJSON_IsString(msg) || cJSON_IsString(msg_l)))
+	if (json_path(j, "output") == NULL && (cJSON_IsString(msg) || cJSON_IsString(msg_l))) {
 		prov_set_error(r, cJSON_IsString(msg) ? msg->valuestring : msg_l->valuestring);
+		prov_set_refusal(r, cJSON_IsString(type) ? type->valuestring : NULL,
+		    bedrock_refusal(status, r->error));
+	}
 	cJSON_ArrayForEach(block, json_path(j, "output.message.content")) {
 		cJSON *text = cJSON_GetObjectItemCaseSensitive(block, "text");
 
 		if (cJSON_IsString(text))
 			buf_adds(&r->text, text->valuestring);
 	}
-	if (cJSON_IsString(stop))
+	if (cJSON_IsString(stop)) {
 		snprintf(r->finish, sizeof r->finish, "%s", stop->valuestring);
+		r->cut_by_context = strcmp(stop->valuestring, "model_context_window_exceeded") == 0;
+	}
 	if (in >= 0)
 		r->usage_in = in;
 	if (out >= 0)
@@ -108,4 +172,5 @@ const struct provider provider_bedrock = {
 	.auth = bedrock_auth,
 	.parse = bedrock_parse,
 	.stream_event = bedrock_stream_event,
+	.check = bedrock_check,
 };

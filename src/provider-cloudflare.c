@@ -5,8 +5,10 @@
  * account's .../ai base. Answers come in Cloudflare's envelope
  * {"result":{"response","usage"},"success","errors"}; streams are SSE of
  * {"response":...} ending in [DONE]. (Cloudflare's OpenAI-compatible /ai/v1
- * uses the openai adapter.) The native error envelope is not documented in
- * detail, so any "errors" entry or "error" member counts as an error.
+ * uses the openai adapter.) Bodies follow the text-generation input schema
+ * of Workers AI's chat models (messages, max_tokens, temperature, stream).
+ * Any "errors" entry or "error" member counts as an error; its internal code
+ * is read as Workers AI's errors page lists them.
  */
 #include "config.h"
 
@@ -58,14 +60,42 @@ cloudflare_usage(cJSON *usage, struct prov_result *r)
 		r->usage_out = out;
 }
 
+/* Workers AI's internal error codes (its errors page), by what they mean. */
+static enum prov_refusal
+cloudflare_refusal(int code)
+{
+	static const struct { int code; enum prov_refusal why; } t[] = {
+		{ 5007, PREF_NOT_FOUND }, { 3042, PREF_NOT_FOUND },
+		{ 3006, PREF_SIZE },
+		{ 3036, PREF_RATE }, { 3040, PREF_RATE },
+		{ 5018, PREF_AUTH }, { 3041, PREF_AUTH }, { 5016, PREF_AUTH }, { 3023, PREF_AUTH },
+		{ 10000, PREF_AUTH },
+		{ 5004, PREF_PARAM }, { 3003, PREF_PARAM }, { 5005, PREF_PARAM },
+		{ 3007, PREF_SERVER }, { 3008, PREF_SERVER },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (code == t[i].code)
+			return t[i].why;
+	return PREF_NONE;
+}
+
 static void
 cloudflare_errors(cJSON *j, struct prov_result *r)
 {
 	cJSON *errs = cJSON_GetObjectItemCaseSensitive(j, "errors");
 	cJSON *m = json_path(j, "errors.0.message"), *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+	cJSON *code = json_path(j, "errors.0.code");
 
-	if (cJSON_GetArraySize(errs) > 0)
+	if (cJSON_GetArraySize(errs) > 0) {
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+		if (cJSON_IsNumber(code)) {
+			char n[24];
+
+			snprintf(n, sizeof n, "%d", code->valueint);
+			prov_set_refusal(r, n, cloudflare_refusal(code->valueint));
+		}
+	}
 	else if (cJSON_IsString(e))
 		prov_set_error(r, e->valuestring);
 	else if (cJSON_IsObject(e))

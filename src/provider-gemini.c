@@ -3,7 +3,12 @@
  * (https://generativelanguage.googleapis.com, "/v1beta" is added unless
  * present); the key goes in x-goog-api-key. generateContent answers JSON,
  * streamGenerateContent?alt=sse a stream of the same objects; usage is
- * usageMetadata; models/M:countTokens counts a prompt.
+ * usageMetadata, where thinking tokens (thoughtsTokenCount) are output too;
+ * models/M:countTokens counts a prompt. Bodies follow GenerateContentRequest
+ * of googleapis' google/ai/generativelanguage/v1beta generative_service.proto.
+ * A prompt the API blocks is a 200 without candidates whose
+ * promptFeedback.blockReason says why: a refusal (blocked), not an answer.
+ * Errors are google.rpc.Status ({"error":{"code","message","status"}}).
  */
 #include "config.h"
 
@@ -65,15 +70,63 @@ gemini_auth(const struct endpoint_info *ep, const char *secret, struct http_req 
 	return 0;
 }
 
+/* google.rpc.Code names, as the Gemini API's troubleshooting page lists them. */
+static enum prov_refusal
+gemini_refusal(const char *status, const char *msg)
+{
+	static const struct { const char *status; enum prov_refusal why; } t[] = {
+		{ "RESOURCE_EXHAUSTED", PREF_RATE },
+		{ "UNAUTHENTICATED", PREF_AUTH },
+		{ "PERMISSION_DENIED", PREF_AUTH },
+		{ "NOT_FOUND", PREF_NOT_FOUND },
+		{ "INTERNAL", PREF_SERVER },
+		{ "UNAVAILABLE", PREF_SERVER },
+		{ "DEADLINE_EXCEEDED", PREF_SERVER },
+		{ "FAILED_PRECONDITION", PREF_OTHER },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (strcmp(status, t[i].status) == 0)
+			return t[i].why;
+	if (strcmp(status, "INVALID_ARGUMENT") == 0 && msg != NULL)
+		return strstr(msg, "input token count") != NULL ? PREF_SIZE :
+		    strstr(msg, "Unknown name") != NULL || strstr(msg, "Invalid value") != NULL ?
+		    PREF_PARAM : PREF_NONE;
+	return PREF_NONE;
+}
+
 static void
 gemini_chunk(cJSON *j, struct prov_result *r)
 {
 	cJSON *part, *fin = json_path(j, "candidates.0.finishReason"), *m = json_path(j, "error.message");
+	cJSON *st = json_path(j, "error.status");
+	cJSON *block = json_path(j, "promptFeedback.blockReason");
 	int64_t in = json_path_int(j, "usageMetadata.promptTokenCount");
 	int64_t out = json_path_int(j, "usageMetadata.candidatesTokenCount");
+	int64_t thoughts = json_path_int(j, "usageMetadata.thoughtsTokenCount");
 
-	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "error")))
+	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "error"))) {
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+		cJSON *d;
+
+		if (cJSON_IsString(st))
+			prov_set_refusal(r, st->valuestring, gemini_refusal(st->valuestring,
+			    cJSON_IsString(m) ? m->valuestring : NULL));
+		/* A wrong key is a 400 INVALID_ARGUMENT whose ErrorInfo says API_KEY_INVALID. */
+		cJSON_ArrayForEach(d, json_path(j, "error.details")) {
+			cJSON *reason = cJSON_GetObjectItemCaseSensitive(d, "reason");
+
+			if (cJSON_IsString(reason) && strcmp(reason->valuestring, "API_KEY_INVALID") == 0)
+				r->refusal = PREF_AUTH;
+		}
+	}
+	if (cJSON_IsString(block) && cJSON_GetArraySize(json_path(j, "candidates")) == 0) {
+		char msg[96];
+
+		snprintf(msg, sizeof msg, "the prompt was blocked: %s", block->valuestring);
+		prov_set_error(r, msg);
+		prov_set_refusal(r, block->valuestring, PREF_BLOCKED);
+	}
 	cJSON_ArrayForEach(part, json_path(j, "candidates.0.content.parts")) {
 		cJSON *text = cJSON_GetObjectItemCaseSensitive(part, "text");
 
@@ -84,8 +137,9 @@ gemini_chunk(cJSON *j, struct prov_result *r)
 		snprintf(r->finish, sizeof r->finish, "%s", fin->valuestring);
 	if (in >= 0)
 		r->usage_in = in;
-	if (out >= 0)
-		r->usage_out = out;
+	/* Thinking is output the budget pays for, though no text shows it. */
+	if (out >= 0 || thoughts >= 0)
+		r->usage_out = (out > 0 ? out : 0) + (thoughts > 0 ? thoughts : 0);
 }
 
 static void
@@ -100,7 +154,8 @@ gemini_parse(cJSON *j, long status, struct prov_result *r)
 	} else {
 		gemini_chunk(j, r);
 	}
-	r->parsed = r->is_error || json_path(j, "candidates") != NULL || cJSON_IsArray(j);
+	r->parsed = r->is_error || json_path(j, "candidates") != NULL || cJSON_IsArray(j) ||
+	    json_path(j, "promptFeedback") != NULL;
 }
 
 static void
@@ -111,7 +166,8 @@ gemini_stream_event(const char *event, const char *data, struct prov_result *r)
 	if (j == NULL)
 		return;
 	gemini_chunk(j, r);
-	if (r->is_error)
+	/* A blocked prompt is the API's documented refusal, not a failed stream. */
+	if (r->is_error && r->refusal != PREF_BLOCKED)
 		r->stream_error = 1;
 	cJSON_Delete(j);
 }

@@ -1,20 +1,53 @@
 /*
  * provider-openai.c: the OpenAI chat completions API, also spoken by vLLM,
  * SGLang, llama.cpp, Ollama's /v1, Together, Groq and Cloudflare's /ai/v1.
- * The endpoint URL is the API base including /v1. Streaming asks for usage
- * in the final chunk; errors come as {"error":{...}} or vLLM/SGLang's flat
- * {"object":"error","message":...}, also as a data event after a 200.
- * Token counts come from vLLM/SGLang's POST /tokenize at the server root.
+ * The endpoint URL is the API base including /v1. Bodies follow OpenAI's
+ * openapi.yaml 2.3.0 (CreateChatCompletionRequest). The output limit goes in
+ * max_completion_tokens on OpenAI's own API (max_tokens is deprecated there
+ * and refused by o-series models) and in max_tokens elsewhere (vLLM,
+ * llama.cpp and most compatible servers), unless the option
+ * max-tokens-field names one. Streaming asks for usage in the final chunk
+ * (stream_options) unless the option stream-usage=none; errors come as
+ * {"error":{...}} or vLLM/SGLang's flat {"object":"error","message":...},
+ * also as a data event after a 200. Token counts come from vLLM/SGLang's
+ * POST /tokenize at the server root.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "provider.h"
 
+/* The host of a URL is api.openai.com. */
+static int
+is_openai_host(const char *url)
+{
+	CURLU *u = curl_url();
+	char *host = NULL;
+	int yes;
+
+	if (u == NULL)
+		die("out of memory");
+	yes = curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	    strcasecmp(host, "api.openai.com") == 0;
+	curl_free(host);
+	curl_url_cleanup(u);
+	return yes;
+}
+
+const char *
+openai_limit_field(const struct endpoint_info *ep)
+{
+	return endpoint_option(ep, "max-tokens-field", is_openai_host(ep->url) ?
+	    "max_completion_tokens" : "max_tokens");
+}
+
 cJSON *
-openai_chat_body(const struct prov_chat *c, int with_model)
+openai_chat_body(const struct prov_chat *c, int with_model, const char *limit_field,
+    int stream_usage)
 {
 	cJSON *b = cJSON_CreateObject();
 
@@ -22,22 +55,54 @@ openai_chat_body(const struct prov_chat *c, int with_model)
 		cJSON_AddStringToObject(b, "model", c->model);
 	if (!c->omit_required)
 		cJSON_AddItemToObject(b, "messages", prov_user_messages(c));
-	cJSON_AddNumberToObject(b, "max_tokens", c->max_tokens);
+	cJSON_AddNumberToObject(b, limit_field, c->max_tokens);
 	cJSON_AddNumberToObject(b, "temperature", 0);
 	if (c->stream) {
 		cJSON_AddTrueToObject(b, "stream");
-		cJSON_AddItemToObject(b, "stream_options", cJSON_CreateObject());
-		cJSON_AddTrueToObject(cJSON_GetObjectItem(b, "stream_options"), "include_usage");
+		if (stream_usage)
+			cJSON_AddTrueToObject(cJSON_AddObjectToObject(b, "stream_options"), "include_usage");
 	}
 	return b;
+}
+
+static const char *
+openai_stream_usage(const struct endpoint_info *ep)
+{
+	return endpoint_option(ep, "stream-usage", "stream_options");
+}
+
+/* The options an OpenAI-family endpoint may carry, checked before a run. */
+int
+openai_check_options(const struct endpoint_info *ep, const char *limit_field, struct aerr *err)
+{
+	const char *usage = openai_stream_usage(ep);
+
+	if (strcmp(usage, "stream_options") != 0 && strcmp(usage, "none") != 0)
+		return aerr_set(err, AV_USAGE, "endpoint option stream-usage: '%s' is not "
+		    "stream_options or none", usage);
+	if (strcmp(limit_field, "max_tokens") != 0 && strcmp(limit_field, "max_completion_tokens") != 0)
+		return aerr_set(err, AV_USAGE, "endpoint option max-tokens-field: '%s' is not "
+		    "max_completion_tokens or max_tokens", limit_field);
+	return 0;
+}
+
+static int
+openai_check(const struct endpoint_info *ep, struct aerr *err)
+{
+	return openai_check_options(ep, openai_limit_field(ep), err);
 }
 
 static int
 openai_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, struct http_req *req,
     struct aerr *err)
 {
+	const char *usage = openai_stream_usage(ep);
+
+	if (openai_check_options(ep, openai_limit_field(ep), err) != 0)
+		return err->code;
 	req->url = url_join(ep->url, "chat/completions");
-	prov_set_json_body(req, openai_chat_body(c, 1));
+	prov_set_json_body(req, openai_chat_body(c, 1, openai_limit_field(ep),
+	    strcmp(usage, "stream_options") == 0));
 	return 0;
 }
 
@@ -52,6 +117,44 @@ openai_auth(const struct endpoint_info *ep, const char *secret, struct http_req 
 	return 0;
 }
 
+/* OpenAI's documented error codes and types (and Azure's), by what they mean. */
+enum prov_refusal
+openai_refusal(const char *code)
+{
+	static const struct { const char *code; enum prov_refusal why; } t[] = {
+		{ "context_length_exceeded", PREF_SIZE },
+		{ "string_above_max_length", PREF_SIZE },
+		{ "rate_limit_exceeded", PREF_RATE },
+		{ "insufficient_quota", PREF_RATE },
+		{ "tokens_exceeded", PREF_RATE },
+		{ "429", PREF_RATE },                /* Azure's rate limit code */
+		{ "invalid_api_key", PREF_AUTH },
+		{ "invalid_authentication", PREF_AUTH },
+		{ "authentication_error", PREF_AUTH },
+		{ "permission_error", PREF_AUTH },
+		{ "401", PREF_AUTH },                /* Azure's "Access denied" */
+		{ "unsupported_parameter", PREF_PARAM },
+		{ "unsupported_value", PREF_PARAM },
+		{ "invalid_value", PREF_PARAM },
+		{ "unknown_parameter", PREF_PARAM },
+		{ "model_not_found", PREF_NOT_FOUND },
+		{ "DeploymentNotFound", PREF_NOT_FOUND },
+		{ "content_filter", PREF_BLOCKED },
+		{ "content_policy_violation", PREF_BLOCKED },
+		{ "server_error", PREF_SERVER },
+		{ "engine_overloaded", PREF_SERVER },
+		/* llama.cpp's llama-server */
+		{ "exceed_context_size_error", PREF_SIZE },
+		{ "not_supported_error", PREF_PARAM },
+		{ "unavailable_error", PREF_SERVER },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+		if (code != NULL && strcmp(code, t[i].code) == 0)
+			return t[i].why;
+	return PREF_NONE;
+}
+
 static void
 openai_read_error(cJSON *j, struct prov_result *r)
 {
@@ -64,17 +167,23 @@ openai_read_error(cJSON *j, struct prov_result *r)
 		cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
 
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
-		/* "code" is the precise one (context_length_exceeded, rate_limit_exceeded). */
+		/* "code" is the precise one (context_length_exceeded, rate_limit_exceeded);
+		 * the type where a server gives no code. Unknown values are kept as given
+		 * and left to the status and message. */
 		if (cJSON_IsString(code))
-			prov_set_refusal(r, code->valuestring, PREF_NONE);
-		else if (cJSON_IsString(type))
-			prov_set_refusal(r, type->valuestring, PREF_NONE);
+			prov_set_refusal(r, code->valuestring, openai_refusal(code->valuestring));
+		/* A numeric code (llama.cpp, vLLM) only repeats the HTTP status: the type says more. */
+		if (r->refusal == PREF_NONE && cJSON_IsString(type))
+			prov_set_refusal(r, type->valuestring, openai_refusal(type->valuestring));
 	} else if (cJSON_IsString(e)) {
 		prov_set_error(r, e->valuestring);
 	} else if (cJSON_IsString(obj) && strcmp(obj->valuestring, "error") == 0) {
 		cJSON *m = cJSON_GetObjectItemCaseSensitive(j, "message");
+		cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "type");
 
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+		if (cJSON_IsString(type))
+			prov_set_refusal(r, type->valuestring, openai_refusal(type->valuestring));
 	}
 }
 
@@ -173,4 +282,7 @@ const struct provider provider_openai = {
 	.stream_event = openai_stream_event,
 	.build_count = openai_build_count,
 	.parse_count = openai_parse_count,
+	.limit_field = openai_limit_field,
+	.stream_usage = openai_stream_usage,
+	.check = openai_check,
 };

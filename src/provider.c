@@ -8,6 +8,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sodium.h>
 
 #include "provider.h"
 
@@ -162,11 +163,29 @@ prov_refusal_guess(long status, const char *type, const char *message)
 	if (status >= 500 || contains_ci(type, "overloaded") || contains_ci(type, "server_error"))
 		return PREF_SERVER;
 	if (contains_ci(type, "unsupported") || contains_ci(message, "unsupported parameter") ||
-	    contains_ci(message, "not supported"))
+	    contains_ci(message, "not supported") ||
+	    contains_ci(message, "unrecognized request argument") ||      /* Azure */
+	    contains_ci(message, "extra inputs are not permitted") ||     /* pydantic servers */
+	    contains_ci(message, "unknown parameter"))
 		return PREF_PARAM;
 	if (status >= 400 || type != NULL || message != NULL)
 		return PREF_OTHER;
 	return PREF_NONE;
+}
+
+const char *
+prov_limit_field_refused(const struct prov_result *r, long status, const char *field)
+{
+	const char *other = strcmp(field, "max_tokens") == 0 ? "max_completion_tokens" : "max_tokens";
+	const char *at, *at_other;
+
+	if (status != 400 || !r->is_error || r->refusal != PREF_PARAM)
+		return NULL;
+	/* OpenAI: "Unsupported parameter: 'max_tokens' is not supported with this model.
+	 * Use 'max_completion_tokens' instead." The field refused is named first. */
+	at = strstr(r->error, field);
+	at_other = strstr(r->error, other);
+	return at != NULL && (at_other == NULL || at < at_other) ? other : NULL;
 }
 
 char *
@@ -188,6 +207,177 @@ prov_set_json_body(struct http_req *req, cJSON *body)
 	req->body_len = strlen(req->body);
 	cJSON_Delete(body);
 	http_req_header(req, "Content-Type", "application/json", 0);
+}
+
+void
+json_escape_append(struct buf *out, const char *s, size_t n)
+{
+	size_t run = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char esc[8];
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		buf_add(out, s + run, i - run);
+		run = i + 1;
+		switch (c) {
+		case '"': buf_add(out, "\\\"", 2); break;
+		case '\\': buf_add(out, "\\\\", 2); break;
+		case '\b': buf_add(out, "\\b", 2); break;
+		case '\f': buf_add(out, "\\f", 2); break;
+		case '\n': buf_add(out, "\\n", 2); break;
+		case '\r': buf_add(out, "\\r", 2); break;
+		case '\t': buf_add(out, "\\t", 2); break;
+		default:
+			snprintf(esc, sizeof esc, "\\u%04x", c);
+			buf_add(out, esc, 6);
+		}
+	}
+	buf_add(out, s + run, n - run);
+}
+
+/* A body streamed from its recipe: the adapter's text around the prompt, in
+ * parts, with the prompt generated and escaped between each two of them. */
+struct recipe_body {
+	char *text;                   /* the adapter's body, markers cut out */
+	size_t *cut;                  /* part i is text[cut[i] .. cut[i + 1]) */
+	size_t nparts;
+	struct prompt_recipe recipe;
+	struct prompt_stream ps;
+	size_t part;                  /* the part being read, or the prompt after it */
+	int in_prompt;
+	size_t off;                   /* read offset in the current part or piece */
+	struct buf piece, raw;        /* the current escaped prompt piece; its raw form */
+	size_t limit, sent;           /* bytes to send in all; sent so far */
+};
+
+static void
+rb_rewind(void *arg)
+{
+	struct recipe_body *b = arg;
+
+	b->part = 0;
+	b->in_prompt = 0;
+	b->off = 0;
+	b->sent = 0;
+	b->piece.len = 0;
+}
+
+static size_t
+rb_read(void *arg, char *dst, size_t n)
+{
+	struct recipe_body *b = arg;
+	size_t done = 0;
+
+	if (n > b->limit - b->sent)
+		n = b->limit - b->sent;
+	while (done < n && b->part < b->nparts) {
+		const char *data = b->in_prompt ? b->piece.data : b->text + b->cut[b->part];
+		size_t len = b->in_prompt ? b->piece.len : b->cut[b->part + 1] - b->cut[b->part];
+		size_t k;
+
+		if (b->off == len) {
+			b->off = 0;
+			if (!b->in_prompt) {
+				/* A part done: the prompt follows every part but the last. */
+				if (++b->part == b->nparts)
+					break;
+				b->in_prompt = 1;
+				b->piece.len = 0;
+				prompt_stream_init(&b->ps, &b->recipe);
+				continue;
+			}
+			/* The next piece: generated, then escaped (the filler needs "\n" only). */
+			b->raw.len = 0;
+			b->piece.len = 0;
+			if (prompt_stream_next(&b->ps, &b->raw))
+				json_escape_append(&b->piece, b->raw.data, b->raw.len);
+			else
+				b->in_prompt = 0;
+			continue;
+		}
+		k = len - b->off < n - done ? len - b->off : n - done;
+		memcpy(dst + done, data + b->off, k);
+		b->off += k;
+		done += k;
+	}
+	b->sent += done;
+	return done;
+}
+
+static void
+rb_free(void *arg)
+{
+	struct recipe_body *b = arg;
+
+	free(b->text);
+	free(b->cut);
+	buf_free(&b->piece);
+	buf_free(&b->raw);
+	free(b);
+}
+
+int
+prov_body_from_recipe(struct http_req *req, const char *marker, const struct prompt_recipe *r,
+    int half, size_t keep, struct aerr *err)
+{
+	size_t mlen = strlen(marker), total = 0, n, k = 0;
+	struct recipe_body *b;
+	crypto_hash_sha256_state st;
+	unsigned char h[crypto_hash_sha256_BYTES];
+	char chunk[16384];
+	const char *p;
+
+	(void)err;
+	if (req->body == NULL || strstr(req->body, marker) == NULL) {
+		if (half && req->body != NULL)
+			req->body_len /= 2, req->body[req->body_len] = '\0';
+		return 0;
+	}
+	b = xcalloc(1, sizeof *b);
+	b->text = xmalloc(req->body_len + 1);
+	b->cut = xcalloc(req->body_len / mlen + 2, sizeof *b->cut);
+	/* The body's text without its markers; cut[] marks where each marker was. */
+	for (p = req->body;; p += mlen) {
+		const char *at = strstr(p, marker);
+		size_t len = at ? (size_t)(at - p) : strlen(p);
+
+		memcpy(b->text + k, p, len);
+		k += len;
+		b->cut[++b->nparts] = k;
+		if (at == NULL)
+			break;
+		p = at;
+	}
+	b->recipe = *r;
+	buf_init(&b->piece);
+	buf_init(&b->raw);
+	b->limit = SIZE_MAX;
+	req->src = xcalloc(1, sizeof *req->src);
+	*req->src = (struct http_body_src){ rb_read, rb_rewind, rb_free, b };
+	free(req->body);
+	req->body = NULL;
+	/* One pass for the length (and the hash of a whole body), one more for half a body. */
+	for (int pass = 0; pass < 1 + (half != 0); pass++) {
+		crypto_hash_sha256_init(&st);
+		rb_rewind(b);
+		total = 0;
+		while ((n = rb_read(b, chunk, sizeof chunk)) > 0) {
+			crypto_hash_sha256_update(&st, (const unsigned char *)chunk, n);
+			total += n;
+		}
+		if (half && pass == 0)
+			b->limit = total / 2;
+	}
+	crypto_hash_sha256_final(&st, h);
+	sodium_bin2hex(req->body_sha256, sizeof req->body_sha256, h, sizeof h);
+	req->body_len = total;
+	rb_rewind(b);
+	if (total <= keep)
+		http_req_materialize(req);
+	return 0;
 }
 
 cJSON *

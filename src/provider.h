@@ -9,6 +9,7 @@
 #define AIVET_PROVIDER_H
 
 #include "aivet.h"
+#include "canary.h"
 #include "http.h"
 
 /* An endpoint as the probes need it (loaded from the endpoint table). */
@@ -63,6 +64,9 @@ struct prov_result {
 	int parsed;                   /* the body had the API's shape */
 	char finish[32];              /* finish/stop reason, "" when absent */
 	char error_type[64];          /* the API's error type or code, "" when absent */
+	int cut_by_context;           /* the answer stopped because the context window filled
+	                               * (finish "model_context_window_exceeded"): cut short,
+	                               * not content lost */
 	enum prov_refusal refusal;    /* why, when is_error or the status is not 2xx */
 };
 void prov_result_init(struct prov_result *r);
@@ -83,6 +87,15 @@ struct provider {
 	int (*build_count)(const struct endpoint_info *ep, const char *prompt, size_t len,
 	    struct http_req *req, struct aerr *err);
 	int (*parse_count)(cJSON *body, int64_t *tokens);
+	/* The output-limit field the endpoint is sent (max_completion_tokens or
+	 * max_tokens), for APIs that have two; NULL for the others. */
+	const char *(*limit_field)(const struct endpoint_info *ep);
+	/* How a stream reports usage on this endpoint: "stream_options" (asked for in
+	 * the last chunk) or "none" (streams carry none); NULL: the API's streams always do. */
+	const char *(*stream_usage)(const struct endpoint_info *ep);
+	/* Refuses, before anything is sent, an endpoint whose options cannot
+	 * work (AV_USAGE with the fix); NULL when there is nothing to check. */
+	int (*check)(const struct endpoint_info *ep, struct aerr *err);
 };
 
 extern const struct provider *const provider_table[];
@@ -97,6 +110,16 @@ void provider_read(const struct provider *p, int stream, const char *body, size_
 char *url_join(const char *base, const char *path);
 /* Serialises a request body into req (and frees the tree). */
 void prov_set_json_body(struct http_req *req, cJSON *body);
+/* Appends s JSON-escaped exactly as cJSON prints a string's characters. */
+void json_escape_append(struct buf *out, const char *s, size_t n);
+/* Puts a recipe's prompt wherever an adapter's body holds `marker` (the
+ * prompt it was given): the body becomes the text around it with the prompt
+ * generated and JSON-escaped piece by piece in each place, cut to half its
+ * length when `half` (a malformed body). Sets body_len and body_sha256. A
+ * body of at most `keep` bytes stays in memory; a longer one is streamed
+ * (req->src). A body without the marker (the prompt left out) is kept as built. */
+int prov_body_from_recipe(struct http_req *req, const char *marker, const struct prompt_recipe *r,
+    int half, size_t keep, struct aerr *err);
 /* The messages array most APIs take: [{"role":"user","content":PROMPT}]. The
  * prompt is referenced, not copied: it must outlive the tree. */
 cJSON *prov_user_messages(const struct prov_chat *c);
@@ -110,10 +133,31 @@ void prov_set_refusal(struct prov_result *r, const char *type, enum prov_refusal
  * for APIs and servers whose adapter said nothing more precise. */
 enum prov_refusal prov_refusal_guess(long status, const char *type, const char *message);
 
-/* OpenAI's shapes, shared with Azure OpenAI (provider-openai.c). */
-cJSON *openai_chat_body(const struct prov_chat *c, int with_model);
+/* OpenAI's shapes, shared with Azure OpenAI (provider-openai.c). The output
+ * limit goes in limit_field (max_completion_tokens or max_tokens); a stream
+ * asks for usage with stream_options when stream_usage is set. */
+cJSON *openai_chat_body(const struct prov_chat *c, int with_model, const char *limit_field,
+    int stream_usage);
+/* The output-limit field an OpenAI endpoint takes: the option max-tokens-field,
+ * else max_completion_tokens on api.openai.com and max_tokens elsewhere. */
+const char *openai_limit_field(const struct endpoint_info *ep);
+/* What an OpenAI error code or type means (PREF_NONE when not documented). */
+enum prov_refusal openai_refusal(const char *code);
+/* Azure api-versions that define max_completion_tokens and stream_options. */
+int azure_version_has_completion_tokens(const char *version);
+/* The options stream-usage and max-tokens-field (limit_field as chosen) hold
+ * values the adapters know. */
+int openai_check_options(const struct endpoint_info *ep, const char *limit_field,
+    struct aerr *err);
+/* A 400 that says the output-limit field `field` is not supported: the other
+ * field's name, or NULL. */
+const char *prov_limit_field_refused(const struct prov_result *r, long status, const char *field);
 void openai_parse(cJSON *j, long status, struct prov_result *r);
 void openai_stream_event(const char *event, const char *data, struct prov_result *r);
+
+/* Bedrock SigV4 through this libcurl (CURLVERSION_NOW's version_num): 0, or
+ * AV_USAGE naming the fix when it is older than 8.9.0 (provider-bedrock.c). */
+int bedrock_sigv4_usable(unsigned int curl_version_num, struct aerr *err);
 
 /* ---- server-sent events (sse.c) ---- */
 typedef void (*sse_fn)(void *arg, const char *event, const char *data);

@@ -5,7 +5,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -116,23 +115,6 @@ subcmd_dispatch(const struct cmd_entry *ce, const struct subcmd *subs,
 	    ce->name, argv[1], ce->name);
 }
 
-int
-parse_int_opt(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out, struct aerr *err)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0)
-		return aerr_set(err, AV_USAGE, "%s: '%s' is not a whole number", opt, s);
-	if (v < lo || v > hi)
-		return aerr_set(err, AV_USAGE, "%s: %lld is out of range (%lld to %lld)", opt, v,
-		    (long long)lo, (long long)hi);
-	*out = v;
-	return 0;
-}
-
 void
 json_emit(cJSON *v)
 {
@@ -176,21 +158,4 @@ json_stream_end(struct json_stream *js)
 	fputs(js->n ? "\n]\n" : "]\n", stdout);
 	free(js->buf);
 	js->buf = NULL;
-}
-
-const char *
-json_get_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-void
-json_add_str(cJSON *o, const char *k, const char *v)
-{
-	if (v == NULL)
-		cJSON_AddNullToObject(o, k);
-	else
-		cJSON_AddStringToObject(o, k, v);
 }

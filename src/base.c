@@ -1,7 +1,9 @@
 /*
- * util.c: small shared helpers — errors as values, memory, a byte buffer,
- * UTC time formatting and parsing, atomic file writes, hashing and random
- * identifiers. Anything used by more than one file lives here.
+ * base.c: small shared helpers — errors as values, memory, a byte buffer,
+ * UTC time formatting and parsing, atomic file writes, hashing, random
+ * identifiers, whole-number options and cJSON members. Anything used by
+ * more than one file lives here. It is the base aivet-sim shares with
+ * aivet, so it may use libc, libsodium and cJSON and nothing else.
  */
 #include "config.h"
 
@@ -16,7 +18,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "base.h"
 
 int
 aerr_set(struct aerr *err, int code, const char *fmt, ...)
@@ -674,4 +676,38 @@ outdir_discard(const char *tmp)
 {
 	if (tmp != NULL)
 		remove_at(AT_FDCWD, tmp);
+}
+
+int
+parse_int_opt(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out, struct aerr *err)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0)
+		return aerr_set(err, AV_USAGE, "%s: '%s' is not a whole number", opt, s);
+	if (v < lo || v > hi)
+		return aerr_set(err, AV_USAGE, "%s: %lld is out of range (%lld to %lld)", opt, v,
+		    (long long)lo, (long long)hi);
+	*out = v;
+	return 0;
+}
+
+const char *
+json_get_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void
+json_add_str(cJSON *o, const char *k, const char *v)
+{
+	if (v == NULL)
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddStringToObject(o, k, v);
 }

@@ -8,11 +8,14 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aivet.h"
 #include "stats.h"
+
+static int double_cmp(const void *a, const void *b);
 
 struct ranked {
 	double v;
@@ -27,16 +30,17 @@ ranked_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* P(U >= u) for samples of m and n without ties. The count of pairs (x > y)
- * has the same null distribution as that of (x < y): when the largest of the
- * m + n values is an x (probability m / (m + n)) it exceeds all n y's. */
-static double
-exact_upper_tail(size_t m, size_t n, long u)
+/* P(U = k), k = 0 .. m n, for samples of m and n without ties. The count of
+ * pairs (x > y) has the same null distribution as that of (x < y): when the
+ * largest of the m + n values is an x (probability m / (m + n)) it exceeds
+ * all n y's. The caller frees the array. */
+static double *
+exact_null(size_t m, size_t n)
 {
 	size_t width = m * n + 1;
 	double *prev = xcalloc((n + 1) * width, sizeof *prev);
 	double *cur = xcalloc((n + 1) * width, sizeof *cur);
-	double p = 0;
+	double *dist = xmalloc(width * sizeof *dist);
 
 	for (size_t j = 0; j <= n; j++)
 		prev[j * width] = 1;          /* m = 0: U is 0 */
@@ -60,10 +64,21 @@ exact_upper_tail(size_t m, size_t n, long u)
 		double *t = prev;
 		prev = cur, cur = t;
 	}
-	for (size_t k = u < 0 ? 0 : (size_t)u; k < width; k++)
-		p += prev[n * width + k];
+	memcpy(dist, prev + n * width, width * sizeof *dist);
 	free(prev);
 	free(cur);
+	return dist;
+}
+
+/* P(U >= u) for samples of m and n without ties. */
+static double
+exact_upper_tail(size_t m, size_t n, long u)
+{
+	double *dist = exact_null(m, n), p = 0;
+
+	for (size_t k = u < 0 ? 0 : (size_t)u; k < m * n + 1; k++)
+		p += dist[k];
+	free(dist);
 	return p > 1 ? 1 : p;
 }
 
@@ -179,14 +194,6 @@ theta_for_shift(double shift, double sd)
 	return norm_cdf(shift / (sd * sqrt(2)));
 }
 
-static int
-double_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 double
 stats_median(const double *v, size_t n)
 {
@@ -209,4 +216,168 @@ stats_mad_sd(const double *v, size_t n)
 	mad = stats_median(d, n);
 	free(d);
 	return 1.482602218505602 * mad;
+}
+
+/* ---- power of the gated test ---- */
+
+/* The normal approximation's p for U = u without ties, as mwu_less computes it. */
+static double
+normal_p(size_t nx, size_t ny, double u)
+{
+	double nn = (double)nx * (double)ny, sd = sqrt(nn * ((double)(nx + ny) + 1) / 12);
+
+	return 0.5 * erfc((u - nn / 2 - 0.5) / sd / sqrt(2));
+}
+
+long
+mwu_gate_critical_u(size_t nx, size_t ny, double alpha, double min_delta)
+{
+	long nn = (long)(nx * ny), u_p = nn + 1, u_d;
+
+	if (nx == 0 || ny == 0)
+		return 1;
+	/* 2 u / nn - 1 >= min_delta, checked as mwu_less computes delta. */
+	u_d = (long)ceil((double)nn * (1 + min_delta) / 2);
+	while (u_d > 0 && 2 * (double)(u_d - 1) / (double)nn - 1 >= min_delta)
+		u_d--;
+	while (u_d <= nn && 2 * (double)u_d / (double)nn - 1 < min_delta)
+		u_d++;
+	if (nx * ny <= MWU_EXACT_MAX_PAIRS) {
+		double *dist = exact_null(nx, ny), tail = 0;
+
+		/* The tail grows as u falls: the last u whose tail is still below alpha. */
+		for (long k = nn; k >= 0; k--) {
+			tail += dist[k];
+			if (!(tail < alpha))
+				break;
+			u_p = k;
+		}
+		free(dist);
+	} else {
+		double nn2 = (double)nn / 2, sd = sqrt((double)nn * ((double)(nx + ny) + 1) / 12);
+		long u = (long)floor(nn2 + 0.5 + norm_quantile(1 - alpha) * sd);
+
+		/* The quantile gives the neighbourhood; the p mwu_less would report decides. */
+		if (u < 0)
+			u = 0;
+		while (u > 0 && normal_p(nx, ny, (double)(u - 1)) < alpha)
+			u--;
+		while (u <= nn && !(normal_p(nx, ny, (double)u) < alpha))
+			u++;
+		u_p = u;
+	}
+	return u_p > u_d ? u_p : u_d;
+}
+
+/* splitmix64, then Box-Muller: a fixed sequence for a given seed on every platform. */
+static uint64_t
+mc_next(uint64_t *s)
+{
+	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+static void
+mc_normals(uint64_t *s, double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i += 2) {
+		/* u1 in (0, 1]: log never sees 0. */
+		double u1 = ((double)(mc_next(s) >> 11) + 1) / 9007199254740992.0;
+		double u2 = (double)(mc_next(s) >> 11) / 9007199254740992.0;
+		double r = sqrt(-2 * log(u1));
+
+		v[i] = r * cos(2 * M_PI * u2);
+		if (i + 1 < n)
+			v[i + 1] = r * sin(2 * M_PI * u2);
+	}
+}
+
+static double
+sorted_median(const double *s, size_t n)
+{
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static int
+double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+mwu_gate_power(size_t nx, size_t ny, const struct mwu_gate *g, double shift, double sd,
+    unsigned sims, uint64_t seed)
+{
+	long ucrit = mwu_gate_critical_u(nx, ny, g->alpha, g->min_delta);
+	double *x, *y, s, save;
+	unsigned hits = 0;
+
+	if (nx == 0 || ny == 0 || sims == 0 || ucrit > (long)(nx * ny))
+		return 0;
+	if (!(sd > 0))
+		/* No noise: every x sits shift below every y, U = nx ny. */
+		return shift > 0 && shift >= g->min_saving ? 1 : 0;
+	/* The test is scale-free: work in units of the noise. */
+	s = shift / sd;
+	save = g->min_saving / sd;
+	x = xmalloc(nx * sizeof *x);
+	y = xmalloc(ny * sizeof *y);
+	for (unsigned k = 0; k < sims; k++) {
+		size_t i, j = 0;
+		long u = 0;
+
+		mc_normals(&seed, x, nx);
+		mc_normals(&seed, y, ny);
+		for (i = 0; i < nx; i++)
+			x[i] -= s;
+		qsort(x, nx, sizeof *x, double_cmp);
+		qsort(y, ny, sizeof *y, double_cmp);
+		/* U counts pairs x < y: for each x, the y's above it. */
+		for (i = 0; i < nx; i++) {
+			while (j < ny && y[j] <= x[i])
+				j++;
+			u += (long)(ny - j);
+		}
+		if (u >= ucrit && sorted_median(y, ny) - sorted_median(x, nx) >= save)
+			hits++;
+	}
+	free(x);
+	free(y);
+	return (double)hits / sims;
+}
+
+long
+mwu_gate_trials_needed(const struct mwu_gate *g, double shift, double sd, double power,
+    long max_n, unsigned sims, uint64_t seed)
+{
+	long lo, hi;
+
+	/* As n grows the sample delta settles at the true one: below the gate, no n will do. */
+	if (!(shift > 0) || (sd > 0 && 2 * theta_for_shift(shift, sd) - 1 <= g->min_delta) ||
+	    shift < g->min_saving)
+		return 0;
+	for (hi = 2; hi <= max_n; hi *= 2)
+		if (mwu_gate_power((size_t)hi, (size_t)hi, g, shift, sd, sims, seed) >= power)
+			break;
+	if (hi > max_n) {
+		if (mwu_gate_power((size_t)max_n, (size_t)max_n, g, shift, sd, sims, seed) < power)
+			return -1;
+		hi = max_n;
+	}
+	/* Power at lo is below the target, at hi at or above it. */
+	lo = hi / 2;
+	while (hi - lo > 1) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (mwu_gate_power((size_t)mid, (size_t)mid, g, shift, sd, sims, seed) >= power)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
 }

@@ -164,12 +164,11 @@ make_trials(struct px_req *r, int *kind, int64_t open_units, size_t from, size_t
 /* What one look saw. */
 struct look {
 	size_t trials;
-	struct mwu cross, own;
+	struct mwu_look cross;
+	struct mwu own;
 	int have_own;
-	double saving, prefill, sd, shift;
+	double prefill, sd, shift;
 	struct mwu_gate gate;
-	double power;
-	int detected;
 };
 
 static void
@@ -177,10 +176,8 @@ judge_look(double *const t[K_N], const size_t cnt[K_N], size_t trials, struct lo
 {
 	memset(l, 0, sizeof *l);
 	l->trials = trials;
-	mwu_less(t[K_PRIMED], cnt[K_PRIMED], t[K_CONTROL], cnt[K_CONTROL], &l->cross);
 	l->have_own = cnt[K_OWN] > 0 &&
 	    mwu_less(t[K_OWN], cnt[K_OWN], t[K_CONTROL], cnt[K_CONTROL], &l->own) == 0;
-	l->saving = stats_median(t[K_CONTROL], cnt[K_CONTROL]) - stats_median(t[K_PRIMED], cnt[K_PRIMED]);
 	l->prefill = stats_median(t[K_CONTROL], cnt[K_CONTROL]) - stats_median(t[K_SHORT], cnt[K_SHORT]);
 	l->sd = sqrt((pow(stats_mad_sd(t[K_PRIMED], cnt[K_PRIMED]), 2) +
 	    pow(stats_mad_sd(t[K_CONTROL], cnt[K_CONTROL]), 2)) / 2);
@@ -188,10 +185,8 @@ judge_look(double *const t[K_N], const size_t cnt[K_N], size_t trials, struct lo
 	 * smallest saving worth a finding); a finding needs half of it in the medians. */
 	l->shift = fmax(l->prefill / 2, 2 * MIN_SAVING_MS);
 	l->gate = (struct mwu_gate){ ALPHA_LOOK, MIN_DELTA, l->shift / 2 };
-	l->detected = l->cross.p < l->gate.alpha && l->cross.delta >= l->gate.min_delta &&
-	    l->saving >= l->gate.min_saving;
-	l->power = mwu_gate_power(cnt[K_PRIMED], cnt[K_CONTROL], &l->gate, l->shift, l->sd, POWER_SIMS,
-	    POWER_SEED);
+	mwu_look(t[K_PRIMED], cnt[K_PRIMED], t[K_CONTROL], cnt[K_CONTROL], &l->gate, l->shift, l->sd,
+	    POWER, POWER_SEED, &l->cross);
 }
 
 static cJSON *
@@ -200,10 +195,10 @@ look_json(const struct look *l)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(o, "trials", (double)l->trials);
-	cJSON_AddNumberToObject(o, "p", l->cross.p);
-	cJSON_AddNumberToObject(o, "cliffs_delta", round(l->cross.delta * 1e4) / 1e4);
-	cJSON_AddNumberToObject(o, "median_saving_ms", round(l->saving * 1000) / 1000);
-	cJSON_AddNumberToObject(o, "power", l->power);
+	cJSON_AddNumberToObject(o, "p", l->cross.test.p);
+	cJSON_AddNumberToObject(o, "cliffs_delta", round(l->cross.test.delta * 1e4) / 1e4);
+	cJSON_AddNumberToObject(o, "median_saving_ms", round(l->cross.saving * 1000) / 1000);
+	cJSON_AddNumberToObject(o, "power", l->cross.power);
 	return o;
 }
 
@@ -267,7 +262,7 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 			break;
 		judge_look(t, cnt, sent_trials, &l);
 		cJSON_AddItemToArray(lj, look_json(&l));
-		if (l.detected || l.power >= POWER)
+		if (l.cross.decision != MWU_LOOK_UNDECIDED)
 			break;
 		if (li == NLOOKS - 1)
 			stopped = "the last look was reached";
@@ -303,34 +298,34 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 		judge_look(t, cnt, sent_trials, &l);
 		cJSON_AddItemToArray(cJSON_GetObjectItem(d, "looks"), look_json(&l));
 	}
-	cJSON_AddItemToObject(d, "cross_tenant", test_json(&l.cross));
+	cJSON_AddItemToObject(d, "cross_tenant", test_json(&l.cross.test));
 	if (l.have_own)
 		cJSON_AddItemToObject(d, "own_tenant", test_json(&l.own));
-	cJSON_AddNumberToObject(d, "median_saving_ms", round(l.saving * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "median_saving_ms", round(l.cross.saving * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "opening_prefill_ms", round(l.prefill * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "detectable_saving_ms", round(l.shift * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "min_saving_ms", round(l.gate.min_saving * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "noise_sd_ms", round(l.sd * 1000) / 1000);
-	cJSON_AddNumberToObject(d, "power", l.power);
+	cJSON_AddNumberToObject(d, "power", l.cross.power);
 
-	if (l.detected) {
+	if (l.cross.decision == MWU_LOOK_REJECT) {
 		for (size_t i = 0; i < sent_trials * K_N; i++)
 			if (r[i].sent && (kind[i] == K_PRIMED || kind[i] == K_CONTROL) && r[i].evidence_id > 0)
 				outcome_finding(out, "PREFIX_CACHE_SHARED_ACROSS_TENANTS", "medium", r[i].evidence_id,
 				    "tenant B's first token came %.1f ms sooner (median) when tenant A had just sent "
 				    "the same opening than after a fresh opening of the same length: one-sided "
 				    "Mann-Whitney p = %.2g < %.2g, Cliff's delta %.2f, %zu + %zu trials; the prompt "
-				    "prefix cache is shared across tenants", l.saving, l.cross.p, ALPHA_LOOK,
-				    l.cross.delta, cnt[K_PRIMED], cnt[K_CONTROL]);
+				    "prefix cache is shared across tenants", l.cross.saving, l.cross.test.p,
+				    ALPHA_LOOK, l.cross.test.delta, cnt[K_PRIMED], cnt[K_CONTROL]);
 		outcome_set(out, "fail", "B was faster only when A had primed the cache (p = %.2g, Cliff's "
-		    "delta %.2f, %zu trials)", l.cross.p, l.cross.delta, sent_trials);
+		    "delta %.2f, %zu trials)", l.cross.test.p, l.cross.test.delta, sent_trials);
 		goto out;
 	}
-	if (l.power >= POWER) {
+	if (l.cross.decision == MWU_LOOK_POWERED) {
 		outcome_set(out, "pass", "B was not faster after A sent the same opening (p = %.2g, Cliff's "
 		    "delta %.2f over %zu trials; the test had %.0f%% power to see a hit saving %.1f ms "
-		    "under noise sd %.1f ms)%s", l.cross.p, l.cross.delta, sent_trials, 100 * l.power,
-		    l.shift, l.sd, !l.have_own ? "" : l.own.p < ALPHA && l.own.delta >= MIN_DELTA ?
+		    "under noise sd %.1f ms)%s", l.cross.test.p, l.cross.test.delta, sent_trials,
+		    100 * l.cross.power, l.shift, l.sd, !l.have_own ? "" : l.own.p < ALPHA && l.own.delta >= MIN_DELTA ?
 		    "; A's own repeats were faster: the cache is per tenant" :
 		    "; A's own repeats were not faster either: no prefix caching seen");
 		goto out;
@@ -343,17 +338,17 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high to see a cache hit "
 		    "saving %.1f ms in %zu trials (power %.0f%%), and no number of trials would: under "
 		    "that noise such a hit has Cliff's delta %.2f, not beyond the %.3f a finding needs; %s",
-		    l.sd, l.shift, sent_trials, 100 * l.power, 2 * theta_for_shift(l.shift, l.sd) - 1,
+		    l.sd, l.shift, sent_trials, 100 * l.cross.power, 2 * theta_for_shift(l.shift, l.sd) - 1,
 		    MIN_DELTA, stopped ? stopped : "sampling stopped");
 	else if (needed < 0)
 		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
 		    "see a cache hit saving %.1f ms (power %.0f%%); %s; would need more than %d trials",
-		    l.sd, sent_trials, l.shift, 100 * l.power, stopped ? stopped : "sampling stopped",
+		    l.sd, sent_trials, l.shift, 100 * l.cross.power, stopped ? stopped : "sampling stopped",
 		    NEEDED_MAX);
 	else
 		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
 		    "see a cache hit saving %.1f ms (power %.0f%%); %s; would need about %ld trials",
-		    l.sd, sent_trials, l.shift, 100 * l.power, stopped ? stopped : "sampling stopped", needed);
+		    l.sd, sent_trials, l.shift, 100 * l.cross.power, stopped ? stopped : "sampling stopped", needed);
 out:
 	cJSON_Delete(lj);
 	for (int k = 0; k < K_N; k++)

@@ -69,6 +69,24 @@ double mwu_gate_power(size_t nx, size_t ny, const struct mwu_gate *g, double shi
 long mwu_gate_trials_needed(const struct mwu_gate *g, double shift, double sd, double power,
     long max_n, unsigned sims, uint64_t seed);
 
+/* One look of a sequential design: the gated test of "x is stochastically
+ * smaller than y" and, when it does not reject, whether it had the power to
+ * see a shift of `shift` under noise `sd` (the effect looked for). */
+enum mwu_look_decision {
+	MWU_LOOK_REJECT,     /* p, delta and saving all past their gates */
+	MWU_LOOK_POWERED,    /* not rejected, with power >= target: the effect is not there */
+	MWU_LOOK_UNDECIDED,  /* not rejected, and too little power to say more */
+};
+struct mwu_look {
+	struct mwu test;
+	double saving;       /* median(y) - median(x) */
+	double power;        /* of the gated test at this look's sizes, for `shift` */
+	enum mwu_look_decision decision;
+};
+/* Returns -1 when a sample is empty or not finite (as mwu_less). */
+int mwu_look(const double *x, size_t nx, const double *y, size_t ny, const struct mwu_gate *g,
+    double shift, double sd, double power_target, uint64_t seed, struct mwu_look *l);
+
 /* Median and the scaled median absolute deviation (a robust sd: 1.4826 MAD).
  * v is not changed; n must be > 0. */
 double stats_median(const double *v, size_t n);

@@ -201,6 +201,51 @@ test_gate_power(void)
 	    "a tiny shift: more than the 64 allowed (-1)");
 }
 
+/* n ideal normal draws: the quantiles (i + 1/2) / n of N(mean, sd), no ties. */
+static double *
+ideal(size_t n, double mean, double sd)
+{
+	double *v = xmalloc(n * sizeof *v);
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = mean + sd * norm_quantile(((double)i + 0.5) / (double)n);
+	return v;
+}
+
+static void
+test_look(void)
+{
+	struct mwu_gate g = { 0.0025, 0.147, 5 };
+	struct mwu_look l;
+	double *y30 = ideal(30, 100, 1), *x_fast = ideal(30, 90, 1), *x_same = ideal(30, 100.001, 1);
+	double *y_noisy = ideal(30, 100, 20), *x_noisy = ideal(30, 100.001, 20), *x_small = ideal(30, 97, 0.1);
+	double *y_small = ideal(30, 100, 0.1), *y1000 = ideal(1000, 0, 1), *x1000 = ideal(1000, -0.15, 1);
+
+	ok(mwu_look(x_fast, 30, y30, 30, &g, 10, 1, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_REJECT,
+	    "look: 10 ms faster under 1 ms noise: rejected (p %.2g, delta %.2f, saving %.1f)", l.test.p,
+	    l.test.delta, l.saving);
+	ok(mwu_look(x_same, 30, y30, 30, &g, 10, 1, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_POWERED &&
+	    l.power > 0.99, "look: no difference, and a 10 ms effect under 1 ms noise would have shown: "
+	    "powered (power %.3f)", l.power);
+	/* Rule "pass needs power": 10 ms under 20 ms noise at 30 + 30 has power near 0.2. */
+	ok(mwu_look(x_noisy, 30, y_noisy, 30, &g, 10, 20, 0.8, 1, &l) == 0 &&
+	    l.decision == MWU_LOOK_UNDECIDED && l.power < 0.5, "rule pass needs power: no difference under "
+	    "20 ms noise at 30 trials is undecided, not a pass (power %.3f)", l.power);
+	/* Rule "median saving gate": 3 ms faster, significant and large, yet below the 5 ms gate. */
+	ok(mwu_look(x_small, 30, y_small, 30, &g, 10, 0.1, 0.8, 1, &l) == 0 && l.test.p < 0.0025 &&
+	    l.test.delta == 1 && l.decision == MWU_LOOK_POWERED, "rule median saving gate: 3 ms faster "
+	    "(p %.2g, delta 1) is no rejection under a 5 ms gate", l.test.p);
+	/* Rule "Cliff's delta gate": 0.15 sd faster over 1000 + 1000: p tiny, delta 0.085 < 0.147. */
+	g.min_saving = 0.1;
+	ok(mwu_look(x1000, 1000, y1000, 1000, &g, 0.5, 1, 0.8, 1, &l) == 0 && l.test.p < 0.0025 &&
+	    l.test.delta < 0.147 && l.saving >= 0.1 && l.decision != MWU_LOOK_REJECT,
+	    "rule Cliff's delta gate: p %.2g and saving %.2f pass, delta %.3f does not: no rejection",
+	    l.test.p, l.saving, l.test.delta);
+	ok(mwu_look(x1000, 0, y1000, 1000, &g, 0.5, 1, 0.8, 1, &l) == -1, "look: an empty sample is refused");
+	free(y30), free(x_fast), free(x_same), free(y_noisy), free(x_noisy), free(x_small);
+	free(y_small), free(y1000), free(x1000);
+}
+
 int
 main(void)
 {
@@ -209,5 +254,6 @@ main(void)
 	test_helpers();
 	test_gate_critical();
 	test_gate_power();
+	test_look();
 	return tap_done();
 }

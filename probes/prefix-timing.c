@@ -253,7 +253,9 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 			if (px_accepted(&r[i]) && r[i].ttft_ms > 0)
 				t[k][cnt[k]++] = r[i].ttft_ms;
 		}
-		sent_trials = to;
+		/* Sent in order: the trials begun are those whose prime went out. */
+		while (sent_trials < to && r[sent_trials * K_N].sent)
+			sent_trials++;
 		if (env->budget_hit || env->interrupted) {
 			stopped = "the run's token budget ended during the look";
 			break;

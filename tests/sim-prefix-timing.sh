@@ -60,6 +60,12 @@ PY
 like "$(cat "$T/report-global/report.html")" "<figcaption>Prefix timing: one-sided Mann-Whitney p = [0-9.e-]+ \(alpha 0.0025 per look, 0.01 in all\), Cliff's delta (0\.[89][0-9]|1\.00), median saving [0-9.]+ ms, 30 trials.</figcaption>" \
 	"and its caption states the test"
 
+# A token budget that ends inside the first look: the look is judged on the trials it got.
+run probe run V-global/e --probe prefix-timing --yes --json --budget-tokens 120000
+is "$(printf '%s' "$out" | json '[.status, .probes[0].verdict, (.probes[0].findings | map(.code) | join(",")), (.probes[0].details.trials | . >= 8 and . < 30), (.probes[0].details.looks | length), (.probes[0].details.looks[0].trials == .probes[0].details.trials)] | @csv')" \
+	'"budget_exhausted","fail","PREFIX_CACHE_SHARED_ACROSS_TENANTS",true,1,true' \
+	"global, budget for part of the first look: judged on the trials sent, still detected"
+
 probe_against tenant
 is "$rc" 0 "tenant: exit 0"
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, (.findings | length)] | @csv')" '"pass",0' \

@@ -16,9 +16,10 @@
  * look the probe stops when the test rejects (fail), or when the gated test
  * had the power to see the effect under the noise observed and did not
  * (pass; the power is simulated, see stats.h); otherwise it sends the next
- * trials while the run's token budget covers them. When the budget or the
- * last look ends it first, the verdict is inconclusive with the trials a
- * decision would need. Opt-in ("--probe all,prefix-timing"): 150 streamed
+ * trials while the run's token budget covers them and the trials the effect
+ * needs are within the 250 (futility: beyond them, more cannot help). When
+ * sampling stops undecided the verdict is inconclusive, saying why, with
+ * the trials a decision would need. Opt-in ("--probe all,prefix-timing"): 150 streamed
  * prompts of about 1,300 tokens at the first look cost more than the rest
  * of the suite together.
  */
@@ -266,6 +267,13 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 		cJSON_AddItemToArray(lj, look_json(&l));
 		if (l.cross.decision != MWU_LOOK_UNDECIDED)
 			break;
+		/* Futility: no more trials when what the effect needs is beyond what the probe sends. */
+		needed = mwu_gate_trials_needed(&l.gate, l.shift, l.sd, POWER, NEEDED_MAX, NEEDED_SIMS,
+		    POWER_SEED);
+		if (needed <= 0 || needed > MAX_TRIALS) {
+			stopped = "more trials cannot help";
+			break;
+		}
 		if (li == NLOOKS - 1)
 			stopped = "the last look was reached";
 	}
@@ -339,18 +347,19 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 	if (needed == 0)
 		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high to see a cache hit "
 		    "saving %.1f ms in %zu trials (power %.0f%%), and no number of trials would: under "
-		    "that noise such a hit has Cliff's delta %.2f, not beyond the %.3f a finding needs; %s",
+		    "that noise such a hit has Cliff's delta %.2f, not beyond the %.3f a finding needs",
 		    l.sd, l.shift, sent_trials, 100 * l.cross.power, 2 * theta_for_shift(l.shift, l.sd) - 1,
-		    MIN_DELTA, stopped ? stopped : "sampling stopped");
-	else if (needed < 0)
+		    MIN_DELTA);
+	else if (needed < 0 || needed > MAX_TRIALS)
 		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
-		    "see a cache hit saving %.1f ms (power %.0f%%); %s; would need more than %d trials",
-		    l.sd, sent_trials, l.shift, 100 * l.cross.power, stopped ? stopped : "sampling stopped",
-		    NEEDED_MAX);
+		    "see a cache hit saving %.1f ms (power %.0f%%); it would take %s%ld trials, more than "
+		    "the %d the probe sends", l.sd, sent_trials, l.shift, 100 * l.cross.power,
+		    needed < 0 ? "more than " : "about ", needed < 0 ? (long)NEEDED_MAX : needed, MAX_TRIALS);
 	else
 		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
 		    "see a cache hit saving %.1f ms (power %.0f%%); %s; would need about %ld trials",
-		    l.sd, sent_trials, l.shift, 100 * l.cross.power, stopped ? stopped : "sampling stopped", needed);
+		    l.sd, sent_trials, l.shift, 100 * l.cross.power, stopped ? stopped : "sampling stopped",
+		    needed);
 out:
 	cJSON_Delete(lj);
 	for (int k = 0; k < K_N; k++)

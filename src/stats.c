@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sodium.h>
 
 #include "aivet.h"
 #include "stats.h"
@@ -269,29 +270,26 @@ mwu_gate_critical_u(size_t nx, size_t ny, double alpha, double min_delta)
 	return u_p > u_d ? u_p : u_d;
 }
 
-/* splitmix64, then Box-Muller: a fixed sequence for a given seed on every platform. */
-static uint64_t
-mc_next(uint64_t *s)
-{
-	uint64_t z = (*s += UINT64_C(0x9E3779B97F4A7C15));
-
-	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-	return z ^ (z >> 31);
-}
-
+/* n standard normal draws (Box-Muller) from libsodium's deterministic
+ * generator: the same seed and experiment give the same draws everywhere. */
 static void
-mc_normals(uint64_t *s, double *v, size_t n)
+mc_normals(uint64_t seed, uint64_t experiment, double *v, size_t n, uint64_t *bits)
 {
-	for (size_t i = 0; i < n; i += 2) {
+	unsigned char key[randombytes_SEEDBYTES] = { 0 };
+	size_t pairs = (n + 1) / 2;
+
+	memcpy(key, &seed, sizeof seed);
+	memcpy(key + sizeof seed, &experiment, sizeof experiment);
+	randombytes_buf_deterministic(bits, 2 * pairs * sizeof *bits, key);
+	for (size_t i = 0; i < pairs; i++) {
 		/* u1 in (0, 1]: log never sees 0. */
-		double u1 = ((double)(mc_next(s) >> 11) + 1) / 9007199254740992.0;
-		double u2 = (double)(mc_next(s) >> 11) / 9007199254740992.0;
+		double u1 = ((double)(bits[2 * i] >> 11) + 1) / 9007199254740992.0;
+		double u2 = (double)(bits[2 * i + 1] >> 11) / 9007199254740992.0;
 		double r = sqrt(-2 * log(u1));
 
-		v[i] = r * cos(2 * M_PI * u2);
-		if (i + 1 < n)
-			v[i + 1] = r * sin(2 * M_PI * u2);
+		v[2 * i] = r * cos(2 * M_PI * u2);
+		if (2 * i + 1 < n)
+			v[2 * i + 1] = r * sin(2 * M_PI * u2);
 	}
 }
 
@@ -315,6 +313,7 @@ mwu_gate_power(size_t nx, size_t ny, const struct mwu_gate *g, double shift, dou
 {
 	long ucrit = mwu_gate_critical_u(nx, ny, g->alpha, g->min_delta);
 	double *x, *y, s, save;
+	uint64_t *bits;
 	unsigned hits = 0;
 
 	if (nx == 0 || ny == 0 || sims == 0 || ucrit > (long)(nx * ny))
@@ -327,12 +326,13 @@ mwu_gate_power(size_t nx, size_t ny, const struct mwu_gate *g, double shift, dou
 	save = g->min_saving / sd;
 	x = xmalloc(nx * sizeof *x);
 	y = xmalloc(ny * sizeof *y);
+	bits = xmalloc((nx + ny + 2) * sizeof *bits);
 	for (unsigned k = 0; k < sims; k++) {
 		size_t i, j = 0;
 		long u = 0;
 
-		mc_normals(&seed, x, nx);
-		mc_normals(&seed, y, ny);
+		mc_normals(seed, 2 * (uint64_t)k, x, nx, bits);
+		mc_normals(seed, 2 * (uint64_t)k + 1, y, ny, bits);
 		for (i = 0; i < nx; i++)
 			x[i] -= s;
 		qsort(x, nx, sizeof *x, double_cmp);
@@ -348,6 +348,7 @@ mwu_gate_power(size_t nx, size_t ny, const struct mwu_gate *g, double shift, dou
 	}
 	free(x);
 	free(y);
+	free(bits);
 	return (double)hits / sims;
 }
 

@@ -29,7 +29,8 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 {
 	struct px_req r[E_COUNT];
 	char model[64];
-	int n = 0, idx[E_COUNT], failed = 0;
+	int n = 0, idx[E_COUNT];
+	struct px_tally t = { 0 };
 	cJSON *d;
 
 	memset(r, 0, sizeof r);
@@ -53,44 +54,43 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 	out->details = d = cJSON_CreateObject();
 	for (int i = 0; i < n; i++) {
 		cJSON *p = cJSON_AddObjectToObject(d, labels[idx[i]]);
+		enum prov_refusal why = r[i].res.refusal;
+		int judged;
 
 		if (r[i].status > 0)
 			cJSON_AddNumberToObject(p, "status", (double)r[i].status);
 		else
 			cJSON_AddNullToObject(p, "status");
+		cJSON_AddStringToObject(p, "class", px_class_name(r[i].cls));
 		cJSON_AddNumberToObject(p, "evidence", (double)r[i].evidence_id);
 		if (!r[i].sent)
 			continue;
-		if (px_no_answer(&r[i])) {
-			failed++;
-			continue;
-		}
-		if (idx[i] == E_UNKNOWN_MODEL) {
-			/* Recorded, never judged above info: many servers serve one model whatever the name. */
-			px_judge_common(env, out, &r[i], 0);
-			continue;
-		}
 		px_judge_common(env, out, &r[i], 0);
-		if (px_is_2xx(&r[i]) && !r[i].res.is_error)
+		if (idx[i] == E_UNKNOWN_MODEL)
+			continue;   /* recorded, never judged: many servers serve one model whatever the name */
+		/* A bad request is judged by an answer, a refusal that blames the request, or a
+		 * server error; a credential, a missing route or a rate limit says nothing. */
+		judged = r[i].cls == PXC_ANSWERED || r[i].cls == PXC_SERVER_ERROR ||
+		    r[i].cls == PXC_REFUSED_SIZE || (r[i].cls == PXC_REFUSED_OTHER &&
+		    why != PREF_AUTH && why != PREF_NOT_FOUND);
+		px_tally_add(&t, &r[i], judged);
+		if (r[i].cls == PXC_ANSWERED)
 			outcome_finding(out, "MALFORMED_ACCEPTED", "medium", r[i].evidence_id,
 			    "a request with %s was accepted with HTTP %ld",
 			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);
-		else if (r[i].status >= 500)
+		else if (r[i].cls == PXC_SERVER_ERROR && r[i].status >= 500)
 			outcome_finding(out, "SERVER_ERROR_ON_BAD_INPUT", "low", r[i].evidence_id,
 			    "a request with %s got HTTP %ld, a server error for a client's mistake",
 			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);
 	}
-	if (failed > 0 && out->nf == 0) {
-		const char *why = "";
-
-		for (int i = n - 1; i >= 0; i--)
-			if (px_no_answer(&r[i]))
-				why = r[i].transport_error;
-		outcome_set(out, "error", "%d request%s got no answer: %s", failed, failed == 1 ? "" : "s",
-		    why);
-	}
-	else if (out->nf == 0)
-		outcome_set(out, "pass", "bad requests were refused with 4xx");
+	px_tally_json(&t, d);
+	if (out->nf > 0)
+		;   /* the findings are the verdict */
+	else if (t.judged < t.sent || t.sent == 0)
+		px_set_unjudged(env, out, &t, NULL);
+	else
+		outcome_set(out, "pass", "bad requests were refused with 4xx (%d of %d judged)", t.judged,
+		    t.sent);
 	px_free(r, (size_t)n);
 }
 

@@ -262,13 +262,12 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 			no_usage++;
 		if (s->c[i] != C_DEGRADED)
 			continue;
-		if (px_placeholder_usage(r) || (r->nonces_echoed == 0 && cJSON_GetArraySize(r->leaked) > 0))
+		if (px_substituted(env, r))
 			outcome_finding(out, "PLACEHOLDER_SUBSTITUTION", "critical", r->evidence_id,
 			    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
-			    "placeholder: a prompt of about %lld tokens was %s", (long long)integrity,
-			    (long long)env->ep.context, (long long)r->est_tokens,
-			    px_placeholder_usage(r) ? "reported as a handful of tokens" :
-			    "answered from content it did not contain");
+			    "placeholder: %s", (long long)integrity, (long long)env->ep.context,
+			    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content they did not contain" :
+			    "answered without any of their nonces and reported as a handful of tokens");
 		else
 			outcome_finding(out, "SILENT_TRUNCATION", "high", r->evidence_id,
 			    "accepted prompts above about %lld tokens (advertised %lld) lost content: "

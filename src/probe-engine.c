@@ -339,11 +339,11 @@ px_set_unjudged(const struct probe_env *env, struct probe_outcome *o, const stru
 		snprintf(n, sizeof n, "%d of %d requests", t->n[c], t->sent);
 	if (c == PXC_REFUSED_OTHER && r->res.refusal == PREF_AUTH)
 		outcome_set(o, "error", "%s%s%s %s refused for authentication for tenant '%s' (%s): "
-		    "check the credential", pre, sep, n, t->n[c] == 1 ? "was" : "were",
+		    "check the credential", pre, sep, n, t->n[c] == 1 || t->n[c] == t->sent ? "was" : "were",
 		    env->tenant_label[r->tenant], d);
 	else if (c == PXC_REFUSED_OTHER)
 		outcome_set(o, "error", "%s%s%s %s refused for a reason unrelated to the test (%s)", pre,
-		    sep, n, t->n[c] == 1 ? "was" : "were", d);
+		    sep, n, t->n[c] == 1 || t->n[c] == t->sent ? "was" : "were", d);
 	else if (c == PXC_RATE_LIMITED)
 		outcome_set(o, "inconclusive", "%s%snot judged: rate-limited (%s; %s); lower prompt "
 		    "sizes with --max-prompt-tokens N, or raise the account's limit", pre, sep, n, d);

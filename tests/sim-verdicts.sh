@@ -1,0 +1,111 @@
+#!/bin/sh
+# sim-verdicts.sh: what each probe concludes against aivet-sim configured with
+# one ordinary misbehaviour at a time, from real probe runs over loopback:
+# exact verdicts per probe, exact finding codes per probe (so a wrong one is
+# as visible as a missing one), the exit status and the words of the reasons.
+# Each judging rule is named in the description of the test that pins it, so
+# a weakened rule (a comparison reversed, a threshold loosened, a branch
+# removed) fails a test that says which rule it was.
+. "${TESTS_SRCDIR:-$(dirname "$0")}/lib.sh"
+. "$TESTS_SRCDIR/sim-lib.sh"
+. "$TESTS_SRCDIR/probe-lib.sh"
+
+# per_probe: "name:verdict[CODE,CODE] ..." of the run JSON in $out.
+per_probe() {
+	printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)[\([.findings[].code] | join(","))]"] | join(" ")'
+}
+# reason NAME: the reason of probe NAME.
+reason() {
+	printf '%s' "$out" | jq -r --arg n "$1" '.probes[] | select(.name == $n) | .reason'
+}
+# detail NAME FILTER: a jq filter over probe NAME's details.
+detail() {
+	printf '%s' "$out" | jq -c --arg n "$1" ".probes[] | select(.name == \$n) | .details | $2"
+}
+# run_probes: the default suite, as JSON.
+run_probes() {
+	run probe run V/e --yes --json "$@"
+}
+
+# ---- a correct vendor: everything passes on judged evidence ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" || exit 1
+probe_setup openai 8192
+run_probes
+is "$rc:$(per_probe)" "0:echo:pass[] oversize:pass[] sweep:pass[] canary:pass[] errors:pass[]" \
+    "correct: every probe passes, no finding, exit 0"
+is "$(detail echo '[.judged, .classes]')" '[2,{"answered":2}]' "correct: echo judged its two answers"
+is "$(detail oversize '[.judged, .classes]')" '[4,{"refused_size":4}]' \
+    "correct: oversize judged four refusals for size"
+is "$(reason oversize)" "every oversize prompt was refused for size (4 of 4 judged)" \
+    "correct: the oversize pass says what it rested on"
+is "$(detail canary '[.per_tenant[] | [.tenant, .judged > 0, .sent]]')" '[["alice",true,4],["bob",true,4]]' \
+    "canary symmetry: both tenants sent canaries and got answers scanned"
+is "$(q "SELECT group_concat(tenant || ':' || n, ' ') FROM (SELECT tenant, count(*) n FROM exchange
+    WHERE probe = 'canary' AND request_size > 10000 GROUP BY tenant ORDER BY tenant)")" "alice:2 bob:2" \
+    "canary symmetry: each tenant took the pressure role (a near- and an over-limit prompt each)"
+is "$(q "SELECT count(DISTINCT tenant) FROM exchange WHERE probe = 'canary' AND request_blob IN
+    (SELECT sha256 FROM blob WHERE instr(CAST(data AS TEXT), 'Shared instructions follow.') > 0)")" 2 \
+    "canary symmetry: both tenants sent the shared opening"
+is "$(q "SELECT count(*) FROM exchange WHERE probe = 'echo'") $(q "SELECT count(*) FROM evidence e JOIN exchange x
+    ON x.evidence_id = e.id JOIN blob b ON b.sha256 = e.sha256
+    WHERE json_extract(CAST(b.data AS TEXT), '$.outcome') = 'answered' AND x.probe = 'echo'")" "2 2" \
+    "outcome class recorded in each exchange's evidence document"
+sim_stop
+
+# ---- a revoked key for one tenant: fail fast, name the tenant, never pass ----
+sim_start --context 8192 --pool 8192 --tenants "alice=$PROBE_KEY_ALICE,bob=sk-bob-revoked-000000" || exit 1
+probe_setup openai 8192
+run_probes
+is "$rc" 3 "revoked bob: exit 3"
+is "$(per_probe)" "echo:pass[] oversize:pass[] sweep:pass[] canary:error[] errors:error[]" \
+    "rule auth-never-passes: revoked bob: canary error (not pass), errors not run"
+like "$errout" "^aivet: run 1 stopped: every request of tenant 'bob' was refused for authentication \(HTTP 401 \(invalid_api_key\): .*\): check the credential$" \
+    "revoked bob: the run stops naming the tenant and the credential"
+like "$(reason canary)" "^tenant 'bob' got no answer to scan: every request was refused for authentication for tenant 'bob' \(HTTP 401" \
+    "rule canary-needs-each-receiver: the canary reason names bob"
+is "$(detail canary '.per_tenant[] | select(.tenant == "bob") | [.judged, .classes]')" '[0,{"refused_other":2}]' \
+    "revoked bob: bob's two canaries were refused_other, none judged"
+is "$(q "SELECT count(*) FROM exchange WHERE tenant = 'bob'")" 2 \
+    "rule auth-fail-fast: a credential refused and never accepted is not tried again"
+like "$(reason errors)" "^not run: every request of tenant 'bob' was refused for authentication" \
+    "revoked bob: the probes left are recorded as not run, with the reason"
+sim_stop
+
+# ---- every key revoked: nothing passes, almost nothing is sent ----
+sim_start --context 8192 --pool 8192 --tenants "alice=sk-a-revoked-0000000,bob=sk-b-revoked-0000000" || exit 1
+probe_setup openai 8192
+run_probes
+is "$rc:$(per_probe)" "3:echo:error[] oversize:error[] sweep:error[] canary:error[] errors:error[]" \
+    "rule auth-never-passes: every key revoked: every probe error, exit 3"
+is "$(q "SELECT count(*) FROM exchange")" 1 "rule auth-fail-fast: every key revoked: one calibration request, then nothing"
+is "$(printf '%s' "$out" | jq -r '.status')" error "every key revoked: the run's status is error"
+sim_stop
+
+# ---- disagg-placeholder: the incident, attributed in both directions ----
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+run_probes
+is "$rc:$(per_probe)" \
+    "1:echo:pass[] oversize:pass[] sweep:fail[PLACEHOLDER_SUBSTITUTION] canary:fail[LEAK_CROSS_TENANT,PLACEHOLDER_SUBSTITUTION] errors:pass[]" \
+    "disagg: exact findings per probe, exit 1"
+leakmsg=$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "canary") | .findings[] | select(.code == "LEAK_CROSS_TENANT") | .message')
+like "$leakmsg" "a response to tenant 'bob' contained canaries that tenant 'alice' sent" \
+    "rule leak-attribution: alice's canary in bob's answer is attributed alice -> bob"
+like "$leakmsg" "a response to tenant 'alice' contained canaries that tenant 'bob' sent" \
+    "rule leak-attribution: the leak from the last tenant to the first is found too"
+is "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "canary") | .details | [.leaks[] | select(.other_tenant) | "\(.owner_tenant)->\(.found_by)"] | unique | join(" ")')" \
+    "alice->bob bob->alice" "disagg: the leaks' details name owner and receiver both ways"
+like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
+    "were swapped for a placeholder: answered (from content they did not contain|without any of their nonces and reported as a handful of tokens)" \
+    "disagg: the substitution says what showed it"
+sim_stop
+
+# ---- a prompt cache shared across tenants, with placeholders ----
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder --prefix-cache global || exit 1
+probe_setup openai 8192
+run_probes --probe canary
+is "$rc:$(per_probe)" "1:canary:fail[LEAK_CROSS_TENANT,PLACEHOLDER_SUBSTITUTION]" \
+    "rule shared-memory-is-cross-tenant: global cache + placeholder: no same-tenant LEAK_CROSS_REQUEST"
+sim_stop
+
+done_testing

@@ -344,9 +344,15 @@ px_set_unjudged(const struct probe_env *env, struct probe_outcome *o, const stru
 	else if (c == PXC_REFUSED_OTHER)
 		outcome_set(o, "error", "%s%s%s %s refused for a reason unrelated to the test (%s)", pre,
 		    sep, n, t->n[c] == 1 || t->n[c] == t->sent ? "was" : "were", d);
-	else if (c == PXC_RATE_LIMITED)
+	else if (c == PXC_RATE_LIMITED && (strcasestr(r->res.error, "token") != NULL ||
+	    strcasestr(r->res.error, "too large") != NULL))
+		/* A limit on tokens per minute below the prompt: no wait will let it through. */
 		outcome_set(o, "inconclusive", "%s%snot judged: rate-limited (%s; %s); lower prompt "
 		    "sizes with --max-prompt-tokens N, or raise the account's limit", pre, sep, n, d);
+	else if (c == PXC_RATE_LIMITED)
+		outcome_set(o, "inconclusive", "%s%snot judged: rate-limited (%s, after retrying as "
+		    "Retry-After asked; %s); run again later or with a lower --concurrency", pre, sep, n,
+		    d);
 	else if (c == PXC_SERVER_ERROR)
 		outcome_set(o, "inconclusive", "%s%snot judged: %s failed on the server (%s)", pre, sep,
 		    n, d);

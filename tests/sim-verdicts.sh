@@ -12,7 +12,7 @@
 
 # per_probe: "name:verdict[CODE,CODE] ..." of the run JSON in $out.
 per_probe() {
-	printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)[\([.findings[].code] | join(","))]"] | join(" ")'
+	printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)[\([.findings[].code] | sort | join(","))]"] | join(" ")'
 }
 # reason NAME: the reason of probe NAME.
 reason() {
@@ -88,13 +88,19 @@ run_probes
 is "$rc:$(per_probe)" \
     "1:echo:pass[] oversize:pass[] sweep:fail[PLACEHOLDER_SUBSTITUTION] canary:fail[LEAK_CROSS_TENANT,PLACEHOLDER_SUBSTITUTION] errors:pass[]" \
     "disagg: exact findings per probe, exit 1"
-leakmsg=$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "canary") | .findings[] | select(.code == "LEAK_CROSS_TENANT") | .message')
-like "$leakmsg" "a response to tenant 'bob' contained canaries that tenant 'alice' sent" \
-    "rule leak-attribution: alice's canary in bob's answer is attributed alice -> bob"
-like "$leakmsg" "a response to tenant 'alice' contained canaries that tenant 'bob' sent" \
-    "rule leak-attribution: the leak from the last tenant to the first is found too"
-is "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "canary") | .details | [.leaks[] | select(.other_tenant) | "\(.owner_tenant)->\(.found_by)"] | unique | join(" ")')" \
-    "alice->bob bob->alice" "disagg: the leaks' details name owner and receiver both ways"
+# Each leak names the tenant whose request held the nonce and the one whose answer showed it.
+printf '%s' "$out" | jq -r '.probes[] | select(.name == "canary") | .details.leaks[] | select(.other_tenant) |
+    "\(.nonce) \(.owner_tenant) \(.found_by) \(.found_in)"' >"$T/leaks"
+bad=0 nleaks=0
+while read -r nonce owner finder found_in; do
+	nleaks=$((nleaks + 1))
+	[ "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
+	    WHERE x.tenant = '$owner' AND instr(CAST(b.data AS TEXT), '$nonce') > 0")" -gt 0 ] || bad=$((bad + 1))
+	[ "$(q "SELECT tenant FROM exchange WHERE evidence_id = $found_in")" = "$finder" ] && [ "$finder" != "$owner" ] ||
+	    bad=$((bad + 1))
+done <"$T/leaks"
+ok "$([ "$nleaks" -gt 0 ] && [ "$bad" = 0 ] && echo 0 || echo 1)" \
+    "rule leak-attribution: each of $nleaks cross-tenant leaks names the tenant that sent the nonce and the other that received it"
 like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
     "were swapped for a placeholder: answered (from content they did not contain|without any of their nonces and reported as a handful of tokens)" \
     "disagg: the substitution says what showed it"
@@ -104,8 +110,8 @@ sim_stop
 sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder --prefix-cache global || exit 1
 probe_setup openai 8192
 run_probes --probe canary
-is "$rc:$(per_probe)" "1:canary:fail[LEAK_CROSS_TENANT,PLACEHOLDER_SUBSTITUTION]" \
-    "rule shared-memory-is-cross-tenant: global cache + placeholder: no same-tenant LEAK_CROSS_REQUEST"
+like "$rc:$(per_probe)" '^1:canary:fail\[(LEAK_CROSS_TENANT,)?PLACEHOLDER_SUBSTITUTION\]$' \
+    "rule shared-memory-is-cross-tenant: global cache + placeholder: the substitution, never a same-tenant LEAK_CROSS_REQUEST"
 sim_stop
 
 done_testing

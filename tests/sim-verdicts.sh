@@ -81,6 +81,17 @@ is "$(q "SELECT count(*) FROM exchange")" 1 "rule auth-fail-fast: every key revo
 is "$(printf '%s' "$out" | jq -r '.status')" error "every key revoked: the run's status is error"
 sim_stop
 
+# The errors probe alone (no calibration) with a revoked key: a 401 is not a 4xx for bad input.
+sim_start --context 8192 --pool 8192 --tenants "alice=sk-a-revoked-0000000" || exit 1
+probe_setup openai 8192
+run_probes --probe errors
+is "$rc:$(per_probe)" "3:errors:error[]" "rule errors-auth-judges-nothing: a 401 never makes the errors probe pass"
+like "$(reason errors)" "^every request was refused for authentication for tenant 'alice' \(HTTP 401" \
+    "revoked key, errors: the reason names the tenant"
+is "$(detail errors '[.judged, .sent, .classes]')" '[0,3,{"refused_other":3}]' \
+    "revoked key, errors: nothing judged (the unknown model is recorded, not judged)"
+sim_stop
+
 # ---- disagg-placeholder: the incident, attributed in both directions ----
 sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
 probe_setup openai 8192

@@ -139,7 +139,7 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 
 			px_describe(&r[i], what, sizeof what);
 			outcome_finding(out, "LOAD_BREAKS_OTHER_TENANT", "medium", r[i].evidence_id,
-			    "tenant '%s''s request of about %lld tokens failed (%s) while tenant '%s' had "
+			    "a request of tenant '%s' (about %lld tokens) failed (%s) while tenant '%s' had "
 			    "prompts near the context in flight", env->tenant_label[r[i].tenant],
 			    (long long)r[i].est_tokens, what, env->tenant_label[p]);
 			for (int j = 0; j < c->n; j++)

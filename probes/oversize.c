@@ -81,13 +81,13 @@ oversize_run(struct probe_env *env, struct probe_outcome *out)
 		int judged = r[i].cls == PXC_ANSWERED || r[i].cls == PXC_REFUSED_SIZE;
 
 		capped += r[i].capped < 0;
+		/* Only an answer or a refusal for size says anything about the context:
+		 * auth, rate limits and server errors are not judged. */
+		px_tally_add(&t, &r[i], judged);
 		if (!r[i].sent)
 			continue;
 		cJSON_AddItemToArray(pts, px_point_json(&r[i]));
 		px_judge_common(env, out, &r[i], 0);
-		/* Only an answer or a refusal for size says anything about the context:
-		 * auth, rate limits and server errors are not judged. */
-		px_tally_add(&t, &r[i], judged);
 		judged_at[i / (n / NF)] += judged;
 		if (r[i].cls == PXC_ANSWERED)
 			judge_accepted(env, out, &r[i]);

@@ -199,14 +199,24 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	const char *change = "none", *first_error = NULL;
 	cJSON *d, *pts, **sorted;
 	int nsorted = 0, unjudged_class = 0;
+	int64_t capped_from = -1;
 	struct px_tally tally = { 0 };
 
 	s->env = env;
 	for (size_t i = 0; i < NFRAC; i++) {
 		int64_t t = (int64_t)(fractions[i] * (double)env->ep.context);
 
+		if (t > top)
+			t = top;
+		/* Over --max-prompt-tokens: one point at the cap stands for all of them. */
+		if (env->max_prompt_tokens > 0 && t > env->max_prompt_tokens) {
+			capped_from = capped_from < 0 ? t : capped_from;
+			if (s->n > 0 && s->r[s->n - 1].target_tokens == env->max_prompt_tokens)
+				continue;
+			t = env->max_prompt_tokens;
+		}
 		memset(&s->r[s->n], 0, sizeof s->r[0]);
-		s->r[s->n++].target_tokens = t < top ? t : top;
+		s->r[s->n++].target_tokens = t;
 	}
 	memset(&s->r[s->n], 0, sizeof s->r[0]);
 	s->r[s->n].target_tokens = s->r[0].target_tokens;
@@ -327,6 +337,12 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 		else
 			snprintf(what, sizeof what, "no size judged");
 		px_set_unjudged(env, out, &tally, what);
+	} else if (capped_from >= 0 && out->nf == 0) {
+		outcome_set(out, "inconclusive", "judged up to the --max-prompt-tokens cap of %lld tokens%s; "
+		    "sizes from %lld to the advertised %lld were not judged",
+		    (long long)env->max_prompt_tokens, s->unjudged > 0 ? "" :
+		    ", where every accepted prompt was answered from its own content",
+		    (long long)capped_from, (long long)env->ep.context);
 	} else if (s->unjudged > 0 && out->nf == 0) {
 		outcome_set(out, "inconclusive", "the model does not repeat nonces and reported no usage, "
 		    "so %d accepted answer%s could not be judged", s->unjudged, s->unjudged == 1 ? "" : "s");

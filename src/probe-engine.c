@@ -277,7 +277,9 @@ px_classify(long status, const struct prov_result *res, int no_body_to_judge)
 void
 px_describe(const struct px_req *r, char *out, size_t n)
 {
-	if (r->cls == PXC_TRANSPORT || r->cls == PXC_UNREADABLE)
+	if (r->rate_skipped)
+		snprintf(out, n, "not sent: a prompt no larger stayed rate-limited");
+	else if (r->cls == PXC_TRANSPORT || r->cls == PXC_UNREADABLE)
 		snprintf(out, n, "%s", r->transport_error[0] ? r->transport_error : "no response");
 	else if (r->res.error[0] != '\0')
 		snprintf(out, n, "HTTP %ld%s%s%s: %.150s", r->status, r->res.error_type[0] ? " (" : "",
@@ -289,7 +291,7 @@ px_describe(const struct px_req *r, char *out, size_t n)
 void
 px_tally_add(struct px_tally *t, const struct px_req *r, int judged)
 {
-	if (!r->sent)
+	if (!r->sent && !r->rate_skipped)
 		return;
 	t->sent++;
 	t->n[r->cls]++;
@@ -454,7 +456,9 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 	if (r->cls == PXC_ANSWERED && px_usage_contradicts(r) &&
 	    !(env->echo_ok == 1 && r->nonces_echoed == 0))
 		outcome_finding(o, "USAGE_ANOMALY", "medium", r->evidence_id,
-		    "usage said %lld prompt tokens for %lld words sent%s", (long long)r->res.usage_in,
+		    "usage said %lld prompt token%s for %lld filler words and three nonces%s",
+		    (long long)r->res.usage_in,
+		    r->res.usage_in == 1 ? "" : "s",
 		    (long long)(r->recipe.units + r->recipe.shared_units), r->nonces_echoed > 0 ?
 		    ", yet the answer repeated the prompt's own nonces" : env->echo_ok != 1 ?
 		    "; the model does not repeat text, so whether it read the prompt is unknown" : "");
@@ -755,6 +759,11 @@ px_prepare(void *user, size_t i, struct http_req *req)
 		return 1;
 	if (r->kind != PX_COUNT && r->capped < 0)
 		return 1;   /* over the plan's bound for it: never sent */
+	if (r->kind == PX_CHAT && env->rate_ceiling > 0 && r->est_min >= env->rate_ceiling) {
+		r->rate_skipped = 1;
+		r->cls = PXC_RATE_LIMITED;
+		return 1;
+	}
 	if (env->opts->budget_tokens > 0 &&
 	    env->tokens_in + env->tokens_out + env->reserved + reserve > env->opts->budget_tokens) {
 		env->budget_hit = 1;
@@ -914,6 +923,12 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	}
 	r->cls = r->kind == PX_COUNT && cls == PXC_ANSWERED && r->count_tokens < 0 ? PXC_UNREADABLE :
 	    cls;
+	if (r->cls == PXC_RATE_LIMITED && r->kind == PX_CHAT && (strcasestr(r->res.error, "token") ||
+	    strcasestr(r->res.error, "too large")) && (env->rate_ceiling == 0 ||
+	    r->est_max < env->rate_ceiling)) {
+		env->rate_ceiling = r->est_max;
+		px_describe(r, env->rate_msg, sizeof env->rate_msg);
+	}
 	if (r->cls == PXC_REFUSED_OTHER && r->res.refusal == PREF_AUTH) {
 		if (env->tenant_auth_refused[r->tenant]++ == 0)
 			px_describe(r, env->tenant_auth_msg[r->tenant], sizeof env->tenant_auth_msg[0]);
@@ -1219,9 +1234,10 @@ px_usage_contradicts(const struct px_req *r)
 {
 	int64_t words = r->recipe.units + r->recipe.shared_units;
 
-	if (r->res.usage_in < 0 || words < 32 || r->kind != PX_CHAT)
+	if (r->res.usage_in < 0 || r->kind != PX_CHAT)
 		return 0;
-	return (double)r->res.usage_in < USAGE_MIN_PER_WORD * (double)words ||
+	/* Three nonces of 24 random characters take at least three tokens each. */
+	return (double)r->res.usage_in < USAGE_MIN_PER_WORD * (double)words + 9 ||
 	    (double)r->res.usage_in > TPU_PLAUSIBLE_MAX * (double)words + OVERHEAD_PLAUSIBLE_MAX;
 }
 
@@ -1231,7 +1247,7 @@ calibrate(struct probe_env *env)
 	struct px_req r[2], c[2];
 	cJSON *cal = cJSON_CreateObject(), *samples = cJSON_AddArrayToObject(cal, "samples");
 	cJSON *rejected = cJSON_CreateArray();
-	int64_t t0 = -1, t1 = -1, large = CALIB_LARGE, small = CALIB_SMALL;
+	int64_t t0 = -1, t1 = -1, large = CALIB_LARGE, small = CALIB_SMALL, room;
 	double tpu = 0, overhead = 0;
 	char why[200];
 	int ok = 0;
@@ -1239,9 +1255,12 @@ calibrate(struct probe_env *env)
 	memset(r, 0, sizeof r);
 	memset(c, 0, sizeof c);
 	env->probe_name = "calibration";
-	/* A small context: samples that fit under the least compact tokenizer. */
-	if ((double)large * TPU_BOUND_MAX > 0.6 * (double)env->ep.context) {
-		large = (int64_t)(0.6 * (double)env->ep.context / TPU_BOUND_MAX);
+	/* A small context (or --max-prompt-tokens): samples that fit under the least
+	 * compact tokenizer. */
+	room = env->max_prompt_tokens > 0 && env->max_prompt_tokens < env->ep.context ?
+	    env->max_prompt_tokens : env->ep.context;
+	if ((double)large * TPU_BOUND_MAX > 0.6 * (double)room) {
+		large = (int64_t)(0.6 * (double)room / TPU_BOUND_MAX);
 		small = large / 4;
 	}
 	r[0].units = small;

@@ -122,6 +122,10 @@ struct probe_env {
 	 * other answer. A tenant with refusals and nothing else sends no more. */
 	int tenant_auth_refused[PROBE_MAX_TENANTS], tenant_other[PROBE_MAX_TENANTS];
 	char tenant_auth_msg[PROBE_MAX_TENANTS][200];
+	/* A prompt refused with a 429 that says it is larger than the per-minute token
+	 * limit stays refused whatever the wait: prompts at least its size are not sent. */
+	int64_t rate_ceiling;         /* 0: none */
+	char rate_msg[200];
 	struct aerr fatal;            /* evidence could not be recorded: the run stops */
 };
 
@@ -217,6 +221,7 @@ struct px_req {
 	int64_t count_tokens;         /* PX_COUNT */
 	enum px_class cls;            /* the outcome class */
 	int capped;                   /* the prompt was cut to --max-prompt-tokens or its bound */
+	int rate_skipped;             /* not sent: a smaller prompt stayed rate-limited (cls rate_limited) */
 	double ttft_ms;               /* time to the first body byte (first token when streaming) */
 };
 

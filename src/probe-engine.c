@@ -427,6 +427,15 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 
 	if (!r->sent)
 		return;
+	/* A canary can come back before its own request finished (memory shared while both
+	 * were in flight): its evidence is known now. */
+	cJSON_ArrayForEach(l, r->leaked) {
+		cJSON *ev = cJSON_GetObjectItem(l, "evidence");
+		int64_t owner = (int64_t)cJSON_GetObjectItem(l, "owner_seq")->valuedouble;
+
+		if (ev->valuedouble == 0 && owner > 0 && (size_t)owner < env->nseq_evidence)
+			cJSON_SetNumberValue(ev, (double)env->seq_evidence[owner]);
+	}
 	if (r->leaks_tenant > 0) {
 		cJSON_ArrayForEach(l, r->leaked) {
 			if (cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")))

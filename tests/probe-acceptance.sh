@@ -70,17 +70,20 @@ is "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .detail
 leak=$(q "SELECT f.id FROM finding f WHERE f.code = 'LEAK_CROSS_TENANT' LIMIT 1")
 is "$(q "SELECT group_concat(t) FROM (SELECT DISTINCT x.tenant t FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak ORDER BY t)")" \
     "alice,bob" "disagg: the leak cites alice's request and bob's response"
-# The canary in bob's answer is one alice sent (bob's requests are cited too: alice's
-# answers held bob's canaries, the other direction).
+# A canary in one tenant's answer is one the other tenant sent (both tenants send and
+# receive, so the leak may run either way).
 found=0
-for bob in $(q "SELECT x.evidence_id FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak AND x.tenant = 'bob'"); do
-	"$AIVET" evidence show "$bob" --json --include-leaked-content | jq -r '.exchange.response_body // ""' | grep -oE 'AIVET[A-Za-z0-9]{19}' | sort -u >"$T/bob-saw"
-	for n in $(cat "$T/bob-saw"); do
-		[ "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
-		    WHERE x.tenant = 'alice' AND instr(CAST(b.data AS TEXT), '$n') > 0")" -gt 0 ] && found=1
+for pair in alice:bob bob:alice; do
+	rcv=${pair%%:*} src=${pair#*:}
+	for eid in $(q "SELECT x.evidence_id FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak AND x.tenant = '$rcv'"); do
+		"$AIVET" evidence show "$eid" --json --include-leaked-content | jq -r '.exchange.response_body // ""' | grep -oE 'AIVET[A-Za-z0-9]{19}' | sort -u >"$T/saw"
+		for n in $(cat "$T/saw"); do
+			[ "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
+			    WHERE x.tenant = '$src' AND instr(CAST(b.data AS TEXT), '$n') > 0")" -gt 0 ] && found=1
+		done
 	done
 done
-is "$found" 1 "disagg: bob's response holds a canary from alice's request"
+is "$found" 1 "disagg: a tenant's response holds a canary from the other tenant's request"
 sim_stop
 
 # ---- truncate-head: SILENT_TRUNCATION ----

@@ -903,6 +903,12 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 		env->nseq_evidence = n;
 	}
 	env->seq_evidence[r->seq] = eid;
+	/* Known from the first attempt: the engine sends the next request while this one
+	 * waits to be retried, and that one is no smaller. */
+	if (cls == PXC_RATE_LIMITED && r->kind == PX_CHAT && (strcasestr(res.error, "token") ||
+	    strcasestr(res.error, "too large")) && (env->rate_ceiling == 0 ||
+	    r->est_max < env->rate_ceiling))
+		env->rate_ceiling = r->est_max;
 	if (will_retry) {
 		prov_result_free(&res);
 		return;
@@ -932,12 +938,6 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	}
 	r->cls = r->kind == PX_COUNT && cls == PXC_ANSWERED && r->count_tokens < 0 ? PXC_UNREADABLE :
 	    cls;
-	if (r->cls == PXC_RATE_LIMITED && r->kind == PX_CHAT && (strcasestr(r->res.error, "token") ||
-	    strcasestr(r->res.error, "too large")) && (env->rate_ceiling == 0 ||
-	    r->est_max < env->rate_ceiling)) {
-		env->rate_ceiling = r->est_max;
-		px_describe(r, env->rate_msg, sizeof env->rate_msg);
-	}
 	if (r->cls == PXC_REFUSED_OTHER && r->res.refusal == PREF_AUTH) {
 		if (env->tenant_auth_refused[r->tenant]++ == 0)
 			px_describe(r, env->tenant_auth_msg[r->tenant], sizeof env->tenant_auth_msg[0]);

@@ -125,7 +125,6 @@ struct probe_env {
 	/* A prompt refused with a 429 that says it is larger than the per-minute token
 	 * limit stays refused whatever the wait: prompts at least its size are not sent. */
 	int64_t rate_ceiling;         /* 0: none */
-	char rate_msg[200];
 	struct aerr fatal;            /* evidence could not be recorded: the run stops */
 };
 

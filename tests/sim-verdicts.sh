@@ -125,4 +125,77 @@ like "$rc:$(per_probe)" '^1:canary:fail\[(LEAK_CROSS_TENANT,)?PLACEHOLDER_SUBSTI
     "rule shared-memory-is-cross-tenant: global cache + placeholder: the substitution, never a same-tenant LEAK_CROSS_REQUEST"
 sim_stop
 
+# ---- the faults below need aivet-sim's vendor faults (tokens-per-minute limits, wrong
+# usage, a count route that is missing, a neighbour whose load fails others) ----
+if ! "$AIVET_SIM" --help | grep -q -- '--tpm-limit'; then
+	done_testing
+	exit 0
+fi
+
+# ---- a tokens-per-minute limit below the context: rate limits are not refusals for size ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --tpm-limit 4000 || exit 1
+probe_setup openai 8192
+run_probes
+is "$rc:$(per_probe)" "0:echo:pass[] oversize:inconclusive[] sweep:inconclusive[] canary:pass[] errors:pass[]" \
+    "rule rate-limit-is-not-capacity: TPM 429s make no CAPACITY_BELOW_ADVERTISED and no pass for oversize"
+like "$(reason oversize)" "^not judged: rate-limited \(every request; HTTP 429 \(rate_limit_exceeded\): Request too large .* tokens per min .*\); lower prompt sizes with --max-prompt-tokens N, or raise the account's limit$" \
+    "tpm: oversize says it was not judged, why, and how to lower sizes"
+like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \([0-9]+ of 8 requests; HTTP 429" \
+    "tpm: the sweep says up to which size it judged"
+is "$(detail sweep '[.refusal_boundary, .change]')" '[null,"none"]' "tpm: no refusal boundary from rate limits"
+is "$(reason canary)" "no leak across 2 tenants in 8 responses; each tenant sent canaries and received answers (8 of 8 canary requests judged); only 0 of 2 tenants' near-limit load was answered, so leaks under load were tested only in part" \
+    "tpm: the canary pass says the load it rested on was not sent"
+is "$(q "SELECT count(DISTINCT seq) FROM exchange WHERE response_status = 429")" 2 \
+    "rule rate-ceiling: a prompt no smaller than one that stayed rate-limited is not sent again (one per probe that found the limit)"
+run_probes --probe oversize,sweep --max-prompt-tokens 3000
+is "$rc:$(per_probe)" "0:oversize:inconclusive[] sweep:inconclusive[]" "tpm with --max-prompt-tokens 3000: nothing over the cap judged"
+is "$(reason oversize)" "not judged: 4 prompts over the advertised 8192 tokens cannot be sent under --max-prompt-tokens 3000" \
+    "rule max-prompt-tokens: prompts that must exceed the context are not sent under a lower cap"
+is "$(reason sweep)" "judged up to the --max-prompt-tokens cap of 3000 tokens, where every accepted prompt was answered from its own content; sizes from 4096 to the advertised 8192 were not judged" \
+    "--max-prompt-tokens: the sweep judged up to the cap and says so"
+is "$(q "SELECT count(*) FROM exchange WHERE run_id = 2 AND response_status = 429")" 0 \
+    "--max-prompt-tokens: no request over the cap reached the limit"
+sim_stop
+
+# ---- usage always 1 prompt token: an anomaly, never a substitution, never bigger prompts ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault usage-one || exit 1
+probe_setup openai 8192
+run_probes
+is "$rc:$(per_probe)" \
+    "0:echo:fail[USAGE_ANOMALY] oversize:pass[] sweep:fail[USAGE_ANOMALY] canary:fail[USAGE_ANOMALY] errors:fail[USAGE_ANOMALY]" \
+    "rule substitution-needs-evidence: usage of 1 token with the nonces repeated is USAGE_ANOMALY, not PLACEHOLDER_SUBSTITUTION"
+is "$(printf '%s' "$out" | jq -c '[.calibration.method, .calibration.rejected]')" \
+    '["tokenize",[{"method":"usage","reason":"100 and 1100 words were counted as 1 and 1 tokens"}]]' \
+    "rule calibration-plausible: usage of 1 token is rejected; the count endpoint sizes the prompts"
+like "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
+    "^usage said 1 prompt token for 64 filler words and three nonces, yet the answer repeated the prompt's own nonces$" \
+    "usage-one: the anomaly says what contradicts it"
+ok "$([ "$(q "SELECT max(request_size) FROM exchange")" -lt 131072 ] && echo 0 || echo 1)" \
+    "rule usage-never-grows-prompts: no request body over 128 KiB at an 8,192-token context"
+sim_stop
+
+# ---- usage of 1 token and no count route: sizes by bounds ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault usage-one --no-count || exit 1
+probe_setup openai 8192
+run_probes --probe oversize
+is "$rc:$(per_probe):$(printf '%s' "$out" | jq -c '[.calibration.method, .calibration.bounds]')" \
+    '0:oversize:pass[]:["bounds",[1,4]]' "rule bounded-sizing: no usable count: sizes by bounds, oversize still refused"
+is "$(reason oversize)" "every oversize prompt was refused for size (4 of 4 judged); sizes were bounded: no usable token count, so each prompt was over the context even at one token per word" \
+    "bounded: the pass says the sizes were bounded"
+sim_stop
+
+# ---- one tenant's load fails another's requests ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault noisy-neighbour || exit 1
+probe_setup openai 8192
+run_probes --probe canary
+is "$rc:$(per_probe)" "0:canary:fail[LOAD_BREAKS_OTHER_TENANT]" \
+    "rule load-breaks-other-tenant: valid requests failing under another tenant's load are a finding (medium)"
+like "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
+    "^a request of tenant '(alice|bob)' \(about [0-9]+ tokens\) failed \(HTTP (500|200) .*\) while tenant '(bob|alice)' had prompts near the context in flight" \
+    "noisy neighbour: the message names both tenants"
+lb=$(q "SELECT id FROM finding WHERE code = 'LOAD_BREAKS_OTHER_TENANT'")
+is "$(q "SELECT count(DISTINCT x.tenant) FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $lb")" 2 \
+    "noisy neighbour: the evidence holds both sides"
+sim_stop
+
 done_testing

@@ -590,3 +590,29 @@ api_stream_error(enum sim_api api, const struct sim_result *r, struct buf *out)
 	    "The server had an error while processing your request. Sorry about that!");
 	sse(out, NULL, api_error_body(api, &e, NULL));
 }
+
+/* llama.cpp's server reports a failed slot as {"error":{"code":500,...}}, a
+ * numeric code and no param; Anthropic's 500 is an api_error. */
+cJSON *
+api_busy_body(enum sim_api api, const char *request_id)
+{
+	struct sim_error e;
+	cJSON *root, *err;
+
+	if (api == API_ANTHROPIC) {
+		sim_error_set(&e, 500, "api_error", NULL, NULL, "%s", SIM_BUSY_MESSAGE);
+		return api_error_body(api, &e, request_id);
+	}
+	root = cJSON_CreateObject();
+	err = cJSON_AddObjectToObject(root, "error");
+	cJSON_AddNumberToObject(err, "code", 500);
+	cJSON_AddStringToObject(err, "message", SIM_BUSY_MESSAGE);
+	cJSON_AddStringToObject(err, "type", "server_error");
+	return root;
+}
+
+void
+api_stream_busy(enum sim_api api, struct buf *out)
+{
+	sse(out, api == API_ANTHROPIC ? "error" : NULL, api_busy_body(api, NULL));
+}

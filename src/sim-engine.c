@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -27,25 +28,56 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_HUGE_RESPONSE] = "huge-response",
 	[FAULT_CLOSE_MID_BODY] = "close-mid-body",
 	[FAULT_MALFORMED_500] = "malformed-500",
+	[FAULT_USAGE_ONE] = "usage-one",
+	[FAULT_NOISY_NEIGHBOUR] = "noisy-neighbour",
 };
 
 /* The special token the disaggregated prefill side sends when it aborts. */
 #define PLACEHOLDER_TOKEN ((sim_tok)'<' | (sim_tok)'p' << 8 | (sim_tok)'h' << 16 | (sim_tok)'>' << 24)
 
 int
-sim_fault_parse(const char *name, enum sim_fault *out)
+sim_faults_parse(const char *list, sim_faults *set, struct aerr *err)
 {
-	for (int i = 0; i < FAULT_COUNT; i++) {
-		if (strcmp(sim_fault_names[i], name) == 0) {
-			*out = (enum sim_fault)i;
-			return 0;
+	char *copy = xstrdup(list), *save = NULL, *name;
+	sim_faults add = 0;
+
+	for (name = strtok_r(copy, ",", &save); name != NULL; name = strtok_r(NULL, ",", &save)) {
+		int i;
+
+		for (i = 0; i < FAULT_COUNT; i++)
+			if (strcmp(sim_fault_names[i], name) == 0)
+				break;
+		if (i == FAULT_COUNT) {
+			aerr_set(err, AV_USAGE, "--fault: unknown fault '%s' (see aivet-sim --help)", name);
+			free(copy);
+			return err->code;
 		}
+		if (i != FAULT_NONE)
+			add |= FAULT_BIT(i);
 	}
-	return -1;
+	free(copy);
+	*set |= add;
+	return 0;
 }
 
 void
-sim_admit(enum sim_fault fault, size_t context, size_t capacity, size_t n, struct sim_admit *out)
+sim_faults_format(sim_faults set, char *out, size_t outsz)
+{
+	size_t len = 0;
+
+	snprintf(out, outsz, "none");
+	for (int i = 1; i < FAULT_COUNT; i++) {
+		if (!sim_has_fault(set, (enum sim_fault)i))
+			continue;
+		len += (size_t)snprintf(out + len, len < outsz ? outsz - len : 0, "%s%s",
+		    len ? "," : "", sim_fault_names[i]);
+		if (len >= outsz)
+			len = outsz - 1;
+	}
+}
+
+void
+sim_admit(sim_faults faults, size_t context, size_t capacity, size_t n, struct sim_admit *out)
 {
 	size_t limit = context < capacity ? context : capacity;
 
@@ -54,22 +86,17 @@ sim_admit(enum sim_fault fault, size_t context, size_t capacity, size_t n, struc
 	out->kind = ADMIT_OK;
 	if (n <= limit)
 		return;
-	switch (fault) {
-	case FAULT_DISAGG_PLACEHOLDER:
+	if (sim_has_fault(faults, FAULT_DISAGG_PLACEHOLDER)) {
 		/* The context check passes; only the KV admission on the prefill side aborts. */
 		out->kind = n > context ? ADMIT_REJECT : ADMIT_PLACEHOLDER;
 		out->limit = context;
-		break;
-	case FAULT_TRUNCATE_HEAD:
+	} else if (sim_has_fault(faults, FAULT_TRUNCATE_HEAD)) {
 		out->kind = ADMIT_TRUNCATE;
 		out->keep = limit;
-		break;
-	case FAULT_ERROR_200:
+	} else if (sim_has_fault(faults, FAULT_ERROR_200)) {
 		out->kind = ADMIT_ERROR_200;
-		break;
-	default:
+	} else {
 		out->kind = ADMIT_REJECT;
-		break;
 	}
 }
 
@@ -119,8 +146,8 @@ model_answer(const struct sim_pool *p, const struct sim_seq *s, size_t ctx_len,
 		buf_adds(out, MODEL_NOTHING_TO_SAY);
 }
 
-static void
-sleep_us(uint64_t us)
+void
+sim_sleep_us(uint64_t us)
 {
 	struct timespec ts = { (time_t)(us / 1000000), (long)(us % 1000000) * 1000 };
 
@@ -132,7 +159,7 @@ sleep_us(uint64_t us)
 
 int
 sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec *prompt,
-    size_t max_tokens, struct sim_gen *g)
+    size_t max_tokens, size_t reserve, struct sim_gen *g)
 {
 	struct sim_pool *p = &e->pool;
 	const sim_tok *toks = prompt->v;
@@ -140,7 +167,7 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 	struct buf text;
 
 	memset(g, 0, sizeof *g);
-	sim_admit(e->cfg->fault, (size_t)e->cfg->context, pool_capacity(p), n, &g->admit);
+	sim_admit(e->cfg->faults, (size_t)e->cfg->context, pool_capacity(p), n, &g->admit);
 	switch (g->admit.kind) {
 	case ADMIT_REJECT:
 	case ADMIT_ERROR_200:
@@ -155,7 +182,7 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 		pool_put(p, &g->seq, 0, PLACEHOLDER_TOKEN);
 		g->seq.len = 1;
 		g->prompt_tokens = 1;
-		sleep_us((uint64_t)e->cfg->prefill_us);
+		sim_sleep_us((uint64_t)e->cfg->prefill_us);
 		break;
 	case ADMIT_TRUNCATE:
 		toks += n - g->admit.keep;
@@ -163,11 +190,11 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 		/* fall through */
 	case ADMIT_OK:
 		/* Like a serving stack's admission, reserve room for max_tokens too. */
-		g->cached_tokens = pool_prefill(p, &g->seq, tenant, toks, n, max_tokens);
+		g->cached_tokens = pool_prefill(p, &g->seq, tenant, toks, n, reserve);
 		if (g->cached_tokens == POOL_CLOSED)
 			break;
 		g->prompt_tokens = ctx_len = n;
-		sleep_us((uint64_t)(n - g->cached_tokens) * (uint64_t)e->cfg->prefill_us);
+		sim_sleep_us((uint64_t)(n - g->cached_tokens) * (uint64_t)e->cfg->prefill_us);
 		break;
 	}
 	if (g->cached_tokens == POOL_CLOSED || ctx_len == POOL_CLOSED) {
@@ -192,7 +219,7 @@ sim_generate_step(struct sim_engine *e, struct sim_gen *g, sim_tok *t)
 {
 	if (g->emitted >= g->answer.n)
 		return 0;
-	sleep_us((uint64_t)e->cfg->decode_us);
+	sim_sleep_us((uint64_t)e->cfg->decode_us);
 	if (pool_append(&e->pool, &g->seq, g->answer.v[g->emitted]) != 0) {
 		/* No page left for the next token: the sequence ends at the pool's limit. */
 		g->answer.n = g->emitted;

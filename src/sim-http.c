@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <netdb.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,10 @@ struct sim_server {
 	struct MHD_Daemon *daemon;
 	atomic_ullong nrequests;
 	atomic_llong ninference;    /* inference requests seen, for the rate-limit fault */
+	/* Fault noisy-neighbour: large requests in flight, per tenant index
+	 * (ntenants + 1 counters; without --tenants everyone is index 0). */
+	pthread_mutex_t nb_mu;
+	unsigned *nb_large;
 };
 
 /* What a connection's request accumulates while its body arrives. */
@@ -43,6 +48,7 @@ struct ctx {
 	const struct route *route;
 	const char *method, *url;
 	const char *tenant;
+	int tenant_idx;
 	unsigned long long n;
 	char request_id[64];
 	long long prompt_tokens;     /* for the log line; -1 when not a generation */
@@ -53,6 +59,7 @@ struct route {
 	enum sim_api api;
 	int inference;               /* counts for the rate-limit fault, gets body faults */
 	int needs_body;
+	int counting;                /* a token-count route: 404 with --no-count */
 	enum MHD_Result (*serve)(struct ctx *x, const cJSON *body);
 };
 
@@ -112,6 +119,24 @@ respond_error(struct ctx *x, const struct sim_error *e)
 	    x->request_id));
 }
 
+/* A 429 with Retry-After: 1 and the API's rate-limit headers, given as
+ * NAME, VALUE, ..., NULL. */
+static enum MHD_Result
+respond_rate_limit(struct ctx *x, const struct sim_error *e, ...)
+{
+	char *s = print_json(api_error_body(x->route->api, e, x->request_id));
+	struct MHD_Response *resp = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
+	const char *name;
+	va_list ap;
+
+	MHD_add_response_header(resp, "Retry-After", "1");
+	va_start(ap, e);
+	while ((name = va_arg(ap, const char *)) != NULL)
+		MHD_add_response_header(resp, name, va_arg(ap, const char *));
+	va_end(ap);
+	return queue(x, 429, resp, json_type);
+}
+
 /* A body served piece by piece: head, `pad` bytes of 'x', tail. With cut_at
  * below the total, the connection is closed after cut_at bytes. */
 struct shaped_body {
@@ -163,18 +188,18 @@ shaped_free(void *cls)
 static enum MHD_Result
 respond_generation(struct ctx *x, cJSON *v)
 {
-	enum sim_fault f = x->cfg->fault;
+	sim_faults f = x->cfg->faults;
 	struct shaped_body *b;
 	char *s;
 
-	if (f != FAULT_HUGE_RESPONSE && f != FAULT_CLOSE_MID_BODY)
+	if (!sim_has_fault(f, FAULT_HUGE_RESPONSE) && !sim_has_fault(f, FAULT_CLOSE_MID_BODY))
 		return respond_json(x, 200, v);
 	s = print_json(v);
 	b = xcalloc(1, sizeof *b);
 	b->head = s;
 	b->headlen = strlen(s);
 	b->tail = "";
-	if (f == FAULT_HUGE_RESPONSE) {
+	if (sim_has_fault(f, FAULT_HUGE_RESPONSE)) {
 		static const char pad_open[] = ",\"x_padding\":\"";
 		size_t want = (size_t)x->cfg->huge_bytes;
 
@@ -187,9 +212,42 @@ respond_generation(struct ctx *x, cJSON *v)
 		b->pad = want > b->headlen + b->taillen ? want - b->headlen - b->taillen : 0;
 	}
 	b->total = b->headlen + b->pad + b->taillen;
-	b->cut_at = f == FAULT_CLOSE_MID_BODY ? b->total / 2 : b->total;
+	b->cut_at = sim_has_fault(f, FAULT_CLOSE_MID_BODY) ? b->total / 2 : b->total;
 	return queue(x, 200, MHD_create_response_from_callback(b->total, 64 * 1024, shaped_read, b,
 	    shaped_free), json_type);
+}
+
+/* ---- fault noisy-neighbour ---- */
+
+/* A prompt over a quarter of the pool is "large": it holds the server. */
+static int
+neighbour_is_large(const struct sim_server *srv, size_t prompt_tokens)
+{
+	return sim_has_fault(srv->cfg->faults, FAULT_NOISY_NEIGHBOUR) &&
+	    prompt_tokens > pool_capacity(&srv->eng.pool) / 4;
+}
+
+static void
+neighbour_hold(struct sim_server *srv, int idx, int delta)
+{
+	pthread_mutex_lock(&srv->nb_mu);
+	srv->nb_large[idx] = (unsigned)((int)srv->nb_large[idx] + delta);
+	pthread_mutex_unlock(&srv->nb_mu);
+}
+
+/* True when another tenant's large request is in flight. */
+static int
+neighbour_busy(struct sim_server *srv, int idx)
+{
+	int busy = 0;
+
+	if (!sim_has_fault(srv->cfg->faults, FAULT_NOISY_NEIGHBOUR))
+		return 0;
+	pthread_mutex_lock(&srv->nb_mu);
+	for (size_t i = 0; i <= srv->cfg->ntenants; i++)
+		busy |= (int)i != idx && srv->nb_large[i] > 0;
+	pthread_mutex_unlock(&srv->nb_mu);
+	return busy;
 }
 
 /* ---- generation: the chat routes of both APIs ---- */
@@ -204,13 +262,25 @@ struct stream {
 	enum { ST_OPEN, ST_TOKENS, ST_END } phase;
 	struct buf pending;
 	size_t off;
+	int busy;                  /* noisy-neighbour victim: an error after the first piece */
+	int holder;                /* a large request: tenant index + 1 while it holds the server */
 };
+
+static void
+stream_done(struct stream *st)
+{
+	sim_generate_end(&st->srv->eng, &st->gen);
+	if (st->holder) {
+		neighbour_hold(st->srv, st->holder - 1, -1);
+		st->holder = 0;
+	}
+}
 
 static void
 stream_next(struct stream *st, struct buf *out)
 {
 	struct sim_engine *e = &st->srv->eng;
-	enum sim_fault f = st->srv->cfg->fault;
+	int fail = sim_has_fault(st->srv->cfg->faults, FAULT_STREAM_ERROR) || st->busy;
 	char piece[4];
 	sim_tok t;
 
@@ -220,17 +290,16 @@ stream_next(struct stream *st, struct buf *out)
 		st->phase = ST_TOKENS;
 		return;
 	case ST_TOKENS:
-		if (f == FAULT_STREAM_ERROR && st->gen.emitted > 0) {
-			api_stream_error(st->api, &st->r, out);
+		if (fail && (st->gen.emitted > 0 || !sim_generate_step(e, &st->gen, &t))) {
+			if (st->busy)
+				api_stream_busy(st->api, out);
+			else
+				api_stream_error(st->api, &st->r, out);
 			break;
 		}
-		if (sim_generate_step(e, &st->gen, &t)) {
+		if (fail || sim_generate_step(e, &st->gen, &t)) {
 			api_stream_token(st->api, &st->r, piece, tok_piece(t, piece), out);
 			return;
-		}
-		if (f == FAULT_STREAM_ERROR) {
-			api_stream_error(st->api, &st->r, out);
-			break;
 		}
 		st->r.completion_tokens = st->gen.emitted;
 		st->r.cut = sim_generate_cut(&st->gen);
@@ -240,7 +309,7 @@ stream_next(struct stream *st, struct buf *out)
 		return;
 	}
 	/* Done: give the pages back now, not when the connection goes. */
-	sim_generate_end(e, &st->gen);
+	stream_done(st);
 	st->phase = ST_END;
 }
 
@@ -253,7 +322,7 @@ stream_read(void *cls, uint64_t pos, char *out, size_t max)
 	while (st->off == st->pending.len) {
 		if (st->phase == ST_END)
 			return MHD_CONTENT_READER_END_OF_STREAM;
-		if (st->srv->cfg->fault == FAULT_CLOSE_MID_BODY && st->gen.emitted > 0)
+		if (sim_has_fault(st->srv->cfg->faults, FAULT_CLOSE_MID_BODY) && st->gen.emitted > 0)
 			return MHD_CONTENT_READER_END_WITH_ERROR;
 		st->pending.len = st->off = 0;
 		stream_next(st, &st->pending);
@@ -270,7 +339,7 @@ stream_free(void *cls)
 {
 	struct stream *st = cls;
 
-	sim_generate_end(&st->srv->eng, &st->gen);
+	stream_done(st);
 	buf_free(&st->pending);
 	free(st);
 }
@@ -286,26 +355,78 @@ result_init(struct ctx *x, struct sim_result *r, const struct sim_chat *c, const
 	r->created = (int64_t)time(NULL);
 	r->prompt_tokens = g->prompt_tokens;
 	r->cached_tokens = g->cached_tokens;
-	r->usage = x->cfg->fault != FAULT_NO_USAGE;
+	if (sim_has_fault(x->cfg->faults, FAULT_USAGE_ONE)) {
+		/* Wrong accounting only: the answer still came from the whole prompt. */
+		r->prompt_tokens = 1;
+		r->cached_tokens = 0;
+	}
+	r->usage = !sim_has_fault(x->cfg->faults, FAULT_NO_USAGE);
 	r->include_usage = c->include_usage;
+}
+
+/* Tokens-per-minute: an account limit, checked before the engine sees the
+ * prompt. Only the request's own size counts (no window across requests),
+ * so the answer depends on the prompt alone. */
+static enum MHD_Result
+tpm_limited(struct ctx *x, const char *model, size_t n)
+{
+	long long limit = (long long)x->cfg->tpm_limit;
+	struct sim_error e;
+	char lim[32];
+
+	snprintf(lim, sizeof lim, "%lld", limit);
+	if (x->route->api == API_ANTHROPIC) {
+		sim_error_set(&e, 429, "rate_limit_error", NULL, NULL,
+		    "This request would exceed the rate limit for your organization of %lld input "
+		    "tokens per minute.", limit);
+		return respond_rate_limit(x, &e, "anthropic-ratelimit-input-tokens-limit", lim,
+		    (char *)NULL);
+	}
+	sim_error_set(&e, 429, "tokens", "rate_limit_exceeded", NULL,
+	    "Request too large for %.100s in organization org-sim on tokens per min (TPM): Limit %lld, "
+	    "Requested %zu. The input or output tokens must be reduced in order to run successfully.",
+	    model, limit, n);
+	return respond_rate_limit(x, &e, "x-ratelimit-limit-tokens", lim, (char *)NULL);
 }
 
 static enum MHD_Result
 serve_generation(struct ctx *x, struct sim_chat *c)
 {
 	struct sim_engine *e = &x->srv->eng;
-	enum sim_fault f = x->cfg->fault;
+	sim_faults f = x->cfg->faults;
+	int streaming = c->stream && !sim_has_fault(f, FAULT_STREAM_AS_JSON) &&
+	    !sim_has_fault(f, FAULT_HUGE_RESPONSE);
 	struct tokvec prompt = { 0 };
 	struct sim_result r;
 	struct sim_gen g;
 	struct sim_error err;
 	struct buf text;
+	int busy, large;
 	sim_tok t;
 	cJSON *body;
 
 	tok_encode(c->prompt.data ? c->prompt.data : "", c->prompt.len, &prompt);
 	x->prompt_tokens = (long long)prompt.n;
-	if (sim_generate_start(e, x->tenant, &prompt, c->max_tokens, &g) != 0) {
+	if (x->cfg->tpm_limit > 0 && prompt.n > (size_t)x->cfg->tpm_limit) {
+		tokvec_free(&prompt);
+		return tpm_limited(x, c->model, x->prompt_tokens);
+	}
+	/* Checked on arrival: a request that comes while another tenant's large
+	 * one is in flight fails, whenever that one ends. */
+	busy = neighbour_busy(x->srv, x->tenant_idx);
+	if (busy && !streaming) {
+		tokvec_free(&prompt);
+		return respond_json(x, 500, api_busy_body(x->route->api, x->request_id));
+	}
+	large = neighbour_is_large(x->srv, prompt.n);
+	if (large)
+		neighbour_hold(x->srv, x->tenant_idx, +1);
+	/* A streamed victim only ever sends one piece: it reserves room for no more,
+	 * so it does not wait for the pages the large request holds. */
+	if (sim_generate_start(e, x->tenant, &prompt, c->max_tokens,
+	    busy ? 1 : c->max_tokens, &g) != 0) {
+		if (large)
+			neighbour_hold(x->srv, x->tenant_idx, -1);
 		if (g.admit.kind == ADMIT_CLOSING)
 			sim_error_set(&err, 503, x->route->api == API_ANTHROPIC ? "api_error" : "server_error",
 			    NULL, NULL, "The server is shutting down.");
@@ -317,8 +438,13 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 		return respond_error(x, &err);
 	}
 	tokvec_free(&prompt);
+	if (large) {
+		fprintf(stderr, "aivet-sim: #%llu tenant=%s holding prompt_tokens=%lld for %lld ms\n",
+		    x->n, x->tenant, x->prompt_tokens, (long long)x->cfg->neighbour_hold_ms);
+		sim_sleep_us((uint64_t)x->cfg->neighbour_hold_ms * 1000);
+	}
 	result_init(x, &r, c, &g);
-	if (c->stream && f != FAULT_STREAM_AS_JSON && f != FAULT_HUGE_RESPONSE) {
+	if (streaming) {
 		struct stream *st = xcalloc(1, sizeof *st);
 		struct MHD_Response *resp;
 
@@ -326,6 +452,8 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 		st->api = x->route->api;
 		st->gen = g;
 		st->r = r;
+		st->busy = busy;
+		st->holder = large ? x->tenant_idx + 1 : 0;
 		snprintf(st->model, sizeof st->model, "%s", c->model);
 		st->r.model = st->model;
 		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, st,
@@ -342,6 +470,8 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	r.completion_tokens = g.emitted;
 	r.cut = sim_generate_cut(&g);
 	sim_generate_end(e, &g);
+	if (large)
+		neighbour_hold(x->srv, x->tenant_idx, -1);
 	r.model = c->model;
 	r.text = text.data ? text.data : "";
 	body = api_completion_body(x->route->api, &r);
@@ -462,31 +592,31 @@ serve_models(struct ctx *x, const cJSON *body)
 }
 
 static const struct route routes[] = {
-	{ "POST", "/v1/chat/completions", API_OPENAI, 1, 1, serve_chat },
-	{ "POST", "/v1/messages", API_ANTHROPIC, 1, 1, serve_messages },
-	{ "POST", "/v1/messages/count_tokens", API_ANTHROPIC, 0, 1, serve_count_tokens },
-	{ "POST", "/tokenize", API_OPENAI, 0, 1, serve_tokenize },
-	{ "GET", "/v1/models", API_OPENAI, 0, 0, serve_models },
+	{ "POST", "/v1/chat/completions", API_OPENAI, 1, 1, 0, serve_chat },
+	{ "POST", "/v1/messages", API_ANTHROPIC, 1, 1, 0, serve_messages },
+	{ "POST", "/v1/messages/count_tokens", API_ANTHROPIC, 0, 1, 1, serve_count_tokens },
+	{ "POST", "/tokenize", API_OPENAI, 0, 1, 1, serve_tokenize },
+	{ "GET", "/v1/models", API_OPENAI, 0, 0, 0, serve_models },
 };
 
 /* ---- the request stages ---- */
 
-/* The tenant a key belongs to, NULL for none. Without --tenants every caller
- * is tenant "default". */
-static const char *
+/* The index of the tenant a key belongs to, -1 for none. Without --tenants
+ * every caller is tenant "default", index 0. */
+static int
 tenant_for(const struct sim_config *cfg, const char *key)
 {
 	if (cfg->ntenants == 0)
-		return "default";
+		return 0;
 	if (key == NULL)
-		return NULL;
+		return -1;
 	for (size_t i = 0; i < cfg->ntenants; i++) {
 		const char *k = cfg->tenants[i].key;
 
 		if (strlen(k) == strlen(key) && sodium_memcmp(k, key, strlen(k)) == 0)
-			return cfg->tenants[i].label;
+			return (int)i;
 	}
-	return NULL;
+	return -1;
 }
 
 /* Returns 0 with x->tenant set, or -1 with the API's 401 queued (*ret). */
@@ -503,9 +633,17 @@ authenticate(struct ctx *x, enum MHD_Result *ret)
 		if (auth != NULL && strncasecmp(auth, "Bearer ", 7) == 0)
 			key = auth + 7;
 	}
-	x->tenant = tenant_for(x->cfg, key);
-	if (x->tenant != NULL)
+	x->tenant_idx = tenant_for(x->cfg, key);
+	if (x->cfg->ntenants == 0) {
+		x->tenant = "default";
 		return 0;
+	}
+	if (x->tenant_idx >= 0) {
+		/* A revoked key is refused like an unknown one; the log names its tenant. */
+		x->tenant = x->cfg->tenants[x->tenant_idx].label;
+		if (!x->cfg->tenants[x->tenant_idx].revoked)
+			return 0;
+	}
 	if (x->route->api == API_ANTHROPIC)
 		sim_error_set(&e, 401, "authentication_error", NULL, NULL,
 		    key == NULL ? "x-api-key header is required" : "invalid x-api-key");
@@ -525,26 +663,18 @@ authenticate(struct ctx *x, enum MHD_Result *ret)
 static enum MHD_Result
 rate_limited(struct ctx *x)
 {
-	struct MHD_Response *resp;
 	struct sim_error e;
-	char *s;
 
-	if (x->route->api == API_ANTHROPIC)
+	if (x->route->api == API_ANTHROPIC) {
 		sim_error_set(&e, 429, "rate_limit_error", NULL, NULL,
 		    "Number of request tokens has exceeded your per-minute rate limit. Please try again later.");
-	else
-		sim_error_set(&e, 429, "requests", "rate_limit_exceeded", NULL,
-		    "Rate limit reached for requests. Please try again in 1s.");
-	s = print_json(api_error_body(x->route->api, &e, x->request_id));
-	resp = MHD_create_response_from_buffer(strlen(s), s, MHD_RESPMEM_MUST_FREE);
-	MHD_add_response_header(resp, "Retry-After", "1");
-	if (x->route->api == API_ANTHROPIC) {
-		MHD_add_response_header(resp, "anthropic-ratelimit-requests-remaining", "0");
-	} else {
-		MHD_add_response_header(resp, "x-ratelimit-remaining-requests", "0");
-		MHD_add_response_header(resp, "x-ratelimit-reset-requests", "1s");
+		return respond_rate_limit(x, &e, "anthropic-ratelimit-requests-remaining", "0",
+		    (char *)NULL);
 	}
-	return queue(x, 429, resp, json_type);
+	sim_error_set(&e, 429, "requests", "rate_limit_exceeded", NULL,
+	    "Rate limit reached for requests. Please try again in 1s.");
+	return respond_rate_limit(x, &e, "x-ratelimit-remaining-requests", "0",
+	    "x-ratelimit-reset-requests", "1s", (char *)NULL);
 }
 
 static enum MHD_Result
@@ -562,7 +692,7 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
 	snprintf(x.request_id, sizeof x.request_id, "req_sim%llx_%llu", (long long)cfg->seed, x.n);
 	if (cfg->hostile != HOSTILE_NONE)
 		return sim_hostile_respond(cfg, conn, method, url, x.n);
-	if (cfg->fault == FAULT_REDIRECT) {
+	if (sim_has_fault(cfg->faults, FAULT_REDIRECT)) {
 		struct MHD_Response *resp = MHD_create_response_from_buffer(0, (void *)"",
 		    MHD_RESPMEM_PERSISTENT);
 
@@ -577,6 +707,15 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
 		    method, url);
 		return respond_error(&x, &e);
 	}
+	if (x.route->counting && cfg->no_count) {
+		/* A vendor without a count endpoint: its API's answer for an unknown path. */
+		if (x.route->api == API_ANTHROPIC)
+			sim_error_set(&e, 404, "not_found_error", NULL, NULL, "Not Found");
+		else
+			sim_error_set(&e, 404, "invalid_request_error", NULL, NULL,
+			    "Invalid URL (%.16s %.200s)", method, url);
+		return respond_error(&x, &e);
+	}
 	if (req->too_big) {
 		if (x.route->api == API_ANTHROPIC)
 			sim_error_set(&e, 413, "request_too_large", NULL, NULL,
@@ -589,13 +728,13 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
 	}
 	if (authenticate(&x, &ret) != 0)
 		return ret;
-	if (x.route->inference && cfg->fault == FAULT_RATE_LIMIT &&
+	if (x.route->inference && sim_has_fault(cfg->faults, FAULT_RATE_LIMIT) &&
 	    atomic_fetch_add(&srv->ninference, 1) < cfg->rate_limit_count)
 		return rate_limited(&x);
 	if (x.route->needs_body) {
 		body = cJSON_ParseWithLength(req->body.data ? req->body.data : "", req->body.len);
 		if (body == NULL) {
-			if (cfg->fault == FAULT_MALFORMED_500)
+			if (sim_has_fault(cfg->faults, FAULT_MALFORMED_500))
 				sim_error_set(&e, 500, "server_error", NULL, NULL,
 				    "The server had an error while processing your request.");
 			else if (x.route->api == API_ANTHROPIC)
@@ -663,6 +802,15 @@ on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	*con_cls = NULL;
 }
 
+static void
+server_free(struct sim_server *srv)
+{
+	pool_destroy(&srv->eng.pool);
+	pthread_mutex_destroy(&srv->nb_mu);
+	free(srv->nb_large);
+	free(srv);
+}
+
 int
 sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, size_t urlsz,
     struct aerr *err)
@@ -697,6 +845,8 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 		free(srv);
 		return err->code;
 	}
+	pthread_mutex_init(&srv->nb_mu, NULL);
+	srv->nb_large = xcalloc(cfg->ntenants + 1, sizeof *srv->nb_large);
 	{
 		/* TLS and the hostile modes' larger connection memory (a 10 MB header
 		 * must fit in it) are options only some servers take. */
@@ -711,8 +861,7 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 		if (cfg->tls_cert != NULL) {
 			if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
 				freeaddrinfo(ai);
-				pool_destroy(&srv->eng.pool);
-				free(srv);
+				server_free(srv);
 				return aerr_set(err, AV_USAGE, "--tls-cert: this libmicrohttpd was built "
 				    "without TLS");
 			}
@@ -727,8 +876,7 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 	}
 	freeaddrinfo(ai);
 	if (srv->daemon == NULL) {
-		pool_destroy(&srv->eng.pool);
-		free(srv);
+		server_free(srv);
 		return aerr_set(err, AV_RUNTIME, "cannot listen on %s port %lld", host,
 		    (long long)cfg->port);
 	}
@@ -746,6 +894,5 @@ sim_server_stop(struct sim_server *srv)
 	/* Requests waiting for pages would keep their threads, and MHD joins them. */
 	pool_close(&srv->eng.pool);
 	MHD_stop_daemon(srv->daemon);
-	pool_destroy(&srv->eng.pool);
-	free(srv);
+	server_free(srv);
 }

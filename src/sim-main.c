@@ -16,10 +16,12 @@
 
 static const char usage[] =
     "usage: aivet-sim [--host ADDR] [--port N] [--context TOKENS] [--pool TOKENS]\n"
-    "                 [--page-size TOKENS] [--tenants LABEL=KEY,...] [--fault NAME]\n"
+    "                 [--page-size TOKENS] [--tenants LABEL=KEY,...] [--fault NAME[,NAME...]]\n"
+    "                 [--revoked LABEL[,LABEL...]] [--tpm-limit TOKENS] [--no-count]\n"
     "                 [--prefix-cache off|tenant|global] [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
+    "                 [--neighbour-hold-ms N]\n"
     "       aivet-sim --help | --version\n";
 
 static void
@@ -33,10 +35,14 @@ print_help(void)
 	    "\n  --pool TOKENS               KV pool size shared by all tenants (default 131072)"
 	    "\n  --page-size TOKENS          tokens per KV page (default 16)"
 	    "\n  --tenants LABEL=KEY,...     API keys and their tenants (default: any key, tenant default)"
-	    "\n  --fault NAME                none, disagg-placeholder, truncate-head, error-200,"
+	    "\n  --fault NAME[,NAME...]      none, disagg-placeholder, truncate-head, error-200,"
 	    "\n                              stream-error, no-usage, stream-as-json, rate-limit,"
-	    "\n                              redirect, huge-response, close-mid-body, malformed-500"
+	    "\n                              redirect, huge-response, close-mid-body, malformed-500,"
+	    "\n                              usage-one, noisy-neighbour; repeat or list to combine"
 	    "\n                              (default none)"
+	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"
+	    "\n  --tpm-limit TOKENS          prompts over TOKENS get 429 (tokens per minute)"
+	    "\n  --no-count                  the token-count routes answer 404"
 	    "\n  --prefix-cache MODE         off, tenant or global (default off)"
 	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
 	    "\n  --decode-us-per-token N     decode time per generated token (default 0)"
@@ -46,6 +52,8 @@ print_help(void)
 	    "\n  --rate-limit-count N        fault rate-limit: requests refused first (default 2)"
 	    "\n  --redirect-to URL           fault redirect: where every request is sent"
 	    "\n  --huge-bytes N              fault huge-response: body size (default 8388608)"
+	    "\n  --neighbour-hold-ms N       fault noisy-neighbour: a large request's wait after"
+	    "\n                              prefill (default 500)"
 	    "\n  --hostile MODE              answer every request with an attack: gzip-bomb,"
 	    "\n                              endless-sse, slow-drip, invalid-utf8, deep-json,"
 	    "\n                              huge-header, redirect-loop, redirect-origin, empty-200,"
@@ -86,12 +94,34 @@ parse_tenants(const char *arg, struct sim_config *cfg, struct aerr *err)
 	return 0;
 }
 
+/* Marks the tenants named in the comma-separated list as revoked. */
 static int
-parse_args(int argc, char **argv, struct sim_config *cfg, struct aerr *err)
+apply_revoked(const char *list, struct sim_config *cfg, struct aerr *err)
+{
+	char *copy = xstrdup(list), *save = NULL, *label;
+	size_t i;
+
+	for (label = strtok_r(copy, ",", &save); label != NULL; label = strtok_r(NULL, ",", &save)) {
+		for (i = 0; i < cfg->ntenants; i++)
+			if (strcmp(cfg->tenants[i].label, label) == 0)
+				break;
+		if (i == cfg->ntenants) {
+			aerr_set(err, AV_USAGE, "--revoked: no tenant '%s' in --tenants", label);
+			free(copy);
+			return err->code;
+		}
+		cfg->tenants[i].revoked = 1;
+	}
+	free(copy);
+	return 0;
+}
+
+static int
+parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, struct aerr *err)
 {
 	enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 		O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
-		O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_HELP, O_VERSION };
+		O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_HELP, O_VERSION };
 	static const struct option opts[] = {
 		{ "host", required_argument, NULL, O_HOST },
 		{ "port", required_argument, NULL, O_PORT },
@@ -112,6 +142,10 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct aerr *err)
 		{ "hostile", required_argument, NULL, O_HOSTILE },
 		{ "tls-cert", required_argument, NULL, O_TLS_CERT },
 		{ "tls-key", required_argument, NULL, O_TLS_KEY },
+		{ "revoked", required_argument, NULL, O_REVOKED },
+		{ "tpm-limit", required_argument, NULL, O_TPM },
+		{ "no-count", no_argument, NULL, O_NOCOUNT },
+		{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -142,9 +176,20 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct aerr *err)
 			rc = parse_tenants(optarg, cfg, err);
 			break;
 		case O_FAULT:
-			if (sim_fault_parse(optarg, &cfg->fault) != 0)
-				rc = aerr_set(err, AV_USAGE, "--fault: unknown fault '%s' (see aivet-sim --help)",
-				    optarg);
+			rc = sim_faults_parse(optarg, &cfg->faults, err);
+			break;
+		case O_REVOKED:
+			/* Labels are checked once --tenants, wherever it stands, is read. */
+			buf_printf(revoked, "%s%s", revoked->len ? "," : "", optarg);
+			break;
+		case O_TPM:
+			rc = parse_int_opt("--tpm-limit", optarg, 1, big, &cfg->tpm_limit, err);
+			break;
+		case O_NOCOUNT:
+			cfg->no_count = 1;
+			break;
+		case O_HOLD:
+			rc = parse_int_opt("--neighbour-hold-ms", optarg, 0, 3600000, &cfg->neighbour_hold_ms, err);
 			break;
 		case O_PREFIX:
 			if (strcmp(optarg, "off") == 0)
@@ -222,8 +267,21 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct aerr *err)
 		return aerr_set(err, AV_USAGE, "--tls-cert and --tls-key go together");
 	if (sim_hostile_prepare(cfg, err) != 0)
 		return err->code;
-	if (cfg->fault == FAULT_REDIRECT && cfg->redirect_to == NULL)
+	if (sim_has_fault(cfg->faults, FAULT_REDIRECT) && cfg->redirect_to == NULL)
 		return aerr_set(err, AV_USAGE, "--fault redirect needs --redirect-to URL");
+	{
+		sim_faults adm = cfg->faults & FAULTS_ADMISSION;
+
+		if (adm & (adm - 1))
+			return aerr_set(err, AV_USAGE, "--fault: disagg-placeholder, truncate-head and "
+			    "error-200 each decide what happens to an oversize prompt; give one of them");
+	}
+	if (revoked->len > 0) {
+		if (cfg->ntenants == 0)
+			return aerr_set(err, AV_USAGE, "--revoked needs --tenants");
+		if (apply_revoked(revoked->data, cfg, err) != 0)
+			return err->code;
+	}
 	if (cfg->pool_tokens < cfg->page_size)
 		return aerr_set(err, AV_USAGE, "--pool: %lld tokens do not hold one page of %lld tokens",
 		    (long long)cfg->pool_tokens, (long long)cfg->page_size);
@@ -250,20 +308,25 @@ main(int argc, char **argv)
 {
 	struct sim_config cfg = {
 		.port = 0, .context = 131072, .pool_tokens = 131072, .page_size = 16,
-		.fault = FAULT_NONE, .prefix_cache = PREFIX_OFF, .max_body = 32 << 20,
-		.rate_limit_count = 2, .huge_bytes = 8 << 20,
+		.faults = 0, .prefix_cache = PREFIX_OFF, .max_body = 32 << 20,
+		.rate_limit_count = 2, .huge_bytes = 8 << 20, .neighbour_hold_ms = 500,
 	};
+	struct buf revoked;
+	char faults[256];
 	struct sim_server *srv;
 	struct aerr err = { 0 };
 	char url[128];
 	sigset_t stop;
-	int sig;
+	int sig, rc;
 
 	if (sodium_init() < 0)
 		die("cannot initialise libsodium");
 	cfg.host = xstrdup("127.0.0.1");
 	cfg.model = xstrdup("aivet-sim-1");
-	if (parse_args(argc, argv, &cfg, &err) != 0) {
+	buf_init(&revoked);
+	rc = parse_args(argc, argv, &cfg, &revoked, &err);
+	buf_free(&revoked);
+	if (rc != 0) {
 		fprintf(stderr, "aivet-sim: %s\n", err.msg);
 		config_free(&cfg);
 		return err.code;
@@ -281,9 +344,10 @@ main(int argc, char **argv)
 	}
 	printf("listening on %s\n", url);
 	fflush(stdout);
+	sim_faults_format(cfg.faults, faults, sizeof faults);
 	fprintf(stderr, "aivet-sim: context %lld tokens, pool %lld tokens in pages of %lld, "
 	    "fault %s\n", (long long)cfg.context, (long long)cfg.pool_tokens,
-	    (long long)cfg.page_size, sim_fault_names[cfg.fault]);
+	    (long long)cfg.page_size, faults);
 	sigwait(&stop, &sig);
 	sim_server_stop(srv);
 	config_free(&cfg);

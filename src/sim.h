@@ -17,7 +17,8 @@
 
 /* ---- configuration (sim-main.c fills it from the command line) ---- */
 
-/* How the vendor misbehaves; FAULT_NONE is a correct server. */
+/* The ways the vendor misbehaves. A server has a set of them (sim_faults,
+ * one bit per fault); the empty set is a correct server. */
 enum sim_fault {
 	FAULT_NONE,
 	FAULT_DISAGG_PLACEHOLDER, /* the incident: oversize prompt becomes a placeholder, decode reads stale pages */
@@ -31,17 +32,34 @@ enum sim_fault {
 	FAULT_HUGE_RESPONSE,      /* 200 with a JSON body padded to --huge-bytes */
 	FAULT_CLOSE_MID_BODY,     /* headers and part of the body, then the connection closes */
 	FAULT_MALFORMED_500,      /* a body that is not JSON gets a 500 (as llama.cpp's server does) */
+	FAULT_USAGE_ONE,          /* usage always says 1 prompt token */
+	FAULT_NOISY_NEIGHBOUR,    /* a tenant's large prompt makes other tenants' requests fail */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];
-/* Returns 0 and sets *out when name is a fault's name. */
-int sim_fault_parse(const char *name, enum sim_fault *out);
+
+typedef uint32_t sim_faults;
+#define FAULT_BIT(f) ((sim_faults)1 << (f))
+static inline int
+sim_has_fault(sim_faults set, enum sim_fault f)
+{
+	return (set & FAULT_BIT(f)) != 0;
+}
+/* Adds the faults of a comma-separated list to *set; "none" adds nothing.
+ * Returns 0, or AV_USAGE naming the unknown fault. */
+int sim_faults_parse(const char *list, sim_faults *set, struct aerr *err);
+/* The set as a comma-separated list of names, "none" when empty. */
+void sim_faults_format(sim_faults set, char *out, size_t outsz);
+/* The faults that decide what happens to an oversize prompt; a set holds at most one. */
+#define FAULTS_ADMISSION (FAULT_BIT(FAULT_DISAGG_PLACEHOLDER) | FAULT_BIT(FAULT_TRUNCATE_HEAD) | \
+	FAULT_BIT(FAULT_ERROR_200))
 
 enum sim_prefix_cache { PREFIX_OFF, PREFIX_TENANT, PREFIX_GLOBAL };
 
 struct sim_tenant {
 	char *label;
 	char *key;
+	int revoked;              /* --revoked: the key gets 401 everywhere */
 };
 
 struct sim_config {
@@ -52,7 +70,7 @@ struct sim_config {
 	int64_t page_size;        /* tokens per KV page */
 	struct sim_tenant *tenants;
 	size_t ntenants;          /* 0: one tenant "default", any key accepted */
-	enum sim_fault fault;
+	sim_faults faults;
 	enum sim_prefix_cache prefix_cache;
 	int64_t prefill_us;       /* per prompt token not served from the prefix cache */
 	int64_t decode_us;        /* per generated token */
@@ -62,6 +80,9 @@ struct sim_config {
 	int64_t rate_limit_count;
 	char *redirect_to;
 	int64_t huge_bytes;
+	int64_t tpm_limit;        /* prompts over this many tokens get 429; 0: no limit */
+	int no_count;             /* the token-count routes answer 404 */
+	int64_t neighbour_hold_ms; /* fault noisy-neighbour: a large request waits this long after prefill */
 	int hostile;              /* enum sim_hostile (sim-hostile.h); 0: not hostile */
 	char *tls_cert, *tls_key; /* PEM text: serve https with this certificate */
 };
@@ -172,7 +193,7 @@ struct sim_admit {
 };
 
 /* Decides what happens to a prompt of n tokens; pure, touches no page. */
-void sim_admit(enum sim_fault fault, size_t context, size_t capacity, size_t n,
+void sim_admit(sim_faults faults, size_t context, size_t capacity, size_t n,
     struct sim_admit *out);
 
 struct sim_engine {
@@ -200,11 +221,16 @@ void model_answer(const struct sim_pool *p, const struct sim_seq *s, size_t ctx_
     size_t max_tokens, struct buf *out);
 #define MODEL_NOTHING_TO_SAY "I found nothing to repeat in this conversation."
 
-/* Admission, then prefill and reading the context. Returns 0 when the
- * generation runs (g->admit.kind is OK, PLACEHOLDER or TRUNCATE); otherwise
- * g->admit says why and no page was touched. */
+/* Sleeps us microseconds (the simulated compute time). */
+void sim_sleep_us(uint64_t us);
+
+/* Admission, then prefill and reading the context. Pages for `reserve`
+ * answer positions are taken with the prompt's (max_tokens, unless the
+ * caller knows the answer will be cut short). Returns 0 when the generation
+ * runs (g->admit.kind is OK, PLACEHOLDER or TRUNCATE); otherwise g->admit
+ * says why and no page was touched. */
 int sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec *prompt,
-    size_t max_tokens, struct sim_gen *g);
+    size_t max_tokens, size_t reserve, struct sim_gen *g);
 /* Emits the next answer token (decode latency, KV write). Returns 1 with *t
  * set, 0 when the answer is complete. */
 int sim_generate_step(struct sim_engine *e, struct sim_gen *g, sim_tok *t);
@@ -266,6 +292,11 @@ void api_stream_token(enum sim_api api, const struct sim_result *r, const char *
     struct buf *out);
 void api_stream_close(enum sim_api api, const struct sim_result *r, struct buf *out);
 void api_stream_error(enum sim_api api, const struct sim_result *r, struct buf *out);
+/* Fault noisy-neighbour: the 500 body (llama.cpp's shape for OpenAI, api_error
+ * for Anthropic) and the same error as an event that ends a stream. */
+#define SIM_BUSY_MESSAGE "slot unavailable: the server is busy with another request"
+cJSON *api_busy_body(enum sim_api api, const char *request_id);
+void api_stream_busy(enum sim_api api, struct buf *out);
 
 /* ---- the HTTP server (sim-http.c) ---- */
 

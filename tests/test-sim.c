@@ -203,8 +203,9 @@ test_admission(void)
 {
 	for (size_t i = 0; i < sizeof admit_vectors / sizeof admit_vectors[0]; i++) {
 		struct sim_admit a;
+		enum sim_fault f = admit_vectors[i].fault;
 
-		sim_admit(admit_vectors[i].fault, admit_vectors[i].context, admit_vectors[i].capacity,
+		sim_admit(f == FAULT_NONE ? 0 : FAULT_BIT(f), admit_vectors[i].context, admit_vectors[i].capacity,
 		    admit_vectors[i].n, &a);
 		ok(a.kind == admit_vectors[i].kind && a.limit == admit_vectors[i].limit &&
 		    a.keep == admit_vectors[i].keep, "admission vector %zu (%s, n=%zu)", i,
@@ -212,6 +213,36 @@ test_admission(void)
 		if (a.kind != admit_vectors[i].kind || a.limit != admit_vectors[i].limit)
 			printf("#   got kind %d limit %zu keep %zu\n", a.kind, a.limit, a.keep);
 	}
+}
+
+static void
+test_fault_sets(void)
+{
+	struct aerr err = { 0 };
+	sim_faults set = 0;
+	struct sim_admit a;
+	char names[256];
+
+	is_int(sim_faults_parse("stream-error,no-usage", &set, &err), 0, "a list of faults parses");
+	is_int(sim_faults_parse("usage-one", &set, &err), 0, "a second list adds to the set");
+	is_int(set, FAULT_BIT(FAULT_STREAM_ERROR) | FAULT_BIT(FAULT_NO_USAGE) | FAULT_BIT(FAULT_USAGE_ONE),
+	    "the set holds all three");
+	sim_faults_format(set, names, sizeof names);
+	is_str(names, "stream-error,no-usage,usage-one", "formatted in the faults' order");
+	is_int(sim_faults_parse("none", &set, &err), 0, "none parses");
+	is_int(set, FAULT_BIT(FAULT_STREAM_ERROR) | FAULT_BIT(FAULT_NO_USAGE) | FAULT_BIT(FAULT_USAGE_ONE),
+	    "and adds nothing");
+	set = 0;
+	sim_faults_format(set, names, sizeof names);
+	is_str(names, "none", "the empty set is none");
+	is_int(sim_faults_parse("no-usage,noisy-neighbor", &set, &err), AV_USAGE, "an unknown name");
+	is_str(err.msg, "--fault: unknown fault 'noisy-neighbor' (see aivet-sim --help)", "is named");
+	is_int(set, 0, "and the set is unchanged");
+	aerr_clear(&err);
+	sim_admit(FAULT_BIT(FAULT_STREAM_ERROR) | FAULT_BIT(FAULT_TRUNCATE_HEAD), 1024, 256, 300, &a);
+	ok(a.kind == ADMIT_TRUNCATE && a.keep == 256, "admission: truncate-head still applies beside stream-error");
+	sim_admit(FAULT_BIT(FAULT_NOISY_NEIGHBOUR) | FAULT_BIT(FAULT_USAGE_ONE), 1024, 256, 300, &a);
+	ok(a.kind == ADMIT_REJECT, "admission: faults that do not decide admission refuse visibly");
 }
 
 /* ---- the engine: toy model over pages ---- */
@@ -226,7 +257,7 @@ run_gen(struct sim_engine *e, const char *tenant, const char *text, size_t max_t
 
 	buf_init(&out);
 	fill(&tv, text);
-	*rc = sim_generate_start(e, tenant, &tv, max_tokens, g);
+	*rc = sim_generate_start(e, tenant, &tv, max_tokens, max_tokens, g);
 	tokvec_free(&tv);
 	if (*rc != 0)
 		return buf_steal(&out);
@@ -295,7 +326,7 @@ test_engine(void)
 	free(snap);
 
 	/* the incident */
-	cfg.fault = FAULT_DISAGG_PLACEHOLDER;
+	cfg.faults = FAULT_BIT(FAULT_DISAGG_PLACEHOLDER);
 	ans = run_gen(&e, "A", "user: record CANARY_A_secret_0001 and CANARY_A_secret_0002\n", 100, &g, &rc);
 	is_str(ans, "CANARY_A_secret_0001 CANARY_A_secret_0002", "tenant A's answer");
 	free(ans);
@@ -308,7 +339,7 @@ test_engine(void)
 	free(ans);
 
 	/* truncate-head keeps the tail */
-	cfg.fault = FAULT_TRUNCATE_HEAD;
+	cfg.faults = FAULT_BIT(FAULT_TRUNCATE_HEAD);
 	cfg.context = 200;   /* below the pool, so decode has pages left */
 	{
 		char *text = xasprintf("user: CANARY_head_000001 %s CANARY_tail_000002\n", big);
@@ -322,7 +353,7 @@ test_engine(void)
 	}
 
 	cfg.context = 1024;
-	cfg.fault = FAULT_ERROR_200;
+	cfg.faults = FAULT_BIT(FAULT_ERROR_200);
 	ans = run_gen(&e, "B", big, 100, &g, &rc);
 	is_int(rc, -1, "error-200: refused");
 	is_int(g.admit.kind, ADMIT_ERROR_200, "as an error in a 200");
@@ -341,6 +372,7 @@ main(void)
 	test_pages();
 	test_prefix_cache();
 	test_admission();
+	test_fault_sets();
 	test_engine();
 	return tap_done();
 }

@@ -117,6 +117,19 @@ like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .find
     "disagg: the substitution says what showed it"
 sim_stop
 
+# ---- the leak from the last tenant to the first: one request at a time, the first
+# tenant's near-limit prompt is swapped for memory holding the last tenant's canaries ----
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+run_probes --probe canary --concurrency 1
+is "$rc:$(per_probe)" "1:canary:fail[LEAK_CROSS_TENANT,PLACEHOLDER_SUBSTITUTION]" "last to first: exact findings, exit 1"
+is "$(printf '%s' "$out" | jq -r '.probes[0].details | [.leaks[] | select(.other_tenant) | "\(.owner_tenant)->\(.found_by)"] | unique | join(" ")')" \
+    "bob->alice" "rule every-tenant-takes-the-pressure-role: the leak from bob (last) to alice (first) is found"
+is "$(printf '%s' "$out" | jq -r '.probes[0].findings[] | select(.code == "LEAK_CROSS_TENANT") | .message')" \
+    "a response to tenant 'alice' contained canaries that tenant 'bob' sent" \
+    "rule shared-memory-is-cross-tenant: attributed from bob to alice; the same tenant's canaries in the swapped prompts are no LEAK_CROSS_REQUEST"
+sim_stop
+
 # ---- a prompt cache shared across tenants, with placeholders ----
 sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder --prefix-cache global || exit 1
 probe_setup openai 8192

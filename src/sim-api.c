@@ -526,7 +526,7 @@ void
 api_stream_token(enum sim_api api, const struct sim_result *r, const char *piece, size_t n,
     struct buf *out)
 {
-	char text[5];
+	char *text = xmalloc(n + 1);
 	cJSON *o, *d;
 
 	memcpy(text, piece, n);
@@ -535,14 +535,15 @@ api_stream_token(enum sim_api api, const struct sim_result *r, const char *piece
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "content", text);
 		openai_chunk(out, r, o, NULL);
-		return;
+	} else {
+		o = typed("content_block_delta");
+		cJSON_AddNumberToObject(o, "index", 0);
+		d = cJSON_AddObjectToObject(o, "delta");
+		cJSON_AddStringToObject(d, "type", "text_delta");
+		cJSON_AddStringToObject(d, "text", text);
+		sse(out, "content_block_delta", o);
 	}
-	o = typed("content_block_delta");
-	cJSON_AddNumberToObject(o, "index", 0);
-	d = cJSON_AddObjectToObject(o, "delta");
-	cJSON_AddStringToObject(d, "type", "text_delta");
-	cJSON_AddStringToObject(d, "text", text);
-	sse(out, "content_block_delta", o);
+	free(text);
 }
 
 void

@@ -32,9 +32,6 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_NOISY_NEIGHBOUR] = "noisy-neighbour",
 };
 
-/* The special token the disaggregated prefill side sends when it aborts. */
-#define PLACEHOLDER_TOKEN ((sim_tok)'<' | (sim_tok)'p' << 8 | (sim_tok)'h' << 16 | (sim_tok)'>' << 24)
-
 int
 sim_faults_parse(const char *list, sim_faults *set, struct aerr *err)
 {
@@ -100,32 +97,39 @@ sim_admit(sim_faults faults, size_t context, size_t capacity, size_t n, struct s
 	}
 }
 
-static void
+/* Adds the word to the answer when it looks like an identifier; returns 1 then. */
+static int
 answer_add_word(struct buf *out, struct buf *word)
 {
-	if (word->len >= 12) {
+	int added = word->len >= 12;
+
+	if (added) {
 		if (out->len > 0)
 			buf_add(out, " ", 1);
 		buf_add(out, word->data, word->len);
 	}
 	word->len = 0;
+	return added;
 }
 
 void
-model_answer(const struct sim_pool *p, const struct sim_seq *s, size_t ctx_len,
-    size_t max_tokens, struct buf *out)
+model_answer(const struct sim_tokenizer *tk, const struct sim_pool *p, const struct sim_seq *s,
+    size_t ctx_len, size_t max_tokens, struct buf *out)
 {
-	/* A token is at most 4 bytes, so beyond this the answer is cut anyway. */
-	size_t enough = max_tokens * 4 + 1;
+	/* A piece is at most 4 bytes, and every word is at least one token:
+	 * beyond either bound the answer is cut anyway. */
+	size_t enough = tk->kind == TOKENIZER_PIECES ? max_tokens * 4 + 1 : SIZE_MAX;
+	size_t nwords = 0;
 	struct buf word;
 
 	buf_init(&word);
-	for (size_t pos = 0; pos < ctx_len && out->len <= enough; pos++) {
-		char piece[4];
-		size_t n = tok_piece(pool_get(p, s, pos), piece), i = 0;
+	for (size_t pos = 0; pos < ctx_len && out->len <= enough && nwords <= max_tokens; pos++) {
+		char scratch[4];
+		size_t n, i = 0;
+		const char *piece = tok_text(tk, pool_get(p, s, pos), scratch, &n);
 
 		if (n == 0)   /* a slot nobody ever wrote */
-			answer_add_word(out, &word);
+			nwords += answer_add_word(out, &word);
 		while (i < n) {
 			size_t j = i;
 
@@ -134,7 +138,7 @@ model_answer(const struct sim_pool *p, const struct sim_seq *s, size_t ctx_len,
 			if (j > i && word.len <= enough)
 				buf_add(&word, piece + i, j - i);
 			if (j < n) {
-				answer_add_word(out, &word);
+				nwords += answer_add_word(out, &word);
 				j++;
 			}
 			i = j;
@@ -144,6 +148,148 @@ model_answer(const struct sim_pool *p, const struct sim_seq *s, size_t ctx_len,
 	buf_free(&word);
 	if (out->len == 0)
 		buf_adds(out, MODEL_NOTHING_TO_SAY);
+}
+
+/* ---- the model that cannot repeat text ---- */
+
+/* Short, common words: none is an identifier, none is as long as the window. */
+static const char *const para_vocab[] = {
+	"the", "a", "this", "that", "it", "we", "you", "they", "can", "will", "may", "might",
+	"seems", "looks", "reads", "feels", "fine", "clear", "short", "plain", "simple", "quiet",
+	"note", "point", "idea", "reply", "answer", "story", "here", "there", "now", "then",
+	"also", "still", "quite", "rather", "well", "good", "kind", "part", "whole", "main",
+	"first", "last", "next", "some", "many", "few", "more", "less", "about", "with", "from",
+	"for", "and", "but", "so", "of", "to", "in", "on", "at", "by", "after", "before", "over",
+	"under", "again", "today", "soon", "later", "often", "rarely", "gently", "slowly",
+};
+#define PARA_NVOCAB (sizeof para_vocab / sizeof para_vocab[0])
+
+static uint64_t
+splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9E3779B97F4A7C15));
+
+	z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return z ^ (z >> 31);
+}
+
+/* A Bloom filter of every PARAPHRASE_WINDOW-byte window of the context, two
+ * bit positions each. A false positive only rules out a harmless word; a
+ * window of the context is never missed. */
+struct windows {
+	uint64_t *bits;
+	unsigned shift;       /* 64 - log2(bit count) */
+};
+
+static void
+windows_pos(const struct windows *w, uint64_t win, size_t pos[2])
+{
+	pos[0] = (size_t)((win * UINT64_C(0x9E3779B97F4A7C15)) >> w->shift);
+	pos[1] = (size_t)(((win ^ (win >> 29)) * UINT64_C(0xBF58476D1CE4E5B9)) >> w->shift);
+}
+
+static int
+windows_has(const struct windows *w, uint64_t win)
+{
+	size_t pos[2];
+
+	windows_pos(w, win, pos);
+	return (w->bits[pos[0] / 64] >> (pos[0] % 64) & 1) && (w->bits[pos[1] / 64] >> (pos[1] % 64) & 1);
+}
+
+static void
+windows_fill(struct windows *w, const struct sim_tokenizer *tk, const struct sim_pool *p,
+    const struct sim_seq *s, size_t ctx_len)
+{
+	size_t bytes = 0, seen = 0, nbits = (size_t)1 << 15;
+	unsigned lg = 15;
+	uint64_t win = 0;
+
+	for (size_t pos = 0; pos < ctx_len; pos++) {
+		char scratch[4];
+		size_t n;
+
+		tok_text(tk, pool_get(p, s, pos), scratch, &n);
+		bytes += n;
+	}
+	/* About 16 bits a window keeps false positives near 1%; at most 32 MiB. */
+	while (nbits < bytes * 16 && lg < 28) {
+		nbits <<= 1;
+		lg++;
+	}
+	w->bits = xcalloc(nbits / 64, sizeof *w->bits);
+	w->shift = 64 - lg;
+	for (size_t pos = 0; pos < ctx_len; pos++) {
+		char scratch[4];
+		size_t n, ip[2];
+		const char *t = tok_text(tk, pool_get(p, s, pos), scratch, &n);
+
+		for (size_t i = 0; i < n; i++) {
+			win = win << 8 | (unsigned char)t[i];
+			if (++seen < PARAPHRASE_WINDOW)
+				continue;
+			windows_pos(w, win, ip);
+			w->bits[ip[0] / 64] |= UINT64_C(1) << (ip[0] % 64);
+			w->bits[ip[1] / 64] |= UINT64_C(1) << (ip[1] % 64);
+		}
+	}
+}
+
+/* Appends add to out unless a window ending in it is one of the context's. */
+static int
+para_append(struct buf *out, const struct windows *w, const char *add)
+{
+	size_t old = out->len, n = strlen(add);
+	uint64_t win = 0;
+	size_t from = old >= PARAPHRASE_WINDOW - 1 ? old - (PARAPHRASE_WINDOW - 1) : 0;
+
+	buf_add(out, add, n);
+	for (size_t i = from; i < out->len; i++) {
+		win = win << 8 | (unsigned char)out->data[i];
+		if (i + 1 >= PARAPHRASE_WINDOW && i >= old && i + 1 - from >= PARAPHRASE_WINDOW &&
+		    windows_has(w, win)) {
+			out->len = old;
+			out->data[old] = '\0';
+			return 0;
+		}
+	}
+	return 1;
+}
+
+void
+model_paraphrase(const struct sim_tokenizer *tk, const struct sim_pool *p, const struct sim_seq *s,
+    size_t ctx_len, struct buf *out)
+{
+	uint64_t state = (uint64_t)ctx_len;
+	struct windows w;
+	size_t base = out->len;
+
+	windows_fill(&w, tk, p, s, ctx_len);
+	for (int sentence = 0; sentence < 2; sentence++) {
+		size_t nwords = 6 + (size_t)(splitmix64(&state) % 4);
+
+		for (size_t k = 0; k < nwords; k++) {
+			size_t first = (size_t)(splitmix64(&state) % PARA_NVOCAB), tried;
+
+			for (tried = 0; tried < PARA_NVOCAB; tried++) {
+				const char *word = para_vocab[(first + tried) % PARA_NVOCAB];
+				char cand[16];
+
+				snprintf(cand, sizeof cand, "%s%s", out->len > base ? " " : "", word);
+				if (k == 0)
+					cand[out->len > base] = (char)(cand[out->len > base] - 'a' + 'A');
+				if (para_append(out, &w, cand))
+					break;
+			}
+			if (tried == PARA_NVOCAB)
+				goto done;
+		}
+		if (!para_append(out, &w, "."))
+			goto done;
+	}
+done:
+	free(w.bits);
 }
 
 void
@@ -179,7 +325,7 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 		ctx_len = pool_reserve(p, &g->seq, n);
 		if (ctx_len == POOL_CLOSED)
 			break;
-		pool_put(p, &g->seq, 0, PLACEHOLDER_TOKEN);
+		pool_put(p, &g->seq, 0, tok_placeholder(&e->tok));
 		g->seq.len = 1;
 		g->prompt_tokens = 1;
 		sim_sleep_us((uint64_t)e->cfg->prefill_us);
@@ -204,8 +350,11 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 	}
 	g->started = 1;
 	buf_init(&text);
-	model_answer(p, &g->seq, ctx_len, max_tokens, &text);
-	tok_encode(text.data, text.len, &g->answer);
+	if (e->cfg->behaviour == BEHAVIOUR_PARAPHRASE)
+		model_paraphrase(&e->tok, p, &g->seq, ctx_len, &text);
+	else
+		model_answer(&e->tok, p, &g->seq, ctx_len, max_tokens, &text);
+	tok_encode(&e->tok, text.data ? text.data : "", text.len, &g->answer);
 	buf_free(&text);
 	if (g->answer.n > max_tokens) {
 		g->answer.n = max_tokens;

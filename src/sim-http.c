@@ -281,7 +281,9 @@ stream_next(struct stream *st, struct buf *out)
 {
 	struct sim_engine *e = &st->srv->eng;
 	int fail = sim_has_fault(st->srv->cfg->faults, FAULT_STREAM_ERROR) || st->busy;
-	char piece[4];
+	char scratch[4];
+	const char *text;
+	size_t n;
 	sim_tok t;
 
 	switch (st->phase) {
@@ -298,7 +300,8 @@ stream_next(struct stream *st, struct buf *out)
 			break;
 		}
 		if (fail || sim_generate_step(e, &st->gen, &t)) {
-			api_stream_token(st->api, &st->r, piece, tok_piece(t, piece), out);
+			text = tok_text(&e->tok, t, scratch, &n);
+			api_stream_token(st->api, &st->r, text, n, out);
 			return;
 		}
 		st->r.completion_tokens = st->gen.emitted;
@@ -405,7 +408,7 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	sim_tok t;
 	cJSON *body;
 
-	tok_encode(c->prompt.data ? c->prompt.data : "", c->prompt.len, &prompt);
+	tok_encode(&e->tok, c->prompt.data ? c->prompt.data : "", c->prompt.len, &prompt);
 	x->prompt_tokens = (long long)prompt.n;
 	if (x->cfg->tpm_limit > 0 && prompt.n > (size_t)x->cfg->tpm_limit) {
 		tokvec_free(&prompt);
@@ -463,9 +466,11 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	}
 	buf_init(&text);
 	while (sim_generate_step(e, &g, &t)) {
-		char piece[4];
+		char scratch[4];
+		size_t n;
+		const char *piece = tok_text(&e->tok, t, scratch, &n);
 
-		buf_add(&text, piece, tok_piece(t, piece));
+		buf_add(&text, piece, n);
 	}
 	r.completion_tokens = g.emitted;
 	r.cut = sim_generate_cut(&g);
@@ -510,12 +515,12 @@ serve_messages(struct ctx *x, const cJSON *body)
 /* ---- counting routes ---- */
 
 static size_t
-count_tokens(const struct sim_chat *c, struct tokvec *keep)
+count_tokens(struct ctx *x, const struct sim_chat *c, struct tokvec *keep)
 {
 	struct tokvec tv = { 0 };
 	size_t n;
 
-	tok_encode(c->prompt.data ? c->prompt.data : "", c->prompt.len, &tv);
+	tok_encode(&x->srv->eng.tok, c->prompt.data ? c->prompt.data : "", c->prompt.len, &tv);
 	n = tv.n;
 	if (keep != NULL)
 		*keep = tv;
@@ -534,7 +539,7 @@ serve_count_tokens(struct ctx *x, const cJSON *body)
 	if (api_parse_anthropic(body, 1, &c, &e) != 0)
 		return respond_error(x, &e);
 	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "input_tokens", (double)count_tokens(&c, NULL));
+	cJSON_AddNumberToObject(o, "input_tokens", (double)count_tokens(x, &c, NULL));
 	sim_chat_free(&c);
 	return respond_json(x, 200, o);
 }
@@ -550,7 +555,7 @@ serve_tokenize(struct ctx *x, const cJSON *body)
 
 	if (api_parse_tokenize(body, &c, &e) != 0)
 		return respond_error(x, &e);
-	count_tokens(&c, &tv);
+	count_tokens(x, &c, &tv);
 	sim_chat_free(&c);
 	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "count", (double)tv.n);
@@ -806,6 +811,7 @@ static void
 server_free(struct sim_server *srv)
 {
 	pool_destroy(&srv->eng.pool);
+	tokenizer_free(&srv->eng.tok);
 	pthread_mutex_destroy(&srv->nb_mu);
 	free(srv->nb_large);
 	free(srv);
@@ -845,6 +851,7 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 		free(srv);
 		return err->code;
 	}
+	tokenizer_init(&srv->eng.tok, cfg->tokenizer);
 	pthread_mutex_init(&srv->nb_mu, NULL);
 	srv->nb_large = xcalloc(cfg->ntenants + 1, sizeof *srv->nb_large);
 	{

@@ -21,7 +21,8 @@ static const char usage[] =
     "                 [--prefix-cache off|tenant|global] [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
-    "                 [--neighbour-hold-ms N]\n"
+    "                 [--neighbour-hold-ms N] [--tokenizer pieces|words]\n"
+    "                 [--model-behaviour echo|paraphrase]\n"
     "       aivet-sim --help | --version\n";
 
 static void
@@ -43,6 +44,10 @@ print_help(void)
 	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"
 	    "\n  --tpm-limit TOKENS          prompts over TOKENS get 429 (tokens per minute)"
 	    "\n  --no-count                  the token-count routes answer 404"
+	    "\n  --tokenizer KIND            pieces (up to 4 bytes a token) or words (about one"
+	    "\n                              token a word) (default pieces)"
+	    "\n  --model-behaviour KIND      echo (repeats the prompt's identifiers) or paraphrase"
+	    "\n                              (cannot repeat text) (default echo)"
 	    "\n  --prefix-cache MODE         off, tenant or global (default off)"
 	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
 	    "\n  --decode-us-per-token N     decode time per generated token (default 0)"
@@ -86,6 +91,7 @@ parse_tenants(const char *arg, struct sim_config *cfg, struct aerr *err)
 		cfg->tenants = xrealloc(cfg->tenants, (cfg->ntenants + 1) * sizeof *cfg->tenants);
 		cfg->tenants[cfg->ntenants].label = xstrdup(item);
 		cfg->tenants[cfg->ntenants].key = xstrdup(eq + 1);
+		cfg->tenants[cfg->ntenants].revoked = 0;
 		cfg->ntenants++;
 	}
 	free(copy);
@@ -121,7 +127,8 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 {
 	enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 		O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
-		O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_HELP, O_VERSION };
+		O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
+		O_HELP, O_VERSION };
 	static const struct option opts[] = {
 		{ "host", required_argument, NULL, O_HOST },
 		{ "port", required_argument, NULL, O_PORT },
@@ -146,6 +153,8 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 		{ "tpm-limit", required_argument, NULL, O_TPM },
 		{ "no-count", no_argument, NULL, O_NOCOUNT },
 		{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
+		{ "tokenizer", required_argument, NULL, O_TOKENIZER },
+		{ "model-behaviour", required_argument, NULL, O_BEHAVIOUR },
 		{ "help", no_argument, NULL, O_HELP },
 		{ "version", no_argument, NULL, O_VERSION },
 		{ NULL, 0, NULL, 0 }
@@ -187,6 +196,23 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 			break;
 		case O_NOCOUNT:
 			cfg->no_count = 1;
+			break;
+		case O_TOKENIZER:
+			if (strcmp(optarg, "pieces") == 0)
+				cfg->tokenizer = TOKENIZER_PIECES;
+			else if (strcmp(optarg, "words") == 0)
+				cfg->tokenizer = TOKENIZER_WORDS;
+			else
+				rc = aerr_set(err, AV_USAGE, "--tokenizer: '%s' is not pieces or words", optarg);
+			break;
+		case O_BEHAVIOUR:
+			if (strcmp(optarg, "echo") == 0)
+				cfg->behaviour = BEHAVIOUR_ECHO;
+			else if (strcmp(optarg, "paraphrase") == 0)
+				cfg->behaviour = BEHAVIOUR_PARAPHRASE;
+			else
+				rc = aerr_set(err, AV_USAGE, "--model-behaviour: '%s' is not echo or paraphrase",
+				    optarg);
 			break;
 		case O_HOLD:
 			rc = parse_int_opt("--neighbour-hold-ms", optarg, 0, 3600000, &cfg->neighbour_hold_ms, err);

@@ -56,6 +56,11 @@ void sim_faults_format(sim_faults set, char *out, size_t outsz);
 
 enum sim_prefix_cache { PREFIX_OFF, PREFIX_TENANT, PREFIX_GLOBAL };
 
+/* --tokenizer: 4-byte pieces, or about one token per word. */
+enum sim_tokenizer_kind { TOKENIZER_PIECES, TOKENIZER_WORDS };
+/* --model-behaviour: the toy model repeats identifiers, or cannot repeat text. */
+enum sim_behaviour { BEHAVIOUR_ECHO, BEHAVIOUR_PARAPHRASE };
+
 struct sim_tenant {
 	char *label;
 	char *key;
@@ -83,16 +88,43 @@ struct sim_config {
 	int64_t tpm_limit;        /* prompts over this many tokens get 429; 0: no limit */
 	int no_count;             /* the token-count routes answer 404 */
 	int64_t neighbour_hold_ms; /* fault noisy-neighbour: a large request waits this long after prefill */
+	enum sim_tokenizer_kind tokenizer;
+	enum sim_behaviour behaviour;
 	int hostile;              /* enum sim_hostile (sim-hostile.h); 0: not hostile */
 	char *tls_cert, *tls_key; /* PEM text: serve https with this certificate */
 };
 
 /* ---- tokenizer (sim-tok.c) ---- */
 
-/* A token is a piece of up to 4 bytes packed little-endian; its value is its id.
- * Pieces never cross a change between word characters ([A-Za-z0-9_-]),
- * whitespace and other characters, and never split a UTF-8 sequence. */
+/* A token id. KV pages hold ids, and decode reads the text back from them.
+ * pieces: a piece of up to 4 bytes packed little-endian; the id is the text.
+ *   Pieces never cross a change between word characters ([A-Za-z0-9_-]),
+ *   whitespace and other characters, and never split a UTF-8 sequence.
+ * words: a token is an optional run of whitespace followed by a run of word
+ *   characters (however long) or by one other character (a UTF-8 sequence or
+ *   a stray byte); whitespace ending the text is a token of its own. A token
+ *   of up to 3 bytes is packed as in pieces (an id below TOK_VOCAB_BASE); a
+ *   longer one is entered in the tokenizer's vocabulary, id TOK_VOCAB_BASE +
+ *   its entry. */
 typedef uint32_t sim_tok;
+
+#define TOK_VOCAB_BASE ((sim_tok)1 << 24)
+/* The vocabulary's bounds: tokens met once it is full read back as "<unk>". */
+#define TOK_VOCAB_MAX ((uint32_t)1 << 22)
+#define TOK_VOCAB_TEXT_MAX ((size_t)256 << 20)
+
+struct sim_vocab;
+struct sim_tokenizer {
+	enum sim_tokenizer_kind kind;
+	struct sim_vocab *vocab;      /* words: made by tokenizer_init */
+};
+/* A zeroed struct is the pieces tokenizer; words needs tokenizer_init. */
+void tokenizer_init(struct sim_tokenizer *tk, enum sim_tokenizer_kind kind);
+/* The same with a smaller vocabulary (entries including "<ph>" and "<unk>",
+ * bytes of text), so that its bound can be tested. */
+void tokenizer_init_bounded(struct sim_tokenizer *tk, enum sim_tokenizer_kind kind,
+    uint32_t max_entries, size_t max_text);
+void tokenizer_free(struct sim_tokenizer *tk);
 
 struct tokvec {
 	sim_tok *v;
@@ -100,10 +132,13 @@ struct tokvec {
 };
 void tokvec_push(struct tokvec *tv, sim_tok t);
 void tokvec_free(struct tokvec *tv);
-/* Appends the tokens of s[0..len) to tv. */
-void tok_encode(const char *s, size_t len, struct tokvec *tv);
-/* Writes the token's bytes to out (not NUL-terminated); returns their count. */
-size_t tok_piece(sim_tok t, char out[4]);
+/* Appends the tokens of s[0..len) to tv. Safe from several threads. */
+void tok_encode(const struct sim_tokenizer *tk, const char *s, size_t len, struct tokvec *tv);
+/* The token's text and its length (*len; 0 for a slot nobody wrote): in
+ * scratch, or in the vocabulary, valid while the tokenizer lives. */
+const char *tok_text(const struct sim_tokenizer *tk, sim_tok t, char scratch[4], size_t *len);
+/* The special token "<ph>" a disaggregated prefill sends when it aborts. */
+sim_tok tok_placeholder(const struct sim_tokenizer *tk);
 /* True for the characters identifiers are made of: [A-Za-z0-9_-]. */
 int tok_is_word_char(unsigned char c);
 
@@ -199,6 +234,7 @@ void sim_admit(sim_faults faults, size_t context, size_t capacity, size_t n,
 struct sim_engine {
 	const struct sim_config *cfg;
 	struct sim_pool pool;
+	struct sim_tokenizer tok;
 };
 
 /* One generation, from prefill to the last emitted token. */
@@ -217,9 +253,15 @@ struct sim_gen {
  * positions [0, ctx_len) of the sequence, read from its pages, in order,
  * joined by spaces; a fixed sentence when there is none. Stops reading once
  * the answer can no longer fit max_tokens. */
-void model_answer(const struct sim_pool *p, const struct sim_seq *s, size_t ctx_len,
-    size_t max_tokens, struct buf *out);
+void model_answer(const struct sim_tokenizer *tk, const struct sim_pool *p,
+    const struct sim_seq *s, size_t ctx_len, size_t max_tokens, struct buf *out);
 #define MODEL_NOTHING_TO_SAY "I found nothing to repeat in this conversation."
+/* The model that cannot repeat text: prose from a fixed vocabulary of short
+ * words, seeded by ctx_len, in which no PARAPHRASE_WINDOW bytes in a row
+ * appear anywhere in the context it read. */
+void model_paraphrase(const struct sim_tokenizer *tk, const struct sim_pool *p,
+    const struct sim_seq *s, size_t ctx_len, struct buf *out);
+#define PARAPHRASE_WINDOW 8
 
 /* Sleeps us microseconds (the simulated compute time). */
 void sim_sleep_us(uint64_t us);
@@ -288,7 +330,7 @@ cJSON *api_completion_body(enum sim_api api, const struct sim_result *r);
 /* Server-sent events: what comes before the first token, one token, the
  * finishing events, and an error event that ends a stream early. */
 void api_stream_open(enum sim_api api, const struct sim_result *r, struct buf *out);
-void api_stream_token(enum sim_api api, const struct sim_result *r, const char *piece, size_t n,
+void api_stream_token(enum sim_api api, const struct sim_result *r, const char *text, size_t n,
     struct buf *out);
 void api_stream_close(enum sim_api api, const struct sim_result *r, struct buf *out);
 void api_stream_error(enum sim_api api, const struct sim_result *r, struct buf *out);

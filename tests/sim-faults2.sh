@@ -83,19 +83,19 @@ is "$(grep -c 'tenant=b status=401' "$SIM_LOG")" 5 "revoked: the log names tenan
 sim_stop
 
 # ---- tpm-limit: over N prompt tokens gets 429, N or fewer are served ----
-# "user: aaaa aaaa aaaa\n" is 9 tokens; one more " a" makes 11.
+# "user: aaaa aaaa aaaa\n" is 9 tokens; "aaaaa" for the last word makes 10.
 sim_start --tenants A=key-a --tpm-limit 9 --context 8
 sim_http POST /tokenize -H "$A" -d '{"messages":[{"role":"user","content":"aaaa aaaa aaaa"}]}'
 is "$(echo "$body" | json .count)" 9 "tpm-limit: the fitting prompt is 9 tokens"
 sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json 'aaaa aaaa aaaa')"
 is "$status:$(echo "$body" | json .error.code)" 400:context_length_exceeded \
     "tpm-limit: a prompt of exactly N tokens passes the limit (then meets the 8-token context)"
-sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json 'aaaa aaaa aaaa a')"
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json 'aaaa aaaa aaaaa')"
 is "$status:$(header retry-after):$(header x-ratelimit-limit-tokens)" 429:1:9 \
-    "tpm-limit: N+2 tokens get 429, Retry-After 1, checked before the context"
-is "$(echo "$body" | jq -c .)" '{"error":{"message":"Request too large for aivet-sim-1 in organization org-sim on tokens per min (TPM): Limit 9, Requested 11. The input or output tokens must be reduced in order to run successfully.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}' \
+    "rule tpm-limit: N+1 tokens get 429, Retry-After 1, checked before the context"
+is "$(echo "$body" | jq -c .)" '{"error":{"message":"Request too large for aivet-sim-1 in organization org-sim on tokens per min (TPM): Limit 9, Requested 10. The input or output tokens must be reduced in order to run successfully.","type":"tokens","param":null,"code":"rate_limit_exceeded"}}' \
     "tpm-limit: OpenAI's body"
-sim_http POST /v1/messages -H "$AX" -d "$(messages_json 'aaaa aaaa aaaa a' 5 '{stream:true}')"
+sim_http POST /v1/messages -H "$AX" -d "$(messages_json 'aaaa aaaa aaaaa' 5 '{stream:true}')"
 is "$status:$(header retry-after):$(echo "$body" | jq -c 'del(.request_id)')" \
     '429:1:{"type":"error","error":{"type":"rate_limit_error","message":"This request would exceed the rate limit for your organization of 9 input tokens per minute."}}' \
     "tpm-limit: Anthropic's body, streamed requests too"
@@ -201,6 +201,59 @@ sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$(jq -nr '"a" * 4080
 sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$(jq -nr '"a" * 4081')" 1)"
 is "$(grep -o 'holding prompt_tokens=[0-9]*' "$SIM_LOG" | tr '\n' ' ')" "holding prompt_tokens=1025 " \
     "noisy-neighbour: a quarter of the pool (1024) is not large, 1025 is"
+sim_stop
+
+# ---- tokenizer words: about one token per word ----
+sim_start --tenants A=key-a --tokenizer words
+# user | : | " Hello" | " world" | , | " CANARY_words_00001" | " is" | " here" | , |
+# " with" | " fourteen" | " tokens" | . | "\n"
+wp='Hello world, CANARY_words_00001 is here, with fourteen tokens.'
+sim_http POST /tokenize -H "$A" -d "$(jq -nc --arg t "$wp" '{messages:[{role:"user",content:$t}]}')"
+is "$(echo "$body" | json .count)" 14 "tokenizer words: /tokenize counts a word as one token (14)"
+sim_http POST /v1/messages/count_tokens -H "$AX" -d "$(messages_json "$wp")"
+is "$(echo "$body" | json .input_tokens)" 14 "tokenizer words: count_tokens agrees"
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$wp")"
+is "$(echo "$body" | jq -c '[.choices[0].message.content, .usage.prompt_tokens, .usage.completion_tokens]')" \
+    '["CANARY_words_00001",14,1]' "tokenizer words: usage counts words, the echo is one token"
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$wp CANARY_words_00002" 2 '{stream:true}')"
+is "$(printf '%s\n' "$body" | sse_data | jq -c '[.[] | .choices[0].delta.content // empty]')" \
+    '["","CANARY_words_00001"," CANARY_words_00002"]' "tokenizer words: a stream sends one word a chunk"
+sim_http POST /tokenize -H "$A" -d "{\"prompt\":\"$(jq -nr '"lorem ipsum dolor " * 1000')\"}"
+is "$(echo "$body" | json .count)" 3001 "tokenizer words: 3,000 words and a trailing space are 3,001 tokens"
+sim_stop
+sim_start --tenants A=key-a --tokenizer pieces
+sim_http POST /tokenize -H "$A" -d "$(jq -nc --arg t "$wp" '{messages:[{role:"user",content:$t}]}')"
+is "$(echo "$body" | json .count)" 30 "tokenizer pieces: the same text is 30 tokens"
+sim_stop
+sim_start --tenants A=key-a --tokenizer words --fault no-usage --no-count --context 40 --pool 64
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$(jq -nr '"word " * 38')")"
+is "$status:$(echo "$body" | json .error.code)" 400:context_length_exceeded \
+    "tokenizer words: 38 words and the template (41 tokens) are over a 40-token context"
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$(jq -nr '"word " * 37')" 1)"
+is "$status:$(echo "$body" | jq -c 'has("usage")')" 200:false \
+    "tokenizer words: 40 tokens fit, with no usage to tell"
+sim_stop
+sim_fails --tokenizer bpe
+is "$rc:$errout" "2:aivet-sim: --tokenizer: 'bpe' is not pieces or words" "tokenizer: unknown kind refused"
+
+# ---- model-behaviour paraphrase: a model that cannot repeat text ----
+sim_fails --model-behaviour parrot
+is "$rc:$errout" "2:aivet-sim: --model-behaviour: 'parrot' is not echo or paraphrase" \
+    "model-behaviour: unknown kind refused"
+sim_start --tenants A=key-a,B=key-b --model-behaviour paraphrase
+pp='Please repeat these codes exactly: CANARY_para_000001 CANARY_para_000002'
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$pp")"
+ans=$(echo "$body" | json '.choices[0].message.content')
+is "$status:$(echo "$body" | jq -c '[.usage.prompt_tokens, .choices[0].finish_reason]')" '200:[31,"stop"]' \
+    "paraphrase: served, honest prompt usage"
+is "$(printf '%s' "$ans" | grep -c -e CANARY -e para_ -e 'codes ex')" 0 "paraphrase: no nonce and no prompt text in '$ans'"
+like "$ans" '^[A-Z][a-z ]+\.( [A-Z][a-z ]+\.)?$' "paraphrase: plain prose sentences"
+is "$(echo "$body" | jq '.usage.completion_tokens > 0')" true "paraphrase: completion tokens counted"
+sim_http POST /v1/chat/completions -H "$B" -d "$(chat_json "$pp")"
+is "$(echo "$body" | json '.choices[0].message.content')" "$ans" "paraphrase: deterministic (same prompt, same answer)"
+sim_http POST /v1/messages -H "x-api-key: key-a" -d "$(messages_json "$pp" 256 '{stream:true}')"
+is "$(printf '%s\n' "$body" | sed -n 's/^data: //p' | jq -rs '[.[] | select(.type == "content_block_delta") | .delta.text] | join("")')" \
+    "$ans" "paraphrase: Anthropic stream sends the same answer"
 sim_stop
 
 done_testing

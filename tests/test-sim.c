@@ -32,6 +32,8 @@ static const struct {
 	{ "\xe6\x97x", "\xe6\x97|x" },        /* truncated sequence */
 };
 
+static const struct sim_tokenizer pieces = { TOKENIZER_PIECES, NULL };
+
 static void
 test_tokenizer(void)
 {
@@ -42,10 +44,11 @@ test_tokenizer(void)
 
 		buf_init(&joined);
 		buf_init(&whole);
-		tok_encode(text, strlen(text), &tv);
+		tok_encode(&pieces, text, strlen(text), &tv);
 		for (size_t k = 0; k < tv.n; k++) {
-			char piece[4];
-			size_t n = tok_piece(tv.v[k], piece);
+			char scratch[4];
+			size_t n;
+			const char *piece = tok_text(&pieces, tv.v[k], scratch, &n);
 
 			if (k > 0)
 				buf_add(&joined, "|", 1);
@@ -61,20 +64,130 @@ test_tokenizer(void)
 	{
 		struct tokvec tv = { 0 };
 
-		tok_encode("abcd", 4, &tv);
+		tok_encode(&pieces, "abcd", 4, &tv);
 		is_int(tv.n, 1, "'abcd' is one token");
 		is_int(tv.v[0], 0x64636261, "a token's id is its bytes, little-endian");
 		tokvec_free(&tv);
 	}
 }
 
-/* ---- pages ---- */
+/* The words tokenizer: about one token per word. */
+static const struct {
+	const char *text;
+	const char *tokens;   /* the expected tokens joined by '|' */
+	size_t n;
+} words_vectors[] = {
+	{ "", "", 0 },
+	{ "hello world", "hello| world", 2 },
+	{ "identifier", "identifier", 1 },
+	{ "CANARY_ab-12", "CANARY_ab-12", 1 },
+	{ "a,b", "a|,|b", 3 },
+	{ "a  , b", "a|  ,| b", 3 },
+	{ "  \n\n  x", "  \n\n  x", 1 },
+	{ "x \n", "x| \n", 2 },                     /* whitespace ending the text is a token */
+	{ "user: hi\n", "user|:| hi|\n", 4 },
+	{ "The quick brown fox, it said.", "The| quick| brown| fox|,| it| said|.", 8 },
+	{ "h\xc3\xa9llo", "h|\xc3\xa9|llo", 3 },
+	{ "\xe6\x97\xa5\xe6\x9c\xac", "\xe6\x97\xa5|\xe6\x9c\xac", 2 },
+	{ "\xff\xfe", "\xff|\xfe", 2 },
+	{ "supercalifragilisticexpialidocious_0123456789 end",
+	    "supercalifragilisticexpialidocious_0123456789| end", 2 },
+};
 
 static void
-fill(struct tokvec *tv, const char *text)
+test_words_tokenizer(void)
 {
-	tok_encode(text, strlen(text), tv);
+	struct sim_tokenizer tk;
+	struct tokvec tv = { 0 }, tv2 = { 0 };
+	struct buf text;
+	size_t count = 0;
+
+	tokenizer_init(&tk, TOKENIZER_WORDS);
+	for (size_t i = 0; i < sizeof words_vectors / sizeof words_vectors[0]; i++) {
+		const char *t = words_vectors[i].text;
+		struct buf joined, whole;
+
+		buf_init(&joined);
+		buf_init(&whole);
+		tv.n = 0;
+		tok_encode(&tk, t, strlen(t), &tv);
+		for (size_t k = 0; k < tv.n; k++) {
+			char scratch[4];
+			size_t n;
+			const char *piece = tok_text(&tk, tv.v[k], scratch, &n);
+
+			if (k > 0)
+				buf_add(&joined, "|", 1);
+			buf_add(&joined, piece, n);
+			buf_add(&whole, piece, n);
+		}
+		is_int(tv.n, words_vectors[i].n, "words: vector %zu is %zu tokens", i, words_vectors[i].n);
+		is_str(joined.data ? joined.data : "", words_vectors[i].tokens, "words: vector %zu's tokens", i);
+		is_str(whole.data ? whole.data : "", t, "words: vector %zu's tokens give the text back", i);
+		buf_free(&joined);
+		buf_free(&whole);
+	}
+	tv.n = 0;
+	tok_encode(&tk, "hi identifier hi identifier", 27, &tv);
+	ok(tv.n == 4 && tv.v[0] == 0x6968 && tv.v[1] == tv.v[3] && tv.v[1] >= TOK_VOCAB_BASE,
+	    "words: up to 3 bytes are packed, a longer token has one vocabulary id");
+	tok_encode(&tk, "identifiers", 11, &tv2);
+	ok(tv2.n == 1 && tv2.v[0] != tv.v[1], "words: another word, another id");
+	tokvec_free(&tv2);
+
+	/* A 1,048,576-token prompt of distinct words: the vocabulary grows to
+	 * hold them all and every one reads back. */
+	buf_init(&text);
+	for (unsigned i = 0; i < 1048576; i++)
+		buf_printf(&text, i ? " w%07u" : "w%07u", i);
+	tv.n = 0;
+	tok_encode(&tk, text.data, text.len, &tv);
+	is_int(tv.n, 1048576, "words: 1,048,576 distinct words are 1,048,576 tokens");
+	for (size_t k = 0; k < tv.n; k++) {
+		char scratch[4];
+		size_t n;
+		const char *piece = tok_text(&tk, tv.v[k], scratch, &n);
+
+		count += n;
+		if (k == 1048575)
+			ok(n == 9 && memcmp(piece, " w1048575", 9) == 0, "words: the last one reads back");
+	}
+	is_int(count, text.len, "words: all of them read back to the text's length");
+	buf_free(&text);
+	tokvec_free(&tv);
+	tokenizer_free(&tk);
+
+	/* The bound: 4 entries ("<ph>", "<unk>" and two words), then "<unk>". */
+	tokenizer_init_bounded(&tk, TOKENIZER_WORDS, 4, 1 << 20);
+	tok_encode(&tk, "alpha bravo charlie alpha bravo delta hi", 40, &tv);
+	{
+		struct buf back;
+
+		buf_init(&back);
+		for (size_t k = 0; k < tv.n; k++) {
+			char scratch[4];
+			size_t n;
+			const char *piece = tok_text(&tk, tv.v[k], scratch, &n);
+
+			buf_add(&back, piece, n);
+			buf_add(&back, "|", 1);
+		}
+		/* " alpha", with its space, is a token of its own: a new one. */
+		is_str(back.data, "alpha| bravo|<unk>|<unk>| bravo|<unk>| hi|",
+		    "words: past the vocabulary's bound, new long tokens read back as <unk>");
+		buf_free(&back);
+	}
+	tokvec_free(&tv);
+	tokenizer_free(&tk);
+	tokenizer_init_bounded(&tk, TOKENIZER_WORDS, 100, 20);
+	tok_encode(&tk, "alpha bravo charlie delta", 25, &tv);
+	ok(tv.n == 4 && tv.v[3] == tv.v[2] && tv.v[1] != tv.v[2],
+	    "words: the text bound (20 bytes: <ph>, <unk>, alpha, \" bravo\") holds too");
+	tokvec_free(&tv);
+	tokenizer_free(&tk);
 }
+
+/* ---- pages ---- */
 
 static void
 test_pages(void)
@@ -256,15 +369,17 @@ run_gen(struct sim_engine *e, const char *tenant, const char *text, size_t max_t
 	sim_tok t;
 
 	buf_init(&out);
-	fill(&tv, text);
+	tok_encode(&e->tok, text, strlen(text), &tv);
 	*rc = sim_generate_start(e, tenant, &tv, max_tokens, max_tokens, g);
 	tokvec_free(&tv);
 	if (*rc != 0)
 		return buf_steal(&out);
 	while (sim_generate_step(e, g, &t)) {
-		char piece[4];
+		char scratch[4];
+		size_t n;
+		const char *piece = tok_text(&e->tok, t, scratch, &n);
 
-		buf_add(&out, piece, tok_piece(t, piece));
+		buf_add(&out, piece, n);
 	}
 	sim_generate_end(e, g);
 	return buf_steal(&out);
@@ -363,16 +478,139 @@ test_engine(void)
 	pool_destroy(&e.pool);
 }
 
+/* The first window of PARAPHRASE_WINDOW bytes of answer found in text, or NULL. */
+static char *
+shared_window(const char *answer, const char *text)
+{
+	size_t n = strlen(answer);
+
+	for (size_t i = 0; i + PARAPHRASE_WINDOW <= n; i++) {
+		char w[PARAPHRASE_WINDOW + 1];
+
+		memcpy(w, answer + i, PARAPHRASE_WINDOW);
+		w[PARAPHRASE_WINDOW] = '\0';
+		if (strstr(text, w) != NULL)
+			return xstrdup(w);
+	}
+	return NULL;
+}
+
+static void
+no_shared_window(const char *answer, const char *text, const char *what)
+{
+	char *w = shared_window(answer, text);
+
+	ok(w == NULL && strlen(answer) > 0, "paraphrase: %s shares no %d bytes with what it read", what,
+	    PARAPHRASE_WINDOW);
+	if (w != NULL)
+		printf("#   shared \"%s\" in \"%s\"\n", w, answer);
+	free(w);
+}
+
+static void
+test_paraphrase(void)
+{
+	struct sim_config cfg = { .context = 1024, .pool_tokens = 256, .page_size = 16,
+		.behaviour = BEHAVIOUR_PARAPHRASE };
+	struct sim_engine e = { .cfg = &cfg };
+	struct aerr err = { 0 };
+	struct sim_gen g;
+	const char *canary = "user: keep CANARY_one_abcdef and short and CANARY_two_ghijkl\n";
+	char *ans, *again, *prose, *echoed, *big = filler(60);
+	struct buf b;
+	int rc;
+
+	pool_init(&e.pool, cfg.pool_tokens, cfg.page_size, PREFIX_OFF, 0, &err);
+	ans = run_gen(&e, "A", canary, 100, &g, &rc);
+	is_int(rc, 0, "paraphrase: a fitting prompt runs");
+	no_shared_window(ans, canary, "the answer to a canary prompt");
+	ok(strstr(ans, "CANARY") == NULL, "paraphrase: no nonce comes back");
+	is_int(g.prompt_tokens, 24, "paraphrase: usage stays honest");
+	{
+		struct tokvec tv = { 0 };
+
+		tok_encode(&pieces, ans, strlen(ans), &tv);
+		is_int(g.emitted, tv.n, "paraphrase: completion tokens are the answer's");
+		tokvec_free(&tv);
+	}
+	printf("# paraphrase: %s\n", ans);
+	again = run_gen(&e, "A", canary, 100, &g, &rc);
+	is_str(again, ans, "paraphrase: the same prompt gets the same answer");
+	free(again);
+
+	/* Prose made of the model's own words, and its previous answer quoted
+	 * back: it still finds words that share no window with them. */
+	buf_init(&b);
+	buf_printf(&b, "user: %s\nassistant: %s\nuser: the idea seems fine and the point is clear so we "
+	    "can reply with a short note about it, then later the story reads well and the main part "
+	    "looks good today; you may also note that it will rarely feel rather quiet\n", ans, ans);
+	prose = buf_steal(&b);
+	again = run_gen(&e, "A", prose, 200, &g, &rc);
+	no_shared_window(again, prose, "the answer to its own words");
+	free(again);
+	free(prose);
+	free(ans);
+
+	ans = run_gen(&e, "A", canary, 3, &g, &rc);
+	is_int(g.emitted, 3, "paraphrase: max_tokens still cuts the answer");
+	free(ans);
+
+	/* The incident with a model that repeats nothing: B's placeholder run
+	 * reads A's stale pages and says nothing of them. */
+	cfg.faults = FAULT_BIT(FAULT_DISAGG_PLACEHOLDER);
+	free(run_gen(&e, "A", "user: record CANARY_A_secret_0001 and CANARY_A_secret_0002\n", 100, &g, &rc));
+	ans = run_gen(&e, "B", big, 100, &g, &rc);
+	is_int(g.admit.kind, ADMIT_PLACEHOLDER, "paraphrase: disagg-placeholder still runs a placeholder");
+	is_int(g.prompt_tokens, 1, "paraphrase: and usage says 1 prompt token");
+	no_shared_window(ans, "user: record CANARY_A_secret_0001 and CANARY_A_secret_0002\n",
+	    "the placeholder's answer over A's stale pages");
+	no_shared_window(ans, big, "the placeholder's answer over B's own filler");
+	cfg.behaviour = BEHAVIOUR_ECHO;
+	echoed = run_gen(&e, "B", big, 100, &g, &rc);
+	ok(strstr(echoed, "CANARY_A_secret_0002") != NULL,
+	    "for contrast, echo over the same stale pages repeats A's canary");
+	free(echoed);
+	free(ans);
+	pool_destroy(&e.pool);
+
+	/* The words tokenizer under the engine: a 1,048,576-token prompt fits a
+	 * pool that holds it, and the answer reads its last word. */
+	cfg = (struct sim_config){ .context = 1048576 + 64, .pool_tokens = 1048576 + 64,
+		.page_size = 16 };
+	e = (struct sim_engine){ .cfg = &cfg };
+	tokenizer_init(&e.tok, TOKENIZER_WORDS);
+	pool_init(&e.pool, cfg.pool_tokens, cfg.page_size, PREFIX_OFF, 0, &err);
+	buf_init(&b);
+	for (size_t i = 0; i < 1048575; i++)
+		buf_adds(&b, i ? " lorem" : "lorem");
+	buf_adds(&b, " CANARY_words_end_01");
+	prose = buf_steal(&b);
+	ans = run_gen(&e, "A", prose, 10, &g, &rc);
+	is_int(g.prompt_tokens, 1048576, "words: a 1,048,576-token prompt runs");
+	is_str(ans, "CANARY_words_end_01", "words: echo reads back its last word");
+	free(ans);
+	cfg.behaviour = BEHAVIOUR_PARAPHRASE;
+	ans = run_gen(&e, "A", prose, 100, &g, &rc);
+	no_shared_window(ans, prose, "the words tokenizer's 1,048,576-token prompt");
+	free(ans);
+	free(prose);
+	pool_destroy(&e.pool);
+	tokenizer_free(&e.tok);
+	free(big);
+}
+
 int
 main(void)
 {
 	if (sodium_init() < 0)
 		return 1;
 	test_tokenizer();
+	test_words_tokenizer();
 	test_pages();
 	test_prefix_cache();
 	test_admission();
 	test_fault_sets();
 	test_engine();
+	test_paraphrase();
 	return tap_done();
 }

@@ -470,7 +470,7 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 		    r->res.usage_in == 1 ? "" : "s",
 		    (long long)(r->recipe.units + r->recipe.shared_units), r->nonces_echoed > 0 ?
 		    ", yet the answer repeated the prompt's own nonces" : env->echo_ok != 1 ?
-		    "; the model does not repeat text, so whether it read the prompt is unknown" : "");
+		    " (the model does not repeat text: a swapped prompt is suspected, not shown)" : "");
 	if (px_is_2xx(r) && r->res.is_error && !r->res.stream_error)
 		outcome_finding(o, "ERROR_IN_200", "medium", r->evidence_id,
 		    "HTTP %ld carried an error in its body: %s", r->status, r->res.error);

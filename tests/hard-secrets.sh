@@ -53,7 +53,8 @@ is "$(q "SELECT instr(CAST(b.data AS TEXT), 'AIVET') FROM exchange x JOIN blob b
 	WHERE x.evidence_id = $ev")" 0 "its stored bytes hold no canary in clear"
 is "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.response_blob WHERE b.encrypted = 1
 	AND x.evidence_id NOT IN (SELECT evidence_id FROM finding_evidence f JOIN finding g ON g.id = f.finding_id
-	WHERE g.code LIKE 'LEAK_%')")" 0 "only exchanges behind LEAK_* findings are sealed"
+	WHERE g.code LIKE 'LEAK_%' OR g.code = 'PLACEHOLDER_SUBSTITUTION')")" 0 \
+	"only exchanges behind LEAK_* findings (or a prompt swapped for others' content) are sealed"
 is "$(stat -c %a "$XDG_CONFIG_HOME/aivet/evidence.key")" 600 "the evidence key is 0600"
 is "$(wc -c <"$XDG_CONFIG_HOME/aivet/evidence.pub")" 65 "evidence.pub: 32 bytes in hex"
 
@@ -69,8 +70,9 @@ is "$(jq -r '.response | [.encrypted, .body] | map(tostring) | join(" ")' "$EX")
 canary=$(jq -r '.response.canaries[0]' "$EX")
 like "$canary" "^AIVET[A-Za-z0-9]{19}$" "it names the leaked canary ($canary)"
 ok "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
-	WHERE x.tenant = 'alice' AND instr(CAST(b.data AS TEXT), '$canary') > 0" | grep -qv '^0$'; echo $?)" \
-	"a canary alice sent"
+	WHERE x.tenant <> (SELECT tenant FROM exchange WHERE evidence_id = $ev)
+	AND instr(CAST(b.data AS TEXT), '$canary') > 0" | grep -qv '^0$'; echo $?)" \
+	"a canary the other tenant sent"
 like "$(jq -r '.response.body_excerpt' "$EX")" "^(\[[0-9]+ bytes withheld\]|AIVET[A-Za-z0-9]{19})+$" \
 	"the excerpt shows canaries and withholds everything else"
 keep report V --out "$T/full" --incident 1 --include-leaked-content

@@ -204,4 +204,41 @@ is "$(q "SELECT count(DISTINCT x.tenant) FROM finding_evidence fe JOIN exchange 
     "noisy neighbour: the evidence holds both sides"
 sim_stop
 
+# ---- no usage, no count route, about one token per word: sizes by bounds ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault no-usage --no-count --tokenizer words || exit 1
+probe_setup openai 8192
+run_probes
+is "$rc:$(per_probe)" "0:echo:pass[] oversize:pass[] sweep:pass[USAGE_MISSING] canary:pass[] errors:pass[]" \
+    "rule bounded-sizing: a compact tokenizer without usage or count gets no OVERSIZE_ACCEPTED"
+is "$(printf '%s' "$out" | jq -c '[.calibration.method, .calibration.bounds]')" '["bounds",[1,4]]' \
+    "no count: the calibration says the sizes are bounded"
+is "$(reason oversize)" "every oversize prompt was refused for size (4 of 4 judged); sizes were bounded: no usable token count, so each prompt was over the context even at one token per word" \
+    "no count: the oversize pass says its sizes were bounded"
+is "$(reason sweep)" "every accepted prompt was answered from its own content; sizes were bounded: no usable token count, so each prompt fit even at four tokens per word" \
+    "no count: the sweep pass says its sizes were bounded"
+sim_stop
+
+# ---- a model that never repeats the prompt's text ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --model-behaviour paraphrase || exit 1
+probe_setup openai 8192
+run_probes
+is "$rc:$(per_probe)" "0:echo:inconclusive[] oversize:pass[] sweep:pass[] canary:inconclusive[] errors:pass[]" \
+    "rule canary-needs-echo-baseline: a model that repeats nothing leaves canary inconclusive, never pass"
+is "$(reason canary)" "the model does not repeat text, so a leak could not show in its answers: 10 responses scanned, and no foreign canary in any raw body" \
+    "paraphrase: the canary says why it could not judge"
+is "$(reason sweep)" "every accepted prompt was answered from its own content (judged by usage only: the model does not repeat text)" \
+    "paraphrase: the sweep pass says what it rested on"
+sim_stop
+
+# ---- a model that never repeats, with placeholders: suspected, on the evidence of usage ----
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --model-behaviour paraphrase --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+run_probes --probe echo,sweep
+is "$rc:$(per_probe)" "0:echo:inconclusive[] sweep:fail[USAGE_ANOMALY]" \
+    "rule substitution-needs-evidence: without the echo baseline a collapsed usage is USAGE_ANOMALY, not PLACEHOLDER_SUBSTITUTION"
+like "$(printf '%s' "$out" | jq -r '.probes[1].findings[0].message')" \
+    "^usage said 1 prompt token for [0-9]+ filler words and three nonces \(the model does not repeat text: a swapped prompt is suspected, not shown\)" \
+    "paraphrase + placeholder: the finding says what is suspected and on what evidence"
+sim_stop
+
 done_testing

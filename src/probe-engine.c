@@ -436,7 +436,9 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 		if (ev->valuedouble == 0 && owner > 0 && (size_t)owner < env->nseq_evidence)
 			cJSON_SetNumberValue(ev, (double)env->seq_evidence[owner]);
 	}
+	/* The response that showed the leak is cited first, then the requests it came from. */
 	if (r->leaks_tenant > 0) {
+		outcome_finding(o, "LEAK_CROSS_TENANT", "critical", r->evidence_id, "%s", "");
 		cJSON_ArrayForEach(l, r->leaked) {
 			if (cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")))
 				outcome_finding(o, "LEAK_CROSS_TENANT", "critical",
@@ -445,19 +447,18 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 				    env->tenant_label[r->tenant],
 				    cJSON_GetObjectItem(l, "owner_tenant")->valuestring);
 		}
-		outcome_finding(o, "LEAK_CROSS_TENANT", "critical", r->evidence_id, "%s", "");
 	}
 	/* A sized prompt swapped for stale memory shows whatever that memory held: the
 	 * probe reports the substitution; the same tenant's canaries in it are not a
 	 * same-tenant leak besides (the memory is the vendor's, shared across tenants). */
 	if (r->leaks_request > 0 && !(r->target_tokens > 0 && px_substituted(env, r))) {
+		outcome_finding(o, "LEAK_CROSS_REQUEST", "high", r->evidence_id, "%s", "");
 		cJSON_ArrayForEach(l, r->leaked) {
 			if (cJSON_IsFalse(cJSON_GetObjectItem(l, "other_tenant")))
 				outcome_finding(o, "LEAK_CROSS_REQUEST", "high",
 				    (int64_t)cJSON_GetObjectItem(l, "evidence")->valuedouble,
 				    "a response contained canaries of another request of the same tenant");
 		}
-		outcome_finding(o, "LEAK_CROSS_REQUEST", "high", r->evidence_id, "%s", "");
 	}
 	/* Usage that contradicts the words sent says the vendor's count is wrong, unless the
 	 * answer also lost every nonce: then the prompt itself may have been replaced, and
@@ -668,6 +669,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddBoolToObject(doc, "response_truncated", resp->truncated);
 	json_add_str(doc, "error", resp->error[0] ? resp->error : NULL);
 	cJSON_AddStringToObject(doc, "outcome", px_class_name(cls));
+	cJSON_AddNumberToObject(doc, "foreign_canaries", (double)(r->leaks_tenant + r->leaks_request));
 	cJSON_AddItemToObject(doc, "timings", cJSON_Duplicate(t, 1));
 	cJSON_AddStringToObject(doc, "started_at", resp->started_at);
 	doc_s = cJSON_PrintUnformatted(doc);

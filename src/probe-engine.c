@@ -940,6 +940,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	}
 	r->cls = r->kind == PX_COUNT && cls == PXC_ANSWERED && r->count_tokens < 0 ? PXC_UNREADABLE :
 	    cls;
+	env->answered += r->cls == PXC_ANSWERED && r->kind == PX_CHAT;
 	if (r->cls == PXC_REFUSED_OTHER && r->res.refusal == PREF_AUTH) {
 		if (env->tenant_auth_refused[r->tenant]++ == 0)
 			px_describe(r, env->tenant_auth_msg[r->tenant], sizeof env->tenant_auth_msg[0]);

@@ -125,6 +125,7 @@ struct probe_env {
 	/* A prompt refused with a 429 that says it is larger than the per-minute token
 	 * limit stays refused whatever the wait: prompts at least its size are not sent. */
 	int64_t rate_ceiling;         /* 0: none */
+	int64_t answered;             /* exchanges of the run answered: the server works */
 	struct aerr fatal;            /* evidence could not be recorded: the run stops */
 };
 

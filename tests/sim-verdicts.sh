@@ -52,6 +52,15 @@ is "$(q "SELECT count(*) FROM exchange WHERE probe = 'echo'") $(q "SELECT count(
     "outcome class recorded in each exchange's evidence document"
 sim_stop
 
+# ---- a small context: calibration from samples that fit ----
+sim_start --context 2048 --pool 2048 --tenants "$PROBE_TENANTS" || exit 1
+probe_setup openai 2048
+run_probes --probe echo
+is "$rc:$(per_probe):$(printf '%s' "$out" | jq -c '[.calibration.method, [.calibration.samples[].units]]')" \
+    '0:echo:pass[]:["usage",[76,307]]' \
+    "rule small-context-calibration: at 2,048 tokens the samples shrink to fit and usage still calibrates"
+sim_stop
+
 # ---- a revoked key for one tenant: fail fast, name the tenant, never pass ----
 sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --revoked bob || exit 1
 probe_setup openai 8192

@@ -185,6 +185,9 @@ is "$(printf '%s' "$out" | jq -c '[.calibration.method, .calibration.rejected]')
 like "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
     "^usage said 1 prompt token for 64 filler words and three nonces, yet the answer repeated the prompt's own nonces$" \
     "usage-one: the anomaly says what contradicts it"
+like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
+    "^usage said 1 prompt token for [0-9]+ filler words and three nonces, yet the answer repeated the prompt's own nonces; usage said 1 prompt token for [0-9]+ filler words" \
+    "rule distinct-messages-kept: a finding merged from several exchanges keeps each distinct message"
 ok "$([ "$(q "SELECT max(request_size) FROM exchange")" -lt 131072 ] && echo 0 || echo 1)" \
     "rule usage-never-grows-prompts: no request body over 128 KiB at an 8,192-token context"
 sim_stop

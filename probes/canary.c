@@ -3,8 +3,8 @@
  * a receiver: all send canary-bearing prompts, half opening with the same long
  * text (as customers sharing one system prompt do), first in the order of the
  * credentials, then in the reverse order; then each tenant in turn takes the
- * pressure role, sending near-limit and over-limit prompts while the others
- * send more canaries. The engine scans every response of every tenant for
+ * pressure role: the others send canaries, then the tenant sends near-limit
+ * and over-limit prompts while the others send more. The engine scans every response of every tenant for
  * every canary that was not its own, so attribution holds in both directions.
  * Only answered exchanges are scanned for content; without the echo baseline
  * (a model that repeats nothing could never show a leak) the probe is
@@ -24,14 +24,14 @@
 #define ROUNDS 2                  /* victim prompts per tenant per wave */
 #define VICTIM_UNITS 48
 #define SHARED_UNITS 256
-#define MAX_REQ (ROUNDS * PROBE_MAX_TENANTS + PROBE_MAX_TENANTS * (ROUNDS * PROBE_MAX_TENANTS + 2))
+#define MAX_REQ (ROUNDS * PROBE_MAX_TENANTS + PROBE_MAX_TENANTS * (2 * ROUNDS * PROBE_MAX_TENANTS + 2))
 
 static void
 canary_plan(const struct probe_env *env, struct probe_plan *p)
 {
 	int64_t small = (int64_t)(env->overhead_tokens + (VICTIM_UNITS + SHARED_UNITS / 2) *
 	    env->tpu_max);
-	int64_t t = env->ntenants, victims = ROUNDS * t + t * ROUNDS * (t > 1 ? t - 1 : 1);
+	int64_t t = env->ntenants, victims = ROUNDS * t + t * 2 * ROUNDS * (t > 1 ? t - 1 : 1);
 
 	p->requests = victims + 2 * t;
 	p->tokens_in = victims * small + t * (int64_t)((0.9 + 1.05 * env->tpu_max / env->tpu_min) *
@@ -88,6 +88,18 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 	for (int p = 0; p < nt && !env->budget_hit; p++) {
 		int first = c->n;
 
+		/* First the others' canaries, finished: what a swapped prompt of p's would be
+		 * answered from is then theirs, not only p's own. */
+		for (int round = 0; round < ROUNDS; round++)
+			for (int k = nt - 1; k >= 0; k--) {
+				if (k == p && nt > 1)
+					continue;
+				add_victim(&r[c->n], k, round, shared_seed);
+				c->wave[c->n++] = 0;
+			}
+		if (px_send(env, &r[first], (size_t)(c->n - first), 0) != 0)
+			goto out;
+		first = c->n;
 		memset(&r[c->n], 0, sizeof r[0]);
 		r[c->n].tenant = p;
 		r[c->n].target_tokens = (int64_t)(0.9 * (double)env->ep.context);

@@ -67,6 +67,13 @@ probe_print_plan(FILE *f, const cJSON *plan)
 	if (cJSON_IsNumber(cost))
 		fprintf(f, "  (about USD %.2f)", cost->valuedouble);
 	fputc('\n', f);
+	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "max_prompt_tokens")))
+		fprintf(f, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, a));
+	else if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "largest_prompt_tokens")))
+		fprintf(f, "  largest prompt about %s tokens; under a lower tokens-per-minute limit, cap "
+		    "prompts with --max-prompt-tokens N\n",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "largest_prompt_tokens")->valuedouble, a));
 }
 
 void

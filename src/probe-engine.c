@@ -1175,6 +1175,27 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		cJSON_AddItemToArray(arr, p);
 		req += pp.requests, tin += pp.tokens_in, tout += pp.tokens_out;
 	}
+	/* The largest prompt the selected probes send, so a user under a lower tokens-per-minute
+	 * limit knows to cap it. */
+	{
+		double f = 0;
+
+		for (int i = 0; i < n; i++)
+			f = fmax(f, strcmp(sel[i]->name, "oversize") == 0 ? 2.0 :
+			    strcmp(sel[i]->name, "canary") == 0 ? 1.05 :
+			    strcmp(sel[i]->name, "sweep") == 0 ? 0.97 : 0);
+		if (f > 0 && env->max_prompt_tokens > 0 && f * (double)env->ep.context >
+		    (double)env->max_prompt_tokens)
+			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", (double)env->max_prompt_tokens);
+		else if (f > 0)
+			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", f * (double)env->ep.context);
+		else
+			cJSON_AddNullToObject(plan, "largest_prompt_tokens");
+		if (env->max_prompt_tokens > 0)
+			cJSON_AddNumberToObject(plan, "max_prompt_tokens", (double)env->max_prompt_tokens);
+		else
+			cJSON_AddNullToObject(plan, "max_prompt_tokens");
+	}
 	cJSON_AddNumberToObject(plan, "requests", (double)req);
 	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
 	cJSON_AddNumberToObject(plan, "tokens_out", (double)tout);

@@ -135,7 +135,7 @@ is "$(q "SELECT DISTINCT json_extract(request_headers, '$.x-api-key') FROM excha
 "$AIVET" endpoint edit V/e --remove-credential bob >/dev/null
 run probe run V/e --yes --json --probe canary
 is "$(printf '%s' "$out" | jq -r '.probes[0] | .verdict + ": " + .reason')" \
-    "pass: no cross-request leak in 5 responses; the cross-tenant check needs a second credential" \
+    "pass: no cross-request leak in 7 responses; the cross-tenant check needs a second credential" \
     "one credential: cross-request only, and the verdict says what is missing"
 sim_stop
 sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault no-usage || exit 1

@@ -38,7 +38,7 @@ is "$(detail oversize '[.judged, .classes]')" '[4,{"refused_size":4}]' \
     "correct: oversize judged four refusals for size"
 is "$(reason oversize)" "every oversize prompt was refused for size (4 of 4 judged)" \
     "correct: the oversize pass says what it rested on"
-is "$(detail canary '[.per_tenant[] | [.tenant, .judged > 0, .sent]]')" '[["alice",true,4],["bob",true,4]]' \
+is "$(detail canary '[.per_tenant[] | [.tenant, .judged > 0, .sent]]')" '[["alice",true,6],["bob",true,6]]' \
     "canary symmetry: both tenants sent canaries and got answers scanned"
 is "$(q "SELECT group_concat(tenant || ':' || n, ' ') FROM (SELECT tenant, count(*) n FROM exchange
     WHERE probe = 'canary' AND request_size > 10000 GROUP BY tenant ORDER BY tenant)")" "alice:2 bob:2" \
@@ -126,17 +126,17 @@ like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .find
     "disagg: the substitution says what showed it"
 sim_stop
 
-# ---- the leak from the last tenant to the first: one request at a time, the first
-# tenant's near-limit prompt is swapped for memory holding the last tenant's canaries ----
+# ---- the leak from the last tenant to the first: one request at a time, each tenant's
+# near-limit prompt is swapped for memory holding the other tenant's canaries ----
 sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
 probe_setup openai 8192
 run_probes --probe canary --concurrency 1
 is "$rc:$(per_probe)" "1:canary:fail[LEAK_CROSS_TENANT,PLACEHOLDER_SUBSTITUTION]" "last to first: exact findings, exit 1"
 is "$(printf '%s' "$out" | jq -r '.probes[0].details | [.leaks[] | select(.other_tenant) | "\(.owner_tenant)->\(.found_by)"] | unique | join(" ")')" \
-    "bob->alice" "rule every-tenant-takes-the-pressure-role: the leak from bob (last) to alice (first) is found"
+    "alice->bob bob->alice" "rule every-tenant-takes-the-pressure-role: both directions, the leak from bob (last) to alice (first) too"
 is "$(printf '%s' "$out" | jq -r '.probes[0].findings[] | select(.code == "LEAK_CROSS_TENANT") | .message')" \
-    "a response to tenant 'alice' contained canaries that tenant 'bob' sent" \
-    "rule shared-memory-is-cross-tenant: attributed from bob to alice; the same tenant's canaries in the swapped prompts are no LEAK_CROSS_REQUEST"
+    "a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent" \
+    "rule shared-memory-is-cross-tenant: attributed both ways, each message kept; the same tenant's canaries in the swapped prompts are no LEAK_CROSS_REQUEST"
 sim_stop
 
 # ---- a prompt cache shared across tenants, with placeholders ----
@@ -158,10 +158,16 @@ like "$(reason oversize)" "^not judged: rate-limited \(every request; HTTP 429 \
 like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \([0-9]+ of 8 requests; HTTP 429" \
     "tpm: the sweep says up to which size it judged"
 is "$(detail sweep '[.refusal_boundary, .change]')" '[null,"none"]' "tpm: no refusal boundary from rate limits"
-is "$(reason canary)" "no leak across 2 tenants in 8 responses; each tenant sent canaries and received answers (8 of 8 canary requests judged); only 0 of 2 tenants' near-limit load was answered, so leaks under load were tested only in part" \
+is "$(reason canary)" "no leak across 2 tenants in 12 responses; each tenant sent canaries and received answers (12 of 12 canary requests judged); only 0 of 2 tenants' near-limit load was answered, so leaks under load were tested only in part" \
     "tpm: the canary pass says the load it rested on was not sent"
 is "$(q "SELECT count(DISTINCT seq) FROM exchange WHERE response_status = 429")" 2 \
     "rule rate-ceiling: a prompt no smaller than one that stayed rate-limited is not sent again (one per probe that found the limit)"
+run probe run V/e --dry-run
+is "$(printf '%s\n' "$out" | tail -n 1)" "  largest prompt about 16,384 tokens; under a lower tokens-per-minute limit, cap prompts with --max-prompt-tokens N" \
+    "tpm: the plan says how to lower the sizes"
+run probe run V/e --dry-run --max-prompt-tokens 3000 --json
+is "$(printf '%s' "$out" | jq -c '[.largest_prompt_tokens, .max_prompt_tokens]')" '[3000,3000]' \
+    "--max-prompt-tokens: the plan's largest prompt is the cap"
 run_probes --probe oversize,sweep --max-prompt-tokens 3000
 is "$rc:$(per_probe)" "0:oversize:inconclusive[] sweep:inconclusive[]" "tpm with --max-prompt-tokens 3000: nothing over the cap judged"
 is "$(reason oversize)" "not judged: 4 prompts over the advertised 8192 tokens cannot be sent under --max-prompt-tokens 3000" \
@@ -236,7 +242,7 @@ probe_setup openai 8192
 run_probes
 is "$rc:$(per_probe)" "0:echo:inconclusive[] oversize:pass[] sweep:pass[] canary:inconclusive[] errors:pass[]" \
     "rule canary-needs-echo-baseline: a model that repeats nothing leaves canary inconclusive, never pass"
-is "$(reason canary)" "the model does not repeat text, so a leak could not show in its answers: 10 responses scanned, and no foreign canary in any raw body" \
+is "$(reason canary)" "the model does not repeat text, so a leak could not show in its answers: 14 responses scanned, and no foreign canary in any raw body" \
     "paraphrase: the canary says why it could not judge"
 is "$(reason sweep)" "every accepted prompt was answered from its own content (judged by usage only: the model does not repeat text)" \
     "paraphrase: the sweep pass says what it rested on"

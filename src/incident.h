@@ -121,8 +121,9 @@ struct incident_verify {
 	int64_t run_id;           /* set by the caller's run */
 	/* filled by record */
 	int64_t entry_id;
-	int reproduces;           /* 1, 0, or -1 when the run did not complete */
+	int reproduces;           /* 1, 0, or -1 when the run could not verify */
 	char run_status[32];
+	char why[512];            /* when -1: why the run could not verify */
 	char *text;
 };
 int incident_verify_prepare(sqlite3 *db, int64_t incident_id, const char *probes,

@@ -98,16 +98,31 @@ int unsafe_codepoint(uint32_t cp);
 void hex_encode(const unsigned char *in, size_t n, char *out);
 /* Random identifier-like string of n characters from [A-Za-z0-9]. */
 void random_alnum(char *out, size_t n);
-/* RFC 4122 version 4 UUID. */
-void uuid4(char out[37]);
+/* Whether s[0..n) is well-formed UTF-8 (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF). */
+int utf8_valid(const void *s, size_t n);
+/* A file's digest, read in chunks: SHA-256 (32 bytes) or BLAKE2b-512 (64,
+ * minisign's prehash). A file that cannot be opened is bad input
+ * (AV_USAGE), a read that fails AV_RUNTIME. */
+enum file_digest_kind { DIGEST_SHA256, DIGEST_BLAKE2B512 };
+int file_digest(const char *path, enum file_digest_kind kind, unsigned char *out, struct aerr *err);
+/* aivet's own directory under the XDG base directory: AIVET_DATA_DIR is
+ * $XDG_DATA_HOME/aivet (else ~/.local/share/aivet), AIVET_CONFIG_DIR
+ * $XDG_CONFIG_HOME/aivet (else ~/.config/aivet). Newly allocated. */
+enum aivet_dir_kind { AIVET_DATA_DIR, AIVET_CONFIG_DIR };
+char *aivet_dir(enum aivet_dir_kind kind);
 
 /* Everything a command needs: the database, who acts, and global options. */
 struct aivet {
 	const char *db_path;   /* resolved path of the database */
+	int db_named;          /* db_path was named with --db, not found by default */
 	sqlite3 *db;           /* opened lazily by av_db() */
 	char actor[128];
 	const char *progname;
 	int is_demo;
+	/* Called once each time av_db() opens the database: the command layer
+	 * settles what a dead process left behind. May be NULL. */
+	void (*on_open)(struct aivet *av);
 };
 
 /* Opens (creating and migrating) the database on first use. */
@@ -145,6 +160,15 @@ struct audit_status {
 	char problem[256];
 };
 int audit_verify(sqlite3 *db, struct audit_status *st, struct aerr *err);
+/* A cross-check audit_verify runs once the chain is intact: a module whose
+ * rows the chain protects provides one (setting st->bad_seq and st->problem
+ * on a mismatch). audit.c runs the table, ending in NULL, that the command
+ * table's file assembles, so the audit log needs none of those modules. */
+struct audit_check {
+	const char *name;
+	int (*check)(sqlite3 *db, struct audit_status *st, struct aerr *err);
+};
+extern const struct audit_check *const audit_checks[];
 /* The canonical encoding hashed into entry_hash (documented in aivet(1)). */
 void audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const char *details,

@@ -315,6 +315,20 @@ static const char css[] =
     "dt{font-weight:bold}svg{max-width:100%;height:auto}"
     "@media print{body{max-width:none}h2{page-break-after:avoid}table,svg{page-break-inside:avoid}}";
 
+/* A section of the report over one of its lists: the heading, and when the
+ * list is empty, the sentence that says so. Returns the list. */
+static const cJSON *
+section(struct buf *b, const cJSON *rep, const char *key, const char *id, const char *title,
+    const char *none)
+{
+	const cJSON *list = cJSON_GetObjectItem(rep, key);
+
+	buf_printf(b, "<h2 id=\"%s\">%s</h2>\n", id, title);
+	if (cJSON_GetArraySize(list) == 0)
+		buf_printf(b, "<p>%s</p>\n", none);
+	return list;
+}
+
 /* The title and who made and signed the report. */
 static void
 html_head(struct buf *b, const cJSON *rep)
@@ -446,10 +460,8 @@ html_runs(struct buf *b, const cJSON *rep)
 {
 	const cJSON *x;
 
-	buf_adds(b, "<h2 id=\"runs\">Probe runs</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "probe_runs")) == 0)
-		buf_adds(b, "<p>No probe runs in this report.</p>\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "probe_runs"))
+	cJSON_ArrayForEach(x, section(b, rep, "probe_runs", "runs", "Probe runs",
+	    "No probe runs in this report."))
 		html_run(b, x);
 }
 
@@ -459,10 +471,8 @@ html_assessments(struct buf *b, const cJSON *rep)
 {
 	const cJSON *x, *y;
 
-	buf_adds(b, "<h2 id=\"assessments\">Assessments</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "assessments")) == 0)
-		buf_adds(b, "<p>No assessments in this report.</p>\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "assessments")) {
+	cJSON_ArrayForEach(x, section(b, rep, "assessments", "assessments", "Assessments",
+	    "No assessments in this report.")) {
 		const cJSON *q = cJSON_GetObjectItem(x, "questionnaire");
 
 		buf_printf(b, "<h3>Assessment %d, round %d: ", cJSON_GetObjectItem(x, "id")->valueint,
@@ -513,10 +523,7 @@ html_incidents(struct buf *b, const cJSON *rep)
 {
 	const cJSON *x;
 
-	buf_adds(b, "<h2 id=\"incidents\">Incidents</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "incidents")) == 0)
-		buf_adds(b, "<p>None.</p>\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "incidents")) {
+	cJSON_ArrayForEach(x, section(b, rep, "incidents", "incidents", "Incidents", "None.")) {
 		buf_printf(b, "<h3>Incident %d: ", cJSON_GetObjectItem(x, "id")->valueint);
 		esc(b, s_of(x, "title"));
 		buf_adds(b, "</h3>\n<p>Status ");
@@ -573,21 +580,18 @@ char *
 report_html(const cJSON *rep)
 {
 	struct buf b;
+	const cJSON *list;
 
 	buf_init(&b);
 	html_head(&b, rep);
 	html_summary(&b, cJSON_GetObjectItem(rep, "summary"));
-	buf_adds(&b, "<h2 id=\"claims\">Claims against evidence</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "claims")) == 0)
-		buf_adds(&b, "<p>No answered question can be tested by a probe.</p>\n");
-	else
-		claims_table(&b, cJSON_GetObjectItem(rep, "claims"));
-
-	buf_adds(&b, "<h2 id=\"findings\">All findings</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "findings")) == 0)
-		buf_adds(&b, "<p>None.</p>\n");
-	else
-		findings_table(&b, cJSON_GetObjectItem(rep, "findings"));
+	list = section(&b, rep, "claims", "claims", "Claims against evidence",
+	    "No answered question can be tested by a probe.");
+	if (cJSON_GetArraySize(list) > 0)
+		claims_table(&b, list);
+	list = section(&b, rep, "findings", "findings", "All findings", "None.");
+	if (cJSON_GetArraySize(list) > 0)
+		findings_table(&b, list);
 	html_runs(&b, rep);
 	html_assessments(&b, rep);
 	html_incidents(&b, rep);

@@ -18,10 +18,14 @@
 /* Everything a command needs: the database, who acts, and global options. */
 struct aivet {
 	const char *db_path;   /* resolved path of the database */
+	int db_named;          /* db_path was named with --db, not found by default */
 	sqlite3 *db;           /* opened lazily by av_db() */
 	char actor[128];
 	const char *progname;
 	int is_demo;
+	/* Called once each time av_db() opens the database: the command layer
+	 * settles what a dead process left behind. May be NULL. */
+	void (*on_open)(struct aivet *av);
 };
 
 /* Opens (creating and migrating) the database on first use. */
@@ -59,6 +63,15 @@ struct audit_status {
 	char problem[256];
 };
 int audit_verify(sqlite3 *db, struct audit_status *st, struct aerr *err);
+/* A cross-check audit_verify runs once the chain is intact: a module whose
+ * rows the chain protects provides one (setting st->bad_seq and st->problem
+ * on a mismatch). audit.c runs the table, ending in NULL, that the command
+ * table's file assembles, so the audit log needs none of those modules. */
+struct audit_check {
+	const char *name;
+	int (*check)(sqlite3 *db, struct audit_status *st, struct aerr *err);
+};
+extern const struct audit_check *const audit_checks[];
 /* The canonical encoding hashed into entry_hash (documented in aivet(1)). */
 void audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const char *details,

@@ -98,8 +98,19 @@ int unsafe_codepoint(uint32_t cp);
 void hex_encode(const unsigned char *in, size_t n, char *out);
 /* Random identifier-like string of n characters from [A-Za-z0-9]. */
 void random_alnum(char *out, size_t n);
-/* RFC 4122 version 4 UUID. */
-void uuid4(char out[37]);
+/* Whether s[0..n) is well-formed UTF-8 (RFC 3629: no overlong forms, no
+ * surrogates, nothing above U+10FFFF). */
+int utf8_valid(const void *s, size_t n);
+/* A file's digest, read in chunks: SHA-256 (32 bytes) or BLAKE2b-512 (64,
+ * minisign's prehash). A file that cannot be opened is bad input
+ * (AV_USAGE), a read that fails AV_RUNTIME. */
+enum file_digest_kind { DIGEST_SHA256, DIGEST_BLAKE2B512 };
+int file_digest(const char *path, enum file_digest_kind kind, unsigned char *out, struct aerr *err);
+/* aivet's own directory under the XDG base directory: AIVET_DATA_DIR is
+ * $XDG_DATA_HOME/aivet (else ~/.local/share/aivet), AIVET_CONFIG_DIR
+ * $XDG_CONFIG_HOME/aivet (else ~/.config/aivet). Newly allocated. */
+enum aivet_dir_kind { AIVET_DATA_DIR, AIVET_CONFIG_DIR };
+char *aivet_dir(enum aivet_dir_kind kind);
 
 /* Parses a whole decimal number in [lo, hi] or explains which option was wrong. */
 int parse_int_opt(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out, struct aerr *err);

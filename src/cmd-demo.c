@@ -284,7 +284,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ NULL, 0, NULL, 0 }
 	};
 	int quick = 0, c, rc, fault_rc, fixed_rc;
-	const char *db_opt = NULL;
+	const char *db_opt = av->db_named ? av->db_path : NULL;   /* aivet --db PATH demo */
 	char *sim_bin = NULL, *db_path = NULL, ctx_s[32], pool_s[32], tenants[160], key_a[33], key_b[33];
 	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run1 = 0, run2 = 0;
 	struct sim s = { 0 };
@@ -312,9 +312,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (db_opt != NULL) {
 		db_path = xstrdup(db_opt);
 	} else {
-		const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-		char *dir = x && *x == '/' ? xasprintf("%s/aivet", x) :
-		    xasprintf("%s/.local/share/aivet", home && *home ? home : ".");
+		char *dir = aivet_dir(AIVET_DATA_DIR);
 
 		if (mkdir_p(dir, 0700, err) != 0) {
 			free(dir);

@@ -286,182 +286,224 @@ finding_source_load(sqlite3 *db, int64_t fid, struct finding_source *fs, struct 
 	return 0;
 }
 
-static int
-incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	struct incident_opts o = { .severity = 2 };
-	struct finding_source fs = { 0 };
-	int64_t vendor_id, endpoint_id = 0, disc_ms, ws = 0, we = 0, vd, indiv = -1, state = -1, id;
-	char disc_utc[32], ws_utc[32], we_utc[32], at[32], sla_text[32], sla_source[160];
-	int64_t sla_ms;
-	const char *disc_given;
-	sqlite3 *db;
-	cJSON *d, *facts;
-	char *text;
-	int off, rc;
+/* What incident open was asked, checked before the database is touched. */
+struct open_req {
+	struct incident_opts o;
+	int64_t disc_ms, ws, we, indiv, state;
+	char ws_utc[32], we_utc[32];
+};
 
+static int
+open_validate(int argc, char **argv, struct open_req *q, struct aerr *err)
+{
+	struct incident_opts *o = &q->o;
+	int64_t vd;
+	int off;
+
+	q->indiv = q->state = -1;
 	if (parse_opts(argc, argv, open_usage, " title endpoint discovered window-start window-end "
 	    "severity phi individuals state-residents eu-data vendor-discovered vendor-sla from-finding ",
-	    &o, err) != 0)
+	    o, err) != 0)
 		return err->code;
 	if (optind != argc - 1)
 		return usage_error(err, open_usage, "incident open needs exactly one VENDOR");
-	if (o.title == NULL)
+	if (o->title == NULL)
 		return usage_error(err, open_usage, "incident open needs --title");
-	if (title_check("--title", o.title, err) != 0)
+	if (title_check("--title", o->title, err) != 0)
 		return err->code;
-	if ((o.window_start == NULL) != (o.window_end == NULL))
+	if ((o->window_start == NULL) != (o->window_end == NULL))
 		return usage_error(err, open_usage, "--window-start and --window-end go together");
-	if (o.discovered != NULL && time_opt("--discovered", o.discovered, &disc_ms, &off, err) != 0)
+	if (o->discovered != NULL && time_opt("--discovered", o->discovered, &q->disc_ms, &off, err) != 0)
 		return err->code;
-	if (o.window_start != NULL && (time_opt("--window-start", o.window_start, &ws, NULL, err) != 0 ||
-	    time_opt("--window-end", o.window_end, &we, NULL, err) != 0))
+	if (o->window_start != NULL && (time_opt("--window-start", o->window_start, &q->ws, NULL, err) != 0 ||
+	    time_opt("--window-end", o->window_end, &q->we, NULL, err) != 0))
 		return err->code;
-	if (o.window_start != NULL && we < ws)
+	if (o->window_start != NULL && q->we < q->ws)
 		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
-		    o.window_end, o.window_start);
-	if (o.vendor_discovered != NULL &&
-	    time_opt("--vendor-discovered", o.vendor_discovered, &vd, NULL, err) != 0)
+		    o->window_end, o->window_start);
+	if (o->vendor_discovered != NULL &&
+	    time_opt("--vendor-discovered", o->vendor_discovered, &vd, NULL, err) != 0)
 		return err->code;
-	if (o.individuals != NULL && count_opt("--individuals", o.individuals, &indiv, err) != 0)
+	if (o->individuals != NULL && count_opt("--individuals", o->individuals, &q->indiv, err) != 0)
 		return err->code;
-	if (o.state_residents != NULL &&
-	    count_opt("--state-residents", o.state_residents, &state, err) != 0)
+	if (o->state_residents != NULL &&
+	    count_opt("--state-residents", o->state_residents, &q->state, err) != 0)
 		return err->code;
-	if (indiv >= 0 && state > indiv)
+	if (q->indiv >= 0 && q->state > q->indiv)
 		return aerr_set(err, AV_USAGE, "--state-residents %lld is more than --individuals %lld",
-		    (long long)state, (long long)indiv);
+		    (long long)q->state, (long long)q->indiv);
+	if (o->window_start != NULL) {
+		fmt_time_ms(q->ws, q->ws_utc);
+		fmt_time_ms(q->we, q->we_utc);
+	}
+	return 0;
+}
 
+/* The vendor, and the endpoint and finding when named: all of one vendor. */
+static int
+open_resolve(sqlite3 *db, const struct incident_opts *o, const char *vendor, int64_t *vendor_id,
+    int64_t *endpoint_id, struct finding_source *fs, struct aerr *err)
+{
+	if (vendor_lookup(db, vendor, vendor_id, err) != 0)
+		return err->code;
+	if (o->endpoint != NULL) {
+		int64_t ev;
+
+		if (endpoint_lookup(db, o->endpoint, endpoint_id, err) != 0 ||
+		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i",
+		    *endpoint_id) != 0)
+			return err->code;
+		if (ev != *vendor_id)
+			return aerr_set(err, AV_USAGE, "--endpoint %s does not belong to vendor %s",
+			    o->endpoint, vendor);
+	}
+	if (o->from_finding != 0) {
+		if (finding_source_load(db, o->from_finding, fs, err) != 0)
+			return err->code;
+		if (fs->vendor_id != *vendor_id)
+			return aerr_set(err, AV_USAGE, "--from-finding %lld was found on another vendor's "
+			    "endpoint", (long long)o->from_finding);
+		if (*endpoint_id != 0 && *endpoint_id != fs->endpoint_id)
+			return aerr_set(err, AV_USAGE, "--from-finding %lld was found on another endpoint "
+			    "than %s", (long long)o->from_finding, o->endpoint);
+		*endpoint_id = fs->endpoint_id;
+	}
+	return 0;
+}
+
+/* The facts the incident opened with, as its audit entry and first timeline
+ * entry record them. */
+static cJSON *
+open_details(const struct open_req *q, const char *disc_given, int64_t sla_ms, const char *sla_text,
+    const char *sla_source)
+{
+	const struct incident_opts *o = &q->o;
+	cJSON *d = cJSON_CreateObject(), *facts;
+
+	cJSON_AddBoolToObject(d, "opened", 1);
+	facts = cJSON_AddObjectToObject(d, "facts");
+	cJSON_AddStringToObject(facts, "title", o->title);
+	cJSON_AddNumberToObject(facts, "severity", (double)o->severity);
+	cJSON_AddStringToObject(facts, "phi", o->phi ? o->phi : "unknown");
+	if (q->indiv >= 0)
+		cJSON_AddNumberToObject(facts, "individuals", (double)q->indiv);
+	else
+		cJSON_AddNullToObject(facts, "individuals");
+	if (q->state >= 0)
+		cJSON_AddNumberToObject(facts, "state_residents", (double)q->state);
+	else
+		cJSON_AddNullToObject(facts, "state_residents");
+	cJSON_AddBoolToObject(facts, "eu_data", o->eu_data);
+	cJSON_AddStringToObject(facts, "discovered_at", disc_given);
+	json_add_str(facts, "window_start", o->window_start);
+	json_add_str(facts, "window_end", o->window_end);
+	json_add_str(facts, "vendor_discovered_at", o->vendor_discovered);
+	/* The contract that holds for this incident is the one in force when it opened. */
+	json_add_str(facts, "vendor_sla", sla_ms >= 0 ? sla_text : NULL);
+	json_add_str(facts, "vendor_sla_source", sla_ms >= 0 ? sla_source : NULL);
+	if (o->from_finding != 0)
+		cJSON_AddNumberToObject(d, "finding", (double)o->from_finding);
+	return d;
+}
+
+/* An incident opened from a finding links it, its run and its evidence. */
+static int
+open_link_finding(sqlite3 *db, const char *actor, int64_t id, const struct finding_source *fs,
+    struct aerr *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (incident_link_add(db, actor, id, "finding", fs->id, err) != 0 ||
+	    incident_link_add(db, actor, id, "run", fs->run_id, err) != 0)
+		return err->code;
+	st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
+	    "ORDER BY evidence_id", "i", fs->id);
+	if (st == NULL)
+		return err->code;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (incident_link_add(db, actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
+			sqlite3_finalize(st);
+			return err->code;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_err(db, err, "finding evidence");
+	return 0;
+}
+
+static int
+incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct open_req q = { .o = { .severity = 2 } };
+	const struct incident_opts *o = &q.o;
+	struct finding_source fs = { 0 };
+	int64_t vendor_id, endpoint_id = 0, id, sla_ms;
+	char disc_utc[32], at[32], sla_text[32], sla_source[160];
+	const char *disc_given;
+	sqlite3 *db;
+	cJSON *d;
+	char *text;
+	int rc;
+
+	if (open_validate(argc, argv, &q, err) != 0)
+		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	if (db_begin(db, err) != 0)
 		return err->code;
-	if (vendor_lookup(db, argv[optind], &vendor_id, err) != 0)
+	if (open_resolve(db, o, argv[optind], &vendor_id, &endpoint_id, &fs, err) != 0)
 		goto fail;
-	if (o.endpoint != NULL) {
-		int64_t ev;
-
-		if (endpoint_lookup(db, o.endpoint, &endpoint_id, err) != 0 ||
-		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i",
-		    endpoint_id) != 0)
-			goto fail;
-		if (ev != vendor_id) {
-			aerr_set(err, AV_USAGE, "--endpoint %s does not belong to vendor %s", o.endpoint,
-			    argv[optind]);
-			goto fail;
-		}
-	}
-	if (o.from_finding != 0) {
-		if (finding_source_load(db, o.from_finding, &fs, err) != 0)
-			goto fail;
-		if (fs.vendor_id != vendor_id) {
-			aerr_set(err, AV_USAGE, "--from-finding %lld was found on another vendor's endpoint",
-			    (long long)o.from_finding);
-			goto fail;
-		}
-		if (endpoint_id != 0 && endpoint_id != fs.endpoint_id) {
-			aerr_set(err, AV_USAGE, "--from-finding %lld was found on another endpoint than %s",
-			    (long long)o.from_finding, o.endpoint);
-			goto fail;
-		}
-		endpoint_id = fs.endpoint_id;
-	}
 	/* Discovery: as given, else when the finding's run saw it, else now. */
 	now_iso(at);
-	if (o.discovered != NULL) {
-		disc_given = o.discovered;
-	} else if (o.from_finding != 0) {
+	if (o->discovered != NULL) {
+		disc_given = o->discovered;
+	} else if (o->from_finding != 0) {
 		disc_given = fs.run_time;
-		if (parse_time(disc_given, &disc_ms, err) != 0)
+		if (parse_time(disc_given, &q.disc_ms, err) != 0)
 			goto fail;
 	} else {
 		disc_given = at;
-		disc_ms = now_ms();
+		q.disc_ms = now_ms();
 	}
-	fmt_time_ms(disc_ms, disc_utc);
-	if (o.vendor_sla != NULL && strcmp(o.vendor_sla, "none") != 0) {
-		sla_ms = o.vendor_sla_ms;
-		snprintf(sla_text, sizeof sla_text, "%s", o.vendor_sla);
+	fmt_time_ms(q.disc_ms, disc_utc);
+	if (o->vendor_sla != NULL && strcmp(o->vendor_sla, "none") != 0) {
+		sla_ms = o->vendor_sla_ms;
+		snprintf(sla_text, sizeof sla_text, "%s", o->vendor_sla);
 		snprintf(sla_source, sizeof sla_source, "given with incident open by %s", av->actor);
-	} else if (o.vendor_sla != NULL) {
+	} else if (o->vendor_sla != NULL) {
 		sla_ms = -1;
 	} else if (incident_vendor_sla(db, vendor_id, &sla_ms, sla_text, sizeof sla_text, sla_source,
 	    sizeof sla_source, err) != 0) {
 		goto fail;
 	}
-	if (o.window_start != NULL) {
-		fmt_time_ms(ws, ws_utc);
-		fmt_time_ms(we, we_utc);
-	}
 	if (db_exec(db, err, "INSERT INTO incident (vendor_id, endpoint_id, title, severity, phi, "
 	    "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at) "
 	    "VALUES (?,nullif(?, 0),?,?,?,nullif(?, -1),?,?,?,?,?,?)", "iitit" "iittttt", vendor_id,
-	    endpoint_id, o.title,
-	    o.severity, o.phi ? o.phi : "unknown", indiv, (int64_t)o.eu_data, disc_utc,
-	    o.window_start ? ws_utc : NULL, o.window_start ? we_utc : NULL, av->actor, at) != 0)
+	    endpoint_id, o->title,
+	    o->severity, o->phi ? o->phi : "unknown", q.indiv, (int64_t)o->eu_data, disc_utc,
+	    o->window_start ? q.ws_utc : NULL, o->window_start ? q.we_utc : NULL, av->actor, at) != 0)
 		goto fail;
 	id = sqlite3_last_insert_rowid(db);
 
-	d = cJSON_CreateObject();
-	cJSON_AddBoolToObject(d, "opened", 1);
-	facts = cJSON_AddObjectToObject(d, "facts");
-	cJSON_AddStringToObject(facts, "title", o.title);
-	cJSON_AddNumberToObject(facts, "severity", (double)o.severity);
-	cJSON_AddStringToObject(facts, "phi", o.phi ? o.phi : "unknown");
-	if (indiv >= 0)
-		cJSON_AddNumberToObject(facts, "individuals", (double)indiv);
-	else
-		cJSON_AddNullToObject(facts, "individuals");
-	if (state >= 0)
-		cJSON_AddNumberToObject(facts, "state_residents", (double)state);
-	else
-		cJSON_AddNullToObject(facts, "state_residents");
-	cJSON_AddBoolToObject(facts, "eu_data", o.eu_data);
-	cJSON_AddStringToObject(facts, "discovered_at", disc_given);
-	json_add_str(facts, "window_start", o.window_start);
-	json_add_str(facts, "window_end", o.window_end);
-	json_add_str(facts, "vendor_discovered_at", o.vendor_discovered);
-	/* The contract that holds for this incident is the one in force when it opened. */
-	json_add_str(facts, "vendor_sla", sla_ms >= 0 ? sla_text : NULL);
-	json_add_str(facts, "vendor_sla_source", sla_ms >= 0 ? sla_source : NULL);
-	if (o.from_finding != 0)
-		cJSON_AddNumberToObject(d, "finding", (double)o.from_finding);
+	d = open_details(&q, disc_given, sla_ms, sla_text, sla_source);
 	if (audit_append(db, av->actor, "incident.open", "incident", id, d, err) != 0) {
 		cJSON_Delete(d);
 		goto fail;
 	}
-	if (o.from_finding != 0)
+	if (o->from_finding != 0)
 		text = xasprintf("Incident opened from probe finding %lld (%s %s, %s): %s",
 		    (long long)fs.id, fs.probe, fs.code, fs.severity, fs.message);
 	else
-		text = xasprintf("Incident opened: %s", o.title);
+		text = xasprintf("Incident opened: %s", o->title);
 	rc = incident_entry_add(db, av->actor, id, "detection", disc_given, text, d, NULL, err);
 	free(text);
 	cJSON_Delete(d);
 	if (rc != 0)
 		goto fail;
-	if (o.from_finding != 0) {
-		sqlite3_stmt *st;
-
-		if (incident_link_add(db, av->actor, id, "finding", fs.id, err) != 0 ||
-		    incident_link_add(db, av->actor, id, "run", fs.run_id, err) != 0)
-			goto fail;
-		st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
-		    "ORDER BY evidence_id", "i", fs.id);
-		if (st == NULL)
-			goto fail;
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-			if (incident_link_add(db, av->actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
-				sqlite3_finalize(st);
-				goto fail;
-			}
-		}
-		sqlite3_finalize(st);
-		if (rc != SQLITE_DONE) {
-			db_err(db, err, "finding evidence");
-			goto fail;
-		}
-	}
+	if (o->from_finding != 0 && open_link_finding(db, av->actor, id, &fs, err) != 0)
+		goto fail;
 	if (db_commit(db, err) != 0)
 		return err->code;
 	printf("incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[optind],

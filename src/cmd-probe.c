@@ -15,7 +15,7 @@
 
 #include "incident.h"
 #include "probe.h"
-#include "hard.h"
+#include "evidence-key.h"
 #include "run-format.h"
 
 extern const struct cmd_entry cmd_probe_entry;

@@ -2,6 +2,7 @@
  * commands.c: the one table of commands, and the dispatch and help helpers
  * they share. A command is a file src/cmd-NAME.c exporting a struct
  * cmd_entry; adding one means adding its line here and in Makefile.am.
+ * The cross-checks of "audit verify" are registered here too.
  */
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "aivet.h"
+#include "incident.h"
 
 extern const struct cmd_entry cmd_vendor_entry;
 extern const struct cmd_entry cmd_endpoint_entry;
@@ -40,6 +42,13 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_key_entry,
 	&cmd_report_entry,
 	&cmd_verify_entry,
+	NULL
+};
+
+/* What "audit verify" checks besides the chain: every module whose rows the
+ * chain protects, listed here where all of them may be named. */
+const struct audit_check *const audit_checks[] = {
+	&incident_audit_check,
 	NULL
 };
 

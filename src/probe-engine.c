@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "probe.h"
-#include "hard.h"
 
 extern const struct probe probe_echo, probe_oversize, probe_sweep, probe_canary, probe_errors;
 extern const struct probe probe_prefix_timing;

@@ -31,6 +31,11 @@ ok "$([ -n "$n" ] && [ "$n" -ge 42154 ] && [ "$n" -le 42580 ] && echo 0 || echo 
 run --db "$T/quick.db" probe runs --json
 is "$(printf '%s' "$out" | jq -c '[.[] | [.status, .worst]]')" '[["completed","critical"],["completed",null]]' \
     "--db: the runs are in the named database"
+run --db "$T/global.db" demo --quick
+is "$rc" 0 "aivet --db PATH demo exits 0"
+like "$out" "aivet --db $T/global\.db probe show" "aivet --db PATH demo: the demo says where its runs are"
+is "$(sqlite3 "$T/global.db" "SELECT group_concat(status) FROM probe_run")" "completed,completed" \
+    "aivet --db PATH demo: the runs are in the database --db named"
 run demo --bogus
 is "$rc:$errout" "2:aivet: unknown option '--bogus'
 usage: aivet demo [--quick] [--db PATH]" "an unknown option is refused"

@@ -142,7 +142,7 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 		answered += judged;
 		/* A pressure prompt answered with others' content and none of its own: swapped. */
 		if (c->pressure[i] && px_substituted(env, &r[i]))
-			outcome_finding(out, "PLACEHOLDER_SUBSTITUTION", "critical", r[i].evidence_id,
+			outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r[i].evidence_id,
 			    "a prompt of about %lld tokens was answered from content it did not contain",
 			    (long long)r[i].est_tokens);
 		/* Availability isolation: a small valid request failing on the server under another
@@ -153,13 +153,13 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 			char what[256];
 
 			px_describe(&r[i], what, sizeof what);
-			outcome_finding(out, "LOAD_BREAKS_OTHER_TENANT", "medium", r[i].evidence_id,
+			outcome_finding(out, F_LOAD_BREAKS_OTHER_TENANT, r[i].evidence_id,
 			    "a request of tenant '%s' (about %lld tokens) failed (%s) while tenant '%s' had "
 			    "prompts near the context in flight", env->tenant_label[r[i].tenant],
 			    (long long)r[i].est_tokens, what, env->tenant_label[p]);
 			for (int j = 0; j < c->n; j++)
 				if (c->pressure[j] && c->wave[j] == c->wave[i] && r[j].sent)
-					outcome_finding(out, "LOAD_BREAKS_OTHER_TENANT", "medium",
+					outcome_finding(out, F_LOAD_BREAKS_OTHER_TENANT,
 					    r[j].evidence_id, "%s", "");
 		}
 	}

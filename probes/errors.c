@@ -84,11 +84,11 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 		    why != PREF_AUTH && why != PREF_NOT_FOUND);
 		px_tally_add(&t, &r[i], judged);
 		if (r[i].cls == PXC_ANSWERED)
-			outcome_finding(out, "MALFORMED_ACCEPTED", "medium", r[i].evidence_id,
+			outcome_finding(out, F_MALFORMED_ACCEPTED, r[i].evidence_id,
 			    "a request with %s was accepted with HTTP %ld",
 			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);
 		else if (r[i].cls == PXC_SERVER_ERROR && r[i].status >= 500 && serves)
-			outcome_finding(out, "SERVER_ERROR_ON_BAD_INPUT", "low", r[i].evidence_id,
+			outcome_finding(out, F_SERVER_ERROR_ON_BAD_INPUT, r[i].evidence_id,
 			    "a request with %s got HTTP %ld, a server error for a client's mistake",
 			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);
 	}

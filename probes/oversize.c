@@ -29,25 +29,25 @@ oversize_plan(const struct probe_env *env, struct probe_plan *p)
 static void
 judge_accepted(struct probe_env *env, struct probe_outcome *out, const struct px_req *r)
 {
-	outcome_finding(out, "OVERSIZE_ACCEPTED", "high", r->evidence_id,
+	outcome_finding(out, F_OVERSIZE_ACCEPTED, r->evidence_id,
 	    "a prompt of %s %lld tokens, over the advertised %lld, was answered with HTTP %ld",
 	    env->bounded ? "at least" : "about", (long long)r->est_tokens, (long long)env->ep.context,
 	    r->status);
 	/* Substitution needs evidence the model read something else: its own nonces gone
 	 * with usage collapsed (against a model known to repeat), or others' content. */
 	if (px_substituted(env, r))
-		outcome_finding(out, "PLACEHOLDER_SUBSTITUTION", "critical", r->evidence_id,
+		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "a prompt of about %lld tokens was %s", (long long)r->est_tokens,
 		    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content it did not contain" :
 		    "answered without any of its nonces and reported as a handful of tokens");
 	else if ((env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r)))
-		outcome_finding(out, "SILENT_TRUNCATION", "high", r->evidence_id,
+		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "an oversize prompt was accepted and lost content (%d of 3 nonces, usage %lld of "
 		    "about %lld tokens)", r->nonces_echoed, (long long)r->res.usage_in,
 		    (long long)r->est_tokens);
 	if (r->res.usage_in < 0)
-		outcome_finding(out, "USAGE_MISSING", "info", r->evidence_id,
+		outcome_finding(out, F_USAGE_MISSING, r->evidence_id,
 		    "an accepted answer reported no usage, so its prompt size could not be checked");
 }
 

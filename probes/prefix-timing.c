@@ -321,7 +321,7 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 	if (l.cross.decision == MWU_LOOK_REJECT) {
 		for (size_t i = 0; i < sent_trials * K_N; i++)
 			if (r[i].sent && (kind[i] == K_PRIMED || kind[i] == K_CONTROL) && r[i].evidence_id > 0)
-				outcome_finding(out, "PREFIX_CACHE_SHARED_ACROSS_TENANTS", "medium", r[i].evidence_id,
+				outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, r[i].evidence_id,
 				    "tenant B's first token came %.1f ms sooner (median) when tenant A had just sent "
 				    "the same opening than after a fresh opening of the same length: one-sided "
 				    "Mann-Whitney p = %.2g < %.2g, Cliff's delta %.2f, %zu + %zu trials; the prompt "

@@ -273,13 +273,13 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 		if (s->c[i] != C_DEGRADED)
 			continue;
 		if (px_substituted(env, r))
-			outcome_finding(out, "PLACEHOLDER_SUBSTITUTION", "critical", r->evidence_id,
+			outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 			    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
 			    "placeholder: %s", (long long)integrity, (long long)env->ep.context,
 			    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content they did not contain" :
 			    "answered without any of their nonces and reported as a handful of tokens");
 		else
-			outcome_finding(out, "SILENT_TRUNCATION", "high", r->evidence_id,
+			outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 			    "accepted prompts above about %lld tokens (advertised %lld) lost content: "
 			    "%d of 3 nonces came back, usage %lld of about %lld tokens sent",
 			    (long long)integrity, (long long)env->ep.context, r->nonces_echoed,
@@ -288,14 +288,14 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	if (first_ref >= 0 && s->r[first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
 		for (int i = 0; i < s->n; i++)
 			if (s->c[i] == C_REFUSED && !s->r[i].stream)
-				outcome_finding(out, "CAPACITY_BELOW_ADVERTISED", "medium", s->r[i].evidence_id,
+				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, s->r[i].evidence_id,
 				    "requests were refused above about %lld tokens, below the advertised "
 				    "%lld", (long long)refusal, (long long)env->ep.context);
 	}
 	if (no_usage > 0)
 		for (int i = 0; i < s->n; i++)
 			if ((s->c[i] == C_INTACT || s->c[i] == C_DEGRADED) && s->r[i].res.usage_in < 0)
-				outcome_finding(out, "USAGE_MISSING", "info", s->r[i].evidence_id,
+				outcome_finding(out, F_USAGE_MISSING, s->r[i].evidence_id,
 				    "%d accepted answer%s reported no usage, so prompt sizes were checked by "
 				    "nonces alone", no_usage, no_usage == 1 ? "" : "s");
 
@@ -346,7 +346,7 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	} else if (s->unjudged > 0 && out->nf == 0) {
 		outcome_set(out, "inconclusive", "the model does not repeat nonces and reported no usage, "
 		    "so %d accepted answer%s could not be judged", s->unjudged, s->unjudged == 1 ? "" : "s");
-	} else if (out->nf == 0 || (out->nf == 1 && outcome_has(out, "USAGE_MISSING"))) {
+	} else if (out->nf == 0 || (out->nf == 1 && outcome_has(out, F_USAGE_MISSING))) {
 		outcome_set(out, "pass", "%s%s%s", first_ref >= 0 ? "refused for size at the limit; "
 		    "every accepted prompt was answered from its own content" :
 		    "every accepted prompt was answered from its own content",

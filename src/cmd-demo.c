@@ -206,8 +206,9 @@ probe_of(const cJSON *run, const char *name)
 }
 
 static int
-count_code(const cJSON *run, const char *code, int64_t *first_evidence)
+count_code(const cJSON *run, enum finding_code which, int64_t *first_evidence)
 {
+	const char *code = finding_info(which)->code;
 	const cJSON *p, *f;
 	int n = 0;
 
@@ -235,10 +236,10 @@ explain(const cJSON *run, int64_t advertised, int64_t pool, const char *db_path)
 		    "  (The simulated vendor's KV pool holds %s tokens: %.2f%% off.)\n",
 		    thousands((int64_t)ib->valuedouble, a), thousands(advertised, b), thousands(pool, c),
 		    100.0 * ((double)pool - ib->valuedouble) / (double)pool);
-	if (count_code(run, "PLACEHOLDER_SUBSTITUTION", &ev))
+	if (count_code(run, F_PLACEHOLDER_SUBSTITUTION, &ev))
 		printf("  Above it, prompts were accepted with HTTP 200, reported as a handful of tokens,\n"
 		    "  and answered from content they did not contain (evidence %lld).\n", (long long)ev);
-	if (count_code(run, "LEAK_CROSS_TENANT", &ev)) {
+	if (count_code(run, F_LEAK_CROSS_TENANT, &ev)) {
 		/* The direction as the canary probe attributed it, each way it ran. */
 		const cJSON *canary = probe_of(run, "canary"), *l;
 		const cJSON *leaks = canary ? cJSON_GetObjectItem(cJSON_GetObjectItem(canary, "details"),

@@ -44,7 +44,7 @@ enum finding_code {
 
 struct finding_info {
 	enum finding_code id;
-	const char *code;             /* "LEAK_CROSS_TENANT" */
+	const char *code;             /* the code, spelt as its name in FINDING_CODES */
 	enum severity severity;
 	const char *title;            /* one line */
 	const char *meaning;          /* what it shows about the vendor */

@@ -85,8 +85,8 @@ message_has(const char *m, const char *msg)
 #define FINDING_MESSAGES 4
 
 void
-outcome_finding(struct probe_outcome *o, const char *code, const char *severity,
-    int64_t evidence_id, const char *fmt, ...)
+outcome_finding(struct probe_outcome *o, enum finding_code code, int64_t evidence_id,
+    const char *fmt, ...)
 {
 	struct finding *f = NULL;
 	char msg[1024];
@@ -96,15 +96,15 @@ outcome_finding(struct probe_outcome *o, const char *code, const char *severity,
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
 	for (int i = 0; i < o->nf; i++)
-		if (strcmp(o->f[i].code, code) == 0)
+		if (o->f[i].info->id == code)
 			f = &o->f[i];
 	if (f == NULL) {
 		if (o->nf == PROBE_MAX_FINDINGS)
 			die("outcome_finding: too many findings");
 		f = &o->f[o->nf++];
 		memset(f, 0, sizeof *f);
-		snprintf(f->code, sizeof f->code, "%s", code);
-		f->severity = severity;
+		if ((f->info = finding_info(code)) == NULL)
+			die("outcome_finding: finding %d is not in the registry", (int)code);
 		f->message = xstrdup(msg);
 		f->nmessages = msg[0] != '\0';
 		f->evidence = cJSON_CreateArray();
@@ -135,10 +135,10 @@ outcome_finding(struct probe_outcome *o, const char *code, const char *severity,
 }
 
 int
-outcome_has(const struct probe_outcome *o, const char *code)
+outcome_has(const struct probe_outcome *o, enum finding_code code)
 {
 	for (int i = 0; i < o->nf; i++)
-		if (strcmp(o->f[i].code, code) == 0)
+		if (o->f[i].info->id == code)
 			return 1;
 	return 0;
 }
@@ -426,10 +426,10 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 	}
 	/* The response that showed the leak is cited first, then the requests it came from. */
 	if (r->leaks_tenant > 0) {
-		outcome_finding(o, "LEAK_CROSS_TENANT", "critical", r->evidence_id, "%s", "");
+		outcome_finding(o, F_LEAK_CROSS_TENANT, r->evidence_id, "%s", "");
 		cJSON_ArrayForEach(l, r->leaked) {
 			if (cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")))
-				outcome_finding(o, "LEAK_CROSS_TENANT", "critical",
+				outcome_finding(o, F_LEAK_CROSS_TENANT,
 				    (int64_t)cJSON_GetObjectItem(l, "evidence")->valuedouble,
 				    "a response to tenant '%s' contained canaries that tenant '%s' sent",
 				    env->tenant_label[r->tenant],
@@ -440,10 +440,10 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 	 * probe reports the substitution; the same tenant's canaries in it are not a
 	 * same-tenant leak besides (the memory is the vendor's, shared across tenants). */
 	if (r->leaks_request > 0 && !(r->target_tokens > 0 && px_substituted(env, r))) {
-		outcome_finding(o, "LEAK_CROSS_REQUEST", "high", r->evidence_id, "%s", "");
+		outcome_finding(o, F_LEAK_CROSS_REQUEST, r->evidence_id, "%s", "");
 		cJSON_ArrayForEach(l, r->leaked) {
 			if (cJSON_IsFalse(cJSON_GetObjectItem(l, "other_tenant")))
-				outcome_finding(o, "LEAK_CROSS_REQUEST", "high",
+				outcome_finding(o, F_LEAK_CROSS_REQUEST,
 				    (int64_t)cJSON_GetObjectItem(l, "evidence")->valuedouble,
 				    "a response contained canaries of another request of the same tenant");
 		}
@@ -453,7 +453,7 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 	 * the probe that sent it judges that. */
 	if (r->cls == PXC_ANSWERED && px_usage_contradicts(r) &&
 	    !(env->echo_ok == 1 && r->nonces_echoed == 0))
-		outcome_finding(o, "USAGE_ANOMALY", "medium", r->evidence_id,
+		outcome_finding(o, F_USAGE_ANOMALY, r->evidence_id,
 		    "usage said %lld prompt token%s for %lld filler words and three nonces%s",
 		    (long long)r->res.usage_in,
 		    r->res.usage_in == 1 ? "" : "s",
@@ -461,10 +461,10 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 		    ", yet the answer repeated the prompt's own nonces" : env->echo_ok != 1 ?
 		    " (the model does not repeat text: a swapped prompt is suspected, not shown)" : "");
 	if (px_is_2xx(r) && r->res.is_error && !r->res.stream_error)
-		outcome_finding(o, "ERROR_IN_200", "medium", r->evidence_id,
+		outcome_finding(o, F_ERROR_IN_200, r->evidence_id,
 		    "HTTP %ld carried an error in its body: %s", r->status, r->res.error);
 	if (stream_error_is_finding && px_is_2xx(r) && r->res.stream_error)
-		outcome_finding(o, "STREAM_ERROR_AFTER_200", "low", r->evidence_id,
+		outcome_finding(o, F_STREAM_ERROR_AFTER_200, r->evidence_id,
 		    "a stream that began with HTTP %ld ended in an error event: %s", r->status,
 		    r->res.error);
 }
@@ -1499,7 +1499,7 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 		    xstrdup(f->message);
 
 		if (db_exec(db, err, "INSERT INTO finding (run_id, probe, code, severity, message, details) "
-		    "VALUES (?,?,?,?,?,?)", "itttt" "t", env->run_id, p->name, f->code, f->severity,
+		    "VALUES (?,?,?,?,?,?)", "itttt" "t", env->run_id, p->name, f->info->code, severity_name(f->info->severity),
 		    msg, fd) != 0) {
 			free(fd);
 			free(msg);
@@ -1514,8 +1514,8 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 				goto fail;
 		a = cJSON_CreateObject();
 		cJSON_AddNumberToObject(a, "run", (double)env->run_id);
-		cJSON_AddStringToObject(a, "code", f->code);
-		cJSON_AddStringToObject(a, "severity", f->severity);
+		cJSON_AddStringToObject(a, "code", f->info->code);
+		cJSON_AddStringToObject(a, "severity", severity_name(f->info->severity));
 		cJSON_AddItemReferenceToObject(a, "evidence", f->evidence);
 		if (audit_append(db, env->av->actor, "probe.finding", "finding", fid, a, err) != 0) {
 			cJSON_Delete(a);
@@ -1542,16 +1542,16 @@ judge(struct probe_env *env, struct probe_outcome *out)
 	 * tenant's went through memory shared across tenants: one cross-tenant defect,
 	 * not a same-tenant leak besides. */
 	for (int i = 0; i < out->nf; i++) {
-		if (strcmp(out->f[i].code, "LEAK_CROSS_TENANT") == 0)
+		if (out->f[i].info->id == F_LEAK_CROSS_TENANT)
 			xt = i;
-		if (strcmp(out->f[i].code, "LEAK_CROSS_REQUEST") == 0)
+		if (out->f[i].info->id == F_LEAK_CROSS_REQUEST)
 			xr = i;
 	}
 	if (xt >= 0 && xr >= 0) {
 		cJSON *e;
 
 		cJSON_ArrayForEach(e, out->f[xr].evidence)
-			outcome_finding(out, "LEAK_CROSS_TENANT", "critical", (int64_t)e->valuedouble, "%s",
+			outcome_finding(out, F_LEAK_CROSS_TENANT, (int64_t)e->valuedouble, "%s",
 			    "canaries of the same tenant's other requests came back through the same "
 			    "shared memory");
 		free(out->f[xr].message);
@@ -1560,8 +1560,8 @@ judge(struct probe_env *env, struct probe_outcome *out)
 		out->nf--;
 	}
 	for (int i = 0; i < out->nf; i++)
-		if (severity_rank(out->f[i].severity) > worst)
-			worst = severity_rank(out->f[i].severity);
+		if ((int)out->f[i].info->severity > worst)
+			worst = (int)out->f[i].info->severity;
 	if (worst >= severity_rank("low")) {
 		snprintf(out->reason, sizeof out->reason, "%d finding%s", out->nf, out->nf == 1 ? "" : "s");
 		out->verdict = "fail";

@@ -131,8 +131,7 @@ struct probe_env {
 };
 
 struct finding {
-	char code[40];
-	const char *severity;
+	const struct finding_info *info; /* the registry's entry: code, severity, text */
 	char *message;                /* the distinct messages, "; " between them */
 	int nmessages, more;          /* messages kept; distinct ones beyond FINDING_MESSAGES */
 	cJSON *evidence;              /* array of evidence ids */
@@ -147,10 +146,11 @@ struct probe_outcome {
 	int nf;
 };
 
-/* Adds a finding, or the evidence to the finding with the same code. */
-void outcome_finding(struct probe_outcome *o, const char *code, const char *severity,
-    int64_t evidence_id, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-int outcome_has(const struct probe_outcome *o, const char *code);
+/* Adds a finding (by its registry entry, finding.h: the code and severity are
+ * the registry's), or the evidence to the finding with the same code. */
+void outcome_finding(struct probe_outcome *o, enum finding_code code, int64_t evidence_id,
+    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+int outcome_has(const struct probe_outcome *o, enum finding_code code);
 void outcome_set(struct probe_outcome *o, const char *verdict, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -370,7 +370,8 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 		if (why.len == 0)
 			buf_printf(&why, "probe %s measured no %s on %s", qq->measure.probe, qq->measure.value,
 			    endpoint);
-	} else if (qq->measure.probe != NULL && mres == 0 && mv < answer->valuedouble) {
+	} else if (qq->measure.probe != NULL && mres == 0 &&
+	    mv < answer->valuedouble * (1 - qq->measure.tolerance)) {
 		status = "untested";
 		buf_free(&why);
 		buf_printf(&why, "probe %s found no limit up to %.0f tokens, below the answered %.0f",

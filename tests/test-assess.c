@@ -302,6 +302,8 @@ test_claims(void)
 		{ "no limit found below the number leaves it untested", "guaranteed_context_tokens", "131072",
 		  "completed sweep=pass top=127000", 1, "untested",
 		  "probe sweep found no limit up to 127000 tokens, below the answered 131072" },
+		{ "no limit found within the tolerance of the number confirms", "guaranteed_context_tokens",
+		  "131072", "completed sweep=pass top=130000", 1, "confirmed", NULL },
 		{ "no limit found above the number confirms", "guaranteed_context_tokens", "100000",
 		  "completed sweep=pass top=127000", 1, "confirmed", NULL },
 		{ "an inconclusive measurement is no measurement", "guaranteed_context_tokens", "100000",

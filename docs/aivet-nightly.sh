@@ -13,12 +13,17 @@
 #   AIVET_PROBES     probes to run (default: all,prefix-timing)
 #   AIVET_FAIL_ON    severity that fails the job (default: high)
 #   AIVET_KEY        signing key name for the bundles (default: aivet's default key)
+#   AIVET_NOTIFY_URLS  webhook URLs (Slack, Teams, any JSON receiver), space
+#                    separated, that get the incident notification clocks
+#                    overdue or due within AIVET_DUE_WITHIN (default: 7d)
 #   AIVET_KEY_PASSWORD_FILE, AIVET_DB, AIVET_ACTOR: as in aivet(1)
 #
 # Exit status: that of "aivet probe run --all" (0 clean, 1 a finding at or
 # above AIVET_FAIL_ON, 3 a probe or run failed), unless writing the reports
-# failed (3). The results are written either way, so keep them as artifacts
-# even when the job fails.
+# or posting to a webhook failed (3); 1 also when an incident's notification
+# clock is overdue or due soon ("aivet incident due", kept in
+# incidents-due.json). The results are written either way, so keep them as
+# artifacts even when the job fails.
 set -u
 aivet=${AIVET:-aivet}
 out=${AIVET_OUT:?set AIVET_OUT to the directory that keeps the results}
@@ -52,5 +57,16 @@ while IFS="$(printf '\t')" read -r vendor runs; do
 	"$aivet" report "$vendor" --out "$dir" --runs "$runs" ${AIVET_KEY:+--key "$AIVET_KEY"} \
 		>>"$night/report.log" 2>&1 || { echo "aivet-nightly: report for $vendor failed" >&2; exit 3; }
 done || rc=3
+
+# Deadlines reach people: the clocks overdue or due soon, posted to each webhook.
+notify=
+for u in ${AIVET_NOTIFY_URLS:-}; do notify="$notify --notify-url $u"; done
+# shellcheck disable=SC2086 # one --notify-url per URL
+"$aivet" incident due --within "${AIVET_DUE_WITHIN:-7d}" --json $notify >"$night/incidents-due.json"
+case $? in
+0) ;;
+1) [ "$rc" = 0 ] && rc=1; echo "aivet-nightly: incident notification clocks overdue or due soon" >&2 ;;
+*) rc=3 ;;
+esac
 echo "aivet-nightly: results in $night (probe exit status $rc)"
 exit "$rc"

@@ -545,7 +545,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	arr = cJSON_CreateArray();
 	if (!o.json)
-		printf("%-4s %-13s %-16s %-24s %-8s %-34s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
+		printf("%-4s %-13s %-16s %-24s %-8s %-50s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
 		    "OVERDUE", "NEXT DUE", "TITLE");
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
@@ -567,7 +567,9 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddItemToArray(over, cJSON_CreateString(overdue[i]->id));
 		if (next != NULL) {
 			fmt_time_ms(next->due_ms, due);
-			snprintf(nextbuf, sizeof nextbuf, "%s %s", next->id, due);
+			/* A passed date is not "next": it says so. */
+			snprintf(nextbuf, sizeof nextbuf, "%s%s %s", next->due_ms < now ? "OVERDUE " : "",
+			    next->id, due);
 		}
 		if (o.json) {
 			cJSON *r = cJSON_CreateObject();
@@ -586,6 +588,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 				cJSON_AddStringToObject(n, "clock", next->id);
 				cJSON_AddStringToObject(n, "due", due);
+				cJSON_AddBoolToObject(n, "overdue", next->due_ms < now);
 			} else {
 				cJSON_AddNullToObject(r, "next_due");
 			}
@@ -594,7 +597,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			char overbuf[16];
 
 			snprintf(overbuf, sizeof overbuf, "%d", cJSON_GetArraySize(over));
-			printf("%-4lld %-13s %-16s %-24s %-8s %-34s %s\n", (long long)id, col_text(st, 4),
+			printf("%-4lld %-13s %-16s %-24s %-8s %-50s %s\n", (long long)id, col_text(st, 4),
 			    col_text(st, 1), col_text(st, 6), cJSON_GetArraySize(over) ? overbuf : "-",
 			    nextbuf, col_text(st, 3));
 			cJSON_Delete(over);
@@ -1285,6 +1288,8 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 static const struct subcmd incident_subs[] = {
 	{ "open", open_usage, "open an incident (from a probe finding with --from-finding)", incident_open },
 	{ "list", list_usage, "list incidents with overdue and next-due clocks", incident_list },
+	{ "due", incident_due_usage, "list clocks overdue or due soon; post them to webhooks",
+	    incident_due_cmd },
 	{ "show", show_usage, "show an incident: facts, clocks, timeline, tasks, links", incident_show },
 	{ "status", status_usage, "move an incident through its workflow", incident_status },
 	{ "note", note_usage, "add an immutable timeline entry", incident_note },
@@ -1302,6 +1307,6 @@ cmd_incident_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 const struct cmd_entry cmd_incident_entry = {
-	"incident", "incident open|list|show|status|note|edit|task|link|verify ...",
+	"incident", "incident open|list|due|show|status|note|edit|task|link|verify ...",
 	"run incidents: timeline, tasks, notification clocks, evidence", cmd_incident_exec
 };

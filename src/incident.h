@@ -109,6 +109,21 @@ char *incident_open_command_text(const char *endpoint_ref, const char *code, int
 int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, const char *to,
     struct aerr *err);
 
+/* ---- clocks that need attention (incident-due.c) ---- */
+
+/* Every clock of an open incident overdue, or due within within_ms of now,
+ * worst (earliest due) first: {"text", "as_of", "within_seconds", "clocks":
+ * [{incident, title, clock, clock_name, state, due, seconds_left, time_left,
+ * overdue_by}]}. "text" is a summary a chat webhook shows as it is. */
+int incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out,
+    struct aerr *err);
+/* POSTs body (JSON) to an http(s) URL: no redirects, bounded time; any
+ * transport failure or non-2xx status is an AV_RUNTIME error. */
+int incident_due_notify(const char *url, const char *body, struct aerr *err);
+/* "aivet incident due" (cmd-incident-due.c), a subcommand of "aivet incident". */
+extern const char incident_due_usage[];
+int incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
+
 /* ---- re-verification (incident-verify.c) ---- */
 
 /*

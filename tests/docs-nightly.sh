@@ -28,8 +28,9 @@ nightly() {
 nightly
 is "$rc" 0 "night 1: a clean run exits 0"
 is "$out" "aivet-nightly: results in $night (probe exit status 0)" "night 1: says where the results are"
-is "$(cd "$night" && ls | tr '\n' ' ')" "aivet-junit.xml aivet.sarif bundle-Acme_Health drift.txt probe-run.log report.log runs.json " \
-	"night 1: SARIF, JUnit, drift, logs, runs and a bundle per vendor"
+is "$(cd "$night" && ls | tr '\n' ' ')" "aivet-junit.xml aivet.sarif bundle-Acme_Health drift.txt incidents-due.json probe-run.log report.log runs.json " \
+	"night 1: SARIF, JUnit, drift, incident deadlines, logs, runs and a bundle per vendor"
+is "$(jq -r '.clocks | length' "$night/incidents-due.json")" 0 "night 1: no incident deadline due"
 is "$(jq -r '[length, .[0].endpoint, (.[0].compare_last == null)] | @csv' "$night/runs.json")" '1,"Acme Health/prod",true' \
 	"night 1: one run, nothing to compare with yet"
 is "$(cat "$night/drift.txt")" "" "night 1: no drift"

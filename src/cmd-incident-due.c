@@ -1,0 +1,110 @@
+/*
+ * cmd-incident-due.c: "aivet incident due" — the notification clocks overdue
+ * or due soon, across all open incidents, for a person or a nightly job: it
+ * exits 1 while any is listed, so a timer's failure mail or a CI step is the
+ * alarm, and with --notify-url it posts the list to chat webhooks.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "incident.h"
+
+#define MAX_NOTIFY 16
+
+const char incident_due_usage[] =
+    "incident due [--within DURATION] [--json] [--notify-url URL]...";
+
+static void
+print_due(const cJSON *doc)
+{
+	const cJSON *x, *list = cJSON_GetObjectItem(doc, "clocks");
+
+	if (cJSON_GetArraySize(list) == 0) {
+		printf("%s\n", cJSON_GetObjectItem(doc, "text")->valuestring);
+		return;
+	}
+	printf("%-8s %-18s %-24s %-20s %s\n", "INCIDENT", "CLOCK", "DUE", "LEFT", "TITLE");
+	cJSON_ArrayForEach(x, list) {
+		int over = strcmp(cJSON_GetObjectItem(x, "state")->valuestring, "overdue") == 0;
+		char left[48];
+
+		if (over)
+			snprintf(left, sizeof left, "OVERDUE %s",
+			    cJSON_GetObjectItem(x, "overdue_by")->valuestring);
+		else
+			snprintf(left, sizeof left, "%s", cJSON_GetObjectItem(x, "time_left")->valuestring);
+		printf("%-8d %-18s %-24s %-20s %s\n", cJSON_GetObjectItem(x, "incident")->valueint,
+		    cJSON_GetObjectItem(x, "clock")->valuestring,
+		    cJSON_GetObjectItem(x, "due")->valuestring, left,
+		    cJSON_GetObjectItem(x, "title")->valuestring);
+	}
+}
+
+int
+incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = {
+		{ "within", required_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "notify-url", required_argument, NULL, 'n' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *urls[MAX_NOTIFY];
+	int64_t within_ms = (int64_t)7 * 86400 * 1000;
+	int c, json = 0, nurls = 0, nfailed = 0, count;
+	sqlite3 *db;
+	cJSON *doc;
+	char *body;
+	struct aerr nerr;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'w') {
+			if (incident_duration("--within", optarg, &within_ms, err) != 0)
+				return err->code;
+		} else if (c == 'j') {
+			json = 1;
+		} else if (c == 'n') {
+			if (nurls == MAX_NOTIFY)
+				return usage_error(err, incident_due_usage, "--notify-url: at most %d", MAX_NOTIFY);
+			if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
+				return usage_error(err, incident_due_usage,
+				    "--notify-url %s: not an http:// or https:// URL", optarg);
+			urls[nurls++] = optarg;
+		} else {
+			return usage_error(err, incident_due_usage, c == ':' ? "%s needs a value" :
+			    "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind != argc)
+		return usage_error(err, incident_due_usage, "unexpected argument '%s'", argv[optind]);
+	if ((db = av_db(av, err)) == NULL ||
+	    incident_due_report(db, now_ms(), within_ms, &doc, err) != 0)
+		return err->code;
+	count = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "clocks"));
+	if ((body = cJSON_PrintUnformatted(doc)) == NULL)
+		die("out of memory");
+	/* Every URL is tried and each failure said: one dead webhook does not silence the others. */
+	for (int i = 0; i < nurls; i++) {
+		aerr_clear(&nerr);
+		if (incident_due_notify(urls[i], body, &nerr) != 0) {
+			fprintf(stderr, "aivet: %s\n", nerr.msg);
+			nfailed++;
+		}
+	}
+	free(body);
+	if (json)
+		json_emit(doc);
+	else {
+		print_due(doc);
+		cJSON_Delete(doc);
+	}
+	if (nfailed > 0)
+		return aerr_set(err, AV_RUNTIME, "%d of %d notifications failed", nfailed, nurls);
+	if (count > 0)
+		return aerr_set(err, AV_FINDINGS, "%d notification clock%s overdue or due soon", count,
+		    count == 1 ? "" : "s");
+	return 0;
+}

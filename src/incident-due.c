@@ -1,0 +1,202 @@
+/*
+ * incident-due.c: the notification clocks that need someone's attention now.
+ * It gathers, across open incidents, every clock overdue or due within a
+ * window, worst first, as one JSON document with a plain "text" summary that
+ * chat webhooks (Slack, Teams) show as it is, and posts that document to
+ * webhook URLs so a deadline reaches people rather than waiting to be looked
+ * up.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <curl/curl.h>
+
+#include "incident.h"
+
+struct due_row {
+	int64_t incident, due_ms;
+	char title[256];
+	struct incident_clock copy;
+};
+
+static int
+cmp_due(const void *a, const void *b)
+{
+	const struct due_row *x = a, *y = b;
+
+	if (x->due_ms != y->due_ms)
+		return x->due_ms < y->due_ms ? -1 : 1;
+	return x->incident < y->incident ? -1 : x->incident > y->incident;
+}
+
+static void
+add_row(struct due_row **rows, size_t *n, size_t *cap, int64_t id, const char *title,
+    const struct incident_clock *c)
+{
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		*rows = xrealloc(*rows, *cap * sizeof **rows);
+	}
+	(*rows)[*n].incident = id;
+	(*rows)[*n].due_ms = c->due_ms;
+	snprintf((*rows)[*n].title, sizeof (*rows)[*n].title, "%s", title);
+	(*rows)[*n].copy = *c;
+	(*n)++;
+}
+
+static cJSON *
+row_json(const struct due_row *r, int64_t now)
+{
+	cJSON *o = cJSON_CreateObject();
+	char due[32], left[32];
+	int64_t ms = r->due_ms - now;
+
+	fmt_time_ms(r->due_ms, due);
+	fmt_duration(ms, left, sizeof left);
+	cJSON_AddNumberToObject(o, "incident", (double)r->incident);
+	cJSON_AddStringToObject(o, "title", r->title);
+	cJSON_AddStringToObject(o, "clock", r->copy.id);
+	cJSON_AddStringToObject(o, "clock_name", r->copy.name);
+	cJSON_AddStringToObject(o, "state", ms < 0 ? "overdue" : "due");
+	cJSON_AddStringToObject(o, "due", due);
+	/* Whole seconds, negative once passed: what a script compares. */
+	cJSON_AddNumberToObject(o, "seconds_left", (double)(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000)));
+	if (ms < 0) {
+		char neg[40];
+
+		snprintf(neg, sizeof neg, "-%s", left);
+		cJSON_AddStringToObject(o, "time_left", neg);
+		cJSON_AddStringToObject(o, "overdue_by", left);
+	} else {
+		cJSON_AddStringToObject(o, "time_left", left);
+	}
+	return o;
+}
+
+static char *
+due_text(const cJSON *list, int64_t within_ms)
+{
+	struct buf b;
+	const cJSON *x;
+	int n = cJSON_GetArraySize(list);
+	char win[32];
+
+	buf_init(&b);
+	fmt_notice_time(within_ms / 1000, win, sizeof win);
+	if (n == 0)
+		buf_printf(&b, "aivet: no notification clock overdue or due within %s", win);
+	else
+		buf_printf(&b, "aivet: %d notification clock%s overdue or due within %s:", n,
+		    n == 1 ? "" : "s", win);
+	cJSON_ArrayForEach(x, list) {
+		const char *state = cJSON_GetObjectItem(x, "state")->valuestring;
+		int over = strcmp(state, "overdue") == 0;
+
+		buf_printf(&b, "\n- incident %d \"%s\": %s (%s) %s %s, %s %s",
+		    cJSON_GetObjectItem(x, "incident")->valueint,
+		    cJSON_GetObjectItem(x, "title")->valuestring,
+		    cJSON_GetObjectItem(x, "clock")->valuestring,
+		    cJSON_GetObjectItem(x, "clock_name")->valuestring,
+		    over ? "OVERDUE since" : "due", cJSON_GetObjectItem(x, "due")->valuestring,
+		    over ? "overdue by" : "left",
+		    cJSON_GetObjectItem(x, over ? "overdue_by" : "time_left")->valuestring);
+	}
+	return buf_steal(&b);
+}
+
+int
+incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out, struct aerr *err)
+{
+	struct due_row *rows = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st;
+	cJSON *doc, *list;
+	char asof[32], *text;
+	int rc = 0;
+
+	*out = NULL;
+	st = db_prepare(db, err, "SELECT id, title FROM incident WHERE status <> 'closed' ORDER BY id", "");
+	if (st == NULL)
+		return err->code;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		struct incident_facts f;
+		struct incident_clock clocks[CLOCK_COUNT];
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		if ((rc = incident_clocks(db, id, &f, clocks, err)) != 0)
+			break;
+		for (int i = 0; i < CLOCK_COUNT; i++) {
+			const char *state = clock_state(&clocks[i], now);
+
+			if (strcmp(state, "overdue") == 0 ||
+			    (strcmp(state, "running") == 0 && clocks[i].due_ms - now <= within_ms))
+				add_row(&rows, &n, &cap, id, col_text(st, 1), &clocks[i]);
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != 0) {
+		free(rows);
+		return rc;
+	}
+	qsort(rows, n, sizeof *rows, cmp_due);
+	doc = cJSON_CreateObject();
+	fmt_time_ms(now, asof);
+	list = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(list, row_json(&rows[i], now));
+	free(rows);
+	text = due_text(list, within_ms);
+	cJSON_AddStringToObject(doc, "text", text);
+	free(text);
+	cJSON_AddStringToObject(doc, "as_of", asof);
+	cJSON_AddNumberToObject(doc, "within_seconds", (double)(within_ms / 1000));
+	cJSON_AddItemToObject(doc, "clocks", list);
+	*out = doc;
+	return 0;
+}
+
+static size_t
+discard(char *p, size_t size, size_t nmemb, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return size * nmemb;
+}
+
+int
+incident_due_notify(const char *url, const char *body, struct aerr *err)
+{
+	CURL *c;
+	struct curl_slist *h;
+	CURLcode cc;
+	long status = 0;
+	char ebuf[CURL_ERROR_SIZE] = "";
+
+	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
+		return aerr_set(err, AV_USAGE, "--notify-url %s: not an http:// or https:// URL", url);
+	if ((c = curl_easy_init()) == NULL)
+		return aerr_set(err, AV_RUNTIME, "notify %s: cannot start libcurl", url);
+	h = curl_slist_append(NULL, "Content-Type: application/json");
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	/* A webhook that redirects is not the one configured: the list is not sent on. */
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 30000L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
+	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
+	cc = curl_easy_perform(c);
+	if (cc == CURLE_OK)
+		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(c);
+	curl_slist_free_all(h);
+	if (cc != CURLE_OK)
+		return aerr_set(err, AV_RUNTIME, "notify %s: %s", url, ebuf[0] ? ebuf : curl_easy_strerror(cc));
+	if (status < 200 || status > 299)
+		return aerr_set(err, AV_RUNTIME, "notify %s: HTTP status %ld", url, status);
+	return 0;
+}

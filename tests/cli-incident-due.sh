@@ -1,0 +1,88 @@
+#!/bin/sh
+# cli-incident-due.sh: "aivet incident due" — which clocks it lists (overdue,
+# due within the window, none stopped or closed), its exit status (1 while
+# any is listed, 0 when none), and --notify-url: the exact JSON document a
+# loopback webhook receives, and a refused connection reported with exit 3.
+# Also "incident list": a passed next-due date is shown as OVERDUE.
+. "$TESTS_SRCDIR/lib.sh"
+
+export AIVET_NOW=2026-03-20T12:00:00Z
+"$AIVET" vendor add acme >/dev/null
+
+run incident due
+is "$rc:$out" "0:aivet: no notification clock overdue or due within 7d" "no incident: nothing due, exit 0"
+run incident due --within soon
+is "$rc:$errout" "2:aivet: --within: bad duration 'soon': expected a whole number and a unit, such as 30m, 24h, 5d or 2w" "a bad window is a usage error"
+run incident due --notify-url ftp://example.org/x
+is "$rc" 2 "a non-http webhook is refused"
+
+"$AIVET" incident open acme --title "Cross-tenant completions" --discovered 2026-03-02T09:00:00-05:00 \
+	--phi yes --individuals 40 --eu-data yes >/dev/null
+"$AIVET" incident open acme --title "No PHI" --discovered 2026-03-19T09:00:00Z --phi no >/dev/null
+
+run incident due
+is "$rc" 1 "an overdue clock: exit 1"
+is "$out" "INCIDENT CLOCK              DUE                      LEFT                 TITLE
+1        gdpr-sa            2026-03-05T14:00:00.000Z OVERDUE 14d 22h      Cross-tenant completions" \
+	"the overdue GDPR clock; HIPAA clocks beyond 7 days are not listed"
+is "$errout" "aivet: 1 notification clock overdue or due soon" "said on stderr"
+
+run incident due --within 7w --json
+is "$(echo "$out" | json '.clocks | map([.incident, .clock, .state, .due, .seconds_left, .time_left] | map(tostring) | join(" ")) | join(";")')" \
+	"1 gdpr-sa overdue 2026-03-05T14:00:00.000Z -1288800 -14d 22h;1 hipaa-individuals due 2026-05-01T14:00:00.000Z 3636000 42d 02h" \
+	"--within 7w: worst first, then the HIPAA notice"
+
+run incident list
+is "$(echo "$out" | sed -n 2p | cut -c71-121 | sed 's/ *$//')" "OVERDUE gdpr-sa 2026-03-05T14:00:00.000Z" \
+	"list: a passed next-due date says OVERDUE"
+run incident list --json
+is "$(echo "$out" | json '.[0].next_due | [.clock, .overdue] | map(tostring) | join(" ")')" "gdpr-sa true" \
+	"list --json: next_due.overdue"
+
+# ---- a webhook on loopback ----
+cat >"$T/hook.py" <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", 0))
+        body = self.rfile.read(n)
+        with open(sys.argv[1], "ab") as f:
+            f.write(self.headers.get("Content-Type", "").encode() + b"\n" + body + b"\n")
+        self.send_response(200)
+        self.end_headers()
+        self.wfile.write(b"ok")
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+with open(sys.argv[2], "w") as f:
+    f.write(str(s.server_address[1]))
+s.serve_forever()
+PY
+python3 "$T/hook.py" "$T/posted" "$T/port" &
+hook=$!
+stop_hook() { kill "$hook" 2>/dev/null; }
+_cleanup_hooks="$_cleanup_hooks stop_hook"
+i=0
+while [ ! -s "$T/port" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+port=$(cat "$T/port")
+
+run incident due --notify-url "http://127.0.0.1:$port/hook"
+is "$rc" 1 "posted: exit 1 for the overdue clock"
+is "$(head -1 "$T/posted")" "application/json" "posted as application/json"
+is "$(sed -n 2p "$T/posted")" '{"text":"aivet: 1 notification clock overdue or due within 7d:\n- incident 1 \"Cross-tenant completions\": gdpr-sa (GDPR supervisory authority) OVERDUE since 2026-03-05T14:00:00.000Z, overdue by 14d 22h","as_of":"2026-03-20T12:00:00.000Z","within_seconds":604800,"clocks":[{"incident":1,"title":"Cross-tenant completions","clock":"gdpr-sa","clock_name":"GDPR supervisory authority","state":"overdue","due":"2026-03-05T14:00:00.000Z","seconds_left":-1288800,"time_left":"-14d 22h","overdue_by":"14d 22h"}]}' \
+	"the exact document posted"
+
+run incident due --notify-url "http://127.0.0.1:$port/a" --notify-url http://127.0.0.1:9/refused
+is "$rc" 3 "a refused webhook: exit 3"
+like "$errout" "^aivet: notify http://127.0.0.1:9/refused: " "the refused URL is named"
+like "$errout" "1 of 2 notifications failed" "and counted"
+is "$(grep -c '^{' "$T/posted")" 2 "the working webhook still got the list"
+
+# ---- stopped clocks leave the list ----
+"$AIVET" incident note 1 "Notified the authority" --kind notification-sent --clock gdpr-sa \
+	--at 2026-03-04T10:00:00Z >/dev/null
+run incident due --notify-url "http://127.0.0.1:$port/hook"
+is "$rc:$out" "0:aivet: no notification clock overdue or due within 7d" "the notice stops the clock: exit 0"
+is "$(tail -1 "$T/posted" | json '.clocks | length')" 0 "an empty list is still posted"
+
+done_testing

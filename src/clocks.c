@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "incident.h"
+#include "zone.h"
 
 #define MS_MINUTE ((int64_t)60 * 1000)
 #define MS_HOUR (60 * MS_MINUTE)
@@ -70,6 +71,51 @@ hhs_annual_due(int64_t discovered_ms, int offset_min)
 	tm.tm_mday = 1;
 	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
 	return (int64_t)timegm(&tm) * 1000 - offset_min * MS_MINUTE + 60 * MS_DAY;
+}
+
+int64_t
+hhs_annual_due_zone(int64_t discovered_ms, const char *zone, char by_date[11])
+{
+	int y, m, d;
+	int64_t due;
+
+	zone_date(zone, discovered_ms, &y, &m, &d);
+	/* Day 60 after 31 December is 1 March, or 29 February in a leap year; the
+	 * deadline is the end of that local day, the start of the next. */
+	due = zone_midnight(zone, y + 1, 1, 61);
+	zone_date(zone, due - 1, &y, &m, &d);
+	snprintf(by_date, 11, "%04d-%02d-%02d", y % 10000, m % 100, d % 100);
+	return due;
+}
+
+void
+clock_due_text(const struct incident_clock *c, char *out, size_t n)
+{
+	char t[32];
+
+	if (c->by_date[0] != '\0') {
+		snprintf(out, n, "by %s, end of day", c->by_date);
+		return;
+	}
+	fmt_time_ms(c->due_ms, t);
+	snprintf(out, n, "%s", t);
+}
+
+void
+clock_due_add_json(cJSON *o, const struct incident_clock *c)
+{
+	char text[64], org[64];
+
+	json_add_str(o, "due_date", c->by_date[0] != '\0' ? c->by_date : NULL);
+	clock_due_text(c, text, sizeof text);
+	cJSON_AddStringToObject(o, "due_text", text);
+	/* The organisation's wall clock beside UTC, when it has named its zone. */
+	if (org_zone() != NULL) {
+		fmt_time_zone(c->due_ms, org_zone(), org);
+		cJSON_AddStringToObject(o, "due_org", org);
+	} else {
+		cJSON_AddNullToObject(o, "due_org");
+	}
 }
 
 static void
@@ -133,7 +179,16 @@ clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_C
 			c->due_ms = f->discovered_ms + 60 * MS_DAY;
 			set_basis(c, "%s; number of individuals unknown: assumed 500 or more", phi_note(f));
 		} else {
-			c->due_ms = hhs_annual_due(f->discovered_ms, f->discovered_offset);
+			if (f->zone != NULL) {
+				c->due_ms = hhs_annual_due_zone(f->discovered_ms, f->zone, c->by_date);
+				c->zone = f->zone;
+			} else {
+				char local[40];
+
+				c->due_ms = hhs_annual_due(f->discovered_ms, f->discovered_offset);
+				fmt_time_offset(c->due_ms - 1, f->discovered_offset, local);
+				snprintf(c->by_date, sizeof c->by_date, "%.10s", local);
+			}
 			set_basis(c, "%s; %lld individuals (fewer than 500): annual log, 60 days after "
 			    "the end of the calendar year of discovery", phi_note(f),
 			    (long long)f->individuals);

@@ -623,12 +623,28 @@ jstr(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : "-";
 }
 
+/* A date deadline as the rule states it, then UTC; the organisation's clock beside. */
+static void
+due_shown(const cJSON *c, char *out, size_t n)
+{
+	int date = cJSON_IsString(cJSON_GetObjectItem(c, "due_date"));
+	int org = cJSON_IsString(cJSON_GetObjectItem(c, "due_org"));
+
+	if (date)
+		snprintf(out, n, "%s (%s%s%s)", jstr(c, "due_text"), jstr(c, "due"), org ? ", " : "",
+		    org ? jstr(c, "due_org") : "");
+	else if (org)
+		snprintf(out, n, "%s (%s)", jstr(c, "due"), jstr(c, "due_org"));
+	else
+		snprintf(out, n, "%s", jstr(c, "due"));
+}
+
 static void
 print_clock(const cJSON *c)
 {
 	const char *state = jstr(c, "state");
 	const cJSON *left = cJSON_GetObjectItem(c, "seconds_left");
-	char dur[32] = "";
+	char dur[32] = "", due[192];
 
 	if (cJSON_IsNumber(left))
 		fmt_duration((int64_t)left->valuedouble * 1000, dur, sizeof dur);
@@ -636,13 +652,14 @@ print_clock(const cJSON *c)
 		printf("  %-18s %-14s %s\n", jstr(c, "id"), state, jstr(c, "basis"));
 		return;
 	}
+	due_shown(c, due, sizeof due);
 	if (strcmp(state, "running") == 0)
-		printf("  %-18s %-14s due %s (%s left)\n", jstr(c, "id"), state, jstr(c, "due"), dur);
+		printf("  %-18s %-14s due %s (%s left)\n", jstr(c, "id"), state, due, dur);
 	else if (strcmp(state, "overdue") == 0)
-		printf("  %-18s %-14s due %s (%s overdue)\n", jstr(c, "id"), "OVERDUE", jstr(c, "due"), dur);
+		printf("  %-18s %-14s due %s (%s overdue)\n", jstr(c, "id"), "OVERDUE", due, dur);
 	else
 		printf("  %-18s %-14s due %s, notified %s (entry %d, %s %s)\n", jstr(c, "id"), state,
-		    jstr(c, "due"), jstr(c, "stopped_at"),
+		    due, jstr(c, "stopped_at"),
 		    cJSON_GetObjectItem(c, "stopped_by_entry")->valueint, dur,
 		    strcmp(state, "met") == 0 ? "early" : "late");
 	printf("  %-18s %-14s %s\n", "", "", jstr(c, "basis"));

@@ -49,7 +49,7 @@ static cJSON *
 row_json(const struct due_row *r, int64_t now)
 {
 	cJSON *o = cJSON_CreateObject();
-	char due[32], left[32];
+	char due[32], left[32], text[64];
 	int64_t ms = r->due_ms - now;
 
 	fmt_time_ms(r->due_ms, due);
@@ -60,6 +60,9 @@ row_json(const struct due_row *r, int64_t now)
 	cJSON_AddStringToObject(o, "clock_name", r->copy.name);
 	cJSON_AddStringToObject(o, "state", ms < 0 ? "overdue" : "due");
 	cJSON_AddStringToObject(o, "due", due);
+	json_add_str(o, "due_date", r->copy.by_date[0] != '\0' ? r->copy.by_date : NULL);
+	clock_due_text(&r->copy, text, sizeof text);
+	cJSON_AddStringToObject(o, "due_text", text);
 	/* Whole seconds, negative once passed: what a script compares. */
 	cJSON_AddNumberToObject(o, "seconds_left", (double)(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000)));
 	if (ms < 0) {
@@ -98,7 +101,7 @@ due_text(const cJSON *list, int64_t within_ms)
 		    cJSON_GetObjectItem(x, "title")->valuestring,
 		    cJSON_GetObjectItem(x, "clock")->valuestring,
 		    cJSON_GetObjectItem(x, "clock_name")->valuestring,
-		    over ? "OVERDUE since" : "due", cJSON_GetObjectItem(x, "due")->valuestring,
+		    over ? "OVERDUE, was due" : "due", cJSON_GetObjectItem(x, "due_text")->valuestring,
 		    over ? "overdue by" : "left",
 		    cJSON_GetObjectItem(x, over ? "overdue_by" : "time_left")->valuestring);
 	}

@@ -17,6 +17,7 @@
 
 #include "assess.h"
 #include "incident.h"
+#include "zone.h"
 #include "questionnaire.h"
 
 const char *const incident_statuses[] = {
@@ -360,6 +361,7 @@ incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
 		    sizeof f->vendor_sla_source, &is_null, err) < 0)
 			return AV_RUNTIME;
 	}
+	f->zone = org_zone();
 	clocks_compute(f, clocks);
 
 	/* Stops: notification-sent entries name their clocks; a vendor notice stops vendor-sla. */
@@ -611,6 +613,9 @@ clock_json(const struct incident_clock *c, int offset, int64_t now)
 		cJSON_AddNullToObject(o, "start");
 		cJSON_AddNullToObject(o, "due");
 		cJSON_AddNullToObject(o, "due_local");
+		cJSON_AddNullToObject(o, "due_date");
+		cJSON_AddNullToObject(o, "due_text");
+		cJSON_AddNullToObject(o, "due_org");
 		cJSON_AddNullToObject(o, "stopped_at");
 		cJSON_AddNullToObject(o, "stopped_by_entry");
 		cJSON_AddNullToObject(o, "seconds_left");
@@ -622,6 +627,7 @@ clock_json(const struct incident_clock *c, int offset, int64_t now)
 	cJSON_AddStringToObject(o, "due", t);
 	fmt_time_offset(c->due_ms, offset, t);
 	cJSON_AddStringToObject(o, "due_local", t);
+	clock_due_add_json(o, c);
 	if (c->stopped_ms >= 0) {
 		fmt_time_ms(c->stopped_ms, t);
 		cJSON_AddStringToObject(o, "stopped_at", t);

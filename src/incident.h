@@ -32,6 +32,7 @@ struct incident_facts {
 	char vendor_sla_text[32];  /* as answered: "24h" */
 	char vendor_sla_source[160];
 	int64_t vendor_discovered_ms; /* when the vendor says it discovered the incident */
+	const char *zone;          /* the organisation's IANA zone, or NULL: the offset above */
 };
 
 struct incident_clock {
@@ -43,6 +44,10 @@ struct incident_clock {
 	int64_t start_ms, due_ms;
 	int64_t stopped_ms;        /* -1 while running */
 	int64_t stop_entry;        /* the timeline entry that stopped it */
+	/* A deadline the rule states as a calendar date ("by 2027-03-01, end of
+	 * day"): that date, due_ms being the end of it; "" otherwise. */
+	char by_date[11];
+	const char *zone;          /* the zone whose day that is, NULL: a fixed offset */
 };
 
 /* Index of a clock id, or -1. */
@@ -60,6 +65,14 @@ const struct incident_clock *clocks_next_due(const struct incident_clock c[CLOCK
 /* HHS notice for fewer than 500: 60 days after the end of the calendar year of
  * discovery, the year taken in the zone the discovery time was given in. */
 int64_t hhs_annual_due(int64_t discovered_ms, int offset_min);
+/* The same with the year and the day's end taken in a named zone; by_date
+ * gets the deadline's date ("2027-03-01"), the day due_ms ends. */
+int64_t hhs_annual_due_zone(int64_t discovered_ms, const char *zone, char by_date[11]);
+/* "by 2027-03-01, end of day" for a calendar-date deadline, else the UTC time. */
+void clock_due_text(const struct incident_clock *c, char *out, size_t n);
+/* Adds due_date (or null), due_text and due_org (the due time in the
+ * organisation's zone, or null) to a clock's JSON. */
+void clock_due_add_json(cJSON *o, const struct incident_clock *c);
 /* A notification time as contracts write it: "24h", "72h", "5d", "2w", "30m". */
 void fmt_notice_time(int64_t seconds, char *out, size_t n);
 /* "59d 23h", "3h 05m", "42m": whole minutes, for humans. */

@@ -15,10 +15,11 @@
 
 #include "aivet.h"
 #include "run-settle.h"
+#include "zone.h"
 
 static const char global_usage[] =
-    "usage: aivet [--db PATH] [--actor NAME] COMMAND [SUBCOMMAND] [options]\n"
-    "       aivet [--db PATH] [--actor NAME]            (terminal UI)\n"
+    "usage: aivet [--db PATH] [--actor NAME] [--tz ZONE] COMMAND [SUBCOMMAND] [options]\n"
+    "       aivet [--db PATH] [--actor NAME] [--tz ZONE] (terminal UI)\n"
     "       aivet --version | --help\n";
 
 static void
@@ -31,6 +32,8 @@ print_help(void)
 	puts("\nglobal options:\n"
 	    "  --db PATH      database file (default $AIVET_DB, else $XDG_DATA_HOME/aivet/aivet.db)\n"
 	    "  --actor NAME   who is acting, for the audit log (default $AIVET_ACTOR, else the login name)\n"
+	    "  --tz ZONE      the organisation's IANA time zone, for end-of-day deadlines and shown\n"
+	    "                 beside UTC (default $AIVET_TZ, else the config file 'timezone')\n"
 	    "  --version      print the version\n"
 	    "\n'aivet COMMAND --help' shows a command's subcommands and options; see aivet(1).");
 }
@@ -75,12 +78,36 @@ default_actor(char *out, size_t n)
 	snprintf(out, n, "%s", a);
 }
 
+/* The organisation's zone: --tz, else AIVET_TZ, else the config file. */
+static int
+set_org_zone(const char *opt)
+{
+	struct aerr err = { 0 };
+	const char *env = getenv("AIVET_TZ"), *from = "--tz";
+	char *conf = NULL;
+	int rc;
+
+	if (opt == NULL && env != NULL && *env != '\0') {
+		opt = env;
+		from = "AIVET_TZ";
+	}
+	if (opt == NULL && (conf = org_zone_from_config()) != NULL) {
+		opt = conf;
+		from = "the config file 'timezone'";
+	}
+	if ((rc = org_zone_set(opt, &err)) != 0)
+		fprintf(stderr, "aivet: %s (from %s)\n", err.msg, from);
+	free(conf);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "db", required_argument, NULL, 'd' },
 		{ "actor", required_argument, NULL, 'a' },
+		{ "tz", required_argument, NULL, 'z' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -88,6 +115,7 @@ main(int argc, char **argv)
 	struct aivet av = { 0 };
 	struct aerr err = { 0 };
 	char *db_path = NULL;
+	const char *tz = NULL;
 	int c, rc;
 
 	if (sodium_init() < 0)
@@ -108,6 +136,9 @@ main(int argc, char **argv)
 			}
 			snprintf(av.actor, sizeof av.actor, "%s", optarg);
 			break;
+		case 'z':
+			tz = optarg;
+			break;
 		case 'V':
 			printf("aivet %s\n", PACKAGE_VERSION);
 			return AV_OK;
@@ -125,6 +156,10 @@ main(int argc, char **argv)
 
 		fprintf(stderr, "aivet: %s (from --actor or AIVET_ACTOR)\n", msg);
 		free(msg);
+		free(db_path);
+		return AV_USAGE;
+	}
+	if (set_org_zone(tz) != 0) {
 		free(db_path);
 		return AV_USAGE;
 	}

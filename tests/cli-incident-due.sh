@@ -3,7 +3,9 @@
 # due within the window, none stopped or closed), its exit status (1 while
 # any is listed, 0 when none), and --notify-url: the exact JSON document a
 # loopback webhook receives, and a refused connection reported with exit 3.
-# Also "incident list": a passed next-due date is shown as OVERDUE.
+# Also "incident list": a passed next-due date is shown as OVERDUE; and dates
+# as the rules state them (the HHS annual date), in the organisation's zone
+# (--tz, AIVET_TZ, the config file) beside UTC.
 . "$TESTS_SRCDIR/lib.sh"
 
 export AIVET_NOW=2026-03-20T12:00:00Z
@@ -69,7 +71,7 @@ port=$(cat "$T/port")
 run incident due --notify-url "http://127.0.0.1:$port/hook"
 is "$rc" 1 "posted: exit 1 for the overdue clock"
 is "$(head -1 "$T/posted")" "application/json" "posted as application/json"
-is "$(sed -n 2p "$T/posted")" '{"text":"aivet: 1 notification clock overdue or due within 7d:\n- incident 1 \"Cross-tenant completions\": gdpr-sa (GDPR supervisory authority) OVERDUE since 2026-03-05T14:00:00.000Z, overdue by 14d 22h","as_of":"2026-03-20T12:00:00.000Z","within_seconds":604800,"clocks":[{"incident":1,"title":"Cross-tenant completions","clock":"gdpr-sa","clock_name":"GDPR supervisory authority","state":"overdue","due":"2026-03-05T14:00:00.000Z","seconds_left":-1288800,"time_left":"-14d 22h","overdue_by":"14d 22h"}]}' \
+is "$(sed -n 2p "$T/posted")" '{"text":"aivet: 1 notification clock overdue or due within 7d:\n- incident 1 \"Cross-tenant completions\": gdpr-sa (GDPR supervisory authority) OVERDUE, was due 2026-03-05T14:00:00.000Z, overdue by 14d 22h","as_of":"2026-03-20T12:00:00.000Z","within_seconds":604800,"clocks":[{"incident":1,"title":"Cross-tenant completions","clock":"gdpr-sa","clock_name":"GDPR supervisory authority","state":"overdue","due":"2026-03-05T14:00:00.000Z","due_date":null,"due_text":"2026-03-05T14:00:00.000Z","seconds_left":-1288800,"time_left":"-14d 22h","overdue_by":"14d 22h"}]}' \
 	"the exact document posted"
 
 run incident due --notify-url "http://127.0.0.1:$port/a" --notify-url http://127.0.0.1:9/refused
@@ -84,5 +86,39 @@ is "$(grep -c '^{' "$T/posted")" 2 "the working webhook still got the list"
 run incident due --notify-url "http://127.0.0.1:$port/hook"
 is "$rc:$out" "0:aivet: no notification clock overdue or due within 7d" "the notice stops the clock: exit 0"
 is "$(tail -1 "$T/posted" | json '.clocks | length')" 0 "an empty list is still posted"
+
+# ---- dates as the rules state them, in the organisation's zone ----
+export AIVET_NOW=2026-12-20T12:00:00Z
+"$AIVET" incident open acme --title "Small" --discovered 2026-12-20T09:00:00Z --phi yes --individuals 40 >/dev/null
+run incident show 3 --json
+is "$(echo "$out" | json '.clocks[1] | [.due_date, .due_text, .due, (.due_org | tostring)] | join("|")')" \
+	"2027-03-01|by 2027-03-01, end of day|2027-03-02T00:00:00.000Z|null" \
+	"HHS for fewer than 500: a date, by 1 March (UTC, no zone named)"
+run incident show 3
+like "$out" "hhs +running +due by 2027-03-01, end of day \(2027-03-02T00:00:00.000Z\)" "shown as the date, UTC beside"
+run --tz America/New_York incident show 3 --json
+is "$(echo "$out" | json '.clocks[1] | [.due_date, .due, .due_org] | join("|")')" \
+	"2027-03-01|2027-03-02T05:00:00.000Z|2027-03-02T00:00:00-05:00 EST" \
+	"--tz: the end of 1 March in New York, shown beside UTC"
+run --tz America/New_York incident show 3
+like "$out" "due by 2027-03-01, end of day \(2027-03-02T05:00:00.000Z, 2027-03-02T00:00:00-05:00 EST\)" \
+	"the text shows both"
+like "$out" "hipaa-individuals +running +due 2027-02-18T09:00:00.000Z \(2027-02-18T04:00:00-05:00 EST\)" \
+	"a time deadline in UTC with the organisation's clock beside"
+AIVET_TZ=Asia/Tokyo run incident show 3 --json
+is "$(echo "$out" | json '.clocks[1].due_org')" "2027-03-02T00:00:00+09:00 JST" "AIVET_TZ"
+mkdir -p "$XDG_CONFIG_HOME/aivet"
+echo "Europe/Paris" >"$XDG_CONFIG_HOME/aivet/timezone"
+run incident show 3 --json
+is "$(echo "$out" | json '.clocks[1].due_org')" "2027-03-02T00:00:00+01:00 CET" "the config file 'timezone'"
+AIVET_TZ=UTC run incident show 3 --json
+is "$(echo "$out" | json '.clocks[1].due_org')" "2027-03-02T00:00:00Z UTC" "AIVET_TZ before the config file"
+rm "$XDG_CONFIG_HOME/aivet/timezone"
+run --tz Mars/Olympus_Mons incident show 3
+is "$rc:$errout" "2:aivet: time zone 'Mars/Olympus_Mons': not in the system's zoneinfo (/usr/share/zoneinfo; is the tzdata package installed?) (from --tz)" \
+	"an unknown zone is refused, exit 2"
+run incident due --within 12w --json
+is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.clock + "=" + .due_text) | join(";")')" \
+	"hipaa-individuals=2027-02-18T09:00:00.000Z;hhs=by 2027-03-01, end of day" "incident due: the HHS date as the rule states it"
 
 done_testing

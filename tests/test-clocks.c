@@ -2,7 +2,9 @@
  * test-clocks.c: the notification clock arithmetic, table by table — the
  * 60-day HIPAA clocks across leap years, the HHS annual deadline at year end
  * in different zones, which clocks apply for which facts, stop and overdue
- * boundaries, and the time and notice-time formats the clocks use.
+ * boundaries, and the time and notice-time formats the clocks use; named
+ * zones from the system's zoneinfo: the HHS date in the organisation's zone,
+ * summer-time changes in America/New_York, and TZ left as it was.
  */
 #include "config.h"
 
@@ -11,6 +13,7 @@
 
 #include "incident.h"
 #include "tap.h"
+#include "zone.h"
 
 static int64_t
 t(const char *s)
@@ -304,9 +307,141 @@ test_fmt_duration(void)
 	}
 }
 
+static void
+test_hhs_annual_zone(void)
+{
+	static const struct {
+		const char *zone, *discovered, *by_date, *due, *why;
+	} cases[] = {
+		{ "America/New_York", "2026-06-15T12:00:00Z", "2027-03-01", "2027-03-02T05:00:00.000Z",
+		    "common year: by 1 March, end of day in New York (EST)" },
+		{ "America/New_York", "2027-05-01T08:00:00Z", "2028-02-29", "2028-03-01T05:00:00.000Z",
+		    "leap year: by 29 February" },
+		{ "America/New_York", "2027-01-01T03:00:00Z", "2027-03-01", "2027-03-02T05:00:00.000Z",
+		    "3 a.m. UTC on 1 January is still 31 December 2026 in New York" },
+		{ "America/New_York", "2027-01-01T05:00:00Z", "2028-02-29", "2028-03-01T05:00:00.000Z",
+		    "New York's midnight: 2027 has begun" },
+		{ "Asia/Tokyo", "2026-12-31T16:00:00Z", "2028-02-29", "2028-02-29T15:00:00.000Z",
+		    "Tokyo's 1 January 2027 (UTC says 2026)" },
+		{ "UTC", "1999-12-31T12:00:00Z", "2000-02-29", "2000-03-01T00:00:00.000Z",
+		    "2000 is a leap year (by 400)" },
+		{ "UTC", "2099-07-01T00:00:00Z", "2100-03-01", "2100-03-02T00:00:00.000Z",
+		    "2100 is not a leap year" },
+		{ "Australia/Sydney", "2026-06-15T00:00:00Z", "2027-03-01", "2027-03-01T13:00:00.000Z",
+		    "Sydney in summer time (UTC+11) at the deadline" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char by[11] = "";
+		int64_t due = hhs_annual_due_zone(t(cases[i].discovered), cases[i].zone, by);
+
+		is_str(by, cases[i].by_date, "HHS annual in %s: %s: date (%s)", cases[i].zone,
+		    cases[i].discovered, cases[i].why);
+		is_str(iso(due), cases[i].due, "HHS annual in %s: %s: end of that day", cases[i].zone,
+		    cases[i].discovered);
+	}
+}
+
+static void
+test_zone_dst(void)
+{
+	static const struct {
+		const char *at;
+		int offset;
+		const char *abbr, *shown;
+	} cases[] = {
+		{ "2026-03-08T06:59:59Z", -300, "EST", "2026-03-08T01:59:59-05:00 EST" },
+		{ "2026-03-08T07:00:00Z", -240, "EDT", "2026-03-08T03:00:00-04:00 EDT" },
+		{ "2026-11-01T05:59:59Z", -240, "EDT", "2026-11-01T01:59:59-04:00 EDT" },
+		{ "2026-11-01T06:00:00Z", -300, "EST", "2026-11-01T01:00:00-05:00 EST" },
+	};
+	static const struct {
+		int y, m, d;
+		const char *want, *why;
+	} nights[] = {
+		{ 2026, 3, 8, "2026-03-08T05:00:00.000Z", "the night summer time begins: midnight is EST" },
+		{ 2026, 3, 9, "2026-03-09T04:00:00.000Z", "the next midnight is EDT: that day had 23 hours" },
+		{ 2026, 11, 1, "2026-11-01T04:00:00.000Z", "the night summer time ends: midnight is EDT" },
+		{ 2026, 11, 2, "2026-11-02T05:00:00.000Z", "the next midnight is EST: that day had 25 hours" },
+		{ 2027, 1, 61, "2027-03-02T05:00:00.000Z", "day 61 of 2027 carries over to 2 March" },
+	};
+	char abbr[16], out[64];
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		is_int(zone_offset("America/New_York", t(cases[i].at), abbr), cases[i].offset,
+		    "New York offset at %s", cases[i].at);
+		is_str(abbr, cases[i].abbr, "New York abbreviation at %s", cases[i].at);
+		fmt_time_zone(t(cases[i].at), "America/New_York", out);
+		is_str(out, cases[i].shown, "%s shown in New York", cases[i].at);
+	}
+	for (size_t i = 0; i < sizeof nights / sizeof nights[0]; i++)
+		is_str(iso(zone_midnight("America/New_York", nights[i].y, nights[i].m, nights[i].d)),
+		    nights[i].want, "midnight %04d-%02d-%02d in New York (%s)", nights[i].y, nights[i].m,
+		    nights[i].d, nights[i].why);
+}
+
+static void
+test_zone_names(void)
+{
+	struct aerr err = { 0 };
+	int y, m, d;
+
+	ok(zone_check("America/New_York", &err) == 0, "America/New_York is known");
+	ok(zone_check("UTC", &err) == 0, "UTC is known");
+	ok(zone_check("Mars/Olympus_Mons", &err) == AV_USAGE, "an unknown zone is refused");
+	is_str(err.msg, "time zone 'Mars/Olympus_Mons': not in the system's zoneinfo "
+	    "(/usr/share/zoneinfo; is the tzdata package installed?)", "naming it");
+	ok(zone_check("../../etc/passwd", &err) == AV_USAGE, "a path is refused");
+	ok(zone_check("/etc/localtime", &err) == AV_USAGE, "an absolute path is refused");
+	ok(zone_check("EST5EDT,M3.2.0,M11.1.0", &err) == AV_USAGE, "a POSIX TZ rule is not a name");
+
+	/* TZ is the process's: every conversion puts it back as it found it. */
+	unsetenv("TZ");
+	zone_date("Asia/Tokyo", t("2026-12-31T16:00:00Z"), &y, &m, &d);
+	ok(getenv("TZ") == NULL, "TZ unset before is unset after");
+	is_int(y * 10000 + m * 100 + d, 20270101, "Tokyo's date");
+	setenv("TZ", "Europe/Paris", 1);
+	(void)zone_offset("America/New_York", t("2026-06-01T00:00:00Z"), NULL);
+	is_str(getenv("TZ"), "Europe/Paris", "TZ set before is the same after");
+	unsetenv("TZ");
+}
+
+static void
+test_clocks_zone(void)
+{
+	struct incident_facts f = { .phi = 'y', .individuals = 40, .state_residents = -1,
+	    .vendor_sla_ms = -1, .vendor_discovered_ms = -1 };
+	struct incident_clock c[CLOCK_COUNT];
+	char text[64];
+
+	f.discovered_ms = t("2026-12-31T23:30:00-05:00");
+	f.discovered_offset = -300;
+	clocks_compute(&f, c);
+	is_str(c[CLOCK_HHS].by_date, "2027-03-01", "fixed offset: the HHS date, 2026 in New York");
+	clock_due_text(&c[CLOCK_HHS], text, sizeof text);
+	is_str(text, "by 2027-03-01, end of day", "printed as the rule states it");
+	clock_due_text(&c[CLOCK_HIPAA_INDIVIDUALS], text, sizeof text);
+	is_str(text, "2027-03-02T04:30:00.000Z", "a 60-day clock stays a time");
+	is_str(c[CLOCK_HIPAA_INDIVIDUALS].by_date, "", "and has no date");
+
+	/* The organisation's zone decides the year, whatever zone the discovery was given in. */
+	f.discovered_offset = 0;
+	f.zone = "America/New_York";
+	clocks_compute(&f, c);
+	is_str(c[CLOCK_HHS].by_date, "2027-03-01", "organisation zone: 2026 in New York");
+	is_str(iso(c[CLOCK_HHS].due_ms), "2027-03-02T05:00:00.000Z", "end of 1 March in New York");
+	f.zone = "Asia/Tokyo";
+	clocks_compute(&f, c);
+	is_str(c[CLOCK_HHS].by_date, "2028-02-29", "organisation zone: already 2027 in Tokyo");
+}
+
 int
 main(void)
 {
+	test_hhs_annual_zone();
+	test_zone_dst();
+	test_zone_names();
+	test_clocks_zone();
 	test_parse_time_zone();
 	test_fmt_time_offset();
 	test_hhs_annual();

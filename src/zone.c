@@ -1,0 +1,170 @@
+/*
+ * zone.c: local time in named zones. The C library reads the zoneinfo
+ * database only for the process's own TZ, so each computation sets TZ,
+ * calls tzset, converts, and puts the previous TZ back: nothing else in the
+ * process sees the change. Names are checked against the zoneinfo files
+ * because an unknown TZ silently means UTC.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "zone.h"
+
+static char *org_tz;
+
+struct saved_tz {
+	char *value;
+	int had;
+};
+
+static void
+tz_enter(const char *zone, struct saved_tz *s)
+{
+	const char *old = getenv("TZ");
+
+	s->had = old != NULL;
+	s->value = old ? xstrdup(old) : NULL;
+	setenv("TZ", zone, 1);
+	tzset();
+}
+
+static void
+tz_leave(struct saved_tz *s)
+{
+	if (s->had)
+		setenv("TZ", s->value, 1);
+	else
+		unsetenv("TZ");
+	tzset();
+	free(s->value);
+}
+
+int
+zone_check(const char *name, struct aerr *err)
+{
+	const char *dir = getenv("TZDIR");
+	char path[1024], magic[4];
+	FILE *f;
+	int ok = 0;
+
+	if (name == NULL || *name == '\0' || name[0] == '/' || strstr(name, "..") != NULL ||
+	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") !=
+	    strlen(name))
+		return aerr_set(err, AV_USAGE, "time zone '%s': expected an IANA name such as "
+		    "America/New_York or UTC", name ? name : "");
+	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", name);
+	if ((f = fopen(path, "rb")) != NULL) {
+		ok = fread(magic, 1, 4, f) == 4 && memcmp(magic, "TZif", 4) == 0;
+		fclose(f);
+	}
+	if (!ok)
+		return aerr_set(err, AV_USAGE, "time zone '%s': not in the system's zoneinfo (%s; is "
+		    "the tzdata package installed?)", name, dir && *dir ? dir : "/usr/share/zoneinfo");
+	return 0;
+}
+
+int
+org_zone_set(const char *name, struct aerr *err)
+{
+	if (name != NULL && *name != '\0' && zone_check(name, err) != 0)
+		return err->code;
+	free(org_tz);
+	org_tz = name != NULL && *name != '\0' ? xstrdup(name) : NULL;
+	return 0;
+}
+
+const char *
+org_zone(void)
+{
+	return org_tz;
+}
+
+char *
+org_zone_from_config(void)
+{
+	char *dir = aivet_dir(AIVET_CONFIG_DIR), *path = xasprintf("%s/timezone", dir);
+	char line[256];
+	FILE *f = fopen(path, "r");
+	char *out = NULL;
+
+	free(dir);
+	free(path);
+	if (f == NULL)
+		return NULL;
+	if (fgets(line, sizeof line, f) != NULL) {
+		line[strcspn(line, " \t\r\n")] = '\0';
+		if (line[0] != '\0')
+			out = xstrdup(line);
+	}
+	fclose(f);
+	return out;
+}
+
+static time_t
+to_secs(int64_t ms)
+{
+	return (time_t)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
+}
+
+int
+zone_offset(const char *zone, int64_t ms, char abbr[16])
+{
+	struct saved_tz s;
+	struct tm tm;
+	time_t t = to_secs(ms);
+
+	tz_enter(zone, &s);
+	localtime_r(&t, &tm);
+	tz_leave(&s);
+	if (abbr != NULL)
+		snprintf(abbr, 16, "%s", tm.tm_zone ? tm.tm_zone : "");
+	return (int)(tm.tm_gmtoff / 60);
+}
+
+void
+zone_date(const char *zone, int64_t ms, int *year, int *month, int *day)
+{
+	struct saved_tz s;
+	struct tm tm;
+	time_t t = to_secs(ms);
+
+	tz_enter(zone, &s);
+	localtime_r(&t, &tm);
+	tz_leave(&s);
+	*year = tm.tm_year + 1900;
+	*month = tm.tm_mon + 1;
+	*day = tm.tm_mday;
+}
+
+int64_t
+zone_midnight(const char *zone, int year, int month, int day)
+{
+	struct saved_tz s;
+	struct tm tm;
+	time_t t;
+
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = year - 1900;
+	tm.tm_mon = month - 1;
+	tm.tm_mday = day;
+	/* The zone decides whether summer time applies on that day. */
+	tm.tm_isdst = -1;
+	tz_enter(zone, &s);
+	t = mktime(&tm);
+	tz_leave(&s);
+	return (int64_t)t * 1000;
+}
+
+void
+fmt_time_zone(int64_t ms, const char *zone, char out[64])
+{
+	char abbr[16], local[40];
+	int off = zone_offset(zone, ms, abbr);
+
+	fmt_time_offset(ms, off, local);
+	snprintf(out, 64, "%s %s", local, abbr);
+}

@@ -1,0 +1,33 @@
+/*
+ * zone.h: named time zones (IANA, from the system's zoneinfo) for deadlines
+ * that end with a local day, and the organisation's own zone, which is set
+ * once per process from --tz, AIVET_TZ or the config file "timezone".
+ */
+#ifndef AIVET_ZONE_H
+#define AIVET_ZONE_H
+
+#include <stdint.h>
+
+#include "base.h"
+
+/* Whether name is a zone the system's zoneinfo knows ("America/New_York", "UTC"). */
+int zone_check(const char *name, struct aerr *err);
+/* Sets the organisation's zone after checking it; NULL or "" clears it. */
+int org_zone_set(const char *name, struct aerr *err);
+/* The organisation's zone, or NULL when none is set. */
+const char *org_zone(void);
+/* From $XDG_CONFIG_HOME/aivet/timezone (one line), or NULL; newly allocated. */
+char *org_zone_from_config(void);
+
+/* Offset east of UTC in minutes of zone at the instant ms, and its
+ * abbreviation ("EST", "EDT"; may be NULL). */
+int zone_offset(const char *zone, int64_t ms, char abbr[16]);
+/* The calendar date of the instant in zone. */
+void zone_date(const char *zone, int64_t ms, int *year, int *month, int *day);
+/* The instant local midnight begins on year-month-day in zone; out-of-range
+ * days and months carry over ("1 January + 60 days"). */
+int64_t zone_midnight(const char *zone, int year, int month, int day);
+/* "2026-05-01T10:00:00-04:00 EDT": the instant as the zone's clock shows it. */
+void fmt_time_zone(int64_t ms, const char *zone, char out[64]);
+
+#endif

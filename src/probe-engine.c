@@ -1775,7 +1775,7 @@ probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err)
 {
 	sqlite3_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.endpoint_id, "
 	    "r.status, r.started_at, r.finished_at, r.actor, r.tokens_in, r.tokens_out, r.calibration, "
-	    "r.plan, e.context_tokens FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
+	    "r.plan, e.context_tokens, e.url FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
 	    "JOIN vendor v ON v.id = e.vendor_id WHERE r.id = ?", "i", run_id);
 	cJSON *j, *probes;
 
@@ -1790,6 +1790,7 @@ probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err)
 	cJSON_AddNumberToObject(j, "id", (double)sqlite3_column_int64(st, 0));
 	cJSON_AddStringToObject(j, "endpoint", col_text(st, 1));
 	cJSON_AddNumberToObject(j, "endpoint_id", (double)sqlite3_column_int64(st, 2));
+	cJSON_AddStringToObject(j, "endpoint_url", col_text(st, 12));
 	cJSON_AddNumberToObject(j, "advertised_context", (double)sqlite3_column_int64(st, 11));
 	cJSON_AddStringToObject(j, "status", col_text(st, 3));
 	cJSON_AddStringToObject(j, "started_at", col_text(st, 4));

@@ -171,6 +171,31 @@ rule_index(cJSON *rules_arr, const char *code, const char *severity)
 	return i;
 }
 
+/*
+ * Code-scanning services refuse a result without a physical location. The
+ * place a finding is shown is its first piece of evidence, named as the
+ * signed report bundle names it (evidence/exchange-ID.json, relative to the
+ * bundle's directory); a finding without evidence points at the endpoint.
+ */
+static void
+sarif_physical(cJSON *loc, const cJSON *finding, const cJSON *run)
+{
+	const cJSON *ev = cJSON_GetArrayItem(cJSON_GetObjectItem(finding, "evidence"), 0);
+	const char *url = json_get_str(run, "endpoint_url");
+	cJSON *art = cJSON_AddObjectToObject(cJSON_AddObjectToObject(loc, "physicalLocation"),
+	    "artifactLocation");
+	char *uri;
+
+	if (cJSON_IsNumber(ev)) {
+		uri = xasprintf("evidence/exchange-%lld.json", (long long)ev->valuedouble);
+		cJSON_AddStringToObject(art, "uri", uri);
+		cJSON_AddStringToObject(art, "uriBaseId", "AIVET_BUNDLE");
+		free(uri);
+	} else {
+		cJSON_AddStringToObject(art, "uri", url != NULL && *url != '\0' ? url : "about:blank");
+	}
+}
+
 static cJSON *
 sarif_run(const cJSON *run)
 {
@@ -255,6 +280,7 @@ sarif_run(const cJSON *run)
 			free(s);
 			loc = cJSON_CreateObject();
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "locations"), loc);
+			sarif_physical(loc, f, run);
 			ll = cJSON_CreateObject();
 			cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), ll);
 			snprintf(fq, sizeof fq, "%s/%s", endpoint, probe);
@@ -278,6 +304,10 @@ sarif_run(const cJSON *run)
 			cJSON_AddItemToArray(results, r);
 		}
 	}
+	o = cJSON_AddObjectToObject(cJSON_AddObjectToObject(sr, "originalUriBaseIds"), "AIVET_BUNDLE");
+	o = cJSON_AddObjectToObject(o, "description");
+	cJSON_AddStringToObject(o, "text", "the directory of the signed report bundle (aivet report) "
+	    "that holds this run's evidence");
 	props = cJSON_AddObjectToObject(sr, "properties");
 	cJSON_AddNumberToObject(props, "run", jnum(run, "id"));
 	cJSON_AddStringToObject(props, "endpoint", endpoint);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli-ci-formats.sh: probe runs in the formats CI systems read, and drift
 # between runs, on runs written with sqlite3: "probe show --format sarif"
-# (valid against the SARIF 2.1.0 schema, rule ids = finding codes),
+# (valid against the SARIF 2.1.0 schema, rule ids = finding codes, each
+# result located at its evidence file in the bundle or at the endpoint),
 # "--format junit" (well-formed XML with the counts dashboards read, hostile
 # text escaped), and "probe diff" (new and resolved findings, verdicts, a
 # moved boundary, calibration, error shapes; exit 1 when something changed).
@@ -91,6 +92,12 @@ is "$(json '[.runs[0].tool.driver.rules[].id] | join(" ")' <"$T/run1.sarif")" \
 is "$(json '.runs[0].invocations[0] | [.executionSuccessful, .startTimeUtc, .endTimeUtc, (.toolExecutionNotifications | map(.level + ":" + .message.text) | join("|"))] | @csv' <"$T/run1.sarif")" \
 	'true,"2026-11-29T02:00:00.000Z","2026-11-29T02:03:20.500Z","warning:probe prefix-timing inconclusive: timing noise (sd 41.0 ms) is too high for 30 trials to see a cache hit saving 20.0 ms; would need about 64 trials"' \
 	"SARIF: invocation times; an inconclusive probe is a warning notification"
+is "$(json '[.runs[0].results[] | .locations[0].physicalLocation.artifactLocation | .uriBaseId + ":" + .uri] | join(" ")' <"$T/run1.sarif")" \
+	"AIVET_BUNDLE:evidence/exchange-3.json AIVET_BUNDLE:evidence/exchange-4.json AIVET_BUNDLE:evidence/exchange-1.json" \
+	"SARIF: each result's physical location is its first evidence file, as the bundle names it"
+is "$(json '.runs[0].originalUriBaseIds.AIVET_BUNDLE.description.text' <"$T/run1.sarif")" \
+	"the directory of the signed report bundle (aivet report) that holds this run's evidence" \
+	"SARIF: the base the evidence paths are relative to"
 fp1=$(json '.runs[0].results[2].partialFingerprints["aivetFinding/v1"]' <"$T/run1.sarif")
 run probe show 2 --format sarif
 printf '%s\n' "$out" >"$T/run2.sarif"
@@ -159,4 +166,17 @@ is "$rc:$errout" "2:aivet: no probe run 9" "an unknown run is refused"
 run probe diff 1
 is "$rc" 2 "probe diff needs two runs"
 like "$errout" "^aivet: probe diff needs two runs, RUN_A and RUN_B" "and says so"
+
+# ---- a finding without evidence: SARIF points at the endpoint ----
+sqlite3 "$AIVET_DB" "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at, finished_at)
+	VALUES (3, 1, 'completed', '[\"errors\"]', 'tester', '2026-12-01T02:00:00.000Z', '2026-12-01T02:01:00.000Z');
+	INSERT INTO probe_result (run_id, probe, verdict, reason, requests) VALUES (3, 'errors', 'fail', '1 finding', 4);
+	INSERT INTO finding (id, run_id, probe, code, severity, message) VALUES
+	(6, 3, 'errors', 'SERVER_ERROR_ON_BAD_INPUT', 'medium', 'a malformed request got HTTP 500');"
+run probe show 3 --format sarif
+printf '%s\n' "$out" >"$T/run3.sarif"
+is "$(json '.runs[0].results[0].locations[0].physicalLocation.artifactLocation | [.uri, (.uriBaseId | tostring)] | join(" ")' <"$T/run3.sarif")" \
+	"https://api.acme.example/v1 null" "SARIF: a finding without evidence is located at the endpoint URL"
+v=$(python3 "$TESTS_SRCDIR/oscal-validate.py" "$TESTS_SRCDIR/data/sarif-schema-2.1.0.json" "$T/run3.sarif" 2>&1)
+is "$v" "0 errors" "and that log is valid too"
 done_testing

@@ -100,6 +100,10 @@ struct subcmd {
 
 extern const struct cmd_entry *const cmd_table[];
 const struct cmd_entry *cmd_find(const char *name);
+/* The command, or subcommand of subs, a mistyped word most likely meant
+ * (one edit for up to four letters, else two; a swapped pair counts one), or NULL. */
+const char *cmd_suggest(const char *typed);
+const char *subcmd_suggest(const struct subcmd *subs, const char *typed);
 /* Runs one full command line (argv[0] is the command name). */
 int cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err);
 /* Dispatches argv[1] to subs; prints help for --help / no subcommand. */

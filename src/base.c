@@ -199,15 +199,19 @@ buf_free(struct buf *b)
 	buf_init(b);
 }
 
+static int parse_iso_zone(const char *s, int64_t *ms, int *offset_min, struct aerr *err);
+
 int64_t
 now_ms(void)
 {
 	struct timespec ts;
 	const char *fixed = getenv("AIVET_NOW");
 	int64_t ms;
+	int off;
 
-	/* AIVET_NOW pins the clock for reproducible tests and reports. */
-	if (fixed != NULL && *fixed != '\0' && parse_time(fixed, &ms, NULL) == 0)
+	/* AIVET_NOW pins the clock for reproducible tests and reports (ISO only:
+	 * a relative AIVET_NOW would count from itself). */
+	if (fixed != NULL && *fixed != '\0' && parse_iso_zone(fixed, &ms, &off, NULL) == 0)
 		return ms;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
@@ -297,8 +301,8 @@ parse_time(const char *s, int64_t *ms, struct aerr *err)
 	return parse_time_zone(s, ms, &off, err);
 }
 
-int
-parse_time_zone(const char *s, int64_t *ms, int *offset_min, struct aerr *err)
+static int
+parse_iso_zone(const char *s, int64_t *ms, int *offset_min, struct aerr *err)
 {
 	const char *p = s;
 	int y, mo, d, h = 0, mi = 0, se = 0, frac = 0, off = 0;
@@ -355,6 +359,60 @@ parse_time_zone(const char *s, int64_t *ms, int *offset_min, struct aerr *err)
 bad:
 	return aerr_set(err, AV_USAGE, "bad time '%s': expected ISO 8601 such as "
 	    "2026-11-30 or 2026-11-30T14:05:00Z (a time needs Z or an offset)", s);
+}
+
+/*
+ * Dates as people type them: "today", "tomorrow", "yesterday" are that UTC
+ * date, read as "2026-11-30" is; "now"; "+3d", "-2w", "+4h", "+30m" count
+ * from now. Returns 1 when s is one of these.
+ */
+static int
+relative_time(const char *s, int64_t *ms)
+{
+	static const struct {
+		const char *word;
+		int days;
+	} words[] = { { "today", 0 }, { "tomorrow", 1 }, { "yesterday", -1 } };
+	const int64_t day = INT64_C(86400000);
+	int64_t now, n = 0;
+	const char *p;
+
+	if (strcmp(s, "now") != 0 && strcmp(s, "today") != 0 && strcmp(s, "tomorrow") != 0 &&
+	    strcmp(s, "yesterday") != 0 && !((s[0] == '+' || s[0] == '-') && s[1] >= '0' && s[1] <= '9'))
+		return 0;
+	now = now_ms();
+	if (strcmp(s, "now") == 0) {
+		*ms = now;
+		return 1;
+	}
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcmp(s, words[i].word) == 0) {
+			*ms = (now >= 0 ? now / day : (now - day + 1) / day) * day + words[i].days * day;
+			return 1;
+		}
+	for (p = s + 1; *p >= '0' && *p <= '9' && n < INT64_C(1000000); p++)
+		n = n * 10 + (*p - '0');
+	if (p[0] == '\0' || p[1] != '\0' || n >= INT64_C(1000000))
+		return 0;
+	switch (*p) {
+	case 'm': n *= 60000; break;
+	case 'h': n *= 3600000; break;
+	case 'd': n *= day; break;
+	case 'w': n *= 7 * day; break;
+	default: return 0;
+	}
+	*ms = now + (s[0] == '-' ? -n : n);
+	return 1;
+}
+
+int
+parse_time_zone(const char *s, int64_t *ms, int *offset_min, struct aerr *err)
+{
+	if (relative_time(s, ms)) {
+		*offset_min = 0;
+		return 0;
+	}
+	return parse_iso_zone(s, ms, offset_min, err);
 }
 
 int

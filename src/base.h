@@ -60,6 +60,8 @@ int64_t now_ms(void);                     /* wall clock, ms since the epoch */
 void fmt_time_ms(int64_t ms, char out[32]); /* 2026-11-30T12:34:56.789Z */
 void now_iso(char out[32]);
 /* Parses ISO 8601 (date, date-time with Z or +hh:mm, optional fraction) into ms. */
+/* Also "now", "today", "tomorrow", "yesterday" (that UTC date) and "+3d",
+ * "-2w", "+4h", "+30m" (from now). */
 int parse_time(const char *s, int64_t *ms, struct aerr *err);
 /* As parse_time, also giving the zone's offset east of UTC in minutes (0 for Z or a date). */
 int parse_time_zone(const char *s, int64_t *ms, int *offset_min, struct aerr *err);

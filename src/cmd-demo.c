@@ -293,6 +293,8 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	cJSON *run = NULL;
 	int64_t t0 = now_ms();
 
+	if (want_help(argc, argv, demo_usage, cmd_demo_entry.summary))
+		return 0;
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		if (c == 'q')
 			quick = 1;

@@ -500,6 +500,6 @@ cmd_probe_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 const struct cmd_entry cmd_probe_entry = {
-	"probe", "probe run|runs|show ...",
+	"probe", "probe run|runs|show|diff ...",
 	"send live tests to an endpoint and judge the answers by their content", cmd_probe_exec
 };

@@ -61,13 +61,86 @@ cmd_find(const char *name)
 	return NULL;
 }
 
+/* Optimal string alignment distance: a swapped pair of letters costs one, as
+ * a typo does. Words are short (commands), longer ones are simply far. */
+static int
+typo_distance(const char *a, const char *b)
+{
+	enum { MAXW = 32 };
+	int d[MAXW + 1][MAXW + 1];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > MAXW || lb > MAXW)
+		return MAXW;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			int cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+/* Keeps the closest name so far: one edit for a word of up to four letters,
+ * two for a longer one, so a short unrelated word suggests nothing. */
+static void
+closer(const char *typed, const char *name, const char **best, int *bestd)
+{
+	int dist = typo_distance(typed, name);
+
+	if (dist <= (strlen(typed) <= 4 ? 1 : 2) && dist < *bestd) {
+		*best = name;
+		*bestd = dist;
+	}
+}
+
+const char *
+cmd_suggest(const char *typed)
+{
+	const char *best = NULL;
+	int bestd = 3;
+
+	for (int i = 0; cmd_table[i] != NULL; i++)
+		closer(typed, cmd_table[i]->name, &best, &bestd);
+	closer(typed, "help", &best, &bestd);
+	return best;
+}
+
+const char *
+subcmd_suggest(const struct subcmd *subs, const char *typed)
+{
+	const char *best = NULL;
+	int bestd = 3;
+
+	for (const struct subcmd *s = subs; s->name != NULL; s++)
+		closer(typed, s->name, &best, &bestd);
+	return best;
+}
+
 int
 cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	const struct cmd_entry *ce = cmd_find(argv[0]);
 
-	if (ce == NULL)
+	if (ce == NULL) {
+		const char *near = cmd_suggest(argv[0]);
+
+		if (near != NULL)
+			return aerr_set(err, AV_USAGE, "unknown command '%s': did you mean '%s'? (see "
+			    "'aivet --help')", argv[0], near);
 		return aerr_set(err, AV_USAGE, "unknown command '%s' (see 'aivet --help')", argv[0]);
+	}
 	optind = 0;   /* glibc: restart getopt for each (sub)command */
 	return ce->exec(av, argc, argv, err);
 }
@@ -120,6 +193,10 @@ subcmd_dispatch(const struct cmd_entry *ce, const struct subcmd *subs,
 			return s->exec(av, argc - 1, argv + 1, err);
 		}
 	}
+	if (subcmd_suggest(subs, argv[1]) != NULL)
+		return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s': did you mean '%s %s'? (see "
+		    "'aivet %s --help')", ce->name, argv[1], ce->name, subcmd_suggest(subs, argv[1]),
+		    ce->name);
 	return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s' (see 'aivet %s --help')",
 	    ce->name, argv[1], ce->name);
 }

@@ -20,6 +20,7 @@
 static const char global_usage[] =
     "usage: aivet [--db PATH] [--actor NAME] [--tz ZONE] COMMAND [SUBCOMMAND] [options]\n"
     "       aivet [--db PATH] [--actor NAME] [--tz ZONE] (terminal UI)\n"
+    "       aivet help [COMMAND [SUBCOMMAND]]\n"
     "       aivet --version | --help\n";
 
 static void
@@ -35,7 +36,8 @@ print_help(void)
 	    "  --tz ZONE      the organisation's IANA time zone, for end-of-day deadlines and shown\n"
 	    "                 beside UTC (default $AIVET_TZ, else the config file 'timezone')\n"
 	    "  --version      print the version\n"
-	    "\n'aivet COMMAND --help' shows a command's subcommands and options; see aivet(1).");
+	    "\n'aivet help COMMAND' or 'aivet COMMAND --help' shows a command's subcommands and\n"
+	    "options; see aivet(1).");
 }
 
 static char *
@@ -76,6 +78,30 @@ default_actor(char *out, size_t n)
 		a = pw ? pw->pw_name : "unknown";
 	}
 	snprintf(out, n, "%s", a);
+}
+
+/* "aivet help [COMMAND [SUBCOMMAND]]" is "aivet COMMAND [SUBCOMMAND] --help". */
+static int
+help_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	char **args;
+	int rc;
+
+	if (argc < 2) {
+		print_help();
+		return AV_OK;
+	}
+	if (argc > 3)
+		return aerr_set(err, AV_USAGE, "help takes a command and a subcommand at most\n"
+		    "usage: aivet help [COMMAND [SUBCOMMAND]]");
+	args = xmalloc(sizeof *args * (size_t)(argc + 1));
+	for (int i = 1; i < argc; i++)
+		args[i - 1] = argv[i];
+	args[argc - 1] = (char *)"--help";
+	args[argc] = NULL;
+	rc = cmd_run(av, argc, args, err);
+	free(args);
+	return rc;
 }
 
 /* The organisation's zone: --tz, else AIVET_TZ, else the config file. */
@@ -173,6 +199,8 @@ main(int argc, char **argv)
 			return AV_USAGE;
 		}
 		rc = tui_main(&av, &err);
+	} else if (strcmp(argv[optind], "help") == 0) {
+		rc = help_cmd(&av, argc - optind, argv + optind, &err);
 	} else {
 		rc = cmd_run(&av, argc - optind, argv + optind, &err);
 	}

@@ -34,7 +34,8 @@ test_time(void)
 	static const char *const bad[] = {
 		"", "2026", "2026-13-01", "2026-02-29", "1900-02-29", "2026-11-30T12:34:56",
 		"2026-11-30T25:00:00Z", "2026-11-30T12:34:56.Z", "2026-11-30T12:34:56Zjunk",
-		"2026-11-31", "yesterday", "2026-11-30T12:34:56+25:00",
+		"2026-11-31", "the day before", "2026-11-30T12:34:56+25:00", "+3", "+3y", "3d", "+d",
+		"++3d", "tomorow", "+1000000d",
 	};
 	char out[32];
 	int64_t ms;
@@ -55,6 +56,35 @@ test_time(void)
 	setenv("AIVET_NOW", "2026-01-02T03:04:05.006Z", 1);
 	now_iso(out);
 	is_str(out, "2026-01-02T03:04:05.006Z", "AIVET_NOW pins the clock");
+	{
+		/* Relative dates count from the (pinned) clock; a day word is that UTC date. */
+		static const struct {
+			const char *in, *out;
+		} rel[] = {
+			{ "now", "2026-01-02T03:04:05.006Z" },
+			{ "today", "2026-01-02T00:00:00.000Z" },
+			{ "tomorrow", "2026-01-03T00:00:00.000Z" },
+			{ "yesterday", "2026-01-01T00:00:00.000Z" },
+			{ "+3d", "2026-01-05T03:04:05.006Z" },
+			{ "+2w", "2026-01-16T03:04:05.006Z" },
+			{ "-1d", "2026-01-01T03:04:05.006Z" },
+			{ "+4h", "2026-01-02T07:04:05.006Z" },
+			{ "+30m", "2026-01-02T03:34:05.006Z" },
+			{ "+0d", "2026-01-02T03:04:05.006Z" },
+		};
+		int off = 99;
+
+		for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+			ok(parse_time_zone(rel[i].in, &ms, &off, &err) == 0 && off == 0,
+			    "parse_time accepts '%s' (offset 0)", rel[i].in);
+			fmt_time_ms(ms, out);
+			is_str(out, rel[i].out, "'%s' is %s", rel[i].in, rel[i].out);
+		}
+		/* A relative AIVET_NOW would count from itself: it is not read. */
+		setenv("AIVET_NOW", "+3d", 1);
+		ok(now_ms() > INT64_C(1700000000000), "AIVET_NOW '+3d' is ignored, not recursed into");
+		setenv("AIVET_NOW", "2026-01-02T03:04:05.006Z", 1);
+	}
 	unsetenv("AIVET_NOW");
 	now_iso(out);
 	ok(strlen(out) == 24 && out[23] == 'Z' && out[19] == '.', "now_iso has ms and Z: %s", out);

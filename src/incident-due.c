@@ -142,7 +142,8 @@ incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out, st
 		free(rows);
 		return rc;
 	}
-	qsort(rows, n, sizeof *rows, cmp_due);
+	if (n > 1)
+		qsort(rows, n, sizeof *rows, cmp_due);
 	doc = cJSON_CreateObject();
 	fmt_time_ms(now, asof);
 	list = cJSON_CreateArray();

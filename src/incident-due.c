@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "incident.h"
+#include "zone.h"
 
 struct due_row {
 	int64_t incident, due_ms;
@@ -63,6 +64,14 @@ row_json(const struct due_row *r, int64_t now)
 	json_add_str(o, "due_date", r->copy.by_date[0] != '\0' ? r->copy.by_date : NULL);
 	clock_due_text(&r->copy, text, sizeof text);
 	cJSON_AddStringToObject(o, "due_text", text);
+	if (org_zone() != NULL) {
+		char org[64];
+
+		fmt_time_zone(r->due_ms, org_zone(), org);
+		cJSON_AddStringToObject(o, "due_org", org);
+	} else {
+		cJSON_AddNullToObject(o, "due_org");
+	}
 	/* Whole seconds, negative once passed: what a script compares. */
 	cJSON_AddNumberToObject(o, "seconds_left", (double)(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000)));
 	if (ms < 0) {

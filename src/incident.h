@@ -126,8 +126,8 @@ int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, co
 
 /* Every clock of an open incident overdue, or due within within_ms of now,
  * worst (earliest due) first: {"text", "as_of", "within_seconds", "clocks":
- * [{incident, title, clock, clock_name, state, due, seconds_left, time_left,
- * overdue_by}]}. "text" is a summary a chat webhook shows as it is. */
+ * [{incident, title, clock, clock_name, state, due, due_date, due_text, due_org,
+ * seconds_left, time_left, overdue_by}]}. "text" is a summary a chat webhook shows as it is. */
 int incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out,
     struct aerr *err);
 /* POSTs body (JSON) to an http(s) URL: no redirects, bounded time; any

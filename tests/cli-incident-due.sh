@@ -71,7 +71,7 @@ port=$(cat "$T/port")
 run incident due --notify-url "http://127.0.0.1:$port/hook"
 is "$rc" 1 "posted: exit 1 for the overdue clock"
 is "$(head -1 "$T/posted")" "application/json" "posted as application/json"
-is "$(sed -n 2p "$T/posted")" '{"text":"aivet: 1 notification clock overdue or due within 7d:\n- incident 1 \"Cross-tenant completions\": gdpr-sa (GDPR supervisory authority) OVERDUE, was due 2026-03-05T14:00:00.000Z, overdue by 14d 22h","as_of":"2026-03-20T12:00:00.000Z","within_seconds":604800,"clocks":[{"incident":1,"title":"Cross-tenant completions","clock":"gdpr-sa","clock_name":"GDPR supervisory authority","state":"overdue","due":"2026-03-05T14:00:00.000Z","due_date":null,"due_text":"2026-03-05T14:00:00.000Z","seconds_left":-1288800,"time_left":"-14d 22h","overdue_by":"14d 22h"}]}' \
+is "$(sed -n 2p "$T/posted")" '{"text":"aivet: 1 notification clock overdue or due within 7d:\n- incident 1 \"Cross-tenant completions\": gdpr-sa (GDPR supervisory authority) OVERDUE, was due 2026-03-05T14:00:00.000Z, overdue by 14d 22h","as_of":"2026-03-20T12:00:00.000Z","within_seconds":604800,"clocks":[{"incident":1,"title":"Cross-tenant completions","clock":"gdpr-sa","clock_name":"GDPR supervisory authority","state":"overdue","due":"2026-03-05T14:00:00.000Z","due_date":null,"due_text":"2026-03-05T14:00:00.000Z","due_org":null,"seconds_left":-1288800,"time_left":"-14d 22h","overdue_by":"14d 22h"}]}' \
 	"the exact document posted"
 
 run incident due --notify-url "http://127.0.0.1:$port/a" --notify-url http://127.0.0.1:9/refused
@@ -120,5 +120,8 @@ is "$rc:$errout" "2:aivet: time zone 'Mars/Olympus_Mons': not in the system's zo
 run incident due --within 12w --json
 is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.clock + "=" + .due_text) | join(";")')" \
 	"hipaa-individuals=2027-02-18T09:00:00.000Z;hhs=by 2027-03-01, end of day" "incident due: the HHS date as the rule states it"
+run --tz America/New_York incident due --within 12w --json
+is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.due_org) | join(";")')" \
+	"2027-02-18T04:00:00-05:00 EST;2027-03-02T00:00:00-05:00 EST" "incident due --tz: the organisation's clock beside UTC"
 
 done_testing

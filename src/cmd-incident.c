@@ -13,6 +13,7 @@
 
 #include "incident.h"
 #include "probe.h"
+#include "zone.h"
 
 extern const struct cmd_entry cmd_incident_entry;
 
@@ -1056,7 +1057,7 @@ task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	char due[32], at[32];
 	sqlite3 *db;
 	cJSON *d;
-	int rc, off;
+	int rc;
 
 	if (parse_opts(argc, argv, task_add_usage, " owner due ", &o, err) != 0)
 		return err->code;
@@ -1066,7 +1067,7 @@ task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (o.owner != NULL && (*o.owner == '\0' || strlen(o.owner) > 100))
 		return usage_error(err, task_add_usage, "--owner must be 1 to 100 characters");
-	if (o.due != NULL && parse_time_zone(o.due, &due_ms, &off, err) != 0)
+	if (o.due != NULL && parse_deadline(o.due, &due_ms, err) != 0)
 		return aerr_prefix(err, "--due");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;

@@ -168,3 +168,33 @@ fmt_time_zone(int64_t ms, const char *zone, char out[64])
 	fmt_time_offset(ms, off, local);
 	snprintf(out, 64, "%s %s", local, abbr);
 }
+
+int
+parse_deadline(const char *s, int64_t *ms, struct aerr *err)
+{
+	static const struct {
+		const char *word;
+		int days;
+	} words[] = { { "today", 0 }, { "tomorrow", 1 }, { "yesterday", -1 } };
+	const char *zone = org_tz != NULL ? org_tz : "UTC";
+	int y = 0, m = 0, d = 0, found = 0, off;
+
+	for (size_t i = 0; i < sizeof words / sizeof words[0] && !found; i++)
+		if (strcmp(s, words[i].word) == 0) {
+			zone_date(zone, now_ms(), &y, &m, &d);
+			d += words[i].days;
+			found = 1;
+		}
+	if (!found && strlen(s) == 10) {
+		if (parse_time_zone(s, ms, &off, err) != 0)
+			return err->code;
+		if (sscanf(s, "%4d-%2d-%2d", &y, &m, &d) != 3)
+			return aerr_set(err, AV_USAGE, "bad date '%s'", s);
+		found = 1;
+	}
+	if (!found)
+		return parse_time_zone(s, ms, &off, err);
+	/* Due on a day is due by its end: the last millisecond before the next midnight. */
+	*ms = zone_midnight(zone, y, m, d + 1) - 1;
+	return 0;
+}

@@ -30,4 +30,9 @@ int64_t zone_midnight(const char *zone, int year, int month, int day);
 /* "2026-05-01T10:00:00-04:00 EDT": the instant as the zone's clock shows it. */
 void fmt_time_zone(int64_t ms, const char *zone, char out[64]);
 
+/* A due time as parse_time reads it, except that a calendar date (2026-03-21,
+ * today, tomorrow, yesterday) is due by the end of that day, in the
+ * organisation's zone, else UTC. */
+int parse_deadline(const char *s, int64_t *ms, struct aerr *err);
+
 #endif

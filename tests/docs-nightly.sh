@@ -1,7 +1,8 @@
 #!/bin/sh
 # docs-nightly.sh: the nightly job of docs/ (aivet-nightly.sh, which the
-# systemd service and the CI workflow run) against aivet-sim, two nights:
-# a clean one, then one after the vendor's configuration changed. Results,
+# systemd service and the CI workflow run) against aivet-sim, three nights:
+# a clean one, then one after the vendor's configuration changed, then a clean
+# one with an incident notification overdue. Results,
 # exit status, drift, valid SARIF, well-formed JUnit, signed bundles that
 # verify, no secret anywhere; and the unit files and workflow parse.
 . "$TESTS_SRCDIR/lib.sh"
@@ -57,6 +58,17 @@ run verify "$night/bundle-Acme_Health"
 is "$rc" 0 "night 2: the bundle is written and verifies even though the job fails"
 is "$(grep -rl -e "$ACME_KEY_A" -e "$ACME_KEY_B" "$T/out" "$AIVET_DB" | wc -l)" 0 \
 	"no API key in any result, log, bundle or the database"
+
+# Night 3: the vendor is clean again, but an incident's GDPR notice is overdue.
+sleep 1
+run endpoint edit "Acme Health/prod" --url "$GOOD/v1"
+run incident open "Acme Health" --title "Disclosed exposure" --discovered "$(date -u -d '-5 days' +%Y-%m-%dT%H:%M:%SZ)" \
+	--phi no --eu-data
+nightly
+is "$rc" 1 "night 3: an overdue incident notification fails the job (exit 1)"
+is "$(jq -r '.clocks | map(.clock + " " + .state) | join(",")' "$night/incidents-due.json")" "gdpr-sa overdue" \
+	"night 3: incidents-due.json names the clock"
+like "$(cat "$T/nightly.err")" "incident notification clocks overdue or due soon" "night 3: and says so"
 
 # The scheduling files themselves.
 vars=$(grep -ho 'AIVET_[A-Z_]*' "$DOCS/systemd/aivet-nightly.service" "$DOCS/ci/github-actions-nightly.yml" | sort -u)

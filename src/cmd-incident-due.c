@@ -69,9 +69,10 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		} else if (c == 'n') {
 			if (nurls == MAX_NOTIFY)
 				return usage_error(err, incident_due_usage, "--notify-url: at most %d", MAX_NOTIFY);
-			if (strncmp(optarg, "http://", 7) != 0 && strncmp(optarg, "https://", 8) != 0)
-				return usage_error(err, incident_due_usage,
-				    "--notify-url %s: not an http:// or https:// URL", optarg);
+			char shown[300];
+
+			if (incident_due_url_check(optarg, shown, sizeof shown, err) != 0)
+				return err->code;
 			urls[nurls++] = optarg;
 		} else {
 			return usage_error(err, incident_due_usage, c == ':' ? "%s needs a value" :

@@ -177,6 +177,42 @@ discard(char *p, size_t size, size_t nmemb, void *arg)
 	return size * nmemb;
 }
 
+/*
+ * A webhook URL is a secret (Slack and Teams put the token in the path or
+ * query), so messages name only its scheme, host and port. The list names
+ * incidents: plain http is for loopback receivers only.
+ */
+int
+incident_due_url_check(const char *url, char *shown, size_t n, struct aerr *err)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *port = NULL;
+	int rc = 0;
+
+	if (u == NULL)
+		die("out of memory");
+	snprintf(shown, n, "(not a URL)");
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
+		rc = aerr_set(err, AV_USAGE, "--notify-url: not a valid URL");
+		goto out;
+	}
+	(void)curl_url_get(u, CURLUPART_PORT, &port, 0);
+	snprintf(shown, n, "%s://%s%s%s", scheme, host, port ? ":" : "", port ? port : "");
+	if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0)
+		rc = aerr_set(err, AV_USAGE, "--notify-url %s: not an http(s) URL", shown);
+	else if (strcmp(scheme, "http") == 0 && !url_is_loopback_host(host))
+		rc = aerr_set(err, AV_USAGE, "--notify-url %s: plain http would send the incident list "
+		    "unencrypted; use https", shown);
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(u);
+	return rc;
+}
+
 int
 incident_due_notify(const char *url, const char *body, struct aerr *err)
 {
@@ -184,12 +220,12 @@ incident_due_notify(const char *url, const char *body, struct aerr *err)
 	struct curl_slist *h;
 	CURLcode cc;
 	long status = 0;
-	char ebuf[CURL_ERROR_SIZE] = "";
+	char shown[300];
 
-	if (strncmp(url, "http://", 7) != 0 && strncmp(url, "https://", 8) != 0)
-		return aerr_set(err, AV_USAGE, "--notify-url %s: not an http:// or https:// URL", url);
+	if (incident_due_url_check(url, shown, sizeof shown, err) != 0)
+		return err->code;
 	if ((c = curl_easy_init()) == NULL)
-		return aerr_set(err, AV_RUNTIME, "notify %s: cannot start libcurl", url);
+		return aerr_set(err, AV_RUNTIME, "notify %s: cannot start libcurl", shown);
 	h = curl_slist_append(NULL, "Content-Type: application/json");
 	curl_easy_setopt(c, CURLOPT_URL, url);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
@@ -201,15 +237,15 @@ incident_due_notify(const char *url, const char *body, struct aerr *err)
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, 30000L);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard);
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, ebuf);
 	cc = curl_easy_perform(c);
 	if (cc == CURLE_OK)
 		curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_cleanup(c);
 	curl_slist_free_all(h);
+	/* curl's own error text may quote the URL: only its code's text is shown. */
 	if (cc != CURLE_OK)
-		return aerr_set(err, AV_RUNTIME, "notify %s: %s", url, ebuf[0] ? ebuf : curl_easy_strerror(cc));
+		return aerr_set(err, AV_RUNTIME, "notify %s: %s", shown, curl_easy_strerror(cc));
 	if (status < 200 || status > 299)
-		return aerr_set(err, AV_RUNTIME, "notify %s: HTTP status %ld", url, status);
+		return aerr_set(err, AV_RUNTIME, "notify %s: HTTP status %ld", shown, status);
 	return 0;
 }

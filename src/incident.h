@@ -130,9 +130,12 @@ int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, co
  * seconds_left, time_left, overdue_by}]}. "text" is a summary a chat webhook shows as it is. */
 int incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out,
     struct aerr *err);
-/* POSTs body (JSON) to an http(s) URL: no redirects, bounded time; any
- * transport failure or non-2xx status is an AV_RUNTIME error. */
+/* POSTs body (JSON) to an https URL (http to loopback): no redirects,
+ * bounded time; any transport failure or non-2xx status is an AV_RUNTIME error. */
 int incident_due_notify(const char *url, const char *body, struct aerr *err);
+/* Checks a webhook URL (http only to loopback) and gives the part that may be
+ * shown ("https://hooks.example.org"): the rest may hold its token. */
+int incident_due_url_check(const char *url, char *shown, size_t n, struct aerr *err);
 /* "aivet incident due" (cmd-incident-due.c), a subcommand of "aivet incident". */
 extern const char incident_due_usage[];
 int incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);

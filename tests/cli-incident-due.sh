@@ -16,7 +16,10 @@ is "$rc:$out" "0:aivet: no notification clock overdue or due within 7d" "no inci
 run incident due --within soon
 is "$rc:$errout" "2:aivet: --within: bad duration 'soon': expected a whole number and a unit, such as 30m, 24h, 5d or 2w" "a bad window is a usage error"
 run incident due --notify-url ftp://example.org/x
-is "$rc" 2 "a non-http webhook is refused"
+is "$rc:$errout" "2:aivet: --notify-url ftp://example.org: not an http(s) URL" "a non-http webhook is refused"
+run incident due --notify-url http://hooks.example.org/services/T0/B0/SECRET
+is "$rc:$errout" "2:aivet: --notify-url http://hooks.example.org: plain http would send the incident list unencrypted; use https" \
+	"plain http to another host is refused, without echoing the webhook's token"
 
 "$AIVET" incident open acme --title "Cross-tenant completions" --discovered 2026-03-02T09:00:00-05:00 \
 	--phi yes --individuals 40 --eu-data yes >/dev/null
@@ -76,7 +79,8 @@ is "$(sed -n 2p "$T/posted")" '{"text":"aivet: 1 notification clock overdue or d
 
 run incident due --notify-url "http://127.0.0.1:$port/a" --notify-url http://127.0.0.1:9/refused
 is "$rc" 3 "a refused webhook: exit 3"
-like "$errout" "^aivet: notify http://127.0.0.1:9/refused: " "the refused URL is named"
+like "$errout" "^aivet: notify http://127.0.0.1:9: Couldn't connect to server" "the refused webhook is named by host, not by its path"
+unlike "$errout" "refused" "the path (where a webhook keeps its token) is not shown"
 like "$errout" "1 of 2 notifications failed" "and counted"
 is "$(grep -c '^{' "$T/posted")" 2 "the working webhook still got the list"
 

@@ -230,6 +230,20 @@ void json_add_endpoint_ref(cJSON *o, const char *key, sqlite3_stmt *st, int vend
 int record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, const char *shown,
     struct aerr *err);
 int vendor_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
+/* A vendor's fields as the CLI's options and the TUI's form give them; a
+ * set_* flag says the field was given (an edit changes only those). */
+struct vendor_input {
+	const char *name, *contact, *notes;
+	int64_t criticality;   /* 0-4; 2 when adding without set_crit */
+	int set_name, set_crit, set_contact, set_notes;
+};
+/* Each validates, writes in one transaction with its audit entry, and prints nothing. */
+int vendor_add(sqlite3 *db, const char *actor, const struct vendor_input *in, int64_t *id,
+    struct aerr *err);
+int vendor_edit(sqlite3 *db, const char *actor, const char *ref, const struct vendor_input *in,
+    struct aerr *err);
+/* Archives the vendor named by ref (NAME or ID) and its active endpoints. */
+int vendor_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);
 int endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
 
 /* ---- credentials (credref.c) ---- */

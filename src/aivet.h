@@ -246,6 +246,37 @@ int vendor_edit(sqlite3 *db, const char *actor, const char *ref, const struct ve
 int vendor_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);
 int endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
 
+/* ---- writing endpoints (endpoint.c) ---- */
+
+#define ENDPOINT_MAX_CREDS 16
+extern const char *const endpoint_apis[];   /* NULL-terminated */
+/* An endpoint's fields as the CLI's options and the TUI's form give them; a
+ * set_* flag says the field was given (an edit changes only those). */
+struct endpoint_input {
+	const char *name, *api, *url, *model;
+	int64_t context;
+	double price_in, price_out;
+	int insecure;
+	int set_name, set_api, set_url, set_model, set_context, set_price_in, set_price_out, set_insecure;
+	char *cred_label[ENDPOINT_MAX_CREDS];
+	const char *cred_ref[ENDPOINT_MAX_CREDS];   /* point into the spec given */
+	int ncreds;
+	const char *remove[ENDPOINT_MAX_CREDS];
+	int nremove;
+	cJSON *options;   /* KEY=VALUE settings, or NULL */
+};
+/* Adds one "LABEL=env:VAR" or "LABEL=file:PATH" (spec must outlive f), checked. */
+int endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aerr *err);
+void endpoint_input_free(struct endpoint_input *f);
+/* Each validates, writes in one transaction with its audit entry, and prints nothing. */
+int endpoint_add(sqlite3 *db, const char *actor, const char *vendor, const struct endpoint_input *in,
+    int64_t *id, struct aerr *err);
+int endpoint_edit(sqlite3 *db, const char *actor, const char *ref, const struct endpoint_input *in,
+    struct aerr *err);
+int endpoint_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);
+/* The plain-text view of endpoint_json's object, as "endpoint show" prints it. */
+void endpoint_describe(const cJSON *e, struct buf *out);
+
 /* ---- credentials (credref.c) ---- */
 
 /* A credential reference is "env:VAR" or "file:PATH"; never the secret itself. */

@@ -132,23 +132,22 @@ static int
 open_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
 	struct open_ctx *c = p;
-	char *argv[20];
-	int argc = 0;
+	struct incident_open_input in = {
+		.vendor = f[0].value, .title = f[1].value, .phi = f[4].value,
+		.endpoint = f[2].value[0] ? f[2].value : NULL,
+		.discovered = f[3].value[0] ? f[3].value : NULL,
+		.individuals = f[5].value[0] ? f[5].value : NULL,
+	};
+	int64_t id;
+	char disc[32];
 
 	(void)n;
-	argv[argc++] = "incident";
-	argv[argc++] = "open";
-	argv[argc++] = f[0].value;
-	argv[argc++] = "--title", argv[argc++] = f[1].value;
-	if (f[2].value[0])
-		argv[argc++] = "--endpoint", argv[argc++] = f[2].value;
-	if (f[3].value[0])
-		argv[argc++] = "--discovered", argv[argc++] = f[3].value;
-	argv[argc++] = "--phi", argv[argc++] = f[4].value;
-	if (f[5].value[0])
-		argv[argc++] = "--individuals", argv[argc++] = f[5].value;
-	argv[argc] = NULL;
-	return tui_cli_status(c->t, argc, argv, err);
+	if (incident_open(c->t->av, &in, &id, disc, err) != 0)
+		return err->code;
+	tui_changed(c->t);
+	tui_status(c->t, 0, "incident %lld opened for vendor %s (discovered %s)", (long long)id,
+	    in.vendor, disc);
+	return 0;
 }
 
 static int

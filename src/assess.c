@@ -746,3 +746,122 @@ vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *
 	}
 	return found ? 0 : 1;
 }
+
+/* ---- one answer, as "assess answer" and the assessment screen give it ---- */
+
+int
+assessment_answer(sqlite3 *db, const char *actor, const struct assessment_answer_input *in,
+    struct assessment_answer_result *out, struct aerr *err)
+{
+	struct assessment *a = NULL;
+	cJSON *value = NULL;
+	int64_t id;
+	int qi, changed = 0, rc;
+
+	out->form_error = 0;
+	out->message = NULL;
+	if (in->clear && (in->value != NULL || in->set_note || in->nfiles > 0)) {
+		out->form_error = 1;
+		return aerr_set(err, AV_USAGE, "--clear takes no VALUE, --note or --evidence");
+	}
+	if (in->effective != NULL && in->nfiles == 0) {
+		out->form_error = 1;
+		return aerr_set(err, AV_USAGE, "--effective dates an --evidence file; none was given");
+	}
+	if (assessment_lookup(db, in->ref, &id, err) != 0 || db_begin(db, err) != 0)
+		return err->code;
+	if (assessment_load(db, id, &a, err) != 0 ||
+	    assessment_question(a, in->question, &qi, err) != 0 ||
+	    assessment_editable(a, err) != 0)
+		goto fail;
+	if (in->value != NULL) {
+		if (answer_from_text(&a->q->questions[qi], in->value, &value, err) != 0) {
+			aerr_prefix(err, "question %s", a->q->questions[qi].id);
+			goto fail;
+		}
+	} else if (!in->clear) {
+		if (a->answers[qi].value == NULL) {
+			out->form_error = 1;
+			aerr_set(err, AV_USAGE, "question %s has no answer yet: give a VALUE",
+			    a->q->questions[qi].id);
+			goto fail;
+		}
+		if (!in->set_note && in->nfiles == 0) {
+			out->form_error = 1;
+			aerr_set(err, AV_USAGE, "nothing to change: give a VALUE, --note or --evidence");
+			goto fail;
+		}
+		value = cJSON_Duplicate(a->answers[qi].value, 1);
+	}
+	/* An empty note removes the note. */
+	if (assessment_set_answer(db, actor, a, qi, value, in->set_note,
+	    in->note && *in->note ? in->note : NULL, in->files, in->nfiles, in->effective,
+	    &changed, err) != 0)
+		goto fail;
+	if ((rc = db_commit(db, err)) != 0)
+		goto out;
+	if (changed == 0) {
+		out->message = xasprintf("question %s unchanged", a->q->questions[qi].id);
+	} else if (a->answers[qi].value == NULL) {
+		out->message = xasprintf("question %s cleared", a->q->questions[qi].id);
+	} else {
+		char *text = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
+
+		out->message = xasprintf("question %s: %s (risk %s)%s", a->q->questions[qi].id, text,
+		    risk_name(answer_risk(&a->q->questions[qi], a->answers[qi].value)),
+		    a->asked[qi] ? "" : " — not asked with the current answers (depends_on)");
+		free(text);
+	}
+	goto out;
+fail:
+	rc = err->code;
+	db_rollback(db);
+out:
+	cJSON_Delete(value);
+	assessment_free(a);
+	return rc;
+}
+
+int
+assessment_history(sqlite3 *db, const struct assessment *a, int qi, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT at, actor, value, note FROM answer_history "
+	    "WHERE assessment_id = ? AND question_id = ? ORDER BY id", "it", a->id,
+	    a->q->questions[qi].id);
+
+	if (st == NULL)
+		return err->code;
+	*out = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject(), *v = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL :
+		    cJSON_Parse(col_text(st, 2));
+
+		cJSON_AddStringToObject(o, "at", col_text(st, 0));
+		cJSON_AddStringToObject(o, "actor", col_text(st, 1));
+		cJSON_AddItemToObject(o, "value", v ? v : cJSON_CreateNull());
+		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
+			cJSON_AddNullToObject(o, "note");
+		else
+			cJSON_AddStringToObject(o, "note", col_text(st, 3));
+		cJSON_AddItemToArray(*out, o);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+void
+assessment_history_text(const struct assessment *a, int qi, const cJSON *history, struct buf *out)
+{
+	const cJSON *h;
+
+	buf_printf(out, "%-24s %-16s %-24s %s\n", "AT", "ACTOR", "VALUE", "NOTE");
+	cJSON_ArrayForEach(h, history) {
+		const cJSON *v = cJSON_GetObjectItem(h, "value"), *n = cJSON_GetObjectItem(h, "note");
+		char *text = cJSON_IsNull(v) ? xstrdup("(cleared)") : answer_to_text(&a->q->questions[qi], v);
+
+		buf_printf(out, "%-24s %-16s %-24s %s\n", cJSON_GetObjectItem(h, "at")->valuestring,
+		    cJSON_GetObjectItem(h, "actor")->valuestring, text,
+		    cJSON_IsString(n) ? n->valuestring : "");
+		free(text);
+	}
+}

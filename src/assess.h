@@ -57,6 +57,28 @@ int assessment_set_answer(sqlite3 *db, const char *actor, struct assessment *a, 
     const cJSON *value, int set_note, const char *note, char *const *files, int nfiles,
     const char *effective_date, int *changed, struct aerr *err);
 
+/* One "assess answer": a VALUE as text (NULL: keep the current one, unless
+ * clear), a note (set_note; "" removes it), evidence files. */
+struct assessment_answer_input {
+	const char *ref, *question, *value, *note, *effective;
+	int set_note, clear;
+	char *const *files;
+	int nfiles;
+};
+struct assessment_answer_result {
+	char *message;    /* "question Q: VALUE (risk R)", "... unchanged", "... cleared"; free it */
+	int form_error;   /* the error is about what was asked (the CLI adds its usage line) */
+};
+/* Checks, writes in its own transaction with the audit entry, prints nothing. */
+int assessment_answer(sqlite3 *db, const char *actor, const struct assessment_answer_input *in,
+    struct assessment_answer_result *out, struct aerr *err);
+/* A question's answer history, oldest first: [{at, actor, value, note}]. */
+int assessment_history(sqlite3 *db, const struct assessment *a, int qi, cJSON **out,
+    struct aerr *err);
+/* That history as the "assess history" table. */
+void assessment_history_text(const struct assessment *a, int qi, const cJSON *history,
+    struct buf *out);
+
 /* Workflow; each runs its own transaction. */
 int assessment_start(sqlite3 *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
     int64_t *id, struct aerr *err);

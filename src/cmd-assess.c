@@ -86,10 +86,9 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	char **files = xcalloc((size_t)argc, sizeof *files);
 	const char *note = NULL, *effective = NULL;
-	int c, nfiles = 0, set_note = 0, clear = 0, changed = 0, qi, rc = 0;
-	struct assessment *a = NULL;
-	cJSON *value = NULL;
-	int64_t id;
+	int c, nfiles = 0, set_note = 0, clear = 0, rc = 0;
+	struct assessment_answer_input in;
+	struct assessment_answer_result res = { 0 };
 	sqlite3 *db;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -126,58 +125,28 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 		rc = usage_error(err, answer_usage, "--effective dates an --evidence file; none was given");
 		goto out;
 	}
-	if (set_note && *note == '\0')
-		note = NULL;   /* --note '' removes the note */
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
-	    db_begin(db, err) != 0) {
+	if ((db = db_ready(av, err)) == NULL) {
 		rc = err->code;
 		goto out;
 	}
-	if (assessment_load(db, id, &a, err) != 0 ||
-	    assessment_question(a, argv[optind + 1], &qi, err) != 0 ||
-	    assessment_editable(a, err) != 0)
-		goto fail;
-	if (argc - optind == 3) {
-		if (answer_from_text(&a->q->questions[qi], argv[optind + 2], &value, err) != 0) {
-			aerr_prefix(err, "question %s", a->q->questions[qi].id);
-			goto fail;
-		}
-	} else if (!clear) {
-		if (a->answers[qi].value == NULL) {
-			usage_error(err, answer_usage, "question %s has no answer yet: give a VALUE",
-			    a->q->questions[qi].id);
-			goto fail;
-		}
-		if (!set_note && nfiles == 0) {
-			usage_error(err, answer_usage, "nothing to change: give a VALUE, --note or --evidence");
-			goto fail;
-		}
-		value = cJSON_Duplicate(a->answers[qi].value, 1);
-	}
-	if (assessment_set_answer(db, av->actor, a, qi, value, set_note, note, files, nfiles, effective,
-	    &changed, err) != 0)
-		goto fail;
-	if ((rc = db_commit(db, err)) != 0)
-		goto out;
-	if (changed == 0) {
-		printf("question %s unchanged\n", a->q->questions[qi].id);
-	} else if (a->answers[qi].value == NULL) {
-		printf("question %s cleared\n", a->q->questions[qi].id);
-	} else {
-		char *text = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
+	in = (struct assessment_answer_input){
+		.ref = argv[optind], .question = argv[optind + 1],
+		.value = argc - optind == 3 ? argv[optind + 2] : NULL, .note = note,
+		.effective = effective, .set_note = set_note, .clear = clear,
+		.files = files, .nfiles = nfiles,
+	};
+	if ((rc = assessment_answer(db, av->actor, &in, &res, err)) != 0) {
+		if (res.form_error) {
+			char *msg = xstrdup(err->msg);
 
-		printf("question %s: %s (risk %s)%s\n", a->q->questions[qi].id, text,
-		    risk_name(answer_risk(&a->q->questions[qi], a->answers[qi].value)),
-		    a->asked[qi] ? "" : " — not asked with the current answers (depends_on)");
-		free(text);
+			usage_error(err, answer_usage, "%s", msg);
+			free(msg);
+		}
+		goto out;
 	}
-	goto out;
-fail:
-	rc = err->code;
-	db_rollback(db);
+	printf("%s\n", res.message);
+	free(res.message);
 out:
-	cJSON_Delete(value);
-	assessment_free(a);
 	free(files);
 	return rc;
 }
@@ -362,7 +331,6 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0, qi;
 	int64_t id;
 	sqlite3 *db;
-	sqlite3_stmt *st;
 	cJSON *arr;
 
 	if (parse_id_json(argc, argv, history_usage, 2, "an ASSESSMENT and a QUESTION", &json, err) != 0)
@@ -371,43 +339,19 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	if (assessment_question(a, argv[optind + 1], &qi, err) != 0 ||
-	    (st = db_prepare(db, err, "SELECT at, actor, value, note FROM answer_history "
-	    "WHERE assessment_id = ? AND question_id = ? ORDER BY id", "it", id,
-	    a->q->questions[qi].id)) == NULL) {
+	    assessment_history(db, a, qi, &arr, err) != 0) {
 		assessment_free(a);
 		return err->code;
 	}
-	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		cJSON *o = cJSON_CreateObject(), *v = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL :
-		    cJSON_Parse(col_text(st, 2));
-
-		cJSON_AddStringToObject(o, "at", col_text(st, 0));
-		cJSON_AddStringToObject(o, "actor", col_text(st, 1));
-		cJSON_AddItemToObject(o, "value", v ? v : cJSON_CreateNull());
-		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
-			cJSON_AddNullToObject(o, "note");
-		else
-			cJSON_AddStringToObject(o, "note", col_text(st, 3));
-		cJSON_AddItemToArray(arr, o);
-	}
-	sqlite3_finalize(st);
 	if (json) {
 		json_emit(arr);
 	} else {
-		const cJSON *h;
+		struct buf out;
 
-		printf("%-24s %-16s %-24s %s\n", "AT", "ACTOR", "VALUE", "NOTE");
-		cJSON_ArrayForEach(h, arr) {
-			const cJSON *v = cJSON_GetObjectItem(h, "value"), *n = cJSON_GetObjectItem(h, "note");
-			char *text = cJSON_IsNull(v) ? xstrdup("(cleared)") :
-			    answer_to_text(&a->q->questions[qi], v);
-
-			printf("%-24s %-16s %-24s %s\n", cJSON_GetObjectItem(h, "at")->valuestring,
-			    cJSON_GetObjectItem(h, "actor")->valuestring, text,
-			    cJSON_IsString(n) ? n->valuestring : "");
-			free(text);
-		}
+		buf_init(&out);
+		assessment_history_text(a, qi, arr, &out);
+		fwrite(out.data, 1, out.len, stdout);
+		buf_free(&out);
 		cJSON_Delete(arr);
 	}
 	assessment_free(a);

@@ -122,11 +122,22 @@ assessments_request(struct view *v, struct tui *t, enum request req, struct aerr
 		sqlite3_finalize(st);
 		pick = tui_menu(t, "Start an assessment against", items, n, 0, 0);
 		if (pick >= 0) {
-			int rc = tui_cliv(t, err, "assess", "start", s->vendor, items[pick].value, (char *)NULL);
+			int64_t qrow;
+			struct assessment *a;
+			int rc = 0;
 
-			if (rc == 0 && db_int(t->av->db, &id, err, "SELECT max(id) FROM assessment "
-			    "WHERE vendor_id = ?", "i", s->vendor_id) == 0)
+			if (questionnaire_lookup(t->av->db, items[pick].value, &qrow, err) != 0 ||
+			    assessment_start(t->av->db, t->av->actor, s->vendor_id, qrow, &id, err) != 0 ||
+			    assessment_load(t->av->db, id, &a, err) != 0) {
+				rc = err->code;
+			} else {
+				tui_changed(t);
+				tui_status(t, 0, "assessment %lld started: vendor %s, questionnaire %s "
+				    "version %lld, %d questions (draft)", (long long)id, a->vendor, a->q->qid,
+				    (long long)a->q->version, a->q->nquestions);
+				assessment_free(a);
 				s->select_next = id;
+			}
 			for (int i = 0; i < n; i++)
 				free(items[i].value), free(items[i].label);
 			return rc;

@@ -79,6 +79,9 @@ int assessment_history(sqlite3 *db, const struct assessment *a, int qi, cJSON **
 void assessment_history_text(const struct assessment *a, int qi, const cJSON *history,
     struct buf *out);
 
+/* The assessment as "assess show" prints it: scores, answers by section, claims. */
+void assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out);
+
 /* Workflow; each runs its own transaction. */
 int assessment_start(sqlite3 *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
     int64_t *id, struct aerr *err);

@@ -154,68 +154,12 @@ out:
 static void
 print_assessment(const struct assessment *a, const cJSON *claims)
 {
-	struct assessment_score s;
-	const cJSON *c;
-	int nhigh = 0;
+	struct buf b;
 
-	assessment_score(a, &s);
-	printf("assessment %lld: vendor %s, %s@%lld (%s), round %lld, %s\n", (long long)a->id, a->vendor,
-	    a->q->qid, (long long)a->q->version, a->q->title, (long long)a->round, a->status);
-	printf("  created %s by %s", a->created_at, a->created_by);
-	if (a->parent_id)
-		printf(", reopened from assessment %lld", (long long)a->parent_id);
-	printf("\n");
-	if (a->submitted_at)
-		printf("  submitted %s\n", a->submitted_at);
-	if (a->approved_at)
-		printf("  approved %s by %s\n", a->approved_at, a->reviewer ? a->reviewer : "?");
-	printf("  rating %s, risk score %.1f (worst answer %s); %d of %d asked questions answered, "
-	    "%d required unanswered\n", rating_name(s.rating), s.risk_score, risk_name(s.worst_risk),
-	    s.answered, s.asked, s.unanswered_required);
-	printf("  the rating: %s\n", assessment_rating_rule);
-	for (int i = 0; i < a->q->nquestions; i++) {
-		int r = answer_risk(&a->q->questions[i], a->answers[i].value);
-
-		if (a->asked[i] && a->answers[i].value != NULL && r >= RISK_HIGH) {
-			char *text = answer_to_text(&a->q->questions[i], a->answers[i].value);
-
-			if (nhigh++ == 0)
-				printf("  high and critical:\n");
-			printf("    %-32s %-8s %s\n", a->q->questions[i].id, risk_name(r), text);
-			free(text);
-		}
-	}
-	/* Symbols, so the state reads without colour: ! required and unanswered,
-	 * ? unanswered, - not asked, otherwise the risk. */
-	for (int sct = 0; sct < a->q->nsections; sct++) {
-		const struct q_section *sec = &a->q->sections[sct];
-
-		printf("\n%s\n", sec->title);
-		for (int i = sec->first; i < sec->first + sec->count; i++) {
-			const struct q_question *qq = &a->q->questions[i];
-			const struct answer *an = &a->answers[i];
-			char *text = answer_to_text(qq, an->value);
-			const char *mark = !a->asked[i] ? "-" : an->value == NULL ? (qq->required ? "!" : "?") :
-			    risk_name(answer_risk(qq, an->value));
-
-			printf("  %-8s %-32s %s\n", mark, qq->id, an->value ? text : (a->asked[i] ?
-			    "(unanswered)" : "(not asked)"));
-			if (an->note != NULL)
-				printf("  %-8s %-32s note: %s\n", "", "", an->note);
-			free(text);
-		}
-	}
-	if (cJSON_GetArraySize(claims) > 0)
-		printf("\nclaims checked by the evidence:\n");
-	cJSON_ArrayForEach(c, claims) {
-		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint");
-		char *ans = answer_to_text(NULL, cJSON_GetObjectItem(c, "answer"));
-
-		printf("  %-32s %-14s %-24s %s\n", json_get_str(c, "question_id"), ans,
-		    cJSON_IsString(ep) ? ep->valuestring : "(no endpoint)", json_get_str(c, "status"));
-		printf("  %-32s %s\n", "", json_get_str(c, "reason"));
-		free(ans);
-	}
+	buf_init(&b);
+	assessment_text(a, claims, &b);
+	fwrite(b.data, 1, b.len, stdout);
+	buf_free(&b);
 }
 
 static const char show_usage[] = "assess show ASSESSMENT [--json]";

@@ -230,6 +230,14 @@ void json_add_endpoint_ref(cJSON *o, const char *key, sqlite3_stmt *st, int vend
 int record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, const char *shown,
     struct aerr *err);
 int vendor_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
+/* A vendor's name and an endpoint's "VENDOR/NAME" by id; "" when there is no such row. */
+int vendor_name(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
+int endpoint_ref(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
+/* The vendors by name (active ones, every one with all), as vendor_row_json gives them. */
+int vendor_list_json(sqlite3 *db, int all, cJSON **out, struct aerr *err);
+/* The endpoints (of one vendor unless vendor_id is 0; active ones, every one with
+ * all) by vendor and name, as endpoint_json gives them. */
+int endpoint_list_json(sqlite3 *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err);
 /* A vendor's fields as the CLI's options and the TUI's form give them; a
  * set_* flag says the field was given (an edit changes only those). */
 struct vendor_input {
@@ -305,6 +313,10 @@ const char *media_type_for(const char *name);
 /* Copies a file into the store and adds an evidence row plus its audit entry. */
 int evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *effective_date,
     int64_t *id, struct aerr *err);
+/* The evidence a probe finding cites, by id, and the finding as "CODE (severity):
+ * message" (summary "" when there is no such finding); *ids is the caller's to free. */
+int finding_evidence_ids(sqlite3 *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
+    size_t *nids, struct aerr *err);
 
 /* ---- Markdown (report-md.c) ---- */
 /* Appends s for a Markdown table cell or line: control characters escaped

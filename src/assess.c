@@ -932,3 +932,21 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 		free(ans);
 	}
 }
+
+int
+assessment_ids(sqlite3 *db, int64_t vendor_id, int64_t **ids, size_t *n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT id FROM assessment WHERE ? = 0 OR vendor_id = ? "
+	    "ORDER BY id", "ii", vendor_id, vendor_id);
+
+	*ids = NULL;
+	*n = 0;
+	if (st == NULL)
+		return err->code;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}

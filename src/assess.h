@@ -34,6 +34,8 @@ struct assessment_score {
 /* An assessment is named by its id on the command line. */
 int assessment_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err);
 int assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *err);
+/* The assessments (of one vendor unless vendor_id is 0) by id; *ids is the caller's to free. */
+int assessment_ids(sqlite3 *db, int64_t vendor_id, int64_t **ids, size_t *n, struct aerr *err);
 void assessment_free(struct assessment *a);
 /* Index of a question of the assessment's questionnaire, or an error naming it. */
 int assessment_question(const struct assessment *a, const char *question_id, int *index,

@@ -200,7 +200,8 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0, c;
 	int64_t vendor = 0;
 	sqlite3 *db;
-	sqlite3_stmt *st;
+	int64_t *ids;
+	size_t nids;
 	cJSON *arr;
 
 	while ((c = getopt_long(argc, argv, ":", (const struct option[]){ { "json", no_argument,
@@ -215,20 +216,18 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (argc - optind == 1 && vendor_lookup(db, argv[optind], &vendor, err) != 0)
 		return err->code;
-	st = db_prepare(db, err, "SELECT id FROM assessment WHERE ? = 0 OR vendor_id = ? ORDER BY id",
-	    "ii", vendor, vendor);
-	if (st == NULL)
+	if (assessment_ids(db, vendor, &ids, &nids, err) != 0)
 		return err->code;
 	arr = cJSON_CreateArray();
 	if (!json)
 		printf("%-5s %-20s %-32s %-5s %-9s %-12s %-6s %s\n", "ID", "VENDOR", "QUESTIONNAIRE", "ROUND",
 		    "STATUS", "RATING", "SCORE", "MISSING");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	for (size_t i = 0; i < nids; i++) {
 		struct assessment *a;
 		struct assessment_score s;
 
-		if (assessment_load(db, sqlite3_column_int64(st, 0), &a, err) != 0) {
-			sqlite3_finalize(st);
+		if (assessment_load(db, ids[i], &a, err) != 0) {
+			free(ids);
 			cJSON_Delete(arr);
 			return err->code;
 		}
@@ -258,7 +257,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		assessment_free(a);
 	}
-	sqlite3_finalize(st);
+	free(ids);
 	if (json)
 		json_emit(arr);
 	else

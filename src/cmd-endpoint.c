@@ -192,7 +192,6 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
 	sqlite3 *db;
-	sqlite3_stmt *st;
 	int64_t vid = 0;
 	cJSON *arr;
 
@@ -207,23 +206,8 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (optind < argc && vendor_lookup(db, argv[optind], &vid, err) != 0)
 		return err->code;
-	st = db_prepare(db, err, "SELECT e.id FROM endpoint e JOIN vendor v ON v.id = e.vendor_id "
-	    "WHERE (? = 0 OR e.vendor_id = ?) AND (? OR e.status = 'active') ORDER BY v.name, e.name",
-	    "iii", vid, vid, (int64_t)f.all);
-	if (st == NULL)
+	if (endpoint_list_json(db, vid, f.all, &arr, err) != 0)
 		return err->code;
-	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		cJSON *e;
-
-		if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) != 0) {
-			sqlite3_finalize(st);
-			cJSON_Delete(arr);
-			return err->code;
-		}
-		cJSON_AddItemToArray(arr, e);
-	}
-	sqlite3_finalize(st);
 	if (f.json) {
 		json_emit(arr);
 		return 0;

@@ -225,10 +225,9 @@ static int
 incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
-	int64_t vendor_id = 0, now = now_ms();
+	int64_t vendor_id = 0;
 	sqlite3 *db;
-	sqlite3_stmt *st;
-	cJSON *arr;
+	cJSON *arr, *r;
 
 	if (parse_opts(argc, argv, list_usage, " open vendor json ", &o, err) != 0)
 		return err->code;
@@ -238,76 +237,29 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (o.vendor != NULL && vendor_lookup(db, o.vendor, &vendor_id, err) != 0)
 		return err->code;
-	st = db_prepare(db, err, "SELECT i.id, v.name, e.name, i.title, i.status, i.severity, "
-	    "i.discovered_at, (SELECT count(*) FROM incident_task t WHERE t.incident_id = i.id AND "
-	    "t.done_at IS NULL) FROM incident i JOIN vendor v ON v.id = i.vendor_id "
-	    "LEFT JOIN endpoint e ON e.id = i.endpoint_id "
-	    "WHERE (? = 0 OR i.status <> 'closed') AND (? = 0 OR i.vendor_id = ?) ORDER BY i.id",
-	    "iii", (int64_t)o.open_only, vendor_id, vendor_id);
-	if (st == NULL)
+	if (incident_list_json(db, vendor_id, o.open_only, now_ms(), &arr, err) != 0)
 		return err->code;
-	arr = cJSON_CreateArray();
-	if (!o.json)
-		printf("%-4s %-13s %-16s %-24s %-8s %-34s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
-		    "OVERDUE", "NEXT DUE", "TITLE");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		struct incident_facts f;
-		struct incident_clock clocks[CLOCK_COUNT];
-		const struct incident_clock *next, *overdue[CLOCK_COUNT];
-		cJSON *over;
-		char due[32] = "-", nextbuf[64] = "-";
-		int nover;
-
-		if (incident_clocks(db, id, &f, clocks, err) != 0) {
-			cJSON_Delete(arr);
-			sqlite3_finalize(st);
-			return err->code;
-		}
-		next = clocks_next_due(clocks, now, overdue, &nover);
-		over = cJSON_CreateArray();
-		for (int i = 0; i < nover; i++)
-			cJSON_AddItemToArray(over, cJSON_CreateString(overdue[i]->id));
-		if (next != NULL) {
-			fmt_time_ms(next->due_ms, due);
-			snprintf(nextbuf, sizeof nextbuf, "%s %s", next->id, due);
-		}
-		if (o.json) {
-			cJSON *r = cJSON_CreateObject();
-
-			cJSON_AddNumberToObject(r, "id", (double)id);
-			cJSON_AddStringToObject(r, "vendor", col_text(st, 1));
-			json_add_endpoint_ref(r, "endpoint", st, 1, 2);
-			cJSON_AddStringToObject(r, "title", col_text(st, 3));
-			cJSON_AddStringToObject(r, "status", col_text(st, 4));
-			cJSON_AddNumberToObject(r, "severity", sqlite3_column_int(st, 5));
-			cJSON_AddStringToObject(r, "discovered_at", col_text(st, 6));
-			cJSON_AddNumberToObject(r, "open_tasks", sqlite3_column_int(st, 7));
-			cJSON_AddItemToObject(r, "overdue_clocks", over);
-			if (next != NULL) {
-				cJSON *n = cJSON_AddObjectToObject(r, "next_due");
-
-				cJSON_AddStringToObject(n, "clock", next->id);
-				cJSON_AddStringToObject(n, "due", due);
-			} else {
-				cJSON_AddNullToObject(r, "next_due");
-			}
-			cJSON_AddItemToArray(arr, r);
-		} else {
-			char overbuf[16];
-
-			snprintf(overbuf, sizeof overbuf, "%d", cJSON_GetArraySize(over));
-			printf("%-4lld %-13s %-16s %-24s %-8s %-34s %s\n", (long long)id, col_text(st, 4),
-			    col_text(st, 1), col_text(st, 6), cJSON_GetArraySize(over) ? overbuf : "-",
-			    nextbuf, col_text(st, 3));
-			cJSON_Delete(over);
-		}
-	}
-	sqlite3_finalize(st);
-	if (o.json)
+	if (o.json) {
 		json_emit(arr);
-	else
-		cJSON_Delete(arr);
+		return 0;
+	}
+	printf("%-4s %-13s %-16s %-24s %-8s %-34s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
+	    "OVERDUE", "NEXT DUE", "TITLE");
+	cJSON_ArrayForEach(r, arr) {
+		const cJSON *next = cJSON_GetObjectItem(r, "next_due");
+		int nover = cJSON_GetArraySize(cJSON_GetObjectItem(r, "overdue_clocks"));
+		char overbuf[16], nextbuf[64] = "-";
+
+		if (cJSON_IsObject(next))
+			snprintf(nextbuf, sizeof nextbuf, "%s %s", json_get_str(next, "clock"),
+			    json_get_str(next, "due"));
+		snprintf(overbuf, sizeof overbuf, "%d", nover);
+		printf("%-4lld %-13s %-16s %-24s %-8s %-34s %s\n",
+		    (long long)cJSON_GetObjectItem(r, "id")->valuedouble, json_get_str(r, "status"),
+		    json_get_str(r, "vendor"), json_get_str(r, "discovered_at"), nover ? overbuf : "-",
+		    nextbuf, json_get_str(r, "title"));
+	}
+	cJSON_Delete(arr);
 	return 0;
 }
 

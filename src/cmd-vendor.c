@@ -95,7 +95,7 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	int c, all = 0, json = 0;
 	sqlite3 *db;
-	sqlite3_stmt *st;
+	cJSON *arr, *o;
 	struct json_stream js;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -110,27 +110,24 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' ORDER BY v.name",
-	    "i", (int64_t)all);
-	if (st == NULL)
+	if (vendor_list_json(db, all, &arr, err) != 0)
 		return err->code;
-	if (json)
+	if (json) {
 		json_stream_begin(&js);
-	else
+		while (cJSON_GetArraySize(arr) > 0)
+			json_stream_item(&js, cJSON_DetachItemFromArray(arr, 0));
+		json_stream_end(&js);
+	} else {
 		printf("%-5s %-32s %-4s %-9s %-8s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
 		    "INCIDENTS");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (json) {
-			json_stream_item(&js, vendor_row_json(st));
-		} else {
-			printf("%-5lld %-32s %-4d %-9d %-8s %d\n", (long long)sqlite3_column_int64(st, 0),
-			    col_text(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 8),
-			    col_text(st, 5), sqlite3_column_int(st, 9));
-		}
+		cJSON_ArrayForEach(o, arr)
+			printf("%-5lld %-32s %-4d %-9d %-8s %d\n",
+			    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "name"),
+			    cJSON_GetObjectItem(o, "criticality")->valueint,
+			    cJSON_GetObjectItem(o, "endpoints")->valueint, json_get_str(o, "status"),
+			    cJSON_GetObjectItem(o, "open_incidents")->valueint);
 	}
-	sqlite3_finalize(st);
-	if (json)
-		json_stream_end(&js);
+	cJSON_Delete(arr);
 	return 0;
 }
 

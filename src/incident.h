@@ -92,6 +92,10 @@ int incident_duration(const char *opt, const char *s, int64_t *ms, struct aerr *
 /* The whole incident as JSON: fields, timeline, clocks and outcome, tasks,
  * linked runs, findings and evidence. Used by show --json and signed reports. */
 int incident_report_json(sqlite3 *db, int64_t incident_id, cJSON **out, struct aerr *err);
+/* The incidents (of one vendor unless vendor_id is 0; not closed with open_only),
+ * by id, as "incident list --json" prints them: clocks overdue and next due at now. */
+int incident_list_json(sqlite3 *db, int64_t vendor_id, int open_only, int64_t now, cJSON **out,
+    struct aerr *err);
 /* Resolves an incident id argument; unknown ids are a usage error. */
 int incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err);
 /* Links a run, finding or evidence (which must exist) to an incident, once. */

@@ -40,30 +40,30 @@ vendor_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct vendor_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->endpoints);
-	sqlite3_stmt *st;
-	cJSON *o;
+	cJSON *o, *arr, *e;
 
 	if (vendor_json(t->av->db, s->id, &o, err) != 0)
 		return err->code;
 	cJSON_Delete(s->vendor);
 	s->vendor = o;
-	st = db_prepare(t->av->db, err, "SELECT e.id, e.name, e.api, e.context_tokens, e.status, "
-	    "(SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id), e.url "
-	    "FROM endpoint e WHERE e.vendor_id = ? ORDER BY e.status, e.name", "i", s->id);
-	if (st == NULL)
+	if (endpoint_list_json(t->av->db, s->id, 1, &arr, err) != 0)
 		return err->code;
 	tui_list_clear(&s->endpoints);
 	snprintf(s->endpoints.header, sizeof s->endpoints.header, "%-20s %-12s %-10s %-8s %-7s %s",
 	    "ENDPOINT", "API", "CONTEXT", "STATUS", "TENANTS", "URL");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int archived = strcmp(col_text(st, 4), "archived") == 0;
-
-		tui_list_add(&s->endpoints, sqlite3_column_int64(st, 0),
-		    archived ? TUI_MARK_DIM : TUI_MARK_NONE, "%-20s %-12s %-10lld %-8s %-7d %s",
-		    col_text(st, 1), col_text(st, 2), (long long)sqlite3_column_int64(st, 3),
-		    col_text(st, 4), sqlite3_column_int(st, 5), col_text(st, 6));
-	}
-	sqlite3_finalize(st);
+	/* Active endpoints first, each group by name. */
+	for (int archived = 0; archived < 2; archived++)
+		cJSON_ArrayForEach(e, arr) {
+			if ((strcmp(json_get_str(e, "status"), "active") != 0) != archived)
+				continue;
+			tui_list_add(&s->endpoints, (int64_t)cJSON_GetObjectItem(e, "id")->valuedouble,
+			    archived ? TUI_MARK_DIM : TUI_MARK_NONE, "%-20s %-12s %-10lld %-8s %-7d %s",
+			    json_get_str(e, "name"), json_get_str(e, "api"),
+			    (long long)cJSON_GetObjectItem(e, "context_tokens")->valuedouble,
+			    json_get_str(e, "status"),
+			    cJSON_GetArraySize(cJSON_GetObjectItem(e, "credentials")), json_get_str(e, "url"));
+		}
+	cJSON_Delete(arr);
 	tui_list_restore(&s->endpoints, keep);
 	return 0;
 }
@@ -270,14 +270,8 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 
 	if (tui_list_request(&s->endpoints, t, req, v->content_rows - HEADER_ROWS))
 		return 0;
-	if (id >= 0) {
-		sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT name FROM endpoint WHERE id = ?",
-		    "i", id);
-
-		if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
-			snprintf(ref, sizeof ref, "%s/%s", field(s->vendor, "name"), col_text(st, 0));
-		sqlite3_finalize(st);
-	}
+	if (id >= 0 && endpoint_ref(t->av->db, id, ref, sizeof ref, err) != 0)
+		return err->code;
 	switch (req) {
 	case REQ_ASSESS:
 		return tui_push(t, &tui_assessments_view, &s->id, err);

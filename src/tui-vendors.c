@@ -33,23 +33,23 @@ vendors_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct vendors_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list);
-	sqlite3_stmt *st = db_prepare(t->av->db, err, VENDOR_SELECT
-	    " WHERE v.status = 'active' ORDER BY v.name", NULL);
+	cJSON *arr, *o;
 
-	if (st == NULL)
+	if (vendor_list_json(t->av->db, 0, &arr, err) != 0)
 		return err->code;
 	tui_list_clear(&s->list);
 	snprintf(s->list.header, sizeof s->list.header, "%-1s %-32s %-4s %-9s %s", "!", "VENDOR",
 	    "CRIT", "ENDPOINTS", "OPEN INCIDENTS");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int incidents = sqlite3_column_int(st, 9);
+	cJSON_ArrayForEach(o, arr) {
+		int incidents = cJSON_GetObjectItem(o, "open_incidents")->valueint;
 
-		tui_list_add(&s->list, sqlite3_column_int64(st, 0),
+		tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(o, "id")->valuedouble,
 		    incidents ? TUI_MARK_BAD : TUI_MARK_NONE, "%-1s %-32s %-4d %-9d %d",
-		    incidents ? "!" : " ", col_text(st, 1), sqlite3_column_int(st, 2),
-		    sqlite3_column_int(st, 8), incidents);
+		    incidents ? "!" : " ", json_get_str(o, "name"),
+		    cJSON_GetObjectItem(o, "criticality")->valueint,
+		    cJSON_GetObjectItem(o, "endpoints")->valueint, incidents);
 	}
-	sqlite3_finalize(st);
+	cJSON_Delete(arr);
 	tui_list_restore(&s->list, keep);
 	return 0;
 }

@@ -365,3 +365,74 @@ fail:
 	db_rollback(db);
 	return err->code;
 }
+
+/* ---- read-only queries shared by the CLI and the TUI ---- */
+
+int
+vendor_name(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT name FROM vendor WHERE id = ?", "i", id);
+
+	out[0] = '\0';
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, n, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+endpoint_ref(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?", "i", id);
+
+	out[0] = '\0';
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, n, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+vendor_list_json(sqlite3 *db, int all, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
+	    "ORDER BY v.name", "i", (int64_t)all);
+
+	if (st == NULL)
+		return err->code;
+	*out = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW)
+		cJSON_AddItemToArray(*out, vendor_row_json(st));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+endpoint_list_json(sqlite3 *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT e.id FROM endpoint e JOIN vendor v ON "
+	    "v.id = e.vendor_id WHERE (? = 0 OR e.vendor_id = ?) AND (? OR e.status = 'active') "
+	    "ORDER BY v.name, e.name", "iii", vendor_id, vendor_id, (int64_t)all);
+
+	if (st == NULL)
+		return err->code;
+	*out = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *e;
+
+		if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) != 0) {
+			sqlite3_finalize(st);
+			cJSON_Delete(*out);
+			*out = NULL;
+			return err->code;
+		}
+		cJSON_AddItemToArray(*out, e);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}

@@ -438,26 +438,12 @@ static const char edit_usage[] = "incident edit ID [--title TEXT] [--endpoint VE
     "[--state-residents N|unknown] [--eu-data yes|no] [--window-start TIME --window-end TIME] "
     "[--vendor-discovered TIME] [--vendor-sla DURATION|none] [--note TEXT] [--at TIME]";
 
-static void
-fact_count(cJSON *facts, const char *k, int64_t v)
-{
-	if (v < 0)
-		cJSON_AddNullToObject(facts, k);
-	else
-		cJSON_AddNumberToObject(facts, k, (double)v);
-}
-
 static int
-incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
-	int64_t id, ms, ws = 0, we = 0, indiv = -1, state = -1, endpoint_id = 0, cur_indiv;
-	char ws_utc[32], we_utc[32];
-	struct buf what;
-	sqlite3 *db;
-	cJSON *d, *facts;
-	char *text;
-	int rc;
+	struct incident_edit_input in;
+	int64_t id;
 
 	if (parse_opts(argc, argv, edit_usage, " title endpoint severity phi individuals "
 	    "state-residents eu-data window-start window-end vendor-discovered vendor-sla note at ", &o,
@@ -473,131 +459,18 @@ incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if ((o.window_start == NULL) != (o.window_end == NULL))
 		return usage_error(err, edit_usage, "--window-start and --window-end go together");
-	if (o.window_start != NULL && (incident_time_opt("--window-start", o.window_start, &ws, NULL, err) != 0 ||
-	    incident_time_opt("--window-end", o.window_end, &we, NULL, err) != 0))
+	in = (struct incident_edit_input){
+		.ref = argv[optind], .title = o.title, .endpoint = o.endpoint, .phi = o.phi,
+		.individuals = o.individuals, .state_residents = o.state_residents,
+		.window_start = o.window_start, .window_end = o.window_end,
+		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla, .note = o.note,
+		.at = o.at, .severity = o.severity, .set_severity = o.set_severity,
+		.set_eu_data = o.set_eu_data, .eu_data = o.eu_data,
+	};
+	if (incident_edit(av, &in, &id, err) != 0)
 		return err->code;
-	if (o.window_start != NULL && we < ws)
-		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
-		    o.window_end, o.window_start);
-	if (o.vendor_discovered != NULL &&
-	    incident_time_opt("--vendor-discovered", o.vendor_discovered, &ms, NULL, err) != 0)
-		return err->code;
-	if (o.at != NULL && incident_time_opt("--at", o.at, &ms, NULL, err) != 0)
-		return err->code;
-	if (o.individuals != NULL && incident_count_opt("--individuals", o.individuals, &indiv, err) != 0)
-		return err->code;
-	if (o.state_residents != NULL &&
-	    incident_count_opt("--state-residents", o.state_residents, &state, err) != 0)
-		return err->code;
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (incident_writable(db, argv[optind], &id, err) != 0)
-		goto fail;
-	if (o.endpoint != NULL) {
-		int64_t ev, iv;
-
-		if (endpoint_lookup(db, o.endpoint, &endpoint_id, err) != 0 ||
-		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i", endpoint_id) ||
-		    db_int(db, &iv, err, "SELECT vendor_id FROM incident WHERE id = ?", "i", id))
-			goto fail;
-		if (ev != iv) {
-			aerr_set(err, AV_USAGE, "--endpoint %s belongs to another vendor than incident "
-			    "%lld's", o.endpoint, (long long)id);
-			goto fail;
-		}
-	}
-	if (o.state_residents != NULL && state >= 0) {
-		rc = db_int(db, &cur_indiv, err, "SELECT individuals FROM incident WHERE id = ? AND "
-		    "individuals IS NOT NULL", "i", id);
-		if (rc < 0)
-			goto fail;
-		if (o.individuals != NULL)
-			cur_indiv = indiv, rc = indiv < 0;
-		if (rc == 0 && state > cur_indiv) {
-			aerr_set(err, AV_USAGE, "--state-residents %lld is more than the %lld individuals",
-			    (long long)state, (long long)cur_indiv);
-			goto fail;
-		}
-	}
-
-	/* The facts as given go into the entry; the columns hold the current values. */
-	d = cJSON_CreateObject();
-	facts = cJSON_AddObjectToObject(d, "facts");
-	buf_init(&what);
-	rc = 0;
-#define SET(cond, sql, fmt, ...) \
-	if (rc == 0 && (cond)) \
-		rc = db_exec(db, err, "UPDATE incident SET " sql " WHERE id = ?", fmt "i", __VA_ARGS__, id)
-	SET(o.title, "title = ?", "t", o.title);
-	SET(o.endpoint, "endpoint_id = ?", "i", endpoint_id);
-	SET(o.set_severity, "severity = ?", "i", o.severity);
-	SET(o.phi, "phi = ?", "t", o.phi);
-	SET(o.individuals, "individuals = nullif(?, -1)", "i", indiv);
-	SET(o.set_eu_data, "eu_data = ?", "i", (int64_t)o.eu_data);
-#undef SET
-	if (rc == 0 && o.window_start) {
-		fmt_time_ms(ws, ws_utc);
-		fmt_time_ms(we, we_utc);
-		rc = db_exec(db, err, "UPDATE incident SET window_start = ?, window_end = ? WHERE id = ?",
-		    "tti", ws_utc, we_utc, id);
-	}
-	if (rc != 0) {
-		cJSON_Delete(d);
-		buf_free(&what);
-		goto fail;
-	}
-	if (o.title)
-		cJSON_AddStringToObject(facts, "title", o.title), buf_printf(&what, ", title");
-	if (o.endpoint)
-		cJSON_AddStringToObject(facts, "endpoint", o.endpoint),
-		    buf_printf(&what, ", endpoint %s", o.endpoint);
-	if (o.set_severity)
-		cJSON_AddNumberToObject(facts, "severity", (double)o.severity),
-		    buf_printf(&what, ", severity %lld", (long long)o.severity);
-	if (o.phi)
-		cJSON_AddStringToObject(facts, "phi", o.phi), buf_printf(&what, ", phi %s", o.phi);
-	if (o.individuals)
-		fact_count(facts, "individuals", indiv), buf_printf(&what, ", individuals %s",
-		    o.individuals);
-	if (o.state_residents)
-		fact_count(facts, "state_residents", state),
-		    buf_printf(&what, ", state residents %s", o.state_residents);
-	if (o.set_eu_data)
-		cJSON_AddBoolToObject(facts, "eu_data", o.eu_data),
-		    buf_printf(&what, ", EU data %s", o.eu_data ? "yes" : "no");
-	if (o.window_start) {
-		cJSON_AddStringToObject(facts, "window_start", o.window_start);
-		cJSON_AddStringToObject(facts, "window_end", o.window_end);
-		buf_printf(&what, ", window %s to %s", o.window_start, o.window_end);
-	}
-	if (o.vendor_discovered)
-		cJSON_AddStringToObject(facts, "vendor_discovered_at", o.vendor_discovered),
-		    buf_printf(&what, ", vendor discovered %s", o.vendor_discovered);
-	if (o.vendor_sla) {
-		int none = strcmp(o.vendor_sla, "none") == 0;
-		char *src = xasprintf("set by %s with incident edit", av->actor);
-
-		json_add_str(facts, "vendor_sla", none ? NULL : o.vendor_sla);
-		json_add_str(facts, "vendor_sla_source", none ? NULL : src);
-		free(src);
-		buf_printf(&what, ", vendor SLA %s", o.vendor_sla);
-	}
-	text = o.note ? xstrdup(o.note) : xasprintf("Set %s", what.data + 2);
-	buf_free(&what);
-	rc = audit_append(db, av->actor, "incident.edit", "incident", id, facts, err);
-	if (rc == 0)
-		rc = incident_entry_add(db, av->actor, id, "decision", o.at, text, d, NULL, err);
-	free(text);
-	cJSON_Delete(d);
-	if (rc != 0 || db_commit(db, err) != 0)
-		goto fail;
 	printf("incident %lld updated\n", (long long)id);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 /* ---- tasks ---- */
@@ -786,7 +659,7 @@ static const struct subcmd incident_subs[] = {
 	{ "show", show_usage, "show an incident: facts, clocks, timeline, tasks, links", incident_show },
 	{ "status", status_usage, "move an incident through its workflow", cmd_incident_status },
 	{ "note", note_usage, "add an immutable timeline entry", cmd_incident_note },
-	{ "edit", edit_usage, "record established facts (recorded as a decision entry)", incident_edit },
+	{ "edit", edit_usage, "record established facts (recorded as a decision entry)", cmd_incident_edit },
 	{ "task", "incident task add|done ...", "add and complete tasks", incident_task },
 	{ "link", link_usage, "link probe runs, findings and evidence", cmd_incident_link },
 	{ "verify", verify_usage, "re-run the relevant probes and record a verification", incident_verify },

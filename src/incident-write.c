@@ -591,3 +591,207 @@ fail:
 	db_rollback(db);
 	return err->code;
 }
+
+/* ---- edit ---- */
+
+/* The edit's input checked and parsed, before the database is touched. */
+struct edit_parsed {
+	int64_t ws, we, indiv, state;
+	int64_t endpoint_id;
+};
+
+static int
+edit_check(const struct incident_edit_input *in, struct edit_parsed *p, struct aerr *err)
+{
+	int64_t ms;
+
+	p->ws = p->we = p->endpoint_id = 0;
+	p->indiv = p->state = -1;
+	if (in->title != NULL && incident_title_check("--title", in->title, err) != 0)
+		return err->code;
+	if ((in->window_start == NULL) != (in->window_end == NULL))
+		return aerr_set(err, AV_USAGE, "--window-start and --window-end go together");
+	if (in->window_start != NULL &&
+	    (incident_time_opt("--window-start", in->window_start, &p->ws, NULL, err) != 0 ||
+	    incident_time_opt("--window-end", in->window_end, &p->we, NULL, err) != 0))
+		return err->code;
+	if (in->window_start != NULL && p->we < p->ws)
+		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
+		    in->window_end, in->window_start);
+	if (in->vendor_discovered != NULL &&
+	    incident_time_opt("--vendor-discovered", in->vendor_discovered, &ms, NULL, err) != 0)
+		return err->code;
+	if (in->at != NULL && incident_time_opt("--at", in->at, &ms, NULL, err) != 0)
+		return err->code;
+	if (in->individuals != NULL &&
+	    incident_count_opt("--individuals", in->individuals, &p->indiv, err) != 0)
+		return err->code;
+	if (in->state_residents != NULL &&
+	    incident_count_opt("--state-residents", in->state_residents, &p->state, err) != 0)
+		return err->code;
+	if (in->vendor_sla != NULL && strcmp(in->vendor_sla, "none") != 0 &&
+	    incident_duration("--vendor-sla", in->vendor_sla, &ms, err) != 0)
+		return err->code;
+	return 0;
+}
+
+/* Checks what the edit needs from the incident: the endpoint of the same vendor,
+ * no more state residents than individuals. */
+static int
+edit_check_db(sqlite3 *db, int64_t id, const struct incident_edit_input *in, struct edit_parsed *p,
+    struct aerr *err)
+{
+	int64_t cur_indiv;
+	int rc;
+
+	if (in->endpoint != NULL) {
+		int64_t ev, iv;
+
+		if (endpoint_lookup(db, in->endpoint, &p->endpoint_id, err) != 0 ||
+		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i",
+		    p->endpoint_id) ||
+		    db_int(db, &iv, err, "SELECT vendor_id FROM incident WHERE id = ?", "i", id))
+			return err->code;
+		if (ev != iv)
+			return aerr_set(err, AV_USAGE, "--endpoint %s belongs to another vendor than "
+			    "incident %lld's", in->endpoint, (long long)id);
+	}
+	if (in->state_residents != NULL && p->state >= 0) {
+		rc = db_int(db, &cur_indiv, err, "SELECT individuals FROM incident WHERE id = ? AND "
+		    "individuals IS NOT NULL", "i", id);
+		if (rc < 0)
+			return err->code;
+		if (in->individuals != NULL)
+			cur_indiv = p->indiv, rc = p->indiv < 0;
+		if (rc == 0 && p->state > cur_indiv)
+			return aerr_set(err, AV_USAGE, "--state-residents %lld is more than the %lld "
+			    "individuals", (long long)p->state, (long long)cur_indiv);
+	}
+	return 0;
+}
+
+/* The columns hold the current values. */
+static int
+edit_apply(sqlite3 *db, int64_t id, const struct incident_edit_input *in,
+    const struct edit_parsed *p, struct aerr *err)
+{
+	char ws_utc[32], we_utc[32];
+	int rc = 0;
+
+#define SET(cond, sql, fmt, ...) \
+	if (rc == 0 && (cond)) \
+		rc = db_exec(db, err, "UPDATE incident SET " sql " WHERE id = ?", fmt "i", __VA_ARGS__, id)
+	SET(in->title, "title = ?", "t", in->title);
+	SET(in->endpoint, "endpoint_id = ?", "i", p->endpoint_id);
+	SET(in->set_severity, "severity = ?", "i", in->severity);
+	SET(in->phi, "phi = ?", "t", in->phi);
+	SET(in->individuals, "individuals = nullif(?, -1)", "i", p->indiv);
+	SET(in->set_eu_data, "eu_data = ?", "i", (int64_t)in->eu_data);
+#undef SET
+	if (rc == 0 && in->window_start) {
+		fmt_time_ms(p->ws, ws_utc);
+		fmt_time_ms(p->we, we_utc);
+		rc = db_exec(db, err, "UPDATE incident SET window_start = ?, window_end = ? WHERE id = ?",
+		    "tti", ws_utc, we_utc, id);
+	}
+	return rc;
+}
+
+static void
+fact_count(cJSON *facts, const char *k, int64_t v)
+{
+	if (v < 0)
+		cJSON_AddNullToObject(facts, k);
+	else
+		cJSON_AddNumberToObject(facts, k, (double)v);
+}
+
+/* The facts as given, for the entry's details, and the entry's text ("title, phi yes"). */
+static void
+edit_facts(const struct incident_edit_input *in, const struct edit_parsed *p, const char *actor,
+    cJSON *facts, struct buf *what)
+{
+	if (in->title)
+		cJSON_AddStringToObject(facts, "title", in->title), buf_printf(what, ", title");
+	if (in->endpoint)
+		cJSON_AddStringToObject(facts, "endpoint", in->endpoint),
+		    buf_printf(what, ", endpoint %s", in->endpoint);
+	if (in->set_severity)
+		cJSON_AddNumberToObject(facts, "severity", (double)in->severity),
+		    buf_printf(what, ", severity %lld", (long long)in->severity);
+	if (in->phi)
+		cJSON_AddStringToObject(facts, "phi", in->phi), buf_printf(what, ", phi %s", in->phi);
+	if (in->individuals)
+		fact_count(facts, "individuals", p->indiv), buf_printf(what, ", individuals %s",
+		    in->individuals);
+	if (in->state_residents)
+		fact_count(facts, "state_residents", p->state),
+		    buf_printf(what, ", state residents %s", in->state_residents);
+	if (in->set_eu_data)
+		cJSON_AddBoolToObject(facts, "eu_data", in->eu_data),
+		    buf_printf(what, ", EU data %s", in->eu_data ? "yes" : "no");
+	if (in->window_start) {
+		cJSON_AddStringToObject(facts, "window_start", in->window_start);
+		cJSON_AddStringToObject(facts, "window_end", in->window_end);
+		buf_printf(what, ", window %s to %s", in->window_start, in->window_end);
+	}
+	if (in->vendor_discovered)
+		cJSON_AddStringToObject(facts, "vendor_discovered_at", in->vendor_discovered),
+		    buf_printf(what, ", vendor discovered %s", in->vendor_discovered);
+	if (in->vendor_sla) {
+		int none = strcmp(in->vendor_sla, "none") == 0;
+		char *src = xasprintf("set by %s with incident edit", actor);
+
+		json_add_str(facts, "vendor_sla", none ? NULL : in->vendor_sla);
+		json_add_str(facts, "vendor_sla_source", none ? NULL : src);
+		free(src);
+		buf_printf(what, ", vendor SLA %s", in->vendor_sla);
+	}
+}
+
+int
+incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_t *idp,
+    struct aerr *err)
+{
+	struct edit_parsed p;
+	struct buf what;
+	int64_t id;
+	sqlite3 *db;
+	cJSON *d, *facts;
+	char *text;
+	int rc;
+
+	if (!in->title && !in->endpoint && !in->set_severity && !in->phi && !in->individuals &&
+	    !in->state_residents && !in->set_eu_data && !in->window_start && !in->window_end &&
+	    !in->vendor_discovered && !in->vendor_sla)
+		return aerr_set(err, AV_USAGE, "incident edit: nothing to change");
+	if (edit_check(in, &p, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (incident_writable(db, in->ref, &id, err) != 0 || edit_check_db(db, id, in, &p, err) != 0 ||
+	    edit_apply(db, id, in, &p, err) != 0)
+		goto fail;
+	/* The facts as given go into the entry; the columns hold the current values. */
+	d = cJSON_CreateObject();
+	facts = cJSON_AddObjectToObject(d, "facts");
+	buf_init(&what);
+	buf_add(&what, "", 0);
+	edit_facts(in, &p, av->actor, facts, &what);
+	text = in->note ? xstrdup(in->note) : xasprintf("Set %s", what.data + 2);
+	buf_free(&what);
+	rc = audit_append(db, av->actor, "incident.edit", "incident", id, facts, err);
+	if (rc == 0)
+		rc = incident_entry_add(db, av->actor, id, "decision", in->at, text, d, NULL, err);
+	free(text);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	*idp = id;
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}

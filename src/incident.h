@@ -145,6 +145,14 @@ struct incident_link_input {
 	int nlinks;
 	const char *file, *effective;   /* a file to add as evidence and link */
 };
+/* What "incident edit" takes: only the facts given change (set_* for the numbers). */
+struct incident_edit_input {
+	const char *ref, *title, *endpoint, *phi, *individuals, *state_residents;
+	const char *window_start, *window_end, *vendor_discovered, *vendor_sla;
+	const char *note, *at;   /* the decision entry's text (default "Set ...") and time */
+	int64_t severity;
+	int set_severity, set_eu_data, eu_data;
+};
 /* Each checks its input, opens the database only then, writes in one
  * transaction with its audit entries and timeline entry, and prints nothing. */
 int incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *id,
@@ -159,6 +167,8 @@ int incident_task_done(struct aivet *av, int64_t task_id, const char *at, int64_
     struct aerr *err);
 int incident_link(struct aivet *av, const struct incident_link_input *in, int64_t *id,
     int64_t *file_evidence_id, struct aerr *err);
+int incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_t *id,
+    struct aerr *err);
 
 /* ---- re-verification (incident-verify.c) ---- */
 

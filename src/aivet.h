@@ -277,8 +277,8 @@ struct endpoint_input {
 int endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aerr *err);
 void endpoint_input_free(struct endpoint_input *f);
 /* Each validates, writes in one transaction with its audit entry, and prints nothing. */
-int endpoint_add(sqlite3 *db, const char *actor, const char *vendor, const struct endpoint_input *in,
-    int64_t *id, struct aerr *err);
+int endpoint_add(sqlite3 *db, const char *actor, const char *vendor,
+    const struct endpoint_input *in, int64_t *id, struct aerr *err);
 int endpoint_edit(sqlite3 *db, const char *actor, const char *ref, const struct endpoint_input *in,
     struct aerr *err);
 int endpoint_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);

@@ -874,8 +874,8 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 	int nhigh = 0;
 
 	assessment_score(a, &s);
-	buf_printf(out, "assessment %lld: vendor %s, %s@%lld (%s), round %lld, %s\n", (long long)a->id, a->vendor,
-	    a->q->qid, (long long)a->q->version, a->q->title, (long long)a->round, a->status);
+	buf_printf(out, "assessment %lld: vendor %s, %s@%lld (%s), round %lld, %s\n", (long long)a->id,
+	    a->vendor, a->q->qid, (long long)a->q->version, a->q->title, (long long)a->round, a->status);
 	buf_printf(out, "  created %s by %s", a->created_at, a->created_by);
 	if (a->parent_id)
 		buf_printf(out, ", reopened from assessment %lld", (long long)a->parent_id);
@@ -884,9 +884,9 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 		buf_printf(out, "  submitted %s\n", a->submitted_at);
 	if (a->approved_at)
 		buf_printf(out, "  approved %s by %s\n", a->approved_at, a->reviewer ? a->reviewer : "?");
-	buf_printf(out, "  rating %s, risk score %.1f (worst answer %s); %d of %d asked questions answered, "
-	    "%d required unanswered\n", rating_name(s.rating), s.risk_score, risk_name(s.worst_risk),
-	    s.answered, s.asked, s.unanswered_required);
+	buf_printf(out, "  rating %s, risk score %.1f (worst answer %s); %d of %d asked questions "
+	    "answered, %d required unanswered\n", rating_name(s.rating), s.risk_score,
+	    risk_name(s.worst_risk), s.answered, s.asked, s.unanswered_required);
 	buf_printf(out, "  the rating: %s\n", assessment_rating_rule);
 	for (int i = 0; i < a->q->nquestions; i++) {
 		int r = answer_risk(&a->q->questions[i], a->answers[i].value);

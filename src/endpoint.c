@@ -307,7 +307,8 @@ endpoint_describe(const cJSON *e, struct buf *out)
 	buf_printf(out, "  api          %s\n", cJSON_GetObjectItem(e, "api")->valuestring);
 	buf_printf(out, "  url          %s\n", cJSON_GetObjectItem(e, "url")->valuestring);
 	buf_printf(out, "  model        %s\n", cJSON_GetObjectItem(e, "model")->valuestring);
-	buf_printf(out, "  context      %.0f tokens\n", cJSON_GetObjectItem(e, "context_tokens")->valuedouble);
+	buf_printf(out, "  context      %.0f tokens\n",
+	    cJSON_GetObjectItem(e, "context_tokens")->valuedouble);
 	buf_printf(out, "  status       %s\n", cJSON_GetObjectItem(e, "status")->valuestring);
 	if (cJSON_IsTrue(cJSON_GetObjectItem(e, "allow_insecure_http")))
 		buf_printf(out, "  insecure     plain http allowed\n");

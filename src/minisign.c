@@ -904,8 +904,8 @@ keystore_path(const char *name, const char *ext)
 
 /* Writes NAME.key and NAME.pub, refusing to replace an existing key. */
 int
-keystore_store(const char *name, const char *sectext, size_t seclen, const struct minisign_pub *pub,
-    struct aerr *err)
+keystore_store(const char *name, const char *sectext, size_t seclen,
+    const struct minisign_pub *pub, struct aerr *err)
 {
 	char *dir = keystore_dir(), *kp = keystore_path(name, "key"), *pp = keystore_path(name, "pub");
 	struct buf pb;
@@ -931,10 +931,11 @@ out:
 }
 
 void
-keystore_created_text(const char *verb, const char *name, const struct minisign_pub *pub, int encrypted,
-    struct buf *out)
+keystore_created_text(const char *verb, const char *name, const struct minisign_pub *pub,
+    int encrypted, struct buf *out)
 {
-	char id[MINISIGN_KEYID_LEN + 1], *kp = keystore_path(name, "key"), *pp = keystore_path(name, "pub");
+	char id[MINISIGN_KEYID_LEN + 1], *kp = keystore_path(name, "key");
+	char *pp = keystore_path(name, "pub");
 
 	minisign_keyid(pub->keynum, id);
 	buf_printf(out, "key %s %s (key id %s)\n", name, verb, id);

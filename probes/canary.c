@@ -1,11 +1,18 @@
 /*
- * canary.c: isolation. Tenants (one per credential) send canary-bearing
- * prompts concurrently and interleaved, half of them opening with the same
- * long text (as customers sharing one system prompt do), while the last
- * tenant sends near-limit and over-limit prompts. The engine scans every
- * response of every tenant for every canary that was not its own. With one
- * credential only cross-request leaks can be checked, and the verdict says
- * the cross-tenant check needs a second credential.
+ * canary.c: isolation. Every tenant (one per credential) is both a source and
+ * a receiver: all send canary-bearing prompts, half opening with the same long
+ * text (as customers sharing one system prompt do), first in the order of the
+ * credentials, then in the reverse order; then each tenant in turn takes the
+ * pressure role: the others send canaries, then the tenant sends near-limit
+ * and over-limit prompts while the others send more. The engine scans every response of every tenant for
+ * every canary that was not its own, so attribution holds in both directions.
+ * Only answered exchanges are scanned for content; without the echo baseline
+ * (a model that repeats nothing could never show a leak) the probe is
+ * inconclusive unless a foreign canary turned up anyway. A valid small request
+ * of one tenant that fails on the server while another tenant's load is in
+ * flight, after the same tenant's requests were answered without that load, is
+ * LOAD_BREAKS_OTHER_TENANT. With one credential only cross-request leaks can
+ * be checked, and the verdict says the cross-tenant check needs a second.
  */
 #include "config.h"
 
@@ -17,118 +24,206 @@
 #define ROUNDS 2                  /* victim prompts per tenant per wave */
 #define VICTIM_UNITS 48
 #define SHARED_UNITS 256
-#define MAX_REQ (2 * ROUNDS * PROBE_MAX_TENANTS + 2)
-
-static int
-victims(const struct probe_env *env)
-{
-	return env->ntenants > 1 ? env->ntenants - 1 : 1;
-}
+#define MAX_REQ (ROUNDS * PROBE_MAX_TENANTS + PROBE_MAX_TENANTS * (2 * ROUNDS * PROBE_MAX_TENANTS + 2))
 
 static void
 canary_plan(const struct probe_env *env, struct probe_plan *p)
 {
 	int64_t small = (int64_t)(env->overhead_tokens + (VICTIM_UNITS + SHARED_UNITS / 2) *
-	    env->tokens_per_unit);
+	    env->tpu_max);
+	int64_t t = env->ntenants, victims = ROUNDS * t + t * 2 * ROUNDS * (t > 1 ? t - 1 : 1);
 
-	p->requests = 2 * ROUNDS * victims(env) + 2;
-	p->tokens_in = 2 * ROUNDS * victims(env) * small + (int64_t)(1.95 * (double)env->ep.context);
+	p->requests = victims + 2 * t;
+	p->tokens_in = victims * small + t * (int64_t)((0.9 + 1.05 * env->tpu_max / env->tpu_min) *
+	    (double)env->ep.context);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 
 static void
-add_victims(struct probe_env *env, struct px_req *r, int *n, uint64_t shared_seed)
+add_victim(struct px_req *q, int tenant, int round, uint64_t shared_seed)
 {
-	for (int round = 0; round < ROUNDS; round++)
-		for (int t = 0; t < victims(env); t++) {
-			struct px_req *q = &r[(*n)++];
-
-			memset(q, 0, sizeof *q);
-			q->tenant = t;
-			q->units = VICTIM_UNITS;
-			q->stream = (round + t) % 2;
-			if (round % 2 == 0) {
-				q->shared_units = SHARED_UNITS;
-				q->shared_seed = shared_seed;
-			}
-		}
+	memset(q, 0, sizeof *q);
+	q->tenant = tenant;
+	q->units = VICTIM_UNITS;
+	q->stream = (round + tenant) % 2;
+	if (round % 2 == 0) {
+		q->shared_units = SHARED_UNITS;
+		q->shared_seed = shared_seed;
+	}
 }
+
+/* The wave (0: no load; p + 1: tenant p's load) each request went in. */
+struct canary_run {
+	struct px_req r[MAX_REQ];
+	int wave[MAX_REQ];
+	int pressure[MAX_REQ];        /* the request is a pressure prompt */
+	int n;
+};
 
 static void
 canary_run(struct probe_env *env, struct probe_outcome *out)
 {
-	struct px_req r[MAX_REQ];
-	int n = 0, wave1, pressure = env->ntenants - 1, errors = 0, answered = 0;
+	struct canary_run *c = xcalloc(1, sizeof *c);
+	struct px_req *r = c->r;
+	struct px_tally t = { 0 }, per[PROBE_MAX_TENANTS];
+	int nt = env->ntenants, answered = 0, quiet_ok[PROBE_MAX_TENANTS] = { 0 }, loaded = 0;
 	uint64_t shared_seed;
-	const char *first_error = NULL;
 	cJSON *d;
 
+	memset(per, 0, sizeof per);
 	randombytes_buf(&shared_seed, sizeof shared_seed);
-	memset(r, 0, sizeof r);
-	/* Wave 1: victims fill the vendor's caches with their canaries. */
-	add_victims(env, r, &n, shared_seed);
-	wave1 = n;
-	if (px_send(env, r, (size_t)n, 0) != 0)
+	/* Wave 0: every tenant fills the vendor's caches with its canaries, in the order of
+	 * the credentials for the shared opening and the reverse order for the rest. */
+	for (int round = 0; round < ROUNDS; round++)
+		for (int k = 0; k < nt; k++) {
+			int tn = round % 2 == 0 ? k : nt - 1 - k;
+
+			add_victim(&r[c->n], tn, round, shared_seed);
+			c->wave[c->n++] = 0;
+		}
+	if (px_send(env, r, (size_t)c->n, 0) != 0)
 		goto out;
-	/* Wave 2: another tenant's near- and over-limit prompts, interleaved with more victims. */
-	memset(&r[n], 0, sizeof r[n]);
-	r[n].tenant = pressure;
-	r[n++].target_tokens = (int64_t)(0.9 * (double)env->ep.context);
-	add_victims(env, r, &n, shared_seed);
-	memset(&r[n], 0, sizeof r[n]);
-	r[n].tenant = pressure;
-	r[n].stream = 1;
-	r[n++].target_tokens = (int64_t)(1.05 * (double)env->ep.context);
-	if (px_send(env, &r[wave1], (size_t)(n - wave1), 0) != 0)
-		goto out;
-	for (int i = 0; i < n; i++) {
+	/* One wave per tenant under load: its near- and over-limit prompts, with the other
+	 * tenants' canaries (its own, with one credential) in between, newest tenant first. */
+	for (int p = 0; p < nt && !env->budget_hit; p++) {
+		int first = c->n;
+
+		/* First the others' canaries, finished: what a swapped prompt of p's would be
+		 * answered from is then theirs, not only p's own. */
+		for (int round = 0; round < ROUNDS; round++)
+			for (int k = nt - 1; k >= 0; k--) {
+				if (k == p && nt > 1)
+					continue;
+				add_victim(&r[c->n], k, round, shared_seed);
+				c->wave[c->n++] = 0;
+			}
+		if (px_send(env, &r[first], (size_t)(c->n - first), 0) != 0)
+			goto out;
+		first = c->n;
+		memset(&r[c->n], 0, sizeof r[0]);
+		r[c->n].tenant = p;
+		r[c->n].target_tokens = (int64_t)(0.9 * (double)env->ep.context);
+		c->pressure[c->n] = 1;
+		c->wave[c->n++] = p + 1;
+		for (int round = 0; round < ROUNDS; round++)
+			for (int k = nt - 1; k >= 0; k--) {
+				if (k == p && nt > 1)
+					continue;
+				add_victim(&r[c->n], k, round, shared_seed);
+				c->wave[c->n++] = p + 1;
+			}
+		memset(&r[c->n], 0, sizeof r[0]);
+		r[c->n].tenant = p;
+		r[c->n].stream = 1;
+		r[c->n].must_exceed = 1;
+		r[c->n].target_tokens = (int64_t)(1.05 * (double)env->ep.context);
+		c->pressure[c->n] = 1;
+		c->wave[c->n++] = p + 1;
+		if (px_send(env, &r[first], (size_t)(c->n - first), 0) != 0)
+			goto out;
+	}
+	for (int i = 0; i < c->n; i++) {
+		if (c->wave[i] == 0 && r[i].cls == PXC_ANSWERED)
+			quiet_ok[r[i].tenant] = 1;
+		if (c->pressure[i] && !r[i].must_exceed && r[i].cls == PXC_ANSWERED)
+			loaded++;
+	}
+	for (int i = 0; i < c->n; i++) {
+		int judged = r[i].cls == PXC_ANSWERED;
+
 		if (!r[i].sent)
 			continue;
 		px_judge_common(env, out, &r[i], 0);
-		if (px_no_answer(&r[i])) {
-			errors++;
-			if (first_error == NULL)
-				first_error = r[i].transport_error;
-			continue;
+		/* The pressure prompts are load, not canaries: over the limit, any refusal will do. */
+		if (!c->pressure[i]) {
+			px_tally_add(&t, &r[i], judged);
+			px_tally_add(&per[r[i].tenant], &r[i], judged);
 		}
-		answered++;
+		answered += judged;
 		/* A pressure prompt answered with others' content and none of its own: swapped. */
-		if (r[i].target_tokens > 0 && px_accepted(&r[i]) && r[i].nonces_echoed == 0 &&
-		    (cJSON_GetArraySize(r[i].leaked) > 0 || px_placeholder_usage(&r[i])))
+		if (c->pressure[i] && px_substituted(env, &r[i]))
 			outcome_finding(out, "PLACEHOLDER_SUBSTITUTION", "critical", r[i].evidence_id,
 			    "a prompt of about %lld tokens was answered from content it did not contain",
 			    (long long)r[i].est_tokens);
+		/* Availability isolation: a small valid request failing on the server under another
+		 * tenant's load, when the same tenant's requests were answered without it. */
+		if (!c->pressure[i] && c->wave[i] > 0 && r[i].cls == PXC_SERVER_ERROR &&
+		    quiet_ok[r[i].tenant] && nt > 1) {
+			int p = c->wave[i] - 1;
+			char what[256];
+
+			px_describe(&r[i], what, sizeof what);
+			outcome_finding(out, "LOAD_BREAKS_OTHER_TENANT", "medium", r[i].evidence_id,
+			    "a request of tenant '%s' (about %lld tokens) failed (%s) while tenant '%s' had "
+			    "prompts near the context in flight", env->tenant_label[r[i].tenant],
+			    (long long)r[i].est_tokens, what, env->tenant_label[p]);
+			for (int j = 0; j < c->n; j++)
+				if (c->pressure[j] && c->wave[j] == c->wave[i] && r[j].sent)
+					outcome_finding(out, "LOAD_BREAKS_OTHER_TENANT", "medium",
+					    r[j].evidence_id, "%s", "");
+		}
 	}
 	d = out->details = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "tenants", env->ntenants);
+	cJSON_AddNumberToObject(d, "tenants", nt);
 	cJSON_AddNumberToObject(d, "responses_scanned", answered);
 	cJSON_AddNumberToObject(d, "canaries", (double)canary_count(env->canaries));
+	cJSON_AddBoolToObject(d, "echo_ok", env->echo_ok == 1);
+	px_tally_json(&t, d);
 	{
-		cJSON *leaks = cJSON_AddArrayToObject(d, "leaks");
+		cJSON *leaksj = cJSON_AddArrayToObject(d, "leaks"), *pt = cJSON_AddArrayToObject(d,
+		    "per_tenant");
 
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < c->n; i++) {
 			cJSON *l;
 
 			cJSON_ArrayForEach(l, r[i].leaked) {
-				cJSON *c = cJSON_Duplicate(l, 1);
+				cJSON *x = cJSON_Duplicate(l, 1);
 
-				cJSON_AddNumberToObject(c, "found_in", (double)r[i].evidence_id);
-				cJSON_AddStringToObject(c, "found_by", env->tenant_label[r[i].tenant]);
-				cJSON_AddItemToArray(leaks, c);
+				cJSON_AddNumberToObject(x, "found_in", (double)r[i].evidence_id);
+				cJSON_AddStringToObject(x, "found_by", env->tenant_label[r[i].tenant]);
+				cJSON_AddItemToArray(leaksj, x);
 			}
 		}
+		for (int k = 0; k < nt; k++) {
+			cJSON *x = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(x, "tenant", env->tenant_label[k]);
+			px_tally_json(&per[k], x);
+			cJSON_AddItemToArray(pt, x);
+		}
 	}
-	if (errors > 0 && out->nf == 0)
-		outcome_set(out, "error", "%d request%s got no answer: %s", errors, errors == 1 ? "" : "s",
-		    first_error);
-	else if (out->nf == 0 && env->ntenants == 1)
-		outcome_set(out, "pass", "no cross-request leak in %d responses; the cross-tenant check "
-		    "needs a second credential", answered);
-	else if (out->nf == 0)
-		outcome_set(out, "pass", "no leak across %d tenants in %d responses", env->ntenants,
+	if (out->nf > 0)
+		goto out;   /* the findings are the verdict */
+	for (int k = 0; k < nt; k++)
+		if (per[k].judged == 0) {
+			/* A tenant that received nothing could not show a leak to it. */
+			char what[96];
+
+			snprintf(what, sizeof what, "tenant '%s' got no answer to scan", env->tenant_label[k]);
+			px_set_unjudged(env, out, &per[k], what);
+			goto out;
+		}
+	if (env->echo_ok != 1)
+		outcome_set(out, "inconclusive", "the model does not repeat text, so a leak could not "
+		    "show in its answers: %d responses scanned, and no foreign canary in any raw body",
 		    answered);
+	else if (nt == 1)
+		outcome_set(out, "pass", "no cross-request leak in %d responses; the cross-tenant check "
+		    "needs a second credential%s", answered, loaded < nt ? "; the near-limit load was not "
+		    "answered, so leaks under load were not tested" : "");
+	else
+		outcome_set(out, "pass", "no leak across %d tenants in %d responses; each tenant sent "
+		    "canaries and received answers (%d of %d canary requests judged)%s", nt, answered,
+		    t.judged, t.sent, loaded < nt ? "; only " : "");
+	if (nt > 1 && loaded < nt && strcmp(out->verdict, "pass") == 0) {
+		size_t len = strlen(out->reason);
+
+		snprintf(out->reason + len, sizeof out->reason - len, "%d of %d tenants' near-limit "
+		    "load was answered, so leaks under load were tested only in part", loaded, nt);
+	}
 out:
-	px_free(r, (size_t)n);
+	px_free(r, (size_t)c->n);
+	free(c);
 }
 
 const struct probe probe_canary = {

@@ -24,7 +24,8 @@ static void
 echo_run(struct probe_env *env, struct probe_outcome *out)
 {
 	struct px_req r[2];
-	int n = env->prov->can_stream ? 2 : 1, best = 0, sent = 0;
+	struct px_tally t = { 0 };
+	int n = env->prov->can_stream ? 2 : 1, best = 0;
 	cJSON *pts;
 
 	memset(r, 0, sizeof r);
@@ -41,24 +42,26 @@ echo_run(struct probe_env *env, struct probe_outcome *out)
 	for (int i = 0; i < n; i++) {
 		cJSON_AddItemToArray(pts, px_point_json(&r[i]));
 		px_judge_common(env, out, &r[i], 1);
-		if (!r[i].sent)
-			continue;
-		sent++;
-		if (px_is_2xx(&r[i]) && r[i].nonces_echoed > best)
+		/* Only an answer shows whether the model repeats: refusals and errors say nothing. */
+		px_tally_add(&t, &r[i], r[i].cls == PXC_ANSWERED);
+		if (r[i].cls == PXC_ANSWERED && r[i].nonces_echoed > best)
 			best = r[i].nonces_echoed;
 	}
-	env->echo_ok = best == 3;
-	cJSON_AddBoolToObject(out->details, "echo_ok", env->echo_ok);
-	if (sent == 0)
+	px_tally_json(&t, out->details);
+	if (t.judged > 0)
+		env->echo_ok = best == 3;
+	cJSON_AddBoolToObject(out->details, "echo_ok", env->echo_ok == 1);
+	if (t.sent == 0) {
+		px_free(r, (size_t)n);
 		return;
-	if (px_no_answer(&r[0]) && (n == 1 || px_no_answer(&r[1]))) {
-		outcome_set(out, "error", "no answer: %s", r[0].transport_error);
-	} else if (!env->echo_ok) {
+	}
+	if (t.judged == 0)
+		px_set_unjudged(env, out, &t, NULL);
+	else if (!env->echo_ok)
 		outcome_set(out, "inconclusive", "the model did not repeat its nonces (best %d of 3); "
 		    "content checks on this endpoint are inconclusive", best);
-	} else {
+	else
 		outcome_set(out, "pass", "the model repeated all three nonces");
-	}
 	px_free(r, (size_t)n);
 }
 

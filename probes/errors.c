@@ -1,7 +1,10 @@
 /*
  * errors.c: bad requests must be refused as the client's fault. Malformed
  * JSON and a request missing its required messages must each get a 4xx: a
- * 2xx is MALFORMED_ACCEPTED, a 5xx SERVER_ERROR_ON_BAD_INPUT. An unknown
+ * 2xx is MALFORMED_ACCEPTED, a 5xx SERVER_ERROR_ON_BAD_INPUT (only where the
+ * server answers well-formed requests: a server failing everything is not
+ * blaming the input). A credential refused, a missing route or a rate limit
+ * judges nothing. An unknown
  * model name is recorded but not judged: single-model servers such as
  * llama.cpp ignore the name.
  */
@@ -29,7 +32,8 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 {
 	struct px_req r[E_COUNT];
 	char model[64];
-	int n = 0, idx[E_COUNT], failed = 0;
+	int n = 0, idx[E_COUNT], serves = 0;
+	struct px_tally t = { 0 };
 	cJSON *d;
 
 	memset(r, 0, sizeof r);
@@ -51,46 +55,51 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 		return;
 	}
 	out->details = d = cJSON_CreateObject();
+	/* A 5xx blames the bad input only where the server answers good input: some answer in
+	 * the run, or a 4xx for the unknown model's well-formed request. */
+	for (int i = 0; i < n; i++)
+		if (idx[i] == E_UNKNOWN_MODEL && (r[i].cls == PXC_ANSWERED || r[i].cls == PXC_REFUSED_OTHER))
+			serves = 1;
+	serves |= env->answered > 0;
 	for (int i = 0; i < n; i++) {
 		cJSON *p = cJSON_AddObjectToObject(d, labels[idx[i]]);
+		enum prov_refusal why = r[i].res.refusal;
+		int judged;
 
 		if (r[i].status > 0)
 			cJSON_AddNumberToObject(p, "status", (double)r[i].status);
 		else
 			cJSON_AddNullToObject(p, "status");
+		cJSON_AddStringToObject(p, "class", px_class_name(r[i].cls));
 		cJSON_AddNumberToObject(p, "evidence", (double)r[i].evidence_id);
 		if (!r[i].sent)
 			continue;
-		if (px_no_answer(&r[i])) {
-			failed++;
-			continue;
-		}
-		if (idx[i] == E_UNKNOWN_MODEL) {
-			/* Recorded, never judged above info: many servers serve one model whatever the name. */
-			px_judge_common(env, out, &r[i], 0);
-			continue;
-		}
 		px_judge_common(env, out, &r[i], 0);
-		if (px_is_2xx(&r[i]) && !r[i].res.is_error)
+		if (idx[i] == E_UNKNOWN_MODEL)
+			continue;   /* recorded, never judged: many servers serve one model whatever the name */
+		/* A bad request is judged by an answer, a refusal that blames the request, or a
+		 * server error; a credential, a missing route or a rate limit says nothing. */
+		judged = r[i].cls == PXC_ANSWERED || (r[i].cls == PXC_SERVER_ERROR && serves) ||
+		    r[i].cls == PXC_REFUSED_SIZE || (r[i].cls == PXC_REFUSED_OTHER &&
+		    why != PREF_AUTH && why != PREF_NOT_FOUND);
+		px_tally_add(&t, &r[i], judged);
+		if (r[i].cls == PXC_ANSWERED)
 			outcome_finding(out, "MALFORMED_ACCEPTED", "medium", r[i].evidence_id,
 			    "a request with %s was accepted with HTTP %ld",
 			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);
-		else if (r[i].status >= 500)
+		else if (r[i].cls == PXC_SERVER_ERROR && r[i].status >= 500 && serves)
 			outcome_finding(out, "SERVER_ERROR_ON_BAD_INPUT", "low", r[i].evidence_id,
 			    "a request with %s got HTTP %ld, a server error for a client's mistake",
 			    idx[i] == E_MALFORMED ? "malformed JSON" : "no messages", r[i].status);
 	}
-	if (failed > 0 && out->nf == 0) {
-		const char *why = "";
-
-		for (int i = n - 1; i >= 0; i--)
-			if (px_no_answer(&r[i]))
-				why = r[i].transport_error;
-		outcome_set(out, "error", "%d request%s got no answer: %s", failed, failed == 1 ? "" : "s",
-		    why);
-	}
-	else if (out->nf == 0)
-		outcome_set(out, "pass", "bad requests were refused with 4xx");
+	px_tally_json(&t, d);
+	if (out->nf > 0)
+		;   /* the findings are the verdict */
+	else if (t.judged < t.sent || t.sent == 0)
+		px_set_unjudged(env, out, &t, NULL);
+	else
+		outcome_set(out, "pass", "bad requests were refused with 4xx (%d of %d judged)", t.judged,
+		    t.sent);
 	px_free(r, (size_t)n);
 }
 

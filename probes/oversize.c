@@ -1,9 +1,10 @@
 /*
  * oversize.c: prompts at about 1.05x and 2x the advertised context, plain
- * and streamed. The only pass is a visible refusal: a non-2xx with an error
- * body, or an error event in the stream. A 2xx with content is
- * OVERSIZE_ACCEPTED, and worse when the answer shows the prompt was swapped
- * (PLACEHOLDER_SUBSTITUTION) or cut (SILENT_TRUNCATION).
+ * and streamed. The only pass is a refusal for size (an error status or
+ * stream event the API uses for too-long input) of every prompt; refusals
+ * for other reasons (a credential, a rate limit, a server error) are not
+ * judged. An answer is OVERSIZE_ACCEPTED, and worse when it shows the prompt
+ * was swapped (PLACEHOLDER_SUBSTITUTION) or cut (SILENT_TRUNCATION).
  */
 #include "config.h"
 
@@ -24,20 +25,23 @@ oversize_plan(const struct probe_env *env, struct probe_plan *p)
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 
-/* Judges one accepted oversize answer; shared with the sweep's idea of a degraded answer. */
+/* Judges one answered oversize prompt. */
 static void
 judge_accepted(struct probe_env *env, struct probe_outcome *out, const struct px_req *r)
 {
 	outcome_finding(out, "OVERSIZE_ACCEPTED", "high", r->evidence_id,
-	    "a prompt of about %lld tokens, over the advertised %lld, was answered with HTTP %ld",
-	    (long long)r->est_tokens, (long long)env->ep.context, r->status);
-	if (px_placeholder_usage(r) || (r->nonces_echoed == 0 && r->leaked != NULL &&
-	    cJSON_GetArraySize(r->leaked) > 0))
+	    "a prompt of %s %lld tokens, over the advertised %lld, was answered with HTTP %ld",
+	    env->bounded ? "at least" : "about", (long long)r->est_tokens, (long long)env->ep.context,
+	    r->status);
+	/* Substitution needs evidence the model read something else: its own nonces gone
+	 * with usage collapsed (against a model known to repeat), or others' content. */
+	if (px_substituted(env, r))
 		outcome_finding(out, "PLACEHOLDER_SUBSTITUTION", "critical", r->evidence_id,
 		    "a prompt of about %lld tokens was %s", (long long)r->est_tokens,
-		    px_placeholder_usage(r) ? "reported as a handful of tokens" :
-		    "answered from content it did not contain");
-	else if ((env->echo_ok == 1 && r->nonces_echoed < 3) || px_usage_ok(r) == 0)
+		    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content it did not contain" :
+		    "answered without any of its nonces and reported as a handful of tokens");
+	else if ((env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
+	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r)))
 		outcome_finding(out, "SILENT_TRUNCATION", "high", r->evidence_id,
 		    "an oversize prompt was accepted and lost content (%d of 3 nonces, usage %lld of "
 		    "about %lld tokens)", r->nonces_echoed, (long long)r->res.usage_in,
@@ -51,15 +55,16 @@ static void
 oversize_run(struct probe_env *env, struct probe_outcome *out)
 {
 	struct px_req r[NF * 2];
+	struct px_tally t = { 0 };
 	size_t n = 0;
-	int refused = 0, errors = 0;
-	const char *first_error = NULL;
+	int judged_at[NF] = { 0 }, capped = 0;
 	cJSON *pts;
 
 	memset(r, 0, sizeof r);
 	for (size_t i = 0; i < NF; i++)
 		for (int s = 0; s < (env->prov->can_stream ? 2 : 1); s++) {
 			r[n].target_tokens = (int64_t)(factors[i] * (double)env->ep.context);
+			r[n].must_exceed = 1;
 			r[n].stream = s;
 			n++;
 		}
@@ -70,32 +75,36 @@ oversize_run(struct probe_env *env, struct probe_outcome *out)
 	}
 	out->details = cJSON_CreateObject();
 	cJSON_AddNumberToObject(out->details, "advertised", (double)env->ep.context);
+	cJSON_AddBoolToObject(out->details, "bounded", env->bounded);
 	pts = cJSON_AddArrayToObject(out->details, "points");
 	for (size_t i = 0; i < n; i++) {
+		int judged = r[i].cls == PXC_ANSWERED || r[i].cls == PXC_REFUSED_SIZE;
+
+		capped += r[i].capped < 0;
+		/* Only an answer or a refusal for size says anything about the context:
+		 * auth, rate limits and server errors are not judged. */
+		px_tally_add(&t, &r[i], judged);
 		if (!r[i].sent)
 			continue;
 		cJSON_AddItemToArray(pts, px_point_json(&r[i]));
 		px_judge_common(env, out, &r[i], 0);
-		if (px_no_answer(&r[i])) {
-			errors++;
-			if (first_error == NULL)
-				first_error = r[i].transport_error;
-		} else if (!px_is_2xx(&r[i]) || r[i].res.stream_error) {
-			refused++;   /* visible: an error status, or an error event in the stream */
-		} else if (!r[i].res.parsed) {
-			/* A 2xx is judged by its content; without readable content there is no verdict. */
-			errors++;
-			if (first_error == NULL)
-				first_error = "a 2xx answer whose body is not the API's shape";
-		} else if (!r[i].res.is_error) {
+		judged_at[i / (n / NF)] += judged;
+		if (r[i].cls == PXC_ANSWERED)
 			judge_accepted(env, out, &r[i]);
-		}
 	}
-	if (errors > 0 && out->nf == 0)
-		outcome_set(out, "error", "%d oversize request%s got no answer: %s", errors,
-		    errors == 1 ? "" : "s", first_error);
-	else if (out->nf == 0 && refused > 0)
-		outcome_set(out, "pass", "every oversize prompt was refused visibly");
+	px_tally_json(&t, out->details);
+	if (out->nf > 0)
+		;   /* the findings are the verdict */
+	else if (capped > 0)
+		outcome_set(out, "inconclusive", "not judged: %d prompt%s over the advertised %lld "
+		    "tokens cannot be sent under --max-prompt-tokens %lld", capped, capped == 1 ? "" : "s",
+		    (long long)env->ep.context, (long long)env->max_prompt_tokens);
+	else if (judged_at[0] == 0 || judged_at[NF - 1] == 0 || t.judged < t.sent)
+		px_set_unjudged(env, out, &t, NULL);
+	else
+		outcome_set(out, "pass", "every oversize prompt was refused for size (%d of %d judged)%s",
+		    t.judged, t.sent, env->bounded ? "; sizes were bounded: no usable token count, so "
+		    "each prompt was over the context even at one token per word" : "");
 	px_free(r, n);
 }
 

@@ -5,13 +5,23 @@
  * sends the same opening ("primed"), B sends a fresh opening of the same
  * length ("control"), A repeats its own opening ("own") and B sends a short
  * prompt ("short"). All stream, and the time to the first token is measured.
- * A one-sided Mann-Whitney U test of primed < control at ALPHA with a large
- * effect size (Cliff's delta) decides PREFIX_CACHE_SHARED_ACROSS_TENANTS.
- * When B was not faster, the short prompts tell what prefill of the opening
- * costs; if the noise was too high for the trials to have seen a hit saving
- * half of that, the verdict is inconclusive and says how many would do.
- * Opt-in ("--probe all,prefix-timing"): 150 streamed prompts of about 1,300
- * tokens cost more than the rest of the suite together.
+ *
+ * PREFIX_CACHE_SHARED_ACROSS_TENANTS needs a one-sided Mann-Whitney U test
+ * of primed < control, Cliff's delta beyond negligible and a median saving
+ * of at least half the effect the probe looks for. That effect is a hit
+ * skipping half of the opening's prefill, as the short prompts measure it.
+ * Hosted APIs' hits can save a few percent of a noisy latency, so the design
+ * is sequential: looks after 30, 60, 120 and 250 trials, alpha split evenly
+ * over the four (Bonferroni, valid however the looks correlate). At each
+ * look the probe stops when the test rejects (fail), or when the gated test
+ * had the power to see the effect under the noise observed and did not
+ * (pass; the power is simulated, see stats.h); otherwise it sends the next
+ * trials while the run's token budget covers them and the trials the effect
+ * needs are within the 250 (futility: beyond them, more cannot help). When
+ * sampling stops undecided the verdict is inconclusive, saying why, with
+ * the trials a decision would need. Opt-in ("--probe all,prefix-timing"): 150 streamed
+ * prompts of about 1,300 tokens at the first look cost more than the rest
+ * of the suite together.
  */
 #include "config.h"
 
@@ -23,14 +33,21 @@
 #include "probe.h"
 #include "stats.h"
 
-#define TRIALS 30                 /* per group */
+static const int looks[] = { 30, 60, 120, 250 };   /* trials per group at each look */
+#define NLOOKS ((int)(sizeof looks / sizeof looks[0]))
+#define MAX_TRIALS 250
 #define OPENING_TOKENS 1280       /* above the 1,024-token minimum of common prefix caches */
 #define SUFFIX_UNITS 16           /* each request's own words after the opening */
 #define SHORT_UNITS 16
-#define ALPHA 0.01                /* one-sided significance level */
-#define MIN_DELTA 0.474           /* Cliff's delta of a "large" effect (Romano et al., 2006) */
-#define MIN_SAVING_MS 1.0         /* a hit saving less than this is not worth a finding */
+#define ALPHA 0.01                /* one-sided, over all looks */
+#define ALPHA_LOOK (ALPHA / NLOOKS)
+#define MIN_DELTA 0.147           /* Cliff's delta below this is negligible (Romano et al., 2006) */
+#define MIN_SAVING_MS 1.0         /* a median saving below this is not worth a finding */
 #define POWER 0.8
+#define POWER_SIMS 2000           /* power within about 0.01 */
+#define NEEDED_SIMS 400
+#define NEEDED_MAX 4096
+#define POWER_SEED UINT64_C(0x61697665742d7074)  /* fixed: the same data give the same verdict */
 #define MIN_ANSWERED 8            /* per group, below which nothing is decided */
 
 enum { K_PRIME, K_PRIMED, K_CONTROL, K_OWN, K_SHORT, K_N };
@@ -47,19 +64,31 @@ opening_tokens(const struct probe_env *env)
 	return t < 64 ? 64 : t;
 }
 
-static void
-prefix_timing_plan(const struct probe_env *env, struct probe_plan *p)
+/* Tokens one trial may take from the budget: its five prompts and their output allowance. */
+static int64_t
+trial_tokens(const struct probe_env *env, int64_t *tin)
 {
 	int64_t longp = (int64_t)(env->overhead_tokens + SUFFIX_UNITS * env->tokens_per_unit) +
 	    opening_tokens(env);
 	int64_t shortp = (int64_t)(env->overhead_tokens + SHORT_UNITS * env->tokens_per_unit);
 
+	if (tin != NULL)
+		*tin = 4 * longp + shortp;
+	return 4 * longp + shortp + px_plan_tokens_out(env, K_N);
+}
+
+static void
+prefix_timing_plan(const struct probe_env *env, struct probe_plan *p)
+{
+	int64_t tin;
+
 	if (env->ntenants < 2) {
 		memset(p, 0, sizeof *p);
 		return;
 	}
-	p->requests = (int64_t)TRIALS * K_N;
-	p->tokens_in = (int64_t)TRIALS * (4 * longp + shortp);
+	trial_tokens(env, &tin);
+	p->requests = (int64_t)MAX_TRIALS * K_N;
+	p->tokens_in = (int64_t)MAX_TRIALS * tin;
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 
@@ -104,29 +133,11 @@ shuffle_trial(int *order)
 	}
 }
 
+/* Fills trials [from, to) of r and kind: fresh random openings, shuffled order. */
 static void
-prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
+make_trials(struct px_req *r, int *kind, int64_t open_units, size_t from, size_t to)
 {
-	size_t n = (size_t)TRIALS * K_N, cnt[K_N] = { 0 };
-	struct px_req *r;
-	int *kind;
-	double *t[K_N];
-	int64_t open_units;
-	struct mwu cross, own;
-	double saving, prefill_cost, sd, shift, theta;
-	long needed;
-	cJSON *d, *groups;
-	int have_own;
-
-	if (env->ntenants < 2) {
-		outcome_set(out, "inconclusive", "the cross-tenant prefix-cache check needs a second "
-		    "credential on the endpoint (one per tenant)");
-		return;
-	}
-	r = xcalloc(n, sizeof *r);
-	kind = xcalloc(n, sizeof *kind);
-	open_units = px_units_for(env, opening_tokens(env));
-	for (size_t trial = 0; trial < TRIALS; trial++) {
+	for (size_t trial = from; trial < to; trial++) {
 		uint64_t opening, fresh;
 		int order[4] = { K_PRIMED, K_CONTROL, K_OWN, K_SHORT };
 		struct px_req *q = &r[trial * K_N];
@@ -149,88 +160,210 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 			}
 		}
 	}
-	/* One at a time, in order: B's "primed" request must follow A's prime. */
-	if (px_send(env, r, n, 1) != 0)
-		goto out;
+}
 
-	for (int k = 0; k < K_N; k++)
-		t[k] = xcalloc(TRIALS, sizeof *t[k]);
-	for (size_t i = 0; i < n; i++) {
-		int k = kind[i];
+/* What one look saw. */
+struct look {
+	size_t trials;
+	struct mwu_look cross;
+	struct mwu own;
+	int have_own;
+	double prefill, sd, shift;
+	struct mwu_gate gate;
+};
 
-		if (!r[i].sent)
-			continue;
-		px_judge_common(env, out, &r[i], 1);
-		if (px_accepted(&r[i]) && r[i].ttft_ms > 0)
-			t[k][cnt[k]++] = r[i].ttft_ms;
+static void
+judge_look(double *const t[K_N], const size_t cnt[K_N], size_t trials, struct look *l)
+{
+	memset(l, 0, sizeof *l);
+	l->trials = trials;
+	l->have_own = cnt[K_OWN] > 0 &&
+	    mwu_less(t[K_OWN], cnt[K_OWN], t[K_CONTROL], cnt[K_CONTROL], &l->own) == 0;
+	l->prefill = stats_median(t[K_CONTROL], cnt[K_CONTROL]) - stats_median(t[K_SHORT], cnt[K_SHORT]);
+	l->sd = sqrt((pow(stats_mad_sd(t[K_PRIMED], cnt[K_PRIMED]), 2) +
+	    pow(stats_mad_sd(t[K_CONTROL], cnt[K_CONTROL]), 2)) / 2);
+	/* The effect looked for: a hit skipping half the opening's prefill (at least twice the
+	 * smallest saving worth a finding); a finding needs half of it in the medians. */
+	l->shift = fmax(l->prefill / 2, 2 * MIN_SAVING_MS);
+	l->gate = (struct mwu_gate){ ALPHA_LOOK, MIN_DELTA, l->shift / 2 };
+	mwu_look(t[K_PRIMED], cnt[K_PRIMED], t[K_CONTROL], cnt[K_CONTROL], &l->gate, l->shift, l->sd,
+	    POWER, POWER_SEED, &l->cross);
+}
+
+static cJSON *
+look_json(const struct look *l)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "trials", (double)l->trials);
+	cJSON_AddNumberToObject(o, "p", l->cross.test.p);
+	cJSON_AddNumberToObject(o, "cliffs_delta", round(l->cross.test.delta * 1e4) / 1e4);
+	cJSON_AddNumberToObject(o, "median_saving_ms", round(l->cross.saving * 1000) / 1000);
+	cJSON_AddNumberToObject(o, "power", l->cross.power);
+	return o;
+}
+
+static void
+prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
+{
+	size_t n = (size_t)MAX_TRIALS * K_N, cnt[K_N] = { 0 }, sent_trials = 0;
+	struct px_req *r;
+	int *kind;
+	double *t[K_N] = { NULL };
+	int64_t open_units, per_trial;
+	struct look l;
+	long needed;
+	cJSON *d = NULL, *lj;
+	const char *stopped = NULL;
+	int li;
+
+	if (env->ntenants < 2) {
+		outcome_set(out, "inconclusive", "the cross-tenant prefix-cache check needs a second "
+		    "credential on the endpoint (one per tenant)");
+		return;
 	}
+	r = xcalloc(n, sizeof *r);
+	kind = xcalloc(n, sizeof *kind);
+	for (int k = 0; k < K_N; k++)
+		t[k] = xcalloc(MAX_TRIALS, sizeof *t[k]);
+	open_units = px_units_for(env, opening_tokens(env));
+	per_trial = trial_tokens(env, NULL);
+	per_trial += per_trial / 4;   /* the engine reserves a quarter more for each prompt */
+	memset(&l, 0, sizeof l);
+	lj = cJSON_CreateArray();
+	for (li = 0; li < NLOOKS; li++) {
+		size_t to = (size_t)looks[li];
+
+		/* A later look is taken only when the budget covers all of it: a look cut short by
+		 * the budget would stop the run, and half a look adds little. */
+		if (li > 0 && env->opts->budget_tokens > 0 && env->tokens_in + env->tokens_out +
+		    per_trial * (int64_t)(to - sent_trials) > env->opts->budget_tokens) {
+			stopped = "the run's token budget does not cover the next look";
+			break;
+		}
+		make_trials(r, kind, open_units, sent_trials, to);
+		/* One at a time, in order: B's "primed" request must follow A's prime. */
+		if (px_send(env, &r[sent_trials * K_N], (to - sent_trials) * K_N, 1) != 0)
+			goto out;
+		for (size_t i = sent_trials * K_N; i < to * K_N; i++) {
+			int k = kind[i];
+
+			if (!r[i].sent)
+				continue;
+			px_judge_common(env, out, &r[i], 1);
+			if (px_accepted(&r[i]) && r[i].ttft_ms > 0)
+				t[k][cnt[k]++] = r[i].ttft_ms;
+		}
+		/* Sent in order: the trials begun are those whose prime went out. */
+		while (sent_trials < to && r[sent_trials * K_N].sent)
+			sent_trials++;
+		if (env->budget_hit || env->interrupted) {
+			stopped = "the run's token budget ended during the look";
+			break;
+		}
+		if (cnt[K_PRIMED] < MIN_ANSWERED || cnt[K_CONTROL] < MIN_ANSWERED || cnt[K_SHORT] < 1)
+			break;
+		judge_look(t, cnt, sent_trials, &l);
+		cJSON_AddItemToArray(lj, look_json(&l));
+		if (l.cross.decision != MWU_LOOK_UNDECIDED)
+			break;
+		/* Futility: no more trials when what the effect needs is beyond what the probe sends. */
+		needed = mwu_gate_trials_needed(&l.gate, l.shift, l.sd, POWER, NEEDED_MAX, NEEDED_SIMS,
+		    POWER_SEED);
+		if (needed <= 0 || needed > MAX_TRIALS) {
+			stopped = "more trials cannot help";
+			break;
+		}
+		if (li == NLOOKS - 1)
+			stopped = "the last look was reached";
+	}
+
 	d = out->details = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "alpha", ALPHA);
+	cJSON_AddNumberToObject(d, "alpha_per_look", ALPHA_LOOK);
 	cJSON_AddNumberToObject(d, "min_cliffs_delta", MIN_DELTA);
-	cJSON_AddNumberToObject(d, "trials", TRIALS);
+	cJSON_AddNumberToObject(d, "trials", (double)sent_trials);
+	cJSON_AddNumberToObject(d, "max_trials", MAX_TRIALS);
 	cJSON_AddNumberToObject(d, "opening_units", (double)open_units);
 	cJSON_AddNumberToObject(d, "opening_tokens", (double)opening_tokens(env));
-	groups = cJSON_AddObjectToObject(d, "groups");
-	for (int k = 1; k < K_N; k++)
-		cJSON_AddItemToObject(groups, kind_name[k], group_json(t[k], cnt[k]));
-	if (env->budget_hit || env->interrupted) {
-		outcome_set(out, "inconclusive", "the run stopped before all %d trials were sent", TRIALS);
-		goto done;
-	}
-	if (cnt[K_PRIMED] < MIN_ANSWERED || cnt[K_CONTROL] < MIN_ANSWERED || cnt[K_SHORT] < 1) {
-		outcome_set(out, "inconclusive", "too few answered streams to time: %zu primed, %zu control "
-		    "(at least %d each are needed)", cnt[K_PRIMED], cnt[K_CONTROL], MIN_ANSWERED);
-		goto done;
-	}
-	mwu_less(t[K_PRIMED], cnt[K_PRIMED], t[K_CONTROL], cnt[K_CONTROL], &cross);
-	have_own = cnt[K_OWN] > 0 && mwu_less(t[K_OWN], cnt[K_OWN], t[K_CONTROL], cnt[K_CONTROL], &own) == 0;
-	cJSON_AddItemToObject(d, "cross_tenant", test_json(&cross));
-	if (have_own)
-		cJSON_AddItemToObject(d, "own_tenant", test_json(&own));
-	saving = stats_median(t[K_CONTROL], cnt[K_CONTROL]) - stats_median(t[K_PRIMED], cnt[K_PRIMED]);
-	prefill_cost = stats_median(t[K_CONTROL], cnt[K_CONTROL]) - stats_median(t[K_SHORT], cnt[K_SHORT]);
-	cJSON_AddNumberToObject(d, "median_saving_ms", round(saving * 1000) / 1000);
-	cJSON_AddNumberToObject(d, "opening_prefill_ms", round(prefill_cost * 1000) / 1000);
+	{
+		cJSON *g = cJSON_AddObjectToObject(d, "groups");
 
-	if (cross.p < ALPHA && cross.delta >= MIN_DELTA && saving >= MIN_SAVING_MS) {
-		for (size_t i = 0; i < n; i++)
+		for (int k = 1; k < K_N; k++)
+			cJSON_AddItemToObject(g, kind_name[k], group_json(t[k], cnt[k]));
+	}
+	cJSON_AddItemToObject(d, "looks", lj);
+	lj = NULL;
+	if (cnt[K_PRIMED] < MIN_ANSWERED || cnt[K_CONTROL] < MIN_ANSWERED || cnt[K_SHORT] < 1) {
+		if (env->budget_hit)
+			outcome_set(out, "inconclusive", "the run stopped before the first %d trials were sent",
+			    looks[0]);
+		else
+			outcome_set(out, "inconclusive", "too few answered streams to time: %zu primed, %zu "
+			    "control (at least %d each are needed)", cnt[K_PRIMED], cnt[K_CONTROL], MIN_ANSWERED);
+		goto out;
+	}
+	if (l.trials != sent_trials) {
+		/* The look the budget cut short is judged on what it got. */
+		judge_look(t, cnt, sent_trials, &l);
+		cJSON_AddItemToArray(cJSON_GetObjectItem(d, "looks"), look_json(&l));
+	}
+	cJSON_AddItemToObject(d, "cross_tenant", test_json(&l.cross.test));
+	if (l.have_own)
+		cJSON_AddItemToObject(d, "own_tenant", test_json(&l.own));
+	cJSON_AddNumberToObject(d, "median_saving_ms", round(l.cross.saving * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "opening_prefill_ms", round(l.prefill * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "detectable_saving_ms", round(l.shift * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "min_saving_ms", round(l.gate.min_saving * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "noise_sd_ms", round(l.sd * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "power", l.cross.power);
+
+	if (l.cross.decision == MWU_LOOK_REJECT) {
+		for (size_t i = 0; i < sent_trials * K_N; i++)
 			if (r[i].sent && (kind[i] == K_PRIMED || kind[i] == K_CONTROL) && r[i].evidence_id > 0)
 				outcome_finding(out, "PREFIX_CACHE_SHARED_ACROSS_TENANTS", "medium", r[i].evidence_id,
 				    "tenant B's first token came %.1f ms sooner (median) when tenant A had just sent "
 				    "the same opening than after a fresh opening of the same length: one-sided "
 				    "Mann-Whitney p = %.2g < %.2g, Cliff's delta %.2f, %zu + %zu trials; the prompt "
-				    "prefix cache is shared across tenants", saving, cross.p, ALPHA, cross.delta,
-				    cnt[K_PRIMED], cnt[K_CONTROL]);
+				    "prefix cache is shared across tenants", l.cross.saving, l.cross.test.p,
+				    ALPHA_LOOK, l.cross.test.delta, cnt[K_PRIMED], cnt[K_CONTROL]);
 		outcome_set(out, "fail", "B was faster only when A had primed the cache (p = %.2g, Cliff's "
-		    "delta %.2f)", cross.p, cross.delta);
-		goto done;
+		    "delta %.2f, %zu trials)", l.cross.test.p, l.cross.test.delta, sent_trials);
+		goto out;
 	}
-	/* Not faster. Could the trials have seen a hit? A hit skips the opening's
-	 * prefill; take half of its measured cost (at least MIN_SAVING_MS) as the
-	 * saving to detect, under the noise of the two groups compared. */
-	sd = sqrt((pow(stats_mad_sd(t[K_PRIMED], cnt[K_PRIMED]), 2) +
-	    pow(stats_mad_sd(t[K_CONTROL], cnt[K_CONTROL]), 2)) / 2);
-	shift = prefill_cost / 2 > MIN_SAVING_MS ? prefill_cost / 2 : MIN_SAVING_MS;
-	theta = theta_for_shift(shift, sd);
-	needed = mwu_trials_needed(theta, ALPHA, POWER);
-	cJSON_AddNumberToObject(d, "detectable_saving_ms", round(shift * 1000) / 1000);
-	cJSON_AddNumberToObject(d, "noise_sd_ms", round(sd * 1000) / 1000);
+	if (l.cross.decision == MWU_LOOK_POWERED) {
+		outcome_set(out, "pass", "B was not faster after A sent the same opening (p = %.2g, Cliff's "
+		    "delta %.2f over %zu trials; the test had %.0f%% power to see a hit saving %.1f ms "
+		    "under noise sd %.1f ms)%s", l.cross.test.p, l.cross.test.delta, sent_trials,
+		    100 * l.cross.power, l.shift, l.sd, !l.have_own ? "" : l.own.p < ALPHA && l.own.delta >= MIN_DELTA ?
+		    "; A's own repeats were faster: the cache is per tenant" :
+		    "; A's own repeats were not faster either: no prefix caching seen");
+		goto out;
+	}
+	needed = mwu_gate_trials_needed(&l.gate, l.shift, l.sd, POWER, NEEDED_MAX, NEEDED_SIMS,
+	    POWER_SEED);
 	cJSON_AddNumberToObject(d, "trials_needed", (double)needed);
-	if (needed > (long)cnt[K_PRIMED] || needed > (long)cnt[K_CONTROL]) {
+	cJSON_AddStringToObject(d, "stopped", stopped ? stopped : "");
+	if (needed == 0)
+		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high to see a cache hit "
+		    "saving %.1f ms in %zu trials (power %.0f%%), and no number of trials would: under "
+		    "that noise such a hit has Cliff's delta %.2f, not beyond the %.3f a finding needs",
+		    l.sd, l.shift, sent_trials, 100 * l.cross.power, 2 * theta_for_shift(l.shift, l.sd) - 1,
+		    MIN_DELTA);
+	else if (needed < 0 || needed > MAX_TRIALS)
 		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
-		    "see a cache hit saving %.1f ms; would need about %ld trials", sd, cnt[K_PRIMED], shift,
+		    "see a cache hit saving %.1f ms (power %.0f%%); it would take %s%ld trials, more than "
+		    "the %d the probe sends", l.sd, sent_trials, l.shift, 100 * l.cross.power,
+		    needed < 0 ? "more than " : "about ", needed < 0 ? (long)NEEDED_MAX : needed, MAX_TRIALS);
+	else
+		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
+		    "see a cache hit saving %.1f ms (power %.0f%%); %s; would need about %ld trials",
+		    l.sd, sent_trials, l.shift, 100 * l.cross.power, stopped ? stopped : "sampling stopped",
 		    needed);
-		goto done;
-	}
-	outcome_set(out, "pass", "B was not faster after A sent the same opening (p = %.2g, Cliff's "
-	    "delta %.2f over %zu trials; a hit saving %.1f ms would have shown)%s", cross.p, cross.delta,
-	    cnt[K_PRIMED], shift, !have_own ? "" : own.p < ALPHA && own.delta >= MIN_DELTA ?
-	    "; A's own repeats were faster: the cache is per tenant" :
-	    "; A's own repeats were not faster either: no prefix caching seen");
-done:
+out:
+	cJSON_Delete(lj);
 	for (int k = 0; k < K_N; k++)
 		free(t[k]);
-out:
 	px_free(r, n);
 	free(r);
 	free(kind);

@@ -20,12 +20,14 @@ static const double fractions[] = { 0.01, 0.25, 0.50, 0.65, 0.75, 0.90, 0.97 };
 #define MAX_STEPS 16
 #define MAX_POINTS ((int)NFRAC + 1 + 2 * MAX_STEPS)
 
-enum cls { C_SKIPPED, C_ERROR, C_REFUSED, C_DEGRADED, C_INTACT };
+/* C_UNJUDGED: refused for another reason than size, rate-limited or a server error. */
+enum cls { C_SKIPPED, C_ERROR, C_REFUSED, C_DEGRADED, C_INTACT, C_UNJUDGED };
 
 struct sweep {
 	struct probe_env *env;
 	struct px_req r[MAX_POINTS];
 	enum cls c[MAX_POINTS];
+	int judged[MAX_POINTS];       /* the point's class rests on what came back */
 	int n;
 	int unjudged;                 /* accepted answers neither nonces nor usage could judge */
 };
@@ -65,32 +67,39 @@ classify(struct sweep *s, int i)
 {
 	struct probe_env *env = s->env;
 	struct px_req *r = &s->r[i];
-	int usage = px_usage_ok(r);
+	int usage = px_usage_contradicts(r) ? -1 : px_usage_ok(r);
 
-	if (!r->sent)
+	s->judged[i] = 0;
+	switch (r->cls) {
+	case PXC_UNSENT:
 		return C_SKIPPED;
-	if (px_no_answer(r))
+	case PXC_TRANSPORT:
+	case PXC_UNREADABLE:
 		return C_ERROR;
-	if (!px_is_2xx(r) || r->res.is_error)
+	case PXC_REFUSED_SIZE:
+		s->judged[i] = 1;
 		return C_REFUSED;
-	if (!r->res.parsed) {
-		/* A 2xx is judged by its content; an unreadable one is no answer. */
-		snprintf(r->transport_error, sizeof r->transport_error, "HTTP %ld with a body that is not "
-		    "the API's shape", r->status);
-		return C_ERROR;
+	case PXC_ANSWERED:
+		break;
+	default:
+		/* A credential, a rate limit or a server error says nothing about the size. */
+		return C_UNJUDGED;
 	}
-	if (px_placeholder_usage(r) || usage == 0)
+	s->judged[i] = 1;
+	if (px_substituted(env, r) || usage == 0)
 		return C_DEGRADED;
 	if (env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r))
 		return C_DEGRADED;
-	if (env->echo_ok != 1 && usage < 0)
+	if (env->echo_ok != 1 && usage < 0) {
 		s->unjudged++;
-	/* An intact answer with usage sharpens the calibration for the next sizes. */
-	if (usage == 1 && r->recipe.units >= 1000) {
+		s->judged[i] = 0;
+	}
+	/* An intact answer with believable usage sharpens a measured calibration. */
+	if (usage == 1 && !env->bounded && r->recipe.units >= 1000) {
 		double tpu = ((double)r->res.usage_in - env->overhead_tokens) / (double)r->recipe.units;
 
 		if (tpu > 0.75 * env->tokens_per_unit && tpu < 1.33 * env->tokens_per_unit)
-			env->tokens_per_unit = tpu;
+			env->tokens_per_unit = env->tpu_min = env->tpu_max = tpu;
 	}
 	return C_INTACT;
 }
@@ -119,8 +128,8 @@ send_point(struct sweep *s, int64_t tokens, int stream, int nreq)
 static int64_t
 measured(const struct sweep *s, int i)
 {
-	return s->c[i] == C_INTACT && s->r[i].res.usage_in >= 0 ? s->r[i].res.usage_in :
-	    s->r[i].est_tokens;
+	return s->c[i] == C_INTACT && s->r[i].res.usage_in >= 0 && !px_usage_contradicts(&s->r[i]) ?
+	    s->r[i].res.usage_in : s->r[i].est_tokens;
 }
 
 /* Largest point below `below` (by requested size) whose class is in `want` (bitmask). */
@@ -161,7 +170,7 @@ search(struct sweep *s, int lo, int hi, unsigned good)
 		int64_t mid = (s->r[lo].target_tokens + s->r[hi].target_tokens) / 2;
 		int i = send_point(s, mid, 0, 1);
 
-		if (i < 0 || s->c[i] == C_ERROR || s->c[i] == C_SKIPPED)
+		if (i < 0 || s->c[i] == C_ERROR || s->c[i] == C_SKIPPED || s->c[i] == C_UNJUDGED)
 			break;
 		if (good >> s->c[i] & 1u)
 			lo = i;
@@ -189,14 +198,25 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	int64_t integrity = -1, refusal = -1, top = top_size(env);
 	const char *change = "none", *first_error = NULL;
 	cJSON *d, *pts, **sorted;
-	int nsorted = 0;
+	int nsorted = 0, unjudged_class = 0;
+	int64_t capped_from = -1;
+	struct px_tally tally = { 0 };
 
 	s->env = env;
 	for (size_t i = 0; i < NFRAC; i++) {
 		int64_t t = (int64_t)(fractions[i] * (double)env->ep.context);
 
+		if (t > top)
+			t = top;
+		/* Over --max-prompt-tokens: one point at the cap stands for all of them. */
+		if (env->max_prompt_tokens > 0 && t > env->max_prompt_tokens) {
+			capped_from = capped_from < 0 ? t : capped_from;
+			if (s->n > 0 && s->r[s->n - 1].target_tokens == env->max_prompt_tokens)
+				continue;
+			t = env->max_prompt_tokens;
+		}
 		memset(&s->r[s->n], 0, sizeof s->r[0]);
-		s->r[s->n++].target_tokens = t < top ? t : top;
+		s->r[s->n++].target_tokens = t;
 	}
 	memset(&s->r[s->n], 0, sizeof s->r[0]);
 	s->r[s->n].target_tokens = s->r[0].target_tokens;
@@ -240,6 +260,9 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 		struct px_req *r = &s->r[i];
 
 		px_judge_common(env, out, r, 1);
+		px_tally_add(&tally, r, s->judged[i]);
+		if (s->c[i] == C_UNJUDGED)
+			unjudged_class++;
 		if (s->c[i] == C_ERROR) {
 			errors++;
 			if (first_error == NULL)
@@ -249,13 +272,12 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 			no_usage++;
 		if (s->c[i] != C_DEGRADED)
 			continue;
-		if (px_placeholder_usage(r) || (r->nonces_echoed == 0 && cJSON_GetArraySize(r->leaked) > 0))
+		if (px_substituted(env, r))
 			outcome_finding(out, "PLACEHOLDER_SUBSTITUTION", "critical", r->evidence_id,
 			    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
-			    "placeholder: a prompt of about %lld tokens was %s", (long long)integrity,
-			    (long long)env->ep.context, (long long)r->est_tokens,
-			    px_placeholder_usage(r) ? "reported as a handful of tokens" :
-			    "answered from content it did not contain");
+			    "placeholder: %s", (long long)integrity, (long long)env->ep.context,
+			    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content they did not contain" :
+			    "answered without any of their nonces and reported as a handful of tokens");
 		else
 			outcome_finding(out, "SILENT_TRUNCATION", "high", r->evidence_id,
 			    "accepted prompts above about %lld tokens (advertised %lld) lost content: "
@@ -298,16 +320,40 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 		cJSON_AddItemToArray(pts, sorted[i]);
 	free(sorted);
 
-	if (errors > 0 && out->nf == 0)
+	px_tally_json(&tally, d);
+	cJSON_AddBoolToObject(d, "bounded", env->bounded);
+	if (errors > 0 && out->nf == 0) {
 		outcome_set(out, "error", "%d request%s got no answer: %s", errors, errors == 1 ? "" : "s",
 		    first_error);
-	else if (s->unjudged > 0 && out->nf == 0)
+	} else if (unjudged_class > 0 && out->nf == 0) {
+		char what[96];
+		int64_t top_judged = -1;
+
+		for (int i = 0; i < s->n; i++)
+			if (s->judged[i] && s->r[i].target_tokens > top_judged)
+				top_judged = s->r[i].target_tokens;
+		if (top_judged >= 0)
+			snprintf(what, sizeof what, "judged up to about %lld tokens", (long long)top_judged);
+		else
+			snprintf(what, sizeof what, "no size judged");
+		px_set_unjudged(env, out, &tally, what);
+	} else if (capped_from >= 0 && out->nf == 0) {
+		outcome_set(out, "inconclusive", "judged up to the --max-prompt-tokens cap of %lld tokens%s; "
+		    "sizes from %lld to the advertised %lld were not judged",
+		    (long long)env->max_prompt_tokens, s->unjudged > 0 ? "" :
+		    ", where every accepted prompt was answered from its own content",
+		    (long long)capped_from, (long long)env->ep.context);
+	} else if (s->unjudged > 0 && out->nf == 0) {
 		outcome_set(out, "inconclusive", "the model does not repeat nonces and reported no usage, "
 		    "so %d accepted answer%s could not be judged", s->unjudged, s->unjudged == 1 ? "" : "s");
-	else if (out->nf == 0 || (out->nf == 1 && outcome_has(out, "USAGE_MISSING")))
-		outcome_set(out, "pass", "%s", first_ref >= 0 ? "refused visibly at the limit; every "
-		    "accepted prompt was answered from its own content" :
-		    "every accepted prompt was answered from its own content");
+	} else if (out->nf == 0 || (out->nf == 1 && outcome_has(out, "USAGE_MISSING"))) {
+		outcome_set(out, "pass", "%s%s%s", first_ref >= 0 ? "refused for size at the limit; "
+		    "every accepted prompt was answered from its own content" :
+		    "every accepted prompt was answered from its own content",
+		    env->echo_ok == 1 ? "" : " (judged by usage only: the model does not repeat text)",
+		    env->bounded ? "; sizes were bounded: no usable token count, so each prompt fit "
+		    "even at four tokens per word" : "");
+	}
 out:
 	px_free(s->r, (size_t)s->n);
 	free(s);

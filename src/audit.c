@@ -28,7 +28,6 @@
 #include <sodium.h>
 
 #include "aivet.h"
-#include "incident.h"
 
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
@@ -425,13 +424,14 @@ audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 	}
 	sqlite3_finalize(st);
 	memcpy(out->head, prev, sizeof out->head);
-	/* Incident timeline entries are immutable: each must still match the content
-	 * its audit entry recorded, which the chain protects. */
+	/* Rows the chain sealed must still match what it recorded; then each
+	 * module's own cross-check (incident timelines, ...). */
 	if (out->bad_seq == 0 && rows_check(db, out, err) != 0)
 		return err->code;
 	if (out->bad_seq == 0 && blobs_check(db, out, err) != 0)
 		return err->code;
-	if (out->bad_seq == 0)
-		return incident_entries_check(db, out, err);
+	for (int i = 0; audit_checks[i] != NULL && out->bad_seq == 0; i++)
+		if (audit_checks[i]->check(db, out, err) != 0)
+			return err->code;
 	return 0;
 }

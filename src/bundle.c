@@ -32,31 +32,14 @@
 static const char *const fixed_files[] = { "report.json", "report.html", "report.md",
 	"oscal-assessment-results.json", "aivet.pub", "VERIFY.txt", NULL };
 
+/* SHA-256 of a file as hex, as SHA256SUMS lists it. */
 static int
 sha256_file(const char *path, char out[65], struct aerr *err)
 {
-	crypto_hash_sha256_state st;
-	unsigned char h[crypto_hash_sha256_BYTES], *chunk;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+	unsigned char h[crypto_hash_sha256_BYTES];
 
-	if (fd < 0)
-		return aerr_set(err, AV_RUNTIME, "%s: %s", path, strerror(errno));
-	chunk = xmalloc((size_t)1 << 18);
-	crypto_hash_sha256_init(&st);
-	while ((n = read(fd, chunk, (size_t)1 << 18)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			free(chunk);
-			return aerr_set(err, AV_RUNTIME, "%s: read error: %s", path, strerror(errno));
-		}
-		crypto_hash_sha256_update(&st, chunk, (unsigned long long)n);
-	}
-	close(fd);
-	free(chunk);
-	crypto_hash_sha256_final(&st, h);
+	if (file_digest(path, DIGEST_SHA256, h, err) != 0)
+		return err->code;
 	hex_encode(h, sizeof h, out);
 	return 0;
 }

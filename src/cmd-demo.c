@@ -238,9 +238,34 @@ explain(const cJSON *run, int64_t advertised, int64_t pool, const char *db_path)
 	if (count_code(run, "PLACEHOLDER_SUBSTITUTION", &ev))
 		printf("  Above it, prompts were accepted with HTTP 200, reported as a handful of tokens,\n"
 		    "  and answered from content they did not contain (evidence %lld).\n", (long long)ev);
-	if (count_code(run, "LEAK_CROSS_TENANT", &ev))
-		printf("  Tenant bob received canaries that only tenant alice had sent (evidence %lld):\n"
-		    "  another customer's prompt, returned in an HTTP 200.\n", (long long)ev);
+	if (count_code(run, "LEAK_CROSS_TENANT", &ev)) {
+		/* The direction as the canary probe attributed it, each way it ran. */
+		const cJSON *canary = probe_of(run, "canary"), *l;
+		const cJSON *leaks = canary ? cJSON_GetObjectItem(cJSON_GetObjectItem(canary, "details"),
+		    "leaks") : NULL;
+		char seen[4][64];
+		int nseen = 0;
+
+		cJSON_ArrayForEach(l, leaks) {
+			const char *owner = cJSON_GetStringValue(cJSON_GetObjectItem(l, "owner_tenant"));
+			const char *finder = cJSON_GetStringValue(cJSON_GetObjectItem(l, "found_by"));
+			char pair[64];
+			int dup = 0;
+
+			if (!cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")) || owner == NULL ||
+			    finder == NULL)
+				continue;
+			snprintf(pair, sizeof pair, "%.30s>%.30s", owner, finder);
+			for (int i = 0; i < nseen; i++)
+				dup |= strcmp(seen[i], pair) == 0;
+			if (dup || nseen == 4)
+				continue;
+			snprintf(seen[nseen++], sizeof seen[0], "%s", pair);
+			printf("  Tenant %s received canaries that only tenant %s had sent:\n", finder, owner);
+		}
+		printf("  another customer's prompt, returned in an HTTP 200 (evidence %lld).\n",
+		    (long long)ev);
+	}
 	printf("\nWhy it matters: a 200 is not a pass. Nothing in the status codes showed this;\n"
 	    "only the content did. A vendor must fail closed at its real capacity, and tenant\n"
 	    "isolation lives in configuration the customer cannot see, so it has to be tested.\n"
@@ -259,7 +284,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ NULL, 0, NULL, 0 }
 	};
 	int quick = 0, c, rc, fault_rc, fixed_rc;
-	const char *db_opt = NULL;
+	const char *db_opt = av->db_named ? av->db_path : NULL;   /* aivet --db PATH demo */
 	char *sim_bin = NULL, *db_path = NULL, ctx_s[32], pool_s[32], tenants[160], key_a[33], key_b[33];
 	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run1 = 0, run2 = 0;
 	struct sim s = { 0 };
@@ -287,9 +312,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (db_opt != NULL) {
 		db_path = xstrdup(db_opt);
 	} else {
-		const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-		char *dir = x && *x == '/' ? xasprintf("%s/aivet", x) :
-		    xasprintf("%s/.local/share/aivet", home && *home ? home : ".");
+		char *dir = aivet_dir(AIVET_DATA_DIR);
 
 		if (mkdir_p(dir, 0700, err) != 0) {
 			free(dir);

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "probe.h"
-#include "hard.h"
+#include "evidence-key.h"
 
 extern const struct cmd_entry cmd_evidence_entry;
 

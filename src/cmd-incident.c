@@ -647,8 +647,8 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 		aerr_set(err, AV_FINDINGS, "incident %lld: the failure still reproduces (run %lld)",
 		    (long long)id, (long long)v.run_id);
 	else if (v.reproduces < 0)
-		aerr_set(err, AV_RUNTIME, "incident %lld: the verification run ended %s", (long long)id,
-		    v.run_status);
+		aerr_set(err, AV_RUNTIME, "incident %lld: could not verify (run %lld): %s", (long long)id,
+		    (long long)v.run_id, v.why);
 	incident_verify_free(&v);
 	return err->code;
 }

@@ -15,7 +15,7 @@
 
 #include "incident.h"
 #include "probe.h"
-#include "hard.h"
+#include "evidence-key.h"
 #include "run-format.h"
 
 extern const struct cmd_entry cmd_probe_entry;
@@ -67,6 +67,13 @@ probe_print_plan(FILE *f, const cJSON *plan)
 	if (cJSON_IsNumber(cost))
 		fprintf(f, "  (about USD %.2f)", cost->valuedouble);
 	fputc('\n', f);
+	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "max_prompt_tokens")))
+		fprintf(f, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, a));
+	else if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "largest_prompt_tokens")))
+		fprintf(f, "  largest prompt about %s tokens; under a lower tokens-per-minute limit, cap "
+		    "prompts with --max-prompt-tokens N\n",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "largest_prompt_tokens")->valuedouble, a));
 }
 
 void
@@ -224,7 +231,7 @@ probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po
 
 static const char run_usage[] =
     "probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--concurrency N] [--budget-tokens N] "
-    "[--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json] "
+    "[--max-prompt-tokens N] [--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json] "
     "[--format text|json|junit|sarif] [--compare-last] "
     "| probe run --all [--vendor VENDOR] [--parallel N] [--rate-limit PER_MINUTE] [options]";
 
@@ -232,7 +239,7 @@ static int
 probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	enum { O_PROBE = 256, O_CONC, O_BUDGET, O_YES, O_DRY, O_FAIL, O_MAXRESP, O_TIMEOUT, O_JSON,
-		O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE };
+		O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE, O_MAXPROMPT };
 	static const struct option opts[] = {
 		{ "probe", required_argument, NULL, O_PROBE },
 		{ "concurrency", required_argument, NULL, O_CONC },
@@ -249,6 +256,7 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ "vendor", required_argument, NULL, O_VENDOR },
 		{ "parallel", required_argument, NULL, O_PARALLEL },
 		{ "rate-limit", required_argument, NULL, O_RATE },
+		{ "max-prompt-tokens", required_argument, NULL, O_MAXPROMPT },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct probe_opts po = { 0 };
@@ -273,6 +281,11 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 			if (parse_int_opt("--budget-tokens", optarg, 1, INT64_C(1) << 50, &v, err) != 0)
 				return err->code;
 			po.budget_tokens = v;
+			break;
+		case O_MAXPROMPT:
+			if (parse_int_opt("--max-prompt-tokens", optarg, 256, INT64_C(1) << 40, &v, err) != 0)
+				return err->code;
+			po.max_prompt_tokens = v;
 			break;
 		case O_YES:
 			yes = 1;

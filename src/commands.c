@@ -2,16 +2,17 @@
  * commands.c: the one table of commands, and the dispatch and help helpers
  * they share. A command is a file src/cmd-NAME.c exporting a struct
  * cmd_entry; adding one means adding its line here and in Makefile.am.
+ * The cross-checks of "audit verify" are registered here too.
  */
 #include "config.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aivet.h"
+#include "incident.h"
 
 extern const struct cmd_entry cmd_vendor_entry;
 extern const struct cmd_entry cmd_endpoint_entry;
@@ -41,6 +42,13 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_key_entry,
 	&cmd_report_entry,
 	&cmd_verify_entry,
+	NULL
+};
+
+/* What "audit verify" checks besides the chain: every module whose rows the
+ * chain protects, listed here where all of them may be named. */
+const struct audit_check *const audit_checks[] = {
+	&incident_audit_check,
 	NULL
 };
 
@@ -116,23 +124,6 @@ subcmd_dispatch(const struct cmd_entry *ce, const struct subcmd *subs,
 	    ce->name, argv[1], ce->name);
 }
 
-int
-parse_int_opt(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out, struct aerr *err)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (*s == '\0' || *end != '\0' || errno != 0)
-		return aerr_set(err, AV_USAGE, "%s: '%s' is not a whole number", opt, s);
-	if (v < lo || v > hi)
-		return aerr_set(err, AV_USAGE, "%s: %lld is out of range (%lld to %lld)", opt, v,
-		    (long long)lo, (long long)hi);
-	*out = v;
-	return 0;
-}
-
 void
 json_emit(cJSON *v)
 {
@@ -176,21 +167,4 @@ json_stream_end(struct json_stream *js)
 	fputs(js->n ? "\n]\n" : "]\n", stdout);
 	free(js->buf);
 	js->buf = NULL;
-}
-
-const char *
-json_get_str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-void
-json_add_str(cJSON *o, const char *k, const char *v)
-{
-	if (v == NULL)
-		cJSON_AddNullToObject(o, k);
-	else
-		cJSON_AddStringToObject(o, k, v);
 }

@@ -68,16 +68,11 @@ credref_check(const char *ref, struct aerr *err)
 static int
 own_file(const struct stat *st)
 {
-	char *keys = keystore_dir(), *conf = xstrdup(keys), *slash = strrchr(conf, '/');
-	const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME"), *dbp = getenv("AIVET_DB");
-	char *data = x != NULL && *x == '/' ? xasprintf("%s/aivet", x) :
-	    xasprintf("%s/.local/share/aivet", home != NULL && *home != '\0' ? home : "/");
-	char *dbdir = NULL;
-	const char *dirs[4], *dbbase = NULL;
+	char *conf = aivet_dir(AIVET_CONFIG_DIR), *keys = xasprintf("%s/keys", conf);
+	char *data = aivet_dir(AIVET_DATA_DIR), *dbdir = NULL, *slash;
+	const char *dirs[4], *dbbase = NULL, *dbp = getenv("AIVET_DB");
 	int found = 0, nd = 0;
 
-	if (slash != NULL)
-		*slash = '\0';
 	dirs[nd++] = keys, dirs[nd++] = conf, dirs[nd++] = data;
 	if (dbp != NULL && *dbp != '\0') {
 		/* Only the database and its journals (NAME-wal, NAME-journal) there. */

@@ -16,7 +16,6 @@
 
 #include "aivet.h"
 #include "finding.h"
-#include "hard.h"
 
 #define BUSY_TIMEOUT_MS 30000
 
@@ -324,13 +323,10 @@ sqlite3 *
 av_db(struct aivet *av, struct aerr *err)
 {
 	if (av->db == NULL) {
-		struct aerr ignored = { 0 };
-
 		if (db_open(av->db_path, &av->db, err) != 0)
 			return NULL;
-		/* Runs whose process died read 'interrupted' from now on. Best effort:
-		 * a busy database settles them next time, and the command goes on. */
-		(void)probe_runs_settle(av->db, av->actor, NULL, &ignored);
+		if (av->on_open != NULL)
+			av->on_open(av);
 	}
 	return av->db;
 }

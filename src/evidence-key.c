@@ -13,17 +13,7 @@
 #include <sys/stat.h>
 #include <sodium.h>
 
-#include "hard.h"
-
-static char *
-config_dir(void)
-{
-	const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
-
-	if (x != NULL && *x == '/')
-		return xasprintf("%s/aivet", x);
-	return xasprintf("%s/.config/aivet", home != NULL && *home != '\0' ? home : "/");
-}
+#include "evidence-key.h"
 
 /* Reads a key file of exactly n bytes, hex-encoded on one line. */
 static int
@@ -63,7 +53,7 @@ write_key(const char *path, const unsigned char *key, size_t n, unsigned mode, s
 int
 evidence_key_public(unsigned char pk[crypto_box_PUBLICKEYBYTES], struct aerr *err)
 {
-	char *dir = config_dir(), *pub = xasprintf("%s/evidence.pub", dir);
+	char *dir = aivet_dir(AIVET_CONFIG_DIR), *pub = xasprintf("%s/evidence.pub", dir);
 	char *sec = xasprintf("%s/evidence.key", dir);
 	struct stat sb;
 	int rc = 0;
@@ -93,7 +83,7 @@ evidence_key_public(unsigned char pk[crypto_box_PUBLICKEYBYTES], struct aerr *er
 int
 evidence_open_sealed(const void *sealed, size_t len, struct buf *out, struct aerr *err)
 {
-	char *dir = config_dir(), *sec = xasprintf("%s/evidence.key", dir);
+	char *dir = aivet_dir(AIVET_CONFIG_DIR), *sec = xasprintf("%s/evidence.key", dir);
 	unsigned char pk[crypto_box_PUBLICKEYBYTES], *sk = sodium_malloc(crypto_box_SECRETKEYBYTES);
 	int rc;
 

@@ -51,9 +51,10 @@ static const struct finding_info registry[F_COUNT] = {
 	[F_PLACEHOLDER_SUBSTITUTION] = {
 		E(PLACEHOLDER_SUBSTITUTION), SEV_CRITICAL,
 		"A prompt was replaced by a placeholder and answered with HTTP 200",
-		"The model did not read the prompt that was sent: its own nonces were missing with usage "
-		"collapsed, or the answer was built from content the prompt lacked. A capacity limit "
-		"degraded silently instead of failing closed.",
+		"The model did not read the prompt that was sent: an answer without any of the prompt's own "
+		"nonces was built from content the prompt did not contain (other requests' canaries), or, "
+		"from a model known to repeat its nonces, the prompt was reported as a handful of tokens. "
+		"A capacity limit degraded silently instead of failing closed.",
 		"Refuse requests that do not fit the KV pool with a visible error; check the configured "
 		"context against the cache capacity on every node after every change.",
 		L("prompt_integrity", "errors_are_errors", "over_limit_behaviour", "kv_pages_cleared",
@@ -143,9 +144,10 @@ static const struct finding_info registry[F_COUNT] = {
 	[F_USAGE_ANOMALY] = {
 		E(USAGE_ANOMALY), SEV_MEDIUM,
 		"Reported usage contradicts what was sent",
-		"The token usage the vendor reported is implausible for the bytes sent (far too few or "
-		"too many), while the answer showed the prompt was read: billing and any limit computed "
-		"from usage cannot be trusted.",
+		"The token usage the vendor reported contradicts the words sent (under half a token per "
+		"word, or more than any tokenizer makes of them). It is never a reason to grow prompts, "
+		"and not a substitution while the answer repeated the prompt's own nonces: billing and "
+		"any limit computed from usage cannot be trusted.",
 		"Report usage as the tokenizer counted the prompt; fix the accounting path.",
 		L("errors_are_errors"),
 		L("AU-10", "SI-7"),
@@ -156,7 +158,8 @@ static const struct finding_info registry[F_COUNT] = {
 		E(LOAD_BREAKS_OTHER_TENANT), SEV_MEDIUM,
 		"One tenant's load broke another tenant's valid requests",
 		"Valid, in-range requests of one tenant failed (5xx or an error inside a stream) while "
-		"another tenant's large request was in flight: availability is not isolated.",
+		"another tenant's near-limit prompts were in flight, though the same tenant's requests "
+		"were answered without that load: availability is not isolated.",
 		"Isolate capacity per tenant (admission control, queueing, per-tenant limits) so one "
 		"customer's load is refused or queued, never failing another's requests.",
 		L("cross_tenant_batching"),

@@ -105,6 +105,32 @@ incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v
 	sqlite3_finalize(st);
 	/* A reproduction counts even in a run cut short; an unfinished run proves nothing else. */
 	v->reproduces = cJSON_GetArraySize(found) > 0 ? 1 : complete ? 0 : -1;
+	if (v->reproduces < 0)
+		snprintf(v->why, sizeof v->why, "the run ended %s", v->run_status);
+	/* "No longer reproduces" needs each probe that found the failure to have judged
+	 * what came back: one that ended in error or inconclusive saw nothing. */
+	if (v->reproduces == 0) {
+		st = db_prepare(db, err, "SELECT probe, verdict, coalesce(reason, ''), "
+		    "coalesce(json_extract(details, '$.judged'), -1) FROM probe_result WHERE run_id = ? "
+		    "ORDER BY id", "i", v->run_id);
+		if (st == NULL) {
+			cJSON_Delete(found);
+			return AV_RUNTIME;
+		}
+		while (v->reproduces == 0 && sqlite3_step(st) == SQLITE_ROW) {
+			const char *verdict = col_text(st, 1);
+
+			if (strcmp(verdict, "pass") != 0 && strcmp(verdict, "fail") != 0) {
+				v->reproduces = -1;
+				snprintf(v->why, sizeof v->why, "%s ended %s: %s", col_text(st, 0), verdict,
+				    col_text(st, 2));
+			} else if (sqlite3_column_int64(st, 3) == 0) {
+				v->reproduces = -1;
+				snprintf(v->why, sizeof v->why, "%s judged no exchange", col_text(st, 0));
+			}
+		}
+		sqlite3_finalize(st);
+	}
 
 	d = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "run", (double)v->run_id);
@@ -116,6 +142,8 @@ incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v
 		cJSON_AddBoolToObject(d, "reproduces", v->reproduces);
 	cJSON_AddItemToObject(d, "codes_checked", cJSON_Duplicate(v->codes, 1));
 	cJSON_AddItemToObject(d, "codes_found", found);
+	if (v->reproduces < 0)
+		cJSON_AddStringToObject(d, "why", v->why);
 	free(v->text);
 	if (v->reproduces > 0) {
 		char *list = cJSON_PrintUnformatted(found);
@@ -127,8 +155,8 @@ incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v
 		v->text = xasprintf("Verification run %lld (%s): the failure no longer reproduces",
 		    (long long)v->run_id, v->probes);
 	} else {
-		v->text = xasprintf("Verification run %lld (%s) ended %s: inconclusive",
-		    (long long)v->run_id, v->probes, v->run_status);
+		v->text = xasprintf("Verification run %lld (%s): could not verify: %s",
+		    (long long)v->run_id, v->probes, v->why);
 	}
 	if (db_begin(db, err) != 0) {
 		cJSON_Delete(d);

@@ -213,6 +213,8 @@ incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err)
 	return 0;
 }
 
+const struct audit_check incident_audit_check = { "incident entries", incident_entries_check };
+
 int
 incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
 {

@@ -80,6 +80,8 @@ int incident_entry_add(sqlite3 *db, const char *actor, int64_t incident_id, cons
  * entry edited, deleted or inserted, or a status changed, behind aivet's
  * back is reported in st. */
 int incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err);
+/* The same, as an entry of audit_checks[]. */
+extern const struct audit_check incident_audit_check;
 /* Loads the facts and clock stops of an incident and computes its clocks. */
 int incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
     struct incident_clock clocks[CLOCK_COUNT], struct aerr *err);
@@ -184,8 +186,9 @@ struct incident_verify {
 	int64_t run_id;           /* set by the caller's run */
 	/* filled by record */
 	int64_t entry_id;
-	int reproduces;           /* 1, 0, or -1 when the run did not complete */
+	int reproduces;           /* 1, 0, or -1 when the run could not verify */
 	char run_status[32];
+	char why[512];            /* when -1: why the run could not verify */
 	char *text;
 };
 int incident_verify_prepare(sqlite3 *db, int64_t incident_id, const char *probes,

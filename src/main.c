@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "aivet.h"
+#include "run-settle.h"
 
 static const char global_usage[] =
     "usage: aivet [--db PATH] [--actor NAME] COMMAND [SUBCOMMAND] [options]\n"
@@ -37,20 +38,26 @@ print_help(void)
 static char *
 default_db_path(void)
 {
-	const char *p = getenv("AIVET_DB"), *home;
+	const char *p = getenv("AIVET_DB");
+	char *dir, *path;
 
 	if (p != NULL && *p != '\0')
 		return xstrdup(p);
-	p = getenv("XDG_DATA_HOME");
-	if (p != NULL && *p == '/')
-		return xasprintf("%s/aivet/aivet.db", p);
-	home = getenv("HOME");
-	if (home == NULL || *home == '\0') {
-		struct passwd *pw = getpwuid(getuid());
+	dir = aivet_dir(AIVET_DATA_DIR);
+	path = xasprintf("%s/aivet.db", dir);
+	free(dir);
+	return path;
+}
 
-		home = pw ? pw->pw_dir : "/";
-	}
-	return xasprintf("%s/.local/share/aivet/aivet.db", home);
+/* Runs whose process died read 'interrupted' from the moment a command opens
+ * the database. Best effort: a busy database settles them next time, and the
+ * command goes on. */
+static void
+settle_on_open(struct aivet *av)
+{
+	struct aerr ignored = { 0 };
+
+	(void)probe_runs_settle(av->db, av->actor, NULL, &ignored);
 }
 
 static void
@@ -86,6 +93,7 @@ main(int argc, char **argv)
 	if (sodium_init() < 0)
 		die("libsodium failed to initialise");
 	av.progname = "aivet";
+	av.on_open = settle_on_open;
 	default_actor(av.actor, sizeof av.actor);
 	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
 		switch (c) {
@@ -120,6 +128,7 @@ main(int argc, char **argv)
 		free(db_path);
 		return AV_USAGE;
 	}
+	av.db_named = db_path != NULL;
 	av.db_path = db_path ? db_path : (db_path = default_db_path());
 	if (optind >= argc) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {

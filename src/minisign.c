@@ -29,7 +29,6 @@
 #define SEC_BYTES (2 + 2 + 2 + 32 + 8 + 8 + SEC_ENC_BYTES)                   /* 158 */
 #define SIG_BYTES (2 + MINISIGN_KEYNUM_BYTES + MINISIGN_SIG_BYTES)            /* 74 */
 #define KEYFILE_MAX 4096
-#define HASH_CHUNK ((size_t)1 << 16)   /* stays in L2 cache while it is hashed */
 
 void
 minisign_keyid(const unsigned char keynum[MINISIGN_KEYNUM_BYTES], char out[MINISIGN_KEYID_LEN + 1])
@@ -448,35 +447,6 @@ minisign_seckey_format(const struct minisign_sec *sec, const char *password, siz
 	return 0;
 }
 
-/* BLAKE2b-512 of a file, streamed: minisign's prehash. */
-static int
-hash_file(const char *path, unsigned char h[crypto_generichash_BYTES_MAX], struct aerr *err)
-{
-	crypto_generichash_state st;
-	unsigned char *chunk;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
-	chunk = xmalloc(HASH_CHUNK);
-	crypto_generichash_init(&st, NULL, 0, crypto_generichash_BYTES_MAX);
-	while ((n = read(fd, chunk, HASH_CHUNK)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			free(chunk);
-			return aerr_set(err, AV_RUNTIME, "%s: read error: %s", path, strerror(errno));
-		}
-		crypto_generichash_update(&st, chunk, (unsigned long long)n);
-	}
-	close(fd);
-	free(chunk);
-	crypto_generichash_final(&st, h, crypto_generichash_BYTES_MAX);
-	return 0;
-}
-
 static int
 comment_check(const char *c, struct aerr *err)
 {
@@ -496,7 +466,7 @@ minisign_sign_file(const struct minisign_sec *sec, const char *path, const char 
 	size_t tlen = strlen(trusted_comment);
 	char id[MINISIGN_KEYID_LEN + 1];
 
-	if (comment_check(trusted_comment, err) != 0 || hash_file(path, h, err) != 0)
+	if (comment_check(trusted_comment, err) != 0 || file_digest(path, DIGEST_BLAKE2B512, h, err) != 0)
 		return err->code;
 	memcpy(sig, "ED", 2);
 	memcpy(sig + 2, sec->keynum, MINISIGN_KEYNUM_BYTES);
@@ -555,7 +525,7 @@ minisign_verify_file(const struct minisign_pub *pub, const char *path, const cha
 		    got, want);
 		goto out;
 	}
-	if (hash_file(path, h, err) != 0) {
+	if (file_digest(path, DIGEST_BLAKE2B512, h, err) != 0) {
 		rc = err->code;
 		goto out;
 	}
@@ -585,11 +555,10 @@ out:
 char *
 keystore_dir(void)
 {
-	const char *x = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	char *conf = aivet_dir(AIVET_CONFIG_DIR), *keys = xasprintf("%s/keys", conf);
 
-	if (x != NULL && *x == '/')
-		return xasprintf("%s/aivet/keys", x);
-	return xasprintf("%s/.config/aivet/keys", home != NULL && *home != '\0' ? home : "/");
+	free(conf);
+	return keys;
 }
 
 int
@@ -673,11 +642,9 @@ keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err)
 char *
 keyring_trusted_dir(void)
 {
-	char *keys = keystore_dir(), *slash = strrchr(keys, '/'), *dir;
+	char *conf = aivet_dir(AIVET_CONFIG_DIR), *dir = xasprintf("%s/trusted", conf);
 
-	*slash = '\0';   /* keystore_dir() always ends in "/keys" */
-	dir = xasprintf("%s/trusted", keys);
-	free(keys);
+	free(conf);
 	return dir;
 }
 

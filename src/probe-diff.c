@@ -3,9 +3,16 @@
  * "probe run --compare-last"). The incident began with a configuration
  * change nobody announced; comparing each run with the last one shows such
  * a change as new or resolved findings, changed verdicts, an admission or
- * integrity boundary that moved (beyond the sweep's 1% resolution), a
- * changed calibration, and error responses whose shape changed (status and
- * JSON structure, with identifier fields such as type and code kept).
+ * integrity boundary that moved, a changed calibration, and error responses
+ * whose shape changed (status and JSON structure, with identifier fields
+ * such as type and code kept).
+ *
+ * Two runs against an unchanged vendor never measure quite the same: the
+ * calibration counts random filler, and each sweep ends its binary search
+ * somewhere inside its last step. A nightly comparison that called that
+ * drift would cry wolf, so figures are compared against the resolution of
+ * their own measurement: calibration by the chance spread of its samples,
+ * boundaries by the brackets their searches ended in.
  */
 #include "config.h"
 
@@ -17,10 +24,11 @@
 #include "probe.h"
 #include "run-format.h"
 
-/* Calibration figures closer than this fraction are the same: the fit of two
- * small requests moves its intercept by a token or two from run to run. */
+/* Calibration figures of runs without two sample sizes to derive a resolution
+ * from: closer than this fraction they are the same. */
 #define CALIBRATION_TOLERANCE 0.05
-/* Boundaries closer than this fraction of the advertised context have not moved. */
+/* Boundaries of runs whose points do not show their search's last step:
+ * closer than this fraction of the advertised context they have not moved. */
 #define BOUNDARY_TOLERANCE 0.01
 #define SHAPE_MAX_DEPTH 4
 
@@ -110,6 +118,112 @@ numbers_differ(const cJSON *a, const cJSON *b, double tolerance)
 	return fabs(a->valuedouble - b->valuedouble) > tolerance;
 }
 
+/* ---- resolution of a calibration ---- */
+
+/* How far the token counts of two samples of `units` random filler words may
+ * differ by chance alone (three standard deviations). The words are drawn at
+ * random from a fixed list of common nouns, which any tokenizer in use prices
+ * within a token of one another, so a word's count varies with sd at most
+ * 1/2 and the difference of two samples of n words with sd at most
+ * sqrt(2n) / 2; a token more for each of the two counts' rounding. */
+static double
+sample_spread(double units)
+{
+	return 3 * sqrt(2 * units) / 2 + 2;
+}
+
+/* The resolution of tokens_per_unit and overhead_tokens as the smallest and
+ * largest samples fit them (slope and intercept of the line through both):
+ * how far two runs may differ by chance. 0 when there are no two sizes. */
+static int
+calibration_resolution(const cJSON *cal, double *tpu, double *overhead)
+{
+	const cJSON *s;
+	double u0 = 0, u1 = 0;
+
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(cal, "samples")) {
+		const cJSON *u = cJSON_GetObjectItem(s, "units");
+
+		if (!cJSON_IsNumber(u) || !(u->valuedouble > 0))
+			continue;
+		if (u0 == 0 || u->valuedouble < u0)
+			u0 = u->valuedouble;
+		if (u->valuedouble > u1)
+			u1 = u->valuedouble;
+	}
+	if (!(u1 > u0))
+		return 0;
+	*tpu = (sample_spread(u0) + sample_spread(u1)) / (u1 - u0);
+	*overhead = sample_spread(u0) + u0 * *tpu;
+	return 1;
+}
+
+/* The relative resolution of sizes estimated by a run's calibration. */
+static double
+size_resolution(const cJSON *run)
+{
+	const cJSON *cal = cJSON_GetObjectItem(run, "calibration");
+	double tpu_res, ovh_res, tpu = cJSON_GetNumberValue(cJSON_GetObjectItem(cal, "tokens_per_unit"));
+
+	if (!cJSON_IsObject(cal) || !calibration_resolution(cal, &tpu_res, &ovh_res) || !(tpu > 0))
+		return BOUNDARY_TOLERANCE;
+	return tpu_res / tpu;
+}
+
+/* ---- resolution of a boundary ---- */
+
+/* [lo, hi]: where a boundary of value v lies by its run's points. The search
+ * ended with v, the last good size, and the next size it sent above it, which
+ * was bad: the true boundary is between the two. Sizes measured by usage are
+ * exact; those estimated by the calibration are widened by its resolution.
+ * Without points to show it, v and the next 1% of the advertised context. */
+static void
+boundary_bracket(const cJSON *details, double v, double advertised, double size_res,
+    double *lo, double *hi)
+{
+	const cJSON *p, *at = NULL, *next = NULL;
+	double at_sent;
+
+	*lo = v;
+	*hi = v + BOUNDARY_TOLERANCE * advertised;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(details, "points")) {
+		const cJSON *u = cJSON_GetObjectItem(p, "usage_prompt_tokens");
+
+		if (cJSON_IsTrue(cJSON_GetObjectItem(p, "stream")))
+			continue;
+		if ((cJSON_IsNumber(u) && u->valuedouble == v) ||
+		    (at == NULL && cJSON_GetNumberValue(cJSON_GetObjectItem(p, "tokens_sent")) == v))
+			at = p;
+	}
+	if (at == NULL)
+		return;
+	at_sent = cJSON_GetNumberValue(cJSON_GetObjectItem(at, "tokens_sent"));
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(details, "points")) {
+		double sent = cJSON_GetNumberValue(cJSON_GetObjectItem(p, "tokens_sent"));
+
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(p, "stream")) && sent > at_sent &&
+		    (next == NULL || sent < cJSON_GetNumberValue(cJSON_GetObjectItem(next, "tokens_sent"))))
+			next = p;
+	}
+	if (!cJSON_IsNumber(cJSON_GetObjectItem(at, "usage_prompt_tokens")))
+		*lo = v * (1 - size_res);
+	if (next != NULL)
+		*hi = cJSON_GetNumberValue(cJSON_GetObjectItem(next, "tokens_sent")) * (1 + size_res);
+}
+
+/* Two runs' boundaries moved when the ranges they could lie in do not meet. */
+static int
+boundaries_differ(const cJSON *ra, const cJSON *da, const cJSON *rb, const cJSON *db, double a,
+    double b)
+{
+	double adv = fmax(cJSON_GetNumberValue(cJSON_GetObjectItem(db, "advertised")), 1);
+	double alo, ahi, blo, bhi;
+
+	boundary_bracket(da, a, adv, size_resolution(ra), &alo, &ahi);
+	boundary_bracket(db, b, adv, size_resolution(rb), &blo, &bhi);
+	return ahi < blo || bhi < alo;
+}
+
 static void
 diff_verdicts_and_boundaries(const cJSON *ra, const cJSON *rb, cJSON *verdicts, cJSON *bounds)
 {
@@ -120,7 +234,6 @@ diff_verdicts_and_boundaries(const cJSON *ra, const cJSON *rb, cJSON *verdicts, 
 	cJSON_ArrayForEach(pb, cJSON_GetObjectItem(rb, "probes")) {
 		const char *name = json_get_str(pb, "name");
 		const cJSON *da, *db;
-		double tol;
 
 		if (name == NULL || (pa = find_probe(ra, name)) == NULL)
 			continue;
@@ -132,15 +245,14 @@ diff_verdicts_and_boundaries(const cJSON *ra, const cJSON *rb, cJSON *verdicts, 
 		db = cJSON_GetObjectItem(pb, "details");
 		if (!cJSON_IsObject(da) || !cJSON_IsObject(db))
 			continue;
-		tol = BOUNDARY_TOLERANCE * fmax(cJSON_GetNumberValue(cJSON_GetObjectItem(db, "advertised")), 1);
 		for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
 			const cJSON *a = cJSON_GetObjectItem(da, fields[i]), *b = cJSON_GetObjectItem(db, fields[i]);
 			int differ;
 
 			if (a == NULL && b == NULL)
 				continue;
-			if (cJSON_IsNumber(a) && cJSON_IsNumber(b))
-				differ = numbers_differ(a, b, tol);
+			if (cJSON_IsNumber(a) && cJSON_IsNumber(b) && strcmp(fields[i], "advertised") != 0)
+				differ = boundaries_differ(ra, da, rb, db, a->valuedouble, b->valuedouble);
 			else
 				differ = a == NULL || b == NULL || !cJSON_Compare(a, b, 1);
 			if (differ)
@@ -153,21 +265,40 @@ static void
 diff_calibration(const cJSON *ca, const cJSON *cb, cJSON *out)
 {
 	const cJSON *a, *b;
+	double tpu_res = 0, ovh_res = 0, t, o;
+	int ha, have_res;
 
 	if (!cJSON_IsObject(ca) || !cJSON_IsObject(cb)) {
 		if (cJSON_IsObject(ca) != cJSON_IsObject(cb))
 			cJSON_AddItemToArray(out, change(NULL, "calibration", ca, cb));
 		return;
 	}
+	/* The fitted line is judged by the coarser of the two runs' resolutions. */
+	ha = calibration_resolution(ca, &tpu_res, &ovh_res);
+	if (calibration_resolution(cb, &t, &o)) {
+		tpu_res = ha ? fmax(tpu_res, t) : t;
+		ovh_res = ha ? fmax(ovh_res, o) : o;
+		have_res = 1;
+	} else {
+		have_res = ha;
+	}
 	/* Scalars only: the raw samples differ every run, the fitted figures should not. */
 	cJSON_ArrayForEach(a, ca) {
+		double tol;
+
 		if (cJSON_IsArray(a) || cJSON_IsObject(a))
 			continue;
 		b = cJSON_GetObjectItemCaseSensitive(cb, a->string);
-		if (b == NULL)
+		if (b == NULL) {
 			cJSON_AddItemToArray(out, change(NULL, a->string, a, NULL));
-		else if (cJSON_IsNumber(a) && cJSON_IsNumber(b) ? numbers_differ(a, b, CALIBRATION_TOLERANCE *
-		    fmax(fmax(fabs(a->valuedouble), fabs(b->valuedouble)), 1e-9)) : !cJSON_Compare(a, b, 1))
+			continue;
+		}
+		tol = CALIBRATION_TOLERANCE * fmax(fmax(fabs(a->valuedouble), fabs(b->valuedouble)), 1e-9);
+		if (have_res && strcmp(a->string, "tokens_per_unit") == 0)
+			tol = tpu_res;
+		else if (have_res && strcmp(a->string, "overhead_tokens") == 0)
+			tol = ovh_res;
+		if (cJSON_IsNumber(a) && cJSON_IsNumber(b) ? numbers_differ(a, b, tol) : !cJSON_Compare(a, b, 1))
 			cJSON_AddItemToArray(out, change(NULL, a->string, a, b));
 	}
 	cJSON_ArrayForEach(b, cb)

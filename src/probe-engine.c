@@ -18,7 +18,6 @@
 #include <unistd.h>
 
 #include "probe.h"
-#include "hard.h"
 
 extern const struct probe probe_echo, probe_oversize, probe_sweep, probe_canary, probe_errors;
 extern const struct probe probe_prefix_timing;
@@ -45,6 +44,18 @@ probe_opt_in(const struct probe *p)
 #define STORE_BODY_MAX ((size_t)32 << 10)
 #define CALIB_SMALL 100
 #define CALIB_LARGE 1100
+/* Tokens per filler word: a count outside this range does not describe the
+ * prompt. The words are common English of 3 to 8 letters: the most compact
+ * tokenizers in use take one token each, byte-level ones under eight. */
+#define TPU_PLAUSIBLE_MIN 0.75
+#define TPU_PLAUSIBLE_MAX 8.0
+#define OVERHEAD_PLAUSIBLE_MAX 2000.0
+/* Usage under half a token per word contradicts the bytes sent. */
+#define USAGE_MIN_PER_WORD 0.5
+/* Without a usable count, sizes are bounded by the most and least compact
+ * tokenizers in use today for these words. */
+#define TPU_BOUND_MIN 1.0
+#define TPU_BOUND_MAX 4.0
 
 const struct probe *
 probe_find(const char *name)
@@ -57,29 +68,61 @@ probe_find(const char *name)
 
 /* ---- outcomes ---- */
 
+/* Whether msg is one of the "; "-joined messages of m. */
+static int
+message_has(const char *m, const char *msg)
+{
+	size_t n = strlen(msg);
+
+	for (const char *p = m; (p = strstr(p, msg)) != NULL; p++)
+		if ((p == m || (p >= m + 2 && p[-2] == ';' && p[-1] == ' ')) &&
+		    (p[n] == '\0' || (p[n] == ';' && p[n + 1] == ' ')))
+			return 1;
+	return 0;
+}
+
+/* Distinct messages a merged finding keeps in full; later ones are counted. */
+#define FINDING_MESSAGES 4
+
 void
 outcome_finding(struct probe_outcome *o, const char *code, const char *severity,
     int64_t evidence_id, const char *fmt, ...)
 {
 	struct finding *f = NULL;
+	char msg[1024];
 	va_list ap;
 
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
 	for (int i = 0; i < o->nf; i++)
 		if (strcmp(o->f[i].code, code) == 0)
 			f = &o->f[i];
 	if (f == NULL) {
-		char msg[1024];
-
 		if (o->nf == PROBE_MAX_FINDINGS)
 			die("outcome_finding: too many findings");
 		f = &o->f[o->nf++];
+		memset(f, 0, sizeof *f);
 		snprintf(f->code, sizeof f->code, "%s", code);
 		f->severity = severity;
-		va_start(ap, fmt);
-		vsnprintf(msg, sizeof msg, fmt, ap);
-		va_end(ap);
 		f->message = xstrdup(msg);
+		f->nmessages = msg[0] != '\0';
 		f->evidence = cJSON_CreateArray();
+	} else if (msg[0] != '\0' && !message_has(f->message, msg)) {
+		/* Several exchanges, several things seen: each distinct message is kept. */
+		char *m;
+
+		if (f->message[0] == '\0')
+			m = xstrdup(msg);
+		else if (f->nmessages < FINDING_MESSAGES)
+			m = xasprintf("%s; %s", f->message, msg);
+		else
+			m = NULL, f->more++;
+		if (m != NULL) {
+			free(f->message);
+			f->message = m;
+			f->nmessages++;
+		}
 	}
 	if (evidence_id > 0) {
 		cJSON *e;
@@ -127,22 +170,186 @@ outcome_free(struct probe_outcome *o)
 int64_t
 px_units_for(const struct probe_env *env, int64_t tokens)
 {
-	double u = ((double)tokens - env->overhead_tokens) / env->tokens_per_unit;
+	double u = ((double)tokens - env->overhead_tokens) / env->tpu_max;
 
 	return u < 0 ? 0 : (int64_t)u;
 }
 
+/* A prompt's tokens at tpu per word (the calibration's, or a bound). */
 static int64_t
-est_tokens(const struct probe_env *env, const struct prompt_recipe *r)
+est_tokens(const struct probe_env *env, const struct prompt_recipe *r, double tpu)
 {
-	return (int64_t)llround(env->overhead_tokens +
-	    (double)(r->units + r->shared_units) * env->tokens_per_unit);
+	return (int64_t)llround(env->overhead_tokens + (double)(r->units + r->shared_units) * tpu);
+}
+
+/* Words for a prompt of q->target_tokens. One that must be over the target is
+ * sized by the most compact tokenizer (no fixed part counted), one that must
+ * fit by the least compact; both equal the calibration when it was measured.
+ * --max-prompt-tokens caps the largest the prompt can be: a prompt that must
+ * exceed a target above the cap is not sent at all (q->capped = -1). */
+static int64_t
+px_size(const struct probe_env *env, struct px_req *q)
+{
+	int64_t target = q->target_tokens, cap = env->max_prompt_tokens;
+	double shared = (double)q->shared_units * env->tpu_max, u;
+
+	if (q->must_exceed) {
+		u = ceil(((double)target + 1 - (double)q->shared_units * env->tpu_min) / env->tpu_min);
+		if (cap > 0 && env->overhead_tokens + (u + (double)q->shared_units) * env->tpu_max >
+		    (double)cap) {
+			q->capped = -1;
+			return 0;
+		}
+		return u < 1 ? 1 : (int64_t)u;
+	}
+	if (cap > 0 && target > cap) {
+		target = cap;
+		q->capped = 1;
+	}
+	u = floor(((double)target - env->overhead_tokens - shared) / env->tpu_max);
+	return u < 0 ? 0 : (int64_t)u;
 }
 
 int
 px_is_2xx(const struct px_req *r)
 {
 	return r->status >= 200 && r->status < 300;
+}
+
+static const char *const class_names[PXC_COUNT] = {
+	"unsent", "answered", "refused_size", "refused_other", "rate_limited", "server_error",
+	"transport", "unreadable",
+};
+
+const char *
+px_class_name(enum px_class c)
+{
+	return (unsigned)c < PXC_COUNT ? class_names[c] : "unsent";
+}
+
+/* The one place an exchange's outcome is decided. A status is read with the
+ * body that came with it: a 400 is a size refusal only when its error says
+ * so, and a 429 is a rate limit whatever its body says. */
+static enum px_class
+px_classify(long status, const struct prov_result *res, int no_body_to_judge)
+{
+	enum prov_refusal why = res->refusal;
+	int ok2xx = status >= 200 && status < 300;
+
+	if (status == 0 || (status >= 300 && status < 400))
+		return PXC_TRANSPORT;
+	if (why == PREF_NONE && !ok2xx)
+		why = prov_refusal_guess(status, NULL, NULL);
+	if (ok2xx) {
+		if (no_body_to_judge)
+			return PXC_UNREADABLE;
+		if (!res->is_error)
+			return res->parsed ? PXC_ANSWERED : PXC_UNREADABLE;
+		if (why == PREF_NONE)
+			why = PREF_SERVER;   /* an error without a reason, after a 200 */
+	} else if (status == 429) {
+		return PXC_RATE_LIMITED;
+	}
+	switch (why) {
+	case PREF_SIZE:
+		return PXC_REFUSED_SIZE;
+	case PREF_RATE:
+		return PXC_RATE_LIMITED;
+	case PREF_SERVER:
+		return PXC_SERVER_ERROR;
+	default:
+		return status >= 500 ? PXC_SERVER_ERROR : PXC_REFUSED_OTHER;
+	}
+}
+
+void
+px_describe(const struct px_req *r, char *out, size_t n)
+{
+	if (r->rate_skipped)
+		snprintf(out, n, "not sent: a prompt no larger stayed rate-limited");
+	else if (r->cls == PXC_TRANSPORT || r->cls == PXC_UNREADABLE)
+		snprintf(out, n, "%s", r->transport_error[0] ? r->transport_error : "no response");
+	else if (r->res.error[0] != '\0')
+		snprintf(out, n, "HTTP %ld%s%s%s: %.150s", r->status, r->res.error_type[0] ? " (" : "",
+		    r->res.error_type, r->res.error_type[0] ? ")" : "", r->res.error);
+	else
+		snprintf(out, n, "HTTP %ld", r->status);
+}
+
+void
+px_tally_add(struct px_tally *t, const struct px_req *r, int judged)
+{
+	if (!r->sent && !r->rate_skipped)
+		return;
+	t->sent++;
+	t->n[r->cls]++;
+	if (t->first[r->cls] == NULL)
+		t->first[r->cls] = r;
+	if (judged)
+		t->judged++;
+}
+
+void
+px_tally_json(const struct px_tally *t, cJSON *details)
+{
+	cJSON *c = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(details, "judged", t->judged);
+	cJSON_AddNumberToObject(details, "sent", t->sent);
+	for (int k = PXC_ANSWERED; k < PXC_COUNT; k++)
+		if (t->n[k] > 0)
+			cJSON_AddNumberToObject(c, class_names[k], t->n[k]);
+	cJSON_AddItemToObject(details, "classes", c);
+}
+
+void
+px_set_unjudged(const struct probe_env *env, struct probe_outcome *o, const struct px_tally *t,
+    const char *what)
+{
+	/* The class that kept the exchanges from being judged, most telling first. */
+	static const enum px_class order[] = { PXC_REFUSED_OTHER, PXC_RATE_LIMITED, PXC_SERVER_ERROR,
+		PXC_TRANSPORT, PXC_UNREADABLE };
+	const struct px_req *r = NULL;
+	enum px_class c = PXC_UNSENT;
+	char d[256], n[48];
+	const char *pre = what ? what : "", *sep = what ? ": " : "";
+
+	for (size_t i = 0; i < sizeof order / sizeof *order && r == NULL; i++)
+		if (t->first[order[i]] != NULL)
+			r = t->first[c = order[i]];
+	if (r == NULL) {
+		outcome_set(o, "inconclusive", "%s%stoo few exchanges could be judged (%d of %d)", pre,
+		    sep, t->judged, t->sent);
+		return;
+	}
+	px_describe(r, d, sizeof d);
+	if (t->n[c] == t->sent)
+		snprintf(n, sizeof n, "every request");
+	else
+		snprintf(n, sizeof n, "%d of %d requests", t->n[c], t->sent);
+	if (c == PXC_REFUSED_OTHER && r->res.refusal == PREF_AUTH)
+		outcome_set(o, "error", "%s%s%s %s refused for authentication for tenant '%s' (%s): "
+		    "check the credential", pre, sep, n, t->n[c] == 1 || t->n[c] == t->sent ? "was" : "were",
+		    env->tenant_label[r->tenant], d);
+	else if (c == PXC_REFUSED_OTHER)
+		outcome_set(o, "error", "%s%s%s %s refused for a reason unrelated to the test (%s)", pre,
+		    sep, n, t->n[c] == 1 || t->n[c] == t->sent ? "was" : "were", d);
+	else if (c == PXC_RATE_LIMITED && (strcasestr(r->res.error, "token") != NULL ||
+	    strcasestr(r->res.error, "too large") != NULL))
+		/* A limit on tokens per minute below the prompt: no wait will let it through. */
+		outcome_set(o, "inconclusive", "%s%snot judged: rate-limited (%s; %s); lower prompt "
+		    "sizes with --max-prompt-tokens N, or raise the account's limit", pre, sep, n, d);
+	else if (c == PXC_RATE_LIMITED)
+		outcome_set(o, "inconclusive", "%s%snot judged: rate-limited (%s, after retrying as "
+		    "Retry-After asked; %s); run again later or with a lower --concurrency", pre, sep, n,
+		    d);
+	else if (c == PXC_SERVER_ERROR)
+		outcome_set(o, "inconclusive", "%s%snot judged: %s failed on the server (%s)", pre, sep,
+		    n, d);
+	else if (t->n[c] == t->sent)
+		outcome_set(o, "error", "%s%sno answer: %s", pre, sep, d);
+	else
+		outcome_set(o, "error", "%s%s%s got no answer: %s", pre, sep, n, d);
 }
 
 int
@@ -162,7 +369,7 @@ px_usage_ok(const struct px_req *r)
 {
 	if (r->res.usage_in < 0)
 		return -1;
-	return (double)r->res.usage_in >= 0.75 * (double)r->est_tokens;
+	return (double)r->res.usage_in >= 0.75 * (double)r->est_min;
 }
 
 int
@@ -192,6 +399,14 @@ px_placeholder_usage(const struct px_req *r)
 	    (double)r->res.usage_in <= fmax(16.0, 0.01 * (double)r->est_tokens);
 }
 
+int
+px_substituted(const struct probe_env *env, const struct px_req *r)
+{
+	if (r->cls != PXC_ANSWERED || r->nonces_echoed > 0)
+		return 0;
+	return cJSON_GetArraySize(r->leaked) > 0 || (env->echo_ok == 1 && px_placeholder_usage(r));
+}
+
 void
 px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_req *r,
     int stream_error_is_finding)
@@ -200,7 +415,18 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 
 	if (!r->sent)
 		return;
+	/* A canary can come back before its own request finished (memory shared while both
+	 * were in flight): its evidence is known now. */
+	cJSON_ArrayForEach(l, r->leaked) {
+		cJSON *ev = cJSON_GetObjectItem(l, "evidence");
+		int64_t owner = (int64_t)cJSON_GetObjectItem(l, "owner_seq")->valuedouble;
+
+		if (ev->valuedouble == 0 && owner > 0 && (size_t)owner < env->nseq_evidence)
+			cJSON_SetNumberValue(ev, (double)env->seq_evidence[owner]);
+	}
+	/* The response that showed the leak is cited first, then the requests it came from. */
 	if (r->leaks_tenant > 0) {
+		outcome_finding(o, "LEAK_CROSS_TENANT", "critical", r->evidence_id, "%s", "");
 		cJSON_ArrayForEach(l, r->leaked) {
 			if (cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")))
 				outcome_finding(o, "LEAK_CROSS_TENANT", "critical",
@@ -209,17 +435,31 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 				    env->tenant_label[r->tenant],
 				    cJSON_GetObjectItem(l, "owner_tenant")->valuestring);
 		}
-		outcome_finding(o, "LEAK_CROSS_TENANT", "critical", r->evidence_id, "%s", "");
 	}
-	if (r->leaks_request > 0) {
+	/* A sized prompt swapped for stale memory shows whatever that memory held: the
+	 * probe reports the substitution; the same tenant's canaries in it are not a
+	 * same-tenant leak besides (the memory is the vendor's, shared across tenants). */
+	if (r->leaks_request > 0 && !(r->target_tokens > 0 && px_substituted(env, r))) {
+		outcome_finding(o, "LEAK_CROSS_REQUEST", "high", r->evidence_id, "%s", "");
 		cJSON_ArrayForEach(l, r->leaked) {
 			if (cJSON_IsFalse(cJSON_GetObjectItem(l, "other_tenant")))
 				outcome_finding(o, "LEAK_CROSS_REQUEST", "high",
 				    (int64_t)cJSON_GetObjectItem(l, "evidence")->valuedouble,
 				    "a response contained canaries of another request of the same tenant");
 		}
-		outcome_finding(o, "LEAK_CROSS_REQUEST", "high", r->evidence_id, "%s", "");
 	}
+	/* Usage that contradicts the words sent says the vendor's count is wrong, unless the
+	 * answer also lost every nonce: then the prompt itself may have been replaced, and
+	 * the probe that sent it judges that. */
+	if (r->cls == PXC_ANSWERED && px_usage_contradicts(r) &&
+	    !(env->echo_ok == 1 && r->nonces_echoed == 0))
+		outcome_finding(o, "USAGE_ANOMALY", "medium", r->evidence_id,
+		    "usage said %lld prompt token%s for %lld filler words and three nonces%s",
+		    (long long)r->res.usage_in,
+		    r->res.usage_in == 1 ? "" : "s",
+		    (long long)(r->recipe.units + r->recipe.shared_units), r->nonces_echoed > 0 ?
+		    ", yet the answer repeated the prompt's own nonces" : env->echo_ok != 1 ?
+		    " (the model does not repeat text: a swapped prompt is suspected, not shown)" : "");
 	if (px_is_2xx(r) && r->res.is_error && !r->res.stream_error)
 		outcome_finding(o, "ERROR_IN_200", "medium", r->evidence_id,
 		    "HTTP %ld carried an error in its body: %s", r->status, r->res.error);
@@ -240,6 +480,7 @@ px_point_json(const struct px_req *r)
 	else
 		cJSON_AddNullToObject(p, "status");
 	cJSON_AddBoolToObject(p, "accepted", px_accepted(r));
+	cJSON_AddStringToObject(p, "class", px_class_name(r->cls));
 	cJSON_AddNumberToObject(p, "nonces_echoed", r->nonces_echoed);
 	cJSON_AddNumberToObject(p, "nonces_total", 3);
 	if (r->res.usage_in >= 0)
@@ -383,7 +624,8 @@ probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *er
 
 static int
 record_exchange(struct probe_env *env, const struct px_req *r, const struct http_req *req,
-    const struct http_resp *resp, int leaked, int64_t *evidence_id, struct aerr *err)
+    const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
+    struct aerr *err)
 {
 	sqlite3 *db = env->db;
 	char req_sha[65], resp_sha[65], ev_sha[65], *req_blob = NULL, *recipe = NULL, *doc_s = NULL;
@@ -449,6 +691,8 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddNumberToObject(doc, "response_size", (double)resp->body.len);
 	cJSON_AddBoolToObject(doc, "response_truncated", resp->truncated);
 	json_add_str(doc, "error", resp->error[0] ? resp->error : NULL);
+	cJSON_AddStringToObject(doc, "outcome", px_class_name(cls));
+	cJSON_AddNumberToObject(doc, "foreign_canaries", (double)(r->leaks_tenant + r->leaks_request));
 	cJSON_AddItemToObject(doc, "timings", cJSON_Duplicate(t, 1));
 	cJSON_AddStringToObject(doc, "started_at", resp->started_at);
 	doc_s = cJSON_PrintUnformatted(doc);
@@ -531,7 +775,7 @@ report_progress(struct probe_env *env)
 static int64_t
 px_reserve(const struct px_req *r)
 {
-	return r->est_tokens + r->est_tokens / 4 + r->max_tokens;
+	return r->est_max + r->est_max / 4 + r->max_tokens;
 }
 
 static int
@@ -545,6 +789,16 @@ px_prepare(void *user, size_t i, struct http_req *req)
 
 	if ((env->opts->cancel != NULL && *env->opts->cancel) || env->fatal.code != 0)
 		return 1;
+	/* Fail fast: a credential refused and never accepted is not tried again. */
+	if (env->tenant_auth_refused[r->tenant] > 0 && env->tenant_other[r->tenant] == 0)
+		return 1;
+	if (r->kind != PX_COUNT && r->capped < 0)
+		return 1;   /* over the plan's bound for it: never sent */
+	if (r->kind == PX_CHAT && env->rate_ceiling > 0 && r->est_min >= env->rate_ceiling) {
+		r->rate_skipped = 1;
+		r->cls = PXC_RATE_LIMITED;
+		return 1;
+	}
 	if (env->opts->budget_tokens > 0 &&
 	    env->tokens_in + env->tokens_out + env->reserved + reserve > env->opts->budget_tokens) {
 		env->budget_hit = 1;
@@ -637,6 +891,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	struct px_req *r = &b->r[b->idx ? b->idx[i] : i];
 	struct prov_result res;
 	struct scan_ctx sc = { env, r, 0, 1 };
+	enum px_class cls;
 	int64_t eid = 0;
 
 	prov_result_init(&res);
@@ -651,7 +906,18 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 		canary_scan(env->canaries, resp->body.data ? resp->body.data : "", resp->body.len,
 		    on_canary, &sc);
 	}
-	if (env->fatal.code == 0 && record_exchange(env, r, req, resp,
+	{
+		char why[256] = "";
+
+		if (r->kind == PX_CHAT && resp->status >= 200 && resp->status < 300)
+			unreadable_2xx(env, resp, &res, why, sizeof why);
+		cls = px_classify(resp->status, &res, resp->error[0] != '\0' || resp->truncated ||
+		    why[0] != '\0');
+		if (r->kind == PX_COUNT && resp->status >= 200 && resp->status < 300 &&
+		    resp->error[0] == '\0')
+			cls = PXC_ANSWERED;   /* judged by its count below */
+	}
+	if (env->fatal.code == 0 && record_exchange(env, r, req, resp, cls,
 	    r->leaks_tenant + r->leaks_request > 0, &eid, &env->fatal) != 0)
 		aerr_prefix(&env->fatal, "recording evidence");
 	if ((size_t)r->seq >= env->nseq_evidence) {
@@ -663,6 +929,12 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 		env->nseq_evidence = n;
 	}
 	env->seq_evidence[r->seq] = eid;
+	/* Known from the first attempt: the engine sends the next request while this one
+	 * waits to be retried, and that one is no smaller. */
+	if (cls == PXC_RATE_LIMITED && r->kind == PX_CHAT && (strcasestr(res.error, "token") ||
+	    strcasestr(res.error, "too large")) && (env->rate_ceiling == 0 ||
+	    r->est_max < env->rate_ceiling))
+		env->rate_ceiling = r->est_max;
 	if (will_retry) {
 		prov_result_free(&res);
 		return;
@@ -690,10 +962,20 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 			r->count_tokens = -1;
 		cJSON_Delete(j);
 	}
+	r->cls = r->kind == PX_COUNT && cls == PXC_ANSWERED && r->count_tokens < 0 ? PXC_UNREADABLE :
+	    cls;
+	env->answered += r->cls == PXC_ANSWERED && r->kind == PX_CHAT;
+	if (r->cls == PXC_REFUSED_OTHER && r->res.refusal == PREF_AUTH) {
+		if (env->tenant_auth_refused[r->tenant]++ == 0)
+			px_describe(r, env->tenant_auth_msg[r->tenant], sizeof env->tenant_auth_msg[0]);
+	} else if (r->cls != PXC_TRANSPORT) {
+		env->tenant_other[r->tenant]++;
+	}
 	if (res.usage_in >= 0)
 		env->usage_seen = 1;
 	env->reserved -= px_reserve(r);
-	env->tokens_in += res.usage_in >= 0 ? res.usage_in : r->est_tokens;
+	/* The budget counts the larger of what was sent and what the vendor says it read. */
+	env->tokens_in += res.usage_in > r->est_max ? res.usage_in : r->est_max;
 	env->tokens_out += res.usage_out >= 0 ? res.usage_out : (r->kind == PX_CHAT ? r->max_tokens : 0);
 	env->requests_done++;
 	report_progress(env);
@@ -771,14 +1053,15 @@ px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 		if (!env->prov->can_stream)
 			q->stream = 0;
 		if (q->kind != PX_COUNT) {
-			int64_t units = q->target_tokens > 0 ?
-			    px_units_for(env, q->target_tokens - (int64_t)(q->shared_units *
-			    env->tokens_per_unit)) : q->units;
+			int64_t units = q->target_tokens > 0 ? px_size(env, q) : q->units;
 
 			prompt_recipe_new(&q->recipe, units);
 			q->recipe.shared_units = q->shared_units;
 			q->recipe.shared_seed = q->shared_seed;
-			q->est_tokens = est_tokens(env, &q->recipe);
+			q->est_tokens = est_tokens(env, &q->recipe, q->must_exceed ? env->tpu_min :
+			    env->tpu_max);
+			q->est_max = est_tokens(env, &q->recipe, env->tpu_max);
+			q->est_min = est_tokens(env, &q->recipe, env->tpu_min);
 		}
 		q->seq = ++env->seq;
 		prov_result_init(&q->res);
@@ -838,7 +1121,8 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	env->opts = o;
 	env->echo_ok = -1;
 	env->max_tokens = 64;
-	env->tokens_per_unit = 2.0;
+	env->tokens_per_unit = env->tpu_min = env->tpu_max = 2.0;
+	env->max_prompt_tokens = o->max_prompt_tokens;
 	env->overhead_tokens = 40;
 	snprintf(env->calib_method, sizeof env->calib_method, "none");
 	if ((env->db = av_db(av, err)) == NULL)
@@ -977,6 +1261,27 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		cJSON_AddItemToArray(arr, p);
 		req += pp.requests, tin += pp.tokens_in, tout += pp.tokens_out;
 	}
+	/* The largest prompt the selected probes send, so a user under a lower tokens-per-minute
+	 * limit knows to cap it. */
+	{
+		double f = 0;
+
+		for (int i = 0; i < n; i++)
+			f = fmax(f, strcmp(sel[i]->name, "oversize") == 0 ? 2.0 :
+			    strcmp(sel[i]->name, "canary") == 0 ? 1.05 :
+			    strcmp(sel[i]->name, "sweep") == 0 ? 0.97 : 0);
+		if (f > 0 && env->max_prompt_tokens > 0 && f * (double)env->ep.context >
+		    (double)env->max_prompt_tokens)
+			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", (double)env->max_prompt_tokens);
+		else if (f > 0)
+			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", f * (double)env->ep.context);
+		else
+			cJSON_AddNullToObject(plan, "largest_prompt_tokens");
+		if (env->max_prompt_tokens > 0)
+			cJSON_AddNumberToObject(plan, "max_prompt_tokens", (double)env->max_prompt_tokens);
+		else
+			cJSON_AddNullToObject(plan, "max_prompt_tokens");
+	}
 	cJSON_AddNumberToObject(plan, "requests", (double)req);
 	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
 	cJSON_AddNumberToObject(plan, "tokens_out", (double)tout);
@@ -1008,48 +1313,136 @@ probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_op
 	return 0;
 }
 
+/* Whether two samples (units -> tokens) give a believable tokens per word: a
+ * rate no tokenizer in use produces for common English words, or a fixed part
+ * larger than any chat template, is a count that does not describe the
+ * prompt. *why says what was wrong. */
+static int
+calib_plausible(int64_t u0, int64_t t0, int64_t u1, int64_t t1, double *tpu, double *overhead,
+    char *why, size_t whysz)
+{
+	if (t0 < 0 || t1 < 0) {
+		snprintf(why, whysz, "no count");
+		return 0;
+	}
+	if (t1 <= t0) {
+		snprintf(why, whysz, "%lld and %lld words were counted as %lld and %lld tokens",
+		    (long long)u0, (long long)u1, (long long)t0, (long long)t1);
+		return 0;
+	}
+	*tpu = (double)(t1 - t0) / (double)(u1 - u0);
+	*overhead = (double)t0 - (double)u0 * *tpu;
+	if (*tpu < TPU_PLAUSIBLE_MIN || *tpu > TPU_PLAUSIBLE_MAX) {
+		snprintf(why, whysz, "%.3f tokens per word is outside the plausible %.2f to %.1f",
+		    *tpu, TPU_PLAUSIBLE_MIN, TPU_PLAUSIBLE_MAX);
+		return 0;
+	}
+	/* Both samples on one line: the fixed part (nonces, instruction, template) is small. */
+	if (*overhead < -0.1 * (double)t0 || *overhead > OVERHEAD_PLAUSIBLE_MAX) {
+		snprintf(why, whysz, "the samples disagree: %lld words as %lld tokens but %lld as %lld",
+		    (long long)u0, (long long)t0, (long long)u1, (long long)t1);
+		return 0;
+	}
+	if (*overhead < 0)
+		*overhead = 0;
+	return 1;
+}
+
+int
+px_usage_contradicts(const struct px_req *r)
+{
+	int64_t words = r->recipe.units + r->recipe.shared_units;
+
+	if (r->res.usage_in < 0 || r->kind != PX_CHAT)
+		return 0;
+	/* Three nonces of 24 random characters take at least three tokens each. */
+	return (double)r->res.usage_in < USAGE_MIN_PER_WORD * (double)words + 9 ||
+	    (double)r->res.usage_in > TPU_PLAUSIBLE_MAX * (double)words + OVERHEAD_PLAUSIBLE_MAX;
+}
+
 static cJSON *
 calibrate(struct probe_env *env)
 {
 	struct px_req r[2], c[2];
 	cJSON *cal = cJSON_CreateObject(), *samples = cJSON_AddArrayToObject(cal, "samples");
-	int64_t t0 = -1, t1 = -1;
+	cJSON *rejected = cJSON_CreateArray();
+	int64_t t0 = -1, t1 = -1, large = CALIB_LARGE, small = CALIB_SMALL, room;
+	double tpu = 0, overhead = 0;
+	char why[200];
+	int ok = 0;
 
 	memset(r, 0, sizeof r);
 	memset(c, 0, sizeof c);
 	env->probe_name = "calibration";
-	r[0].units = CALIB_SMALL;
-	r[1].units = CALIB_LARGE;
-	if (px_send(env, r, 2, 1) == 0 && px_accepted(&r[0]) && px_accepted(&r[1])) {
+	/* A small context (or --max-prompt-tokens): samples that fit under the least
+	 * compact tokenizer. */
+	room = env->max_prompt_tokens > 0 && env->max_prompt_tokens < env->ep.context ?
+	    env->max_prompt_tokens : env->ep.context;
+	if ((double)large * TPU_BOUND_MAX > 0.6 * (double)room) {
+		large = (int64_t)(0.6 * (double)room / TPU_BOUND_MAX);
+		small = large / 4;
+	}
+	r[0].units = small;
+	r[1].units = large;
+	if (px_send(env, r, 2, 1) == 0 && r[0].cls == PXC_ANSWERED && r[1].cls == PXC_ANSWERED) {
 		t0 = r[0].res.usage_in, t1 = r[1].res.usage_in;
-		snprintf(env->calib_method, sizeof env->calib_method, "usage");
+		if (t0 >= 0 || t1 >= 0) {
+			ok = calib_plausible(small, t0, large, t1, &tpu, &overhead, why, sizeof why);
+			if (ok) {
+				snprintf(env->calib_method, sizeof env->calib_method, "usage");
+			} else {
+				cJSON *x = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(x, "method", "usage");
+				cJSON_AddStringToObject(x, "reason", why);
+				cJSON_AddItemToArray(rejected, x);
+			}
+		}
 	}
 	/* The calibration prompts carry nonces too: a first sign of whether the model echoes. */
 	env->echo_ok = r[0].nonces_echoed == 3 || r[1].nonces_echoed == 3;
-	if ((t0 < 0 || t1 <= t0) && env->prov->build_count != NULL && !env->interrupted &&
-	    env->fatal.code == 0) {
+	if (!ok && env->prov->build_count != NULL && !env->interrupted && env->fatal.code == 0 &&
+	    !(env->tenant_auth_refused[0] > 0 && env->tenant_other[0] == 0)) {
 		c[0].kind = c[1].kind = PX_COUNT;
 		c[0].count_of = &r[0].recipe;
 		c[1].count_of = &r[1].recipe;
 		t0 = t1 = -1;
-		if (px_send(env, c, 2, 1) == 0 && c[0].count_tokens >= 0 && c[1].count_tokens > c[0].count_tokens) {
+		if (px_send(env, c, 2, 1) == 0 && c[0].cls == PXC_ANSWERED && c[1].cls == PXC_ANSWERED) {
 			t0 = c[0].count_tokens, t1 = c[1].count_tokens;
-			snprintf(env->calib_method, sizeof env->calib_method, "%s", env->prov->count_method);
+			ok = calib_plausible(small, t0, large, t1, &tpu, &overhead, why, sizeof why);
+			if (ok) {
+				snprintf(env->calib_method, sizeof env->calib_method, "%s",
+				    env->prov->count_method);
+			} else {
+				cJSON *x = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(x, "method", env->prov->count_method);
+				cJSON_AddStringToObject(x, "reason", why);
+				cJSON_AddItemToArray(rejected, x);
+			}
 		}
 	}
-	if (t0 >= 0 && t1 > t0) {
-		env->tokens_per_unit = (double)(t1 - t0) / (CALIB_LARGE - CALIB_SMALL);
-		env->overhead_tokens = (double)t0 - CALIB_SMALL * env->tokens_per_unit;
-		if (env->overhead_tokens < 0)
-			env->overhead_tokens = 0;
+	if (ok) {
+		env->tokens_per_unit = env->tpu_min = env->tpu_max = tpu;
+		env->overhead_tokens = overhead;
 	} else {
-		/* Nothing told us: a conservative guess, said so in the run. */
-		snprintf(env->calib_method, sizeof env->calib_method, "estimate");
+		/* No usable count: sizes by bounds, said so in every verdict that rests on them. */
+		env->bounded = 1;
+		env->tpu_min = TPU_BOUND_MIN;
+		env->tpu_max = TPU_BOUND_MAX;
+		snprintf(env->calib_method, sizeof env->calib_method, "bounds");
+		t0 = t1 = -1;
 	}
 	cJSON_AddStringToObject(cal, "method", env->calib_method);
 	cJSON_AddNumberToObject(cal, "tokens_per_unit", env->tokens_per_unit);
 	cJSON_AddNumberToObject(cal, "overhead_tokens", env->overhead_tokens);
 	cJSON_AddStringToObject(cal, "unit", "filler word");
+	if (env->bounded) {
+		cJSON *b = cJSON_AddArrayToObject(cal, "bounds");
+
+		cJSON_AddItemToArray(b, cJSON_CreateNumber(env->tpu_min));
+		cJSON_AddItemToArray(b, cJSON_CreateNumber(env->tpu_max));
+	}
 	for (int i = 0; i < 2; i++) {
 		cJSON *s = cJSON_CreateObject();
 
@@ -1061,6 +1454,7 @@ calibrate(struct probe_env *env)
 		cJSON_AddNumberToObject(s, "evidence", (double)r[i].evidence_id);
 		cJSON_AddItemToArray(samples, s);
 	}
+	cJSON_AddItemToObject(cal, "rejected", rejected);
 	px_free(r, 2);
 	px_free(c, 2);
 	return cal;
@@ -1101,13 +1495,18 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 		int64_t fid;
 		cJSON *e;
 
+		char *msg = f->more > 0 ? xasprintf("%s; and %d more", f->message, f->more) :
+		    xstrdup(f->message);
+
 		if (db_exec(db, err, "INSERT INTO finding (run_id, probe, code, severity, message, details) "
 		    "VALUES (?,?,?,?,?,?)", "itttt" "t", env->run_id, p->name, f->code, f->severity,
-		    f->message, fd) != 0) {
+		    msg, fd) != 0) {
 			free(fd);
+			free(msg);
 			goto fail;
 		}
 		free(fd);
+		free(msg);
 		fid = sqlite3_last_insert_rowid(db);
 		cJSON_ArrayForEach(e, f->evidence)
 			if (db_exec(db, err, "INSERT OR IGNORE INTO finding_evidence (finding_id, evidence_id) "
@@ -1137,18 +1536,40 @@ fail:
 static void
 judge(struct probe_env *env, struct probe_outcome *out)
 {
-	int worst = -1;
+	int worst = -1, xt = -1, xr = -1;
 
+	/* Canaries of the same tenant's other requests that came back beside another
+	 * tenant's went through memory shared across tenants: one cross-tenant defect,
+	 * not a same-tenant leak besides. */
+	for (int i = 0; i < out->nf; i++) {
+		if (strcmp(out->f[i].code, "LEAK_CROSS_TENANT") == 0)
+			xt = i;
+		if (strcmp(out->f[i].code, "LEAK_CROSS_REQUEST") == 0)
+			xr = i;
+	}
+	if (xt >= 0 && xr >= 0) {
+		cJSON *e;
+
+		cJSON_ArrayForEach(e, out->f[xr].evidence)
+			outcome_finding(out, "LEAK_CROSS_TENANT", "critical", (int64_t)e->valuedouble, "%s",
+			    "canaries of the same tenant's other requests came back through the same "
+			    "shared memory");
+		free(out->f[xr].message);
+		cJSON_Delete(out->f[xr].evidence);
+		memmove(&out->f[xr], &out->f[xr + 1], (size_t)(out->nf - xr - 1) * sizeof out->f[0]);
+		out->nf--;
+	}
 	for (int i = 0; i < out->nf; i++)
 		if (severity_rank(out->f[i].severity) > worst)
 			worst = severity_rank(out->f[i].severity);
 	if (worst >= severity_rank("low")) {
 		snprintf(out->reason, sizeof out->reason, "%d finding%s", out->nf, out->nf == 1 ? "" : "s");
 		out->verdict = "fail";
-	} else if (env->budget_hit && (out->verdict == NULL || strcmp(out->verdict, "pass") == 0)) {
+	} else if (env->budget_hit && (out->verdict == NULL || strcmp(out->verdict, "error") != 0)) {
 		outcome_set(out, "inconclusive", "the token budget was exhausted before the probe finished");
 	} else if (out->verdict == NULL) {
-		out->verdict = "pass";
+		/* No verdict without judged evidence: a probe that said nothing passed nothing. */
+		outcome_set(out, "inconclusive", "no exchange was judged");
 	}
 }
 
@@ -1173,6 +1594,16 @@ calibration_notes(const struct probe_env *env, cJSON *cal, cJSON **own)
 		cJSON_AddStringToObject(cal, "stream_usage", "none: streamed answers on this endpoint "
 		    "carry no usage (no stream_options); usage comes from its non-streamed answers");
 	return cal;
+}
+
+/* A tenant whose every exchange was refused for authentication, or -1. */
+static int
+auth_dead(const struct probe_env *env)
+{
+	for (int t = 0; t < env->ntenants; t++)
+		if (env->tenant_auth_refused[t] > 0 && env->tenant_other[t] == 0)
+			return t;
+	return -1;
 }
 
 static int
@@ -1270,8 +1701,20 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 	}
 	for (int i = 0; i < n && !env.interrupted && env.fatal.code == 0 && !env.budget_hit; i++) {
 		struct probe_outcome out;
+		int dead = auth_dead(&env);
 
 		memset(&out, 0, sizeof out);
+		if (dead >= 0) {
+			/* Failing fast: the probes left are recorded as not run, and why. */
+			outcome_set(&out, "error", "not run: every request of tenant '%s' was refused for "
+			    "authentication (%s): check the credential", env.tenant_label[dead],
+			    env.tenant_auth_msg[dead]);
+			rc = write_result(&env, sel[i], &out, err);
+			outcome_free(&out);
+			if (rc != 0)
+				goto out;
+			continue;
+		}
 		env.probe_name = sel[i]->name;
 		env.probe_index = i;
 		report_progress(&env);
@@ -1290,6 +1733,13 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		outcome_free(&out);
 		if (rc != 0)
 			goto out;
+	}
+	if (env.fatal.code == 0 && auth_dead(&env) >= 0) {
+		int dead = auth_dead(&env);
+
+		aerr_set(&env.fatal, AV_RUNTIME, "run %lld stopped: every request of tenant '%s' was "
+		    "refused for authentication (%s): check the credential", (long long)env.run_id,
+		    env.tenant_label[dead], env.tenant_auth_msg[dead]);
 	}
 	if (env.fatal.code != 0) {
 		status = "error";

@@ -32,6 +32,7 @@ struct probe_opts {
 	const char *probes;           /* "echo,sweep", "all" or NULL for all */
 	int concurrency;              /* default 4 */
 	int64_t budget_tokens;        /* 0: no limit */
+	int64_t max_prompt_tokens;    /* no prompt above this many tokens; 0: no cap */
 	size_t max_response;          /* response cap, bytes; 0: default (8 MiB) */
 	long timeout_ms;              /* per request; 0: default */
 	void (*progress)(void *arg, const struct probe_progress *p);
@@ -108,6 +109,22 @@ struct probe_env {
 	int probe_index, probe_count;
 	int64_t requests_done, requests_planned;
 	int max_tokens;               /* output allowance of an echo */
+	int64_t max_prompt_tokens;    /* --max-prompt-tokens: no prompt above it; 0: none */
+	/* How sure the sizes are. With a usable count (usage or a count endpoint,
+	 * plausible and consistent between samples) tokens_per_unit is measured;
+	 * without, sizes are bounded: a prompt that must exceed the context is
+	 * sized by tpu_min (the most compact tokenizer), one that must fit by
+	 * tpu_max (the least compact). */
+	int bounded;
+	double tpu_min, tpu_max;
+	/* Per tenant: exchanges refused for authentication, and those that got any
+	 * other answer. A tenant with refusals and nothing else sends no more. */
+	int tenant_auth_refused[PROBE_MAX_TENANTS], tenant_other[PROBE_MAX_TENANTS];
+	char tenant_auth_msg[PROBE_MAX_TENANTS][200];
+	/* A prompt refused with a 429 that says it is larger than the per-minute token
+	 * limit stays refused whatever the wait: prompts at least its size are not sent. */
+	int64_t rate_ceiling;         /* 0: none */
+	int64_t answered;             /* exchanges of the run answered: the server works */
 	struct aerr fatal;            /* evidence could not be recorded: the run stops */
 	int limit_switched;           /* the output-limit field was switched (once a run) */
 	cJSON *limit_switch;          /* what was switched and why, for the calibration, or NULL */
@@ -116,7 +133,8 @@ struct probe_env {
 struct finding {
 	char code[40];
 	const char *severity;
-	char *message;
+	char *message;                /* the distinct messages, "; " between them */
+	int nmessages, more;          /* messages kept; distinct ones beyond FINDING_MESSAGES */
 	cJSON *evidence;              /* array of evidence ids */
 };
 
@@ -158,12 +176,29 @@ enum px_kind {
 	PX_COUNT,                     /* the API's tokenize / count endpoint */
 };
 
+/* The outcome class of an exchange, decided once (px_done) before any probe
+ * judges it. Only an answered exchange shows content; only a refusal for size
+ * says anything about the context; the rest are not judged. */
+enum px_class {
+	PXC_UNSENT,                   /* skipped: budget, interrupt, a size bound, a refused credential */
+	PXC_ANSWERED,                 /* a 2xx with the API's content shape and no error */
+	PXC_REFUSED_SIZE,             /* too long for the context: 413, a size error (status or stream) */
+	PXC_REFUSED_OTHER,            /* auth, not found, a field, a filter: unrelated to the question */
+	PXC_RATE_LIMITED,             /* 429 or a rate/quota error, whatever the body */
+	PXC_SERVER_ERROR,             /* 5xx, or a server error in the body or stream */
+	PXC_TRANSPORT,                /* no response: connection, timeout, a redirect not followed */
+	PXC_UNREADABLE,               /* a 2xx that is not the API's shape, cut, empty */
+	PXC_COUNT
+};
+const char *px_class_name(enum px_class c);
+
 struct px_req {
 	/* what to send */
 	enum px_kind kind;
 	int tenant, stream;
 	const char *model;            /* NULL: the endpoint's */
 	int64_t target_tokens;        /* prompt size; 0: `units` words as given */
+	int must_exceed;              /* the prompt must be over target_tokens whatever the tokenizer */
 	int64_t units;
 	int64_t shared_units;         /* an opening shared across requests ... */
 	uint64_t shared_seed;         /* ... generated from this seed */
@@ -171,7 +206,9 @@ struct px_req {
 	const struct prompt_recipe *count_of; /* PX_COUNT: the prompt to count */
 	/* what happened */
 	struct prompt_recipe recipe;
-	int64_t est_tokens;           /* the prompt's size by the calibration */
+	int64_t est_tokens;           /* the prompt's size by the calibration (a bound when sizes are bounded) */
+	int64_t est_max;              /* the most it can be: by the least compact tokenizer when bounded */
+	int64_t est_min;              /* the least it can be: by the most compact tokenizer when bounded */
 	int sent;                     /* 0 when skipped (budget, interrupt) */
 	int64_t seq, evidence_id;
 	long status;                  /* 0 when no response */
@@ -183,6 +220,9 @@ struct px_req {
 	int leaks_tenant, leaks_request; /* foreign canaries: of other tenants / own other requests */
 	cJSON *leaked;                /* [{"nonce","evidence","tenant"}] */
 	int64_t count_tokens;         /* PX_COUNT */
+	enum px_class cls;            /* the outcome class */
+	int capped;                   /* the prompt was cut to --max-prompt-tokens or its bound */
+	int rate_skipped;             /* not sent: a smaller prompt stayed rate-limited (cls rate_limited) */
 	double ttft_ms;               /* time to the first body byte (first token when streaming) */
 };
 
@@ -205,8 +245,15 @@ int px_usage_ok(const struct px_req *r);
  * after repeating the first nonces in order (or the beginning of the first)
  * and nothing foreign: missing later nonces then say nothing about the prompt. */
 int px_answer_cut_short(const struct px_req *r);
+/* The usage reported contradicts the words sent: under half a token per word,
+ * or more than any tokenizer makes of them. */
+int px_usage_contradicts(const struct px_req *r);
 /* A large prompt reported as a handful of tokens. */
 int px_placeholder_usage(const struct px_req *r);
+/* The answer shows the prompt was not what the model read: none of its nonces,
+ * and either others' canaries in their place or (from a model known to
+ * repeat) usage collapsed to a handful of tokens. */
+int px_substituted(const struct probe_env *env, const struct px_req *r);
 /* Findings every answer can show: leaks, errors in a 200, errors after a 200. */
 void px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_req *r,
     int stream_error_is_finding);
@@ -214,6 +261,25 @@ void px_judge_common(struct probe_env *env, struct probe_outcome *o, const struc
 cJSON *px_point_json(const struct px_req *r);
 /* Takes n of the run's tokens into account for the plan. */
 int64_t px_plan_tokens_out(const struct probe_env *env, int64_t requests);
+
+/* What a probe judged: how many exchanges of each class, and the first of each. */
+struct px_tally {
+	int n[PXC_COUNT];
+	int judged, sent;
+	const struct px_req *first[PXC_COUNT];
+};
+/* Counts r (when sent); judged says whether the probe judged it. */
+void px_tally_add(struct px_tally *t, const struct px_req *r, int judged);
+/* Adds "judged", "sent" and "classes" {class: n} to details. */
+void px_tally_json(const struct px_tally *t, cJSON *details);
+/* The verdict of a probe that judged too little: "error" when the vendor
+ * refused for a reason unrelated to the test (a credential, a missing route)
+ * or never answered, else "inconclusive"; the reason says which class kept
+ * the exchanges from being judged, and what to do about it. */
+void px_set_unjudged(const struct probe_env *env, struct probe_outcome *o, const struct px_tally *t,
+    const char *what);
+/* A short description of why r was not judged ("HTTP 429: Request too large ..."). */
+void px_describe(const struct px_req *r, char *out, size_t n);
 
 /* Rebuilds a recorded request body from its recipe (exchange.request_recipe). */
 int probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *err);

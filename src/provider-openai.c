@@ -257,6 +257,8 @@ openai_build_count(const struct endpoint_info *ep, const char *prompt, size_t le
 	free(root);
 	cJSON_AddStringToObject(b, "model", ep->model);
 	cJSON_AddItemToObject(b, "prompt", cJSON_CreateStringReference(prompt));
+	/* vLLM and SGLang read "prompt"; llama.cpp's llama-server reads "content". */
+	cJSON_AddItemToObject(b, "content", cJSON_CreateStringReference(prompt));
 	prov_set_json_body(req, b);
 	return 0;
 }

@@ -240,6 +240,23 @@ sweep_svg(struct buf *b, const cJSON *d)
 #undef YU
 }
 
+/* A table of one row per element of list, one cell per key; th is the
+ * header row's cells. */
+static void
+rows_table(struct buf *b, const char *th, const cJSON *list, const char *const keys[])
+{
+	const cJSON *r;
+
+	buf_printf(b, "<table><tr>%s</tr>\n", th);
+	cJSON_ArrayForEach(r, list) {
+		buf_adds(b, "<tr>");
+		for (size_t k = 0; keys[k] != NULL; k++)
+			td_str(b, r, keys[k]);
+		buf_adds(b, "</tr>\n");
+	}
+	buf_adds(b, "</table>\n");
+}
+
 static void
 findings_table(struct buf *b, const cJSON *list)
 {
@@ -298,258 +315,286 @@ static const char css[] =
     "dt{font-weight:bold}svg{max-width:100%;height:auto}"
     "@media print{body{max-width:none}h2{page-break-after:avoid}table,svg{page-break-inside:avoid}}";
 
-char *
-report_html(const cJSON *rep)
+/* A section of the report over one of its lists: the heading, and when the
+ * list is empty, the sentence that says so. Returns the list. */
+static const cJSON *
+section(struct buf *b, const cJSON *rep, const char *key, const char *id, const char *title,
+    const char *none)
 {
-	struct buf b;
-	const cJSON *v = cJSON_GetObjectItem(rep, "vendor"), *sum = cJSON_GetObjectItem(rep, "summary");
-	const cJSON *cp = cJSON_GetObjectItem(rep, "audit_checkpoint"), *x, *y;
+	const cJSON *list = cJSON_GetObjectItem(rep, key);
+
+	buf_printf(b, "<h2 id=\"%s\">%s</h2>\n", id, title);
+	if (cJSON_GetArraySize(list) == 0)
+		buf_printf(b, "<p>%s</p>\n", none);
+	return list;
+}
+
+/* The title and who made and signed the report. */
+static void
+html_head(struct buf *b, const cJSON *rep)
+{
+	const cJSON *v = cJSON_GetObjectItem(rep, "vendor");
+
+	buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>aivet report: ");
+	esc(b, s_of(v, "name"));
+	buf_printf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Vendor report: ", css);
+	esc(b, s_of(v, "name"));
+	buf_adds(b, "</h1>\n<dl>\n<dt>Report</dt><dd><code>");
+	esc(b, s_of(rep, "report_id"));
+	buf_adds(b, "</code></dd>\n<dt>Generated</dt><dd>");
+	esc(b, s_of(rep, "generated_at"));
+	buf_adds(b, "</dd>\n<dt>Keep until</dt><dd>");
+	esc(b, s_of(rep, "retention_until"));
+	buf_adds(b, "</dd>\n<dt>Signed by key</dt><dd><code>");
+	esc(b, s_of(rep, "signer_key_id"));
+	buf_adds(b, "</code></dd>\n<dt>Signer's public key</dt><dd><code>");
+	esc(b, s_of(rep, "signer_public_key"));
+	buf_adds(b, "</code> (compare it with the key obtained out of band)</dd>\n<dt>aivet</dt><dd>");
+	esc(b, s_of(rep, "aivet_version"));
+	buf_adds(b, "</dd>\n</dl>\n");
+}
+
+/* The rating, the counts, and what most needs a reader's eye. */
+static void
+html_summary(struct buf *b, const cJSON *sum)
+{
+	const cJSON *x;
 	const char *rating = s_of(sum, "rating");
 
-	buf_init(&b);
-	buf_adds(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>aivet report: ");
-	esc(&b, s_of(v, "name"));
-	buf_printf(&b, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Vendor report: ", css);
-	esc(&b, s_of(v, "name"));
-	buf_adds(&b, "</h1>\n<dl>\n<dt>Report</dt><dd><code>");
-	esc(&b, s_of(rep, "report_id"));
-	buf_adds(&b, "</code></dd>\n<dt>Generated</dt><dd>");
-	esc(&b, s_of(rep, "generated_at"));
-	buf_adds(&b, "</dd>\n<dt>Keep until</dt><dd>");
-	esc(&b, s_of(rep, "retention_until"));
-	buf_adds(&b, "</dd>\n<dt>Signed by key</dt><dd><code>");
-	esc(&b, s_of(rep, "signer_key_id"));
-	buf_adds(&b, "</code></dd>\n<dt>Signer's public key</dt><dd><code>");
-	esc(&b, s_of(rep, "signer_public_key"));
-	buf_adds(&b, "</code> (compare it with the key obtained out of band)</dd>\n<dt>aivet</dt><dd>");
-	esc(&b, s_of(rep, "aivet_version"));
-	buf_adds(&b, "</dd>\n</dl>\n");
-
-	buf_adds(&b, "<h2 id=\"summary\">Summary</h2>\n");
-	buf_printf(&b, "<p>Overall rating: <span class=\"rating rating-%s\">%s</span></p>\n",
+	buf_adds(b, "<h2 id=\"summary\">Summary</h2>\n");
+	buf_printf(b, "<p>Overall rating: <span class=\"rating rating-%s\">%s</span></p>\n",
 	    rating ? rating : "", rating ? rating : "");
 	if (s_of(sum, "rating_rule") != NULL) {
-		buf_adds(&b, "<p class=\"rule\">The overall rating is ");
-		esc(&b, s_of(sum, "rating_rule"));
-		buf_adds(&b, " An assessment is ");
-		esc(&b, s_of(sum, "assessment_rating_rule"));
-		buf_adds(&b, "</p>\n");
+		buf_adds(b, "<p class=\"rule\">The overall rating is ");
+		esc(b, s_of(sum, "rating_rule"));
+		buf_adds(b, " An assessment is ");
+		esc(b, s_of(sum, "assessment_rating_rule"));
+		buf_adds(b, "</p>\n");
 	}
-	buf_adds(&b, "<table><tr>");
+	buf_adds(b, "<table><tr>");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
-		buf_printf(&b, "<th>%s</th>", x->string);
+		buf_printf(b, "<th>%s</th>", x->string);
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "claims"))
-		buf_printf(&b, "<th>claims %s</th>", x->string);
-	buf_adds(&b, "</tr><tr>");
+		buf_printf(b, "<th>claims %s</th>", x->string);
+	buf_adds(b, "</tr><tr>");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
-		buf_printf(&b, "<td>%d</td>", x->valueint);
+		buf_printf(b, "<td>%d</td>", x->valueint);
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "claims"))
-		buf_printf(&b, "<td>%d</td>", x->valueint);
-	buf_adds(&b, "</tr></table>\n<h3>Critical and high findings</h3>\n");
+		buf_printf(b, "<td>%d</td>", x->valueint);
+	buf_adds(b, "</tr></table>\n<h3>Critical and high findings</h3>\n");
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(sum, "critical_findings")) == 0)
-		buf_adds(&b, "<p>None.</p>\n");
+		buf_adds(b, "<p>None.</p>\n");
 	else
-		findings_table(&b, cJSON_GetObjectItem(sum, "critical_findings"));
-	buf_adds(&b, "<h3>Contradicted claims</h3>\n");
+		findings_table(b, cJSON_GetObjectItem(sum, "critical_findings"));
+	buf_adds(b, "<h3>Contradicted claims</h3>\n");
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(sum, "contradicted_claims")) == 0)
-		buf_adds(&b, "<p>None.</p>\n");
+		buf_adds(b, "<p>None.</p>\n");
 	else
-		claims_table(&b, cJSON_GetObjectItem(sum, "contradicted_claims"));
+		claims_table(b, cJSON_GetObjectItem(sum, "contradicted_claims"));
+}
 
-	buf_adds(&b, "<h2 id=\"claims\">Claims against evidence</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "claims")) == 0)
-		buf_adds(&b, "<p>No answered question can be tested by a probe.</p>\n");
-	else
-		claims_table(&b, cJSON_GetObjectItem(rep, "claims"));
+/* One probe run: its results, the charts its probes draw, its exchanges. */
+static void
+html_run(struct buf *b, const cJSON *x)
+{
+	const cJSON *r;
 
-	buf_adds(&b, "<h2 id=\"findings\">All findings</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "findings")) == 0)
-		buf_adds(&b, "<p>None.</p>\n");
-	else
-		findings_table(&b, cJSON_GetObjectItem(rep, "findings"));
-
-	buf_adds(&b, "<h2 id=\"runs\">Probe runs</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "probe_runs")) == 0)
-		buf_adds(&b, "<p>No probe runs in this report.</p>\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "probe_runs")) {
-		const cJSON *r;
-
-		buf_printf(&b, "<h3>Run %d on ", cJSON_GetObjectItem(x, "id")->valueint);
-		esc(&b, s_of(x, "endpoint"));
-		buf_adds(&b, "</h3>\n<p>Status ");
-		esc(&b, s_of(x, "status"));
-		buf_adds(&b, ", started ");
-		esc(&b, s_of(x, "started_at"));
-		buf_adds(&b, ", finished ");
-		esc(&b, s_of(x, "finished_at"));
-		buf_printf(&b, "; tokens in %.0f, out %.0f. Calibration: <code>", num_or(x, "tokens_in", 0),
-		    num_or(x, "tokens_out", 0));
-		esc_value(&b, cJSON_GetObjectItem(x, "calibration"));
-		buf_adds(&b, "</code></p>\n<table><tr><th>Probe</th><th>Verdict</th><th>Reason</th>"
-		    "<th>Requests</th></tr>\n");
-		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "results")) {
-			buf_adds(&b, "<tr>");
-			td_str(&b, r, "probe");
-			buf_printf(&b, "<td><strong>%s</strong></td>", s_of(r, "verdict") ? s_of(r, "verdict") : "");
-			td_str(&b, r, "reason");
-			td_str(&b, r, "requests");
-			buf_adds(&b, "</tr>\n");
-		}
-		buf_adds(&b, "</table>\n");
-		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "results")) {
-			const cJSON *d = cJSON_GetObjectItem(r, "details");
-
-			if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "sweep") == 0 && cJSON_IsObject(d) &&
-			    cJSON_IsArray(cJSON_GetObjectItem(d, "points"))) {
-				buf_adds(&b, "<figure>\n");
-				sweep_svg(&b, d);
-				buf_adds(&b, "<figcaption>Context-integrity sweep: behaviour past the limit was <strong>");
-				esc(&b, s_of(d, "change"));
-				buf_adds(&b, "</strong>.</figcaption>\n</figure>\n");
-			}
-			if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "prefix-timing") == 0 && cJSON_IsObject(d))
-				prefix_timing_svg(&b, d);
-		}
-		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "exchanges")) > 0) {
-			buf_adds(&b, "<details><summary>Exchanges (evidence files)</summary>\n<table><tr><th>Evidence"
-			    "</th><th>Probe</th><th>Seq</th><th>Tenant</th><th>Status</th><th>File</th>"
-			    "<th>SHA-256 of the file</th></tr>\n");
-			cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "exchanges")) {
-				buf_adds(&b, "<tr>");
-				td_str(&b, r, "evidence_id");
-				td_str(&b, r, "probe");
-				td_str(&b, r, "seq");
-				td_str(&b, r, "tenant");
-				td_str(&b, r, "status");
-				td_str(&b, r, "file");
-				buf_adds(&b, "<td><code>");
-				esc(&b, s_of(r, "file_sha256"));
-				buf_adds(&b, "</code></td></tr>\n");
-			}
-			buf_adds(&b, "</table></details>\n");
-		}
+	buf_printf(b, "<h3>Run %d on ", cJSON_GetObjectItem(x, "id")->valueint);
+	esc(b, s_of(x, "endpoint"));
+	buf_adds(b, "</h3>\n<p>Status ");
+	esc(b, s_of(x, "status"));
+	buf_adds(b, ", started ");
+	esc(b, s_of(x, "started_at"));
+	buf_adds(b, ", finished ");
+	esc(b, s_of(x, "finished_at"));
+	buf_printf(b, "; tokens in %.0f, out %.0f. Calibration: <code>", num_or(x, "tokens_in", 0),
+	    num_or(x, "tokens_out", 0));
+	esc_value(b, cJSON_GetObjectItem(x, "calibration"));
+	buf_adds(b, "</code></p>\n<table><tr><th>Probe</th><th>Verdict</th><th>Reason</th>"
+	    "<th>Requests</th></tr>\n");
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "results")) {
+		buf_adds(b, "<tr>");
+		td_str(b, r, "probe");
+		buf_printf(b, "<td><strong>%s</strong></td>", s_of(r, "verdict") ? s_of(r, "verdict") : "");
+		td_str(b, r, "reason");
+		td_str(b, r, "requests");
+		buf_adds(b, "</tr>\n");
 	}
+	buf_adds(b, "</table>\n");
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "results")) {
+		const cJSON *d = cJSON_GetObjectItem(r, "details");
 
-	buf_adds(&b, "<h2 id=\"assessments\">Assessments</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "assessments")) == 0)
-		buf_adds(&b, "<p>No assessments in this report.</p>\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "assessments")) {
+		if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "sweep") == 0 && cJSON_IsObject(d) &&
+		    cJSON_IsArray(cJSON_GetObjectItem(d, "points"))) {
+			buf_adds(b, "<figure>\n");
+			sweep_svg(b, d);
+			buf_adds(b, "<figcaption>Context-integrity sweep: behaviour past the limit was <strong>");
+			esc(b, s_of(d, "change"));
+			buf_adds(b, "</strong>.</figcaption>\n</figure>\n");
+		}
+		if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "prefix-timing") == 0 && cJSON_IsObject(d))
+			prefix_timing_svg(b, d);
+	}
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "exchanges")) > 0) {
+		buf_adds(b, "<details><summary>Exchanges (evidence files)</summary>\n<table><tr><th>Evidence"
+		    "</th><th>Probe</th><th>Seq</th><th>Tenant</th><th>Status</th><th>File</th>"
+		    "<th>SHA-256 of the file</th></tr>\n");
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "exchanges")) {
+			buf_adds(b, "<tr>");
+			td_str(b, r, "evidence_id");
+			td_str(b, r, "probe");
+			td_str(b, r, "seq");
+			td_str(b, r, "tenant");
+			td_str(b, r, "status");
+			td_str(b, r, "file");
+			buf_adds(b, "<td><code>");
+			esc(b, s_of(r, "file_sha256"));
+			buf_adds(b, "</code></td></tr>\n");
+		}
+		buf_adds(b, "</table></details>\n");
+	}
+}
+
+static void
+html_runs(struct buf *b, const cJSON *rep)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, section(b, rep, "probe_runs", "runs", "Probe runs",
+	    "No probe runs in this report."))
+		html_run(b, x);
+}
+
+/* Each assessment with every answer, who gave it and its evidence. */
+static void
+html_assessments(struct buf *b, const cJSON *rep)
+{
+	const cJSON *x, *y;
+
+	cJSON_ArrayForEach(x, section(b, rep, "assessments", "assessments", "Assessments",
+	    "No assessments in this report.")) {
 		const cJSON *q = cJSON_GetObjectItem(x, "questionnaire");
 
-		buf_printf(&b, "<h3>Assessment %d, round %d: ", cJSON_GetObjectItem(x, "id")->valueint,
+		buf_printf(b, "<h3>Assessment %d, round %d: ", cJSON_GetObjectItem(x, "id")->valueint,
 		    (int)num_or(x, "round", 1));
-		esc(&b, s_of(q, "title"));
-		buf_adds(&b, "</h3>\n<p>Status ");
-		esc(&b, s_of(x, "status"));
-		buf_adds(&b, "; created by ");
-		esc(&b, s_of(x, "created_by"));
-		buf_adds(&b, " at ");
-		esc(&b, s_of(x, "created_at"));
-		buf_adds(&b, "; submitted ");
-		esc(&b, s_of(x, "submitted_at"));
-		buf_adds(&b, "; approved ");
-		esc(&b, s_of(x, "approved_at"));
-		buf_adds(&b, " by ");
-		esc(&b, s_of(x, "reviewer"));
-		buf_adds(&b, ".</p>\n<table><tr><th>Question</th><th>Answer</th><th>Note</th><th>By</th>"
+		esc(b, s_of(q, "title"));
+		buf_adds(b, "</h3>\n<p>Status ");
+		esc(b, s_of(x, "status"));
+		buf_adds(b, "; created by ");
+		esc(b, s_of(x, "created_by"));
+		buf_adds(b, " at ");
+		esc(b, s_of(x, "created_at"));
+		buf_adds(b, "; submitted ");
+		esc(b, s_of(x, "submitted_at"));
+		buf_adds(b, "; approved ");
+		esc(b, s_of(x, "approved_at"));
+		buf_adds(b, " by ");
+		esc(b, s_of(x, "reviewer"));
+		buf_adds(b, ".</p>\n<table><tr><th>Question</th><th>Answer</th><th>Note</th><th>By</th>"
 		    "<th>At</th><th>Evidence</th></tr>\n");
 		cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "answers")) {
 			const cJSON *e;
 
-			buf_adds(&b, "<tr><td>");
-			esc(&b, s_of(y, "question_id"));
+			buf_adds(b, "<tr><td>");
+			esc(b, s_of(y, "question_id"));
 			if (s_of(y, "question")) {
-				buf_adds(&b, ": ");
-				esc(&b, s_of(y, "question"));
+				buf_adds(b, ": ");
+				esc(b, s_of(y, "question"));
 			}
-			buf_adds(&b, "</td>");
-			td_str(&b, y, "value");
-			td_str(&b, y, "note");
-			td_str(&b, y, "actor");
-			td_str(&b, y, "updated_at");
-			buf_adds(&b, "<td>");
+			buf_adds(b, "</td>");
+			td_str(b, y, "value");
+			td_str(b, y, "note");
+			td_str(b, y, "actor");
+			td_str(b, y, "updated_at");
+			buf_adds(b, "<td>");
 			cJSON_ArrayForEach(e, cJSON_GetObjectItem(y, "evidence")) {
-				esc(&b, s_of(e, "file") ? s_of(e, "file") : s_of(e, "original_name"));
-				buf_adds(&b, " ");
+				esc(b, s_of(e, "file") ? s_of(e, "file") : s_of(e, "original_name"));
+				buf_adds(b, " ");
 			}
-			buf_adds(&b, "</td></tr>\n");
+			buf_adds(b, "</td></tr>\n");
 		}
-		buf_adds(&b, "</table>\n");
+		buf_adds(b, "</table>\n");
 	}
+}
 
-	buf_adds(&b, "<h2 id=\"incidents\">Incidents</h2>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "incidents")) == 0)
-		buf_adds(&b, "<p>None.</p>\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "incidents")) {
-		buf_printf(&b, "<h3>Incident %d: ", cJSON_GetObjectItem(x, "id")->valueint);
-		esc(&b, s_of(x, "title"));
-		buf_adds(&b, "</h3>\n<p>Status ");
-		esc(&b, s_of(x, "status"));
-		buf_adds(&b, "; discovered ");
-		esc(&b, s_of(x, "discovered_at"));
-		buf_adds(&b, "; PHI ");
-		esc(&b, s_of(x, "phi"));
-		buf_adds(&b, ".</p>\n");
+/* Each incident: its timeline, notification clocks and tasks. */
+static void
+html_incidents(struct buf *b, const cJSON *rep)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, section(b, rep, "incidents", "incidents", "Incidents", "None.")) {
+		buf_printf(b, "<h3>Incident %d: ", cJSON_GetObjectItem(x, "id")->valueint);
+		esc(b, s_of(x, "title"));
+		buf_adds(b, "</h3>\n<p>Status ");
+		esc(b, s_of(x, "status"));
+		buf_adds(b, "; discovered ");
+		esc(b, s_of(x, "discovered_at"));
+		buf_adds(b, "; PHI ");
+		esc(b, s_of(x, "phi"));
+		buf_adds(b, ".</p>\n");
 		if (cJSON_IsArray(cJSON_GetObjectItem(x, "timeline"))) {
-			buf_adds(&b, "<table><tr><th>When (UTC)</th><th>Kind</th><th>Who</th><th>What</th></tr>\n");
-			cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "timeline")) {
-				buf_adds(&b, "<tr>");
-				td_str(&b, y, "at_utc");
-				td_str(&b, y, "kind");
-				td_str(&b, y, "actor");
-				td_str(&b, y, "text");
-				buf_adds(&b, "</tr>\n");
-			}
-			buf_adds(&b, "</table>\n");
+			static const char *const k[] = { "at_utc", "kind", "actor", "text", NULL };
+
+			rows_table(b, "<th>When (UTC)</th><th>Kind</th><th>Who</th><th>What</th>",
+			    cJSON_GetObjectItem(x, "timeline"), k);
 		}
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "clocks")) > 0) {
-			buf_adds(&b, "<h4>Notification clocks (as of ");
-			esc(&b, s_of(x, "as_of"));
-			buf_adds(&b, ")</h4>\n<table><tr><th>Clock</th><th>State</th><th>Due</th><th>Stopped</th>"
-			    "<th>Why</th></tr>\n");
-			cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "clocks")) {
-				buf_adds(&b, "<tr>");
-				td_str(&b, y, "name");
-				td_str(&b, y, "state");
-				td_str(&b, y, "due");
-				td_str(&b, y, "stopped_at");
-				td_str(&b, y, "basis");
-				buf_adds(&b, "</tr>\n");
-			}
-			buf_adds(&b, "</table>\n");
+			static const char *const k[] = { "name", "state", "due", "stopped_at", "basis", NULL };
+
+			buf_adds(b, "<h4>Notification clocks (as of ");
+			esc(b, s_of(x, "as_of"));
+			buf_adds(b, ")</h4>\n");
+			rows_table(b, "<th>Clock</th><th>State</th><th>Due</th><th>Stopped</th><th>Why</th>",
+			    cJSON_GetObjectItem(x, "clocks"), k);
 		}
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "tasks")) > 0) {
-			buf_adds(&b, "<h4>Tasks</h4>\n<table><tr><th>Task</th><th>Owner</th><th>Due</th>"
-			    "<th>Done</th></tr>\n");
-			cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "tasks")) {
-				buf_adds(&b, "<tr>");
-				td_str(&b, y, "title");
-				td_str(&b, y, "owner");
-				td_str(&b, y, "due_at");
-				td_str(&b, y, "done_at");
-				buf_adds(&b, "</tr>\n");
-			}
-			buf_adds(&b, "</table>\n");
+			static const char *const k[] = { "title", "owner", "due_at", "done_at", NULL };
+
+			buf_adds(b, "<h4>Tasks</h4>\n");
+			rows_table(b, "<th>Task</th><th>Owner</th><th>Due</th><th>Done</th>",
+			    cJSON_GetObjectItem(x, "tasks"), k);
 		}
 	}
+}
 
-	buf_adds(&b, "<h2 id=\"endpoints\">Endpoints</h2>\n<table><tr><th>Name</th><th>API</th><th>URL</th>"
-	    "<th>Model</th><th>Advertised context</th><th>Status</th></tr>\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "endpoints")) {
-		buf_adds(&b, "<tr>");
-		td_str(&b, x, "name");
-		td_str(&b, x, "api");
-		td_str(&b, x, "url");
-		td_str(&b, x, "model");
-		td_str(&b, x, "context_tokens");
-		td_str(&b, x, "status");
-		buf_adds(&b, "</tr>\n");
-	}
-	buf_adds(&b, "</table>\n<h2 id=\"integrity\">Integrity</h2>\n<p>Audit log at export: ");
-	buf_printf(&b, "%.0f entries, head <code>", num_or(cp, "entries", 0));
-	esc(&b, s_of(cp, "head"));
-	buf_printf(&b, "</code> (chain %s). The bundle's SHA256SUMS is signed; VERIFY.txt says how to check "
+/* The endpoints, then the audit checkpoint the bundle was made at. */
+static void
+html_endpoints_integrity(struct buf *b, const cJSON *rep)
+{
+	static const char *const k[] = { "name", "api", "url", "model", "context_tokens", "status", NULL };
+	const cJSON *cp = cJSON_GetObjectItem(rep, "audit_checkpoint");
+
+	buf_adds(b, "<h2 id=\"endpoints\">Endpoints</h2>\n");
+	rows_table(b, "<th>Name</th><th>API</th><th>URL</th><th>Model</th><th>Advertised context</th>"
+	    "<th>Status</th>", cJSON_GetObjectItem(rep, "endpoints"), k);
+	buf_adds(b, "<h2 id=\"integrity\">Integrity</h2>\n<p>Audit log at export: ");
+	buf_printf(b, "%.0f entries, head <code>", num_or(cp, "entries", 0));
+	esc(b, s_of(cp, "head"));
+	buf_printf(b, "</code> (chain %s). The bundle's SHA256SUMS is signed; VERIFY.txt says how to check "
 	    "it with minisign, sha256sum or OpenSSL.</p>\n</body>\n</html>\n",
 	    cJSON_IsTrue(cJSON_GetObjectItem(cp, "intact")) ? "intact" : "BROKEN");
+}
+
+char *
+report_html(const cJSON *rep)
+{
+	struct buf b;
+	const cJSON *list;
+
+	buf_init(&b);
+	html_head(&b, rep);
+	html_summary(&b, cJSON_GetObjectItem(rep, "summary"));
+	list = section(&b, rep, "claims", "claims", "Claims against evidence",
+	    "No answered question can be tested by a probe.");
+	if (cJSON_GetArraySize(list) > 0)
+		claims_table(&b, list);
+	list = section(&b, rep, "findings", "findings", "All findings", "None.");
+	if (cJSON_GetArraySize(list) > 0)
+		findings_table(&b, list);
+	html_runs(&b, rep);
+	html_assessments(&b, rep);
+	html_incidents(&b, rep);
+	html_endpoints_integrity(&b, rep);
 	return buf_steal(&b);
 }

@@ -137,13 +137,190 @@ add_finding(cJSON *findings, const char *seed, const char *key, const char *titl
 	free(tok);
 }
 
+/* The controls the findings bear on, from the registry, each once. */
+static void
+oscal_reviewed_controls(cJSON *r)
+{
+	cJSON *rc = cJSON_AddObjectToObject(r, "reviewed-controls");
+	cJSON *cs = cJSON_AddArrayToObject(rc, "control-selections"), *sel = cJSON_CreateObject();
+	cJSON *inc = cJSON_AddArrayToObject(sel, "include-controls"), *have;
+
+	cJSON_AddStringToObject(sel, "description", "NIST SP 800-53 Rev. 5 controls that aivet's "
+	    "findings bear on (see aivet(1), FINDINGS).");
+	for (int i = 0; i < F_COUNT; i++) {
+		const struct finding_info *fi = finding_info((enum finding_code)i);
+
+		for (size_t k = 0; fi->nist[k] != NULL; k++) {
+			char *id = control_id(fi->nist[k]);
+			int dup = 0;
+
+			cJSON_ArrayForEach(have, inc)
+				dup |= strcmp(json_get_str(have, "control-id"), id) == 0;
+			if (!dup) {
+				cJSON *c = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(c, "control-id", id);
+				cJSON_AddItemToArray(inc, c);
+			}
+			free(id);
+		}
+	}
+	cJSON_AddItemToArray(cs, sel);
+}
+
+/* A probe run: an observation per probe, with its exchanges as evidence, and
+ * its findings, each tied to the observation of the probe that found it. */
+static void
+oscal_run(cJSON *obs, cJSON *finds, const char *seed, const char *gen, const cJSON *x)
+{
+	const cJSON *y;
+	char u[37];
+	int run = cJSON_GetObjectItem(x, "id") ? cJSON_GetObjectItem(x, "id")->valueint : 0;
+
+	cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "results")) {
+		cJSON *o = cJSON_CreateObject(), *ev, *e;
+		char *d = xasprintf("Probe %s on %s (run %d): %s%s%s", s_of(y, "probe"),
+		    s_of(x, "endpoint") ? s_of(x, "endpoint") : "?", run, s_of(y, "verdict"),
+		    s_of(y, "reason") ? ": " : "", s_of(y, "reason") ? s_of(y, "reason") : "");
+
+		add_uuid(o, seed, "observation/run/%d/%s", run, s_of(y, "probe"));
+		cJSON_AddStringToObject(o, "title", s_of(y, "probe"));
+		cJSON_AddStringToObject(o, "description", d);
+		free(d);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "methods"), cJSON_CreateString("TEST"));
+		ev = cJSON_CreateArray();
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(x, "exchanges")) {
+			cJSON *re;
+
+			if (s_of(e, "probe") == NULL || strcmp(s_of(e, "probe"), s_of(y, "probe")) != 0)
+				continue;
+			re = cJSON_CreateObject();
+			cJSON_AddStringToObject(re, "href", s_of(e, "file"));
+			cJSON_AddStringToObject(re, "description", "recorded HTTP exchange, credentials redacted");
+			cJSON_AddItemToArray(ev, re);
+		}
+		if (cJSON_GetArraySize(ev) > 0)
+			cJSON_AddItemToObject(o, "relevant-evidence", ev);
+		else
+			cJSON_Delete(ev);
+		cJSON_AddStringToObject(o, "collected", s_of(x, "started_at") ? s_of(x, "started_at") : gen);
+		cJSON_AddItemToArray(obs, o);
+	}
+	cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "findings")) {
+		char key[64];
+
+		snprintf(key, sizeof key, "%d", cJSON_GetObjectItem(y, "id") ?
+		    cJSON_GetObjectItem(y, "id")->valueint : 0);
+		{
+			char *on = xasprintf("observation/run/%d/%s", run, s_of(y, "probe"));
+
+			derived_uuid(seed, on, u);
+			free(on);
+		}
+		add_finding(finds, seed, key, s_of(y, "code"), s_of(y, "message"), s_of(y, "code"), 0, u,
+		    s_of(y, "severity"), finding_lookup(s_of(y, "code")));
+	}
+}
+
+/* An assessment: an observation per answer, the vendor's word (INTERVIEW). */
+static void
+oscal_answers(cJSON *obs, const char *seed, const char *gen, const cJSON *x)
+{
+	const cJSON *y;
+	int aid = cJSON_GetObjectItem(x, "id") ? cJSON_GetObjectItem(x, "id")->valueint : 0;
+
+	cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "answers")) {
+		cJSON *o = cJSON_CreateObject();
+		char *v = cJSON_PrintUnformatted(cJSON_GetObjectItem(y, "value"));
+		char *d = s_of(y, "question") ? xasprintf("Vendor's answer to %s (%s): %s",
+		    s_of(y, "question_id"), s_of(y, "question"), v) :
+		    xasprintf("Vendor's answer to %s: %s", s_of(y, "question_id"), v);
+
+		add_uuid(o, seed, "observation/assessment/%d/%s", aid, s_of(y, "question_id"));
+		cJSON_AddStringToObject(o, "description", d);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "methods"), cJSON_CreateString("INTERVIEW"));
+		cJSON_AddStringToObject(o, "collected", s_of(y, "updated_at") ? s_of(y, "updated_at") : gen);
+		cJSON_AddItemToArray(obs, o);
+		free(v);
+		free(d);
+	}
+}
+
+/* A claim tested against a probe: a finding when it is contradicted, a
+ * satisfied finding when confirmed; untested claims conclude nothing. */
+static void
+oscal_claim(cJSON *finds, const char *seed, const cJSON *x)
+{
+	char u[37];
+	const char *st = s_of(x, "status");
+	char *key, *desc, *on, *ans = cJSON_PrintUnformatted(cJSON_GetObjectItem(x, "answer"));
+
+	if (strcmp(st, "untested") == 0) {
+		free(ans);
+		return;   /* no conclusion to record */
+	}
+	key = xasprintf("claim/%d/%s/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
+	    s_of(x, "question_id"), s_of(x, "endpoint") ? s_of(x, "endpoint") : "-");
+	desc = xasprintf("The vendor's answer %s to %s is %s on %s: %s.", ans, s_of(x, "question_id"), st,
+	    s_of(x, "endpoint") ? s_of(x, "endpoint") : "-", s_of(x, "reason"));
+	on = xasprintf("observation/assessment/%d/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
+	    s_of(x, "question_id"));
+	derived_uuid(seed, on, u);
+	if (strcmp(st, "contradicted") == 0) {
+		const struct finding_info *fi = finding_info(F_CLAIM_CONTRADICTED);
+
+		add_finding(finds, seed, key, fi->code, desc, s_of(x, "question_id"), 0, u,
+		    severity_name(fi->severity), fi);
+	} else {
+		add_finding(finds, seed, key, "Claim confirmed", desc, s_of(x, "question_id"), 1, u,
+		    NULL, NULL);
+	}
+	free(key);
+	free(desc);
+	free(on);
+	free(ans);
+}
+
+/* The implicit assessment plan and every evidence file with its hash. */
+static void
+oscal_back_matter(cJSON *ar, const char *seed, const char *ap_uuid, const cJSON *rep)
+{
+	cJSON *bm, *resources;
+	const cJSON *x;
+
+	bm = cJSON_AddObjectToObject(ar, "back-matter");
+	resources = cJSON_AddArrayToObject(bm, "resources");
+	{
+		cJSON *apr = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(apr, "uuid", ap_uuid);
+		cJSON_AddStringToObject(apr, "title", "Assessment plan");
+		cJSON_AddStringToObject(apr, "description", "The plan is implicit: the questionnaire answers "
+		    "and probe runs listed in report.json, selected by the options recorded there.");
+		cJSON_AddItemToArray(resources, apr);
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "evidence_files")) {
+		cJSON *res1 = cJSON_CreateObject(), *rl = cJSON_CreateObject(), *h = cJSON_CreateObject();
+
+		add_uuid(res1, seed, "resource/%s", s_of(x, "path"));
+		cJSON_AddStringToObject(res1, "title", s_of(x, "path"));
+		cJSON_AddStringToObject(rl, "href", s_of(x, "path"));
+		cJSON_AddStringToObject(h, "algorithm", "SHA-256");
+		cJSON_AddStringToObject(h, "value", s_of(x, "sha256"));
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(rl, "hashes"), h);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(res1, "rlinks"), rl);
+		cJSON_AddItemToArray(resources, res1);
+	}
+}
+
 cJSON *
 report_oscal(const cJSON *rep)
 {
 	const char *seed = s_of(rep, "report_id") ? s_of(rep, "report_id") : "";
 	const char *gen = s_of(rep, "generated_at"), *vname = s_of(cJSON_GetObjectItem(rep, "vendor"), "name");
-	cJSON *root = cJSON_CreateObject(), *ar, *md, *res, *r, *obs, *finds, *bm, *resources, *x, *y;
-	char *title, ap_uuid[37], u[37];
+	cJSON *root = cJSON_CreateObject(), *ar, *md, *res, *r, *obs, *finds;
+	const cJSON *x;
+	char *title, ap_uuid[37];
 	const char *start = gen;
 
 	ar = cJSON_AddObjectToObject(root, "assessment-results");
@@ -176,132 +353,15 @@ report_oscal(const cJSON *rep)
 			start = s_of(x, "started_at");
 	cJSON_AddStringToObject(r, "start", start);
 	cJSON_AddStringToObject(r, "end", gen);
-	{
-		cJSON *rc = cJSON_AddObjectToObject(r, "reviewed-controls");
-		cJSON *cs = cJSON_AddArrayToObject(rc, "control-selections"), *sel = cJSON_CreateObject();
-
-		cJSON *inc = cJSON_AddArrayToObject(sel, "include-controls"), *have;
-
-		/* The controls the probes' findings bear on, from the registry, each once. */
-		cJSON_AddStringToObject(sel, "description", "NIST SP 800-53 Rev. 5 controls that aivet's "
-		    "findings bear on (see aivet(1), FINDINGS).");
-		for (int i = 0; i < F_COUNT; i++) {
-			const struct finding_info *fi = finding_info((enum finding_code)i);
-
-			for (size_t k = 0; fi->nist[k] != NULL; k++) {
-				char *id = control_id(fi->nist[k]);
-				int dup = 0;
-
-				cJSON_ArrayForEach(have, inc)
-					dup |= strcmp(json_get_str(have, "control-id"), id) == 0;
-				if (!dup) {
-					cJSON *c = cJSON_CreateObject();
-
-					cJSON_AddStringToObject(c, "control-id", id);
-					cJSON_AddItemToArray(inc, c);
-				}
-				free(id);
-			}
-		}
-		cJSON_AddItemToArray(cs, sel);
-	}
+	oscal_reviewed_controls(r);
 	obs = cJSON_CreateArray();
 	finds = cJSON_CreateArray();
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "probe_runs")) {
-		int run = cJSON_GetObjectItem(x, "id") ? cJSON_GetObjectItem(x, "id")->valueint : 0;
-
-		cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "results")) {
-			cJSON *o = cJSON_CreateObject(), *ev, *e;
-			char *d = xasprintf("Probe %s on %s (run %d): %s%s%s", s_of(y, "probe"),
-			    s_of(x, "endpoint") ? s_of(x, "endpoint") : "?", run, s_of(y, "verdict"),
-			    s_of(y, "reason") ? ": " : "", s_of(y, "reason") ? s_of(y, "reason") : "");
-
-			add_uuid(o, seed, "observation/run/%d/%s", run, s_of(y, "probe"));
-			cJSON_AddStringToObject(o, "title", s_of(y, "probe"));
-			cJSON_AddStringToObject(o, "description", d);
-			free(d);
-			cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "methods"), cJSON_CreateString("TEST"));
-			ev = cJSON_CreateArray();
-			cJSON_ArrayForEach(e, cJSON_GetObjectItem(x, "exchanges")) {
-				cJSON *re;
-
-				if (s_of(e, "probe") == NULL || strcmp(s_of(e, "probe"), s_of(y, "probe")) != 0)
-					continue;
-				re = cJSON_CreateObject();
-				cJSON_AddStringToObject(re, "href", s_of(e, "file"));
-				cJSON_AddStringToObject(re, "description", "recorded HTTP exchange, credentials redacted");
-				cJSON_AddItemToArray(ev, re);
-			}
-			if (cJSON_GetArraySize(ev) > 0)
-				cJSON_AddItemToObject(o, "relevant-evidence", ev);
-			else
-				cJSON_Delete(ev);
-			cJSON_AddStringToObject(o, "collected", s_of(x, "started_at") ? s_of(x, "started_at") : gen);
-			cJSON_AddItemToArray(obs, o);
-		}
-		cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "findings")) {
-			char key[64];
-
-			snprintf(key, sizeof key, "%d", cJSON_GetObjectItem(y, "id") ?
-			    cJSON_GetObjectItem(y, "id")->valueint : 0);
-			{
-				char *on = xasprintf("observation/run/%d/%s", run, s_of(y, "probe"));
-
-				derived_uuid(seed, on, u);
-				free(on);
-			}
-			add_finding(finds, seed, key, s_of(y, "code"), s_of(y, "message"), s_of(y, "code"), 0, u,
-			    s_of(y, "severity"), finding_lookup(s_of(y, "code")));
-		}
-	}
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "assessments")) {
-		int aid = cJSON_GetObjectItem(x, "id") ? cJSON_GetObjectItem(x, "id")->valueint : 0;
-
-		cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "answers")) {
-			cJSON *o = cJSON_CreateObject();
-			char *v = cJSON_PrintUnformatted(cJSON_GetObjectItem(y, "value"));
-			char *d = s_of(y, "question") ? xasprintf("Vendor's answer to %s (%s): %s",
-			    s_of(y, "question_id"), s_of(y, "question"), v) :
-			    xasprintf("Vendor's answer to %s: %s", s_of(y, "question_id"), v);
-
-			add_uuid(o, seed, "observation/assessment/%d/%s", aid, s_of(y, "question_id"));
-			cJSON_AddStringToObject(o, "description", d);
-			cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "methods"), cJSON_CreateString("INTERVIEW"));
-			cJSON_AddStringToObject(o, "collected", s_of(y, "updated_at") ? s_of(y, "updated_at") : gen);
-			cJSON_AddItemToArray(obs, o);
-			free(v);
-			free(d);
-		}
-	}
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "claims")) {
-		const char *st = s_of(x, "status");
-		char *key, *desc, *on, *ans = cJSON_PrintUnformatted(cJSON_GetObjectItem(x, "answer"));
-
-		if (strcmp(st, "untested") == 0) {
-			free(ans);
-			continue;   /* no conclusion to record */
-		}
-		key = xasprintf("claim/%d/%s/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
-		    s_of(x, "question_id"), s_of(x, "endpoint") ? s_of(x, "endpoint") : "-");
-		desc = xasprintf("The vendor's answer %s to %s is %s on %s: %s.", ans, s_of(x, "question_id"), st,
-		    s_of(x, "endpoint") ? s_of(x, "endpoint") : "-", s_of(x, "reason"));
-		on = xasprintf("observation/assessment/%d/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
-		    s_of(x, "question_id"));
-		derived_uuid(seed, on, u);
-		if (strcmp(st, "contradicted") == 0) {
-			const struct finding_info *fi = finding_info(F_CLAIM_CONTRADICTED);
-
-			add_finding(finds, seed, key, fi->code, desc, s_of(x, "question_id"), 0, u,
-			    severity_name(fi->severity), fi);
-		} else {
-			add_finding(finds, seed, key, "Claim confirmed", desc, s_of(x, "question_id"), 1, u,
-			    NULL, NULL);
-		}
-		free(key);
-		free(desc);
-		free(on);
-		free(ans);
-	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "probe_runs"))
+		oscal_run(obs, finds, seed, gen, x);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "assessments"))
+		oscal_answers(obs, seed, gen, x);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "claims"))
+		oscal_claim(finds, seed, x);
 	if (cJSON_GetArraySize(obs) > 0)
 		cJSON_AddItemToObject(r, "observations", obs);
 	else
@@ -310,29 +370,6 @@ report_oscal(const cJSON *rep)
 		cJSON_AddItemToObject(r, "findings", finds);
 	else
 		cJSON_Delete(finds);
-
-	bm = cJSON_AddObjectToObject(ar, "back-matter");
-	resources = cJSON_AddArrayToObject(bm, "resources");
-	{
-		cJSON *apr = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(apr, "uuid", ap_uuid);
-		cJSON_AddStringToObject(apr, "title", "Assessment plan");
-		cJSON_AddStringToObject(apr, "description", "The plan is implicit: the questionnaire answers "
-		    "and probe runs listed in report.json, selected by the options recorded there.");
-		cJSON_AddItemToArray(resources, apr);
-	}
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "evidence_files")) {
-		cJSON *res1 = cJSON_CreateObject(), *rl = cJSON_CreateObject(), *h = cJSON_CreateObject();
-
-		add_uuid(res1, seed, "resource/%s", s_of(x, "path"));
-		cJSON_AddStringToObject(res1, "title", s_of(x, "path"));
-		cJSON_AddStringToObject(rl, "href", s_of(x, "path"));
-		cJSON_AddStringToObject(h, "algorithm", "SHA-256");
-		cJSON_AddStringToObject(h, "value", s_of(x, "sha256"));
-		cJSON_AddItemToArray(cJSON_AddArrayToObject(rl, "hashes"), h);
-		cJSON_AddItemToArray(cJSON_AddArrayToObject(res1, "rlinks"), rl);
-		cJSON_AddItemToArray(resources, res1);
-	}
+	oscal_back_matter(ar, seed, ap_uuid, rep);
 	return root;
 }

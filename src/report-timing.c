@@ -114,7 +114,16 @@ prefix_timing_svg(struct buf *b, const cJSON *d)
 	    g[0].label, g[1].color, g[1].label);
 	buf_adds(b, "</svg>\n<figcaption>Prefix timing: ");
 	p = cJSON_GetObjectItem(d, "cross_tenant");
-	if (cJSON_IsObject(p))
+	if (cJSON_IsObject(p) && cJSON_IsNumber(cJSON_GetObjectItem(d, "alpha_per_look")))
+		/* Sequential runs: the level each look was held to, and the trials it took. */
+		buf_printf(b, "one-sided Mann-Whitney p = %.2g (alpha %.2g per look, %.2g in all), Cliff's "
+		    "delta %.2f, median saving %.1f ms, %d trials.", cJSON_GetNumberValue(cJSON_GetObjectItem(p, "p")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(d, "alpha_per_look")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(d, "alpha")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(p, "cliffs_delta")),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(d, "median_saving_ms")),
+		    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(d, "trials")));
+	else if (cJSON_IsObject(p))
 		buf_printf(b, "one-sided Mann-Whitney p = %.2g (alpha %.2g), Cliff's delta %.2f, median saving "
 		    "%.1f ms.", cJSON_GetNumberValue(cJSON_GetObjectItem(p, "p")),
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(d, "alpha")),

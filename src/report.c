@@ -20,7 +20,7 @@
 #include "incident.h"
 #include "rating.h"
 #include "report.h"
-#include "hard.h"
+#include "evidence-key.h"
 #include "canary.h"
 
 void

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <sys/types.h>
 
-#include "hard.h"
+#include "run-settle.h"
 
 static int
 process_gone(int64_t pid)
@@ -21,39 +21,6 @@ process_gone(int64_t pid)
 	if (pid <= 0 || pid > 0x7fffffff)
 		return 0;   /* unknown: leave the run as it is */
 	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
-}
-
-int
-utf8_valid(const void *p, size_t n)
-{
-	const unsigned char *s = p;
-	size_t i = 0;
-
-	while (i < n) {
-		unsigned char c = s[i];
-		size_t k;
-		unsigned char lo = 0x80, hi = 0xbf;   /* the range of the second byte */
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf)
-			k = 1;
-		else if (c >= 0xe0 && c <= 0xef)
-			k = 2, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-		else if (c >= 0xf0 && c <= 0xf4)
-			k = 3, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-		else
-			return 0;
-		if (n - i <= k || s[i + 1] < lo || s[i + 1] > hi)
-			return 0;
-		for (size_t j = 2; j <= k; j++)
-			if ((s[i + j] & 0xc0) != 0x80)
-				return 0;
-		i += k + 1;
-	}
-	return 1;
 }
 
 int

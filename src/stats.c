@@ -8,11 +8,15 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sodium.h>
 
 #include "aivet.h"
 #include "stats.h"
+
+static int double_cmp(const void *a, const void *b);
 
 struct ranked {
 	double v;
@@ -27,16 +31,17 @@ ranked_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* P(U >= u) for samples of m and n without ties. The count of pairs (x > y)
- * has the same null distribution as that of (x < y): when the largest of the
- * m + n values is an x (probability m / (m + n)) it exceeds all n y's. */
-static double
-exact_upper_tail(size_t m, size_t n, long u)
+/* P(U = k), k = 0 .. m n, for samples of m and n without ties. The count of
+ * pairs (x > y) has the same null distribution as that of (x < y): when the
+ * largest of the m + n values is an x (probability m / (m + n)) it exceeds
+ * all n y's. The caller frees the array. */
+static double *
+exact_null(size_t m, size_t n)
 {
 	size_t width = m * n + 1;
 	double *prev = xcalloc((n + 1) * width, sizeof *prev);
 	double *cur = xcalloc((n + 1) * width, sizeof *cur);
-	double p = 0;
+	double *dist = xmalloc(width * sizeof *dist);
 
 	for (size_t j = 0; j <= n; j++)
 		prev[j * width] = 1;          /* m = 0: U is 0 */
@@ -60,10 +65,21 @@ exact_upper_tail(size_t m, size_t n, long u)
 		double *t = prev;
 		prev = cur, cur = t;
 	}
-	for (size_t k = u < 0 ? 0 : (size_t)u; k < width; k++)
-		p += prev[n * width + k];
+	memcpy(dist, prev + n * width, width * sizeof *dist);
 	free(prev);
 	free(cur);
+	return dist;
+}
+
+/* P(U >= u) for samples of m and n without ties. */
+static double
+exact_upper_tail(size_t m, size_t n, long u)
+{
+	double *dist = exact_null(m, n), p = 0;
+
+	for (size_t k = u < 0 ? 0 : (size_t)u; k < m * n + 1; k++)
+		p += dist[k];
+	free(dist);
 	return p > 1 ? 1 : p;
 }
 
@@ -179,14 +195,6 @@ theta_for_shift(double shift, double sd)
 	return norm_cdf(shift / (sd * sqrt(2)));
 }
 
-static int
-double_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 double
 stats_median(const double *v, size_t n)
 {
@@ -209,4 +217,188 @@ stats_mad_sd(const double *v, size_t n)
 	mad = stats_median(d, n);
 	free(d);
 	return 1.482602218505602 * mad;
+}
+
+/* ---- power of the gated test ---- */
+
+/* The normal approximation's p for U = u without ties, as mwu_less computes it. */
+static double
+normal_p(size_t nx, size_t ny, double u)
+{
+	double nn = (double)nx * (double)ny, sd = sqrt(nn * ((double)(nx + ny) + 1) / 12);
+
+	return 0.5 * erfc((u - nn / 2 - 0.5) / sd / sqrt(2));
+}
+
+long
+mwu_gate_critical_u(size_t nx, size_t ny, double alpha, double min_delta)
+{
+	long nn = (long)(nx * ny), u_p = nn + 1, u_d;
+
+	if (nx == 0 || ny == 0)
+		return 1;
+	/* 2 u / nn - 1 >= min_delta, checked as mwu_less computes delta. */
+	u_d = (long)ceil((double)nn * (1 + min_delta) / 2);
+	while (u_d > 0 && 2 * (double)(u_d - 1) / (double)nn - 1 >= min_delta)
+		u_d--;
+	while (u_d <= nn && 2 * (double)u_d / (double)nn - 1 < min_delta)
+		u_d++;
+	if (nx * ny <= MWU_EXACT_MAX_PAIRS) {
+		double *dist = exact_null(nx, ny), tail = 0;
+
+		/* The tail grows as u falls: the last u whose tail is still below alpha. */
+		for (long k = nn; k >= 0; k--) {
+			tail += dist[k];
+			if (!(tail < alpha))
+				break;
+			u_p = k;
+		}
+		free(dist);
+	} else {
+		double nn2 = (double)nn / 2, sd = sqrt((double)nn * ((double)(nx + ny) + 1) / 12);
+		long u = (long)floor(nn2 + 0.5 + norm_quantile(1 - alpha) * sd);
+
+		/* The quantile gives the neighbourhood; the p mwu_less would report decides. */
+		if (u < 0)
+			u = 0;
+		while (u > 0 && normal_p(nx, ny, (double)(u - 1)) < alpha)
+			u--;
+		while (u <= nn && !(normal_p(nx, ny, (double)u) < alpha))
+			u++;
+		u_p = u;
+	}
+	return u_p > u_d ? u_p : u_d;
+}
+
+/* n standard normal draws (Box-Muller) from libsodium's deterministic
+ * generator: the same seed and experiment give the same draws everywhere. */
+static void
+mc_normals(uint64_t seed, uint64_t experiment, double *v, size_t n, uint64_t *bits)
+{
+	unsigned char key[randombytes_SEEDBYTES] = { 0 };
+	size_t pairs = (n + 1) / 2;
+
+	memcpy(key, &seed, sizeof seed);
+	memcpy(key + sizeof seed, &experiment, sizeof experiment);
+	randombytes_buf_deterministic(bits, 2 * pairs * sizeof *bits, key);
+	for (size_t i = 0; i < pairs; i++) {
+		/* u1 in (0, 1]: log never sees 0. */
+		double u1 = ((double)(bits[2 * i] >> 11) + 1) / 9007199254740992.0;
+		double u2 = (double)(bits[2 * i + 1] >> 11) / 9007199254740992.0;
+		double r = sqrt(-2 * log(u1));
+
+		v[2 * i] = r * cos(2 * M_PI * u2);
+		if (2 * i + 1 < n)
+			v[2 * i + 1] = r * sin(2 * M_PI * u2);
+	}
+}
+
+static double
+sorted_median(const double *s, size_t n)
+{
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+static int
+double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+mwu_gate_power(size_t nx, size_t ny, const struct mwu_gate *g, double shift, double sd,
+    unsigned sims, uint64_t seed)
+{
+	long ucrit = mwu_gate_critical_u(nx, ny, g->alpha, g->min_delta);
+	double *x, *y, s, save;
+	uint64_t *bits;
+	unsigned hits = 0;
+
+	if (nx == 0 || ny == 0 || sims == 0 || ucrit > (long)(nx * ny))
+		return 0;
+	if (!(sd > 0))
+		/* No noise: every x sits shift below every y, U = nx ny. */
+		return shift > 0 && shift >= g->min_saving ? 1 : 0;
+	/* The test is scale-free: work in units of the noise. */
+	s = shift / sd;
+	save = g->min_saving / sd;
+	x = xmalloc(nx * sizeof *x);
+	y = xmalloc(ny * sizeof *y);
+	bits = xmalloc((nx + ny + 2) * sizeof *bits);
+	for (unsigned k = 0; k < sims; k++) {
+		size_t i, j = 0;
+		long u = 0;
+
+		mc_normals(seed, 2 * (uint64_t)k, x, nx, bits);
+		mc_normals(seed, 2 * (uint64_t)k + 1, y, ny, bits);
+		for (i = 0; i < nx; i++)
+			x[i] -= s;
+		qsort(x, nx, sizeof *x, double_cmp);
+		qsort(y, ny, sizeof *y, double_cmp);
+		/* U counts pairs x < y: for each x, the y's above it. */
+		for (i = 0; i < nx; i++) {
+			while (j < ny && y[j] <= x[i])
+				j++;
+			u += (long)(ny - j);
+		}
+		if (u >= ucrit && sorted_median(y, ny) - sorted_median(x, nx) >= save)
+			hits++;
+	}
+	free(x);
+	free(y);
+	free(bits);
+	return (double)hits / sims;
+}
+
+long
+mwu_gate_trials_needed(const struct mwu_gate *g, double shift, double sd, double power,
+    long max_n, unsigned sims, uint64_t seed)
+{
+	long lo, hi;
+
+	/* As n grows the sample delta settles at the true one: below the gate, no n will do. */
+	if (!(shift > 0) || (sd > 0 && 2 * theta_for_shift(shift, sd) - 1 <= g->min_delta) ||
+	    shift < g->min_saving)
+		return 0;
+	for (hi = 2; hi <= max_n; hi *= 2)
+		if (mwu_gate_power((size_t)hi, (size_t)hi, g, shift, sd, sims, seed) >= power)
+			break;
+	if (hi > max_n) {
+		if (mwu_gate_power((size_t)max_n, (size_t)max_n, g, shift, sd, sims, seed) < power)
+			return -1;
+		hi = max_n;
+	}
+	/* Power at lo is below the target, at hi at or above it. */
+	lo = hi / 2;
+	while (hi - lo > 1) {
+		long mid = lo + (hi - lo) / 2;
+
+		if (mwu_gate_power((size_t)mid, (size_t)mid, g, shift, sd, sims, seed) >= power)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* Experiments simulated for a look's power: within about 0.01 of it. */
+#define LOOK_SIMS 2000
+
+int
+mwu_look(const double *x, size_t nx, const double *y, size_t ny, const struct mwu_gate *g,
+    double shift, double sd, double power_target, uint64_t seed, struct mwu_look *l)
+{
+	memset(l, 0, sizeof *l);
+	if (mwu_less(x, nx, y, ny, &l->test) != 0)
+		return -1;
+	l->saving = stats_median(y, ny) - stats_median(x, nx);
+	/* Reported either way: what a rejection had, or why a non-rejection says nothing. */
+	l->power = mwu_gate_power(nx, ny, g, shift, sd, LOOK_SIMS, seed);
+	if (l->test.p < g->alpha && l->test.delta >= g->min_delta && l->saving >= g->min_saving)
+		l->decision = MWU_LOOK_REJECT;
+	else
+		l->decision = l->power >= power_target ? MWU_LOOK_POWERED : MWU_LOOK_UNDECIDED;
+	return 0;
 }

@@ -2,13 +2,17 @@
  * stats.h: the statistics behind timing probes. A one-sided Mann-Whitney U
  * test (exact for small samples without ties, else the normal approximation
  * with tie and continuity correction), its effect size (Cliff's delta, which
- * equals the rank-biserial correlation), and Noether's sample-size estimate
- * that turns "not significant" into "would need about N trials".
+ * equals the rank-biserial correlation), Noether's sample-size estimate, and
+ * the power of the test as a probe applies it: gated on p, on Cliff's delta
+ * and on the median saving together, by a seeded (repeatable) Monte Carlo,
+ * which turns "not significant" into "had the power to see it" or "would
+ * need about N trials".
  */
 #ifndef AIVET_STATS_H
 #define AIVET_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Exact p-values are computed when there are no ties and nx * ny is at most this. */
 #define MWU_EXACT_MAX_PAIRS 2500
@@ -42,6 +46,46 @@ double mwu_power(size_t nx, size_t ny, double theta, double alpha);
 /* P(x < y) for two normal samples whose means differ by shift with common sd:
  * the theta a given shift produces under that noise. */
 double theta_for_shift(double shift, double sd);
+
+/* A verdict that rejects only when all three hold: p < alpha, Cliff's delta
+ * >= min_delta and the difference of the medians >= min_saving. */
+struct mwu_gate {
+	double alpha, min_delta, min_saving;
+};
+
+/* The smallest U for which p < alpha and Cliff's delta >= min_delta, for
+ * samples without ties (both only grow with U, so the two gates are one
+ * threshold); nx * ny + 1 when no U passes both. */
+long mwu_gate_critical_u(size_t nx, size_t ny, double alpha, double min_delta);
+/* The probability that the gated test rejects when x and y are normal with
+ * common sd and x's mean lies `shift` below y's: the fraction of `sims`
+ * simulated experiments (nx + ny draws each) that pass all three gates.
+ * Deterministic for a given seed. */
+double mwu_gate_power(size_t nx, size_t ny, const struct mwu_gate *g, double shift, double sd,
+    unsigned sims, uint64_t seed);
+/* The smallest equal group size whose gated power reaches `power`; 0 when no
+ * size will (the shift's true delta is at or below the gate, or the shift
+ * below min_saving), -1 when more than max_n would be needed. */
+long mwu_gate_trials_needed(const struct mwu_gate *g, double shift, double sd, double power,
+    long max_n, unsigned sims, uint64_t seed);
+
+/* One look of a sequential design: the gated test of "x is stochastically
+ * smaller than y" and, when it does not reject, whether it had the power to
+ * see a shift of `shift` under noise `sd` (the effect looked for). */
+enum mwu_look_decision {
+	MWU_LOOK_REJECT,     /* p, delta and saving all past their gates */
+	MWU_LOOK_POWERED,    /* not rejected, with power >= target: the effect is not there */
+	MWU_LOOK_UNDECIDED,  /* not rejected, and too little power to say more */
+};
+struct mwu_look {
+	struct mwu test;
+	double saving;       /* median(y) - median(x) */
+	double power;        /* of the gated test at this look's sizes, for `shift` */
+	enum mwu_look_decision decision;
+};
+/* Returns -1 when a sample is empty or not finite (as mwu_less). */
+int mwu_look(const double *x, size_t nx, const double *y, size_t ny, const struct mwu_gate *g,
+    double shift, double sd, double power_target, uint64_t seed, struct mwu_look *l);
 
 /* Median and the scaled median absolute deviation (a robust sd: 1.4826 MAD).
  * v is not changed; n must be > 0. */

@@ -37,6 +37,7 @@ static int
 evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 {
 	struct evidence_state *s = xcalloc(1, sizeof *s);
+	sqlite3_stmt *st;
 	int64_t *ids;
 	size_t n;
 
@@ -49,9 +50,21 @@ evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	s->n = (int)n;
 	if (s->n == 0)
 		return aerr_set(err, AV_USAGE, "finding %lld cites no evidence", (long long)s->finding_id);
-	/* Start on the response that shows the problem: the last cited exchange of the finding's
-	 * own kind is usually the answer; the first is often the victim's request. */
+	/* Start on the response that shows the problem: the last cited exchange whose response
+	 * held others' canaries, else the last cited (usually the answer; the first is often
+	 * the victim's request). */
 	s->cur = s->n - 1;
+	st = db_prepare(t->av->db, err, "SELECT max(fe.evidence_id) FROM finding_evidence fe "
+	    "JOIN evidence e ON e.id = fe.evidence_id JOIN blob b ON b.sha256 = e.sha256 "
+	    "WHERE fe.finding_id = ? AND b.encrypted = 0 AND "
+	    "json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') > 0", "i", s->finding_id);
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		for (int i = 0; i < s->n; i++)
+			if (s->ids[i] == sqlite3_column_int64(st, 0))
+				s->cur = i;
+	sqlite3_finalize(st);
 	return 0;
 }
 

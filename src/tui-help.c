@@ -152,11 +152,3 @@ const struct view_ops tui_text_view = {
 	"text", text_requests, text_open, NULL, text_draw, text_request, text_close, text_title,
 	text_click
 };
-
-int
-tui_show_text(struct tui *t, const char *title, const char *text, struct aerr *err)
-{
-	const char *arg[2] = { title, text };
-
-	return tui_push(t, &tui_text_view, arg, err);
-}

@@ -224,16 +224,3 @@ const struct view_ops tui_vendors_view = {
 	"vendors", vendors_requests, vendors_open, vendors_load, vendors_draw, vendors_request,
 	vendors_close, vendors_title, vendors_click
 };
-
-/* The first screen: the dashboard once there is data, else the (empty) vendor list. */
-const struct view_ops *tui_first_view(struct aivet *av);
-const struct view_ops *
-tui_first_view(struct aivet *av)
-{
-	int64_t n = 0;
-	struct aerr err;
-
-	if (db_int(av->db, &n, &err, "SELECT count(*) FROM vendor", NULL) == 0 && n > 0)
-		return &tui_dashboard_view;
-	return &tui_vendors_view;
-}

@@ -481,6 +481,95 @@ field_text(FIELD *f, char *out, size_t n)
 }
 
 /* The shared engine of tui_form and tui_prompt. */
+/* Where a form sits: a dialog box in the middle, or the bottom line. */
+struct form_box {
+	int labelw, fieldw, h, w, y, x;
+};
+
+static void
+form_place(const struct tui_field *fields, int n, int bottom_line, struct form_box *b)
+{
+	b->labelw = b->fieldw = 0;
+	for (int i = 0; i < n; i++) {
+		int lw = (int)strlen(fields[i].label);
+
+		if (lw > b->labelw)
+			b->labelw = lw;
+		if (fields[i].width > b->fieldw)
+			b->fieldw = fields[i].width;
+	}
+	if (bottom_line) {
+		b->h = 1, b->w = COLS, b->y = LINES - 1, b->x = 0;
+		b->fieldw = COLS - b->labelw - 1;
+	} else {
+		if (b->fieldw < 20)
+			b->fieldw = 20;
+		b->w = b->labelw + b->fieldw + 6;
+		if (b->w > COLS)
+			b->w = COLS, b->fieldw = COLS - b->labelw - 6;
+		b->h = n * 2 + 5;
+		if (b->h > LINES)
+			b->h = LINES;
+		b->y = (LINES - b->h) / 2, b->x = (COLS - b->w) / 2;
+	}
+}
+
+/* Only the frame around the fields is drawn here: libform keeps the current
+ * field's text in its window, so that must never be erased. */
+static void
+form_frame(struct tui *t, WINDOW *win, const struct form_box *b, const char *title,
+    const struct tui_field *fields, int n, int bottom_line, int cur, const char *msg)
+{
+	int mattr;
+
+	if (bottom_line) {
+		wattron(win, A_BOLD);
+		mvwaddstr(win, 0, 0, title);
+		wattroff(win, A_BOLD);
+		return;
+	}
+	mattr = tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM);
+	box(win, 0, 0);
+	wattron(win, A_BOLD);
+	tui_put(win, 0, 2, b->w - 4, title);
+	wattroff(win, A_BOLD);
+	for (int i = 0; i < n; i++)
+		tui_put(win, 2 + i * 2, 2, b->labelw, fields[i].label);
+	mvwhline(win, b->h - 2, 1, ' ', b->w - 2);
+	wattron(win, mattr);
+	tui_put(win, b->h - 2, 2, b->w - 4, msg[0] ? msg : (fields[cur].hint ? fields[cur].hint :
+	    "Tab next field, Enter save, Esc cancel"));
+	wattroff(win, mattr);
+	if (msg[0])
+		mvwaddstr(win, b->h - 2, 1, "!");
+}
+
+/* Enter: every field checked, then submit; 1 when the form is done, else 0
+ * with the reason in msg and the cursor on the field at fault. */
+static int
+form_enter(FORM *form, FIELD **f, struct tui_field *fields, int n,
+    int (*submit)(struct tui_field *, int, void *, struct aerr *), void *ctx, char *msg, size_t msgn)
+{
+	struct aerr err = { 0 };
+
+	form_driver(form, REQ_VALIDATION);
+	for (int i = 0; i < n; i++) {
+		field_text(f[i], fields[i].value, sizeof fields[i].value);
+		aerr_clear(&err);
+		if (fields[i].check && fields[i].check(fields[i].value, fields[i].ctx, &err) != 0) {
+			snprintf(msg, msgn, "%s: %s", fields[i].label, err.msg);
+			set_current_field(form, f[i]);
+			return 0;
+		}
+	}
+	aerr_clear(&err);
+	if (submit != NULL && submit(fields, n, ctx, &err) != 0) {
+		snprintf(msg, msgn, "%s", err.msg);
+		return 0;
+	}
+	return 1;
+}
+
 static int
 run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int bottom_line,
     int (*submit)(struct tui_field *, int, void *, struct aerr *), void *ctx)
@@ -488,38 +577,18 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 	FIELD *f[33];
 	FORM *form;
 	WINDOW *win, *sub;
-	int labelw = 0, fieldw = 0, h, w, y, x, cur, done = 0;
+	struct form_box b;
+	int cur, done = 0;
 	char msg[600] = "";
 	struct aerr err = { 0 };
 
 	if (n > 32)
 		n = 32;
-	for (int i = 0; i < n; i++) {
-		int lw = (int)strlen(fields[i].label);
-
-		if (lw > labelw)
-			labelw = lw;
-		if (fields[i].width > fieldw)
-			fieldw = fields[i].width;
-	}
-	if (bottom_line) {
-		h = 1, w = COLS, y = LINES - 1, x = 0;
-		fieldw = COLS - labelw - 1;
-	} else {
-		if (fieldw < 20)
-			fieldw = 20;
-		w = labelw + fieldw + 6;
-		if (w > COLS)
-			w = COLS, fieldw = COLS - labelw - 6;
-		h = n * 2 + 5;
-		if (h > LINES)
-			h = LINES;
-		y = (LINES - h) / 2, x = (COLS - w) / 2;
-	}
-	if (fieldw < 4)
+	form_place(fields, n, bottom_line, &b);
+	if (b.fieldw < 4)
 		return 0;
 	for (int i = 0; i < n; i++) {
-		f[i] = new_field(1, fieldw, bottom_line ? 0 : i * 2, 0, 0, 0);
+		f[i] = new_field(1, b.fieldw, bottom_line ? 0 : i * 2, 0, 0, 0);
 		set_field_back(f[i], A_UNDERLINE);
 		field_opts_off(f[i], O_AUTOSKIP | O_STATIC | O_BLANK);
 		set_max_field(f[i], (int)sizeof fields[i].value - 1);
@@ -527,11 +596,11 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 	}
 	f[n] = NULL;
 	form = new_form(f);
-	win = newwin(h, w, y, x);
+	win = newwin(b.h, b.w, b.y, b.x);
 	keypad(win, TRUE);
 	wtimeout(win, 250);
-	sub = bottom_line ? derwin(win, 1, fieldw, 0, labelw + 1)
-	    : derwin(win, n * 2, fieldw, 2, labelw + 4);
+	sub = bottom_line ? derwin(win, 1, b.fieldw, 0, b.labelw + 1)
+	    : derwin(win, n * 2, b.fieldw, 2, b.labelw + 4);
 	set_form_win(form, win);
 	set_form_sub(form, sub);
 	curs_set(1);
@@ -551,29 +620,7 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 			    fields[cur].value[0] != '\0')
 				snprintf(msg, sizeof msg, "%s", err.msg);
 		}
-		/* Only the frame around the fields is drawn here: libform keeps the
-		 * current field's text in its window, so that must never be erased. */
-		if (bottom_line) {
-			wattron(win, A_BOLD);
-			mvwaddstr(win, 0, 0, title);
-			wattroff(win, A_BOLD);
-		} else {
-			int mattr = tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM);
-
-			box(win, 0, 0);
-			wattron(win, A_BOLD);
-			tui_put(win, 0, 2, w - 4, title);
-			wattroff(win, A_BOLD);
-			for (int i = 0; i < n; i++)
-				tui_put(win, 2 + i * 2, 2, labelw, fields[i].label);
-			mvwhline(win, h - 2, 1, ' ', w - 2);
-			wattron(win, mattr);
-			tui_put(win, h - 2, 2, w - 4, msg[0] ? msg : (fields[cur].hint ? fields[cur].hint :
-			    "Tab next field, Enter save, Esc cancel"));
-			wattroff(win, mattr);
-			if (msg[0])
-				mvwaddstr(win, h - 2, 1, "!");
-		}
+		form_frame(t, win, &b, title, fields, n, bottom_line, cur, msg);
 		pos_form_cursor(form);
 		wrefresh(win);
 		r = wget_wch(win, &ch);
@@ -593,7 +640,7 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 			case KEY_DC: form_driver(form, REQ_DEL_CHAR); break;
 			case KEY_HOME: form_driver(form, REQ_BEG_LINE); break;
 			case KEY_END: form_driver(form, REQ_END_LINE); break;
-			case KEY_ENTER: goto enter;
+			case KEY_ENTER: done = form_enter(form, f, fields, n, submit, ctx, msg, sizeof msg); break;
 			case KEY_RESIZE: break;
 			}
 			continue;
@@ -613,25 +660,7 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 			form_driver(form, REQ_CLR_FIELD);
 			break;
 		case '\n': case '\r':
-enter:
-			form_driver(form, REQ_VALIDATION);
-			for (int i = 0; i < n; i++) {
-				field_text(f[i], fields[i].value, sizeof fields[i].value);
-				aerr_clear(&err);
-				if (fields[i].check && fields[i].check(fields[i].value, fields[i].ctx, &err) != 0) {
-					snprintf(msg, sizeof msg, "%s: %s", fields[i].label, err.msg);
-					set_current_field(form, f[i]);
-					break;
-				}
-			}
-			if (msg[0])
-				break;
-			aerr_clear(&err);
-			if (submit != NULL && submit(fields, n, ctx, &err) != 0) {
-				snprintf(msg, sizeof msg, "%s", err.msg);
-				break;
-			}
-			done = 1;
+			done = form_enter(form, f, fields, n, submit, ctx, msg, sizeof msg);
 			break;
 		default:
 			form_driver_w(form, OK, (wchar_t)ch);
@@ -1050,7 +1079,25 @@ global_request(struct tui *t, enum request req)
 	}
 }
 
-const struct view_ops *tui_first_view(struct aivet *av);
+int
+tui_show_text(struct tui *t, const char *title, const char *text, struct aerr *err)
+{
+	const char *arg[2] = { title, text };
+
+	return tui_push(t, &tui_text_view, arg, err);
+}
+
+/* The first screen: the dashboard once there is data, else the (empty) vendor list. */
+static const struct view_ops *
+first_view(struct aivet *av)
+{
+	int64_t n = 0;
+	struct aerr err;
+
+	if (db_int(av->db, &n, &err, "SELECT count(*) FROM vendor", NULL) == 0 && n > 0)
+		return &tui_dashboard_view;
+	return &tui_vendors_view;
+}
 
 int
 tui_main(struct aivet *av, struct aerr *err)
@@ -1101,7 +1148,7 @@ tui_main(struct aivet *av, struct aerr *err)
 		init_pair(3, COLOR_RED, -1);
 		t.color = 1;
 	}
-	if (tui_push(&t, tui_first_view(av), NULL, err) != 0) {
+	if (tui_push(&t, first_view(av), NULL, err) != 0) {
 		endwin();
 		curses_active = 0;
 		return err->code;

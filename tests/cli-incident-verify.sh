@@ -4,7 +4,8 @@
 # KV-cache placeholder fault the failure (that finding's code) reproduces
 # (exit 1, a verification entry saying so, resolving refused); after the
 # "fix" (the same service restarted without the fault) it no longer does,
-# and the incident can be resolved. Every verification run is linked.
+# and the incident can be resolved; while the vendor is unreachable it
+# cannot be verified, and cannot be resolved on that run. Every verification run is linked.
 . "$TESTS_SRCDIR/lib.sh"
 
 if [ ! -x "${AIVET_SIM:-}" ]; then
@@ -60,17 +61,29 @@ is "$(echo "$out" | json '[.links[] | select(.object_type == "run") | .object_id
 run incident status 2 resolved
 is "$errout" "aivet: incident 2 cannot be resolved: the latest verification (entry 3) found the failure still reproduces" "resolving is refused"
 
-# The vendor's fix: the same service without the fault.
+# The vendor unreachable: nothing was judged, so nothing is verified either way.
 sim_stop
+run incident verify 2
+is "$rc" 3 "rule verify-needs-judged-exchanges: an unreachable vendor cannot be verified (exit 3)"
+like "$errout" "^aivet: incident 2: could not verify \(run 3\): canary ended error: tenant 'a' got no answer to scan: no answer: Failed to connect" \
+	"and the error says why"
+run incident show 2 --json
+is "$(echo "$out" | json '.timeline[-1] | [(.details.reproduces | tostring), (.text | startswith("Verification run 3 (canary): could not verify: canary ended error: tenant"))] | map(tostring) | join(" ")')" \
+	"null true" "the entry records that it could not verify"
+run incident status 2 resolved
+is "$errout" "aivet: incident 2 cannot be resolved: the latest verification (entry 6) was inconclusive" \
+	"resolving is refused on a verification that judged nothing"
+
+# The vendor's fix: the same service without the fault.
 vendor_start none
 "$AIVET" endpoint edit lumen/chat --url "$url/v1" >/dev/null
 run incident verify 2 --json
 is "$rc" 0 "after the fix, verify exits 0"
 is "$(echo "$out" | json '[.incident, .verification.run, .verification.reproduces, .verification.run_status] | map(tostring) | join(" ")')" \
-	"2 3 false completed" "JSON: run 3, no longer reproduces"
+	"2 4 false completed" "JSON: run 4, no longer reproduces"
 run incident show 2 --json
 is "$(echo "$out" | json '.timeline[-1].text')" \
-	"Verification run 3 (canary): the failure no longer reproduces" "the entry says so"
+	"Verification run 4 (canary): the failure no longer reproduces" "the entry says so"
 run incident status 2 resolved
 is "$out" "incident 2: contained -> resolved" "now it can be resolved"
 run audit verify

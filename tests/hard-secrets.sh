@@ -46,14 +46,19 @@ is "$(q "SELECT count(*) FROM exchange WHERE request_headers LIKE '%[redacted]%'
 	"every recorded Authorization header is redacted"
 
 # ---- leaked content is sealed at rest ----
+# A response that received another tenant's canary, as the canary probe attributed it.
+ev=$("$AIVET" probe show 1 --json | jq -r '[.probes[] | select(.name == "canary") | .details.leaks[] |
+	select(.other_tenant) | .found_in][0] // empty')
 ev=$(q "SELECT e.evidence_id FROM finding_evidence e JOIN exchange x ON x.evidence_id = e.evidence_id
-	JOIN blob b ON b.sha256 = x.response_blob WHERE e.finding_id = $leak AND b.encrypted = 1 LIMIT 1")
+	JOIN blob b ON b.sha256 = x.response_blob WHERE e.finding_id = $leak AND b.encrypted = 1
+	AND e.evidence_id = ${ev:-0}")
 ok "$([ -n "$ev" ]; echo $?)" "the leaking response is stored encrypted (evidence $ev)"
 is "$(q "SELECT instr(CAST(b.data AS TEXT), 'AIVET') FROM exchange x JOIN blob b ON b.sha256 = x.response_blob
 	WHERE x.evidence_id = $ev")" 0 "its stored bytes hold no canary in clear"
 is "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.response_blob WHERE b.encrypted = 1
 	AND x.evidence_id NOT IN (SELECT evidence_id FROM finding_evidence f JOIN finding g ON g.id = f.finding_id
-	WHERE g.code LIKE 'LEAK_%')")" 0 "only exchanges behind LEAK_* findings are sealed"
+	WHERE g.code LIKE 'LEAK_%' OR g.code = 'PLACEHOLDER_SUBSTITUTION')")" 0 \
+	"only exchanges behind LEAK_* findings (or a prompt swapped for others' content) are sealed"
 is "$(stat -c %a "$XDG_CONFIG_HOME/aivet/evidence.key")" 600 "the evidence key is 0600"
 is "$(wc -c <"$XDG_CONFIG_HOME/aivet/evidence.pub")" 65 "evidence.pub: 32 bytes in hex"
 
@@ -68,9 +73,13 @@ is "$(jq -r '.response | [.encrypted, .body] | map(tostring) | join(" ")' "$EX")
 	"the bundle's exchange says encrypted and carries no body"
 canary=$(jq -r '.response.canaries[0]' "$EX")
 like "$canary" "^AIVET[A-Za-z0-9]{19}$" "it names the leaked canary ($canary)"
-ok "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
-	WHERE x.tenant = 'alice' AND instr(CAST(b.data AS TEXT), '$canary') > 0" | grep -qv '^0$'; echo $?)" \
-	"a canary alice sent"
+other=0
+for c in $(jq -r '.response.canaries[]' "$EX"); do
+	[ "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
+	    WHERE x.tenant <> (SELECT tenant FROM exchange WHERE evidence_id = $ev)
+	    AND instr(CAST(b.data AS TEXT), '$c') > 0")" -gt 0 ] && other=1
+done
+is "$other" 1 "among them a canary the other tenant sent"
 like "$(jq -r '.response.body_excerpt' "$EX")" "^(\[[0-9]+ bytes withheld\]|AIVET[A-Za-z0-9]{19})+$" \
 	"the excerpt shows canaries and withholds everything else"
 keep report V --out "$T/full" --incident 1 --include-leaked-content

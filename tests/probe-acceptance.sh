@@ -22,7 +22,7 @@ is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .detail
     [.advertised, .refusal_boundary, .integrity_boundary, .change]')" '[8192,null,null,"none"]' \
     "none: sweep details contract"
 is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .details.points[0] | keys')" \
-    '["accepted","evidence","nonces_echoed","nonces_total","status","stream","tokens_sent","usage_prompt_tokens"]' \
+    '["accepted","class","evidence","nonces_echoed","nonces_total","status","stream","tokens_sent","usage_prompt_tokens"]' \
     "none: sweep point fields"
 is "$(printf '%s' "$out" | jq -c '[.probes[] | select(.name == "sweep") | .details.points[] |
     select(.accepted and .nonces_echoed == 3 and .status == 200)] | length >= 8')" true \
@@ -70,15 +70,20 @@ is "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .detail
 leak=$(q "SELECT f.id FROM finding f WHERE f.code = 'LEAK_CROSS_TENANT' LIMIT 1")
 is "$(q "SELECT group_concat(t) FROM (SELECT DISTINCT x.tenant t FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak ORDER BY t)")" \
     "alice,bob" "disagg: the leak cites alice's request and bob's response"
-# The canary in bob's answer is one alice sent.
-bob=$(q "SELECT x.evidence_id FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak AND x.tenant = 'bob' LIMIT 1")
-"$AIVET" evidence show "$bob" --json --include-leaked-content | jq -r '.exchange.response_body' | grep -oE 'AIVET[A-Za-z0-9]{19}' | sort -u >"$T/bob-saw"
+# A canary in one tenant's answer is one the other tenant sent (both tenants send and
+# receive, so the leak may run either way).
 found=0
-for n in $(cat "$T/bob-saw"); do
-	[ "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
-	    WHERE x.tenant = 'alice' AND instr(CAST(b.data AS TEXT), '$n') > 0")" -gt 0 ] && found=1
+for pair in alice:bob bob:alice; do
+	rcv=${pair%%:*} src=${pair#*:}
+	for eid in $(q "SELECT x.evidence_id FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak AND x.tenant = '$rcv'"); do
+		"$AIVET" evidence show "$eid" --json --include-leaked-content | jq -r '.exchange.response_body // ""' | grep -oE 'AIVET[A-Za-z0-9]{19}' | sort -u >"$T/saw"
+		for n in $(cat "$T/saw"); do
+			[ "$(q "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_blob
+			    WHERE x.tenant = '$src' AND instr(CAST(b.data AS TEXT), '$n') > 0")" -gt 0 ] && found=1
+		done
+	done
 done
-is "$found" 1 "disagg: bob's response holds a canary from alice's request"
+is "$found" 1 "disagg: a tenant's response holds a canary from the other tenant's request"
 sim_stop
 
 # ---- truncate-head: SILENT_TRUNCATION ----
@@ -130,7 +135,7 @@ is "$(q "SELECT DISTINCT json_extract(request_headers, '$.x-api-key') FROM excha
 "$AIVET" endpoint edit V/e --remove-credential bob >/dev/null
 run probe run V/e --yes --json --probe canary
 is "$(printf '%s' "$out" | jq -r '.probes[0] | .verdict + ": " + .reason')" \
-    "pass: no cross-request leak in 6 responses; the cross-tenant check needs a second credential" \
+    "pass: no cross-request leak in 7 responses; the cross-tenant check needs a second credential" \
     "one credential: cross-request only, and the verdict says what is missing"
 sim_stop
 sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault no-usage || exit 1

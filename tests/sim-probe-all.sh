@@ -56,17 +56,19 @@ like "$out" "drift from run 3 to run [4-6] \(Beta/main\):
 like "$out" "no drift from run 1 to run [4-6] \(Acme/eu\)" "--compare-last: no drift on Acme/eu"
 like "$(printf '%s\n' "$out" | tail -n 1)" '^    [4-6]  Beta/main                    completed            1    1    0    0        2  critical$' \
 	"the summary names the worst finding"
-# Requests per vendor at most 600 a minute: 100 ms apart on average, though two of
-# Acme's runs went at once (a thread woken late by the scheduler may shorten one gap).
+# Requests per vendor at most 600 a minute, though two of Acme's runs went at once. The
+# pacer hands out start slots 100 ms apart; an exchange records its start when its thread
+# gets there, which on a busy machine may be any time later, so single gaps prove nothing
+# and the span may lose what the first request was late by: one slot is allowed for that.
 gaps=$(sqlite3 "$AIVET_DB" "WITH x AS (SELECT (julianday(x.started_at) * 86400000.0) AS t FROM exchange x
 	JOIN probe_run r ON r.id = x.run_id JOIN endpoint e ON e.id = r.endpoint_id
 	WHERE e.vendor_id = 1 AND r.id BETWEEN 4 AND 6),
 	o AS (SELECT t, lag(t) OVER (ORDER BY t) AS p FROM x)
-	SELECT CAST(min(t - p) AS INTEGER) || ' ' || CAST(max(t) - min(p) AS INTEGER) || ' ' || count(*)
+	SELECT CAST(max(t) - min(p) AS INTEGER) || ' ' || count(*)
 	FROM o WHERE p IS NOT NULL")
 set -- $gaps
-ok "$([ "$3" -ge 10 ] && [ "$2" -ge $(( $3 * 100 - 30 )) ] && [ "$1" -ge 50 ] && echo 0 || echo 1)" \
-	"rate limit: Acme's $3 gaps span $2 ms (at least $3 x 100 ms), the closest $1 ms"
+ok "$([ "$2" -ge 10 ] && [ "$1" -ge $(( ($2 - 1) * 100 )) ] && echo 0 || echo 1)" \
+	"rate limit: Acme's $2 gaps span $1 ms (at least ($2 - 1) x 100 ms: one slot for a late first start)"
 
 # --vendor, and CI formats over several runs.
 run probe run --all --vendor Acme --yes --probe echo --format junit
@@ -104,9 +106,16 @@ is "$(printf '%s' "$out" | json '[.compare_last.a.id, .compare_last.b.id, .compa
 run endpoint archive Acme/fresh
 
 # Ctrl-C: the run in progress stops cleanly, the endpoints not reached are not started.
+runs_before=$(sqlite3 "$AIVET_DB" "SELECT max(id) FROM probe_run")
 "$AIVET" probe run --all --yes --probe echo --rate-limit 60 --parallel 1 >"$T/int.out" 2>"$T/int.err" &
 pid=$!
-sleep 1.5
+# Interrupt once the first run is under way and has sent something (at one request a
+# second, it is then far from done), however long the machine takes to get there.
+i=0
+while [ "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN probe_run r ON r.id = x.run_id
+	WHERE r.id > $runs_before AND r.status = 'running'" 2>/dev/null || echo 0)" = 0 ] && [ $i -lt 300 ]; do
+	sleep 0.1; i=$((i + 1))
+done
 kill -INT "$pid"
 wait "$pid" && rc=0 || rc=$?
 is "$rc" 3 "Ctrl-C during --all: exit 3"
@@ -130,7 +139,7 @@ is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM probe_run")" "$runs_before" "no 
 run endpoint archive Acme/nokey
 run probe run Acme/prod --vendor Acme
 is "$rc:$errout" "2:aivet: --vendor, --parallel and --rate-limit go with --all
-usage: aivet probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--concurrency N] [--budget-tokens N] [--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json] [--format text|json|junit|sarif] [--compare-last] | probe run --all [--vendor VENDOR] [--parallel N] [--rate-limit PER_MINUTE] [options]" \
+usage: aivet probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--concurrency N] [--budget-tokens N] [--max-prompt-tokens N] [--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json] [--format text|json|junit|sarif] [--compare-last] | probe run --all [--vendor VENDOR] [--parallel N] [--rate-limit PER_MINUTE] [options]" \
 	"--vendor without --all is refused"
 run probe run --all Acme/prod
 like "$rc:$errout" "^2:aivet: probe run --all takes no VENDOR/ENDPOINT" "--all with an endpoint is refused"

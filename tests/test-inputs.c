@@ -15,7 +15,7 @@
 #include <sodium.h>
 
 #include "aivet.h"
-#include "hard.h"
+#include "evidence-key.h"
 #include "tap.h"
 
 static void

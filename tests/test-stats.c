@@ -3,7 +3,12 @@
  * computed values. The expected p-values come from scipy 1.10
  * (scipy.stats.mannwhitneyu(x, y, alternative="less", method=...)), run once
  * when this table was written; the first case is the worked example of
- * scipy's documentation (Conover), p = 7/126 exactly.
+ * scipy's documentation (Conover), p = 7/126 exactly. The power of the
+ * gated test (p, Cliff's delta and median saving together) is checked
+ * against cases worked out by hand: the exact null distribution of U for
+ * 3 + 3 values (counts 1,1,2,3,3,3,3,2,1,1 of 20 orderings), a single pair
+ * (power = P(x < y) = Phi(shift / (sd sqrt 2))), and Noether's formula where
+ * the delta gate does not bind.
  */
 #include "config.h"
 
@@ -139,11 +144,116 @@ test_helpers(void)
 	ok(close_to(stats_mad_sd(v, 8), 2.965204437011204, 1e-12), "scaled MAD");
 }
 
+static void
+test_gate_critical(void)
+{
+	/* 2 + 2: P(U = 4) = 1/6, P(U >= 3) = 1/3. */
+	is_int(mwu_gate_critical_u(2, 2, 0.2, 0), 4, "2 + 2 at alpha 0.2: only U = 4 (p = 1/6) rejects");
+	is_int(mwu_gate_critical_u(2, 2, 0.1, 0), 5, "2 + 2 at alpha 0.1: no U rejects (nx ny + 1)");
+	is_int(mwu_gate_critical_u(3, 3, 0.06, 0), 9, "3 + 3 at alpha 0.06: U = 9 (p = 1/20)");
+	is_int(mwu_gate_critical_u(3, 3, 0.5, 0), 6, "3 + 3 at alpha 0.5: U = 6 (p = 7/20; U = 5 has p = 1/2)");
+	is_int(mwu_gate_critical_u(3, 3, 0.5, 0.5), 7, "3 + 3 with the delta gate 0.5: U = 7 (2 * 7/9 - 1 = 0.56)");
+	/* 60 + 60: normal; mean 1800, sd sqrt(3600 * 121 / 12) = 190.526; z(0.99) = 2.32635. */
+	is_int(mwu_gate_critical_u(60, 60, 0.01, 0), 2244, "60 + 60 at alpha 0.01: U = 2244 "
+	    "((2244 - 1800.5) / 190.526 = 2.3278 > 2.32635 > 2.3225)");
+	is_int(mwu_gate_critical_u(60, 60, 0.01, 0.474), 2654, "60 + 60 with delta >= 0.474: the delta gate "
+	    "binds, U = ceil(3600 * 1.474 / 2) = 2654");
+}
+
+static void
+test_gate_power(void)
+{
+	struct mwu_gate open = { 0.6, 0, -INFINITY }, h0 = { 0.06, 0, -INFINITY };
+	struct mwu_gate plain = { 0.01, 0, -INFINITY }, gated = { 0.01, 0.474, -INFINITY };
+	struct mwu_gate saving = { 0.01, 0, 1.0 };
+	double p, q;
+	long n;
+
+	/* One pair: U = 1 (p = 1/2) rejects at 0.6; power = Phi(sqrt 2 / sqrt 2) = Phi(1). */
+	p = mwu_gate_power(1, 1, &open, sqrt(2), 1, 20000, 1);
+	ok(fabs(p - 0.8413447460685429) < 0.01, "one pair: power = Phi(1) = 0.8413 (got %.4f)", p);
+	/* No effect: the power is the exact size of the test, P(U = 9) = 1/20 for 3 + 3. */
+	p = mwu_gate_power(3, 3, &h0, 0, 1, 20000, 2);
+	ok(fabs(p - 0.05) < 0.006, "3 + 3, no shift: rejects 1/20 of the time (got %.4f)", p);
+	q = mwu_gate_power(3, 3, &h0, 0, 1, 20000, 2);
+	ok(p == q, "the same seed gives the same power");
+	ok(mwu_gate_power(30, 30, &plain, 1, 0, 100, 1) == 1 &&
+	    mwu_gate_power(30, 30, &saving, 0.5, 0, 100, 1) == 0,
+	    "no noise: power 1 for a shift, 0 for a shift below the saving gate");
+	/* The gate caps the power: a true delta of 0.3 (theta 0.65, shift 0.54493 sd) never
+	 * shows a sample delta of 0.474, however many trials; without the gate 250 suffice. */
+	p = mwu_gate_power(250, 250, &gated, 0.54493, 1, 2000, 3);
+	q = mwu_gate_power(250, 250, &plain, 0.54493, 1, 2000, 3);
+	ok(p < 0.01, "delta gate 0.474, true delta 0.3, 250 + 250: power %.4f < 0.01", p);
+	ok(q > 0.99, "no delta gate: power %.4f > 0.99", q);
+	ok(mwu_power(250, 250, 0.65, 0.01) > 0.99, "which is what Noether's power, blind to the gate, "
+	    "claims for both");
+	is_int(mwu_gate_trials_needed(&gated, 0.54493, 1, 0.8, 4096, 500, 4), 0,
+	    "delta gate 0.474, true delta 0.3: no number of trials will do (0)");
+	/* Where the gate does not bind, the simulation agrees with Noether (theta 0.75: 27). */
+	n = mwu_gate_trials_needed(&plain, 0.95387, 1, 0.8, 4096, 2000, 5);
+	ok(n >= 23 && n <= 29, "theta 0.75, alpha 0.01, power 0.8: %ld trials, Noether says 27", n);
+	/* The saving gate: a 1 ms shift under 1 ms noise cannot pass a 2 ms median gate. */
+	saving.min_saving = 2;
+	is_int(mwu_gate_trials_needed(&saving, 1, 1, 0.8, 4096, 500, 6), 0,
+	    "a shift below the median-saving gate: no number of trials will do (0)");
+	is_int(mwu_gate_trials_needed(&plain, 0.05, 1, 0.8, 64, 200, 7), -1,
+	    "a tiny shift: more than the 64 allowed (-1)");
+}
+
+/* n ideal normal draws: the quantiles (i + 1/2) / n of N(mean, sd), no ties. */
+static double *
+ideal(size_t n, double mean, double sd)
+{
+	double *v = xmalloc(n * sizeof *v);
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = mean + sd * norm_quantile(((double)i + 0.5) / (double)n);
+	return v;
+}
+
+static void
+test_look(void)
+{
+	struct mwu_gate g = { 0.0025, 0.147, 5 };
+	struct mwu_look l;
+	double *y30 = ideal(30, 100, 1), *x_fast = ideal(30, 90, 1), *x_same = ideal(30, 100.001, 1);
+	double *y_noisy = ideal(30, 100, 20), *x_noisy = ideal(30, 100.001, 20), *x_small = ideal(30, 97, 0.1);
+	double *y_small = ideal(30, 100, 0.1), *y1000 = ideal(1000, 0, 1), *x1000 = ideal(1000, -0.15, 1);
+
+	ok(mwu_look(x_fast, 30, y30, 30, &g, 10, 1, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_REJECT,
+	    "look: 10 ms faster under 1 ms noise: rejected (p %.2g, delta %.2f, saving %.1f)", l.test.p,
+	    l.test.delta, l.saving);
+	ok(mwu_look(x_same, 30, y30, 30, &g, 10, 1, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_POWERED &&
+	    l.power > 0.99, "look: no difference, and a 10 ms effect under 1 ms noise would have shown: "
+	    "powered (power %.3f)", l.power);
+	/* Rule "pass needs power": 10 ms under 20 ms noise at 30 + 30 has power near 0.2. */
+	ok(mwu_look(x_noisy, 30, y_noisy, 30, &g, 10, 20, 0.8, 1, &l) == 0 &&
+	    l.decision == MWU_LOOK_UNDECIDED && l.power < 0.5, "rule pass needs power: no difference under "
+	    "20 ms noise at 30 trials is undecided, not a pass (power %.3f)", l.power);
+	/* Rule "median saving gate": 3 ms faster, significant and large, yet below the 5 ms gate. */
+	ok(mwu_look(x_small, 30, y_small, 30, &g, 10, 0.1, 0.8, 1, &l) == 0 && l.test.p < 0.0025 &&
+	    l.test.delta == 1 && l.decision == MWU_LOOK_POWERED, "rule median saving gate: 3 ms faster "
+	    "(p %.2g, delta 1) is no rejection under a 5 ms gate", l.test.p);
+	/* Rule "Cliff's delta gate": 0.15 sd faster over 1000 + 1000: p tiny, delta 0.085 < 0.147. */
+	g.min_saving = 0.1;
+	ok(mwu_look(x1000, 1000, y1000, 1000, &g, 0.5, 1, 0.8, 1, &l) == 0 && l.test.p < 0.0025 &&
+	    l.test.delta < 0.147 && l.saving >= 0.1 && l.decision != MWU_LOOK_REJECT,
+	    "rule Cliff's delta gate: p %.2g and saving %.2f pass, delta %.3f does not: no rejection",
+	    l.test.p, l.saving, l.test.delta);
+	ok(mwu_look(x1000, 0, y1000, 1000, &g, 0.5, 1, 0.8, 1, &l) == -1, "look: an empty sample is refused");
+	free(y30), free(x_fast), free(x_same), free(y_noisy), free(x_noisy), free(x_small);
+	free(y_small), free(y1000), free(x1000);
+}
+
 int
 main(void)
 {
 	test_mwu_table();
 	test_mwu_edges();
 	test_helpers();
+	test_gate_critical();
+	test_gate_power();
+	test_look();
 	return tap_done();
 }

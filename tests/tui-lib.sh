@@ -47,3 +47,14 @@ tui_expect() {
 		sed 's/^/# /' "$T/screen.diff"
 	fi
 }
+# tui_wait_re REGEX [SECONDS]: waits until a line of the screen matches REGEX
+# (extended), for states that a fixed string cannot tell apart.
+tui_wait_re() {
+	_i=0; _limit=$(( ${2:-10} * 10 ))
+	while [ $_i -lt $_limit ]; do
+		if tui_screen | grep -qE -- "$1"; then return 0; fi
+		sleep 0.1; _i=$((_i + 1))
+	done
+	echo "# timed out waiting for a line matching: $1"; tui_screen | sed 's/^/# | /'
+	return 1
+}

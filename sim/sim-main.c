@@ -122,48 +122,80 @@ apply_revoked(const char *list, struct sim_config *cfg, struct aerr *err)
 	return 0;
 }
 
+/* The options aivet-sim takes (see aivet-sim(1)). */
+enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
+	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
+	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
+	O_HELP, O_VERSION };
+static const struct option sim_opts[] = {
+	{ "host", required_argument, NULL, O_HOST },
+	{ "port", required_argument, NULL, O_PORT },
+	{ "context", required_argument, NULL, O_CONTEXT },
+	{ "pool", required_argument, NULL, O_POOL },
+	{ "page-size", required_argument, NULL, O_PAGE },
+	{ "tenants", required_argument, NULL, O_TENANTS },
+	{ "fault", required_argument, NULL, O_FAULT },
+	{ "prefix-cache", required_argument, NULL, O_PREFIX },
+	{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
+	{ "decode-us-per-token", required_argument, NULL, O_DECODE },
+	{ "max-body", required_argument, NULL, O_MAXBODY },
+	{ "seed", required_argument, NULL, O_SEED },
+	{ "model", required_argument, NULL, O_MODEL },
+	{ "rate-limit-count", required_argument, NULL, O_RLCOUNT },
+	{ "redirect-to", required_argument, NULL, O_REDIRECT },
+	{ "huge-bytes", required_argument, NULL, O_HUGE },
+	{ "hostile", required_argument, NULL, O_HOSTILE },
+	{ "tls-cert", required_argument, NULL, O_TLS_CERT },
+	{ "tls-key", required_argument, NULL, O_TLS_KEY },
+	{ "revoked", required_argument, NULL, O_REVOKED },
+	{ "tpm-limit", required_argument, NULL, O_TPM },
+	{ "no-count", no_argument, NULL, O_NOCOUNT },
+	{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
+	{ "tokenizer", required_argument, NULL, O_TOKENIZER },
+	{ "model-behaviour", required_argument, NULL, O_BEHAVIOUR },
+	{ "help", no_argument, NULL, O_HELP },
+	{ "version", no_argument, NULL, O_VERSION },
+	{ NULL, 0, NULL, 0 }
+};
+
+/* What no single option can say: the ones that go together or exclude each
+ * other, and the revoked tenants once --tenants, wherever it stood, is read. */
+static int
+config_check(struct sim_config *cfg, const struct buf *revoked, struct aerr *err)
+{
+	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL))
+		return aerr_set(err, AV_USAGE, "--tls-cert and --tls-key go together");
+	if (sim_hostile_prepare(cfg, err) != 0)
+		return err->code;
+	if (sim_has_fault(cfg->faults, FAULT_REDIRECT) && cfg->redirect_to == NULL)
+		return aerr_set(err, AV_USAGE, "--fault redirect needs --redirect-to URL");
+	{
+		sim_faults adm = cfg->faults & FAULTS_ADMISSION;
+
+		if (adm & (adm - 1))
+			return aerr_set(err, AV_USAGE, "--fault: disagg-placeholder, truncate-head and "
+			    "error-200 each decide what happens to an oversize prompt; give one of them");
+	}
+	if (revoked->len > 0) {
+		if (cfg->ntenants == 0)
+			return aerr_set(err, AV_USAGE, "--revoked needs --tenants");
+		if (apply_revoked(revoked->data, cfg, err) != 0)
+			return err->code;
+	}
+	if (cfg->pool_tokens < cfg->page_size)
+		return aerr_set(err, AV_USAGE, "--pool: %lld tokens do not hold one page of %lld tokens",
+		    (long long)cfg->pool_tokens, (long long)cfg->page_size);
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, struct aerr *err)
 {
-	enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
-		O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
-		O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
-		O_HELP, O_VERSION };
-	static const struct option opts[] = {
-		{ "host", required_argument, NULL, O_HOST },
-		{ "port", required_argument, NULL, O_PORT },
-		{ "context", required_argument, NULL, O_CONTEXT },
-		{ "pool", required_argument, NULL, O_POOL },
-		{ "page-size", required_argument, NULL, O_PAGE },
-		{ "tenants", required_argument, NULL, O_TENANTS },
-		{ "fault", required_argument, NULL, O_FAULT },
-		{ "prefix-cache", required_argument, NULL, O_PREFIX },
-		{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
-		{ "decode-us-per-token", required_argument, NULL, O_DECODE },
-		{ "max-body", required_argument, NULL, O_MAXBODY },
-		{ "seed", required_argument, NULL, O_SEED },
-		{ "model", required_argument, NULL, O_MODEL },
-		{ "rate-limit-count", required_argument, NULL, O_RLCOUNT },
-		{ "redirect-to", required_argument, NULL, O_REDIRECT },
-		{ "huge-bytes", required_argument, NULL, O_HUGE },
-		{ "hostile", required_argument, NULL, O_HOSTILE },
-		{ "tls-cert", required_argument, NULL, O_TLS_CERT },
-		{ "tls-key", required_argument, NULL, O_TLS_KEY },
-		{ "revoked", required_argument, NULL, O_REVOKED },
-		{ "tpm-limit", required_argument, NULL, O_TPM },
-		{ "no-count", no_argument, NULL, O_NOCOUNT },
-		{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
-		{ "tokenizer", required_argument, NULL, O_TOKENIZER },
-		{ "model-behaviour", required_argument, NULL, O_BEHAVIOUR },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "version", no_argument, NULL, O_VERSION },
-		{ NULL, 0, NULL, 0 }
-	};
 	const int64_t big = INT64_C(1) << 40;
 	int c, rc = 0;
 
 	opterr = 0;
-	while (rc == 0 && (c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	while (rc == 0 && (c = getopt_long(argc, argv, "", sim_opts, NULL)) != -1) {
 		switch (c) {
 		case O_HOST:
 			free(cfg->host);
@@ -289,29 +321,7 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 		return rc;
 	if (optind < argc)
 		return aerr_set(err, AV_USAGE, "unexpected argument '%s'\n%s", argv[optind], usage);
-	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL))
-		return aerr_set(err, AV_USAGE, "--tls-cert and --tls-key go together");
-	if (sim_hostile_prepare(cfg, err) != 0)
-		return err->code;
-	if (sim_has_fault(cfg->faults, FAULT_REDIRECT) && cfg->redirect_to == NULL)
-		return aerr_set(err, AV_USAGE, "--fault redirect needs --redirect-to URL");
-	{
-		sim_faults adm = cfg->faults & FAULTS_ADMISSION;
-
-		if (adm & (adm - 1))
-			return aerr_set(err, AV_USAGE, "--fault: disagg-placeholder, truncate-head and "
-			    "error-200 each decide what happens to an oversize prompt; give one of them");
-	}
-	if (revoked->len > 0) {
-		if (cfg->ntenants == 0)
-			return aerr_set(err, AV_USAGE, "--revoked needs --tenants");
-		if (apply_revoked(revoked->data, cfg, err) != 0)
-			return err->code;
-	}
-	if (cfg->pool_tokens < cfg->page_size)
-		return aerr_set(err, AV_USAGE, "--pool: %lld tokens do not hold one page of %lld tokens",
-		    (long long)cfg->pool_tokens, (long long)cfg->page_size);
-	return 0;
+	return config_check(cfg, revoked, err);
 }
 
 static void

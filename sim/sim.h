@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "base.h"
 
 /* ---- configuration (sim-main.c fills it from the command line) ---- */
 

@@ -1,13 +1,16 @@
 /*
- * util.c: small shared helpers — errors as values, memory, a byte buffer,
- * UTC time formatting and parsing, atomic file writes, hashing and random
- * identifiers. Anything used by more than one file lives here.
+ * base.c: small shared helpers — errors as values, memory, a byte buffer,
+ * UTC time formatting and parsing, atomic file writes, hashing, random
+ * identifiers, whole-number options and cJSON members. Anything used by
+ * more than one file lives here. It is the base aivet-sim shares with
+ * aivet, so it may use libc, libsodium and cJSON and nothing else.
  */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +19,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "base.h"
 
 int
 aerr_set(struct aerr *err, int code, const char *fmt, ...)
@@ -475,17 +478,95 @@ random_alnum(char *out, size_t n)
 	out[n] = '\0';
 }
 
-void
-uuid4(char out[37])
-{
-	unsigned char b[16];
+/* Stays in L2 cache while it is hashed. */
+#define DIGEST_CHUNK ((size_t)1 << 16)
 
-	randombytes_buf(b, sizeof b);
-	b[6] = (b[6] & 0x0f) | 0x40;
-	b[8] = (b[8] & 0x3f) | 0x80;
-	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-	    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11],
-	    b[12], b[13], b[14], b[15]);
+int
+file_digest(const char *path, enum file_digest_kind kind, unsigned char *out, struct aerr *err)
+{
+	crypto_hash_sha256_state sha;
+	crypto_generichash_state b2;
+	unsigned char *chunk;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
+	chunk = xmalloc(DIGEST_CHUNK);
+	if (kind == DIGEST_SHA256)
+		crypto_hash_sha256_init(&sha);
+	else
+		crypto_generichash_init(&b2, NULL, 0, crypto_generichash_BYTES_MAX);
+	while ((n = read(fd, chunk, DIGEST_CHUNK)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			free(chunk);
+			return aerr_set(err, AV_RUNTIME, "%s: read error: %s", path, strerror(errno));
+		}
+		if (kind == DIGEST_SHA256)
+			crypto_hash_sha256_update(&sha, chunk, (unsigned long long)n);
+		else
+			crypto_generichash_update(&b2, chunk, (unsigned long long)n);
+	}
+	close(fd);
+	free(chunk);
+	if (kind == DIGEST_SHA256)
+		crypto_hash_sha256_final(&sha, out);
+	else
+		crypto_generichash_final(&b2, out, crypto_generichash_BYTES_MAX);
+	return 0;
+}
+
+char *
+aivet_dir(enum aivet_dir_kind kind)
+{
+	const char *x = getenv(kind == AIVET_DATA_DIR ? "XDG_DATA_HOME" : "XDG_CONFIG_HOME");
+	const char *home = getenv("HOME");
+
+	/* The XDG spec: a relative value is invalid and ignored. */
+	if (x != NULL && *x == '/')
+		return xasprintf("%s/aivet", x);
+	if (home == NULL || *home == '\0') {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw != NULL ? pw->pw_dir : "/";
+	}
+	return xasprintf("%s/%s/aivet", home, kind == AIVET_DATA_DIR ? ".local/share" : ".config");
+}
+
+int
+utf8_valid(const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t i = 0;
+
+	while (i < n) {
+		unsigned char c = s[i];
+		size_t k;
+		unsigned char lo = 0x80, hi = 0xbf;   /* the range of the second byte */
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf)
+			k = 1;
+		else if (c >= 0xe0 && c <= 0xef)
+			k = 2, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+		else if (c >= 0xf0 && c <= 0xf4)
+			k = 3, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+		else
+			return 0;
+		if (n - i <= k || s[i + 1] < lo || s[i + 1] > hi)
+			return 0;
+		for (size_t j = 2; j <= k; j++)
+			if ((s[i + j] & 0xc0) != 0x80)
+				return 0;
+		i += k + 1;
+	}
+	return 1;
 }
 
 int
@@ -674,4 +755,38 @@ outdir_discard(const char *tmp)
 {
 	if (tmp != NULL)
 		remove_at(AT_FDCWD, tmp);
+}
+
+int
+parse_int_opt(const char *opt, const char *s, int64_t lo, int64_t hi, int64_t *out, struct aerr *err)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (*s == '\0' || *end != '\0' || errno != 0)
+		return aerr_set(err, AV_USAGE, "%s: '%s' is not a whole number", opt, s);
+	if (v < lo || v > hi)
+		return aerr_set(err, AV_USAGE, "%s: %lld is out of range (%lld to %lld)", opt, v,
+		    (long long)lo, (long long)hi);
+	*out = v;
+	return 0;
+}
+
+const char *
+json_get_str(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+void
+json_add_str(cJSON *o, const char *k, const char *v)
+{
+	if (v == NULL)
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddStringToObject(o, k, v);
 }

@@ -14,6 +14,8 @@
 #include "tui.h"
 #include "minisign.h"
 #include "report.h"
+#include "assess.h"
+#include "incident.h"
 
 enum { F_ASSESSMENT, F_RUNS, F_INCIDENT, F_KEY, F_OUT, F_COUNT };
 
@@ -199,21 +201,68 @@ out:
 	return rc;
 }
 
-/* "1 (final), 2 (draft)": what the dialog's hints offer. */
+/* "1 (final), 2 (draft)": what the dialog's hints offer, from [{id, status}]. */
 static char *
-choices(sqlite3 *db, const char *sql, int64_t vendor_id, const char *empty)
+choices_text(const cJSON *items, const char *empty)
 {
-	struct aerr e = { 0 };
-	sqlite3_stmt *st = db_prepare(db, &e, sql, "i", vendor_id);
+	const cJSON *o;
 	struct buf b;
 
 	buf_init(&b);
 	buf_adds(&b, empty);
-	while (st != NULL && sqlite3_step(st) == SQLITE_ROW && b.len < 200)
+	cJSON_ArrayForEach(o, items) {
+		if (b.len >= 200)
+			break;
 		buf_printf(&b, "%s%lld (%s)", b.len > strlen(empty) ? ", " : "; ",
-		    (long long)sqlite3_column_int64(st, 0), col_text(st, 1));
-	sqlite3_finalize(st);
+		    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "status"));
+	}
 	return buf_steal(&b);
+}
+
+/* The vendor's probe runs, by id, as [{id, status}]. */
+static cJSON *
+run_choices(sqlite3 *db, int64_t vendor_id)
+{
+	struct aerr e = { 0 };
+	sqlite3_stmt *st = db_prepare(db, &e, "SELECT r.id, r.status FROM probe_run r JOIN endpoint e "
+	    "ON e.id = r.endpoint_id WHERE e.vendor_id = ? ORDER BY r.id", "i", vendor_id);
+	cJSON *arr = cJSON_CreateArray();
+
+	while (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddStringToObject(o, "status", col_text(st, 1));
+		cJSON_AddItemToArray(arr, o);
+	}
+	sqlite3_finalize(st);
+	return arr;
+}
+
+/* The vendor's assessments, by id, as [{id, status}]. */
+static cJSON *
+assessment_choices(sqlite3 *db, int64_t vendor_id)
+{
+	struct aerr e = { 0 };
+	cJSON *arr = cJSON_CreateArray();
+	int64_t *ids = NULL;
+	size_t n = 0;
+
+	if (assessment_ids(db, vendor_id, &ids, &n, &e) == 0)
+		for (size_t i = 0; i < n && i < 32; i++) {
+			struct assessment *a;
+			cJSON *o;
+
+			if (assessment_load(db, ids[i], &a, &e) != 0)
+				break;
+			o = cJSON_CreateObject();
+			cJSON_AddNumberToObject(o, "id", (double)a->id);
+			cJSON_AddStringToObject(o, "status", a->status);
+			cJSON_AddItemToArray(arr, o);
+			assessment_free(a);
+		}
+	free(ids);
+	return arr;
 }
 
 int
@@ -234,13 +283,19 @@ tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct a
 	size_t i;
 	int rc;
 
-	ha = choices(t->av->db, "SELECT id, status FROM assessment WHERE vendor_id = ? ORDER BY id",
-	    vendor_id, "empty: every assessment");
-	hr = choices(t->av->db, "SELECT r.id, r.status FROM probe_run r JOIN endpoint e ON "
-	    "e.id = r.endpoint_id WHERE e.vendor_id = ? ORDER BY r.id", vendor_id,
-	    "empty: every run; ids as 1,3 or since:2026-11-01");
-	hi = choices(t->av->db, "SELECT id, status FROM incident WHERE vendor_id = ? ORDER BY id",
-	    vendor_id, "empty: none in detail");
+	struct aerr e = { 0 };
+	cJSON *items;
+
+	items = assessment_choices(t->av->db, vendor_id);
+	ha = choices_text(items, "empty: every assessment");
+	cJSON_Delete(items);
+	items = run_choices(t->av->db, vendor_id);
+	hr = choices_text(items, "empty: every run; ids as 1,3 or since:2026-11-01");
+	cJSON_Delete(items);
+	if (incident_list_json(t->av->db, vendor_id, 0, now_ms(), &items, &e) != 0)
+		items = NULL;
+	hi = choices_text(items, "empty: none in detail");
+	cJSON_Delete(items);
 	f[F_ASSESSMENT].hint = ha;
 	f[F_RUNS].hint = hr;
 	f[F_INCIDENT].hint = hi;

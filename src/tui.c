@@ -1091,12 +1091,15 @@ tui_show_text(struct tui *t, const char *title, const char *text, struct aerr *e
 static const struct view_ops *
 first_view(struct aivet *av)
 {
-	int64_t n = 0;
-	struct aerr err;
+	struct aerr err = { 0 };
+	cJSON *vendors;
+	int any;
 
-	if (db_int(av->db, &n, &err, "SELECT count(*) FROM vendor", NULL) == 0 && n > 0)
-		return &tui_dashboard_view;
-	return &tui_vendors_view;
+	if (vendor_list_json(av->db, 1, &vendors, &err) != 0)
+		return &tui_vendors_view;
+	any = cJSON_GetArraySize(vendors) > 0;
+	cJSON_Delete(vendors);
+	return any ? &tui_dashboard_view : &tui_vendors_view;
 }
 
 int

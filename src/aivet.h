@@ -155,7 +155,60 @@ void json_add_endpoint_ref(cJSON *o, const char *key, sqlite3_stmt *st, int vend
 int record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, const char *shown,
     struct aerr *err);
 int vendor_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
+/* A vendor's name and an endpoint's "VENDOR/NAME" by id; "" when there is no such row. */
+int vendor_name(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
+int endpoint_ref(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
+/* The vendors by name (active ones, every one with all), as vendor_row_json gives them. */
+int vendor_list_json(sqlite3 *db, int all, cJSON **out, struct aerr *err);
+/* The endpoints (of one vendor unless vendor_id is 0; active ones, every one with
+ * all) by vendor and name, as endpoint_json gives them. */
+int endpoint_list_json(sqlite3 *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err);
+/* A vendor's fields as the CLI's options and the TUI's form give them; a
+ * set_* flag says the field was given (an edit changes only those). */
+struct vendor_input {
+	const char *name, *contact, *notes;
+	int64_t criticality;   /* 0-4; 2 when adding without set_crit */
+	int set_name, set_crit, set_contact, set_notes;
+};
+/* Each validates, writes in one transaction with its audit entry, and prints nothing. */
+int vendor_add(sqlite3 *db, const char *actor, const struct vendor_input *in, int64_t *id,
+    struct aerr *err);
+int vendor_edit(sqlite3 *db, const char *actor, const char *ref, const struct vendor_input *in,
+    struct aerr *err);
+/* Archives the vendor named by ref (NAME or ID) and its active endpoints. */
+int vendor_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);
 int endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
+
+/* ---- writing endpoints (endpoint.c) ---- */
+
+#define ENDPOINT_MAX_CREDS 16
+extern const char *const endpoint_apis[];   /* NULL-terminated */
+/* An endpoint's fields as the CLI's options and the TUI's form give them; a
+ * set_* flag says the field was given (an edit changes only those). */
+struct endpoint_input {
+	const char *name, *api, *url, *model;
+	int64_t context;
+	double price_in, price_out;
+	int insecure;
+	int set_name, set_api, set_url, set_model, set_context, set_price_in, set_price_out, set_insecure;
+	char *cred_label[ENDPOINT_MAX_CREDS];
+	const char *cred_ref[ENDPOINT_MAX_CREDS];   /* point into the spec given */
+	int ncreds;
+	const char *remove[ENDPOINT_MAX_CREDS];
+	int nremove;
+	cJSON *options;   /* KEY=VALUE settings, or NULL */
+};
+/* Adds one "LABEL=env:VAR" or "LABEL=file:PATH" (spec must outlive f), checked. */
+int endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aerr *err);
+void endpoint_input_free(struct endpoint_input *f);
+/* Each validates, writes in one transaction with its audit entry, and prints nothing. */
+int endpoint_add(sqlite3 *db, const char *actor, const char *vendor,
+    const struct endpoint_input *in, int64_t *id, struct aerr *err);
+int endpoint_edit(sqlite3 *db, const char *actor, const char *ref, const struct endpoint_input *in,
+    struct aerr *err);
+int endpoint_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);
+/* The plain-text view of endpoint_json's object, as "endpoint show" prints it. */
+void endpoint_describe(const cJSON *e, struct buf *out);
 
 /* ---- credentials (credref.c) ---- */
 
@@ -185,6 +238,10 @@ const char *media_type_for(const char *name);
 /* Copies a file into the store and adds an evidence row plus its audit entry. */
 int evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *effective_date,
     int64_t *id, struct aerr *err);
+/* The evidence a probe finding cites, by id, and the finding as "CODE (severity):
+ * message" (summary "" when there is no such finding); *ids is the caller's to free. */
+int finding_evidence_ids(sqlite3 *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
+    size_t *nids, struct aerr *err);
 
 /* ---- Markdown (report-md.c) ---- */
 /* Appends s for a Markdown table cell or line: control characters escaped

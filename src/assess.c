@@ -746,3 +746,207 @@ vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *
 	}
 	return found ? 0 : 1;
 }
+
+/* ---- one answer, as "assess answer" and the assessment screen give it ---- */
+
+int
+assessment_answer(sqlite3 *db, const char *actor, const struct assessment_answer_input *in,
+    struct assessment_answer_result *out, struct aerr *err)
+{
+	struct assessment *a = NULL;
+	cJSON *value = NULL;
+	int64_t id;
+	int qi, changed = 0, rc;
+
+	out->form_error = 0;
+	out->message = NULL;
+	if (in->clear && (in->value != NULL || in->set_note || in->nfiles > 0)) {
+		out->form_error = 1;
+		return aerr_set(err, AV_USAGE, "--clear takes no VALUE, --note or --evidence");
+	}
+	if (in->effective != NULL && in->nfiles == 0) {
+		out->form_error = 1;
+		return aerr_set(err, AV_USAGE, "--effective dates an --evidence file; none was given");
+	}
+	if (assessment_lookup(db, in->ref, &id, err) != 0 || db_begin(db, err) != 0)
+		return err->code;
+	if (assessment_load(db, id, &a, err) != 0 ||
+	    assessment_question(a, in->question, &qi, err) != 0 ||
+	    assessment_editable(a, err) != 0)
+		goto fail;
+	if (in->value != NULL) {
+		if (answer_from_text(&a->q->questions[qi], in->value, &value, err) != 0) {
+			aerr_prefix(err, "question %s", a->q->questions[qi].id);
+			goto fail;
+		}
+	} else if (!in->clear) {
+		if (a->answers[qi].value == NULL) {
+			out->form_error = 1;
+			aerr_set(err, AV_USAGE, "question %s has no answer yet: give a VALUE",
+			    a->q->questions[qi].id);
+			goto fail;
+		}
+		if (!in->set_note && in->nfiles == 0) {
+			out->form_error = 1;
+			aerr_set(err, AV_USAGE, "nothing to change: give a VALUE, --note or --evidence");
+			goto fail;
+		}
+		value = cJSON_Duplicate(a->answers[qi].value, 1);
+	}
+	/* An empty note removes the note. */
+	if (assessment_set_answer(db, actor, a, qi, value, in->set_note,
+	    in->note && *in->note ? in->note : NULL, in->files, in->nfiles, in->effective,
+	    &changed, err) != 0)
+		goto fail;
+	if ((rc = db_commit(db, err)) != 0)
+		goto out;
+	if (changed == 0) {
+		out->message = xasprintf("question %s unchanged", a->q->questions[qi].id);
+	} else if (a->answers[qi].value == NULL) {
+		out->message = xasprintf("question %s cleared", a->q->questions[qi].id);
+	} else {
+		char *text = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
+
+		out->message = xasprintf("question %s: %s (risk %s)%s", a->q->questions[qi].id, text,
+		    risk_name(answer_risk(&a->q->questions[qi], a->answers[qi].value)),
+		    a->asked[qi] ? "" : " — not asked with the current answers (depends_on)");
+		free(text);
+	}
+	goto out;
+fail:
+	rc = err->code;
+	db_rollback(db);
+out:
+	cJSON_Delete(value);
+	assessment_free(a);
+	return rc;
+}
+
+int
+assessment_history(sqlite3 *db, const struct assessment *a, int qi, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT at, actor, value, note FROM answer_history "
+	    "WHERE assessment_id = ? AND question_id = ? ORDER BY id", "it", a->id,
+	    a->q->questions[qi].id);
+
+	if (st == NULL)
+		return err->code;
+	*out = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject(), *v = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL :
+		    cJSON_Parse(col_text(st, 2));
+
+		cJSON_AddStringToObject(o, "at", col_text(st, 0));
+		cJSON_AddStringToObject(o, "actor", col_text(st, 1));
+		cJSON_AddItemToObject(o, "value", v ? v : cJSON_CreateNull());
+		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
+			cJSON_AddNullToObject(o, "note");
+		else
+			cJSON_AddStringToObject(o, "note", col_text(st, 3));
+		cJSON_AddItemToArray(*out, o);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+void
+assessment_history_text(const struct assessment *a, int qi, const cJSON *history, struct buf *out)
+{
+	const cJSON *h;
+
+	buf_printf(out, "%-24s %-16s %-24s %s\n", "AT", "ACTOR", "VALUE", "NOTE");
+	cJSON_ArrayForEach(h, history) {
+		const cJSON *v = cJSON_GetObjectItem(h, "value"), *n = cJSON_GetObjectItem(h, "note");
+		char *text = cJSON_IsNull(v) ? xstrdup("(cleared)") : answer_to_text(&a->q->questions[qi], v);
+
+		buf_printf(out, "%-24s %-16s %-24s %s\n", cJSON_GetObjectItem(h, "at")->valuestring,
+		    cJSON_GetObjectItem(h, "actor")->valuestring, text,
+		    cJSON_IsString(n) ? n->valuestring : "");
+		free(text);
+	}
+}
+
+void
+assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out)
+{
+	struct assessment_score s;
+	const cJSON *c;
+	int nhigh = 0;
+
+	assessment_score(a, &s);
+	buf_printf(out, "assessment %lld: vendor %s, %s@%lld (%s), round %lld, %s\n", (long long)a->id,
+	    a->vendor, a->q->qid, (long long)a->q->version, a->q->title, (long long)a->round, a->status);
+	buf_printf(out, "  created %s by %s", a->created_at, a->created_by);
+	if (a->parent_id)
+		buf_printf(out, ", reopened from assessment %lld", (long long)a->parent_id);
+	buf_printf(out, "\n");
+	if (a->submitted_at)
+		buf_printf(out, "  submitted %s\n", a->submitted_at);
+	if (a->approved_at)
+		buf_printf(out, "  approved %s by %s\n", a->approved_at, a->reviewer ? a->reviewer : "?");
+	buf_printf(out, "  rating %s, risk score %.1f (worst answer %s); %d of %d asked questions "
+	    "answered, %d required unanswered\n", rating_name(s.rating), s.risk_score,
+	    risk_name(s.worst_risk), s.answered, s.asked, s.unanswered_required);
+	buf_printf(out, "  the rating: %s\n", assessment_rating_rule);
+	for (int i = 0; i < a->q->nquestions; i++) {
+		int r = answer_risk(&a->q->questions[i], a->answers[i].value);
+
+		if (a->asked[i] && a->answers[i].value != NULL && r >= RISK_HIGH) {
+			char *text = answer_to_text(&a->q->questions[i], a->answers[i].value);
+
+			if (nhigh++ == 0)
+				buf_printf(out, "  high and critical:\n");
+			buf_printf(out, "    %-32s %-8s %s\n", a->q->questions[i].id, risk_name(r), text);
+			free(text);
+		}
+	}
+	/* Symbols, so the state reads without colour: ! required and unanswered,
+	 * ? unanswered, - not asked, otherwise the risk. */
+	for (int sct = 0; sct < a->q->nsections; sct++) {
+		const struct q_section *sec = &a->q->sections[sct];
+
+		buf_printf(out, "\n%s\n", sec->title);
+		for (int i = sec->first; i < sec->first + sec->count; i++) {
+			const struct q_question *qq = &a->q->questions[i];
+			const struct answer *an = &a->answers[i];
+			char *text = answer_to_text(qq, an->value);
+			const char *mark = !a->asked[i] ? "-" : an->value == NULL ? (qq->required ? "!" : "?") :
+			    risk_name(answer_risk(qq, an->value));
+
+			buf_printf(out, "  %-8s %-32s %s\n", mark, qq->id, an->value ? text : (a->asked[i] ?
+			    "(unanswered)" : "(not asked)"));
+			if (an->note != NULL)
+				buf_printf(out, "  %-8s %-32s note: %s\n", "", "", an->note);
+			free(text);
+		}
+	}
+	if (cJSON_GetArraySize(claims) > 0)
+		buf_printf(out, "\nclaims checked by the evidence:\n");
+	cJSON_ArrayForEach(c, claims) {
+		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint");
+		char *ans = answer_to_text(NULL, cJSON_GetObjectItem(c, "answer"));
+
+		buf_printf(out, "  %-32s %-14s %-24s %s\n", json_get_str(c, "question_id"), ans,
+		    cJSON_IsString(ep) ? ep->valuestring : "(no endpoint)", json_get_str(c, "status"));
+		buf_printf(out, "  %-32s %s\n", "", json_get_str(c, "reason"));
+		free(ans);
+	}
+}
+
+int
+assessment_ids(sqlite3 *db, int64_t vendor_id, int64_t **ids, size_t *n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT id FROM assessment WHERE ? = 0 OR vendor_id = ? "
+	    "ORDER BY id", "ii", vendor_id, vendor_id);
+
+	*ids = NULL;
+	*n = 0;
+	if (st == NULL)
+		return err->code;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}

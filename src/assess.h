@@ -34,6 +34,8 @@ struct assessment_score {
 /* An assessment is named by its id on the command line. */
 int assessment_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err);
 int assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *err);
+/* The assessments (of one vendor unless vendor_id is 0) by id; *ids is the caller's to free. */
+int assessment_ids(sqlite3 *db, int64_t vendor_id, int64_t **ids, size_t *n, struct aerr *err);
 void assessment_free(struct assessment *a);
 /* Index of a question of the assessment's questionnaire, or an error naming it. */
 int assessment_question(const struct assessment *a, const char *question_id, int *index,
@@ -56,6 +58,31 @@ int assessment_editable(const struct assessment *a, struct aerr *err);
 int assessment_set_answer(sqlite3 *db, const char *actor, struct assessment *a, int qi,
     const cJSON *value, int set_note, const char *note, char *const *files, int nfiles,
     const char *effective_date, int *changed, struct aerr *err);
+
+/* One "assess answer": a VALUE as text (NULL: keep the current one, unless
+ * clear), a note (set_note; "" removes it), evidence files. */
+struct assessment_answer_input {
+	const char *ref, *question, *value, *note, *effective;
+	int set_note, clear;
+	char *const *files;
+	int nfiles;
+};
+struct assessment_answer_result {
+	char *message;    /* "question Q: VALUE (risk R)", "... unchanged", "... cleared"; free it */
+	int form_error;   /* the error is about what was asked (the CLI adds its usage line) */
+};
+/* Checks, writes in its own transaction with the audit entry, prints nothing. */
+int assessment_answer(sqlite3 *db, const char *actor, const struct assessment_answer_input *in,
+    struct assessment_answer_result *out, struct aerr *err);
+/* A question's answer history, oldest first: [{at, actor, value, note}]. */
+int assessment_history(sqlite3 *db, const struct assessment *a, int qi, cJSON **out,
+    struct aerr *err);
+/* That history as the "assess history" table. */
+void assessment_history_text(const struct assessment *a, int qi, const cJSON *history,
+    struct buf *out);
+
+/* The assessment as "assess show" prints it: scores, answers by section, claims. */
+void assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out);
 
 /* Workflow; each runs its own transaction. */
 int assessment_start(sqlite3 *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,

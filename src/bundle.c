@@ -807,3 +807,28 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 	free(tc);
 	return 0;
 }
+
+void
+verify_result_text(const char *dir, const struct verify_result *res, struct buf *out)
+{
+	if (res->ok) {
+		char why[1100];
+
+		verify_trust_label(res, why, sizeof why);
+		buf_printf(out, "bundle %s verified\n", dir);
+		buf_printf(out, "  signature    good, key id %s\n", res->key_id);
+		buf_printf(out, "  signer       %s\n", res->signer_public_key);
+		buf_printf(out, "  trusted as   %s\n", why);
+		buf_printf(out, "  report       %s\n", res->report_id);
+		buf_printf(out, "  files        %zu match SHA256SUMS, none missing or extra\n",
+		    res->files_checked);
+		return;
+	}
+	buf_printf(out, "bundle %s FAILED verification\n", dir);
+	for (size_t i = 0; i < res->nproblems; i++)
+		buf_printf(out, "  %s\n", res->problems[i]);
+	if (res->signer_public_key[0] != '\0' && !res->signer_trusted)
+		buf_printf(out, "Compare that key with the signer's public key obtained out of band (not "
+		    "from the bundle); if they are the same, 'aivet key trust FILE' or 'aivet verify DIR "
+		    "--pubkey FILE'.\n");
+}

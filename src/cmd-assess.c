@@ -86,10 +86,9 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	char **files = xcalloc((size_t)argc, sizeof *files);
 	const char *note = NULL, *effective = NULL;
-	int c, nfiles = 0, set_note = 0, clear = 0, changed = 0, qi, rc = 0;
-	struct assessment *a = NULL;
-	cJSON *value = NULL;
-	int64_t id;
+	int c, nfiles = 0, set_note = 0, clear = 0, rc = 0;
+	struct assessment_answer_input in;
+	struct assessment_answer_result res = { 0 };
 	sqlite3 *db;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -126,58 +125,28 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 		rc = usage_error(err, answer_usage, "--effective dates an --evidence file; none was given");
 		goto out;
 	}
-	if (set_note && *note == '\0')
-		note = NULL;   /* --note '' removes the note */
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
-	    db_begin(db, err) != 0) {
+	if ((db = db_ready(av, err)) == NULL) {
 		rc = err->code;
 		goto out;
 	}
-	if (assessment_load(db, id, &a, err) != 0 ||
-	    assessment_question(a, argv[optind + 1], &qi, err) != 0 ||
-	    assessment_editable(a, err) != 0)
-		goto fail;
-	if (argc - optind == 3) {
-		if (answer_from_text(&a->q->questions[qi], argv[optind + 2], &value, err) != 0) {
-			aerr_prefix(err, "question %s", a->q->questions[qi].id);
-			goto fail;
-		}
-	} else if (!clear) {
-		if (a->answers[qi].value == NULL) {
-			usage_error(err, answer_usage, "question %s has no answer yet: give a VALUE",
-			    a->q->questions[qi].id);
-			goto fail;
-		}
-		if (!set_note && nfiles == 0) {
-			usage_error(err, answer_usage, "nothing to change: give a VALUE, --note or --evidence");
-			goto fail;
-		}
-		value = cJSON_Duplicate(a->answers[qi].value, 1);
-	}
-	if (assessment_set_answer(db, av->actor, a, qi, value, set_note, note, files, nfiles, effective,
-	    &changed, err) != 0)
-		goto fail;
-	if ((rc = db_commit(db, err)) != 0)
-		goto out;
-	if (changed == 0) {
-		printf("question %s unchanged\n", a->q->questions[qi].id);
-	} else if (a->answers[qi].value == NULL) {
-		printf("question %s cleared\n", a->q->questions[qi].id);
-	} else {
-		char *text = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
+	in = (struct assessment_answer_input){
+		.ref = argv[optind], .question = argv[optind + 1],
+		.value = argc - optind == 3 ? argv[optind + 2] : NULL, .note = note,
+		.effective = effective, .set_note = set_note, .clear = clear,
+		.files = files, .nfiles = nfiles,
+	};
+	if ((rc = assessment_answer(db, av->actor, &in, &res, err)) != 0) {
+		if (res.form_error) {
+			char *msg = xstrdup(err->msg);
 
-		printf("question %s: %s (risk %s)%s\n", a->q->questions[qi].id, text,
-		    risk_name(answer_risk(&a->q->questions[qi], a->answers[qi].value)),
-		    a->asked[qi] ? "" : " — not asked with the current answers (depends_on)");
-		free(text);
+			usage_error(err, answer_usage, "%s", msg);
+			free(msg);
+		}
+		goto out;
 	}
-	goto out;
-fail:
-	rc = err->code;
-	db_rollback(db);
+	printf("%s\n", res.message);
+	free(res.message);
 out:
-	cJSON_Delete(value);
-	assessment_free(a);
 	free(files);
 	return rc;
 }
@@ -185,68 +154,12 @@ out:
 static void
 print_assessment(const struct assessment *a, const cJSON *claims)
 {
-	struct assessment_score s;
-	const cJSON *c;
-	int nhigh = 0;
+	struct buf b;
 
-	assessment_score(a, &s);
-	printf("assessment %lld: vendor %s, %s@%lld (%s), round %lld, %s\n", (long long)a->id, a->vendor,
-	    a->q->qid, (long long)a->q->version, a->q->title, (long long)a->round, a->status);
-	printf("  created %s by %s", a->created_at, a->created_by);
-	if (a->parent_id)
-		printf(", reopened from assessment %lld", (long long)a->parent_id);
-	printf("\n");
-	if (a->submitted_at)
-		printf("  submitted %s\n", a->submitted_at);
-	if (a->approved_at)
-		printf("  approved %s by %s\n", a->approved_at, a->reviewer ? a->reviewer : "?");
-	printf("  rating %s, risk score %.1f (worst answer %s); %d of %d asked questions answered, "
-	    "%d required unanswered\n", rating_name(s.rating), s.risk_score, risk_name(s.worst_risk),
-	    s.answered, s.asked, s.unanswered_required);
-	printf("  the rating: %s\n", assessment_rating_rule);
-	for (int i = 0; i < a->q->nquestions; i++) {
-		int r = answer_risk(&a->q->questions[i], a->answers[i].value);
-
-		if (a->asked[i] && a->answers[i].value != NULL && r >= RISK_HIGH) {
-			char *text = answer_to_text(&a->q->questions[i], a->answers[i].value);
-
-			if (nhigh++ == 0)
-				printf("  high and critical:\n");
-			printf("    %-32s %-8s %s\n", a->q->questions[i].id, risk_name(r), text);
-			free(text);
-		}
-	}
-	/* Symbols, so the state reads without colour: ! required and unanswered,
-	 * ? unanswered, - not asked, otherwise the risk. */
-	for (int sct = 0; sct < a->q->nsections; sct++) {
-		const struct q_section *sec = &a->q->sections[sct];
-
-		printf("\n%s\n", sec->title);
-		for (int i = sec->first; i < sec->first + sec->count; i++) {
-			const struct q_question *qq = &a->q->questions[i];
-			const struct answer *an = &a->answers[i];
-			char *text = answer_to_text(qq, an->value);
-			const char *mark = !a->asked[i] ? "-" : an->value == NULL ? (qq->required ? "!" : "?") :
-			    risk_name(answer_risk(qq, an->value));
-
-			printf("  %-8s %-32s %s\n", mark, qq->id, an->value ? text : (a->asked[i] ?
-			    "(unanswered)" : "(not asked)"));
-			if (an->note != NULL)
-				printf("  %-8s %-32s note: %s\n", "", "", an->note);
-			free(text);
-		}
-	}
-	if (cJSON_GetArraySize(claims) > 0)
-		printf("\nclaims checked by the evidence:\n");
-	cJSON_ArrayForEach(c, claims) {
-		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint");
-		char *ans = answer_to_text(NULL, cJSON_GetObjectItem(c, "answer"));
-
-		printf("  %-32s %-14s %-24s %s\n", json_get_str(c, "question_id"), ans,
-		    cJSON_IsString(ep) ? ep->valuestring : "(no endpoint)", json_get_str(c, "status"));
-		printf("  %-32s %s\n", "", json_get_str(c, "reason"));
-		free(ans);
-	}
+	buf_init(&b);
+	assessment_text(a, claims, &b);
+	fwrite(b.data, 1, b.len, stdout);
+	buf_free(&b);
 }
 
 static const char show_usage[] = "assess show ASSESSMENT [--json]";
@@ -287,7 +200,8 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0, c;
 	int64_t vendor = 0;
 	sqlite3 *db;
-	sqlite3_stmt *st;
+	int64_t *ids;
+	size_t nids;
 	cJSON *arr;
 
 	while ((c = getopt_long(argc, argv, ":", (const struct option[]){ { "json", no_argument,
@@ -302,20 +216,18 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (argc - optind == 1 && vendor_lookup(db, argv[optind], &vendor, err) != 0)
 		return err->code;
-	st = db_prepare(db, err, "SELECT id FROM assessment WHERE ? = 0 OR vendor_id = ? ORDER BY id",
-	    "ii", vendor, vendor);
-	if (st == NULL)
+	if (assessment_ids(db, vendor, &ids, &nids, err) != 0)
 		return err->code;
 	arr = cJSON_CreateArray();
 	if (!json)
 		printf("%-5s %-20s %-32s %-5s %-9s %-12s %-6s %s\n", "ID", "VENDOR", "QUESTIONNAIRE", "ROUND",
 		    "STATUS", "RATING", "SCORE", "MISSING");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	for (size_t i = 0; i < nids; i++) {
 		struct assessment *a;
 		struct assessment_score s;
 
-		if (assessment_load(db, sqlite3_column_int64(st, 0), &a, err) != 0) {
-			sqlite3_finalize(st);
+		if (assessment_load(db, ids[i], &a, err) != 0) {
+			free(ids);
 			cJSON_Delete(arr);
 			return err->code;
 		}
@@ -345,7 +257,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		assessment_free(a);
 	}
-	sqlite3_finalize(st);
+	free(ids);
 	if (json)
 		json_emit(arr);
 	else
@@ -362,7 +274,6 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0, qi;
 	int64_t id;
 	sqlite3 *db;
-	sqlite3_stmt *st;
 	cJSON *arr;
 
 	if (parse_id_json(argc, argv, history_usage, 2, "an ASSESSMENT and a QUESTION", &json, err) != 0)
@@ -371,43 +282,19 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	if (assessment_question(a, argv[optind + 1], &qi, err) != 0 ||
-	    (st = db_prepare(db, err, "SELECT at, actor, value, note FROM answer_history "
-	    "WHERE assessment_id = ? AND question_id = ? ORDER BY id", "it", id,
-	    a->q->questions[qi].id)) == NULL) {
+	    assessment_history(db, a, qi, &arr, err) != 0) {
 		assessment_free(a);
 		return err->code;
 	}
-	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		cJSON *o = cJSON_CreateObject(), *v = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL :
-		    cJSON_Parse(col_text(st, 2));
-
-		cJSON_AddStringToObject(o, "at", col_text(st, 0));
-		cJSON_AddStringToObject(o, "actor", col_text(st, 1));
-		cJSON_AddItemToObject(o, "value", v ? v : cJSON_CreateNull());
-		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
-			cJSON_AddNullToObject(o, "note");
-		else
-			cJSON_AddStringToObject(o, "note", col_text(st, 3));
-		cJSON_AddItemToArray(arr, o);
-	}
-	sqlite3_finalize(st);
 	if (json) {
 		json_emit(arr);
 	} else {
-		const cJSON *h;
+		struct buf out;
 
-		printf("%-24s %-16s %-24s %s\n", "AT", "ACTOR", "VALUE", "NOTE");
-		cJSON_ArrayForEach(h, arr) {
-			const cJSON *v = cJSON_GetObjectItem(h, "value"), *n = cJSON_GetObjectItem(h, "note");
-			char *text = cJSON_IsNull(v) ? xstrdup("(cleared)") :
-			    answer_to_text(&a->q->questions[qi], v);
-
-			printf("%-24s %-16s %-24s %s\n", cJSON_GetObjectItem(h, "at")->valuestring,
-			    cJSON_GetObjectItem(h, "actor")->valuestring, text,
-			    cJSON_IsString(n) ? n->valuestring : "");
-			free(text);
-		}
+		buf_init(&out);
+		assessment_history_text(a, qi, arr, &out);
+		fwrite(out.data, 1, out.len, stdout);
+		buf_free(&out);
 		cJSON_Delete(arr);
 	}
 	assessment_free(a);

@@ -18,7 +18,6 @@
 extern const struct cmd_entry cmd_incident_entry;
 
 #define MAX_LINKS 64
-#define MAX_TITLE 200
 
 /* Everything any incident subcommand takes; each parser says which it allows. */
 struct incident_opts {
@@ -178,76 +177,6 @@ parse_opts(int argc, char **argv, const char *usage, const char *allowed,
 	return 0;
 }
 
-/* A time option: ISO 8601 with a zone, not in the future. */
-static int
-time_opt(const char *opt, const char *s, int64_t *ms, int *off, struct aerr *err)
-{
-	int o;
-
-	if (parse_time_zone(s, ms, off ? off : &o, err) != 0)
-		return aerr_prefix(err, "%s", opt);
-	if (*ms > now_ms() + (int64_t)5 * 60 * 1000)
-		return aerr_set(err, AV_USAGE, "%s %s is in the future", opt, s);
-	return 0;
-}
-
-/* A count option: a whole number, or "unknown" (-1). */
-static int
-count_opt(const char *opt, const char *s, int64_t *out, struct aerr *err)
-{
-	if (strcmp(s, "unknown") == 0) {
-		*out = -1;
-		return 0;
-	}
-	return parse_int_opt(opt, s, 0, 1000000000000LL, out, err);
-}
-
-static int
-title_check(const char *what, const char *title, struct aerr *err)
-{
-	size_t n = strlen(title);
-
-	if (n == 0 || strspn(title, " ") == n)
-		return aerr_set(err, AV_USAGE, "%s must not be empty", what);
-	if (n > MAX_TITLE)
-		return aerr_set(err, AV_USAGE, "%s is longer than %d characters", what, MAX_TITLE);
-	for (const unsigned char *p = (const unsigned char *)title; *p; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			return aerr_set(err, AV_USAGE, "%s may not contain control characters", what);
-	return 0;
-}
-
-static int
-incident_status_of(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
-{
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT status FROM incident WHERE id = ?", "i", id);
-
-	if (st == NULL)
-		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return aerr_set(err, AV_USAGE, "unknown incident %lld", (long long)id);
-	}
-	snprintf(out, n, "%s", col_text(st, 0));
-	sqlite3_finalize(st);
-	return 0;
-}
-
-/* Looks the incident up and refuses a closed one: its record is final. */
-static int
-open_incident(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
-{
-	char status[32];
-
-	if (incident_lookup(db, arg, id, err) != 0 ||
-	    incident_status_of(db, *id, status, sizeof status, err) != 0)
-		return err->code;
-	if (strcmp(status, "closed") == 0)
-		return aerr_set(err, AV_USAGE, "incident %lld is closed: a closed incident does not "
-		    "change", (long long)*id);
-	return 0;
-}
-
 /* ---- open ---- */
 
 static const char open_usage[] = "incident open VENDOR --title TEXT [--endpoint VENDOR/NAME] "
@@ -255,264 +184,38 @@ static const char open_usage[] = "incident open VENDOR --title TEXT [--endpoint 
     "[--phi yes|no|unknown] [--individuals N] [--state-residents N] [--eu-data] "
     "[--vendor-discovered TIME] [--vendor-sla DURATION] [--from-finding FINDING_ID]";
 
-struct finding_source {
-	int64_t id, run_id, endpoint_id, vendor_id;
-	char probe[64], code[64], severity[16], message[512], run_time[40];
-};
-
 static int
-finding_source_load(sqlite3 *db, int64_t fid, struct finding_source *fs, struct aerr *err)
+cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT f.run_id, r.endpoint_id, e.vendor_id, f.probe, "
-	    "f.code, f.severity, f.message, coalesce(r.finished_at, r.started_at) FROM finding f "
-	    "JOIN probe_run r ON r.id = f.run_id JOIN endpoint e ON e.id = r.endpoint_id "
-	    "WHERE f.id = ?", "i", fid);
+	struct incident_opts o = { .severity = 2 };
+	struct incident_open_input in;
+	int64_t id;
+	char disc_utc[32];
 
-	if (st == NULL)
-		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return aerr_set(err, AV_USAGE, "--from-finding: unknown finding %lld", (long long)fid);
-	}
-	fs->id = fid;
-	fs->run_id = sqlite3_column_int64(st, 0);
-	fs->endpoint_id = sqlite3_column_int64(st, 1);
-	fs->vendor_id = sqlite3_column_int64(st, 2);
-	snprintf(fs->probe, sizeof fs->probe, "%s", col_text(st, 3));
-	snprintf(fs->code, sizeof fs->code, "%s", col_text(st, 4));
-	snprintf(fs->severity, sizeof fs->severity, "%s", col_text(st, 5));
-	snprintf(fs->message, sizeof fs->message, "%s", col_text(st, 6));
-	snprintf(fs->run_time, sizeof fs->run_time, "%s", col_text(st, 7));
-	sqlite3_finalize(st);
-	return 0;
-}
-
-/* What incident open was asked, checked before the database is touched. */
-struct open_req {
-	struct incident_opts o;
-	int64_t disc_ms, ws, we, indiv, state;
-	char ws_utc[32], we_utc[32];
-};
-
-static int
-open_validate(int argc, char **argv, struct open_req *q, struct aerr *err)
-{
-	struct incident_opts *o = &q->o;
-	int64_t vd;
-	int off;
-
-	q->indiv = q->state = -1;
 	if (parse_opts(argc, argv, open_usage, " title endpoint discovered window-start window-end "
 	    "severity phi individuals state-residents eu-data vendor-discovered vendor-sla from-finding ",
-	    o, err) != 0)
+	    &o, err) != 0)
 		return err->code;
 	if (optind != argc - 1)
 		return usage_error(err, open_usage, "incident open needs exactly one VENDOR");
-	if (o->title == NULL)
+	if (o.title == NULL)
 		return usage_error(err, open_usage, "incident open needs --title");
-	if (title_check("--title", o->title, err) != 0)
+	if (incident_title_check("--title", o.title, err) != 0)
 		return err->code;
-	if ((o->window_start == NULL) != (o->window_end == NULL))
+	if ((o.window_start == NULL) != (o.window_end == NULL))
 		return usage_error(err, open_usage, "--window-start and --window-end go together");
-	if (o->discovered != NULL && time_opt("--discovered", o->discovered, &q->disc_ms, &off, err) != 0)
-		return err->code;
-	if (o->window_start != NULL && (time_opt("--window-start", o->window_start, &q->ws, NULL, err) != 0 ||
-	    time_opt("--window-end", o->window_end, &q->we, NULL, err) != 0))
-		return err->code;
-	if (o->window_start != NULL && q->we < q->ws)
-		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
-		    o->window_end, o->window_start);
-	if (o->vendor_discovered != NULL &&
-	    time_opt("--vendor-discovered", o->vendor_discovered, &vd, NULL, err) != 0)
-		return err->code;
-	if (o->individuals != NULL && count_opt("--individuals", o->individuals, &q->indiv, err) != 0)
-		return err->code;
-	if (o->state_residents != NULL &&
-	    count_opt("--state-residents", o->state_residents, &q->state, err) != 0)
-		return err->code;
-	if (q->indiv >= 0 && q->state > q->indiv)
-		return aerr_set(err, AV_USAGE, "--state-residents %lld is more than --individuals %lld",
-		    (long long)q->state, (long long)q->indiv);
-	if (o->window_start != NULL) {
-		fmt_time_ms(q->ws, q->ws_utc);
-		fmt_time_ms(q->we, q->we_utc);
-	}
-	return 0;
-}
-
-/* The vendor, and the endpoint and finding when named: all of one vendor. */
-static int
-open_resolve(sqlite3 *db, const struct incident_opts *o, const char *vendor, int64_t *vendor_id,
-    int64_t *endpoint_id, struct finding_source *fs, struct aerr *err)
-{
-	if (vendor_lookup(db, vendor, vendor_id, err) != 0)
-		return err->code;
-	if (o->endpoint != NULL) {
-		int64_t ev;
-
-		if (endpoint_lookup(db, o->endpoint, endpoint_id, err) != 0 ||
-		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i",
-		    *endpoint_id) != 0)
-			return err->code;
-		if (ev != *vendor_id)
-			return aerr_set(err, AV_USAGE, "--endpoint %s does not belong to vendor %s",
-			    o->endpoint, vendor);
-	}
-	if (o->from_finding != 0) {
-		if (finding_source_load(db, o->from_finding, fs, err) != 0)
-			return err->code;
-		if (fs->vendor_id != *vendor_id)
-			return aerr_set(err, AV_USAGE, "--from-finding %lld was found on another vendor's "
-			    "endpoint", (long long)o->from_finding);
-		if (*endpoint_id != 0 && *endpoint_id != fs->endpoint_id)
-			return aerr_set(err, AV_USAGE, "--from-finding %lld was found on another endpoint "
-			    "than %s", (long long)o->from_finding, o->endpoint);
-		*endpoint_id = fs->endpoint_id;
-	}
-	return 0;
-}
-
-/* The facts the incident opened with, as its audit entry and first timeline
- * entry record them. */
-static cJSON *
-open_details(const struct open_req *q, const char *disc_given, int64_t sla_ms, const char *sla_text,
-    const char *sla_source)
-{
-	const struct incident_opts *o = &q->o;
-	cJSON *d = cJSON_CreateObject(), *facts;
-
-	cJSON_AddBoolToObject(d, "opened", 1);
-	facts = cJSON_AddObjectToObject(d, "facts");
-	cJSON_AddStringToObject(facts, "title", o->title);
-	cJSON_AddNumberToObject(facts, "severity", (double)o->severity);
-	cJSON_AddStringToObject(facts, "phi", o->phi ? o->phi : "unknown");
-	if (q->indiv >= 0)
-		cJSON_AddNumberToObject(facts, "individuals", (double)q->indiv);
-	else
-		cJSON_AddNullToObject(facts, "individuals");
-	if (q->state >= 0)
-		cJSON_AddNumberToObject(facts, "state_residents", (double)q->state);
-	else
-		cJSON_AddNullToObject(facts, "state_residents");
-	cJSON_AddBoolToObject(facts, "eu_data", o->eu_data);
-	cJSON_AddStringToObject(facts, "discovered_at", disc_given);
-	json_add_str(facts, "window_start", o->window_start);
-	json_add_str(facts, "window_end", o->window_end);
-	json_add_str(facts, "vendor_discovered_at", o->vendor_discovered);
-	/* The contract that holds for this incident is the one in force when it opened. */
-	json_add_str(facts, "vendor_sla", sla_ms >= 0 ? sla_text : NULL);
-	json_add_str(facts, "vendor_sla_source", sla_ms >= 0 ? sla_source : NULL);
-	if (o->from_finding != 0)
-		cJSON_AddNumberToObject(d, "finding", (double)o->from_finding);
-	return d;
-}
-
-/* An incident opened from a finding links it, its run and its evidence. */
-static int
-open_link_finding(sqlite3 *db, const char *actor, int64_t id, const struct finding_source *fs,
-    struct aerr *err)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	if (incident_link_add(db, actor, id, "finding", fs->id, err) != 0 ||
-	    incident_link_add(db, actor, id, "run", fs->run_id, err) != 0)
-		return err->code;
-	st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
-	    "ORDER BY evidence_id", "i", fs->id);
-	if (st == NULL)
-		return err->code;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (incident_link_add(db, actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
-			sqlite3_finalize(st);
-			return err->code;
-		}
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_err(db, err, "finding evidence");
-	return 0;
-}
-
-static int
-incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	struct open_req q = { .o = { .severity = 2 } };
-	const struct incident_opts *o = &q.o;
-	struct finding_source fs = { 0 };
-	int64_t vendor_id, endpoint_id = 0, id, sla_ms;
-	char disc_utc[32], at[32], sla_text[32], sla_source[160];
-	const char *disc_given;
-	sqlite3 *db;
-	cJSON *d;
-	char *text;
-	int rc;
-
-	if (open_validate(argc, argv, &q, err) != 0)
-		return err->code;
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (open_resolve(db, o, argv[optind], &vendor_id, &endpoint_id, &fs, err) != 0)
-		goto fail;
-	/* Discovery: as given, else when the finding's run saw it, else now. */
-	now_iso(at);
-	if (o->discovered != NULL) {
-		disc_given = o->discovered;
-	} else if (o->from_finding != 0) {
-		disc_given = fs.run_time;
-		if (parse_time(disc_given, &q.disc_ms, err) != 0)
-			goto fail;
-	} else {
-		disc_given = at;
-		q.disc_ms = now_ms();
-	}
-	fmt_time_ms(q.disc_ms, disc_utc);
-	if (o->vendor_sla != NULL && strcmp(o->vendor_sla, "none") != 0) {
-		sla_ms = o->vendor_sla_ms;
-		snprintf(sla_text, sizeof sla_text, "%s", o->vendor_sla);
-		snprintf(sla_source, sizeof sla_source, "given with incident open by %s", av->actor);
-	} else if (o->vendor_sla != NULL) {
-		sla_ms = -1;
-	} else if (incident_vendor_sla(db, vendor_id, &sla_ms, sla_text, sizeof sla_text, sla_source,
-	    sizeof sla_source, err) != 0) {
-		goto fail;
-	}
-	if (db_exec(db, err, "INSERT INTO incident (vendor_id, endpoint_id, title, severity, phi, "
-	    "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at) "
-	    "VALUES (?,nullif(?, 0),?,?,?,nullif(?, -1),?,?,?,?,?,?)", "iitit" "iittttt", vendor_id,
-	    endpoint_id, o->title,
-	    o->severity, o->phi ? o->phi : "unknown", q.indiv, (int64_t)o->eu_data, disc_utc,
-	    o->window_start ? q.ws_utc : NULL, o->window_start ? q.we_utc : NULL, av->actor, at) != 0)
-		goto fail;
-	id = sqlite3_last_insert_rowid(db);
-
-	d = open_details(&q, disc_given, sla_ms, sla_text, sla_source);
-	if (audit_append(db, av->actor, "incident.open", "incident", id, d, err) != 0) {
-		cJSON_Delete(d);
-		goto fail;
-	}
-	if (o->from_finding != 0)
-		text = xasprintf("Incident opened from probe finding %lld (%s %s, %s): %s",
-		    (long long)fs.id, fs.probe, fs.code, fs.severity, fs.message);
-	else
-		text = xasprintf("Incident opened: %s", o->title);
-	rc = incident_entry_add(db, av->actor, id, "detection", disc_given, text, d, NULL, err);
-	free(text);
-	cJSON_Delete(d);
-	if (rc != 0)
-		goto fail;
-	if (o->from_finding != 0 && open_link_finding(db, av->actor, id, &fs, err) != 0)
-		goto fail;
-	if (db_commit(db, err) != 0)
+	in = (struct incident_open_input){
+		.vendor = argv[optind], .title = o.title, .endpoint = o.endpoint,
+		.discovered = o.discovered, .window_start = o.window_start, .window_end = o.window_end,
+		.phi = o.phi, .individuals = o.individuals, .state_residents = o.state_residents,
+		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla,
+		.severity = o.severity, .from_finding = o.from_finding, .eu_data = o.eu_data,
+	};
+	if (incident_open(av, &in, &id, disc_utc, err) != 0)
 		return err->code;
 	printf("incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[optind],
 	    disc_utc);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 /* ---- list ---- */
@@ -523,10 +226,9 @@ static int
 incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
-	int64_t vendor_id = 0, now = now_ms();
+	int64_t vendor_id = 0;
 	sqlite3 *db;
-	sqlite3_stmt *st;
-	cJSON *arr;
+	cJSON *arr, *r;
 
 	if (parse_opts(argc, argv, list_usage, " open vendor json ", &o, err) != 0)
 		return err->code;
@@ -536,79 +238,31 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (o.vendor != NULL && vendor_lookup(db, o.vendor, &vendor_id, err) != 0)
 		return err->code;
-	st = db_prepare(db, err, "SELECT i.id, v.name, e.name, i.title, i.status, i.severity, "
-	    "i.discovered_at, (SELECT count(*) FROM incident_task t WHERE t.incident_id = i.id AND "
-	    "t.done_at IS NULL) FROM incident i JOIN vendor v ON v.id = i.vendor_id "
-	    "LEFT JOIN endpoint e ON e.id = i.endpoint_id "
-	    "WHERE (? = 0 OR i.status <> 'closed') AND (? = 0 OR i.vendor_id = ?) ORDER BY i.id",
-	    "iii", (int64_t)o.open_only, vendor_id, vendor_id);
-	if (st == NULL)
+	if (incident_list_json(db, vendor_id, o.open_only, now_ms(), &arr, err) != 0)
 		return err->code;
-	arr = cJSON_CreateArray();
-	if (!o.json)
-		printf("%-4s %-13s %-16s %-24s %-8s %-50s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
-		    "OVERDUE", "NEXT DUE", "TITLE");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		struct incident_facts f;
-		struct incident_clock clocks[CLOCK_COUNT];
-		const struct incident_clock *next, *overdue[CLOCK_COUNT];
-		cJSON *over;
-		char due[32] = "-", nextbuf[64] = "-";
-		int nover;
-
-		if (incident_clocks(db, id, &f, clocks, err) != 0) {
-			cJSON_Delete(arr);
-			sqlite3_finalize(st);
-			return err->code;
-		}
-		next = clocks_next_due(clocks, now, overdue, &nover);
-		over = cJSON_CreateArray();
-		for (int i = 0; i < nover; i++)
-			cJSON_AddItemToArray(over, cJSON_CreateString(overdue[i]->id));
-		if (next != NULL) {
-			fmt_time_ms(next->due_ms, due);
-			/* A passed date is not "next": it says so. */
-			snprintf(nextbuf, sizeof nextbuf, "%s%s %s", next->due_ms < now ? "OVERDUE " : "",
-			    next->id, due);
-		}
-		if (o.json) {
-			cJSON *r = cJSON_CreateObject();
-
-			cJSON_AddNumberToObject(r, "id", (double)id);
-			cJSON_AddStringToObject(r, "vendor", col_text(st, 1));
-			json_add_endpoint_ref(r, "endpoint", st, 1, 2);
-			cJSON_AddStringToObject(r, "title", col_text(st, 3));
-			cJSON_AddStringToObject(r, "status", col_text(st, 4));
-			cJSON_AddNumberToObject(r, "severity", sqlite3_column_int(st, 5));
-			cJSON_AddStringToObject(r, "discovered_at", col_text(st, 6));
-			cJSON_AddNumberToObject(r, "open_tasks", sqlite3_column_int(st, 7));
-			cJSON_AddItemToObject(r, "overdue_clocks", over);
-			if (next != NULL) {
-				cJSON *n = cJSON_AddObjectToObject(r, "next_due");
-
-				cJSON_AddStringToObject(n, "clock", next->id);
-				cJSON_AddStringToObject(n, "due", due);
-				cJSON_AddBoolToObject(n, "overdue", next->due_ms < now);
-			} else {
-				cJSON_AddNullToObject(r, "next_due");
-			}
-			cJSON_AddItemToArray(arr, r);
-		} else {
-			char overbuf[16];
-
-			snprintf(overbuf, sizeof overbuf, "%d", cJSON_GetArraySize(over));
-			printf("%-4lld %-13s %-16s %-24s %-8s %-50s %s\n", (long long)id, col_text(st, 4),
-			    col_text(st, 1), col_text(st, 6), cJSON_GetArraySize(over) ? overbuf : "-",
-			    nextbuf, col_text(st, 3));
-			cJSON_Delete(over);
-		}
-	}
-	sqlite3_finalize(st);
-	if (o.json)
+	if (o.json) {
 		json_emit(arr);
-	else
-		cJSON_Delete(arr);
+		return 0;
+	}
+	printf("%-4s %-13s %-16s %-24s %-8s %-50s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
+	    "OVERDUE", "NEXT DUE", "TITLE");
+	cJSON_ArrayForEach(r, arr) {
+		const cJSON *next = cJSON_GetObjectItem(r, "next_due");
+		int nover = cJSON_GetArraySize(cJSON_GetObjectItem(r, "overdue_clocks"));
+		char overbuf[16], nextbuf[64] = "-";
+
+		/* A passed date is not "next": it says so. */
+		if (cJSON_IsObject(next))
+			snprintf(nextbuf, sizeof nextbuf, "%s%s %s",
+			    cJSON_IsTrue(cJSON_GetObjectItem(next, "overdue")) ? "OVERDUE " : "",
+			    json_get_str(next, "clock"), json_get_str(next, "due"));
+		snprintf(overbuf, sizeof overbuf, "%d", nover);
+		printf("%-4lld %-13s %-16s %-24s %-8s %-50s %s\n",
+		    (long long)cJSON_GetObjectItem(r, "id")->valuedouble, json_get_str(r, "status"),
+		    json_get_str(r, "vendor"), json_get_str(r, "discovered_at"), nover ? overbuf : "-",
+		    nextbuf, json_get_str(r, "title"));
+	}
+	cJSON_Delete(arr);
 	return 0;
 }
 
@@ -744,66 +398,20 @@ static const char status_usage[] =
     "incident status ID new|investigating|contained|resolved|closed [--note TEXT] [--at TIME]";
 
 static int
-incident_status(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_status(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
-	int64_t id, ms;
+	int64_t id;
 	char from[32];
-	sqlite3 *db;
-	cJSON *d;
-	char *text;
-	int rc;
 
 	if (parse_opts(argc, argv, status_usage, " note at ", &o, err) != 0)
 		return err->code;
 	if (optind != argc - 2)
 		return usage_error(err, status_usage, "incident status needs an ID and a STATUS");
-	if (o.at != NULL && time_opt("--at", o.at, &ms, NULL, err) != 0)
+	if (incident_set_status(av, argv[optind], argv[optind + 1], o.note, o.at, &id, from, err) != 0)
 		return err->code;
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (incident_lookup(db, argv[optind], &id, err) != 0 ||
-	    incident_status_of(db, id, from, sizeof from, err) != 0 ||
-	    incident_status_check(db, id, from, argv[optind + 1], err) != 0)
-		goto fail;
-	if (o.at != NULL) {
-		/* A back-dated change still follows the change before it. */
-		sqlite3_stmt *st = db_prepare(db, err, "SELECT id, at, at_utc FROM incident_entry "
-		    "WHERE incident_id = ? AND (kind = 'status-change' OR json_extract(details, "
-		    "'$.opened')) ORDER BY id DESC LIMIT 1", "i", id);
-		int64_t prev;
-
-		if (st == NULL)
-			goto fail;
-		if (sqlite3_step(st) == SQLITE_ROW && parse_time(col_text(st, 2), &prev, NULL) == 0 &&
-		    ms < prev) {
-			aerr_set(err, AV_USAGE, "--at %s is before the incident's previous status change "
-			    "(entry %lld at %s)", o.at, (long long)sqlite3_column_int64(st, 0), col_text(st, 1));
-			sqlite3_finalize(st);
-			goto fail;
-		}
-		sqlite3_finalize(st);
-	}
-	d = cJSON_CreateObject();
-	cJSON_AddStringToObject(d, "from", from);
-	cJSON_AddStringToObject(d, "to", argv[optind + 1]);
-	text = o.note ? xstrdup(o.note) : xasprintf("Status %s -> %s", from, argv[optind + 1]);
-	rc = db_exec(db, err, "UPDATE incident SET status = ? WHERE id = ?", "ti", argv[optind + 1], id);
-	if (rc == 0)
-		rc = audit_append(db, av->actor, "incident.status", "incident", id, d, err);
-	if (rc == 0)
-		rc = incident_entry_add(db, av->actor, id, "status-change", o.at, text, d, NULL, err);
-	free(text);
-	cJSON_Delete(d);
-	if (rc != 0 || db_commit(db, err) != 0)
-		goto fail;
 	printf("incident %lld: %s -> %s\n", (long long)id, from, argv[optind + 1]);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 /* ---- note ---- */
@@ -812,14 +420,12 @@ static const char note_usage[] = "incident note ID TEXT [--kind KIND] [--at TIME
     "[--clock CLOCK]... [--corrects ENTRY_ID]";
 
 static int
-incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
+	struct incident_note_input in = { 0 };
 	const char *kind;
-	int64_t id, ms, eid, owner;
-	sqlite3 *db;
-	cJSON *d = NULL;
-	int rc;
+	int64_t id, eid;
 
 	if (parse_opts(argc, argv, note_usage, " kind at clock corrects ", &o, err) != 0)
 		return err->code;
@@ -835,45 +441,14 @@ incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 		if (strcmp(o.clocks[i], "vendor-sla") == 0)
 			return usage_error(err, note_usage, "--clock vendor-sla: that clock stops when the "
 			    "vendor's notice is recorded (--kind vendor-notice)");
-	if (o.at != NULL && time_opt("--at", o.at, &ms, NULL, err) != 0)
+	in.ref = argv[optind], in.text = argv[optind + 1], in.kind = kind, in.at = o.at;
+	in.corrects = o.corrects;
+	for (int i = 0; i < o.nclocks; i++)
+		in.clocks[in.nclocks++] = o.clocks[i];
+	if (incident_note(av, &in, &id, &eid, err) != 0)
 		return err->code;
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (open_incident(db, argv[optind], &id, err) != 0)
-		goto fail;
-	if (o.corrects != 0) {
-		rc = db_int(db, &owner, err, "SELECT incident_id FROM incident_entry WHERE id = ?", "i",
-		    o.corrects);
-		if (rc < 0)
-			goto fail;
-		if (rc == 1 || owner != id) {
-			aerr_set(err, AV_USAGE, "--corrects %lld: incident %lld has no such entry",
-			    (long long)o.corrects, (long long)id);
-			goto fail;
-		}
-	}
-	if (o.nclocks > 0 || o.corrects != 0) {
-		d = cJSON_CreateObject();
-		if (o.nclocks > 0) {
-			cJSON *a = cJSON_AddArrayToObject(d, "clocks");
-
-			for (int i = 0; i < o.nclocks; i++)
-				cJSON_AddItemToArray(a, cJSON_CreateString(o.clocks[i]));
-		}
-		if (o.corrects != 0)
-			cJSON_AddNumberToObject(d, "corrects", (double)o.corrects);
-	}
-	rc = incident_entry_add(db, av->actor, id, kind, o.at, argv[optind + 1], d, &eid, err);
-	cJSON_Delete(d);
-	if (rc != 0 || db_commit(db, err) != 0)
-		goto fail;
 	printf("incident %lld: entry %lld recorded (%s)\n", (long long)id, (long long)eid, kind);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 /* ---- edit ---- */
@@ -883,26 +458,12 @@ static const char edit_usage[] = "incident edit ID [--title TEXT] [--endpoint VE
     "[--state-residents N|unknown] [--eu-data yes|no] [--window-start TIME --window-end TIME] "
     "[--vendor-discovered TIME] [--vendor-sla DURATION|none] [--note TEXT] [--at TIME]";
 
-static void
-fact_count(cJSON *facts, const char *k, int64_t v)
-{
-	if (v < 0)
-		cJSON_AddNullToObject(facts, k);
-	else
-		cJSON_AddNumberToObject(facts, k, (double)v);
-}
-
 static int
-incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
-	int64_t id, ms, ws = 0, we = 0, indiv = -1, state = -1, endpoint_id = 0, cur_indiv;
-	char ws_utc[32], we_utc[32];
-	struct buf what;
-	sqlite3 *db;
-	cJSON *d, *facts;
-	char *text;
-	int rc;
+	struct incident_edit_input in;
+	int64_t id;
 
 	if (parse_opts(argc, argv, edit_usage, " title endpoint severity phi individuals "
 	    "state-residents eu-data window-start window-end vendor-discovered vendor-sla note at ", &o,
@@ -914,135 +475,22 @@ incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    !o.state_residents && !o.set_eu_data && !o.window_start && !o.window_end &&
 	    !o.vendor_discovered && !o.vendor_sla)
 		return usage_error(err, edit_usage, "incident edit: nothing to change");
-	if (o.title != NULL && title_check("--title", o.title, err) != 0)
+	if (o.title != NULL && incident_title_check("--title", o.title, err) != 0)
 		return err->code;
 	if ((o.window_start == NULL) != (o.window_end == NULL))
 		return usage_error(err, edit_usage, "--window-start and --window-end go together");
-	if (o.window_start != NULL && (time_opt("--window-start", o.window_start, &ws, NULL, err) != 0 ||
-	    time_opt("--window-end", o.window_end, &we, NULL, err) != 0))
+	in = (struct incident_edit_input){
+		.ref = argv[optind], .title = o.title, .endpoint = o.endpoint, .phi = o.phi,
+		.individuals = o.individuals, .state_residents = o.state_residents,
+		.window_start = o.window_start, .window_end = o.window_end,
+		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla, .note = o.note,
+		.at = o.at, .severity = o.severity, .set_severity = o.set_severity,
+		.set_eu_data = o.set_eu_data, .eu_data = o.eu_data,
+	};
+	if (incident_edit(av, &in, &id, err) != 0)
 		return err->code;
-	if (o.window_start != NULL && we < ws)
-		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
-		    o.window_end, o.window_start);
-	if (o.vendor_discovered != NULL &&
-	    time_opt("--vendor-discovered", o.vendor_discovered, &ms, NULL, err) != 0)
-		return err->code;
-	if (o.at != NULL && time_opt("--at", o.at, &ms, NULL, err) != 0)
-		return err->code;
-	if (o.individuals != NULL && count_opt("--individuals", o.individuals, &indiv, err) != 0)
-		return err->code;
-	if (o.state_residents != NULL &&
-	    count_opt("--state-residents", o.state_residents, &state, err) != 0)
-		return err->code;
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (open_incident(db, argv[optind], &id, err) != 0)
-		goto fail;
-	if (o.endpoint != NULL) {
-		int64_t ev, iv;
-
-		if (endpoint_lookup(db, o.endpoint, &endpoint_id, err) != 0 ||
-		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i", endpoint_id) ||
-		    db_int(db, &iv, err, "SELECT vendor_id FROM incident WHERE id = ?", "i", id))
-			goto fail;
-		if (ev != iv) {
-			aerr_set(err, AV_USAGE, "--endpoint %s belongs to another vendor than incident "
-			    "%lld's", o.endpoint, (long long)id);
-			goto fail;
-		}
-	}
-	if (o.state_residents != NULL && state >= 0) {
-		rc = db_int(db, &cur_indiv, err, "SELECT individuals FROM incident WHERE id = ? AND "
-		    "individuals IS NOT NULL", "i", id);
-		if (rc < 0)
-			goto fail;
-		if (o.individuals != NULL)
-			cur_indiv = indiv, rc = indiv < 0;
-		if (rc == 0 && state > cur_indiv) {
-			aerr_set(err, AV_USAGE, "--state-residents %lld is more than the %lld individuals",
-			    (long long)state, (long long)cur_indiv);
-			goto fail;
-		}
-	}
-
-	/* The facts as given go into the entry; the columns hold the current values. */
-	d = cJSON_CreateObject();
-	facts = cJSON_AddObjectToObject(d, "facts");
-	buf_init(&what);
-	rc = 0;
-#define SET(cond, sql, fmt, ...) \
-	if (rc == 0 && (cond)) \
-		rc = db_exec(db, err, "UPDATE incident SET " sql " WHERE id = ?", fmt "i", __VA_ARGS__, id)
-	SET(o.title, "title = ?", "t", o.title);
-	SET(o.endpoint, "endpoint_id = ?", "i", endpoint_id);
-	SET(o.set_severity, "severity = ?", "i", o.severity);
-	SET(o.phi, "phi = ?", "t", o.phi);
-	SET(o.individuals, "individuals = nullif(?, -1)", "i", indiv);
-	SET(o.set_eu_data, "eu_data = ?", "i", (int64_t)o.eu_data);
-#undef SET
-	if (rc == 0 && o.window_start) {
-		fmt_time_ms(ws, ws_utc);
-		fmt_time_ms(we, we_utc);
-		rc = db_exec(db, err, "UPDATE incident SET window_start = ?, window_end = ? WHERE id = ?",
-		    "tti", ws_utc, we_utc, id);
-	}
-	if (rc != 0) {
-		cJSON_Delete(d);
-		buf_free(&what);
-		goto fail;
-	}
-	if (o.title)
-		cJSON_AddStringToObject(facts, "title", o.title), buf_printf(&what, ", title");
-	if (o.endpoint)
-		cJSON_AddStringToObject(facts, "endpoint", o.endpoint),
-		    buf_printf(&what, ", endpoint %s", o.endpoint);
-	if (o.set_severity)
-		cJSON_AddNumberToObject(facts, "severity", (double)o.severity),
-		    buf_printf(&what, ", severity %lld", (long long)o.severity);
-	if (o.phi)
-		cJSON_AddStringToObject(facts, "phi", o.phi), buf_printf(&what, ", phi %s", o.phi);
-	if (o.individuals)
-		fact_count(facts, "individuals", indiv), buf_printf(&what, ", individuals %s",
-		    o.individuals);
-	if (o.state_residents)
-		fact_count(facts, "state_residents", state),
-		    buf_printf(&what, ", state residents %s", o.state_residents);
-	if (o.set_eu_data)
-		cJSON_AddBoolToObject(facts, "eu_data", o.eu_data),
-		    buf_printf(&what, ", EU data %s", o.eu_data ? "yes" : "no");
-	if (o.window_start) {
-		cJSON_AddStringToObject(facts, "window_start", o.window_start);
-		cJSON_AddStringToObject(facts, "window_end", o.window_end);
-		buf_printf(&what, ", window %s to %s", o.window_start, o.window_end);
-	}
-	if (o.vendor_discovered)
-		cJSON_AddStringToObject(facts, "vendor_discovered_at", o.vendor_discovered),
-		    buf_printf(&what, ", vendor discovered %s", o.vendor_discovered);
-	if (o.vendor_sla) {
-		int none = strcmp(o.vendor_sla, "none") == 0;
-		char *src = xasprintf("set by %s with incident edit", av->actor);
-
-		json_add_str(facts, "vendor_sla", none ? NULL : o.vendor_sla);
-		json_add_str(facts, "vendor_sla_source", none ? NULL : src);
-		free(src);
-		buf_printf(&what, ", vendor SLA %s", o.vendor_sla);
-	}
-	text = o.note ? xstrdup(o.note) : xasprintf("Set %s", what.data + 2);
-	buf_free(&what);
-	rc = audit_append(db, av->actor, "incident.edit", "incident", id, facts, err);
-	if (rc == 0)
-		rc = incident_entry_add(db, av->actor, id, "decision", o.at, text, d, NULL, err);
-	free(text);
-	cJSON_Delete(d);
-	if (rc != 0 || db_commit(db, err) != 0)
-		goto fail;
 	printf("incident %lld updated\n", (long long)id);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 /* ---- tasks ---- */
@@ -1053,49 +501,22 @@ static int
 task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
-	int64_t id, due_ms = 0, tid;
-	char due[32], at[32];
-	sqlite3 *db;
-	cJSON *d;
-	int rc;
+	int64_t id, due_ms, tid;
 
 	if (parse_opts(argc, argv, task_add_usage, " owner due ", &o, err) != 0)
 		return err->code;
 	if (optind != argc - 2)
 		return usage_error(err, task_add_usage, "incident task add needs an ID and a TITLE");
-	if (title_check("the task title", argv[optind + 1], err) != 0)
+	if (incident_title_check("the task title", argv[optind + 1], err) != 0)
 		return err->code;
 	if (o.owner != NULL && (*o.owner == '\0' || strlen(o.owner) > 100))
 		return usage_error(err, task_add_usage, "--owner must be 1 to 100 characters");
 	if (o.due != NULL && parse_deadline(o.due, &due_ms, err) != 0)
 		return aerr_prefix(err, "--due");
-	if ((db = av_db(av, err)) == NULL)
+	if (incident_task_add(av, argv[optind], argv[optind + 1], o.owner, o.due, &id, &tid, err) != 0)
 		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (open_incident(db, argv[optind], &id, err) != 0)
-		goto fail;
-	if (o.due != NULL)
-		fmt_time_ms(due_ms, due);
-	now_iso(at);
-	if (db_exec(db, err, "INSERT INTO incident_task (incident_id, title, owner, due_at, created_at) "
-	    "VALUES (?,?,?,?,?)", "itttt", id, argv[optind + 1], o.owner, o.due ? due : NULL, at) != 0)
-		goto fail;
-	tid = sqlite3_last_insert_rowid(db);
-	d = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "incident_id", (double)id);
-	cJSON_AddStringToObject(d, "title", argv[optind + 1]);
-	json_add_str(d, "owner", o.owner);
-	json_add_str(d, "due_at", o.due ? due : NULL);
-	rc = audit_append(db, av->actor, "incident.task.add", "incident_task", tid, d, err);
-	cJSON_Delete(d);
-	if (rc != 0 || db_commit(db, err) != 0)
-		goto fail;
 	printf("incident %lld: task %lld added\n", (long long)id, (long long)tid);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 static const char task_done_usage[] = "incident task done TASK_ID [--at TIME]";
@@ -1104,12 +525,7 @@ static int
 task_done(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
-	int64_t tid, iid, ms;
-	char at[32], idbuf[32];
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	cJSON *d;
-	int rc;
+	int64_t tid, iid;
 
 	if (parse_opts(argc, argv, task_done_usage, " at ", &o, err) != 0)
 		return err->code;
@@ -1117,48 +533,10 @@ task_done(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(err, task_done_usage, "incident task done needs exactly one TASK_ID");
 	if (parse_int_opt("TASK_ID", argv[optind], 1, INT64_MAX, &tid, err) != 0)
 		return err->code;
-	if (o.at != NULL && time_opt("--at", o.at, &ms, NULL, err) != 0)
+	if (incident_task_done(av, tid, o.at, &iid, err) != 0)
 		return err->code;
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	st = db_prepare(db, err, "SELECT incident_id, done_at FROM incident_task WHERE id = ?", "i", tid);
-	if (st == NULL)
-		goto fail;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		aerr_set(err, AV_USAGE, "unknown task %lld", (long long)tid);
-		goto fail;
-	}
-	iid = sqlite3_column_int64(st, 0);
-	if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
-		aerr_set(err, AV_USAGE, "task %lld is already done (%s)", (long long)tid, col_text(st, 1));
-		sqlite3_finalize(st);
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	snprintf(idbuf, sizeof idbuf, "%lld", (long long)iid);
-	if (open_incident(db, idbuf, &iid, err) != 0)
-		goto fail;
-	if (o.at != NULL)
-		fmt_time_ms(ms, at);
-	else
-		now_iso(at);
-	if (db_exec(db, err, "UPDATE incident_task SET done_at = ? WHERE id = ?", "ti", at, tid) != 0)
-		goto fail;
-	d = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "incident_id", (double)iid);
-	cJSON_AddStringToObject(d, "done_at", at);
-	rc = audit_append(db, av->actor, "incident.task.done", "incident_task", tid, d, err);
-	cJSON_Delete(d);
-	if (rc != 0 || db_commit(db, err) != 0)
-		goto fail;
 	printf("incident %lld: task %lld done\n", (long long)iid, (long long)tid);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 static const struct subcmd task_subs[] = {
@@ -1183,11 +561,11 @@ static const char link_usage[] = "incident link ID [--run RUN_ID]... [--finding 
     "[--evidence EVIDENCE_ID]... [--file PATH [--effective DATE]]";
 
 static int
-incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
-	int64_t id, eid;
-	sqlite3 *db;
+	struct incident_link_input in = { 0 };
+	int64_t id, eid = 0;
 
 	if (parse_opts(argc, argv, link_usage, " run finding evidence file effective ", &o, err) != 0)
 		return err->code;
@@ -1197,29 +575,20 @@ incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(err, link_usage, "incident link: nothing to link");
 	if (o.effective != NULL && o.file == NULL)
 		return usage_error(err, link_usage, "--effective goes with --file");
-	if ((db = av_db(av, err)) == NULL)
+	in.ref = argv[optind], in.file = o.file, in.effective = o.effective;
+	for (int i = 0; i < o.nlinks; i++) {
+		in.links[i].type = o.links[i].type;
+		in.links[i].id = o.links[i].id;
+	}
+	in.nlinks = o.nlinks;
+	if (incident_link(av, &in, &id, &eid, err) != 0)
 		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (open_incident(db, argv[optind], &id, err) != 0)
-		goto fail;
-	for (int i = 0; i < o.nlinks; i++)
-		if (incident_link_add(db, av->actor, id, o.links[i].type, o.links[i].id, err) != 0)
-			goto fail;
-	if (o.file != NULL && (evidence_add_file(db, av->actor, o.file, o.effective, &eid, err) != 0 ||
-	    incident_link_add(db, av->actor, id, "evidence", eid, err) != 0))
-		goto fail;
-	if (db_commit(db, err) != 0)
-		goto fail;
 	for (int i = 0; i < o.nlinks; i++)
 		printf("incident %lld: linked %s %lld\n", (long long)id, o.links[i].type,
 		    (long long)o.links[i].id);
 	if (o.file != NULL)
 		printf("incident %lld: linked evidence %lld (%s)\n", (long long)id, (long long)eid, o.file);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 /* ---- verify ---- */
@@ -1259,7 +628,7 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (optind != argc - 1)
 		return usage_error(err, verify_usage, "incident verify needs exactly one ID");
-	if ((db = av_db(av, err)) == NULL || open_incident(db, argv[optind], &id, err) != 0 ||
+	if ((db = av_db(av, err)) == NULL || incident_writable(db, argv[optind], &id, err) != 0 ||
 	    incident_verify_prepare(db, id, probes, &v, err) != 0)
 		return err->code;
 	po.probes = v.probes;
@@ -1304,16 +673,16 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct subcmd incident_subs[] = {
-	{ "open", open_usage, "open an incident (from a probe finding with --from-finding)", incident_open },
+	{ "open", open_usage, "open an incident (from a probe finding with --from-finding)", cmd_incident_open },
 	{ "list", list_usage, "list incidents with overdue and next-due clocks", incident_list },
 	{ "due", incident_due_usage, "list clocks overdue or due soon; post them to webhooks",
 	    incident_due_cmd },
 	{ "show", show_usage, "show an incident: facts, clocks, timeline, tasks, links", incident_show },
-	{ "status", status_usage, "move an incident through its workflow", incident_status },
-	{ "note", note_usage, "add an immutable timeline entry", incident_note },
-	{ "edit", edit_usage, "record established facts (recorded as a decision entry)", incident_edit },
+	{ "status", status_usage, "move an incident through its workflow", cmd_incident_status },
+	{ "note", note_usage, "add an immutable timeline entry", cmd_incident_note },
+	{ "edit", edit_usage, "record established facts (recorded as a decision entry)", cmd_incident_edit },
 	{ "task", "incident task add|done ...", "add and complete tasks", incident_task },
-	{ "link", link_usage, "link probe runs, findings and evidence", incident_link },
+	{ "link", link_usage, "link probe runs, findings and evidence", cmd_incident_link },
 	{ "verify", verify_usage, "re-run the relevant probes and record a verification", incident_verify },
 	{ NULL, NULL, NULL, NULL }
 };

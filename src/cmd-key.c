@@ -22,54 +22,15 @@ extern const struct cmd_entry cmd_key_entry;
 
 #define DEFAULT_KEY "aivet"
 
-static char *
-key_path(const char *name, const char *ext)
-{
-	char *dir = keystore_dir(), *p = xasprintf("%s/%s.%s", dir, name, ext);
-
-	free(dir);
-	return p;
-}
-
-/* Writes NAME.key and NAME.pub, refusing to replace an existing key. */
-static int
-store_key(const char *name, const char *sectext, size_t seclen, const struct minisign_pub *pub,
-    struct aerr *err)
-{
-	char *dir = keystore_dir(), *kp = key_path(name, "key"), *pp = key_path(name, "pub");
-	struct buf pb;
-	int rc = 0;
-
-	if (access(kp, F_OK) == 0 || access(pp, F_OK) == 0) {
-		rc = aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
-		goto out;
-	}
-	if ((rc = mkdir_p(dir, 0700, err)) != 0)
-		goto out;
-	buf_init(&pb);
-	minisign_pubkey_format(pub, &pb);
-	rc = write_file_atomic(kp, sectext, seclen, 0600, err);
-	if (rc == 0 && (rc = write_file_atomic(pp, pb.data, pb.len, 0644, err)) != 0)
-		unlink(kp);
-	buf_free(&pb);
-out:
-	free(dir);
-	free(kp);
-	free(pp);
-	return rc;
-}
-
 static void
 print_key_created(const char *verb, const char *name, const struct minisign_pub *pub, int encrypted)
 {
-	char id[MINISIGN_KEYID_LEN + 1], *kp = key_path(name, "key"), *pp = key_path(name, "pub");
+	struct buf b;
 
-	minisign_keyid(pub->keynum, id);
-	printf("key %s %s (key id %s)\n", name, verb, id);
-	printf("  public key  %s\n", pp);
-	printf("  secret key  %s (%s)\n", kp, encrypted ? "encrypted" : "NOT encrypted");
-	free(kp);
-	free(pp);
+	buf_init(&b);
+	keystore_created_text(verb, name, pub, encrypted, &b);
+	fwrite(b.data, 1, b.len, stdout);
+	buf_free(&b);
 }
 
 static const char generate_usage[] =
@@ -85,13 +46,9 @@ key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *name = DEFAULT_KEY;
-	int c, nopw = 0, rc;
+	int c, nopw = 0;
 	enum minisign_kdf_cost cost = KDF_SENSITIVE;
-	struct minisign_sec *sec;
 	struct minisign_pub pub;
-	struct secbuf kb = { 0 };
-	char *pw = NULL, *kp;
-	size_t pwlen = 0;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
@@ -118,31 +75,11 @@ key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (optind != argc)
 		return usage_error(err, generate_usage, "unexpected argument '%s'", argv[optind]);
-	if (keystore_name_check(name, err) != 0)
+	if (keystore_generate(name, !nopw, cost, &pub, err) != 0)
 		return err->code;
-	kp = key_path(name, "key");
-	if (access(kp, F_OK) == 0) {
-		aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
-		free(kp);
-		return err->code;
-	}
-	free(kp);
-	if (!nopw && key_password("passphrase for the new key: ", 1, &pw, &pwlen, err) != 0)
-		return err->code;
-	if (minisign_generate(&sec, &pub, err) != 0) {
-		credref_free(pw, pwlen);
-		return err->code;
-	}
-	rc = minisign_seckey_format(sec, pw, pwlen, cost, &kb, err);
-	minisign_sec_free(sec);
-	credref_free(pw, pwlen);
-	if (rc == 0)
-		rc = store_key(name, kb.data, kb.len, &pub, err);
-	secbuf_free(&kb);
-	if (rc == 0)
-		print_key_created("generated", name, &pub, !nopw);
+	print_key_created("generated", name, &pub, !nopw);
 	(void)av;
-	return rc;
+	return 0;
 }
 
 static const char import_usage[] = "key import SECRET-KEY-FILE [--name NAME]";
@@ -188,7 +125,7 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 		minisign_sec_to_pub(sec, &pub);
 		minisign_sec_free(sec);
 		/* The file is kept as it was: its encryption (or lack of it) is the owner's choice. */
-		rc = store_key(name, kb.data, kb.len, &pub, err);
+		rc = keystore_store(name, kb.data, kb.len, &pub, err);
 	}
 	secbuf_free(&kb);
 	if (rc == 0)
@@ -210,8 +147,8 @@ key_json(const char *name, cJSON **out, struct aerr *err)
 
 	if (keystore_load_pub(name, &pub, err) != 0)
 		return err->code;
-	kp = key_path(name, "key");
-	pp = key_path(name, "pub");
+	kp = keystore_path(name, "key");
+	pp = keystore_path(name, "pub");
 	have_sec = access(kp, F_OK) == 0;
 	if (have_sec && secbuf_read_file(kp, &sb, err) == 0) {
 		if (minisign_seckey_is_encrypted(sb.data, sb.len, kp, &enc, err) != 0)

@@ -22,52 +22,6 @@ static const char report_usage[] =
     "[--key NAME] [--at TIME] [--retain-years N] [--include-leaked-content] [--json]";
 
 static int
-parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err)
-{
-	char *copy = xstrdup(s), *tok, *save = NULL;
-
-	*ids = NULL;
-	*n = 0;
-	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-		int64_t v;
-
-		if (parse_int_opt("--runs", tok, 1, INT64_MAX, &v, err) != 0) {
-			free(copy);
-			free(*ids);
-			*ids = NULL;
-			return err->code;
-		}
-		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
-		(*ids)[(*n)++] = v;
-	}
-	free(copy);
-	if (*n == 0)
-		return aerr_set(err, AV_USAGE, "--runs: give one or more run ids separated by commas");
-	return 0;
-}
-
-
-/* An endpoint stored before URLs with credentials were refused must not
- * carry its secret into a signed bundle: the report is refused until the
- * URL is fixed. */
-static int
-endpoints_clean(const struct report *r, struct aerr *err)
-{
-	const cJSON *e;
-
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(r->json, "endpoints")) {
-		const cJSON *url = cJSON_GetObjectItem(e, "url"), *name = cJSON_GetObjectItem(e, "ref");
-
-		if (cJSON_IsString(url) && url_has_credential(url->valuestring))
-			return aerr_set(err, AV_USAGE, "endpoint %s: its URL carries a credential, which the "
-			    "report would copy; set a URL without it ('aivet endpoint edit %s --url URL') "
-			    "and give the key with --credential", cJSON_IsString(name) ? name->valuestring : "?",
-			    cJSON_IsString(name) ? name->valuestring : "?");
-	}
-	return 0;
-}
-
-static int
 cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	static const struct option opts[] = {
@@ -85,13 +39,9 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	struct report_opts o = { .retain_years = 6 };
 	const char *out = NULL, *key = "aivet";
-	char keyid[MINISIGN_KEYID_LEN + 1], sums[65];
-	struct minisign_sec *sec = NULL;
-	struct minisign_pub pub;
-	struct report r = { 0 };
-	struct buf publine = { 0 };
+	struct report_export_result res;
 	sqlite3 *db;
-	int c, json = 0, rc;
+	int c, json = 0;
 
 	if (want_help(argc, argv, report_usage, cmd_report_entry.summary))
 		return 0;
@@ -104,7 +54,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 			break;
 		case 'r':
 			free(o.run_ids);
-			if (parse_runs(optarg, &o.run_ids, &o.nrun_ids, err) != 0)
+			if (report_parse_runs(optarg, &o.run_ids, &o.nrun_ids, err) != 0)
 				goto done;
 			break;
 		case 's': o.since = optarg; break;
@@ -141,68 +91,29 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		usage_error(err, report_usage, "--runs and --since exclude each other");
 		goto done;
 	}
-	if ((db = av_db(av, err)) == NULL)
+	if ((db = av_db(av, err)) == NULL ||
+	    report_export(db, av->actor, &o, out, key, &res, err) != 0)
 		goto done;
-	/* The key first: a wrong passphrase should cost nothing. */
-	if (keystore_load_sec(key, &sec, err) != 0)
-		goto done;
-	minisign_sec_to_pub(sec, &pub);
-	minisign_keyid(pub.keynum, keyid);
-	o.key_id = keyid;
-	minisign_pubkey_base64(&pub, &publine);
-	o.public_key = publine.data;
-	if (db_begin(db, err) != 0)
-		goto done;
-	if (report_collect(db, &o, &r, err) != 0 || endpoints_clean(&r, err) != 0 ||
-	    bundle_write(out, &r, sec, sums, err) != 0)
-		goto fail;
-	{
-		const char *rid = cJSON_GetObjectItem(r.json, "report_id")->valuestring;
-		const char *gen = cJSON_GetObjectItem(r.json, "generated_at")->valuestring;
-		char *optstr = cJSON_PrintUnformatted(cJSON_GetObjectItem(r.json, "options"));
+	if (json) {
 		cJSON *d = cJSON_CreateObject();
-		int64_t id;
 
-		rc = db_exec(db, err, "INSERT INTO report (report_uuid, vendor_id, out_dir, options, key_id, "
-		    "sums_sha256, generated_at) VALUES (?,?,?,?,?,?,?)", "tittttt", rid, r.vendor_id, out,
-		    optstr, keyid, sums, gen);
-		id = sqlite3_last_insert_rowid(db);
-		cJSON_AddStringToObject(d, "report_id", rid);
+		cJSON_AddStringToObject(d, "report_id", res.report_id);
 		cJSON_AddStringToObject(d, "out_dir", out);
-		cJSON_AddStringToObject(d, "key_id", keyid);
-		cJSON_AddStringToObject(d, "sums_sha256", sums);
-		if (rc == 0)
-			rc = audit_append(db, av->actor, "report.export", "report", id, d, err);
-		free(optstr);
-		if (rc != 0 || db_commit(db, err) != 0) {
-			cJSON_Delete(d);
-			goto fail;
-		}
-		if (json) {
-			cJSON_AddNumberToObject(d, "id", (double)id);
-			cJSON_AddStringToObject(d, "rating", cJSON_GetObjectItem(cJSON_GetObjectItem(r.json,
-			    "summary"), "rating")->valuestring);
-			cJSON_AddNumberToObject(d, "evidence_files", (double)r.nfiles);
-			json_emit(d);
-		} else {
-			printf("report %s written to %s\n", rid, out);
-			printf("  rating       %s\n", cJSON_GetObjectItem(cJSON_GetObjectItem(r.json, "summary"),
-			    "rating")->valuestring);
-			printf("  signed by    key id %s\n", keyid);
-			printf("  public key   %s (auditors compare it with the key they obtained out of band)\n",
-			    publine.data);
-			printf("  SHA256SUMS   %s\n", sums);
-			printf("  verify with  aivet verify %s  (or see %s/VERIFY.txt)\n", out, out);
-			cJSON_Delete(d);
-		}
+		cJSON_AddStringToObject(d, "key_id", res.key_id);
+		cJSON_AddStringToObject(d, "sums_sha256", res.sums);
+		cJSON_AddNumberToObject(d, "id", (double)res.id);
+		cJSON_AddStringToObject(d, "rating", res.rating);
+		cJSON_AddNumberToObject(d, "evidence_files", (double)res.evidence_files);
+		json_emit(d);
+	} else {
+		struct buf text;
+
+		buf_init(&text);
+		report_export_text(out, &res, &text);
+		fwrite(text.data, 1, text.len, stdout);
+		buf_free(&text);
 	}
-	goto done;
-fail:
-	db_rollback(db);
 done:
-	report_free(&r);
-	buf_free(&publine);
-	minisign_sec_free(sec);
 	free(o.run_ids);
 	return err->code;
 }

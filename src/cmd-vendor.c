@@ -13,14 +13,8 @@
 
 extern const struct cmd_entry cmd_vendor_entry;
 
-struct vendor_fields {
-	const char *name, *contact, *notes;
-	int64_t criticality;
-	int set_name, set_crit, set_contact, set_notes;
-};
-
 static int
-parse_vendor_opts(int argc, char **argv, const char *usage, struct vendor_fields *f,
+parse_vendor_opts(int argc, char **argv, const char *usage, struct vendor_input *f,
     int allow_rename, int *json, struct aerr *err)
 {
 	static const struct option opts[] = {
@@ -68,13 +62,11 @@ parse_vendor_opts(int argc, char **argv, const char *usage, struct vendor_fields
 static const char add_usage[] = "vendor add NAME [--criticality 0-4] [--contact TEXT] [--notes TEXT]";
 
 static int
-vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	struct vendor_fields f = { .criticality = 2 };
+	struct vendor_input f = { .criticality = 2 };
 	sqlite3 *db;
-	int64_t id, exists;
-	char at[32];
-	cJSON *d;
+	int64_t id;
 
 	if (parse_vendor_opts(argc, argv, add_usage, &f, 0, NULL, err) != 0)
 		return err->code;
@@ -85,36 +77,10 @@ vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (db_int(db, &exists, err, "SELECT id FROM vendor WHERE name = ?", "t", f.name) == 0) {
-		db_rollback(db);
-		return aerr_set(err, AV_USAGE, "vendor '%s' already exists (id %lld)", f.name,
-		    (long long)exists);
-	}
-	now_iso(at);
-	if (db_exec(db, err, "INSERT INTO vendor (name, criticality, contact, notes, created_at, "
-	    "updated_at) VALUES (?,?,?,?,?,?)", "titttt", f.name, f.criticality, f.contact,
-	    f.notes, at, at) != 0)
-		goto fail;
-	id = sqlite3_last_insert_rowid(db);
-	d = cJSON_CreateObject();
-	cJSON_AddStringToObject(d, "name", f.name);
-	cJSON_AddNumberToObject(d, "criticality", (double)f.criticality);
-	json_add_str(d, "contact", f.contact);
-	json_add_str(d, "notes", f.notes);
-	if (audit_append(db, av->actor, "vendor.add", "vendor", id, d, err) != 0) {
-		cJSON_Delete(d);
-		goto fail;
-	}
-	cJSON_Delete(d);
-	if (db_commit(db, err) != 0)
+	if (vendor_add(db, av->actor, &f, &id, err) != 0)
 		return err->code;
 	printf("vendor %s added (id %lld)\n", f.name, (long long)id);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 static const char list_usage[] = "vendor list [--all] [--json]";
@@ -129,7 +95,7 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	int c, all = 0, json = 0;
 	sqlite3 *db;
-	sqlite3_stmt *st;
+	cJSON *arr, *o;
 	struct json_stream js;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -144,27 +110,24 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' ORDER BY v.name",
-	    "i", (int64_t)all);
-	if (st == NULL)
+	if (vendor_list_json(db, all, &arr, err) != 0)
 		return err->code;
-	if (json)
+	if (json) {
 		json_stream_begin(&js);
-	else
+		while (cJSON_GetArraySize(arr) > 0)
+			json_stream_item(&js, cJSON_DetachItemFromArray(arr, 0));
+		json_stream_end(&js);
+	} else {
 		printf("%-5s %-32s %-4s %-9s %-8s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
 		    "INCIDENTS");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		if (json) {
-			json_stream_item(&js, vendor_row_json(st));
-		} else {
-			printf("%-5lld %-32s %-4d %-9d %-8s %d\n", (long long)sqlite3_column_int64(st, 0),
-			    col_text(st, 1), sqlite3_column_int(st, 2), sqlite3_column_int(st, 8),
-			    col_text(st, 5), sqlite3_column_int(st, 9));
-		}
+		cJSON_ArrayForEach(o, arr)
+			printf("%-5lld %-32s %-4d %-9d %-8s %d\n",
+			    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "name"),
+			    cJSON_GetObjectItem(o, "criticality")->valueint,
+			    cJSON_GetObjectItem(o, "endpoints")->valueint, json_get_str(o, "status"),
+			    cJSON_GetObjectItem(o, "open_incidents")->valueint);
 	}
-	sqlite3_finalize(st);
-	if (json)
-		json_stream_end(&js);
+	cJSON_Delete(arr);
 	return 0;
 }
 
@@ -173,7 +136,7 @@ static const char show_usage[] = "vendor show NAME|ID [--json]";
 static int
 vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	struct vendor_fields f = { 0 };
+	struct vendor_input f = { 0 };
 	int json = 0;
 	int64_t id;
 	sqlite3 *db;
@@ -235,13 +198,10 @@ static const char edit_usage[] =
     "vendor edit NAME|ID [--name NEW] [--criticality 0-4] [--contact TEXT] [--notes TEXT]";
 
 static int
-vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	struct vendor_fields f = { 0 };
+	struct vendor_input f = { 0 };
 	sqlite3 *db;
-	int64_t id, other;
-	char at[32];
-	cJSON *d;
 
 	if (parse_vendor_opts(argc, argv, edit_usage, &f, 1, NULL, err) != 0)
 		return err->code;
@@ -253,83 +213,35 @@ vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (vendor_lookup(db, argv[optind], &id, err) != 0)
-		goto fail;
-	if (f.set_name && db_int(db, &other, err, "SELECT id FROM vendor WHERE name = ? AND id <> ?",
-	    "ti", f.name, id) == 0) {
-		aerr_set(err, AV_USAGE, "vendor '%s' already exists (id %lld)", f.name, (long long)other);
-		goto fail;
-	}
-	now_iso(at);
-	d = cJSON_CreateObject();
-	if (f.set_name)
-		cJSON_AddStringToObject(d, "name", f.name);
-	if (f.set_crit)
-		cJSON_AddNumberToObject(d, "criticality", (double)f.criticality);
-	if (f.set_contact)
-		cJSON_AddStringToObject(d, "contact", f.contact);
-	if (f.set_notes)
-		cJSON_AddStringToObject(d, "notes", f.notes);
-	if (db_exec(db, err, "UPDATE vendor SET name = CASE WHEN ? THEN ? ELSE name END, "
-	    "criticality = CASE WHEN ? THEN ? ELSE criticality END, "
-	    "contact = CASE WHEN ? THEN ? ELSE contact END, "
-	    "notes = CASE WHEN ? THEN ? ELSE notes END, updated_at = ? WHERE id = ?",
-	    "itiiititti", (int64_t)f.set_name, f.name, (int64_t)f.set_crit, f.criticality,
-	    (int64_t)f.set_contact, f.contact, (int64_t)f.set_notes, f.notes, at, id) != 0 ||
-	    audit_append(db, av->actor, "vendor.edit", "vendor", id, d, err) != 0) {
-		cJSON_Delete(d);
-		goto fail;
-	}
-	cJSON_Delete(d);
-	if (db_commit(db, err) != 0)
+	if (vendor_edit(db, av->actor, argv[optind], &f, err) != 0)
 		return err->code;
 	printf("vendor %s updated\n", f.set_name ? f.name : argv[optind]);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 static const char archive_usage[] = "vendor archive NAME|ID";
 
 static int
-vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	sqlite3 *db;
-	int64_t id;
-	char at[32];
 
 	if (argc != 2 || argv[1][0] == '-')
 		return usage_error(err, archive_usage, "vendor archive needs exactly one NAME or ID");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (db_begin(db, err) != 0)
-		return err->code;
-	if (vendor_lookup(db, argv[1], &id, err) != 0 ||
-	    record_archive(db, av->actor, "vendor", id, argv[1], err) != 0)
-		goto fail;
-	now_iso(at);
-	/* The vendor's endpoints go with it; nothing is deleted. */
-	if (db_exec(db, err, "UPDATE endpoint SET status = 'archived', updated_at = ? "
-	    "WHERE vendor_id = ? AND status = 'active'", "ti", at, id) != 0)
-		goto fail;
-	if (db_commit(db, err) != 0)
+	if (vendor_archive(db, av->actor, argv[1], err) != 0)
 		return err->code;
 	printf("vendor %s archived\n", argv[1]);
 	return 0;
-fail:
-	db_rollback(db);
-	return err->code;
 }
 
 static const struct subcmd vendor_subs[] = {
-	{ "add", add_usage, "add a vendor", vendor_add },
+	{ "add", add_usage, "add a vendor", cmd_vendor_add },
 	{ "list", list_usage, "list vendors (archived ones with --all)", vendor_list },
 	{ "show", show_usage, "show a vendor and its endpoints", vendor_show },
-	{ "edit", edit_usage, "change a vendor's fields", vendor_edit },
-	{ "archive", archive_usage, "archive a vendor and its endpoints (nothing is deleted)", vendor_archive },
+	{ "edit", edit_usage, "change a vendor's fields", cmd_vendor_edit },
+	{ "archive", archive_usage, "archive a vendor and its endpoints (nothing is deleted)", cmd_vendor_archive },
 	{ NULL, NULL, NULL, NULL }
 };
 

@@ -91,24 +91,13 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		for (size_t i = 0; i < res.nproblems; i++)
 			cJSON_AddItemToArray(p, cJSON_CreateString(res.problems[i]));
 		json_emit(o);
-	} else if (res.ok) {
-		char why[1100];
-
-		verify_trust_label(&res, why, sizeof why);
-		printf("bundle %s verified\n", argv[optind]);
-		printf("  signature    good, key id %s\n", res.key_id);
-		printf("  signer       %s\n", res.signer_public_key);
-		printf("  trusted as   %s\n", why);
-		printf("  report       %s\n", res.report_id);
-		printf("  files        %zu match SHA256SUMS, none missing or extra\n", res.files_checked);
 	} else {
-		printf("bundle %s FAILED verification\n", argv[optind]);
-		for (size_t i = 0; i < res.nproblems; i++)
-			printf("  %s\n", res.problems[i]);
-		if (res.signer_public_key[0] != '\0' && !res.signer_trusted)
-			printf("Compare that key with the signer's public key obtained out of band (not from the "
-			    "bundle); if they are the same, 'aivet key trust FILE' or 'aivet verify DIR --pubkey "
-			    "FILE'.\n");
+		struct buf text;
+
+		buf_init(&text);
+		verify_result_text(argv[optind], &res, &text);
+		fwrite(text.data, 1, text.len, stdout);
+		buf_free(&text);
 	}
 	if (!res.ok)
 		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", argv[optind],

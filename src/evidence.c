@@ -124,3 +124,30 @@ evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *
 	cJSON_Delete(d);
 	return rc;
 }
+
+int
+finding_evidence_ids(sqlite3 *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
+    size_t *nids, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT code, severity, message FROM finding "
+	    "WHERE id = ?", "i", finding_id);
+
+	*ids = NULL;
+	*nids = 0;
+	summary[0] = '\0';
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(summary, n, "%s (%s): %s", col_text(st, 0), col_text(st, 1), col_text(st, 2));
+	sqlite3_finalize(st);
+	st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
+	    "ORDER BY evidence_id", "i", finding_id);
+	if (st == NULL)
+		return err->code;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		*ids = xrealloc(*ids, (*nids + 1) * sizeof **ids);
+		(*ids)[(*nids)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}

@@ -827,3 +827,61 @@ incident_report_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 	*out = o;
 	return 0;
 }
+
+int
+incident_list_json(sqlite3 *db, int64_t vendor_id, int open_only, int64_t now, cJSON **out,
+    struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT i.id, v.name, e.name, i.title, i.status, "
+	    "i.severity, i.discovered_at, (SELECT count(*) FROM incident_task t WHERE "
+	    "t.incident_id = i.id AND t.done_at IS NULL) FROM incident i "
+	    "JOIN vendor v ON v.id = i.vendor_id LEFT JOIN endpoint e ON e.id = i.endpoint_id "
+	    "WHERE (? = 0 OR i.status <> 'closed') AND (? = 0 OR i.vendor_id = ?) ORDER BY i.id",
+	    "iii", (int64_t)open_only, vendor_id, vendor_id);
+
+	if (st == NULL)
+		return err->code;
+	*out = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		struct incident_facts f;
+		struct incident_clock clocks[CLOCK_COUNT];
+		const struct incident_clock *next, *overdue[CLOCK_COUNT];
+		cJSON *r, *over;
+		char due[32];
+		int nover;
+
+		if (incident_clocks(db, id, &f, clocks, err) != 0) {
+			cJSON_Delete(*out);
+			*out = NULL;
+			sqlite3_finalize(st);
+			return err->code;
+		}
+		next = clocks_next_due(clocks, now, overdue, &nover);
+		r = cJSON_CreateObject();
+		cJSON_AddNumberToObject(r, "id", (double)id);
+		cJSON_AddStringToObject(r, "vendor", col_text(st, 1));
+		json_add_endpoint_ref(r, "endpoint", st, 1, 2);
+		cJSON_AddStringToObject(r, "title", col_text(st, 3));
+		cJSON_AddStringToObject(r, "status", col_text(st, 4));
+		cJSON_AddNumberToObject(r, "severity", sqlite3_column_int(st, 5));
+		cJSON_AddStringToObject(r, "discovered_at", col_text(st, 6));
+		cJSON_AddNumberToObject(r, "open_tasks", sqlite3_column_int(st, 7));
+		over = cJSON_AddArrayToObject(r, "overdue_clocks");
+		for (int i = 0; i < nover; i++)
+			cJSON_AddItemToArray(over, cJSON_CreateString(overdue[i]->id));
+		if (next != NULL) {
+			cJSON *n = cJSON_AddObjectToObject(r, "next_due");
+
+			fmt_time_ms(next->due_ms, due);
+			cJSON_AddStringToObject(n, "clock", next->id);
+			cJSON_AddStringToObject(n, "due", due);
+			cJSON_AddBoolToObject(n, "overdue", next->due_ms < now);
+		} else {
+			cJSON_AddNullToObject(r, "next_due");
+		}
+		cJSON_AddItemToArray(*out, r);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}

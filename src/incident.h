@@ -107,6 +107,10 @@ int incident_duration(const char *opt, const char *s, int64_t *ms, struct aerr *
 /* The whole incident as JSON: fields, timeline, clocks and outcome, tasks,
  * linked runs, findings and evidence. Used by show --json and signed reports. */
 int incident_report_json(sqlite3 *db, int64_t incident_id, cJSON **out, struct aerr *err);
+/* The incidents (of one vendor unless vendor_id is 0; not closed with open_only),
+ * by id, as "incident list --json" prints them: clocks overdue and next due at now. */
+int incident_list_json(sqlite3 *db, int64_t vendor_id, int open_only, int64_t now, cJSON **out,
+    struct aerr *err);
 /* Resolves an incident id argument; unknown ids are a usage error. */
 int incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err);
 /* Links a run, finding or evidence (which must exist) to an incident, once. */
@@ -120,6 +124,65 @@ int incident_open_command(sqlite3 *db, int64_t finding_id, char **out, struct ae
 char *incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id);
 /* Whether a status change is allowed now; the message says why not. */
 int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, const char *to,
+    struct aerr *err);
+
+/* ---- changing an incident (incident-write.c) ---- */
+
+/* Checks shared by the writes and "incident edit": a time given with a zone
+ * and not in the future, a count or "unknown" (-1), a one-line title. */
+int incident_time_opt(const char *opt, const char *s, int64_t *ms, int *off, struct aerr *err);
+int incident_count_opt(const char *opt, const char *s, int64_t *out, struct aerr *err);
+int incident_title_check(const char *what, const char *title, struct aerr *err);
+int incident_status_of(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
+/* Looks the incident up and refuses a closed one: its record is final. */
+int incident_writable(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err);
+
+/* What "incident open" takes; times, counts and the SLA as given (text). */
+struct incident_open_input {
+	const char *vendor, *title, *endpoint, *discovered, *window_start, *window_end, *phi;
+	const char *individuals, *state_residents, *vendor_discovered, *vendor_sla;
+	int64_t severity;       /* 1-4; 0 means the default, 2 */
+	int64_t from_finding;   /* 0: opened by hand */
+	int eu_data;
+};
+struct incident_note_input {
+	const char *ref, *text, *kind, *at;   /* kind NULL: observation */
+	const char *clocks[8];
+	int nclocks;
+	int64_t corrects;
+};
+struct incident_link_input {
+	const char *ref;
+	struct {
+		const char *type;   /* run, finding or evidence */
+		int64_t id;
+	} links[64];
+	int nlinks;
+	const char *file, *effective;   /* a file to add as evidence and link */
+};
+/* What "incident edit" takes: only the facts given change (set_* for the numbers). */
+struct incident_edit_input {
+	const char *ref, *title, *endpoint, *phi, *individuals, *state_residents;
+	const char *window_start, *window_end, *vendor_discovered, *vendor_sla;
+	const char *note, *at;   /* the decision entry's text (default "Set ...") and time */
+	int64_t severity;
+	int set_severity, set_eu_data, eu_data;
+};
+/* Each checks its input, opens the database only then, writes in one
+ * transaction with its audit entries and timeline entry, and prints nothing. */
+int incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *id,
+    char discovered_utc[32], struct aerr *err);
+int incident_set_status(struct aivet *av, const char *ref, const char *to, const char *note,
+    const char *at, int64_t *id, char from[32], struct aerr *err);
+int incident_note(struct aivet *av, const struct incident_note_input *in, int64_t *id,
+    int64_t *entry_id, struct aerr *err);
+int incident_task_add(struct aivet *av, const char *ref, const char *title, const char *owner,
+    const char *due, int64_t *id, int64_t *task_id, struct aerr *err);
+int incident_task_done(struct aivet *av, int64_t task_id, const char *at, int64_t *id,
+    struct aerr *err);
+int incident_link(struct aivet *av, const struct incident_link_input *in, int64_t *id,
+    int64_t *file_evidence_id, struct aerr *err);
+int incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_t *id,
     struct aerr *err);
 
 /* ---- clocks that need attention (incident-due.c) ---- */

@@ -857,3 +857,91 @@ key_password(const char *prompt, int confirm, char **out, size_t *outlen, struct
 	*outlen = len;
 	return 0;
 }
+
+/* ---- creating keys: "aivet key" and the export dialog ---- */
+
+char *
+keystore_path(const char *name, const char *ext)
+{
+	char *dir = keystore_dir(), *p = xasprintf("%s/%s.%s", dir, name, ext);
+
+	free(dir);
+	return p;
+}
+
+/* Writes NAME.key and NAME.pub, refusing to replace an existing key. */
+int
+keystore_store(const char *name, const char *sectext, size_t seclen,
+    const struct minisign_pub *pub, struct aerr *err)
+{
+	char *dir = keystore_dir(), *kp = keystore_path(name, "key"), *pp = keystore_path(name, "pub");
+	struct buf pb;
+	int rc = 0;
+
+	if (access(kp, F_OK) == 0 || access(pp, F_OK) == 0) {
+		rc = aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
+		goto out;
+	}
+	if ((rc = mkdir_p(dir, 0700, err)) != 0)
+		goto out;
+	buf_init(&pb);
+	minisign_pubkey_format(pub, &pb);
+	rc = write_file_atomic(kp, sectext, seclen, 0600, err);
+	if (rc == 0 && (rc = write_file_atomic(pp, pb.data, pb.len, 0644, err)) != 0)
+		unlink(kp);
+	buf_free(&pb);
+out:
+	free(dir);
+	free(kp);
+	free(pp);
+	return rc;
+}
+
+void
+keystore_created_text(const char *verb, const char *name, const struct minisign_pub *pub,
+    int encrypted, struct buf *out)
+{
+	char id[MINISIGN_KEYID_LEN + 1], *kp = keystore_path(name, "key");
+	char *pp = keystore_path(name, "pub");
+
+	minisign_keyid(pub->keynum, id);
+	buf_printf(out, "key %s %s (key id %s)\n", name, verb, id);
+	buf_printf(out, "  public key  %s\n", pp);
+	buf_printf(out, "  secret key  %s (%s)\n", kp, encrypted ? "encrypted" : "NOT encrypted");
+	free(kp);
+	free(pp);
+}
+
+int
+keystore_generate(const char *name, int password, enum minisign_kdf_cost cost,
+    struct minisign_pub *pub, struct aerr *err)
+{
+	struct minisign_sec *sec;
+	struct secbuf kb = { 0 };
+	char *pw = NULL, *kp;
+	size_t pwlen = 0;
+	int rc;
+
+	if (keystore_name_check(name, err) != 0)
+		return err->code;
+	kp = keystore_path(name, "key");
+	if (access(kp, F_OK) == 0) {
+		aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
+		free(kp);
+		return err->code;
+	}
+	free(kp);
+	if (password && key_password("passphrase for the new key: ", 1, &pw, &pwlen, err) != 0)
+		return err->code;
+	if (minisign_generate(&sec, pub, err) != 0) {
+		credref_free(pw, pwlen);
+		return err->code;
+	}
+	rc = minisign_seckey_format(sec, pw, pwlen, cost, &kb, err);
+	minisign_sec_free(sec);
+	credref_free(pw, pwlen);
+	if (rc == 0)
+		rc = keystore_store(name, kb.data, kb.len, pub, err);
+	secbuf_free(&kb);
+	return rc;
+}

@@ -85,6 +85,18 @@ int keystore_load_pub(const char *name, struct minisign_pub *pub, struct aerr *e
 /* Loads NAME's secret key, asking for the passphrase when it is encrypted. */
 int keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err);
 
+/* NAME.EXT in the key store; caller frees. */
+char *keystore_path(const char *name, const char *ext);
+/* Writes NAME.key and NAME.pub, refusing to replace an existing key. */
+int keystore_store(const char *name, const char *sectext, size_t seclen,
+    const struct minisign_pub *pub, struct aerr *err);
+/* Generates NAME, asking for its passphrase (twice) unless password is 0. */
+int keystore_generate(const char *name, int password, enum minisign_kdf_cost cost,
+    struct minisign_pub *pub, struct aerr *err);
+/* "key NAME generated (key id ...)" and where its two files are. */
+void keystore_created_text(const char *verb, const char *name, const struct minisign_pub *pub,
+    int encrypted, struct buf *out);
+
 /* ---- trusted signers ----
  * Trust is a whole public key, never a key id (anyone can give a new key any id).
  * The keyring is the user's own keys (keys/NAME.pub) and the signers they chose to

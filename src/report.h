@@ -56,6 +56,27 @@ void derived_uuid(const char *seed, const char *name, char out[37]);
 struct minisign_sec;
 struct minisign_pub;
 
+/* ---- exporting (report-export.c) ---- */
+
+struct report_export_result {
+	int64_t id;                  /* the report row */
+	char report_id[37];
+	char key_id[17];
+	char public_key[64];         /* the signer's whole public key (base64 line) */
+	char sums[65];               /* SHA-256 of SHA256SUMS */
+	char rating[32];
+	size_t evidence_files;
+};
+/* Loads the key named key (asking for its passphrase), collects the report for
+ * o (key_id and public_key are filled here), writes the signed bundle into
+ * out and records the export with its audit entry, all in one transaction. */
+int report_export(sqlite3 *db, const char *actor, struct report_opts *o, const char *out,
+    const char *key, struct report_export_result *res, struct aerr *err);
+/* "--runs": run ids separated by commas, into a new array. */
+int report_parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err);
+/* What "aivet report" prints: where the bundle went, its key and how to verify it. */
+void report_export_text(const char *out, const struct report_export_result *res, struct buf *b);
+
 /* Writes report, renderings, evidence, SHA256SUMS, its signature, aivet.pub and
  * VERIFY.txt into dir (which must not exist or be empty). sums_sha256 receives the
  * SHA-256 of SHA256SUMS. */
@@ -97,5 +118,7 @@ void verify_result_free(struct verify_result *res);
 /* Why the signer is trusted: "own key 'aivet'", "trusted key 'NAME'", "--pubkey FILE",
  * "--key NAME", or "not trusted". */
 void verify_trust_label(const struct verify_result *res, char *out, size_t n);
+/* What "aivet verify" prints for the bundle in dir: verified, or every problem. */
+void verify_result_text(const char *dir, const struct verify_result *res, struct buf *out);
 
 #endif

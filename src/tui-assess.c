@@ -420,6 +420,20 @@ check_answer(const char *value, void *ctx, struct aerr *err)
 	return rc;
 }
 
+/* One answer change through the assessment module; its message is the status line. */
+static int
+answer(struct tui *t, const struct assessment_answer_input *in, struct aerr *err)
+{
+	struct assessment_answer_result res = { 0 };
+
+	if (assessment_answer(t->av->db, t->av->actor, in, &res, err) != 0)
+		return err->code;
+	tui_changed(t);
+	tui_status(t, 0, "%s", res.message);
+	free(res.message);
+	return 0;
+}
+
 static int
 answer_question(struct tui *t, struct assess_state *s, struct aerr *err)
 {
@@ -474,8 +488,9 @@ answer_question(struct tui *t, struct assess_state *s, struct aerr *err)
 		free(now);
 	}
 	if (value != NULL) {
-		/* "--": a value may start with '-' (a negative number). */
-		rc = tui_cliv(t, err, "assess", "answer", s->idtext, qq->id, "--", value, (char *)NULL);
+		struct assessment_answer_input in = { .ref = s->idtext, .question = qq->id, .value = value };
+
+		rc = answer(t, &in, err);
 		free(value);
 	}
 	return rc;
@@ -549,34 +564,56 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 	case REQ_NOTE: {
 		const char *now = s->a->answers[cur_question(s)].note;
 
+		struct assessment_answer_input in = { .ref = s->idtext, .question = qid, .note = text,
+			.set_note = 1 };
+
 		if (!tui_prompt(t, "Note", now ? now : "", text, sizeof text))
 			return 0;
-		return tui_cliv(t, err, "assess", "answer", s->idtext, qid, "--note", text, (char *)NULL);
+		return answer(t, &in, err);
 	}
-	case REQ_ATTACH:
+	case REQ_ATTACH: {
+		char *files[1] = { text };
+		struct assessment_answer_input in = { .ref = s->idtext, .question = qid,
+			.files = files, .nfiles = 1 };
+
 		if (!tui_pick_file(t, "Attach evidence to this answer", text, sizeof text))
 			return 0;
-		return tui_cliv(t, err, "assess", "answer", s->idtext, qid, "--evidence", text, (char *)NULL);
+		return answer(t, &in, err);
+	}
 	case REQ_HISTORY: {
-		char *argv[] = { "assess", "history", s->idtext, (char *)qid, NULL };
 		struct buf out;
 		char title[120];
-		int rc = tui_cli(t, 4, argv, &out, err);
+		cJSON *h;
+		int qi = cur_question(s), rc;
 
+		if (assessment_history(t->av->db, s->a, qi, &h, err) != 0)
+			return err->code;
+		buf_init(&out);
+		assessment_history_text(s->a, qi, h, &out);
+		buf_add(&out, "", 0);
+		cJSON_Delete(h);
 		snprintf(title, sizeof title, "History of %s", qid);
-		if (rc == 0)
-			rc = tui_show_text(t, title, out.data, err);
+		rc = tui_show_text(t, title, out.data, err);
 		buf_free(&out);
 		return rc;
 	}
 	case REQ_SUBMIT:
-		if (tui_confirm(t, "Submit assessment %s for review? Its answers lock.", s->idtext))
-			return tui_cliv(t, err, "assess", "submit", s->idtext, (char *)NULL);
+		if (!tui_confirm(t, "Submit assessment %s for review? Its answers lock.", s->idtext))
+			return 0;
+		if (assessment_submit(t->av->db, t->av->actor, s->id, err) != 0)
+			return err->code;
+		tui_changed(t);
+		tui_status(t, 0, "assessment %lld submitted for review", (long long)s->id);
 		return 0;
 	case REQ_APPROVE:
 		if (!tui_prompt(t, "Reviewer", "", text, sizeof text) || text[0] == '\0')
 			return 0;
-		return tui_cliv(t, err, "assess", "approve", s->idtext, "--reviewer", text, (char *)NULL);
+		if (safe_text_check("--reviewer", text, err) != 0 ||
+		    assessment_approve(t->av->db, t->av->actor, s->id, text, err) != 0)
+			return err->code;
+		tui_changed(t);
+		tui_status(t, 0, "assessment %lld approved by %s (final)", (long long)s->id, text);
+		return 0;
 	default:
 		return 0;
 	}

@@ -28,14 +28,11 @@ static int
 assessments_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 {
 	struct assessments_state *s = xcalloc(1, sizeof *s);
-	sqlite3_stmt *st;
 
 	s->vendor_id = *(const int64_t *)arg;
 	v->state = s;
-	st = db_prepare(t->av->db, err, "SELECT name FROM vendor WHERE id = ?", "i", s->vendor_id);
-	if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
-		snprintf(s->vendor, sizeof s->vendor, "%s", col_text(st, 0));
-	sqlite3_finalize(st);
+	if (vendor_name(t->av->db, s->vendor_id, s->vendor, sizeof s->vendor, err) != 0)
+		return err->code;
 	return questionnaires_sync(t->av->db, t->av->actor, err);
 }
 
@@ -44,21 +41,22 @@ assessments_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct assessments_state *s = v->state;
 	int64_t keep = s->select_next > 0 ? s->select_next : tui_list_selected_id(&s->list);
-	sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT id FROM assessment WHERE vendor_id = ? "
-	    "ORDER BY id DESC", "i", s->vendor_id);
+	int64_t *ids;
+	size_t n;
 
-	if (st == NULL)
+	if (assessment_ids(t->av->db, s->vendor_id, &ids, &n, err) != 0)
 		return err->code;
 	tui_list_clear(&s->list);
 	snprintf(s->list.header, sizeof s->list.header, "%-5s %-32s %-5s %-9s %-8s %-6s %s", "ID",
 	    "QUESTIONNAIRE", "ROUND", "STATUS", "RATING", "SCORE", "REQUIRED OPEN");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	/* Newest first. */
+	for (size_t i = n; i-- > 0; ) {
 		struct assessment *a;
 		struct assessment_score sc;
 		char qv[96];
 
-		if (assessment_load(t->av->db, sqlite3_column_int64(st, 0), &a, err) != 0) {
-			sqlite3_finalize(st);
+		if (assessment_load(t->av->db, ids[i], &a, err) != 0) {
+			free(ids);
 			return err->code;
 		}
 		assessment_score(a, &sc);
@@ -69,7 +67,7 @@ assessments_load(struct view *v, struct tui *t, struct aerr *err)
 		    a->status, rating_name(sc.rating), sc.risk_score, sc.unanswered_required);
 		assessment_free(a);
 	}
-	sqlite3_finalize(st);
+	free(ids);
 	tui_list_restore(&s->list, keep);
 	s->select_next = 0;
 	return 0;
@@ -122,11 +120,22 @@ assessments_request(struct view *v, struct tui *t, enum request req, struct aerr
 		sqlite3_finalize(st);
 		pick = tui_menu(t, "Start an assessment against", items, n, 0, 0);
 		if (pick >= 0) {
-			int rc = tui_cliv(t, err, "assess", "start", s->vendor, items[pick].value, (char *)NULL);
+			int64_t qrow;
+			struct assessment *a;
+			int rc = 0;
 
-			if (rc == 0 && db_int(t->av->db, &id, err, "SELECT max(id) FROM assessment "
-			    "WHERE vendor_id = ?", "i", s->vendor_id) == 0)
+			if (questionnaire_lookup(t->av->db, items[pick].value, &qrow, err) != 0 ||
+			    assessment_start(t->av->db, t->av->actor, s->vendor_id, qrow, &id, err) != 0 ||
+			    assessment_load(t->av->db, id, &a, err) != 0) {
+				rc = err->code;
+			} else {
+				tui_changed(t);
+				tui_status(t, 0, "assessment %lld started: vendor %s, questionnaire %s "
+				    "version %lld, %d questions (draft)", (long long)id, a->vendor, a->q->qid,
+				    (long long)a->q->version, a->q->nquestions);
+				assessment_free(a);
 				s->select_next = id;
+			}
 			for (int i = 0; i < n; i++)
 				free(items[i].value), free(items[i].label);
 			return rc;

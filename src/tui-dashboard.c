@@ -284,33 +284,37 @@ static int
 open_object(struct tui *t, int64_t obj, struct aerr *err)
 {
 	int64_t id = OBJ_ID(obj);
-	char ids[32], *argv[4];
+	struct assessment *a;
 	struct buf out;
+	char title[64];
+	cJSON *o;
 	int rc;
 
-	snprintf(ids, sizeof ids, "%lld", (long long)id);
 	switch (OBJ_TYPE(obj)) {
 	case OBJ_VENDOR:
 		return tui_push(t, &tui_vendor_view, &id, err);
 	case OBJ_INCIDENT:
 		return tui_push(t, &tui_incident_view, &id, err);
 	case OBJ_RUN:
-		argv[0] = "probe", argv[1] = "show", argv[2] = ids;
-		break;
+		return tui_push(t, &tui_probe_run_view, &id, err);
 	case OBJ_ASSESSMENT:
-		argv[0] = "assess", argv[1] = "show", argv[2] = ids;
 		break;
 	default:
 		return 0;
 	}
-	argv[3] = NULL;
-	rc = tui_cli(t, 3, argv, &out, err);
-	if (rc == 0) {
-		char *title = xasprintf("%s %s %s", argv[0], argv[1], ids);
-
-		rc = tui_show_text(t, title, out.data, err);
-		free(title);
+	if (assessment_load(t->av->db, id, &a, err) != 0)
+		return err->code;
+	if (assessment_json(t->av->db, a, &o, err) != 0) {
+		assessment_free(a);
+		return err->code;
 	}
+	buf_init(&out);
+	assessment_text(a, cJSON_GetObjectItem(o, "claims"), &out);
+	buf_add(&out, "", 0);
+	cJSON_Delete(o);
+	assessment_free(a);
+	snprintf(title, sizeof title, "assess show %lld", (long long)id);
+	rc = tui_show_text(t, title, out.data, err);
 	buf_free(&out);
 	return rc;
 }

@@ -38,26 +38,16 @@ evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 {
 	struct evidence_state *s = xcalloc(1, sizeof *s);
 	sqlite3_stmt *st;
+	int64_t *ids;
+	size_t n;
 
 	v->state = s;
 	s->finding_id = *(const int64_t *)arg;
-	st = db_prepare(t->av->db, err, "SELECT f.code, f.severity, f.message FROM finding f WHERE f.id = ?",
-	    "i", s->finding_id);
-	if (st == NULL)
+	if (finding_evidence_ids(t->av->db, s->finding_id, s->finding, sizeof s->finding, &ids, &n,
+	    err) != 0)
 		return err->code;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(s->finding, sizeof s->finding, "%s (%s): %s", col_text(st, 0), col_text(st, 1),
-		    col_text(st, 2));
-	sqlite3_finalize(st);
-	st = db_prepare(t->av->db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
-	    "ORDER BY evidence_id", "i", s->finding_id);
-	if (st == NULL)
-		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		s->ids = xrealloc(s->ids, (size_t)(s->n + 1) * sizeof *s->ids);
-		s->ids[s->n++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
+	s->ids = ids;
+	s->n = (int)n;
 	if (s->n == 0)
 		return aerr_set(err, AV_USAGE, "finding %lld cites no evidence", (long long)s->finding_id);
 	/* Start on the response that shows the problem: the last cited exchange whose response

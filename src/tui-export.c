@@ -1,9 +1,9 @@
 /*
  * tui-export.c: the export dialog of the vendor screen — choose the
  * assessment, runs and incident, pick (or create) the signing key and the
- * output directory, then write the bundle through the CLI's own "report"
- * command, verify it with "verify", and show where it went and its key id.
- * Also the verify dialog: any bundle directory, checked by the CLI's verify.
+ * output directory, then write the bundle with report_export, verify it with
+ * bundle_verify, and show where it went and its key id, in the words the CLI
+ * uses. Also the verify dialog: any bundle directory, checked the same way.
  */
 #include "config.h"
 
@@ -13,6 +13,9 @@
 
 #include "tui.h"
 #include "minisign.h"
+#include "report.h"
+#include "assess.h"
+#include "incident.h"
 
 enum { F_ASSESSMENT, F_RUNS, F_INCIDENT, F_KEY, F_OUT, F_COUNT };
 
@@ -74,18 +77,17 @@ check_out(const char *value, void *ctx, struct aerr *err)
 	return empty ? 0 : aerr_set(err, AV_USAGE, "exists and is not empty");
 }
 
-/* Runs a CLI command with the terminal handed back, for a passphrase prompt. */
-static int
-cli_on_terminal(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err)
+/* The terminal is handed back while a passphrase may be asked for. */
+static void
+terminal_give(int give)
 {
-	int rc;
-
-	def_prog_mode();
-	endwin();
-	rc = tui_cli(t, argc, argv, out, err);
-	reset_prog_mode();
-	refresh();
-	return rc;
+	if (give) {
+		def_prog_mode();
+		endwin();
+	} else {
+		reset_prog_mode();
+		refresh();
+	}
 }
 
 static int
@@ -106,99 +108,161 @@ key_is_encrypted(const char *name)
 	return enc && getenv("AIVET_KEY_PASSWORD_FILE") == NULL;
 }
 
-/* Why verify trusted the signer, from its "  trusted as   ..." line: what the status
- * line says beside "verified", so a bundle is never just "verified". */
+/* What the status line says beside "verified", so a bundle is never just "verified". */
 static char *
-trusted_as(const struct buf *out)
+trusted_as(const struct verify_result *res)
 {
-	const char *p = out->data ? strstr(out->data, "\n  trusted as   ") : NULL;
-	size_t n;
+	char why[1100];
 
-	if (p == NULL)
-		return xstrdup("");
-	p += strlen("\n  trusted as   ");
-	n = strcspn(p, "\n");
-	return xasprintf(": signer trusted as %.*s", (int)n, p);
+	verify_trust_label(res, why, sizeof why);
+	return xasprintf(": signer trusted as %s", why);
+}
+
+static int
+export_key(struct export_ctx *c, const char *name, struct aerr *err)
+{
+	struct minisign_pub pub;
+	struct aerr e = { 0 };
+	int rc;
+
+	if (keystore_load_pub(name, &pub, &e) == 0)
+		return 0;
+	if (!tui_confirm(c->t, "There is no key named %s. Create it now? You will be asked for "
+	    "a passphrase.", name))
+		return aerr_set(err, AV_USAGE, "no signing key: create one or name another");
+	terminal_give(1);
+	rc = keystore_generate(name, 1, KDF_SENSITIVE, &pub, err);
+	terminal_give(0);
+	if (rc == 0)
+		keystore_created_text("generated", name, &pub, 1, &c->result);
+	return rc;
 }
 
 static int
 export_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
 	struct export_ctx *c = p;
+	struct report_opts o = { .vendor = c->vendor, .retain_years = 6 };
+	struct report_export_result res;
+	struct verify_result vr;
 	struct minisign_pub pub;
-	struct aerr e = { 0 };
-	char *argv[20], *since = NULL;
-	int argc = 0, rc;
-	struct buf out;
+	const char *key = f[F_KEY].value, *out = f[F_OUT].value;
+	int rc, enc;
 
 	(void)n;
-	if (keystore_load_pub(f[F_KEY].value, &pub, &e) != 0) {
-		char *gen[] = { "key", "generate", "--name", f[F_KEY].value, NULL };
-
-		if (!tui_confirm(c->t, "There is no key named %s. Create it now? You will be asked for "
-		    "a passphrase.", f[F_KEY].value))
-			return aerr_set(err, AV_USAGE, "no signing key: create one or name another");
-		rc = cli_on_terminal(c->t, 4, gen, &out, err);
-		buf_add(&c->result, out.data, out.len);
-		buf_free(&out);
-		if (rc != 0)
-			return rc;
-	}
-	argv[argc++] = "report";
-	argv[argc++] = (char *)c->vendor;
-	argv[argc++] = "--out", argv[argc++] = f[F_OUT].value;
-	argv[argc++] = "--key", argv[argc++] = f[F_KEY].value;
-	if (f[F_ASSESSMENT].value[0])
-		argv[argc++] = "--assessment", argv[argc++] = f[F_ASSESSMENT].value;
+	if ((f[F_ASSESSMENT].value[0] && parse_int_opt("--assessment", f[F_ASSESSMENT].value, 1,
+	    INT64_MAX, &o.assessment_id, err) != 0) ||
+	    (f[F_INCIDENT].value[0] && parse_int_opt("--incident", f[F_INCIDENT].value, 1,
+	    INT64_MAX, &o.incident_id, err) != 0))
+		return err->code;
 	if (strncmp(f[F_RUNS].value, "since:", 6) == 0)
-		argv[argc++] = "--since", argv[argc++] = since = xstrdup(f[F_RUNS].value + 6);
-	else if (f[F_RUNS].value[0])
-		argv[argc++] = "--runs", argv[argc++] = f[F_RUNS].value;
-	if (f[F_INCIDENT].value[0])
-		argv[argc++] = "--incident", argv[argc++] = f[F_INCIDENT].value;
-	argv[argc] = NULL;
-	tui_status(c->t, 0, "writing and signing the bundle in %s ...", f[F_OUT].value);
+		o.since = f[F_RUNS].value + 6;
+	else if (f[F_RUNS].value[0] &&
+	    report_parse_runs(f[F_RUNS].value, &o.run_ids, &o.nrun_ids, err) != 0)
+		return err->code;
+	if ((rc = export_key(c, key, err)) != 0)
+		goto out;
+	tui_status(c->t, 0, "writing and signing the bundle in %s ...", out);
 	tui_redraw(c->t);
-	rc = key_is_encrypted(f[F_KEY].value) ? cli_on_terminal(c->t, argc, argv, &out, err)
-	    : tui_cli(c->t, argc, argv, &out, err);
-	free(since);
-	buf_add(&c->result, out.data, out.len);
-	buf_free(&out);
-	if (rc == 0) {
-		char *vargv[] = { "verify", f[F_OUT].value, "--key", f[F_KEY].value, NULL };
+	if ((enc = key_is_encrypted(key)))
+		terminal_give(1);
+	rc = report_export(c->t->av->db, c->t->av->actor, &o, out, key, &res, err);
+	if (enc)
+		terminal_give(0);
+	tui_changed(c->t);
+	if (rc != 0)
+		goto out;
+	report_export_text(out, &res, &c->result);
+	tui_status(c->t, 0, "verifying the bundle ...");
+	tui_redraw(c->t);
+	{
 		struct aerr ve = { 0 };
-		char *why;
 
-		tui_status(c->t, 0, "verifying the bundle ...");
-		tui_redraw(c->t);
-
-		tui_cli(c->t, 4, vargv, &out, &ve);
-		why = trusted_as(&out);
-		buf_adds(&c->result, "\n");
-		buf_add(&c->result, out.data, out.len);
-		buf_free(&out);
-		tui_status(c->t, ve.code ? 1 : 0, "%s%s", ve.code ? ve.msg : "bundle written and verified",
-		    ve.code ? "" : why);
-		free(why);
+		if (keystore_load_pub(key, &pub, &ve) != 0 ||
+		    bundle_verify(out, &pub, "key", key, &vr, &ve) != 0) {
+			tui_status(c->t, 1, "%s", ve.msg);
+			goto out;
+		}
 	}
+	buf_adds(&c->result, "\n");
+	verify_result_text(out, &vr, &c->result);
+	if (vr.ok) {
+		char *why = trusted_as(&vr);
+
+		tui_status(c->t, 0, "bundle written and verified%s", why);
+		free(why);
+	} else {
+		tui_status(c->t, 1, "%s: verification failed (%zu problem%s)", out, vr.nproblems,
+		    vr.nproblems == 1 ? "" : "s");
+	}
+	verify_result_free(&vr);
+out:
+	free(o.run_ids);
 	return rc;
 }
 
-/* "1 (final), 2 (draft)": what the dialog's hints offer. */
+/* "1 (final), 2 (draft)": what the dialog's hints offer, from [{id, status}]. */
 static char *
-choices(sqlite3 *db, const char *sql, int64_t vendor_id, const char *empty)
+choices_text(const cJSON *items, const char *empty)
 {
-	struct aerr e = { 0 };
-	sqlite3_stmt *st = db_prepare(db, &e, sql, "i", vendor_id);
+	const cJSON *o;
 	struct buf b;
 
 	buf_init(&b);
 	buf_adds(&b, empty);
-	while (st != NULL && sqlite3_step(st) == SQLITE_ROW && b.len < 200)
+	cJSON_ArrayForEach(o, items) {
+		if (b.len >= 200)
+			break;
 		buf_printf(&b, "%s%lld (%s)", b.len > strlen(empty) ? ", " : "; ",
-		    (long long)sqlite3_column_int64(st, 0), col_text(st, 1));
-	sqlite3_finalize(st);
+		    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "status"));
+	}
 	return buf_steal(&b);
+}
+
+/* The vendor's probe runs, by id, as [{id, status}]. */
+static cJSON *
+run_choices(sqlite3 *db, int64_t vendor_id)
+{
+	struct aerr e = { 0 };
+	sqlite3_stmt *st = db_prepare(db, &e, "SELECT r.id, r.status FROM probe_run r JOIN endpoint e "
+	    "ON e.id = r.endpoint_id WHERE e.vendor_id = ? ORDER BY r.id", "i", vendor_id);
+	cJSON *arr = cJSON_CreateArray();
+
+	while (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddStringToObject(o, "status", col_text(st, 1));
+		cJSON_AddItemToArray(arr, o);
+	}
+	sqlite3_finalize(st);
+	return arr;
+}
+
+/* The vendor's assessments, by id, as [{id, status}]. */
+static cJSON *
+assessment_choices(sqlite3 *db, int64_t vendor_id)
+{
+	struct aerr e = { 0 };
+	cJSON *arr = cJSON_CreateArray();
+	int64_t *ids = NULL;
+	size_t n = 0;
+
+	if (assessment_ids(db, vendor_id, &ids, &n, &e) == 0)
+		for (size_t i = 0; i < n && i < 32; i++) {
+			struct assessment *a;
+			cJSON *o;
+
+			if (assessment_load(db, ids[i], &a, &e) != 0)
+				break;
+			o = cJSON_CreateObject();
+			cJSON_AddNumberToObject(o, "id", (double)a->id);
+			cJSON_AddStringToObject(o, "status", a->status);
+			cJSON_AddItemToArray(arr, o);
+			assessment_free(a);
+		}
+	free(ids);
+	return arr;
 }
 
 int
@@ -219,13 +283,19 @@ tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct a
 	size_t i;
 	int rc;
 
-	ha = choices(t->av->db, "SELECT id, status FROM assessment WHERE vendor_id = ? ORDER BY id",
-	    vendor_id, "empty: every assessment");
-	hr = choices(t->av->db, "SELECT r.id, r.status FROM probe_run r JOIN endpoint e ON "
-	    "e.id = r.endpoint_id WHERE e.vendor_id = ? ORDER BY r.id", vendor_id,
-	    "empty: every run; ids as 1,3 or since:2026-11-01");
-	hi = choices(t->av->db, "SELECT id, status FROM incident WHERE vendor_id = ? ORDER BY id",
-	    vendor_id, "empty: none in detail");
+	struct aerr e = { 0 };
+	cJSON *items;
+
+	items = assessment_choices(t->av->db, vendor_id);
+	ha = choices_text(items, "empty: every assessment");
+	cJSON_Delete(items);
+	items = run_choices(t->av->db, vendor_id);
+	hr = choices_text(items, "empty: every run; ids as 1,3 or since:2026-11-01");
+	cJSON_Delete(items);
+	if (incident_list_json(t->av->db, vendor_id, 0, now_ms(), &items, &e) != 0)
+		items = NULL;
+	hi = choices_text(items, "empty: none in detail");
+	cJSON_Delete(items);
 	f[F_ASSESSMENT].hint = ha;
 	f[F_RUNS].hint = hr;
 	f[F_INCIDENT].hint = hi;
@@ -252,22 +322,27 @@ int
 tui_verify_dialog(struct tui *t, struct aerr *err)
 {
 	char dir[512];
-	char *argv[] = { "verify", dir, NULL };
+	struct verify_result res;
 	struct buf out;
-	struct aerr ve = { 0 };
 	char *why;
 
 	if (!tui_prompt(t, "Bundle directory to verify", NULL, dir, sizeof dir) || dir[0] == '\0')
 		return 0;
 	/* A failed verification is the answer, not an error: show what verify found. */
-	tui_cli(t, 2, argv, &out, &ve);
-	if (ve.code != 0 && ve.code != AV_FINDINGS) {
-		buf_free(&out);
-		return aerr_set(err, ve.code, "%s", ve.msg);
+	if (bundle_verify(dir, NULL, "pubkey", NULL, &res, err) != 0)
+		return err->code;
+	buf_init(&out);
+	verify_result_text(dir, &res, &out);
+	buf_add(&out, "", 0);
+	if (res.ok) {
+		why = trusted_as(&res);
+		tui_status(t, 0, "bundle verified%s", why);
+		free(why);
+	} else {
+		tui_status(t, 1, "%s: verification failed (%zu problem%s)", dir, res.nproblems,
+		    res.nproblems == 1 ? "" : "s");
 	}
-	why = trusted_as(&out);
-	tui_status(t, ve.code != 0, "%s%s", ve.code ? ve.msg : "bundle verified", ve.code ? "" : why);
-	free(why);
+	verify_result_free(&res);
 	tui_show_text(t, "Verify", out.data, err);
 	buf_free(&out);
 	return 0;

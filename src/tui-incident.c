@@ -214,21 +214,23 @@ static int
 note_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 {
 	struct form_ctx *c = p;
-	char *argv[32], *copy = xstrdup(f[3].value), *save = NULL;
-	int argc = 0, rc;
+	struct incident_note_input in = {
+		.ref = c->s->ids, .text = f[0].value, .kind = f[1].value,
+		.at = f[2].value[0] ? f[2].value : NULL,
+	};
+	char *copy = xstrdup(f[3].value), *save = NULL;
+	int64_t id, eid;
+	int rc;
 
 	(void)nf;
-	argv[argc++] = "incident";
-	argv[argc++] = "note";
-	argv[argc++] = c->s->ids;
-	argv[argc++] = f[0].value;
-	argv[argc++] = "--kind", argv[argc++] = f[1].value;
-	if (f[2].value[0])
-		argv[argc++] = "--at", argv[argc++] = f[2].value;
-	for (char *k = strtok_r(copy, " ", &save); k && argc < 30; k = strtok_r(NULL, " ", &save))
-		argv[argc++] = "--clock", argv[argc++] = k;
-	argv[argc] = NULL;
-	rc = tui_cli_status(c->t, argc, argv, err);
+	for (char *k = strtok_r(copy, " ", &save); k && in.nclocks < 8; k = strtok_r(NULL, " ", &save))
+		in.clocks[in.nclocks++] = k;
+	rc = incident_note(c->t->av, &in, &id, &eid, err);
+	if (rc == 0) {
+		tui_changed(c->t);
+		tui_status(c->t, 0, "incident %lld: entry %lld recorded (%s)", (long long)id,
+		    (long long)eid, in.kind);
+	}
 	free(copy);
 	return rc;
 }
@@ -237,21 +239,15 @@ static int
 task_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 {
 	struct form_ctx *c = p;
-	char *argv[12];
-	int argc = 0;
+	int64_t id, tid;
 
 	(void)nf;
-	argv[argc++] = "incident";
-	argv[argc++] = "task";
-	argv[argc++] = "add";
-	argv[argc++] = c->s->ids;
-	argv[argc++] = f[0].value;
-	if (f[1].value[0])
-		argv[argc++] = "--owner", argv[argc++] = f[1].value;
-	if (f[2].value[0])
-		argv[argc++] = "--due", argv[argc++] = f[2].value;
-	argv[argc] = NULL;
-	return tui_cli_status(c->t, argc, argv, err);
+	if (incident_task_add(c->t->av, c->s->ids, f[0].value, f[1].value[0] ? f[1].value : NULL,
+	    f[2].value[0] ? f[2].value : NULL, &id, &tid, err) != 0)
+		return err->code;
+	tui_changed(c->t);
+	tui_status(c->t, 0, "incident %lld: task %lld added", (long long)id, (long long)tid);
+	return 0;
 }
 
 /* One timeline entry in full: a long text is cut short in the list. */
@@ -361,7 +357,8 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 	struct incident_state *s = v->state;
 	struct form_ctx c = { t, s };
 	int64_t sel = tui_list_selected_id(&s->lines);
-	char text[512], ids[32];
+	char text[512], ids[32], from[32];
+	int64_t iid, tid;
 
 	if (tui_list_request(&s->lines, t, req, v->content_rows - HEADER_ROWS))
 		return 0;
@@ -401,12 +398,25 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		if (!tui_prompt(t, "New status", incident_statuses[i] && incident_statuses[i + 1] ?
 		    incident_statuses[i + 1] : "", text, sizeof text) || text[0] == '\0')
 			return 0;
-		return tui_cliv(t, err, "incident", "status", s->ids, text, (char *)NULL);
+		if (incident_set_status(t->av, s->ids, text, NULL, NULL, &iid, from, err) != 0)
+			return err->code;
+		tui_changed(t);
+		tui_status(t, 0, "incident %lld: %s -> %s", (long long)iid, from, text);
+		return 0;
 	}
 	case REQ_ATTACH:
 		if (!tui_pick_file(t, "Attach a file to this incident", text, sizeof text))
 			return 0;
-		return tui_cliv(t, err, "incident", "link", s->ids, "--file", text, (char *)NULL);
+		{
+			struct incident_link_input in = { .ref = s->ids, .file = text };
+
+			if (incident_link(t->av, &in, &iid, &tid, err) != 0)
+				return err->code;
+			tui_changed(t);
+			tui_status(t, 0, "incident %lld: linked evidence %lld (%s)", (long long)iid,
+			    (long long)tid, text);
+			return 0;
+		}
 	case REQ_VERIFY:
 		return start_verify(s, t, err);
 	case REQ_ENTER:
@@ -415,8 +425,12 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		if (sel <= 0)
 			return 0;
 		snprintf(ids, sizeof ids, "%lld", (long long)sel);
-		if (tui_confirm(t, "Mark task %s done?", ids))
-			return tui_cliv(t, err, "incident", "task", "done", ids, (char *)NULL);
+		if (!tui_confirm(t, "Mark task %s done?", ids))
+			return 0;
+		if (incident_task_done(t->av, sel, NULL, &iid, err) != 0)
+			return err->code;
+		tui_changed(t);
+		tui_status(t, 0, "incident %lld: task %lld done", (long long)iid, (long long)sel);
 		return 0;
 	default:
 		return 0;

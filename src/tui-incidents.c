@@ -33,17 +33,46 @@ incidents_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 
 	v->state = s;
 	if (arg != NULL) {
-		sqlite3_stmt *st;
-
 		s->vendor_id = *(const int64_t *)arg;
-		st = db_prepare(t->av->db, err, "SELECT name FROM vendor WHERE id = ?", "i", s->vendor_id);
-		if (st == NULL)
+		if (vendor_name(t->av->db, s->vendor_id, s->vendor, sizeof s->vendor, err) != 0)
 			return err->code;
-		if (sqlite3_step(st) == SQLITE_ROW)
-			snprintf(s->vendor, sizeof s->vendor, "%s", col_text(st, 0));
-		sqlite3_finalize(st);
 	}
 	return 0;
+}
+
+/* One incident's row: its clocks say how urgent it is. */
+static void
+add_row(struct incidents_state *s, const cJSON *r, int64_t now)
+{
+	const cJSON *next = cJSON_GetObjectItem(r, "next_due"), *c;
+	const cJSON *over = cJSON_GetObjectItem(r, "overdue_clocks");
+	char clocks[160] = "", due[32];
+	int mark = TUI_MARK_NONE, i = 0;
+	int64_t due_ms;
+
+	cJSON_ArrayForEach(c, over) {
+		size_t n = strlen(clocks);
+
+		snprintf(clocks + n, sizeof clocks - n, "%s%s", i++ ? "," : "OVERDUE ", c->valuestring);
+	}
+	if (i == 0 && cJSON_IsObject(next)) {
+		snprintf(due, sizeof due, "%s", json_get_str(next, "due"));
+		if (parse_time(due, &due_ms, NULL) == 0 && due_ms - now < SOON_MS)
+			mark = TUI_MARK_WARN;
+		due[16] = '\0';   /* to the minute */
+		snprintf(clocks, sizeof clocks, "%s due %s", json_get_str(next, "clock"), due);
+	} else if (i == 0) {
+		snprintf(clocks, sizeof clocks, "-");
+	}
+	if (i) {
+		mark = TUI_MARK_BAD;
+		s->overdue++;
+	} else if (strcmp(json_get_str(r, "status"), "closed") == 0) {
+		mark = TUI_MARK_DIM;
+	}
+	tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(r, "id")->valuedouble, mark,
+	    "%-4lld %-13s %-16.16s %-36.36s %s", (long long)cJSON_GetObjectItem(r, "id")->valuedouble,
+	    json_get_str(r, "status"), json_get_str(r, "vendor"), clocks, json_get_str(r, "title"));
 }
 
 static int
@@ -51,53 +80,25 @@ incidents_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct incidents_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list), now = now_ms();
-	sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT i.id, i.status, v.name, i.title "
-	    "FROM incident i JOIN vendor v ON v.id = i.vendor_id WHERE ? = 0 OR i.vendor_id = ? "
-	    "ORDER BY i.status = 'closed', i.id DESC", "ii", s->vendor_id, s->vendor_id);
+	cJSON *arr;
+	int n;
 
-	if (st == NULL)
+	if (incident_list_json(t->av->db, s->vendor_id, 0, now, &arr, err) != 0)
 		return err->code;
 	tui_list_clear(&s->list);
 	s->overdue = 0;
 	snprintf(s->list.header, sizeof s->list.header, "%-4s %-13s %-16s %-36s %s", "ID", "STATUS",
 	    "VENDOR", "CLOCKS", "TITLE");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		struct incident_facts f;
-		struct incident_clock c[CLOCK_COUNT];
-		const struct incident_clock *next, *overdue[CLOCK_COUNT];
-		char clocks[160] = "", due[32];
-		int over, mark = TUI_MARK_NONE;
+	/* Open incidents first, newest first; the closed ones after them. */
+	n = cJSON_GetArraySize(arr);
+	for (int closed = 0; closed < 2; closed++)
+		for (int i = n - 1; i >= 0; i--) {
+			const cJSON *r = cJSON_GetArrayItem(arr, i);
 
-		if (incident_clocks(t->av->db, id, &f, c, err) != 0) {
-			sqlite3_finalize(st);
-			return err->code;
+			if ((strcmp(json_get_str(r, "status"), "closed") == 0) == closed)
+				add_row(s, r, now);
 		}
-		next = clocks_next_due(c, now, overdue, &over);
-		for (int i = 0; i < over; i++) {
-			size_t n = strlen(clocks);
-
-			snprintf(clocks + n, sizeof clocks - n, "%s%s", i ? "," : "OVERDUE ", overdue[i]->id);
-		}
-		if (over == 0 && next != NULL) {
-			fmt_time_ms(next->due_ms, due);
-			due[16] = '\0';   /* to the minute */
-			snprintf(clocks, sizeof clocks, "%s due %s", next->id, due);
-			if (next->due_ms - now < SOON_MS)
-				mark = TUI_MARK_WARN;
-		} else if (over == 0) {
-			snprintf(clocks, sizeof clocks, "-");
-		}
-		if (over) {
-			mark = TUI_MARK_BAD;
-			s->overdue++;
-		} else if (strcmp(col_text(st, 1), "closed") == 0) {
-			mark = TUI_MARK_DIM;
-		}
-		tui_list_add(&s->list, id, mark, "%-4lld %-13s %-16.16s %-36.36s %s", (long long)id,
-		    col_text(st, 1), col_text(st, 2), clocks, col_text(st, 3));
-	}
-	sqlite3_finalize(st);
+	cJSON_Delete(arr);
 	tui_list_restore(&s->list, keep);
 	return 0;
 }
@@ -132,23 +133,22 @@ static int
 open_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
 	struct open_ctx *c = p;
-	char *argv[20];
-	int argc = 0;
+	struct incident_open_input in = {
+		.vendor = f[0].value, .title = f[1].value, .phi = f[4].value,
+		.endpoint = f[2].value[0] ? f[2].value : NULL,
+		.discovered = f[3].value[0] ? f[3].value : NULL,
+		.individuals = f[5].value[0] ? f[5].value : NULL,
+	};
+	int64_t id;
+	char disc[32];
 
 	(void)n;
-	argv[argc++] = "incident";
-	argv[argc++] = "open";
-	argv[argc++] = f[0].value;
-	argv[argc++] = "--title", argv[argc++] = f[1].value;
-	if (f[2].value[0])
-		argv[argc++] = "--endpoint", argv[argc++] = f[2].value;
-	if (f[3].value[0])
-		argv[argc++] = "--discovered", argv[argc++] = f[3].value;
-	argv[argc++] = "--phi", argv[argc++] = f[4].value;
-	if (f[5].value[0])
-		argv[argc++] = "--individuals", argv[argc++] = f[5].value;
-	argv[argc] = NULL;
-	return tui_cli_status(c->t, argc, argv, err);
+	if (incident_open(c->t->av, &in, &id, disc, err) != 0)
+		return err->code;
+	tui_changed(c->t);
+	tui_status(c->t, 0, "incident %lld opened for vendor %s (discovered %s)", (long long)id,
+	    in.vendor, disc);
+	return 0;
 }
 
 static int

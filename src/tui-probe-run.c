@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "incident.h"
 #include "probe.h"
 #include "tui.h"
 
@@ -165,8 +166,9 @@ open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 {
 	cJSON *f = selected_finding(s);
 	const char *endpoint = cJSON_GetObjectItem(s->run, "endpoint")->valuestring;
-	char title[300], fid[32], *vendor, *argv[12];
-	struct buf out;
+	struct incident_open_input in;
+	char title[300], disc[32], *vendor;
+	int64_t id;
 	int rc;
 
 	if (f == NULL)
@@ -174,22 +176,17 @@ open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 	snprintf(title, sizeof title, "%s on %s", cJSON_GetObjectItem(f, "code")->valuestring, endpoint);
 	if (!tui_prompt(t, "Incident title", title, title, sizeof title) || title[0] == '\0')
 		return 0;
-	snprintf(fid, sizeof fid, "%lld", (long long)cJSON_GetObjectItem(f, "id")->valuedouble);
 	vendor = strndup(endpoint, strcspn(endpoint, "/"));
-	argv[0] = "incident", argv[1] = "open", argv[2] = vendor, argv[3] = "--title";
-	argv[4] = title, argv[5] = "--endpoint", argv[6] = (char *)endpoint;
-	argv[7] = "--from-finding", argv[8] = fid, argv[9] = NULL;
-	rc = tui_cli(t, 9, argv, &out, err);
-	free(vendor);
+	in = (struct incident_open_input){ .vendor = vendor, .title = title, .endpoint = endpoint,
+		.from_finding = (int64_t)cJSON_GetObjectItem(f, "id")->valuedouble };
+	rc = incident_open(t->av, &in, &id, disc, err);
 	if (rc == 0) {
-		int64_t id = strtoll(out.data + strcspn(out.data, "0123456789"), NULL, 10);
-
-		out.data[strcspn(out.data, "\n")] = '\0';
-		tui_status(t, 0, "%s", out.data);
-		if (id > 0)
-			rc = tui_push(t, &tui_incident_view, &id, err);
+		tui_changed(t);
+		tui_status(t, 0, "incident %lld opened for vendor %s (discovered %s)", (long long)id,
+		    vendor, disc);
+		rc = tui_push(t, &tui_incident_view, &id, err);
 	}
-	buf_free(&out);
+	free(vendor);
 	return rc;
 }
 

@@ -36,18 +36,10 @@ static int
 runs_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 {
 	struct runs_state *s = xcalloc(1, sizeof *s);
-	sqlite3_stmt *st;
 
 	v->state = s;
 	s->endpoint_id = *(const int64_t *)arg;
-	st = db_prepare(t->av->db, err, "SELECT v.name || '/' || e.name FROM endpoint e JOIN vendor v "
-	    "ON v.id = e.vendor_id WHERE e.id = ?", "i", s->endpoint_id);
-	if (st == NULL)
-		return err->code;
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(s->ref, sizeof s->ref, "%s", col_text(st, 0));
-	sqlite3_finalize(st);
-	return 0;
+	return endpoint_ref(t->av->db, s->endpoint_id, s->ref, sizeof s->ref, err);
 }
 
 static int

@@ -40,30 +40,30 @@ vendor_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct vendor_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->endpoints);
-	sqlite3_stmt *st;
-	cJSON *o;
+	cJSON *o, *arr, *e;
 
 	if (vendor_json(t->av->db, s->id, &o, err) != 0)
 		return err->code;
 	cJSON_Delete(s->vendor);
 	s->vendor = o;
-	st = db_prepare(t->av->db, err, "SELECT e.id, e.name, e.api, e.context_tokens, e.status, "
-	    "(SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id), e.url "
-	    "FROM endpoint e WHERE e.vendor_id = ? ORDER BY e.status, e.name", "i", s->id);
-	if (st == NULL)
+	if (endpoint_list_json(t->av->db, s->id, 1, &arr, err) != 0)
 		return err->code;
 	tui_list_clear(&s->endpoints);
 	snprintf(s->endpoints.header, sizeof s->endpoints.header, "%-20s %-12s %-10s %-8s %-7s %s",
 	    "ENDPOINT", "API", "CONTEXT", "STATUS", "TENANTS", "URL");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int archived = strcmp(col_text(st, 4), "archived") == 0;
-
-		tui_list_add(&s->endpoints, sqlite3_column_int64(st, 0),
-		    archived ? TUI_MARK_DIM : TUI_MARK_NONE, "%-20s %-12s %-10lld %-8s %-7d %s",
-		    col_text(st, 1), col_text(st, 2), (long long)sqlite3_column_int64(st, 3),
-		    col_text(st, 4), sqlite3_column_int(st, 5), col_text(st, 6));
-	}
-	sqlite3_finalize(st);
+	/* Active endpoints first, each group by name. */
+	for (int archived = 0; archived < 2; archived++)
+		cJSON_ArrayForEach(e, arr) {
+			if ((strcmp(json_get_str(e, "status"), "active") != 0) != archived)
+				continue;
+			tui_list_add(&s->endpoints, (int64_t)cJSON_GetObjectItem(e, "id")->valuedouble,
+			    archived ? TUI_MARK_DIM : TUI_MARK_NONE, "%-20s %-12s %-10lld %-8s %-7d %s",
+			    json_get_str(e, "name"), json_get_str(e, "api"),
+			    (long long)cJSON_GetObjectItem(e, "context_tokens")->valuedouble,
+			    json_get_str(e, "status"),
+			    cJSON_GetArraySize(cJSON_GetObjectItem(e, "credentials")), json_get_str(e, "url"));
+		}
+	cJSON_Delete(arr);
 	tui_list_restore(&s->endpoints, keep);
 	return 0;
 }
@@ -174,30 +174,41 @@ static int
 endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
 	struct endpoint_form_ctx *c = p;
-	char *argv[64], *copy = xstrdup(f[5].value), *save = NULL;
-	char *creds[16];
-	int argc = 0, ncreds = 0, rc;
+	struct endpoint_input in = {
+		.name = f[0].value, .api = f[1].value, .url = f[2].value, .model = f[3].value,
+		.set_name = 1, .set_api = 1, .set_url = 1, .set_model = 1, .set_context = 1,
+	};
+	char *copy = xstrdup(f[5].value), *save = NULL;
+	sqlite3 *db;
+	int64_t id;
+	int rc;
 
 	(void)n;
-	argv[argc++] = "endpoint";
-	argv[argc++] = c->id ? "edit" : "add";
-	argv[argc++] = c->id ? c->ref : (char *)c->vendor;
-	argv[argc++] = "--name", argv[argc++] = f[0].value;
-	argv[argc++] = "--api", argv[argc++] = f[1].value;
-	argv[argc++] = "--url", argv[argc++] = f[2].value;
-	argv[argc++] = "--model", argv[argc++] = f[3].value;
-	argv[argc++] = "--context", argv[argc++] = f[4].value;
-	for (char *tok = strtok_r(copy, " ", &save); tok && ncreds < 16; tok = strtok_r(NULL, " ", &save)) {
-		creds[ncreds] = xasprintf("--credential=%s", tok);
-		argv[argc++] = creds[ncreds++];
+	/* Plain http is allowed only when asked for; an edit also takes it back. */
+	if (f[6].value[0] == 'y' || c->id)
+		in.insecure = f[6].value[0] == 'y', in.set_insecure = 1;
+	if ((rc = parse_int_opt("--context", f[4].value, 1, INT64_C(1) << 40, &in.context, err)) != 0)
+		goto out;
+	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+		if ((rc = endpoint_input_credential(&in, tok, err)) != 0)
+			goto out;
+	if ((db = av_db(c->t->av, err)) == NULL) {
+		rc = err->code;
+		goto out;
 	}
-	argv[argc++] = f[6].value[0] == 'y' ? "--allow-insecure-http" : (c->id ? "--require-https" : NULL);
-	if (argv[argc - 1] == NULL)
-		argc--;
-	argv[argc] = NULL;
-	rc = tui_cli_status(c->t, argc, argv, err);
-	for (int i = 0; i < ncreds; i++)
-		free(creds[i]);
+	if (c->id == 0) {
+		if ((rc = endpoint_add(db, c->t->av->actor, c->vendor, &in, &id, err)) != 0)
+			goto out;
+		tui_status(c->t, 0, "endpoint %s/%s added (id %lld, %d credential%s)", c->vendor,
+		    in.name, (long long)id, in.ncreds, in.ncreds == 1 ? "" : "s");
+	} else {
+		if ((rc = endpoint_edit(db, c->t->av->actor, c->ref, &in, err)) != 0)
+			goto out;
+		tui_status(c->t, 0, "endpoint %s updated", c->ref);
+	}
+	tui_changed(c->t);
+out:
+	endpoint_input_free(&in);
 	free(copy);
 	return rc;
 }
@@ -259,14 +270,8 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 
 	if (tui_list_request(&s->endpoints, t, req, v->content_rows - HEADER_ROWS))
 		return 0;
-	if (id >= 0) {
-		sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT name FROM endpoint WHERE id = ?",
-		    "i", id);
-
-		if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
-			snprintf(ref, sizeof ref, "%s/%s", field(s->vendor, "name"), col_text(st, 0));
-		sqlite3_finalize(st);
-	}
+	if (id >= 0 && endpoint_ref(t->av->db, id, ref, sizeof ref, err) != 0)
+		return err->code;
 	switch (req) {
 	case REQ_ASSESS:
 		return tui_push(t, &tui_assessments_view, &s->id, err);
@@ -279,22 +284,30 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 	case REQ_ARCHIVE:
 		if (id < 0)
 			return aerr_set(err, AV_USAGE, "no endpoint selected");
-		if (tui_confirm(t, "Archive endpoint %s? Nothing is deleted.", ref))
-			return tui_cliv(t, err, "endpoint", "archive", ref, (char *)NULL);
+		if (!tui_confirm(t, "Archive endpoint %s? Nothing is deleted.", ref))
+			return 0;
+		if (endpoint_archive(t->av->db, t->av->actor, ref, err) != 0)
+			return err->code;
+		tui_changed(t);
+		tui_status(t, 0, "endpoint %s archived", ref);
 		return 0;
 	case REQ_EXPORT:
 		return tui_export_dialog(t, s->id, field(s->vendor, "name"), err);
 	case REQ_VERIFY:
 		return tui_verify_dialog(t, err);
 	case REQ_ENTER: {
-		char *argv[] = { "endpoint", "show", ref, NULL };
+		cJSON *e;
 		int rc;
 
 		if (id < 0)
 			return 0;
-		rc = tui_cli(t, 3, argv, &out, err);
-		if (rc == 0)
-			rc = tui_show_text(t, ref, out.data, err);
+		if (endpoint_json(t->av->db, id, &e, err) != 0)
+			return err->code;
+		buf_init(&out);
+		endpoint_describe(e, &out);
+		buf_add(&out, "", 0);
+		cJSON_Delete(e);
+		rc = tui_show_text(t, ref, out.data, err);
 		buf_free(&out);
 		return rc;
 	}

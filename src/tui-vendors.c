@@ -33,23 +33,23 @@ vendors_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct vendors_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list);
-	sqlite3_stmt *st = db_prepare(t->av->db, err, VENDOR_SELECT
-	    " WHERE v.status = 'active' ORDER BY v.name", NULL);
+	cJSON *arr, *o;
 
-	if (st == NULL)
+	if (vendor_list_json(t->av->db, 0, &arr, err) != 0)
 		return err->code;
 	tui_list_clear(&s->list);
 	snprintf(s->list.header, sizeof s->list.header, "%-1s %-32s %-4s %-9s %s", "!", "VENDOR",
 	    "CRIT", "ENDPOINTS", "OPEN INCIDENTS");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int incidents = sqlite3_column_int(st, 9);
+	cJSON_ArrayForEach(o, arr) {
+		int incidents = cJSON_GetObjectItem(o, "open_incidents")->valueint;
 
-		tui_list_add(&s->list, sqlite3_column_int64(st, 0),
+		tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(o, "id")->valuedouble,
 		    incidents ? TUI_MARK_BAD : TUI_MARK_NONE, "%-1s %-32s %-4d %-9d %d",
-		    incidents ? "!" : " ", col_text(st, 1), sqlite3_column_int(st, 2),
-		    sqlite3_column_int(st, 8), incidents);
+		    incidents ? "!" : " ", json_get_str(o, "name"),
+		    cJSON_GetObjectItem(o, "criticality")->valueint,
+		    cJSON_GetObjectItem(o, "endpoints")->valueint, incidents);
 	}
-	sqlite3_finalize(st);
+	cJSON_Delete(arr);
 	tui_list_restore(&s->list, keep);
 	return 0;
 }
@@ -92,28 +92,34 @@ static int
 vendor_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
 	struct vendor_form_ctx *c = p;
-	char id[32], *argv[12];
-	int argc = 0, rc;
+	struct vendor_input in = { .name = f[0].value, .set_name = 1, .set_crit = 1 };
+	char ref[32];
+	sqlite3 *db;
+	int64_t id;
 
 	(void)n;
-	snprintf(id, sizeof id, "%lld", (long long)c->id);
-	argv[argc++] = "vendor";
-	argv[argc++] = c->id ? "edit" : "add";
-	argv[argc++] = c->id ? id : f[0].value;
-	if (c->id) {
-		argv[argc++] = "--name";
-		argv[argc++] = f[0].value;
-	}
-	argv[argc++] = "--criticality";
-	argv[argc++] = f[1].value;
+	if (parse_int_opt("--criticality", f[1].value, 0, 4, &in.criticality, err) != 0)
+		return err->code;
 	/* An empty optional field is left unset when adding, cleared when editing. */
 	if (c->id || f[2].value[0])
-		argv[argc++] = "--contact", argv[argc++] = f[2].value;
+		in.contact = f[2].value, in.set_contact = 1;
 	if (c->id || f[3].value[0])
-		argv[argc++] = "--notes", argv[argc++] = f[3].value;
-	argv[argc] = NULL;
-	rc = tui_cli_status(c->t, argc, argv, err);
-	return rc;
+		in.notes = f[3].value, in.set_notes = 1;
+	if ((db = av_db(c->t->av, err)) == NULL)
+		return err->code;
+	if (c->id == 0) {
+		if (vendor_add(db, c->t->av->actor, &in, &id, err) != 0)
+			return err->code;
+		tui_changed(c->t);
+		tui_status(c->t, 0, "vendor %s added (id %lld)", in.name, (long long)id);
+		return 0;
+	}
+	snprintf(ref, sizeof ref, "%lld", (long long)c->id);
+	if (vendor_edit(db, c->t->av->actor, ref, &in, err) != 0)
+		return err->code;
+	tui_changed(c->t);
+	tui_status(c->t, 0, "vendor %s updated", in.name);
+	return 0;
 }
 
 static int
@@ -166,9 +172,13 @@ vendors_request(struct view *v, struct tui *t, enum request req, struct aerr *er
 		if (id < 0)
 			return aerr_set(err, AV_USAGE, "no vendor selected");
 		snprintf(ids, sizeof ids, "%lld", (long long)id);
-		if (tui_confirm(t, "Archive vendor %s and its endpoints? Nothing is deleted.",
+		if (!tui_confirm(t, "Archive vendor %s and its endpoints? Nothing is deleted.",
 		    s->list.rows[s->list.vis[s->list.sel]] + 2))
-			return tui_cliv(t, err, "vendor", "archive", ids, (char *)NULL);
+			return 0;
+		if (vendor_archive(t->av->db, t->av->actor, ids, err) != 0)
+			return err->code;
+		tui_changed(t);
+		tui_status(t, 0, "vendor %s archived", ids);
 		return 0;
 	case REQ_ENTER:
 		if (id < 0)

@@ -9,7 +9,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
+#include <sys/wait.h>
 #include <wordexp.h>
 #include <form.h>
 
@@ -702,80 +705,106 @@ tui_prompt(struct tui *t, const char *label, const char *initial, char *out, siz
 	return rc;
 }
 
-/* ---- running CLI commands ---- */
+/* ---- the ':' command line ---- */
 
-int
-tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err)
+/* The command runs in a child process (this same binary, same database and
+ * actor), so nothing a CLI command sets (getopt state, a one-call flag, an
+ * open transaction, a stray printf) can reach the TUI's own state. Its
+ * stdout and stderr come back separately: the error that main() prints last
+ * becomes the status line, the rest is shown as text. */
+static int
+spawn_cli(struct tui *t, char **words, size_t nwords, struct buf *out, struct buf *errs,
+    int *status, struct aerr *err)
 {
-	char path[] = "/tmp/aivet-cmd-XXXXXX";
-	int fd, saved_out, saved_err, rc;
-	char chunk[8192];
-	ssize_t r;
+	extern char **environ;
+	char **argv = xcalloc(nwords + 6, sizeof *argv);
+	posix_spawn_file_actions_t fa;
+	int po[2] = { -1, -1 }, pe[2] = { -1, -1 }, rc = 0, wst;
+	size_t a = 0;
+	pid_t pid;
 
 	buf_init(out);
-	buf_add(out, "", 0);
-	if ((fd = mkstemp(path)) < 0)
-		return aerr_set(err, AV_RUNTIME, "cannot capture output: %s", strerror(errno));
-	unlink(path);
-	fflush(stdout);
-	fflush(stderr);
-	saved_out = dup(STDOUT_FILENO);
-	saved_err = dup(STDERR_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
-	rc = cmd_run(t->av, argc, argv, err);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, STDOUT_FILENO);
-	dup2(saved_err, STDERR_FILENO);
-	close(saved_out);
-	close(saved_err);
-	lseek(fd, 0, SEEK_SET);
-	while ((r = read(fd, chunk, sizeof chunk)) > 0 && out->len < (8u << 20))
-		buf_add(out, chunk, (size_t)r);
-	close(fd);
-	tui_changed(t);
-	return rc;
-}
-
-int
-tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err)
-{
-	struct buf out;
-	int rc = tui_cli(t, argc, argv, &out, err);
-
-	if (rc == 0) {
-		/* The command's own first line ("vendor Acme added (id 3)") is the status. */
-		out.data[strcspn(out.data, "\n")] = '\0';
-		tui_status(t, 0, "%s", out.data);
+	buf_init(errs);
+	argv[a++] = (char *)"aivet";
+	argv[a++] = (char *)"--db";
+	argv[a++] = (char *)t->av->db_path;
+	argv[a++] = (char *)"--actor";
+	argv[a++] = t->av->actor;
+	for (size_t i = 0; i < nwords; i++)
+		argv[a++] = words[i];
+	argv[a] = NULL;
+	if (pipe2(po, O_CLOEXEC) != 0 || pipe2(pe, O_CLOEXEC) != 0) {
+		rc = aerr_set(err, AV_RUNTIME, "cannot run the command: %s", strerror(errno));
+		goto done;
 	}
-	buf_free(&out);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, po[1], STDOUT_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, pe[1], STDERR_FILENO);
+	rc = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(po[1]);
+	close(pe[1]);
+	po[1] = pe[1] = -1;
+	if (rc != 0) {
+		rc = aerr_set(err, AV_RUNTIME, "cannot run the command: %s", strerror(rc));
+		goto done;
+	}
+	for (;;) {
+		struct pollfd pf[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+		char chunk[8192];
+		int open = 0;
+
+		for (int i = 0; i < 2; i++)
+			open += pf[i].fd >= 0;
+		if (open == 0)
+			break;
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		for (int i = 0; i < 2; i++) {
+			struct buf *b = i == 0 ? out : errs;
+			int *fd = i == 0 ? &po[0] : &pe[0];
+			ssize_t r;
+
+			if (pf[i].fd < 0 || pf[i].revents == 0)
+				continue;
+			r = read(*fd, chunk, sizeof chunk);
+			if (r > 0 && b->len < (8u << 20))
+				buf_add(b, chunk, (size_t)r);
+			else if (r == 0 || (r < 0 && errno != EINTR && errno != EAGAIN)) {
+				close(*fd);
+				*fd = -1;
+			}
+		}
+	}
+	while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+		;
+	*status = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + (WIFSIGNALED(wst) ? WTERMSIG(wst) : 0);
+done:
+	for (int i = 0; i < 2; i++) {
+		if (po[i] >= 0)
+			close(po[i]);
+		if (pe[i] >= 0)
+			close(pe[i]);
+	}
+	buf_add(out, "", 0);
+	buf_add(errs, "", 0);
+	out->len = strlen(out->data);
+	errs->len = strlen(errs->data);
+	free(argv);
 	return rc;
-}
-
-int
-tui_cliv(struct tui *t, struct aerr *err, ...)
-{
-	char *argv[64];
-	int argc = 0;
-	va_list ap;
-
-	va_start(ap, err);
-	while (argc < 63 && (argv[argc] = va_arg(ap, char *)) != NULL)
-		argc++;
-	va_end(ap);
-	argv[argc] = NULL;
-	return tui_cli_status(t, argc, argv, err);
 }
 
 int
 tui_run_command(struct tui *t, const char *line, struct aerr *err)
 {
 	wordexp_t we;
-	struct buf out;
-	struct aerr cerr = { 0 };
-	char *title;
-	int rc;
+	struct buf out, errs, shown;
+	char *title, *msg = NULL;
+	int rc, status = 0;
 
 	while (*line == ' ')
 		line++;
@@ -793,16 +822,50 @@ tui_run_command(struct tui *t, const char *line, struct aerr *err)
 		wordfree(&we);
 		return aerr_set(err, AV_USAGE, "'%s' cannot run inside the terminal UI", line);
 	}
-	rc = tui_cli(t, (int)we.we_wordc, we.we_wordv, &out, &cerr);
+	rc = spawn_cli(t, we.we_wordv, we.we_wordc, &out, &errs, &status, err);
 	wordfree(&we);
-	if (out.len > 0) {
+	tui_changed(t);
+	if (rc != 0) {
+		buf_free(&out);
+		buf_free(&errs);
+		return rc;
+	}
+	if (status != 0) {
+		/* main() prints the error last, as "aivet: MESSAGE" (possibly over
+		 * several lines, e.g. a usage line): that is the status. */
+		char *p = errs.data;
+
+		for (char *q = errs.data; (q = strstr(q, "aivet: ")) != NULL; q++)
+			if (q == errs.data || q[-1] == '\n')
+				p = q;
+		if (strncmp(p, "aivet: ", 7) == 0) {
+			size_t n = strlen(p + 7);
+
+			msg = xstrdup(p + 7);
+			while (n > 0 && msg[n - 1] == '\n')
+				msg[--n] = '\0';
+			*p = '\0';
+			errs.len = (size_t)(p - errs.data);
+		}
+	}
+	buf_init(&shown);
+	buf_add(&shown, out.data, out.len);
+	buf_add(&shown, errs.data, errs.len);
+	buf_add(&shown, "", 0);
+	if (shown.len > 0) {
 		title = xasprintf(":%s", line);
-		tui_show_text(t, title, out.data, err);
+		tui_show_text(t, title, shown.data, err);
 		free(title);
 	}
+	buf_free(&shown);
 	buf_free(&out);
-	if (rc != 0) {
-		tui_status(t, 1, "%s", cerr.msg[0] ? cerr.msg : "command failed");
+	buf_free(&errs);
+	if (status != 0) {
+		if (msg != NULL)
+			tui_status(t, 1, "%s", msg);
+		else
+			tui_status(t, 1, "command failed (exit %d)", status);
+		free(msg);
 		return 0;
 	}
 	tui_status(t, 0, "done: %s", line);
@@ -1028,12 +1091,15 @@ tui_show_text(struct tui *t, const char *title, const char *text, struct aerr *e
 static const struct view_ops *
 first_view(struct aivet *av)
 {
-	int64_t n = 0;
-	struct aerr err;
+	struct aerr err = { 0 };
+	cJSON *vendors;
+	int any;
 
-	if (db_int(av->db, &n, &err, "SELECT count(*) FROM vendor", NULL) == 0 && n > 0)
-		return &tui_dashboard_view;
-	return &tui_vendors_view;
+	if (vendor_list_json(av->db, 1, &vendors, &err) != 0)
+		return &tui_vendors_view;
+	any = cJSON_GetArraySize(vendors) > 0;
+	cJSON_Delete(vendors);
+	return any ? &tui_dashboard_view : &tui_vendors_view;
 }
 
 int

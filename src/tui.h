@@ -174,14 +174,8 @@ int tui_form(struct tui *t, const char *title, struct tui_field *fields, int n,
 
 /* Shows a text (command output, help) in a scrolling pager view. */
 int tui_show_text(struct tui *t, const char *title, const char *text, struct aerr *err);
-/* Runs a CLI command (argv[0] is the command) with its output captured in out:
- * the TUI acts through the same code, and says the same words, as the CLI. */
-int tui_cli(struct tui *t, int argc, char **argv, struct buf *out, struct aerr *err);
-/* The same, with the command's first output line as the status. */
-int tui_cli_status(struct tui *t, int argc, char **argv, struct aerr *err);
-/* The same with a NULL-terminated list of words. */
-int tui_cliv(struct tui *t, struct aerr *err, ...) __attribute__((sentinel));
-/* Runs a CLI command line (as typed after ':'), capturing its output. */
+/* Runs a CLI command line (as typed after ':') in a child process, showing its
+ * output and taking its error for the status line. */
 int tui_run_command(struct tui *t, const char *line, struct aerr *err);
 
 /* Drawing helpers: attributes that never rely on colour alone. */

@@ -256,3 +256,183 @@ record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, co
 	free(action);
 	return rc;
 }
+
+/* ---- writes: the CLI and the TUI both call these ---- */
+
+int
+vendor_add(sqlite3 *db, const char *actor, const struct vendor_input *in, int64_t *id,
+    struct aerr *err)
+{
+	int64_t exists, criticality = in->set_crit ? in->criticality : 2;
+	char at[32];
+	cJSON *d;
+
+	if (name_check("vendor", in->name, err) != 0)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (db_int(db, &exists, err, "SELECT id FROM vendor WHERE name = ?", "t", in->name) == 0) {
+		db_rollback(db);
+		return aerr_set(err, AV_USAGE, "vendor '%s' already exists (id %lld)", in->name,
+		    (long long)exists);
+	}
+	now_iso(at);
+	if (db_exec(db, err, "INSERT INTO vendor (name, criticality, contact, notes, created_at, "
+	    "updated_at) VALUES (?,?,?,?,?,?)", "titttt", in->name, criticality, in->contact,
+	    in->notes, at, at) != 0)
+		goto fail;
+	*id = sqlite3_last_insert_rowid(db);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "name", in->name);
+	cJSON_AddNumberToObject(d, "criticality", (double)criticality);
+	json_add_str(d, "contact", in->contact);
+	json_add_str(d, "notes", in->notes);
+	if (audit_append(db, actor, "vendor.add", "vendor", *id, d, err) != 0) {
+		cJSON_Delete(d);
+		goto fail;
+	}
+	cJSON_Delete(d);
+	return db_commit(db, err) != 0 ? err->code : 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+int
+vendor_edit(sqlite3 *db, const char *actor, const char *ref, const struct vendor_input *in,
+    struct aerr *err)
+{
+	int64_t id, other;
+	char at[32];
+	cJSON *d;
+
+	if (in->set_name && name_check("vendor", in->name, err) != 0)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (vendor_lookup(db, ref, &id, err) != 0)
+		goto fail;
+	if (in->set_name && db_int(db, &other, err, "SELECT id FROM vendor WHERE name = ? AND id <> ?",
+	    "ti", in->name, id) == 0) {
+		aerr_set(err, AV_USAGE, "vendor '%s' already exists (id %lld)", in->name, (long long)other);
+		goto fail;
+	}
+	now_iso(at);
+	d = cJSON_CreateObject();
+	if (in->set_name)
+		cJSON_AddStringToObject(d, "name", in->name);
+	if (in->set_crit)
+		cJSON_AddNumberToObject(d, "criticality", (double)in->criticality);
+	if (in->set_contact)
+		cJSON_AddStringToObject(d, "contact", in->contact);
+	if (in->set_notes)
+		cJSON_AddStringToObject(d, "notes", in->notes);
+	if (db_exec(db, err, "UPDATE vendor SET name = CASE WHEN ? THEN ? ELSE name END, "
+	    "criticality = CASE WHEN ? THEN ? ELSE criticality END, "
+	    "contact = CASE WHEN ? THEN ? ELSE contact END, "
+	    "notes = CASE WHEN ? THEN ? ELSE notes END, updated_at = ? WHERE id = ?",
+	    "itiiititti", (int64_t)in->set_name, in->name, (int64_t)in->set_crit, in->criticality,
+	    (int64_t)in->set_contact, in->contact, (int64_t)in->set_notes, in->notes, at, id) != 0 ||
+	    audit_append(db, actor, "vendor.edit", "vendor", id, d, err) != 0) {
+		cJSON_Delete(d);
+		goto fail;
+	}
+	cJSON_Delete(d);
+	return db_commit(db, err) != 0 ? err->code : 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+int
+vendor_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err)
+{
+	int64_t id;
+	char at[32];
+
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (vendor_lookup(db, ref, &id, err) != 0 ||
+	    record_archive(db, actor, "vendor", id, ref, err) != 0)
+		goto fail;
+	now_iso(at);
+	/* The vendor's endpoints go with it; nothing is deleted. */
+	if (db_exec(db, err, "UPDATE endpoint SET status = 'archived', updated_at = ? "
+	    "WHERE vendor_id = ? AND status = 'active'", "ti", at, id) != 0)
+		goto fail;
+	return db_commit(db, err) != 0 ? err->code : 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+/* ---- read-only queries shared by the CLI and the TUI ---- */
+
+int
+vendor_name(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT name FROM vendor WHERE id = ?", "i", id);
+
+	out[0] = '\0';
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, n, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+endpoint_ref(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?", "i", id);
+
+	out[0] = '\0';
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, n, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+vendor_list_json(sqlite3 *db, int all, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
+	    "ORDER BY v.name", "i", (int64_t)all);
+
+	if (st == NULL)
+		return err->code;
+	*out = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW)
+		cJSON_AddItemToArray(*out, vendor_row_json(st));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
+endpoint_list_json(sqlite3 *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT e.id FROM endpoint e JOIN vendor v ON "
+	    "v.id = e.vendor_id WHERE (? = 0 OR e.vendor_id = ?) AND (? OR e.status = 'active') "
+	    "ORDER BY v.name, e.name", "iii", vendor_id, vendor_id, (int64_t)all);
+
+	if (st == NULL)
+		return err->code;
+	*out = cJSON_CreateArray();
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		cJSON *e;
+
+		if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) != 0) {
+			sqlite3_finalize(st);
+			cJSON_Delete(*out);
+			*out = NULL;
+			return err->code;
+		}
+		cJSON_AddItemToArray(*out, e);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}

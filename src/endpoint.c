@@ -1,0 +1,319 @@
+/*
+ * endpoint.c: writing a vendor's endpoints — adding, editing and archiving
+ * one, with its credential references and prices — for the CLI's "aivet
+ * endpoint" and the TUI's vendor screen alike. Each write validates, runs in
+ * one transaction with its audit entry and prints nothing; endpoint_describe
+ * is the plain-text view both show.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aivet.h"
+
+const char *const endpoint_apis[] = {
+	"openai", "anthropic", "azure-openai", "gemini", "bedrock", "cloudflare", NULL
+};
+
+static int
+api_check(const char *api, struct aerr *err)
+{
+	for (int i = 0; endpoint_apis[i]; i++)
+		if (strcmp(endpoint_apis[i], api) == 0)
+			return 0;
+	return aerr_set(err, AV_USAGE, "--api: '%s' is not one of openai, anthropic, "
+	    "azure-openai, gemini, bedrock, cloudflare", api);
+}
+
+void
+endpoint_input_free(struct endpoint_input *f)
+{
+	for (int i = 0; i < f->ncreds; i++)
+		free(f->cred_label[i]);
+	cJSON_Delete(f->options);
+}
+
+static int
+label_check(const char *label, struct aerr *err)
+{
+	size_t n = strlen(label);
+
+	if (n == 0 || n > 64)
+		return aerr_set(err, AV_USAGE, "--credential: a label of 1 to 64 characters is needed "
+		    "before '='");
+	for (const char *p = label; *p; p++)
+		if (!isalnum((unsigned char)*p) && *p != '-' && *p != '_' && *p != '.') {
+			char *shown = text_escape(label, n, 0);
+
+			aerr_set(err, AV_USAGE, "--credential: label '%s' may use only letters, "
+			    "digits, '-', '_' and '.'", shown);
+			free(shown);
+			return AV_USAGE;
+		}
+	return 0;
+}
+
+int
+endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aerr *err)
+{
+	const char *eq = strchr(spec, '=');
+
+	if (f->ncreds == ENDPOINT_MAX_CREDS)
+		return aerr_set(err, AV_USAGE, "--credential: at most %d per endpoint", ENDPOINT_MAX_CREDS);
+	if (eq == NULL)
+		return aerr_set(err, AV_USAGE, "--credential must be LABEL=env:VAR or "
+		    "LABEL=file:PATH");
+	f->cred_label[f->ncreds] = strndup(spec, (size_t)(eq - spec));
+	f->cred_ref[f->ncreds] = eq + 1;
+	f->ncreds++;
+	if (label_check(f->cred_label[f->ncreds - 1], err) != 0)
+		return err->code;
+	if (credref_check(eq + 1, err) != 0)
+		return aerr_prefix(err, "--credential %s", f->cred_label[f->ncreds - 1]);
+	for (int i = 0; i < f->ncreds - 1; i++)
+		if (strcmp(f->cred_label[i], f->cred_label[f->ncreds - 1]) == 0)
+			return aerr_set(err, AV_USAGE, "--credential: label '%s' given twice",
+			    f->cred_label[i]);
+	return 0;
+}
+
+/* Writes the credential changes of f for endpoint id, inside the caller's transaction. */
+static int
+apply_credentials(sqlite3 *db, int64_t id, const struct endpoint_input *f, const char *at,
+    cJSON *details, struct aerr *err)
+{
+	cJSON *added = NULL, *removed = NULL;
+
+	for (int i = 0; i < f->nremove; i++) {
+		int64_t cid;
+
+		if (db_int(db, &cid, err, "SELECT id FROM credential WHERE endpoint_id = ? AND label = ?",
+		    "it", id, f->remove[i]) != 0)
+			return err->code ? err->code : aerr_set(err, AV_USAGE,
+			    "--remove-credential: the endpoint has no credential labelled '%s'", f->remove[i]);
+		if (db_exec(db, err, "DELETE FROM credential WHERE id = ?", "i", cid) != 0)
+			return err->code;
+		if (removed == NULL)
+			removed = cJSON_AddArrayToObject(details, "credentials_removed");
+		cJSON_AddItemToArray(removed, cJSON_CreateString(f->remove[i]));
+	}
+	for (int i = 0; i < f->ncreds; i++) {
+		if (db_exec(db, err, "INSERT INTO credential (endpoint_id, label, ref, created_at) "
+		    "VALUES (?,?,?,?) ON CONFLICT (endpoint_id, label) DO UPDATE SET ref = excluded.ref",
+		    "ittt", id, f->cred_label[i], f->cred_ref[i], at) != 0)
+			return err->code;
+		if (added == NULL)
+			added = cJSON_AddObjectToObject(details, "credentials");
+		cJSON_AddStringToObject(added, f->cred_label[i], f->cred_ref[i]);
+	}
+	return 0;
+}
+
+static int
+apply_prices(sqlite3 *db, int64_t id, const struct endpoint_input *f, struct aerr *err)
+{
+	if (f->set_price_in && db_exec(db, err, "UPDATE endpoint SET price_in_per_mtok = ? WHERE id = ?",
+	    "di", f->price_in, id) != 0)
+		return err->code;
+	if (f->set_price_out && db_exec(db, err, "UPDATE endpoint SET price_out_per_mtok = ? WHERE id = ?",
+	    "di", f->price_out, id) != 0)
+		return err->code;
+	return 0;
+}
+
+int
+endpoint_add(sqlite3 *db, const char *actor, const char *vendor, const struct endpoint_input *in,
+    int64_t *idp, struct aerr *err)
+{
+	const struct endpoint_input f = *in;
+	int64_t vid, id, archived;
+	char at[32], *opts = NULL;
+	cJSON *d = NULL;
+	int rc;
+
+	if (name_check("endpoint", f.name, err) != 0 || api_check(f.api, err) != 0 ||
+	    url_check(f.url, f.insecure, err) != 0)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (vendor_lookup(db, vendor, &vid, err) != 0)
+		goto fail;
+	if (db_int(db, &archived, err, "SELECT status = 'archived' FROM vendor WHERE id = ?", "i", vid) < 0)
+		goto fail;
+	if (archived) {
+		aerr_set(err, AV_USAGE, "vendor '%s' is archived", vendor);
+		goto fail;
+	}
+	if (db_int(db, &id, err, "SELECT id FROM endpoint WHERE vendor_id = ? AND name = ?", "it",
+	    vid, f.name) == 0) {
+		aerr_set(err, AV_USAGE, "endpoint '%s/%s' already exists", vendor, f.name);
+		goto fail;
+	}
+	now_iso(at);
+	opts = f.options ? cJSON_PrintUnformatted(f.options) : NULL;
+	if (db_exec(db, err, "INSERT INTO endpoint (vendor_id, name, api, url, model, context_tokens, "
+	    "allow_insecure_http, price_in_per_mtok, price_out_per_mtok, options, created_at, updated_at) "
+	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", "ittttiinnttt", vid, f.name, f.api, f.url,
+	    f.model, f.context, (int64_t)f.insecure, opts, at, at) != 0)
+		goto fail;
+	id = sqlite3_last_insert_rowid(db);
+	if (apply_prices(db, id, &f, err) != 0)
+		goto fail;
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "vendor", vendor);
+	cJSON_AddStringToObject(d, "name", f.name);
+	cJSON_AddStringToObject(d, "api", f.api);
+	cJSON_AddStringToObject(d, "url", f.url);
+	cJSON_AddStringToObject(d, "model", f.model);
+	cJSON_AddNumberToObject(d, "context_tokens", (double)f.context);
+	if (apply_credentials(db, id, &f, at, d, err) != 0 ||
+	    audit_append(db, actor, "endpoint.add", "endpoint", id, d, err) != 0)
+		goto fail;
+	if (db_commit(db, err) != 0)
+		goto out;
+	*idp = id;
+	err->code = 0;
+	goto out;
+fail:
+	db_rollback(db);
+out:
+	rc = err->code;
+	cJSON_Delete(d);
+	free(opts);
+	return rc;
+}
+
+int
+endpoint_edit(sqlite3 *db, const char *actor, const char *ref, const struct endpoint_input *in,
+    struct aerr *err)
+{
+	const struct endpoint_input f = *in;
+	sqlite3_stmt *st;
+	int64_t id, other, vid, insecure;
+	char at[32], *url = NULL, *opts = NULL;
+	cJSON *d = NULL, *old_opts = NULL;
+	int rc;
+
+	if ((f.set_name && name_check("endpoint", f.name, err) != 0) ||
+	    (f.set_api && api_check(f.api, err) != 0))
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (endpoint_lookup(db, ref, &id, err) != 0)
+		goto fail;
+	st = db_prepare(db, err, "SELECT vendor_id, url, allow_insecure_http, options FROM endpoint "
+	    "WHERE id = ?", "i", id);
+	if (st == NULL || sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		db_err(db, err, "endpoint");
+		goto fail;
+	}
+	vid = sqlite3_column_int64(st, 0);
+	url = xstrdup(f.set_url ? f.url : col_text(st, 1));
+	insecure = f.set_insecure ? f.insecure : sqlite3_column_int(st, 2);
+	old_opts = cJSON_Parse(col_text(st, 3));
+	sqlite3_finalize(st);
+	/* The URL and the insecure flag are checked together, whichever changed. */
+	if (url_check(url, (int)insecure, err) != 0)
+		goto fail;
+	if (f.set_name && db_int(db, &other, err, "SELECT id FROM endpoint WHERE vendor_id = ? AND "
+	    "name = ? AND id <> ?", "iti", vid, f.name, id) == 0) {
+		aerr_set(err, AV_USAGE, "an endpoint named '%s' already exists for this vendor", f.name);
+		goto fail;
+	}
+	if (f.options) {
+		cJSON *kv;
+
+		if (old_opts == NULL)
+			old_opts = cJSON_CreateObject();
+		cJSON_ArrayForEach(kv, f.options) {
+			cJSON_DeleteItemFromObject(old_opts, kv->string);
+			cJSON_AddStringToObject(old_opts, kv->string, kv->valuestring);
+		}
+		opts = cJSON_PrintUnformatted(old_opts);
+	}
+	now_iso(at);
+	d = cJSON_CreateObject();
+	if (f.set_name)
+		cJSON_AddStringToObject(d, "name", f.name);
+	if (f.set_api)
+		cJSON_AddStringToObject(d, "api", f.api);
+	if (f.set_url)
+		cJSON_AddStringToObject(d, "url", f.url);
+	if (f.set_model)
+		cJSON_AddStringToObject(d, "model", f.model);
+	if (f.set_context)
+		cJSON_AddNumberToObject(d, "context_tokens", (double)f.context);
+	if (f.set_insecure)
+		cJSON_AddBoolToObject(d, "allow_insecure_http", f.insecure);
+	if (f.set_price_in)
+		cJSON_AddNumberToObject(d, "price_in_per_mtok", f.price_in);
+	if (f.set_price_out)
+		cJSON_AddNumberToObject(d, "price_out_per_mtok", f.price_out);
+	if (f.options)
+		cJSON_AddItemReferenceToObject(d, "options", f.options);
+	if (db_exec(db, err, "UPDATE endpoint SET "
+	    "name = coalesce(?, name), api = coalesce(?, api), url = ?, model = coalesce(?, model), "
+	    "context_tokens = CASE WHEN ? THEN ? ELSE context_tokens END, allow_insecure_http = ?, "
+	    "options = coalesce(?, options), updated_at = ? WHERE id = ?",
+	    "ttttiiitti", f.set_name ? f.name : NULL,
+	    f.set_api ? f.api : NULL, url, f.set_model ? f.model : NULL,
+	    (int64_t)f.set_context, f.context, insecure, opts, at, id) != 0)
+		goto fail;
+	if (apply_prices(db, id, &f, err) != 0)
+		goto fail;
+	if (apply_credentials(db, id, &f, at, d, err) != 0 ||
+	    audit_append(db, actor, "endpoint.edit", "endpoint", id, d, err) != 0)
+		goto fail;
+	if (db_commit(db, err) != 0)
+		goto out;
+	err->code = 0;
+	goto out;
+fail:
+	db_rollback(db);
+out:
+	rc = err->code;
+	cJSON_Delete(d);
+	cJSON_Delete(old_opts);
+	free(url);
+	free(opts);
+	return rc;
+}
+
+int
+endpoint_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err)
+{
+	int64_t id;
+
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (endpoint_lookup(db, ref, &id, err) != 0 ||
+	    record_archive(db, actor, "endpoint", id, ref, err) != 0) {
+		db_rollback(db);
+		return err->code;
+	}
+	return db_commit(db, err) != 0 ? err->code : 0;
+}
+
+void
+endpoint_describe(const cJSON *e, struct buf *out)
+{
+	const cJSON *c;
+
+	buf_printf(out, "endpoint %s (id %d)\n", cJSON_GetObjectItem(e, "ref")->valuestring,
+	    cJSON_GetObjectItem(e, "id")->valueint);
+	buf_printf(out, "  api          %s\n", cJSON_GetObjectItem(e, "api")->valuestring);
+	buf_printf(out, "  url          %s\n", cJSON_GetObjectItem(e, "url")->valuestring);
+	buf_printf(out, "  model        %s\n", cJSON_GetObjectItem(e, "model")->valuestring);
+	buf_printf(out, "  context      %.0f tokens\n",
+	    cJSON_GetObjectItem(e, "context_tokens")->valuedouble);
+	buf_printf(out, "  status       %s\n", cJSON_GetObjectItem(e, "status")->valuestring);
+	if (cJSON_IsTrue(cJSON_GetObjectItem(e, "allow_insecure_http")))
+		buf_printf(out, "  insecure     plain http allowed\n");
+	buf_printf(out, "  credentials\n");
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials"))
+		buf_printf(out, "    %-16s %s\n", cJSON_GetObjectItem(c, "label")->valuestring,
+		    cJSON_GetObjectItem(c, "ref")->valuestring);
+}

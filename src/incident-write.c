@@ -1,0 +1,798 @@
+/*
+ * incident-write.c: the changes made to an incident — opening one (by hand
+ * or from a probe finding), moving its status, adding timeline notes, tasks
+ * and linked evidence — for the CLI's "aivet incident" and the TUI's incident
+ * screens alike. Each validates its input, opens the database only then,
+ * writes in one transaction with its audit entries, and prints nothing.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "incident.h"
+#include "zone.h"
+
+#define MAX_TITLE 200
+
+/* A time option: ISO 8601 with a zone, not in the future. */
+int
+incident_time_opt(const char *opt, const char *s, int64_t *ms, int *off, struct aerr *err)
+{
+	int o;
+
+	if (parse_time_zone(s, ms, off ? off : &o, err) != 0)
+		return aerr_prefix(err, "%s", opt);
+	if (*ms > now_ms() + (int64_t)5 * 60 * 1000)
+		return aerr_set(err, AV_USAGE, "%s %s is in the future", opt, s);
+	return 0;
+}
+
+/* A count option: a whole number, or "unknown" (-1). */
+int
+incident_count_opt(const char *opt, const char *s, int64_t *out, struct aerr *err)
+{
+	if (strcmp(s, "unknown") == 0) {
+		*out = -1;
+		return 0;
+	}
+	return parse_int_opt(opt, s, 0, 1000000000000LL, out, err);
+}
+
+int
+incident_title_check(const char *what, const char *title, struct aerr *err)
+{
+	size_t n = strlen(title);
+
+	if (n == 0 || strspn(title, " ") == n)
+		return aerr_set(err, AV_USAGE, "%s must not be empty", what);
+	if (n > MAX_TITLE)
+		return aerr_set(err, AV_USAGE, "%s is longer than %d characters", what, MAX_TITLE);
+	for (const unsigned char *p = (const unsigned char *)title; *p; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return aerr_set(err, AV_USAGE, "%s may not contain control characters", what);
+	return 0;
+}
+
+int
+incident_status_of(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT status FROM incident WHERE id = ?", "i", id);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown incident %lld", (long long)id);
+	}
+	snprintf(out, n, "%s", col_text(st, 0));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Looks the incident up and refuses a closed one: its record is final. */
+int
+incident_writable(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
+{
+	char status[32];
+
+	if (incident_lookup(db, arg, id, err) != 0 ||
+	    incident_status_of(db, *id, status, sizeof status, err) != 0)
+		return err->code;
+	if (strcmp(status, "closed") == 0)
+		return aerr_set(err, AV_USAGE, "incident %lld is closed: a closed incident does not "
+		    "change", (long long)*id);
+	return 0;
+}
+
+struct finding_source {
+	int64_t id, run_id, endpoint_id, vendor_id;
+	char probe[64], code[64], severity[16], message[512], run_time[40];
+};
+
+static int
+finding_source_load(sqlite3 *db, int64_t fid, struct finding_source *fs, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT f.run_id, r.endpoint_id, e.vendor_id, f.probe, "
+	    "f.code, f.severity, f.message, coalesce(r.finished_at, r.started_at) FROM finding f "
+	    "JOIN probe_run r ON r.id = f.run_id JOIN endpoint e ON e.id = r.endpoint_id "
+	    "WHERE f.id = ?", "i", fid);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return aerr_set(err, AV_USAGE, "--from-finding: unknown finding %lld", (long long)fid);
+	}
+	fs->id = fid;
+	fs->run_id = sqlite3_column_int64(st, 0);
+	fs->endpoint_id = sqlite3_column_int64(st, 1);
+	fs->vendor_id = sqlite3_column_int64(st, 2);
+	snprintf(fs->probe, sizeof fs->probe, "%s", col_text(st, 3));
+	snprintf(fs->code, sizeof fs->code, "%s", col_text(st, 4));
+	snprintf(fs->severity, sizeof fs->severity, "%s", col_text(st, 5));
+	snprintf(fs->message, sizeof fs->message, "%s", col_text(st, 6));
+	snprintf(fs->run_time, sizeof fs->run_time, "%s", col_text(st, 7));
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* The open's input checked and parsed, before the database is touched. */
+struct open_parsed {
+	int64_t disc_ms, ws, we, indiv, state, sla_ms;
+};
+
+static int
+open_check(const struct incident_open_input *in, struct open_parsed *p, struct aerr *err)
+{
+	int64_t vd;
+	int off;
+
+	p->ws = p->we = 0;
+	p->indiv = p->state = p->sla_ms = -1;
+	if (in->vendor_sla != NULL && strcmp(in->vendor_sla, "none") != 0 &&
+	    incident_duration("--vendor-sla", in->vendor_sla, &p->sla_ms, err) != 0)
+		return err->code;
+	if (incident_title_check("--title", in->title, err) != 0)
+		return err->code;
+	if ((in->window_start == NULL) != (in->window_end == NULL))
+		return aerr_set(err, AV_USAGE, "--window-start and --window-end go together");
+	if (in->discovered != NULL &&
+	    incident_time_opt("--discovered", in->discovered, &p->disc_ms, &off, err) != 0)
+		return err->code;
+	if (in->window_start != NULL &&
+	    (incident_time_opt("--window-start", in->window_start, &p->ws, NULL, err) != 0 ||
+	    incident_time_opt("--window-end", in->window_end, &p->we, NULL, err) != 0))
+		return err->code;
+	if (in->window_start != NULL && p->we < p->ws)
+		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
+		    in->window_end, in->window_start);
+	if (in->vendor_discovered != NULL &&
+	    incident_time_opt("--vendor-discovered", in->vendor_discovered, &vd, NULL, err) != 0)
+		return err->code;
+	if (in->individuals != NULL &&
+	    incident_count_opt("--individuals", in->individuals, &p->indiv, err) != 0)
+		return err->code;
+	if (in->state_residents != NULL &&
+	    incident_count_opt("--state-residents", in->state_residents, &p->state, err) != 0)
+		return err->code;
+	if (p->indiv >= 0 && p->state > p->indiv)
+		return aerr_set(err, AV_USAGE, "--state-residents %lld is more than --individuals %lld",
+		    (long long)p->state, (long long)p->indiv);
+	return 0;
+}
+
+/* The endpoint the incident is about, from --endpoint and the finding, which must agree. */
+static int
+open_endpoint(sqlite3 *db, const struct incident_open_input *in, int64_t vendor_id,
+    struct finding_source *fs, int64_t *endpoint_id, struct aerr *err)
+{
+	*endpoint_id = 0;
+	if (in->endpoint != NULL) {
+		int64_t ev;
+
+		if (endpoint_lookup(db, in->endpoint, endpoint_id, err) != 0 ||
+		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i",
+		    *endpoint_id) != 0)
+			return err->code;
+		if (ev != vendor_id)
+			return aerr_set(err, AV_USAGE, "--endpoint %s does not belong to vendor %s",
+			    in->endpoint, in->vendor);
+	}
+	if (in->from_finding != 0) {
+		if (finding_source_load(db, in->from_finding, fs, err) != 0)
+			return err->code;
+		if (fs->vendor_id != vendor_id)
+			return aerr_set(err, AV_USAGE, "--from-finding %lld was found on another vendor's "
+			    "endpoint", (long long)in->from_finding);
+		if (*endpoint_id != 0 && *endpoint_id != fs->endpoint_id)
+			return aerr_set(err, AV_USAGE, "--from-finding %lld was found on another endpoint "
+			    "than %s", (long long)in->from_finding, in->endpoint);
+		*endpoint_id = fs->endpoint_id;
+	}
+	return 0;
+}
+
+/* The facts as opened, for the audit entry and the detection entry. */
+static cJSON *
+open_details(const struct incident_open_input *in, const struct open_parsed *p, int64_t severity,
+    const char *disc_given, const char *sla_text, const char *sla_source)
+{
+	cJSON *d = cJSON_CreateObject(), *facts;
+
+	cJSON_AddBoolToObject(d, "opened", 1);
+	facts = cJSON_AddObjectToObject(d, "facts");
+	cJSON_AddStringToObject(facts, "title", in->title);
+	cJSON_AddNumberToObject(facts, "severity", (double)severity);
+	cJSON_AddStringToObject(facts, "phi", in->phi ? in->phi : "unknown");
+	if (p->indiv >= 0)
+		cJSON_AddNumberToObject(facts, "individuals", (double)p->indiv);
+	else
+		cJSON_AddNullToObject(facts, "individuals");
+	if (p->state >= 0)
+		cJSON_AddNumberToObject(facts, "state_residents", (double)p->state);
+	else
+		cJSON_AddNullToObject(facts, "state_residents");
+	cJSON_AddBoolToObject(facts, "eu_data", in->eu_data);
+	cJSON_AddStringToObject(facts, "discovered_at", disc_given);
+	json_add_str(facts, "window_start", in->window_start);
+	json_add_str(facts, "window_end", in->window_end);
+	json_add_str(facts, "vendor_discovered_at", in->vendor_discovered);
+	/* The contract that holds for this incident is the one in force when it opened. */
+	json_add_str(facts, "vendor_sla", p->sla_ms >= 0 ? sla_text : NULL);
+	json_add_str(facts, "vendor_sla_source", p->sla_ms >= 0 ? sla_source : NULL);
+	if (in->from_finding != 0)
+		cJSON_AddNumberToObject(d, "finding", (double)in->from_finding);
+	return d;
+}
+
+/* Links the finding, its run and its evidence to a new incident. */
+static int
+open_links(sqlite3 *db, const char *actor, int64_t id, const struct finding_source *fs,
+    struct aerr *err)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (incident_link_add(db, actor, id, "finding", fs->id, err) != 0 ||
+	    incident_link_add(db, actor, id, "run", fs->run_id, err) != 0)
+		return err->code;
+	st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
+	    "ORDER BY evidence_id", "i", fs->id);
+	if (st == NULL)
+		return err->code;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (incident_link_add(db, actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
+			sqlite3_finalize(st);
+			return err->code;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_err(db, err, "finding evidence");
+	return 0;
+}
+
+int
+incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *idp,
+    char disc_out[32], struct aerr *err)
+{
+	const char *actor = av->actor;
+	struct finding_source fs = { 0 };
+	struct open_parsed p = { 0 };
+	int64_t vendor_id, endpoint_id, id, severity = in->severity ? in->severity : 2, sla_ms = -1;
+	char disc_utc[32], ws_utc[32], we_utc[32], at[32], sla_text[32] = "", sla_source[160] = "";
+	const char *disc_given;
+	sqlite3 *db;
+	cJSON *d;
+	char *text;
+	int rc;
+
+	if (open_check(in, &p, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (vendor_lookup(db, in->vendor, &vendor_id, err) != 0 ||
+	    open_endpoint(db, in, vendor_id, &fs, &endpoint_id, err) != 0)
+		goto fail;
+	/* Discovery: as given, else when the finding's run saw it, else now. */
+	now_iso(at);
+	if (in->discovered != NULL) {
+		disc_given = in->discovered;
+	} else if (in->from_finding != 0) {
+		disc_given = fs.run_time;
+		if (parse_time(disc_given, &p.disc_ms, err) != 0)
+			goto fail;
+	} else {
+		disc_given = at;
+		p.disc_ms = now_ms();
+	}
+	fmt_time_ms(p.disc_ms, disc_utc);
+	if (in->vendor_sla != NULL && strcmp(in->vendor_sla, "none") != 0) {
+		snprintf(sla_text, sizeof sla_text, "%s", in->vendor_sla);
+		snprintf(sla_source, sizeof sla_source, "given with incident open by %s", actor);
+	} else if (in->vendor_sla == NULL && incident_vendor_sla(db, vendor_id, &sla_ms, sla_text,
+	    sizeof sla_text, sla_source, sizeof sla_source, err) != 0) {
+		goto fail;
+	} else if (in->vendor_sla == NULL) {
+		p.sla_ms = sla_ms;
+	}
+	if (in->window_start != NULL) {
+		fmt_time_ms(p.ws, ws_utc);
+		fmt_time_ms(p.we, we_utc);
+	}
+	if (db_exec(db, err, "INSERT INTO incident (vendor_id, endpoint_id, title, severity, phi, "
+	    "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at) "
+	    "VALUES (?,nullif(?, 0),?,?,?,nullif(?, -1),?,?,?,?,?,?)", "iitit" "iittttt", vendor_id,
+	    endpoint_id, in->title,
+	    severity, in->phi ? in->phi : "unknown", p.indiv, (int64_t)in->eu_data, disc_utc,
+	    in->window_start ? ws_utc : NULL, in->window_start ? we_utc : NULL, actor, at) != 0)
+		goto fail;
+	id = sqlite3_last_insert_rowid(db);
+	d = open_details(in, &p, severity, disc_given, sla_text, sla_source);
+	if (audit_append(db, actor, "incident.open", "incident", id, d, err) != 0) {
+		cJSON_Delete(d);
+		goto fail;
+	}
+	if (in->from_finding != 0)
+		text = xasprintf("Incident opened from probe finding %lld (%s %s, %s): %s",
+		    (long long)fs.id, fs.probe, fs.code, fs.severity, fs.message);
+	else
+		text = xasprintf("Incident opened: %s", in->title);
+	rc = incident_entry_add(db, actor, id, "detection", disc_given, text, d, NULL, err);
+	free(text);
+	cJSON_Delete(d);
+	if (rc != 0 || (in->from_finding != 0 && open_links(db, actor, id, &fs, err) != 0))
+		goto fail;
+	if (db_commit(db, err) != 0)
+		return err->code;
+	*idp = id;
+	snprintf(disc_out, 32, "%s", disc_utc);
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+int
+incident_set_status(struct aivet *av, const char *ref, const char *to, const char *note,
+    const char *at_given, int64_t *idp, char from[32], struct aerr *err)
+{
+	int64_t id, ms;
+	sqlite3 *db;
+	cJSON *d;
+	char *text;
+	int rc;
+
+	if (at_given != NULL && incident_time_opt("--at", at_given, &ms, NULL, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (incident_lookup(db, ref, &id, err) != 0 ||
+	    incident_status_of(db, id, from, 32, err) != 0 ||
+	    incident_status_check(db, id, from, to, err) != 0)
+		goto fail;
+	if (at_given != NULL) {
+		/* A back-dated change still follows the change before it. */
+		sqlite3_stmt *st = db_prepare(db, err, "SELECT id, at, at_utc FROM incident_entry "
+		    "WHERE incident_id = ? AND (kind = 'status-change' OR json_extract(details, "
+		    "'$.opened')) ORDER BY id DESC LIMIT 1", "i", id);
+		int64_t prev;
+
+		if (st == NULL)
+			goto fail;
+		if (sqlite3_step(st) == SQLITE_ROW && parse_time(col_text(st, 2), &prev, NULL) == 0 &&
+		    ms < prev) {
+			aerr_set(err, AV_USAGE, "--at %s is before the incident's previous status change "
+			    "(entry %lld at %s)", at_given, (long long)sqlite3_column_int64(st, 0),
+			    col_text(st, 1));
+			sqlite3_finalize(st);
+			goto fail;
+		}
+		sqlite3_finalize(st);
+	}
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "from", from);
+	cJSON_AddStringToObject(d, "to", to);
+	text = note ? xstrdup(note) : xasprintf("Status %s -> %s", from, to);
+	rc = db_exec(db, err, "UPDATE incident SET status = ? WHERE id = ?", "ti", to, id);
+	if (rc == 0)
+		rc = audit_append(db, av->actor, "incident.status", "incident", id, d, err);
+	if (rc == 0)
+		rc = incident_entry_add(db, av->actor, id, "status-change", at_given, text, d, NULL, err);
+	free(text);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	*idp = id;
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+int
+incident_note(struct aivet *av, const struct incident_note_input *in, int64_t *idp,
+    int64_t *entry_id, struct aerr *err)
+{
+	const char *kind = in->kind ? in->kind : "observation";
+	int64_t id, ms, owner;
+	sqlite3 *db;
+	cJSON *d = NULL;
+	int rc;
+
+	if (strcmp(kind, "status-change") == 0)
+		return aerr_set(err, AV_USAGE, "--kind status-change: use 'aivet incident status' "
+		    "to change the status");
+	if (in->nclocks > 0 && strcmp(kind, "notification-sent") != 0)
+		return aerr_set(err, AV_USAGE, "--clock needs --kind notification-sent");
+	for (int i = 0; i < in->nclocks; i++) {
+		if (clock_index(in->clocks[i]) < 0)
+			return aerr_set(err, AV_USAGE, "--clock: unknown clock '%s' (one of "
+			    "hipaa-individuals, hhs, media, vendor-sla, gdpr-sa)", in->clocks[i]);
+		if (strcmp(in->clocks[i], "vendor-sla") == 0)
+			return aerr_set(err, AV_USAGE, "--clock vendor-sla: that clock stops when the "
+			    "vendor's notice is recorded (--kind vendor-notice)");
+	}
+	if (in->at != NULL && incident_time_opt("--at", in->at, &ms, NULL, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (incident_writable(db, in->ref, &id, err) != 0)
+		goto fail;
+	if (in->corrects != 0) {
+		rc = db_int(db, &owner, err, "SELECT incident_id FROM incident_entry WHERE id = ?", "i",
+		    in->corrects);
+		if (rc < 0)
+			goto fail;
+		if (rc == 1 || owner != id) {
+			aerr_set(err, AV_USAGE, "--corrects %lld: incident %lld has no such entry",
+			    (long long)in->corrects, (long long)id);
+			goto fail;
+		}
+	}
+	if (in->nclocks > 0 || in->corrects != 0) {
+		d = cJSON_CreateObject();
+		if (in->nclocks > 0) {
+			cJSON *a = cJSON_AddArrayToObject(d, "clocks");
+
+			for (int i = 0; i < in->nclocks; i++)
+				cJSON_AddItemToArray(a, cJSON_CreateString(in->clocks[i]));
+		}
+		if (in->corrects != 0)
+			cJSON_AddNumberToObject(d, "corrects", (double)in->corrects);
+	}
+	rc = incident_entry_add(db, av->actor, id, kind, in->at, in->text, d, entry_id, err);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	*idp = id;
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+int
+incident_task_add(struct aivet *av, const char *ref, const char *title, const char *owner,
+    const char *due_given, int64_t *idp, int64_t *task_id, struct aerr *err)
+{
+	int64_t id, due_ms = 0, tid;
+	char due[32], at[32];
+	sqlite3 *db;
+	cJSON *d;
+	int rc;
+
+	if (incident_title_check("the task title", title, err) != 0)
+		return err->code;
+	if (owner != NULL && (*owner == '\0' || strlen(owner) > 100))
+		return aerr_set(err, AV_USAGE, "--owner must be 1 to 100 characters");
+	if (due_given != NULL && parse_deadline(due_given, &due_ms, err) != 0)
+		return aerr_prefix(err, "--due");
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (incident_writable(db, ref, &id, err) != 0)
+		goto fail;
+	if (due_given != NULL)
+		fmt_time_ms(due_ms, due);
+	now_iso(at);
+	if (db_exec(db, err, "INSERT INTO incident_task (incident_id, title, owner, due_at, created_at) "
+	    "VALUES (?,?,?,?,?)", "itttt", id, title, owner, due_given ? due : NULL, at) != 0)
+		goto fail;
+	tid = sqlite3_last_insert_rowid(db);
+	d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "incident_id", (double)id);
+	cJSON_AddStringToObject(d, "title", title);
+	json_add_str(d, "owner", owner);
+	json_add_str(d, "due_at", due_given ? due : NULL);
+	rc = audit_append(db, av->actor, "incident.task.add", "incident_task", tid, d, err);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	*idp = id;
+	*task_id = tid;
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+int
+incident_task_done(struct aivet *av, int64_t tid, const char *at_given, int64_t *idp,
+    struct aerr *err)
+{
+	int64_t iid, ms;
+	char at[32], idbuf[32];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	cJSON *d;
+	int rc;
+
+	if (at_given != NULL && incident_time_opt("--at", at_given, &ms, NULL, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	st = db_prepare(db, err, "SELECT incident_id, done_at FROM incident_task WHERE id = ?", "i", tid);
+	if (st == NULL)
+		goto fail;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		aerr_set(err, AV_USAGE, "unknown task %lld", (long long)tid);
+		goto fail;
+	}
+	iid = sqlite3_column_int64(st, 0);
+	if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+		aerr_set(err, AV_USAGE, "task %lld is already done (%s)", (long long)tid, col_text(st, 1));
+		sqlite3_finalize(st);
+		goto fail;
+	}
+	sqlite3_finalize(st);
+	snprintf(idbuf, sizeof idbuf, "%lld", (long long)iid);
+	if (incident_writable(db, idbuf, &iid, err) != 0)
+		goto fail;
+	if (at_given != NULL)
+		fmt_time_ms(ms, at);
+	else
+		now_iso(at);
+	if (db_exec(db, err, "UPDATE incident_task SET done_at = ? WHERE id = ?", "ti", at, tid) != 0)
+		goto fail;
+	d = cJSON_CreateObject();
+	cJSON_AddNumberToObject(d, "incident_id", (double)iid);
+	cJSON_AddStringToObject(d, "done_at", at);
+	rc = audit_append(db, av->actor, "incident.task.done", "incident_task", tid, d, err);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	*idp = iid;
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+int
+incident_link(struct aivet *av, const struct incident_link_input *in, int64_t *idp,
+    int64_t *file_evidence_id, struct aerr *err)
+{
+	int64_t id;
+	sqlite3 *db;
+
+	if (in->nlinks == 0 && in->file == NULL)
+		return aerr_set(err, AV_USAGE, "incident link: nothing to link");
+	if (in->effective != NULL && in->file == NULL)
+		return aerr_set(err, AV_USAGE, "--effective goes with --file");
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (incident_writable(db, in->ref, &id, err) != 0)
+		goto fail;
+	for (int i = 0; i < in->nlinks; i++)
+		if (incident_link_add(db, av->actor, id, in->links[i].type, in->links[i].id, err) != 0)
+			goto fail;
+	if (in->file != NULL &&
+	    (evidence_add_file(db, av->actor, in->file, in->effective, file_evidence_id, err) != 0 ||
+	    incident_link_add(db, av->actor, id, "evidence", *file_evidence_id, err) != 0))
+		goto fail;
+	if (db_commit(db, err) != 0)
+		goto fail;
+	*idp = id;
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}
+
+/* ---- edit ---- */
+
+/* The edit's input checked and parsed, before the database is touched. */
+struct edit_parsed {
+	int64_t ws, we, indiv, state;
+	int64_t endpoint_id;
+};
+
+static int
+edit_check(const struct incident_edit_input *in, struct edit_parsed *p, struct aerr *err)
+{
+	int64_t ms;
+
+	p->ws = p->we = p->endpoint_id = 0;
+	p->indiv = p->state = -1;
+	if (in->title != NULL && incident_title_check("--title", in->title, err) != 0)
+		return err->code;
+	if ((in->window_start == NULL) != (in->window_end == NULL))
+		return aerr_set(err, AV_USAGE, "--window-start and --window-end go together");
+	if (in->window_start != NULL &&
+	    (incident_time_opt("--window-start", in->window_start, &p->ws, NULL, err) != 0 ||
+	    incident_time_opt("--window-end", in->window_end, &p->we, NULL, err) != 0))
+		return err->code;
+	if (in->window_start != NULL && p->we < p->ws)
+		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
+		    in->window_end, in->window_start);
+	if (in->vendor_discovered != NULL &&
+	    incident_time_opt("--vendor-discovered", in->vendor_discovered, &ms, NULL, err) != 0)
+		return err->code;
+	if (in->at != NULL && incident_time_opt("--at", in->at, &ms, NULL, err) != 0)
+		return err->code;
+	if (in->individuals != NULL &&
+	    incident_count_opt("--individuals", in->individuals, &p->indiv, err) != 0)
+		return err->code;
+	if (in->state_residents != NULL &&
+	    incident_count_opt("--state-residents", in->state_residents, &p->state, err) != 0)
+		return err->code;
+	if (in->vendor_sla != NULL && strcmp(in->vendor_sla, "none") != 0 &&
+	    incident_duration("--vendor-sla", in->vendor_sla, &ms, err) != 0)
+		return err->code;
+	return 0;
+}
+
+/* Checks what the edit needs from the incident: the endpoint of the same vendor,
+ * no more state residents than individuals. */
+static int
+edit_check_db(sqlite3 *db, int64_t id, const struct incident_edit_input *in, struct edit_parsed *p,
+    struct aerr *err)
+{
+	int64_t cur_indiv;
+	int rc;
+
+	if (in->endpoint != NULL) {
+		int64_t ev, iv;
+
+		if (endpoint_lookup(db, in->endpoint, &p->endpoint_id, err) != 0 ||
+		    db_int(db, &ev, err, "SELECT vendor_id FROM endpoint WHERE id = ?", "i",
+		    p->endpoint_id) ||
+		    db_int(db, &iv, err, "SELECT vendor_id FROM incident WHERE id = ?", "i", id))
+			return err->code;
+		if (ev != iv)
+			return aerr_set(err, AV_USAGE, "--endpoint %s belongs to another vendor than "
+			    "incident %lld's", in->endpoint, (long long)id);
+	}
+	if (in->state_residents != NULL && p->state >= 0) {
+		rc = db_int(db, &cur_indiv, err, "SELECT individuals FROM incident WHERE id = ? AND "
+		    "individuals IS NOT NULL", "i", id);
+		if (rc < 0)
+			return err->code;
+		if (in->individuals != NULL)
+			cur_indiv = p->indiv, rc = p->indiv < 0;
+		if (rc == 0 && p->state > cur_indiv)
+			return aerr_set(err, AV_USAGE, "--state-residents %lld is more than the %lld "
+			    "individuals", (long long)p->state, (long long)cur_indiv);
+	}
+	return 0;
+}
+
+/* The columns hold the current values. */
+static int
+edit_apply(sqlite3 *db, int64_t id, const struct incident_edit_input *in,
+    const struct edit_parsed *p, struct aerr *err)
+{
+	char ws_utc[32], we_utc[32];
+	int rc = 0;
+
+#define SET(cond, sql, fmt, ...) \
+	if (rc == 0 && (cond)) \
+		rc = db_exec(db, err, "UPDATE incident SET " sql " WHERE id = ?", fmt "i", __VA_ARGS__, id)
+	SET(in->title, "title = ?", "t", in->title);
+	SET(in->endpoint, "endpoint_id = ?", "i", p->endpoint_id);
+	SET(in->set_severity, "severity = ?", "i", in->severity);
+	SET(in->phi, "phi = ?", "t", in->phi);
+	SET(in->individuals, "individuals = nullif(?, -1)", "i", p->indiv);
+	SET(in->set_eu_data, "eu_data = ?", "i", (int64_t)in->eu_data);
+#undef SET
+	if (rc == 0 && in->window_start) {
+		fmt_time_ms(p->ws, ws_utc);
+		fmt_time_ms(p->we, we_utc);
+		rc = db_exec(db, err, "UPDATE incident SET window_start = ?, window_end = ? WHERE id = ?",
+		    "tti", ws_utc, we_utc, id);
+	}
+	return rc;
+}
+
+static void
+fact_count(cJSON *facts, const char *k, int64_t v)
+{
+	if (v < 0)
+		cJSON_AddNullToObject(facts, k);
+	else
+		cJSON_AddNumberToObject(facts, k, (double)v);
+}
+
+/* The facts as given, for the entry's details, and the entry's text ("title, phi yes"). */
+static void
+edit_facts(const struct incident_edit_input *in, const struct edit_parsed *p, const char *actor,
+    cJSON *facts, struct buf *what)
+{
+	if (in->title)
+		cJSON_AddStringToObject(facts, "title", in->title), buf_printf(what, ", title");
+	if (in->endpoint)
+		cJSON_AddStringToObject(facts, "endpoint", in->endpoint),
+		    buf_printf(what, ", endpoint %s", in->endpoint);
+	if (in->set_severity)
+		cJSON_AddNumberToObject(facts, "severity", (double)in->severity),
+		    buf_printf(what, ", severity %lld", (long long)in->severity);
+	if (in->phi)
+		cJSON_AddStringToObject(facts, "phi", in->phi), buf_printf(what, ", phi %s", in->phi);
+	if (in->individuals)
+		fact_count(facts, "individuals", p->indiv), buf_printf(what, ", individuals %s",
+		    in->individuals);
+	if (in->state_residents)
+		fact_count(facts, "state_residents", p->state),
+		    buf_printf(what, ", state residents %s", in->state_residents);
+	if (in->set_eu_data)
+		cJSON_AddBoolToObject(facts, "eu_data", in->eu_data),
+		    buf_printf(what, ", EU data %s", in->eu_data ? "yes" : "no");
+	if (in->window_start) {
+		cJSON_AddStringToObject(facts, "window_start", in->window_start);
+		cJSON_AddStringToObject(facts, "window_end", in->window_end);
+		buf_printf(what, ", window %s to %s", in->window_start, in->window_end);
+	}
+	if (in->vendor_discovered)
+		cJSON_AddStringToObject(facts, "vendor_discovered_at", in->vendor_discovered),
+		    buf_printf(what, ", vendor discovered %s", in->vendor_discovered);
+	if (in->vendor_sla) {
+		int none = strcmp(in->vendor_sla, "none") == 0;
+		char *src = xasprintf("set by %s with incident edit", actor);
+
+		json_add_str(facts, "vendor_sla", none ? NULL : in->vendor_sla);
+		json_add_str(facts, "vendor_sla_source", none ? NULL : src);
+		free(src);
+		buf_printf(what, ", vendor SLA %s", in->vendor_sla);
+	}
+}
+
+int
+incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_t *idp,
+    struct aerr *err)
+{
+	struct edit_parsed p;
+	struct buf what;
+	int64_t id;
+	sqlite3 *db;
+	cJSON *d, *facts;
+	char *text;
+	int rc;
+
+	if (!in->title && !in->endpoint && !in->set_severity && !in->phi && !in->individuals &&
+	    !in->state_residents && !in->set_eu_data && !in->window_start && !in->window_end &&
+	    !in->vendor_discovered && !in->vendor_sla)
+		return aerr_set(err, AV_USAGE, "incident edit: nothing to change");
+	if (edit_check(in, &p, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (incident_writable(db, in->ref, &id, err) != 0 || edit_check_db(db, id, in, &p, err) != 0 ||
+	    edit_apply(db, id, in, &p, err) != 0)
+		goto fail;
+	/* The facts as given go into the entry; the columns hold the current values. */
+	d = cJSON_CreateObject();
+	facts = cJSON_AddObjectToObject(d, "facts");
+	buf_init(&what);
+	buf_add(&what, "", 0);
+	edit_facts(in, &p, av->actor, facts, &what);
+	text = in->note ? xstrdup(in->note) : xasprintf("Set %s", what.data + 2);
+	buf_free(&what);
+	rc = audit_append(db, av->actor, "incident.edit", "incident", id, facts, err);
+	if (rc == 0)
+		rc = incident_entry_add(db, av->actor, id, "decision", in->at, text, d, NULL, err);
+	free(text);
+	cJSON_Delete(d);
+	if (rc != 0 || db_commit(db, err) != 0)
+		goto fail;
+	*idp = id;
+	return 0;
+fail:
+	db_rollback(db);
+	return err->code;
+}

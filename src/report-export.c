@@ -1,0 +1,133 @@
+/*
+ * report-export.c: exporting a vendor's signed report bundle — load the
+ * signing key, collect the report in one transaction, write and sign the
+ * bundle, and record the export (report table and audit log) in that same
+ * transaction, so the audit checkpoint in the report is exact. Called by
+ * "aivet report" and the TUI's export dialog; prints nothing.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "aivet.h"
+#include "minisign.h"
+#include "report.h"
+
+int
+report_parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err)
+{
+	char *copy = xstrdup(s), *tok, *save = NULL;
+
+	*ids = NULL;
+	*n = 0;
+	for (tok = strtok_r(copy, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		int64_t v;
+
+		if (parse_int_opt("--runs", tok, 1, INT64_MAX, &v, err) != 0) {
+			free(copy);
+			free(*ids);
+			*ids = NULL;
+			return err->code;
+		}
+		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
+		(*ids)[(*n)++] = v;
+	}
+	free(copy);
+	if (*n == 0)
+		return aerr_set(err, AV_USAGE, "--runs: give one or more run ids separated by commas");
+	return 0;
+}
+
+/* An endpoint stored before URLs with credentials were refused must not
+ * carry its secret into a signed bundle: the report is refused until the
+ * URL is fixed. */
+static int
+endpoints_clean(const struct report *r, struct aerr *err)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(r->json, "endpoints")) {
+		const cJSON *url = cJSON_GetObjectItem(e, "url"), *name = cJSON_GetObjectItem(e, "ref");
+
+		if (cJSON_IsString(url) && url_has_credential(url->valuestring))
+			return aerr_set(err, AV_USAGE, "endpoint %s: its URL carries a credential, which the "
+			    "report would copy; set a URL without it ('aivet endpoint edit %s --url URL') "
+			    "and give the key with --credential", cJSON_IsString(name) ? name->valuestring : "?",
+			    cJSON_IsString(name) ? name->valuestring : "?");
+	}
+	return 0;
+}
+
+int
+report_export(sqlite3 *db, const char *actor, struct report_opts *o, const char *out,
+    const char *key, struct report_export_result *res, struct aerr *err)
+{
+	struct minisign_sec *sec = NULL;
+	struct minisign_pub pub;
+	struct report r = { 0 };
+	struct buf publine = { 0 };
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	/* The key first: a wrong passphrase should cost nothing. */
+	if (keystore_load_sec(key, &sec, err) != 0)
+		goto done;
+	minisign_sec_to_pub(sec, &pub);
+	minisign_keyid(pub.keynum, res->key_id);
+	o->key_id = res->key_id;
+	minisign_pubkey_base64(&pub, &publine);
+	snprintf(res->public_key, sizeof res->public_key, "%s", publine.data);
+	o->public_key = res->public_key;
+	if (db_begin(db, err) != 0)
+		goto done;
+	if (report_collect(db, o, &r, err) != 0 || endpoints_clean(&r, err) != 0 ||
+	    bundle_write(out, &r, sec, res->sums, err) != 0)
+		goto fail;
+	{
+		const char *rid = cJSON_GetObjectItem(r.json, "report_id")->valuestring;
+		const char *gen = cJSON_GetObjectItem(r.json, "generated_at")->valuestring;
+		char *optstr = cJSON_PrintUnformatted(cJSON_GetObjectItem(r.json, "options"));
+		cJSON *d = cJSON_CreateObject();
+
+		rc = db_exec(db, err, "INSERT INTO report (report_uuid, vendor_id, out_dir, options, key_id, "
+		    "sums_sha256, generated_at) VALUES (?,?,?,?,?,?,?)", "tittttt", rid, r.vendor_id, out,
+		    optstr, res->key_id, res->sums, gen);
+		res->id = sqlite3_last_insert_rowid(db);
+		cJSON_AddStringToObject(d, "report_id", rid);
+		cJSON_AddStringToObject(d, "out_dir", out);
+		cJSON_AddStringToObject(d, "key_id", res->key_id);
+		cJSON_AddStringToObject(d, "sums_sha256", res->sums);
+		if (rc == 0)
+			rc = audit_append(db, actor, "report.export", "report", res->id, d, err);
+		free(optstr);
+		cJSON_Delete(d);
+		if (rc != 0 || db_commit(db, err) != 0)
+			goto fail;
+		snprintf(res->report_id, sizeof res->report_id, "%s", rid);
+		snprintf(res->rating, sizeof res->rating, "%s", cJSON_GetObjectItem(
+		    cJSON_GetObjectItem(r.json, "summary"), "rating")->valuestring);
+		res->evidence_files = r.nfiles;
+	}
+	err->code = 0;
+	goto done;
+fail:
+	db_rollback(db);
+done:
+	report_free(&r);
+	buf_free(&publine);
+	minisign_sec_free(sec);
+	return err->code;
+}
+
+void
+report_export_text(const char *out, const struct report_export_result *res, struct buf *b)
+{
+	buf_printf(b, "report %s written to %s\n", res->report_id, out);
+	buf_printf(b, "  rating       %s\n", res->rating);
+	buf_printf(b, "  signed by    key id %s\n", res->key_id);
+	buf_printf(b, "  public key   %s (auditors compare it with the key they obtained out of band)\n",
+	    res->public_key);
+	buf_printf(b, "  SHA256SUMS   %s\n", res->sums);
+	buf_printf(b, "  verify with  aivet verify %s  (or see %s/VERIFY.txt)\n", out, out);
+}

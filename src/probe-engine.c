@@ -493,6 +493,14 @@ px_point_json(const struct px_req *r)
 }
 
 int64_t
+px_top_tokens(const struct probe_env *env)
+{
+	int64_t t = (int64_t)(0.97 * (double)env->ep.context), room = env->ep.context - env->max_tokens - 16;
+
+	return t < room ? t : room;
+}
+
+int64_t
 px_plan_tokens_out(const struct probe_env *env, int64_t requests)
 {
 	return requests * env->max_tokens;
@@ -977,6 +985,14 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	/* The budget counts the larger of what was sent and what the vendor says it read. */
 	env->tokens_in += res.usage_in > r->est_max ? res.usage_in : r->est_max;
 	env->tokens_out += res.usage_out >= 0 ? res.usage_out : (r->kind == PX_CHAT ? r->max_tokens : 0);
+	/* What the vendor billed: its usage; without one, an answer is billed at aivet's
+	 * estimate and a refusal at nothing (the vendors aivet supports bill no refusal). */
+	if (res.usage_in >= 0)
+		env->billed_in += res.usage_in;
+	else if (r->cls == PXC_ANSWERED)
+		env->billed_in += r->est_tokens;
+	if (res.usage_out >= 0)
+		env->billed_out += res.usage_out;
 	env->requests_done++;
 	report_progress(env);
 }
@@ -1233,11 +1249,43 @@ needs_calibration(const struct probe **sel, int n)
 	return 0;
 }
 
+const char *
+probe_depth_name(enum probe_depth d)
+{
+	return d == PROBE_DIAGNOSE ? "diagnose" : "verify";
+}
+
+int
+probe_depth_parse(const char *s, enum probe_depth *out, struct aerr *err)
+{
+	if (strcmp(s, "verify") == 0)
+		*out = PROBE_VERIFY;
+	else if (strcmp(s, "diagnose") == 0)
+		*out = PROBE_DIAGNOSE;
+	else
+		return aerr_set(err, AV_USAGE, "--depth: '%s' is not verify or diagnose", s);
+	return 0;
+}
+
 static cJSON *
 make_plan(struct probe_env *env, const struct probe **sel, int n)
 {
-	cJSON *plan = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(plan, "probes");
-	int64_t req = 0, tin = 0, tout = 0;
+	cJSON *plan = cJSON_CreateObject(), *arr;
+	int64_t req = 0, tin = 0, tout = 0, tin_exp = 0;
+
+	cJSON_AddStringToObject(plan, "depth", probe_depth_name(env->opts->depth));
+	{
+		int sweep = 0, canary = 0;
+
+		for (int i = 0; i < n; i++) {
+			sweep |= strcmp(sel[i]->name, "sweep") == 0;
+			canary |= strcmp(sel[i]->name, "canary") == 0;
+		}
+		env->top_shared = env->opts->depth == PROBE_VERIFY && sweep && canary &&
+		    env->prov->can_stream;
+		env->top_plain_intact = -1;
+	}
+	arr = cJSON_AddArrayToObject(plan, "probes");
 
 	if (needs_calibration(sel, n)) {
 		cJSON *p = cJSON_CreateObject();
@@ -1245,21 +1293,27 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		cJSON_AddStringToObject(p, "name", "calibration");
 		cJSON_AddNumberToObject(p, "requests", 2);
 		cJSON_AddNumberToObject(p, "tokens_in", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
+		cJSON_AddNumberToObject(p, "tokens_in_expected", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
 		cJSON_AddNumberToObject(p, "tokens_out", 2 * env->max_tokens);
 		cJSON_AddItemToArray(arr, p);
 		req += 2, tin += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2, tout += 2 * env->max_tokens;
+		tin_exp += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2;
 	}
 	for (int i = 0; i < n; i++) {
-		struct probe_plan pp = { 0 };
+		struct probe_plan pp = { .tokens_in_expected = -1 };
 		cJSON *p = cJSON_CreateObject();
 
 		sel[i]->plan(env, &pp);
+		if (pp.tokens_in_expected < 0)
+			pp.tokens_in_expected = pp.tokens_in;
 		cJSON_AddStringToObject(p, "name", sel[i]->name);
 		cJSON_AddNumberToObject(p, "requests", (double)pp.requests);
 		cJSON_AddNumberToObject(p, "tokens_in", (double)pp.tokens_in);
+		cJSON_AddNumberToObject(p, "tokens_in_expected", (double)pp.tokens_in_expected);
 		cJSON_AddNumberToObject(p, "tokens_out", (double)pp.tokens_out);
 		cJSON_AddItemToArray(arr, p);
 		req += pp.requests, tin += pp.tokens_in, tout += pp.tokens_out;
+		tin_exp += pp.tokens_in_expected;
 	}
 	/* The largest prompt the selected probes send, so a user under a lower tokens-per-minute
 	 * limit knows to cap it. */
@@ -1284,12 +1338,18 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 	}
 	cJSON_AddNumberToObject(plan, "requests", (double)req);
 	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
+	cJSON_AddNumberToObject(plan, "tokens_in_expected", (double)tin_exp);
 	cJSON_AddNumberToObject(plan, "tokens_out", (double)tout);
-	if (env->ep.has_price_in)
-		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in +
-		    (env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out : 0));
-	else
+	if (env->ep.has_price_in) {
+		double out_usd = env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out : 0;
+
+		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in + out_usd);
+		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)tin_exp / 1e6 *
+		    env->ep.price_in + out_usd);
+	} else {
 		cJSON_AddNullToObject(plan, "cost_usd");
+		cJSON_AddNullToObject(plan, "cost_usd_expected");
+	}
 	return plan;
 }
 
@@ -1619,10 +1679,12 @@ update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *e
 	now_iso(at);
 	if ((rc = db_begin(env->db, err)) != 0)
 		goto out;
+	/* Beside the plan, what the vendor really billed (its usage), kept with the run. */
 	if (db_exec(env->db, err, "UPDATE probe_run SET status = ?, calibration = coalesce(?, calibration), "
-	    "tokens_in = ?, tokens_out = ?, finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END "
-	    "WHERE id = ?", "ttiitti", status, cs, env->tokens_in, env->tokens_out, status, at,
-	    env->run_id) != 0) {
+	    "tokens_in = ?, tokens_out = ?, finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END, "
+	    "plan = CASE WHEN json_valid(plan) THEN json_set(plan, '$.billed', json_object('tokens_in', ?, "
+	    "'tokens_out', ?)) ELSE plan END WHERE id = ?", "ttiittiii", status, cs, env->tokens_in,
+	    env->tokens_out, status, at, env->billed_in, env->billed_out, env->run_id) != 0) {
 		db_rollback(env->db);
 		rc = err->code;
 		goto out;

@@ -59,6 +59,8 @@ diagnose_plan(const struct probe_env *env, struct probe_plan *p)
 	/* At most two searches, each step under the advertised context. */
 	p->requests = (int64_t)NFRAC + 1 + 2 * steps;
 	p->tokens_in = (int64_t)(sum * (double)env->ep.context) + 2 * steps * env->ep.context * 3 / 4;
+	/* A vendor as advertised neither refuses nor degrades under its context: no search. */
+	p->tokens_in_expected = (int64_t)(sum * (double)env->ep.context);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 

@@ -20,7 +20,7 @@ plan() {
 sim_start --context 4096 --pool 4096 --tenants "$PROBE_TENANTS" || exit 1
 probe_setup openai 4096 --price-in 3 --price-out 15
 is "$(plan verify)" '["verify",29,53423,19839,1664,0.185229,0.084477,[["calibration",2,2480,2480],["echo",2,336,336],["oversize",4,24984,0],["sweep",1,3973,3973],["canary",16,21250,12650],["errors",4,400,400]]]' "plan, verify: at most and expected, per probe and in USD"
-is "$(plan diagnose)" '["diagnose",46,96143,62559,2752,0.329709,0.228957,[["calibration",2,2480,2480],["echo",2,336,336],["oversize",4,24984,0],["sweep",18,47267,47267],["canary",16,20676,12076],["errors",4,400,400]]]' "plan, diagnose: the fractions and searches on top"
+is "$(plan diagnose)" '["diagnose",46,96143,31839,2752,0.329709,0.136797,[["calibration",2,2480,2480],["echo",2,336,336],["oversize",4,24984,0],["sweep",18,47267,16547],["canary",16,20676,12076],["errors",4,400,400]]]' "plan, diagnose: the fractions and searches on top"
 is "$("$AIVET" probe run V/e --dry-run --json 2>/dev/null | jq -r .depth)" verify "verify is the default depth"
 run probe run V/e --dry-run
 like "$out" "expected +[0-9,]+ tokens in  \(about USD [0-9.]+\) against a vendor as advertised \(oversize prompts refused, not billed\); depth verify" \

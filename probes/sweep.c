@@ -92,12 +92,11 @@ static void
 diagnose_hint(const struct probe_env *env, char *out, size_t n)
 {
 	struct probe_plan p = { 0 };
-	char tok[32];
 	int len;
 
 	diagnose_plan(env, &p);
 	len = snprintf(out, n, "aivet probe run %s/%s --probe sweep --depth diagnose locates the "
-	    "boundary (at most %s input tokens", env->ep.vendor, env->ep.name, thousands(p.tokens_in, tok));
+	    "boundary (at most %lld input tokens", env->ep.vendor, env->ep.name, (long long)p.tokens_in);
 	if (len > 0 && (size_t)len < n && env->ep.has_price_in)
 		len += snprintf(out + len, n - (size_t)len, ", about USD %.2f", (double)p.tokens_in / 1e6 *
 		    env->ep.price_in + (env->ep.has_price_out ? (double)p.tokens_out / 1e6 *

@@ -812,6 +812,15 @@ px_prepare(void *user, size_t i, struct http_req *req)
 		env->budget_hit = 1;
 		return 1;
 	}
+	/* In USD: what was counted at the endpoint's prices, and what is reserved at the
+	 * dearer of the two, so the budget is never overrun. */
+	if (env->opts->budget_usd > 0 &&
+	    ((double)env->tokens_in * env->ep.price_in + (double)env->tokens_out * env->ep.price_out +
+	    (double)(env->reserved + reserve) * fmax(env->ep.price_in, env->ep.price_out)) / 1e6 >
+	    env->opts->budget_usd) {
+		env->budget_hit = 1;
+		return 1;
+	}
 	if (build_body(&env->ep, env->prov, r, req, &err) != 0 ||
 	    (env->tenant_secret[r->tenant] != NULL &&
 	    env->prov->auth(&env->ep, env->tenant_secret[r->tenant], req, &err) != 0)) {
@@ -1147,6 +1156,10 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 		return err->code;
 	if ((env->prov = provider_find(env->ep.api)) == NULL)
 		return aerr_set(err, AV_USAGE, "endpoint API '%s' has no adapter", env->ep.api);
+	if (o->budget_usd > 0 && !(env->ep.has_price_in && env->ep.has_price_out))
+		return aerr_set(err, AV_USAGE, "--budget-usd: endpoint %s/%s has no prices: set them with "
+		    "aivet endpoint edit %s/%s --price-in USD --price-out USD, or use --budget-tokens",
+		    env->ep.vendor, env->ep.name, env->ep.vendor, env->ep.name);
 	if (env->prov->check != NULL && env->prov->check(&env->ep, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
 	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
@@ -1247,6 +1260,35 @@ needs_calibration(const struct probe **sel, int n)
 		if (strcmp(sel[i]->name, "errors") != 0)
 			return 1;
 	return 0;
+}
+
+/* Under a budget the most informative requests go first: the echo baseline every
+ * content check rests on, the cheap error handling, the top of the context (one
+ * prompt), the canaries under near-limit load, and last the oversize pair, whose
+ * prompts reserve twice the context each. Without a budget the usual order. */
+static int
+budget_rank(const struct probe *p)
+{
+	static const char *const order[] = { "echo", "errors", "sweep", "canary", "oversize" };
+
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+		if (strcmp(p->name, order[i]) == 0)
+			return (int)i;
+	return (int)(sizeof order / sizeof order[0]);
+}
+
+static void
+order_for_budget(const struct probe_opts *o, const struct probe **sel, int n)
+{
+	if (o->budget_tokens <= 0 && o->budget_usd <= 0)
+		return;
+	for (int i = 1; i < n; i++)   /* stable: insertion */
+		for (int j = i; j > 0 && budget_rank(sel[j - 1]) > budget_rank(sel[j]); j--) {
+			const struct probe *t = sel[j];
+
+			sel[j] = sel[j - 1];
+			sel[j - 1] = t;
+		}
 }
 
 const char *
@@ -1364,6 +1406,7 @@ probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_op
 	*plan = NULL;
 	if (select_probes(o, sel, &n, err) != 0)
 		return err->code;
+	order_for_budget(o, sel, n);
 	if (env_init(&env, av, endpoint_id, o, 0, err) != 0) {
 		env_free(&env);
 		return err->code;
@@ -1714,11 +1757,12 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 	cJSON *plan = NULL, *names, *opts, *cal = NULL, *a;
 	char at[32], *plan_s = NULL, *names_s = NULL, *opts_s = NULL;
 	const char *status = "completed";
-	int n, rc;
+	int n, rc, ran = 0;
 
 	*run_id = 0;
 	if (select_probes(o, sel, &n, err) != 0)
 		return err->code;
+	order_for_budget(o, sel, n);
 	if (env_init(&env, av, endpoint_id, o, 1, err) != 0) {
 		env_free(&env);
 		return err->code;
@@ -1732,6 +1776,8 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 	opts = cJSON_CreateObject();
 	cJSON_AddNumberToObject(opts, "concurrency", env.hopts.concurrency);
 	cJSON_AddNumberToObject(opts, "budget_tokens", (double)o->budget_tokens);
+	if (o->budget_usd > 0)
+		cJSON_AddNumberToObject(opts, "budget_usd", o->budget_usd);
 	cJSON_AddNumberToObject(opts, "max_response", (double)env.hopts.max_response);
 	cJSON_AddNumberToObject(opts, "tenants", env.ntenants);
 	plan_s = cJSON_PrintUnformatted(plan);
@@ -1761,9 +1807,9 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		if (update_run(&env, "running", cal, err) != 0)
 			goto out;
 	}
-	for (int i = 0; i < n && !env.interrupted && env.fatal.code == 0 && !env.budget_hit; i++) {
+	for (ran = 0; ran < n && !env.interrupted && env.fatal.code == 0 && !env.budget_hit; ran++) {
 		struct probe_outcome out;
-		int dead = auth_dead(&env);
+		int dead = auth_dead(&env), i = ran;
 
 		memset(&out, 0, sizeof out);
 		if (dead >= 0) {
@@ -1795,6 +1841,35 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		outcome_free(&out);
 		if (rc != 0)
 			goto out;
+	}
+	/* An honest partial verdict: the probes the budget left out are recorded as not
+	 * checked, beside those that were. */
+	if (env.budget_hit && !env.interrupted && env.fatal.code == 0 && ran < n) {
+		char checked[256] = "", budget[64];
+		size_t len = 0;
+
+		if (o->budget_usd > 0)
+			snprintf(budget, sizeof budget, "budget of USD %.2f", o->budget_usd);
+		else
+			snprintf(budget, sizeof budget, "token budget of %lld", (long long)o->budget_tokens);
+		for (int i = 0; i < ran - 1 && len < sizeof checked; i++)
+			len += (size_t)snprintf(checked + len, sizeof checked - len, "%s%s", i ? ", " : "",
+			    sel[i]->name);
+		for (int i = ran; i < n; i++) {
+			struct probe_outcome out;
+			struct probe_plan pp = { 0 };
+
+			memset(&out, 0, sizeof out);
+			sel[i]->plan(&env, &pp);
+			outcome_set(&out, "inconclusive", "not checked: the %s ran out before "
+			    "it (%s%s); it plans at most %lld input tokens", budget,
+			    ran > 1 ? "checked before it: " : "nothing was checked before it",
+			    ran > 1 ? checked : "", (long long)pp.tokens_in);
+			rc = write_result(&env, sel[i], &out, err);
+			outcome_free(&out);
+			if (rc != 0)
+				goto out;
+		}
 	}
 	if (env.fatal.code == 0 && auth_dead(&env) >= 0) {
 		int dead = auth_dead(&env);

@@ -41,6 +41,7 @@ struct probe_opts {
 	enum probe_depth depth;
 	int concurrency;              /* default 4 */
 	int64_t budget_tokens;        /* 0: no limit */
+	double budget_usd;            /* 0: no limit; needs the endpoint's prices */
 	int64_t max_prompt_tokens;    /* no prompt above this many tokens; 0: no cap */
 	size_t max_response;          /* response cap, bytes; 0: default (8 MiB) */
 	long timeout_ms;              /* per request; 0: default */

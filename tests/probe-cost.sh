@@ -47,6 +47,17 @@ is "$(q "SELECT count(*) >= 8 FROM exchange WHERE run_id = 2 AND probe = 'sweep'
 is "$(q "SELECT group_concat(tenant || ':' || streaming, ',') FROM (SELECT tenant, streaming FROM exchange
     WHERE run_id = 2 AND probe = 'canary' AND request_size > 5000 ORDER BY seq)")" \
     "alice:0,alice:1,bob:0,bob:1" "diagnose: the canary's near-limit load is its own, plain"
+run probe run V/e --yes --json --budget-usd 0.05
+is "$(printf '%s' "$out" | jq -r '.status')" budget_exhausted "--budget-usd: the run stops before overrunning it"
+ok "$(printf '%s' "$out" | jq '(.tokens_in * 3 + .tokens_out * 15) / 1e6 <= 0.05' | grep -qx true; echo $?)" \
+    "--budget-usd: what was counted, at the endpoint's prices, is within USD 0.05"
+like "$(printf '%s' "$out" | jq -r '.probes[-1] | "\(.name): \(.verdict): \(.reason)"')" \
+    "^oversize: inconclusive: not checked: the budget of USD 0.05 ran out before it \(checked before it: [a-z, ]+\); it plans at most [0-9,]+ input tokens$" \
+    "--budget-usd: the partial verdict names what was checked and what was not"
+"$AIVET" endpoint add V --name free --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 >/dev/null
+run probe run V/free --yes --budget-usd 1
+is "$rc" 2 "--budget-usd on an endpoint without prices is refused"
+like "$errout" "--budget-usd: endpoint V/free has no prices" "and says why"
 sim_stop
 
 # ---- a verify failure says how to locate it ----

@@ -80,9 +80,11 @@ sweep_plan(const struct probe_env *env, struct probe_plan *p)
 		diagnose_plan(env, p);
 		return;
 	}
-	/* The streamed top point is the canary's near-limit prompt when both run. */
-	p->requests = env->top_shared ? 1 : 2;
-	p->tokens_in = p->requests * verify_size(env);
+	/* The streamed top point is the canary's near-limit prompt when both run; the
+	 * stream path is then judged here on a small prompt, as diagnose's 1% point. */
+	p->requests = 2;
+	p->tokens_in = (env->top_shared ? 1 : 2) * verify_size(env) +
+	    (env->top_shared ? (int64_t)(0.01 * (double)env->ep.context) : 0);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 
@@ -254,9 +256,10 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 		 * kept its content is the invariant, a refusal or a loss is the failure. */
 		if (env->max_prompt_tokens > 0 && px_top_tokens(env) > env->max_prompt_tokens)
 			capped_from = env->max_prompt_tokens;
-		for (int k = 0; k < (env->top_shared ? 1 : 2); k++) {
+		for (int k = 0; k < 2; k++) {
 			memset(&s->r[s->n], 0, sizeof s->r[0]);
-			s->r[s->n].target_tokens = verify_size(env);
+			s->r[s->n].target_tokens = k == 1 && env->top_shared ?
+			    (int64_t)(0.01 * (double)env->ep.context) : verify_size(env);
 			s->r[s->n++].stream = k;
 		}
 		if (px_send(env, s->r, (size_t)s->n, 1) != 0)

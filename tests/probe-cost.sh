@@ -19,7 +19,7 @@ plan() {
 
 sim_start --context 4096 --pool 4096 --tenants "$PROBE_TENANTS" || exit 1
 probe_setup openai 4096 --price-in 3 --price-out 15
-is "$(plan verify)" '["verify",29,53423,19839,1664,0.185229,0.084477,[["calibration",2,2480,2480],["echo",2,336,336],["oversize",4,24984,0],["sweep",1,3973,3973],["canary",16,21250,12650],["errors",4,400,400]]]' "plan, verify: at most and expected, per probe and in USD"
+is "$(plan verify)" '["verify",30,53463,19879,1728,0.186309,0.085557,[["calibration",2,2480,2480],["echo",2,336,336],["oversize",4,24984,0],["sweep",2,4013,4013],["canary",16,21250,12650],["errors",4,400,400]]]' "plan, verify: at most and expected, per probe and in USD"
 is "$(plan diagnose)" '["diagnose",46,96143,31839,2752,0.329709,0.136797,[["calibration",2,2480,2480],["echo",2,336,336],["oversize",4,24984,0],["sweep",18,47267,16547],["canary",16,20676,12076],["errors",4,400,400]]]' "plan, diagnose: the fractions and searches on top"
 is "$("$AIVET" probe run V/e --dry-run --json 2>/dev/null | jq -r .depth)" verify "verify is the default depth"
 run probe run V/e --dry-run
@@ -30,8 +30,8 @@ is "$rc" 2 "an unknown depth is refused"
 
 run probe run V/e --yes --json
 is "$rc:$(verdicts)" "0:echo:pass oversize:pass sweep:pass canary:pass errors:pass" "verify: a correct vendor passes"
-is "$(q "SELECT group_concat(streaming, ',') FROM exchange WHERE run_id = 1 AND probe = 'sweep'")" 0 \
-    "verify: the sweep sends the top of the context plain, once"
+is "$(q "SELECT group_concat(streaming || ':' || (request_size > 5000), ',') FROM exchange WHERE run_id = 1 AND probe = 'sweep'")" "0:1,1:0" \
+    "verify: the sweep sends the top of the context plain, and a small prompt streamed"
 is "$(q "SELECT group_concat(tenant || ':' || streaming, ',') FROM (SELECT tenant, streaming FROM exchange
     WHERE run_id = 1 AND probe = 'canary' AND request_size > 5000 ORDER BY seq)")" \
     "alice:0,alice:1,bob:1,bob:1" \

@@ -156,8 +156,8 @@ is "$rc:$(per_probe)" "0:echo:pass[] oversize:inconclusive[] sweep:inconclusive[
     "rule rate-limit-is-not-capacity: TPM 429s make no CAPACITY_BELOW_ADVERTISED and no pass for oversize"
 like "$(reason oversize)" "^not judged: rate-limited \(every request; HTTP 429 \(rate_limit_exceeded\): Request too large .* tokens per min .*\); lower prompt sizes with --max-prompt-tokens N, or raise the account's limit$" \
     "tpm: oversize says it was not judged, why, and how to lower sizes"
-like "$(reason sweep)" "^no size judged: not judged: rate-limited \(every request; HTTP 429" \
-    "tpm: the sweep (verify: the top of the context only) says no size was judged"
+like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \(1 of 2 requests; HTTP 429" \
+    "tpm: the sweep says up to which size it judged (verify: the top of the context, rate-limited, and a small streamed prompt)"
 is "$(detail sweep '[.refusal_boundary, .change]')" '[null,"none"]' "tpm: no refusal boundary from rate limits"
 is "$(reason canary)" "no leak across 2 tenants in 12 responses; each tenant sent canaries and received answers (12 of 12 canary requests judged); only 0 of 2 tenants' near-limit load was answered, so leaks under load were tested only in part" \
     "tpm: the canary pass says the load it rested on was not sent"

@@ -70,6 +70,10 @@ canary_plan(const struct probe_env *env, struct probe_plan *p)
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 	/* The over-limit pressure prompts are refused, and not billed, by a vendor as advertised. */
 	p->tokens_in_expected = victims * small + t * near_limit(env);
+	/* Half the canaries open with the same long text: after the first, a vendor with a
+	 * prompt cache serves that opening from it. */
+	if (victims / 2 > 1)
+		p->tokens_cached_expected = (victims / 2 - 1) * (int64_t)(SHARED_UNITS * env->tpu_min);
 }
 
 static void

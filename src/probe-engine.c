@@ -1313,7 +1313,7 @@ static cJSON *
 make_plan(struct probe_env *env, const struct probe **sel, int n)
 {
 	cJSON *plan = cJSON_CreateObject(), *arr;
-	int64_t req = 0, tin = 0, tout = 0, tin_exp = 0;
+	int64_t req = 0, tin = 0, tout = 0, tin_exp = 0, cached = 0;
 
 	cJSON_AddStringToObject(plan, "depth", probe_depth_name(env->opts->depth));
 	{
@@ -1356,6 +1356,7 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		cJSON_AddItemToArray(arr, p);
 		req += pp.requests, tin += pp.tokens_in, tout += pp.tokens_out;
 		tin_exp += pp.tokens_in_expected;
+		cached += pp.tokens_cached_expected;
 	}
 	/* The largest prompt the selected probes send, so a user under a lower tokens-per-minute
 	 * limit knows to cap it. */
@@ -1384,10 +1385,19 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 	cJSON_AddNumberToObject(plan, "tokens_out", (double)tout);
 	if (env->ep.has_price_in) {
 		double out_usd = env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out : 0;
+		/* The endpoint's cached-input price (--option price-cached-in=USD), where it has one:
+		 * the expected figure prices the prompt-cache hits at it. */
+		const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
+		char *end = NULL;
+		double price_cached = pc != NULL ? strtod(pc, &end) : -1;
 
+		if (pc == NULL || end == pc || *end != '\0' || !(price_cached >= 0))
+			price_cached = env->ep.price_in, cached = 0;
+		cached = cached < tin_exp ? cached : tin_exp;
 		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in + out_usd);
-		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)tin_exp / 1e6 *
-		    env->ep.price_in + out_usd);
+		cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
+		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)(tin_exp - cached) / 1e6 *
+		    env->ep.price_in + (double)cached / 1e6 * price_cached + out_usd);
 	} else {
 		cJSON_AddNullToObject(plan, "cost_usd");
 		cJSON_AddNullToObject(plan, "cost_usd_expected");

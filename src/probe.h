@@ -66,7 +66,8 @@ int probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe
     int64_t *run_id, struct aerr *err);
 /* The plan without sending anything: {"depth", "probes":[{name, requests, tokens_in,
  * tokens_in_expected, tokens_out}], "requests", "tokens_in", "tokens_in_expected",
- * "tokens_out", "cost_usd"|null, "cost_usd_expected"|null}. tokens_in is at most
+ * "tokens_out", "cost_usd"|null, "tokens_in_cached_expected", "cost_usd_expected"|null}
+ * (the last two with prices; cached input at the endpoint's price-cached-in option). tokens_in is at most
  * (every request billed); the expected figures are those of a vendor that behaves
  * as advertised (prompts over the context refused, and not billed). */
 int probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
@@ -175,6 +176,7 @@ void outcome_set(struct probe_outcome *o, const char *verdict, const char *fmt, 
 struct probe_plan {
 	int64_t requests, tokens_in, tokens_out;
 	int64_t tokens_in_expected;   /* against a vendor as advertised; -1: tokens_in */
+	int64_t tokens_cached_expected; /* of those, served from the vendor's prompt cache */
 };
 
 struct probe {

@@ -55,6 +55,13 @@ like "$(printf '%s' "$out" | jq -r '.probes[-1] | "\(.name): \(.verdict): \(.rea
     "^oversize: inconclusive: not checked: the budget of USD 0.05 ran out before it \(checked before it: [a-z, ]+\); it plans at most [0-9,]+ input tokens$" \
     "--budget-usd: the partial verdict names what was checked and what was not"
 "$AIVET" endpoint add V --name free --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 >/dev/null
+# Cached input at the endpoint's cached price: the shared opening of the canaries after the first.
+"$AIVET" endpoint add V --name c1 --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 \
+    --price-in 3 --price-out 15 >/dev/null
+"$AIVET" endpoint add V --name c2 --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 \
+    --price-in 3 --price-out 15 --option price-cached-in=0.3 >/dev/null
+is "$("$AIVET" probe run V/c1 --dry-run --json 2>/dev/null | jq -c '[.tokens_in_expected, .tokens_in_cached_expected, .cost_usd_expected]') $("$AIVET" probe run V/c2 --dry-run --json 2>/dev/null | jq -c '[.tokens_in_expected, .tokens_in_cached_expected, .cost_usd_expected]')" \
+    "[13554,0,0.058902] [13554,1024,0.0561372]" "plan: cached input is priced at --option price-cached-in where the endpoint gives one"
 run probe run V/free --yes --budget-usd 1
 is "$rc" 2 "--budget-usd on an endpoint without prices is refused"
 like "$errout" "--budget-usd: endpoint V/free has no prices" "and says why"

@@ -11,6 +11,9 @@
 #                    gets a subdirectory named after the UTC time
 #   AIVET            the aivet binary (default: aivet on PATH)
 #   AIVET_PROBES     probes to run (default: all,prefix-timing)
+#   AIVET_DEPTH      verify (default: each invariant checked where it breaks, at
+#                    a fraction of the tokens) or diagnose (adds the boundary
+#                    searches: run it after a failure, or to track boundaries)
 #   AIVET_FAIL_ON    severity that fails the job (default: high)
 #   AIVET_KEY        signing key name for the bundles (default: aivet's default key)
 #   AIVET_NOTIFY_URLS  webhook URLs (Slack, Teams, any JSON receiver), space
@@ -28,13 +31,14 @@ set -u
 aivet=${AIVET:-aivet}
 out=${AIVET_OUT:?set AIVET_OUT to the directory that keeps the results}
 probes=${AIVET_PROBES:-all,prefix-timing}
+depth=${AIVET_DEPTH:-verify}
 fail_on=${AIVET_FAIL_ON:-high}
 night="$out/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$night" || exit 3
 
 # Every endpoint, one run each; the drift from the previous night goes into
 # runs.json ("compare_last") and, readable, into the log.
-"$aivet" probe run --all --yes --probe "$probes" --fail-on "$fail_on" --compare-last --json \
+"$aivet" probe run --all --yes --probe "$probes" --depth "$depth" --fail-on "$fail_on" --compare-last --json \
 	>"$night/runs.json" 2>"$night/probe-run.log"
 rc=$?
 ids=$(jq -r '.[].id' "$night/runs.json" 2>/dev/null)

@@ -26,6 +26,37 @@
 #define SHARED_UNITS 256
 #define MAX_REQ (ROUNDS * PROBE_MAX_TENANTS + PROBE_MAX_TENANTS * (2 * ROUNDS * PROBE_MAX_TENANTS + 2))
 
+/* The near-limit pressure prompt: at verify depth the top of the context (the
+ * sweep's streamed top point when both run), at diagnose 90% of it. */
+static int64_t
+near_limit(const struct probe_env *env)
+{
+	return env->opts->depth == PROBE_DIAGNOSE ? (int64_t)(0.9 * (double)env->ep.context) :
+	    px_top_tokens(env);
+}
+
+/* The canary's streamed near-limit prompt stands for the sweep's streamed top
+ * point: judged for size and content where the same size sent plain was
+ * answered intact (a failure on both paths is the sweep's finding). */
+static void
+judge_streamed_top(struct probe_env *env, struct probe_outcome *out, const struct px_req *r)
+{
+	if (!env->top_shared || env->top_plain_intact != 1 || !r->stream)
+		return;
+	if (r->cls == PXC_REFUSED_SIZE)
+		outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->evidence_id,
+		    "a streamed prompt of about %lld tokens, under the advertised %lld, was refused for "
+		    "size, where the same size sent plain was answered", (long long)r->est_tokens,
+		    (long long)env->ep.context);
+	else if (r->cls == PXC_ANSWERED && !px_substituted(env, r) &&
+	    ((env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
+	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r))))
+		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
+		    "a streamed prompt of about %lld tokens (advertised %lld) lost content (%d of 3 "
+		    "nonces, usage %lld), where the same size sent plain kept it", (long long)r->est_tokens,
+		    (long long)env->ep.context, r->nonces_echoed, (long long)r->res.usage_in);
+}
+
 static void
 canary_plan(const struct probe_env *env, struct probe_plan *p)
 {
@@ -34,9 +65,15 @@ canary_plan(const struct probe_env *env, struct probe_plan *p)
 	int64_t t = env->ntenants, victims = ROUNDS * t + t * 2 * ROUNDS * (t > 1 ? t - 1 : 1);
 
 	p->requests = victims + 2 * t;
-	p->tokens_in = victims * small + t * (int64_t)((0.9 + 1.05 * env->tpu_max / env->tpu_min) *
-	    (double)env->ep.context);
+	p->tokens_in = victims * small + t * (near_limit(env) + (int64_t)(1.05 * env->tpu_max /
+	    env->tpu_min * (double)env->ep.context));
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
+	/* The over-limit pressure prompts are refused, and not billed, by a vendor as advertised. */
+	p->tokens_in_expected = victims * small + t * near_limit(env);
+	/* Half the canaries open with the same long text: after the first, a vendor with a
+	 * prompt cache serves that opening from it. */
+	if (victims / 2 > 1)
+		p->tokens_cached_expected = (victims / 2 - 1) * (int64_t)(SHARED_UNITS * env->tpu_min);
 }
 
 static void
@@ -102,7 +139,9 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 		first = c->n;
 		memset(&r[c->n], 0, sizeof r[0]);
 		r[c->n].tenant = p;
-		r[c->n].target_tokens = (int64_t)(0.9 * (double)env->ep.context);
+		r[c->n].target_tokens = near_limit(env);
+		/* The last tenant's (the only one's, with one credential) is the streamed top point. */
+		r[c->n].stream = env->top_shared && p == nt - 1;
 		c->pressure[c->n] = 1;
 		c->wave[c->n++] = p + 1;
 		for (int round = 0; round < ROUNDS; round++)
@@ -140,6 +179,8 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 			px_tally_add(&per[r[i].tenant], &r[i], judged);
 		}
 		answered += judged;
+		if (c->pressure[i] && !r[i].must_exceed)
+			judge_streamed_top(env, out, &r[i]);
 		/* A pressure prompt answered with others' content and none of its own: swapped. */
 		if (c->pressure[i] && px_substituted(env, &r[i]))
 			outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r[i].evidence_id,

@@ -23,6 +23,8 @@ oversize_plan(const struct probe_env *env, struct probe_plan *p)
 	p->requests = (int64_t)NF * per;
 	p->tokens_in = (int64_t)((1.05 + 2.0) * (double)env->ep.context) * per;
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
+	/* A vendor as advertised refuses every one of them, and bills none. */
+	p->tokens_in_expected = 0;
 }
 
 /* Judges one answered oversize prompt. */

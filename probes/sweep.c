@@ -47,7 +47,7 @@ top_size(const struct probe_env *env)
 }
 
 static void
-sweep_plan(const struct probe_env *env, struct probe_plan *p)
+diagnose_plan(const struct probe_env *env, struct probe_plan *p)
 {
 	double sum = 0.01;   /* the streamed 1% point */
 	int steps = 0;
@@ -59,7 +59,52 @@ sweep_plan(const struct probe_env *env, struct probe_plan *p)
 	/* At most two searches, each step under the advertised context. */
 	p->requests = (int64_t)NFRAC + 1 + 2 * steps;
 	p->tokens_in = (int64_t)(sum * (double)env->ep.context) + 2 * steps * env->ep.context * 3 / 4;
+	/* A vendor as advertised neither refuses nor degrades under its context: no search. */
+	p->tokens_in_expected = (int64_t)(sum * (double)env->ep.context);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
+}
+
+/* The top of the context, plain and streamed: capped by --max-prompt-tokens. */
+static int64_t
+verify_size(const struct probe_env *env)
+{
+	int64_t t = px_top_tokens(env);
+
+	return env->max_prompt_tokens > 0 && t > env->max_prompt_tokens ? env->max_prompt_tokens : t;
+}
+
+static void
+sweep_plan(const struct probe_env *env, struct probe_plan *p)
+{
+	if (env->opts->depth == PROBE_DIAGNOSE) {
+		diagnose_plan(env, p);
+		return;
+	}
+	/* The streamed top point is the canary's near-limit prompt when both run; the
+	 * stream path is then judged here on a small prompt, as diagnose's 1% point. */
+	p->requests = 2;
+	p->tokens_in = (env->top_shared ? 1 : 2) * verify_size(env) +
+	    (env->top_shared ? (int64_t)(0.01 * (double)env->ep.context) : 0);
+	p->tokens_out = px_plan_tokens_out(env, p->requests);
+}
+
+/* "aivet probe run V/E --probe sweep --depth diagnose (about N tokens[, USD X])": what
+ * locates a boundary a verify run only saw broken. */
+static void
+diagnose_hint(const struct probe_env *env, char *out, size_t n)
+{
+	struct probe_plan p = { 0 };
+	int len;
+
+	diagnose_plan(env, &p);
+	len = snprintf(out, n, "aivet probe run %s/%s --probe sweep --depth diagnose locates the "
+	    "boundary (at most %lld input tokens", env->ep.vendor, env->ep.name, (long long)p.tokens_in);
+	if (len > 0 && (size_t)len < n && env->ep.has_price_in)
+		len += snprintf(out + len, n - (size_t)len, ", about USD %.2f", (double)p.tokens_in / 1e6 *
+		    env->ep.price_in + (env->ep.has_price_out ? (double)p.tokens_out / 1e6 *
+		    env->ep.price_out : 0));
+	if (len > 0 && (size_t)len < n)
+		snprintf(out + len, n - (size_t)len, ")");
 }
 
 static enum cls
@@ -201,8 +246,29 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	int nsorted = 0, unjudged_class = 0;
 	int64_t capped_from = -1;
 	struct px_tally tally = { 0 };
+	int verify = env->opts->depth != PROBE_DIAGNOSE;
+	char hint[256];
 
+	diagnose_hint(env, hint, sizeof hint);
 	s->env = env;
+	if (env->opts->depth != PROBE_DIAGNOSE) {
+		/* Verify: the top of the context on both request paths; an answer there that
+		 * kept its content is the invariant, a refusal or a loss is the failure. */
+		if (env->max_prompt_tokens > 0 && px_top_tokens(env) > env->max_prompt_tokens)
+			capped_from = env->max_prompt_tokens;
+		for (int k = 0; k < 2; k++) {
+			memset(&s->r[s->n], 0, sizeof s->r[0]);
+			s->r[s->n].target_tokens = k == 1 && env->top_shared ?
+			    (int64_t)(0.01 * (double)env->ep.context) : verify_size(env);
+			s->r[s->n++].stream = k;
+		}
+		if (px_send(env, s->r, (size_t)s->n, 1) != 0)
+			goto out;
+		for (int i = 0; i < s->n; i++)
+			s->c[i] = classify(s, i);
+		env->top_plain_intact = s->c[0] == C_INTACT ? 1 : s->judged[0] ? 0 : -1;
+		goto judge;
+	}
 	for (size_t i = 0; i < NFRAC; i++) {
 		int64_t t = (int64_t)(fractions[i] * (double)env->ep.context);
 
@@ -239,6 +305,7 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	}
 	if (env->interrupted)
 		goto out;
+judge:
 	/* The searches may have found smaller bad sizes. */
 	first_deg = smallest_of(s, BIT(C_DEGRADED));
 	first_ref = smallest_of(s, BIT(C_REFUSED));
@@ -272,6 +339,24 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 			no_usage++;
 		if (s->c[i] != C_DEGRADED)
 			continue;
+		if (verify && px_substituted(env, r)) {
+			/* Verify sees the failure at the top of the context, not where it begins. */
+			outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
+			    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
+			    "were swapped for a placeholder: %s; %s", (long long)r->est_tokens,
+			    (long long)env->ep.context, cJSON_GetArraySize(r->leaked) > 0 ?
+			    "answered from content they did not contain" :
+			    "answered without any of their nonces and reported as a handful of tokens", hint);
+			continue;
+		}
+		if (verify) {
+			outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
+			    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
+			    "lost content: %d of 3 nonces came back, usage %lld of about %lld tokens sent; %s",
+			    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
+			    (long long)r->res.usage_in, (long long)r->est_tokens, hint);
+			continue;
+		}
 		if (px_substituted(env, r))
 			outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 			    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
@@ -285,7 +370,14 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 			    (long long)integrity, (long long)env->ep.context, r->nonces_echoed,
 			    (long long)r->res.usage_in, (long long)r->est_tokens);
 	}
-	if (first_ref >= 0 && s->r[first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
+	if (verify) {
+		for (int i = 0; i < s->n; i++)
+			if (s->c[i] == C_REFUSED)
+				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, s->r[i].evidence_id,
+				    "a %sprompt of about %lld tokens, under the advertised %lld, was refused for "
+				    "size; %s", s->r[i].stream ? "streamed " : "", (long long)s->r[i].est_tokens,
+				    (long long)env->ep.context, hint);
+	} else if (first_ref >= 0 && s->r[first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
 		for (int i = 0; i < s->n; i++)
 			if (s->c[i] == C_REFUSED && !s->r[i].stream)
 				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, s->r[i].evidence_id,
@@ -301,6 +393,9 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 
 	d = out->details = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "advertised", (double)env->ep.context);
+	cJSON_AddStringToObject(d, "depth", probe_depth_name(env->opts->depth));
+	if (verify)
+		refusal = integrity = -1;   /* not located at this depth */
 	if (refusal >= 0)
 		cJSON_AddNumberToObject(d, "refusal_boundary", (double)refusal);
 	else

@@ -358,6 +358,8 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (register_endpoint(av, s.url, context, &eid, err) != 0)
 		goto out;
 	po.concurrency = 2;
+	/* The demo shows where the incident's boundary lies: that takes the searches. */
+	po.depth = PROBE_DIAGNOSE;
 	fault_rc = probe_run_cli(av, eid, &po, 0, "high", &run1, err);
 	sim_stop(&s);
 	if (run1 == 0)

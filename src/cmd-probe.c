@@ -7,6 +7,8 @@
  */
 #include "config.h"
 
+#include <errno.h>
+
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -67,6 +69,19 @@ probe_print_plan(FILE *f, const cJSON *plan)
 	if (cJSON_IsNumber(cost))
 		fprintf(f, "  (about USD %.2f)", cost->valuedouble);
 	fputc('\n', f);
+	/* What a vendor that behaves as advertised bills: it refuses (and does not bill)
+	 * the prompts over its context. */
+	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "tokens_in_expected"))) {
+		const cJSON *ce = cJSON_GetObjectItem(plan, "cost_usd_expected");
+
+		fprintf(f, "  %-12s %5s           %15s tokens in", "expected", "",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in_expected")->valuedouble, b));
+		if (cJSON_IsNumber(ce))
+			fprintf(f, "  (about USD %.2f)", ce->valuedouble);
+		fprintf(f, " against a vendor as advertised (oversize prompts refused, not billed); "
+		    "depth %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) ?
+		    cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) : "verify");
+	}
 	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "max_prompt_tokens")))
 		fprintf(f, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
 		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, a));
@@ -230,7 +245,7 @@ probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po
 }
 
 static const char run_usage[] =
-    "probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--concurrency N] [--budget-tokens N] "
+    "probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--depth verify|diagnose] [--concurrency N] [--budget-tokens N] [--budget-usd USD] "
     "[--max-prompt-tokens N] [--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json] "
     "[--format text|json|junit|sarif] [--compare-last] "
     "| probe run --all [--vendor VENDOR] [--parallel N] [--rate-limit PER_MINUTE] [options]";
@@ -239,11 +254,13 @@ static int
 probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	enum { O_PROBE = 256, O_CONC, O_BUDGET, O_YES, O_DRY, O_FAIL, O_MAXRESP, O_TIMEOUT, O_JSON,
-		O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE, O_MAXPROMPT };
+		O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE, O_MAXPROMPT, O_DEPTH, O_BUDGET_USD };
 	static const struct option opts[] = {
 		{ "probe", required_argument, NULL, O_PROBE },
+		{ "depth", required_argument, NULL, O_DEPTH },
 		{ "concurrency", required_argument, NULL, O_CONC },
 		{ "budget-tokens", required_argument, NULL, O_BUDGET },
+		{ "budget-usd", required_argument, NULL, O_BUDGET_USD },
 		{ "yes", no_argument, NULL, O_YES },
 		{ "dry-run", no_argument, NULL, O_DRY },
 		{ "fail-on", required_argument, NULL, O_FAIL },
@@ -272,6 +289,10 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 		case O_PROBE:
 			po.probes = optarg;
 			break;
+		case O_DEPTH:
+			if (probe_depth_parse(optarg, &po.depth, err) != 0)
+				return err->code;
+			break;
 		case O_CONC:
 			if (parse_int_opt("--concurrency", optarg, 1, 64, &v, err) != 0)
 				return err->code;
@@ -282,6 +303,17 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 				return err->code;
 			po.budget_tokens = v;
 			break;
+		case O_BUDGET_USD: {
+			char *end;
+
+			errno = 0;
+			po.budget_usd = strtod(optarg, &end);
+			if (errno != 0 || end == optarg || *end != '\0' || !(po.budget_usd > 0) ||
+			    po.budget_usd > 1e9)
+				return usage_error(err, run_usage, "--budget-usd: '%s' is not an amount in USD",
+				    optarg);
+			break;
+		}
 		case O_MAXPROMPT:
 			if (parse_int_opt("--max-prompt-tokens", optarg, 256, INT64_C(1) << 40, &v, err) != 0)
 				return err->code;

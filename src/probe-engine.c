@@ -493,6 +493,14 @@ px_point_json(const struct px_req *r)
 }
 
 int64_t
+px_top_tokens(const struct probe_env *env)
+{
+	int64_t t = (int64_t)(0.97 * (double)env->ep.context), room = env->ep.context - env->max_tokens - 16;
+
+	return t < room ? t : room;
+}
+
+int64_t
 px_plan_tokens_out(const struct probe_env *env, int64_t requests)
 {
 	return requests * env->max_tokens;
@@ -804,6 +812,15 @@ px_prepare(void *user, size_t i, struct http_req *req)
 		env->budget_hit = 1;
 		return 1;
 	}
+	/* In USD: what was counted at the endpoint's prices, and what is reserved at the
+	 * dearer of the two, so the budget is never overrun. */
+	if (env->opts->budget_usd > 0 &&
+	    ((double)env->tokens_in * env->ep.price_in + (double)env->tokens_out * env->ep.price_out +
+	    (double)(env->reserved + reserve) * fmax(env->ep.price_in, env->ep.price_out)) / 1e6 >
+	    env->opts->budget_usd) {
+		env->budget_hit = 1;
+		return 1;
+	}
 	if (build_body(&env->ep, env->prov, r, req, &err) != 0 ||
 	    (env->tenant_secret[r->tenant] != NULL &&
 	    env->prov->auth(&env->ep, env->tenant_secret[r->tenant], req, &err) != 0)) {
@@ -977,6 +994,14 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	/* The budget counts the larger of what was sent and what the vendor says it read. */
 	env->tokens_in += res.usage_in > r->est_max ? res.usage_in : r->est_max;
 	env->tokens_out += res.usage_out >= 0 ? res.usage_out : (r->kind == PX_CHAT ? r->max_tokens : 0);
+	/* What the vendor billed: its usage; without one, an answer is billed at aivet's
+	 * estimate and a refusal at nothing (the vendors aivet supports bill no refusal). */
+	if (res.usage_in >= 0)
+		env->billed_in += res.usage_in;
+	else if (r->cls == PXC_ANSWERED)
+		env->billed_in += r->est_tokens;
+	if (res.usage_out >= 0)
+		env->billed_out += res.usage_out;
 	env->requests_done++;
 	report_progress(env);
 }
@@ -1131,6 +1156,10 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 		return err->code;
 	if ((env->prov = provider_find(env->ep.api)) == NULL)
 		return aerr_set(err, AV_USAGE, "endpoint API '%s' has no adapter", env->ep.api);
+	if (o->budget_usd > 0 && !(env->ep.has_price_in && env->ep.has_price_out))
+		return aerr_set(err, AV_USAGE, "--budget-usd: endpoint %s/%s has no prices: set them with "
+		    "aivet endpoint edit %s/%s --price-in USD --price-out USD, or use --budget-tokens",
+		    env->ep.vendor, env->ep.name, env->ep.vendor, env->ep.name);
 	if (env->prov->check != NULL && env->prov->check(&env->ep, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
 	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
@@ -1233,11 +1262,72 @@ needs_calibration(const struct probe **sel, int n)
 	return 0;
 }
 
+/* Under a budget the most informative requests go first: the echo baseline every
+ * content check rests on, the cheap error handling, the top of the context (one
+ * prompt), the canaries under near-limit load, and last the oversize pair, whose
+ * prompts reserve twice the context each. Without a budget the usual order. */
+static int
+budget_rank(const struct probe *p)
+{
+	static const char *const order[] = { "echo", "errors", "sweep", "canary", "oversize" };
+
+	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+		if (strcmp(p->name, order[i]) == 0)
+			return (int)i;
+	return (int)(sizeof order / sizeof order[0]);
+}
+
+static void
+order_for_budget(const struct probe_opts *o, const struct probe **sel, int n)
+{
+	if (o->budget_tokens <= 0 && o->budget_usd <= 0)
+		return;
+	for (int i = 1; i < n; i++)   /* stable: insertion */
+		for (int j = i; j > 0 && budget_rank(sel[j - 1]) > budget_rank(sel[j]); j--) {
+			const struct probe *t = sel[j];
+
+			sel[j] = sel[j - 1];
+			sel[j - 1] = t;
+		}
+}
+
+const char *
+probe_depth_name(enum probe_depth d)
+{
+	return d == PROBE_DIAGNOSE ? "diagnose" : "verify";
+}
+
+int
+probe_depth_parse(const char *s, enum probe_depth *out, struct aerr *err)
+{
+	if (strcmp(s, "verify") == 0)
+		*out = PROBE_VERIFY;
+	else if (strcmp(s, "diagnose") == 0)
+		*out = PROBE_DIAGNOSE;
+	else
+		return aerr_set(err, AV_USAGE, "--depth: '%s' is not verify or diagnose", s);
+	return 0;
+}
+
 static cJSON *
 make_plan(struct probe_env *env, const struct probe **sel, int n)
 {
-	cJSON *plan = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(plan, "probes");
-	int64_t req = 0, tin = 0, tout = 0;
+	cJSON *plan = cJSON_CreateObject(), *arr;
+	int64_t req = 0, tin = 0, tout = 0, tin_exp = 0, cached = 0;
+
+	cJSON_AddStringToObject(plan, "depth", probe_depth_name(env->opts->depth));
+	{
+		int sweep = 0, canary = 0;
+
+		for (int i = 0; i < n; i++) {
+			sweep |= strcmp(sel[i]->name, "sweep") == 0;
+			canary |= strcmp(sel[i]->name, "canary") == 0;
+		}
+		env->top_shared = env->opts->depth == PROBE_VERIFY && sweep && canary &&
+		    env->prov->can_stream;
+		env->top_plain_intact = -1;
+	}
+	arr = cJSON_AddArrayToObject(plan, "probes");
 
 	if (needs_calibration(sel, n)) {
 		cJSON *p = cJSON_CreateObject();
@@ -1245,21 +1335,28 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		cJSON_AddStringToObject(p, "name", "calibration");
 		cJSON_AddNumberToObject(p, "requests", 2);
 		cJSON_AddNumberToObject(p, "tokens_in", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
+		cJSON_AddNumberToObject(p, "tokens_in_expected", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
 		cJSON_AddNumberToObject(p, "tokens_out", 2 * env->max_tokens);
 		cJSON_AddItemToArray(arr, p);
 		req += 2, tin += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2, tout += 2 * env->max_tokens;
+		tin_exp += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2;
 	}
 	for (int i = 0; i < n; i++) {
-		struct probe_plan pp = { 0 };
+		struct probe_plan pp = { .tokens_in_expected = -1 };
 		cJSON *p = cJSON_CreateObject();
 
 		sel[i]->plan(env, &pp);
+		if (pp.tokens_in_expected < 0)
+			pp.tokens_in_expected = pp.tokens_in;
 		cJSON_AddStringToObject(p, "name", sel[i]->name);
 		cJSON_AddNumberToObject(p, "requests", (double)pp.requests);
 		cJSON_AddNumberToObject(p, "tokens_in", (double)pp.tokens_in);
+		cJSON_AddNumberToObject(p, "tokens_in_expected", (double)pp.tokens_in_expected);
 		cJSON_AddNumberToObject(p, "tokens_out", (double)pp.tokens_out);
 		cJSON_AddItemToArray(arr, p);
 		req += pp.requests, tin += pp.tokens_in, tout += pp.tokens_out;
+		tin_exp += pp.tokens_in_expected;
+		cached += pp.tokens_cached_expected;
 	}
 	/* The largest prompt the selected probes send, so a user under a lower tokens-per-minute
 	 * limit knows to cap it. */
@@ -1284,12 +1381,27 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 	}
 	cJSON_AddNumberToObject(plan, "requests", (double)req);
 	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
+	cJSON_AddNumberToObject(plan, "tokens_in_expected", (double)tin_exp);
 	cJSON_AddNumberToObject(plan, "tokens_out", (double)tout);
-	if (env->ep.has_price_in)
-		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in +
-		    (env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out : 0));
-	else
+	if (env->ep.has_price_in) {
+		double out_usd = env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out : 0;
+		/* The endpoint's cached-input price (--option price-cached-in=USD), where it has one:
+		 * the expected figure prices the prompt-cache hits at it. */
+		const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
+		char *end = NULL;
+		double price_cached = pc != NULL ? strtod(pc, &end) : -1;
+
+		if (pc == NULL || end == pc || *end != '\0' || !(price_cached >= 0))
+			price_cached = env->ep.price_in, cached = 0;
+		cached = cached < tin_exp ? cached : tin_exp;
+		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in + out_usd);
+		cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
+		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)(tin_exp - cached) / 1e6 *
+		    env->ep.price_in + (double)cached / 1e6 * price_cached + out_usd);
+	} else {
 		cJSON_AddNullToObject(plan, "cost_usd");
+		cJSON_AddNullToObject(plan, "cost_usd_expected");
+	}
 	return plan;
 }
 
@@ -1304,6 +1416,7 @@ probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_op
 	*plan = NULL;
 	if (select_probes(o, sel, &n, err) != 0)
 		return err->code;
+	order_for_budget(o, sel, n);
 	if (env_init(&env, av, endpoint_id, o, 0, err) != 0) {
 		env_free(&env);
 		return err->code;
@@ -1619,10 +1732,12 @@ update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *e
 	now_iso(at);
 	if ((rc = db_begin(env->db, err)) != 0)
 		goto out;
+	/* Beside the plan, what the vendor really billed (its usage), kept with the run. */
 	if (db_exec(env->db, err, "UPDATE probe_run SET status = ?, calibration = coalesce(?, calibration), "
-	    "tokens_in = ?, tokens_out = ?, finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END "
-	    "WHERE id = ?", "ttiitti", status, cs, env->tokens_in, env->tokens_out, status, at,
-	    env->run_id) != 0) {
+	    "tokens_in = ?, tokens_out = ?, finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END, "
+	    "plan = CASE WHEN json_valid(plan) THEN json_set(plan, '$.billed', json_object('tokens_in', ?, "
+	    "'tokens_out', ?)) ELSE plan END WHERE id = ?", "ttiittiii", status, cs, env->tokens_in,
+	    env->tokens_out, status, at, env->billed_in, env->billed_out, env->run_id) != 0) {
 		db_rollback(env->db);
 		rc = err->code;
 		goto out;
@@ -1652,11 +1767,12 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 	cJSON *plan = NULL, *names, *opts, *cal = NULL, *a;
 	char at[32], *plan_s = NULL, *names_s = NULL, *opts_s = NULL;
 	const char *status = "completed";
-	int n, rc;
+	int n, rc, ran = 0;
 
 	*run_id = 0;
 	if (select_probes(o, sel, &n, err) != 0)
 		return err->code;
+	order_for_budget(o, sel, n);
 	if (env_init(&env, av, endpoint_id, o, 1, err) != 0) {
 		env_free(&env);
 		return err->code;
@@ -1670,6 +1786,8 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 	opts = cJSON_CreateObject();
 	cJSON_AddNumberToObject(opts, "concurrency", env.hopts.concurrency);
 	cJSON_AddNumberToObject(opts, "budget_tokens", (double)o->budget_tokens);
+	if (o->budget_usd > 0)
+		cJSON_AddNumberToObject(opts, "budget_usd", o->budget_usd);
 	cJSON_AddNumberToObject(opts, "max_response", (double)env.hopts.max_response);
 	cJSON_AddNumberToObject(opts, "tenants", env.ntenants);
 	plan_s = cJSON_PrintUnformatted(plan);
@@ -1699,9 +1817,9 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		if (update_run(&env, "running", cal, err) != 0)
 			goto out;
 	}
-	for (int i = 0; i < n && !env.interrupted && env.fatal.code == 0 && !env.budget_hit; i++) {
+	for (ran = 0; ran < n && !env.interrupted && env.fatal.code == 0 && !env.budget_hit; ran++) {
 		struct probe_outcome out;
-		int dead = auth_dead(&env);
+		int dead = auth_dead(&env), i = ran;
 
 		memset(&out, 0, sizeof out);
 		if (dead >= 0) {
@@ -1733,6 +1851,35 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		outcome_free(&out);
 		if (rc != 0)
 			goto out;
+	}
+	/* An honest partial verdict: the probes the budget left out are recorded as not
+	 * checked, beside those that were. */
+	if (env.budget_hit && !env.interrupted && env.fatal.code == 0 && ran < n) {
+		char checked[256] = "", budget[64];
+		size_t len = 0;
+
+		if (o->budget_usd > 0)
+			snprintf(budget, sizeof budget, "budget of USD %.2f", o->budget_usd);
+		else
+			snprintf(budget, sizeof budget, "token budget of %lld", (long long)o->budget_tokens);
+		for (int i = 0; i < ran - 1 && len < sizeof checked; i++)
+			len += (size_t)snprintf(checked + len, sizeof checked - len, "%s%s", i ? ", " : "",
+			    sel[i]->name);
+		for (int i = ran; i < n; i++) {
+			struct probe_outcome out;
+			struct probe_plan pp = { 0 };
+
+			memset(&out, 0, sizeof out);
+			sel[i]->plan(&env, &pp);
+			outcome_set(&out, "inconclusive", "not checked: the %s ran out before "
+			    "it (%s%s); it plans at most %lld input tokens", budget,
+			    ran > 1 ? "checked before it: " : "nothing was checked before it",
+			    ran > 1 ? checked : "", (long long)pp.tokens_in);
+			rc = write_result(&env, sel[i], &out, err);
+			outcome_free(&out);
+			if (rc != 0)
+				goto out;
+		}
 	}
 	if (env.fatal.code == 0 && auth_dead(&env) >= 0) {
 		int dead = auth_dead(&env);

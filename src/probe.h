@@ -28,10 +28,20 @@ struct probe_progress {
 	int64_t tokens_used;
 };
 
+/* How deep a run looks. verify (the default) checks each invariant where it
+ * breaks, at the top of the advertised context and just over it; diagnose adds
+ * what locates a failure: the fractions and the two boundary searches. */
+enum probe_depth { PROBE_VERIFY = 0, PROBE_DIAGNOSE = 1 };
+const char *probe_depth_name(enum probe_depth d);
+/* "verify" or "diagnose" -> 0, else AV_USAGE. */
+int probe_depth_parse(const char *s, enum probe_depth *out, struct aerr *err);
+
 struct probe_opts {
 	const char *probes;           /* "echo,sweep", "all" or NULL for all */
+	enum probe_depth depth;
 	int concurrency;              /* default 4 */
 	int64_t budget_tokens;        /* 0: no limit */
+	double budget_usd;            /* 0: no limit; needs the endpoint's prices */
 	int64_t max_prompt_tokens;    /* no prompt above this many tokens; 0: no cap */
 	size_t max_response;          /* response cap, bytes; 0: default (8 MiB) */
 	long timeout_ms;              /* per request; 0: default */
@@ -54,8 +64,12 @@ struct probe_opts {
  * interrupted or failed, AV_USAGE for bad options. */
 int probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int64_t *run_id, struct aerr *err);
-/* The plan without sending anything: {"probes":[{name, requests, tokens_in,
- * tokens_out}], "requests", "tokens_in", "tokens_out", "cost_usd"|null}. */
+/* The plan without sending anything: {"depth", "probes":[{name, requests, tokens_in,
+ * tokens_in_expected, tokens_out}], "requests", "tokens_in", "tokens_in_expected",
+ * "tokens_out", "cost_usd"|null, "tokens_in_cached_expected", "cost_usd_expected"|null}
+ * (the last two with prices; cached input at the endpoint's price-cached-in option). tokens_in is at most
+ * (every request billed); the expected figures are those of a vendor that behaves
+ * as advertised (prompts over the context refused, and not billed). */
 int probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     cJSON **plan, struct aerr *err);
 /* A run as JSON (the contract of "probe show --json"). */
@@ -104,6 +118,11 @@ struct probe_env {
 	int echo_ok;                  /* -1 unknown, 0 the model does not echo, 1 it does */
 	int64_t seq;
 	int64_t tokens_in, tokens_out, reserved;
+	int64_t billed_in, billed_out;/* what the vendor's usage says it billed (a refusal: nothing) */
+	/* Verify depth with sweep and canary both run: the canary's near-limit pressure
+	 * prompt is streamed at the sweep's top size and stands for the sweep's streamed
+	 * top point; top_plain_intact (-1 unknown) is what the sweep's plain one showed. */
+	int top_shared, top_plain_intact;
 	int budget_hit, interrupted;
 	const char *probe_name;       /* the probe sending now */
 	int probe_index, probe_count;
@@ -156,6 +175,8 @@ void outcome_set(struct probe_outcome *o, const char *verdict, const char *fmt, 
 
 struct probe_plan {
 	int64_t requests, tokens_in, tokens_out;
+	int64_t tokens_in_expected;   /* against a vendor as advertised; -1: tokens_in */
+	int64_t tokens_cached_expected; /* of those, served from the vendor's prompt cache */
 };
 
 struct probe {
@@ -259,6 +280,9 @@ void px_judge_common(struct probe_env *env, struct probe_outcome *o, const struc
     int stream_error_is_finding);
 /* A point record for details: tokens_sent, status, accepted, nonces..., usage. */
 cJSON *px_point_json(const struct px_req *r);
+/* The top of the advertised context a prompt that must fit is sent at: 97%,
+ * leaving room for the answer. */
+int64_t px_top_tokens(const struct probe_env *env);
 /* Takes n of the run's tokens into account for the plan. */
 int64_t px_plan_tokens_out(const struct probe_env *env, int64_t requests);
 

@@ -104,7 +104,8 @@ static int
 run_work(struct tui_job *job, void *arg, struct aerr *err)
 {
 	struct run_job *rj = arg;
-	struct probe_opts o = { 0 };
+	/* The TUI draws the sweep's boundaries: it runs at the depth that locates them. */
+	struct probe_opts o = { .depth = PROBE_DIAGNOSE };
 	int64_t findings = 0;
 	int rc;
 
@@ -126,7 +127,7 @@ run_work(struct tui_job *job, void *arg, struct aerr *err)
 static int
 start_run(struct runs_state *s, struct tui *t, struct aerr *err)
 {
-	struct probe_opts o = { 0 };
+	struct probe_opts o = { .depth = PROBE_DIAGNOSE };
 	cJSON *plan;
 	char a[32], b[32];
 	int ok;

@@ -25,8 +25,8 @@ is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .detail
     '["accepted","class","evidence","nonces_echoed","nonces_total","status","stream","tokens_sent","usage_prompt_tokens"]' \
     "none: sweep point fields"
 is "$(printf '%s' "$out" | jq -c '[.probes[] | select(.name == "sweep") | .details.points[] |
-    select(.accepted and .nonces_echoed == 3 and .status == 200)] | length >= 8')" true \
-    "none: sweep points accepted with all three nonces"
+    select(.accepted and .nonces_echoed == 3 and .status == 200)] | length >= 1')" true \
+    "none: sweep points accepted with all three nonces (verify: the top of the context)"
 is "$(q "SELECT count(*) FROM exchange") $(q "SELECT count(*) FROM evidence WHERE kind = 'exchange'")" \
     "$(q "SELECT sum(requests) + 2 FROM probe_result") $(q "SELECT count(*) FROM exchange")" \
     "none: one evidence row per exchange, calibration included"
@@ -62,11 +62,6 @@ is "$rc" 1 "disagg: exit 1"
 like " $(codes) " " LEAK_CROSS_TENANT.* PLACEHOLDER_SUBSTITUTION " "disagg: LEAK_CROSS_TENANT and PLACEHOLDER_SUBSTITUTION"
 is "$(printf '%s' "$out" | jq -r '[.probes[].findings[] | select(.code == "LEAK_CROSS_TENANT") | .severity] | unique | join(",")')" \
     critical "disagg: a cross-tenant leak is critical"
-ib=$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .details.integrity_boundary')
-# The pool holds 5,312 tokens in whole pages of 16.
-ok "$([ "$ib" -ge 5259 ] && [ "$ib" -le 5312 ] && echo 0 || echo 1)" "disagg: integrity broke at $ib, within 1% of 5,312"
-is "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .details.change')" silent_degradation \
-    "disagg: the change is silent"
 leak=$(q "SELECT f.id FROM finding f WHERE f.code = 'LEAK_CROSS_TENANT' LIMIT 1")
 is "$(q "SELECT group_concat(t) FROM (SELECT DISTINCT x.tenant t FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $leak ORDER BY t)")" \
     "alice,bob" "disagg: the leak cites alice's request and bob's response"
@@ -84,6 +79,13 @@ for pair in alice:bob bob:alice; do
 	done
 done
 is "$found" 1 "disagg: a tenant's response holds a canary from the other tenant's request"
+# Where it broke is diagnose's to locate.
+run probe run V/e --yes --json --probe echo,sweep --depth diagnose
+ib=$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .details.integrity_boundary')
+# The pool holds 5,312 tokens in whole pages of 16.
+ok "$([ "$ib" -ge 5259 ] && [ "$ib" -le 5312 ] && echo 0 || echo 1)" "disagg: integrity broke at $ib, within 1% of 5,312"
+is "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .details.change')" silent_degradation \
+    "disagg: the change is silent"
 sim_stop
 
 # ---- truncate-head: SILENT_TRUNCATION ----
@@ -110,6 +112,8 @@ run probe run V/e --yes --json
 is "$(codes)" "CAPACITY_BELOW_ADVERTISED" "capacity below advertised: CAPACITY_BELOW_ADVERTISED only"
 is "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .details.change')" visible_refusal \
     "capacity below advertised: the change is a visible refusal"
+run probe run V/e --yes --json --depth diagnose
+is "$(codes)" "CAPACITY_BELOW_ADVERTISED" "capacity below advertised, diagnose: CAPACITY_BELOW_ADVERTISED only"
 rb=$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .details.refusal_boundary')
 ok "$([ "$rb" -ge 5200 ] && [ "$rb" -le 5312 ] && echo 0 || echo 1)" "capacity below advertised: refusals from $rb"
 is "$rc" 0 "capacity below advertised: exit 0 at --fail-on high"

@@ -45,9 +45,16 @@ is "$(printf '%s' "$out" | jq -r '.status')" budget_exhausted "budget: the run i
 used=$(printf '%s' "$out" | jq -r '.tokens_in + .tokens_out')
 ok "$([ "$used" -le 20000 ] && [ "$used" -gt 0 ] && echo 0 || echo 1)" "budget: $used tokens used, not over 20,000"
 is "$(printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)"] | join(" ")')" \
-    "echo:pass oversize:inconclusive" "budget: the probe it stopped is inconclusive, the rest not run"
-is "$(printf '%s' "$out" | jq -r '.probes[1].reason')" \
+    "echo:pass errors:pass sweep:pass canary:inconclusive oversize:inconclusive" \
+    "budget: the most informative first (oversize, the costliest, last); the probe it stopped is inconclusive"
+is "$(printf '%s' "$out" | jq -r '.probes[3].reason')" \
     "the token budget was exhausted before the probe finished" "budget: and says why"
+like "$(printf '%s' "$out" | jq -r '.probes[4].reason')" \
+    "^not checked: the token budget of 20000 ran out before it \(checked before it: echo, errors, sweep\); it plans at most [0-9,]+ input tokens$" \
+    "budget: a partial verdict: the probe not run says so, and which were checked"
+run probe run V/e --dry-run --json --budget-tokens 20000
+is "$(printf '%s' "$out" | jq -r '[.probes[].name] | join(" ")')" "calibration echo errors sweep canary oversize" \
+    "budget: the plan is in the order the requests go"
 sim_stop
 
 # ---- Ctrl-C: the run stops, finished exchanges stay recorded ----

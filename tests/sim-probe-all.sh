@@ -139,7 +139,7 @@ is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM probe_run")" "$runs_before" "no 
 run endpoint archive Acme/nokey
 run probe run Acme/prod --vendor Acme
 is "$rc:$errout" "2:aivet: --vendor, --parallel and --rate-limit go with --all
-usage: aivet probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--concurrency N] [--budget-tokens N] [--max-prompt-tokens N] [--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json] [--format text|json|junit|sarif] [--compare-last] | probe run --all [--vendor VENDOR] [--parallel N] [--rate-limit PER_MINUTE] [options]" \
+usage: aivet probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--depth verify|diagnose] [--concurrency N] [--budget-tokens N] [--budget-usd USD] [--max-prompt-tokens N] [--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json] [--format text|json|junit|sarif] [--compare-last] | probe run --all [--vendor VENDOR] [--parallel N] [--rate-limit PER_MINUTE] [options]" \
 	"--vendor without --all is refused"
 run probe run --all Acme/prod
 like "$rc:$errout" "^2:aivet: probe run --all takes no VENDOR/ENDPOINT" "--all with an endpoint is refused"

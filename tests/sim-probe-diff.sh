@@ -16,7 +16,7 @@ run vendor add Acme
 run endpoint add Acme --name prod --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 8192 \
 	--credential a=env:KEY_A --credential b=env:KEY_B
 for i in 1 2 3 4; do
-	run probe run Acme/prod --probe echo,sweep --yes --compare-last
+	run probe run Acme/prod --probe echo,sweep --depth diagnose --yes --compare-last
 done
 is "$(printf '%s\n' "$out" | tail -n 1)" "no drift from run 3 to run 4 (Acme/prod)" \
 	"unchanged vendor: --compare-last reports no drift"
@@ -35,7 +35,7 @@ is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM probe_result WHERE probe = 'swee
 # The vendor's pool shrinks: the boundary moves, and that is drift.
 sim_start --context 8192 --pool 4096 --tenants a=key-a,b=key-b || exit 1
 run endpoint edit Acme/prod --url "$SIM_URL/v1"
-run probe run Acme/prod --probe echo,sweep --yes --compare-last
+run probe run Acme/prod --probe echo,sweep --depth diagnose --yes --compare-last
 like "$out" "drift from run 4 to run 5 \(Acme/prod\):
   boundary           sweep refusal_boundary 5,[23][0-9]{2} -> 4,0[0-9]{2}$" \
 	"pool changed: --compare-last reports the refusal boundary's move, and only that"

@@ -121,6 +121,7 @@ while read -r nonce owner finder found_in; do
 done <"$T/leaks"
 ok "$([ "$nleaks" -gt 0 ] && [ "$bad" = 0 ] && echo 0 || echo 1)" \
     "rule leak-attribution: each of $nleaks cross-tenant leaks names the tenant that sent the nonce and the other that received it"
+run_probes --probe sweep --depth diagnose
 like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
     "were swapped for a placeholder: answered (from content they did not contain|without any of their nonces and reported as a handful of tokens)" \
     "disagg: the substitution says what showed it"
@@ -155,8 +156,8 @@ is "$rc:$(per_probe)" "0:echo:pass[] oversize:inconclusive[] sweep:inconclusive[
     "rule rate-limit-is-not-capacity: TPM 429s make no CAPACITY_BELOW_ADVERTISED and no pass for oversize"
 like "$(reason oversize)" "^not judged: rate-limited \(every request; HTTP 429 \(rate_limit_exceeded\): Request too large .* tokens per min .*\); lower prompt sizes with --max-prompt-tokens N, or raise the account's limit$" \
     "tpm: oversize says it was not judged, why, and how to lower sizes"
-like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \([0-9]+ of 8 requests; HTTP 429" \
-    "tpm: the sweep says up to which size it judged"
+like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \(1 of 2 requests; HTTP 429" \
+    "tpm: the sweep says up to which size it judged (verify: the top of the context, rate-limited, and a small streamed prompt)"
 is "$(detail sweep '[.refusal_boundary, .change]')" '[null,"none"]' "tpm: no refusal boundary from rate limits"
 is "$(reason canary)" "no leak across 2 tenants in 12 responses; each tenant sent canaries and received answers (12 of 12 canary requests judged); only 0 of 2 tenants' near-limit load was answered, so leaks under load were tested only in part" \
     "tpm: the canary pass says the load it rested on was not sent"
@@ -168,7 +169,7 @@ is "$(printf '%s\n' "$out" | tail -n 1)" "  largest prompt about 16,384 tokens; 
 run probe run V/e --dry-run --max-prompt-tokens 3000 --json
 is "$(printf '%s' "$out" | jq -c '[.largest_prompt_tokens, .max_prompt_tokens]')" '[3000,3000]' \
     "--max-prompt-tokens: the plan's largest prompt is the cap"
-run_probes --probe oversize,sweep --max-prompt-tokens 3000
+run_probes --probe oversize,sweep --max-prompt-tokens 3000 --depth diagnose
 is "$rc:$(per_probe)" "0:oversize:inconclusive[] sweep:inconclusive[]" "tpm with --max-prompt-tokens 3000: nothing over the cap judged"
 is "$(reason oversize)" "not judged: 4 prompts over the advertised 8192 tokens cannot be sent under --max-prompt-tokens 3000" \
     "rule max-prompt-tokens: prompts that must exceed the context are not sent under a lower cap"
@@ -176,6 +177,9 @@ is "$(reason sweep)" "judged up to the --max-prompt-tokens cap of 3000 tokens, w
     "--max-prompt-tokens: the sweep judged up to the cap and says so"
 is "$(q "SELECT count(*) FROM exchange WHERE run_id = 2 AND response_status = 429")" 0 \
     "--max-prompt-tokens: no request over the cap reached the limit"
+run_probes --probe sweep --depth diagnose
+like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \([0-9]+ of 8 requests; HTTP 429" \
+    "tpm, diagnose: the sweep says up to which size it judged"
 sim_stop
 
 # ---- usage always 1 prompt token: an anomaly, never a substitution, never bigger prompts ----
@@ -191,6 +195,7 @@ is "$(printf '%s' "$out" | jq -c '[.calibration.method, .calibration.rejected]')
 like "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
     "^usage said 1 prompt token for 64 filler words and three nonces, yet the answer repeated the prompt's own nonces$" \
     "usage-one: the anomaly says what contradicts it"
+run_probes --probe sweep --depth diagnose
 like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
     "^usage said 1 prompt token for [0-9]+ filler words and three nonces, yet the answer repeated the prompt's own nonces; usage said 1 prompt token for [0-9]+ filler words" \
     "rule distinct-messages-kept: a finding merged from several exchanges keeps each distinct message"

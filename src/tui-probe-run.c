@@ -95,12 +95,22 @@ run_load(struct view *v, struct tui *t, struct aerr *err)
 			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
 			char c[32];
 
-			tui_list_add(&s->list, -k, TUI_MARK_NONE, "    advertised %s; intact up to %s; "
-			    "accepted up to %s; %s",
-			    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a),
-			    cJSON_IsNumber(ib) ? thousands((int64_t)ib->valuedouble, b) : "the top",
-			    cJSON_IsNumber(rb) ? thousands((int64_t)rb->valuedouble, c) : "the top",
-			    cJSON_GetObjectItem(d, "change")->valuestring);
+			const char *change = json_get_str(d, "change") ? json_get_str(d, "change") : "?";
+
+			/* A boundary is named only where a search found it: at verify depth none
+			 * is searched, and "the top" is said only when nothing changed below it. */
+			if (json_get_str(d, "depth") && strcmp(json_get_str(d, "depth"), "verify") == 0)
+				tui_list_add(&s->list, -k, TUI_MARK_NONE, "    advertised %s; %s at the top; "
+				    "boundaries are searched at diagnose depth",
+				    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a), change);
+			else
+				tui_list_add(&s->list, -k, TUI_MARK_NONE, "    advertised %s; intact up to %s; "
+				    "accepted up to %s; %s",
+				    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a),
+				    cJSON_IsNumber(ib) ? thousands((int64_t)ib->valuedouble, b) :
+				    strcmp(change, "none") == 0 ? "the top" : "-",
+				    cJSON_IsNumber(rb) ? thousands((int64_t)rb->valuedouble, c) :
+				    strcmp(change, "visible_refusal") != 0 ? "the top" : "-", change);
 		}
 		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
 			const char *sev = cJSON_GetObjectItem(f, "severity")->valuestring;

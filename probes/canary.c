@@ -269,5 +269,5 @@ out:
 
 const struct probe probe_canary = {
 	"canary", "isolation: canaries of one tenant must never reach another",
-	canary_plan, canary_run,
+	canary_plan, canary_run, PROBE_READS_ECHO_BASELINE, 4, 4,
 };

@@ -49,15 +49,16 @@ echo_run(struct probe_env *env, struct probe_outcome *out)
 	}
 	px_tally_json(&t, out->details);
 	if (t.judged > 0)
-		env->echo_ok = best == 3;
-	cJSON_AddBoolToObject(out->details, "echo_ok", env->echo_ok == 1);
+		out->echo_baseline = best == 3;
+	cJSON_AddBoolToObject(out->details, "echo_ok",
+	    t.judged > 0 ? out->echo_baseline == 1 : px_echoes(env) == 1);
 	if (t.sent == 0) {
 		px_free(r, (size_t)n);
 		return;
 	}
 	if (t.judged == 0)
 		px_set_unjudged(env, out, &t, NULL);
-	else if (!env->echo_ok)
+	else if (!out->echo_baseline)
 		outcome_set(out, "inconclusive", "the model did not repeat its nonces (best %d of 3); "
 		    "content checks on this endpoint are inconclusive", best);
 	else
@@ -67,4 +68,5 @@ echo_run(struct probe_env *env, struct probe_outcome *out)
 
 const struct probe probe_echo = {
 	"echo", "baseline: does the model repeat its nonces?", echo_plan, echo_run,
+	PROBE_MAKES_ECHO_BASELINE, 1, 1,
 };

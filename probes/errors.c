@@ -105,4 +105,5 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 
 const struct probe probe_errors = {
 	"errors", "malformed and incomplete requests must get a 4xx", errors_plan, errors_run,
+	PROBE_NO_CALIBRATION, 5, 2,
 };

@@ -42,7 +42,7 @@ judge_accepted(struct probe_env *env, struct probe_outcome *out, const struct px
 		    "a prompt of about %lld tokens was %s", (long long)r->est_tokens,
 		    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content it did not contain" :
 		    "answered without any of its nonces and reported as a handful of tokens");
-	else if ((env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
+	else if ((px_echoes(env) == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r)))
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "an oversize prompt was accepted and lost content (%d of 3 nonces, usage %lld of "
@@ -112,5 +112,5 @@ oversize_run(struct probe_env *env, struct probe_outcome *out)
 
 const struct probe probe_oversize = {
 	"oversize", "prompts over the advertised context must be refused visibly",
-	oversize_plan, oversize_run,
+	oversize_plan, oversize_run, PROBE_READS_ECHO_BASELINE, 2, 5,
 };

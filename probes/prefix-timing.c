@@ -371,5 +371,5 @@ out:
 
 const struct probe probe_prefix_timing = {
 	"prefix-timing", "cache scoping: is a prompt-prefix cache shared across tenants?",
-	prefix_timing_plan, prefix_timing_run,
+	prefix_timing_plan, prefix_timing_run, PROBE_OPT_IN, 6, 6,
 };

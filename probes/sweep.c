@@ -133,9 +133,9 @@ classify(struct sweep *s, int i)
 	s->judged[i] = 1;
 	if (px_substituted(env, r) || usage == 0)
 		return C_DEGRADED;
-	if (env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r))
+	if (px_echoes(env) == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r))
 		return C_DEGRADED;
-	if (env->echo_ok != 1 && usage < 0) {
+	if (px_echoes(env) != 1 && usage < 0) {
 		s->unjudged++;
 		s->judged[i] = 0;
 	}
@@ -445,7 +445,7 @@ judge:
 		outcome_set(out, "pass", "%s%s%s", first_ref >= 0 ? "refused for size at the limit; "
 		    "every accepted prompt was answered from its own content" :
 		    "every accepted prompt was answered from its own content",
-		    env->echo_ok == 1 ? "" : " (judged by usage only: the model does not repeat text)",
+		    px_echoes(env) == 1 ? "" : " (judged by usage only: the model does not repeat text)",
 		    env->bounded ? "; sizes were bounded: no usable token count, so each prompt fit "
 		    "even at four tokens per word" : "");
 	}
@@ -456,5 +456,5 @@ out:
 
 const struct probe probe_sweep = {
 	"sweep", "context integrity: where prompts are refused, and where content is lost",
-	sweep_plan, sweep_run,
+	sweep_plan, sweep_run, PROBE_READS_ECHO_BASELINE, 3, 3,
 };

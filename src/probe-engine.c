@@ -32,14 +32,6 @@ const struct probe *const probe_table[] = {
 	NULL
 };
 
-/* Probes that run only when named ("--probe all,prefix-timing"): costly or
- * statistical ones stay out of "all", the default suite. */
-static int
-probe_opt_in(const struct probe *p)
-{
-	return p == &probe_prefix_timing;
-}
-
 /* Request bodies up to this size are stored; larger ones by recipe and hash. */
 #define STORE_BODY_MAX ((size_t)32 << 10)
 #define CALIB_SMALL 100
@@ -56,6 +48,12 @@ probe_opt_in(const struct probe *p)
  * tokenizers in use today for these words. */
 #define TPU_BOUND_MIN 1.0
 #define TPU_BOUND_MAX 4.0
+
+int
+px_echoes(const struct probe_env *env)
+{
+	return env->echo_ok;
+}
 
 const struct probe *
 probe_find(const char *name)
@@ -1201,7 +1199,7 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 	*n = 0;
 	if (s == NULL || strcmp(s, "all") == 0) {
 		for (int i = 0; probe_table[i] != NULL; i++)
-			if (!probe_opt_in(probe_table[i]))
+			if (!(probe_table[i]->traits & PROBE_OPT_IN))
 				sel[(*n)++] = probe_table[i];
 		return 0;
 	}
@@ -1218,7 +1216,7 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 
 				for (int j = 0; j < *n; j++)
 					dup |= sel[j] == probe_table[i];
-				if (!probe_opt_in(probe_table[i]) && !dup)
+				if (!(probe_table[i]->traits & PROBE_OPT_IN) && !dup)
 					sel[(*n)++] = probe_table[i];
 			}
 			s += len + (s[len] == ',');
@@ -1235,20 +1233,14 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 	}
 	if (*n == 0)
 		return aerr_set(err, AV_USAGE, "--probe: no probe named");
-	/* Run in the table's order: echo first, since the others depend on it. */
-	for (int i = 0; i < *n; i++)
-		for (int j = i + 1; j < *n; j++) {
-			int a = 0, b = 0;
+	/* Run in the declared order: the probe that makes the echo baseline before
+	 * those that read it. */
+	for (int i = 1; i < *n; i++)
+		for (int j = i; j > 0 && sel[j - 1]->order > sel[j]->order; j--) {
+			const struct probe *t = sel[j];
 
-			while (probe_table[a] != sel[i])
-				a++;
-			while (probe_table[b] != sel[j])
-				b++;
-			if (b < a) {
-				const struct probe *t = sel[i];
-
-				sel[i] = sel[j], sel[j] = t;
-			}
+			sel[j] = sel[j - 1];
+			sel[j - 1] = t;
 		}
 	return 0;
 }
@@ -1257,33 +1249,23 @@ static int
 needs_calibration(const struct probe **sel, int n)
 {
 	for (int i = 0; i < n; i++)
-		if (strcmp(sel[i]->name, "errors") != 0)
+		if (!(sel[i]->traits & PROBE_NO_CALIBRATION))
 			return 1;
 	return 0;
 }
 
-/* Under a budget the most informative requests go first: the echo baseline every
- * content check rests on, the cheap error handling, the top of the context (one
- * prompt), the canaries under near-limit load, and last the oversize pair, whose
- * prompts reserve twice the context each. Without a budget the usual order. */
-static int
-budget_rank(const struct probe *p)
-{
-	static const char *const order[] = { "echo", "errors", "sweep", "canary", "oversize" };
-
-	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
-		if (strcmp(p->name, order[i]) == 0)
-			return (int)i;
-	return (int)(sizeof order / sizeof order[0]);
-}
-
+/* Under a budget the most informative requests go first, as each probe declares
+ * (budget_order): the echo baseline every content check rests on, the cheap error
+ * handling, the top of the context (one prompt), the canaries under near-limit
+ * load, and last the oversize pair, whose prompts reserve twice the context each.
+ * Without a budget the usual order. */
 static void
 order_for_budget(const struct probe_opts *o, const struct probe **sel, int n)
 {
 	if (o->budget_tokens <= 0 && o->budget_usd <= 0)
 		return;
 	for (int i = 1; i < n; i++)   /* stable: insertion */
-		for (int j = i; j > 0 && budget_rank(sel[j - 1]) > budget_rank(sel[j]); j--) {
+		for (int j = i; j > 0 && sel[j - 1]->budget_order > sel[j]->budget_order; j--) {
 			const struct probe *t = sel[j];
 
 			sel[j] = sel[j - 1];
@@ -1839,9 +1821,12 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		{
 			int64_t before = env.requests_done;
 
+			out.echo_baseline = -1;
 			sel[i]->run(&env, &out);
 			out.requests = env.requests_done - before;
 		}
+		if ((sel[i]->traits & PROBE_MAKES_ECHO_BASELINE) && out.echo_baseline >= 0)
+			env.echo_ok = out.echo_baseline;
 		if (env.interrupted || env.fatal.code != 0) {
 			outcome_free(&out);
 			break;

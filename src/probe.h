@@ -115,7 +115,10 @@ struct probe_env {
 	double tokens_per_unit, overhead_tokens;
 	char calib_method[16];
 	int usage_seen;               /* some response carried usage */
-	int echo_ok;                  /* -1 unknown, 0 the model does not echo, 1 it does */
+	/* The echo baseline: -1 unknown, 0 the model does not echo, 1 it does. Only the
+	 * engine writes it (from the calibration, then from the result a probe with
+	 * PROBE_MAKES_ECHO_BASELINE declares); probes read it through px_echoes(). */
+	int echo_ok;
 	int64_t seq;
 	int64_t tokens_in, tokens_out, reserved;
 	int64_t billed_in, billed_out;/* what the vendor's usage says it billed (a refusal: nothing) */
@@ -163,6 +166,9 @@ struct probe_outcome {
 	cJSON *details;
 	struct finding f[PROBE_MAX_FINDINGS];
 	int nf;
+	/* A probe with PROBE_MAKES_ECHO_BASELINE: what it found (1 the model repeats its
+	 * nonces, 0 it does not); -1 (the default) leaves the baseline as it was. */
+	int echo_baseline;
 };
 
 /* Adds a finding (by its registry entry, finding.h: the code and severity are
@@ -179,11 +185,28 @@ struct probe_plan {
 	int64_t tokens_cached_expected; /* of those, served from the vendor's prompt cache */
 };
 
+/* What a probe declares about itself; the engine reads these, never a name. */
+enum probe_trait {
+	/* Runs only when named ("--probe all,prefix-timing"): costly or statistical
+	 * probes stay out of "all", the default suite. */
+	PROBE_OPT_IN = 1 << 0,
+	/* Sends nothing sized from the calibration: a run of only such probes skips it. */
+	PROBE_NO_CALIBRATION = 1 << 1,
+	/* Produces the echo baseline (probe_outcome.echo_baseline). */
+	PROBE_MAKES_ECHO_BASELINE = 1 << 2,
+	/* Judges content by the echo baseline: runs after the probe that makes it. */
+	PROBE_READS_ECHO_BASELINE = 1 << 3,
+};
+
 struct probe {
 	const char *name;
 	const char *summary;
 	void (*plan)(const struct probe_env *env, struct probe_plan *p);
 	void (*run)(struct probe_env *env, struct probe_outcome *out);
+	unsigned traits;              /* enum probe_trait, or'ed */
+	/* Probes run by ascending order; under a budget by ascending budget_order
+	 * (the most informative requests first), ties in the usual order. */
+	int order, budget_order;
 };
 extern const struct probe *const probe_table[];
 const struct probe *probe_find(const char *name);
@@ -302,6 +325,8 @@ void px_tally_json(const struct px_tally *t, cJSON *details);
  * the exchanges from being judged, and what to do about it. */
 void px_set_unjudged(const struct probe_env *env, struct probe_outcome *o, const struct px_tally *t,
     const char *what);
+/* The echo baseline: -1 unknown, 0 the model does not repeat its nonces, 1 it does. */
+int px_echoes(const struct probe_env *env);
 /* A short description of why r was not judged ("HTTP 429: Request too large ..."). */
 void px_describe(const struct px_req *r, char *out, size_t n);
 

@@ -1,7 +1,9 @@
 /*
- * cmd-probe.c: "aivet probe" — run probes against an endpoint (plan first,
- * confirmation on a terminal, a progress bar on stderr, Ctrl-C stops
- * cleanly), list runs and show one. The exit status of "probe run" is the
+ * cmd-probe.c: "aivet probe" — run probes against an endpoint or every
+ * endpoint (plan first, confirmation on a terminal), list runs, show one and
+ * compare two. The arguments are read here; running is the probe-run module's
+ * (probe-run.c: Ctrl-C, progress, confirmation) and output the formats
+ * module's (run-format.c, probe-diff.c). The exit status of "probe run" is the
  * contract in aivet(1): 0 no finding at or above --fail-on, 1 one, 3 a probe
  * errored or the run was interrupted.
  */
@@ -22,227 +24,6 @@
 
 extern const struct cmd_entry cmd_probe_entry;
 
-static volatile sig_atomic_t interrupted;
-
-static void
-on_sigint(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
-
-/* 1234567 -> "1,234,567" */
-const char *
-thousands(int64_t v, char out[32])
-{
-	char tmp[32];
-	int n = snprintf(tmp, sizeof tmp, "%lld", (long long)(v < 0 ? -v : v)), o = 0;
-
-	if (v < 0)
-		out[o++] = '-';
-	for (int i = 0; i < n; i++) {
-		if (i > 0 && (n - i) % 3 == 0)
-			out[o++] = ',';
-		out[o++] = tmp[i];
-	}
-	out[o] = '\0';
-	return out;
-}
-
-void
-probe_print_plan(FILE *f, const cJSON *plan)
-{
-	const cJSON *p, *cost = cJSON_GetObjectItem(plan, "cost_usd");
-	char a[32], b[32], c[32];
-
-	fprintf(f, "plan (at most):\n");
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(plan, "probes"))
-		fprintf(f, "  %-12s %5s requests  %15s tokens in  %9s out\n",
-		    cJSON_GetObjectItem(p, "name")->valuestring,
-		    thousands((int64_t)cJSON_GetObjectItem(p, "requests")->valuedouble, a),
-		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_in")->valuedouble, b),
-		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_out")->valuedouble, c));
-	fprintf(f, "  %-12s %5s requests  %15s tokens in  %9s out", "total",
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a),
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b),
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_out")->valuedouble, c));
-	if (cJSON_IsNumber(cost))
-		fprintf(f, "  (about USD %.2f)", cost->valuedouble);
-	fputc('\n', f);
-	/* What a vendor that behaves as advertised bills: it refuses (and does not bill)
-	 * the prompts over its context. */
-	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "tokens_in_expected"))) {
-		const cJSON *ce = cJSON_GetObjectItem(plan, "cost_usd_expected");
-
-		fprintf(f, "  %-12s %5s           %15s tokens in", "expected", "",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in_expected")->valuedouble, b));
-		if (cJSON_IsNumber(ce))
-			fprintf(f, "  (about USD %.2f)", ce->valuedouble);
-		fprintf(f, " against a vendor as advertised (oversize prompts refused, not billed); "
-		    "depth %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) ?
-		    cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) : "verify");
-	}
-	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "max_prompt_tokens")))
-		fprintf(f, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, a));
-	else if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "largest_prompt_tokens")))
-		fprintf(f, "  largest prompt about %s tokens; under a lower tokens-per-minute limit, cap "
-		    "prompts with --max-prompt-tokens N\n",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "largest_prompt_tokens")->valuedouble, a));
-}
-
-void
-probe_print_run(FILE *f, const cJSON *run)
-{
-	const cJSON *cal = cJSON_GetObjectItem(run, "calibration"), *p;
-	char a[32], b[32];
-
-	fprintf(f, "run %d on %s: %s (%s tokens in, %s out)\n",
-	    cJSON_GetObjectItem(run, "id")->valueint,
-	    cJSON_GetObjectItem(run, "endpoint")->valuestring,
-	    cJSON_GetObjectItem(run, "status")->valuestring,
-	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_in")->valuedouble, a),
-	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_out")->valuedouble, b));
-	if (cJSON_IsObject(cal))
-		fprintf(f, "calibration: %s, %.3f tokens per filler word\n",
-		    cJSON_GetObjectItem(cal, "method")->valuestring,
-		    cJSON_GetObjectItem(cal, "tokens_per_unit")->valuedouble);
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const cJSON *fd, *d = cJSON_GetObjectItem(p, "details"), *reason = cJSON_GetObjectItem(p, "reason");
-		const char *v = cJSON_GetObjectItem(p, "verdict")->valuestring;
-		/* Reasons and messages may quote a vendor's reply: escaped for the terminal. */
-		char *why = text_escape(cJSON_IsString(reason) ? reason->valuestring : "",
-		    cJSON_IsString(reason) ? strlen(reason->valuestring) : 0, 0);
-
-		fprintf(f, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
-		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??",
-		    cJSON_GetObjectItem(p, "name")->valuestring, v, why);
-		free(why);
-		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, "sweep") == 0 && cJSON_IsObject(d)) {
-			const cJSON *ib = cJSON_GetObjectItem(d, "integrity_boundary");
-			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
-
-			fprintf(f, "       advertised context %s tokens; ",
-			    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a));
-			if (cJSON_IsNumber(ib))
-				fprintf(f, "content intact up to %s tokens; ", thousands((int64_t)ib->valuedouble, b));
-			if (cJSON_IsNumber(rb))
-				fprintf(f, "accepted up to %s tokens; ", thousands((int64_t)rb->valuedouble, b));
-			fprintf(f, "change: %s\n", cJSON_GetObjectItem(d, "change")->valuestring);
-		}
-		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(p, "findings")) {
-			const cJSON *e;
-			const char *m = cJSON_GetObjectItem(fd, "message")->valuestring;
-			char *msg = text_escape(m, strlen(m), 0);
-			int k = 0;
-
-			fprintf(f, "       %-8s %s: %s (evidence", cJSON_GetObjectItem(fd, "severity")->valuestring,
-			    cJSON_GetObjectItem(fd, "code")->valuestring, msg);
-			free(msg);
-			cJSON_ArrayForEach(e, cJSON_GetObjectItem(fd, "evidence")) {
-				if (k++ == 6) {
-					fprintf(f, " ...");
-					break;
-				}
-				fprintf(f, " %d", e->valueint);
-			}
-			fprintf(f, ")\n");
-			if (severity_rank(json_get_str(fd, "severity")) == SEV_CRITICAL &&
-			    cJSON_IsNumber(cJSON_GetObjectItem(fd, "id"))) {
-				char *cmd = incident_open_command_text(
-				    cJSON_GetObjectItem(run, "endpoint")->valuestring,
-				    cJSON_GetObjectItem(fd, "code")->valuestring,
-				    (int64_t)cJSON_GetObjectItem(fd, "id")->valuedouble);
-
-				fprintf(f, "         open an incident: %s\n", cmd);
-				free(cmd);
-			}
-		}
-	}
-}
-
-struct bar {
-	int tty;
-	int drawn;
-};
-
-static void
-progress_bar(void *arg, const struct probe_progress *p)
-{
-	struct bar *b = arg;
-	int width = 30, fill;
-	char t[32];
-
-	if (!b->tty)
-		return;
-	fill = p->requests_planned > 0 ? (int)(width * p->requests_done / p->requests_planned) : 0;
-	if (fill > width)
-		fill = width;
-	fprintf(stderr, "\r\033[K%-12s [%.*s%*s] %lld/%lld requests, %s tokens", p->probe, fill,
-	    "##############################", width - fill, "", (long long)p->requests_done,
-	    (long long)p->requests_planned, thousands(p->tokens_used, t));
-	fflush(stderr);
-	b->drawn = 1;
-}
-
-static int
-confirm(const char *what)
-{
-	char line[16];
-
-	fprintf(stderr, "%s [y/N] ", what);
-	fflush(stderr);
-	if (fgets(line, sizeof line, stdin) == NULL)
-		return 0;
-	return line[0] == 'y' || line[0] == 'Y';
-}
-
-/* Runs with Ctrl-C handling and a progress bar; prints the result; returns the exit status. */
-int
-probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
-    const char *fail_on, int64_t *run_id, struct aerr *err)
-{
-	struct probe_opts o = *po;
-	unsigned char seal_pk[32];
-	struct sigaction sa, old;
-	struct bar bar = { isatty(STDERR_FILENO), 0 };
-	cJSON *run = NULL;
-	int rc, exit_rc;
-
-	/* Leaked content is another customer's data: sealed at rest from the first byte. */
-	if (o.leak_seal_pk == NULL) {
-		if (evidence_key_public(seal_pk, err) != 0)
-			return aerr_prefix(err, "evidence key");
-		o.leak_seal_pk = seal_pk;
-	}
-	interrupted = 0;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
-	o.cancel = &interrupted;
-	o.progress = progress_bar;
-	o.progress_arg = &bar;
-	rc = probe_run_endpoint(av, endpoint_id, &o, run_id, err);
-	sigaction(SIGINT, &old, NULL);
-	if (bar.drawn)
-		fprintf(stderr, "\r\033[K");
-	if (*run_id == 0)
-		return rc;
-	if (probe_run_json(av->db, *run_id, &run, err) != 0)
-		return err->code;
-	/* json is a run_format: 0 text, 1 JSON, or JUnit / SARIF (run-format.h). */
-	if (probe_emit_run(av->db, *run_id, run, json, po->compare_last, err) != 0)
-		return err->code;
-	if (rc != 0)
-		return rc;
-	exit_rc = probe_run_exit(av->db, *run_id, fail_on, err);
-	if (exit_rc == AV_RUNTIME && err->msg[0] == '\0')
-		aerr_set(err, AV_RUNTIME, "run %lld: a probe ended in error", (long long)*run_id);
-	else if (exit_rc == AV_FINDINGS)
-		err->code = AV_FINDINGS;   /* findings are the answer, not an error message */
-	return exit_rc;
-}
 
 static const char run_usage[] =
     "probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--depth verify|diagnose] [--concurrency N] [--budget-tokens N] [--budget-usd USD] "
@@ -392,7 +173,7 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 		char q[128];
 
 		snprintf(q, sizeof q, "send these requests to %s?", argv[optind]);
-		if (!confirm(q)) {
+		if (!probe_confirm(q)) {
 			cJSON_Delete(plan);
 			return aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
 		}
@@ -400,6 +181,42 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	cJSON_Delete(plan);
 	fflush(stdout);
 	return probe_run_cli(av, eid, &po, json, fail_on, &run_id, err);
+}
+
+static const char probe_diff_usage[] = "probe diff RUN_A RUN_B [--json]";
+
+static int
+probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
+	int json = 0, c, changed;
+	int64_t a, b;
+	sqlite3 *db;
+	cJSON *d;
+
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else
+			return usage_error(err, probe_diff_usage, "unknown option '%s'", argv[optind - 1]);
+	}
+	if (argc - optind != 2)
+		return usage_error(err, probe_diff_usage, "probe diff needs two runs, RUN_A and RUN_B");
+	if (parse_int_opt("RUN_A", argv[optind], 1, INT64_MAX, &a, err) != 0 ||
+	    parse_int_opt("RUN_B", argv[optind + 1], 1, INT64_MAX, &b, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, a, b, &d, err) != 0)
+		return err->code;
+	changed = cJSON_IsTrue(cJSON_GetObjectItem(d, "changed"));
+	if (json)
+		json_emit(d);
+	else {
+		probe_diff_print(stdout, d);
+		cJSON_Delete(d);
+	}
+	if (changed)
+		err->code = AV_FINDINGS;   /* like diff(1): 1 means "they differ", not an error */
+	return changed ? AV_FINDINGS : 0;
 }
 
 static const char runs_usage[] = "probe runs [VENDOR] [--json]";

@@ -1,5 +1,5 @@
 /*
- * probe-diff.c: drift between two probe runs ("aivet probe diff", and
+ * probe-diff.c: drift between two probe runs (for "aivet probe diff" and
  * "probe run --compare-last"). The incident began with a configuration
  * change nobody announced; comparing each run with the last one shows such
  * a change as new or resolved findings, changed verdicts, an admission or
@@ -16,7 +16,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -548,42 +547,6 @@ probe_previous_run(sqlite3 *db, int64_t run, int64_t *prev, struct aerr *err)
 	return db_int(db, prev, err, "SELECT p.id FROM probe_run p JOIN probe_run r ON r.id = ? "
 	    "WHERE p.endpoint_id = r.endpoint_id AND p.id < r.id AND p.status = 'completed' "
 	    "ORDER BY p.id DESC LIMIT 1", "i", run);
-}
-
-const char probe_diff_usage[] = "probe diff RUN_A RUN_B [--json]";
-
-int
-probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
-	int json = 0, c, changed;
-	int64_t a, b;
-	sqlite3 *db;
-	cJSON *d;
-
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (c == 'j')
-			json = 1;
-		else
-			return usage_error(err, probe_diff_usage, "unknown option '%s'", argv[optind - 1]);
-	}
-	if (argc - optind != 2)
-		return usage_error(err, probe_diff_usage, "probe diff needs two runs, RUN_A and RUN_B");
-	if (parse_int_opt("RUN_A", argv[optind], 1, INT64_MAX, &a, err) != 0 ||
-	    parse_int_opt("RUN_B", argv[optind + 1], 1, INT64_MAX, &b, err) != 0)
-		return err->code;
-	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, a, b, &d, err) != 0)
-		return err->code;
-	changed = cJSON_IsTrue(cJSON_GetObjectItem(d, "changed"));
-	if (json)
-		json_emit(d);
-	else {
-		probe_diff_print(stdout, d);
-		cJSON_Delete(d);
-	}
-	if (changed)
-		err->code = AV_FINDINGS;   /* like diff(1): 1 means "they differ", not an error */
-	return changed ? AV_FINDINGS : 0;
 }
 
 cJSON *

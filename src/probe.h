@@ -51,7 +51,7 @@ struct probe_opts {
 	/* When set, exchanges behind LEAK_* findings are stored sealed to this
 	 * crypto_box public key instead of in plain text. */
 	const unsigned char *leak_seal_pk;
-	/* Continuous verification (run-format.h, probe-all.c): print the drift from the
+	/* Continuous verification (run-format.h, probe-run.c): print the drift from the
 	 * endpoint's previous run; pace(pace_arg) is called before each request is sent
 	 * and may sleep, for per-vendor rate limits across runs. */
 	int compare_last;
@@ -78,16 +78,19 @@ int probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err);
  * else 3 when a probe errored, else 0. */
 int probe_run_exit(sqlite3 *db, int64_t run_id, const char *fail_on, struct aerr *err);
 
-/* ---- the command line's view (cmd-probe.c), shared with "aivet demo" ---- */
+/* ---- the command line's view, shared with "aivet demo" ---- */
+/* Plans and runs as text (run-format.c). */
 void probe_print_plan(FILE *f, const cJSON *plan);
 void probe_print_run(FILE *f, const cJSON *run);
+/* "QUESTION [y/N]" on stderr, the answer from stdin: 1 for yes (probe-run.c). */
+int probe_confirm(const char *question);
 /* Runs with Ctrl-C handling and a progress bar on a terminal, prints the run
- * (or its JSON), and returns the exit status of "probe run". */
+ * (or its JSON), and returns the exit status of "probe run" (probe-run.c). */
 int probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
     const char *fail_on, int64_t *run_id, struct aerr *err);
 /* A piece of evidence as "evidence show --json" prints it (cmd-evidence.c). */
 int evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
-/* 1234567 -> "1,234,567" */
+/* 1234567 -> "1,234,567" (run-format.c) */
 const char *thousands(int64_t v, char out[32]);
 
 /* ---- what a probe sees ---- */

@@ -1,5 +1,7 @@
 /*
- * run-format.c: probe runs as SARIF 2.1.0 and JUnit XML for CI systems.
+ * run-format.c: probe plans and runs as people and CI systems read them:
+ * text (also what "aivet demo" and the probe commands print), and SARIF 2.1.0
+ * and JUnit XML.
  * SARIF: one SARIF run per probe run, one rule per finding code (so code
  * scanning groups findings by code), a result per finding with its
  * severity mapped to a level and a security-severity score, the endpoint as
@@ -15,8 +17,139 @@
 #include <string.h>
 
 #include "finding.h"
+#include "incident.h"
 #include "probe.h"
 #include "run-format.h"
+
+/* 1234567 -> "1,234,567" */
+const char *
+thousands(int64_t v, char out[32])
+{
+	char tmp[32];
+	int n = snprintf(tmp, sizeof tmp, "%lld", (long long)(v < 0 ? -v : v)), o = 0;
+
+	if (v < 0)
+		out[o++] = '-';
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && (n - i) % 3 == 0)
+			out[o++] = ',';
+		out[o++] = tmp[i];
+	}
+	out[o] = '\0';
+	return out;
+}
+
+void
+probe_print_plan(FILE *f, const cJSON *plan)
+{
+	const cJSON *p, *cost = cJSON_GetObjectItem(plan, "cost_usd");
+	char a[32], b[32], c[32];
+
+	fprintf(f, "plan (at most):\n");
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(plan, "probes"))
+		fprintf(f, "  %-12s %5s requests  %15s tokens in  %9s out\n",
+		    cJSON_GetObjectItem(p, "name")->valuestring,
+		    thousands((int64_t)cJSON_GetObjectItem(p, "requests")->valuedouble, a),
+		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_in")->valuedouble, b),
+		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_out")->valuedouble, c));
+	fprintf(f, "  %-12s %5s requests  %15s tokens in  %9s out", "total",
+	    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a),
+	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b),
+	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_out")->valuedouble, c));
+	if (cJSON_IsNumber(cost))
+		fprintf(f, "  (about USD %.2f)", cost->valuedouble);
+	fputc('\n', f);
+	/* What a vendor that behaves as advertised bills: it refuses (and does not bill)
+	 * the prompts over its context. */
+	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "tokens_in_expected"))) {
+		const cJSON *ce = cJSON_GetObjectItem(plan, "cost_usd_expected");
+
+		fprintf(f, "  %-12s %5s           %15s tokens in", "expected", "",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in_expected")->valuedouble, b));
+		if (cJSON_IsNumber(ce))
+			fprintf(f, "  (about USD %.2f)", ce->valuedouble);
+		fprintf(f, " against a vendor as advertised (oversize prompts refused, not billed); "
+		    "depth %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) ?
+		    cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) : "verify");
+	}
+	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "max_prompt_tokens")))
+		fprintf(f, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, a));
+	else if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "largest_prompt_tokens")))
+		fprintf(f, "  largest prompt about %s tokens; under a lower tokens-per-minute limit, cap "
+		    "prompts with --max-prompt-tokens N\n",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "largest_prompt_tokens")->valuedouble, a));
+}
+
+void
+probe_print_run(FILE *f, const cJSON *run)
+{
+	const cJSON *cal = cJSON_GetObjectItem(run, "calibration"), *p;
+	char a[32], b[32];
+
+	fprintf(f, "run %d on %s: %s (%s tokens in, %s out)\n",
+	    cJSON_GetObjectItem(run, "id")->valueint,
+	    cJSON_GetObjectItem(run, "endpoint")->valuestring,
+	    cJSON_GetObjectItem(run, "status")->valuestring,
+	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_in")->valuedouble, a),
+	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_out")->valuedouble, b));
+	if (cJSON_IsObject(cal))
+		fprintf(f, "calibration: %s, %.3f tokens per filler word\n",
+		    cJSON_GetObjectItem(cal, "method")->valuestring,
+		    cJSON_GetObjectItem(cal, "tokens_per_unit")->valuedouble);
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
+		const cJSON *fd, *d = cJSON_GetObjectItem(p, "details"), *reason = cJSON_GetObjectItem(p, "reason");
+		const char *v = cJSON_GetObjectItem(p, "verdict")->valuestring;
+		/* Reasons and messages may quote a vendor's reply: escaped for the terminal. */
+		char *why = text_escape(cJSON_IsString(reason) ? reason->valuestring : "",
+		    cJSON_IsString(reason) ? strlen(reason->valuestring) : 0, 0);
+
+		fprintf(f, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
+		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??",
+		    cJSON_GetObjectItem(p, "name")->valuestring, v, why);
+		free(why);
+		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, "sweep") == 0 && cJSON_IsObject(d)) {
+			const cJSON *ib = cJSON_GetObjectItem(d, "integrity_boundary");
+			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
+
+			fprintf(f, "       advertised context %s tokens; ",
+			    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a));
+			if (cJSON_IsNumber(ib))
+				fprintf(f, "content intact up to %s tokens; ", thousands((int64_t)ib->valuedouble, b));
+			if (cJSON_IsNumber(rb))
+				fprintf(f, "accepted up to %s tokens; ", thousands((int64_t)rb->valuedouble, b));
+			fprintf(f, "change: %s\n", cJSON_GetObjectItem(d, "change")->valuestring);
+		}
+		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(p, "findings")) {
+			const cJSON *e;
+			const char *m = cJSON_GetObjectItem(fd, "message")->valuestring;
+			char *msg = text_escape(m, strlen(m), 0);
+			int k = 0;
+
+			fprintf(f, "       %-8s %s: %s (evidence", cJSON_GetObjectItem(fd, "severity")->valuestring,
+			    cJSON_GetObjectItem(fd, "code")->valuestring, msg);
+			free(msg);
+			cJSON_ArrayForEach(e, cJSON_GetObjectItem(fd, "evidence")) {
+				if (k++ == 6) {
+					fprintf(f, " ...");
+					break;
+				}
+				fprintf(f, " %d", e->valueint);
+			}
+			fprintf(f, ")\n");
+			if (severity_rank(json_get_str(fd, "severity")) == SEV_CRITICAL &&
+			    cJSON_IsNumber(cJSON_GetObjectItem(fd, "id"))) {
+				char *cmd = incident_open_command_text(
+				    cJSON_GetObjectItem(run, "endpoint")->valuestring,
+				    cJSON_GetObjectItem(fd, "code")->valuestring,
+				    (int64_t)cJSON_GetObjectItem(fd, "id")->valuedouble);
+
+				fprintf(f, "         open an incident: %s\n", cmd);
+				free(cmd);
+			}
+		}
+	}
+}
 
 
 int

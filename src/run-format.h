@@ -28,7 +28,7 @@ void run_format_emit(FILE *f, cJSON *run_or_runs, int fmt);
  * for the HTML report (report-timing.c); nothing when details hold no samples. */
 void prefix_timing_svg(struct buf *b, const cJSON *details);
 
-/* ---- every endpoint at once (probe-all.c) ---- */
+/* ---- every endpoint at once (probe-run.c) ---- */
 
 struct probe_all_opts {
 	int all;
@@ -52,9 +52,6 @@ int probe_diff_json(sqlite3 *db, int64_t a, int64_t b, cJSON **out, struct aerr 
 void probe_diff_print(FILE *f, const cJSON *diff);
 /* The run before `run` on the same endpoint; 1 when there is none. */
 int probe_previous_run(sqlite3 *db, int64_t run, int64_t *prev, struct aerr *err);
-/* "probe diff RUN_A RUN_B [--json]": exit 0 when nothing changed, 1 when something did. */
-int probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
-extern const char probe_diff_usage[];
 /* The drift from the endpoint's previous completed run: a diff object, JSON
  * null when there is none, NULL on error. */
 cJSON *probe_compare_last(sqlite3 *db, int64_t run_id, struct aerr *err);

@@ -1,6 +1,9 @@
 /*
- * probe-all.c: "aivet probe run --all [--vendor V]" — every active endpoint
- * (of one vendor, or of all), one run each, for scheduled verification.
+ * probe-run.c: running probes from the command line, with one Ctrl-C handler
+ * and one confirmation for both ways of running. One endpoint runs with a
+ * progress bar on a terminal (probe_run_cli: "probe run", "aivet demo").
+ * "probe run --all [--vendor V]" runs every active endpoint (of one vendor,
+ * or of all), one run each, for scheduled verification.
  * Every endpoint is planned first, so a missing credential stops the whole
  * thing before anything is sent. Runs then go in parallel (--parallel, each
  * with its own database connection) under one global limit of requests in
@@ -19,6 +22,7 @@
 #include <unistd.h>
 #include <curl/curl.h>
 
+#include "evidence-key.h"
 #include "probe.h"
 #include "run-format.h"
 
@@ -52,13 +56,105 @@ struct pool {
 	int tty;
 };
 
-static volatile sig_atomic_t all_interrupted;
+/* Ctrl-C stops a run cleanly: one flag, read by the engine as its cancel. */
+static volatile sig_atomic_t interrupted;
 
 static void
 on_sigint(int sig)
 {
 	(void)sig;
-	all_interrupted = 1;
+	interrupted = 1;
+}
+
+static void
+catch_sigint(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	interrupted = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, old);
+}
+
+int
+probe_confirm(const char *question)
+{
+	char line[16];
+
+	fprintf(stderr, "%s [y/N] ", question);
+	fflush(stderr);
+	if (fgets(line, sizeof line, stdin) == NULL)
+		return 0;
+	return line[0] == 'y' || line[0] == 'Y';
+}
+
+struct bar {
+	int tty;
+	int drawn;
+};
+
+static void
+progress_bar(void *arg, const struct probe_progress *p)
+{
+	struct bar *b = arg;
+	int width = 30, fill;
+	char t[32];
+
+	if (!b->tty)
+		return;
+	fill = p->requests_planned > 0 ? (int)(width * p->requests_done / p->requests_planned) : 0;
+	if (fill > width)
+		fill = width;
+	fprintf(stderr, "\r\033[K%-12s [%.*s%*s] %lld/%lld requests, %s tokens", p->probe, fill,
+	    "##############################", width - fill, "", (long long)p->requests_done,
+	    (long long)p->requests_planned, thousands(p->tokens_used, t));
+	fflush(stderr);
+	b->drawn = 1;
+}
+
+/* Runs with Ctrl-C handling and a progress bar; prints the result; returns the exit status. */
+int
+probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
+    const char *fail_on, int64_t *run_id, struct aerr *err)
+{
+	struct probe_opts o = *po;
+	unsigned char seal_pk[32];
+	struct sigaction old;
+	struct bar bar = { isatty(STDERR_FILENO), 0 };
+	cJSON *run = NULL;
+	int rc, exit_rc;
+
+	/* Leaked content is another customer's data: sealed at rest from the first byte. */
+	if (o.leak_seal_pk == NULL) {
+		if (evidence_key_public(seal_pk, err) != 0)
+			return aerr_prefix(err, "evidence key");
+		o.leak_seal_pk = seal_pk;
+	}
+	catch_sigint(&old);
+	o.cancel = &interrupted;
+	o.progress = progress_bar;
+	o.progress_arg = &bar;
+	rc = probe_run_endpoint(av, endpoint_id, &o, run_id, err);
+	sigaction(SIGINT, &old, NULL);
+	if (bar.drawn)
+		fprintf(stderr, "\r\033[K");
+	if (*run_id == 0)
+		return rc;
+	if (probe_run_json(av->db, *run_id, &run, err) != 0)
+		return err->code;
+	/* json is a run_format: 0 text, 1 JSON, or JUnit / SARIF (run-format.h). */
+	if (probe_emit_run(av->db, *run_id, run, json, po->compare_last, err) != 0)
+		return err->code;
+	if (rc != 0)
+		return rc;
+	exit_rc = probe_run_exit(av->db, *run_id, fail_on, err);
+	if (exit_rc == AV_RUNTIME && err->msg[0] == '\0')
+		aerr_set(err, AV_RUNTIME, "run %lld: a probe ended in error", (long long)*run_id);
+	else if (exit_rc == AV_FINDINGS)
+		err->code = AV_FINDINGS;   /* findings are the answer, not an error message */
+	return exit_rc;
 }
 
 int
@@ -106,7 +202,7 @@ pace(void *arg)
 	at = p->next_ms > now ? p->next_ms : now;
 	p->next_ms = at + p->interval_ms;
 	pthread_mutex_unlock(&p->mu);
-	while (at > now && !all_interrupted) {
+	while (at > now && !interrupted) {
 		double wait = at - now < 200 ? at - now : 200;   /* short naps: Ctrl-C stays prompt */
 		struct timespec ts = { (time_t)(wait / 1000), (long)((wait - (double)(long)(wait / 1000) *
 		    1000) * 1e6) };
@@ -127,7 +223,7 @@ worker(void *arg)
 		struct probe_opts o;
 
 		pthread_mutex_lock(&pl->mu);
-		t = pl->next < pl->n && !all_interrupted ? &pl->t[pl->next++] : NULL;
+		t = pl->next < pl->n && !interrupted ? &pl->t[pl->next++] : NULL;
 		pthread_mutex_unlock(&pl->mu);
 		if (t == NULL)
 			return NULL;
@@ -137,7 +233,7 @@ worker(void *arg)
 		o = *pl->po;
 		o.pace = pace;
 		o.pace_arg = t->pacer;
-		o.cancel = &all_interrupted;
+		o.cancel = &interrupted;
 		o.progress = NULL;
 		if (pl->tty)
 			fprintf(stderr, "%s: running\n", t->ref);
@@ -232,90 +328,72 @@ summary_row(FILE *f, const struct target *t, sqlite3 *db)
 	    v[0], v[1], v[2], v[3], (long long)nf, worst);
 }
 
-int
-probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct probe_all_opts *a,
-    int fmt, const char *fail_on, int yes, int dry, struct aerr *err)
+/* Plans every endpoint before anything is sent, so a bad credential stops the
+ * lot, prints the plans and asks. Returns 0 to go on; with *stop set (a dry
+ * run) nothing more is to be done. */
+static int
+plan_all(struct aivet *av, sqlite3 *db, const struct probe_opts *po, struct target *t, size_t n,
+    const struct probe_all_opts *a, int parallel, int fmt, int yes, int dry, int *stop,
+    struct aerr *err)
 {
-	struct probe_opts po = *po_in;
-	struct target *t = NULL;
-	struct pacer *pacers = NULL;
-	size_t n = 0, npacers = 0;
-	int64_t vid = 0;
-	sqlite3 *db;
-	cJSON *plans = NULL, *runs = NULL, *drift = NULL;
-	FILE *info = fmt == RUN_FMT_TEXT ? stdout : stderr;
-	int parallel, total, rc = 0, worst = 0;
-	struct sigaction sa, old;
-	pthread_t *th = NULL;
-	struct pool pl;
+	FILE *info = fmt == RUN_FMT_TEXT ? stdout : stderr, *f = dry ? stdout : info;
+	cJSON *plans = cJSON_CreateArray();
+	const cJSON *o;
 
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (a->vendor != NULL && vendor_lookup(db, a->vendor, &vid, err) != 0)
-		return err->code;
-	if (list_targets(db, vid, &t, &n, err) != 0)
-		return err->code;
-	if (n == 0) {
-		rc = a->vendor ? aerr_set(err, AV_USAGE, "vendor '%s' has no active endpoints", a->vendor) :
-		    aerr_set(err, AV_USAGE, "there are no active endpoints to probe");
-		goto out;
-	}
-	parallel = a->parallel > 0 ? a->parallel : DEFAULT_PARALLEL;
-	if ((size_t)parallel > n)
-		parallel = (int)n;
-	total = po.concurrency > 0 ? po.concurrency : DEFAULT_CONCURRENCY;
-	/* The global limit: runs at once times requests in flight per run stays within it. */
-	if (parallel > total)
-		parallel = total;
-	po.concurrency = total / parallel;
-
-	/* Plan everything before sending anything: bad credentials stop the lot. */
-	plans = cJSON_CreateArray();
+	*stop = 0;
 	for (size_t i = 0; i < n; i++) {
-		cJSON *plan, *o;
+		cJSON *plan, *x;
 
 		if (credentials_ready(db, t[i].endpoint_id, err) != 0 ||
-		    probe_plan_endpoint(av, t[i].endpoint_id, &po, &plan, err) != 0) {
-			rc = aerr_prefix(err, "%s", t[i].ref);
-			goto out;
+		    probe_plan_endpoint(av, t[i].endpoint_id, po, &plan, err) != 0) {
+			cJSON_Delete(plans);
+			return aerr_prefix(err, "%s", t[i].ref);
 		}
-		o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "endpoint", t[i].ref);
-		cJSON_AddItemToObject(o, "plan", plan);
-		cJSON_AddItemToArray(plans, o);
+		x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "endpoint", t[i].ref);
+		cJSON_AddItemToObject(x, "plan", plan);
+		cJSON_AddItemToArray(plans, x);
 	}
 	if (dry && fmt == RUN_FMT_JSON) {
 		json_emit(plans);
-		plans = NULL;
-		goto out;
+		*stop = 1;
+		return 0;
 	}
-	{
-		const cJSON *o;
-
-		cJSON_ArrayForEach(o, plans) {
-			fprintf(dry ? stdout : info, "%s: ", cJSON_GetObjectItem(o, "endpoint")->valuestring);
-			probe_print_plan(dry ? stdout : info, cJSON_GetObjectItem(o, "plan"));
-		}
-		fprintf(dry ? stdout : info, "%zu endpoint%s, %d at a time, %d request%s in flight each%s\n",
-		    n, n == 1 ? "" : "s", parallel, po.concurrency, po.concurrency == 1 ? "" : "s",
-		    a->per_minute ? ", rate-limited per vendor" : "");
+	cJSON_ArrayForEach(o, plans) {
+		fprintf(f, "%s: ", cJSON_GetObjectItem(o, "endpoint")->valuestring);
+		probe_print_plan(f, cJSON_GetObjectItem(o, "plan"));
 	}
-	if (dry)
-		goto out;
+	cJSON_Delete(plans);
+	fprintf(f, "%zu endpoint%s, %d at a time, %d request%s in flight each%s\n",
+	    n, n == 1 ? "" : "s", parallel, po->concurrency, po->concurrency == 1 ? "" : "s",
+	    a->per_minute ? ", rate-limited per vendor" : "");
+	if (dry) {
+		*stop = 1;
+		return 0;
+	}
 	if (!yes && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
-		char line[16];
+		char q[64];
 
-		fprintf(stderr, "send these requests to %zu endpoint%s? [y/N] ", n, n == 1 ? "" : "s");
-		fflush(stderr);
-		if (fgets(line, sizeof line, stdin) == NULL || (line[0] != 'y' && line[0] != 'Y')) {
-			rc = aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
-			goto out;
-		}
+		snprintf(q, sizeof q, "send these requests to %zu endpoint%s?", n, n == 1 ? "" : "s");
+		if (!probe_confirm(q))
+			return aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
 	}
 	fflush(stdout);
+	return 0;
+}
 
-	/* One pacer per vendor. */
-	pacers = xcalloc(n, sizeof *pacers);
+/* Runs every target, `parallel` at a time, each vendor's paced by its own pacer;
+ * Ctrl-C stops them all. A target never started says so in its error. */
+static void
+run_targets(struct aivet *av, const struct probe_opts *po, struct target *t, size_t n,
+    const struct probe_all_opts *a, int parallel)
+{
+	struct pacer *pacers = xcalloc(n, sizeof *pacers);
+	size_t npacers = 0;
+	struct sigaction old;
+	pthread_t *th;
+	struct pool pl;
+
 	for (size_t i = 0; i < n; i++) {
 		size_t k;
 
@@ -331,13 +409,9 @@ probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct pro
 	}
 	/* libcurl's global state must exist before threads make handles. */
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	all_interrupted = 0;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_sigint;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old);
+	catch_sigint(&old);
 	memset(&pl, 0, sizeof pl);
-	pl.av = av, pl.po = &po, pl.t = t, pl.n = n, pl.tty = isatty(STDERR_FILENO);
+	pl.av = av, pl.po = po, pl.t = t, pl.n = n, pl.tty = isatty(STDERR_FILENO);
 	pthread_mutex_init(&pl.mu, NULL);
 	th = xcalloc((size_t)parallel, sizeof *th);
 	for (int i = 0; i < parallel; i++)
@@ -347,13 +421,27 @@ probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct pro
 		pthread_join(th[i], NULL);
 	sigaction(SIGINT, &old, NULL);
 	pthread_mutex_destroy(&pl.mu);
+	free(th);
+	for (size_t i = 0; i < n; i++)
+		t[i].pacer = NULL;
+	for (size_t i = 0; i < npacers; i++)
+		pthread_mutex_destroy(&pacers[i].mu);
+	free(pacers);
 	for (size_t i = 0; i < n; i++)
 		if (t[i].run_id == 0 && t[i].err.msg[0] == '\0')
 			aerr_set(&t[i].err, AV_RUNTIME, "not started: interrupted");
+}
 
-	/* Results, in the order of the endpoints; the drift of each run when asked. */
-	runs = cJSON_CreateArray();
-	drift = cJSON_CreateArray();
+/* Prints the runs in the order of the endpoints (with their drift when asked) and
+ * the summary table; returns the worst exit status. */
+static int
+report_all(sqlite3 *db, const struct probe_opts *po, struct target *t, size_t n, int fmt,
+    const char *fail_on, struct aerr *err)
+{
+	FILE *info = fmt == RUN_FMT_TEXT ? stdout : stderr;
+	cJSON *runs = cJSON_CreateArray(), *drift = cJSON_CreateArray();
+	int rc, worst = 0;
+
 	for (size_t i = 0; i < n; i++) {
 		cJSON *run, *cmp = NULL;
 		int e;
@@ -362,7 +450,7 @@ probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct pro
 			worst = worst == AV_FINDINGS ? worst : AV_RUNTIME;
 			continue;
 		}
-		if (probe_run_json(db, t[i].run_id, &run, err) != 0 || (po.compare_last &&
+		if (probe_run_json(db, t[i].run_id, &run, err) != 0 || (po->compare_last &&
 		    (cmp = probe_compare_last(db, t[i].run_id, err)) == NULL)) {
 			cJSON_Delete(run);
 			rc = err->code;
@@ -424,15 +512,49 @@ probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct pro
 			aerr_set(err, AV_RUNTIME, "a probe ended in error");
 	}
 out:
-	for (size_t i = 0; i < npacers; i++)
-		pthread_mutex_destroy(&pacers[i].mu);
-	free(pacers);
-	free(th);
+	cJSON_Delete(runs);
+	cJSON_Delete(drift);
+	return rc;
+}
+
+int
+probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct probe_all_opts *a,
+    int fmt, const char *fail_on, int yes, int dry, struct aerr *err)
+{
+	struct probe_opts po = *po_in;
+	struct target *t = NULL;
+	size_t n = 0;
+	int64_t vid = 0;
+	sqlite3 *db;
+	int parallel, total, stop, rc;
+
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (a->vendor != NULL && vendor_lookup(db, a->vendor, &vid, err) != 0)
+		return err->code;
+	if (list_targets(db, vid, &t, &n, err) != 0)
+		return err->code;
+	if (n == 0) {
+		rc = a->vendor ? aerr_set(err, AV_USAGE, "vendor '%s' has no active endpoints", a->vendor) :
+		    aerr_set(err, AV_USAGE, "there are no active endpoints to probe");
+		goto out;
+	}
+	parallel = a->parallel > 0 ? a->parallel : DEFAULT_PARALLEL;
+	if ((size_t)parallel > n)
+		parallel = (int)n;
+	total = po.concurrency > 0 ? po.concurrency : DEFAULT_CONCURRENCY;
+	/* The global limit: runs at once times requests in flight per run stays within it. */
+	if (parallel > total)
+		parallel = total;
+	po.concurrency = total / parallel;
+
+	if ((rc = plan_all(av, db, &po, t, n, a, parallel, fmt, yes, dry, &stop, err)) != 0 || stop)
+		goto out;
+	run_targets(av, &po, t, n, a, parallel);
+	rc = report_all(db, &po, t, n, fmt, fail_on, err);
+out:
 	for (size_t i = 0; i < n; i++)
 		free(t[i].ref);
 	free(t);
-	cJSON_Delete(plans);
-	cJSON_Delete(runs);
-	cJSON_Delete(drift);
 	return rc;
 }

@@ -13,6 +13,8 @@
  * flight, after the same tenant's requests were answered without that load, is
  * LOAD_BREAKS_OTHER_TENANT. With one credential only cross-request leaks can
  * be checked, and the verdict says the cross-tenant check needs a second.
+ * Diagnose sends twice the canary rounds of verify; a verify run that saw
+ * isolation fail names that command and its cost in each such finding.
  */
 #include "config.h"
 
@@ -21,10 +23,20 @@
 
 #include "probe.h"
 
-#define ROUNDS 2                  /* victim prompts per tenant per wave */
+/* Victim prompts per tenant per wave: diagnose sends more, so a leak that shows only
+ * now and then has more chances to show. */
+#define VERIFY_ROUNDS 2
+#define DIAGNOSE_ROUNDS 4
 #define VICTIM_UNITS 48
 #define SHARED_UNITS 256
-#define MAX_REQ (ROUNDS * PROBE_MAX_TENANTS + PROBE_MAX_TENANTS * (2 * ROUNDS * PROBE_MAX_TENANTS + 2))
+#define MAX_REQ (DIAGNOSE_ROUNDS * PROBE_MAX_TENANTS + PROBE_MAX_TENANTS * \
+    (2 * DIAGNOSE_ROUNDS * PROBE_MAX_TENANTS + 2))
+
+static int
+rounds(const struct probe_env *env)
+{
+	return env->opts->depth == PROBE_DIAGNOSE ? DIAGNOSE_ROUNDS : VERIFY_ROUNDS;
+}
 
 /* The near-limit pressure prompt: at verify depth the top of the context (the
  * sweep's streamed top point when both run), at diagnose 90% of it. */
@@ -41,20 +53,53 @@ near_limit(const struct probe_env *env)
 static void
 judge_streamed_top(struct probe_env *env, struct probe_outcome *out, const struct px_req *r)
 {
+	char hint[320];
+
 	if (!env->top_shared || env->top_plain_intact != 1 || !r->stream)
 		return;
+	/* The sweep's point, so the sweep's diagnose command is what locates the boundary. */
+	px_diagnose_hint(env, "sweep", "locates the boundary", hint, sizeof hint);
 	if (r->cls == PXC_REFUSED_SIZE)
 		outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->evidence_id,
 		    "a streamed prompt of about %lld tokens, under the advertised %lld, was refused for "
-		    "size, where the same size sent plain was answered", (long long)r->est_tokens,
-		    (long long)env->ep.context);
+		    "size, where the same size sent plain was answered; %s", (long long)r->est_tokens,
+		    (long long)env->ep.context, hint);
 	else if (r->cls == PXC_ANSWERED && !px_substituted(env, r) &&
 	    ((env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r))))
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "a streamed prompt of about %lld tokens (advertised %lld) lost content (%d of 3 "
-		    "nonces, usage %lld), where the same size sent plain kept it", (long long)r->est_tokens,
-		    (long long)env->ep.context, r->nonces_echoed, (long long)r->res.usage_in);
+		    "nonces, usage %lld), where the same size sent plain kept it; %s",
+		    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
+		    (long long)r->res.usage_in, hint);
+}
+
+/* A verify run that saw isolation fail names the diagnose command that looks further, and
+ * what it would cost: last in each isolation finding's message, however many messages
+ * the finding already keeps. */
+static void
+name_diagnose(const struct probe_env *env, struct probe_outcome *out)
+{
+	char does[96], hint[320];
+	int named = 0;
+
+	for (int i = 0; i < out->nf; i++) {
+		struct finding *f = &out->f[i];
+		enum finding_code c = f->info->id;
+		char *m;
+
+		if (c != F_LEAK_CROSS_TENANT && c != F_LEAK_CROSS_REQUEST &&
+		    c != F_PLACEHOLDER_SUBSTITUTION && c != F_LOAD_BREAKS_OTHER_TENANT)
+			continue;
+		if (!named++) {
+			snprintf(does, sizeof does, "looks further, with %d canary rounds instead of %d",
+			    DIAGNOSE_ROUNDS, VERIFY_ROUNDS);
+			px_diagnose_hint(env, "canary", does, hint, sizeof hint);
+		}
+		m = f->message[0] != '\0' ? xasprintf("%s; %s", f->message, hint) : xstrdup(hint);
+		free(f->message);
+		f->message = m;
+	}
 }
 
 static void
@@ -62,7 +107,7 @@ canary_plan(const struct probe_env *env, struct probe_plan *p)
 {
 	int64_t small = (int64_t)(env->overhead_tokens + (VICTIM_UNITS + SHARED_UNITS / 2) *
 	    env->tpu_max);
-	int64_t t = env->ntenants, victims = ROUNDS * t + t * 2 * ROUNDS * (t > 1 ? t - 1 : 1);
+	int64_t t = env->ntenants, nr = rounds(env), victims = nr * t + t * 2 * nr * (t > 1 ? t - 1 : 1);
 
 	p->requests = victims + 2 * t;
 	p->tokens_in = victims * small + t * (near_limit(env) + (int64_t)(1.05 * env->tpu_max /
@@ -103,7 +148,8 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 	struct canary_run *c = xcalloc(1, sizeof *c);
 	struct px_req *r = c->r;
 	struct px_tally t = { 0 }, per[PROBE_MAX_TENANTS];
-	int nt = env->ntenants, answered = 0, quiet_ok[PROBE_MAX_TENANTS] = { 0 }, loaded = 0;
+	int nt = env->ntenants, nr = rounds(env), answered = 0, quiet_ok[PROBE_MAX_TENANTS] = { 0 };
+	int loaded = 0;
 	uint64_t shared_seed;
 	cJSON *d;
 
@@ -111,7 +157,7 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 	randombytes_buf(&shared_seed, sizeof shared_seed);
 	/* Wave 0: every tenant fills the vendor's caches with its canaries, in the order of
 	 * the credentials for the shared opening and the reverse order for the rest. */
-	for (int round = 0; round < ROUNDS; round++)
+	for (int round = 0; round < nr; round++)
 		for (int k = 0; k < nt; k++) {
 			int tn = round % 2 == 0 ? k : nt - 1 - k;
 
@@ -127,7 +173,7 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 
 		/* First the others' canaries, finished: what a swapped prompt of p's would be
 		 * answered from is then theirs, not only p's own. */
-		for (int round = 0; round < ROUNDS; round++)
+		for (int round = 0; round < nr; round++)
 			for (int k = nt - 1; k >= 0; k--) {
 				if (k == p && nt > 1)
 					continue;
@@ -144,7 +190,7 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 		r[c->n].stream = env->top_shared && p == nt - 1;
 		c->pressure[c->n] = 1;
 		c->wave[c->n++] = p + 1;
-		for (int round = 0; round < ROUNDS; round++)
+		for (int round = 0; round < nr; round++)
 			for (int k = nt - 1; k >= 0; k--) {
 				if (k == p && nt > 1)
 					continue;
@@ -204,6 +250,8 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 					    r[j].evidence_id, "%s", "");
 		}
 	}
+	if (env->opts->depth != PROBE_DIAGNOSE)
+		name_diagnose(env, out);
 	d = out->details = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "tenants", nt);
 	cJSON_AddNumberToObject(d, "responses_scanned", answered);

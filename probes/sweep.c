@@ -88,25 +88,6 @@ sweep_plan(const struct probe_env *env, struct probe_plan *p)
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 
-/* "aivet probe run V/E --probe sweep --depth diagnose (about N tokens[, USD X])": what
- * locates a boundary a verify run only saw broken. */
-static void
-diagnose_hint(const struct probe_env *env, char *out, size_t n)
-{
-	struct probe_plan p = { 0 };
-	int len;
-
-	diagnose_plan(env, &p);
-	len = snprintf(out, n, "aivet probe run %s/%s --probe sweep --depth diagnose locates the "
-	    "boundary (at most %lld input tokens", env->ep.vendor, env->ep.name, (long long)p.tokens_in);
-	if (len > 0 && (size_t)len < n && env->ep.has_price_in)
-		len += snprintf(out + len, n - (size_t)len, ", about USD %.2f", (double)p.tokens_in / 1e6 *
-		    env->ep.price_in + (env->ep.has_price_out ? (double)p.tokens_out / 1e6 *
-		    env->ep.price_out : 0));
-	if (len > 0 && (size_t)len < n)
-		snprintf(out + len, n - (size_t)len, ")");
-}
-
 static enum cls
 classify(struct sweep *s, int i)
 {
@@ -249,7 +230,7 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	int verify = env->opts->depth != PROBE_DIAGNOSE;
 	char hint[256];
 
-	diagnose_hint(env, hint, sizeof hint);
+	px_diagnose_hint(env, "sweep", "locates the boundary", hint, sizeof hint);
 	s->env = env;
 	if (env->opts->depth != PROBE_DIAGNOSE) {
 		/* Verify: the top of the context on both request paths; an answer there that

@@ -311,6 +311,11 @@ cJSON *px_point_json(const struct px_req *r);
 int64_t px_top_tokens(const struct probe_env *env);
 /* Takes n of the run's tokens into account for the plan. */
 int64_t px_plan_tokens_out(const struct probe_env *env, int64_t requests);
+/* "aivet probe run V/E --probe PROBE --depth diagnose DOES (at most N input tokens[, about
+ * USD X])": what a verify run that saw a failure names to look further, priced by the
+ * probe's own plan at diagnose depth, every request billed. */
+void px_diagnose_hint(const struct probe_env *env, const char *probe, const char *does, char *out,
+    size_t n);
 
 /* What a probe judged: how many exchanges of each class, and the first of each. */
 struct px_tally {

@@ -135,9 +135,9 @@ run_probes --probe canary --concurrency 1
 is "$rc:$(per_probe)" "1:canary:fail[LEAK_CROSS_TENANT,PLACEHOLDER_SUBSTITUTION]" "last to first: exact findings, exit 1"
 is "$(printf '%s' "$out" | jq -r '.probes[0].details | [.leaks[] | select(.other_tenant) | "\(.owner_tenant)->\(.found_by)"] | unique | join(" ")')" \
     "alice->bob bob->alice" "rule every-tenant-takes-the-pressure-role: both directions, the leak from bob (last) to alice (first) too"
-is "$(printf '%s' "$out" | jq -r '.probes[0].findings[] | select(.code == "LEAK_CROSS_TENANT") | .message')" \
-    "a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent" \
-    "rule shared-memory-is-cross-tenant: attributed both ways, each message kept; the same tenant's canaries in the swapped prompts are no LEAK_CROSS_REQUEST"
+like "$(printf '%s' "$out" | jq -r '.probes[0].findings[] | select(.code == "LEAK_CROSS_TENANT") | .message')" \
+    "^a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent; aivet probe run V/e --probe canary --depth diagnose looks further, with 4 canary rounds instead of 2 \(at most [0-9]+ input tokens\)\$" \
+    "rule shared-memory-is-cross-tenant: attributed both ways, each message kept; the same tenant's canaries in the swapped prompts are no LEAK_CROSS_REQUEST; verify names the diagnose command last"
 sim_stop
 
 # ---- a prompt cache shared across tenants, with placeholders ----

@@ -65,7 +65,7 @@ judge_streamed_top(struct probe_env *env, struct probe_outcome *out, const struc
 		    "size, where the same size sent plain was answered; %s", (long long)r->est_tokens,
 		    (long long)env->ep.context, hint);
 	else if (r->cls == PXC_ANSWERED && !px_substituted(env, r) &&
-	    ((env->echo_ok == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
+	    ((px_echoes(env) == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r))))
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "a streamed prompt of about %lld tokens (advertised %lld) lost content (%d of 3 "
@@ -256,7 +256,7 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 	cJSON_AddNumberToObject(d, "tenants", nt);
 	cJSON_AddNumberToObject(d, "responses_scanned", answered);
 	cJSON_AddNumberToObject(d, "canaries", (double)canary_count(env->canaries));
-	cJSON_AddBoolToObject(d, "echo_ok", env->echo_ok == 1);
+	cJSON_AddBoolToObject(d, "echo_ok", px_echoes(env) == 1);
 	px_tally_json(&t, d);
 	{
 		cJSON *leaksj = cJSON_AddArrayToObject(d, "leaks"), *pt = cJSON_AddArrayToObject(d,
@@ -292,7 +292,7 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 			px_set_unjudged(env, out, &per[k], what);
 			goto out;
 		}
-	if (env->echo_ok != 1)
+	if (px_echoes(env) != 1)
 		outcome_set(out, "inconclusive", "the model does not repeat text, so a leak could not "
 		    "show in its answers: %d responses scanned, and no foreign canary in any raw body",
 		    answered);

@@ -203,6 +203,37 @@ look_json(const struct look *l)
 	return o;
 }
 
+/* An undecided test says why in words: the noise, the trials it had, and how
+ * many it would need (or that none would do), and why sampling stopped. */
+static void
+say_undecided(struct probe_outcome *out, cJSON *d, const struct look *lk, size_t sent_trials,
+    const char *stopped)
+{
+	const struct look l = *lk;
+	long needed;
+
+	needed = mwu_gate_trials_needed(&l.gate, l.shift, l.sd, POWER, NEEDED_MAX, NEEDED_SIMS,
+	    POWER_SEED);
+	cJSON_AddNumberToObject(d, "trials_needed", (double)needed);
+	cJSON_AddStringToObject(d, "stopped", stopped ? stopped : "");
+	if (needed == 0)
+		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high to see a cache hit "
+		    "saving %.1f ms in %zu trials (power %.0f%%), and no number of trials would: under "
+		    "that noise such a hit has Cliff's delta %.2f, not beyond the %.3f a finding needs",
+		    l.sd, l.shift, sent_trials, 100 * l.cross.power, 2 * theta_for_shift(l.shift, l.sd) - 1,
+		    MIN_DELTA);
+	else if (needed < 0 || needed > MAX_TRIALS)
+		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
+		    "see a cache hit saving %.1f ms (power %.0f%%); it would take %s%ld trials, more than "
+		    "the %d the probe sends", l.sd, sent_trials, l.shift, 100 * l.cross.power,
+		    needed < 0 ? "more than " : "about ", needed < 0 ? (long)NEEDED_MAX : needed, MAX_TRIALS);
+	else
+		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
+		    "see a cache hit saving %.1f ms (power %.0f%%); %s; would need about %ld trials",
+		    l.sd, sent_trials, l.shift, 100 * l.cross.power, stopped ? stopped : "sampling stopped",
+		    needed);
+}
+
 static void
 prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 {
@@ -340,26 +371,7 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 		    "; A's own repeats were not faster either: no prefix caching seen");
 		goto out;
 	}
-	needed = mwu_gate_trials_needed(&l.gate, l.shift, l.sd, POWER, NEEDED_MAX, NEEDED_SIMS,
-	    POWER_SEED);
-	cJSON_AddNumberToObject(d, "trials_needed", (double)needed);
-	cJSON_AddStringToObject(d, "stopped", stopped ? stopped : "");
-	if (needed == 0)
-		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high to see a cache hit "
-		    "saving %.1f ms in %zu trials (power %.0f%%), and no number of trials would: under "
-		    "that noise such a hit has Cliff's delta %.2f, not beyond the %.3f a finding needs",
-		    l.sd, l.shift, sent_trials, 100 * l.cross.power, 2 * theta_for_shift(l.shift, l.sd) - 1,
-		    MIN_DELTA);
-	else if (needed < 0 || needed > MAX_TRIALS)
-		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
-		    "see a cache hit saving %.1f ms (power %.0f%%); it would take %s%ld trials, more than "
-		    "the %d the probe sends", l.sd, sent_trials, l.shift, 100 * l.cross.power,
-		    needed < 0 ? "more than " : "about ", needed < 0 ? (long)NEEDED_MAX : needed, MAX_TRIALS);
-	else
-		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
-		    "see a cache hit saving %.1f ms (power %.0f%%); %s; would need about %ld trials",
-		    l.sd, sent_trials, l.shift, 100 * l.cross.power, stopped ? stopped : "sampling stopped",
-		    needed);
+	say_undecided(out, d, &l, sent_trials, stopped);
 out:
 	cJSON_Delete(lj);
 	for (int k = 0; k < K_N; k++)

@@ -1767,14 +1767,97 @@ out:
 	return rc;
 }
 
+/* The run's row and its audit entry, in one transaction: which probes, with
+ * what options, and the plan they were sent under. */
+static int
+run_start(struct probe_env *env, const struct probe *const *sel, int n, const cJSON *plan,
+    struct aerr *err)
+{
+	const struct probe_opts *o = env->opts;
+	cJSON *names = cJSON_CreateArray(), *opts = cJSON_CreateObject(), *a;
+	char at[32], *plan_s, *names_s, *opts_s;
+	int rc;
+
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(sel[i]->name));
+	cJSON_AddNumberToObject(opts, "concurrency", env->hopts.concurrency);
+	cJSON_AddNumberToObject(opts, "budget_tokens", (double)o->budget_tokens);
+	if (o->budget_usd > 0)
+		cJSON_AddNumberToObject(opts, "budget_usd", o->budget_usd);
+	cJSON_AddNumberToObject(opts, "max_response", (double)env->hopts.max_response);
+	cJSON_AddNumberToObject(opts, "tenants", env->ntenants);
+	plan_s = cJSON_PrintUnformatted(plan);
+	names_s = cJSON_PrintUnformatted(names);
+	opts_s = cJSON_PrintUnformatted(opts);
+	now_iso(at);
+	rc = db_begin(env->db, err);
+	if (rc == 0)
+		rc = db_exec(env->db, err, "INSERT INTO probe_run (endpoint_id, status, probes, options, "
+		    "plan, actor, pid, started_at) VALUES (?,'running',?,?,?,?,?,?)", "itttti" "t",
+		    env->ep.id, names_s, opts_s, plan_s, env->av->actor, (int64_t)getpid(), at);
+	if (rc == 0) {
+		env->run_id = sqlite3_last_insert_rowid(env->db);
+		a = cJSON_CreateObject();
+		cJSON_AddNumberToObject(a, "endpoint", (double)env->ep.id);
+		cJSON_AddItemReferenceToObject(a, "probes", names);
+		rc = audit_append(env->db, env->av->actor, "probe.start", "probe_run", env->run_id, a, err);
+		cJSON_Delete(a);
+	}
+	if (rc == 0)
+		rc = db_commit(env->db, err);
+	if (rc != 0)
+		db_rollback(env->db);
+	cJSON_Delete(names);
+	cJSON_Delete(opts);
+	free(plan_s);
+	free(names_s);
+	free(opts_s);
+	return rc;
+}
+
+/* An honest partial verdict: the probes the budget left out (from index ran)
+ * are recorded as not checked, beside those that were. */
+static int
+budget_left_out(struct probe_env *env, const struct probe *const *sel, int n, int ran,
+    struct aerr *err)
+{
+	const struct probe_opts *o = env->opts;
+	char checked[256] = "", budget[64];
+	size_t len = 0;
+
+	if (o->budget_usd > 0)
+		snprintf(budget, sizeof budget, "budget of USD %.2f", o->budget_usd);
+	else
+		snprintf(budget, sizeof budget, "token budget of %lld", (long long)o->budget_tokens);
+	for (int i = 0; i < ran - 1 && len < sizeof checked; i++)
+		len += (size_t)snprintf(checked + len, sizeof checked - len, "%s%s", i ? ", " : "",
+		    sel[i]->name);
+	for (int i = ran; i < n; i++) {
+		struct probe_outcome out;
+		struct probe_plan pp = { 0 };
+		int rc;
+
+		memset(&out, 0, sizeof out);
+		sel[i]->plan(env, &pp);
+		outcome_set(&out, "inconclusive", "not checked: the %s ran out before "
+		    "it (%s%s); it plans at most %lld input tokens", budget,
+		    ran > 1 ? "checked before it: " : "nothing was checked before it",
+		    ran > 1 ? checked : "", (long long)pp.tokens_in);
+		rc = write_result(env, sel[i], &out, err);
+		outcome_free(&out);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
 int
 probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int64_t *run_id, struct aerr *err)
 {
 	const struct probe *sel[16];
 	struct probe_env env;
-	cJSON *plan = NULL, *names, *opts, *cal = NULL, *a;
-	char at[32], *plan_s = NULL, *names_s = NULL, *opts_s = NULL;
+	cJSON *plan = NULL, *cal = NULL;
 	const char *status = "completed";
 	int n, rc, ran = 0;
 
@@ -1789,38 +1872,9 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 	plan = make_plan(&env, sel, n);
 	env.requests_planned = (int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble;
 	env.probe_count = n;
-	names = cJSON_CreateArray();
-	for (int i = 0; i < n; i++)
-		cJSON_AddItemToArray(names, cJSON_CreateString(sel[i]->name));
-	opts = cJSON_CreateObject();
-	cJSON_AddNumberToObject(opts, "concurrency", env.hopts.concurrency);
-	cJSON_AddNumberToObject(opts, "budget_tokens", (double)o->budget_tokens);
-	if (o->budget_usd > 0)
-		cJSON_AddNumberToObject(opts, "budget_usd", o->budget_usd);
-	cJSON_AddNumberToObject(opts, "max_response", (double)env.hopts.max_response);
-	cJSON_AddNumberToObject(opts, "tenants", env.ntenants);
-	plan_s = cJSON_PrintUnformatted(plan);
-	names_s = cJSON_PrintUnformatted(names);
-	opts_s = cJSON_PrintUnformatted(opts);
-	now_iso(at);
-	if (db_begin(env.db, err) != 0)
+	if (run_start(&env, sel, n, plan, err) != 0)
 		goto out;
-	if (db_exec(env.db, err, "INSERT INTO probe_run (endpoint_id, status, probes, options, plan, "
-	    "actor, pid, started_at) VALUES (?,'running',?,?,?,?,?,?)", "itttti" "t", endpoint_id,
-	    names_s, opts_s, plan_s, av->actor, (int64_t)getpid(), at) != 0) {
-		db_rollback(env.db);
-		goto out;
-	}
-	env.run_id = *run_id = sqlite3_last_insert_rowid(env.db);
-	a = cJSON_CreateObject();
-	cJSON_AddNumberToObject(a, "endpoint", (double)endpoint_id);
-	cJSON_AddItemReferenceToObject(a, "probes", names);
-	rc = audit_append(env.db, av->actor, "probe.start", "probe_run", env.run_id, a, err);
-	cJSON_Delete(a);
-	if (rc != 0 || db_commit(env.db, err) != 0) {
-		db_rollback(env.db);
-		goto out;
-	}
+	*run_id = env.run_id;
 	if (needs_calibration(sel, n)) {
 		cal = calibrate(&env);
 		if (update_run(&env, "running", cal, err) != 0)
@@ -1864,35 +1918,9 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		if (rc != 0)
 			goto out;
 	}
-	/* An honest partial verdict: the probes the budget left out are recorded as not
-	 * checked, beside those that were. */
-	if (env.budget_hit && !env.interrupted && env.fatal.code == 0 && ran < n) {
-		char checked[256] = "", budget[64];
-		size_t len = 0;
-
-		if (o->budget_usd > 0)
-			snprintf(budget, sizeof budget, "budget of USD %.2f", o->budget_usd);
-		else
-			snprintf(budget, sizeof budget, "token budget of %lld", (long long)o->budget_tokens);
-		for (int i = 0; i < ran - 1 && len < sizeof checked; i++)
-			len += (size_t)snprintf(checked + len, sizeof checked - len, "%s%s", i ? ", " : "",
-			    sel[i]->name);
-		for (int i = ran; i < n; i++) {
-			struct probe_outcome out;
-			struct probe_plan pp = { 0 };
-
-			memset(&out, 0, sizeof out);
-			sel[i]->plan(&env, &pp);
-			outcome_set(&out, "inconclusive", "not checked: the %s ran out before "
-			    "it (%s%s); it plans at most %lld input tokens", budget,
-			    ran > 1 ? "checked before it: " : "nothing was checked before it",
-			    ran > 1 ? checked : "", (long long)pp.tokens_in);
-			rc = write_result(&env, sel[i], &out, err);
-			outcome_free(&out);
-			if (rc != 0)
-				goto out;
-		}
-	}
+	if (env.budget_hit && !env.interrupted && env.fatal.code == 0 && ran < n &&
+	    budget_left_out(&env, sel, n, ran, err) != 0)
+		goto out;
 	if (env.fatal.code == 0 && auth_dead(&env) >= 0) {
 		int dead = auth_dead(&env);
 
@@ -1917,12 +1945,7 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 out:
 	rc = err->code;
 	cJSON_Delete(plan);
-	cJSON_Delete(names);
-	cJSON_Delete(opts);
 	cJSON_Delete(cal);
-	free(plan_s);
-	free(names_s);
-	free(opts_s);
 	env_free(&env);
 	return rc;
 }

@@ -262,9 +262,9 @@ explain(const cJSON *run, int64_t advertised, int64_t pool, const char *db_path)
 			if (dup || nseen == 4)
 				continue;
 			snprintf(seen[nseen++], sizeof seen[0], "%s", pair);
-			printf("  Tenant %s received canaries that only tenant %s had sent:\n", finder, owner);
+			printf("  Tenant %s received canaries that only tenant %s had sent.\n", finder, owner);
 		}
-		printf("  another customer's prompt, returned in an HTTP 200 (evidence %lld).\n",
+		printf("  Each is another customer's prompt, returned in an HTTP 200 (evidence %lld).\n",
 		    (long long)ev);
 	}
 	printf("\nWhy it matters: a 200 is not a pass. Nothing in the status codes showed this;\n"

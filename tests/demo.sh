@@ -15,7 +15,10 @@ ok "$([ -n "$n" ] && [ "$n" -ge 674468 ] && [ "$n" -le 688093 ] && echo 0 || ech
 like "$out" "critical LEAK_CROSS_TENANT: .*a response to tenant 'bob' contained canaries that tenant 'alice' sent" \
     "the cross-tenant leak is found"
 like "$out" "critical PLACEHOLDER_SUBSTITUTION" "the placeholder is found"
-like "$out" "Tenant (alice|bob) received canaries that only tenant (bob|alice) had sent:" "and explained, in the direction the canary probe attributed"
+like "$out" "Tenant (alice|bob) received canaries that only tenant (bob|alice) had sent\." \
+	"and explained, in the direction the canary probe attributed"
+like "$out" "  Each is another customer's prompt, returned in an HTTP 200 \(evidence [0-9]+\)\." \
+	"with what that means, once"
 like "$out" "Fixed: every probe passes, no findings" "the fixed configuration passes"
 ok "$([ -e "$AIVET_DB" ] && echo 1 || echo 0)" "the user's database is not touched"
 demo_db="$XDG_DATA_HOME/aivet/demo.db"

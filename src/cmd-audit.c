@@ -148,21 +148,6 @@ anchor_check(sqlite3 *db, const struct anchor *a, struct audit_status *st, struc
 }
 
 /* --key NAME or --pubkey FILE: the signer an anchor must be from (else the keyring). */
-static int
-given_signer(const char *key, const char *pubfile, struct minisign_pub *pub, struct aerr *err)
-{
-	struct buf b;
-	int rc;
-
-	if (key != NULL)
-		return keystore_load_pub(key, pub, err);
-	if (read_file(pubfile, 4096, &b, err) != 0)
-		return aerr_prefix(err, "--pubkey");
-	rc = minisign_pubkey_parse(b.data, b.len, pubfile, pub, err);
-	buf_free(&b);
-	return rc;
-}
-
 static const char verify_usage[] = "audit verify [--against BUNDLE-DIR|CHECKPOINT] "
     "[--key NAME | --pubkey FILE] [--json]";
 
@@ -203,7 +188,7 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(err, verify_usage, "--key and --pubkey exclude each other");
 	if ((key != NULL || pubfile != NULL) && against == NULL)
 		return usage_error(err, verify_usage, "--key and --pubkey name the signer of --against");
-	if ((key != NULL || pubfile != NULL) && given_signer(key, pubfile, &pub, err) != 0)
+	if ((key != NULL || pubfile != NULL) && signer_load(key, pubfile, &pub, err) != 0)
 		return err->code;
 	/* The anchor first: one that does not verify is bad input, whatever the database holds. */
 	if (against != NULL && anchor_read(against, key || pubfile ? &pub : NULL, key ? "key" : "pubkey",

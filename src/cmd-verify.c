@@ -53,19 +53,8 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(err, verify_usage, "verify needs exactly one DIR");
 	if (key != NULL && pubfile != NULL)
 		return usage_error(err, verify_usage, "--key and --pubkey exclude each other");
-	if (key != NULL && keystore_load_pub(key, &pub, err) != 0)
+	if ((key != NULL || pubfile != NULL) && signer_load(key, pubfile, &pub, err) != 0)
 		return err->code;
-	if (pubfile != NULL) {
-		struct buf b;
-
-		if (read_file(pubfile, 4096, &b, err) != 0)
-			return aerr_prefix(err, "--pubkey");
-		if (minisign_pubkey_parse(b.data, b.len, pubfile, &pub, err) != 0) {
-			buf_free(&b);
-			return err->code;
-		}
-		buf_free(&b);
-	}
 	if (bundle_verify(argv[optind], key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
 	    key ? key : pubfile, &res, err) != 0)
 		return err->code;

@@ -601,6 +601,21 @@ keystore_load_pub(const char *name, struct minisign_pub *pub, struct aerr *err)
 }
 
 int
+signer_load(const char *key, const char *pubfile, struct minisign_pub *pub, struct aerr *err)
+{
+	struct buf b;
+	int rc;
+
+	if (key != NULL)
+		return keystore_load_pub(key, pub, err);
+	if (read_file(pubfile, 4096, &b, err) != 0)
+		return aerr_prefix(err, "--pubkey");
+	rc = minisign_pubkey_parse(b.data, b.len, pubfile, pub, err);
+	buf_free(&b);
+	return rc;
+}
+
+int
 keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err)
 {
 	char *dir = keystore_dir(), *path = xasprintf("%s/%s.key", dir, name);

@@ -82,6 +82,9 @@ char *keystore_dir(void);
 int keystore_name_check(const char *name, struct aerr *err);
 /* Loads NAME's public key. */
 int keystore_load_pub(const char *name, struct minisign_pub *pub, struct aerr *err);
+/* The signer a command was given: --key NAME (a key in the store) or --pubkey
+ * FILE (a minisign .pub file); exactly one of them is non-NULL. */
+int signer_load(const char *key, const char *pubfile, struct minisign_pub *pub, struct aerr *err);
 /* Loads NAME's secret key, asking for the passphrase when it is encrypted. */
 int keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err);
 

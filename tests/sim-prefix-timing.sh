@@ -32,9 +32,10 @@ is "$(printf '%s' "$out" | json '.probes[0].findings[0].evidence | length')" 60 
 like "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
 	"^tenant B's first token came [0-9.]+ ms sooner \(median\) when tenant A had just sent the same opening than after a fresh opening of the same length: one-sided Mann-Whitney p = [0-9.e-]+ < 0\.0025, Cliff's delta (0\.[89][0-9]|1\.00), 30 \+ 30 trials; the prompt prefix cache is shared across tenants$" \
 	"global: the message states the test, level (0.01 over four looks), effect size and trials"
-# Whether the p-value is exact depends on ties in the times, which a busy machine's timer can produce.
-is "$(printf '%s' "$out" | json '.probes[0].details | [.alpha, .trials, (.cross_tenant.exact | type == "boolean"), (.cross_tenant.cliffs_delta >= 0.8), (.cross_tenant.p < 0.01), (.own_tenant.cliffs_delta >= 0.8), (.groups.primed.ttft_ms | length), (.groups.control.ttft_ms | length)] | @csv')" \
-	"0.01,30,true,true,true,true,30,30" "global: details hold the test and both distributions"
+# Whether the p-value is exact depends on ties in the times, which a busy machine's timer can
+# produce; the exact/approximate choice is pinned by published vectors in test-stats.
+is "$(printf '%s' "$out" | json '.probes[0].details | [.alpha, .trials, (.cross_tenant.cliffs_delta >= 0.8), (.cross_tenant.p < 0.01), (.own_tenant.cliffs_delta >= 0.8), (.groups.primed.ttft_ms | length), (.groups.control.ttft_ms | length)] | @csv')" \
+	"0.01,30,true,true,true,30,30" "global: details hold the test and both distributions"
 is "$(printf '%s' "$out" | json '.probes[0].details | (.median_saving_ms > 20 and .opening_prefill_ms > 20)')" true \
 	"global: the saving is about the opening's prefill cost"
 run_id=$(printf '%s' "$out" | json .id)

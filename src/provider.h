@@ -133,7 +133,7 @@ void prov_set_refusal(struct prov_result *r, const char *type, enum prov_refusal
  * for APIs and servers whose adapter said nothing more precise. */
 enum prov_refusal prov_refusal_guess(long status, const char *type, const char *message);
 
-/* OpenAI's shapes, shared with Azure OpenAI (provider-openai.c). The output
+/* OpenAI's shapes, shared with Azure OpenAI (providers/openai.c). The output
  * limit goes in limit_field (max_completion_tokens or max_tokens); a stream
  * asks for usage with stream_options when stream_usage is set. */
 cJSON *openai_chat_body(const struct prov_chat *c, int with_model, const char *limit_field,
@@ -156,7 +156,7 @@ void openai_parse(cJSON *j, long status, struct prov_result *r);
 void openai_stream_event(const char *event, const char *data, struct prov_result *r);
 
 /* Bedrock SigV4 through this libcurl (CURLVERSION_NOW's version_num): 0, or
- * AV_USAGE naming the fix when it is older than 8.9.0 (provider-bedrock.c). */
+ * AV_USAGE naming the fix when it is older than 8.9.0 (providers/bedrock.c). */
 int bedrock_sigv4_usable(unsigned int curl_version_num, struct aerr *err);
 
 /* ---- server-sent events (sse.c) ---- */

@@ -1,5 +1,5 @@
 /*
- * provider-bedrock.c: Amazon Bedrock's Converse API. The endpoint URL is the
+ * providers/bedrock.c: Amazon Bedrock's Converse API. The endpoint URL is the
  * runtime origin (https://bedrock-runtime.REGION.amazonaws.com); model ids
  * are percent-encoded in the path (they contain ':'). Authentication is a
  * Bedrock API key as a bearer token, or with the option auth=sigv4 a

@@ -1,5 +1,5 @@
 /*
- * tui-incident.c: one incident — its facts, notification clocks, tasks,
+ * tui/incident.c: one incident — its facts, notification clocks, tasks,
  * timeline and linked evidence on one scrolling page. Notes, tasks, status
  * changes, attachments and verification run the CLI's own incident
  * commands, so the screen refuses and words things exactly as the CLI does.

@@ -1,5 +1,5 @@
 /*
- * tui-probe-runs.c: an endpoint's probe runs, and running them. r shows the
+ * tui/probe-runs.c: an endpoint's probe runs, and running them. r shows the
  * plan and, once confirmed, runs every probe in a job thread with its own
  * database connection; the progress line follows each request and x stops
  * the run cleanly (it is then marked interrupted). Enter opens a run.

@@ -1,5 +1,5 @@
 /*
- * tui.c: the terminal UI's core — the input loop, the view stack, the
+ * tui/tui.c: the terminal UI's core — the input loop, the view stack, the
  * frame (title bar, hint line, status line), the list widget, dialogs,
  * the ':' command line and background jobs. Screens live in tui-*.c.
  * The terminal is restored on every exit path, including fatal signals.

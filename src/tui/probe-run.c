@@ -1,5 +1,5 @@
 /*
- * tui-probe-run.c: one probe run — each probe with its verdict as a symbol
+ * tui/probe-run.c: one probe run — each probe with its verdict as a symbol
  * and a word (ok pass, X fail, ? inconclusive, ! error: colour is never the
  * only signal), the sweep's boundaries beside the advertised context, and
  * under each probe its findings. Enter on a finding (or v) opens the

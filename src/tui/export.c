@@ -1,5 +1,5 @@
 /*
- * tui-export.c: the export dialog of the vendor screen — choose the
+ * tui/export.c: the export dialog of the vendor screen — choose the
  * assessment, runs and incident, pick (or create) the signing key and the
  * output directory, then write the bundle with report_export, verify it with
  * bundle_verify, and show where it went and its key id, in the words the CLI

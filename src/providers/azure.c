@@ -1,5 +1,5 @@
 /*
- * provider-azure.c: Azure OpenAI. The endpoint URL is the resource
+ * providers/azure.c: Azure OpenAI. The endpoint URL is the resource
  * (https://NAME.openai.azure.com); the model is the deployment name (or the
  * "deployment" option), the API version the "api-version" option. The key
  * goes in the api-key header. Bodies and responses are OpenAI's, as the

@@ -1,5 +1,5 @@
 /*
- * tui-evidence.c: the evidence behind a finding — each exchange with its
+ * tui/evidence.c: the evidence behind a finding — each exchange with its
  * request on the left and its response on the right, side by side. Nonces
  * in the response that the request did not carry (a leaked canary) are
  * highlighted and marked with >> <<, so the mark does not rely on colour.

@@ -1,5 +1,5 @@
 /*
- * tui-keys.c: the one key table. A key means the same request on every
+ * tui/keys.c: the one key table. A key means the same request on every
  * screen; a screen says which requests it handles, and the ? screen and
  * the hint line are generated from this table and that list.
  */

@@ -1,5 +1,5 @@
 /*
- * tui-files.c: the file picker used to attach evidence. A modal list of a
+ * tui/files.c: the file picker used to attach evidence. A modal list of a
  * directory's entries — directories first, marked with "/" — where Enter
  * opens a directory or picks a file, Backspace goes up, / filters and Esc
  * cancels. The picked path is absolute.

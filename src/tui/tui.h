@@ -1,6 +1,6 @@
 /*
- * tui.h: the terminal UI's framework. Keys map to requests through one
- * table (tui-keys.c); each screen is a file implementing struct view_ops;
+ * tui/tui.h: the terminal UI's framework. Keys map to requests through one
+ * table (tui/keys.c); each screen is a file implementing struct view_ops;
  * requests change a view's state and drawing only reads it. Views stack:
  * Enter pushes, q pops. Long work runs in a job thread that reports
  * progress, so input is never blocked.
@@ -14,7 +14,7 @@
 
 #include "aivet.h"
 
-/* Every action a key can ask for. Screens add theirs here and in tui-keys.c. */
+/* Every action a key can ask for. Screens add theirs here and in keys.c. */
 enum request {
 	REQ_NONE = 0,
 	/* movement and lists (every list) */
@@ -188,13 +188,13 @@ extern const struct view_ops tui_vendors_view;
 extern const struct view_ops tui_vendor_view;
 extern const struct view_ops tui_help_view;
 extern const struct view_ops tui_text_view;
-/* Incidents (tui-incidents.c, tui-incident.c); arg: a vendor id or NULL, an incident id. */
+/* Incidents (incidents.c, incident.c); arg: a vendor id or NULL, an incident id. */
 extern const struct view_ops tui_incidents_view;
 extern const struct view_ops tui_incident_view;
 /* A form check: empty, or ISO 8601 as parse_time reads it. */
 int tui_check_time(const char *value, void *ctx, struct aerr *err);
 
-/* ---- assessments (tui-assessments.c, tui-assess.c) ---- */
+/* ---- assessments (assessments.c, assess.c) ---- */
 extern const struct view_ops tui_assessments_view;   /* arg: the vendor id */
 extern const struct view_ops tui_assess_view;        /* arg: the assessment id */
 
@@ -206,11 +206,11 @@ struct tui_menu_item {
 };
 int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, int multi,
     int current);
-/* The vendor screen's export dialog (tui-export.c). */
+/* The vendor screen's export dialog (export.c). */
 int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
-/* Asks for a bundle directory and shows what "verify" finds (tui-export.c). */
+/* Asks for a bundle directory and shows what "verify" finds (export.c). */
 int tui_verify_dialog(struct tui *t, struct aerr *err);
-/* Probes (tui-probe-runs.c, tui-probe-run.c, tui-evidence.c); arg: an endpoint id, a run id,
+/* Probes (probe-runs.c, probe-run.c, evidence.c); arg: an endpoint id, a run id,
  * a finding id. */
 extern const struct view_ops tui_probe_runs_view;
 extern const struct view_ops tui_probe_run_view;

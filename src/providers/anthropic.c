@@ -1,5 +1,5 @@
 /*
- * provider-anthropic.c: Anthropic's Messages API. The endpoint URL is the
+ * providers/anthropic.c: Anthropic's Messages API. The endpoint URL is the
  * API origin (https://api.anthropic.com); the key goes in x-api-key with
  * anthropic-version (option "anthropic-version", default 2023-06-01).
  * Streams are typed events: message_start carries the input tokens,

@@ -1,5 +1,5 @@
 /*
- * tui-dashboard.c: the first screen once there is data — vendors by
+ * tui/dashboard.c: the first screen once there is data — vendors by
  * rating, open incidents with their nearest notification deadline, recent
  * probe runs with their worst finding, and assessments waiting for review.
  * Each row opens the record behind it. On a wide terminal the four

@@ -1,5 +1,5 @@
 /*
- * provider-openai.c: the OpenAI chat completions API, also spoken by vLLM,
+ * providers/openai.c: the OpenAI chat completions API, also spoken by vLLM,
  * SGLang, llama.cpp, Ollama's /v1, Together, Groq and Cloudflare's /ai/v1.
  * The endpoint URL is the API base including /v1. Bodies follow OpenAI's
  * openapi.yaml 2.3.0 (CreateChatCompletionRequest). The output limit goes in

@@ -1,5 +1,5 @@
 /*
- * tui-assess.c: the assessment screen — sections on the left, their
+ * tui/assess.c: the assessment screen — sections on the left, their
  * questions on the right, the selected question in full below. Enter
  * answers (choices from a menu, other types in a field checked as typed),
  * n jumps to the next unanswered question, N edits the note, f attaches

@@ -1,5 +1,5 @@
 /*
- * provider-gemini.c: Google's Gemini API. The endpoint URL is the API origin
+ * providers/gemini.c: Google's Gemini API. The endpoint URL is the API origin
  * (https://generativelanguage.googleapis.com, "/v1beta" is added unless
  * present); the key goes in x-goog-api-key. generateContent answers JSON,
  * streamGenerateContent?alt=sse a stream of the same objects; usage is

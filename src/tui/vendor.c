@@ -1,5 +1,5 @@
 /*
- * tui-vendor.c: one vendor — its fields and its endpoints. Endpoints are
+ * tui/vendor.c: one vendor — its fields and its endpoints. Endpoints are
  * added and changed through the CLI's own commands; credential references
  * are checked as they are typed, and a literal secret is refused.
  */

@@ -1,5 +1,5 @@
 /*
- * tui-assessments.c: one vendor's assessments, reached with s from the
+ * tui/assessments.c: one vendor's assessments, reached with s from the
  * vendor screen. Enter opens an assessment; a starts a new one against a
  * questionnaire picked from a menu, through the CLI's own assess start.
  */

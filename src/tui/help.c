@@ -1,5 +1,5 @@
 /*
- * tui-help.c: two read-only screens — the ? help, generated from the key
+ * tui/help.c: two read-only screens — the ? help, generated from the key
  * table and the requests the screen below handles, and a text pager for
  * command output and long texts.
  */

@@ -1,5 +1,5 @@
 /*
- * provider-cloudflare.c: Cloudflare Workers AI's native API,
+ * providers/cloudflare.c: Cloudflare Workers AI's native API,
  * POST /client/v4/accounts/ACCOUNT/ai/run/MODEL with a bearer token. The
  * endpoint URL is either the API origin with the option "account", or the
  * account's .../ai base. Answers come in Cloudflare's envelope

@@ -1,5 +1,5 @@
 /*
- * tui-vendors.c: the vendor list — the first screen until the dashboard
+ * tui/vendors.c: the vendor list — the first screen until the dashboard
  * has data to show. Adding, editing and archiving run the CLI's own
  * commands, so the screen and the CLI validate and word things alike.
  */

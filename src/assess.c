@@ -55,6 +55,11 @@ assessment_free(struct assessment *a)
 		free(a->answers[i].note);
 		free(a->answers[i].actor);
 		free(a->answers[i].updated_at);
+		for (int k = 0; k < a->answers[i].nfiles; k++) {
+			free(a->answers[i].files[k].name);
+			free(a->answers[i].files[k].sha256);
+		}
+		free(a->answers[i].files);
 	}
 	free(a->answers);
 	free(a->asked);
@@ -67,6 +72,33 @@ assessment_free(struct assessment *a)
 	free(a->approved_at);
 	free(a->reviewer);
 	free(a);
+}
+
+/* Each answer's evidence files, so every view of an answer can name them. */
+static int
+answer_files_load(sqlite3 *db, struct assessment *a, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT ae.question_id, e.id, e.original_name, e.size, "
+	    "e.sha256 FROM answer_evidence ae JOIN evidence e ON e.id = ae.evidence_id "
+	    "WHERE ae.assessment_id = ? ORDER BY e.id", "i", a->id);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		int qi = questionnaire_find(a->q, col_text(st, 0));
+		struct answer *an;
+
+		if (qi < 0)
+			continue;
+		an = &a->answers[qi];
+		an->files = xrealloc(an->files, (size_t)(an->nfiles + 1) * sizeof *an->files);
+		an->files[an->nfiles++] = (struct answer_file){
+			.evidence_id = sqlite3_column_int64(st, 1), .size = sqlite3_column_int64(st, 3),
+			.name = xstrdup(col_text(st, 2)), .sha256 = xstrdup(col_text(st, 4)),
+		};
+	}
+	sqlite3_finalize(st);
+	return 0;
 }
 
 int
@@ -123,6 +155,10 @@ assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *e
 		a->answers[qi].updated_at = xstrdup(col_text(st, 4));
 	}
 	sqlite3_finalize(st);
+	if (answer_files_load(db, a, err) != 0) {
+		assessment_free(a);
+		return err->code;
+	}
 	assessment_update_asked(a);
 	*out = a;
 	return 0;
@@ -917,6 +953,10 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 			    "(unanswered)" : "(not asked)"));
 			if (an->note != NULL)
 				buf_printf(out, "  %-8s %-32s note: %s\n", "", "", an->note);
+			for (int k = 0; k < an->nfiles; k++)
+				buf_printf(out, "  %-8s %-32s evidence %lld: %s (%lld bytes, sha256 %.12s)\n", "", "",
+				    (long long)an->files[k].evidence_id, an->files[k].name,
+				    (long long)an->files[k].size, an->files[k].sha256);
 			free(text);
 		}
 	}

@@ -119,6 +119,32 @@ table(struct buf *b, const cJSON *rows, const char *const *titles, const char *c
 	buf_adds(b, "\n");
 }
 
+/* The answers of an assessment, with the files attached to each as the bundle
+ * stores them (evidence/...), or by name when the bundle left one out. */
+static void
+answers_table(struct buf *b, const cJSON *answers)
+{
+	static const char *const keys[] = { "question_id", "value", "note", "actor", "updated_at", NULL };
+	const cJSON *r, *e;
+
+	buf_adds(b, "| Question | Answer | Note | By | At | Evidence |\n|---|---|---|---|---|---|\n");
+	cJSON_ArrayForEach(r, answers) {
+		buf_adds(b, "|");
+		for (int i = 0; keys[i] != NULL; i++)
+			cell(b, cJSON_GetObjectItem(r, keys[i]));
+		buf_adds(b, " ");
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(r, "evidence")) == 0)
+			cell_text(b, NULL);
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(r, "evidence")) {
+			if (e != cJSON_GetObjectItem(r, "evidence")->child)
+				buf_adds(b, ", ");
+			cell_text(b, s_of(e, "file") ? s_of(e, "file") : s_of(e, "original_name"));
+		}
+		buf_adds(b, " |\n");
+	}
+	buf_adds(b, "\n");
+}
+
 static const char *const finding_titles[] = { "Severity", "Code", "Probe", "Run", "Message", NULL };
 static const char *const finding_keys[] = { "severity", "code", "probe", "run_id", "message", NULL };
 static const char *const claim_titles[] = { "Question", "Vendor's answer", "Endpoint", "Claim",
@@ -148,8 +174,6 @@ report_markdown(const cJSON *rep)
 		"SHA-256 of the file", NULL };
 	static const char *const ex_k[] = { "evidence_id", "probe", "seq", "tenant", "status", "file",
 		"file_sha256", NULL };
-	static const char *const ans_t[] = { "Question", "Answer", "Note", "By", "At", NULL };
-	static const char *const ans_k[] = { "question_id", "value", "note", "actor", "updated_at", NULL };
 	static const char *const tl_t[] = { "When (UTC)", "Kind", "Who", "What", NULL };
 	static const char *const tl_k[] = { "at_utc", "kind", "actor", "text", NULL };
 	static const char *const clock_t[] = { "Clock", "State", "Due", "Stopped", "Why", NULL };
@@ -247,7 +271,7 @@ report_markdown(const cJSON *rep)
 		    s_of(x, "submitted_at") ? s_of(x, "submitted_at") : "—",
 		    s_of(x, "approved_at") ? s_of(x, "approved_at") : "—",
 		    s_of(x, "reviewer") ? esc(&pool, s_of(x, "reviewer")) : "—");
-		table(&b, cJSON_GetObjectItem(x, "answers"), ans_t, ans_k);
+		answers_table(&b, cJSON_GetObjectItem(x, "answers"));
 	}
 	buf_adds(&b, "## Incidents\n\n");
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "incidents")) == 0)

@@ -397,6 +397,17 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 			snprintf(line, sizeof line, "Note: %s", a->answers[qi].note);
 			tui_put(w, y++, 1, cols - 2, line);
 		}
+		if (a->answers[qi].nfiles > 0) {
+			struct buf b;
+
+			buf_init(&b);
+			for (int k = 0; k < a->answers[qi].nfiles; k++)
+				buf_printf(&b, "%s%s (%lld bytes, sha256 %.12s)", k ? ", " : "Evidence: ",
+				    a->answers[qi].files[k].name, (long long)a->answers[qi].files[k].size,
+				    a->answers[qi].files[k].sha256);
+			tui_put(w, y++, 1, cols - 2, b.data);
+			buf_free(&b);
+		}
 		if (!a->asked[qi] && qq->dep >= 0) {
 			char *vals = answer_to_text(NULL, qq->dep_values);
 
@@ -431,6 +442,39 @@ answer(struct tui *t, const struct assessment_answer_input *in, struct aerr *err
 	tui_changed(t);
 	tui_status(t, 0, "%s", res.message);
 	free(res.message);
+	return 0;
+}
+
+/* Attaches the picked file and says which file went where, by name, size and
+ * digest, or that this very file is on the answer already. */
+static int
+attach(struct tui *t, struct assess_state *s, const struct assessment_answer_input *in,
+    struct aerr *err)
+{
+	struct assessment_answer_result res = { 0 };
+	const char *path = in->files[0], *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const struct answer *an = &s->a->answers[cur_question(s)];
+	struct buf b;
+	char sha[65];
+	int had = 0;
+
+	if (read_regular_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
+		return aerr_prefix(err, "evidence file");
+	sha256_hex(b.data, b.len, sha);
+	for (int k = 0; k < an->nfiles; k++)
+		had |= strcmp(an->files[k].sha256, sha) == 0;
+	if (assessment_answer(t->av->db, t->av->actor, in, &res, err) != 0) {
+		buf_free(&b);
+		return err->code;
+	}
+	free(res.message);
+	tui_changed(t);
+	if (had)
+		tui_status(t, 0, "%s is attached to %s already (sha256 %.12s)", base, in->question, sha);
+	else
+		tui_status(t, 0, "attached %s (%zu bytes, sha256 %.12s) to %s", base, b.len, sha,
+		    in->question);
+	buf_free(&b);
 	return 0;
 }
 
@@ -578,7 +622,7 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 
 		if (!tui_pick_file(t, "Attach evidence to this answer", text, sizeof text))
 			return 0;
-		return answer(t, &in, err);
+		return attach(t, s, &in, err);
 	}
 	case REQ_HISTORY: {
 		struct buf out;

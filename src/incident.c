@@ -29,6 +29,30 @@ const char *const incident_entry_kinds[] = {
 	"mitigation", "verification", "status-change", NULL
 };
 
+static const char *const severity_words[] = { "low", "medium", "high", "critical" };
+
+const char *
+incident_severity_word(int64_t severity)
+{
+	return severity >= 1 && severity <= INCIDENT_SEVERITY_MAX ? severity_words[severity - 1] : "?";
+}
+
+void
+incident_severity_text(int64_t severity, char *out, size_t n)
+{
+	snprintf(out, n, "%lld (%s; %d = most severe)", (long long)severity,
+	    incident_severity_word(severity), INCIDENT_SEVERITY_MAX);
+}
+
+int64_t
+incident_severity_of_finding(const char *finding_severity)
+{
+	for (int i = 0; i < INCIDENT_SEVERITY_MAX; i++)
+		if (strcmp(finding_severity, severity_words[i]) == 0)
+			return i + 1;
+	return 1;   /* info */
+}
+
 #define MAX_ENTRY_TEXT 20000
 #define FUTURE_SLACK_MS ((int64_t)5 * 60 * 1000)
 

@@ -134,6 +134,7 @@ journey() {
 	tui_keys Enter
 	tui_wait "Incident 1 (new)"; ok $? "$size: the incident opens"
 	like "$(tui_screen)" "hipaa-individuals +running +due" "$size: its notification clocks run"
+	like "$(tui_screen)" "Severity: 4 \(critical; 4 = most severe\)" "$size: a critical finding opens it at severity 4"
 	run incident show 1 --json
 	is "$(printf '%s' "$out" | jq -r '[.title, (.links | map(.object_type) | unique | join(","))] | join(" | ")')" \
 		"LEAK_CROSS_TENANT on Acme AI/prod | evidence,finding,run" "$size: linked to the finding, its run and evidence"

@@ -319,6 +319,18 @@ is "$(grep '^| retention_days |' "$T/beta/report.md" | sed 's/| [0-9T:.-]*Z |/| 
 ok "$(test -f "$T/beta/evidence/file-3-dpa.txt" && test -f "$T/beta/evidence/file-4-dpa_2.txt"; echo $?)" \
 	"and those paths are the files in the bundle"
 
+# ---- an encrypted key: the passphrase is asked for once per report, on the terminal ----
+. "$TESTS_SRCDIR/tui-lib.sh"
+printf 'open sesame\n' > "$T/encpw"
+AIVET_KEY_PASSWORD_FILE="$T/encpw" "$AIVET" key generate --name enc --kdf-cost interactive >/dev/null
+tui_start 100x30 report acme --out "$T/enc-report" --key enc
+tui_wait "passphrase for key enc:"; ok $? "report asks for the key's passphrase on the terminal"
+tui_type "open sesame"
+tui_keys Enter
+tui_wait "[exit 0]" 20; ok $? "and writes the report"
+is "$(tui_screen | grep -c 'passphrase')" 1 "asking once"
+tui_stop
+
 run verify "$T/nosuch"
 is "$rc" 2 "verify of a missing directory is a usage error"
 is "$errout" "aivet: $T/nosuch: not a directory" "and named"

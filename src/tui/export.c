@@ -218,6 +218,7 @@ export_unlock(struct export_ctx *c, const char *name, struct minisign_sec **sec,
 {
 	struct minisign_pub pub;
 	struct aerr e = { 0 };
+	const char *pwfile = getenv("AIVET_KEY_PASSWORD_FILE");
 	char title[160], *pw = NULL;
 	size_t pwlen = 0;
 	int exists = keystore_load_pub(name, &pub, &e) == 0, enc = 1, rc;
@@ -228,7 +229,7 @@ export_unlock(struct export_ctx *c, const char *name, struct minisign_sec **sec,
 		return aerr_set(err, AV_USAGE, "no signing key: create one or name another");
 	if (exists && keystore_sec_encrypted(name, &enc, err) != 0)
 		return err->code;
-	if (enc && getenv("AIVET_KEY_PASSWORD_FILE") != NULL) {
+	if (enc && pwfile != NULL && *pwfile != '\0') {
 		if (key_password("", 0, &pw, &pwlen, err) != 0)
 			return err->code;
 	} else if (enc) {

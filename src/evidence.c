@@ -151,3 +151,20 @@ finding_evidence_ids(sqlite3 *db, int64_t finding_id, char *summary, size_t n, i
 	sqlite3_finalize(st);
 	return 0;
 }
+
+int
+finding_leak_evidence(sqlite3 *db, int64_t finding_id, int64_t *id, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT max(fe.evidence_id) FROM finding_evidence fe "
+	    "JOIN evidence e ON e.id = fe.evidence_id JOIN blob b ON b.sha256 = e.sha256 "
+	    "WHERE fe.finding_id = ? AND b.encrypted = 0 AND "
+	    "json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') > 0", "i", finding_id);
+
+	*id = 0;
+	if (st == NULL)
+		return err->code;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return 0;
+}

@@ -1552,6 +1552,25 @@ questionnaire_lookup(sqlite3 *db, const char *ref, int64_t *row_id, struct aerr 
 }
 
 int
+questionnaire_ids(sqlite3 *db, int all, int64_t **ids, size_t *n, struct aerr *err)
+{
+	sqlite3_stmt *st = db_prepare(db, err, "SELECT id FROM questionnaire q WHERE ? OR version = "
+	    "(SELECT max(version) FROM questionnaire r WHERE r.qid = q.qid) ORDER BY qid, version",
+	    "i", (int64_t)all);
+
+	*ids = NULL;
+	*n = 0;
+	if (st == NULL)
+		return err->code;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int
 questionnaire_load(sqlite3 *db, int64_t row_id, struct questionnaire **out, struct aerr *err)
 {
 	sqlite3_stmt *st = db_prepare(db, err, "SELECT qid, version, source, bundled FROM questionnaire "

@@ -73,7 +73,7 @@ load_vendors(sqlite3 *db, int rows, struct dashboard *d, struct aerr *err)
 		assessment_free(a);
 	}
 	sqlite3_finalize(st);
-	/* A stable order among equals: the insertion sort this replaces kept it. */
+	/* Insertion sort, being stable, keeps equals in the order of their ids. */
 	for (int i = 1; i < d->nvendors; i++)
 		for (int j = i; j > 0 && worse_first(&d->vendors[j], &d->vendors[j - 1]) < 0; j--) {
 			struct dash_vendor tmp = d->vendors[j];

@@ -63,7 +63,7 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	const char *fail_on = "high";
 	int yes = 0, dry = 0, json = 0, c;
 	int64_t v, eid, run_id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *plan;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -192,7 +192,7 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
 	int json = 0, c, changed;
 	int64_t a, b;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *d;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -228,7 +228,7 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
 	int json = 0, c;
 	int64_t vid = 0;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -278,7 +278,7 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 } };
 	int json = 0, c;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *run, *runs;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

@@ -49,30 +49,30 @@ worse_first(const void *a, const void *b)
 }
 
 static int
-load_vendors(sqlite3 *db, int rows, struct dashboard *d, struct aerr *err)
+load_vendors(struct db *db, int rows, struct dashboard *d, struct aerr *err)
 {
 	int cap = 0, rated;
 	/* The newest assessment of each active vendor that has one. */
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.id, v.name, (SELECT a.id FROM assessment a "
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.id, v.name, (SELECT a.id FROM assessment a "
 	    "WHERE a.vendor_id = v.id ORDER BY a.created_at DESC, a.id DESC LIMIT 1) AS aid "
 	    "FROM vendor v WHERE v.status = 'active' AND aid IS NOT NULL ORDER BY v.id", NULL);
 
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		struct assessment *a;
 		struct assessment_score s;
 		struct aerr skip = { 0 };
 
 		/* An assessment that no longer loads is left out rather than hiding the rest. */
-		if (assessment_load(db, sqlite3_column_int64(st, 2), &a, &skip) != 0)
+		if (assessment_load(db, db_col_int64(st, 2), &a, &skip) != 0)
 			continue;
 		assessment_score(a, &s);
-		add_vendor(d, &cap, sqlite3_column_int64(st, 0), col_text(st, 1), s.rating, s.risk_score,
+		add_vendor(d, &cap, db_col_int64(st, 0), col_text(st, 1), s.rating, s.risk_score,
 		    a->status);
 		assessment_free(a);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	/* Insertion sort, being stable, keeps equals in the order of their ids. */
 	for (int i = 1; i < d->nvendors; i++)
 		for (int j = i; j > 0 && worse_first(&d->vendors[j], &d->vendors[j - 1]) < 0; j--) {
@@ -92,16 +92,16 @@ load_vendors(sqlite3 *db, int rows, struct dashboard *d, struct aerr *err)
 	    "ORDER BY v.name LIMIT ?", "i", (int64_t)(rows - rated));
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW)
-		add_vendor(d, &cap, sqlite3_column_int64(st, 0), col_text(st, 1), RATING_NOT_ASSESSED, 0, "");
-	sqlite3_finalize(st);
+	while (db_step(st) == DB_ROW)
+		add_vendor(d, &cap, db_col_int64(st, 0), col_text(st, 1), RATING_NOT_ASSESSED, 0, "");
+	db_finalize(st);
 	return 0;
 }
 
 static int
-load_reviews(sqlite3 *db, int rows, struct dashboard *d, struct aerr *err)
+load_reviews(struct db *db, int rows, struct dashboard *d, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT a.id, v.name, q.qid, a.round, a.submitted_at "
+	struct db_stmt *st = db_prepare(db, err, "SELECT a.id, v.name, q.qid, a.round, a.submitted_at "
 	    "FROM assessment a JOIN vendor v ON v.id = a.vendor_id JOIN questionnaire q ON "
 	    "q.id = a.questionnaire_id WHERE a.status = 'in_review' ORDER BY a.submitted_at LIMIT ?",
 	    "i", (int64_t)rows);
@@ -109,22 +109,22 @@ load_reviews(sqlite3 *db, int rows, struct dashboard *d, struct aerr *err)
 	if (st == NULL)
 		return err->code;
 	d->reviews = xcalloc((size_t)rows + 1, sizeof *d->reviews);
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		struct dash_review *r = &d->reviews[d->nreviews++];
 
-		r->id = sqlite3_column_int64(st, 0);
+		r->id = db_col_int64(st, 0);
 		snprintf(r->vendor, sizeof r->vendor, "%s", col_text(st, 1));
 		snprintf(r->questionnaire, sizeof r->questionnaire, "%s", col_text(st, 2));
-		r->round = sqlite3_column_int(st, 3);
+		r->round = db_col_int(st, 3);
 		snprintf(r->submitted_at, sizeof r->submitted_at, "%s", col_text(st, 4));
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 /* The open incidents, newest first (the list "incident list" prints is oldest first). */
 static int
-load_incidents(sqlite3 *db, int64_t now, int rows, struct dashboard *d, struct aerr *err)
+load_incidents(struct db *db, int64_t now, int rows, struct dashboard *d, struct aerr *err)
 {
 	cJSON *oldest_first;
 	int n;
@@ -140,7 +140,7 @@ load_incidents(sqlite3 *db, int64_t now, int rows, struct dashboard *d, struct a
 }
 
 int
-dashboard_load(sqlite3 *db, int64_t now, int rows, struct dashboard *d, struct aerr *err)
+dashboard_load(struct db *db, int64_t now, int rows, struct dashboard *d, struct aerr *err)
 {
 	cJSON *due;
 

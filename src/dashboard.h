@@ -43,7 +43,7 @@ struct dashboard {
 
 /* Reads the dashboard at now; rows bounds each list but the clocks.
  * dashboard_free() releases it, also after an error. */
-int dashboard_load(sqlite3 *db, int64_t now, int rows, struct dashboard *d, struct aerr *err);
+int dashboard_load(struct db *db, int64_t now, int rows, struct dashboard *d, struct aerr *err);
 void dashboard_free(struct dashboard *d);
 
 #endif

@@ -16,8 +16,8 @@ struct run_query {
 };
 /* The runs as "probe runs --json" prints them: [{id, endpoint ("VENDOR/NAME"),
  * status, started_at, findings, worst (a severity, or null)}]. */
-int probe_runs_json(sqlite3 *db, const struct run_query *q, cJSON **out, struct aerr *err);
+int probe_runs_json(struct db *db, const struct run_query *q, cJSON **out, struct aerr *err);
 /* How many findings a run has. */
-int probe_run_findings(sqlite3 *db, int64_t run_id, int64_t *n, struct aerr *err);
+int probe_run_findings(struct db *db, int64_t run_id, int64_t *n, struct aerr *err);
 
 #endif

@@ -222,7 +222,7 @@ choices_text(const cJSON *items, const char *empty)
 
 /* The vendor's probe runs, by id, as [{id, status, ...}]. */
 static cJSON *
-run_choices(sqlite3 *db, int64_t vendor_id)
+run_choices(struct db *db, int64_t vendor_id)
 {
 	struct aerr e = { 0 };
 	cJSON *arr;
@@ -234,7 +234,7 @@ run_choices(sqlite3 *db, int64_t vendor_id)
 
 /* The vendor's assessments, by id, as [{id, status}]. */
 static cJSON *
-assessment_choices(sqlite3 *db, int64_t vendor_id)
+assessment_choices(struct db *db, int64_t vendor_id)
 {
 	struct aerr e = { 0 };
 	cJSON *arr = cJSON_CreateArray();

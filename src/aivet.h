@@ -225,6 +225,9 @@ int evidence_add_file(struct db *db, const char *actor, const char *path, const 
  * message" (summary "" when there is no such finding); *ids is the caller's to free. */
 int finding_evidence_ids(struct db *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
     size_t *nids, struct aerr *err);
+/* The newest exchange a finding cites whose response held other tenants'
+ * canaries (readable, not sealed), or 0 when none did. */
+int finding_leak_evidence(struct db *db, int64_t finding_id, int64_t *id, struct aerr *err);
 
 /* ---- Markdown (report-md.c) ---- */
 /* Appends s for a Markdown table cell or line: control characters escaped

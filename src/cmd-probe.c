@@ -21,6 +21,7 @@
 #include "probe.h"
 #include "evidence-key.h"
 #include "run-format.h"
+#include "run-query.h"
 
 extern const struct cmd_entry cmd_probe_entry;
 
@@ -228,7 +229,6 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0, c;
 	int64_t vid = 0;
 	struct db *db;
-	struct db_stmt *st;
 	cJSON *arr;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -243,26 +243,8 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (optind < argc && vendor_lookup(db, argv[optind], &vid, err) != 0)
 		return err->code;
-	st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.status, r.started_at, "
-	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
-	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
-	    "severity_rank(f.severity) DESC LIMIT 1) FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
-	    "JOIN vendor v ON v.id = e.vendor_id WHERE ? = 0 OR v.id = ? ORDER BY r.id", "ii", vid, vid);
-	if (st == NULL)
+	if (probe_runs_json(db, &(struct run_query){ .vendor_id = vid }, &arr, err) != 0)
 		return err->code;
-	arr = cJSON_CreateArray();
-	while (db_step(st) == DB_ROW) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
-		cJSON_AddStringToObject(o, "endpoint", col_text(st, 1));
-		cJSON_AddStringToObject(o, "status", col_text(st, 2));
-		cJSON_AddStringToObject(o, "started_at", col_text(st, 3));
-		cJSON_AddNumberToObject(o, "findings", (double)db_col_int64(st, 4));
-		json_add_str(o, "worst", db_col_type(st, 5) == DB_NULL ? NULL : col_text(st, 5));
-		cJSON_AddItemToArray(arr, o);
-	}
-	db_finalize(st);
 	if (json) {
 		json_emit(arr);
 		return 0;

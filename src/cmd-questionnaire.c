@@ -77,7 +77,8 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int json = 0, all = 0;
 	struct db *db;
-	struct db_stmt *st;
+	int64_t *ids;
+	size_t nids;
 	cJSON *arr;
 
 	if (parse_flags(argc, argv, list_usage, &json, &all, err) != 0)
@@ -86,21 +87,18 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
-	st = db_prepare(db, err, "SELECT id FROM questionnaire q WHERE ? OR version = "
-	    "(SELECT max(version) FROM questionnaire r WHERE r.qid = q.qid) ORDER BY qid, version",
-	    "i", (int64_t)all);
-	if (st == NULL)
+	if (questionnaire_ids(db, all, &ids, &nids, err) != 0)
 		return err->code;
 	arr = cJSON_CreateArray();
 	if (!json)
 		printf("%-28s %-7s %-9s %-7s %s\n", "QUESTIONNAIRE", "VERSION", "QUESTIONS", "BUNDLED",
 		    "TITLE");
-	while (db_step(st) == DB_ROW) {
+	for (size_t i = 0; i < nids; i++) {
 		struct questionnaire *q;
 		struct db_stmt *meta;
 
-		if (questionnaire_load(db, db_col_int64(st, 0), &q, err) != 0) {
-			db_finalize(st);
+		if (questionnaire_load(db, ids[i], &q, err) != 0) {
+			free(ids);
 			cJSON_Delete(arr);
 			return err->code;
 		}
@@ -126,7 +124,7 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		questionnaire_free(q);
 	}
-	db_finalize(st);
+	free(ids);
 	if (json)
 		json_emit(arr);
 	else

@@ -151,3 +151,20 @@ finding_evidence_ids(struct db *db, int64_t finding_id, char *summary, size_t n,
 	db_finalize(st);
 	return 0;
 }
+
+int
+finding_leak_evidence(struct db *db, int64_t finding_id, int64_t *id, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT max(fe.evidence_id) FROM finding_evidence fe "
+	    "JOIN evidence e ON e.id = fe.evidence_id JOIN blob b ON b.sha256 = e.sha256 "
+	    "WHERE fe.finding_id = ? AND b.encrypted = 0 AND "
+	    "json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') > 0", "i", finding_id);
+
+	*id = 0;
+	if (st == NULL)
+		return err->code;
+	if (db_step(st) == DB_ROW && db_col_type(st, 0) != DB_NULL)
+		*id = db_col_int64(st, 0);
+	db_finalize(st);
+	return 0;
+}

@@ -28,7 +28,11 @@ cmp_due(const void *a, const void *b)
 
 	if (x->due_ms != y->due_ms)
 		return x->due_ms < y->due_ms ? -1 : 1;
-	return x->incident < y->incident ? -1 : x->incident > y->incident;
+	if (x->incident != y->incident)
+		return x->incident < y->incident ? -1 : 1;
+	/* One incident's clocks due at once (HIPAA's individuals, HHS and media notices
+	 * of a large breach) keep the order of the rules, whatever qsort does with equals. */
+	return clock_index(x->copy.id) - clock_index(y->copy.id);
 }
 
 static void

@@ -1552,6 +1552,25 @@ questionnaire_lookup(struct db *db, const char *ref, int64_t *row_id, struct aer
 }
 
 int
+questionnaire_ids(struct db *db, int all, int64_t **ids, size_t *n, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT id FROM questionnaire q WHERE ? OR version = "
+	    "(SELECT max(version) FROM questionnaire r WHERE r.qid = q.qid) ORDER BY qid, version",
+	    "i", (int64_t)all);
+
+	*ids = NULL;
+	*n = 0;
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
+		(*ids)[(*n)++] = db_col_int64(st, 0);
+	}
+	db_finalize(st);
+	return 0;
+}
+
+int
 questionnaire_load(struct db *db, int64_t row_id, struct questionnaire **out, struct aerr *err)
 {
 	struct db_stmt *st = db_prepare(db, err, "SELECT qid, version, source, bundled FROM questionnaire "

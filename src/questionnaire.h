@@ -104,6 +104,9 @@ int questionnaire_store(struct db *db, const char *actor, struct questionnaire *
     size_t len, int64_t *row_id, struct aerr *err);
 /* "QID" (newest version) or "QID@VERSION" -> questionnaire row id. */
 int questionnaire_lookup(struct db *db, const char *ref, int64_t *row_id, struct aerr *err);
+/* The row ids of the newest version of each questionnaire (every version with
+ * all), by id and version, as "questionnaire list" shows them; *ids is the caller's to free. */
+int questionnaire_ids(struct db *db, int all, int64_t **ids, size_t *n, struct aerr *err);
 int questionnaire_load(struct db *db, int64_t row_id, struct questionnaire **out, struct aerr *err);
 
 /* ---- answer values (stored as JSON text in answer.value) ---- */

@@ -37,8 +37,7 @@ static int
 evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 {
 	struct evidence_state *s = xcalloc(1, sizeof *s);
-	struct db_stmt *st;
-	int64_t *ids;
+	int64_t *ids, leak;
 	size_t n;
 
 	v->state = s;
@@ -54,17 +53,11 @@ evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	 * held others' canaries, else the last cited (usually the answer; the first is often
 	 * the victim's request). */
 	s->cur = s->n - 1;
-	st = db_prepare(t->av->db, err, "SELECT max(fe.evidence_id) FROM finding_evidence fe "
-	    "JOIN evidence e ON e.id = fe.evidence_id JOIN blob b ON b.sha256 = e.sha256 "
-	    "WHERE fe.finding_id = ? AND b.encrypted = 0 AND "
-	    "json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') > 0", "i", s->finding_id);
-	if (st == NULL)
+	if (finding_leak_evidence(t->av->db, s->finding_id, &leak, err) != 0)
 		return err->code;
-	if (db_step(st) == DB_ROW && db_col_type(st, 0) != DB_NULL)
-		for (int i = 0; i < s->n; i++)
-			if (s->ids[i] == db_col_int64(st, 0))
-				s->cur = i;
-	db_finalize(st);
+	for (int i = 0; i < s->n; i++)
+		if (s->ids[i] == leak)
+			s->cur = i;
 	return 0;
 }
 

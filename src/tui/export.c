@@ -16,6 +16,7 @@
 #include "report.h"
 #include "assess.h"
 #include "incident.h"
+#include "run-query.h"
 
 enum { F_ASSESSMENT, F_RUNS, F_INCIDENT, F_KEY, F_OUT, F_COUNT };
 
@@ -219,23 +220,15 @@ choices_text(const cJSON *items, const char *empty)
 	return buf_steal(&b);
 }
 
-/* The vendor's probe runs, by id, as [{id, status}]. */
+/* The vendor's probe runs, by id, as [{id, status, ...}]. */
 static cJSON *
 run_choices(struct db *db, int64_t vendor_id)
 {
 	struct aerr e = { 0 };
-	struct db_stmt *st = db_prepare(db, &e, "SELECT r.id, r.status FROM probe_run r JOIN endpoint e "
-	    "ON e.id = r.endpoint_id WHERE e.vendor_id = ? ORDER BY r.id", "i", vendor_id);
-	cJSON *arr = cJSON_CreateArray();
+	cJSON *arr;
 
-	while (st != NULL && db_step(st) == DB_ROW) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
-		cJSON_AddStringToObject(o, "status", col_text(st, 1));
-		cJSON_AddItemToArray(arr, o);
-	}
-	db_finalize(st);
+	if (probe_runs_json(db, &(struct run_query){ .vendor_id = vendor_id }, &arr, &e) != 0)
+		arr = cJSON_CreateArray();
 	return arr;
 }
 

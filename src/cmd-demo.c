@@ -159,7 +159,7 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 	int rc;
 
 	snprintf(ctx, sizeof ctx, "%lld", (long long)context);
-	if (vendor_lookup(av_db(av, err), "demo-vendor", &id, err) != 0) {
+	if (target_resolve(av_db(av, err), TARGET_VENDOR, "demo-vendor", &id, err) != 0) {
 		char *argv[] = { "vendor", "add", "demo-vendor", "--criticality", "4", "--notes",
 			"simulated inference vendor of aivet demo", NULL };
 
@@ -167,7 +167,7 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 		if (run_quiet(av, argv, err) != 0)
 			goto out;
 	}
-	if (endpoint_lookup(av->db, "demo-vendor/chat", &id, err) != 0) {
+	if (target_resolve(av->db, TARGET_ENDPOINT, "demo-vendor/chat", &id, err) != 0) {
 		char *argv[] = { "endpoint", "add", "demo-vendor", "--name", "chat", "--api", "openai",
 			"--url", base, "--model", "aivet-sim-1", "--context", ctx,
 			"--credential", "alice=env:AIVET_DEMO_KEY_ALICE",
@@ -183,7 +183,7 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 		if (run_quiet(av, argv, err) != 0)
 			goto out;
 	}
-	rc = endpoint_lookup(av->db, "demo-vendor/chat", eid, err);
+	rc = target_resolve(av->db, TARGET_ENDPOINT, "demo-vendor/chat", eid, err);
 	free(base);
 	return rc;
 out:

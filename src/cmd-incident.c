@@ -192,7 +192,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "unexpected argument '%s'", argv[ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (o.vendor != NULL && vendor_lookup(db, o.vendor, &vendor_id, err) != 0)
+	if (o.vendor != NULL && target_resolve(db, TARGET_VENDOR, o.vendor, &vendor_id, err) != 0)
 		return err->code;
 	if (incident_list_json(db, vendor_id, o.open_only, now_ms(), &arr, err) != 0)
 		return err->code;

@@ -66,7 +66,6 @@ key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (keystore_generate(name, !nopw, cost, &pub, err) != 0)
 		return err->code;
 	print_key_created("generated", name, &pub, !nopw);
-	(void)av;
 	return 0;
 }
 
@@ -112,7 +111,6 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	secbuf_free(&kb);
 	if (rc == 0)
 		print_key_created("imported", name, &pub, enc);
-	(void)av;
 	return rc;
 }
 
@@ -304,7 +302,6 @@ key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
 	char *tc, *out;
 	int c, rc;
 
-	(void)av;
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'k')
@@ -352,7 +349,6 @@ key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct buf b, line, text;
 	int c, rc = 0;
 
-	(void)av;
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'n')

@@ -220,7 +220,6 @@ q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct questionnaire *q;
 	struct buf b;
 
-	(void)av;
 	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
 	if (ind != argc - 1)

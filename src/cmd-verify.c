@@ -24,7 +24,6 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct verify_result res;
 	int c, json = 0;
 
-	(void)av;
 	opt_begin(&op, av, argc, argv);
 	while ((c = opt_next(&op, err)) > 0) {
 		if (c == 'k')

@@ -209,55 +209,94 @@ usage_error(const struct aivet *av, struct aerr *err, const char *fmt, ...)
 	return AV_USAGE;
 }
 
-/* The options, one a line, their help aligned after the longest "--name ARG"
- * that fits; a longer one has its help on the next line. */
+/* Two columns, as git and tmux print them: each left text (an option and its
+ * argument, a subcommand and its targets) with its help aligned after the
+ * longest that fits, a longer one with its help on the next line; help text
+ * wraps at 80 columns under itself. */
 static void
-print_opts(FILE *out, const struct opt *opts)
+print_rows(FILE *out, char **left, const char **help, int n)
 {
-	enum { MAXW = 26 };
+	enum { MAXW = 28, COLS = 80 };
 	int w = 0;
-	struct buf b;
 
-	buf_init(&b);
-	for (const struct opt *o = opts; o != NULL && o->name != NULL; o++) {
-		b.len = 0;
-		opt_words(&b, o);
-		if ((int)b.len > w && b.len <= MAXW)
-			w = (int)b.len;
-	}
-	for (const struct opt *o = opts; o != NULL && o->name != NULL; o++) {
-		b.len = 0;
-		b.data[0] = '\0';
-		opt_words(&b, o);
-		if ((int)b.len > w)
-			fprintf(out, "  %s\n  %-*s  %s\n", b.data, w, "", o->help);
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(left[i]) > w && strlen(left[i]) <= MAXW)
+			w = (int)strlen(left[i]);
+	for (int i = 0; i < n; i++) {
+		const char *h = help[i];
+		int room = COLS - (w + 4);
+
+		if ((int)strlen(left[i]) > w)
+			fprintf(out, "  %s\n  %-*s  ", left[i], w, "");
 		else
-			fprintf(out, "  %-*s  %s\n", w, b.data, o->help);
+			fprintf(out, "  %-*s  ", w, left[i]);
+		while ((int)strlen(h) > room) {
+			int cut = room;
+
+			while (cut > 0 && h[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				break;
+			fprintf(out, "%.*s\n%*s", cut, h, w + 4, "");
+			h += cut + 1;
+		}
+		fprintf(out, "%s\n", h);
 	}
-	buf_free(&b);
 }
 
 static void
+print_opts(FILE *out, const struct opt *opts)
+{
+	char *left[OPT_MAX];
+	const char *help[OPT_MAX];
+	int n = 0;
+
+	for (const struct opt *o = opts; o != NULL && o->name != NULL && n < OPT_MAX; o++, n++) {
+		struct buf b;
+
+		buf_init(&b);
+		opt_words(&b, o);
+		left[n] = buf_steal(&b);
+		help[n] = o->help;
+	}
+	print_rows(out, left, help, n);
+	for (int i = 0; i < n; i++)
+		free(left[i]);
+}
+
+/* A command's help: its usage line and summary, then its subcommands (each
+ * with its targets; its own --help has the rest) or its options. */
+static void
 print_help(FILE *out, const struct cmd_entry *e, const char *path)
 {
+	char *left[32];
+	const char *help[32];
+	int n = 0;
 	struct buf u;
 
 	buf_init(&u);
 	entry_usage(e, path, &u);
 	fprintf(out, "usage: aivet %s\n\n%s\n", u.data, e->summary);
-	for (const struct cmd_entry *s = e->subs; s != NULL && s->name != NULL; s++) {
-		char sub[64];
+	buf_free(&u);
+	for (const struct cmd_entry *s = e->subs; s != NULL && s->name != NULL && n < 32; s++, n++) {
+		const char *more = s->targets != NULL ? s->targets : s->subs != NULL ? "..." : NULL;
 
-		snprintf(sub, sizeof sub, "%s %s", path, s->name);
-		u.len = 0;
-		entry_usage(s, sub, &u);
-		fprintf(out, "%s  %-60s %s\n", s == e->subs ? "\n" : "", u.data, s->summary);
+		left[n] = more != NULL ? xasprintf("%s %s %s", path, s->name, more) :
+		    xasprintf("%s %s", path, s->name);
+		help[n] = s->summary;
 	}
+	if (n > 0) {
+		fputs("\n", out);
+		print_rows(out, left, help, n);
+	}
+	for (int i = 0; i < n; i++)
+		free(left[i]);
 	if (e->opts != NULL && e->opts[0].name != NULL) {
 		fputs("\noptions:\n", out);
 		print_opts(out, e->opts);
 	}
-	buf_free(&u);
+	if (n > 0)
+		fprintf(out, "\n'aivet %s SUBCOMMAND --help' shows a subcommand's options.\n", path);
 }
 
 void

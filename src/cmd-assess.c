@@ -308,9 +308,9 @@ assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int c;
 
 	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		reviewer = p.arg;
-	}
+	while ((c = opt_next(&p, err)) > 0)
+		if (c == 'r')
+			reviewer = p.arg;
 	if (c < 0)
 		return err->code;
 	if (argc - p.ind != 1)

@@ -1,8 +1,11 @@
 /*
- * commands.c: the one table of commands, and the dispatch and help helpers
- * they share. A command is a file src/cmd-NAME.c exporting a struct
- * cmd_entry; adding one means adding its line here and in Makefile.am.
- * The cross-checks of "audit verify" are registered here too.
+ * commands.c: the one table of commands, and what every command shares:
+ * dispatch to subcommands, the option parser that walks a command's declared
+ * options, the usage line and --help made from those declarations, and the
+ * resolver of VENDOR and VENDOR/NAME targets. A command is a file
+ * src/cmd-NAME.c exporting a struct cmd_entry; adding one means adding its
+ * line here and in Makefile.am. The cross-checks of "audit verify" are
+ * registered here too.
  */
 #include "config.h"
 
@@ -429,6 +432,8 @@ opt_next(struct opt_parser *p, struct aerr *err)
 		if (sibling_option(p->av, word))
 			usage_error(p->av, err, "--%.*s is not an option here", (int)strcspn(word + 2, "="),
 			    word + 2);
+		else if (optopt != 0)   /* a single letter, perhaps inside "-xyz" */
+			usage_error(p->av, err, "unknown option '-%c'", optopt);
 		else
 			usage_error(p->av, err, "unknown option '%s'", word);
 		return -1;

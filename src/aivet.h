@@ -112,7 +112,7 @@ enum {
 
 struct opt {
 	const char *name;   /* the long name without "--"; NULL ends the table */
-	int id;             /* what opt_next() returns for it: > 0, unique in the table */
+	int id;             /* what opt_next() returns for it: > 0, unique in the table, not : or ? */
 	const char *arg;    /* the argument's name as usage shows it ("0-4", "USD"); NULL: a flag */
 	const char *help;   /* one line for --help */
 	unsigned flags;     /* OPT_* above */

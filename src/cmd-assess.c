@@ -13,10 +13,10 @@
 #include "assess.h"
 #include "rating.h"
 
-static sqlite3 *
+static struct db *
 db_ready(struct aivet *av, struct aerr *err)
 {
-	sqlite3 *db = av_db(av, err);
+	struct db *db = av_db(av, err);
 
 	if (db != NULL && questionnaires_sync(db, av->actor, err) != 0)
 		return NULL;
@@ -47,7 +47,7 @@ static int
 assess_start(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int ind;
-	sqlite3 *db;
+	struct db *db;
 	int64_t vendor, qrow, id;
 	struct assessment *a;
 
@@ -74,7 +74,7 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int c, nfiles = 0, set_note = 0, clear = 0, rc = 0;
 	struct assessment_answer_input in;
 	struct assessment_answer_result res = { 0 };
-	sqlite3 *db;
+	struct db *db;
 
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0) {
@@ -153,7 +153,7 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct assessment *a;
 	int json = 0;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *o;
 
 	if (parse_id_json(av, argc, argv, 1, "exactly one ASSESSMENT", &json, &ind, err) != 0)
@@ -180,7 +180,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int json = 0, c;
 	int64_t vendor = 0;
-	sqlite3 *db;
+	struct db *db;
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
@@ -254,7 +254,7 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct assessment *a;
 	int json = 0, qi;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr;
 
 	if (parse_id_json(av, argc, argv, 2, "an ASSESSMENT and a QUESTION", &json, &ind, err) != 0)
@@ -287,7 +287,7 @@ assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int ind;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 
 	if (parse_id_json(av, argc, argv, 1, "exactly one ASSESSMENT", NULL, &ind, err) != 0)
 		return err->code;
@@ -304,7 +304,7 @@ assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	const char *reviewer = NULL;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	int c;
 
 	opt_begin(&p, av, argc, argv);
@@ -331,7 +331,7 @@ assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int ind;
 	int64_t id, new_id;
-	sqlite3 *db;
+	struct db *db;
 
 	if (parse_id_json(av, argc, argv, 1, "exactly one ASSESSMENT", NULL, &ind, err) != 0)
 		return err->code;
@@ -354,7 +354,7 @@ assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct assessment *a;
 	struct buf b;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	int c, rc;
 
 	opt_begin(&p, av, argc, argv);
@@ -393,7 +393,7 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct assessment *a;
 	struct buf problems;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	int changed = 0, rc;
 
 	if (parse_id_json(av, argc, argv, 2, "an ASSESSMENT and a FILE", NULL, &ind, err) != 0)

@@ -170,7 +170,7 @@ cmd_endpoint_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
 	struct opt_parser p;
-	sqlite3 *db = NULL;
+	struct db *db = NULL;
 	int64_t id;
 	int rc;
 
@@ -204,7 +204,7 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
 	struct opt_parser p;
-	sqlite3 *db;
+	struct db *db;
 	int64_t vid = 0;
 	cJSON *arr;
 
@@ -247,7 +247,7 @@ endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
 	struct opt_parser p;
-	sqlite3 *db;
+	struct db *db;
 	int64_t id;
 	cJSON *e;
 	struct buf out;
@@ -282,7 +282,7 @@ cmd_endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct endpoint_fields f = { 0 };
 	struct opt_parser p;
 	const struct endpoint_input *in = &f.in;
-	sqlite3 *db = NULL;
+	struct db *db = NULL;
 	int rc;
 
 	opt_begin(&p, av, argc, argv);
@@ -313,7 +313,7 @@ out:
 static int
 cmd_endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	sqlite3 *db;
+	struct db *db;
 
 	if (argc != 2 || argv[1][0] == '-')
 		return usage_error(av, err, "endpoint archive needs exactly one VENDOR/NAME");

@@ -183,7 +183,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int ind;
 	struct incident_opts o = { 0 };
 	int64_t vendor_id = 0;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr, *r;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
@@ -280,7 +280,7 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int ind;
 	struct incident_opts o = { 0 };
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *r, *x;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
@@ -526,7 +526,7 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	const char *probes = NULL;
 	int64_t id;
 	int c, json = 0, rc;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *details = NULL, *run;
 	struct opt_parser p;
 

@@ -33,7 +33,7 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	const char *fail_on = "high";
 	int yes = 0, dry = 0, json = 0, c;
 	int64_t v, eid, run_id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *plan;
 
 	opt_begin(&p, av, argc, argv);
@@ -159,7 +159,7 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	int json = 0, c, changed;
 	int64_t a, b;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *d;
 
 	opt_begin(&p, av, argc, argv);
@@ -194,8 +194,8 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	int json = 0, c;
 	int64_t vid = 0;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	cJSON *arr;
 
 	opt_begin(&p, av, argc, argv);
@@ -219,18 +219,18 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (st == NULL)
 		return err->code;
 	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *o = cJSON_CreateObject();
 
-		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
 		cJSON_AddStringToObject(o, "endpoint", col_text(st, 1));
 		cJSON_AddStringToObject(o, "status", col_text(st, 2));
 		cJSON_AddStringToObject(o, "started_at", col_text(st, 3));
-		cJSON_AddNumberToObject(o, "findings", (double)sqlite3_column_int64(st, 4));
-		json_add_str(o, "worst", sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5));
+		cJSON_AddNumberToObject(o, "findings", (double)db_col_int64(st, 4));
+		json_add_str(o, "worst", db_col_type(st, 5) == DB_NULL ? NULL : col_text(st, 5));
 		cJSON_AddItemToArray(arr, o);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (json) {
 		json_emit(arr);
 		return 0;
@@ -261,7 +261,7 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	int json = 0, c;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *run, *runs;
 
 	opt_begin(&p, av, argc, argv);

@@ -21,7 +21,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct report_opts o = { .retain_years = 6 };
 	const char *out = NULL, *key = "aivet";
 	struct report_export_result res;
-	sqlite3 *db;
+	struct db *db;
 	int c, json = 0;
 
 	opt_begin(&p, av, argc, argv);

@@ -68,7 +68,7 @@ cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct vendor_input f = { .criticality = 2 };
 	struct opt_parser p;
-	sqlite3 *db;
+	struct db *db;
 	int64_t id;
 
 	opt_begin(&p, av, argc, argv);
@@ -92,7 +92,7 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
 	int c, all = 0, json = 0;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr, *o;
 	struct json_stream js;
 
@@ -137,8 +137,8 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	int json = 0;
 	int64_t id;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	cJSON *o, *eps;
 
 	opt_begin(&p, av, argc, argv);
@@ -156,13 +156,13 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		cJSON_Delete(o);
 		return err->code;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *e;
 
-		if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) == 0)
+		if (endpoint_json(db, db_col_int64(st, 0), &e, err) == 0)
 			cJSON_AddItemToArray(eps, e);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (json) {
 		json_emit(o);
 		return 0;
@@ -196,7 +196,7 @@ cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct vendor_input f = { 0 };
 	struct opt_parser p;
-	sqlite3 *db;
+	struct db *db;
 
 	opt_begin(&p, av, argc, argv);
 	if (parse_vendor_opts(&p, &f, NULL, err) != 0)
@@ -218,7 +218,7 @@ cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 static int
 cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	sqlite3 *db;
+	struct db *db;
 
 	if (argc != 2 || argv[1][0] == '-')
 		return usage_error(av, err, "vendor archive needs exactly one NAME or ID");

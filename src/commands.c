@@ -452,7 +452,7 @@ opt_take(struct opt_parser *p)
 }
 
 int
-target_resolve(sqlite3 *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err)
+target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err)
 {
 	if (t == TARGET_ENDPOINT)
 		return endpoint_lookup(db, arg, id, err);

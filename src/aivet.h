@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <cjson/cJSON.h>
 
@@ -26,6 +27,10 @@ struct aivet {
 	/* Called once each time av_db() opens the database: the command layer
 	 * settles what a dead process left behind. May be NULL. */
 	void (*on_open)(struct aivet *av);
+	/* The (sub)command running, set by cmd_run() for its usage and options. */
+	const struct cmd_entry *cmd;
+	const struct cmd_entry *cmd_group;   /* the command whose subcommand it is, or NULL */
+	char cmd_path[64];                   /* "incident task add" */
 };
 
 /* Opens (creating and migrating) the database on first use. */
@@ -64,21 +69,48 @@ void audit_entry_hash_sealed(int64_t seq, const char *at, const char *actor, con
     const char *object_type, int64_t object_id, const char *details,
     const char *prev_hash, const char *row_hash, char out[65]);
 
-/* ---- commands (commands.c and cmd-*.c) ---- */
+/* ---- commands (commands.c and cmd-*.c) ----
+ *
+ * A command declares what it takes, as tmux does: its positional targets and
+ * a table of options, each with its argument's name and a help line. One
+ * parser (opt_next) walks the table, the usage line and --help are printed
+ * from it, and tests/cli-options.sh checks that aivet(1) names every option.
+ *
+ * Adding an option: a line in the subcommand's table and a case in its
+ * opt_next() loop. Adding a subcommand: a function and a line in its
+ * command's subcommand table. Adding a command: a file src/cmd-NAME.c
+ * exporting "const struct cmd_entry cmd_NAME_entry", named in commands.c.
+ */
 
-struct cmd_entry {
-	const char *name;
-	const char *usage;     /* "vendor add NAME [--criticality 0-4] ..." */
-	const char *summary;   /* one line */
-	int (*exec)(struct aivet *av, int argc, char **argv, struct aerr *err);
+/* How an option shows in the usage line ("[--x ARG]" unless said otherwise). */
+enum {
+	OPT_REQUIRED = 1 << 0,  /* "--out DIR", no brackets (the command checks it) */
+	OPT_MANY = 1 << 1,      /* may repeat: "[--credential LABEL=REF]..." */
+	OPT_OR = 1 << 2,        /* an alternative to the one before: "[--key NAME | --pubkey FILE]" */
+	OPT_WITH = 1 << 3,      /* goes with the one before: "[--window-start TIME --window-end TIME]" */
+	OPT_UNDER = 1 << 4,     /* optional, only with the one before: "[--file PATH [--effective DATE]]" */
+	OPT_FORM = 1 << 5,      /* starts the command's other form: "... | probe run --all ..." */
+	OPT_OPTARG = 1 << 6,    /* the argument may be left out: "[--eu-data [yes|no]]" */
 };
 
-/* A subcommand of a command with several (vendor add, vendor list, ...). */
-struct subcmd {
+struct opt {
+	const char *name;   /* the long name without "--"; NULL ends the table */
+	int id;             /* what opt_next() returns for it: > 0, unique in the table, not : or ? */
+	const char *arg;    /* the argument's name as usage shows it ("0-4", "USD"); NULL: a flag */
+	const char *help;   /* one line for --help */
+	unsigned flags;     /* OPT_* above */
+};
+
+/* A command, or a subcommand in its command's table. */
+struct cmd_entry {
 	const char *name;
-	const char *usage;
-	const char *summary;
+	const char *targets;    /* positionals as usage shows them ("VENDOR/NAME", "[VENDOR]"), or NULL */
+	const struct opt *opts; /* NULL: no options */
+	const char *summary;    /* one line */
 	int (*exec)(struct aivet *av, int argc, char **argv, struct aerr *err);
+	/* A command with subcommands has exec NULL and this table, ending in an
+	 * entry whose name is NULL; cmd_run() dispatches and prints their help. */
+	const struct cmd_entry *subs;
 };
 
 extern const struct cmd_entry *const cmd_table[];
@@ -86,17 +118,55 @@ const struct cmd_entry *cmd_find(const char *name);
 /* The command, or subcommand of subs, a mistyped word most likely meant
  * (one edit for up to four letters, else two; a swapped pair counts one), or NULL. */
 const char *cmd_suggest(const char *typed);
-const char *subcmd_suggest(const struct subcmd *subs, const char *typed);
-/* Runs one full command line (argv[0] is the command name). */
+const char *subcmd_suggest(const struct cmd_entry *subs, const char *typed);
+/* Runs one full command line (argv[0] is the command name): finds the
+ * (sub)command, prints its help for -h/--help, else calls its exec with
+ * av->cmd pointing at it and argv[0] its name. */
 int cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err);
-/* Dispatches argv[1] to subs; prints help for --help / no subcommand. */
-int subcmd_dispatch(const struct cmd_entry *ce, const struct subcmd *subs,
-    struct aivet *av, int argc, char **argv, struct aerr *err);
-/* True when argv holds -h/--help before "--"; prints usage then. */
-int want_help(int argc, char **argv, const char *usage, const char *summary);
-/* Standard option errors from getopt: unknown option, missing argument. */
-int usage_error(struct aerr *err, const char *usage, const char *fmt, ...)
+/* The usage line of av->cmd (without "usage: aivet "), built from its table. */
+void cmd_usage(const struct aivet *av, struct buf *out);
+/* A bad-input error (AV_USAGE) followed by av->cmd's usage line. */
+int usage_error(const struct aivet *av, struct aerr *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+#define OPT_MAX 40   /* options in one table at most */
+
+/*
+ * The one option parser: GNU long options ("--x ARG", "--x=ARG", unambiguous
+ * prefixes), options and positionals in any order, "--" ends the options.
+ *	struct opt_parser p;
+ *	opt_begin(&p, av, argc, argv);
+ *	while ((c = opt_next(&p, err)) > 0)
+ *		switch (c) { case O_JSON: json = 1; break; ... p.arg ... }
+ *	if (c < 0)
+ *		return err->code;
+ *	... positionals are p.argv[p.ind] to p.argv[p.argc - 1] ...
+ * An unknown option, one that belongs to another subcommand, or a missing
+ * value is reported in err (AV_USAGE, with the usage line) and gives -1.
+ */
+struct opt_parser {
+	int argc;
+	char **argv;
+	int ind;              /* once opt_next() gave 0: the first positional */
+	char *arg;            /* the current option's argument (NULL for a flag) */
+	const char *shorts;   /* single-letter options whose id is the letter ("hV"), or NULL */
+	int in_order;         /* stop at the first positional (global options) */
+	const struct aivet *av;
+	struct option lo[OPT_MAX + 1];   /* private: the table as getopt_long reads it */
+};
+void opt_begin(struct opt_parser *p, const struct aivet *av, int argc, char **argv);
+int opt_next(struct opt_parser *p, struct aerr *err);
+/* Takes the next word as the current option's argument (an OPT_OPTARG
+ * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
+char *opt_take(struct opt_parser *p);
+/* Prints a table's options as --help does (main's global options). */
+void cmd_print_options(FILE *out, const struct opt *opts);
+
+/* What a positional names, for target_resolve(). */
+enum target_kind { TARGET_VENDOR, TARGET_ENDPOINT };
+/* The one resolver of VENDOR (name or id) and VENDOR/NAME targets: the row's
+ * id, or AV_USAGE naming what is unknown and where to list them. */
+int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err);
 
 /* Prints a cJSON value to stdout (indented, trailing newline) and frees it. */
 void json_emit(cJSON *v);

@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,8 +18,6 @@
 #include "aivet.h"
 #include "minisign.h"
 #include "report.h"
-
-extern const struct cmd_entry cmd_audit_entry;
 
 #define CHECKPOINT_FORMAT "aivet-audit-checkpoint-1"
 #define ANCHOR_MAX 8192
@@ -148,19 +145,10 @@ anchor_check(struct db *db, const struct anchor *a, struct audit_status *st, str
 }
 
 /* --key NAME or --pubkey FILE: the signer an anchor must be from (else the keyring). */
-static const char verify_usage[] = "audit verify [--against BUNDLE-DIR|CHECKPOINT] "
-    "[--key NAME | --pubkey FILE] [--json]";
-
 static int
 audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "against", required_argument, NULL, 'a' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "pubkey", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *against = NULL, *key = NULL, *pubfile = NULL;
 	struct minisign_pub pub;
 	struct audit_status st;
@@ -168,26 +156,25 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db *db;
 	int c, json = 0;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'a')
-			against = optarg;
+			against = p.arg;
 		else if (c == 'k')
-			key = optarg;
+			key = p.arg;
 		else if (c == 'p')
-			pubfile = optarg;
+			pubfile = p.arg;
 		else if (c == 'j')
 			json = 1;
-		else if (c == ':')
-			return usage_error(err, verify_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, verify_usage, "unexpected argument '%s'", argv[optind - 1]);
 	}
-	if (optind != argc)
-		return usage_error(err, verify_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (key != NULL && pubfile != NULL)
-		return usage_error(err, verify_usage, "--key and --pubkey exclude each other");
+		return usage_error(av, err, "--key and --pubkey exclude each other");
 	if ((key != NULL || pubfile != NULL) && against == NULL)
-		return usage_error(err, verify_usage, "--key and --pubkey name the signer of --against");
+		return usage_error(av, err, "--key and --pubkey name the signer of --against");
 	if ((key != NULL || pubfile != NULL) && signer_load(key, pubfile, &pub, err) != 0)
 		return err->code;
 	/* The anchor first: one that does not verify is bad input, whatever the database holds. */
@@ -233,16 +220,10 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char checkpoint_usage[] = "audit checkpoint --out FILE [--key NAME]";
-
 static int
 audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "key", required_argument, NULL, 'k' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *out = NULL, *key = "aivet";
 	struct minisign_sec *sec = NULL;
 	struct minisign_pub pub;
@@ -253,20 +234,19 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	cJSON *o;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'o')
-			out = optarg;
+			out = p.arg;
 		else if (c == 'k')
-			key = optarg;
-		else if (c == ':')
-			return usage_error(err, checkpoint_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, checkpoint_usage, "unexpected argument '%s'", argv[optind - 1]);
+			key = p.arg;
 	}
-	if (optind != argc)
-		return usage_error(err, checkpoint_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (out == NULL)
-		return usage_error(err, checkpoint_usage, "--out FILE is required");
+		return usage_error(av, err, "--out FILE is required");
 	sigpath = xasprintf("%s.minisig", out);
 	if (access(out, F_OK) == 0 || access(sigpath, F_OK) == 0) {
 		rc = aerr_set(err, AV_USAGE, "--out %s: exists already (a checkpoint is never overwritten)",
@@ -332,34 +312,29 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-static const char log_usage[] = "audit log [--limit N] [--json]";
-
 static int
 audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "limit", required_argument, NULL, 'l' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	int64_t limit = 50;
 	int c, json = 0;
 	struct db *db;
 	struct db_stmt *st;
 	cJSON *arr;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'l') {
-			if (parse_int_opt("--limit", optarg, 1, INT64_MAX, &limit, err) != 0)
+			if (parse_int_opt("--limit", p.arg, 1, INT64_MAX, &limit, err) != 0)
 				return err->code;
 		} else if (c == 'j') {
 			json = 1;
-		} else {
-			return usage_error(err, log_usage, "bad option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind != argc)
-		return usage_error(err, log_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	st = db_prepare(db, err, "SELECT * FROM (SELECT seq, at, actor, action, object_type, "
@@ -395,22 +370,35 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const struct subcmd audit_subs[] = {
-	{ "verify", verify_usage, "recompute the audit log's hash chain and the rows it seals",
-	  audit_verify_cmd },
-	{ "checkpoint", checkpoint_usage, "write a signed checkpoint of the chain (position and head)",
-	  audit_checkpoint_cmd },
-	{ "log", log_usage, "print the newest audit entries (50 unless --limit)", audit_log_cmd },
-	{ NULL, NULL, NULL, NULL }
+static const struct opt verify_opts[] = {
+	{ "against", 'a', "BUNDLE-DIR|CHECKPOINT",
+	  "check the chain still holds the head a bundle or checkpoint recorded", 0 },
+	{ "key", 'k', "NAME", "the anchor's signer, a key in the keyring", 0 },
+	{ "pubkey", 'p', "FILE", "the anchor's signer, a minisign public key file", OPT_OR },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt checkpoint_opts[] = {
+	{ "out", 'o', "FILE", "where to write the checkpoint", OPT_REQUIRED },
+	{ "key", 'k', "NAME", "the signing key (default: the only one)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt log_opts[] = {
+	{ "limit", 'l', "N", "how many entries, newest first (default 50)", 0 },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_audit_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_audit_entry, audit_subs, av, argc, argv, err);
-}
+static const struct cmd_entry audit_subs[] = {
+	{ "verify", NULL, verify_opts, "recompute the audit log's hash chain and the rows it seals",
+	  audit_verify_cmd, NULL },
+	{ "checkpoint", NULL, checkpoint_opts,
+	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL },
+	{ "log", NULL, log_opts, "print the newest audit entries (50 unless --limit)", audit_log_cmd,
+	  NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_audit_entry = {
-	"audit", "audit verify|checkpoint|log ...", "verify, anchor and read the hash-chained audit log",
-	cmd_audit_exec
+	"audit", NULL, NULL, "verify, anchor and read the hash-chained audit log", NULL, audit_subs
 };

@@ -8,14 +8,11 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probe.h"
 #include "evidence-key.h"
-
-extern const struct cmd_entry cmd_evidence_entry;
 
 #define PREVIEW ((size_t)4096)
 
@@ -227,35 +224,29 @@ print_body(const char *label, const cJSON *x, const char *key, int full)
 	free(sealed);
 }
 
-static const char show_usage[] = "evidence show ID [--full] [--include-leaked-content] [--json]";
-
 static int
 evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "full", no_argument, NULL, 'f' },
-		{ "include-leaked-content", no_argument, NULL, 'L' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	int json = 0, full = 0, open_leaked = 0, c;
 	int64_t id;
 	struct db *db;
 	cJSON *j, *x, *t, *fd;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'j')
 			json = 1;
 		else if (c == 'f')
 			full = 1;
 		else if (c == 'L')
 			open_leaked = 1;
-		else
-			return usage_error(err, show_usage, "unknown option '%s'", argv[optind - 1]);
 	}
-	if (optind != argc - 1)
-		return usage_error(err, show_usage, "evidence show needs exactly one ID");
-	if (parse_int_opt("ID", argv[optind], 1, INT64_MAX, &id, err) != 0)
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "evidence show needs exactly one ID");
+	if (parse_int_opt("ID", argv[p.ind], 1, INT64_MAX, &id, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
@@ -322,18 +313,20 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const struct subcmd evidence_subs[] = {
-	{ "show", show_usage, "show a piece of evidence (an exchange: headers, bodies, timings)",
-	    evidence_show },
-	{ NULL, NULL, NULL, NULL }
+static const struct opt show_opts[] = {
+	{ "full", 'f', NULL, "print bodies over 4 KiB whole", 0 },
+	{ "include-leaked-content", 'L', NULL,
+	  "show another tenant's leaked text instead of withholding it (audited)", 0 },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_evidence_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_evidence_entry, evidence_subs, av, argc, argv, err);
-}
+static const struct cmd_entry evidence_subs[] = {
+	{ "show", "ID", show_opts, "show a piece of evidence (an exchange: headers, bodies, timings)",
+	  evidence_show, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_evidence_entry = {
-	"evidence", "evidence show ...", "show recorded evidence", cmd_evidence_exec
+	"evidence", NULL, NULL, "show recorded evidence", NULL, evidence_subs
 };

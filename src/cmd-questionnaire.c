@@ -6,35 +6,31 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "questionnaire.h"
 
-extern const struct cmd_entry cmd_questionnaire_entry;
-
 #define MAX_QUESTIONNAIRE_FILE ((size_t)4 << 20)
 
-/* Parses --json (and --all when all is given); returns non-zero on a bad option. */
+/* Parses --json and --all where the table declares them; *ind is the first positional. */
 static int
-parse_flags(int argc, char **argv, const char *usage, int *json, int *all, struct aerr *err)
+parse_flags(struct aivet *av, int argc, char **argv, int *json, int *all, int *ind,
+    struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "all", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'j' && json != NULL)
 			*json = 1;
 		else if (c == 'a' && all != NULL)
 			*all = 1;
-		else
-			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
 	}
+	if (c < 0)
+		return err->code;
+	*ind = p.ind;
 	return 0;
 }
 
@@ -70,21 +66,20 @@ db_with_questionnaires(struct aivet *av, struct aerr *err)
 	return db;
 }
 
-static const char list_usage[] = "questionnaire list [--all] [--json]";
-
 static int
 q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	int json = 0, all = 0;
 	struct db *db;
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
 
-	if (parse_flags(argc, argv, list_usage, &json, &all, err) != 0)
+	if (parse_flags(av, argc, argv, &json, &all, &ind, err) != 0)
 		return err->code;
-	if (optind != argc)
-		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
+	if (ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[ind]);
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
 	if (questionnaire_ids(db, all, &ids, &nids, err) != 0)
@@ -171,24 +166,23 @@ print_question(const struct questionnaire *q, const struct q_question *qq)
 	free(allowed);
 }
 
-static const char show_usage[] = "questionnaire show QUESTIONNAIRE[@VERSION] [--json]";
-
 static int
 q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	int json = 0;
 	int64_t row;
 	struct db *db;
 	struct db_stmt *st;
 	struct questionnaire *q;
 
-	if (parse_flags(argc, argv, show_usage, &json, NULL, err) != 0)
+	if (parse_flags(av, argc, argv, &json, NULL, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, show_usage, "questionnaire show needs exactly one QUESTIONNAIRE");
+	if (ind != argc - 1)
+		return usage_error(av, err, "questionnaire show needs exactly one QUESTIONNAIRE");
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
-	if (questionnaire_lookup(db, argv[optind], &row, err) != 0 ||
+	if (questionnaire_lookup(db, argv[ind], &row, err) != 0 ||
 	    questionnaire_load(db, row, &q, err) != 0)
 		return err->code;
 	if (json) {
@@ -217,33 +211,30 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char validate_usage[] = "questionnaire validate FILE";
-
 static int
 q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct questionnaire *q;
 	struct buf b;
 
-	(void)av;
-	if (parse_flags(argc, argv, validate_usage, NULL, NULL, err) != 0)
+	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, validate_usage, "questionnaire validate needs exactly one FILE");
-	if (check_file(argv[optind], "", &b, &q, err) != 0)
+	if (ind != argc - 1)
+		return usage_error(av, err, "questionnaire validate needs exactly one FILE");
+	if (check_file(argv[ind], "", &b, &q, err) != 0)
 		return err->code;
-	printf("%s: valid: %s version %lld, %d sections, %d questions\n", argv[optind], q->qid,
+	printf("%s: valid: %s version %lld, %d sections, %d questions\n", argv[ind], q->qid,
 	    (long long)q->version, q->nsections, q->nquestions);
 	questionnaire_free(q);
 	buf_free(&b);
 	return 0;
 }
 
-static const char import_usage[] = "questionnaire import FILE";
-
 static int
 q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct questionnaire *q = NULL;
 	struct buf b;
 	struct db *db;
@@ -251,11 +242,11 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t row;
 	int rc;
 
-	if (parse_flags(argc, argv, import_usage, NULL, NULL, err) != 0)
+	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, import_usage, "questionnaire import needs exactly one FILE");
-	if (check_file(argv[optind], "; nothing was imported", &b, &q, err) != 0)
+	if (ind != argc - 1)
+		return usage_error(av, err, "questionnaire import needs exactly one FILE");
+	if (check_file(argv[ind], "; nothing was imported", &b, &q, err) != 0)
 		return err->code;
 	if ((db = db_with_questionnaires(av, err)) == NULL || db_begin(db, err) != 0) {
 		buf_free(&b);
@@ -273,7 +264,7 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 			rc = 0;
 		} else {
 			rc = aerr_set(err, AV_USAGE, "%s: questionnaire %s version %lld is already loaded with "
-			    "different content; give the changed file a higher version", argv[optind], q->qid,
+			    "different content; give the changed file a higher version", argv[ind], q->qid,
 			    (long long)q->version);
 		}
 		db_finalize(st);
@@ -297,21 +288,27 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-static const struct subcmd questionnaire_subs[] = {
-	{ "list", list_usage, "list questionnaires (every version with --all)", q_list },
-	{ "show", show_usage, "show a questionnaire's questions", q_show },
-	{ "validate", validate_usage, "check a questionnaire file, naming every problem", q_validate },
-	{ "import", import_usage, "load a questionnaire file into the database", q_import },
-	{ NULL, NULL, NULL, NULL }
+static const struct opt list_opts[] = {
+	{ "all", 'a', NULL, "every version, not only the newest", 0 },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt show_opts[] = {
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_questionnaire_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_questionnaire_entry, questionnaire_subs, av, argc, argv, err);
-}
+static const struct cmd_entry questionnaire_subs[] = {
+	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL },
+	{ "show", "QUESTIONNAIRE[@VERSION]", show_opts, "show a questionnaire's questions", q_show,
+	  NULL },
+	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
+	  NULL },
+	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_questionnaire_entry = {
-	"questionnaire", "questionnaire list|show|validate|import ...",
-	"the questionnaires assessments are answered against", cmd_questionnaire_exec
+	"questionnaire", NULL, NULL, "the questionnaires assessments are answered against", NULL,
+	questionnaire_subs
 };

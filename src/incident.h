@@ -200,7 +200,7 @@ int incident_due_notify(const char *url, const char *body, struct aerr *err);
  * shown ("https://hooks.example.org"): the rest may hold its token. */
 int incident_due_url_check(const char *url, char *shown, size_t n, struct aerr *err);
 /* "aivet incident due" (cmd-incident-due.c), a subcommand of "aivet incident". */
-extern const char incident_due_usage[];
+extern const struct opt incident_due_opts[];   /* "incident due" declares them beside its code */
 int incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
 
 /* ---- re-verification (incident-verify.c) ---- */

@@ -318,23 +318,25 @@ assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char approve_usage[] = "assess approve ASSESSMENT --reviewer NAME";
+static const char approve_usage[] = "assess approve ASSESSMENT";
 
 static int
 assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	/* --reviewer is refused by name: the reviewer is the actor, never a typed name. */
 	static const struct option opts[] = {
 		{ "reviewer", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 }
 	};
-	const char *reviewer = NULL;
 	int64_t id;
 	sqlite3 *db;
 	int c;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (c == 'r')
-			reviewer = optarg;
+		if (c == 'r' || (c == ':' && optopt == 'r'))
+			return usage_error(err, approve_usage, "assess approve takes no --reviewer: the "
+			    "reviewer is who runs aivet (now %s); approve as another with 'aivet --actor NAME' "
+			    "or AIVET_ACTOR", av->actor);
 		else if (c == ':')
 			return usage_error(err, approve_usage, "%s needs a value", argv[optind - 1]);
 		else
@@ -342,14 +344,10 @@ assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (argc - optind != 1)
 		return usage_error(err, approve_usage, "assess approve needs exactly one ASSESSMENT");
-	if (reviewer == NULL || *reviewer == '\0')
-		return usage_error(err, approve_usage, "assess approve needs --reviewer NAME");
-	if (safe_text_check("--reviewer", reviewer, err) != 0)
-		return err->code;
 	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
-	    assessment_approve(db, av->actor, id, reviewer, err) != 0)
+	    assessment_approve(db, av->actor, id, err) != 0)
 		return err->code;
-	printf("assessment %lld approved by %s (final)\n", (long long)id, reviewer);
+	printf("assessment %lld approved by %s (final)\n", (long long)id, av->actor);
 	return 0;
 }
 

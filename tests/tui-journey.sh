@@ -91,11 +91,18 @@ journey() {
 	is "$(printf '%s' "$out" | jq -r '[.questions[] | select(.evidence | length > 0) | "\(.id)=\(.evidence[0].original_name)"] | join(" ")')" \
 		"$qid=attestation.pdf" "$size: the picked file is attached to the answer on screen"
 
-	# Submit, then approve as a reviewer who is not the only author.
+	# Submit; the one who answered cannot approve; rita, running aivet as herself, does.
 	tui_keys S; tui_wait "Submit assessment 1 for review?"
 	tui_keys y; tui_wait "assessment 1 submitted for review"; ok $? "$size: submitted"
-	tui_keys V; tui_type rita; tui_keys Enter
-	tui_wait "approved"; ok $? "$size: approved"
+	tui_keys V; tui_wait "Approve assessment 1 as tester?"; ok $? "$size: V names the actor who approves"
+	tui_keys y; tui_wait "tester cannot approve assessment 1: tester answered and submitted it"
+	ok $? "$size: the author's own approval is refused"
+	tui_stop
+	TUI_ENV="$TUI_ENV AIVET_ACTOR=rita" tui_start "$size"
+	tui_wait "Acme AI"; tui_keys Enter; tui_wait "Vendor:      Acme AI"
+	tui_keys s; tui_wait "in_review"; tui_keys Enter; tui_wait "Assessment 1 (in_review)"
+	tui_keys V; tui_wait "Approve assessment 1 as rita?"; ok $? "$size: as rita, V names rita"
+	tui_keys y; tui_wait "assessment 1 approved by rita (final)"; ok $? "$size: approved"
 	run assess show 1 --json
 	is "$(printf '%s' "$out" | json '"\(.status) \(.reviewer)"')" "final rita" "$size: final, reviewed by rita"
 

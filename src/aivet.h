@@ -242,6 +242,12 @@ int evidence_add_file(sqlite3 *db, const char *actor, const char *path, const ch
  * message" (summary "" when there is no such finding); *ids is the caller's to free. */
 int finding_evidence_ids(sqlite3 *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
     size_t *nids, struct aerr *err);
+/* The name of a piece of evidence wherever it is shown, as in a report
+ * bundle's evidence/: "exchange-ID.json" for an exchange (kind "exchange" or
+ * NULL), "file-ID-NAME" for a file (NAME: original_name with path separators
+ * and blanks as '_', at most 79 bytes). ID is the evidence id. */
+#define EVIDENCE_NAME_MAX 128
+void evidence_file_name(int64_t id, const char *kind, const char *original_name, char *out, size_t n);
 
 /* ---- Markdown (report-md.c) ---- */
 /* Appends s for a Markdown table cell or line: control characters escaped

@@ -131,6 +131,8 @@ journey() {
 	fi
 	tui_keys Enter
 	tui_wait "RESPONSE"; ok $? "$size: the evidence, request beside response"
+	shown=$(tui_screen | sed -n 's/.*Evidence \([0-9][0-9]*\): \(exchange-[0-9]*\.json\) (.*/\1 \2/p' | head -1)
+	is "${shown#* }" "exchange-${shown%% *}.json" "$size: the exchange is named as in the bundle"
 	like "$(tui_screen)" ">>AIVET[A-Za-z0-9]{19}<<" "$size: the leaked canary is marked"
 	unlike "$(tui_screen)" "sk-journey" "$size: no key on screen"
 	tui_keys q
@@ -169,6 +171,8 @@ journey() {
 	is "$rc" 0 "$size: aivet verify accepts it"
 	minisign -Vm "$T/bundle-$size/SHA256SUMS" -p "$T/bundle-$size/aivet.pub" >/dev/null 2>&1
 	ok $? "$size: and so does stock minisign"
+	ok "$(test -f "$T/bundle-$size/evidence/${shown#* }"; echo $?)" \
+		"$size: the bundle holds the exchange the evidence screen named, under that name"
 
 	tui_keys q q q q q q
 	tui_wait "[exit 0]"; ok $? "$size: q all the way out"

@@ -143,6 +143,10 @@ journey() {
 	tui_keys Enter
 	tui_wait "Incident 1 (new)"; ok $? "$size: the incident opens"
 	like "$(tui_screen)" "hipaa-individuals +running +due" "$size: its notification clocks run"
+	if [ "${size#*x}" -ge 50 ]; then
+		like "$(tui_screen)" "evidence ${shown%% *} +[0-9a-f]{16}  ${shown#* }" \
+			"$size: its linked evidence goes by the same name"
+	fi
 	run incident show 1 --json
 	is "$(printf '%s' "$out" | jq -r '[.title, (.links | map(.object_type) | unique | join(","))] | join(" | ")')" \
 		"LEAK_CROSS_TENANT on Acme AI/prod | evidence,finding,run" "$size: linked to the finding, its run and evidence"

@@ -298,6 +298,12 @@ int finding_evidence_ids(struct db *db, int64_t finding_id, char *summary, size_
 /* The newest exchange a finding cites whose response held other tenants'
  * canaries (readable, not sealed), or 0 when none did. */
 int finding_leak_evidence(struct db *db, int64_t finding_id, int64_t *id, struct aerr *err);
+/* The name of a piece of evidence wherever it is shown, as in a report
+ * bundle's evidence/: "exchange-ID.json" for an exchange (kind "exchange" or
+ * NULL), "file-ID-NAME" for a file (NAME: original_name with path separators
+ * and blanks as '_', at most 79 bytes). ID is the evidence id. */
+#define EVIDENCE_NAME_MAX 128
+void evidence_file_name(int64_t id, const char *kind, const char *original_name, char *out, size_t n);
 
 /* ---- Markdown (report-md.c) ---- */
 /* Appends s for a Markdown table cell or line: control characters escaped

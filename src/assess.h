@@ -88,8 +88,9 @@ void assessment_text(const struct assessment *a, const cJSON *claims, struct buf
 int assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
     int64_t *id, struct aerr *err);
 int assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err);
-int assessment_approve(struct db *db, const char *actor, int64_t id, const char *reviewer,
-    struct aerr *err);
+/* The actor approves and is recorded as reviewer; refused when the actor
+ * answered or submitted this round (two people). */
+int assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err);
 /* in_review -> draft (*new_id = id); final -> a new draft round copying the answers. */
 int assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id, struct aerr *err);
 

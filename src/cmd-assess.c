@@ -302,27 +302,27 @@ static int
 assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	const char *reviewer = NULL;
 	int64_t id;
 	struct db *db;
 	int c;
 
+	/* --reviewer is refused by name: the reviewer is the actor, never a typed name. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--reviewer") == 0 || strncmp(argv[i], "--reviewer=", 11) == 0)
+			return usage_error(av, err, "assess approve takes no --reviewer: the reviewer is "
+			    "who runs aivet (now %s); approve as another with 'aivet --actor NAME' or "
+			    "AIVET_ACTOR", av->actor);
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0)
-		if (c == 'r')
-			reviewer = p.arg;
+		;
 	if (c < 0)
 		return err->code;
 	if (argc - p.ind != 1)
 		return usage_error(av, err, "assess approve needs exactly one ASSESSMENT");
-	if (reviewer == NULL || *reviewer == '\0')
-		return usage_error(av, err, "assess approve needs --reviewer NAME");
-	if (safe_text_check("--reviewer", reviewer, err) != 0)
-		return err->code;
 	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[p.ind], &id, err) != 0 ||
-	    assessment_approve(db, av->actor, id, reviewer, err) != 0)
+	    assessment_approve(db, av->actor, id, err) != 0)
 		return err->code;
-	printf("assessment %lld approved by %s (final)\n", (long long)id, reviewer);
+	printf("assessment %lld approved by %s (final)\n", (long long)id, av->actor);
 	return 0;
 }
 
@@ -424,10 +424,6 @@ static const struct opt answer_opts[] = {
 	{ "clear", 'c', NULL, "remove the answer (back to unanswered)", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
-static const struct opt approve_opts[] = {
-	{ "reviewer", 'r', "NAME", "who reviewed the assessment", OPT_REQUIRED },
-	{ NULL, 0, NULL, NULL, 0 }
-};
 static const struct opt export_opts[] = {
 	{ "format", 'f', "csv|md", "the sheet's format", OPT_REQUIRED },
 	{ "output", 'o', "FILE", "write it to FILE (default standard output)", 0 },
@@ -445,7 +441,7 @@ static const struct cmd_entry assess_subs[] = {
 	{ "history", "ASSESSMENT QUESTION", json_opts, "every change to one answer", assess_history,
 	  NULL },
 	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL },
-	{ "approve", "ASSESSMENT", approve_opts, "approve an assessment in review (final)",
+	{ "approve", "ASSESSMENT", NULL, "approve an assessment in review (final)",
 	  assess_approve, NULL },
 	{ "reopen", "ASSESSMENT", NULL,
 	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL },

@@ -88,6 +88,14 @@ evidence_build(struct db *db, int64_t id, int open_leaked, cJSON **out, struct a
 	cJSON_AddStringToObject(j, "added_by", col_text(st, 6));
 	cJSON_AddStringToObject(j, "added_at", col_text(st, 7));
 	exchange = strcmp(col_text(st, 0), "exchange") == 0;
+	{
+		char name[EVIDENCE_NAME_MAX];
+
+		/* The name it has in a report bundle's evidence/ and on every screen. */
+		evidence_file_name(id, col_text(st, 0), db_col_type(st, 2) == DB_NULL ? NULL :
+		    col_text(st, 2), name, sizeof name);
+		cJSON_AddStringToObject(j, "file", name);
+	}
 	db_finalize(st);
 	*out = j;
 	if (!exchange)
@@ -259,7 +267,7 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return 0;
 	}
 	printf("evidence %lld: %s, ", (long long)id, cJSON_GetObjectItem(j, "kind")->valuestring);
-	put_text(str_or(j, "original_name", "-"), strlen(str_or(j, "original_name", "-")), 0);
+	put_text(str_or(j, "file", "-"), strlen(str_or(j, "file", "-")), 0);
 	printf(", %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(j, "size")->valuedouble,
 	    cJSON_GetObjectItem(j, "sha256")->valuestring);
 	printf("added %s by %s\n", cJSON_GetObjectItem(j, "added_at")->valuestring,

@@ -335,7 +335,7 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 		if (strcmp(type, "evidence") == 0)
 			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
-			    jstr(x, "sha256"), jstr(x, "original_name"));
+			    jstr(x, "sha256"), jstr(x, "file"));
 		else if (strcmp(type, "run") == 0)
 			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "status"), jstr(x, "started_at"));

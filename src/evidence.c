@@ -168,3 +168,26 @@ finding_leak_evidence(struct db *db, int64_t finding_id, int64_t *id, struct aer
 	db_finalize(st);
 	return 0;
 }
+
+/*
+ * One name for each piece of evidence, the same in the bundle's evidence/
+ * directory, the reports, probe show, evidence show and the terminal UI:
+ * the evidence id is stable across runs and databases' exports, where a
+ * run's sequence number is not unique outside its run.
+ */
+void
+evidence_file_name(int64_t id, const char *kind, const char *original_name, char *out, size_t n)
+{
+	char safe[80];
+	const char *name = original_name != NULL && *original_name != '\0' ? original_name : "file";
+	size_t i;
+
+	if (kind == NULL || strcmp(kind, "exchange") == 0) {
+		snprintf(out, n, "exchange-%lld.json", (long long)id);
+		return;
+	}
+	for (i = 0; name[i] != '\0' && i < sizeof safe - 1; i++)
+		safe[i] = strchr("/\\\n\r\t ", name[i]) || (unsigned char)name[i] < 0x20 ? '_' : name[i];
+	safe[i] = '\0';
+	snprintf(out, n, "file-%lld-%s", (long long)id, safe);
+}

@@ -724,6 +724,14 @@ add_links(struct db *db, int64_t id, cJSON *o, struct aerr *err)
 			cJSON_AddStringToObject(l, "kind", col_text(st, 3));
 			cJSON_AddStringToObject(l, "sha256", col_text(st, 4));
 			add_text_or_null(l, "original_name", st, 5);
+			{
+				char name[EVIDENCE_NAME_MAX];
+
+				evidence_file_name(db_col_int64(st, 1), col_text(st, 3),
+				    db_col_type(st, 5) == DB_NULL ? NULL : col_text(st, 5), name,
+				    sizeof name);
+				cJSON_AddStringToObject(l, "file", name);
+			}
 			add_text_or_null(l, "media_type", st, 6);
 			cJSON_AddNumberToObject(l, "size", (double)db_col_int64(st, 7));
 		} else if (strcmp(type, "run") == 0) {

@@ -389,7 +389,12 @@ exchange_file(struct db *db, struct report *r, cJSON *ex, char sha[65], char **p
 	cJSON_AddItemToObject(o, "timings", cJSON_Duplicate(cJSON_GetObjectItem(ex, "timings"), 1));
 	text = report_json_text(o);
 	cJSON_Delete(o);
-	*path = xasprintf("evidence/exchange-%lld.json", (long long)num(ex, "evidence_id"));
+	{
+		char name[EVIDENCE_NAME_MAX];
+
+		evidence_file_name(num(ex, "evidence_id"), "exchange", NULL, name, sizeof name);
+		*path = xasprintf("evidence/%s", name);
+	}
 	sha256_hex(text, strlen(text), sha);
 	if (!has_file(r, *path))
 		add_file(r, xstrdup(*path), text, strlen(text));
@@ -417,15 +422,11 @@ file_evidence(struct db *db, struct report *r, int64_t evidence_id, cJSON **out,
 	db_finalize(st);
 	if (strcmp(str(o, "kind"), "file") == 0 && blob_get(db, str(o, "sha256"), &b, &enc, err) == 0) {
 		if (!enc) {
-			char safe[80];
-			const char *name = str(o, "original_name") ? str(o, "original_name") : "file";
-			size_t i;
+			char name[EVIDENCE_NAME_MAX];
 			char *path;
 
-			for (i = 0; name[i] != '\0' && i < sizeof safe - 1; i++)
-				safe[i] = strchr("/\\\n\r\t ", name[i]) || (unsigned char)name[i] < 0x20 ? '_' : name[i];
-			safe[i] = '\0';
-			path = xasprintf("evidence/file-%lld-%s", (long long)evidence_id, safe);
+			evidence_file_name(evidence_id, "file", str(o, "original_name"), name, sizeof name);
+			path = xasprintf("evidence/%s", name);
 			cJSON_AddStringToObject(o, "file", path);
 			if (!has_file(r, path))
 				add_file(r, path, b.data, b.len);

@@ -47,6 +47,45 @@ char *report_html(const cJSON *report);
 char *report_markdown(const cJSON *report);
 cJSON *report_oscal(const cJSON *report);
 
+/* ---- what both renderings share (report-parts.c) ---- */
+
+/* The bundle path (evidence/NAME) of evidence id in this report, or NULL when
+ * the bundle holds no file for it. */
+const char *report_evidence_path(const cJSON *rep, int64_t id);
+
+/* One cited piece of evidence: an id (a number) or an evidence object (with
+ * id, kind, original_name, file, file_note). path is NULL when the bundle has
+ * no file for it, and note then says why. */
+struct report_ref {
+	int64_t id;
+	const char *path;
+	const char *note;
+	char name[EVIDENCE_NAME_MAX];
+};
+void report_evidence_ref(const cJSON *rep, const cJSON *e, struct report_ref *ref);
+
+/* Appends a relative bundle path as a URL path (RFC 3986 unreserved bytes
+ * and '/' as they are, every other byte %XX), safe in HTML and Markdown. */
+void report_href(struct buf *b, const char *path);
+
+/* A run's calibration as labelled rows (method, tokens per unit, overhead,
+ * bounds, each sample with its exchange, rejected counts, anything else it
+ * holds); evidence is the exchange's id, or 0. */
+struct report_row {
+	char *label, *value;
+	int64_t evidence;
+};
+struct report_rows {
+	struct report_row *v;
+	size_t n;
+};
+void report_calibration_rows(const cJSON *calibration, struct report_rows *rows);
+void report_rows_free(struct report_rows *rows);
+
+/* A sweep boundary ("refusal_boundary", "integrity_boundary") in words: the
+ * tokens, or why there is none. */
+void report_boundary_words(const cJSON *sweep, const char *key, char *out, size_t n);
+
 /* A name-based UUID (SHA-256 of seed and name, version-5 layout) so the same
  * report gives the same identifiers. */
 void derived_uuid(const char *seed, const char *name, char out[37]);

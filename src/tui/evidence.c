@@ -237,8 +237,8 @@ evidence_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 
 	s->foreign = 0;
 	tui_put(w, 0, 2, cols - 2, s->finding);
-	snprintf(line, sizeof line, "Evidence %lld (%d of %d; left/right for the others)",
-	    (long long)s->ids[s->cur], s->cur + 1, s->n);
+	snprintf(line, sizeof line, "Evidence %lld: %s (%d of %d; left/right for the others)",
+	    (long long)s->ids[s->cur], str(s->ev, "file"), s->cur + 1, s->n);
 	tui_put(w, 1, 2, cols - 2, line);
 	wattron(w, A_BOLD | A_UNDERLINE);
 	tui_put(w, 3, 1, half - 2, "REQUEST");

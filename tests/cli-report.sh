@@ -168,16 +168,18 @@ H="$B/report.html"
 is "$(grep -c '<svg class="sweep-chart"' "$H")" 1 "the HTML has the sweep chart as inline SVG"
 like "$(grep -o 'advertised 1.05M' "$H" | head -1)" "advertised 1.05M" "the chart marks the advertised context"
 like "$(grep -o 'integrity lost 681k' "$H" | head -1)" "integrity lost 681k" "and the real boundary"
-is "$(grep -ciE '<script|<link|<iframe|<img|src=|href=|url\(|@import' "$H")" 0 \
-	"the HTML references nothing external and has no scripts"
+is "$(grep -ciE '<script|<link|<iframe|<img|src=|url\(|@import' "$H")" 0 \
+	"the HTML fetches nothing and has no scripts"
+is "$(grep -o 'href="[^"]*"' "$H" | grep -vc '^href="evidence/[^"/]*"$')" 0 \
+	"its only links are relative, to the bundle's evidence files"
 like "$(sed -n '/<h2/p' "$H" | head -1)" 'id="summary"' "the summary comes first"
 like "$(cat "$H")" 'rating rating-unacceptable' "with the overall rating"
 like "$(cat "$B/report.md")" "Overall rating: \*\*unacceptable\*\*" "report.md has the same summary"
 like "$(cat "$B/report.md")" "\| limits_oversize \| error \| prod \| contradicted \| OVERSIZE_ACCEPTED in run 1 \(oversize\) \|" \
 	"and the claims table"
 is "$(grep -A2 '^| Question | Answer | Note | By | At | Evidence |$' "$B/report.md" | sed -n 3p)" \
-	"| context_full | yes | — | alice | 2026-11-02T10:02:00.000Z | — |" \
-	"report.md's answers carry an evidence column (— when none is attached)"
+	"| context_full | yes | none | alice | 2026-11-02T10:02:00.000Z | none |" \
+	"report.md's answers carry an evidence column (none when none is attached)"
 
 # ---- OSCAL ----
 O="$B/oscal-assessment-results.json"
@@ -314,8 +316,8 @@ printf 'second page\n' > "$T/dpa 2.txt"
 run report beta --out "$T/beta"
 is "$rc" 0 "a report with attached files"
 is "$(grep '^| retention_days |' "$T/beta/report.md" | sed 's/| [0-9T:.-]*Z |/| AT |/')" \
-	"| retention_days | 30 | — | tester | AT | evidence/file-3-dpa.txt, evidence/file-4-dpa_2.txt |" \
-	"report.md's evidence column lists each attached file by its path in the bundle"
+	"| retention_days | 30 | none | tester | AT | [file-3-dpa.txt](evidence/file-3-dpa.txt), [file-4-dpa\\_2.txt](evidence/file-4-dpa_2.txt) |" \
+	"report.md's evidence column links each attached file by its path in the bundle"
 ok "$(test -f "$T/beta/evidence/file-3-dpa.txt" && test -f "$T/beta/evidence/file-4-dpa_2.txt"; echo $?)" \
 	"and those paths are the files in the bundle"
 

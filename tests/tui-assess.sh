@@ -68,8 +68,8 @@ tui_wait "Submit assessment 1 for review?"; ok $? "S asks first"
 tui_keys y
 tui_wait "assessment 1 submitted for review"; ok $? "submitted"
 tui_keys V
-tui_type bob
-tui_keys Enter
+tui_wait "Approve assessment 1 as tester? It becomes final."; ok $? "V names who approves: the actor, no typed name"
+tui_keys y
 tui_wait "assessment 1 has 8 unanswered required questions"; ok $? "approval refused, in the CLI's words"
 
 run assess show 1 --json

@@ -100,6 +100,15 @@ bind_one(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void
 	return lite_bind(st, i, type, iv, dv, p, n);
 }
 
+int
+db_bind(struct db_stmt *st, int i, int type, int64_t iv, double dv, const void *p, size_t n)
+{
+	static const char code[] = { [DB_INTEGER] = 'i', [DB_FLOAT] = 'd', [DB_TEXT] = 't', [DB_BLOB] = 'b',
+		[DB_NULL] = 'n' };
+
+	return bind_one(st, i, type >= DB_INTEGER && type <= DB_NULL ? code[type] : 'n', iv, dv, p, n);
+}
+
 static int
 bind_args(struct db *db, struct db_stmt *st, const char *fmt, va_list ap, struct aerr *err)
 {
@@ -395,4 +404,22 @@ av_close(struct aivet *av)
 		db_close(av->db);
 		av->db = NULL;
 	}
+}
+
+/* After rows were inserted with their ids given (a copy), the ids the database
+ * hands out next must come after them: SQLite's INTEGER PRIMARY KEY does so by
+ * itself; a PostgreSQL identity column's sequence is moved past the largest. */
+int
+db_ids_follow(struct db *db, const char *table, struct aerr *err)
+{
+	char *sql;
+	int rc;
+
+	if (db_kind(db) != DB_KIND_PG)
+		return 0;
+	sql = xasprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), max(id)) FROM %s "
+	    "HAVING max(id) IS NOT NULL AND pg_get_serial_sequence('%s', 'id') IS NOT NULL", table, table, table);
+	rc = db_exec(db, err, sql, NULL);
+	free(sql);
+	return rc;
 }

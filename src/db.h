@@ -66,10 +66,14 @@ int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const
  * id column must be the last thing before it). */
 int64_t db_insert_id(struct db *db);
 int db_changes(struct db *db);   /* rows the last statement changed */
+/* Moves the table's id sequence past the ids it holds (after a copy); nothing on SQLite. */
+int db_ids_follow(struct db *db, const char *table, struct aerr *err);
 
 int db_step(struct db_stmt *st);   /* DB_ROW, DB_DONE or an error */
 void db_reset(struct db_stmt *st);
 int db_bind_int64(struct db_stmt *st, int i, int64_t v);
+/* Binds parameter i as type (DB_INTEGER iv, DB_FLOAT dv, DB_TEXT p, DB_BLOB p and n, DB_NULL). */
+int db_bind(struct db_stmt *st, int i, int type, int64_t iv, double dv, const void *p, size_t n);
 void db_finalize(struct db_stmt *st);   /* NULL is fine */
 int db_col_count(struct db_stmt *st);
 const char *db_col_name(struct db_stmt *st, int i);

@@ -32,7 +32,8 @@ print_help(void)
 		printf("  %-12s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
 	puts("\nglobal options:\n"
 	    "  --db PATH      database file (default $AIVET_DB, else $XDG_DATA_HOME/aivet/aivet.db)\n"
-	    "  --actor NAME   who is acting, for the audit log (default $AIVET_ACTOR, else the login name)\n"
+	    "  --actor NAME   who is acting, for the audit log (default $AIVET_ACTOR, else the login name;\n"
+	    "                 ignored on PostgreSQL, where the actor is the database login)\n"
 	    "  --tz ZONE      the organisation's IANA time zone, for end-of-day deadlines and shown\n"
 	    "                 beside UTC (default $AIVET_TZ, else the config file 'timezone')\n"
 	    "  --version      print the version\n"

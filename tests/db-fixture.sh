@@ -9,13 +9,16 @@
 
 export PROBE_KEY_ALICE=sk-alice-0123456789abcdef PROBE_KEY_BOB=sk-bob-fedcba9876543210
 
-# approve_as ACTOR ID [--db SPEC]: approval by ACTOR; the form that names the
-# reviewer with --reviewer where this aivet still takes it.
+# approve_as ACTOR ID [--db SPEC]: approval by ACTOR (on PostgreSQL, by the
+# login SPEC names, whatever ACTOR is). Where this aivet still takes
+# --reviewer NAME, the reviewer named is that login, or else ACTOR.
 approve_as() {
 	_who=$1 _id=$2
 	shift 2
 	if "$AIVET" assess approve --help 2>/dev/null | grep -q -- --reviewer; then
-		run "$@" --actor "$_who" assess approve "$_id" --reviewer "$_who"
+		_rev=$_who
+		case "$*" in *postgresql:*user=*) _rev=$(printf '%s' "$*" | sed 's/.*user=\([^& ]*\).*/\1/') ;; esac
+		run "$@" --actor "$_who" assess approve "$_id" --reviewer "$_rev"
 	else
 		run "$@" --actor "$_who" assess approve "$_id"
 	fi

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "assess.h"
+#include "db-admin.h"
 #include "claims.h"
 #include "rating.h"
 
@@ -574,6 +575,9 @@ assessment_approve(struct db *db, const char *actor, int64_t id, const char *rev
 
 	if (reviewer == NULL || *reviewer == '\0')
 		return aerr_set(err, AV_USAGE, "approve needs --reviewer NAME");
+	/* On PostgreSQL approving is a reviewer's (the server refuses anyone else). */
+	if (db_require_role(db, DB_ROLE_REVIEWER, "approving an assessment", err) != 0)
+		return err->code;
 	if (begin_with(db, id, &a, err) != 0)
 		return err->code;
 	if (strcmp(a->status, "in_review") != 0) {

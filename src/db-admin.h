@@ -45,6 +45,10 @@ struct db_login {
  * roles; on SQLite the actor given, with no roles (anyone who can write the
  * file can do anything). */
 int db_whoami(struct db *db, const char *actor, struct db_login *out, struct aerr *err);
+/* 0 when this connection holds the role (always on SQLite); else AV_USAGE: "WHAT
+ * needs the aivet_ROLE role (LOGIN does not have it)". The server enforces the
+ * role itself; asking first lets the refusal name it. */
+int db_require_role(struct db *db, enum db_role role, const char *what, struct aerr *err);
 /* Every login holding one of aivet's roles, by name. PostgreSQL only. */
 int db_logins(struct db *db, struct db_login **out, int *n, struct aerr *err);
 /* Grants (or revokes) the role to a login and records it in the audit log.

@@ -68,6 +68,10 @@ login_roles(struct db *db, struct db_login *l, struct aerr *err)
 	return 0;
 }
 
+/* pg_has_role() for one of aivet's roles, false when the role does not exist. */
+#define HAS_ROLE(r) "CASE WHEN EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '" r "') " \
+	"THEN pg_has_role(session_user, '" r "', 'MEMBER') ELSE false END::int"
+
 int
 db_whoami(struct db *db, const char *actor, struct db_login *out, struct aerr *err)
 {
@@ -81,23 +85,39 @@ db_whoami(struct db *db, const char *actor, struct db_login *out, struct aerr *e
 		login_fill_can(out);
 		return 0;
 	}
-	/* Superusers and members of the owning role may do what the owner does. */
-	st = db_prepare(db, err, "SELECT session_user, pg_has_role(session_user, d.datdba, 'MEMBER') "
-	    "FROM pg_database d WHERE d.datname = current_database()", NULL);
+	/* Superusers and members of the owning role may do what the owner does; a
+	 * role may be held through another group role, so held is asked of the server. */
+	st = db_prepare(db, err, "SELECT session_user, pg_has_role(session_user, d.datdba, 'MEMBER')::int, "
+	    HAS_ROLE("aivet_auditor") ", " HAS_ROLE("aivet_assessor") ", " HAS_ROLE("aivet_reviewer")
+	    " FROM pg_database d WHERE d.datname = current_database()", NULL);
 	if (st == NULL)
 		return AV_RUNTIME;
 	rc = db_step(st);
 	if (rc == DB_ROW) {
 		snprintf(out->name, sizeof out->name, "%s", col_text(st, 0));
-		out->owner = strcmp(col_text(st, 1), "t") == 0 || db_col_int(st, 1) == 1;
+		out->owner = db_col_int(st, 1) == 1;
+		for (int r = 0; r < DB_ROLE_COUNT; r++)
+			out->can[r] = out->owner || db_col_int(st, 2 + r) == 1;
 	}
 	db_finalize(st);
 	if (rc != DB_ROW)
 		return db_err(db, err, "session_user");
-	if (login_roles(db, out, err) != 0)
+	return login_roles(db, out, err);
+}
+
+int
+db_require_role(struct db *db, enum db_role role, const char *what, struct aerr *err)
+{
+	struct db_login me;
+
+	if (db_kind(db) != DB_KIND_PG)
+		return 0;
+	if (db_whoami(db, "", &me, err) != 0)
 		return err->code;
-	login_fill_can(out);
-	return 0;
+	if (me.can[role])
+		return 0;
+	return aerr_set(err, AV_USAGE, "%s needs the aivet_%s role (%s does not have it)", what,
+	    db_role_name(role), me.name);
 }
 
 int
@@ -112,7 +132,7 @@ db_logins(struct db *db, struct db_login **out, int *n, struct aerr *err)
 		return aerr_set(err, AV_USAGE, "roles live on a PostgreSQL database; on an SQLite file "
 		    "whoever can write the file can do anything");
 	/* The owner, then every login granted one of aivet's roles. */
-	st = db_prepare(db, err, "SELECT u.rolname, u.oid = d.datdba FROM pg_roles u, pg_database d "
+	st = db_prepare(db, err, "SELECT u.rolname, (u.oid = d.datdba)::int FROM pg_roles u, pg_database d "
 	    "WHERE d.datname = current_database() AND u.rolcanlogin AND (u.oid = d.datdba OR EXISTS "
 	    "(SELECT 1 FROM pg_auth_members m JOIN pg_roles g ON g.oid = m.roleid WHERE m.member = u.oid "
 	    "AND g.rolname IN ('aivet_auditor', 'aivet_assessor', 'aivet_reviewer'))) ORDER BY 2 DESC, 1",
@@ -129,7 +149,7 @@ db_logins(struct db *db, struct db_login **out, int *n, struct aerr *err)
 		l = &(*out)[(*n)++];
 		memset(l, 0, sizeof *l);
 		snprintf(l->name, sizeof l->name, "%s", col_text(st, 0));
-		l->owner = strcmp(col_text(st, 1), "t") == 0 || db_col_int(st, 1) == 1;
+		l->owner = db_col_int(st, 1) == 1;
 	}
 	db_finalize(st);
 	if (rc != DB_DONE)
@@ -175,12 +195,12 @@ db_role_grant(struct db *db, const char *login, enum db_role role, int revoke, s
 	if (login == NULL || *login == '\0' || strncmp(login, "aivet_", 6) == 0)
 		return aerr_set(err, AV_USAGE, "'%s' is not a login: name a login to %s", login ? login : "",
 		    revoke ? "revoke from" : "grant to");
-	st = db_prepare(db, err, "SELECT oid, rolcanlogin FROM pg_roles WHERE rolname = ?", "t", login);
+	st = db_prepare(db, err, "SELECT oid, rolcanlogin::int FROM pg_roles WHERE rolname = ?", "t", login);
 	if (st == NULL)
 		return AV_RUNTIME;
 	if ((rc = db_step(st)) == DB_ROW) {
 		oid = db_col_int64(st, 0);
-		canlogin = strcmp(col_text(st, 1), "t") == 0 || db_col_int(st, 1) == 1;
+		canlogin = db_col_int(st, 1) == 1;
 	}
 	db_finalize(st);
 	if (rc != DB_ROW && rc != DB_DONE)

@@ -242,7 +242,7 @@ copy_rows(struct db *src, struct db *dst, struct db_copy_result *res, struct aer
 			for (size_t k = 0; rc == 0 && k < fin.n; k++)
 				rc = db_exec(dst, err, "UPDATE assessment SET status = 'final' WHERE id = ?", "i",
 				    fin.ids[k]);
-		if (rc == 0 && ct->rows > 0)
+		if (rc == 0 && ct->rows > 0 && strcmp(copy_tables[i].order, "id") == 0)
 			rc = db_ids_follow(dst, ct->name, err);
 	}
 	free(fin.ids);
@@ -255,6 +255,16 @@ db_copy(struct db *src, struct db *dst, struct db_copy_result *res, struct aerr 
 	int rc;
 
 	memset(res, 0, sizeof *res);
+	if (db_kind(dst) == DB_KIND_PG) {
+		struct db_login me;
+
+		if (db_whoami(dst, "", &me, err) != 0)
+			return err->code;
+		/* The copied entries name other logins: only the owner may restore them. */
+		if (!me.owner)
+			return aerr_set(err, AV_USAGE, "db copy into a PostgreSQL database is for its owner: %s "
+			    "is not it; nothing was copied", me.name);
+	}
 	if (tables_known(src, "source", err) != 0 || tables_known(dst, "destination", err) != 0)
 		return err->code;
 	if (dst_empty(dst, err) != 0)

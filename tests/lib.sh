@@ -69,3 +69,26 @@ json() {
 db_snapshot() {
 	sqlite3 "$AIVET_DB" .dump 2>/dev/null | md5sum
 }
+
+# db_fresh: an empty database in place of the test's one.
+db_fresh() {
+	rm -f "$AIVET_DB" "$AIVET_DB-wal" "$AIVET_DB-shm"
+}
+
+# AIVET_TEST_BACKEND=pg: the test runs against a fresh database on a throwaway
+# PostgreSQL cluster (tests/pg-lib.sh) instead of an SQLite file.
+if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
+	. "$TESTS_SRCDIR/pg-lib.sh"
+	pg_start
+	pg_createdb aivet
+	AIVET_DB=$(pg_url aivet "$PG_SUPER")
+	# The tests' own look at the database ("sqlite3 $AIVET_DB SQL") goes to psql.
+	PATH=$TESTS_SRCDIR/pg-bin:$PATH
+	export AIVET_DB PATH
+	db_snapshot() {
+		sqlite3 "$AIVET_DB" .dump | md5sum
+	}
+	db_fresh() {
+		pg_sql "DROP DATABASE aivet WITH (FORCE)" >/dev/null && pg_createdb aivet
+	}
+fi

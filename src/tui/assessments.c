@@ -104,8 +104,9 @@ assessments_request(struct view *v, struct tui *t, enum request req, struct aerr
 			return 0;
 		return tui_push(t, &tui_assess_view, &id, err);
 	case REQ_ADD: {
-		struct db_stmt *st = db_prepare(t->av->db, err, "SELECT qid, max(version), title "
-		    "FROM questionnaire GROUP BY qid ORDER BY qid", NULL);
+		struct db_stmt *st = db_prepare(t->av->db, err, "SELECT q.qid, q.version, q.title "
+		    "FROM questionnaire q JOIN (SELECT qid, max(version) AS v FROM questionnaire GROUP BY qid) m "
+		    "ON m.qid = q.qid AND m.v = q.version ORDER BY q.qid", NULL);
 		struct tui_menu_item items[32];
 		int n = 0, pick;
 

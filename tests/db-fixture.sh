@@ -7,6 +7,12 @@
 # approval rita's. fixture_dump FILE prints every row of an SQLite file, to
 # compare a database with its copy after a round trip.
 
+# The fixture is an SQLite file whatever AIVET_TEST_BACKEND says: these tests
+# choose their backends themselves.
+AIVET_DB=$T/aivet.db
+PATH=${PATH#"$TESTS_SRCDIR/pg-bin:"}
+export AIVET_DB PATH
+
 export PROBE_KEY_ALICE=sk-alice-0123456789abcdef PROBE_KEY_BOB=sk-bob-fedcba9876543210
 
 # approve_as ACTOR ID [--db SPEC]: approval by ACTOR (on PostgreSQL, by the

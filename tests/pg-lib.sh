@@ -66,9 +66,11 @@ pg_as() {
 # The cluster lives in $T/pg unless the socket's path would pass the 107-byte
 # limit of sun_path (kept under 100) or the unprivileged user cannot reach
 # $T; then in a short directory of its own under /tmp, removed all the same.
-_pg_dir=""
-_pg_own_dir=""
+# Sourced twice (lib.sh with AIVET_TEST_BACKEND=pg, then a test), one cluster.
+_pg_dir=${_pg_dir:-}
+_pg_own_dir=${_pg_own_dir:-}
 pg_start() {
+	[ -z "$_pg_dir" ] || return 0
 	_pg_dir=$T/pg
 	if [ -n "$PG_RUNAS" ]; then chmod 711 "$T"; fi
 	mkdir -p "$_pg_dir"

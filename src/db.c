@@ -35,12 +35,15 @@ db_sqlstate(struct db *db)
 }
 
 /* A PostgreSQL refusal for want of a privilege is the user's to fix (a role
- * to be granted), not trouble with the database: exit 2, saying so. */
+ * to be granted), not trouble with the database: exit 2, saying so. So is a
+ * rule of aivet's that the server's triggers enforce (SQLSTATE AVR01). */
 int
 db_err(struct db *db, struct aerr *err, const char *what)
 {
 	if (strcmp(db_sqlstate(db), "42501") == 0)
 		return aerr_set(err, AV_USAGE, "permission denied: %s: %s", what, db_errmsg(db));
+	if (strcmp(db_sqlstate(db), "AVR01") == 0)
+		return aerr_set(err, AV_USAGE, "%s", db_errmsg(db));
 	return aerr_set(err, AV_RUNTIME, "database: %s: %s", what, db_errmsg(db));
 }
 

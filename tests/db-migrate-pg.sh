@@ -14,8 +14,10 @@
 D="$TESTS_SRCDIR/data"
 
 pg_start
-pg_createdb aivet
-PG_URL=$(pg_url aivet "$PG_SUPER")
+# On a server the actor is the login: the test's actor owns the database.
+pg_login "$AIVET_ACTOR" >/dev/null
+pg_createdb aivet "$AIVET_ACTOR"
+PG_URL=$(pg_url aivet "$AIVET_ACTOR")
 LITE_DB=$AIVET_DB
 
 # ---- migrating an empty database ----
@@ -124,7 +126,7 @@ guarantees sqlite
 AIVET_DB=$PG_URL
 db_snapshot() { sqlite3 "$AIVET_DB" .dump | md5sum; }
 PATH=$TESTS_SRCDIR/pg-bin:$PATH
-pg_sql "DROP DATABASE aivet WITH (FORCE)" >/dev/null && pg_createdb aivet
+pg_sql "DROP DATABASE aivet WITH (FORCE)" >/dev/null && pg_createdb aivet "$AIVET_ACTOR"
 fill
 guarantees postgresql
 for t in audit_log finding probe_result exchange evidence blob incident_entry answer answer_history; do
@@ -138,5 +140,18 @@ n=$(sqlite3 "$AIVET_DB" "SELECT seq FROM audit_log WHERE object_type = 'finding'
 run audit verify
 is "$rc:$errout" "1:aivet: audit chain broken: finding 1 does not match audit entry $n: edited after it was recorded" \
 	"postgresql: a finding edited behind the triggers is named by audit verify"
+pg_sql -d aivet "ALTER TABLE finding DISABLE TRIGGER USER; UPDATE finding SET severity = 'critical' WHERE id = 1;
+	ALTER TABLE finding ENABLE TRIGGER USER" >/dev/null
+# The audit log itself, edited or cut behind its triggers: the chain names where.
+pg_sql -d aivet "ALTER TABLE audit_log DISABLE TRIGGER USER; UPDATE audit_log SET actor = 'mallory' WHERE seq = 2;
+	ALTER TABLE audit_log ENABLE TRIGGER USER" >/dev/null
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: entry 2: contents do not match its entry_hash (edited after it was written)" \
+	"postgresql: an audit entry edited behind the triggers is named"
+pg_sql -d aivet "ALTER TABLE audit_log DISABLE TRIGGER USER; UPDATE audit_log SET actor = '$AIVET_ACTOR' WHERE seq = 2;
+	DELETE FROM audit_log WHERE seq = 3; ALTER TABLE audit_log ENABLE TRIGGER USER" >/dev/null
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: entry 3 is missing (next entry is 4)" \
+	"postgresql: a deleted audit entry is named"
 
 done_testing

@@ -80,8 +80,10 @@ db_fresh() {
 if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
 	. "$TESTS_SRCDIR/pg-lib.sh"
 	pg_start
-	pg_createdb aivet
-	AIVET_DB=$(pg_url aivet "$PG_SUPER")
+	# On a server the actor is the login: the test's actor owns its database.
+	pg_login "$AIVET_ACTOR" >/dev/null
+	pg_createdb aivet "$AIVET_ACTOR"
+	AIVET_DB=$(pg_url aivet "$AIVET_ACTOR")
 	# The tests' own look at the database ("sqlite3 $AIVET_DB SQL") goes to psql.
 	PATH=$TESTS_SRCDIR/pg-bin:$PATH
 	export AIVET_DB PATH
@@ -89,6 +91,6 @@ if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
 		sqlite3 "$AIVET_DB" .dump | md5sum
 	}
 	db_fresh() {
-		pg_sql "DROP DATABASE aivet WITH (FORCE)" >/dev/null && pg_createdb aivet
+		pg_sql "DROP DATABASE aivet WITH (FORCE)" >/dev/null && pg_createdb aivet "$AIVET_ACTOR"
 	}
 fi

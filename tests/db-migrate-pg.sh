@@ -14,8 +14,9 @@
 D="$TESTS_SRCDIR/data"
 
 pg_start
-# On a server the actor is the login: the test's actor owns the database.
-pg_login "$AIVET_ACTOR" >/dev/null
+# On a server the actor is the login: the test's actor owns the database (and
+# may create aivet's roles when it migrates it).
+pg_login "$AIVET_ACTOR" CREATEROLE >/dev/null
 pg_createdb aivet "$AIVET_ACTOR"
 PG_URL=$(pg_url aivet "$AIVET_ACTOR")
 LITE_DB=$AIVET_DB

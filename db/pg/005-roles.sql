@@ -58,11 +58,20 @@ GRANT INSERT, UPDATE ON blob TO aivet_assessor;
 GRANT INSERT ON answer_history, answer_evidence, evidence, exchange, probe_result, finding,
 	finding_evidence, incident_entry, incident_link, report, audit_log TO aivet_assessor;
 
--- db copy (the owner only) restores entries written by other logins.
-CREATE FUNCTION aivet_restoring() RETURNS boolean LANGUAGE sql STABLE AS $$
-	SELECT coalesce(current_setting('aivet.restore', true), '') = 'on'
-	   AND pg_has_role(session_user, (SELECT datdba FROM pg_database WHERE datname = current_database()),
+-- The database's owner (or a superuser, or a member of the owning role) owns
+-- these tables and their triggers and could drop them: approval's rules
+-- below bind the other logins, and raw SQL by the owner (a fixture, a
+-- repair) is the owner's to answer for. aivet applies the same rules to the
+-- owner itself (src/assess.c), since its actor is the login there too.
+CREATE FUNCTION aivet_is_owner() RETURNS boolean LANGUAGE sql STABLE AS $$
+	SELECT pg_has_role(session_user, (SELECT datdba FROM pg_database WHERE datname = current_database()),
 	                   'MEMBER')
+$$;
+
+-- db copy (the owner only) restores entries written by other logins: it sets
+-- aivet.restore for its transaction; anyone else setting it gains nothing.
+CREATE FUNCTION aivet_restoring() RETURNS boolean LANGUAGE sql STABLE AS $$
+	SELECT coalesce(current_setting('aivet.restore', true), '') = 'on' AND aivet_is_owner()
 $$;
 
 -- Refusals of aivet's rules carry SQLSTATE AVR01 (aivet exits 2, as for a
@@ -80,16 +89,14 @@ END $$;
 CREATE TRIGGER audit_log_actor BEFORE INSERT ON audit_log
 	FOR EACH ROW EXECUTE FUNCTION aivet_audit_actor();
 
--- Approval: by a reviewer (or the owner), recorded under the login, by
--- someone who neither answered nor submitted the round (as assess.c checks).
+-- Approval: by a reviewer, recorded under the login, by someone who neither
+-- answered nor submitted the round (as assess.c checks).
 CREATE FUNCTION aivet_approval() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	IF aivet_restoring() THEN
+	IF aivet_is_owner() THEN
 		RETURN NEW;
 	END IF;
-	IF NOT pg_has_role(session_user, 'aivet_reviewer', 'MEMBER')
-	   AND NOT pg_has_role(session_user, (SELECT datdba FROM pg_database
-	                                      WHERE datname = current_database()), 'MEMBER') THEN
+	IF NOT pg_has_role(session_user, 'aivet_reviewer', 'MEMBER') THEN
 		RAISE EXCEPTION 'approving an assessment needs the aivet_reviewer role (% does not have it)',
 			session_user USING ERRCODE = 'insufficient_privilege';
 	END IF;

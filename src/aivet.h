@@ -323,6 +323,7 @@ struct embedded_file {
 	size_t len;
 };
 extern const struct embedded_file embedded_migrations[];
+extern const struct embedded_file embedded_pg_migrations[];   /* db/pg/ */
 extern const struct embedded_file embedded_questionnaires[];
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "assess.h"
+#include "db-admin.h"
 #include "claims.h"
 #include "rating.h"
 
@@ -614,7 +615,7 @@ approver_is_second_person(struct db *db, const char *actor, int64_t id, struct a
 	    "WHERE assessment_id = ? AND actor = ?", "it", id, actor) < 0 ||
 	    db_int(db, &submitted, err, "SELECT count(*) FROM (SELECT actor FROM audit_log "
 	    "WHERE action = 'assessment.submit' AND object_type = 'assessment' AND object_id = ? "
-	    "ORDER BY seq DESC LIMIT 1) WHERE actor = ?", "it", id, actor) < 0)
+	    "ORDER BY seq DESC LIMIT 1) AS latest WHERE actor = ?", "it", id, actor) < 0)
 		return AV_RUNTIME;
 	if (authors == 0)
 		return aerr_set(err, AV_USAGE, "assessment %lld has no answers to approve", (long long)id);
@@ -638,6 +639,9 @@ assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *er
 
 	if (actor == NULL || *actor == '\0')
 		return aerr_set(err, AV_USAGE, "approval needs an actor (--actor NAME or AIVET_ACTOR)");
+	/* On PostgreSQL approving is a reviewer's (the server refuses anyone else). */
+	if (db_require_role(db, DB_ROLE_REVIEWER, "approving an assessment", err) != 0)
+		return err->code;
 	if (begin_with(db, id, &a, err) != 0)
 		return err->code;
 	if (strcmp(a->status, "in_review") != 0) {

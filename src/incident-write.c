@@ -362,8 +362,8 @@ incident_set_status(struct aivet *av, const char *ref, const char *to, const cha
 	if (at_given != NULL) {
 		/* A back-dated change still follows the change before it. */
 		struct db_stmt *st = db_prepare(db, err, "SELECT id, at, at_utc FROM incident_entry "
-		    "WHERE incident_id = ? AND (kind = 'status-change' OR json_extract(details, "
-		    "'$.opened')) ORDER BY id DESC LIMIT 1", "i", id);
+		    "WHERE incident_id = ? AND (kind = 'status-change' OR json_type(details, "
+		    "'$.opened') = 'true') ORDER BY id DESC LIMIT 1", "i", id);
 		int64_t prev;
 
 		if (st == NULL)

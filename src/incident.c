@@ -224,10 +224,11 @@ incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 	if (st->bad_seq != 0)
 		return 0;
 	/* An incident's status is where its newest status-change entry took it. */
-	q = db_prepare(db, err, "SELECT i.id, i.status, coalesce((SELECT json_extract(e.details, "
-	    "'$.to') FROM incident_entry e WHERE e.incident_id = i.id AND e.kind = 'status-change' "
-	    "ORDER BY e.id DESC LIMIT 1), 'new') AS timeline FROM incident i "
-	    "WHERE i.status IS NOT timeline ORDER BY i.id LIMIT 1", NULL);
+	q = db_prepare(db, err, "SELECT id, status, timeline FROM (SELECT i.id, i.status, "
+	    "coalesce((SELECT json_extract(e.details, '$.to') FROM incident_entry e "
+	    "WHERE e.incident_id = i.id AND e.kind = 'status-change' ORDER BY e.id DESC LIMIT 1), "
+	    "'new') AS timeline FROM incident i) AS t WHERE status IS NOT timeline ORDER BY id LIMIT 1",
+	    NULL);
 	if (q == NULL)
 		return AV_RUNTIME;
 	if (db_step(q) == DB_ROW)

@@ -23,9 +23,10 @@ static const char global_usage[] =
     "       aivet --version | --help\n";
 
 static const struct opt global_opts[] = {
-	{ "db", 'd', "PATH", "database file (default $AIVET_DB, else $XDG_DATA_HOME/aivet/aivet.db)", 0 },
+	{ "db", 'd', "PATH", "database: a file, sqlite:PATH or postgresql://... (default $AIVET_DB, "
+	  "else $XDG_DATA_HOME/aivet/aivet.db)", 0 },
 	{ "actor", 'a', "NAME", "who is acting, for the audit log (default $AIVET_ACTOR, else the "
-	  "login name)", 0 },
+	  "login name; ignored on PostgreSQL, where the actor is the database login)", 0 },
 	{ "tz", 'z', "ZONE", "the organisation's IANA time zone, for end-of-day deadlines and shown "
 	  "beside UTC (default $AIVET_TZ, else the config file 'timezone')", 0 },
 	{ "version", 'V', NULL, "print the version", 0 },

@@ -375,10 +375,26 @@ tui_redraw(struct tui *t)
 	attron(A_REVERSE | A_BOLD);
 	mvhline(0, 0, ' ', COLS);
 	{
-		char bar[512];
+		char bar[512], who[160];
+		wchar_t wwho[160];
+		size_t n;
+		int ww = 0;
 
 		snprintf(bar, sizeof bar, "aivet | %s", title);
-		tui_put(stdscr, 0, 1, COLS - 2, bar);
+		/* Who is logged in (on PostgreSQL the login; on SQLite the actor), at the
+		 * right, when the title leaves room for it. */
+		snprintf(who, sizeof who, "as %s", t->av->actor);
+		n = mbstowcs(wwho, who, sizeof wwho / sizeof wwho[0] - 1);
+		if (n != (size_t)-1) {
+			wwho[n] = L'\0';
+			ww = wcswidth(wwho, n);
+		}
+		if (ww > 0 && (int)strlen(bar) + ww + 4 <= COLS) {
+			tui_put(stdscr, 0, 1, COLS - ww - 4, bar);
+			tui_put(stdscr, 0, COLS - ww - 1, ww, who);
+		} else {
+			tui_put(stdscr, 0, 1, COLS - 2, bar);
+		}
 	}
 	attroff(A_REVERSE | A_BOLD);
 	if (rows > 0) {

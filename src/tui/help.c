@@ -29,7 +29,7 @@ static const enum request text_requests[] = {
 /* The markers lists put before a row, and where: a symbol always says what a
  * colour says, so the legend is the whole meaning. */
 static const char *const legend[] = {
-	">      the selected row (dim when its pane is not the focused one)",
+	">      the selected row; in a pane without the focus it is only dim, with no >",
 	"!!     worst first: a vendor rated unacceptable, an incident with a clock overdue,",
 	"       a probe run with a high or critical finding (dashboard)",
 	"!      needs attention: a required question unanswered, a section with one open",

@@ -264,7 +264,7 @@ tui_list_draw(struct tui_list *l, struct tui *t, WINDOW *w, int y, int rows, int
 		wattron(w, attr);
 		if (cur && !l->blur)
 			mvwhline(w, y + i, 0, ' ', cols);
-		mvwaddstr(w, y + i, 0, cur ? ">" : " ");
+		mvwaddstr(w, y + i, 0, cur && !l->blur ? ">" : " ");
 		tui_put(w, y + i, 2, cols - 2, l->rows[idx]);
 		wattroff(w, attr);
 	}

@@ -127,7 +127,7 @@ struct tui_list {
 	int *vis;              /* visible row indices */
 	int nvis;
 	char header[512];      /* column header line, optional */
-	int blur;              /* not the focused pane: its selection shows dim, not reversed */
+	int blur;              /* not the focused pane: its selection shows dim, without > */
 };
 
 enum { TUI_MARK_NONE, TUI_MARK_GOOD, TUI_MARK_WARN, TUI_MARK_BAD, TUI_MARK_DIM };

@@ -21,9 +21,12 @@ status_line() { tui_screen | sed 's/[[:space:]]*$//' | grep -v '^$' | tail -1; }
 # the command line and the rest run as a command ("unknown command '00:00Z'").
 tui_start 120x40
 tui_wait "aivet | Dashboard"; ok $? "120x40: the dashboard"
+# Typed key by key, as a person types (the first burst), then in one write (the second).
 tui_keys t
-tui_type "2026-12-01T10:00:00Z"
+for c in 2 0 2 6 - 1 2 - 0 1 T 1 0 : 0 0 : 0 0 Z; do tui_type "$c"; sleep 0.05; done
 tui_keys Enter
+sleep 0.7
+tui_keys t 2 0 2 6 - 1 2 - 0 1 T 1 0 : 0 0 : 0 0 Z Enter
 tui_wait "error: task is not on this screen"; ok $? "the refusal in the status line"
 sleep 0.5   # what the typed keys would have done has been done
 # The keys that came before the refusal was shown are dropped silently, the rest counted.
@@ -135,8 +138,7 @@ tui_keys q
 tui_wait "aivet | Dashboard"
 like "$(tui_screen | grep '^>')" '^> \?  Acme AI' "the first vendor is selected"
 tui_keys Tab
-tui_wait "== Open incidents =="
-like "$(tui_screen | grep '^>')" '^> !  #1   Prompt text' "Tab moves the selection to the open incidents"
+tui_wait_re '^> !  #1   Prompt text'; ok $? "Tab moves the selection to the open incidents"
 tui_stop
 
 # On a wide terminal Tab moves the focus to the other pane: only the focused pane shows >.

@@ -27,7 +27,7 @@
 
 #define IDLE_RELOAD_MS 2000
 /* Keys closer together than this are one burst of typing. */
-#define BURST_MS 300
+#define BURST_MS 500
 /* A long status takes at most this share of the screen's rows. */
 #define STATUS_MAX_ROWS(lines) ((lines) / 4 > 1 ? (lines) / 4 : 1)
 

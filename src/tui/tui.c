@@ -106,7 +106,7 @@ tui_wrap(const char *text, int width, char ***lines)
 			i = brk;
 		} else {
 			next = i < n && w[i] == L'\n' ? i + 1 : i;
-			if (next == start)
+			if (next == start && i < n)
 				next = i = start + 1;   /* one character wider than the line */
 		}
 		if (count == cap) {
@@ -564,13 +564,22 @@ tui_confirm(struct tui *t, const char *fmt, ...)
 	vsnprintf(q, sizeof q, fmt, ap);
 	va_end(ap);
 	while (answer < 0) {
+		char line[320], **lines;
+		int total, nl;
+
+		/* A question wider than the terminal takes the rows above the status line. */
+		snprintf(line, sizeof line, "%s (y/n) ", q);
+		total = tui_wrap(line, COLS, &lines);
+		nl = total > LINES - 1 ? LINES - 1 : total;
 		tui_redraw(t);
-		move(LINES - 1, 0);
-		clrtoeol();
 		attron(A_BOLD);
-		tui_put(stdscr, LINES - 1, 0, COLS, q);
-		printw(" (y/n) ");
+		for (int i = 0; i < nl; i++) {
+			move(LINES - nl + i, 0);
+			clrtoeol();
+			tui_put(stdscr, LINES - nl + i, 0, COLS, lines[i]);
+		}
 		attroff(A_BOLD);
+		tui_wrap_free(lines, total);
 		refresh();
 		timeout(-1);
 		if (get_wch(&ch) == ERR) {
@@ -723,7 +732,7 @@ form_grow(const char *text, int n, struct form_box *b)
 /* Only the frame around the fields is drawn here: libform keeps the current
  * field's text in its window, so that must never be erased. */
 static void
-form_frame(struct tui *t, WINDOW *win, struct form_box *b, const char *title,
+form_frame(struct tui *t, WINDOW *win, const struct form_box *b, const char *title,
     const struct tui_field *fields, int n, int bottom_line, int cur, const char *msg)
 {
 	const char *text = form_text(fields, cur, msg);

@@ -125,6 +125,13 @@ tui_keys L; footer "aivet | Vendors (3)" "the vendor list"
 tui_keys g Enter; footer "Vendor:      Acme AI" "a vendor"
 tui_keys s; footer "aivet | Assessments" "the assessments"
 tui_keys Enter; footer "Assessment 1 (draft)" "an assessment"
+# A dialog's title (here the question) wraps inside the box rather than being cut.
+tui_keys Left G Right
+tui_wait "exposure_notification_time (required)"
+tui_keys Enter
+tui_wait_re "│ data may have reached another tenant do you notify that customer\? +│"
+ok $? "80x24: the answer dialog's title wraps inside the box"
+tui_keys Escape; gone "│ data may have reached"
 tui_keys '?'; footer "Keys on this screen (assess):" "the help"
 tui_keys q q q q q
 tui_wait "aivet | Dashboard"

@@ -625,6 +625,7 @@ field_text(FIELD *f, char *out, size_t n)
 /* Where a form sits: a dialog box in the middle, or the bottom line. */
 struct form_box {
 	int labelw, fieldw, h, w, y, x;
+	int trows;                /* rows of the title, which wraps too: the first is in the border */
 	int msgrows;              /* rows under the fields for the hint or message */
 };
 
@@ -664,7 +665,7 @@ form_place(const char *title, const struct tui_field *fields, int n, int bottom_
 	int want, maxw = COLS > 12 ? COLS - 4 : COLS;
 
 	b->labelw = b->fieldw = 0;
-	b->msgrows = 1;
+	b->msgrows = b->trows = 1;
 	for (int i = 0; i < n; i++) {
 		int lw = (int)strlen(fields[i].label);
 
@@ -693,7 +694,10 @@ form_place(const char *title, const struct tui_field *fields, int n, int bottom_
 	for (int i = 0; i < n; i++)
 		if (fields[i].hint != NULL && wrapped_rows(fields[i].hint, b->w - 4) > b->msgrows)
 			b->msgrows = wrapped_rows(fields[i].hint, b->w - 4);
-	b->h = n * 2 + 4 + b->msgrows;
+	b->trows = wrapped_rows(title, b->w - 4);
+	if (b->trows > 4)
+		b->trows = 4;
+	b->h = b->trows + n * 2 + 3 + b->msgrows;
 	if (b->h > LINES)
 		b->h = LINES;
 	b->y = (LINES - b->h) / 2, b->x = (COLS - b->w) / 2;
@@ -717,14 +721,14 @@ form_grow(const char *text, int n, struct form_box *b)
 		w = maxw;
 	if (w < b->w)
 		w = b->w;
-	h = n * 2 + 4 + wrapped_rows(text, w - 4);
+	h = b->trows + n * 2 + 3 + wrapped_rows(text, w - 4);
 	if (h > LINES)
 		h = LINES;
 	if (h < b->h)
 		h = b->h;
 	if (w == b->w && h == b->h)
 		return 0;
-	b->w = w, b->h = h, b->msgrows = h - n * 2 - 4;
+	b->w = w, b->h = h, b->msgrows = h - b->trows - n * 2 - 3;
 	b->y = (LINES - h) / 2, b->x = (COLS - w) / 2;
 	return 1;
 }
@@ -736,8 +740,8 @@ form_frame(struct tui *t, WINDOW *win, const struct form_box *b, const char *tit
     const struct tui_field *fields, int n, int bottom_line, int cur, const char *msg)
 {
 	const char *text = form_text(fields, cur, msg);
-	int mattr, top = n * 2 + 3, nl;
-	char **lines;
+	int mattr, top = b->trows + n * 2 + 2, nl, tl;
+	char **lines, **tlines;
 
 	if (bottom_line) {
 		wattron(win, A_BOLD);
@@ -750,11 +754,14 @@ form_frame(struct tui *t, WINDOW *win, const struct form_box *b, const char *tit
 	for (int r = top - 1; r < b->h - 1; r++)
 		mvwhline(win, r, 1, ' ', b->w - 2);
 	box(win, 0, 0);
+	tl = tui_wrap(title, b->w - 4, &tlines);
 	wattron(win, A_BOLD);
-	tui_put(win, 0, 2, b->w - 4, title);
+	for (int i = 0; i < tl && i < b->trows; i++)
+		tui_put(win, i, 2, b->w - 4, tlines[i]);
 	wattroff(win, A_BOLD);
+	tui_wrap_free(tlines, tl);
 	for (int i = 0; i < n; i++)
-		tui_put(win, 2 + i * 2, 2, b->labelw, fields[i].label);
+		tui_put(win, b->trows + 1 + i * 2, 2, b->labelw, fields[i].label);
 	wattron(win, mattr);
 	for (int i = 0; i < nl && i < b->msgrows; i++)
 		tui_put(win, top + i, 2, b->w - 4, lines[i]);
@@ -878,7 +885,7 @@ form_show(FORM *form, const struct form_box *b, int n, int bottom_line, WINDOW *
 	keypad(*win, TRUE);
 	wtimeout(*win, 250);
 	*sub = bottom_line ? derwin(*win, 1, b->fieldw, 0, b->labelw + 1)
-	    : derwin(*win, n * 2, b->fieldw, 2, b->labelw + 4);
+	    : derwin(*win, n * 2, b->fieldw, b->trows + 1, b->labelw + 4);
 	set_form_win(form, *win);
 	set_form_sub(form, *sub);
 	post_form(form);

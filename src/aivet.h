@@ -10,16 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <sqlite3.h>
 #include <cjson/cJSON.h>
 
 #include "base.h"
+#include "db.h"
 
 /* Everything a command needs: the database, who acts, and global options. */
 struct aivet {
 	const char *db_path;   /* resolved path of the database */
 	int db_named;          /* db_path was named with --db, not found by default */
-	sqlite3 *db;           /* opened lazily by av_db() */
+	struct db *db;           /* opened lazily by av_db() */
 	char actor[128];
 	const char *progname;
 	int is_demo;
@@ -29,32 +29,15 @@ struct aivet {
 };
 
 /* Opens (creating and migrating) the database on first use. */
-sqlite3 *av_db(struct aivet *av, struct aerr *err);
+struct db *av_db(struct aivet *av, struct aerr *err);
 void av_close(struct aivet *av);
 
-/* ---- database (db.c) ---- */
-
-int db_open(const char *path, sqlite3 **out, struct aerr *err);
-int db_migrate(sqlite3 *db, struct aerr *err);
-int db_schema_version(void);   /* newest migration this binary carries */
-/* Write transactions: BEGIN IMMEDIATE so the busy timeout applies up front. */
-int db_begin(sqlite3 *db, struct aerr *err);
-int db_commit(sqlite3 *db, struct aerr *err);
-void db_rollback(sqlite3 *db);
-/* Runs sql with "?" parameters bound from a format: 'i' int64, 't' text (NULL ok),
- * 'd' double, 'b' blob (ptr, size_t). Returns SQLITE_OK/DONE mapped to 0. */
-int db_exec(sqlite3 *db, struct aerr *err, const char *sql, const char *fmt, ...);
-/* Prepares sql and binds as db_exec; caller steps and finalizes. */
-sqlite3_stmt *db_prepare(sqlite3 *db, struct aerr *err, const char *sql, const char *fmt, ...);
-int db_err(sqlite3 *db, struct aerr *err, const char *what);
-/* First column of the first row as int64; returns 0 on success, 1 when no row. */
-int db_int(sqlite3 *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...);
-const char *col_text(sqlite3_stmt *st, int i); /* "" for NULL */
+/* ---- database: the query layer is db.h ---- */
 
 /* ---- audit log (audit.c) ---- */
 
 /* Appends an entry inside the caller's open transaction. details may be NULL. */
-int audit_append(sqlite3 *db, const char *actor, const char *action,
+int audit_append(struct db *db, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const cJSON *details, struct aerr *err);
 struct audit_status {
 	int64_t entries;
@@ -62,14 +45,14 @@ struct audit_status {
 	int64_t bad_seq;      /* first bad entry, 0 when intact */
 	char problem[256];
 };
-int audit_verify(sqlite3 *db, struct audit_status *st, struct aerr *err);
+int audit_verify(struct db *db, struct audit_status *st, struct aerr *err);
 /* A cross-check audit_verify runs once the chain is intact: a module whose
  * rows the chain protects provides one (setting st->bad_seq and st->problem
  * on a mismatch). audit.c runs the table, ending in NULL, that the command
  * table's file assembles, so the audit log needs none of those modules. */
 struct audit_check {
 	const char *name;
-	int (*check)(sqlite3 *db, struct audit_status *st, struct aerr *err);
+	int (*check)(struct db *db, struct audit_status *st, struct aerr *err);
 };
 extern const struct audit_check *const audit_checks[];
 /* The canonical encoding hashed into entry_hash (documented in aivet(1)). */
@@ -138,31 +121,31 @@ int safe_text_check(const char *what, const char *s, struct aerr *err);
 /* Names of vendors and endpoints: non-empty, no '/', not all digits, and safe_text_check's rules. */
 int name_check(const char *what, const char *name, struct aerr *err);
 /* Resolves NAME or numeric ID to an active-or-archived vendor id. */
-int vendor_lookup(sqlite3 *db, const char *name_or_id, int64_t *id, struct aerr *err);
+int vendor_lookup(struct db *db, const char *name_or_id, int64_t *id, struct aerr *err);
 /* Resolves "VENDOR/NAME" to an endpoint id. */
-int endpoint_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err);
+int endpoint_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err);
 /* The columns vendor_row_json reads, in order; append WHERE/ORDER BY. */
 #define VENDOR_SELECT "SELECT v.id, v.name, v.criticality, v.contact, v.notes, v.status, " \
 	"v.created_at, v.updated_at, " \
 	"(SELECT count(*) FROM endpoint e WHERE e.vendor_id = v.id AND e.status = 'active'), " \
 	"(SELECT count(*) FROM incident i WHERE i.vendor_id = v.id AND i.status <> 'closed') " \
 	"FROM vendor v"
-cJSON *vendor_row_json(sqlite3_stmt *st);
+cJSON *vendor_row_json(struct db_stmt *st);
 /* Adds "VENDOR/NAME" from two columns of a row, or null when the name column is NULL. */
-void json_add_endpoint_ref(cJSON *o, const char *key, sqlite3_stmt *st, int vendor_col, int name_col);
+void json_add_endpoint_ref(cJSON *o, const char *key, struct db_stmt *st, int vendor_col, int name_col);
 /* Archives one vendor or endpoint row (table "vendor" or "endpoint") with its audit
  * entry, inside the caller's transaction; refuses one archived already. */
-int record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, const char *shown,
+int record_archive(struct db *db, const char *actor, const char *table, int64_t id, const char *shown,
     struct aerr *err);
-int vendor_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
+int vendor_json(struct db *db, int64_t id, cJSON **out, struct aerr *err);
 /* A vendor's name and an endpoint's "VENDOR/NAME" by id; "" when there is no such row. */
-int vendor_name(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
-int endpoint_ref(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
+int vendor_name(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
+int endpoint_ref(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
 /* The vendors by name (active ones, every one with all), as vendor_row_json gives them. */
-int vendor_list_json(sqlite3 *db, int all, cJSON **out, struct aerr *err);
+int vendor_list_json(struct db *db, int all, cJSON **out, struct aerr *err);
 /* The endpoints (of one vendor unless vendor_id is 0; active ones, every one with
  * all) by vendor and name, as endpoint_json gives them. */
-int endpoint_list_json(sqlite3 *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err);
+int endpoint_list_json(struct db *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err);
 /* A vendor's fields as the CLI's options and the TUI's form give them; a
  * set_* flag says the field was given (an edit changes only those). */
 struct vendor_input {
@@ -171,13 +154,13 @@ struct vendor_input {
 	int set_name, set_crit, set_contact, set_notes;
 };
 /* Each validates, writes in one transaction with its audit entry, and prints nothing. */
-int vendor_add(sqlite3 *db, const char *actor, const struct vendor_input *in, int64_t *id,
+int vendor_add(struct db *db, const char *actor, const struct vendor_input *in, int64_t *id,
     struct aerr *err);
-int vendor_edit(sqlite3 *db, const char *actor, const char *ref, const struct vendor_input *in,
+int vendor_edit(struct db *db, const char *actor, const char *ref, const struct vendor_input *in,
     struct aerr *err);
 /* Archives the vendor named by ref (NAME or ID) and its active endpoints. */
-int vendor_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);
-int endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
+int vendor_archive(struct db *db, const char *actor, const char *ref, struct aerr *err);
+int endpoint_json(struct db *db, int64_t id, cJSON **out, struct aerr *err);
 
 /* ---- writing endpoints (endpoint.c) ---- */
 
@@ -202,11 +185,11 @@ struct endpoint_input {
 int endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aerr *err);
 void endpoint_input_free(struct endpoint_input *f);
 /* Each validates, writes in one transaction with its audit entry, and prints nothing. */
-int endpoint_add(sqlite3 *db, const char *actor, const char *vendor,
+int endpoint_add(struct db *db, const char *actor, const char *vendor,
     const struct endpoint_input *in, int64_t *id, struct aerr *err);
-int endpoint_edit(sqlite3 *db, const char *actor, const char *ref, const struct endpoint_input *in,
+int endpoint_edit(struct db *db, const char *actor, const char *ref, const struct endpoint_input *in,
     struct aerr *err);
-int endpoint_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);
+int endpoint_archive(struct db *db, const char *actor, const char *ref, struct aerr *err);
 /* The plain-text view of endpoint_json's object, as "endpoint show" prints it. */
 void endpoint_describe(const cJSON *e, struct buf *out);
 
@@ -229,18 +212,18 @@ int url_has_credential(const char *url);
 
 /* Stores bytes once by SHA-256 (inside the caller's transaction). With seal_pk
  * (a crypto_box public key) the blob is kept as a sealed box. */
-int blob_put(sqlite3 *db, const void *data, size_t len, const unsigned char *seal_pk,
+int blob_put(struct db *db, const void *data, size_t len, const unsigned char *seal_pk,
     char sha[65], struct aerr *err);
-int blob_get(sqlite3 *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err);
+int blob_get(struct db *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err);
 const char *media_type_for(const char *name);
 /* The largest file kept as evidence; a larger one is refused before it is read. */
 #define EVIDENCE_FILE_MAX ((size_t)1 << 30)
 /* Copies a file into the store and adds an evidence row plus its audit entry. */
-int evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *effective_date,
+int evidence_add_file(struct db *db, const char *actor, const char *path, const char *effective_date,
     int64_t *id, struct aerr *err);
 /* The evidence a probe finding cites, by id, and the finding as "CODE (severity):
  * message" (summary "" when there is no such finding); *ids is the caller's to free. */
-int finding_evidence_ids(sqlite3 *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
+int finding_evidence_ids(struct db *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
     size_t *nids, struct aerr *err);
 
 /* ---- Markdown (report-md.c) ---- */

@@ -16,10 +16,10 @@
 
 extern const struct cmd_entry cmd_assess_entry;
 
-static sqlite3 *
+static struct db *
 db_ready(struct aivet *av, struct aerr *err)
 {
-	sqlite3 *db = av_db(av, err);
+	struct db *db = av_db(av, err);
 
 	if (db != NULL && questionnaires_sync(db, av->actor, err) != 0)
 		return NULL;
@@ -53,7 +53,7 @@ static const char start_usage[] = "assess start VENDOR QUESTIONNAIRE[@VERSION]";
 static int
 assess_start(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	sqlite3 *db;
+	struct db *db;
 	int64_t vendor, qrow, id;
 	struct assessment *a;
 
@@ -89,7 +89,7 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int c, nfiles = 0, set_note = 0, clear = 0, rc = 0;
 	struct assessment_answer_input in;
 	struct assessment_answer_result res = { 0 };
-	sqlite3 *db;
+	struct db *db;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
@@ -170,7 +170,7 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct assessment *a;
 	int json = 0;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *o;
 
 	if (parse_id_json(argc, argv, show_usage, 1, "exactly one ASSESSMENT", &json, err) != 0)
@@ -199,7 +199,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int json = 0, c;
 	int64_t vendor = 0;
-	sqlite3 *db;
+	struct db *db;
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
@@ -273,7 +273,7 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct assessment *a;
 	int json = 0, qi;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr;
 
 	if (parse_id_json(argc, argv, history_usage, 2, "an ASSESSMENT and a QUESTION", &json, err) != 0)
@@ -307,7 +307,7 @@ static int
 assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 
 	if (parse_id_json(argc, argv, submit_usage, 1, "exactly one ASSESSMENT", NULL, err) != 0)
 		return err->code;
@@ -329,7 +329,7 @@ assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	const char *reviewer = NULL;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	int c;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -359,7 +359,7 @@ static int
 assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int64_t id, new_id;
-	sqlite3 *db;
+	struct db *db;
 
 	if (parse_id_json(argc, argv, reopen_usage, 1, "exactly one ASSESSMENT", NULL, err) != 0)
 		return err->code;
@@ -388,7 +388,7 @@ assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct assessment *a;
 	struct buf b;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	int c, rc;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -429,7 +429,7 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct assessment *a;
 	struct buf problems;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	int changed = 0, rc;
 
 	if (parse_id_json(argc, argv, import_usage, 2, "an ASSESSMENT and a FILE", NULL, err) != 0)

@@ -119,9 +119,9 @@ anchor_read(const char *path, const struct minisign_pub *given, const char *give
  * problem: a cut or rewritten chain is what makes the rest inconsistent. An entry edited
  * without rehashing leaves the anchored hash in place, and the chain's own problem stands. */
 static void
-anchor_check(sqlite3 *db, const struct anchor *a, struct audit_status *st, struct aerr *err)
+anchor_check(struct db *db, const struct anchor *a, struct audit_status *st, struct aerr *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int64_t last = 0;
 
 	if (a->entries == 0)
@@ -138,13 +138,13 @@ anchor_check(sqlite3 *db, const struct anchor *a, struct audit_status *st, struc
 	q = db_prepare(db, err, "SELECT entry_hash FROM audit_log WHERE seq = ?", "i", a->entries);
 	if (q == NULL)
 		return;
-	if (sqlite3_step(q) != SQLITE_ROW || strcmp(col_text(q, 0), a->head) != 0) {
+	if (db_step(q) != DB_ROW || strcmp(col_text(q, 0), a->head) != 0) {
 		st->bad_seq = a->entries;
 		snprintf(st->problem, sizeof st->problem, "entry %lld's hash is not the head that %s %s "
 		    "recorded (%s): the chain was rewritten at or before entry %lld", (long long)a->entries,
 		    a->kind, a->path, a->head, (long long)a->entries);
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 }
 
 /* --key NAME or --pubkey FILE: the signer an anchor must be from (else the keyring). */
@@ -165,7 +165,7 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct minisign_pub pub;
 	struct audit_status st;
 	struct anchor a;
-	sqlite3 *db;
+	struct db *db;
 	int c, json = 0;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -249,7 +249,7 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct audit_status st;
 	struct buf line, sig;
 	char at[32], keyid[MINISIGN_KEYID_LEN + 1], *text = NULL, *tc = NULL, *sigpath = NULL;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *o;
 	int c, rc;
 
@@ -344,8 +344,8 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	int64_t limit = 50;
 	int c, json = 0;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	cJSON *arr;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -368,26 +368,26 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (st == NULL)
 		return err->code;
 	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		if (json) {
 			cJSON *o = cJSON_CreateObject(), *d = cJSON_Parse(col_text(st, 6));
 
-			cJSON_AddNumberToObject(o, "seq", (double)sqlite3_column_int64(st, 0));
+			cJSON_AddNumberToObject(o, "seq", (double)db_col_int64(st, 0));
 			cJSON_AddStringToObject(o, "at", col_text(st, 1));
 			cJSON_AddStringToObject(o, "actor", col_text(st, 2));
 			cJSON_AddStringToObject(o, "action", col_text(st, 3));
 			cJSON_AddStringToObject(o, "object_type", col_text(st, 4));
-			cJSON_AddNumberToObject(o, "object_id", (double)sqlite3_column_int64(st, 5));
+			cJSON_AddNumberToObject(o, "object_id", (double)db_col_int64(st, 5));
 			cJSON_AddItemToObject(o, "details", d ? d : cJSON_CreateNull());
 			cJSON_AddStringToObject(o, "entry_hash", col_text(st, 7));
 			cJSON_AddItemToArray(arr, o);
 		} else {
-			printf("%6lld %s %-12s %-22s %s %lld %s\n", (long long)sqlite3_column_int64(st, 0),
+			printf("%6lld %s %-12s %-22s %s %lld %s\n", (long long)db_col_int64(st, 0),
 			    col_text(st, 1), col_text(st, 2), col_text(st, 3), col_text(st, 4),
-			    (long long)sqlite3_column_int64(st, 5), col_text(st, 6));
+			    (long long)db_col_int64(st, 5), col_text(st, 6));
 		}
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (json)
 		json_emit(arr);
 	else

@@ -153,7 +153,7 @@ static int
 cmd_endpoint_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	sqlite3 *db = NULL;
+	struct db *db = NULL;
 	int64_t id;
 	int rc;
 
@@ -191,7 +191,7 @@ static int
 endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	sqlite3 *db;
+	struct db *db;
 	int64_t vid = 0;
 	cJSON *arr;
 
@@ -234,7 +234,7 @@ static int
 endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	sqlite3 *db;
+	struct db *db;
 	int64_t id;
 	cJSON *e;
 	struct buf out;
@@ -272,7 +272,7 @@ cmd_endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
 	const struct endpoint_input *in = &f.in;
-	sqlite3 *db = NULL;
+	struct db *db = NULL;
 	int rc;
 
 	if (parse_endpoint_opts(argc, argv, edit_usage, &f, err) != 0)
@@ -304,7 +304,7 @@ static const char archive_usage[] = "endpoint archive VENDOR/NAME";
 static int
 cmd_endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	sqlite3 *db;
+	struct db *db;
 
 	if (argc != 2 || argv[1][0] == '-')
 		return usage_error(err, archive_usage, "endpoint archive needs exactly one VENDOR/NAME");

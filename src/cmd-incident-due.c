@@ -55,7 +55,7 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	const char *urls[MAX_NOTIFY];
 	int64_t within_ms = (int64_t)7 * 86400 * 1000;
 	int c, json = 0, nurls = 0, nfailed = 0, count;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *doc;
 	char *body;
 	struct aerr nerr;

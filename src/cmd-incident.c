@@ -227,7 +227,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
 	int64_t vendor_id = 0;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr, *r;
 
 	if (parse_opts(argc, argv, list_usage, " open vendor json ", &o, err) != 0)
@@ -325,7 +325,7 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct incident_opts o = { 0 };
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *r, *x;
 
 	if (parse_opts(argc, argv, show_usage, " json ", &o, err) != 0)
@@ -610,7 +610,7 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	const char *probes = NULL;
 	int64_t id;
 	int c, json = 0, rc;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *details = NULL, *run;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

@@ -62,7 +62,7 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	const char *fail_on = "high";
 	int yes = 0, dry = 0, json = 0, c;
 	int64_t v, eid, run_id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *plan;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -191,7 +191,7 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
 	int json = 0, c, changed;
 	int64_t a, b;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *d;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -227,8 +227,8 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
 	int json = 0, c;
 	int64_t vid = 0;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	cJSON *arr;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
@@ -251,18 +251,18 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (st == NULL)
 		return err->code;
 	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *o = cJSON_CreateObject();
 
-		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
 		cJSON_AddStringToObject(o, "endpoint", col_text(st, 1));
 		cJSON_AddStringToObject(o, "status", col_text(st, 2));
 		cJSON_AddStringToObject(o, "started_at", col_text(st, 3));
-		cJSON_AddNumberToObject(o, "findings", (double)sqlite3_column_int64(st, 4));
-		json_add_str(o, "worst", sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5));
+		cJSON_AddNumberToObject(o, "findings", (double)db_col_int64(st, 4));
+		json_add_str(o, "worst", db_col_type(st, 5) == DB_NULL ? NULL : col_text(st, 5));
 		cJSON_AddItemToArray(arr, o);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (json) {
 		json_emit(arr);
 		return 0;
@@ -296,7 +296,7 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 } };
 	int json = 0, c;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *run, *runs;
 
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {

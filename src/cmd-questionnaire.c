@@ -60,10 +60,10 @@ check_file(const char *path, const char *consequence, struct buf *text, struct q
 	return n > 0 ? AV_USAGE : 0;
 }
 
-static sqlite3 *
+static struct db *
 db_with_questionnaires(struct aivet *av, struct aerr *err)
 {
-	sqlite3 *db = av_db(av, err);
+	struct db *db = av_db(av, err);
 
 	if (db != NULL && questionnaires_sync(db, av->actor, err) != 0)
 		return NULL;
@@ -76,8 +76,8 @@ static int
 q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int json = 0, all = 0;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	cJSON *arr;
 
 	if (parse_flags(argc, argv, list_usage, &json, &all, err) != 0)
@@ -95,12 +95,12 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (!json)
 		printf("%-28s %-7s %-9s %-7s %s\n", "QUESTIONNAIRE", "VERSION", "QUESTIONS", "BUNDLED",
 		    "TITLE");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		struct questionnaire *q;
-		sqlite3_stmt *meta;
+		struct db_stmt *meta;
 
-		if (questionnaire_load(db, sqlite3_column_int64(st, 0), &q, err) != 0) {
-			sqlite3_finalize(st);
+		if (questionnaire_load(db, db_col_int64(st, 0), &q, err) != 0) {
+			db_finalize(st);
 			cJSON_Delete(arr);
 			return err->code;
 		}
@@ -116,9 +116,9 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddStringToObject(o, "sha256", q->sha256);
 			meta = db_prepare(db, err, "SELECT loaded_at FROM questionnaire WHERE id = ?", "i",
 			    q->row_id);
-			if (meta != NULL && sqlite3_step(meta) == SQLITE_ROW)
+			if (meta != NULL && db_step(meta) == DB_ROW)
 				cJSON_AddStringToObject(o, "loaded_at", col_text(meta, 0));
-			sqlite3_finalize(meta);
+			db_finalize(meta);
 			cJSON_AddItemToArray(arr, o);
 		} else {
 			printf("%-28s %-7lld %-9d %-7s %s\n", q->qid, (long long)q->version, q->nquestions,
@@ -126,7 +126,7 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		questionnaire_free(q);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (json)
 		json_emit(arr);
 	else
@@ -180,8 +180,8 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int json = 0;
 	int64_t row;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	struct questionnaire *q;
 
 	if (parse_flags(argc, argv, show_usage, &json, NULL, err) != 0)
@@ -199,9 +199,9 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		cJSON_AddStringToObject(o, "sha256", q->sha256);
 		cJSON_AddBoolToObject(o, "bundled", q->bundled);
 		st = db_prepare(db, err, "SELECT loaded_at FROM questionnaire WHERE id = ?", "i", row);
-		if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
+		if (st != NULL && db_step(st) == DB_ROW)
 			cJSON_AddStringToObject(o, "loaded_at", col_text(st, 0));
-		sqlite3_finalize(st);
+		db_finalize(st);
 		json_emit(o);
 		questionnaire_free(q);
 		return 0;
@@ -248,8 +248,8 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct questionnaire *q = NULL;
 	struct buf b;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	int64_t row;
 	int rc;
 
@@ -268,17 +268,17 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    "ti", q->qid, q->version);
 	if (st == NULL) {
 		rc = AV_RUNTIME;
-	} else if (sqlite3_step(st) == SQLITE_ROW) {
+	} else if (db_step(st) == DB_ROW) {
 		if (strcmp(col_text(st, 1), q->sha256) == 0) {
 			printf("questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
-			    (long long)q->version, (long long)sqlite3_column_int64(st, 0));
+			    (long long)q->version, (long long)db_col_int64(st, 0));
 			rc = 0;
 		} else {
 			rc = aerr_set(err, AV_USAGE, "%s: questionnaire %s version %lld is already loaded with "
 			    "different content; give the changed file a higher version", argv[optind], q->qid,
 			    (long long)q->version);
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 		db_rollback(db);
 		buf_free(&b);
 		questionnaire_free(q);
@@ -286,7 +286,7 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	} else {
 		rc = questionnaire_store(db, av->actor, q, b.data, b.len, &row, err);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (rc == 0)
 		rc = db_commit(db, err);
 	else

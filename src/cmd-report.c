@@ -40,7 +40,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct report_opts o = { .retain_years = 6 };
 	const char *out = NULL, *key = "aivet";
 	struct report_export_result res;
-	sqlite3 *db;
+	struct db *db;
 	int c, json = 0;
 
 	if (want_help(argc, argv, report_usage, cmd_report_entry.summary))

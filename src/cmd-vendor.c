@@ -65,7 +65,7 @@ static int
 cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct vendor_input f = { .criticality = 2 };
-	sqlite3 *db;
+	struct db *db;
 	int64_t id;
 
 	if (parse_vendor_opts(argc, argv, add_usage, &f, 0, NULL, err) != 0)
@@ -94,7 +94,7 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		{ NULL, 0, NULL, 0 }
 	};
 	int c, all = 0, json = 0;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr, *o;
 	struct json_stream js;
 
@@ -139,8 +139,8 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct vendor_input f = { 0 };
 	int json = 0;
 	int64_t id;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	cJSON *o, *eps;
 
 	if (parse_vendor_opts(argc, argv, show_usage, &f, 0, &json, err) != 0)
@@ -159,13 +159,13 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		cJSON_Delete(o);
 		return err->code;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *e;
 
-		if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) == 0)
+		if (endpoint_json(db, db_col_int64(st, 0), &e, err) == 0)
 			cJSON_AddItemToArray(eps, e);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (json) {
 		json_emit(o);
 		return 0;
@@ -201,7 +201,7 @@ static int
 cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct vendor_input f = { 0 };
-	sqlite3 *db;
+	struct db *db;
 
 	if (parse_vendor_opts(argc, argv, edit_usage, &f, 1, NULL, err) != 0)
 		return err->code;
@@ -224,7 +224,7 @@ static const char archive_usage[] = "vendor archive NAME|ID";
 static int
 cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	sqlite3 *db;
+	struct db *db;
 
 	if (argc != 2 || argv[1][0] == '-')
 		return usage_error(err, archive_usage, "vendor archive needs exactly one NAME or ID");

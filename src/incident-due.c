@@ -118,11 +118,11 @@ due_text(const cJSON *list, int64_t within_ms)
 }
 
 int
-incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out, struct aerr *err)
+incident_due_report(struct db *db, int64_t now, int64_t within_ms, cJSON **out, struct aerr *err)
 {
 	struct due_row *rows = NULL;
 	size_t n = 0, cap = 0;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	cJSON *doc, *list;
 	char asof[32], *text;
 	int rc = 0;
@@ -131,10 +131,10 @@ incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out, st
 	st = db_prepare(db, err, "SELECT id, title FROM incident WHERE status <> 'closed' ORDER BY id", "");
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		struct incident_facts f;
 		struct incident_clock clocks[CLOCK_COUNT];
-		int64_t id = sqlite3_column_int64(st, 0);
+		int64_t id = db_col_int64(st, 0);
 
 		if ((rc = incident_clocks(db, id, &f, clocks, err)) != 0)
 			break;
@@ -146,7 +146,7 @@ incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out, st
 				add_row(&rows, &n, &cap, id, col_text(st, 1), &clocks[i]);
 		}
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (rc != 0) {
 		free(rows);
 		return rc;

@@ -38,7 +38,7 @@ struct report {
 	int include_leaked;          /* from report_opts */
 };
 
-int report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struct aerr *err);
+int report_collect(struct db *db, const struct report_opts *o, struct report *r, struct aerr *err);
 void report_free(struct report *r);
 
 /* The printed report.json bytes (tab-indented cJSON, trailing newline). */
@@ -70,7 +70,7 @@ struct report_export_result {
 /* Loads the key named key (asking for its passphrase), collects the report for
  * o (key_id and public_key are filled here), writes the signed bundle into
  * out and records the export with its audit entry, all in one transaction. */
-int report_export(sqlite3 *db, const char *actor, struct report_opts *o, const char *out,
+int report_export(struct db *db, const char *actor, struct report_opts *o, const char *out,
     const char *key, struct report_export_result *res, struct aerr *err);
 /* "--runs": run ids separated by commas, into a new array. */
 int report_parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err);

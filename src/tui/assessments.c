@@ -104,20 +104,20 @@ assessments_request(struct view *v, struct tui *t, enum request req, struct aerr
 			return 0;
 		return tui_push(t, &tui_assess_view, &id, err);
 	case REQ_ADD: {
-		sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT qid, max(version), title "
+		struct db_stmt *st = db_prepare(t->av->db, err, "SELECT qid, max(version), title "
 		    "FROM questionnaire GROUP BY qid ORDER BY qid", NULL);
 		struct tui_menu_item items[32];
 		int n = 0, pick;
 
 		if (st == NULL)
 			return err->code;
-		while (n < 32 && sqlite3_step(st) == SQLITE_ROW) {
+		while (n < 32 && db_step(st) == DB_ROW) {
 			items[n].value = xstrdup(col_text(st, 0));
 			items[n].label = xasprintf("%s (version %lld)", col_text(st, 2),
-			    (long long)sqlite3_column_int64(st, 1));
+			    (long long)db_col_int64(st, 1));
 			items[n++].selected = 0;
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 		pick = tui_menu(t, "Start an assessment against", items, n, 0, 0);
 		if (pick >= 0) {
 			int64_t qrow;

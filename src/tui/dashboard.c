@@ -50,27 +50,27 @@ section(struct tui_list *l, const char *title)
 }
 
 static int
-load_vendors(sqlite3 *db, struct tui_list *l, struct aerr *err)
+load_vendors(struct db *db, struct tui_list *l, struct aerr *err)
 {
 	struct row { int64_t id; char name[101]; int rating; double score; char status[16]; } *rows = NULL;
 	int n = 0, cap = 0;
 	/* The newest assessment of each active vendor that has one. */
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.id, v.name, (SELECT a.id FROM assessment a "
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.id, v.name, (SELECT a.id FROM assessment a "
 	    "WHERE a.vendor_id = v.id ORDER BY a.created_at DESC, a.id DESC LIMIT 1) AS aid "
 	    "FROM vendor v WHERE v.status = 'active' AND aid IS NOT NULL", NULL);
 
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		struct assessment *a;
 		struct assessment_score s;
 
-		if (assessment_load(db, sqlite3_column_int64(st, 2), &a, err) != 0)
+		if (assessment_load(db, db_col_int64(st, 2), &a, err) != 0)
 			continue;
 		assessment_score(a, &s);
 		if (n == cap)
 			rows = xrealloc(rows, sizeof *rows * (size_t)(cap = cap ? cap * 2 : 16));
-		rows[n].id = sqlite3_column_int64(st, 0);
+		rows[n].id = db_col_int64(st, 0);
 		snprintf(rows[n].name, sizeof rows[n].name, "%s", col_text(st, 1));
 		rows[n].rating = s.rating;
 		rows[n].score = s.risk_score;
@@ -78,7 +78,7 @@ load_vendors(sqlite3 *db, struct tui_list *l, struct aerr *err)
 		n++;
 		assessment_free(a);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	/* Worst first; within a rating, the higher weighted score first. */
 	for (int i = 1; i < n; i++)
 		for (int j = i; j > 0 && (rows[j].rating > rows[j - 1].rating ||
@@ -104,19 +104,19 @@ load_vendors(sqlite3 *db, struct tui_list *l, struct aerr *err)
 		    "ORDER BY v.name LIMIT ?", "i", (int64_t)(SECTION_ROWS - n));
 		if (st == NULL)
 			return err->code;
-		while (sqlite3_step(st) == SQLITE_ROW)
-			tui_list_add(l, OBJ(OBJ_VENDOR, sqlite3_column_int64(st, 0)), TUI_MARK_NONE,
+		while (db_step(st) == DB_ROW)
+			tui_list_add(l, OBJ(OBJ_VENDOR, db_col_int64(st, 0)), TUI_MARK_NONE,
 			    "?  %-24.24s %-12s (no assessment yet)", col_text(st, 1),
 			    rating_name(RATING_NOT_ASSESSED));
-		sqlite3_finalize(st);
+		db_finalize(st);
 	}
 	return 0;
 }
 
 static int
-load_incidents(sqlite3 *db, struct tui_list *l, struct aerr *err)
+load_incidents(struct db *db, struct tui_list *l, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT i.id, i.title, i.status, v.name FROM incident i "
+	struct db_stmt *st = db_prepare(db, err, "SELECT i.id, i.title, i.status, v.name FROM incident i "
 	    "JOIN vendor v ON v.id = i.vendor_id WHERE i.status <> 'closed' ORDER BY i.id DESC", NULL);
 	int64_t now = now_ms();
 	int n = 0;
@@ -124,10 +124,10 @@ load_incidents(sqlite3 *db, struct tui_list *l, struct aerr *err)
 	if (st == NULL)
 		return err->code;
 	section(l, "Open incidents");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		struct incident_facts f;
 		struct incident_clock c[CLOCK_COUNT];
-		int64_t id = sqlite3_column_int64(st, 0), due = INT64_MAX;
+		int64_t id = db_col_int64(st, 0), due = INT64_MAX;
 		const char *clock = NULL;
 		char when[64] = "no running clock";
 		int overdue = 0;
@@ -150,16 +150,16 @@ load_incidents(sqlite3 *db, struct tui_list *l, struct aerr *err)
 		    "%s #%-3lld %-20.20s %-13s %s  [%s]", overdue ? "!!" : "! ", (long long)id,
 		    col_text(st, 1), col_text(st, 2), when, col_text(st, 3));
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (n == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none");
 	return 0;
 }
 
 static int
-load_runs(sqlite3 *db, struct tui_list *l, struct aerr *err)
+load_runs(struct db *db, struct tui_list *l, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.status, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.status, "
 	    "r.started_at, (SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
 	    "severity_rank(f.severity) DESC LIMIT 1), (SELECT count(*) FROM finding f WHERE f.run_id = r.id) "
 	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = "
@@ -169,27 +169,27 @@ load_runs(sqlite3 *db, struct tui_list *l, struct aerr *err)
 	if (st == NULL)
 		return err->code;
 	section(l, "Recent probe runs");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *worst = sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL : col_text(st, 4);
+	while (db_step(st) == DB_ROW) {
+		const char *worst = db_col_type(st, 4) == DB_NULL ? NULL : col_text(st, 4);
 		int bad = severity_rank(worst) >= SEV_HIGH;
 
 		n++;
-		tui_list_add(l, OBJ(OBJ_RUN, sqlite3_column_int64(st, 0)),
+		tui_list_add(l, OBJ(OBJ_RUN, db_col_int64(st, 0)),
 		    bad ? TUI_MARK_BAD : worst ? TUI_MARK_WARN : TUI_MARK_GOOD,
 		    "%s run %-4lld %-22.22s %-11s %.16s  %s", bad ? "!!" : worst ? "! " : "ok",
-		    (long long)sqlite3_column_int64(st, 0), col_text(st, 1), col_text(st, 2),
+		    (long long)db_col_int64(st, 0), col_text(st, 1), col_text(st, 2),
 		    col_text(st, 3), worst ? worst : "no findings");
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (n == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none yet (r on an endpoint runs probes)");
 	return 0;
 }
 
 static int
-load_reviews(sqlite3 *db, struct tui_list *l, struct aerr *err)
+load_reviews(struct db *db, struct tui_list *l, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT a.id, v.name, q.qid, a.round, a.submitted_at "
+	struct db_stmt *st = db_prepare(db, err, "SELECT a.id, v.name, q.qid, a.round, a.submitted_at "
 	    "FROM assessment a JOIN vendor v ON v.id = a.vendor_id JOIN questionnaire q ON "
 	    "q.id = a.questionnaire_id WHERE a.status = 'in_review' ORDER BY a.submitted_at", NULL);
 	int n = 0;
@@ -197,12 +197,12 @@ load_reviews(sqlite3 *db, struct tui_list *l, struct aerr *err)
 	if (st == NULL)
 		return err->code;
 	section(l, "Assessments waiting for review");
-	while (sqlite3_step(st) == SQLITE_ROW && n++ < SECTION_ROWS)
-		tui_list_add(l, OBJ(OBJ_ASSESSMENT, sqlite3_column_int64(st, 0)), TUI_MARK_WARN,
+	while (db_step(st) == DB_ROW && n++ < SECTION_ROWS)
+		tui_list_add(l, OBJ(OBJ_ASSESSMENT, db_col_int64(st, 0)), TUI_MARK_WARN,
 		    "?  #%-4lld %-20.20s %-24.24s round %d  since %.16s",
-		    (long long)sqlite3_column_int64(st, 0), col_text(st, 1), col_text(st, 2),
-		    sqlite3_column_int(st, 3), col_text(st, 4));
-	sqlite3_finalize(st);
+		    (long long)db_col_int64(st, 0), col_text(st, 1), col_text(st, 2),
+		    db_col_int(st, 3), col_text(st, 4));
+	db_finalize(st);
 	if (n == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none");
 	return 0;
@@ -223,7 +223,7 @@ static int
 dash_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct dash_state *s = v->state;
-	sqlite3 *db = t->av->db;
+	struct db *db = t->av->db;
 	int64_t keep_l = tui_list_selected_id(&s->left), keep_r = tui_list_selected_id(&s->right);
 	int rc;
 

@@ -37,7 +37,7 @@ static int
 evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 {
 	struct evidence_state *s = xcalloc(1, sizeof *s);
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t *ids;
 	size_t n;
 
@@ -60,11 +60,11 @@ evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	    "json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') > 0", "i", s->finding_id);
 	if (st == NULL)
 		return err->code;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+	if (db_step(st) == DB_ROW && db_col_type(st, 0) != DB_NULL)
 		for (int i = 0; i < s->n; i++)
-			if (s->ids[i] == sqlite3_column_int64(st, 0))
+			if (s->ids[i] == db_col_int64(st, 0))
 				s->cur = i;
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 

@@ -221,27 +221,27 @@ choices_text(const cJSON *items, const char *empty)
 
 /* The vendor's probe runs, by id, as [{id, status}]. */
 static cJSON *
-run_choices(sqlite3 *db, int64_t vendor_id)
+run_choices(struct db *db, int64_t vendor_id)
 {
 	struct aerr e = { 0 };
-	sqlite3_stmt *st = db_prepare(db, &e, "SELECT r.id, r.status FROM probe_run r JOIN endpoint e "
+	struct db_stmt *st = db_prepare(db, &e, "SELECT r.id, r.status FROM probe_run r JOIN endpoint e "
 	    "ON e.id = r.endpoint_id WHERE e.vendor_id = ? ORDER BY r.id", "i", vendor_id);
 	cJSON *arr = cJSON_CreateArray();
 
-	while (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
+	while (st != NULL && db_step(st) == DB_ROW) {
 		cJSON *o = cJSON_CreateObject();
 
-		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
 		cJSON_AddStringToObject(o, "status", col_text(st, 1));
 		cJSON_AddItemToArray(arr, o);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return arr;
 }
 
 /* The vendor's assessments, by id, as [{id, status}]. */
 static cJSON *
-assessment_choices(sqlite3 *db, int64_t vendor_id)
+assessment_choices(struct db *db, int64_t vendor_id)
 {
 	struct aerr e = { 0 };
 	cJSON *arr = cJSON_CreateArray();

@@ -306,7 +306,7 @@ verify_work(struct tui_job *job, void *arg, struct aerr *err)
 	struct probe_opts o = { .probes = vj->v.probes, .progress = verify_progress,
 	    .progress_arg = job };
 	cJSON *details = NULL;
-	sqlite3 *db;
+	struct db *db;
 	int rc;
 
 	/* x sets job->cancel; sig_atomic_t is int, and the engine only reads the flag. */

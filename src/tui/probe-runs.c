@@ -47,7 +47,7 @@ runs_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct runs_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list);
-	sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT r.id, r.started_at, r.status, "
+	struct db_stmt *st = db_prepare(t->av->db, err, "SELECT r.id, r.started_at, r.status, "
 	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
 	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
 	    "severity_rank(f.severity) DESC LIMIT 1), (SELECT group_concat(probe || ':' || verdict, ' ') FROM probe_result p "
@@ -59,17 +59,17 @@ runs_load(struct view *v, struct tui *t, struct aerr *err)
 	tui_list_clear(&s->list);
 	snprintf(s->list.header, sizeof s->list.header, "%-5s %-24s %-17s %-9s %-9s %s", "RUN",
 	    "STARTED", "STATUS", "FINDINGS", "WORST", "VERDICTS");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *worst = sqlite3_column_type(st, 4) == SQLITE_NULL ? "-" : col_text(st, 4);
+	while (db_step(st) == DB_ROW) {
+		const char *worst = db_col_type(st, 4) == DB_NULL ? "-" : col_text(st, 4);
 		int sev = severity_rank(worst);
 
-		tui_list_add(&s->list, sqlite3_column_int64(st, 0),
+		tui_list_add(&s->list, db_col_int64(st, 0),
 		    sev >= severity_rank("high") ? TUI_MARK_BAD : sev >= severity_rank("low") ?
 		    TUI_MARK_WARN : TUI_MARK_GOOD, "%-5lld %-24s %-17s %-9d %-9s %s",
-		    (long long)sqlite3_column_int64(st, 0), col_text(st, 1), col_text(st, 2),
-		    sqlite3_column_int(st, 3), worst, col_text(st, 5));
+		    (long long)db_col_int64(st, 0), col_text(st, 1), col_text(st, 2),
+		    db_col_int(st, 3), worst, col_text(st, 5));
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	tui_list_restore(&s->list, keep);
 	return 0;
 }

@@ -109,6 +109,8 @@ tui_type Beta
 tui_keys Enter
 tui_wait "filter: Beta (1 of 3 rows"; ok $? "/ filters"
 tui_keys / C-u Enter
+# Keys queued behind a dialog's Enter are dropped: wait for the prompt to close.
+tui_wait "filter cleared"
 
 # Archive asks first; n keeps it, y archives.
 tui_keys g A

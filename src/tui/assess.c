@@ -148,6 +148,7 @@ tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, i
 	delwin(sub);
 	delwin(win);
 	timeout(250);
+	tui_dialog_closed(t);
 	if (rc < 0)
 		tui_status(t, 0, "cancelled");
 	return rc;

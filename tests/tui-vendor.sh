@@ -115,6 +115,8 @@ tui_wait "filter cleared"
 # Archive asks first; n keeps it, y archives.
 tui_keys g A
 tui_wait "Archive vendor"; ok $? "A asks for confirmation"
+like "$(tui_screen | tr -s ' \n' '  ')" "Archive vendor Acme Health and its endpoints\? Nothing is deleted\." \
+	"the question names the vendor, not its padded list row"
 tui_keys n
 tui_wait "cancelled"
 run vendor list --json

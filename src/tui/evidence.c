@@ -57,7 +57,7 @@ evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	st = db_prepare(t->av->db, err, "SELECT max(fe.evidence_id) FROM finding_evidence fe "
 	    "JOIN evidence e ON e.id = fe.evidence_id JOIN blob b ON b.sha256 = e.sha256 "
 	    "WHERE fe.finding_id = ? AND b.encrypted = 0 AND "
-	    "json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') > 0", "i", s->finding_id);
+	    "CAST(json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') AS INTEGER) > 0", "i", s->finding_id);
 	if (st == NULL)
 		return err->code;
 	if (db_step(st) == DB_ROW && db_col_type(st, 0) != DB_NULL)

@@ -668,3 +668,9 @@ pgb_autocommit(struct db *db)
 {
 	return PQtransactionStatus(CONN(db)) == PQTRANS_IDLE;
 }
+
+int
+pgb_failed_transaction(struct db *db)
+{
+	return PQtransactionStatus(CONN(db)) == PQTRANS_INERROR;
+}

@@ -55,9 +55,9 @@ load_vendors(struct db *db, struct tui_list *l, struct aerr *err)
 	struct row { int64_t id; char name[101]; int rating; double score; char status[16]; } *rows = NULL;
 	int n = 0, cap = 0;
 	/* The newest assessment of each active vendor that has one. */
-	struct db_stmt *st = db_prepare(db, err, "SELECT v.id, v.name, (SELECT a.id FROM assessment a "
-	    "WHERE a.vendor_id = v.id ORDER BY a.created_at DESC, a.id DESC LIMIT 1) AS aid "
-	    "FROM vendor v WHERE v.status = 'active' AND aid IS NOT NULL", NULL);
+	struct db_stmt *st = db_prepare(db, err, "SELECT id, name, aid FROM (SELECT v.id, v.name, "
+	    "(SELECT a.id FROM assessment a WHERE a.vendor_id = v.id ORDER BY a.created_at DESC, a.id DESC "
+	    "LIMIT 1) AS aid FROM vendor v WHERE v.status = 'active') AS newest WHERE aid IS NOT NULL", NULL);
 
 	if (st == NULL)
 		return err->code;

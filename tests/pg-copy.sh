@@ -49,6 +49,9 @@ is "$(pg_sql -d team "SELECT max(id) FROM incident_entry")" \
 	"$(($(sqlite3 "$AIVET_DB" 'SELECT max(id) FROM incident_entry') + 1))" "past the copied ids"
 run --db "$PG" audit verify
 is "$rc" 0 "the chain grows on from the copied head$errout"
+run --db "$PG" audit verify --against "$T/report" --json
+is "$rc:$(printf '%s' "$out" | jq -r '.intact')" "0:true" \
+	"the report signed on SQLite still anchors the chain on the server$errout"
 
 snap=$(pg_sql -d team "SELECT count(*) FROM audit_log")
 run db copy "$AIVET_DB" "$PG"

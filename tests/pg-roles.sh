@@ -184,6 +184,17 @@ is "$(pg_psql_as alice team -c "INSERT INTO audit_log (seq, at, actor, action, o
 	"ERROR:  audit entries are written by the login they name: alice is logged in, not bob" \
 	"the server refuses an audit entry in another's name"
 
+# ---- a role taken back ----
+as owner db revoke rita reviewer
+is "$rc:$out" "0:revoked aivet_reviewer from rita" "db revoke"
+as rita vendor list
+is "$rc" 2 "without a role rita cannot even read"
+like "$errout" "^aivet: reading needs the aivet_auditor role" "and is told which role she needs"
+as owner db grant rita reviewer
+is "$(pg_sql -d team "SELECT string_agg(action || ' ' || details, '; ' ORDER BY seq) FROM audit_log WHERE action LIKE 'db.%' AND details LIKE '%rita%'")" \
+	'db.grant {"login":"rita","role":"reviewer"}; db.revoke {"login":"rita","role":"reviewer"}; db.grant {"login":"rita","role":"reviewer"}' \
+	"grants and revocations are in the audit log"
+
 # ---- the audit log cannot be edited ----
 n=$(count audit_log)
 out=$(pg_psql_as owner team -c "UPDATE audit_log SET actor = 'mallory' WHERE seq = 2" 2>&1)

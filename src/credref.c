@@ -74,7 +74,9 @@ own_file(const struct stat *st)
 	int found = 0, nd = 0;
 
 	dirs[nd++] = keys, dirs[nd++] = conf, dirs[nd++] = data;
-	if (dbp != NULL && *dbp != '\0') {
+	if (dbp != NULL && strncmp(dbp, "sqlite:", 7) == 0)
+		dbp += 7;
+	if (dbp != NULL && *dbp != '\0' && !db_spec_is_pg(dbp)) {
 		/* Only the database and its journals (NAME-wal, NAME-journal) there. */
 		dbdir = xstrdup(dbp);
 		slash = strrchr(dbdir, '/');

@@ -53,9 +53,10 @@ load_vendors(struct db *db, int rows, struct dashboard *d, struct aerr *err)
 {
 	int cap = 0, rated;
 	/* The newest assessment of each active vendor that has one. */
-	struct db_stmt *st = db_prepare(db, err, "SELECT v.id, v.name, (SELECT a.id FROM assessment a "
-	    "WHERE a.vendor_id = v.id ORDER BY a.created_at DESC, a.id DESC LIMIT 1) AS aid "
-	    "FROM vendor v WHERE v.status = 'active' AND aid IS NOT NULL ORDER BY v.id", NULL);
+	struct db_stmt *st = db_prepare(db, err, "SELECT id, name, aid FROM (SELECT v.id, v.name, "
+	    "(SELECT a.id FROM assessment a WHERE a.vendor_id = v.id ORDER BY a.created_at DESC, a.id DESC "
+	    "LIMIT 1) AS aid FROM vendor v WHERE v.status = 'active') AS newest WHERE aid IS NOT NULL "
+	    "ORDER BY id", NULL);
 
 	if (st == NULL)
 		return err->code;

@@ -71,5 +71,6 @@ int pgb_col_bytes(struct db_stmt *st, int i);
 int64_t pgb_insert_id(struct db *db);
 int pgb_changes(struct db *db);
 int pgb_autocommit(struct db *db);
+int pgb_failed_transaction(struct db *db);   /* a statement failed inside the open transaction */
 
 #endif

@@ -138,8 +138,9 @@ static const struct dialect_rule {
 	const char *sqlite, *pg, *tail;
 } dialect_rules[] = {
 	{ "INSERT OR IGNORE INTO", "INSERT INTO", " ON CONFLICT DO NOTHING" },
-	/* "a IS NOT b" with b a value (not NULL, TRUE, FALSE or DISTINCT): a null-safe
-	 * comparison, which PostgreSQL spells IS DISTINCT FROM. Handled in code. */
+	/* Handled in code (pg_sql): "a IS NOT b" with b a value (not NULL, TRUE,
+	 * FALSE or DISTINCT), a null-safe comparison PostgreSQL spells IS DISTINCT
+	 * FROM; and "CAST(x.data AS TEXT)", stored bytes as text (blob_as_text). */
 };
 
 static int
@@ -148,6 +149,29 @@ word_at(const char *p, const char *w)
 	size_t n = strlen(w);
 
 	return strncasecmp(p, w, n) == 0 && !(isalnum((unsigned char)p[n]) || p[n] == '_');
+}
+
+/* "CAST(t.data AS TEXT)": stored bytes read as text. SQLite gives the bytes;
+ * PostgreSQL's cast of a bytea gives its escaped form, so it decodes them. */
+static int
+blob_as_text(const char *p, struct buf *b, size_t *skip)
+{
+	const char *q, *id;
+	size_t n;
+
+	if (strncasecmp(p, "CAST(", 5) != 0)
+		return 0;
+	id = q = p + 5;
+	while (isalnum((unsigned char)*q) || *q == '_' || *q == '.')
+		q++;
+	n = (size_t)(q - id);
+	if (n < 4 || strncmp(q - 4, "data", 4) != 0 || strncasecmp(q, " AS TEXT)", 9) != 0)
+		return 0;
+	buf_add(b, "convert_from(", 13);
+	buf_add(b, id, n);
+	buf_add(b, ", 'UTF8')", 9);
+	*skip = (size_t)(q + 9 - p);
+	return 1;
 }
 
 /* "IS NOT x" where x is an operand, not a keyword PostgreSQL understands there. */
@@ -244,6 +268,10 @@ pg_sql(const char *sql, int *nparams)
 				p += strlen(dialect_rules[i].sqlite);
 				if (dialect_rules[i].tail != NULL)
 					tail = dialect_rules[i].tail;
+				continue;
+			}
+			if (blob_as_text(p, &b, &skip)) {
+				p += skip;
 				continue;
 			}
 			if (is_not_value(p, &skip)) {
@@ -639,4 +667,10 @@ int
 pgb_autocommit(struct db *db)
 {
 	return PQtransactionStatus(CONN(db)) == PQTRANS_IDLE;
+}
+
+int
+pgb_failed_transaction(struct db *db)
+{
+	return PQtransactionStatus(CONN(db)) == PQTRANS_INERROR;
 }

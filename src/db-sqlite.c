@@ -166,18 +166,77 @@ lite_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const voi
 	}
 }
 
-int lite_step(struct db_stmt *st) { return sqlite3_step(STMT(st)); }
-void lite_reset(struct db_stmt *st) { sqlite3_reset(STMT(st)); }
-int lite_col_count(struct db_stmt *st) { return sqlite3_column_count(STMT(st)); }
-const char *lite_col_name(struct db_stmt *st, int i) { return sqlite3_column_name(STMT(st), i); }
-int lite_col_type(struct db_stmt *st, int i) { return sqlite3_column_type(STMT(st), i); }
-int64_t lite_col_int64(struct db_stmt *st, int i) { return sqlite3_column_int64(STMT(st), i); }
-double lite_col_double(struct db_stmt *st, int i) { return sqlite3_column_double(STMT(st), i); }
-const void *lite_col_blob(struct db_stmt *st, int i) { return sqlite3_column_blob(STMT(st), i); }
-int lite_col_bytes(struct db_stmt *st, int i) { return sqlite3_column_bytes(STMT(st), i); }
-int64_t lite_insert_id(struct db *db) { return sqlite3_last_insert_rowid(LITE(db)); }
-int lite_changes(struct db *db) { return sqlite3_changes(LITE(db)); }
-int lite_autocommit(struct db *db) { return sqlite3_get_autocommit(LITE(db)); }
+int
+lite_step(struct db_stmt *st)
+{
+	return sqlite3_step(STMT(st));
+}
+
+void
+lite_reset(struct db_stmt *st)
+{
+	sqlite3_reset(STMT(st));
+}
+
+int
+lite_col_count(struct db_stmt *st)
+{
+	return sqlite3_column_count(STMT(st));
+}
+
+const char *
+lite_col_name(struct db_stmt *st, int i)
+{
+	return sqlite3_column_name(STMT(st), i);
+}
+
+int
+lite_col_type(struct db_stmt *st, int i)
+{
+	return sqlite3_column_type(STMT(st), i);
+}
+
+int64_t
+lite_col_int64(struct db_stmt *st, int i)
+{
+	return sqlite3_column_int64(STMT(st), i);
+}
+
+double
+lite_col_double(struct db_stmt *st, int i)
+{
+	return sqlite3_column_double(STMT(st), i);
+}
+
+const void *
+lite_col_blob(struct db_stmt *st, int i)
+{
+	return sqlite3_column_blob(STMT(st), i);
+}
+
+int
+lite_col_bytes(struct db_stmt *st, int i)
+{
+	return sqlite3_column_bytes(STMT(st), i);
+}
+
+int64_t
+lite_insert_id(struct db *db)
+{
+	return sqlite3_last_insert_rowid(LITE(db));
+}
+
+int
+lite_changes(struct db *db)
+{
+	return sqlite3_changes(LITE(db));
+}
+
+int
+lite_autocommit(struct db *db)
+{
+	return sqlite3_get_autocommit(LITE(db));
+}
 
 const char *
 lite_col_text(struct db_stmt *st, int i)

@@ -356,6 +356,13 @@ db_begin(struct db *db, struct aerr *err)
 int
 db_commit(struct db *db, struct aerr *err)
 {
+	/* PostgreSQL abandons a transaction at its first failed statement, where
+	 * SQLite goes on: COMMIT would then quietly roll it all back. */
+	if (IS_PG(db) && pgb_failed_transaction(db)) {
+		db_rollback(db);
+		return aerr_set(err, AV_RUNTIME, "database: commit: a statement of the transaction "
+		    "failed (%s); nothing was written", db_errmsg(db));
+	}
 	if (db_script(db, "COMMIT", NULL) != DB_OK) {
 		db_err(db, err, "commit");
 		db_rollback(db);

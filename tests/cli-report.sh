@@ -9,7 +9,7 @@ make_fixture
 "$AIVET" key generate --no-password >/dev/null
 KEYID=$(sed -n 's/^untrusted comment: minisign public key //p' "$XDG_CONFIG_HOME/aivet/keys/aivet.pub")
 AT=2026-11-30T08:00:00Z
-cp "$AIVET_DB" "$T/pristine.db"
+cp "$FIXTURE_DB" "$T/pristine.db"
 
 # ---- refusals change nothing ----
 before=$(db_snapshot)

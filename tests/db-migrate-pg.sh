@@ -37,6 +37,14 @@ is "$(pg_sql -d aivet "SELECT string_agg(tablename, ' ' ORDER BY tablename) FROM
 	WHERE type = 'table' ORDER BY name)")" "the same tables"
 run --db "$PG_URL" vendor list
 is "$rc" 0 "opening it again applies nothing twice"
+"$AIVET" --db "$LITE_DB" vendor add Plain >/dev/null
+run --db "sqlite:$LITE_DB" vendor list --json
+is "$rc:$(printf '%s' "$out" | json '.[].name')" "0:Plain" "sqlite:PATH names the same SQLite file as PATH"
+"$AIVET" endpoint add Plain --name e --api openai --url https://api.example.org/v1 --model m \
+	--context 1000 --credential "a=file:$LITE_DB" >/dev/null
+msg=$(AIVET_DB="sqlite:$LITE_DB" "$AIVET" probe run Plain/e --yes 2>&1 >/dev/null) && rc=0 || rc=$?
+is "$rc:$msg" "2:aivet: tenant 'a': credential file:$LITE_DB: that is one of aivet's own key or database files, never a vendor's key" \
+	"AIVET_DB=sqlite:PATH: that file is still known as aivet's own, never a credential"
 pg_sql -d postgres "CREATE DATABASE other" >/dev/null
 pg_sql -d other "CREATE TABLE t (x int)" >/dev/null
 run --db "$(pg_url other "$PG_SUPER")" vendor list

@@ -14,6 +14,20 @@ fixture_blob() { # fixture_blob TEXT ENCRYPTED -> prints the sha256, stores the 
 }
 
 make_fixture() {
+	# On a server the rows are written to an SQLite file, then copied over whole;
+	# FIXTURE_DB is the SQLite file that holds them either way.
+	FIXTURE_DB=$AIVET_DB
+	if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
+		_server_db=$AIVET_DB
+		FIXTURE_DB=$T/fixture.db
+		AIVET_DB=$FIXTURE_DB make_fixture_rows &&
+		"$AIVET" db copy "$T/fixture.db" "$_server_db" >/dev/null
+		return
+	fi
+	make_fixture_rows
+}
+
+make_fixture_rows() {
 	ACME_QUESTIONNAIRE='{"id":"ai-vendor","version":1,"title":"AI inference vendor","sections":[{"id":"limits","title":"Limits","questions":[
 {"id":"limits_oversize","text":"What happens to a request over the context limit?","type":"single_choice","choices":[{"value":"error","risk":"none"},{"value":"truncate","risk":"high"}],"verified_by":[{"probe":"oversize","confirms":"error"}],"contradicted_by":["OVERSIZE_ACCEPTED"]},
 {"id":"isolation_tenant","text":"Are tenants isolated from each other?","type":"yes_no","choices":[{"value":"yes","risk":"none"},{"value":"no","risk":"critical"}],"verified_by":[{"probe":"canary","confirms":"yes","tenants":2}],"contradicted_by":["LEAK_CROSS_TENANT"]},

@@ -43,7 +43,7 @@ answer_current() {
 
 journey() {
 	size=$1
-	rm -f "$AIVET_DB" "$AIVET_DB-wal" "$AIVET_DB-shm"
+	db_fresh
 	tui_start "$size"
 	tui_wait "No vendors yet. Press a to add the first one."; ok $? "$size: empty database"
 

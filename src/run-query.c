@@ -19,10 +19,13 @@ probe_runs_json(struct db *db, const struct run_query *q, cJSON **out, struct ae
 	    "severity_rank(f.severity) DESC LIMIT 1), "
 	    "(SELECT group_concat(probe || ':' || verdict, ' ') FROM probe_result p WHERE p.run_id = r.id) "
 	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = e.vendor_id "
-	    "WHERE (? = 0 OR v.id = ?) AND (? = 0 OR e.id = ?) ORDER BY r.id %s LIMIT ?",
-	    q->newest_first ? "DESC" : "ASC");
-	struct db_stmt *st = db_prepare(db, err, sql, "iiiii", q->vendor_id, q->vendor_id, q->endpoint_id,
-	    q->endpoint_id, (int64_t)(q->limit > 0 ? q->limit : -1));
+	    "WHERE (? = 0 OR v.id = ?) AND (? = 0 OR e.id = ?) ORDER BY r.id %s%s",
+	    q->newest_first ? "DESC" : "ASC", q->limit > 0 ? " LIMIT ?" : "");
+	/* No LIMIT at all when unlimited: PostgreSQL refuses SQLite's LIMIT -1. */
+	struct db_stmt *st = q->limit > 0 ?
+	    db_prepare(db, err, sql, "iiiii", q->vendor_id, q->vendor_id, q->endpoint_id, q->endpoint_id,
+	    (int64_t)q->limit) :
+	    db_prepare(db, err, sql, "iiii", q->vendor_id, q->vendor_id, q->endpoint_id, q->endpoint_id);
 
 	free(sql);
 	*out = NULL;

@@ -27,7 +27,7 @@ struct incident_state {
 
 static const enum request incident_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_NONE
+	REQ_ENTER, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_NONE
 };
 
 static const char *
@@ -360,6 +360,9 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 	char text[512], ids[32], from[32];
 	int64_t iid, tid;
 
+	/* After a / search N steps back through the matches, as on every screen. */
+	if (req == REQ_NOTE && s->lines.filter[0] != '\0')
+		req = REQ_SEARCH_PREV;
 	if (tui_list_request(&s->lines, t, req, v->content_rows - HEADER_ROWS))
 		return 0;
 	switch (req) {

@@ -47,6 +47,9 @@ const struct keybinding tui_keymap[] = {
 	{ 'y', REQ_VERIFY },
 	{ 'D', REQ_DASHBOARD },
 	{ 'L', REQ_VENDORS },
+	{ 'n', REQ_SEARCH_NEXT },
+	{ 'N', REQ_SEARCH_PREV },
+	{ 'J', REQ_RAW },
 	{ 0, REQ_NONE }
 };
 
@@ -88,6 +91,9 @@ const struct request_info tui_requests[] = {
 	{ REQ_VERIFY, "verify", "verify" },
 	{ REQ_DASHBOARD, "dashboard", "go to the dashboard" },
 	{ REQ_VENDORS, "vendors", "list all vendors" },
+	{ REQ_SEARCH_NEXT, "next match", "after a / search: the next match (else the key's own meaning)" },
+	{ REQ_SEARCH_PREV, "previous match", "after a / search: the previous match (else the key's own meaning)" },
+	{ REQ_RAW, "raw JSON", "show the selected record as raw JSON" },
 	{ REQ_NONE, NULL, NULL }
 };
 
@@ -98,6 +104,17 @@ tui_key_request(int key)
 		if (k->key == key)
 			return k->req;
 	return REQ_NONE;
+}
+
+enum request
+tui_key_request_on(const enum request *handled, int key)
+{
+	for (const struct keybinding *k = tui_keymap; k->req != REQ_NONE; k++)
+		if (k->key == key)
+			for (const enum request *r = handled; r && *r != REQ_NONE; r++)
+				if (*r == k->req)
+					return k->req;
+	return tui_key_request(key);
 }
 
 const struct request_info *

@@ -3,7 +3,10 @@
  * and a word (ok pass, X fail, ? inconclusive, ! error: colour is never the
  * only signal), the sweep's boundaries beside the advertised context, and
  * under each probe its findings. Enter on a finding (or v) opens the
- * evidence behind it; Enter on a probe shows its details.
+ * evidence behind it; Enter on a probe shows it in words (reason, findings in
+ * full with what the vendor should do, its details as an outline); J shows the
+ * selected probe or finding as raw JSON. The selected row is also shown whole
+ * above the list, wrapped, as rows are cut at the screen's edge.
  */
 #include "config.h"
 
@@ -24,7 +27,7 @@ struct run_state {
 
 static const enum request run_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_EVIDENCE, REQ_INCIDENT, REQ_NONE
+	REQ_ENTER, REQ_EVIDENCE, REQ_INCIDENT, REQ_RAW, REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_NONE
 };
 
 #define HEAD 3
@@ -200,6 +203,106 @@ open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 	return rc;
 }
 
+/* A JSON value as an indented outline: "key: value", objects nested, an array of
+ * scalars on one line, an array of objects one "-" line per item. */
+static void
+outline(struct buf *b, const cJSON *o, int depth)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, o) {
+		const char *k = x->string ? x->string : "-";
+
+		if (cJSON_IsObject(x)) {
+			buf_printf(b, "%*s%s:\n", depth * 2, "", k);
+			outline(b, x, depth + 1);
+		} else if (cJSON_IsArray(x) && cJSON_IsObject(x->child)) {
+			const cJSON *item, *f;
+
+			buf_printf(b, "%*s%s:\n", depth * 2, "", k);
+			cJSON_ArrayForEach(item, x) {
+				buf_printf(b, "%*s-", depth * 2 + 2, "");
+				cJSON_ArrayForEach(f, item) {
+					char *val = cJSON_IsString(f) ? xstrdup(f->valuestring) : cJSON_PrintUnformatted(f);
+
+					buf_printf(b, " %s=%s", f->string, val);
+					free(val);
+				}
+				buf_adds(b, "\n");
+			}
+		} else {
+			char *val = cJSON_IsString(x) ? xstrdup(x->valuestring) : cJSON_PrintUnformatted(x);
+
+			if (cJSON_IsArray(x) && val[0] == '[')   /* [1,2,3] reads as 1, 2, 3 */
+				for (char *c = val; *c; c++)
+					*c = *c == ',' ? ' ' : *c == '[' || *c == ']' ? ' ' : *c;
+			buf_printf(b, "%*s%s: %s\n", depth * 2, "", k, val);
+			free(val);
+		}
+	}
+}
+
+/* The probe in words: what Enter on a probe row shows (J shows the JSON). */
+static int
+show_probe(struct tui *t, const cJSON *p, struct aerr *err)
+{
+	const cJSON *f, *e, *d = cJSON_GetObjectItem(p, "details");
+	char title[96];
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	buf_printf(&b, "Probe %s: %s\n", json_get_str(p, "name"), json_get_str(p, "verdict"));
+	if (json_get_str(p, "reason"))
+		buf_printf(&b, "Reason: %s\n", json_get_str(p, "reason"));
+	if (cJSON_IsNumber(cJSON_GetObjectItem(p, "requests")))
+		buf_printf(&b, "Requests: %d\n", cJSON_GetObjectItem(p, "requests")->valueint);
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(p, "findings")) > 0)
+		buf_adds(&b, "\nFindings (Enter or v on one in the run shows its evidence)\n");
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
+		const struct finding_info *fi = finding_lookup(json_get_str(f, "code"));
+
+		buf_printf(&b, "  %s %s (finding %d): %s\n", json_get_str(f, "severity"),
+		    json_get_str(f, "code"), cJSON_GetObjectItem(f, "id")->valueint, json_get_str(f, "message"));
+		if (fi != NULL)
+			buf_printf(&b, "    the vendor should: %s\n", fi->remedy);
+		buf_adds(&b, "    evidence");
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence"))
+			buf_printf(&b, " %d", e->valueint);
+		buf_adds(&b, "\n");
+	}
+	if (cJSON_IsObject(d)) {
+		buf_adds(&b, "\nDetails\n");
+		outline(&b, d, 1);
+	}
+	buf_add(&b, "", 0);
+	snprintf(title, sizeof title, "Probe %s", json_get_str(p, "name"));
+	rc = tui_show_text(t, title, b.data, err);
+	buf_free(&b);
+	return rc;
+}
+
+/* The selected probe (row id -k) or finding, as raw JSON. */
+static int
+show_raw(struct tui *t, struct run_state *s, int64_t id, struct aerr *err)
+{
+	const cJSON *p = id < 0 ? cJSON_GetArrayItem(cJSON_GetObjectItem(s->run, "probes"), (int)(-id - 1)) : NULL;
+	const cJSON *o = id > 0 ? selected_finding(s) : p;
+	char title[96], *text;
+	int rc;
+
+	if (o == NULL)
+		return 0;
+	text = cJSON_Print(o);
+	if (id > 0)
+		snprintf(title, sizeof title, "Finding %lld as JSON", (long long)id);
+	else
+		snprintf(title, sizeof title, "Probe %s as JSON", json_get_str(p, "name"));
+	rc = tui_show_text(t, title, text, err);
+	free(text);
+	return rc;
+}
+
 static int
 run_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 {
@@ -210,21 +313,15 @@ run_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 		return 0;
 	if (req == REQ_INCIDENT)
 		return open_incident(t, s, err);
+	if (req == REQ_RAW)
+		return show_raw(t, s, id, err);
 	if (req != REQ_ENTER && req != REQ_EVIDENCE)
 		return 0;
 	if (id > 0)
 		return tui_push(t, &tui_evidence_view, &id, err);
-	if (id < 0 && req == REQ_ENTER) {
-		cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(s->run, "probes"), (int)(-id - 1));
-		char *text = cJSON_Print(cJSON_GetObjectItem(p, "details"));
-		char title[64];
-		int rc;
-
-		snprintf(title, sizeof title, "%s details", cJSON_GetObjectItem(p, "name")->valuestring);
-		rc = tui_show_text(t, title, text ? text : "null", err);
-		free(text);
-		return rc;
-	}
+	if (id < 0 && req == REQ_ENTER)
+		return show_probe(t, cJSON_GetArrayItem(cJSON_GetObjectItem(s->run, "probes"), (int)(-id - 1)),
+		    err);
 	return aerr_set(err, AV_USAGE, "select a finding to see its evidence");
 }
 

@@ -225,10 +225,22 @@ tui_list_request(struct tui_list *l, struct tui *t, enum request req, int rows)
 			snprintf(l->filter, sizeof l->filter, "%s", text);
 			tui_list_restore(l, id);
 			if (l->filter[0])
-				tui_status(t, 0, "filter: %s (%d of %d rows; / then Enter on empty text clears)",
-				    l->filter, l->nvis, l->n);
+				tui_status(t, 0, "filter: %s (%d of %d rows; n/N next/previous match; / then "
+				    "Enter on empty text clears)", l->filter, l->nvis, l->n);
 			else
 				tui_status(t, 0, "filter cleared");
+		}
+		return 1;
+	case REQ_SEARCH_NEXT:
+	case REQ_SEARCH_PREV:
+		/* Every row shown matches the filter: the next match is the next row, round the end. */
+		if (l->filter[0] == '\0')
+			tui_status(t, 0, "n and N step through the matches of a / search; nothing is searched");
+		else if (l->nvis == 0)
+			tui_status(t, 0, "nothing matches '%s'", l->filter);
+		else {
+			l->sel = (l->sel + (req == REQ_SEARCH_NEXT ? 1 : l->nvis - 1)) % l->nvis;
+			tui_status(t, 0, "'%s': match %d of %d", l->filter, l->sel + 1, l->nvis);
 		}
 		return 1;
 	default:
@@ -338,7 +350,7 @@ draw_hints(struct tui *t, struct view *v, int y)
 
 			if (ri == NULL || *r == REQ_UP || *r == REQ_DOWN || *r == REQ_PAGE_UP ||
 			    *r == REQ_PAGE_DOWN || *r == REQ_HOME || *r == REQ_END || *r == REQ_CANCEL ||
-			    *r == REQ_LEFT || *r == REQ_RIGHT)
+			    *r == REQ_LEFT || *r == REQ_RIGHT || *r == REQ_SEARCH_NEXT || *r == REQ_SEARCH_PREV)
 				continue;
 			snprintf(item, sizeof item, "%s%s %s", used ? "  " : "",
 			    tui_key_name_for(*r, key), ri->name);
@@ -1068,6 +1080,11 @@ global_request(struct tui *t, enum request req)
 		if (tui_push(t, &tui_vendors_view, NULL, &err) != 0)
 			tui_status(t, 1, "%s", err.msg);
 		break;
+	case REQ_SEARCH:
+		/* Whatever is typed after / goes into the prompt, never into commands. */
+		tui_prompt(t, "/", "", line, sizeof line);
+		tui_status(t, 0, "this screen shows no list or text to search");
+		break;
 	case REQ_NONE:
 		break;
 	default: {
@@ -1191,7 +1208,7 @@ tui_main(struct aivet *av, struct aerr *err)
 		}
 		if (r == OK && ch == '\r')
 			ch = '\n';
-		req = tui_key_request((int)ch);
+		req = tui_key_request_on(v->ops->requests, (int)ch);
 		if (req == REQ_NONE)
 			continue;
 		/* Stopping a job, quitting, help and ':' work the same on every screen. */

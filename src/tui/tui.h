@@ -31,6 +31,8 @@ enum request {
 	/* probes, evidence, incidents, reports */
 	REQ_RUN, REQ_CANCEL_JOB, REQ_EVIDENCE, REQ_INCIDENT, REQ_TASK, REQ_STATUS, REQ_EXPORT,
 	REQ_VERIFY, REQ_DASHBOARD, REQ_VENDORS,
+	/* a / search's next and previous match (n and N where a search is set); raw JSON */
+	REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_RAW,
 	REQ__COUNT
 };
 
@@ -48,6 +50,10 @@ struct request_info {
 extern const struct keybinding tui_keymap[];
 extern const struct request_info tui_requests[];
 enum request tui_key_request(int key);
+/* The request key means on a screen handling the given requests: a key bound to several
+ * requests means the first of them that the screen handles (n: next match, else next
+ * unanswered), else the first. */
+enum request tui_key_request_on(const enum request *handled, int key);
 const struct request_info *tui_request_info(enum request req);
 /* The first key bound to req, as text ("j", "Enter", "Down"). */
 const char *tui_key_name_for(enum request req, char buf[16]);

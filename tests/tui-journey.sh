@@ -98,6 +98,11 @@ journey() {
 	tui_wait "approved"; ok $? "$size: approved"
 	run assess show 1 --json
 	is "$(printf '%s' "$out" | json '"\(.status) \(.reviewer)"')" "final rita" "$size: final, reviewed by rita"
+	# A final assessment opens no edit dialog: Enter says why not and how, in full.
+	tui_keys Enter
+	tui_wait "error: final and read-only: :assess reopen 1 starts a new round to change it"
+	ok $? "$size: Enter on a final assessment's question says it is final and how to change it"
+	unlike "$(tui_screen)" "┌" "$size: and opens no dialog"
 
 	# Probes from the endpoint, with the plan shown before anything is sent.
 	tui_keys q q

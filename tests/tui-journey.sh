@@ -123,6 +123,13 @@ journey() {
 	tui_wait "Run 1 on Acme AI/prod: completed"; ok $? "$size: the run opens"
 	tui_keys /; tui_type LEAK_CROSS_TENANT; tui_keys Enter
 	tui_wait "critical finding: i opens an incident from it"; ok $? "$size: a critical finding offers an incident"
+	if [ "${size%%x*}" -lt 200 ]; then
+		# The list cuts the finding at the edge: above it, the row stands whole, wrapped.
+		run probe show 1 --json
+		want=$(printf '%s' "$out" | jq -r '.probes[].findings[] | select(.code == "LEAK_CROSS_TENANT") | "critical \(.code): \(.message)"')
+		got=$(tui_screen | awk 'NR >= 4 && /^  !! critical/ { exit } NR >= 4 { sub(/^ +/, ""); sub(/ +$/, ""); printf "%s%s", sep, $0; sep = " " }')
+		is "$got" "$want" "$size: the selected finding whole above the list"
+	fi
 	if [ "${size%%x*}" -ge 200 ]; then
 		like "$(tui_screen)" "it\. the vendor should: Stop serving the affected deployment" \
 			"$size: with what the registry says the vendor should do"

@@ -23,6 +23,7 @@ struct run_state {
 	cJSON *run;
 	struct tui_list list;
 	char summary[2][300];
+	int head;   /* rows above the list at the last draw */
 };
 
 static const enum request run_requests[] = {
@@ -38,6 +39,7 @@ run_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	struct run_state *s = xcalloc(1, sizeof *s);
 
 	s->run_id = *(const int64_t *)arg;
+	s->head = HEAD;
 	v->state = s;
 	(void)t, (void)err;
 	return 0;
@@ -148,14 +150,72 @@ selected_finding(struct run_state *s)
 	return NULL;
 }
 
+/* Columns a UTF-8 text takes (its symbols are one column each). */
+static int
+text_cols(const char *p)
+{
+	int n = 0;
+
+	for (; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	return n;
+}
+
+/* Word-wraps text into at most maxlines rows from row y; returns the rows used. */
+static int
+put_wrapped(WINDOW *w, int y, int x, int width, int maxlines, const char *p)
+{
+	int lines = 0;
+
+	while (*p && lines < maxlines && width > 10) {
+		int cut = (int)strlen(p);
+		char *one;
+
+		if (text_cols(p) > width) {
+			int b = 0;
+
+			/* width columns in bytes, then back to a space */
+			for (int c = 0; p[b] && c < width; c++)
+				for (b++; ((unsigned char)p[b] & 0xc0) == 0x80; b++)
+					;
+			cut = b;
+			for (int c = b; c > b / 2; c--)
+				if (p[c] == ' ') {
+					cut = c;
+					break;
+				}
+		}
+		one = strndup(p, (size_t)cut);
+		tui_put(w, y + lines++, x, width, one);
+		free(one);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+	return lines;
+}
+
 static void
 run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
 	struct run_state *s = v->state;
 	cJSON *f = selected_finding(s);
+	int y = 2;
 
 	tui_put(w, 0, 2, cols - 2, s->summary[0]);
 	tui_put(w, 1, 2, cols - 2, s->summary[1]);
+	if (s->list.nvis > 0) {
+		/* The selected row whole when the list cuts it at the edge. */
+		const char *row = s->list.rows[s->list.vis[s->list.sel]];
+
+		if (text_cols(row) > cols - 2) {
+			while (*row == ' ')
+				row++;
+			wattron(w, A_BOLD);
+			y += put_wrapped(w, y, 2, cols - 3, 3, row);
+			wattroff(w, A_BOLD);
+		}
+	}
 	if (f != NULL) {
 		/* What the registry says of the selected finding; a critical one is where an
 		 * incident starts: offer it. */
@@ -165,12 +225,13 @@ run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		    critical && fi ? ". " : "", fi ? "the vendor should: " : "", fi ? fi->remedy : "");
 
 		wattron(w, tui_attr(t, critical ? TUI_MARK_BAD : TUI_MARK_WARN));
-		tui_put(w, 2, 2, cols - 2, line);
+		y += put_wrapped(w, y, 2, cols - 3, 3, line);
 		wattroff(w, tui_attr(t, critical ? TUI_MARK_BAD : TUI_MARK_WARN));
 		free(line);
 	}
-	if (rows > HEAD)
-		tui_list_draw(&s->list, t, w, HEAD, rows - HEAD, cols);
+	s->head = y > HEAD ? y + 1 : HEAD;   /* a blank row between the whole text and the list */
+	if (rows > s->head)
+		tui_list_draw(&s->list, t, w, s->head, rows - s->head, cols);
 }
 
 /* Opens an incident from the selected finding, as `incident open --from-finding`. */
@@ -309,7 +370,7 @@ run_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 	struct run_state *s = v->state;
 	int64_t id = tui_list_selected_id(&s->list);
 
-	if (tui_list_request(&s->list, t, req, v->content_rows - HEAD - 1))
+	if (tui_list_request(&s->list, t, req, v->content_rows - s->head - 1))
 		return 0;
 	if (req == REQ_INCIDENT)
 		return open_incident(t, s, err);
@@ -347,7 +408,7 @@ run_click(struct view *v, struct tui *t, int row, int dbl)
 	struct run_state *s = v->state;
 	struct aerr err = { 0 };
 
-	tui_list_click(&s->list, row - HEAD);
+	tui_list_click(&s->list, row - s->head);
 	if (dbl && run_request(v, t, REQ_ENTER, &err) != 0)
 		tui_status(t, 1, "%s", err.msg);
 }

@@ -64,7 +64,7 @@ const struct request_info tui_requests[] = {
 	{ REQ_RIGHT, "right", "move to the right pane or next item" },
 	{ REQ_NEXT_PANE, "pane", "switch pane" },
 	{ REQ_ENTER, "open", "open the selected row" },
-	{ REQ_SEARCH, "search", "filter the list (empty text clears)" },
+	{ REQ_SEARCH, "search", "search (a list keeps what matches; empty text ends it)" },
 	{ REQ_BACK, "back", "go back (quit on the first screen)" },
 	{ REQ_CANCEL, "cancel", "cancel a dialog or prompt" },
 	{ REQ_HELP, "help", "show this screen's keys" },
@@ -91,8 +91,8 @@ const struct request_info tui_requests[] = {
 	{ REQ_VERIFY, "verify", "verify" },
 	{ REQ_DASHBOARD, "dashboard", "go to the dashboard" },
 	{ REQ_VENDORS, "vendors", "list all vendors" },
-	{ REQ_SEARCH_NEXT, "next match", "after a / search: the next match (else the key's own meaning)" },
-	{ REQ_SEARCH_PREV, "previous match", "after a / search: the previous match (else the key's own meaning)" },
+	{ REQ_SEARCH_NEXT, "next match", "after a / search: the next match (else its own meaning)" },
+	{ REQ_SEARCH_PREV, "previous match", "after a / search: the previous match (else its own meaning)" },
 	{ REQ_RAW, "raw JSON", "show the selected record as raw JSON" },
 	{ REQ_NONE, NULL, NULL }
 };

@@ -67,6 +67,11 @@ tui_keys S
 tui_wait "Submit assessment 1 for review?"; ok $? "S asks first"
 tui_keys y
 tui_wait "assessment 1 submitted for review"; ok $? "submitted"
+tui_keys Enter
+tui_wait "error: in review, answers locked: :assess reopen 1 returns it to draft"; \
+	ok $? "in review, Enter says the answers are locked and how to unlock them, before any dialog"
+tui_keys S
+tui_wait "error: already in review: V approves it"; ok $? "S again says it is in review"
 tui_keys V
 tui_type bob
 tui_keys Enter

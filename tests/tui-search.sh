@@ -133,6 +133,30 @@ screens() {
 screens 80x24
 screens 120x40
 
+# The dashboard and an incident: / filters, n and N step; on the incident N is the
+# timeline note again once the search is ended.
+run incident open Acme --title "Other tenants' text in responses" --discovered 2026-11-28T14:00:00Z
+tui_start 120x40 tui
+tui_wait "Dashboard"
+tui_keys /; tui_type Beta; tui_keys Enter
+tui_wait "filter: Beta (2 of"; ok $? "the dashboard filters"
+tui_keys n
+tui_wait "'Beta': match 2 of 2"; ok $? "n steps on the dashboard"
+tui_keys / C-u Enter
+tui_keys i; tui_wait "Incidents"
+tui_keys Enter; tui_wait "Incident 1 (new)"
+tui_keys /; tui_type "running"; tui_keys Enter
+tui_wait_re "filter: running \(([3-9]) of"; ok $? "the incident's lines filter"
+n=$(tui_screen | sed -n 's/.*filter: running (\([0-9]*\) of.*/\1/p')
+tui_keys N
+tui_wait "'running': match $n of $n"; ok $? "N goes to the previous match while a search is set"
+unlike "$(tui_screen)" "Add timeline entry" "and opens no note dialog"
+tui_keys / C-u Enter; tui_wait "filter cleared"
+tui_keys N
+tui_wait "Add timeline entry"; ok $? "once the search is ended N adds a timeline entry again"
+tui_keys Escape
+tui_stop
+
 # The pager wraps: a note longer than the screen is shown whole.
 long="the vendor's security lead will confirm in writing that KV cache pages are zeroed before reuse across tenants, per the call of 2026-11-20"
 run assess answer 2 cache_isolation_tested --note "$long"

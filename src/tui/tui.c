@@ -224,6 +224,8 @@ tui_list_request(struct tui_list *l, struct tui *t, enum request req, int rows)
 
 			snprintf(l->filter, sizeof l->filter, "%s", text);
 			tui_list_restore(l, id);
+			if (tui_list_selected_id(l) != id)
+				l->sel = 0;   /* the selected row does not match: the first match */
 			if (l->filter[0])
 				tui_status(t, 0, "filter: %s (%d of %d rows; n/N next/previous match; / then "
 				    "Enter on empty text clears)", l->filter, l->nvis, l->n);

@@ -134,84 +134,112 @@ add_victim(struct px_req *q, int tenant, int round, uint64_t shared_seed)
 	}
 }
 
-/* The wave (0: no load; p + 1: tenant p's load) each request went in. */
 struct canary_run {
 	struct px_req r[MAX_REQ];
-	int wave[MAX_REQ];
+	int wave[MAX_REQ];            /* 0: no load; p + 1: tenant p's load */
 	int pressure[MAX_REQ];        /* the request is a pressure prompt */
 	int n;
+	int nt, nr;                   /* tenants, canary rounds per tenant per wave */
+	uint64_t shared_seed;         /* the long opening half the canaries share */
+	/* What the answers show, once judged. */
+	struct px_tally t, per[PROBE_MAX_TENANTS];
+	int answered, loaded;
 };
 
+/* Tenant k's canaries of every round, from the last tenant to the first,
+ * skipping tenant p (the tenant under load; with one credential, its own). */
 static void
-canary_run(struct probe_env *env, struct probe_outcome *out)
+add_others(struct canary_run *c, int p, int wave)
 {
-	struct canary_run *c = xcalloc(1, sizeof *c);
-	struct px_req *r = c->r;
-	struct px_tally t = { 0 }, per[PROBE_MAX_TENANTS];
-	int nt = env->ntenants, nr = rounds(env), answered = 0, quiet_ok[PROBE_MAX_TENANTS] = { 0 };
-	int loaded = 0;
-	uint64_t shared_seed;
-	cJSON *d;
+	for (int round = 0; round < c->nr; round++)
+		for (int k = c->nt - 1; k >= 0; k--) {
+			if (k == p && c->nt > 1)
+				continue;
+			add_victim(&c->r[c->n], k, round, c->shared_seed);
+			c->wave[c->n++] = wave;
+		}
+}
 
-	memset(per, 0, sizeof per);
-	randombytes_buf(&shared_seed, sizeof shared_seed);
-	/* Wave 0: every tenant fills the vendor's caches with its canaries, in the order of
-	 * the credentials for the shared opening and the reverse order for the rest. */
-	for (int round = 0; round < nr; round++)
-		for (int k = 0; k < nt; k++) {
-			int tn = round % 2 == 0 ? k : nt - 1 - k;
+/* Wave 0: every tenant fills the vendor's caches with its canaries, in the order of
+ * the credentials for the shared opening and the reverse order for the rest. */
+static int
+send_quiet_wave(struct probe_env *env, struct canary_run *c)
+{
+	for (int round = 0; round < c->nr; round++)
+		for (int k = 0; k < c->nt; k++) {
+			int tn = round % 2 == 0 ? k : c->nt - 1 - k;
 
-			add_victim(&r[c->n], tn, round, shared_seed);
+			add_victim(&c->r[c->n], tn, round, c->shared_seed);
 			c->wave[c->n++] = 0;
 		}
-	if (px_send(env, r, (size_t)c->n, 0) != 0)
-		goto out;
-	/* One wave per tenant under load: its near- and over-limit prompts, with the other
-	 * tenants' canaries (its own, with one credential) in between, newest tenant first. */
-	for (int p = 0; p < nt && !env->budget_hit; p++) {
-		int first = c->n;
+	return px_send(env, c->r, (size_t)c->n, 0);
+}
 
-		/* First the others' canaries, finished: what a swapped prompt of p's would be
-		 * answered from is then theirs, not only p's own. */
-		for (int round = 0; round < nr; round++)
-			for (int k = nt - 1; k >= 0; k--) {
-				if (k == p && nt > 1)
-					continue;
-				add_victim(&r[c->n], k, round, shared_seed);
-				c->wave[c->n++] = 0;
-			}
-		if (px_send(env, &r[first], (size_t)(c->n - first), 0) != 0)
-			goto out;
-		first = c->n;
-		memset(&r[c->n], 0, sizeof r[0]);
-		r[c->n].tenant = p;
-		r[c->n].target_tokens = near_limit(env);
-		/* The last tenant's (the only one's, with one credential) is the streamed top point. */
-		r[c->n].stream = env->top_shared && p == nt - 1;
-		c->pressure[c->n] = 1;
-		c->wave[c->n++] = p + 1;
-		for (int round = 0; round < nr; round++)
-			for (int k = nt - 1; k >= 0; k--) {
-				if (k == p && nt > 1)
-					continue;
-				add_victim(&r[c->n], k, round, shared_seed);
-				c->wave[c->n++] = p + 1;
-			}
-		memset(&r[c->n], 0, sizeof r[0]);
-		r[c->n].tenant = p;
-		r[c->n].stream = 1;
-		r[c->n].must_exceed = 1;
-		r[c->n].target_tokens = (int64_t)(1.05 * (double)env->ep.context);
-		c->pressure[c->n] = 1;
-		c->wave[c->n++] = p + 1;
-		if (px_send(env, &r[first], (size_t)(c->n - first), 0) != 0)
-			goto out;
-	}
+/* Tenant p's wave under load: its near- and over-limit prompts, with the other
+ * tenants' canaries (its own, with one credential) in between, newest tenant first. */
+static int
+send_pressure_wave(struct probe_env *env, struct canary_run *c, int p)
+{
+	struct px_req *r = c->r;
+	int first = c->n;
+
+	/* First the others' canaries, finished: what a swapped prompt of p's would be
+	 * answered from is then theirs, not only p's own. */
+	add_others(c, p, 0);
+	if (px_send(env, &r[first], (size_t)(c->n - first), 0) != 0)
+		return -1;
+	first = c->n;
+	memset(&r[c->n], 0, sizeof r[0]);
+	r[c->n].tenant = p;
+	r[c->n].target_tokens = near_limit(env);
+	/* The last tenant's (the only one's, with one credential) is the streamed top point. */
+	r[c->n].stream = env->top_shared && p == c->nt - 1;
+	c->pressure[c->n] = 1;
+	c->wave[c->n++] = p + 1;
+	add_others(c, p, p + 1);
+	memset(&r[c->n], 0, sizeof r[0]);
+	r[c->n].tenant = p;
+	r[c->n].stream = 1;
+	r[c->n].must_exceed = 1;
+	r[c->n].target_tokens = (int64_t)(1.05 * (double)env->ep.context);
+	c->pressure[c->n] = 1;
+	c->wave[c->n++] = p + 1;
+	return px_send(env, &r[first], (size_t)(c->n - first), 0);
+}
+
+/* Availability isolation: a small valid request of tenant r[i] failing on the
+ * server under another tenant's load, when the same tenant's requests were
+ * answered without it; the load's prompts are cited too. */
+static void
+judge_load_break(struct probe_env *env, struct probe_outcome *out, struct canary_run *c, int i)
+{
+	struct px_req *r = c->r;
+	int p = c->wave[i] - 1;
+	char what[256];
+
+	px_describe(&r[i], what, sizeof what);
+	outcome_finding(out, F_LOAD_BREAKS_OTHER_TENANT, r[i].evidence_id,
+	    "a request of tenant '%s' (about %lld tokens) failed (%s) while tenant '%s' had "
+	    "prompts near the context in flight", env->tenant_label[r[i].tenant],
+	    (long long)r[i].est_tokens, what, env->tenant_label[p]);
+	for (int j = 0; j < c->n; j++)
+		if (c->pressure[j] && c->wave[j] == c->wave[i] && r[j].sent)
+			outcome_finding(out, F_LOAD_BREAKS_OTHER_TENANT, r[j].evidence_id, "%s", "");
+}
+
+/* Every exchange sent: its common findings, tallies, the streamed top point,
+ * swapped pressure prompts and load that broke another tenant. */
+static void
+judge_requests(struct probe_env *env, struct probe_outcome *out, struct canary_run *c)
+{
+	struct px_req *r = c->r;
+	int quiet_ok[PROBE_MAX_TENANTS] = { 0 };
+
 	for (int i = 0; i < c->n; i++) {
 		if (c->wave[i] == 0 && r[i].cls == PXC_ANSWERED)
 			quiet_ok[r[i].tenant] = 1;
 		if (c->pressure[i] && !r[i].must_exceed && r[i].cls == PXC_ANSWERED)
-			loaded++;
+			c->loaded++;
 	}
 	for (int i = 0; i < c->n; i++) {
 		int judged = r[i].cls == PXC_ANSWERED;
@@ -221,10 +249,10 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 		px_judge_common(env, out, &r[i], 0);
 		/* The pressure prompts are load, not canaries: over the limit, any refusal will do. */
 		if (!c->pressure[i]) {
-			px_tally_add(&t, &r[i], judged);
-			px_tally_add(&per[r[i].tenant], &r[i], judged);
+			px_tally_add(&c->t, &r[i], judged);
+			px_tally_add(&c->per[r[i].tenant], &r[i], judged);
 		}
-		answered += judged;
+		c->answered += judged;
 		if (c->pressure[i] && !r[i].must_exceed)
 			judge_streamed_top(env, out, &r[i]);
 		/* A pressure prompt answered with others' content and none of its own: swapped. */
@@ -232,86 +260,103 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 			outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r[i].evidence_id,
 			    "a prompt of about %lld tokens was answered from content it did not contain",
 			    (long long)r[i].est_tokens);
-		/* Availability isolation: a small valid request failing on the server under another
-		 * tenant's load, when the same tenant's requests were answered without it. */
 		if (!c->pressure[i] && c->wave[i] > 0 && r[i].cls == PXC_SERVER_ERROR &&
-		    quiet_ok[r[i].tenant] && nt > 1) {
-			int p = c->wave[i] - 1;
-			char what[256];
-
-			px_describe(&r[i], what, sizeof what);
-			outcome_finding(out, F_LOAD_BREAKS_OTHER_TENANT, r[i].evidence_id,
-			    "a request of tenant '%s' (about %lld tokens) failed (%s) while tenant '%s' had "
-			    "prompts near the context in flight", env->tenant_label[r[i].tenant],
-			    (long long)r[i].est_tokens, what, env->tenant_label[p]);
-			for (int j = 0; j < c->n; j++)
-				if (c->pressure[j] && c->wave[j] == c->wave[i] && r[j].sent)
-					outcome_finding(out, F_LOAD_BREAKS_OTHER_TENANT,
-					    r[j].evidence_id, "%s", "");
-		}
+		    quiet_ok[r[i].tenant] && c->nt > 1)
+			judge_load_break(env, out, c, i);
 	}
-	if (env->opts->depth != PROBE_DIAGNOSE)
-		name_diagnose(env, out);
-	d = out->details = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "tenants", nt);
-	cJSON_AddNumberToObject(d, "responses_scanned", answered);
+}
+
+/* probe_result.details: counts, the tally, every leak with where it was found, per tenant. */
+static void
+canary_details(struct probe_env *env, struct probe_outcome *out, struct canary_run *c)
+{
+	cJSON *d = out->details = cJSON_CreateObject(), *leaksj, *pt;
+
+	cJSON_AddNumberToObject(d, "tenants", c->nt);
+	cJSON_AddNumberToObject(d, "responses_scanned", c->answered);
 	cJSON_AddNumberToObject(d, "canaries", (double)canary_count(env->canaries));
 	cJSON_AddBoolToObject(d, "echo_ok", px_echoes(env) == 1);
-	px_tally_json(&t, d);
-	{
-		cJSON *leaksj = cJSON_AddArrayToObject(d, "leaks"), *pt = cJSON_AddArrayToObject(d,
-		    "per_tenant");
+	px_tally_json(&c->t, d);
+	leaksj = cJSON_AddArrayToObject(d, "leaks");
+	pt = cJSON_AddArrayToObject(d, "per_tenant");
+	for (int i = 0; i < c->n; i++) {
+		cJSON *l;
 
-		for (int i = 0; i < c->n; i++) {
-			cJSON *l;
+		cJSON_ArrayForEach(l, c->r[i].leaked) {
+			cJSON *x = cJSON_Duplicate(l, 1);
 
-			cJSON_ArrayForEach(l, r[i].leaked) {
-				cJSON *x = cJSON_Duplicate(l, 1);
-
-				cJSON_AddNumberToObject(x, "found_in", (double)r[i].evidence_id);
-				cJSON_AddStringToObject(x, "found_by", env->tenant_label[r[i].tenant]);
-				cJSON_AddItemToArray(leaksj, x);
-			}
-		}
-		for (int k = 0; k < nt; k++) {
-			cJSON *x = cJSON_CreateObject();
-
-			cJSON_AddStringToObject(x, "tenant", env->tenant_label[k]);
-			px_tally_json(&per[k], x);
-			cJSON_AddItemToArray(pt, x);
+			cJSON_AddNumberToObject(x, "found_in", (double)c->r[i].evidence_id);
+			cJSON_AddStringToObject(x, "found_by", env->tenant_label[c->r[i].tenant]);
+			cJSON_AddItemToArray(leaksj, x);
 		}
 	}
-	if (out->nf > 0)
-		goto out;   /* the findings are the verdict */
+	for (int k = 0; k < c->nt; k++) {
+		cJSON *x = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(x, "tenant", env->tenant_label[k]);
+		px_tally_json(&c->per[k], x);
+		cJSON_AddItemToArray(pt, x);
+	}
+}
+
+/* The verdict when no finding is it: a tenant with nothing to scan, no echo, or a pass. */
+static void
+canary_verdict(struct probe_env *env, struct probe_outcome *out, struct canary_run *c)
+{
+	int nt = c->nt;
+
 	for (int k = 0; k < nt; k++)
-		if (per[k].judged == 0) {
+		if (c->per[k].judged == 0) {
 			/* A tenant that received nothing could not show a leak to it. */
 			char what[96];
 
 			snprintf(what, sizeof what, "tenant '%s' got no answer to scan", env->tenant_label[k]);
-			px_set_unjudged(env, out, &per[k], what);
-			goto out;
+			px_set_unjudged(env, out, &c->per[k], what);
+			return;
 		}
 	if (px_echoes(env) != 1)
 		outcome_set(out, "inconclusive", "the model does not repeat text, so a leak could not "
 		    "show in its answers: %d responses scanned, and no foreign canary in any raw body",
-		    answered);
+		    c->answered);
 	else if (nt == 1)
 		outcome_set(out, "pass", "no cross-request leak in %d responses; the cross-tenant check "
-		    "needs a second credential%s", answered, loaded < nt ? "; the near-limit load was not "
-		    "answered, so leaks under load were not tested" : "");
+		    "needs a second credential%s", c->answered, c->loaded < nt ? "; the near-limit load "
+		    "was not answered, so leaks under load were not tested" : "");
 	else
 		outcome_set(out, "pass", "no leak across %d tenants in %d responses; each tenant sent "
-		    "canaries and received answers (%d of %d canary requests judged)%s", nt, answered,
-		    t.judged, t.sent, loaded < nt ? "; only " : "");
-	if (nt > 1 && loaded < nt && strcmp(out->verdict, "pass") == 0) {
+		    "canaries and received answers (%d of %d canary requests judged)%s", nt, c->answered,
+		    c->t.judged, c->t.sent, c->loaded < nt ? "; only " : "");
+	if (nt > 1 && c->loaded < nt && strcmp(out->verdict, "pass") == 0) {
 		size_t len = strlen(out->reason);
 
 		snprintf(out->reason + len, sizeof out->reason - len, "%d of %d tenants' near-limit "
-		    "load was answered, so leaks under load were tested only in part", loaded, nt);
+		    "load was answered, so leaks under load were tested only in part", c->loaded, nt);
 	}
-out:
-	px_free(r, (size_t)c->n);
+}
+
+static void
+canary_run(struct probe_env *env, struct probe_outcome *out)
+{
+	struct canary_run *c = xcalloc(1, sizeof *c);
+	int sent = 0;
+
+	c->nt = env->ntenants;
+	c->nr = rounds(env);
+	randombytes_buf(&c->shared_seed, sizeof c->shared_seed);
+	if (send_quiet_wave(env, c) == 0) {
+		sent = 1;
+		for (int p = 0; p < c->nt && !env->budget_hit && sent; p++)
+			sent = send_pressure_wave(env, c, p) == 0;
+	}
+	if (sent) {
+		judge_requests(env, out, c);
+		if (env->opts->depth != PROBE_DIAGNOSE)
+			name_diagnose(env, out);
+		canary_details(env, out, c);
+		if (out->nf == 0)   /* otherwise the findings are the verdict */
+			canary_verdict(env, out, c);
+	}
+	px_free(c->r, (size_t)c->n);
 	free(c);
 }
 

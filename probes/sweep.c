@@ -30,6 +30,16 @@ struct sweep {
 	int judged[MAX_POINTS];       /* the point's class rests on what came back */
 	int n;
 	int unjudged;                 /* accepted answers neither nonces nor usage could judge */
+	int verify;                   /* at verify depth: the top of the context only */
+	char hint[256];               /* the command that locates a boundary verify saw crossed */
+	/* What the points show, once judged. */
+	int first_deg, first_ref;     /* the smallest degraded and refused points, or -1 */
+	int64_t integrity, refusal;   /* the boundaries, -1 when not located */
+	int64_t capped_from;          /* the first size --max-prompt-tokens kept from being sent */
+	const char *change;
+	int errors, no_usage, unjudged_class;
+	const char *first_error;
+	struct px_tally tally;
 };
 
 static int64_t
@@ -216,40 +226,38 @@ by_size(const void *a, const void *b)
 	return dx < dy ? -1 : dx > dy;
 }
 
-static void
-sweep_run(struct probe_env *env, struct probe_outcome *out)
+/* Verify: the top of the context on both request paths; an answer there that
+ * kept its content is the invariant, a refusal or a loss is the failure. */
+static int
+send_verify(struct sweep *s)
 {
-	struct sweep *s = xcalloc(1, sizeof *s);
-	int first_deg, first_ref, lo_i = -1, lo_r = -1, errors = 0, no_usage = 0;
-	int64_t integrity = -1, refusal = -1, top = top_size(env);
-	const char *change = "none", *first_error = NULL;
-	cJSON *d, *pts, **sorted;
-	int nsorted = 0, unjudged_class = 0;
-	int64_t capped_from = -1;
-	struct px_tally tally = { 0 };
-	int verify = env->opts->depth != PROBE_DIAGNOSE;
-	char hint[256];
+	struct probe_env *env = s->env;
 
-	px_diagnose_hint(env, "sweep", "locates the boundary", hint, sizeof hint);
-	s->env = env;
-	if (env->opts->depth != PROBE_DIAGNOSE) {
-		/* Verify: the top of the context on both request paths; an answer there that
-		 * kept its content is the invariant, a refusal or a loss is the failure. */
-		if (env->max_prompt_tokens > 0 && px_top_tokens(env) > env->max_prompt_tokens)
-			capped_from = env->max_prompt_tokens;
-		for (int k = 0; k < 2; k++) {
-			memset(&s->r[s->n], 0, sizeof s->r[0]);
-			s->r[s->n].target_tokens = k == 1 && env->top_shared ?
-			    (int64_t)(0.01 * (double)env->ep.context) : verify_size(env);
-			s->r[s->n++].stream = k;
-		}
-		if (px_send(env, s->r, (size_t)s->n, 1) != 0)
-			goto out;
-		for (int i = 0; i < s->n; i++)
-			s->c[i] = classify(s, i);
-		env->top_plain_intact = s->c[0] == C_INTACT ? 1 : s->judged[0] ? 0 : -1;
-		goto judge;
+	if (env->max_prompt_tokens > 0 && px_top_tokens(env) > env->max_prompt_tokens)
+		s->capped_from = env->max_prompt_tokens;
+	for (int k = 0; k < 2; k++) {
+		memset(&s->r[s->n], 0, sizeof s->r[0]);
+		s->r[s->n].target_tokens = k == 1 && env->top_shared ?
+		    (int64_t)(0.01 * (double)env->ep.context) : verify_size(env);
+		s->r[s->n++].stream = k;
 	}
+	if (px_send(env, s->r, (size_t)s->n, 1) != 0)
+		return -1;
+	for (int i = 0; i < s->n; i++)
+		s->c[i] = classify(s, i);
+	env->top_plain_intact = s->c[0] == C_INTACT ? 1 : s->judged[0] ? 0 : -1;
+	return 0;
+}
+
+/* Diagnose: the fractions of the context, then the searches for where content
+ * is lost and where prompts are refused. -1 when nothing can be judged. */
+static int
+send_diagnose(struct sweep *s)
+{
+	struct probe_env *env = s->env;
+	int64_t top = top_size(env);
+	int first_deg, first_ref, lo;
+
 	for (size_t i = 0; i < NFRAC; i++) {
 		int64_t t = (int64_t)(fractions[i] * (double)env->ep.context);
 
@@ -257,7 +265,7 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 			t = top;
 		/* Over --max-prompt-tokens: one point at the cap stands for all of them. */
 		if (env->max_prompt_tokens > 0 && t > env->max_prompt_tokens) {
-			capped_from = capped_from < 0 ? t : capped_from;
+			s->capped_from = s->capped_from < 0 ? t : s->capped_from;
 			if (s->n > 0 && s->r[s->n - 1].target_tokens == env->max_prompt_tokens)
 				continue;
 			t = env->max_prompt_tokens;
@@ -270,122 +278,151 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	s->r[s->n++].stream = 1;
 	/* One at a time: concurrent large prompts would compete for the vendor's capacity. */
 	if (px_send(env, s->r, (size_t)s->n, 1) != 0)
-		goto out;
+		return -1;
 	for (int i = 0; i < s->n; i++)
 		s->c[i] = classify(s, i);
 
 	first_deg = smallest_of(s, BIT(C_DEGRADED));
 	if (first_deg >= 0) {
-		lo_i = largest_below(s, s->r[first_deg].target_tokens, BIT(C_INTACT));
-		lo_i = search(s, lo_i, first_deg, BIT(C_INTACT));
+		lo = largest_below(s, s->r[first_deg].target_tokens, BIT(C_INTACT));
+		search(s, lo, first_deg, BIT(C_INTACT));
 	}
 	first_ref = smallest_of(s, BIT(C_REFUSED));
 	if (first_ref >= 0) {
-		lo_r = largest_below(s, s->r[first_ref].target_tokens, BIT(C_INTACT) | BIT(C_DEGRADED));
-		lo_r = search(s, lo_r, first_ref, BIT(C_INTACT) | BIT(C_DEGRADED));
+		lo = largest_below(s, s->r[first_ref].target_tokens, BIT(C_INTACT) | BIT(C_DEGRADED));
+		search(s, lo, first_ref, BIT(C_INTACT) | BIT(C_DEGRADED));
 	}
-	if (env->interrupted)
-		goto out;
-judge:
-	/* The searches may have found smaller bad sizes. */
-	first_deg = smallest_of(s, BIT(C_DEGRADED));
-	first_ref = smallest_of(s, BIT(C_REFUSED));
-	if (first_deg >= 0) {
-		lo_i = largest_below(s, s->r[first_deg].target_tokens, BIT(C_INTACT));
-		integrity = lo_i >= 0 ? measured(s, lo_i) : 0;
+	return env->interrupted ? -1 : 0;
+}
+
+/* The boundaries the points show; the searches may have found smaller bad sizes. */
+static void
+locate(struct sweep *s)
+{
+	int lo;
+
+	s->first_deg = smallest_of(s, BIT(C_DEGRADED));
+	s->first_ref = smallest_of(s, BIT(C_REFUSED));
+	if (s->first_deg >= 0) {
+		lo = largest_below(s, s->r[s->first_deg].target_tokens, BIT(C_INTACT));
+		s->integrity = lo >= 0 ? measured(s, lo) : 0;
 	}
-	if (first_ref >= 0) {
-		lo_r = largest_below(s, s->r[first_ref].target_tokens, BIT(C_INTACT) | BIT(C_DEGRADED));
-		refusal = lo_r >= 0 ? measured(s, lo_r) : 0;
+	if (s->first_ref >= 0) {
+		lo = largest_below(s, s->r[s->first_ref].target_tokens, BIT(C_INTACT) | BIT(C_DEGRADED));
+		s->refusal = lo >= 0 ? measured(s, lo) : 0;
 	}
-	if (first_deg >= 0 && (first_ref < 0 ||
-	    s->r[first_deg].target_tokens < s->r[first_ref].target_tokens))
-		change = "silent_degradation";
-	else if (first_ref >= 0)
-		change = "visible_refusal";
+	if (s->first_deg >= 0 && (s->first_ref < 0 ||
+	    s->r[s->first_deg].target_tokens < s->r[s->first_ref].target_tokens))
+		s->change = "silent_degradation";
+	else if (s->first_ref >= 0)
+		s->change = "visible_refusal";
+}
+
+/* A point whose content was lost: at verify depth where it was seen, at
+ * diagnose depth above the located boundary. */
+static void
+judge_degraded(struct sweep *s, struct probe_outcome *out, const struct px_req *r)
+{
+	struct probe_env *env = s->env;
+
+	if (s->verify && px_substituted(env, r)) {
+		/* Verify sees the failure at the top of the context, not where it begins. */
+		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
+		    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
+		    "were swapped for a placeholder: %s; %s", (long long)r->est_tokens,
+		    (long long)env->ep.context, cJSON_GetArraySize(r->leaked) > 0 ?
+		    "answered from content they did not contain" :
+		    "answered without any of their nonces and reported as a handful of tokens", s->hint);
+	} else if (s->verify) {
+		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
+		    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
+		    "lost content: %d of 3 nonces came back, usage %lld of about %lld tokens sent; %s",
+		    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
+		    (long long)r->res.usage_in, (long long)r->est_tokens, s->hint);
+	} else if (px_substituted(env, r)) {
+		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
+		    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
+		    "placeholder: %s", (long long)s->integrity, (long long)env->ep.context,
+		    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content they did not contain" :
+		    "answered without any of their nonces and reported as a handful of tokens");
+	} else {
+		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
+		    "accepted prompts above about %lld tokens (advertised %lld) lost content: "
+		    "%d of 3 nonces came back, usage %lld of about %lld tokens sent",
+		    (long long)s->integrity, (long long)env->ep.context, r->nonces_echoed,
+		    (long long)r->res.usage_in, (long long)r->est_tokens);
+	}
+}
+
+/* Every point judged: what it says in common with the other probes, lost
+ * content, refusals under the advertised size and missing usage, in that order. */
+static void
+judge_points(struct sweep *s, struct probe_outcome *out)
+{
+	struct probe_env *env = s->env;
 
 	for (int i = 0; i < s->n; i++) {
 		struct px_req *r = &s->r[i];
 
 		px_judge_common(env, out, r, 1);
-		px_tally_add(&tally, r, s->judged[i]);
+		px_tally_add(&s->tally, r, s->judged[i]);
 		if (s->c[i] == C_UNJUDGED)
-			unjudged_class++;
+			s->unjudged_class++;
 		if (s->c[i] == C_ERROR) {
-			errors++;
-			if (first_error == NULL)
-				first_error = r->transport_error;
+			s->errors++;
+			if (s->first_error == NULL)
+				s->first_error = r->transport_error;
 		}
 		if ((s->c[i] == C_INTACT || s->c[i] == C_DEGRADED) && r->res.usage_in < 0)
-			no_usage++;
-		if (s->c[i] != C_DEGRADED)
-			continue;
-		if (verify && px_substituted(env, r)) {
-			/* Verify sees the failure at the top of the context, not where it begins. */
-			outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
-			    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
-			    "were swapped for a placeholder: %s; %s", (long long)r->est_tokens,
-			    (long long)env->ep.context, cJSON_GetArraySize(r->leaked) > 0 ?
-			    "answered from content they did not contain" :
-			    "answered without any of their nonces and reported as a handful of tokens", hint);
-			continue;
-		}
-		if (verify) {
-			outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
-			    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
-			    "lost content: %d of 3 nonces came back, usage %lld of about %lld tokens sent; %s",
-			    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
-			    (long long)r->res.usage_in, (long long)r->est_tokens, hint);
-			continue;
-		}
-		if (px_substituted(env, r))
-			outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
-			    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
-			    "placeholder: %s", (long long)integrity, (long long)env->ep.context,
-			    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content they did not contain" :
-			    "answered without any of their nonces and reported as a handful of tokens");
-		else
-			outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
-			    "accepted prompts above about %lld tokens (advertised %lld) lost content: "
-			    "%d of 3 nonces came back, usage %lld of about %lld tokens sent",
-			    (long long)integrity, (long long)env->ep.context, r->nonces_echoed,
-			    (long long)r->res.usage_in, (long long)r->est_tokens);
+			s->no_usage++;
+		if (s->c[i] == C_DEGRADED)
+			judge_degraded(s, out, r);
 	}
-	if (verify) {
+	if (s->verify) {
 		for (int i = 0; i < s->n; i++)
 			if (s->c[i] == C_REFUSED)
 				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, s->r[i].evidence_id,
 				    "a %sprompt of about %lld tokens, under the advertised %lld, was refused for "
 				    "size; %s", s->r[i].stream ? "streamed " : "", (long long)s->r[i].est_tokens,
-				    (long long)env->ep.context, hint);
-	} else if (first_ref >= 0 && s->r[first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
+				    (long long)env->ep.context, s->hint);
+	} else if (s->first_ref >= 0 &&
+	    s->r[s->first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
 		for (int i = 0; i < s->n; i++)
 			if (s->c[i] == C_REFUSED && !s->r[i].stream)
 				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, s->r[i].evidence_id,
 				    "requests were refused above about %lld tokens, below the advertised "
-				    "%lld", (long long)refusal, (long long)env->ep.context);
+				    "%lld", (long long)s->refusal, (long long)env->ep.context);
 	}
-	if (no_usage > 0)
+	if (s->no_usage > 0)
 		for (int i = 0; i < s->n; i++)
 			if ((s->c[i] == C_INTACT || s->c[i] == C_DEGRADED) && s->r[i].res.usage_in < 0)
 				outcome_finding(out, F_USAGE_MISSING, s->r[i].evidence_id,
 				    "%d accepted answer%s reported no usage, so prompt sizes were checked by "
-				    "nonces alone", no_usage, no_usage == 1 ? "" : "s");
+				    "nonces alone", s->no_usage, s->no_usage == 1 ? "" : "s");
+}
+
+/* probe_result.details: the boundaries, the change and the points by size. */
+static void
+sweep_details(struct sweep *s, struct probe_outcome *out)
+{
+	struct probe_env *env = s->env;
+	cJSON *d, *pts, **sorted;
+	int nsorted = 0;
 
 	d = out->details = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "advertised", (double)env->ep.context);
 	cJSON_AddStringToObject(d, "depth", probe_depth_name(env->opts->depth));
-	if (verify)
-		refusal = integrity = -1;   /* not located at this depth */
-	if (refusal >= 0)
-		cJSON_AddNumberToObject(d, "refusal_boundary", (double)refusal);
+	if (s->verify)
+		s->refusal = s->integrity = -1;   /* not located at this depth */
+	if (s->refusal >= 0)
+		cJSON_AddNumberToObject(d, "refusal_boundary", (double)s->refusal);
 	else
 		cJSON_AddNullToObject(d, "refusal_boundary");
-	if (integrity >= 0)
-		cJSON_AddNumberToObject(d, "integrity_boundary", (double)integrity);
+	if (s->integrity >= 0)
+		cJSON_AddNumberToObject(d, "integrity_boundary", (double)s->integrity);
 	else
 		cJSON_AddNullToObject(d, "integrity_boundary");
-	cJSON_AddStringToObject(d, "change", change);
+	cJSON_AddStringToObject(d, "change", s->change);
 	pts = cJSON_AddArrayToObject(d, "points");
 	sorted = xcalloc((size_t)s->n + 1, sizeof *sorted);
 	for (int i = 0; i < s->n; i++)
@@ -396,12 +433,20 @@ judge:
 		cJSON_AddItemToArray(pts, sorted[i]);
 	free(sorted);
 
-	px_tally_json(&tally, d);
+	px_tally_json(&s->tally, d);
 	cJSON_AddBoolToObject(d, "bounded", env->bounded);
-	if (errors > 0 && out->nf == 0) {
-		outcome_set(out, "error", "%d request%s got no answer: %s", errors, errors == 1 ? "" : "s",
-		    first_error);
-	} else if (unjudged_class > 0 && out->nf == 0) {
+}
+
+/* The verdict when no finding settled it: no answer, not judged, capped, or a pass. */
+static void
+sweep_verdict(struct sweep *s, struct probe_outcome *out)
+{
+	struct probe_env *env = s->env;
+
+	if (s->errors > 0 && out->nf == 0) {
+		outcome_set(out, "error", "%d request%s got no answer: %s", s->errors,
+		    s->errors == 1 ? "" : "s", s->first_error);
+	} else if (s->unjudged_class > 0 && out->nf == 0) {
 		char what[96];
 		int64_t top_judged = -1;
 
@@ -412,25 +457,44 @@ judge:
 			snprintf(what, sizeof what, "judged up to about %lld tokens", (long long)top_judged);
 		else
 			snprintf(what, sizeof what, "no size judged");
-		px_set_unjudged(env, out, &tally, what);
-	} else if (capped_from >= 0 && out->nf == 0) {
+		px_set_unjudged(env, out, &s->tally, what);
+	} else if (s->capped_from >= 0 && out->nf == 0) {
 		outcome_set(out, "inconclusive", "judged up to the --max-prompt-tokens cap of %lld tokens%s; "
 		    "sizes from %lld to the advertised %lld were not judged",
 		    (long long)env->max_prompt_tokens, s->unjudged > 0 ? "" :
 		    ", where every accepted prompt was answered from its own content",
-		    (long long)capped_from, (long long)env->ep.context);
+		    (long long)s->capped_from, (long long)env->ep.context);
 	} else if (s->unjudged > 0 && out->nf == 0) {
 		outcome_set(out, "inconclusive", "the model does not repeat nonces and reported no usage, "
 		    "so %d accepted answer%s could not be judged", s->unjudged, s->unjudged == 1 ? "" : "s");
 	} else if (out->nf == 0 || (out->nf == 1 && outcome_has(out, F_USAGE_MISSING))) {
-		outcome_set(out, "pass", "%s%s%s", first_ref >= 0 ? "refused for size at the limit; "
+		outcome_set(out, "pass", "%s%s%s", s->first_ref >= 0 ? "refused for size at the limit; "
 		    "every accepted prompt was answered from its own content" :
 		    "every accepted prompt was answered from its own content",
 		    px_echoes(env) == 1 ? "" : " (judged by usage only: the model does not repeat text)",
 		    env->bounded ? "; sizes were bounded: no usable token count, so each prompt fit "
 		    "even at four tokens per word" : "");
 	}
-out:
+}
+
+static void
+sweep_run(struct probe_env *env, struct probe_outcome *out)
+{
+	struct sweep *s = xcalloc(1, sizeof *s);
+
+	s->env = env;
+	s->verify = env->opts->depth != PROBE_DIAGNOSE;
+	s->integrity = s->refusal = s->capped_from = -1;
+	s->first_deg = s->first_ref = -1;
+	s->change = "none";
+	/* Before any answer refines the calibration the hint's plan rests on. */
+	px_diagnose_hint(env, "sweep", "locates the boundary", s->hint, sizeof s->hint);
+	if ((s->verify ? send_verify(s) : send_diagnose(s)) == 0) {
+		locate(s);
+		judge_points(s, out);
+		sweep_details(s, out);
+		sweep_verdict(s, out);
+	}
 	px_free(s->r, (size_t)s->n);
 	free(s);
 }

@@ -9,52 +9,40 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <getopt.h>
 #include <stdio.h>
-#include <sqlite3.h>
 #include <cjson/cJSON.h>
 
 #include "base.h"
+#include "db.h"
 
 /* Everything a command needs: the database, who acts, and global options. */
 struct aivet {
 	const char *db_path;   /* resolved path of the database */
 	int db_named;          /* db_path was named with --db, not found by default */
-	sqlite3 *db;           /* opened lazily by av_db() */
+	struct db *db;           /* opened lazily by av_db() */
 	char actor[128];
 	const char *progname;
 	int is_demo;
 	/* Called once each time av_db() opens the database: the command layer
 	 * settles what a dead process left behind. May be NULL. */
 	void (*on_open)(struct aivet *av);
+	/* The (sub)command running, set by cmd_run() for its usage and options. */
+	const struct cmd_entry *cmd;
+	const struct cmd_entry *cmd_group;   /* the command whose subcommand it is, or NULL */
+	char cmd_path[64];                   /* "incident task add" */
 };
 
 /* Opens (creating and migrating) the database on first use. */
-sqlite3 *av_db(struct aivet *av, struct aerr *err);
+struct db *av_db(struct aivet *av, struct aerr *err);
 void av_close(struct aivet *av);
 
-/* ---- database (db.c) ---- */
-
-int db_open(const char *path, sqlite3 **out, struct aerr *err);
-int db_migrate(sqlite3 *db, struct aerr *err);
-int db_schema_version(void);   /* newest migration this binary carries */
-/* Write transactions: BEGIN IMMEDIATE so the busy timeout applies up front. */
-int db_begin(sqlite3 *db, struct aerr *err);
-int db_commit(sqlite3 *db, struct aerr *err);
-void db_rollback(sqlite3 *db);
-/* Runs sql with "?" parameters bound from a format: 'i' int64, 't' text (NULL ok),
- * 'd' double, 'b' blob (ptr, size_t). Returns SQLITE_OK/DONE mapped to 0. */
-int db_exec(sqlite3 *db, struct aerr *err, const char *sql, const char *fmt, ...);
-/* Prepares sql and binds as db_exec; caller steps and finalizes. */
-sqlite3_stmt *db_prepare(sqlite3 *db, struct aerr *err, const char *sql, const char *fmt, ...);
-int db_err(sqlite3 *db, struct aerr *err, const char *what);
-/* First column of the first row as int64; returns 0 on success, 1 when no row. */
-int db_int(sqlite3 *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...);
-const char *col_text(sqlite3_stmt *st, int i); /* "" for NULL */
+/* ---- database: the query layer is db.h ---- */
 
 /* ---- audit log (audit.c) ---- */
 
 /* Appends an entry inside the caller's open transaction. details may be NULL. */
-int audit_append(sqlite3 *db, const char *actor, const char *action,
+int audit_append(struct db *db, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const cJSON *details, struct aerr *err);
 struct audit_status {
 	int64_t entries;
@@ -62,14 +50,14 @@ struct audit_status {
 	int64_t bad_seq;      /* first bad entry, 0 when intact */
 	char problem[256];
 };
-int audit_verify(sqlite3 *db, struct audit_status *st, struct aerr *err);
+int audit_verify(struct db *db, struct audit_status *st, struct aerr *err);
 /* A cross-check audit_verify runs once the chain is intact: a module whose
  * rows the chain protects provides one (setting st->bad_seq and st->problem
  * on a mismatch). audit.c runs the table, ending in NULL, that the command
  * table's file assembles, so the audit log needs none of those modules. */
 struct audit_check {
 	const char *name;
-	int (*check)(sqlite3 *db, struct audit_status *st, struct aerr *err);
+	int (*check)(struct db *db, struct audit_status *st, struct aerr *err);
 };
 extern const struct audit_check *const audit_checks[];
 /* The canonical encoding hashed into entry_hash (documented in aivet(1)). */
@@ -81,21 +69,48 @@ void audit_entry_hash_sealed(int64_t seq, const char *at, const char *actor, con
     const char *object_type, int64_t object_id, const char *details,
     const char *prev_hash, const char *row_hash, char out[65]);
 
-/* ---- commands (commands.c and cmd-*.c) ---- */
+/* ---- commands (commands.c and cmd-*.c) ----
+ *
+ * A command declares what it takes, as tmux does: its positional targets and
+ * a table of options, each with its argument's name and a help line. One
+ * parser (opt_next) walks the table, the usage line and --help are printed
+ * from it, and tests/cli-options.sh checks that aivet(1) names every option.
+ *
+ * Adding an option: a line in the subcommand's table and a case in its
+ * opt_next() loop. Adding a subcommand: a function and a line in its
+ * command's subcommand table. Adding a command: a file src/cmd-NAME.c
+ * exporting "const struct cmd_entry cmd_NAME_entry", named in commands.c.
+ */
 
-struct cmd_entry {
-	const char *name;
-	const char *usage;     /* "vendor add NAME [--criticality 0-4] ..." */
-	const char *summary;   /* one line */
-	int (*exec)(struct aivet *av, int argc, char **argv, struct aerr *err);
+/* How an option shows in the usage line ("[--x ARG]" unless said otherwise). */
+enum {
+	OPT_REQUIRED = 1 << 0,  /* "--out DIR", no brackets (the command checks it) */
+	OPT_MANY = 1 << 1,      /* may repeat: "[--credential LABEL=REF]..." */
+	OPT_OR = 1 << 2,        /* an alternative to the one before: "[--key NAME | --pubkey FILE]" */
+	OPT_WITH = 1 << 3,      /* goes with the one before: "[--window-start TIME --window-end TIME]" */
+	OPT_UNDER = 1 << 4,     /* optional, only with the one before: "[--file PATH [--effective DATE]]" */
+	OPT_FORM = 1 << 5,      /* starts the command's other form: "... | probe run --all ..." */
+	OPT_OPTARG = 1 << 6,    /* the argument may be left out: "[--eu-data [yes|no]]" */
 };
 
-/* A subcommand of a command with several (vendor add, vendor list, ...). */
-struct subcmd {
+struct opt {
+	const char *name;   /* the long name without "--"; NULL ends the table */
+	int id;             /* what opt_next() returns for it: > 0, unique in the table, not : or ? */
+	const char *arg;    /* the argument's name as usage shows it ("0-4", "USD"); NULL: a flag */
+	const char *help;   /* one line for --help */
+	unsigned flags;     /* OPT_* above */
+};
+
+/* A command, or a subcommand in its command's table. */
+struct cmd_entry {
 	const char *name;
-	const char *usage;
-	const char *summary;
+	const char *targets;    /* positionals as usage shows them ("VENDOR/NAME", "[VENDOR]"), or NULL */
+	const struct opt *opts; /* NULL: no options */
+	const char *summary;    /* one line */
 	int (*exec)(struct aivet *av, int argc, char **argv, struct aerr *err);
+	/* A command with subcommands has exec NULL and this table, ending in an
+	 * entry whose name is NULL; cmd_run() dispatches and prints their help. */
+	const struct cmd_entry *subs;
 };
 
 extern const struct cmd_entry *const cmd_table[];
@@ -103,17 +118,55 @@ const struct cmd_entry *cmd_find(const char *name);
 /* The command, or subcommand of subs, a mistyped word most likely meant
  * (one edit for up to four letters, else two; a swapped pair counts one), or NULL. */
 const char *cmd_suggest(const char *typed);
-const char *subcmd_suggest(const struct subcmd *subs, const char *typed);
-/* Runs one full command line (argv[0] is the command name). */
+const char *subcmd_suggest(const struct cmd_entry *subs, const char *typed);
+/* Runs one full command line (argv[0] is the command name): finds the
+ * (sub)command, prints its help for -h/--help, else calls its exec with
+ * av->cmd pointing at it and argv[0] its name. */
 int cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err);
-/* Dispatches argv[1] to subs; prints help for --help / no subcommand. */
-int subcmd_dispatch(const struct cmd_entry *ce, const struct subcmd *subs,
-    struct aivet *av, int argc, char **argv, struct aerr *err);
-/* True when argv holds -h/--help before "--"; prints usage then. */
-int want_help(int argc, char **argv, const char *usage, const char *summary);
-/* Standard option errors from getopt: unknown option, missing argument. */
-int usage_error(struct aerr *err, const char *usage, const char *fmt, ...)
+/* The usage line of av->cmd (without "usage: aivet "), built from its table. */
+void cmd_usage(const struct aivet *av, struct buf *out);
+/* A bad-input error (AV_USAGE) followed by av->cmd's usage line. */
+int usage_error(const struct aivet *av, struct aerr *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+#define OPT_MAX 40   /* options in one table at most */
+
+/*
+ * The one option parser: GNU long options ("--x ARG", "--x=ARG", unambiguous
+ * prefixes), options and positionals in any order, "--" ends the options.
+ *	struct opt_parser p;
+ *	opt_begin(&p, av, argc, argv);
+ *	while ((c = opt_next(&p, err)) > 0)
+ *		switch (c) { case O_JSON: json = 1; break; ... p.arg ... }
+ *	if (c < 0)
+ *		return err->code;
+ *	... positionals are p.argv[p.ind] to p.argv[p.argc - 1] ...
+ * An unknown option, one that belongs to another subcommand, or a missing
+ * value is reported in err (AV_USAGE, with the usage line) and gives -1.
+ */
+struct opt_parser {
+	int argc;
+	char **argv;
+	int ind;              /* once opt_next() gave 0: the first positional */
+	char *arg;            /* the current option's argument (NULL for a flag) */
+	const char *shorts;   /* single-letter options whose id is the letter ("hV"), or NULL */
+	int in_order;         /* stop at the first positional (global options) */
+	const struct aivet *av;
+	struct option lo[OPT_MAX + 1];   /* private: the table as getopt_long reads it */
+};
+void opt_begin(struct opt_parser *p, const struct aivet *av, int argc, char **argv);
+int opt_next(struct opt_parser *p, struct aerr *err);
+/* Takes the next word as the current option's argument (an OPT_OPTARG
+ * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
+char *opt_take(struct opt_parser *p);
+/* Prints a table's options as --help does (main's global options). */
+void cmd_print_options(FILE *out, const struct opt *opts);
+
+/* What a positional names, for target_resolve(). */
+enum target_kind { TARGET_VENDOR, TARGET_ENDPOINT };
+/* The one resolver of VENDOR (name or id) and VENDOR/NAME targets: the row's
+ * id, or AV_USAGE naming what is unknown and where to list them. */
+int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err);
 
 /* Prints a cJSON value to stdout (indented, trailing newline) and frees it. */
 void json_emit(cJSON *v);
@@ -138,31 +191,31 @@ int safe_text_check(const char *what, const char *s, struct aerr *err);
 /* Names of vendors and endpoints: non-empty, no '/', not all digits, and safe_text_check's rules. */
 int name_check(const char *what, const char *name, struct aerr *err);
 /* Resolves NAME or numeric ID to an active-or-archived vendor id. */
-int vendor_lookup(sqlite3 *db, const char *name_or_id, int64_t *id, struct aerr *err);
+int vendor_lookup(struct db *db, const char *name_or_id, int64_t *id, struct aerr *err);
 /* Resolves "VENDOR/NAME" to an endpoint id. */
-int endpoint_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err);
+int endpoint_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err);
 /* The columns vendor_row_json reads, in order; append WHERE/ORDER BY. */
 #define VENDOR_SELECT "SELECT v.id, v.name, v.criticality, v.contact, v.notes, v.status, " \
 	"v.created_at, v.updated_at, " \
 	"(SELECT count(*) FROM endpoint e WHERE e.vendor_id = v.id AND e.status = 'active'), " \
 	"(SELECT count(*) FROM incident i WHERE i.vendor_id = v.id AND i.status <> 'closed') " \
 	"FROM vendor v"
-cJSON *vendor_row_json(sqlite3_stmt *st);
+cJSON *vendor_row_json(struct db_stmt *st);
 /* Adds "VENDOR/NAME" from two columns of a row, or null when the name column is NULL. */
-void json_add_endpoint_ref(cJSON *o, const char *key, sqlite3_stmt *st, int vendor_col, int name_col);
+void json_add_endpoint_ref(cJSON *o, const char *key, struct db_stmt *st, int vendor_col, int name_col);
 /* Archives one vendor or endpoint row (table "vendor" or "endpoint") with its audit
  * entry, inside the caller's transaction; refuses one archived already. */
-int record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, const char *shown,
+int record_archive(struct db *db, const char *actor, const char *table, int64_t id, const char *shown,
     struct aerr *err);
-int vendor_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
+int vendor_json(struct db *db, int64_t id, cJSON **out, struct aerr *err);
 /* A vendor's name and an endpoint's "VENDOR/NAME" by id; "" when there is no such row. */
-int vendor_name(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
-int endpoint_ref(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
+int vendor_name(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
+int endpoint_ref(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
 /* The vendors by name (active ones, every one with all), as vendor_row_json gives them. */
-int vendor_list_json(sqlite3 *db, int all, cJSON **out, struct aerr *err);
+int vendor_list_json(struct db *db, int all, cJSON **out, struct aerr *err);
 /* The endpoints (of one vendor unless vendor_id is 0; active ones, every one with
  * all) by vendor and name, as endpoint_json gives them. */
-int endpoint_list_json(sqlite3 *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err);
+int endpoint_list_json(struct db *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err);
 /* A vendor's fields as the CLI's options and the TUI's form give them; a
  * set_* flag says the field was given (an edit changes only those). */
 struct vendor_input {
@@ -171,13 +224,13 @@ struct vendor_input {
 	int set_name, set_crit, set_contact, set_notes;
 };
 /* Each validates, writes in one transaction with its audit entry, and prints nothing. */
-int vendor_add(sqlite3 *db, const char *actor, const struct vendor_input *in, int64_t *id,
+int vendor_add(struct db *db, const char *actor, const struct vendor_input *in, int64_t *id,
     struct aerr *err);
-int vendor_edit(sqlite3 *db, const char *actor, const char *ref, const struct vendor_input *in,
+int vendor_edit(struct db *db, const char *actor, const char *ref, const struct vendor_input *in,
     struct aerr *err);
 /* Archives the vendor named by ref (NAME or ID) and its active endpoints. */
-int vendor_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);
-int endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
+int vendor_archive(struct db *db, const char *actor, const char *ref, struct aerr *err);
+int endpoint_json(struct db *db, int64_t id, cJSON **out, struct aerr *err);
 
 /* ---- writing endpoints (endpoint.c) ---- */
 
@@ -202,11 +255,11 @@ struct endpoint_input {
 int endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aerr *err);
 void endpoint_input_free(struct endpoint_input *f);
 /* Each validates, writes in one transaction with its audit entry, and prints nothing. */
-int endpoint_add(sqlite3 *db, const char *actor, const char *vendor,
+int endpoint_add(struct db *db, const char *actor, const char *vendor,
     const struct endpoint_input *in, int64_t *id, struct aerr *err);
-int endpoint_edit(sqlite3 *db, const char *actor, const char *ref, const struct endpoint_input *in,
+int endpoint_edit(struct db *db, const char *actor, const char *ref, const struct endpoint_input *in,
     struct aerr *err);
-int endpoint_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err);
+int endpoint_archive(struct db *db, const char *actor, const char *ref, struct aerr *err);
 /* The plain-text view of endpoint_json's object, as "endpoint show" prints it. */
 void endpoint_describe(const cJSON *e, struct buf *out);
 
@@ -229,19 +282,28 @@ int url_has_credential(const char *url);
 
 /* Stores bytes once by SHA-256 (inside the caller's transaction). With seal_pk
  * (a crypto_box public key) the blob is kept as a sealed box. */
-int blob_put(sqlite3 *db, const void *data, size_t len, const unsigned char *seal_pk,
+int blob_put(struct db *db, const void *data, size_t len, const unsigned char *seal_pk,
     char sha[65], struct aerr *err);
-int blob_get(sqlite3 *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err);
+int blob_get(struct db *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err);
 const char *media_type_for(const char *name);
 /* The largest file kept as evidence; a larger one is refused before it is read. */
 #define EVIDENCE_FILE_MAX ((size_t)1 << 30)
 /* Copies a file into the store and adds an evidence row plus its audit entry. */
-int evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *effective_date,
+int evidence_add_file(struct db *db, const char *actor, const char *path, const char *effective_date,
     int64_t *id, struct aerr *err);
 /* The evidence a probe finding cites, by id, and the finding as "CODE (severity):
  * message" (summary "" when there is no such finding); *ids is the caller's to free. */
-int finding_evidence_ids(sqlite3 *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
+int finding_evidence_ids(struct db *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
     size_t *nids, struct aerr *err);
+/* The newest exchange a finding cites whose response held other tenants'
+ * canaries (readable, not sealed), or 0 when none did. */
+int finding_leak_evidence(struct db *db, int64_t finding_id, int64_t *id, struct aerr *err);
+/* The name of a piece of evidence wherever it is shown, as in a report
+ * bundle's evidence/: "exchange-ID.json" for an exchange (kind "exchange" or
+ * NULL), "file-ID-NAME" for a file (NAME: original_name with path separators
+ * and blanks as '_', at most 79 bytes). ID is the evidence id. */
+#define EVIDENCE_NAME_MAX 128
+void evidence_file_name(int64_t id, const char *kind, const char *original_name, char *out, size_t n);
 
 /* ---- Markdown (report-md.c) ---- */
 /* Appends s for a Markdown table cell or line: control characters escaped

@@ -255,7 +255,7 @@ struct planned {
 };
 
 int
-assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, const char *path,
+assessment_import_csv(struct db *db, const char *actor, struct assessment *a, const char *path,
     struct buf *problems, int *changed, struct aerr *err)
 {
 	struct buf text;

@@ -18,9 +18,9 @@
 
 
 static char *
-col_dup_or_null(sqlite3_stmt *st, int i)
+col_dup_or_null(struct db_stmt *st, int i)
 {
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : xstrdup(col_text(st, i));
+	return db_col_type(st, i) == DB_NULL ? NULL : xstrdup(col_text(st, i));
 }
 
 static int
@@ -30,7 +30,7 @@ streq_null(const char *a, const char *b)
 }
 
 int
-assessment_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
+assessment_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 {
 	int64_t n;
 	int rc;
@@ -70,9 +70,9 @@ assessment_free(struct assessment *a)
 }
 
 int
-assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *err)
+assessment_load(struct db *db, int64_t id, struct assessment **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT a.vendor_id, v.name, a.questionnaire_id, a.round, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT a.vendor_id, v.name, a.questionnaire_id, a.round, "
 	    "coalesce(a.parent_id, 0), a.status, a.created_by, a.created_at, a.submitted_at, "
 	    "a.approved_at, a.reviewer FROM assessment a JOIN vendor v ON v.id = a.vendor_id "
 	    "WHERE a.id = ?", "i", id);
@@ -82,24 +82,24 @@ assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *e
 	*out = NULL;
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown assessment %lld", (long long)id);
 	}
 	a = xcalloc(1, sizeof *a);
 	a->id = id;
-	a->vendor_id = sqlite3_column_int64(st, 0);
+	a->vendor_id = db_col_int64(st, 0);
 	a->vendor = xstrdup(col_text(st, 1));
-	qrow = sqlite3_column_int64(st, 2);
-	a->round = sqlite3_column_int64(st, 3);
-	a->parent_id = sqlite3_column_int64(st, 4);
+	qrow = db_col_int64(st, 2);
+	a->round = db_col_int64(st, 3);
+	a->parent_id = db_col_int64(st, 4);
 	a->status = xstrdup(col_text(st, 5));
 	a->created_by = xstrdup(col_text(st, 6));
 	a->created_at = xstrdup(col_text(st, 7));
 	a->submitted_at = col_dup_or_null(st, 8);
 	a->approved_at = col_dup_or_null(st, 9);
 	a->reviewer = col_dup_or_null(st, 10);
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (questionnaire_load(db, qrow, &a->q, err) != 0) {
 		assessment_free(a);
 		return err->code;
@@ -112,7 +112,7 @@ assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *e
 		assessment_free(a);
 		return AV_RUNTIME;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		int qi = questionnaire_find(a->q, col_text(st, 0));
 
 		if (qi < 0)
@@ -127,7 +127,7 @@ assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *e
 		a->answers[qi].actor = xstrdup(col_text(st, 3));
 		a->answers[qi].updated_at = xstrdup(col_text(st, 4));
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	assessment_update_asked(a);
 	*out = a;
 	return 0;
@@ -215,9 +215,9 @@ assessment_editable(const struct assessment *a, struct aerr *err)
 }
 
 static cJSON *
-evidence_list_json(sqlite3 *db, int64_t assessment_id, const char *question_id, struct aerr *err)
+evidence_list_json(struct db *db, int64_t assessment_id, const char *question_id, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT e.id, e.sha256, e.original_name, e.media_type, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT e.id, e.sha256, e.original_name, e.media_type, "
 	    "e.size, e.effective_date, e.added_by, e.added_at FROM answer_evidence ae "
 	    "JOIN evidence e ON e.id = ae.evidence_id WHERE ae.assessment_id = ? AND ae.question_id = ? "
 	    "ORDER BY e.id", "it", assessment_id, question_id);
@@ -226,22 +226,22 @@ evidence_list_json(sqlite3 *db, int64_t assessment_id, const char *question_id, 
 	if (st == NULL)
 		return NULL;
 	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *e = cJSON_CreateObject();
 		char *eff = col_dup_or_null(st, 5);
 
-		cJSON_AddNumberToObject(e, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddNumberToObject(e, "id", (double)db_col_int64(st, 0));
 		cJSON_AddStringToObject(e, "sha256", col_text(st, 1));
 		cJSON_AddStringToObject(e, "original_name", col_text(st, 2));
 		cJSON_AddStringToObject(e, "media_type", col_text(st, 3));
-		cJSON_AddNumberToObject(e, "size", (double)sqlite3_column_int64(st, 4));
+		cJSON_AddNumberToObject(e, "size", (double)db_col_int64(st, 4));
 		json_add_str(e, "effective_date", eff);
 		cJSON_AddStringToObject(e, "added_by", col_text(st, 6));
 		cJSON_AddStringToObject(e, "added_at", col_text(st, 7));
 		cJSON_AddItemToArray(arr, e);
 		free(eff);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return arr;
 }
 
@@ -252,7 +252,7 @@ add_value(cJSON *o, const char *k, const cJSON *v)
 }
 
 int
-assessment_json(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err)
+assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err)
 {
 	struct assessment_score s;
 	cJSON *o = cJSON_CreateObject(), *q, *sc, *secs, *qs, *high, *missing, *claims;
@@ -344,7 +344,7 @@ assessment_json(sqlite3 *db, const struct assessment *a, cJSON **out, struct aer
 /* ---- changing answers ---- */
 
 static int
-attach_evidence(sqlite3 *db, const char *actor, struct assessment *a, const char *question_id,
+attach_evidence(struct db *db, const char *actor, struct assessment *a, const char *question_id,
     const char *path, const char *effective_date, int *changed, struct aerr *err)
 {
 	struct buf b;
@@ -384,7 +384,7 @@ attach_evidence(sqlite3 *db, const char *actor, struct assessment *a, const char
  * unanswered everywhere it is counted; a history row and an audit entry record it.
  * A NULL note removes the row. */
 static int
-set_note_alone(sqlite3 *db, const char *actor, struct assessment *a, int qi, const char *note,
+set_note_alone(struct db *db, const char *actor, struct assessment *a, int qi, const char *note,
     const char *at, int *changed, struct aerr *err)
 {
 	struct answer *an = &a->answers[qi];
@@ -426,7 +426,7 @@ set_note_alone(sqlite3 *db, const char *actor, struct assessment *a, int qi, con
 }
 
 int
-assessment_set_answer(sqlite3 *db, const char *actor, struct assessment *a, int qi,
+assessment_set_answer(struct db *db, const char *actor, struct assessment *a, int qi,
     const cJSON *value, int set_note, const char *note, char *const *files, int nfiles,
     const char *effective_date, int *changed, struct aerr *err)
 {
@@ -511,7 +511,7 @@ assessment_set_answer(sqlite3 *db, const char *actor, struct assessment *a, int 
 /* ---- workflow ---- */
 
 static int
-audit_status(sqlite3 *db, const char *actor, const char *action, int64_t id, cJSON *d,
+audit_status(struct db *db, const char *actor, const char *action, int64_t id, cJSON *d,
     struct aerr *err)
 {
 	int rc = audit_append(db, actor, action, "assessment", id, d, err);
@@ -521,7 +521,7 @@ audit_status(sqlite3 *db, const char *actor, const char *action, int64_t id, cJS
 }
 
 int
-assessment_start(sqlite3 *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
+assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
     int64_t *id, struct aerr *err)
 {
 	struct questionnaire *q;
@@ -550,7 +550,7 @@ assessment_start(sqlite3 *db, const char *actor, int64_t vendor_id, int64_t ques
 		rc = db_exec(db, err, "INSERT INTO assessment (vendor_id, questionnaire_id, created_by, "
 		    "created_at) VALUES (?,?,?,?)", "iitt", vendor_id, questionnaire_row, actor, at);
 	if (rc == 0) {
-		*id = sqlite3_last_insert_rowid(db);
+		*id = db_insert_id(db);
 		d = cJSON_CreateObject();
 		cJSON_AddNumberToObject(d, "vendor_id", (double)vendor_id);
 		cJSON_AddStringToObject(d, "questionnaire", q->qid);
@@ -567,7 +567,7 @@ assessment_start(sqlite3 *db, const char *actor, int64_t vendor_id, int64_t ques
 
 /* Loads the assessment inside an open transaction (the state cannot move under us). */
 static int
-begin_with(sqlite3 *db, int64_t id, struct assessment **a, struct aerr *err)
+begin_with(struct db *db, int64_t id, struct assessment **a, struct aerr *err)
 {
 	if (db_begin(db, err) != 0)
 		return err->code;
@@ -579,7 +579,7 @@ begin_with(sqlite3 *db, int64_t id, struct assessment **a, struct aerr *err)
 }
 
 static int
-finish(sqlite3 *db, struct assessment *a, int rc, struct aerr *err)
+finish(struct db *db, struct assessment *a, int rc, struct aerr *err)
 {
 	if (rc == 0)
 		rc = db_commit(db, err);
@@ -590,7 +590,7 @@ finish(sqlite3 *db, struct assessment *a, int rc, struct aerr *err)
 }
 
 int
-assessment_submit(sqlite3 *db, const char *actor, int64_t id, struct aerr *err)
+assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err)
 {
 	struct assessment *a;
 	char at[32];
@@ -613,20 +613,48 @@ assessment_submit(sqlite3 *db, const char *actor, int64_t id, struct aerr *err)
 	return finish(db, a, rc, err);
 }
 
+/*
+ * Two people: whoever approves must not have written any answer of this round
+ * nor submitted it. The approver is the actor aivet runs as (--actor,
+ * AIVET_ACTOR, the login; the database login where the database knows who
+ * connects), never a name typed in, so the check is on the actor alone and
+ * every way in (command, terminal UI) passes here.
+ */
+static int
+approver_is_second_person(struct db *db, const char *actor, int64_t id, struct aerr *err)
+{
+	int64_t authors, answered, submitted;
+
+	if (db_int(db, &authors, err, "SELECT count(DISTINCT actor) FROM answer_history "
+	    "WHERE assessment_id = ?", "i", id) < 0 ||
+	    db_int(db, &answered, err, "SELECT count(*) FROM answer_history "
+	    "WHERE assessment_id = ? AND actor = ?", "it", id, actor) < 0 ||
+	    db_int(db, &submitted, err, "SELECT count(*) FROM (SELECT actor FROM audit_log "
+	    "WHERE action = 'assessment.submit' AND object_type = 'assessment' AND object_id = ? "
+	    "ORDER BY seq DESC LIMIT 1) WHERE actor = ?", "it", id, actor) < 0)
+		return AV_RUNTIME;
+	if (authors == 0)
+		return aerr_set(err, AV_USAGE, "assessment %lld has no answers to approve", (long long)id);
+	if (answered == 0 && submitted == 0)
+		return 0;
+	return aerr_set(err, AV_USAGE, "%s cannot approve assessment %lld: %s %s it, and approval "
+	    "needs a second person (approve as another actor: --actor NAME, AIVET_ACTOR or their "
+	    "own login)", actor, (long long)id, actor,
+	    answered && submitted ? "answered and submitted" : answered ? "answered" : "submitted");
+}
+
 int
-assessment_approve(sqlite3 *db, const char *actor, int64_t id, const char *reviewer,
-    struct aerr *err)
+assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err)
 {
 	struct assessment *a;
 	struct assessment_score s;
 	struct buf missing;
-	int64_t others, authors;
 	char at[32];
 	cJSON *d;
 	int rc = 0;
 
-	if (reviewer == NULL || *reviewer == '\0')
-		return aerr_set(err, AV_USAGE, "approve needs --reviewer NAME");
+	if (actor == NULL || *actor == '\0')
+		return aerr_set(err, AV_USAGE, "approval needs an actor (--actor NAME or AIVET_ACTOR)");
 	if (begin_with(db, id, &a, err) != 0)
 		return err->code;
 	if (strcmp(a->status, "in_review") != 0) {
@@ -648,24 +676,14 @@ assessment_approve(sqlite3 *db, const char *actor, int64_t id, const char *revie
 		buf_free(&missing);
 		return finish(db, a, rc, err);
 	}
-	/* Four eyes: someone other than the reviewer must have written answers. */
-	if (db_int(db, &authors, err, "SELECT count(DISTINCT actor) FROM answer_history "
-	    "WHERE assessment_id = ?", "i", id) < 0 ||
-	    db_int(db, &others, err, "SELECT count(DISTINCT actor) FROM answer_history "
-	    "WHERE assessment_id = ? AND actor <> ?", "it", id, reviewer) < 0)
-		return finish(db, a, AV_RUNTIME, err);
-	if (authors == 0)
-		return finish(db, a, aerr_set(err, AV_USAGE, "assessment %lld has no answers to approve",
-		    (long long)id), err);
-	if (others == 0)
-		return finish(db, a, aerr_set(err, AV_USAGE, "reviewer '%s' is the only author of "
-		    "assessment %lld; someone else must approve it", reviewer, (long long)id), err);
+	if (approver_is_second_person(db, actor, id, err) != 0)
+		return finish(db, a, err->code, err);
 	now_iso(at);
 	rc = db_exec(db, err, "UPDATE assessment SET status = 'final', approved_at = ?, reviewer = ? "
-	    "WHERE id = ?", "tti", at, reviewer, id);
+	    "WHERE id = ?", "tti", at, actor, id);
 	if (rc == 0) {
 		d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "reviewer", reviewer);
+		cJSON_AddStringToObject(d, "reviewer", actor);
 		cJSON_AddStringToObject(d, "rating", rating_name(s.rating));
 		cJSON_AddNumberToObject(d, "risk_score", s.risk_score);
 		rc = audit_status(db, actor, "assessment.approve", id, d, err);
@@ -674,7 +692,7 @@ assessment_approve(sqlite3 *db, const char *actor, int64_t id, const char *revie
 }
 
 int
-assessment_reopen(sqlite3 *db, const char *actor, int64_t id, int64_t *new_id, struct aerr *err)
+assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id, struct aerr *err)
 {
 	struct assessment *a;
 	int64_t child;
@@ -707,7 +725,7 @@ assessment_reopen(sqlite3 *db, const char *actor, int64_t id, int64_t *new_id, s
 	    "created_by, created_at) SELECT vendor_id, questionnaire_id, round + 1, id, ?, ? "
 	    "FROM assessment WHERE id = ?", "tti", actor, at, id);
 	if (rc == 0) {
-		*new_id = sqlite3_last_insert_rowid(db);
+		*new_id = db_insert_id(db);
 		rc = db_exec(db, err, "INSERT INTO answer (assessment_id, question_id, value, note, actor, "
 		    "updated_at) SELECT ?, question_id, value, note, actor, updated_at FROM answer "
 		    "WHERE assessment_id = ?", "ii", *new_id, id);
@@ -732,7 +750,7 @@ assessment_reopen(sqlite3 *db, const char *actor, int64_t id, int64_t *new_id, s
 /* ---- claims checked by probes (the judgement is claims.c's) ---- */
 
 int
-assessment_claims(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err)
+assessment_claims(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err)
 {
 	cJSON *runs, *eps, *answers;
 
@@ -754,7 +772,7 @@ assessment_claims(sqlite3 *db, const struct assessment *a, cJSON **out, struct a
 /* ---- notification SLA for incidents ---- */
 
 int
-vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *source,
+vendor_notification_sla(struct db *db, int64_t vendor_id, int64_t *seconds, char *source,
     size_t source_len, struct aerr *err)
 {
 	static const struct {
@@ -767,7 +785,7 @@ vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *
 
 	for (size_t i = 0; i < sizeof slas / sizeof slas[0]; i++) {
 		/* The answer that counts: a reviewed (final) round before a draft, then the newest. */
-		sqlite3_stmt *st = db_prepare(db, err, "SELECT a.id, ans.value FROM answer ans "
+		struct db_stmt *st = db_prepare(db, err, "SELECT a.id, ans.value FROM answer ans "
 		    "JOIN assessment a ON a.id = ans.assessment_id "
 		    "JOIN questionnaire q ON q.id = a.questionnaire_id "
 		    "WHERE a.vendor_id = ? AND q.qid = ? AND ans.question_id = ? AND ans.value <> 'null' "
@@ -777,7 +795,7 @@ vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *
 
 		if (st == NULL)
 			return -1;
-		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = db_step(st)) == DB_ROW) {
 			cJSON *v = cJSON_Parse(col_text(st, 1));
 			int64_t s;
 
@@ -786,16 +804,16 @@ vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *
 			    (!found || s < *seconds)) {
 				*seconds = s;
 				snprintf(source, source_len, "assessment %lld, %s %s",
-				    (long long)sqlite3_column_int64(st, 0), slas[i].qid, slas[i].question);
+				    (long long)db_col_int64(st, 0), slas[i].qid, slas[i].question);
 				found = 1;
 			}
 			cJSON_Delete(v);
-		} else if (rc != SQLITE_DONE) {
-			sqlite3_finalize(st);
+		} else if (rc != DB_DONE) {
+			db_finalize(st);
 			db_err(db, err, "notification SLA");
 			return -1;
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 	}
 	return found ? 0 : 1;
 }
@@ -803,7 +821,7 @@ vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *
 /* ---- one answer, as "assess answer" and the assessment screen give it ---- */
 
 int
-assessment_answer(sqlite3 *db, const char *actor, const struct assessment_answer_input *in,
+assessment_answer(struct db *db, const char *actor, const struct assessment_answer_input *in,
     struct assessment_answer_result *out, struct aerr *err)
 {
 	struct assessment *a = NULL;
@@ -881,29 +899,29 @@ out:
 }
 
 int
-assessment_history(sqlite3 *db, const struct assessment *a, int qi, cJSON **out, struct aerr *err)
+assessment_history(struct db *db, const struct assessment *a, int qi, cJSON **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT at, actor, value, note FROM answer_history "
+	struct db_stmt *st = db_prepare(db, err, "SELECT at, actor, value, note FROM answer_history "
 	    "WHERE assessment_id = ? AND question_id = ? ORDER BY id", "it", a->id,
 	    a->q->questions[qi].id);
 
 	if (st == NULL)
 		return err->code;
 	*out = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		cJSON *o = cJSON_CreateObject(), *v = sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL :
+	while (db_step(st) == DB_ROW) {
+		cJSON *o = cJSON_CreateObject(), *v = db_col_type(st, 2) == DB_NULL ? NULL :
 		    cJSON_Parse(col_text(st, 2));
 
 		cJSON_AddStringToObject(o, "at", col_text(st, 0));
 		cJSON_AddStringToObject(o, "actor", col_text(st, 1));
 		cJSON_AddItemToObject(o, "value", v ? v : cJSON_CreateNull());
-		if (sqlite3_column_type(st, 3) == SQLITE_NULL)
+		if (db_col_type(st, 3) == DB_NULL)
 			cJSON_AddNullToObject(o, "note");
 		else
 			cJSON_AddStringToObject(o, "note", col_text(st, 3));
 		cJSON_AddItemToArray(*out, o);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
@@ -994,19 +1012,19 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 }
 
 int
-assessment_ids(sqlite3 *db, int64_t vendor_id, int64_t **ids, size_t *n, struct aerr *err)
+assessment_ids(struct db *db, int64_t vendor_id, int64_t **ids, size_t *n, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT id FROM assessment WHERE ? = 0 OR vendor_id = ? "
+	struct db_stmt *st = db_prepare(db, err, "SELECT id FROM assessment WHERE ? = 0 OR vendor_id = ? "
 	    "ORDER BY id", "ii", vendor_id, vendor_id);
 
 	*ids = NULL;
 	*n = 0;
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
-		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+		(*ids)[(*n)++] = db_col_int64(st, 0);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }

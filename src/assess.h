@@ -32,10 +32,10 @@ struct assessment_score {
 };
 
 /* An assessment is named by its id on the command line. */
-int assessment_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err);
-int assessment_load(sqlite3 *db, int64_t id, struct assessment **out, struct aerr *err);
+int assessment_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err);
+int assessment_load(struct db *db, int64_t id, struct assessment **out, struct aerr *err);
 /* The assessments (of one vendor unless vendor_id is 0) by id; *ids is the caller's to free. */
-int assessment_ids(sqlite3 *db, int64_t vendor_id, int64_t **ids, size_t *n, struct aerr *err);
+int assessment_ids(struct db *db, int64_t vendor_id, int64_t **ids, size_t *n, struct aerr *err);
 void assessment_free(struct assessment *a);
 /* Index of a question of the assessment's questionnaire, or an error naming it. */
 int assessment_question(const struct assessment *a, const char *question_id, int *index,
@@ -44,7 +44,7 @@ int assessment_question(const struct assessment *a, const char *question_id, int
 void assessment_update_asked(struct assessment *a);
 void assessment_score(const struct assessment *a, struct assessment_score *s);
 /* The full record as aivet assess show --json prints it (fields in aivet(1)). */
-int assessment_json(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err);
+int assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err);
 /* Answers may change only in draft. */
 int assessment_editable(const struct assessment *a, struct aerr *err);
 
@@ -55,7 +55,7 @@ int assessment_editable(const struct assessment *a, struct aerr *err);
  * set_note: replace the note with note (NULL clears it). *changed counts the
  * changes made.
  */
-int assessment_set_answer(sqlite3 *db, const char *actor, struct assessment *a, int qi,
+int assessment_set_answer(struct db *db, const char *actor, struct assessment *a, int qi,
     const cJSON *value, int set_note, const char *note, char *const *files, int nfiles,
     const char *effective_date, int *changed, struct aerr *err);
 
@@ -72,10 +72,10 @@ struct assessment_answer_result {
 	int form_error;   /* the error is about what was asked (the CLI adds its usage line) */
 };
 /* Checks, writes in its own transaction with the audit entry, prints nothing. */
-int assessment_answer(sqlite3 *db, const char *actor, const struct assessment_answer_input *in,
+int assessment_answer(struct db *db, const char *actor, const struct assessment_answer_input *in,
     struct assessment_answer_result *out, struct aerr *err);
 /* A question's answer history, oldest first: [{at, actor, value, note}]. */
-int assessment_history(sqlite3 *db, const struct assessment *a, int qi, cJSON **out,
+int assessment_history(struct db *db, const struct assessment *a, int qi, cJSON **out,
     struct aerr *err);
 /* That history as the "assess history" table. */
 void assessment_history_text(const struct assessment *a, int qi, const cJSON *history,
@@ -85,17 +85,18 @@ void assessment_history_text(const struct assessment *a, int qi, const cJSON *hi
 void assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out);
 
 /* Workflow; each runs its own transaction. */
-int assessment_start(sqlite3 *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
+int assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
     int64_t *id, struct aerr *err);
-int assessment_submit(sqlite3 *db, const char *actor, int64_t id, struct aerr *err);
-int assessment_approve(sqlite3 *db, const char *actor, int64_t id, const char *reviewer,
-    struct aerr *err);
+int assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err);
+/* The actor approves and is recorded as reviewer; refused when the actor
+ * answered or submitted this round (two people). */
+int assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err);
 /* in_review -> draft (*new_id = id); final -> a new draft round copying the answers. */
-int assessment_reopen(sqlite3 *db, const char *actor, int64_t id, int64_t *new_id, struct aerr *err);
+int assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id, struct aerr *err);
 
 /* The assessment's answered claims judged against each active endpoint of its
  * vendor (claims.h says how and what each claim holds). */
-int assessment_claims(sqlite3 *db, const struct assessment *a, cJSON **out, struct aerr *err);
+int assessment_claims(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err);
 
 /*
  * The vendor's notification SLA for incidents, from its answers to
@@ -107,7 +108,7 @@ int assessment_claims(sqlite3 *db, const struct assessment *a, cJSON **out, stru
  * breach_notification_time"), 1 when no assessment answers them, -1 on a
  * database error (err set).
  */
-int vendor_notification_sla(sqlite3 *db, int64_t vendor_id, int64_t *seconds, char *source,
+int vendor_notification_sla(struct db *db, int64_t vendor_id, int64_t *seconds, char *source,
     size_t source_len, struct aerr *err);
 
 /* ---- the vendor sheet (assess-sheet.c) ---- */
@@ -115,7 +116,7 @@ int assessment_export(const struct assessment *a, const char *format, struct buf
     struct aerr *err);
 /* Reads a sheet back. Bad rows are all appended to problems, one line each
  * ("FILE:LINE: message\n"), and then nothing changes. */
-int assessment_import_csv(sqlite3 *db, const char *actor, struct assessment *a, const char *path,
+int assessment_import_csv(struct db *db, const char *actor, struct assessment *a, const char *path,
     struct buf *problems, int *changed, struct aerr *err);
 
 #endif

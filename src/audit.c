@@ -87,14 +87,14 @@ static const struct seal_part seal_parts[] = {
 
 /* Prepared statements for one pass (an append or a verification). */
 struct sealer {
-	sqlite3_stmt *st[NSEAL];
+	struct db_stmt *st[NSEAL];
 };
 
 static void
 sealer_free(struct sealer *s)
 {
 	for (size_t i = 0; i < NSEAL; i++)
-		sqlite3_finalize(s->st[i]);
+		db_finalize(s->st[i]);
 	memset(s, 0, sizeof *s);
 }
 
@@ -112,7 +112,7 @@ static void netstring(crypto_hash_sha256_state *h, const char *s);
 /* The hash of the object's rows as they are now; *present says whether its own
  * row exists. Returns 0 or an error; types that are not sealed give out "". */
 static int
-row_hash(sqlite3 *db, struct sealer *s, const char *type, int64_t id, char out[65], int *present,
+row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out[65], int *present,
     struct aerr *err)
 {
 	const struct seal_part *first = seal_lookup(type);
@@ -131,7 +131,7 @@ row_hash(sqlite3 *db, struct sealer *s, const char *type, int64_t id, char out[6
 	for (size_t i = (size_t)(first - seal_parts); i < NSEAL && strcmp(seal_parts[i].type, type) == 0;
 	    i++) {
 		const struct seal_part *p = &seal_parts[i];
-		sqlite3_stmt *st = s->st[i];
+		struct db_stmt *st = s->st[i];
 		int rc;
 
 		if (st == NULL) {
@@ -139,26 +139,26 @@ row_hash(sqlite3 *db, struct sealer *s, const char *type, int64_t id, char out[6
 			    p->where, p->order);
 
 			/* Bound per object below, so prepared without db_prepare's binding. */
-			rc = sqlite3_prepare_v2(db, sql, -1, &s->st[i], NULL);
+			rc = db_prepare_raw(db, sql, &s->st[i]);
 			free(sql);
-			if (rc != SQLITE_OK)
+			if (rc != DB_OK)
 				return db_err(db, err, p->table);
 			st = s->st[i];
 		}
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, id);
+		db_reset(st);
+		db_bind_int64(st, 1, id);
 		netstring(&h, p->table);
-		while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		while ((rc = db_step(st)) == DB_ROW) {
 			if (p->label != NULL)
 				*present = 1;
-			for (int c = 0; c < sqlite3_column_count(st); c++) {
-				if (sqlite3_column_type(st, c) == SQLITE_NULL)
+			for (int c = 0; c < db_col_count(st); c++) {
+				if (db_col_type(st, c) == DB_NULL)
 					crypto_hash_sha256_update(&h, (const unsigned char *)"~", 1);
 				else
 					netstring(&h, col_text(st, c));
 			}
 		}
-		if (rc != SQLITE_DONE)
+		if (rc != DB_DONE)
 			return db_err(db, err, p->table);
 	}
 	crypto_hash_sha256_final(&h, md);
@@ -202,32 +202,32 @@ audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *act
 }
 
 int
-audit_append(sqlite3 *db, const char *actor, const char *action,
+audit_append(struct db *db, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const cJSON *details, struct aerr *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	char prev[65], hash[65], at[32], rh[65];
 	int64_t seq = 1;
 	char *dj;
 	int rc, present;
 	struct sealer s = { 0 };
 
-	if (sqlite3_get_autocommit(db))
+	if (db_autocommit(db))
 		die("audit_append outside a transaction (%s)", action);
 	st = db_prepare(db, err, "SELECT seq, entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1", NULL);
 	if (st == NULL)
 		return AV_RUNTIME;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		seq = sqlite3_column_int64(st, 0) + 1;
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		seq = db_col_int64(st, 0) + 1;
 		snprintf(prev, sizeof prev, "%s", col_text(st, 1));
-	} else if (rc == SQLITE_DONE) {
+	} else if (rc == DB_DONE) {
 		memcpy(prev, genesis, sizeof prev);
 	} else {
-		sqlite3_finalize(st);
+		db_finalize(st);
 		return db_err(db, err, "audit log");
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	/* The row as the caller just wrote it, in this transaction. */
 	rc = row_hash(db, &s, object_type, object_id, rh, &present, err);
 	sealer_free(&s);
@@ -265,10 +265,10 @@ status_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
 /* Every sealed row against the newest entry that recorded it, in the order of those
  * entries; then every sealed row that no entry recorded. */
 static int
-rows_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
+rows_check(struct db *db, struct audit_status *out, struct aerr *err)
 {
 	struct sealer s = { 0 };
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
 	/* SQLite documents that with max() the bare columns come from the row holding it. */
@@ -276,18 +276,18 @@ rows_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
 	    "GROUP BY object_type, object_id ORDER BY 3", NULL);
 	if (q == NULL)
 		return AV_RUNTIME;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	while ((rc = db_step(q)) == DB_ROW) {
 		const char *type = col_text(q, 0);
 		const struct seal_part *p = seal_lookup(type);
-		int64_t id = sqlite3_column_int64(q, 1), seq = sqlite3_column_int64(q, 2);
+		int64_t id = db_col_int64(q, 1), seq = db_col_int64(q, 2);
 		char now[65];
 		int present;
 
 		/* Entries written before rows were sealed carry no row_hash. */
-		if (p == NULL || sqlite3_column_type(q, 3) == SQLITE_NULL)
+		if (p == NULL || db_col_type(q, 3) == DB_NULL)
 			continue;
 		if (row_hash(db, &s, type, id, now, &present, err) != 0) {
-			sqlite3_finalize(q);
+			db_finalize(q);
 			sealer_free(&s);
 			return err->code;
 		}
@@ -303,11 +303,11 @@ rows_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
 		}
 	}
 	sealer_free(&s);
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		sqlite3_finalize(q);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		db_finalize(q);
 		return db_err(db, err, "audit log");
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 	for (size_t i = 0; out->bad_seq == 0 && i < NSEAL; i++) {
 		const struct seal_part *p = &seal_parts[i];
 		char *sql;
@@ -320,11 +320,11 @@ rows_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
 		free(sql);
 		if (q == NULL)
 			return AV_RUNTIME;
-		if (sqlite3_step(q) == SQLITE_ROW)
+		if (db_step(q) == DB_ROW)
 			/* Not in the chain at all: name the row, and point past the chain's end. */
 			status_fail(out, out->entries + 1, "%s %lld has no audit entry: added behind "
-			    "aivet's back", p->label, (long long)sqlite3_column_int64(q, 0));
-		sqlite3_finalize(q);
+			    "aivet's back", p->label, (long long)db_col_int64(q, 0));
+		db_finalize(q);
 	}
 	return 0;
 }
@@ -333,24 +333,24 @@ rows_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
  * still hash to its name, and a sealed one must still be a sealed box of its size.
  * Evidence rows seal the address; this finds bytes changed under it. */
 static int
-blobs_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
+blobs_check(struct db *db, struct audit_status *out, struct aerr *err)
 {
-	sqlite3_stmt *q = db_prepare(db, err, "SELECT sha256, size, encrypted, data FROM blob ORDER BY sha256",
+	struct db_stmt *q = db_prepare(db, err, "SELECT sha256, size, encrypted, data FROM blob ORDER BY sha256",
 	    NULL);
 	int rc;
 
 	if (q == NULL)
 		return AV_RUNTIME;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+	while ((rc = db_step(q)) == DB_ROW) {
 		const char *sha = col_text(q, 0);
-		int64_t size = sqlite3_column_int64(q, 1), seq = 0;
-		int n = sqlite3_column_bytes(q, 3), same;
+		int64_t size = db_col_int64(q, 1), seq = 0;
+		int n = db_col_bytes(q, 3), same;
 		char h[65];
 
-		if (sqlite3_column_int(q, 2)) {
+		if (db_col_int(q, 2)) {
 			same = (int64_t)n == size + (int64_t)crypto_box_SEALBYTES;
 		} else {
-			sha256_hex(sqlite3_column_blob(q, 3), (size_t)n, h);
+			sha256_hex(db_col_blob(q, 3), (size_t)n, h);
 			same = (int64_t)n == size && strcmp(h, sha) == 0;
 		}
 		if (same)
@@ -359,25 +359,25 @@ blobs_check(sqlite3 *db, struct audit_status *out, struct aerr *err)
 		if (db_int(db, &seq, err, "SELECT min(a.seq) FROM audit_log a WHERE a.object_type = 'evidence' "
 		    "AND a.object_id IN (SELECT id FROM evidence WHERE sha256 = ?1 UNION SELECT evidence_id "
 		    "FROM exchange WHERE request_blob = ?1 OR response_blob = ?1)", "t", sha) < 0) {
-			sqlite3_finalize(q);
+			db_finalize(q);
 			return err->code;
 		}
 		status_fail(out, seq > 0 ? seq : out->entries + 1, "stored content %.64s does not match its "
 		    "SHA-256 and size: edited after it was stored", sha);
 		break;
 	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		sqlite3_finalize(q);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		db_finalize(q);
 		return db_err(db, err, "blob");
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 	return 0;
 }
 
 int
-audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
+audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	char prev[65], hash[65];
 	int64_t expect = 1;
 	int rc;
@@ -388,8 +388,8 @@ audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 	    "details, prev_hash, entry_hash, row_hash FROM audit_log ORDER BY seq", NULL);
 	if (st == NULL)
 		return AV_RUNTIME;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t seq = sqlite3_column_int64(st, 0);
+	while ((rc = db_step(st)) == DB_ROW) {
+		int64_t seq = db_col_int64(st, 0);
 
 		if (seq != expect) {
 			out->bad_seq = expect;
@@ -405,8 +405,8 @@ audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 			break;
 		}
 		audit_entry_hash_sealed(seq, col_text(st, 1), col_text(st, 2), col_text(st, 3),
-		    col_text(st, 4), sqlite3_column_int64(st, 5), col_text(st, 6), prev,
-		    sqlite3_column_type(st, 9) == SQLITE_NULL ? NULL : col_text(st, 9), hash);
+		    col_text(st, 4), db_col_int64(st, 5), col_text(st, 6), prev,
+		    db_col_type(st, 9) == DB_NULL ? NULL : col_text(st, 9), hash);
 		if (strcmp(hash, col_text(st, 8)) != 0) {
 			out->bad_seq = seq;
 			snprintf(out->problem, sizeof out->problem,
@@ -418,11 +418,11 @@ audit_verify(sqlite3 *db, struct audit_status *out, struct aerr *err)
 		out->entries = seq;
 		expect++;
 	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		sqlite3_finalize(st);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		db_finalize(st);
 		return db_err(db, err, "audit log");
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	memcpy(out->head, prev, sizeof out->head);
 	/* Rows the chain sealed must still match what it recorded; then each
 	 * module's own cross-check (incident timelines, ...). */

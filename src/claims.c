@@ -26,27 +26,27 @@ streq(const char *a, const char *b)
 /* ---- loading the evidence from the database ---- */
 
 static cJSON *
-rowjson_get_str(sqlite3 *db, struct aerr *err, const char *sql, int64_t id, const char *const *json_cols)
+rowjson_get_str(struct db *db, struct aerr *err, const char *sql, int64_t id, const char *const *json_cols)
 {
-	sqlite3_stmt *st = db_prepare(db, err, sql, "i", id);
+	struct db_stmt *st = db_prepare(db, err, sql, "i", id);
 	cJSON *arr;
 
 	if (st == NULL)
 		return NULL;
 	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *o = cJSON_CreateObject();
 
-		for (int c = 0; c < sqlite3_column_count(st); c++) {
-			const char *name = sqlite3_column_name(st, c);
+		for (int c = 0; c < db_col_count(st); c++) {
+			const char *name = db_col_name(st, c);
 			int is_json = 0;
 
 			for (int k = 0; json_cols != NULL && json_cols[k] != NULL; k++)
 				is_json |= strcmp(json_cols[k], name) == 0;
-			if (sqlite3_column_type(st, c) == SQLITE_NULL)
+			if (db_col_type(st, c) == DB_NULL)
 				cJSON_AddNullToObject(o, name);
-			else if (sqlite3_column_type(st, c) == SQLITE_INTEGER)
-				cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, c));
+			else if (db_col_type(st, c) == DB_INTEGER)
+				cJSON_AddNumberToObject(o, name, (double)db_col_int64(st, c));
 			else if (is_json) {
 				cJSON *j = cJSON_Parse(col_text(st, c));
 
@@ -56,12 +56,12 @@ rowjson_get_str(sqlite3 *db, struct aerr *err, const char *sql, int64_t id, cons
 		}
 		cJSON_AddItemToArray(arr, o);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return arr;
 }
 
 int
-claims_evidence_load(sqlite3 *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
+claims_evidence_load(struct db *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
     struct aerr *err)
 {
 	static const char *const details[] = { "details", "evidence", NULL };

@@ -22,7 +22,7 @@
  * tenant). Only completed runs count; for each probe
  * the newest completed result on the endpoint is the one judged.
  */
-int claims_evidence_load(sqlite3 *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
+int claims_evidence_load(struct db *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
     struct aerr *err);
 
 /*

@@ -7,19 +7,16 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "assess.h"
 #include "rating.h"
 
-extern const struct cmd_entry cmd_assess_entry;
-
-static sqlite3 *
+static struct db *
 db_ready(struct aivet *av, struct aerr *err)
 {
-	sqlite3 *db = av_db(av, err);
+	struct db *db = av_db(av, err);
 
 	if (db != NULL && questionnaires_sync(db, av->actor, err) != 0)
 		return NULL;
@@ -28,40 +25,37 @@ db_ready(struct aivet *av, struct aerr *err)
 
 /* Commands taking only an ASSESSMENT and maybe --json. */
 static int
-parse_id_json(int argc, char **argv, const char *usage, int nargs, const char *what, int *json,
-    struct aerr *err)
+parse_id_json(struct aivet *av, int argc, char **argv, int nargs, const char *what, int *json,
+    int *ind, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (c == 'j' && json != NULL)
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		if (json != NULL)   /* --json, where the table declares it */
 			*json = 1;
-		else
-			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
-	}
-	if (argc - optind != nargs)
-		return usage_error(err, usage, "assess %s needs %s", argv[0], what);
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind != nargs)
+		return usage_error(av, err, "assess %s needs %s", argv[0], what);
+	*ind = p.ind;
 	return 0;
 }
-
-static const char start_usage[] = "assess start VENDOR QUESTIONNAIRE[@VERSION]";
 
 static int
 assess_start(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	sqlite3 *db;
+	int ind;
+	struct db *db;
 	int64_t vendor, qrow, id;
 	struct assessment *a;
 
-	if (parse_id_json(argc, argv, start_usage, 2, "a VENDOR and a QUESTIONNAIRE", NULL, err) != 0)
+	if (parse_id_json(av, argc, argv, 2, "a VENDOR and a QUESTIONNAIRE", NULL, &ind, err) != 0)
 		return err->code;
 	if ((db = db_ready(av, err)) == NULL ||
-	    vendor_lookup(db, argv[optind], &vendor, err) != 0 ||
-	    questionnaire_lookup(db, argv[optind + 1], &qrow, err) != 0 ||
+	    target_resolve(db, TARGET_VENDOR, argv[ind], &vendor, err) != 0 ||
+	    questionnaire_lookup(db, argv[ind + 1], &qrow, err) != 0 ||
 	    assessment_start(db, av->actor, vendor, qrow, &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
@@ -71,58 +65,48 @@ assess_start(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char answer_usage[] = "assess answer ASSESSMENT QUESTION [VALUE] [--note TEXT] "
-    "[--evidence FILE]... [--effective DATE] [--clear]";
-
 static int
 assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "note", required_argument, NULL, 'n' },
-		{ "evidence", required_argument, NULL, 'e' },
-		{ "effective", required_argument, NULL, 'E' },
-		{ "clear", no_argument, NULL, 'c' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	char **files = xcalloc((size_t)argc, sizeof *files);
 	const char *note = NULL, *effective = NULL;
 	int c, nfiles = 0, set_note = 0, clear = 0, rc = 0;
 	struct assessment_answer_input in;
 	struct assessment_answer_result res = { 0 };
-	sqlite3 *db;
+	struct db *db;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		switch (c) {
 		case 'n':
-			note = optarg, set_note = 1;
+			note = p.arg, set_note = 1;
 			break;
 		case 'e':
-			files[nfiles++] = optarg;
+			files[nfiles++] = p.arg;
 			break;
 		case 'E':
-			effective = optarg;
+			effective = p.arg;
 			break;
 		case 'c':
 			clear = 1;
 			break;
-		case ':':
-			rc = usage_error(err, answer_usage, "%s needs a value", argv[optind - 1]);
-			goto out;
-		default:
-			rc = usage_error(err, answer_usage, "unknown option '%s'", argv[optind - 1]);
-			goto out;
 		}
 	}
-	if (argc - optind < 2 || argc - optind > 3) {
-		rc = usage_error(err, answer_usage, "assess answer needs an ASSESSMENT, a QUESTION and a VALUE");
+	if (c < 0) {
+		rc = err->code;
 		goto out;
 	}
-	if (clear && (argc - optind == 3 || set_note || nfiles > 0)) {
-		rc = usage_error(err, answer_usage, "--clear takes no VALUE, --note or --evidence");
+	if (argc - p.ind < 2 || argc - p.ind > 3) {
+		rc = usage_error(av, err, "assess answer needs an ASSESSMENT, a QUESTION and a VALUE");
+		goto out;
+	}
+	if (clear && (argc - p.ind == 3 || set_note || nfiles > 0)) {
+		rc = usage_error(av, err, "--clear takes no VALUE, --note or --evidence");
 		goto out;
 	}
 	if (effective != NULL && nfiles == 0) {
-		rc = usage_error(err, answer_usage, "--effective dates an --evidence file; none was given");
+		rc = usage_error(av, err, "--effective dates an --evidence file; none was given");
 		goto out;
 	}
 	if ((db = db_ready(av, err)) == NULL) {
@@ -130,8 +114,8 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 		goto out;
 	}
 	in = (struct assessment_answer_input){
-		.ref = argv[optind], .question = argv[optind + 1],
-		.value = argc - optind == 3 ? argv[optind + 2] : NULL, .note = note,
+		.ref = argv[p.ind], .question = argv[p.ind + 1],
+		.value = argc - p.ind == 3 ? argv[p.ind + 2] : NULL, .note = note,
 		.effective = effective, .set_note = set_note, .clear = clear,
 		.files = files, .nfiles = nfiles,
 	};
@@ -139,7 +123,7 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 		if (res.form_error) {
 			char *msg = xstrdup(err->msg);
 
-			usage_error(err, answer_usage, "%s", msg);
+			usage_error(av, err, "%s", msg);
 			free(msg);
 		}
 		goto out;
@@ -162,20 +146,19 @@ print_assessment(const struct assessment *a, const cJSON *claims)
 	buf_free(&b);
 }
 
-static const char show_usage[] = "assess show ASSESSMENT [--json]";
-
 static int
 assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct assessment *a;
 	int json = 0;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *o;
 
-	if (parse_id_json(argc, argv, show_usage, 1, "exactly one ASSESSMENT", &json, err) != 0)
+	if (parse_id_json(av, argc, argv, 1, "exactly one ASSESSMENT", &json, &ind, err) != 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	if (assessment_json(db, a, &o, err) != 0) {
@@ -192,29 +175,28 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char list_usage[] = "assess list [VENDOR] [--json]";
-
 static int
 assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int json = 0, c;
 	int64_t vendor = 0;
-	sqlite3 *db;
+	struct db *db;
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
 
-	while ((c = getopt_long(argc, argv, ":", (const struct option[]){ { "json", no_argument,
-	    NULL, 'j' }, { NULL, 0, NULL, 0 } }, NULL)) != -1) {
-		if (c != 'j')
-			return usage_error(err, list_usage, "unknown option '%s'", argv[optind - 1]);
+	struct opt_parser p;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
 		json = 1;
-	}
-	if (argc - optind > 1)
-		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind + 1]);
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind > 1)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + 1]);
 	if ((db = db_ready(av, err)) == NULL)
 		return err->code;
-	if (argc - optind == 1 && vendor_lookup(db, argv[optind], &vendor, err) != 0)
+	if (argc - p.ind == 1 && target_resolve(db, TARGET_VENDOR, argv[p.ind], &vendor, err) != 0)
 		return err->code;
 	if (assessment_ids(db, vendor, &ids, &nids, err) != 0)
 		return err->code;
@@ -265,23 +247,22 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char history_usage[] = "assess history ASSESSMENT QUESTION [--json]";
-
 static int
 assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct assessment *a;
 	int json = 0, qi;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr;
 
-	if (parse_id_json(argc, argv, history_usage, 2, "an ASSESSMENT and a QUESTION", &json, err) != 0)
+	if (parse_id_json(av, argc, argv, 2, "an ASSESSMENT and a QUESTION", &json, &ind, err) != 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
-	if (assessment_question(a, argv[optind + 1], &qi, err) != 0 ||
+	if (assessment_question(a, argv[ind + 1], &qi, err) != 0 ||
 	    assessment_history(db, a, qi, &arr, err) != 0) {
 		assessment_free(a);
 		return err->code;
@@ -301,69 +282,60 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char submit_usage[] = "assess submit ASSESSMENT";
-
 static int
 assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 
-	if (parse_id_json(argc, argv, submit_usage, 1, "exactly one ASSESSMENT", NULL, err) != 0)
+	if (parse_id_json(av, argc, argv, 1, "exactly one ASSESSMENT", NULL, &ind, err) != 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
 	    assessment_submit(db, av->actor, id, err) != 0)
 		return err->code;
 	printf("assessment %lld submitted for review\n", (long long)id);
 	return 0;
 }
 
-static const char approve_usage[] = "assess approve ASSESSMENT --reviewer NAME";
-
 static int
 assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "reviewer", required_argument, NULL, 'r' },
-		{ NULL, 0, NULL, 0 }
-	};
-	const char *reviewer = NULL;
+	struct opt_parser p;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (c == 'r')
-			reviewer = optarg;
-		else if (c == ':')
-			return usage_error(err, approve_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, approve_usage, "unknown option '%s'", argv[optind - 1]);
-	}
-	if (argc - optind != 1)
-		return usage_error(err, approve_usage, "assess approve needs exactly one ASSESSMENT");
-	if (reviewer == NULL || *reviewer == '\0')
-		return usage_error(err, approve_usage, "assess approve needs --reviewer NAME");
-	if (safe_text_check("--reviewer", reviewer, err) != 0)
+	/* --reviewer is refused by name: the reviewer is the actor, never a typed name. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--reviewer") == 0 || strncmp(argv[i], "--reviewer=", 11) == 0)
+			return usage_error(av, err, "assess approve takes no --reviewer: the reviewer is "
+			    "who runs aivet (now %s); approve as another with 'aivet --actor NAME' or "
+			    "AIVET_ACTOR", av->actor);
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		;
+	if (c < 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
-	    assessment_approve(db, av->actor, id, reviewer, err) != 0)
+	if (argc - p.ind != 1)
+		return usage_error(av, err, "assess approve needs exactly one ASSESSMENT");
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[p.ind], &id, err) != 0 ||
+	    assessment_approve(db, av->actor, id, err) != 0)
 		return err->code;
-	printf("assessment %lld approved by %s (final)\n", (long long)id, reviewer);
+	printf("assessment %lld approved by %s (final)\n", (long long)id, av->actor);
 	return 0;
 }
-
-static const char reopen_usage[] = "assess reopen ASSESSMENT";
 
 static int
 assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	int64_t id, new_id;
-	sqlite3 *db;
+	struct db *db;
 
-	if (parse_id_json(argc, argv, reopen_usage, 1, "exactly one ASSESSMENT", NULL, err) != 0)
+	if (parse_id_json(av, argc, argv, 1, "exactly one ASSESSMENT", NULL, &ind, err) != 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
 	    assessment_reopen(db, av->actor, id, &new_id, err) != 0)
 		return err->code;
 	if (new_id == id)
@@ -374,40 +346,33 @@ assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char export_usage[] = "assess export ASSESSMENT --format csv|md [--output FILE]";
-
 static int
 assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "format", required_argument, NULL, 'f' },
-		{ "output", required_argument, NULL, 'o' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *format = NULL, *output = NULL;
 	struct assessment *a;
 	struct buf b;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'f')
-			format = optarg;
+			format = p.arg;
 		else if (c == 'o')
-			output = optarg;
-		else if (c == ':')
-			return usage_error(err, export_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, export_usage, "unknown option '%s'", argv[optind - 1]);
+			output = p.arg;
 	}
-	if (argc - optind != 1)
-		return usage_error(err, export_usage, "assess export needs exactly one ASSESSMENT");
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind != 1)
+		return usage_error(av, err, "assess export needs exactly one ASSESSMENT");
 	if (format == NULL)
-		return usage_error(err, export_usage, "assess export needs --format csv or --format md");
+		return usage_error(av, err, "assess export needs --format csv or --format md");
 	if (strcmp(format, "csv") != 0 && strcmp(format, "md") != 0)
-		return usage_error(err, export_usage, "--format: '%s' is not csv or md", format);
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+		return usage_error(av, err, "--format: '%s' is not csv or md", format);
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[p.ind], &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	buf_init(&b);
@@ -421,56 +386,72 @@ assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-static const char import_usage[] = "assess import ASSESSMENT FILE.csv";
-
 static int
 assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct assessment *a;
 	struct buf problems;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	int changed = 0, rc;
 
-	if (parse_id_json(argc, argv, import_usage, 2, "an ASSESSMENT and a FILE", NULL, err) != 0)
+	if (parse_id_json(av, argc, argv, 2, "an ASSESSMENT and a FILE", NULL, &ind, err) != 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[optind], &id, err) != 0 ||
+	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	buf_init(&problems);
-	rc = assessment_import_csv(db, av->actor, a, argv[optind + 1], &problems, &changed, err);
+	rc = assessment_import_csv(db, av->actor, a, argv[ind + 1], &problems, &changed, err);
 	if (problems.len > 0)
 		fputs(problems.data, stderr);
 	buf_free(&problems);
 	if (rc == 0)
 		printf("assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
-		    changed == 1 ? "" : "s", argv[optind + 1]);
+		    changed == 1 ? "" : "s", argv[ind + 1]);
 	assessment_free(a);
 	return rc;
 }
 
-static const struct subcmd assess_subs[] = {
-	{ "start", start_usage, "start an assessment of a vendor (draft)", assess_start },
-	{ "answer", answer_usage, "answer a question, with a note and evidence", assess_answer },
-	{ "show", show_usage, "show answers, risk, score and probe-checked claims", assess_show },
-	{ "list", list_usage, "list assessments", assess_list },
-	{ "history", history_usage, "every change to one answer", assess_history },
-	{ "submit", submit_usage, "send a draft for review (answers lock)", assess_submit },
-	{ "approve", approve_usage, "approve an assessment in review (final)", assess_approve },
-	{ "reopen", reopen_usage, "return a review to draft, or start a new round of a final one",
-	  assess_reopen },
-	{ "export", export_usage, "the sheet a vendor fills in", assess_export },
-	{ "import", import_usage, "read a filled-in CSV sheet back", assess_import },
-	{ NULL, NULL, NULL, NULL }
+static const struct opt json_opts[] = {
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt answer_opts[] = {
+	{ "note", 'n', "TEXT", "a note kept with the answer", 0 },
+	{ "evidence", 'e', "FILE", "attach a file as evidence for the answer", OPT_MANY },
+	{ "effective", 'E', "DATE", "the date the evidence speaks for", 0 },
+	{ "clear", 'c', NULL, "remove the answer (back to unanswered)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt export_opts[] = {
+	{ "format", 'f', "csv|md", "the sheet's format", OPT_REQUIRED },
+	{ "output", 'o', "FILE", "write it to FILE (default standard output)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_assess_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_assess_entry, assess_subs, av, argc, argv, err);
-}
+static const struct cmd_entry assess_subs[] = {
+	{ "start", "VENDOR QUESTIONNAIRE[@VERSION]", NULL, "start an assessment of a vendor (draft)",
+	  assess_start, NULL },
+	{ "answer", "ASSESSMENT QUESTION [VALUE]", answer_opts,
+	  "answer a question, with a note and evidence", assess_answer, NULL },
+	{ "show", "ASSESSMENT", json_opts, "show answers, risk, score and probe-checked claims",
+	  assess_show, NULL },
+	{ "list", "[VENDOR]", json_opts, "list assessments", assess_list, NULL },
+	{ "history", "ASSESSMENT QUESTION", json_opts, "every change to one answer", assess_history,
+	  NULL },
+	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL },
+	{ "approve", "ASSESSMENT", NULL, "approve an assessment in review (final)",
+	  assess_approve, NULL },
+	{ "reopen", "ASSESSMENT", NULL,
+	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL },
+	{ "export", "ASSESSMENT", export_opts, "the sheet a vendor fills in", assess_export, NULL },
+	{ "import", "ASSESSMENT FILE.csv", NULL, "read a filled-in CSV sheet back", assess_import,
+	  NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_assess_entry = {
-	"assess", "assess start|answer|show|list|history|submit|approve|reopen|export|import ...",
-	"vendor assessments: questionnaires answered, scored and reviewed", cmd_assess_exec
+	"assess", NULL, NULL, "vendor assessments: questionnaires answered, scored and reviewed",
+	NULL, assess_subs
 };

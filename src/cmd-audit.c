@@ -10,7 +10,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -19,8 +18,6 @@
 #include "aivet.h"
 #include "minisign.h"
 #include "report.h"
-
-extern const struct cmd_entry cmd_audit_entry;
 
 #define CHECKPOINT_FORMAT "aivet-audit-checkpoint-1"
 #define ANCHOR_MAX 8192
@@ -119,9 +116,9 @@ anchor_read(const char *path, const struct minisign_pub *given, const char *give
  * problem: a cut or rewritten chain is what makes the rest inconsistent. An entry edited
  * without rehashing leaves the anchored hash in place, and the chain's own problem stands. */
 static void
-anchor_check(sqlite3 *db, const struct anchor *a, struct audit_status *st, struct aerr *err)
+anchor_check(struct db *db, const struct anchor *a, struct audit_status *st, struct aerr *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int64_t last = 0;
 
 	if (a->entries == 0)
@@ -138,56 +135,46 @@ anchor_check(sqlite3 *db, const struct anchor *a, struct audit_status *st, struc
 	q = db_prepare(db, err, "SELECT entry_hash FROM audit_log WHERE seq = ?", "i", a->entries);
 	if (q == NULL)
 		return;
-	if (sqlite3_step(q) != SQLITE_ROW || strcmp(col_text(q, 0), a->head) != 0) {
+	if (db_step(q) != DB_ROW || strcmp(col_text(q, 0), a->head) != 0) {
 		st->bad_seq = a->entries;
 		snprintf(st->problem, sizeof st->problem, "entry %lld's hash is not the head that %s %s "
 		    "recorded (%s): the chain was rewritten at or before entry %lld", (long long)a->entries,
 		    a->kind, a->path, a->head, (long long)a->entries);
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 }
 
 /* --key NAME or --pubkey FILE: the signer an anchor must be from (else the keyring). */
-static const char verify_usage[] = "audit verify [--against BUNDLE-DIR|CHECKPOINT] "
-    "[--key NAME | --pubkey FILE] [--json]";
-
 static int
 audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "against", required_argument, NULL, 'a' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "pubkey", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *against = NULL, *key = NULL, *pubfile = NULL;
 	struct minisign_pub pub;
 	struct audit_status st;
 	struct anchor a;
-	sqlite3 *db;
+	struct db *db;
 	int c, json = 0;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'a')
-			against = optarg;
+			against = p.arg;
 		else if (c == 'k')
-			key = optarg;
+			key = p.arg;
 		else if (c == 'p')
-			pubfile = optarg;
+			pubfile = p.arg;
 		else if (c == 'j')
 			json = 1;
-		else if (c == ':')
-			return usage_error(err, verify_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, verify_usage, "unexpected argument '%s'", argv[optind - 1]);
 	}
-	if (optind != argc)
-		return usage_error(err, verify_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (key != NULL && pubfile != NULL)
-		return usage_error(err, verify_usage, "--key and --pubkey exclude each other");
+		return usage_error(av, err, "--key and --pubkey exclude each other");
 	if ((key != NULL || pubfile != NULL) && against == NULL)
-		return usage_error(err, verify_usage, "--key and --pubkey name the signer of --against");
+		return usage_error(av, err, "--key and --pubkey name the signer of --against");
 	if ((key != NULL || pubfile != NULL) && signer_load(key, pubfile, &pub, err) != 0)
 		return err->code;
 	/* The anchor first: one that does not verify is bad input, whatever the database holds. */
@@ -233,40 +220,33 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char checkpoint_usage[] = "audit checkpoint --out FILE [--key NAME]";
-
 static int
 audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "key", required_argument, NULL, 'k' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *out = NULL, *key = "aivet";
 	struct minisign_sec *sec = NULL;
 	struct minisign_pub pub;
 	struct audit_status st;
 	struct buf line, sig;
 	char at[32], keyid[MINISIGN_KEYID_LEN + 1], *text = NULL, *tc = NULL, *sigpath = NULL;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *o;
 	int c, rc;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'o')
-			out = optarg;
+			out = p.arg;
 		else if (c == 'k')
-			key = optarg;
-		else if (c == ':')
-			return usage_error(err, checkpoint_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, checkpoint_usage, "unexpected argument '%s'", argv[optind - 1]);
+			key = p.arg;
 	}
-	if (optind != argc)
-		return usage_error(err, checkpoint_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (out == NULL)
-		return usage_error(err, checkpoint_usage, "--out FILE is required");
+		return usage_error(av, err, "--out FILE is required");
 	sigpath = xasprintf("%s.minisig", out);
 	if (access(out, F_OK) == 0 || access(sigpath, F_OK) == 0) {
 		rc = aerr_set(err, AV_USAGE, "--out %s: exists already (a checkpoint is never overwritten)",
@@ -332,34 +312,29 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-static const char log_usage[] = "audit log [--limit N] [--json]";
-
 static int
 audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "limit", required_argument, NULL, 'l' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	int64_t limit = 50;
 	int c, json = 0;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	cJSON *arr;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'l') {
-			if (parse_int_opt("--limit", optarg, 1, INT64_MAX, &limit, err) != 0)
+			if (parse_int_opt("--limit", p.arg, 1, INT64_MAX, &limit, err) != 0)
 				return err->code;
 		} else if (c == 'j') {
 			json = 1;
-		} else {
-			return usage_error(err, log_usage, "bad option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind != argc)
-		return usage_error(err, log_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	st = db_prepare(db, err, "SELECT * FROM (SELECT seq, at, actor, action, object_type, "
@@ -368,26 +343,26 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (st == NULL)
 		return err->code;
 	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		if (json) {
 			cJSON *o = cJSON_CreateObject(), *d = cJSON_Parse(col_text(st, 6));
 
-			cJSON_AddNumberToObject(o, "seq", (double)sqlite3_column_int64(st, 0));
+			cJSON_AddNumberToObject(o, "seq", (double)db_col_int64(st, 0));
 			cJSON_AddStringToObject(o, "at", col_text(st, 1));
 			cJSON_AddStringToObject(o, "actor", col_text(st, 2));
 			cJSON_AddStringToObject(o, "action", col_text(st, 3));
 			cJSON_AddStringToObject(o, "object_type", col_text(st, 4));
-			cJSON_AddNumberToObject(o, "object_id", (double)sqlite3_column_int64(st, 5));
+			cJSON_AddNumberToObject(o, "object_id", (double)db_col_int64(st, 5));
 			cJSON_AddItemToObject(o, "details", d ? d : cJSON_CreateNull());
 			cJSON_AddStringToObject(o, "entry_hash", col_text(st, 7));
 			cJSON_AddItemToArray(arr, o);
 		} else {
-			printf("%6lld %s %-12s %-22s %s %lld %s\n", (long long)sqlite3_column_int64(st, 0),
+			printf("%6lld %s %-12s %-22s %s %lld %s\n", (long long)db_col_int64(st, 0),
 			    col_text(st, 1), col_text(st, 2), col_text(st, 3), col_text(st, 4),
-			    (long long)sqlite3_column_int64(st, 5), col_text(st, 6));
+			    (long long)db_col_int64(st, 5), col_text(st, 6));
 		}
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (json)
 		json_emit(arr);
 	else
@@ -395,22 +370,35 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const struct subcmd audit_subs[] = {
-	{ "verify", verify_usage, "recompute the audit log's hash chain and the rows it seals",
-	  audit_verify_cmd },
-	{ "checkpoint", checkpoint_usage, "write a signed checkpoint of the chain (position and head)",
-	  audit_checkpoint_cmd },
-	{ "log", log_usage, "print the newest audit entries (50 unless --limit)", audit_log_cmd },
-	{ NULL, NULL, NULL, NULL }
+static const struct opt verify_opts[] = {
+	{ "against", 'a', "BUNDLE-DIR|CHECKPOINT",
+	  "check the chain still holds the head a bundle or checkpoint recorded", 0 },
+	{ "key", 'k', "NAME", "the anchor's signer, a key in the keyring", 0 },
+	{ "pubkey", 'p', "FILE", "the anchor's signer, a minisign public key file", OPT_OR },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt checkpoint_opts[] = {
+	{ "out", 'o', "FILE", "where to write the checkpoint", OPT_REQUIRED },
+	{ "key", 'k', "NAME", "the signing key (default: the only one)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt log_opts[] = {
+	{ "limit", 'l', "N", "how many entries, newest first (default 50)", 0 },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_audit_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_audit_entry, audit_subs, av, argc, argv, err);
-}
+static const struct cmd_entry audit_subs[] = {
+	{ "verify", NULL, verify_opts, "recompute the audit log's hash chain and the rows it seals",
+	  audit_verify_cmd, NULL },
+	{ "checkpoint", NULL, checkpoint_opts,
+	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL },
+	{ "log", NULL, log_opts, "print the newest audit entries (50 unless --limit)", audit_log_cmd,
+	  NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_audit_entry = {
-	"audit", "audit verify|checkpoint|log ...", "verify, anchor and read the hash-chained audit log",
-	cmd_audit_exec
+	"audit", NULL, NULL, "verify, anchor and read the hash-chained audit log", NULL, audit_subs
 };

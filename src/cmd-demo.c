@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -23,8 +22,6 @@
 #include <unistd.h>
 
 #include "probe.h"
-
-extern const struct cmd_entry cmd_demo_entry;
 
 #define DEMO_CONTEXT INT64_C(1048576)
 #define DEMO_POOL INT64_C(681280)
@@ -162,7 +159,7 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 	int rc;
 
 	snprintf(ctx, sizeof ctx, "%lld", (long long)context);
-	if (vendor_lookup(av_db(av, err), "demo-vendor", &id, err) != 0) {
+	if (target_resolve(av_db(av, err), TARGET_VENDOR, "demo-vendor", &id, err) != 0) {
 		char *argv[] = { "vendor", "add", "demo-vendor", "--criticality", "4", "--notes",
 			"simulated inference vendor of aivet demo", NULL };
 
@@ -170,7 +167,7 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 		if (run_quiet(av, argv, err) != 0)
 			goto out;
 	}
-	if (endpoint_lookup(av->db, "demo-vendor/chat", &id, err) != 0) {
+	if (target_resolve(av->db, TARGET_ENDPOINT, "demo-vendor/chat", &id, err) != 0) {
 		char *argv[] = { "endpoint", "add", "demo-vendor", "--name", "chat", "--api", "openai",
 			"--url", base, "--model", "aivet-sim-1", "--context", ctx,
 			"--credential", "alice=env:AIVET_DEMO_KEY_ALICE",
@@ -186,7 +183,7 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 		if (run_quiet(av, argv, err) != 0)
 			goto out;
 	}
-	rc = endpoint_lookup(av->db, "demo-vendor/chat", eid, err);
+	rc = target_resolve(av->db, TARGET_ENDPOINT, "demo-vendor/chat", eid, err);
 	free(base);
 	return rc;
 out:
@@ -274,16 +271,10 @@ explain(const cJSON *run, int64_t advertised, int64_t pool, const char *db_path)
 	    db_path, cJSON_GetObjectItem(run, "id")->valueint, db_path, (long long)ev);
 }
 
-static const char demo_usage[] = "demo [--quick] [--db PATH]";
-
 static int
 cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "quick", no_argument, NULL, 'q' },
-		{ "db", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	int quick = 0, c, rc, fault_rc, fixed_rc;
 	const char *db_opt = av->db_named ? av->db_path : NULL;   /* aivet --db PATH demo */
 	char *sim_bin = NULL, *db_path = NULL, ctx_s[32], pool_s[32], tenants[160], key_a[33], key_b[33];
@@ -293,20 +284,17 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	cJSON *run = NULL;
 	int64_t t0 = now_ms();
 
-	if (want_help(argc, argv, demo_usage, cmd_demo_entry.summary))
-		return 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'q')
 			quick = 1;
 		else if (c == 'd')
-			db_opt = optarg;
-		else if (c == ':')
-			return usage_error(err, demo_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, demo_usage, "unknown option '%s'", argv[optind - 1]);
+			db_opt = p.arg;
 	}
-	if (optind != argc)
-		return usage_error(err, demo_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (quick)
 		context /= QUICK_SCALE, pool /= QUICK_SCALE;
 	if ((sim_bin = find_sim()) == NULL)
@@ -405,8 +393,14 @@ out:
 	return rc;
 }
 
+static const struct opt demo_opts[] = {
+	{ "quick", 'q', NULL, "scale the sizes down 16 times: the same story, faster", 0 },
+	{ "db", 'd', "PATH", "the database to use (default a fresh demo.db beside aivet.db)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
 const struct cmd_entry cmd_demo_entry = {
-	"demo", demo_usage,
+	"demo", NULL, demo_opts,
 	"reproduce the context-overflow incident against a simulator and show what aivet finds",
-	cmd_demo_exec
+	cmd_demo_exec, NULL
 };

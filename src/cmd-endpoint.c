@@ -7,13 +7,10 @@
 #include "config.h"
 
 #include <ctype.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aivet.h"
-
-extern const struct cmd_entry cmd_endpoint_entry;
 
 /* The options of every subcommand; --json and --all only where they apply. */
 struct endpoint_fields {
@@ -38,92 +35,120 @@ parse_price(const char *opt, const char *s, double *out, struct aerr *err)
 	return 0;
 }
 
+enum { O_NAME = 1, O_API, O_URL, O_MODEL, O_CONTEXT, O_CRED, O_RMCRED, O_INSECURE,
+	O_SECURE, O_PIN, O_POUT, O_OPTION, O_JSON, O_ALL };
+
+#define O_PRICES \
+	{ "price-in", O_PIN, "USD", "price of a million input tokens, for the probe plan's cost", 0 }, \
+	{ "price-out", O_POUT, "USD", "price of a million output tokens", 0 }, \
+	{ "option", O_OPTION, "KEY=VALUE", "a setting of the vendor API (api-version, region, ...)", \
+	  OPT_MANY }
+
+static const struct opt add_opts[] = {
+	{ "name", O_NAME, "NAME", "the endpoint's name, unique for its vendor", OPT_REQUIRED },
+	{ "api", O_API, "openai|anthropic|azure-openai|gemini|bedrock|cloudflare",
+	  "the vendor API it speaks", OPT_REQUIRED },
+	{ "url", O_URL, "BASE_URL", "the API's base URL (https unless loopback)", OPT_REQUIRED },
+	{ "model", O_MODEL, "MODEL", "the model name sent with each request", OPT_REQUIRED },
+	{ "context", O_CONTEXT, "TOKENS", "the context window the vendor states", OPT_REQUIRED },
+	{ "credential", O_CRED, "LABEL=env:VAR|file:PATH",
+	  "a tenant's credential reference (never the secret itself)", OPT_MANY },
+	{ "allow-insecure-http", O_INSECURE, NULL, "accept a plain http URL that is not loopback", 0 },
+	O_PRICES,
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt list_opts[] = {
+	{ "all", O_ALL, NULL, "archived endpoints too", 0 },
+	{ "json", O_JSON, NULL, "print JSON (an array of endpoints)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt show_opts[] = {
+	{ "json", O_JSON, NULL, "print JSON (the endpoint, credential labels and references)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt edit_opts[] = {
+	{ "name", O_NAME, "NEW", "rename the endpoint", 0 },
+	{ "api", O_API, "API", "the vendor API it speaks", 0 },
+	{ "url", O_URL, "URL", "the API's base URL", 0 },
+	{ "model", O_MODEL, "MODEL", "the model name sent with each request", 0 },
+	{ "context", O_CONTEXT, "TOKENS", "the context window the vendor states", 0 },
+	{ "credential", O_CRED, "LABEL=REF", "add or replace a tenant's credential reference",
+	  OPT_MANY },
+	{ "remove-credential", O_RMCRED, "LABEL", "drop a tenant's credential reference", OPT_MANY },
+	{ "allow-insecure-http", O_INSECURE, NULL, "accept a plain http URL that is not loopback", 0 },
+	{ "require-https", O_SECURE, NULL, "refuse plain http again", OPT_OR },
+	O_PRICES,
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
 static int
-parse_endpoint_opts(int argc, char **argv, const char *usage, struct endpoint_fields *f,
-    struct aerr *err)
+parse_endpoint_opts(struct opt_parser *p, struct endpoint_fields *f, struct aerr *err)
 {
-	enum { O_NAME = 256, O_API, O_URL, O_MODEL, O_CONTEXT, O_CRED, O_RMCRED, O_INSECURE,
-		O_SECURE, O_PIN, O_POUT, O_OPTION, O_JSON, O_ALL };
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, O_NAME },
-		{ "api", required_argument, NULL, O_API },
-		{ "url", required_argument, NULL, O_URL },
-		{ "model", required_argument, NULL, O_MODEL },
-		{ "context", required_argument, NULL, O_CONTEXT },
-		{ "credential", required_argument, NULL, O_CRED },
-		{ "remove-credential", required_argument, NULL, O_RMCRED },
-		{ "allow-insecure-http", no_argument, NULL, O_INSECURE },
-		{ "require-https", no_argument, NULL, O_SECURE },
-		{ "price-in", required_argument, NULL, O_PIN },
-		{ "price-out", required_argument, NULL, O_POUT },
-		{ "option", required_argument, NULL, O_OPTION },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "all", no_argument, NULL, O_ALL },
-		{ NULL, 0, NULL, 0 }
-	};
+	const char *a;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = opt_next(p, err)) > 0) {
+		a = p->arg;
 		switch (c) {
 		case O_NAME:
-			f->in.name = optarg, f->in.set_name = 1;
+			f->in.name = a, f->in.set_name = 1;
 			break;
 		case O_API: {
 			int ok = 0;
 
 			for (int i = 0; endpoint_apis[i]; i++)
-				ok |= strcmp(endpoint_apis[i], optarg) == 0;
+				ok |= strcmp(endpoint_apis[i], a) == 0;
 			if (!ok)
 				return aerr_set(err, AV_USAGE, "--api: '%s' is not one of openai, anthropic, "
-				    "azure-openai, gemini, bedrock, cloudflare", optarg);
-			f->in.api = optarg, f->in.set_api = 1;
+				    "azure-openai, gemini, bedrock, cloudflare", a);
+			f->in.api = a, f->in.set_api = 1;
 			break;
 		}
 		case O_URL:
-			f->in.url = optarg, f->in.set_url = 1;
+			f->in.url = a, f->in.set_url = 1;
 			break;
 		case O_MODEL:
-			if (*optarg == '\0')
+			if (*a == '\0')
 				return aerr_set(err, AV_USAGE, "--model must not be empty");
-			f->in.model = optarg, f->in.set_model = 1;
+			f->in.model = a, f->in.set_model = 1;
 			break;
 		case O_CONTEXT:
-			if (parse_int_opt("--context", optarg, 1, INT64_C(1) << 40, &f->in.context, err) != 0)
+			if (parse_int_opt("--context", a, 1, INT64_C(1) << 40, &f->in.context, err) != 0)
 				return err->code;
 			f->in.set_context = 1;
 			break;
 		case O_CRED:
-			if (endpoint_input_credential(&f->in, optarg, err) != 0)
+			if (endpoint_input_credential(&f->in, a, err) != 0)
 				return err->code;
 			break;
 		case O_RMCRED:
 			if (f->in.nremove == ENDPOINT_MAX_CREDS)
 				return aerr_set(err, AV_USAGE, "--remove-credential: too many");
-			f->in.remove[f->in.nremove++] = optarg;
+			f->in.remove[f->in.nremove++] = a;
 			break;
 		case O_INSECURE:
 		case O_SECURE:
 			f->in.insecure = c == O_INSECURE, f->in.set_insecure = 1;
 			break;
 		case O_PIN:
-			if (parse_price("--price-in", optarg, &f->in.price_in, err) != 0)
+			if (parse_price("--price-in", a, &f->in.price_in, err) != 0)
 				return err->code;
 			f->in.set_price_in = 1;
 			break;
 		case O_POUT:
-			if (parse_price("--price-out", optarg, &f->in.price_out, err) != 0)
+			if (parse_price("--price-out", a, &f->in.price_out, err) != 0)
 				return err->code;
 			f->in.set_price_out = 1;
 			break;
 		case O_OPTION: {
-			const char *eq = strchr(optarg, '=');
+			const char *eq = strchr(a, '=');
 			char *k;
 
-			if (eq == NULL || eq == optarg)
+			if (eq == NULL || eq == a)
 				return aerr_set(err, AV_USAGE, "--option must be KEY=VALUE");
 			if (f->in.options == NULL)
 				f->in.options = cJSON_CreateObject();
-			k = strndup(optarg, (size_t)(eq - optarg));
+			k = strndup(a, (size_t)(eq - a));
 			cJSON_DeleteItemFromObject(f->in.options, k);
 			cJSON_AddStringToObject(f->in.options, k, eq + 1);
 			free(k);
@@ -135,48 +160,37 @@ parse_endpoint_opts(int argc, char **argv, const char *usage, struct endpoint_fi
 		case O_ALL:
 			f->all = 1;
 			break;
-		case ':':
-			return usage_error(err, usage, "%s needs a value", argv[optind - 1]);
-		default:
-			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	return 0;
+	return c < 0 ? err->code : 0;
 }
-
-static const char add_usage[] =
-    "endpoint add VENDOR --name NAME --api openai|anthropic|azure-openai|gemini|bedrock|cloudflare "
-    "--url BASE_URL --model MODEL --context TOKENS [--credential LABEL=env:VAR|file:PATH]... "
-    "[--allow-insecure-http] [--price-in USD] [--price-out USD] [--option KEY=VALUE]...";
 
 static int
 cmd_endpoint_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	sqlite3 *db = NULL;
+	struct opt_parser p;
+	struct db *db = NULL;
 	int64_t id;
 	int rc;
 
-	if (parse_endpoint_opts(argc, argv, add_usage, &f, err) != 0)
+	opt_begin(&p, av, argc, argv);
+	if (parse_endpoint_opts(&p, &f, err) != 0)
 		goto out;
-	if (optind != argc - 1) {
-		usage_error(err, add_usage, "endpoint add needs exactly one VENDOR");
+	if (p.ind != argc - 1) {
+		usage_error(av, err, "endpoint add needs exactly one VENDOR");
 		goto out;
 	}
 	if (!f.in.set_name || !f.in.set_api || !f.in.set_url || !f.in.set_model || !f.in.set_context) {
-		usage_error(err, add_usage, "endpoint add needs --name, --api, --url, --model and --context");
-		goto out;
-	}
-	if (f.in.nremove > 0 || f.json || f.all) {
-		usage_error(err, add_usage, "endpoint add: --remove-credential, --json and --all do not apply");
+		usage_error(av, err, "endpoint add needs --name, --api, --url, --model and --context");
 		goto out;
 	}
 	if (name_check("endpoint", f.in.name, err) != 0 || url_check(f.in.url, f.in.insecure, err) != 0)
 		goto out;
 	if ((db = av_db(av, err)) == NULL ||
-	    endpoint_add(db, av->actor, argv[optind], &f.in, &id, err) != 0)
+	    endpoint_add(db, av->actor, argv[p.ind], &f.in, &id, err) != 0)
 		goto out;
-	printf("endpoint %s/%s added (id %lld, %d credential%s)\n", argv[optind], f.in.name,
+	printf("endpoint %s/%s added (id %lld, %d credential%s)\n", argv[p.ind], f.in.name,
 	    (long long)id, f.in.ncreds, f.in.ncreds == 1 ? "" : "s");
 	err->code = 0;
 out:
@@ -185,26 +199,26 @@ out:
 	return rc;
 }
 
-static const char list_usage[] = "endpoint list [VENDOR] [--all] [--json]";
-
 static int
 endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	sqlite3 *db;
+	struct opt_parser p;
+	struct db *db;
 	int64_t vid = 0;
 	cJSON *arr;
 
-	if (parse_endpoint_opts(argc, argv, list_usage, &f, err) != 0) {
+	opt_begin(&p, av, argc, argv);
+	if (parse_endpoint_opts(&p, &f, err) != 0) {
 		fields_free(&f);
 		return err->code;
 	}
 	fields_free(&f);
-	if (argc - optind > 1)
-		return usage_error(err, list_usage, "endpoint list takes at most one VENDOR");
+	if (argc - p.ind > 1)
+		return usage_error(av, err, "endpoint list takes at most one VENDOR");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (optind < argc && vendor_lookup(db, argv[optind], &vid, err) != 0)
+	if (p.ind < argc && target_resolve(db, TARGET_VENDOR, argv[p.ind], &vid, err) != 0)
 		return err->code;
 	if (endpoint_list_json(db, vid, f.all, &arr, err) != 0)
 		return err->code;
@@ -228,27 +242,27 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char show_usage[] = "endpoint show VENDOR/NAME [--json]";
-
 static int
 endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	sqlite3 *db;
+	struct opt_parser p;
+	struct db *db;
 	int64_t id;
 	cJSON *e;
 	struct buf out;
 
-	if (parse_endpoint_opts(argc, argv, show_usage, &f, err) != 0) {
+	opt_begin(&p, av, argc, argv);
+	if (parse_endpoint_opts(&p, &f, err) != 0) {
 		fields_free(&f);
 		return err->code;
 	}
 	fields_free(&f);
-	if (optind != argc - 1)
-		return usage_error(err, show_usage, "endpoint show needs exactly one VENDOR/NAME");
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "endpoint show needs exactly one VENDOR/NAME");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (endpoint_lookup(db, argv[optind], &id, err) != 0 || endpoint_json(db, id, &e, err) != 0)
+	if (target_resolve(db, TARGET_ENDPOINT, argv[p.ind], &id, err) != 0 || endpoint_json(db, id, &e, err) != 0)
 		return err->code;
 	if (f.json) {
 		json_emit(e);
@@ -262,36 +276,33 @@ endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char edit_usage[] =
-    "endpoint edit VENDOR/NAME [--name NEW] [--api API] [--url URL] [--model MODEL] "
-    "[--context TOKENS] [--credential LABEL=REF]... [--remove-credential LABEL]... "
-    "[--allow-insecure-http|--require-https] [--price-in USD] [--price-out USD] [--option KEY=VALUE]...";
-
 static int
 cmd_endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
+	struct opt_parser p;
 	const struct endpoint_input *in = &f.in;
-	sqlite3 *db = NULL;
+	struct db *db = NULL;
 	int rc;
 
-	if (parse_endpoint_opts(argc, argv, edit_usage, &f, err) != 0)
+	opt_begin(&p, av, argc, argv);
+	if (parse_endpoint_opts(&p, &f, err) != 0)
 		goto out;
-	if (optind != argc - 1) {
-		usage_error(err, edit_usage, "endpoint edit needs exactly one VENDOR/NAME");
+	if (p.ind != argc - 1) {
+		usage_error(av, err, "endpoint edit needs exactly one VENDOR/NAME");
 		goto out;
 	}
 	if (!(in->set_name || in->set_api || in->set_url || in->set_model || in->set_context ||
 	    in->ncreds || in->nremove || in->set_insecure || in->set_price_in || in->set_price_out ||
 	    in->options)) {
-		usage_error(err, edit_usage, "endpoint edit: nothing to change");
+		usage_error(av, err, "endpoint edit: nothing to change");
 		goto out;
 	}
 	if (in->set_name && name_check("endpoint", in->name, err) != 0)
 		goto out;
-	if ((db = av_db(av, err)) == NULL || endpoint_edit(db, av->actor, argv[optind], in, err) != 0)
+	if ((db = av_db(av, err)) == NULL || endpoint_edit(db, av->actor, argv[p.ind], in, err) != 0)
 		goto out;
-	printf("endpoint %s updated\n", argv[optind]);
+	printf("endpoint %s updated\n", argv[p.ind]);
 	err->code = 0;
 out:
 	rc = err->code;
@@ -299,37 +310,32 @@ out:
 	return rc;
 }
 
-static const char archive_usage[] = "endpoint archive VENDOR/NAME";
-
 static int
 cmd_endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	sqlite3 *db;
+	struct db *db;
 
 	if (argc != 2 || argv[1][0] == '-')
-		return usage_error(err, archive_usage, "endpoint archive needs exactly one VENDOR/NAME");
+		return usage_error(av, err, "endpoint archive needs exactly one VENDOR/NAME");
 	if ((db = av_db(av, err)) == NULL || endpoint_archive(db, av->actor, argv[1], err) != 0)
 		return err->code;
 	printf("endpoint %s archived\n", argv[1]);
 	return 0;
 }
 
-static const struct subcmd endpoint_subs[] = {
-	{ "add", add_usage, "add an endpoint to a vendor", cmd_endpoint_add },
-	{ "list", list_usage, "list endpoints (archived ones with --all)", endpoint_list },
-	{ "show", show_usage, "show an endpoint and its credential references", endpoint_show },
-	{ "edit", edit_usage, "change an endpoint", cmd_endpoint_edit },
-	{ "archive", archive_usage, "archive an endpoint (nothing is deleted)", cmd_endpoint_archive },
-	{ NULL, NULL, NULL, NULL }
+static const struct cmd_entry endpoint_subs[] = {
+	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL },
+	{ "list", "[VENDOR]", list_opts, "list endpoints (archived ones with --all)", endpoint_list,
+	  NULL },
+	{ "show", "VENDOR/NAME", show_opts, "show an endpoint and its credential references",
+	  endpoint_show, NULL },
+	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL },
+	{ "archive", "VENDOR/NAME", NULL, "archive an endpoint (nothing is deleted)",
+	  cmd_endpoint_archive, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
-static int
-cmd_endpoint_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_endpoint_entry, endpoint_subs, av, argc, argv, err);
-}
-
 const struct cmd_entry cmd_endpoint_entry = {
-	"endpoint", "endpoint add|list|show|edit|archive ...",
-	"manage a vendor's API endpoints and their credential references", cmd_endpoint_exec
+	"endpoint", NULL, NULL, "manage a vendor's API endpoints and their credential references",
+	NULL, endpoint_subs
 };

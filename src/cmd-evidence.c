@@ -8,14 +8,11 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "probe.h"
 #include "evidence-key.h"
-
-extern const struct cmd_entry cmd_evidence_entry;
 
 #define PREVIEW ((size_t)4096)
 
@@ -23,7 +20,7 @@ extern const struct cmd_entry cmd_evidence_entry;
  * open_leaked (--include-leaked-content, for this one call only) a sealed
  * body is opened with the evidence key. */
 static int
-body_json(sqlite3 *db, cJSON *o, const char *key, const char *sha, int open_leaked, struct aerr *err)
+body_json(struct db *db, cJSON *o, const char *key, const char *sha, int open_leaked, struct aerr *err)
 {
 	struct buf b;
 	int enc = 0;
@@ -66,9 +63,9 @@ body_json(sqlite3 *db, cJSON *o, const char *key, const char *sha, int open_leak
 }
 
 static int
-evidence_build(sqlite3 *db, int64_t id, int open_leaked, cJSON **out, struct aerr *err)
+evidence_build(struct db *db, int64_t id, int open_leaked, cJSON **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT kind, sha256, original_name, media_type, size, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT kind, sha256, original_name, media_type, size, "
 	    "effective_date, added_by, added_at FROM evidence WHERE id = ?", "i", id);
 	cJSON *j, *x, *f;
 	int exchange;
@@ -76,22 +73,30 @@ evidence_build(sqlite3 *db, int64_t id, int open_leaked, cJSON **out, struct aer
 	*out = NULL;
 	if (st == NULL)
 		return err->code;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "no evidence with id %lld", (long long)id);
 	}
 	j = cJSON_CreateObject();
 	cJSON_AddNumberToObject(j, "id", (double)id);
 	cJSON_AddStringToObject(j, "kind", col_text(st, 0));
 	cJSON_AddStringToObject(j, "sha256", col_text(st, 1));
-	json_add_str(j, "original_name", sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : col_text(st, 2));
-	json_add_str(j, "media_type", sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : col_text(st, 3));
-	cJSON_AddNumberToObject(j, "size", (double)sqlite3_column_int64(st, 4));
-	json_add_str(j, "effective_date", sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5));
+	json_add_str(j, "original_name", db_col_type(st, 2) == DB_NULL ? NULL : col_text(st, 2));
+	json_add_str(j, "media_type", db_col_type(st, 3) == DB_NULL ? NULL : col_text(st, 3));
+	cJSON_AddNumberToObject(j, "size", (double)db_col_int64(st, 4));
+	json_add_str(j, "effective_date", db_col_type(st, 5) == DB_NULL ? NULL : col_text(st, 5));
 	cJSON_AddStringToObject(j, "added_by", col_text(st, 6));
 	cJSON_AddStringToObject(j, "added_at", col_text(st, 7));
 	exchange = strcmp(col_text(st, 0), "exchange") == 0;
-	sqlite3_finalize(st);
+	{
+		char name[EVIDENCE_NAME_MAX];
+
+		/* The name it has in a report bundle's evidence/ and on every screen. */
+		evidence_file_name(id, col_text(st, 0), db_col_type(st, 2) == DB_NULL ? NULL :
+		    col_text(st, 2), name, sizeof name);
+		cJSON_AddStringToObject(j, "file", name);
+	}
+	db_finalize(st);
 	*out = j;
 	if (!exchange)
 		return 0;
@@ -99,29 +104,29 @@ evidence_build(sqlite3 *db, int64_t id, int open_leaked, cJSON **out, struct aer
 	    "request_headers, request_sha256, request_size, request_blob, request_recipe, "
 	    "response_status, response_headers, response_sha256, response_size, response_blob, "
 	    "response_truncated, error, timings, started_at FROM exchange WHERE evidence_id = ?", "i", id);
-	if (st == NULL || sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (st == NULL || db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_RUNTIME, "evidence %lld is an exchange without its record",
 		    (long long)id);
 	}
 	x = cJSON_AddObjectToObject(j, "exchange");
-	cJSON_AddNumberToObject(x, "run", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddNumberToObject(x, "run", (double)db_col_int64(st, 0));
 	cJSON_AddStringToObject(x, "probe", col_text(st, 1));
-	cJSON_AddNumberToObject(x, "seq", (double)sqlite3_column_int64(st, 2));
-	json_add_str(x, "tenant", sqlite3_column_type(st, 3) == SQLITE_NULL ? NULL : col_text(st, 3));
-	cJSON_AddBoolToObject(x, "streaming", sqlite3_column_int(st, 4));
+	cJSON_AddNumberToObject(x, "seq", (double)db_col_int64(st, 2));
+	json_add_str(x, "tenant", db_col_type(st, 3) == DB_NULL ? NULL : col_text(st, 3));
+	cJSON_AddBoolToObject(x, "streaming", db_col_int(st, 4));
 	cJSON_AddStringToObject(x, "method", col_text(st, 5));
 	cJSON_AddStringToObject(x, "url", col_text(st, 6));
 	cJSON_AddItemToObject(x, "request_headers", cJSON_Parse(col_text(st, 7)));
 	cJSON_AddStringToObject(x, "request_sha256", col_text(st, 8));
-	cJSON_AddNumberToObject(x, "request_size", (double)sqlite3_column_int64(st, 9));
-	if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
+	cJSON_AddNumberToObject(x, "request_size", (double)db_col_int64(st, 9));
+	if (db_col_type(st, 11) != DB_NULL) {
 		struct buf body;
 		char sha[65];
 
 		cJSON_AddItemToObject(x, "request_recipe", cJSON_Parse(col_text(st, 11)));
 		if (probe_rebuild_request(col_text(st, 11), &body, err) != 0) {
-			sqlite3_finalize(st);
+			db_finalize(st);
 			return aerr_prefix(err, "evidence %lld", (long long)id);
 		}
 		sha256_hex(body.data ? body.data : "", body.len, sha);
@@ -129,46 +134,46 @@ evidence_build(sqlite3 *db, int64_t id, int open_leaked, cJSON **out, struct aer
 		buf_free(&body);
 		cJSON_AddNullToObject(x, "request_body");
 	} else if (body_json(db, x, "request_body", col_text(st, 10), open_leaked, err) != 0) {
-		sqlite3_finalize(st);
+		db_finalize(st);
 		return err->code;
 	}
-	if (sqlite3_column_type(st, 12) == SQLITE_NULL)
+	if (db_col_type(st, 12) == DB_NULL)
 		cJSON_AddNullToObject(x, "response_status");
 	else
-		cJSON_AddNumberToObject(x, "response_status", (double)sqlite3_column_int64(st, 12));
-	cJSON_AddItemToObject(x, "response_headers", sqlite3_column_type(st, 13) == SQLITE_NULL ?
+		cJSON_AddNumberToObject(x, "response_status", (double)db_col_int64(st, 12));
+	cJSON_AddItemToObject(x, "response_headers", db_col_type(st, 13) == DB_NULL ?
 	    cJSON_CreateNull() : cJSON_Parse(col_text(st, 13)));
-	json_add_str(x, "response_sha256", sqlite3_column_type(st, 14) == SQLITE_NULL ? NULL :
+	json_add_str(x, "response_sha256", db_col_type(st, 14) == DB_NULL ? NULL :
 	    col_text(st, 14));
-	cJSON_AddNumberToObject(x, "response_size", (double)sqlite3_column_int64(st, 15));
-	if (body_json(db, x, "response_body", sqlite3_column_type(st, 16) == SQLITE_NULL ? NULL :
+	cJSON_AddNumberToObject(x, "response_size", (double)db_col_int64(st, 15));
+	if (body_json(db, x, "response_body", db_col_type(st, 16) == DB_NULL ? NULL :
 	    col_text(st, 16), open_leaked, err) != 0) {
-		sqlite3_finalize(st);
+		db_finalize(st);
 		return err->code;
 	}
-	cJSON_AddBoolToObject(x, "response_truncated", sqlite3_column_int(st, 17));
-	json_add_str(x, "error", sqlite3_column_type(st, 18) == SQLITE_NULL ? NULL : col_text(st, 18));
+	cJSON_AddBoolToObject(x, "response_truncated", db_col_int(st, 17));
+	json_add_str(x, "error", db_col_type(st, 18) == DB_NULL ? NULL : col_text(st, 18));
 	cJSON_AddItemToObject(x, "timings", cJSON_Parse(col_text(st, 19)));
 	cJSON_AddStringToObject(x, "started_at", col_text(st, 20));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	f = cJSON_AddArrayToObject(j, "findings");
 	st = db_prepare(db, err, "SELECT f.id, f.code, f.severity FROM finding f JOIN finding_evidence fe "
 	    "ON fe.finding_id = f.id WHERE fe.evidence_id = ? ORDER BY f.id", "i", id);
-	while (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
+	while (st != NULL && db_step(st) == DB_ROW) {
 		cJSON *o = cJSON_CreateObject();
 
-		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
 		cJSON_AddStringToObject(o, "code", col_text(st, 1));
 		cJSON_AddStringToObject(o, "severity", col_text(st, 2));
 		cJSON_AddItemToArray(f, o);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 /* Sealed content stays sealed unless asked for in this very call. */
 int
-evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+evidence_json(struct db *db, int64_t id, cJSON **out, struct aerr *err)
 {
 	return evidence_build(db, id, 0, out, err);
 }
@@ -227,35 +232,29 @@ print_body(const char *label, const cJSON *x, const char *key, int full)
 	free(sealed);
 }
 
-static const char show_usage[] = "evidence show ID [--full] [--include-leaked-content] [--json]";
-
 static int
 evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "full", no_argument, NULL, 'f' },
-		{ "include-leaked-content", no_argument, NULL, 'L' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	int json = 0, full = 0, open_leaked = 0, c;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *j, *x, *t, *fd;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'j')
 			json = 1;
 		else if (c == 'f')
 			full = 1;
 		else if (c == 'L')
 			open_leaked = 1;
-		else
-			return usage_error(err, show_usage, "unknown option '%s'", argv[optind - 1]);
 	}
-	if (optind != argc - 1)
-		return usage_error(err, show_usage, "evidence show needs exactly one ID");
-	if (parse_int_opt("ID", argv[optind], 1, INT64_MAX, &id, err) != 0)
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "evidence show needs exactly one ID");
+	if (parse_int_opt("ID", argv[p.ind], 1, INT64_MAX, &id, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
@@ -268,7 +267,7 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return 0;
 	}
 	printf("evidence %lld: %s, ", (long long)id, cJSON_GetObjectItem(j, "kind")->valuestring);
-	put_text(str_or(j, "original_name", "-"), strlen(str_or(j, "original_name", "-")), 0);
+	put_text(str_or(j, "file", "-"), strlen(str_or(j, "file", "-")), 0);
 	printf(", %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(j, "size")->valuedouble,
 	    cJSON_GetObjectItem(j, "sha256")->valuestring);
 	printf("added %s by %s\n", cJSON_GetObjectItem(j, "added_at")->valuestring,
@@ -322,18 +321,20 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const struct subcmd evidence_subs[] = {
-	{ "show", show_usage, "show a piece of evidence (an exchange: headers, bodies, timings)",
-	    evidence_show },
-	{ NULL, NULL, NULL, NULL }
+static const struct opt show_opts[] = {
+	{ "full", 'f', NULL, "print bodies over 4 KiB whole", 0 },
+	{ "include-leaked-content", 'L', NULL,
+	  "show another tenant's leaked text instead of withholding it (audited)", 0 },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_evidence_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_evidence_entry, evidence_subs, av, argc, argv, err);
-}
+static const struct cmd_entry evidence_subs[] = {
+	{ "show", "ID", show_opts, "show a piece of evidence (an exchange: headers, bodies, timings)",
+	  evidence_show, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_evidence_entry = {
-	"evidence", "evidence show ...", "show recorded evidence", cmd_evidence_exec
+	"evidence", NULL, NULL, "show recorded evidence", NULL, evidence_subs
 };

@@ -6,16 +6,12 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "incident.h"
 
 #define MAX_NOTIFY 16
-
-const char incident_due_usage[] =
-    "incident due [--within DURATION] [--json] [--notify-url URL]...";
 
 static void
 print_due(const cJSON *doc)
@@ -46,41 +42,36 @@ print_due(const cJSON *doc)
 int
 incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "within", required_argument, NULL, 'w' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "notify-url", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *urls[MAX_NOTIFY];
 	int64_t within_ms = (int64_t)7 * 86400 * 1000;
 	int c, json = 0, nurls = 0, nfailed = 0, count;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *doc;
 	char *body;
 	struct aerr nerr;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'w') {
-			if (incident_duration("--within", optarg, &within_ms, err) != 0)
+			if (incident_duration("--within", p.arg, &within_ms, err) != 0)
 				return err->code;
 		} else if (c == 'j') {
 			json = 1;
 		} else if (c == 'n') {
 			if (nurls == MAX_NOTIFY)
-				return usage_error(err, incident_due_usage, "--notify-url: at most %d", MAX_NOTIFY);
+				return usage_error(av, err, "--notify-url: at most %d", MAX_NOTIFY);
 			char shown[300];
 
-			if (incident_due_url_check(optarg, shown, sizeof shown, err) != 0)
+			if (incident_due_url_check(p.arg, shown, sizeof shown, err) != 0)
 				return err->code;
-			urls[nurls++] = optarg;
-		} else {
-			return usage_error(err, incident_due_usage, c == ':' ? "%s needs a value" :
-			    "unknown option '%s'", argv[optind - 1]);
+			urls[nurls++] = p.arg;
 		}
 	}
-	if (optind != argc)
-		return usage_error(err, incident_due_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL ||
 	    incident_due_report(db, now_ms(), within_ms, &doc, err) != 0)
 		return err->code;
@@ -109,3 +100,10 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		    count == 1 ? "" : "s");
 	return 0;
 }
+
+const struct opt incident_due_opts[] = {
+	{ "within", 'w', "DURATION", "the clocks due within DURATION too (default 7d)", 0 },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ "notify-url", 'n', "URL", "POST the list to this webhook (Slack, Teams)", OPT_MANY },
+	{ NULL, 0, NULL, NULL, 0 }
+};

@@ -7,15 +7,12 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "incident.h"
 #include "probe.h"
 #include "zone.h"
-
-extern const struct cmd_entry cmd_incident_entry;
 
 #define MAX_LINKS 64
 
@@ -44,168 +41,128 @@ enum {
 };
 
 /*
- * Parses options; "allowed" lists the long option names this subcommand
- * takes, so one table serves all and a wrong option names itself.
+ * Parses the options the subcommand's table declares (one of another
+ * subcommand names itself as not an option here); *ind is the first
+ * positional.
  */
 static int
-parse_opts(int argc, char **argv, const char *usage, const char *allowed,
-    struct incident_opts *o, struct aerr *err)
+parse_opts(struct aivet *av, int argc, char **argv, struct incident_opts *o, int *ind,
+    struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "title", required_argument, NULL, O_TITLE },
-		{ "endpoint", required_argument, NULL, O_ENDPOINT },
-		{ "discovered", required_argument, NULL, O_DISCOVERED },
-		{ "window-start", required_argument, NULL, O_WSTART },
-		{ "window-end", required_argument, NULL, O_WEND },
-		{ "severity", required_argument, NULL, O_SEVERITY },
-		{ "phi", required_argument, NULL, O_PHI },
-		{ "individuals", required_argument, NULL, O_INDIV },
-		{ "state-residents", required_argument, NULL, O_STATE },
-		{ "eu-data", optional_argument, NULL, O_EU },
-		{ "vendor-discovered", required_argument, NULL, O_VDISC },
-		{ "from-finding", required_argument, NULL, O_FINDING },
-		{ "at", required_argument, NULL, O_AT },
-		{ "kind", required_argument, NULL, O_KIND },
-		{ "clock", required_argument, NULL, O_CLOCK },
-		{ "note", required_argument, NULL, O_NOTE },
-		{ "corrects", required_argument, NULL, O_CORRECTS },
-		{ "owner", required_argument, NULL, O_OWNER },
-		{ "due", required_argument, NULL, O_DUE },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "open", no_argument, NULL, O_OPEN },
-		{ "vendor", required_argument, NULL, O_VENDOR },
-		{ "run", required_argument, NULL, O_RUN },
-		{ "finding", required_argument, NULL, O_LFINDING },
-		{ "evidence", required_argument, NULL, O_EVIDENCE },
-		{ "file", required_argument, NULL, O_FILE },
-		{ "effective", required_argument, NULL, O_EFFECTIVE },
-		{ "vendor-sla", required_argument, NULL, O_VSLA },
-		{ NULL, 0, NULL, 0 }
-	};
-	int c, idx;
+	struct opt_parser p;
+	int c;
 
-	while ((c = getopt_long(argc, argv, ":", opts, &idx)) != -1) {
-		const char *name;
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		char key[40];
 
-		if (c == ':')
-			return usage_error(err, usage, "%s needs a value", argv[optind - 1]);
-		if (c == '?' || c < O_TITLE)
-			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
-		name = opts[c - O_TITLE].name;
-		snprintf(key, sizeof key, " %s ", name);
-		if (strstr(allowed, key) == NULL)
-			return usage_error(err, usage, "--%s is not an option here", name);
 		switch (c) {
-		case O_TITLE: o->title = optarg; break;
-		case O_ENDPOINT: o->endpoint = optarg; break;
-		case O_DISCOVERED: o->discovered = optarg; break;
-		case O_WSTART: o->window_start = optarg; break;
-		case O_WEND: o->window_end = optarg; break;
+		case O_TITLE: o->title = p.arg; break;
+		case O_ENDPOINT: o->endpoint = p.arg; break;
+		case O_DISCOVERED: o->discovered = p.arg; break;
+		case O_WSTART: o->window_start = p.arg; break;
+		case O_WEND: o->window_end = p.arg; break;
 		case O_SEVERITY:
-			if (parse_int_opt("--severity", optarg, 1, 4, &o->severity, err) != 0)
+			if (parse_int_opt("--severity", p.arg, 1, 4, &o->severity, err) != 0)
 				return err->code;
 			o->set_severity = 1;
 			break;
 		case O_PHI:
-			if (strcmp(optarg, "yes") != 0 && strcmp(optarg, "no") != 0 &&
-			    strcmp(optarg, "unknown") != 0)
-				return usage_error(err, usage, "--phi: '%s' is not yes, no or unknown", optarg);
-			o->phi = optarg;
+			if (strcmp(p.arg, "yes") != 0 && strcmp(p.arg, "no") != 0 &&
+			    strcmp(p.arg, "unknown") != 0)
+				return usage_error(av, err, "--phi: '%s' is not yes, no or unknown", p.arg);
+			o->phi = p.arg;
 			break;
-		case O_INDIV: o->individuals = optarg; break;
-		case O_STATE: o->state_residents = optarg; break;
+		case O_INDIV: o->individuals = p.arg; break;
+		case O_STATE: o->state_residents = p.arg; break;
 		case O_EU:
 			/* "--eu-data" alone means yes; "--eu-data no" as well as "--eu-data=no". */
-			if (optarg == NULL && optind < argc && (strcmp(argv[optind], "yes") == 0 ||
-			    strcmp(argv[optind], "no") == 0))
-				optarg = argv[optind++];
-			if (optarg == NULL || strcmp(optarg, "yes") == 0)
+			if (p.arg == NULL && p.ind < argc && (strcmp(argv[p.ind], "yes") == 0 ||
+			    strcmp(argv[p.ind], "no") == 0))
+				opt_take(&p);
+			if (p.arg == NULL || strcmp(p.arg, "yes") == 0)
 				o->eu_data = 1;
-			else if (strcmp(optarg, "no") == 0)
+			else if (strcmp(p.arg, "no") == 0)
 				o->eu_data = 0;
 			else
-				return usage_error(err, usage, "--eu-data: '%s' is not yes or no", optarg);
+				return usage_error(av, err, "--eu-data: '%s' is not yes or no", p.arg);
 			o->set_eu_data = 1;
 			break;
-		case O_VDISC: o->vendor_discovered = optarg; break;
+		case O_VDISC: o->vendor_discovered = p.arg; break;
 		case O_FINDING:
-			if (parse_int_opt("--from-finding", optarg, 1, INT64_MAX, &o->from_finding, err) != 0)
+			if (parse_int_opt("--from-finding", p.arg, 1, INT64_MAX, &o->from_finding, err) != 0)
 				return err->code;
 			break;
-		case O_AT: o->at = optarg; break;
-		case O_KIND: o->kind = optarg; break;
+		case O_AT: o->at = p.arg; break;
+		case O_KIND: o->kind = p.arg; break;
 		case O_CLOCK:
-			if (clock_index(optarg) < 0)
-				return usage_error(err, usage, "--clock: unknown clock '%s' (one of "
-				    "hipaa-individuals, hhs, media, vendor-sla, gdpr-sa)", optarg);
+			if (clock_index(p.arg) < 0)
+				return usage_error(av, err, "--clock: unknown clock '%s' (one of "
+				    "hipaa-individuals, hhs, media, vendor-sla, gdpr-sa)", p.arg);
 			if (o->nclocks == (int)(sizeof o->clocks / sizeof o->clocks[0]))
-				return usage_error(err, usage, "--clock: too many");
-			o->clocks[o->nclocks++] = optarg;
+				return usage_error(av, err, "--clock: too many");
+			o->clocks[o->nclocks++] = p.arg;
 			break;
-		case O_NOTE: o->note = optarg; break;
+		case O_NOTE: o->note = p.arg; break;
 		case O_CORRECTS:
-			if (parse_int_opt("--corrects", optarg, 1, INT64_MAX, &o->corrects, err) != 0)
+			if (parse_int_opt("--corrects", p.arg, 1, INT64_MAX, &o->corrects, err) != 0)
 				return err->code;
 			break;
-		case O_OWNER: o->owner = optarg; break;
-		case O_DUE: o->due = optarg; break;
+		case O_OWNER: o->owner = p.arg; break;
+		case O_DUE: o->due = p.arg; break;
 		case O_JSON: o->json = 1; break;
 		case O_OPEN: o->open_only = 1; break;
-		case O_VENDOR: o->vendor = optarg; break;
+		case O_VENDOR: o->vendor = p.arg; break;
 		case O_RUN:
 		case O_LFINDING:
 		case O_EVIDENCE:
 			if (o->nlinks == MAX_LINKS)
-				return usage_error(err, usage, "at most %d links at a time", MAX_LINKS);
+				return usage_error(av, err, "at most %d links at a time", MAX_LINKS);
 			o->links[o->nlinks].type = c == O_RUN ? "run" : c == O_LFINDING ? "finding" : "evidence";
-			snprintf(key, sizeof key, "--%s", name);
-			if (parse_int_opt(key, optarg, 1, INT64_MAX, &o->links[o->nlinks].id, err) != 0)
+			snprintf(key, sizeof key, "--%s", o->links[o->nlinks].type);
+			if (parse_int_opt(key, p.arg, 1, INT64_MAX, &o->links[o->nlinks].id, err) != 0)
 				return err->code;
 			o->nlinks++;
 			break;
-		case O_FILE: o->file = optarg; break;
-		case O_EFFECTIVE: o->effective = optarg; break;
+		case O_FILE: o->file = p.arg; break;
+		case O_EFFECTIVE: o->effective = p.arg; break;
 		case O_VSLA:
-			if (strcmp(optarg, "none") != 0 &&
-			    incident_duration("--vendor-sla", optarg, &o->vendor_sla_ms, err) != 0)
+			if (strcmp(p.arg, "none") != 0 &&
+			    incident_duration("--vendor-sla", p.arg, &o->vendor_sla_ms, err) != 0)
 				return err->code;
-			o->vendor_sla = optarg;
+			o->vendor_sla = p.arg;
 			break;
 		}
 	}
+	if (c < 0)
+		return err->code;
+	*ind = p.ind;
 	return 0;
 }
 
 /* ---- open ---- */
 
-static const char open_usage[] = "incident open VENDOR --title TEXT [--endpoint VENDOR/NAME] "
-    "[--discovered TIME] [--window-start TIME --window-end TIME] [--severity 1-4] "
-    "[--phi yes|no|unknown] [--individuals N] [--state-residents N] [--eu-data] "
-    "[--vendor-discovered TIME] [--vendor-sla DURATION] [--from-finding FINDING_ID]";
-
 static int
 cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct incident_opts o = { .severity = 2 };
 	struct incident_open_input in;
 	int64_t id;
 	char disc_utc[32];
 
-	if (parse_opts(argc, argv, open_usage, " title endpoint discovered window-start window-end "
-	    "severity phi individuals state-residents eu-data vendor-discovered vendor-sla from-finding ",
-	    &o, err) != 0)
+	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, open_usage, "incident open needs exactly one VENDOR");
+	if (ind != argc - 1)
+		return usage_error(av, err, "incident open needs exactly one VENDOR");
 	if (o.title == NULL)
-		return usage_error(err, open_usage, "incident open needs --title");
+		return usage_error(av, err, "incident open needs --title");
 	if (incident_title_check("--title", o.title, err) != 0)
 		return err->code;
 	if ((o.window_start == NULL) != (o.window_end == NULL))
-		return usage_error(err, open_usage, "--window-start and --window-end go together");
+		return usage_error(av, err, "--window-start and --window-end go together");
 	in = (struct incident_open_input){
-		.vendor = argv[optind], .title = o.title, .endpoint = o.endpoint,
+		.vendor = argv[ind], .title = o.title, .endpoint = o.endpoint,
 		.discovered = o.discovered, .window_start = o.window_start, .window_end = o.window_end,
 		.phi = o.phi, .individuals = o.individuals, .state_residents = o.state_residents,
 		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla,
@@ -213,30 +170,29 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	if (incident_open(av, &in, &id, disc_utc, err) != 0)
 		return err->code;
-	printf("incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[optind],
+	printf("incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[ind],
 	    disc_utc);
 	return 0;
 }
 
 /* ---- list ---- */
 
-static const char list_usage[] = "incident list [--open] [--vendor VENDOR] [--json]";
-
 static int
 incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct incident_opts o = { 0 };
 	int64_t vendor_id = 0;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr, *r;
 
-	if (parse_opts(argc, argv, list_usage, " open vendor json ", &o, err) != 0)
+	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (optind != argc)
-		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
+	if (ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (o.vendor != NULL && vendor_lookup(db, o.vendor, &vendor_id, err) != 0)
+	if (o.vendor != NULL && target_resolve(db, TARGET_VENDOR, o.vendor, &vendor_id, err) != 0)
 		return err->code;
 	if (incident_list_json(db, vendor_id, o.open_only, now_ms(), &arr, err) != 0)
 		return err->code;
@@ -267,8 +223,6 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 /* ---- show ---- */
-
-static const char show_usage[] = "incident show ID [--json]";
 
 static const char *
 jstr(const cJSON *o, const char *k)
@@ -323,18 +277,19 @@ print_clock(const cJSON *c)
 static int
 incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct incident_opts o = { 0 };
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *r, *x;
 
-	if (parse_opts(argc, argv, show_usage, " json ", &o, err) != 0)
+	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, show_usage, "incident show needs exactly one ID");
+	if (ind != argc - 1)
+		return usage_error(av, err, "incident show needs exactly one ID");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (incident_lookup(db, argv[optind], &id, err) != 0 ||
+	if (incident_lookup(db, argv[ind], &id, err) != 0 ||
 	    incident_report_json(db, id, &r, err) != 0)
 		return err->code;
 	if (o.json) {
@@ -380,7 +335,7 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 		if (strcmp(type, "evidence") == 0)
 			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
-			    jstr(x, "sha256"), jstr(x, "original_name"));
+			    jstr(x, "sha256"), jstr(x, "file"));
 		else if (strcmp(type, "run") == 0)
 			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "status"), jstr(x, "started_at"));
@@ -394,54 +349,50 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 /* ---- status ---- */
 
-static const char status_usage[] =
-    "incident status ID new|investigating|contained|resolved|closed [--note TEXT] [--at TIME]";
-
 static int
 cmd_incident_status(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct incident_opts o = { 0 };
 	int64_t id;
 	char from[32];
 
-	if (parse_opts(argc, argv, status_usage, " note at ", &o, err) != 0)
+	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 2)
-		return usage_error(err, status_usage, "incident status needs an ID and a STATUS");
-	if (incident_set_status(av, argv[optind], argv[optind + 1], o.note, o.at, &id, from, err) != 0)
+	if (ind != argc - 2)
+		return usage_error(av, err, "incident status needs an ID and a STATUS");
+	if (incident_set_status(av, argv[ind], argv[ind + 1], o.note, o.at, &id, from, err) != 0)
 		return err->code;
-	printf("incident %lld: %s -> %s\n", (long long)id, from, argv[optind + 1]);
+	printf("incident %lld: %s -> %s\n", (long long)id, from, argv[ind + 1]);
 	return 0;
 }
 
 /* ---- note ---- */
 
-static const char note_usage[] = "incident note ID TEXT [--kind KIND] [--at TIME] "
-    "[--clock CLOCK]... [--corrects ENTRY_ID]";
-
 static int
 cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct incident_opts o = { 0 };
 	struct incident_note_input in = { 0 };
 	const char *kind;
 	int64_t id, eid;
 
-	if (parse_opts(argc, argv, note_usage, " kind at clock corrects ", &o, err) != 0)
+	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 2)
-		return usage_error(err, note_usage, "incident note needs an ID and a TEXT");
+	if (ind != argc - 2)
+		return usage_error(av, err, "incident note needs an ID and a TEXT");
 	kind = o.kind ? o.kind : "observation";
 	if (strcmp(kind, "status-change") == 0)
-		return usage_error(err, note_usage, "--kind status-change: use 'aivet incident status' "
+		return usage_error(av, err, "--kind status-change: use 'aivet incident status' "
 		    "to change the status");
 	if (o.nclocks > 0 && strcmp(kind, "notification-sent") != 0)
-		return usage_error(err, note_usage, "--clock needs --kind notification-sent");
+		return usage_error(av, err, "--clock needs --kind notification-sent");
 	for (int i = 0; i < o.nclocks; i++)
 		if (strcmp(o.clocks[i], "vendor-sla") == 0)
-			return usage_error(err, note_usage, "--clock vendor-sla: that clock stops when the "
+			return usage_error(av, err, "--clock vendor-sla: that clock stops when the "
 			    "vendor's notice is recorded (--kind vendor-notice)");
-	in.ref = argv[optind], in.text = argv[optind + 1], in.kind = kind, in.at = o.at;
+	in.ref = argv[ind], in.text = argv[ind + 1], in.kind = kind, in.at = o.at;
 	in.corrects = o.corrects;
 	for (int i = 0; i < o.nclocks; i++)
 		in.clocks[in.nclocks++] = o.clocks[i];
@@ -453,34 +404,28 @@ cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 /* ---- edit ---- */
 
-static const char edit_usage[] = "incident edit ID [--title TEXT] [--endpoint VENDOR/NAME] "
-    "[--severity 1-4] [--phi yes|no|unknown] [--individuals N|unknown] "
-    "[--state-residents N|unknown] [--eu-data yes|no] [--window-start TIME --window-end TIME] "
-    "[--vendor-discovered TIME] [--vendor-sla DURATION|none] [--note TEXT] [--at TIME]";
-
 static int
 cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct incident_opts o = { 0 };
 	struct incident_edit_input in;
 	int64_t id;
 
-	if (parse_opts(argc, argv, edit_usage, " title endpoint severity phi individuals "
-	    "state-residents eu-data window-start window-end vendor-discovered vendor-sla note at ", &o,
-	    err) != 0)
+	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, edit_usage, "incident edit needs exactly one ID");
+	if (ind != argc - 1)
+		return usage_error(av, err, "incident edit needs exactly one ID");
 	if (!o.title && !o.endpoint && !o.set_severity && !o.phi && !o.individuals &&
 	    !o.state_residents && !o.set_eu_data && !o.window_start && !o.window_end &&
 	    !o.vendor_discovered && !o.vendor_sla)
-		return usage_error(err, edit_usage, "incident edit: nothing to change");
+		return usage_error(av, err, "incident edit: nothing to change");
 	if (o.title != NULL && incident_title_check("--title", o.title, err) != 0)
 		return err->code;
 	if ((o.window_start == NULL) != (o.window_end == NULL))
-		return usage_error(err, edit_usage, "--window-start and --window-end go together");
+		return usage_error(av, err, "--window-start and --window-end go together");
 	in = (struct incident_edit_input){
-		.ref = argv[optind], .title = o.title, .endpoint = o.endpoint, .phi = o.phi,
+		.ref = argv[ind], .title = o.title, .endpoint = o.endpoint, .phi = o.phi,
 		.individuals = o.individuals, .state_residents = o.state_residents,
 		.window_start = o.window_start, .window_end = o.window_end,
 		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla, .note = o.note,
@@ -495,43 +440,41 @@ cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 /* ---- tasks ---- */
 
-static const char task_add_usage[] = "incident task add ID TITLE [--owner NAME] [--due TIME]";
-
 static int
 task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct incident_opts o = { 0 };
 	int64_t id, due_ms, tid;
 
-	if (parse_opts(argc, argv, task_add_usage, " owner due ", &o, err) != 0)
+	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 2)
-		return usage_error(err, task_add_usage, "incident task add needs an ID and a TITLE");
-	if (incident_title_check("the task title", argv[optind + 1], err) != 0)
+	if (ind != argc - 2)
+		return usage_error(av, err, "incident task add needs an ID and a TITLE");
+	if (incident_title_check("the task title", argv[ind + 1], err) != 0)
 		return err->code;
 	if (o.owner != NULL && (*o.owner == '\0' || strlen(o.owner) > 100))
-		return usage_error(err, task_add_usage, "--owner must be 1 to 100 characters");
+		return usage_error(av, err, "--owner must be 1 to 100 characters");
 	if (o.due != NULL && parse_deadline(o.due, &due_ms, err) != 0)
 		return aerr_prefix(err, "--due");
-	if (incident_task_add(av, argv[optind], argv[optind + 1], o.owner, o.due, &id, &tid, err) != 0)
+	if (incident_task_add(av, argv[ind], argv[ind + 1], o.owner, o.due, &id, &tid, err) != 0)
 		return err->code;
 	printf("incident %lld: task %lld added\n", (long long)id, (long long)tid);
 	return 0;
 }
 
-static const char task_done_usage[] = "incident task done TASK_ID [--at TIME]";
-
 static int
 task_done(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct incident_opts o = { 0 };
 	int64_t tid, iid;
 
-	if (parse_opts(argc, argv, task_done_usage, " at ", &o, err) != 0)
+	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, task_done_usage, "incident task done needs exactly one TASK_ID");
-	if (parse_int_opt("TASK_ID", argv[optind], 1, INT64_MAX, &tid, err) != 0)
+	if (ind != argc - 1)
+		return usage_error(av, err, "incident task done needs exactly one TASK_ID");
+	if (parse_int_opt("TASK_ID", argv[ind], 1, INT64_MAX, &tid, err) != 0)
 		return err->code;
 	if (incident_task_done(av, tid, o.at, &iid, err) != 0)
 		return err->code;
@@ -539,43 +482,25 @@ task_done(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const struct subcmd task_subs[] = {
-	{ "add", task_add_usage, "add a task with an owner and a due time", task_add },
-	{ "done", task_done_usage, "mark a task done", task_done },
-	{ NULL, NULL, NULL, NULL }
-};
-
-static const struct cmd_entry task_entry = {
-	"incident task", "incident task add|done ...", "an incident's tasks", NULL
-};
-
-static int
-incident_task(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&task_entry, task_subs, av, argc, argv, err);
-}
-
 /* ---- link ---- */
-
-static const char link_usage[] = "incident link ID [--run RUN_ID]... [--finding FINDING_ID]... "
-    "[--evidence EVIDENCE_ID]... [--file PATH [--effective DATE]]";
 
 static int
 cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct incident_opts o = { 0 };
 	struct incident_link_input in = { 0 };
 	int64_t id, eid = 0;
 
-	if (parse_opts(argc, argv, link_usage, " run finding evidence file effective ", &o, err) != 0)
+	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, link_usage, "incident link needs exactly one ID");
+	if (ind != argc - 1)
+		return usage_error(av, err, "incident link needs exactly one ID");
 	if (o.nlinks == 0 && o.file == NULL)
-		return usage_error(err, link_usage, "incident link: nothing to link");
+		return usage_error(av, err, "incident link: nothing to link");
 	if (o.effective != NULL && o.file == NULL)
-		return usage_error(err, link_usage, "--effective goes with --file");
-	in.ref = argv[optind], in.file = o.file, in.effective = o.effective;
+		return usage_error(av, err, "--effective goes with --file");
+	in.ref = argv[ind], in.file = o.file, in.effective = o.effective;
 	for (int i = 0; i < o.nlinks; i++) {
 		in.links[i].type = o.links[i].type;
 		in.links[i].id = o.links[i].id;
@@ -593,42 +518,34 @@ cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 /* ---- verify ---- */
 
-static const char verify_usage[] =
-    "incident verify ID [--probe NAME,...] [--budget-tokens N] [--json]";
-
 static int
 incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "probe", required_argument, NULL, 'p' },
-		{ "budget-tokens", required_argument, NULL, 'b' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct probe_opts po = { 0 };
 	struct incident_verify v;
 	const char *probes = NULL;
 	int64_t id;
 	int c, json = 0, rc;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *details = NULL, *run;
+	struct opt_parser p;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'p')
-			probes = optarg;
+			probes = p.arg;
 		else if (c == 'b') {
-			if (parse_int_opt("--budget-tokens", optarg, 1, INT64_C(1) << 50, &po.budget_tokens,
+			if (parse_int_opt("--budget-tokens", p.arg, 1, INT64_C(1) << 50, &po.budget_tokens,
 			    err) != 0)
 				return err->code;
 		} else if (c == 'j')
 			json = 1;
-		else
-			return usage_error(err, verify_usage, c == ':' ? "%s needs a value" :
-			    "unknown option '%s'", argv[optind - 1]);
 	}
-	if (optind != argc - 1)
-		return usage_error(err, verify_usage, "incident verify needs exactly one ID");
-	if ((db = av_db(av, err)) == NULL || incident_writable(db, argv[optind], &id, err) != 0 ||
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "incident verify needs exactly one ID");
+	if ((db = av_db(av, err)) == NULL || incident_writable(db, argv[p.ind], &id, err) != 0 ||
 	    incident_verify_prepare(db, id, probes, &v, err) != 0)
 		return err->code;
 	po.probes = v.probes;
@@ -672,28 +589,112 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return err->code;
 }
 
-static const struct subcmd incident_subs[] = {
-	{ "open", open_usage, "open an incident (from a probe finding with --from-finding)", cmd_incident_open },
-	{ "list", list_usage, "list incidents with overdue and next-due clocks", incident_list },
-	{ "due", incident_due_usage, "list clocks overdue or due soon; post them to webhooks",
-	    incident_due_cmd },
-	{ "show", show_usage, "show an incident: facts, clocks, timeline, tasks, links", incident_show },
-	{ "status", status_usage, "move an incident through its workflow", cmd_incident_status },
-	{ "note", note_usage, "add an immutable timeline entry", cmd_incident_note },
-	{ "edit", edit_usage, "record established facts (recorded as a decision entry)", cmd_incident_edit },
-	{ "task", "incident task add|done ...", "add and complete tasks", incident_task },
-	{ "link", link_usage, "link probe runs, findings and evidence", cmd_incident_link },
-	{ "verify", verify_usage, "re-run the relevant probes and record a verification", incident_verify },
-	{ NULL, NULL, NULL, NULL }
+#define FACT_OPTS(EU_ARG, EU_FLAGS, N) \
+	{ "severity", O_SEVERITY, "1-4", "how grave (4 most severe)", 0 }, \
+	{ "phi", O_PHI, "yes|no|unknown", "whether protected health information was involved", 0 }, \
+	{ "individuals", O_INDIV, N, "how many individuals are affected", 0 }, \
+	{ "state-residents", O_STATE, N, "how many of them live in the most affected state", 0 }, \
+	{ "eu-data", O_EU, EU_ARG, "personal data of people in the EU (GDPR clock)", EU_FLAGS }
+
+static const struct opt open_opts[] = {
+	{ "title", O_TITLE, "TEXT", "what happened, in a line", OPT_REQUIRED },
+	{ "endpoint", O_ENDPOINT, "VENDOR/NAME", "the endpoint concerned", 0 },
+	{ "discovered", O_DISCOVERED, "TIME", "when it was discovered (default now); starts the clocks",
+	  0 },
+	{ "window-start", O_WSTART, "TIME", "when the exposure began", 0 },
+	{ "window-end", O_WEND, "TIME", "when it ended", OPT_WITH },
+	FACT_OPTS("yes|no", OPT_OPTARG, "N"),
+	{ "vendor-discovered", O_VDISC, "TIME", "when the vendor discovered it", 0 },
+	{ "vendor-sla", O_VSLA, "DURATION", "the vendor's contractual notice time (its own clock)", 0 },
+	{ "from-finding", O_FINDING, "FINDING_ID", "open it from a probe finding, linked", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt list_opts[] = {
+	{ "open", O_OPEN, NULL, "only incidents not closed", 0 },
+	{ "vendor", O_VENDOR, "VENDOR", "only this vendor's incidents", 0 },
+	{ "json", O_JSON, NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt show_opts[] = {
+	{ "json", O_JSON, NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt status_opts[] = {
+	{ "note", O_NOTE, "TEXT", "why, kept with the status change", 0 },
+	{ "at", O_AT, "TIME", "when it changed (default now)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt note_opts[] = {
+	{ "kind", O_KIND, "KIND", "the entry's kind (note, notification-sent, decision, ...)", 0 },
+	{ "at", O_AT, "TIME", "when it happened (default now)", 0 },
+	{ "clock", O_CLOCK, "CLOCK", "with --kind notification-sent: the clock it stops", OPT_MANY },
+	{ "corrects", O_CORRECTS, "ENTRY_ID", "the entry this one corrects", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt edit_opts[] = {
+	{ "title", O_TITLE, "TEXT", "what happened, in a line", 0 },
+	{ "endpoint", O_ENDPOINT, "VENDOR/NAME", "the endpoint concerned", 0 },
+	FACT_OPTS("yes|no", 0, "N|unknown"),
+	{ "window-start", O_WSTART, "TIME", "when the exposure began", 0 },
+	{ "window-end", O_WEND, "TIME", "when it ended", OPT_WITH },
+	{ "vendor-discovered", O_VDISC, "TIME", "when the vendor discovered it", 0 },
+	{ "vendor-sla", O_VSLA, "DURATION|none", "the vendor's contractual notice time", 0 },
+	{ "note", O_NOTE, "TEXT", "why, kept with the decision entry", 0 },
+	{ "at", O_AT, "TIME", "when the facts were established (default now)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt task_add_opts[] = {
+	{ "owner", O_OWNER, "NAME", "who does it", 0 },
+	{ "due", O_DUE, "TIME", "when it is due (a date: by its end; tomorrow, +3d)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt task_done_opts[] = {
+	{ "at", O_AT, "TIME", "when it was done (default now)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt link_opts[] = {
+	{ "run", O_RUN, "RUN_ID", "a probe run", OPT_MANY },
+	{ "finding", O_LFINDING, "FINDING_ID", "a probe finding", OPT_MANY },
+	{ "evidence", O_EVIDENCE, "EVIDENCE_ID", "recorded evidence", OPT_MANY },
+	{ "file", O_FILE, "PATH", "a file, recorded as evidence and linked", 0 },
+	{ "effective", O_EFFECTIVE, "DATE", "the date the file speaks for", OPT_UNDER },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt verify_opts[] = {
+	{ "probe", 'p', "NAME,...", "these probes (default: those the incident's findings name)", 0 },
+	{ "budget-tokens", 'b', "N", "never spend more tokens than N", 0 },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_incident_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_incident_entry, incident_subs, av, argc, argv, err);
-}
+static const struct cmd_entry task_subs[] = {
+	{ "add", "ID TITLE", task_add_opts, "add a task with an owner and a due time", task_add, NULL },
+	{ "done", "TASK_ID", task_done_opts, "mark a task done", task_done, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
+
+static const struct cmd_entry incident_subs[] = {
+	{ "open", "VENDOR", open_opts, "open an incident (from a probe finding with --from-finding)",
+	  cmd_incident_open, NULL },
+	{ "list", NULL, list_opts, "list incidents with overdue and next-due clocks", incident_list,
+	  NULL },
+	{ "due", NULL, incident_due_opts, "list clocks overdue or due soon; post them to webhooks",
+	  incident_due_cmd, NULL },
+	{ "show", "ID", show_opts, "show an incident: facts, clocks, timeline, tasks, links",
+	  incident_show, NULL },
+	{ "status", "ID new|investigating|contained|resolved|closed", status_opts,
+	  "move an incident through its workflow", cmd_incident_status, NULL },
+	{ "note", "ID TEXT", note_opts, "add an immutable timeline entry", cmd_incident_note, NULL },
+	{ "edit", "ID", edit_opts, "record established facts (recorded as a decision entry)",
+	  cmd_incident_edit, NULL },
+	{ "task", NULL, NULL, "add and complete tasks", NULL, task_subs },
+	{ "link", "ID", link_opts, "link probe runs, findings and evidence", cmd_incident_link, NULL },
+	{ "verify", "ID", verify_opts, "re-run the relevant probes and record a verification",
+	  incident_verify, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_incident_entry = {
-	"incident", "incident open|list|due|show|status|note|edit|task|link|verify ...",
-	"run incidents: timeline, tasks, notification clocks, evidence", cmd_incident_exec
+	"incident", NULL, NULL, "run incidents: timeline, tasks, notification clocks, evidence", NULL,
+	incident_subs
 };

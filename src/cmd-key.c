@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,8 +16,6 @@
 
 #include "aivet.h"
 #include "minisign.h"
-
-extern const struct cmd_entry cmd_key_entry;
 
 #define DEFAULT_KEY "aivet"
 
@@ -33,64 +30,49 @@ print_key_created(const char *verb, const char *name, const struct minisign_pub 
 	buf_free(&b);
 }
 
-static const char generate_usage[] =
-    "key generate [--name NAME] [--no-password] [--kdf-cost sensitive|interactive]";
-
 static int
 key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ "no-password", no_argument, NULL, 'N' },
-		{ "kdf-cost", required_argument, NULL, 'k' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *name = DEFAULT_KEY;
 	int c, nopw = 0;
 	enum minisign_kdf_cost cost = KDF_SENSITIVE;
 	struct minisign_pub pub;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		switch (c) {
 		case 'n':
-			name = optarg;
+			name = p.arg;
 			break;
 		case 'N':
 			nopw = 1;
 			break;
 		case 'k':
-			if (strcmp(optarg, "sensitive") == 0)
+			if (strcmp(p.arg, "sensitive") == 0)
 				cost = KDF_SENSITIVE;
-			else if (strcmp(optarg, "interactive") == 0)
+			else if (strcmp(p.arg, "interactive") == 0)
 				cost = KDF_INTERACTIVE;
 			else
-				return usage_error(err, generate_usage, "--kdf-cost: '%s' is not sensitive or "
-				    "interactive", optarg);
+				return usage_error(av, err, "--kdf-cost: '%s' is not sensitive or "
+				    "interactive", p.arg);
 			break;
-		case ':':
-			return usage_error(err, generate_usage, "%s needs a value", argv[optind - 1]);
-		default:
-			return usage_error(err, generate_usage, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind != argc)
-		return usage_error(err, generate_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (keystore_generate(name, !nopw, cost, &pub, err) != 0)
 		return err->code;
 	print_key_created("generated", name, &pub, !nopw);
-	(void)av;
 	return 0;
 }
-
-static const char import_usage[] = "key import SECRET-KEY-FILE [--name NAME]";
 
 static int
 key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *name = DEFAULT_KEY, *file;
 	int c, enc, rc;
 	struct secbuf kb;
@@ -99,17 +81,16 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	char *pw = NULL;
 	size_t pwlen = 0;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'n')
-			name = optarg;
-		else if (c == ':')
-			return usage_error(err, import_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, import_usage, "unknown option '%s'", argv[optind - 1]);
+			name = p.arg;
 	}
-	if (optind != argc - 1)
-		return usage_error(err, import_usage, "key import needs exactly one SECRET-KEY-FILE");
-	file = argv[optind];
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "key import needs exactly one SECRET-KEY-FILE");
+	file = argv[p.ind];
 	if (keystore_name_check(name, err) != 0)
 		return err->code;
 	if (secbuf_read_file(file, &kb, err) != 0)
@@ -130,7 +111,6 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	secbuf_free(&kb);
 	if (rc == 0)
 		print_key_created("imported", name, &pub, enc);
-	(void)av;
 	return rc;
 }
 
@@ -182,8 +162,6 @@ name_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static const char list_usage[] = "key list [--json]";
-
 static int
 key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -191,15 +169,18 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	size_t n = 0;
 	DIR *d;
 	struct dirent *de;
-	cJSON *arr = cJSON_CreateArray();
-	int json = argc == 2 && strcmp(argv[1], "--json") == 0;
+	cJSON *arr;
+	struct opt_parser p;
+	int json = 0, c;
 
-	(void)av;
-	if (argc > 1 && !json) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		json = 1;
+	if (c < 0 || p.ind < argc) {
 		free(dir);
-		cJSON_Delete(arr);
-		return usage_error(err, list_usage, "unexpected argument '%s'", argv[1]);
+		return c < 0 ? err->code : usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	}
+	arr = cJSON_CreateArray();
 	if ((d = opendir(dir)) != NULL) {
 		while ((de = readdir(d)) != NULL) {
 			size_t l = strlen(de->d_name);
@@ -278,24 +259,23 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char show_usage[] = "key show [NAME] [--json]";
-
 static int
 key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	const char *name = NULL;
-	int json = 0;
+	struct opt_parser p;
+	int json = 0, c;
 	cJSON *k;
 
-	(void)av;
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json") == 0)
-			json = 1;
-		else if (argv[i][0] == '-' || name != NULL)
-			return usage_error(err, show_usage, "unexpected argument '%s'", argv[i]);
-		else
-			name = argv[i];
-	}
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		json = 1;
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind > 1)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + 1]);
+	if (p.ind < argc)
+		name = argv[p.ind];
 	if (key_json(name ? name : DEFAULT_KEY, &k, err) != 0)
 		return err->code;
 	if (json) {
@@ -312,36 +292,28 @@ key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char sign_usage[] = "key sign FILE [--key NAME] [--trusted-comment TEXT]";
-
 static int
 key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "key", required_argument, NULL, 'k' },
-		{ "trusted-comment", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *name = DEFAULT_KEY, *comment = NULL, *file, *base;
 	struct minisign_sec *sec;
 	struct buf sig;
 	char *tc, *out;
 	int c, rc;
 
-	(void)av;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'k')
-			name = optarg;
+			name = p.arg;
 		else if (c == 't')
-			comment = optarg;
-		else if (c == ':')
-			return usage_error(err, sign_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, sign_usage, "unknown option '%s'", argv[optind - 1]);
+			comment = p.arg;
 	}
-	if (optind != argc - 1)
-		return usage_error(err, sign_usage, "key sign needs exactly one FILE");
-	file = argv[optind];
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "key sign needs exactly one FILE");
+	file = argv[p.ind];
 	base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 	if (access(file, R_OK) != 0)
@@ -363,17 +335,12 @@ key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-static const char trust_usage[] = "key trust PUBLIC-KEY-FILE [--name NAME]";
-
 /* Trusting a key is trusting all 32 bytes of it, checked by whoever runs this against a
  * copy obtained out of band; the key id alone proves nothing. */
 static int
 key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "name", required_argument, NULL, 'n' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	const char *name = NULL, *file;
 	char id[MINISIGN_KEYID_LEN + 1], *dir = NULL, *path = NULL, *own = NULL;
 	struct minisign_pub pub;
@@ -382,18 +349,16 @@ key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct buf b, line, text;
 	int c, rc = 0;
 
-	(void)av;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'n')
-			name = optarg;
-		else if (c == ':')
-			return usage_error(err, trust_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, trust_usage, "unknown option '%s'", argv[optind - 1]);
+			name = p.arg;
 	}
-	if (optind != argc - 1)
-		return usage_error(err, trust_usage, "key trust needs exactly one PUBLIC-KEY-FILE");
-	file = argv[optind];
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "key trust needs exactly one PUBLIC-KEY-FILE");
+	file = argv[p.ind];
 	if (read_file(file, 4096, &b, err) != 0)
 		return err->code;
 	rc = minisign_pubkey_parse(b.data, b.len, file, &pub, err);
@@ -457,24 +422,39 @@ out:
 	return rc;
 }
 
-static const struct subcmd key_subs[] = {
-	{ "generate", generate_usage, "create a signing key pair (minisign format)", key_generate },
-	{ "import", import_usage, "import a minisign secret key", key_import },
-	{ "list", list_usage, "list own signing keys and trusted signers' keys", key_list },
-	{ "trust", trust_usage, "trust a signer's public key (minisign .pub) for verify", key_trust },
-	{ "show", show_usage, "print a public key and its key id", key_show },
-	{ "sign", sign_usage, "sign one file, writing FILE.minisig", key_sign },
-	{ NULL, NULL, NULL, NULL }
+static const struct opt generate_opts[] = {
+	{ "name", 'n', "NAME", "the key's name in the keyring (default aivet)", 0 },
+	{ "no-password", 'N', NULL, "leave the secret key unencrypted (for CI)", 0 },
+	{ "kdf-cost", 'k', "sensitive|interactive", "how hard the passphrase's key derivation is", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt name_opts[] = {
+	{ "name", 'n', "NAME", "its name in the keyring", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt json_opts[] = {
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt sign_opts[] = {
+	{ "key", 'k', "NAME", "the signing key (default aivet)", 0 },
+	{ "trusted-comment", 't', "TEXT", "the signed comment in FILE.minisig", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_key_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_key_entry, key_subs, av, argc, argv, err);
-}
+static const struct cmd_entry key_subs[] = {
+	{ "generate", NULL, generate_opts, "create a signing key pair (minisign format)",
+	  key_generate, NULL },
+	{ "import", "SECRET-KEY-FILE", name_opts, "import a minisign secret key", key_import, NULL },
+	{ "list", NULL, json_opts, "list own signing keys and trusted signers' keys", key_list, NULL },
+	{ "trust", "PUBLIC-KEY-FILE", name_opts, "trust a signer's public key (minisign .pub) for verify",
+	  key_trust, NULL },
+	{ "show", "[NAME]", json_opts, "print a public key and its key id", key_show, NULL },
+	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_key_entry = {
-	"key", "key generate|import|list|show|sign|trust ...",
-	"manage the keys that sign report bundles and the signers trusted to",
-	cmd_key_exec
+	"key", NULL, NULL, "manage the keys that sign report bundles and the signers trusted to "
+	"verify them", NULL, key_subs
 };

@@ -11,7 +11,6 @@
 
 #include <errno.h>
 
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,66 +20,40 @@
 #include "probe.h"
 #include "evidence-key.h"
 #include "run-format.h"
+#include "run-query.h"
 
-extern const struct cmd_entry cmd_probe_entry;
-
-
-static const char run_usage[] =
-    "probe run VENDOR/ENDPOINT [--probe NAME,...|all] [--depth verify|diagnose] [--concurrency N] [--budget-tokens N] [--budget-usd USD] "
-    "[--max-prompt-tokens N] [--yes] [--dry-run] [--fail-on SEVERITY] [--max-response BYTES] [--timeout SECONDS] [--json] "
-    "[--format text|json|junit|sarif] [--compare-last] "
-    "| probe run --all [--vendor VENDOR] [--parallel N] [--rate-limit PER_MINUTE] [options]";
+enum { O_PROBE = 256, O_CONC, O_BUDGET, O_YES, O_DRY, O_FAIL, O_MAXRESP, O_TIMEOUT, O_JSON,
+	O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE, O_MAXPROMPT, O_DEPTH, O_BUDGET_USD };
 
 static int
 probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	enum { O_PROBE = 256, O_CONC, O_BUDGET, O_YES, O_DRY, O_FAIL, O_MAXRESP, O_TIMEOUT, O_JSON,
-		O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE, O_MAXPROMPT, O_DEPTH, O_BUDGET_USD };
-	static const struct option opts[] = {
-		{ "probe", required_argument, NULL, O_PROBE },
-		{ "depth", required_argument, NULL, O_DEPTH },
-		{ "concurrency", required_argument, NULL, O_CONC },
-		{ "budget-tokens", required_argument, NULL, O_BUDGET },
-		{ "budget-usd", required_argument, NULL, O_BUDGET_USD },
-		{ "yes", no_argument, NULL, O_YES },
-		{ "dry-run", no_argument, NULL, O_DRY },
-		{ "fail-on", required_argument, NULL, O_FAIL },
-		{ "max-response", required_argument, NULL, O_MAXRESP },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "format", required_argument, NULL, O_FORMAT },
-		{ "compare-last", no_argument, NULL, O_COMPARE },
-		{ "all", no_argument, NULL, O_ALL },
-		{ "vendor", required_argument, NULL, O_VENDOR },
-		{ "parallel", required_argument, NULL, O_PARALLEL },
-		{ "rate-limit", required_argument, NULL, O_RATE },
-		{ "max-prompt-tokens", required_argument, NULL, O_MAXPROMPT },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	struct probe_opts po = { 0 };
 	struct probe_all_opts all = { 0 };
 	const char *fail_on = "high";
 	int yes = 0, dry = 0, json = 0, c;
 	int64_t v, eid, run_id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *plan;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		switch (c) {
 		case O_PROBE:
-			po.probes = optarg;
+			po.probes = p.arg;
 			break;
 		case O_DEPTH:
-			if (probe_depth_parse(optarg, &po.depth, err) != 0)
+			if (probe_depth_parse(p.arg, &po.depth, err) != 0)
 				return err->code;
 			break;
 		case O_CONC:
-			if (parse_int_opt("--concurrency", optarg, 1, 64, &v, err) != 0)
+			if (parse_int_opt("--concurrency", p.arg, 1, 64, &v, err) != 0)
 				return err->code;
 			po.concurrency = (int)v;
 			break;
 		case O_BUDGET:
-			if (parse_int_opt("--budget-tokens", optarg, 1, INT64_C(1) << 50, &v, err) != 0)
+			if (parse_int_opt("--budget-tokens", p.arg, 1, INT64_C(1) << 50, &v, err) != 0)
 				return err->code;
 			po.budget_tokens = v;
 			break;
@@ -88,15 +61,15 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 			char *end;
 
 			errno = 0;
-			po.budget_usd = strtod(optarg, &end);
-			if (errno != 0 || end == optarg || *end != '\0' || !(po.budget_usd > 0) ||
+			po.budget_usd = strtod(p.arg, &end);
+			if (errno != 0 || end == p.arg || *end != '\0' || !(po.budget_usd > 0) ||
 			    po.budget_usd > 1e9)
-				return usage_error(err, run_usage, "--budget-usd: '%s' is not an amount in USD",
-				    optarg);
+				return usage_error(av, err, "--budget-usd: '%s' is not an amount in USD",
+				    p.arg);
 			break;
 		}
 		case O_MAXPROMPT:
-			if (parse_int_opt("--max-prompt-tokens", optarg, 256, INT64_C(1) << 40, &v, err) != 0)
+			if (parse_int_opt("--max-prompt-tokens", p.arg, 256, INT64_C(1) << 40, &v, err) != 0)
 				return err->code;
 			po.max_prompt_tokens = v;
 			break;
@@ -107,18 +80,18 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 			dry = 1;
 			break;
 		case O_FAIL:
-			if (severity_rank(optarg) < 0)
+			if (severity_rank(p.arg) < 0)
 				return aerr_set(err, AV_USAGE, "--fail-on: '%s' is not one of info, low, medium, "
-				    "high, critical", optarg);
-			fail_on = optarg;
+				    "high, critical", p.arg);
+			fail_on = p.arg;
 			break;
 		case O_MAXRESP:
-			if (parse_int_opt("--max-response", optarg, 1024, INT64_C(1) << 30, &v, err) != 0)
+			if (parse_int_opt("--max-response", p.arg, 1024, INT64_C(1) << 30, &v, err) != 0)
 				return err->code;
 			po.max_response = (size_t)v;
 			break;
 		case O_TIMEOUT:
-			if (parse_int_opt("--timeout", optarg, 1, 86400, &v, err) != 0)
+			if (parse_int_opt("--timeout", p.arg, 1, 86400, &v, err) != 0)
 				return err->code;
 			po.timeout_ms = (long)v * 1000;
 			break;
@@ -126,7 +99,7 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 			json = 1;
 			break;
 		case O_FORMAT:   /* json holds a run_format from here on */
-			if (run_format_parse(optarg, &json, err) != 0)
+			if (run_format_parse(p.arg, &json, err) != 0)
 				return err->code;
 			break;
 		case O_COMPARE:
@@ -137,25 +110,23 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 		case O_PARALLEL:
 		case O_RATE:
 			if (probe_all_option(&all, c == O_ALL ? "--all" : c == O_VENDOR ? "--vendor" :
-			    c == O_PARALLEL ? "--parallel" : "--rate-limit", optarg, err) != 0)
+			    c == O_PARALLEL ? "--parallel" : "--rate-limit", p.arg, err) != 0)
 				return err->code;
 			break;
-		case ':':
-			return usage_error(err, run_usage, "%s needs a value", argv[optind - 1]);
-		default:
-			return usage_error(err, run_usage, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
+	if (c < 0)
+		return err->code;
 	if (all.all || all.vendor != NULL || all.parallel || all.per_minute) {
 		if (!all.all)
-			return usage_error(err, run_usage, "--vendor, --parallel and --rate-limit go with --all");
-		if (optind != argc)
-			return usage_error(err, run_usage, "probe run --all takes no VENDOR/ENDPOINT");
+			return usage_error(av, err, "--vendor, --parallel and --rate-limit go with --all");
+		if (p.ind != argc)
+			return usage_error(av, err, "probe run --all takes no VENDOR/ENDPOINT");
 		return probe_run_all(av, &po, &all, json, fail_on, yes, dry, err);
 	}
-	if (optind != argc - 1)
-		return usage_error(err, run_usage, "probe run needs exactly one VENDOR/ENDPOINT");
-	if ((db = av_db(av, err)) == NULL || endpoint_lookup(db, argv[optind], &eid, err) != 0)
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "probe run needs exactly one VENDOR/ENDPOINT");
+	if ((db = av_db(av, err)) == NULL || target_resolve(db, TARGET_ENDPOINT, argv[p.ind], &eid, err) != 0)
 		return err->code;
 	if (probe_plan_endpoint(av, eid, &po, &plan, err) != 0)
 		return err->code;
@@ -172,7 +143,7 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (!yes && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
 		char q[128];
 
-		snprintf(q, sizeof q, "send these requests to %s?", argv[optind]);
+		snprintf(q, sizeof q, "send these requests to %s?", argv[p.ind]);
 		if (!probe_confirm(q)) {
 			cJSON_Delete(plan);
 			return aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
@@ -183,27 +154,26 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return probe_run_cli(av, eid, &po, json, fail_on, &run_id, err);
 }
 
-static const char probe_diff_usage[] = "probe diff RUN_A RUN_B [--json]";
-
 static int
 probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
+	struct opt_parser p;
 	int json = 0, c, changed;
 	int64_t a, b;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *d;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'j')
 			json = 1;
-		else
-			return usage_error(err, probe_diff_usage, "unknown option '%s'", argv[optind - 1]);
 	}
-	if (argc - optind != 2)
-		return usage_error(err, probe_diff_usage, "probe diff needs two runs, RUN_A and RUN_B");
-	if (parse_int_opt("RUN_A", argv[optind], 1, INT64_MAX, &a, err) != 0 ||
-	    parse_int_opt("RUN_B", argv[optind + 1], 1, INT64_MAX, &b, err) != 0)
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind != 2)
+		return usage_error(av, err, "probe diff needs two runs, RUN_A and RUN_B");
+	if (parse_int_opt("RUN_A", argv[p.ind], 1, INT64_MAX, &a, err) != 0 ||
+	    parse_int_opt("RUN_B", argv[p.ind + 1], 1, INT64_MAX, &b, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, a, b, &d, err) != 0)
 		return err->code;
@@ -219,50 +189,30 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return changed ? AV_FINDINGS : 0;
 }
 
-static const char runs_usage[] = "probe runs [VENDOR] [--json]";
-
 static int
 probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = { { "json", no_argument, NULL, 'j' }, { NULL, 0, NULL, 0 } };
+	struct opt_parser p;
 	int json = 0, c;
 	int64_t vid = 0;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
 	cJSON *arr;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'j')
 			json = 1;
-		else
-			return usage_error(err, runs_usage, "unknown option '%s'", argv[optind - 1]);
 	}
-	if (argc - optind > 1)
-		return usage_error(err, runs_usage, "probe runs takes at most one VENDOR");
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind > 1)
+		return usage_error(av, err, "probe runs takes at most one VENDOR");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (optind < argc && vendor_lookup(db, argv[optind], &vid, err) != 0)
+	if (p.ind < argc && target_resolve(db, TARGET_VENDOR, argv[p.ind], &vid, err) != 0)
 		return err->code;
-	st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.status, r.started_at, "
-	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
-	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
-	    "severity_rank(f.severity) DESC LIMIT 1) FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
-	    "JOIN vendor v ON v.id = e.vendor_id WHERE ? = 0 OR v.id = ? ORDER BY r.id", "ii", vid, vid);
-	if (st == NULL)
+	if (probe_runs_json(db, &(struct run_query){ .vendor_id = vid }, &arr, err) != 0)
 		return err->code;
-	arr = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
-		cJSON_AddStringToObject(o, "endpoint", col_text(st, 1));
-		cJSON_AddStringToObject(o, "status", col_text(st, 2));
-		cJSON_AddStringToObject(o, "started_at", col_text(st, 3));
-		cJSON_AddNumberToObject(o, "findings", (double)sqlite3_column_int64(st, 4));
-		json_add_str(o, "worst", sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5));
-		cJSON_AddItemToArray(arr, o);
-	}
-	sqlite3_finalize(st);
 	if (json) {
 		json_emit(arr);
 		return 0;
@@ -287,36 +237,33 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char show_usage[] = "probe show RUN [RUN...] [--json] [--format text|json|junit|sarif]";
-
 static int
 probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = { { "json", no_argument, NULL, 'j' },
-		{ "format", required_argument, NULL, 'f' }, { NULL, 0, NULL, 0 } };
+	struct opt_parser p;
 	int json = 0, c;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *run, *runs;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'j')
 			json = 1;
 		else if (c == 'f') {
-			if (run_format_parse(optarg, &json, err) != 0)
+			if (run_format_parse(p.arg, &json, err) != 0)
 				return err->code;
-		} else if (c == ':')
-			return usage_error(err, show_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, show_usage, "unknown option '%s'", argv[optind - 1]);
+		}
 	}
-	if (optind == argc)
-		return usage_error(err, show_usage, "probe show needs a RUN");
+	if (c < 0)
+		return err->code;
+	if (p.ind == argc)
+		return usage_error(av, err, "probe show needs a RUN");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	/* Several runs (a night's --all) make one document: a JSON array, one SARIF log, one JUnit file. */
 	runs = cJSON_CreateArray();
-	for (int i = optind; i < argc; i++) {
+	for (int i = p.ind; i < argc; i++) {
 		if (parse_int_opt("RUN", argv[i], 1, INT64_MAX, &id, err) != 0 ||
 		    probe_run_json(db, id, &run, err) != 0) {
 			cJSON_Delete(runs);
@@ -324,7 +271,7 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		cJSON_AddItemToArray(runs, run);
 	}
-	if (argc - optind == 1) {
+	if (argc - p.ind == 1) {
 		run = cJSON_DetachItemFromArray(runs, 0);
 		cJSON_Delete(runs);
 		runs = run;
@@ -333,22 +280,51 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const struct subcmd probe_subs[] = {
-	{ "run", run_usage, "run probes against an endpoint", probe_run },
-	{ "runs", runs_usage, "list probe runs", probe_runs },
-	{ "show", show_usage, "show a probe run: verdicts, findings, evidence ids", probe_show },
-	{ "diff", probe_diff_usage, "drift between two runs: findings, boundaries, calibration, "
-	  "error shapes", probe_diff_cmd },
-	{ NULL, NULL, NULL, NULL }
+static const struct opt run_opts[] = {
+	{ "probe", O_PROBE, "NAME,...|all", "which probes (default all but the opt-in ones)", 0 },
+	{ "depth", O_DEPTH, "verify|diagnose",
+	  "verify: does each invariant hold (default); diagnose: where it breaks", 0 },
+	{ "concurrency", O_CONC, "N", "requests in flight at most (default 4)", 0 },
+	{ "budget-tokens", O_BUDGET, "N", "never spend more tokens than N", 0 },
+	{ "budget-usd", O_BUDGET_USD, "USD", "never spend more than USD at the endpoint's prices", 0 },
+	{ "max-prompt-tokens", O_MAXPROMPT, "N", "cap every prompt at N tokens (at least 256)", 0 },
+	{ "yes", O_YES, NULL, "run without asking to confirm the plan", 0 },
+	{ "dry-run", O_DRY, NULL, "print the plan and send nothing", 0 },
+	{ "fail-on", O_FAIL, "SEVERITY", "exit 1 on a finding this severe or worse (default high)",
+	  0 },
+	{ "max-response", O_MAXRESP, "BYTES", "cut longer response bodies (default 8 MiB)", 0 },
+	{ "timeout", O_TIMEOUT, "SECONDS", "give up on one request after SECONDS", 0 },
+	{ "json", O_JSON, NULL, "print JSON", 0 },
+	{ "format", O_FORMAT, "text|json|junit|sarif", "the report's format (CI: junit, sarif)", 0 },
+	{ "compare-last", O_COMPARE, NULL, "say what changed since the endpoint's previous run", 0 },
+	{ "all", O_ALL, NULL, "every active endpoint, one run each", OPT_FORM },
+	{ "vendor", O_VENDOR, "VENDOR", "with --all: only this vendor's endpoints", 0 },
+	{ "parallel", O_PARALLEL, "N", "with --all: endpoints probed at once", 0 },
+	{ "rate-limit", O_RATE, "PER_MINUTE", "with --all: requests per minute to one vendor", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt json_opts[] = {
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt show_opts[] = {
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ "format", 'f', "text|json|junit|sarif", "the report's format (several runs: one document)",
+	  0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_probe_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_probe_entry, probe_subs, av, argc, argv, err);
-}
+static const struct cmd_entry probe_subs[] = {
+	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL },
+	{ "runs", "[VENDOR]", json_opts, "list probe runs", probe_runs, NULL },
+	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
+	  probe_show, NULL },
+	{ "diff", "RUN_A RUN_B", json_opts, "drift between two runs: findings, boundaries, "
+	  "calibration, error shapes", probe_diff_cmd, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_probe_entry = {
-	"probe", "probe run|runs|show|diff ...",
-	"send live tests to an endpoint and judge the answers by their content", cmd_probe_exec
+	"probe", NULL, NULL, "send live tests to an endpoint and judge the answers by their content",
+	NULL, probe_subs
 };

@@ -6,35 +6,31 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "questionnaire.h"
 
-extern const struct cmd_entry cmd_questionnaire_entry;
-
 #define MAX_QUESTIONNAIRE_FILE ((size_t)4 << 20)
 
-/* Parses --json (and --all when all is given); returns non-zero on a bad option. */
+/* Parses --json and --all where the table declares them; *ind is the first positional. */
 static int
-parse_flags(int argc, char **argv, const char *usage, int *json, int *all, struct aerr *err)
+parse_flags(struct aivet *av, int argc, char **argv, int *json, int *all, int *ind,
+    struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "all", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'j' && json != NULL)
 			*json = 1;
 		else if (c == 'a' && all != NULL)
 			*all = 1;
-		else
-			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
 	}
+	if (c < 0)
+		return err->code;
+	*ind = p.ind;
 	return 0;
 }
 
@@ -60,47 +56,44 @@ check_file(const char *path, const char *consequence, struct buf *text, struct q
 	return n > 0 ? AV_USAGE : 0;
 }
 
-static sqlite3 *
+static struct db *
 db_with_questionnaires(struct aivet *av, struct aerr *err)
 {
-	sqlite3 *db = av_db(av, err);
+	struct db *db = av_db(av, err);
 
 	if (db != NULL && questionnaires_sync(db, av->actor, err) != 0)
 		return NULL;
 	return db;
 }
 
-static const char list_usage[] = "questionnaire list [--all] [--json]";
-
 static int
 q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	int json = 0, all = 0;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	int64_t *ids;
+	size_t nids;
 	cJSON *arr;
 
-	if (parse_flags(argc, argv, list_usage, &json, &all, err) != 0)
+	if (parse_flags(av, argc, argv, &json, &all, &ind, err) != 0)
 		return err->code;
-	if (optind != argc)
-		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
+	if (ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[ind]);
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
-	st = db_prepare(db, err, "SELECT id FROM questionnaire q WHERE ? OR version = "
-	    "(SELECT max(version) FROM questionnaire r WHERE r.qid = q.qid) ORDER BY qid, version",
-	    "i", (int64_t)all);
-	if (st == NULL)
+	if (questionnaire_ids(db, all, &ids, &nids, err) != 0)
 		return err->code;
 	arr = cJSON_CreateArray();
 	if (!json)
 		printf("%-28s %-7s %-9s %-7s %s\n", "QUESTIONNAIRE", "VERSION", "QUESTIONS", "BUNDLED",
 		    "TITLE");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	for (size_t i = 0; i < nids; i++) {
 		struct questionnaire *q;
-		sqlite3_stmt *meta;
+		struct db_stmt *meta;
 
-		if (questionnaire_load(db, sqlite3_column_int64(st, 0), &q, err) != 0) {
-			sqlite3_finalize(st);
+		if (questionnaire_load(db, ids[i], &q, err) != 0) {
+			free(ids);
 			cJSON_Delete(arr);
 			return err->code;
 		}
@@ -116,9 +109,9 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddStringToObject(o, "sha256", q->sha256);
 			meta = db_prepare(db, err, "SELECT loaded_at FROM questionnaire WHERE id = ?", "i",
 			    q->row_id);
-			if (meta != NULL && sqlite3_step(meta) == SQLITE_ROW)
+			if (meta != NULL && db_step(meta) == DB_ROW)
 				cJSON_AddStringToObject(o, "loaded_at", col_text(meta, 0));
-			sqlite3_finalize(meta);
+			db_finalize(meta);
 			cJSON_AddItemToArray(arr, o);
 		} else {
 			printf("%-28s %-7lld %-9d %-7s %s\n", q->qid, (long long)q->version, q->nquestions,
@@ -126,7 +119,7 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		questionnaire_free(q);
 	}
-	sqlite3_finalize(st);
+	free(ids);
 	if (json)
 		json_emit(arr);
 	else
@@ -173,24 +166,23 @@ print_question(const struct questionnaire *q, const struct q_question *qq)
 	free(allowed);
 }
 
-static const char show_usage[] = "questionnaire show QUESTIONNAIRE[@VERSION] [--json]";
-
 static int
 q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	int json = 0;
 	int64_t row;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	struct questionnaire *q;
 
-	if (parse_flags(argc, argv, show_usage, &json, NULL, err) != 0)
+	if (parse_flags(av, argc, argv, &json, NULL, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, show_usage, "questionnaire show needs exactly one QUESTIONNAIRE");
+	if (ind != argc - 1)
+		return usage_error(av, err, "questionnaire show needs exactly one QUESTIONNAIRE");
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
-	if (questionnaire_lookup(db, argv[optind], &row, err) != 0 ||
+	if (questionnaire_lookup(db, argv[ind], &row, err) != 0 ||
 	    questionnaire_load(db, row, &q, err) != 0)
 		return err->code;
 	if (json) {
@@ -199,9 +191,9 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		cJSON_AddStringToObject(o, "sha256", q->sha256);
 		cJSON_AddBoolToObject(o, "bundled", q->bundled);
 		st = db_prepare(db, err, "SELECT loaded_at FROM questionnaire WHERE id = ?", "i", row);
-		if (st != NULL && sqlite3_step(st) == SQLITE_ROW)
+		if (st != NULL && db_step(st) == DB_ROW)
 			cJSON_AddStringToObject(o, "loaded_at", col_text(st, 0));
-		sqlite3_finalize(st);
+		db_finalize(st);
 		json_emit(o);
 		questionnaire_free(q);
 		return 0;
@@ -219,45 +211,42 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char validate_usage[] = "questionnaire validate FILE";
-
 static int
 q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct questionnaire *q;
 	struct buf b;
 
-	(void)av;
-	if (parse_flags(argc, argv, validate_usage, NULL, NULL, err) != 0)
+	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, validate_usage, "questionnaire validate needs exactly one FILE");
-	if (check_file(argv[optind], "", &b, &q, err) != 0)
+	if (ind != argc - 1)
+		return usage_error(av, err, "questionnaire validate needs exactly one FILE");
+	if (check_file(argv[ind], "", &b, &q, err) != 0)
 		return err->code;
-	printf("%s: valid: %s version %lld, %d sections, %d questions\n", argv[optind], q->qid,
+	printf("%s: valid: %s version %lld, %d sections, %d questions\n", argv[ind], q->qid,
 	    (long long)q->version, q->nsections, q->nquestions);
 	questionnaire_free(q);
 	buf_free(&b);
 	return 0;
 }
 
-static const char import_usage[] = "questionnaire import FILE";
-
 static int
 q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	int ind;
 	struct questionnaire *q = NULL;
 	struct buf b;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	int64_t row;
 	int rc;
 
-	if (parse_flags(argc, argv, import_usage, NULL, NULL, err) != 0)
+	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, import_usage, "questionnaire import needs exactly one FILE");
-	if (check_file(argv[optind], "; nothing was imported", &b, &q, err) != 0)
+	if (ind != argc - 1)
+		return usage_error(av, err, "questionnaire import needs exactly one FILE");
+	if (check_file(argv[ind], "; nothing was imported", &b, &q, err) != 0)
 		return err->code;
 	if ((db = db_with_questionnaires(av, err)) == NULL || db_begin(db, err) != 0) {
 		buf_free(&b);
@@ -268,17 +257,17 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    "ti", q->qid, q->version);
 	if (st == NULL) {
 		rc = AV_RUNTIME;
-	} else if (sqlite3_step(st) == SQLITE_ROW) {
+	} else if (db_step(st) == DB_ROW) {
 		if (strcmp(col_text(st, 1), q->sha256) == 0) {
 			printf("questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
-			    (long long)q->version, (long long)sqlite3_column_int64(st, 0));
+			    (long long)q->version, (long long)db_col_int64(st, 0));
 			rc = 0;
 		} else {
 			rc = aerr_set(err, AV_USAGE, "%s: questionnaire %s version %lld is already loaded with "
-			    "different content; give the changed file a higher version", argv[optind], q->qid,
+			    "different content; give the changed file a higher version", argv[ind], q->qid,
 			    (long long)q->version);
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 		db_rollback(db);
 		buf_free(&b);
 		questionnaire_free(q);
@@ -286,7 +275,7 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	} else {
 		rc = questionnaire_store(db, av->actor, q, b.data, b.len, &row, err);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (rc == 0)
 		rc = db_commit(db, err);
 	else
@@ -299,21 +288,27 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-static const struct subcmd questionnaire_subs[] = {
-	{ "list", list_usage, "list questionnaires (every version with --all)", q_list },
-	{ "show", show_usage, "show a questionnaire's questions", q_show },
-	{ "validate", validate_usage, "check a questionnaire file, naming every problem", q_validate },
-	{ "import", import_usage, "load a questionnaire file into the database", q_import },
-	{ NULL, NULL, NULL, NULL }
+static const struct opt list_opts[] = {
+	{ "all", 'a', NULL, "every version, not only the newest", 0 },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt show_opts[] = {
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
 };
 
-static int
-cmd_questionnaire_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_questionnaire_entry, questionnaire_subs, av, argc, argv, err);
-}
+static const struct cmd_entry questionnaire_subs[] = {
+	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL },
+	{ "show", "QUESTIONNAIRE[@VERSION]", show_opts, "show a questionnaire's questions", q_show,
+	  NULL },
+	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
+	  NULL },
+	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
 
 const struct cmd_entry cmd_questionnaire_entry = {
-	"questionnaire", "questionnaire list|show|validate|import ...",
-	"the questionnaires assessments are answered against", cmd_questionnaire_exec
+	"questionnaire", NULL, NULL, "the questionnaires assessments are answered against", NULL,
+	questionnaire_subs
 };

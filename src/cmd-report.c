@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,80 +14,57 @@
 #include "minisign.h"
 #include "report.h"
 
-extern const struct cmd_entry cmd_report_entry;
-
-static const char report_usage[] =
-    "report VENDOR --out DIR [--assessment ID] [--runs RUN,...|--since DATE] [--incident ID] "
-    "[--key NAME] [--at TIME] [--retain-years N] [--include-leaked-content] [--json]";
-
 static int
 cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "out", required_argument, NULL, 'o' },
-		{ "assessment", required_argument, NULL, 'a' },
-		{ "runs", required_argument, NULL, 'r' },
-		{ "since", required_argument, NULL, 's' },
-		{ "incident", required_argument, NULL, 'i' },
-		{ "key", required_argument, NULL, 'k' },
-		{ "at", required_argument, NULL, 't' },
-		{ "retain-years", required_argument, NULL, 'y' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "include-leaked-content", no_argument, NULL, 'L' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	struct report_opts o = { .retain_years = 6 };
 	const char *out = NULL, *key = "aivet";
 	struct report_export_result res;
-	sqlite3 *db;
+	struct db *db;
 	int c, json = 0;
 
-	if (want_help(argc, argv, report_usage, cmd_report_entry.summary))
-		return 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
 		switch (c) {
-		case 'o': out = optarg; break;
+		case 'o': out = p.arg; break;
 		case 'a':
-			if (parse_int_opt("--assessment", optarg, 1, INT64_MAX, &o.assessment_id, err) != 0)
+			if (parse_int_opt("--assessment", p.arg, 1, INT64_MAX, &o.assessment_id, err) != 0)
 				goto done;
 			break;
 		case 'r':
 			free(o.run_ids);
-			if (report_parse_runs(optarg, &o.run_ids, &o.nrun_ids, err) != 0)
+			if (report_parse_runs(p.arg, &o.run_ids, &o.nrun_ids, err) != 0)
 				goto done;
 			break;
-		case 's': o.since = optarg; break;
+		case 's': o.since = p.arg; break;
 		case 'i':
-			if (parse_int_opt("--incident", optarg, 1, INT64_MAX, &o.incident_id, err) != 0)
+			if (parse_int_opt("--incident", p.arg, 1, INT64_MAX, &o.incident_id, err) != 0)
 				goto done;
 			break;
-		case 'k': key = optarg; break;
-		case 't': o.at = optarg; break;
+		case 'k': key = p.arg; break;
+		case 't': o.at = p.arg; break;
 		case 'y':
-			if (parse_int_opt("--retain-years", optarg, 1, 100, &o.retain_years, err) != 0)
+			if (parse_int_opt("--retain-years", p.arg, 1, 100, &o.retain_years, err) != 0)
 				goto done;
 			break;
 		case 'j': json = 1; break;
 		case 'L': o.include_leaked = 1; break;
-		case ':':
-			usage_error(err, report_usage, "%s needs a value", argv[optind - 1]);
-			goto done;
-		default:
-			usage_error(err, report_usage, "unknown option '%s'", argv[optind - 1]);
-			goto done;
 		}
 	}
-	if (optind != argc - 1) {
-		usage_error(err, report_usage, "report needs exactly one VENDOR");
+	if (c < 0)
+		goto done;
+	if (p.ind != argc - 1) {
+		usage_error(av, err, "report needs exactly one VENDOR");
 		goto done;
 	}
-	o.vendor = argv[optind];
+	o.vendor = argv[p.ind];
 	if (out == NULL) {
-		usage_error(err, report_usage, "--out DIR is required");
+		usage_error(av, err, "--out DIR is required");
 		goto done;
 	}
 	if (o.run_ids != NULL && o.since != NULL) {
-		usage_error(err, report_usage, "--runs and --since exclude each other");
+		usage_error(av, err, "--runs and --since exclude each other");
 		goto done;
 	}
 	if ((db = av_db(av, err)) == NULL ||
@@ -118,6 +94,22 @@ done:
 	return err->code;
 }
 
+static const struct opt report_opts[] = {
+	{ "out", 'o', "DIR", "the bundle's directory (must not exist, or be empty)", OPT_REQUIRED },
+	{ "assessment", 'a', "ID", "one assessment and the rounds before it (default all)", 0 },
+	{ "runs", 'r', "RUN,...", "these probe runs (default all)", 0 },
+	{ "since", 's', "DATE", "the probe runs started at or after DATE", OPT_OR },
+	{ "incident", 'i', "ID", "add an incident in full, with its runs and files", 0 },
+	{ "key", 'k', "NAME", "the signing key (default aivet)", 0 },
+	{ "at", 't', "TIME", "pin generated_at", 0 },
+	{ "retain-years", 'y', "N", "retention_until, N years after generated_at (default 6)", 0 },
+	{ "include-leaked-content", 'L', NULL,
+	  "put another tenant's leaked text in the bundle in clear (audited)", 0 },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
 const struct cmd_entry cmd_report_entry = {
-	"report", report_usage, "write a signed report bundle for a vendor", cmd_report_exec
+	"report", "VENDOR", report_opts, "write a signed report bundle for a vendor",
+	cmd_report_exec, NULL
 };

@@ -8,15 +8,11 @@
 
 #include "aivet.h"
 
-extern const struct cmd_entry cmd_tui_entry;
-
 static int
 cmd_tui_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	if (want_help(argc, argv, cmd_tui_entry.usage, cmd_tui_entry.summary))
-		return 0;
 	if (argc > 1)
-		return usage_error(err, cmd_tui_entry.usage, "unexpected argument '%s'", argv[1]);
+		return usage_error(av, err, "unexpected argument '%s'", argv[1]);
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return aerr_set(err, AV_USAGE, "the terminal UI needs a terminal; use the CLI "
 		    "instead (see 'aivet --help')");
@@ -24,5 +20,5 @@ cmd_tui_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 const struct cmd_entry cmd_tui_entry = {
-	"tui", "tui", "open the terminal UI (the default on a terminal)", cmd_tui_exec
+	"tui", NULL, NULL, "open the terminal UI (the default on a terminal)", cmd_tui_exec, NULL
 };

@@ -5,74 +5,78 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "aivet.h"
 
-extern const struct cmd_entry cmd_vendor_entry;
+enum { O_CRIT = 1, O_CONTACT, O_NOTES, O_NAME, O_JSON, O_ALL };
 
+#define VENDOR_FIELD_OPTS \
+	{ "criticality", O_CRIT, "0-4", "how much patient care depends on the vendor (4 most)", 0 }, \
+	{ "contact", O_CONTACT, "TEXT", "who to call at the vendor", 0 }, \
+	{ "notes", O_NOTES, "TEXT", "free text kept with the vendor", 0 }
+
+static const struct opt add_opts[] = { VENDOR_FIELD_OPTS, { NULL, 0, NULL, NULL, 0 } };
+static const struct opt edit_opts[] = {
+	{ "name", O_NAME, "NEW", "rename the vendor", 0 },
+	VENDOR_FIELD_OPTS,
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt list_opts[] = {
+	{ "all", O_ALL, NULL, "archived vendors too", 0 },
+	{ "json", O_JSON, NULL, "print JSON (an array of vendors)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt show_opts[] = {
+	{ "json", O_JSON, NULL, "print JSON (the vendor with its endpoint_list)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
+/* The vendor's fields from the options; positionals follow at p->ind. */
 static int
-parse_vendor_opts(int argc, char **argv, const char *usage, struct vendor_input *f,
-    int allow_rename, int *json, struct aerr *err)
+parse_vendor_opts(struct opt_parser *p, struct vendor_input *f, int *json, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "criticality", required_argument, NULL, 'c' },
-		{ "contact", required_argument, NULL, 'C' },
-		{ "notes", required_argument, NULL, 'n' },
-		{ "name", required_argument, NULL, 'N' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = opt_next(p, err)) > 0) {
 		switch (c) {
-		case 'c':
-			if (parse_int_opt("--criticality", optarg, 0, 4, &f->criticality, err) != 0)
+		case O_CRIT:
+			if (parse_int_opt("--criticality", p->arg, 0, 4, &f->criticality, err) != 0)
 				return err->code;
 			f->set_crit = 1;
 			break;
-		case 'C':
-			f->contact = optarg, f->set_contact = 1;
+		case O_CONTACT:
+			f->contact = p->arg, f->set_contact = 1;
 			break;
-		case 'n':
-			f->notes = optarg, f->set_notes = 1;
+		case O_NOTES:
+			f->notes = p->arg, f->set_notes = 1;
 			break;
-		case 'N':
-			if (!allow_rename)
-				return usage_error(err, usage, "--name is not an option here");
-			f->name = optarg, f->set_name = 1;
+		case O_NAME:
+			f->name = p->arg, f->set_name = 1;
 			break;
-		case 'j':
-			if (json == NULL)
-				return usage_error(err, usage, "--json is not an option here");
+		case O_JSON:
 			*json = 1;
 			break;
-		case ':':
-			return usage_error(err, usage, "%s needs a value", argv[optind - 1]);
-		default:
-			return usage_error(err, usage, "unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	return 0;
+	return c < 0 ? err->code : 0;
 }
-
-static const char add_usage[] = "vendor add NAME [--criticality 0-4] [--contact TEXT] [--notes TEXT]";
 
 static int
 cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct vendor_input f = { .criticality = 2 };
-	sqlite3 *db;
+	struct opt_parser p;
+	struct db *db;
 	int64_t id;
 
-	if (parse_vendor_opts(argc, argv, add_usage, &f, 0, NULL, err) != 0)
+	opt_begin(&p, av, argc, argv);
+	if (parse_vendor_opts(&p, &f, NULL, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, add_usage, "vendor add needs exactly one NAME");
-	f.name = argv[optind];
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "vendor add needs exactly one NAME");
+	f.name = argv[p.ind];
 	if (name_check("vendor", f.name, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
@@ -83,31 +87,26 @@ cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char list_usage[] = "vendor list [--all] [--json]";
-
 static int
 vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "all", no_argument, NULL, 'a' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser p;
 	int c, all = 0, json = 0;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *arr, *o;
 	struct json_stream js;
 
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
-		if (c == 'a')
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
+		if (c == O_ALL)
 			all = 1;
-		else if (c == 'j')
+		else if (c == O_JSON)
 			json = 1;
-		else
-			return usage_error(err, list_usage, "unknown option '%s'", argv[optind - 1]);
 	}
-	if (optind != argc)
-		return usage_error(err, list_usage, "unexpected argument '%s'", argv[optind]);
+	if (c < 0)
+		return err->code;
+	if (p.ind != argc)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	if (vendor_list_json(db, all, &arr, err) != 0)
@@ -131,27 +130,25 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char show_usage[] = "vendor show NAME|ID [--json]";
-
 static int
 vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct vendor_input f = { 0 };
+	struct opt_parser p;
 	int json = 0;
 	int64_t id;
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	cJSON *o, *eps;
 
-	if (parse_vendor_opts(argc, argv, show_usage, &f, 0, &json, err) != 0)
+	opt_begin(&p, av, argc, argv);
+	if (parse_vendor_opts(&p, &f, &json, err) != 0)
 		return err->code;
-	if (f.set_crit || f.set_contact || f.set_notes)
-		return usage_error(err, show_usage, "vendor show takes no field options");
-	if (optind != argc - 1)
-		return usage_error(err, show_usage, "vendor show needs exactly one NAME or ID");
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "vendor show needs exactly one NAME or ID");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (vendor_lookup(db, argv[optind], &id, err) != 0 || vendor_json(db, id, &o, err) != 0)
+	if (target_resolve(db, TARGET_VENDOR, argv[p.ind], &id, err) != 0 || vendor_json(db, id, &o, err) != 0)
 		return err->code;
 	eps = cJSON_AddArrayToObject(o, "endpoint_list");
 	st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? ORDER BY name", "i", id);
@@ -159,13 +156,13 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		cJSON_Delete(o);
 		return err->code;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *e;
 
-		if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) == 0)
+		if (endpoint_json(db, db_col_int64(st, 0), &e, err) == 0)
 			cJSON_AddItemToArray(eps, e);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (json) {
 		json_emit(o);
 		return 0;
@@ -194,40 +191,37 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const char edit_usage[] =
-    "vendor edit NAME|ID [--name NEW] [--criticality 0-4] [--contact TEXT] [--notes TEXT]";
-
 static int
 cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct vendor_input f = { 0 };
-	sqlite3 *db;
+	struct opt_parser p;
+	struct db *db;
 
-	if (parse_vendor_opts(argc, argv, edit_usage, &f, 1, NULL, err) != 0)
+	opt_begin(&p, av, argc, argv);
+	if (parse_vendor_opts(&p, &f, NULL, err) != 0)
 		return err->code;
-	if (optind != argc - 1)
-		return usage_error(err, edit_usage, "vendor edit needs exactly one NAME or ID");
+	if (p.ind != argc - 1)
+		return usage_error(av, err, "vendor edit needs exactly one NAME or ID");
 	if (!f.set_name && !f.set_crit && !f.set_contact && !f.set_notes)
-		return usage_error(err, edit_usage, "vendor edit: nothing to change");
+		return usage_error(av, err, "vendor edit: nothing to change");
 	if (f.set_name && name_check("vendor", f.name, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (vendor_edit(db, av->actor, argv[optind], &f, err) != 0)
+	if (vendor_edit(db, av->actor, argv[p.ind], &f, err) != 0)
 		return err->code;
-	printf("vendor %s updated\n", f.set_name ? f.name : argv[optind]);
+	printf("vendor %s updated\n", f.set_name ? f.name : argv[p.ind]);
 	return 0;
 }
-
-static const char archive_usage[] = "vendor archive NAME|ID";
 
 static int
 cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	sqlite3 *db;
+	struct db *db;
 
 	if (argc != 2 || argv[1][0] == '-')
-		return usage_error(err, archive_usage, "vendor archive needs exactly one NAME or ID");
+		return usage_error(av, err, "vendor archive needs exactly one NAME or ID");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	if (vendor_archive(db, av->actor, argv[1], err) != 0)
@@ -236,22 +230,16 @@ cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-static const struct subcmd vendor_subs[] = {
-	{ "add", add_usage, "add a vendor", cmd_vendor_add },
-	{ "list", list_usage, "list vendors (archived ones with --all)", vendor_list },
-	{ "show", show_usage, "show a vendor and its endpoints", vendor_show },
-	{ "edit", edit_usage, "change a vendor's fields", cmd_vendor_edit },
-	{ "archive", archive_usage, "archive a vendor and its endpoints (nothing is deleted)", cmd_vendor_archive },
-	{ NULL, NULL, NULL, NULL }
+static const struct cmd_entry vendor_subs[] = {
+	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL },
+	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL },
+	{ "show", "NAME|ID", show_opts, "show a vendor and its endpoints", vendor_show, NULL },
+	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL },
+	{ "archive", "NAME|ID", NULL, "archive a vendor and its endpoints (nothing is deleted)",
+	  cmd_vendor_archive, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
-static int
-cmd_vendor_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	return subcmd_dispatch(&cmd_vendor_entry, vendor_subs, av, argc, argv, err);
-}
-
 const struct cmd_entry cmd_vendor_entry = {
-	"vendor", "vendor add|list|show|edit|archive ...", "manage the vendors under review",
-	cmd_vendor_exec
+	"vendor", NULL, NULL, "manage the vendors under review", NULL, vendor_subs
 };

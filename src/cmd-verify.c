@@ -8,7 +8,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,46 +15,33 @@
 #include "minisign.h"
 #include "report.h"
 
-extern const struct cmd_entry cmd_verify_entry;
-
-static const char verify_usage[] = "verify DIR [--key NAME | --pubkey FILE] [--json]";
-
 static int
 cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	static const struct option opts[] = {
-		{ "key", required_argument, NULL, 'k' },
-		{ "pubkey", required_argument, NULL, 'p' },
-		{ "json", no_argument, NULL, 'j' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct opt_parser op;
 	const char *key = NULL, *pubfile = NULL;
 	struct minisign_pub pub;
 	struct verify_result res;
 	int c, json = 0;
 
-	(void)av;
-	if (want_help(argc, argv, verify_usage, cmd_verify_entry.summary))
-		return 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	opt_begin(&op, av, argc, argv);
+	while ((c = opt_next(&op, err)) > 0) {
 		if (c == 'k')
-			key = optarg;
+			key = op.arg;
 		else if (c == 'p')
-			pubfile = optarg;
+			pubfile = op.arg;
 		else if (c == 'j')
 			json = 1;
-		else if (c == ':')
-			return usage_error(err, verify_usage, "%s needs a value", argv[optind - 1]);
-		else
-			return usage_error(err, verify_usage, "unknown option '%s'", argv[optind - 1]);
 	}
-	if (optind != argc - 1)
-		return usage_error(err, verify_usage, "verify needs exactly one DIR");
+	if (c < 0)
+		return err->code;
+	if (op.ind != argc - 1)
+		return usage_error(av, err, "verify needs exactly one DIR");
 	if (key != NULL && pubfile != NULL)
-		return usage_error(err, verify_usage, "--key and --pubkey exclude each other");
+		return usage_error(av, err, "--key and --pubkey exclude each other");
 	if ((key != NULL || pubfile != NULL) && signer_load(key, pubfile, &pub, err) != 0)
 		return err->code;
-	if (bundle_verify(argv[optind], key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
+	if (bundle_verify(argv[op.ind], key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
 	    key ? key : pubfile, &res, err) != 0)
 		return err->code;
 	if (json) {
@@ -84,17 +70,24 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		struct buf text;
 
 		buf_init(&text);
-		verify_result_text(argv[optind], &res, &text);
+		verify_result_text(argv[op.ind], &res, &text);
 		fwrite(text.data, 1, text.len, stdout);
 		buf_free(&text);
 	}
 	if (!res.ok)
-		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", argv[optind],
+		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", argv[op.ind],
 		    res.nproblems, res.nproblems == 1 ? "" : "s");
 	verify_result_free(&res);
 	return err->code;
 }
 
+static const struct opt verify_opts[] = {
+	{ "key", 'k', "NAME", "the signer must be this key of the keyring", 0 },
+	{ "pubkey", 'p', "FILE", "the signer must be this minisign public key", OPT_OR },
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
 const struct cmd_entry cmd_verify_entry = {
-	"verify", verify_usage, "verify a signed report bundle", cmd_verify_exec
+	"verify", "DIR", verify_opts, "verify a signed report bundle", cmd_verify_exec, NULL
 };

@@ -1,12 +1,14 @@
 /*
- * commands.c: the one table of commands, and the dispatch and help helpers
- * they share. A command is a file src/cmd-NAME.c exporting a struct
- * cmd_entry; adding one means adding its line here and in Makefile.am.
- * The cross-checks of "audit verify" are registered here too.
+ * commands.c: the one table of commands, and what every command shares:
+ * dispatch to subcommands, the option parser that walks a command's declared
+ * options, the usage line and --help made from those declarations, and the
+ * resolver of VENDOR and VENDOR/NAME targets. A command is a file
+ * src/cmd-NAME.c exporting a struct cmd_entry; adding one means adding its
+ * line here and in Makefile.am. The cross-checks of "audit verify" are
+ * registered here too.
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,14 +120,238 @@ cmd_suggest(const char *typed)
 }
 
 const char *
-subcmd_suggest(const struct subcmd *subs, const char *typed)
+subcmd_suggest(const struct cmd_entry *subs, const char *typed)
 {
 	const char *best = NULL;
 	int bestd = 3;
 
-	for (const struct subcmd *s = subs; s->name != NULL; s++)
+	for (const struct cmd_entry *s = subs; s->name != NULL; s++)
 		closer(typed, s->name, &best, &bestd);
 	return best;
+}
+
+/* ---- usage lines and --help, from the tables ---- */
+
+static void
+opt_words(struct buf *b, const struct opt *o)
+{
+	buf_printf(b, "--%s", o->name);
+	if (o->arg != NULL)
+		buf_printf(b, o->flags & OPT_OPTARG ? " [%s]" : " %s", o->arg);
+}
+
+/* "vendor add NAME [--criticality 0-4] ...": the path, the targets, then
+ * each option, grouped as its flags say. */
+static void
+entry_usage(const struct cmd_entry *e, const char *path, struct buf *b)
+{
+	int bracket = 0, many = 0, form = 0;
+
+	buf_adds(b, path);
+	if (e->subs != NULL) {
+		for (const struct cmd_entry *s = e->subs; s->name != NULL; s++)
+			buf_printf(b, "%c%s", s == e->subs ? ' ' : '|', s->name);
+		buf_adds(b, " ...");
+		return;
+	}
+	if (e->targets != NULL)
+		buf_printf(b, " %s", e->targets);
+	for (const struct opt *o = e->opts; o != NULL && o->name != NULL; o++) {
+		unsigned next = o[1].name != NULL ? o[1].flags : 0;
+
+		if (o->flags & OPT_FORM) {
+			buf_printf(b, " | %s ", path);
+			opt_words(b, o);
+			form = 1;
+			continue;
+		}
+		if (o->flags & OPT_OR)
+			buf_adds(b, " | ");
+		else if (o->flags & OPT_WITH)
+			buf_adds(b, " ");
+		else if (o->flags & OPT_UNDER)
+			buf_adds(b, " [");
+		else {
+			bracket = !(o->flags & OPT_REQUIRED);
+			many = 0;
+			buf_adds(b, bracket ? " [" : " ");
+		}
+		opt_words(b, o);
+		many |= (o->flags & OPT_MANY) != 0;
+		if (o->flags & OPT_UNDER)
+			buf_adds(b, "]");
+		if (!(next & (OPT_OR | OPT_WITH | OPT_UNDER))) {
+			buf_adds(b, bracket ? "]" : "");
+			buf_adds(b, many ? "..." : "");
+		}
+	}
+	if (form)
+		buf_adds(b, " [options]");
+}
+
+void
+cmd_usage(const struct aivet *av, struct buf *out)
+{
+	entry_usage(av->cmd, av->cmd_path, out);
+}
+
+int
+usage_error(const struct aivet *av, struct aerr *err, const char *fmt, ...)
+{
+	char msg[512];
+	struct buf u;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	buf_init(&u);
+	cmd_usage(av, &u);
+	aerr_set(err, AV_USAGE, "%s\nusage: aivet %s", msg, u.data);
+	buf_free(&u);
+	return AV_USAGE;
+}
+
+/* Two columns, as git and tmux print them: each left text (an option and its
+ * argument, a subcommand and its targets) with its help aligned after the
+ * longest that fits, a longer one with its help on the next line; help text
+ * wraps at 80 columns under itself. */
+static void
+print_rows(FILE *out, char **left, const char **help, int n)
+{
+	enum { MAXW = 28, COLS = 80 };
+	int w = 0;
+
+	for (int i = 0; i < n; i++)
+		if ((int)strlen(left[i]) > w && strlen(left[i]) <= MAXW)
+			w = (int)strlen(left[i]);
+	for (int i = 0; i < n; i++) {
+		const char *h = help[i];
+		int room = COLS - (w + 4);
+
+		if ((int)strlen(left[i]) > w)
+			fprintf(out, "  %s\n  %-*s  ", left[i], w, "");
+		else
+			fprintf(out, "  %-*s  ", w, left[i]);
+		while ((int)strlen(h) > room) {
+			int cut = room;
+
+			while (cut > 0 && h[cut] != ' ')
+				cut--;
+			if (cut == 0)
+				break;
+			fprintf(out, "%.*s\n%*s", cut, h, w + 4, "");
+			h += cut + 1;
+		}
+		fprintf(out, "%s\n", h);
+	}
+}
+
+static void
+print_opts(FILE *out, const struct opt *opts)
+{
+	char *left[OPT_MAX];
+	const char *help[OPT_MAX];
+	int n = 0;
+
+	for (const struct opt *o = opts; o != NULL && o->name != NULL && n < OPT_MAX; o++, n++) {
+		struct buf b;
+
+		buf_init(&b);
+		opt_words(&b, o);
+		left[n] = buf_steal(&b);
+		help[n] = o->help;
+	}
+	print_rows(out, left, help, n);
+	for (int i = 0; i < n; i++)
+		free(left[i]);
+}
+
+/* A command's help: its usage line and summary, then its subcommands (each
+ * with its targets; its own --help has the rest) or its options. */
+static void
+print_help(FILE *out, const struct cmd_entry *e, const char *path)
+{
+	char *left[32];
+	const char *help[32];
+	int n = 0;
+	struct buf u;
+
+	buf_init(&u);
+	entry_usage(e, path, &u);
+	fprintf(out, "usage: aivet %s\n\n%s\n", u.data, e->summary);
+	buf_free(&u);
+	for (const struct cmd_entry *s = e->subs; s != NULL && s->name != NULL && n < 32; s++, n++) {
+		const char *more = s->targets != NULL ? s->targets : s->subs != NULL ? "..." : NULL;
+
+		left[n] = more != NULL ? xasprintf("%s %s %s", path, s->name, more) :
+		    xasprintf("%s %s", path, s->name);
+		help[n] = s->summary;
+	}
+	if (n > 0) {
+		fputs("\n", out);
+		print_rows(out, left, help, n);
+	}
+	for (int i = 0; i < n; i++)
+		free(left[i]);
+	if (e->opts != NULL && e->opts[0].name != NULL) {
+		fputs("\noptions:\n", out);
+		print_opts(out, e->opts);
+	}
+	if (n > 0)
+		fprintf(out, "\n'aivet %s SUBCOMMAND --help' shows a subcommand's options.\n", path);
+}
+
+void
+cmd_print_options(FILE *out, const struct opt *opts)
+{
+	print_opts(out, opts);
+}
+
+/* True when argv holds -h/--help before "--". */
+static int
+want_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Runs entry e (argv[0] its name) below path, the words before it. */
+static int
+entry_run(struct aivet *av, const struct cmd_entry *group, const struct cmd_entry *e,
+    const char *path, int argc, char **argv, struct aerr *err)
+{
+	char full[64];
+	const char *near;
+
+	snprintf(full, sizeof full, "%s%s%s", path, *path ? " " : "", e->name);
+	av->cmd = e;
+	av->cmd_group = group;
+	snprintf(av->cmd_path, sizeof av->cmd_path, "%s", full);
+	if (e->subs == NULL) {
+		if (want_help(argc, argv)) {
+			print_help(stdout, e, full);
+			return 0;
+		}
+		return e->exec(av, argc, argv, err);
+	}
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_help(argc < 2 ? stderr : stdout, e, full);
+		return argc < 2 ? aerr_set(err, AV_USAGE, "%s: a subcommand is needed", full) : 0;
+	}
+	for (const struct cmd_entry *s = e->subs; s->name != NULL; s++)
+		if (strcmp(s->name, argv[1]) == 0)
+			return entry_run(av, e, s, full, argc - 1, argv + 1, err);
+	if ((near = subcmd_suggest(e->subs, argv[1])) != NULL)
+		return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s': did you mean '%s %s'? (see "
+		    "'aivet %s --help')", full, argv[1], full, near, full);
+	return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s' (see 'aivet %s --help')",
+	    full, argv[1], full);
 }
 
 int
@@ -141,64 +367,96 @@ cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 			    "'aivet --help')", argv[0], near);
 		return aerr_set(err, AV_USAGE, "unknown command '%s' (see 'aivet --help')", argv[0]);
 	}
-	optind = 0;   /* glibc: restart getopt for each (sub)command */
-	return ce->exec(av, argc, argv, err);
+	return entry_run(av, NULL, ce, "", argc, argv, err);
 }
 
-int
-want_help(int argc, char **argv, const char *usage, const char *summary)
+/* ---- the option parser ---- */
+
+void
+opt_begin(struct opt_parser *p, const struct aivet *av, int argc, char **argv)
 {
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			break;
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			printf("usage: aivet %s\n", usage);
-			if (summary != NULL)
-				printf("\n%s\n", summary);
-			return 1;
-		}
+	const struct opt *o = av->cmd != NULL ? av->cmd->opts : NULL;
+	int n = 0;
+
+	memset(p, 0, sizeof *p);
+	p->argc = argc;
+	p->argv = argv;
+	p->ind = 1;
+	p->av = av;
+	for (; o != NULL && o->name != NULL; o++) {
+		if (n == OPT_MAX)
+			die("%s: more than %d options", av->cmd_path, OPT_MAX);
+		p->lo[n].name = o->name;
+		p->lo[n].has_arg = o->arg == NULL ? no_argument :
+		    o->flags & OPT_OPTARG ? optional_argument : required_argument;
+		p->lo[n++].val = o->id;
 	}
+	optind = 0;   /* glibc: start afresh for each command line */
+}
+
+/* An option the command's other subcommands declare: wrong here, not unknown. */
+static int
+sibling_option(const struct aivet *av, const char *word)
+{
+	char name[64];
+
+	if (av->cmd_group == NULL || strncmp(word, "--", 2) != 0)
+		return 0;
+	snprintf(name, sizeof name, "%.*s", (int)strcspn(word + 2, "="), word + 2);
+	for (const struct cmd_entry *s = av->cmd_group->subs; s->name != NULL; s++)
+		for (const struct opt *o = s->opts; o != NULL && o->name != NULL; o++)
+			if (strcmp(o->name, name) == 0)
+				return 1;
 	return 0;
 }
 
 int
-usage_error(struct aerr *err, const char *usage, const char *fmt, ...)
+opt_next(struct opt_parser *p, struct aerr *err)
 {
-	char msg[512];
-	va_list ap;
+	char spec[48];
+	const char *word;
+	int c;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	return aerr_set(err, AV_USAGE, "%s\nusage: aivet %s", msg, usage);
+	snprintf(spec, sizeof spec, "%s:%s", p->in_order ? "+" : "", p->shorts ? p->shorts : "");
+	c = getopt_long(p->argc, p->argv, spec, p->lo, NULL);
+	p->arg = optarg;
+	p->ind = optind;
+	if (c == -1)
+		return 0;
+	word = p->argv[optind - 1];
+	if (c == ':') {
+		usage_error(p->av, err, "%s needs a value", word);
+		return -1;
+	}
+	if (c == '?') {
+		if (sibling_option(p->av, word))
+			usage_error(p->av, err, "--%.*s is not an option here", (int)strcspn(word + 2, "="),
+			    word + 2);
+		else if (optopt != 0)   /* a single letter, perhaps inside "-xyz" */
+			usage_error(p->av, err, "unknown option '-%c'", optopt);
+		else
+			usage_error(p->av, err, "unknown option '%s'", word);
+		return -1;
+	}
+	return c;
+}
+
+char *
+opt_take(struct opt_parser *p)
+{
+	if (optind >= p->argc)
+		return NULL;
+	p->arg = p->argv[optind++];
+	p->ind = optind;
+	return p->arg;
 }
 
 int
-subcmd_dispatch(const struct cmd_entry *ce, const struct subcmd *subs,
-    struct aivet *av, int argc, char **argv, struct aerr *err)
+target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err)
 {
-	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-		FILE *out = argc < 2 ? stderr : stdout;
-
-		fprintf(out, "usage: aivet %s\n\n%s\n\n", ce->usage, ce->summary);
-		for (const struct subcmd *s = subs; s->name != NULL; s++)
-			fprintf(out, "  %-60s %s\n", s->usage, s->summary);
-		return argc < 2 ? aerr_set(err, AV_USAGE, "%s: a subcommand is needed", ce->name) : 0;
-	}
-	for (const struct subcmd *s = subs; s->name != NULL; s++) {
-		if (strcmp(s->name, argv[1]) == 0) {
-			optind = 0;
-			if (want_help(argc - 1, argv + 1, s->usage, s->summary))
-				return 0;
-			return s->exec(av, argc - 1, argv + 1, err);
-		}
-	}
-	if (subcmd_suggest(subs, argv[1]) != NULL)
-		return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s': did you mean '%s %s'? (see "
-		    "'aivet %s --help')", ce->name, argv[1], ce->name, subcmd_suggest(subs, argv[1]),
-		    ce->name);
-	return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s' (see 'aivet %s --help')",
-	    ce->name, argv[1], ce->name);
+	if (t == TARGET_ENDPOINT)
+		return endpoint_lookup(db, arg, id, err);
+	return vendor_lookup(db, arg, id, err);
 }
 
 void

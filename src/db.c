@@ -1,92 +1,167 @@
 /*
- * db.c: opening aivet's SQLite database, applying the embedded migrations,
- * and the small statement helpers every command uses. A TUI and a CLI may
- * share one file, so the database runs in WAL mode with a busy timeout and
- * writers take the lock up front (BEGIN IMMEDIATE).
+ * db.c: the query layer every command uses (db.h): opening the database a
+ * spec names, applying the embedded migrations, binding "?" parameters from a
+ * format, stepping rows and reading columns. Each call goes to the backend the
+ * database runs on: db-sqlite.c for an SQLite file, db-pg.c for a PostgreSQL
+ * server.
  */
 #include "config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "aivet.h"
-#include "finding.h"
+#include "db-impl.h"
 
-#define BUSY_TIMEOUT_MS 30000
+#define IS_PG(db) ((db)->kind == DB_KIND_PG)
+
+enum db_kind
+db_kind(const struct db *db)
+{
+	return db->kind;
+}
+
+const char *
+db_errmsg(struct db *db)
+{
+	return lite_errmsg(db);
+}
 
 int
-db_err(sqlite3 *db, struct aerr *err, const char *what)
+db_err(struct db *db, struct aerr *err, const char *what)
 {
-	return aerr_set(err, AV_RUNTIME, "database: %s: %s", what, sqlite3_errmsg(db));
+	return aerr_set(err, AV_RUNTIME, "database: %s: %s", what, db_errmsg(db));
+}
+
+int
+db_prepare_raw(struct db *db, const char *sql, struct db_stmt **out)
+{
+	return lite_prepare(db, sql, out);
+}
+
+int
+db_script(struct db *db, const char *sql, char **msg)
+{
+	return lite_script(db, sql, msg);
+}
+
+int db_step(struct db_stmt *st) { return lite_step(st); }
+void db_reset(struct db_stmt *st) { lite_reset(st); }
+int db_col_count(struct db_stmt *st) { return lite_col_count(st); }
+const char *db_col_name(struct db_stmt *st, int i) { return lite_col_name(st, i); }
+int db_col_type(struct db_stmt *st, int i) { return lite_col_type(st, i); }
+int64_t db_col_int64(struct db_stmt *st, int i) { return lite_col_int64(st, i); }
+int db_col_int(struct db_stmt *st, int i) { return (int)db_col_int64(st, i); }
+double db_col_double(struct db_stmt *st, int i) { return lite_col_double(st, i); }
+const char *db_col_text(struct db_stmt *st, int i) { return lite_col_text(st, i); }
+const void *db_col_blob(struct db_stmt *st, int i) { return lite_col_blob(st, i); }
+int db_col_bytes(struct db_stmt *st, int i) { return lite_col_bytes(st, i); }
+int64_t db_insert_id(struct db *db) { return lite_insert_id(db); }
+int db_changes(struct db *db) { return lite_changes(db); }
+int db_autocommit(struct db *db) { return lite_autocommit(db); }
+
+int
+db_bind_int64(struct db_stmt *st, int i, int64_t v)
+{
+	return lite_bind(st, i, 'i', v, 0, NULL, 0);
+}
+
+void
+db_finalize(struct db_stmt *st)
+{
+	if (st != NULL)
+		lite_finalize(st);
+}
+
+const char *
+col_text(struct db_stmt *st, int i)
+{
+	const char *s = db_col_text(st, i);
+
+	return s ? s : "";
 }
 
 static int
-bind_args(sqlite3 *db, sqlite3_stmt *st, const char *fmt, va_list ap, struct aerr *err)
+param_count(struct db_stmt *st)
 {
-	int rc = SQLITE_OK, i = 1;
+	return lite_param_count(st);
+}
+
+static const char *
+stmt_sql(struct db_stmt *st)
+{
+	return lite_sql(st);
+}
+
+static int
+bind_one(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
+{
+	return lite_bind(st, i, type, iv, dv, p, n);
+}
+
+static int
+bind_args(struct db *db, struct db_stmt *st, const char *fmt, va_list ap, struct aerr *err)
+{
+	int rc = DB_OK, i = 1;
 
 	/* A format that does not match the statement is a programming error. */
-	if ((size_t)sqlite3_bind_parameter_count(st) != strlen(fmt ? fmt : ""))
-		die("db: %d parameters but format \"%s\" in: %s", sqlite3_bind_parameter_count(st),
-		    fmt ? fmt : "", sqlite3_sql(st));
+	if ((size_t)param_count(st) != strlen(fmt ? fmt : ""))
+		die("db: %d parameters but format \"%s\" in: %s", param_count(st), fmt ? fmt : "",
+		    stmt_sql(st));
 	for (const char *f = fmt ? fmt : ""; *f; f++, i++) {
 		switch (*f) {
 		case 'i':
-			rc = sqlite3_bind_int64(st, i, va_arg(ap, int64_t));
+			rc = bind_one(st, i, 'i', va_arg(ap, int64_t), 0, NULL, 0);
 			break;
 		case 't': {
 			const char *s = va_arg(ap, const char *);
 
-			rc = s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+			rc = bind_one(st, i, s ? 't' : 'n', 0, 0, s, 0);
 			break;
 		}
 		case 'd':
-			rc = sqlite3_bind_double(st, i, va_arg(ap, double));
+			rc = bind_one(st, i, 'd', 0, va_arg(ap, double), NULL, 0);
 			break;
 		case 'b': {
 			const void *p = va_arg(ap, const void *);
 			size_t n = va_arg(ap, size_t);
 
-			rc = sqlite3_bind_blob64(st, i, p ? p : "", n, SQLITE_TRANSIENT);
+			rc = bind_one(st, i, 'b', 0, 0, p, n);
 			break;
 		}
 		case 'n':
-			rc = sqlite3_bind_null(st, i);
+			rc = bind_one(st, i, 'n', 0, 0, NULL, 0);
 			break;
 		default:
 			die("db: bad bind format '%c'", *f);
 		}
-		if (rc != SQLITE_OK)
+		if (rc != DB_OK)
 			return db_err(db, err, "bind");
 	}
 	return 0;
 }
 
-static sqlite3_stmt *
-prepare_v(sqlite3 *db, struct aerr *err, const char *sql, const char *fmt, va_list ap)
+static struct db_stmt *
+prepare_v(struct db *db, struct aerr *err, const char *sql, const char *fmt, va_list ap)
 {
-	sqlite3_stmt *st = NULL;
+	struct db_stmt *st = NULL;
 
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+	if (db_prepare_raw(db, sql, &st) != DB_OK) {
 		db_err(db, err, "prepare");
 		return NULL;
 	}
 	if (bind_args(db, st, fmt, ap, err) != 0) {
-		sqlite3_finalize(st);
+		db_finalize(st);
 		return NULL;
 	}
 	return st;
 }
 
-sqlite3_stmt *
-db_prepare(sqlite3 *db, struct aerr *err, const char *sql, const char *fmt, ...)
+struct db_stmt *
+db_prepare(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -96,9 +171,9 @@ db_prepare(sqlite3 *db, struct aerr *err, const char *sql, const char *fmt, ...)
 }
 
 int
-db_exec(sqlite3 *db, struct aerr *err, const char *sql, const char *fmt, ...)
+db_exec(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	va_list ap;
 	int rc;
 
@@ -107,18 +182,21 @@ db_exec(sqlite3 *db, struct aerr *err, const char *sql, const char *fmt, ...)
 	va_end(ap);
 	if (st == NULL)
 		return AV_RUNTIME;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = db_step(st)) == DB_ROW)
 		;
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_err(db, err, "write");
+	if (rc != DB_DONE) {
+		db_err(db, err, "write");
+		db_finalize(st);
+		return AV_RUNTIME;
+	}
+	db_finalize(st);
 	return 0;
 }
 
 int
-db_int(sqlite3 *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...)
+db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	va_list ap;
 	int rc;
 
@@ -127,39 +205,33 @@ db_int(sqlite3 *db, int64_t *out, struct aerr *err, const char *sql, const char 
 	va_end(ap);
 	if (st == NULL)
 		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
-		*out = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
+	rc = db_step(st);
+	if (rc == DB_ROW) {
+		*out = db_col_int64(st, 0);
+		db_finalize(st);
 		return 0;
 	}
-	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
+	if (rc == DB_DONE) {
+		db_finalize(st);
 		return 1;
+	}
 	db_err(db, err, "query");
+	db_finalize(st);
 	return -1;
 }
 
-const char *
-col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? (const char *)s : "";
-}
-
 int
-db_begin(sqlite3 *db, struct aerr *err)
+db_begin(struct db *db, struct aerr *err)
 {
-	if (sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+	if (db_script(db, "BEGIN IMMEDIATE", NULL) != DB_OK)
 		return db_err(db, err, "begin");
 	return 0;
 }
 
 int
-db_commit(sqlite3 *db, struct aerr *err)
+db_commit(struct db *db, struct aerr *err)
 {
-	if (sqlite3_exec(db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+	if (db_script(db, "COMMIT", NULL) != DB_OK) {
 		db_err(db, err, "commit");
 		db_rollback(db);
 		return AV_RUNTIME;
@@ -168,10 +240,10 @@ db_commit(sqlite3 *db, struct aerr *err)
 }
 
 void
-db_rollback(sqlite3 *db)
+db_rollback(struct db *db)
 {
-	if (!sqlite3_get_autocommit(db))
-		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	if (!db_autocommit(db))
+		db_script(db, "ROLLBACK", NULL);
 }
 
 int
@@ -191,12 +263,19 @@ migration_number(const char *name)
 }
 
 int
-db_migrate(sqlite3 *db, struct aerr *err)
+db_user_version(struct db *db, int64_t *out, struct aerr *err)
+{
+	*out = 0;
+	return db_int(db, out, err, "PRAGMA user_version", NULL) < 0 ? AV_RUNTIME : 0;
+}
+
+int
+db_migrate(struct db *db, struct aerr *err)
 {
 	int64_t have = 0;
 	int want = db_schema_version();
 
-	if (db_int(db, &have, err, "PRAGMA user_version", NULL) < 0)
+	if (db_user_version(db, &have, err) != 0)
 		return AV_RUNTIME;
 	for (int i = (int)have; i < want; i++) {
 		const struct embedded_file *m = &embedded_migrations[i];
@@ -213,10 +292,9 @@ db_migrate(sqlite3 *db, struct aerr *err)
 			return AV_RUNTIME;
 		}
 		pragma = xasprintf("PRAGMA user_version = %d", i + 1);
-		if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK ||
-		    sqlite3_exec(db, pragma, NULL, NULL, &msg) != SQLITE_OK) {
+		if (db_script(db, sql, &msg) != DB_OK || db_script(db, pragma, &msg) != DB_OK) {
 			aerr_set(err, AV_RUNTIME, "migration %s failed: %s", m->name, msg ? msg : "?");
-			sqlite3_free(msg);
+			free(msg);
 			db_rollback(db);
 			free(sql);
 			free(pragma);
@@ -231,12 +309,12 @@ db_migrate(sqlite3 *db, struct aerr *err)
 }
 
 static int
-check_version(sqlite3 *db, const char *path, struct aerr *err)
+check_version(struct db *db, const char *path, struct aerr *err)
 {
 	int64_t have = 0, tables = 0;
 
-	if (db_int(db, &have, err, "PRAGMA user_version", NULL) < 0)
-		return aerr_set(err, AV_RUNTIME, "cannot open database %s: %s", path, sqlite3_errmsg(db));
+	if (db_user_version(db, &have, err) != 0)
+		return aerr_set(err, AV_RUNTIME, "cannot open database %s: %s", path, db_errmsg(db));
 	if (have > db_schema_version())
 		return aerr_set(err, AV_RUNTIME, "database %s has schema version %lld, newer than "
 		    "this aivet understands (%d): upgrade aivet; the database was left untouched",
@@ -251,75 +329,54 @@ check_version(sqlite3 *db, const char *path, struct aerr *err)
 	return 0;
 }
 
-/* severity_rank(TEXT) in SQL: the registry's order (finding.h), -1 for an unknown name,
- * so that queries sort findings the way the C code does. */
-static void
-sql_severity_rank(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+int
+db_spec_is_pg(const char *spec)
 {
-	sqlite3_result_int(ctx, severity_rank((const char *)sqlite3_value_text(argv[0])));
+	return strncmp(spec, "postgresql://", 13) == 0 || strncmp(spec, "postgres://", 11) == 0;
 }
 
 int
-db_open(const char *path, sqlite3 **out, struct aerr *err)
+db_open_raw(const char *path, struct db **out)
 {
-	sqlite3 *db = NULL;
-	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
-	struct stat sb;
-	int existed = stat(path, &sb) == 0;
+	return lite_open_raw(path, out);
+}
+
+void
+db_close(struct db *db)
+{
+	if (db != NULL)
+		lite_close(db);
+}
+
+int
+db_open(const char *spec, struct db **out, struct aerr *err)
+{
+	struct db *db = NULL;
+	const char *path = strncmp(spec, "sqlite:", 7) == 0 ? spec + 7 : spec;
 
 	*out = NULL;
-	if (slash != NULL && slash != dir) {
-		*slash = '\0';
-		if (mkdir_p(dir, 0700, err) != 0) {
-			free(dir);
-			return AV_RUNTIME;
-		}
-	}
-	free(dir);
-	if (!existed) {
-		/* Create the file 0600 ourselves so the umask cannot widen it. */
-		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-
-		if (fd < 0 && errno != EEXIST)
-			return aerr_set(err, AV_RUNTIME, "cannot create database %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-	}
-	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK) {
-		aerr_set(err, AV_RUNTIME, "cannot open database %s: %s", path,
-		    db ? sqlite3_errmsg(db) : "out of memory");
-		sqlite3_close(db);
-		return AV_RUNTIME;
-	}
-	sqlite3_busy_timeout(db, BUSY_TIMEOUT_MS);
-	sqlite3_extended_result_codes(db, 1);
-	sqlite3_create_function(db, "severity_rank", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
-	    sql_severity_rank, NULL, NULL);
-	if (sqlite3_exec(db, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK) {
-		aerr_set(err, AV_RUNTIME, "cannot open database %s: %s", path, sqlite3_errmsg(db));
-		sqlite3_close(db);
-		return AV_RUNTIME;
-	}
+	if (lite_open(path, &db, err) != 0)
+		return err->code;
 	/* Check before anything writes: a newer or foreign database stays untouched. */
 	if (check_version(db, path, err) != 0) {
-		sqlite3_close(db);
+		db_close(db);
 		return err->code;
 	}
-	if (sqlite3_exec(db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL) != SQLITE_OK ||
-	    sqlite3_exec(db, "PRAGMA synchronous = FULL", NULL, NULL, NULL) != SQLITE_OK) {
-		aerr_set(err, AV_RUNTIME, "cannot open database %s: %s", path, sqlite3_errmsg(db));
-		sqlite3_close(db);
+	if (db_script(db, "PRAGMA journal_mode = WAL", NULL) != DB_OK ||
+	    db_script(db, "PRAGMA synchronous = FULL", NULL) != DB_OK) {
+		aerr_set(err, AV_RUNTIME, "cannot open database %s: %s", path, db_errmsg(db));
+		db_close(db);
 		return AV_RUNTIME;
 	}
 	if (db_migrate(db, err) != 0) {
-		sqlite3_close(db);
+		db_close(db);
 		return err->code;
 	}
 	*out = db;
 	return 0;
 }
 
-sqlite3 *
+struct db *
 av_db(struct aivet *av, struct aerr *err)
 {
 	if (av->db == NULL) {
@@ -335,7 +392,7 @@ void
 av_close(struct aivet *av)
 {
 	if (av->db != NULL) {
-		sqlite3_close_v2(av->db);
+		db_close(av->db);
 		av->db = NULL;
 	}
 }

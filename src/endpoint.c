@@ -81,7 +81,7 @@ endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aer
 
 /* Writes the credential changes of f for endpoint id, inside the caller's transaction. */
 static int
-apply_credentials(sqlite3 *db, int64_t id, const struct endpoint_input *f, const char *at,
+apply_credentials(struct db *db, int64_t id, const struct endpoint_input *f, const char *at,
     cJSON *details, struct aerr *err)
 {
 	cJSON *added = NULL, *removed = NULL;
@@ -112,7 +112,7 @@ apply_credentials(sqlite3 *db, int64_t id, const struct endpoint_input *f, const
 }
 
 static int
-apply_prices(sqlite3 *db, int64_t id, const struct endpoint_input *f, struct aerr *err)
+apply_prices(struct db *db, int64_t id, const struct endpoint_input *f, struct aerr *err)
 {
 	if (f->set_price_in && db_exec(db, err, "UPDATE endpoint SET price_in_per_mtok = ? WHERE id = ?",
 	    "di", f->price_in, id) != 0)
@@ -124,7 +124,7 @@ apply_prices(sqlite3 *db, int64_t id, const struct endpoint_input *f, struct aer
 }
 
 int
-endpoint_add(sqlite3 *db, const char *actor, const char *vendor, const struct endpoint_input *in,
+endpoint_add(struct db *db, const char *actor, const char *vendor, const struct endpoint_input *in,
     int64_t *idp, struct aerr *err)
 {
 	const struct endpoint_input f = *in;
@@ -158,7 +158,7 @@ endpoint_add(sqlite3 *db, const char *actor, const char *vendor, const struct en
 	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", "ittttiinnttt", vid, f.name, f.api, f.url,
 	    f.model, f.context, (int64_t)f.insecure, opts, at, at) != 0)
 		goto fail;
-	id = sqlite3_last_insert_rowid(db);
+	id = db_insert_id(db);
 	if (apply_prices(db, id, &f, err) != 0)
 		goto fail;
 	d = cJSON_CreateObject();
@@ -186,11 +186,11 @@ out:
 }
 
 int
-endpoint_edit(sqlite3 *db, const char *actor, const char *ref, const struct endpoint_input *in,
+endpoint_edit(struct db *db, const char *actor, const char *ref, const struct endpoint_input *in,
     struct aerr *err)
 {
 	const struct endpoint_input f = *in;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t id, other, vid, insecure;
 	char at[32], *url = NULL, *opts = NULL;
 	cJSON *d = NULL, *old_opts = NULL;
@@ -205,16 +205,16 @@ endpoint_edit(sqlite3 *db, const char *actor, const char *ref, const struct endp
 		goto fail;
 	st = db_prepare(db, err, "SELECT vendor_id, url, allow_insecure_http, options FROM endpoint "
 	    "WHERE id = ?", "i", id);
-	if (st == NULL || sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (st == NULL || db_step(st) != DB_ROW) {
+		db_finalize(st);
 		db_err(db, err, "endpoint");
 		goto fail;
 	}
-	vid = sqlite3_column_int64(st, 0);
+	vid = db_col_int64(st, 0);
 	url = xstrdup(f.set_url ? f.url : col_text(st, 1));
-	insecure = f.set_insecure ? f.insecure : sqlite3_column_int(st, 2);
+	insecure = f.set_insecure ? f.insecure : db_col_int(st, 2);
 	old_opts = cJSON_Parse(col_text(st, 3));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	/* The URL and the insecure flag are checked together, whichever changed. */
 	if (url_check(url, (int)insecure, err) != 0)
 		goto fail;
@@ -283,7 +283,7 @@ out:
 }
 
 int
-endpoint_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err)
+endpoint_archive(struct db *db, const char *actor, const char *ref, struct aerr *err)
 {
 	int64_t id;
 

@@ -14,7 +14,7 @@
 
 
 int
-blob_put(sqlite3 *db, const void *data, size_t len, const unsigned char *seal_pk,
+blob_put(struct db *db, const void *data, size_t len, const unsigned char *seal_pk,
     char sha[65], struct aerr *err)
 {
 	int64_t have;
@@ -44,24 +44,24 @@ blob_put(sqlite3 *db, const void *data, size_t len, const unsigned char *seal_pk
 }
 
 int
-blob_get(sqlite3 *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err)
+blob_get(struct db *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT encrypted, data FROM blob WHERE sha256 = ?",
+	struct db_stmt *st = db_prepare(db, err, "SELECT encrypted, data FROM blob WHERE sha256 = ?",
 	    "t", sha);
 	int rc;
 
 	buf_init(out);
 	if (st == NULL)
 		return AV_RUNTIME;
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return rc == SQLITE_DONE ? aerr_set(err, AV_USAGE, "no stored content with SHA-256 %s", sha)
+	rc = db_step(st);
+	if (rc != DB_ROW) {
+		db_finalize(st);
+		return rc == DB_DONE ? aerr_set(err, AV_USAGE, "no stored content with SHA-256 %s", sha)
 		    : db_err(db, err, "blob");
 	}
-	*encrypted = sqlite3_column_int(st, 0);
-	buf_add(out, sqlite3_column_blob(st, 1), (size_t)sqlite3_column_bytes(st, 1));
-	sqlite3_finalize(st);
+	*encrypted = db_col_int(st, 0);
+	buf_add(out, db_col_blob(st, 1), (size_t)db_col_bytes(st, 1));
+	db_finalize(st);
 	return 0;
 }
 
@@ -87,7 +87,7 @@ media_type_for(const char *name)
 }
 
 int
-evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *effective_date,
+evidence_add_file(struct db *db, const char *actor, const char *path, const char *effective_date,
     int64_t *id, struct aerr *err)
 {
 	struct buf b;
@@ -116,7 +116,7 @@ evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *
 	buf_free(&b);
 	if (rc != 0)
 		return rc;
-	*id = sqlite3_last_insert_rowid(db);
+	*id = db_insert_id(db);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "sha256", sha);
 	cJSON_AddStringToObject(d, "original_name", base);
@@ -126,10 +126,10 @@ evidence_add_file(sqlite3 *db, const char *actor, const char *path, const char *
 }
 
 int
-finding_evidence_ids(sqlite3 *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
+finding_evidence_ids(struct db *db, int64_t finding_id, char *summary, size_t n, int64_t **ids,
     size_t *nids, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT code, severity, message FROM finding "
+	struct db_stmt *st = db_prepare(db, err, "SELECT code, severity, message FROM finding "
 	    "WHERE id = ?", "i", finding_id);
 
 	*ids = NULL;
@@ -137,17 +137,57 @@ finding_evidence_ids(sqlite3 *db, int64_t finding_id, char *summary, size_t n, i
 	summary[0] = '\0';
 	if (st == NULL)
 		return err->code;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (db_step(st) == DB_ROW)
 		snprintf(summary, n, "%s (%s): %s", col_text(st, 0), col_text(st, 1), col_text(st, 2));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
 	    "ORDER BY evidence_id", "i", finding_id);
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		*ids = xrealloc(*ids, (*nids + 1) * sizeof **ids);
-		(*ids)[(*nids)++] = sqlite3_column_int64(st, 0);
+		(*ids)[(*nids)++] = db_col_int64(st, 0);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
+}
+
+int
+finding_leak_evidence(struct db *db, int64_t finding_id, int64_t *id, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT max(fe.evidence_id) FROM finding_evidence fe "
+	    "JOIN evidence e ON e.id = fe.evidence_id JOIN blob b ON b.sha256 = e.sha256 "
+	    "WHERE fe.finding_id = ? AND b.encrypted = 0 AND "
+	    "json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') > 0", "i", finding_id);
+
+	*id = 0;
+	if (st == NULL)
+		return err->code;
+	if (db_step(st) == DB_ROW && db_col_type(st, 0) != DB_NULL)
+		*id = db_col_int64(st, 0);
+	db_finalize(st);
+	return 0;
+}
+
+/*
+ * One name for each piece of evidence, the same in the bundle's evidence/
+ * directory, the reports, probe show, evidence show and the terminal UI:
+ * the evidence id is stable across runs and databases' exports, where a
+ * run's sequence number is not unique outside its run.
+ */
+void
+evidence_file_name(int64_t id, const char *kind, const char *original_name, char *out, size_t n)
+{
+	char safe[80];
+	const char *name = original_name != NULL && *original_name != '\0' ? original_name : "file";
+	size_t i;
+
+	if (kind == NULL || strcmp(kind, "exchange") == 0) {
+		snprintf(out, n, "exchange-%lld.json", (long long)id);
+		return;
+	}
+	for (i = 0; name[i] != '\0' && i < sizeof safe - 1; i++)
+		safe[i] = strchr("/\\\n\r\t ", name[i]) || (unsigned char)name[i] < 0x20 ? '_' : name[i];
+	safe[i] = '\0';
+	snprintf(out, n, "file-%lld-%s", (long long)id, safe);
 }

@@ -28,7 +28,11 @@ cmp_due(const void *a, const void *b)
 
 	if (x->due_ms != y->due_ms)
 		return x->due_ms < y->due_ms ? -1 : 1;
-	return x->incident < y->incident ? -1 : x->incident > y->incident;
+	if (x->incident != y->incident)
+		return x->incident < y->incident ? -1 : 1;
+	/* One incident's clocks due at once (HIPAA's individuals, HHS and media notices
+	 * of a large breach) keep the order of the rules, whatever qsort does with equals. */
+	return clock_index(x->copy.id) - clock_index(y->copy.id);
 }
 
 static void
@@ -118,11 +122,11 @@ due_text(const cJSON *list, int64_t within_ms)
 }
 
 int
-incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out, struct aerr *err)
+incident_due_report(struct db *db, int64_t now, int64_t within_ms, cJSON **out, struct aerr *err)
 {
 	struct due_row *rows = NULL;
 	size_t n = 0, cap = 0;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	cJSON *doc, *list;
 	char asof[32], *text;
 	int rc = 0;
@@ -131,10 +135,10 @@ incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out, st
 	st = db_prepare(db, err, "SELECT id, title FROM incident WHERE status <> 'closed' ORDER BY id", "");
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		struct incident_facts f;
 		struct incident_clock clocks[CLOCK_COUNT];
-		int64_t id = sqlite3_column_int64(st, 0);
+		int64_t id = db_col_int64(st, 0);
 
 		if ((rc = incident_clocks(db, id, &f, clocks, err)) != 0)
 			break;
@@ -146,7 +150,7 @@ incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out, st
 				add_row(&rows, &n, &cap, id, col_text(st, 1), &clocks[i]);
 		}
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (rc != 0) {
 		free(rows);
 		return rc;

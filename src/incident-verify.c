@@ -23,11 +23,11 @@ incident_verify_free(struct incident_verify *v)
 }
 
 int
-incident_verify_prepare(sqlite3 *db, int64_t id, const char *probes, struct incident_verify *v,
+incident_verify_prepare(struct db *db, int64_t id, const char *probes, struct incident_verify *v,
     struct aerr *err)
 {
 	struct buf b;
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	char *prev = NULL;
 	int rc;
 
@@ -49,7 +49,7 @@ incident_verify_prepare(sqlite3 *db, int64_t id, const char *probes, struct inci
 		return AV_RUNTIME;
 	buf_init(&b);
 	v->codes = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		if (prev == NULL || strcmp(prev, col_text(st, 0)) != 0) {
 			buf_printf(&b, "%s%s", b.len ? "," : "", col_text(st, 0));
 			free(prev);
@@ -57,7 +57,7 @@ incident_verify_prepare(sqlite3 *db, int64_t id, const char *probes, struct inci
 		}
 		cJSON_AddItemToArray(v->codes, cJSON_CreateString(col_text(st, 1)));
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	free(prev);
 	if (probes != NULL) {
 		buf_free(&b);
@@ -70,10 +70,10 @@ incident_verify_prepare(sqlite3 *db, int64_t id, const char *probes, struct inci
 }
 
 int
-incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v,
+incident_verify_record(struct db *db, const char *actor, struct incident_verify *v,
     cJSON **details, struct aerr *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	cJSON *found, *d, *x;
 	int complete;
 
@@ -81,16 +81,16 @@ incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v
 	st = db_prepare(db, err, "SELECT status FROM probe_run WHERE id = ?", "i", v->run_id);
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (db_step(st) == DB_ROW)
 		snprintf(v->run_status, sizeof v->run_status, "%s", col_text(st, 0));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	complete = strcmp(v->run_status, "completed") == 0;
 	st = db_prepare(db, err, "SELECT DISTINCT code, severity FROM finding WHERE run_id = ? "
 	    "ORDER BY code", "i", v->run_id);
 	if (st == NULL)
 		return AV_RUNTIME;
 	found = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		int match = 0;
 
 		if (cJSON_GetArraySize(v->codes) > 0) {
@@ -102,7 +102,7 @@ incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v
 		if (match)
 			cJSON_AddItemToArray(found, cJSON_CreateString(col_text(st, 0)));
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	/* A reproduction counts even in a run cut short; an unfinished run proves nothing else. */
 	v->reproduces = cJSON_GetArraySize(found) > 0 ? 1 : complete ? 0 : -1;
 	if (v->reproduces < 0)
@@ -117,19 +117,19 @@ incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v
 			cJSON_Delete(found);
 			return AV_RUNTIME;
 		}
-		while (v->reproduces == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		while (v->reproduces == 0 && db_step(st) == DB_ROW) {
 			const char *verdict = col_text(st, 1);
 
 			if (strcmp(verdict, "pass") != 0 && strcmp(verdict, "fail") != 0) {
 				v->reproduces = -1;
 				snprintf(v->why, sizeof v->why, "%s ended %s: %s", col_text(st, 0), verdict,
 				    col_text(st, 2));
-			} else if (sqlite3_column_int64(st, 3) == 0) {
+			} else if (db_col_int64(st, 3) == 0) {
 				v->reproduces = -1;
 				snprintf(v->why, sizeof v->why, "%s judged no exchange", col_text(st, 0));
 			}
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 	}
 
 	d = cJSON_CreateObject();

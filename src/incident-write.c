@@ -55,24 +55,24 @@ incident_title_check(const char *what, const char *title, struct aerr *err)
 }
 
 int
-incident_status_of(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
+incident_status_of(struct db *db, int64_t id, char *out, size_t n, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT status FROM incident WHERE id = ?", "i", id);
+	struct db_stmt *st = db_prepare(db, err, "SELECT status FROM incident WHERE id = ?", "i", id);
 
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown incident %lld", (long long)id);
 	}
 	snprintf(out, n, "%s", col_text(st, 0));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 /* Looks the incident up and refuses a closed one: its record is final. */
 int
-incident_writable(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
+incident_writable(struct db *db, const char *arg, int64_t *id, struct aerr *err)
 {
 	char status[32];
 
@@ -91,29 +91,29 @@ struct finding_source {
 };
 
 static int
-finding_source_load(sqlite3 *db, int64_t fid, struct finding_source *fs, struct aerr *err)
+finding_source_load(struct db *db, int64_t fid, struct finding_source *fs, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT f.run_id, r.endpoint_id, e.vendor_id, f.probe, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT f.run_id, r.endpoint_id, e.vendor_id, f.probe, "
 	    "f.code, f.severity, f.message, coalesce(r.finished_at, r.started_at) FROM finding f "
 	    "JOIN probe_run r ON r.id = f.run_id JOIN endpoint e ON e.id = r.endpoint_id "
 	    "WHERE f.id = ?", "i", fid);
 
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "--from-finding: unknown finding %lld", (long long)fid);
 	}
 	fs->id = fid;
-	fs->run_id = sqlite3_column_int64(st, 0);
-	fs->endpoint_id = sqlite3_column_int64(st, 1);
-	fs->vendor_id = sqlite3_column_int64(st, 2);
+	fs->run_id = db_col_int64(st, 0);
+	fs->endpoint_id = db_col_int64(st, 1);
+	fs->vendor_id = db_col_int64(st, 2);
 	snprintf(fs->probe, sizeof fs->probe, "%s", col_text(st, 3));
 	snprintf(fs->code, sizeof fs->code, "%s", col_text(st, 4));
 	snprintf(fs->severity, sizeof fs->severity, "%s", col_text(st, 5));
 	snprintf(fs->message, sizeof fs->message, "%s", col_text(st, 6));
 	snprintf(fs->run_time, sizeof fs->run_time, "%s", col_text(st, 7));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
@@ -164,7 +164,7 @@ open_check(const struct incident_open_input *in, struct open_parsed *p, struct a
 
 /* The endpoint the incident is about, from --endpoint and the finding, which must agree. */
 static int
-open_endpoint(sqlite3 *db, const struct incident_open_input *in, int64_t vendor_id,
+open_endpoint(struct db *db, const struct incident_open_input *in, int64_t vendor_id,
     struct finding_source *fs, int64_t *endpoint_id, struct aerr *err)
 {
 	*endpoint_id = 0;
@@ -228,10 +228,10 @@ open_details(const struct incident_open_input *in, const struct open_parsed *p, 
 
 /* Links the finding, its run and its evidence to a new incident. */
 static int
-open_links(sqlite3 *db, const char *actor, int64_t id, const struct finding_source *fs,
+open_links(struct db *db, const char *actor, int64_t id, const struct finding_source *fs,
     struct aerr *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int rc;
 
 	if (incident_link_add(db, actor, id, "finding", fs->id, err) != 0 ||
@@ -241,14 +241,14 @@ open_links(sqlite3 *db, const char *actor, int64_t id, const struct finding_sour
 	    "ORDER BY evidence_id", "i", fs->id);
 	if (st == NULL)
 		return err->code;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (incident_link_add(db, actor, id, "evidence", sqlite3_column_int64(st, 0), err) != 0) {
-			sqlite3_finalize(st);
+	while ((rc = db_step(st)) == DB_ROW) {
+		if (incident_link_add(db, actor, id, "evidence", db_col_int64(st, 0), err) != 0) {
+			db_finalize(st);
 			return err->code;
 		}
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
+	db_finalize(st);
+	if (rc != DB_DONE)
 		return db_err(db, err, "finding evidence");
 	return 0;
 }
@@ -263,7 +263,7 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 	int64_t vendor_id, endpoint_id, id, severity = in->severity ? in->severity : 2, sla_ms = -1;
 	char disc_utc[32], ws_utc[32], we_utc[32], at[32], sla_text[32] = "", sla_source[160] = "";
 	const char *disc_given;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *d;
 	char *text;
 	int rc;
@@ -310,7 +310,7 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 	    severity, in->phi ? in->phi : "unknown", p.indiv, (int64_t)in->eu_data, disc_utc,
 	    in->window_start ? ws_utc : NULL, in->window_start ? we_utc : NULL, actor, at) != 0)
 		goto fail;
-	id = sqlite3_last_insert_rowid(db);
+	id = db_insert_id(db);
 	d = open_details(in, &p, severity, disc_given, sla_text, sla_source);
 	if (audit_append(db, actor, "incident.open", "incident", id, d, err) != 0) {
 		cJSON_Delete(d);
@@ -341,7 +341,7 @@ incident_set_status(struct aivet *av, const char *ref, const char *to, const cha
     const char *at_given, int64_t *idp, char from[32], struct aerr *err)
 {
 	int64_t id, ms;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *d;
 	char *text;
 	int rc;
@@ -358,22 +358,22 @@ incident_set_status(struct aivet *av, const char *ref, const char *to, const cha
 		goto fail;
 	if (at_given != NULL) {
 		/* A back-dated change still follows the change before it. */
-		sqlite3_stmt *st = db_prepare(db, err, "SELECT id, at, at_utc FROM incident_entry "
+		struct db_stmt *st = db_prepare(db, err, "SELECT id, at, at_utc FROM incident_entry "
 		    "WHERE incident_id = ? AND (kind = 'status-change' OR json_extract(details, "
 		    "'$.opened')) ORDER BY id DESC LIMIT 1", "i", id);
 		int64_t prev;
 
 		if (st == NULL)
 			goto fail;
-		if (sqlite3_step(st) == SQLITE_ROW && parse_time(col_text(st, 2), &prev, NULL) == 0 &&
+		if (db_step(st) == DB_ROW && parse_time(col_text(st, 2), &prev, NULL) == 0 &&
 		    ms < prev) {
 			aerr_set(err, AV_USAGE, "--at %s is before the incident's previous status change "
-			    "(entry %lld at %s)", at_given, (long long)sqlite3_column_int64(st, 0),
+			    "(entry %lld at %s)", at_given, (long long)db_col_int64(st, 0),
 			    col_text(st, 1));
-			sqlite3_finalize(st);
+			db_finalize(st);
 			goto fail;
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 	}
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "from", from);
@@ -401,7 +401,7 @@ incident_note(struct aivet *av, const struct incident_note_input *in, int64_t *i
 {
 	const char *kind = in->kind ? in->kind : "observation";
 	int64_t id, ms, owner;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *d = NULL;
 	int rc;
 
@@ -465,7 +465,7 @@ incident_task_add(struct aivet *av, const char *ref, const char *title, const ch
 {
 	int64_t id, due_ms = 0, tid;
 	char due[32], at[32];
-	sqlite3 *db;
+	struct db *db;
 	cJSON *d;
 	int rc;
 
@@ -487,7 +487,7 @@ incident_task_add(struct aivet *av, const char *ref, const char *title, const ch
 	if (db_exec(db, err, "INSERT INTO incident_task (incident_id, title, owner, due_at, created_at) "
 	    "VALUES (?,?,?,?,?)", "itttt", id, title, owner, due_given ? due : NULL, at) != 0)
 		goto fail;
-	tid = sqlite3_last_insert_rowid(db);
+	tid = db_insert_id(db);
 	d = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "incident_id", (double)id);
 	cJSON_AddStringToObject(d, "title", title);
@@ -511,8 +511,8 @@ incident_task_done(struct aivet *av, int64_t tid, const char *at_given, int64_t 
 {
 	int64_t iid, ms;
 	char at[32], idbuf[32];
-	sqlite3 *db;
-	sqlite3_stmt *st;
+	struct db *db;
+	struct db_stmt *st;
 	cJSON *d;
 	int rc;
 
@@ -525,18 +525,18 @@ incident_task_done(struct aivet *av, int64_t tid, const char *at_given, int64_t 
 	st = db_prepare(db, err, "SELECT incident_id, done_at FROM incident_task WHERE id = ?", "i", tid);
 	if (st == NULL)
 		goto fail;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		aerr_set(err, AV_USAGE, "unknown task %lld", (long long)tid);
 		goto fail;
 	}
-	iid = sqlite3_column_int64(st, 0);
-	if (sqlite3_column_type(st, 1) != SQLITE_NULL) {
+	iid = db_col_int64(st, 0);
+	if (db_col_type(st, 1) != DB_NULL) {
 		aerr_set(err, AV_USAGE, "task %lld is already done (%s)", (long long)tid, col_text(st, 1));
-		sqlite3_finalize(st);
+		db_finalize(st);
 		goto fail;
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	snprintf(idbuf, sizeof idbuf, "%lld", (long long)iid);
 	if (incident_writable(db, idbuf, &iid, err) != 0)
 		goto fail;
@@ -565,7 +565,7 @@ incident_link(struct aivet *av, const struct incident_link_input *in, int64_t *i
     int64_t *file_evidence_id, struct aerr *err)
 {
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 
 	if (in->nlinks == 0 && in->file == NULL)
 		return aerr_set(err, AV_USAGE, "incident link: nothing to link");
@@ -639,7 +639,7 @@ edit_check(const struct incident_edit_input *in, struct edit_parsed *p, struct a
 /* Checks what the edit needs from the incident: the endpoint of the same vendor,
  * no more state residents than individuals. */
 static int
-edit_check_db(sqlite3 *db, int64_t id, const struct incident_edit_input *in, struct edit_parsed *p,
+edit_check_db(struct db *db, int64_t id, const struct incident_edit_input *in, struct edit_parsed *p,
     struct aerr *err)
 {
 	int64_t cur_indiv;
@@ -673,7 +673,7 @@ edit_check_db(sqlite3 *db, int64_t id, const struct incident_edit_input *in, str
 
 /* The columns hold the current values. */
 static int
-edit_apply(sqlite3 *db, int64_t id, const struct incident_edit_input *in,
+edit_apply(struct db *db, int64_t id, const struct incident_edit_input *in,
     const struct edit_parsed *p, struct aerr *err)
 {
 	char ws_utc[32], we_utc[32];
@@ -757,7 +757,7 @@ incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_t *i
 	struct edit_parsed p;
 	struct buf what;
 	int64_t id;
-	sqlite3 *db;
+	struct db *db;
 	cJSON *d, *facts;
 	char *text;
 	int rc;

@@ -75,7 +75,7 @@ text_check(const char *text, struct aerr *err)
 }
 
 int
-incident_entry_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *kind,
+incident_entry_add(struct db *db, const char *actor, int64_t incident_id, const char *kind,
     const char *at_given, const char *text, const cJSON *details, int64_t *entry_id,
     struct aerr *err)
 {
@@ -114,7 +114,7 @@ incident_entry_add(sqlite3 *db, const char *actor, int64_t incident_id, const ch
 		free(dj);
 		return rc;
 	}
-	id = sqlite3_last_insert_rowid(db);
+	id = db_insert_id(db);
 	content = entry_content_json(incident_id, kind, at, at_utc, actor, text, dj, recorded);
 	free(dj);
 	rc = audit_append(db, actor, "incident.entry", "incident_entry", id, content, err);
@@ -140,9 +140,9 @@ check_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
 }
 
 int
-incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err)
+incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 {
-	sqlite3_stmt *q;
+	struct db_stmt *q;
 	int rc;
 
 	q = db_prepare(db, err, "SELECT a.seq, a.object_id, a.details, e.id, e.incident_id, e.kind, "
@@ -151,20 +151,20 @@ incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err)
 	    "WHERE a.action = 'incident.entry' ORDER BY a.seq", NULL);
 	if (q == NULL)
 		return AV_RUNTIME;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		int64_t seq = sqlite3_column_int64(q, 0), eid = sqlite3_column_int64(q, 1);
+	while ((rc = db_step(q)) == DB_ROW) {
+		int64_t seq = db_col_int64(q, 0), eid = db_col_int64(q, 1);
 		cJSON *content;
 		char *now;
 		int same;
 
-		if (sqlite3_column_type(q, 3) == SQLITE_NULL) {
+		if (db_col_type(q, 3) == DB_NULL) {
 			check_fail(st, seq, "incident entry %lld (audit entry %lld) is missing: removed "
 			    "after it was recorded", (long long)eid, (long long)seq);
 			break;
 		}
-		content = entry_content_json(sqlite3_column_int64(q, 4), col_text(q, 5), col_text(q, 6),
+		content = entry_content_json(db_col_int64(q, 4), col_text(q, 5), col_text(q, 6),
 		    col_text(q, 7), col_text(q, 8), col_text(q, 9),
-		    sqlite3_column_type(q, 10) == SQLITE_NULL ? NULL : col_text(q, 10), col_text(q, 11));
+		    db_col_type(q, 10) == DB_NULL ? NULL : col_text(q, 10), col_text(q, 11));
 		now = cJSON_PrintUnformatted(content);
 		cJSON_Delete(content);
 		if (now == NULL)
@@ -177,11 +177,11 @@ incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err)
 			break;
 		}
 	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-		sqlite3_finalize(q);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		db_finalize(q);
 		return db_err(db, err, "incident entries");
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 	if (st->bad_seq != 0)
 		return 0;
 	q = db_prepare(db, err, "SELECT e.id FROM incident_entry e WHERE NOT EXISTS (SELECT 1 FROM "
@@ -189,14 +189,14 @@ incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err)
 	    "LIMIT 1", NULL);
 	if (q == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(q) == SQLITE_ROW) {
-		int64_t eid = sqlite3_column_int64(q, 0);
+	if (db_step(q) == DB_ROW) {
+		int64_t eid = db_col_int64(q, 0);
 
 		/* Not in the chain at all: name the entry, and point past the chain's end. */
 		check_fail(st, st->entries + 1, "incident entry %lld has no audit entry: added behind "
 		    "aivet's back", (long long)eid);
 	}
-	sqlite3_finalize(q);
+	db_finalize(q);
 	if (st->bad_seq != 0)
 		return 0;
 	/* An incident's status is where its newest status-change entry took it. */
@@ -206,18 +206,18 @@ incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err)
 	    "WHERE i.status IS NOT timeline ORDER BY i.id LIMIT 1", NULL);
 	if (q == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(q) == SQLITE_ROW)
+	if (db_step(q) == DB_ROW)
 		check_fail(st, st->entries + 1, "incident %lld is '%s' but its timeline says '%s': "
-		    "changed behind aivet's back", (long long)sqlite3_column_int64(q, 0), col_text(q, 1),
+		    "changed behind aivet's back", (long long)db_col_int64(q, 0), col_text(q, 1),
 		    col_text(q, 2));
-	sqlite3_finalize(q);
+	db_finalize(q);
 	return 0;
 }
 
 const struct audit_check incident_audit_check = { "incident entries", incident_entries_check };
 
 int
-incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
+incident_lookup(struct db *db, const char *arg, int64_t *id, struct aerr *err)
 {
 	int rc;
 
@@ -232,11 +232,11 @@ incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err)
 
 /* The newest value of a fact recorded in an entry's details: 0 found, 1 never set. */
 static int
-fact_text(sqlite3 *db, int64_t incident_id, const char *name, char *out, size_t n,
+fact_text(struct db *db, int64_t incident_id, const char *name, char *out, size_t n,
     int *is_null, struct aerr *err)
 {
 	char *path = xasprintf("$.facts.%s", name);
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT json_extract(details, ?1), "
+	struct db_stmt *st = db_prepare(db, err, "SELECT json_extract(details, ?1), "
 	    "json_type(details, ?1) FROM incident_entry WHERE incident_id = ?2 AND details IS NOT NULL "
 	    "AND json_valid(details) AND json_type(details, ?1) IS NOT NULL ORDER BY id DESC LIMIT 1",
 	    "ti", path, incident_id);
@@ -245,15 +245,15 @@ fact_text(sqlite3 *db, int64_t incident_id, const char *name, char *out, size_t 
 	free(path);
 	if (st == NULL)
 		return -1;
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW) {
+	rc = db_step(st);
+	if (rc == DB_ROW) {
 		*is_null = strcmp(col_text(st, 1), "null") == 0;
 		snprintf(out, n, "%s", col_text(st, 0));
-		sqlite3_finalize(st);
+		db_finalize(st);
 		return 0;
 	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	db_finalize(st);
+	if (rc != DB_DONE) {
 		db_err(db, err, "incident facts");
 		return -1;
 	}
@@ -273,7 +273,7 @@ incident_duration(const char *opt, const char *s, int64_t *ms, struct aerr *err)
 }
 
 int
-incident_vendor_sla(sqlite3 *db, int64_t vendor_id, int64_t *ms, char *text, size_t textn,
+incident_vendor_sla(struct db *db, int64_t vendor_id, int64_t *ms, char *text, size_t textn,
     char *source, size_t sourcen, struct aerr *err)
 {
 	int64_t secs;
@@ -290,7 +290,7 @@ incident_vendor_sla(sqlite3 *db, int64_t vendor_id, int64_t *ms, char *text, siz
 }
 
 static int
-fact_time(sqlite3 *db, int64_t incident_id, const char *name, int64_t *ms, int *off,
+fact_time(struct db *db, int64_t incident_id, const char *name, int64_t *ms, int *off,
     struct aerr *err)
 {
 	char v[64];
@@ -306,10 +306,10 @@ fact_time(sqlite3 *db, int64_t incident_id, const char *name, int64_t *ms, int *
 }
 
 int
-incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
+incident_clocks(struct db *db, int64_t incident_id, struct incident_facts *f,
     struct incident_clock clocks[CLOCK_COUNT], struct aerr *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t vendor_id, given_ms;
 	char v[64];
 	int is_null, off, rc;
@@ -319,19 +319,19 @@ incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
 	    "FROM incident WHERE id = ?", "i", incident_id);
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown incident %lld", (long long)incident_id);
 	}
-	vendor_id = sqlite3_column_int64(st, 0);
+	vendor_id = db_col_int64(st, 0);
 	f->phi = col_text(st, 1)[0];
-	f->individuals = sqlite3_column_type(st, 2) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 2);
-	f->eu_data = sqlite3_column_int(st, 3);
+	f->individuals = db_col_type(st, 2) == DB_NULL ? -1 : db_col_int64(st, 2);
+	f->eu_data = db_col_int(st, 3);
 	if (parse_time(col_text(st, 4), &f->discovered_ms, err) != 0) {
-		sqlite3_finalize(st);
+		db_finalize(st);
 		return aerr_prefix(err, "incident %lld: discovered_at", (long long)incident_id);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	/* The zone the discovery was given in decides which calendar year it fell in. */
 	off = 0;
 	if (fact_time(db, incident_id, "discovered_at", &given_ms, &off, err) != 0)
@@ -370,8 +370,8 @@ incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
 	    "i", incident_id);
 	if (st == NULL)
 		return AV_RUNTIME;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0), at;
+	while (db_step(st) == DB_ROW) {
+		int64_t id = db_col_int64(st, 0), at;
 
 		if (parse_time(col_text(st, 2), &at, NULL) != 0)
 			continue;
@@ -389,16 +389,16 @@ incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
 			cJSON_Delete(d);
 		}
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 int
-incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
+incident_status_check(struct db *db, int64_t id, const char *from, const char *to,
     struct aerr *err)
 {
 	int f = in_list(incident_statuses, from), t = in_list(incident_statuses, to);
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	if (t < 0)
 		return aerr_set(err, AV_USAGE, "unknown status '%s' (one of new, investigating, "
@@ -427,12 +427,12 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 		    "ORDER BY at_utc DESC, id DESC LIMIT 1", "i", id);
 		if (st == NULL)
 			return AV_RUNTIME;
-		rc = sqlite3_step(st);
-		if (rc == SQLITE_ROW) {
-			eid = sqlite3_column_int64(st, 0);
+		rc = db_step(st);
+		if (rc == DB_ROW) {
+			eid = db_col_int64(st, 0);
 			snprintf(outcome, sizeof outcome, "%s", col_text(st, 1));
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 		if (eid == 0)
 			return aerr_set(err, AV_USAGE, "incident %lld cannot be resolved without a "
 			    "verification entry: run 'aivet incident verify %lld' or record one with "
@@ -455,13 +455,13 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 		    "AND done_at IS NULL ORDER BY id LIMIT 1", "i", id);
 		if (st == NULL)
 			return AV_RUNTIME;
-		if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((rc = db_step(st)) == DB_ROW) {
 			aerr_set(err, AV_USAGE, "incident %lld cannot be closed: task %lld '%s' is not done",
-			    (long long)id, (long long)sqlite3_column_int64(st, 0), col_text(st, 1));
-			sqlite3_finalize(st);
+			    (long long)id, (long long)db_col_int64(st, 0), col_text(st, 1));
+			db_finalize(st);
 			return AV_USAGE;
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 		if (incident_clocks(db, id, &facts, clocks, err) != 0)
 			return err->code;
 		for (int i = 0; i < CLOCK_COUNT; i++) {
@@ -484,7 +484,7 @@ incident_status_check(sqlite3 *db, int64_t id, const char *from, const char *to,
 }
 
 int
-incident_link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type, int64_t oid,
+incident_link_add(struct db *db, const char *actor, int64_t incident_id, const char *type, int64_t oid,
     struct aerr *err)
 {
 	static const struct {
@@ -570,30 +570,30 @@ incident_open_command_text(const char *endpoint_ref, const char *code, int64_t f
 }
 
 int
-incident_open_command(sqlite3 *db, int64_t finding_id, char **out, struct aerr *err)
+incident_open_command(struct db *db, int64_t finding_id, char **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name, f.code FROM finding f "
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name, f.code FROM finding f "
 	    "JOIN probe_run r ON r.id = f.run_id JOIN endpoint e ON e.id = r.endpoint_id "
 	    "JOIN vendor v ON v.id = e.vendor_id WHERE f.id = ?", "i", finding_id);
 
 	*out = NULL;
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown finding %lld", (long long)finding_id);
 	}
 	*out = incident_open_command_text(col_text(st, 0), col_text(st, 1), finding_id);
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 /* ---- the incident as JSON ---- */
 
 static void
-add_text_or_null(cJSON *o, const char *k, sqlite3_stmt *st, int i)
+add_text_or_null(cJSON *o, const char *k, struct db_stmt *st, int i)
 {
-	json_add_str(o, k, sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : col_text(st, i));
+	json_add_str(o, k, db_col_type(st, i) == DB_NULL ? NULL : col_text(st, i));
 }
 
 static cJSON *
@@ -643,65 +643,65 @@ clock_json(const struct incident_clock *c, int offset, int64_t now)
 }
 
 static int
-add_timeline(sqlite3 *db, int64_t id, cJSON *o, struct aerr *err)
+add_timeline(struct db *db, int64_t id, cJSON *o, struct aerr *err)
 {
 	cJSON *arr = cJSON_AddArrayToObject(o, "timeline");
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT id, kind, at, at_utc, actor, text, details, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT id, kind, at, at_utc, actor, text, details, "
 	    "recorded_at FROM incident_entry WHERE incident_id = ? ORDER BY at_utc, id", "i", id);
 
 	if (st == NULL)
 		return AV_RUNTIME;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *e = cJSON_CreateObject(), *d;
 
-		cJSON_AddNumberToObject(e, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddNumberToObject(e, "id", (double)db_col_int64(st, 0));
 		cJSON_AddStringToObject(e, "kind", col_text(st, 1));
 		cJSON_AddStringToObject(e, "at", col_text(st, 2));
 		cJSON_AddStringToObject(e, "at_utc", col_text(st, 3));
 		cJSON_AddStringToObject(e, "actor", col_text(st, 4));
 		cJSON_AddStringToObject(e, "text", col_text(st, 5));
-		d = sqlite3_column_type(st, 6) == SQLITE_NULL ? NULL : cJSON_Parse(col_text(st, 6));
+		d = db_col_type(st, 6) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 6));
 		cJSON_AddItemToObject(e, "details", d ? d : cJSON_CreateNull());
 		cJSON_AddStringToObject(e, "recorded_at", col_text(st, 7));
 		cJSON_AddItemToArray(arr, e);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 static int
-add_tasks(sqlite3 *db, int64_t id, int64_t now, cJSON *o, struct aerr *err)
+add_tasks(struct db *db, int64_t id, int64_t now, cJSON *o, struct aerr *err)
 {
 	cJSON *arr = cJSON_AddArrayToObject(o, "tasks");
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT id, title, owner, due_at, done_at, created_at "
+	struct db_stmt *st = db_prepare(db, err, "SELECT id, title, owner, due_at, done_at, created_at "
 	    "FROM incident_task WHERE incident_id = ? ORDER BY id", "i", id);
 
 	if (st == NULL)
 		return AV_RUNTIME;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *t = cJSON_CreateObject();
 		int64_t due;
-		int done = sqlite3_column_type(st, 4) != SQLITE_NULL;
+		int done = db_col_type(st, 4) != DB_NULL;
 
-		cJSON_AddNumberToObject(t, "id", (double)sqlite3_column_int64(st, 0));
+		cJSON_AddNumberToObject(t, "id", (double)db_col_int64(st, 0));
 		cJSON_AddStringToObject(t, "title", col_text(st, 1));
 		add_text_or_null(t, "owner", st, 2);
 		add_text_or_null(t, "due_at", st, 3);
 		add_text_or_null(t, "done_at", st, 4);
 		cJSON_AddStringToObject(t, "created_at", col_text(st, 5));
-		cJSON_AddBoolToObject(t, "overdue", !done && sqlite3_column_type(st, 3) != SQLITE_NULL &&
+		cJSON_AddBoolToObject(t, "overdue", !done && db_col_type(st, 3) != DB_NULL &&
 		    parse_time(col_text(st, 3), &due, NULL) == 0 && now > due);
 		cJSON_AddItemToArray(arr, t);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 static int
-add_links(sqlite3 *db, int64_t id, cJSON *o, struct aerr *err)
+add_links(struct db *db, int64_t id, cJSON *o, struct aerr *err)
 {
 	cJSON *arr = cJSON_AddArrayToObject(o, "links");
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT l.object_type, l.object_id, l.added_at, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT l.object_type, l.object_id, l.added_at, "
 	    "ev.kind, ev.sha256, ev.original_name, ev.media_type, ev.size, "
 	    "r.status, r.started_at, r.finished_at, r.probes, "
 	    "f.probe, f.code, f.severity, f.message, f.run_id "
@@ -713,19 +713,27 @@ add_links(sqlite3 *db, int64_t id, cJSON *o, struct aerr *err)
 
 	if (st == NULL)
 		return AV_RUNTIME;
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *l = cJSON_CreateObject();
 		const char *type = col_text(st, 0);
 
 		cJSON_AddStringToObject(l, "object_type", type);
-		cJSON_AddNumberToObject(l, "object_id", (double)sqlite3_column_int64(st, 1));
+		cJSON_AddNumberToObject(l, "object_id", (double)db_col_int64(st, 1));
 		cJSON_AddStringToObject(l, "added_at", col_text(st, 2));
 		if (strcmp(type, "evidence") == 0) {
 			cJSON_AddStringToObject(l, "kind", col_text(st, 3));
 			cJSON_AddStringToObject(l, "sha256", col_text(st, 4));
 			add_text_or_null(l, "original_name", st, 5);
+			{
+				char name[EVIDENCE_NAME_MAX];
+
+				evidence_file_name(db_col_int64(st, 1), col_text(st, 3),
+				    db_col_type(st, 5) == DB_NULL ? NULL : col_text(st, 5), name,
+				    sizeof name);
+				cJSON_AddStringToObject(l, "file", name);
+			}
 			add_text_or_null(l, "media_type", st, 6);
-			cJSON_AddNumberToObject(l, "size", (double)sqlite3_column_int64(st, 7));
+			cJSON_AddNumberToObject(l, "size", (double)db_col_int64(st, 7));
 		} else if (strcmp(type, "run") == 0) {
 			cJSON *p = cJSON_Parse(col_text(st, 11));
 
@@ -738,20 +746,20 @@ add_links(sqlite3 *db, int64_t id, cJSON *o, struct aerr *err)
 			cJSON_AddStringToObject(l, "code", col_text(st, 13));
 			cJSON_AddStringToObject(l, "severity", col_text(st, 14));
 			cJSON_AddStringToObject(l, "message", col_text(st, 15));
-			cJSON_AddNumberToObject(l, "run_id", (double)sqlite3_column_int64(st, 16));
+			cJSON_AddNumberToObject(l, "run_id", (double)db_col_int64(st, 16));
 		}
 		cJSON_AddItemToArray(arr, l);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 int
-incident_report_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+incident_report_json(struct db *db, int64_t id, cJSON **out, struct aerr *err)
 {
 	struct incident_facts f;
 	struct incident_clock clocks[CLOCK_COUNT];
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	cJSON *o, *arr;
 	int64_t now = now_ms();
 	char t[40];
@@ -763,31 +771,31 @@ incident_report_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 	    "LEFT JOIN endpoint e ON e.id = i.endpoint_id WHERE i.id = ?", "i", id);
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown incident %lld (see 'aivet incident list')",
 		    (long long)id);
 	}
 	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
 	cJSON_AddStringToObject(o, "vendor", col_text(st, 1));
-	cJSON_AddNumberToObject(o, "vendor_id", (double)sqlite3_column_int64(st, 2));
+	cJSON_AddNumberToObject(o, "vendor_id", (double)db_col_int64(st, 2));
 	json_add_endpoint_ref(o, "endpoint", st, 1, 3);
 	cJSON_AddStringToObject(o, "title", col_text(st, 4));
 	cJSON_AddStringToObject(o, "status", col_text(st, 5));
-	cJSON_AddNumberToObject(o, "severity", sqlite3_column_int(st, 6));
+	cJSON_AddNumberToObject(o, "severity", db_col_int(st, 6));
 	cJSON_AddStringToObject(o, "phi", col_text(st, 7));
-	if (sqlite3_column_type(st, 8) == SQLITE_NULL)
+	if (db_col_type(st, 8) == DB_NULL)
 		cJSON_AddNullToObject(o, "individuals");
 	else
-		cJSON_AddNumberToObject(o, "individuals", (double)sqlite3_column_int64(st, 8));
-	cJSON_AddBoolToObject(o, "eu_data", sqlite3_column_int(st, 9));
+		cJSON_AddNumberToObject(o, "individuals", (double)db_col_int64(st, 8));
+	cJSON_AddBoolToObject(o, "eu_data", db_col_int(st, 9));
 	cJSON_AddStringToObject(o, "discovered_at", col_text(st, 10));
 	add_text_or_null(o, "window_start", st, 11);
 	add_text_or_null(o, "window_end", st, 12);
 	cJSON_AddStringToObject(o, "created_by", col_text(st, 13));
 	cJSON_AddStringToObject(o, "created_at", col_text(st, 14));
-	sqlite3_finalize(st);
+	db_finalize(st);
 
 	if (incident_clocks(db, id, &f, clocks, err) != 0) {
 		cJSON_Delete(o);
@@ -829,10 +837,10 @@ incident_report_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 }
 
 int
-incident_list_json(sqlite3 *db, int64_t vendor_id, int open_only, int64_t now, cJSON **out,
+incident_list_json(struct db *db, int64_t vendor_id, int open_only, int64_t now, cJSON **out,
     struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT i.id, v.name, e.name, i.title, i.status, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT i.id, v.name, e.name, i.title, i.status, "
 	    "i.severity, i.discovered_at, (SELECT count(*) FROM incident_task t WHERE "
 	    "t.incident_id = i.id AND t.done_at IS NULL) FROM incident i "
 	    "JOIN vendor v ON v.id = i.vendor_id LEFT JOIN endpoint e ON e.id = i.endpoint_id "
@@ -842,8 +850,8 @@ incident_list_json(sqlite3 *db, int64_t vendor_id, int open_only, int64_t now, c
 	if (st == NULL)
 		return err->code;
 	*out = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
+	while (db_step(st) == DB_ROW) {
+		int64_t id = db_col_int64(st, 0);
 		struct incident_facts f;
 		struct incident_clock clocks[CLOCK_COUNT];
 		const struct incident_clock *next, *overdue[CLOCK_COUNT];
@@ -854,7 +862,7 @@ incident_list_json(sqlite3 *db, int64_t vendor_id, int open_only, int64_t now, c
 		if (incident_clocks(db, id, &f, clocks, err) != 0) {
 			cJSON_Delete(*out);
 			*out = NULL;
-			sqlite3_finalize(st);
+			db_finalize(st);
 			return err->code;
 		}
 		next = clocks_next_due(clocks, now, overdue, &nover);
@@ -864,9 +872,9 @@ incident_list_json(sqlite3 *db, int64_t vendor_id, int open_only, int64_t now, c
 		json_add_endpoint_ref(r, "endpoint", st, 1, 2);
 		cJSON_AddStringToObject(r, "title", col_text(st, 3));
 		cJSON_AddStringToObject(r, "status", col_text(st, 4));
-		cJSON_AddNumberToObject(r, "severity", sqlite3_column_int(st, 5));
+		cJSON_AddNumberToObject(r, "severity", db_col_int(st, 5));
 		cJSON_AddStringToObject(r, "discovered_at", col_text(st, 6));
-		cJSON_AddNumberToObject(r, "open_tasks", sqlite3_column_int(st, 7));
+		cJSON_AddNumberToObject(r, "open_tasks", db_col_int(st, 7));
 		over = cJSON_AddArrayToObject(r, "overdue_clocks");
 		for (int i = 0; i < nover; i++)
 			cJSON_AddItemToArray(over, cJSON_CreateString(overdue[i]->id));
@@ -882,6 +890,6 @@ incident_list_json(sqlite3 *db, int64_t vendor_id, int open_only, int64_t now, c
 		}
 		cJSON_AddItemToArray(*out, r);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }

@@ -85,45 +85,45 @@ extern const char *const incident_entry_kinds[];
 
 /* Adds one immutable timeline entry and its audit entry (inside the caller's
  * transaction). at_given NULL means now; details may be NULL. */
-int incident_entry_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *kind,
+int incident_entry_add(struct db *db, const char *actor, int64_t incident_id, const char *kind,
     const char *at_given, const char *text, const cJSON *details, int64_t *entry_id,
     struct aerr *err);
 /* Checks every timeline entry against the content its audit entry recorded,
  * and each incident's status against its newest status-change entry: an
  * entry edited, deleted or inserted, or a status changed, behind aivet's
  * back is reported in st. */
-int incident_entries_check(sqlite3 *db, struct audit_status *st, struct aerr *err);
+int incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err);
 /* The same, as an entry of audit_checks[]. */
 extern const struct audit_check incident_audit_check;
 /* Loads the facts and clock stops of an incident and computes its clocks. */
-int incident_clocks(sqlite3 *db, int64_t incident_id, struct incident_facts *f,
+int incident_clocks(struct db *db, int64_t incident_id, struct incident_facts *f,
     struct incident_clock clocks[CLOCK_COUNT], struct aerr *err);
 /* The vendor's contractual notification time from its questionnaire answers
  * (vendor_notification_sla()), in milliseconds (-1: none), as text and its source. */
-int incident_vendor_sla(sqlite3 *db, int64_t vendor_id, int64_t *ms, char *text, size_t textn,
+int incident_vendor_sla(struct db *db, int64_t vendor_id, int64_t *ms, char *text, size_t textn,
     char *source, size_t sourcen, struct aerr *err);
 /* A duration option or fact: "30m", "24h", "5d", "2w" into milliseconds. */
 int incident_duration(const char *opt, const char *s, int64_t *ms, struct aerr *err);
 /* The whole incident as JSON: fields, timeline, clocks and outcome, tasks,
  * linked runs, findings and evidence. Used by show --json and signed reports. */
-int incident_report_json(sqlite3 *db, int64_t incident_id, cJSON **out, struct aerr *err);
+int incident_report_json(struct db *db, int64_t incident_id, cJSON **out, struct aerr *err);
 /* The incidents (of one vendor unless vendor_id is 0; not closed with open_only),
  * by id, as "incident list --json" prints them: clocks overdue and next due at now. */
-int incident_list_json(sqlite3 *db, int64_t vendor_id, int open_only, int64_t now, cJSON **out,
+int incident_list_json(struct db *db, int64_t vendor_id, int open_only, int64_t now, cJSON **out,
     struct aerr *err);
 /* Resolves an incident id argument; unknown ids are a usage error. */
-int incident_lookup(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err);
+int incident_lookup(struct db *db, const char *arg, int64_t *id, struct aerr *err);
 /* Links a run, finding or evidence (which must exist) to an incident, once. */
-int incident_link_add(sqlite3 *db, const char *actor, int64_t incident_id, const char *type,
+int incident_link_add(struct db *db, const char *actor, int64_t incident_id, const char *type,
     int64_t object_id, struct aerr *err);
 /* The command that opens an incident from a probe finding, quoted for a shell:
  * aivet incident open VENDOR --title TEXT --endpoint VENDOR/NAME --from-finding ID
  * (what a critical finding prints); *out is the caller's to free. */
-int incident_open_command(sqlite3 *db, int64_t finding_id, char **out, struct aerr *err);
+int incident_open_command(struct db *db, int64_t finding_id, char **out, struct aerr *err);
 /* The same from a finding's endpoint ("VENDOR/NAME"), code and id. */
 char *incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id);
 /* Whether a status change is allowed now; the message says why not. */
-int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, const char *to,
+int incident_status_check(struct db *db, int64_t incident_id, const char *from, const char *to,
     struct aerr *err);
 
 /* ---- changing an incident (incident-write.c) ---- */
@@ -133,9 +133,9 @@ int incident_status_check(sqlite3 *db, int64_t incident_id, const char *from, co
 int incident_time_opt(const char *opt, const char *s, int64_t *ms, int *off, struct aerr *err);
 int incident_count_opt(const char *opt, const char *s, int64_t *out, struct aerr *err);
 int incident_title_check(const char *what, const char *title, struct aerr *err);
-int incident_status_of(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err);
+int incident_status_of(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
 /* Looks the incident up and refuses a closed one: its record is final. */
-int incident_writable(sqlite3 *db, const char *arg, int64_t *id, struct aerr *err);
+int incident_writable(struct db *db, const char *arg, int64_t *id, struct aerr *err);
 
 /* What "incident open" takes; times, counts and the SLA as given (text). */
 struct incident_open_input {
@@ -191,7 +191,7 @@ int incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_
  * worst (earliest due) first: {"text", "as_of", "within_seconds", "clocks":
  * [{incident, title, clock, clock_name, state, due, due_date, due_text, due_org,
  * seconds_left, time_left, overdue_by}]}. "text" is a summary a chat webhook shows as it is. */
-int incident_due_report(sqlite3 *db, int64_t now, int64_t within_ms, cJSON **out,
+int incident_due_report(struct db *db, int64_t now, int64_t within_ms, cJSON **out,
     struct aerr *err);
 /* POSTs body (JSON) to an https URL (http to loopback): no redirects,
  * bounded time; any transport failure or non-2xx status is an AV_RUNTIME error. */
@@ -200,7 +200,7 @@ int incident_due_notify(const char *url, const char *body, struct aerr *err);
  * shown ("https://hooks.example.org"): the rest may hold its token. */
 int incident_due_url_check(const char *url, char *shown, size_t n, struct aerr *err);
 /* "aivet incident due" (cmd-incident-due.c), a subcommand of "aivet incident". */
-extern const char incident_due_usage[];
+extern const struct opt incident_due_opts[];   /* "incident due" declares them beside its code */
 int incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
 
 /* ---- re-verification (incident-verify.c) ---- */
@@ -222,11 +222,11 @@ struct incident_verify {
 	char why[512];            /* when -1: why the run could not verify */
 	char *text;
 };
-int incident_verify_prepare(sqlite3 *db, int64_t incident_id, const char *probes,
+int incident_verify_prepare(struct db *db, int64_t incident_id, const char *probes,
     struct incident_verify *v, struct aerr *err);
 /* One transaction: the run linked, the verification entry added; *details
  * (the entry's details) is the caller's to free. */
-int incident_verify_record(sqlite3 *db, const char *actor, struct incident_verify *v,
+int incident_verify_record(struct db *db, const char *actor, struct incident_verify *v,
     cJSON **details, struct aerr *err);
 void incident_verify_free(struct incident_verify *v);
 

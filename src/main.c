@@ -6,7 +6,6 @@
  */
 #include "config.h"
 
-#include <getopt.h>
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,20 +22,33 @@ static const char global_usage[] =
     "       aivet help [COMMAND [SUBCOMMAND]]\n"
     "       aivet --version | --help\n";
 
+static const struct opt global_opts[] = {
+	{ "db", 'd', "PATH", "database file (default $AIVET_DB, else $XDG_DATA_HOME/aivet/aivet.db)", 0 },
+	{ "actor", 'a', "NAME", "who is acting, for the audit log (default $AIVET_ACTOR, else the "
+	  "login name)", 0 },
+	{ "tz", 'z', "ZONE", "the organisation's IANA time zone, for end-of-day deadlines and shown "
+	  "beside UTC (default $AIVET_TZ, else the config file 'timezone')", 0 },
+	{ "version", 'V', NULL, "print the version", 0 },
+	{ "help", 'h', NULL, "print this help", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
+/* The options before the command, declared as a command's are. */
+static const struct cmd_entry global_entry = {
+	"aivet", NULL, global_opts, "Vets hosted AI inference vendors: assess, probe, prove.", NULL,
+	NULL
+};
+
 static void
 print_help(void)
 {
 	fputs(global_usage, stdout);
-	puts("\nVets hosted AI inference vendors: assess, probe, prove.\n\ncommands:");
+	printf("\n%s\n\ncommands:\n", global_entry.summary);
 	for (int i = 0; cmd_table[i] != NULL; i++)
 		printf("  %-12s %s\n", cmd_table[i]->name, cmd_table[i]->summary);
-	puts("\nglobal options:\n"
-	    "  --db PATH      database file (default $AIVET_DB, else $XDG_DATA_HOME/aivet/aivet.db)\n"
-	    "  --actor NAME   who is acting, for the audit log (default $AIVET_ACTOR, else the login name)\n"
-	    "  --tz ZONE      the organisation's IANA time zone, for end-of-day deadlines and shown\n"
-	    "                 beside UTC (default $AIVET_TZ, else the config file 'timezone')\n"
-	    "  --version      print the version\n"
-	    "\n'aivet help COMMAND' or 'aivet COMMAND --help' shows a command's subcommands and\n"
+	puts("\nglobal options:");
+	cmd_print_options(stdout, global_opts);
+	puts("\n'aivet help COMMAND' or 'aivet COMMAND --help' shows a command's subcommands and\n"
 	    "options; see aivet(1).");
 }
 
@@ -130,15 +142,8 @@ set_org_zone(const char *opt)
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "db", required_argument, NULL, 'd' },
-		{ "actor", required_argument, NULL, 'a' },
-		{ "tz", required_argument, NULL, 'z' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
 	struct aivet av = { 0 };
+	struct opt_parser p;
 	struct aerr err = { 0 };
 	char *db_path = NULL;
 	const char *tz = NULL;
@@ -149,21 +154,25 @@ main(int argc, char **argv)
 	av.progname = "aivet";
 	av.on_open = settle_on_open;
 	default_actor(av.actor, sizeof av.actor);
-	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1) {
+	av.cmd = &global_entry;
+	opt_begin(&p, &av, argc, argv);
+	p.in_order = 1;   /* the command's own options follow it */
+	p.shorts = "hV";
+	while ((c = opt_next(&p, &err)) > 0) {
 		switch (c) {
 		case 'd':
 			free(db_path);
-			db_path = xstrdup(optarg);
+			db_path = xstrdup(p.arg);
 			break;
 		case 'a':
-			if (*optarg == '\0') {
+			if (*p.arg == '\0') {
 				fprintf(stderr, "aivet: --actor: must not be empty\n");
 				return AV_USAGE;
 			}
-			snprintf(av.actor, sizeof av.actor, "%s", optarg);
+			snprintf(av.actor, sizeof av.actor, "%s", p.arg);
 			break;
 		case 'z':
-			tz = optarg;
+			tz = p.arg;
 			break;
 		case 'V':
 			printf("aivet %s\n", PACKAGE_VERSION);
@@ -171,10 +180,14 @@ main(int argc, char **argv)
 		case 'h':
 			print_help();
 			return AV_OK;
-		default:
-			fputs(global_usage, stderr);
-			return AV_USAGE;
 		}
+	}
+	if (c < 0) {
+		/* The first line names the option; the global usage follows. */
+		fprintf(stderr, "aivet: %.*s\n", (int)strcspn(err.msg, "\n"), err.msg);
+		fputs(global_usage, stderr);
+		free(db_path);
+		return AV_USAGE;
 	}
 	/* The actor is written into the audit log and shown everywhere. */
 	if (safe_text_check("actor", av.actor, &err) != 0) {
@@ -191,7 +204,7 @@ main(int argc, char **argv)
 	}
 	av.db_named = db_path != NULL;
 	av.db_path = db_path ? db_path : (db_path = default_db_path());
-	if (optind >= argc) {
+	if (p.ind >= argc) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "aivet: the terminal UI needs a terminal; use the CLI "
 			    "instead (see 'aivet --help')\n");
@@ -199,10 +212,10 @@ main(int argc, char **argv)
 			return AV_USAGE;
 		}
 		rc = tui_main(&av, &err);
-	} else if (strcmp(argv[optind], "help") == 0) {
-		rc = help_cmd(&av, argc - optind, argv + optind, &err);
+	} else if (strcmp(argv[p.ind], "help") == 0) {
+		rc = help_cmd(&av, argc - p.ind, argv + p.ind, &err);
 	} else {
-		rc = cmd_run(&av, argc - optind, argv + optind, &err);
+		rc = cmd_run(&av, argc - p.ind, argv + p.ind, &err);
 	}
 	if (rc != 0 && err.msg[0] != '\0') {
 		/* Messages may quote a vendor's reply: escaped, they cannot drive the terminal. */

@@ -351,9 +351,9 @@ shape_of(const cJSON *v, const char *key, int depth, struct buf *out)
 
 /* {"probe\nshape": {"probe", "status", "shape", "evidence"}} for a run's error responses. */
 static int
-error_shapes(sqlite3 *db, int64_t run, cJSON **out, struct aerr *err)
+error_shapes(struct db *db, int64_t run, cJSON **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT x.probe, x.response_status, x.response_blob, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT x.probe, x.response_status, x.response_blob, "
 	    "x.evidence_id FROM exchange x WHERE x.run_id = ? AND x.response_status >= 300 "
 	    "ORDER BY x.seq", "i", run);
 	cJSON *shapes = cJSON_CreateObject();
@@ -363,7 +363,7 @@ error_shapes(sqlite3 *db, int64_t run, cJSON **out, struct aerr *err)
 		cJSON_Delete(shapes);
 		return err->code;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		struct buf body, shape;
 		int encrypted = 0;
 		cJSON *j = NULL, *o;
@@ -371,7 +371,7 @@ error_shapes(sqlite3 *db, int64_t run, cJSON **out, struct aerr *err)
 
 		buf_init(&shape);
 		buf_init(&body);
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL &&
+		if (db_col_type(st, 2) != DB_NULL &&
 		    blob_get(db, col_text(st, 2), &body, &encrypted, err) != 0) {
 			aerr_clear(err);
 			encrypted = 1;
@@ -386,20 +386,20 @@ error_shapes(sqlite3 *db, int64_t run, cJSON **out, struct aerr *err)
 			buf_adds(&shape, "(not JSON)");
 		cJSON_Delete(j);
 		buf_free(&body);
-		key = xasprintf("%s\n%lld %s", col_text(st, 0), (long long)sqlite3_column_int64(st, 1),
+		key = xasprintf("%s\n%lld %s", col_text(st, 0), (long long)db_col_int64(st, 1),
 		    shape.data);
 		if (cJSON_GetObjectItemCaseSensitive(shapes, key) == NULL) {
 			o = cJSON_CreateObject();
 			cJSON_AddStringToObject(o, "probe", col_text(st, 0));
-			cJSON_AddNumberToObject(o, "status", (double)sqlite3_column_int64(st, 1));
+			cJSON_AddNumberToObject(o, "status", (double)db_col_int64(st, 1));
 			cJSON_AddStringToObject(o, "shape", shape.data);
-			cJSON_AddNumberToObject(o, "evidence", (double)sqlite3_column_int64(st, 3));
+			cJSON_AddNumberToObject(o, "evidence", (double)db_col_int64(st, 3));
 			cJSON_AddItemToObject(shapes, key, o);
 		}
 		free(key);
 		buf_free(&shape);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	*out = shapes;
 	return 0;
 }
@@ -422,7 +422,7 @@ shapes_missing(const cJSON *from, const cJSON *to, const cJSON *run_from, const 
 }
 
 int
-probe_diff_json(sqlite3 *db, int64_t a, int64_t b, cJSON **out, struct aerr *err)
+probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, struct aerr *err)
 {
 	cJSON *ra = NULL, *rb = NULL, *sa = NULL, *sb = NULL, *d, *o, *fnew, *fres, *ver, *bnd, *cal,
 	    *snew, *sgone;
@@ -542,7 +542,7 @@ probe_diff_print(FILE *f, const cJSON *d)
 }
 
 int
-probe_previous_run(sqlite3 *db, int64_t run, int64_t *prev, struct aerr *err)
+probe_previous_run(struct db *db, int64_t run, int64_t *prev, struct aerr *err)
 {
 	return db_int(db, prev, err, "SELECT p.id FROM probe_run p JOIN probe_run r ON r.id = ? "
 	    "WHERE p.endpoint_id = r.endpoint_id AND p.id < r.id AND p.status = 'completed' "
@@ -550,7 +550,7 @@ probe_previous_run(sqlite3 *db, int64_t run, int64_t *prev, struct aerr *err)
 }
 
 cJSON *
-probe_compare_last(sqlite3 *db, int64_t run_id, struct aerr *err)
+probe_compare_last(struct db *db, int64_t run_id, struct aerr *err)
 {
 	int64_t prev;
 	cJSON *d;
@@ -574,7 +574,7 @@ probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp)
 }
 
 int
-probe_emit_run(sqlite3 *db, int64_t run_id, cJSON *run, int fmt, int compare_last, struct aerr *err)
+probe_emit_run(struct db *db, int64_t run_id, cJSON *run, int fmt, int compare_last, struct aerr *err)
 {
 	cJSON *cmp = NULL;
 

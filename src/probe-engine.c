@@ -660,7 +660,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
     const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
     struct aerr *err)
 {
-	sqlite3 *db = env->db;
+	struct db *db = env->db;
 	char req_sha[65], resp_sha[65], ev_sha[65], *req_blob = NULL, *recipe = NULL, *doc_s = NULL;
 	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, at[32], name[96];
 	const unsigned char *seal = leaked ? env->opts->leak_seal_pk : NULL;
@@ -737,7 +737,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	    "added_by, added_at) VALUES ('exchange',?,?,'application/json',?,?,?)", "ttitt",
 	    ev_sha, name, (int64_t)strlen(doc_s), env->av->actor, at) != 0)
 		goto fail;
-	eid = sqlite3_last_insert_rowid(db);
+	eid = db_insert_id(db);
 	snprintf(status_s, sizeof status_s, "%ld", resp->status);
 	if (db_exec(db, err, "INSERT INTO exchange (evidence_id, run_id, probe, seq, tenant, streaming, "
 	    "method, url, request_headers, request_sha256, request_size, request_blob, request_recipe, "
@@ -1164,7 +1164,7 @@ static int
 env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int resolve, struct aerr *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 
 	memset(env, 0, sizeof *env);
 	env->av = av;
@@ -1193,17 +1193,17 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	    "ORDER BY id", "i", endpoint_id);
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW && env->ntenants < PROBE_MAX_TENANTS) {
+	while (db_step(st) == DB_ROW && env->ntenants < PROBE_MAX_TENANTS) {
 		int t = env->ntenants++;
 
 		env->tenant_label[t] = xstrdup(col_text(st, 0));
 		if (resolve && credref_resolve(col_text(st, 1), &env->tenant_secret[t],
 		    &env->tenant_secret_len[t], err) != 0) {
-			sqlite3_finalize(st);
+			db_finalize(st);
 			return aerr_prefix(err, "tenant '%s'", env->tenant_label[t]);
 		}
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (env->ntenants == 0)
 		env->tenant_label[env->ntenants++] = xstrdup("default");
 	env->canaries = canary_set_new();
@@ -1588,7 +1588,7 @@ static int
 write_result(struct probe_env *env, const struct probe *p, struct probe_outcome *out,
     struct aerr *err)
 {
-	sqlite3 *db = env->db;
+	struct db *db = env->db;
 	char *details = out->details ? cJSON_PrintUnformatted(out->details) : NULL;
 	int64_t rid;
 	cJSON *a;
@@ -1601,7 +1601,7 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 	    "VALUES (?,?,?,?,?,?)", "itttit", env->run_id, p->name, out->verdict,
 	    out->reason[0] ? out->reason : NULL, out->requests, details) != 0)
 		goto fail;
-	rid = sqlite3_last_insert_rowid(db);
+	rid = db_insert_id(db);
 	a = cJSON_CreateObject();
 	cJSON_AddNumberToObject(a, "run", (double)env->run_id);
 	cJSON_AddStringToObject(a, "probe", p->name);
@@ -1629,7 +1629,7 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 		}
 		free(fd);
 		free(msg);
-		fid = sqlite3_last_insert_rowid(db);
+		fid = db_insert_id(db);
 		cJSON_ArrayForEach(e, f->evidence)
 			if (db_exec(db, err, "INSERT OR IGNORE INTO finding_evidence (finding_id, evidence_id) "
 			    "VALUES (?,?)", "ii", fid, (int64_t)e->valuedouble) != 0)
@@ -1796,7 +1796,7 @@ run_start(struct probe_env *env, const struct probe *const *sel, int n, const cJ
 		    "plan, actor, pid, started_at) VALUES (?,'running',?,?,?,?,?,?)", "itttti" "t",
 		    env->ep.id, names_s, opts_s, plan_s, env->av->actor, (int64_t)getpid(), at);
 	if (rc == 0) {
-		env->run_id = sqlite3_last_insert_rowid(env->db);
+		env->run_id = db_insert_id(env->db);
 		a = cJSON_CreateObject();
 		cJSON_AddNumberToObject(a, "endpoint", (double)env->ep.id);
 		cJSON_AddItemReferenceToObject(a, "probes", names);
@@ -1953,9 +1953,9 @@ out:
 /* ---- reading runs back ---- */
 
 int
-probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err)
+probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.endpoint_id, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.endpoint_id, "
 	    "r.status, r.started_at, r.finished_at, r.actor, r.tokens_in, r.tokens_out, r.calibration, "
 	    "r.plan, e.context_tokens, e.url FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
 	    "JOIN vendor v ON v.id = e.vendor_id WHERE r.id = ?", "i", run_id);
@@ -1964,26 +1964,26 @@ probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err)
 	*out = NULL;
 	if (st == NULL)
 		return err->code;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "no probe run %lld", (long long)run_id);
 	}
 	j = cJSON_CreateObject();
-	cJSON_AddNumberToObject(j, "id", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddNumberToObject(j, "id", (double)db_col_int64(st, 0));
 	cJSON_AddStringToObject(j, "endpoint", col_text(st, 1));
-	cJSON_AddNumberToObject(j, "endpoint_id", (double)sqlite3_column_int64(st, 2));
+	cJSON_AddNumberToObject(j, "endpoint_id", (double)db_col_int64(st, 2));
 	cJSON_AddStringToObject(j, "endpoint_url", col_text(st, 12));
-	cJSON_AddNumberToObject(j, "advertised_context", (double)sqlite3_column_int64(st, 11));
+	cJSON_AddNumberToObject(j, "advertised_context", (double)db_col_int64(st, 11));
 	cJSON_AddStringToObject(j, "status", col_text(st, 3));
 	cJSON_AddStringToObject(j, "started_at", col_text(st, 4));
-	json_add_str(j, "finished_at", sqlite3_column_type(st, 5) == SQLITE_NULL ? NULL : col_text(st, 5));
+	json_add_str(j, "finished_at", db_col_type(st, 5) == DB_NULL ? NULL : col_text(st, 5));
 	cJSON_AddStringToObject(j, "actor", col_text(st, 6));
-	cJSON_AddNumberToObject(j, "tokens_in", (double)sqlite3_column_int64(st, 7));
-	cJSON_AddNumberToObject(j, "tokens_out", (double)sqlite3_column_int64(st, 8));
-	cJSON_AddItemToObject(j, "calibration", sqlite3_column_type(st, 9) == SQLITE_NULL ?
+	cJSON_AddNumberToObject(j, "tokens_in", (double)db_col_int64(st, 7));
+	cJSON_AddNumberToObject(j, "tokens_out", (double)db_col_int64(st, 8));
+	cJSON_AddItemToObject(j, "calibration", db_col_type(st, 9) == DB_NULL ?
 	    cJSON_CreateNull() : cJSON_Parse(col_text(st, 9)));
 	cJSON_AddItemToObject(j, "plan", cJSON_Parse(col_text(st, 10)));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	probes = cJSON_AddArrayToObject(j, "probes");
 	st = db_prepare(db, err, "SELECT probe, verdict, reason, requests, details FROM probe_result "
 	    "WHERE run_id = ? ORDER BY id", "i", run_id);
@@ -1991,52 +1991,52 @@ probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err)
 		cJSON_Delete(j);
 		return err->code;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *p = cJSON_CreateObject(), *fs;
-		sqlite3_stmt *fst;
+		struct db_stmt *fst;
 
 		cJSON_AddStringToObject(p, "name", col_text(st, 0));
 		cJSON_AddStringToObject(p, "verdict", col_text(st, 1));
-		json_add_str(p, "reason", sqlite3_column_type(st, 2) == SQLITE_NULL ? NULL : col_text(st, 2));
-		cJSON_AddNumberToObject(p, "requests", (double)sqlite3_column_int64(st, 3));
-		cJSON_AddItemToObject(p, "details", sqlite3_column_type(st, 4) == SQLITE_NULL ?
+		json_add_str(p, "reason", db_col_type(st, 2) == DB_NULL ? NULL : col_text(st, 2));
+		cJSON_AddNumberToObject(p, "requests", (double)db_col_int64(st, 3));
+		cJSON_AddItemToObject(p, "details", db_col_type(st, 4) == DB_NULL ?
 		    cJSON_CreateNull() : cJSON_Parse(col_text(st, 4)));
 		fs = cJSON_AddArrayToObject(p, "findings");
 		fst = db_prepare(db, err, "SELECT f.id, f.code, f.severity, f.message, "
 		    "(SELECT json_group_array(evidence_id) FROM (SELECT evidence_id FROM finding_evidence "
 		    "WHERE finding_id = f.id ORDER BY evidence_id)) FROM finding f WHERE f.run_id = ? AND "
 		    "f.probe = ? ORDER BY f.id", "it", run_id, col_text(st, 0));
-		while (fst != NULL && sqlite3_step(fst) == SQLITE_ROW) {
+		while (fst != NULL && db_step(fst) == DB_ROW) {
 			cJSON *f = cJSON_CreateObject();
 
-			cJSON_AddNumberToObject(f, "id", (double)sqlite3_column_int64(fst, 0));
+			cJSON_AddNumberToObject(f, "id", (double)db_col_int64(fst, 0));
 			cJSON_AddStringToObject(f, "code", col_text(fst, 1));
 			cJSON_AddStringToObject(f, "severity", col_text(fst, 2));
 			cJSON_AddStringToObject(f, "message", col_text(fst, 3));
 			cJSON_AddItemToObject(f, "evidence", cJSON_Parse(col_text(fst, 4)));
 			cJSON_AddItemToArray(fs, f);
 		}
-		sqlite3_finalize(fst);
+		db_finalize(fst);
 		cJSON_AddItemToArray(probes, p);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	*out = j;
 	return 0;
 }
 
 int
-probe_run_exit(sqlite3 *db, int64_t run_id, const char *fail_on, struct aerr *err)
+probe_run_exit(struct db *db, int64_t run_id, const char *fail_on, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT severity FROM finding WHERE run_id = ?", "i", run_id);
+	struct db_stmt *st = db_prepare(db, err, "SELECT severity FROM finding WHERE run_id = ?", "i", run_id);
 	int64_t errored = 0;
 	int worst = -1;
 
 	if (st == NULL)
 		return AV_RUNTIME;
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while (db_step(st) == DB_ROW)
 		if (severity_rank(col_text(st, 0)) > worst)
 			worst = severity_rank(col_text(st, 0));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (worst >= 0 && worst >= severity_rank(fail_on))
 		return AV_FINDINGS;
 	if (db_int(db, &errored, err, "SELECT count(*) FROM probe_result WHERE run_id = ? AND "

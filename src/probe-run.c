@@ -248,9 +248,9 @@ worker(void *arg)
 }
 
 static int
-list_targets(sqlite3 *db, int64_t vid, struct target **out, size_t *n, struct aerr *err)
+list_targets(struct db *db, int64_t vid, struct target **out, size_t *n, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT e.id, v.id, v.name || '/' || e.name FROM endpoint e "
+	struct db_stmt *st = db_prepare(db, err, "SELECT e.id, v.id, v.name || '/' || e.name FROM endpoint e "
 	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.status = 'active' AND v.status = 'active' AND "
 	    "(? = 0 OR v.id = ?) ORDER BY v.name, e.name", "ii", vid, vid);
 	struct target *t = NULL;
@@ -258,15 +258,15 @@ list_targets(sqlite3 *db, int64_t vid, struct target **out, size_t *n, struct ae
 	*n = 0;
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW && *n < MAX_ENDPOINTS) {
+	while (db_step(st) == DB_ROW && *n < MAX_ENDPOINTS) {
 		t = xrealloc(t, (*n + 1) * sizeof *t);
 		memset(&t[*n], 0, sizeof *t);
-		t[*n].endpoint_id = sqlite3_column_int64(st, 0);
-		t[*n].vendor_id = sqlite3_column_int64(st, 1);
+		t[*n].endpoint_id = db_col_int64(st, 0);
+		t[*n].vendor_id = db_col_int64(st, 1);
 		t[*n].ref = xstrdup(col_text(st, 2));
 		(*n)++;
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	*out = t;
 	return 0;
 }
@@ -274,15 +274,15 @@ list_targets(sqlite3 *db, int64_t vid, struct target **out, size_t *n, struct ae
 /* Every credential of the endpoint resolves: checked for all endpoints before
  * any is probed, so that a missing key cannot leave the suite half run. */
 static int
-credentials_ready(sqlite3 *db, int64_t endpoint_id, struct aerr *err)
+credentials_ready(struct db *db, int64_t endpoint_id, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
+	struct db_stmt *st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
 	    "ORDER BY label", "i", endpoint_id);
 	int rc = 0;
 
 	if (st == NULL)
 		return err->code;
-	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == 0 && db_step(st) == DB_ROW) {
 		char *secret;
 		size_t len;
 
@@ -291,14 +291,14 @@ credentials_ready(sqlite3 *db, int64_t endpoint_id, struct aerr *err)
 		else
 			credref_free(secret, len);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }
 
 static void
-summary_row(FILE *f, const struct target *t, sqlite3 *db)
+summary_row(FILE *f, const struct target *t, struct db *db)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int v[4] = { 0 };
 	int64_t nf = 0;
 	char worst[16] = "-", status[32] = "";
@@ -315,15 +315,15 @@ summary_row(FILE *f, const struct target *t, sqlite3 *db)
 	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
 	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
 	    "severity_rank(f.severity) DESC LIMIT 1) FROM probe_run r WHERE r.id = ?", "i", t->run_id);
-	if (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
+	if (st != NULL && db_step(st) == DB_ROW) {
 		snprintf(status, sizeof status, "%s", col_text(st, 0));
 		for (int i = 0; i < 4; i++)
-			v[i] = sqlite3_column_int(st, 1 + i);
-		nf = sqlite3_column_int64(st, 5);
-		if (sqlite3_column_type(st, 6) != SQLITE_NULL)
+			v[i] = db_col_int(st, 1 + i);
+		nf = db_col_int64(st, 5);
+		if (db_col_type(st, 6) != DB_NULL)
 			snprintf(worst, sizeof worst, "%s", col_text(st, 6));
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	fprintf(f, "%5lld  %-28s %-17s %4d %4d %4d %4d %8lld  %s\n", (long long)t->run_id, t->ref, status,
 	    v[0], v[1], v[2], v[3], (long long)nf, worst);
 }
@@ -332,7 +332,7 @@ summary_row(FILE *f, const struct target *t, sqlite3 *db)
  * lot, prints the plans and asks. Returns 0 to go on; with *stop set (a dry
  * run) nothing more is to be done. */
 static int
-plan_all(struct aivet *av, sqlite3 *db, const struct probe_opts *po, struct target *t, size_t n,
+plan_all(struct aivet *av, struct db *db, const struct probe_opts *po, struct target *t, size_t n,
     const struct probe_all_opts *a, int parallel, int fmt, int yes, int dry, int *stop,
     struct aerr *err)
 {
@@ -435,7 +435,7 @@ run_targets(struct aivet *av, const struct probe_opts *po, struct target *t, siz
 /* Prints the runs in the order of the endpoints (with their drift when asked) and
  * the summary table; returns the worst exit status. */
 static int
-report_all(sqlite3 *db, const struct probe_opts *po, struct target *t, size_t n, int fmt,
+report_all(struct db *db, const struct probe_opts *po, struct target *t, size_t n, int fmt,
     const char *fail_on, struct aerr *err)
 {
 	FILE *info = fmt == RUN_FMT_TEXT ? stdout : stderr;
@@ -525,7 +525,7 @@ probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct pro
 	struct target *t = NULL;
 	size_t n = 0;
 	int64_t vid = 0;
-	sqlite3 *db;
+	struct db *db;
 	int parallel, total, stop, rc;
 
 	if ((db = av_db(av, err)) == NULL)

@@ -73,10 +73,10 @@ int probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe
 int probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     cJSON **plan, struct aerr *err);
 /* A run as JSON (the contract of "probe show --json"). */
-int probe_run_json(sqlite3 *db, int64_t run_id, cJSON **out, struct aerr *err);
+int probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err);
 /* The exit status for a finished run: 1 when a finding reaches fail_on,
  * else 3 when a probe errored, else 0. */
-int probe_run_exit(sqlite3 *db, int64_t run_id, const char *fail_on, struct aerr *err);
+int probe_run_exit(struct db *db, int64_t run_id, const char *fail_on, struct aerr *err);
 
 /* ---- the command line's view, shared with "aivet demo" ---- */
 /* Plans and runs as text (run-format.c). */
@@ -89,7 +89,7 @@ int probe_confirm(const char *question);
 int probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
     const char *fail_on, int64_t *run_id, struct aerr *err);
 /* A piece of evidence as "evidence show --json" prints it (cmd-evidence.c). */
-int evidence_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err);
+int evidence_json(struct db *db, int64_t id, cJSON **out, struct aerr *err);
 /* 1234567 -> "1,234,567" (run-format.c) */
 const char *thousands(int64_t v, char out[32]);
 
@@ -100,7 +100,7 @@ const char *thousands(int64_t v, char out[32]);
 
 struct probe_env {
 	struct aivet *av;
-	sqlite3 *db;
+	struct db *db;
 	const struct probe_opts *opts;
 	struct endpoint_info ep;
 	const struct provider *prov;

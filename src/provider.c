@@ -47,9 +47,9 @@ endpoint_info_free(struct endpoint_info *ep)
 }
 
 int
-endpoint_info_load(sqlite3 *db, int64_t id, struct endpoint_info *ep, struct aerr *err)
+endpoint_info_load(struct db *db, int64_t id, struct endpoint_info *ep, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.name, e.name, e.api, e.url, e.model, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.name, e.name, e.api, e.url, e.model, "
 	    "e.context_tokens, e.allow_insecure_http, e.price_in_per_mtok, e.price_out_per_mtok, "
 	    "e.options, e.status FROM endpoint e JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?",
 	    "i", id);
@@ -57,8 +57,8 @@ endpoint_info_load(sqlite3 *db, int64_t id, struct endpoint_info *ep, struct aer
 	memset(ep, 0, sizeof *ep);
 	if (st == NULL)
 		return err->code;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "no endpoint with id %lld", (long long)id);
 	}
 	ep->id = id;
@@ -67,20 +67,20 @@ endpoint_info_load(sqlite3 *db, int64_t id, struct endpoint_info *ep, struct aer
 	ep->api = xstrdup(col_text(st, 2));
 	ep->url = xstrdup(col_text(st, 3));
 	ep->model = xstrdup(col_text(st, 4));
-	ep->context = sqlite3_column_int64(st, 5);
-	ep->insecure = sqlite3_column_int(st, 6);
-	if ((ep->has_price_in = sqlite3_column_type(st, 7) != SQLITE_NULL))
-		ep->price_in = sqlite3_column_double(st, 7);
-	if ((ep->has_price_out = sqlite3_column_type(st, 8) != SQLITE_NULL))
-		ep->price_out = sqlite3_column_double(st, 8);
+	ep->context = db_col_int64(st, 5);
+	ep->insecure = db_col_int(st, 6);
+	if ((ep->has_price_in = db_col_type(st, 7) != DB_NULL))
+		ep->price_in = db_col_double(st, 7);
+	if ((ep->has_price_out = db_col_type(st, 8) != DB_NULL))
+		ep->price_out = db_col_double(st, 8);
 	ep->options = cJSON_Parse(col_text(st, 9));
 	if (strcmp(col_text(st, 10), "active") != 0) {
-		sqlite3_finalize(st);
+		db_finalize(st);
 		aerr_set(err, AV_USAGE, "endpoint '%s/%s' is archived", ep->vendor, ep->name);
 		endpoint_info_free(ep);
 		return AV_USAGE;
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 

@@ -23,7 +23,7 @@ struct endpoint_info {
 	cJSON *options;               /* --option KEY=VALUE pairs, or NULL */
 };
 void endpoint_info_free(struct endpoint_info *ep);
-int endpoint_info_load(sqlite3 *db, int64_t id, struct endpoint_info *ep, struct aerr *err);
+int endpoint_info_load(struct db *db, int64_t id, struct endpoint_info *ep, struct aerr *err);
 /* An endpoint option's value, or def. */
 const char *endpoint_option(const struct endpoint_info *ep, const char *key, const char *def);
 

@@ -1443,7 +1443,7 @@ question_allowed(const struct q_question *qq)
 /* ---- the questionnaire table ---- */
 
 int
-questionnaire_store(sqlite3 *db, const char *actor, struct questionnaire *q, const char *source,
+questionnaire_store(struct db *db, const char *actor, struct questionnaire *q, const char *source,
     size_t len, int64_t *row_id, struct aerr *err)
 {
 	char at[32], *text = strndup(source, len);
@@ -1459,7 +1459,7 @@ questionnaire_store(sqlite3 *db, const char *actor, struct questionnaire *q, con
 	free(text);
 	if (rc != 0)
 		return rc;
-	*row_id = q->row_id = sqlite3_last_insert_rowid(db);
+	*row_id = q->row_id = db_insert_id(db);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "qid", q->qid);
 	cJSON_AddNumberToObject(d, "version", (double)q->version);
@@ -1472,7 +1472,7 @@ questionnaire_store(sqlite3 *db, const char *actor, struct questionnaire *q, con
 
 /* Which embedded questionnaires the database lacks; loads them when store is set. */
 static int
-sync_pass(sqlite3 *db, const char *actor, int store, int *missing, struct aerr *err)
+sync_pass(struct db *db, const char *actor, int store, int *missing, struct aerr *err)
 {
 	*missing = 0;
 	for (const struct embedded_file *f = embedded_questionnaires; f->name != NULL; f++) {
@@ -1499,7 +1499,7 @@ sync_pass(sqlite3 *db, const char *actor, int store, int *missing, struct aerr *
 }
 
 int
-questionnaires_sync(sqlite3 *db, const char *actor, struct aerr *err)
+questionnaires_sync(struct db *db, const char *actor, struct aerr *err)
 {
 	int missing;
 
@@ -1518,7 +1518,7 @@ questionnaires_sync(sqlite3 *db, const char *actor, struct aerr *err)
 }
 
 int
-questionnaire_lookup(sqlite3 *db, const char *ref, int64_t *row_id, struct aerr *err)
+questionnaire_lookup(struct db *db, const char *ref, int64_t *row_id, struct aerr *err)
 {
 	const char *at = strchr(ref, '@');
 	char *qid = at ? strndup(ref, (size_t)(at - ref)) : xstrdup(ref);
@@ -1552,9 +1552,28 @@ questionnaire_lookup(sqlite3 *db, const char *ref, int64_t *row_id, struct aerr 
 }
 
 int
-questionnaire_load(sqlite3 *db, int64_t row_id, struct questionnaire **out, struct aerr *err)
+questionnaire_ids(struct db *db, int all, int64_t **ids, size_t *n, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT qid, version, source, bundled FROM questionnaire "
+	struct db_stmt *st = db_prepare(db, err, "SELECT id FROM questionnaire q WHERE ? OR version = "
+	    "(SELECT max(version) FROM questionnaire r WHERE r.qid = q.qid) ORDER BY qid, version",
+	    "i", (int64_t)all);
+
+	*ids = NULL;
+	*n = 0;
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
+		(*ids)[(*n)++] = db_col_int64(st, 0);
+	}
+	db_finalize(st);
+	return 0;
+}
+
+int
+questionnaire_load(struct db *db, int64_t row_id, struct questionnaire **out, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT qid, version, source, bundled FROM questionnaire "
 	    "WHERE id = ?", "i", row_id);
 	char *name;
 	int rc;
@@ -1562,19 +1581,19 @@ questionnaire_load(sqlite3 *db, int64_t row_id, struct questionnaire **out, stru
 	*out = NULL;
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown questionnaire id %lld", (long long)row_id);
 	}
-	name = xasprintf("%s@%lld", col_text(st, 0), (long long)sqlite3_column_int64(st, 1));
-	rc = questionnaire_parse(name, col_text(st, 2), (size_t)sqlite3_column_bytes(st, 2), out, err);
+	name = xasprintf("%s@%lld", col_text(st, 0), (long long)db_col_int64(st, 1));
+	rc = questionnaire_parse(name, col_text(st, 2), (size_t)db_col_bytes(st, 2), out, err);
 	if (rc == 0) {
 		(*out)->row_id = row_id;
-		(*out)->bundled = sqlite3_column_int(st, 3);
+		(*out)->bundled = db_col_int(st, 3);
 	} else {
 		rc = AV_RUNTIME;   /* a stored questionnaire was checked when loaded: damage */
 	}
 	free(name);
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return rc;
 }

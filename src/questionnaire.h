@@ -98,13 +98,16 @@ void questionnaire_free(struct questionnaire *q);
 int questionnaire_find(const struct questionnaire *q, const char *question_id);
 
 /* Loads bundled questionnaires not yet in the database (first use, upgrades). */
-int questionnaires_sync(sqlite3 *db, const char *actor, struct aerr *err);
+int questionnaires_sync(struct db *db, const char *actor, struct aerr *err);
 /* Stores a checked questionnaire inside the caller's transaction, with its audit entry. */
-int questionnaire_store(sqlite3 *db, const char *actor, struct questionnaire *q, const char *source,
+int questionnaire_store(struct db *db, const char *actor, struct questionnaire *q, const char *source,
     size_t len, int64_t *row_id, struct aerr *err);
 /* "QID" (newest version) or "QID@VERSION" -> questionnaire row id. */
-int questionnaire_lookup(sqlite3 *db, const char *ref, int64_t *row_id, struct aerr *err);
-int questionnaire_load(sqlite3 *db, int64_t row_id, struct questionnaire **out, struct aerr *err);
+int questionnaire_lookup(struct db *db, const char *ref, int64_t *row_id, struct aerr *err);
+/* The row ids of the newest version of each questionnaire (every version with
+ * all), by id and version, as "questionnaire list" shows them; *ids is the caller's to free. */
+int questionnaire_ids(struct db *db, int all, int64_t **ids, size_t *n, struct aerr *err);
+int questionnaire_load(struct db *db, int64_t row_id, struct questionnaire **out, struct aerr *err);
 
 /* ---- answer values (stored as JSON text in answer.value) ---- */
 

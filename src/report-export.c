@@ -60,7 +60,7 @@ endpoints_clean(const struct report *r, struct aerr *err)
 }
 
 int
-report_export(sqlite3 *db, const char *actor, struct report_opts *o, const char *out,
+report_export(struct db *db, const char *actor, struct report_opts *o, const char *out,
     const char *key, struct report_export_result *res, struct aerr *err)
 {
 	struct minisign_sec *sec = NULL;
@@ -93,7 +93,7 @@ report_export(sqlite3 *db, const char *actor, struct report_opts *o, const char 
 		rc = db_exec(db, err, "INSERT INTO report (report_uuid, vendor_id, out_dir, options, key_id, "
 		    "sums_sha256, generated_at) VALUES (?,?,?,?,?,?,?)", "tittttt", rid, r.vendor_id, out,
 		    optstr, res->key_id, res->sums, gen);
-		res->id = sqlite3_last_insert_rowid(db);
+		res->id = db_insert_id(db);
 		cJSON_AddStringToObject(d, "report_id", rid);
 		cJSON_AddStringToObject(d, "out_dir", out);
 		cJSON_AddStringToObject(d, "key_id", res->key_id);

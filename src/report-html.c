@@ -76,6 +76,62 @@ td_str(struct buf *b, const cJSON *o, const char *k)
 	buf_adds(b, "</td>");
 }
 
+/* One piece of evidence as a link to its file in the bundle (relative href),
+ * its name as the text; evidence the bundle does not hold is named, and why. */
+static void
+evidence_link(struct buf *b, const cJSON *rep, const cJSON *e, const char *text)
+{
+	struct report_ref ref;
+
+	report_evidence_ref(rep, e, &ref);
+	if (ref.path == NULL) {
+		esc(b, ref.name);
+		buf_adds(b, " (");
+		esc(b, ref.note);
+		buf_adds(b, ")");
+		return;
+	}
+	buf_adds(b, "<a href=\"");
+	report_href(b, ref.path);
+	buf_adds(b, "\">");
+	esc(b, text != NULL ? text : ref.name);
+	buf_adds(b, "</a>");
+}
+
+/* A cell of links to a list of evidence (ids or evidence objects); "none" when empty. */
+static void
+td_evidence(struct buf *b, const cJSON *rep, const cJSON *list)
+{
+	const cJSON *e;
+	int first = 1;
+
+	buf_adds(b, "<td>");
+	cJSON_ArrayForEach(e, list) {
+		if (!first)
+			buf_adds(b, ", ");
+		first = 0;
+		evidence_link(b, rep, e, NULL);
+	}
+	if (first)
+		buf_adds(b, "none");
+	buf_adds(b, "</td>");
+}
+
+/* A cell whose missing value is said in words. */
+static void
+td_or(struct buf *b, const cJSON *o, const char *k, const char *missing)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	if (v == NULL || cJSON_IsNull(v)) {
+		buf_adds(b, "<td>");
+		esc(b, missing);
+		buf_adds(b, "</td>");
+	} else {
+		td_str(b, o, k);
+	}
+}
+
 static void
 fmt_tokens(char *out, size_t n, double v)
 {
@@ -258,7 +314,7 @@ rows_table(struct buf *b, const char *th, const cJSON *list, const char *const k
 }
 
 static void
-findings_table(struct buf *b, const cJSON *list)
+findings_table(struct buf *b, const cJSON *rep, const cJSON *list)
 {
 	const cJSON *f;
 
@@ -271,7 +327,7 @@ findings_table(struct buf *b, const cJSON *list)
 		td_str(b, f, "probe");
 		td_str(b, f, "run_id");
 		td_str(b, f, "message");
-		td_str(b, f, "evidence");
+		td_evidence(b, rep, cJSON_GetObjectItem(f, "evidence"));
 		buf_adds(b, "</tr>\n");
 	}
 	buf_adds(b, "</table>\n");
@@ -356,7 +412,7 @@ html_head(struct buf *b, const cJSON *rep)
 
 /* The rating, the counts, and what most needs a reader's eye. */
 static void
-html_summary(struct buf *b, const cJSON *sum)
+html_summary(struct buf *b, const cJSON *rep, const cJSON *sum)
 {
 	const cJSON *x;
 	const char *rating = s_of(sum, "rating");
@@ -385,7 +441,7 @@ html_summary(struct buf *b, const cJSON *sum)
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(sum, "critical_findings")) == 0)
 		buf_adds(b, "<p>None.</p>\n");
 	else
-		findings_table(b, cJSON_GetObjectItem(sum, "critical_findings"));
+		findings_table(b, rep, cJSON_GetObjectItem(sum, "critical_findings"));
 	buf_adds(b, "<h3>Contradicted claims</h3>\n");
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(sum, "contradicted_claims")) == 0)
 		buf_adds(b, "<p>None.</p>\n");
@@ -393,9 +449,72 @@ html_summary(struct buf *b, const cJSON *sum)
 		claims_table(b, cJSON_GetObjectItem(sum, "contradicted_claims"));
 }
 
+/* How the run measured tokens per word, as a table with each sample's exchange. */
+static void
+html_calibration(struct buf *b, const cJSON *rep, const cJSON *cal)
+{
+	struct report_rows rows;
+
+	report_calibration_rows(cal, &rows);
+	buf_adds(b, "<table class=\"calibration\"><tr><th colspan=\"3\">Calibration</th></tr>\n");
+	for (size_t i = 0; i < rows.n; i++) {
+		buf_adds(b, "<tr><th>");
+		esc(b, rows.v[i].label);
+		buf_adds(b, rows.v[i].evidence > 0 ? "</th><td>" : "</th><td colspan=\"2\">");
+		esc(b, rows.v[i].value);
+		buf_adds(b, "</td>");
+		if (rows.v[i].evidence > 0) {
+			cJSON *id = cJSON_CreateNumber((double)rows.v[i].evidence);
+
+			buf_adds(b, "<td>");
+			evidence_link(b, rep, id, NULL);
+			buf_adds(b, "</td>");
+			cJSON_Delete(id);
+		}
+		buf_adds(b, "</tr>\n");
+	}
+	buf_adds(b, "</table>\n");
+	report_rows_free(&rows);
+}
+
+/* The run's exchanges: each id and file a link to the exchange's file. */
+static void
+html_exchanges(struct buf *b, const cJSON *rep, const cJSON *x)
+{
+	const cJSON *r;
+
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "exchanges")) == 0)
+		return;
+	buf_adds(b, "<details><summary>Exchanges (evidence files)</summary>\n<table><tr><th>Evidence"
+	    "</th><th>Probe</th><th>Seq</th><th>Tenant</th><th>Status</th><th>File</th>"
+	    "<th>SHA-256 of the file</th></tr>\n");
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "exchanges")) {
+		const cJSON *id = cJSON_GetObjectItem(r, "evidence_id");
+		char num[32];
+
+		snprintf(num, sizeof num, "%.0f", num_or(r, "evidence_id", 0));
+		buf_adds(b, "<tr><td>");
+		evidence_link(b, rep, id, num);
+		buf_adds(b, "</td>");
+		td_str(b, r, "probe");
+		td_str(b, r, "seq");
+		td_str(b, r, "tenant");
+		if (cJSON_IsNumber(cJSON_GetObjectItem(r, "status")))
+			td_str(b, r, "status");
+		else
+			buf_adds(b, "<td>no response</td>");
+		buf_adds(b, "<td>");
+		evidence_link(b, rep, id, s_of(r, "file"));
+		buf_adds(b, "</td><td><code>");
+		esc(b, s_of(r, "file_sha256"));
+		buf_adds(b, "</code></td></tr>\n");
+	}
+	buf_adds(b, "</table></details>\n");
+}
+
 /* One probe run: its results, the charts its probes draw, its exchanges. */
 static void
-html_run(struct buf *b, const cJSON *x)
+html_run(struct buf *b, const cJSON *rep, const cJSON *x)
 {
 	const cJSON *r;
 
@@ -405,18 +524,25 @@ html_run(struct buf *b, const cJSON *x)
 	esc(b, s_of(x, "status"));
 	buf_adds(b, ", started ");
 	esc(b, s_of(x, "started_at"));
-	buf_adds(b, ", finished ");
-	esc(b, s_of(x, "finished_at"));
-	buf_printf(b, "; tokens in %.0f, out %.0f. Calibration: <code>", num_or(x, "tokens_in", 0),
+	if (s_of(x, "finished_at") != NULL) {
+		buf_adds(b, ", finished ");
+		esc(b, s_of(x, "finished_at"));
+	} else {
+		buf_adds(b, ", not finished");
+	}
+	buf_printf(b, "; tokens in %.0f, out %.0f.</p>\n", num_or(x, "tokens_in", 0),
 	    num_or(x, "tokens_out", 0));
-	esc_value(b, cJSON_GetObjectItem(x, "calibration"));
-	buf_adds(b, "</code></p>\n<table><tr><th>Probe</th><th>Verdict</th><th>Reason</th>"
+	html_calibration(b, rep, cJSON_GetObjectItem(x, "calibration"));
+	buf_adds(b, "<table><tr><th>Probe</th><th>Verdict</th><th>Reason</th>"
 	    "<th>Requests</th></tr>\n");
 	cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "results")) {
 		buf_adds(b, "<tr>");
 		td_str(b, r, "probe");
 		buf_printf(b, "<td><strong>%s</strong></td>", s_of(r, "verdict") ? s_of(r, "verdict") : "");
-		td_str(b, r, "reason");
+		if (s_of(r, "reason") != NULL)
+			td_str(b, r, "reason");
+		else
+			buf_adds(b, "<td>no reason recorded</td>");
 		td_str(b, r, "requests");
 		buf_adds(b, "</tr>\n");
 	}
@@ -426,33 +552,24 @@ html_run(struct buf *b, const cJSON *x)
 
 		if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "sweep") == 0 && cJSON_IsObject(d) &&
 		    cJSON_IsArray(cJSON_GetObjectItem(d, "points"))) {
+			char rb[120], ib[120];
+
+			report_boundary_words(d, "refusal_boundary", rb, sizeof rb);
+			report_boundary_words(d, "integrity_boundary", ib, sizeof ib);
 			buf_adds(b, "<figure>\n");
 			sweep_svg(b, d);
 			buf_adds(b, "<figcaption>Context-integrity sweep: behaviour past the limit was <strong>");
 			esc(b, s_of(d, "change"));
-			buf_adds(b, "</strong>.</figcaption>\n</figure>\n");
+			buf_adds(b, "</strong>; refusal boundary ");
+			esc(b, rb);
+			buf_adds(b, "; integrity boundary ");
+			esc(b, ib);
+			buf_adds(b, ".</figcaption>\n</figure>\n");
 		}
 		if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "prefix-timing") == 0 && cJSON_IsObject(d))
 			prefix_timing_svg(b, d);
 	}
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "exchanges")) > 0) {
-		buf_adds(b, "<details><summary>Exchanges (evidence files)</summary>\n<table><tr><th>Evidence"
-		    "</th><th>Probe</th><th>Seq</th><th>Tenant</th><th>Status</th><th>File</th>"
-		    "<th>SHA-256 of the file</th></tr>\n");
-		cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "exchanges")) {
-			buf_adds(b, "<tr>");
-			td_str(b, r, "evidence_id");
-			td_str(b, r, "probe");
-			td_str(b, r, "seq");
-			td_str(b, r, "tenant");
-			td_str(b, r, "status");
-			td_str(b, r, "file");
-			buf_adds(b, "<td><code>");
-			esc(b, s_of(r, "file_sha256"));
-			buf_adds(b, "</code></td></tr>\n");
-		}
-		buf_adds(b, "</table></details>\n");
-	}
+	html_exchanges(b, rep, x);
 }
 
 static void
@@ -462,7 +579,7 @@ html_runs(struct buf *b, const cJSON *rep)
 
 	cJSON_ArrayForEach(x, section(b, rep, "probe_runs", "runs", "Probe runs",
 	    "No probe runs in this report."))
-		html_run(b, x);
+		html_run(b, rep, x);
 }
 
 /* Each assessment with every answer, who gave it and its evidence. */
@@ -484,17 +601,23 @@ html_assessments(struct buf *b, const cJSON *rep)
 		esc(b, s_of(x, "created_by"));
 		buf_adds(b, " at ");
 		esc(b, s_of(x, "created_at"));
-		buf_adds(b, "; submitted ");
-		esc(b, s_of(x, "submitted_at"));
-		buf_adds(b, "; approved ");
-		esc(b, s_of(x, "approved_at"));
-		buf_adds(b, " by ");
-		esc(b, s_of(x, "reviewer"));
+		if (s_of(x, "submitted_at") != NULL) {
+			buf_adds(b, "; submitted ");
+			esc(b, s_of(x, "submitted_at"));
+		} else {
+			buf_adds(b, "; not submitted");
+		}
+		if (s_of(x, "approved_at") != NULL) {
+			buf_adds(b, "; approved ");
+			esc(b, s_of(x, "approved_at"));
+			buf_adds(b, " by ");
+			esc(b, s_of(x, "reviewer") ? s_of(x, "reviewer") : "an unrecorded reviewer");
+		} else {
+			buf_adds(b, "; not approved");
+		}
 		buf_adds(b, ".</p>\n<table><tr><th>Question</th><th>Answer</th><th>Note</th><th>By</th>"
 		    "<th>At</th><th>Evidence</th></tr>\n");
 		cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "answers")) {
-			const cJSON *e;
-
 			buf_adds(b, "<tr><td>");
 			esc(b, s_of(y, "question_id"));
 			if (s_of(y, "question")) {
@@ -502,16 +625,12 @@ html_assessments(struct buf *b, const cJSON *rep)
 				esc(b, s_of(y, "question"));
 			}
 			buf_adds(b, "</td>");
-			td_str(b, y, "value");
-			td_str(b, y, "note");
+			td_or(b, y, "value", "not answered");
+			td_or(b, y, "note", "none");
 			td_str(b, y, "actor");
 			td_str(b, y, "updated_at");
-			buf_adds(b, "<td>");
-			cJSON_ArrayForEach(e, cJSON_GetObjectItem(y, "evidence")) {
-				esc(b, s_of(e, "file") ? s_of(e, "file") : s_of(e, "original_name"));
-				buf_adds(b, " ");
-			}
-			buf_adds(b, "</td></tr>\n");
+			td_evidence(b, rep, cJSON_GetObjectItem(y, "evidence"));
+			buf_adds(b, "</tr>\n");
 		}
 		buf_adds(b, "</table>\n");
 	}
@@ -555,6 +674,11 @@ html_incidents(struct buf *b, const cJSON *rep)
 			rows_table(b, "<th>Task</th><th>Owner</th><th>Due</th><th>Done</th>",
 			    cJSON_GetObjectItem(x, "tasks"), k);
 		}
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "evidence_files")) > 0) {
+			buf_adds(b, "<h4>Linked evidence</h4>\n<table><tr><th>Evidence</th></tr>\n<tr>");
+			td_evidence(b, rep, cJSON_GetObjectItem(x, "evidence_files"));
+			buf_adds(b, "</tr></table>\n");
+		}
 	}
 }
 
@@ -584,14 +708,14 @@ report_html(const cJSON *rep)
 
 	buf_init(&b);
 	html_head(&b, rep);
-	html_summary(&b, cJSON_GetObjectItem(rep, "summary"));
+	html_summary(&b, rep, cJSON_GetObjectItem(rep, "summary"));
 	list = section(&b, rep, "claims", "claims", "Claims against evidence",
 	    "No answered question can be tested by a probe.");
 	if (cJSON_GetArraySize(list) > 0)
 		claims_table(&b, list);
 	list = section(&b, rep, "findings", "findings", "All findings", "None.");
 	if (cJSON_GetArraySize(list) > 0)
-		findings_table(&b, list);
+		findings_table(&b, rep, list);
 	html_runs(&b, rep);
 	html_assessments(&b, rep);
 	html_incidents(&b, rep);

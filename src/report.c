@@ -44,26 +44,26 @@ derived_uuid(const char *seed, const char *name, char out[37])
 /* One result row as an object keyed by column name; columns named in json_cols
  * hold JSON text and are embedded parsed (as a string when they do not parse). */
 static cJSON *
-row_json(sqlite3_stmt *st, const char *const *json_cols)
+row_json(struct db_stmt *st, const char *const *json_cols)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	for (int i = 0; i < sqlite3_column_count(st); i++) {
-		const char *name = sqlite3_column_name(st, i);
+	for (int i = 0; i < db_col_count(st); i++) {
+		const char *name = db_col_name(st, i);
 		int is_json = 0;
 
 		for (const char *const *j = json_cols; j != NULL && *j != NULL; j++)
 			if (strcmp(*j, name) == 0)
 				is_json = 1;
-		switch (sqlite3_column_type(st, i)) {
-		case SQLITE_NULL:
+		switch (db_col_type(st, i)) {
+		case DB_NULL:
 			cJSON_AddNullToObject(o, name);
 			break;
-		case SQLITE_INTEGER:
-			cJSON_AddNumberToObject(o, name, (double)sqlite3_column_int64(st, i));
+		case DB_INTEGER:
+			cJSON_AddNumberToObject(o, name, (double)db_col_int64(st, i));
 			break;
-		case SQLITE_FLOAT:
-			cJSON_AddNumberToObject(o, name, sqlite3_column_double(st, i));
+		case DB_FLOAT:
+			cJSON_AddNumberToObject(o, name, db_col_double(st, i));
 			break;
 		default: {
 			cJSON *v = is_json ? cJSON_Parse(col_text(st, i)) : NULL;
@@ -77,20 +77,20 @@ row_json(sqlite3_stmt *st, const char *const *json_cols)
 
 /* Runs a query and returns its rows as an array of objects. */
 static int
-rows_json(sqlite3 *db, cJSON **out, const char *const *json_cols, struct aerr *err,
+rows_json(struct db *db, cJSON **out, const char *const *json_cols, struct aerr *err,
     const char *sql, const char *fmt, int64_t a)
 {
-	sqlite3_stmt *st = fmt ? db_prepare(db, err, sql, fmt, a) : db_prepare(db, err, sql, NULL);
+	struct db_stmt *st = fmt ? db_prepare(db, err, sql, fmt, a) : db_prepare(db, err, sql, NULL);
 	cJSON *arr;
 	int rc;
 
 	if (st == NULL)
 		return err->code;
 	arr = cJSON_CreateArray();
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+	while ((rc = db_step(st)) == DB_ROW)
 		cJSON_AddItemToArray(arr, row_json(st, json_cols));
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	db_finalize(st);
+	if (rc != DB_DONE) {
 		cJSON_Delete(arr);
 		return db_err(db, err, "report query");
 	}
@@ -294,7 +294,7 @@ add_leak_excerpt(cJSON *side, const struct buf *plain)
 }
 
 static int
-add_body(sqlite3 *db, cJSON *side, const char *blob_sha, int include_leaked, struct aerr *err)
+add_body(struct db *db, cJSON *side, const char *blob_sha, int include_leaked, struct aerr *err)
 {
 	struct buf b;
 	int encrypted = 0;
@@ -352,7 +352,7 @@ static const char *const exchange_json_cols[] = { "request_headers", "request_re
 
 /* evidence/exchange-ID.json for one exchange row; returns its file's SHA-256. */
 static int
-exchange_file(sqlite3 *db, struct report *r, cJSON *ex, char sha[65], char **path, struct aerr *err)
+exchange_file(struct db *db, struct report *r, cJSON *ex, char sha[65], char **path, struct aerr *err)
 {
 	cJSON *o = cJSON_CreateObject(), *req, *resp, *h;
 	char *url, *text;
@@ -389,7 +389,12 @@ exchange_file(sqlite3 *db, struct report *r, cJSON *ex, char sha[65], char **pat
 	cJSON_AddItemToObject(o, "timings", cJSON_Duplicate(cJSON_GetObjectItem(ex, "timings"), 1));
 	text = report_json_text(o);
 	cJSON_Delete(o);
-	*path = xasprintf("evidence/exchange-%lld.json", (long long)num(ex, "evidence_id"));
+	{
+		char name[EVIDENCE_NAME_MAX];
+
+		evidence_file_name(num(ex, "evidence_id"), "exchange", NULL, name, sizeof name);
+		*path = xasprintf("evidence/%s", name);
+	}
 	sha256_hex(text, strlen(text), sha);
 	if (!has_file(r, *path))
 		add_file(r, xstrdup(*path), text, strlen(text));
@@ -399,9 +404,9 @@ exchange_file(sqlite3 *db, struct report *r, cJSON *ex, char sha[65], char **pat
 
 /* Copies a stored file (answer attachment, incident evidence) into evidence/. */
 static int
-file_evidence(sqlite3 *db, struct report *r, int64_t evidence_id, cJSON **out, struct aerr *err)
+file_evidence(struct db *db, struct report *r, int64_t evidence_id, cJSON **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT id, kind, sha256, original_name, media_type, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT id, kind, sha256, original_name, media_type, "
 	    "size, effective_date, added_by, added_at FROM evidence WHERE id = ?", "i", evidence_id);
 	cJSON *o;
 	struct buf b;
@@ -409,23 +414,19 @@ file_evidence(sqlite3 *db, struct report *r, int64_t evidence_id, cJSON **out, s
 
 	if (st == NULL)
 		return err->code;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_RUNTIME, "evidence %lld is missing", (long long)evidence_id);
 	}
 	o = row_json(st, NULL);
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (strcmp(str(o, "kind"), "file") == 0 && blob_get(db, str(o, "sha256"), &b, &enc, err) == 0) {
 		if (!enc) {
-			char safe[80];
-			const char *name = str(o, "original_name") ? str(o, "original_name") : "file";
-			size_t i;
+			char name[EVIDENCE_NAME_MAX];
 			char *path;
 
-			for (i = 0; name[i] != '\0' && i < sizeof safe - 1; i++)
-				safe[i] = strchr("/\\\n\r\t ", name[i]) || (unsigned char)name[i] < 0x20 ? '_' : name[i];
-			safe[i] = '\0';
-			path = xasprintf("evidence/file-%lld-%s", (long long)evidence_id, safe);
+			evidence_file_name(evidence_id, "file", str(o, "original_name"), name, sizeof name);
+			path = xasprintf("evidence/%s", name);
 			cJSON_AddStringToObject(o, "file", path);
 			if (!has_file(r, path))
 				add_file(r, path, b.data, b.len);
@@ -542,7 +543,7 @@ add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, const 
 /* ---- the collector ---- */
 
 static int
-collect_assessments(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, struct report *r,
+collect_assessments(struct db *db, const struct report_opts *o, int64_t vendor_id, struct report *r,
     cJSON **out, cJSON **qdocs, struct aerr *err)
 {
 	static const char *const jcols[] = { "value", NULL };
@@ -571,26 +572,26 @@ collect_assessments(sqlite3 *db, const struct report_opts *o, int64_t vendor_id,
 	*qdocs = cJSON_CreateObject();
 	cJSON_ArrayForEach(a, list) {
 		cJSON *qs, *answers, *ans;
-		sqlite3_stmt *st = db_prepare(db, err, "SELECT id, qid, version, title, sha256, source "
+		struct db_stmt *st = db_prepare(db, err, "SELECT id, qid, version, title, sha256, source "
 		    "FROM questionnaire WHERE id = ?", "i", num(a, "questionnaire_id"));
 		char key[32];
 
 		if (st == NULL)
 			goto fail;
 		qs = cJSON_CreateObject();
-		if (sqlite3_step(st) == SQLITE_ROW) {
+		if (db_step(st) == DB_ROW) {
 			cJSON_AddStringToObject(qs, "qid", col_text(st, 1));
-			cJSON_AddNumberToObject(qs, "version", (double)sqlite3_column_int64(st, 2));
+			cJSON_AddNumberToObject(qs, "version", (double)db_col_int64(st, 2));
 			cJSON_AddStringToObject(qs, "title", col_text(st, 3));
 			cJSON_AddStringToObject(qs, "sha256", col_text(st, 4));
-			snprintf(key, sizeof key, "%lld", (long long)sqlite3_column_int64(st, 0));
+			snprintf(key, sizeof key, "%lld", (long long)db_col_int64(st, 0));
 			if (cJSON_GetObjectItem(*qdocs, key) == NULL) {
 				cJSON *doc = cJSON_Parse(col_text(st, 5));
 
 				cJSON_AddItemToObject(*qdocs, key, doc ? doc : cJSON_CreateObject());
 			}
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 		cJSON_AddItemToObject(a, "questionnaire", qs);
 		{
 			/* Rated as assess show rates it: the same rule, the same words. */
@@ -614,7 +615,7 @@ collect_assessments(sqlite3 *db, const struct report_opts *o, int64_t vendor_id,
 			cJSON *ev = cJSON_AddArrayToObject(ans, "evidence");
 			const cJSON *q = NULL;
 			char k2[32];
-			sqlite3_stmt *es;
+			struct db_stmt *es;
 
 			snprintf(k2, sizeof k2, "%lld", (long long)num(a, "questionnaire_id"));
 			q = find_question(cJSON_GetObjectItem(*qdocs, k2), str(ans, "question_id"));
@@ -623,16 +624,16 @@ collect_assessments(sqlite3 *db, const struct report_opts *o, int64_t vendor_id,
 			    "AND question_id = ? ORDER BY evidence_id", "it", num(a, "id"), str(ans, "question_id"));
 			if (es == NULL)
 				goto fail;
-			while (sqlite3_step(es) == SQLITE_ROW) {
+			while (db_step(es) == DB_ROW) {
 				cJSON *e;
 
-				if (file_evidence(db, r, sqlite3_column_int64(es, 0), &e, err) != 0) {
-					sqlite3_finalize(es);
+				if (file_evidence(db, r, db_col_int64(es, 0), &e, err) != 0) {
+					db_finalize(es);
 					goto fail;
 				}
 				cJSON_AddItemToArray(ev, e);
 			}
-			sqlite3_finalize(es);
+			db_finalize(es);
 		}
 	}
 	*out = list;
@@ -654,7 +655,7 @@ run_included(const struct report_opts *o, int64_t id)
 }
 
 static int
-collect_runs(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, const cJSON *linked_runs,
+collect_runs(struct db *db, const struct report_opts *o, int64_t vendor_id, const cJSON *linked_runs,
     struct report *r, cJSON **out, struct aerr *err)
 {
 	static const char *const run_cols[] = { "probes", "options", "plan", "calibration", NULL };
@@ -766,7 +767,7 @@ fail:
 }
 
 static int
-collect_incidents(sqlite3 *db, const struct report_opts *o, int64_t vendor_id, const char *generated,
+collect_incidents(struct db *db, const struct report_opts *o, int64_t vendor_id, const char *generated,
     struct report *r, cJSON **out, cJSON **linked_runs, struct aerr *err)
 {
 	cJSON *list, *detail, *links, *l;
@@ -941,7 +942,7 @@ file_cmp(const void *a, const void *b)
 }
 
 int
-report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struct aerr *err)
+report_collect(struct db *db, const struct report_opts *o, struct report *r, struct aerr *err)
 {
 	cJSON *rep = NULL, *vendor = NULL, *eps, *e, *assess = NULL, *qdocs = NULL, *runs = NULL;
 	cJSON *incidents = NULL, *linked = NULL, *claims, *claim_findings, *a, *opts, *cp;
@@ -1022,16 +1023,16 @@ report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struc
 	vendor = NULL;
 	eps = cJSON_AddArrayToObject(rep, "endpoints");
 	{
-		sqlite3_stmt *st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? "
+		struct db_stmt *st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? "
 		    "ORDER BY name, id", "i", vid);
 
 		if (st == NULL)
 			goto fail;
-		while (sqlite3_step(st) == SQLITE_ROW) {
+		while (db_step(st) == DB_ROW) {
 			cJSON *c;
 
-			if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) != 0) {
-				sqlite3_finalize(st);
+			if (endpoint_json(db, db_col_int64(st, 0), &e, err) != 0) {
+				db_finalize(st);
 				goto fail;
 			}
 			/* Tenants by label only: not even the reference to a secret leaves. */
@@ -1039,7 +1040,7 @@ report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struc
 				cJSON_DeleteItemFromObject(c, "ref");
 			cJSON_AddItemToArray(eps, e);
 		}
-		sqlite3_finalize(st);
+		db_finalize(st);
 	}
 	claims = cJSON_CreateArray();
 	claim_findings = cJSON_CreateArray();

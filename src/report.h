@@ -38,7 +38,7 @@ struct report {
 	int include_leaked;          /* from report_opts */
 };
 
-int report_collect(sqlite3 *db, const struct report_opts *o, struct report *r, struct aerr *err);
+int report_collect(struct db *db, const struct report_opts *o, struct report *r, struct aerr *err);
 void report_free(struct report *r);
 
 /* The printed report.json bytes (tab-indented cJSON, trailing newline). */
@@ -46,6 +46,45 @@ char *report_json_text(const cJSON *report);
 char *report_html(const cJSON *report);
 char *report_markdown(const cJSON *report);
 cJSON *report_oscal(const cJSON *report);
+
+/* ---- what both renderings share (report-parts.c) ---- */
+
+/* The bundle path (evidence/NAME) of evidence id in this report, or NULL when
+ * the bundle holds no file for it. */
+const char *report_evidence_path(const cJSON *rep, int64_t id);
+
+/* One cited piece of evidence: an id (a number) or an evidence object (with
+ * id, kind, original_name, file, file_note). path is NULL when the bundle has
+ * no file for it, and note then says why. */
+struct report_ref {
+	int64_t id;
+	const char *path;
+	const char *note;
+	char name[EVIDENCE_NAME_MAX];
+};
+void report_evidence_ref(const cJSON *rep, const cJSON *e, struct report_ref *ref);
+
+/* Appends a relative bundle path as a URL path (RFC 3986 unreserved bytes
+ * and '/' as they are, every other byte %XX), safe in HTML and Markdown. */
+void report_href(struct buf *b, const char *path);
+
+/* A run's calibration as labelled rows (method, tokens per unit, overhead,
+ * bounds, each sample with its exchange, rejected counts, anything else it
+ * holds); evidence is the exchange's id, or 0. */
+struct report_row {
+	char *label, *value;
+	int64_t evidence;
+};
+struct report_rows {
+	struct report_row *v;
+	size_t n;
+};
+void report_calibration_rows(const cJSON *calibration, struct report_rows *rows);
+void report_rows_free(struct report_rows *rows);
+
+/* A sweep boundary ("refusal_boundary", "integrity_boundary") in words: the
+ * tokens, or why there is none. */
+void report_boundary_words(const cJSON *sweep, const char *key, char *out, size_t n);
 
 /* A name-based UUID (SHA-256 of seed and name, version-5 layout) so the same
  * report gives the same identifiers. */
@@ -70,7 +109,7 @@ struct report_export_result {
 /* Loads the key named key (asking for its passphrase), collects the report for
  * o (key_id and public_key are filled here), writes the signed bundle into
  * out and records the export with its audit entry, all in one transaction. */
-int report_export(sqlite3 *db, const char *actor, struct report_opts *o, const char *out,
+int report_export(struct db *db, const char *actor, struct report_opts *o, const char *out,
     const char *key, struct report_export_result *res, struct aerr *err);
 /* "--runs": run ids separated by commas, into a new array. */
 int report_parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err);

@@ -93,16 +93,25 @@ probe_print_run(FILE *f, const cJSON *run)
 	    cJSON_GetObjectItem(run, "status")->valuestring,
 	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_in")->valuedouble, a),
 	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_out")->valuedouble, b));
-	if (cJSON_IsObject(cal))
+	if (cJSON_IsObject(cal) && cJSON_GetArraySize(cJSON_GetObjectItem(cal, "bounds")) == 2)
+		fprintf(f, "calibration: bounds, no usable token count: %g to %g tokens per filler word\n",
+		    cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(cal, "bounds"), 0)),
+		    cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(cal, "bounds"), 1)));
+	else if (cJSON_IsObject(cal) && cJSON_IsString(cJSON_GetObjectItem(cal, "method")))
 		fprintf(f, "calibration: %s, %.3f tokens per filler word\n",
 		    cJSON_GetObjectItem(cal, "method")->valuestring,
-		    cJSON_GetObjectItem(cal, "tokens_per_unit")->valuedouble);
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(cal, "tokens_per_unit")));
+	else if (cJSON_IsObject(cal))
+		fprintf(f, "calibration: method not recorded\n");
+	else
+		fprintf(f, "calibration: not measured in this run\n");
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
 		const cJSON *fd, *d = cJSON_GetObjectItem(p, "details"), *reason = cJSON_GetObjectItem(p, "reason");
 		const char *v = cJSON_GetObjectItem(p, "verdict")->valuestring;
 		/* Reasons and messages may quote a vendor's reply: escaped for the terminal. */
-		char *why = text_escape(cJSON_IsString(reason) ? reason->valuestring : "",
-		    cJSON_IsString(reason) ? strlen(reason->valuestring) : 0, 0);
+		const char *said = cJSON_IsString(reason) && *reason->valuestring ? reason->valuestring :
+		    "no reason recorded";
+		char *why = text_escape(said, strlen(said), 0);
 
 		fprintf(f, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
 		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??",
@@ -134,9 +143,15 @@ probe_print_run(FILE *f, const cJSON *run)
 					fprintf(f, " ...");
 					break;
 				}
-				fprintf(f, " %d", e->valueint);
+				{
+					char name[EVIDENCE_NAME_MAX];
+
+					/* Named as in the report bundle's evidence/ and the terminal UI. */
+					evidence_file_name((int64_t)e->valuedouble, "exchange", NULL, name, sizeof name);
+					fprintf(f, " %s", name);
+				}
 			}
-			fprintf(f, ")\n");
+			fprintf(f, "%s)\n", k == 0 ? " none recorded" : "");
 			if (severity_rank(json_get_str(fd, "severity")) == SEV_CRITICAL &&
 			    cJSON_IsNumber(cJSON_GetObjectItem(fd, "id"))) {
 				char *cmd = incident_open_command_text(

@@ -48,18 +48,18 @@ int probe_run_all(struct aivet *av, const struct probe_opts *po, const struct pr
 /* What changed from run a to run b: {"a", "b", "changed", "findings": {"new",
  * "resolved"}, "verdicts", "boundaries", "calibration", "error_shapes":
  * {"new", "gone"}}. Runs of different endpoints may be compared. */
-int probe_diff_json(sqlite3 *db, int64_t a, int64_t b, cJSON **out, struct aerr *err);
+int probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, struct aerr *err);
 void probe_diff_print(FILE *f, const cJSON *diff);
 /* The run before `run` on the same endpoint; 1 when there is none. */
-int probe_previous_run(sqlite3 *db, int64_t run, int64_t *prev, struct aerr *err);
+int probe_previous_run(struct db *db, int64_t run, int64_t *prev, struct aerr *err);
 /* The drift from the endpoint's previous completed run: a diff object, JSON
  * null when there is none, NULL on error. */
-cJSON *probe_compare_last(sqlite3 *db, int64_t run_id, struct aerr *err);
+cJSON *probe_compare_last(struct db *db, int64_t run_id, struct aerr *err);
 void probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp);
 /* Prints a finished run (and frees it) in fmt; with compare_last, also the
  * drift from the previous run: in the JSON as "compare_last", after the text,
  * or on stderr for JUnit and SARIF. */
-int probe_emit_run(sqlite3 *db, int64_t run_id, cJSON *run, int fmt, int compare_last,
+int probe_emit_run(struct db *db, int64_t run_id, cJSON *run, int fmt, int compare_last,
     struct aerr *err);
 
 #endif

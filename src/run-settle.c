@@ -24,9 +24,9 @@ process_gone(int64_t pid)
 }
 
 int
-probe_runs_settle(sqlite3 *db, const char *actor, int *settled, struct aerr *err)
+probe_runs_settle(struct db *db, const char *actor, int *settled, struct aerr *err)
 {
-	sqlite3_stmt *st;
+	struct db_stmt *st;
 	int64_t *dead = NULL;
 	size_t n = 0;
 	int rc = 0;
@@ -36,14 +36,14 @@ probe_runs_settle(sqlite3 *db, const char *actor, int *settled, struct aerr *err
 	st = db_prepare(db, err, "SELECT id, pid FROM probe_run WHERE status = 'running'", "");
 	if (st == NULL)
 		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW)
-		if (process_gone(sqlite3_column_int64(st, 1))) {
+	while (db_step(st) == DB_ROW)
+		if (process_gone(db_col_int64(st, 1))) {
 			dead = xrealloc(dead, (n + 1) * 2 * sizeof *dead);
-			dead[2 * n] = sqlite3_column_int64(st, 0);
-			dead[2 * n + 1] = sqlite3_column_int64(st, 1);
+			dead[2 * n] = db_col_int64(st, 0);
+			dead[2 * n + 1] = db_col_int64(st, 1);
 			n++;
 		}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	if (n == 0)
 		return 0;
 	if (db_begin(db, err) != 0) {
@@ -60,7 +60,7 @@ probe_runs_settle(sqlite3 *db, const char *actor, int *settled, struct aerr *err
 		    "COALESCE((SELECT max(started_at) FROM exchange WHERE run_id = ?1), started_at) "
 		    "WHERE id = ?1 AND status = 'running'", "i", dead[2 * i]);
 		if (rc == 0)
-			changed = sqlite3_changes(db);
+			changed = db_changes(db);
 		if (rc == 0 && changed > 0) {
 			cJSON_AddNumberToObject(a, "pid", (double)dead[2 * i + 1]);
 			cJSON_AddStringToObject(a, "status", "interrupted");

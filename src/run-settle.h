@@ -9,6 +9,6 @@
 
 /* Marks every run still 'running' whose process is gone as 'interrupted'
  * (one transaction, an audit entry per run); *settled counts them (may be NULL). */
-int probe_runs_settle(sqlite3 *db, const char *actor, int *settled, struct aerr *err);
+int probe_runs_settle(struct db *db, const char *actor, int *settled, struct aerr *err);
 
 #endif

@@ -76,7 +76,7 @@ name_check(const char *what, const char *name, struct aerr *err)
 }
 
 int
-vendor_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
+vendor_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 {
 	int rc;
 
@@ -90,7 +90,7 @@ vendor_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
 }
 
 int
-endpoint_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
+endpoint_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 {
 	const char *slash = strchr(ref, '/');
 	char *vname;
@@ -112,47 +112,47 @@ endpoint_lookup(sqlite3 *db, const char *ref, int64_t *id, struct aerr *err)
 }
 
 static void
-add_text_or_null(cJSON *o, const char *k, sqlite3_stmt *st, int i)
+add_text_or_null(cJSON *o, const char *k, struct db_stmt *st, int i)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+	if (db_col_type(st, i) == DB_NULL)
 		cJSON_AddNullToObject(o, k);
 	else
 		cJSON_AddStringToObject(o, k, col_text(st, i));
 }
 
 static void
-add_real_or_null(cJSON *o, const char *k, sqlite3_stmt *st, int i)
+add_real_or_null(cJSON *o, const char *k, struct db_stmt *st, int i)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+	if (db_col_type(st, i) == DB_NULL)
 		cJSON_AddNullToObject(o, k);
 	else
-		cJSON_AddNumberToObject(o, k, sqlite3_column_double(st, i));
+		cJSON_AddNumberToObject(o, k, db_col_double(st, i));
 }
 
 cJSON *
-vendor_row_json(sqlite3_stmt *st)
+vendor_row_json(struct db_stmt *st)
 {
 	cJSON *o = cJSON_CreateObject();
 
-	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
 	cJSON_AddStringToObject(o, "name", col_text(st, 1));
-	cJSON_AddNumberToObject(o, "criticality", sqlite3_column_int(st, 2));
+	cJSON_AddNumberToObject(o, "criticality", db_col_int(st, 2));
 	add_text_or_null(o, "contact", st, 3);
 	add_text_or_null(o, "notes", st, 4);
 	cJSON_AddStringToObject(o, "status", col_text(st, 5));
 	cJSON_AddStringToObject(o, "created_at", col_text(st, 6));
 	cJSON_AddStringToObject(o, "updated_at", col_text(st, 7));
-	cJSON_AddNumberToObject(o, "endpoints", sqlite3_column_int(st, 8));
-	cJSON_AddNumberToObject(o, "open_incidents", sqlite3_column_int(st, 9));
+	cJSON_AddNumberToObject(o, "endpoints", db_col_int(st, 8));
+	cJSON_AddNumberToObject(o, "open_incidents", db_col_int(st, 9));
 	return o;
 }
 
 void
-json_add_endpoint_ref(cJSON *o, const char *key, sqlite3_stmt *st, int vendor_col, int name_col)
+json_add_endpoint_ref(cJSON *o, const char *key, struct db_stmt *st, int vendor_col, int name_col)
 {
 	char *ref;
 
-	if (sqlite3_column_type(st, name_col) == SQLITE_NULL) {
+	if (db_col_type(st, name_col) == DB_NULL) {
 		cJSON_AddNullToObject(o, key);
 		return;
 	}
@@ -162,25 +162,25 @@ json_add_endpoint_ref(cJSON *o, const char *key, sqlite3_stmt *st, int vendor_co
 }
 
 int
-vendor_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+vendor_json(struct db *db, int64_t id, cJSON **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE v.id = ?", "i", id);
+	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE v.id = ?", "i", id);
 
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown vendor id %lld", (long long)id);
 	}
 	*out = vendor_row_json(st);
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 int
-endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
+endpoint_json(struct db *db, int64_t id, cJSON **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT e.id, v.name, e.name, e.api, e.url, e.model, "
+	struct db_stmt *st = db_prepare(db, err, "SELECT e.id, v.name, e.name, e.api, e.url, e.model, "
 	    "e.context_tokens, e.allow_insecure_http, e.price_in_per_mtok, e.price_out_per_mtok, "
 	    "e.options, e.status, e.created_at, e.updated_at FROM endpoint e "
 	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?", "i", id);
@@ -188,28 +188,28 @@ endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 
 	if (st == NULL)
 		return AV_RUNTIME;
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown endpoint id %lld", (long long)id);
 	}
 	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
+	cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
 	cJSON_AddStringToObject(o, "vendor", col_text(st, 1));
 	cJSON_AddStringToObject(o, "name", col_text(st, 2));
 	json_add_endpoint_ref(o, "ref", st, 1, 2);
 	cJSON_AddStringToObject(o, "api", col_text(st, 3));
 	cJSON_AddStringToObject(o, "url", col_text(st, 4));
 	cJSON_AddStringToObject(o, "model", col_text(st, 5));
-	cJSON_AddNumberToObject(o, "context_tokens", (double)sqlite3_column_int64(st, 6));
-	cJSON_AddBoolToObject(o, "allow_insecure_http", sqlite3_column_int(st, 7));
+	cJSON_AddNumberToObject(o, "context_tokens", (double)db_col_int64(st, 6));
+	cJSON_AddBoolToObject(o, "allow_insecure_http", db_col_int(st, 7));
 	add_real_or_null(o, "price_in_per_mtok", st, 8);
 	add_real_or_null(o, "price_out_per_mtok", st, 9);
-	opt = sqlite3_column_type(st, 10) == SQLITE_NULL ? NULL : cJSON_Parse(col_text(st, 10));
+	opt = db_col_type(st, 10) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 10));
 	cJSON_AddItemToObject(o, "options", opt ? opt : cJSON_CreateObject());
 	cJSON_AddStringToObject(o, "status", col_text(st, 11));
 	cJSON_AddStringToObject(o, "created_at", col_text(st, 12));
 	cJSON_AddStringToObject(o, "updated_at", col_text(st, 13));
-	sqlite3_finalize(st);
+	db_finalize(st);
 
 	creds = cJSON_AddArrayToObject(o, "credentials");
 	st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? ORDER BY label",
@@ -218,20 +218,20 @@ endpoint_json(sqlite3 *db, int64_t id, cJSON **out, struct aerr *err)
 		cJSON_Delete(o);
 		return AV_RUNTIME;
 	}
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *c = cJSON_CreateObject();
 
 		cJSON_AddStringToObject(c, "label", col_text(st, 0));
 		cJSON_AddStringToObject(c, "ref", col_text(st, 1));
 		cJSON_AddItemToArray(creds, c);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	*out = o;
 	return 0;
 }
 
 int
-record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, const char *shown,
+record_archive(struct db *db, const char *actor, const char *table, int64_t id, const char *shown,
     struct aerr *err)
 {
 	char *sql = xasprintf("SELECT status = 'archived' FROM %s WHERE id = ?", table);
@@ -260,7 +260,7 @@ record_archive(sqlite3 *db, const char *actor, const char *table, int64_t id, co
 /* ---- writes: the CLI and the TUI both call these ---- */
 
 int
-vendor_add(sqlite3 *db, const char *actor, const struct vendor_input *in, int64_t *id,
+vendor_add(struct db *db, const char *actor, const struct vendor_input *in, int64_t *id,
     struct aerr *err)
 {
 	int64_t exists, criticality = in->set_crit ? in->criticality : 2;
@@ -281,7 +281,7 @@ vendor_add(sqlite3 *db, const char *actor, const struct vendor_input *in, int64_
 	    "updated_at) VALUES (?,?,?,?,?,?)", "titttt", in->name, criticality, in->contact,
 	    in->notes, at, at) != 0)
 		goto fail;
-	*id = sqlite3_last_insert_rowid(db);
+	*id = db_insert_id(db);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "name", in->name);
 	cJSON_AddNumberToObject(d, "criticality", (double)criticality);
@@ -299,7 +299,7 @@ fail:
 }
 
 int
-vendor_edit(sqlite3 *db, const char *actor, const char *ref, const struct vendor_input *in,
+vendor_edit(struct db *db, const char *actor, const char *ref, const struct vendor_input *in,
     struct aerr *err)
 {
 	int64_t id, other;
@@ -345,7 +345,7 @@ fail:
 }
 
 int
-vendor_archive(sqlite3 *db, const char *actor, const char *ref, struct aerr *err)
+vendor_archive(struct db *db, const char *actor, const char *ref, struct aerr *err)
 {
 	int64_t id;
 	char at[32];
@@ -369,70 +369,70 @@ fail:
 /* ---- read-only queries shared by the CLI and the TUI ---- */
 
 int
-vendor_name(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
+vendor_name(struct db *db, int64_t id, char *out, size_t n, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT name FROM vendor WHERE id = ?", "i", id);
+	struct db_stmt *st = db_prepare(db, err, "SELECT name FROM vendor WHERE id = ?", "i", id);
 
 	out[0] = '\0';
 	if (st == NULL)
 		return err->code;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (db_step(st) == DB_ROW)
 		snprintf(out, n, "%s", col_text(st, 0));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 int
-endpoint_ref(sqlite3 *db, int64_t id, char *out, size_t n, struct aerr *err)
+endpoint_ref(struct db *db, int64_t id, char *out, size_t n, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e "
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e "
 	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?", "i", id);
 
 	out[0] = '\0';
 	if (st == NULL)
 		return err->code;
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (db_step(st) == DB_ROW)
 		snprintf(out, n, "%s", col_text(st, 0));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 int
-vendor_list_json(sqlite3 *db, int all, cJSON **out, struct aerr *err)
+vendor_list_json(struct db *db, int all, cJSON **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
+	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
 	    "ORDER BY v.name", "i", (int64_t)all);
 
 	if (st == NULL)
 		return err->code;
 	*out = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW)
+	while (db_step(st) == DB_ROW)
 		cJSON_AddItemToArray(*out, vendor_row_json(st));
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }
 
 int
-endpoint_list_json(sqlite3 *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err)
+endpoint_list_json(struct db *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT e.id FROM endpoint e JOIN vendor v ON "
+	struct db_stmt *st = db_prepare(db, err, "SELECT e.id FROM endpoint e JOIN vendor v ON "
 	    "v.id = e.vendor_id WHERE (? = 0 OR e.vendor_id = ?) AND (? OR e.status = 'active') "
 	    "ORDER BY v.name, e.name", "iii", vendor_id, vendor_id, (int64_t)all);
 
 	if (st == NULL)
 		return err->code;
 	*out = cJSON_CreateArray();
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (db_step(st) == DB_ROW) {
 		cJSON *e;
 
-		if (endpoint_json(db, sqlite3_column_int64(st, 0), &e, err) != 0) {
-			sqlite3_finalize(st);
+		if (endpoint_json(db, db_col_int64(st, 0), &e, err) != 0) {
+			db_finalize(st);
 			cJSON_Delete(*out);
 			*out = NULL;
 			return err->code;
 		}
 		cJSON_AddItemToArray(*out, e);
 	}
-	sqlite3_finalize(st);
+	db_finalize(st);
 	return 0;
 }

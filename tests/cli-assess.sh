@@ -137,28 +137,45 @@ is "$(db_snapshot)" "$snap" "and the answer did not change either"
 # ---- workflow ----
 run vendor add beta
 run assess start beta scoring-test
-refused "assessment 2 is a draft; submit it for review first ('aivet assess submit 2')" assess approve 2 --reviewer bob
+refused "assessment 2 is a draft; submit it for review first ('aivet assess submit 2')" --actor bob assess approve 2
 run assess submit 2
 is "$out" "assessment 2 submitted for review" "submit"
 refused "assessment 2 is already in review" assess submit 2
 refused "assessment 2 is in review and its answers are locked ('aivet assess reopen 2' returns it to draft)" \
 	assess answer 2 gate no
-refused "assessment 2 has 2 unanswered required questions: gate, notify" assess approve 2 --reviewer bob
-refused "assess approve needs --reviewer NAME
-usage: aivet assess approve ASSESSMENT --reviewer NAME" assess approve 2
+refused "assessment 2 has 2 unanswered required questions: gate, notify" --actor bob assess approve 2
+# The reviewer is the actor: no typed name stands in for who approves.
+snap=$(db_snapshot)
+refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester); approve as another with 'aivet --actor NAME' or AIVET_ACTOR
+usage: aivet assess approve ASSESSMENT" assess approve 2 --reviewer bob
+refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester); approve as another with 'aivet --actor NAME' or AIVET_ACTOR
+usage: aivet assess approve ASSESSMENT" assess approve 2 --reviewer=bob
+is "$(db_snapshot)" "$snap" "a typed reviewer changes nothing"
 run assess reopen 2
 is "$out" "assessment 2 returned to draft" "reopen a review: back to draft"
-run assess answer 2 gate no
+run --actor alice assess answer 2 gate no
 run assess answer 2 notify 24h
+run --actor carol assess submit 2
+# Two people: nobody who answered this round or submitted it approves it.
+snap=$(db_snapshot)
+refused "alice cannot approve assessment 2: alice answered it, and approval needs a second person (approve as another actor: --actor NAME, AIVET_ACTOR or their own login)" \
+	--actor alice assess approve 2
+refused "carol cannot approve assessment 2: carol submitted it, and approval needs a second person (approve as another actor: --actor NAME, AIVET_ACTOR or their own login)" \
+	--actor carol assess approve 2
+is "$(db_snapshot)" "$snap" "a refused approval changes nothing"
+run assess reopen 2
 run assess submit 2
-refused "reviewer 'tester' is the only author of assessment 2; someone else must approve it" \
-	assess approve 2 --reviewer tester
-run assess approve 2 --reviewer bob
-is "$out" "assessment 2 approved by bob (final)" "approve"
+refused "tester cannot approve assessment 2: tester answered and submitted it, and approval needs a second person (approve as another actor: --actor NAME, AIVET_ACTOR or their own login)" \
+	assess approve 2
+run --actor bob assess approve 2
+is "$rc:$out" "0:assessment 2 approved by bob (final)" "approve: the actor is the reviewer"
 run assess show 2 --json
 is "$(printf '%s' "$out" | json '"\(.status) \(.reviewer) \(.approved_at != null) \(.submitted_at != null)"')" \
 	"final bob true true" "final, with reviewer and times"
-refused "assessment 2 is already final" assess approve 2 --reviewer bob
+run audit log --json --limit 1
+is "$(printf '%s' "$out" | json '.[0] | "\(.action) \(.actor) \(.details.reviewer)"')" \
+	"assessment.approve bob bob" "the audit entry: the approver is the actor"
+refused "assessment 2 is already final" --actor bob assess approve 2
 refused "assessment 2 is final; only a draft can be submitted" assess submit 2
 refused "assessment 2 is final and read-only ('aivet assess reopen 2' starts a new round)" assess answer 2 gate yes
 refused "assessment 2 is final and read-only ('aivet assess reopen 2' starts a new round)" \

@@ -112,7 +112,7 @@ is "$(complete_words in)" "incident" "bash: a command"
 is "$(complete_words --db x.db pr)" "probe" "bash: a command after a global option"
 is "$(complete_words incident d)" "due" "bash: a subcommand"
 is "$(complete_words help probe d)" "diff" "bash: help COMMAND SUBCOMMAND"
-is "$(complete_words incident due --n)" "--notify-url" "bash: a subcommand's options, from its usage line"
+is "$(complete_words incident due --n)" "--notify-url" "bash: a subcommand's options, from its --help"
 is "$(complete_words report Acme --ou)" "--out" "bash: a command's options"
 is "$(complete_words --t)" "--tz" "bash: global options"
 if [ -f /usr/share/zoneinfo/America/New_York ]; then

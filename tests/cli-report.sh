@@ -168,8 +168,10 @@ H="$B/report.html"
 is "$(grep -c '<svg class="sweep-chart"' "$H")" 1 "the HTML has the sweep chart as inline SVG"
 like "$(grep -o 'advertised 1.05M' "$H" | head -1)" "advertised 1.05M" "the chart marks the advertised context"
 like "$(grep -o 'integrity lost 681k' "$H" | head -1)" "integrity lost 681k" "and the real boundary"
-is "$(grep -ciE '<script|<link|<iframe|<img|src=|href=|url\(|@import' "$H")" 0 \
-	"the HTML references nothing external and has no scripts"
+is "$(grep -ciE '<script|<link|<iframe|<img|src=|url\(|@import' "$H")" 0 \
+	"the HTML fetches nothing and has no scripts"
+is "$(grep -o 'href="[^"]*"' "$H" | grep -vc '^href="evidence/[^"/]*"$')" 0 \
+	"its only links are relative, to the bundle's evidence files"
 like "$(sed -n '/<h2/p' "$H" | head -1)" 'id="summary"' "the summary comes first"
 like "$(cat "$H")" 'rating rating-unacceptable' "with the overall rating"
 like "$(cat "$B/report.md")" "Overall rating: \*\*unacceptable\*\*" "report.md has the same summary"

@@ -121,8 +121,9 @@ for note in '=HYPERLINK("http://evil.example","x")' '+1+2' '-2+3' '@SUM(A1)' "$(
 	is "$(sqlite3 "$AIVET_DB" "SELECT note FROM answer WHERE question_id = 'gate'")" "$note" \
 		"import removes the guard: the note round-trips exactly"
 done
-refused "--reviewer 'b\\u202eob' may not contain control characters or bidirectional overrides" \
-	"U+202E in a reviewer's name" assess approve 1 --reviewer "$(printf 'b\342\200\256ob')"
+refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester); approve as another with 'aivet --actor NAME' or AIVET_ACTOR
+usage: aivet assess approve ASSESSMENT" \
+	"U+202E in a typed reviewer's name (no typed name is taken)" assess approve 1 --reviewer "$(printf 'b\342\200\256ob')"
 printf '"question_id","answer","note"\n"gate","no","a\000b"\n' >"$T/nul.csv"
 refused "$T/nul.csv:2: a cell holds a NUL byte" "a NUL in a cell" assess import 1 "$T/nul.csv"
 printf '"question_id","answer","note","answer"\n"gate","no","","yes"\n' >"$T/dup.csv"

@@ -407,7 +407,7 @@ test_database(void)
 	struct assessment_score s;
 	char *path = xasprintf("%s/db.sqlite", dir), src[160];
 	int64_t row, id, secs;
-	sqlite3 *db;
+	struct db *db;
 	int changed;
 	static const struct {
 		const char *question, *typed;
@@ -502,7 +502,7 @@ test_database(void)
 		(void)hipaa;
 		(void)draft;
 	}
-	sqlite3_close(db);
+	db_close(db);
 	free(path);
 	questionnaire_free(q);
 }

@@ -41,7 +41,7 @@ static void
 test_migrations(void)
 {
 	char *p = path("sub/dir/a.db");
-	sqlite3 *db;
+	struct db *db;
 	struct aerr err = { 0 };
 	int64_t v = -1, n = 0;
 	struct stat sb;
@@ -58,13 +58,13 @@ test_migrations(void)
 	db_int(db, &v, &err, "PRAGMA foreign_keys", NULL);
 	is_int(v, 1, "foreign keys are enforced");
 	{
-		sqlite3_stmt *st = db_prepare(db, &err, "PRAGMA journal_mode", NULL);
+		struct db_stmt *st = db_prepare(db, &err, "PRAGMA journal_mode", NULL);
 
-		sqlite3_step(st);
+		db_step(st);
 		is_str(col_text(st, 0), "wal", "WAL mode");
-		sqlite3_finalize(st);
+		db_finalize(st);
 	}
-	sqlite3_close(db);
+	db_close(db);
 	ok(stat(p, &sb) == 0 && (sb.st_mode & 0777) == 0600, "database file is 0600");
 	{
 		char *d = path("sub/dir");
@@ -74,16 +74,16 @@ test_migrations(void)
 	}
 	/* Reopening applies nothing twice. */
 	ok(db_open(p, &db, &err) == 0, "reopen");
-	sqlite3_close(db);
+	db_close(db);
 
 	/* A database from a newer aivet is refused and left untouched. */
 	{
-		sqlite3 *raw;
+		struct db *raw;
 		char *before, *after, *want;
 
-		sqlite3_open(p, &raw);
-		sqlite3_exec(raw, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 999", NULL, NULL, NULL);
-		sqlite3_close(raw);
+		db_open_raw(p, &raw);
+		db_script(raw, "PRAGMA journal_mode = DELETE; PRAGMA user_version = 999", NULL);
+		db_close(raw);
 		before = file_hash(p);
 		is_int(db_open(p, &db, &err), AV_RUNTIME, "newer database refused");
 		want = xasprintf("database %s has schema version 999, newer than this aivet understands "
@@ -96,13 +96,12 @@ test_migrations(void)
 	/* Someone else's SQLite file is not taken over. */
 	{
 		char *q = path("other.db");
-		sqlite3 *raw;
+		struct db *raw;
 		char *before, *after;
 
-		sqlite3_open(q, &raw);
-		sqlite3_exec(raw, "PRAGMA journal_mode = DELETE; CREATE TABLE t(x); INSERT INTO t VALUES (1)",
-		    NULL, NULL, NULL);
-		sqlite3_close(raw);
+		db_open_raw(q, &raw);
+		db_script(raw, "PRAGMA journal_mode = DELETE; CREATE TABLE t(x); INSERT INTO t VALUES (1)", NULL);
+		db_close(raw);
 		before = file_hash(q);
 		is_int(db_open(q, &db, &err), AV_USAGE, "foreign SQLite database refused");
 		after = file_hash(q);
@@ -124,7 +123,7 @@ test_migrations(void)
 }
 
 static int64_t
-append(sqlite3 *db, const char *action, int64_t id)
+append(struct db *db, const char *action, int64_t id)
 {
 	struct aerr err;
 	cJSON *d = cJSON_CreateObject();
@@ -142,7 +141,7 @@ static void
 test_audit_chain(void)
 {
 	char *p = path("audit.db");
-	sqlite3 *db;
+	struct db *db;
 	struct aerr err = { 0 };
 	struct audit_status st;
 	char head[65];
@@ -157,22 +156,22 @@ test_audit_chain(void)
 	ok(audit_verify(db, &st, &err) == 0 && st.entries == 5 && st.bad_seq == 0, "5 entries intact");
 	memcpy(head, st.head, sizeof head);
 	{
-		sqlite3_stmt *s = db_prepare(db, &err, "SELECT prev_hash FROM audit_log WHERE seq = 1", NULL);
+		struct db_stmt *s = db_prepare(db, &err, "SELECT prev_hash FROM audit_log WHERE seq = 1", NULL);
 
-		sqlite3_step(s);
+		db_step(s);
 		is_str(col_text(s, 0), "0000000000000000000000000000000000000000000000000000000000000000",
 		    "first entry chains from 64 zeros");
-		sqlite3_finalize(s);
+		db_finalize(s);
 	}
 	/* The triggers refuse edits. */
-	ok(sqlite3_exec(db, "UPDATE audit_log SET actor = 'mallory' WHERE seq = 2", NULL, NULL, NULL)
-	    != SQLITE_OK, "UPDATE on the log is refused");
-	ok(strstr(sqlite3_errmsg(db), "append-only") != NULL, "trigger says why: %s", sqlite3_errmsg(db));
-	ok(sqlite3_exec(db, "DELETE FROM audit_log WHERE seq = 5", NULL, NULL, NULL) != SQLITE_OK,
+	ok(db_script(db, "UPDATE audit_log SET actor = 'mallory' WHERE seq = 2", NULL)
+	    != DB_OK, "UPDATE on the log is refused");
+	ok(strstr(db_errmsg(db), "append-only") != NULL, "trigger says why: %s", db_errmsg(db));
+	ok(db_script(db, "DELETE FROM audit_log WHERE seq = 5", NULL) != DB_OK,
 	    "DELETE on the log is refused");
 	/* Behind aivet's back: drop the triggers, edit a row. */
-	sqlite3_exec(db, "DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete", NULL, NULL, NULL);
-	sqlite3_exec(db, "UPDATE audit_log SET details = '{\"n\":99}' WHERE seq = 3", NULL, NULL, NULL);
+	db_script(db, "DROP TRIGGER audit_log_no_update; DROP TRIGGER audit_log_no_delete", NULL);
+	db_script(db, "UPDATE audit_log SET details = '{\"n\":99}' WHERE seq = 3", NULL);
 	ok(audit_verify(db, &st, &err) == 0, "verify runs");
 	is_int(st.bad_seq, 3, "the edited entry is named");
 	is_str(st.problem, "entry 3: contents do not match its entry_hash (edited after it was written)",
@@ -180,25 +179,25 @@ test_audit_chain(void)
 	is_int(st.entries, 2, "entries before it are intact");
 	/* Recomputing the edited row's own hash still breaks the link to the next. */
 	{
-		sqlite3_stmt *s = db_prepare(db, &err, "SELECT seq, at, actor, action, object_type, "
+		struct db_stmt *s = db_prepare(db, &err, "SELECT seq, at, actor, action, object_type, "
 		    "object_id, details, prev_hash FROM audit_log WHERE seq = 3", NULL);
 		char h[65];
 
-		sqlite3_step(s);
+		db_step(s);
 		audit_entry_hash(3, col_text(s, 1), col_text(s, 2), col_text(s, 3), col_text(s, 4),
-		    sqlite3_column_int64(s, 5), col_text(s, 6), col_text(s, 7), h);
-		sqlite3_finalize(s);
+		    db_col_int64(s, 5), col_text(s, 6), col_text(s, 7), h);
+		db_finalize(s);
 		db_exec(db, &err, "UPDATE audit_log SET entry_hash = ? WHERE seq = 3", "t", h);
 		audit_verify(db, &st, &err);
 		is_int(st.bad_seq, 4, "a re-hashed entry breaks the next link");
 		is_str(st.problem, "entry 4: prev_hash does not match the hash of entry 3", "link problem text");
 	}
 	/* A deleted row in the middle. */
-	sqlite3_exec(db, "DELETE FROM audit_log WHERE seq = 2", NULL, NULL, NULL);
+	db_script(db, "DELETE FROM audit_log WHERE seq = 2", NULL);
 	audit_verify(db, &st, &err);
 	is_int(st.bad_seq, 2, "a removed entry is named");
 	is_str(st.problem, "entry 2 is missing (next entry is 3)", "missing entry text");
-	sqlite3_close(db);
+	db_close(db);
 	free(p);
 }
 
@@ -206,7 +205,7 @@ static void
 test_transactions(void)
 {
 	char *p = path("tx.db");
-	sqlite3 *db;
+	struct db *db;
 	struct aerr err = { 0 };
 	int64_t n = -1;
 
@@ -235,7 +234,7 @@ test_transactions(void)
 		db_int(db, &n, &err, "SELECT count(*) FROM blob", NULL);
 		is_int(n, 1, "stored once");
 	}
-	sqlite3_close(db);
+	db_close(db);
 	free(p);
 }
 

@@ -19,11 +19,11 @@ static char dir[] = "/tmp/aivet-test-incident.XXXXXX";
 static int dbn;
 
 /* A fresh database with one vendor, one incident and one timeline entry. */
-static sqlite3 *
+static struct db *
 fresh_db(int64_t *entry_id)
 {
 	struct aerr err = { 0 };
-	sqlite3 *db;
+	struct db *db;
 	char *path = xasprintf("%s/db%d.sqlite", dir, ++dbn);
 
 	if (db_open(path, &db, &err) != 0) {
@@ -51,7 +51,7 @@ test_refused_through_aivet(void)
 {
 	struct aerr err = { 0 };
 	int64_t eid, n;
-	sqlite3 *db = fresh_db(&eid);
+	struct db *db = fresh_db(&eid);
 
 	is_int(eid, 1, "the first entry has id 1");
 	is_int(db_exec(db, &err, "UPDATE incident_entry SET text = 'nothing happened' WHERE id = ?",
@@ -88,7 +88,7 @@ test_refused_through_aivet(void)
 		    AV_USAGE, "blank text is refused");
 		db_rollback(db);
 	}
-	sqlite3_close(db);
+	db_close(db);
 }
 
 static void
@@ -97,17 +97,17 @@ test_tamper(const char *why, const char *sql, int64_t want_seq, const char *want
 	struct aerr err = { 0 };
 	struct audit_status st;
 	int64_t eid;
-	sqlite3 *db = fresh_db(&eid);
+	struct db *db = fresh_db(&eid);
 	char *msg = NULL;
 
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+	if (db_script(db, sql, &msg) != DB_OK) {
 		printf("# tamper failed: %s\n", msg);
-		sqlite3_free(msg);
+		free(msg);
 	}
 	is_int(audit_verify(db, &st, &err), 0, "%s: verify runs", why);
 	is_int(st.bad_seq, want_seq, "%s: reported at audit entry %lld", why, (long long)want_seq);
 	is_str(st.problem, want_problem, "%s: problem named", why);
-	sqlite3_close(db);
+	db_close(db);
 }
 
 static void
@@ -116,7 +116,7 @@ test_vendor_sla(void)
 	struct aerr err = { 0 };
 	int64_t eid, ms;
 	char text[32], source[160];
-	sqlite3 *db = fresh_db(&eid);
+	struct db *db = fresh_db(&eid);
 
 	is_int(incident_vendor_sla(db, 1, &ms, text, sizeof text, source, sizeof source, &err), 0,
 	    "no answers: no error");
@@ -167,7 +167,7 @@ test_vendor_sla(void)
 		cJSON_Delete(r);
 		unsetenv("AIVET_NOW");
 	}
-	sqlite3_close(db);
+	db_close(db);
 }
 
 static void
@@ -175,7 +175,7 @@ test_open_command(void)
 {
 	struct aerr err = { 0 };
 	int64_t eid;
-	sqlite3 *db = fresh_db(&eid);
+	struct db *db = fresh_db(&eid);
 	char *cmd = NULL, *sh, line[512] = "";
 	FILE *p;
 
@@ -204,7 +204,7 @@ test_open_command(void)
 	free(cmd);
 	is_int(incident_open_command(db, 8, &cmd, &err), AV_USAGE, "an unknown finding");
 	is_str(err.msg, "unknown finding 8", "is named");
-	sqlite3_close(db);
+	db_close(db);
 }
 
 int

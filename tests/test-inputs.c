@@ -140,7 +140,7 @@ test_no_state_between_commands(const char *dir)
 	char sha[65], req_sha[65];
 	char *o;
 	int rc;
-	sqlite3 *db;
+	struct db *db;
 
 	av.db_path = xasprintf("%s/aivet.db", dir);
 	snprintf(av.actor, sizeof av.actor, "tester");

@@ -73,8 +73,8 @@ tui_wait "error: in review, answers locked: :assess reopen 1 returns it to draft
 tui_keys S
 tui_wait "error: already in review: V approves it"; ok $? "S again says it is in review"
 tui_keys V
-tui_type bob
-tui_keys Enter
+tui_wait "Approve assessment 1 as tester? It becomes final."; ok $? "V names who approves: the actor, no typed name"
+tui_keys y
 tui_wait "assessment 1 has 8 unanswered required questions"; ok $? "approval refused, in the CLI's words"
 
 run assess show 1 --json

@@ -91,15 +91,22 @@ journey() {
 	is "$(printf '%s' "$out" | jq -r '[.questions[] | select(.evidence | length > 0) | "\(.id)=\(.evidence[0].original_name)"] | join(" ")')" \
 		"$qid=attestation.pdf" "$size: the picked file is attached to the answer on screen"
 
-	# Submit, then approve as a reviewer who is not the only author.
+	# Submit; the one who answered cannot approve; rita, running aivet as herself, does.
 	tui_keys S; tui_wait "Submit assessment 1 for review?"
 	tui_keys y; tui_wait "assessment 1 submitted for review"; ok $? "$size: submitted"
-	tui_keys V; tui_type rita; tui_keys Enter
-	tui_wait "approved"; ok $? "$size: approved"
+	tui_keys V; tui_wait "Approve assessment 1 as tester?"; ok $? "$size: V names the actor who approves"
+	tui_keys y; tui_wait "tester cannot approve assessment 1: tester answered and submitted it"
+	ok $? "$size: the author's own approval is refused"
+	tui_stop
+	TUI_ENV="$TUI_ENV AIVET_ACTOR=rita" tui_start "$size"
+	tui_wait "Acme AI"; tui_keys Enter; tui_wait "Vendor:      Acme AI"
+	tui_keys s; tui_wait "in_review"; tui_keys Enter; tui_wait "Assessment 1 (in_review)"
+	tui_keys V; tui_wait "Approve assessment 1 as rita?"; ok $? "$size: as rita, V names rita"
+	tui_keys y; tui_wait "assessment 1 approved by rita (final)"; ok $? "$size: approved"
 	run assess show 1 --json
 	is "$(printf '%s' "$out" | json '"\(.status) \(.reviewer)"')" "final rita" "$size: final, reviewed by rita"
-	# A final assessment opens no edit dialog: Enter says why not and how, in full.
-	tui_keys Enter
+	# A final assessment opens no edit dialog: Enter on a question says why not and how, in full.
+	tui_keys Tab Enter
 	tui_wait "error: final and read-only: :assess reopen 1 starts a new round to change it"
 	ok $? "$size: Enter on a final assessment's question says it is final and how to change it"
 	unlike "$(tui_screen)" "┌" "$size: and opens no dialog"
@@ -136,6 +143,8 @@ journey() {
 	fi
 	tui_keys Enter
 	tui_wait "RESPONSE"; ok $? "$size: the evidence, request beside response"
+	shown=$(tui_screen | sed -n 's/.*Evidence \([0-9][0-9]*\): \(exchange-[0-9]*\.json\) (.*/\1 \2/p' | head -1)
+	is "${shown#* }" "exchange-${shown%% *}.json" "$size: the exchange is named as in the bundle"
 	like "$(tui_screen)" ">>AIVET[A-Za-z0-9]{19}<<" "$size: the leaked canary is marked"
 	unlike "$(tui_screen)" "sk-journey" "$size: no key on screen"
 	tui_keys q
@@ -146,6 +155,10 @@ journey() {
 	tui_keys Enter
 	tui_wait "Incident 1 (new)"; ok $? "$size: the incident opens"
 	like "$(tui_screen)" "hipaa-individuals +running +due" "$size: its notification clocks run"
+	if [ "${size#*x}" -ge 50 ]; then
+		like "$(tui_screen)" "evidence ${shown%% *} +[0-9a-f]{16}  ${shown#* }" \
+			"$size: its linked evidence goes by the same name"
+	fi
 	run incident show 1 --json
 	is "$(printf '%s' "$out" | jq -r '[.title, (.links | map(.object_type) | unique | join(","))] | join(" | ")')" \
 		"LEAK_CROSS_TENANT on Acme AI/prod | evidence,finding,run" "$size: linked to the finding, its run and evidence"
@@ -174,6 +187,8 @@ journey() {
 	is "$rc" 0 "$size: aivet verify accepts it"
 	minisign -Vm "$T/bundle-$size/SHA256SUMS" -p "$T/bundle-$size/aivet.pub" >/dev/null 2>&1
 	ok $? "$size: and so does stock minisign"
+	ok "$(test -f "$T/bundle-$size/evidence/${shown#* }"; echo $?)" \
+		"$size: the bundle holds the exchange the evidence screen named, under that name"
 
 	tui_keys q q q q q q
 	tui_wait "[exit 0]"; ok $? "$size: q all the way out"

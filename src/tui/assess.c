@@ -749,13 +749,14 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		tui_status(t, 0, "assessment %lld submitted for review", (long long)s->id);
 		return 0;
 	case REQ_APPROVE:
-		if (!tui_prompt(t, "Reviewer", "", text, sizeof text) || text[0] == '\0')
+		/* The reviewer is the actor; nobody types a name in. */
+		if (!tui_confirm(t, "Approve assessment %s as %s? It becomes final.", s->idtext,
+		    t->av->actor))
 			return 0;
-		if (safe_text_check("--reviewer", text, err) != 0 ||
-		    assessment_approve(t->av->db, t->av->actor, s->id, text, err) != 0)
+		if (assessment_approve(t->av->db, t->av->actor, s->id, err) != 0)
 			return err->code;
 		tui_changed(t);
-		tui_status(t, 0, "assessment %lld approved by %s (final)", (long long)s->id, text);
+		tui_status(t, 0, "assessment %lld approved by %s (final)", (long long)s->id, t->av->actor);
 		return 0;
 	default:
 		return 0;

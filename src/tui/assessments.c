@@ -104,20 +104,29 @@ assessments_request(struct view *v, struct tui *t, enum request req, struct aerr
 			return 0;
 		return tui_push(t, &tui_assess_view, &id, err);
 	case REQ_ADD: {
-		sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT qid, max(version), title "
-		    "FROM questionnaire GROUP BY qid ORDER BY qid", NULL);
 		struct tui_menu_item items[32];
+		int64_t *qids;
+		size_t nq;
 		int n = 0, pick;
 
-		if (st == NULL)
+		/* The newest version of each questionnaire, as "questionnaire list" shows them. */
+		if (questionnaire_ids(t->av->db, 0, &qids, &nq, err) != 0)
 			return err->code;
-		while (n < 32 && sqlite3_step(st) == SQLITE_ROW) {
-			items[n].value = xstrdup(col_text(st, 0));
-			items[n].label = xasprintf("%s (version %lld)", col_text(st, 2),
-			    (long long)sqlite3_column_int64(st, 1));
+		for (size_t i = 0; i < nq && n < 32; i++) {
+			struct questionnaire *q;
+
+			if (questionnaire_load(t->av->db, qids[i], &q, err) != 0) {
+				for (int k = 0; k < n; k++)
+					free(items[k].value), free(items[k].label);
+				free(qids);
+				return err->code;
+			}
+			items[n].value = xstrdup(q->qid);
+			items[n].label = xasprintf("%s (version %lld)", q->title, (long long)q->version);
 			items[n++].selected = 0;
+			questionnaire_free(q);
 		}
-		sqlite3_finalize(st);
+		free(qids);
 		pick = tui_menu(t, "Start an assessment against", items, n, 0, 0);
 		if (pick >= 0) {
 			int64_t qrow;

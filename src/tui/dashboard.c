@@ -1,9 +1,10 @@
 /*
- * tui/dashboard.c: the first screen once there is data — vendors by
- * rating, open incidents with their nearest notification deadline, recent
- * probe runs with their worst finding, and assessments waiting for review.
- * Each row opens the record behind it. On a wide terminal the four
- * sections stand in two columns.
+ * tui/dashboard.c: the first screen once there is data — every notification
+ * clock overdue (worst first) or due soon, vendors by rating, open incidents
+ * with their nearest deadline, recent probe runs with their worst finding,
+ * and assessments waiting for review, as dashboard_load() reads them. Each
+ * row opens the record behind it. On a wide terminal the sections stand in
+ * two columns.
  */
 #include "config.h"
 
@@ -12,6 +13,7 @@
 
 #include "tui.h"
 #include "assess.h"
+#include "dashboard.h"
 #include "finding.h"
 #include "incident.h"
 #include "rating.h"
@@ -49,163 +51,109 @@ section(struct tui_list *l, const char *title)
 	tui_list_add(l, 0, TUI_MARK_NONE, "== %s ==", title);
 }
 
-static int
-load_vendors(sqlite3 *db, struct tui_list *l, struct aerr *err)
+static void
+show_vendors(const struct dashboard *d, struct tui_list *l)
 {
-	struct row { int64_t id; char name[101]; int rating; double score; char status[16]; } *rows = NULL;
-	int n = 0, cap = 0;
-	/* The newest assessment of each active vendor that has one. */
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT v.id, v.name, (SELECT a.id FROM assessment a "
-	    "WHERE a.vendor_id = v.id ORDER BY a.created_at DESC, a.id DESC LIMIT 1) AS aid "
-	    "FROM vendor v WHERE v.status = 'active' AND aid IS NOT NULL", NULL);
-
-	if (st == NULL)
-		return err->code;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct assessment *a;
-		struct assessment_score s;
-
-		if (assessment_load(db, sqlite3_column_int64(st, 2), &a, err) != 0)
-			continue;
-		assessment_score(a, &s);
-		if (n == cap)
-			rows = xrealloc(rows, sizeof *rows * (size_t)(cap = cap ? cap * 2 : 16));
-		rows[n].id = sqlite3_column_int64(st, 0);
-		snprintf(rows[n].name, sizeof rows[n].name, "%s", col_text(st, 1));
-		rows[n].rating = s.rating;
-		rows[n].score = s.risk_score;
-		snprintf(rows[n].status, sizeof rows[n].status, "%s", a->status);
-		n++;
-		assessment_free(a);
-	}
-	sqlite3_finalize(st);
-	/* Worst first; within a rating, the higher weighted score first. */
-	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && (rows[j].rating > rows[j - 1].rating ||
-		    (rows[j].rating == rows[j - 1].rating && rows[j].score > rows[j - 1].score)); j--) {
-			struct row tmp = rows[j];
-
-			rows[j] = rows[j - 1];
-			rows[j - 1] = tmp;
-		}
 	section(l, "Vendors by rating");
-	for (int i = 0; i < n && i < SECTION_ROWS; i++)
-		tui_list_add(l, OBJ(OBJ_VENDOR, rows[i].id),
-		    rows[i].rating == RATING_UNACCEPTABLE ? TUI_MARK_BAD : rows[i].rating == RATING_CONCERNS ?
-		    TUI_MARK_WARN : TUI_MARK_NONE, "%s %-24.24s %-12s score %5.1f  (%s)",
-		    rows[i].rating == RATING_UNACCEPTABLE ? "!!" : rows[i].rating == RATING_CONCERNS ? "! " :
-		    rows[i].rating == RATING_INCOMPLETE ? "? " : "  ",
-		    rows[i].name, rating_name(rows[i].rating), rows[i].score, rows[i].status);
-	free(rows);
-	/* Vendors never assessed fill what room is left: not assessed is a rating too. */
-	if (n < SECTION_ROWS) {
-		st = db_prepare(db, err, "SELECT v.id, v.name FROM vendor v WHERE v.status = 'active' "
-		    "AND NOT EXISTS (SELECT 1 FROM assessment a WHERE a.vendor_id = v.id) "
-		    "ORDER BY v.name LIMIT ?", "i", (int64_t)(SECTION_ROWS - n));
-		if (st == NULL)
-			return err->code;
-		while (sqlite3_step(st) == SQLITE_ROW)
-			tui_list_add(l, OBJ(OBJ_VENDOR, sqlite3_column_int64(st, 0)), TUI_MARK_NONE,
-			    "?  %-24.24s %-12s (no assessment yet)", col_text(st, 1),
-			    rating_name(RATING_NOT_ASSESSED));
-		sqlite3_finalize(st);
+	for (int i = 0; i < d->nvendors; i++) {
+		const struct dash_vendor *v = &d->vendors[i];
+
+		if (v->rating == RATING_NOT_ASSESSED)
+			tui_list_add(l, OBJ(OBJ_VENDOR, v->id), TUI_MARK_NONE,
+			    "?  %-24.24s %-12s (no assessment yet)", v->name, rating_name(v->rating));
+		else
+			tui_list_add(l, OBJ(OBJ_VENDOR, v->id),
+			    v->rating == RATING_UNACCEPTABLE ? TUI_MARK_BAD : v->rating == RATING_CONCERNS ?
+			    TUI_MARK_WARN : TUI_MARK_NONE, "%s %-24.24s %-12s score %5.1f  (%s)",
+			    v->rating == RATING_UNACCEPTABLE ? "!!" : v->rating == RATING_CONCERNS ? "! " :
+			    v->rating == RATING_INCOMPLETE ? "? " : "  ",
+			    v->name, rating_name(v->rating), v->score, v->status);
 	}
-	return 0;
 }
 
-static int
-load_incidents(sqlite3 *db, struct tui_list *l, struct aerr *err)
+/* Every clock overdue, worst first, then those due soon: one line each, naming
+ * the incident, the clock and how long overdue or left. Only when there is one. */
+static void
+show_clocks(const struct dashboard *d, struct tui_list *l)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT i.id, i.title, i.status, v.name FROM incident i "
-	    "JOIN vendor v ON v.id = i.vendor_id WHERE i.status <> 'closed' ORDER BY i.id DESC", NULL);
-	int64_t now = now_ms();
-	int n = 0;
+	const cJSON *c;
 
-	if (st == NULL)
-		return err->code;
+	if (cJSON_GetArraySize(d->clocks) == 0)
+		return;
+	section(l, "Notification clocks");
+	cJSON_ArrayForEach(c, d->clocks) {
+		int over = strcmp(json_get_str(c, "state"), "overdue") == 0;
+
+		tui_list_add(l, OBJ(OBJ_INCIDENT, (int64_t)cJSON_GetObjectItem(c, "incident")->valuedouble),
+		    over ? TUI_MARK_BAD : TUI_MARK_WARN, "%s #%-3d %-20.20s %-27.27s %s %s",
+		    over ? "!!" : "! ", cJSON_GetObjectItem(c, "incident")->valueint,
+		    json_get_str(c, "title"), json_get_str(c, "clock_name"), over ? "OVERDUE by" : "due in",
+		    json_get_str(c, over ? "overdue_by" : "time_left"));
+	}
+}
+
+static void
+show_incidents(const struct dashboard *d, int64_t now, struct tui_list *l)
+{
+	const cJSON *i;
+
 	section(l, "Open incidents");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		struct incident_facts f;
-		struct incident_clock c[CLOCK_COUNT];
-		int64_t id = sqlite3_column_int64(st, 0), due = INT64_MAX;
-		const char *clock = NULL;
+	cJSON_ArrayForEach(i, d->incidents) {
+		int nover = cJSON_GetArraySize(cJSON_GetObjectItem(i, "overdue_clocks"));
+		const cJSON *next = cJSON_GetObjectItem(i, "next_due");
 		char when[64] = "no running clock";
-		int overdue = 0;
+		int64_t due;
+		struct aerr e = { 0 };
 
-		if (n++ >= SECTION_ROWS)
-			continue;
-		if (incident_clocks(db, id, &f, c, err) == 0) {
-			for (int k = 0; k < CLOCK_COUNT; k++)
-				if (c[k].applies && c[k].stopped_ms < 0 && c[k].due_ms < due)
-					due = c[k].due_ms, clock = c[k].id;
-			if (clock != NULL) {
-				char d[32];
+		if (nover > 1) {
+			snprintf(when, sizeof when, "%d clocks OVERDUE", nover);
+		} else if (cJSON_IsObject(next) && parse_time(json_get_str(next, "due"), &due, &e) == 0) {
+			char left[32];
 
-				overdue = due < now;
-				fmt_duration(overdue ? now - due : due - now, d, sizeof d);
-				snprintf(when, sizeof when, "%s %s %s", clock, overdue ? "OVERDUE by" : "due in", d);
-			}
+			fmt_duration(nover ? now - due : due - now, left, sizeof left);
+			snprintf(when, sizeof when, "%s %s %s", json_get_str(next, "clock"),
+			    nover ? "OVERDUE by" : "due in", left);
 		}
-		tui_list_add(l, OBJ(OBJ_INCIDENT, id), overdue ? TUI_MARK_BAD : TUI_MARK_WARN,
-		    "%s #%-3lld %-20.20s %-13s %s  [%s]", overdue ? "!!" : "! ", (long long)id,
-		    col_text(st, 1), col_text(st, 2), when, col_text(st, 3));
+		tui_list_add(l, OBJ(OBJ_INCIDENT, (int64_t)cJSON_GetObjectItem(i, "id")->valuedouble),
+		    nover ? TUI_MARK_BAD : TUI_MARK_WARN, "%s #%-3d %-20.20s %-13s %s  [%s]",
+		    nover ? "!!" : "! ", cJSON_GetObjectItem(i, "id")->valueint, json_get_str(i, "title"),
+		    json_get_str(i, "status"), when, json_get_str(i, "vendor"));
 	}
-	sqlite3_finalize(st);
-	if (n == 0)
+	if (cJSON_GetArraySize(d->incidents) == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none");
-	return 0;
 }
 
-static int
-load_runs(sqlite3 *db, struct tui_list *l, struct aerr *err)
+static void
+show_runs(const struct dashboard *d, struct tui_list *l)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.status, "
-	    "r.started_at, (SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
-	    "severity_rank(f.severity) DESC LIMIT 1), (SELECT count(*) FROM finding f WHERE f.run_id = r.id) "
-	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = "
-	    "e.vendor_id ORDER BY r.id DESC LIMIT ?", "i", (int64_t)SECTION_ROWS);
-	int n = 0;
+	const cJSON *r;
 
-	if (st == NULL)
-		return err->code;
 	section(l, "Recent probe runs");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *worst = sqlite3_column_type(st, 4) == SQLITE_NULL ? NULL : col_text(st, 4);
+	cJSON_ArrayForEach(r, d->runs) {
+		const char *worst = json_get_str(r, "worst");
 		int bad = severity_rank(worst) >= SEV_HIGH;
 
-		n++;
-		tui_list_add(l, OBJ(OBJ_RUN, sqlite3_column_int64(st, 0)),
+		tui_list_add(l, OBJ(OBJ_RUN, (int64_t)cJSON_GetObjectItem(r, "id")->valuedouble),
 		    bad ? TUI_MARK_BAD : worst ? TUI_MARK_WARN : TUI_MARK_GOOD,
-		    "%s run %-4lld %-22.22s %-11s %.16s  %s", bad ? "!!" : worst ? "! " : "ok",
-		    (long long)sqlite3_column_int64(st, 0), col_text(st, 1), col_text(st, 2),
-		    col_text(st, 3), worst ? worst : "no findings");
+		    "%s run %-4d %-22.22s %-11s %.16s  %s", bad ? "!!" : worst ? "! " : "ok",
+		    cJSON_GetObjectItem(r, "id")->valueint, json_get_str(r, "endpoint"),
+		    json_get_str(r, "status"), json_get_str(r, "started_at"), worst ? worst : "no findings");
 	}
-	sqlite3_finalize(st);
-	if (n == 0)
+	if (cJSON_GetArraySize(d->runs) == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none yet (r on an endpoint runs probes)");
-	return 0;
 }
 
-static int
-load_reviews(sqlite3 *db, struct tui_list *l, struct aerr *err)
+static void
+show_reviews(const struct dashboard *d, struct tui_list *l)
 {
-	sqlite3_stmt *st = db_prepare(db, err, "SELECT a.id, v.name, q.qid, a.round, a.submitted_at "
-	    "FROM assessment a JOIN vendor v ON v.id = a.vendor_id JOIN questionnaire q ON "
-	    "q.id = a.questionnaire_id WHERE a.status = 'in_review' ORDER BY a.submitted_at", NULL);
-	int n = 0;
-
-	if (st == NULL)
-		return err->code;
 	section(l, "Assessments waiting for review");
-	while (sqlite3_step(st) == SQLITE_ROW && n++ < SECTION_ROWS)
-		tui_list_add(l, OBJ(OBJ_ASSESSMENT, sqlite3_column_int64(st, 0)), TUI_MARK_WARN,
-		    "?  #%-4lld %-20.20s %-24.24s round %d  since %.16s",
-		    (long long)sqlite3_column_int64(st, 0), col_text(st, 1), col_text(st, 2),
-		    sqlite3_column_int(st, 3), col_text(st, 4));
-	sqlite3_finalize(st);
-	if (n == 0)
+	for (int i = 0; i < d->nreviews; i++)
+		tui_list_add(l, OBJ(OBJ_ASSESSMENT, d->reviews[i].id), TUI_MARK_WARN,
+		    "?  #%-4lld %-20.20s %-24.24s round %d  since %.16s", (long long)d->reviews[i].id,
+		    d->reviews[i].vendor, d->reviews[i].questionnaire, d->reviews[i].round,
+		    d->reviews[i].submitted_at);
+	if (d->nreviews == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none");
-	return 0;
 }
 
 static void
@@ -223,20 +171,25 @@ static int
 dash_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct dash_state *s = v->state;
-	sqlite3 *db = t->av->db;
 	int64_t keep_l = tui_list_selected_id(&s->left), keep_r = tui_list_selected_id(&s->right);
+	int64_t now = now_ms();
+	struct dashboard d;
+	struct tui_list *r;
 	int rc;
 
 	s->wide = COLS >= 160;
+	r = s->wide ? &s->right : &s->left;
 	tui_list_clear(&s->left);
 	tui_list_clear(&s->right);
-	rc = load_vendors(db, &s->left, err);
-	if (rc == 0)
-		rc = load_reviews(db, &s->left, err);
-	if (rc == 0)
-		rc = load_incidents(db, s->wide ? &s->right : &s->left, err);
-	if (rc == 0)
-		rc = load_runs(db, s->wide ? &s->right : &s->left, err);
+	if ((rc = dashboard_load(t->av->db, now, SECTION_ROWS, &d, err)) == 0) {
+		/* Deadlines first: an overdue notice is what most needs someone now. */
+		show_clocks(&d, r);
+		show_vendors(&d, &s->left);
+		show_reviews(&d, &s->left);
+		show_incidents(&d, now, r);
+		show_runs(&d, r);
+	}
+	dashboard_free(&d);
 	tui_list_restore(&s->left, keep_l);
 	tui_list_restore(&s->right, keep_r);
 	skip_headers(&s->left, 1);

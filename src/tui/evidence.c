@@ -41,8 +41,7 @@ static int
 evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 {
 	struct evidence_state *s = xcalloc(1, sizeof *s);
-	sqlite3_stmt *st;
-	int64_t *ids;
+	int64_t *ids, leak;
 	size_t n;
 
 	v->state = s;
@@ -58,17 +57,11 @@ evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	 * held others' canaries, else the last cited (usually the answer; the first is often
 	 * the victim's request). */
 	s->cur = s->n - 1;
-	st = db_prepare(t->av->db, err, "SELECT max(fe.evidence_id) FROM finding_evidence fe "
-	    "JOIN evidence e ON e.id = fe.evidence_id JOIN blob b ON b.sha256 = e.sha256 "
-	    "WHERE fe.finding_id = ? AND b.encrypted = 0 AND "
-	    "json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') > 0", "i", s->finding_id);
-	if (st == NULL)
+	if (finding_leak_evidence(t->av->db, s->finding_id, &leak, err) != 0)
 		return err->code;
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
-		for (int i = 0; i < s->n; i++)
-			if (s->ids[i] == sqlite3_column_int64(st, 0))
-				s->cur = i;
-	sqlite3_finalize(st);
+	for (int i = 0; i < s->n; i++)
+		if (s->ids[i] == leak)
+			s->cur = i;
 	return 0;
 }
 
@@ -266,8 +259,8 @@ evidence_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 			;
 		tui_put(w, 1, 2, cols - 2, p);
 	}
-	snprintf(line, sizeof line, "Evidence %lld (%d of %d; left/right for the others)",
-	    (long long)s->ids[s->cur], s->cur + 1, s->n);
+	snprintf(line, sizeof line, "Evidence %lld: %s (%d of %d; left/right for the others)",
+	    (long long)s->ids[s->cur], str(s->ev, "file"), s->cur + 1, s->n);
 	tui_put(w, 2, 2, cols - 2, line);
 	wattron(w, A_BOLD | A_UNDERLINE);
 	tui_put(w, 3, 1, half - 2, "REQUEST");

@@ -16,6 +16,7 @@
 #include "report.h"
 #include "assess.h"
 #include "incident.h"
+#include "run-query.h"
 
 enum { F_ASSESSMENT, F_RUNS, F_INCIDENT, F_KEY, F_OUT, F_COUNT };
 
@@ -219,29 +220,21 @@ choices_text(const cJSON *items, const char *empty)
 	return buf_steal(&b);
 }
 
-/* The vendor's probe runs, by id, as [{id, status}]. */
+/* The vendor's probe runs, by id, as [{id, status, ...}]. */
 static cJSON *
-run_choices(sqlite3 *db, int64_t vendor_id)
+run_choices(struct db *db, int64_t vendor_id)
 {
 	struct aerr e = { 0 };
-	sqlite3_stmt *st = db_prepare(db, &e, "SELECT r.id, r.status FROM probe_run r JOIN endpoint e "
-	    "ON e.id = r.endpoint_id WHERE e.vendor_id = ? ORDER BY r.id", "i", vendor_id);
-	cJSON *arr = cJSON_CreateArray();
+	cJSON *arr;
 
-	while (st != NULL && sqlite3_step(st) == SQLITE_ROW) {
-		cJSON *o = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
-		cJSON_AddStringToObject(o, "status", col_text(st, 1));
-		cJSON_AddItemToArray(arr, o);
-	}
-	sqlite3_finalize(st);
+	if (probe_runs_json(db, &(struct run_query){ .vendor_id = vendor_id }, &arr, &e) != 0)
+		arr = cJSON_CreateArray();
 	return arr;
 }
 
 /* The vendor's assessments, by id, as [{id, status}]. */
 static cJSON *
-assessment_choices(sqlite3 *db, int64_t vendor_id)
+assessment_choices(struct db *db, int64_t vendor_id)
 {
 	struct aerr e = { 0 };
 	cJSON *arr = cJSON_CreateArray();

@@ -127,7 +127,7 @@ incident_load(struct view *v, struct tui *t, struct aerr *err)
 
 		if (strcmp(type, "evidence") == 0)
 			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4d %.16s  %s", num(x, "object_id"),
-			    str(x, "sha256"), str(x, "original_name"));
+			    str(x, "sha256"), str(x, "file"));
 		else if (strcmp(type, "run") == 0)
 			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  run      %-4d %s %s", num(x, "object_id"),
 			    str(x, "status"), str(x, "started_at"));
@@ -306,7 +306,7 @@ verify_work(struct tui_job *job, void *arg, struct aerr *err)
 	struct probe_opts o = { .probes = vj->v.probes, .progress = verify_progress,
 	    .progress_arg = job };
 	cJSON *details = NULL;
-	sqlite3 *db;
+	struct db *db;
 	int rc;
 
 	/* x sets job->cancel; sig_atomic_t is int, and the engine only reads the flag. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "probe.h"
+#include "run-query.h"
 #include "tui.h"
 
 struct runs_state {
@@ -47,29 +48,26 @@ runs_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct runs_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list);
-	sqlite3_stmt *st = db_prepare(t->av->db, err, "SELECT r.id, r.started_at, r.status, "
-	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
-	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
-	    "severity_rank(f.severity) DESC LIMIT 1), (SELECT group_concat(probe || ':' || verdict, ' ') FROM probe_result p "
-	    "WHERE p.run_id = r.id) FROM probe_run r WHERE r.endpoint_id = ? ORDER BY r.id DESC",
-	    "i", s->endpoint_id);
+	struct run_query q = { .endpoint_id = s->endpoint_id, .newest_first = 1, .verdicts = 1 };
+	cJSON *runs, *o;
 
-	if (st == NULL)
+	if (probe_runs_json(t->av->db, &q, &runs, err) != 0)
 		return err->code;
 	tui_list_clear(&s->list);
 	snprintf(s->list.header, sizeof s->list.header, "%-5s %-24s %-17s %-9s %-9s %s", "RUN",
 	    "STARTED", "STATUS", "FINDINGS", "WORST", "VERDICTS");
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *worst = sqlite3_column_type(st, 4) == SQLITE_NULL ? "-" : col_text(st, 4);
+	cJSON_ArrayForEach(o, runs) {
+		const char *worst = json_get_str(o, "worst") ? json_get_str(o, "worst") : "-";
 		int sev = severity_rank(worst);
 
-		tui_list_add(&s->list, sqlite3_column_int64(st, 0),
+		tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(o, "id")->valuedouble,
 		    sev >= severity_rank("high") ? TUI_MARK_BAD : sev >= severity_rank("low") ?
 		    TUI_MARK_WARN : TUI_MARK_GOOD, "%-5lld %-24s %-17s %-9d %-9s %s",
-		    (long long)sqlite3_column_int64(st, 0), col_text(st, 1), col_text(st, 2),
-		    sqlite3_column_int(st, 3), worst, col_text(st, 5));
+		    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "started_at"),
+		    json_get_str(o, "status"), cJSON_GetObjectItem(o, "findings")->valueint, worst,
+		    json_get_str(o, "verdicts"));
 	}
-	sqlite3_finalize(st);
+	cJSON_Delete(runs);
 	tui_list_restore(&s->list, keep);
 	return 0;
 }
@@ -115,8 +113,7 @@ run_work(struct tui_job *job, void *arg, struct aerr *err)
 	o.cancel = (volatile sig_atomic_t *)&job->cancel;
 	rc = probe_run_endpoint(&rj->av, rj->endpoint_id, &o, &rj->run_id, err);
 	if (rj->run_id > 0 && rj->av.db != NULL)
-		db_int(rj->av.db, &findings, err, "SELECT count(*) FROM finding WHERE run_id = ?", "i",
-		    rj->run_id);
+		probe_run_findings(rj->av.db, rj->run_id, &findings, err);
 	av_close(&rj->av);
 	if (rc == 0)
 		tui_job_progress(job, 1, "run %lld finished: %lld finding%s", (long long)rj->run_id,

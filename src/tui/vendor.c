@@ -179,7 +179,7 @@ endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 		.set_name = 1, .set_api = 1, .set_url = 1, .set_model = 1, .set_context = 1,
 	};
 	char *copy = xstrdup(f[5].value), *save = NULL;
-	sqlite3 *db;
+	struct db *db;
 	int64_t id;
 	int rc;
 

@@ -94,7 +94,7 @@ vendor_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	struct vendor_form_ctx *c = p;
 	struct vendor_input in = { .name = f[0].value, .set_name = 1, .set_crit = 1 };
 	char ref[32];
-	sqlite3 *db;
+	struct db *db;
 	int64_t id;
 
 	(void)n;

@@ -13,7 +13,7 @@
 #include "assess.h"
 #include "fuzz.h"
 
-static sqlite3 *db;
+static struct db *db;
 static struct assessment *asmt;
 static char sheet_path[256];
 

@@ -1,0 +1,193 @@
+/*
+ * db-sqlite.c: the query layer on an SQLite file, aivet's embedded default.
+ * A TUI and a CLI may share one file, so the database runs in WAL mode with a
+ * busy timeout, and writers take the lock up front (BEGIN IMMEDIATE, in db.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "db-impl.h"
+#include "finding.h"
+
+#define BUSY_TIMEOUT_MS 30000
+
+#define LITE(db) ((sqlite3 *)(db)->h)
+#define STMT(st) ((sqlite3_stmt *)(st)->h)
+
+/* severity_rank(TEXT) in SQL: the registry's order (finding.h), -1 for an unknown name,
+ * so that queries sort findings the way the C code does. */
+static void
+sql_severity_rank(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	sqlite3_result_int(ctx, severity_rank((const char *)sqlite3_value_text(argv[0])));
+}
+
+static struct db *
+wrap(sqlite3 *h)
+{
+	struct db *db = xcalloc(1, sizeof *db);
+
+	db->kind = DB_KIND_SQLITE;
+	db->h = h;
+	return db;
+}
+
+int
+lite_open_raw(const char *path, struct db **out)
+{
+	sqlite3 *h = NULL;
+	int rc = sqlite3_open(path, &h);
+
+	*out = wrap(h);
+	return rc;
+}
+
+static int
+fail_close(sqlite3 *h, const char *path, struct aerr *err)
+{
+	aerr_set(err, AV_RUNTIME, "cannot open database %s: %s", path, h ? sqlite3_errmsg(h) : "out of memory");
+	sqlite3_close(h);
+	return AV_RUNTIME;
+}
+
+/* Opens the file (created 0600 in a 0700 directory) with its connection settings;
+ * the schema check and the migrations are db.c's. */
+int
+lite_open(const char *path, struct db **out, struct aerr *err)
+{
+	sqlite3 *h = NULL;
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	struct stat sb;
+	int existed = stat(path, &sb) == 0;
+
+	*out = NULL;
+	if (slash != NULL && slash != dir) {
+		*slash = '\0';
+		if (mkdir_p(dir, 0700, err) != 0) {
+			free(dir);
+			return AV_RUNTIME;
+		}
+	}
+	free(dir);
+	if (!existed) {
+		/* Create the file 0600 ourselves so the umask cannot widen it. */
+		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+		if (fd < 0 && errno != EEXIST)
+			return aerr_set(err, AV_RUNTIME, "cannot create database %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+	}
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_FULLMUTEX, NULL) != SQLITE_OK)
+		return fail_close(h, path, err);
+	sqlite3_busy_timeout(h, BUSY_TIMEOUT_MS);
+	sqlite3_extended_result_codes(h, 1);
+	sqlite3_create_function(h, "severity_rank", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	    sql_severity_rank, NULL, NULL);
+	if (sqlite3_exec(h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK)
+		return fail_close(h, path, err);
+	*out = wrap(h);
+	return 0;
+}
+
+void
+lite_close(struct db *db)
+{
+	sqlite3_close_v2(LITE(db));
+	free(db);
+}
+
+const char *
+lite_errmsg(struct db *db)
+{
+	return sqlite3_errmsg(LITE(db));
+}
+
+int
+lite_prepare(struct db *db, const char *sql, struct db_stmt **out)
+{
+	sqlite3_stmt *h = NULL;
+	int rc = sqlite3_prepare_v2(LITE(db), sql, -1, &h, NULL);
+
+	*out = NULL;
+	if (rc != SQLITE_OK)
+		return rc;
+	*out = xcalloc(1, sizeof **out);
+	(*out)->db = db;
+	(*out)->h = h;
+	return DB_OK;
+}
+
+int
+lite_script(struct db *db, const char *sql, char **msg)
+{
+	char *m = NULL;
+	int rc = sqlite3_exec(LITE(db), sql, NULL, NULL, msg ? &m : NULL);
+
+	if (msg != NULL)
+		*msg = m ? xstrdup(m) : NULL;
+	sqlite3_free(m);
+	return rc;
+}
+
+int
+lite_param_count(struct db_stmt *st)
+{
+	return sqlite3_bind_parameter_count(STMT(st));
+}
+
+const char *
+lite_sql(struct db_stmt *st)
+{
+	return sqlite3_sql(STMT(st));
+}
+
+int
+lite_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
+{
+	switch (type) {
+	case 'i':
+		return sqlite3_bind_int64(STMT(st), i, iv);
+	case 'd':
+		return sqlite3_bind_double(STMT(st), i, dv);
+	case 't':
+		return sqlite3_bind_text(STMT(st), i, p, -1, SQLITE_TRANSIENT);
+	case 'b':
+		return sqlite3_bind_blob64(STMT(st), i, p ? p : "", n, SQLITE_TRANSIENT);
+	default:
+		return sqlite3_bind_null(STMT(st), i);
+	}
+}
+
+int lite_step(struct db_stmt *st) { return sqlite3_step(STMT(st)); }
+void lite_reset(struct db_stmt *st) { sqlite3_reset(STMT(st)); }
+int lite_col_count(struct db_stmt *st) { return sqlite3_column_count(STMT(st)); }
+const char *lite_col_name(struct db_stmt *st, int i) { return sqlite3_column_name(STMT(st), i); }
+int lite_col_type(struct db_stmt *st, int i) { return sqlite3_column_type(STMT(st), i); }
+int64_t lite_col_int64(struct db_stmt *st, int i) { return sqlite3_column_int64(STMT(st), i); }
+double lite_col_double(struct db_stmt *st, int i) { return sqlite3_column_double(STMT(st), i); }
+const void *lite_col_blob(struct db_stmt *st, int i) { return sqlite3_column_blob(STMT(st), i); }
+int lite_col_bytes(struct db_stmt *st, int i) { return sqlite3_column_bytes(STMT(st), i); }
+int64_t lite_insert_id(struct db *db) { return sqlite3_last_insert_rowid(LITE(db)); }
+int lite_changes(struct db *db) { return sqlite3_changes(LITE(db)); }
+int lite_autocommit(struct db *db) { return sqlite3_get_autocommit(LITE(db)); }
+
+const char *
+lite_col_text(struct db_stmt *st, int i)
+{
+	return (const char *)sqlite3_column_text(STMT(st), i);
+}
+
+void
+lite_finalize(struct db_stmt *st)
+{
+	sqlite3_finalize(STMT(st));
+	free(st);
+}

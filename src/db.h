@@ -1,0 +1,85 @@
+/*
+ * db.h: aivet's query layer. Every module reaches the database through these
+ * calls, never through a database library's own API, so that one aivet runs on
+ * an SQLite file (the embedded default) or on a PostgreSQL server. Statements
+ * use "?" parameters bound from a format string (db_exec, db_prepare, db_int);
+ * rows are stepped and read by column as SQLite's API does, with the same
+ * result and type codes. What differs between the two SQL dialects is said in
+ * one place: db_dialect() and the functions below it.
+ */
+#ifndef AIVET_DB_H
+#define AIVET_DB_H
+
+#include <stdint.h>
+
+#include "base.h"
+
+struct db;        /* an open database (SQLite or PostgreSQL) */
+struct db_stmt;   /* a prepared statement and its current row */
+
+/* What db_step (and db_prepare_raw, db_script) return; any other value is an error. */
+enum { DB_OK = 0, DB_ERROR = 1, DB_ROW = 100, DB_DONE = 101 };
+/* A column's type in the current row (db_col_type). */
+enum { DB_INTEGER = 1, DB_FLOAT = 2, DB_TEXT = 3, DB_BLOB = 4, DB_NULL = 5 };
+/* Which backend a database runs on. */
+enum db_kind { DB_KIND_SQLITE, DB_KIND_PG };
+
+/* Opens, creating and migrating, the database SPEC names: "postgresql://..." or
+ * "postgres://..." (a libpq URI) is a PostgreSQL server, "sqlite:PATH" or a plain
+ * path an SQLite file. */
+int db_open(const char *spec, struct db **out, struct aerr *err);
+/* Opens an SQLite file as it is: no schema check, no migration (tools and tests). */
+int db_open_raw(const char *path, struct db **out);
+void db_close(struct db *db);
+enum db_kind db_kind(const struct db *db);
+/* True when SPEC names a PostgreSQL server rather than an SQLite file. */
+int db_spec_is_pg(const char *spec);
+int db_migrate(struct db *db, struct aerr *err);
+int db_schema_version(void);   /* newest migration this binary carries */
+/* The schema version the open database records. */
+int db_user_version(struct db *db, int64_t *out, struct aerr *err);
+
+/* Write transactions. SQLite: BEGIN IMMEDIATE, so the busy timeout applies up
+ * front. PostgreSQL: BEGIN and the audit chain's advisory lock, so one writer
+ * appends at a time. */
+int db_begin(struct db *db, struct aerr *err);
+int db_commit(struct db *db, struct aerr *err);
+void db_rollback(struct db *db);
+int db_autocommit(struct db *db);   /* true outside a transaction */
+
+/* Runs sql with "?" parameters bound from a format: 'i' int64, 't' text (NULL ok),
+ * 'd' double, 'b' blob (ptr, size_t), 'n' NULL (no argument). 0 or AV_RUNTIME. */
+int db_exec(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...);
+/* Prepares sql and binds as db_exec; caller steps and finalizes. NULL on error. */
+struct db_stmt *db_prepare(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...);
+/* Prepares without binding (the caller binds with db_bind_int64, may db_reset and rebind). */
+int db_prepare_raw(struct db *db, const char *sql, struct db_stmt **out);
+/* Runs one or more statements without parameters; *msg (may be NULL) gets a
+ * malloc'ed message on error. DB_OK or an error code. */
+int db_script(struct db *db, const char *sql, char **msg);
+int db_err(struct db *db, struct aerr *err, const char *what);
+const char *db_errmsg(struct db *db);
+/* First column of the first row as int64; returns 0 on success, 1 when no row, -1 on error. */
+int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...);
+/* The id the last INSERT gave its row (SQLite: last_insert_rowid; PostgreSQL:
+ * lastval(), the session's last sequence value, so an INSERT into a table with an
+ * id column must be the last thing before it). */
+int64_t db_insert_id(struct db *db);
+int db_changes(struct db *db);   /* rows the last statement changed */
+
+int db_step(struct db_stmt *st);   /* DB_ROW, DB_DONE or an error */
+void db_reset(struct db_stmt *st);
+int db_bind_int64(struct db_stmt *st, int i, int64_t v);
+void db_finalize(struct db_stmt *st);   /* NULL is fine */
+int db_col_count(struct db_stmt *st);
+const char *db_col_name(struct db_stmt *st, int i);
+int db_col_type(struct db_stmt *st, int i);
+int64_t db_col_int64(struct db_stmt *st, int i);
+int db_col_int(struct db_stmt *st, int i);
+double db_col_double(struct db_stmt *st, int i);
+const char *db_col_text(struct db_stmt *st, int i);   /* NULL for NULL */
+const void *db_col_blob(struct db_stmt *st, int i);
+int db_col_bytes(struct db_stmt *st, int i);
+const char *col_text(struct db_stmt *st, int i); /* "" for NULL */
+
+#endif

@@ -171,6 +171,18 @@ journey() {
 	run incident show 1 --json
 	is "$(printf '%s' "$out" | jq -r '[(.timeline | length >= 2), .tasks[0].owner] | map(tostring) | join(" ")')" \
 		"true rita" "$size: the CLI sees the note and the task"
+	# The incident's linked finding and run open on Enter: the finding's evidence, the run.
+	tui_keys /; tui_type "LEAK_CROSS_TENANT: a response"; tui_keys Enter
+	tui_wait "filter: LEAK_CROSS_TENANT: a response (1 of"
+	tui_keys Enter
+	tui_wait "Evidence of finding"; ok $? "$size: Enter on the incident's linked finding opens its evidence"
+	tui_keys q
+	tui_keys / C-u; tui_type "run      1"; tui_keys Enter
+	tui_wait "filter: run      1 (1 of"
+	tui_keys Enter
+	tui_wait "Run 1 on Acme AI/prod: completed"; ok $? "$size: Enter on its linked run opens the run"
+	tui_keys q
+	tui_keys / C-u Enter; tui_wait "filter cleared"
 
 	# Export a signed bundle from the vendor screen, then verify it.
 	tui_keys q q q

@@ -17,6 +17,9 @@
 /* Row ids: a task's own id; a timeline entry's below ENTRY_BASE; headings small negatives. */
 #define ENTRY_BASE (INT64_C(1) << 40)
 #define ENTRY_ROW(id) (-ENTRY_BASE - (int64_t)(id))
+/* A linked finding's and run's rows, below the entries: Enter opens them. */
+#define FINDING_BASE (INT64_C(1) << 42)
+#define RUN_BASE (INT64_C(1) << 43)
 
 struct incident_state {
 	int64_t id;
@@ -129,11 +132,12 @@ incident_load(struct view *v, struct tui *t, struct aerr *err)
 			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4d %.16s  %s", num(x, "object_id"),
 			    str(x, "sha256"), str(x, "file"));
 		else if (strcmp(type, "run") == 0)
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  run      %-4d %s %s", num(x, "object_id"),
-			    str(x, "status"), str(x, "started_at"));
+			tui_list_add(&s->lines, -RUN_BASE - num(x, "object_id"), TUI_MARK_NONE,
+			    "  run      %-4d %s %s", num(x, "object_id"), str(x, "status"), str(x, "started_at"));
 		else
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  finding  %-4d %s %s: %s", num(x, "object_id"),
-			    str(x, "severity"), str(x, "code"), str(x, "message"));
+			tui_list_add(&s->lines, -FINDING_BASE - num(x, "object_id"), TUI_MARK_NONE,
+			    "  finding  %-4d %s %s: %s", num(x, "object_id"), str(x, "severity"), str(x, "code"),
+			    str(x, "message"));
 	}
 	tui_list_restore(&s->lines, keep);
 	return 0;
@@ -423,6 +427,17 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 	case REQ_VERIFY:
 		return start_verify(s, t, err);
 	case REQ_ENTER:
+		/* A linked run opens the run screen, a linked finding its evidence (as v there). */
+		if (sel <= -RUN_BASE) {
+			int64_t run = -sel - RUN_BASE;
+
+			return tui_push(t, &tui_probe_run_view, &run, err);
+		}
+		if (sel <= -FINDING_BASE) {
+			int64_t finding = -sel - FINDING_BASE;
+
+			return tui_push(t, &tui_evidence_view, &finding, err);
+		}
 		if (sel <= -ENTRY_BASE)
 			return show_entry(s, t, -sel - ENTRY_BASE, err);
 		if (sel <= 0)

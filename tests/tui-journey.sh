@@ -87,7 +87,13 @@ journey() {
 	tui_keys f; tui_wait "Attach evidence to this answer: $T/files"
 	tui_keys Down Enter; tui_wait "attestation.pdf"
 	tui_keys Down Enter; tui_wait "question $qid: "
-	run assess show 1 --json
+	# The answer's own status line says the same words: wait for the file itself.
+	i=0
+	while [ $i -lt 50 ]; do
+		run assess show 1 --json
+		[ "$(printf '%s' "$out" | jq '[.questions[].evidence | length] | add')" != 0 ] && break
+		sleep 0.1; i=$((i + 1))
+	done
 	is "$(printf '%s' "$out" | jq -r '[.questions[] | select(.evidence | length > 0) | "\(.id)=\(.evidence[0].original_name)"] | join(" ")')" \
 		"$qid=attestation.pdf" "$size: the picked file is attached to the answer on screen"
 

@@ -254,7 +254,8 @@ task_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 	return 0;
 }
 
-/* One timeline entry in full: a long text is cut short in the list. */
+/* One timeline entry in full: a long text is cut short in the list. Its details
+ * read as an outline, not as JSON. */
 static int
 show_entry(struct incident_state *s, struct tui *t, int64_t entry_id, struct aerr *err)
 {
@@ -265,19 +266,17 @@ show_entry(struct incident_state *s, struct tui *t, int64_t entry_id, struct aer
 
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(s->r, "timeline")) {
 		const cJSON *d = cJSON_GetObjectItem(x, "details");
-		char *dj = cJSON_IsNull(d) || d == NULL ? NULL : cJSON_Print(d);
 
-		if (num(x, "id") != entry_id) {
-			free(dj);
+		if (num(x, "id") != entry_id)
 			continue;
-		}
 		buf_init(&b);
 		buf_printf(&b, "kind         %s\nat           %s\nat (UTC)     %s\nactor        %s\n"
 		    "recorded at  %s\n\n%s\n", str(x, "kind"), str(x, "at"), str(x, "at_utc"),
 		    str(x, "actor"), str(x, "recorded_at"), str(x, "text"));
-		if (dj != NULL)
-			buf_printf(&b, "\ndetails\n%s\n", dj);
-		free(dj);
+		if (cJSON_IsObject(d) && cJSON_GetArraySize(d) > 0) {
+			buf_adds(&b, "\ndetails\n");
+			tui_json_outline(&b, d, 1);
+		}
 		snprintf(title, sizeof title, "Incident %s, entry %lld", s->ids, (long long)entry_id);
 		rc = tui_show_text(t, title, b.data, err);
 		buf_free(&b);

@@ -264,45 +264,6 @@ open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 	return rc;
 }
 
-/* A JSON value as an indented outline: "key: value", objects nested, an array of
- * scalars on one line, an array of objects one "-" line per item. */
-static void
-outline(struct buf *b, const cJSON *o, int depth)
-{
-	const cJSON *x;
-
-	cJSON_ArrayForEach(x, o) {
-		const char *k = x->string ? x->string : "-";
-
-		if (cJSON_IsObject(x)) {
-			buf_printf(b, "%*s%s:\n", depth * 2, "", k);
-			outline(b, x, depth + 1);
-		} else if (cJSON_IsArray(x) && cJSON_IsObject(x->child)) {
-			const cJSON *item, *f;
-
-			buf_printf(b, "%*s%s:\n", depth * 2, "", k);
-			cJSON_ArrayForEach(item, x) {
-				buf_printf(b, "%*s-", depth * 2 + 2, "");
-				cJSON_ArrayForEach(f, item) {
-					char *val = cJSON_IsString(f) ? xstrdup(f->valuestring) : cJSON_PrintUnformatted(f);
-
-					buf_printf(b, " %s=%s", f->string, val);
-					free(val);
-				}
-				buf_adds(b, "\n");
-			}
-		} else {
-			char *val = cJSON_IsString(x) ? xstrdup(x->valuestring) : cJSON_PrintUnformatted(x);
-
-			if (cJSON_IsArray(x) && val[0] == '[')   /* [1,2,3] reads as 1, 2, 3 */
-				for (char *c = val; *c; c++)
-					*c = *c == ',' ? ' ' : *c == '[' || *c == ']' ? ' ' : *c;
-			buf_printf(b, "%*s%s: %s\n", depth * 2, "", k, val);
-			free(val);
-		}
-	}
-}
-
 /* The probe in words: what Enter on a probe row shows (J shows the JSON). */
 static int
 show_probe(struct tui *t, const cJSON *p, struct aerr *err)
@@ -334,7 +295,7 @@ show_probe(struct tui *t, const cJSON *p, struct aerr *err)
 	}
 	if (cJSON_IsObject(d)) {
 		buf_adds(&b, "\nDetails\n");
-		outline(&b, d, 1);
+		tui_json_outline(&b, d, 1);
 	}
 	buf_add(&b, "", 0);
 	snprintf(title, sizeof title, "Probe %s", json_get_str(p, "name"));

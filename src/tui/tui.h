@@ -178,6 +178,9 @@ struct tui_field {
 int tui_form(struct tui *t, const char *title, struct tui_field *fields, int n,
     int (*submit)(struct tui_field *fields, int n, void *ctx, struct aerr *err), void *ctx);
 
+/* Appends a JSON object's members to b as an indented outline (outline.c). */
+void tui_json_outline(struct buf *b, const cJSON *o, int depth);
+
 /* Shows a text (command output, help) in a scrolling pager view. */
 int tui_show_text(struct tui *t, const char *title, const char *text, struct aerr *err);
 /* Runs a CLI command line (as typed after ':') in a child process, showing its

@@ -253,6 +253,8 @@ struct endpoint_input {
 };
 /* Adds one "LABEL=env:VAR" or "LABEL=file:PATH" (spec must outlive f), checked. */
 int endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aerr *err);
+/* A price in USD per million tokens, 0 to 1,000,000; what names it in the message. */
+int endpoint_price_parse(const char *what, const char *s, double *out, struct aerr *err);
 void endpoint_input_free(struct endpoint_input *f);
 /* Each validates, writes in one transaction with its audit entry, and prints nothing. */
 int endpoint_add(struct db *db, const char *actor, const char *vendor,
@@ -321,6 +323,7 @@ struct embedded_file {
 	size_t len;
 };
 extern const struct embedded_file embedded_migrations[];
+extern const struct embedded_file embedded_pg_migrations[];   /* db/pg/ */
 extern const struct embedded_file embedded_questionnaires[];
 
 #endif

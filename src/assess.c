@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "assess.h"
+#include "db-admin.h"
 #include "claims.h"
 #include "rating.h"
 
@@ -55,6 +56,11 @@ assessment_free(struct assessment *a)
 		free(a->answers[i].note);
 		free(a->answers[i].actor);
 		free(a->answers[i].updated_at);
+		for (int k = 0; k < a->answers[i].nfiles; k++) {
+			free(a->answers[i].files[k].name);
+			free(a->answers[i].files[k].sha256);
+		}
+		free(a->answers[i].files);
 	}
 	free(a->answers);
 	free(a->asked);
@@ -67,6 +73,33 @@ assessment_free(struct assessment *a)
 	free(a->approved_at);
 	free(a->reviewer);
 	free(a);
+}
+
+/* Each answer's evidence files, so every view of an answer can name them. */
+static int
+answer_files_load(struct db *db, struct assessment *a, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT ae.question_id, e.id, e.original_name, e.size, "
+	    "e.sha256 FROM answer_evidence ae JOIN evidence e ON e.id = ae.evidence_id "
+	    "WHERE ae.assessment_id = ? ORDER BY e.id", "i", a->id);
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	while (db_step(st) == DB_ROW) {
+		int qi = questionnaire_find(a->q, col_text(st, 0));
+		struct answer *an;
+
+		if (qi < 0)
+			continue;
+		an = &a->answers[qi];
+		an->files = xrealloc(an->files, (size_t)(an->nfiles + 1) * sizeof *an->files);
+		an->files[an->nfiles++] = (struct answer_file){
+			.evidence_id = db_col_int64(st, 1), .size = db_col_int64(st, 3),
+			.name = xstrdup(col_text(st, 2)), .sha256 = xstrdup(col_text(st, 4)),
+		};
+	}
+	db_finalize(st);
+	return 0;
 }
 
 int
@@ -128,6 +161,10 @@ assessment_load(struct db *db, int64_t id, struct assessment **out, struct aerr 
 		a->answers[qi].updated_at = xstrdup(col_text(st, 4));
 	}
 	db_finalize(st);
+	if (answer_files_load(db, a, err) != 0) {
+		assessment_free(a);
+		return err->code;
+	}
 	assessment_update_asked(a);
 	*out = a;
 	return 0;
@@ -631,7 +668,7 @@ approver_is_second_person(struct db *db, const char *actor, int64_t id, struct a
 	    "WHERE assessment_id = ? AND actor = ?", "it", id, actor) < 0 ||
 	    db_int(db, &submitted, err, "SELECT count(*) FROM (SELECT actor FROM audit_log "
 	    "WHERE action = 'assessment.submit' AND object_type = 'assessment' AND object_id = ? "
-	    "ORDER BY seq DESC LIMIT 1) WHERE actor = ?", "it", id, actor) < 0)
+	    "ORDER BY seq DESC LIMIT 1) AS latest WHERE actor = ?", "it", id, actor) < 0)
 		return AV_RUNTIME;
 	if (authors == 0)
 		return aerr_set(err, AV_USAGE, "assessment %lld has no answers to approve", (long long)id);
@@ -655,6 +692,9 @@ assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *er
 
 	if (actor == NULL || *actor == '\0')
 		return aerr_set(err, AV_USAGE, "approval needs an actor (--actor NAME or AIVET_ACTOR)");
+	/* On PostgreSQL approving is a reviewer's (the server refuses anyone else). */
+	if (db_require_role(db, DB_ROLE_REVIEWER, "approving an assessment", err) != 0)
+		return err->code;
 	if (begin_with(db, id, &a, err) != 0)
 		return err->code;
 	if (strcmp(a->status, "in_review") != 0) {
@@ -995,6 +1035,10 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 			    "(unanswered)" : "(not asked)"));
 			if (an->note != NULL)
 				buf_printf(out, "  %-8s %-32s note: %s\n", "", "", an->note);
+			for (int k = 0; k < an->nfiles; k++)
+				buf_printf(out, "  %-8s %-32s evidence %lld: %s (%lld bytes, sha256 %.12s)\n", "", "",
+				    (long long)an->files[k].evidence_id, an->files[k].name,
+				    (long long)an->files[k].size, an->files[k].sha256);
 			free(text);
 		}
 	}

@@ -11,9 +11,17 @@
 #include "aivet.h"
 #include "questionnaire.h"
 
+/* A file attached to an answer as evidence. */
+struct answer_file {
+	int64_t evidence_id, size;
+	char *name, *sha256;     /* the name it was attached under; hex digest */
+};
+
 struct answer {
 	cJSON *value;            /* NULL when unanswered */
 	char *note, *actor, *updated_at;
+	struct answer_file *files;   /* its evidence, oldest first */
+	int nfiles;
 };
 
 struct assessment {

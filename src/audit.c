@@ -271,9 +271,10 @@ rows_check(struct db *db, struct audit_status *out, struct aerr *err)
 	struct db_stmt *q;
 	int rc;
 
-	/* SQLite documents that with max() the bare columns come from the row holding it. */
-	q = db_prepare(db, err, "SELECT object_type, object_id, max(seq), row_hash FROM audit_log "
-	    "GROUP BY object_type, object_id ORDER BY 3", NULL);
+	/* Each object's newest entry. */
+	q = db_prepare(db, err, "SELECT a.object_type, a.object_id, a.seq, a.row_hash FROM audit_log a "
+	    "JOIN (SELECT max(seq) AS seq FROM audit_log GROUP BY object_type, object_id) m "
+	    "ON m.seq = a.seq ORDER BY a.seq", NULL);
 	if (q == NULL)
 		return AV_RUNTIME;
 	while ((rc = db_step(q)) == DB_ROW) {

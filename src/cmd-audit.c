@@ -338,7 +338,7 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	st = db_prepare(db, err, "SELECT * FROM (SELECT seq, at, actor, action, object_type, "
-	    "object_id, details, entry_hash FROM audit_log ORDER BY seq DESC LIMIT ?) ORDER BY seq",
+	    "object_id, details, entry_hash FROM audit_log ORDER BY seq DESC LIMIT ?) AS newest ORDER BY seq",
 	    "i", limit);
 	if (st == NULL)
 		return err->code;

@@ -24,17 +24,6 @@ fields_free(struct endpoint_fields *f)
 	endpoint_input_free(&f->in);
 }
 
-static int
-parse_price(const char *opt, const char *s, double *out, struct aerr *err)
-{
-	char *end;
-
-	*out = strtod(s, &end);
-	if (*s == '\0' || *end != '\0' || *out < 0 || *out > 1e6)
-		return aerr_set(err, AV_USAGE, "%s: '%s' is not a price (USD per million tokens)", opt, s);
-	return 0;
-}
-
 enum { O_NAME = 1, O_API, O_URL, O_MODEL, O_CONTEXT, O_CRED, O_RMCRED, O_INSECURE,
 	O_SECURE, O_PIN, O_POUT, O_OPTION, O_JSON, O_ALL };
 
@@ -131,12 +120,12 @@ parse_endpoint_opts(struct opt_parser *p, struct endpoint_fields *f, struct aerr
 			f->in.insecure = c == O_INSECURE, f->in.set_insecure = 1;
 			break;
 		case O_PIN:
-			if (parse_price("--price-in", a, &f->in.price_in, err) != 0)
+			if (endpoint_price_parse("--price-in", a, &f->in.price_in, err) != 0)
 				return err->code;
 			f->in.set_price_in = 1;
 			break;
 		case O_POUT:
-			if (parse_price("--price-out", a, &f->in.price_out, err) != 0)
+			if (endpoint_price_parse("--price-out", a, &f->in.price_out, err) != 0)
 				return err->code;
 			f->in.set_price_out = 1;
 			break;

@@ -166,7 +166,8 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 		.discovered = o.discovered, .window_start = o.window_start, .window_end = o.window_end,
 		.phi = o.phi, .individuals = o.individuals, .state_residents = o.state_residents,
 		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla,
-		.severity = o.severity, .from_finding = o.from_finding, .eu_data = o.eu_data,
+		.severity = o.set_severity ? o.severity : 0, .from_finding = o.from_finding,
+		.eu_data = o.eu_data,
 	};
 	if (incident_open(av, &in, &id, disc_utc, err) != 0)
 		return err->code;
@@ -282,6 +283,7 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t id;
 	struct db *db;
 	cJSON *r, *x;
+	char sev[48];
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -300,7 +302,8 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	printf("  vendor       %s\n", jstr(r, "vendor"));
 	printf("  endpoint     %s\n", jstr(r, "endpoint"));
 	printf("  status       %s\n", jstr(r, "status"));
-	printf("  severity     %d\n", cJSON_GetObjectItem(r, "severity")->valueint);
+	incident_severity_text(cJSON_GetObjectItem(r, "severity")->valueint, sev, sizeof sev);
+	printf("  severity     %s\n", sev);
 	printf("  phi          %s\n", jstr(r, "phi"));
 	x = cJSON_GetObjectItem(r, "individuals");
 	if (cJSON_IsNumber(x))

@@ -29,6 +29,7 @@ extern const struct cmd_entry cmd_demo_entry;
 extern const struct cmd_entry cmd_key_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_verify_entry;
+extern const struct cmd_entry cmd_db_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_vendor_entry,
@@ -44,6 +45,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_key_entry,
 	&cmd_report_entry,
 	&cmd_verify_entry,
+	&cmd_db_entry,
 	NULL
 };
 

@@ -47,4 +47,29 @@ int64_t lite_insert_id(struct db *db);
 int lite_changes(struct db *db);
 int lite_autocommit(struct db *db);
 
+/* ---- PostgreSQL (db-pg.c) ---- */
+int pgb_open(const char *uri, struct db **out, struct aerr *err);
+void pgb_close(struct db *db);
+const char *pgb_errmsg(struct db *db);
+const char *pgb_sqlstate(struct db *db);
+int pgb_prepare(struct db *db, const char *sql, struct db_stmt **out);
+int pgb_script(struct db *db, const char *sql, char **msg);
+int pgb_param_count(struct db_stmt *st);
+const char *pgb_sql(struct db_stmt *st);
+int pgb_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n);
+int pgb_step(struct db_stmt *st);
+void pgb_reset(struct db_stmt *st);
+void pgb_finalize(struct db_stmt *st);
+int pgb_col_count(struct db_stmt *st);
+const char *pgb_col_name(struct db_stmt *st, int i);
+int pgb_col_type(struct db_stmt *st, int i);
+int64_t pgb_col_int64(struct db_stmt *st, int i);
+double pgb_col_double(struct db_stmt *st, int i);
+const char *pgb_col_text(struct db_stmt *st, int i);
+const void *pgb_col_blob(struct db_stmt *st, int i);
+int pgb_col_bytes(struct db_stmt *st, int i);
+int64_t pgb_insert_id(struct db *db);
+int pgb_changes(struct db *db);
+int pgb_autocommit(struct db *db);
+
 #endif

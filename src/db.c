@@ -25,52 +25,173 @@ db_kind(const struct db *db)
 const char *
 db_errmsg(struct db *db)
 {
-	return lite_errmsg(db);
+	return IS_PG(db) ? pgb_errmsg(db) : lite_errmsg(db);
 }
 
+const char *
+db_sqlstate(struct db *db)
+{
+	return IS_PG(db) ? pgb_sqlstate(db) : "";
+}
+
+/* A PostgreSQL refusal for want of a privilege is the user's to fix (a role
+ * to be granted), not trouble with the database: exit 2, naming the role that
+ * grants it (db/pg/005-roles.sql). Reading needs aivet_auditor; writing, which
+ * is done in a transaction, aivet_assessor. A refusal that names its role
+ * already, or one of aivet's own rules (SQLSTATE AVR01, the triggers of
+ * 005-roles.sql), is shown as the server worded it. */
 int
 db_err(struct db *db, struct aerr *err, const char *what)
 {
-	return aerr_set(err, AV_RUNTIME, "database: %s: %s", what, db_errmsg(db));
+	const char *state = db_sqlstate(db), *msg = db_errmsg(db);
+	int reading = db_autocommit(db);
+
+	if (strcmp(state, "AVR01") == 0 || (strcmp(state, "42501") == 0 && strstr(msg, "aivet_") != NULL))
+		return aerr_set(err, AV_USAGE, "%s", msg);
+	if (strcmp(state, "42501") == 0)
+		return aerr_set(err, AV_USAGE, "%s needs the %s role (%s: %s)", reading ? "reading" : "writing",
+		    reading ? "aivet_auditor" : "aivet_assessor", what, msg);
+	return aerr_set(err, AV_RUNTIME, "database: %s: %s", what, msg);
 }
 
 int
 db_prepare_raw(struct db *db, const char *sql, struct db_stmt **out)
 {
-	return lite_prepare(db, sql, out);
+	return IS_PG(db) ? pgb_prepare(db, sql, out) : lite_prepare(db, sql, out);
 }
 
 int
 db_script(struct db *db, const char *sql, char **msg)
 {
-	return lite_script(db, sql, msg);
+	return IS_PG(db) ? pgb_script(db, sql, msg) : lite_script(db, sql, msg);
 }
 
-int db_step(struct db_stmt *st) { return lite_step(st); }
-void db_reset(struct db_stmt *st) { lite_reset(st); }
-int db_col_count(struct db_stmt *st) { return lite_col_count(st); }
-const char *db_col_name(struct db_stmt *st, int i) { return lite_col_name(st, i); }
-int db_col_type(struct db_stmt *st, int i) { return lite_col_type(st, i); }
-int64_t db_col_int64(struct db_stmt *st, int i) { return lite_col_int64(st, i); }
-int db_col_int(struct db_stmt *st, int i) { return (int)db_col_int64(st, i); }
-double db_col_double(struct db_stmt *st, int i) { return lite_col_double(st, i); }
-const char *db_col_text(struct db_stmt *st, int i) { return lite_col_text(st, i); }
-const void *db_col_blob(struct db_stmt *st, int i) { return lite_col_blob(st, i); }
-int db_col_bytes(struct db_stmt *st, int i) { return lite_col_bytes(st, i); }
-int64_t db_insert_id(struct db *db) { return lite_insert_id(db); }
-int db_changes(struct db *db) { return lite_changes(db); }
-int db_autocommit(struct db *db) { return lite_autocommit(db); }
+#define ST_PG(st) IS_PG((st)->db)
+
+int
+db_step(struct db_stmt *st)
+{
+	return ST_PG(st) ? pgb_step(st) : lite_step(st);
+}
+
+void
+db_reset(struct db_stmt *st)
+{
+	if (ST_PG(st))
+		pgb_reset(st);
+	else
+		lite_reset(st);
+}
+
+int
+db_col_count(struct db_stmt *st)
+{
+	return ST_PG(st) ? pgb_col_count(st) : lite_col_count(st);
+}
+
+const char *
+db_col_name(struct db_stmt *st, int i)
+{
+	return ST_PG(st) ? pgb_col_name(st, i) : lite_col_name(st, i);
+}
+
+int
+db_col_type(struct db_stmt *st, int i)
+{
+	return ST_PG(st) ? pgb_col_type(st, i) : lite_col_type(st, i);
+}
+
+int64_t
+db_col_int64(struct db_stmt *st, int i)
+{
+	return ST_PG(st) ? pgb_col_int64(st, i) : lite_col_int64(st, i);
+}
+
+int
+db_col_int(struct db_stmt *st, int i)
+{
+	return (int)db_col_int64(st, i);
+}
+
+double
+db_col_double(struct db_stmt *st, int i)
+{
+	return ST_PG(st) ? pgb_col_double(st, i) : lite_col_double(st, i);
+}
+
+const char *
+db_col_text(struct db_stmt *st, int i)
+{
+	return ST_PG(st) ? pgb_col_text(st, i) : lite_col_text(st, i);
+}
+
+const void *
+db_col_blob(struct db_stmt *st, int i)
+{
+	return ST_PG(st) ? pgb_col_blob(st, i) : lite_col_blob(st, i);
+}
+
+int
+db_col_bytes(struct db_stmt *st, int i)
+{
+	return ST_PG(st) ? pgb_col_bytes(st, i) : lite_col_bytes(st, i);
+}
+
+int64_t
+db_insert_id(struct db *db)
+{
+	return IS_PG(db) ? pgb_insert_id(db) : lite_insert_id(db);
+}
+
+int
+db_changes(struct db *db)
+{
+	return IS_PG(db) ? pgb_changes(db) : lite_changes(db);
+}
+
+int
+db_autocommit(struct db *db)
+{
+	return IS_PG(db) ? pgb_autocommit(db) : lite_autocommit(db);
+}
+
+static int
+bind_one(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
+{
+	return ST_PG(st) ? pgb_bind(st, i, type, iv, dv, p, n) : lite_bind(st, i, type, iv, dv, p, n);
+}
 
 int
 db_bind_int64(struct db_stmt *st, int i, int64_t v)
 {
-	return lite_bind(st, i, 'i', v, 0, NULL, 0);
+	return bind_one(st, i, 'i', v, 0, NULL, 0);
+}
+
+int
+db_bind(struct db_stmt *st, int i, int type, int64_t iv, double dv, const void *p, size_t n)
+{
+	switch (type) {
+	case DB_INTEGER:
+		return bind_one(st, i, 'i', iv, 0, NULL, 0);
+	case DB_FLOAT:
+		return bind_one(st, i, 'd', 0, dv, NULL, 0);
+	case DB_TEXT:
+		return bind_one(st, i, p ? 't' : 'n', 0, 0, p, 0);
+	case DB_BLOB:
+		return bind_one(st, i, 'b', 0, 0, p, n);
+	default:
+		return bind_one(st, i, 'n', 0, 0, NULL, 0);
+	}
 }
 
 void
 db_finalize(struct db_stmt *st)
 {
-	if (st != NULL)
+	if (st == NULL)
+		return;
+	if (ST_PG(st))
+		pgb_finalize(st);
+	else
 		lite_finalize(st);
 }
 
@@ -85,19 +206,13 @@ col_text(struct db_stmt *st, int i)
 static int
 param_count(struct db_stmt *st)
 {
-	return lite_param_count(st);
+	return ST_PG(st) ? pgb_param_count(st) : lite_param_count(st);
 }
 
 static const char *
 stmt_sql(struct db_stmt *st)
 {
-	return lite_sql(st);
-}
-
-static int
-bind_one(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
-{
-	return lite_bind(st, i, type, iv, dv, p, n);
+	return ST_PG(st) ? pgb_sql(st) : lite_sql(st);
 }
 
 static int
@@ -220,11 +335,21 @@ db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const cha
 	return -1;
 }
 
+/* The key of the advisory lock every PostgreSQL write transaction holds: one
+ * writer at a time appends to the audit chain (its head is read, then the next
+ * entry written), as SQLite's one write lock gives. */
+#define PG_WRITE_LOCK "SELECT pg_advisory_xact_lock(1634301541)"
+
 int
 db_begin(struct db *db, struct aerr *err)
 {
-	if (db_script(db, "BEGIN IMMEDIATE", NULL) != DB_OK)
+	if (db_script(db, IS_PG(db) ? "BEGIN" : "BEGIN IMMEDIATE", NULL) != DB_OK)
 		return db_err(db, err, "begin");
+	if (IS_PG(db) && db_script(db, PG_WRITE_LOCK, NULL) != DB_OK) {
+		db_err(db, err, "begin");
+		db_rollback(db);
+		return err->code;
+	}
 	return 0;
 }
 
@@ -234,7 +359,7 @@ db_commit(struct db *db, struct aerr *err)
 	if (db_script(db, "COMMIT", NULL) != DB_OK) {
 		db_err(db, err, "commit");
 		db_rollback(db);
-		return AV_RUNTIME;
+		return err->code;
 	}
 	return 0;
 }
@@ -246,14 +371,26 @@ db_rollback(struct db *db)
 		db_script(db, "ROLLBACK", NULL);
 }
 
-int
-db_schema_version(void)
+static const struct embedded_file *
+migrations(const struct db *db)
+{
+	return db != NULL && IS_PG(db) ? embedded_pg_migrations : embedded_migrations;
+}
+
+static int
+count_migrations(const struct embedded_file *m)
 {
 	int n = 0;
 
-	while (embedded_migrations[n].name != NULL)
+	while (m[n].name != NULL)
 		n++;
 	return n;
+}
+
+int
+db_schema_version(void)
+{
+	return count_migrations(embedded_migrations);
 }
 
 static int
@@ -262,47 +399,66 @@ migration_number(const char *name)
 	return atoi(name);
 }
 
+/* SQLite keeps the version in the file header (user_version); PostgreSQL in
+ * aivet_schema, a one-row table the first migration creates. */
 int
 db_user_version(struct db *db, int64_t *out, struct aerr *err)
 {
+	int64_t exists = 0;
+
 	*out = 0;
-	return db_int(db, out, err, "PRAGMA user_version", NULL) < 0 ? AV_RUNTIME : 0;
+	if (!IS_PG(db))
+		return db_int(db, out, err, "PRAGMA user_version", NULL) < 0 ? AV_RUNTIME : 0;
+	if (db_int(db, &exists, err, "SELECT to_regclass('aivet_schema') IS NOT NULL", NULL) < 0)
+		return AV_RUNTIME;
+	if (exists && db_int(db, out, err, "SELECT version FROM aivet_schema", NULL) < 0)
+		return AV_RUNTIME;
+	return 0;
+}
+
+static int
+apply_migration(struct db *db, const struct embedded_file *m, int version, struct aerr *err)
+{
+	char *sql = xmalloc(m->len + 1), *bump, *msg = NULL;
+	int64_t have = 0;
+	int rc = 0;
+
+	memcpy(sql, m->data, m->len);
+	sql[m->len] = '\0';
+	bump = IS_PG(db) ? xasprintf("UPDATE aivet_schema SET version = %d", version)
+	    : xasprintf("PRAGMA user_version = %d", version);
+	/* One migration, one transaction, version bump included: never half-applied.
+	 * Another process may have applied it while this one waited for the lock. */
+	if (db_begin(db, err) != 0 || db_user_version(db, &have, err) != 0) {
+		db_rollback(db);
+		rc = AV_RUNTIME;
+	} else if (have >= version) {
+		db_rollback(db);
+	} else if (db_script(db, sql, &msg) != DB_OK || db_script(db, bump, &msg) != DB_OK) {
+		rc = aerr_set(err, AV_RUNTIME, "migration %s failed: %s", m->name, msg ? msg : "?");
+		free(msg);
+		db_rollback(db);
+	} else {
+		rc = db_commit(db, err);
+	}
+	free(sql);
+	free(bump);
+	return rc;
 }
 
 int
 db_migrate(struct db *db, struct aerr *err)
 {
+	const struct embedded_file *all = migrations(db);
 	int64_t have = 0;
-	int want = db_schema_version();
+	int want = count_migrations(all);
 
 	if (db_user_version(db, &have, err) != 0)
 		return AV_RUNTIME;
 	for (int i = (int)have; i < want; i++) {
-		const struct embedded_file *m = &embedded_migrations[i];
-		char *sql = xmalloc(m->len + 1), *pragma;
-		char *msg = NULL;
-
-		if (migration_number(m->name) != i + 1)
-			die("migration %s is out of sequence (expected %03d)", m->name, i + 1);
-		memcpy(sql, m->data, m->len);
-		sql[m->len] = '\0';
-		/* One migration, one transaction, version bump included: never half-applied. */
-		if (db_begin(db, err) != 0) {
-			free(sql);
-			return AV_RUNTIME;
-		}
-		pragma = xasprintf("PRAGMA user_version = %d", i + 1);
-		if (db_script(db, sql, &msg) != DB_OK || db_script(db, pragma, &msg) != DB_OK) {
-			aerr_set(err, AV_RUNTIME, "migration %s failed: %s", m->name, msg ? msg : "?");
-			free(msg);
-			db_rollback(db);
-			free(sql);
-			free(pragma);
-			return AV_RUNTIME;
-		}
-		free(sql);
-		free(pragma);
-		if (db_commit(db, err) != 0)
+		if (migration_number(all[i].name) != i + 1)
+			die("migration %s is out of sequence (expected %03d)", all[i].name, i + 1);
+		if (apply_migration(db, &all[i], i + 1, err) != 0)
 			return AV_RUNTIME;
 	}
 	return 0;
@@ -312,19 +468,26 @@ static int
 check_version(struct db *db, const char *path, struct aerr *err)
 {
 	int64_t have = 0, tables = 0;
+	int want = count_migrations(migrations(db));
 
-	if (db_user_version(db, &have, err) != 0)
+	if (db_user_version(db, &have, err) != 0) {
+		/* A login the server lets in but that holds none of aivet's roles. */
+		if (strcmp(db_sqlstate(db), "42501") == 0)
+			return aerr_set(err, AV_USAGE, "reading needs the aivet_auditor role (cannot open "
+			    "database %s: %s)", path, db_errmsg(db));
 		return aerr_set(err, AV_RUNTIME, "cannot open database %s: %s", path, db_errmsg(db));
-	if (have > db_schema_version())
+	}
+	if (have > want)
 		return aerr_set(err, AV_RUNTIME, "database %s has schema version %lld, newer than "
 		    "this aivet understands (%d): upgrade aivet; the database was left untouched",
-		    path, (long long)have, db_schema_version());
+		    path, (long long)have, want);
 	if (have == 0) {
-		if (db_int(db, &tables, err, "SELECT count(*) FROM sqlite_master", NULL) < 0)
+		if (db_int(db, &tables, err, IS_PG(db) ? "SELECT count(*) FROM pg_catalog.pg_tables "
+		    "WHERE schemaname = current_schema()" : "SELECT count(*) FROM sqlite_master", NULL) < 0)
 			return AV_RUNTIME;
 		if (tables > 0)
-			return aerr_set(err, AV_USAGE, "%s is an SQLite database but not aivet's: "
-			    "it was left untouched", path);
+			return aerr_set(err, AV_USAGE, "%s is %s database but not aivet's: "
+			    "it was left untouched", path, IS_PG(db) ? "a PostgreSQL" : "an SQLite");
 	}
 	return 0;
 }
@@ -344,8 +507,47 @@ db_open_raw(const char *path, struct db **out)
 void
 db_close(struct db *db)
 {
-	if (db != NULL)
+	if (db == NULL)
+		return;
+	if (IS_PG(db))
+		pgb_close(db);
+	else
 		lite_close(db);
+}
+
+/* A server's address as messages show it: the URI without its password. */
+static char *
+shown_spec(const char *spec)
+{
+	const char *at = strchr(spec, '@'), *scheme = strstr(spec, "://");
+	const char *colon = scheme ? strchr(scheme + 3, ':') : NULL;
+
+	if (at != NULL && colon != NULL && colon < at)
+		return xasprintf("%.*s:***%s", (int)(colon - spec), spec, at);
+	return xstrdup(spec);
+}
+
+static int
+open_pg(const char *spec, struct db **out, struct aerr *err)
+{
+	struct db *db = NULL;
+	char *shown = shown_spec(spec);
+	int rc;
+
+	if (pgb_open(spec, &db, err) != 0) {
+		free(shown);
+		return err->code;
+	}
+	rc = check_version(db, shown, err);
+	if (rc == 0)
+		rc = db_migrate(db, err);
+	free(shown);
+	if (rc != 0) {
+		db_close(db);
+		return err->code;
+	}
+	*out = db;
+	return 0;
 }
 
 int
@@ -355,6 +557,8 @@ db_open(const char *spec, struct db **out, struct aerr *err)
 	const char *path = strncmp(spec, "sqlite:", 7) == 0 ? spec + 7 : spec;
 
 	*out = NULL;
+	if (db_spec_is_pg(spec))
+		return open_pg(spec, out, err);
 	if (lite_open(path, &db, err) != 0)
 		return err->code;
 	/* Check before anything writes: a newer or foreign database stays untouched. */
@@ -376,12 +580,37 @@ db_open(const char *spec, struct db **out, struct aerr *err)
 	return 0;
 }
 
+/* The login this connection acts as (PostgreSQL's session_user). */
+int
+db_session_user(struct db *db, char *out, size_t n, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT session_user", NULL);
+	int rc;
+
+	if (st == NULL)
+		return err->code;
+	if ((rc = db_step(st)) == DB_ROW)
+		snprintf(out, n, "%s", col_text(st, 0));
+	db_finalize(st);
+	if (rc != DB_ROW)
+		return db_err(db, err, "session_user");
+	return 0;
+}
+
 struct db *
 av_db(struct aivet *av, struct aerr *err)
 {
 	if (av->db == NULL) {
 		if (db_open(av->db_path, &av->db, err) != 0)
 			return NULL;
+		/* On a server the actor is the login: --actor cannot speak for another
+		 * (the server refuses an audit entry in another's name). */
+		if (db_kind(av->db) == DB_KIND_PG && db_session_user(av->db, av->actor, sizeof av->actor,
+		    err) != 0) {
+			db_close(av->db);
+			av->db = NULL;
+			return NULL;
+		}
 		if (av->on_open != NULL)
 			av->on_open(av);
 	}
@@ -395,4 +624,22 @@ av_close(struct aivet *av)
 		db_close(av->db);
 		av->db = NULL;
 	}
+}
+
+/* After rows were inserted with their ids given (a copy), the ids the database
+ * hands out next must come after them: SQLite's INTEGER PRIMARY KEY does so by
+ * itself; a PostgreSQL identity column's sequence is moved past the largest. */
+int
+db_ids_follow(struct db *db, const char *table, struct aerr *err)
+{
+	char *sql;
+	int rc;
+
+	if (db_kind(db) != DB_KIND_PG)
+		return 0;
+	sql = xasprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), max(id)) FROM %s "
+	    "HAVING max(id) IS NOT NULL AND pg_get_serial_sequence('%s', 'id') IS NOT NULL", table, table, table);
+	rc = db_exec(db, err, sql, NULL);
+	free(sql);
+	return rc;
 }

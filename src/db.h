@@ -57,8 +57,11 @@ int db_prepare_raw(struct db *db, const char *sql, struct db_stmt **out);
 /* Runs one or more statements without parameters; *msg (may be NULL) gets a
  * malloc'ed message on error. DB_OK or an error code. */
 int db_script(struct db *db, const char *sql, char **msg);
+/* Sets err from the database's last error: AV_RUNTIME, or AV_USAGE for a
+ * privilege PostgreSQL refused (SQLSTATE 42501). */
 int db_err(struct db *db, struct aerr *err, const char *what);
 const char *db_errmsg(struct db *db);
+const char *db_sqlstate(struct db *db);   /* PostgreSQL's SQLSTATE of the last error; "" else */
 /* First column of the first row as int64; returns 0 on success, 1 when no row, -1 on error. */
 int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...);
 /* The id the last INSERT gave its row (SQLite: last_insert_rowid; PostgreSQL:
@@ -66,10 +69,17 @@ int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const
  * id column must be the last thing before it). */
 int64_t db_insert_id(struct db *db);
 int db_changes(struct db *db);   /* rows the last statement changed */
+/* The login a PostgreSQL connection acts as (session_user), into out. */
+int db_session_user(struct db *db, char *out, size_t n, struct aerr *err);
+/* Moves the table's id sequence past the ids it holds (after a copy); nothing on SQLite. */
+int db_ids_follow(struct db *db, const char *table, struct aerr *err);
 
 int db_step(struct db_stmt *st);   /* DB_ROW, DB_DONE or an error */
 void db_reset(struct db_stmt *st);
 int db_bind_int64(struct db_stmt *st, int i, int64_t v);
+/* Binds parameter i (from 1) by type: DB_INTEGER iv, DB_FLOAT dv, DB_TEXT p (NULL
+ * binds NULL), DB_BLOB p and n, DB_NULL. */
+int db_bind(struct db_stmt *st, int i, int type, int64_t iv, double dv, const void *p, size_t n);
 void db_finalize(struct db_stmt *st);   /* NULL is fine */
 int db_col_count(struct db_stmt *st);
 const char *db_col_name(struct db_stmt *st, int i);

@@ -111,6 +111,17 @@ apply_credentials(struct db *db, int64_t id, const struct endpoint_input *f, con
 	return 0;
 }
 
+int
+endpoint_price_parse(const char *what, const char *s, double *out, struct aerr *err)
+{
+	char *end;
+
+	*out = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || !(*out >= 0 && *out <= 1e6))
+		return aerr_set(err, AV_USAGE, "%s: '%s' is not a price (USD per million tokens)", what, s);
+	return 0;
+}
+
 static int
 apply_prices(struct db *db, int64_t id, const struct endpoint_input *f, struct aerr *err)
 {

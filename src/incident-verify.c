@@ -111,7 +111,7 @@ incident_verify_record(struct db *db, const char *actor, struct incident_verify 
 	 * what came back: one that ended in error or inconclusive saw nothing. */
 	if (v->reproduces == 0) {
 		st = db_prepare(db, err, "SELECT probe, verdict, coalesce(reason, ''), "
-		    "coalesce(json_extract(details, '$.judged'), -1) FROM probe_result WHERE run_id = ? "
+		    "coalesce(CAST(json_extract(details, '$.judged') AS INTEGER), -1) FROM probe_result WHERE run_id = ? "
 		    "ORDER BY id", "i", v->run_id);
 		if (st == NULL) {
 			cJSON_Delete(found);

@@ -260,7 +260,7 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 	const char *actor = av->actor;
 	struct finding_source fs = { 0 };
 	struct open_parsed p = { 0 };
-	int64_t vendor_id, endpoint_id, id, severity = in->severity ? in->severity : 2, sla_ms = -1;
+	int64_t vendor_id, endpoint_id, id, severity, sla_ms = -1;
 	char disc_utc[32], ws_utc[32], we_utc[32], at[32], sla_text[32] = "", sla_source[160] = "";
 	const char *disc_given;
 	struct db *db;
@@ -277,6 +277,9 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 	if (vendor_lookup(db, in->vendor, &vendor_id, err) != 0 ||
 	    open_endpoint(db, in, vendor_id, &fs, &endpoint_id, err) != 0)
 		goto fail;
+	/* Unless given, a finding's severity carries over: a critical finding is a 4. */
+	severity = in->severity ? in->severity : in->from_finding ?
+	    incident_severity_of_finding(fs.severity) : 2;
 	/* Discovery: as given, else when the finding's run saw it, else now. */
 	now_iso(at);
 	if (in->discovered != NULL) {
@@ -359,8 +362,8 @@ incident_set_status(struct aivet *av, const char *ref, const char *to, const cha
 	if (at_given != NULL) {
 		/* A back-dated change still follows the change before it. */
 		struct db_stmt *st = db_prepare(db, err, "SELECT id, at, at_utc FROM incident_entry "
-		    "WHERE incident_id = ? AND (kind = 'status-change' OR json_extract(details, "
-		    "'$.opened')) ORDER BY id DESC LIMIT 1", "i", id);
+		    "WHERE incident_id = ? AND (kind = 'status-change' OR json_type(details, "
+		    "'$.opened') = 'true') ORDER BY id DESC LIMIT 1", "i", id);
 		int64_t prev;
 
 		if (st == NULL)

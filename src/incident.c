@@ -29,6 +29,30 @@ const char *const incident_entry_kinds[] = {
 	"mitigation", "verification", "status-change", NULL
 };
 
+static const char *const severity_words[] = { "low", "medium", "high", "critical" };
+
+const char *
+incident_severity_word(int64_t severity)
+{
+	return severity >= 1 && severity <= INCIDENT_SEVERITY_MAX ? severity_words[severity - 1] : "?";
+}
+
+void
+incident_severity_text(int64_t severity, char *out, size_t n)
+{
+	snprintf(out, n, "%lld (%s; %d = most severe)", (long long)severity,
+	    incident_severity_word(severity), INCIDENT_SEVERITY_MAX);
+}
+
+int64_t
+incident_severity_of_finding(const char *finding_severity)
+{
+	for (int i = 0; i < INCIDENT_SEVERITY_MAX; i++)
+		if (strcmp(finding_severity, severity_words[i]) == 0)
+			return i + 1;
+	return 1;   /* info */
+}
+
 #define MAX_ENTRY_TEXT 20000
 #define FUTURE_SLACK_MS ((int64_t)5 * 60 * 1000)
 
@@ -200,10 +224,11 @@ incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 	if (st->bad_seq != 0)
 		return 0;
 	/* An incident's status is where its newest status-change entry took it. */
-	q = db_prepare(db, err, "SELECT i.id, i.status, coalesce((SELECT json_extract(e.details, "
-	    "'$.to') FROM incident_entry e WHERE e.incident_id = i.id AND e.kind = 'status-change' "
-	    "ORDER BY e.id DESC LIMIT 1), 'new') AS timeline FROM incident i "
-	    "WHERE i.status IS NOT timeline ORDER BY i.id LIMIT 1", NULL);
+	q = db_prepare(db, err, "SELECT id, status, timeline FROM (SELECT i.id, i.status, "
+	    "coalesce((SELECT json_extract(e.details, '$.to') FROM incident_entry e "
+	    "WHERE e.incident_id = i.id AND e.kind = 'status-change' ORDER BY e.id DESC LIMIT 1), "
+	    "'new') AS timeline FROM incident i) AS t WHERE status IS NOT timeline ORDER BY id LIMIT 1",
+	    NULL);
 	if (q == NULL)
 		return AV_RUNTIME;
 	if (db_step(q) == DB_ROW)

@@ -81,6 +81,16 @@ void fmt_duration(int64_t ms, char *out, size_t n);
 /* ---- the incident record (incident.c) ---- */
 
 extern const char *const incident_statuses[];   /* new ... closed, NULL-terminated */
+
+/* Incident severity runs 1 (low) to 4 (critical, the most severe). */
+#define INCIDENT_SEVERITY_MAX 4
+/* The words for a severity: "low", "medium", "high", "critical"; "?" outside 1-4. */
+const char *incident_severity_word(int64_t severity);
+/* "4 (critical; 4 = most severe)" as every screen and text shows it. */
+void incident_severity_text(int64_t severity, char *out, size_t n);
+/* The severity an incident opened from a finding starts at: critical 4, high 3,
+ * medium 2, low and info 1. */
+int64_t incident_severity_of_finding(const char *finding_severity);
 extern const char *const incident_entry_kinds[];
 
 /* Adds one immutable timeline entry and its audit entry (inside the caller's
@@ -141,7 +151,7 @@ int incident_writable(struct db *db, const char *arg, int64_t *id, struct aerr *
 struct incident_open_input {
 	const char *vendor, *title, *endpoint, *discovered, *window_start, *window_end, *phi;
 	const char *individuals, *state_residents, *vendor_discovered, *vendor_sla;
-	int64_t severity;       /* 1-4; 0 means the default, 2 */
+	int64_t severity;       /* 1-4; 0: from the finding's severity, else 2 */
 	int64_t from_finding;   /* 0: opened by hand */
 	int eu_data;
 };

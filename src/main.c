@@ -23,9 +23,10 @@ static const char global_usage[] =
     "       aivet --version | --help\n";
 
 static const struct opt global_opts[] = {
-	{ "db", 'd', "PATH", "database file (default $AIVET_DB, else $XDG_DATA_HOME/aivet/aivet.db)", 0 },
+	{ "db", 'd', "PATH", "database: a file, sqlite:PATH or postgresql://... (default $AIVET_DB, "
+	  "else $XDG_DATA_HOME/aivet/aivet.db)", 0 },
 	{ "actor", 'a', "NAME", "who is acting, for the audit log (default $AIVET_ACTOR, else the "
-	  "login name)", 0 },
+	  "login name; ignored on PostgreSQL, where the actor is the database login)", 0 },
 	{ "tz", 'z', "ZONE", "the organisation's IANA time zone, for end-of-day deadlines and shown "
 	  "beside UTC (default $AIVET_TZ, else the config file 'timezone')", 0 },
 	{ "version", 'V', NULL, "print the version", 0 },
@@ -93,6 +94,21 @@ default_actor(char *out, size_t n)
 }
 
 /* "aivet help [COMMAND [SUBCOMMAND]]" is "aivet COMMAND [SUBCOMMAND] --help". */
+/* How many words "aivet help" may take after itself for this command: two,
+ * or three where the subcommand has subcommands of its own (incident task add). */
+static int
+help_depth(const char *cmd, const char *sub)
+{
+	const struct cmd_entry *e = cmd_find(cmd);
+
+	if (e == NULL || e->subs == NULL || sub == NULL)
+		return 2;
+	for (const struct cmd_entry *s = e->subs; s->name != NULL; s++)
+		if (strcmp(s->name, sub) == 0)
+			return s->subs != NULL ? 3 : 2;
+	return 2;
+}
+
 static int
 help_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -103,9 +119,9 @@ help_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		print_help();
 		return AV_OK;
 	}
-	if (argc > 3)
-		return aerr_set(err, AV_USAGE, "help takes a command and a subcommand at most\n"
-		    "usage: aivet help [COMMAND [SUBCOMMAND]]");
+	if (argc > help_depth(argv[1], argv[2]) + 1)
+		return aerr_set(err, AV_USAGE, "help takes a command and its subcommands at most\n"
+		    "usage: aivet help [COMMAND [SUBCOMMAND [SUBCOMMAND]]]");
 	args = xmalloc(sizeof *args * (size_t)(argc + 1));
 	for (int i = 1; i < argc; i++)
 		args[i - 1] = argv[i];

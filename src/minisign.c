@@ -652,6 +652,61 @@ keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err)
 	return rc;
 }
 
+/* NAME's secret key file, read into secure memory; the path for messages. */
+static int
+keystore_read_sec(const char *name, struct secbuf *b, char **path, struct aerr *err)
+{
+	char *dir = keystore_dir();
+
+	*path = xasprintf("%s/%s.key", dir, name);
+	free(dir);
+	if (keystore_name_check(name, err) != 0 || access(*path, F_OK) != 0) {
+		if (err->code == 0)
+			aerr_set(err, AV_USAGE, "no key named '%s' (%s); create one with 'aivet key generate'",
+			    name, *path);
+		free(*path);
+		*path = NULL;
+		return err->code;
+	}
+	if (secbuf_read_file(*path, b, err) != 0) {
+		free(*path);
+		*path = NULL;
+		return err->code;
+	}
+	return 0;
+}
+
+int
+keystore_sec_encrypted(const char *name, int *encrypted, struct aerr *err)
+{
+	struct secbuf b;
+	char *path;
+	int rc;
+
+	if (keystore_read_sec(name, &b, &path, err) != 0)
+		return err->code;
+	rc = minisign_seckey_is_encrypted(b.data, b.len, path, encrypted, err);
+	secbuf_free(&b);
+	free(path);
+	return rc;
+}
+
+int
+keystore_open_sec(const char *name, const char *pw, size_t pwlen, struct minisign_sec **sec,
+    struct aerr *err)
+{
+	struct secbuf b;
+	char *path;
+	int rc;
+
+	if (keystore_read_sec(name, &b, &path, err) != 0)
+		return err->code;
+	rc = minisign_seckey_parse(b.data, b.len, path, pw, pwlen, sec, err);
+	secbuf_free(&b);
+	free(path);
+	return rc;
+}
+
 /* ---- trusted signers ---- */
 
 char *
@@ -932,7 +987,6 @@ keystore_generate(const char *name, int password, enum minisign_kdf_cost cost,
     struct minisign_pub *pub, struct aerr *err)
 {
 	struct minisign_sec *sec;
-	struct secbuf kb = { 0 };
 	char *pw = NULL, *kp;
 	size_t pwlen = 0;
 	int rc;
@@ -948,15 +1002,40 @@ keystore_generate(const char *name, int password, enum minisign_kdf_cost cost,
 	free(kp);
 	if (password && key_password("passphrase for the new key: ", 1, &pw, &pwlen, err) != 0)
 		return err->code;
-	if (minisign_generate(&sec, pub, err) != 0) {
-		credref_free(pw, pwlen);
-		return err->code;
-	}
-	rc = minisign_seckey_format(sec, pw, pwlen, cost, &kb, err);
+	rc = keystore_generate_sec(name, pw, pwlen, cost, pub, &sec, err);
 	minisign_sec_free(sec);
 	credref_free(pw, pwlen);
+	return rc;
+}
+
+int
+keystore_generate_sec(const char *name, const char *pw, size_t pwlen,
+    enum minisign_kdf_cost cost, struct minisign_pub *pub, struct minisign_sec **sec,
+    struct aerr *err)
+{
+	struct secbuf kb = { 0 };
+	char *kp;
+	int rc;
+
+	*sec = NULL;
+	if (keystore_name_check(name, err) != 0)
+		return err->code;
+	kp = keystore_path(name, "key");
+	if (access(kp, F_OK) == 0) {
+		aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
+		free(kp);
+		return err->code;
+	}
+	free(kp);
+	if (minisign_generate(sec, pub, err) != 0)
+		return err->code;
+	rc = minisign_seckey_format(*sec, pw, pwlen, cost, &kb, err);
 	if (rc == 0)
 		rc = keystore_store(name, kb.data, kb.len, pub, err);
 	secbuf_free(&kb);
+	if (rc != 0) {
+		minisign_sec_free(*sec);
+		*sec = NULL;
+	}
 	return rc;
 }

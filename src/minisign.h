@@ -87,6 +87,12 @@ int keystore_load_pub(const char *name, struct minisign_pub *pub, struct aerr *e
 int signer_load(const char *key, const char *pubfile, struct minisign_pub *pub, struct aerr *err);
 /* Loads NAME's secret key, asking for the passphrase when it is encrypted. */
 int keystore_load_sec(const char *name, struct minisign_sec **sec, struct aerr *err);
+/* Whether NAME's secret key is encrypted, so a passphrase must be had first. */
+int keystore_sec_encrypted(const char *name, int *encrypted, struct aerr *err);
+/* Opens NAME's secret key with a passphrase read already (pw NULL for an
+ * unencrypted key): for a caller that asks for it in its own way. */
+int keystore_open_sec(const char *name, const char *pw, size_t pwlen, struct minisign_sec **sec,
+    struct aerr *err);
 
 /* NAME.EXT in the key store; caller frees. */
 char *keystore_path(const char *name, const char *ext);
@@ -96,6 +102,11 @@ int keystore_store(const char *name, const char *sectext, size_t seclen,
 /* Generates NAME, asking for its passphrase (twice) unless password is 0. */
 int keystore_generate(const char *name, int password, enum minisign_kdf_cost cost,
     struct minisign_pub *pub, struct aerr *err);
+/* Generates NAME encrypted with pw (NULL: not encrypted) and keeps its secret
+ * key in *sec, so what the new key signs next needs no passphrase again. */
+int keystore_generate_sec(const char *name, const char *pw, size_t pwlen,
+    enum minisign_kdf_cost cost, struct minisign_pub *pub, struct minisign_sec **sec,
+    struct aerr *err);
 /* "key NAME generated (key id ...)" and where its two files are. */
 void keystore_created_text(const char *verb, const char *name, const struct minisign_pub *pub,
     int encrypted, struct buf *out);

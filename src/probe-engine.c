@@ -2004,7 +2004,7 @@ probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)
 		fs = cJSON_AddArrayToObject(p, "findings");
 		fst = db_prepare(db, err, "SELECT f.id, f.code, f.severity, f.message, "
 		    "(SELECT json_group_array(evidence_id) FROM (SELECT evidence_id FROM finding_evidence "
-		    "WHERE finding_id = f.id ORDER BY evidence_id)) FROM finding f WHERE f.run_id = ? AND "
+		    "WHERE finding_id = f.id ORDER BY evidence_id) AS fe) FROM finding f WHERE f.run_id = ? AND "
 		    "f.probe = ? ORDER BY f.id", "it", run_id, col_text(st, 0));
 		while (fst != NULL && db_step(fst) == DB_ROW) {
 			cJSON *f = cJSON_CreateObject();

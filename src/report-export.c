@@ -64,15 +64,28 @@ report_export(struct db *db, const char *actor, struct report_opts *o, const cha
     const char *key, struct report_export_result *res, struct aerr *err)
 {
 	struct minisign_sec *sec = NULL;
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	/* The key first: a wrong passphrase should cost nothing. */
+	if (keystore_load_sec(key, &sec, err) != 0)
+		return err->code;
+	rc = report_export_sec(db, actor, o, out, sec, NULL, NULL, res, err);
+	minisign_sec_free(sec);
+	return rc;
+}
+
+int
+report_export_sec(struct db *db, const char *actor, struct report_opts *o, const char *out,
+    const struct minisign_sec *sec, void (*progress)(void *arg, const char *what), void *arg,
+    struct report_export_result *res, struct aerr *err)
+{
 	struct minisign_pub pub;
 	struct report r = { 0 };
 	struct buf publine = { 0 };
 	int rc;
 
 	memset(res, 0, sizeof *res);
-	/* The key first: a wrong passphrase should cost nothing. */
-	if (keystore_load_sec(key, &sec, err) != 0)
-		goto done;
 	minisign_sec_to_pub(sec, &pub);
 	minisign_keyid(pub.keynum, res->key_id);
 	o->key_id = res->key_id;
@@ -81,8 +94,18 @@ report_export(struct db *db, const char *actor, struct report_opts *o, const cha
 	o->public_key = res->public_key;
 	if (db_begin(db, err) != 0)
 		goto done;
-	if (report_collect(db, o, &r, err) != 0 || endpoints_clean(&r, err) != 0 ||
-	    bundle_write(out, &r, sec, res->sums, err) != 0)
+	if (progress != NULL)
+		progress(arg, "collecting the report ...");
+	if (report_collect(db, o, &r, err) != 0 || endpoints_clean(&r, err) != 0)
+		goto fail;
+	if (progress != NULL) {
+		/* The renderings, the evidence files, aivet.pub and VERIFY.txt. */
+		char *what = xasprintf("writing and signing %zu files ...", r.nfiles + 6);
+
+		progress(arg, what);
+		free(what);
+	}
+	if (bundle_write(out, &r, sec, res->sums, err) != 0)
 		goto fail;
 	{
 		const char *rid = cJSON_GetObjectItem(r.json, "report_id")->valuestring;
@@ -116,7 +139,6 @@ fail:
 done:
 	report_free(&r);
 	buf_free(&publine);
-	minisign_sec_free(sec);
 	return err->code;
 }
 

@@ -111,6 +111,11 @@ struct report_export_result {
  * out and records the export with its audit entry, all in one transaction. */
 int report_export(struct db *db, const char *actor, struct report_opts *o, const char *out,
     const char *key, struct report_export_result *res, struct aerr *err);
+/* The same with a secret key the caller unlocked (and frees), telling
+ * progress ("signing 12 files") when progress is not NULL. */
+int report_export_sec(struct db *db, const char *actor, struct report_opts *o, const char *out,
+    const struct minisign_sec *sec, void (*progress)(void *arg, const char *what), void *arg,
+    struct report_export_result *res, struct aerr *err);
 /* "--runs": run ids separated by commas, into a new array. */
 int report_parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err);
 /* What "aivet report" prints: where the bundle went, its key and how to verify it. */

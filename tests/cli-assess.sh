@@ -126,6 +126,14 @@ run assess show 1 --json
 is "$(printf '%s' "$out" | json '.questions[] | select(.id == "gate") | .evidence[0] | "\(.sha256) \(.original_name) \(.size) \(.media_type) \(.effective_date) \(.added_by)"')" \
 	"$sha soc2.txt 34 text/plain 2026-06-30 tester" "evidence fields"
 like "$(printf '%s' "$out" | json '.questions[] | select(.id == "gate") | .evidence[0].added_at')" 'Z$' "added_at in UTC"
+run assess show 1
+is "$(printf '%s\n' "$out" | grep -A2 ' gate ' | sed 's/  */ /g')" \
+	" low gate yes
+ note: per their SOC 2 report
+ evidence 1: soc2.txt (34 bytes, sha256 ${sha%${sha#????????????}})" \
+	"assess show names each answer's evidence files: id, name, size and digest prefix"
+like "$out" " notify .*
+ +evidence 2: soc2.txt \(34 bytes, sha256 ${sha%${sha#????????????}}\)" "on every answer that has one"
 snap=$(db_snapshot)
 refused "--effective dates an --evidence file; none was given
 usage: aivet assess answer ASSESSMENT QUESTION [VALUE] [--note TEXT] [--evidence FILE]... [--effective DATE] [--clear]" \

@@ -21,7 +21,13 @@ done
 run help nothing
 is "$rc:$errout" "2:aivet: unknown command 'nothing' (see 'aivet --help')" "help for an unknown command"
 run help incident due extra
-is "$rc" 2 "help takes two words at most"
+is "$rc:$errout" "2:aivet: help takes a command and its subcommands at most
+usage: aivet help [COMMAND [SUBCOMMAND [SUBCOMMAND]]]" "help takes two words where the subcommand has none"
+run help incident task add
+want=$("$AIVET" incident task add --help)
+is "$rc:$out" "0:$want" "aivet help incident task add is aivet incident task add --help"
+run help incident task add extra
+is "$rc" 2 "and no more"
 
 # ---- did you mean ----
 run incidnet list

@@ -220,6 +220,23 @@ is "$(echo "$out" | json '[.endpoint, (.links | map(.object_type + ":" + (.objec
 	"acme/chat evidence:1,finding:4,run:3" "finding, run and evidence linked"
 is "$(echo "$out" | json '.timeline[0].text')" \
 	"Incident opened from probe finding 4 (canary cross-tenant-leak, critical): tenant b saw tenant a's canary" "the detection entry names the finding"
+is "$(echo "$out" | json '.severity')" 4 "a critical finding opens an incident at severity 4"
+run incident show 3
+like "$out" "
+  severity     4 \(critical; 4 = most severe\)
+" "incident show labels the severity and says which end is worst"
+sqlite3 "$AIVET_DB" "INSERT INTO finding (id, run_id, probe, code, severity, message)
+	VALUES (5, 3, 'oversize', 'oversize-accepted', 'high', 'a prompt over the context got HTTP 200'),
+	(6, 3, 'errors', 'error-echo', 'low', 'an error echoed the prompt')"
+run incident open acme --title "Oversize" --from-finding 5
+run incident show 4 --json
+is "$(echo "$out" | json '.severity')" 3 "a high finding: severity 3"
+run incident open acme --title "Echo" --from-finding 6 --severity 2
+run incident show 5 --json
+is "$(echo "$out" | json '.severity')" 2 "--severity given wins over the finding's"
+run incident open acme --title "Echo again" --from-finding 6
+run incident show 6
+like "$out" "severity     1 \(low; 4 = most severe\)" "a low finding: severity 1"
 run incident link 3 --finding 4
 is "$errout" "aivet: finding 4 is already linked to incident 3" "linking twice"
 run incident link 3 --run 77

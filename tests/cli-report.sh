@@ -177,6 +177,9 @@ like "$(cat "$H")" 'rating rating-unacceptable' "with the overall rating"
 like "$(cat "$B/report.md")" "Overall rating: \*\*unacceptable\*\*" "report.md has the same summary"
 like "$(cat "$B/report.md")" "\| limits_oversize \| error \| prod \| contradicted \| OVERSIZE_ACCEPTED in run 1 \(oversize\) \|" \
 	"and the claims table"
+is "$(grep -A2 '^| Question | Answer | Note | By | At | Evidence |$' "$B/report.md" | sed -n 3p)" \
+	"| context_full | yes | none | alice | 2026-11-02T10:02:00.000Z | none |" \
+	"report.md's answers carry an evidence column (none when none is attached)"
 
 # ---- OSCAL ----
 O="$B/oscal-assessment-results.json"
@@ -302,6 +305,33 @@ is "$rc" 1 "a correctly signed but malformed report.json fails"
 is "$out" "bundle $C FAILED verification
   report.json: claims: missing or not an array
   report.json: summary.rating: missing or unknown" "and names each broken rule"
+
+# ---- files attached to answers: report.md names them as the bundle stores them ----
+printf 'DPA signed 2026-10-01\n' > "$T/dpa.txt"
+"$AIVET" vendor add beta >/dev/null
+"$AIVET" assess start beta ai-vendor >/dev/null
+"$AIVET" assess answer 2 retention_days 30 --evidence "$T/dpa.txt" >/dev/null
+printf 'second page\n' > "$T/dpa 2.txt"
+"$AIVET" assess answer 2 retention_days --evidence "$T/dpa 2.txt" >/dev/null
+run report beta --out "$T/beta"
+is "$rc" 0 "a report with attached files"
+is "$(grep '^| retention_days |' "$T/beta/report.md" | sed 's/| [0-9T:.-]*Z |/| AT |/')" \
+	"| retention_days | 30 | none | tester | AT | [file-3-dpa.txt](evidence/file-3-dpa.txt), [file-4-dpa\\_2.txt](evidence/file-4-dpa_2.txt) |" \
+	"report.md's evidence column links each attached file by its path in the bundle"
+ok "$(test -f "$T/beta/evidence/file-3-dpa.txt" && test -f "$T/beta/evidence/file-4-dpa_2.txt"; echo $?)" \
+	"and those paths are the files in the bundle"
+
+# ---- an encrypted key: the passphrase is asked for once per report, on the terminal ----
+. "$TESTS_SRCDIR/tui-lib.sh"
+printf 'open sesame\n' > "$T/encpw"
+AIVET_KEY_PASSWORD_FILE="$T/encpw" "$AIVET" key generate --name enc --kdf-cost interactive >/dev/null
+tui_start 100x30 report acme --out "$T/enc-report" --key enc
+tui_wait "passphrase for key enc:"; ok $? "report asks for the key's passphrase on the terminal"
+tui_type "open sesame"
+tui_keys Enter
+tui_wait "[exit 0]" 20; ok $? "and writes the report"
+is "$(tui_screen | grep -c 'passphrase')" 1 "asking once"
+tui_stop
 
 run verify "$T/nosuch"
 is "$rc" 2 "verify of a missing directory is a usage error"

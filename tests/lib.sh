@@ -69,3 +69,41 @@ json() {
 db_snapshot() {
 	sqlite3 "$AIVET_DB" .dump 2>/dev/null | md5sum
 }
+
+# db_fresh: an empty database in place of the test's one.
+db_fresh() {
+	rm -f "$AIVET_DB" "$AIVET_DB-wal" "$AIVET_DB-shm"
+}
+
+# AIVET_TEST_BACKEND=pg: the test runs against a fresh database on a throwaway
+# PostgreSQL cluster (tests/pg-lib.sh) instead of an SQLite file.
+if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
+	. "$TESTS_SRCDIR/pg-lib.sh"
+	pg_start
+	# On a server the actor is the login: the test's actor owns its database
+	# (and may create aivet's roles when it migrates it).
+	pg_login "$AIVET_ACTOR" CREATEROLE >/dev/null
+	pg_createdb aivet "$AIVET_ACTOR"
+	AIVET_DB=$(pg_url aivet "$AIVET_ACTOR")
+	# The tests' own look at the database ("sqlite3 $AIVET_DB SQL") goes to psql.
+	PATH=$TESTS_SRCDIR/pg-bin:$PATH
+	export AIVET_DB PATH
+	db_snapshot() {
+		sqlite3 "$AIVET_DB" .dump | md5sum
+	}
+	db_fresh() {
+		pg_sql "DROP DATABASE aivet WITH (FORCE)" >/dev/null && pg_createdb aivet "$AIVET_ACTOR"
+	}
+	# "run --actor NAME ...": on a server the actor is the login, so NAME acts
+	# as a login of that name (created when first named, a reviewer), as that
+	# person would.
+	run() {
+		if [ "${1:-}" = --actor ] && [ "$2" != "$AIVET_ACTOR" ]; then
+			[ "$(pg_sql "SELECT count(*) FROM pg_roles WHERE rolname = '$2'")" = 1 ] ||
+				pg_sql "CREATE ROLE \"$2\" LOGIN IN ROLE aivet_reviewer" >/dev/null
+			set -- --db "$(pg_url aivet "$2")" "$@"
+		fi
+		out=$("$AIVET" "$@" 2>"$T/stderr") && rc=0 || rc=$?
+		errout=$(cat "$T/stderr")
+	}
+fi

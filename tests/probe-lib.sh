@@ -9,7 +9,7 @@ PROBE_TENANTS="alice=$PROBE_KEY_ALICE,bob=$PROBE_KEY_BOB"
 probe_setup() {
 	_api=$1 _ctx=$2
 	shift 2
-	rm -f "$AIVET_DB" "$AIVET_DB-wal" "$AIVET_DB-shm"
+	db_fresh
 	_base="$SIM_URL/v1"
 	[ "$_api" = anthropic ] && _base="$SIM_URL"
 	"$AIVET" vendor add V >/dev/null &&

@@ -65,6 +65,8 @@ tui_wait "Run 1 on V/e"
 tui_keys /
 tui_type LEAK_CROSS_TENANT
 tui_keys Enter
+# Keys queued behind a dialog's Enter are dropped: wait for the prompt to close.
+tui_wait "filter: LEAK_CROSS_TENANT"
 tui_keys Enter
 tui_wait "REQUEST"; ok $? "the finding's evidence opens"
 scr=$(tui_screen)

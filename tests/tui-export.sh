@@ -1,7 +1,9 @@
 #!/bin/sh
 # tests/tui-export.sh: the vendor screen's export dialog in tmux — the
 # choices offered, a bad field refused as it is typed, the bundle written
-# with the chosen key and verified, and where it went shown.
+# with the chosen key and verified, and where it went shown; the passphrase
+# asked for once per export, in a box on the screen, with the key derivation
+# on the status line.
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/tui-lib.sh"
 . "$TESTS_SRCDIR/report-fixture.sh"
@@ -17,7 +19,7 @@ tui_keys Enter
 tui_wait "Vendor:      acme"; ok $? "Enter opens the vendor"
 tui_keys E
 tui_wait "Export signed bundle"; ok $? "E opens the export dialog"
-like "$(tui_screen)" "empty: every assessment; 1 \(final\)" "it offers the assessments"
+tui_wait "empty: every assessment; 1 (final)"; ok $? "it offers the assessments"
 tui_keys Tab
 tui_wait "empty: every run; ids as 1,3 or since:2026-11-01; 1 (completed)"; ok $? "and the runs"
 tui_type "x"
@@ -43,7 +45,7 @@ tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 tui_stop
 
-# An encrypted key: the dialog hands the terminal back for the passphrase, without echo.
+# An encrypted key: its passphrase is asked for once, in a box on the screen, never echoed.
 printf 'open sesame\n' > "$T/pw"
 AIVET_KEY_PASSWORD_FILE="$T/pw" "$AIVET" key generate --name enc --kdf-cost interactive >/dev/null
 ENCID=$(sed -n 's/^untrusted comment: minisign public key //p' "$XDG_CONFIG_HOME/aivet/keys/enc.pub")
@@ -60,7 +62,14 @@ tui_type enc
 tui_keys Tab C-u
 tui_type "$T/enc-bundle"
 tui_keys Enter
-tui_wait "passphrase for key enc:" 20; ok $? "the passphrase is asked for on the terminal"
+tui_wait "Passphrase for key enc" 20; ok $? "the passphrase is asked for in a box on the screen"
+tui_expect tui-export-passphrase.txt
+tui_type "open sezame"
+tui_keys Enter
+tui_wait_re "^error: .*/enc.key: wrong passphrase" 20
+ok $? "a wrong passphrase is refused, on the status line too"
+tui_keys Enter
+tui_wait "Passphrase for key enc" 20; ok $? "Enter in the dialog asks again"
 tui_type "open sesame"
 sleep 0.3
 unlike "$(tui_screen)" "open sesame" "the passphrase is not echoed as it is typed"
@@ -100,6 +109,74 @@ tui_keys Enter
 tui_wait "report.md: SHA-256 does not match SHA256SUMS"; ok $? "and shows what verify found"
 like "$(tui_screen)" "verification failed \(1 problem\)" "the status line says it failed"
 tui_keys q q q q
-tui_wait "[exit 0]"; ok $? "aivet exits cleanly after the terminal was handed back"
+tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
+tui_stop
+
+# A key made by the export itself: one passphrase box (typed twice in it), the
+# derivation said on the status line while it runs, and nothing asked again to sign.
+tui_start 120x40
+tui_wait "Dashboard"
+tui_keys L
+tui_wait "acme"
+tui_keys Enter
+tui_wait "Vendor:      acme"
+tui_keys E
+tui_wait "Export signed bundle"
+tui_keys Tab Tab Tab C-u
+tui_type fresh
+tui_keys Tab C-u
+tui_type "$T/fresh-bundle"
+tui_keys Enter
+tui_wait "There is no key named fresh. Create it now?"; ok $? "a missing key is offered to be made"
+tui_keys y
+tui_wait "Passphrase for the new key fresh"; ok $? "its passphrase is asked for in a box"
+tui_type "tr0ub4dor"
+tui_keys Enter
+tui_wait "Again:      _"; ok $? "and typed again in the same box"
+tui_type "tr0ub4dor"
+tui_keys Enter
+tui_wait "deriving the new key's protection from its passphrase ..." 20
+ok $? "the status line says the key is being derived while it is"
+tui_wait "bundle $T/fresh-bundle verified" 60; ok $? "the bundle is signed without asking again"
+like "$(tui_screen)" "key fresh generated \(key id [0-9A-F]+\)" "the result names the new key"
+unlike "$(tui_screen)" "tr0ub4dor" "the passphrase never shows"
+printf 'tr0ub4dor\n' > "$T/freshpw"
+AIVET_KEY_PASSWORD_FILE="$T/freshpw" "$AIVET" key sign "$T/freshpw" --key fresh >/dev/null 2>&1
+ok $? "the new key opens with the passphrase given once"
+tui_keys q q q q
+tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
+tui_stop
+
+# Counted: the passphrase file (the way tests and scripts give it) is read once per export.
+mkfifo "$T/pwfifo"
+echo 0 > "$T/reads"
+# Each write waits for a reader to open the FIFO; the pause lets that reader close it
+# before the next write, so a write is never taken by the same read.
+( i=0; while [ $i -lt 5 ]; do printf 'open sesame\n' > "$T/pwfifo"; i=$((i + 1)); echo $i > "$T/reads"; sleep 1; done ) \
+	</dev/null >/dev/null 2>&1 &
+feeder=$!
+stop_feeder() { kill "$feeder" 2>/dev/null || true; }
+_cleanup_hooks="$_cleanup_hooks stop_feeder"
+TUI_ENV="AIVET_KEY_PASSWORD_FILE=$T/pwfifo"
+tui_start 100x30
+tui_wait "Dashboard"
+tui_keys L
+tui_wait "acme"
+tui_keys Enter
+tui_wait "Vendor:      acme"
+tui_keys E
+tui_wait "Export signed bundle"
+tui_keys Tab Tab Tab C-u
+tui_type counted
+tui_keys Tab C-u
+tui_type "$T/counted-bundle"
+tui_keys Enter
+tui_wait "There is no key named counted. Create it now?"
+tui_keys y
+tui_wait "bundle $T/counted-bundle verified" 60; ok $? "an export that makes its key, the passphrase from a file"
+is "$(cat "$T/reads")" 1 "reads the passphrase once, to make the key and to sign"
+stop_feeder
+tui_keys q q q q
+tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 
 done_testing

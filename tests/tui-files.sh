@@ -35,7 +35,18 @@ tui_keys Enter
 tui_wait "contracts  [filter: baa]"; ok $? "/ filters the directory"
 unlike "$(tui_screen)" "notes.txt" "only what matches is listed"
 tui_keys Enter
-tui_wait "question kv_cache_scope: per_tenant (risk low)"; ok $? "picking the file attaches it"
+sha=$(sha256sum "$T/files/contracts/baa.pdf" | cut -c1-12)
+tui_wait "attached baa.pdf (48 bytes, sha256 $sha) to kv_cache_scope"
+ok $? "picking the file attaches it, and the status line names the file, its size and digest"
+tui_wait "Evidence: baa.pdf (48 bytes, sha256 $sha)"; ok $? "the detail pane lists the answer's files"
+tui_expect tui-files-attached.txt
+tui_keys f
+tui_wait "Attach evidence to this answer: $T/files"
+tui_keys Down Enter
+tui_wait "Attach evidence to this answer: $T/files/contracts"
+tui_keys Down Enter
+tui_wait "baa.pdf is attached to kv_cache_scope already (sha256 $sha)"
+ok $? "the same file again: the status line says it is there already"
 
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.questions[] | select(.evidence | length > 0) | .evidence[0].original_name] | @csv')" '"baa.pdf"' \

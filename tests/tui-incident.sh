@@ -80,8 +80,11 @@ if [ -x "${AIVET_SIM:-}" ]; then
 	tui_wait "Re-run canary,oversize against Lumen Inference/summarise to verify incident 1?"
 	ok $? "y asks before sending probes"
 	tui_keys y
-	tui_wait "incident 1: entry 14: Verification run 1 (canary,oversize): the failure no longe" 30
-	ok $? "the job's outcome in the status line"
+	# Wider than the terminal, the outcome wraps onto a second status line rather than being cut.
+	tui_wait "longer reproduces" 30
+	is "$(tui_screen | tail -2 | sed 's/[[:space:]]*$//' | paste -sd ' ')" \
+		"incident 1: entry 14: Verification run 1 (canary,oversize): the failure no longer reproduces" \
+		"the job's outcome in the status line, whole"
 	tui_keys G
 	tui_wait ">   run      1    completed"; ok $? "the run appears among the linked evidence"
 	run incident show 1 --json
@@ -92,5 +95,40 @@ else
 	ok 0 "# SKIP aivet-sim is not built: no verification from the TUI"
 fi
 tui_keys q q
+tui_wait "[exit 0]"; ok $? "q quits"
+tui_stop
+
+# ---- the facts form: e, with the severity scale labelled; the clocks follow ----
+tui_start 120x40
+tui_wait "== Open incidents =="
+tui_keys i
+tui_wait "Incidents (2, 0 overdue)"
+tui_keys g Enter
+tui_wait "Incident 2 (investigating)"
+like "$(tui_screen)" "Severity: 2 \(medium; 4 = most severe\)" "the header labels the severity"
+like "$(tui_screen)" "hhs +running +due 2027-03-0" "fewer than 500: the HHS annual log"
+tui_keys e
+tui_wait "Incident facts"; ok $? "e opens the facts form"
+tui_expect tui-incident-facts.txt
+tui_keys C-u
+tui_type 5
+tui_wait "1 low, 2 medium, 3 high or 4 critical (4 = most severe)"; ok $? "a severity off the scale is refused as typed"
+tui_keys BSpace
+tui_type 4
+tui_keys Tab Tab C-u
+tui_type 600
+tui_keys Enter
+tui_wait "incident 2: facts recorded; the clocks follow them"; ok $? "the facts are recorded"
+tui_wait "Severity: 4 (critical; 4 = most severe)"; ok $? "the header shows the new severity"
+like "$(tui_screen)" "hhs +running +due 2026-12-31T10:00:00Z, 31d 10h left" "500 or more: the HHS clock is now 60 days after discovery"
+like "$(tui_screen)" "Individuals: 600" "and the count"
+run incident show 2 --json
+is "$(echo "$out" | json '[.severity, .individuals, .phi, .eu_data, .timeline[-1].kind, .timeline[-1].text] | map(tostring) | join("|")')" \
+	"4|600|yes|true|decision|Set severity 4, individuals 600" "the CLI sees only what changed, as a decision entry"
+tui_keys e
+tui_wait "Incident facts"
+tui_keys Enter
+tui_wait "incident 2: no fact changed"; ok $? "a form sent unchanged records nothing"
+tui_keys q q q
 tui_wait "[exit 0]"; ok $? "q quits"
 done_testing

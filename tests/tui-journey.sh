@@ -116,6 +116,7 @@ journey() {
 	tui_wait "error: final and read-only: :assess reopen 1 starts a new round to change it"
 	ok $? "$size: Enter on a final assessment's question says it is final and how to change it"
 	unlike "$(tui_screen)" "┌" "$size: and opens no dialog"
+	sleep 0.6   # keys typed straight after a refusal are dropped
 
 	# Probes from the endpoint, with the plan shown before anything is sent.
 	tui_keys q q
@@ -161,6 +162,7 @@ journey() {
 	tui_keys Enter
 	tui_wait "Incident 1 (new)"; ok $? "$size: the incident opens"
 	like "$(tui_screen)" "hipaa-individuals +running +due" "$size: its notification clocks run"
+	like "$(tui_screen)" "Severity: 4 \(critical; 4 = most severe\)" "$size: a critical finding opens it at severity 4"
 	if [ "${size#*x}" -ge 50 ]; then
 		like "$(tui_screen)" "evidence ${shown%% *} +[0-9a-f]{16}  ${shown#* }" \
 			"$size: its linked evidence goes by the same name"

@@ -39,6 +39,8 @@ like "$scr" "critical LEAK_CROSS_TENANT: a response to tenant '(alice|bob)' cont
 tui_keys /
 tui_type LEAK_CROSS_TENANT
 tui_keys Enter
+# Keys queued behind a dialog's Enter are dropped: wait for the prompt to close.
+tui_wait "filter: LEAK_CROSS_TENANT"
 tui_keys Enter
 tui_wait "REQUEST"; ok $? "Enter on a finding opens its evidence"
 scr=$(tui_screen)

@@ -20,8 +20,8 @@ tui_keys L; tui_wait "Vendors"
 tui_keys Enter; tui_wait "ENDPOINT"
 tui_keys r; tui_wait "Probe runs of V/e"
 tui_keys r; tui_wait "Send up to"
-like "$(tui_screen)" "Send up to [0-9,]+ requests and [0-9,]+ input tokens \(about \\\$[0-9]+\.[0-9]{4}\) to V/e\?" \
-	"the plan shows the cost before anything is sent"
+like "$(tui_screen)" "Send up to [0-9,]+ requests to V/e\? USD [0-9]+\.[0-9]{2} expected, [0-9]+\.[0-9]{2} at most" \
+	"the plan shows the expected and the largest cost before anything is sent"
 tui_keys y
 tui_wait "(x stops)"; ok $? "the run shows its progress"
 

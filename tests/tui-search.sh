@@ -98,6 +98,7 @@ screens() {
 
 	# Final: no key opens an edit dialog; each says why not and how, in full.
 	for key in Enter N f S V; do
+		sleep 0.6   # keys typed straight after a refusal are dropped
 		tui_keys Escape
 		tui_keys "$key"
 		tui_wait "error: final and read-only: :assess reopen 1 starts a new round to change it" 3

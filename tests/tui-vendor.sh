@@ -47,11 +47,36 @@ tui_type "tenant-a=sk-live-123"
 tui_wait "a credential must be a reference"; ok $? "a literal secret is refused as it is typed"
 tui_keys C-u
 tui_type "tenant-a=env:KEY_A tenant-b=env:KEY_B"
+tui_keys Tab Tab
+tui_type "2.5x"
+tui_wait "price: '2.5x' is not a price (USD per million tokens)"; ok $? "a price is checked as it is typed"
+tui_keys BSpace Tab
+tui_type 10
 tui_keys Enter
 tui_wait "endpoint Acme Health/prod added (id 1, 2 credentials)"; ok $? "endpoint added"
 run endpoint show "Acme Health/prod" --json
-is "$(printf '%s' "$out" | json '[.url, .context_tokens, ([.credentials[].ref] | join(" "))] | @csv')" \
-	'"http://127.0.0.1:8080/v1",131072,"env:KEY_A env:KEY_B"' "the CLI sees the endpoint"
+is "$(printf '%s' "$out" | json '[.url, .context_tokens, ([.credentials[].ref] | join(" ")), .price_in_per_mtok, .price_out_per_mtok] | @csv')" \
+	'"http://127.0.0.1:8080/v1",131072,"env:KEY_A env:KEY_B",2.5,10' "the CLI sees the endpoint, with its prices"
+# The prices are in the edit dialog; the plan before sending gives the cost as probe run --dry-run does.
+tui_keys e
+tui_wait "Edit endpoint"
+tui_expect tui-endpoint-prices-80x24.txt
+tui_keys Escape
+tui_wait "cancelled"
+dry=$(KEY_A=a KEY_B=b "$AIVET" probe run "Acme Health/prod" --dry-run --depth diagnose)
+exp=$(printf '%s\n' "$dry" | sed -n 's/^  expected .*(about USD \([0-9.]*\)).*/\1/p')
+most=$(printf '%s\n' "$dry" | sed -n 's/^  total .*(about USD \([0-9.]*\)).*/\1/p')
+tui_keys r
+tui_wait "Probe runs of Acme Health/prod"
+tui_resize 100x24   # the question is one line: wide enough for this endpoint's name
+tui_keys r
+tui_wait "USD $exp expected, $most at most (y/n)"; ok $? "r: the plan gives the expected and the largest cost of the dry run ($exp, $most)"
+tui_expect tui-probe-plan-100x24.txt
+tui_keys n
+tui_wait "cancelled"
+tui_resize 80x24
+tui_keys q
+tui_wait "Vendor:      Acme Health"
 
 # Help is generated from the key table.
 tui_keys '?'
@@ -84,10 +109,14 @@ tui_type Beta
 tui_keys Enter
 tui_wait "filter: Beta (1 of 3 rows"; ok $? "/ filters"
 tui_keys / C-u Enter
+# Keys queued behind a dialog's Enter are dropped: wait for the prompt to close.
+tui_wait "filter cleared"
 
 # Archive asks first; n keeps it, y archives.
 tui_keys g A
 tui_wait "Archive vendor"; ok $? "A asks for confirmation"
+like "$(tui_screen | tr -s ' \n' '  ')" "Archive vendor Acme Health and its endpoints\? Nothing is deleted\." \
+	"the question names the vendor, not its padded list row"
 tui_keys n
 tui_wait "cancelled"
 run vendor list --json

@@ -152,6 +152,7 @@ tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, i
 	delwin(sub);
 	delwin(win);
 	timeout(250);
+	tui_dialog_closed(t);
 	if (rc < 0)
 		tui_status(t, 0, "cancelled");
 	return rc;
@@ -173,7 +174,7 @@ struct assess_state {
 static const enum request assess_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_LEFT, REQ_RIGHT,
 	REQ_NEXT_PANE, REQ_ENTER, REQ_NEXT_UNANSWERED, REQ_NOTE, REQ_ATTACH, REQ_HISTORY,
-	REQ_SUBMIT, REQ_APPROVE, REQ_SEARCH, REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_NONE
+	REQ_SUBMIT, REQ_APPROVE, REQ_SEARCH, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 #define DETAIL_ROWS 6
@@ -466,6 +467,17 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 			snprintf(line, sizeof line, "Note: %s", a->answers[qi].note);
 			tui_put(w, y++, 1, cols - 2, line);
 		}
+		if (a->answers[qi].nfiles > 0) {
+			struct buf b;
+
+			buf_init(&b);
+			for (int k = 0; k < a->answers[qi].nfiles; k++)
+				buf_printf(&b, "%s%s (%lld bytes, sha256 %.12s)", k ? ", " : "Evidence: ",
+				    a->answers[qi].files[k].name, (long long)a->answers[qi].files[k].size,
+				    a->answers[qi].files[k].sha256);
+			tui_put(w, y++, 1, cols - 2, b.data);
+			buf_free(&b);
+		}
 		if (!a->asked[qi] && qq->dep >= 0) {
 			char *vals = answer_to_text(NULL, qq->dep_values);
 
@@ -500,6 +512,39 @@ answer(struct tui *t, const struct assessment_answer_input *in, struct aerr *err
 	tui_changed(t);
 	tui_status(t, 0, "%s", res.message);
 	free(res.message);
+	return 0;
+}
+
+/* Attaches the picked file and says which file went where, by name, size and
+ * digest, or that this very file is on the answer already. */
+static int
+attach(struct tui *t, struct assess_state *s, const struct assessment_answer_input *in,
+    struct aerr *err)
+{
+	struct assessment_answer_result res = { 0 };
+	const char *path = in->files[0], *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	const struct answer *an = &s->a->answers[cur_question(s)];
+	struct buf b;
+	char sha[65];
+	int had = 0;
+
+	if (read_regular_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
+		return aerr_prefix(err, "evidence file");
+	sha256_hex(b.data, b.len, sha);
+	for (int k = 0; k < an->nfiles; k++)
+		had |= strcmp(an->files[k].sha256, sha) == 0;
+	if (assessment_answer(t->av->db, t->av->actor, in, &res, err) != 0) {
+		buf_free(&b);
+		return err->code;
+	}
+	free(res.message);
+	tui_changed(t);
+	if (had)
+		tui_status(t, 0, "%s is attached to %s already (sha256 %.12s)", base, in->question, sha);
+	else
+		tui_status(t, 0, "attached %s (%zu bytes, sha256 %.12s) to %s", base, b.len, sha,
+		    in->question);
+	buf_free(&b);
 	return 0;
 }
 
@@ -675,9 +720,9 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 
 	/* While a search is set, n and N step through its matches (as on every screen). */
 	if (s->search[0] != '\0' && (req == REQ_NEXT_UNANSWERED || req == REQ_NOTE))
-		req = req == REQ_NOTE ? REQ_SEARCH_PREV : REQ_SEARCH_NEXT;
-	else if (s->search[0] == '\0' && (req == REQ_SEARCH_NEXT || req == REQ_SEARCH_PREV))
-		req = req == REQ_SEARCH_PREV ? REQ_NOTE : REQ_NEXT_UNANSWERED;
+		req = req == REQ_NOTE ? REQ_FIND_PREV : REQ_FIND_NEXT;
+	else if (s->search[0] == '\0' && (req == REQ_FIND_NEXT || req == REQ_FIND_PREV))
+		req = req == REQ_FIND_PREV ? REQ_NOTE : REQ_NEXT_UNANSWERED;
 	if (refused(s, req, pane_enter(s, req), err) != 0)
 		return err->code;
 	switch (req) {
@@ -690,9 +735,9 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		else if (!search_step(t, s, 1, 1))
 			s->search[0] = '\0';
 		return 0;
-	case REQ_SEARCH_NEXT:
-	case REQ_SEARCH_PREV:
-		search_step(t, s, req == REQ_SEARCH_NEXT ? 1 : -1, 0);
+	case REQ_FIND_NEXT:
+	case REQ_FIND_PREV:
+		search_step(t, s, req == REQ_FIND_NEXT ? 1 : -1, 0);
 		return 0;
 	case REQ_UP: move_by(s, -1); return 0;
 	case REQ_DOWN: move_by(s, 1); return 0;
@@ -721,7 +766,7 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 
 		if (!tui_pick_file(t, "Attach evidence to this answer", text, sizeof text))
 			return 0;
-		return answer(t, &in, err);
+		return attach(t, s, &in, err);
 	}
 	case REQ_HISTORY: {
 		struct buf out;

@@ -32,7 +32,7 @@ struct dash_state {
 
 static const enum request dash_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH, REQ_ENTER,
-	REQ_NEXT_PANE, REQ_VENDORS, REQ_INCIDENT, REQ_ADD, REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_NONE
+	REQ_NEXT_PANE, REQ_VENDORS, REQ_INCIDENT, REQ_ADD, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static int
@@ -221,6 +221,8 @@ dash_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 			struct tui_list *blur = s->focus_right ? &s->left : &s->right;
 			int saved = blur->sel;
 
+			s->left.blur = s->focus_right;
+			s->right.blur = !s->focus_right;
 			tui_list_draw(&s->left, t, l, 0, rows, half - 1);
 			tui_list_draw(&s->right, t, r, 0, rows, cols - half);
 			mvwvline(w, 0, half - 1, ACS_VLINE, rows);
@@ -272,6 +274,31 @@ open_object(struct tui *t, int64_t obj, struct aerr *err)
 	return rc;
 }
 
+/* Tab: the selection goes to the next section; past a pane's last section it
+ * goes to the other pane (on a wide terminal) or back to the first. */
+static void
+next_section(struct dash_state *s, struct tui *t)
+{
+	struct tui_list *l = s->focus_right ? &s->right : &s->left;
+
+	for (int i = l->sel + 1; i < l->nvis; i++)
+		if (l->ids[l->vis[i]] == 0 && strncmp(l->rows[l->vis[i]], "== ", 3) == 0) {
+			l->sel = i;
+			skip_headers(l, 1);
+			if (l->sel > i) {
+				tui_status(t, 0, "%s", l->rows[l->vis[i]]);
+				return;
+			}
+			break;
+		}
+	if (s->wide)
+		s->focus_right = !s->focus_right;
+	l = s->focus_right ? &s->right : &s->left;
+	l->sel = 0;
+	skip_headers(l, 1);
+	tui_status(t, 0, "%s", l->nvis > 0 ? l->rows[l->vis[0]] : "");
+}
+
 static int
 dash_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 {
@@ -280,8 +307,7 @@ dash_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 
 	switch (req) {
 	case REQ_NEXT_PANE:
-		if (s->wide)
-			s->focus_right = !s->focus_right;
+		next_section(s, t);
 		return 0;
 	case REQ_ENTER:
 		return tui_list_selected_id(l) > 0 ? open_object(t, tui_list_selected_id(l), err) : 0;
@@ -297,7 +323,7 @@ dash_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 	}
 	if (tui_list_request(l, t, req, v->content_rows)) {
 		skip_headers(l, req == REQ_UP || req == REQ_PAGE_UP || req == REQ_END ||
-		    req == REQ_SEARCH_PREV ? -1 : 1);
+		    req == REQ_FIND_PREV ? -1 : 1);
 		return 0;
 	}
 	return 0;

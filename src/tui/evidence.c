@@ -34,7 +34,7 @@ struct evidence_state {
 
 static const enum request evidence_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_LEFT, REQ_RIGHT, REQ_SEARCH,
-	REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_NONE
+	REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static int
@@ -353,9 +353,9 @@ evidence_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 				search_step(t, s, 1, 1);
 		}
 		break;
-	case REQ_SEARCH_NEXT:
-	case REQ_SEARCH_PREV:
-		search_step(t, s, req == REQ_SEARCH_NEXT ? 1 : -1, 0);
+	case REQ_FIND_NEXT:
+	case REQ_FIND_PREV:
+		search_step(t, s, req == REQ_FIND_NEXT ? 1 : -1, 0);
 		break;
 	case REQ_DOWN:
 		s->top++;

@@ -1,15 +1,19 @@
 /*
  * tui/export.c: the export dialog of the vendor screen — choose the
  * assessment, runs and incident, pick (or create) the signing key and the
- * output directory, then write the bundle with report_export, verify it with
- * bundle_verify, and show where it went and its key id, in the words the CLI
- * uses. Also the verify dialog: any bundle directory, checked the same way.
+ * output directory, then unlock the key once (one passphrase box on the
+ * screen, the key derived once, progress on the status line), write the
+ * bundle with report_export_sec, verify it with bundle_verify, and show
+ * where it went and its key id, in the words the CLI uses. Also the verify dialog: any bundle directory, checked the same way.
  */
 #include "config.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <wchar.h>
+#include <sodium.h>
 
 #include "tui.h"
 #include "minisign.h"
@@ -78,37 +82,6 @@ check_out(const char *value, void *ctx, struct aerr *err)
 	return empty ? 0 : aerr_set(err, AV_USAGE, "exists and is not empty");
 }
 
-/* The terminal is handed back while a passphrase may be asked for. */
-static void
-terminal_give(int give)
-{
-	if (give) {
-		def_prog_mode();
-		endwin();
-	} else {
-		reset_prog_mode();
-		refresh();
-	}
-}
-
-static int
-key_is_encrypted(const char *name)
-{
-	char *dir = keystore_dir(), *path = xasprintf("%s/%s.key", dir, name);
-	struct secbuf b;
-	struct aerr e = { 0 };
-	int enc = 0;
-
-	if (secbuf_read_file(path, &b, &e) == 0) {
-		if (minisign_seckey_is_encrypted(b.data, b.len, path, &enc, &e) != 0)
-			enc = 0;
-		secbuf_free(&b);
-	}
-	free(dir);
-	free(path);
-	return enc && getenv("AIVET_KEY_PASSWORD_FILE") == NULL;
-}
-
 /* What the status line says beside "verified", so a bundle is never just "verified". */
 static char *
 trusted_as(const struct verify_result *res)
@@ -119,23 +92,164 @@ trusted_as(const struct verify_result *res)
 	return xasprintf(": signer trusted as %s", why);
 }
 
+/* The bytes most passphrases need; the CLI's prompt reads up to 1023 too. */
+#define PASSPHRASE_MAX 1024
+
+static void
+passphrase_draw(WINDOW *win, struct tui *t, const char *title, int confirm, int cur,
+    const char *msg)
+{
+	int w = getmaxx(win), h = getmaxy(win);
+
+	werase(win);
+	box(win, 0, 0);
+	wattron(win, A_BOLD);
+	tui_put(win, 0, 2, w - 4, title);
+	wattroff(win, A_BOLD);
+	tui_put(win, 2, 2, w - 4, cur == 0 ? "Passphrase: _" : "Passphrase: (given)");
+	if (confirm)
+		tui_put(win, 3, 2, w - 4, cur == 1 ? "Again:      _" : "Again:");
+	wattron(win, tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM));
+	tui_put(win, h - 2, 2, w - 4, msg[0] ? msg : "typing is not shown  Enter accepts  Esc cancels");
+	wattroff(win, tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM));
+	wrefresh(win);
+}
+
+/*
+ * The passphrase typed into a box of the screen itself (the terminal is never
+ * handed back), never echoed, read straight into sodium_malloc'ed memory.
+ * confirm asks for a new key's passphrase a second time in the same box.
+ * Returns 1 with *out (free with credref_free), 0 when cancelled.
+ */
 static int
-export_key(struct export_ctx *c, const char *name, struct aerr *err)
+passphrase_dialog(struct tui *t, const char *title, int confirm, char **out, size_t *outlen)
+{
+	char *pw[2] = { sodium_malloc(PASSPHRASE_MAX), sodium_malloc(PASSPHRASE_MAX) };
+	size_t len[2] = { 0, 0 };
+	const char *msg = "";
+	WINDOW *win = NULL;
+	int cur = 0, rc = -1;
+
+	if (pw[0] == NULL || pw[1] == NULL)
+		die("out of secure memory");
+	while (rc < 0) {
+		int h = confirm ? 7 : 6, w = COLS - 4 < 70 ? COLS - 4 : 70, r;
+		char mb[MB_LEN_MAX];
+		mbstate_t ms = { 0 };
+		size_t n;
+		wint_t ch;
+
+		if (win == NULL || getmaxx(win) != w) {
+			if (win != NULL)
+				delwin(win);
+			tui_redraw(t);
+			if ((win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2)) == NULL)
+				break;
+			keypad(win, TRUE);
+			wtimeout(win, 250);
+		}
+		passphrase_draw(win, t, title, confirm, cur, msg);
+		if ((r = wget_wch(win, &ch)) == ERR)
+			continue;
+		msg = "";
+		if (r == KEY_CODE_YES && ch == KEY_BACKSPACE) {
+			ch = 127;
+		} else if (r == KEY_CODE_YES) {
+			if (ch == KEY_ENTER)
+				ch = '\n';
+			else
+				continue;
+		}
+		if (ch == 27) {
+			rc = 0;
+		} else if (ch == 127 || ch == 8) {
+			/* Back over one whole character, however many bytes it took. */
+			while (len[cur] > 0 && ((unsigned char)pw[cur][--len[cur]] & 0xC0) == 0x80)
+				;
+		} else if (ch == 21) {   /* ^U */
+			len[cur] = 0;
+		} else if (ch == '\n' || ch == '\r') {
+			if (len[cur] == 0)
+				msg = "empty passphrase";
+			else if (confirm && cur == 0)
+				cur = 1;
+			else if (confirm && (len[0] != len[1] || sodium_memcmp(pw[0], pw[1], len[0]) != 0))
+				msg = "the passphrases do not match: type it again", cur = 0, len[0] = len[1] = 0;
+			else
+				rc = 1;
+		} else if (ch >= 32 && (n = wcrtomb(mb, (wchar_t)ch, &ms)) != (size_t)-1 &&
+		    len[cur] + n < PASSPHRASE_MAX) {
+			memcpy(pw[cur] + len[cur], mb, n);
+			len[cur] += n;
+			sodium_memzero(mb, sizeof mb);
+		}
+	}
+	if (win != NULL)
+		delwin(win);
+	touchwin(stdscr);
+	credref_free(pw[1], len[1]);
+	if (rc != 1) {
+		credref_free(pw[0], len[0]);
+		return 0;
+	}
+	pw[0][len[0]] = '\0';
+	*out = pw[0];
+	*outlen = len[0];
+	return 1;
+}
+
+static void
+export_progress(void *arg, const char *what)
+{
+	struct export_ctx *c = arg;
+
+	tui_status(c->t, 0, "%s", what);
+	tui_redraw(c->t);
+}
+
+/*
+ * The signing key, unlocked once for the whole export: the passphrase is asked
+ * for once (AIVET_KEY_PASSWORD_FILE, else a box on the screen), the key derived
+ * once with the line saying so, and the secret key kept in sodium_malloc'ed
+ * memory until the caller frees (and so wipes) it. A missing key is created
+ * first, with the same passphrase asked for once (and typed twice).
+ */
+static int
+export_unlock(struct export_ctx *c, const char *name, struct minisign_sec **sec, struct aerr *err)
 {
 	struct minisign_pub pub;
 	struct aerr e = { 0 };
-	int rc;
+	const char *pwfile = getenv("AIVET_KEY_PASSWORD_FILE");
+	char title[160], *pw = NULL;
+	size_t pwlen = 0;
+	int exists = keystore_load_pub(name, &pub, &e) == 0, enc = 1, rc;
 
-	if (keystore_load_pub(name, &pub, &e) == 0)
-		return 0;
-	if (!tui_confirm(c->t, "There is no key named %s. Create it now? You will be asked for "
-	    "a passphrase.", name))
+	*sec = NULL;
+	if (!exists && !tui_confirm(c->t, "There is no key named %s. Create it now? You will be asked "
+	    "for a passphrase.", name))
 		return aerr_set(err, AV_USAGE, "no signing key: create one or name another");
-	terminal_give(1);
-	rc = keystore_generate(name, 1, KDF_SENSITIVE, &pub, err);
-	terminal_give(0);
-	if (rc == 0)
-		keystore_created_text("generated", name, &pub, 1, &c->result);
+	if (exists && keystore_sec_encrypted(name, &enc, err) != 0)
+		return err->code;
+	if (enc && pwfile != NULL && *pwfile != '\0') {
+		if (key_password("", 0, &pw, &pwlen, err) != 0)
+			return err->code;
+	} else if (enc) {
+		snprintf(title, sizeof title, exists ? "Passphrase for key %s" :
+		    "Passphrase for the new key %s", name);
+		if (!passphrase_dialog(c->t, title, !exists, &pw, &pwlen))
+			return aerr_set(err, AV_USAGE, "no passphrase given: the bundle was not written");
+	}
+	if (enc)
+		export_progress(c, exists ? "deriving the key from its passphrase ..." :
+		    "deriving the new key's protection from its passphrase ...");
+	if (exists) {
+		rc = keystore_open_sec(name, pw, pwlen, sec, err);
+	} else {
+		rc = keystore_generate_sec(name, pw, pwlen, KDF_SENSITIVE, &pub, sec, err);
+		if (rc == 0)
+			keystore_created_text("generated", name, &pub, 1, &c->result);
+	}
+	credref_free(pw, pwlen);
 	return rc;
 }
 
@@ -147,8 +261,9 @@ export_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	struct report_export_result res;
 	struct verify_result vr;
 	struct minisign_pub pub;
+	struct minisign_sec *sec;
 	const char *key = f[F_KEY].value, *out = f[F_OUT].value;
-	int rc, enc;
+	int rc;
 
 	(void)n;
 	if ((f[F_ASSESSMENT].value[0] && parse_int_opt("--assessment", f[F_ASSESSMENT].value, 1,
@@ -161,18 +276,21 @@ export_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	else if (f[F_RUNS].value[0] &&
 	    report_parse_runs(f[F_RUNS].value, &o.run_ids, &o.nrun_ids, err) != 0)
 		return err->code;
-	if ((rc = export_key(c, key, err)) != 0)
+	if ((rc = export_unlock(c, key, &sec, err)) != 0) {
+		/* In full (the dialog's line may cut it), and no progress line left behind. */
+		tui_status(c->t, 1, "%s", err->msg);
+		tui_redraw(c->t);
 		goto out;
-	tui_status(c->t, 0, "writing and signing the bundle in %s ...", out);
-	tui_redraw(c->t);
-	if ((enc = key_is_encrypted(key)))
-		terminal_give(1);
-	rc = report_export(c->t->av->db, c->t->av->actor, &o, out, key, &res, err);
-	if (enc)
-		terminal_give(0);
+	}
+	rc = report_export_sec(c->t->av->db, c->t->av->actor, &o, out, sec, export_progress, c, &res,
+	    err);
+	minisign_sec_free(sec);   /* sodium_free wipes the unlocked key */
 	tui_changed(c->t);
-	if (rc != 0)
+	if (rc != 0) {
+		tui_status(c->t, 1, "%s", err->msg);
+		tui_redraw(c->t);
 		goto out;
+	}
 	report_export_text(out, &res, &c->result);
 	tui_status(c->t, 0, "verifying the bundle ...");
 	tui_redraw(c->t);

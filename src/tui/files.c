@@ -199,6 +199,7 @@ tui_pick_file(struct tui *t, const char *title, char *out, size_t n)
 		delwin(win);
 	touchwin(stdscr);
 	tui_list_free(&l);
+	tui_dialog_closed(t);
 	if (!picked)
 		tui_status(t, 0, "cancelled");
 	return picked;

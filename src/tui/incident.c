@@ -1,8 +1,9 @@
 /*
  * tui/incident.c: one incident — its facts, notification clocks, tasks,
- * timeline and linked evidence on one scrolling page. Notes, tasks, status
- * changes, attachments and verification run the CLI's own incident
- * commands, so the screen refuses and words things exactly as the CLI does.
+ * timeline and linked evidence on one scrolling page. The facts form (e),
+ * notes, tasks, status changes, attachments and verification run the CLI's
+ * own incident functions, so the screen refuses and words things exactly as
+ * the CLI does.
  */
 #include "config.h"
 
@@ -30,7 +31,8 @@ struct incident_state {
 
 static const enum request incident_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_NONE
+	REQ_ENTER, REQ_EDIT, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_FIND_NEXT,
+	REQ_FIND_PREV, REQ_NONE
 };
 
 static const char *
@@ -148,7 +150,7 @@ incident_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
 	struct incident_state *s = v->state;
 	const cJSON *r = s->r, *x;
-	char line[700], ind[32] = "unknown", st[48] = "";
+	char line[700], ind[32] = "unknown", st[48] = "", sev[48];
 
 	if (r == NULL)
 		return;
@@ -162,8 +164,10 @@ incident_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	wattron(w, A_BOLD);
 	tui_put(w, 0, 2, cols - 2, line);
 	wattroff(w, A_BOLD);
-	snprintf(line, sizeof line, "Vendor: %s   Endpoint: %s   Status: %s   Severity: %d",
-	    str(r, "vendor"), str(r, "endpoint"), str(r, "status"), num(r, "severity"));
+	incident_severity_text(num(r, "severity"), sev, sizeof sev);
+	/* Status and severity first: they are what a narrow terminal must still show. */
+	snprintf(line, sizeof line, "Status: %s   Severity: %s   Vendor: %s   Endpoint: %s",
+	    str(r, "status"), sev, str(r, "vendor"), str(r, "endpoint"));
 	tui_put(w, 1, 2, cols - 2, line);
 	snprintf(line, sizeof line, "Discovered: %s   PHI: %s   Individuals: %s%s   EU data: %s",
 	    str(r, "discovered_at_local"), str(r, "phi"), ind, st,
@@ -251,6 +255,153 @@ task_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 		return err->code;
 	tui_changed(c->t);
 	tui_status(c->t, 0, "incident %lld: task %lld added", (long long)id, (long long)tid);
+	return 0;
+}
+
+/* ---- the facts form: what "incident edit" takes, the clocks' inputs first ---- */
+
+enum { FF_SEVERITY, FF_PHI, FF_INDIVIDUALS, FF_STATE, FF_EU, FF_VENDOR_DISCOVERED, FF_VENDOR_SLA,
+	FF_TITLE, FF_NOTE, FF_COUNT };
+
+struct facts_ctx {
+	struct tui *t;
+	struct incident_state *s;
+	char was[FF_COUNT][512];   /* the values the form opened with: only changes are sent */
+};
+
+static int
+check_severity(const char *value, void *ctx, struct aerr *err)
+{
+	int64_t n;
+
+	(void)ctx;
+	return parse_int_opt("severity", value, 1, INCIDENT_SEVERITY_MAX, &n, err) != 0 ?
+	    aerr_set(err, AV_USAGE, "1 low, 2 medium, 3 high or 4 critical (4 = most severe)") : 0;
+}
+
+static int
+check_phi(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	if (strcmp(value, "yes") == 0 || strcmp(value, "no") == 0 || strcmp(value, "unknown") == 0)
+		return 0;
+	return aerr_set(err, AV_USAGE, "yes, no or unknown");
+}
+
+static int
+check_count(const char *value, void *ctx, struct aerr *err)
+{
+	int64_t n;
+
+	(void)ctx;
+	return incident_count_opt("count", value, &n, err);
+}
+
+static int
+check_eu(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	return strcmp(value, "yes") == 0 || strcmp(value, "no") == 0 ? 0 :
+	    aerr_set(err, AV_USAGE, "yes or no");
+}
+
+static int
+check_sla(const char *value, void *ctx, struct aerr *err)
+{
+	int64_t ms;
+
+	(void)ctx;
+	return value[0] == '\0' || strcmp(value, "none") == 0 ? 0 :
+	    incident_duration("vendor SLA", value, &ms, err);
+}
+
+/* A field changed from what the form opened with (an emptied optional one is left as it was). */
+static const char *
+changed(const struct facts_ctx *c, const struct tui_field *f, int i)
+{
+	return f[i].value[0] != '\0' && strcmp(f[i].value, c->was[i]) != 0 ? f[i].value : NULL;
+}
+
+static int
+facts_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
+{
+	struct facts_ctx *c = p;
+	struct incident_edit_input in = {
+		.ref = c->s->ids, .phi = changed(c, f, FF_PHI), .individuals = changed(c, f, FF_INDIVIDUALS),
+		.state_residents = changed(c, f, FF_STATE),
+		.vendor_discovered = changed(c, f, FF_VENDOR_DISCOVERED),
+		.vendor_sla = changed(c, f, FF_VENDOR_SLA), .title = changed(c, f, FF_TITLE),
+		.note = f[FF_NOTE].value[0] ? f[FF_NOTE].value : NULL,
+	};
+	int64_t id;
+
+	(void)nf;
+	if (changed(c, f, FF_SEVERITY) != NULL &&
+	    parse_int_opt("severity", f[FF_SEVERITY].value, 1, INCIDENT_SEVERITY_MAX, &in.severity, err) != 0)
+		return err->code;
+	in.set_severity = changed(c, f, FF_SEVERITY) != NULL;
+	in.set_eu_data = changed(c, f, FF_EU) != NULL;
+	in.eu_data = strcmp(f[FF_EU].value, "yes") == 0;
+	if (!in.set_severity && !in.phi && !in.individuals && !in.state_residents && !in.set_eu_data &&
+	    !in.vendor_discovered && !in.vendor_sla && !in.title) {
+		tui_status(c->t, 0, "incident %s: no fact changed", c->s->ids);
+		return 0;
+	}
+	if (incident_edit(c->t->av, &in, &id, err) != 0)
+		return err->code;
+	tui_changed(c->t);
+	tui_status(c->t, 0, "incident %lld: facts recorded; the clocks follow them", (long long)id);
+	return 0;
+}
+
+static int
+facts_form(struct incident_state *s, struct tui *t, struct aerr *err)
+{
+	struct tui_field f[FF_COUNT] = {
+		[FF_SEVERITY] = { .label = "Severity", .width = 3, .check = check_severity,
+		  .hint = "1 low, 2 medium, 3 high, 4 critical: 4 is the most severe" },
+		[FF_PHI] = { .label = "PHI involved", .width = 8, .check = check_phi,
+		  .hint = "yes, no or unknown: PHI starts the HIPAA and HHS clocks" },
+		[FF_INDIVIDUALS] = { .label = "Individuals", .width = 12, .check = check_count,
+		  .hint = "how many people are affected, or unknown (500 or more: HHS within 60 days)" },
+		[FF_STATE] = { .label = "Most in one state", .width = 12, .check = check_count,
+		  .hint = "residents of the state with the most, or unknown (over 500: media notice)" },
+		[FF_EU] = { .label = "EU data subjects", .width = 4, .check = check_eu,
+		  .hint = "yes or no: EU personal data starts the GDPR 72-hour clock" },
+		[FF_VENDOR_DISCOVERED] = { .label = "Vendor discovered", .width = 26, .check = tui_check_time,
+		  .hint = "when the vendor says it discovered it, with a zone (empty: not known)" },
+		[FF_VENDOR_SLA] = { .label = "Vendor SLA", .width = 8, .check = check_sla,
+		  .hint = "the vendor's contractual notice time: 24h, 5d ... or none" },
+		[FF_TITLE] = { .label = "Title", .width = 50, .hint = "one line" },
+		[FF_NOTE] = { .label = "Note", .width = 50,
+		  .hint = "why (the decision entry's text; empty: what was set)" },
+	};
+	struct facts_ctx c = { .t = t, .s = s };
+	const cJSON *r = s->r, *x;
+
+	if (strcmp(str(r, "status"), "closed") == 0)
+		return aerr_set(err, AV_USAGE, "incident %s is closed: a closed incident does not change",
+		    s->ids);
+	snprintf(f[FF_SEVERITY].value, sizeof f[FF_SEVERITY].value, "%d", num(r, "severity"));
+	snprintf(f[FF_PHI].value, sizeof f[FF_PHI].value, "%s", str(r, "phi"));
+	x = cJSON_GetObjectItem(r, "individuals");
+	snprintf(f[FF_INDIVIDUALS].value, sizeof f[FF_INDIVIDUALS].value, cJSON_IsNumber(x) ? "%.0f" :
+	    "unknown", cJSON_IsNumber(x) ? x->valuedouble : 0);
+	x = cJSON_GetObjectItem(r, "state_residents");
+	snprintf(f[FF_STATE].value, sizeof f[FF_STATE].value, cJSON_IsNumber(x) ? "%.0f" : "unknown",
+	    cJSON_IsNumber(x) ? x->valuedouble : 0);
+	snprintf(f[FF_EU].value, sizeof f[FF_EU].value, "%s",
+	    cJSON_IsTrue(cJSON_GetObjectItem(r, "eu_data")) ? "yes" : "no");
+	x = cJSON_GetObjectItem(r, "vendor_discovered_at");
+	snprintf(f[FF_VENDOR_DISCOVERED].value, sizeof f[FF_VENDOR_DISCOVERED].value, "%s",
+	    cJSON_IsString(x) ? x->valuestring : "");
+	x = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "vendor_sla"), "value");
+	snprintf(f[FF_VENDOR_SLA].value, sizeof f[FF_VENDOR_SLA].value, "%s",
+	    cJSON_IsString(x) ? x->valuestring : "none");
+	snprintf(f[FF_TITLE].value, sizeof f[FF_TITLE].value, "%s", str(r, "title"));
+	for (int i = 0; i < FF_COUNT; i++)
+		snprintf(c.was[i], sizeof c.was[i], "%s", f[i].value);
+	tui_form(t, "Incident facts", f, FF_COUNT, facts_submit, &c);
 	return 0;
 }
 
@@ -365,7 +516,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 
 	/* After a / search N steps back through the matches, as on every screen. */
 	if (req == REQ_NOTE && s->lines.filter[0] != '\0')
-		req = REQ_SEARCH_PREV;
+		req = REQ_FIND_PREV;
 	if (tui_list_request(&s->lines, t, req, v->content_rows - HEADER_ROWS))
 		return 0;
 	switch (req) {
@@ -425,6 +576,8 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		}
 	case REQ_VERIFY:
 		return start_verify(s, t, err);
+	case REQ_EDIT:
+		return facts_form(s, t, err);
 	case REQ_ENTER:
 		/* A linked run opens the run screen, a linked finding its evidence (as v there). */
 		if (sel <= -RUN_BASE) {

@@ -1,7 +1,8 @@
 /*
  * tui/keys.c: the one key table. A key means the same request on every
- * screen; a screen says which requests it handles, and the ? screen and
- * the hint line are generated from this table and that list.
+ * screen (or, where a key names two requests, the one the screen handles);
+ * a screen says which requests it handles, and the ? screen and the hint
+ * line are generated from this table, that list and tui.h's TUI_REQ_INFO.
  */
 #include "config.h"
 
@@ -20,7 +21,7 @@ const struct keybinding tui_keymap[] = {
 	{ 'l', REQ_RIGHT }, { KEY_RIGHT, REQ_RIGHT },
 	{ '\t', REQ_NEXT_PANE },
 	{ '\n', REQ_ENTER }, { '\r', REQ_ENTER }, { KEY_ENTER, REQ_ENTER },
-	{ '/', REQ_SEARCH },
+	{ '/', REQ_SEARCH }, { '/', REQ_FIND },
 	{ 'q', REQ_BACK },
 	{ 27, REQ_CANCEL },
 	{ '?', REQ_HELP },
@@ -31,8 +32,8 @@ const struct keybinding tui_keymap[] = {
 	{ 'e', REQ_EDIT },
 	{ 'A', REQ_ARCHIVE },
 	{ 's', REQ_ASSESS },
-	{ 'n', REQ_NEXT_UNANSWERED },
-	{ 'N', REQ_NOTE },
+	{ 'n', REQ_NEXT_UNANSWERED }, { 'n', REQ_FIND_NEXT },
+	{ 'N', REQ_NOTE }, { 'N', REQ_FIND_PREV },
 	{ 'H', REQ_HISTORY },
 	{ 'S', REQ_SUBMIT },
 	{ 'V', REQ_APPROVE },
@@ -47,55 +48,16 @@ const struct keybinding tui_keymap[] = {
 	{ 'y', REQ_VERIFY },
 	{ 'D', REQ_DASHBOARD },
 	{ 'L', REQ_VENDORS },
-	{ 'n', REQ_SEARCH_NEXT },
-	{ 'N', REQ_SEARCH_PREV },
 	{ 'J', REQ_RAW },
 	{ 0, REQ_NONE }
 };
 
+#define TUI_REQ_ROW(id, name, help) { REQ_##id, name, help },
 const struct request_info tui_requests[] = {
-	{ REQ_UP, "up", "move up" },
-	{ REQ_DOWN, "down", "move down" },
-	{ REQ_PAGE_UP, "page up", "move one page up" },
-	{ REQ_PAGE_DOWN, "page down", "move one page down" },
-	{ REQ_HOME, "first", "go to the first row" },
-	{ REQ_END, "last", "go to the last row" },
-	{ REQ_LEFT, "left", "move to the left pane or previous item" },
-	{ REQ_RIGHT, "right", "move to the right pane or next item" },
-	{ REQ_NEXT_PANE, "pane", "switch pane" },
-	{ REQ_ENTER, "open", "open the selected row" },
-	{ REQ_SEARCH, "search", "search (a list keeps what matches; empty text ends it)" },
-	{ REQ_BACK, "back", "go back (quit on the first screen)" },
-	{ REQ_CANCEL, "cancel", "cancel a dialog or prompt" },
-	{ REQ_HELP, "help", "show this screen's keys" },
-	{ REQ_REFRESH, "refresh", "reload from the database" },
-	{ REQ_COMMAND, "command", "run an aivet CLI command" },
-	{ REQ_QUIT, "quit", "quit aivet" },
-	{ REQ_ADD, "add", "add a record" },
-	{ REQ_EDIT, "edit", "edit the selected record" },
-	{ REQ_ARCHIVE, "archive", "archive the selected record (asks first)" },
-	{ REQ_ASSESS, "assess", "start or open an assessment" },
-	{ REQ_NEXT_UNANSWERED, "next unanswered", "jump to the next unanswered question" },
-	{ REQ_NOTE, "note", "add a note" },
-	{ REQ_HISTORY, "history", "show the history" },
-	{ REQ_SUBMIT, "submit", "submit for review" },
-	{ REQ_APPROVE, "approve", "approve (as reviewer)" },
-	{ REQ_ATTACH, "attach", "attach an evidence file" },
-	{ REQ_RUN, "run", "run probes" },
-	{ REQ_CANCEL_JOB, "stop", "cancel the running job" },
-	{ REQ_EVIDENCE, "evidence", "show the evidence" },
-	{ REQ_INCIDENT, "incident", "open or show incidents" },
-	{ REQ_TASK, "task", "add a task" },
-	{ REQ_STATUS, "status", "change the status" },
-	{ REQ_EXPORT, "export", "export a signed bundle" },
-	{ REQ_VERIFY, "verify", "verify" },
-	{ REQ_DASHBOARD, "dashboard", "go to the dashboard" },
-	{ REQ_VENDORS, "vendors", "list all vendors" },
-	{ REQ_SEARCH_NEXT, "next match", "after a / search: the next match (else its own meaning)" },
-	{ REQ_SEARCH_PREV, "previous match", "after a / search: the previous match (else its own meaning)" },
-	{ REQ_RAW, "raw JSON", "show the selected record as raw JSON" },
+	TUI_REQ_INFO(TUI_REQ_ROW)
 	{ REQ_NONE, NULL, NULL }
 };
+#undef TUI_REQ_ROW
 
 enum request
 tui_key_request(int key)
@@ -107,23 +69,25 @@ tui_key_request(int key)
 }
 
 enum request
-tui_key_request_on(const enum request *handled, int key)
+tui_key_request_for(int key, const enum request *handled)
 {
-	for (const struct keybinding *k = tui_keymap; k->req != REQ_NONE; k++)
-		if (k->key == key)
-			for (const enum request *r = handled; r && *r != REQ_NONE; r++)
-				if (*r == k->req)
-					return k->req;
+	for (const struct keybinding *k = tui_keymap; k->req != REQ_NONE; k++) {
+		if (k->key != key)
+			continue;
+		for (const enum request *r = handled; r && *r != REQ_NONE; r++)
+			if (*r == k->req)
+				return k->req;
+	}
 	return tui_key_request(key);
 }
 
 const struct request_info *
 tui_request_info(enum request req)
 {
-	for (const struct request_info *r = tui_requests; r->name != NULL; r++)
-		if (r->req == req)
-			return r;
-	return NULL;
+	/* The table is made in the enum's order, so a request is its row. */
+	if (req <= REQ_NONE || req >= REQ__COUNT)
+		return NULL;
+	return &tui_requests[req - 1];
 }
 
 static void

@@ -30,7 +30,7 @@ static struct run_job running;   /* one job at a time, as the framework allows *
 
 static const enum request runs_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_RUN, REQ_CANCEL_JOB, REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_NONE
+	REQ_ENTER, REQ_RUN, REQ_CANCEL_JOB, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static int
@@ -135,15 +135,20 @@ start_run(struct runs_state *s, struct tui *t, struct aerr *err)
 		return err->code;
 	{
 		const cJSON *cost = cJSON_GetObjectItem(plan, "cost_usd");
-		char price[64] = "";
+		const cJSON *expected = cJSON_GetObjectItem(plan, "cost_usd_expected");
 
-		/* The cost, when the endpoint has prices, is part of the question. */
-		if (cJSON_IsNumber(cost))
-			snprintf(price, sizeof price, " (about $%.4f)", cost->valuedouble);
-		ok = tui_confirm(t, "Send up to %s requests and %s input tokens%s to %s?",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a),
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b), price,
-		    s->ref);
+		/* With prices the cost is the question, in the figures probe run --dry-run
+		 * gives: what a vendor as advertised bills, and what every request would. */
+		thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a);
+		if (cJSON_IsNumber(cost) && cJSON_IsNumber(expected))
+			ok = tui_confirm(t, "Send up to %s requests to %s? USD %.2f expected, %.2f at most", a,
+			    s->ref, expected->valuedouble, cost->valuedouble);
+		else if (cJSON_IsNumber(cost))
+			ok = tui_confirm(t, "Send up to %s requests to %s? At most about USD %.2f", a, s->ref,
+			    cost->valuedouble);
+		else
+			ok = tui_confirm(t, "Send up to %s requests and %s input tokens to %s?", a,
+			    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b), s->ref);
 	}
 	cJSON_Delete(plan);
 	if (!ok)

@@ -26,6 +26,10 @@
 #include "tui.h"
 
 #define IDLE_RELOAD_MS 2000
+/* Keys closer together than this are one burst of typing. */
+#define BURST_MS 500
+/* A long status takes at most this share of the screen's rows. */
+#define STATUS_MAX_ROWS(lines) ((lines) / 4 > 1 ? (lines) / 4 : 1)
 
 static volatile sig_atomic_t got_term;
 static int curses_active;
@@ -61,6 +65,80 @@ tui_put(WINDOW *w, int y, int x, int maxw, const char *s)
 	}
 	wbuf[i] = L'\0';
 	mvwaddwstr(w, y, x, wbuf);
+}
+
+int
+tui_wrap(const char *text, int width, char ***lines)
+{
+	size_t len = strlen(text);
+	wchar_t *w = xcalloc(len + 1, sizeof *w);
+	size_t n = mbstowcs(w, text, len + 1);
+	int count = 0, cap = 0;
+	size_t start = 0;
+
+	if (n == (size_t)-1) {
+		for (n = 0; n < len; n++)
+			w[n] = (unsigned char)text[n] < 0x80 ? (wchar_t)text[n] : L'?';
+		w[n] = L'\0';
+	}
+	if (width < 1)
+		width = 1;
+	*lines = NULL;
+	while (start < n || count == 0) {
+		size_t i = start, brk = 0, next;
+		int col = 0;
+
+		/* Find where this line ends: a newline, or the last space that fits. */
+		while (i < n && w[i] != L'\n') {
+			int cw = wcwidth(w[i]);
+
+			if (cw < 0)
+				w[i] = L'?', cw = 1;
+			if (col + cw > width)
+				break;
+			if (w[i] == L' ')
+				brk = i;
+			col += cw;
+			i++;
+		}
+		if (i < n && w[i] != L'\n' && brk > start) {
+			next = brk + 1;
+			i = brk;
+		} else {
+			next = i < n && w[i] == L'\n' ? i + 1 : i;
+			if (next == start && i < n)
+				next = i = start + 1;   /* one character wider than the line */
+		}
+		if (count == cap) {
+			cap = cap ? cap * 2 : 4;
+			*lines = xrealloc(*lines, sizeof **lines * (size_t)cap);
+		}
+		{
+			wchar_t saved = w[i];
+			size_t bytes;
+
+			w[i] = L'\0';
+			bytes = wcstombs(NULL, w + start, 0);
+			(*lines)[count] = xcalloc(bytes == (size_t)-1 ? 1 : bytes + 1, 1);
+			if (bytes != (size_t)-1)
+				wcstombs((*lines)[count], w + start, bytes + 1);
+			w[i] = saved;
+		}
+		count++;
+		start = next;
+		if (start >= n)
+			break;
+	}
+	free(w);
+	return count;
+}
+
+void
+tui_wrap_free(char **lines, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
 }
 
 int
@@ -181,12 +259,12 @@ tui_list_draw(struct tui_list *l, struct tui *t, WINDOW *w, int y, int rows, int
 	}
 	for (int i = 0; i < rows && l->top + i < l->nvis; i++) {
 		int idx = l->vis[l->top + i], cur = l->top + i == l->sel;
-		int attr = tui_attr(t, l->marks[idx]) | (cur ? A_REVERSE : 0);
+		int attr = tui_attr(t, l->marks[idx]) | (cur ? (l->blur ? A_DIM : A_REVERSE) : 0);
 
 		wattron(w, attr);
-		if (cur)
+		if (cur && !l->blur)
 			mvwhline(w, y + i, 0, ' ', cols);
-		mvwaddstr(w, y + i, 0, cur ? ">" : " ");
+		mvwaddstr(w, y + i, 0, cur && !l->blur ? ">" : " ");
 		tui_put(w, y + i, 2, cols - 2, l->rows[idx]);
 		wattroff(w, attr);
 	}
@@ -233,15 +311,15 @@ tui_list_request(struct tui_list *l, struct tui *t, enum request req, int rows)
 				tui_status(t, 0, "filter cleared");
 		}
 		return 1;
-	case REQ_SEARCH_NEXT:
-	case REQ_SEARCH_PREV:
+	case REQ_FIND_NEXT:
+	case REQ_FIND_PREV:
 		/* Every row shown matches the filter: the next match is the next row, round the end. */
 		if (l->filter[0] == '\0')
 			tui_status(t, 0, "n and N step through the matches of a / search; nothing is searched");
 		else if (l->nvis == 0)
 			tui_status(t, 0, "nothing matches '%s'", l->filter);
 		else {
-			l->sel = (l->sel + (req == REQ_SEARCH_NEXT ? 1 : l->nvis - 1)) % l->nvis;
+			l->sel = (l->sel + (req == REQ_FIND_NEXT ? 1 : l->nvis - 1)) % l->nvis;
 			tui_status(t, 0, "'%s': match %d of %d", l->filter, l->sel + 1, l->nvis);
 		}
 		return 1;
@@ -325,6 +403,41 @@ tui_status(struct tui *t, int error, const char *fmt, ...)
 	snprintf(t->status, sizeof t->status, "%s", shown);
 	free(shown);
 	t->status_error = error;
+	t->dropped = 0;
+	if (error)
+		t->refusals++;
+}
+
+/* The status as shown: a refusal says so, and says when keys that followed it were dropped. */
+static void
+status_text(const struct tui *t, char *line, size_t n)
+{
+	snprintf(line, n, "%s%s", t->status_error ? "error: " : "", t->status);
+	if (t->dropped > 0) {
+		size_t len = strlen(line);
+
+		snprintf(line + len, n - len, " (%d key%s typed after it ignored)", t->dropped,
+		    t->dropped == 1 ? "" : "s");
+	}
+}
+
+/* Rows the status line needs: a long message wraps rather than being cut. */
+static int
+status_rows(const struct tui *t)
+{
+	char line[700];
+	char **lines;
+	int n;
+
+	if (t->job != NULL || t->status[0] == '\0')
+		return 1;
+	status_text(t, line, sizeof line);
+	line[strcspn(line, "\n")] = '\0';   /* a usage text after the message stays in the CLI */
+	n = tui_wrap(line, COLS, &lines);
+	tui_wrap_free(lines, n);
+	if (n > STATUS_MAX_ROWS(LINES))
+		n = STATUS_MAX_ROWS(LINES);
+	return n < 1 ? 1 : n;
 }
 
 static int
@@ -336,33 +449,39 @@ view_handles(const struct view *v, enum request req)
 	return 0;
 }
 
+/* The hint line: the screen's own keys, then "? help  q back", which are
+ * never pushed off: on a narrow terminal the screen's items go first. */
 static void
 draw_hints(struct tui *t, struct view *v, int y)
 {
 	static const enum request globals[] = { REQ_HELP, REQ_BACK, REQ_NONE };
-	char line[512] = "", key[16];
-	size_t used = 0;
+	char line[512] = "", tail[64] = "", key[16];
+	size_t used = 0, room;
 
-	for (int pass = 0; pass < 2; pass++) {
-		const enum request *r = pass == 0 ? v->ops->requests : globals;
+	for (const enum request *r = globals; *r != REQ_NONE; r++) {
+		char item[40];
 
-		for (; r && *r != REQ_NONE; r++) {
-			const struct request_info *ri = tui_request_info(*r);
-			char item[64];
-
-			if (ri == NULL || *r == REQ_UP || *r == REQ_DOWN || *r == REQ_PAGE_UP ||
-			    *r == REQ_PAGE_DOWN || *r == REQ_HOME || *r == REQ_END || *r == REQ_CANCEL ||
-			    *r == REQ_LEFT || *r == REQ_RIGHT || *r == REQ_SEARCH_NEXT || *r == REQ_SEARCH_PREV)
-				continue;
-			snprintf(item, sizeof item, "%s%s %s", used ? "  " : "",
-			    tui_key_name_for(*r, key), ri->name);
-			if (used + strlen(item) >= (size_t)COLS || used + strlen(item) >= sizeof line - 1)
-				goto out;
-			strcat(line, item);
-			used += strlen(item);
-		}
+		snprintf(item, sizeof item, "  %s %s", tui_key_name_for(*r, key), tui_request_info(*r)->name);
+		if (strlen(tail) + strlen(item) < (size_t)COLS)
+			strcat(tail, item);
 	}
-out:
+	room = strlen(tail) < (size_t)COLS ? (size_t)COLS - strlen(tail) : 0;
+	for (const enum request *r = v->ops->requests; r && *r != REQ_NONE; r++) {
+		const struct request_info *ri = tui_request_info(*r);
+		char item[64];
+
+		if (ri == NULL || *r == REQ_UP || *r == REQ_DOWN || *r == REQ_PAGE_UP ||
+		    *r == REQ_PAGE_DOWN || *r == REQ_HOME || *r == REQ_END || *r == REQ_CANCEL ||
+		    *r == REQ_LEFT || *r == REQ_RIGHT || *r == REQ_FIND_NEXT || *r == REQ_FIND_PREV ||
+		    *r == REQ_HELP || *r == REQ_BACK)
+			continue;
+		snprintf(item, sizeof item, "%s%s %s", used ? "  " : "", tui_key_name_for(*r, key), ri->name);
+		if (used + strlen(item) > room || used + strlen(item) >= sizeof line - 1)
+			break;
+		strcat(line, item);
+		used += strlen(item);
+	}
+	snprintf(line + used, sizeof line - used, "%s", used ? tail : tail + 2);
 	move(y, 0);
 	clrtoeol();
 	attron(A_DIM);
@@ -377,7 +496,7 @@ tui_redraw(struct tui *t)
 	struct view *v = tui_top(t);
 	char title[256] = "";
 	WINDOW *content;
-	int rows = LINES - 3;
+	int srows = status_rows(t), rows = LINES - 2 - srows;
 
 	erase();
 	if (v == NULL)
@@ -389,10 +508,26 @@ tui_redraw(struct tui *t)
 	attron(A_REVERSE | A_BOLD);
 	mvhline(0, 0, ' ', COLS);
 	{
-		char bar[512];
+		char bar[512], who[160];
+		wchar_t wwho[160];
+		size_t n;
+		int ww = 0;
 
 		snprintf(bar, sizeof bar, "aivet | %s", title);
-		tui_put(stdscr, 0, 1, COLS - 2, bar);
+		/* Who is logged in (on PostgreSQL the login; on SQLite the actor), at the
+		 * right, when the title leaves room for it. */
+		snprintf(who, sizeof who, "as %s", t->av->actor);
+		n = mbstowcs(wwho, who, sizeof wwho / sizeof wwho[0] - 1);
+		if (n != (size_t)-1) {
+			wwho[n] = L'\0';
+			ww = wcswidth(wwho, n);
+		}
+		if (ww > 0 && (int)strlen(bar) + ww + 4 <= COLS) {
+			tui_put(stdscr, 0, 1, COLS - ww - 4, bar);
+			tui_put(stdscr, 0, COLS - ww - 1, ww, who);
+		} else {
+			tui_put(stdscr, 0, 1, COLS - 2, bar);
+		}
 	}
 	attroff(A_REVERSE | A_BOLD);
 	if (rows > 0) {
@@ -404,7 +539,7 @@ tui_redraw(struct tui *t)
 			delwin(content);
 		}
 	}
-	draw_hints(t, v, LINES - 2);
+	draw_hints(t, v, LINES - 1 - srows);
 	move(LINES - 1, 0);
 	clrtoeol();
 	if (t->job != NULL) {
@@ -429,13 +564,18 @@ tui_redraw(struct tui *t)
 		tui_put(stdscr, LINES - 1, 0, COLS, line);
 		attroff(A_BOLD);
 	} else if (t->status[0]) {
-		char line[600];
+		char line[700], **lines;
+		int n;
 
-		snprintf(line, sizeof line, "%s%s", t->status_error ? "error: " : "", t->status);
+		status_text(t, line, sizeof line);
 		line[strcspn(line, "\n")] = '\0';   /* a usage text after the message stays in the CLI */
+		n = tui_wrap(line, COLS, &lines);
 		attron(tui_attr(t, t->status_error ? TUI_MARK_BAD : TUI_MARK_NONE));
-		tui_put(stdscr, LINES - 1, 0, COLS, line);
+		/* Wrapped over the rows status_rows() kept; if it is longer still, its end shows. */
+		for (int i = 0; i < srows && i < n; i++)
+			tui_put(stdscr, LINES - srows + i, 0, COLS, lines[n > srows ? n - srows + i : i]);
 		attroff(tui_attr(t, t->status_error ? TUI_MARK_BAD : TUI_MARK_NONE));
+		tui_wrap_free(lines, n);
 	}
 	refresh();
 }
@@ -454,13 +594,22 @@ tui_confirm(struct tui *t, const char *fmt, ...)
 	vsnprintf(q, sizeof q, fmt, ap);
 	va_end(ap);
 	while (answer < 0) {
+		char line[320], **lines;
+		int total, nl;
+
+		/* A question wider than the terminal takes the rows above the status line. */
+		snprintf(line, sizeof line, "%s (y/n) ", q);
+		total = tui_wrap(line, COLS, &lines);
+		nl = total > LINES - 1 ? LINES - 1 : total;
 		tui_redraw(t);
-		move(LINES - 1, 0);
-		clrtoeol();
 		attron(A_BOLD);
-		tui_put(stdscr, LINES - 1, 0, COLS, q);
-		printw(" (y/n) ");
+		for (int i = 0; i < nl; i++) {
+			move(LINES - nl + i, 0);
+			clrtoeol();
+			tui_put(stdscr, LINES - nl + i, 0, COLS, lines[i]);
+		}
 		attroff(A_BOLD);
+		tui_wrap_free(lines, total);
 		refresh();
 		timeout(-1);
 		if (get_wch(&ch) == ERR) {
@@ -474,8 +623,16 @@ tui_confirm(struct tui *t, const char *fmt, ...)
 			answer = 0;
 	}
 	timeout(250);
+	tui_dialog_closed(t);
 	tui_status(t, 0, "%s", answer ? "" : "cancelled");
 	return answer;
+}
+
+void
+tui_dialog_closed(struct tui *t)
+{
+	flushinp();
+	t->dialogs++;
 }
 
 /* Reads a field's text without the padding libform adds. */
@@ -498,12 +655,47 @@ field_text(FIELD *f, char *out, size_t n)
 /* Where a form sits: a dialog box in the middle, or the bottom line. */
 struct form_box {
 	int labelw, fieldw, h, w, y, x;
+	int trows;                /* rows of the title, which wraps too: the first is in the border */
+	int msgrows;              /* rows under the fields for the hint or message */
 };
 
-static void
-form_place(const struct tui_field *fields, int n, int bottom_line, struct form_box *b)
+#define FORM_HINT "Tab next field, Enter save, Esc cancel"
+
+static int
+text_cols(const char *s)
 {
+	wchar_t w[1024];
+	size_t n = mbstowcs(w, s, sizeof w / sizeof w[0] - 1);
+	int cols = 0;
+
+	if (n == (size_t)-1)
+		return (int)strlen(s);
+	w[n] = L'\0';
+	for (size_t i = 0; i < n; i++)
+		cols += wcwidth(w[i]) > 0 ? wcwidth(w[i]) : 1;
+	return cols;
+}
+
+static int
+wrapped_rows(const char *s, int width)
+{
+	char **lines;
+	int n = tui_wrap(s, width, &lines);
+
+	tui_wrap_free(lines, n);
+	return n;
+}
+
+/* A dialog takes the width its fields, title and hints need, up to the
+ * terminal's width less a margin; a hint that is wider still wraps. */
+static void
+form_place(const char *title, const struct tui_field *fields, int n, int bottom_line,
+    struct form_box *b)
+{
+	int want, maxw = COLS > 12 ? COLS - 4 : COLS;
+
 	b->labelw = b->fieldw = 0;
+	b->msgrows = b->trows = 1;
 	for (int i = 0; i < n; i++) {
 		int lw = (int)strlen(fields[i].label);
 
@@ -515,17 +707,60 @@ form_place(const struct tui_field *fields, int n, int bottom_line, struct form_b
 	if (bottom_line) {
 		b->h = 1, b->w = COLS, b->y = LINES - 1, b->x = 0;
 		b->fieldw = COLS - b->labelw - 1;
-	} else {
-		if (b->fieldw < 20)
-			b->fieldw = 20;
-		b->w = b->labelw + b->fieldw + 6;
-		if (b->w > COLS)
-			b->w = COLS, b->fieldw = COLS - b->labelw - 6;
-		b->h = n * 2 + 5;
-		if (b->h > LINES)
-			b->h = LINES;
-		b->y = (LINES - b->h) / 2, b->x = (COLS - b->w) / 2;
+		return;
 	}
+	if (b->fieldw < 20)
+		b->fieldw = 20;
+	want = b->labelw + b->fieldw + 6;
+	if (text_cols(title) + 6 > want)
+		want = text_cols(title) + 6;
+	if (text_cols(FORM_HINT) + 4 > want)
+		want = text_cols(FORM_HINT) + 4;
+	for (int i = 0; i < n; i++)
+		if (fields[i].hint != NULL && text_cols(fields[i].hint) + 4 > want)
+			want = text_cols(fields[i].hint) + 4;
+	b->w = want > maxw ? maxw : want;
+	b->fieldw = b->w - b->labelw - 6;
+	for (int i = 0; i < n; i++)
+		if (fields[i].hint != NULL && wrapped_rows(fields[i].hint, b->w - 4) > b->msgrows)
+			b->msgrows = wrapped_rows(fields[i].hint, b->w - 4);
+	b->trows = wrapped_rows(title, b->w - 4);
+	if (b->trows > 4)
+		b->trows = 4;
+	b->h = b->trows + n * 2 + 3 + b->msgrows;
+	if (b->h > LINES)
+		b->h = LINES;
+	b->y = (LINES - b->h) / 2, b->x = (COLS - b->w) / 2;
+}
+
+/* The text under the fields: the message, else the field's hint. */
+static const char *
+form_text(const struct tui_field *fields, int cur, const char *msg)
+{
+	return msg[0] ? msg : fields[cur].hint ? fields[cur].hint : FORM_HINT;
+}
+
+/* Whether the box must grow for text (wider, up to the terminal less a margin,
+ * then taller): 1 with b changed, else 0. */
+static int
+form_grow(const char *text, int n, struct form_box *b)
+{
+	int maxw = COLS > 12 ? COLS - 4 : COLS, w = text_cols(text) + 4, h;
+
+	if (w > maxw)
+		w = maxw;
+	if (w < b->w)
+		w = b->w;
+	h = b->trows + n * 2 + 3 + wrapped_rows(text, w - 4);
+	if (h > LINES)
+		h = LINES;
+	if (h < b->h)
+		h = b->h;
+	if (w == b->w && h == b->h)
+		return 0;
+	b->w = w, b->h = h, b->msgrows = h - b->trows - n * 2 - 3;
+	b->y = (LINES - h) / 2, b->x = (COLS - w) / 2;
+	return 1;
 }
 
 /* Only the frame around the fields is drawn here: libform keeps the current
@@ -534,7 +769,9 @@ static void
 form_frame(struct tui *t, WINDOW *win, const struct form_box *b, const char *title,
     const struct tui_field *fields, int n, int bottom_line, int cur, const char *msg)
 {
-	int mattr;
+	const char *text = form_text(fields, cur, msg);
+	int mattr, top = b->trows + n * 2 + 2, nl, tl;
+	char **lines, **tlines;
 
 	if (bottom_line) {
 		wattron(win, A_BOLD);
@@ -542,20 +779,26 @@ form_frame(struct tui *t, WINDOW *win, const struct form_box *b, const char *tit
 		wattroff(win, A_BOLD);
 		return;
 	}
+	nl = tui_wrap(text, b->w - 4, &lines);
 	mattr = tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM);
+	for (int r = top - 1; r < b->h - 1; r++)
+		mvwhline(win, r, 1, ' ', b->w - 2);
 	box(win, 0, 0);
+	tl = tui_wrap(title, b->w - 4, &tlines);
 	wattron(win, A_BOLD);
-	tui_put(win, 0, 2, b->w - 4, title);
+	for (int i = 0; i < tl && i < b->trows; i++)
+		tui_put(win, i, 2, b->w - 4, tlines[i]);
 	wattroff(win, A_BOLD);
+	tui_wrap_free(tlines, tl);
 	for (int i = 0; i < n; i++)
-		tui_put(win, 2 + i * 2, 2, b->labelw, fields[i].label);
-	mvwhline(win, b->h - 2, 1, ' ', b->w - 2);
+		tui_put(win, b->trows + 1 + i * 2, 2, b->labelw, fields[i].label);
 	wattron(win, mattr);
-	tui_put(win, b->h - 2, 2, b->w - 4, msg[0] ? msg : (fields[cur].hint ? fields[cur].hint :
-	    "Tab next field, Enter save, Esc cancel"));
+	for (int i = 0; i < nl && i < b->msgrows; i++)
+		tui_put(win, top + i, 2, b->w - 4, lines[i]);
 	wattroff(win, mattr);
 	if (msg[0])
-		mvwaddstr(win, b->h - 2, 1, "!");
+		mvwaddstr(win, top, 1, "!");
+	tui_wrap_free(lines, nl);
 }
 
 /* Enter: every field checked, then submit; 1 when the form is done, else 0
@@ -584,21 +827,118 @@ form_enter(FORM *form, FIELD **f, struct tui_field *fields, int n,
 	return 1;
 }
 
+/* What a key does to a field whose value is selected (entered with a value):
+ * 0 leaves it selected (the key moves on or closes), 1 ends the selection and
+ * the key then acts (a printable key first clears the value it replaces), 2
+ * ends it and the key is spent (Backspace and Delete clear the value). */
+static int
+form_unselect(FORM *form, int r, wint_t ch)
+{
+	if (r == KEY_CODE_YES) {
+		switch (ch) {
+		case KEY_DOWN: case KEY_UP: case KEY_BTAB: case KEY_ENTER: case KEY_RESIZE:
+			return 0;
+		case KEY_BACKSPACE: case KEY_DC:
+			form_driver(form, REQ_CLR_FIELD);
+			return 2;
+		}
+		return 1;
+	}
+	switch (ch) {
+	case 27: case '\t': case '\n': case '\r':
+		return 0;
+	case 127: case 8:
+		form_driver(form, REQ_CLR_FIELD);
+		return 2;
+	}
+	if (ch >= 32)
+		form_driver(form, REQ_CLR_FIELD);
+	return 1;
+}
+
+/* One key in a form: 1 when the form is done, -1 when cancelled, else 0. */
+static int
+form_key(FORM *form, FIELD **f, struct tui_field *fields, int n, int r, wint_t ch,
+    int (*submit)(struct tui_field *, int, void *, struct aerr *), void *ctx, char *msg, size_t msgn)
+{
+	if (r == KEY_CODE_YES) {
+		switch (ch) {
+		case KEY_DOWN: form_driver(form, REQ_NEXT_FIELD); form_driver(form, REQ_END_LINE); break;
+		case KEY_UP: case KEY_BTAB: form_driver(form, REQ_PREV_FIELD); form_driver(form, REQ_END_LINE); break;
+		case KEY_LEFT: form_driver(form, REQ_PREV_CHAR); break;
+		case KEY_RIGHT: form_driver(form, REQ_NEXT_CHAR); break;
+		case KEY_BACKSPACE: form_driver(form, REQ_DEL_PREV); break;
+		case KEY_DC: form_driver(form, REQ_DEL_CHAR); break;
+		case KEY_HOME: form_driver(form, REQ_BEG_LINE); break;
+		case KEY_END: form_driver(form, REQ_END_LINE); break;
+		case KEY_ENTER: return form_enter(form, f, fields, n, submit, ctx, msg, msgn);
+		case KEY_RESIZE: break;
+		}
+		return 0;
+	}
+	switch (ch) {
+	case 27:
+		return -1;
+	case '\t':
+		form_driver(form, REQ_NEXT_FIELD);
+		form_driver(form, REQ_END_LINE);
+		break;
+	case 127: case 8:
+		form_driver(form, REQ_DEL_PREV);
+		break;
+	case 21:   /* ^U */
+		form_driver(form, REQ_CLR_FIELD);
+		break;
+	case '\n': case '\r':
+		return form_enter(form, f, fields, n, submit, ctx, msg, msgn);
+	default:
+		form_driver_w(form, OK, (wchar_t)ch);
+		break;
+	}
+	return 0;
+}
+
+/* Puts the form in a (new) box of b's size; what was typed stays in the fields. */
+static void
+form_show(FORM *form, const struct form_box *b, int n, int bottom_line, WINDOW **win, WINDOW **sub)
+{
+	FIELD *cur = current_field(form);
+
+	if (*win != NULL) {
+		unpost_form(form);
+		delwin(*sub);
+		delwin(*win);
+		touchwin(stdscr);
+		wnoutrefresh(stdscr);
+	}
+	*win = newwin(b->h, b->w, b->y, b->x);
+	keypad(*win, TRUE);
+	wtimeout(*win, 250);
+	*sub = bottom_line ? derwin(*win, 1, b->fieldw, 0, b->labelw + 1)
+	    : derwin(*win, n * 2, b->fieldw, b->trows + 1, b->labelw + 4);
+	set_form_win(form, *win);
+	set_form_sub(form, *sub);
+	post_form(form);
+	if (cur != NULL)
+		set_current_field(form, cur);
+	form_driver(form, REQ_END_LINE);
+}
+
 static int
 run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int bottom_line,
     int (*submit)(struct tui_field *, int, void *, struct aerr *), void *ctx)
 {
 	FIELD *f[33];
 	FORM *form;
-	WINDOW *win, *sub;
+	WINDOW *win = NULL, *sub = NULL;
 	struct form_box b;
-	int cur, done = 0;
+	int cur, done = 0, entered = -1, selected = -1;
 	char msg[600] = "";
 	struct aerr err = { 0 };
 
 	if (n > 32)
 		n = 32;
-	form_place(fields, n, bottom_line, &b);
+	form_place(title, fields, n, bottom_line, &b);
 	if (b.fieldw < 4)
 		return 0;
 	for (int i = 0; i < n; i++) {
@@ -610,15 +950,8 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 	}
 	f[n] = NULL;
 	form = new_form(f);
-	win = newwin(b.h, b.w, b.y, b.x);
-	keypad(win, TRUE);
-	wtimeout(win, 250);
-	sub = bottom_line ? derwin(win, 1, b.fieldw, 0, b.labelw + 1)
-	    : derwin(win, n * 2, b.fieldw, 2, b.labelw + 4);
-	set_form_win(form, win);
-	set_form_sub(form, sub);
 	curs_set(1);
-	post_form(form);
+	form_show(form, &b, n, bottom_line, &win, &sub);
 	while (!done) {
 		FIELD *cf = current_field(form);
 		wint_t ch;
@@ -628,12 +961,23 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 		/* Live validation of the field being edited. */
 		form_driver(form, REQ_VALIDATION);
 		field_text(cf, fields[cur].value, sizeof fields[cur].value);
+		if (cur != entered) {
+			/* Entered with a value: the value is selected, as a browser's field is. */
+			if (selected >= 0)
+				set_field_back(f[selected], A_UNDERLINE);
+			entered = cur;
+			selected = fields[cur].value[0] != '\0' ? cur : -1;
+			if (selected >= 0)
+				set_field_back(f[cur], A_REVERSE);
+		}
 		if (msg[0] == '\0' && fields[cur].check != NULL) {
 			aerr_clear(&err);
 			if (fields[cur].check(fields[cur].value, fields[cur].ctx, &err) != 0 &&
 			    fields[cur].value[0] != '\0')
 				snprintf(msg, sizeof msg, "%s", err.msg);
 		}
+		if (!bottom_line && form_grow(form_text(fields, cur, msg), n, &b))
+			form_show(form, &b, n, bottom_line, &win, &sub);
 		form_frame(t, win, &b, title, fields, n, bottom_line, cur, msg);
 		pos_form_cursor(form);
 		wrefresh(win);
@@ -644,42 +988,17 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 			continue;
 		}
 		msg[0] = '\0';
-		if (r == KEY_CODE_YES) {
-			switch (ch) {
-			case KEY_DOWN: form_driver(form, REQ_NEXT_FIELD); form_driver(form, REQ_END_LINE); break;
-			case KEY_UP: case KEY_BTAB: form_driver(form, REQ_PREV_FIELD); form_driver(form, REQ_END_LINE); break;
-			case KEY_LEFT: form_driver(form, REQ_PREV_CHAR); break;
-			case KEY_RIGHT: form_driver(form, REQ_NEXT_CHAR); break;
-			case KEY_BACKSPACE: form_driver(form, REQ_DEL_PREV); break;
-			case KEY_DC: form_driver(form, REQ_DEL_CHAR); break;
-			case KEY_HOME: form_driver(form, REQ_BEG_LINE); break;
-			case KEY_END: form_driver(form, REQ_END_LINE); break;
-			case KEY_ENTER: done = form_enter(form, f, fields, n, submit, ctx, msg, sizeof msg); break;
-			case KEY_RESIZE: break;
+		if (selected >= 0) {
+			int u = form_unselect(form, r, ch);
+
+			if (u != 0) {
+				set_field_back(f[selected], A_UNDERLINE);
+				selected = -1;
 			}
-			continue;
+			if (u == 2)
+				continue;
 		}
-		switch (ch) {
-		case 27:
-			done = -1;
-			break;
-		case '\t':
-			form_driver(form, REQ_NEXT_FIELD);
-			form_driver(form, REQ_END_LINE);
-			break;
-		case 127: case 8:
-			form_driver(form, REQ_DEL_PREV);
-			break;
-		case 21:   /* ^U */
-			form_driver(form, REQ_CLR_FIELD);
-			break;
-		case '\n': case '\r':
-			done = form_enter(form, f, fields, n, submit, ctx, msg, sizeof msg);
-			break;
-		default:
-			form_driver_w(form, OK, (wchar_t)ch);
-			break;
-		}
+		done = form_key(form, f, fields, n, r, ch, submit, ctx, msg, sizeof msg);
 	}
 	unpost_form(form);
 	free_form(form);
@@ -689,6 +1008,7 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 	delwin(win);
 	curs_set(0);
 	touchwin(stdscr);
+	tui_dialog_closed(t);
 	return done == 1;
 }
 
@@ -1091,11 +1411,36 @@ global_request(struct tui *t, enum request req)
 		break;
 	default: {
 		char key[16];
+		const struct request_info *ri = tui_request_info(req);
 
-		tui_status(t, 0, "not on this screen (%s lists the keys)", tui_key_name_for(REQ_HELP, key));
+		/* A refusal: what follows it in the same burst of typing is dropped. */
+		tui_status(t, 1, "%s is not on this screen (%s lists the keys)", ri ? ri->name : "that key",
+		    tui_key_name_for(REQ_HELP, key));
 		break;
 	}
 	}
+}
+
+/* After a refused action the rest of what was being typed (a date meant for a
+ * dialog that did not open, say) must not run as commands: keys that follow
+ * one another within BURST_MS are dropped until the typing pauses. Esc and q,
+ * which only go back, end the burst and act. Returns 1 when the key is dropped. */
+static int
+guard_drops(struct tui *t, int r, wint_t ch)
+{
+	int64_t now = now_ms();
+
+	if (!t->guarding)
+		return 0;
+	if (r == KEY_CODE_YES && (ch == KEY_RESIZE || ch == KEY_MOUSE))
+		return 0;
+	if (now - t->guard_ms >= BURST_MS || (r == OK && (ch == 27 || ch == 'q' || ch == 'Q'))) {
+		t->guarding = 0;
+		return 0;
+	}
+	t->guard_ms = now;
+	t->dropped++;
+	return 1;
 }
 
 int
@@ -1179,6 +1524,7 @@ tui_main(struct aivet *av, struct aerr *err)
 		struct view *v;
 		wint_t ch;
 		int r;
+		unsigned refusals, dialogs;
 		enum request req;
 
 		job_poll(&t);
@@ -1199,7 +1545,7 @@ tui_main(struct aivet *av, struct aerr *err)
 			timing = NULL;   /* the first draw only */
 		}
 		r = get_wch(&ch);
-		if (r == ERR)
+		if (r == ERR || guard_drops(&t, r, ch))
 			continue;
 		v = tui_top(&t);
 		if (r == KEY_CODE_YES && ch == KEY_RESIZE)
@@ -1210,9 +1556,10 @@ tui_main(struct aivet *av, struct aerr *err)
 		}
 		if (r == OK && ch == '\r')
 			ch = '\n';
-		req = tui_key_request_on(v->ops->requests, (int)ch);
+		req = tui_key_request_for((int)ch, v->ops->requests);
 		if (req == REQ_NONE)
 			continue;
+		refusals = t.refusals, dialogs = t.dialogs;
 		/* Stopping a job, quitting, help and ':' work the same on every screen. */
 		if (req != REQ_CANCEL_JOB && req != REQ_QUIT && req != REQ_HELP && req != REQ_COMMAND &&
 		    view_handles(v, req)) {
@@ -1221,6 +1568,13 @@ tui_main(struct aivet *av, struct aerr *err)
 				tui_status(&t, 1, "%s", err->msg);
 		} else {
 			global_request(&t, req);
+		}
+		/* Refused at once, no dialog shown: the keys typed after it were meant
+		 * for what did not open. (After a dialog, what it read was its own.) */
+		if (t.refusals != refusals && t.dialogs == dialogs) {
+			flushinp();
+			t.guarding = 1;
+			t.guard_ms = now_ms();
 		}
 	}
 	while (t.depth > 0)

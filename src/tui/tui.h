@@ -14,28 +14,68 @@
 
 #include "aivet.h"
 
-/* Every action a key can ask for. Screens add theirs here and in keys.c. */
+/* Every action a key can ask for: its name (REQ_<id>), the short word of the
+ * hint line and the sentence of the ? screen, in one list, so the enum and the
+ * help cannot drift apart. Screens add theirs here; keys.c binds keys to them. */
+#define TUI_REQ_INFO(_) \
+	/* movement and lists (every list) */ \
+	_(UP, "up", "move up") \
+	_(DOWN, "down", "move down") \
+	_(PAGE_UP, "page up", "move one page up") \
+	_(PAGE_DOWN, "page down", "move one page down") \
+	_(HOME, "first", "go to the first row") \
+	_(END, "last", "go to the last row") \
+	_(LEFT, "left", "move to the left pane or previous item") \
+	_(RIGHT, "right", "move to the right pane or next item") \
+	_(NEXT_PANE, "pane", "move the focus to the next pane or section") \
+	_(ENTER, "open", "open the selected row") \
+	_(SEARCH, "search", "filter the list (empty text clears)") \
+	_(FIND, "find", "search the text; the matches are highlighted") \
+	_(FIND_NEXT, "next", "go to the next match") \
+	_(FIND_PREV, "previous", "go to the previous match") \
+	/* global */ \
+	_(BACK, "back", "go back (quit on the first screen)") \
+	_(CANCEL, "cancel", "cancel a dialog or prompt") \
+	_(HELP, "help", "show this screen's keys and what the markers mean") \
+	_(REFRESH, "refresh", "reload from the database") \
+	_(COMMAND, "command", "run an aivet CLI command") \
+	_(QUIT, "quit", "quit aivet") \
+	/* records */ \
+	_(ADD, "add", "add a record") \
+	_(EDIT, "edit", "edit the selected record") \
+	_(ARCHIVE, "archive", "archive the selected record (asks first)") \
+	/* assessments */ \
+	_(ASSESS, "assess", "start or open an assessment") \
+	_(NEXT_UNANSWERED, "next unanswered", "jump to the next unanswered question") \
+	_(NOTE, "note", "add a note") \
+	_(HISTORY, "history", "show the history") \
+	_(SUBMIT, "submit", "submit for review") \
+	_(APPROVE, "approve", "approve (as reviewer)") \
+	_(ATTACH, "attach", "attach an evidence file") \
+	/* probes, evidence, incidents, reports */ \
+	_(RUN, "run", "run probes") \
+	_(CANCEL_JOB, "stop", "cancel the running job") \
+	_(EVIDENCE, "evidence", "show the evidence") \
+	_(INCIDENT, "incident", "open or show incidents") \
+	_(TASK, "task", "add a task") \
+	_(STATUS, "status", "change the status") \
+	_(EXPORT, "export", "export a signed bundle") \
+	_(VERIFY, "verify", "verify") \
+	_(DASHBOARD, "dashboard", "go to the dashboard") \
+	_(VENDORS, "vendors", "list all vendors") \
+	_(RAW, "raw JSON", "show the selected probe or finding as raw JSON")
+
+#define TUI_REQ_ENUM(id, name, help) REQ_##id,
 enum request {
 	REQ_NONE = 0,
-	/* movement and lists (every list) */
-	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END,
-	REQ_LEFT, REQ_RIGHT, REQ_NEXT_PANE,
-	REQ_ENTER, REQ_SEARCH,
-	/* global */
-	REQ_BACK, REQ_CANCEL, REQ_HELP, REQ_REFRESH, REQ_COMMAND, REQ_QUIT,
-	/* records */
-	REQ_ADD, REQ_EDIT, REQ_ARCHIVE,
-	/* assessments */
-	REQ_ASSESS, REQ_NEXT_UNANSWERED, REQ_NOTE, REQ_HISTORY, REQ_SUBMIT, REQ_APPROVE,
-	REQ_ATTACH,
-	/* probes, evidence, incidents, reports */
-	REQ_RUN, REQ_CANCEL_JOB, REQ_EVIDENCE, REQ_INCIDENT, REQ_TASK, REQ_STATUS, REQ_EXPORT,
-	REQ_VERIFY, REQ_DASHBOARD, REQ_VENDORS,
-	/* a / search's next and previous match (n and N where a search is set); raw JSON */
-	REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_RAW,
+	TUI_REQ_INFO(TUI_REQ_ENUM)
 	REQ__COUNT
 };
+#undef TUI_REQ_ENUM
 
+/* Key bindings are data apart from the actions: one key may name several
+ * requests (n is "next unanswered" on an assessment and "next match" in a
+ * text); the screen's own request list picks, else the first binding wins. */
 struct keybinding {
 	int key;              /* a character or a KEY_* code */
 	enum request req;
@@ -50,10 +90,9 @@ struct request_info {
 extern const struct keybinding tui_keymap[];
 extern const struct request_info tui_requests[];
 enum request tui_key_request(int key);
-/* The request key means on a screen handling the given requests: a key bound to several
- * requests means the first of them that the screen handles (n: next match, else next
- * unanswered), else the first. */
-enum request tui_key_request_on(const enum request *handled, int key);
+/* The request key asks for on a screen that handles the requests in handled
+ * (REQ_NONE-terminated, may be NULL): a binding the screen handles, else the first. */
+enum request tui_key_request_for(int key, const enum request *handled);
 const struct request_info *tui_request_info(enum request req);
 /* The first key bound to req, as text ("j", "Enter", "Down"). */
 const char *tui_key_name_for(enum request req, char buf[16]);
@@ -89,6 +128,7 @@ struct tui_list {
 	int *vis;              /* visible row indices */
 	int nvis;
 	char header[512];      /* column header line, optional */
+	int blur;              /* not the focused pane: its selection shows dim, without > */
 };
 
 enum { TUI_MARK_NONE, TUI_MARK_GOOD, TUI_MARK_WARN, TUI_MARK_BAD, TUI_MARK_DIM };
@@ -144,6 +184,11 @@ struct tui {
 	int dirty;                /* views should reload */
 	int64_t last_load_ms;
 	struct tui_job *job;      /* the job running now, if any */
+	unsigned refusals;        /* error statuses shown so far */
+	unsigned dialogs;         /* dialogs closed so far */
+	int guarding;             /* dropping the rest of a burst of typing after a refusal */
+	int64_t guard_ms;         /* when the last key of that burst came */
+	int dropped;              /* keys dropped since the refusal */
 };
 
 /* Pushes a new view; on error nothing is pushed. */
@@ -155,7 +200,14 @@ void tui_redraw(struct tui *t);
 /* Marks every view for reload (after a write). */
 void tui_changed(struct tui *t);
 
-/* Dialogs. They run their own input loop and return when done. */
+/* Dialogs. They run their own input loop and return when done, then call
+ * tui_dialog_closed: keys typed ahead while a dialog was open were meant for it,
+ * so they are dropped rather than read as commands by the screen below. */
+void tui_dialog_closed(struct tui *t);
+/* Splits text into lines of at most width columns, breaking at spaces where it
+ * can and at newlines; returns the count, *lines malloc'd (tui_wrap_free). */
+int tui_wrap(const char *text, int width, char ***lines);
+void tui_wrap_free(char **lines, int n);
 int tui_confirm(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One line of input at the bottom. Returns 1 with the text, 0 on Esc. */
 int tui_prompt(struct tui *t, const char *label, const char *initial, char *out, size_t n);
@@ -163,7 +215,10 @@ int tui_prompt(struct tui *t, const char *label, const char *initial, char *out,
 /* A file picker starting in the current directory; 1 with an absolute path, 0 on Esc. */
 int tui_pick_file(struct tui *t, const char *title, char *out, size_t n);
 
-/* A form dialog: labelled fields, Tab/Down moves, Enter submits, Esc cancels. */
+/* A form dialog: labelled fields, Tab/Down moves, Enter submits, Esc cancels.
+ * It is as wide as its fields, title and hints need, up to the terminal's width
+ * less a margin; hints and messages wrap. A field entered with a value has it
+ * selected: a printable key replaces it, arrows, Home and End keep it to edit. */
 struct tui_field {
 	const char *label;
 	char value[512];

@@ -19,7 +19,7 @@ struct vendor_state {
 static const enum request vendor_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
 	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_ASSESS, REQ_INCIDENT, REQ_EXPORT, REQ_RUN,
-	REQ_VERIFY, REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_NONE
+	REQ_VERIFY, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 #define HEADER_ROWS 6
@@ -163,12 +163,35 @@ check_credentials(const char *value, void *ctx, struct aerr *err)
 	return rc;
 }
 
+static int
+check_price(const char *value, void *ctx, struct aerr *err)
+{
+	double usd;
+
+	(void)ctx;
+	return value[0] == '\0' ? 0 : endpoint_price_parse("price", value, &usd, err);
+}
+
+enum { EF_NAME, EF_API, EF_URL, EF_MODEL, EF_CONTEXT, EF_CREDS, EF_INSECURE, EF_PRICE_IN,
+	EF_PRICE_OUT, EF_COUNT };
+
 struct endpoint_form_ctx {
 	struct tui *t;
 	const char *vendor;
 	int64_t id;        /* 0 when adding */
 	char ref[256];     /* VENDOR/NAME when editing */
+	char price_was[2][32];   /* the prices the form opened with: only a change is sent */
 };
+
+/* A price typed (or changed, when editing) is set; an empty one is left as it is. */
+static int
+form_price(const char *value, const char *was, double *usd, int *set, struct aerr *err)
+{
+	if (value[0] == '\0' || strcmp(value, was) == 0)
+		return 0;
+	*set = 1;
+	return endpoint_price_parse("price", value, usd, err);
+}
 
 static int
 endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
@@ -187,7 +210,11 @@ endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	/* Plain http is allowed only when asked for; an edit also takes it back. */
 	if (f[6].value[0] == 'y' || c->id)
 		in.insecure = f[6].value[0] == 'y', in.set_insecure = 1;
-	if ((rc = parse_int_opt("--context", f[4].value, 1, INT64_C(1) << 40, &in.context, err)) != 0)
+	if ((rc = parse_int_opt("--context", f[4].value, 1, INT64_C(1) << 40, &in.context, err)) != 0 ||
+	    (rc = form_price(f[EF_PRICE_IN].value, c->price_was[0], &in.price_in, &in.set_price_in,
+	    err)) != 0 ||
+	    (rc = form_price(f[EF_PRICE_OUT].value, c->price_was[1], &in.price_out, &in.set_price_out,
+	    err)) != 0)
 		goto out;
 	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
 		if ((rc = endpoint_input_credential(&in, tok, err)) != 0)
@@ -216,7 +243,7 @@ out:
 static int
 endpoint_form(struct tui *t, struct vendor_state *s, int64_t id, struct aerr *err)
 {
-	struct tui_field f[7] = {
+	struct tui_field f[EF_COUNT] = {
 		{ .label = "Name", .width = 30, .check = check_endpoint_name, .hint = "e.g. prod" },
 		{ .label = "API", .width = 14, .check = check_api,
 		  .hint = "openai, anthropic, azure-openai, gemini, bedrock or cloudflare" },
@@ -229,6 +256,10 @@ endpoint_form(struct tui *t, struct vendor_state *s, int64_t id, struct aerr *er
 		  .hint = "LABEL=env:VAR or LABEL=file:PATH, one per tenant, space-separated" },
 		{ .label = "Insecure http", .width = 3, .check = check_yes_no,
 		  .hint = "y allows plain http to a non-loopback host (credentials in clear)" },
+		[EF_PRICE_IN] = { .label = "Price in", .width = 12, .check = check_price,
+		  .hint = "USD per million input tokens, e.g. 2.5 (empty: none; the plan shows no cost)" },
+		[EF_PRICE_OUT] = { .label = "Price out", .width = 12, .check = check_price,
+		  .hint = "USD per million output tokens, e.g. 10" },
 	};
 	struct endpoint_form_ctx c = { .t = t, .vendor = field(s->vendor, "name"), .id = id };
 	cJSON *e = NULL, *cr;
@@ -254,9 +285,16 @@ endpoint_form(struct tui *t, struct vendor_state *s, int64_t id, struct aerr *er
 		}
 		snprintf(f[6].value, sizeof f[6].value, "%s",
 		    cJSON_IsTrue(cJSON_GetObjectItem(e, "allow_insecure_http")) ? "y" : "n");
+		for (int i = 0; i < 2; i++) {
+			const cJSON *p = cJSON_GetObjectItem(e, i ? "price_out_per_mtok" : "price_in_per_mtok");
+
+			if (cJSON_IsNumber(p))
+				snprintf(c.price_was[i], sizeof c.price_was[i], "%g", p->valuedouble);
+			snprintf(f[EF_PRICE_IN + i].value, sizeof f[EF_PRICE_IN + i].value, "%s", c.price_was[i]);
+		}
 		cJSON_Delete(e);
 	}
-	tui_form(t, id ? "Edit endpoint" : "Add endpoint", f, 7, endpoint_form_submit, &c);
+	tui_form(t, id ? "Edit endpoint" : "Add endpoint", f, EF_COUNT, endpoint_form_submit, &c);
 	return 0;
 }
 

@@ -17,7 +17,7 @@ struct vendors_state {
 
 static const enum request vendors_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_INCIDENT, REQ_SEARCH_NEXT, REQ_SEARCH_PREV, REQ_NONE
+	REQ_ENTER, REQ_ADD, REQ_EDIT, REQ_ARCHIVE, REQ_INCIDENT, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static int
@@ -157,7 +157,7 @@ vendors_request(struct view *v, struct tui *t, enum request req, struct aerr *er
 {
 	struct vendors_state *s = v->state;
 	int64_t id = tui_list_selected_id(&s->list);
-	char ids[32];
+	char ids[32], name[256];
 
 	if (tui_list_request(&s->list, t, req, v->content_rows - 1))
 		return 0;
@@ -172,8 +172,9 @@ vendors_request(struct view *v, struct tui *t, enum request req, struct aerr *er
 		if (id < 0)
 			return aerr_set(err, AV_USAGE, "no vendor selected");
 		snprintf(ids, sizeof ids, "%lld", (long long)id);
-		if (!tui_confirm(t, "Archive vendor %s and its endpoints? Nothing is deleted.",
-		    s->list.rows[s->list.vis[s->list.sel]] + 2))
+		if (vendor_name(t->av->db, id, name, sizeof name, err) != 0)
+			return err->code;
+		if (!tui_confirm(t, "Archive vendor %s and its endpoints? Nothing is deleted.", name))
 			return 0;
 		if (vendor_archive(t->av->db, t->av->actor, ids, err) != 0)
 			return err->code;

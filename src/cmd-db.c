@@ -1,0 +1,290 @@
+/*
+ * cmd-db.c: "aivet db" — the database as a whole: who you are on it and
+ * with which role (whoami), the logins holding aivet's roles (roles),
+ * granting and revoking them (grant, revoke; PostgreSQL, by the database's
+ * owner), and copying a whole database into an empty one, SQLite and
+ * PostgreSQL either way (copy). The work is in db-roles.c and db-copy.c.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "aivet.h"
+#include "db-admin.h"
+
+extern const struct cmd_entry cmd_db_entry;
+
+static const struct opt json_opts[] = {
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
+/* --json and no other option, then exactly nargs arguments, from argv[*first]. */
+static int
+parse_json_only(struct aivet *av, int argc, char **argv, int nargs, int *json, int *first,
+    struct aerr *err)
+{
+	struct opt_parser p;
+	int c;
+
+	*json = 0;
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		if (c == 'j')
+			*json = 1;
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind < nargs)
+		return usage_error(av, err, "%d argument%s needed", nargs, nargs == 1 ? " is" : "s are");
+	if (argc - p.ind > nargs)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + nargs]);
+	*first = p.ind;
+	return 0;
+}
+
+static const char *
+may_text(const struct db_login *l)
+{
+	if (l->can[DB_ROLE_REVIEWER])
+		return "read, verify, write, approve";
+	if (l->can[DB_ROLE_ASSESSOR])
+		return "read, verify, write (approving needs aivet_reviewer)";
+	if (l->can[DB_ROLE_AUDITOR])
+		return "read, verify (writing needs aivet_assessor)";
+	return "nothing (reading needs aivet_auditor)";
+}
+
+static cJSON *
+login_json(const struct db_login *l)
+{
+	cJSON *o = cJSON_CreateObject(), *roles = cJSON_AddArrayToObject(o, "roles");
+
+	cJSON_AddStringToObject(o, "login", l->name);
+	cJSON_AddBoolToObject(o, "owner", l->owner);
+	for (int r = 0; r < DB_ROLE_COUNT; r++)
+		if (l->roles[r])
+			cJSON_AddItemToArray(roles, cJSON_CreateString(db_role_name((enum db_role)r)));
+	cJSON_AddBoolToObject(o, "read", l->can[DB_ROLE_AUDITOR]);
+	cJSON_AddBoolToObject(o, "write", l->can[DB_ROLE_ASSESSOR]);
+	cJSON_AddBoolToObject(o, "approve", l->can[DB_ROLE_REVIEWER]);
+	return o;
+}
+
+static void
+roles_text(const struct db_login *l, char *out, size_t n)
+{
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (int r = 0; r < DB_ROLE_COUNT; r++)
+		if (l->roles[r] && used < n)
+			used += (size_t)snprintf(out + used, n - used, "%s%s", used ? "," : "",
+			    db_role_name((enum db_role)r));
+	if (used == 0)
+		snprintf(out, n, "-");
+}
+
+
+static int
+db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct db *db;
+	struct db_login me;
+	char roles[128];
+	int json, pg, first;
+
+	if (parse_json_only(av, argc, argv, 0, &json, &first, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL || db_whoami(db, av->actor, &me, err) != 0)
+		return err->code;
+	pg = db_kind(db) == DB_KIND_PG;
+	if (json) {
+		cJSON *o = login_json(&me);
+
+		cJSON_AddStringToObject(o, "backend", pg ? "postgresql" : "sqlite");
+		json_emit(o);
+		return 0;
+	}
+	roles_text(&me, roles, sizeof roles);
+	if (pg)
+		printf("login     %s\nbackend   postgresql\nowner     %s\nroles     %s\nmay       %s\n", me.name,
+		    me.owner ? "yes" : "no", roles, me.owner ? "everything (owner)" : may_text(&me));
+	else
+		printf("actor     %s\nbackend   sqlite\nroles     none: whoever can write the file can do "
+		    "anything\n", me.name);
+	return 0;
+}
+
+
+static int
+db_roles_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct db *db;
+	struct db_login *l = NULL;
+	int json, n = 0, first;
+
+	if (parse_json_only(av, argc, argv, 0, &json, &first, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL || db_logins(db, &l, &n, err) != 0) {
+		free(l);
+		return err->code;
+	}
+	if (json) {
+		cJSON *arr = cJSON_CreateArray();
+
+		for (int i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, login_json(&l[i]));
+		json_emit(arr);
+	} else {
+		printf("%-24s %-5s %-26s %s\n", "LOGIN", "OWNER", "ROLES", "MAY");
+		for (int i = 0; i < n; i++) {
+			char roles[128];
+
+			roles_text(&l[i], roles, sizeof roles);
+			printf("%-24s %-5s %-26s %s\n", l[i].name, l[i].owner ? "yes" : "", roles,
+			    l[i].owner ? "everything (owner)" : may_text(&l[i]));
+		}
+	}
+	free(l);
+	return 0;
+}
+
+
+static int
+grant_or_revoke(struct aivet *av, int argc, char **argv, int revoke, struct aerr *err)
+{
+	struct db *db;
+	enum db_role role;
+	int json, first;
+
+	if (parse_json_only(av, argc, argv, 2, &json, &first, err) != 0)
+		return err->code;
+	if (db_role_parse(argv[first + 1], &role) != 0)
+		return usage_error(av, err, "'%s' is not a role: assessor, reviewer or auditor",
+		    argv[first + 1]);
+	if ((db = av_db(av, err)) == NULL ||
+	    db_role_grant(db, argv[first], role, revoke, err) != 0)
+		return err->code;
+	printf(revoke ? "revoked aivet_%s from %s\n" : "granted aivet_%s to %s\n", db_role_name(role),
+	    argv[first]);
+	return 0;
+}
+
+static int
+db_grant_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return grant_or_revoke(av, argc, argv, 0, err);
+}
+
+static int
+db_revoke_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	return grant_or_revoke(av, argc, argv, 1, err);
+}
+
+
+/* An SQLite source must exist: opening would create an empty one. */
+static int
+source_exists(const char *spec, struct aerr *err)
+{
+	const char *path = strncmp(spec, "sqlite:", 7) == 0 ? spec + 7 : spec;
+	struct stat sb;
+
+	if (db_spec_is_pg(spec) || stat(path, &sb) == 0)
+		return 0;
+	return aerr_set(err, AV_USAGE, "db copy: no database at %s", spec);
+}
+
+static int64_t
+audit_rows(const struct db_copy_result *r)
+{
+	for (int i = 0; i < r->ntables; i++)
+		if (strcmp(r->tables[i].name, "audit_log") == 0)
+			return r->tables[i].rows;
+	return 0;
+}
+
+static void
+copy_print(const char *src, const char *dst, const struct db_copy_result *r, int json)
+{
+	if (json) {
+		cJSON *o = cJSON_CreateObject(), *t = cJSON_AddObjectToObject(o, "tables");
+
+		cJSON_AddStringToObject(o, "source", src);
+		cJSON_AddStringToObject(o, "destination", dst);
+		cJSON_AddNumberToObject(o, "rows", (double)r->rows);
+		for (int i = 0; i < r->ntables; i++)
+			cJSON_AddNumberToObject(t, r->tables[i].name, (double)r->tables[i].rows);
+		cJSON_AddNumberToObject(o, "audit_entries", (double)audit_rows(r));
+		cJSON_AddBoolToObject(o, "audit_ok", r->dst.bad_seq == 0);
+		if (r->dst.bad_seq == 0)
+			cJSON_AddStringToObject(o, "audit_head", r->dst.head);
+		else
+			cJSON_AddStringToObject(o, "audit_problem", r->dst.problem);
+		json_emit(o);
+		return;
+	}
+	printf("copied %lld rows from %s to %s\n", (long long)r->rows, src, dst);
+	for (int i = 0; i < r->ntables; i++)
+		if (r->tables[i].rows > 0)
+			printf("  %-18s %lld\n", r->tables[i].name, (long long)r->tables[i].rows);
+	if (r->dst.bad_seq == 0)
+		printf("audit chain: %lld entries, head %s, the same on both\n", (long long)r->dst.entries,
+		    r->dst.head);
+	else
+		printf("audit chain: %lld entries, copied as they were; it does not verify, on either: %s\n",
+		    (long long)audit_rows(r), r->dst.problem);
+}
+
+static int
+db_copy_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct db *src = NULL, *dst = NULL;
+	struct db_copy_result res;
+	const char *s, *d;
+	int json, rc, first;
+
+	(void)av;
+	if (parse_json_only(av, argc, argv, 2, &json, &first, err) != 0)
+		return err->code;
+	s = argv[first];
+	d = argv[first + 1];
+	if (strcmp(s, d) == 0)
+		return usage_error(av, err, "the source and the destination are the same database");
+	if (source_exists(s, err) != 0)
+		return err->code;
+	if (db_open(s, &src, err) != 0)
+		return aerr_prefix(err, "db copy: source");
+	if (db_open(d, &dst, err) != 0) {
+		db_close(src);
+		return aerr_prefix(err, "db copy: destination");
+	}
+	rc = db_copy(src, dst, &res, err);
+	db_close(src);
+	db_close(dst);
+	if (rc != 0)
+		return rc;
+	copy_print(s, d, &res, json);
+	return res.dst.bad_seq != 0 ? AV_FINDINGS : 0;
+}
+
+static const struct cmd_entry db_subs[] = {
+	{ "whoami", NULL, json_opts, "who this connection acts as, and what its role lets it do",
+	  db_whoami_cmd, NULL },
+	{ "roles", NULL, json_opts, "the logins holding aivet's roles (PostgreSQL)", db_roles_cmd, NULL },
+	{ "grant", "LOGIN assessor|reviewer|auditor", NULL,
+	  "give a login a role (PostgreSQL; the database's owner)", db_grant_cmd, NULL },
+	{ "revoke", "LOGIN assessor|reviewer|auditor", NULL,
+	  "take a role from a login (PostgreSQL; the database's owner)", db_revoke_cmd, NULL },
+	{ "copy", "SRC DST", json_opts, "copy a whole database into an empty one, SQLite or PostgreSQL, "
+	  "keeping ids, evidence and the audit chain", db_copy_cmd, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
+
+const struct cmd_entry cmd_db_entry = {
+	"db", NULL, NULL, "who you are and your role, granting roles (PostgreSQL), copying a whole database",
+	NULL, db_subs
+};

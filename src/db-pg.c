@@ -1,0 +1,642 @@
+/*
+ * db-pg.c: the query layer on a PostgreSQL server, through libpq, for a team
+ * that shares one database. Statements are written once in the SQL both
+ * dialects accept; what still differs in syntax is rewritten here as a
+ * statement is prepared (the table dialect_rules and the "?" placeholders,
+ * which become $n), and what differs in functions is provided on the server by
+ * the migrations in db/pg/ (json_extract, group_concat, severity_rank, ...).
+ * Parameters go as text with their types, blobs as binary bytea; rows come back
+ * as text and are read the way SQLite's column calls read them.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <libpq-fe.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "db-impl.h"
+
+#define CONN(db) ((PGconn *)(db)->h)
+
+/* Type OIDs from PostgreSQL's catalog (pg_type.dat), stable across versions. */
+enum {
+	OID_BOOL = 16, OID_BYTEA = 17, OID_INT8 = 20, OID_INT2 = 21, OID_INT4 = 23, OID_OID = 26,
+	OID_FLOAT4 = 700, OID_FLOAT8 = 701, OID_NUMERIC = 1700
+};
+
+struct pg_stmt {
+	char *sql;        /* with $n placeholders */
+	char *orig;       /* as written, for messages */
+	int nparams;
+	char **vals;
+	int *lens, *fmts;
+	Oid *types;
+	PGresult *res;
+	int row, nrows, ran;
+	/* The current row's values as SQLite would give them, made on first read. */
+	char **text;
+	unsigned char **blob;
+	size_t *bloblen;
+	int ncols;
+};
+
+#define PS(st) ((struct pg_stmt *)(st)->h)
+
+static void
+set_msg(struct db *db, const char *msg, const char *state)
+{
+	size_t n;
+
+	free(db->msg);
+	free(db->sqlstate);
+	db->msg = xstrdup(msg ? msg : "unknown error");
+	/* libpq's messages end in a newline and may add DETAIL lines: keep the first. */
+	n = strcspn(db->msg, "\n");
+	db->msg[n] = '\0';
+	db->sqlstate = xstrdup(state ? state : "");
+}
+
+static void
+set_result_msg(struct db *db, const PGresult *res)
+{
+	const char *m = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+
+	if (m == NULL)
+		m = PQerrorMessage(CONN(db));
+	set_msg(db, m, res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL);
+}
+
+static void
+quiet_notices(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
+int
+pgb_open(const char *uri, struct db **out, struct aerr *err)
+{
+	PGconn *c = PQconnectdb(uri);
+	struct db *db;
+	PGresult *r;
+
+	*out = NULL;
+	if (c == NULL)
+		return aerr_set(err, AV_RUNTIME, "cannot open database: out of memory");
+	if (PQstatus(c) != CONNECTION_OK) {
+		char *m = xstrdup(PQerrorMessage(c));
+
+		m[strcspn(m, "\n")] = '\0';
+		PQfinish(c);
+		aerr_set(err, AV_RUNTIME, "cannot open database: %s", m);
+		free(m);
+		return AV_RUNTIME;
+	}
+	PQsetNoticeProcessor(c, quiet_notices, NULL);
+	/* Text the way aivet writes it: UTF-8; times are ISO text aivet makes itself. */
+	r = PQexec(c, "SET client_encoding = 'UTF8'; SET client_min_messages = warning");
+	PQclear(r);
+	db = xcalloc(1, sizeof *db);
+	db->kind = DB_KIND_PG;
+	db->h = c;
+	db->msg = xstrdup("");
+	db->sqlstate = xstrdup("");
+	*out = db;
+	return 0;
+}
+
+void
+pgb_close(struct db *db)
+{
+	PQfinish(CONN(db));
+	free(db->msg);
+	free(db->sqlstate);
+	free(db);
+}
+
+const char *
+pgb_errmsg(struct db *db)
+{
+	return db->msg;
+}
+
+const char *
+pgb_sqlstate(struct db *db)
+{
+	return db->sqlstate;
+}
+
+/* ---- the dialect: statements rewritten at prepare ---- */
+
+/* Syntax SQLite accepts and PostgreSQL spells otherwise. Each rule matches a
+ * phrase (case-insensitive, outside quotes and comments) and replaces it;
+ * "tail" is appended to the statement when the rule matched. */
+static const struct dialect_rule {
+	const char *sqlite, *pg, *tail;
+} dialect_rules[] = {
+	{ "INSERT OR IGNORE INTO", "INSERT INTO", " ON CONFLICT DO NOTHING" },
+	/* "a IS NOT b" with b a value (not NULL, TRUE, FALSE or DISTINCT): a null-safe
+	 * comparison, which PostgreSQL spells IS DISTINCT FROM. Handled in code. */
+};
+
+static int
+word_at(const char *p, const char *w)
+{
+	size_t n = strlen(w);
+
+	return strncasecmp(p, w, n) == 0 && !(isalnum((unsigned char)p[n]) || p[n] == '_');
+}
+
+/* "IS NOT x" where x is an operand, not a keyword PostgreSQL understands there. */
+static int
+is_not_value(const char *p, size_t *skip)
+{
+	const char *q;
+
+	if (!word_at(p, "IS"))
+		return 0;
+	q = p + 2;
+	while (isspace((unsigned char)*q))
+		q++;
+	if (!word_at(q, "NOT"))
+		return 0;
+	q += 3;
+	while (isspace((unsigned char)*q))
+		q++;
+	if (word_at(q, "NULL") || word_at(q, "TRUE") || word_at(q, "FALSE") || word_at(q, "DISTINCT") ||
+	    word_at(q, "UNKNOWN"))
+		return 0;
+	*skip = (size_t)(q - p);
+	return 1;
+}
+
+/* Copies a quoted run ('...' or "...", doubled quotes inside) and returns its end. */
+static const char *
+copy_quoted(struct buf *b, const char *p)
+{
+	char q = *p;
+
+	buf_add(b, p++, 1);
+	while (*p) {
+		if (*p == q && p[1] == q) {
+			buf_add(b, p, 2);
+			p += 2;
+			continue;
+		}
+		buf_add(b, p, 1);
+		if (*p++ == q)
+			break;
+	}
+	return p;
+}
+
+/* Rewrites sql for PostgreSQL: placeholders ("?" and "?NNN" become $n, as
+ * SQLite numbers them), the dialect rules, and counts the parameters. */
+static char *
+pg_sql(const char *sql, int *nparams)
+{
+	struct buf b = { 0 };
+	const char *p = sql, *tail = NULL;
+	int max = 0;
+	size_t skip;
+
+	while (*p) {
+		int prev_word = p > sql && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+
+		if (*p == '\'' || *p == '"') {
+			p = copy_quoted(&b, p);
+			continue;
+		}
+		if (p[0] == '-' && p[1] == '-') {
+			size_t n = strcspn(p, "\n");
+
+			buf_add(&b, p, n);
+			p += n;
+			continue;
+		}
+		if (*p == '?') {
+			char num[16];
+
+			p++;
+			if (isdigit((unsigned char)*p)) {
+				int k = (int)strtol(p, (char **)&p, 10);
+
+				if (k > max)
+					max = k;
+				snprintf(num, sizeof num, "$%d", k);
+			} else {
+				snprintf(num, sizeof num, "$%d", ++max);
+			}
+			buf_add(&b, num, strlen(num));
+			continue;
+		}
+		if (!prev_word) {
+			size_t i;
+
+			for (i = 0; i < sizeof dialect_rules / sizeof dialect_rules[0]; i++)
+				if (word_at(p, dialect_rules[i].sqlite))
+					break;
+			if (i < sizeof dialect_rules / sizeof dialect_rules[0]) {
+				buf_add(&b, dialect_rules[i].pg, strlen(dialect_rules[i].pg));
+				p += strlen(dialect_rules[i].sqlite);
+				if (dialect_rules[i].tail != NULL)
+					tail = dialect_rules[i].tail;
+				continue;
+			}
+			if (is_not_value(p, &skip)) {
+				buf_add(&b, "IS DISTINCT FROM ", 17);
+				p += skip;
+				continue;
+			}
+		}
+		buf_add(&b, p++, 1);
+	}
+	if (tail != NULL) {
+		/* Before a trailing semicolon, if any. */
+		while (b.len > 0 && (isspace((unsigned char)b.data[b.len - 1]) || b.data[b.len - 1] == ';'))
+			b.len--;
+		buf_add(&b, tail, strlen(tail));
+	}
+	buf_add(&b, "", 1);
+	*nparams = max;
+	return b.data;
+}
+
+/* ---- statements ---- */
+
+int
+pgb_prepare(struct db *db, const char *sql, struct db_stmt **out)
+{
+	struct pg_stmt *ps = xcalloc(1, sizeof *ps);
+
+	ps->sql = pg_sql(sql, &ps->nparams);
+	ps->orig = xstrdup(sql);
+	if (ps->nparams > 0) {
+		ps->vals = xcalloc((size_t)ps->nparams, sizeof *ps->vals);
+		ps->lens = xcalloc((size_t)ps->nparams, sizeof *ps->lens);
+		ps->fmts = xcalloc((size_t)ps->nparams, sizeof *ps->fmts);
+		ps->types = xcalloc((size_t)ps->nparams, sizeof *ps->types);
+	}
+	*out = xcalloc(1, sizeof **out);
+	(*out)->db = db;
+	(*out)->h = ps;
+	return DB_OK;
+}
+
+int
+pgb_param_count(struct db_stmt *st)
+{
+	return PS(st)->nparams;
+}
+
+const char *
+pgb_sql(struct db_stmt *st)
+{
+	return PS(st)->orig;
+}
+
+int
+pgb_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
+{
+	struct pg_stmt *ps = PS(st);
+	char num[64];
+
+	if (i < 1 || i > ps->nparams)
+		return DB_ERROR;
+	i--;
+	free(ps->vals[i]);
+	ps->vals[i] = NULL;
+	ps->lens[i] = 0;
+	ps->fmts[i] = 0;
+	/* Text goes untyped so the server takes the type its context needs, as SQLite would. */
+	ps->types[i] = 0;
+	switch (type) {
+	case 'i':
+		/* Untyped too: an integer serves as a number, or as a condition ("WHERE ? OR ..."),
+		 * as SQLite lets it. */
+		snprintf(num, sizeof num, "%lld", (long long)iv);
+		ps->vals[i] = xstrdup(num);
+		break;
+	case 'd':
+		snprintf(num, sizeof num, "%.17g", dv);
+		ps->vals[i] = xstrdup(num);
+		ps->types[i] = OID_FLOAT8;
+		break;
+	case 't':
+		ps->vals[i] = xstrdup(p);
+		break;
+	case 'b':
+		ps->vals[i] = xmalloc(n ? n : 1);
+		if (n)
+			memcpy(ps->vals[i], p, n);
+		ps->lens[i] = (int)n;
+		ps->fmts[i] = 1;
+		ps->types[i] = OID_BYTEA;
+		break;
+	default:
+		break;
+	}
+	return DB_OK;
+}
+
+static void
+clear_row(struct pg_stmt *ps)
+{
+	for (int c = 0; c < ps->ncols; c++) {
+		free(ps->text ? ps->text[c] : NULL);
+		free(ps->blob ? ps->blob[c] : NULL);
+		if (ps->text)
+			ps->text[c] = NULL;
+		if (ps->blob)
+			ps->blob[c] = NULL;
+	}
+}
+
+void
+pgb_reset(struct db_stmt *st)
+{
+	struct pg_stmt *ps = PS(st);
+
+	clear_row(ps);
+	PQclear(ps->res);
+	ps->res = NULL;
+	ps->ran = 0;
+	ps->row = ps->nrows = 0;
+}
+
+void
+pgb_finalize(struct db_stmt *st)
+{
+	struct pg_stmt *ps = PS(st);
+
+	pgb_reset(st);
+	for (int i = 0; i < ps->nparams; i++)
+		free(ps->vals[i]);
+	free(ps->vals);
+	free(ps->lens);
+	free(ps->fmts);
+	free(ps->types);
+	free(ps->text);
+	free(ps->blob);
+	free(ps->bloblen);
+	free(ps->sql);
+	free(ps->orig);
+	free(ps);
+	free(st);
+}
+
+static int
+run(struct db_stmt *st)
+{
+	struct pg_stmt *ps = PS(st);
+	struct db *db = st->db;
+	ExecStatusType s;
+
+	ps->res = PQexecParams(CONN(db), ps->sql, ps->nparams, ps->types, (const char *const *)ps->vals,
+	    ps->lens, ps->fmts, 0);
+	ps->ran = 1;
+	s = PQresultStatus(ps->res);
+	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK) {
+		set_result_msg(db, ps->res);
+		PQclear(ps->res);
+		ps->res = NULL;
+		return DB_ERROR;
+	}
+	db->changes = atoi(PQcmdTuples(ps->res));
+	ps->nrows = PQntuples(ps->res);
+	ps->row = -1;
+	ps->ncols = PQnfields(ps->res);
+	free(ps->text);
+	free(ps->blob);
+	free(ps->bloblen);
+	ps->text = xcalloc((size_t)ps->ncols + 1, sizeof *ps->text);
+	ps->blob = xcalloc((size_t)ps->ncols + 1, sizeof *ps->blob);
+	ps->bloblen = xcalloc((size_t)ps->ncols + 1, sizeof *ps->bloblen);
+	return DB_OK;
+}
+
+int
+pgb_step(struct db_stmt *st)
+{
+	struct pg_stmt *ps = PS(st);
+
+	if (!ps->ran && run(st) != DB_OK)
+		return DB_ERROR;
+	if (ps->res == NULL)
+		return DB_ERROR;
+	clear_row(ps);
+	if (ps->row + 1 >= ps->nrows) {
+		ps->row = ps->nrows;
+		return DB_DONE;
+	}
+	ps->row++;
+	return DB_ROW;
+}
+
+static int
+have_value(struct db_stmt *st, int i)
+{
+	struct pg_stmt *ps = PS(st);
+
+	return ps->res != NULL && ps->row >= 0 && ps->row < ps->nrows && i >= 0 && i < ps->ncols &&
+	    !PQgetisnull(ps->res, ps->row, i);
+}
+
+int
+pgb_col_count(struct db_stmt *st)
+{
+	return PS(st)->res ? PQnfields(PS(st)->res) : 0;
+}
+
+const char *
+pgb_col_name(struct db_stmt *st, int i)
+{
+	return PS(st)->res ? PQfname(PS(st)->res, i) : NULL;
+}
+
+int
+pgb_col_type(struct db_stmt *st, int i)
+{
+	struct pg_stmt *ps = PS(st);
+	const char *v;
+
+	if (!have_value(st, i))
+		return DB_NULL;
+	switch (PQftype(ps->res, i)) {
+	case OID_BOOL:
+	case OID_INT2:
+	case OID_INT4:
+	case OID_INT8:
+	case OID_OID:
+		return DB_INTEGER;
+	case OID_FLOAT4:
+	case OID_FLOAT8:
+		return DB_FLOAT;
+	case OID_NUMERIC:
+		/* sum() and friends: whole numbers are integers, as SQLite gives them. */
+		v = PQgetvalue(ps->res, ps->row, i);
+		return strpbrk(v, ".eEN") ? DB_FLOAT : DB_INTEGER;
+	case OID_BYTEA:
+		return DB_BLOB;
+	default:
+		return DB_TEXT;
+	}
+}
+
+/* A REAL as SQLite prints it: 15 significant digits, and always a decimal point. */
+static char *
+sqlite_real_text(const char *v)
+{
+	char out[64];
+	double d = strtod(v, NULL);
+
+	snprintf(out, sizeof out, "%.15g", d);
+	if (strpbrk(out, ".eIn") == NULL)
+		strcat(out, ".0");
+	return xstrdup(out);
+}
+
+static void
+load_blob(struct db_stmt *st, int i)
+{
+	struct pg_stmt *ps = PS(st);
+
+	if (ps->blob[i] == NULL) {
+		size_t n = 0;
+		unsigned char *raw = PQunescapeBytea((const unsigned char *)PQgetvalue(ps->res, ps->row, i), &n);
+
+		if (raw == NULL)
+			die("out of memory");
+
+		/* Room for a terminating NUL, so the bytes also read as text. */
+		ps->blob[i] = xmalloc(n + 1);
+		memcpy(ps->blob[i], raw, n);
+		ps->blob[i][n] = '\0';
+		ps->bloblen[i] = n;
+		PQfreemem(raw);
+	}
+}
+
+const char *
+pgb_col_text(struct db_stmt *st, int i)
+{
+	struct pg_stmt *ps = PS(st);
+	const char *v;
+
+	if (!have_value(st, i))
+		return NULL;
+	v = PQgetvalue(ps->res, ps->row, i);
+	switch (PQftype(ps->res, i)) {
+	case OID_BOOL:
+		return strcmp(v, "t") == 0 ? "1" : "0";
+	case OID_FLOAT4:
+	case OID_FLOAT8:
+		if (ps->text[i] == NULL)
+			ps->text[i] = sqlite_real_text(v);
+		return ps->text[i];
+	case OID_BYTEA:
+		load_blob(st, i);
+		return (const char *)ps->blob[i];
+	default:
+		return v;
+	}
+}
+
+const void *
+pgb_col_blob(struct db_stmt *st, int i)
+{
+	struct pg_stmt *ps = PS(st);
+
+	if (!have_value(st, i))
+		return NULL;
+	if (PQftype(ps->res, i) == OID_BYTEA) {
+		load_blob(st, i);
+		return ps->blob[i];
+	}
+	return pgb_col_text(st, i);
+}
+
+int
+pgb_col_bytes(struct db_stmt *st, int i)
+{
+	struct pg_stmt *ps = PS(st);
+
+	if (!have_value(st, i))
+		return 0;
+	if (PQftype(ps->res, i) == OID_BYTEA) {
+		load_blob(st, i);
+		return (int)ps->bloblen[i];
+	}
+	return (int)strlen(pgb_col_text(st, i));
+}
+
+int64_t
+pgb_col_int64(struct db_stmt *st, int i)
+{
+	const char *v = pgb_col_text(st, i);
+
+	if (v == NULL)
+		return 0;
+	if (strpbrk(v, ".eE"))
+		return (int64_t)strtod(v, NULL);
+	return strtoll(v, NULL, 10);
+}
+
+double
+pgb_col_double(struct db_stmt *st, int i)
+{
+	const char *v = pgb_col_text(st, i);
+
+	return v ? strtod(v, NULL) : 0.0;
+}
+
+/* ---- the connection ---- */
+
+int
+pgb_script(struct db *db, const char *sql, char **msg)
+{
+	/* Run as written: scripts are migrations and statements without parameters,
+	 * already in PostgreSQL's dialect (function bodies must not be rewritten). */
+	PGresult *r = PQexec(CONN(db), sql);
+	ExecStatusType s = PQresultStatus(r);
+
+	if (msg != NULL)
+		*msg = NULL;
+	if (s != PGRES_COMMAND_OK && s != PGRES_TUPLES_OK && s != PGRES_EMPTY_QUERY) {
+		set_result_msg(db, r);
+		if (msg != NULL)
+			*msg = xstrdup(db->msg);
+		PQclear(r);
+		return DB_ERROR;
+	}
+	db->changes = atoi(PQcmdTuples(r));
+	PQclear(r);
+	return DB_OK;
+}
+
+int64_t
+pgb_insert_id(struct db *db)
+{
+	PGresult *r = PQexec(CONN(db), "SELECT lastval()");
+	int64_t id = 0;
+
+	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
+		id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return id;
+}
+
+int
+pgb_changes(struct db *db)
+{
+	return db->changes;
+}
+
+int
+pgb_autocommit(struct db *db)
+{
+	return PQtransactionStatus(CONN(db)) == PQTRANS_IDLE;
+}

@@ -56,6 +56,9 @@ tui_wait "(1 of"; ok $? "left steps to the other evidence"
 tui_keys /; tui_type "x-request-id"; tui_keys Enter
 tui_wait "/x-request-id: line 1 of 1 with it, at the top; n/N next/previous"; ok $? "/ searches the evidence"
 like "$(tui_screen | sed -n 6p)" "x-request-id: req_sim" "the line found is at the top of the panes"
+ESC=$(printf '\033')
+like "$(tmux -S "$TMUX_SOCK" capture-pane -p -e | sed -n 6p)" "$ESC\[[0-9;]*7m([^a-z]*)x" \
+	"the match is marked on screen (reversed), not by colour alone"
 tui_keys q
 
 # Enter on a probe shows it in words; J shows the raw JSON; Enter on a finding stays the evidence.

@@ -174,7 +174,7 @@ struct assess_state {
 static const enum request assess_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_LEFT, REQ_RIGHT,
 	REQ_NEXT_PANE, REQ_ENTER, REQ_NEXT_UNANSWERED, REQ_NOTE, REQ_ATTACH, REQ_HISTORY,
-	REQ_SUBMIT, REQ_APPROVE, REQ_SEARCH, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
+	REQ_SUBMIT, REQ_APPROVE, REQ_FIND, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 #define DETAIL_ROWS 6
@@ -424,7 +424,8 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		free(val);
 		if (claim != NULL && strcmp(json_get_str(claim, "status"), "contradicted") == 0)
 			mark = TUI_MARK_BAD;
-		attr = tui_attr(t, mark) | (s->qtop + i == s->q ? (s->pane == 1 ? A_REVERSE : A_BOLD) : 0);
+		attr = tui_attr(t, mark) | (s->qtop + i == s->q ? (s->pane == 1 ? A_REVERSE : A_BOLD) : 0) |
+		    (s->search[0] != '\0' && search_match(s, qi) ? A_UNDERLINE : 0);   /* a match */
 		wattron(w, attr);
 		tui_put(w, 2 + i, left + 2, cols - left - 3, line);
 		wattroff(w, attr);
@@ -726,7 +727,7 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 	if (refused(s, req, pane_enter(s, req), err) != 0)
 		return err->code;
 	switch (req) {
-	case REQ_SEARCH:
+	case REQ_FIND:
 		if (!tui_prompt(t, "/", s->search, text, sizeof text))
 			return 0;
 		snprintf(s->search, sizeof s->search, "%s", text);

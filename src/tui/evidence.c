@@ -11,6 +11,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "canary.h"
 #include "probe.h"
@@ -33,7 +34,7 @@ struct evidence_state {
 };
 
 static const enum request evidence_requests[] = {
-	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_LEFT, REQ_RIGHT, REQ_SEARCH,
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_LEFT, REQ_RIGHT, REQ_FIND,
 	REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
@@ -201,11 +202,15 @@ draw_pane(struct evidence_state *s, struct tui *t, WINDOW *w, const struct buf *
     int x, int width, int top, int mark_foreign, size_t stop)
 {
 	const char *p = b->data ? b->data : "", *end = p + b->len, *at = p + stop;
-	int line = 0, col = 0;
+	int line = 0, col = 0, found = 0;   /* found: bytes left of a / match being drawn */
+	size_t flen = strlen(s->search);
 
 	while (p < end) {
 		int hl = mark_foreign && nonce_at(p, end) && is_foreign(s, p);
 		int n = hl ? NONCE_LEN : 1;
+
+		if (flen > 0 && found == 0 && (size_t)(end - p) >= flen && strncasecmp(p, s->search, flen) == 0)
+			found = (int)flen;
 
 		if (*p == '\n') {
 			line++, col = 0, p++;
@@ -225,11 +230,13 @@ draw_pane(struct evidence_state *s, struct tui *t, WINDOW *w, const struct buf *
 				mvwaddnstr(w, yy, x + col + 2 + NONCE_LEN, "<<", 2);
 				wattroff(w, tui_attr(t, TUI_MARK_BAD) | A_REVERSE);
 			} else {
-				mvwaddch(w, yy, x + col, (unsigned char)*p >= 32 && (unsigned char)*p < 127 ?
-				    (chtype)(unsigned char)*p : '.');
+				/* a / match is underlined and reversed, as the pager's are */
+				mvwaddch(w, yy, x + col, ((unsigned char)*p >= 32 && (unsigned char)*p < 127 ?
+				    (chtype)(unsigned char)*p : '.') | (found > 0 ? A_UNDERLINE | A_REVERSE : 0));
 			}
 		}
 		col += n + (hl ? 4 : 0);
+		found = found > n ? found - n : 0;
 		p += n;
 	}
 	return line + 1;
@@ -344,7 +351,7 @@ evidence_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 	char text[128];
 
 	switch (req) {
-	case REQ_SEARCH:
+	case REQ_FIND:
 		if (tui_prompt(t, "/", s->search, text, sizeof text)) {
 			snprintf(s->search, sizeof s->search, "%s", text);
 			if (s->search[0] == '\0')

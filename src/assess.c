@@ -151,6 +151,11 @@ assessment_load(struct db *db, int64_t id, struct assessment **out, struct aerr 
 		if (qi < 0)
 			continue;   /* cannot happen: answers are checked against this questionnaire */
 		a->answers[qi].value = cJSON_Parse(col_text(st, 1));
+		if (cJSON_IsNull(a->answers[qi].value)) {
+			/* A note on a question not answered yet: the row holds JSON null. */
+			cJSON_Delete(a->answers[qi].value);
+			a->answers[qi].value = NULL;
+		}
 		a->answers[qi].note = col_dup_or_null(st, 2);
 		a->answers[qi].actor = xstrdup(col_text(st, 3));
 		a->answers[qi].updated_at = xstrdup(col_text(st, 4));
@@ -411,6 +416,52 @@ attach_evidence(struct db *db, const char *actor, struct assessment *a, const ch
 	return rc;
 }
 
+/* A note on a question that has no answer yet ("asked the vendor, awaiting
+ * reply"): the answer row holds JSON null as its value, so the question stays
+ * unanswered everywhere it is counted; a history row and an audit entry record it.
+ * A NULL note removes the row. */
+static int
+set_note_alone(struct db *db, const char *actor, struct assessment *a, int qi, const char *note,
+    const char *at, int *changed, struct aerr *err)
+{
+	struct answer *an = &a->answers[qi];
+	const char *qid = a->q->questions[qi].id;
+	cJSON *d;
+	int rc;
+
+	if (streq_null(an->note, note))
+		return 0;
+	if (note != NULL)
+		rc = db_exec(db, err, "INSERT INTO answer (assessment_id, question_id, value, note, actor, "
+		    "updated_at) VALUES (?,?,'null',?,?,?) ON CONFLICT (assessment_id, question_id) DO "
+		    "UPDATE SET note = excluded.note, actor = excluded.actor, updated_at = "
+		    "excluded.updated_at", "itttt", a->id, qid, note, actor, at);
+	else
+		rc = db_exec(db, err, "DELETE FROM answer WHERE assessment_id = ? AND question_id = ?",
+		    "it", a->id, qid);
+	if (rc == 0)
+		rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
+		    "note, actor, at) VALUES (?,?,NULL,?,?,?)", "itttt", a->id, qid, note, actor, at);
+	if (rc != 0)
+		return err->code;
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "question", qid);
+	json_add_str(d, "note", note);
+	json_add_str(d, "previous_note", an->note);
+	rc = audit_append(db, actor, "answer.note", "assessment", a->id, d, err);
+	cJSON_Delete(d);
+	if (rc != 0)
+		return err->code;
+	free(an->note);
+	an->note = note ? xstrdup(note) : NULL;
+	free(an->actor);
+	an->actor = xstrdup(actor);
+	free(an->updated_at);
+	an->updated_at = xstrdup(at);
+	(*changed)++;
+	return 0;
+}
+
 int
 assessment_set_answer(struct db *db, const char *actor, struct assessment *a, int qi,
     const cJSON *value, int set_note, const char *note, char *const *files, int nfiles,
@@ -427,7 +478,9 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 	if (value != NULL && answer_check(&a->q->questions[qi], value, err) != 0)
 		return aerr_prefix(err, "question %s", qid);
 	now_iso(at);
-	if (value == NULL && an->value != NULL) {
+	if (value == NULL && set_note && an->value == NULL)
+		return set_note_alone(db, actor, a, qi, note, at, changed, err);
+	if (value == NULL && (an->value != NULL || an->note != NULL)) {
 		cJSON *d = cJSON_CreateObject();
 		int rc;
 
@@ -719,8 +772,8 @@ assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id,
 	}
 	if (rc == 0)
 		rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, note, "
-		    "actor, at) SELECT ?, question_id, value, note, actor, updated_at FROM answer "
-		    "WHERE assessment_id = ? ORDER BY updated_at, question_id", "ii", *new_id, id);
+		    "actor, at) SELECT ?, question_id, nullif(value, 'null'), note, actor, updated_at "
+		    "FROM answer WHERE assessment_id = ? ORDER BY updated_at, question_id", "ii", *new_id, id);
 	if (rc == 0)
 		rc = db_exec(db, err, "INSERT INTO answer_evidence (assessment_id, question_id, evidence_id) "
 		    "SELECT ?, question_id, evidence_id FROM answer_evidence WHERE assessment_id = ?",
@@ -775,7 +828,7 @@ vendor_notification_sla(struct db *db, int64_t vendor_id, int64_t *seconds, char
 		struct db_stmt *st = db_prepare(db, err, "SELECT a.id, ans.value FROM answer ans "
 		    "JOIN assessment a ON a.id = ans.assessment_id "
 		    "JOIN questionnaire q ON q.id = a.questionnaire_id "
-		    "WHERE a.vendor_id = ? AND q.qid = ? AND ans.question_id = ? "
+		    "WHERE a.vendor_id = ? AND q.qid = ? AND ans.question_id = ? AND ans.value <> 'null' "
 		    "ORDER BY a.status = 'final' DESC, a.id DESC LIMIT 1", "itt", vendor_id, slas[i].qid,
 		    slas[i].question);
 		int rc;
@@ -838,9 +891,10 @@ assessment_answer(struct db *db, const char *actor, const struct assessment_answ
 			goto fail;
 		}
 	} else if (!in->clear) {
-		if (a->answers[qi].value == NULL) {
+		if (a->answers[qi].value == NULL && in->nfiles > 0) {
 			out->form_error = 1;
-			aerr_set(err, AV_USAGE, "question %s has no answer yet: give a VALUE",
+			aerr_set(err, AV_USAGE, "question %s has no answer yet: give a VALUE with "
+			    "--evidence (a --note alone may go on an unanswered question)",
 			    a->q->questions[qi].id);
 			goto fail;
 		}
@@ -849,7 +903,7 @@ assessment_answer(struct db *db, const char *actor, const struct assessment_answ
 			aerr_set(err, AV_USAGE, "nothing to change: give a VALUE, --note or --evidence");
 			goto fail;
 		}
-		value = cJSON_Duplicate(a->answers[qi].value, 1);
+		value = a->answers[qi].value ? cJSON_Duplicate(a->answers[qi].value, 1) : NULL;
 	}
 	/* An empty note removes the note. */
 	if (assessment_set_answer(db, actor, a, qi, value, in->set_note,
@@ -860,6 +914,10 @@ assessment_answer(struct db *db, const char *actor, const struct assessment_answ
 		goto out;
 	if (changed == 0) {
 		out->message = xasprintf("question %s unchanged", a->q->questions[qi].id);
+	} else if (a->answers[qi].value == NULL && in->set_note) {
+		out->message = a->answers[qi].note ? xasprintf("question %s: note recorded; the question "
+		    "is still unanswered", a->q->questions[qi].id) : xasprintf("question %s: note removed",
+		    a->q->questions[qi].id);
 	} else if (a->answers[qi].value == NULL) {
 		out->message = xasprintf("question %s cleared", a->q->questions[qi].id);
 	} else {
@@ -915,7 +973,9 @@ assessment_history_text(const struct assessment *a, int qi, const cJSON *history
 	buf_printf(out, "%-24s %-16s %-24s %s\n", "AT", "ACTOR", "VALUE", "NOTE");
 	cJSON_ArrayForEach(h, history) {
 		const cJSON *v = cJSON_GetObjectItem(h, "value"), *n = cJSON_GetObjectItem(h, "note");
-		char *text = cJSON_IsNull(v) ? xstrdup("(cleared)") : answer_to_text(&a->q->questions[qi], v);
+		/* No value: cleared, or a note on a question not answered yet. */
+		char *text = !cJSON_IsNull(v) ? answer_to_text(&a->q->questions[qi], v) :
+		    xstrdup(cJSON_IsString(n) ? "(unanswered)" : "(cleared)");
 
 		buf_printf(out, "%-24s %-16s %-24s %s\n", cJSON_GetObjectItem(h, "at")->valuestring,
 		    cJSON_GetObjectItem(h, "actor")->valuestring, text,

@@ -608,7 +608,7 @@ collect_assessments(struct db *db, const struct report_opts *o, int64_t vendor_i
 			assessment_free(loaded);
 		}
 		if (rows_json(db, &answers, jcols, err, "SELECT question_id, value, note, actor, updated_at "
-		    "FROM answer WHERE assessment_id = ? ORDER BY question_id", "i", num(a, "id")) != 0)
+		    "FROM answer WHERE assessment_id = ? AND value <> 'null' ORDER BY question_id", "i", num(a, "id")) != 0)
 			goto fail;
 		cJSON_AddItemToObject(a, "answers", answers);
 		cJSON_ArrayForEach(ans, answers) {

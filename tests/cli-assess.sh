@@ -42,9 +42,10 @@ refused "'x1' is not an assessment id (see 'aivet assess list')" assess show x1
 refused "assess answer needs an ASSESSMENT, a QUESTION and a VALUE
 usage: aivet assess answer ASSESSMENT QUESTION [VALUE] [--note TEXT] [--evidence FILE]... [--effective DATE] [--clear]" \
 	assess answer 1
-refused "question gate has no answer yet: give a VALUE
+# A note alone may go on an unanswered question (tests/tui-search.sh); evidence needs an answer.
+refused "question gate has no answer yet: give a VALUE with --evidence (a --note alone may go on an unanswered question)
 usage: aivet assess answer ASSESSMENT QUESTION [VALUE] [--note TEXT] [--evidence FILE]... [--effective DATE] [--clear]" \
-	assess answer 1 gate --note "why"
+	assess answer 1 gate --evidence "$TESTS_SRCDIR/cli-assess.sh"
 refused "--clear takes no VALUE, --note or --evidence
 usage: aivet assess answer ASSESSMENT QUESTION [VALUE] [--note TEXT] [--evidence FILE]... [--effective DATE] [--clear]" \
 	assess answer 1 gate yes --clear

@@ -67,6 +67,13 @@ tui_keys S
 tui_wait "Submit assessment 1 for review?"; ok $? "S asks first"
 tui_keys y
 tui_wait "assessment 1 submitted for review"; ok $? "submitted"
+tui_keys Enter
+tui_wait "error: in review, answers locked: :assess reopen 1 returns it to draft"; \
+	ok $? "in review, Enter says the answers are locked and how to unlock them, before any dialog"
+sleep 0.6   # keys typed straight after a refusal are dropped
+tui_keys S
+tui_wait "error: already in review: V approves it"; ok $? "S again says it is in review"
+sleep 0.6
 tui_keys V
 tui_wait "Approve assessment 1 as tester? It becomes final."; ok $? "V names who approves: the actor, no typed name"
 tui_keys y

@@ -35,6 +35,9 @@ tui_keys q
 tui_keys :
 tui_type "evidence show $ev --include-leaked-content"
 tui_keys Enter
+# Long lines wrap in the pager: the response comes after the request's many lines.
+tui_wait ":evidence show $ev"
+tui_keys G
 tui_wait "response body"; ok $? "evidence show runs"
 like "$(tui_screen)" "choices" "with --include-leaked-content it shows the opened body"
 tui_keys q

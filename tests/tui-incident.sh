@@ -36,7 +36,7 @@ is "$(echo "$out" | json '.clocks[4] | .state + " " + .stopped_at')" "late 2026-
 tui_keys g j j j j j j j j j Enter
 tui_wait "Incident 2, entry 12"; ok $? "Enter on a timeline entry shows it in full"
 like "$(tui_screen)" "Supervisory authority notified through its portal" "with its text"
-like "$(tui_screen)" '"gdpr-sa"' "and its details: the clock it stopped"
+like "$(tui_screen)" '^    clocks: gdpr-sa$' "and its details, as an outline: the clock it stopped"
 tui_keys q
 tui_wait "Incident 2 (new)"
 

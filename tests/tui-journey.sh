@@ -87,7 +87,13 @@ journey() {
 	tui_keys f; tui_wait "Attach evidence to this answer: $T/files"
 	tui_keys Down Enter; tui_wait "attestation.pdf"
 	tui_keys Down Enter; tui_wait "question $qid: "
-	run assess show 1 --json
+	# The answer's own status line says the same words: wait for the file itself.
+	i=0
+	while [ $i -lt 50 ]; do
+		run assess show 1 --json
+		[ "$(printf '%s' "$out" | jq '[.questions[].evidence | length] | add')" != 0 ] && break
+		sleep 0.1; i=$((i + 1))
+	done
 	is "$(printf '%s' "$out" | jq -r '[.questions[] | select(.evidence | length > 0) | "\(.id)=\(.evidence[0].original_name)"] | join(" ")')" \
 		"$qid=attestation.pdf" "$size: the picked file is attached to the answer on screen"
 
@@ -105,6 +111,12 @@ journey() {
 	tui_keys y; tui_wait "assessment 1 approved by rita (final)"; ok $? "$size: approved"
 	run assess show 1 --json
 	is "$(printf '%s' "$out" | json '"\(.status) \(.reviewer)"')" "final rita" "$size: final, reviewed by rita"
+	# A final assessment opens no edit dialog: Enter on a question says why not and how, in full.
+	tui_keys Tab Enter
+	tui_wait "error: final and read-only: :assess reopen 1 starts a new round to change it"
+	ok $? "$size: Enter on a final assessment's question says it is final and how to change it"
+	unlike "$(tui_screen)" "┌" "$size: and opens no dialog"
+	sleep 0.6   # keys typed straight after a refusal are dropped
 
 	# Probes from the endpoint, with the plan shown before anything is sent.
 	tui_keys q q
@@ -125,6 +137,13 @@ journey() {
 	tui_wait "Run 1 on Acme AI/prod: completed"; ok $? "$size: the run opens"
 	tui_keys /; tui_type LEAK_CROSS_TENANT; tui_keys Enter
 	tui_wait "critical finding: i opens an incident from it"; ok $? "$size: a critical finding offers an incident"
+	if [ "${size%%x*}" -lt 200 ]; then
+		# The list cuts the finding at the edge: above it, the row stands whole, wrapped.
+		run probe show 1 --json
+		want=$(printf '%s' "$out" | jq -r '.probes[].findings[] | select(.code == "LEAK_CROSS_TENANT") | "critical \(.code): \(.message)"')
+		got=$(tui_screen | awk 'NR >= 4 && /^  !! critical/ { exit } NR >= 4 { sub(/^ +/, ""); sub(/ +$/, ""); printf "%s%s", sep, $0; sep = " " }')
+		is "$got" "$want" "$size: the selected finding whole above the list"
+	fi
 	if [ "${size%%x*}" -ge 200 ]; then
 		like "$(tui_screen)" "it\. the vendor should: Stop serving the affected deployment" \
 			"$size: with what the registry says the vendor should do"
@@ -160,6 +179,18 @@ journey() {
 	run incident show 1 --json
 	is "$(printf '%s' "$out" | jq -r '[(.timeline | length >= 2), .tasks[0].owner] | map(tostring) | join(" ")')" \
 		"true rita" "$size: the CLI sees the note and the task"
+	# The incident's linked finding and run open on Enter: the finding's evidence, the run.
+	tui_keys /; tui_type "LEAK_CROSS_TENANT: a response"; tui_keys Enter
+	tui_wait "filter: LEAK_CROSS_TENANT: a response (1 of"
+	tui_keys Enter
+	tui_wait "Evidence of finding"; ok $? "$size: Enter on the incident's linked finding opens its evidence"
+	tui_keys q
+	tui_keys / C-u; tui_type "run      1"; tui_keys Enter
+	tui_wait "filter: run      1 (1 of"
+	tui_keys Enter
+	tui_wait "Run 1 on Acme AI/prod: completed"; ok $? "$size: Enter on its linked run opens the run"
+	tui_keys q
+	tui_keys / C-u Enter; tui_wait "filter cleared"
 
 	# Export a signed bundle from the vendor screen, then verify it.
 	tui_keys q q q

@@ -51,6 +51,34 @@ like "$scr" "Authorization: \[redacted\]" "the key is not shown"
 like "$scr" ">>AIVET[A-Za-z0-9]{19}<<" "the leaked canary is marked"
 tui_keys Left
 tui_wait "(1 of"; ok $? "left steps to the other evidence"
+
+# / in the evidence finds text in either pane and scrolls it to the top; n/N step.
+tui_keys /; tui_type "x-request-id"; tui_keys Enter
+tui_wait "/x-request-id: line 1 of 1 with it, at the top; n/N next/previous"; ok $? "/ searches the evidence"
+like "$(tui_screen | sed -n 6p)" "x-request-id: req_sim" "the line found is at the top of the panes"
+ESC=$(printf '\033')
+like "$(tmux -S "$TMUX_SOCK" capture-pane -p -e | sed -n 6p)" "$ESC\[[0-9;]*7m([^a-z]*)x" \
+	"the match is marked on screen (reversed), not by colour alone"
+tui_keys q
+
+# Enter on a probe shows it in words; J shows the raw JSON; Enter on a finding stays the evidence.
+tui_keys / C-u; tui_type "✗ sweep"; tui_keys Enter
+tui_wait "filter: ✗ sweep (1 of"
+tui_keys Enter
+tui_wait "aivet | Probe sweep"; ok $? "Enter on a probe opens it"
+scr=$(tui_screen)
+like "$scr" "^> Probe sweep: fail$" "its verdict in words"
+like "$scr" "^    critical PLACEHOLDER_SUBSTITUTION \(finding [0-9]+\): " "its findings in full"
+like "$scr" "^      the vendor should: " "with what the vendor should do"
+like "$scr" "^    advertised: 8192$" "its details as an outline, not JSON"
+unlike "$scr" '"advertised":' "no raw JSON"
+tui_keys q
+tui_keys J
+tui_wait "aivet | Probe sweep as JSON"; ok $? "J shows the probe as raw JSON"
+like "$(tui_screen)" '^      "name": +"sweep",$' "the JSON itself"
+tui_keys q
+tui_wait "Run 1 on V/e"; ok $? "q returns to the run"
+like "$(tui_screen | tail -2)" "J raw JSON" "the footer names J"
 tui_keys q q q q q q
 tui_wait "[exit 0]"; ok $? "q backs out and quits"
 done_testing

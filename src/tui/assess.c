@@ -3,8 +3,12 @@
  * questions on the right, the selected question in full below. Enter
  * answers (choices from a menu, other types in a field checked as typed),
  * n jumps to the next unanswered question, N edits the note, f attaches
- * evidence, H shows the history, S submits and V approves. Every change
- * runs the CLI's own assess commands. State reads without colour: each
+ * evidence, H shows the history, S submits and V approves. / searches the
+ * questions' ids, texts, answers and notes; while a search is set, n and N
+ * step to its next and previous match, as on every screen. A final (or
+ * in-review) assessment opens no dialog that could only be refused: the
+ * keys that would change it say at once why not and what to do instead.
+ * Every change runs the CLI's own assess commands. State reads without colour: each
  * question carries a symbol (! required and unanswered, ? unanswered, -
  * not asked) or its risk in words.
  */
@@ -164,12 +168,13 @@ struct assess_state {
 	int sec, q, qtop;   /* selected section; selected question within it; first shown */
 	char keep_q[80];    /* the selected question's id, kept across reloads */
 	cJSON *claims;      /* assessment_claims: what the evidence says of the answers */
+	char search[128];   /* the / search, while one is set */
 };
 
 static const enum request assess_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_LEFT, REQ_RIGHT,
 	REQ_NEXT_PANE, REQ_ENTER, REQ_NEXT_UNANSWERED, REQ_NOTE, REQ_ATTACH, REQ_HISTORY,
-	REQ_SUBMIT, REQ_APPROVE, REQ_NONE
+	REQ_SUBMIT, REQ_APPROVE, REQ_FIND, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 #define DETAIL_ROWS 6
@@ -297,6 +302,62 @@ draw_wrapped(WINDOW *win, int y, int x, int w, int maxlines, const char *text)
 	return lines;
 }
 
+/* Does question qi match the search: its id, text, answer or note? */
+static int
+search_match(const struct assess_state *s, int qi)
+{
+	const struct q_question *qq = &s->a->q->questions[qi];
+	char *val;
+	int hit;
+
+	if (strcasestr(qq->id, s->search) || strcasestr(qq->text, s->search) ||
+	    (s->a->answers[qi].note && strcasestr(s->a->answers[qi].note, s->search)))
+		return 1;
+	val = answer_to_text(qq, s->a->answers[qi].value);
+	hit = strcasestr(val, s->search) != NULL;
+	free(val);
+	return hit;
+}
+
+/* How many questions match; *at is the selected one's place among them (0 if not one). */
+static int
+search_count(const struct assess_state *s, int *at)
+{
+	int n = 0, cur = cur_question(s);
+
+	*at = 0;
+	for (int qi = 0; qi < s->a->q->nquestions; qi++)
+		if (search_match(s, qi)) {
+			n++;
+			if (qi == cur)
+				*at = n;
+		}
+	return n;
+}
+
+/* Moves to the next (dir 1) or previous (-1) match, from the selected question
+ * (which counts itself when from_here); 0 when nothing matches. */
+static int
+search_step(struct tui *t, struct assess_state *s, int dir, int from_here)
+{
+	int n = s->a->q->nquestions, from = cur_question(s), at, total;
+
+	for (int step = from_here ? 0 : 1; step <= n; step++) {
+		int qi = ((from + dir * step) % n + n) % n;
+
+		if (search_match(s, qi)) {
+			select_question(s, qi);
+			s->pane = 1;
+			total = search_count(s, &at);
+			tui_status(t, 0, "/%s: match %d of %d; n/N next/previous, / Enter on empty text "
+			    "ends it", s->search, at, total);
+			return 1;
+		}
+	}
+	tui_status(t, 0, "no question matches '%s'", s->search);
+	return 0;
+}
+
 static void
 assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
@@ -317,7 +378,15 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	wattroff(w, A_BOLD);
 	wattron(w, A_DIM);
 	tui_put(w, 1, 1, left - 1, "SECTIONS");
-	tui_put(w, 1, left + 1, cols - left - 2, "QUESTIONS");
+	if (s->search[0] != '\0') {
+		int at, n = search_count(s, &at);
+
+		snprintf(line, sizeof line, "QUESTIONS  /%s: %d of %d, n/N next/previous", s->search,
+		    at, n);
+		tui_put(w, 1, left + 1, cols - left - 2, line);
+	} else {
+		tui_put(w, 1, left + 1, cols - left - 2, "QUESTIONS");
+	}
 	wattroff(w, A_DIM);
 	if (list_rows < 1)
 		return;
@@ -355,7 +424,8 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		free(val);
 		if (claim != NULL && strcmp(json_get_str(claim, "status"), "contradicted") == 0)
 			mark = TUI_MARK_BAD;
-		attr = tui_attr(t, mark) | (s->qtop + i == s->q ? (s->pane == 1 ? A_REVERSE : A_BOLD) : 0);
+		attr = tui_attr(t, mark) | (s->qtop + i == s->q ? (s->pane == 1 ? A_REVERSE : A_BOLD) : 0) |
+		    (s->search[0] != '\0' && search_match(s, qi) ? A_UNDERLINE : 0);   /* a match */
 		wattron(w, attr);
 		tui_put(w, 2 + i, left + 2, cols - left - 3, line);
 		wattroff(w, attr);
@@ -541,6 +611,40 @@ answer_question(struct tui *t, struct assess_state *s, struct aerr *err)
 	return rc;
 }
 
+struct note_ctx {
+	struct tui *t;
+	struct assess_state *s;
+};
+
+/* The note dialog saves through the assessment module; a refusal shows in the
+ * dialog, which stays open with the text as typed. */
+static int
+note_submit(struct tui_field *f, int n, void *p, struct aerr *err)
+{
+	struct note_ctx *c = p;
+	struct assessment_answer_input in = { .ref = c->s->idtext,
+		.question = c->s->a->q->questions[cur_question(c->s)].id, .note = f[0].value,
+		.set_note = 1 };
+
+	(void)n;
+	return answer(c->t, &in, err);
+}
+
+static int
+edit_note(struct tui *t, struct assess_state *s)
+{
+	const char *now = s->a->answers[cur_question(s)].note;
+	struct tui_field f = { .label = "Note", .width = 60,
+		.hint = "Enter saves (the question may be unanswered); empty removes it" };
+	struct note_ctx c = { t, s };
+	char title[160];
+
+	snprintf(title, sizeof title, "Note on %s", s->a->q->questions[cur_question(s)].id);
+	snprintf(f.value, sizeof f.value, "%s", now ? now : "");
+	tui_form(t, title, &f, 1, note_submit, &c);
+	return 0;
+}
+
 static void
 next_unanswered(struct tui *t, struct assess_state *s)
 {
@@ -579,6 +683,34 @@ move_by(struct assess_state *s, int delta)
 	snprintf(s->keep_q, sizeof s->keep_q, "%s", s->a->q->questions[cur_question(s)].id);
 }
 
+/* Enter on the sections pane only moves to the questions. */
+static int
+pane_enter(const struct assess_state *s, enum request req)
+{
+	return req == REQ_ENTER && s->pane == 0;
+}
+
+/* A final or in-review assessment refuses changes: said before any dialog opens, in
+ * full (the status line is one line: it fits 80 columns), with the way to change it. */
+static int
+refused(const struct assess_state *s, enum request req, int moves_only, struct aerr *err)
+{
+	const char *st = s->a->status;
+	int edit = (req == REQ_ENTER && !moves_only) || req == REQ_NOTE || req == REQ_ATTACH;
+
+	if (strcmp(st, "final") == 0 && (edit || req == REQ_SUBMIT || req == REQ_APPROVE))
+		return aerr_set(err, AV_USAGE, "final and read-only: :assess reopen %lld starts a new "
+		    "round to change it", (long long)s->id);
+	if (strcmp(st, "in_review") == 0 && edit)
+		return aerr_set(err, AV_USAGE, "in review, answers locked: :assess reopen %lld returns "
+		    "it to draft", (long long)s->id);
+	if (strcmp(st, "in_review") == 0 && req == REQ_SUBMIT)
+		return aerr_set(err, AV_USAGE, "already in review: V approves it");
+	if (strcmp(st, "draft") == 0 && req == REQ_APPROVE)
+		return aerr_set(err, AV_USAGE, "a draft: S submits it for review, then V approves it");
+	return 0;
+}
+
 static int
 assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 {
@@ -587,7 +719,27 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 	int page = v->content_rows - 3 - DETAIL_ROWS;
 	char text[512];
 
+	/* While a search is set, n and N step through its matches (as on every screen). */
+	if (s->search[0] != '\0' && (req == REQ_NEXT_UNANSWERED || req == REQ_NOTE))
+		req = req == REQ_NOTE ? REQ_FIND_PREV : REQ_FIND_NEXT;
+	else if (s->search[0] == '\0' && (req == REQ_FIND_NEXT || req == REQ_FIND_PREV))
+		req = req == REQ_FIND_PREV ? REQ_NOTE : REQ_NEXT_UNANSWERED;
+	if (refused(s, req, pane_enter(s, req), err) != 0)
+		return err->code;
 	switch (req) {
+	case REQ_FIND:
+		if (!tui_prompt(t, "/", s->search, text, sizeof text))
+			return 0;
+		snprintf(s->search, sizeof s->search, "%s", text);
+		if (s->search[0] == '\0')
+			tui_status(t, 0, "search ended: n and N are next unanswered and note again");
+		else if (!search_step(t, s, 1, 1))
+			s->search[0] = '\0';
+		return 0;
+	case REQ_FIND_NEXT:
+	case REQ_FIND_PREV:
+		search_step(t, s, req == REQ_FIND_NEXT ? 1 : -1, 0);
+		return 0;
 	case REQ_UP: move_by(s, -1); return 0;
 	case REQ_DOWN: move_by(s, 1); return 0;
 	case REQ_PAGE_UP: move_by(s, -(page > 1 ? page : 1)); return 0;
@@ -606,16 +758,8 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 	case REQ_NEXT_UNANSWERED:
 		next_unanswered(t, s);
 		return 0;
-	case REQ_NOTE: {
-		const char *now = s->a->answers[cur_question(s)].note;
-
-		struct assessment_answer_input in = { .ref = s->idtext, .question = qid, .note = text,
-			.set_note = 1 };
-
-		if (!tui_prompt(t, "Note", now ? now : "", text, sizeof text))
-			return 0;
-		return answer(t, &in, err);
-	}
+	case REQ_NOTE:
+		return edit_note(t, s);
 	case REQ_ATTACH: {
 		char *files[1] = { text };
 		struct assessment_answer_input in = { .ref = s->idtext, .question = qid,
@@ -697,7 +841,7 @@ assess_click(struct view *v, struct tui *t, int row, int dbl)
 		s->q = s->qtop = 0;
 	} else if (s->pane == 1 && s->qtop + row - 2 < cur_section(s)->count) {
 		s->q = s->qtop + row - 2;
-		if (dbl && answer_question(t, s, &err) != 0)
+		if (dbl && (refused(s, REQ_ENTER, 0, &err) != 0 || answer_question(t, s, &err) != 0))
 			tui_status(t, 1, "%s", err.msg);
 	}
 	snprintf(s->keep_q, sizeof s->keep_q, "%s", s->a->q->questions[cur_question(s)].id);

@@ -21,7 +21,7 @@ struct assessments_state {
 
 static const enum request assessments_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_ADD, REQ_NONE
+	REQ_ENTER, REQ_ADD, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static int

@@ -32,7 +32,7 @@ struct dash_state {
 
 static const enum request dash_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH, REQ_ENTER,
-	REQ_NEXT_PANE, REQ_VENDORS, REQ_INCIDENT, REQ_ADD, REQ_NONE
+	REQ_NEXT_PANE, REQ_VENDORS, REQ_INCIDENT, REQ_ADD, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static int
@@ -322,7 +322,8 @@ dash_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 		break;
 	}
 	if (tui_list_request(l, t, req, v->content_rows)) {
-		skip_headers(l, req == REQ_UP || req == REQ_PAGE_UP || req == REQ_END ? -1 : 1);
+		skip_headers(l, req == REQ_UP || req == REQ_PAGE_UP || req == REQ_END ||
+		    req == REQ_FIND_PREV ? -1 : 1);
 		return 0;
 	}
 	return 0;

@@ -3,13 +3,15 @@
  * request on the left and its response on the right, side by side. Nonces
  * in the response that the request did not carry (a leaked canary) are
  * highlighted and marked with >> <<, so the mark does not rely on colour.
- * Left and right step through the finding's evidence; j/k scroll.
+ * Left and right step through the finding's evidence; j/k scroll; / finds
+ * text in either pane (n/N the next and previous place), scrolled to the top.
  */
 #include "config.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "canary.h"
 #include "probe.h"
@@ -27,10 +29,13 @@ struct evidence_state {
 	char *recipe;                /* the request's recipe, which names its nonces */
 	int top;
 	int foreign;                 /* nonces in the response not in the request */
+	char search[128];
+	int width[2];                /* the panes' widths at the last draw, for wrapped lines */
 };
 
 static const enum request evidence_requests[] = {
-	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_LEFT, REQ_RIGHT, REQ_NONE
+	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_LEFT, REQ_RIGHT, REQ_FIND,
+	REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static int
@@ -190,17 +195,22 @@ nonce_at(const char *p, const char *end)
 	return 1;
 }
 
-/* Draws text wrapped into [x, x+width), from wrapped line `top`; returns the line count. */
+/* Draws text wrapped into [x, x+width), from wrapped line `top`; returns the line count,
+ * or with w NULL draws nothing and returns the wrapped line that byte `stop` is on. */
 static int
 draw_pane(struct evidence_state *s, struct tui *t, WINDOW *w, const struct buf *b, int y0, int rows,
-    int x, int width, int top, int mark_foreign)
+    int x, int width, int top, int mark_foreign, size_t stop)
 {
-	const char *p = b->data ? b->data : "", *end = p + b->len;
-	int line = 0, col = 0;
+	const char *p = b->data ? b->data : "", *end = p + b->len, *at = p + stop;
+	int line = 0, col = 0, found = 0;   /* found: bytes left of a / match being drawn */
+	size_t flen = strlen(s->search);
 
 	while (p < end) {
 		int hl = mark_foreign && nonce_at(p, end) && is_foreign(s, p);
 		int n = hl ? NONCE_LEN : 1;
+
+		if (flen > 0 && found == 0 && (size_t)(end - p) >= flen && strncasecmp(p, s->search, flen) == 0)
+			found = (int)flen;
 
 		if (*p == '\n') {
 			line++, col = 0, p++;
@@ -208,7 +218,9 @@ draw_pane(struct evidence_state *s, struct tui *t, WINDOW *w, const struct buf *
 		}
 		if (col + n + (hl ? 4 : 0) > width && col > 0)
 			line++, col = 0;
-		if (line >= top && line - top < rows) {
+		if (w == NULL && p + n > at)
+			return line;
+		if (w != NULL && line >= top && line - top < rows) {
 			int yy = y0 + line - top;
 
 			if (hl) {
@@ -218,11 +230,13 @@ draw_pane(struct evidence_state *s, struct tui *t, WINDOW *w, const struct buf *
 				mvwaddnstr(w, yy, x + col + 2 + NONCE_LEN, "<<", 2);
 				wattroff(w, tui_attr(t, TUI_MARK_BAD) | A_REVERSE);
 			} else {
-				mvwaddch(w, yy, x + col, (unsigned char)*p >= 32 && (unsigned char)*p < 127 ?
-				    (chtype)(unsigned char)*p : '.');
+				/* a / match is underlined and reversed, as the pager's are */
+				mvwaddch(w, yy, x + col, ((unsigned char)*p >= 32 && (unsigned char)*p < 127 ?
+				    (chtype)(unsigned char)*p : '.') | (found > 0 ? A_UNDERLINE | A_REVERSE : 0));
 			}
 		}
 		col += n + (hl ? 4 : 0);
+		found = found > n ? found - n : 0;
 		p += n;
 	}
 	return line + 1;
@@ -236,10 +250,25 @@ evidence_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	char line[700];
 
 	s->foreign = 0;
-	tui_put(w, 0, 2, cols - 2, s->finding);
+	{
+		/* The finding in full: wrapped over the first two rows, cut only beyond them. */
+		const char *p = s->finding;
+		int room = cols - 4, cut = (int)strlen(p);
+
+		if (cut > room)
+			for (cut = room; cut > room / 2 && p[cut] != ' '; cut--)
+				;
+		if (cut > room || cut < 0 || (p[cut] != ' ' && p[cut] != '\0'))
+			cut = room > 0 ? room : 0;   /* no space to break at: cut the word */
+		snprintf(line, sizeof line, "%.*s", cut, p);
+		tui_put(w, 0, 2, cols - 2, line);
+		for (p += cut; *p == ' '; p++)
+			;
+		tui_put(w, 1, 2, cols - 2, p);
+	}
 	snprintf(line, sizeof line, "Evidence %lld: %s (%d of %d; left/right for the others)",
 	    (long long)s->ids[s->cur], str(s->ev, "file"), s->cur + 1, s->n);
-	tui_put(w, 1, 2, cols - 2, line);
+	tui_put(w, 2, 2, cols - 2, line);
 	wattron(w, A_BOLD | A_UNDERLINE);
 	tui_put(w, 3, 1, half - 2, "REQUEST");
 	tui_put(w, 3, half + 1, cols - half - 2, "RESPONSE (>>nonce<< not in the request: leaked)");
@@ -247,8 +276,71 @@ evidence_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	if (body <= 0)
 		return;
 	mvwvline(w, 4, half - 1, ACS_VLINE, body);
-	draw_pane(s, t, w, &s->left, 4, body, 1, half - 3, s->top, 0);
-	draw_pane(s, t, w, &s->right, 4, body, half + 1, cols - half - 2, s->top, 1);
+	s->width[0] = half - 3;
+	s->width[1] = cols - half - 2;
+	draw_pane(s, t, w, &s->left, 4, body, 1, half - 3, s->top, 0, 0);
+	draw_pane(s, t, w, &s->right, 4, body, half + 1, cols - half - 2, s->top, 1, 0);
+}
+
+/* The wrapped lines of both panes holding the search text, in order, once each. */
+static int
+search_lines(struct evidence_state *s, int **out)
+{
+	int n = 0, cap = 0, *lines = NULL;
+	size_t len = strlen(s->search);
+
+	for (int pane = 0; pane < 2; pane++) {
+		const struct buf *b = pane ? &s->right : &s->left;
+		const char *p = b->data ? b->data : "";
+
+		while (len > 0 && (p = strcasestr(p, s->search)) != NULL) {
+			int line = draw_pane(s, NULL, NULL, b, 0, 0, 0, s->width[pane] > 4 ? s->width[pane] : 4,
+			    0, pane, (size_t)(p - b->data)), i = 0;
+
+			while (i < n && lines[i] < line)
+				i++;
+			if (i == n || lines[i] != line) {
+				if (n == cap)
+					lines = xrealloc(lines, sizeof *lines * (size_t)(cap = cap ? cap * 2 : 16));
+				memmove(lines + i + 1, lines + i, sizeof *lines * (size_t)(n - i));
+				lines[i] = line;
+				n++;
+			}
+			p += len;
+		}
+	}
+	*out = lines;
+	return n;
+}
+
+/* Scrolls the next (dir 1) or previous (-1) line holding the search to the top;
+ * from_here counts the line at the top itself. */
+static void
+search_step(struct tui *t, struct evidence_state *s, int dir, int from_here)
+{
+	int *lines, n = search_lines(s, &lines), pick = -1;
+
+	if (s->search[0] == '\0') {
+		tui_status(t, 0, "n and N step through the matches of a / search; nothing is searched");
+		free(lines);
+		return;
+	}
+	for (int i = 0; i < n && dir > 0 && pick < 0; i++)
+		if (lines[i] > s->top || (from_here && lines[i] == s->top))
+			pick = i;
+	for (int i = n - 1; i >= 0 && dir < 0 && pick < 0; i--)
+		if (lines[i] < s->top)
+			pick = i;
+	if (n > 0 && pick < 0)
+		pick = dir > 0 ? 0 : n - 1;   /* round the end */
+	if (pick < 0) {
+		tui_status(t, 0, "'%s' is not in this exchange (left/right for the others)", s->search);
+	} else {
+		s->top = lines[pick];
+		tui_status(t, 0, "/%s: line %d of %d with it, at the top; n/N next/previous",
+		    s->search, pick + 1, n);
+	}
+	free(lines);
 }
 
 static int
@@ -256,8 +348,22 @@ evidence_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 {
 	struct evidence_state *s = v->state;
 	int page = v->content_rows > 6 ? v->content_rows - 5 : 1;
+	char text[128];
 
 	switch (req) {
+	case REQ_FIND:
+		if (tui_prompt(t, "/", s->search, text, sizeof text)) {
+			snprintf(s->search, sizeof s->search, "%s", text);
+			if (s->search[0] == '\0')
+				tui_status(t, 0, "search ended");
+			else
+				search_step(t, s, 1, 1);
+		}
+		break;
+	case REQ_FIND_NEXT:
+	case REQ_FIND_PREV:
+		search_step(t, s, req == REQ_FIND_NEXT ? 1 : -1, 0);
+		break;
 	case REQ_DOWN:
 		s->top++;
 		break;

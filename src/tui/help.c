@@ -3,7 +3,9 @@
  * table and the requests the screen below handles, with a legend of the
  * markers the lists use, and a text pager for command output and long
  * texts. Both search as less does: / finds, n and N go to the next and
- * previous match, and every match on screen is highlighted.
+ * previous match, and every match on screen is highlighted. The pager wraps
+ * long lines at the screen's width (again when it changes), so nothing is
+ * cut at the edge.
  */
 #include "config.h"
 
@@ -18,6 +20,8 @@ void tui_keys_for(enum request req, char *buf, size_t n);
 struct text_state {
 	struct tui_list lines;
 	char title[256];
+	char *text;        /* the pager's text, wrapped into lines at wrapped_at columns */
+	int wrapped_at;
 	char find[128];           /* what / looks for, case-insensitively */
 };
 
@@ -50,8 +54,39 @@ static const char *const legend[] = {
 	NULL
 };
 
+/* Adds one line, wrapped at width columns (bytes: a multibyte character only makes
+ * a line shorter than it could be); continuations keep the line's indent plus two. */
 static void
-add_lines(struct tui_list *l, const char *text)
+add_wrapped(struct tui_list *l, const char *s, int width)
+{
+	int indent = (int)strspn(s, " "), first = 1;
+
+	if (width < 20)
+		width = 20;
+	if (indent > width / 2)
+		indent = width / 2;
+	while (first || *s) {
+		int room = first ? width : width - indent - 2, len = (int)strlen(s), cut = len;
+
+		if (len > room) {
+			for (cut = room; cut > 0 && s[cut] != ' '; cut--)
+				;
+			if (cut <= (first ? indent : 0))
+				for (cut = room; cut > 0 && ((unsigned char)s[cut] & 0xc0) == 0x80; cut--)
+					;
+			if (cut <= 0)
+				cut = room;   /* not UTF-8 at all: cut anywhere rather than never */
+		}
+		tui_list_add(l, l->n, TUI_MARK_NONE, "%*s%.*s", first ? 0 : indent + 2, "", cut, s);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		first = 0;
+	}
+}
+
+static void
+add_lines(struct tui_list *l, const char *text, int width)
 {
 	const char *p = text;
 
@@ -70,7 +105,7 @@ add_lines(struct tui_list *l, const char *text)
 			else
 				buf_add(&line, p + i, 1);
 		}
-		tui_list_add(l, l->n, TUI_MARK_NONE, "%s", line.data ? line.data : "");
+		add_wrapped(l, line.data ? line.data : "", width);
 		buf_free(&line);
 		p += len + (nl != NULL);
 	}
@@ -128,7 +163,9 @@ text_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	struct text_state *s = xcalloc(1, sizeof *s);
 
 	snprintf(s->title, sizeof s->title, "%s", a[0]);
-	add_lines(&s->lines, a[1]);
+	s->text = xstrdup(a[1]);
+	s->wrapped_at = v->content_cols - 2;
+	add_lines(&s->lines, s->text, s->wrapped_at);
 	v->state = s;
 	(void)t;
 	(void)err;
@@ -189,6 +226,16 @@ text_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
 	struct text_state *s = v->state;
 
+	if (s->text != NULL && s->wrapped_at != cols - 2) {
+		/* Resized: wrap again, keeping the first line shown where it was in the text. */
+		int top = s->lines.top, sel = s->lines.sel;
+
+		tui_list_clear(&s->lines);
+		s->wrapped_at = cols - 2;
+		add_lines(&s->lines, s->text, s->wrapped_at);
+		s->lines.top = top < s->lines.n ? top : 0;
+		s->lines.sel = sel < s->lines.nvis ? sel : 0;
+	}
 	tui_list_draw(&s->lines, t, w, 0, rows, cols);
 	highlight(s, w, rows, cols);
 }
@@ -260,6 +307,7 @@ text_close(struct view *v)
 	struct text_state *s = v->state;
 
 	tui_list_free(&s->lines);
+	free(s->text);
 	free(s);
 }
 

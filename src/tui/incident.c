@@ -18,6 +18,9 @@
 /* Row ids: a task's own id; a timeline entry's below ENTRY_BASE; headings small negatives. */
 #define ENTRY_BASE (INT64_C(1) << 40)
 #define ENTRY_ROW(id) (-ENTRY_BASE - (int64_t)(id))
+/* A linked finding's and run's rows, below the entries: Enter opens them. */
+#define FINDING_BASE (INT64_C(1) << 42)
+#define RUN_BASE (INT64_C(1) << 43)
 
 struct incident_state {
 	int64_t id;
@@ -28,7 +31,8 @@ struct incident_state {
 
 static const enum request incident_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_EDIT, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_NONE
+	REQ_ENTER, REQ_EDIT, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_FIND_NEXT,
+	REQ_FIND_PREV, REQ_NONE
 };
 
 static const char *
@@ -130,11 +134,12 @@ incident_load(struct view *v, struct tui *t, struct aerr *err)
 			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4d %.16s  %s", num(x, "object_id"),
 			    str(x, "sha256"), str(x, "file"));
 		else if (strcmp(type, "run") == 0)
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  run      %-4d %s %s", num(x, "object_id"),
-			    str(x, "status"), str(x, "started_at"));
+			tui_list_add(&s->lines, -RUN_BASE - num(x, "object_id"), TUI_MARK_NONE,
+			    "  run      %-4d %s %s", num(x, "object_id"), str(x, "status"), str(x, "started_at"));
 		else
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  finding  %-4d %s %s: %s", num(x, "object_id"),
-			    str(x, "severity"), str(x, "code"), str(x, "message"));
+			tui_list_add(&s->lines, -FINDING_BASE - num(x, "object_id"), TUI_MARK_NONE,
+			    "  finding  %-4d %s %s: %s", num(x, "object_id"), str(x, "severity"), str(x, "code"),
+			    str(x, "message"));
 	}
 	tui_list_restore(&s->lines, keep);
 	return 0;
@@ -400,7 +405,8 @@ facts_form(struct incident_state *s, struct tui *t, struct aerr *err)
 	return 0;
 }
 
-/* One timeline entry in full: a long text is cut short in the list. */
+/* One timeline entry in full: a long text is cut short in the list. Its details
+ * read as an outline, not as JSON. */
 static int
 show_entry(struct incident_state *s, struct tui *t, int64_t entry_id, struct aerr *err)
 {
@@ -411,19 +417,17 @@ show_entry(struct incident_state *s, struct tui *t, int64_t entry_id, struct aer
 
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(s->r, "timeline")) {
 		const cJSON *d = cJSON_GetObjectItem(x, "details");
-		char *dj = cJSON_IsNull(d) || d == NULL ? NULL : cJSON_Print(d);
 
-		if (num(x, "id") != entry_id) {
-			free(dj);
+		if (num(x, "id") != entry_id)
 			continue;
-		}
 		buf_init(&b);
 		buf_printf(&b, "kind         %s\nat           %s\nat (UTC)     %s\nactor        %s\n"
 		    "recorded at  %s\n\n%s\n", str(x, "kind"), str(x, "at"), str(x, "at_utc"),
 		    str(x, "actor"), str(x, "recorded_at"), str(x, "text"));
-		if (dj != NULL)
-			buf_printf(&b, "\ndetails\n%s\n", dj);
-		free(dj);
+		if (cJSON_IsObject(d) && cJSON_GetArraySize(d) > 0) {
+			buf_adds(&b, "\ndetails\n");
+			tui_json_outline(&b, d, 1);
+		}
 		snprintf(title, sizeof title, "Incident %s, entry %lld", s->ids, (long long)entry_id);
 		rc = tui_show_text(t, title, b.data, err);
 		buf_free(&b);
@@ -510,6 +514,9 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 	char text[512], ids[32], from[32];
 	int64_t iid, tid;
 
+	/* After a / search N steps back through the matches, as on every screen. */
+	if (req == REQ_NOTE && s->lines.filter[0] != '\0')
+		req = REQ_FIND_PREV;
 	if (tui_list_request(&s->lines, t, req, v->content_rows - HEADER_ROWS))
 		return 0;
 	switch (req) {
@@ -572,6 +579,17 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 	case REQ_EDIT:
 		return facts_form(s, t, err);
 	case REQ_ENTER:
+		/* A linked run opens the run screen, a linked finding its evidence (as v there). */
+		if (sel <= -RUN_BASE) {
+			int64_t run = -sel - RUN_BASE;
+
+			return tui_push(t, &tui_probe_run_view, &run, err);
+		}
+		if (sel <= -FINDING_BASE) {
+			int64_t finding = -sel - FINDING_BASE;
+
+			return tui_push(t, &tui_evidence_view, &finding, err);
+		}
 		if (sel <= -ENTRY_BASE)
 			return show_entry(s, t, -sel - ENTRY_BASE, err);
 		if (sel <= 0)

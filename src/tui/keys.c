@@ -48,6 +48,7 @@ const struct keybinding tui_keymap[] = {
 	{ 'y', REQ_VERIFY },
 	{ 'D', REQ_DASHBOARD },
 	{ 'L', REQ_VENDORS },
+	{ 'J', REQ_RAW },
 	{ 0, REQ_NONE }
 };
 

@@ -3,7 +3,10 @@
  * and a word (ok pass, X fail, ? inconclusive, ! error: colour is never the
  * only signal), the sweep's boundaries beside the advertised context, and
  * under each probe its findings. Enter on a finding (or v) opens the
- * evidence behind it; Enter on a probe shows its details.
+ * evidence behind it; Enter on a probe shows it in words (reason, findings in
+ * full with what the vendor should do, its details as an outline); J shows the
+ * selected probe or finding as raw JSON. The selected row is also shown whole
+ * above the list, wrapped, as rows are cut at the screen's edge.
  */
 #include "config.h"
 
@@ -20,11 +23,12 @@ struct run_state {
 	cJSON *run;
 	struct tui_list list;
 	char summary[2][300];
+	int head;   /* rows above the list at the last draw */
 };
 
 static const enum request run_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_EVIDENCE, REQ_INCIDENT, REQ_NONE
+	REQ_ENTER, REQ_EVIDENCE, REQ_INCIDENT, REQ_RAW, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 #define HEAD 3
@@ -35,6 +39,7 @@ run_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	struct run_state *s = xcalloc(1, sizeof *s);
 
 	s->run_id = *(const int64_t *)arg;
+	s->head = HEAD;
 	v->state = s;
 	(void)t, (void)err;
 	return 0;
@@ -145,14 +150,72 @@ selected_finding(struct run_state *s)
 	return NULL;
 }
 
+/* Columns a UTF-8 text takes (its symbols are one column each). */
+static int
+text_cols(const char *p)
+{
+	int n = 0;
+
+	for (; *p; p++)
+		n += ((unsigned char)*p & 0xc0) != 0x80;
+	return n;
+}
+
+/* Word-wraps text into at most maxlines rows from row y; returns the rows used. */
+static int
+put_wrapped(WINDOW *w, int y, int x, int width, int maxlines, const char *p)
+{
+	int lines = 0;
+
+	while (*p && lines < maxlines && width > 10) {
+		int cut = (int)strlen(p);
+		char *one;
+
+		if (text_cols(p) > width) {
+			int b = 0;
+
+			/* width columns in bytes, then back to a space */
+			for (int c = 0; p[b] && c < width; c++)
+				for (b++; ((unsigned char)p[b] & 0xc0) == 0x80; b++)
+					;
+			cut = b;
+			for (int c = b; c > b / 2; c--)
+				if (p[c] == ' ') {
+					cut = c;
+					break;
+				}
+		}
+		one = strndup(p, (size_t)cut);
+		tui_put(w, y + lines++, x, width, one);
+		free(one);
+		p += cut;
+		while (*p == ' ')
+			p++;
+	}
+	return lines;
+}
+
 static void
 run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
 	struct run_state *s = v->state;
 	cJSON *f = selected_finding(s);
+	int y = 2;
 
 	tui_put(w, 0, 2, cols - 2, s->summary[0]);
 	tui_put(w, 1, 2, cols - 2, s->summary[1]);
+	if (s->list.nvis > 0) {
+		/* The selected row whole when the list cuts it at the edge. */
+		const char *row = s->list.rows[s->list.vis[s->list.sel]];
+
+		if (text_cols(row) > cols - 2) {
+			while (*row == ' ')
+				row++;
+			wattron(w, A_BOLD);
+			y += put_wrapped(w, y, 2, cols - 3, 3, row);
+			wattroff(w, A_BOLD);
+		}
+	}
 	if (f != NULL) {
 		/* What the registry says of the selected finding; a critical one is where an
 		 * incident starts: offer it. */
@@ -162,12 +225,13 @@ run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		    critical && fi ? ". " : "", fi ? "the vendor should: " : "", fi ? fi->remedy : "");
 
 		wattron(w, tui_attr(t, critical ? TUI_MARK_BAD : TUI_MARK_WARN));
-		tui_put(w, 2, 2, cols - 2, line);
+		y += put_wrapped(w, y, 2, cols - 3, 3, line);
 		wattroff(w, tui_attr(t, critical ? TUI_MARK_BAD : TUI_MARK_WARN));
 		free(line);
 	}
-	if (rows > HEAD)
-		tui_list_draw(&s->list, t, w, HEAD, rows - HEAD, cols);
+	s->head = y > HEAD ? y + 1 : HEAD;   /* a blank row between the whole text and the list */
+	if (rows > s->head)
+		tui_list_draw(&s->list, t, w, s->head, rows - s->head, cols);
 }
 
 /* Opens an incident from the selected finding, as `incident open --from-finding`. */
@@ -200,31 +264,86 @@ open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 	return rc;
 }
 
+/* The probe in words: what Enter on a probe row shows (J shows the JSON). */
+static int
+show_probe(struct tui *t, const cJSON *p, struct aerr *err)
+{
+	const cJSON *f, *e, *d = cJSON_GetObjectItem(p, "details");
+	char title[96];
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	buf_printf(&b, "Probe %s: %s\n", json_get_str(p, "name"), json_get_str(p, "verdict"));
+	if (json_get_str(p, "reason"))
+		buf_printf(&b, "Reason: %s\n", json_get_str(p, "reason"));
+	if (cJSON_IsNumber(cJSON_GetObjectItem(p, "requests")))
+		buf_printf(&b, "Requests: %d\n", cJSON_GetObjectItem(p, "requests")->valueint);
+	if (cJSON_GetArraySize(cJSON_GetObjectItem(p, "findings")) > 0)
+		buf_adds(&b, "\nFindings (Enter or v on one in the run shows its evidence)\n");
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
+		const struct finding_info *fi = finding_lookup(json_get_str(f, "code"));
+
+		buf_printf(&b, "  %s %s (finding %d): %s\n", json_get_str(f, "severity"),
+		    json_get_str(f, "code"), cJSON_GetObjectItem(f, "id")->valueint, json_get_str(f, "message"));
+		if (fi != NULL)
+			buf_printf(&b, "    the vendor should: %s\n", fi->remedy);
+		buf_adds(&b, "    evidence");
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence"))
+			buf_printf(&b, " %d", e->valueint);
+		buf_adds(&b, "\n");
+	}
+	if (cJSON_IsObject(d)) {
+		buf_adds(&b, "\nDetails\n");
+		tui_json_outline(&b, d, 1);
+	}
+	buf_add(&b, "", 0);
+	snprintf(title, sizeof title, "Probe %s", json_get_str(p, "name"));
+	rc = tui_show_text(t, title, b.data, err);
+	buf_free(&b);
+	return rc;
+}
+
+/* The selected probe (row id -k) or finding, as raw JSON. */
+static int
+show_raw(struct tui *t, struct run_state *s, int64_t id, struct aerr *err)
+{
+	const cJSON *p = id < 0 ? cJSON_GetArrayItem(cJSON_GetObjectItem(s->run, "probes"), (int)(-id - 1)) : NULL;
+	const cJSON *o = id > 0 ? selected_finding(s) : p;
+	char title[96], *text;
+	int rc;
+
+	if (o == NULL)
+		return 0;
+	text = cJSON_Print(o);
+	if (id > 0)
+		snprintf(title, sizeof title, "Finding %lld as JSON", (long long)id);
+	else
+		snprintf(title, sizeof title, "Probe %s as JSON", json_get_str(p, "name"));
+	rc = tui_show_text(t, title, text, err);
+	free(text);
+	return rc;
+}
+
 static int
 run_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 {
 	struct run_state *s = v->state;
 	int64_t id = tui_list_selected_id(&s->list);
 
-	if (tui_list_request(&s->list, t, req, v->content_rows - HEAD - 1))
+	if (tui_list_request(&s->list, t, req, v->content_rows - s->head - 1))
 		return 0;
 	if (req == REQ_INCIDENT)
 		return open_incident(t, s, err);
+	if (req == REQ_RAW)
+		return show_raw(t, s, id, err);
 	if (req != REQ_ENTER && req != REQ_EVIDENCE)
 		return 0;
 	if (id > 0)
 		return tui_push(t, &tui_evidence_view, &id, err);
-	if (id < 0 && req == REQ_ENTER) {
-		cJSON *p = cJSON_GetArrayItem(cJSON_GetObjectItem(s->run, "probes"), (int)(-id - 1));
-		char *text = cJSON_Print(cJSON_GetObjectItem(p, "details"));
-		char title[64];
-		int rc;
-
-		snprintf(title, sizeof title, "%s details", cJSON_GetObjectItem(p, "name")->valuestring);
-		rc = tui_show_text(t, title, text ? text : "null", err);
-		free(text);
-		return rc;
-	}
+	if (id < 0 && req == REQ_ENTER)
+		return show_probe(t, cJSON_GetArrayItem(cJSON_GetObjectItem(s->run, "probes"), (int)(-id - 1)),
+		    err);
 	return aerr_set(err, AV_USAGE, "select a finding to see its evidence");
 }
 
@@ -250,7 +369,7 @@ run_click(struct view *v, struct tui *t, int row, int dbl)
 	struct run_state *s = v->state;
 	struct aerr err = { 0 };
 
-	tui_list_click(&s->list, row - HEAD);
+	tui_list_click(&s->list, row - s->head);
 	if (dbl && run_request(v, t, REQ_ENTER, &err) != 0)
 		tui_status(t, 1, "%s", err.msg);
 }

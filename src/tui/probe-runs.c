@@ -30,7 +30,7 @@ static struct run_job running;   /* one job at a time, as the framework allows *
 
 static const enum request runs_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_RUN, REQ_CANCEL_JOB, REQ_NONE
+	REQ_ENTER, REQ_RUN, REQ_CANCEL_JOB, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static int

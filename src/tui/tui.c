@@ -302,11 +302,25 @@ tui_list_request(struct tui_list *l, struct tui *t, enum request req, int rows)
 
 			snprintf(l->filter, sizeof l->filter, "%s", text);
 			tui_list_restore(l, id);
+			if (tui_list_selected_id(l) != id)
+				l->sel = 0;   /* the selected row does not match: the first match */
 			if (l->filter[0])
-				tui_status(t, 0, "filter: %s (%d of %d rows; / then Enter on empty text clears)",
-				    l->filter, l->nvis, l->n);
+				tui_status(t, 0, "filter: %s (%d of %d rows; n/N next/previous match; / then "
+				    "Enter on empty text clears)", l->filter, l->nvis, l->n);
 			else
 				tui_status(t, 0, "filter cleared");
+		}
+		return 1;
+	case REQ_FIND_NEXT:
+	case REQ_FIND_PREV:
+		/* Every row shown matches the filter: the next match is the next row, round the end. */
+		if (l->filter[0] == '\0')
+			tui_status(t, 0, "n and N step through the matches of a / search; nothing is searched");
+		else if (l->nvis == 0)
+			tui_status(t, 0, "nothing matches '%s'", l->filter);
+		else {
+			l->sel = (l->sel + (req == REQ_FIND_NEXT ? 1 : l->nvis - 1)) % l->nvis;
+			tui_status(t, 0, "'%s': match %d of %d", l->filter, l->sel + 1, l->nvis);
 		}
 		return 1;
 	default:
@@ -1387,6 +1401,11 @@ global_request(struct tui *t, enum request req)
 	case REQ_VENDORS:
 		if (tui_push(t, &tui_vendors_view, NULL, &err) != 0)
 			tui_status(t, 1, "%s", err.msg);
+		break;
+	case REQ_SEARCH:
+		/* Whatever is typed after / goes into the prompt, never into commands. */
+		tui_prompt(t, "/", "", line, sizeof line);
+		tui_status(t, 0, "this screen shows no list or text to search");
 		break;
 	case REQ_NONE:
 		break;

@@ -62,7 +62,8 @@
 	_(EXPORT, "export", "export a signed bundle") \
 	_(VERIFY, "verify", "verify") \
 	_(DASHBOARD, "dashboard", "go to the dashboard") \
-	_(VENDORS, "vendors", "list all vendors")
+	_(VENDORS, "vendors", "list all vendors") \
+	_(RAW, "raw JSON", "show the selected probe or finding as raw JSON")
 
 #define TUI_REQ_ENUM(id, name, help) REQ_##id,
 enum request {
@@ -231,6 +232,9 @@ struct tui_field {
  * submit may refuse (returns nonzero and sets err): the dialog shows err and stays open. */
 int tui_form(struct tui *t, const char *title, struct tui_field *fields, int n,
     int (*submit)(struct tui_field *fields, int n, void *ctx, struct aerr *err), void *ctx);
+
+/* Appends a JSON object's members to b as an indented outline (outline.c). */
+void tui_json_outline(struct buf *b, const cJSON *o, int depth);
 
 /* Shows a text (command output, help) in a scrolling pager view. */
 int tui_show_text(struct tui *t, const char *title, const char *text, struct aerr *err);

@@ -75,6 +75,11 @@ db_fresh() {
 	rm -f "$AIVET_DB" "$AIVET_DB-wal" "$AIVET_DB-shm"
 }
 
+# actor_env NAME: the environment in which NAME runs aivet (for tui_start's TUI_ENV).
+actor_env() {
+	echo "AIVET_ACTOR='$1'"
+}
+
 # AIVET_TEST_BACKEND=pg: the test runs against a fresh database on a throwaway
 # PostgreSQL cluster (tests/pg-lib.sh) instead of an SQLite file.
 if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
@@ -93,6 +98,13 @@ if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
 	}
 	db_fresh() {
 		pg_sql "DROP DATABASE aivet WITH (FORCE)" >/dev/null && pg_createdb aivet "$AIVET_ACTOR"
+	}
+	# actor_env NAME: the environment in which NAME runs aivet (tui_start's
+	# TUI_ENV): on a server, connected as a login of that name, a reviewer.
+	actor_env() {
+		[ "$(pg_sql "SELECT count(*) FROM pg_roles WHERE rolname = '$1'")" = 1 ] ||
+			pg_sql "CREATE ROLE \"$1\" LOGIN IN ROLE aivet_reviewer" >/dev/null
+		echo "AIVET_ACTOR='$1' AIVET_DB='$(pg_url aivet "$1")'"
 	}
 	# "run --actor NAME ...": on a server the actor is the login, so NAME acts
 	# as a login of that name (created when first named, a reviewer), as that

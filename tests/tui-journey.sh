@@ -104,7 +104,7 @@ journey() {
 	tui_keys y; tui_wait "tester cannot approve assessment 1: tester answered and submitted it"
 	ok $? "$size: the author's own approval is refused"
 	tui_stop
-	TUI_ENV="$TUI_ENV AIVET_ACTOR=rita" tui_start "$size"
+	TUI_ENV="$TUI_ENV $(actor_env rita)" tui_start "$size"
 	tui_wait "Acme AI"; tui_keys Enter; tui_wait "Vendor:      Acme AI"
 	tui_keys s; tui_wait "in_review"; tui_keys Enter; tui_wait "Assessment 1 (in_review)"
 	tui_keys V; tui_wait "Approve assessment 1 as rita?"; ok $? "$size: as rita, V names rita"

@@ -214,7 +214,9 @@ is "$(reason oversize)" "every oversize prompt was refused for size (4 of 4 judg
 sim_stop
 
 # ---- one tenant's load fails another's requests ----
-sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault noisy-neighbour || exit 1
+# Each large request holds the server for 2 s (not the default 0.5 s), so
+# the other tenant's requests overlap it even on a loaded machine.
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault noisy-neighbour --neighbour-hold-ms 2000 || exit 1
 probe_setup openai 8192
 run_probes --probe canary
 is "$rc:$(per_probe)" "0:canary:fail[LOAD_BREAKS_OTHER_TENANT]" \

@@ -222,14 +222,16 @@ sim_hostile_respond(const struct sim_config *cfg, struct MHD_Connection *conn, c
 	}
 	case HOSTILE_NUL_BYTES: {
 		/* NUL bytes, which no C string or PostgreSQL text holds, beside bytes
-		 * that are not UTF-8, in the body and (but NUL) in a header. */
+		 * that are not UTF-8, in the body and (but NUL) in a header; the header
+		 * also holds U+FDD0 U+F7FF, which is how aivet's PostgreSQL layer
+		 * escapes a stray 0xff, to be kept as it is. */
 		static const char body[] = "{\"id\":\"chatcmpl-hostile\",\"object\":\"chat.completion\","
 		    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"nul \0 "
 		    "and \xff\xfe \x80 \0\0 end\"},\"finish_reason\":\"stop\"}],"
 		    "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4,\"total_tokens\":9}}\0";
 
 		resp = from_copy(body, sizeof body - 1);
-		MHD_add_response_header(resp, "x-hostile-text", "bad \xff\xfe \xc0\xaf \x80 bytes");
+		MHD_add_response_header(resp, "x-hostile-text", "bad \xff\xfe \xc0\xaf \x80 \xef\xb7\x90\xef\x9f\xbf bytes");
 		break;
 	}
 	case HOSTILE_DEEP_JSON: {

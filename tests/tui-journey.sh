@@ -104,7 +104,14 @@ journey() {
 	tui_keys y; tui_wait "tester cannot approve assessment 1: tester answered and submitted it"
 	ok $? "$size: the author's own approval is refused"
 	tui_stop
-	TUI_ENV="$TUI_ENV AIVET_ACTOR=rita" tui_start "$size"
+	rita_env="AIVET_ACTOR=rita"
+	if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
+		# On a server the actor is the login: rita signs in as herself, a reviewer.
+		[ "$(pg_sql "SELECT count(*) FROM pg_roles WHERE rolname = 'rita'")" = 1 ] ||
+			pg_sql "CREATE ROLE rita LOGIN IN ROLE aivet_reviewer" >/dev/null
+		rita_env="$rita_env AIVET_DB='$(pg_url aivet rita)'"
+	fi
+	TUI_ENV="$TUI_ENV $rita_env" tui_start "$size"
 	tui_wait "Acme AI"; tui_keys Enter; tui_wait "Vendor:      Acme AI"
 	tui_keys s; tui_wait "in_review"; tui_keys Enter; tui_wait "Assessment 1 (in_review)"
 	tui_keys V; tui_wait "Approve assessment 1 as rita?"; ok $? "$size: as rita, V names rita"

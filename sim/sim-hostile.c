@@ -31,6 +31,7 @@ const char *const sim_hostile_names[HOSTILE_COUNT] = {
 	[HOSTILE_EMPTY_200] = "empty-200",
 	[HOSTILE_LENGTH_LONG] = "length-long",
 	[HOSTILE_LENGTH_SHORT] = "length-short",
+	[HOSTILE_NUL_BYTES] = "nul-bytes",
 };
 
 #define BOMB_BYTES ((size_t)256 << 20)
@@ -217,6 +218,20 @@ sim_hostile_respond(const struct sim_config *cfg, struct MHD_Connection *conn, c
 		    "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4,\"total_tokens\":9}}";
 
 		resp = from_copy(body, sizeof body - 1);
+		break;
+	}
+	case HOSTILE_NUL_BYTES: {
+		/* NUL bytes, which no C string or PostgreSQL text holds, beside bytes
+		 * that are not UTF-8, in the body and (but NUL) in a header; the header
+		 * also holds U+FDD0 U+F7FF, which is how aivet's PostgreSQL layer
+		 * escapes a stray 0xff, to be kept as it is. */
+		static const char body[] = "{\"id\":\"chatcmpl-hostile\",\"object\":\"chat.completion\","
+		    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"nul \0 "
+		    "and \xff\xfe \x80 \0\0 end\"},\"finish_reason\":\"stop\"}],"
+		    "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4,\"total_tokens\":9}}\0";
+
+		resp = from_copy(body, sizeof body - 1);
+		MHD_add_response_header(resp, "x-hostile-text", "bad \xff\xfe \xc0\xaf \x80 \xef\xb7\x90\xef\x9f\xbf bytes");
 		break;
 	}
 	case HOSTILE_DEEP_JSON: {

@@ -24,6 +24,7 @@ enum sim_hostile {
 	HOSTILE_EMPTY_200,       /* 200 with an empty body */
 	HOSTILE_LENGTH_LONG,     /* Content-Length larger than the body, then the connection closes */
 	HOSTILE_LENGTH_SHORT,    /* Content-Length smaller than the body sent */
+	HOSTILE_NUL_BYTES,       /* 200, a completion with NUL bytes and no UTF-8, and such a header */
 	HOSTILE_COUNT
 };
 extern const char *const sim_hostile_names[HOSTILE_COUNT];

@@ -326,6 +326,110 @@ pgb_sql(struct db_stmt *st)
 	return PS(st)->orig;
 }
 
+/*
+ * Text that is not UTF-8. A vendor's header, a redirect's Location or a reason
+ * quoting them may hold any byte, and SQLite keeps such text as it came, while
+ * PostgreSQL refuses it in a text column: the exchange, its evidence and the
+ * run would be lost. So such text is stored escaped and read back as it came,
+ * the same bytes on both stores (and through the audit seal, which hashes
+ * them): each byte that is no part of a UTF-8 character becomes ESC followed
+ * by U+F700 + the byte, and ESC itself (U+FDD0, a noncharacter no text
+ * carries) is doubled. Valid text without ESC, all text aivet writes itself,
+ * is stored unchanged, so SQL compares and searches it as before.
+ */
+#define TEXT_ESC "\xef\xb7\x90"   /* U+FDD0 */
+
+/* The length of the UTF-8 character at s (at most n bytes), 0 when it is not one
+ * (the rules PostgreSQL applies: no overlong form, surrogate or code point past U+10FFFF). */
+static size_t
+utf8_char_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t k;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		k = 1;
+	else if (c >= 0xe0 && c <= 0xef)
+		k = 2, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+	else if (c >= 0xf0 && c <= 0xf4)
+		k = 3, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (n <= k || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t j = 2; j <= k; j++)
+		if ((s[j] & 0xc0) != 0x80)
+			return 0;
+	return k + 1;
+}
+
+/* text as PostgreSQL can hold it (malloc'ed). */
+static char *
+text_to_server(const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t n = strlen(text), i = 0;
+	struct buf b;
+
+	if (utf8_valid(s, n) && strstr(text, TEXT_ESC) == NULL)
+		return xstrdup(text);
+	buf_init(&b);
+	while (i < n) {
+		size_t k = utf8_char_len(s + i, n - i);
+
+		if (k == 3 && memcmp(s + i, TEXT_ESC, 3) == 0) {
+			buf_add(&b, TEXT_ESC TEXT_ESC, 6);
+		} else if (k > 0) {
+			buf_add(&b, s + i, k);
+		} else {
+			/* U+F700 + byte, the byte 0x80..0xff: EF 9E/9F xx. */
+			unsigned char e[3] = { 0xef, (unsigned char)(0x9c | (s[i] >> 6)),
+			    (unsigned char)(0x80 | (s[i] & 0x3f)) };
+
+			buf_add(&b, TEXT_ESC, 3);
+			buf_add(&b, e, 3);
+			k = 1;
+		}
+		i += k;
+	}
+	buf_add(&b, "", 1);
+	return (char *)b.data;
+}
+
+/* The text as it came, from what text_to_server stored (malloc'ed), or NULL
+ * when v holds no ESC and reads as it is. */
+static char *
+text_from_server(const char *v)
+{
+	const char *p = strstr(v, TEXT_ESC), *q;
+	struct buf b;
+
+	if (p == NULL)
+		return NULL;
+	buf_init(&b);
+	for (; p != NULL; v = q, p = strstr(v, TEXT_ESC)) {
+		const unsigned char *e = (const unsigned char *)p + 3;
+
+		buf_add(&b, v, (size_t)(p - v));
+		q = p + 3;
+		if (memcmp(e, TEXT_ESC, 3) == 0) {
+			buf_add(&b, TEXT_ESC, 3);
+			q += 3;
+		} else if (e[0] == 0xef && (e[1] == 0x9e || e[1] == 0x9f) && (e[2] & 0xc0) == 0x80) {
+			unsigned char c = (unsigned char)(((e[1] & 0x03) << 6) | (e[2] & 0x3f));
+
+			buf_add(&b, &c, 1);
+			q += 3;
+		} else {
+			buf_add(&b, TEXT_ESC, 3);   /* written by someone else: kept as it is */
+		}
+	}
+	buf_add(&b, v, strlen(v) + 1);
+	return (char *)b.data;
+}
+
 int
 pgb_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
 {
@@ -354,7 +458,7 @@ pgb_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void
 		ps->types[i] = OID_FLOAT8;
 		break;
 	case 't':
-		ps->vals[i] = xstrdup(p);
+		ps->vals[i] = text_to_server(p);
 		break;
 	case 'b':
 		ps->vals[i] = xmalloc(n ? n : 1);
@@ -569,7 +673,9 @@ pgb_col_text(struct db_stmt *st, int i)
 		load_blob(st, i);
 		return (const char *)ps->blob[i];
 	default:
-		return v;
+		if (ps->text[i] == NULL)
+			ps->text[i] = text_from_server(v);
+		return ps->text[i] ? ps->text[i] : v;
 	}
 }
 

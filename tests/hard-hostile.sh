@@ -44,6 +44,7 @@ hostile huge-header 5 "no answer: .+"
 hostile empty-200 5 "HTTP 200 with an empty body"
 hostile length-long 5 "transfer closed with 2133 bytes remaining to read"
 hostile length-short 5 "HTTP 200 with a body that is not a response of this API \(79 bytes, openai API\)"
+hostile nul-bytes 5 "HTTP 200 with a body that is not valid UTF-8 \(232 bytes, openai API\)"
 hostile redirect-loop 5 "HTTP 302 redirect to http://127.0.0.1:[0-9]+/v1/chat/completions was not followed"
 
 # A redirect to another origin: the other server must never see the key.

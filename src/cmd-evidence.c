@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "probe.h"
 #include "evidence-key.h"
 
@@ -19,6 +21,34 @@
 /* Loads a blob into o[key] (text) and reports whether its hash holds. With
  * open_leaked (--include-leaked-content, for this one call only) a sealed
  * body is opened with the evidence key. */
+/*
+ * A body as JSON text: as it is when it is UTF-8 without NUL bytes; else
+ * escaped (NUL as \x00, bytes that are not UTF-8 as \xNN), so that neither
+ * the JSON nor a terminal cuts or garbles it, with the exact bytes beside it
+ * in KEY_base64.
+ */
+static void
+add_body(cJSON *o, const char *key, const char *data, size_t len)
+{
+	char *text, *k, *b64;
+	size_t b64len;
+
+	if (memchr(data, '\0', len) == NULL && utf8_valid(data, len)) {
+		cJSON_AddStringToObject(o, key, data);
+		return;
+	}
+	text = text_escape(data, len, 1);
+	cJSON_AddStringToObject(o, key, text);
+	free(text);
+	b64len = sodium_base64_encoded_len(len, sodium_base64_VARIANT_ORIGINAL);
+	b64 = xmalloc(b64len);
+	sodium_bin2base64(b64, b64len, (const unsigned char *)data, len, sodium_base64_VARIANT_ORIGINAL);
+	k = xasprintf("%s_base64", key);
+	cJSON_AddStringToObject(o, k, b64);
+	free(k);
+	free(b64);
+}
+
 static int
 body_json(struct db *db, cJSON *o, const char *key, const char *sha, int open_leaked, struct aerr *err)
 {
@@ -56,7 +86,7 @@ body_json(struct db *db, cJSON *o, const char *key, const char *sha, int open_le
 			return aerr_set(err, AV_RUNTIME, "stored content %s does not match its SHA-256: the "
 			    "evidence store is damaged", sha);
 		}
-		cJSON_AddStringToObject(o, key, b.data ? b.data : "");
+		add_body(o, key, b.data ? b.data : "", b.len);
 	}
 	buf_free(&b);
 	return 0;
@@ -222,8 +252,14 @@ print_body(const char *label, const cJSON *x, const char *key, int full)
 		printf("%s: sealed (leaked content is kept encrypted)\n", label);
 	else if (cJSON_IsString(b)) {
 		size_t n = strlen(b->valuestring);
+		char *b64key = xasprintf("%s_base64", key);
 
-		printf("%s (%zu bytes):\n", label, n);
+		if (cJSON_GetObjectItem(x, b64key) != NULL)
+			printf("%s (not UTF-8 text: NUL and stray bytes shown as \\xNN; --json has the bytes "
+			    "in %s):\n", label, b64key);
+		else
+			printf("%s (%zu bytes):\n", label, n);
+		free(b64key);
 		put_text(b->valuestring, full || n <= PREVIEW ? n : PREVIEW, 1);
 		if (!full && n > PREVIEW)
 			printf("\n... (%zu more bytes; --full shows all)", n - PREVIEW);

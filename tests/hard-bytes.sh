@@ -31,6 +31,16 @@ run evidence show 1 --json
 is "$(printf '%s' "$out" | jq -r '.exchange | [.response_status, .response_size, .response_sha256] | join(" ")')" \
 	"200 $sent_size $sent_sha" "evidence show: the recorded size and SHA-256 are those of the bytes sent"
 
+# evidence show gives those bytes back whole: escaped as text (a NUL would
+# cut a C string and a JSON reader), exactly in response_body_base64.
+printf '%s' "$out" | jq -r '.exchange.response_body_base64' | base64 -d >"$T/shown" 2>/dev/null
+ok "$(cmp -s "$T/shown" "$T/sim-body"; echo $?)" "evidence show --json: response_body_base64 is the bytes sent"
+like "$(printf '%s' "$out" | jq -r '.exchange.response_body')" '\\x00' \
+	"evidence show --json: the text shows each NUL as \\x00, not cut at the first"
+run evidence show 1 --full
+like "$out" "response body \(not UTF-8 text: NUL and stray bytes shown as \\\\xNN; --json has the bytes in response_body_base64\):" \
+	"evidence show: says the body is not text and where its bytes are"
+
 # The body read back from the report bundle's evidence (base64, as it is not text).
 "$AIVET" key generate --no-password >/dev/null 2>&1
 run report V --out "$T/r"

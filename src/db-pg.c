@@ -339,32 +339,6 @@ pgb_sql(struct db_stmt *st)
  */
 #define TEXT_ESC "\xef\xb7\x90"   /* U+FDD0 */
 
-/* The length of the UTF-8 character at s (at most n bytes), 0 when it is not one
- * (the rules PostgreSQL applies: no overlong form, surrogate or code point past U+10FFFF). */
-static size_t
-utf8_char_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t k;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		k = 1;
-	else if (c >= 0xe0 && c <= 0xef)
-		k = 2, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-	else if (c >= 0xf0 && c <= 0xf4)
-		k = 3, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-	else
-		return 0;
-	if (n <= k || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t j = 2; j <= k; j++)
-		if ((s[j] & 0xc0) != 0x80)
-			return 0;
-	return k + 1;
-}
-
 /* text as PostgreSQL can hold it (malloc'ed). */
 static char *
 text_to_server(const char *text)
@@ -377,7 +351,8 @@ text_to_server(const char *text)
 		return xstrdup(text);
 	buf_init(&b);
 	while (i < n) {
-		size_t k = utf8_char_len(s + i, n - i);
+		uint32_t cp;
+		size_t k = utf8_decode(s + i, n - i, &cp);   /* PostgreSQL's rules: see base.c */
 
 		if (k == 3 && memcmp(s + i, TEXT_ESC, 3) == 0) {
 			buf_add(&b, TEXT_ESC TEXT_ESC, 6);

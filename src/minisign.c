@@ -982,24 +982,33 @@ keystore_created_text(const char *verb, const char *name, const struct minisign_
 	free(pp);
 }
 
+/* A new key's name: well formed, and no key of that name yet. */
+static int
+keystore_name_free(const char *name, struct aerr *err)
+{
+	char *kp;
+	int rc = 0;
+
+	if (keystore_name_check(name, err) != 0)
+		return err->code;
+	kp = keystore_path(name, "key");
+	if (access(kp, F_OK) == 0)
+		rc = aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
+	free(kp);
+	return rc;
+}
+
 int
 keystore_generate(const char *name, int password, enum minisign_kdf_cost cost,
     struct minisign_pub *pub, struct aerr *err)
 {
 	struct minisign_sec *sec;
-	char *pw = NULL, *kp;
+	char *pw = NULL;
 	size_t pwlen = 0;
 	int rc;
 
-	if (keystore_name_check(name, err) != 0)
+	if (keystore_name_free(name, err) != 0)
 		return err->code;
-	kp = keystore_path(name, "key");
-	if (access(kp, F_OK) == 0) {
-		aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
-		free(kp);
-		return err->code;
-	}
-	free(kp);
 	if (password && key_password("passphrase for the new key: ", 1, &pw, &pwlen, err) != 0)
 		return err->code;
 	rc = keystore_generate_sec(name, pw, pwlen, cost, pub, &sec, err);
@@ -1014,19 +1023,11 @@ keystore_generate_sec(const char *name, const char *pw, size_t pwlen,
     struct aerr *err)
 {
 	struct secbuf kb = { 0 };
-	char *kp;
 	int rc;
 
 	*sec = NULL;
-	if (keystore_name_check(name, err) != 0)
+	if (keystore_name_free(name, err) != 0)
 		return err->code;
-	kp = keystore_path(name, "key");
-	if (access(kp, F_OK) == 0) {
-		aerr_set(err, AV_USAGE, "a key named '%s' exists already (%s)", name, kp);
-		free(kp);
-		return err->code;
-	}
-	free(kp);
 	if (minisign_generate(sec, pub, err) != 0)
 		return err->code;
 	rc = minisign_seckey_format(*sec, pw, pwlen, cost, &kb, err);

@@ -1061,14 +1061,5 @@ assessment_ids(struct db *db, int64_t vendor_id, int64_t **ids, size_t *n, struc
 	struct db_stmt *st = db_prepare(db, err, "SELECT id FROM assessment WHERE ? = 0 OR vendor_id = ? "
 	    "ORDER BY id", "ii", vendor_id, vendor_id);
 
-	*ids = NULL;
-	*n = 0;
-	if (st == NULL)
-		return err->code;
-	while (db_step(st) == DB_ROW) {
-		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
-		(*ids)[(*n)++] = db_col_int64(st, 0);
-	}
-	db_finalize(st);
-	return 0;
+	return db_ids(st, ids, n, err);
 }

@@ -309,6 +309,21 @@ db_exec(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...)
 }
 
 int
+db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err)
+{
+	*ids = NULL;
+	*n = 0;
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
+		(*ids)[(*n)++] = db_col_int64(st, 0);
+	}
+	db_finalize(st);
+	return 0;
+}
+
+int
 db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...)
 {
 	struct db_stmt *st;

@@ -64,6 +64,9 @@ const char *db_errmsg(struct db *db);
 const char *db_sqlstate(struct db *db);   /* PostgreSQL's SQLSTATE of the last error; "" else */
 /* First column of the first row as int64; returns 0 on success, 1 when no row, -1 on error. */
 int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...);
+/* The first column of each row of st as an id list (*ids the caller's to free,
+ * NULL when none), then finalizes st; a NULL st (a failed db_prepare) returns err->code. */
+int db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err);
 /* The id the last INSERT gave its row (SQLite: last_insert_rowid; PostgreSQL:
  * lastval(), the session's last sequence value, so an INSERT into a table with an
  * id column must be the last thing before it). */

@@ -140,16 +140,8 @@ finding_evidence_ids(struct db *db, int64_t finding_id, char *summary, size_t n,
 	if (db_step(st) == DB_ROW)
 		snprintf(summary, n, "%s (%s): %s", col_text(st, 0), col_text(st, 1), col_text(st, 2));
 	db_finalize(st);
-	st = db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
-	    "ORDER BY evidence_id", "i", finding_id);
-	if (st == NULL)
-		return err->code;
-	while (db_step(st) == DB_ROW) {
-		*ids = xrealloc(*ids, (*nids + 1) * sizeof **ids);
-		(*ids)[(*nids)++] = db_col_int64(st, 0);
-	}
-	db_finalize(st);
-	return 0;
+	return db_ids(db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
+	    "ORDER BY evidence_id", "i", finding_id), ids, nids, err);
 }
 
 int

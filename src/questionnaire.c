@@ -1558,16 +1558,7 @@ questionnaire_ids(struct db *db, int all, int64_t **ids, size_t *n, struct aerr 
 	    "(SELECT max(version) FROM questionnaire r WHERE r.qid = q.qid) ORDER BY qid, version",
 	    "i", (int64_t)all);
 
-	*ids = NULL;
-	*n = 0;
-	if (st == NULL)
-		return err->code;
-	while (db_step(st) == DB_ROW) {
-		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
-		(*ids)[(*n)++] = db_col_int64(st, 0);
-	}
-	db_finalize(st);
-	return 0;
+	return db_ids(st, ids, n, err);
 }
 
 int

@@ -139,15 +139,8 @@ passphrase_dialog(struct tui *t, const char *title, int confirm, char **out, siz
 		size_t n;
 		wint_t ch;
 
-		if (win == NULL || getmaxx(win) != w) {
-			if (win != NULL)
-				delwin(win);
-			tui_redraw(t);
-			if ((win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2)) == NULL)
-				break;
-			keypad(win, TRUE);
-			wtimeout(win, 250);
-		}
+		if ((win = tui_modal(t, win, h, w)) == NULL)
+			break;
 		passphrase_draw(win, t, title, confirm, cur, msg);
 		if ((r = wget_wch(win, &ch)) == ERR)
 			continue;

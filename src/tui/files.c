@@ -98,15 +98,8 @@ tui_pick_file(struct tui *t, const char *title, char *out, size_t n)
 		wint_t ch;
 		int r;
 
-		if (win == NULL || getmaxy(win) != h || getmaxx(win) != w) {
-			if (win != NULL)
-				delwin(win);
-			tui_redraw(t);
-			if ((win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2)) == NULL)
-				break;
-			keypad(win, TRUE);
-			wtimeout(win, 250);
-		}
+		if ((win = tui_modal(t, win, h, w)) == NULL)
+			break;
 		werase(win);
 		box(win, 0, 0);
 		snprintf(line, sizeof line, "%s: %s%s%s%s", title, dir, l.filter[0] ? "  [filter: " : "",

@@ -490,6 +490,21 @@ draw_hints(struct tui *t, struct view *v, int y)
 	(void)t;
 }
 
+WINDOW *
+tui_modal(struct tui *t, WINDOW *win, int h, int w)
+{
+	if (win != NULL && getmaxy(win) == h && getmaxx(win) == w)
+		return win;
+	if (win != NULL)
+		delwin(win);
+	tui_redraw(t);
+	if ((win = newwin(h, w, (LINES - h) / 2, (COLS - w) / 2)) != NULL) {
+		keypad(win, TRUE);
+		wtimeout(win, 250);
+	}
+	return win;
+}
+
 void
 tui_redraw(struct tui *t)
 {

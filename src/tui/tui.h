@@ -197,6 +197,10 @@ void tui_pop(struct tui *t);
 struct view *tui_top(struct tui *t);
 void tui_status(struct tui *t, int error, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void tui_redraw(struct tui *t);
+/* A centred dialog window of h rows by w columns, reading keys with a 250 ms
+ * timeout: win itself while its size is still h by w, else win deleted, the
+ * screens redrawn and a new one made (NULL when the terminal is too small). */
+WINDOW *tui_modal(struct tui *t, WINDOW *win, int h, int w);
 /* Marks every view for reload (after a write). */
 void tui_changed(struct tui *t);
 

@@ -156,6 +156,12 @@ struct opt_parser {
 };
 void opt_begin(struct opt_parser *p, const struct aivet *av, int argc, char **argv);
 int opt_next(struct opt_parser *p, struct aerr *err);
+/* The table of a subcommand whose one option is --json. */
+extern const struct opt opt_json_only[];
+/* Parses a subcommand declared with opt_json_only: *json, then min..max
+ * arguments, the first at argv[*first]; refusals exit 2 with the usage line. */
+int opt_json_args(struct aivet *av, int argc, char **argv, int min, int max, int *json, int *first,
+    struct aerr *err);
 /* Takes the next word as the current option's argument (an OPT_OPTARG
  * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
 char *opt_take(struct opt_parser *p);

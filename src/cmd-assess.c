@@ -178,25 +178,18 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 static int
 assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	int json = 0, c;
+	int json, first;
 	int64_t vendor = 0;
 	struct db *db;
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
 
-	struct opt_parser p;
-
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		json = 1;
-	if (c < 0)
+	if (opt_json_args(av, argc, argv, 0, 1, &json, &first, err) != 0)
 		return err->code;
-	if (argc - p.ind > 1)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + 1]);
 	if ((db = db_ready(av, err)) == NULL)
 		return err->code;
-	if (argc - p.ind == 1 && target_resolve(db, TARGET_VENDOR, argv[p.ind], &vendor, err) != 0)
+	if (first < argc && target_resolve(db, TARGET_VENDOR, argv[first], &vendor, err) != 0)
 		return err->code;
 	if (assessment_ids(db, vendor, &ids, &nids, err) != 0)
 		return err->code;
@@ -413,10 +406,6 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-static const struct opt json_opts[] = {
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
-};
 static const struct opt answer_opts[] = {
 	{ "note", 'n', "TEXT", "a note kept with the answer", 0 },
 	{ "evidence", 'e', "FILE", "attach a file as evidence for the answer", OPT_MANY },
@@ -435,10 +424,10 @@ static const struct cmd_entry assess_subs[] = {
 	  assess_start, NULL },
 	{ "answer", "ASSESSMENT QUESTION [VALUE]", answer_opts,
 	  "answer a question, with a note and evidence", assess_answer, NULL },
-	{ "show", "ASSESSMENT", json_opts, "show answers, risk, score and probe-checked claims",
+	{ "show", "ASSESSMENT", opt_json_only, "show answers, risk, score and probe-checked claims",
 	  assess_show, NULL },
-	{ "list", "[VENDOR]", json_opts, "list assessments", assess_list, NULL },
-	{ "history", "ASSESSMENT QUESTION", json_opts, "every change to one answer", assess_history,
+	{ "list", "[VENDOR]", opt_json_only, "list assessments", assess_list, NULL },
+	{ "history", "ASSESSMENT QUESTION", opt_json_only, "every change to one answer", assess_history,
 	  NULL },
 	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL },
 	{ "approve", "ASSESSMENT", NULL, "approve an assessment in review (final)",

@@ -17,33 +17,6 @@
 
 extern const struct cmd_entry cmd_db_entry;
 
-static const struct opt json_opts[] = {
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
-};
-
-/* --json and no other option, then exactly nargs arguments, from argv[*first]. */
-static int
-parse_json_only(struct aivet *av, int argc, char **argv, int nargs, int *json, int *first,
-    struct aerr *err)
-{
-	struct opt_parser p;
-	int c;
-
-	*json = 0;
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		if (c == 'j')
-			*json = 1;
-	if (c < 0)
-		return err->code;
-	if (argc - p.ind < nargs)
-		return usage_error(av, err, "%d argument%s needed", nargs, nargs == 1 ? " is" : "s are");
-	if (argc - p.ind > nargs)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + nargs]);
-	*first = p.ind;
-	return 0;
-}
 
 static const char *
 may_text(const struct db_login *l)
@@ -96,7 +69,7 @@ db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	char roles[128];
 	int json, pg, first;
 
-	if (parse_json_only(av, argc, argv, 0, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || db_whoami(db, av->actor, &me, err) != 0)
 		return err->code;
@@ -126,7 +99,7 @@ db_roles_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db_login *l = NULL;
 	int json, n = 0, first;
 
-	if (parse_json_only(av, argc, argv, 0, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || db_logins(db, &l, &n, err) != 0) {
 		free(l);
@@ -160,7 +133,7 @@ grant_or_revoke(struct aivet *av, int argc, char **argv, int revoke, struct aerr
 	enum db_role role;
 	int json, first;
 
-	if (parse_json_only(av, argc, argv, 2, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, 2, 2, &json, &first, err) != 0)
 		return err->code;
 	if (db_role_parse(argv[first + 1], &role) != 0)
 		return usage_error(av, err, "'%s' is not a role: assessor, reviewer or auditor",
@@ -248,7 +221,7 @@ db_copy_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json, rc, first;
 
 	(void)av;
-	if (parse_json_only(av, argc, argv, 2, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, 2, 2, &json, &first, err) != 0)
 		return err->code;
 	s = argv[first];
 	d = argv[first + 1];
@@ -272,14 +245,14 @@ db_copy_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry db_subs[] = {
-	{ "whoami", NULL, json_opts, "who this connection acts as, and what its role lets it do",
+	{ "whoami", NULL, opt_json_only, "who this connection acts as, and what its role lets it do",
 	  db_whoami_cmd, NULL },
-	{ "roles", NULL, json_opts, "the logins holding aivet's roles (PostgreSQL)", db_roles_cmd, NULL },
+	{ "roles", NULL, opt_json_only, "the logins holding aivet's roles (PostgreSQL)", db_roles_cmd, NULL },
 	{ "grant", "LOGIN assessor|reviewer|auditor", NULL,
 	  "give a login a role (PostgreSQL; the database's owner)", db_grant_cmd, NULL },
 	{ "revoke", "LOGIN assessor|reviewer|auditor", NULL,
 	  "take a role from a login (PostgreSQL; the database's owner)", db_revoke_cmd, NULL },
-	{ "copy", "SRC DST", json_opts, "copy a whole database into an empty one, SQLite or PostgreSQL, "
+	{ "copy", "SRC DST", opt_json_only, "copy a whole database into an empty one, SQLite or PostgreSQL, "
 	  "keeping ids, evidence and the audit chain", db_copy_cmd, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };

@@ -170,15 +170,11 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	DIR *d;
 	struct dirent *de;
 	cJSON *arr;
-	struct opt_parser p;
-	int json = 0, c;
+	int json, first;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		json = 1;
-	if (c < 0 || p.ind < argc) {
+	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0) {
 		free(dir);
-		return c < 0 ? err->code : usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
+		return err->code;
 	}
 	arr = cJSON_CreateArray();
 	if ((d = opendir(dir)) != NULL) {
@@ -263,19 +259,13 @@ static int
 key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	const char *name = NULL;
-	struct opt_parser p;
-	int json = 0, c;
+	int json, first;
 	cJSON *k;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		json = 1;
-	if (c < 0)
+	if (opt_json_args(av, argc, argv, 0, 1, &json, &first, err) != 0)
 		return err->code;
-	if (argc - p.ind > 1)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + 1]);
-	if (p.ind < argc)
-		name = argv[p.ind];
+	if (first < argc)
+		name = argv[first];
 	if (key_json(name ? name : DEFAULT_KEY, &k, err) != 0)
 		return err->code;
 	if (json) {
@@ -432,10 +422,6 @@ static const struct opt name_opts[] = {
 	{ "name", 'n', "NAME", "its name in the keyring", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
-static const struct opt json_opts[] = {
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
-};
 static const struct opt sign_opts[] = {
 	{ "key", 'k', "NAME", "the signing key (default aivet)", 0 },
 	{ "trusted-comment", 't', "TEXT", "the signed comment in FILE.minisig", 0 },
@@ -446,10 +432,10 @@ static const struct cmd_entry key_subs[] = {
 	{ "generate", NULL, generate_opts, "create a signing key pair (minisign format)",
 	  key_generate, NULL },
 	{ "import", "SECRET-KEY-FILE", name_opts, "import a minisign secret key", key_import, NULL },
-	{ "list", NULL, json_opts, "list own signing keys and trusted signers' keys", key_list, NULL },
+	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL },
 	{ "trust", "PUBLIC-KEY-FILE", name_opts, "trust a signer's public key (minisign .pub) for verify",
 	  key_trust, NULL },
-	{ "show", "[NAME]", json_opts, "print a public key and its key id", key_show, NULL },
+	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL },
 	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };

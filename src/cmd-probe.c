@@ -303,10 +303,6 @@ static const struct opt run_opts[] = {
 	{ "rate-limit", O_RATE, "PER_MINUTE", "with --all: requests per minute to one vendor", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
-static const struct opt json_opts[] = {
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
-};
 static const struct opt show_opts[] = {
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ "format", 'f', "text|json|junit|sarif", "the report's format (several runs: one document)",
@@ -316,10 +312,10 @@ static const struct opt show_opts[] = {
 
 static const struct cmd_entry probe_subs[] = {
 	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL },
-	{ "runs", "[VENDOR]", json_opts, "list probe runs", probe_runs, NULL },
+	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL },
 	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
 	  probe_show, NULL },
-	{ "diff", "RUN_A RUN_B", json_opts, "drift between two runs: findings, boundaries, "
+	{ "diff", "RUN_A RUN_B", opt_json_only, "drift between two runs: findings, boundaries, "
 	  "calibration, error shapes", probe_diff_cmd, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };

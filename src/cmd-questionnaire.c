@@ -293,14 +293,10 @@ static const struct opt list_opts[] = {
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
-static const struct opt show_opts[] = {
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
-};
 
 static const struct cmd_entry questionnaire_subs[] = {
 	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL },
-	{ "show", "QUESTIONNAIRE[@VERSION]", show_opts, "show a questionnaire's questions", q_show,
+	{ "show", "QUESTIONNAIRE[@VERSION]", opt_json_only, "show a questionnaire's questions", q_show,
 	  NULL },
 	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
 	  NULL },

@@ -412,6 +412,32 @@ sibling_option(const struct aivet *av, const char *word)
 	return 0;
 }
 
+const struct opt opt_json_only[] = {
+	{ "json", 'j', NULL, "print JSON", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
+int
+opt_json_args(struct aivet *av, int argc, char **argv, int min, int max, int *json, int *first,
+    struct aerr *err)
+{
+	struct opt_parser p;
+	int c;
+
+	*json = 0;
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		*json |= c == 'j';
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind < min)
+		return usage_error(av, err, "%d argument%s needed", min, min == 1 ? " is" : "s are");
+	if (argc - p.ind > max)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + max]);
+	*first = p.ind;
+	return 0;
+}
+
 int
 opt_next(struct opt_parser *p, struct aerr *err)
 {

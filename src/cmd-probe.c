@@ -157,23 +157,17 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 static int
 probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	struct opt_parser p;
-	int json = 0, c, changed;
+	int json, first, changed;
 	int64_t a, b;
 	struct db *db;
 	cJSON *d;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'j')
-			json = 1;
-	}
-	if (c < 0)
+	if (opt_json_args(av, argc, argv, 0, argc, &json, &first, err) != 0)
 		return err->code;
-	if (argc - p.ind != 2)
+	if (argc - first != 2)
 		return usage_error(av, err, "probe diff needs two runs, RUN_A and RUN_B");
-	if (parse_int_opt("RUN_A", argv[p.ind], 1, INT64_MAX, &a, err) != 0 ||
-	    parse_int_opt("RUN_B", argv[p.ind + 1], 1, INT64_MAX, &b, err) != 0)
+	if (parse_int_opt("RUN_A", argv[first], 1, INT64_MAX, &a, err) != 0 ||
+	    parse_int_opt("RUN_B", argv[first + 1], 1, INT64_MAX, &b, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, a, b, &d, err) != 0)
 		return err->code;
@@ -192,24 +186,18 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 static int
 probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	struct opt_parser p;
-	int json = 0, c;
+	int json, first;
 	int64_t vid = 0;
 	struct db *db;
 	cJSON *arr;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'j')
-			json = 1;
-	}
-	if (c < 0)
+	if (opt_json_args(av, argc, argv, 0, argc, &json, &first, err) != 0)
 		return err->code;
-	if (argc - p.ind > 1)
+	if (argc - first > 1)
 		return usage_error(av, err, "probe runs takes at most one VENDOR");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (p.ind < argc && target_resolve(db, TARGET_VENDOR, argv[p.ind], &vid, err) != 0)
+	if (first < argc && target_resolve(db, TARGET_VENDOR, argv[first], &vid, err) != 0)
 		return err->code;
 	if (probe_runs_json(db, &(struct run_query){ .vendor_id = vid }, &arr, err) != 0)
 		return err->code;

@@ -117,6 +117,39 @@ finding_source_load(struct db *db, int64_t fid, struct finding_source *fs, struc
 	return 0;
 }
 
+/* The facts an open and an edit both take, as typed. */
+struct facts_text {
+	const char *window_start, *window_end, *vendor_discovered, *individuals, *state_residents;
+};
+
+/* Checks and parses them: the exposure window has both ends or neither, in
+ * order; the vendor's discovery is a time; the counts are counts (-1 when not given). */
+static int
+facts_check(const struct facts_text *f, int64_t *ws, int64_t *we, int64_t *indiv, int64_t *state,
+    struct aerr *err)
+{
+	int64_t vd;
+
+	if ((f->window_start == NULL) != (f->window_end == NULL))
+		return aerr_set(err, AV_USAGE, "--window-start and --window-end go together");
+	if (f->window_start != NULL &&
+	    (incident_time_opt("--window-start", f->window_start, ws, NULL, err) != 0 ||
+	    incident_time_opt("--window-end", f->window_end, we, NULL, err) != 0))
+		return err->code;
+	if (f->window_start != NULL && *we < *ws)
+		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
+		    f->window_end, f->window_start);
+	if (f->vendor_discovered != NULL &&
+	    incident_time_opt("--vendor-discovered", f->vendor_discovered, &vd, NULL, err) != 0)
+		return err->code;
+	if (f->individuals != NULL && incident_count_opt("--individuals", f->individuals, indiv, err) != 0)
+		return err->code;
+	if (f->state_residents != NULL &&
+	    incident_count_opt("--state-residents", f->state_residents, state, err) != 0)
+		return err->code;
+	return 0;
+}
+
 /* The open's input checked and parsed, before the database is touched. */
 struct open_parsed {
 	int64_t disc_ms, ws, we, indiv, state, sla_ms;
@@ -125,7 +158,6 @@ struct open_parsed {
 static int
 open_check(const struct incident_open_input *in, struct open_parsed *p, struct aerr *err)
 {
-	int64_t vd;
 	int off;
 
 	p->ws = p->we = 0;
@@ -135,26 +167,11 @@ open_check(const struct incident_open_input *in, struct open_parsed *p, struct a
 		return err->code;
 	if (incident_title_check("--title", in->title, err) != 0)
 		return err->code;
-	if ((in->window_start == NULL) != (in->window_end == NULL))
-		return aerr_set(err, AV_USAGE, "--window-start and --window-end go together");
 	if (in->discovered != NULL &&
 	    incident_time_opt("--discovered", in->discovered, &p->disc_ms, &off, err) != 0)
 		return err->code;
-	if (in->window_start != NULL &&
-	    (incident_time_opt("--window-start", in->window_start, &p->ws, NULL, err) != 0 ||
-	    incident_time_opt("--window-end", in->window_end, &p->we, NULL, err) != 0))
-		return err->code;
-	if (in->window_start != NULL && p->we < p->ws)
-		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
-		    in->window_end, in->window_start);
-	if (in->vendor_discovered != NULL &&
-	    incident_time_opt("--vendor-discovered", in->vendor_discovered, &vd, NULL, err) != 0)
-		return err->code;
-	if (in->individuals != NULL &&
-	    incident_count_opt("--individuals", in->individuals, &p->indiv, err) != 0)
-		return err->code;
-	if (in->state_residents != NULL &&
-	    incident_count_opt("--state-residents", in->state_residents, &p->state, err) != 0)
+	if (facts_check(&(struct facts_text){ in->window_start, in->window_end, in->vendor_discovered,
+	    in->individuals, in->state_residents }, &p->ws, &p->we, &p->indiv, &p->state, err) != 0)
 		return err->code;
 	if (p->indiv >= 0 && p->state > p->indiv)
 		return aerr_set(err, AV_USAGE, "--state-residents %lld is more than --individuals %lld",
@@ -613,25 +630,10 @@ edit_check(const struct incident_edit_input *in, struct edit_parsed *p, struct a
 	p->indiv = p->state = -1;
 	if (in->title != NULL && incident_title_check("--title", in->title, err) != 0)
 		return err->code;
-	if ((in->window_start == NULL) != (in->window_end == NULL))
-		return aerr_set(err, AV_USAGE, "--window-start and --window-end go together");
-	if (in->window_start != NULL &&
-	    (incident_time_opt("--window-start", in->window_start, &p->ws, NULL, err) != 0 ||
-	    incident_time_opt("--window-end", in->window_end, &p->we, NULL, err) != 0))
-		return err->code;
-	if (in->window_start != NULL && p->we < p->ws)
-		return aerr_set(err, AV_USAGE, "--window-end %s is before --window-start %s",
-		    in->window_end, in->window_start);
-	if (in->vendor_discovered != NULL &&
-	    incident_time_opt("--vendor-discovered", in->vendor_discovered, &ms, NULL, err) != 0)
+	if (facts_check(&(struct facts_text){ in->window_start, in->window_end, in->vendor_discovered,
+	    in->individuals, in->state_residents }, &p->ws, &p->we, &p->indiv, &p->state, err) != 0)
 		return err->code;
 	if (in->at != NULL && incident_time_opt("--at", in->at, &ms, NULL, err) != 0)
-		return err->code;
-	if (in->individuals != NULL &&
-	    incident_count_opt("--individuals", in->individuals, &p->indiv, err) != 0)
-		return err->code;
-	if (in->state_residents != NULL &&
-	    incident_count_opt("--state-residents", in->state_residents, &p->state, err) != 0)
 		return err->code;
 	if (in->vendor_sla != NULL && strcmp(in->vendor_sla, "none") != 0 &&
 	    incident_duration("--vendor-sla", in->vendor_sla, &ms, err) != 0)

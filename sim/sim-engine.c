@@ -30,6 +30,13 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_MALFORMED_500] = "malformed-500",
 	[FAULT_USAGE_ONE] = "usage-one",
 	[FAULT_NOISY_NEIGHBOUR] = "noisy-neighbour",
+	[FAULT_USAGE_COLLAPSE] = "usage-collapse",
+	[FAULT_STALE_DECODE] = "stale-decode",
+	[FAULT_PLACEHOLDER_BLANK] = "placeholder-blank",
+	[FAULT_LOSE_MIDDLE] = "lose-middle",
+	[FAULT_ACCEPT_OVERSIZE] = "accept-oversize",
+	[FAULT_STREAMS_FAIL_AFTER] = "streams-fail-after",
+	[FAULT_BAD_REQUEST_404] = "bad-request-404",
 };
 
 int
@@ -78,12 +85,16 @@ sim_admit(sim_faults faults, size_t context, size_t capacity, size_t n, struct s
 {
 	size_t limit = context < capacity ? context : capacity;
 
+	/* accept-oversize: the context is never checked, only what the pool holds. */
+	if (sim_has_fault(faults, FAULT_ACCEPT_OVERSIZE))
+		limit = capacity;
 	out->limit = limit;
 	out->keep = n;
 	out->kind = ADMIT_OK;
 	if (n <= limit)
 		return;
-	if (sim_has_fault(faults, FAULT_DISAGG_PLACEHOLDER)) {
+	if (sim_has_fault(faults, FAULT_DISAGG_PLACEHOLDER) || sim_has_fault(faults, FAULT_STALE_DECODE) ||
+	    sim_has_fault(faults, FAULT_PLACEHOLDER_BLANK)) {
 		/* The context check passes; only the KV admission on the prefill side aborts. */
 		out->kind = n > context ? ADMIT_REJECT : ADMIT_PLACEHOLDER;
 		out->limit = context;
@@ -112,9 +123,10 @@ answer_add_word(struct buf *out, struct buf *word)
 	return added;
 }
 
-void
-model_answer(const struct sim_tokenizer *tk, const struct sim_pool *p, const struct sim_seq *s,
-    size_t ctx_len, size_t max_tokens, struct buf *out)
+/* The identifiers of positions [from, to) of the sequence, appended to out. */
+static void
+answer_span(const struct sim_tokenizer *tk, const struct sim_pool *p, const struct sim_seq *s,
+    size_t from, size_t to, size_t max_tokens, struct buf *out)
 {
 	/* A piece is at most 4 bytes, and every word is at least one token:
 	 * beyond either bound the answer is cut anyway. */
@@ -123,7 +135,7 @@ model_answer(const struct sim_tokenizer *tk, const struct sim_pool *p, const str
 	struct buf word;
 
 	buf_init(&word);
-	for (size_t pos = 0; pos < ctx_len && out->len <= enough && nwords <= max_tokens; pos++) {
+	for (size_t pos = from; pos < to && out->len <= enough && nwords <= max_tokens; pos++) {
 		char scratch[4];
 		size_t n, i = 0;
 		const char *piece = tok_text(tk, pool_get(p, s, pos), scratch, &n);
@@ -146,6 +158,24 @@ model_answer(const struct sim_tokenizer *tk, const struct sim_pool *p, const str
 	}
 	answer_add_word(out, &word);
 	buf_free(&word);
+}
+
+void
+model_answer(const struct sim_tokenizer *tk, const struct sim_pool *p, const struct sim_seq *s,
+    size_t ctx_len, size_t max_tokens, struct buf *out)
+{
+	answer_span(tk, p, s, 0, ctx_len, max_tokens, out);
+	if (out->len == 0)
+		buf_adds(out, MODEL_NOTHING_TO_SAY);
+}
+
+/* Fault lose-middle: the model reads the first and last thirds only. */
+static void
+model_answer_ends(const struct sim_tokenizer *tk, const struct sim_pool *p, const struct sim_seq *s,
+    size_t ctx_len, size_t max_tokens, struct buf *out)
+{
+	answer_span(tk, p, s, 0, ctx_len / 3, max_tokens, out);
+	answer_span(tk, p, s, ctx_len - ctx_len / 3, ctx_len, max_tokens, out);
 	if (out->len == 0)
 		buf_adds(out, MODEL_NOTHING_TO_SAY);
 }
@@ -328,6 +358,12 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 		pool_put(p, &g->seq, 0, tok_placeholder(&e->tok));
 		g->seq.len = 1;
 		g->prompt_tokens = 1;
+		/* stale-decode: the same stale read, with usage that counts the prompt sent;
+		 * placeholder-blank: the decode reads the placeholder alone. */
+		if (sim_has_fault(e->cfg->faults, FAULT_STALE_DECODE))
+			g->prompt_tokens = n;
+		if (sim_has_fault(e->cfg->faults, FAULT_PLACEHOLDER_BLANK))
+			ctx_len = 1;
 		sim_sleep_us((uint64_t)e->cfg->prefill_us);
 		break;
 	case ADMIT_TRUNCATE:
@@ -352,6 +388,9 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 	buf_init(&text);
 	if (e->cfg->behaviour == BEHAVIOUR_PARAPHRASE)
 		model_paraphrase(&e->tok, p, &g->seq, ctx_len, &text);
+	else if (sim_has_fault(e->cfg->faults, FAULT_LOSE_MIDDLE) &&
+	    g->admit.kind == ADMIT_OK && n > (size_t)e->cfg->context / 2)
+		model_answer_ends(&e->tok, p, &g->seq, ctx_len, max_tokens, &text);
 	else
 		model_answer(&e->tok, p, &g->seq, ctx_len, max_tokens, &text);
 	tok_encode(&e->tok, text.data ? text.data : "", text.len, &g->answer);

@@ -17,7 +17,8 @@
 static const char usage[] =
     "usage: aivet-sim [--host ADDR] [--port N] [--context TOKENS] [--pool TOKENS]\n"
     "                 [--page-size TOKENS] [--tenants LABEL=KEY,...] [--fault NAME[,NAME...]]\n"
-    "                 [--revoked LABEL[,LABEL...]] [--tpm-limit TOKENS] [--no-count]\n"
+    "                 [--revoked LABEL[,LABEL...]] [--failing LABEL[,LABEL...]]\n"
+    "                 [--tpm-limit TOKENS] [--no-count] [--fail-after N]\n"
     "                 [--prefix-cache off|tenant|global] [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
@@ -39,9 +40,14 @@ print_help(void)
 	    "\n  --fault NAME[,NAME...]      none, disagg-placeholder, truncate-head, error-200,"
 	    "\n                              stream-error, no-usage, stream-as-json, rate-limit,"
 	    "\n                              redirect, huge-response, close-mid-body, malformed-500,"
-	    "\n                              usage-one, noisy-neighbour; repeat or list to combine"
+	    "\n                              usage-one, noisy-neighbour, usage-collapse,"
+	    "\n                              stale-decode, placeholder-blank, lose-middle,"
+	    "\n                              accept-oversize, streams-fail-after,"
+	    "\n                              bad-request-404;"
+	    "\n                              repeat or list to combine"
 	    "\n                              (default none)"
 	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"
+	    "\n  --failing LABEL[,LABEL...]  these tenants' chat requests get 500"
 	    "\n  --tpm-limit TOKENS          prompts over TOKENS get 429 (tokens per minute)"
 	    "\n  --no-count                  the token-count routes answer 404"
 	    "\n  --tokenizer KIND            pieces (up to 4 bytes a token) or words (about one"
@@ -57,6 +63,8 @@ print_help(void)
 	    "\n  --rate-limit-count N        fault rate-limit: requests refused first (default 2)"
 	    "\n  --redirect-to URL           fault redirect: where every request is sent"
 	    "\n  --huge-bytes N              fault huge-response: body size (default 8388608)"
+	    "\n  --fail-after N              fault streams-fail-after: streamed requests served"
+	    "\n                              before every further one gets 500 (default 0)"
 	    "\n  --neighbour-hold-ms N       fault noisy-neighbour: a large request's wait after"
 	    "\n                              prefill (default 500)"
 	    "\n  --hostile MODE              answer every request with an attack: gzip-bomb,"
@@ -100,9 +108,11 @@ parse_tenants(const char *arg, struct sim_config *cfg, struct aerr *err)
 	return 0;
 }
 
-/* Marks the tenants named in the comma-separated list as revoked. */
+/* Marks the tenants named in the comma-separated list as revoked (or, with
+ * failing set, as failing); opt names the option in errors. */
 static int
-apply_revoked(const char *list, struct sim_config *cfg, struct aerr *err)
+apply_revoked(const char *list, struct sim_config *cfg, const char *opt, int failing,
+    struct aerr *err)
 {
 	char *copy = xstrdup(list), *save = NULL, *label;
 	size_t i;
@@ -112,11 +122,14 @@ apply_revoked(const char *list, struct sim_config *cfg, struct aerr *err)
 			if (strcmp(cfg->tenants[i].label, label) == 0)
 				break;
 		if (i == cfg->ntenants) {
-			aerr_set(err, AV_USAGE, "--revoked: no tenant '%s' in --tenants", label);
+			aerr_set(err, AV_USAGE, "%s: no tenant '%s' in --tenants", opt, label);
 			free(copy);
 			return err->code;
 		}
-		cfg->tenants[i].revoked = 1;
+		if (failing)
+			cfg->tenants[i].failing = 1;
+		else
+			cfg->tenants[i].revoked = 1;
 	}
 	free(copy);
 	return 0;
@@ -126,6 +139,7 @@ apply_revoked(const char *list, struct sim_config *cfg, struct aerr *err)
 enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
 	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
+	O_FAILING, O_FAIL_AFTER,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
 	{ "host", required_argument, NULL, O_HOST },
@@ -148,6 +162,8 @@ static const struct option sim_opts[] = {
 	{ "tls-cert", required_argument, NULL, O_TLS_CERT },
 	{ "tls-key", required_argument, NULL, O_TLS_KEY },
 	{ "revoked", required_argument, NULL, O_REVOKED },
+	{ "failing", required_argument, NULL, O_FAILING },
+	{ "fail-after", required_argument, NULL, O_FAIL_AFTER },
 	{ "tpm-limit", required_argument, NULL, O_TPM },
 	{ "no-count", no_argument, NULL, O_NOCOUNT },
 	{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
@@ -161,7 +177,8 @@ static const struct option sim_opts[] = {
 /* What no single option can say: the ones that go together or exclude each
  * other, and the revoked tenants once --tenants, wherever it stood, is read. */
 static int
-config_check(struct sim_config *cfg, const struct buf *revoked, struct aerr *err)
+config_check(struct sim_config *cfg, const struct buf *revoked, const struct buf *failing,
+    struct aerr *err)
 {
 	if ((cfg->tls_cert == NULL) != (cfg->tls_key == NULL))
 		return aerr_set(err, AV_USAGE, "--tls-cert and --tls-key go together");
@@ -173,13 +190,20 @@ config_check(struct sim_config *cfg, const struct buf *revoked, struct aerr *err
 		sim_faults adm = cfg->faults & FAULTS_ADMISSION;
 
 		if (adm & (adm - 1))
-			return aerr_set(err, AV_USAGE, "--fault: disagg-placeholder, truncate-head and "
-			    "error-200 each decide what happens to an oversize prompt; give one of them");
+			return aerr_set(err, AV_USAGE, "--fault: disagg-placeholder, truncate-head, "
+			    "error-200, stale-decode, placeholder-blank and accept-oversize each decide "
+			    "what happens to an oversize prompt; give one of them");
 	}
 	if (revoked->len > 0) {
 		if (cfg->ntenants == 0)
 			return aerr_set(err, AV_USAGE, "--revoked needs --tenants");
-		if (apply_revoked(revoked->data, cfg, err) != 0)
+		if (apply_revoked(revoked->data, cfg, "--revoked", 0, err) != 0)
+			return err->code;
+	}
+	if (failing->len > 0) {
+		if (cfg->ntenants == 0)
+			return aerr_set(err, AV_USAGE, "--failing needs --tenants");
+		if (apply_revoked(failing->data, cfg, "--failing", 1, err) != 0)
 			return err->code;
 	}
 	if (cfg->pool_tokens < cfg->page_size)
@@ -189,7 +213,8 @@ config_check(struct sim_config *cfg, const struct buf *revoked, struct aerr *err
 }
 
 static int
-parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, struct aerr *err)
+parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, struct buf *failing,
+    struct aerr *err)
 {
 	const int64_t big = INT64_C(1) << 40;
 	int c, rc = 0;
@@ -222,6 +247,12 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 		case O_REVOKED:
 			/* Labels are checked once --tenants, wherever it stands, is read. */
 			buf_printf(revoked, "%s%s", revoked->len ? "," : "", optarg);
+			break;
+		case O_FAILING:
+			buf_printf(failing, "%s%s", failing->len ? "," : "", optarg);
+			break;
+		case O_FAIL_AFTER:
+			rc = parse_int_opt("--fail-after", optarg, 0, big, &cfg->fail_after, err);
 			break;
 		case O_TPM:
 			rc = parse_int_opt("--tpm-limit", optarg, 1, big, &cfg->tpm_limit, err);
@@ -321,7 +352,7 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 		return rc;
 	if (optind < argc)
 		return aerr_set(err, AV_USAGE, "unexpected argument '%s'\n%s", argv[optind], usage);
-	return config_check(cfg, revoked, err);
+	return config_check(cfg, revoked, failing, err);
 }
 
 static void
@@ -347,8 +378,8 @@ main(int argc, char **argv)
 		.faults = 0, .prefix_cache = PREFIX_OFF, .max_body = 32 << 20,
 		.rate_limit_count = 2, .huge_bytes = 8 << 20, .neighbour_hold_ms = 500,
 	};
-	struct buf revoked;
-	char faults[256];
+	struct buf revoked, failing;
+	char faults[512];
 	struct sim_server *srv;
 	struct aerr err = { 0 };
 	char url[128];
@@ -360,8 +391,10 @@ main(int argc, char **argv)
 	cfg.host = xstrdup("127.0.0.1");
 	cfg.model = xstrdup("aivet-sim-1");
 	buf_init(&revoked);
-	rc = parse_args(argc, argv, &cfg, &revoked, &err);
+	buf_init(&failing);
+	rc = parse_args(argc, argv, &cfg, &revoked, &failing, &err);
 	buf_free(&revoked);
+	buf_free(&failing);
 	if (rc != 0) {
 		fprintf(stderr, "aivet-sim: %s\n", err.msg);
 		config_free(&cfg);

@@ -34,6 +34,15 @@ enum sim_fault {
 	FAULT_MALFORMED_500,      /* a body that is not JSON gets a 500 (as llama.cpp's server does) */
 	FAULT_USAGE_ONE,          /* usage always says 1 prompt token */
 	FAULT_NOISY_NEIGHBOUR,    /* a tenant's large prompt makes other tenants' requests fail */
+	/* Faults that each show one signal alone, so that every judging rule has a
+	 * vendor exercising it without the others. */
+	FAULT_USAGE_COLLAPSE,     /* prompts over half the context report 1 token; answers are whole */
+	FAULT_STALE_DECODE,       /* over the pool: decode reads stale pages; usage stays honest */
+	FAULT_PLACEHOLDER_BLANK,  /* over the pool: a 1-token placeholder over blank pages */
+	FAULT_LOSE_MIDDLE,        /* prompts over half the context: the middle third goes unread */
+	FAULT_ACCEPT_OVERSIZE,    /* prompts over the context are served, up to the pool */
+	FAULT_STREAMS_FAIL_AFTER,         /* streamed requests after the first --fail-after N get 500 */
+	FAULT_BAD_REQUEST_404,    /* malformed or incomplete requests get 404; valid ones are served */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];
@@ -52,7 +61,8 @@ int sim_faults_parse(const char *list, sim_faults *set, struct aerr *err);
 void sim_faults_format(sim_faults set, char *out, size_t outsz);
 /* The faults that decide what happens to an oversize prompt; a set holds at most one. */
 #define FAULTS_ADMISSION (FAULT_BIT(FAULT_DISAGG_PLACEHOLDER) | FAULT_BIT(FAULT_TRUNCATE_HEAD) | \
-	FAULT_BIT(FAULT_ERROR_200))
+	FAULT_BIT(FAULT_ERROR_200) | FAULT_BIT(FAULT_STALE_DECODE) | FAULT_BIT(FAULT_PLACEHOLDER_BLANK) | \
+	FAULT_BIT(FAULT_ACCEPT_OVERSIZE))
 
 enum sim_prefix_cache { PREFIX_OFF, PREFIX_TENANT, PREFIX_GLOBAL };
 
@@ -65,6 +75,7 @@ struct sim_tenant {
 	char *label;
 	char *key;
 	int revoked;              /* --revoked: the key gets 401 everywhere */
+	int failing;              /* --failing: the tenant's inference requests get 500 */
 };
 
 struct sim_config {
@@ -88,6 +99,7 @@ struct sim_config {
 	int64_t tpm_limit;        /* prompts over this many tokens get 429; 0: no limit */
 	int no_count;             /* the token-count routes answer 404 */
 	int64_t neighbour_hold_ms; /* fault noisy-neighbour: a large request waits this long after prefill */
+	int64_t fail_after;       /* fault streams-fail-after: streams served before the 500s */
 	enum sim_tokenizer_kind tokenizer;
 	enum sim_behaviour behaviour;
 	int hostile;              /* enum sim_hostile (sim-hostile.h); 0: not hostile */

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""noisy-vendor.py [DELAY_MAX_MS [PREFILL_MS]]: an OpenAI-style chat endpoint
+"""noisy-vendor.py [DELAY_MAX_MS [PREFILL_MS [PRIMED_GAIN_MS]]]: an OpenAI-style chat endpoint
 whose time to the first token is noisy, for the sequential prefix-timing
 test (sim-prefix-timing.sh).
 
@@ -11,7 +11,10 @@ through the list: tenant B's "primed" requests (an opening tenant A sent)
 and its "control" requests (a fresh opening) get the same delays in the
 same order. The two groups the probe compares are then alike whatever the
 machine's load (no prefix cache, no hit), and as noisy as the list: the
-verdict depends on the noise only through the power to see a hit. Prints
+verdict depends on the noise only through the power to see a hit. With
+PRIMED_GAIN_MS (default 0) the primed requests come that much sooner than
+their controls: a small cache saving under the noise, for the test that only
+the p-value gate may reject (sim-isolated.sh). Prints
 "listening on http://127.0.0.1:PORT" once ready.
 """
 import http.server
@@ -23,6 +26,7 @@ import time
 
 DELAY_MAX = int(sys.argv[1]) if len(sys.argv) > 1 else 60
 PREFILL_S = (int(sys.argv[2]) if len(sys.argv) > 2 else 0) / 1000.0
+GAIN_S = (int(sys.argv[3]) if len(sys.argv) > 3 else 0) / 1000.0
 # 0..DELAY_MAX, each once: 37 steps around a cycle of 61 visit every slot.
 DELAYS_MS = [((i * 37) % 61) * DELAY_MAX / 60.0 for i in range(61)]
 MARK = "Shared instructions follow.\n"
@@ -82,7 +86,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(out)
             return
         kind = kind_of(tenant, text)
-        time.sleep(delay_for(kind) + (PREFILL_S if kind not in ("short", "plain") else 0))
+        gain = GAIN_S if kind == "primed" else 0
+        time.sleep(max(0.0, delay_for(kind) + (PREFILL_S if kind not in ("short", "plain") else 0) - gain))
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "close")

@@ -32,3 +32,20 @@ verdicts() {
 q() {
 	sqlite3 "$AIVET_DB" "$1"
 }
+
+# per_probe: "name:verdict[CODE,CODE] ..." of the run JSON in $out.
+per_probe() {
+	printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)[\([.findings[].code] | sort | join(","))]"] | join(" ")'
+}
+# reason NAME: the reason of probe NAME.
+reason() {
+	printf '%s' "$out" | jq -r --arg n "$1" '.probes[] | select(.name == $n) | .reason'
+}
+# detail NAME FILTER: a jq filter over probe NAME's details.
+detail() {
+	printf '%s' "$out" | jq -c --arg n "$1" ".probes[] | select(.name == \$n) | .details | $2"
+}
+# run_probes: the default suite on V/e, as JSON.
+run_probes() {
+	run probe run V/e --yes --json "$@"
+}

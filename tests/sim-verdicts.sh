@@ -10,23 +10,6 @@
 . "$TESTS_SRCDIR/sim-lib.sh"
 . "$TESTS_SRCDIR/probe-lib.sh"
 
-# per_probe: "name:verdict[CODE,CODE] ..." of the run JSON in $out.
-per_probe() {
-	printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)[\([.findings[].code] | sort | join(","))]"] | join(" ")'
-}
-# reason NAME: the reason of probe NAME.
-reason() {
-	printf '%s' "$out" | jq -r --arg n "$1" '.probes[] | select(.name == $n) | .reason'
-}
-# detail NAME FILTER: a jq filter over probe NAME's details.
-detail() {
-	printf '%s' "$out" | jq -c --arg n "$1" ".probes[] | select(.name == \$n) | .details | $2"
-}
-# run_probes: the default suite, as JSON.
-run_probes() {
-	run probe run V/e --yes --json "$@"
-}
-
 # ---- a correct vendor: everything passes on judged evidence ----
 sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" || exit 1
 probe_setup openai 8192

@@ -82,6 +82,17 @@ if case_on lose-middle; then
 	sim_stop
 fi
 
+# ---- a model that repeats nothing, prompts cut silently: usage alone shows the loss ----
+if case_on usage-low-no-echo; then
+	vendor --pool 5324 --fault truncate-head --model-behaviour paraphrase
+	run_probes --probe echo,sweep
+	is "$rc:$(per_probe)" "1:echo:inconclusive[] sweep:fail[SILENT_TRUNCATION]" \
+	    "rule sweep-usage-low: usage well below the prompt sent is SILENT_TRUNCATION, with no nonce to go by"
+	like "$(printf '%s' "$out" | jq -r '.probes[1].findings[0].message')" "lost content: 0 of 3 nonces came back, usage 53[0-9][0-9] of about" \
+	    "usage low: the finding quotes the usage"
+	sim_stop
+fi
+
 # ---- oversize prompts accepted and answered whole ----
 if case_on accept-oversize; then
 	vendor --pool 32768 --fault accept-oversize
@@ -96,6 +107,11 @@ if case_on accept-oversize; then
 	run_probes --probe oversize
 	is "$rc:$(per_probe)" "1:oversize:fail[OVERSIZE_ACCEPTED,SILENT_TRUNCATION]" \
 	    "rule oversize-every-nonce: an accepted oversize prompt that lost one nonce of three is SILENT_TRUNCATION too"
+	sim_stop
+	vendor --pool 131072 --fault accept-oversize,no-usage
+	run_probes --probe oversize
+	is "$rc:$(per_probe)" "1:oversize:fail[OVERSIZE_ACCEPTED,USAGE_MISSING]" \
+	    "rule oversize-usage-missing: an accepted oversize answer without usage is USAGE_MISSING too"
 	sim_stop
 fi
 

@@ -306,6 +306,18 @@ is "$out" "bundle $C FAILED verification
   report.json: claims: missing or not an array
   report.json: summary.rating: missing or unknown" "and names each broken rule"
 
+# ---- the trusted comment binds report.json: an audit checkpoint changed and re-signed ----
+tamper checkpoint
+jq '.audit_checkpoint.entries += 1' "$B/report.json" > "$C/report.json"
+(cd "$C" && sha256sum VERIFY.txt aivet.pub evidence/exchange-1.json evidence/exchange-2.json \
+	oscal-assessment-results.json report.html report.json report.md > SHA256SUMS)
+"$AIVET" key sign "$C/SHA256SUMS" --trusted-comment "$(sed -n 3p "$B/SHA256SUMS.minisig" | cut -c18-)" >/dev/null
+run verify "$C"
+is "$rc" 1 "a report.json whose audit checkpoint differs from the signed trusted comment fails"
+is "$out" "bundle $C FAILED verification
+  report.json: does not match the signed trusted comment (report id, generated_at or audit checkpoint differ)" \
+	"and says the trusted comment and report.json disagree"
+
 # ---- files attached to answers: report.md names them as the bundle stores them ----
 printf 'DPA signed 2026-10-01\n' > "$T/dpa.txt"
 "$AIVET" vendor add beta >/dev/null

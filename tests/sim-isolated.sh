@@ -93,6 +93,14 @@ if case_on usage-low-no-echo; then
 	sim_stop
 fi
 
+# ---- no answer at all: every connection closes mid-body ----
+if case_on sweep-no-answer; then
+	vendor --pool 8192 --fault close-mid-body
+	run_probes --probe sweep
+	is "$rc:$(per_probe)" "3:sweep:error[]" "rule sweep-no-answer: requests that got no answer make the sweep an error, never a pass"
+	sim_stop
+fi
+
 # ---- oversize prompts accepted and answered whole ----
 if case_on accept-oversize; then
 	vendor --pool 32768 --fault accept-oversize

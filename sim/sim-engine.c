@@ -37,6 +37,7 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_ACCEPT_OVERSIZE] = "accept-oversize",
 	[FAULT_STREAMS_FAIL_AFTER] = "streams-fail-after",
 	[FAULT_BAD_REQUEST_404] = "bad-request-404",
+	[FAULT_UNKNOWN_MODEL_404] = "unknown-model-404",
 };
 
 int

@@ -297,6 +297,20 @@ respond_server_error(struct ctx *x)
 	return respond_error(x, &e);
 }
 
+/* Fault unknown-model-404: 0, or -1 with the API's 404 for a model it does not serve in e. */
+static int
+model_unknown(const struct ctx *x, const struct sim_chat *c, struct sim_error *e)
+{
+	if (!sim_has_fault(x->cfg->faults, FAULT_UNKNOWN_MODEL_404) || strcmp(c->model, x->cfg->model) == 0)
+		return 0;
+	if (x->route->api == API_ANTHROPIC)
+		sim_error_set(e, 404, "not_found_error", NULL, NULL, "model: %.100s", c->model);
+	else
+		sim_error_set(e, 404, "invalid_request_error", "model_not_found", "model",
+		    "The model `%.100s` does not exist or you do not have access to it.", c->model);
+	return -1;
+}
+
 /* ---- generation: the chat routes of both APIs ---- */
 
 /* A streamed generation; MHD pulls events from stream_read as the client reads. */
@@ -549,7 +563,7 @@ serve_chat(struct ctx *x, const cJSON *body)
 
 	if (api_parse_openai(body, &c, &e) != 0)
 		return respond_bad_request(x, &e);
-	ret = serve_generation(x, &c);
+	ret = model_unknown(x, &c, &e) != 0 ? respond_error(x, &e) : serve_generation(x, &c);
 	sim_chat_free(&c);
 	return ret;
 }
@@ -563,7 +577,7 @@ serve_messages(struct ctx *x, const cJSON *body)
 
 	if (api_parse_anthropic(body, 0, &c, &e) != 0)
 		return respond_bad_request(x, &e);
-	ret = serve_generation(x, &c);
+	ret = model_unknown(x, &c, &e) != 0 ? respond_error(x, &e) : serve_generation(x, &c);
 	sim_chat_free(&c);
 	return ret;
 }

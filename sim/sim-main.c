@@ -43,7 +43,7 @@ print_help(void)
 	    "\n                              usage-one, noisy-neighbour, usage-collapse,"
 	    "\n                              stale-decode, placeholder-blank, lose-middle,"
 	    "\n                              accept-oversize, streams-fail-after,"
-	    "\n                              bad-request-404;"
+	    "\n                              bad-request-404, unknown-model-404;"
 	    "\n                              repeat or list to combine"
 	    "\n                              (default none)"
 	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"

@@ -43,6 +43,7 @@ enum sim_fault {
 	FAULT_ACCEPT_OVERSIZE,    /* prompts over the context are served, up to the pool */
 	FAULT_STREAMS_FAIL_AFTER,         /* streamed requests after the first --fail-after N get 500 */
 	FAULT_BAD_REQUEST_404,    /* malformed or incomplete requests get 404; valid ones are served */
+	FAULT_UNKNOWN_MODEL_404,  /* a request naming another model than --model gets 404 */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];

@@ -2,9 +2,9 @@
 # sim-isolated.sh: one judging rule at a time. Each case runs the probes
 # against a vendor that shows one signal alone (aivet-sim's faults
 # usage-collapse, stale-decode, placeholder-blank, lose-middle,
-# accept-oversize, streams-fail-after, bad-request-404 and --failing, and
-# tests/noisy-vendor.py's small primed gain), and asserts the exact verdicts,
-# finding codes and severities, so that weakening that one rule fails the
+# accept-oversize, streams-fail-after, bad-request-404, unknown-model-404
+# and --failing, and tests/noisy-vendor.py's small primed gain), and
+# asserts the exact verdicts, finding codes and severities, so that weakening that one rule fails the
 # case named after it. tests/mutants/run weakens the rules and runs the cases
 # that should notice; TEST_CASES="name ..." runs only those cases.
 . "$TESTS_SRCDIR/lib.sh"
@@ -140,6 +140,12 @@ if case_on errors-500-bad-input; then
 	run_probes --probe errors
 	is "$rc:$(per_probe):$(severities)" "0:errors:fail[SERVER_ERROR_ON_BAD_INPUT]:SERVER_ERROR_ON_BAD_INPUT:low" \
 	    "rule errors-5xx-blames-input: alone (no calibration answered), the unknown model's answer shows valid requests succeed"
+	sim_stop
+	vendor --pool 8192 --fault malformed-500,unknown-model-404
+	run_probes --probe errors
+	is "$rc:$(per_probe)" "0:errors:fail[SERVER_ERROR_ON_BAD_INPUT]" \
+	    "rule errors-unknown-model-refused-serves: a 4xx for the unknown model shows the server answers well-formed requests"
+	is "$(detail errors '.unknown_model.status')" 404 "unknown model: refused with 404"
 	sim_stop
 fi
 

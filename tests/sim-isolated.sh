@@ -4,9 +4,10 @@
 # usage-collapse, stale-decode, placeholder-blank, lose-middle,
 # accept-oversize, streams-fail-after, bad-request-404, unknown-model-404
 # and --failing, and tests/noisy-vendor.py's small primed gain), and
-# asserts the exact verdicts, finding codes and severities, so that weakening that one rule fails the
-# case named after it. tests/mutants/run weakens the rules and runs the cases
-# that should notice; TEST_CASES="name ..." runs only those cases.
+# asserts the exact verdicts, finding codes and severities, so that
+# weakening that one rule fails the case named after it. tests/mutants/run
+# weakens the rules and runs the cases that should notice;
+# TEST_CASES="name ..." runs only those cases.
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/sim-lib.sh"
 . "$TESTS_SRCDIR/probe-lib.sh"

@@ -162,29 +162,40 @@ while ! grep -q 'holding' "$SIM_LOG" && [ "$_i" -lt 600 ]; do
 done
 is "$(sed -n 's/^aivet-sim: #1 //p' "$SIM_LOG")" 'tenant=a holding prompt_tokens=3609 for 6000 ms' \
     "noisy-neighbour: the large request logs its hold after prefill"
+# nb_is GOT WANT DESCRIPTION: is, unless the large request had already ended
+# (its log line is there) and the answer is not the one under its load: then
+# the machine could not give the overlap, and the test says so (a skip), never
+# a pass and never a false failure.
+nb_is() {
+	if [ "$1" != "$2" ] && grep -q 'tenant=a status=200 prompt_tokens=3609' "$SIM_LOG"; then
+		skip "could not create the overlap: the large request ended first ($3)"
+	else
+		is "$1" "$2" "$3"
+	fi
+}
 sim_http POST /v1/chat/completions -H "$B" -d "$v_chat"
-is "$status:$(echo "$body" | jq -c .)" "500:{\"error\":{\"code\":500,\"message\":\"$BUSY\",\"type\":\"server_error\"}}" \
+nb_is "$status:$(echo "$body" | jq -c .)" "500:{\"error\":{\"code\":500,\"message\":\"$BUSY\",\"type\":\"server_error\"}}" \
     "noisy-neighbour: tenant b gets llama.cpp's 500"
 sim_http POST /v1/messages -H "$BX" -d "$v_msg"
-is "$status:$(echo "$body" | jq -c 'del(.request_id)')" "500:{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"$BUSY\"}}" \
+nb_is "$status:$(echo "$body" | jq -c 'del(.request_id)')" "500:{\"type\":\"error\",\"error\":{\"type\":\"api_error\",\"message\":\"$BUSY\"}}" \
     "noisy-neighbour: Anthropic's 500"
 sim_http POST /v1/chat/completions -H "$B" -d "$v_chat_stream"
-is "$status" 200 "noisy-neighbour: a stream starts with 200"
-is "$(printf '%s\n' "$body" | sse_data | jq -c '[.[1].choices[0].delta.content, .[-1]]')" \
+nb_is "$status" 200 "noisy-neighbour: a stream starts with 200"
+nb_is "$(printf '%s\n' "$body" | sse_data | jq -c '[.[1].choices[0].delta.content, .[-1]]')" \
     "[\"CANA\",{\"error\":{\"code\":500,\"message\":\"$BUSY\",\"type\":\"server_error\"}}]" \
     "noisy-neighbour: one piece, then the error event"
-is "$(printf '%s\n' "$body" | grep -c -e '\[DONE\]' -e 'finish_reason":"')" 0 "noisy-neighbour: the stream never finishes"
+nb_is "$(printf '%s\n' "$body" | grep -c -e '\[DONE\]' -e 'finish_reason":"')" 0 "noisy-neighbour: the stream never finishes"
 sim_http POST /v1/messages -H "$BX" -d "$v_msg_stream"
-is "$(printf '%s\n' "$body" | sed -n 's/^event: //p' | tr '\n' ' ')" \
+nb_is "$(printf '%s\n' "$body" | sed -n 's/^event: //p' | tr '\n' ' ')" \
     "message_start content_block_start ping content_block_delta error " "noisy-neighbour: Anthropic stream ends in event: error"
-is "$(printf '%s\n' "$body" | tail -n 2 | sed -n 's/^data: //p' | jq -c .error)" \
+nb_is "$(printf '%s\n' "$body" | tail -n 2 | sed -n 's/^data: //p' | jq -c .error)" \
     "{\"type\":\"api_error\",\"message\":\"$BUSY\"}" "noisy-neighbour: Anthropic error data"
 sim_http POST /v1/chat/completions -H "$A" -d "$a_small"
 is "$status:$(echo "$body" | json '.choices[0].message.content')" 200:CANARY_same_tenant \
     "noisy-neighbour: the large request's own tenant is served"
 sim_http GET /v1/models -H "$B"
 is "$status" 200 "noisy-neighbour: other routes are served"
-is "$(grep -c 'tenant=a status=200 prompt_tokens=3609' "$SIM_LOG")" 0 \
+nb_is "$(grep -c 'tenant=a status=200 prompt_tokens=3609' "$SIM_LOG")" 0 \
     "noisy-neighbour: all of that happened while the large request was in flight"
 wait "$large_pid"
 is "$(cat "$T/large.status"):$(jq -r '.choices[0].message.content' "$T/large.body")" 200:CANARY_large_00001 \

@@ -67,6 +67,8 @@ struct audit_table {
 extern const struct audit_table *const audit_tables;   /* ends with a NULL name */
 const struct audit_table *audit_table_lookup(const char *name);
 const char *audit_table_kind_name(enum audit_table_kind k);
+/* The registry and the seals' parts as 'aivet audit tables --json' prints them. */
+cJSON *audit_registry_json(void);
 /* A cross-check audit_verify runs once the chain is intact: a module whose
  * rows the chain protects provides one (setting st->bad_seq and st->problem
  * on a mismatch). audit.c runs the table, ending in NULL, that the command

@@ -167,6 +167,43 @@ audit_table_lookup(const char *name)
 	return NULL;
 }
 
+cJSON *
+audit_registry_json(void)
+{
+	cJSON *o = cJSON_CreateObject(), *tables = cJSON_AddArrayToObject(o, "tables");
+	cJSON *seals = cJSON_AddArrayToObject(o, "seals"), *parts = NULL;
+
+	for (const struct audit_table *t = audit_tables_list; t->name != NULL; t++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "table", t->name);
+		cJSON_AddStringToObject(e, "kind", audit_table_kind_name(t->kind));
+		json_add_str(e, "sealed_by", t->sealed_by);
+		cJSON_AddItemToArray(tables, e);
+	}
+	for (size_t i = 0; i < NSEAL; i++) {
+		const struct seal_part *p = &seal_parts[i];
+		cJSON *e;
+
+		if (i == 0 || strcmp(p->type, seal_parts[i - 1].type) != 0) {
+			e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "object_type", p->type);
+			cJSON_AddStringToObject(e, "label", p->label);
+			parts = cJSON_AddArrayToObject(e, "parts");
+			cJSON_AddItemToArray(seals, e);
+		}
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "table", p->table);
+		cJSON_AddStringToObject(e, "key", p->key);
+		cJSON_AddStringToObject(e, "columns", p->cols);
+		cJSON_AddStringToObject(e, "order", p->order);
+		json_add_str(e, "where", p->cond);
+		cJSON_AddBoolToObject(e, "only_when_rows", p->late);
+		cJSON_AddItemToArray(parts, e);
+	}
+	return o;
+}
+
 /* Prepared statements for one append. */
 struct sealer {
 	struct db_stmt *st[NSEAL];

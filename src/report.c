@@ -968,7 +968,11 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 		now_iso(generated);
 	}
 	add_years(generated, o->retain_years, retain);
-	if (audit_verify(db, &as, err) != 0) {
+	/* A report vouches for the database: one that fails its audit is not reported
+	 * as sound, and with --allow-broken-chain only under a first line saying so. */
+	if (audit_verify(db, &as, err) != 0 || (as.bad_seq != 0 && !o->allow_broken &&
+	    aerr_set(err, AV_FINDINGS, "this database failed its audit: %s; no report was written "
+	    "(--allow-broken-chain writes one that opens with this)", as.problem) != 0)) {
 		cJSON_Delete(vendor);
 		return err->code;
 	}
@@ -1007,6 +1011,12 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	free(optstr);
 
 	rep = cJSON_CreateObject();
+	if (as.bad_seq != 0) {
+		char *why = xasprintf("this database failed its audit: %s", as.problem);
+
+		cJSON_AddStringToObject(rep, "audit_failure", why);
+		free(why);
+	}
 	cJSON_AddStringToObject(rep, "format", REPORT_FORMAT);
 	cJSON_AddStringToObject(rep, "report_id", seed_uuid);
 	cJSON_AddStringToObject(rep, "aivet_version", PACKAGE_VERSION);

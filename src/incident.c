@@ -209,7 +209,7 @@ incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 	if (st->bad_seq != 0)
 		return 0;
 	q = db_prepare(db, err, "SELECT e.id FROM incident_entry e WHERE NOT EXISTS (SELECT 1 FROM "
-	    "audit_log a WHERE a.action = 'incident.entry' AND a.object_id = e.id) ORDER BY e.id "
+	    "audit_log a WHERE a.object_type = 'incident_entry' AND a.object_id = e.id) ORDER BY e.id "
 	    "LIMIT 1", NULL);
 	if (q == NULL)
 		return AV_RUNTIME;

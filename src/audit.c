@@ -32,14 +32,27 @@
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
 
+/* "<length>:<bytes>," into the hash; verify hashes every row and entry with it, so
+ * a short field goes in as one update, its length written without printf. */
 static void
 netstring(crypto_hash_sha256_state *h, const char *s)
 {
-	char len[32];
-	size_t n = strlen(s);
+	unsigned char one[256], digits[24];
+	size_t n = strlen(s), v = n, k = 0, d = 0;
 
-	snprintf(len, sizeof len, "%zu:", n);
-	crypto_hash_sha256_update(h, (const unsigned char *)len, strlen(len));
+	do
+		digits[d++] = (unsigned char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (d > 0)
+		one[k++] = digits[--d];
+	one[k++] = ':';
+	if (n + k + 1 <= sizeof one) {
+		memcpy(one + k, s, n);
+		one[k + n] = ',';
+		crypto_hash_sha256_update(h, one, k + n + 1);
+		return;
+	}
+	crypto_hash_sha256_update(h, one, k);
 	crypto_hash_sha256_update(h, (const unsigned char *)s, n);
 	crypto_hash_sha256_update(h, (const unsigned char *)",", 1);
 }
@@ -426,34 +439,73 @@ cursor_next(struct db *db, struct cursor *c, const char *what, struct aerr *err)
 	return 0;
 }
 
-/* The newest entry about one object. */
-struct newest {
-	int have, sealed;
+/* Every entry about a sealed object, gathered while the chain is read (so the log
+ * is read once): per object type, its object id, seq and row_hash. */
+struct sealed_entry {
 	int64_t id, seq;
-	char rh[65];
+	int state;                  /* 0: no row_hash; 1: rh holds it; 2: not a hash */
+	unsigned char rh[crypto_hash_sha256_BYTES];
+};
+struct seal_index {
+	struct sealed_entry *v;
+	size_t n, cap;
 };
 
-static int
-newest_next(struct db *db, struct cursor *c, struct newest *e, struct aerr *err)
+static void
+index_add(struct seal_index ix[NSEAL], const char *type, int64_t id, int64_t seq, const char *rh)
 {
-	e->have = c->rc == DB_ROW;
-	if (!e->have)
-		return 0;
-	e->id = c->key;
-	do {
-		e->seq = db_col_int64(c->st, 1);
-		e->sealed = db_col_type(c->st, 2) != DB_NULL;
-		snprintf(e->rh, sizeof e->rh, "%s", col_text(c->st, 2));
-		if (cursor_next(db, c, "audit log", err) != 0)
-			return err->code;
-	} while (c->rc == DB_ROW && c->key == e->id);
-	return 0;
+	struct seal_index *x = NULL;
+	struct sealed_entry *e;
+
+	for (size_t i = 0; i < NSEAL && x == NULL; i++)
+		if (seal_parts[i].label != NULL && strcmp(seal_parts[i].type, type) == 0)
+			x = &ix[i];
+	if (x == NULL)
+		return;
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 1024;
+		x->v = xrealloc(x->v, x->cap * sizeof *x->v);
+	}
+	e = &x->v[x->n++];
+	e->id = id;
+	e->seq = seq;
+	e->state = rh == NULL ? 0 : 1;
+	/* Lower-case hex, as audit_append writes it; anything else never matches. */
+	for (size_t i = 0; rh != NULL && e->state == 1 && i < 2 * sizeof e->rh; i++) {
+		int c = rh[i], v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (v < 0)
+			e->state = 2;
+		else if (i % 2 == 0)
+			e->rh[i / 2] = (unsigned char)(v << 4);
+		else
+			e->rh[i / 2] |= (unsigned char)v;
+	}
+	if (rh != NULL && e->state == 1 && rh[2 * sizeof e->rh] != '\0')
+		e->state = 2;
+}
+
+static void
+index_free(struct seal_index ix[NSEAL])
+{
+	for (size_t i = 0; i < NSEAL; i++)
+		free(ix[i].v);
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct sealed_entry *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 /* The hash of object id from the parts' cursors, each advanced past it. */
 static int
 stream_hash(struct db *db, const struct seal_part *parts, size_t n, struct cursor *cur, int64_t id,
-    char out[65], struct aerr *err)
+    unsigned char md[crypto_hash_sha256_BYTES], struct aerr *err)
 {
 	crypto_hash_sha256_state h;
 
@@ -476,76 +528,73 @@ stream_hash(struct db *db, const struct seal_part *parts, size_t n, struct curso
 				return err->code;
 		}
 	}
-	hash_end(&h, out);
+	crypto_hash_sha256_final(&h, md);
 	return 0;
 }
 
 /* One object type in one pass: its newest entries in object order, merged with
  * its tables read in the same order. */
 static int
-type_check(struct db *db, const struct seal_part *parts, size_t n, struct audit_status *out,
-    struct aerr *err)
+type_check(struct db *db, const struct seal_part *parts, size_t n, struct seal_index *ix,
+    struct audit_status *out, struct aerr *err)
 {
-	struct cursor cur[NSEAL] = { { 0 } }, ent = { 0 };
-	struct newest e;
+	struct cursor cur[NSEAL] = { { 0 } };
+	size_t k = 0;
 	int rc = 0;
 
-	ent.st = db_prepare(db, err, "SELECT object_id, seq, row_hash FROM audit_log WHERE object_type = ? "
-	    "ORDER BY object_id, seq", "t", parts[0].type);
-	if (ent.st == NULL)
-		return AV_RUNTIME;
-	for (size_t k = 0; rc == 0 && k < n; k++) {
-		const struct seal_part *p = &parts[k];
+	if (ix->n > 0)
+		qsort(ix->v, ix->n, sizeof *ix->v, entry_cmp);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const struct seal_part *p = &parts[i];
 		char *sql = xasprintf("SELECT %s, %s FROM %s%s%s ORDER BY %s, %s", p->key, p->cols, p->table,
 		    p->cond ? " WHERE " : "", p->cond ? p->cond : "", p->key, p->order);
 
-		cur[k].st = db_prepare(db, err, sql, NULL);
+		cur[i].st = db_prepare(db, err, sql, NULL);
 		free(sql);
-		rc = cur[k].st == NULL ? AV_RUNTIME : cursor_next(db, &cur[k], p->table, err);
+		rc = cur[i].st == NULL ? AV_RUNTIME : cursor_next(db, &cur[i], p->table, err);
 	}
-	if (rc == 0 && (rc = cursor_next(db, &ent, "audit log", err)) == 0)
-		rc = newest_next(db, &ent, &e, err);
-	while (rc == 0 && (e.have || cur[0].rc == DB_ROW)) {
+	while (rc == 0 && (k < ix->n || cur[0].rc == DB_ROW)) {
 		int64_t row = cur[0].rc == DB_ROW ? cur[0].key : INT64_MAX;
-		char now[65];
+		const struct sealed_entry *e;
+		unsigned char now[crypto_hash_sha256_BYTES];
 
-		if (!e.have || row < e.id) {
+		if (k == ix->n || row < ix->v[k].id) {
 			/* Not in the chain at all: name the row, and point past the chain's end. */
 			status_keep(out, out->entries + 1, "%s %lld has no audit entry: added behind aivet's back",
 			    parts[0].label, (long long)row);
 			rc = cursor_next(db, &cur[0], parts[0].table, err);
 			continue;
 		}
-		if (e.id < row) {
-			if (e.sealed)
-				status_keep(out, e.seq, "%s %lld (audit entry %lld) is missing: removed after it "
-				    "was recorded", parts[0].label, (long long)e.id, (long long)e.seq);
-		} else if (!e.sealed) {
+		while (k + 1 < ix->n && ix->v[k + 1].id == ix->v[k].id)
+			k++;
+		e = &ix->v[k++];   /* the object's newest entry */
+		if (e->id < row) {
+			if (e->state != 0)
+				status_keep(out, e->seq, "%s %lld (audit entry %lld) is missing: removed after it "
+				    "was recorded", parts[0].label, (long long)e->id, (long long)e->seq);
+		} else if (e->state == 0) {
 			/* Entries written before rows were sealed carry no row_hash. */
 			rc = cursor_next(db, &cur[0], parts[0].table, err);
-		} else if ((rc = stream_hash(db, parts, n, cur, e.id, now, err)) == 0 &&
-		    strcmp(now, e.rh) != 0) {
-			status_keep(out, e.seq, "%s %lld does not match audit entry %lld: edited after it was "
-			    "recorded", parts[0].label, (long long)e.id, (long long)e.seq);
+		} else if ((rc = stream_hash(db, parts, n, cur, e->id, now, err)) == 0 &&
+		    (e->state != 1 || memcmp(now, e->rh, sizeof now) != 0)) {
+			status_keep(out, e->seq, "%s %lld does not match audit entry %lld: edited after it was "
+			    "recorded", parts[0].label, (long long)e->id, (long long)e->seq);
 		}
-		if (rc == 0)
-			rc = newest_next(db, &ent, &e, err);
 	}
-	for (size_t k = 0; k < n; k++)
-		db_finalize(cur[k].st);
-	db_finalize(ent.st);
+	for (size_t i = 0; i < n; i++)
+		db_finalize(cur[i].st);
 	return rc;
 }
 
 /* Every sealed row against the newest entry that recorded it, and every sealed
  * row that no entry recorded: one pass per object type. */
 static int
-rows_check(struct db *db, struct audit_status *out, struct aerr *err)
+rows_check(struct db *db, struct seal_index ix[NSEAL], struct audit_status *out, struct aerr *err)
 {
 	for (size_t i = 0, j; i < NSEAL; i = j) {
 		for (j = i + 1; j < NSEAL && strcmp(seal_parts[j].type, seal_parts[i].type) == 0; j++)
 			;
-		if (type_check(db, &seal_parts[i], j - i, out, err) != 0)
+		if (type_check(db, &seal_parts[i], j - i, &ix[i], out, err) != 0)
 			return err->code;
 	}
 	return 0;
@@ -685,10 +734,15 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 	struct db_stmt *st;
 	char prev[65], hash[65];
 	int64_t expect = 1;
+	struct seal_index ix[NSEAL];
 	int rc;
 
 	memset(out, 0, sizeof *out);
+	memset(ix, 0, sizeof ix);
 	memcpy(prev, genesis, sizeof prev);
+	/* Verify reads the whole file: mapped, SQLite reads its pages without a read() each. */
+	if (db_kind(db) == DB_KIND_SQLITE)
+		db_exec(db, err, "PRAGMA mmap_size = 1073741824", NULL);
 	st = db_prepare(db, err, "SELECT seq, at, actor, action, object_type, object_id, "
 	    "details, prev_hash, entry_hash, row_hash FROM audit_log ORDER BY seq", NULL);
 	if (st == NULL)
@@ -719,19 +773,24 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 			    (long long)seq);
 			break;
 		}
+		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq,
+		    db_col_type(st, 9) == DB_NULL ? NULL : col_text(st, 9));
 		memcpy(prev, hash, sizeof prev);
 		out->entries = seq;
 		expect++;
 	}
 	if (rc != DB_ROW && rc != DB_DONE) {
 		db_finalize(st);
+		index_free(ix);
 		return db_err(db, err, "audit log");
 	}
 	db_finalize(st);
 	memcpy(out->head, prev, sizeof out->head);
 	/* Rows the chain sealed must still match what it recorded; then each
 	 * module's own cross-check (incident timelines, ...). */
-	if (out->bad_seq == 0 && rows_check(db, out, err) != 0)
+	rc = out->bad_seq == 0 ? rows_check(db, ix, out, err) : 0;
+	index_free(ix);
+	if (rc != 0)
 		return err->code;
 	if (out->bad_seq == 0 && blobs_check(db, out, err) != 0)
 		return err->code;

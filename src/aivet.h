@@ -51,6 +51,24 @@ struct audit_status {
 	char problem[256];
 };
 int audit_verify(struct db *db, struct audit_status *st, struct aerr *err);
+/* The table registry (audit.c): every table of the schema and its kind. */
+enum audit_table_kind {
+	AUDIT_TABLE_SEALED,   /* each row's hash is in the audit entry that wrote it */
+	AUDIT_TABLE_DERIVED,  /* rebuilt from sealed rows */
+	AUDIT_TABLE_CONTENT,  /* named by the SHA-256 of its bytes (blob) */
+	AUDIT_TABLE_LOG,      /* the hash-chained audit log itself */
+	AUDIT_TABLE_SCHEMA,   /* the store's own bookkeeping (schema version) */
+};
+struct audit_table {
+	const char *name;
+	enum audit_table_kind kind;
+	const char *sealed_by;  /* sealed: the object type whose entries seal its rows */
+};
+extern const struct audit_table *const audit_tables;   /* ends with a NULL name */
+const struct audit_table *audit_table_lookup(const char *name);
+const char *audit_table_kind_name(enum audit_table_kind k);
+/* The registry and the seals' parts as 'aivet audit tables --json' prints them. */
+cJSON *audit_registry_json(void);
 /* A cross-check audit_verify runs once the chain is intact: a module whose
  * rows the chain protects provides one (setting st->bad_seq and st->problem
  * on a mismatch). audit.c runs the table, ending in NULL, that the command
@@ -289,9 +307,10 @@ int url_has_credential(const char *url);
 /* ---- evidence store (evidence.c) ---- */
 
 /* Stores bytes once by SHA-256 (inside the caller's transaction). With seal_pk
- * (a crypto_box public key) the blob is kept as a sealed box. */
-int blob_put(struct db *db, const void *data, size_t len, const unsigned char *seal_pk,
-    char sha[65], struct aerr *err);
+ * (a crypto_box public key) the blob is kept as a sealed box, the sealing recorded
+ * under actor in blob_seal and the audit log. */
+int blob_put(struct db *db, const char *actor, const void *data, size_t len,
+    const unsigned char *seal_pk, char sha[65], struct aerr *err);
 int blob_get(struct db *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err);
 const char *media_type_for(const char *name);
 /* The largest file kept as evidence; a larger one is refused before it is read. */

@@ -584,8 +584,10 @@ assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t qu
 		    (long long)vendor_id);
 	now_iso(at);
 	if (rc == 0)
+		/* The text answered against, as its SHA-256: audit verify re-hashes it. */
 		rc = db_exec(db, err, "INSERT INTO assessment (vendor_id, questionnaire_id, created_by, "
-		    "created_at) VALUES (?,?,?,?)", "iitt", vendor_id, questionnaire_row, actor, at);
+		    "created_at, questionnaire_sha256) VALUES (?,?,?,?,?)", "iittt", vendor_id,
+		    questionnaire_row, actor, at, q->sha256);
 	if (rc == 0) {
 		*id = db_insert_id(db);
 		d = cJSON_CreateObject();
@@ -762,8 +764,8 @@ assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id,
 	now_iso(at);
 	/* The final round stays as it was; the new round starts from its answers. */
 	rc = db_exec(db, err, "INSERT INTO assessment (vendor_id, questionnaire_id, round, parent_id, "
-	    "created_by, created_at) SELECT vendor_id, questionnaire_id, round + 1, id, ?, ? "
-	    "FROM assessment WHERE id = ?", "tti", actor, at, id);
+	    "created_by, created_at, questionnaire_sha256) SELECT vendor_id, questionnaire_id, round + 1, "
+	    "id, ?, ?, ? FROM assessment WHERE id = ?", "ttti", actor, at, a->q->sha256, id);
 	if (rc == 0) {
 		*new_id = db_insert_id(db);
 		rc = db_exec(db, err, "INSERT INTO answer (assessment_id, question_id, value, note, actor, "

@@ -32,60 +32,192 @@
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
 
+/* "<length>:<bytes>," into the hash; verify hashes every row and entry with it, so
+ * a short field goes in as one update, its length written without printf. */
 static void
 netstring(crypto_hash_sha256_state *h, const char *s)
 {
-	char len[32];
-	size_t n = strlen(s);
+	unsigned char one[256], digits[24];
+	size_t n = strlen(s), v = n, k = 0, d = 0;
 
-	snprintf(len, sizeof len, "%zu:", n);
-	crypto_hash_sha256_update(h, (const unsigned char *)len, strlen(len));
+	do
+		digits[d++] = (unsigned char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (d > 0)
+		one[k++] = digits[--d];
+	one[k++] = ':';
+	if (n + k + 1 <= sizeof one) {
+		memcpy(one + k, s, n);
+		one[k + n] = ',';
+		crypto_hash_sha256_update(h, one, k + n + 1);
+		return;
+	}
+	crypto_hash_sha256_update(h, one, k);
 	crypto_hash_sha256_update(h, (const unsigned char *)s, n);
 	crypto_hash_sha256_update(h, (const unsigned char *)",", 1);
 }
 
 /* What each sealed object type covers: its row, then child rows that are written
  * with no audit entry of their own (an exchange with its evidence row, a finding's
- * evidence links, an assessment's answers). The column lists are canonical. */
+ * evidence links, an assessment's answers, an endpoint's credentials). The column
+ * lists are canonical. key is the column that holds the object's id; a part marked
+ * late was added after entries were sealed without it: it is hashed only when it
+ * has rows (cond selects them), so those entries still verify. */
 struct seal_part {
 	const char *type;
 	const char *label;     /* names the object in problems */
 	const char *table;
 	const char *cols;
-	const char *where;     /* ?1 is the object id */
-	const char *order;
+	const char *key;
+	const char *order;     /* within one object */
+	const char *cond;      /* NULL, or which rows of the table belong */
+	int late;
 };
 
 static const struct seal_part seal_parts[] = {
 	{ "finding", "finding", "finding", "id, run_id, probe, code, severity, message, details",
-	  "id = ?1", "id" },
-	{ "finding", NULL, "finding_evidence", "finding_id, evidence_id", "finding_id = ?1", "evidence_id" },
+	  "id", "id", NULL, 0 },
+	{ "finding", NULL, "finding_evidence", "finding_id, evidence_id", "finding_id", "evidence_id", NULL, 0 },
 	{ "probe_result", "probe result", "probe_result", "id, run_id, probe, verdict, reason, requests, "
-	  "details", "id = ?1", "id" },
+	  "details", "id", "id", NULL, 0 },
 	{ "probe_run", "probe run", "probe_run", "id, endpoint_id, status, probes, options, plan, "
-	  "calibration, tokens_in, tokens_out, actor, pid, started_at, finished_at", "id = ?1", "id" },
+	  "calibration, tokens_in, tokens_out, actor, pid, started_at, finished_at", "id", "id", NULL, 0 },
 	{ "evidence", "evidence", "evidence", "id, kind, sha256, original_name, media_type, size, "
-	  "effective_date, added_by, added_at", "id = ?1", "id" },
+	  "effective_date, added_by, added_at", "id", "id", NULL, 0 },
 	{ "evidence", NULL, "exchange", "id, evidence_id, run_id, probe, seq, tenant, streaming, method, "
 	  "url, request_headers, request_sha256, request_size, request_blob, request_recipe, "
 	  "response_status, response_headers, response_sha256, response_size, response_blob, "
-	  "response_truncated, error, timings, started_at", "evidence_id = ?1", "id" },
+	  "response_truncated, error, timings, started_at", "evidence_id", "id", NULL, 0 },
 	{ "assessment", "assessment", "assessment", "id, vendor_id, questionnaire_id, round, parent_id, "
-	  "status, created_by, created_at, submitted_at, approved_at, reviewer", "id = ?1", "id" },
+	  "status, created_by, created_at, submitted_at, approved_at, reviewer", "id", "id", NULL, 0 },
 	{ "assessment", NULL, "answer", "assessment_id, question_id, value, note, actor, updated_at",
-	  "assessment_id = ?1", "question_id" },
+	  "assessment_id", "question_id", NULL, 0 },
 	{ "assessment", NULL, "answer_evidence", "assessment_id, question_id, evidence_id",
-	  "assessment_id = ?1", "question_id, evidence_id" },
+	  "assessment_id", "question_id, evidence_id", NULL, 0 },
 	{ "assessment", NULL, "answer_history", "id, assessment_id, question_id, value, note, actor, at",
-	  "assessment_id = ?1", "id" },
+	  "assessment_id", "id", NULL, 0 },
+	/* The questionnaire text the round was answered against (schema 006). */
+	{ "assessment", NULL, "assessment", "questionnaire_sha256", "id", "id",
+	  "questionnaire_sha256 IS NOT NULL", 1 },
 	{ "incident_entry", "incident entry", "incident_entry", "id, incident_id, kind, at, at_utc, actor, "
-	  "text, details, recorded_at", "id = ?1", "id" },
+	  "text, details, recorded_at", "id", "id", NULL, 0 },
 	{ "report", "report", "report", "id, report_uuid, vendor_id, out_dir, options, key_id, "
-	  "sums_sha256, generated_at", "id = ?1", "id" },
+	  "sums_sha256, generated_at", "id", "id", NULL, 0 },
+	/* Sealed since schema 006: entries written before carry no row_hash. */
+	{ "questionnaire", "questionnaire", "questionnaire", "id, qid, version, title, sha256, bundled, "
+	  "loaded_at", "id", "id", NULL, 0 },
+	{ "vendor", "vendor", "vendor", "id, name, criticality, contact, notes, status, created_at, "
+	  "updated_at", "id", "id", NULL, 0 },
+	/* Prices are left out: REAL prints differently on the two stores, and only the
+	 * cost estimate reads them (a run's plan seals what it used). */
+	{ "endpoint", "endpoint", "endpoint", "id, vendor_id, name, api, url, model, context_tokens, "
+	  "allow_insecure_http, options, status, created_at, updated_at", "id", "id", NULL, 0 },
+	{ "endpoint", NULL, "credential", "id, endpoint_id, label, ref, created_at", "endpoint_id", "id",
+	  NULL, 0 },
+	{ "incident", "incident", "incident", "id, vendor_id, endpoint_id, title, status, severity, phi, "
+	  "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at",
+	  "id", "id", NULL, 0 },
+	{ "incident", NULL, "incident_link", "incident_id, object_type, object_id, added_at", "incident_id",
+	  "object_type, object_id", NULL, 0 },
+	{ "incident_task", "incident task", "incident_task", "id, incident_id, title, owner, due_at, "
+	  "done_at, created_at", "id", "id", NULL, 0 },
+	{ "blob_seal", "sealed content", "blob_seal", "id, sha256, size, data_sha256, sealed_at", "id", "id",
+	  NULL, 0 },
 };
 #define NSEAL (sizeof seal_parts / sizeof seal_parts[0])
 
-/* Prepared statements for one pass (an append or a verification). */
+/* The table registry: every table of aivet's schema and what keeps its rows
+ * honest. A table that a verdict, rating, claim, clock or report reads is
+ * sealed (an audit entry carries the hash of the row as written; audit verify
+ * recomputes it) or derived (rebuilt from sealed rows: none today). 'audit
+ * verify' refuses a database holding a table this list does not name, so a
+ * migration that adds one must say here what it is. */
+static const struct audit_table audit_tables_list[] = {
+	{ "vendor", AUDIT_TABLE_SEALED, "vendor" },
+	{ "endpoint", AUDIT_TABLE_SEALED, "endpoint" },
+	{ "credential", AUDIT_TABLE_SEALED, "endpoint" },
+	{ "questionnaire", AUDIT_TABLE_SEALED, "questionnaire" },
+	{ "assessment", AUDIT_TABLE_SEALED, "assessment" },
+	{ "answer", AUDIT_TABLE_SEALED, "assessment" },
+	{ "answer_history", AUDIT_TABLE_SEALED, "assessment" },
+	{ "answer_evidence", AUDIT_TABLE_SEALED, "assessment" },
+	{ "evidence", AUDIT_TABLE_SEALED, "evidence" },
+	{ "exchange", AUDIT_TABLE_SEALED, "evidence" },
+	{ "probe_run", AUDIT_TABLE_SEALED, "probe_run" },
+	{ "probe_result", AUDIT_TABLE_SEALED, "probe_result" },
+	{ "finding", AUDIT_TABLE_SEALED, "finding" },
+	{ "finding_evidence", AUDIT_TABLE_SEALED, "finding" },
+	{ "incident", AUDIT_TABLE_SEALED, "incident" },
+	{ "incident_link", AUDIT_TABLE_SEALED, "incident" },
+	{ "incident_entry", AUDIT_TABLE_SEALED, "incident_entry" },
+	{ "incident_task", AUDIT_TABLE_SEALED, "incident_task" },
+	{ "report", AUDIT_TABLE_SEALED, "report" },
+	{ "blob_seal", AUDIT_TABLE_SEALED, "blob_seal" },
+	/* Named by its SHA-256: plaintext must hash to its name; a sealed box must be
+	 * the one its blob_seal row recorded. */
+	{ "blob", AUDIT_TABLE_CONTENT, NULL },
+	{ "audit_log", AUDIT_TABLE_LOG, NULL },
+	/* PostgreSQL's schema version (SQLite keeps it in the file header). */
+	{ "aivet_schema", AUDIT_TABLE_SCHEMA, NULL },
+	{ NULL, 0, NULL }
+};
+const struct audit_table *const audit_tables = audit_tables_list;
+
+const char *
+audit_table_kind_name(enum audit_table_kind k)
+{
+	static const char *const names[] = { "sealed", "derived", "content", "log", "schema" };
+
+	return names[k];
+}
+
+const struct audit_table *
+audit_table_lookup(const char *name)
+{
+	for (const struct audit_table *t = audit_tables_list; t->name != NULL; t++)
+		if (strcmp(t->name, name) == 0)
+			return t;
+	return NULL;
+}
+
+cJSON *
+audit_registry_json(void)
+{
+	cJSON *o = cJSON_CreateObject(), *tables = cJSON_AddArrayToObject(o, "tables");
+	cJSON *seals = cJSON_AddArrayToObject(o, "seals"), *parts = NULL;
+
+	for (const struct audit_table *t = audit_tables_list; t->name != NULL; t++) {
+		cJSON *e = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(e, "table", t->name);
+		cJSON_AddStringToObject(e, "kind", audit_table_kind_name(t->kind));
+		json_add_str(e, "sealed_by", t->sealed_by);
+		cJSON_AddItemToArray(tables, e);
+	}
+	for (size_t i = 0; i < NSEAL; i++) {
+		const struct seal_part *p = &seal_parts[i];
+		cJSON *e;
+
+		if (i == 0 || strcmp(p->type, seal_parts[i - 1].type) != 0) {
+			e = cJSON_CreateObject();
+			cJSON_AddStringToObject(e, "object_type", p->type);
+			cJSON_AddStringToObject(e, "label", p->label);
+			parts = cJSON_AddArrayToObject(e, "parts");
+			cJSON_AddItemToArray(seals, e);
+		}
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "table", p->table);
+		cJSON_AddStringToObject(e, "key", p->key);
+		cJSON_AddStringToObject(e, "columns", p->cols);
+		cJSON_AddStringToObject(e, "order", p->order);
+		json_add_str(e, "where", p->cond);
+		cJSON_AddBoolToObject(e, "only_when_rows", p->late);
+		cJSON_AddItemToArray(parts, e);
+	}
+	return o;
+}
+
+/* Prepared statements for one append. */
 struct sealer {
 	struct db_stmt *st[NSEAL];
 };
@@ -107,7 +239,37 @@ seal_lookup(const char *type)
 	return NULL;
 }
 
-static void netstring(crypto_hash_sha256_state *h, const char *s);
+/* One row's columns from column first on, each a netstring of its text or "~". */
+static void
+hash_row(crypto_hash_sha256_state *h, struct db_stmt *st, int first)
+{
+	for (int c = first; c < db_col_count(st); c++) {
+		if (db_col_type(st, c) == DB_NULL)
+			crypto_hash_sha256_update(h, (const unsigned char *)"~", 1);
+		else
+			netstring(h, col_text(st, c));
+	}
+}
+
+static void
+hash_begin(crypto_hash_sha256_state *h, const char *type, int64_t id)
+{
+	char num[32];
+
+	crypto_hash_sha256_init(h);
+	netstring(h, type);
+	snprintf(num, sizeof num, "%lld", (long long)id);
+	netstring(h, num);
+}
+
+static void
+hash_end(crypto_hash_sha256_state *h, char out[65])
+{
+	unsigned char md[crypto_hash_sha256_BYTES];
+
+	crypto_hash_sha256_final(h, md);
+	hex_encode(md, sizeof md, out);
+}
 
 /* The hash of the object's rows as they are now; *present says whether its own
  * row exists. Returns 0 or an error; types that are not sealed give out "". */
@@ -117,26 +279,21 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
 {
 	const struct seal_part *first = seal_lookup(type);
 	crypto_hash_sha256_state h;
-	unsigned char md[crypto_hash_sha256_BYTES];
-	char num[32];
 
 	out[0] = '\0';
 	*present = 0;
 	if (first == NULL)
 		return 0;
-	crypto_hash_sha256_init(&h);
-	netstring(&h, type);
-	snprintf(num, sizeof num, "%lld", (long long)id);
-	netstring(&h, num);
+	hash_begin(&h, type, id);
 	for (size_t i = (size_t)(first - seal_parts); i < NSEAL && strcmp(seal_parts[i].type, type) == 0;
 	    i++) {
 		const struct seal_part *p = &seal_parts[i];
 		struct db_stmt *st = s->st[i];
-		int rc;
+		int rc, rows = 0;
 
 		if (st == NULL) {
-			char *sql = xasprintf("SELECT %s FROM %s WHERE %s ORDER BY %s", p->cols, p->table,
-			    p->where, p->order);
+			char *sql = xasprintf("SELECT %s FROM %s WHERE %s = ?1%s%s ORDER BY %s", p->cols,
+			    p->table, p->key, p->cond ? " AND " : "", p->cond ? p->cond : "", p->order);
 
 			/* Bound per object below, so prepared without db_prepare's binding. */
 			rc = db_prepare_raw(db, sql, &s->st[i]);
@@ -147,22 +304,20 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
 		}
 		db_reset(st);
 		db_bind_int64(st, 1, id);
-		netstring(&h, p->table);
+		if (!p->late)
+			netstring(&h, p->table);
 		while ((rc = db_step(st)) == DB_ROW) {
 			if (p->label != NULL)
 				*present = 1;
-			for (int c = 0; c < db_col_count(st); c++) {
-				if (db_col_type(st, c) == DB_NULL)
-					crypto_hash_sha256_update(&h, (const unsigned char *)"~", 1);
-				else
-					netstring(&h, col_text(st, c));
-			}
+			if (p->late && rows == 0)
+				netstring(&h, p->table);
+			rows++;
+			hash_row(&h, st, 0);
 		}
 		if (rc != DB_DONE)
 			return db_err(db, err, p->table);
 	}
-	crypto_hash_sha256_final(&h, md);
-	hex_encode(md, sizeof md, out);
+	hash_end(&h, out);
 	return 0;
 }
 
@@ -247,124 +402,322 @@ audit_append(struct db *db, const char *actor, const char *action,
 	return rc;
 }
 
+/* Keeps the earliest problem: the one a reader of the chain meets first. Rows no
+ * entry recorded are placed past the chain's end, so any entry's problem wins. */
 static void
-status_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
+status_keep(struct audit_status *st, int64_t seq, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void
-status_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
+status_keep(struct audit_status *st, int64_t seq, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (st->bad_seq != 0 && st->bad_seq <= seq)
+		return;
 	st->bad_seq = seq;
 	va_start(ap, fmt);
 	vsnprintf(st->problem, sizeof st->problem, fmt, ap);
 	va_end(ap);
 }
 
-/* Every sealed row against the newest entry that recorded it, in the order of those
- * entries; then every sealed row that no entry recorded. */
+/* A table read in the order of the object ids it belongs to. */
+struct cursor {
+	struct db_stmt *st;
+	int rc;            /* DB_ROW: a row is current; DB_DONE: none left */
+	int64_t key;
+};
+
 static int
-rows_check(struct db *db, struct audit_status *out, struct aerr *err)
+cursor_next(struct db *db, struct cursor *c, const char *what, struct aerr *err)
 {
-	struct sealer s = { 0 };
-	struct db_stmt *q;
-	int rc;
+	c->rc = db_step(c->st);
+	if (c->rc == DB_ROW)
+		c->key = db_col_int64(c->st, 0);
+	else if (c->rc != DB_DONE)
+		return db_err(db, err, what);
+	return 0;
+}
 
-	/* Each object's newest entry. */
-	q = db_prepare(db, err, "SELECT a.object_type, a.object_id, a.seq, a.row_hash FROM audit_log a "
-	    "JOIN (SELECT max(seq) AS seq FROM audit_log GROUP BY object_type, object_id) m "
-	    "ON m.seq = a.seq ORDER BY a.seq", NULL);
-	if (q == NULL)
-		return AV_RUNTIME;
-	while ((rc = db_step(q)) == DB_ROW) {
-		const char *type = col_text(q, 0);
-		const struct seal_part *p = seal_lookup(type);
-		int64_t id = db_col_int64(q, 1), seq = db_col_int64(q, 2);
-		char now[65];
-		int present;
+/* Every entry about a sealed object, gathered while the chain is read (so the log
+ * is read once): per object type, its object id, seq and row_hash. */
+struct sealed_entry {
+	int64_t id, seq;
+	int state;                  /* 0: no row_hash; 1: rh holds it; 2: not a hash */
+	unsigned char rh[crypto_hash_sha256_BYTES];
+};
+struct seal_index {
+	struct sealed_entry *v;
+	size_t n, cap;
+};
 
-		/* Entries written before rows were sealed carry no row_hash. */
-		if (p == NULL || db_col_type(q, 3) == DB_NULL)
-			continue;
-		if (row_hash(db, &s, type, id, now, &present, err) != 0) {
-			db_finalize(q);
-			sealer_free(&s);
-			return err->code;
-		}
-		if (!present) {
-			status_fail(out, seq, "%s %lld (audit entry %lld) is missing: removed after it was "
-			    "recorded", p->label, (long long)id, (long long)seq);
-			break;
-		}
-		if (strcmp(now, col_text(q, 3)) != 0) {
-			status_fail(out, seq, "%s %lld does not match audit entry %lld: edited after it was "
-			    "recorded", p->label, (long long)id, (long long)seq);
-			break;
+static void
+index_add(struct seal_index ix[NSEAL], const char *type, int64_t id, int64_t seq, const char *rh)
+{
+	struct seal_index *x = NULL;
+	struct sealed_entry *e;
+
+	for (size_t i = 0; i < NSEAL && x == NULL; i++)
+		if (seal_parts[i].label != NULL && strcmp(seal_parts[i].type, type) == 0)
+			x = &ix[i];
+	if (x == NULL)
+		return;
+	if (x->n == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 1024;
+		x->v = xrealloc(x->v, x->cap * sizeof *x->v);
+	}
+	e = &x->v[x->n++];
+	e->id = id;
+	e->seq = seq;
+	e->state = rh == NULL ? 0 : 1;
+	/* Lower-case hex, as audit_append writes it; anything else never matches. */
+	for (size_t i = 0; rh != NULL && e->state == 1 && i < 2 * sizeof e->rh; i++) {
+		int c = rh[i], v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (v < 0)
+			e->state = 2;
+		else if (i % 2 == 0)
+			e->rh[i / 2] = (unsigned char)(v << 4);
+		else
+			e->rh[i / 2] |= (unsigned char)v;
+	}
+	if (rh != NULL && e->state == 1 && rh[2 * sizeof e->rh] != '\0')
+		e->state = 2;
+}
+
+static void
+index_free(struct seal_index ix[NSEAL])
+{
+	for (size_t i = 0; i < NSEAL; i++)
+		free(ix[i].v);
+}
+
+static int
+entry_cmp(const void *a, const void *b)
+{
+	const struct sealed_entry *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The hash of object id from the parts' cursors, each advanced past it. */
+static int
+stream_hash(struct db *db, const struct seal_part *parts, size_t n, struct cursor *cur, int64_t id,
+    unsigned char md[crypto_hash_sha256_BYTES], struct aerr *err)
+{
+	crypto_hash_sha256_state h;
+
+	hash_begin(&h, parts[0].type, id);
+	for (size_t k = 0; k < n; k++) {
+		const struct seal_part *p = &parts[k];
+		int rows = 0;
+
+		while (cur[k].rc == DB_ROW && cur[k].key < id)
+			if (cursor_next(db, &cur[k], p->table, err) != 0)
+				return err->code;
+		if (!p->late)
+			netstring(&h, p->table);
+		while (cur[k].rc == DB_ROW && cur[k].key == id) {
+			if (p->late && rows == 0)
+				netstring(&h, p->table);
+			rows++;
+			hash_row(&h, cur[k].st, 1);
+			if (cursor_next(db, &cur[k], p->table, err) != 0)
+				return err->code;
 		}
 	}
-	sealer_free(&s);
-	if (rc != DB_ROW && rc != DB_DONE) {
-		db_finalize(q);
-		return db_err(db, err, "audit log");
-	}
-	db_finalize(q);
-	for (size_t i = 0; out->bad_seq == 0 && i < NSEAL; i++) {
-		const struct seal_part *p = &seal_parts[i];
-		char *sql;
+	crypto_hash_sha256_final(&h, md);
+	return 0;
+}
 
-		if (p->label == NULL)
-			continue;
-		sql = xasprintf("SELECT t.id FROM %s t WHERE NOT EXISTS (SELECT 1 FROM audit_log a "
-		    "WHERE a.object_type = ?1 AND a.object_id = t.id) ORDER BY t.id LIMIT 1", p->table);
-		q = db_prepare(db, err, sql, "t", p->type);
+/* One object type in one pass: its newest entries in object order, merged with
+ * its tables read in the same order. */
+static int
+type_check(struct db *db, const struct seal_part *parts, size_t n, struct seal_index *ix,
+    struct audit_status *out, struct aerr *err)
+{
+	struct cursor cur[NSEAL] = { { 0 } };
+	size_t k = 0;
+	int rc = 0;
+
+	if (ix->n > 0)
+		qsort(ix->v, ix->n, sizeof *ix->v, entry_cmp);
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		const struct seal_part *p = &parts[i];
+		char *sql = xasprintf("SELECT %s, %s FROM %s%s%s ORDER BY %s, %s", p->key, p->cols, p->table,
+		    p->cond ? " WHERE " : "", p->cond ? p->cond : "", p->key, p->order);
+
+		cur[i].st = db_prepare(db, err, sql, NULL);
 		free(sql);
-		if (q == NULL)
-			return AV_RUNTIME;
-		if (db_step(q) == DB_ROW)
+		rc = cur[i].st == NULL ? AV_RUNTIME : cursor_next(db, &cur[i], p->table, err);
+	}
+	while (rc == 0 && (k < ix->n || cur[0].rc == DB_ROW)) {
+		int64_t row = cur[0].rc == DB_ROW ? cur[0].key : INT64_MAX;
+		const struct sealed_entry *e;
+		unsigned char now[crypto_hash_sha256_BYTES];
+
+		if (k == ix->n || row < ix->v[k].id) {
 			/* Not in the chain at all: name the row, and point past the chain's end. */
-			status_fail(out, out->entries + 1, "%s %lld has no audit entry: added behind "
-			    "aivet's back", p->label, (long long)db_col_int64(q, 0));
-		db_finalize(q);
+			status_keep(out, out->entries + 1, "%s %lld has no audit entry: added behind aivet's back",
+			    parts[0].label, (long long)row);
+			rc = cursor_next(db, &cur[0], parts[0].table, err);
+			continue;
+		}
+		while (k + 1 < ix->n && ix->v[k + 1].id == ix->v[k].id)
+			k++;
+		e = &ix->v[k++];   /* the object's newest entry */
+		if (e->id < row) {
+			if (e->state != 0)
+				status_keep(out, e->seq, "%s %lld (audit entry %lld) is missing: removed after it "
+				    "was recorded", parts[0].label, (long long)e->id, (long long)e->seq);
+		} else if (e->state == 0) {
+			/* Entries written before rows were sealed carry no row_hash. */
+			rc = cursor_next(db, &cur[0], parts[0].table, err);
+		} else if ((rc = stream_hash(db, parts, n, cur, e->id, now, err)) == 0 &&
+		    (e->state != 1 || memcmp(now, e->rh, sizeof now) != 0)) {
+			status_keep(out, e->seq, "%s %lld does not match audit entry %lld: edited after it was "
+			    "recorded", parts[0].label, (long long)e->id, (long long)e->seq);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		db_finalize(cur[i].st);
+	return rc;
+}
+
+/* Every sealed row against the newest entry that recorded it, and every sealed
+ * row that no entry recorded: one pass per object type. */
+static int
+rows_check(struct db *db, struct seal_index ix[NSEAL], struct audit_status *out, struct aerr *err)
+{
+	for (size_t i = 0, j; i < NSEAL; i = j) {
+		for (j = i + 1; j < NSEAL && strcmp(seal_parts[j].type, seal_parts[i].type) == 0; j++)
+			;
+		if (type_check(db, &seal_parts[i], j - i, &ix[i], out, err) != 0)
+			return err->code;
 	}
 	return 0;
 }
 
-/* Stored content is addressed by the SHA-256 of its plaintext: a plaintext blob must
- * still hash to its name, and a sealed one must still be a sealed box of its size.
- * Evidence rows seal the address; this finds bytes changed under it. */
+/* A questionnaire's text must still be what was loaded (the hash its load entry
+ * recorded) and what its assessments were started against. */
 static int
-blobs_check(struct db *db, struct audit_status *out, struct aerr *err)
+questionnaires_check(struct db *db, struct audit_status *out, struct aerr *err)
 {
-	struct db_stmt *q = db_prepare(db, err, "SELECT sha256, size, encrypted, data FROM blob ORDER BY sha256",
-	    NULL);
+	struct db_stmt *q = db_prepare(db, err, "SELECT q.id, q.qid, q.version, q.source, q.sha256, "
+	    "a.seq, json_extract(a.details, '$.sha256') FROM questionnaire q LEFT JOIN audit_log a "
+	    "ON a.seq = (SELECT max(l.seq) FROM audit_log l WHERE l.object_type = 'questionnaire' "
+	    "AND l.object_id = q.id AND l.action = 'questionnaire.load') ORDER BY q.id", NULL);
 	int rc;
 
 	if (q == NULL)
 		return AV_RUNTIME;
 	while ((rc = db_step(q)) == DB_ROW) {
-		const char *sha = col_text(q, 0);
-		int64_t size = db_col_int64(q, 1), seq = 0;
-		int n = db_col_bytes(q, 3), same;
+		const char *src = col_text(q, 3);
+		int64_t seq = db_col_type(q, 5) == DB_NULL ? out->entries + 1 : db_col_int64(q, 5);
 		char h[65];
 
+		sha256_hex(src, strlen(src), h);
+		if (strcmp(h, col_text(q, 4)) != 0 || (db_col_type(q, 6) != DB_NULL &&
+		    strcmp(h, col_text(q, 6)) != 0))
+			status_keep(out, seq, "questionnaire %lld (%s@%lld) does not match audit entry %lld: its "
+			    "text was edited after it was loaded", (long long)db_col_int64(q, 0), col_text(q, 1),
+			    (long long)db_col_int64(q, 2), (long long)seq);
+	}
+	db_finalize(q);
+	if (rc != DB_DONE)
+		return db_err(db, err, "questionnaire");
+	q = db_prepare(db, err, "SELECT a.id, q.id, (SELECT max(l.seq) FROM audit_log l WHERE "
+	    "l.object_type = 'assessment' AND l.object_id = a.id) FROM assessment a JOIN questionnaire q "
+	    "ON q.id = a.questionnaire_id WHERE a.questionnaire_sha256 IS NOT NULL "
+	    "AND a.questionnaire_sha256 <> q.sha256 ORDER BY a.id", NULL);
+	if (q == NULL)
+		return AV_RUNTIME;
+	while ((rc = db_step(q)) == DB_ROW) {
+		int64_t seq = db_col_type(q, 2) == DB_NULL ? out->entries + 1 : db_col_int64(q, 2);
+
+		status_keep(out, seq, "assessment %lld was answered against another text of questionnaire "
+		    "%lld (audit entry %lld): the questionnaire was edited", (long long)db_col_int64(q, 0),
+		    (long long)db_col_int64(q, 1), (long long)seq);
+	}
+	db_finalize(q);
+	return rc == DB_DONE ? 0 : db_err(db, err, "assessment");
+}
+
+/* Every table of the database is in the registry: one nothing seals cannot
+ * hold what a report reads. */
+static int
+tables_check(struct db *db, struct audit_status *out, struct aerr *err)
+{
+	struct db_stmt *q = db_prepare(db, err, db_kind(db) == DB_KIND_PG ?
+	    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+	    "AND table_type = 'BASE TABLE' ORDER BY table_name" :
+	    "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' "
+	    "ORDER BY name", NULL);
+	int rc;
+
+	if (q == NULL)
+		return AV_RUNTIME;
+	while ((rc = db_step(q)) == DB_ROW)
+		if (audit_table_lookup(col_text(q, 0)) == NULL)
+			status_keep(out, out->entries + 1, "table %s is in no kind of aivet's table registry "
+			    "(src/audit.c): nothing seals its rows", col_text(q, 0));
+	db_finalize(q);
+	return rc == DB_DONE ? 0 : db_err(db, err, "tables");
+}
+
+/* The first evidence entry that relies on stored content, or past the chain's end. */
+static int
+content_entry(struct db *db, const char *sha, int64_t entries, int64_t *seq, struct aerr *err)
+{
+	if (db_int(db, seq, err, "SELECT min(a.seq) FROM audit_log a WHERE a.object_type = 'evidence' "
+	    "AND a.object_id IN (SELECT id FROM evidence WHERE sha256 = ?1 UNION SELECT evidence_id "
+	    "FROM exchange WHERE request_blob = ?1 OR response_blob = ?1)", "t", sha) < 0)
+		return err->code;
+	if (*seq <= 0)
+		*seq = entries + 1;
+	return 0;
+}
+
+/* Stored content is addressed by the SHA-256 of its plaintext: a plaintext blob must
+ * still hash to its name; a sealed one must be the box its blob_seal row recorded
+ * (an audited row: sealing is an operation of its own). Evidence rows seal the
+ * address; this finds bytes or flags changed under it. */
+static int
+blobs_check(struct db *db, struct audit_status *out, struct aerr *err)
+{
+	struct db_stmt *q = db_prepare(db, err, "SELECT b.sha256, b.size, b.encrypted, b.data, s.id, "
+	    "s.data_sha256 FROM blob b LEFT JOIN blob_seal s ON s.sha256 = b.sha256 ORDER BY b.sha256", NULL);
+	int rc;
+
+	if (q == NULL)
+		return AV_RUNTIME;
+	while ((rc = db_step(q)) == DB_ROW) {
+		const char *sha = col_text(q, 0), *why = NULL;
+		int64_t size = db_col_int64(q, 1), seq = 0;
+		int n = db_col_bytes(q, 3), sealed = db_col_type(q, 4) != DB_NULL;
+		char h[65];
+
+		sha256_hex(db_col_blob(q, 3), (size_t)n, h);
 		if (db_col_int(q, 2)) {
-			same = (int64_t)n == size + (int64_t)crypto_box_SEALBYTES;
-		} else {
-			sha256_hex(db_col_blob(q, 3), (size_t)n, h);
-			same = (int64_t)n == size && strcmp(h, sha) == 0;
+			if (!sealed)
+				why = "is a sealed box but no audit entry recorded its sealing: sealed behind aivet's back";
+			else if ((int64_t)n != size + (int64_t)crypto_box_SEALBYTES ||
+			    (db_col_type(q, 5) != DB_NULL && strcmp(h, col_text(q, 5)) != 0))
+				why = "is not the sealed box its sealing recorded: edited after it was sealed";
+		} else if (sealed) {
+			why = "was sealed but is stored in clear: unsealed behind aivet's back";
+		} else if ((int64_t)n != size || strcmp(h, sha) != 0) {
+			why = "does not match its SHA-256 and size: edited after it was stored";
 		}
-		if (same)
+		if (why == NULL)
 			continue;
-		/* Name the first evidence entry that relies on it. */
-		if (db_int(db, &seq, err, "SELECT min(a.seq) FROM audit_log a WHERE a.object_type = 'evidence' "
-		    "AND a.object_id IN (SELECT id FROM evidence WHERE sha256 = ?1 UNION SELECT evidence_id "
-		    "FROM exchange WHERE request_blob = ?1 OR response_blob = ?1)", "t", sha) < 0) {
+		if (content_entry(db, sha, out->entries, &seq, err) != 0) {
 			db_finalize(q);
 			return err->code;
 		}
-		status_fail(out, seq > 0 ? seq : out->entries + 1, "stored content %.64s does not match its "
-		    "SHA-256 and size: edited after it was stored", sha);
+		status_keep(out, seq, "stored content %.64s %s", sha, why);
 		break;
 	}
 	if (rc != DB_ROW && rc != DB_DONE) {
@@ -381,10 +734,15 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 	struct db_stmt *st;
 	char prev[65], hash[65];
 	int64_t expect = 1;
+	struct seal_index ix[NSEAL];
 	int rc;
 
 	memset(out, 0, sizeof *out);
+	memset(ix, 0, sizeof ix);
 	memcpy(prev, genesis, sizeof prev);
+	/* Verify reads the whole file: mapped, SQLite reads its pages without a read() each. */
+	if (db_kind(db) == DB_KIND_SQLITE)
+		db_exec(db, err, "PRAGMA mmap_size = 1073741824", NULL);
 	st = db_prepare(db, err, "SELECT seq, at, actor, action, object_type, object_id, "
 	    "details, prev_hash, entry_hash, row_hash FROM audit_log ORDER BY seq", NULL);
 	if (st == NULL)
@@ -415,21 +773,30 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 			    (long long)seq);
 			break;
 		}
+		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq,
+		    db_col_type(st, 9) == DB_NULL ? NULL : col_text(st, 9));
 		memcpy(prev, hash, sizeof prev);
 		out->entries = seq;
 		expect++;
 	}
 	if (rc != DB_ROW && rc != DB_DONE) {
 		db_finalize(st);
+		index_free(ix);
 		return db_err(db, err, "audit log");
 	}
 	db_finalize(st);
 	memcpy(out->head, prev, sizeof out->head);
 	/* Rows the chain sealed must still match what it recorded; then each
 	 * module's own cross-check (incident timelines, ...). */
-	if (out->bad_seq == 0 && rows_check(db, out, err) != 0)
+	rc = out->bad_seq == 0 ? rows_check(db, ix, out, err) : 0;
+	index_free(ix);
+	if (rc != 0)
 		return err->code;
 	if (out->bad_seq == 0 && blobs_check(db, out, err) != 0)
+		return err->code;
+	if (out->bad_seq == 0 && questionnaires_check(db, out, err) != 0)
+		return err->code;
+	if (out->bad_seq == 0 && tables_check(db, out, err) != 0)
 		return err->code;
 	for (int i = 0; audit_checks[i] != NULL && out->bad_seq == 0; i++)
 		if (audit_checks[i]->check(db, out, err) != 0)

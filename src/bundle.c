@@ -475,6 +475,10 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 	if (!cJSON_IsObject(cp) || !cJSON_IsNumber(cJSON_GetObjectItem(cp, "entries")) ||
 	    jstr(cp, "head") == NULL || !hex64(jstr(cp, "head")))
 		problem(res, "report.json: audit_checkpoint: want {entries: number, head: 64 hex digits}");
+	/* A report of a database that failed its audit is signed, but not sound. */
+	else if (!cJSON_IsTrue(cJSON_GetObjectItem(cp, "intact")) || jstr(rep, "audit_failure") != NULL)
+		problem(res, "report.json: %s", jstr(rep, "audit_failure") ? jstr(rep, "audit_failure") :
+		    "audit_checkpoint.intact is not true: the database failed its audit");
 	if (!cJSON_IsObject(cJSON_GetObjectItem(rep, "vendor")) ||
 	    jstr(cJSON_GetObjectItem(rep, "vendor"), "name") == NULL)
 		problem(res, "report.json: vendor: missing or without a name");
@@ -797,8 +801,10 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 		if (ns > 0 && sums_hash(se, ns, fixed_files[i]) == NULL && names_has(&present, fixed_files[i]) == 0)
 			problem(res, "%s: missing from the bundle", fixed_files[i]);
 
-	/* 3. report.json. */
-	if (sums_hash(se, ns, "report.json") != NULL && names_has(&present, "report.json"))
+	/* 3. report.json: a signed list without it vouches for nothing. */
+	if (sums_hash(se, ns, "report.json") == NULL)
+		problem(res, "report.json: not listed in %s: a bundle without its report never verifies", SUMS);
+	else if (names_has(&present, "report.json"))
 		check_report(dir, tc, se, ns, res);
 	for (size_t i = 0; i < ns; i++)
 		free(se[i].path);

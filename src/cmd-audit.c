@@ -389,6 +389,31 @@ static const struct opt log_opts[] = {
 	{ NULL, 0, NULL, NULL, 0 }
 };
 
+/* audit tables: every table of the schema, its kind, and what each seal covers. */
+static int
+audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	int json = 0, first;
+	cJSON *o, *t;
+
+	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0)
+		return err->code;
+	o = audit_registry_json();
+	if (json) {
+		json_emit(o);
+		return 0;
+	}
+	printf("%-18s %-8s %s\n", "TABLE", "KIND", "SEALED BY ENTRIES ABOUT");
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(o, "tables")) {
+		const cJSON *by = cJSON_GetObjectItem(t, "sealed_by");
+
+		printf("%-18s %-8s %s\n", cJSON_GetObjectItem(t, "table")->valuestring,
+		    cJSON_GetObjectItem(t, "kind")->valuestring, cJSON_IsString(by) ? by->valuestring : "-");
+	}
+	cJSON_Delete(o);
+	return 0;
+}
+
 static const struct cmd_entry audit_subs[] = {
 	{ "verify", NULL, verify_opts, "recompute the audit log's hash chain and the rows it seals",
 	  audit_verify_cmd, NULL },
@@ -396,6 +421,8 @@ static const struct cmd_entry audit_subs[] = {
 	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL },
 	{ "log", NULL, log_opts, "print the newest audit entries (50 unless --limit)", audit_log_cmd,
 	  NULL },
+	{ "tables", NULL, opt_json_only, "list every table of the schema and what keeps it honest",
+	  audit_tables_cmd, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -50,6 +50,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 			break;
 		case 'j': json = 1; break;
 		case 'L': o.include_leaked = 1; break;
+		case 'B': o.allow_broken = 1; break;
 		}
 	}
 	if (c < 0)
@@ -105,6 +106,8 @@ static const struct opt report_opts[] = {
 	{ "retain-years", 'y', "N", "retention_until, N years after generated_at (default 6)", 0 },
 	{ "include-leaked-content", 'L', NULL,
 	  "put another tenant's leaked text in the bundle in clear (audited)", 0 },
+	{ "allow-broken-chain", 'B', NULL,
+	  "write the report of a database that fails its audit, opening with the failure", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };

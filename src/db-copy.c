@@ -43,6 +43,7 @@ static const struct copy_table {
 	{ "answer", "assessment_id, question_id" },
 	{ "answer_history", "id" },
 	{ "blob", "sha256" },
+	{ "blob_seal", "id" },
 	{ "evidence", "id" },
 	{ "answer_evidence", "assessment_id, question_id, evidence_id" },
 	{ "probe_run", "id" },

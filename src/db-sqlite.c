@@ -21,6 +21,15 @@
 #define LITE(db) ((sqlite3 *)(db)->h)
 #define STMT(st) ((sqlite3_stmt *)(st)->h)
 
+/* aivet_writing() in SQL: true on aivet's own connections only. */
+static void
+sql_aivet_writing(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	sqlite3_result_int(ctx, 1);
+}
+
 /* severity_rank(TEXT) in SQL: the registry's order (finding.h), -1 for an unknown name,
  * so that queries sort findings the way the C code does. */
 static void
@@ -91,6 +100,10 @@ lite_open(const char *path, struct db **out, struct aerr *err)
 	sqlite3_extended_result_codes(h, 1);
 	sqlite3_create_function(h, "severity_rank", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 	    sql_severity_rank, NULL, NULL);
+	/* Named by the triggers that let only aivet change incident facts (db/006): a
+	 * connection without it (the sqlite3 shell) cannot prepare such an UPDATE. */
+	sqlite3_create_function(h, "aivet_writing", 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	    sql_aivet_writing, NULL, NULL);
 	if (sqlite3_exec(h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK)
 		return fail_close(h, path, err);
 	*out = wrap(h);

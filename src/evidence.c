@@ -13,9 +13,36 @@
 #include "aivet.h"
 
 
+/* Sealing content (leaked text, kept only as a box to the evidence key) is an
+ * operation of its own: its blob_seal row, with the SHA-256 of the box as stored,
+ * is recorded in the audit log before the blob changes, which the blob's triggers
+ * require (db/006-seal-all.sql) and audit verify checks the box against. */
+static int
+blob_seal_record(struct db *db, const char *actor, const char *sha, size_t len, const unsigned char *box,
+    size_t n, struct aerr *err)
+{
+	char box_sha[65], at[32];
+	cJSON *d;
+	int64_t id;
+	int rc;
+
+	sha256_hex(box, n, box_sha);
+	now_iso(at);
+	if (db_exec(db, err, "INSERT INTO blob_seal (sha256, size, data_sha256, sealed_at) VALUES (?,?,?,?)",
+	    "titt", sha, (int64_t)len, box_sha, at) != 0)
+		return err->code;
+	id = db_insert_id(db);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "sha256", sha);
+	cJSON_AddStringToObject(d, "box_sha256", box_sha);
+	rc = audit_append(db, actor, "blob.seal", "blob_seal", id, d, err);
+	cJSON_Delete(d);
+	return rc;
+}
+
 int
-blob_put(struct db *db, const void *data, size_t len, const unsigned char *seal_pk,
-    char sha[65], struct aerr *err)
+blob_put(struct db *db, const char *actor, const void *data, size_t len,
+    const unsigned char *seal_pk, char sha[65], struct aerr *err)
 {
 	int64_t have;
 	int rc;
@@ -32,9 +59,11 @@ blob_put(struct db *db, const void *data, size_t len, const unsigned char *seal_
 
 		crypto_box_seal(box, data, len, seal_pk);
 		/* Leaked content must not stay readable: replace a plaintext copy. */
-		rc = db_exec(db, err, "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?,?,1,?) "
-		    "ON CONFLICT (sha256) DO UPDATE SET encrypted = 1, data = excluded.data",
-		    "tib", sha, (int64_t)len, box, n);
+		rc = blob_seal_record(db, actor, sha, len, box, n, err);
+		if (rc == 0)
+			rc = db_exec(db, err, "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?,?,1,?) "
+			    "ON CONFLICT (sha256) DO UPDATE SET encrypted = 1, data = excluded.data",
+			    "tib", sha, (int64_t)len, box, n);
 		sodium_memzero(box, n);
 		free(box);
 		return rc;
@@ -105,7 +134,7 @@ evidence_add_file(struct db *db, const char *actor, const char *path, const char
 	}
 	if (read_regular_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
 		return aerr_prefix(err, "evidence file");
-	if (blob_put(db, b.data, b.len, NULL, sha, err) != 0) {
+	if (blob_put(db, actor, b.data, b.len, NULL, sha, err) != 0) {
 		buf_free(&b);
 		return err->code;
 	}

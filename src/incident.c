@@ -169,10 +169,12 @@ incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 	struct db_stmt *q;
 	int rc;
 
+	/* Entries written before rows were sealed are checked against the content their
+	 * details recorded; a sealed one (row_hash) audit_verify has recomputed already. */
 	q = db_prepare(db, err, "SELECT a.seq, a.object_id, a.details, e.id, e.incident_id, e.kind, "
 	    "e.at, e.at_utc, e.actor, e.text, e.details, e.recorded_at FROM audit_log a "
 	    "LEFT JOIN incident_entry e ON e.id = a.object_id "
-	    "WHERE a.action = 'incident.entry' ORDER BY a.seq", NULL);
+	    "WHERE a.action = 'incident.entry' AND a.row_hash IS NULL ORDER BY a.seq", NULL);
 	if (q == NULL)
 		return AV_RUNTIME;
 	while ((rc = db_step(q)) == DB_ROW) {
@@ -209,7 +211,7 @@ incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 	if (st->bad_seq != 0)
 		return 0;
 	q = db_prepare(db, err, "SELECT e.id FROM incident_entry e WHERE NOT EXISTS (SELECT 1 FROM "
-	    "audit_log a WHERE a.action = 'incident.entry' AND a.object_id = e.id) ORDER BY e.id "
+	    "audit_log a WHERE a.object_type = 'incident_entry' AND a.object_id = e.id) ORDER BY e.id "
 	    "LIMIT 1", NULL);
 	if (q == NULL)
 		return AV_RUNTIME;

@@ -678,7 +678,8 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	else
 		sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
 	if (req->src == NULL && req->body_len <= STORE_BODY_MAX) {
-		if (blob_put(db, req->body ? req->body : "", req->body_len, NULL, req_sha, err) != 0)
+		if (blob_put(db, env->av->actor, req->body ? req->body : "", req->body_len, NULL, req_sha,
+		    err) != 0)
 			goto fail;
 		req_blob = req_sha;
 	} else {
@@ -688,8 +689,8 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 		cJSON_Delete(rj);
 	}
 	if (resp->status > 0 || resp->body.len > 0) {
-		if (blob_put(db, resp->body.data ? resp->body.data : "", resp->body.len, seal, resp_sha,
-		    err) != 0)
+		if (blob_put(db, env->av->actor, resp->body.data ? resp->body.data : "", resp->body.len,
+		    seal, resp_sha, err) != 0)
 			goto fail;
 	}
 	cJSON_AddNumberToObject(t, "connect_ms", resp->t_connect_ms);
@@ -729,7 +730,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddItemToObject(doc, "timings", cJSON_Duplicate(t, 1));
 	cJSON_AddStringToObject(doc, "started_at", resp->started_at);
 	doc_s = cJSON_PrintUnformatted(doc);
-	if (blob_put(db, doc_s, strlen(doc_s), NULL, ev_sha, err) != 0)
+	if (blob_put(db, env->av->actor, doc_s, strlen(doc_s), NULL, ev_sha, err) != 0)
 		goto fail;
 	now_iso(at);
 	snprintf(name, sizeof name, "exchange-%lld-%lld.json", (long long)env->run_id, (long long)r->seq);

@@ -393,7 +393,13 @@ html_head(struct buf *b, const cJSON *rep)
 
 	buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>aivet report: ");
 	esc(b, s_of(v, "name"));
-	buf_printf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>Vendor report: ", css);
+	buf_printf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
+	if (s_of(rep, "audit_failure") != NULL) {
+		buf_adds(b, "<p class=\"audit-failure\"><strong>");
+		esc(b, s_of(rep, "audit_failure"));
+		buf_adds(b, "</strong></p>\n");
+	}
+	buf_adds(b, "<h1>Vendor report: ");
 	esc(b, s_of(v, "name"));
 	buf_adds(b, "</h1>\n<dl>\n<dt>Report</dt><dd><code>");
 	esc(b, s_of(rep, "report_id"));

@@ -451,6 +451,8 @@ report_markdown(const cJSON *rep)
 	struct buf b;
 
 	buf_init(&b);
+	if (s_of(rep, "audit_failure") != NULL)
+		buf_printf(&b, "**%s**\n\n", esc(&pool, s_of(rep, "audit_failure")));
 	md_summary(&b, rep, &pool);
 	md_runs(&b, rep, &pool);
 	md_assessments(&b, rep, &pool);

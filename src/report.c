@@ -941,12 +941,43 @@ file_cmp(const void *a, const void *b)
 	return strcmp(((const struct report_file *)a)->path, ((const struct report_file *)b)->path);
 }
 
+/* A report vouches for the database: the whole audit verification runs first, and
+ * a database that fails it is not reported as sound; with --allow-broken-chain it is
+ * reported under a first line saying so (as->failure). */
+static int
+audit_gate(struct db *db, const struct report_opts *o, struct audit_status *as, char failure[320],
+    struct aerr *err)
+{
+	if (audit_verify(db, as, err) != 0)
+		return err->code;
+	if (as->bad_seq == 0)
+		return 0;
+	snprintf(failure, 320, "this database failed its audit: %s", as->problem);
+	if (!o->allow_broken)
+		return aerr_set(err, AV_FINDINGS, "%s; no report was written (--allow-broken-chain writes "
+		    "one that opens with this)", failure);
+	return 0;
+}
+
+/* report.json's object: a report of a database that failed its audit opens with that. */
+static cJSON *
+report_object(const char *failure)
+{
+	cJSON *rep = cJSON_CreateObject();
+
+	if (failure != NULL)
+		cJSON_AddStringToObject(rep, "audit_failure", failure);
+	cJSON_AddStringToObject(rep, "format", REPORT_FORMAT);
+	return rep;
+}
+
 int
 report_collect(struct db *db, const struct report_opts *o, struct report *r, struct aerr *err)
 {
 	cJSON *rep = NULL, *vendor = NULL, *eps, *e, *assess = NULL, *qdocs = NULL, *runs = NULL;
 	cJSON *incidents = NULL, *linked = NULL, *claims, *claim_findings, *a, *opts, *cp;
 	struct audit_status as;
+	char failure[320];
 	char generated[32], retain[32], seed_uuid[37];
 	int64_t vid;
 	char *seed, *optstr;
@@ -968,7 +999,7 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 		now_iso(generated);
 	}
 	add_years(generated, o->retain_years, retain);
-	if (audit_verify(db, &as, err) != 0) {
+	if (audit_gate(db, o, &as, failure, err) != 0) {
 		cJSON_Delete(vendor);
 		return err->code;
 	}
@@ -1006,8 +1037,7 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	free(seed);
 	free(optstr);
 
-	rep = cJSON_CreateObject();
-	cJSON_AddStringToObject(rep, "format", REPORT_FORMAT);
+	rep = report_object(as.bad_seq != 0 ? failure : NULL);
 	cJSON_AddStringToObject(rep, "report_id", seed_uuid);
 	cJSON_AddStringToObject(rep, "aivet_version", PACKAGE_VERSION);
 	cJSON_AddStringToObject(rep, "generated_at", generated);

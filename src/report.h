@@ -22,6 +22,8 @@ struct report_opts {
 	const char *key_id;          /* the signer's key id */
 	const char *public_key;      /* the signer's whole public key (base64 line) */
 	int include_leaked;          /* --include-leaked-content: leaked bodies in clear */
+	int allow_broken;            /* --allow-broken-chain: report a database that failed its
+	                              * audit, saying so first (else refused) */
 };
 
 /* A file of the bundle other than the renderings: evidence/... */

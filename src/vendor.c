@@ -348,18 +348,26 @@ int
 vendor_archive(struct db *db, const char *actor, const char *ref, struct aerr *err)
 {
 	int64_t id;
-	char at[32];
 
 	if (db_begin(db, err) != 0)
 		return err->code;
 	if (vendor_lookup(db, ref, &id, err) != 0 ||
 	    record_archive(db, actor, "vendor", id, ref, err) != 0)
 		goto fail;
-	now_iso(at);
-	/* The vendor's endpoints go with it; nothing is deleted. */
-	if (db_exec(db, err, "UPDATE endpoint SET status = 'archived', updated_at = ? "
-	    "WHERE vendor_id = ? AND status = 'active'", "ti", at, id) != 0)
-		goto fail;
+	/* The vendor's endpoints go with it, each with its entry (endpoints are sealed);
+	 * nothing is deleted. */
+	{
+		int64_t *eps = NULL;
+		size_t n = 0;
+		int rc = db_ids(db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? AND "
+		    "status = 'active' ORDER BY id", "i", id), &eps, &n, err);
+
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			rc = record_archive(db, actor, "endpoint", eps[i], ref, err);
+		free(eps);
+		if (rc != 0)
+			goto fail;
+	}
 	return db_commit(db, err) != 0 ? err->code : 0;
 fail:
 	db_rollback(db);

@@ -296,5 +296,7 @@ run assess start acme scoring-test@1
 like "$out" "questionnaire scoring-test version 1" "an old version can still be chosen"
 
 run audit verify
-is "$rc:$errout" "1:aivet: audit chain broken: finding 1 has no audit entry: added behind aivet's back" "the rows this test wrote with sqlite3 are named, the first finding first: nothing seals them"
+e=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE object_type = 'endpoint' AND object_id = 1")
+is "$rc:$errout" "1:aivet: audit chain broken: endpoint 1 does not match audit entry $e: edited after it was recorded" \
+	"the rows this test wrote with sqlite3 are named, the earliest sealed first: a credential added to endpoint 1"
 done_testing

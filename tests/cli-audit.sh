@@ -71,9 +71,9 @@ is "$rc" 0 "a final assessment"
 run report Beta --out "$T/bundle"
 is "$rc" 0 "a report"
 is "$(sqlite3 "$AIVET_DB" "SELECT group_concat(DISTINCT object_type) FROM (SELECT object_type FROM audit_log WHERE row_hash IS NOT NULL ORDER BY seq)")" \
-	"probe_run,evidence,probe_result,finding,assessment,incident_entry,report" \
-	"entries about runs, exchanges' evidence, results, findings, assessments, incident entries and reports carry row_hash"
-is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log WHERE row_hash IS NULL AND object_type IN ('probe_run', 'evidence', 'probe_result', 'finding', 'assessment', 'incident_entry', 'report')")" \
+	"vendor,endpoint,probe_run,evidence,probe_result,finding,questionnaire,assessment,incident,incident_entry,report" \
+	"entries about vendors, endpoints, runs, exchanges' evidence, results, findings, questionnaires, assessments, incidents, incident entries and reports carry row_hash"
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log WHERE row_hash IS NULL AND object_type IN ('vendor', 'endpoint', 'probe_run', 'evidence', 'probe_result', 'finding', 'questionnaire', 'assessment', 'incident', 'incident_entry', 'report')")" \
 	0 "every one of them"
 run audit verify
 is "$rc" 0 "the sealed database verifies"
@@ -151,7 +151,7 @@ attack "INSERT OR REPLACE answer history" \
 	"INSERT OR REPLACE INTO answer_history SELECT id, assessment_id, question_id, '\"no\"', note, actor, at FROM answer_history WHERE id = 1" \
 	"answer history is append-only" "assessment 1 does not match audit entry $a: edited after it was recorded"
 attack "INSERT OR REPLACE a final assessment" \
-	"INSERT OR REPLACE INTO assessment SELECT id, vendor_id, questionnaire_id, round, parent_id, 'draft', created_by, created_at, submitted_at, NULL, NULL FROM assessment WHERE id = 1" \
+	"INSERT OR REPLACE INTO assessment SELECT id, vendor_id, questionnaire_id, round, parent_id, 'draft', created_by, created_at, submitted_at, NULL, NULL, questionnaire_sha256 FROM assessment WHERE id = 1" \
 	"final assessments are read-only" "assessment 1 does not match audit entry $a: edited after it was recorded"
 i=$(newest "object_type = 'incident_entry' AND object_id = 2")
 attack "INSERT OR REPLACE an incident entry" \
@@ -171,13 +171,28 @@ like "$msg" "seq must be the next number after the head" "INSERT OR REPLACE over
 msg=$(sqlite3 "$AIVET_DB" "INSERT INTO audit_log SELECT seq + 1, at, actor, action, object_type, object_id, details, '$(printf '%064d' 0)', entry_hash, NULL FROM audit_log WHERE seq = $n" 2>&1)
 like "$msg" "seq must be the next number after the head" "an entry not chained to the head is refused"
 
-# The report that follows an edit says the log is not intact.
+# A report of a database that fails its audit is refused; written only on request,
+# and then it opens with the failure and never verifies.
 fresh
 drop_triggers
 sqlite3 "$AIVET_DB" "UPDATE finding SET severity = 'info' WHERE id = 1"
+broken="this database failed its audit: finding 1 does not match audit entry $f: edited after it was recorded"
+snap=$(db_snapshot)
 run report Beta --out "$T/after-edit"
-is "$(jq -r '.audit_checkpoint.intact' "$T/after-edit/report.json")" false \
-	"a report made after a finding was edited says audit_checkpoint.intact: false"
+is "$rc:$errout" "1:aivet: $broken; no report was written (--allow-broken-chain writes one that opens with this)" \
+	"aivet report after a finding was edited: refused, the break named"
+ok "$(test ! -e "$T/after-edit"; echo $?)" "and no bundle written"
+is "$(db_snapshot)" "$snap" "and nothing recorded"
+run report Beta --out "$T/after-edit" --allow-broken-chain
+is "$rc" 0 "--allow-broken-chain writes it"
+is "$(jq -r '[keys_unsorted[0], .audit_failure, .audit_checkpoint.intact] | map(tostring) | join("|")' "$T/after-edit/report.json")" \
+	"audit_failure|$broken|false" "report.json opens with the failure"
+is "$(head -1 "$T/after-edit/report.md")" "**$broken**" "report.md opens with it"
+is "$(sed -n '/<body>/{n;p;q}' "$T/after-edit/report.html")" "<p class=\"audit-failure\"><strong>$broken</strong></p>" \
+	"report.html's page opens with it"
+run verify "$T/after-edit"
+is "$rc:$out" "1:bundle $T/after-edit FAILED verification
+  report.json: $broken" "aivet verify fails that bundle, saying why"
 
 # ---- external anchors: a signed checkpoint, a signed bundle ----
 fresh
@@ -208,7 +223,7 @@ cp "$AIVET_DB" "$T/anchored.db"
 # Cut the tail: the newest entries deleted (with the triggers dropped). The chain alone is consistent.
 cut() { rm -f "$AIVET_DB-wal" "$AIVET_DB-shm"; cp "$T/anchored.db" "$AIVET_DB"; drop_triggers; sqlite3 "$AIVET_DB" "DELETE FROM audit_log WHERE seq > $1"; }
 cut $((n - 1))
-sqlite3 "$AIVET_DB" "DELETE FROM report"   # the row the cut entry sealed goes too
+sqlite3 "$AIVET_DB" "DELETE FROM report; DELETE FROM vendor WHERE name = 'Later'"   # the rows the cut entries sealed go too
 run audit verify
 is "$rc" 0 "a cut tail (and the row it recorded) passes audit verify alone: the attack"
 run audit verify --against "$T/cp"

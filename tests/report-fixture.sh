@@ -8,7 +8,7 @@
 fixture_blob() { # fixture_blob TEXT ENCRYPTED -> prints the sha256, stores the blob
 	_sha=$(printf '%s' "$1" | sha256sum | cut -d' ' -f1)
 	_hex=$(printf '%s' "$1" | od -An -v -tx1 | tr -d ' \n')
-	if [ "$2" = 1 ]; then _hex=$(head -c 96 /dev/urandom | od -An -v -tx1 | tr -d ' \n'); fi
+	if [ "$2" = 1 ]; then _hex=$(head -c $((${#1} + 48)) /dev/urandom | od -An -v -tx1 | tr -d ' \n'); fi
 	sqlite3 "$AIVET_DB" "INSERT OR IGNORE INTO blob (sha256, size, encrypted, data) VALUES ('$_sha', ${#1}, $2, X'$_hex');"
 	echo "$_sha"
 }
@@ -75,7 +75,7 @@ INSERT INTO finding (id, run_id, probe, code, severity, message) VALUES
   (2, 1, 'sweep', 'SILENT_TRUNCATION', 'high', 'nonces lost from 681280 tokens with HTTP 200');
 INSERT INTO finding_evidence VALUES (1, 1);
 INSERT INTO incident (id, vendor_id, endpoint_id, title, status, severity, phi, discovered_at, created_by, created_at)
-  VALUES (1, 1, 1, 'Cross-tenant text in responses', 'investigating', 3, 'yes', '2026-11-29T11:00:00.000Z', 'alice', '2026-11-29T11:05:00.000Z');
+  VALUES (1, 1, 1, 'Cross-tenant text in responses', 'new', 3, 'yes', '2026-11-29T11:00:00.000Z', 'alice', '2026-11-29T11:05:00.000Z');
 INSERT INTO incident_entry (incident_id, kind, at, at_utc, actor, text, recorded_at) VALUES
   (1, 'detection', '2026-11-29T12:00:00+01:00', '2026-11-29T11:00:00.000Z', 'alice', 'canary probe saw another tenant''s text', '2026-11-29T11:05:00.000Z'),
   (1, 'vendor-notice', '2026-11-29T13:30:00Z', '2026-11-29T13:30:00.000Z', 'bob', 'vendor told by email', '2026-11-29T13:31:00.000Z');
@@ -83,4 +83,6 @@ INSERT INTO incident_task (incident_id, title, owner, due_at, created_at) VALUES
   (1, 'Ask the vendor for its KV-cache isolation design', 'bob', '2026-12-01T17:00:00.000Z', '2026-11-29T11:10:00.000Z');
 INSERT INTO incident_link VALUES (1, 'run', 1, '2026-11-29T11:06:00.000Z');
 EOF
+	# Sealed as aivet's writers seal what they write: the report vouches for them.
+	python3 "$TESTS_SRCDIR/seal-rows.py" "$AIVET_DB"
 }

@@ -150,11 +150,12 @@ test_no_state_between_commands(const char *dir)
 	is_int(rc, 0, "vendor and endpoint added");
 	db = av_db(&av, &err);
 	ok(db != NULL && evidence_key_public(pk, &err) == 0, "database and evidence key");
-	/* An exchange whose response leaked, sealed to the evidence key as the probes store it. */
-	ok(db_exec(db, &err, "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at) "
+	/* An exchange whose response leaked, sealed to the evidence key as the probes store it
+	 * (in a transaction: the sealing is recorded in the audit log). */
+	ok(db_begin(db, &err) == 0 && db_exec(db, &err, "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at) "
 	    "VALUES (1, 1, 'completed', '[\"canary\"]', 'tester', '2026-12-01T00:00:00.000Z')", "") == 0 &&
-	    blob_put(db, "{}", 2, NULL, req_sha, &err) == 0 &&
-	    blob_put(db, leak, sizeof leak - 1, pk, sha, &err) == 0 &&
+	    blob_put(db, "tester", "{}", 2, NULL, req_sha, &err) == 0 &&
+	    blob_put(db, "tester", leak, sizeof leak - 1, pk, sha, &err) == 0 &&
 	    db_exec(db, &err, "INSERT INTO evidence (id, kind, sha256, original_name, size, added_by, "
 	    "added_at) VALUES (1, 'exchange', ?, 'exchange-1-1.json', ?, 'tester', "
 	    "'2026-12-01T00:00:00.000Z')", "ti", sha, (int64_t)(sizeof leak - 1)) == 0 &&
@@ -164,7 +165,7 @@ test_no_state_between_commands(const char *dir)
 	    "VALUES (1, 1, 'canary', 1, 'a', 'POST', 'https://x.example/v1/chat/completions', '{}', ?, 2, "
 	    "?, 200, '{}', ?, ?, ?, '{\"connect_ms\":1,\"ttfb_ms\":2,\"total_ms\":3}', "
 	    "'2026-12-01T00:00:00.000Z')", "tttit", req_sha, req_sha, sha, (int64_t)(sizeof leak - 1),
-	    sha) == 0, "a sealed exchange recorded: %s", err.msg);
+	    sha) == 0 && db_commit(db, &err) == 0, "a sealed exchange recorded: %s", err.msg);
 	o = run_captured(&av, show_leaked, &rc);
 	ok(rc == 0 && strstr(o, leak) != NULL, "--include-leaked-content opens the sealed body");
 	free(o);

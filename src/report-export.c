@@ -125,6 +125,8 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 		cJSON_AddStringToObject(d, "out_dir", out);
 		cJSON_AddStringToObject(d, "key_id", res->key_id);
 		cJSON_AddStringToObject(d, "sums_sha256", res->sums);
+		if (res->tsa.attested)   /* when, as the TSA attests it */
+			cJSON_AddStringToObject(d, "tsa_time", res->tsa.time);
 		if (rc == 0)
 			rc = audit_append(db, actor, "report.export", "report", res->id, d, err);
 		free(optstr);

@@ -157,6 +157,8 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubk
 	    "signature covers the first signature followed by the trusted comment.\n",
 	    cJSON_IsString(id) ? id->valuestring : "?", cJSON_IsString(at) ? at->valuestring : "?", keyid,
 	    pubkey);
+	if (json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") != NULL)
+		tsa_verify_recipe(b, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url"));
 }
 
 static char *
@@ -277,6 +279,9 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 	if (rc == 0)
 		rc = put(tmp, SUMS_SIG, sig.data, sig.len, NULL, err);
 	buf_free(&sig);
+	/* The time-stamp comes last: it is over SHA256SUMS as signed. */
+	if (rc == 0 && r->tsa_url != NULL)
+		rc = tsa_stamp_bundle(tmp, r->tsa_url, r->tsa_optional, r->tsa, err);
 	if (rc != 0)
 		goto fail;
 	if ((rc = outdir_commit(tmp, dir, 0755, err)) != 0)
@@ -463,6 +468,8 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 	for (const char *const *k = (const char *const[]){ "generated_at", "retention_until", NULL }; *k; k++)
 		if ((s = jstr(rep, *k)) == NULL || parse_time(s, &ms, NULL) != 0)
 			problem(res, "report.json: %s: missing or not an ISO 8601 time", *k);
+	snprintf(res->generated_at, sizeof res->generated_at, "%s", jstr(rep, "generated_at") ?
+	    jstr(rep, "generated_at") : "");
 	if ((s = jstr(rep, "signer_key_id")) == NULL)
 		problem(res, "report.json: signer_key_id: missing");
 	else if (res->key_id[0] != '\0' && strcmp(s, res->key_id) != 0)
@@ -680,7 +687,7 @@ signed_file_verify(const char *path, const struct minisign_pub *claimed, const s
 
 int
 bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
-    const char *given_name, struct verify_result *res, struct aerr *err)
+    const char *given_name, const char *tsa_cert, struct verify_result *res, struct aerr *err)
 {
 	struct names present = { 0 };
 	struct buf b;
@@ -795,7 +802,7 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 	}
 	for (size_t i = 0; i < present.n; i++)
 		if (strcmp(present.v[i], SUMS) != 0 && strcmp(present.v[i], SUMS_SIG) != 0 &&
-		    sums_hash(se, ns, present.v[i]) == NULL)
+		    !tsa_bundle_file(present.v[i]) && sums_hash(se, ns, present.v[i]) == NULL)
 			problem(res, "%s: extra file, not listed in %s", present.v[i], SUMS);
 	for (int i = 0; fixed_files[i] != NULL; i++)
 		if (ns > 0 && sums_hash(se, ns, fixed_files[i]) == NULL && names_has(&present, fixed_files[i]) == 0)
@@ -806,6 +813,15 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 		problem(res, "report.json: not listed in %s: a bundle without its report never verifies", SUMS);
 	else if (names_has(&present, "report.json"))
 		check_report(dir, tc, se, ns, res);
+
+	/* 4. The time-stamp token over SHA256SUMS, and what TIMESTAMP.txt says of it. */
+	{
+		char *why = tsa_bundle_check(dir, tsa_cert, &res->tsa);
+
+		if (why != NULL)
+			problem(res, "%s", why);
+		free(why);
+	}
 	for (size_t i = 0; i < ns; i++)
 		free(se[i].path);
 	free(se);
@@ -828,6 +844,9 @@ verify_result_text(const char *dir, const struct verify_result *res, struct buf 
 		buf_printf(out, "  report       %s\n", res->report_id);
 		buf_printf(out, "  files        %zu match SHA256SUMS, none missing or extra\n",
 		    res->files_checked);
+		buf_printf(out, "  generated    %s (as the signer says)\n  time-stamp   ", res->generated_at);
+		tsa_status_words(&res->tsa, out);
+		buf_adds(out, "\n");
 		return;
 	}
 	buf_printf(out, "bundle %s FAILED verification\n", dir);

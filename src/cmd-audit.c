@@ -18,6 +18,7 @@
 #include "aivet.h"
 #include "minisign.h"
 #include "report.h"
+#include "tsa.h"
 
 #define CHECKPOINT_FORMAT "aivet-audit-checkpoint-1"
 #define ANCHOR_MAX 8192
@@ -28,6 +29,7 @@ struct anchor {
 	int64_t entries;
 	char head[65];
 	char why[1100];             /* why its signer is trusted */
+	struct tsa_status tsa;      /* its time-stamp, when it has one */
 };
 
 /* "audit_entries:N<TAB>audit_head:H" out of a trusted comment. */
@@ -55,7 +57,7 @@ comment_position(const char *tc, int64_t *entries, char head[65])
  * comment gives the position and head. */
 static int
 anchor_read(const char *path, const struct minisign_pub *given, const char *given_source,
-    const char *given_name, struct anchor *a, struct aerr *err)
+    const char *given_name, const char *tsa_cert, struct anchor *a, struct aerr *err)
 {
 	struct verify_result res;
 	struct stat sb;
@@ -67,8 +69,9 @@ anchor_read(const char *path, const struct minisign_pub *given, const char *give
 		return aerr_set(err, AV_USAGE, "--against %s: no such bundle or checkpoint", path);
 	if (S_ISDIR(sb.st_mode)) {
 		a->kind = "bundle";
-		if (bundle_verify(path, given, given_source, given_name, &res, err) != 0)
+		if (bundle_verify(path, given, given_source, given_name, tsa_cert, &res, err) != 0)
 			return err->code;
+		a->tsa = res.tsa;
 	} else {
 		struct buf b;
 		struct minisign_pub claimed;
@@ -98,6 +101,14 @@ anchor_read(const char *path, const struct minisign_pub *given, const char *give
 		}
 		cJSON_Delete(j);
 		signed_file_verify(path, have_claimed ? &claimed : NULL, given, given_source, given_name, &res);
+		/* A checkpoint's token (FILE.tsr) is over the checkpoint file. */
+		tsa_check(path, path, tsa_cert, &a->tsa);
+		if (res.ok && a->tsa.requested && !a->tsa.attested) {
+			rc = aerr_set(err, AV_FINDINGS, "--against %s: the checkpoint's time-stamp does not "
+			    "verify: %s", path, a->tsa.problem);
+			verify_result_free(&res);
+			return rc;
+		}
 	}
 	if (!res.ok) {
 		rc = aerr_set(err, AV_FINDINGS, "--against %s: the %s does not verify, so it anchors nothing: %s",
@@ -149,7 +160,7 @@ static int
 audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	const char *against = NULL, *key = NULL, *pubfile = NULL;
+	const char *against = NULL, *key = NULL, *pubfile = NULL, *tsa_cert = NULL;
 	struct minisign_pub pub;
 	struct audit_status st;
 	struct anchor a;
@@ -166,11 +177,15 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 			pubfile = p.arg;
 		else if (c == 'j')
 			json = 1;
+		else if (c == 'c')
+			tsa_cert = p.arg;
 	}
 	if (c < 0)
 		return err->code;
 	if (p.ind != argc)
 		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
+	if (tsa_cert != NULL && against == NULL)
+		return usage_error(av, err, "--tsa-cert checks the time-stamp of --against");
 	if (key != NULL && pubfile != NULL)
 		return usage_error(av, err, "--key and --pubkey exclude each other");
 	if ((key != NULL || pubfile != NULL) && against == NULL)
@@ -179,7 +194,7 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	/* The anchor first: one that does not verify is bad input, whatever the database holds. */
 	if (against != NULL && anchor_read(against, key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
-	    key ? key : pubfile, &a, err) != 0)
+	    key ? key : pubfile, tsa_cert, &a, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || audit_verify(db, &st, err) != 0)
 		return err->code;
@@ -206,6 +221,7 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddNumberToObject(x, "entries", (double)a.entries);
 			cJSON_AddStringToObject(x, "head", a.head);
 			cJSON_AddStringToObject(x, "signer_trusted_as", a.why);
+			cJSON_AddItemToObject(x, "time_stamp", tsa_status_json(&a.tsa));
 		}
 		json_emit(o);
 	}
@@ -213,19 +229,45 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return aerr_set(err, AV_FINDINGS, "audit chain broken: %s", st.problem);
 	if (!json) {
 		printf("audit chain intact: %lld entries, head %s\n", (long long)st.entries, st.head);
-		if (against != NULL)
+		if (against != NULL) {
+			struct buf w;
+
 			printf("  holds the %s's head at entry %lld (%s, signed by %s)\n", a.kind,
 			    (long long)a.entries, a.path, a.why);
+			buf_init(&w);
+			tsa_status_words(&a.tsa, &w);
+			if (a.tsa.requested)
+				printf("  %s\n", w.data);
+			buf_free(&w);
+		}
 	}
 	return 0;
+}
+
+/* The TSA a checkpoint asks: --tsa, else the configured one; "none" or neither: url is "". */
+static int
+checkpoint_tsa(const char *opt, char url[1024], struct aerr *err)
+{
+	char *conf = opt == NULL ? tsa_url_from_config() : NULL;
+	const char *u = opt != NULL ? opt : conf;
+	int rc = 0;
+
+	url[0] = '\0';
+	if (u != NULL && strcmp(u, "none") != 0 &&
+	    (rc = tsa_url_check(opt != NULL ? "--tsa" : "the config file 'tsa-url':", u, err)) == 0)
+		snprintf(url, 1024, "%s", u);
+	free(conf);
+	return rc;
 }
 
 static int
 audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	const char *out = NULL, *key = "aivet";
+	const char *out = NULL, *key = "aivet", *tsa = NULL;
 	struct minisign_sec *sec = NULL;
+	struct tsa_status ts = { 0 };
+	char tsa_url[sizeof ts.url];
 	struct minisign_pub pub;
 	struct audit_status st;
 	struct buf line, sig;
@@ -240,6 +282,8 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 			out = p.arg;
 		else if (c == 'k')
 			key = p.arg;
+		else if (c == 'T')
+			tsa = p.arg;
 	}
 	if (c < 0)
 		return err->code;
@@ -247,6 +291,8 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (out == NULL)
 		return usage_error(av, err, "--out FILE is required");
+	if (checkpoint_tsa(tsa, tsa_url, err) != 0)
+		return err->code;
 	sigpath = xasprintf("%s.minisig", out);
 	if (access(out, F_OK) == 0 || access(sigpath, F_OK) == 0) {
 		rc = aerr_set(err, AV_USAGE, "--out %s: exists already (a checkpoint is never overwritten)",
@@ -297,12 +343,23 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (rc == 0 && (rc = minisign_sign_file(sec, out, tc, &sig, err)) == 0)
 		rc = write_file_atomic(sigpath, sig.data, sig.len, 0644, err);
-	if (rc != 0)
+	/* The token over the checkpoint as signed; a TSA that fails leaves nothing behind. */
+	if (rc == 0 && tsa_url[0] != '\0' && (rc = tsa_stamp(tsa_url, out, out, &ts, err)) != 0)
+		unlink(sigpath);
+	if (rc != 0) {
 		unlink(out);
-	else
+	} else {
+		struct buf w;
+
 		printf("audit checkpoint written to %s (signature %s)\n  entries      %lld\n  head         %s\n"
 		    "  signed by    key id %s, public key %s\n", out, sigpath, (long long)st.entries, st.head,
 		    keyid, line.data);
+		buf_init(&w);
+		tsa_status_words(&ts, &w);
+		if (ts.requested)
+			printf("  time-stamp   %s, token %s%s\n", w.data, out, TSA_TOKEN_SUFFIX);
+		buf_free(&w);
+	}
 	minisign_sec_free(sec);
 	buf_free(&sig);
 	buf_free(&line);
@@ -375,12 +432,16 @@ static const struct opt verify_opts[] = {
 	  "check the chain still holds the head a bundle or checkpoint recorded", 0 },
 	{ "key", 'k', "NAME", "the anchor's signer, a key in the keyring", 0 },
 	{ "pubkey", 'p', "FILE", "the anchor's signer, a minisign public key file", OPT_OR },
+	{ "tsa-cert", 'c', "FILE", "also trust the TSA certificates in FILE (PEM) for the anchor's "
+	  "time-stamp", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 static const struct opt checkpoint_opts[] = {
 	{ "out", 'o', "FILE", "where to write the checkpoint", OPT_REQUIRED },
 	{ "key", 'k', "NAME", "the signing key (default: the only one)", 0 },
+	{ "tsa", 'T', "URL", "time-stamp the checkpoint at this RFC 3161 TSA (default: 'aivet tsa url'; "
+	  "none)", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 static const struct opt log_opts[] = {

@@ -3,7 +3,8 @@
  * runs, findings, claims and incidents from the database and writes a
  * signed bundle an auditor can verify with stock tools. The export itself
  * is recorded (report table and audit log) in the same transaction that
- * read the data, so the audit checkpoint in the report is exact.
+ * read the data, so the audit checkpoint in the report is exact. With a TSA
+ * (--tsa, or the configured one) SHA256SUMS is time-stamped too (tsa.c).
  */
 #include "config.h"
 
@@ -22,6 +23,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	const char *out = NULL, *key = "aivet";
 	struct report_export_result res;
 	struct db *db;
+	char *conf_tsa = tsa_url_from_config();
 	int c, json = 0;
 
 	opt_begin(&p, av, argc, argv);
@@ -51,6 +53,8 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		case 'j': json = 1; break;
 		case 'L': o.include_leaked = 1; break;
 		case 'B': o.allow_broken = 1; break;
+		case 'T': o.tsa_url = p.arg; break;
+		case 'O': o.tsa_optional = 1; break;
 		}
 	}
 	if (c < 0)
@@ -68,6 +72,18 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		usage_error(av, err, "--runs and --since exclude each other");
 		goto done;
 	}
+	/* --tsa, else the configured TSA; "--tsa none" asks none. */
+	if (o.tsa_url == NULL)
+		o.tsa_url = conf_tsa;
+	else if (strcmp(o.tsa_url, "none") == 0)
+		o.tsa_url = NULL;
+	if (o.tsa_url != NULL && tsa_url_check(o.tsa_url == conf_tsa ? "the config file 'tsa-url':" :
+	    "--tsa", o.tsa_url, err) != 0)
+		goto done;
+	if (o.tsa_optional && o.tsa_url == NULL) {
+		usage_error(av, err, "--tsa-optional needs a TSA (--tsa URL or 'aivet tsa url URL')");
+		goto done;
+	}
 	if ((db = av_db(av, err)) == NULL ||
 	    report_export(db, av->actor, &o, out, key, &res, err) != 0)
 		goto done;
@@ -81,6 +97,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		cJSON_AddNumberToObject(d, "id", (double)res.id);
 		cJSON_AddStringToObject(d, "rating", res.rating);
 		cJSON_AddNumberToObject(d, "evidence_files", (double)res.evidence_files);
+		cJSON_AddItemToObject(d, "time_stamp", tsa_status_json(&res.tsa));
 		json_emit(d);
 	} else {
 		struct buf text;
@@ -92,6 +109,7 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 done:
 	free(o.run_ids);
+	free(conf_tsa);
 	return err->code;
 }
 
@@ -108,6 +126,9 @@ static const struct opt report_opts[] = {
 	  "put another tenant's leaked text in the bundle in clear (audited)", 0 },
 	{ "allow-broken-chain", 'B', NULL,
 	  "write the report of a database that fails its audit, opening with the failure", 0 },
+	{ "tsa", 'T', "URL", "time-stamp SHA256SUMS at this RFC 3161 TSA (default: 'aivet tsa url'; none)",
+	  0 },
+	{ "tsa-optional", 'O', NULL, "write the bundle, time not attested, when the TSA fails", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };

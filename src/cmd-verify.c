@@ -3,7 +3,8 @@
  * SHA256SUMS by a trusted signer (a key given with --key or --pubkey, or the
  * keyring key with the signature's key id, compared byte for byte; the
  * bundle's own aivet.pub only says who claims to have signed), every file's
- * hash, that nothing is missing or extra, and the structure of report.json.
+ * hash, that nothing is missing or extra, the structure of report.json, and
+ * the RFC 3161 time-stamp over SHA256SUMS when the bundle has one (tsa.c).
  * Names every problem; exit 0 or 1.
  */
 #include "config.h"
@@ -19,7 +20,7 @@ static int
 cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser op;
-	const char *key = NULL, *pubfile = NULL;
+	const char *key = NULL, *pubfile = NULL, *tsa_cert = NULL;
 	struct minisign_pub pub;
 	struct verify_result res;
 	int c, json = 0;
@@ -32,6 +33,8 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 			pubfile = op.arg;
 		else if (c == 'j')
 			json = 1;
+		else if (c == 'c')
+			tsa_cert = op.arg;
 	}
 	if (c < 0)
 		return err->code;
@@ -42,7 +45,7 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((key != NULL || pubfile != NULL) && signer_load(key, pubfile, &pub, err) != 0)
 		return err->code;
 	if (bundle_verify(argv[op.ind], key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
-	    key ? key : pubfile, &res, err) != 0)
+	    key ? key : pubfile, tsa_cert, &res, err) != 0)
 		return err->code;
 	if (json) {
 		cJSON *o = cJSON_CreateObject(), *p;
@@ -61,6 +64,8 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		json_add_str(o, "report_id", res.report_id[0] ? res.report_id : NULL);
 		json_add_str(o, "trusted_comment", res.trusted_comment[0] ? res.trusted_comment : NULL);
+		json_add_str(o, "generated_at", res.generated_at[0] ? res.generated_at : NULL);
+		cJSON_AddItemToObject(o, "time_stamp", tsa_status_json(&res.tsa));
 		cJSON_AddNumberToObject(o, "files_checked", (double)res.files_checked);
 		p = cJSON_AddArrayToObject(o, "problems");
 		for (size_t i = 0; i < res.nproblems; i++)
@@ -84,6 +89,7 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 static const struct opt verify_opts[] = {
 	{ "key", 'k', "NAME", "the signer must be this key of the keyring", 0 },
 	{ "pubkey", 'p', "FILE", "the signer must be this minisign public key", OPT_OR },
+	{ "tsa-cert", 'c', "FILE", "also trust the TSA certificates in FILE (PEM) for the time-stamp", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };

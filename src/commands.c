@@ -30,6 +30,7 @@ extern const struct cmd_entry cmd_key_entry;
 extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_verify_entry;
 extern const struct cmd_entry cmd_db_entry;
+extern const struct cmd_entry cmd_tsa_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_vendor_entry,
@@ -46,6 +47,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_report_entry,
 	&cmd_verify_entry,
 	&cmd_db_entry,
+	&cmd_tsa_entry,
 	NULL
 };
 

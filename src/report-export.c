@@ -98,6 +98,10 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 		progress(arg, "collecting the report ...");
 	if (report_collect(db, o, &r, err) != 0 || endpoints_clean(&r, err) != 0)
 		goto fail;
+	tsa_report_request(r.json, o->tsa_url);
+	r.tsa_url = o->tsa_url;
+	r.tsa_optional = o->tsa_optional;
+	r.tsa = &res->tsa;
 	if (progress != NULL) {
 		/* The renderings, the evidence files, aivet.pub and VERIFY.txt. */
 		char *what = xasprintf("writing and signing %zu files ...", r.nfiles + 6);
@@ -121,6 +125,8 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 		cJSON_AddStringToObject(d, "out_dir", out);
 		cJSON_AddStringToObject(d, "key_id", res->key_id);
 		cJSON_AddStringToObject(d, "sums_sha256", res->sums);
+		if (res->tsa.attested)   /* when, as the TSA attests it */
+			cJSON_AddStringToObject(d, "tsa_time", res->tsa.time);
 		if (rc == 0)
 			rc = audit_append(db, actor, "report.export", "report", res->id, d, err);
 		free(optstr);
@@ -151,5 +157,8 @@ report_export_text(const char *out, const struct report_export_result *res, stru
 	buf_printf(b, "  public key   %s (auditors compare it with the key they obtained out of band)\n",
 	    res->public_key);
 	buf_printf(b, "  SHA256SUMS   %s\n", res->sums);
+	buf_adds(b, "  time-stamp   ");
+	tsa_status_words(&res->tsa, b);
+	buf_adds(b, "\n");
 	buf_printf(b, "  verify with  aivet verify %s  (or see %s/VERIFY.txt)\n", out, out);
 }

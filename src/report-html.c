@@ -413,6 +413,15 @@ html_head(struct buf *b, const cJSON *rep)
 	esc(b, s_of(rep, "signer_public_key"));
 	buf_adds(b, "</code> (compare it with the key obtained out of band)</dd>\n<dt>aivet</dt><dd>");
 	esc(b, s_of(rep, "aivet_version"));
+	{
+		struct buf t;
+
+		buf_init(&t);
+		tsa_report_words(rep, &t);
+		buf_adds(b, "</dd>\n<dt>Time</dt><dd>");
+		esc(b, t.data);
+		buf_free(&t);
+	}
 	buf_adds(b, "</dd>\n</dl>\n");
 }
 

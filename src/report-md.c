@@ -227,9 +227,17 @@ md_summary(struct buf *b, const cJSON *rep, struct pool *pool)
 	buf_printf(b, "# Vendor report: %s\n\n", esc(pool, s_of(v, "name")));
 	buf_printf(b, "- Report: `%s`\n- Generated: %s\n- Keep until: %s\n- Signed by key: `%s`\n"
 	    "- Signer's public key: `%s` (compare it with the key obtained out of band)\n"
-	    "- aivet: %s\n\n", s_of(rep, "report_id"), s_of(rep, "generated_at"),
+	    "- aivet: %s\n", s_of(rep, "report_id"), s_of(rep, "generated_at"),
 	    s_of(rep, "retention_until"), s_of(rep, "signer_key_id") ? s_of(rep, "signer_key_id") : "—",
 	    s_of(rep, "signer_public_key") ? s_of(rep, "signer_public_key") : "—", s_of(rep, "aivet_version"));
+	{
+		struct buf t;
+
+		buf_init(&t);
+		tsa_report_words(rep, &t);
+		buf_printf(b, "- Time: %s\n\n", esc(pool, t.data));
+		buf_free(&t);
+	}
 	buf_printf(b, "## Summary\n\nOverall rating: **%s**\n\n",
 	    s_of(sum, "rating") ? s_of(sum, "rating") : "not rated");
 	if (s_of(sum, "rating_rule") != NULL)

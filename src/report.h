@@ -7,6 +7,7 @@
 #define AIVET_REPORT_H
 
 #include "aivet.h"
+#include "tsa.h"
 
 #define REPORT_FORMAT "aivet-report/1"
 
@@ -24,6 +25,8 @@ struct report_opts {
 	int include_leaked;          /* --include-leaked-content: leaked bodies in clear */
 	int allow_broken;            /* --allow-broken-chain: report a database that failed its
 	                              * audit, saying so first (else refused) */
+	const char *tsa_url;         /* --tsa: the TSA to ask for a time-stamp, or NULL */
+	int tsa_optional;            /* --tsa-optional: a TSA that fails leaves the time unattested */
 };
 
 /* A file of the bundle other than the renderings: evidence/... */
@@ -38,6 +41,9 @@ struct report {
 	struct report_file *files;
 	size_t nfiles;
 	int include_leaked;          /* from report_opts */
+	const char *tsa_url;         /* from report_opts */
+	int tsa_optional;
+	struct tsa_status *tsa;      /* where bundle_write tells how stamping went */
 };
 
 int report_collect(struct db *db, const struct report_opts *o, struct report *r, struct aerr *err);
@@ -107,6 +113,7 @@ struct report_export_result {
 	char sums[65];               /* SHA-256 of SHA256SUMS */
 	char rating[32];
 	size_t evidence_files;
+	struct tsa_status tsa;       /* the time-stamp over SHA256SUMS, when one was asked */
 };
 /* Loads the key named key (asking for its passphrase), collects the report for
  * o (key_id and public_key are filled here), writes the signed bundle into
@@ -133,6 +140,8 @@ struct verify_result {
 	int ok;                      /* 1 when nothing is wrong */
 	char key_id[17];             /* the key that signed (from the signature) */
 	char report_id[37];
+	char generated_at[40];       /* report.json's, as the signer says */
+	struct tsa_status tsa;       /* SHA256SUMS.tsr, when present */
 	char trusted_comment[1025];
 	/* The signer's whole public key (the base64 line of a .pub file), when the
 	 * signature verified, and why it is trusted: signer_trusted is 1 only for a
@@ -147,13 +156,15 @@ struct verify_result {
 };
 
 /* Verifies a bundle: the signature on SHA256SUMS by a trusted signer, every hash,
- * no missing or extra file, report.json's structure and bindings. The signer is
+ * no missing or extra file, report.json's structure and bindings, and the time-stamp
+ * token over SHA256SUMS when there is one (trusting the TSA certificates of
+ * 'aivet tsa trust' and those in tsa_cert, a PEM file, when not NULL). The signer is
  * given (given_source "pubkey" or "key", given_name its file or name) or, when
  * given is NULL, the keyring key with the signature's key id; a good signature
  * by any other key (the bundle's own aivet.pub) is a problem that names the key.
  * Returns 0 when it could check (see res->ok), an error for a missing directory. */
 int bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
-    const char *given_name, struct verify_result *res, struct aerr *err);
+    const char *given_name, const char *tsa_cert, struct verify_result *res, struct aerr *err);
 /* The minisign signature PATH.minisig over PATH by a trusted signer, under the same
  * rules (claimed: the key the file says it is from, or NULL). Fills res (key, trusted
  * comment, trust, problems); returns 0. */

@@ -106,7 +106,9 @@ is "$out" "bundle $B verified
   signer       $(sed -n 2p "$XDG_CONFIG_HOME/aivet/keys/aivet.pub")
   trusted as   own key 'aivet'
   report       $RID
-  files        8 match SHA256SUMS, none missing or extra" "and says what it checked"
+  files        8 match SHA256SUMS, none missing or extra
+  generated    $(jq -r .generated_at "$B/report.json") (as the signer says)
+  time-stamp   time not attested" "and says what it checked"
 run verify "$B" --key aivet --json
 is "$(printf "%s\n" "$out" | json '[.ok, .key_id, .report_id, .files_checked, (.problems|length)] | map(tostring) | join(" ")')" \
 	"true $KEYID $RID 8 0" "verify --key --json"

@@ -4,7 +4,9 @@
  * output directory, then unlock the key once (one passphrase box on the
  * screen, the key derived once, progress on the status line), write the
  * bundle with report_export_sec, verify it with bundle_verify, and show
- * where it went and its key id, in the words the CLI uses. Also the verify dialog: any bundle directory, checked the same way.
+ * where it went and its key id, in the words the CLI uses. The TSA field
+ * offers the configured time-stamping authority; the attested time shows
+ * on the status line after verify. Also the verify dialog: any bundle directory, checked the same way.
  */
 #include "config.h"
 
@@ -22,7 +24,7 @@
 #include "incident.h"
 #include "run-query.h"
 
-enum { F_ASSESSMENT, F_RUNS, F_INCIDENT, F_KEY, F_OUT, F_COUNT };
+enum { F_ASSESSMENT, F_RUNS, F_INCIDENT, F_KEY, F_OUT, F_TSA, F_COUNT };
 
 struct export_ctx {
 	struct tui *t;
@@ -63,6 +65,14 @@ check_key(const char *value, void *ctx, struct aerr *err)
 	return keystore_name_check(value, err);
 }
 
+/* Empty (no time-stamp) or the TSA's URL. */
+static int
+check_tsa(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	return *value == '\0' ? 0 : tsa_url_check("TSA", value, err);
+}
+
 static int
 check_out(const char *value, void *ctx, struct aerr *err)
 {
@@ -82,14 +92,21 @@ check_out(const char *value, void *ctx, struct aerr *err)
 	return empty ? 0 : aerr_set(err, AV_USAGE, "exists and is not empty");
 }
 
-/* What the status line says beside "verified", so a bundle is never just "verified". */
+/* What the status line says beside "verified", so a bundle is never just "verified":
+ * who is trusted, and when (the attested time, or that it is not attested). */
 static char *
 trusted_as(const struct verify_result *res)
 {
 	char why[1100];
+	struct buf w;
+	char *s;
 
 	verify_trust_label(res, why, sizeof why);
-	return xasprintf(": signer trusted as %s", why);
+	buf_init(&w);
+	tsa_status_words(&res->tsa, &w);
+	s = xasprintf(": signer trusted as %s; %s", why, w.data);
+	buf_free(&w);
+	return s;
 }
 
 /* The bytes most passphrases need; the CLI's prompt reads up to 1023 too. */
@@ -269,6 +286,8 @@ export_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 	else if (f[F_RUNS].value[0] &&
 	    report_parse_runs(f[F_RUNS].value, &o.run_ids, &o.nrun_ids, err) != 0)
 		return err->code;
+	if (f[F_TSA].value[0] != '\0')
+		o.tsa_url = f[F_TSA].value;
 	if ((rc = export_unlock(c, key, &sec, err)) != 0) {
 		/* In full (the dialog's line may cut it), and no progress line left behind. */
 		tui_status(c->t, 1, "%s", err->msg);
@@ -291,7 +310,7 @@ export_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 		struct aerr ve = { 0 };
 
 		if (keystore_load_pub(key, &pub, &ve) != 0 ||
-		    bundle_verify(out, &pub, "key", key, &vr, &ve) != 0) {
+		    bundle_verify(out, &pub, "key", key, NULL, &vr, &ve) != 0) {
 			tui_status(c->t, 1, "%s", ve.msg);
 			goto out;
 		}
@@ -380,7 +399,10 @@ tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct a
 		  .hint = "a key under $XDG_CONFIG_HOME/aivet/keys; created (with a passphrase) if missing" },
 		[F_OUT] = { .label = "Output directory", .width = 50, .check = check_out,
 		  .hint = "a new or empty directory for the bundle" },
+		[F_TSA] = { .label = "Time-stamp (TSA)", .width = 50, .check = check_tsa,
+		  .hint = "an RFC 3161 TSA's URL (default: 'aivet tsa url'); empty: time not attested" },
 	};
+	char *conf_tsa = tsa_url_from_config();
 	struct export_ctx c = { .t = t, .vendor = vendor };
 	char *ha, *hr, *hi, stamp[32], safe[64];
 	const char *home = getenv("HOME");
@@ -404,6 +426,8 @@ tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct a
 	f[F_RUNS].hint = hr;
 	f[F_INCIDENT].hint = hi;
 	snprintf(f[F_KEY].value, sizeof f[F_KEY].value, "aivet");
+	snprintf(f[F_TSA].value, sizeof f[F_TSA].value, "%s", conf_tsa ? conf_tsa : "");
+	free(conf_tsa);
 	now_iso(stamp);
 	for (i = 0; vendor[i] != '\0' && i < sizeof safe - 1; i++)
 		safe[i] = strchr("/\\ \t\n", vendor[i]) ? '-' : vendor[i];
@@ -433,7 +457,7 @@ tui_verify_dialog(struct tui *t, struct aerr *err)
 	if (!tui_prompt(t, "Bundle directory to verify", NULL, dir, sizeof dir) || dir[0] == '\0')
 		return 0;
 	/* A failed verification is the answer, not an error: show what verify found. */
-	if (bundle_verify(dir, NULL, "pubkey", NULL, &res, err) != 0)
+	if (bundle_verify(dir, NULL, "pubkey", NULL, NULL, &res, err) != 0)
 		return err->code;
 	buf_init(&out);
 	verify_result_text(dir, &res, &out);

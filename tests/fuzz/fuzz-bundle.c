@@ -93,7 +93,7 @@ FUZZ_TARGET(bundle)
 		}
 		p = next < end ? next + 1 : end;
 	}
-	if (bundle_verify(root, NULL, NULL, NULL, &res, &err) == 0) {
+	if (bundle_verify(root, NULL, NULL, NULL, NULL, &res, &err) == 0) {
 		FUZZ_ASSERT(res.ok == (res.nproblems == 0));
 		for (size_t i = 0; i < res.nproblems; i++)
 			FUZZ_ASSERT(res.problems[i] != NULL && res.problems[i][0] != '\0');

@@ -1,0 +1,146 @@
+/*
+ * cmd-tsa.c: "aivet tsa" — the Time-Stamping Authorities this installation
+ * works with: the certificates a verifier trusts to attest when a bundle or
+ * checkpoint existed ('trust', kept under $XDG_CONFIG_HOME/aivet/tsa-trusted/),
+ * their list, and the default TSA that 'aivet report', 'aivet audit
+ * checkpoint' and the TUI's export ask ('url', kept in
+ * $XDG_CONFIG_HOME/aivet/tsa-url).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "aivet.h"
+#include "tsa.h"
+
+static cJSON *
+cert_json(const struct tsa_cert_info *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "subject", c->subject);
+	cJSON_AddStringToObject(o, "issuer", c->issuer);
+	cJSON_AddStringToObject(o, "sha256", c->fingerprint);
+	cJSON_AddStringToObject(o, "not_after", c->not_after);
+	cJSON_AddBoolToObject(o, "timestamping", c->timestamping);
+	cJSON_AddBoolToObject(o, "ca", c->ca);
+	return o;
+}
+
+static const char *
+cert_kind(const struct tsa_cert_info *c)
+{
+	return c->ca ? "CA" : c->timestamping ? "TSA" : "other";
+}
+
+static int
+tsa_trust_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct tsa_cert_info info;
+	int json, first, added;
+
+	if (opt_json_args(av, argc, argv, 1, 1, &json, &first, err) != 0 ||
+	    tsa_trust_add(argv[first], &info, &added, err) != 0)
+		return err->code;
+	if (json) {
+		cJSON *o = cert_json(&info);
+
+		cJSON_AddBoolToObject(o, "added", added);
+		json_emit(o);
+		return 0;
+	}
+	printf("%s TSA certificate %s\n  issuer       %s\n  SHA-256      %s\n  valid until  %s\n"
+	    "  kind         %s\n", added ? "trusted" : "already trusted:", info.subject, info.issuer,
+	    info.fingerprint, info.not_after, cert_kind(&info));
+	if (!info.ca && !info.timestamping)
+		printf("note: neither a CA nor a time-stamping certificate; no token chains to it "
+		    "as a TSA\n");
+	return 0;
+}
+
+static int
+tsa_list_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct tsa_cert_info *v = NULL;
+	size_t n = 0;
+	char *url = NULL;
+	int json, first;
+
+	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0 ||
+	    tsa_trust_list(&v, &n, err) != 0)
+		return err->code;
+	url = tsa_url_from_config();
+	if (json) {
+		cJSON *o = cJSON_CreateObject(), *arr;
+
+		json_add_str(o, "default_url", url);
+		arr = cJSON_AddArrayToObject(o, "trusted");
+		for (size_t i = 0; i < n; i++)
+			cJSON_AddItemToArray(arr, cert_json(&v[i]));
+		json_emit(o);
+	} else {
+		printf("default TSA  %s\n", url ? url : "(none: 'aivet tsa url URL' sets one)");
+		if (n == 0)
+			printf("no trusted TSA certificates ('aivet tsa trust CERT')\n");
+		else
+			printf("%-5s %-20s %-16s %s\n", "KIND", "VALID UNTIL", "SHA-256", "SUBJECT");
+		for (size_t i = 0; i < n; i++)
+			printf("%-5s %-20s %.16s %s\n", cert_kind(&v[i]), v[i].not_after, v[i].fingerprint,
+			    v[i].subject);
+	}
+	free(v);
+	free(url);
+	return 0;
+}
+
+static int
+tsa_url_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	int c, unset = 0;
+	char *url;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		unset |= c == 'u';
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind > 1)
+		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + 1]);
+	if (unset && argc - p.ind == 1)
+		return usage_error(av, err, "give a URL or --unset, not both");
+	if (unset || argc - p.ind == 1) {
+		if (tsa_url_config_set(unset ? NULL : argv[p.ind], err) != 0)
+			return err->code;
+		if (unset)
+			printf("no default TSA\n");
+		else
+			printf("default TSA %s\n", argv[p.ind]);
+		return 0;
+	}
+	url = tsa_url_from_config();
+	printf("%s\n", url ? url : "(none)");
+	free(url);
+	return 0;
+}
+
+static const struct opt url_opts[] = {
+	{ "unset", 'u', NULL, "remove the default TSA", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
+static const struct cmd_entry tsa_subs[] = {
+	{ "trust", "CERT", opt_json_only, "trust a TSA's certificate (or its CA's) to attest times",
+	  tsa_trust_cmd, NULL },
+	{ "list", NULL, opt_json_only, "list the trusted TSA certificates and the default TSA",
+	  tsa_list_cmd, NULL },
+	{ "url", "[URL]", url_opts, "show or set the TSA that report and audit checkpoint ask",
+	  tsa_url_cmd, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL }
+};
+
+const struct cmd_entry cmd_tsa_entry = {
+	"tsa", NULL, NULL, "manage the time-stamping authorities that attest when a bundle existed",
+	NULL, tsa_subs
+};

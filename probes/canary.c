@@ -71,7 +71,7 @@ judge_streamed_top(struct probe_env *env, struct probe_outcome *out, const struc
 		    "a streamed prompt of about %lld tokens (advertised %lld) lost content (%d of 3 "
 		    "nonces, usage %lld), where the same size sent plain kept it; %s",
 		    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
-		    (long long)r->res.usage_in, hint);
+		    (long long)r->res.usage.in, hint);
 }
 
 /* A verify run that saw isolation fail names the diagnose command that looks further, and

@@ -46,9 +46,9 @@ judge_accepted(struct probe_env *env, struct probe_outcome *out, const struct px
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r)))
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "an oversize prompt was accepted and lost content (%d of 3 nonces, usage %lld of "
-		    "about %lld tokens)", r->nonces_echoed, (long long)r->res.usage_in,
+		    "about %lld tokens)", r->nonces_echoed, (long long)r->res.usage.in,
 		    (long long)r->est_tokens);
-	if (r->res.usage_in < 0)
+	if (r->res.usage.in < 0)
 		outcome_finding(out, F_USAGE_MISSING, r->evidence_id,
 		    "an accepted answer reported no usage, so its prompt size could not be checked");
 }

@@ -365,9 +365,9 @@ px_accepted(const struct px_req *r)
 int
 px_usage_ok(const struct px_req *r)
 {
-	if (r->res.usage_in < 0)
+	if (r->res.usage.in < 0)
 		return -1;
-	return (double)r->res.usage_in >= 0.75 * (double)r->est_min;
+	return (double)r->res.usage.in >= 0.75 * (double)r->est_min;
 }
 
 int
@@ -393,8 +393,8 @@ px_answer_cut_short(const struct px_req *r)
 int
 px_placeholder_usage(const struct px_req *r)
 {
-	return r->res.usage_in >= 0 && r->est_tokens >= 1000 &&
-	    (double)r->res.usage_in <= fmax(16.0, 0.01 * (double)r->est_tokens);
+	return r->res.usage.in >= 0 && r->est_tokens >= 1000 &&
+	    (double)r->res.usage.in <= fmax(16.0, 0.01 * (double)r->est_tokens);
 }
 
 int
@@ -453,8 +453,8 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 	    !(env->echo_ok == 1 && r->nonces_echoed == 0))
 		outcome_finding(o, F_USAGE_ANOMALY, r->evidence_id,
 		    "usage said %lld prompt token%s for %lld filler words and three nonces%s",
-		    (long long)r->res.usage_in,
-		    r->res.usage_in == 1 ? "" : "s",
+		    (long long)r->res.usage.in,
+		    r->res.usage.in == 1 ? "" : "s",
 		    (long long)(r->recipe.units + r->recipe.shared_units), r->nonces_echoed > 0 ?
 		    ", yet the answer repeated the prompt's own nonces" : env->echo_ok != 1 ?
 		    " (the model does not repeat text: a swapped prompt is suspected, not shown)" : "");
@@ -481,10 +481,14 @@ px_point_json(const struct px_req *r)
 	cJSON_AddStringToObject(p, "class", px_class_name(r->cls));
 	cJSON_AddNumberToObject(p, "nonces_echoed", r->nonces_echoed);
 	cJSON_AddNumberToObject(p, "nonces_total", 3);
-	if (r->res.usage_in >= 0)
-		cJSON_AddNumberToObject(p, "usage_prompt_tokens", (double)r->res.usage_in);
+	if (r->res.usage.in >= 0)
+		cJSON_AddNumberToObject(p, "usage_prompt_tokens", (double)r->res.usage.in);
 	else
 		cJSON_AddNullToObject(p, "usage_prompt_tokens");
+	if (r->res.usage.cached_in >= 0)
+		cJSON_AddNumberToObject(p, "usage_cached_tokens", (double)r->res.usage.cached_in);
+	if (r->res.usage.raw != NULL)
+		cJSON_AddItemToObject(p, "usage", cJSON_Duplicate(r->res.usage.raw, 1));
 	cJSON_AddBoolToObject(p, "stream", r->stream);
 	cJSON_AddNumberToObject(p, "evidence", (double)r->evidence_id);
 	return p;
@@ -1013,20 +1017,20 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	} else if (r->cls != PXC_TRANSPORT) {
 		env->tenant_other[r->tenant]++;
 	}
-	if (res.usage_in >= 0)
+	if (res.usage.in >= 0)
 		env->usage_seen = 1;
 	env->reserved -= px_reserve(r);
 	/* The budget counts the larger of what was sent and what the vendor says it read. */
-	env->tokens_in += res.usage_in > r->est_max ? res.usage_in : r->est_max;
-	env->tokens_out += res.usage_out >= 0 ? res.usage_out : (r->kind == PX_CHAT ? r->max_tokens : 0);
+	env->tokens_in += res.usage.in > r->est_max ? res.usage.in : r->est_max;
+	env->tokens_out += res.usage.out >= 0 ? res.usage.out : (r->kind == PX_CHAT ? r->max_tokens : 0);
 	/* What the vendor billed: its usage; without one, an answer is billed at aivet's
 	 * estimate and a refusal at nothing (the vendors aivet supports bill no refusal). */
-	if (res.usage_in >= 0)
-		env->billed_in += res.usage_in;
+	if (res.usage.in >= 0)
+		env->billed_in += res.usage.in;
 	else if (r->cls == PXC_ANSWERED)
 		env->billed_in += r->est_tokens;
-	if (res.usage_out >= 0)
-		env->billed_out += res.usage_out;
+	if (res.usage.out >= 0)
+		env->billed_out += res.usage.out;
 	env->requests_done++;
 	report_progress(env);
 }
@@ -1115,7 +1119,6 @@ px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 		}
 		q->seq = ++env->seq;
 		prov_result_init(&q->res);
-		q->res.usage_in = q->res.usage_out = -1;
 		q->leaked = cJSON_CreateArray();
 		if (q->kind != PX_COUNT)
 			for (int k = 0; k < 3; k++)
@@ -1475,11 +1478,11 @@ px_usage_contradicts(const struct px_req *r)
 {
 	int64_t words = r->recipe.units + r->recipe.shared_units;
 
-	if (r->res.usage_in < 0 || r->kind != PX_CHAT)
+	if (r->res.usage.in < 0 || r->kind != PX_CHAT)
 		return 0;
 	/* Three nonces of 24 random characters take at least three tokens each. */
-	return (double)r->res.usage_in < USAGE_MIN_PER_WORD * (double)words + 9 ||
-	    (double)r->res.usage_in > TPU_PLAUSIBLE_MAX * (double)words + OVERHEAD_PLAUSIBLE_MAX;
+	return (double)r->res.usage.in < USAGE_MIN_PER_WORD * (double)words + 9 ||
+	    (double)r->res.usage.in > TPU_PLAUSIBLE_MAX * (double)words + OVERHEAD_PLAUSIBLE_MAX;
 }
 
 static cJSON *
@@ -1507,7 +1510,7 @@ calibrate(struct probe_env *env)
 	r[0].units = small;
 	r[1].units = large;
 	if (px_send(env, r, 2, 1) == 0 && r[0].cls == PXC_ANSWERED && r[1].cls == PXC_ANSWERED) {
-		t0 = r[0].res.usage_in, t1 = r[1].res.usage_in;
+		t0 = r[0].res.usage.in, t1 = r[1].res.usage.in;
 		if (t0 >= 0 || t1 >= 0) {
 			ok = calib_plausible(small, t0, large, t1, &tpu, &overhead, why, sizeof why);
 			if (ok) {

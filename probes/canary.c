@@ -247,11 +247,12 @@ judge_requests(struct probe_env *env, struct probe_outcome *out, struct canary_r
 		if (!r[i].sent)
 			continue;
 		px_judge_common(env, out, &r[i], 0);
-		/* The pressure prompts are load, not canaries: over the limit, any refusal will do. */
-		if (!c->pressure[i]) {
-			px_tally_add(&c->t, &r[i], judged);
+		/* The pressure prompts are load, not canaries: over the limit, a refusal for size
+		 * will do. They count among what the probe sent and judged; the per-tenant
+		 * tallies are of the canaries alone. */
+		px_tally_add(&c->t, &r[i], judged || (c->pressure[i] && r[i].cls == PXC_REFUSED_SIZE));
+		if (!c->pressure[i])
 			px_tally_add(&c->per[r[i].tenant], &r[i], judged);
-		}
 		c->answered += judged;
 		if (c->pressure[i] && !r[i].must_exceed)
 			judge_streamed_top(env, out, &r[i]);
@@ -303,8 +304,12 @@ canary_details(struct probe_env *env, struct probe_outcome *out, struct canary_r
 static void
 canary_verdict(struct probe_env *env, struct probe_outcome *out, struct canary_run *c)
 {
-	int nt = c->nt;
+	int nt = c->nt, cj = 0, cs = 0;
 
+	for (int k = 0; k < nt; k++) {
+		cj += c->per[k].judged;
+		cs += c->per[k].sent;
+	}
 	for (int k = 0; k < nt; k++)
 		if (c->per[k].judged == 0) {
 			/* A tenant that received nothing could not show a leak to it. */
@@ -325,7 +330,7 @@ canary_verdict(struct probe_env *env, struct probe_outcome *out, struct canary_r
 	else
 		outcome_set(out, "pass", "no leak across %d tenants in %d responses; each tenant sent "
 		    "canaries and received answers (%d of %d canary requests judged)%s", nt, c->answered,
-		    c->t.judged, c->t.sent, c->loaded < nt ? "; only " : "");
+		    cj, cs, c->loaded < nt ? "; only " : "");
 	if (nt > 1 && c->loaded < nt && strcmp(out->verdict, "pass") == 0) {
 		size_t len = strlen(out->reason);
 

@@ -30,6 +30,8 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_MALFORMED_500] = "malformed-500",
 	[FAULT_USAGE_ONE] = "usage-one",
 	[FAULT_NOISY_NEIGHBOUR] = "noisy-neighbour",
+	[FAULT_NO_CACHED_USAGE] = "no-cached-usage",
+	[FAULT_KEEP_END_UNDER_CONTEXT] = "keep-end-under-context",
 };
 
 int
@@ -87,6 +89,11 @@ sim_admit(sim_faults faults, size_t context, size_t capacity, size_t n, struct s
 		/* The context check passes; only the KV admission on the prefill side aborts. */
 		out->kind = n > context ? ADMIT_REJECT : ADMIT_PLACEHOLDER;
 		out->limit = context;
+	} else if (sim_has_fault(faults, FAULT_KEEP_END_UNDER_CONTEXT)) {
+		/* The context check is honest; a pool smaller than the context is not. */
+		out->kind = n > context ? ADMIT_REJECT : ADMIT_TRUNCATE;
+		out->keep = limit;
+		out->limit = n > context ? context : limit;
 	} else if (sim_has_fault(faults, FAULT_TRUNCATE_HEAD)) {
 		out->kind = ADMIT_TRUNCATE;
 		out->keep = limit;

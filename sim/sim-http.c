@@ -364,6 +364,7 @@ result_init(struct ctx *x, struct sim_result *r, const struct sim_chat *c, const
 		r->cached_tokens = 0;
 	}
 	r->usage = !sim_has_fault(x->cfg->faults, FAULT_NO_USAGE);
+	r->usage_cached = !sim_has_fault(x->cfg->faults, FAULT_NO_CACHED_USAGE);
 	r->include_usage = c->include_usage;
 }
 

@@ -39,7 +39,8 @@ print_help(void)
 	    "\n  --fault NAME[,NAME...]      none, disagg-placeholder, truncate-head, error-200,"
 	    "\n                              stream-error, no-usage, stream-as-json, rate-limit,"
 	    "\n                              redirect, huge-response, close-mid-body, malformed-500,"
-	    "\n                              usage-one, noisy-neighbour; repeat or list to combine"
+	    "\n                              usage-one, noisy-neighbour, no-cached-usage,"
+	    "\n                              keep-end-under-context; repeat or list to combine"
 	    "\n                              (default none)"
 	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"
 	    "\n  --tpm-limit TOKENS          prompts over TOKENS get 429 (tokens per minute)"
@@ -173,8 +174,9 @@ config_check(struct sim_config *cfg, const struct buf *revoked, struct aerr *err
 		sim_faults adm = cfg->faults & FAULTS_ADMISSION;
 
 		if (adm & (adm - 1))
-			return aerr_set(err, AV_USAGE, "--fault: disagg-placeholder, truncate-head and "
-			    "error-200 each decide what happens to an oversize prompt; give one of them");
+			return aerr_set(err, AV_USAGE, "--fault: disagg-placeholder, truncate-head, "
+			    "error-200 and keep-end-under-context each decide what happens to an oversize "
+			    "prompt; give one of them");
 	}
 	if (revoked->len > 0) {
 		if (cfg->ntenants == 0)

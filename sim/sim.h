@@ -34,6 +34,9 @@ enum sim_fault {
 	FAULT_MALFORMED_500,      /* a body that is not JSON gets a 500 (as llama.cpp's server does) */
 	FAULT_USAGE_ONE,          /* usage always says 1 prompt token */
 	FAULT_NOISY_NEIGHBOUR,    /* a tenant's large prompt makes other tenants' requests fail */
+	FAULT_NO_CACHED_USAGE,    /* usage says nothing of the prompt cache (no cached counts) */
+	FAULT_KEEP_END_UNDER_CONTEXT, /* prompts over the pool but within the context: keep the end
+	                           * silently (HTTP 200, usage of what was kept); over the context: 400 */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];
@@ -52,7 +55,7 @@ int sim_faults_parse(const char *list, sim_faults *set, struct aerr *err);
 void sim_faults_format(sim_faults set, char *out, size_t outsz);
 /* The faults that decide what happens to an oversize prompt; a set holds at most one. */
 #define FAULTS_ADMISSION (FAULT_BIT(FAULT_DISAGG_PLACEHOLDER) | FAULT_BIT(FAULT_TRUNCATE_HEAD) | \
-	FAULT_BIT(FAULT_ERROR_200))
+	FAULT_BIT(FAULT_ERROR_200) | FAULT_BIT(FAULT_KEEP_END_UNDER_CONTEXT))
 
 enum sim_prefix_cache { PREFIX_OFF, PREFIX_TENANT, PREFIX_GLOBAL };
 
@@ -323,6 +326,7 @@ struct sim_result {
 	size_t prompt_tokens, completion_tokens, cached_tokens;
 	int cut;                  /* finish_reason "length" / stop_reason "max_tokens" */
 	int usage;                /* report usage at all (fault no-usage: 0) */
+	int usage_cached;         /* report the cached part (fault no-cached-usage: 0) */
 	int include_usage;        /* OpenAI streams: the final usage chunk */
 	const char *text;         /* the whole answer, for non-streaming bodies */
 };

@@ -928,6 +928,24 @@ unreadable_2xx(const struct probe_env *env, const struct http_resp *resp,
 		    resp->body.len, env->ep.api);
 }
 
+/* Whether a request got as far as the vendor: a response, or a failure after the
+ * connection was made (a timeout, a connection closed mid-answer). A name that
+ * did not resolve, a refused connection or a failed TLS handshake sent nothing. */
+static int
+reached_vendor(const struct http_resp *resp)
+{
+	switch (resp->curl_code) {
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+		return resp->status > 0;
+	default:
+		return 1;
+	}
+}
+
 static void
 px_done(void *user, size_t i, const struct http_req *req, const struct http_resp *resp,
     int will_retry)
@@ -1020,9 +1038,13 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	if (res.usage.in >= 0)
 		env->usage_seen = 1;
 	env->reserved -= px_reserve(r);
-	/* The budget counts the larger of what was sent and what the vendor says it read. */
-	env->tokens_in += res.usage.in > r->est_max ? res.usage.in : r->est_max;
-	env->tokens_out += res.usage.out >= 0 ? res.usage.out : (r->kind == PX_CHAT ? r->max_tokens : 0);
+	/* The budget counts the larger of what was sent and what the vendor says it read,
+	 * of the requests that reached the vendor: a connection never made sent nothing. */
+	if (reached_vendor(resp)) {
+		env->tokens_in += res.usage.in > r->est_max ? res.usage.in : r->est_max;
+		env->tokens_out += res.usage.out >= 0 ? res.usage.out : (r->kind == PX_CHAT ?
+		    r->max_tokens : 0);
+	}
 	/* What the vendor billed: its usage; without one, an answer is billed at aivet's
 	 * estimate and a refusal at nothing (the vendors aivet supports bill no refusal). */
 	if (res.usage.in >= 0)
@@ -1343,14 +1365,17 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 
 	if (needs_calibration(sel, n)) {
 		cJSON *p = cJSON_CreateObject();
+		/* Where usage cannot be read the API's count endpoint is asked: two requests
+		 * more, at most, that bill nothing. */
+		int creq = env->prov->build_count != NULL ? 4 : 2;
 
 		cJSON_AddStringToObject(p, "name", "calibration");
-		cJSON_AddNumberToObject(p, "requests", 2);
+		cJSON_AddNumberToObject(p, "requests", creq);
 		cJSON_AddNumberToObject(p, "tokens_in", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
 		cJSON_AddNumberToObject(p, "tokens_in_expected", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
 		cJSON_AddNumberToObject(p, "tokens_out", 2 * env->max_tokens);
 		cJSON_AddItemToArray(arr, p);
-		req += 2, tin += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2, tout += 2 * env->max_tokens;
+		req += creq, tin += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2, tout += 2 * env->max_tokens;
 		tin_exp += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2;
 	}
 	for (int i = 0; i < n; i++) {
@@ -1862,7 +1887,8 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 	struct probe_env env;
 	cJSON *plan = NULL, *cal = NULL;
 	const char *status = "completed";
-	int n, rc, ran = 0;
+	int n, rc, ran = 0, results = 0, errored = 0;
+	char first_error[300] = "";
 
 	*run_id = 0;
 	if (select_probes(o, sel, &n, err) != 0)
@@ -1916,6 +1942,9 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 			break;
 		}
 		judge(&env, &out);
+		results++;
+		if (strcmp(out.verdict, "error") == 0 && errored++ == 0)
+			snprintf(first_error, sizeof first_error, "%s: %s", sel[i]->name, out.reason);
 		rc = write_result(&env, sel[i], &out, err);
 		outcome_free(&out);
 		if (rc != 0)
@@ -1931,6 +1960,11 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		    "refused for authentication (%s): check the credential", (long long)env.run_id,
 		    env.tenant_label[dead], env.tenant_auth_msg[dead]);
 	}
+	/* A run whose every probe ended in error checked nothing: it failed, whatever it
+	 * sent on the way. */
+	if (env.fatal.code == 0 && !env.interrupted && results > 0 && errored == results)
+		aerr_set(&env.fatal, AV_RUNTIME, "run %lld failed: every probe ended in error (%s)",
+		    (long long)env.run_id, first_error);
 	if (env.fatal.code != 0) {
 		status = "error";
 	} else if (env.interrupted) {

@@ -111,7 +111,7 @@ canary_plan(const struct probe_env *env, struct probe_plan *p)
 
 	p->requests = victims + 2 * t;
 	p->tokens_in = victims * small + t * (near_limit(env) + (int64_t)(1.05 * env->tpu_max /
-	    env->tpu_min * (double)env->ep.context));
+	    env->tpu_min * (double)env->ep.context) + (int64_t)env->overhead_tokens + 1);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 	/* The over-limit pressure prompts are refused, and not billed, by a vendor as advertised. */
 	p->tokens_in_expected = victims * small + t * near_limit(env);
@@ -289,6 +289,26 @@ canary_details(struct probe_env *env, struct probe_outcome *out, struct canary_r
 			cJSON_AddNumberToObject(x, "found_in", (double)c->r[i].evidence_id);
 			cJSON_AddStringToObject(x, "found_by", env->tenant_label[c->r[i].tenant]);
 			cJSON_AddItemToArray(leaksj, x);
+		}
+	}
+	/* What the vendor's usage said its prompt cache served of each canary (they share
+	 * a long opening across tenants): recorded as evidence, judged by prefix-timing,
+	 * which sends in an order that can attribute a hit. */
+	{
+		cJSON *cc = cJSON_AddArrayToObject(d, "cache_counts");
+
+		for (int i = 0; i < c->n; i++) {
+			cJSON *x;
+
+			if (c->pressure[i] || c->r[i].cls != PXC_ANSWERED ||
+			    c->r[i].res.usage.cached_in < 0)
+				continue;
+			x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "tenant", env->tenant_label[c->r[i].tenant]);
+			cJSON_AddNumberToObject(x, "prompt_tokens", (double)c->r[i].res.usage.in);
+			cJSON_AddNumberToObject(x, "cached_tokens", (double)c->r[i].res.usage.cached_in);
+			cJSON_AddNumberToObject(x, "evidence", (double)c->r[i].evidence_id);
+			cJSON_AddItemToArray(cc, x);
 		}
 	}
 	for (int k = 0; k < c->nt; k++) {

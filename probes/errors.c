@@ -22,8 +22,11 @@ static const char *const labels[E_COUNT] = {
 static void
 errors_plan(const struct probe_env *env, struct probe_plan *p)
 {
+	int64_t each = (int64_t)(env->overhead_tokens + 16 * env->tpu_max);
+
 	p->requests = env->prov->can_stream ? E_COUNT : E_COUNT - 1;
-	p->tokens_in = p->requests * 100;
+	/* Each request is a 16-word prompt (or half of one, or its body without it). */
+	p->tokens_in = p->requests * (each > 100 ? each : 100);
 	p->tokens_out = px_plan_tokens_out(env, 1);
 }
 

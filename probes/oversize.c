@@ -21,7 +21,9 @@ oversize_plan(const struct probe_env *env, struct probe_plan *p)
 	int per = env->prov->can_stream ? 2 : 1;
 
 	p->requests = (int64_t)NF * per;
-	p->tokens_in = (int64_t)((1.05 + 2.0) * (double)env->ep.context) * per;
+	/* Each prompt is made to exceed its size whatever the template adds. */
+	p->tokens_in = ((int64_t)((1.05 + 2.0) * (double)env->ep.context) +
+	    (int64_t)NF * ((int64_t)env->overhead_tokens + 1)) * per;
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 	/* A vendor as advertised refuses every one of them, and bills none. */
 	p->tokens_in_expected = 0;

@@ -22,6 +22,16 @@
  * the trials a decision would need. Opt-in ("--probe all,prefix-timing"): 150 streamed
  * prompts of about 1,300 tokens at the first look cost more than the rest
  * of the suite together.
+ *
+ * Where the vendor's usage reports the cached part of each prompt (OpenAI's
+ * cached_tokens, Anthropic's cache_read_input_tokens, Gemini's
+ * cachedContentTokenCount, Bedrock's cacheReadInputTokens) the counts decide
+ * before any timing: the first COUNT_TRIALS trials are read for them. B's
+ * "primed" request reporting more of its prompt cached than any fresh opening
+ * did, at least half the opening, is tenant A's opening served to tenant B:
+ * the finding, on that one response, quoting the counts. No primed request
+ * cached while A's own repeats were is the cache scoped per tenant: a pass.
+ * Anything else (no counts, no caching seen) is left to the timing.
  */
 #include "config.h"
 
@@ -49,6 +59,8 @@ static const int looks[] = { 30, 60, 120, 250 };   /* trials per group at each l
 #define NEEDED_MAX 4096
 #define POWER_SEED UINT64_C(0x61697665742d7074)  /* fixed: the same data give the same verdict */
 #define MIN_ANSWERED 8            /* per group, below which nothing is decided */
+#define COUNT_TRIALS 4            /* trials read for the vendor's cached counts first */
+#define COUNT_MIN_OWN 2           /* own repeats cached (and primed answered) for a per-tenant pass */
 
 enum { K_PRIME, K_PRIMED, K_CONTROL, K_OWN, K_SHORT, K_N };
 static const char *const kind_name[K_N] = { "prime", "primed", "control", "own", "short" };
@@ -234,6 +246,120 @@ say_undecided(struct probe_outcome *out, cJSON *d, const struct look *lk, size_t
 		    needed);
 }
 
+/* What the vendor's usage said of its cache: the largest count a prompt it had
+ * never seen the opening of reported (the baseline: a chat template's shared
+ * start), and the primed and own requests counted above it. */
+struct counts {
+	int reported;                 /* answered exchanges whose usage gave a cached count */
+	int64_t baseline;
+	int primed, primed_hits, own, own_hits;
+	int64_t hit_max, own_max;
+	const struct px_req *hit, *hit_prime;  /* the first primed hit, and A's prime before it */
+};
+
+static void
+read_counts(const struct probe_env *env, const struct px_req *r, const int *kind, size_t n,
+    struct counts *c)
+{
+	int64_t need = opening_tokens(env) / 2;
+
+	memset(c, 0, sizeof *c);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].sent && r[i].cls == PXC_ANSWERED && r[i].res.usage.cached_in >= 0) {
+			c->reported++;
+			if ((kind[i] == K_PRIME || kind[i] == K_CONTROL || kind[i] == K_SHORT) &&
+			    r[i].res.usage.cached_in > c->baseline)
+				c->baseline = r[i].res.usage.cached_in;
+		}
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = r[i].res.usage.cached_in;
+		int hit = v > c->baseline && v >= need;
+
+		if (!r[i].sent || r[i].cls != PXC_ANSWERED || v < 0)
+			continue;
+		if (kind[i] == K_PRIMED) {
+			c->primed++;
+			if (hit && c->primed_hits++ == 0) {
+				c->hit = &r[i];
+				c->hit_prime = &r[i - i % K_N];
+			}
+			if (hit && v > c->hit_max)
+				c->hit_max = v;
+		} else if (kind[i] == K_OWN) {
+			c->own++;
+			c->own_hits += hit;
+			if (v > c->own_max)
+				c->own_max = v;
+		}
+	}
+}
+
+static cJSON *
+counts_json(const struct counts *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "reported", c->reported);
+	cJSON_AddNumberToObject(o, "baseline_cached_tokens", (double)c->baseline);
+	cJSON_AddNumberToObject(o, "primed", c->primed);
+	cJSON_AddNumberToObject(o, "primed_cached", c->primed_hits);
+	cJSON_AddNumberToObject(o, "primed_cached_max", (double)c->hit_max);
+	cJSON_AddNumberToObject(o, "own", c->own);
+	cJSON_AddNumberToObject(o, "own_cached", c->own_hits);
+	cJSON_AddNumberToObject(o, "own_cached_max", (double)c->own_max);
+	return o;
+}
+
+/* The verdict the counts give, when they give one: 1 decided, 0 left to timing. */
+static int
+judge_counts(struct probe_env *env, struct probe_outcome *out, const struct counts *c)
+{
+	const char *a = env->tenant_label[0], *b = env->tenant_label[1];
+
+	if (c->primed_hits > 0) {
+		outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, c->hit->evidence_id,
+		    "tenant '%s''s response reported %lld of its %lld prompt tokens served from the "
+		    "vendor's cache, for an opening of about %lld tokens that only tenant '%s' had sent "
+		    "(prompts with an opening not sent before: at most %lld cached; %d of %d such "
+		    "responses): the prompt prefix cache is shared across tenants",
+		    b, (long long)c->hit->res.usage.cached_in, (long long)c->hit->res.usage.in,
+		    (long long)opening_tokens(env), a, (long long)c->baseline, c->primed_hits,
+		    c->primed);
+		outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, c->hit_prime->evidence_id,
+		    "%s", "");
+		outcome_set(out, "fail", "the vendor's usage reported tenant '%s''s opening cached for "
+		    "tenant '%s' (%lld cached tokens)", a, b, (long long)c->hit_max);
+		return 1;
+	}
+	if (c->primed >= COUNT_MIN_OWN && c->own_hits >= COUNT_MIN_OWN) {
+		outcome_set(out, "pass", "the vendor's usage reported none of tenant '%s''s opening "
+		    "cached for tenant '%s' (%d responses, at most %lld cached tokens, as for an opening "
+		    "never sent), while '%s''s own repeats were (%d of %d, up to %lld cached tokens): "
+		    "the cache is per tenant", a, b, c->primed, (long long)c->baseline, a, c->own_hits,
+		    c->own, (long long)c->own_max);
+		return 1;
+	}
+	return 0;
+}
+
+/* The exchanges [from, to): common findings, the tally, and the first-token
+ * times of the accepted ones by kind. */
+static void
+collect(struct probe_env *env, struct probe_outcome *out, const struct px_req *r, const int *kind,
+    size_t from, size_t to, double *const t[K_N], size_t cnt[K_N], struct px_tally *tally)
+{
+	for (size_t i = from; i < to; i++) {
+		int k = kind[i];
+
+		if (!r[i].sent)
+			continue;
+		px_judge_common(env, out, &r[i], 1);
+		px_tally_add(tally, &r[i], r[i].cls == PXC_ANSWERED);
+		if (px_accepted(&r[i]) && r[i].ttft_ms > 0)
+			t[k][cnt[k]++] = r[i].ttft_ms;
+	}
+}
+
 static void
 prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 {
@@ -246,7 +372,9 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 	long needed;
 	cJSON *d = NULL, *lj;
 	const char *stopped = NULL;
-	int li;
+	int li, decided = 0;
+	struct counts cc;
+	struct px_tally tally = { 0 };
 
 	if (env->ntenants < 2) {
 		outcome_set(out, "inconclusive", "the cross-tenant prefix-cache check needs a second "
@@ -261,8 +389,19 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 	per_trial = trial_tokens(env, NULL);
 	per_trial += per_trial / 4;   /* the engine reserves a quarter more for each prompt */
 	memset(&l, 0, sizeof l);
+	memset(&cc, 0, sizeof cc);
 	lj = cJSON_CreateArray();
-	for (li = 0; li < NLOOKS; li++) {
+	/* The vendor's own counts first: where they decide, no timing is needed. */
+	make_trials(r, kind, open_units, 0, COUNT_TRIALS);
+	if (px_send(env, r, (size_t)COUNT_TRIALS * K_N, 1) != 0)
+		goto out;
+	collect(env, out, r, kind, 0, (size_t)COUNT_TRIALS * K_N, t, cnt, &tally);
+	while (sent_trials < COUNT_TRIALS && r[sent_trials * K_N].sent)
+		sent_trials++;
+	read_counts(env, r, kind, sent_trials * K_N, &cc);
+	if (cc.reported > 0 && !env->budget_hit && !env->interrupted)
+		decided = judge_counts(env, out, &cc);
+	for (li = 0; li < NLOOKS && !decided && !env->budget_hit && !env->interrupted; li++) {
 		size_t to = (size_t)looks[li];
 
 		/* A later look is taken only when the budget covers all of it: a look cut short by
@@ -276,18 +415,14 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 		/* One at a time, in order: B's "primed" request must follow A's prime. */
 		if (px_send(env, &r[sent_trials * K_N], (to - sent_trials) * K_N, 1) != 0)
 			goto out;
-		for (size_t i = sent_trials * K_N; i < to * K_N; i++) {
-			int k = kind[i];
-
-			if (!r[i].sent)
-				continue;
-			px_judge_common(env, out, &r[i], 1);
-			if (px_accepted(&r[i]) && r[i].ttft_ms > 0)
-				t[k][cnt[k]++] = r[i].ttft_ms;
-		}
+		collect(env, out, r, kind, sent_trials * K_N, to * K_N, t, cnt, &tally);
 		/* Sent in order: the trials begun are those whose prime went out. */
 		while (sent_trials < to && r[sent_trials * K_N].sent)
 			sent_trials++;
+		/* A count that shows the opening served across tenants decides at any look. */
+		read_counts(env, r, kind, sent_trials * K_N, &cc);
+		if (cc.primed_hits > 0 && (decided = judge_counts(env, out, &cc)) != 0)
+			break;
 		if (env->budget_hit || env->interrupted) {
 			stopped = "the run's token budget ended during the look";
 			break;
@@ -325,6 +460,11 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 	}
 	cJSON_AddItemToObject(d, "looks", lj);
 	lj = NULL;
+	px_tally_json(&tally, d);
+	cJSON_AddItemToObject(d, "cache_counts", counts_json(&cc));
+	cJSON_AddStringToObject(d, "decided_by", decided ? "usage" : "timing");
+	if (decided)
+		goto out;
 	if (cnt[K_PRIMED] < MIN_ANSWERED || cnt[K_CONTROL] < MIN_ANSWERED || cnt[K_SHORT] < 1) {
 		if (env->budget_hit)
 			outcome_set(out, "inconclusive", "the run stopped before the first %d trials were sent",

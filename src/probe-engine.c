@@ -48,6 +48,12 @@ const struct probe *const probe_table[] = {
  * tokenizers in use today for these words. */
 #define TPU_BOUND_MIN 1.0
 #define TPU_BOUND_MAX 4.0
+/* The plan's "at most" is made before the calibration: it sizes prompts given in
+ * words at the least compact tokenizer's rate and allows each request a chat
+ * template and instruction of this many tokens, so that what a run counts stays
+ * within it whatever the calibration then finds (a test holds it across every
+ * fault of aivet-sim). */
+#define PLAN_OVERHEAD_MAX 256.0
 
 int
 px_echoes(const struct probe_env *env)
@@ -1038,10 +1044,12 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	if (res.usage.in >= 0)
 		env->usage_seen = 1;
 	env->reserved -= px_reserve(r);
-	/* The budget counts the larger of what was sent and what the vendor says it read,
-	 * of the requests that reached the vendor: a connection never made sent nothing. */
+	/* Tokens in are the larger of the prompt's size (as it was made: at the target, by
+	 * the calibration or the bound the target needed) and what the vendor says it read,
+	 * of the requests that reached the vendor: a connection never made sent nothing.
+	 * The budget reserved the most it could be before sending. */
 	if (reached_vendor(resp)) {
-		env->tokens_in += res.usage.in > r->est_max ? res.usage.in : r->est_max;
+		env->tokens_in += res.usage.in > r->est_tokens ? res.usage.in : r->est_tokens;
 		env->tokens_out += res.usage.out >= 0 ? res.usage.out : (r->kind == PX_CHAT ?
 		    r->max_tokens : 0);
 	}
@@ -1368,23 +1376,31 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		/* Where usage cannot be read the API's count endpoint is asked: two requests
 		 * more, at most, that bill nothing. */
 		int creq = env->prov->build_count != NULL ? 4 : 2;
+		int64_t cin = (int64_t)(2 * PLAN_OVERHEAD_MAX + (CALIB_SMALL + CALIB_LARGE) * TPU_BOUND_MAX);
 
 		cJSON_AddStringToObject(p, "name", "calibration");
 		cJSON_AddNumberToObject(p, "requests", creq);
-		cJSON_AddNumberToObject(p, "tokens_in", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
+		cJSON_AddNumberToObject(p, "tokens_in", (double)cin);
 		cJSON_AddNumberToObject(p, "tokens_in_expected", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
 		cJSON_AddNumberToObject(p, "tokens_out", 2 * env->max_tokens);
 		cJSON_AddItemToArray(arr, p);
-		req += creq, tin += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2, tout += 2 * env->max_tokens;
+		req += creq, tin += cin, tout += 2 * env->max_tokens;
 		tin_exp += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2;
 	}
 	for (int i = 0; i < n; i++) {
-		struct probe_plan pp = { .tokens_in_expected = -1 };
+		struct probe_plan pp = { .tokens_in_expected = -1 }, most = { .tokens_in_expected = -1 };
+		struct probe_env worst = *env;
 		cJSON *p = cJSON_CreateObject();
 
+		/* Expected: sizes as a typical tokenizer makes them; at most: as the least
+		 * compact one would, with the largest template allowed. */
 		sel[i]->plan(env, &pp);
 		if (pp.tokens_in_expected < 0)
 			pp.tokens_in_expected = pp.tokens_in;
+		worst.tokens_per_unit = worst.tpu_min = worst.tpu_max = TPU_BOUND_MAX;
+		worst.overhead_tokens = PLAN_OVERHEAD_MAX;
+		sel[i]->plan(&worst, &most);
+		pp.tokens_in = most.tokens_in > pp.tokens_in ? most.tokens_in : pp.tokens_in;
 		cJSON_AddStringToObject(p, "name", sel[i]->name);
 		cJSON_AddNumberToObject(p, "requests", (double)pp.requests);
 		cJSON_AddNumberToObject(p, "tokens_in", (double)pp.tokens_in);

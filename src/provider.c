@@ -99,6 +99,43 @@ prov_result_init(struct prov_result *r)
 	buf_init(&r->text);
 	r->usage.in = r->usage.cached_in = r->usage.cache_write_in = -1;
 	r->usage.out = r->usage.reasoning = -1;
+	r->size_tokens = -1;
+}
+
+int64_t
+prov_size_from_message(const char *msg)
+{
+	/* What precedes the count in each API's words. */
+	static const char *const before[] = {
+		"resulted in ",             /* OpenAI, Azure: "your messages resulted in M tokens" */
+		"request has ",             /* vLLM: "your request has M input tokens" */
+		"prompt (length ",          /* vLLM: "The decoder prompt (length M) is longer" */
+		"prompt is too long: ",     /* Anthropic: "prompt is too long: M tokens > N maximum" */
+		"request (",                /* llama.cpp: "request (M tokens) exceeds the available" */
+		"given: ",                  /* TGI: "Given: M `inputs` tokens and K `max_new_tokens`" */
+		"the input (",              /* SGLang: "The input (M tokens) is longer than" */
+		"input length (",           /* SGLang: "Input length (M tokens) exceeds" */
+		"input token count (",      /* Gemini: "The input token count (M) exceeds" */
+		"you requested ",           /* Workers AI: "However, you requested M tokens." */
+	};
+
+	if (msg == NULL)
+		return -1;
+	for (size_t i = 0; i < sizeof before / sizeof *before; i++) {
+		const char *at = strcasestr(msg, before[i]);
+		char *end;
+		long long v;
+
+		if (at == NULL)
+			continue;
+		at += strlen(before[i]);
+		if (*at < '0' || *at > '9')
+			continue;
+		v = strtoll(at, &end, 10);
+		if (v > 0 && end != at)
+			return (int64_t)v;
+	}
+	return -1;
 }
 
 void
@@ -225,7 +262,7 @@ prov_refusal_guess(long status, const char *type, const char *message)
 		"context_length", "context length", "context window", "too long", "too many tokens",
 		"maximum context", "exceeds the context", "prompt is too long", "input is too long",
 		"reduce the length", "max_model_len", "exceed_context_size", "maximum model length",
-		"maximum number of tokens", NULL,
+		"maximum number of tokens", "`inputs` tokens", NULL,
 	};
 
 	if (status == 413)
@@ -553,4 +590,6 @@ provider_read(const struct provider *p, int stream, const char *body, size_t len
 	if (r->refusal == PREF_NONE && (r->is_error || status < 200 || status >= 300))
 		r->refusal = prov_refusal_guess(status, r->error_type[0] ? r->error_type : NULL,
 		    r->is_error ? r->error : NULL);
+	if (r->refusal == PREF_SIZE && r->size_tokens < 0)
+		r->size_tokens = prov_size_from_message(r->error);
 }

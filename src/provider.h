@@ -96,7 +96,13 @@ struct prov_result {
 	enum prov_refusal refusal;    /* why, when is_error or the status is not 2xx */
 	long error_code;              /* the numeric code an error gave (llama.cpp, vLLM, Gemini:
 	                               * the HTTP status it stands for), 0 when none */
+	int64_t size_tokens;          /* a refusal for size: the prompt's tokens by the vendor's
+	                               * own count, where its error states it; else -1 */
 };
+/* The prompt's size a refusal for size states, in the wordings of OpenAI,
+ * Azure, Anthropic, Gemini, vLLM, SGLang, llama.cpp, TGI and Workers AI; -1
+ * when the message gives none. */
+int64_t prov_size_from_message(const char *msg);
 void prov_result_init(struct prov_result *r);
 void prov_result_free(struct prov_result *r);
 

@@ -748,6 +748,46 @@ test_stream_errors(void)
 	}
 }
 
+/* A refusal for size that states the prompt's tokens gives the vendor's own
+ * count, in each API's wording; one that does not gives none. */
+static void
+test_size_counts(void)
+{
+	static const struct {
+		const char *api, *file;
+		long status;
+		int64_t tokens;
+	} t[] = {
+		{ "openai", "openai-context-error.json", 400, 131072 },
+		{ "azure-openai", "azure-context-error.json", 400, 290012 },
+		{ "openai", "vllm-context-error.json", 400, 9412 },
+		{ "openai", "vllm-decoder-length-error.json", 400, 9412 },
+		{ "openai", "sglang-context-error.json", 400, 9412 },
+		{ "openai", "llamacpp-context-error.json", 400, 9412 },
+		{ "openai", "llamacpp-context-error-count.json", 400, 9412 },
+		{ "openai", "tgi-context-error.json", 422, 4000 },
+		{ "anthropic", "anthropic-context-error.json", 400, 200251 },
+		{ "gemini", "gemini-context-error.json", 400, 1200293 },
+		{ "cloudflare", "cloudflare-context-error.json", 400, 140000 },
+		{ "bedrock", "bedrock-context-error.json", 400, -1 },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		struct prov_result r;
+		struct buf b;
+
+		load(t[i].file, &b);
+		prov_result_init(&r);
+		provider_read(provider_find(t[i].api), 0, b.data, b.len, t[i].status, &r);
+		is_str(prov_refusal_name(r.refusal), "size", "%s: a refusal for size", t[i].file);
+		is_int(r.size_tokens, t[i].tokens, "%s: the vendor's count of the prompt", t[i].file);
+		prov_result_free(&r);
+		buf_free(&b);
+	}
+	is_int(prov_size_from_message("prompt is too long"), -1, "no number, no count");
+	is_int(prov_size_from_message(NULL), -1, "no message, no count");
+}
+
 static void
 test_backoff(void)
 {
@@ -1206,6 +1246,7 @@ main(int argc, char **argv)
 	test_refusal();
 	test_usage();
 	test_stream_errors();
+	test_size_counts();
 	test_backoff();
 	test_rebuild();
 	test_stream_body();

@@ -169,6 +169,9 @@ openai_read_error(cJSON *j, struct prov_result *r)
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
 		if (cJSON_IsNumber(code) && code->valuedouble >= 100 && code->valuedouble < 600)
 			r->error_code = (long)code->valuedouble;
+		/* llama.cpp states the prompt's size in a field of its own. */
+		if (json_path_int(e, "n_prompt_tokens") > 0)
+			r->size_tokens = json_path_int(e, "n_prompt_tokens");
 		/* "code" is the precise one (context_length_exceeded, rate_limit_exceeded);
 		 * the type where a server gives no code. Unknown values are kept as given
 		 * and left to the status and message. */

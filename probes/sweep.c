@@ -379,12 +379,26 @@ judge_points(struct sweep *s, struct probe_outcome *out)
 			judge_degraded(s, out, r);
 	}
 	if (s->verify) {
-		for (int i = 0; i < s->n; i++)
-			if (s->c[i] == C_REFUSED)
-				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, s->r[i].evidence_id,
-				    "a %sprompt of about %lld tokens, under the advertised %lld, was refused for "
-				    "size; %s", s->r[i].stream ? "streamed " : "", (long long)s->r[i].est_tokens,
-				    (long long)env->ep.context, s->hint);
+		for (int i = 0; i < s->n; i++) {
+			const struct px_req *r = &s->r[i];
+			char count[96] = "";
+
+			if (s->c[i] != C_REFUSED)
+				continue;
+			/* Over the advertised context by the vendor's own count: the prompt was
+			 * too large, not the vendor's capacity too small. */
+			if (r->res.size_tokens >= env->ep.context)
+				continue;
+			if (r->res.size_tokens > 0)
+				snprintf(count, sizeof count, ", %lld by the vendor's own count%s",
+				    (long long)r->res.size_tokens, r->resized ? ", sent again at that size" : "");
+			outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->evidence_id,
+			    "a %sprompt of about %lld tokens%s, under the advertised %lld, was refused for "
+			    "size; %s", r->stream ? "streamed " : "", (long long)r->est_tokens, count,
+			    (long long)env->ep.context, s->hint);
+			if (r->resized)
+				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->first_evidence_id, "%s", "");
+		}
 	} else if (s->first_ref >= 0 &&
 	    s->r[s->first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
 		for (int i = 0; i < s->n; i++)

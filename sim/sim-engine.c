@@ -83,17 +83,25 @@ sim_admit(sim_faults faults, size_t context, size_t capacity, size_t n, struct s
 	out->limit = limit;
 	out->keep = n;
 	out->kind = ADMIT_OK;
+	if (sim_has_fault(faults, FAULT_KEEP_END_UNDER_CONTEXT)) {
+		/* The context check is honest; past half the pool (room kept for the answer)
+		 * only the end of the prompt is kept, silently. */
+		if (n > context) {
+			out->kind = ADMIT_REJECT;
+			out->limit = context;
+		} else if (n > capacity / 2) {
+			out->kind = ADMIT_TRUNCATE;
+			out->keep = capacity / 2;
+			out->limit = capacity / 2;
+		}
+		return;
+	}
 	if (n <= limit)
 		return;
 	if (sim_has_fault(faults, FAULT_DISAGG_PLACEHOLDER)) {
 		/* The context check passes; only the KV admission on the prefill side aborts. */
 		out->kind = n > context ? ADMIT_REJECT : ADMIT_PLACEHOLDER;
 		out->limit = context;
-	} else if (sim_has_fault(faults, FAULT_KEEP_END_UNDER_CONTEXT)) {
-		/* The context check is honest; a pool smaller than the context is not. */
-		out->kind = n > context ? ADMIT_REJECT : ADMIT_TRUNCATE;
-		out->keep = limit;
-		out->limit = n > context ? context : limit;
 	} else if (sim_has_fault(faults, FAULT_TRUNCATE_HEAD)) {
 		out->kind = ADMIT_TRUNCATE;
 		out->keep = limit;

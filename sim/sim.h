@@ -35,8 +35,9 @@ enum sim_fault {
 	FAULT_USAGE_ONE,          /* usage always says 1 prompt token */
 	FAULT_NOISY_NEIGHBOUR,    /* a tenant's large prompt makes other tenants' requests fail */
 	FAULT_NO_CACHED_USAGE,    /* usage says nothing of the prompt cache (no cached counts) */
-	FAULT_KEEP_END_UNDER_CONTEXT, /* prompts over the pool but within the context: keep the end
-	                           * silently (HTTP 200, usage of what was kept); over the context: 400 */
+	FAULT_KEEP_END_UNDER_CONTEXT, /* prompts over half the pool but within the context: keep
+	                           * their last half-pool tokens silently (HTTP 200, usage of what
+	                           * was kept); over the context: 400 */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];

@@ -285,6 +285,11 @@ px_tally_add(struct px_tally *t, const struct px_req *r, int judged)
 {
 	if (!r->sent && !r->rate_skipped)
 		return;
+	/* A prompt sent again smaller was refused for size first: two exchanges recorded. */
+	if (r->resized) {
+		t->sent++;
+		t->n[PXC_REFUSED_SIZE]++;
+	}
 	t->sent++;
 	t->n[r->cls]++;
 	if (t->first[r->cls] == NULL)
@@ -1122,6 +1127,124 @@ px_switch_limit_field(struct probe_env *env, struct px_req *r, size_t n, int con
 	return rc;
 }
 
+/* A request made ready to send: its prompt sized, its sequence number and its
+ * nonces registered as canaries of its tenant. */
+static void
+px_make(struct probe_env *env, struct px_req *q)
+{
+	if (q->max_tokens == 0)
+		q->max_tokens = env->max_tokens;
+	if (!env->prov->can_stream)
+		q->stream = 0;
+	if (q->kind != PX_COUNT) {
+		int64_t units = q->target_tokens > 0 ? px_size(env, q) : q->units;
+
+		prompt_recipe_new(&q->recipe, units);
+		q->recipe.shared_units = q->shared_units;
+		q->recipe.shared_seed = q->shared_seed;
+		q->est_tokens = est_tokens(env, &q->recipe, q->must_exceed ? env->tpu_min :
+		    env->tpu_max);
+		q->est_max = est_tokens(env, &q->recipe, env->tpu_max);
+		q->est_min = est_tokens(env, &q->recipe, env->tpu_min);
+	}
+	q->seq = ++env->seq;
+	prov_result_init(&q->res);
+	q->leaked = cJSON_CreateArray();
+	if (q->kind != PX_COUNT)
+		for (int k = 0; k < 3; k++)
+			canary_add(env->canaries, q->recipe.nonces[k], q->seq, q->tenant);
+}
+
+/* Sizes follow the vendor's own count: a word is f times the tokens the
+ * calibration said, so every later prompt is made of fewer words; the change
+ * is kept for the run's calibration with what it rests on. */
+static void
+px_follow_count(struct probe_env *env, double f, const char *from, int64_t vendor, int64_t est,
+    int64_t evidence)
+{
+	cJSON *x = cJSON_CreateObject();
+
+	env->tokens_per_unit *= f;
+	env->tpu_min *= f;
+	env->tpu_max *= f;
+	if (env->size_follow == NULL)
+		env->size_follow = cJSON_CreateArray();
+	cJSON_AddStringToObject(x, "from", from);
+	cJSON_AddNumberToObject(x, "vendor_tokens", (double)vendor);
+	cJSON_AddNumberToObject(x, "estimated_tokens", (double)est);
+	cJSON_AddNumberToObject(x, "factor", round(f * 1e4) / 1e4);
+	cJSON_AddNumberToObject(x, "evidence", (double)evidence);
+	cJSON_AddItemToArray(env->size_follow, x);
+}
+
+/* A prompt made to fit under the advertised context and refused for size, where
+ * the vendor's error counted it larger than aivet's estimate, was mis-sized, not
+ * refused for capacity: the sizes follow the vendor's count and the prompt is
+ * sent again, smaller, once, before any probe judges it. An accepted prompt
+ * whose usage counts it larger than estimated makes later prompts smaller too. */
+static int
+px_resize(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
+{
+	struct batch b = { env, r, NULL };
+	struct aerr err = { 0 };
+	size_t *idx, k = 0;
+	double f = 1;
+	int rc, at = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct px_req *q = &r[i];
+
+		if (q->kind != PX_CHAT || q->target_tokens <= 0 || q->must_exceed || !q->sent)
+			continue;
+		/* Usage above the estimate on an accepted prompt: later prompts are sized by it. */
+		if (q->cls == PXC_ANSWERED && q->est_tokens >= 1000 && q->res.usage.in >
+		    q->est_tokens + q->est_tokens / 50 && q->res.usage.in < 2 * q->est_tokens &&
+		    (double)q->res.usage.in / (double)q->est_tokens > f) {
+			f = (double)q->res.usage.in / (double)q->est_tokens;
+			at = (int)i;
+		}
+		if (q->cls == PXC_REFUSED_SIZE && !q->resized && q->res.size_tokens > q->est_tokens &&
+		    q->target_tokens < env->ep.context && (double)q->res.size_tokens /
+		    (double)q->est_tokens > f) {
+			f = (double)q->res.size_tokens / (double)q->est_tokens;
+			at = (int)i;
+		}
+	}
+	if (at < 0)
+		return 0;
+	px_follow_count(env, f, r[at].cls == PXC_REFUSED_SIZE ? "refusal" : "usage",
+	    r[at].cls == PXC_REFUSED_SIZE ? r[at].res.size_tokens : r[at].res.usage.in,
+	    r[at].est_tokens, r[at].evidence_id);
+	idx = xcalloc(n, sizeof *idx);
+	for (size_t i = 0; i < n; i++) {
+		struct px_req *q = &r[i];
+
+		if (q->kind != PX_CHAT || q->target_tokens <= 0 || q->must_exceed || !q->sent ||
+		    q->cls != PXC_REFUSED_SIZE || q->resized || q->res.size_tokens <= q->est_tokens ||
+		    q->target_tokens >= env->ep.context)
+			continue;
+		q->resized = 1;
+		q->first_size_tokens = q->res.size_tokens;
+		q->first_evidence_id = q->evidence_id;
+		q->sent = 0;
+		q->status = 0;
+		q->transport_error[0] = '\0';
+		prov_result_free(&q->res);
+		cJSON_Delete(q->leaked);
+		px_make(env, q);
+		idx[k++] = i;
+	}
+	if (k == 0) {
+		free(idx);
+		return 0;
+	}
+	b.idx = idx;
+	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
+	rc = http_run(env->http, k, px_prepare, px_done, &b, &err);
+	free(idx);
+	return rc;
+}
+
 int
 px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 {
@@ -1129,37 +1252,16 @@ px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 	struct aerr err = { 0 };
 	int rc;
 
-	for (size_t i = 0; i < n; i++) {
-		struct px_req *q = &r[i];
-
-		if (q->max_tokens == 0)
-			q->max_tokens = env->max_tokens;
-		if (!env->prov->can_stream)
-			q->stream = 0;
-		if (q->kind != PX_COUNT) {
-			int64_t units = q->target_tokens > 0 ? px_size(env, q) : q->units;
-
-			prompt_recipe_new(&q->recipe, units);
-			q->recipe.shared_units = q->shared_units;
-			q->recipe.shared_seed = q->shared_seed;
-			q->est_tokens = est_tokens(env, &q->recipe, q->must_exceed ? env->tpu_min :
-			    env->tpu_max);
-			q->est_max = est_tokens(env, &q->recipe, env->tpu_max);
-			q->est_min = est_tokens(env, &q->recipe, env->tpu_min);
-		}
-		q->seq = ++env->seq;
-		prov_result_init(&q->res);
-		q->leaked = cJSON_CreateArray();
-		if (q->kind != PX_COUNT)
-			for (int k = 0; k < 3; k++)
-				canary_add(env->canaries, q->recipe.nonces[k], q->seq, q->tenant);
-	}
+	for (size_t i = 0; i < n; i++)
+		px_make(env, &r[i]);
 	if (env->http == NULL)
 		env->http = http_engine_new(&env->hopts);
 	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
 	rc = http_run(env->http, n, px_prepare, px_done, &b, &err);
 	if (rc == 0 && env->fatal.code == 0)
 		rc = px_switch_limit_field(env, r, n, concurrency);
+	if (rc == 0 && env->fatal.code == 0 && !(env->opts->cancel != NULL && *env->opts->cancel))
+		rc = px_resize(env, r, n, concurrency);
 	if (env->opts->cancel != NULL && *env->opts->cancel)
 		env->interrupted = 1;
 	return rc != 0 || env->fatal.code != 0 ? AV_RUNTIME : 0;
@@ -1187,6 +1289,7 @@ env_free(struct probe_env *env)
 	}
 	endpoint_info_free(&env->ep);
 	cJSON_Delete(env->limit_switch);
+	cJSON_Delete(env->size_follow);
 	canary_set_free(env->canaries);
 	http_engine_free(env->http);
 	free(env->seq_evidence);
@@ -1552,6 +1655,20 @@ calibrate(struct probe_env *env)
 	r[1].units = large;
 	if (px_send(env, r, 2, 1) == 0 && r[0].cls == PXC_ANSWERED && r[1].cls == PXC_ANSWERED) {
 		t0 = r[0].res.usage.in, t1 = r[1].res.usage.in;
+		/* A larger sample that lost nonces the smaller one kept was cut: its usage
+		 * counts what was kept, not the prompt. */
+		if (r[0].nonces_echoed == 3 && r[1].nonces_echoed < 3 && !px_answer_cut_short(&r[1]) &&
+		    t0 >= 0 && t1 >= 0) {
+			cJSON *x = cJSON_CreateObject();
+			char m[160];
+
+			snprintf(m, sizeof m, "the larger sample lost content (%d of 3 nonces came back): "
+			    "its usage counts what was kept, not the prompt", r[1].nonces_echoed);
+			cJSON_AddStringToObject(x, "method", "usage");
+			cJSON_AddStringToObject(x, "reason", m);
+			cJSON_AddItemToArray(rejected, x);
+			t0 = t1 = -1;
+		}
 		if (t0 >= 0 || t1 >= 0) {
 			ok = calib_plausible(small, t0, large, t1, &tpu, &overhead, why, sizeof why);
 			if (ok) {
@@ -1748,12 +1865,15 @@ calibration_notes(const struct probe_env *env, cJSON *cal, cJSON **own)
 	int no_stream_usage = env->prov->stream_usage != NULL &&
 	    strcmp(env->prov->stream_usage(&env->ep), "none") == 0;
 
-	if (env->limit_switch == NULL && !no_stream_usage)
+	if (env->limit_switch == NULL && !no_stream_usage && env->size_follow == NULL)
 		return cal;
 	if (cal == NULL)
 		cal = *own = cJSON_CreateObject();
 	cJSON_DeleteItemFromObjectCaseSensitive(cal, "output_limit_field");
 	cJSON_DeleteItemFromObjectCaseSensitive(cal, "stream_usage");
+	cJSON_DeleteItemFromObjectCaseSensitive(cal, "sizes_followed");
+	if (env->size_follow != NULL)
+		cJSON_AddItemToObject(cal, "sizes_followed", cJSON_Duplicate(env->size_follow, 1));
 	if (env->limit_switch != NULL)
 		cJSON_AddItemToObject(cal, "output_limit_field", cJSON_Duplicate(env->limit_switch, 1));
 	if (no_stream_usage)

@@ -153,6 +153,7 @@ struct probe_env {
 	struct aerr fatal;            /* evidence could not be recorded: the run stops */
 	int limit_switched;           /* the output-limit field was switched (once a run) */
 	cJSON *limit_switch;          /* what was switched and why, for the calibration, or NULL */
+	cJSON *size_follow;           /* how sizes followed the vendor's counts, for the calibration */
 };
 
 struct finding {
@@ -270,6 +271,11 @@ struct px_req {
 	enum px_class cls;            /* the outcome class */
 	int capped;                   /* the prompt was cut to --max-prompt-tokens or its bound */
 	int rate_skipped;             /* not sent: a smaller prompt stayed rate-limited (cls rate_limited) */
+	/* A prompt made to fit, refused for size by a vendor that counted it larger than
+	 * aivet's estimate, is sent again at the size the vendor's count gives (once):
+	 * what the first refusal said. */
+	int resized;
+	int64_t first_size_tokens, first_evidence_id;
 	double ttft_ms;               /* time to the first body byte (first token when streaming) */
 };
 

@@ -22,7 +22,7 @@ for f in $faults; do
 	redirect) extra="--redirect-to http://127.0.0.1:9/v1" ;;
 	huge-response) extra="--huge-bytes 65536" ;;
 	noisy-neighbour) extra="--neighbour-hold-ms 100" ;;
-	keep-end-under-context) extra="--pool 1024" ;;
+	keep-end-under-context) extra="--pool 2048" ;;
 	esac
 	# shellcheck disable=SC2086
 	sim_start --context 4096 --tenants "$PROBE_TENANTS" --fault "$f" $extra || exit 1

@@ -58,7 +58,9 @@ void sim_faults_format(sim_faults set, char *out, size_t outsz);
 #define FAULTS_ADMISSION (FAULT_BIT(FAULT_DISAGG_PLACEHOLDER) | FAULT_BIT(FAULT_TRUNCATE_HEAD) | \
 	FAULT_BIT(FAULT_ERROR_200) | FAULT_BIT(FAULT_KEEP_END_UNDER_CONTEXT))
 
-enum sim_prefix_cache { PREFIX_OFF, PREFIX_TENANT, PREFIX_GLOBAL };
+/* PREFIX_ORG scopes the cache by the tenant's organisation (LABEL@ORG in --tenants),
+ * as OpenAI documents its own: keys of one organisation share it. */
+enum sim_prefix_cache { PREFIX_OFF, PREFIX_TENANT, PREFIX_GLOBAL, PREFIX_ORG };
 
 /* --tokenizer: 4-byte pieces, or about one token per word. */
 enum sim_tokenizer_kind { TOKENIZER_PIECES, TOKENIZER_WORDS };
@@ -69,6 +71,7 @@ struct sim_tenant {
 	char *label;
 	char *key;
 	int revoked;              /* --revoked: the key gets 401 everywhere */
+	char *org;                /* --tenants LABEL@ORG=KEY: its organisation, or NULL */
 };
 
 struct sim_config {

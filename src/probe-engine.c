@@ -56,6 +56,42 @@ const struct probe *const probe_table[] = {
 #define PLAN_OVERHEAD_MAX 256.0
 
 int
+px_same_org(const struct probe_env *env, int a, int b)
+{
+	return env->tenant_org[a] != NULL && env->tenant_org[b] != NULL &&
+	    strcmp(env->tenant_org[a], env->tenant_org[b]) == 0;
+}
+
+void
+px_cache_pairs(const struct probe_env *env, int *cross, int *same)
+{
+	*cross = *same = -1;
+	for (int t = 1; t < env->ntenants; t++) {
+		if (px_same_org(env, 0, t) && *same < 0)
+			*same = t;
+		else if (!px_same_org(env, 0, t) && *cross < 0)
+			*cross = t;
+	}
+}
+
+const char *
+px_cache_levels(const struct probe_env *env)
+{
+	int cross, same;
+
+	px_cache_pairs(env, &cross, &same);
+	if (cross >= 0 && same >= 0)
+		return "per-user, per-organisation or global (keys of one organisation and of another)";
+	if (cross >= 0)
+		return "global against per-user or per-organisation (keys of different organisations, "
+		    "none of one organisation: a second key of an organisation would tell those apart)";
+	if (same >= 0)
+		return "per-user against per-organisation or global (every key of one organisation: "
+		    "a key of another organisation would tell those apart)";
+	return "none (one credential: a second would tell per-user from shared)";
+}
+
+int
 px_echoes(const struct probe_env *env)
 {
 	return env->echo_ok;
@@ -1284,6 +1320,7 @@ env_free(struct probe_env *env)
 {
 	for (int i = 0; i < env->ntenants; i++) {
 		free(env->tenant_label[i]);
+		free(env->tenant_org[i]);
 		if (env->tenant_secret[i] != NULL)
 			credref_free(env->tenant_secret[i], env->tenant_secret_len[i]);
 	}
@@ -1325,7 +1362,7 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
 	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
-	st = db_prepare(env->db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
+	st = db_prepare(env->db, err, "SELECT label, ref, org FROM credential WHERE endpoint_id = ? "
 	    "ORDER BY id", "i", endpoint_id);
 	if (st == NULL)
 		return err->code;
@@ -1333,6 +1370,7 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 		int t = env->ntenants++;
 
 		env->tenant_label[t] = xstrdup(col_text(st, 0));
+		env->tenant_org[t] = db_col_type(st, 2) == DB_NULL ? NULL : xstrdup(col_text(st, 2));
 		if (resolve && credref_resolve(col_text(st, 1), &env->tenant_secret[t],
 		    &env->tenant_secret_len[t], err) != 0) {
 			db_finalize(st);
@@ -1535,6 +1573,10 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		else
 			cJSON_AddNullToObject(plan, "max_prompt_tokens");
 	}
+	/* What the prefix-timing probe can tell apart with these credentials. */
+	for (int i = 0; i < n; i++)
+		if (strcmp(sel[i]->name, "prefix-timing") == 0)
+			cJSON_AddStringToObject(plan, "cache_sharing_levels", px_cache_levels(env));
 	cJSON_AddNumberToObject(plan, "requests", (double)req);
 	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
 	cJSON_AddNumberToObject(plan, "tokens_in_expected", (double)tin_exp);

@@ -79,9 +79,9 @@ sim_stop
 sim_start --context 4096 --pool 3000 --tenants "$PROBE_TENANTS" || exit 1
 probe_setup openai 4096 --price-in 3 --price-out 15
 run probe run V/e --yes --json --probe echo,sweep
-is "$(codes)" "CAPACITY_BELOW_ADVERTISED" "verify: a capacity below the advertised context is found at the top"
+is "$(codes)" "CAPACITY_BELOW_ADVERTISED" "verify: a capacity below the advertised context is found at the top, quoting the vendor's count"
 like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
-    "^a prompt of about [0-9]+ tokens, under the advertised 4096, was refused for size; aivet probe run V/e --probe sweep --depth diagnose locates the boundary \(at most [0-9,]+ input tokens, about USD [0-9.]+\)" \
+    "^a prompt of about [0-9]+ tokens, [0-9]+ by the vendor's own count(, sent again at that size)?, under the advertised 4096, was refused for size; aivet probe run V/e --probe sweep --depth diagnose locates the boundary \(at most [0-9,]+ input tokens, about USD [0-9.]+\)" \
     "verify: the finding names the diagnose command and its cost"
 is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .details | [.depth, .refusal_boundary]')" \
     '["verify",null]' "verify: no boundary is claimed"

@@ -12,8 +12,8 @@
 sim_start --tenants "$PROBE_TENANTS" --hostile nul-bytes || exit 1
 probe_setup openai 8192
 run probe run V/e --probe echo --yes --json
-is "$rc $(printf '%s' "$out" | jq -r '[.status, .probes[0].verdict] | join(" ")')" "3 completed error" \
-	"exit 3, the run completes with the probe in error"
+is "$rc $(printf '%s' "$out" | jq -r '[.status, .probes[0].verdict] | join(" ")')" "3 error error" \
+	"exit 3, the probe in error and so the run (nothing was checked)"
 echo "# reason: $(printf '%s' "$out" | jq -r '.probes[0].reason')"
 n=$(q "SELECT count(*) FROM exchange WHERE run_id = 1")
 ok "$([ "$n" -gt 0 ]; echo $?)" "exchanges were recorded ($n)"

@@ -71,7 +71,7 @@ judge_streamed_top(struct probe_env *env, struct probe_outcome *out, const struc
 		    "a streamed prompt of about %lld tokens (advertised %lld) lost content (%d of 3 "
 		    "nonces, usage %lld), where the same size sent plain kept it; %s",
 		    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
-		    (long long)r->res.usage_in, hint);
+		    (long long)r->res.usage.in, hint);
 }
 
 /* A verify run that saw isolation fail names the diagnose command that looks further, and
@@ -111,7 +111,7 @@ canary_plan(const struct probe_env *env, struct probe_plan *p)
 
 	p->requests = victims + 2 * t;
 	p->tokens_in = victims * small + t * (near_limit(env) + (int64_t)(1.05 * env->tpu_max /
-	    env->tpu_min * (double)env->ep.context));
+	    env->tpu_min * (double)env->ep.context) + (int64_t)env->overhead_tokens + 1);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 	/* The over-limit pressure prompts are refused, and not billed, by a vendor as advertised. */
 	p->tokens_in_expected = victims * small + t * near_limit(env);
@@ -247,11 +247,12 @@ judge_requests(struct probe_env *env, struct probe_outcome *out, struct canary_r
 		if (!r[i].sent)
 			continue;
 		px_judge_common(env, out, &r[i], 0);
-		/* The pressure prompts are load, not canaries: over the limit, any refusal will do. */
-		if (!c->pressure[i]) {
-			px_tally_add(&c->t, &r[i], judged);
+		/* The pressure prompts are load, not canaries: over the limit, a refusal for size
+		 * will do. They count among what the probe sent and judged; the per-tenant
+		 * tallies are of the canaries alone. */
+		px_tally_add(&c->t, &r[i], judged || (c->pressure[i] && r[i].cls == PXC_REFUSED_SIZE));
+		if (!c->pressure[i])
 			px_tally_add(&c->per[r[i].tenant], &r[i], judged);
-		}
 		c->answered += judged;
 		if (c->pressure[i] && !r[i].must_exceed)
 			judge_streamed_top(env, out, &r[i]);
@@ -290,6 +291,26 @@ canary_details(struct probe_env *env, struct probe_outcome *out, struct canary_r
 			cJSON_AddItemToArray(leaksj, x);
 		}
 	}
+	/* What the vendor's usage said its prompt cache served of each canary (they share
+	 * a long opening across tenants): recorded as evidence, judged by prefix-timing,
+	 * which sends in an order that can attribute a hit. */
+	{
+		cJSON *cc = cJSON_AddArrayToObject(d, "cache_counts");
+
+		for (int i = 0; i < c->n; i++) {
+			cJSON *x;
+
+			if (c->pressure[i] || c->r[i].cls != PXC_ANSWERED ||
+			    c->r[i].res.usage.cached_in < 0)
+				continue;
+			x = cJSON_CreateObject();
+			cJSON_AddStringToObject(x, "tenant", env->tenant_label[c->r[i].tenant]);
+			cJSON_AddNumberToObject(x, "prompt_tokens", (double)c->r[i].res.usage.in);
+			cJSON_AddNumberToObject(x, "cached_tokens", (double)c->r[i].res.usage.cached_in);
+			cJSON_AddNumberToObject(x, "evidence", (double)c->r[i].evidence_id);
+			cJSON_AddItemToArray(cc, x);
+		}
+	}
 	for (int k = 0; k < c->nt; k++) {
 		cJSON *x = cJSON_CreateObject();
 
@@ -303,8 +324,12 @@ canary_details(struct probe_env *env, struct probe_outcome *out, struct canary_r
 static void
 canary_verdict(struct probe_env *env, struct probe_outcome *out, struct canary_run *c)
 {
-	int nt = c->nt;
+	int nt = c->nt, cj = 0, cs = 0;
 
+	for (int k = 0; k < nt; k++) {
+		cj += c->per[k].judged;
+		cs += c->per[k].sent;
+	}
 	for (int k = 0; k < nt; k++)
 		if (c->per[k].judged == 0) {
 			/* A tenant that received nothing could not show a leak to it. */
@@ -325,7 +350,7 @@ canary_verdict(struct probe_env *env, struct probe_outcome *out, struct canary_r
 	else
 		outcome_set(out, "pass", "no leak across %d tenants in %d responses; each tenant sent "
 		    "canaries and received answers (%d of %d canary requests judged)%s", nt, c->answered,
-		    c->t.judged, c->t.sent, c->loaded < nt ? "; only " : "");
+		    cj, cs, c->loaded < nt ? "; only " : "");
 	if (nt > 1 && c->loaded < nt && strcmp(out->verdict, "pass") == 0) {
 		size_t len = strlen(out->reason);
 

@@ -22,8 +22,11 @@ static const char *const labels[E_COUNT] = {
 static void
 errors_plan(const struct probe_env *env, struct probe_plan *p)
 {
+	int64_t each = (int64_t)(env->overhead_tokens + 16 * env->tpu_max);
+
 	p->requests = env->prov->can_stream ? E_COUNT : E_COUNT - 1;
-	p->tokens_in = p->requests * 100;
+	/* Each request is a 16-word prompt (or half of one, or its body without it). */
+	p->tokens_in = p->requests * (each > 100 ? each : 100);
 	p->tokens_out = px_plan_tokens_out(env, 1);
 }
 
@@ -32,7 +35,7 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 {
 	struct px_req r[E_COUNT];
 	char model[64];
-	int n = 0, idx[E_COUNT], serves = 0;
+	int n = 0, idx[E_COUNT], serves = 0, recorded_only = 0;
 	struct px_tally t = { 0 };
 	cJSON *d;
 
@@ -75,8 +78,13 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 		if (!r[i].sent)
 			continue;
 		px_judge_common(env, out, &r[i], 0);
-		if (idx[i] == E_UNKNOWN_MODEL)
-			continue;   /* recorded, never judged: many servers serve one model whatever the name */
+		if (idx[i] == E_UNKNOWN_MODEL) {
+			/* Sent and recorded, never judged: many servers serve one model whatever
+			 * the name. */
+			px_tally_add(&t, &r[i], 0);
+			recorded_only++;
+			continue;
+		}
 		/* A bad request is judged by an answer, a refusal that blames the request, or a
 		 * server error; a credential, a missing route or a rate limit says nothing. */
 		judged = r[i].cls == PXC_ANSWERED || (r[i].cls == PXC_SERVER_ERROR && serves) ||
@@ -95,11 +103,11 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 	px_tally_json(&t, d);
 	if (out->nf > 0)
 		;   /* the findings are the verdict */
-	else if (t.judged < t.sent || t.sent == 0)
+	else if (t.judged < t.sent - recorded_only || t.sent == recorded_only)
 		px_set_unjudged(env, out, &t, NULL);
 	else
 		outcome_set(out, "pass", "bad requests were refused with 4xx (%d of %d judged)", t.judged,
-		    t.sent);
+		    t.sent - recorded_only);
 	px_free(r, (size_t)n);
 }
 

@@ -21,7 +21,9 @@ oversize_plan(const struct probe_env *env, struct probe_plan *p)
 	int per = env->prov->can_stream ? 2 : 1;
 
 	p->requests = (int64_t)NF * per;
-	p->tokens_in = (int64_t)((1.05 + 2.0) * (double)env->ep.context) * per;
+	/* Each prompt is made to exceed its size whatever the template adds. */
+	p->tokens_in = ((int64_t)((1.05 + 2.0) * (double)env->ep.context) +
+	    (int64_t)NF * ((int64_t)env->overhead_tokens + 1)) * per;
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 	/* A vendor as advertised refuses every one of them, and bills none. */
 	p->tokens_in_expected = 0;
@@ -46,9 +48,9 @@ judge_accepted(struct probe_env *env, struct probe_outcome *out, const struct px
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r)))
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "an oversize prompt was accepted and lost content (%d of 3 nonces, usage %lld of "
-		    "about %lld tokens)", r->nonces_echoed, (long long)r->res.usage_in,
+		    "about %lld tokens)", r->nonces_echoed, (long long)r->res.usage.in,
 		    (long long)r->est_tokens);
-	if (r->res.usage_in < 0)
+	if (r->res.usage.in < 0)
 		outcome_finding(out, F_USAGE_MISSING, r->evidence_id,
 		    "an accepted answer reported no usage, so its prompt size could not be checked");
 }

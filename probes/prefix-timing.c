@@ -22,6 +22,25 @@
  * the trials a decision would need. Opt-in ("--probe all,prefix-timing"): 150 streamed
  * prompts of about 1,300 tokens at the first look cost more than the rest
  * of the suite together.
+ *
+ * Where the vendor's usage reports the cached part of each prompt (OpenAI's
+ * cached_tokens, Anthropic's cache_read_input_tokens, Gemini's
+ * cachedContentTokenCount, Bedrock's cacheReadInputTokens) the counts decide
+ * before any timing: the first COUNT_TRIALS trials are read for them. B's
+ * "primed" request reporting more of its prompt cached than any fresh opening
+ * did, at least half the opening, is tenant A's opening served to tenant B:
+ * the finding, on that one response, quoting the counts. No primed request
+ * cached while A's own repeats were is the cache scoped per tenant: a pass.
+ * Anything else (no counts, no caching seen) is left to the timing.
+ *
+ * Credentials say which organisation (account) they belong to. Tenant B is a
+ * key of another organisation than A's where there is one: sharing across
+ * organisations is the finding (global). Where the endpoint also has a
+ * second key of A's organisation, COUNT_TRIALS more trials pair A with it, and
+ * the level is named as Gu et al. (ICML 2025) do: per-user, per-organisation
+ * or global. Sharing between two keys of one organisation (OpenAI documents
+ * per-organisation caching) is reported as that, never as a cross-tenant
+ * exposure.
  */
 #include "config.h"
 
@@ -49,6 +68,8 @@ static const int looks[] = { 30, 60, 120, 250 };   /* trials per group at each l
 #define NEEDED_MAX 4096
 #define POWER_SEED UINT64_C(0x61697665742d7074)  /* fixed: the same data give the same verdict */
 #define MIN_ANSWERED 8            /* per group, below which nothing is decided */
+#define COUNT_TRIALS 4            /* trials read for the vendor's cached counts first */
+#define COUNT_MIN_OWN 2           /* own repeats cached (and primed answered) for a per-tenant pass */
 
 enum { K_PRIME, K_PRIMED, K_CONTROL, K_OWN, K_SHORT, K_N };
 static const char *const kind_name[K_N] = { "prime", "primed", "control", "own", "short" };
@@ -86,9 +107,15 @@ prefix_timing_plan(const struct probe_env *env, struct probe_plan *p)
 		memset(p, 0, sizeof *p);
 		return;
 	}
+	int cross, same, extra;
+
 	trial_tokens(env, &tin);
-	p->requests = (int64_t)MAX_TRIALS * K_N;
-	p->tokens_in = (int64_t)MAX_TRIALS * tin;
+	px_cache_pairs(env, &cross, &same);
+	/* With keys of A's organisation and of another, the same-organisation pair's count
+	 * trials come on top. */
+	extra = cross >= 0 && same >= 0 ? COUNT_TRIALS : 0;
+	p->requests = (int64_t)(MAX_TRIALS + extra) * K_N;
+	p->tokens_in = (int64_t)(MAX_TRIALS + extra) * tin;
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 
@@ -135,7 +162,8 @@ shuffle_trial(int *order)
 
 /* Fills trials [from, to) of r and kind: fresh random openings, shuffled order. */
 static void
-make_trials(struct px_req *r, int *kind, int64_t open_units, size_t from, size_t to)
+make_trials(struct px_req *r, int *kind, int64_t open_units, size_t from, size_t to, int ta,
+    int tb)
 {
 	for (size_t trial = from; trial < to; trial++) {
 		uint64_t opening, fresh;
@@ -153,7 +181,7 @@ make_trials(struct px_req *r, int *kind, int64_t open_units, size_t from, size_t
 
 			q[k].stream = 1;
 			q[k].units = what == K_SHORT ? SHORT_UNITS : SUFFIX_UNITS;
-			q[k].tenant = what == K_PRIME || what == K_OWN ? 0 : 1;
+			q[k].tenant = what == K_PRIME || what == K_OWN ? ta : tb;
 			if (what != K_SHORT) {
 				q[k].shared_units = open_units;
 				q[k].shared_seed = what == K_CONTROL ? fresh : opening;
@@ -234,151 +262,414 @@ say_undecided(struct probe_outcome *out, cJSON *d, const struct look *lk, size_t
 		    needed);
 }
 
+/* What the vendor's usage said of its cache: the largest count a prompt it had
+ * never seen the opening of reported (the baseline: a chat template's shared
+ * start), and the primed and own requests counted above it. */
+struct counts {
+	int reported;                 /* answered exchanges whose usage gave a cached count */
+	int64_t baseline;
+	int primed, primed_hits, own, own_hits;
+	int64_t hit_max, own_max;
+	const struct px_req *hit, *hit_prime;  /* the first primed hit, and A's prime before it */
+};
+
+static void
+read_counts(const struct probe_env *env, const struct px_req *r, const int *kind, size_t n,
+    struct counts *c)
+{
+	int64_t need = opening_tokens(env) / 2;
+
+	memset(c, 0, sizeof *c);
+	for (size_t i = 0; i < n; i++)
+		if (r[i].sent && r[i].cls == PXC_ANSWERED && r[i].res.usage.cached_in >= 0) {
+			c->reported++;
+			if ((kind[i] == K_PRIME || kind[i] == K_CONTROL || kind[i] == K_SHORT) &&
+			    r[i].res.usage.cached_in > c->baseline)
+				c->baseline = r[i].res.usage.cached_in;
+		}
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = r[i].res.usage.cached_in;
+		int hit = v > c->baseline && v >= need;
+
+		if (!r[i].sent || r[i].cls != PXC_ANSWERED || v < 0)
+			continue;
+		if (kind[i] == K_PRIMED) {
+			c->primed++;
+			if (hit && c->primed_hits++ == 0) {
+				c->hit = &r[i];
+				c->hit_prime = &r[i - i % K_N];
+			}
+			if (hit && v > c->hit_max)
+				c->hit_max = v;
+		} else if (kind[i] == K_OWN) {
+			c->own++;
+			c->own_hits += hit;
+			if (v > c->own_max)
+				c->own_max = v;
+		}
+	}
+}
+
+static cJSON *
+counts_json(const struct counts *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "reported", c->reported);
+	cJSON_AddNumberToObject(o, "baseline_cached_tokens", (double)c->baseline);
+	cJSON_AddNumberToObject(o, "primed", c->primed);
+	cJSON_AddNumberToObject(o, "primed_cached", c->primed_hits);
+	cJSON_AddNumberToObject(o, "primed_cached_max", (double)c->hit_max);
+	cJSON_AddNumberToObject(o, "own", c->own);
+	cJSON_AddNumberToObject(o, "own_cached", c->own_hits);
+	cJSON_AddNumberToObject(o, "own_cached_max", (double)c->own_max);
+	return o;
+}
+
+/* The verdict the counts give, when they give one: 1 decided, 0 left to timing.
+ * Tenants ta and tb of one organisation share within it: said, not a finding. */
+static int
+judge_counts(struct probe_env *env, struct probe_outcome *out, const struct counts *c, int ta,
+    int tb)
+{
+	const char *a = env->tenant_label[ta], *b = env->tenant_label[tb];
+
+	if (c->primed_hits > 0 && px_same_org(env, ta, tb)) {
+		outcome_set(out, "pass", "the vendor's usage reported tenant '%s''s opening cached for "
+		    "tenant '%s' (%lld cached tokens), both keys of organisation '%s': the cache is "
+		    "shared within the organisation (per-organisation or global; a key of another "
+		    "organisation would tell which), not across tenants as far as these keys show", a, b,
+		    (long long)c->hit_max, env->tenant_org[ta]);
+		return 1;
+	}
+	if (c->primed_hits > 0) {
+		outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, c->hit->evidence_id,
+		    "tenant '%s''s response reported %lld of its %lld prompt tokens served from the "
+		    "vendor's cache, for an opening of about %lld tokens that only tenant '%s' had sent "
+		    "(prompts with an opening not sent before: at most %lld cached; %d of %d such "
+		    "responses): the prompt prefix cache is shared across tenants",
+		    b, (long long)c->hit->res.usage.cached_in, (long long)c->hit->res.usage.in,
+		    (long long)opening_tokens(env), a, (long long)c->baseline, c->primed_hits,
+		    c->primed);
+		outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, c->hit_prime->evidence_id,
+		    "%s", "");
+		outcome_set(out, "fail", "the vendor's usage reported tenant '%s''s opening cached for "
+		    "tenant '%s' (%lld cached tokens)", a, b, (long long)c->hit_max);
+		return 1;
+	}
+	if (c->primed >= COUNT_MIN_OWN && c->own_hits >= COUNT_MIN_OWN) {
+		outcome_set(out, "pass", "the vendor's usage reported none of tenant '%s''s opening "
+		    "cached for tenant '%s' (%d responses, at most %lld cached tokens, as for an opening "
+		    "never sent), while '%s''s own repeats were (%d of %d, up to %lld cached tokens): "
+		    "the cache is per tenant%s", a, b, c->primed, (long long)c->baseline, a, c->own_hits,
+		    c->own, (long long)c->own_max, px_same_org(env, ta, tb) ? " (per user: both keys are "
+		    "of one organisation)" : "");
+		return 1;
+	}
+	return 0;
+}
+
+/* The exchanges [from, to): common findings, the tally, and the first-token
+ * times of the accepted ones by kind. */
+static void
+collect(struct probe_env *env, struct probe_outcome *out, const struct px_req *r, const int *kind,
+    size_t from, size_t to, double *const t[K_N], size_t cnt[K_N], struct px_tally *tally)
+{
+	for (size_t i = from; i < to; i++) {
+		int k = kind[i];
+
+		if (!r[i].sent)
+			continue;
+		px_judge_common(env, out, &r[i], 1);
+		px_tally_add(tally, &r[i], r[i].cls == PXC_ANSWERED);
+		if (px_accepted(&r[i]) && r[i].ttft_ms > 0)
+			t[k][cnt[k]++] = r[i].ttft_ms;
+	}
+}
+
+/* The level a cache is shared at, as far as the counts of the pair across
+ * organisations (c) and of the pair within one (s, when measured) show; NULL
+ * when they do not. */
+static const char *
+sharing_level(const struct counts *c, const struct counts *s, int have_same)
+{
+	if (c->primed_hits > 0)
+		return "global";
+	if (c->primed < COUNT_MIN_OWN || c->own_hits < COUNT_MIN_OWN)
+		return NULL;
+	if (!have_same)
+		return "per-user or per-organisation";
+	if (s->primed_hits > 0)
+		return "per-organisation";
+	return s->primed >= COUNT_MIN_OWN ? "per-user" : "per-user or per-organisation";
+}
+
+/* A second key of A's organisation: COUNT_TRIALS trials pair A with it, for the
+ * level only (their times are not part of the timing test). */
+static void
+same_org_counts(struct probe_env *env, struct probe_outcome *out, int64_t open_units, int ta,
+    int ts, struct px_tally *tally, struct counts *cs)
+{
+	size_t n = (size_t)COUNT_TRIALS * K_N, cnt[K_N] = { 0 };
+	struct px_req *r = xcalloc(n, sizeof *r);
+	int *kind = xcalloc(n, sizeof *kind);
+	double *t[K_N];
+
+	for (int k = 0; k < K_N; k++)
+		t[k] = xcalloc(COUNT_TRIALS, sizeof *t[k]);
+	make_trials(r, kind, open_units, 0, COUNT_TRIALS, ta, ts);
+	if (px_send(env, r, n, 1) == 0) {
+		collect(env, out, r, kind, 0, n, t, cnt, tally);
+		read_counts(env, r, kind, n, cs);
+	}
+	for (int k = 0; k < K_N; k++)
+		free(t[k]);
+	px_free(r, n);
+	free(r);
+	free(kind);
+}
+
+/* One run of the probe: the trials, what came back, and what was decided. */
+struct pt {
+	struct px_req *r;
+	int *kind;
+	size_t n, cnt[K_N], sent_trials;
+	double *t[K_N];
+	int64_t open_units, per_trial;
+	struct look l;
+	cJSON *lj;
+	const char *stopped, *level;
+	int decided, cross, same, ta, tb, ts;
+	struct counts cc, cs;
+	struct px_tally tally;
+};
+
+/* The vendor's own counts first: where they decide, no timing is needed.
+ * Returns -1 when sending failed. */
+static int
+counts_phase(struct probe_env *env, struct probe_outcome *out, struct pt *s)
+{
+	make_trials(s->r, s->kind, s->open_units, 0, COUNT_TRIALS, s->ta, s->tb);
+	if (px_send(env, s->r, (size_t)COUNT_TRIALS * K_N, 1) != 0)
+		return -1;
+	collect(env, out, s->r, s->kind, 0, (size_t)COUNT_TRIALS * K_N, s->t, s->cnt, &s->tally);
+	while (s->sent_trials < COUNT_TRIALS && s->r[s->sent_trials * K_N].sent)
+		s->sent_trials++;
+	read_counts(env, s->r, s->kind, s->sent_trials * K_N, &s->cc);
+	if (s->cc.reported > 0 && s->ts >= 0 && !env->budget_hit && !env->interrupted)
+		same_org_counts(env, out, s->open_units, s->ta, s->ts, &s->tally, &s->cs);
+	if (s->cc.reported > 0 && !env->budget_hit && !env->interrupted) {
+		s->decided = judge_counts(env, out, &s->cc, s->ta, s->tb);
+		if (s->cross >= 0)
+			s->level = sharing_level(&s->cc, &s->cs, s->ts >= 0);
+	}
+	/* The same organisation's pair shares what the other does not: said beside the pass. */
+	if (s->decided && s->level != NULL && strcmp(s->level, "per-organisation") == 0 &&
+	    out->verdict != NULL && strcmp(out->verdict, "pass") == 0) {
+		size_t len = strlen(out->reason);
+
+		snprintf(out->reason + len, sizeof out->reason - len, "; keys '%s' and '%s' of "
+		    "organisation '%s' share it (%lld cached tokens reported for the other's opening): "
+		    "the cache is per organisation, as OpenAI documents its own",
+		    env->tenant_label[s->ta], env->tenant_label[s->ts], env->tenant_org[s->ta],
+		    (long long)s->cs.hit_max);
+	}
+	return 0;
+}
+
+/* The sequential timing test, look by look, until one decides or sampling stops
+ * (s->stopped says why). Returns -1 when sending failed. */
+static int
+timing_looks(struct probe_env *env, struct probe_outcome *out, struct pt *s)
+{
+	long needed;
+
+	for (int li = 0; li < NLOOKS && !s->decided && !env->budget_hit && !env->interrupted; li++) {
+		size_t to = (size_t)looks[li];
+
+		/* A later look is taken only when the budget covers all of it: a look cut short by
+		 * the budget would stop the run, and half a look adds little. */
+		if (li > 0 && env->opts->budget_tokens > 0 && env->tokens_in + env->tokens_out +
+		    s->per_trial * (int64_t)(to - s->sent_trials) > env->opts->budget_tokens) {
+			s->stopped = "the run's token budget does not cover the next look";
+			break;
+		}
+		make_trials(s->r, s->kind, s->open_units, s->sent_trials, to, s->ta, s->tb);
+		/* One at a time, in order: B's "primed" request must follow A's prime. */
+		if (px_send(env, &s->r[s->sent_trials * K_N], (to - s->sent_trials) * K_N, 1) != 0)
+			return -1;
+		collect(env, out, s->r, s->kind, s->sent_trials * K_N, to * K_N, s->t, s->cnt,
+		    &s->tally);
+		/* Sent in order: the trials begun are those whose prime went out. */
+		while (s->sent_trials < to && s->r[s->sent_trials * K_N].sent)
+			s->sent_trials++;
+		/* A count that shows the opening served across tenants decides at any look. */
+		read_counts(env, s->r, s->kind, s->sent_trials * K_N, &s->cc);
+		if (s->cc.primed_hits > 0 &&
+		    (s->decided = judge_counts(env, out, &s->cc, s->ta, s->tb)) != 0)
+			break;
+		if (env->budget_hit || env->interrupted) {
+			s->stopped = "the run's token budget ended during the look";
+			break;
+		}
+		if (s->cnt[K_PRIMED] < MIN_ANSWERED || s->cnt[K_CONTROL] < MIN_ANSWERED ||
+		    s->cnt[K_SHORT] < 1)
+			break;
+		judge_look(s->t, s->cnt, s->sent_trials, &s->l);
+		cJSON_AddItemToArray(s->lj, look_json(&s->l));
+		if (s->l.cross.decision != MWU_LOOK_UNDECIDED)
+			break;
+		/* Futility: no more trials when what the effect needs is beyond what the probe sends. */
+		needed = mwu_gate_trials_needed(&s->l.gate, s->l.shift, s->l.sd, POWER, NEEDED_MAX,
+		    NEEDED_SIMS, POWER_SEED);
+		if (needed <= 0 || needed > MAX_TRIALS) {
+			s->stopped = "more trials cannot help";
+			break;
+		}
+		if (li == NLOOKS - 1)
+			s->stopped = "the last look was reached";
+	}
+	return 0;
+}
+
+/* probe_result.details before any timing verdict: the design, the groups, the
+ * looks, the tally, the counts and the pairs. */
+static cJSON *
+pt_details(struct probe_env *env, struct pt *s)
+{
+	cJSON *d = cJSON_CreateObject(), *g;
+
+	cJSON_AddNumberToObject(d, "alpha", ALPHA);
+	cJSON_AddNumberToObject(d, "alpha_per_look", ALPHA_LOOK);
+	cJSON_AddNumberToObject(d, "min_cliffs_delta", MIN_DELTA);
+	cJSON_AddNumberToObject(d, "trials", (double)s->sent_trials);
+	cJSON_AddNumberToObject(d, "max_trials", MAX_TRIALS);
+	cJSON_AddNumberToObject(d, "opening_units", (double)s->open_units);
+	cJSON_AddNumberToObject(d, "opening_tokens", (double)opening_tokens(env));
+	g = cJSON_AddObjectToObject(d, "groups");
+	for (int k = 1; k < K_N; k++)
+		cJSON_AddItemToObject(g, kind_name[k], group_json(s->t[k], s->cnt[k]));
+	cJSON_AddItemToObject(d, "looks", s->lj);
+	s->lj = NULL;
+	px_tally_json(&s->tally, d);
+	cJSON_AddItemToObject(d, "cache_counts", counts_json(&s->cc));
+	cJSON_AddStringToObject(d, "decided_by", s->decided ? "usage" : "timing");
+	cJSON_AddStringToObject(d, "tenant_a", env->tenant_label[s->ta]);
+	cJSON_AddStringToObject(d, "tenant_b", env->tenant_label[s->tb]);
+	cJSON_AddBoolToObject(d, "same_organisation", px_same_org(env, s->ta, s->tb));
+	if (s->ts >= 0) {
+		cJSON_AddStringToObject(d, "tenant_same_organisation", env->tenant_label[s->ts]);
+		cJSON_AddItemToObject(d, "cache_counts_same_organisation", counts_json(&s->cs));
+	}
+	if (s->level != NULL)
+		cJSON_AddStringToObject(d, "level", s->level);
+	else
+		cJSON_AddNullToObject(d, "level");
+	return d;
+}
+
+/* The verdict of the timing test at its last look. */
+static void
+timing_verdict(struct probe_env *env, struct probe_outcome *out, struct pt *s, cJSON *d)
+{
+	const struct look *l = &s->l;
+	size_t trials = s->sent_trials;
+
+	if (s->cnt[K_PRIMED] < MIN_ANSWERED || s->cnt[K_CONTROL] < MIN_ANSWERED || s->cnt[K_SHORT] < 1) {
+		if (env->budget_hit)
+			outcome_set(out, "inconclusive", "the run stopped before the first %d trials were sent",
+			    looks[0]);
+		else
+			outcome_set(out, "inconclusive", "too few answered streams to time: %zu primed, %zu "
+			    "control (at least %d each are needed)", s->cnt[K_PRIMED], s->cnt[K_CONTROL],
+			    MIN_ANSWERED);
+		return;
+	}
+	if (s->l.trials != trials) {
+		/* The look the budget cut short is judged on what it got. */
+		judge_look(s->t, s->cnt, trials, &s->l);
+		cJSON_AddItemToArray(cJSON_GetObjectItem(d, "looks"), look_json(&s->l));
+	}
+	cJSON_AddItemToObject(d, "cross_tenant", test_json(&l->cross.test));
+	if (l->have_own)
+		cJSON_AddItemToObject(d, "own_tenant", test_json(&l->own));
+	cJSON_AddNumberToObject(d, "median_saving_ms", round(l->cross.saving * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "opening_prefill_ms", round(l->prefill * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "detectable_saving_ms", round(l->shift * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "min_saving_ms", round(l->gate.min_saving * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "noise_sd_ms", round(l->sd * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "power", l->cross.power);
+
+	if (l->cross.decision == MWU_LOOK_REJECT && px_same_org(env, s->ta, s->tb)) {
+		outcome_set(out, "pass", "B was faster only when A had primed the cache (p = %.2g, Cliff's "
+		    "delta %.2f, %zu trials), both keys of organisation '%s': the cache is shared within "
+		    "the organisation (per-organisation or global; a key of another organisation would "
+		    "tell which)", l->cross.test.p, l->cross.test.delta, trials, env->tenant_org[s->ta]);
+		return;
+	}
+	if (l->cross.decision == MWU_LOOK_REJECT) {
+		for (size_t i = 0; i < trials * K_N; i++)
+			if (s->r[i].sent && (s->kind[i] == K_PRIMED || s->kind[i] == K_CONTROL) &&
+			    s->r[i].evidence_id > 0)
+				outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, s->r[i].evidence_id,
+				    "tenant B's first token came %.1f ms sooner (median) when tenant A had just sent "
+				    "the same opening than after a fresh opening of the same length: one-sided "
+				    "Mann-Whitney p = %.2g < %.2g, Cliff's delta %.2f, %zu + %zu trials; the prompt "
+				    "prefix cache is shared across tenants", l->cross.saving, l->cross.test.p,
+				    ALPHA_LOOK, l->cross.test.delta, s->cnt[K_PRIMED], s->cnt[K_CONTROL]);
+		outcome_set(out, "fail", "B was faster only when A had primed the cache (p = %.2g, Cliff's "
+		    "delta %.2f, %zu trials)", l->cross.test.p, l->cross.test.delta, trials);
+		return;
+	}
+	if (l->cross.decision == MWU_LOOK_POWERED) {
+		outcome_set(out, "pass", "B was not faster after A sent the same opening (p = %.2g, Cliff's "
+		    "delta %.2f over %zu trials; the test had %.0f%% power to see a hit saving %.1f ms "
+		    "under noise sd %.1f ms)%s", l->cross.test.p, l->cross.test.delta, trials,
+		    100 * l->cross.power, l->shift, l->sd, !l->have_own ? "" :
+		    l->own.p < ALPHA && l->own.delta >= MIN_DELTA ?
+		    "; A's own repeats were faster: the cache is per tenant" :
+		    "; A's own repeats were not faster either: no prefix caching seen");
+		return;
+	}
+	say_undecided(out, d, l, trials, s->stopped);
+}
+
 static void
 prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 {
-	size_t n = (size_t)MAX_TRIALS * K_N, cnt[K_N] = { 0 }, sent_trials = 0;
-	struct px_req *r;
-	int *kind;
-	double *t[K_N] = { NULL };
-	int64_t open_units, per_trial;
-	struct look l;
-	long needed;
-	cJSON *d = NULL, *lj;
-	const char *stopped = NULL;
-	int li;
+	struct pt s;
 
 	if (env->ntenants < 2) {
 		outcome_set(out, "inconclusive", "the cross-tenant prefix-cache check needs a second "
 		    "credential on the endpoint (one per tenant)");
 		return;
 	}
-	r = xcalloc(n, sizeof *r);
-	kind = xcalloc(n, sizeof *kind);
+	memset(&s, 0, sizeof s);
+	s.n = (size_t)MAX_TRIALS * K_N;
+	/* B is a key of another organisation where there is one; a second key of A's own
+	 * names the level. */
+	px_cache_pairs(env, &s.cross, &s.same);
+	s.tb = s.cross >= 0 ? s.cross : s.same;
+	s.ts = s.cross >= 0 ? s.same : -1;
+	s.r = xcalloc(s.n, sizeof *s.r);
+	s.kind = xcalloc(s.n, sizeof *s.kind);
 	for (int k = 0; k < K_N; k++)
-		t[k] = xcalloc(MAX_TRIALS, sizeof *t[k]);
-	open_units = px_units_for(env, opening_tokens(env));
-	per_trial = trial_tokens(env, NULL);
-	per_trial += per_trial / 4;   /* the engine reserves a quarter more for each prompt */
-	memset(&l, 0, sizeof l);
-	lj = cJSON_CreateArray();
-	for (li = 0; li < NLOOKS; li++) {
-		size_t to = (size_t)looks[li];
-
-		/* A later look is taken only when the budget covers all of it: a look cut short by
-		 * the budget would stop the run, and half a look adds little. */
-		if (li > 0 && env->opts->budget_tokens > 0 && env->tokens_in + env->tokens_out +
-		    per_trial * (int64_t)(to - sent_trials) > env->opts->budget_tokens) {
-			stopped = "the run's token budget does not cover the next look";
-			break;
-		}
-		make_trials(r, kind, open_units, sent_trials, to);
-		/* One at a time, in order: B's "primed" request must follow A's prime. */
-		if (px_send(env, &r[sent_trials * K_N], (to - sent_trials) * K_N, 1) != 0)
-			goto out;
-		for (size_t i = sent_trials * K_N; i < to * K_N; i++) {
-			int k = kind[i];
-
-			if (!r[i].sent)
-				continue;
-			px_judge_common(env, out, &r[i], 1);
-			if (px_accepted(&r[i]) && r[i].ttft_ms > 0)
-				t[k][cnt[k]++] = r[i].ttft_ms;
-		}
-		/* Sent in order: the trials begun are those whose prime went out. */
-		while (sent_trials < to && r[sent_trials * K_N].sent)
-			sent_trials++;
-		if (env->budget_hit || env->interrupted) {
-			stopped = "the run's token budget ended during the look";
-			break;
-		}
-		if (cnt[K_PRIMED] < MIN_ANSWERED || cnt[K_CONTROL] < MIN_ANSWERED || cnt[K_SHORT] < 1)
-			break;
-		judge_look(t, cnt, sent_trials, &l);
-		cJSON_AddItemToArray(lj, look_json(&l));
-		if (l.cross.decision != MWU_LOOK_UNDECIDED)
-			break;
-		/* Futility: no more trials when what the effect needs is beyond what the probe sends. */
-		needed = mwu_gate_trials_needed(&l.gate, l.shift, l.sd, POWER, NEEDED_MAX, NEEDED_SIMS,
-		    POWER_SEED);
-		if (needed <= 0 || needed > MAX_TRIALS) {
-			stopped = "more trials cannot help";
-			break;
-		}
-		if (li == NLOOKS - 1)
-			stopped = "the last look was reached";
+		s.t[k] = xcalloc(MAX_TRIALS, sizeof *s.t[k]);
+	s.open_units = px_units_for(env, opening_tokens(env));
+	s.per_trial = trial_tokens(env, NULL);
+	s.per_trial += s.per_trial / 4;   /* the engine reserves a quarter more for each prompt */
+	s.lj = cJSON_CreateArray();
+	if (counts_phase(env, out, &s) == 0 && timing_looks(env, out, &s) == 0) {
+		out->details = pt_details(env, &s);
+		if (!s.decided)
+			timing_verdict(env, out, &s, out->details);
 	}
-
-	d = out->details = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "alpha", ALPHA);
-	cJSON_AddNumberToObject(d, "alpha_per_look", ALPHA_LOOK);
-	cJSON_AddNumberToObject(d, "min_cliffs_delta", MIN_DELTA);
-	cJSON_AddNumberToObject(d, "trials", (double)sent_trials);
-	cJSON_AddNumberToObject(d, "max_trials", MAX_TRIALS);
-	cJSON_AddNumberToObject(d, "opening_units", (double)open_units);
-	cJSON_AddNumberToObject(d, "opening_tokens", (double)opening_tokens(env));
-	{
-		cJSON *g = cJSON_AddObjectToObject(d, "groups");
-
-		for (int k = 1; k < K_N; k++)
-			cJSON_AddItemToObject(g, kind_name[k], group_json(t[k], cnt[k]));
-	}
-	cJSON_AddItemToObject(d, "looks", lj);
-	lj = NULL;
-	if (cnt[K_PRIMED] < MIN_ANSWERED || cnt[K_CONTROL] < MIN_ANSWERED || cnt[K_SHORT] < 1) {
-		if (env->budget_hit)
-			outcome_set(out, "inconclusive", "the run stopped before the first %d trials were sent",
-			    looks[0]);
-		else
-			outcome_set(out, "inconclusive", "too few answered streams to time: %zu primed, %zu "
-			    "control (at least %d each are needed)", cnt[K_PRIMED], cnt[K_CONTROL], MIN_ANSWERED);
-		goto out;
-	}
-	if (l.trials != sent_trials) {
-		/* The look the budget cut short is judged on what it got. */
-		judge_look(t, cnt, sent_trials, &l);
-		cJSON_AddItemToArray(cJSON_GetObjectItem(d, "looks"), look_json(&l));
-	}
-	cJSON_AddItemToObject(d, "cross_tenant", test_json(&l.cross.test));
-	if (l.have_own)
-		cJSON_AddItemToObject(d, "own_tenant", test_json(&l.own));
-	cJSON_AddNumberToObject(d, "median_saving_ms", round(l.cross.saving * 1000) / 1000);
-	cJSON_AddNumberToObject(d, "opening_prefill_ms", round(l.prefill * 1000) / 1000);
-	cJSON_AddNumberToObject(d, "detectable_saving_ms", round(l.shift * 1000) / 1000);
-	cJSON_AddNumberToObject(d, "min_saving_ms", round(l.gate.min_saving * 1000) / 1000);
-	cJSON_AddNumberToObject(d, "noise_sd_ms", round(l.sd * 1000) / 1000);
-	cJSON_AddNumberToObject(d, "power", l.cross.power);
-
-	if (l.cross.decision == MWU_LOOK_REJECT) {
-		for (size_t i = 0; i < sent_trials * K_N; i++)
-			if (r[i].sent && (kind[i] == K_PRIMED || kind[i] == K_CONTROL) && r[i].evidence_id > 0)
-				outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, r[i].evidence_id,
-				    "tenant B's first token came %.1f ms sooner (median) when tenant A had just sent "
-				    "the same opening than after a fresh opening of the same length: one-sided "
-				    "Mann-Whitney p = %.2g < %.2g, Cliff's delta %.2f, %zu + %zu trials; the prompt "
-				    "prefix cache is shared across tenants", l.cross.saving, l.cross.test.p,
-				    ALPHA_LOOK, l.cross.test.delta, cnt[K_PRIMED], cnt[K_CONTROL]);
-		outcome_set(out, "fail", "B was faster only when A had primed the cache (p = %.2g, Cliff's "
-		    "delta %.2f, %zu trials)", l.cross.test.p, l.cross.test.delta, sent_trials);
-		goto out;
-	}
-	if (l.cross.decision == MWU_LOOK_POWERED) {
-		outcome_set(out, "pass", "B was not faster after A sent the same opening (p = %.2g, Cliff's "
-		    "delta %.2f over %zu trials; the test had %.0f%% power to see a hit saving %.1f ms "
-		    "under noise sd %.1f ms)%s", l.cross.test.p, l.cross.test.delta, sent_trials,
-		    100 * l.cross.power, l.shift, l.sd, !l.have_own ? "" : l.own.p < ALPHA && l.own.delta >= MIN_DELTA ?
-		    "; A's own repeats were faster: the cache is per tenant" :
-		    "; A's own repeats were not faster either: no prefix caching seen");
-		goto out;
-	}
-	say_undecided(out, d, &l, sent_trials, stopped);
-out:
-	cJSON_Delete(lj);
+	cJSON_Delete(s.lj);
 	for (int k = 0; k < K_N; k++)
-		free(t[k]);
-	px_free(r, n);
-	free(r);
-	free(kind);
+		free(s.t[k]);
+	px_free(s.r, s.n);
+	free(s.r);
+	free(s.kind);
 }
 
 const struct probe probe_prefix_timing = {

@@ -132,7 +132,7 @@ classify(struct sweep *s, int i)
 	}
 	/* An intact answer with believable usage sharpens a measured calibration. */
 	if (usage == 1 && !env->bounded && r->recipe.units >= 1000) {
-		double tpu = ((double)r->res.usage_in - env->overhead_tokens) / (double)r->recipe.units;
+		double tpu = ((double)r->res.usage.in - env->overhead_tokens) / (double)r->recipe.units;
 
 		if (tpu > 0.75 * env->tokens_per_unit && tpu < 1.33 * env->tokens_per_unit)
 			env->tokens_per_unit = env->tpu_min = env->tpu_max = tpu;
@@ -164,8 +164,8 @@ send_point(struct sweep *s, int64_t tokens, int stream, int nreq)
 static int64_t
 measured(const struct sweep *s, int i)
 {
-	return s->c[i] == C_INTACT && s->r[i].res.usage_in >= 0 && !px_usage_contradicts(&s->r[i]) ?
-	    s->r[i].res.usage_in : s->r[i].est_tokens;
+	return s->c[i] == C_INTACT && s->r[i].res.usage.in >= 0 && !px_usage_contradicts(&s->r[i]) ?
+	    s->r[i].res.usage.in : s->r[i].est_tokens;
 }
 
 /* Largest point below `below` (by requested size) whose class is in `want` (bitmask). */
@@ -338,7 +338,7 @@ judge_degraded(struct sweep *s, struct probe_outcome *out, const struct px_req *
 		    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
 		    "lost content: %d of 3 nonces came back, usage %lld of about %lld tokens sent; %s",
 		    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
-		    (long long)r->res.usage_in, (long long)r->est_tokens, s->hint);
+		    (long long)r->res.usage.in, (long long)r->est_tokens, s->hint);
 	} else if (px_substituted(env, r)) {
 		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
@@ -350,7 +350,7 @@ judge_degraded(struct sweep *s, struct probe_outcome *out, const struct px_req *
 		    "accepted prompts above about %lld tokens (advertised %lld) lost content: "
 		    "%d of 3 nonces came back, usage %lld of about %lld tokens sent",
 		    (long long)s->integrity, (long long)env->ep.context, r->nonces_echoed,
-		    (long long)r->res.usage_in, (long long)r->est_tokens);
+		    (long long)r->res.usage.in, (long long)r->est_tokens);
 	}
 }
 
@@ -373,18 +373,32 @@ judge_points(struct sweep *s, struct probe_outcome *out)
 			if (s->first_error == NULL)
 				s->first_error = r->transport_error;
 		}
-		if ((s->c[i] == C_INTACT || s->c[i] == C_DEGRADED) && r->res.usage_in < 0)
+		if ((s->c[i] == C_INTACT || s->c[i] == C_DEGRADED) && r->res.usage.in < 0)
 			s->no_usage++;
 		if (s->c[i] == C_DEGRADED)
 			judge_degraded(s, out, r);
 	}
 	if (s->verify) {
-		for (int i = 0; i < s->n; i++)
-			if (s->c[i] == C_REFUSED)
-				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, s->r[i].evidence_id,
-				    "a %sprompt of about %lld tokens, under the advertised %lld, was refused for "
-				    "size; %s", s->r[i].stream ? "streamed " : "", (long long)s->r[i].est_tokens,
-				    (long long)env->ep.context, s->hint);
+		for (int i = 0; i < s->n; i++) {
+			const struct px_req *r = &s->r[i];
+			char count[96] = "";
+
+			if (s->c[i] != C_REFUSED)
+				continue;
+			/* Over the advertised context by the vendor's own count: the prompt was
+			 * too large, not the vendor's capacity too small. */
+			if (r->res.size_tokens >= env->ep.context)
+				continue;
+			if (r->res.size_tokens > 0)
+				snprintf(count, sizeof count, ", %lld by the vendor's own count%s",
+				    (long long)r->res.size_tokens, r->resized ? ", sent again at that size" : "");
+			outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->evidence_id,
+			    "a %sprompt of about %lld tokens%s, under the advertised %lld, was refused for "
+			    "size; %s", r->stream ? "streamed " : "", (long long)r->est_tokens, count,
+			    (long long)env->ep.context, s->hint);
+			if (r->resized)
+				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->first_evidence_id, "%s", "");
+		}
 	} else if (s->first_ref >= 0 &&
 	    s->r[s->first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
 		for (int i = 0; i < s->n; i++)
@@ -395,7 +409,7 @@ judge_points(struct sweep *s, struct probe_outcome *out)
 	}
 	if (s->no_usage > 0)
 		for (int i = 0; i < s->n; i++)
-			if ((s->c[i] == C_INTACT || s->c[i] == C_DEGRADED) && s->r[i].res.usage_in < 0)
+			if ((s->c[i] == C_INTACT || s->c[i] == C_DEGRADED) && s->r[i].res.usage.in < 0)
 				outcome_finding(out, F_USAGE_MISSING, s->r[i].evidence_id,
 				    "%d accepted answer%s reported no usage, so prompt sizes were checked by "
 				    "nonces alone", s->no_usage, s->no_usage == 1 ? "" : "s");

@@ -383,8 +383,25 @@ openai_usage(cJSON *o, const struct sim_result *r)
 	cJSON_AddNumberToObject(u, "prompt_tokens", (double)r->prompt_tokens);
 	cJSON_AddNumberToObject(u, "completion_tokens", (double)r->completion_tokens);
 	cJSON_AddNumberToObject(u, "total_tokens", (double)(r->prompt_tokens + r->completion_tokens));
-	d = cJSON_AddObjectToObject(u, "prompt_tokens_details");
-	cJSON_AddNumberToObject(d, "cached_tokens", (double)r->cached_tokens);
+	if (r->usage_cached) {
+		d = cJSON_AddObjectToObject(u, "prompt_tokens_details");
+		cJSON_AddNumberToObject(d, "cached_tokens", (double)r->cached_tokens);
+	}
+}
+
+/* Anthropic's input_tokens leaves out what the prompt cache served, reported
+ * beside it as cache_read_input_tokens (shown when the cache served any). */
+static void
+anthropic_input_usage(cJSON *u, const struct sim_result *r)
+{
+	int split = r->usage_cached && r->cached_tokens > 0;
+
+	cJSON_AddNumberToObject(u, "input_tokens", (double)(r->prompt_tokens -
+	    (split ? r->cached_tokens : 0)));
+	if (split) {
+		cJSON_AddNumberToObject(u, "cache_creation_input_tokens", 0);
+		cJSON_AddNumberToObject(u, "cache_read_input_tokens", (double)r->cached_tokens);
+	}
 }
 
 static cJSON *
@@ -427,7 +444,7 @@ api_completion_body(enum sim_api api, const struct sim_result *r)
 		cJSON_AddNullToObject(o, "stop_sequence");
 		if (r->usage) {
 			m = cJSON_AddObjectToObject(o, "usage");
-			cJSON_AddNumberToObject(m, "input_tokens", (double)r->prompt_tokens);
+			anthropic_input_usage(m, r);
 			cJSON_AddNumberToObject(m, "output_tokens", (double)r->completion_tokens);
 		}
 		return o;
@@ -509,7 +526,7 @@ api_stream_open(enum sim_api api, const struct sim_result *r, struct buf *out)
 	cJSON_AddNullToObject(m, "stop_sequence");
 	if (r->usage) {
 		u = cJSON_AddObjectToObject(m, "usage");
-		cJSON_AddNumberToObject(u, "input_tokens", (double)r->prompt_tokens);
+		anthropic_input_usage(u, r);
 		cJSON_AddNumberToObject(u, "output_tokens", 1);
 	}
 	sse(out, "message_start", o);

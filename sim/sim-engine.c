@@ -38,6 +38,8 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_STREAMS_FAIL_AFTER] = "streams-fail-after",
 	[FAULT_BAD_REQUEST_404] = "bad-request-404",
 	[FAULT_UNKNOWN_MODEL_404] = "unknown-model-404",
+	[FAULT_NO_CACHED_USAGE] = "no-cached-usage",
+	[FAULT_KEEP_END_UNDER_CONTEXT] = "keep-end-under-context",
 };
 
 int
@@ -92,6 +94,19 @@ sim_admit(sim_faults faults, size_t context, size_t capacity, size_t n, struct s
 	out->limit = limit;
 	out->keep = n;
 	out->kind = ADMIT_OK;
+	if (sim_has_fault(faults, FAULT_KEEP_END_UNDER_CONTEXT)) {
+		/* The context check is honest; past half the pool (room kept for the answer)
+		 * only the end of the prompt is kept, silently. */
+		if (n > context) {
+			out->kind = ADMIT_REJECT;
+			out->limit = context;
+		} else if (n > capacity / 2) {
+			out->kind = ADMIT_TRUNCATE;
+			out->keep = capacity / 2;
+			out->limit = capacity / 2;
+		}
+		return;
+	}
 	if (n <= limit)
 		return;
 	if (sim_has_fault(faults, FAULT_DISAGG_PLACEHOLDER) || sim_has_fault(faults, FAULT_STALE_DECODE) ||

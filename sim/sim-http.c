@@ -431,6 +431,7 @@ result_init(struct ctx *x, struct sim_result *r, const struct sim_chat *c, const
 		r->cached_tokens = 0;
 	}
 	r->usage = !sim_has_fault(x->cfg->faults, FAULT_NO_USAGE);
+	r->usage_cached = !sim_has_fault(x->cfg->faults, FAULT_NO_CACHED_USAGE);
 	r->include_usage = c->include_usage;
 }
 
@@ -457,6 +458,17 @@ tpm_limited(struct ctx *x, const char *model, size_t n)
 	    "Requested %zu. The input or output tokens must be reduced in order to run successfully.",
 	    model, limit, n);
 	return respond_rate_limit(x, &e, "x-ratelimit-limit-tokens", lim, (char *)NULL);
+}
+
+/* Whose cached pages a request may reuse: its tenant's, or under --prefix-cache org
+ * its organisation's (a tenant without one is an organisation of its own). */
+static const char *
+cache_scope(const struct ctx *x)
+{
+	if (x->cfg->prefix_cache == PREFIX_ORG && x->tenant_idx >= 0 &&
+	    x->cfg->tenants[x->tenant_idx].org != NULL)
+		return x->cfg->tenants[x->tenant_idx].org;
+	return x->tenant;
 }
 
 static enum MHD_Result
@@ -496,7 +508,7 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 		neighbour_hold(x->srv, x->tenant_idx, +1);
 	/* A streamed victim only ever sends one piece: it reserves room for no more,
 	 * so it does not wait for the pages the large request holds. */
-	if (sim_generate_start(e, x->tenant, &prompt, c->max_tokens,
+	if (sim_generate_start(e, cache_scope(x), &prompt, c->max_tokens,
 	    busy ? 1 : c->max_tokens, &g) != 0) {
 		if (large)
 			neighbour_hold(x->srv, x->tenant_idx, -1);

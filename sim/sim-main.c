@@ -19,7 +19,7 @@ static const char usage[] =
     "                 [--page-size TOKENS] [--tenants LABEL=KEY,...] [--fault NAME[,NAME...]]\n"
     "                 [--revoked LABEL[,LABEL...]] [--failing LABEL[,LABEL...]]\n"
     "                 [--tpm-limit TOKENS] [--no-count] [--fail-after N]\n"
-    "                 [--prefix-cache off|tenant|global] [--prefill-us-per-token N]\n"
+    "                 [--prefix-cache off|tenant|org|global] [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
     "                 [--neighbour-hold-ms N] [--tokenizer pieces|words]\n"
@@ -36,14 +36,16 @@ print_help(void)
 	    "\n  --context TOKENS            advertised context length (default 131072)"
 	    "\n  --pool TOKENS               KV pool size shared by all tenants (default 131072)"
 	    "\n  --page-size TOKENS          tokens per KV page (default 16)"
-	    "\n  --tenants LABEL=KEY,...     API keys and their tenants (default: any key, tenant default)"
+	    "\n  --tenants LABEL[@ORG]=KEY,... API keys and their tenants (default: any key, tenant"
+	    "\n                              default); ORG, the tenant's organisation"
 	    "\n  --fault NAME[,NAME...]      none, disagg-placeholder, truncate-head, error-200,"
 	    "\n                              stream-error, no-usage, stream-as-json, rate-limit,"
 	    "\n                              redirect, huge-response, close-mid-body, malformed-500,"
 	    "\n                              usage-one, noisy-neighbour, usage-collapse,"
 	    "\n                              stale-decode, placeholder-blank, lose-middle,"
 	    "\n                              accept-oversize, streams-fail-after,"
-	    "\n                              bad-request-404, unknown-model-404;"
+	    "\n                              bad-request-404, unknown-model-404, no-cached-usage,"
+	    "\n                              keep-end-under-context;"
 	    "\n                              repeat or list to combine"
 	    "\n                              (default none)"
 	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"
@@ -54,7 +56,8 @@ print_help(void)
 	    "\n                              token a word) (default pieces)"
 	    "\n  --model-behaviour KIND      echo (repeats the prompt's identifiers) or paraphrase"
 	    "\n                              (cannot repeat text) (default echo)"
-	    "\n  --prefix-cache MODE         off, tenant or global (default off)"
+	    "\n  --prefix-cache MODE         off, tenant, org (a tenant's LABEL@ORG) or global"
+	    "\n                              (default off)"
 	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
 	    "\n  --decode-us-per-token N     decode time per generated token (default 0)"
 	    "\n  --max-body BYTES            largest request body (default 33554432)"
@@ -78,7 +81,7 @@ print_help(void)
 static int
 parse_tenants(const char *arg, struct sim_config *cfg, struct aerr *err)
 {
-	char *copy = xstrdup(arg), *save = NULL, *item;
+	char *copy = xstrdup(arg), *save = NULL, *item, *org;
 
 	for (item = strtok_r(copy, ",", &save); item != NULL; item = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(item, '=');
@@ -89,6 +92,15 @@ parse_tenants(const char *arg, struct sim_config *cfg, struct aerr *err)
 			return err->code;
 		}
 		*eq = '\0';
+		/* LABEL@ORG: the tenant's organisation, the cache's scope under --prefix-cache org. */
+		org = strchr(item, '@');
+		if (org != NULL)
+			*org++ = '\0';
+		if (org != NULL && (*org == '\0' || *item == '\0')) {
+			aerr_set(err, AV_USAGE, "--tenants: '%s@%s' is not LABEL@ORG=KEY", item, org);
+			free(copy);
+			return err->code;
+		}
 		for (size_t i = 0; i < cfg->ntenants; i++) {
 			if (strcmp(cfg->tenants[i].label, item) == 0 || strcmp(cfg->tenants[i].key, eq + 1) == 0) {
 				aerr_set(err, AV_USAGE, "--tenants: tenant '%s' repeats a label or a key", item);
@@ -100,6 +112,7 @@ parse_tenants(const char *arg, struct sim_config *cfg, struct aerr *err)
 		cfg->tenants[cfg->ntenants].label = xstrdup(item);
 		cfg->tenants[cfg->ntenants].key = xstrdup(eq + 1);
 		cfg->tenants[cfg->ntenants].revoked = 0;
+		cfg->tenants[cfg->ntenants].org = org != NULL ? xstrdup(org) : NULL;
 		cfg->ntenants++;
 	}
 	free(copy);
@@ -191,8 +204,8 @@ config_check(struct sim_config *cfg, const struct buf *revoked, const struct buf
 
 		if (adm & (adm - 1))
 			return aerr_set(err, AV_USAGE, "--fault: disagg-placeholder, truncate-head, "
-			    "error-200, stale-decode, placeholder-blank and accept-oversize each decide "
-			    "what happens to an oversize prompt; give one of them");
+			    "error-200, stale-decode, placeholder-blank, accept-oversize and keep-end-under-context each "
+			    "decide what happens to an oversize prompt; give one of them");
 	}
 	if (revoked->len > 0) {
 		if (cfg->ntenants == 0)
@@ -287,9 +300,11 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 				cfg->prefix_cache = PREFIX_TENANT;
 			else if (strcmp(optarg, "global") == 0)
 				cfg->prefix_cache = PREFIX_GLOBAL;
+			else if (strcmp(optarg, "org") == 0)
+				cfg->prefix_cache = PREFIX_ORG;
 			else
 				rc = aerr_set(err, AV_USAGE,
-				    "--prefix-cache: '%s' is not off, tenant or global", optarg);
+				    "--prefix-cache: '%s' is not off, tenant, org or global", optarg);
 			break;
 		case O_PREFILL:
 			rc = parse_int_opt("--prefill-us-per-token", optarg, 0, 10000000, &cfg->prefill_us, err);
@@ -361,6 +376,7 @@ config_free(struct sim_config *cfg)
 	for (size_t i = 0; i < cfg->ntenants; i++) {
 		free(cfg->tenants[i].label);
 		free(cfg->tenants[i].key);
+		free(cfg->tenants[i].org);
 	}
 	free(cfg->tenants);
 	free(cfg->host);

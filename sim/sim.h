@@ -44,6 +44,10 @@ enum sim_fault {
 	FAULT_STREAMS_FAIL_AFTER,         /* streamed requests after the first --fail-after N get 500 */
 	FAULT_BAD_REQUEST_404,    /* malformed or incomplete requests get 404; valid ones are served */
 	FAULT_UNKNOWN_MODEL_404,  /* a request naming another model than --model gets 404 */
+	FAULT_NO_CACHED_USAGE,    /* usage says nothing of the prompt cache (no cached counts) */
+	FAULT_KEEP_END_UNDER_CONTEXT, /* prompts over half the pool but within the context: keep
+	                           * their last half-pool tokens silently (HTTP 200, usage of what
+	                           * was kept); over the context: 400 */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];
@@ -63,9 +67,11 @@ void sim_faults_format(sim_faults set, char *out, size_t outsz);
 /* The faults that decide what happens to an oversize prompt; a set holds at most one. */
 #define FAULTS_ADMISSION (FAULT_BIT(FAULT_DISAGG_PLACEHOLDER) | FAULT_BIT(FAULT_TRUNCATE_HEAD) | \
 	FAULT_BIT(FAULT_ERROR_200) | FAULT_BIT(FAULT_STALE_DECODE) | FAULT_BIT(FAULT_PLACEHOLDER_BLANK) | \
-	FAULT_BIT(FAULT_ACCEPT_OVERSIZE))
+	FAULT_BIT(FAULT_ACCEPT_OVERSIZE) | FAULT_BIT(FAULT_KEEP_END_UNDER_CONTEXT))
 
-enum sim_prefix_cache { PREFIX_OFF, PREFIX_TENANT, PREFIX_GLOBAL };
+/* PREFIX_ORG scopes the cache by the tenant's organisation (LABEL@ORG in --tenants),
+ * as OpenAI documents its own: keys of one organisation share it. */
+enum sim_prefix_cache { PREFIX_OFF, PREFIX_TENANT, PREFIX_GLOBAL, PREFIX_ORG };
 
 /* --tokenizer: 4-byte pieces, or about one token per word. */
 enum sim_tokenizer_kind { TOKENIZER_PIECES, TOKENIZER_WORDS };
@@ -77,6 +83,7 @@ struct sim_tenant {
 	char *key;
 	int revoked;              /* --revoked: the key gets 401 everywhere */
 	int failing;              /* --failing: the tenant's inference requests get 500 */
+	char *org;                /* --tenants LABEL@ORG=KEY: its organisation, or NULL */
 };
 
 struct sim_config {
@@ -336,6 +343,7 @@ struct sim_result {
 	size_t prompt_tokens, completion_tokens, cached_tokens;
 	int cut;                  /* finish_reason "length" / stop_reason "max_tokens" */
 	int usage;                /* report usage at all (fault no-usage: 0) */
+	int usage_cached;         /* report the cached part (fault no-cached-usage: 0) */
 	int include_usage;        /* OpenAI streams: the final usage chunk */
 	const char *text;         /* the whole answer, for non-streaming bodies */
 };

@@ -273,12 +273,17 @@ struct endpoint_input {
 	int ncreds;
 	const char *remove[ENDPOINT_MAX_CREDS];
 	int nremove;
+	char *org_label[ENDPOINT_MAX_CREDS];         /* --credential-org LABEL=ORG */
+	const char *org[ENDPOINT_MAX_CREDS];         /* point into the spec given */
+	int norgs;
 	cJSON *options;   /* KEY=VALUE settings, or NULL */
 };
 /* Adds one "LABEL=env:VAR" or "LABEL=file:PATH" (spec must outlive f), checked. */
 int endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aerr *err);
 /* A price in USD per million tokens, 0 to 1,000,000; what names it in the message. */
 int endpoint_price_parse(const char *what, const char *s, double *out, struct aerr *err);
+/* Adds one "LABEL=ORG": the organisation (account) the credential LABEL belongs to. */
+int endpoint_input_credential_org(struct endpoint_input *f, const char *spec, struct aerr *err);
 void endpoint_input_free(struct endpoint_input *f);
 /* Each validates, writes in one transaction with its audit entry, and prints nothing. */
 int endpoint_add(struct db *db, const char *actor, const char *vendor,

@@ -112,7 +112,7 @@ static const struct seal_part seal_parts[] = {
 	 * cost estimate reads them (a run's plan seals what it used). */
 	{ "endpoint", "endpoint", "endpoint", "id, vendor_id, name, api, url, model, context_tokens, "
 	  "allow_insecure_http, options, status, created_at, updated_at", "id", "id", NULL, 0 },
-	{ "endpoint", NULL, "credential", "id, endpoint_id, label, ref, created_at", "endpoint_id", "id",
+	{ "endpoint", NULL, "credential", "id, endpoint_id, label, ref, org, created_at", "endpoint_id", "id",
 	  NULL, 0 },
 	{ "incident", "incident", "incident", "id, vendor_id, endpoint_id, title, status, severity, phi, "
 	  "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at",

@@ -24,7 +24,7 @@ fields_free(struct endpoint_fields *f)
 	endpoint_input_free(&f->in);
 }
 
-enum { O_NAME = 1, O_API, O_URL, O_MODEL, O_CONTEXT, O_CRED, O_RMCRED, O_INSECURE,
+enum { O_NAME = 1, O_API, O_URL, O_MODEL, O_CONTEXT, O_CRED, O_CREDORG, O_RMCRED, O_INSECURE,
 	O_SECURE, O_PIN, O_POUT, O_OPTION, O_JSON, O_ALL };
 
 #define O_PRICES \
@@ -42,6 +42,8 @@ static const struct opt add_opts[] = {
 	{ "context", O_CONTEXT, "TOKENS", "the context window the vendor states", OPT_REQUIRED },
 	{ "credential", O_CRED, "LABEL=env:VAR|file:PATH",
 	  "a tenant's credential reference (never the secret itself)", OPT_MANY },
+	{ "credential-org", O_CREDORG, "LABEL=ORG",
+	  "the organisation (account) the credential belongs to", OPT_MANY },
 	{ "allow-insecure-http", O_INSECURE, NULL, "accept a plain http URL that is not loopback", 0 },
 	O_PRICES,
 	{ NULL, 0, NULL, NULL, 0 }
@@ -63,6 +65,8 @@ static const struct opt edit_opts[] = {
 	{ "context", O_CONTEXT, "TOKENS", "the context window the vendor states", 0 },
 	{ "credential", O_CRED, "LABEL=REF", "add or replace a tenant's credential reference",
 	  OPT_MANY },
+	{ "credential-org", O_CREDORG, "LABEL=ORG",
+	  "the organisation (account) the credential belongs to", OPT_MANY },
 	{ "remove-credential", O_RMCRED, "LABEL", "drop a tenant's credential reference", OPT_MANY },
 	{ "allow-insecure-http", O_INSECURE, NULL, "accept a plain http URL that is not loopback", 0 },
 	{ "require-https", O_SECURE, NULL, "refuse plain http again", OPT_OR },
@@ -108,6 +112,10 @@ parse_endpoint_opts(struct opt_parser *p, struct endpoint_fields *f, struct aerr
 			break;
 		case O_CRED:
 			if (endpoint_input_credential(&f->in, a, err) != 0)
+				return err->code;
+			break;
+		case O_CREDORG:
+			if (endpoint_input_credential_org(&f->in, a, err) != 0)
 				return err->code;
 			break;
 		case O_RMCRED:
@@ -282,8 +290,8 @@ cmd_endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 		goto out;
 	}
 	if (!(in->set_name || in->set_api || in->set_url || in->set_model || in->set_context ||
-	    in->ncreds || in->nremove || in->set_insecure || in->set_price_in || in->set_price_out ||
-	    in->options)) {
+	    in->ncreds || in->norgs || in->nremove || in->set_insecure || in->set_price_in ||
+	    in->set_price_out || in->options)) {
 		usage_error(av, err, "endpoint edit: nothing to change");
 		goto out;
 	}

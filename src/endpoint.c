@@ -32,6 +32,8 @@ endpoint_input_free(struct endpoint_input *f)
 {
 	for (int i = 0; i < f->ncreds; i++)
 		free(f->cred_label[i]);
+	for (int i = 0; i < f->norgs; i++)
+		free(f->org_label[i]);
 	cJSON_Delete(f->options);
 }
 
@@ -79,6 +81,29 @@ endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aer
 	return 0;
 }
 
+int
+endpoint_input_credential_org(struct endpoint_input *f, const char *spec, struct aerr *err)
+{
+	const char *eq = strchr(spec, '=');
+
+	if (f->norgs == ENDPOINT_MAX_CREDS)
+		return aerr_set(err, AV_USAGE, "--credential-org: at most %d per endpoint",
+		    ENDPOINT_MAX_CREDS);
+	if (eq == NULL || eq[1] == '\0' || strlen(eq + 1) > 64)
+		return aerr_set(err, AV_USAGE, "--credential-org must be LABEL=ORG (an organisation "
+		    "of 1 to 64 characters)");
+	f->org_label[f->norgs] = strndup(spec, (size_t)(eq - spec));
+	f->org[f->norgs] = eq + 1;
+	f->norgs++;
+	if (label_check(f->org_label[f->norgs - 1], err) != 0)
+		return aerr_prefix(err, "--credential-org");
+	for (const char *p = eq + 1; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return aerr_set(err, AV_USAGE, "--credential-org %s: the organisation must not "
+			    "hold control characters", f->org_label[f->norgs - 1]);
+	return 0;
+}
+
 /* Writes the credential changes of f for endpoint id, inside the caller's transaction. */
 static int
 apply_credentials(struct db *db, int64_t id, const struct endpoint_input *f, const char *at,
@@ -107,6 +132,21 @@ apply_credentials(struct db *db, int64_t id, const struct endpoint_input *f, con
 		if (added == NULL)
 			added = cJSON_AddObjectToObject(details, "credentials");
 		cJSON_AddStringToObject(added, f->cred_label[i], f->cred_ref[i]);
+	}
+	for (int i = 0; i < f->norgs; i++) {
+		int64_t cid;
+		cJSON *orgs = cJSON_GetObjectItem(details, "credential_orgs");
+
+		if (db_int(db, &cid, err, "SELECT id FROM credential WHERE endpoint_id = ? AND label = ?",
+		    "it", id, f->org_label[i]) != 0)
+			return err->code ? err->code : aerr_set(err, AV_USAGE,
+			    "--credential-org: the endpoint has no credential labelled '%s'", f->org_label[i]);
+		if (db_exec(db, err, "UPDATE credential SET org = ? WHERE id = ?", "ti", f->org[i],
+		    cid) != 0)
+			return err->code;
+		if (orgs == NULL)
+			orgs = cJSON_AddObjectToObject(details, "credential_orgs");
+		cJSON_AddStringToObject(orgs, f->org_label[i], f->org[i]);
 	}
 	return 0;
 }
@@ -324,7 +364,13 @@ endpoint_describe(const cJSON *e, struct buf *out)
 	if (cJSON_IsTrue(cJSON_GetObjectItem(e, "allow_insecure_http")))
 		buf_printf(out, "  insecure     plain http allowed\n");
 	buf_printf(out, "  credentials\n");
-	cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials"))
-		buf_printf(out, "    %-16s %s\n", cJSON_GetObjectItem(c, "label")->valuestring,
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials")) {
+		cJSON *org = cJSON_GetObjectItem(c, "org");
+
+		buf_printf(out, "    %-16s %s", cJSON_GetObjectItem(c, "label")->valuestring,
 		    cJSON_GetObjectItem(c, "ref")->valuestring);
+		if (cJSON_IsString(org))
+			buf_printf(out, "  (organisation %s)", org->valuestring);
+		buf_printf(out, "\n");
+	}
 }

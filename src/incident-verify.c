@@ -108,8 +108,11 @@ incident_verify_record(struct db *db, const char *actor, struct incident_verify 
 	if (v->reproduces < 0)
 		snprintf(v->why, sizeof v->why, "the run ended %s", v->run_status);
 	/* "No longer reproduces" needs each probe that found the failure to have judged
-	 * what came back: one that ended in error or inconclusive saw nothing. */
-	if (v->reproduces == 0) {
+	 * what came back: one that ended in error or inconclusive saw nothing. A run that
+	 * failed (every probe in error) says why by its first probe's reason. */
+	if (v->reproduces == 0 || (v->reproduces < 0 && strcmp(v->run_status, "error") == 0)) {
+		int failed = v->reproduces < 0;
+
 		st = db_prepare(db, err, "SELECT probe, verdict, coalesce(reason, ''), "
 		    "coalesce(CAST(json_extract(details, '$.judged') AS INTEGER), -1) FROM probe_result WHERE run_id = ? "
 		    "ORDER BY id", "i", v->run_id);
@@ -117,14 +120,15 @@ incident_verify_record(struct db *db, const char *actor, struct incident_verify 
 			cJSON_Delete(found);
 			return AV_RUNTIME;
 		}
-		while (v->reproduces == 0 && db_step(st) == DB_ROW) {
+		while ((v->reproduces == 0 || failed) && db_step(st) == DB_ROW) {
 			const char *verdict = col_text(st, 1);
 
 			if (strcmp(verdict, "pass") != 0 && strcmp(verdict, "fail") != 0) {
 				v->reproduces = -1;
+				failed = 0;
 				snprintf(v->why, sizeof v->why, "%s ended %s: %s", col_text(st, 0), verdict,
 				    col_text(st, 2));
-			} else if (db_col_int64(st, 3) == 0) {
+			} else if (v->reproduces == 0 && db_col_int64(st, 3) == 0) {
 				v->reproduces = -1;
 				snprintf(v->why, sizeof v->why, "%s judged no exchange", col_text(st, 0));
 			}

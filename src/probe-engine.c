@@ -48,6 +48,48 @@ const struct probe *const probe_table[] = {
  * tokenizers in use today for these words. */
 #define TPU_BOUND_MIN 1.0
 #define TPU_BOUND_MAX 4.0
+/* The plan's "at most" is made before the calibration: it sizes prompts given in
+ * words at the least compact tokenizer's rate and allows each request a chat
+ * template and instruction of this many tokens, so that what a run counts stays
+ * within it whatever the calibration then finds (a test holds it across every
+ * fault of aivet-sim). */
+#define PLAN_OVERHEAD_MAX 256.0
+
+int
+px_same_org(const struct probe_env *env, int a, int b)
+{
+	return env->tenant_org[a] != NULL && env->tenant_org[b] != NULL &&
+	    strcmp(env->tenant_org[a], env->tenant_org[b]) == 0;
+}
+
+void
+px_cache_pairs(const struct probe_env *env, int *cross, int *same)
+{
+	*cross = *same = -1;
+	for (int t = 1; t < env->ntenants; t++) {
+		if (px_same_org(env, 0, t) && *same < 0)
+			*same = t;
+		else if (!px_same_org(env, 0, t) && *cross < 0)
+			*cross = t;
+	}
+}
+
+const char *
+px_cache_levels(const struct probe_env *env)
+{
+	int cross, same;
+
+	px_cache_pairs(env, &cross, &same);
+	if (cross >= 0 && same >= 0)
+		return "per-user, per-organisation or global (keys of one organisation and of another)";
+	if (cross >= 0)
+		return "global against per-user or per-organisation (keys of different organisations, "
+		    "none of one organisation: a second key of an organisation would tell those apart)";
+	if (same >= 0)
+		return "per-user against per-organisation or global (every key of one organisation: "
+		    "a key of another organisation would tell those apart)";
+	return "none (one credential: a second would tell per-user from shared)";
+}
 
 int
 px_echoes(const struct probe_env *env)
@@ -279,6 +321,11 @@ px_tally_add(struct px_tally *t, const struct px_req *r, int judged)
 {
 	if (!r->sent && !r->rate_skipped)
 		return;
+	/* A prompt sent again smaller was refused for size first: two exchanges recorded. */
+	if (r->resized) {
+		t->sent++;
+		t->n[PXC_REFUSED_SIZE]++;
+	}
 	t->sent++;
 	t->n[r->cls]++;
 	if (t->first[r->cls] == NULL)
@@ -365,9 +412,9 @@ px_accepted(const struct px_req *r)
 int
 px_usage_ok(const struct px_req *r)
 {
-	if (r->res.usage_in < 0)
+	if (r->res.usage.in < 0)
 		return -1;
-	return (double)r->res.usage_in >= 0.75 * (double)r->est_min;
+	return (double)r->res.usage.in >= 0.75 * (double)r->est_min;
 }
 
 int
@@ -393,8 +440,8 @@ px_answer_cut_short(const struct px_req *r)
 int
 px_placeholder_usage(const struct px_req *r)
 {
-	return r->res.usage_in >= 0 && r->est_tokens >= 1000 &&
-	    (double)r->res.usage_in <= fmax(16.0, 0.01 * (double)r->est_tokens);
+	return r->res.usage.in >= 0 && r->est_tokens >= 1000 &&
+	    (double)r->res.usage.in <= fmax(16.0, 0.01 * (double)r->est_tokens);
 }
 
 int
@@ -453,8 +500,8 @@ px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_
 	    !(env->echo_ok == 1 && r->nonces_echoed == 0))
 		outcome_finding(o, F_USAGE_ANOMALY, r->evidence_id,
 		    "usage said %lld prompt token%s for %lld filler words and three nonces%s",
-		    (long long)r->res.usage_in,
-		    r->res.usage_in == 1 ? "" : "s",
+		    (long long)r->res.usage.in,
+		    r->res.usage.in == 1 ? "" : "s",
 		    (long long)(r->recipe.units + r->recipe.shared_units), r->nonces_echoed > 0 ?
 		    ", yet the answer repeated the prompt's own nonces" : env->echo_ok != 1 ?
 		    " (the model does not repeat text: a swapped prompt is suspected, not shown)" : "");
@@ -481,10 +528,14 @@ px_point_json(const struct px_req *r)
 	cJSON_AddStringToObject(p, "class", px_class_name(r->cls));
 	cJSON_AddNumberToObject(p, "nonces_echoed", r->nonces_echoed);
 	cJSON_AddNumberToObject(p, "nonces_total", 3);
-	if (r->res.usage_in >= 0)
-		cJSON_AddNumberToObject(p, "usage_prompt_tokens", (double)r->res.usage_in);
+	if (r->res.usage.in >= 0)
+		cJSON_AddNumberToObject(p, "usage_prompt_tokens", (double)r->res.usage.in);
 	else
 		cJSON_AddNullToObject(p, "usage_prompt_tokens");
+	if (r->res.usage.cached_in >= 0)
+		cJSON_AddNumberToObject(p, "usage_cached_tokens", (double)r->res.usage.cached_in);
+	if (r->res.usage.raw != NULL)
+		cJSON_AddItemToObject(p, "usage", cJSON_Duplicate(r->res.usage.raw, 1));
 	cJSON_AddBoolToObject(p, "stream", r->stream);
 	cJSON_AddNumberToObject(p, "evidence", (double)r->evidence_id);
 	return p;
@@ -925,6 +976,24 @@ unreadable_2xx(const struct probe_env *env, const struct http_resp *resp,
 		    resp->body.len, env->ep.api);
 }
 
+/* Whether a request got as far as the vendor: a response, or a failure after the
+ * connection was made (a timeout, a connection closed mid-answer). A name that
+ * did not resolve, a refused connection or a failed TLS handshake sent nothing. */
+static int
+reached_vendor(const struct http_resp *resp)
+{
+	switch (resp->curl_code) {
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+		return resp->status > 0;
+	default:
+		return 1;
+	}
+}
+
 static void
 px_done(void *user, size_t i, const struct http_req *req, const struct http_resp *resp,
     int will_retry)
@@ -1014,20 +1083,26 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	} else if (r->cls != PXC_TRANSPORT) {
 		env->tenant_other[r->tenant]++;
 	}
-	if (res.usage_in >= 0)
+	if (res.usage.in >= 0)
 		env->usage_seen = 1;
 	env->reserved -= px_reserve(r);
-	/* The budget counts the larger of what was sent and what the vendor says it read. */
-	env->tokens_in += res.usage_in > r->est_max ? res.usage_in : r->est_max;
-	env->tokens_out += res.usage_out >= 0 ? res.usage_out : (r->kind == PX_CHAT ? r->max_tokens : 0);
+	/* Tokens in are the larger of the prompt's size (as it was made: at the target, by
+	 * the calibration or the bound the target needed) and what the vendor says it read,
+	 * of the requests that reached the vendor: a connection never made sent nothing.
+	 * The budget reserved the most it could be before sending. */
+	if (reached_vendor(resp)) {
+		env->tokens_in += res.usage.in > r->est_tokens ? res.usage.in : r->est_tokens;
+		env->tokens_out += res.usage.out >= 0 ? res.usage.out : (r->kind == PX_CHAT ?
+		    r->max_tokens : 0);
+	}
 	/* What the vendor billed: its usage; without one, an answer is billed at aivet's
 	 * estimate and a refusal at nothing (the vendors aivet supports bill no refusal). */
-	if (res.usage_in >= 0)
-		env->billed_in += res.usage_in;
+	if (res.usage.in >= 0)
+		env->billed_in += res.usage.in;
 	else if (r->cls == PXC_ANSWERED)
 		env->billed_in += r->est_tokens;
-	if (res.usage_out >= 0)
-		env->billed_out += res.usage_out;
+	if (res.usage.out >= 0)
+		env->billed_out += res.usage.out;
 	env->requests_done++;
 	report_progress(env);
 }
@@ -1089,6 +1164,124 @@ px_switch_limit_field(struct probe_env *env, struct px_req *r, size_t n, int con
 	return rc;
 }
 
+/* A request made ready to send: its prompt sized, its sequence number and its
+ * nonces registered as canaries of its tenant. */
+static void
+px_make(struct probe_env *env, struct px_req *q)
+{
+	if (q->max_tokens == 0)
+		q->max_tokens = env->max_tokens;
+	if (!env->prov->can_stream)
+		q->stream = 0;
+	if (q->kind != PX_COUNT) {
+		int64_t units = q->target_tokens > 0 ? px_size(env, q) : q->units;
+
+		prompt_recipe_new(&q->recipe, units);
+		q->recipe.shared_units = q->shared_units;
+		q->recipe.shared_seed = q->shared_seed;
+		q->est_tokens = est_tokens(env, &q->recipe, q->must_exceed ? env->tpu_min :
+		    env->tpu_max);
+		q->est_max = est_tokens(env, &q->recipe, env->tpu_max);
+		q->est_min = est_tokens(env, &q->recipe, env->tpu_min);
+	}
+	q->seq = ++env->seq;
+	prov_result_init(&q->res);
+	q->leaked = cJSON_CreateArray();
+	if (q->kind != PX_COUNT)
+		for (int k = 0; k < 3; k++)
+			canary_add(env->canaries, q->recipe.nonces[k], q->seq, q->tenant);
+}
+
+/* Sizes follow the vendor's own count: a word is f times the tokens the
+ * calibration said, so every later prompt is made of fewer words; the change
+ * is kept for the run's calibration with what it rests on. */
+static void
+px_follow_count(struct probe_env *env, double f, const char *from, int64_t vendor, int64_t est,
+    int64_t evidence)
+{
+	cJSON *x = cJSON_CreateObject();
+
+	env->tokens_per_unit *= f;
+	env->tpu_min *= f;
+	env->tpu_max *= f;
+	if (env->size_follow == NULL)
+		env->size_follow = cJSON_CreateArray();
+	cJSON_AddStringToObject(x, "from", from);
+	cJSON_AddNumberToObject(x, "vendor_tokens", (double)vendor);
+	cJSON_AddNumberToObject(x, "estimated_tokens", (double)est);
+	cJSON_AddNumberToObject(x, "factor", round(f * 1e4) / 1e4);
+	cJSON_AddNumberToObject(x, "evidence", (double)evidence);
+	cJSON_AddItemToArray(env->size_follow, x);
+}
+
+/* A prompt made to fit under the advertised context and refused for size, where
+ * the vendor's error counted it larger than aivet's estimate, was mis-sized, not
+ * refused for capacity: the sizes follow the vendor's count and the prompt is
+ * sent again, smaller, once, before any probe judges it. An accepted prompt
+ * whose usage counts it larger than estimated makes later prompts smaller too. */
+static int
+px_resize(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
+{
+	struct batch b = { env, r, NULL };
+	struct aerr err = { 0 };
+	size_t *idx, k = 0;
+	double f = 1;
+	int rc, at = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct px_req *q = &r[i];
+
+		if (q->kind != PX_CHAT || q->target_tokens <= 0 || q->must_exceed || !q->sent)
+			continue;
+		/* Usage above the estimate on an accepted prompt: later prompts are sized by it. */
+		if (q->cls == PXC_ANSWERED && q->est_tokens >= 1000 && q->res.usage.in >
+		    q->est_tokens + q->est_tokens / 50 && q->res.usage.in < 2 * q->est_tokens &&
+		    (double)q->res.usage.in / (double)q->est_tokens > f) {
+			f = (double)q->res.usage.in / (double)q->est_tokens;
+			at = (int)i;
+		}
+		if (q->cls == PXC_REFUSED_SIZE && !q->resized && q->res.size_tokens > q->est_tokens &&
+		    q->target_tokens < env->ep.context && (double)q->res.size_tokens /
+		    (double)q->est_tokens > f) {
+			f = (double)q->res.size_tokens / (double)q->est_tokens;
+			at = (int)i;
+		}
+	}
+	if (at < 0)
+		return 0;
+	px_follow_count(env, f, r[at].cls == PXC_REFUSED_SIZE ? "refusal" : "usage",
+	    r[at].cls == PXC_REFUSED_SIZE ? r[at].res.size_tokens : r[at].res.usage.in,
+	    r[at].est_tokens, r[at].evidence_id);
+	idx = xcalloc(n, sizeof *idx);
+	for (size_t i = 0; i < n; i++) {
+		struct px_req *q = &r[i];
+
+		if (q->kind != PX_CHAT || q->target_tokens <= 0 || q->must_exceed || !q->sent ||
+		    q->cls != PXC_REFUSED_SIZE || q->resized || q->res.size_tokens <= q->est_tokens ||
+		    q->target_tokens >= env->ep.context)
+			continue;
+		q->resized = 1;
+		q->first_size_tokens = q->res.size_tokens;
+		q->first_evidence_id = q->evidence_id;
+		q->sent = 0;
+		q->status = 0;
+		q->transport_error[0] = '\0';
+		prov_result_free(&q->res);
+		cJSON_Delete(q->leaked);
+		px_make(env, q);
+		idx[k++] = i;
+	}
+	if (k == 0) {
+		free(idx);
+		return 0;
+	}
+	b.idx = idx;
+	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
+	rc = http_run(env->http, k, px_prepare, px_done, &b, &err);
+	free(idx);
+	return rc;
+}
+
 int
 px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 {
@@ -1096,38 +1289,16 @@ px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 	struct aerr err = { 0 };
 	int rc;
 
-	for (size_t i = 0; i < n; i++) {
-		struct px_req *q = &r[i];
-
-		if (q->max_tokens == 0)
-			q->max_tokens = env->max_tokens;
-		if (!env->prov->can_stream)
-			q->stream = 0;
-		if (q->kind != PX_COUNT) {
-			int64_t units = q->target_tokens > 0 ? px_size(env, q) : q->units;
-
-			prompt_recipe_new(&q->recipe, units);
-			q->recipe.shared_units = q->shared_units;
-			q->recipe.shared_seed = q->shared_seed;
-			q->est_tokens = est_tokens(env, &q->recipe, q->must_exceed ? env->tpu_min :
-			    env->tpu_max);
-			q->est_max = est_tokens(env, &q->recipe, env->tpu_max);
-			q->est_min = est_tokens(env, &q->recipe, env->tpu_min);
-		}
-		q->seq = ++env->seq;
-		prov_result_init(&q->res);
-		q->res.usage_in = q->res.usage_out = -1;
-		q->leaked = cJSON_CreateArray();
-		if (q->kind != PX_COUNT)
-			for (int k = 0; k < 3; k++)
-				canary_add(env->canaries, q->recipe.nonces[k], q->seq, q->tenant);
-	}
+	for (size_t i = 0; i < n; i++)
+		px_make(env, &r[i]);
 	if (env->http == NULL)
 		env->http = http_engine_new(&env->hopts);
 	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
 	rc = http_run(env->http, n, px_prepare, px_done, &b, &err);
 	if (rc == 0 && env->fatal.code == 0)
 		rc = px_switch_limit_field(env, r, n, concurrency);
+	if (rc == 0 && env->fatal.code == 0 && !(env->opts->cancel != NULL && *env->opts->cancel))
+		rc = px_resize(env, r, n, concurrency);
 	if (env->opts->cancel != NULL && *env->opts->cancel)
 		env->interrupted = 1;
 	return rc != 0 || env->fatal.code != 0 ? AV_RUNTIME : 0;
@@ -1150,11 +1321,13 @@ env_free(struct probe_env *env)
 {
 	for (int i = 0; i < env->ntenants; i++) {
 		free(env->tenant_label[i]);
+		free(env->tenant_org[i]);
 		if (env->tenant_secret[i] != NULL)
 			credref_free(env->tenant_secret[i], env->tenant_secret_len[i]);
 	}
 	endpoint_info_free(&env->ep);
 	cJSON_Delete(env->limit_switch);
+	cJSON_Delete(env->size_follow);
 	canary_set_free(env->canaries);
 	http_engine_free(env->http);
 	free(env->seq_evidence);
@@ -1190,7 +1363,7 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
 	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
-	st = db_prepare(env->db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
+	st = db_prepare(env->db, err, "SELECT label, ref, org FROM credential WHERE endpoint_id = ? "
 	    "ORDER BY id", "i", endpoint_id);
 	if (st == NULL)
 		return err->code;
@@ -1198,6 +1371,7 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 		int t = env->ntenants++;
 
 		env->tenant_label[t] = xstrdup(col_text(st, 0));
+		env->tenant_org[t] = db_col_type(st, 2) == DB_NULL ? NULL : xstrdup(col_text(st, 2));
 		if (resolve && credref_resolve(col_text(st, 1), &env->tenant_secret[t],
 		    &env->tenant_secret_len[t], err) != 0) {
 			db_finalize(st);
@@ -1341,23 +1515,34 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 
 	if (needs_calibration(sel, n)) {
 		cJSON *p = cJSON_CreateObject();
+		/* Where usage cannot be read the API's count endpoint is asked: two requests
+		 * more, at most, that bill nothing. */
+		int creq = env->prov->build_count != NULL ? 4 : 2;
+		int64_t cin = (int64_t)(2 * PLAN_OVERHEAD_MAX + (CALIB_SMALL + CALIB_LARGE) * TPU_BOUND_MAX);
 
 		cJSON_AddStringToObject(p, "name", "calibration");
-		cJSON_AddNumberToObject(p, "requests", 2);
-		cJSON_AddNumberToObject(p, "tokens_in", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
+		cJSON_AddNumberToObject(p, "requests", creq);
+		cJSON_AddNumberToObject(p, "tokens_in", (double)cin);
 		cJSON_AddNumberToObject(p, "tokens_in_expected", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
 		cJSON_AddNumberToObject(p, "tokens_out", 2 * env->max_tokens);
 		cJSON_AddItemToArray(arr, p);
-		req += 2, tin += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2, tout += 2 * env->max_tokens;
+		req += creq, tin += cin, tout += 2 * env->max_tokens;
 		tin_exp += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2;
 	}
 	for (int i = 0; i < n; i++) {
-		struct probe_plan pp = { .tokens_in_expected = -1 };
+		struct probe_plan pp = { .tokens_in_expected = -1 }, most = { .tokens_in_expected = -1 };
+		struct probe_env worst = *env;
 		cJSON *p = cJSON_CreateObject();
 
+		/* Expected: sizes as a typical tokenizer makes them; at most: as the least
+		 * compact one would, with the largest template allowed. */
 		sel[i]->plan(env, &pp);
 		if (pp.tokens_in_expected < 0)
 			pp.tokens_in_expected = pp.tokens_in;
+		worst.tokens_per_unit = worst.tpu_min = worst.tpu_max = TPU_BOUND_MAX;
+		worst.overhead_tokens = PLAN_OVERHEAD_MAX;
+		sel[i]->plan(&worst, &most);
+		pp.tokens_in = most.tokens_in > pp.tokens_in ? most.tokens_in : pp.tokens_in;
 		cJSON_AddStringToObject(p, "name", sel[i]->name);
 		cJSON_AddNumberToObject(p, "requests", (double)pp.requests);
 		cJSON_AddNumberToObject(p, "tokens_in", (double)pp.tokens_in);
@@ -1389,6 +1574,10 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		else
 			cJSON_AddNullToObject(plan, "max_prompt_tokens");
 	}
+	/* What the prefix-timing probe can tell apart with these credentials. */
+	for (int i = 0; i < n; i++)
+		if (strcmp(sel[i]->name, "prefix-timing") == 0)
+			cJSON_AddStringToObject(plan, "cache_sharing_levels", px_cache_levels(env));
 	cJSON_AddNumberToObject(plan, "requests", (double)req);
 	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
 	cJSON_AddNumberToObject(plan, "tokens_in_expected", (double)tin_exp);
@@ -1476,11 +1665,11 @@ px_usage_contradicts(const struct px_req *r)
 {
 	int64_t words = r->recipe.units + r->recipe.shared_units;
 
-	if (r->res.usage_in < 0 || r->kind != PX_CHAT)
+	if (r->res.usage.in < 0 || r->kind != PX_CHAT)
 		return 0;
 	/* Three nonces of 24 random characters take at least three tokens each. */
-	return (double)r->res.usage_in < USAGE_MIN_PER_WORD * (double)words + 9 ||
-	    (double)r->res.usage_in > TPU_PLAUSIBLE_MAX * (double)words + OVERHEAD_PLAUSIBLE_MAX;
+	return (double)r->res.usage.in < USAGE_MIN_PER_WORD * (double)words + 9 ||
+	    (double)r->res.usage.in > TPU_PLAUSIBLE_MAX * (double)words + OVERHEAD_PLAUSIBLE_MAX;
 }
 
 static cJSON *
@@ -1508,7 +1697,21 @@ calibrate(struct probe_env *env)
 	r[0].units = small;
 	r[1].units = large;
 	if (px_send(env, r, 2, 1) == 0 && r[0].cls == PXC_ANSWERED && r[1].cls == PXC_ANSWERED) {
-		t0 = r[0].res.usage_in, t1 = r[1].res.usage_in;
+		t0 = r[0].res.usage.in, t1 = r[1].res.usage.in;
+		/* A larger sample that lost nonces the smaller one kept was cut: its usage
+		 * counts what was kept, not the prompt. */
+		if (r[0].nonces_echoed == 3 && r[1].nonces_echoed < 3 && !px_answer_cut_short(&r[1]) &&
+		    t0 >= 0 && t1 >= 0) {
+			cJSON *x = cJSON_CreateObject();
+			char m[160];
+
+			snprintf(m, sizeof m, "the larger sample lost content (%d of 3 nonces came back): "
+			    "its usage counts what was kept, not the prompt", r[1].nonces_echoed);
+			cJSON_AddStringToObject(x, "method", "usage");
+			cJSON_AddStringToObject(x, "reason", m);
+			cJSON_AddItemToArray(rejected, x);
+			t0 = t1 = -1;
+		}
 		if (t0 >= 0 || t1 >= 0) {
 			ok = calib_plausible(small, t0, large, t1, &tpu, &overhead, why, sizeof why);
 			if (ok) {
@@ -1705,12 +1908,15 @@ calibration_notes(const struct probe_env *env, cJSON *cal, cJSON **own)
 	int no_stream_usage = env->prov->stream_usage != NULL &&
 	    strcmp(env->prov->stream_usage(&env->ep), "none") == 0;
 
-	if (env->limit_switch == NULL && !no_stream_usage)
+	if (env->limit_switch == NULL && !no_stream_usage && env->size_follow == NULL)
 		return cal;
 	if (cal == NULL)
 		cal = *own = cJSON_CreateObject();
 	cJSON_DeleteItemFromObjectCaseSensitive(cal, "output_limit_field");
 	cJSON_DeleteItemFromObjectCaseSensitive(cal, "stream_usage");
+	cJSON_DeleteItemFromObjectCaseSensitive(cal, "sizes_followed");
+	if (env->size_follow != NULL)
+		cJSON_AddItemToObject(cal, "sizes_followed", cJSON_Duplicate(env->size_follow, 1));
 	if (env->limit_switch != NULL)
 		cJSON_AddItemToObject(cal, "output_limit_field", cJSON_Duplicate(env->limit_switch, 1));
 	if (no_stream_usage)
@@ -1860,7 +2066,8 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 	struct probe_env env;
 	cJSON *plan = NULL, *cal = NULL;
 	const char *status = "completed";
-	int n, rc, ran = 0;
+	int n, rc, ran = 0, results = 0, errored = 0;
+	char first_error[300] = "";
 
 	*run_id = 0;
 	if (select_probes(o, sel, &n, err) != 0)
@@ -1914,6 +2121,9 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 			break;
 		}
 		judge(&env, &out);
+		results++;
+		if (strcmp(out.verdict, "error") == 0 && errored++ == 0)
+			snprintf(first_error, sizeof first_error, "%s: %s", sel[i]->name, out.reason);
 		rc = write_result(&env, sel[i], &out, err);
 		outcome_free(&out);
 		if (rc != 0)
@@ -1929,6 +2139,11 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		    "refused for authentication (%s): check the credential", (long long)env.run_id,
 		    env.tenant_label[dead], env.tenant_auth_msg[dead]);
 	}
+	/* A run whose every probe ended in error checked nothing: it failed, whatever it
+	 * sent on the way. */
+	if (env.fatal.code == 0 && !env.interrupted && results > 0 && errored == results)
+		aerr_set(&env.fatal, AV_RUNTIME, "run %lld failed: every probe ended in error (%s)",
+		    (long long)env.run_id, first_error);
 	if (env.fatal.code != 0) {
 		status = "error";
 	} else if (env.interrupted) {

@@ -106,6 +106,7 @@ struct probe_env {
 	const struct provider *prov;
 	int ntenants;                 /* >= 1 (an endpoint without credentials: one, unauthenticated) */
 	char *tenant_label[PROBE_MAX_TENANTS];
+	char *tenant_org[PROBE_MAX_TENANTS]; /* the credential's organisation, NULL: its own */
 	char *tenant_secret[PROBE_MAX_TENANTS];
 	size_t tenant_secret_len[PROBE_MAX_TENANTS];
 	int64_t run_id;
@@ -153,6 +154,7 @@ struct probe_env {
 	struct aerr fatal;            /* evidence could not be recorded: the run stops */
 	int limit_switched;           /* the output-limit field was switched (once a run) */
 	cJSON *limit_switch;          /* what was switched and why, for the calibration, or NULL */
+	cJSON *size_follow;           /* how sizes followed the vendor's counts, for the calibration */
 };
 
 struct finding {
@@ -270,6 +272,11 @@ struct px_req {
 	enum px_class cls;            /* the outcome class */
 	int capped;                   /* the prompt was cut to --max-prompt-tokens or its bound */
 	int rate_skipped;             /* not sent: a smaller prompt stayed rate-limited (cls rate_limited) */
+	/* A prompt made to fit, refused for size by a vendor that counted it larger than
+	 * aivet's estimate, is sent again at the size the vendor's count gives (once):
+	 * what the first refusal said. */
+	int resized;
+	int64_t first_size_tokens, first_evidence_id;
 	double ttft_ms;               /* time to the first body byte (first token when streaming) */
 };
 
@@ -333,6 +340,13 @@ void px_tally_json(const struct px_tally *t, cJSON *details);
  * the exchanges from being judged, and what to do about it. */
 void px_set_unjudged(const struct probe_env *env, struct probe_outcome *o, const struct px_tally *t,
     const char *what);
+/* Tenants a and b are keys of one organisation (both said so, the same one). */
+int px_same_org(const struct probe_env *env, int a, int b);
+/* The tenants prefix-timing pairs with tenant 0: the first of another organisation
+ * (*cross) and the first of its own (*same), each -1 when there is none. */
+void px_cache_pairs(const struct probe_env *env, int *cross, int *same);
+/* The sharing levels of a prompt cache the credentials can tell apart, in words. */
+const char *px_cache_levels(const struct probe_env *env);
 /* The echo baseline: -1 unknown, 0 the model does not repeat its nonces, 1 it does. */
 int px_echoes(const struct probe_env *env);
 /* A short description of why r was not judged ("HTTP 429: Request too large ..."). */

@@ -97,13 +97,93 @@ prov_result_init(struct prov_result *r)
 {
 	memset(r, 0, sizeof *r);
 	buf_init(&r->text);
-	r->usage_in = r->usage_out = -1;
+	r->usage.in = r->usage.cached_in = r->usage.cache_write_in = -1;
+	r->usage.out = r->usage.reasoning = -1;
+	r->size_tokens = -1;
+}
+
+int64_t
+prov_size_from_message(const char *msg)
+{
+	/* What precedes the count in each API's words. */
+	static const char *const before[] = {
+		"resulted in ",             /* OpenAI, Azure: "your messages resulted in M tokens" */
+		"request has ",             /* vLLM: "your request has M input tokens" */
+		"prompt (length ",          /* vLLM: "The decoder prompt (length M) is longer" */
+		"prompt is too long: ",     /* Anthropic: "prompt is too long: M tokens > N maximum" */
+		"request (",                /* llama.cpp: "request (M tokens) exceeds the available" */
+		"given: ",                  /* TGI: "Given: M `inputs` tokens and K `max_new_tokens`" */
+		"the input (",              /* SGLang: "The input (M tokens) is longer than" */
+		"input length (",           /* SGLang: "Input length (M tokens) exceeds" */
+		"input token count (",      /* Gemini: "The input token count (M) exceeds" */
+		"you requested ",           /* Workers AI: "However, you requested M tokens." */
+	};
+
+	if (msg == NULL)
+		return -1;
+	for (size_t i = 0; i < sizeof before / sizeof *before; i++) {
+		const char *at = strcasestr(msg, before[i]);
+		char *end;
+		long long v;
+
+		if (at == NULL)
+			continue;
+		at += strlen(before[i]);
+		if (*at < '0' || *at > '9')
+			continue;
+		v = strtoll(at, &end, 10);
+		if (v > 0 && end != at)
+			return (int64_t)v;
+	}
+	return -1;
 }
 
 void
 prov_result_free(struct prov_result *r)
 {
 	buf_free(&r->text);
+	cJSON_Delete(r->usage.raw);
+	r->usage.raw = NULL;
+}
+
+/* The sum of the members present, or -1 when none is. */
+static int64_t
+usage_sum(cJSON *raw, const char *const *paths, size_t n)
+{
+	int64_t sum = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t v = paths[i] != NULL ? json_path_int(raw, paths[i]) : -1;
+
+		if (v >= 0)
+			sum = (sum < 0 ? 0 : sum) + v;
+	}
+	return sum;
+}
+
+void
+prov_read_usage(struct prov_result *r, cJSON *usage, const struct prov_usage_shape *shape)
+{
+	struct prov_usage *u = &r->usage;
+	cJSON *m;
+
+	if (!cJSON_IsObject(usage))
+		return;
+	/* A stream reports usage in parts (Anthropic: input at message_start, output at
+	 * message_delta): a later member replaces the earlier one of the same name. */
+	if (u->raw == NULL)
+		u->raw = cJSON_CreateObject();
+	cJSON_ArrayForEach(m, usage) {
+		if (m->string == NULL || cJSON_IsNull(m))
+			continue;
+		cJSON_DeleteItemFromObjectCaseSensitive(u->raw, m->string);
+		cJSON_AddItemToObject(u->raw, m->string, cJSON_Duplicate(m, 1));
+	}
+	u->in = usage_sum(u->raw, shape->in, sizeof shape->in / sizeof *shape->in);
+	u->out = usage_sum(u->raw, shape->out, sizeof shape->out / sizeof *shape->out);
+	u->cached_in = shape->cached != NULL ? json_path_int(u->raw, shape->cached) : -1;
+	u->cache_write_in = shape->cache_write != NULL ? json_path_int(u->raw, shape->cache_write) : -1;
+	u->reasoning = shape->reasoning != NULL ? json_path_int(u->raw, shape->reasoning) : -1;
 }
 
 void
@@ -112,6 +192,43 @@ prov_set_error(struct prov_result *r, const char *msg)
 	r->is_error = 1;
 	if (r->error[0] == '\0')
 		snprintf(r->error, sizeof r->error, "%s", msg && *msg ? msg : "(error without a message)");
+}
+
+int
+prov_read_flat_error(cJSON *e, struct prov_result *r)
+{
+	cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
+	cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
+	cJSON *code = cJSON_GetObjectItemCaseSensitive(e, "code");
+
+	if (!cJSON_IsString(m) && !cJSON_IsString(type) && !cJSON_IsNumber(code))
+		return 0;
+	prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+	if (cJSON_IsString(type) && r->error_type[0] == '\0')
+		snprintf(r->error_type, sizeof r->error_type, "%s", type->valuestring);
+	if (cJSON_IsNumber(code) && code->valuedouble >= 100 && code->valuedouble < 600)
+		r->error_code = (long)code->valuedouble;
+	return 1;
+}
+
+/* An error event inside a stream that began with a 2xx is the stream failing,
+ * classed by the event's own code and type as a response with that status
+ * would be: a server error (5xx, server_error, overloaded) or a rate limit,
+ * and a refusal for size only where a 4xx error says so (vLLM's length check
+ * after the 200). It never reads as a refusal for policy or any other reason. */
+static enum prov_refusal
+stream_error_class(const struct prov_result *r)
+{
+	const char *type = r->error_type[0] ? r->error_type : NULL;
+	enum prov_refusal why = r->refusal;
+
+	if (r->error_code >= 500 || prov_refusal_guess(0, type, NULL) == PREF_SERVER)
+		return PREF_SERVER;
+	if (r->error_code == 429 || prov_refusal_guess(0, type, NULL) == PREF_RATE)
+		return PREF_RATE;
+	if (why == PREF_NONE && r->error_code >= 400)
+		why = prov_refusal_guess(r->error_code, type, r->error);
+	return why == PREF_SIZE || why == PREF_RATE ? why : PREF_SERVER;
 }
 
 static const char *const refusal_names[] = {
@@ -145,7 +262,7 @@ prov_refusal_guess(long status, const char *type, const char *message)
 		"context_length", "context length", "context window", "too long", "too many tokens",
 		"maximum context", "exceeds the context", "prompt is too long", "input is too long",
 		"reduce the length", "max_model_len", "exceed_context_size", "maximum model length",
-		"maximum number of tokens", NULL,
+		"maximum number of tokens", "`inputs` tokens", NULL,
 	};
 
 	if (status == 413)
@@ -460,8 +577,10 @@ provider_read(const struct provider *p, int stream, const char *body, size_t len
 
 		sse_parse(body, len, on_event, &s);
 		r->parsed = s.events > 0;
-		if (r->stream_error && status >= 200 && status < 300)
+		if (r->stream_error && status >= 200 && status < 300) {
 			r->is_error = 1;
+			r->refusal = stream_error_class(r);
+		}
 	} else if ((j = cJSON_ParseWithLength(body, len)) != NULL) {
 		if (stream)
 			r->stream_as_json = 1;
@@ -471,4 +590,6 @@ provider_read(const struct provider *p, int stream, const char *body, size_t len
 	if (r->refusal == PREF_NONE && (r->is_error || status < 200 || status >= 300))
 		r->refusal = prov_refusal_guess(status, r->error_type[0] ? r->error_type : NULL,
 		    r->is_error ? r->error : NULL);
+	if (r->refusal == PREF_SIZE && r->size_tokens < 0)
+		r->size_tokens = prov_size_from_message(r->error);
 }

@@ -53,10 +53,36 @@ enum prov_refusal {
 };
 const char *prov_refusal_name(enum prov_refusal r);
 
+/* Usage as the vendor reported it, in the same terms for every API. The
+ * input is the whole prompt whatever part the vendor's prompt cache served
+ * or stored (Anthropic and Bedrock count those apart from their input_tokens;
+ * OpenAI and Gemini include them): calibration, budgets, USAGE_ANOMALY and
+ * billing use these totals; raw keeps the vendor's own usage object. */
+struct prov_usage {
+	int64_t in;                   /* total input tokens, cached and cache-written included */
+	int64_t cached_in;            /* of which read from the vendor's prompt cache */
+	int64_t cache_write_in;       /* of which written to the cache (Anthropic, Bedrock) */
+	int64_t out;                  /* output tokens, reasoning included */
+	int64_t reasoning;            /* of which reasoning ("thinking") */
+	cJSON *raw;                   /* the usage object(s) as sent, merged over a stream, or NULL */
+};                                    /* each -1 when the response did not say */
+
+/* Which members of an API's usage object say what (dotted paths; the
+ * members of in and out are summed, those absent left out). */
+struct prov_usage_shape {
+	const char *in[3], *cached, *cache_write, *out[2], *reasoning;
+};
+struct prov_result;
+/* Merges a usage object (or a stream's part of one) into r->usage and
+ * recomputes the totals from everything merged so far. */
+void prov_read_usage(struct prov_result *r, cJSON *usage, const struct prov_usage_shape *shape);
+/* OpenAI's usage shape, shared by Azure OpenAI and Workers AI. */
+extern const struct prov_usage_shape openai_usage_shape;
+
 /* What a response said, in the same terms for every API. */
 struct prov_result {
 	struct buf text;              /* the model's output text */
-	int64_t usage_in, usage_out;  /* -1 when the response did not say */
+	struct prov_usage usage;
 	int is_error;                 /* an error body, or an error event in a stream */
 	char error[256];              /* the error's message */
 	int stream_error;             /* the error came as an event inside a stream */
@@ -68,7 +94,15 @@ struct prov_result {
 	                               * (finish "model_context_window_exceeded"): cut short,
 	                               * not content lost */
 	enum prov_refusal refusal;    /* why, when is_error or the status is not 2xx */
+	long error_code;              /* the numeric code an error gave (llama.cpp, vLLM, Gemini:
+	                               * the HTTP status it stands for), 0 when none */
+	int64_t size_tokens;          /* a refusal for size: the prompt's tokens by the vendor's
+	                               * own count, where its error states it; else -1 */
 };
+/* The prompt's size a refusal for size states, in the wordings of OpenAI,
+ * Azure, Anthropic, Gemini, vLLM, SGLang, llama.cpp, TGI and Workers AI; -1
+ * when the message gives none. */
+int64_t prov_size_from_message(const char *msg);
 void prov_result_init(struct prov_result *r);
 void prov_result_free(struct prov_result *r);
 
@@ -127,6 +161,10 @@ cJSON *prov_user_messages(const struct prov_chat *c);
 int64_t json_path_int(cJSON *o, const char *path);
 cJSON *json_path(cJSON *o, const char *path);
 void prov_set_error(struct prov_result *r, const char *msg);
+/* Reads an error object of the common flat shape {"code":500,"message":...,
+ * "type":"server_error"} (llama.cpp's, also inside "error"): its message, its
+ * type when none was read, its numeric code. Returns 1 when it had any of them. */
+int prov_read_flat_error(cJSON *e, struct prov_result *r);
 /* Records the API's error type (kept as given) and what it means. */
 void prov_set_refusal(struct prov_result *r, const char *type, enum prov_refusal why);
 /* A refusal's meaning from the status, the API's error type and its message,

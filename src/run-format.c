@@ -72,6 +72,9 @@ probe_print_plan(FILE *f, const cJSON *plan)
 		    "depth %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) ?
 		    cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) : "verify");
 	}
+	if (cJSON_IsString(cJSON_GetObjectItem(plan, "cache_sharing_levels")))
+		fprintf(f, "  prompt-cache sharing these credentials can tell: %s\n",
+		    cJSON_GetObjectItem(plan, "cache_sharing_levels")->valuestring);
 	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "max_prompt_tokens")))
 		fprintf(f, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
 		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, a));

@@ -212,8 +212,8 @@ endpoint_json(struct db *db, int64_t id, cJSON **out, struct aerr *err)
 	db_finalize(st);
 
 	creds = cJSON_AddArrayToObject(o, "credentials");
-	st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? ORDER BY label",
-	    "i", id);
+	st = db_prepare(db, err, "SELECT label, ref, org FROM credential WHERE endpoint_id = ? "
+	    "ORDER BY label", "i", id);
 	if (st == NULL) {
 		cJSON_Delete(o);
 		return AV_RUNTIME;
@@ -223,6 +223,10 @@ endpoint_json(struct db *db, int64_t id, cJSON **out, struct aerr *err)
 
 		cJSON_AddStringToObject(c, "label", col_text(st, 0));
 		cJSON_AddStringToObject(c, "ref", col_text(st, 1));
+		if (db_col_type(st, 2) == DB_NULL)
+			cJSON_AddNullToObject(c, "org");
+		else
+			cJSON_AddStringToObject(c, "org", col_text(st, 2));
 		cJSON_AddItemToArray(creds, c);
 	}
 	db_finalize(st);

@@ -22,7 +22,7 @@ is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .detail
     [.advertised, .refusal_boundary, .integrity_boundary, .change]')" '[8192,null,null,"none"]' \
     "none: sweep details contract"
 is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .details.points[0] | keys')" \
-    '["accepted","class","evidence","nonces_echoed","nonces_total","status","stream","tokens_sent","usage_prompt_tokens"]' \
+    '["accepted","class","evidence","nonces_echoed","nonces_total","status","stream","tokens_sent","usage","usage_cached_tokens","usage_prompt_tokens"]' \
     "none: sweep point fields"
 is "$(printf '%s' "$out" | jq -c '[.probes[] | select(.name == "sweep") | .details.points[] |
     select(.accepted and .nonces_echoed == 3 and .status == 200)] | length >= 1')" true \

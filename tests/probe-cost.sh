@@ -2,7 +2,8 @@
 # probe-cost.sh: what a run plans to spend and what it sends, per depth. The
 # plan's two figures (at most: every request billed; expected: a vendor that
 # refuses, and does not bill, prompts over its context) pinned exactly for a
-# 4,096-token context at USD 3 / 15 per million tokens; verify sends the top
+# 4,096-token context at USD 3 / 15 per million tokens (at most: prompts given
+# in words at 4 tokens a word, 256 tokens of template each, count requests included); verify sends the top
 # of the context where diagnose sweeps fractions and searches; the run keeps
 # what the vendor billed beside the plan; diagnose sends twice the canary
 # rounds; a verify failure names the diagnose command that locates the
@@ -20,8 +21,8 @@ plan() {
 
 sim_start --context 4096 --pool 4096 --tenants "$PROBE_TENANTS" || exit 1
 probe_setup openai 4096 --price-in 3 --price-out 15
-is "$(plan verify)" '["verify",30,53463,19879,1728,0.186309,0.085557,[["calibration",2,2480,2480],["echo",2,336,336],["oversize",4,24984,0],["sweep",2,4013,4013],["canary",16,21250,12650],["errors",4,400,400]]]' "plan, verify: at most and expected, per probe and in USD"
-is "$(plan diagnose)" '["diagnose",58,100847,36543,3520,0.355341,0.162429,[["calibration",2,2480,2480],["echo",2,336,336],["oversize",4,24984,0],["sweep",18,47267,16547],["canary",28,25380,16780],["errors",4,400,400]]]' "plan, diagnose: the fractions, searches and canary rounds on top"
+is "$(plan verify)" '["verify",32,66221,19879,1728,0.224583,0.085557,[["calibration",4,5312,2480],["echo",2,1024,336],["oversize",4,26012,0],["sweep",2,4013,4013],["canary",16,28580,12650],["errors",4,1280,400]]]' "plan, verify: at most and expected, per probe and in USD"
+is "$(plan diagnose)" '["diagnose",60,120421,36543,3520,0.414063,0.162429,[["calibration",4,5312,2480],["echo",2,1024,336],["oversize",4,26012,0],["sweep",18,47267,16547],["canary",28,39526,16780],["errors",4,1280,400]]]' "plan, diagnose: the fractions, searches and canary rounds on top"
 is "$("$AIVET" probe run V/e --dry-run --json 2>/dev/null | jq -r .depth)" verify "verify is the default depth"
 run probe run V/e --dry-run
 like "$out" "expected +[0-9,]+ tokens in  \(about USD [0-9.]+\) against a vendor as advertised \(oversize prompts refused, not billed\); depth verify" \
@@ -78,9 +79,9 @@ sim_stop
 sim_start --context 4096 --pool 3000 --tenants "$PROBE_TENANTS" || exit 1
 probe_setup openai 4096 --price-in 3 --price-out 15
 run probe run V/e --yes --json --probe echo,sweep
-is "$(codes)" "CAPACITY_BELOW_ADVERTISED" "verify: a capacity below the advertised context is found at the top"
+is "$(codes)" "CAPACITY_BELOW_ADVERTISED" "verify: a capacity below the advertised context is found at the top, quoting the vendor's count"
 like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
-    "^a prompt of about [0-9]+ tokens, under the advertised 4096, was refused for size; aivet probe run V/e --probe sweep --depth diagnose locates the boundary \(at most [0-9,]+ input tokens, about USD [0-9.]+\)" \
+    "^a prompt of about [0-9]+ tokens, [0-9]+ by the vendor's own count(, sent again at that size)?, under the advertised 4096, was refused for size; aivet probe run V/e --probe sweep --depth diagnose locates the boundary \(at most [0-9,]+ input tokens, about USD [0-9.]+\)" \
     "verify: the finding names the diagnose command and its cost"
 is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .details | [.depth, .refusal_boundary]')" \
     '["verify",null]' "verify: no boundary is claimed"

@@ -35,7 +35,7 @@ like "$out" "total +[0-9,]+ requests +[0-9,]+ tokens in +[0-9,]+ out  \(about US
     "with the cost when the endpoint has a price"
 run probe run V/e --dry-run --json --probe echo,oversize
 is "$(printf '%s' "$out" | jq -c '[.probes[].name, .requests, (.cost_usd > 0)]')" \
-    '["calibration","echo","oversize",8,true]' "dry run JSON: probes, requests, cost"
+    '["calibration","echo","oversize",10,true]' "dry run JSON: probes, requests, cost"
 is "$(db_snapshot)" "$before" "a dry run writes nothing"
 is "$(grep -c ' POST ' "$SIM_LOG")" 0 "a dry run sends nothing"
 

@@ -25,7 +25,7 @@ sim_fails --fault stream-error,bogus
 is "$rc:$errout" "2:aivet-sim: --fault: unknown fault 'bogus' (see aivet-sim --help)" \
     "fault set: an unknown name in a list is refused"
 sim_fails --fault truncate-head --fault error-200
-is "$rc:$errout" "2:aivet-sim: --fault: disagg-placeholder, truncate-head, error-200, stale-decode, placeholder-blank and accept-oversize each decide what happens to an oversize prompt; give one of them" \
+is "$rc:$errout" "2:aivet-sim: --fault: disagg-placeholder, truncate-head, error-200, stale-decode, placeholder-blank, accept-oversize and keep-end-under-context each decide what happens to an oversize prompt; give one of them" \
     "fault set: two admission faults are refused"
 sim_fails --tenants a=key-a,b=key-b --revoked c
 is "$rc:$errout" "2:aivet-sim: --revoked: no tenant 'c' in --tenants" "revoked: unknown label is a usage error"

@@ -6,14 +6,16 @@
 # not depend on the machine's load: a finding needs a median saving of a
 # quarter of that prefill (8 ms), which no scheduling noise makes of two
 # groups treated alike, and the first look decides either way. The probe is
-# opt-in: "all" leaves it out.
+# opt-in: "all" leaves it out. The vendor reports no cached counts (fault
+# no-cached-usage): timing is what decides (tests/sim-usage.sh has the counts).
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/sim-lib.sh"
 
 export KEY_A=key-a KEY_B=key-b
 probe_against() {   # MODE [OPTIONS]: a vendor "V-MODE" with two tenants, probed once
 	mode=$1
-	sim_start --tenants a=key-a,b=key-b --prefix-cache "$1" --prefill-us-per-token 25 || return 1
+	sim_start --tenants a=key-a,b=key-b --prefix-cache "$1" --prefill-us-per-token 25 \
+		--fault no-cached-usage || return 1
 	run vendor add "V-$1"
 	run endpoint add "V-$1" --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \
 		--context 131072 --credential a=env:KEY_A --credential b=env:KEY_B

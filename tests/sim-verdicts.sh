@@ -80,8 +80,8 @@ run_probes --probe errors
 is "$rc:$(per_probe)" "3:errors:error[]" "rule errors-auth-judges-nothing: a 401 never makes the errors probe pass"
 like "$(reason errors)" "^every request was refused for authentication for tenant 'alice' \(HTTP 401" \
     "revoked key, errors: the reason names the tenant"
-is "$(detail errors '[.judged, .sent, .classes]')" '[0,3,{"refused_other":3}]' \
-    "revoked key, errors: nothing judged (the unknown model is recorded, not judged)"
+is "$(detail errors '[.judged, .sent, .classes]')" '[0,4,{"refused_other":4}]' \
+    "revoked key, errors: nothing judged; all 4 sent, the unknown model recorded but never judged"
 sim_stop
 
 # ---- disagg-placeholder: the incident, attributed in both directions ----

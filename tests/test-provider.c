@@ -381,8 +381,8 @@ check_read(const char *api, const char *file, int stream, long status, const cha
 	prov_result_init(&r);
 	provider_read(provider_find(api), stream, b.data, b.len, status, &r);
 	is_str(r.text.data ? r.text.data : "", want_text, "%s: text", file);
-	is_int(r.usage_in, want_in, "%s: prompt tokens", file);
-	is_int(r.usage_out, want_out, "%s: output tokens", file);
+	is_int(r.usage.in, want_in, "%s: prompt tokens", file);
+	is_int(r.usage.out, want_out, "%s: output tokens", file);
 	is_str(r.is_error ? r.error : NULL, want_error, "%s: error", file);
 	is_int(r.stream_error, want_stream_error, "%s: error inside the stream", file);
 	ok(r.parsed, "%s: recognised as the API's shape", file);
@@ -450,7 +450,7 @@ test_read(void)
 		load("openai-success.json", &b);
 		prov_result_init(&r);
 		provider_read(provider_find("openai"), 1, b.data, b.len, 200, &r);
-		ok(r.stream_as_json && r.usage_in == 19, "a stream answered with JSON is still read");
+		ok(r.stream_as_json && r.usage.in == 19, "a stream answered with JSON is still read");
 		prov_result_free(&r);
 		buf_free(&b);
 	}
@@ -460,7 +460,7 @@ test_read(void)
 
 		prov_result_init(&r);
 		provider_read(provider_find("anthropic"), 0, "<html>502</html>", 16, 502, &r);
-		ok(!r.parsed && !r.is_error && r.text.len == 0 && r.usage_in == -1, "HTML is not parsed");
+		ok(!r.parsed && !r.is_error && r.text.len == 0 && r.usage.in == -1, "HTML is not parsed");
 		prov_result_free(&r);
 	}
 }
@@ -562,7 +562,7 @@ test_refusal(void)
 			is_str(r.error_type, d[i].type, "%s: the API's error type, kept as given", d[i].file);
 			if (d[i].error != NULL)
 				is_str(r.error, d[i].error, "%s: the error's words", d[i].file);
-			is_int(r.usage_out, d[i].out, "%s: output tokens as the API counts them", d[i].file);
+			is_int(r.usage.out, d[i].out, "%s: output tokens as the API counts them", d[i].file);
 			is_int(r.cut_by_context, d[i].cut, "%s: cut by the context window", d[i].file);
 			is_int(r.stream_error, 0, "%s: not a failed stream", d[i].file);
 			prov_result_free(&r);
@@ -589,7 +589,7 @@ test_refusal(void)
 			prov_result_init(&r);
 			provider_read(provider_find(f[i].api), 0, b.data, b.len, 200, &r);
 			is_str(r.finish, f[i].finish, "%s: the stop reason is kept as given", f[i].file);
-			is_int(r.usage_in, f[i].in, "%s: prompt tokens", f[i].file);
+			is_int(r.usage.in, f[i].in, "%s: prompt tokens", f[i].file);
 			ok(r.parsed && !r.is_error && r.refusal == PREF_NONE, "%s: an answer, not an error",
 			    f[i].file);
 			is_int(r.cut_by_context, strcmp(f[i].finish, "model_context_window_exceeded") == 0,
@@ -640,6 +640,152 @@ test_refusal(void)
 	    PREF_PARAM, "a field a server forbids is a parameter refusal");
 	ok(prov_refusal_guess(400, NULL, "messages: field required") == PREF_OTHER,
 	    "another 400 is refused for another reason");
+}
+
+/* Usage as each vendor documents it: the input is the whole prompt, the
+ * cached and cache-written parts included whether the API counts them inside
+ * its input figure (OpenAI, Azure, Gemini, Workers AI) or beside it
+ * (Anthropic, Bedrock); reasoning is output. The raw usage is kept. */
+static void
+test_usage(void)
+{
+	static const struct {
+		const char *api, *file;
+		int stream;
+		int64_t in, cached, write, out, reasoning;
+		const char *raw_member;
+	} t[] = {
+		{ "anthropic", "anthropic-cache-usage.json", 0, 188107, 0, 188086, 393, -1,
+		  "cache_creation_input_tokens" },
+		{ "anthropic", "anthropic-cache-read-stream.sse", 1, 1036, 896, 0, 12, -1,
+		  "cache_read_input_tokens" },
+		{ "anthropic", "anthropic-success.json", 0, 2095, 0, 0, 503, -1, "input_tokens" },
+		{ "openai", "openai-cached.json", 0, 2006, 1920, -1, 300, 0, "prompt_tokens_details" },
+		{ "openai", "openai-cached-stream.sse", 1, 1048, 1047, -1, 8, -1, "prompt_tokens" },
+		{ "openai", "openai-reasoning.json", 0, 19, 0, -1, 210, 192, "completion_tokens_details" },
+		{ "azure-openai", "azure-cached.json", 0, 1566, 1408, -1, 1518, 576, "prompt_tokens" },
+		{ "gemini", "gemini-cached.json", 0, 3240, 3072, -1, 50, 36, "cachedContentTokenCount" },
+		{ "bedrock", "bedrock-cached.json", 0, 1121, 1024, 85, 9, -1, "cacheWriteInputTokens" },
+		{ "bedrock", "bedrock-success.json", 0, 21, -1, -1, 9, -1, "inputTokens" },
+		{ "cloudflare", "cloudflare-usage.json", 0, 1210, 1024, -1, 9, -1, "total_tokens" },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		struct prov_result r;
+		struct buf b;
+
+		load(t[i].file, &b);
+		prov_result_init(&r);
+		provider_read(provider_find(t[i].api), t[i].stream, b.data, b.len, 200, &r);
+		ok(r.parsed && !r.is_error, "%s: an answer", t[i].file);
+		if (t[i].in != -2)
+			is_int(r.usage.in, t[i].in, "%s: total input tokens", t[i].file);
+		else
+			ok(r.usage.in > 0, "%s: input tokens read", t[i].file);
+		is_int(r.usage.cached_in, t[i].cached, "%s: input read from the cache", t[i].file);
+		is_int(r.usage.cache_write_in, t[i].write, "%s: input written to the cache", t[i].file);
+		if (t[i].out != -2)
+			is_int(r.usage.out, t[i].out, "%s: output tokens, reasoning included", t[i].file);
+		is_int(r.usage.reasoning, t[i].reasoning, "%s: reasoning tokens", t[i].file);
+		ok(cJSON_GetObjectItemCaseSensitive(r.usage.raw, t[i].raw_member) != NULL,
+		    "%s: the raw usage is kept (%s)", t[i].file, t[i].raw_member);
+		prov_result_free(&r);
+		buf_free(&b);
+	}
+}
+
+/* An error event after a 200 is the stream failing: classed by its own code
+ * and type (a server error, a rate limit), whatever its adapter, llama.cpp's
+ * flat form included; never a refusal for size or policy unless a 4xx error
+ * says the prompt was too long. */
+static void
+test_stream_errors(void)
+{
+	static const struct {
+		const char *api, *file;
+		int stream;
+		long status;
+		enum prov_refusal want;
+		const char *type, *error;
+		long code;
+	} t[] = {
+		{ "anthropic", "llamacpp-anthropic-stream-error.sse", 1, 200, PREF_SERVER, "server_error",
+		  "Failed to allocate a slot: the server is busy", 500 },
+		{ "anthropic", "anthropic-stream-error.sse", 1, 200, PREF_SERVER, "overloaded_error",
+		  "Overloaded", 0 },
+		{ "anthropic", "anthropic-rate-limit-stream.sse", 1, 200, PREF_RATE, "rate_limit_error",
+		  NULL, 0 },
+		{ "anthropic", "anthropic-invalid-stream.sse", 1, 200, PREF_SERVER, "api_error",
+		  "Internal server error", 0 },
+		{ "openai", "llamacpp-stream-error.sse", 1, 200, PREF_SERVER, "server_error",
+		  "Failed to allocate a slot: the server is busy", 500 },
+		{ "openai", "openai-stream-error.sse", 1, 200, PREF_SIZE, "BadRequestError", NULL, 400 },
+		{ "openai", "llamacpp-flat-error.json", 0, 500, PREF_SERVER, "server_error",
+		  "Failed to allocate a slot: the server is busy", 500 },
+		{ "gemini", "gemini-stream-error.sse", 1, 200, PREF_SERVER, "INTERNAL",
+		  "An internal error has occurred.", 500 },
+		{ "cloudflare", "cloudflare-stream-error.sse", 1, 200, PREF_RATE, "3040",
+		  "Capacity temporarily exceeded", 0 },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		struct prov_result r;
+		struct buf b;
+
+		load(t[i].file, &b);
+		prov_result_init(&r);
+		provider_read(provider_find(t[i].api), t[i].stream, b.data, b.len, t[i].status, &r);
+		ok(r.is_error, "%s: an error", t[i].file);
+		is_int(r.stream_error, t[i].stream, "%s: inside the stream", t[i].file);
+		is_str(prov_refusal_name(r.refusal), prov_refusal_name(t[i].want), "%s: classed as %s",
+		    t[i].file, prov_refusal_name(t[i].want));
+		is_str(r.error_type, t[i].type, "%s: the error's type, as given", t[i].file);
+		if (t[i].error != NULL)
+			is_str(r.error, t[i].error, "%s: the error's words", t[i].file);
+		is_int(r.error_code, t[i].code, "%s: the error's code", t[i].file);
+		prov_result_free(&r);
+		buf_free(&b);
+	}
+}
+
+/* A refusal for size that states the prompt's tokens gives the vendor's own
+ * count, in each API's wording; one that does not gives none. */
+static void
+test_size_counts(void)
+{
+	static const struct {
+		const char *api, *file;
+		long status;
+		int64_t tokens;
+	} t[] = {
+		{ "openai", "openai-context-error.json", 400, 131072 },
+		{ "azure-openai", "azure-context-error.json", 400, 290012 },
+		{ "openai", "vllm-context-error.json", 400, 9412 },
+		{ "openai", "vllm-decoder-length-error.json", 400, 9412 },
+		{ "openai", "sglang-context-error.json", 400, 9412 },
+		{ "openai", "llamacpp-context-error.json", 400, 9412 },
+		{ "openai", "llamacpp-context-error-count.json", 400, 9412 },
+		{ "openai", "tgi-context-error.json", 422, 4000 },
+		{ "anthropic", "anthropic-context-error.json", 400, 200251 },
+		{ "gemini", "gemini-context-error.json", 400, 1200293 },
+		{ "cloudflare", "cloudflare-context-error.json", 400, 140000 },
+		{ "bedrock", "bedrock-context-error.json", 400, -1 },
+	};
+
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		struct prov_result r;
+		struct buf b;
+
+		load(t[i].file, &b);
+		prov_result_init(&r);
+		provider_read(provider_find(t[i].api), 0, b.data, b.len, t[i].status, &r);
+		is_str(prov_refusal_name(r.refusal), "size", "%s: a refusal for size", t[i].file);
+		is_int(r.size_tokens, t[i].tokens, "%s: the vendor's count of the prompt", t[i].file);
+		prov_result_free(&r);
+		buf_free(&b);
+	}
+	is_int(prov_size_from_message("prompt is too long"), -1, "no number, no count");
+	is_int(prov_size_from_message(NULL), -1, "no message, no count");
 }
 
 static void
@@ -1098,6 +1244,9 @@ main(int argc, char **argv)
 	test_build();
 	test_read();
 	test_refusal();
+	test_usage();
+	test_stream_errors();
+	test_size_counts();
 	test_backoff();
 	test_rebuild();
 	test_stream_body();

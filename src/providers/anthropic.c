@@ -109,15 +109,20 @@ anthropic_error(cJSON *j, struct prov_result *r)
 	}
 }
 
+/* input_tokens is only the part after the last cache breakpoint: the prompt is
+ * that, what was read from the cache and what was written to it. Thinking is
+ * inside output_tokens. */
+static const struct prov_usage_shape anthropic_usage_shape = {
+	.in = { "input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens" },
+	.cached = "cache_read_input_tokens",
+	.cache_write = "cache_creation_input_tokens",
+	.out = { "output_tokens" },
+};
+
 static void
 anthropic_usage(cJSON *usage, struct prov_result *r)
 {
-	int64_t in = json_path_int(usage, "input_tokens"), out = json_path_int(usage, "output_tokens");
-
-	if (in >= 0)
-		r->usage_in = in;
-	if (out >= 0)
-		r->usage_out = out;
+	prov_read_usage(r, usage, &anthropic_usage_shape);
 }
 
 static void
@@ -148,8 +153,14 @@ anthropic_stream_event(const char *event, const char *data, struct prov_result *
 		return;
 	t = cJSON_GetObjectItemCaseSensitive(j, "type");
 	type = *event ? event : cJSON_IsString(t) ? t->valuestring : "";
-	if (strcmp(type, "error") == 0) {
+	if (strcmp(type, "error") == 0 || (*event == '\0' &&
+	    cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "error")))) {
+		cJSON *e = cJSON_GetObjectItemCaseSensitive(j, "error");
+
 		anthropic_error(j, r);
+		/* Servers behind an Anthropic-compatible route (llama.cpp's llama-server) send
+		 * their own shape: {"error":{"code":500,...}} or the flat {"code":500,...}. */
+		prov_read_flat_error(cJSON_IsObject(e) ? e : j, r);
 		prov_set_error(r, NULL);
 		r->stream_error = 1;
 	} else if (strcmp(type, "message_start") == 0) {

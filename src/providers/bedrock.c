@@ -128,6 +128,15 @@ bedrock_refusal(long status, const char *msg)
 	return PREF_NONE;
 }
 
+/* Converse's TokenUsage: inputTokens leaves out what was read from the prompt
+ * cache and written to it (totalTokens includes them). */
+static const struct prov_usage_shape bedrock_usage_shape = {
+	.in = { "inputTokens", "cacheReadInputTokens", "cacheWriteInputTokens" },
+	.cached = "cacheReadInputTokens",
+	.cache_write = "cacheWriteInputTokens",
+	.out = { "outputTokens" },
+};
+
 static void
 bedrock_parse(cJSON *j, long status, struct prov_result *r)
 {
@@ -135,7 +144,6 @@ bedrock_parse(cJSON *j, long status, struct prov_result *r)
 	cJSON *msg = cJSON_GetObjectItemCaseSensitive(j, "message");
 	cJSON *msg_l = cJSON_GetObjectItemCaseSensitive(j, "Message");
 	cJSON *type = cJSON_GetObjectItemCaseSensitive(j, "__type");
-	int64_t in = json_path_int(j, "usage.inputTokens"), out = json_path_int(j, "usage.outputTokens");
 
 	if (json_path(j, "output") == NULL && (cJSON_IsString(msg) || cJSON_IsString(msg_l))) {
 		prov_set_error(r, cJSON_IsString(msg) ? msg->valuestring : msg_l->valuestring);
@@ -152,10 +160,7 @@ bedrock_parse(cJSON *j, long status, struct prov_result *r)
 		snprintf(r->finish, sizeof r->finish, "%s", stop->valuestring);
 		r->cut_by_context = strcmp(stop->valuestring, "model_context_window_exceeded") == 0;
 	}
-	if (in >= 0)
-		r->usage_in = in;
-	if (out >= 0)
-		r->usage_out = out;
+	prov_read_usage(r, cJSON_GetObjectItemCaseSensitive(j, "usage"), &bedrock_usage_shape);
 	r->parsed = r->is_error || json_path(j, "output") != NULL;
 }
 

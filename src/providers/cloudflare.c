@@ -49,15 +49,12 @@ cloudflare_auth(const struct endpoint_info *ep, const char *secret, struct http_
 	return 0;
 }
 
+/* Workers AI's usage has OpenAI's names (prompt_tokens, completion_tokens, and
+ * prompt_tokens_details.cached_tokens for its prefix caching). */
 static void
 cloudflare_usage(cJSON *usage, struct prov_result *r)
 {
-	int64_t in = json_path_int(usage, "prompt_tokens"), out = json_path_int(usage, "completion_tokens");
-
-	if (in >= 0)
-		r->usage_in = in;
-	if (out >= 0)
-		r->usage_out = out;
+	prov_read_usage(r, usage, &openai_usage_shape);
 }
 
 /* Workers AI's internal error codes (its errors page), by what they mean. */

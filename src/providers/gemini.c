@@ -95,19 +95,29 @@ gemini_refusal(const char *status, const char *msg)
 	return PREF_NONE;
 }
 
+/* promptTokenCount counts the whole prompt, cachedContentTokenCount the part
+ * served from the cache. Thinking (thoughtsTokenCount) is output the budget
+ * pays for, though no text shows it: counted apart from candidatesTokenCount. */
+static const struct prov_usage_shape gemini_usage_shape = {
+	.in = { "promptTokenCount" },
+	.cached = "cachedContentTokenCount",
+	.out = { "candidatesTokenCount", "thoughtsTokenCount" },
+	.reasoning = "thoughtsTokenCount",
+};
+
 static void
 gemini_chunk(cJSON *j, struct prov_result *r)
 {
 	cJSON *part, *fin = json_path(j, "candidates.0.finishReason"), *m = json_path(j, "error.message");
 	cJSON *st = json_path(j, "error.status");
 	cJSON *block = json_path(j, "promptFeedback.blockReason");
-	int64_t in = json_path_int(j, "usageMetadata.promptTokenCount");
-	int64_t out = json_path_int(j, "usageMetadata.candidatesTokenCount");
-	int64_t thoughts = json_path_int(j, "usageMetadata.thoughtsTokenCount");
 
 	if (cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(j, "error"))) {
+		cJSON *d, *code = json_path(j, "error.code");
+
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
-		cJSON *d;
+		if (cJSON_IsNumber(code) && code->valuedouble >= 100 && code->valuedouble < 600)
+			r->error_code = (long)code->valuedouble;
 
 		if (cJSON_IsString(st))
 			prov_set_refusal(r, st->valuestring, gemini_refusal(st->valuestring,
@@ -135,11 +145,7 @@ gemini_chunk(cJSON *j, struct prov_result *r)
 	}
 	if (cJSON_IsString(fin))
 		snprintf(r->finish, sizeof r->finish, "%s", fin->valuestring);
-	if (in >= 0)
-		r->usage_in = in;
-	/* Thinking is output the budget pays for, though no text shows it. */
-	if (out >= 0 || thoughts >= 0)
-		r->usage_out = (out > 0 ? out : 0) + (thoughts > 0 ? thoughts : 0);
+	prov_read_usage(r, cJSON_GetObjectItemCaseSensitive(j, "usageMetadata"), &gemini_usage_shape);
 }
 
 static void

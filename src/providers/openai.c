@@ -167,6 +167,11 @@ openai_read_error(cJSON *j, struct prov_result *r)
 		cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
 
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
+		if (cJSON_IsNumber(code) && code->valuedouble >= 100 && code->valuedouble < 600)
+			r->error_code = (long)code->valuedouble;
+		/* llama.cpp states the prompt's size in a field of its own. */
+		if (json_path_int(e, "n_prompt_tokens") > 0)
+			r->size_tokens = json_path_int(e, "n_prompt_tokens");
 		/* "code" is the precise one (context_length_exceeded, rate_limit_exceeded);
 		 * the type where a server gives no code. Unknown values are kept as given
 		 * and left to the status and message. */
@@ -184,19 +189,27 @@ openai_read_error(cJSON *j, struct prov_result *r)
 		prov_set_error(r, cJSON_IsString(m) ? m->valuestring : NULL);
 		if (cJSON_IsString(type))
 			prov_set_refusal(r, type->valuestring, openai_refusal(type->valuestring));
+	} else if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(j, "code")) &&
+	    cJSON_GetObjectItemCaseSensitive(j, "choices") == NULL &&
+	    prov_read_flat_error(j, r) && r->error_type[0] != '\0') {
+		/* llama.cpp's flat {"code":500,"message":...,"type":"server_error"} */
+		r->refusal = openai_refusal(r->error_type);
 	}
 }
+
+/* prompt_tokens counts the whole prompt, the cached part (prompt_tokens_details.
+ * cached_tokens) included; completion_tokens the reasoning tokens too. */
+const struct prov_usage_shape openai_usage_shape = {
+	.in = { "prompt_tokens" },
+	.cached = "prompt_tokens_details.cached_tokens",
+	.out = { "completion_tokens" },
+	.reasoning = "completion_tokens_details.reasoning_tokens",
+};
 
 static void
 openai_read_usage(cJSON *j, struct prov_result *r)
 {
-	int64_t in = json_path_int(j, "usage.prompt_tokens");
-	int64_t out = json_path_int(j, "usage.completion_tokens");
-
-	if (in >= 0)
-		r->usage_in = in;
-	if (out >= 0)
-		r->usage_out = out;
+	prov_read_usage(r, cJSON_GetObjectItemCaseSensitive(j, "usage"), &openai_usage_shape);
 }
 
 void

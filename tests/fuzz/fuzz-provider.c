@@ -33,7 +33,7 @@ FUZZ_TARGET(provider)
 	prov_result_init(&r);
 	provider_read(p, stream, (const char *)data + 2, size - 2, status, &r);
 	FUZZ_ASSERT(r.text.data == NULL ? r.text.len == 0 : strlen(r.text.data) <= r.text.len);
-	FUZZ_ASSERT(r.usage_in >= -1 && r.usage_out >= -1);
+	FUZZ_ASSERT(r.usage.in >= -1 && r.usage.out >= -1);
 	FUZZ_ASSERT(memchr(r.error, '\0', sizeof r.error) != NULL);
 	FUZZ_ASSERT(memchr(r.finish, '\0', sizeof r.finish) != NULL);
 	FUZZ_ASSERT(!r.stream_error || stream);

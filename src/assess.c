@@ -558,7 +558,7 @@ audit_status(struct db *db, const char *actor, const char *action, int64_t id, c
 }
 
 int
-assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
+assessment_start_in(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
     int64_t *id, struct aerr *err)
 {
 	struct questionnaire *q;
@@ -569,10 +569,6 @@ assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t qu
 
 	if (questionnaire_load(db, questionnaire_row, &q, err) != 0)
 		return err->code;
-	if (db_begin(db, err) != 0) {
-		questionnaire_free(q);
-		return err->code;
-	}
 	rc = db_int(db, &archived, err, "SELECT status = 'archived' FROM vendor WHERE id = ?", "i",
 	    vendor_id);
 	if (rc == 1)
@@ -594,11 +590,21 @@ assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t qu
 		cJSON_AddNumberToObject(d, "version", (double)q->version);
 		rc = audit_status(db, actor, "assessment.start", *id, d, err);
 	}
-	if (rc == 0)
-		rc = db_commit(db, err);
-	else
-		db_rollback(db);
 	questionnaire_free(q);
+	return rc;
+}
+
+int
+assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
+    int64_t *id, struct aerr *err)
+{
+	int rc;
+
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if ((rc = assessment_start_in(db, actor, vendor_id, questionnaire_row, id, err)) == 0)
+		return db_commit(db, err);
+	db_rollback(db);
 	return rc;
 }
 

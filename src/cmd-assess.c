@@ -7,8 +7,11 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "assess.h"
 #include "rating.h"
@@ -339,18 +342,22 @@ assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-/* Whether a file is a ZIP archive (a workbook) rather than CSV text. */
+/* Whether a file is a ZIP archive (a workbook) rather than CSV text. Only
+ * a regular file is looked into, without waiting (a FIFO): the CSV reader
+ * names whatever else is wrong. */
 static int
 is_workbook(const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	char magic[4] = { 0 };
-	size_t n;
+	struct stat st;
+	ssize_t n = 0;
 
-	if (f == NULL)
-		return 0;   /* the CSV reader names the trouble */
-	n = fread(magic, 1, sizeof magic, f);
-	fclose(f);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		n = read(fd, magic, sizeof magic);
+	close(fd);
 	return n == 4 && memcmp(magic, "PK\3\4", 4) == 0;
 }
 

@@ -104,6 +104,7 @@ zip_part(struct book_ctx *c, const char *part, struct buf *out, struct aerr *err
 struct xr {
 	xmlTextReaderPtr r;
 	const char *book, *part;
+	const char *sheet;         /* the sheet a worksheet part holds, for naming cells */
 	int failed, line;
 	char msg[200];
 };
@@ -119,6 +120,7 @@ xr_error(void *ctx, xmlErrorPtr e)
 	x->failed = 1;
 	x->line = e->line;
 	snprintf(x->msg, sizeof x->msg, "%s", e->message ? e->message : "malformed");
+	x->msg[strcspn(x->msg, "\n")] = '\0';   /* one line: libxml2 adds the bytes on a second */
 	n = strlen(x->msg);
 	while (n > 0 && (x->msg[n - 1] == '\n' || x->msg[n - 1] == ' '))
 		x->msg[--n] = '\0';
@@ -488,7 +490,8 @@ make_cell(struct book_ctx *c, struct xr *x, const struct cell_read *cr, const ch
 	if (strcmp(t, "inlineStr") == 0 && cr->is != NULL) {
 		cell->type = XLSX_STRING;
 		cell->text = xstrdup(cr->is);
-	} else if (cr->v == NULL) {
+	} else if (cr->v == NULL || (*cr->v == '\0' && cr->has_f)) {
+		/* A formula never calculated has no value: it is still a formula. */
 		if (!cr->has_f)
 			return 1;
 		cell->type = XLSX_EMPTY;
@@ -500,8 +503,8 @@ make_cell(struct book_ctx *c, struct xr *x, const struct cell_read *cr, const ch
 		errno = 0;
 		i = strtoul(cr->v, &end, 10);
 		if (*cr->v == '\0' || *end != '\0' || errno != 0 || i >= c->nsst)
-			return aerr_set(err, AV_USAGE, "%s: %s: cell %s: shared string '%s' does not exist",
-			    c->name, x->part, ref, cr->v);
+			return aerr_set(err, AV_USAGE, "%s: %s!%s: shared string '%s' does not exist",
+			    c->name, x->sheet, ref, cr->v);
 		cell->type = XLSX_STRING;
 		cell->text = xstrdup(c->sst[i]);
 	} else if (strcmp(t, "str") == 0 || strcmp(t, "d") == 0 || strcmp(t, "inlineStr") == 0) {
@@ -521,8 +524,8 @@ make_cell(struct book_ctx *c, struct xr *x, const struct cell_read *cr, const ch
 		errno = 0;
 		cell->num = strtod(cr->v, &end);
 		if (*cr->v == '\0' || *end != '\0' || errno != 0 || !isfinite(cell->num))
-			return aerr_set(err, AV_USAGE, "%s: %s: cell %s: '%s' is not a number", c->name,
-			    x->part, ref, cr->v);
+			return aerr_set(err, AV_USAGE, "%s: %s!%s: '%s' is not a number", c->name,
+			    x->sheet, ref, cr->v);
 		cell->type = XLSX_NUMBER;
 		cell->text = xstrdup(cr->v);
 	}
@@ -577,6 +580,7 @@ read_sheet(struct book_ctx *c, const char *part, struct xlsx_sheet *sh, struct a
 
 	if ((rc = part_open(c, &x, part, &text, 0, err)) != 0)
 		return rc;
+	x.sheet = sh->name;
 	while ((rc = xr_next(&x, err)) == 1) {
 		if (xr_start(&x, "row")) {
 			char *r = xr_attr(&x, "r");

@@ -347,10 +347,14 @@ sheet_plan_rows(const struct questionnaire *q, const char *source, const struct 
 
 int
 sheet_plan_apply(struct db *db, const char *actor, struct assessment *a,
-    const struct sheet_plan *plan, int *changed, struct aerr *err)
+    const struct sheet_plan *plan, const char *source, int *changed, struct aerr *err)
 {
 	int rc = 0;
 
+	/* One audit entry for the sheet: each entry seals the assessment with all
+	 * its answers, so one per answer would cost the square of a sheet's size.
+	 * Every change still has its answer_history row. */
+	a->batch = cJSON_CreateArray();
 	for (int i = 0; i < plan->n && rc == 0; i++) {
 		int n = 0;
 
@@ -360,18 +364,30 @@ sheet_plan_apply(struct db *db, const char *actor, struct assessment *a,
 			aerr_prefix(err, "%s", plan->rows[i].where);
 		*changed += n;
 	}
+	if (rc == 0 && cJSON_GetArraySize(a->batch) > 0) {
+		cJSON *d = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(d, "source", source);
+		cJSON_AddItemToObject(d, "changes", a->batch);
+		a->batch = NULL;
+		rc = audit_append(db, actor, "answer.import", "assessment", a->id, d, err);
+		cJSON_Delete(d);
+	}
+	cJSON_Delete(a->batch);
+	a->batch = NULL;
+	assessment_update_asked(a);
 	return rc;
 }
 
 int
 sheet_plan_write(struct db *db, const char *actor, struct assessment *a,
-    const struct sheet_plan *plan, int *changed, struct aerr *err)
+    const struct sheet_plan *plan, const char *source, int *changed, struct aerr *err)
 {
 	int rc;
 
 	if (db_begin(db, err) != 0)
 		return err->code;
-	if ((rc = sheet_plan_apply(db, actor, a, plan, changed, err)) == 0)
+	if ((rc = sheet_plan_apply(db, actor, a, plan, source, changed, err)) == 0)
 		return db_commit(db, err);
 	db_rollback(db);
 	return rc;
@@ -454,7 +470,7 @@ assessment_import_csv(struct db *db, const char *actor, struct assessment *a, co
 	}
 	rc = sheet_plan_rows(a->q, path, rows, sh.nrows - 1, col_n >= 0, problems, &plan, err);
 	if (rc == 0)
-		rc = sheet_plan_write(db, actor, a, plan, changed, err);
+		rc = sheet_plan_write(db, actor, a, plan, path, changed, err);
 	sheet_plan_free(plan);
 	for (int r = 0; r < sh.nrows - 1; r++) {
 		free(rows[r].where);

@@ -677,7 +677,7 @@ assessment_import_xlsx(struct db *db, const char *actor, struct assessment *a, c
 		return err->code;
 	if ((rc = read_checked(path, a->q, a, problems, &plan, err)) != 0)
 		return rc;
-	rc = sheet_plan_write(db, actor, a, plan, changed, err);
+	rc = sheet_plan_write(db, actor, a, plan, path, changed, err);
 	sheet_plan_free(plan);
 	return rc;
 }
@@ -728,7 +728,7 @@ assessment_import_xlsx_start(struct db *db, const char *actor, int64_t vendor_id
 	if ((rc = db_begin(db, err)) == 0) {
 		if ((rc = assessment_start_in(db, actor, vendor_id, qrow, id, err)) == 0 &&
 		    (rc = assessment_load(db, *id, &a, err)) == 0) {
-			rc = sheet_plan_apply(db, actor, a, plan, changed, err);
+			rc = sheet_plan_apply(db, actor, a, plan, path, changed, err);
 			assessment_free(a);
 		}
 		if (rc == 0)

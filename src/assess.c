@@ -416,6 +416,22 @@ attach_evidence(struct db *db, const char *actor, struct assessment *a, const ch
 	return rc;
 }
 
+/* An answer's audit entry; while a->batch collects them (a sheet's import),
+ * the change joins it instead and the batch is written as one entry. */
+static int
+answer_audit(struct db *db, const char *actor, struct assessment *a, const char *action, cJSON *d,
+    struct aerr *err)
+{
+	if (a->batch != NULL) {
+		cJSON *c = cJSON_Duplicate(d, 1);
+
+		cJSON_AddStringToObject(c, "action", action);
+		cJSON_AddItemToArray(a->batch, c);
+		return 0;
+	}
+	return audit_append(db, actor, action, "assessment", a->id, d, err);
+}
+
 /* A note on a question that has no answer yet ("asked the vendor, awaiting
  * reply"): the answer row holds JSON null as its value, so the question stays
  * unanswered everywhere it is counted; a history row and an audit entry record it.
@@ -448,7 +464,7 @@ set_note_alone(struct db *db, const char *actor, struct assessment *a, int qi, c
 	cJSON_AddStringToObject(d, "question", qid);
 	json_add_str(d, "note", note);
 	json_add_str(d, "previous_note", an->note);
-	rc = audit_append(db, actor, "answer.note", "assessment", a->id, d, err);
+	rc = answer_audit(db, actor, a, "answer.note", d, err);
 	cJSON_Delete(d);
 	if (rc != 0)
 		return err->code;
@@ -492,7 +508,7 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 			rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
 			    "note, actor, at) VALUES (?,?,NULL,NULL,?,?)", "ittt", a->id, qid, actor, at);
 		if (rc == 0)
-			rc = audit_append(db, actor, "answer.clear", "assessment", a->id, d, err);
+			rc = answer_audit(db, actor, a, "answer.clear", d, err);
 		cJSON_Delete(d);
 		if (rc != 0)
 			return err->code;
@@ -521,7 +537,7 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 			    "note, actor, at) VALUES (?,?,?,?,?,?)", "ittttt", a->id, qid, json, new_note,
 			    actor, at);
 		if (rc == 0)
-			rc = audit_append(db, actor, "answer.set", "assessment", a->id, d, err);
+			rc = answer_audit(db, actor, a, "answer.set", d, err);
 		cJSON_Delete(d);
 		free(json);
 		if (rc != 0) {
@@ -541,7 +557,8 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 	for (int i = 0; i < nfiles; i++)
 		if (attach_evidence(db, actor, a, qid, files[i], effective_date, changed, err) != 0)
 			return err->code;
-	assessment_update_asked(a);
+	if (a->batch == NULL)
+		assessment_update_asked(a);   /* a batch settles it once, at its end */
 	return 0;
 }
 

@@ -30,6 +30,7 @@ struct assessment {
 	struct questionnaire *q;
 	struct answer *answers;  /* one per q->questions[] */
 	int *asked;              /* 0 when depends_on hides the question */
+	cJSON *batch;            /* non-NULL: answer changes collected for one audit entry */
 };
 
 struct assessment_score {
@@ -144,12 +145,14 @@ struct sheet_plan;
  * imported". Otherwise *plan holds the answers to write. */
 int sheet_plan_rows(const struct questionnaire *q, const char *source, const struct sheet_answer *rows,
     int nrows, int has_note, struct buf *problems, struct sheet_plan **plan, struct aerr *err);
-/* Writes a plan inside the caller's transaction; *changed counts changes. */
+/* Writes a plan inside the caller's transaction, with one audit entry
+ * "answer.import" naming source and listing each change; *changed counts
+ * the changes. */
 int sheet_plan_apply(struct db *db, const char *actor, struct assessment *a,
-    const struct sheet_plan *plan, int *changed, struct aerr *err);
+    const struct sheet_plan *plan, const char *source, int *changed, struct aerr *err);
 /* sheet_plan_apply in its own transaction. */
 int sheet_plan_write(struct db *db, const char *actor, struct assessment *a,
-    const struct sheet_plan *plan, int *changed, struct aerr *err);
+    const struct sheet_plan *plan, const char *source, int *changed, struct aerr *err);
 void sheet_plan_free(struct sheet_plan *plan);
 
 /* Reads a sheet back. Bad rows are all appended to problems, one line each

@@ -15,7 +15,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <xlsxwriter.h>
@@ -738,4 +740,29 @@ assessment_import_xlsx_start(struct db *db, const char *actor, int64_t vendor_id
 	}
 	sheet_plan_free(plan);
 	return rc;
+}
+
+int
+sheet_is_workbook(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char magic[4] = { 0 };
+	struct stat st;
+	ssize_t n = 0;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		n = read(fd, magic, sizeof magic);
+	close(fd);
+	return n == 4 && memcmp(magic, "PK\3\4", 4) == 0;
+}
+
+int
+assessment_import_sheet(struct db *db, const char *actor, struct assessment *a, const char *path,
+    struct buf *problems, int *changed, struct aerr *err)
+{
+	if (sheet_is_workbook(path))
+		return assessment_import_xlsx(db, actor, a, path, problems, changed, err);
+	return assessment_import_csv(db, actor, a, path, problems, changed, err);
 }

@@ -171,6 +171,12 @@ int sheet_export_xlsx(const struct questionnaire *q, const struct assessment *a,
 /* Reads a filled-in workbook back into an assessment, as assessment_import_csv. */
 int assessment_import_xlsx(struct db *db, const char *actor, struct assessment *a, const char *path,
     struct buf *problems, int *changed, struct aerr *err);
+/* Whether a file is a workbook (a ZIP archive) rather than CSV: only a
+ * regular file is looked into, without waiting on a FIFO. */
+int sheet_is_workbook(const char *path);
+/* A filled-in sheet read back, a workbook or CSV as its content says. */
+int assessment_import_sheet(struct db *db, const char *actor, struct assessment *a, const char *path,
+    struct buf *problems, int *changed, struct aerr *err);
 /* Starts an assessment of a vendor from a workbook (its questionnaire version
  * named in the hidden sheet) with its answers, in one transaction. */
 int assessment_import_xlsx_start(struct db *db, const char *actor, int64_t vendor_id, const char *path,

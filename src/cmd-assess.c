@@ -7,11 +7,8 @@
  */
 #include "config.h"
 
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "assess.h"
 #include "rating.h"
@@ -342,25 +339,6 @@ assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
-/* Whether a file is a ZIP archive (a workbook) rather than CSV text. Only
- * a regular file is looked into, without waiting (a FIFO): the CSV reader
- * names whatever else is wrong. */
-static int
-is_workbook(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	char magic[4] = { 0 };
-	struct stat st;
-	ssize_t n = 0;
-
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-		n = read(fd, magic, sizeof magic);
-	close(fd);
-	return n == 4 && memcmp(magic, "PK\3\4", 4) == 0;
-}
-
 static int
 assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -452,7 +430,7 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, start ? "assess import --start needs only a FILE" :
 		    "assess import needs an ASSESSMENT and a FILE");
 	path = argv[argc - 1];
-	if (start != NULL && !is_workbook(path))
+	if (start != NULL && !sheet_is_workbook(path))
 		return usage_error(av, err, "--start needs a workbook (.xlsx) made by 'aivet questionnaire "
 		    "export' or 'aivet assess export': it names its questionnaire");
 	if ((db = db_ready(av, err)) == NULL)
@@ -462,10 +440,7 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 		rc = import_start(av, db, start, path, &problems, err);
 	} else if ((rc = assessment_lookup(db, argv[p.ind], &id, err)) == 0 &&
 	    (rc = assessment_load(db, id, &a, err)) == 0) {
-		if (is_workbook(path))
-			rc = assessment_import_xlsx(db, av->actor, a, path, &problems, &changed, err);
-		else
-			rc = assessment_import_csv(db, av->actor, a, path, &problems, &changed, err);
+		rc = assessment_import_sheet(db, av->actor, a, path, &problems, &changed, err);
 		if (rc == 0)
 			printf("assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
 			    changed == 1 ? "" : "s", path);

@@ -732,7 +732,7 @@ sheet_export(struct tui *t, struct assess_state *s, struct aerr *err)
 	if ((k = tui_menu(t, "Write the vendor's sheet as", items, 3, 0, 0)) < 0)
 		return 0;
 	snprintf(initial, sizeof initial, "assessment-%lld.%s", (long long)s->id, items[k].value);
-	if (!tui_prompt(t, "Write to: ", initial, path, sizeof path) || path[0] == '\0')
+	if (!tui_prompt(t, "Write to:", initial, path, sizeof path) || path[0] == '\0')
 		return 0;
 	if (k == 0) {
 		rc = sheet_export_xlsx(s->a->q, s->a, &info, path, err);

@@ -248,11 +248,183 @@ blank(const char *s)
 	return s[strspn(s, " \t\r\n")] == '\0';
 }
 
+/* A row's answer, checked and waiting for the write; it owns its strings,
+ * so the rows it came from may go first. */
 struct planned {
-	int qi, line;
+	int qi;
+	char *where;
 	cJSON *value;
-	const char *note;
+	char *note;
 };
+
+struct sheet_plan {
+	struct planned *rows;
+	int n, has_note;
+};
+
+void
+sheet_plan_free(struct sheet_plan *plan)
+{
+	if (plan == NULL)
+		return;
+	for (int i = 0; i < plan->n; i++) {
+		cJSON_Delete(plan->rows[i].value);
+		free(plan->rows[i].where);
+		free(plan->rows[i].note);
+	}
+	free(plan->rows);
+	free(plan);
+}
+
+/* Whether every cell of a row is blank: such a row is skipped. */
+static int
+row_blank(const struct sheet_answer *r)
+{
+	return blank(r->qid) && blank(r->answer) && (r->note == NULL || blank(r->note)) &&
+	    r->problem == NULL && !r->other;
+}
+
+int
+sheet_plan_rows(const struct questionnaire *q, const char *source, const struct sheet_answer *rows,
+    int nrows, int has_note, struct buf *problems, struct sheet_plan **out, struct aerr *err)
+{
+	struct sheet_plan *plan = xcalloc(1, sizeof *plan);
+	const struct sheet_answer **seen = xcalloc((size_t)q->nquestions, sizeof *seen);
+	int nproblems = 0;
+
+	*out = NULL;
+	plan->rows = xcalloc((size_t)nrows + 1, sizeof *plan->rows);
+	plan->has_note = has_note;
+	for (int r = 0; r < nrows; r++) {
+		const struct sheet_answer *row = &rows[r];
+		struct planned *p = &plan->rows[plan->n];
+		struct aerr e = { 0 };
+		int qi;
+
+		if (row_blank(row))
+			continue;
+		if (row->problem != NULL) {
+			buf_printf(problems, "%s\n", row->problem);
+			nproblems++;
+			continue;
+		}
+		if ((qi = questionnaire_find(q, row->qid)) < 0) {
+			char *shown = text_escape(row->qid, strlen(row->qid), 0);
+
+			buf_printf(problems, "%s: unknown question '%s'\n", row->where, shown);
+			free(shown);
+			nproblems++;
+			continue;
+		}
+		if (seen[qi] != NULL) {
+			buf_printf(problems, "%s: question %s appears twice (first %s)\n", row->where,
+			    row->qid, seen[qi]->seen);
+			nproblems++;
+			continue;
+		}
+		seen[qi] = row;
+		if (blank(row->answer))
+			continue;   /* left for later: an empty answer changes nothing */
+		if (answer_from_text(&q->questions[qi], row->answer, &p->value, &e) != 0) {
+			buf_printf(problems, "%s: question %s: %s\n", row->answer_where, row->qid, e.msg);
+			nproblems++;
+			continue;
+		}
+		p->qi = qi;
+		p->where = xstrdup(row->answer_where);
+		p->note = has_note && row->note != NULL && !blank(row->note) ? xstrdup(row->note) : NULL;
+		plan->n++;
+	}
+	free(seen);
+	if (nproblems > 0) {
+		sheet_plan_free(plan);
+		return aerr_set(err, AV_USAGE, "%s: %d bad row%s; nothing was imported", source, nproblems,
+		    nproblems == 1 ? "" : "s");
+	}
+	*out = plan;
+	return 0;
+}
+
+int
+sheet_plan_apply(struct db *db, const char *actor, struct assessment *a,
+    const struct sheet_plan *plan, const char *source, int *changed, struct aerr *err)
+{
+	int rc = 0;
+
+	/* One audit entry for the sheet: each entry seals the assessment with all
+	 * its answers, so one per answer would cost the square of a sheet's size.
+	 * Every change still has its answer_history row. */
+	a->batch = cJSON_CreateArray();
+	for (int i = 0; i < plan->n && rc == 0; i++) {
+		int n = 0;
+
+		rc = assessment_set_answer(db, actor, a, plan->rows[i].qi, plan->rows[i].value,
+		    plan->has_note, plan->rows[i].note, NULL, 0, NULL, &n, err);
+		if (rc != 0)
+			aerr_prefix(err, "%s", plan->rows[i].where);
+		*changed += n;
+	}
+	if (rc == 0 && cJSON_GetArraySize(a->batch) > 0) {
+		cJSON *d = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(d, "source", source);
+		cJSON_AddItemToObject(d, "changes", a->batch);
+		a->batch = NULL;
+		rc = audit_append(db, actor, "answer.import", "assessment", a->id, d, err);
+		cJSON_Delete(d);
+	}
+	cJSON_Delete(a->batch);
+	a->batch = NULL;
+	assessment_update_asked(a);
+	return rc;
+}
+
+int
+sheet_plan_write(struct db *db, const char *actor, struct assessment *a,
+    const struct sheet_plan *plan, const char *source, int *changed, struct aerr *err)
+{
+	int rc;
+
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if ((rc = sheet_plan_apply(db, actor, a, plan, source, changed, err)) == 0)
+		return db_commit(db, err);
+	db_rollback(db);
+	return rc;
+}
+
+/* The CSV header's columns, or an error naming what is wrong with it. */
+static int
+csv_columns(const char *path, const struct sheet_row *hdr, int *col_q, int *col_a, int *col_n,
+    struct aerr *err)
+{
+	int rc;
+
+	*col_q = *col_a = *col_n = -1;
+	for (int i = 0; i < hdr->n; i++) {
+		const char *h = hdr->cells[i];
+
+		for (int j = 0; j < i && *h != '\0'; j++)
+			if (strcmp(h, hdr->cells[j]) == 0) {
+				char *shown = text_escape(h, strlen(h), 0);
+
+				rc = aerr_set(err, AV_USAGE, "%s:%d: the header names column '%s' twice "
+				    "(columns %d and %d)", path, hdr->line, shown, j + 1, i + 1);
+				free(shown);
+				return rc;
+			}
+		if (strcmp(h, "question_id") == 0)
+			*col_q = i;
+		else if (strcmp(h, "answer") == 0)
+			*col_a = i;
+		else if (strcmp(h, "note") == 0)
+			*col_n = i;
+	}
+	if (*col_q < 0 || *col_a < 0)
+		return aerr_set(err, AV_USAGE, "%s:%d: the header needs the columns question_id and answer "
+		    "(see 'aivet assess export')", path, hdr->line);
+	return 0;
+}
 
 int
 assessment_import_csv(struct db *db, const char *actor, struct assessment *a, const char *path,
@@ -260,9 +432,9 @@ assessment_import_csv(struct db *db, const char *actor, struct assessment *a, co
 {
 	struct buf text;
 	struct sheet sh;
-	struct planned *plan = NULL;
-	int nplan = 0, nproblems = 0, col_q = -1, col_a = -1, col_n = -1, rc = 0;
-	int *seen_line;
+	struct sheet_answer *rows;
+	struct sheet_plan *plan = NULL;
+	int col_q, col_a, col_n, rc = 0;
 
 	*changed = 0;
 	if (assessment_editable(a, err) != 0)
@@ -273,104 +445,38 @@ assessment_import_csv(struct db *db, const char *actor, struct assessment *a, co
 	buf_free(&text);
 	if (rc == 0 && sh.nul_line != 0)
 		rc = aerr_set(err, AV_USAGE, "%s:%d: a cell holds a NUL byte", path, sh.nul_line);
+	if (rc == 0 && sh.nrows == 0)
+		rc = aerr_set(err, AV_USAGE, "%s: the sheet is empty", path);
+	if (rc == 0)
+		rc = csv_columns(path, &sh.rows[0], &col_q, &col_a, &col_n, err);
 	if (rc != 0) {
 		sheet_free(&sh);
 		return rc;
 	}
-	if (sh.nrows == 0) {
-		sheet_free(&sh);
-		return aerr_set(err, AV_USAGE, "%s: the sheet is empty", path);
-	}
-	for (int i = 0; i < sh.rows[0].n; i++) {
-		const char *h = sh.rows[0].cells[i];
-
-		for (int j = 0; j < i && *h != '\0'; j++)
-			if (strcmp(h, sh.rows[0].cells[j]) == 0) {
-				char *shown = text_escape(h, strlen(h), 0);
-
-				rc = aerr_set(err, AV_USAGE, "%s:%d: the header names column '%s' twice "
-				    "(columns %d and %d)", path, sh.rows[0].line, shown, j + 1, i + 1);
-				free(shown);
-				sheet_free(&sh);
-				return rc;
-			}
-		if (strcmp(h, "question_id") == 0)
-			col_q = i;
-		else if (strcmp(h, "answer") == 0)
-			col_a = i;
-		else if (strcmp(h, "note") == 0)
-			col_n = i;
-	}
-	if (col_q < 0 || col_a < 0) {
-		rc = aerr_set(err, AV_USAGE, "%s:%d: the header needs the columns question_id and answer "
-		    "(see 'aivet assess export')", path, sh.rows[0].line);
-		sheet_free(&sh);
-		return rc;
-	}
-	seen_line = xcalloc((size_t)a->q->nquestions, sizeof *seen_line);
-	plan = xcalloc((size_t)sh.nrows, sizeof *plan);
-	for (int r = 1; r < sh.nrows; r++)
-		for (int i = 0; i < sh.rows[r].n; i++)
-			csv_unguard(sh.rows[r].cells[i]);
+	rows = xcalloc((size_t)sh.nrows, sizeof *rows);
 	for (int r = 1; r < sh.nrows; r++) {
 		const struct sheet_row *row = &sh.rows[r];
-		const char *qid = cell(row, col_q), *ans = cell(row, col_a);
-		struct aerr e = { 0 };
-		int qi, empty = 1;
+		struct sheet_answer *sa = &rows[r - 1];
 
-		for (int i = 0; i < row->n; i++)
-			empty &= blank(row->cells[i]);
-		if (empty)
-			continue;
-		if ((qi = questionnaire_find(a->q, qid)) < 0) {
-			char *shown = text_escape(qid, strlen(qid), 0);
-
-			buf_printf(problems, "%s:%d: unknown question '%s'\n", path, row->line, shown);
-			free(shown);
-			nproblems++;
-			continue;
+		for (int i = 0; i < row->n; i++) {
+			csv_unguard(row->cells[i]);
+			sa->other |= i != col_q && i != col_a && i != col_n && !blank(row->cells[i]);
 		}
-		if (seen_line[qi]) {
-			buf_printf(problems, "%s:%d: question %s appears twice (first on line %d)\n", path,
-			    row->line, qid, seen_line[qi]);
-			nproblems++;
-			continue;
-		}
-		seen_line[qi] = row->line;
-		if (blank(ans))
-			continue;   /* left for later: an empty answer changes nothing */
-		if (answer_from_text(&a->q->questions[qi], ans, &plan[nplan].value, &e) != 0) {
-			buf_printf(problems, "%s:%d: question %s: %s\n", path, row->line, qid, e.msg);
-			nproblems++;
-			continue;
-		}
-		plan[nplan].qi = qi;
-		plan[nplan].line = row->line;
-		plan[nplan].note = col_n >= 0 && !blank(cell(row, col_n)) ? cell(row, col_n) : NULL;
-		nplan++;
+		sa->qid = cell(row, col_q);
+		sa->answer = cell(row, col_a);
+		sa->note = col_n >= 0 ? cell(row, col_n) : NULL;
+		sa->where = sa->answer_where = xasprintf("%s:%d", path, row->line);
+		sa->seen = xasprintf("on line %d", row->line);
 	}
-	if (nproblems > 0) {
-		rc = aerr_set(err, AV_USAGE, "%s: %d bad row%s; nothing was imported", path, nproblems,
-		    nproblems == 1 ? "" : "s");
-	} else if ((rc = db_begin(db, err)) == 0) {
-		for (int i = 0; i < nplan && rc == 0; i++) {
-			int n = 0;
-
-			rc = assessment_set_answer(db, actor, a, plan[i].qi, plan[i].value, col_n >= 0,
-			    plan[i].note, NULL, 0, NULL, &n, err);
-			if (rc != 0)
-				aerr_prefix(err, "%s:%d", path, plan[i].line);
-			*changed += n;
-		}
-		if (rc == 0)
-			rc = db_commit(db, err);
-		else
-			db_rollback(db);
+	rc = sheet_plan_rows(a->q, path, rows, sh.nrows - 1, col_n >= 0, problems, &plan, err);
+	if (rc == 0)
+		rc = sheet_plan_write(db, actor, a, plan, path, changed, err);
+	sheet_plan_free(plan);
+	for (int r = 0; r < sh.nrows - 1; r++) {
+		free(rows[r].where);
+		free(rows[r].seen);
 	}
-	for (int i = 0; i < nplan; i++)
-		cJSON_Delete(plan[i].value);
-	free(plan);
-	free(seen_line);
+	free(rows);
 	sheet_free(&sh);
 	return rc;
 }

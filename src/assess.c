@@ -416,6 +416,22 @@ attach_evidence(struct db *db, const char *actor, struct assessment *a, const ch
 	return rc;
 }
 
+/* An answer's audit entry; while a->batch collects them (a sheet's import),
+ * the change joins it instead and the batch is written as one entry. */
+static int
+answer_audit(struct db *db, const char *actor, struct assessment *a, const char *action, cJSON *d,
+    struct aerr *err)
+{
+	if (a->batch != NULL) {
+		cJSON *c = cJSON_Duplicate(d, 1);
+
+		cJSON_AddStringToObject(c, "action", action);
+		cJSON_AddItemToArray(a->batch, c);
+		return 0;
+	}
+	return audit_append(db, actor, action, "assessment", a->id, d, err);
+}
+
 /* A note on a question that has no answer yet ("asked the vendor, awaiting
  * reply"): the answer row holds JSON null as its value, so the question stays
  * unanswered everywhere it is counted; a history row and an audit entry record it.
@@ -448,7 +464,7 @@ set_note_alone(struct db *db, const char *actor, struct assessment *a, int qi, c
 	cJSON_AddStringToObject(d, "question", qid);
 	json_add_str(d, "note", note);
 	json_add_str(d, "previous_note", an->note);
-	rc = audit_append(db, actor, "answer.note", "assessment", a->id, d, err);
+	rc = answer_audit(db, actor, a, "answer.note", d, err);
 	cJSON_Delete(d);
 	if (rc != 0)
 		return err->code;
@@ -492,7 +508,7 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 			rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
 			    "note, actor, at) VALUES (?,?,NULL,NULL,?,?)", "ittt", a->id, qid, actor, at);
 		if (rc == 0)
-			rc = audit_append(db, actor, "answer.clear", "assessment", a->id, d, err);
+			rc = answer_audit(db, actor, a, "answer.clear", d, err);
 		cJSON_Delete(d);
 		if (rc != 0)
 			return err->code;
@@ -521,7 +537,7 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 			    "note, actor, at) VALUES (?,?,?,?,?,?)", "ittttt", a->id, qid, json, new_note,
 			    actor, at);
 		if (rc == 0)
-			rc = audit_append(db, actor, "answer.set", "assessment", a->id, d, err);
+			rc = answer_audit(db, actor, a, "answer.set", d, err);
 		cJSON_Delete(d);
 		free(json);
 		if (rc != 0) {
@@ -541,7 +557,8 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 	for (int i = 0; i < nfiles; i++)
 		if (attach_evidence(db, actor, a, qid, files[i], effective_date, changed, err) != 0)
 			return err->code;
-	assessment_update_asked(a);
+	if (a->batch == NULL)
+		assessment_update_asked(a);   /* a batch settles it once, at its end */
 	return 0;
 }
 
@@ -558,7 +575,7 @@ audit_status(struct db *db, const char *actor, const char *action, int64_t id, c
 }
 
 int
-assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
+assessment_start_in(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
     int64_t *id, struct aerr *err)
 {
 	struct questionnaire *q;
@@ -569,10 +586,6 @@ assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t qu
 
 	if (questionnaire_load(db, questionnaire_row, &q, err) != 0)
 		return err->code;
-	if (db_begin(db, err) != 0) {
-		questionnaire_free(q);
-		return err->code;
-	}
 	rc = db_int(db, &archived, err, "SELECT status = 'archived' FROM vendor WHERE id = ?", "i",
 	    vendor_id);
 	if (rc == 1)
@@ -596,11 +609,21 @@ assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t qu
 		cJSON_AddNumberToObject(d, "version", (double)q->version);
 		rc = audit_status(db, actor, "assessment.start", *id, d, err);
 	}
-	if (rc == 0)
-		rc = db_commit(db, err);
-	else
-		db_rollback(db);
 	questionnaire_free(q);
+	return rc;
+}
+
+int
+assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
+    int64_t *id, struct aerr *err)
+{
+	int rc;
+
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if ((rc = assessment_start_in(db, actor, vendor_id, questionnaire_row, id, err)) == 0)
+		return db_commit(db, err);
+	db_rollback(db);
 	return rc;
 }
 

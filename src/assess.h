@@ -30,6 +30,7 @@ struct assessment {
 	struct questionnaire *q;
 	struct answer *answers;  /* one per q->questions[] */
 	int *asked;              /* 0 when depends_on hides the question */
+	cJSON *batch;            /* non-NULL: answer changes collected for one audit entry */
 };
 
 struct assessment_score {
@@ -95,6 +96,9 @@ void assessment_text(const struct assessment *a, const cJSON *claims, struct buf
 /* Workflow; each runs its own transaction. */
 int assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
     int64_t *id, struct aerr *err);
+/* assessment_start inside the caller's transaction. */
+int assessment_start_in(struct db *db, const char *actor, int64_t vendor_id,
+    int64_t questionnaire_row, int64_t *id, struct aerr *err);
 int assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err);
 /* The actor approves and is recorded as reviewer; refused when the actor
  * answered or submitted this round (two people). */
@@ -122,9 +126,60 @@ int vendor_notification_sla(struct db *db, int64_t vendor_id, int64_t *seconds, 
 /* ---- the vendor sheet (assess-sheet.c) ---- */
 int assessment_export(const struct assessment *a, const char *format, struct buf *out,
     struct aerr *err);
+/*
+ * One row of a sheet read back, from CSV or a workbook: the cells by meaning
+ * and where to point at them. where names the row ("FILE:LINE",
+ * "Answers!B14"), answer_where its answer ("Answers!E14"), seen how a later
+ * duplicate points back at it ("on line 7"). A reader's own finding about
+ * the row (a formula, an error value) is problem, reported as it stands;
+ * other says a cell outside the three columns holds something.
+ */
+struct sheet_answer {
+	const char *qid, *answer, *note;   /* note NULL without a note column */
+	char *where, *answer_where, *seen, *problem;
+	int other;
+};
+struct sheet_plan;
+/* Checks every row against the questionnaire, appending each problem as a
+ * line to problems; on any, fails with "SOURCE: N bad rows; nothing was
+ * imported". Otherwise *plan holds the answers to write. */
+int sheet_plan_rows(const struct questionnaire *q, const char *source, const struct sheet_answer *rows,
+    int nrows, int has_note, struct buf *problems, struct sheet_plan **plan, struct aerr *err);
+/* Writes a plan inside the caller's transaction, with one audit entry
+ * "answer.import" naming source and listing each change; *changed counts
+ * the changes. */
+int sheet_plan_apply(struct db *db, const char *actor, struct assessment *a,
+    const struct sheet_plan *plan, const char *source, int *changed, struct aerr *err);
+/* sheet_plan_apply in its own transaction. */
+int sheet_plan_write(struct db *db, const char *actor, struct assessment *a,
+    const struct sheet_plan *plan, const char *source, int *changed, struct aerr *err);
+void sheet_plan_free(struct sheet_plan *plan);
+
 /* Reads a sheet back. Bad rows are all appended to problems, one line each
  * ("FILE:LINE: message\n"), and then nothing changes. */
 int assessment_import_csv(struct db *db, const char *actor, struct assessment *a, const char *path,
     struct buf *problems, int *changed, struct aerr *err);
+
+/* ---- the vendor sheet as a workbook (assess-xlsx.c) ---- */
+struct sheet_xlsx_info {
+	const char *sender;      /* who sends it (the actor) */
+	const char *due;         /* when the answers are due, NULL or "" when not set */
+};
+/* Writes the workbook of an assessment, or with a NULL a blank template of q. */
+int sheet_export_xlsx(const struct questionnaire *q, const struct assessment *a,
+    const struct sheet_xlsx_info *info, const char *path, struct aerr *err);
+/* Reads a filled-in workbook back into an assessment, as assessment_import_csv. */
+int assessment_import_xlsx(struct db *db, const char *actor, struct assessment *a, const char *path,
+    struct buf *problems, int *changed, struct aerr *err);
+/* Whether a file is a workbook (a ZIP archive) rather than CSV: only a
+ * regular file is looked into, without waiting on a FIFO. */
+int sheet_is_workbook(const char *path);
+/* A filled-in sheet read back, a workbook or CSV as its content says. */
+int assessment_import_sheet(struct db *db, const char *actor, struct assessment *a, const char *path,
+    struct buf *problems, int *changed, struct aerr *err);
+/* Starts an assessment of a vendor from a workbook (its questionnaire version
+ * named in the hidden sheet) with its answers, in one transaction. */
+int assessment_import_xlsx_start(struct db *db, const char *actor, int64_t vendor_id, const char *path,
+    struct buf *problems, int64_t *id, int *changed, struct aerr *err);
 
 #endif

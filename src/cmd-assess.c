@@ -2,8 +2,8 @@
  * cmd-assess.c: "aivet assess" — start an assessment of a vendor against a
  * questionnaire, answer it (with notes and evidence), show, list and trace
  * the history of answers, move it through draft -> in_review -> final and
- * into a new round, and exchange it with the vendor as a CSV or Markdown
- * sheet.
+ * into a new round, and exchange it with the vendor as a CSV, Markdown or
+ * Excel sheet.
  */
 #include "config.h"
 
@@ -343,7 +343,7 @@ static int
 assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	const char *format = NULL, *output = NULL;
+	const char *format = NULL, *output = NULL, *due = NULL;
 	struct assessment *a;
 	struct buf b;
 	int64_t id;
@@ -356,18 +356,31 @@ assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 			format = p.arg;
 		else if (c == 'o')
 			output = p.arg;
+		else if (c == 'd')
+			due = p.arg;
 	}
 	if (c < 0)
 		return err->code;
 	if (argc - p.ind != 1)
 		return usage_error(av, err, "assess export needs exactly one ASSESSMENT");
 	if (format == NULL)
-		return usage_error(av, err, "assess export needs --format csv or --format md");
-	if (strcmp(format, "csv") != 0 && strcmp(format, "md") != 0)
-		return usage_error(av, err, "--format: '%s' is not csv or md", format);
+		return usage_error(av, err, "assess export needs --format csv, md or xlsx");
+	if (strcmp(format, "csv") != 0 && strcmp(format, "md") != 0 && strcmp(format, "xlsx") != 0)
+		return usage_error(av, err, "--format: '%s' is not csv, md or xlsx", format);
+	if (strcmp(format, "xlsx") == 0 && output == NULL)
+		return usage_error(av, err, "--format xlsx needs --output FILE (a workbook is no text)");
+	if (due != NULL && strcmp(format, "xlsx") != 0)
+		return usage_error(av, err, "--due is written in a workbook: it needs --format xlsx");
 	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[p.ind], &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
+	if (strcmp(format, "xlsx") == 0) {
+		struct sheet_xlsx_info info = { av->actor, due };
+
+		rc = sheet_export_xlsx(a->q, a, &info, output, err);
+		assessment_free(a);
+		return rc;
+	}
 	buf_init(&b);
 	rc = assessment_export(a, format, &b, err);
 	if (rc == 0 && output != NULL)
@@ -379,30 +392,63 @@ assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
+/* assess import --start VENDOR FILE.xlsx: a new assessment from a workbook. */
+static int
+import_start(struct aivet *av, struct db *db, const char *vendor, const char *path,
+    struct buf *problems, struct aerr *err)
+{
+	int64_t vid, id;
+	int changed = 0;
+
+	if (target_resolve(db, TARGET_VENDOR, vendor, &vid, err) != 0)
+		return err->code;
+	if (assessment_import_xlsx_start(db, av->actor, vid, path, problems, &id, &changed, err) != 0)
+		return err->code;
+	printf("assessment %lld started from %s: %d answer%s\n", (long long)id, path, changed,
+	    changed == 1 ? "" : "s");
+	return 0;
+}
+
 static int
 assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	int ind;
+	struct opt_parser p;
+	const char *start = NULL, *path;
 	struct assessment *a;
 	struct buf problems;
 	int64_t id;
 	struct db *db;
-	int changed = 0, rc;
+	int changed = 0, rc, c;
 
-	if (parse_id_json(av, argc, argv, 2, "an ASSESSMENT and a FILE", NULL, &ind, err) != 0)
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		if (c == 's')
+			start = p.arg;
+	if (c < 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
-	    assessment_load(db, id, &a, err) != 0)
+	if (argc - p.ind != (start ? 1 : 2))
+		return usage_error(av, err, start ? "assess import --start needs only a FILE" :
+		    "assess import needs an ASSESSMENT and a FILE");
+	path = argv[argc - 1];
+	if (start != NULL && !sheet_is_workbook(path))
+		return usage_error(av, err, "--start needs a workbook (.xlsx) made by 'aivet questionnaire "
+		    "export' or 'aivet assess export': it names its questionnaire");
+	if ((db = db_ready(av, err)) == NULL)
 		return err->code;
 	buf_init(&problems);
-	rc = assessment_import_csv(db, av->actor, a, argv[ind + 1], &problems, &changed, err);
+	if (start != NULL) {
+		rc = import_start(av, db, start, path, &problems, err);
+	} else if ((rc = assessment_lookup(db, argv[p.ind], &id, err)) == 0 &&
+	    (rc = assessment_load(db, id, &a, err)) == 0) {
+		rc = assessment_import_sheet(db, av->actor, a, path, &problems, &changed, err);
+		if (rc == 0)
+			printf("assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
+			    changed == 1 ? "" : "s", path);
+		assessment_free(a);
+	}
 	if (problems.len > 0)
 		fputs(problems.data, stderr);
 	buf_free(&problems);
-	if (rc == 0)
-		printf("assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
-		    changed == 1 ? "" : "s", argv[ind + 1]);
-	assessment_free(a);
 	return rc;
 }
 
@@ -414,8 +460,13 @@ static const struct opt answer_opts[] = {
 	{ NULL, 0, NULL, NULL, 0 }
 };
 static const struct opt export_opts[] = {
-	{ "format", 'f', "csv|md", "the sheet's format", OPT_REQUIRED },
-	{ "output", 'o', "FILE", "write it to FILE (default standard output)", 0 },
+	{ "format", 'f', "csv|md|xlsx", "the sheet's format", OPT_REQUIRED },
+	{ "output", 'o', "FILE", "write it to FILE (default standard output; xlsx needs it)", 0 },
+	{ "due", 'd', "DATE", "when the vendor's answers are due (written in the workbook)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt import_opts[] = {
+	{ "start", 's', "VENDOR", "start a new assessment of VENDOR from a workbook (no ASSESSMENT)", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 
@@ -435,8 +486,8 @@ static const struct cmd_entry assess_subs[] = {
 	{ "reopen", "ASSESSMENT", NULL,
 	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL },
 	{ "export", "ASSESSMENT", export_opts, "the sheet a vendor fills in", assess_export, NULL },
-	{ "import", "ASSESSMENT FILE.csv", NULL, "read a filled-in CSV sheet back", assess_import,
-	  NULL },
+	{ "import", "[ASSESSMENT] FILE", import_opts, "read a filled-in sheet back (CSV or .xlsx)",
+	  assess_import, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

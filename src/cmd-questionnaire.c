@@ -1,7 +1,8 @@
 /*
  * cmd-questionnaire.c: "aivet questionnaire" — list and show the
  * questionnaires in the database (the bundled ones load on first use),
- * validate a questionnaire file, and import one. Every version ever loaded
+ * validate a questionnaire file, import one, and export a blank workbook
+ * of one to send to a vendor before anything about it is in aivet. Every version ever loaded
  * stays, so old assessments keep the questions they were answered against.
  */
 #include "config.h"
@@ -9,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "questionnaire.h"
+#include "assess.h"
 
 #define MAX_QUESTIONNAIRE_FILE ((size_t)4 << 20)
 
@@ -294,6 +295,51 @@ static const struct opt list_opts[] = {
 	{ NULL, 0, NULL, NULL, 0 }
 };
 
+static int
+q_export(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	const char *format = NULL, *output = NULL, *due = NULL;
+	struct sheet_xlsx_info info;
+	struct questionnaire *q;
+	struct db *db;
+	int64_t row;
+	int c, rc;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
+		if (c == 'f')
+			format = p.arg;
+		else if (c == 'o')
+			output = p.arg;
+		else if (c == 'd')
+			due = p.arg;
+	}
+	if (c < 0)
+		return err->code;
+	if (argc - p.ind != 1)
+		return usage_error(av, err, "questionnaire export needs exactly one QUESTIONNAIRE");
+	if (format == NULL || strcmp(format, "xlsx") != 0)
+		return usage_error(av, err, "--format: '%s' is not xlsx", format ? format : "");
+	if (output == NULL)
+		return usage_error(av, err, "questionnaire export needs --output FILE");
+	if ((db = db_with_questionnaires(av, err)) == NULL ||
+	    questionnaire_lookup(db, argv[p.ind], &row, err) != 0 ||
+	    questionnaire_load(db, row, &q, err) != 0)
+		return err->code;
+	info = (struct sheet_xlsx_info){ av->actor, due };
+	rc = sheet_export_xlsx(q, NULL, &info, output, err);
+	questionnaire_free(q);
+	return rc;
+}
+
+static const struct opt export_opts[] = {
+	{ "format", 'f', "xlsx", "the template's format", OPT_REQUIRED },
+	{ "output", 'o', "FILE", "write the workbook to FILE", OPT_REQUIRED },
+	{ "due", 'd', "DATE", "when the vendor's answers are due (written in the workbook)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
 static const struct cmd_entry questionnaire_subs[] = {
 	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL },
 	{ "show", "QUESTIONNAIRE[@VERSION]", opt_json_only, "show a questionnaire's questions", q_show,
@@ -301,6 +347,8 @@ static const struct cmd_entry questionnaire_subs[] = {
 	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
 	  NULL },
 	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL },
+	{ "export", "QUESTIONNAIRE[@VERSION]", export_opts,
+	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

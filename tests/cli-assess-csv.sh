@@ -88,11 +88,11 @@ is "$(printf '%s\n' "$out" | grep '^| notify')" "| notify (required): Notify wit
 is "$(printf '%s\n' "$out" | grep '^| detail')" "| detail (required): Detail behind the gate<br>Only when gate is one of yes | fine\\|bad |  |  |" \
 	"pipes escaped, condition shown"
 run assess export 1
-is "$rc:$errout" "2:aivet: assess export needs --format csv or --format md
-usage: aivet assess export ASSESSMENT --format csv|md [--output FILE]" "export needs a format"
+is "$rc:$errout" "2:aivet: assess export needs --format csv, md or xlsx
+usage: aivet assess export ASSESSMENT --format csv|md|xlsx [--output FILE] [--due DATE]" "export needs a format"
 run assess export 1 --format xml
-is "$rc:$errout" "2:aivet: --format: 'xml' is not csv or md
-usage: aivet assess export ASSESSMENT --format csv|md [--output FILE]" "only csv and md"
+is "$rc:$errout" "2:aivet: --format: 'xml' is not csv, md or xlsx
+usage: aivet assess export ASSESSMENT --format csv|md|xlsx [--output FILE] [--due DATE]" "only csv, md and xlsx"
 
 run audit verify
 is "$rc" 0 "the audit chain is intact"

@@ -3,7 +3,9 @@
  * questions on the right, the selected question in full below. Enter
  * answers (choices from a menu, other types in a field checked as typed),
  * n jumps to the next unanswered question, N edits the note, f attaches
- * evidence, H shows the history, S submits and V approves. / searches the
+ * evidence, H shows the history, S submits and V approves; E writes the
+ * vendor's sheet (CSV or an Excel workbook) and I reads a filled-in one
+ * back through the file picker. / searches the
  * questions' ids, texts, answers and notes; while a search is set, n and N
  * step to its next and previous match, as on every screen. A final (or
  * in-review) assessment opens no dialog that could only be refused: the
@@ -174,7 +176,8 @@ struct assess_state {
 static const enum request assess_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_LEFT, REQ_RIGHT,
 	REQ_NEXT_PANE, REQ_ENTER, REQ_NEXT_UNANSWERED, REQ_NOTE, REQ_ATTACH, REQ_HISTORY,
-	REQ_SUBMIT, REQ_APPROVE, REQ_FIND, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
+	REQ_SUBMIT, REQ_APPROVE, REQ_FIND, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_SHEET_EXPORT,
+	REQ_SHEET_IMPORT, REQ_NONE
 };
 
 #define DETAIL_ROWS 6
@@ -696,7 +699,8 @@ static int
 refused(const struct assess_state *s, enum request req, int moves_only, struct aerr *err)
 {
 	const char *st = s->a->status;
-	int edit = (req == REQ_ENTER && !moves_only) || req == REQ_NOTE || req == REQ_ATTACH;
+	int edit = (req == REQ_ENTER && !moves_only) || req == REQ_NOTE || req == REQ_ATTACH ||
+	    req == REQ_SHEET_IMPORT;
 
 	if (strcmp(st, "final") == 0 && (edit || req == REQ_SUBMIT || req == REQ_APPROVE))
 		return aerr_set(err, AV_USAGE, "final and read-only: :assess reopen %lld starts a new "
@@ -708,6 +712,68 @@ refused(const struct assess_state *s, enum request req, int moves_only, struct a
 		return aerr_set(err, AV_USAGE, "already in review: V approves it");
 	if (strcmp(st, "draft") == 0 && req == REQ_APPROVE)
 		return aerr_set(err, AV_USAGE, "a draft: S submits it for review, then V approves it");
+	return 0;
+}
+
+/* E: the vendor's sheet in the format picked, to a file named in a prompt. */
+static int
+sheet_export(struct tui *t, struct assess_state *s, struct aerr *err)
+{
+	struct tui_menu_item items[] = {
+		{ "xlsx", "Excel workbook: dropdowns, typed cells, locked questions", 0 },
+		{ "csv", "CSV, one row per question", 0 },
+		{ "md", "Markdown, for reading", 0 },
+	};
+	char initial[64], path[512];
+	struct sheet_xlsx_info info = { t->av->actor, NULL };
+	struct buf b;
+	int k, rc;
+
+	if ((k = tui_menu(t, "Write the vendor's sheet as", items, 3, 0, 0)) < 0)
+		return 0;
+	snprintf(initial, sizeof initial, "assessment-%lld.%s", (long long)s->id, items[k].value);
+	if (!tui_prompt(t, "Write to:", initial, path, sizeof path) || path[0] == '\0')
+		return 0;
+	if (k == 0) {
+		rc = sheet_export_xlsx(s->a->q, s->a, &info, path, err);
+	} else {
+		buf_init(&b);
+		rc = assessment_export(s->a, items[k].value, &b, err);
+		if (rc == 0)
+			rc = write_file_atomic(path, b.data, b.len, 0644, err);
+		buf_free(&b);
+	}
+	if (rc != 0)
+		return rc;
+	tui_status(t, 0, "assessment %lld: %s sheet written to %s", (long long)s->id, items[k].value,
+	    path);
+	return 0;
+}
+
+/* I: a filled-in sheet, CSV or workbook, all or nothing; its problems shown in full. */
+static int
+sheet_import(struct tui *t, struct assess_state *s, struct aerr *err)
+{
+	char path[512];
+	struct buf problems;
+	int changed = 0, rc;
+
+	if (!tui_pick_file(t, "Import a filled-in sheet (.xlsx or .csv)", path, sizeof path))
+		return 0;
+	buf_init(&problems);
+	rc = assessment_import_sheet(t->av->db, t->av->actor, s->a, path, &problems, &changed, err);
+	if (rc != 0 && problems.len > 0) {
+		struct aerr shown = { 0 };
+
+		buf_printf(&problems, "%s\n", err->msg);
+		tui_show_text(t, "Sheet refused: nothing was imported", problems.data, &shown);
+	}
+	buf_free(&problems);
+	if (rc != 0)
+		return rc;
+	tui_changed(t);
+	tui_status(t, 0, "assessment %lld: %d answer%s changed from %s", (long long)s->id, changed,
+	    changed == 1 ? "" : "s", path);
 	return 0;
 }
 
@@ -786,6 +852,10 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		buf_free(&out);
 		return rc;
 	}
+	case REQ_SHEET_EXPORT:
+		return sheet_export(t, s, err);
+	case REQ_SHEET_IMPORT:
+		return sheet_import(t, s, err);
 	case REQ_SUBMIT:
 		if (!tui_confirm(t, "Submit assessment %s for review? Its answers lock.", s->idtext))
 			return 0;

@@ -52,6 +52,8 @@
 	_(SUBMIT, "submit", "submit for review") \
 	_(APPROVE, "approve", "approve (as reviewer)") \
 	_(ATTACH, "attach", "attach an evidence file") \
+	_(SHEET_EXPORT, "sheet", "write the vendor's sheet: CSV or Excel workbook (xlsx)") \
+	_(SHEET_IMPORT, "import", "read a filled-in sheet back (CSV or xlsx), picked from the files") \
 	/* probes, evidence, incidents, reports */ \
 	_(RUN, "run", "run probes") \
 	_(CANCEL_JOB, "stop", "cancel the running job") \

@@ -254,6 +254,39 @@ struct planned {
 	const char *note;
 };
 
+/* Writes the planned answers (inside the caller's transaction) with one audit
+ * entry for the whole sheet, "answer.import", its details listing each change
+ * as "assess answer" would have recorded it: the assessment and its answers are
+ * sealed once, so an import takes time in proportion to its rows. */
+static int
+import_plan(struct db *db, const char *actor, struct assessment *a, const char *path,
+    const struct planned *plan, int nplan, int set_notes, int *changed, struct aerr *err)
+{
+	const char *base = strrchr(path, '/');
+	cJSON *d;
+	int rc = 0;
+
+	a->batch = cJSON_CreateArray();
+	for (int i = 0; i < nplan && rc == 0; i++) {
+		int n = 0;
+
+		rc = assessment_set_answer(db, actor, a, plan[i].qi, plan[i].value, set_notes,
+		    plan[i].note, NULL, 0, NULL, &n, err);
+		if (rc != 0)
+			aerr_prefix(err, "%s:%d", path, plan[i].line);
+		*changed += n;
+	}
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "file", base != NULL ? base + 1 : path);
+	cJSON_AddItemToObject(d, "changes", a->batch);
+	a->batch = NULL;
+	assessment_update_asked(a);
+	if (rc == 0 && *changed > 0)
+		rc = audit_append(db, actor, "answer.import", "assessment", a->id, d, err);
+	cJSON_Delete(d);
+	return rc;
+}
+
 int
 assessment_import_csv(struct db *db, const char *actor, struct assessment *a, const char *path,
     struct buf *problems, int *changed, struct aerr *err)
@@ -353,15 +386,7 @@ assessment_import_csv(struct db *db, const char *actor, struct assessment *a, co
 		rc = aerr_set(err, AV_USAGE, "%s: %d bad row%s; nothing was imported", path, nproblems,
 		    nproblems == 1 ? "" : "s");
 	} else if ((rc = db_begin(db, err)) == 0) {
-		for (int i = 0; i < nplan && rc == 0; i++) {
-			int n = 0;
-
-			rc = assessment_set_answer(db, actor, a, plan[i].qi, plan[i].value, col_n >= 0,
-			    plan[i].note, NULL, 0, NULL, &n, err);
-			if (rc != 0)
-				aerr_prefix(err, "%s:%d", path, plan[i].line);
-			*changed += n;
-		}
+		rc = import_plan(db, actor, a, path, plan, nplan, col_n >= 0, changed, err);
 		if (rc == 0)
 			rc = db_commit(db, err);
 		else

@@ -416,6 +416,23 @@ attach_evidence(struct db *db, const char *actor, struct assessment *a, const ch
 	return rc;
 }
 
+/* The audit entry of one answer's change, or its place in the import's batch. */
+static int
+answer_audit(struct db *db, const char *actor, struct assessment *a, const char *action, cJSON *d,
+    struct aerr *err)
+{
+	int rc;
+
+	if (a->batch != NULL) {
+		cJSON_AddStringToObject(d, "action", action);
+		cJSON_AddItemToArray(a->batch, d);
+		return 0;
+	}
+	rc = audit_append(db, actor, action, "assessment", a->id, d, err);
+	cJSON_Delete(d);
+	return rc;
+}
+
 /* A note on a question that has no answer yet ("asked the vendor, awaiting
  * reply"): the answer row holds JSON null as its value, so the question stays
  * unanswered everywhere it is counted; a history row and an audit entry record it.
@@ -448,9 +465,7 @@ set_note_alone(struct db *db, const char *actor, struct assessment *a, int qi, c
 	cJSON_AddStringToObject(d, "question", qid);
 	json_add_str(d, "note", note);
 	json_add_str(d, "previous_note", an->note);
-	rc = audit_append(db, actor, "answer.note", "assessment", a->id, d, err);
-	cJSON_Delete(d);
-	if (rc != 0)
+	if (answer_audit(db, actor, a, "answer.note", d, err) != 0)
 		return err->code;
 	free(an->note);
 	an->note = note ? xstrdup(note) : NULL;
@@ -491,10 +506,11 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 		if (rc == 0)
 			rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
 			    "note, actor, at) VALUES (?,?,NULL,NULL,?,?)", "ittt", a->id, qid, actor, at);
-		if (rc == 0)
-			rc = audit_append(db, actor, "answer.clear", "assessment", a->id, d, err);
-		cJSON_Delete(d);
-		if (rc != 0)
+		if (rc != 0) {
+			cJSON_Delete(d);
+			return err->code;
+		}
+		if (answer_audit(db, actor, a, "answer.clear", d, err) != 0)
 			return err->code;
 		cJSON_Delete(an->value);
 		free(an->note);
@@ -520,9 +536,10 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 			rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
 			    "note, actor, at) VALUES (?,?,?,?,?,?)", "ittttt", a->id, qid, json, new_note,
 			    actor, at);
-		if (rc == 0)
-			rc = audit_append(db, actor, "answer.set", "assessment", a->id, d, err);
-		cJSON_Delete(d);
+		if (rc != 0)
+			cJSON_Delete(d);
+		else
+			rc = answer_audit(db, actor, a, "answer.set", d, err);
 		free(json);
 		if (rc != 0) {
 			free(keep_note);
@@ -541,7 +558,8 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 	for (int i = 0; i < nfiles; i++)
 		if (attach_evidence(db, actor, a, qid, files[i], effective_date, changed, err) != 0)
 			return err->code;
-	assessment_update_asked(a);
+	if (a->batch == NULL)   /* an import settles them once, at its end */
+		assessment_update_asked(a);
 	return 0;
 }
 

@@ -30,6 +30,11 @@ struct assessment {
 	struct questionnaire *q;
 	struct answer *answers;  /* one per q->questions[] */
 	int *asked;              /* 0 when depends_on hides the question */
+	/* While a sheet is imported: each answer's change is added here (its
+	 * action and details) instead of an audit entry of its own, and the
+	 * import appends one entry for them all. Sealing the assessment once per
+	 * answer would hash every answer again each time: quadratic. */
+	cJSON *batch;
 };
 
 struct assessment_score {

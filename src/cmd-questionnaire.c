@@ -43,7 +43,7 @@ check_file(const char *path, const char *consequence, struct buf *text, struct q
 	int n;
 
 	*q = NULL;
-	if (read_regular_file(path, MAX_QUESTIONNAIRE_FILE, text, err) != 0)
+	if (read_file(path, MAX_QUESTIONNAIRE_FILE, text, err) != 0)
 		return err->code;
 	buf_init(&problems);
 	n = questionnaire_check(path, text->data, text->len, &problems, q);

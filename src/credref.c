@@ -119,14 +119,15 @@ read_secret_file(const char *ref, struct buf *b, struct aerr *err)
 	const char *path = ref + 5;
 	struct stat st;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct aerr e = { 0 };
+	int fd = open_regular(path, 0, &e);
 
 	buf_init(b);
 	if (fd < 0)
-		return aerr_set(err, AV_USAGE, "credential %s: %s", ref, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		return aerr_set(err, e.code, "credential file:%s", e.msg);
+	if (fstat(fd, &st) != 0) {
 		close(fd);
-		return aerr_set(err, AV_USAGE, "credential %s: not a regular file", ref);
+		return aerr_set(err, AV_RUNTIME, "credential %s: %s", ref, strerror(errno));
 	}
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
 		close(fd);

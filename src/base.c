@@ -797,6 +797,32 @@ text_escape(const char *s, size_t n, int keep_lines)
 	return buf_steal(&b);
 }
 
+void
+term_write(FILE *f, const char *s)
+{
+	char *safe = text_escape(s, strlen(s), 1);
+
+	fputs(safe, f);
+	free(safe);
+}
+
+int
+term_printf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("out of memory");
+	term_write(f, s);
+	free(s);
+	return n;
+}
+
 /* Removes name (relative to dfd) and, for a directory, what is inside it,
  * never following a symbolic link: a link is removed, not what it points to. */
 static void

@@ -99,6 +99,13 @@ void sha256_hex(const void *data, size_t len, char out[65]);
  * invalid UTF-8 become visible escapes (\x1b, \u202e); with keep_lines, LF
  * and tab pass through. Escaping twice changes nothing. Returns malloc'ed text. */
 char *text_escape(const char *s, size_t n, int keep_lines);
+/* The one way text reaches a reader's terminal: the commands' text output
+ * goes through these, so a vendor's or colleague's string (an answer, a note,
+ * a contact, a header) cannot clear the screen, set the clipboard (OSC 52) or
+ * reorder a line: everything text_escape escapes is shown escaped; LF and tab
+ * pass. */
+void term_write(FILE *f, const char *s);
+int term_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Length of the UTF-8 sequence at p (at most n bytes) with its code point,
  * or 0 when it is invalid (overlong, surrogate, beyond U+10FFFF, cut short). */
 size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);

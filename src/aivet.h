@@ -300,6 +300,12 @@ void endpoint_describe(const cJSON *e, struct buf *out);
 int credref_check(const char *ref, struct aerr *err);
 /* Resolves the reference into sodium_malloc'ed memory; free with credref_free. */
 int credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err);
+/* As credref_resolve, for a probe run by runner of the endpoint's credential
+ * label: refused (AV_USAGE, naming who set it and the setting that would
+ * allow it) unless runner set that reference or allows it in
+ * CONFIG/credentials-allowed. */
+int credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char *label,
+    const char *ref, char **secret, size_t *len, struct aerr *err);
 void credref_free(char *secret, size_t len);
 
 /* ---- URLs (url.c) ---- */

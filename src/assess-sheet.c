@@ -366,8 +366,10 @@ sheet_plan_apply(struct db *db, const char *actor, struct assessment *a,
 	}
 	if (rc == 0 && cJSON_GetArraySize(a->batch) > 0) {
 		cJSON *d = cJSON_CreateObject();
+		const char *base = strrchr(source, '/');
 
-		cJSON_AddStringToObject(d, "source", source);
+		/* The sheet's file name: where it was on the importer's machine says nothing. */
+		cJSON_AddStringToObject(d, "file", base != NULL ? base + 1 : source);
 		cJSON_AddItemToObject(d, "changes", a->batch);
 		a->batch = NULL;
 		rc = audit_append(db, actor, "answer.import", "assessment", a->id, d, err);

@@ -440,39 +440,74 @@ mkdir_p(const char *path, unsigned mode, struct aerr *err)
 }
 
 int
+open_regular(const char *path, int nofollow, struct aerr *err)
+{
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO for reading must not wait for a writer. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+	int fl;
+
+	if (fd < 0 && nofollow && errno == ELOOP)
+		return aerr_set(err, AV_USAGE, "%s: a symbolic link, not followed here", path), -1;
+	if (fd < 0)
+		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno)), -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "%s: not a regular file", path), -1;
+	}
+	/* A regular file never blocks, but reads should not see EAGAIN either. */
+	if ((fl = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) != 0) {
+		close(fd);
+		return aerr_set(err, AV_RUNTIME, "%s: %s", path, strerror(errno)), -1;
+	}
+	return fd;
+}
+
+int
 read_file(const char *path, size_t max, struct buf *out, struct aerr *err)
 {
 	char chunk[65536];
-	FILE *f = fopen(path, "rb");
-	size_t n;
+	struct stat st;
+	ssize_t n;
+	int fd = open_regular(path, 0, err);
 
 	buf_init(out);
-	if (f == NULL)
-		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (out->len + n > max) {
-			fclose(f);
+	if (fd < 0)
+		return err->code;
+	if (fstat(fd, &st) != 0 || (uintmax_t)st.st_size > (uintmax_t)max) {
+		close(fd);
+		return aerr_set(err, AV_USAGE, "%s: larger than %zu bytes", path, max);
+	}
+	for (;;) {
+		n = read(fd, chunk, sizeof chunk);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		/* The file may grow after fstat: the cap holds while reading too. */
+		if (out->len + (size_t)n > max) {
+			close(fd);
 			buf_free(out);
 			return aerr_set(err, AV_USAGE, "%s: larger than %zu bytes", path, max);
 		}
-		buf_add(out, chunk, n);
+		buf_add(out, chunk, (size_t)n);
 	}
-	if (ferror(f)) {
-		fclose(f);
+	close(fd);
+	if (n < 0) {
 		buf_free(out);
 		return aerr_set(err, AV_RUNTIME, "%s: read error", path);
 	}
-	fclose(f);
 	if (out->data == NULL)
 		buf_add(out, "", 0);
 	return 0;
 }
 
+static int write_all(int fd, const void *data, size_t len);
+
 int
 write_file_atomic(const char *path, const void *data, size_t len, unsigned mode, struct aerr *err)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	const char *p = data;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, (mode_t)mode);
 
 	if (fd < 0) {
@@ -480,16 +515,8 @@ write_file_atomic(const char *path, const void *data, size_t len, unsigned mode,
 		free(tmp);
 		return AV_RUNTIME;
 	}
-	while (len > 0) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			goto fail;
-		p += w;
-		len -= (size_t)w;
-	}
+	if (write_all(fd, data, len) != 0)
+		goto fail;
 	if (fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0)
 		goto fail;
 	if (close(fd) != 0) {
@@ -508,6 +535,73 @@ fail:
 	unlink(tmp);
 	free(tmp);
 	return AV_RUNTIME;
+}
+
+/* Writes all of data to fd. */
+static int
+write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+write_file_below(const char *root, const char *rel, const void *data, size_t len, unsigned mode,
+    struct aerr *err)
+{
+	char *copy = xstrdup(rel), *name = copy, *slash;
+	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), fd = -1, rc = 0;
+
+	if (dfd < 0) {
+		rc = aerr_set(err, AV_RUNTIME, "cannot open %s: %s", root, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		slash = strchr(name, '/');
+		if (slash != NULL)
+			*slash = '\0';
+		if (*name == '\0' || strcmp(name, ".") == 0 || strcmp(name, "..") == 0) {
+			rc = aerr_set(err, AV_RUNTIME, "%s/%s: not a plain relative path", root, rel);
+			goto out;
+		}
+		if (slash == NULL)
+			break;
+		/* Each directory is made here or must be a directory already, never a link. */
+		if (mkdirat(dfd, name, 0755) != 0 && errno != EEXIST) {
+			rc = aerr_set(err, AV_RUNTIME, "cannot create %s/%s: %s", root, rel, strerror(errno));
+			goto out;
+		}
+		fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			rc = aerr_set(err, AV_RUNTIME, "cannot open %s/%s: %s", root, rel, strerror(errno));
+			goto out;
+		}
+		close(dfd);
+		dfd = fd, fd = -1;
+		name = slash + 1;
+	}
+	/* O_EXCL with O_NOFOLLOW: a name planted in advance (a link above all) is refused. */
+	fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
+	if (fd < 0 || write_all(fd, data, len) != 0 || fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0)
+		rc = aerr_set(err, AV_RUNTIME, "cannot write %s/%s: %s", root, rel, strerror(errno));
+	if (fd >= 0 && close(fd) != 0 && rc == 0)
+		rc = aerr_set(err, AV_RUNTIME, "cannot write %s/%s: %s", root, rel, strerror(errno));
+out:
+	if (dfd >= 0)
+		close(dfd);
+	free(copy);
+	return rc;
 }
 
 void
@@ -545,11 +639,11 @@ file_digest(const char *path, enum file_digest_kind kind, unsigned char *out, st
 	crypto_hash_sha256_state sha;
 	crypto_generichash_state b2;
 	unsigned char *chunk;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, 0, err);
 	ssize_t n;
 
 	if (fd < 0)
-		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
+		return err->code;
 	chunk = xmalloc(DIGEST_CHUNK);
 	if (kind == DIGEST_SHA256)
 		crypto_hash_sha256_init(&sha);
@@ -627,50 +721,6 @@ utf8_valid(const void *p, size_t n)
 	return 1;
 }
 
-int
-read_regular_file(const char *path, size_t max, struct buf *out, struct aerr *err)
-{
-	char chunk[65536];
-	struct stat st;
-	ssize_t n;
-	/* O_NONBLOCK: opening a FIFO for reading must not wait for a writer. */
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-
-	buf_init(out);
-	if (fd < 0)
-		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return aerr_set(err, AV_USAGE, "%s: not a regular file", path);
-	}
-	if ((uintmax_t)st.st_size > (uintmax_t)max) {
-		close(fd);
-		return aerr_set(err, AV_USAGE, "%s: larger than %zu bytes", path, max);
-	}
-	for (;;) {
-		n = read(fd, chunk, sizeof chunk);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		/* The file may grow after fstat: the cap holds while reading too. */
-		if (out->len + (size_t)n > max) {
-			close(fd);
-			buf_free(out);
-			return aerr_set(err, AV_USAGE, "%s: larger than %zu bytes", path, max);
-		}
-		buf_add(out, chunk, (size_t)n);
-	}
-	close(fd);
-	if (n < 0) {
-		buf_free(out);
-		return aerr_set(err, AV_RUNTIME, "%s: read error", path);
-	}
-	if (out->data == NULL)
-		buf_add(out, "", 0);
-	return 0;
-}
-
 size_t
 utf8_decode(const unsigned char *p, size_t n, uint32_t *cp)
 {
@@ -745,6 +795,32 @@ text_escape(const char *s, size_t n, int keep_lines)
 	if (b.data == NULL)
 		buf_add(&b, "", 0);
 	return buf_steal(&b);
+}
+
+void
+term_write(FILE *f, const char *s)
+{
+	char *safe = text_escape(s, strlen(s), 1);
+
+	fputs(safe, f);
+	free(safe);
+}
+
+int
+term_printf(FILE *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		die("out of memory");
+	term_write(f, s);
+	free(s);
+	return n;
 }
 
 /* Removes name (relative to dfd) and, for a directory, what is inside it,

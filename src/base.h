@@ -70,6 +70,12 @@ void fmt_time_offset(int64_t ms, int offset_min, char out[40]);
 
 /* Files. */
 int mkdir_p(const char *path, unsigned mode, struct aerr *err);
+/* Opens path for reading only when it is a regular file: a FIFO or device is
+ * refused before any read, without blocking (and, with nofollow, a symbolic
+ * link as the last component). Every file aivet reads is opened so. Returns
+ * the descriptor (blocking, close-on-exec) or -1 with err set (AV_USAGE). */
+int open_regular(const char *path, int nofollow, struct aerr *err);
+/* Reads a whole regular file (open_regular) of at most max bytes. */
 int read_file(const char *path, size_t max, struct buf *out, struct aerr *err);
 /* A directory written whole or not at all: outdir_begin makes a fresh
  * directory beside dir (mkdtemp, so nothing planted at a guessable name is
@@ -79,18 +85,27 @@ int read_file(const char *path, size_t max, struct buf *out, struct aerr *err);
 int outdir_begin(const char *dir, char **tmp, struct aerr *err);
 int outdir_commit(const char *tmp, const char *dir, unsigned mode, struct aerr *err);
 void outdir_discard(const char *tmp);
+/* Writes rel (a relative path of plain names, directories made as needed) below
+ * root, which must be a fresh directory (outdir_begin): no symbolic link is
+ * followed on the way, and a name that exists already is refused. */
+int write_file_below(const char *root, const char *rel, const void *data, size_t len,
+    unsigned mode, struct aerr *err);
 /* Writes atomically: temp file in the same directory, fsync, rename. */
 int write_file_atomic(const char *path, const void *data, size_t len, unsigned mode, struct aerr *err);
 void sha256_hex(const void *data, size_t len, char out[65]);
-/* Opens path for reading only when it is a regular file (a FIFO or device is
- * refused before any read, without blocking) and reads at most max bytes. */
-int read_regular_file(const char *path, size_t max, struct buf *out, struct aerr *err);
 
 /* Text from outside (a vendor's reply, a file, a name someone typed) made safe
  * to show: C0 and C1 control characters, DEL, bidirectional overrides and
  * invalid UTF-8 become visible escapes (\x1b, \u202e); with keep_lines, LF
  * and tab pass through. Escaping twice changes nothing. Returns malloc'ed text. */
 char *text_escape(const char *s, size_t n, int keep_lines);
+/* The one way text reaches a reader's terminal: the commands' text output
+ * goes through these, so a vendor's or colleague's string (an answer, a note,
+ * a contact, a header) cannot clear the screen, set the clipboard (OSC 52) or
+ * reorder a line: everything text_escape escapes is shown escaped; LF and tab
+ * pass. */
+void term_write(FILE *f, const char *s);
+int term_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Length of the UTF-8 sequence at p (at most n bytes) with its code point,
  * or 0 when it is invalid (overlong, surrogate, beyond U+10FFFF, cut short). */
 size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);

@@ -83,19 +83,10 @@ static int
 put(const char *root, const char *rel, const void *data, size_t len, struct names *written,
     struct aerr *err)
 {
-	char *path = xasprintf("%s/%s", root, rel), *slash = strrchr(path, '/');
-	int rc = 0;
+	int rc = write_file_below(root, rel, data, len, 0644, err);
 
-	if (slash != NULL && slash > path + strlen(root)) {
-		*slash = '\0';
-		rc = mkdir_p(path, 0755, err);
-		*slash = '/';
-	}
-	if (rc == 0)
-		rc = write_file_atomic(path, data, len, 0644, err);
 	if (rc == 0 && written != NULL)
 		names_add(written, rel);
-	free(path);
 	return rc;
 }
 

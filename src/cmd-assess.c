@@ -59,7 +59,7 @@ assess_start(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    assessment_start(db, av->actor, vendor, qrow, &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
-	printf("assessment %lld started: vendor %s, questionnaire %s version %lld, %d questions (draft)\n",
+	term_printf(stdout, "assessment %lld started: vendor %s, questionnaire %s version %lld, %d questions (draft)\n",
 	    (long long)id, a->vendor, a->q->qid, (long long)a->q->version, a->q->nquestions);
 	assessment_free(a);
 	return 0;
@@ -128,7 +128,7 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 		}
 		goto out;
 	}
-	printf("%s\n", res.message);
+	term_printf(stdout, "%s\n", res.message);
 	free(res.message);
 out:
 	free(files);
@@ -142,7 +142,7 @@ print_assessment(const struct assessment *a, const cJSON *claims)
 
 	buf_init(&b);
 	assessment_text(a, claims, &b);
-	fwrite(b.data, 1, b.len, stdout);
+	term_write(stdout, b.data);
 	buf_free(&b);
 }
 
@@ -195,7 +195,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	arr = cJSON_CreateArray();
 	if (!json)
-		printf("%-5s %-20s %-32s %-5s %-9s %-12s %-6s %s\n", "ID", "VENDOR", "QUESTIONNAIRE", "ROUND",
+		term_printf(stdout, "%-5s %-20s %-32s %-5s %-9s %-12s %-6s %s\n", "ID", "VENDOR", "QUESTIONNAIRE", "ROUND",
 		    "STATUS", "RATING", "SCORE", "MISSING");
 	for (size_t i = 0; i < nids; i++) {
 		struct assessment *a;
@@ -225,7 +225,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		} else {
 			char *qv = xasprintf("%s@%lld", a->q->qid, (long long)a->q->version);
 
-			printf("%-5lld %-20s %-32s %-5lld %-9s %-12s %-6.1f %d\n", (long long)a->id, a->vendor,
+			term_printf(stdout, "%-5lld %-20s %-32s %-5lld %-9s %-12s %-6.1f %d\n", (long long)a->id, a->vendor,
 			    qv, (long long)a->round, a->status, rating_name(s.rating), s.risk_score,
 			    s.unanswered_required);
 			free(qv);
@@ -267,7 +267,7 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 		buf_init(&out);
 		assessment_history_text(a, qi, arr, &out);
-		fwrite(out.data, 1, out.len, stdout);
+		term_write(stdout, out.data);
 		buf_free(&out);
 		cJSON_Delete(arr);
 	}
@@ -287,7 +287,7 @@ assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
 	    assessment_submit(db, av->actor, id, err) != 0)
 		return err->code;
-	printf("assessment %lld submitted for review\n", (long long)id);
+	term_printf(stdout, "assessment %lld submitted for review\n", (long long)id);
 	return 0;
 }
 
@@ -315,7 +315,7 @@ assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[p.ind], &id, err) != 0 ||
 	    assessment_approve(db, av->actor, id, err) != 0)
 		return err->code;
-	printf("assessment %lld approved by %s (final)\n", (long long)id, av->actor);
+	term_printf(stdout, "assessment %lld approved by %s (final)\n", (long long)id, av->actor);
 	return 0;
 }
 
@@ -332,9 +332,9 @@ assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    assessment_reopen(db, av->actor, id, &new_id, err) != 0)
 		return err->code;
 	if (new_id == id)
-		printf("assessment %lld returned to draft\n", (long long)id);
+		term_printf(stdout, "assessment %lld returned to draft\n", (long long)id);
 	else
-		printf("assessment %lld reopened as assessment %lld (new round, draft)\n", (long long)id,
+		term_printf(stdout, "assessment %lld reopened as assessment %lld (new round, draft)\n", (long long)id,
 		    (long long)new_id);
 	return 0;
 }
@@ -442,7 +442,7 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    (rc = assessment_load(db, id, &a, err)) == 0) {
 		rc = assessment_import_sheet(db, av->actor, a, path, &problems, &changed, err);
 		if (rc == 0)
-			printf("assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
+			term_printf(stdout, "assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
 			    changed == 1 ? "" : "s", path);
 		assessment_free(a);
 	}

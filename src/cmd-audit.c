@@ -228,11 +228,11 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (st.bad_seq)
 		return aerr_set(err, AV_FINDINGS, "audit chain broken: %s", st.problem);
 	if (!json) {
-		printf("audit chain intact: %lld entries, head %s\n", (long long)st.entries, st.head);
+		term_printf(stdout, "audit chain intact: %lld entries, head %s\n", (long long)st.entries, st.head);
 		if (against != NULL) {
 			struct buf w;
 
-			printf("  holds the %s's head at entry %lld (%s, signed by %s)\n", a.kind,
+			term_printf(stdout, "  holds the %s's head at entry %lld (%s, signed by %s)\n", a.kind,
 			    (long long)a.entries, a.path, a.why);
 			buf_init(&w);
 			tsa_status_words(&a.tsa, &w);
@@ -351,7 +351,7 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	} else {
 		struct buf w;
 
-		printf("audit checkpoint written to %s (signature %s)\n  entries      %lld\n  head         %s\n"
+		term_printf(stdout, "audit checkpoint written to %s (signature %s)\n  entries      %lld\n  head         %s\n"
 		    "  signed by    key id %s, public key %s\n", out, sigpath, (long long)st.entries, st.head,
 		    keyid, line.data);
 		buf_init(&w);
@@ -414,7 +414,7 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddStringToObject(o, "entry_hash", col_text(st, 7));
 			cJSON_AddItemToArray(arr, o);
 		} else {
-			printf("%6lld %s %-12s %-22s %s %lld %s\n", (long long)db_col_int64(st, 0),
+			term_printf(stdout, "%6lld %s %-12s %-22s %s %lld %s\n", (long long)db_col_int64(st, 0),
 			    col_text(st, 1), col_text(st, 2), col_text(st, 3), col_text(st, 4),
 			    (long long)db_col_int64(st, 5), col_text(st, 6));
 		}

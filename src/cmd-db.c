@@ -83,10 +83,10 @@ db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	roles_text(&me, roles, sizeof roles);
 	if (pg)
-		printf("login     %s\nbackend   postgresql\nowner     %s\nroles     %s\nmay       %s\n", me.name,
+		term_printf(stdout, "login     %s\nbackend   postgresql\nowner     %s\nroles     %s\nmay       %s\n", me.name,
 		    me.owner ? "yes" : "no", roles, me.owner ? "everything (owner)" : may_text(&me));
 	else
-		printf("actor     %s\nbackend   sqlite\nroles     none: whoever can write the file can do "
+		term_printf(stdout, "actor     %s\nbackend   sqlite\nroles     none: whoever can write the file can do "
 		    "anything\n", me.name);
 	return 0;
 }
@@ -112,12 +112,12 @@ db_roles_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddItemToArray(arr, login_json(&l[i]));
 		json_emit(arr);
 	} else {
-		printf("%-24s %-5s %-26s %s\n", "LOGIN", "OWNER", "ROLES", "MAY");
+		term_printf(stdout, "%-24s %-5s %-26s %s\n", "LOGIN", "OWNER", "ROLES", "MAY");
 		for (int i = 0; i < n; i++) {
 			char roles[128];
 
 			roles_text(&l[i], roles, sizeof roles);
-			printf("%-24s %-5s %-26s %s\n", l[i].name, l[i].owner ? "yes" : "", roles,
+			term_printf(stdout, "%-24s %-5s %-26s %s\n", l[i].name, l[i].owner ? "yes" : "", roles,
 			    l[i].owner ? "everything (owner)" : may_text(&l[i]));
 		}
 	}
@@ -141,7 +141,7 @@ grant_or_revoke(struct aivet *av, int argc, char **argv, int revoke, struct aerr
 	if ((db = av_db(av, err)) == NULL ||
 	    db_role_grant(db, argv[first], role, revoke, err) != 0)
 		return err->code;
-	printf(revoke ? "revoked aivet_%s from %s\n" : "granted aivet_%s to %s\n", db_role_name(role),
+	term_printf(stdout, revoke ? "revoked aivet_%s from %s\n" : "granted aivet_%s to %s\n", db_role_name(role),
 	    argv[first]);
 	return 0;
 }
@@ -200,15 +200,15 @@ copy_print(const char *src, const char *dst, const struct db_copy_result *r, int
 		json_emit(o);
 		return;
 	}
-	printf("copied %lld rows from %s to %s\n", (long long)r->rows, src, dst);
+	term_printf(stdout, "copied %lld rows from %s to %s\n", (long long)r->rows, src, dst);
 	for (int i = 0; i < r->ntables; i++)
 		if (r->tables[i].rows > 0)
-			printf("  %-18s %lld\n", r->tables[i].name, (long long)r->tables[i].rows);
+			term_printf(stdout, "  %-18s %lld\n", r->tables[i].name, (long long)r->tables[i].rows);
 	if (r->dst.bad_seq == 0)
-		printf("audit chain: %lld entries, head %s, the same on both\n", (long long)r->dst.entries,
+		term_printf(stdout, "audit chain: %lld entries, head %s, the same on both\n", (long long)r->dst.entries,
 		    r->dst.head);
 	else
-		printf("audit chain: %lld entries, copied as they were; it does not verify, on either: %s\n",
+		term_printf(stdout, "audit chain: %lld entries, copied as they were; it does not verify, on either: %s\n",
 		    (long long)audit_rows(r), r->dst.problem);
 }
 

@@ -187,7 +187,7 @@ cmd_endpoint_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((db = av_db(av, err)) == NULL ||
 	    endpoint_add(db, av->actor, argv[p.ind], &f.in, &id, err) != 0)
 		goto out;
-	printf("endpoint %s/%s added (id %lld, %d credential%s)\n", argv[p.ind], f.in.name,
+	term_printf(stdout, "endpoint %s/%s added (id %lld, %d credential%s)\n", argv[p.ind], f.in.name,
 	    (long long)id, f.in.ncreds, f.in.ncreds == 1 ? "" : "s");
 	err->code = 0;
 out:
@@ -223,12 +223,12 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json_emit(arr);
 		return 0;
 	}
-	printf("%-5s %-36s %-12s %-10s %-9s %s\n", "ID", "ENDPOINT", "API", "CONTEXT", "STATUS", "URL");
+	term_printf(stdout, "%-5s %-36s %-12s %-10s %-9s %s\n", "ID", "ENDPOINT", "API", "CONTEXT", "STATUS", "URL");
 	{
 		cJSON *e;
 
 		cJSON_ArrayForEach(e, arr)
-			printf("%-5d %-36s %-12s %-10.0f %-9s %s\n", cJSON_GetObjectItem(e, "id")->valueint,
+			term_printf(stdout, "%-5d %-36s %-12s %-10.0f %-9s %s\n", cJSON_GetObjectItem(e, "id")->valueint,
 			    cJSON_GetObjectItem(e, "ref")->valuestring,
 			    cJSON_GetObjectItem(e, "api")->valuestring,
 			    cJSON_GetObjectItem(e, "context_tokens")->valuedouble,
@@ -267,7 +267,7 @@ endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	buf_init(&out);
 	endpoint_describe(e, &out);
-	fwrite(out.data, 1, out.len, stdout);
+	term_write(stdout, out.data);
 	buf_free(&out);
 	cJSON_Delete(e);
 	return 0;
@@ -299,7 +299,7 @@ cmd_endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 		goto out;
 	if ((db = av_db(av, err)) == NULL || endpoint_edit(db, av->actor, argv[p.ind], in, err) != 0)
 		goto out;
-	printf("endpoint %s updated\n", argv[p.ind]);
+	term_printf(stdout, "endpoint %s updated\n", argv[p.ind]);
 	err->code = 0;
 out:
 	rc = err->code;
@@ -316,7 +316,7 @@ cmd_endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "endpoint archive needs exactly one VENDOR/NAME");
 	if ((db = av_db(av, err)) == NULL || endpoint_archive(db, av->actor, argv[1], err) != 0)
 		return err->code;
-	printf("endpoint %s archived\n", argv[1]);
+	term_printf(stdout, "endpoint %s archived\n", argv[1]);
 	return 0;
 }
 

@@ -215,7 +215,7 @@ put_text(const char *s, size_t n, int keep_lines)
 {
 	char *e = text_escape(s, n, keep_lines);
 
-	fputs(e, stdout);
+	term_write(stdout, e);
 	free(e);
 }
 
@@ -234,9 +234,9 @@ print_headers(const cJSON *h)
 
 	cJSON_ArrayForEach(kv, h)
 		if (cJSON_IsString(kv)) {
-			fputs("  ", stdout);
+			term_write(stdout, "  ");
 			put_text(kv->string, strlen(kv->string), 0);
-			fputs(": ", stdout);
+			term_write(stdout, ": ");
 			put_text(kv->valuestring, strlen(kv->valuestring), 0);
 			fputc('\n', stdout);
 		}
@@ -249,21 +249,21 @@ print_body(const char *label, const cJSON *x, const char *key, int full)
 	char *sealed = xasprintf("%s_sealed", key);
 
 	if (cJSON_IsTrue(cJSON_GetObjectItem(x, sealed)) && !cJSON_IsString(b))
-		printf("%s: sealed (leaked content is kept encrypted)\n", label);
+		term_printf(stdout, "%s: sealed (leaked content is kept encrypted)\n", label);
 	else if (cJSON_IsString(b)) {
 		size_t n = strlen(b->valuestring);
 		char *b64key = xasprintf("%s_base64", key);
 
 		if (cJSON_GetObjectItem(x, b64key) != NULL)
-			printf("%s (not UTF-8 text: NUL and stray bytes shown as \\xNN; --json has the bytes "
+			term_printf(stdout, "%s (not UTF-8 text: NUL and stray bytes shown as \\xNN; --json has the bytes "
 			    "in %s):\n", label, b64key);
 		else
-			printf("%s (%zu bytes):\n", label, n);
+			term_printf(stdout, "%s (%zu bytes):\n", label, n);
 		free(b64key);
 		put_text(b->valuestring, full || n <= PREVIEW ? n : PREVIEW, 1);
 		if (!full && n > PREVIEW)
-			printf("\n... (%zu more bytes; --full shows all)", n - PREVIEW);
-		printf("\n");
+			term_printf(stdout, "\n... (%zu more bytes; --full shows all)", n - PREVIEW);
+		term_printf(stdout, "\n");
 	}
 	free(sealed);
 }
@@ -302,40 +302,40 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json_emit(j);
 		return 0;
 	}
-	printf("evidence %lld: %s, ", (long long)id, cJSON_GetObjectItem(j, "kind")->valuestring);
+	term_printf(stdout, "evidence %lld: %s, ", (long long)id, cJSON_GetObjectItem(j, "kind")->valuestring);
 	put_text(str_or(j, "file", "-"), strlen(str_or(j, "file", "-")), 0);
-	printf(", %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(j, "size")->valuedouble,
+	term_printf(stdout, ", %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(j, "size")->valuedouble,
 	    cJSON_GetObjectItem(j, "sha256")->valuestring);
-	printf("added %s by %s\n", cJSON_GetObjectItem(j, "added_at")->valuestring,
+	term_printf(stdout, "added %s by %s\n", cJSON_GetObjectItem(j, "added_at")->valuestring,
 	    cJSON_GetObjectItem(j, "added_by")->valuestring);
 	if ((x = cJSON_GetObjectItem(j, "exchange")) != NULL) {
 		const cJSON *st = cJSON_GetObjectItem(x, "response_status");
 		const cJSON *e = cJSON_GetObjectItem(x, "error");
 
-		printf("run %d, probe %s, exchange %d, tenant %s%s\n", cJSON_GetObjectItem(x, "run")->valueint,
+		term_printf(stdout, "run %d, probe %s, exchange %d, tenant %s%s\n", cJSON_GetObjectItem(x, "run")->valueint,
 		    cJSON_GetObjectItem(x, "probe")->valuestring, cJSON_GetObjectItem(x, "seq")->valueint,
 		    str_or(x, "tenant", "-"),
 		    cJSON_IsTrue(cJSON_GetObjectItem(x, "streaming")) ? ", streaming" : "");
-		printf("%s ", cJSON_GetObjectItem(x, "method")->valuestring);
+		term_printf(stdout, "%s ", cJSON_GetObjectItem(x, "method")->valuestring);
 		put_text(str_or(x, "url", ""), strlen(str_or(x, "url", "")), 0);
 		fputc('\n', stdout);
 		print_headers(cJSON_GetObjectItem(x, "request_headers"));
-		printf("request: %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(x, "request_size")->valuedouble,
+		term_printf(stdout, "request: %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(x, "request_size")->valuedouble,
 		    cJSON_GetObjectItem(x, "request_sha256")->valuestring);
 		if (cJSON_GetObjectItem(x, "request_recipe") != NULL)
-			printf("request body kept as its recipe; regenerated: %s\n",
+			term_printf(stdout, "request body kept as its recipe; regenerated: %s\n",
 			    cJSON_IsTrue(cJSON_GetObjectItem(x, "request_regenerated")) ?
 			    "SHA-256 matches" : "SHA-256 DOES NOT MATCH");
 		else
 			print_body("request body", x, "request_body", full);
 		if (cJSON_IsNumber(st))
-			printf("response: HTTP %d, %.0f bytes%s\n", st->valueint,
+			term_printf(stdout, "response: HTTP %d, %.0f bytes%s\n", st->valueint,
 			    cJSON_GetObjectItem(x, "response_size")->valuedouble,
 			    cJSON_IsTrue(cJSON_GetObjectItem(x, "response_truncated")) ? " (cut at the size cap)" : "");
 		else
-			printf("response: none\n");
+			term_printf(stdout, "response: none\n");
 		if (cJSON_IsString(e)) {
-			fputs("error: ", stdout);
+			term_write(stdout, "error: ");
 			put_text(e->valuestring, strlen(e->valuestring), 0);
 			fputc('\n', stdout);
 		}
@@ -343,13 +343,13 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		print_body("response body", x, "response_body", full);
 		t = cJSON_GetObjectItem(x, "timings");
 		if (cJSON_IsObject(t))
-			printf("timings: connect %.3f ms, first byte %.3f ms, total %.3f ms; started %s\n",
+			term_printf(stdout, "timings: connect %.3f ms, first byte %.3f ms, total %.3f ms; started %s\n",
 			    cJSON_GetObjectItem(t, "connect_ms")->valuedouble,
 			    cJSON_GetObjectItem(t, "ttfb_ms")->valuedouble,
 			    cJSON_GetObjectItem(t, "total_ms")->valuedouble,
 			    cJSON_GetObjectItem(x, "started_at")->valuestring);
 		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(j, "findings"))
-			printf("cited by finding %d: %s (%s)\n", cJSON_GetObjectItem(fd, "id")->valueint,
+			term_printf(stdout, "cited by finding %d: %s (%s)\n", cJSON_GetObjectItem(fd, "id")->valueint,
 			    cJSON_GetObjectItem(fd, "code")->valuestring,
 			    cJSON_GetObjectItem(fd, "severity")->valuestring);
 	}

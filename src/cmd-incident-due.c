@@ -19,10 +19,10 @@ print_due(const cJSON *doc)
 	const cJSON *x, *list = cJSON_GetObjectItem(doc, "clocks");
 
 	if (cJSON_GetArraySize(list) == 0) {
-		printf("%s\n", cJSON_GetObjectItem(doc, "text")->valuestring);
+		term_printf(stdout, "%s\n", cJSON_GetObjectItem(doc, "text")->valuestring);
 		return;
 	}
-	printf("%-8s %-18s %-24s %-20s %s\n", "INCIDENT", "CLOCK", "DUE", "LEFT", "TITLE");
+	term_printf(stdout, "%-8s %-18s %-24s %-20s %s\n", "INCIDENT", "CLOCK", "DUE", "LEFT", "TITLE");
 	cJSON_ArrayForEach(x, list) {
 		int over = strcmp(cJSON_GetObjectItem(x, "state")->valuestring, "overdue") == 0;
 		char left[48];
@@ -32,7 +32,7 @@ print_due(const cJSON *doc)
 			    cJSON_GetObjectItem(x, "overdue_by")->valuestring);
 		else
 			snprintf(left, sizeof left, "%s", cJSON_GetObjectItem(x, "time_left")->valuestring);
-		printf("%-8d %-18s %-24s %-20s %s\n", cJSON_GetObjectItem(x, "incident")->valueint,
+		term_printf(stdout, "%-8d %-18s %-24s %-20s %s\n", cJSON_GetObjectItem(x, "incident")->valueint,
 		    cJSON_GetObjectItem(x, "clock")->valuestring,
 		    cJSON_GetObjectItem(x, "due")->valuestring, left,
 		    cJSON_GetObjectItem(x, "title")->valuestring);
@@ -76,8 +76,7 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    incident_due_report(db, now_ms(), within_ms, &doc, err) != 0)
 		return err->code;
 	count = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "clocks"));
-	if ((body = cJSON_PrintUnformatted(doc)) == NULL)
-		die("out of memory");
+	body = incident_due_notify_body(doc);
 	/* Every URL is tried and each failure said: one dead webhook does not silence the others. */
 	for (int i = 0; i < nurls; i++) {
 		aerr_clear(&nerr);

@@ -171,7 +171,7 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	if (incident_open(av, &in, &id, disc_utc, err) != 0)
 		return err->code;
-	printf("incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[ind],
+	term_printf(stdout, "incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[ind],
 	    disc_utc);
 	return 0;
 }
@@ -201,7 +201,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json_emit(arr);
 		return 0;
 	}
-	printf("%-4s %-13s %-16s %-24s %-8s %-50s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
+	term_printf(stdout, "%-4s %-13s %-16s %-24s %-8s %-50s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
 	    "OVERDUE", "NEXT DUE", "TITLE");
 	cJSON_ArrayForEach(r, arr) {
 		const cJSON *next = cJSON_GetObjectItem(r, "next_due");
@@ -214,7 +214,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			    cJSON_IsTrue(cJSON_GetObjectItem(next, "overdue")) ? "OVERDUE " : "",
 			    json_get_str(next, "clock"), json_get_str(next, "due"));
 		snprintf(overbuf, sizeof overbuf, "%d", nover);
-		printf("%-4lld %-13s %-16s %-24s %-8s %-50s %s\n",
+		term_printf(stdout, "%-4lld %-13s %-16s %-24s %-8s %-50s %s\n",
 		    (long long)cJSON_GetObjectItem(r, "id")->valuedouble, json_get_str(r, "status"),
 		    json_get_str(r, "vendor"), json_get_str(r, "discovered_at"), nover ? overbuf : "-",
 		    nextbuf, json_get_str(r, "title"));
@@ -259,20 +259,20 @@ print_clock(const cJSON *c)
 	if (cJSON_IsNumber(left))
 		fmt_duration((int64_t)left->valuedouble * 1000, dur, sizeof dur);
 	if (strcmp(state, "not-applicable") == 0) {
-		printf("  %-18s %-14s %s\n", jstr(c, "id"), state, jstr(c, "basis"));
+		term_printf(stdout, "  %-18s %-14s %s\n", jstr(c, "id"), state, jstr(c, "basis"));
 		return;
 	}
 	due_shown(c, due, sizeof due);
 	if (strcmp(state, "running") == 0)
-		printf("  %-18s %-14s due %s (%s left)\n", jstr(c, "id"), state, due, dur);
+		term_printf(stdout, "  %-18s %-14s due %s (%s left)\n", jstr(c, "id"), state, due, dur);
 	else if (strcmp(state, "overdue") == 0)
-		printf("  %-18s %-14s due %s (%s overdue)\n", jstr(c, "id"), "OVERDUE", due, dur);
+		term_printf(stdout, "  %-18s %-14s due %s (%s overdue)\n", jstr(c, "id"), "OVERDUE", due, dur);
 	else
-		printf("  %-18s %-14s due %s, notified %s (entry %d, %s %s)\n", jstr(c, "id"), state,
+		term_printf(stdout, "  %-18s %-14s due %s, notified %s (entry %d, %s %s)\n", jstr(c, "id"), state,
 		    due, jstr(c, "stopped_at"),
 		    cJSON_GetObjectItem(c, "stopped_by_entry")->valueint, dur,
 		    strcmp(state, "met") == 0 ? "early" : "late");
-	printf("  %-18s %-14s %s\n", "", "", jstr(c, "basis"));
+	term_printf(stdout, "  %-18s %-14s %s\n", "", "", jstr(c, "basis"));
 }
 
 static int
@@ -298,52 +298,52 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json_emit(r);
 		return 0;
 	}
-	printf("incident %lld: %s\n", (long long)id, jstr(r, "title"));
-	printf("  vendor       %s\n", jstr(r, "vendor"));
-	printf("  endpoint     %s\n", jstr(r, "endpoint"));
-	printf("  status       %s\n", jstr(r, "status"));
+	term_printf(stdout, "incident %lld: %s\n", (long long)id, jstr(r, "title"));
+	term_printf(stdout, "  vendor       %s\n", jstr(r, "vendor"));
+	term_printf(stdout, "  endpoint     %s\n", jstr(r, "endpoint"));
+	term_printf(stdout, "  status       %s\n", jstr(r, "status"));
 	incident_severity_text(cJSON_GetObjectItem(r, "severity")->valueint, sev, sizeof sev);
-	printf("  severity     %s\n", sev);
-	printf("  phi          %s\n", jstr(r, "phi"));
+	term_printf(stdout, "  severity     %s\n", sev);
+	term_printf(stdout, "  phi          %s\n", jstr(r, "phi"));
 	x = cJSON_GetObjectItem(r, "individuals");
 	if (cJSON_IsNumber(x))
-		printf("  individuals  %.0f\n", x->valuedouble);
+		term_printf(stdout, "  individuals  %.0f\n", x->valuedouble);
 	else
-		printf("  individuals  unknown\n");
+		term_printf(stdout, "  individuals  unknown\n");
 	x = cJSON_GetObjectItem(r, "state_residents");
 	if (cJSON_IsNumber(x))
-		printf("  state max    %.0f residents of one state\n", x->valuedouble);
-	printf("  eu data      %s\n", cJSON_IsTrue(cJSON_GetObjectItem(r, "eu_data")) ? "yes" : "no");
-	printf("  discovered   %s (%s)\n", jstr(r, "discovered_at_local"), jstr(r, "discovered_at"));
+		term_printf(stdout, "  state max    %.0f residents of one state\n", x->valuedouble);
+	term_printf(stdout, "  eu data      %s\n", cJSON_IsTrue(cJSON_GetObjectItem(r, "eu_data")) ? "yes" : "no");
+	term_printf(stdout, "  discovered   %s (%s)\n", jstr(r, "discovered_at_local"), jstr(r, "discovered_at"));
 	if (cJSON_IsString(cJSON_GetObjectItem(r, "vendor_discovered_at")))
-		printf("  vendor found %s\n", jstr(r, "vendor_discovered_at"));
+		term_printf(stdout, "  vendor found %s\n", jstr(r, "vendor_discovered_at"));
 	if (cJSON_IsString(cJSON_GetObjectItem(r, "window_start")))
-		printf("  window       %s to %s\n", jstr(r, "window_start"), jstr(r, "window_end"));
-	printf("clocks (as of %s)\n", jstr(r, "as_of"));
+		term_printf(stdout, "  window       %s to %s\n", jstr(r, "window_start"), jstr(r, "window_end"));
+	term_printf(stdout, "clocks (as of %s)\n", jstr(r, "as_of"));
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "clocks"))
 		print_clock(x);
-	printf("timeline\n");
+	term_printf(stdout, "timeline\n");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "timeline"))
-		printf("  %-4d %-25s %-17s %-10s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
+		term_printf(stdout, "  %-4d %-25s %-17s %-10s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
 		    jstr(x, "at"), jstr(x, "kind"), jstr(x, "actor"), jstr(x, "text"));
-	printf("tasks\n");
+	term_printf(stdout, "tasks\n");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "tasks"))
-		printf("  %-4d [%c] %s (owner %s, due %s%s)\n", cJSON_GetObjectItem(x, "id")->valueint,
+		term_printf(stdout, "  %-4d [%c] %s (owner %s, due %s%s)\n", cJSON_GetObjectItem(x, "id")->valueint,
 		    cJSON_IsString(cJSON_GetObjectItem(x, "done_at")) ? 'x' : ' ', jstr(x, "title"),
 		    jstr(x, "owner"), jstr(x, "due_at"),
 		    cJSON_IsTrue(cJSON_GetObjectItem(x, "overdue")) ? ", OVERDUE" : "");
-	printf("links\n");
+	term_printf(stdout, "links\n");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
 		const char *type = jstr(x, "object_type");
 
 		if (strcmp(type, "evidence") == 0)
-			printf("  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
+			term_printf(stdout, "  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "sha256"), jstr(x, "file"));
 		else if (strcmp(type, "run") == 0)
-			printf("  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
+			term_printf(stdout, "  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "status"), jstr(x, "started_at"));
 		else
-			printf("  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
+			term_printf(stdout, "  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
 			    jstr(x, "severity"), jstr(x, "probe"), jstr(x, "code"), jstr(x, "message"));
 	}
 	cJSON_Delete(r);
@@ -366,7 +366,7 @@ cmd_incident_status(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "incident status needs an ID and a STATUS");
 	if (incident_set_status(av, argv[ind], argv[ind + 1], o.note, o.at, &id, from, err) != 0)
 		return err->code;
-	printf("incident %lld: %s -> %s\n", (long long)id, from, argv[ind + 1]);
+	term_printf(stdout, "incident %lld: %s -> %s\n", (long long)id, from, argv[ind + 1]);
 	return 0;
 }
 
@@ -401,7 +401,7 @@ cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 		in.clocks[in.nclocks++] = o.clocks[i];
 	if (incident_note(av, &in, &id, &eid, err) != 0)
 		return err->code;
-	printf("incident %lld: entry %lld recorded (%s)\n", (long long)id, (long long)eid, kind);
+	term_printf(stdout, "incident %lld: entry %lld recorded (%s)\n", (long long)id, (long long)eid, kind);
 	return 0;
 }
 
@@ -437,7 +437,7 @@ cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	if (incident_edit(av, &in, &id, err) != 0)
 		return err->code;
-	printf("incident %lld updated\n", (long long)id);
+	term_printf(stdout, "incident %lld updated\n", (long long)id);
 	return 0;
 }
 
@@ -462,7 +462,7 @@ task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return aerr_prefix(err, "--due");
 	if (incident_task_add(av, argv[ind], argv[ind + 1], o.owner, o.due, &id, &tid, err) != 0)
 		return err->code;
-	printf("incident %lld: task %lld added\n", (long long)id, (long long)tid);
+	term_printf(stdout, "incident %lld: task %lld added\n", (long long)id, (long long)tid);
 	return 0;
 }
 
@@ -481,7 +481,7 @@ task_done(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (incident_task_done(av, tid, o.at, &iid, err) != 0)
 		return err->code;
-	printf("incident %lld: task %lld done\n", (long long)iid, (long long)tid);
+	term_printf(stdout, "incident %lld: task %lld done\n", (long long)iid, (long long)tid);
 	return 0;
 }
 
@@ -512,10 +512,10 @@ cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (incident_link(av, &in, &id, &eid, err) != 0)
 		return err->code;
 	for (int i = 0; i < o.nlinks; i++)
-		printf("incident %lld: linked %s %lld\n", (long long)id, o.links[i].type,
+		term_printf(stdout, "incident %lld: linked %s %lld\n", (long long)id, o.links[i].type,
 		    (long long)o.links[i].id);
 	if (o.file != NULL)
-		printf("incident %lld: linked evidence %lld (%s)\n", (long long)id, (long long)eid, o.file);
+		term_printf(stdout, "incident %lld: linked evidence %lld (%s)\n", (long long)id, (long long)eid, o.file);
 	return 0;
 }
 
@@ -579,7 +579,7 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddItemToObject(o, "run", run);
 		json_emit(o);
 	} else {
-		printf("incident %lld: entry %lld: %s\n", (long long)id, (long long)v.entry_id, v.text);
+		term_printf(stdout, "incident %lld: entry %lld: %s\n", (long long)id, (long long)v.entry_id, v.text);
 		cJSON_Delete(details);
 	}
 	if (v.reproduces > 0)

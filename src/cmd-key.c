@@ -192,20 +192,20 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (n > 0)   /* no keys yet: qsort must not get NULL */
 		qsort(names, n, sizeof *names, name_cmp);
 	if (!json)
-		printf("%-24s %-8s %-16s %-56s %s\n", "NAME", "TRUST", "KEY ID", "PUBLIC KEY", "SECRET KEY");
+		term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", "NAME", "TRUST", "KEY ID", "PUBLIC KEY", "SECRET KEY");
 	for (size_t i = 0; i < n; i++) {
 		cJSON *k;
 		struct aerr e = { 0 };
 
 		if (key_json(names[i], &k, &e) != 0) {
 			if (!json)
-				printf("%-24s %-8s %-16s %-56s %s\n", names[i], "own", "-", "-", e.msg);
+				term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", names[i], "own", "-", "-", e.msg);
 		} else if (json) {
 			cJSON_AddItemToArray(arr, k);
 		} else {
 			cJSON *enc = cJSON_GetObjectItem(k, "encrypted");
 
-			printf("%-24s %-8s %-16s %-56s %s\n", names[i], "own",
+			term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", names[i], "own",
 			    cJSON_GetObjectItem(k, "key_id")->valuestring,
 			    cJSON_GetObjectItem(k, "public_key")->valuestring,
 			    cJSON_IsNull(cJSON_GetObjectItem(k, "secret_key_file")) ? "none (public only)" :
@@ -242,7 +242,7 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 				cJSON_AddNullToObject(o, "encrypted");
 				cJSON_AddItemToArray(arr, o);
 			} else {
-				printf("%-24s %-8s %-16s %-56s %s\n", ring[i].name, "trusted", id, line.data, "-");
+				term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", ring[i].name, "trusted", id, line.data, "-");
 			}
 			buf_free(&line);
 		}
@@ -272,10 +272,10 @@ key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json_emit(k);
 		return 0;
 	}
-	printf("untrusted comment: minisign public key %s\n%s\n\n",
+	term_printf(stdout, "untrusted comment: minisign public key %s\n%s\n\n",
 	    cJSON_GetObjectItem(k, "key_id")->valuestring,
 	    cJSON_GetObjectItem(k, "public_key")->valuestring);
-	printf("key id %s; verify with:\nminisign -Vm <file> -P %s\n",
+	term_printf(stdout, "key id %s; verify with:\nminisign -Vm <file> -P %s\n",
 	    cJSON_GetObjectItem(k, "key_id")->valuestring,
 	    cJSON_GetObjectItem(k, "public_key")->valuestring);
 	cJSON_Delete(k);
@@ -319,7 +319,7 @@ key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
 	free(tc);
 	out = xasprintf("%s.minisig", file);
 	if (rc == 0 && (rc = write_file_atomic(out, sig.data, sig.len, 0644, err)) == 0)
-		printf("signature written to %s\n", out);
+		term_printf(stdout, "signature written to %s\n", out);
 	free(out);
 	buf_free(&sig);
 	return rc;
@@ -365,7 +365,7 @@ key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	keyring_load(&ring, &nring);
 	for (size_t i = 0; i < nring; i++) {
 		if (minisign_pub_equal(&ring[i].pub, &pub)) {
-			printf("key %s (%s) is already trusted: %s key '%s'\n", id, line.data,
+			term_printf(stdout, "key %s (%s) is already trusted: %s key '%s'\n", id, line.data,
 			    ring[i].own ? "own" : "trusted", ring[i].name);
 			goto out;
 		}
@@ -401,7 +401,7 @@ key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	rc = write_file_atomic(path, text.data, text.len, 0644, err);
 	buf_free(&text);
 	if (rc == 0)
-		printf("key %s trusted (key id %s)\n  public key  %s\n  file        %s\n", name, id,
+		term_printf(stdout, "key %s trusted (key id %s)\n  public key  %s\n  file        %s\n", name, id,
 		    line.data, path);
 out:
 	keyring_free(ring, nring);

@@ -44,7 +44,7 @@ check_file(const char *path, const char *consequence, struct buf *text, struct q
 	int n;
 
 	*q = NULL;
-	if (read_regular_file(path, MAX_QUESTIONNAIRE_FILE, text, err) != 0)
+	if (read_file(path, MAX_QUESTIONNAIRE_FILE, text, err) != 0)
 		return err->code;
 	buf_init(&problems);
 	n = questionnaire_check(path, text->data, text->len, &problems, q);
@@ -87,7 +87,7 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	arr = cJSON_CreateArray();
 	if (!json)
-		printf("%-28s %-7s %-9s %-7s %s\n", "QUESTIONNAIRE", "VERSION", "QUESTIONS", "BUNDLED",
+		term_printf(stdout, "%-28s %-7s %-9s %-7s %s\n", "QUESTIONNAIRE", "VERSION", "QUESTIONS", "BUNDLED",
 		    "TITLE");
 	for (size_t i = 0; i < nids; i++) {
 		struct questionnaire *q;
@@ -115,7 +115,7 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			db_finalize(meta);
 			cJSON_AddItemToArray(arr, o);
 		} else {
-			printf("%-28s %-7lld %-9d %-7s %s\n", q->qid, (long long)q->version, q->nquestions,
+			term_printf(stdout, "%-28s %-7lld %-9d %-7s %s\n", q->qid, (long long)q->version, q->nquestions,
 			    q->bundled ? "yes" : "no", q->title);
 		}
 		questionnaire_free(q);
@@ -134,34 +134,34 @@ print_question(const struct questionnaire *q, const struct q_question *qq)
 	char *allowed = question_allowed(qq);
 	const cJSON *r;
 
-	printf("  %s%s (%s)\n    %s\n", qq->id, qq->required ? " [required]" : "", q_type_name(qq->type),
+	term_printf(stdout, "  %s%s (%s)\n    %s\n", qq->id, qq->required ? " [required]" : "", q_type_name(qq->type),
 	    qq->text);
 	if (qq->help != NULL)
-		printf("    help: %s\n", qq->help);
-	printf("    answer: %s; weight %g\n", allowed, qq->weight);
+		term_printf(stdout, "    help: %s\n", qq->help);
+	term_printf(stdout, "    answer: %s; weight %g\n", allowed, qq->weight);
 	for (int i = 0; i < qq->nchoices; i++)
-		printf("      %-20s risk %-8s %s\n", qq->choices[i].value, risk_name(qq->choices[i].risk),
+		term_printf(stdout, "      %-20s risk %-8s %s\n", qq->choices[i].value, risk_name(qq->choices[i].risk),
 		    qq->choices[i].label);
 	for (int i = 0; i < qq->nbands; i++) {
 		if (qq->type == QT_DURATION)
-			printf("      up to %-14gs risk %s\n", qq->bands[i].max, risk_name(qq->bands[i].risk));
+			term_printf(stdout, "      up to %-14gs risk %s\n", qq->bands[i].max, risk_name(qq->bands[i].risk));
 		else
-			printf("      up to %-15g risk %s\n", qq->bands[i].max, risk_name(qq->bands[i].risk));
+			term_printf(stdout, "      up to %-15g risk %s\n", qq->bands[i].max, risk_name(qq->bands[i].risk));
 	}
 	if (qq->nbands > 0)
-		printf("      %-23s risk %s\n", "above", risk_name(qq->above));
+		term_printf(stdout, "      %-23s risk %s\n", "above", risk_name(qq->above));
 	if (qq->dep >= 0) {
 		char *vals = answer_to_text(NULL, qq->dep_values);
 
-		printf("    asked when %s is %s\n", q->questions[qq->dep].id, vals);
+		term_printf(stdout, "    asked when %s is %s\n", q->questions[qq->dep].id, vals);
 		free(vals);
 	}
 	cJSON_ArrayForEach(r, qq->references)
-		printf("    reference: %s\n", r->valuestring);
+		term_printf(stdout, "    reference: %s\n", r->valuestring);
 	for (int i = 0; i < qq->nchecks; i++) {
 		char *c = cJSON_PrintUnformatted(qq->checks[i].confirms);
 
-		printf("    verified by probe %s (a pass confirms %s)\n", qq->checks[i].probe, c);
+		term_printf(stdout, "    verified by probe %s (a pass confirms %s)\n", qq->checks[i].probe, c);
 		free(c);
 	}
 	free(allowed);
@@ -199,12 +199,12 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		questionnaire_free(q);
 		return 0;
 	}
-	printf("%s version %lld: %s\n", q->qid, (long long)q->version, q->title);
+	term_printf(stdout, "%s version %lld: %s\n", q->qid, (long long)q->version, q->title);
 	if (q->description != NULL)
-		printf("%s\n", q->description);
-	printf("sha256 %s%s\n", q->sha256, q->bundled ? " (bundled)" : "");
+		term_printf(stdout, "%s\n", q->description);
+	term_printf(stdout, "sha256 %s%s\n", q->sha256, q->bundled ? " (bundled)" : "");
 	for (int s = 0; s < q->nsections; s++) {
-		printf("\n%s: %s\n", q->sections[s].id, q->sections[s].title);
+		term_printf(stdout, "\n%s: %s\n", q->sections[s].id, q->sections[s].title);
 		for (int i = q->sections[s].first; i < q->sections[s].first + q->sections[s].count; i++)
 			print_question(q, &q->questions[i]);
 	}
@@ -225,7 +225,7 @@ q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "questionnaire validate needs exactly one FILE");
 	if (check_file(argv[ind], "", &b, &q, err) != 0)
 		return err->code;
-	printf("%s: valid: %s version %lld, %d sections, %d questions\n", argv[ind], q->qid,
+	term_printf(stdout, "%s: valid: %s version %lld, %d sections, %d questions\n", argv[ind], q->qid,
 	    (long long)q->version, q->nsections, q->nquestions);
 	questionnaire_free(q);
 	buf_free(&b);
@@ -260,7 +260,7 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 		rc = AV_RUNTIME;
 	} else if (db_step(st) == DB_ROW) {
 		if (strcmp(col_text(st, 1), q->sha256) == 0) {
-			printf("questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
+			term_printf(stdout, "questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
 			    (long long)q->version, (long long)db_col_int64(st, 0));
 			rc = 0;
 		} else {
@@ -282,7 +282,7 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	else
 		db_rollback(db);
 	if (rc == 0)
-		printf("questionnaire %s version %lld imported (id %lld): %d questions\n", q->qid,
+		term_printf(stdout, "questionnaire %s version %lld imported (id %lld): %d questions\n", q->qid,
 		    (long long)q->version, (long long)row, q->nquestions);
 	buf_free(&b);
 	questionnaire_free(q);

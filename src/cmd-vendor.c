@@ -83,7 +83,7 @@ cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (vendor_add(db, av->actor, &f, &id, err) != 0)
 		return err->code;
-	printf("vendor %s added (id %lld)\n", f.name, (long long)id);
+	term_printf(stdout, "vendor %s added (id %lld)\n", f.name, (long long)id);
 	return 0;
 }
 
@@ -117,10 +117,10 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			json_stream_item(&js, cJSON_DetachItemFromArray(arr, 0));
 		json_stream_end(&js);
 	} else {
-		printf("%-5s %-32s %-4s %-9s %-8s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
+		term_printf(stdout, "%-5s %-32s %-4s %-9s %-8s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
 		    "INCIDENTS");
 		cJSON_ArrayForEach(o, arr)
-			printf("%-5lld %-32s %-4d %-9d %-8s %d\n",
+			term_printf(stdout, "%-5lld %-32s %-4d %-9d %-8s %d\n",
 			    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "name"),
 			    cJSON_GetObjectItem(o, "criticality")->valueint,
 			    cJSON_GetObjectItem(o, "endpoints")->valueint, json_get_str(o, "status"),
@@ -167,21 +167,21 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json_emit(o);
 		return 0;
 	}
-	printf("vendor %s (id %d)\n", cJSON_GetObjectItem(o, "name")->valuestring,
+	term_printf(stdout, "vendor %s (id %d)\n", cJSON_GetObjectItem(o, "name")->valuestring,
 	    cJSON_GetObjectItem(o, "id")->valueint);
-	printf("  criticality  %d\n", cJSON_GetObjectItem(o, "criticality")->valueint);
-	printf("  status       %s\n", cJSON_GetObjectItem(o, "status")->valuestring);
-	printf("  contact      %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "contact")) ?
+	term_printf(stdout, "  criticality  %d\n", cJSON_GetObjectItem(o, "criticality")->valueint);
+	term_printf(stdout, "  status       %s\n", cJSON_GetObjectItem(o, "status")->valuestring);
+	term_printf(stdout, "  contact      %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "contact")) ?
 	    cJSON_GetObjectItem(o, "contact")->valuestring : "-");
-	printf("  notes        %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "notes")) ?
+	term_printf(stdout, "  notes        %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "notes")) ?
 	    cJSON_GetObjectItem(o, "notes")->valuestring : "-");
-	printf("  created      %s\n", cJSON_GetObjectItem(o, "created_at")->valuestring);
-	printf("  endpoints\n");
+	term_printf(stdout, "  created      %s\n", cJSON_GetObjectItem(o, "created_at")->valuestring);
+	term_printf(stdout, "  endpoints\n");
 	{
 		cJSON *e;
 
 		cJSON_ArrayForEach(e, eps)
-			printf("    %-24s %-12s %-10s %s (%s)\n", cJSON_GetObjectItem(e, "name")->valuestring,
+			term_printf(stdout, "    %-24s %-12s %-10s %s (%s)\n", cJSON_GetObjectItem(e, "name")->valuestring,
 			    cJSON_GetObjectItem(e, "api")->valuestring,
 			    cJSON_GetObjectItem(e, "status")->valuestring,
 			    cJSON_GetObjectItem(e, "url")->valuestring,
@@ -211,7 +211,7 @@ cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (vendor_edit(db, av->actor, argv[p.ind], &f, err) != 0)
 		return err->code;
-	printf("vendor %s updated\n", f.set_name ? f.name : argv[p.ind]);
+	term_printf(stdout, "vendor %s updated\n", f.set_name ? f.name : argv[p.ind]);
 	return 0;
 }
 
@@ -226,7 +226,7 @@ cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (vendor_archive(db, av->actor, argv[1], err) != 0)
 		return err->code;
-	printf("vendor %s archived\n", argv[1]);
+	term_printf(stdout, "vendor %s archived\n", argv[1]);
 	return 0;
 }
 

@@ -2,6 +2,13 @@
  * credref.c: credential references. aivet stores where a key is
  * ("env:VAR" or "file:PATH"), never the key. Resolving one reads the secret
  * into sodium_malloc'ed memory that is wiped when freed.
+ *
+ * On a shared database a reference is someone's word about where a secret
+ * is, and a probe run sends the secret to a vendor: so a run reads a
+ * reference only when its runner set it (the actor of the audit entry that
+ * set it last) or allowed it in their own configuration, and aivet's own
+ * secrets (key passphrase, database login, signing keys, the database) are
+ * never read, whoever asked.
  */
 #include "config.h"
 
@@ -9,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -61,6 +69,35 @@ credref_check(const char *ref, struct aerr *err)
 	    "a literal secret is refused and was not stored");
 }
 
+/* True when st is a file that holds one of aivet's own secrets outside its
+ * directories: the key passphrase file, libpq's password and service files
+ * and its SSL key (where the variables put them, else their defaults). */
+static int
+own_secret_file(const struct stat *st)
+{
+	static const struct { const char *env, *home_default; } files[] = {
+		{ "AIVET_KEY_PASSWORD_FILE", NULL }, { "PGPASSFILE", ".pgpass" },
+		{ "PGSERVICEFILE", ".pg_service.conf" }, { "PGSSLKEY", ".postgresql/postgresql.key" },
+	};
+	const char *home = getenv("HOME");
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof files / sizeof files[0] && !found; i++) {
+		const char *v = getenv(files[i].env);
+		char *p = NULL;
+		struct stat o;
+
+		if (v != NULL && *v != '\0')
+			p = xstrdup(v);
+		else if (files[i].home_default != NULL && home != NULL && *home != '\0')
+			p = xasprintf("%s/%s", home, files[i].home_default);
+		if (p != NULL && stat(p, &o) == 0 && o.st_dev == st->st_dev && o.st_ino == st->st_ino)
+			found = 1;
+		free(p);
+	}
+	return found;
+}
+
 /* True when st is one of aivet's own files: anything in its configuration
  * directory (the evidence key, the signing keys) or its data directory (the
  * database and its journals). Compared by device and inode, so another name
@@ -71,7 +108,7 @@ own_file(const struct stat *st)
 	char *conf = aivet_dir(AIVET_CONFIG_DIR), *keys = xasprintf("%s/keys", conf);
 	char *data = aivet_dir(AIVET_DATA_DIR), *dbdir = NULL, *slash;
 	const char *dirs[4], *dbbase = NULL, *dbp = getenv("AIVET_DB");
-	int found = 0, nd = 0;
+	int found, nd = 0;
 
 	dirs[nd++] = keys, dirs[nd++] = conf, dirs[nd++] = data;
 	if (dbp != NULL && strncmp(dbp, "sqlite:", 7) == 0)
@@ -85,6 +122,7 @@ own_file(const struct stat *st)
 		else
 			dbbase = dbp, dirs[nd++] = ".";
 	}
+	found = own_secret_file(st);
 	for (int i = 0; i < nd && !found; i++) {
 		DIR *d = opendir(dirs[i]);
 		struct dirent *e;
@@ -119,14 +157,15 @@ read_secret_file(const char *ref, struct buf *b, struct aerr *err)
 	const char *path = ref + 5;
 	struct stat st;
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct aerr e = { 0 };
+	int fd = open_regular(path, 0, &e);
 
 	buf_init(b);
 	if (fd < 0)
-		return aerr_set(err, AV_USAGE, "credential %s: %s", ref, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		return aerr_set(err, e.code, "credential file:%s", e.msg);
+	if (fstat(fd, &st) != 0) {
 		close(fd);
-		return aerr_set(err, AV_USAGE, "credential %s: not a regular file", ref);
+		return aerr_set(err, AV_RUNTIME, "credential %s: %s", ref, strerror(errno));
 	}
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
 		close(fd);
@@ -168,6 +207,16 @@ read_secret_file(const char *ref, struct buf *b, struct aerr *err)
 	return 0;
 }
 
+/* aivet's own secrets, which no reference may read whoever wrote it: the key
+ * passphrase file, the database and how to log in to it (libpq reads every
+ * PG* variable: password, password file, service, SSL key). */
+static int
+own_env(const char *name)
+{
+	return strcmp(name, "AIVET_KEY_PASSWORD_FILE") == 0 || strcmp(name, "AIVET_DB") == 0 ||
+	    strcmp(name, "DATABASE_URL") == 0 || strncmp(name, "PG", 2) == 0;
+}
+
 int
 credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err)
 {
@@ -180,6 +229,9 @@ credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err)
 	if (credref_check(ref, err) != 0)
 		return err->code;
 	if (ref[0] == 'e') {
+		if (own_env(ref + 4))
+			return aerr_set(err, AV_USAGE, "credential %s: that is one of aivet's own secrets "
+			    "(the key passphrase or the database's login), never a vendor's key", ref);
 		src = getenv(ref + 4);
 		if (src == NULL || *src == '\0')
 			return aerr_set(err, AV_USAGE, "credential %s: the environment variable is not set", ref);
@@ -220,6 +272,113 @@ credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err)
 	sodium_memzero(b.data, b.cap);
 	buf_free(&b);
 	return 0;
+}
+
+/* Who last set the endpoint's credential label, from the audit log (the entry
+ * that added it or set it last): a newly allocated name, or NULL when no entry
+ * set that very reference (a row written behind aivet's back). */
+static char *
+credref_writer(struct db *db, int64_t endpoint_id, const char *label, const char *ref,
+    struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT actor, details FROM audit_log WHERE "
+	    "object_type = 'endpoint' AND object_id = ? AND action IN ('endpoint.add', 'endpoint.edit') "
+	    "ORDER BY seq DESC", "i", endpoint_id);
+	char *who = NULL;
+	int found = 0;
+
+	while (st != NULL && !found && db_step(st) == DB_ROW) {
+		cJSON *d = cJSON_Parse(col_text(st, 1));
+		const char *set = json_get_str(cJSON_GetObjectItemCaseSensitive(d, "credentials"), label);
+
+		if (set != NULL) {
+			found = 1;
+			if (strcmp(set, ref) == 0)
+				who = xstrdup(col_text(st, 0));
+		}
+		cJSON_Delete(d);
+	}
+	db_finalize(st);
+	return who;
+}
+
+/* Whether the runner's own configuration allows ref: CONFIG/credentials-allowed,
+ * one reference or pattern (fnmatch, '*' within a path segment) a line, '#'
+ * comments. The file must be the runner's and writable by nobody else, or a
+ * colleague could allow what they wrote. */
+static int
+credref_allowed(const char *ref, const char *path, int *allowed, struct aerr *err)
+{
+	struct stat st;
+	struct buf b;
+	char *line, *next;
+	int n = 0;
+
+	*allowed = 0;
+	if (stat(path, &st) != 0)
+		return 0;
+	if (st.st_uid != getuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
+		return aerr_set(err, AV_USAGE, "%s: writable by someone else than you; chmod 600 it", path);
+	if (read_file(path, 1 << 16, &b, err) != 0)
+		return err->code;
+	for (line = b.data; line != NULL && !*allowed; line = next) {
+		char *end;
+
+		n++;
+		next = strchr(line, '\n');
+		if (next != NULL)
+			*next++ = '\0';
+		line[strcspn(line, "#")] = '\0';
+		line += strspn(line, " \t");
+		end = line + strlen(line);
+		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+			*--end = '\0';
+		if (*line == '\0')
+			continue;
+		if (strncmp(line, "env:", 4) != 0 && strncmp(line, "file:", 5) != 0) {
+			buf_free(&b);
+			return aerr_set(err, AV_USAGE, "%s:%d: expected env:NAME or file:PATH (patterns "
+			    "allowed)", path, n);
+		}
+		*allowed = fnmatch(line, ref, FNM_PATHNAME) == 0;
+	}
+	buf_free(&b);
+	return 0;
+}
+
+int
+credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char *label,
+    const char *ref, char **secret, size_t *len, struct aerr *err)
+{
+	char *conf, *path, *writer;
+	struct stat st;
+	int allowed = 0, rc;
+
+	*secret = NULL;
+	*len = 0;
+	if (credref_check(ref, err) != 0)
+		return err->code;
+	/* aivet's own secrets first: no one's word makes them a vendor's key. */
+	if ((ref[0] == 'e' && own_env(ref + 4)) ||
+	    (ref[0] == 'f' && stat(ref + 5, &st) == 0 && own_file(&st)))
+		return credref_resolve(ref, secret, len, err);
+	writer = credref_writer(db, endpoint_id, label, ref, err);
+	if (writer != NULL && strcmp(writer, runner) == 0) {
+		free(writer);
+		return credref_resolve(ref, secret, len, err);
+	}
+	conf = aivet_dir(AIVET_CONFIG_DIR);
+	path = xasprintf("%s/credentials-allowed", conf);
+	free(conf);
+	rc = credref_allowed(ref, path, &allowed, err);
+	if (rc == 0 && !allowed)
+		rc = aerr_set(err, AV_USAGE, "credential %s was set by %s, not by you (%s), and your "
+		    "configuration does not allow it; nothing was sent. If you mean to send that "
+		    "secret, add the line '%s' to %s", ref, writer != NULL ? writer :
+		    "no audited change (the row was written outside aivet)", runner, ref, path);
+	free(writer);
+	free(path);
+	return rc != 0 ? rc : credref_resolve(ref, secret, len, err);
 }
 
 void

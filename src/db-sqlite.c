@@ -77,6 +77,11 @@ lite_open(const char *path, struct db **out, struct aerr *err)
 	int existed = stat(path, &sb) == 0;
 
 	*out = NULL;
+	/* A FIFO or device would hang or feed SQLite nonsense: a database is a file. */
+	if (existed && !S_ISREG(sb.st_mode)) {
+		free(dir);
+		return aerr_set(err, AV_USAGE, "database %s: not a regular file", path);
+	}
 	if (slash != NULL && slash != dir) {
 		*slash = '\0';
 		if (mkdir_p(dir, 0700, err) != 0) {

@@ -132,7 +132,7 @@ evidence_add_file(struct db *db, const char *actor, const char *path, const char
 		if (parse_time(effective_date, &ms, err) != 0)
 			return aerr_prefix(err, "--effective");
 	}
-	if (read_regular_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
+	if (read_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
 		return aerr_prefix(err, "evidence file");
 	if (blob_put(db, actor, b.data, b.len, NULL, sha, err) != 0) {
 		buf_free(&b);

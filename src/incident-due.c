@@ -217,6 +217,36 @@ out:
 	return rc;
 }
 
+char *
+incident_due_notify_body(const cJSON *doc)
+{
+	cJSON *post = cJSON_Duplicate(doc, 1);
+	const char *text = json_get_str(doc, "text");
+	char *safe = text_escape(text != NULL ? text : "", text != NULL ? strlen(text) : 0, 1), *body;
+	struct buf b;
+
+	buf_init(&b);
+	for (const char *p = safe; *p != '\0'; p++) {
+		if (*p == '&')
+			buf_adds(&b, "&amp;");
+		else if (*p == '<')
+			buf_adds(&b, "&lt;");
+		else if (*p == '>')
+			buf_adds(&b, "&gt;");
+		else
+			buf_add(&b, p, 1);
+	}
+	if (b.data == NULL)
+		buf_add(&b, "", 0);
+	free(safe);
+	cJSON_ReplaceItemInObject(post, "text", cJSON_CreateString(b.data));
+	buf_free(&b);
+	if ((body = cJSON_PrintUnformatted(post)) == NULL)
+		die("out of memory");
+	cJSON_Delete(post);
+	return body;
+}
+
 int
 incident_due_notify(const char *url, const char *body, struct aerr *err)
 {

@@ -205,6 +205,10 @@ int incident_due_report(struct db *db, int64_t now, int64_t within_ms, cJSON **o
     struct aerr *err);
 /* POSTs body (JSON) to an https URL (http to loopback): no redirects,
  * bounded time; any transport failure or non-2xx status is an AV_RUNTIME error. */
+/* The body posted to chat webhooks: the due report with its "text" escaped as
+ * Slack and Teams read it (&, <, > as entities, so <!channel> pings no one and
+ * <URL|label> disguises no link; control characters shown escaped). */
+char *incident_due_notify_body(const cJSON *doc);
 int incident_due_notify(const char *url, const char *body, struct aerr *err);
 /* Checks a webhook URL (http only to loopback) and gives the part that may be
  * shown ("https://hooks.example.org"): the rest may hold its token. */

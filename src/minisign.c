@@ -61,13 +61,13 @@ minisign_sec_free(struct minisign_sec *sec)
 int
 secbuf_read_file(const char *path, struct secbuf *out, struct aerr *err)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), too_big = 0;
+	int fd = open_regular(path, 0, err), too_big = 0;
 	ssize_t r;
 
 	out->data = NULL;
 	out->len = 0;
 	if (fd < 0)
-		return aerr_set(err, AV_USAGE, "%s: %s", path, strerror(errno));
+		return err->code;
 	if ((out->data = sodium_malloc(SECBUF_CAP)) == NULL)
 		die("out of secure memory");
 	for (;;) {
@@ -877,12 +877,12 @@ key_password(const char *prompt, int confirm, char **out, size_t *outlen, struct
 	if (pw == NULL)
 		die("out of secure memory");
 	if (file != NULL && *file != '\0') {
-		int fd = open(file, O_RDONLY | O_CLOEXEC);
+		int fd = open_regular(file, 0, err);
 		ssize_t r;
 
 		if (fd < 0) {
 			sodium_free(pw);
-			return aerr_set(err, AV_USAGE, "AIVET_KEY_PASSWORD_FILE %s: %s", file, strerror(errno));
+			return aerr_prefix(err, "AIVET_KEY_PASSWORD_FILE");   /* names the file too */
 		}
 		while ((r = read(fd, pw + len, PASSWORD_MAX - 1 - len)) > 0)
 			len += (size_t)r;

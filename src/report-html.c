@@ -23,23 +23,29 @@ s_of(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* Markup as entities; control characters and bidirectional overrides first
+ * shown as visible escapes (text_escape), so no text reorders the page. */
 static void
 esc(struct buf *b, const char *s)
 {
+	char *t;
+
 	if (s == NULL) {
 		buf_adds(b, "&#8212;");
 		return;
 	}
-	for (; *s != '\0'; s++) {
-		switch (*s) {
+	t = text_escape(s, strlen(s), 1);
+	for (const char *p = t; *p != '\0'; p++) {
+		switch (*p) {
 		case '&': buf_adds(b, "&amp;"); break;
 		case '<': buf_adds(b, "&lt;"); break;
 		case '>': buf_adds(b, "&gt;"); break;
 		case '"': buf_adds(b, "&quot;"); break;
 		case '\'': buf_adds(b, "&#39;"); break;
-		default: buf_add(b, s, 1);
+		default: buf_add(b, p, 1);
 		}
 	}
+	free(t);
 }
 
 /* Any JSON value as display text: strings bare, arrays joined, others as JSON. */

@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "aivet.h"
 #include "report.h"
@@ -33,9 +34,15 @@ md_escape(struct buf *b, const char *s, const char *newline)
 	t = text_escape(nocr, strlen(nocr), 1);
 	free(nocr);
 	for (const char *p = t; *p != '\0'; p++) {
-		if (*p == '|')
-			buf_adds(b, "\\|");
-		else if (*p == '<')
+		/* No link, image or reference definition without '[', no autolink
+		 * without "://" or "www." as such, no code span: a note cannot point a
+		 * reader elsewhere. A backslash is escaped too, or it would undo ours. */
+		if (*p == '|' || *p == '[' || *p == ']' || *p == '`' || *p == '\\' ||
+		    (*p == ':' && p[1] == '/' && p[2] == '/') ||
+		    (*p == '.' && p - t >= 3 && strncasecmp(p - 3, "www", 3) == 0)) {
+			buf_add(b, "\\", 1);
+			buf_add(b, p, 1);
+		} else if (*p == '<')
 			buf_adds(b, "&lt;");
 		else if (*p == '>')
 			buf_adds(b, "&gt;");
@@ -106,7 +113,7 @@ md_evidence_link(struct buf *b, const cJSON *rep, const cJSON *e, const char *te
 	for (const char *p = text != NULL ? text : ref.name; *p != '\0'; p++) {
 		char one[2] = { *p, '\0' };
 
-		if (strchr("[]\\`*_", *p) != NULL)
+		if (strchr("*_", *p) != NULL)   /* md_escape takes care of []\\` */
 			buf_adds(b, "\\");
 		md_escape(b, one, " ");
 	}

@@ -481,26 +481,39 @@ runs_sarif(const cJSON *runs)
 }
 
 /* Text as XML 1.0 character data or attribute value: markup escaped, invalid
- * UTF-8 and the control characters XML cannot carry shown as U+FFFD. */
+ * UTF-8 and the control characters XML cannot carry shown as U+FFFD; C1
+ * controls, bidirectional overrides and isolates (which would reorder what a
+ * CI page shows) and the non-characters U+FFFE and U+FFFF written as visible
+ * escapes (\u202e), as on the terminal. */
 static void
 xml_text(struct buf *b, const char *s)
 {
 	char *clean = utf8_clean(s);
+	const unsigned char *p = (const unsigned char *)clean;
+	size_t n = strlen(clean);
 
-	for (const unsigned char *p = (const unsigned char *)clean; *p; p++) {
-		switch (*p) {
+	for (size_t i = 0; i < n; ) {
+		uint32_t cp;
+		size_t len = utf8_decode(p + i, n - i, &cp);
+
+		if (len == 0)
+			cp = 0xfffd, len = 1;   /* utf8_clean left none; never loop */
+		switch (cp) {
 		case '&': buf_adds(b, "&amp;"); break;
 		case '<': buf_adds(b, "&lt;"); break;
 		case '>': buf_adds(b, "&gt;"); break;
 		case '"': buf_adds(b, "&quot;"); break;
 		case '\'': buf_adds(b, "&apos;"); break;
-		case '\t': case '\n': case '\r': buf_add(b, p, 1); break;
+		case '\t': case '\n': case '\r': buf_add(b, p + i, len); break;
 		default:
-			if (*p < 0x20 || *p == 0x7f)
+			if (cp < 0x20 || cp == 0x7f)
 				buf_adds(b, "\xef\xbf\xbd");
+			else if (unsafe_codepoint(cp) || cp == 0xfffe || cp == 0xffff)
+				buf_printf(b, "\\u%04x", (unsigned)cp);
 			else
-				buf_add(b, p, 1);
+				buf_add(b, p + i, len);
 		}
+		i += len;
 	}
 	free(clean);
 }

@@ -2,12 +2,14 @@
  * url.c: checks endpoint URLs with libcurl's URL parser. Only http(s) is
  * accepted, and plain http only to a loopback host unless the endpoint was
  * added with --allow-insecure-http: keys must not cross a network in clear.
- * A URL never carries a credential (user:password@, ?key=...): URLs are
- * stored, audited and exported, so a secret in one would be kept forever.
+ * A URL never carries a credential (user:password@, ?key=..., #access_token=,
+ * a key as a path segment): URLs are stored, audited and exported, so a
+ * secret in one would be kept forever.
  */
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -37,42 +39,148 @@ url_is_loopback_host(const char *host)
 	return inet_pton(AF_INET6, host, &a6) == 1 && memcmp(&a6, &in6addr_loopback, sizeof a6) == 0;
 }
 
-/* Query parameter names that carry a secret in the APIs aivet talks to. */
+/*
+ * A secret in a URL, by a general rule rather than a list of places. Every
+ * name and value of the query and the fragment, and every path segment, is
+ * percent-decoded and then judged: a name is a credential's when, lower-cased
+ * with its punctuation dropped, it is one of the names APIs and clouds give
+ * keys, tokens and signatures (key, apikey, token, sig, code, ...) or ends as
+ * one does (subscription-key, X-Amz-Security-Token, client_secret); a value is
+ * a credential's when it is shaped like one: a vendor's key prefix (sk-,
+ * AKIA..., AIza..., ghp_, xoxb-, ...), a bearer or basic scheme, a JWT, or a
+ * long high-entropy run of base64 characters. Model names, versions, hex
+ * account ids and UUIDs are none of these.
+ */
 static int
-secret_param(const char *name, size_t n)
+secret_name(const char *raw)
 {
-	static const char *const names[] = {
-		"key", "api_key", "api-key", "apikey", "x-api-key", "access_token", "token", "auth",
-		"secret", "client_secret", "password", "sig", "signature", "code", NULL
+	static const char *const exact[] = {
+		"key", "apikey", "token", "bearer", "auth", "authorization", "sig", "signature",
+		"password", "passwd", "pwd", "pass", "secret", "code", "credential", "credentials",
+		"jwt", "sas", "session", "sessionid", "apiauth", "xamzsignature", "xgoogsignature",
+		"xamzcredential", "xgoogcredential", NULL
 	};
+	static const char *const suffix[] = {
+		"key", "token", "secret", "password", "signature", "credential", "authorization", NULL
+	};
+	char n[128];
+	size_t len = 0;
 
-	for (int i = 0; names[i] != NULL; i++)
-		if (strlen(names[i]) == n && strncasecmp(names[i], name, n) == 0)
+	for (const char *p = raw; *p != '\0' && len < sizeof n - 1; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9'))
+			n[len++] = *p;
+		else if (*p >= 'A' && *p <= 'Z')
+			n[len++] = (char)(*p - 'A' + 'a');
+	n[len] = '\0';
+	for (int i = 0; exact[i] != NULL; i++)
+		if (strcmp(n, exact[i]) == 0)
 			return 1;
+	for (int i = 0; suffix[i] != NULL; i++) {
+		size_t k = strlen(suffix[i]);
+
+		if (len > k && strcmp(n + len - k, suffix[i]) == 0)
+			return 1;
+	}
 	return 0;
 }
 
-/* True when the query string (raw, still percent-encoded) names a secret
- * parameter or has a value that looks like an API key. */
+/* Bits per character of s[0..n) (Shannon). */
+static double
+entropy(const char *s, size_t n)
+{
+	int count[256] = { 0 };
+	double h = 0;
+
+	for (size_t i = 0; i < n; i++)
+		count[(unsigned char)s[i]]++;
+	for (int c = 0; c < 256; c++)
+		if (count[c] > 0)
+			h -= (double)count[c] / (double)n * log2((double)count[c] / (double)n);
+	return h;
+}
+
+/* A run of base64 characters of 24 or more with upper case, lower case and
+ * digits mixed at random: a key, a signature, a SAS token. Hex (account ids,
+ * digests) and UUIDs have no mixed case, model names short words. */
 static int
-query_has_secret(const char *q)
+high_entropy_run(const char *v)
+{
+	const char *set = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_";
+
+	for (const char *p = v; *p != '\0'; ) {
+		size_t n = strspn(p, set);
+		int up = 0, lo = 0, dig = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			up |= p[i] >= 'A' && p[i] <= 'Z';
+			lo |= p[i] >= 'a' && p[i] <= 'z';
+			dig |= p[i] >= '0' && p[i] <= '9';
+		}
+		if (n >= 24 && up && lo && dig && entropy(p, n) >= 3.5)
+			return 1;
+		p += n;
+		if (*p != '\0')
+			p++;
+	}
+	return 0;
+}
+
+static int
+secret_value(const char *v)
+{
+	/* Prefixes vendors give their keys and tokens (with the length after them). */
+	static const struct { const char *prefix; size_t min; } keys[] = {
+		{ "sk-", 4 }, { "sk_", 4 }, { "rk_", 8 }, { "pk_live_", 8 }, { "AKIA", 16 }, { "ASIA", 16 },
+		{ "AIza", 30 }, { "ya29.", 16 }, { "ghp_", 20 }, { "gho_", 20 }, { "ghs_", 20 },
+		{ "github_pat_", 20 }, { "glpat-", 16 }, { "xoxb-", 8 }, { "xoxp-", 8 }, { "xoxa-", 8 },
+		{ "xoxs-", 8 }, { "hf_", 20 }, { "r8_", 20 }, { "gsk_", 20 }, { "pplx-", 20 },
+		{ "sv=20", 4 }, { NULL, 0 }
+	};
+
+	for (int i = 0; keys[i].prefix != NULL; i++) {
+		size_t k = strlen(keys[i].prefix);
+
+		if (strncmp(v, keys[i].prefix, k) == 0 && strlen(v) >= k + keys[i].min)
+			return 1;
+	}
+	if (strncasecmp(v, "bearer ", 7) == 0 || strncasecmp(v, "basic ", 6) == 0)
+		return 1;
+	/* A JWT: base64url of '{"' and three dot-separated parts. */
+	if (strncmp(v, "eyJ", 3) == 0 && strchr(v, '.') != NULL)
+		return 1;
+	return high_entropy_run(v);
+}
+
+static char *
+decode(const char *s, size_t n)
+{
+	int len = 0;
+	char *d = curl_easy_unescape(NULL, s, (int)n, &len), *out;
+
+	if (d == NULL)
+		die("out of memory");
+	/* '+' is a space in a form-encoded query; a NUL ends what is judged. */
+	for (int i = 0; i < len; i++)
+		if (d[i] == '+')
+			d[i] = ' ';
+	out = xstrdup(d);
+	curl_free(d);
+	return out;
+}
+
+/* True when a query or fragment ("a=b&c=d", raw) names or holds a secret. */
+static int
+pairs_have_secret(const char *q)
 {
 	while (*q != '\0') {
 		size_t len = strcspn(q, "&;"), klen = strcspn(q, "=&;");
-		char *v = NULL;
+		char *name = decode(q, klen), *value = klen < len ? decode(q + klen + 1, len - klen - 1) : NULL;
+		int bad = secret_name(name) || secret_value(name) || (value != NULL && secret_value(value));
 
-		if (secret_param(q, klen))
+		free(name);
+		free(value);
+		if (bad)
 			return 1;
-		if (klen < len) {
-			int vlen = 0;
-
-			v = curl_easy_unescape(NULL, q + klen + 1, (int)(len - klen - 1), &vlen);
-			if (v != NULL && (strncmp(v, "sk-", 3) == 0 || strncmp(v, "Bearer ", 7) == 0)) {
-				curl_free(v);
-				return 1;
-			}
-			curl_free(v);
-		}
 		q += len;
 		if (*q != '\0')
 			q++;
@@ -80,23 +188,50 @@ query_has_secret(const char *q)
 	return 0;
 }
 
-/* 1 for user:password@, 2 for a credential in the query, 0 for none. */
+static int
+path_has_secret(const char *path)
+{
+	while (*path != '\0') {
+		size_t len = strcspn(path, "/");
+		char *seg = decode(path, len);
+		int bad = secret_value(seg);
+
+		free(seg);
+		if (bad)
+			return 1;
+		path += len;
+		if (*path != '\0')
+			path++;
+	}
+	return 0;
+}
+
+enum { CRED_NONE, CRED_USERINFO, CRED_QUERY, CRED_FRAGMENT, CRED_PATH };
+
 static int
 credential_in(CURLU *u)
 {
-	char *user = NULL, *pass = NULL, *query = NULL;
-	int rc = 0;
+	char *user = NULL, *pass = NULL, *query = NULL, *frag = NULL, *path = NULL;
+	int rc = CRED_NONE;
 
 	(void)curl_url_get(u, CURLUPART_USER, &user, 0);
 	(void)curl_url_get(u, CURLUPART_PASSWORD, &pass, 0);
 	(void)curl_url_get(u, CURLUPART_QUERY, &query, 0);
+	(void)curl_url_get(u, CURLUPART_FRAGMENT, &frag, 0);
+	(void)curl_url_get(u, CURLUPART_PATH, &path, 0);
 	if (user != NULL || pass != NULL)
-		rc = 1;
-	else if (query != NULL && query_has_secret(query))
-		rc = 2;
+		rc = CRED_USERINFO;
+	else if (query != NULL && pairs_have_secret(query))
+		rc = CRED_QUERY;
+	else if (frag != NULL && (pairs_have_secret(frag) || secret_value(frag)))
+		rc = CRED_FRAGMENT;
+	else if (path != NULL && path_has_secret(path))
+		rc = CRED_PATH;
 	curl_free(user);
 	curl_free(pass);
 	curl_free(query);
+	curl_free(frag);
+	curl_free(path);
 	return rc;
 }
 
@@ -132,14 +267,17 @@ url_check(const char *url, int allow_insecure_http, struct aerr *err)
 		goto out;
 	}
 	/* The URL is not echoed from here on: it may hold the secret. */
-	if ((cred = credential_in(u)) == 1) {
-		rc = aerr_set(err, AV_USAGE, "--url: the URL carries a user name or password "
-		    "(user:...@host); it was not stored. Give keys with --credential LABEL=env:VAR "
-		    "or LABEL=file:PATH");
-	} else if (cred == 2) {
-		rc = aerr_set(err, AV_USAGE, "--url: the URL's query carries a credential (key=, "
-		    "token=, sk-...); it was not stored. Give keys with --credential LABEL=env:VAR "
-		    "or LABEL=file:PATH");
+	if ((cred = credential_in(u)) != CRED_NONE) {
+		static const char *const where[] = {
+			[CRED_USERINFO] = "URL carries a user name or password (user:...@host)",
+			[CRED_QUERY] = "URL's query carries a credential (key=, token=, sk-...)",
+			[CRED_FRAGMENT] = "URL's fragment carries a credential (#key=, #access_token=, ...)",
+			[CRED_PATH] = "URL's path carries a credential (a segment shaped like a key: "
+			    "sk-..., a JWT, a long random token)",
+		};
+
+		rc = aerr_set(err, AV_USAGE, "--url: the %s; it was not stored. Give keys with "
+		    "--credential LABEL=env:VAR or LABEL=file:PATH", where[cred]);
 	} else if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0) {
 		char *shown = text_escape(url, strlen(url), 0);
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "zone.h"
 
@@ -48,8 +49,8 @@ zone_check(const char *name, struct aerr *err)
 {
 	const char *dir = getenv("TZDIR");
 	char path[1024], magic[4];
-	FILE *f;
-	int ok = 0;
+	struct aerr ignored = { 0 };
+	int fd, ok = 0;
 
 	if (name == NULL || *name == '\0' || name[0] == '/' || strstr(name, "..") != NULL ||
 	    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/_+-") !=
@@ -57,9 +58,9 @@ zone_check(const char *name, struct aerr *err)
 		return aerr_set(err, AV_USAGE, "time zone '%s': expected an IANA name such as "
 		    "America/New_York or UTC", name ? name : "");
 	snprintf(path, sizeof path, "%s/%s", dir && *dir ? dir : "/usr/share/zoneinfo", name);
-	if ((f = fopen(path, "rb")) != NULL) {
-		ok = fread(magic, 1, 4, f) == 4 && memcmp(magic, "TZif", 4) == 0;
-		fclose(f);
+	if ((fd = open_regular(path, 0, &ignored)) >= 0) {
+		ok = read(fd, magic, 4) == 4 && memcmp(magic, "TZif", 4) == 0;
+		close(fd);
 	}
 	if (!ok)
 		return aerr_set(err, AV_USAGE, "time zone '%s': not in the system's zoneinfo (%s; is "
@@ -87,20 +88,20 @@ char *
 org_zone_from_config(void)
 {
 	char *dir = aivet_dir(AIVET_CONFIG_DIR), *path = xasprintf("%s/timezone", dir);
-	char line[256];
-	FILE *f = fopen(path, "r");
+	struct aerr ignored = { 0 };
+	struct buf b;
 	char *out = NULL;
 
 	free(dir);
-	free(path);
-	if (f == NULL)
+	if (read_file(path, 4096, &b, &ignored) != 0) {
+		free(path);
 		return NULL;
-	if (fgets(line, sizeof line, f) != NULL) {
-		line[strcspn(line, " \t\r\n")] = '\0';
-		if (line[0] != '\0')
-			out = xstrdup(line);
 	}
-	fclose(f);
+	free(path);
+	b.data[strcspn(b.data, " \t\r\n")] = '\0';
+	if (b.data[0] != '\0')
+		out = xstrdup(b.data);
+	buf_free(&b);
 	return out;
 }
 

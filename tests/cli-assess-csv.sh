@@ -39,6 +39,10 @@ is "$(printf '%s' "$out" | json '[.questions[] | select(.value != null) | "\(.id
 	'gate="no" null; channels=["a","b"] null; tokens=500 measured; notify="48h" contract 4.2' "values changed"
 run assess history 1 notify --json
 is "$(printf '%s' "$out" | json '[.[] | .value] | join(",")')" "5d,48h" "imported changes are history"
+# One audit entry for the sheet, sealing the assessment once, listing each change.
+is "$(sqlite3 "$AIVET_DB" "SELECT action || ' ' || json_extract(details, '$.file') || ' ' || (SELECT group_concat(json_extract(c.value, '$.action') || ':' || json_extract(c.value, '$.question'), ',') FROM json_each(details, '$.changes') c) || ' ' || (row_hash IS NOT NULL) FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)")" \
+	"answer.import filled.csv answer.set:gate,answer.set:channels,answer.set:tokens,answer.set:notify 1" \
+	"the import is one sealed audit entry naming the sheet and every change"
 run assess import 1 "$T/filled.csv"
 is "$out" "assessment 1: 0 answers changed from $T/filled.csv" "importing the same sheet again changes nothing"
 

@@ -64,8 +64,8 @@ run assess import 1 "$T/filled.xlsx"
 is "$rc:$out:$errout" "0:assessment 1: 6 answers changed from $T/filled.xlsx:" "import the filled workbook"
 want='gate="no" null; channels=["a","b"] null; tokens=500 "measured\nin March"; notify="48h" "contract 4.2"; since="2026-03-01" null; limit="error" null'
 is "$(answers 1)" "$want" "typed values, dropdown values, notes with line breaks, columns moved and hidden"
-is "$(sqlite3 "$AIVET_DB" "SELECT count(*) || ' ' || json_array_length(details, '$.changes') || ' ' || json_extract(details, '$.source') FROM audit_log WHERE action = 'answer.import'")" \
-	"1 6 $T/filled.xlsx" "one audit entry for the import, listing its six changes"
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) || ' ' || json_array_length(details, '$.changes') || ' ' || json_extract(details, '$.file') FROM audit_log WHERE action = 'answer.import'")" \
+	"1 6 filled.xlsx" "one audit entry for the import, listing its six changes"
 run assess export 2 --format csv --output "$T/two.csv"
 "$PY" - "$T/two.csv" "$T/two-filled.csv" <<'EOF'
 import csv, sys

@@ -66,7 +66,7 @@ INSERT INTO finding (id, run_id, probe, code, severity, message) VALUES
 (2, 1, 'sweep', 'PLACEHOLDER_SUBSTITUTION', 'critical', 'a prompt of about 700,000 tokens was reported as 1 token'),
 (3, 1, 'canary', 'LEAK_CROSS_TENANT', 'critical', 'a response to tenant ''b'' contained <canaries> & "text" sent by another tenant' || char(1) || CAST(X'C328' AS TEXT)),
 (4, 2, 'sweep', 'CAPACITY_BELOW_ADVERTISED', 'medium', 'prompts of 524,288 tokens and more were refused (advertised 1,048,576)'),
-(5, 2, 'canary', 'LEAK_CROSS_TENANT', 'critical', 'a response to tenant ''b'' contained canaries sent by another tenant');
+(5, 2, 'canary', 'LEAK_CROSS_TENANT', 'critical', 'a response to tenant ''b'' contained canaries sent by another tenant' || char(8238) || 'txt.exe' || char(133));
 INSERT INTO finding_evidence VALUES (1, 3), (2, 4), (3, 4), (3, 1), (4, 5), (5, 7);
 SQL
 
@@ -137,6 +137,9 @@ like "$out" '<failure type="LEAK_CROSS_TENANT" message="LEAK_CROSS_TENANT \(crit
 	"JUnit: the failure names the code and severity"
 run probe show 2 --format junit
 like "$out" '<error type="error" message="no answer: Connection reset by peer"/>' "JUnit: a probe error is <error>"
+is "$(printf '%s\n' "$out" | grep -F 'sent by another tenant')" \
+	'      <failure type="LEAK_CROSS_TENANT" message="LEAK_CROSS_TENANT (critical): 1 finding">[critical] LEAK_CROSS_TENANT: a response to tenant &apos;b&apos; contained canaries sent by another tenant\u202etxt.exe\u0085 (evidence 7)' \
+	"JUnit: a bidirectional override (U+202E) and a C1 control are written as visible escapes, never raw"
 
 run probe show 1 --format yaml
 is "$rc:$errout" "2:aivet: --format: 'yaml' is not one of text, json, junit, sarif" "an unknown format is refused"

@@ -48,6 +48,29 @@ $(sqlite3 "$AIVET_DB" "SELECT count(*) FROM endpoint WHERE url LIKE '%SECRET1%'"
 run endpoint add V --name azure --api azure-openai --url 'https://x.example/openai?api-version=2024-06-01' \
 	--model m --context 1000 --credential a=env:K
 is "$rc" 0 "a query without a credential (api-version=) is accepted"
+# By a general rule: decoded names, the fragment and path segments too.
+for u in 'https://api.example.com/v1?k%65y=SECRET1' 'https://api.example.com/v1?subscription-key=SECRET1' \
+	'https://api.example.com/v1?X-Amz-Signature=SECRET1' 'https://api.example.com/v1?bearer=SECRET1'; do
+	refused "--url: the URL's query carries a credential (key=, token=, sk-...); it was not stored. $HINT" \
+		"query credential $u" endpoint add V --name e --api openai --url "$u" --model m --context 1000
+	unlike "$errout" "SECRET1" "the refusal does not echo the secret ($u)"
+done
+refused "--url: the URL's fragment carries a credential (#key=, #access_token=, ...); it was not stored. $HINT" \
+	"fragment credential" endpoint add V --name e --api openai --url 'https://api.example.com/v1#key=SECRET1' \
+	--model m --context 1000
+refused "--url: the URL's path carries a credential (a segment shaped like a key: sk-..., a JWT, a long random token); it was not stored. $HINT" \
+	"path credential" endpoint edit V/ok --url 'https://api.example.com/sk-proj-SECRET1abcdef/v1'
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log WHERE details LIKE '%SECRET1%'")
+$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM endpoint WHERE url LIKE '%SECRET1%'")" "0
+0" "none of them reached the audit log or the endpoint table"
+# One stored before the rule (written behind aivet's back) is never copied into a bundle.
+"$AIVET" key generate --no-password --name urlkey >/dev/null 2>&1
+sqlite3 "$AIVET_DB" "UPDATE endpoint SET url = 'https://api.example.com/v1#key=SECRET1' WHERE name = 'ok'"
+run report V --out "$T/url-bundle" --key urlkey
+is "$rc $errout" "2 aivet: endpoint V/ok: its URL carries a credential, which the report would copy; set a URL without it ('aivet endpoint edit V/ok --url URL') and give the key with --credential" \
+	"a report refuses an endpoint whose stored URL carries a secret in its fragment"
+ok "$(test ! -e "$T/url-bundle"; echo $?)" "and writes no bundle"
+sqlite3 "$AIVET_DB" "UPDATE endpoint SET url = 'https://api.example.com/v1' WHERE name = 'ok'"
 
 # ---- loopback is a parsed address (rule: 127/8, ::1 or localhost, nothing textual) ----
 for u in 'http://127.0.0.1.2/v1' 'http://127.0.0.1.example.com/v1' 'http://127.0.0.256/v1'; do

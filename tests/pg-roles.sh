@@ -73,6 +73,10 @@ like "$errout" "^aivet: reading needs the aivet_auditor role \(cannot open datab
 sim_start --context 8192 --tenants "alice=$PROBE_KEY_ALICE,bob=$PROBE_KEY_BOB" || exit 1
 as owner endpoint add V0 --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 8192 \
 	--credential alice=env:PROBE_KEY_ALICE --credential bob=env:PROBE_KEY_BOB
+# The owner set those references: each member's own configuration allows them.
+mkdir -p "$XDG_CONFIG_HOME/aivet"
+printf 'env:PROBE_KEY_*\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
+chmod 600 "$XDG_CONFIG_HOME/aivet/credentials-allowed"
 as owner questionnaire import "$TESTS_SRCDIR/data/scoring-questionnaire.json"
 as owner incident open V0 --title "seen in the logs"
 for i in 1 2 3 4; do as owner assess start V0 scoring-test; done

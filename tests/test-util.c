@@ -7,6 +7,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <sodium.h>
 
@@ -196,6 +197,57 @@ test_url(void)
 		{ "file:///etc/passwd", 1, AV_USAGE },
 		{ "not a url", 0, AV_USAGE },
 		{ "", 0, AV_USAGE },
+		/* Where every API aivet speaks puts its key: a header, so these URLs pass. */
+		{ "https://api.openai.com/v1", 0, 0 },                          /* Authorization: Bearer */
+		{ "https://api.anthropic.com/v1", 0, 0 },                       /* x-api-key */
+		{ "https://res.openai.azure.com/openai?api-version=2024-06-01", 0, 0 }, /* api-key */
+		{ "https://bedrock-runtime.us-east-1.amazonaws.com/model/"
+		  "anthropic.claude-3-5-sonnet-20240620-v1%3A0/invoke", 0, 0 },  /* SigV4 headers */
+		{ "https://generativelanguage.googleapis.com/v1beta/models/gemini-1.5-pro:"
+		  "streamGenerateContent?alt=sse", 0, 0 },                      /* x-goog-api-key */
+		{ "https://api.cloudflare.com/client/v4/accounts/023e105f4ecef8ad9ca31a8372d0c353/ai/run/"
+		  "@cf/meta/llama-3.1-8b-instruct", 0, 0 },                     /* Bearer; hex account id */
+		{ "https://api.together.xyz/v1/models/meta-llama/Meta-Llama-3.1-70B-Instruct-Turbo", 0, 0 },
+		{ "https://x.example/deployments/3f2504e0-4f89-11d3-9a0c-0305e82c3301/chat", 0, 0 },
+		{ "https://x.example/v1?limit=20&order=desc#section-2", 0, 0 },
+		/* Keys in the query, by the names APIs and clouds use, percent-encoded or not. */
+		{ "https://generativelanguage.googleapis.com/v1beta?key=AIzaSyA-example", 0, AV_USAGE },
+		{ "https://x.example/v1?k%65y=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?%6B%65%79=abc", 0, AV_USAGE },
+		{ "https://apim.example/v1?subscription-key=abc", 0, AV_USAGE },
+		{ "https://apim.example/v1?Ocp-Apim-Subscription-Key=abc", 0, AV_USAGE },
+		{ "https://res.openai.azure.com/openai?api-key=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?api_key=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?apikey=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?x-api-key=abc", 0, AV_USAGE },
+		{ "https://b.s3.amazonaws.com/o?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Signature=abc", 0, AV_USAGE },
+		{ "https://b.s3.amazonaws.com/o?X-Amz-Credential=AKIAIOSFODNN7EXAMPLE%2F20240101", 0, AV_USAGE },
+		{ "https://b.s3.amazonaws.com/o?X-Amz-Security-Token=abc", 0, AV_USAGE },
+		{ "https://storage.googleapis.com/b/o?X-Goog-Signature=abc", 0, AV_USAGE },
+		{ "https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?bearer=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?access_token=abc", 0, AV_USAGE },
+		{ "https://fn.azurewebsites.net/api/f?code=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?token=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?auth=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?password=abc", 0, AV_USAGE },
+		{ "https://x.example/v1?client_secret=abc", 0, AV_USAGE },
+		{ "https://gateway.ai.cloudflare.com/v1?cf-aig-authorization=abc", 0, AV_USAGE },
+		/* Values shaped like a key, whatever the parameter is called. */
+		{ "https://x.example/v1?model=m&k=sk-SECRET1234", 0, AV_USAGE },
+		{ "https://x.example/v1?h=Bearer%20abc", 0, AV_USAGE },
+		{ "https://x.example/v1?sk-proj-abcdefghijkl", 0, AV_USAGE },
+		{ "https://x.example/v1?x=eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", 0, AV_USAGE },
+		{ "https://x.example/v1?x=aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY", 0, AV_USAGE },
+		/* In the fragment and in the path. */
+		{ "https://x.example/v1#key=abc", 0, AV_USAGE },
+		{ "https://x.example/v1#access_token=abc&token_type=bearer", 0, AV_USAGE },
+		{ "https://x.example/sk-proj-abcdef123456/v1", 0, AV_USAGE },
+		{ "https://x.example/v1/sk-ant-api03-abcdefgh/", 0, AV_USAGE },
+		{ "https://x.example/v1/AKIAIOSFODNN7EXAMPLE/", 0, AV_USAGE },
+		{ "https://x.example/v1/eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2ln", 0, AV_USAGE },
+		{ "https://x.example/v1/aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY/chat", 0, AV_USAGE },
+		{ "https://x.example/v1/sk%2Dproj%2Dabcdef123456", 0, AV_USAGE },
 	};
 	struct aerr err;
 
@@ -204,6 +256,14 @@ test_url(void)
 		    "url_check '%s' insecure=%d", cases[i].url, cases[i].insecure);
 	url_check("ftp://example.com", 0, &err);
 	is_str(err.msg, "--url: 'ftp://example.com' is not an http(s) URL", "scheme message");
+	url_check("https://x.example/v1?k%65y=s3cr3t", 0, &err);
+	ok(strstr(err.msg, "s3cr3t") == NULL && strstr(err.msg, "query carries a credential") != NULL,
+	    "a refused query is named, not echoed");
+	url_check("https://x.example/sk-proj-s3cr3t4567/v1", 0, &err);
+	ok(strstr(err.msg, "s3cr3t") == NULL && strstr(err.msg, "path carries a credential") != NULL,
+	    "a refused path is named, not echoed");
+	ok(url_has_credential("https://x.example/v1#key=abc") && !url_has_credential("https://x.example/v1"),
+	    "url_has_credential (what a report refuses to copy) applies the same rule");
 }
 
 static void
@@ -241,6 +301,55 @@ test_names_and_options(void)
 	ok(cmd_find("nope") == NULL, "unknown command is not found");
 }
 
+/* Files: open_regular refuses what is not a regular file without blocking;
+ * write_file_below never follows a link planted below its root. */
+static void
+test_files(void)
+{
+	char dir[] = "/tmp/aivet-files-XXXXXX";
+	char *fifo, *plain, *link, *root, *outside;
+	struct aerr err;
+	struct buf b;
+	int fd;
+
+	ok(mkdtemp(dir) != NULL, "a scratch directory");
+	fifo = xasprintf("%s/fifo", dir), plain = xasprintf("%s/plain", dir);
+	link = xasprintf("%s/link", dir), root = xasprintf("%s/root", dir);
+	outside = xasprintf("%s/outside", dir);
+	ok(mkfifo(fifo, 0600) == 0 && symlink(plain, link) == 0 && mkdir(root, 0700) == 0 &&
+	    mkdir(outside, 0700) == 0, "a FIFO, a link, a root and a directory outside it");
+	ok(write_file_below(root, "a/b/c.txt", "hi", 2, 0644, &err) == 0, "a nested file below the root");
+	ok(read_file(xasprintf("%s/a/b/c.txt", root), 16, &b, &err) == 0 && strcmp(b.data, "hi") == 0,
+	    "reads back");
+	is_int(write_file_below(root, "a/b/c.txt", "x", 1, 0644, &err), AV_RUNTIME, "a name written twice");
+	{
+		char *planted = xasprintf("%s/evil", root), *target = xasprintf("%s/t.txt", outside);
+
+		ok(symlink(target, planted) == 0, "a link planted at a file's name");
+		is_int(write_file_below(root, "evil", "x", 1, 0644, &err), AV_RUNTIME, "refused");
+		ok(access(target, F_OK) != 0, "nothing written through the file link");
+		free(planted);
+		planted = xasprintf("%s/sub", root);
+		ok(symlink(outside, planted) == 0, "a link planted at a directory's name");
+		is_int(write_file_below(root, "sub/x.txt", "x", 1, 0644, &err), AV_RUNTIME, "refused");
+		ok(access(xasprintf("%s/x.txt", outside), F_OK) != 0, "nothing written through the directory link");
+		free(planted);
+		free(target);
+	}
+	is_int(write_file_below(root, "../escape", "x", 1, 0644, &err), AV_RUNTIME, "'..' refused");
+	is_int(fd = open_regular(fifo, 0, &err), -1, "open_regular: a FIFO, at once");
+	is_str(err.msg, xasprintf("%s: not a regular file", fifo), "named");
+	is_int(read_file("/dev/null", 16, &b, &err), AV_USAGE, "read_file: a device");
+	ok(write_file_atomic(plain, "p", 1, 0600, &err) == 0, "a plain file");
+	ok((fd = open_regular(link, 0, &err)) >= 0, "a link followed by default");
+	if (fd >= 0)
+		close(fd);
+	is_int(open_regular(link, 1, &err), -1, "and refused with nofollow");
+	is_str(err.msg, xasprintf("%s: a symbolic link, not followed here", link), "named");
+	outdir_discard(dir);
+	free(fifo), free(plain), free(link), free(root), free(outside);
+}
+
 int
 main(void)
 {
@@ -252,5 +361,6 @@ main(void)
 	test_credref();
 	test_url();
 	test_names_and_options();
+	test_files();
 	return tap_done();
 }

@@ -532,7 +532,7 @@ attach(struct tui *t, struct assess_state *s, const struct assessment_answer_inp
 	char sha[65];
 	int had = 0;
 
-	if (read_regular_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
+	if (read_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
 		return aerr_prefix(err, "evidence file");
 	sha256_hex(b.data, b.len, sha);
 	for (int k = 0; k < an->nfiles; k++)

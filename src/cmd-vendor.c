@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "aivet.h"
+#include "vendor-rating.h"
 
 enum { O_CRIT = 1, O_CONTACT, O_NOTES, O_NAME, O_JSON, O_ALL };
 
@@ -111,20 +112,24 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (vendor_list_json(db, all, &arr, err) != 0)
 		return err->code;
+	if (vendor_list_rate(db, all, arr, err) != 0) {
+		cJSON_Delete(arr);
+		return err->code;
+	}
 	if (json) {
 		json_stream_begin(&js);
 		while (cJSON_GetArraySize(arr) > 0)
 			json_stream_item(&js, cJSON_DetachItemFromArray(arr, 0));
 		json_stream_end(&js);
 	} else {
-		printf("%-5s %-32s %-4s %-9s %-8s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
-		    "INCIDENTS");
+		printf("%-5s %-32s %-4s %-9s %-8s %-9s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
+		    "INCIDENTS", "RATING");
 		cJSON_ArrayForEach(o, arr)
-			printf("%-5lld %-32s %-4d %-9d %-8s %d\n",
+			printf("%-5lld %-32s %-4d %-9d %-8s %-9d %s\n",
 			    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "name"),
 			    cJSON_GetObjectItem(o, "criticality")->valueint,
 			    cJSON_GetObjectItem(o, "endpoints")->valueint, json_get_str(o, "status"),
-			    cJSON_GetObjectItem(o, "open_incidents")->valueint);
+			    cJSON_GetObjectItem(o, "open_incidents")->valueint, json_get_str(o, "rating"));
 	}
 	cJSON_Delete(arr);
 	return 0;
@@ -163,12 +168,28 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddItemToArray(eps, e);
 	}
 	db_finalize(st);
+	{
+		struct vendor_verdict v;
+
+		if (vendor_rate(db, id, &v, err) != 0) {
+			cJSON_Delete(o);
+			return err->code;
+		}
+		vendor_verdict_add_json(o, &v);
+	}
 	if (json) {
 		json_emit(o);
 		return 0;
 	}
 	printf("vendor %s (id %d)\n", cJSON_GetObjectItem(o, "name")->valuestring,
 	    cJSON_GetObjectItem(o, "id")->valueint);
+	printf("  rating       %s: %s\n", json_get_str(o, "rating"), json_get_str(o, "rating_basis"));
+	if (cJSON_IsObject(cJSON_GetObjectItem(o, "draft")))
+		printf("  in work      %s round %d: %s, score %.1f (not rated until final)\n",
+		    json_get_str(cJSON_GetObjectItem(o, "draft"), "status"),
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "draft"), "round")->valueint,
+		    json_get_str(cJSON_GetObjectItem(o, "draft"), "rating"),
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "draft"), "score")->valuedouble);
 	printf("  criticality  %d\n", cJSON_GetObjectItem(o, "criticality")->valueint);
 	printf("  status       %s\n", cJSON_GetObjectItem(o, "status")->valuestring);
 	printf("  contact      %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "contact")) ?

@@ -129,10 +129,10 @@ is "$(jq -r '.summary | [.rating, .findings.critical, .findings.high, .claims.co
 	"unacceptable 1 3 2 2" "summary: rating, counts, contradicted claims"
 run assess show 1 --json
 is "$(jq -r '.assessments[0] | "\(.rating) \(.risk_score)"' "$R") $(printf '%s' "$out" | json '.score | "\(.rating) \(.risk_score)"')" \
-	"acceptable 0 acceptable 0" "an assessment is rated in report.json exactly as assess show rates it"
-like "$(jq -r .summary.rating_rule "$R")" "^the worst of: each assessment's rating; unacceptable for a high or critical finding" \
+	"unacceptable 30 unacceptable 30" "an assessment is rated in report.json exactly as assess show rates it (its contradicted claims counted high)"
+like "$(jq -r .summary.rating_rule "$R")" "^the worst of: the rating of the latest final round of each questionnaire \\(a newer draft is shown beside it, never in its place\\); unacceptable for a high or critical open finding" \
 	"the report says how the assessments and the findings combine"
-like "$(jq -r .summary.assessment_rating_rule "$R")" "^unacceptable when an answer carries high or critical risk; otherwise incomplete" \
+like "$(jq -r .summary.assessment_rating_rule "$R")" "^unacceptable when an answer carries high or critical risk \\(an answer whose claim the evidence contradicts carries at least high risk\\); otherwise incomplete" \
 	"and how an assessment is rated"
 is "$(jq -r '.assessments[0] | [.status, .reviewer, .questionnaire.qid, (.answers|length), .answers[0].question_id, .answers[2].value, .answers[2].note] | map(tostring) | join(" ")' "$R")" \
 	"final bob ai-vendor 5 context_full error per their docs" "assessment round with answers, reviewer and questionnaire"

@@ -241,6 +241,29 @@ test_names_and_options(void)
 	ok(cmd_find("nope") == NULL, "unknown command is not found");
 }
 
+/* A suggested command pastes into a shell as it reads: one quoting for all. */
+static void
+test_shell_word(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "V/e", "V/e" },
+		{ "Sim Health AI/prod", "'Sim Health AI/prod'" },
+		{ "O'Brien Labs", "'O'\\''Brien Labs'" },
+		{ "", "''" },
+		{ "a;rm -rf x", "'a;rm -rf x'" },
+		{ "$HOME", "'$HOME'" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *w = shell_word(cases[i].in);
+
+		is_str(w, cases[i].out, "shell_word(%s)", cases[i].in);
+		free(w);
+	}
+}
+
 int
 main(void)
 {
@@ -252,5 +275,6 @@ main(void)
 	test_credref();
 	test_url();
 	test_names_and_options();
+	test_shell_word();
 	return tap_done();
 }

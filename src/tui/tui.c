@@ -1471,14 +1471,13 @@ static const struct view_ops *
 first_view(struct aivet *av)
 {
 	struct aerr err = { 0 };
-	cJSON *vendors;
-	int any;
+	int64_t any;
 
-	if (vendor_list_json(av->db, 1, &vendors, &err) != 0)
+	/* One row is enough to know: listing every vendor here made a big database slow to open. */
+	if (db_int(av->db, &any, &err, "SELECT count(*) FROM (SELECT 1 FROM vendor LIMIT 1) AS one",
+	    NULL) < 0)
 		return &tui_vendors_view;
-	any = cJSON_GetArraySize(vendors) > 0;
-	cJSON_Delete(vendors);
-	return any ? &tui_dashboard_view : &tui_vendors_view;
+	return any > 0 ? &tui_dashboard_view : &tui_vendors_view;
 }
 
 int

@@ -891,6 +891,12 @@ incident_list_json(struct db *db, int64_t vendor_id, int open_only, int64_t now,
 			fmt_time_ms(next->due_ms, due);
 			cJSON_AddStringToObject(n, "clock", next->id);
 			cJSON_AddStringToObject(n, "due", due);
+			{
+				char text[80];
+
+				clock_due_text(next, text, sizeof text);
+				cJSON_AddStringToObject(n, "due_text", text);
+			}
 			cJSON_AddBoolToObject(n, "overdue", next->due_ms < now);
 		} else {
 			cJSON_AddNullToObject(r, "next_due");

@@ -204,8 +204,11 @@ int incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_
 int incident_due_report(struct db *db, int64_t now, int64_t within_ms, cJSON **out,
     struct aerr *err);
 /* POSTs body (JSON) to an https URL (http to loopback): no redirects,
- * bounded time; any transport failure or non-2xx status is an AV_RUNTIME error. */
-int incident_due_notify(const char *url, const char *body, struct aerr *err);
+ * bounded time; any transport failure or non-2xx status is an AV_RUNTIME error.
+ * On success *status is the HTTP status and shown (n bytes) the part of the
+ * URL that may be shown (incident_due_url_check). */
+int incident_due_notify(const char *url, const char *body, long *status, char *shown, size_t n,
+    struct aerr *err);
 /* Checks a webhook URL (http only to loopback) and gives the part that may be
  * shown ("https://hooks.example.org"): the rest may hold its token. */
 int incident_due_url_check(const char *url, char *shown, size_t n, struct aerr *err);

@@ -659,7 +659,7 @@ html_incidents(struct buf *b, const cJSON *rep)
 			    cJSON_GetObjectItem(x, "timeline"), k);
 		}
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "clocks")) > 0) {
-			static const char *const k[] = { "name", "state", "due", "stopped_at", "basis", NULL };
+			static const char *const k[] = { "name", "state", "due_text", "stopped_at", "basis", NULL };
 
 			buf_adds(b, "<h4>Notification clocks (as of ");
 			esc(b, s_of(x, "as_of"));

@@ -88,13 +88,30 @@ cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+static void
+list_json_item(cJSON *o, void *ctx)
+{
+	json_stream_item(ctx, o);
+}
+
+static void
+list_text_item(cJSON *o, void *ctx)
+{
+	(void)ctx;
+	printf("%-5lld %-32s %-4d %-9d %-8s %-9d %s\n",
+	    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "name"),
+	    cJSON_GetObjectItem(o, "criticality")->valueint,
+	    cJSON_GetObjectItem(o, "endpoints")->valueint, json_get_str(o, "status"),
+	    cJSON_GetObjectItem(o, "open_incidents")->valueint, json_get_str(o, "rating"));
+	cJSON_Delete(o);
+}
+
 static int
 vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	int c, all = 0, json = 0;
+	int c, all = 0, json = 0, rc;
 	struct db *db;
-	cJSON *arr, *o;
 	struct json_stream js;
 
 	opt_begin(&p, av, argc, argv);
@@ -110,29 +127,15 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (vendor_list_json(db, all, &arr, err) != 0)
-		return err->code;
-	if (vendor_list_rate(db, all, arr, err) != 0) {
-		cJSON_Delete(arr);
-		return err->code;
-	}
 	if (json) {
 		json_stream_begin(&js);
-		while (cJSON_GetArraySize(arr) > 0)
-			json_stream_item(&js, cJSON_DetachItemFromArray(arr, 0));
+		rc = vendor_list_rated_each(db, all, list_json_item, &js, err);
 		json_stream_end(&js);
-	} else {
-		printf("%-5s %-32s %-4s %-9s %-8s %-9s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
-		    "INCIDENTS", "RATING");
-		cJSON_ArrayForEach(o, arr)
-			printf("%-5lld %-32s %-4d %-9d %-8s %-9d %s\n",
-			    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "name"),
-			    cJSON_GetObjectItem(o, "criticality")->valueint,
-			    cJSON_GetObjectItem(o, "endpoints")->valueint, json_get_str(o, "status"),
-			    cJSON_GetObjectItem(o, "open_incidents")->valueint, json_get_str(o, "rating"));
+		return rc;
 	}
-	cJSON_Delete(arr);
-	return 0;
+	printf("%-5s %-32s %-4s %-9s %-8s %-9s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
+	    "INCIDENTS", "RATING");
+	return vendor_list_rated_each(db, all, list_text_item, NULL, err);
 }
 
 static int

@@ -1003,10 +1003,33 @@ file_cmp(const void *a, const void *b)
 	return strcmp(((const struct report_file *)a)->path, ((const struct report_file *)b)->path);
 }
 
+/* The vendor's endpoints, tenants by label only: not even the reference to a secret leaves. */
+static int
+add_endpoints(struct db *db, int64_t vid, cJSON *eps, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? "
+	    "ORDER BY name, id", "i", vid);
+	cJSON *e, *c;
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		if (endpoint_json(db, db_col_int64(st, 0), &e, err) != 0) {
+			db_finalize(st);
+			return err->code;
+		}
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials"))
+			cJSON_DeleteItemFromObject(c, "ref");
+		cJSON_AddItemToArray(eps, e);
+	}
+	db_finalize(st);
+	return 0;
+}
+
 int
 report_collect(struct db *db, const struct report_opts *o, struct report *r, struct aerr *err)
 {
-	cJSON *rep = NULL, *vendor = NULL, *eps, *e, *assess = NULL, *qdocs = NULL, *runs = NULL;
+	cJSON *rep = NULL, *vendor = NULL, *eps, *assess = NULL, *qdocs = NULL, *runs = NULL;
 	cJSON *incidents = NULL, *linked = NULL, *claims, *claim_findings, *a, *opts, *cp;
 	struct audit_status as;
 	char generated[32], retain[32], seed_uuid[37];
@@ -1084,27 +1107,7 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	cJSON_AddItemToObject(rep, "vendor", vendor);
 	vendor = NULL;
 	eps = cJSON_AddArrayToObject(rep, "endpoints");
-	{
-		struct db_stmt *st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? "
-		    "ORDER BY name, id", "i", vid);
-
-		if (st == NULL)
-			goto fail;
-		while (db_step(st) == DB_ROW) {
-			cJSON *c;
-
-			if (endpoint_json(db, db_col_int64(st, 0), &e, err) != 0) {
-				db_finalize(st);
-				goto fail;
-			}
-			/* Tenants by label only: not even the reference to a secret leaves. */
-			cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials"))
-				cJSON_DeleteItemFromObject(c, "ref");
-			cJSON_AddItemToArray(eps, e);
-		}
-		db_finalize(st);
-	}
-	if (rate_assessments(db, assess, runs, eps, err) != 0)
+	if (add_endpoints(db, vid, eps, err) != 0 || rate_assessments(db, assess, runs, eps, err) != 0)
 		goto fail;
 	claims = cJSON_CreateArray();
 	claim_findings = cJSON_CreateArray();

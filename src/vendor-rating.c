@@ -157,3 +157,34 @@ vendor_list_rate(struct db *db, int all, cJSON *list, struct aerr *err)
 	free(r);
 	return 0;
 }
+
+int
+vendor_list_rated_each(struct db *db, int all, void (*each)(cJSON *o, void *ctx), void *ctx,
+    struct aerr *err)
+{
+	struct vendor_rated *r;
+	struct vendor_verdict none;
+	struct db_stmt *st;
+	int n;
+
+	if (vendor_rate_all(db, all, &r, &n, err) != 0)
+		return err->code;
+	vendor_verdict_none(&none);
+	st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' ORDER BY v.name", "i",
+	    (int64_t)all);
+	if (st == NULL) {
+		free(r);
+		return err->code;
+	}
+	/* One object at a time: a list of many vendors is never held whole. */
+	while (db_step(st) == DB_ROW) {
+		cJSON *o = vendor_row_json(st);
+		const struct vendor_verdict *v = vendor_rated_find(r, n, db_col_int64(st, 0));
+
+		vendor_verdict_add_json(o, v ? v : &none);
+		each(o, ctx);
+	}
+	db_finalize(st);
+	free(r);
+	return 0;
+}

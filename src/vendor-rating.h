@@ -30,6 +30,12 @@ void vendor_verdict_none(struct vendor_verdict *v);
  * rating_basis and draft (vendor_verdict_add_json). */
 int vendor_list_rate(struct db *db, int all, cJSON *list, struct aerr *err);
 
+/* Calls each with every vendor (active ones unless all, by name) as
+ * vendor_list_json gives it, rated as vendor_list_rate rates it, one at a
+ * time: each takes the object. What "vendor list" streams. */
+int vendor_list_rated_each(struct db *db, int all, void (*each)(cJSON *o, void *ctx), void *ctx,
+    struct aerr *err);
+
 /* The SQL of the ids of the vendors with anything to rate (for IN and NOT IN). */
 #define VENDOR_RATED_IDS "SELECT a.vendor_id FROM assessment a UNION SELECT e.vendor_id " \
 	"FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id WHERE r.status = 'completed'"

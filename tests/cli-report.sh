@@ -145,8 +145,13 @@ is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.t
 	"--incident includes the timeline, tasks and links, as of the report's time"
 is "$(jq -r '.incidents[0].clocks[] | select(.id == "hipaa-individuals") | .state + " " + .due' "$R")" \
 	"running 2027-01-28T11:00:00.000Z" "and its notification clocks"
-like "$(cat "$B/report.html")" "HIPAA notice to individuals</td><td>running</td><td>2027-01-28T11:00:00.000Z" \
-	"the HTML shows the clocks"
+like "$(cat "$B/report.html")" "HIPAA notice to individuals</td><td>running</td><td>2027-01-28T11:00:00Z</td>" \
+	"the HTML shows the clocks (an instant with its zone, as incident due says it)"
+is "$(grep -c '<h2 id="runs">' "$B/report.html") $(grep -c '<h2 id="assessments">' "$B/report.html") $(grep -c '<h2 id="incidents">' "$B/report.html")" \
+	"1 1 1" "report.html: each section heading once (unique ids)"
+is "$(grep -o ' id="[a-z-]*"' "$B/report.html" | sort | uniq -d | wc -l)" 0 "report.html: no id twice"
+like "$(cat "$B/report.html")" "<p>Rating <span class=\"rating rating-unacceptable\">unacceptable</span>, risk score 30.0 \(worst answer high\); 2 contradicted claims counted high: " \
+	"report.html: each assessment with its rating, score and contradicted claims"
 
 # ---- evidence: credentials redacted, leaked content left out ----
 E1="$B/evidence/exchange-1.json"

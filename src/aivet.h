@@ -237,6 +237,9 @@ int vendor_name(struct db *db, int64_t id, char *out, size_t n, struct aerr *err
 int endpoint_ref(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
 /* The vendors by name (active ones, every one with all), as vendor_row_json gives them. */
 int vendor_list_json(struct db *db, int all, cJSON **out, struct aerr *err);
+/* Whether there is any vendor, archived or not: 1 or 0, -1 on error (err set).
+ * One row is looked at, so a big database answers at once. */
+int vendor_any(struct db *db, struct aerr *err);
 /* The endpoints (of one vendor unless vendor_id is 0; active ones, every one with
  * all) by vendor and name, as endpoint_json gives them. */
 int endpoint_list_json(struct db *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err);

@@ -211,14 +211,54 @@ assessment_update_asked(struct assessment *a)
 	}
 }
 
+const cJSON *
+assessment_contradiction(const cJSON *claims, const char *question_id)
+{
+	const cJSON *c;
+
+	cJSON_ArrayForEach(c, claims)
+		if (streq_null(json_get_str(c, "status"), "contradicted") &&
+		    streq_null(json_get_str(c, "question_id"), question_id))
+			return c;
+	return NULL;
+}
+
+int
+assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims)
+{
+	int r = answer_risk(&a->q->questions[qi], a->answers[qi].value);
+
+	/* A claim the evidence disproves is no lower than high, whatever its stated risk. */
+	if (a->answers[qi].value != NULL && r < RISK_HIGH &&
+	    assessment_contradiction(claims, a->q->questions[qi].id) != NULL)
+		r = RISK_HIGH;
+	return r;
+}
+
+/* "question: CODE on ENDPOINT", naming what contradicts the claim. */
+static void
+name_contradiction(const cJSON *c, char *out, size_t n)
+{
+	const cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItem(c, "contradicting"), 0);
+	const char *ep = json_get_str(c, "endpoint");
+
+	if (x != NULL && json_get_str(x, "code") != NULL)
+		snprintf(out, n, "%s: %s%s%s", json_get_str(c, "question_id"), json_get_str(x, "code"),
+		    ep ? " on " : "", ep ? ep : "");
+	else
+		snprintf(out, n, "%s: %s", json_get_str(c, "question_id"), json_get_str(c, "reason") ?
+		    json_get_str(c, "reason") : "contradicted");
+}
+
 void
-assessment_score(const struct assessment *a, struct assessment_score *s)
+assessment_score(const struct assessment *a, const cJSON *claims, struct assessment_score *s)
 {
 	double sum = 0, max = 0;
 
 	memset(s, 0, sizeof *s);
 	for (int i = 0; i < a->q->nquestions; i++) {
 		const struct q_question *qq = &a->q->questions[i];
+		const cJSON *c;
 		int r;
 
 		if (!a->asked[i])
@@ -229,7 +269,9 @@ assessment_score(const struct assessment *a, struct assessment_score *s)
 			continue;
 		}
 		s->answered++;
-		r = answer_risk(qq, a->answers[i].value);
+		r = assessment_answer_risk(a, i, claims);
+		if ((c = assessment_contradiction(claims, qq->id)) != NULL && s->contradicted++ == 0)
+			name_contradiction(c, s->finding, sizeof s->finding);
 		if (r > s->worst_risk)
 			s->worst_risk = r;
 		sum += qq->weight * r;
@@ -237,6 +279,24 @@ assessment_score(const struct assessment *a, struct assessment_score *s)
 	}
 	s->risk_score = max > 0 ? round(1000.0 * sum / max) / 10.0 : 0;
 	s->rating = assessment_rating(s->worst_risk, s->answered, s->unanswered_required);
+}
+
+int
+assessment_rate(struct db *db, const struct assessment *a, struct assessment_score *s,
+    cJSON **claims, struct aerr *err)
+{
+	cJSON *c;
+
+	if (claims != NULL)
+		*claims = NULL;
+	if (assessment_claims(db, a, &c, err) != 0)
+		return err->code;
+	assessment_score(a, c, s);
+	if (claims != NULL)
+		*claims = c;
+	else
+		cJSON_Delete(c);
+	return 0;
 }
 
 int
@@ -292,9 +352,11 @@ int
 assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err)
 {
 	struct assessment_score s;
-	cJSON *o = cJSON_CreateObject(), *q, *sc, *secs, *qs, *high, *missing, *claims;
+	cJSON *o, *q, *sc, *secs, *qs, *high, *missing, *claims;
 
-	assessment_score(a, &s);
+	if (assessment_rate(db, a, &s, &claims, err) != 0)
+		return err->code;
+	o = cJSON_CreateObject();
 	cJSON_AddNumberToObject(o, "id", (double)a->id);
 	cJSON_AddStringToObject(o, "vendor", a->vendor);
 	cJSON_AddNumberToObject(o, "vendor_id", (double)a->vendor_id);
@@ -322,6 +384,8 @@ assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct a
 	cJSON_AddNumberToObject(sc, "answered", s.answered);
 	cJSON_AddNumberToObject(sc, "unanswered_required", s.unanswered_required);
 	cJSON_AddBoolToObject(sc, "complete", s.unanswered_required == 0);
+	cJSON_AddNumberToObject(sc, "contradicted_claims", s.contradicted);
+	json_add_str(sc, "contradicted_by", s.finding[0] ? s.finding : NULL);
 	high = cJSON_AddArrayToObject(o, "high_risk");
 	missing = cJSON_AddArrayToObject(o, "missing_required");
 	secs = cJSON_AddArrayToObject(o, "sections");
@@ -337,7 +401,7 @@ assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct a
 		const struct q_question *qq = &a->q->questions[i];
 		const struct answer *an = &a->answers[i];
 		cJSON *x = cJSON_CreateObject(), *ev;
-		int r = answer_risk(qq, an->value);
+		int r = assessment_answer_risk(a, i, claims);
 
 		cJSON_AddStringToObject(x, "id", qq->id);
 		cJSON_AddStringToObject(x, "section", a->q->sections[qq->section].id);
@@ -348,12 +412,14 @@ assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct a
 		cJSON_AddBoolToObject(x, "asked", a->asked[i]);
 		add_value(x, "value", an->value);
 		json_add_str(x, "risk", an->value ? risk_name(r) : NULL);
+		json_add_str(x, "stated_risk", an->value ? risk_name(answer_risk(qq, an->value)) : NULL);
 		json_add_str(x, "note", an->note);
 		json_add_str(x, "actor", an->actor);
 		json_add_str(x, "updated_at", an->updated_at);
 		if ((ev = evidence_list_json(db, a->id, qq->id, err)) == NULL) {
 			cJSON_Delete(x);
 			cJSON_Delete(o);
+			cJSON_Delete(claims);
 			return AV_RUNTIME;
 		}
 		cJSON_AddItemToObject(x, "evidence", ev);
@@ -368,10 +434,6 @@ assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct a
 		}
 		if (a->asked[i] && an->value == NULL && qq->required)
 			cJSON_AddItemToArray(missing, cJSON_CreateString(qq->id));
-	}
-	if (assessment_claims(db, a, &claims, err) != 0) {
-		cJSON_Delete(o);
-		return err->code;
 	}
 	cJSON_AddItemToObject(o, "claims", claims);
 	*out = o;
@@ -729,7 +791,8 @@ assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *er
 		    "('aivet assess submit %lld')", (long long)id, (long long)id);
 		return finish(db, a, rc, err);
 	}
-	assessment_score(a, &s);
+	if (assessment_rate(db, a, &s, NULL, err) != 0)
+		return finish(db, a, err->code, err);
 	if (s.unanswered_required > 0) {
 		buf_init(&missing);
 		for (int i = 0; i < a->q->nquestions; i++)
@@ -814,21 +877,29 @@ assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id,
 
 /* ---- claims checked by probes (the judgement is claims.c's) ---- */
 
-int
-assessment_claims(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err)
+cJSON *
+assessment_claims_on(const struct assessment *a, const cJSON *runs, const cJSON *endpoints)
 {
-	cJSON *runs, *eps, *answers;
+	cJSON *answers = cJSON_CreateObject(), *out;
 
-	*out = NULL;
-	if (claims_evidence_load(db, a->vendor_id, &runs, &eps, err) != 0)
-		return AV_RUNTIME;
-	answers = cJSON_CreateObject();
 	for (int i = 0; i < a->q->nquestions; i++)
 		if (a->asked[i] && a->answers[i].value != NULL)
 			cJSON_AddItemToObject(answers, a->q->questions[i].id,
 			    cJSON_Duplicate(a->answers[i].value, 1));
-	*out = claims_judge(a->q, answers, runs, eps);
+	out = claims_judge(a->q, answers, runs, endpoints);
 	cJSON_Delete(answers);
+	return out;
+}
+
+int
+assessment_claims(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err)
+{
+	cJSON *runs, *eps;
+
+	*out = NULL;
+	if (claims_evidence_load(db, a->vendor_id, &runs, &eps, err) != 0)
+		return AV_RUNTIME;
+	*out = assessment_claims_on(a, runs, eps);
 	cJSON_Delete(runs);
 	cJSON_Delete(eps);
 	return 0;
@@ -1016,7 +1087,7 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 	const cJSON *c;
 	int nhigh = 0;
 
-	assessment_score(a, &s);
+	assessment_score(a, claims, &s);
 	buf_printf(out, "assessment %lld: vendor %s, %s@%lld (%s), round %lld, %s\n", (long long)a->id,
 	    a->vendor, a->q->qid, (long long)a->q->version, a->q->title, (long long)a->round, a->status);
 	buf_printf(out, "  created %s by %s", a->created_at, a->created_by);
@@ -1030,9 +1101,12 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 	buf_printf(out, "  rating %s, risk score %.1f (worst answer %s); %d of %d asked questions "
 	    "answered, %d required unanswered\n", rating_name(s.rating), s.risk_score,
 	    risk_name(s.worst_risk), s.answered, s.asked, s.unanswered_required);
+	if (s.contradicted > 0)
+		buf_printf(out, "  %d contradicted claim%s counted high risk: %s\n", s.contradicted,
+		    s.contradicted == 1 ? "" : "s", s.finding);
 	buf_printf(out, "  the rating: %s\n", assessment_rating_rule);
 	for (int i = 0; i < a->q->nquestions; i++) {
-		int r = answer_risk(&a->q->questions[i], a->answers[i].value);
+		int r = assessment_answer_risk(a, i, claims);
 
 		if (a->asked[i] && a->answers[i].value != NULL && r >= RISK_HIGH) {
 			char *text = answer_to_text(&a->q->questions[i], a->answers[i].value);
@@ -1054,7 +1128,7 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 			const struct answer *an = &a->answers[i];
 			char *text = answer_to_text(qq, an->value);
 			const char *mark = !a->asked[i] ? "-" : an->value == NULL ? (qq->required ? "!" : "?") :
-			    risk_name(answer_risk(qq, an->value));
+			    risk_name(assessment_answer_risk(a, i, claims));
 
 			buf_printf(out, "  %-8s %-32s %s\n", mark, qq->id, an->value ? text : (a->asked[i] ?
 			    "(unanswered)" : "(not asked)"));

@@ -38,6 +38,9 @@ struct assessment_score {
 	int rating;              /* enum rating (rating.h), from the worst risk and what is missing */
 	double risk_score;       /* weighted mean risk, 0 (none) to 100 (all critical) */
 	int asked, answered, unanswered_required;
+	int contradicted;        /* answers whose claim the evidence contradicts (counted high) */
+	char finding[160];       /* the first of them: "kv_pages_cleared: LEAK_CROSS_TENANT on
+	                            Sim Health AI/prod", or "" */
 };
 
 /* An assessment is named by its id on the command line. */
@@ -51,7 +54,19 @@ int assessment_question(const struct assessment *a, const char *question_id, int
     struct aerr *err);
 /* Recomputes which questions are asked (after answers change). */
 void assessment_update_asked(struct assessment *a);
-void assessment_score(const struct assessment *a, struct assessment_score *s);
+/* The one rating of an assessment: its answers' risks, each answer whose claim
+ * the evidence contradicts counted at least high (claims as assessment_claims
+ * gives them; NULL only where no evidence exists yet). */
+void assessment_score(const struct assessment *a, const cJSON *claims, struct assessment_score *s);
+/* The risk answer qi carries in that rating (its stated risk, or high when contradicted). */
+int assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims);
+/* The first contradicted claim of answer qi in claims, or NULL. */
+const cJSON *assessment_contradiction(const cJSON *claims, const char *question_id);
+/* Judges the claims on the database's evidence and scores: what assess show,
+ * assess list, the dashboard, the TUI and the report all call. *claims (may be
+ * NULL) receives the judged claims, the caller's to free. */
+int assessment_rate(struct db *db, const struct assessment *a, struct assessment_score *s,
+    cJSON **claims, struct aerr *err);
 /* The full record as aivet assess show --json prints it (fields in aivet(1)). */
 int assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err);
 /* Answers may change only in draft. */
@@ -109,6 +124,8 @@ int assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new
 /* The assessment's answered claims judged against each active endpoint of its
  * vendor (claims.h says how and what each claim holds). */
 int assessment_claims(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err);
+/* The same judged on evidence already loaded (claims_evidence_load). */
+cJSON *assessment_claims_on(const struct assessment *a, const cJSON *runs, const cJSON *endpoints);
 
 /*
  * The vendor's notification SLA for incidents, from its answers to

@@ -163,6 +163,36 @@ buf_adds(struct buf *b, const char *s)
 }
 
 void
+buf_shell_word(struct buf *b, const char *s)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	    "_./:-";
+
+	if (*s != '\0' && strspn(s, plain) == strlen(s)) {
+		buf_adds(b, s);
+		return;
+	}
+	buf_adds(b, "'");
+	for (; *s != '\0'; s++) {
+		if (*s == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_add(b, s, 1);
+	}
+	buf_adds(b, "'");
+}
+
+char *
+shell_word(const char *s)
+{
+	struct buf b;
+
+	buf_init(&b);
+	buf_shell_word(&b, s);
+	return b.data;
+}
+
+void
 buf_printf(struct buf *b, const char *fmt, ...)
 {
 	va_list ap;

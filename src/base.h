@@ -52,6 +52,12 @@ void buf_init(struct buf *b);
 void buf_add(struct buf *b, const void *p, size_t n);
 void buf_adds(struct buf *b, const char *s);
 void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends s as one word of a POSIX shell command line, so a suggested command
+ * can be pasted: as it is when every byte is one no shell treats specially,
+ * else in single quotes (a quote inside as '\''). */
+void buf_shell_word(struct buf *b, const char *s);
+/* The same as a new string (xmalloc'd). */
+char *shell_word(const char *s);
 char *buf_steal(struct buf *b);
 void buf_free(struct buf *b);
 

@@ -143,6 +143,43 @@ latest_collect(const cJSON *runs, const char *endpoint, struct latest *l)
 	}
 }
 
+int
+claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed)
+{
+	const cJSON *run, *prev, *f;
+	struct latest l;
+	int worst = -1;
+
+	*probed = 0;
+	if (code_len > 0)
+		code[0] = '\0';
+	cJSON_ArrayForEach(run, runs) {
+		const char *ep = json_get_str(run, "endpoint");
+		int seen = 0;
+
+		if (!streq(json_get_str(run, "status"), "completed") || ep == NULL)
+			continue;
+		*probed = 1;
+		/* Each endpoint once, at its first completed run. */
+		for (prev = runs->child; prev != run && !seen; prev = prev->next)
+			seen = streq(json_get_str(prev, "status"), "completed") &&
+			    streq(json_get_str(prev, "endpoint"), ep);
+		if (seen)
+			continue;
+		latest_collect(runs, ep, &l);
+		for (int k = 0; k < l.n; k++)
+			cJSON_ArrayForEach(f, cJSON_GetObjectItem(l.run[k], "findings")) {
+				int r = severity_rank(json_get_str(f, "severity"));
+
+				if (!streq(json_get_str(f, "probe"), l.probe[k]) || r <= worst)
+					continue;
+				worst = r;
+				snprintf(code, code_len, "%s", json_get_str(f, "code") ? json_get_str(f, "code") : "");
+			}
+	}
+	return worst;
+}
+
 static int
 latest_find(const struct latest *l, const char *probe)
 {

@@ -36,4 +36,13 @@ int claims_evidence_load(struct db *db, int64_t vendor_id, cJSON **runs, cJSON *
 cJSON *claims_judge(const struct questionnaire *q, const cJSON *answers, const cJSON *runs,
     const cJSON *endpoints);
 
+/*
+ * The findings still open in runs (as claims_evidence_load gives them, or a
+ * report's probe_runs): those of the newest completed result of each probe on
+ * each endpoint, a later run of the same probe closing what an earlier one
+ * found. Returns the worst severity (SEV_*, -1 for none) and copies its code;
+ * *probed is 1 when any run completed.
+ */
+int claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed);
+
 #endif

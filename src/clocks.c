@@ -91,13 +91,21 @@ hhs_annual_due_zone(int64_t discovered_ms, const char *zone, char by_date[11])
 void
 clock_due_text(const struct incident_clock *c, char *out, size_t n)
 {
-	char t[32];
+	char t[40];
 
 	if (c->by_date[0] != '\0') {
 		snprintf(out, n, "by %s, end of day", c->by_date);
 		return;
 	}
-	fmt_time_ms(c->due_ms, t);
+	/* An instant names its zone: the organisation's clock when it has one, else UTC (Z). */
+	if (org_zone() != NULL) {
+		char z[64];
+
+		fmt_time_zone(c->due_ms, org_zone(), z);
+		snprintf(out, n, "%s", z);
+		return;
+	}
+	fmt_time_offset(c->due_ms, 0, t);
 	snprintf(out, n, "%s", t);
 }
 

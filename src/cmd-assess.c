@@ -206,7 +206,12 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_Delete(arr);
 			return err->code;
 		}
-		assessment_score(a, &s);
+		if (assessment_rate(db, a, &s, NULL, err) != 0) {
+			assessment_free(a);
+			free(ids);
+			cJSON_Delete(arr);
+			return err->code;
+		}
 		if (json) {
 			cJSON *o = cJSON_CreateObject();
 
@@ -220,6 +225,8 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddNumberToObject(o, "risk_score", s.risk_score);
 			cJSON_AddNumberToObject(o, "answered", s.answered);
 			cJSON_AddNumberToObject(o, "unanswered_required", s.unanswered_required);
+			cJSON_AddNumberToObject(o, "contradicted_claims", s.contradicted);
+			json_add_str(o, "contradicted_by", s.finding[0] ? s.finding : NULL);
 			cJSON_AddStringToObject(o, "created_at", a->created_at);
 			cJSON_AddItemToArray(arr, o);
 		} else {

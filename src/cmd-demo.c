@@ -225,7 +225,7 @@ explain(const cJSON *run, int64_t advertised, int64_t pool, const char *db_path)
 	const cJSON *sweep = probe_of(run, "sweep"), *d = sweep ? cJSON_GetObjectItem(sweep, "details") : NULL;
 	const cJSON *ib = d ? cJSON_GetObjectItem(d, "integrity_boundary") : NULL;
 	int64_t ev = 0;
-	char a[32], b[32], c[32];
+	char a[32], b[32], c[32], *dbw = shell_word(db_path);
 
 	printf("\nWhat was found, from outside:\n");
 	if (cJSON_IsNumber(ib))
@@ -268,7 +268,8 @@ explain(const cJSON *run, int64_t advertised, int64_t pool, const char *db_path)
 	    "only the content did. A vendor must fail closed at its real capacity, and tenant\n"
 	    "isolation lives in configuration the customer cannot see, so it has to be tested.\n"
 	    "Inspect it: aivet --db %s probe show %d; aivet --db %s evidence show %lld\n",
-	    db_path, cJSON_GetObjectItem(run, "id")->valueint, db_path, (long long)ev);
+	    dbw, cJSON_GetObjectItem(run, "id")->valueint, dbw, (long long)ev);
+	free(dbw);
 }
 
 static int

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "incident.h"
+#include "zone.h"
 
 #define MAX_NOTIFY 16
 
@@ -22,7 +23,7 @@ print_due(const cJSON *doc)
 		term_printf(stdout, "%s\n", cJSON_GetObjectItem(doc, "text")->valuestring);
 		return;
 	}
-	term_printf(stdout, "%-8s %-18s %-24s %-20s %s\n", "INCIDENT", "CLOCK", "DUE", "LEFT", "TITLE");
+	term_printf(stdout, "%-8s %-18s %-29s %-20s %s\n", "INCIDENT", "CLOCK", "DUE", "LEFT", "TITLE");
 	cJSON_ArrayForEach(x, list) {
 		int over = strcmp(cJSON_GetObjectItem(x, "state")->valuestring, "overdue") == 0;
 		char left[48];
@@ -32,9 +33,9 @@ print_due(const cJSON *doc)
 			    cJSON_GetObjectItem(x, "overdue_by")->valuestring);
 		else
 			snprintf(left, sizeof left, "%s", cJSON_GetObjectItem(x, "time_left")->valuestring);
-		term_printf(stdout, "%-8d %-18s %-24s %-20s %s\n", cJSON_GetObjectItem(x, "incident")->valueint,
+		term_printf(stdout, "%-8d %-18s %-29s %-20s %s\n", cJSON_GetObjectItem(x, "incident")->valueint,
 		    cJSON_GetObjectItem(x, "clock")->valuestring,
-		    cJSON_GetObjectItem(x, "due")->valuestring, left,
+		    cJSON_GetObjectItem(x, "due_text")->valuestring, left,
 		    cJSON_GetObjectItem(x, "title")->valuestring);
 	}
 }
@@ -58,6 +59,10 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 				return err->code;
 		} else if (c == 'j') {
 			json = 1;
+		} else if (c == 'z') {
+			/* As the global --tz, here too, where the dates print. */
+			if (org_zone_set(p.arg, err) != 0)
+				return aerr_prefix(err, "--tz");
 		} else if (c == 'n') {
 			if (nurls == MAX_NOTIFY)
 				return usage_error(av, err, "--notify-url: at most %d", MAX_NOTIFY);
@@ -79,10 +84,16 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	body = incident_due_notify_body(doc);
 	/* Every URL is tried and each failure said: one dead webhook does not silence the others. */
 	for (int i = 0; i < nurls; i++) {
+		char shown[300];
+		long status;
+
 		aerr_clear(&nerr);
-		if (incident_due_notify(urls[i], body, &nerr) != 0) {
+		if (incident_due_notify(urls[i], body, &status, shown, sizeof shown, &nerr) != 0) {
 			fprintf(stderr, "aivet: %s\n", nerr.msg);
 			nfailed++;
+		} else {
+			/* Said on stderr, so --json's document stays the whole of stdout. */
+			fprintf(stderr, "notified %s: HTTP status %ld\n", shown, status);
 		}
 	}
 	free(body);
@@ -103,6 +114,7 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 const struct opt incident_due_opts[] = {
 	{ "within", 'w', "DURATION", "the clocks due within DURATION too (default 7d)", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
+	{ "tz", 'z', "ZONE", "show the deadlines in this IANA time zone (as the global --tz)", 0 },
 	{ "notify-url", 'n', "URL", "POST the list to this webhook (Slack, Teams)", OPT_MANY },
 	{ NULL, 0, NULL, NULL, 0 }
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "aivet.h"
+#include "vendor-rating.h"
 
 enum { O_CRIT = 1, O_CONTACT, O_NOTES, O_NAME, O_JSON, O_ALL };
 
@@ -87,13 +88,30 @@ cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+static void
+list_json_item(cJSON *o, void *ctx)
+{
+	json_stream_item(ctx, o);
+}
+
+static void
+list_text_item(cJSON *o, void *ctx)
+{
+	(void)ctx;
+	term_printf(stdout, "%-5lld %-32s %-4d %-9d %-8s %-9d %s\n",
+	    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "name"),
+	    cJSON_GetObjectItem(o, "criticality")->valueint,
+	    cJSON_GetObjectItem(o, "endpoints")->valueint, json_get_str(o, "status"),
+	    cJSON_GetObjectItem(o, "open_incidents")->valueint, json_get_str(o, "rating"));
+	cJSON_Delete(o);
+}
+
 static int
 vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	int c, all = 0, json = 0;
+	int c, all = 0, json = 0, rc;
 	struct db *db;
-	cJSON *arr, *o;
 	struct json_stream js;
 
 	opt_begin(&p, av, argc, argv);
@@ -109,25 +127,15 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (vendor_list_json(db, all, &arr, err) != 0)
-		return err->code;
 	if (json) {
 		json_stream_begin(&js);
-		while (cJSON_GetArraySize(arr) > 0)
-			json_stream_item(&js, cJSON_DetachItemFromArray(arr, 0));
+		rc = vendor_list_rated_each(db, all, list_json_item, &js, err);
 		json_stream_end(&js);
-	} else {
-		term_printf(stdout, "%-5s %-32s %-4s %-9s %-8s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
-		    "INCIDENTS");
-		cJSON_ArrayForEach(o, arr)
-			term_printf(stdout, "%-5lld %-32s %-4d %-9d %-8s %d\n",
-			    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "name"),
-			    cJSON_GetObjectItem(o, "criticality")->valueint,
-			    cJSON_GetObjectItem(o, "endpoints")->valueint, json_get_str(o, "status"),
-			    cJSON_GetObjectItem(o, "open_incidents")->valueint);
+		return rc;
 	}
-	cJSON_Delete(arr);
-	return 0;
+	term_printf(stdout, "%-5s %-32s %-4s %-9s %-8s %-9s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
+	    "INCIDENTS", "RATING");
+	return vendor_list_rated_each(db, all, list_text_item, NULL, err);
 }
 
 static int
@@ -163,12 +171,28 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddItemToArray(eps, e);
 	}
 	db_finalize(st);
+	{
+		struct vendor_verdict v;
+
+		if (vendor_rate(db, id, &v, err) != 0) {
+			cJSON_Delete(o);
+			return err->code;
+		}
+		vendor_verdict_add_json(o, &v);
+	}
 	if (json) {
 		json_emit(o);
 		return 0;
 	}
 	term_printf(stdout, "vendor %s (id %d)\n", cJSON_GetObjectItem(o, "name")->valuestring,
 	    cJSON_GetObjectItem(o, "id")->valueint);
+	term_printf(stdout, "  rating       %s: %s\n", json_get_str(o, "rating"), json_get_str(o, "rating_basis"));
+	if (cJSON_IsObject(cJSON_GetObjectItem(o, "draft")))
+		term_printf(stdout, "  in work      %s round %d: %s, score %.1f (not rated until final)\n",
+		    json_get_str(cJSON_GetObjectItem(o, "draft"), "status"),
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "draft"), "round")->valueint,
+		    json_get_str(cJSON_GetObjectItem(o, "draft"), "rating"),
+		    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "draft"), "score")->valuedouble);
 	term_printf(stdout, "  criticality  %d\n", cJSON_GetObjectItem(o, "criticality")->valueint);
 	term_printf(stdout, "  status       %s\n", cJSON_GetObjectItem(o, "status")->valuestring);
 	term_printf(stdout, "  contact      %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "contact")) ?

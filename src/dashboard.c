@@ -1,7 +1,7 @@
 /*
  * dashboard.c: the summary the TUI opens on, read from the records the
- * commands keep. Vendors are rated as "assess show" rates their newest
- * assessment, clocks come from the same computation as "incident due",
+ * commands keep. Vendors are rated by vendor_rate, as "vendor list" and the
+ * report rate them, clocks come from the same computation as "incident due",
  * incidents and runs from the lists "incident list" and "probe runs" print,
  * so the dashboard never tells a different story from the command line.
  */
@@ -15,86 +15,76 @@
 #include "incident.h"
 #include "rating.h"
 #include "run-query.h"
+#include "vendor-rating.h"
 
 /* Clocks due within this window follow the overdue ones: the default of "incident due". */
 #define DUE_SOON_MS ((int64_t)7 * 86400 * 1000)
 
 static void
-add_vendor(struct dashboard *d, int *cap, int64_t id, const char *name, int rating, double score,
-    const char *status)
+add_vendor(struct dashboard *d, int *cap, int64_t id, const char *name, const struct vendor_verdict *v)
 {
-	struct dash_vendor *v;
+	struct dash_vendor *x;
 
 	if (d->nvendors == *cap)
 		d->vendors = xrealloc(d->vendors, sizeof *d->vendors * (size_t)(*cap = *cap ? *cap * 2 : 16));
-	v = &d->vendors[d->nvendors++];
-	v->id = id;
-	snprintf(v->name, sizeof v->name, "%s", name);
-	v->rating = rating;
-	v->score = score;
-	snprintf(v->status, sizeof v->status, "%s", status);
+	x = &d->vendors[d->nvendors++];
+	x->id = id;
+	snprintf(x->name, sizeof x->name, "%s", name);
+	x->v = *v;
 }
 
-/* Worst first; within a rating, the higher weighted score first. */
+/* Worst first; within a rating, the higher weighted score first, then by id. */
 static int
 worse_first(const void *a, const void *b)
 {
 	const struct dash_vendor *x = a, *y = b;
 
-	if (x->rating != y->rating)
-		return x->rating > y->rating ? -1 : 1;
-	if (x->score != y->score)
-		return x->score > y->score ? -1 : 1;
-	return 0;
+	if (x->v.rating != y->v.rating)
+		return x->v.rating > y->v.rating ? -1 : 1;
+	if (x->v.score != y->v.score)
+		return x->v.score > y->v.score ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
 }
 
 static int
 load_vendors(struct db *db, int rows, struct dashboard *d, struct aerr *err)
 {
-	int cap = 0, rated;
-	/* The newest assessment of each active vendor that has one. */
-	struct db_stmt *st = db_prepare(db, err, "SELECT id, name, aid FROM (SELECT v.id, v.name, "
-	    "(SELECT a.id FROM assessment a WHERE a.vendor_id = v.id ORDER BY a.created_at DESC, a.id DESC "
-	    "LIMIT 1) AS aid FROM vendor v WHERE v.status = 'active') AS newest WHERE aid IS NOT NULL "
-	    "ORDER BY id", NULL);
+	int cap = 0, rated, n;
+	struct vendor_rated *r;
+	struct vendor_verdict none;
+	struct db_stmt *st;
 
-	if (st == NULL)
+	if (vendor_rate_all(db, 0, &r, &n, err) != 0)
 		return err->code;
+	st = db_prepare(db, err, "SELECT v.id, v.name FROM vendor v WHERE v.status = 'active' AND "
+	    "v.id IN (" VENDOR_RATED_IDS ") ORDER BY v.id", NULL);
+	if (st == NULL) {
+		free(r);
+		return err->code;
+	}
 	while (db_step(st) == DB_ROW) {
-		struct assessment *a;
-		struct assessment_score s;
-		struct aerr skip = { 0 };
+		const struct vendor_verdict *v = vendor_rated_find(r, n, db_col_int64(st, 0));
 
-		/* An assessment that no longer loads is left out rather than hiding the rest. */
-		if (assessment_load(db, db_col_int64(st, 2), &a, &skip) != 0)
-			continue;
-		assessment_score(a, &s);
-		add_vendor(d, &cap, db_col_int64(st, 0), col_text(st, 1), s.rating, s.risk_score,
-		    a->status);
-		assessment_free(a);
+		if (v != NULL)
+			add_vendor(d, &cap, db_col_int64(st, 0), col_text(st, 1), v);
 	}
 	db_finalize(st);
-	/* Insertion sort, being stable, keeps equals in the order of their ids. */
-	for (int i = 1; i < d->nvendors; i++)
-		for (int j = i; j > 0 && worse_first(&d->vendors[j], &d->vendors[j - 1]) < 0; j--) {
-			struct dash_vendor tmp = d->vendors[j];
-
-			d->vendors[j] = d->vendors[j - 1];
-			d->vendors[j - 1] = tmp;
-		}
+	free(r);
+	if (d->nvendors > 1)
+		qsort(d->vendors, (size_t)d->nvendors, sizeof *d->vendors, worse_first);
 	if (d->nvendors > rows)
 		d->nvendors = rows;
 	rated = d->nvendors;
 	if (rated >= rows)
 		return 0;
-	/* Vendors never assessed fill what room is left: not assessed is a rating too. */
+	/* Vendors with nothing to rate fill what room is left: not assessed is a rating too. */
+	vendor_verdict_none(&none);
 	st = db_prepare(db, err, "SELECT v.id, v.name FROM vendor v WHERE v.status = 'active' "
-	    "AND NOT EXISTS (SELECT 1 FROM assessment a WHERE a.vendor_id = v.id) "
-	    "ORDER BY v.name LIMIT ?", "i", (int64_t)(rows - rated));
+	    "AND v.id NOT IN (" VENDOR_RATED_IDS ") ORDER BY v.name LIMIT ?", "i", (int64_t)(rows - rated));
 	if (st == NULL)
 		return err->code;
 	while (db_step(st) == DB_ROW)
-		add_vendor(d, &cap, db_col_int64(st, 0), col_text(st, 1), RATING_NOT_ASSESSED, 0, "");
+		add_vendor(d, &cap, db_col_int64(st, 0), col_text(st, 1), &none);
 	db_finalize(st);
 	return 0;
 }

@@ -8,13 +8,12 @@
 #define AIVET_DASHBOARD_H
 
 #include "aivet.h"
+#include "rating.h"
 
 struct dash_vendor {
 	int64_t id;
 	char name[101];
-	int rating;                   /* enum rating; RATING_NOT_ASSESSED without an assessment */
-	double score;                 /* the newest assessment's weighted risk score */
-	char status[16];              /* the newest assessment's status, "" without one */
+	struct vendor_verdict v;      /* vendor_rate's: the rating every surface shows */
 };
 
 struct dash_review {
@@ -25,7 +24,7 @@ struct dash_review {
 
 struct dashboard {
 	/* Active vendors: rated worst first (within a rating the higher score first),
-	 * then those never assessed, by name; at most rows in all. */
+	 * then those with nothing to rate, by name; at most rows in all. */
 	struct dash_vendor *vendors;
 	int nvendors;
 	/* Assessments in review, longest waiting first; at most rows. */

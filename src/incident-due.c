@@ -248,15 +248,16 @@ incident_due_notify_body(const cJSON *doc)
 }
 
 int
-incident_due_notify(const char *url, const char *body, struct aerr *err)
+incident_due_notify(const char *url, const char *body, long *out_status, char *shown, size_t n,
+    struct aerr *err)
 {
 	CURL *c;
 	struct curl_slist *h;
 	CURLcode cc;
 	long status = 0;
-	char shown[300];
 
-	if (incident_due_url_check(url, shown, sizeof shown, err) != 0)
+	*out_status = 0;
+	if (incident_due_url_check(url, shown, n, err) != 0)
 		return err->code;
 	if ((c = curl_easy_init()) == NULL)
 		return aerr_set(err, AV_RUNTIME, "notify %s: cannot start libcurl", shown);
@@ -279,6 +280,7 @@ incident_due_notify(const char *url, const char *body, struct aerr *err)
 	/* curl's own error text may quote the URL: only its code's text is shown. */
 	if (cc != CURLE_OK)
 		return aerr_set(err, AV_RUNTIME, "notify %s: %s", shown, curl_easy_strerror(cc));
+	*out_status = status;
 	if (status < 200 || status > 299)
 		return aerr_set(err, AV_RUNTIME, "notify %s: HTTP status %ld", shown, status);
 	return 0;

@@ -554,24 +554,6 @@ incident_link_add(struct db *db, const char *actor, int64_t incident_id, const c
 	return rc;
 }
 
-/* A word as the shell reads it back: quoted unless plainly safe. */
-static void
-shell_word(struct buf *b, const char *s)
-{
-	if (*s != '\0' && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	    "0123456789_./:-") == strlen(s)) {
-		buf_adds(b, s);
-		return;
-	}
-	buf_adds(b, "'");
-	for (const char *p = s; *p; p++)
-		if (*p == '\'')
-			buf_adds(b, "'\\''");
-		else
-			buf_add(b, p, 1);
-	buf_adds(b, "'");
-}
-
 char *
 incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id)
 {
@@ -585,11 +567,11 @@ incident_open_command_text(const char *endpoint_ref, const char *code, int64_t f
 		die("out of memory");
 	buf_init(&b);
 	buf_adds(&b, "aivet incident open ");
-	shell_word(&b, vendor);
+	buf_shell_word(&b, vendor);
 	buf_adds(&b, " --title ");
-	shell_word(&b, title);
+	buf_shell_word(&b, title);
 	buf_adds(&b, " --endpoint ");
-	shell_word(&b, endpoint_ref);
+	buf_shell_word(&b, endpoint_ref);
 	buf_printf(&b, " --from-finding %lld", (long long)finding_id);
 	free(vendor);
 	free(title);
@@ -911,6 +893,12 @@ incident_list_json(struct db *db, int64_t vendor_id, int open_only, int64_t now,
 			fmt_time_ms(next->due_ms, due);
 			cJSON_AddStringToObject(n, "clock", next->id);
 			cJSON_AddStringToObject(n, "due", due);
+			{
+				char text[80];
+
+				clock_due_text(next, text, sizeof text);
+				cJSON_AddStringToObject(n, "due_text", text);
+			}
 			cJSON_AddBoolToObject(n, "overdue", next->due_ms < now);
 		} else {
 			cJSON_AddNullToObject(r, "next_due");

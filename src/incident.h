@@ -203,13 +203,16 @@ int incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_
  * seconds_left, time_left, overdue_by}]}. "text" is a summary a chat webhook shows as it is. */
 int incident_due_report(struct db *db, int64_t now, int64_t within_ms, cJSON **out,
     struct aerr *err);
-/* POSTs body (JSON) to an https URL (http to loopback): no redirects,
- * bounded time; any transport failure or non-2xx status is an AV_RUNTIME error. */
 /* The body posted to chat webhooks: the due report with its "text" escaped as
  * Slack and Teams read it (&, <, > as entities, so <!channel> pings no one and
  * <URL|label> disguises no link; control characters shown escaped). */
 char *incident_due_notify_body(const cJSON *doc);
-int incident_due_notify(const char *url, const char *body, struct aerr *err);
+/* POSTs body (JSON) to an https URL (http to loopback): no redirects,
+ * bounded time; any transport failure or non-2xx status is an AV_RUNTIME error.
+ * On success *status is the HTTP status and shown (n bytes) the part of the
+ * URL that may be shown (incident_due_url_check). */
+int incident_due_notify(const char *url, const char *body, long *status, char *shown, size_t n,
+    struct aerr *err);
 /* Checks a webhook URL (http only to loopback) and gives the part that may be
  * shown ("https://hooks.example.org"): the rest may hold its token. */
 int incident_due_url_check(const char *url, char *shown, size_t n, struct aerr *err);

@@ -572,8 +572,15 @@ px_diagnose_hint(const struct probe_env *env, const char *probe, const char *doe
 	e.opts = &o;
 	e.top_shared = 0;
 	pr->plan(&e, &p);
-	len = snprintf(out, n, "aivet probe run %s/%s --probe %s --depth diagnose %s (at most %lld "
-	    "input tokens", env->ep.vendor, env->ep.name, probe, does, (long long)p.tokens_in);
+	{
+		/* Quoted, so the command pastes into a shell as it reads. */
+		char *ref = xasprintf("%s/%s", env->ep.vendor, env->ep.name), *word = shell_word(ref);
+
+		len = snprintf(out, n, "aivet probe run %s --probe %s --depth diagnose %s (at most %lld "
+		    "input tokens", word, probe, does, (long long)p.tokens_in);
+		free(ref);
+		free(word);
+	}
 	if (len > 0 && (size_t)len < n && env->ep.has_price_in)
 		len += snprintf(out + len, n - (size_t)len, ", about USD %.2f", (double)p.tokens_in / 1e6 *
 		    env->ep.price_in + (env->ep.has_price_out ? (double)p.tokens_out / 1e6 *
@@ -1355,10 +1362,16 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 		return err->code;
 	if ((env->prov = provider_find(env->ep.api)) == NULL)
 		return aerr_set(err, AV_USAGE, "endpoint API '%s' has no adapter", env->ep.api);
-	if (o->budget_usd > 0 && !(env->ep.has_price_in && env->ep.has_price_out))
-		return aerr_set(err, AV_USAGE, "--budget-usd: endpoint %s/%s has no prices: set them with "
-		    "aivet endpoint edit %s/%s --price-in USD --price-out USD, or use --budget-tokens",
-		    env->ep.vendor, env->ep.name, env->ep.vendor, env->ep.name);
+	if (o->budget_usd > 0 && !(env->ep.has_price_in && env->ep.has_price_out)) {
+		char *ref = xasprintf("%s/%s", env->ep.vendor, env->ep.name), *word = shell_word(ref);
+
+		aerr_set(err, AV_USAGE, "--budget-usd: endpoint %s has no prices: set them with "
+		    "aivet endpoint edit %s --price-in USD --price-out USD, or use --budget-tokens",
+		    ref, word);
+		free(ref);
+		free(word);
+		return err->code;
+	}
 	if (env->prov->check != NULL && env->prov->check(&env->ep, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
 	if (url_check(env->ep.url, env->ep.insecure, err) != 0)

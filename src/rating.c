@@ -5,8 +5,11 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "base.h"
+#include "claims.h"
 #include "finding.h"
 #include "questionnaire.h"
 #include "rating.h"
@@ -16,16 +19,18 @@ static const char *const names[RATING_COUNT] = {
 };
 
 const char assessment_rating_rule[] =
-    "unacceptable when an answer carries high or critical risk; otherwise incomplete while a "
+    "unacceptable when an answer carries high or critical risk (an answer whose claim the evidence "
+    "contradicts carries at least high risk); otherwise incomplete while a "
     "required question is unanswered; otherwise concerns when an answer carries medium risk; "
     "otherwise acceptable. The score (0 to 100) is the weighted mean risk of the answers: it ranks "
     "assessments with the same rating.";
 
 const char vendor_rating_rule[] =
-    "the worst of: each assessment's rating; unacceptable for a high or critical finding (a claim "
-    "the evidence contradicts is a high finding); concerns for a medium finding; acceptable when "
-    "probes ran and found nothing above low. Not assessed when there is neither an assessment nor "
-    "a probe run.";
+    "the worst of: the rating of the latest final round of each questionnaire (a newer draft is "
+    "shown beside it, never in its place); unacceptable for a high or critical open finding (one "
+    "of the newest completed result of a probe on an endpoint) or a claim the evidence "
+    "contradicts; concerns for a medium open finding; acceptable when probes ran and found nothing "
+    "above low. Not assessed when there is neither a final round nor a completed probe run.";
 
 const char *
 rating_name(enum rating r)
@@ -62,4 +67,131 @@ vendor_rating(enum rating worst_assessment, int worst_finding, int probed)
 	    RATING_CONCERNS : probed ? RATING_ACCEPTABLE : RATING_NOT_ASSESSED;
 
 	return f > r ? f : r;
+}
+
+/* The latest final round of each questionnaire, and the newest round in work
+ * that is newer than its questionnaire's latest final. */
+static void
+verdict_rounds(const struct rated_round *r, int n, struct vendor_verdict *v)
+{
+	for (int i = 0; i < n; i++) {
+		int later_final = 0;
+
+		for (int k = i + 1; k < n; k++)
+			if (strcmp(r[k].qid, r[i].qid) == 0)
+				later_final |= strcmp(r[k].status, "final") == 0;
+		if (strcmp(r[i].status, "final") != 0) {
+			if (later_final || r[i].id < v->draft_id)
+				continue;
+			v->draft_id = r[i].id;
+			v->draft_round = r[i].round;
+			snprintf(v->draft_status, sizeof v->draft_status, "%s", r[i].status);
+			v->draft_rating = r[i].rating;
+			v->draft_score = r[i].score;
+			continue;
+		}
+		if (later_final)
+			continue;
+		v->nfinal++;
+		v->contradicted += r[i].contradicted;
+		if (r[i].contradicted_by != NULL && v->contradicted_by[0] == '\0')
+			snprintf(v->contradicted_by, sizeof v->contradicted_by, "%s", r[i].contradicted_by);
+		if (v->assessment_id == 0 || r[i].rating > v->assessed ||
+		    (r[i].rating == v->assessed && r[i].score > v->score)) {
+			v->assessed = r[i].rating;
+			v->assessment_id = r[i].id;
+			v->round = r[i].round;
+			v->score = r[i].score;
+			snprintf(v->qid, sizeof v->qid, "%s", r[i].qid);
+		}
+	}
+}
+
+void
+vendor_verdict(const struct rated_round *rounds, int n, const cJSON *runs, struct vendor_verdict *v)
+{
+	int f;
+
+	memset(v, 0, sizeof *v);
+	v->assessed = RATING_NOT_ASSESSED;
+	verdict_rounds(rounds, n, v);
+	v->worst_finding = claims_open_findings(runs, v->finding, sizeof v->finding, &v->probed);
+	/* A claim the evidence contradicts is a high finding. */
+	f = v->contradicted > 0 && v->worst_finding < SEV_HIGH ? SEV_HIGH : v->worst_finding;
+	v->rating = vendor_rating(v->assessed, f, v->probed);
+}
+
+void
+vendor_verdict_basis(const struct vendor_verdict *v, char *out, size_t n)
+{
+	struct buf b;
+
+	buf_init(&b);
+	if (v->nfinal > 0)
+		buf_printf(&b, "final round %lld of %s %s (score %.1f)", (long long)v->round, v->qid,
+		    rating_name(v->assessed), v->score);
+	else
+		buf_printf(&b, "no final round");
+	if (v->worst_finding >= 0)
+		buf_printf(&b, "; %s finding %s", severity_name((enum severity)v->worst_finding),
+		    v->finding);
+	else
+		buf_printf(&b, v->probed ? "; no open finding" : "; no probe run");
+	if (v->contradicted > 0)
+		buf_printf(&b, "; %d contradicted claim%s (%s)", v->contradicted,
+		    v->contradicted == 1 ? "" : "s", v->contradicted_by);
+	snprintf(out, n, "%s", b.data);
+	buf_free(&b);
+}
+
+void
+vendor_verdict_draft(const struct vendor_verdict *v, char *out, size_t n)
+{
+	if (v->draft_id == 0)
+		snprintf(out, n, "%s", "");
+	else
+		snprintf(out, n, "%s round %lld: %s, score %.1f", strcmp(v->draft_status, "in_review") == 0 ?
+		    "in review" : v->draft_status, (long long)v->draft_round, rating_name(v->draft_rating),
+		    v->draft_score);
+}
+
+void
+vendor_verdict_short(const struct vendor_verdict *v, char *out, size_t n)
+{
+	int len;
+
+	if (v->nfinal > 0)
+		len = snprintf(out, n, "score %.1f", v->score);
+	else if (v->worst_finding >= SEV_MEDIUM)
+		len = snprintf(out, n, "%s %s", severity_name((enum severity)v->worst_finding), v->finding);
+	else if (v->contradicted > 0)
+		len = snprintf(out, n, "%d contradicted", v->contradicted);
+	else
+		len = snprintf(out, n, "%s", v->probed ? "probed, no final round" : "no final round");
+	/* Short enough that a row of 80 columns keeps it whole. */
+	if (v->draft_id != 0 && len >= 0 && (size_t)len < n)
+		snprintf(out + len, n - (size_t)len, "; %s round %lld %s", strcmp(v->draft_status,
+		    "in_review") == 0 ? "in review" : v->draft_status, (long long)v->draft_round,
+		    rating_name(v->draft_rating));
+}
+
+void
+vendor_verdict_add_json(cJSON *o, const struct vendor_verdict *v)
+{
+	char basis[512];
+
+	cJSON_AddStringToObject(o, "rating", rating_name(v->rating));
+	vendor_verdict_basis(v, basis, sizeof basis);
+	cJSON_AddStringToObject(o, "rating_basis", basis);
+	if (v->draft_id != 0) {
+		cJSON *d = cJSON_AddObjectToObject(o, "draft");
+
+		cJSON_AddNumberToObject(d, "id", (double)v->draft_id);
+		cJSON_AddNumberToObject(d, "round", (double)v->draft_round);
+		cJSON_AddStringToObject(d, "status", v->draft_status);
+		cJSON_AddStringToObject(d, "rating", rating_name(v->draft_rating));
+		cJSON_AddNumberToObject(d, "score", v->draft_score);
+	} else {
+		cJSON_AddNullToObject(o, "draft");
+	}
 }

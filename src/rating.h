@@ -8,6 +8,11 @@
 #ifndef AIVET_RATING_H
 #define AIVET_RATING_H
 
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cJSON.h"
+
 /* In order of concern: a vendor's overall rating is its worst. */
 enum rating {
 	RATING_NOT_ASSESSED,          /* nothing to rate: no assessment, no run */
@@ -32,5 +37,58 @@ extern const char assessment_rating_rule[];
  * findings (SEV_*, finding.h) or -1; probed: whether any run is included. */
 enum rating vendor_rating(enum rating worst_assessment, int worst_finding, int probed);
 extern const char vendor_rating_rule[];
+
+/* One round of an assessment as its vendor's rating sees it, rated by
+ * assessment_score (contradicted claims counted high). */
+struct rated_round {
+	int64_t id, round;
+	const char *qid;              /* the questionnaire */
+	const char *status;           /* draft, in_review, final */
+	enum rating rating;
+	double score;
+	int contradicted;
+	const char *contradicted_by;  /* assessment_score's finding, or NULL */
+};
+
+/* A vendor's rating and what it rests on: the one answer every surface shows. */
+struct vendor_verdict {
+	enum rating rating;
+	/* The latest final round of each questionnaire; the worst of them. */
+	int nfinal;
+	enum rating assessed;         /* RATING_NOT_ASSESSED when no round is final */
+	int64_t assessment_id, round;
+	char qid[64];
+	double score;                 /* that round's risk score */
+	int contradicted;             /* contradicted claims in those rounds */
+	char contradicted_by[160];
+	/* The open findings (claims_open_findings) and whether any run completed. */
+	int worst_finding;            /* SEV_*, -1 for none */
+	char finding[48];
+	int probed;
+	/* The newest round still in work (draft or in review) that is newer than
+	 * its questionnaire's latest final: shown beside, never in its place. */
+	int64_t draft_id, draft_round;
+	char draft_status[16];
+	enum rating draft_rating;
+	double draft_score;
+};
+
+/* rounds: the vendor's assessments, oldest first; runs: its probe runs with
+ * results and findings (claims.h). */
+void vendor_verdict(const struct rated_round *rounds, int n, const cJSON *runs,
+    struct vendor_verdict *v);
+/* What the rating rests on, in one line: "final round 1 of Q unacceptable
+ * (score 59.1); critical finding LEAK_CROSS_TENANT; 11 contradicted claims". */
+void vendor_verdict_basis(const struct vendor_verdict *v, char *out, size_t n);
+/* The round beside it: "draft round 2: incomplete, score 0.0", or "" for none. */
+void vendor_verdict_draft(const struct vendor_verdict *v, char *out, size_t n);
+/* A list's column beside the rating word: "score 59.1", "critical
+ * LEAK_CROSS_TENANT" or "no final round", then "; draft round 2 incomplete"
+ * when a round is in work. */
+void vendor_verdict_short(const struct vendor_verdict *v, char *out, size_t n);
+/* Adds rating (the word), rating_basis (vendor_verdict_basis) and draft ({id,
+ * round, status, rating, score} or null) to o: vendor list --json, vendor show
+ * --json and the report's summary. */
+void vendor_verdict_add_json(cJSON *o, const struct vendor_verdict *v);
 
 #endif

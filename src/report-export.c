@@ -50,11 +50,16 @@ endpoints_clean(const struct report *r, struct aerr *err)
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(r->json, "endpoints")) {
 		const cJSON *url = cJSON_GetObjectItem(e, "url"), *name = cJSON_GetObjectItem(e, "ref");
 
-		if (cJSON_IsString(url) && url_has_credential(url->valuestring))
-			return aerr_set(err, AV_USAGE, "endpoint %s: its URL carries a credential, which the "
+		if (cJSON_IsString(url) && url_has_credential(url->valuestring)) {
+			const char *ref = cJSON_IsString(name) ? name->valuestring : "?";
+			char *word = shell_word(ref);
+
+			aerr_set(err, AV_USAGE, "endpoint %s: its URL carries a credential, which the "
 			    "report would copy; set a URL without it ('aivet endpoint edit %s --url URL') "
-			    "and give the key with --credential", cJSON_IsString(name) ? name->valuestring : "?",
-			    cJSON_IsString(name) ? name->valuestring : "?");
+			    "and give the key with --credential", ref, word);
+			free(word);
+			return err->code;
+		}
 	}
 	return 0;
 }
@@ -160,5 +165,7 @@ report_export_text(const char *out, const struct report_export_result *res, stru
 	buf_adds(b, "  time-stamp   ");
 	tsa_status_words(&res->tsa, b);
 	buf_adds(b, "\n");
-	buf_printf(b, "  verify with  aivet verify %s  (or see %s/VERIFY.txt)\n", out, out);
+	buf_adds(b, "  verify with  aivet verify ");
+	buf_shell_word(b, out);
+	buf_printf(b, "  (or see %s/VERIFY.txt)\n", out);
 }

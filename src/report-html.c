@@ -596,10 +596,11 @@ html_run(struct buf *b, const cJSON *rep, const cJSON *x)
 static void
 html_runs(struct buf *b, const cJSON *rep)
 {
-	const cJSON *x;
+	/* The list first: cJSON_ArrayForEach names its array twice, which wrote the heading twice. */
+	const cJSON *x, *list = section(b, rep, "probe_runs", "runs", "Probe runs",
+	    "No probe runs in this report.");
 
-	cJSON_ArrayForEach(x, section(b, rep, "probe_runs", "runs", "Probe runs",
-	    "No probe runs in this report."))
+	cJSON_ArrayForEach(x, list)
 		html_run(b, rep, x);
 }
 
@@ -607,10 +608,10 @@ html_runs(struct buf *b, const cJSON *rep)
 static void
 html_assessments(struct buf *b, const cJSON *rep)
 {
-	const cJSON *x, *y;
+	const cJSON *x, *y, *list = section(b, rep, "assessments", "assessments", "Assessments",
+	    "No assessments in this report.");
 
-	cJSON_ArrayForEach(x, section(b, rep, "assessments", "assessments", "Assessments",
-	    "No assessments in this report.")) {
+	cJSON_ArrayForEach(x, list) {
 		const cJSON *q = cJSON_GetObjectItem(x, "questionnaire");
 
 		buf_printf(b, "<h3>Assessment %d, round %d: ", cJSON_GetObjectItem(x, "id")->valueint,
@@ -635,6 +636,17 @@ html_assessments(struct buf *b, const cJSON *rep)
 			esc(b, s_of(x, "reviewer") ? s_of(x, "reviewer") : "an unrecorded reviewer");
 		} else {
 			buf_adds(b, "; not approved");
+		}
+		/* Rated as assess show rates it (report.json's rating, its contradicted claims counted). */
+		buf_printf(b, ".</p>\n<p>Rating <span class=\"rating rating-%s\">%s</span>, risk score %.1f "
+		    "(worst answer %s)", s_of(x, "rating") ? s_of(x, "rating") : "",
+		    s_of(x, "rating") ? s_of(x, "rating") : "not rated", num_or(x, "risk_score", 0),
+		    s_of(x, "worst_risk") ? s_of(x, "worst_risk") : "none");
+		if (num_or(x, "contradicted_claims", 0) > 0) {
+			buf_printf(b, "; %d contradicted claim%s counted high: ",
+			    (int)num_or(x, "contradicted_claims", 0),
+			    num_or(x, "contradicted_claims", 0) == 1 ? "" : "s");
+			esc(b, s_of(x, "contradicted_by") ? s_of(x, "contradicted_by") : "");
 		}
 		buf_adds(b, ".</p>\n<table><tr><th>Question</th><th>Answer</th><th>Note</th><th>By</th>"
 		    "<th>At</th><th>Evidence</th></tr>\n");
@@ -661,9 +673,9 @@ html_assessments(struct buf *b, const cJSON *rep)
 static void
 html_incidents(struct buf *b, const cJSON *rep)
 {
-	const cJSON *x;
+	const cJSON *x, *list = section(b, rep, "incidents", "incidents", "Incidents", "None.");
 
-	cJSON_ArrayForEach(x, section(b, rep, "incidents", "incidents", "Incidents", "None.")) {
+	cJSON_ArrayForEach(x, list) {
 		buf_printf(b, "<h3>Incident %d: ", cJSON_GetObjectItem(x, "id")->valueint);
 		esc(b, s_of(x, "title"));
 		buf_adds(b, "</h3>\n<p>Status ");
@@ -680,7 +692,7 @@ html_incidents(struct buf *b, const cJSON *rep)
 			    cJSON_GetObjectItem(x, "timeline"), k);
 		}
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "clocks")) > 0) {
-			static const char *const k[] = { "name", "state", "due", "stopped_at", "basis", NULL };
+			static const char *const k[] = { "name", "state", "due_text", "stopped_at", "basis", NULL };
 
 			buf_adds(b, "<h4>Notification clocks (as of ");
 			esc(b, s_of(x, "as_of"));

@@ -419,7 +419,7 @@ md_incidents(struct buf *b, const cJSON *rep, struct pool *pool)
 		{ "What", "text", "none" }, { NULL, NULL, NULL }
 	};
 	static const struct col clock_cols[] = {
-		{ "Clock", "name", "none" }, { "State", "state", "none" }, { "Due", "due", "no deadline" },
+		{ "Clock", "name", "none" }, { "State", "state", "none" }, { "Due", "due_text", "no deadline" },
 		{ "Stopped", "stopped_at", "not stopped" }, { "Why", "basis", "none" }, { NULL, NULL, NULL }
 	};
 	static const struct col task_cols[] = {

@@ -461,6 +461,56 @@ find_question(const cJSON *node, const char *qid)
 	return NULL;
 }
 
+/* The report's endpoints as claims_judge takes them: {endpoint, tenants}. */
+static cJSON *
+claim_endpoints(const cJSON *eps)
+{
+	cJSON *endpoints = cJSON_CreateArray();
+	const cJSON *ep;
+
+	cJSON_ArrayForEach(ep, eps) {
+		cJSON *o = cJSON_CreateObject();
+		int n;
+
+		cJSON_AddStringToObject(o, "endpoint", str(ep, "name"));
+		n = cJSON_GetArraySize(cJSON_GetObjectItem(ep, "credentials"));
+		cJSON_AddNumberToObject(o, "tenants", n > 1 ? n : 1);
+		cJSON_AddItemToArray(endpoints, o);
+	}
+	return endpoints;
+}
+
+/* Each assessment rated as assess show rates it (assessment_score), its claims
+ * judged on the report's runs, as the report's claims are. */
+static int
+rate_assessments(struct db *db, cJSON *assess, const cJSON *runs, const cJSON *eps, struct aerr *err)
+{
+	cJSON *endpoints = claim_endpoints(eps), *a;
+
+	cJSON_ArrayForEach(a, assess) {
+		struct assessment *loaded;
+		struct assessment_score sc;
+		cJSON *claims;
+
+		if (assessment_load(db, num(a, "id"), &loaded, err) != 0) {
+			cJSON_Delete(endpoints);
+			return err->code;
+		}
+		claims = assessment_claims_on(loaded, runs, endpoints);
+		assessment_score(loaded, claims, &sc);
+		cJSON_ReplaceItemInObject(a, "rating", cJSON_CreateString(rating_name(sc.rating)));
+		cJSON_ReplaceItemInObject(a, "risk_score", cJSON_CreateNumber(sc.risk_score));
+		cJSON_ReplaceItemInObject(a, "worst_risk", cJSON_CreateString(risk_name(sc.worst_risk)));
+		cJSON_ReplaceItemInObject(a, "contradicted_claims", cJSON_CreateNumber(sc.contradicted));
+		cJSON_ReplaceItemInObject(a, "contradicted_by", sc.finding[0] ?
+		    cJSON_CreateString(sc.finding) : cJSON_CreateNull());
+		cJSON_Delete(claims);
+		assessment_free(loaded);
+	}
+	cJSON_Delete(endpoints);
+	return 0;
+}
+
 /* The assessment's claims, judged as assess show judges them (claims.c), on the
  * report's runs and endpoints; a contradicted claim also becomes a finding. */
 static void
@@ -472,7 +522,7 @@ add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, const 
 	struct aerr e = { 0 };
 	char *text = qdoc ? cJSON_PrintUnformatted(qdoc) : NULL;
 	cJSON *answers, *endpoints, *judged, *c, *x;
-	const cJSON *a, *ep;
+	const cJSON *a;
 
 	if (text == NULL || questionnaire_parse("report", text, strlen(text), &q, &e) != 0) {
 		free(text);
@@ -485,16 +535,7 @@ add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, const 
 		    !cJSON_IsNull(cJSON_GetObjectItem(a, "value")))
 			cJSON_AddItemToObject(answers, str(a, "question_id"),
 			    cJSON_Duplicate(cJSON_GetObjectItem(a, "value"), 1));
-	endpoints = cJSON_CreateArray();
-	cJSON_ArrayForEach(ep, eps) {
-		cJSON *o = cJSON_CreateObject();
-		int n;
-
-		cJSON_AddStringToObject(o, "endpoint", str(ep, "name"));
-		n = cJSON_GetArraySize(cJSON_GetObjectItem(ep, "credentials"));
-		cJSON_AddNumberToObject(o, "tenants", n > 1 ? n : 1);
-		cJSON_AddItemToArray(endpoints, o);
-	}
+	endpoints = claim_endpoints(eps);
 	judged = claims_judge(q, answers, runs, endpoints);
 	while ((c = cJSON_DetachItemFromArray(judged, 0)) != NULL) {
 		cJSON_AddNumberToObject(c, "assessment_id", (double)num(assessment, "id"));
@@ -600,11 +641,14 @@ collect_assessments(struct db *db, const struct report_opts *o, int64_t vendor_i
 
 			if (assessment_load(db, num(a, "id"), &loaded, err) != 0)
 				goto fail;
-			assessment_score(loaded, &sc);
+			/* Claims come once the runs are read (rate_assessments); a place is kept. */
+			assessment_score(loaded, NULL, &sc);
 			cJSON_AddStringToObject(a, "rating", rating_name(sc.rating));
 			cJSON_AddNumberToObject(a, "risk_score", sc.risk_score);
 			cJSON_AddStringToObject(a, "worst_risk", risk_name(sc.worst_risk));
 			cJSON_AddNumberToObject(a, "unanswered_required", sc.unanswered_required);
+			cJSON_AddNumberToObject(a, "contradicted_claims", sc.contradicted);
+			cJSON_AddNullToObject(a, "contradicted_by");
 			assessment_free(loaded);
 		}
 		if (rows_json(db, &answers, jcols, err, "SELECT question_id, value, note, actor, updated_at "
@@ -836,35 +880,53 @@ collect_incidents(struct db *db, const struct report_opts *o, int64_t vendor_id,
 	return 0;
 }
 
+/* The vendor's verdict on what the report holds: its rounds as the report
+ * rated them and its runs, through the one rule (rating.c). */
 static void
-add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, const cJSON *assessments, int nruns)
+report_verdict(const cJSON *assessments, const cJSON *runs, struct vendor_verdict *v)
+{
+	int n = cJSON_GetArraySize(assessments), i = 0;
+	struct rated_round *r = xcalloc((size_t)n + 1, sizeof *r);
+	const cJSON *a;
+
+	cJSON_ArrayForEach(a, assessments) {
+		int rt = rating_parse(str(a, "rating"));
+
+		r[i++] = (struct rated_round){ .id = num(a, "id"), .round = num(a, "round"),
+		    .qid = str(cJSON_GetObjectItem(a, "questionnaire"), "qid") ?
+		    str(cJSON_GetObjectItem(a, "questionnaire"), "qid") : "",
+		    .status = str(a, "status") ? str(a, "status") : "",
+		    .rating = rt < 0 ? RATING_NOT_ASSESSED : (enum rating)rt,
+		    .score = cJSON_GetNumberValue(cJSON_GetObjectItem(a, "risk_score")),
+		    .contradicted = (int)num(a, "contradicted_claims"),
+		    .contradicted_by = str(a, "contradicted_by") };
+	}
+	vendor_verdict(r, n, runs, v);
+	free(r);
+}
+
+static void
+add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, const cJSON *assessments,
+    const cJSON *runs)
 {
 	cJSON *s = cJSON_CreateObject(), *counts, *top, *contra, *cs;
-	const cJSON *f, *c, *a;
-	int n[SEV_COUNT] = { 0 }, nc[3] = { 0 }, worst_finding = -1;
-	enum rating worst_assessment = RATING_NOT_ASSESSED;
+	const cJSON *f, *c;
+	int n[SEV_COUNT] = { 0 }, nc[3] = { 0 };
+	struct vendor_verdict v;
 
 	cJSON_ArrayForEach(f, findings) {
 		int r = severity_rank(str(f, "severity"));
 
 		if (r >= 0)
 			n[r]++;
-		if (r > worst_finding)
-			worst_finding = r;
-	}
-	cJSON_ArrayForEach(a, assessments) {
-		int r = rating_parse(str(a, "rating"));
-
-		if (r > (int)worst_assessment)
-			worst_assessment = (enum rating)r;
 	}
 	cJSON_ArrayForEach(c, claims) {
 		const char *st = str(c, "status");
 
 		nc[strcmp(st, "confirmed") == 0 ? 0 : strcmp(st, "contradicted") == 0 ? 1 : 2]++;
 	}
-	cJSON_AddStringToObject(s, "rating", rating_name(vendor_rating(worst_assessment, worst_finding,
-	    nruns > 0)));
+	report_verdict(assessments, runs, &v);
+	vendor_verdict_add_json(s, &v);
 	cJSON_AddStringToObject(s, "rating_rule", vendor_rating_rule);
 	cJSON_AddStringToObject(s, "assessment_rating_rule", assessment_rating_rule);
 	counts = cJSON_AddObjectToObject(s, "findings");
@@ -971,10 +1033,33 @@ report_object(const char *failure)
 	return rep;
 }
 
+/* The vendor's endpoints, tenants by label only: not even the reference to a secret leaves. */
+static int
+add_endpoints(struct db *db, int64_t vid, cJSON *eps, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? "
+	    "ORDER BY name, id", "i", vid);
+	cJSON *e, *c;
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		if (endpoint_json(db, db_col_int64(st, 0), &e, err) != 0) {
+			db_finalize(st);
+			return err->code;
+		}
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials"))
+			cJSON_DeleteItemFromObject(c, "ref");
+		cJSON_AddItemToArray(eps, e);
+	}
+	db_finalize(st);
+	return 0;
+}
+
 int
 report_collect(struct db *db, const struct report_opts *o, struct report *r, struct aerr *err)
 {
-	cJSON *rep = NULL, *vendor = NULL, *eps, *e, *assess = NULL, *qdocs = NULL, *runs = NULL;
+	cJSON *rep = NULL, *vendor = NULL, *eps, *assess = NULL, *qdocs = NULL, *runs = NULL;
 	cJSON *incidents = NULL, *linked = NULL, *claims, *claim_findings, *a, *opts, *cp;
 	struct audit_status as;
 	char failure[320];
@@ -1052,26 +1137,8 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	cJSON_AddItemToObject(rep, "vendor", vendor);
 	vendor = NULL;
 	eps = cJSON_AddArrayToObject(rep, "endpoints");
-	{
-		struct db_stmt *st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? "
-		    "ORDER BY name, id", "i", vid);
-
-		if (st == NULL)
-			goto fail;
-		while (db_step(st) == DB_ROW) {
-			cJSON *c;
-
-			if (endpoint_json(db, db_col_int64(st, 0), &e, err) != 0) {
-				db_finalize(st);
-				goto fail;
-			}
-			/* Tenants by label only: not even the reference to a secret leaves. */
-			cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials"))
-				cJSON_DeleteItemFromObject(c, "ref");
-			cJSON_AddItemToArray(eps, e);
-		}
-		db_finalize(st);
-	}
+	if (add_endpoints(db, vid, eps, err) != 0 || rate_assessments(db, assess, runs, eps, err) != 0)
+		goto fail;
 	claims = cJSON_CreateArray();
 	claim_findings = cJSON_CreateArray();
 	cJSON_ArrayForEach(a, assess) {
@@ -1084,7 +1151,7 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	assess = NULL;
 	{
 		cJSON *all = sorted_findings(runs, claim_findings);
-		add_summary(rep, all, claims, cJSON_GetObjectItem(rep, "assessments"), cJSON_GetArraySize(runs));
+		add_summary(rep, all, claims, cJSON_GetObjectItem(rep, "assessments"), runs);
 		cJSON_AddItemToObject(rep, "probe_runs", runs);
 		runs = NULL;
 		cJSON_AddItemToObject(rep, "claims", claims);

@@ -410,6 +410,16 @@ endpoint_ref(struct db *db, int64_t id, char *out, size_t n, struct aerr *err)
 }
 
 int
+vendor_any(struct db *db, struct aerr *err)
+{
+	int64_t any;
+
+	if (db_int(db, &any, err, "SELECT count(*) FROM (SELECT 1 FROM vendor LIMIT 1) AS one", NULL) < 0)
+		return -1;
+	return any > 0;
+}
+
+int
 vendor_list_json(struct db *db, int all, cJSON **out, struct aerr *err)
 {
 	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "

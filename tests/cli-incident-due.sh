@@ -27,8 +27,8 @@ is "$rc:$errout" "2:aivet: --notify-url http://hooks.example.org: plain http wou
 
 run incident due
 is "$rc" 1 "an overdue clock: exit 1"
-is "$out" "INCIDENT CLOCK              DUE                      LEFT                 TITLE
-1        gdpr-sa            2026-03-05T14:00:00.000Z OVERDUE 14d 22h      Cross-tenant completions" \
+is "$out" "INCIDENT CLOCK              DUE                           LEFT                 TITLE
+1        gdpr-sa            2026-03-05T14:00:00Z          OVERDUE 14d 22h      Cross-tenant completions" \
 	"the overdue GDPR clock; HIPAA clocks beyond 7 days are not listed"
 is "$errout" "aivet: 1 notification clock overdue or due soon" "said on stderr"
 
@@ -74,8 +74,10 @@ port=$(cat "$T/port")
 run incident due --notify-url "http://127.0.0.1:$port/hook"
 is "$rc" 1 "posted: exit 1 for the overdue clock"
 is "$(head -1 "$T/posted")" "application/json" "posted as application/json"
-is "$(sed -n 2p "$T/posted")" '{"text":"aivet: 1 notification clock overdue or due within 7d:\n- incident 1 \"Cross-tenant completions\": gdpr-sa (GDPR supervisory authority) OVERDUE, was due 2026-03-05T14:00:00.000Z, overdue by 14d 22h","as_of":"2026-03-20T12:00:00.000Z","within_seconds":604800,"clocks":[{"incident":1,"title":"Cross-tenant completions","clock":"gdpr-sa","clock_name":"GDPR supervisory authority","state":"overdue","due":"2026-03-05T14:00:00.000Z","due_date":null,"due_text":"2026-03-05T14:00:00.000Z","due_org":null,"seconds_left":-1288800,"time_left":"-14d 22h","overdue_by":"14d 22h"}]}' \
+is "$(sed -n 2p "$T/posted")" '{"text":"aivet: 1 notification clock overdue or due within 7d:\n- incident 1 \"Cross-tenant completions\": gdpr-sa (GDPR supervisory authority) OVERDUE, was due 2026-03-05T14:00:00Z, overdue by 14d 22h","as_of":"2026-03-20T12:00:00.000Z","within_seconds":604800,"clocks":[{"incident":1,"title":"Cross-tenant completions","clock":"gdpr-sa","clock_name":"GDPR supervisory authority","state":"overdue","due":"2026-03-05T14:00:00.000Z","due_date":null,"due_text":"2026-03-05T14:00:00Z","due_org":null,"seconds_left":-1288800,"time_left":"-14d 22h","overdue_by":"14d 22h"}]}' \
 	"the exact document posted"
+is "$errout" "notified http://127.0.0.1:$port: HTTP status 200
+aivet: 1 notification clock overdue or due soon" "it says where it posted (by host, not path) and the HTTP status"
 
 run incident due --notify-url "http://127.0.0.1:$port/a" --notify-url http://127.0.0.1:9/refused
 is "$rc" 3 "a refused webhook: exit 3"
@@ -123,10 +125,27 @@ is "$rc:$errout" "2:aivet: time zone 'Mars/Olympus_Mons': not in the system's zo
 	"an unknown zone is refused, exit 2"
 run incident due --within 12w --json
 is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.clock + "=" + .due_text) | join(";")')" \
-	"hipaa-individuals=2027-02-18T09:00:00.000Z;hhs=by 2027-03-01, end of day" "incident due: the HHS date as the rule states it"
+	"hipaa-individuals=2027-02-18T09:00:00Z;hhs=by 2027-03-01, end of day" "incident due: the HHS date as the rule states it"
 run --tz America/New_York incident due --within 12w --json
 is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.due_org) | join(";")')" \
 	"2027-02-18T04:00:00-05:00 EST;2027-03-02T00:00:00-05:00 EST" "incident due --tz: the organisation's clock beside UTC"
+run incident due --within 12w --tz America/New_York --json
+is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.clock + "=" + .due_text) | join(";")')" \
+	"hipaa-individuals=2027-02-18T04:00:00-05:00 EST;hhs=by 2027-03-01, end of day" \
+	"incident due --tz: an instant in the zone, named; a date-only deadline stays a date"
+run incident due --within 12w --tz America/New_York
+like "$out" "^3 +hhs +by 2027-03-01, end of day +" "incident due --tz: the text table says the date as the rule states it"
+like "$out" "^3 +hipaa-individuals +2027-02-18T04:00:00-05:00 EST " "and the instant with its zone"
+run incident due --tz Mars/Olympus_Mons
+is "$rc" 2 "incident due --tz: an unknown zone is refused"
+# The signed report's renderings say the deadline as incident show does.
+"$AIVET" key generate --no-password >/dev/null
+"$AIVET" report acme --incident 3 --out "$T/rep" >/dev/null
+like "$(grep -F "HIPAA notice to HHS" "$T/rep/report.md")" "\| running \| by 2027-03-01, end of day \|" \
+	"report.md: the HHS deadline as a date"
+like "$(grep -F "HIPAA notice to HHS" "$T/rep/report.html")" "<td>by 2027-03-01, end of day</td>" \
+	"report.html: the HHS deadline as a date"
+unlike "$(cat "$T/rep/report.md")" "\| 2027-03-02T00:00:00" "report.md: not the instant after the day"
 
 # ---- a chat webhook reads "text" as markup: Slack's rules, &, < and > as entities ----
 "$AIVET" incident open acme --title 'ping <!channel> see <https://evil.example|the contract> & more' \

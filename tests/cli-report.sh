@@ -131,10 +131,10 @@ is "$(jq -r '.summary | [.rating, .findings.critical, .findings.high, .claims.co
 	"unacceptable 1 3 2 2" "summary: rating, counts, contradicted claims"
 run assess show 1 --json
 is "$(jq -r '.assessments[0] | "\(.rating) \(.risk_score)"' "$R") $(printf '%s' "$out" | json '.score | "\(.rating) \(.risk_score)"')" \
-	"acceptable 0 acceptable 0" "an assessment is rated in report.json exactly as assess show rates it"
-like "$(jq -r .summary.rating_rule "$R")" "^the worst of: each assessment's rating; unacceptable for a high or critical finding" \
+	"unacceptable 30 unacceptable 30" "an assessment is rated in report.json exactly as assess show rates it (its contradicted claims counted high)"
+like "$(jq -r .summary.rating_rule "$R")" "^the worst of: the rating of the latest final round of each questionnaire \\(a newer draft is shown beside it, never in its place\\); unacceptable for a high or critical open finding" \
 	"the report says how the assessments and the findings combine"
-like "$(jq -r .summary.assessment_rating_rule "$R")" "^unacceptable when an answer carries high or critical risk; otherwise incomplete" \
+like "$(jq -r .summary.assessment_rating_rule "$R")" "^unacceptable when an answer carries high or critical risk \\(an answer whose claim the evidence contradicts carries at least high risk\\); otherwise incomplete" \
 	"and how an assessment is rated"
 is "$(jq -r '.assessments[0] | [.status, .reviewer, .questionnaire.qid, (.answers|length), .answers[0].question_id, .answers[2].value, .answers[2].note] | map(tostring) | join(" ")' "$R")" \
 	"final bob ai-vendor 5 context_full error per their docs" "assessment round with answers, reviewer and questionnaire"
@@ -147,8 +147,13 @@ is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.t
 	"--incident includes the timeline, tasks and links, as of the report's time"
 is "$(jq -r '.incidents[0].clocks[] | select(.id == "hipaa-individuals") | .state + " " + .due' "$R")" \
 	"running 2027-01-28T11:00:00.000Z" "and its notification clocks"
-like "$(cat "$B/report.html")" "HIPAA notice to individuals</td><td>running</td><td>2027-01-28T11:00:00.000Z" \
-	"the HTML shows the clocks"
+like "$(cat "$B/report.html")" "HIPAA notice to individuals</td><td>running</td><td>2027-01-28T11:00:00Z</td>" \
+	"the HTML shows the clocks (an instant with its zone, as incident due says it)"
+is "$(grep -c '<h2 id="runs">' "$B/report.html") $(grep -c '<h2 id="assessments">' "$B/report.html") $(grep -c '<h2 id="incidents">' "$B/report.html")" \
+	"1 1 1" "report.html: each section heading once (unique ids)"
+is "$(grep -o ' id="[a-z-]*"' "$B/report.html" | sort | uniq -d | wc -l)" 0 "report.html: no id twice"
+like "$(cat "$B/report.html")" "<p>Rating <span class=\"rating rating-unacceptable\">unacceptable</span>, risk score 30.0 \(worst answer high\); 2 contradicted claims counted high: " \
+	"report.html: each assessment with its rating, score and contradicted claims"
 
 # ---- evidence: credentials redacted, leaked content left out ----
 E1="$B/evidence/exchange-1.json"

@@ -19,7 +19,7 @@ like "$(printf '%s' "$out" | json '.[0].created_at')" '^20[0-9]{2}-[0-9]{2}-[0-9
 	"created_at is UTC ISO 8601 with ms"
 
 run vendor list
-is "$(printf '%s\n' "$out" | sed -n 2p | tr -s ' ')" "1 Acme 3 0 active 0" "text list row"
+is "$(printf '%s\n' "$out" | sed -n 2p | tr -s ' ')" "1 Acme 3 0 active 0 not-assessed" "text list row, rated as the dashboard rates it"
 
 run vendor show Acme --json
 is "$(printf '%s' "$out" | json '[.name, (.endpoint_list | length)] | @csv')" '"Acme",0' "show by name"

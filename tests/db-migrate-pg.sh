@@ -24,7 +24,7 @@ LITE_DB=$AIVET_DB
 # ---- migrating an empty database ----
 AIVET_DB=$PG_URL
 run vendor list
-is "$rc:$out" "0:ID    NAME                             CRIT ENDPOINTS STATUS   INCIDENTS" \
+is "$rc:$out" "0:ID    NAME                             CRIT ENDPOINTS STATUS   INCIDENTS RATING" \
 	"an empty PostgreSQL database is migrated on first use"
 AIVET_DB=$LITE_DB
 "$AIVET" vendor list >/dev/null

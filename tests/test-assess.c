@@ -450,7 +450,7 @@ test_database(void)
 			db_commit(db, &err);
 			cJSON_Delete(v);
 		}
-		assessment_score(a, &s);
+		assessment_score(a, NULL, &s);
 		is_str(risk_name(s.worst_risk), steps[i].worst, "step %zu: worst risk %s", i, steps[i].worst);
 		is_str(rating_name(s.rating), steps[i].rating, "step %zu: rating %s", i, steps[i].rating);
 		ok(s.risk_score == steps[i].score, "step %zu: score %.1f (got %.1f)", i, steps[i].score,

@@ -348,6 +348,27 @@ test_files(void)
 	is_str(err.msg, xasprintf("%s: a symbolic link, not followed here", link), "named");
 	outdir_discard(dir);
 	free(fifo), free(plain), free(link), free(root), free(outside);
+/* A suggested command pastes into a shell as it reads: one quoting for all. */
+static void
+test_shell_word(void)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "V/e", "V/e" },
+		{ "Sim Health AI/prod", "'Sim Health AI/prod'" },
+		{ "O'Brien Labs", "'O'\\''Brien Labs'" },
+		{ "", "''" },
+		{ "a;rm -rf x", "'a;rm -rf x'" },
+		{ "$HOME", "'$HOME'" },
+	};
+
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char *w = shell_word(cases[i].in);
+
+		is_str(w, cases[i].out, "shell_word(%s)", cases[i].in);
+		free(w);
+	}
 }
 
 int
@@ -362,5 +383,6 @@ main(void)
 	test_url();
 	test_names_and_options();
 	test_files();
+	test_shell_word();
 	return tap_done();
 }

@@ -144,7 +144,7 @@ tui_stop
 # SIGTERM also restores the terminal. With data, the first screen is the dashboard.
 tui_start 80x24
 tui_wait "== Vendors by rating =="; ok $? "the dashboard comes first once there is data"
-like "$(tui_screen)" "\?  Beta Labs +not-assessed +\(no assessment yet\)" "an unassessed vendor is listed as not assessed"
+like "$(tui_screen)" "\?  Beta Labs +not-assessed +no final round" "an unassessed vendor is listed as not assessed"
 pid=$(pgrep -P "$(tmux -S "$TMUX_SOCK" display -p '#{pane_pid}')" -f "$AIVET")
 kill -TERM "$pid"
 tui_wait "[exit 0]"; ok $? "SIGTERM ends the TUI cleanly"

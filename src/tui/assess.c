@@ -236,7 +236,7 @@ assess_load(struct view *v, struct tui *t, struct aerr *err)
 
 /* The symbol a question is marked with: never colour alone. */
 static const char *
-question_mark(const struct assessment *a, int qi, int *attr_mark)
+question_mark(const struct assessment *a, const cJSON *claims, int qi, int *attr_mark)
 {
 	const struct q_question *qq = &a->q->questions[qi];
 	int r;
@@ -249,7 +249,7 @@ question_mark(const struct assessment *a, int qi, int *attr_mark)
 		*attr_mark = qq->required ? TUI_MARK_WARN : TUI_MARK_NONE;
 		return qq->required ? "!" : "?";
 	}
-	r = answer_risk(qq, a->answers[qi].value);
+	r = assessment_answer_risk(a, qi, claims);
 	*attr_mark = r >= RISK_HIGH ? TUI_MARK_BAD : r == RISK_MEDIUM ? TUI_MARK_WARN : TUI_MARK_GOOD;
 	return risk_name(r);
 }
@@ -371,7 +371,7 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	int left = cols / 3 > 34 ? 34 : cols / 3, list_rows = rows - 3 - DETAIL_ROWS;
 	char line[1200];
 
-	assessment_score(a, &sc);
+	assessment_score(a, s->claims, &sc);
 	snprintf(line, sizeof line, "%s  %s@%lld  round %lld  %s  %s (score %.1f)  "
 	    "%d/%d answered  %d required open", a->vendor, a->q->qid, (long long)a->q->version,
 	    (long long)a->round, a->status, rating_name(sc.rating), sc.risk_score, sc.answered, sc.asked,
@@ -416,7 +416,7 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		s->qtop = s->q - list_rows + 1;
 	for (int i = 0; i < list_rows && s->qtop + i < sec->count; i++) {
 		int qi = sec->first + s->qtop + i, mark, attr;
-		const char *sym = question_mark(a, qi, &mark);
+		const char *sym = question_mark(a, s->claims, qi, &mark);
 		char *val = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
 
 		const cJSON *claim = question_claim(s, a->q->questions[qi].id);
@@ -438,7 +438,7 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		int qi = cur_question(s), y = rows - DETAIL_ROWS, mark;
 		const struct q_question *qq = &a->q->questions[qi];
 		char *allowed = question_allowed(qq);
-		const char *sym = question_mark(a, qi, &mark);
+		const char *sym = question_mark(a, s->claims, qi, &mark);
 
 		mvwhline(w, y - 1, 0, ACS_HLINE, cols);
 		snprintf(line, sizeof line, "%s%s: %s", qq->id, qq->required ? " (required)" : "", qq->text);

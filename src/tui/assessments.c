@@ -47,7 +47,7 @@ assessments_load(struct view *v, struct tui *t, struct aerr *err)
 	if (assessment_ids(t->av->db, s->vendor_id, &ids, &n, err) != 0)
 		return err->code;
 	tui_list_clear(&s->list);
-	snprintf(s->list.header, sizeof s->list.header, "%-5s %-32s %-5s %-9s %-8s %-6s %s", "ID",
+	snprintf(s->list.header, sizeof s->list.header, "%-5s %-32s %-5s %-9s %-12s %-6s %s", "ID",
 	    "QUESTIONNAIRE", "ROUND", "STATUS", "RATING", "SCORE", "REQUIRED OPEN");
 	/* Newest first. */
 	for (size_t i = n; i-- > 0; ) {
@@ -59,7 +59,11 @@ assessments_load(struct view *v, struct tui *t, struct aerr *err)
 			free(ids);
 			return err->code;
 		}
-		assessment_score(a, &sc);
+		if (assessment_rate(t->av->db, a, &sc, NULL, err) != 0) {
+			assessment_free(a);
+			free(ids);
+			return err->code;
+		}
 		snprintf(qv, sizeof qv, "%s@%lld", a->q->qid, (long long)a->q->version);
 		tui_list_add(&s->list, a->id, sc.rating == RATING_UNACCEPTABLE ? TUI_MARK_BAD :
 		    sc.rating == RATING_CONCERNS ? TUI_MARK_WARN : TUI_MARK_NONE,

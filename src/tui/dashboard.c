@@ -57,17 +57,15 @@ show_vendors(const struct dashboard *d, struct tui_list *l)
 	section(l, "Vendors by rating");
 	for (int i = 0; i < d->nvendors; i++) {
 		const struct dash_vendor *v = &d->vendors[i];
+		int r = v->v.rating;
+		char tail[200];
 
-		if (v->rating == RATING_NOT_ASSESSED)
-			tui_list_add(l, OBJ(OBJ_VENDOR, v->id), TUI_MARK_NONE,
-			    "?  %-24.24s %-12s (no assessment yet)", v->name, rating_name(v->rating));
-		else
-			tui_list_add(l, OBJ(OBJ_VENDOR, v->id),
-			    v->rating == RATING_UNACCEPTABLE ? TUI_MARK_BAD : v->rating == RATING_CONCERNS ?
-			    TUI_MARK_WARN : TUI_MARK_NONE, "%s %-24.24s %-12s score %5.1f  (%s)",
-			    v->rating == RATING_UNACCEPTABLE ? "!!" : v->rating == RATING_CONCERNS ? "! " :
-			    v->rating == RATING_INCOMPLETE ? "? " : "  ",
-			    v->name, rating_name(v->rating), v->score, v->status);
+		vendor_verdict_short(&v->v, tail, sizeof tail);
+		tui_list_add(l, OBJ(OBJ_VENDOR, v->id), r == RATING_UNACCEPTABLE ? TUI_MARK_BAD :
+		    r == RATING_CONCERNS ? TUI_MARK_WARN : TUI_MARK_NONE, "%s %-24.24s %-12s %s",
+		    r == RATING_UNACCEPTABLE ? "!!" : r == RATING_CONCERNS ? "! " :
+		    r == RATING_INCOMPLETE || r == RATING_NOT_ASSESSED ? "? " : "  ",
+		    v->name, rating_name(r), tail);
 	}
 }
 

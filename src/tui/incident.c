@@ -74,7 +74,7 @@ add_clock_line(struct incident_state *s, const cJSON *c, int64_t *n)
 	if (cJSON_IsNumber(left))
 		fmt_duration((int64_t)left->valuedouble * 1000, dur, sizeof dur);
 	if (strcmp(state, "not-applicable") == 0) {
-		tui_list_add(&s->lines, --*n, TUI_MARK_DIM, "  %-18s %-14s %s", str(c, "id"), "n/a",
+		tui_list_add(&s->lines, --*n, TUI_MARK_DIM, "  %-18s %-9s %s", str(c, "id"), "n/a",
 		    str(c, "basis"));
 		return;
 	}
@@ -85,13 +85,13 @@ add_clock_line(struct incident_state *s, const cJSON *c, int64_t *n)
 	else if (cJSON_IsNumber(left) && left->valuedouble < 7 * 86400)
 		mark = TUI_MARK_WARN;
 	if (strcmp(state, "running") == 0)
-		tui_list_add(&s->lines, --*n, mark, "  %-18s %-14s due %s, %s left", str(c, "id"), state,
-		    str(c, "due_local"), dur);
+		tui_list_add(&s->lines, --*n, mark, "  %-18s %-9s due %s, %s left", str(c, "id"), state,
+		    str(c, "due_text"), dur);
 	else if (strcmp(state, "overdue") == 0)
-		tui_list_add(&s->lines, --*n, mark, "  %-18s %-14s due %s, %s ago", str(c, "id"), "OVERDUE",
-		    str(c, "due_local"), dur);
+		tui_list_add(&s->lines, --*n, mark, "  %-18s %-9s due %s, %s ago", str(c, "id"), "OVERDUE",
+		    str(c, "due_text"), dur);
 	else
-		tui_list_add(&s->lines, --*n, mark, "  %-18s %-14s notified %s (%s %s), entry %d",
+		tui_list_add(&s->lines, --*n, mark, "  %-18s %-9s notified %s (%s %s), entry %d",
 		    str(c, "id"), strcmp(state, "late") == 0 ? "LATE" : state, str(c, "stopped_at"), dur,
 		    strcmp(state, "met") == 0 ? "early" : "late", num(c, "stopped_by_entry"));
 }

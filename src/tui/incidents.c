@@ -59,8 +59,9 @@ add_row(struct incidents_state *s, const cJSON *r, int64_t now)
 		snprintf(due, sizeof due, "%s", json_get_str(next, "due"));
 		if (parse_time(due, &due_ms, NULL) == 0 && due_ms - now < SOON_MS)
 			mark = TUI_MARK_WARN;
-		due[16] = '\0';   /* to the minute */
-		snprintf(clocks, sizeof clocks, "%s due %s", json_get_str(next, "clock"), due);
+		/* As the rule states it: a date-only deadline as a date, an instant with its zone. */
+		snprintf(clocks, sizeof clocks, "%s due %s", json_get_str(next, "clock"),
+		    json_get_str(next, "due_text"));
 	} else if (i == 0) {
 		snprintf(clocks, sizeof clocks, "-");
 	}

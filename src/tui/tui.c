@@ -1471,14 +1471,9 @@ static const struct view_ops *
 first_view(struct aivet *av)
 {
 	struct aerr err = { 0 };
-	cJSON *vendors;
-	int any;
 
-	if (vendor_list_json(av->db, 1, &vendors, &err) != 0)
-		return &tui_vendors_view;
-	any = cJSON_GetArraySize(vendors) > 0;
-	cJSON_Delete(vendors);
-	return any ? &tui_dashboard_view : &tui_vendors_view;
+	/* Not the whole list: listing every vendor here made a big database slow to open. */
+	return vendor_any(av->db, &err) > 0 ? &tui_dashboard_view : &tui_vendors_view;
 }
 
 int

@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "tui.h"
+#include "vendor-rating.h"
 
 struct vendor_state {
 	int64_t id;
 	cJSON *vendor;
+	struct vendor_verdict verdict;   /* vendor_rate's, as the dashboard and vendor list show it */
 	struct tui_list endpoints;
 };
 
@@ -44,6 +46,10 @@ vendor_load(struct view *v, struct tui *t, struct aerr *err)
 
 	if (vendor_json(t->av->db, s->id, &o, err) != 0)
 		return err->code;
+	if (vendor_rate(t->av->db, s->id, &s->verdict, err) != 0) {
+		cJSON_Delete(o);
+		return err->code;
+	}
 	cJSON_Delete(s->vendor);
 	s->vendor = o;
 	if (endpoint_list_json(t->av->db, s->id, 1, &arr, err) != 0)
@@ -82,11 +88,14 @@ vendor_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	struct vendor_state *s = v->state;
 	char line[600];
 
+	char tail[200];
+
 	snprintf(line, sizeof line, "Vendor:      %s  (%s)", field(s->vendor, "name"),
 	    field(s->vendor, "status"));
 	tui_put(w, 0, 2, cols - 2, line);
-	snprintf(line, sizeof line, "Criticality: %d",
-	    cJSON_GetObjectItem(s->vendor, "criticality")->valueint);
+	vendor_verdict_short(&s->verdict, tail, sizeof tail);
+	snprintf(line, sizeof line, "Criticality: %d   Rating: %s, %s",
+	    cJSON_GetObjectItem(s->vendor, "criticality")->valueint, rating_name(s->verdict.rating), tail);
 	tui_put(w, 1, 2, cols - 2, line);
 	snprintf(line, sizeof line, "Contact:     %s", field(s->vendor, "contact"));
 	tui_put(w, 2, 2, cols - 2, line);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "tui.h"
+#include "vendor-rating.h"
 
 struct vendors_state {
 	struct tui_list list;
@@ -37,16 +38,22 @@ vendors_load(struct view *v, struct tui *t, struct aerr *err)
 
 	if (vendor_list_json(t->av->db, 0, &arr, err) != 0)
 		return err->code;
+	if (vendor_list_rate(t->av->db, 0, arr, err) != 0) {
+		cJSON_Delete(arr);
+		return err->code;
+	}
 	tui_list_clear(&s->list);
-	snprintf(s->list.header, sizeof s->list.header, "%-1s %-32s %-4s %-9s %s", "!", "VENDOR",
-	    "CRIT", "ENDPOINTS", "OPEN INCIDENTS");
+	snprintf(s->list.header, sizeof s->list.header, "%-1s %-24s %-12s %-4s %-9s %s", "!", "VENDOR",
+	    "RATING", "CRIT", "ENDPOINTS", "OPEN INCIDENTS");
 	cJSON_ArrayForEach(o, arr) {
 		int incidents = cJSON_GetObjectItem(o, "open_incidents")->valueint;
+		int r = rating_parse(json_get_str(o, "rating"));
 
 		tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(o, "id")->valuedouble,
-		    incidents ? TUI_MARK_BAD : TUI_MARK_NONE, "%-1s %-32s %-4d %-9d %d",
-		    incidents ? "!" : " ", json_get_str(o, "name"),
-		    cJSON_GetObjectItem(o, "criticality")->valueint,
+		    incidents || r == RATING_UNACCEPTABLE ? TUI_MARK_BAD : r == RATING_CONCERNS ?
+		    TUI_MARK_WARN : TUI_MARK_NONE, "%-1s %-24.24s %-12s %-4d %-9d %d",
+		    incidents || r == RATING_UNACCEPTABLE ? "!" : " ", json_get_str(o, "name"),
+		    json_get_str(o, "rating"), cJSON_GetObjectItem(o, "criticality")->valueint,
 		    cJSON_GetObjectItem(o, "endpoints")->valueint, incidents);
 	}
 	cJSON_Delete(arr);

@@ -1,0 +1,190 @@
+/*
+ * vendor-rating.c: reads what a vendor's rating rests on (its assessments,
+ * its completed probe runs with their results and findings, its endpoints)
+ * and hands it to the one rule (vendor_verdict, rating.c). Each round is rated
+ * by assessment_score with its claims judged on the same evidence, so the
+ * vendor's word and its assessments' words never disagree.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "assess.h"
+#include "claims.h"
+#include "vendor-rating.h"
+
+void
+vendor_verdict_none(struct vendor_verdict *v)
+{
+	vendor_verdict(NULL, 0, NULL, v);
+}
+
+/* Rates every round of the vendor on the loaded evidence. */
+static int
+rate_rounds(struct db *db, int64_t vendor_id, const cJSON *runs, const cJSON *eps,
+    struct rated_round **out, int *n, struct aerr *err)
+{
+	int64_t *ids;
+	size_t nids;
+	struct rated_round *r;
+
+	*out = NULL;
+	*n = 0;
+	if (assessment_ids(db, vendor_id, &ids, &nids, err) != 0)
+		return err->code;
+	r = xcalloc(nids + 1, sizeof *r);
+	for (size_t i = 0; i < nids; i++) {
+		struct assessment *a;
+		struct assessment_score s;
+		cJSON *claims;
+
+		if (assessment_load(db, ids[i], &a, err) != 0) {
+			for (int k = 0; k < *n; k++) {
+				free((char *)r[k].qid);
+				free((char *)r[k].status);
+				free((char *)r[k].contradicted_by);
+			}
+			free(r);
+			free(ids);
+			*n = 0;
+			return err->code;
+		}
+		claims = assessment_claims_on(a, runs, eps);
+		assessment_score(a, claims, &s);
+		cJSON_Delete(claims);
+		r[*n] = (struct rated_round){ .id = a->id, .round = a->round, .qid = xstrdup(a->q->qid),
+		    .status = xstrdup(a->status), .rating = (enum rating)s.rating, .score = s.risk_score,
+		    .contradicted = s.contradicted,
+		    .contradicted_by = s.finding[0] ? xstrdup(s.finding) : NULL };
+		(*n)++;
+		assessment_free(a);
+	}
+	free(ids);
+	*out = r;
+	return 0;
+}
+
+int
+vendor_rate(struct db *db, int64_t vendor_id, struct vendor_verdict *v, struct aerr *err)
+{
+	cJSON *runs, *eps;
+	struct rated_round *r;
+	int n;
+
+	if (claims_evidence_load(db, vendor_id, &runs, &eps, err) != 0)
+		return AV_RUNTIME;
+	if (rate_rounds(db, vendor_id, runs, eps, &r, &n, err) != 0) {
+		cJSON_Delete(runs);
+		cJSON_Delete(eps);
+		return err->code;
+	}
+	vendor_verdict(r, n, runs, v);
+	for (int k = 0; k < n; k++) {
+		free((char *)r[k].qid);
+		free((char *)r[k].status);
+		free((char *)r[k].contradicted_by);
+	}
+	free(r);
+	cJSON_Delete(runs);
+	cJSON_Delete(eps);
+	return 0;
+}
+
+int
+vendor_rate_all(struct db *db, int all, struct vendor_rated **out, int *n, struct aerr *err)
+{
+	int64_t *ids;
+	size_t nids;
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.id FROM vendor v WHERE (? <> 0 OR "
+	    "v.status = 'active') AND v.id IN (" VENDOR_RATED_IDS ") ORDER BY v.id", "i", (int64_t)all);
+
+	*out = NULL;
+	*n = 0;
+	if (db_ids(st, &ids, &nids, err) != 0)
+		return err->code;
+	*out = xcalloc(nids + 1, sizeof **out);
+	for (size_t i = 0; i < nids; i++) {
+		(*out)[i].id = ids[i];
+		if (vendor_rate(db, ids[i], &(*out)[i].v, err) != 0) {
+			free(ids);
+			free(*out);
+			*out = NULL;
+			return err->code;
+		}
+	}
+	*n = (int)nids;
+	free(ids);
+	return 0;
+}
+
+const struct vendor_verdict *
+vendor_rated_find(const struct vendor_rated *r, int n, int64_t id)
+{
+	int lo = 0, hi = n - 1;
+
+	/* By id, as vendor_rate_all orders them. */
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+
+		if (r[mid].id == id)
+			return &r[mid].v;
+		if (r[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid - 1;
+	}
+	return NULL;
+}
+
+int
+vendor_list_rate(struct db *db, int all, cJSON *list, struct aerr *err)
+{
+	struct vendor_rated *r;
+	struct vendor_verdict none;
+	cJSON *o;
+	int n;
+
+	if (vendor_rate_all(db, all, &r, &n, err) != 0)
+		return err->code;
+	vendor_verdict_none(&none);
+	cJSON_ArrayForEach(o, list) {
+		const struct vendor_verdict *v = vendor_rated_find(r, n,
+		    (int64_t)cJSON_GetObjectItem(o, "id")->valuedouble);
+
+		vendor_verdict_add_json(o, v ? v : &none);
+	}
+	free(r);
+	return 0;
+}
+
+int
+vendor_list_rated_each(struct db *db, int all, void (*each)(cJSON *o, void *ctx), void *ctx,
+    struct aerr *err)
+{
+	struct vendor_rated *r;
+	struct vendor_verdict none;
+	struct db_stmt *st;
+	int n;
+
+	if (vendor_rate_all(db, all, &r, &n, err) != 0)
+		return err->code;
+	vendor_verdict_none(&none);
+	st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' ORDER BY v.name", "i",
+	    (int64_t)all);
+	if (st == NULL) {
+		free(r);
+		return err->code;
+	}
+	/* One object at a time: a list of many vendors is never held whole. */
+	while (db_step(st) == DB_ROW) {
+		cJSON *o = vendor_row_json(st);
+		const struct vendor_verdict *v = vendor_rated_find(r, n, db_col_int64(st, 0));
+
+		vendor_verdict_add_json(o, v ? v : &none);
+		each(o, ctx);
+	}
+	db_finalize(st);
+	free(r);
+	return 0;
+}

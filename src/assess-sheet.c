@@ -441,7 +441,7 @@ assessment_import_csv(struct db *db, const char *actor, struct assessment *a, co
 	*changed = 0;
 	if (assessment_editable(a, err) != 0)
 		return err->code;
-	if (read_regular_file(path, MAX_SHEET, &text, err) != 0)
+	if (read_file(path, MAX_SHEET, &text, err) != 0)
 		return err->code;
 	rc = sheet_parse(path, text.data, text.len, &sh, err);
 	buf_free(&text);

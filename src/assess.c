@@ -452,7 +452,7 @@ attach_evidence(struct db *db, const char *actor, struct assessment *a, const ch
 	int rc;
 	cJSON *d;
 
-	if (read_regular_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
+	if (read_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
 		return aerr_prefix(err, "evidence file");
 	sha256_hex(b.data, b.len, sha);
 	buf_free(&b);

@@ -725,7 +725,7 @@ xlsx_read(const char *path, struct xlsx_book **out, struct aerr *err)
 	struct buf b;
 	int rc;
 
-	if (read_regular_file(path, XLSX_MAX_FILE, &b, err) != 0)
+	if (read_file(path, XLSX_MAX_FILE, &b, err) != 0)
 		return err->code;
 	rc = xlsx_read_mem(path, b.data, b.len, out, err);
 	buf_free(&b);

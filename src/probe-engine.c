@@ -662,7 +662,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 {
 	struct db *db = env->db;
 	char req_sha[65], resp_sha[65], ev_sha[65], *req_blob = NULL, *recipe = NULL, *doc_s = NULL;
-	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, at[32], name[96];
+	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, name[96];
 	const unsigned char *seal = leaked ? env->opts->leak_seal_pk : NULL;
 	char status_s[16];
 	cJSON *doc = cJSON_CreateObject(), *t = cJSON_CreateObject(), *a = NULL;
@@ -731,13 +731,10 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	doc_s = cJSON_PrintUnformatted(doc);
 	if (blob_put(db, doc_s, strlen(doc_s), NULL, ev_sha, err) != 0)
 		goto fail;
-	now_iso(at);
 	snprintf(name, sizeof name, "exchange-%lld-%lld.json", (long long)env->run_id, (long long)r->seq);
-	if (db_exec(db, err, "INSERT INTO evidence (kind, sha256, original_name, media_type, size, "
-	    "added_by, added_at) VALUES ('exchange',?,?,'application/json',?,?,?)", "ttitt",
-	    ev_sha, name, (int64_t)strlen(doc_s), env->av->actor, at) != 0)
+	if (evidence_insert(db, env->av->actor, "exchange", ev_sha, name, "application/json",
+	    strlen(doc_s), NULL, &eid, err) != 0)
 		goto fail;
-	eid = db_insert_id(db);
 	snprintf(status_s, sizeof status_s, "%ld", resp->status);
 	if (db_exec(db, err, "INSERT INTO exchange (evidence_id, run_id, probe, seq, tenant, streaming, "
 	    "method, url, request_headers, request_sha256, request_size, request_blob, request_recipe, "

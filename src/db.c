@@ -389,6 +389,8 @@ db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id,
 		rc = write_one(db, err, w->sqlite[i], args, nargs, NULL);
 		if (rc == 0 && id != NULL && i + 1 == w->id_from)
 			*id = db_insert_id(db);
+		else if (rc == 0 && id != NULL && w->id_from == 0)
+			*id = db_changes(db);
 	}
 	return rc;
 }

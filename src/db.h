@@ -70,7 +70,8 @@ const char *db_sqlstate(struct db *db);   /* PostgreSQL's SQLSTATE of the last e
  * those tables themselves). All are bound from one argument list, "?N" naming
  * argument N, so a form may leave arguments out (the function takes no actor).
  * The new row's id, when id is given: on SQLite the one the statement
- * sqlite[id_from - 1] inserted, on PostgreSQL what the function returns.
+ * sqlite[id_from - 1] inserted (with id_from 0, the rows the last statement
+ * changed), on PostgreSQL what the function returns.
  */
 struct db_write {
 	const char *sqlite[5];

@@ -696,6 +696,10 @@ edit_apply(struct db *db, int64_t id, const struct incident_edit_input *in,
 	char ws_utc[32], we_utc[32];
 	int rc = 0;
 
+	/* The edit itself, on PostgreSQL: facts with no column are its entries alone. */
+	static const struct db_write edit = { { NULL }, "SELECT aivet_incident_edit(?1)", 0 };
+
+	rc = db_write(db, err, &edit, NULL, "i", id);
 #define SET(cond, col, expr, fmt, ...) \
 	if (rc == 0 && (cond)) { \
 		const struct db_write w = { { "UPDATE incident SET " col " = " expr " WHERE id = ?1" }, \

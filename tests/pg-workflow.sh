@@ -10,6 +10,7 @@
 # changed, and the same operations through aivet still work.
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/pg-lib.sh"
+. "$TESTS_SRCDIR/sim-lib.sh"
 . "$TESTS_SRCDIR/db-fixture.sh"
 
 pg_start
@@ -163,6 +164,29 @@ is "$(pg_sql -d team "SELECT md5(string_agg(q::text, '')) FROM questionnaire q")
 as alice incident edit 1 --phi no
 is "$rc:$(pg_sql -d team "SELECT phi FROM incident")" "0:no" "incident edit through aivet still changes it$errout"
 
+# ---- probe runs: written by the login running them, while they run ----
+sim_start --context 8192 --tenants "alice=$PROBE_KEY_ALICE,bob=$PROBE_KEY_BOB" || exit 1
+as alice endpoint add V0 --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 8192 \
+	--credential alice=env:PROBE_KEY_ALICE --credential bob=env:PROBE_KEY_BOB
+as alice probe run V0/e --yes --probe echo
+RUN=$(pg_sql -d team "SELECT max(id) FROM probe_run")
+is "$rc:$(pg_sql -d team "SELECT status || ' ' || actor FROM probe_run WHERE id = $RUN")" "0:completed alice" \
+	"alice's probe run, through the functions$errout"
+before=$(pg_sql -d team "SELECT (SELECT count(*) FROM probe_result) || '/' || (SELECT count(*) FROM finding) || '/' ||
+	(SELECT count(*) FROM finding_evidence) || '/' || (SELECT count(*) FROM audit_log)")
+is "$(psql_as rita "SELECT aivet_probe_result($RUN, 'oversize', 'pass', NULL, 1, NULL)")" \
+	"ERROR:  probe run $RUN is completed: finished probe runs are read-only" "no result added to a finished run"
+is "$(psql_as alice "SELECT aivet_finding_add($RUN, 'echo', 'OVERSIZE_ACCEPTED', 'critical', 'm', NULL)")" \
+	"ERROR:  probe run $RUN is completed: finished probe runs are read-only" "nor a finding, even by its runner"
+is "$(psql_as alice "SELECT aivet_finding_evidence(1, 1)")" \
+	"ERROR:  finding 1 was not added in this transaction: its evidence is cited as it is added" \
+	"nor evidence cited by an old finding"
+is "$(psql_as alice "SELECT aivet_probe_update($RUN, 'completed', NULL, 0, 0, 'x', 0, 0)")" \
+	"ERROR:  probe run $RUN is completed: finished probe runs are read-only" "nor a finished run changed"
+is "$(pg_sql -d team "SELECT (SELECT count(*) FROM probe_result) || '/' || (SELECT count(*) FROM finding) || '/' ||
+	(SELECT count(*) FROM finding_evidence) || '/' || (SELECT count(*) FROM audit_log)")" "$before" "nothing changed"
+sim_stop
+
 # ---- no direct write on any evidentiary table, by any role ----
 # TABLE COLUMN (one the UPDATE names)
 tables="assessment status
@@ -175,6 +199,11 @@ evidence media_type
 incident title
 incident_entry text
 incident_link added_at
+probe_run status
+probe_result verdict
+exchange url
+finding message
+finding_evidence evidence_id
 audit_log details"
 while read -r t c <&3; do
 	for l in audrey alice rita; do

@@ -19,10 +19,10 @@
 --
 -- Revoked (written only through the functions): assessment, answer,
 -- answer_history, answer_evidence, questionnaire, blob, evidence, incident,
--- incident_entry, incident_link, audit_log. Still written directly by the
--- assessor, under the triggers of 004-seal.sql: vendor, endpoint, credential,
--- probe_run, probe_result, exchange, finding, finding_evidence,
--- incident_task, report. The database's owner keeps every privilege (it owns
+-- incident_entry, incident_link, probe_run, probe_result, exchange, finding,
+-- finding_evidence, audit_log. Still written directly by the assessor, under
+-- the triggers of 004-seal.sql: vendor, endpoint, credential, incident_task,
+-- report. The database's owner keeps every privilege (it owns
 -- the tables and could drop the triggers: see 005-roles.sql), and the same
 -- transition rules bind it through the triggers at the end.
 
@@ -52,7 +52,8 @@ CREATE FUNCTION aivet_op_bound(action text) RETURNS boolean LANGUAGE sql IMMUTAB
 	SELECT aivet_op_action(action) IN ('assessment.start', 'assessment.submit', 'assessment.approve',
 	    'assessment.return', 'assessment.reopen', 'answer', 'answer.evidence', 'evidence.add',
 	    'probe.exchange', 'questionnaire.load', 'incident.open', 'incident.status', 'incident.edit',
-	    'incident.entry', 'incident.link')
+	    'incident.entry', 'incident.link', 'probe.start', 'probe.calibrate', 'probe.finish',
+	    'probe.interrupted', 'probe.result', 'probe.finding')
 $$;
 
 CREATE FUNCTION aivet_op(action text, object_type text, object_id bigint) RETURNS void
@@ -359,6 +360,17 @@ BEGIN
 	PERFORM aivet_op('incident.status', 'incident', p_id);
 END $$;
 
+-- An edit of an incident's facts: those kept in its row change through
+-- aivet_incident_set, the others (the vendor's SLA and discovery) are the
+-- edit's audit entry and timeline entry alone.
+CREATE FUNCTION aivet_incident_edit(p_id bigint) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	PERFORM aivet_incident_open_for(p_id);
+	PERFORM aivet_op('incident.edit', 'incident', p_id);
+END $$;
+
 -- One fact of an incident changed (incident edit); the entry that says so
 -- follows in the same transaction.
 CREATE FUNCTION aivet_incident_set(p_id bigint, p_field text, p_value text) RETURNS void
@@ -406,6 +418,138 @@ BEGIN
 	PERFORM aivet_op('incident.link', 'incident', p_incident);
 END $$;
 
+-- ---- probe runs ----
+
+-- A run is written by the login that started it, while it runs.
+CREATE FUNCTION aivet_run_mine(p_run bigint) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE r probe_run;
+BEGIN
+	SELECT * INTO r FROM probe_run WHERE id = p_run;
+	IF NOT FOUND THEN
+		PERFORM aivet_refused(format('unknown probe run %s', p_run));
+	END IF;
+	IF r.status <> 'running' THEN
+		PERFORM aivet_refused(format('probe run %s is %s: finished probe runs are read-only', p_run,
+		    r.status));
+	END IF;
+	IF r.actor IS DISTINCT FROM session_user::text THEN
+		PERFORM aivet_refused(format('probe run %s is %s''s: only the login running it records its '
+		    'results', p_run, r.actor));
+	END IF;
+END $$;
+
+CREATE FUNCTION aivet_probe_start(p_endpoint bigint, p_probes text, p_options text, p_plan text,
+    p_pid bigint, p_at text) RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE new_id bigint;
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	INSERT INTO probe_run (endpoint_id, status, probes, options, plan, actor, pid, started_at)
+	VALUES (p_endpoint, 'running', p_probes, p_options, p_plan, session_user, p_pid, p_at)
+	RETURNING probe_run.id INTO new_id;
+	PERFORM aivet_op('probe.start', 'probe_run', new_id);
+	RETURN new_id;
+END $$;
+
+-- Calibration while it runs (status running), or its end; with what the
+-- vendor billed beside the plan.
+CREATE FUNCTION aivet_probe_update(p_run bigint, p_status text, p_calibration text, p_tokens_in bigint,
+    p_tokens_out bigint, p_at text, p_billed_in bigint, p_billed_out bigint) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	PERFORM aivet_run_mine(p_run);
+	UPDATE probe_run SET status = p_status, calibration = coalesce(p_calibration, calibration),
+	    tokens_in = p_tokens_in, tokens_out = p_tokens_out,
+	    finished_at = CASE WHEN p_status = 'running' THEN NULL ELSE p_at END,
+	    plan = CASE WHEN json_valid(plan) THEN json_set(plan, '$.billed', json_object('tokens_in',
+	        p_billed_in, 'tokens_out', p_billed_out)) ELSE plan END
+	WHERE id = p_run;
+	PERFORM aivet_op(CASE WHEN p_status = 'running' THEN 'probe.calibrate' ELSE 'probe.finish' END,
+	    'probe_run', p_run);
+END $$;
+
+-- A run whose process ended without finishing it (aivet checks the process
+-- before it asks): interrupted, ending at its last exchange. 1 when settled
+-- here, 0 when it was no longer running.
+CREATE FUNCTION aivet_probe_settle(p_run bigint) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	UPDATE probe_run SET status = 'interrupted', finished_at =
+	    coalesce((SELECT max(started_at) FROM exchange WHERE run_id = p_run), started_at)
+	WHERE id = p_run AND status = 'running';
+	IF NOT FOUND THEN
+		RETURN 0;
+	END IF;
+	PERFORM aivet_op('probe.interrupted', 'probe_run', p_run);
+	RETURN 1;
+END $$;
+
+CREATE FUNCTION aivet_probe_result(p_run bigint, p_probe text, p_verdict text, p_reason text,
+    p_requests bigint, p_details text) RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE new_id bigint;
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	PERFORM aivet_run_mine(p_run);
+	INSERT INTO probe_result (run_id, probe, verdict, reason, requests, details)
+	VALUES (p_run, p_probe, p_verdict, p_reason, p_requests, p_details)
+	RETURNING probe_result.id INTO new_id;
+	PERFORM aivet_op('probe.result', 'probe_result', new_id);
+	RETURN new_id;
+END $$;
+
+CREATE FUNCTION aivet_finding_add(p_run bigint, p_probe text, p_code text, p_severity text,
+    p_message text, p_details text) RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE new_id bigint;
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	PERFORM aivet_run_mine(p_run);
+	INSERT INTO finding (run_id, probe, code, severity, message, details)
+	VALUES (p_run, p_probe, p_code, p_severity, p_message, p_details)
+	RETURNING finding.id INTO new_id;
+	PERFORM aivet_op('probe.finding', 'finding', new_id);
+	RETURN new_id;
+END $$;
+
+-- A finding cites evidence of its own run, in the transaction that adds it.
+CREATE FUNCTION aivet_finding_evidence(p_finding bigint, p_evidence bigint) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	IF NOT EXISTS (SELECT 1 FROM aivet_op WHERE tx = txid_current() AND action = 'probe.finding'
+	               AND object_type = 'finding' AND object_id = p_finding) THEN
+		PERFORM aivet_refused(format('finding %s was not added in this transaction: its evidence '
+		    'is cited as it is added', p_finding));
+	END IF;
+	INSERT INTO finding_evidence (finding_id, evidence_id) VALUES (p_finding, p_evidence)
+	ON CONFLICT DO NOTHING;
+END $$;
+
+-- An exchange's record, beside the evidence row added in this transaction.
+CREATE FUNCTION aivet_exchange_add(p_evidence bigint, p_run bigint, p_probe text, p_seq bigint,
+    p_tenant text, p_streaming bigint, p_method text, p_url text, p_request_headers text,
+    p_request_sha256 text, p_request_size bigint, p_request_blob text, p_request_recipe text,
+    p_response_status bigint, p_response_headers text, p_response_sha256 text, p_response_size bigint,
+    p_response_blob text, p_response_truncated bigint, p_error text, p_timings text, p_started_at text)
+RETURNS void LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	PERFORM aivet_run_mine(p_run);
+	IF NOT EXISTS (SELECT 1 FROM aivet_op WHERE tx = txid_current() AND action = 'probe.exchange'
+	               AND object_type = 'evidence' AND object_id = p_evidence) THEN
+		PERFORM aivet_refused(format('evidence %s was not added in this transaction: an exchange '
+		    'is recorded with its evidence', p_evidence));
+	END IF;
+	INSERT INTO exchange (evidence_id, run_id, probe, seq, tenant, streaming, method, url,
+	    request_headers, request_sha256, request_size, request_blob, request_recipe, response_status,
+	    response_headers, response_sha256, response_size, response_blob, response_truncated, error,
+	    timings, started_at)
+	VALUES (p_evidence, p_run, p_probe, p_seq, p_tenant, p_streaming, p_method, p_url,
+	    p_request_headers, p_request_sha256, p_request_size, p_request_blob, p_request_recipe,
+	    p_response_status, p_response_headers, p_response_sha256, p_response_size, p_response_blob,
+	    p_response_truncated, p_error, p_timings, p_started_at);
+END $$;
+
 -- ---- privileges ----
 
 -- The functions run as their owner with the schema's search_path (and
@@ -423,7 +567,8 @@ BEGIN
 END $$;
 
 REVOKE INSERT, UPDATE, DELETE ON assessment, answer, answer_history, answer_evidence, questionnaire,
-	blob, evidence, incident, incident_entry, incident_link, audit_log
+	blob, evidence, incident, incident_entry, incident_link, probe_run, probe_result, exchange, finding,
+	finding_evidence, audit_log
 	FROM aivet_auditor, aivet_assessor, aivet_reviewer;
 
 -- ---- the workflow's rules, for every writer (the owner's raw SQL too) ----

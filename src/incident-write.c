@@ -285,6 +285,16 @@ static const struct db_write status_row = {
 	{ "UPDATE incident SET status = ?2 WHERE id = ?1" },
 	"SELECT aivet_incident_status(?1, ?2)", 0
 };
+/* Tasks: incident, title, owner, due, time; done: task, time. */
+static const struct db_write task_row = {
+	{ "INSERT INTO incident_task (incident_id, title, owner, due_at, created_at) "
+	  "VALUES (?1, ?2, ?3, ?4, ?5)" },
+	"SELECT aivet_task_add(?1, ?2, ?3, ?4, ?5)", 1
+};
+static const struct db_write task_done = {
+	{ "UPDATE incident_task SET done_at = ?2 WHERE id = ?1" },
+	"SELECT aivet_task_done(?1, ?2)", 0
+};
 
 int
 incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *idp,
@@ -516,10 +526,8 @@ incident_task_add(struct aivet *av, const char *ref, const char *title, const ch
 	if (due_given != NULL)
 		fmt_time_ms(due_ms, due);
 	now_iso(at);
-	if (db_exec(db, err, "INSERT INTO incident_task (incident_id, title, owner, due_at, created_at) "
-	    "VALUES (?,?,?,?,?)", "itttt", id, title, owner, due_given ? due : NULL, at) != 0)
+	if (db_write(db, err, &task_row, &tid, "itttt", id, title, owner, due_given ? due : NULL, at) != 0)
 		goto fail;
-	tid = db_insert_id(db);
 	d = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "incident_id", (double)id);
 	cJSON_AddStringToObject(d, "title", title);
@@ -576,7 +584,7 @@ incident_task_done(struct aivet *av, int64_t tid, const char *at_given, int64_t 
 		fmt_time_ms(ms, at);
 	else
 		now_iso(at);
-	if (db_exec(db, err, "UPDATE incident_task SET done_at = ? WHERE id = ?", "ti", at, tid) != 0)
+	if (db_write(db, err, &task_done, NULL, "it", tid, at) != 0)
 		goto fail;
 	d = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "incident_id", (double)iid);

@@ -199,6 +199,8 @@ evidence media_type
 incident title
 incident_entry text
 incident_link added_at
+incident_task title
+report out_dir
 probe_run status
 probe_result verdict
 exchange url

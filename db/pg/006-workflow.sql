@@ -15,14 +15,14 @@
 -- constraint trigger). So a sealed 'assessment.approve' entry exists only for
 -- an approval that went through aivet_assessment_approve(), and an operation
 -- never goes unaudited. Entries of actions no function here performs
--- (vendors, endpoints, probe runs, reports, grants) are appended as before.
+-- (vendors, endpoints, grants) are appended as before.
 --
 -- Revoked (written only through the functions): assessment, answer,
 -- answer_history, answer_evidence, questionnaire, blob, evidence, incident,
--- incident_entry, incident_link, probe_run, probe_result, exchange, finding,
--- finding_evidence, audit_log. Still written directly by the assessor, under
--- the triggers of 004-seal.sql: vendor, endpoint, credential, incident_task,
--- report. The database's owner keeps every privilege (it owns
+-- incident_entry, incident_link, incident_task, probe_run, probe_result,
+-- exchange, finding, finding_evidence, report, audit_log. Still written
+-- directly by the assessor: vendor, endpoint and credential (what is vetted
+-- and how it is reached; their audit entries record each change). The database's owner keeps every privilege (it owns
 -- the tables and could drop the triggers: see 005-roles.sql), and the same
 -- transition rules bind it through the triggers at the end.
 
@@ -53,7 +53,8 @@ CREATE FUNCTION aivet_op_bound(action text) RETURNS boolean LANGUAGE sql IMMUTAB
 	    'assessment.return', 'assessment.reopen', 'answer', 'answer.evidence', 'evidence.add',
 	    'probe.exchange', 'questionnaire.load', 'incident.open', 'incident.status', 'incident.edit',
 	    'incident.entry', 'incident.link', 'probe.start', 'probe.calibrate', 'probe.finish',
-	    'probe.interrupted', 'probe.result', 'probe.finding')
+	    'probe.interrupted', 'probe.result', 'probe.finding', 'incident.task.add',
+	    'incident.task.done', 'report.export')
 $$;
 
 CREATE FUNCTION aivet_op(action text, object_type text, object_id bigint) RETURNS void
@@ -418,6 +419,42 @@ BEGIN
 	PERFORM aivet_op('incident.link', 'incident', p_incident);
 END $$;
 
+CREATE FUNCTION aivet_task_add(p_incident bigint, p_title text, p_owner text, p_due_at text,
+    p_at text) RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE new_id bigint;
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	PERFORM aivet_incident_open_for(p_incident);
+	INSERT INTO incident_task (incident_id, title, owner, due_at, created_at)
+	VALUES (p_incident, p_title, p_owner, p_due_at, p_at) RETURNING incident_task.id INTO new_id;
+	PERFORM aivet_op('incident.task.add', 'incident_task', new_id);
+	RETURN new_id;
+END $$;
+
+CREATE FUNCTION aivet_task_done(p_task bigint, p_at text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	PERFORM aivet_incident_open_for((SELECT incident_id FROM incident_task WHERE id = p_task));
+	UPDATE incident_task SET done_at = p_at WHERE id = p_task;
+	PERFORM aivet_op('incident.task.done', 'incident_task', p_task);
+END $$;
+
+-- ---- exported reports ----
+
+CREATE FUNCTION aivet_report_add(p_uuid text, p_vendor bigint, p_out_dir text, p_options text,
+    p_key_id text, p_sums_sha256 text, p_generated_at text) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE new_id bigint;
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	INSERT INTO report (report_uuid, vendor_id, out_dir, options, key_id, sums_sha256, generated_at)
+	VALUES (p_uuid, p_vendor, p_out_dir, p_options, p_key_id, p_sums_sha256, p_generated_at)
+	RETURNING report.id INTO new_id;
+	PERFORM aivet_op('report.export', 'report', new_id);
+	RETURN new_id;
+END $$;
+
 -- ---- probe runs ----
 
 -- A run is written by the login that started it, while it runs.
@@ -567,8 +604,8 @@ BEGIN
 END $$;
 
 REVOKE INSERT, UPDATE, DELETE ON assessment, answer, answer_history, answer_evidence, questionnaire,
-	blob, evidence, incident, incident_entry, incident_link, probe_run, probe_result, exchange, finding,
-	finding_evidence, audit_log
+	blob, evidence, incident, incident_entry, incident_link, incident_task, probe_run, probe_result,
+	exchange, finding, finding_evidence, report, audit_log
 	FROM aivet_auditor, aivet_assessor, aivet_reviewer;
 
 -- ---- the workflow's rules, for every writer (the owner's raw SQL too) ----

@@ -329,6 +329,10 @@ int blob_get(struct db *db, const char *sha, struct buf *out, int *encrypted, st
 const char *media_type_for(const char *name);
 /* The largest file kept as evidence; a larger one is refused before it is read. */
 #define EVIDENCE_FILE_MAX ((size_t)1 << 30)
+/* An evidence row for stored content (kind "file" or "exchange"), its new id in *id. */
+int evidence_insert(struct db *db, const char *actor, const char *kind, const char *sha,
+    const char *name, const char *media_type, size_t size, const char *effective_date,
+    int64_t *id, struct aerr *err);
 /* Copies a file into the store and adds an evidence row plus its audit entry. */
 int evidence_add_file(struct db *db, const char *actor, const char *path, const char *effective_date,
     int64_t *id, struct aerr *err);

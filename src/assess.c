@@ -442,6 +442,28 @@ assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct a
 
 /* ---- changing answers ---- */
 
+/*
+ * The workflow's writes (db.h's db_write): SQLite runs the statements, whose
+ * triggers (db/008-workflow.sql) hold the same rules; PostgreSQL calls the
+ * function of db/pg/008-workflow.sql, which checks the state and the role and
+ * writes the login as the actor. Arguments: assessment, question, value (JSON,
+ * NULL when cleared or a note alone), note, actor, time.
+ */
+static const struct db_write answer_put = {
+	{ "DELETE FROM answer WHERE assessment_id = ?1 AND question_id = ?2 AND ?3 IS NULL AND ?4 IS NULL",
+	  "INSERT INTO answer (assessment_id, question_id, value, note, actor, updated_at) "
+	  "SELECT ?1, ?2, coalesce(?3, 'null'), ?4, ?5, ?6 WHERE ?3 IS NOT NULL OR ?4 IS NOT NULL "
+	  "ON CONFLICT (assessment_id, question_id) DO UPDATE SET value = excluded.value, "
+	  "note = excluded.note, actor = excluded.actor, updated_at = excluded.updated_at",
+	  "INSERT INTO answer_history (assessment_id, question_id, value, note, actor, at) "
+	  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)" },
+	"SELECT aivet_answer_put(?1, ?2, ?3, ?4, ?6)", 0
+};
+static const struct db_write answer_evidence_add = {
+	{ "INSERT INTO answer_evidence (assessment_id, question_id, evidence_id) VALUES (?1, ?2, ?3)" },
+	"SELECT aivet_answer_evidence(?1, ?2, ?3)", 0
+};
+
 static int
 attach_evidence(struct db *db, const char *actor, struct assessment *a, const char *question_id,
     const char *path, const char *effective_date, int *changed, struct aerr *err)
@@ -464,8 +486,7 @@ attach_evidence(struct db *db, const char *actor, struct assessment *a, const ch
 	if (rc == 0)
 		return 0;   /* this very file is attached to this answer already */
 	if (evidence_add_file(db, actor, path, effective_date, &eid, err) != 0 ||
-	    db_exec(db, err, "INSERT INTO answer_evidence (assessment_id, question_id, evidence_id) "
-	    "VALUES (?,?,?)", "iti", a->id, question_id, eid) != 0)
+	    db_write(db, err, &answer_evidence_add, NULL, "iti", a->id, question_id, eid) != 0)
 		return err->code;
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "question", question_id);
@@ -509,17 +530,7 @@ set_note_alone(struct db *db, const char *actor, struct assessment *a, int qi, c
 
 	if (streq_null(an->note, note))
 		return 0;
-	if (note != NULL)
-		rc = db_exec(db, err, "INSERT INTO answer (assessment_id, question_id, value, note, actor, "
-		    "updated_at) VALUES (?,?,'null',?,?,?) ON CONFLICT (assessment_id, question_id) DO "
-		    "UPDATE SET note = excluded.note, actor = excluded.actor, updated_at = "
-		    "excluded.updated_at", "itttt", a->id, qid, note, actor, at);
-	else
-		rc = db_exec(db, err, "DELETE FROM answer WHERE assessment_id = ? AND question_id = ?",
-		    "it", a->id, qid);
-	if (rc == 0)
-		rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
-		    "note, actor, at) VALUES (?,?,NULL,?,?,?)", "itttt", a->id, qid, note, actor, at);
+	rc = db_write(db, err, &answer_put, NULL, "itnttt", a->id, qid, note, actor, at);
 	if (rc != 0)
 		return err->code;
 	d = cJSON_CreateObject();
@@ -564,11 +575,7 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 
 		add_value(d, "previous", an->value);
 		cJSON_AddStringToObject(d, "question", qid);
-		rc = db_exec(db, err, "DELETE FROM answer WHERE assessment_id = ? AND question_id = ?",
-		    "it", a->id, qid);
-		if (rc == 0)
-			rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
-			    "note, actor, at) VALUES (?,?,NULL,NULL,?,?)", "ittt", a->id, qid, actor, at);
+		rc = db_write(db, err, &answer_put, NULL, "itnntt", a->id, qid, actor, at);
 		if (rc == 0)
 			rc = answer_audit(db, actor, a, "answer.clear", d, err);
 		cJSON_Delete(d);
@@ -590,14 +597,7 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 		add_value(d, "value", value);
 		json_add_str(d, "note", new_note);
 		add_value(d, "previous", an->value);
-		rc = db_exec(db, err, "INSERT INTO answer (assessment_id, question_id, value, note, actor, "
-		    "updated_at) VALUES (?,?,?,?,?,?) ON CONFLICT (assessment_id, question_id) DO UPDATE "
-		    "SET value = excluded.value, note = excluded.note, actor = excluded.actor, "
-		    "updated_at = excluded.updated_at", "ittttt", a->id, qid, json, new_note, actor, at);
-		if (rc == 0)
-			rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, "
-			    "note, actor, at) VALUES (?,?,?,?,?,?)", "ittttt", a->id, qid, json, new_note,
-			    actor, at);
+		rc = db_write(db, err, &answer_put, NULL, "ittttt", a->id, qid, json, new_note, actor, at);
 		if (rc == 0)
 			rc = answer_audit(db, actor, a, "answer.set", d, err);
 		cJSON_Delete(d);
@@ -625,6 +625,46 @@ assessment_set_answer(struct db *db, const char *actor, struct assessment *a, in
 }
 
 /* ---- workflow ---- */
+
+/* Arguments: vendor, questionnaire, actor, time. */
+/* Arguments: vendor, questionnaire row, actor, time, and the SHA-256 of the text
+ * answered against, which audit verify re-hashes (PostgreSQL's function takes it
+ * from the questionnaire's text itself). */
+static const struct db_write start_round = {
+	{ "INSERT INTO assessment (vendor_id, questionnaire_id, created_by, created_at, "
+	  "questionnaire_sha256) VALUES (?1, ?2, ?3, ?4, ?5)" },
+	"SELECT aivet_assessment_start(?1, ?2, ?4)", 1
+};
+/* Arguments: assessment, time (and the actor, for the approval). */
+static const struct db_write submit_round = {
+	{ "UPDATE assessment SET status = 'in_review', submitted_at = ?2 WHERE id = ?1" },
+	"SELECT aivet_assessment_submit(?1, ?2)", 0
+};
+static const struct db_write approve_round = {
+	{ "UPDATE assessment SET status = 'final', approved_at = ?2, reviewer = ?3 WHERE id = ?1" },
+	"SELECT aivet_assessment_approve(?1, ?2)", 0
+};
+static const struct db_write return_round = {
+	{ "UPDATE assessment SET status = 'draft', submitted_at = NULL WHERE id = ?1" },
+	"SELECT aivet_assessment_return(?1)", 0
+};
+/* Arguments: the final round, actor, time, the questionnaire text's SHA-256. The
+ * new round is the one child of the final round (reopen refuses a second). */
+#define NEW_ROUND "(SELECT id FROM assessment WHERE parent_id = ?1)"
+static const struct db_write reopen_round = {
+	{ "INSERT INTO assessment (vendor_id, questionnaire_id, round, parent_id, created_by, created_at, "
+	  "questionnaire_sha256) SELECT vendor_id, questionnaire_id, round + 1, id, ?2, ?3, ?4 "
+	  "FROM assessment WHERE id = ?1",
+	  "INSERT INTO answer (assessment_id, question_id, value, note, actor, updated_at) "
+	  "SELECT " NEW_ROUND ", question_id, value, note, actor, updated_at FROM answer "
+	  "WHERE assessment_id = ?1",
+	  "INSERT INTO answer_history (assessment_id, question_id, value, note, actor, at) "
+	  "SELECT " NEW_ROUND ", question_id, nullif(value, 'null'), note, actor, updated_at "
+	  "FROM answer WHERE assessment_id = ?1 ORDER BY updated_at, question_id",
+	  "INSERT INTO answer_evidence (assessment_id, question_id, evidence_id) "
+	  "SELECT " NEW_ROUND ", question_id, evidence_id FROM answer_evidence WHERE assessment_id = ?1" },
+	"SELECT aivet_assessment_reopen(?1, ?3)", 1
+};
 
 static int
 audit_status(struct db *db, const char *actor, const char *action, int64_t id, cJSON *d,
@@ -659,12 +699,9 @@ assessment_start_in(struct db *db, const char *actor, int64_t vendor_id, int64_t
 		    (long long)vendor_id);
 	now_iso(at);
 	if (rc == 0)
-		/* The text answered against, as its SHA-256: audit verify re-hashes it. */
-		rc = db_exec(db, err, "INSERT INTO assessment (vendor_id, questionnaire_id, created_by, "
-		    "created_at, questionnaire_sha256) VALUES (?,?,?,?,?)", "iittt", vendor_id,
-		    questionnaire_row, actor, at, q->sha256);
+		rc = db_write(db, err, &start_round, id, "iittt", vendor_id, questionnaire_row, actor, at,
+		    q->sha256);
 	if (rc == 0) {
-		*id = db_insert_id(db);
 		d = cJSON_CreateObject();
 		cJSON_AddNumberToObject(d, "vendor_id", (double)vendor_id);
 		cJSON_AddStringToObject(d, "questionnaire", q->qid);
@@ -730,8 +767,7 @@ assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err
 		return finish(db, a, rc, err);
 	}
 	now_iso(at);
-	rc = db_exec(db, err, "UPDATE assessment SET status = 'in_review', submitted_at = ? WHERE id = ?",
-	    "ti", at, id);
+	rc = db_write(db, err, &submit_round, NULL, "it", id, at);
 	if (rc == 0)
 		rc = audit_status(db, actor, "assessment.submit", id, NULL, err);
 	return finish(db, a, rc, err);
@@ -807,8 +843,7 @@ assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *er
 	if (approver_is_second_person(db, actor, id, err) != 0)
 		return finish(db, a, err->code, err);
 	now_iso(at);
-	rc = db_exec(db, err, "UPDATE assessment SET status = 'final', approved_at = ?, reviewer = ? "
-	    "WHERE id = ?", "tti", at, actor, id);
+	rc = db_write(db, err, &approve_round, NULL, "itt", id, at, actor);
 	if (rc == 0) {
 		d = cJSON_CreateObject();
 		cJSON_AddStringToObject(d, "reviewer", actor);
@@ -835,8 +870,7 @@ assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id,
 		return finish(db, a, aerr_set(err, AV_USAGE, "assessment %lld is already a draft",
 		    (long long)id), err);
 	if (strcmp(a->status, "in_review") == 0) {
-		rc = db_exec(db, err, "UPDATE assessment SET status = 'draft', submitted_at = NULL "
-		    "WHERE id = ?", "i", id);
+		rc = db_write(db, err, &return_round, NULL, "i", id);
 		if (rc == 0)
 			rc = audit_status(db, actor, "assessment.return", id, NULL, err);
 		return finish(db, a, rc, err);
@@ -849,23 +883,7 @@ assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id,
 		return finish(db, a, AV_RUNTIME, err);
 	now_iso(at);
 	/* The final round stays as it was; the new round starts from its answers. */
-	rc = db_exec(db, err, "INSERT INTO assessment (vendor_id, questionnaire_id, round, parent_id, "
-	    "created_by, created_at, questionnaire_sha256) SELECT vendor_id, questionnaire_id, round + 1, "
-	    "id, ?, ?, ? FROM assessment WHERE id = ?", "ttti", actor, at, a->q->sha256, id);
-	if (rc == 0) {
-		*new_id = db_insert_id(db);
-		rc = db_exec(db, err, "INSERT INTO answer (assessment_id, question_id, value, note, actor, "
-		    "updated_at) SELECT ?, question_id, value, note, actor, updated_at FROM answer "
-		    "WHERE assessment_id = ?", "ii", *new_id, id);
-	}
-	if (rc == 0)
-		rc = db_exec(db, err, "INSERT INTO answer_history (assessment_id, question_id, value, note, "
-		    "actor, at) SELECT ?, question_id, nullif(value, 'null'), note, actor, updated_at "
-		    "FROM answer WHERE assessment_id = ? ORDER BY updated_at, question_id", "ii", *new_id, id);
-	if (rc == 0)
-		rc = db_exec(db, err, "INSERT INTO answer_evidence (assessment_id, question_id, evidence_id) "
-		    "SELECT ?, question_id, evidence_id FROM answer_evidence WHERE assessment_id = ?",
-		    "ii", *new_id, id);
+	rc = db_write(db, err, &reopen_round, new_id, "ittt", id, actor, at, a->q->sha256);
 	if (rc == 0) {
 		d = cJSON_CreateObject();
 		cJSON_AddNumberToObject(d, "from", (double)id);

@@ -356,6 +356,14 @@ audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *act
 	    NULL, out);
 }
 
+/* On PostgreSQL the function writes the login as the actor, checks the hash
+ * and that an entry for an operation follows that operation (db/pg/008-workflow.sql). */
+static const struct db_write append_entry = {
+	{ "INSERT INTO audit_log (seq, at, actor, action, object_type, object_id, details, prev_hash, "
+	  "entry_hash, row_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
+	"SELECT aivet_audit_append(?1, ?2, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", 0
+};
+
 int
 audit_append(struct db *db, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const cJSON *details, struct aerr *err)
@@ -394,9 +402,7 @@ audit_append(struct db *db, const char *actor, const char *action,
 	now_iso(at);
 	audit_entry_hash_sealed(seq, at, actor, action, object_type, object_id, dj, prev,
 	    rh[0] ? rh : NULL, hash);
-	rc = db_exec(db, err, "INSERT INTO audit_log (seq, at, actor, action, object_type, "
-	    "object_id, details, prev_hash, entry_hash, row_hash) VALUES (?,?,?,?,?,?,?,?,?,?)",
-	    "ittttitttt", seq, at, actor, action, object_type,
+	rc = db_write(db, err, &append_entry, NULL, "ittttitttt", seq, at, actor, action, object_type,
 	    object_id, dj, prev, hash, rh[0] ? rh : NULL);
 	free(dj);
 	return rc;

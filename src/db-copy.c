@@ -11,9 +11,9 @@
  * transaction on the destination, which commits only when its chain
  * verifies to the source's head. Two guarantees of the schema would refuse
  * a plain copy, and are met rather than switched off:
- *  - a final assessment takes no answers, history or evidence links: it is
- *    inserted as a draft, its rows follow, then it becomes final (a change
- *    every backend allows, as approval makes it);
+ *  - a round in review or final takes no answers, history or evidence
+ *    links: it is inserted as a draft, its rows follow, then it moves on
+ *    through review to final as the workflow moves it (db/008-workflow.sql);
  *  - on PostgreSQL the audit log takes only entries by the login writing
  *    them and approval only by a reviewer: the copy sets aivet.restore for
  *    its transaction, which those triggers honour only for the database's
@@ -65,6 +65,7 @@ static int
 bookkeeping(const char *name)
 {
 	return strncmp(name, "sqlite_", 7) == 0 || strcmp(name, "aivet_schema") == 0 ||
+	    strcmp(name, "aivet_op") == 0 ||
 	    strcmp(name, "schema_version") == 0 || strcmp(name, "aivet_migration") == 0;
 }
 
@@ -149,7 +150,7 @@ insert_sql(const char *table, struct db_stmt *src)
 }
 
 /* Binds column c of the source's row as parameter c+1, with the value's own type;
- * a final assessment's status goes in as draft (see the top of the file). */
+ * the status of a round in review or final goes in as draft (see the top of the file). */
 static int
 bind_value(struct db_stmt *ins, struct db_stmt *src, int c, int draft)
 {
@@ -172,11 +173,12 @@ bind_value(struct db_stmt *ins, struct db_stmt *src, int c, int draft)
 
 struct finals {
 	int64_t *ids;
+	int *final;
 	size_t n, cap;
 };
 
-/* One table, row by row. Final assessments are noted in *fin, to close after
- * their rows are in. */
+/* One table, row by row. Rounds in review or final are noted in *fin, to move
+ * on after their rows are in. */
 static int
 copy_table(struct db *src, struct db *dst, const struct copy_table *t, struct finals *fin,
     int64_t *rows, struct aerr *err)
@@ -203,12 +205,14 @@ copy_table(struct db *src, struct db *dst, const struct copy_table *t, struct fi
 			if (rc != 0)
 				break;
 		}
-		if (status_col >= 0 && strcmp(col_text(st, status_col), "final") == 0) {
+		if (status_col >= 0 && strcmp(col_text(st, status_col), "draft") != 0) {
 			draft_col = status_col;
 			if (fin->n == fin->cap) {
 				fin->cap = fin->cap ? fin->cap * 2 : 16;
 				fin->ids = xrealloc(fin->ids, fin->cap * sizeof *fin->ids);
+				fin->final = xrealloc(fin->final, fin->cap * sizeof *fin->final);
 			}
+			fin->final[fin->n] = strcmp(col_text(st, status_col), "final") == 0;
 			fin->ids[fin->n++] = db_col_int64(st, 0);
 		}
 		db_reset(ins);
@@ -238,15 +242,20 @@ copy_rows(struct db *src, struct db *dst, struct db_copy_result *res, struct aer
 		ct->name = copy_tables[i].name;
 		rc = copy_table(src, dst, &copy_tables[i], &fin, &ct->rows, err);
 		res->rows += ct->rows;
-		/* Answers, history and evidence links are in: close the final rounds. */
+		/* Answers, history and evidence links are in: rounds go back in review, and final. */
 		if (rc == 0 && strcmp(ct->name, "answer_evidence") == 0)
-			for (size_t k = 0; rc == 0 && k < fin.n; k++)
-				rc = db_exec(dst, err, "UPDATE assessment SET status = 'final' WHERE id = ?", "i",
+			for (size_t k = 0; rc == 0 && k < fin.n; k++) {
+				rc = db_exec(dst, err, "UPDATE assessment SET status = 'in_review' WHERE id = ?", "i",
 				    fin.ids[k]);
+				if (rc == 0 && fin.final[k])
+					rc = db_exec(dst, err, "UPDATE assessment SET status = 'final' WHERE id = ?",
+					    "i", fin.ids[k]);
+			}
 		if (rc == 0 && ct->rows > 0 && strcmp(copy_tables[i].order, "id") == 0)
 			rc = db_ids_follow(dst, ct->name, err);
 	}
 	free(fin.ids);
+	free(fin.final);
 	return rc;
 }
 

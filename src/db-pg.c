@@ -30,7 +30,9 @@ enum {
 struct pg_stmt {
 	char *sql;        /* with $n placeholders */
 	char *orig;       /* as written, for messages */
-	int nparams;
+	int nparams;      /* the $n the server is sent */
+	int nargs;        /* the caller's numbering: the largest ?N */
+	int *argmap;      /* ?N -> $n, 0 for an N the statement does not use; NULL when the same */
 	char **vals;
 	int *lens, *fmts;
 	Oid *types;
@@ -219,14 +221,44 @@ copy_quoted(struct buf *b, const char *p)
 	return p;
 }
 
-/* Rewrites sql for PostgreSQL: placeholders ("?" and "?NNN" become $n, as
- * SQLite numbers them), the dialect rules, and counts the parameters. */
+/* Writes the $n of each placeholder marked "\x01N" by pg_sql (N the caller's
+ * number, mapped by argmap when given); frees sql. */
 static char *
-pg_sql(const char *sql, int *nparams)
+number_params(char *sql, const int *argmap)
+{
+	struct buf b = { 0 };
+	const char *p = sql;
+
+	while (*p) {
+		size_t n = strcspn(p, "\x01");
+		char num[16];
+
+		buf_add(&b, p, n);
+		p += n;
+		if (*p == '\x01') {
+			int k = (int)strtol(p + 1, (char **)&p, 10);
+
+			snprintf(num, sizeof num, "$%d", argmap ? argmap[k] : k);
+			buf_add(&b, num, strlen(num));
+		}
+	}
+	buf_add(&b, "", 1);
+	free(sql);
+	return (char *)b.data;
+}
+
+/* Rewrites sql for PostgreSQL: placeholders ("?" and "?NNN" become $n, as
+ * SQLite numbers them), the dialect rules, and counts the parameters. The
+ * server must know the type of every $n it is sent, so a ?N the statement
+ * leaves out (a write whose SQLite form binds the actor and whose function
+ * takes it from the login) is not sent: *argmap then maps the caller's N to
+ * the $n sent (0 for none). */
+static char *
+pg_sql(const char *sql, int *nparams, int *nargs, int **argmap)
 {
 	struct buf b = { 0 };
 	const char *p = sql, *tail = NULL;
-	int max = 0;
+	int max = 0, used[100] = { 0 }, gaps = 0;
 	size_t skip;
 
 	while (*p) {
@@ -252,9 +284,15 @@ pg_sql(const char *sql, int *nparams)
 
 				if (k > max)
 					max = k;
-				snprintf(num, sizeof num, "$%d", k);
+				if (k < 1 || k >= (int)(sizeof used / sizeof used[0]))
+					die("db: parameter ?%d out of range in: %s", k, sql);
+				used[k] = 1;
+				snprintf(num, sizeof num, "\x01%d", k);
 			} else {
-				snprintf(num, sizeof num, "$%d", ++max);
+				if (++max >= (int)(sizeof used / sizeof used[0]))
+					die("db: too many parameters in: %s", sql);
+				used[max] = 1;
+				snprintf(num, sizeof num, "\x01%d", max);
 			}
 			buf_add(&b, num, strlen(num));
 			continue;
@@ -291,8 +329,17 @@ pg_sql(const char *sql, int *nparams)
 		buf_add(&b, tail, strlen(tail));
 	}
 	buf_add(&b, "", 1);
-	*nparams = max;
-	return b.data;
+	*nargs = max;
+	*argmap = NULL;
+	for (int k = 1; k <= max; k++)
+		gaps += !used[k];
+	if (gaps > 0) {
+		*argmap = xcalloc((size_t)max + 1, sizeof **argmap);
+		for (int k = 1, n = 0; k <= max; k++)
+			(*argmap)[k] = used[k] ? ++n : 0;
+	}
+	*nparams = max - gaps;
+	return number_params((char *)b.data, *argmap);
 }
 
 /* ---- statements ---- */
@@ -302,7 +349,7 @@ pgb_prepare(struct db *db, const char *sql, struct db_stmt **out)
 {
 	struct pg_stmt *ps = xcalloc(1, sizeof *ps);
 
-	ps->sql = pg_sql(sql, &ps->nparams);
+	ps->sql = pg_sql(sql, &ps->nparams, &ps->nargs, &ps->argmap);
 	ps->orig = xstrdup(sql);
 	if (ps->nparams > 0) {
 		ps->vals = xcalloc((size_t)ps->nparams, sizeof *ps->vals);
@@ -319,7 +366,7 @@ pgb_prepare(struct db *db, const char *sql, struct db_stmt **out)
 int
 pgb_param_count(struct db_stmt *st)
 {
-	return PS(st)->nparams;
+	return PS(st)->nargs;
 }
 
 const char *
@@ -413,8 +460,10 @@ pgb_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void
 	struct pg_stmt *ps = PS(st);
 	char num[64];
 
-	if (i < 1 || i > ps->nparams)
+	if (i < 1 || i > ps->nargs)
 		return DB_ERROR;
+	if (ps->argmap != NULL && (i = ps->argmap[i]) == 0)
+		return DB_OK;   /* not used by the statement */
 	i--;
 	free(ps->vals[i]);
 	ps->vals[i] = NULL;
@@ -488,6 +537,7 @@ pgb_finalize(struct db_stmt *st)
 	free(ps->lens);
 	free(ps->fmts);
 	free(ps->types);
+	free(ps->argmap);
 	free(ps->text);
 	free(ps->blob);
 	free(ps->bloblen);

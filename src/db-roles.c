@@ -4,7 +4,8 @@
  * verifies), aivet_assessor (also writes vendors, endpoints, answers, probe
  * runs, evidence and incidents) and aivet_reviewer (also approves), each a
  * member of the one below. The server enforces them: table privileges, and
- * a trigger for approval. Here the owner grants them to logins, and anyone
+ * for the evidentiary tables the functions of db/pg/008-workflow.sql, the only
+ * way the roles write them (approval among them). Here the owner grants them to logins, and anyone
  * can ask who they are. On SQLite there are no roles: whoever can write the
  * file can do anything, and the actor is the name given.
  */

@@ -308,6 +308,93 @@ db_exec(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...)
 	return 0;
 }
 
+/* One bound argument of db_write, kept so each statement binds what it names. */
+struct write_arg {
+	char type;
+	int64_t iv;
+	double dv;
+	const void *p;
+	size_t n;
+};
+
+/* Runs one statement of a write with the arguments it names; its first column
+ * (a function's result) into *first when given. */
+static int
+write_one(struct db *db, struct aerr *err, const char *sql, const struct write_arg *args, int nargs,
+    int64_t *first)
+{
+	struct db_stmt *st = NULL;
+	int rc, n;
+
+	if (db_prepare_raw(db, sql, &st) != DB_OK)
+		return db_err(db, err, "prepare");
+	n = param_count(st);
+	if (n > nargs)
+		die("db: %d parameters but %d arguments in: %s", n, nargs, sql);
+	for (int i = 0; i < n; i++)
+		if (bind_one(st, i + 1, args[i].type, args[i].iv, args[i].dv, args[i].p, args[i].n) != DB_OK) {
+			db_finalize(st);
+			return db_err(db, err, "bind");
+		}
+	while ((rc = db_step(st)) == DB_ROW)
+		if (first != NULL)
+			*first = db_col_int64(st, 0), first = NULL;
+	if (rc != DB_DONE)
+		db_err(db, err, "write");
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : err->code;
+}
+
+int
+db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id, const char *fmt, ...)
+{
+	struct write_arg args[32];
+	int nargs = 0, rc = 0;
+	va_list ap;
+
+	va_start(ap, fmt);
+	for (const char *f = fmt ? fmt : ""; *f; f++, nargs++) {
+		struct write_arg *a = &args[nargs];
+
+		if (nargs == (int)(sizeof args / sizeof args[0]))
+			die("db: too many arguments for a write");
+		memset(a, 0, sizeof *a);
+		a->type = *f;
+		switch (*f) {
+		case 'i':
+			a->iv = va_arg(ap, int64_t);
+			break;
+		case 't':
+			a->p = va_arg(ap, const char *);
+			if (a->p == NULL)
+				a->type = 'n';
+			break;
+		case 'd':
+			a->dv = va_arg(ap, double);
+			break;
+		case 'b':
+			a->p = va_arg(ap, const void *);
+			a->n = va_arg(ap, size_t);
+			break;
+		case 'n':
+			break;
+		default:
+			die("db: bad bind format '%c'", *f);
+		}
+	}
+	va_end(ap);
+	if (IS_PG(db))
+		return write_one(db, err, w->pg, args, nargs, id);
+	for (int i = 0; rc == 0 && i < 5 && w->sqlite[i] != NULL; i++) {
+		rc = write_one(db, err, w->sqlite[i], args, nargs, NULL);
+		if (rc == 0 && id != NULL && i + 1 == w->id_from)
+			*id = db_insert_id(db);
+		else if (rc == 0 && id != NULL && w->id_from == 0)
+			*id = db_changes(db);
+	}
+	return rc;
+}
+
 int
 db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err)
 {

@@ -62,6 +62,24 @@ int db_script(struct db *db, const char *sql, char **msg);
 int db_err(struct db *db, struct aerr *err, const char *what);
 const char *db_errmsg(struct db *db);
 const char *db_sqlstate(struct db *db);   /* PostgreSQL's SQLSTATE of the last error; "" else */
+/*
+ * One step of a domain operation that writes evidentiary rows. On SQLite the
+ * statements in sqlite[] run in order; on PostgreSQL the one call pg, a
+ * SECURITY DEFINER function of db/pg/008-workflow.sql that checks the
+ * workflow's rules and takes the actor from the login (the roles cannot write
+ * those tables themselves). All are bound from one argument list, "?N" naming
+ * argument N, so a form may leave arguments out (the function takes no actor).
+ * The new row's id, when id is given: on SQLite the one the statement
+ * sqlite[id_from - 1] inserted (with id_from 0, the rows the last statement
+ * changed), on PostgreSQL what the function returns.
+ */
+struct db_write {
+	const char *sqlite[5];
+	const char *pg;
+	int id_from;
+};
+int db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id,
+    const char *fmt, ...);
 /* First column of the first row as int64; returns 0 on success, 1 when no row, -1 on error. */
 int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...);
 /* The first column of each row of st as an id list (*ids the caller's to free,

@@ -12,6 +12,37 @@
 
 #include "aivet.h"
 
+/* Stored content and evidence rows (db.h's db_write): on PostgreSQL the
+ * functions of db/pg/008-workflow.sql check that plaintext hashes to its name,
+ * that a sealed box replaces only a plaintext copy, and name the login as the
+ * one who added the evidence. Blob arguments: sha256, size, bytes. */
+static const struct db_write blob_plain = {
+	{ "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?1, ?2, 0, ?3)" },
+	"SELECT aivet_blob_put(?1, ?2, 0, ?3)", 0
+};
+static const struct db_write blob_sealed = {
+	{ "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?1, ?2, 1, ?3) "
+	  "ON CONFLICT (sha256) DO UPDATE SET encrypted = 1, data = excluded.data" },
+	"SELECT aivet_blob_put(?1, ?2, 1, ?3)", 0
+};
+/* Arguments: kind, sha256, name, media type, size, effective date, actor, time. */
+static const struct db_write evidence_row = {
+	{ "INSERT INTO evidence (kind, sha256, original_name, media_type, size, effective_date, "
+	  "added_by, added_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)" },
+	"SELECT aivet_evidence_add(?1, ?2, ?3, ?4, ?5, ?6, ?8)", 1
+};
+
+int
+evidence_insert(struct db *db, const char *actor, const char *kind, const char *sha,
+    const char *name, const char *media_type, size_t size, const char *effective_date,
+    int64_t *id, struct aerr *err)
+{
+	char at[32];
+
+	now_iso(at);
+	return db_write(db, err, &evidence_row, id, "ttttitt" "t", kind, sha, name, media_type,
+	    (int64_t)size, effective_date, actor, at);
+}
 
 /* Sealing content (leaked text, kept only as a box to the evidence key) is an
  * operation of its own: its blob_seal row, with the SHA-256 of the box as stored,
@@ -61,15 +92,12 @@ blob_put(struct db *db, const char *actor, const void *data, size_t len,
 		/* Leaked content must not stay readable: replace a plaintext copy. */
 		rc = blob_seal_record(db, actor, sha, len, box, n, err);
 		if (rc == 0)
-			rc = db_exec(db, err, "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?,?,1,?) "
-			    "ON CONFLICT (sha256) DO UPDATE SET encrypted = 1, data = excluded.data",
-			    "tib", sha, (int64_t)len, box, n);
+			rc = db_write(db, err, &blob_sealed, NULL, "tib", sha, (int64_t)len, box, n);
 		sodium_memzero(box, n);
 		free(box);
 		return rc;
 	}
-	return db_exec(db, err, "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?,?,0,?)",
-	    "tib", sha, (int64_t)len, data, len);
+	return db_write(db, err, &blob_plain, NULL, "tib", sha, (int64_t)len, data, len);
 }
 
 int
@@ -120,7 +148,7 @@ evidence_add_file(struct db *db, const char *actor, const char *path, const char
     int64_t *id, struct aerr *err)
 {
 	struct buf b;
-	char sha[65], at[32];
+	char sha[65];
 	const char *base = strrchr(path, '/');
 	cJSON *d;
 	int rc;
@@ -138,14 +166,11 @@ evidence_add_file(struct db *db, const char *actor, const char *path, const char
 		buf_free(&b);
 		return err->code;
 	}
-	now_iso(at);
-	rc = db_exec(db, err, "INSERT INTO evidence (kind, sha256, original_name, media_type, size, "
-	    "effective_date, added_by, added_at) VALUES ('file',?,?,?,?,?,?,?)", "tttittt",
-	    sha, base, media_type_for(base), (int64_t)b.len, effective_date, actor, at);
+	rc = evidence_insert(db, actor, "file", sha, base, media_type_for(base), b.len, effective_date,
+	    id, err);
 	buf_free(&b);
 	if (rc != 0)
 		return rc;
-	*id = db_insert_id(db);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "sha256", sha);
 	cJSON_AddStringToObject(d, "original_name", base);

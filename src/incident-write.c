@@ -270,6 +270,32 @@ open_links(struct db *db, const char *actor, int64_t id, const struct finding_so
 	return 0;
 }
 
+/* The incident's own row (db.h's db_write): on PostgreSQL the functions of
+ * db/pg/008-workflow.sql write it, in the login's name, and refuse a closed
+ * incident; each fact incident edit changes is one call (edit_apply). Open's
+ * arguments: vendor, endpoint (0 none), title, severity, phi, individuals (-1
+ * unknown), eu_data, discovered_at, window start and end, actor, time. */
+static const struct db_write incident_row = {
+	{ "INSERT INTO incident (vendor_id, endpoint_id, title, severity, phi, individuals, eu_data, "
+	  "discovered_at, window_start, window_end, created_by, created_at) VALUES (?1, nullif(?2, 0), "
+	  "?3, ?4, ?5, nullif(?6, -1), ?7, ?8, ?9, ?10, ?11, ?12)" },
+	"SELECT aivet_incident_open(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?12)", 1
+};
+static const struct db_write status_row = {
+	{ "UPDATE incident SET status = ?2 WHERE id = ?1" },
+	"SELECT aivet_incident_status(?1, ?2)", 0
+};
+/* Tasks: incident, title, owner, due, time; done: task, time. */
+static const struct db_write task_row = {
+	{ "INSERT INTO incident_task (incident_id, title, owner, due_at, created_at) "
+	  "VALUES (?1, ?2, ?3, ?4, ?5)" },
+	"SELECT aivet_task_add(?1, ?2, ?3, ?4, ?5)", 1
+};
+static const struct db_write task_done = {
+	{ "UPDATE incident_task SET done_at = ?2 WHERE id = ?1" },
+	"SELECT aivet_task_done(?1, ?2)", 0
+};
+
 int
 incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *idp,
     char disc_out[32], struct aerr *err)
@@ -323,14 +349,10 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 		fmt_time_ms(p.ws, ws_utc);
 		fmt_time_ms(p.we, we_utc);
 	}
-	if (db_exec(db, err, "INSERT INTO incident (vendor_id, endpoint_id, title, severity, phi, "
-	    "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at) "
-	    "VALUES (?,nullif(?, 0),?,?,?,nullif(?, -1),?,?,?,?,?,?)", "iitit" "iittttt", vendor_id,
-	    endpoint_id, in->title,
+	if (db_write(db, err, &incident_row, &id, "iitit" "iittttt", vendor_id, endpoint_id, in->title,
 	    severity, in->phi ? in->phi : "unknown", p.indiv, (int64_t)in->eu_data, disc_utc,
 	    in->window_start ? ws_utc : NULL, in->window_start ? we_utc : NULL, actor, at) != 0)
 		goto fail;
-	id = db_insert_id(db);
 	d = open_details(in, &p, severity, disc_given, sla_text, sla_source);
 	if (audit_append(db, actor, "incident.open", "incident", id, d, err) != 0) {
 		cJSON_Delete(d);
@@ -399,7 +421,7 @@ incident_set_status(struct aivet *av, const char *ref, const char *to, const cha
 	cJSON_AddStringToObject(d, "from", from);
 	cJSON_AddStringToObject(d, "to", to);
 	text = note ? xstrdup(note) : xasprintf("Status %s -> %s", from, to);
-	rc = db_exec(db, err, "UPDATE incident SET status = ? WHERE id = ?", "ti", to, id);
+	rc = db_write(db, err, &status_row, NULL, "it", id, to);
 	if (rc == 0)
 		rc = audit_append(db, av->actor, "incident.status", "incident", id, d, err);
 	if (rc == 0)
@@ -504,10 +526,8 @@ incident_task_add(struct aivet *av, const char *ref, const char *title, const ch
 	if (due_given != NULL)
 		fmt_time_ms(due_ms, due);
 	now_iso(at);
-	if (db_exec(db, err, "INSERT INTO incident_task (incident_id, title, owner, due_at, created_at) "
-	    "VALUES (?,?,?,?,?)", "itttt", id, title, owner, due_given ? due : NULL, at) != 0)
+	if (db_write(db, err, &task_row, &tid, "itttt", id, title, owner, due_given ? due : NULL, at) != 0)
 		goto fail;
-	tid = db_insert_id(db);
 	d = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "incident_id", (double)id);
 	cJSON_AddStringToObject(d, "title", title);
@@ -564,7 +584,7 @@ incident_task_done(struct aivet *av, int64_t tid, const char *at_given, int64_t 
 		fmt_time_ms(ms, at);
 	else
 		now_iso(at);
-	if (db_exec(db, err, "UPDATE incident_task SET done_at = ? WHERE id = ?", "ti", at, tid) != 0)
+	if (db_write(db, err, &task_done, NULL, "it", tid, at) != 0)
 		goto fail;
 	d = cJSON_CreateObject();
 	cJSON_AddNumberToObject(d, "incident_id", (double)iid);
@@ -684,22 +704,29 @@ edit_apply(struct db *db, int64_t id, const struct incident_edit_input *in,
 	char ws_utc[32], we_utc[32];
 	int rc = 0;
 
-#define SET(cond, sql, fmt, ...) \
-	if (rc == 0 && (cond)) \
-		rc = db_exec(db, err, "UPDATE incident SET " sql " WHERE id = ?", fmt "i", __VA_ARGS__, id)
-	SET(in->title, "title = ?", "t", in->title);
-	SET(in->endpoint, "endpoint_id = ?", "i", p->endpoint_id);
-	SET(in->set_severity, "severity = ?", "i", in->severity);
-	SET(in->phi, "phi = ?", "t", in->phi);
-	SET(in->individuals, "individuals = nullif(?, -1)", "i", p->indiv);
-	SET(in->set_eu_data, "eu_data = ?", "i", (int64_t)in->eu_data);
-#undef SET
-	if (rc == 0 && in->window_start) {
+	/* The edit itself, on PostgreSQL: facts with no column are its entries alone. */
+	static const struct db_write edit = { { NULL }, "SELECT aivet_incident_edit(?1)", 0 };
+
+	rc = db_write(db, err, &edit, NULL, "i", id);
+#define SET(cond, col, expr, fmt, ...) \
+	if (rc == 0 && (cond)) { \
+		const struct db_write w = { { "UPDATE incident SET " col " = " expr " WHERE id = ?1" }, \
+		    "SELECT aivet_incident_set(?1, '" col "', ?2)", 0 }; \
+		rc = db_write(db, err, &w, NULL, "i" fmt, id, __VA_ARGS__); \
+	}
+	SET(in->title, "title", "?2", "t", in->title);
+	SET(in->endpoint, "endpoint_id", "?2", "i", p->endpoint_id);
+	SET(in->set_severity, "severity", "?2", "i", in->severity);
+	SET(in->phi, "phi", "?2", "t", in->phi);
+	SET(in->individuals, "individuals", "nullif(?2, -1)", "i", p->indiv);
+	SET(in->set_eu_data, "eu_data", "?2", "i", (int64_t)in->eu_data);
+	if (in->window_start) {
 		fmt_time_ms(p->ws, ws_utc);
 		fmt_time_ms(p->we, we_utc);
-		rc = db_exec(db, err, "UPDATE incident SET window_start = ?, window_end = ? WHERE id = ?",
-		    "tti", ws_utc, we_utc, id);
 	}
+	SET(in->window_start, "window_start", "?2", "t", ws_utc);
+	SET(in->window_start, "window_end", "?2", "t", we_utc);
+#undef SET
 	return rc;
 }
 

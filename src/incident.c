@@ -98,6 +98,20 @@ text_check(const char *text, struct aerr *err)
 	return 0;
 }
 
+/* Timeline entries and links (db.h's db_write): on PostgreSQL written by the
+ * functions of db/pg/008-workflow.sql in the login's name. Entry arguments:
+ * incident, kind, at, at_utc, actor, text, details, recorded_at. */
+static const struct db_write entry_row = {
+	{ "INSERT INTO incident_entry (incident_id, kind, at, at_utc, actor, text, details, recorded_at) "
+	  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)" },
+	"SELECT aivet_incident_entry(?1, ?2, ?3, ?4, ?6, ?7, ?8)", 1
+};
+static const struct db_write link_row = {
+	{ "INSERT INTO incident_link (incident_id, object_type, object_id, added_at) "
+	  "VALUES (?1, ?2, ?3, ?4)" },
+	"SELECT aivet_incident_link(?1, ?2, ?3, ?4)", 0
+};
+
 int
 incident_entry_add(struct db *db, const char *actor, int64_t incident_id, const char *kind,
     const char *at_given, const char *text, const cJSON *details, int64_t *entry_id,
@@ -131,14 +145,12 @@ incident_entry_add(struct db *db, const char *actor, int64_t incident_id, const 
 	}
 	if (details != NULL && (dj = cJSON_PrintUnformatted(details)) == NULL)
 		die("out of memory");
-	rc = db_exec(db, err, "INSERT INTO incident_entry (incident_id, kind, at, at_utc, actor, text, "
-	    "details, recorded_at) VALUES (?,?,?,?,?,?,?,?)", "itttttt" "t", incident_id, kind, at,
-	    at_utc, actor, text, dj, recorded);
+	rc = db_write(db, err, &entry_row, &id, "itttttt" "t", incident_id, kind, at, at_utc, actor,
+	    text, dj, recorded);
 	if (rc != 0) {
 		free(dj);
 		return rc;
 	}
-	id = db_insert_id(db);
 	content = entry_content_json(incident_id, kind, at, at_utc, actor, text, dj, recorded);
 	free(dj);
 	rc = audit_append(db, actor, "incident.entry", "incident_entry", id, content, err);
@@ -543,8 +555,7 @@ incident_link_add(struct db *db, const char *actor, int64_t incident_id, const c
 		return aerr_set(err, AV_USAGE, "%s %lld is already linked to incident %lld", type,
 		    (long long)oid, (long long)incident_id);
 	now_iso(at);
-	if (db_exec(db, err, "INSERT INTO incident_link (incident_id, object_type, object_id, added_at) "
-	    "VALUES (?,?,?,?)", "itit", incident_id, type, oid, at) != 0)
+	if (db_write(db, err, &link_row, NULL, "itit", incident_id, type, oid, at) != 0)
 		return err->code;
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "object_type", type);

@@ -713,6 +713,51 @@ probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *er
 	return rc;
 }
 
+/*
+ * The run's rows (db.h's db_write): on PostgreSQL written by the functions of
+ * db/pg/008-workflow.sql, which name the login as the run's actor and let
+ * only that login, while the run runs, add its exchanges, results and
+ * findings. Run arguments: endpoint, probes, options, plan, actor, pid, time.
+ */
+static const struct db_write run_row = {
+	{ "INSERT INTO probe_run (endpoint_id, status, probes, options, plan, actor, pid, started_at) "
+	  "VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7)" },
+	"SELECT aivet_probe_start(?1, ?2, ?3, ?4, ?6, ?7)", 1
+};
+/* Arguments: run, status, calibration, tokens in and out, time, billed in and out. */
+static const struct db_write run_update = {
+	{ "UPDATE probe_run SET status = ?2, calibration = coalesce(?3, calibration), tokens_in = ?4, "
+	  "tokens_out = ?5, finished_at = CASE WHEN ?2 = 'running' THEN NULL ELSE ?6 END, "
+	  "plan = CASE WHEN json_valid(plan) THEN json_set(plan, '$.billed', json_object('tokens_in', ?7, "
+	  "'tokens_out', ?8)) ELSE plan END WHERE id = ?1" },
+	"SELECT aivet_probe_update(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", 0
+};
+static const struct db_write exchange_row = {
+	{ "INSERT INTO exchange (evidence_id, run_id, probe, seq, tenant, streaming, method, url, "
+	  "request_headers, request_sha256, request_size, request_blob, request_recipe, response_status, "
+	  "response_headers, response_sha256, response_size, response_blob, response_truncated, error, "
+	  "timings, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+	  "?16, ?17, ?18, ?19, ?20, ?21, ?22)" },
+	"SELECT aivet_exchange_add(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+	"?17, ?18, ?19, ?20, ?21, ?22)", 0
+};
+/* Arguments: run, probe, verdict, reason, requests, details. */
+static const struct db_write result_row = {
+	{ "INSERT INTO probe_result (run_id, probe, verdict, reason, requests, details) "
+	  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)" },
+	"SELECT aivet_probe_result(?1, ?2, ?3, ?4, ?5, ?6)", 1
+};
+/* Arguments: run, probe, code, severity, message, details. */
+static const struct db_write finding_row = {
+	{ "INSERT INTO finding (run_id, probe, code, severity, message, details) "
+	  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)" },
+	"SELECT aivet_finding_add(?1, ?2, ?3, ?4, ?5, ?6)", 1
+};
+static const struct db_write finding_evidence_row = {
+	{ "INSERT OR IGNORE INTO finding_evidence (finding_id, evidence_id) VALUES (?1, ?2)" },
+	"SELECT aivet_finding_evidence(?1, ?2)", 0
+};
+
 static int
 record_exchange(struct probe_env *env, const struct px_req *r, const struct http_req *req,
     const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
@@ -720,7 +765,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 {
 	struct db *db = env->db;
 	char req_sha[65], resp_sha[65], ev_sha[65], *req_blob = NULL, *recipe = NULL, *doc_s = NULL;
-	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, at[32], name[96];
+	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, name[96];
 	const unsigned char *seal = leaked ? env->opts->leak_seal_pk : NULL;
 	char status_s[16];
 	cJSON *doc = cJSON_CreateObject(), *t = cJSON_CreateObject(), *a = NULL;
@@ -790,20 +835,12 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	doc_s = cJSON_PrintUnformatted(doc);
 	if (blob_put(db, env->av->actor, doc_s, strlen(doc_s), NULL, ev_sha, err) != 0)
 		goto fail;
-	now_iso(at);
 	snprintf(name, sizeof name, "exchange-%lld-%lld.json", (long long)env->run_id, (long long)r->seq);
-	if (db_exec(db, err, "INSERT INTO evidence (kind, sha256, original_name, media_type, size, "
-	    "added_by, added_at) VALUES ('exchange',?,?,'application/json',?,?,?)", "ttitt",
-	    ev_sha, name, (int64_t)strlen(doc_s), env->av->actor, at) != 0)
+	if (evidence_insert(db, env->av->actor, "exchange", ev_sha, name, "application/json",
+	    strlen(doc_s), NULL, &eid, err) != 0)
 		goto fail;
-	eid = db_insert_id(db);
 	snprintf(status_s, sizeof status_s, "%ld", resp->status);
-	if (db_exec(db, err, "INSERT INTO exchange (evidence_id, run_id, probe, seq, tenant, streaming, "
-	    "method, url, request_headers, request_sha256, request_size, request_blob, request_recipe, "
-	    "response_status, response_headers, response_sha256, response_size, response_blob, "
-	    "response_truncated, error, timings, started_at) "
-	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	    "iititittttitttttitittt", eid, env->run_id, env->probe_name, r->seq,
+	if (db_write(db, err, &exchange_row, NULL, "iititittttitttttitittt", eid, env->run_id, env->probe_name, r->seq,
 	    env->tenant_label[r->tenant], (int64_t)r->stream, req->method, req->url, hdr_s, req_sha,
 	    (int64_t)req->body_len, req_blob, recipe, resp->status > 0 ? status_s : NULL, resp_hdr_s,
 	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->body.len,
@@ -1814,11 +1851,9 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 		free(details);
 		return err->code;
 	}
-	if (db_exec(db, err, "INSERT INTO probe_result (run_id, probe, verdict, reason, requests, details) "
-	    "VALUES (?,?,?,?,?,?)", "itttit", env->run_id, p->name, out->verdict,
+	if (db_write(db, err, &result_row, &rid, "itttit", env->run_id, p->name, out->verdict,
 	    out->reason[0] ? out->reason : NULL, out->requests, details) != 0)
 		goto fail;
-	rid = db_insert_id(db);
 	a = cJSON_CreateObject();
 	cJSON_AddNumberToObject(a, "run", (double)env->run_id);
 	cJSON_AddStringToObject(a, "probe", p->name);
@@ -1837,19 +1872,17 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 		char *msg = f->more > 0 ? xasprintf("%s; and %d more", f->message, f->more) :
 		    xstrdup(f->message);
 
-		if (db_exec(db, err, "INSERT INTO finding (run_id, probe, code, severity, message, details) "
-		    "VALUES (?,?,?,?,?,?)", "itttt" "t", env->run_id, p->name, f->info->code, severity_name(f->info->severity),
-		    msg, fd) != 0) {
+		if (db_write(db, err, &finding_row, &fid, "itttt" "t", env->run_id, p->name, f->info->code,
+		    severity_name(f->info->severity), msg, fd) != 0) {
 			free(fd);
 			free(msg);
 			goto fail;
 		}
 		free(fd);
 		free(msg);
-		fid = db_insert_id(db);
 		cJSON_ArrayForEach(e, f->evidence)
-			if (db_exec(db, err, "INSERT OR IGNORE INTO finding_evidence (finding_id, evidence_id) "
-			    "VALUES (?,?)", "ii", fid, (int64_t)e->valuedouble) != 0)
+			if (db_write(db, err, &finding_evidence_row, NULL, "ii", fid,
+			    (int64_t)e->valuedouble) != 0)
 				goto fail;
 		a = cJSON_CreateObject();
 		cJSON_AddNumberToObject(a, "run", (double)env->run_id);
@@ -1962,11 +1995,8 @@ update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *e
 	if ((rc = db_begin(env->db, err)) != 0)
 		goto out;
 	/* Beside the plan, what the vendor really billed (its usage), kept with the run. */
-	if (db_exec(env->db, err, "UPDATE probe_run SET status = ?, calibration = coalesce(?, calibration), "
-	    "tokens_in = ?, tokens_out = ?, finished_at = CASE WHEN ? = 'running' THEN NULL ELSE ? END, "
-	    "plan = CASE WHEN json_valid(plan) THEN json_set(plan, '$.billed', json_object('tokens_in', ?, "
-	    "'tokens_out', ?)) ELSE plan END WHERE id = ?", "ttiittiii", status, cs, env->tokens_in,
-	    env->tokens_out, status, at, env->billed_in, env->billed_out, env->run_id) != 0) {
+	if (db_write(env->db, err, &run_update, NULL, "ittiitii", env->run_id, status, cs, env->tokens_in,
+	    env->tokens_out, at, env->billed_in, env->billed_out) != 0) {
 		db_rollback(env->db);
 		rc = err->code;
 		goto out;
@@ -2012,11 +2042,9 @@ run_start(struct probe_env *env, const struct probe *const *sel, int n, const cJ
 	now_iso(at);
 	rc = db_begin(env->db, err);
 	if (rc == 0)
-		rc = db_exec(env->db, err, "INSERT INTO probe_run (endpoint_id, status, probes, options, "
-		    "plan, actor, pid, started_at) VALUES (?,'running',?,?,?,?,?,?)", "itttti" "t",
-		    env->ep.id, names_s, opts_s, plan_s, env->av->actor, (int64_t)getpid(), at);
+		rc = db_write(env->db, err, &run_row, &env->run_id, "itttti" "t", env->ep.id, names_s, opts_s,
+		    plan_s, env->av->actor, (int64_t)getpid(), at);
 	if (rc == 0) {
-		env->run_id = db_insert_id(env->db);
 		a = cJSON_CreateObject();
 		cJSON_AddNumberToObject(a, "endpoint", (double)env->ep.id);
 		cJSON_AddItemReferenceToObject(a, "probes", names);

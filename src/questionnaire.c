@@ -1442,6 +1442,14 @@ question_allowed(const struct q_question *qq)
 
 /* ---- the questionnaire table ---- */
 
+/* On PostgreSQL the function checks that sha256 is the source's hash
+ * (db/pg/008-workflow.sql). */
+static const struct db_write questionnaire_row = {
+	{ "INSERT INTO questionnaire (qid, version, title, source, sha256, bundled, loaded_at) "
+	  "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
+	"SELECT aivet_questionnaire_load(?1, ?2, ?3, ?4, ?5, ?6, ?7)", 1
+};
+
 int
 questionnaire_store(struct db *db, const char *actor, struct questionnaire *q, const char *source,
     size_t len, int64_t *row_id, struct aerr *err)
@@ -1453,13 +1461,12 @@ questionnaire_store(struct db *db, const char *actor, struct questionnaire *q, c
 	if (text == NULL)
 		die("out of memory");
 	now_iso(at);
-	rc = db_exec(db, err, "INSERT INTO questionnaire (qid, version, title, source, sha256, bundled, "
-	    "loaded_at) VALUES (?,?,?,?,?,?,?)", "titttit",
+	rc = db_write(db, err, &questionnaire_row, row_id, "titttit",
 	    q->qid, q->version, q->title, text, q->sha256, (int64_t)q->bundled, at);
 	free(text);
 	if (rc != 0)
 		return rc;
-	*row_id = q->row_id = db_insert_id(db);
+	q->row_id = *row_id;
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "qid", q->qid);
 	cJSON_AddNumberToObject(d, "version", (double)q->version);

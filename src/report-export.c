@@ -122,10 +122,15 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 		char *optstr = cJSON_PrintUnformatted(cJSON_GetObjectItem(r.json, "options"));
 		cJSON *d = cJSON_CreateObject();
 
-		rc = db_exec(db, err, "INSERT INTO report (report_uuid, vendor_id, out_dir, options, key_id, "
-		    "sums_sha256, generated_at) VALUES (?,?,?,?,?,?,?)", "tittttt", rid, r.vendor_id, out,
-		    optstr, res->key_id, res->sums, gen);
-		res->id = db_insert_id(db);
+		/* On PostgreSQL the function of db/pg/008-workflow.sql writes it. */
+		static const struct db_write report_row = {
+			{ "INSERT INTO report (report_uuid, vendor_id, out_dir, options, key_id, sums_sha256, "
+			  "generated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)" },
+			"SELECT aivet_report_add(?1, ?2, ?3, ?4, ?5, ?6, ?7)", 1
+		};
+
+		rc = db_write(db, err, &report_row, &res->id, "tittttt", rid, r.vendor_id, out, optstr,
+		    res->key_id, res->sums, gen);
 		cJSON_AddStringToObject(d, "report_id", rid);
 		cJSON_AddStringToObject(d, "out_dir", out);
 		cJSON_AddStringToObject(d, "key_id", res->key_id);

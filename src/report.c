@@ -597,9 +597,10 @@ collect_assessments(struct db *db, const struct report_opts *o, int64_t vendor_i
 		    o->assessment_id) != 0 || owner != vendor_id)
 			return aerr_set(err, AV_USAGE, "--assessment: no assessment %lld for vendor '%s'",
 			    (long long)o->assessment_id, o->vendor);
-		/* The chosen round and the rounds before it. */
-		if (rows_json(db, &list, NULL, err, "WITH RECURSIVE chain(id) AS (SELECT ? UNION ALL "
-		    "SELECT a.parent_id FROM assessment a JOIN chain ON a.id = chain.id "
+		/* The chosen round and the rounds before it (the id typed: PostgreSQL
+		 * would take a bare parameter as text, and text = bigint is no operator). */
+		if (rows_json(db, &list, NULL, err, "WITH RECURSIVE chain(id) AS (SELECT CAST(? AS BIGINT) "
+		    "UNION ALL SELECT a.parent_id FROM assessment a JOIN chain ON a.id = chain.id "
 		    "WHERE a.parent_id IS NOT NULL) SELECT a.id, a.round, a.parent_id, a.status, "
 		    "a.questionnaire_id, a.created_by, a.created_at, a.submitted_at, a.approved_at, "
 		    "a.reviewer FROM assessment a WHERE a.id IN (SELECT id FROM chain) ORDER BY a.round, a.id",

@@ -23,6 +23,17 @@ process_gone(int64_t pid)
 	return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
 }
 
+/* Settles a run whose process is gone: interrupted, ending no later than its
+ * last recorded exchange; the condition on status keeps a run another process
+ * settled first from being touched. The rows changed (on PostgreSQL the
+ * function of db/pg/008-workflow.sql says). */
+static const struct db_write settle_run = {
+	{ "UPDATE probe_run SET status = 'interrupted', finished_at = "
+	  "COALESCE((SELECT max(started_at) FROM exchange WHERE run_id = ?1), started_at) "
+	  "WHERE id = ?1 AND status = 'running'" },
+	"SELECT aivet_probe_settle(?1)", 0
+};
+
 int
 probe_runs_settle(struct db *db, const char *actor, int *settled, struct aerr *err)
 {
@@ -54,13 +65,7 @@ probe_runs_settle(struct db *db, const char *actor, int *settled, struct aerr *e
 		cJSON *a = cJSON_CreateObject();
 		int64_t changed = 0;
 
-		/* It ended no later than its last recorded exchange; the condition on
-		 * status keeps a run another process settled first from being touched. */
-		rc = db_exec(db, err, "UPDATE probe_run SET status = 'interrupted', finished_at = "
-		    "COALESCE((SELECT max(started_at) FROM exchange WHERE run_id = ?1), started_at) "
-		    "WHERE id = ?1 AND status = 'running'", "i", dead[2 * i]);
-		if (rc == 0)
-			changed = db_changes(db);
+		rc = db_write(db, err, &settle_run, &changed, "i", dead[2 * i]);
 		if (rc == 0 && changed > 0) {
 			cJSON_AddNumberToObject(a, "pid", (double)dead[2 * i + 1]);
 			cJSON_AddStringToObject(a, "status", "interrupted");

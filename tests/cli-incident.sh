@@ -166,7 +166,8 @@ sqlite3 "$AIVET_DB" "INSERT INTO questionnaire (id, qid, version, title, source,
 	VALUES (1, 1, 1, 'draft', 'a', 'now');
 	INSERT INTO answer (assessment_id, question_id, value, actor, updated_at)
 	VALUES (1, 'exposure_notification_time', '\"24h\"', 'a', 'now');
-	UPDATE assessment SET status = 'final' WHERE id = 1;"
+	UPDATE assessment SET status = 'in_review' WHERE id = 1;
+	UPDATE assessment SET status = 'final', reviewer = 'r', approved_at = 'now' WHERE id = 1;"
 run incident open acme --title "Second exposure" --discovered 2026-03-16T08:00:00Z --phi no \
 	--vendor-discovered 2026-03-14T08:00:00Z --eu-data
 is "$out" "incident 2 opened for vendor acme (discovered 2026-03-16T08:00:00.000Z)" "opened with a vendor discovery time"

@@ -340,6 +340,14 @@ is "$(grep '^| retention_days |' "$T/beta/report.md" | sed 's/| [0-9T:.-]*Z |/| 
 ok "$(test -f "$T/beta/evidence/file-3-dpa.txt" && test -f "$T/beta/evidence/file-4-dpa_2.txt"; echo $?)" \
 	"and those paths are the files in the bundle"
 
+# ---- one assessment: the round chosen and the rounds before it (on both stores) ----
+run report beta --out "$T/beta-one" --assessment 2 --json
+is "$rc" 0 "report --assessment ID$errout"
+is "$(jq -c '[.assessments[].id]' "$T/beta-one/report.json")" "[2]" "holds that assessment alone"
+run report beta --out "$T/beta-other" --assessment 1
+is "$rc:$errout" "2:aivet: --assessment: no assessment 1 for vendor 'beta'" \
+	"an assessment of another vendor is refused"
+
 # ---- an encrypted key: the passphrase is asked for once per report, on the terminal ----
 . "$TESTS_SRCDIR/tui-lib.sh"
 printf 'open sesame\n' > "$T/encpw"

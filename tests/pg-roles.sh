@@ -176,17 +176,18 @@ approve_as bob "$id" --db "$(pg_url team rita)"
 is "$rc" 2 "a reviewer cannot approve her own answers, even with --actor bob (exit 2)"
 like "$errout" "rita" "the refusal names rita"
 is "$(pg_sql -d team "SELECT status FROM assessment WHERE id = $id")" "in_review" "it stays in review"
-# The server holds the rule even for a client that names someone else.
+# The server holds the rule even for a client that names someone else: the
+# tables take no direct write, and the approval function names the login.
 is "$(pg_psql_as rita team -c "UPDATE assessment SET status = 'final', reviewer = 'bob' WHERE id = $id" 2>&1 | head -1)" \
-	"ERROR:  the reviewer of an approval is the login approving (rita), not bob" \
-	"the server refuses a reviewer other than the login"
-is "$(pg_psql_as rita team -c "UPDATE assessment SET status = 'final', reviewer = 'rita' WHERE id = $id" 2>&1 | head -1)" \
+	"ERROR:  permission denied for table assessment" \
+	"the server refuses a direct approval"
+is "$(pg_psql_as rita team -c "SELECT aivet_assessment_approve($id, '2026-11-30T09:00:00.000Z')" 2>&1 | head -1)" \
 	"ERROR:  login rita answered or submitted assessment $id: another login must approve it" \
 	"and an approval by the author"
 is "$(pg_psql_as alice team -c "INSERT INTO audit_log (seq, at, actor, action, object_type, object_id, details, prev_hash, entry_hash)
 	SELECT max(seq) + 1, 'x', 'bob', 'x', 'x', 1, '{}', (SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1), 'x' FROM audit_log" 2>&1 | head -1)" \
-	"ERROR:  audit entries are written by the login they name: alice is logged in, not bob" \
-	"the server refuses an audit entry in another's name"
+	"ERROR:  permission denied for table audit_log" \
+	"the server refuses an audit entry written past aivet_audit_append (which names the login)"
 
 # ---- a role taken back ----
 as owner db revoke rita reviewer

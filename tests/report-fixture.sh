@@ -51,12 +51,13 @@ make_fixture_rows() {
 INSERT INTO questionnaire (id, qid, version, title, source, sha256, bundled, loaded_at)
   VALUES (1, 'ai-vendor', 1, 'AI inference vendor', '$q', '$qsha', 0, '2026-11-01T09:00:00.000Z');
 INSERT INTO assessment (id, vendor_id, questionnaire_id, round, status, created_by, created_at, submitted_at, approved_at, reviewer)
-  VALUES (1, 1, 1, 1, 'in_review', 'alice', '2026-11-02T09:00:00.000Z', '2026-11-03T09:00:00.000Z', '2026-11-04T09:00:00.000Z', 'bob');
+  VALUES (1, 1, 1, 1, 'draft', 'alice', '2026-11-02T09:00:00.000Z', '2026-11-03T09:00:00.000Z', '2026-11-04T09:00:00.000Z', 'bob');
 INSERT INTO answer VALUES (1, 'limits_oversize', '"error"', 'per their docs', 'alice', '2026-11-02T10:00:00.000Z');
 INSERT INTO answer VALUES (1, 'isolation_tenant', '"yes"', NULL, 'alice', '2026-11-02T10:01:00.000Z');
 INSERT INTO answer VALUES (1, 'context_full', '"yes"', NULL, 'alice', '2026-11-02T10:02:00.000Z');
 INSERT INTO answer VALUES (1, 'stream_isolation', '"yes"', NULL, 'alice', '2026-11-02T10:03:00.000Z');
 INSERT INTO answer VALUES (1, 'retention_days', '30', 'contract 4.2', 'alice', '2026-11-02T10:04:00.000Z');
+UPDATE assessment SET status = 'in_review' WHERE id = 1;
 UPDATE assessment SET status = 'final' WHERE id = 1;
 INSERT INTO probe_run (id, endpoint_id, status, probes, options, calibration, tokens_in, tokens_out, actor, started_at, finished_at)
   VALUES (1, 1, 'completed', '["oversize","canary","sweep"]', '{"budget_usd":5}', '{"chars_per_token":3.98}', 2490368, 420, 'alice', '2026-11-29T10:00:00.000Z', '2026-11-29T10:20:00.000Z');

@@ -132,7 +132,9 @@ test_vendor_sla(void)
 	    "(2, 'exposure_notification_time', '\"1h\"', 'a', 'now'), "
 	    "(3, 'breach_notification_time', '\"2d\"', 'a', 'now')", NULL);
 	/* Answered first: nothing is added to a final round. */
-	db_exec(db, &err, "UPDATE assessment SET status = 'final' WHERE id IN (1, 3)", NULL);
+	db_exec(db, &err, "UPDATE assessment SET status = 'in_review' WHERE id IN (1, 3)", NULL);
+	db_exec(db, &err, "UPDATE assessment SET status = 'final', reviewer = 'r', approved_at = 'now' "
+	    "WHERE id IN (1, 3)", NULL);
 	is_int(incident_vendor_sla(db, 1, &ms, text, sizeof text, source, sizeof source, &err), 0,
 	    "answers read");
 	is_int(ms, 2LL * 86400000, "the final answers count over a draft, and the shorter wins: 2d");
@@ -143,7 +145,9 @@ test_vendor_sla(void)
 	    "created_at) VALUES (4, 1, 2, 'draft', 'a', 'now')", NULL);
 	db_exec(db, &err, "INSERT INTO answer (assessment_id, question_id, value, actor, updated_at) "
 	    "VALUES (4, 'breach_notification_time', '\"soon\"', 'a', 'now')", NULL);
-	db_exec(db, &err, "UPDATE assessment SET status = 'final' WHERE id = 4", NULL);
+	db_exec(db, &err, "UPDATE assessment SET status = 'in_review' WHERE id = 4", NULL);
+	db_exec(db, &err, "UPDATE assessment SET status = 'final', reviewer = 'r', approved_at = 'now' "
+	    "WHERE id = 4", NULL);
 	incident_vendor_sla(db, 1, &ms, text, sizeof text, source, sizeof source, &err);
 	is_int(ms, 72LL * 3600000, "an answer that is no duration is skipped: 72h");
 	is_str(source, "assessment 1, llm-inference-isolation exposure_notification_time", "source");

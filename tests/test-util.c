@@ -348,6 +348,8 @@ test_files(void)
 	is_str(err.msg, xasprintf("%s: a symbolic link, not followed here", link), "named");
 	outdir_discard(dir);
 	free(fifo), free(plain), free(link), free(root), free(outside);
+}
+
 /* A suggested command pastes into a shell as it reads: one quoting for all. */
 static void
 test_shell_word(void)

@@ -25,17 +25,19 @@ INSERT INTO questionnaire (id, qid, version, title, source, sha256, bundled, loa
   VALUES (100, 'matrix', 1, 'Rating matrix', '$q', '$(printf '%s' "$Q" | sha256sum | cut -d' ' -f1)', 0, '2026-11-01T09:00:00.000Z');
 -- Draft Over: round 1 final and unacceptable, round 2 an empty draft.
 INSERT INTO assessment (id, vendor_id, questionnaire_id, round, status, created_by, created_at, submitted_at, approved_at, reviewer)
-  VALUES (1, 1, 100, 1, 'in_review', 'alice', '2026-11-02T09:00:00.000Z', '2026-11-03T09:00:00.000Z', '2026-11-04T09:00:00.000Z', 'bob');
+  VALUES (1, 1, 100, 1, 'draft', 'alice', '2026-11-02T09:00:00.000Z', '2026-11-03T09:00:00.000Z', '2026-11-04T09:00:00.000Z', 'bob');
 INSERT INTO answer VALUES (1, 'isolation', '"no"', NULL, 'alice', '2026-11-02T10:00:00.000Z');
 INSERT INTO answer VALUES (1, 'usage_reported', '"yes"', NULL, 'alice', '2026-11-02T10:00:00.000Z');
+UPDATE assessment SET status = 'in_review' WHERE id = 1;
 UPDATE assessment SET status = 'final' WHERE id = 1;
 INSERT INTO assessment (id, vendor_id, questionnaire_id, round, parent_id, status, created_by, created_at)
   VALUES (2, 1, 100, 2, 1, 'draft', 'alice', '2026-11-20T09:00:00.000Z');
 -- Contra Claims: every answer safe; the sweep run found usage missing.
 INSERT INTO assessment (id, vendor_id, questionnaire_id, round, status, created_by, created_at, submitted_at, approved_at, reviewer)
-  VALUES (3, 2, 100, 1, 'in_review', 'alice', '2026-11-02T09:00:00.000Z', '2026-11-03T09:00:00.000Z', '2026-11-04T09:00:00.000Z', 'bob');
+  VALUES (3, 2, 100, 1, 'draft', 'alice', '2026-11-02T09:00:00.000Z', '2026-11-03T09:00:00.000Z', '2026-11-04T09:00:00.000Z', 'bob');
 INSERT INTO answer VALUES (3, 'isolation', '"yes"', NULL, 'alice', '2026-11-02T10:00:00.000Z');
 INSERT INTO answer VALUES (3, 'usage_reported', '"yes"', NULL, 'alice', '2026-11-02T10:00:00.000Z');
+UPDATE assessment SET status = 'in_review' WHERE id = 3;
 UPDATE assessment SET status = 'final' WHERE id = 3;
 INSERT INTO probe_run (id, endpoint_id, status, probes, tokens_in, tokens_out, actor, started_at, finished_at)
   VALUES (1, 2, 'completed', '["sweep"]', 10, 1, 'alice', '2026-11-10T10:00:00.000Z', '2026-11-10T10:05:00.000Z');
@@ -55,6 +57,8 @@ INSERT INTO probe_run (id, endpoint_id, status, probes, tokens_in, tokens_out, a
   VALUES (4, 4, 'completed', '["canary"]', 10, 1, 'alice', '2026-11-20T10:00:00.000Z', '2026-11-20T10:05:00.000Z');
 INSERT INTO probe_result (run_id, probe, verdict, reason, requests) VALUES (4, 'canary', 'pass', NULL, 2);
 EOF
+# Sealed as aivet's writers seal what they write: the reports vouch for them.
+python3 "$TESTS_SRCDIR/seal-rows.py" "$AIVET_DB"
 
 # name: the word every surface must give
 want() {

@@ -59,7 +59,7 @@ fixture_build() {
 
 # Every table aivet keeps, with the key its rows are listed by.
 FIXTURE_TABLES="vendor:id endpoint:id credential:id questionnaire:id assessment:id
-answer:assessment_id,question_id answer_history:id blob:sha256 evidence:id
+answer:assessment_id,question_id answer_history:id blob:sha256 blob_seal:id evidence:id
 answer_evidence:assessment_id,question_id,evidence_id probe_run:id probe_result:id exchange:id
 finding:id finding_evidence:finding_id,evidence_id incident:id incident_entry:id incident_task:id
 incident_link:incident_id,object_type,object_id report:id audit_log:seq"

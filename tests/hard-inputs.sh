@@ -195,6 +195,7 @@ is "$(ls -d "$T"/r2.partial.* | grep -vc '\.partial\.[0-9]*$')" 0 "no build dire
 run endpoint add acme --name legacy --api openai --url https://api.example.com/v1 --model m \
 	--context 1000 --credential a=env:K
 sqlite3 "$AIVET_DB" "UPDATE endpoint SET url = 'https://api.example.com/v1?key=sk-OLDSECRET' WHERE name = 'legacy'"
+db_seal   # as the older aivet that stored it sealed it
 refused "endpoint acme/legacy: its URL carries a credential, which the report would copy; set a URL without it ('aivet endpoint edit acme/legacy --url URL') and give the key with --credential" \
 	"a report with a legacy credential URL" report acme --out "$T/r3"
 ok "$(test ! -e "$T/r3"; echo $?)" "and no bundle was written"

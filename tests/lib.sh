@@ -76,6 +76,19 @@ db_snapshot() {
 	sqlite3 "$AIVET_DB" .dump 2>/dev/null | md5sum
 }
 
+# db_seal: seals the rows the test wrote with SQL, as aivet's writers would have
+# (tests/seal-rows.py); on a server through an SQLite copy, copied back whole.
+db_seal() {
+	if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
+		rm -f "$T/seal.db"
+		"$AIVET" db copy "$AIVET_DB" "$T/seal.db" >/dev/null &&
+		python3 "$TESTS_SRCDIR/seal-rows.py" "$T/seal.db" && db_fresh &&
+		"$AIVET" db copy "$T/seal.db" "$AIVET_DB" >/dev/null
+	else
+		python3 "$TESTS_SRCDIR/seal-rows.py" "$AIVET_DB"
+	fi
+}
+
 # db_fresh: an empty database in place of the test's one.
 db_fresh() {
 	rm -f "$AIVET_DB" "$AIVET_DB-wal" "$AIVET_DB-shm"

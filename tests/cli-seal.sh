@@ -57,8 +57,8 @@ is "$(sqlite3 "$AIVET_DB" "SELECT a.questionnaire_sha256 = q.sha256 FROM assessm
 	1 "the assessment recorded the questionnaire text it was started against"
 "$AIVET" incident open Beta --title leak --discovered 2026-03-02T09:00:00-05:00 --phi yes --individuals 40 \
 	--eu-data yes >/dev/null
-due() { "$AIVET" incident due --within 90d 2>/dev/null | sed -n 2p | cut -c1-60 | sed 's/ *$//'; }
-is "$(due)" "1        gdpr-sa            2026-03-05T14:00:00.000Z OVERDUE" "the GDPR clock is overdue"
+due() { "$AIVET" incident due --within 90d 2>/dev/null | sed -n 2p | cut -c1-65 | sed 's/ *$//'; }
+is "$(due)" "1        gdpr-sa            2026-03-05T14:00:00Z          OVERDUE" "the GDPR clock is overdue"
 "$AIVET" key generate --no-password >/dev/null
 run audit verify
 is "$rc" 0 "the database verifies"
@@ -134,7 +134,7 @@ attack "UPDATE incident SET discovered_at, eu_data" \
 	incident_facts_update "$refusal" "incident 1 does not match audit entry $inc: edited after it was recorded"
 is "$(due)" "" "(the edit did stop the clock: the attack)"
 db_restore
-is "$(due)" "1        gdpr-sa            2026-03-05T14:00:00.000Z OVERDUE" "restored: the clock is overdue again"
+is "$(due)" "1        gdpr-sa            2026-03-05T14:00:00Z          OVERDUE" "restored: the clock is overdue again"
 run incident edit 1 --eu-data no
 is "$rc" 0 "aivet changes the facts itself, with its entry"
 run audit verify

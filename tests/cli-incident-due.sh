@@ -152,13 +152,13 @@ unlike "$(cat "$T/rep/report.md")" "\| 2027-03-02T00:00:00" "report.md: not the 
 	--discovered 2026-12-20T10:00:00Z --phi yes --individuals 40 >/dev/null
 run incident due --within 12w --notify-url "http://127.0.0.1:$port/hook"
 is "$(tail -1 "$T/posted" | json '.text' | grep -F 'ping')" \
-	'- incident 4 "ping &lt;!channel&gt; see &lt;https://evil.example|the contract&gt; &amp; more": hipaa-individuals (HIPAA notice to individuals) due 2027-02-18T10:00:00.000Z, left 59d 22h
+	'- incident 4 "ping &lt;!channel&gt; see &lt;https://evil.example|the contract&gt; &amp; more": hipaa-individuals (HIPAA notice to individuals) due 2027-02-18T10:00:00Z, left 59d 22h
 - incident 4 "ping &lt;!channel&gt; see &lt;https://evil.example|the contract&gt; &amp; more": hhs (HIPAA notice to HHS) due by 2027-03-01, end of day, left 71d 12h' \
 	"posted text: <!channel> pings no one, <URL|label> disguises no link"
 is "$(tail -1 "$T/posted" | json '.clocks | map(select(.incident == 4)) | .[0].title')" \
 	'ping <!channel> see <https://evil.example|the contract> & more' "the data fields keep the title as it is"
 is "$(printf '%s\n' "$out" | grep -F 'ping' | head -1)" \
-	'4        hipaa-individuals  2027-02-18T10:00:00.000Z 59d 22h              ping <!channel> see <https://evil.example|the contract> & more' \
+	'4        hipaa-individuals  2027-02-18T10:00:00Z          59d 22h              ping <!channel> see <https://evil.example|the contract> & more' \
 	"the terminal shows the title as it is"
 
 done_testing

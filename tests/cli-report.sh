@@ -140,8 +140,8 @@ is "$(jq -r '.assessments[0] | [.status, .reviewer, .questionnaire.qid, (.answer
 	"final bob ai-vendor 5 context_full error per their docs" "assessment round with answers, reviewer and questionnaire"
 is "$(jq -r '.probe_runs[0] | [.id, .status, .calibration.chars_per_token, (.results|length), (.exchanges|length), .findings[0].evidence[0]] | map(tostring) | join(" ")' "$R")" \
 	"1 completed 3.98 3 2 1" "probe run with calibration, results, exchanges and finding evidence"
-is "$(jq -r '.endpoints[0].credentials | map(keys|join(",")) | join(" ")' "$R")" "label label" \
-	"endpoints name their tenants by label only"
+is "$(jq -r '.endpoints[0].credentials | map(keys|join(",")) | join(" ")' "$R")" "label,org label,org" \
+	"endpoints name their tenants by label and organisation only"
 is "$(jq -r '.incidents[0] | [.title, (.timeline|length), .timeline[0].kind, (.tasks|length), .links[0].object_type, .as_of] | map(tostring) | join("|")' "$R")" \
 	"Cross-tenant text in responses|2|detection|1|run|2026-11-30T08:00:00.000Z" \
 	"--incident includes the timeline, tasks and links, as of the report's time"

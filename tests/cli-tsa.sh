@@ -29,7 +29,8 @@ ATTESTED=$(sed -n 's/^time attested by TSA .* at //p' "$B/TIMESTAMP.txt")
 is "$(head -1 "$B/TIMESTAMP.txt")" "time attested by TSA $TSA_SUBJECT at $ATTESTED" "TIMESTAMP.txt states the attested time"
 is "$(openssl ts -reply -in "$B/SHA256SUMS.tsr" -text 2>/dev/null | sed -n 's/^Time stamp: //p' |
 	xargs -I{} date -u -d {} +%Y-%m-%dT%H:%M:%SZ)" "$ATTESTED" "which is the token's genTime"
-like "$(cat "$B/report.md")" "- Time: time attested by TSA $URL/good at the time its token says" \
+# Markdown escapes "://" in text (no autolink from a string), so the URL reads http\://...
+like "$(cat "$B/report.md")" "- Time: time attested by TSA $(printf '%s' "$URL" | sed 's|://|\\\\://|')/good at the time its token says" \
 	"report.md states the time is attested by the TSA"
 like "$(cat "$B/report.html")" "<dt>Time</dt><dd>time attested by TSA $URL/good at the time its token says" \
 	"report.html too"

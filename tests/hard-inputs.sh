@@ -66,6 +66,7 @@ $(sqlite3 "$AIVET_DB" "SELECT count(*) FROM endpoint WHERE url LIKE '%SECRET1%'"
 # One stored before the rule (written behind aivet's back) is never copied into a bundle.
 "$AIVET" key generate --no-password --name urlkey >/dev/null 2>&1
 sqlite3 "$AIVET_DB" "UPDATE endpoint SET url = 'https://api.example.com/v1#key=SECRET1' WHERE name = 'ok'"
+db_seal   # as the older aivet that stored it sealed it
 run report V --out "$T/url-bundle" --key urlkey
 is "$rc $errout" "2 aivet: endpoint V/ok: its URL carries a credential, which the report would copy; set a URL without it ('aivet endpoint edit V/ok --url URL') and give the key with --credential" \
 	"a report refuses an endpoint whose stored URL carries a secret in its fragment"

@@ -147,17 +147,10 @@ tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 tui_stop
 
-# Counted: the passphrase file (the way tests and scripts give it) is read once per export.
-mkfifo "$T/pwfifo"
-echo 0 > "$T/reads"
-# Each write waits for a reader to open the FIFO; the pause lets that reader close it
-# before the next write, so a write is never taken by the same read.
-( i=0; while [ $i -lt 5 ]; do printf 'open sesame\n' > "$T/pwfifo"; i=$((i + 1)); echo $i > "$T/reads"; sleep 1; done ) \
-	</dev/null >/dev/null 2>&1 &
-feeder=$!
-stop_feeder() { kill "$feeder" 2>/dev/null || true; }
-_cleanup_hooks="$_cleanup_hooks stop_feeder"
-TUI_ENV="AIVET_KEY_PASSWORD_FILE=$T/pwfifo"
+# The passphrase file (the way tests and scripts give it) makes the key and signs:
+# a regular file (aivet refuses a FIFO or a device there, which would block it).
+printf 'open sesame\n' > "$T/pwfile"
+TUI_ENV="AIVET_KEY_PASSWORD_FILE=$T/pwfile"
 tui_start 100x30
 tui_wait "Dashboard"
 tui_keys L
@@ -174,8 +167,8 @@ tui_keys Enter
 tui_wait "There is no key named counted. Create it now?"
 tui_keys y
 tui_wait "bundle $T/counted-bundle verified" 60; ok $? "an export that makes its key, the passphrase from a file"
-is "$(cat "$T/reads")" 1 "reads the passphrase once, to make the key and to sign"
-stop_feeder
+AIVET_KEY_PASSWORD_FILE="$T/pwfile" "$AIVET" key sign "$T/pwfile" --key counted >/dev/null 2>&1
+ok $? "the key it made opens with the passphrase from the file"
 tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 

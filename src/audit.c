@@ -159,6 +159,9 @@ static const struct audit_table audit_tables_list[] = {
 	{ "audit_log", AUDIT_TABLE_LOG, NULL },
 	/* PostgreSQL's schema version (SQLite keeps it in the file header). */
 	{ "aivet_schema", AUDIT_TABLE_SCHEMA, NULL },
+	/* PostgreSQL's operations of the current transaction, which the write
+	 * functions record and the commit check reads (db/pg/008-workflow.sql). */
+	{ "aivet_op", AUDIT_TABLE_SCHEMA, NULL },
 	{ NULL, 0, NULL }
 };
 const struct audit_table *const audit_tables = audit_tables_list;

@@ -298,9 +298,10 @@ db_copy(struct db *src, struct db *dst, struct db_copy_result *res, struct aerr 
 		rc = audit_verify(dst, &res->dst, err);
 	if (rc == 0 && (res->dst.entries != res->src.entries || strcmp(res->dst.head, res->src.head) != 0 ||
 	    res->dst.bad_seq != res->src.bad_seq))
-		rc = aerr_set(err, AV_RUNTIME, "the copy's audit chain (%lld entries, head %s) is not the "
-		    "source's (%lld entries, head %s): nothing was copied", (long long)res->dst.entries,
-		    res->dst.head, (long long)res->src.entries, res->src.head);
+		rc = aerr_set(err, AV_RUNTIME, "the copy's audit chain (%lld entries, head %s%s%s) is not "
+		    "the source's (%lld entries, head %s): nothing was copied", (long long)res->dst.entries,
+		    res->dst.head, res->dst.bad_seq ? "; " : "", res->dst.bad_seq ? res->dst.problem : "",
+		    (long long)res->src.entries, res->src.head);
 	if (rc != 0) {
 		db_rollback(dst);
 		return rc;

@@ -34,6 +34,7 @@ sed -e '/^"gate"/s/"yes",""$/"no",""/' \
     -e '/^"channels"/s/"",""$/"b, a",""/' "$T/sheet.csv" > "$T/filled.csv"
 run assess import 1 "$T/filled.csv"
 is "$out" "assessment 1: 4 answers changed from $T/filled.csv" "import"
+[ -z "$errout" ] || printf '# %s\n' "$errout"
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.questions[] | select(.value != null) | "\(.id)=\(.value|tojson) \(.note)"] | join("; ")')" \
 	'gate="no" null; channels=["a","b"] null; tokens=500 measured; notify="48h" contract 4.2' "values changed"

@@ -157,6 +157,11 @@ is "$(psql_as alice "SELECT aivet_questionnaire_load('scoring-test', 9, 't', '{}
 is "$(psql_as alice "UPDATE incident SET discovered_at = '2026-11-29T08:00:00.000Z', phi = 'no', eu_data = 0")" \
 	"ERROR:  permission denied for table incident" "an assessor's UPDATE of an incident's facts: refused"
 is "$(psql_as alice "SELECT aivet_incident_set(1, 'phi', 'no')")" \
+	"ERROR:  incident facts change only through aivet (an audited entry)" \
+	"a fact changed through the function from psql: refused by the facts' trigger"
+# Past that trigger (the session setting aivet's connections make, set by hand),
+# the operation still needs its audit entry before the transaction commits.
+is "$(psql_as alice "SET aivet.writing = 'on'; SELECT aivet_incident_set(1, 'phi', 'no')")" \
 	"ERROR:  incident.edit of incident 1 has no audit entry: nothing was written" \
 	"a fact changed through the function with no entry: refused at commit"
 is "$(pg_sql -d team "SELECT md5(string_agg(q::text, '')) FROM questionnaire q")/$(pg_sql -d team "SELECT discovered_at || phi || eu_data FROM incident")" \

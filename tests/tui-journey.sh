@@ -12,6 +12,10 @@
 sim_start --context 8192 --pool 5324 --fault disagg-placeholder \
 	--tenants alice=sk-journey-alice-0123456789,bob=sk-journey-bob-9876543210 || exit 1
 printf 'correct horse battery staple\n' > "$T/passphrase"
+# rita runs the probes on the keys the tester set: her configuration allows them.
+mkdir -p "$XDG_CONFIG_HOME/aivet"
+printf 'env:KEY_A\nenv:KEY_B\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
+chmod 600 "$XDG_CONFIG_HOME/aivet/credentials-allowed"
 TUI_ENV="KEY_A=sk-journey-alice-0123456789 KEY_B=sk-journey-bob-9876543210 AIVET_KEY_PASSWORD_FILE=$T/passphrase"
 
 Q="$TESTS_SRCDIR/../questionnaires/llm-inference-isolation.json"

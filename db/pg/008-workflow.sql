@@ -41,9 +41,9 @@ CREATE TABLE aivet_op (
 REVOKE ALL ON aivet_op FROM aivet_auditor, aivet_assessor, aivet_reviewer;
 
 -- The audit action an operation's entry carries, as aivet_op records it:
--- the three ways an answer changes are one operation.
+-- the ways an answer changes (one at a time, or a sheet imported) are one operation.
 CREATE FUNCTION aivet_op_action(action text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE WHEN action IN ('answer.set', 'answer.clear', 'answer.note') THEN 'answer'
+	SELECT CASE WHEN action IN ('answer.set', 'answer.clear', 'answer.note', 'answer.import') THEN 'answer'
 	    ELSE action END
 $$;
 

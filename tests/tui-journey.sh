@@ -12,10 +12,6 @@
 sim_start --context 8192 --pool 5324 --fault disagg-placeholder \
 	--tenants alice=sk-journey-alice-0123456789,bob=sk-journey-bob-9876543210 || exit 1
 printf 'correct horse battery staple\n' > "$T/passphrase"
-# rita runs the probes on the keys the tester set: her configuration allows them.
-mkdir -p "$XDG_CONFIG_HOME/aivet"
-printf 'env:KEY_A\nenv:KEY_B\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
-chmod 600 "$XDG_CONFIG_HOME/aivet/credentials-allowed"
 TUI_ENV="KEY_A=sk-journey-alice-0123456789 KEY_B=sk-journey-bob-9876543210 AIVET_KEY_PASSWORD_FILE=$T/passphrase"
 
 Q="$TESTS_SRCDIR/../questionnaires/llm-inference-isolation.json"
@@ -48,6 +44,10 @@ answer_current() {
 journey() {
 	size=$1
 	db_fresh
+	# rita runs the probes on the keys the tester set: her configuration allows them.
+	mkdir -p "$XDG_CONFIG_HOME/aivet"
+	printf 'env:KEY_A\nenv:KEY_B\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
+	chmod 600 "$XDG_CONFIG_HOME/aivet/credentials-allowed"
 	tui_start "$size"
 	tui_wait "No vendors yet. Press a to add the first one."; ok $? "$size: empty database"
 

@@ -109,9 +109,10 @@ parse_tenants(const char *arg, struct sim_config *cfg, struct aerr *err)
 			}
 		}
 		cfg->tenants = xrealloc(cfg->tenants, (cfg->ntenants + 1) * sizeof *cfg->tenants);
+		/* Every flag (revoked, failing) starts clear: a new field needs no line here. */
+		memset(&cfg->tenants[cfg->ntenants], 0, sizeof cfg->tenants[cfg->ntenants]);
 		cfg->tenants[cfg->ntenants].label = xstrdup(item);
 		cfg->tenants[cfg->ntenants].key = xstrdup(eq + 1);
-		cfg->tenants[cfg->ntenants].revoked = 0;
 		cfg->tenants[cfg->ntenants].org = org != NULL ? xstrdup(org) : NULL;
 		cfg->ntenants++;
 	}

@@ -319,8 +319,13 @@ test_files(void)
 	ok(mkfifo(fifo, 0600) == 0 && symlink(plain, link) == 0 && mkdir(root, 0700) == 0 &&
 	    mkdir(outside, 0700) == 0, "a FIFO, a link, a root and a directory outside it");
 	ok(write_file_below(root, "a/b/c.txt", "hi", 2, 0644, &err) == 0, "a nested file below the root");
-	ok(read_file(xasprintf("%s/a/b/c.txt", root), 16, &b, &err) == 0 && strcmp(b.data, "hi") == 0,
-	    "reads back");
+	{
+		char *c = xasprintf("%s/a/b/c.txt", root);
+
+		ok(read_file(c, 16, &b, &err) == 0 && strcmp(b.data, "hi") == 0, "reads back");
+		buf_free(&b);
+		free(c);
+	}
 	is_int(write_file_below(root, "a/b/c.txt", "x", 1, 0644, &err), AV_RUNTIME, "a name written twice");
 	{
 		char *planted = xasprintf("%s/evil", root), *target = xasprintf("%s/t.txt", outside);
@@ -332,20 +337,32 @@ test_files(void)
 		planted = xasprintf("%s/sub", root);
 		ok(symlink(outside, planted) == 0, "a link planted at a directory's name");
 		is_int(write_file_below(root, "sub/x.txt", "x", 1, 0644, &err), AV_RUNTIME, "refused");
-		ok(access(xasprintf("%s/x.txt", outside), F_OK) != 0, "nothing written through the directory link");
+		free(target);
+		target = xasprintf("%s/x.txt", outside);
+		ok(access(target, F_OK) != 0, "nothing written through the directory link");
 		free(planted);
 		free(target);
 	}
 	is_int(write_file_below(root, "../escape", "x", 1, 0644, &err), AV_RUNTIME, "'..' refused");
 	is_int(fd = open_regular(fifo, 0, &err), -1, "open_regular: a FIFO, at once");
-	is_str(err.msg, xasprintf("%s: not a regular file", fifo), "named");
+	{
+		char *m = xasprintf("%s: not a regular file", fifo);
+
+		is_str(err.msg, m, "named");
+		free(m);
+	}
 	is_int(read_file("/dev/null", 16, &b, &err), AV_USAGE, "read_file: a device");
 	ok(write_file_atomic(plain, "p", 1, 0600, &err) == 0, "a plain file");
 	ok((fd = open_regular(link, 0, &err)) >= 0, "a link followed by default");
 	if (fd >= 0)
 		close(fd);
 	is_int(open_regular(link, 1, &err), -1, "and refused with nofollow");
-	is_str(err.msg, xasprintf("%s: a symbolic link, not followed here", link), "named");
+	{
+		char *m = xasprintf("%s: a symbolic link, not followed here", link);
+
+		is_str(err.msg, m, "named");
+		free(m);
+	}
 	outdir_discard(dir);
 	free(fifo), free(plain), free(link), free(root), free(outside);
 }

@@ -23,7 +23,9 @@ static struct db *
 fresh_db(int64_t *entry_id)
 {
 	struct aerr err = { 0 };
+	struct vendor_input vin = { .name = "acme" };
 	struct db *db;
+	int64_t vid;
 	char *path = xasprintf("%s/db%d.sqlite", dir, ++dbn);
 
 	if (db_open(path, &db, &err) != 0) {
@@ -31,12 +33,12 @@ fresh_db(int64_t *entry_id)
 		exit(99);
 	}
 	free(path);
-	if (db_begin(db, &err) != 0 ||
-	    db_exec(db, &err, "INSERT INTO vendor (name, created_at, updated_at) VALUES ('acme', ?, ?)",
-	    "tt", "2026-03-01T00:00:00.000Z", "2026-03-01T00:00:00.000Z") != 0 ||
+	/* Vendor and incident rows are sealed too: each enters with its audit entry (1 and 2). */
+	if (vendor_add(db, "tester", &vin, &vid, &err) != 0 || db_begin(db, &err) != 0 ||
 	    db_exec(db, &err, "INSERT INTO incident (vendor_id, title, discovered_at, created_by, "
 	    "created_at) VALUES (1, 'leak', '2026-03-02T14:00:00.000Z', 'tester', ?)", "t",
 	    "2026-03-02T15:00:00.000Z") != 0 ||
+	    audit_append(db, "tester", "incident.open", "incident", 1, NULL, &err) != 0 ||
 	    incident_entry_add(db, "tester", 1, "vendor-notice", "2026-03-02T09:00:00-05:00",
 	    "Vendor notice received", NULL, entry_id, &err) != 0 ||
 	    db_commit(db, &err) != 0) {
@@ -70,7 +72,7 @@ test_refused_through_aivet(void)
 
 		is_int(audit_verify(db, &st, &err), 0, "audit verify runs");
 		is_int(st.bad_seq, 0, "and finds the chain and the entry intact");
-		is_int(st.entries, 1, "one audit entry: the timeline entry");
+		is_int(st.entries, 3, "three audit entries: vendor, incident, timeline entry");
 	}
 	{
 		struct aerr e2 = { 0 };
@@ -221,22 +223,22 @@ main(void)
 	test_refused_through_aivet();
 	test_tamper("text edited with the trigger dropped",
 	    "DROP TRIGGER incident_entry_no_update; "
-	    "UPDATE incident_entry SET text = 'nothing happened' WHERE id = 1", 1,
-	    "incident entry 1 does not match audit entry 1: edited after it was recorded");
+	    "UPDATE incident_entry SET text = 'nothing happened' WHERE id = 1", 3,
+	    "incident entry 1 does not match audit entry 3: edited after it was recorded");
 	test_tamper("back-dated behind aivet's back",
 	    "DROP TRIGGER incident_entry_no_update; "
-	    "UPDATE incident_entry SET at_utc = '2026-03-01T14:00:00.000Z' WHERE id = 1", 1,
-	    "incident entry 1 does not match audit entry 1: edited after it was recorded");
+	    "UPDATE incident_entry SET at_utc = '2026-03-01T14:00:00.000Z' WHERE id = 1", 3,
+	    "incident entry 1 does not match audit entry 3: edited after it was recorded");
 	test_tamper("entry removed",
-	    "DROP TRIGGER incident_entry_no_delete; DELETE FROM incident_entry WHERE id = 1", 1,
-	    "incident entry 1 (audit entry 1) is missing: removed after it was recorded");
+	    "DROP TRIGGER incident_entry_no_delete; DELETE FROM incident_entry WHERE id = 1", 3,
+	    "incident entry 1 (audit entry 3) is missing: removed after it was recorded");
 	test_tamper("entry inserted",
 	    "INSERT INTO incident_entry (incident_id, kind, at, at_utc, actor, text, recorded_at) "
-	    "VALUES (1, 'notification-sent', 'x', 'x', 'x', 'sent on time', 'x')", 2,
+	    "VALUES (1, 'notification-sent', 'x', 'x', 'x', 'sent on time', 'x')", 4,
 	    "incident entry 2 has no audit entry: added behind aivet's back");
 	test_tamper("status changed",
 	    "UPDATE incident SET status = 'closed' WHERE id = 1", 2,
-	    "incident 1 is 'closed' but its timeline says 'new': changed behind aivet's back");
+	    "incident 1 does not match audit entry 2: edited after it was recorded");
 	test_vendor_sla();
 	test_open_command();
 	cmd = xasprintf("rm -rf '%s'", dir);

@@ -23,6 +23,8 @@ setup(void)
 	const char *dir = fuzz_tmpdir("csv");
 	char *path;
 	struct aerr err = { 0 };
+	/* Added as aivet adds it, so the vendor row is sealed and the chain verifies. */
+	struct vendor_input vin = { .name = "Acme" };
 	int64_t vendor, qrow, id;
 
 	path = xasprintf("%s/aivet.db", dir);
@@ -30,9 +32,7 @@ setup(void)
 	if (db_open(path, &db, &err) != 0 || db_migrate(db, &err) != 0 ||
 	    questionnaires_sync(db, "fuzz", &err) != 0 ||
 	    db_exec(db, &err, "PRAGMA synchronous = OFF", "") != 0 ||
-	    db_exec(db, &err, "INSERT INTO vendor (name, created_at, updated_at) VALUES "
-	    "('Acme', '2026-11-30T00:00:00.000Z', '2026-11-30T00:00:00.000Z')", "") != 0 ||
-	    db_int(db, &vendor, &err, "SELECT id FROM vendor", "") != 0 ||
+	    vendor_add(db, "fuzz", &vin, &vendor, &err) != 0 ||
 	    questionnaire_lookup(db, "llm-inference-isolation", &qrow, &err) != 0 ||
 	    assessment_start(db, "fuzz", vendor, qrow, &id, &err) != 0 ||
 	    assessment_load(db, id, &asmt, &err) != 0)

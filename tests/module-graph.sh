@@ -2,7 +2,9 @@
 # module-graph.sh: keeps the layers apart and the functions short. From the
 # built objects it draws who calls whom between source files (a function one
 # object needs, mapped to the file whose object defines it) and fails on any
-# loop of two or more files, printing each loop with one call per edge; it
+# call against the layers of tests/module-graph.layers (upward, or from one
+# front end to the other), on a source file the table does not place, and on
+# any loop of two or more files, printing each loop with one call per edge; it
 # also fails on any function whose body is over 150 lines, and on SQL in a
 # TUI screen. What is known and waiting for its own rework is named, with the
 # reason, in tests/module-graph.allow; a loop that grows or a new one fails.
@@ -12,6 +14,7 @@ set -u
 B=${1:-$(cd "$(dirname "${AIVET:?AIVET or BUILDDIR}")/.." && pwd)}
 S=${2:-${TESTS_SRCDIR:-$(cd "$(dirname "$0")" && pwd)}/..}
 ALLOW=$S/tests/module-graph.allow
+LAYERS=$S/tests/module-graph.layers
 MAXLEN=150
 n=0
 failed=0
@@ -107,6 +110,79 @@ grep '^cycle ' "$ALLOW" 2>/dev/null | sed 's/  #.*//; s/^cycle //' | while IFS= 
 	printf '%s\n' "$loops" | cut -f1 | grep -qxF "$want" ||
 		echo "# allowed loop no longer found, its line in $(basename "$ALLOW") can go: $want"
 done
+
+# Layers: each file's layer from the table, then every call between two
+# files checked against what the caller's layer may call.
+srcs=$(cd "$S" && find src probes sim -name '*.c' 2>/dev/null | sort)
+layer_check=$( { printf '%s\n' "$srcs" | sed 's/^/F /'
+	printf '%s\n' "$syms" | sed 's/^/S /'; } | awk -v table="$LAYERS" '
+	function glob(f, g,   re) {
+		re = g; gsub(/\./, "\\.", re); gsub(/\*/, "[^/]*", re)
+		return f ~ ("^" re "$")
+	}
+	function layer_of(f,   i) {
+		for (i = 1; i <= np; i++) if (glob(f, pat[i])) { used[i] = 1; return lay[i] }
+		return ""
+	}
+	BEGIN {
+		while ((getline line < table) > 0) {
+			if (line ~ /^#/ || line !~ /[^ \t]/) continue
+			nf = split(line, w, /[ \t]+/)
+			if (w[1] == "layer") { known[w[2]] = 1; for (i = 3; i <= nf; i++) may[w[2], w[i]] = 1 }
+			else { pat[++np] = w[1]; lay[np] = w[2] }
+		}
+		for (i = 1; i <= np; i++) if (!(lay[i] in known)) print "badlayer", pat[i], lay[i]
+	}
+	$1 == "F" { if (layer_of($2) == "") print "unplaced", $2; next }
+	$2 == "D" { if (!($4 in def)) def[$4] = $3; next }
+	$2 == "U" { need[++nn] = $3 " " $4 }
+	END {
+		for (i = 1; i <= np; i++) if (!used[i]) print "unused", pat[i]
+		for (i = 1; i <= nn; i++) {
+			split(need[i], p, " ")
+			if (!(p[2] in def) || def[p[2]] == p[1]) continue
+			a = layer_of(p[1]); b = layer_of(def[p[2]])
+			if (a == "" || b == "" || a == b || (a, b) in may) continue
+			print ((b, a) in may ? "upward" : "across"), p[1], def[p[2]], a, b, p[2]
+		}
+	}' | sort -u)
+
+# The table places every file, with layers it declares, and no line is left
+# over from a file that is gone.
+bad=$(printf '%s\n' "$layer_check" | awk '
+	$1 == "unplaced" { print "# no layer for " $2 " in module-graph.layers" }
+	$1 == "badlayer" { print "# " $2 " is placed in " $3 ", a layer the table does not declare" }
+	$1 == "unused" { print "# module-graph.layers places " $2 ", which is no source file" }')
+[ -z "$bad" ] || printf '%s\n' "$bad"
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "every source file has its layer"
+
+# Calls against the layers, one line per pair of files with the calls made;
+# an allowed pair ("call CALLER CALLEE") is shown with its reason.
+calls=$(printf '%s\n' "$layer_check" | awk '$1 == "upward" || $1 == "across"' |
+	awk '{ k = $1 " " $2 " " $3 " " $4 " " $5; if (k in s) s[k] = s[k] ", " $6; else { s[k] = $6; o[++n] = k } }
+	END { for (i = 1; i <= n; i++) print o[i], s[o[i]] }')
+nup=$(printf '%s\n' "$layer_check" | grep -c '^upward ')
+nacross=$(printf '%s\n' "$layer_check" | grep -c '^across ')
+bad=0
+if [ -n "$calls" ]; then
+	printf '%s\n' "$calls" | while read -r kind from to lf lt fns; do
+		a=$(allowed call "$from $to")
+		if [ -n "$a" ]; then
+			echo "# known $kind call: $from ($lf) -> $to ($lt): $fns (${a#*  # })"
+		else
+			echo "# $kind call: $from ($lf) -> $to ($lt): $fns"
+		fi
+	done
+	for pair in $(printf '%s\n' "$calls" | awk '{ print $2 "|" $3 }'); do
+		[ -n "$(allowed call "${pair%|*} ${pair#*|}")" ] || bad=1
+	done
+fi
+grep '^call ' "$ALLOW" 2>/dev/null | sed 's/  #.*//; s/^call //' | while IFS= read -r want; do
+	printf '%s\n' "$calls" | awk '{ print $2, $3 }' | grep -qxF "$want" ||
+		echo "# allowed call no longer made, its line in $(basename "$ALLOW") can go: $want"
+done
+echo "# calls against the layers: $nup upward, $nacross across; allow-list: $(grep -c '^[a-z]' "$ALLOW" 2>/dev/null) lines"
+ok "$bad" "every call goes down a layer or within one, or is named in the allow-list"
 
 # Long functions: a body between a brace at column 0 and the next closing
 # brace at column 0, named by the last identifier before "(" above it.

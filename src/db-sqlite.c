@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "db-impl.h"
-#include "finding.h"
+#include "severity.h"
 
 #define BUSY_TIMEOUT_MS 30000
 
@@ -30,7 +30,7 @@ sql_aivet_writing(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int(ctx, 1);
 }
 
-/* severity_rank(TEXT) in SQL: the registry's order (finding.h), -1 for an unknown name,
+/* severity_rank(TEXT) in SQL: the scale's order (severity.h), -1 for an unknown name,
  * so that queries sort findings the way the C code does. */
 static void
 sql_severity_rank(sqlite3_context *ctx, int argc, sqlite3_value **argv)

@@ -11,25 +11,6 @@
 
 #include "finding.h"
 
-static const char *const severity_names[SEV_COUNT] = {
-	"info", "low", "medium", "high", "critical",
-};
-
-const char *
-severity_name(enum severity s)
-{
-	return (unsigned)s < SEV_COUNT ? severity_names[s] : "unknown";
-}
-
-int
-severity_rank(const char *name)
-{
-	for (int i = 0; name != NULL && i < SEV_COUNT; i++)
-		if (strcmp(name, severity_names[i]) == 0)
-			return i;
-	return -1;
-}
-
 #define E(name) F_##name, #name
 #define L(...) (const char *const[]){ __VA_ARGS__, NULL }
 

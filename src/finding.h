@@ -4,17 +4,12 @@
  * means, what a vendor should do, the questionnaire answers it disproves and
  * the controls it bears on. Probes raise findings by entry; SARIF rules, the
  * report, OSCAL, the TUI and the man page's table are all read from it.
- * Severities are one ordered enum.
+ * Severities are one ordered enum (severity.h).
  */
 #ifndef AIVET_FINDING_H
 #define AIVET_FINDING_H
 
-enum severity { SEV_INFO, SEV_LOW, SEV_MEDIUM, SEV_HIGH, SEV_CRITICAL, SEV_COUNT };
-
-/* "info".."critical"; "unknown" outside the range. */
-const char *severity_name(enum severity s);
-/* The severity of a name, or -1 for an unknown one. */
-int severity_rank(const char *name);
+#include "severity.h"
 
 /* X(NAME) for every finding, worst first; the code string is NAME itself,
  * and its severity and text are in finding.c. */

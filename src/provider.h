@@ -9,7 +9,7 @@
 #define AIVET_PROVIDER_H
 
 #include "aivet.h"
-#include "canary.h"
+#include "prompt.h"
 #include "http.h"
 
 /* An endpoint as the probes need it (loaded from the endpoint table). */

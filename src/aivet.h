@@ -192,8 +192,6 @@ enum target_kind { TARGET_VENDOR, TARGET_ENDPOINT };
  * id, or AV_USAGE naming what is unknown and where to list them. */
 int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err);
 
-/* Prints a cJSON value to stdout (indented, trailing newline) and frees it. */
-void json_emit(cJSON *v);
 /* Prints a JSON array element by element (for long lists). */
 struct json_stream {
 	char *buf;

@@ -954,3 +954,17 @@ json_add_str(cJSON *o, const char *k, const char *v)
 	else
 		cJSON_AddStringToObject(o, k, v);
 }
+
+void
+json_emit(cJSON *v)
+{
+	char *s = cJSON_Print(v);
+
+	if (s == NULL)
+		die("out of memory");
+	/* cJSON indents with tabs; field names and values are the contract, not the layout. */
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	free(s);
+	cJSON_Delete(v);
+}

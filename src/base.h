@@ -142,5 +142,7 @@ int parse_int_opt(const char *opt, const char *s, int64_t lo, int64_t hi, int64_
 void json_add_str(cJSON *o, const char *k, const char *v);
 /* A string member, or NULL when absent or not a string. */
 const char *json_get_str(const cJSON *o, const char *k);
+/* Prints a cJSON value to stdout (indented, trailing newline) and frees it. */
+void json_emit(cJSON *v);
 
 #endif

@@ -489,20 +489,6 @@ target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, 
 	return vendor_lookup(db, arg, id, err);
 }
 
-void
-json_emit(cJSON *v)
-{
-	char *s = cJSON_Print(v);
-
-	if (s == NULL)
-		die("out of memory");
-	/* cJSON indents with tabs; field names and values are the contract, not the layout. */
-	fputs(s, stdout);
-	fputc('\n', stdout);
-	free(s);
-	cJSON_Delete(v);
-}
-
 /* Streaming a large array keeps one element in memory at a time and reuses
  * one print buffer: lists of thousands of rows stay fast and small. */
 void

@@ -19,6 +19,7 @@
 #include "incident.h"
 #include "zone.h"
 #include "questionnaire.h"
+#include "run-format.h"
 
 const char *const incident_statuses[] = {
 	"new", "investigating", "contained", "resolved", "closed", NULL
@@ -563,30 +564,6 @@ incident_link_add(struct db *db, const char *actor, int64_t incident_id, const c
 	rc = audit_append(db, actor, "incident.link", "incident", incident_id, d, err);
 	cJSON_Delete(d);
 	return rc;
-}
-
-char *
-incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id)
-{
-	const char *slash = strchr(endpoint_ref, '/');
-	char *vendor = slash ? strndup(endpoint_ref, (size_t)(slash - endpoint_ref)) :
-	    xstrdup(endpoint_ref);
-	char *title = xasprintf("%s on %s (finding %lld)", code, endpoint_ref, (long long)finding_id);
-	struct buf b;
-
-	if (vendor == NULL)
-		die("out of memory");
-	buf_init(&b);
-	buf_adds(&b, "aivet incident open ");
-	buf_shell_word(&b, vendor);
-	buf_adds(&b, " --title ");
-	buf_shell_word(&b, title);
-	buf_adds(&b, " --endpoint ");
-	buf_shell_word(&b, endpoint_ref);
-	buf_printf(&b, " --from-finding %lld", (long long)finding_id);
-	free(vendor);
-	free(title);
-	return buf_steal(&b);
 }
 
 int

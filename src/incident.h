@@ -130,8 +130,6 @@ int incident_link_add(struct db *db, const char *actor, int64_t incident_id, con
  * aivet incident open VENDOR --title TEXT --endpoint VENDOR/NAME --from-finding ID
  * (what a critical finding prints); *out is the caller's to free. */
 int incident_open_command(struct db *db, int64_t finding_id, char **out, struct aerr *err);
-/* The same from a finding's endpoint ("VENDOR/NAME"), code and id. */
-char *incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id);
 /* Whether a status change is allowed now; the message says why not. */
 int incident_status_check(struct db *db, int64_t incident_id, const char *from, const char *to,
     struct aerr *err);

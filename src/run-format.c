@@ -17,7 +17,6 @@
 #include <string.h>
 
 #include "finding.h"
-#include "incident.h"
 #include "probe.h"
 #include "run-format.h"
 
@@ -82,6 +81,30 @@ probe_print_plan(FILE *f, const cJSON *plan)
 		fprintf(f, "  largest prompt about %s tokens; under a lower tokens-per-minute limit, cap "
 		    "prompts with --max-prompt-tokens N\n",
 		    thousands((int64_t)cJSON_GetObjectItem(plan, "largest_prompt_tokens")->valuedouble, a));
+}
+
+char *
+incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id)
+{
+	const char *slash = strchr(endpoint_ref, '/');
+	char *vendor = slash ? strndup(endpoint_ref, (size_t)(slash - endpoint_ref)) :
+	    xstrdup(endpoint_ref);
+	char *title = xasprintf("%s on %s (finding %lld)", code, endpoint_ref, (long long)finding_id);
+	struct buf b;
+
+	if (vendor == NULL)
+		die("out of memory");
+	buf_init(&b);
+	buf_adds(&b, "aivet incident open ");
+	buf_shell_word(&b, vendor);
+	buf_adds(&b, " --title ");
+	buf_shell_word(&b, title);
+	buf_adds(&b, " --endpoint ");
+	buf_shell_word(&b, endpoint_ref);
+	buf_printf(&b, " --from-finding %lld", (long long)finding_id);
+	free(vendor);
+	free(title);
+	return buf_steal(&b);
 }
 
 void

@@ -24,6 +24,11 @@ char *runs_junit(const cJSON *runs);
 /* Prints one run (an object) or several (an array) in fmt, and frees it. */
 void run_format_emit(FILE *f, cJSON *run_or_runs, int fmt);
 
+/* The command that opens an incident from a finding, quoted for a shell, from
+ * the finding's endpoint ("VENDOR/NAME"), code and id (incident_open_command()
+ * looks them up); newly allocated. */
+char *incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id);
+
 /* The prefix-timing probe's distributions as an SVG histogram in a <figure>,
  * for the HTML report (report-timing.c); nothing when details hold no samples. */
 void prefix_timing_svg(struct buf *b, const cJSON *details);

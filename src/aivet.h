@@ -348,6 +348,14 @@ int finding_leak_evidence(struct db *db, int64_t finding_id, int64_t *id, struct
 #define EVIDENCE_NAME_MAX 128
 void evidence_file_name(int64_t id, const char *kind, const char *original_name, char *out, size_t n);
 
+/* ---- a piece of evidence as JSON (evidence-json.c) ---- */
+
+/* As "evidence show --json" prints it; sealed content stays sealed. */
+int evidence_json(struct db *db, int64_t id, cJSON **out, struct aerr *err);
+/* The same, with sealed bodies opened by the evidence key when open_leaked
+ * (--include-leaked-content, for this one call only). */
+int evidence_build(struct db *db, int64_t id, int open_leaked, cJSON **out, struct aerr *err);
+
 /* ---- Markdown (report-md.c) ---- */
 /* Appends s for a Markdown table cell or line: control characters escaped
  * (text_escape), HTML markup and entities escaped, '|' escaped, and each line

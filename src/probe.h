@@ -88,8 +88,6 @@ int probe_confirm(const char *question);
  * (or its JSON), and returns the exit status of "probe run" (probe-run.c). */
 int probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
     const char *fail_on, int64_t *run_id, struct aerr *err);
-/* A piece of evidence as "evidence show --json" prints it (cmd-evidence.c). */
-int evidence_json(struct db *db, int64_t id, cJSON **out, struct aerr *err);
 /* 1234567 -> "1,234,567" (run-format.c) */
 const char *thousands(int64_t v, char out[32]);
 

@@ -122,6 +122,9 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 			return usage_error(av, err, "--vendor, --parallel and --rate-limit go with --all");
 		if (p.ind != argc)
 			return usage_error(av, err, "probe run --all takes no VENDOR/ENDPOINT");
+		if (all.vendor != NULL && ((db = av_db(av, err)) == NULL ||
+		    target_resolve(db, TARGET_VENDOR, all.vendor, &all.vendor_id, err) != 0))
+			return err->code;
 		return probe_run_all(av, &po, &all, json, fail_on, yes, dry, err);
 	}
 	if (p.ind != argc - 1)

@@ -525,15 +525,12 @@ probe_run_all(struct aivet *av, const struct probe_opts *po_in, const struct pro
 	struct probe_opts po = *po_in;
 	struct target *t = NULL;
 	size_t n = 0;
-	int64_t vid = 0;
 	struct db *db;
 	int parallel, total, stop, rc;
 
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (a->vendor != NULL && vendor_lookup(db, a->vendor, &vid, err) != 0)
-		return err->code;
-	if (list_targets(db, vid, &t, &n, err) != 0)
+	if (list_targets(db, a->vendor != NULL ? a->vendor_id : 0, &t, &n, err) != 0)
 		return err->code;
 	if (n == 0) {
 		rc = a->vendor ? aerr_set(err, AV_USAGE, "vendor '%s' has no active endpoints", a->vendor) :

@@ -38,6 +38,7 @@ void prefix_timing_svg(struct buf *b, const cJSON *details);
 struct probe_all_opts {
 	int all;
 	const char *vendor;           /* only this vendor's endpoints */
+	int64_t vendor_id;            /* ... its id, which the caller resolves */
 	int parallel;                 /* runs at once; 0: 2 */
 	int per_minute;               /* requests per minute per vendor; 0: no limit */
 };

@@ -33,7 +33,7 @@ struct aivet {
 	char cmd_path[64];                   /* "incident task add" */
 };
 
-/* Opens (creating and migrating) the database on first use. */
+/* Opens (creating and migrating) the database on first use (av.c). */
 struct db *av_db(struct aivet *av, struct aerr *err);
 void av_close(struct aivet *av);
 

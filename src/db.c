@@ -706,35 +706,6 @@ db_session_user(struct db *db, char *out, size_t n, struct aerr *err)
 	return 0;
 }
 
-struct db *
-av_db(struct aivet *av, struct aerr *err)
-{
-	if (av->db == NULL) {
-		if (db_open(av->db_path, &av->db, err) != 0)
-			return NULL;
-		/* On a server the actor is the login: --actor cannot speak for another
-		 * (the server refuses an audit entry in another's name). */
-		if (db_kind(av->db) == DB_KIND_PG && db_session_user(av->db, av->actor, sizeof av->actor,
-		    err) != 0) {
-			db_close(av->db);
-			av->db = NULL;
-			return NULL;
-		}
-		if (av->on_open != NULL)
-			av->on_open(av);
-	}
-	return av->db;
-}
-
-void
-av_close(struct aivet *av)
-{
-	if (av->db != NULL) {
-		db_close(av->db);
-		av->db = NULL;
-	}
-}
-
 /* After rows were inserted with their ids given (a copy), the ids the database
  * hands out next must come after them: SQLite's INTEGER PRIMARY KEY does so by
  * itself; a PostgreSQL identity column's sequence is moved past the largest. */

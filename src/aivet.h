@@ -27,6 +27,9 @@ struct aivet {
 	/* Called once each time av_db() opens the database: the command layer
 	 * settles what a dead process left behind. May be NULL. */
 	void (*on_open)(struct aivet *av);
+	/* The terminal UI, which "aivet tui" opens: the program hands it to the
+	 * command line, which does not call the other front end. May be NULL. */
+	int (*tui)(struct aivet *av, struct aerr *err);
 	/* The (sub)command running, set by cmd_run() for its usage and options. */
 	const struct cmd_entry *cmd;
 	const struct cmd_entry *cmd_group;   /* the command whose subcommand it is, or NULL */

@@ -1,6 +1,7 @@
 /*
  * cmd-tui.c: "aivet tui" — opens the terminal UI, as "aivet" alone does on
- * a terminal.
+ * a terminal. The UI is the other front end: main.c hands it over (av->tui),
+ * so the command line never calls into it.
  */
 #include "config.h"
 
@@ -16,7 +17,9 @@ cmd_tui_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return aerr_set(err, AV_USAGE, "the terminal UI needs a terminal; use the CLI "
 		    "instead (see 'aivet --help')");
-	return tui_main(av, err);
+	if (av->tui == NULL)
+		return aerr_set(err, AV_USAGE, "this program has no terminal UI");
+	return av->tui(av, err);
 }
 
 const struct cmd_entry cmd_tui_entry = {

@@ -169,6 +169,7 @@ main(int argc, char **argv)
 		die("libsodium failed to initialise");
 	av.progname = "aivet";
 	av.on_open = settle_on_open;
+	av.tui = tui_main;
 	default_actor(av.actor, sizeof av.actor);
 	av.cmd = &global_entry;
 	opt_begin(&p, &av, argc, argv);

@@ -595,7 +595,7 @@ api_stream_close(enum sim_api api, const struct sim_result *r, struct buf *out)
 }
 
 void
-api_stream_error(enum sim_api api, const struct sim_result *r, struct buf *out)
+api_stream_error(enum sim_api api, struct buf *out)
 {
 	struct sim_error e;
 

@@ -357,7 +357,7 @@ stream_next(struct stream *st, struct buf *out)
 			if (st->busy)
 				api_stream_busy(st->api, out);
 			else
-				api_stream_error(st->api, &st->r, out);
+				api_stream_error(st->api, out);
 			break;
 		}
 		if (fail || sim_generate_step(e, &st->gen, &t)) {
@@ -383,6 +383,7 @@ stream_read(void *cls, uint64_t pos, char *out, size_t max)
 	struct stream *st = cls;
 	size_t n;
 
+	(void)pos;
 	while (st->off == st->pending.len) {
 		if (st->phase == ST_END)
 			return MHD_CONTENT_READER_END_OF_STREAM;

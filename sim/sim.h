@@ -354,7 +354,7 @@ void api_stream_open(enum sim_api api, const struct sim_result *r, struct buf *o
 void api_stream_token(enum sim_api api, const struct sim_result *r, const char *text, size_t n,
     struct buf *out);
 void api_stream_close(enum sim_api api, const struct sim_result *r, struct buf *out);
-void api_stream_error(enum sim_api api, const struct sim_result *r, struct buf *out);
+void api_stream_error(enum sim_api api, struct buf *out);
 /* Fault noisy-neighbour: the 500 body (llama.cpp's shape for OpenAI, api_error
  * for Anthropic) and the same error as an event that ends a stream. */
 #define SIM_BUSY_MESSAGE "slot unavailable: the server is busy with another request"

@@ -35,6 +35,7 @@ sql_aivet_writing(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 static void
 sql_severity_rank(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
+	(void)argc;
 	sqlite3_result_int(ctx, severity_rank((const char *)sqlite3_value_text(argv[0])));
 }
 

@@ -36,6 +36,7 @@ anthropic_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
 {
 	cJSON *b = cJSON_CreateObject();
 
+	(void)err;
 	req->url = anthropic_url(ep, "messages");
 	cJSON_AddStringToObject(b, "model", c->model);
 	cJSON_AddNumberToObject(b, "max_tokens", c->max_tokens);
@@ -54,6 +55,8 @@ static int
 anthropic_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
     struct aerr *err)
 {
+	(void)ep;
+	(void)err;
 	http_req_header(req, "x-api-key", secret, 1);
 	return 0;
 }
@@ -130,6 +133,7 @@ anthropic_parse(cJSON *j, long status, struct prov_result *r)
 {
 	cJSON *block, *stop = cJSON_GetObjectItemCaseSensitive(j, "stop_reason");
 
+	(void)status;
 	anthropic_error(j, r);
 	cJSON_ArrayForEach(block, cJSON_GetObjectItemCaseSensitive(j, "content")) {
 		cJSON *text = cJSON_GetObjectItemCaseSensitive(block, "text");
@@ -185,6 +189,7 @@ anthropic_build_count(const struct endpoint_info *ep, const char *prompt, size_t
 	struct prov_chat c = { .model = ep->model, .prompt = prompt, .prompt_len = len };
 	cJSON *b = cJSON_CreateObject();
 
+	(void)err;
 	req->url = anthropic_url(ep, "messages/count_tokens");
 	cJSON_AddStringToObject(b, "model", ep->model);
 	cJSON_AddItemToObject(b, "messages", prov_user_messages(&c));

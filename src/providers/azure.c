@@ -78,6 +78,8 @@ static int
 azure_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
     struct aerr *err)
 {
+	(void)ep;
+	(void)err;
 	http_req_header(req, "api-key", secret, 1);
 	return 0;
 }

@@ -29,6 +29,7 @@ bedrock_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
 	char *esc = curl_easy_escape(NULL, c->model, 0), *path;
 	cJSON *b = cJSON_CreateObject(), *msgs, *m, *content, *t, *cfg;
 
+	(void)err;
 	path = xasprintf("model/%s/converse", esc);
 	curl_free(esc);
 	req->url = url_join(ep->url, path);
@@ -168,6 +169,9 @@ static void
 bedrock_stream_event(const char *event, const char *data, struct prov_result *r)
 {
 	/* Never asked for: ConverseStream is not SSE. */
+	(void)event;
+	(void)data;
+	(void)r;
 }
 
 const struct provider provider_bedrock = {

@@ -26,6 +26,7 @@ cloudflare_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
 	char *path = account ? xasprintf("client/v4/accounts/%s/ai/run/%s", account, c->model) :
 	    xasprintf("run/%s", c->model);
 
+	(void)err;
 	req->url = url_join(ep->url, path);
 	free(path);
 	if (!c->omit_required)
@@ -44,6 +45,8 @@ cloudflare_auth(const struct endpoint_info *ep, const char *secret, struct http_
 {
 	char *v = xasprintf("Bearer %s", secret);
 
+	(void)ep;
+	(void)err;
 	http_req_header(req, "Authorization", v, 1);
 	free(v);
 	return 0;
@@ -107,6 +110,7 @@ cloudflare_parse(cJSON *j, long status, struct prov_result *r)
 {
 	cJSON *text = json_path(j, "result.response");
 
+	(void)status;
 	cloudflare_errors(j, r);
 	if (cJSON_IsString(text))
 		buf_adds(&r->text, text->valuestring);
@@ -119,6 +123,7 @@ cloudflare_stream_event(const char *event, const char *data, struct prov_result 
 {
 	cJSON *j, *text;
 
+	(void)event;
 	if (strcmp(data, "[DONE]") == 0 || (j = cJSON_Parse(data)) == NULL)
 		return;
 	cloudflare_errors(j, r);

@@ -51,6 +51,7 @@ gemini_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, str
 {
 	cJSON *b = cJSON_CreateObject(), *g;
 
+	(void)err;
 	req->url = gemini_url(ep, c->model, c->stream ? "streamGenerateContent?alt=sse" :
 	    "generateContent");
 	if (!c->omit_required)
@@ -66,6 +67,8 @@ static int
 gemini_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
     struct aerr *err)
 {
+	(void)ep;
+	(void)err;
 	http_req_header(req, "x-goog-api-key", secret, 1);
 	return 0;
 }
@@ -151,6 +154,7 @@ gemini_chunk(cJSON *j, struct prov_result *r)
 static void
 gemini_parse(cJSON *j, long status, struct prov_result *r)
 {
+	(void)status;
 	/* Gemini's REST streaming without alt=sse is a JSON array of chunks. */
 	if (cJSON_IsArray(j)) {
 		cJSON *c;
@@ -169,6 +173,7 @@ gemini_stream_event(const char *event, const char *data, struct prov_result *r)
 {
 	cJSON *j = cJSON_Parse(data);
 
+	(void)event;
 	if (j == NULL)
 		return;
 	gemini_chunk(j, r);
@@ -184,6 +189,8 @@ gemini_build_count(const struct endpoint_info *ep, const char *prompt, size_t le
 {
 	cJSON *b = cJSON_CreateObject();
 
+	(void)len;
+	(void)err;
 	req->url = gemini_url(ep, ep->model, "countTokens");
 	cJSON_AddItemToObject(b, "contents", gemini_contents(prompt));
 	prov_set_json_body(req, b);

@@ -112,6 +112,8 @@ openai_auth(const struct endpoint_info *ep, const char *secret, struct http_req 
 {
 	char *v = xasprintf("Bearer %s", secret);
 
+	(void)ep;
+	(void)err;
 	http_req_header(req, "Authorization", v, 1);
 	free(v);
 	return 0;
@@ -218,6 +220,7 @@ openai_parse(cJSON *j, long status, struct prov_result *r)
 	cJSON *content = json_path(j, "choices.0.message.content");
 	cJSON *fin = json_path(j, "choices.0.finish_reason");
 
+	(void)status;
 	openai_read_error(j, r);
 	if (cJSON_IsString(content))
 		buf_adds(&r->text, content->valuestring);
@@ -256,6 +259,8 @@ static int
 openai_build_count(const struct endpoint_info *ep, const char *prompt, size_t len,
     struct http_req *req, struct aerr *err)
 {
+	(void)len;
+	(void)err;
 	/* /tokenize lives at the server root, beside /v1. */
 	size_t n = strlen(ep->url);
 	cJSON *b = cJSON_CreateObject();

@@ -4,8 +4,9 @@
  * an SQLite file (the embedded default) or on a PostgreSQL server. Statements
  * use "?" parameters bound from a format string (db_exec, db_prepare, db_int);
  * rows are stepped and read by column as SQLite's API does, with the same
- * result and type codes. What differs between the two SQL dialects is said in
- * one place: db_dialect() and the functions below it.
+ * result and type codes. What differs between the two SQL dialects is rewritten
+ * in one place, db-pg.c ("?" as $n, INSERT OR IGNORE, a IS NOT b); db_kind()
+ * says which store a handle is on, for the little that cannot be written alike.
  */
 #ifndef AIVET_DB_H
 #define AIVET_DB_H

@@ -1,7 +1,8 @@
 /*
  * tui/assessments.c: one vendor's assessments, reached with s from the
  * vendor screen. Enter opens an assessment; a starts a new one against a
- * questionnaire picked from a menu, through the CLI's own assess start.
+ * questionnaire picked from a menu, through assessment_start, as "assess
+ * start" does.
  */
 #include "config.h"
 

@@ -1,9 +1,9 @@
 /*
  * tui/incident.c: one incident — its facts, notification clocks, tasks,
  * timeline and linked evidence on one scrolling page. The facts form (e),
- * notes, tasks, status changes, attachments and verification run the CLI's
- * own incident functions, so the screen refuses and words things exactly as
- * the CLI does.
+ * notes, tasks, status changes, attachments and verification call the
+ * domain's incident functions the incident commands call, so the screen
+ * refuses what the CLI refuses, for the same reasons.
  */
 #include "config.h"
 

@@ -2,7 +2,7 @@
  * tui/incidents.c: the incident list — every incident (or one vendor's)
  * with its status and the clock due next. A row with an overdue clock is
  * marked and says OVERDUE in words, so colour is never the only signal.
- * Opening an incident runs the CLI's own "incident open".
+ * Opening an incident calls incident_open, as "incident open" does.
  */
 #include "config.h"
 

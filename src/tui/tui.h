@@ -220,6 +220,15 @@ int tui_prompt(struct tui *t, const char *label, const char *initial, char *out,
 
 /* A file picker starting in the current directory; 1 with an absolute path, 0 on Esc. */
 int tui_pick_file(struct tui *t, const char *title, char *out, size_t n);
+/* A menu of choices (menu.c, on libmenu): label shown next to value. Returns the
+ * index picked, or -1 on Esc. With multi, Space toggles items' selected and Enter
+ * accepts (returns 0). */
+struct tui_menu_item {
+	char *value, *label;
+	int selected;
+};
+int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, int multi,
+    int current);
 
 /* A form dialog: labelled fields, Tab/Down moves, Enter submits, Esc cancels.
  * It is as wide as its fields, title and hints need, up to the terminal's width
@@ -268,14 +277,6 @@ int tui_check_time(const char *value, void *ctx, struct aerr *err);
 extern const struct view_ops tui_assessments_view;   /* arg: the vendor id */
 extern const struct view_ops tui_assess_view;        /* arg: the assessment id */
 
-/* A menu of choices (libmenu): label shown next to value. Returns the index picked, or
- * -1 on Esc. With multi, Space toggles items' selected and Enter accepts (returns 0). */
-struct tui_menu_item {
-	char *value, *label;
-	int selected;
-};
-int tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, int multi,
-    int current);
 /* The vendor screen's export dialog (export.c). */
 int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
 /* Asks for a bundle directory and shows what "verify" finds (export.c). */

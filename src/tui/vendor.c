@@ -1,7 +1,8 @@
 /*
  * tui/vendor.c: one vendor — its fields and its endpoints. Endpoints are
- * added and changed through the CLI's own commands; credential references
- * are checked as they are typed, and a literal secret is refused.
+ * added, changed and archived through the domain's endpoint_add,
+ * endpoint_edit and endpoint_archive, as the endpoint commands do; credential
+ * references are checked as they are typed, and a literal secret is refused.
  */
 #include "config.h"
 

@@ -1,7 +1,8 @@
 /*
  * tui/vendors.c: the vendor list — the first screen until the dashboard
- * has data to show. Adding, editing and archiving run the CLI's own
- * commands, so the screen and the CLI validate and word things alike.
+ * has data to show. Adding, editing and archiving call the domain's
+ * vendor_add, vendor_edit and vendor_archive, as the vendor commands do, so
+ * the screen and the CLI validate alike; the screen words its own status line.
  */
 #include "config.h"
 

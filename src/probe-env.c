@@ -1,0 +1,483 @@
+/*
+ * probe-env.c: a run's environment: the endpoint and its tenants'
+ * credentials loaded, the probes selected and ordered for the budget, the
+ * plan, and the calibration of tokens per filler word. Part of the probe
+ * engine (probe-engine.c).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "probe-engine.h"
+
+/* ---- environment: endpoint, tenants, calibration ---- */
+
+void
+env_free(struct probe_env *env)
+{
+	for (int i = 0; i < env->ntenants; i++) {
+		free(env->tenant_label[i]);
+		free(env->tenant_org[i]);
+		if (env->tenant_secret[i] != NULL)
+			credref_free(env->tenant_secret[i], env->tenant_secret_len[i]);
+	}
+	endpoint_info_free(&env->ep);
+	cJSON_Delete(env->limit_switch);
+	cJSON_Delete(env->size_follow);
+	canary_set_free(env->canaries);
+	http_engine_free(env->http);
+	free(env->seq_evidence);
+	memset(env, 0, sizeof *env);
+}
+
+int
+env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    int resolve, struct aerr *err)
+{
+	struct db_stmt *st;
+
+	memset(env, 0, sizeof *env);
+	env->av = av;
+	env->opts = o;
+	env->echo_ok = -1;
+	env->max_tokens = 64;
+	env->tokens_per_unit = env->tpu_min = env->tpu_max = 2.0;
+	env->max_prompt_tokens = o->max_prompt_tokens;
+	env->overhead_tokens = 40;
+	snprintf(env->calib_method, sizeof env->calib_method, "none");
+	if ((env->db = av_db(av, err)) == NULL)
+		return err->code;
+	if (endpoint_info_load(env->db, endpoint_id, &env->ep, err) != 0)
+		return err->code;
+	if ((env->prov = provider_find(env->ep.api)) == NULL)
+		return aerr_set(err, AV_USAGE, "endpoint API '%s' has no adapter", env->ep.api);
+	if (o->budget_usd > 0 && !(env->ep.has_price_in && env->ep.has_price_out)) {
+		char *ref = xasprintf("%s/%s", env->ep.vendor, env->ep.name), *word = shell_word(ref);
+
+		aerr_set(err, AV_USAGE, "--budget-usd: endpoint %s has no prices: set them with "
+		    "aivet endpoint edit %s --price-in USD --price-out USD, or use --budget-tokens",
+		    ref, word);
+		free(ref);
+		free(word);
+		return err->code;
+	}
+	if (env->prov->check != NULL && env->prov->check(&env->ep, err) != 0)
+		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
+	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
+		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
+	st = db_prepare(env->db, err, "SELECT label, ref, org FROM credential WHERE endpoint_id = ? "
+	    "ORDER BY id", "i", endpoint_id);
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW && env->ntenants < PROBE_MAX_TENANTS) {
+		int t = env->ntenants++;
+
+		env->tenant_label[t] = xstrdup(col_text(st, 0));
+		env->tenant_org[t] = db_col_type(st, 2) == DB_NULL ? NULL : xstrdup(col_text(st, 2));
+		if (resolve && credref_read(env->db, av->actor, endpoint_id, env->tenant_label[t],
+		    col_text(st, 1), &env->tenant_secret[t], &env->tenant_secret_len[t], err) != 0) {
+			db_finalize(st);
+			return aerr_prefix(err, "tenant '%s'", env->tenant_label[t]);
+		}
+	}
+	db_finalize(st);
+	if (env->ntenants == 0)
+		env->tenant_label[env->ntenants++] = xstrdup("default");
+	env->canaries = canary_set_new();
+	http_opts_default(&env->hopts);
+	if (o->concurrency > 0)
+		env->hopts.concurrency = o->concurrency;
+	if (o->max_response > 0)
+		env->hopts.max_response = o->max_response;
+	if (o->timeout_ms > 0)
+		env->hopts.timeout_ms = o->timeout_ms;
+	env->hopts.cancel = o->cancel;
+	return 0;
+}
+
+int
+select_probes(const struct probe_opts *o, const struct probe **sel, int *n, struct aerr *err)
+{
+	const char *s = o->probes;
+
+	*n = 0;
+	if (s == NULL || strcmp(s, "all") == 0) {
+		for (int i = 0; probe_table[i] != NULL; i++)
+			if (!(probe_table[i]->traits & PROBE_OPT_IN))
+				sel[(*n)++] = probe_table[i];
+		return 0;
+	}
+	while (*s) {
+		size_t len = strcspn(s, ",");
+		char name[32];
+		const struct probe *p;
+
+		snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), s);
+		if (strcmp(name, "all") == 0) {
+			/* "all" in a list: the default suite, plus the opt-in probes named beside it. */
+			for (int i = 0; probe_table[i] != NULL; i++) {
+				int dup = 0;
+
+				for (int j = 0; j < *n; j++)
+					dup |= sel[j] == probe_table[i];
+				if (!(probe_table[i]->traits & PROBE_OPT_IN) && !dup)
+					sel[(*n)++] = probe_table[i];
+			}
+			s += len + (s[len] == ',');
+			continue;
+		}
+		if ((p = probe_find(name)) == NULL || len > 31)
+			return aerr_set(err, AV_USAGE, "--probe: unknown probe '%.*s' (probes: echo, oversize, "
+			    "sweep, canary, errors, prefix-timing, or all)", (int)len, s);
+		for (int i = 0; i < *n; i++)
+			if (sel[i] == p)
+				return aerr_set(err, AV_USAGE, "--probe: '%s' given twice", name);
+		sel[(*n)++] = p;
+		s += len + (s[len] == ',');
+	}
+	if (*n == 0)
+		return aerr_set(err, AV_USAGE, "--probe: no probe named");
+	/* Run in the declared order: the probe that makes the echo baseline before
+	 * those that read it. */
+	for (int i = 1; i < *n; i++)
+		for (int j = i; j > 0 && sel[j - 1]->order > sel[j]->order; j--) {
+			const struct probe *t = sel[j];
+
+			sel[j] = sel[j - 1];
+			sel[j - 1] = t;
+		}
+	return 0;
+}
+
+int
+needs_calibration(const struct probe **sel, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!(sel[i]->traits & PROBE_NO_CALIBRATION))
+			return 1;
+	return 0;
+}
+
+/* Under a budget the most informative requests go first, as each probe declares
+ * (budget_order): the echo baseline every content check rests on, the cheap error
+ * handling, the top of the context (one prompt), the canaries under near-limit
+ * load, and last the oversize pair, whose prompts reserve twice the context each.
+ * Without a budget the usual order. */
+void
+order_for_budget(const struct probe_opts *o, const struct probe **sel, int n)
+{
+	if (o->budget_tokens <= 0 && o->budget_usd <= 0)
+		return;
+	for (int i = 1; i < n; i++)   /* stable: insertion */
+		for (int j = i; j > 0 && sel[j - 1]->budget_order > sel[j]->budget_order; j--) {
+			const struct probe *t = sel[j];
+
+			sel[j] = sel[j - 1];
+			sel[j - 1] = t;
+		}
+}
+
+const char *
+probe_depth_name(enum probe_depth d)
+{
+	return d == PROBE_DIAGNOSE ? "diagnose" : "verify";
+}
+
+int
+probe_depth_parse(const char *s, enum probe_depth *out, struct aerr *err)
+{
+	if (strcmp(s, "verify") == 0)
+		*out = PROBE_VERIFY;
+	else if (strcmp(s, "diagnose") == 0)
+		*out = PROBE_DIAGNOSE;
+	else
+		return aerr_set(err, AV_USAGE, "--depth: '%s' is not verify or diagnose", s);
+	return 0;
+}
+
+cJSON *
+make_plan(struct probe_env *env, const struct probe **sel, int n)
+{
+	cJSON *plan = cJSON_CreateObject(), *arr;
+	int64_t req = 0, tin = 0, tout = 0, tin_exp = 0, cached = 0;
+
+	cJSON_AddStringToObject(plan, "depth", probe_depth_name(env->opts->depth));
+	{
+		int sweep = 0, canary = 0;
+
+		for (int i = 0; i < n; i++) {
+			sweep |= strcmp(sel[i]->name, "sweep") == 0;
+			canary |= strcmp(sel[i]->name, "canary") == 0;
+		}
+		env->top_shared = env->opts->depth == PROBE_VERIFY && sweep && canary &&
+		    env->prov->can_stream;
+		env->top_plain_intact = -1;
+	}
+	arr = cJSON_AddArrayToObject(plan, "probes");
+
+	if (needs_calibration(sel, n)) {
+		cJSON *p = cJSON_CreateObject();
+		/* Where usage cannot be read the API's count endpoint is asked: two requests
+		 * more, at most, that bill nothing. */
+		int creq = env->prov->build_count != NULL ? 4 : 2;
+		int64_t cin = (int64_t)(2 * PLAN_OVERHEAD_MAX + (CALIB_SMALL + CALIB_LARGE) * TPU_BOUND_MAX);
+
+		cJSON_AddStringToObject(p, "name", "calibration");
+		cJSON_AddNumberToObject(p, "requests", creq);
+		cJSON_AddNumberToObject(p, "tokens_in", (double)cin);
+		cJSON_AddNumberToObject(p, "tokens_in_expected", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
+		cJSON_AddNumberToObject(p, "tokens_out", 2 * env->max_tokens);
+		cJSON_AddItemToArray(arr, p);
+		req += creq, tin += cin, tout += 2 * env->max_tokens;
+		tin_exp += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2;
+	}
+	for (int i = 0; i < n; i++) {
+		struct probe_plan pp = { .tokens_in_expected = -1 }, most = { .tokens_in_expected = -1 };
+		struct probe_env worst = *env;
+		cJSON *p = cJSON_CreateObject();
+
+		/* Expected: sizes as a typical tokenizer makes them; at most: as the least
+		 * compact one would, with the largest template allowed. */
+		sel[i]->plan(env, &pp);
+		if (pp.tokens_in_expected < 0)
+			pp.tokens_in_expected = pp.tokens_in;
+		worst.tokens_per_unit = worst.tpu_min = worst.tpu_max = TPU_BOUND_MAX;
+		worst.overhead_tokens = PLAN_OVERHEAD_MAX;
+		sel[i]->plan(&worst, &most);
+		pp.tokens_in = most.tokens_in > pp.tokens_in ? most.tokens_in : pp.tokens_in;
+		cJSON_AddStringToObject(p, "name", sel[i]->name);
+		cJSON_AddNumberToObject(p, "requests", (double)pp.requests);
+		cJSON_AddNumberToObject(p, "tokens_in", (double)pp.tokens_in);
+		cJSON_AddNumberToObject(p, "tokens_in_expected", (double)pp.tokens_in_expected);
+		cJSON_AddNumberToObject(p, "tokens_out", (double)pp.tokens_out);
+		cJSON_AddItemToArray(arr, p);
+		req += pp.requests, tin += pp.tokens_in, tout += pp.tokens_out;
+		tin_exp += pp.tokens_in_expected;
+		cached += pp.tokens_cached_expected;
+	}
+	/* The largest prompt the selected probes send, so a user under a lower tokens-per-minute
+	 * limit knows to cap it. */
+	{
+		double f = 0;
+
+		for (int i = 0; i < n; i++)
+			f = fmax(f, strcmp(sel[i]->name, "oversize") == 0 ? 2.0 :
+			    strcmp(sel[i]->name, "canary") == 0 ? 1.05 :
+			    strcmp(sel[i]->name, "sweep") == 0 ? 0.97 : 0);
+		if (f > 0 && env->max_prompt_tokens > 0 && f * (double)env->ep.context >
+		    (double)env->max_prompt_tokens)
+			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", (double)env->max_prompt_tokens);
+		else if (f > 0)
+			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", f * (double)env->ep.context);
+		else
+			cJSON_AddNullToObject(plan, "largest_prompt_tokens");
+		if (env->max_prompt_tokens > 0)
+			cJSON_AddNumberToObject(plan, "max_prompt_tokens", (double)env->max_prompt_tokens);
+		else
+			cJSON_AddNullToObject(plan, "max_prompt_tokens");
+	}
+	/* What the prefix-timing probe can tell apart with these credentials. */
+	for (int i = 0; i < n; i++)
+		if (strcmp(sel[i]->name, "prefix-timing") == 0)
+			cJSON_AddStringToObject(plan, "cache_sharing_levels", px_cache_levels(env));
+	cJSON_AddNumberToObject(plan, "requests", (double)req);
+	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
+	cJSON_AddNumberToObject(plan, "tokens_in_expected", (double)tin_exp);
+	cJSON_AddNumberToObject(plan, "tokens_out", (double)tout);
+	if (env->ep.has_price_in) {
+		double out_usd = env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out : 0;
+		/* The endpoint's cached-input price (--option price-cached-in=USD), where it has one:
+		 * the expected figure prices the prompt-cache hits at it. */
+		const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
+		char *end = NULL;
+		double price_cached = pc != NULL ? strtod(pc, &end) : -1;
+
+		if (pc == NULL || end == pc || *end != '\0' || !(price_cached >= 0))
+			price_cached = env->ep.price_in, cached = 0;
+		cached = cached < tin_exp ? cached : tin_exp;
+		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in + out_usd);
+		cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
+		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)(tin_exp - cached) / 1e6 *
+		    env->ep.price_in + (double)cached / 1e6 * price_cached + out_usd);
+	} else {
+		cJSON_AddNullToObject(plan, "cost_usd");
+		cJSON_AddNullToObject(plan, "cost_usd_expected");
+	}
+	return plan;
+}
+
+int
+probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    cJSON **plan, struct aerr *err)
+{
+	const struct probe *sel[16];
+	struct probe_env env;
+	int n;
+
+	*plan = NULL;
+	if (select_probes(o, sel, &n, err) != 0)
+		return err->code;
+	order_for_budget(o, sel, n);
+	if (env_init(&env, av, endpoint_id, o, 0, err) != 0) {
+		env_free(&env);
+		return err->code;
+	}
+	*plan = make_plan(&env, sel, n);
+	env_free(&env);
+	return 0;
+}
+
+/* Whether two samples (units -> tokens) give a believable tokens per word: a
+ * rate no tokenizer in use produces for common English words, or a fixed part
+ * larger than any chat template, is a count that does not describe the
+ * prompt. *why says what was wrong. */
+static int
+calib_plausible(int64_t u0, int64_t t0, int64_t u1, int64_t t1, double *tpu, double *overhead,
+    char *why, size_t whysz)
+{
+	if (t0 < 0 || t1 < 0) {
+		snprintf(why, whysz, "no count");
+		return 0;
+	}
+	if (t1 <= t0) {
+		snprintf(why, whysz, "%lld and %lld words were counted as %lld and %lld tokens",
+		    (long long)u0, (long long)u1, (long long)t0, (long long)t1);
+		return 0;
+	}
+	*tpu = (double)(t1 - t0) / (double)(u1 - u0);
+	*overhead = (double)t0 - (double)u0 * *tpu;
+	if (*tpu < TPU_PLAUSIBLE_MIN || *tpu > TPU_PLAUSIBLE_MAX) {
+		snprintf(why, whysz, "%.3f tokens per word is outside the plausible %.2f to %.1f",
+		    *tpu, TPU_PLAUSIBLE_MIN, TPU_PLAUSIBLE_MAX);
+		return 0;
+	}
+	/* Both samples on one line: the fixed part (nonces, instruction, template) is small. */
+	if (*overhead < -0.1 * (double)t0 || *overhead > OVERHEAD_PLAUSIBLE_MAX) {
+		snprintf(why, whysz, "the samples disagree: %lld words as %lld tokens but %lld as %lld",
+		    (long long)u0, (long long)t0, (long long)u1, (long long)t1);
+		return 0;
+	}
+	if (*overhead < 0)
+		*overhead = 0;
+	return 1;
+}
+
+cJSON *
+calibrate(struct probe_env *env)
+{
+	struct px_req r[2], c[2];
+	cJSON *cal = cJSON_CreateObject(), *samples = cJSON_AddArrayToObject(cal, "samples");
+	cJSON *rejected = cJSON_CreateArray();
+	int64_t t0 = -1, t1 = -1, large = CALIB_LARGE, small = CALIB_SMALL, room;
+	double tpu = 0, overhead = 0;
+	char why[200];
+	int ok = 0;
+
+	memset(r, 0, sizeof r);
+	memset(c, 0, sizeof c);
+	env->probe_name = "calibration";
+	/* A small context (or --max-prompt-tokens): samples that fit under the least
+	 * compact tokenizer. */
+	room = env->max_prompt_tokens > 0 && env->max_prompt_tokens < env->ep.context ?
+	    env->max_prompt_tokens : env->ep.context;
+	if ((double)large * TPU_BOUND_MAX > 0.6 * (double)room) {
+		large = (int64_t)(0.6 * (double)room / TPU_BOUND_MAX);
+		small = large / 4;
+	}
+	r[0].units = small;
+	r[1].units = large;
+	if (px_send(env, r, 2, 1) == 0 && r[0].cls == PXC_ANSWERED && r[1].cls == PXC_ANSWERED) {
+		t0 = r[0].res.usage.in, t1 = r[1].res.usage.in;
+		/* A larger sample that lost nonces the smaller one kept was cut: its usage
+		 * counts what was kept, not the prompt. */
+		if (r[0].nonces_echoed == 3 && r[1].nonces_echoed < 3 && !px_answer_cut_short(&r[1]) &&
+		    t0 >= 0 && t1 >= 0) {
+			cJSON *x = cJSON_CreateObject();
+			char m[160];
+
+			snprintf(m, sizeof m, "the larger sample lost content (%d of 3 nonces came back): "
+			    "its usage counts what was kept, not the prompt", r[1].nonces_echoed);
+			cJSON_AddStringToObject(x, "method", "usage");
+			cJSON_AddStringToObject(x, "reason", m);
+			cJSON_AddItemToArray(rejected, x);
+			t0 = t1 = -1;
+		}
+		if (t0 >= 0 || t1 >= 0) {
+			ok = calib_plausible(small, t0, large, t1, &tpu, &overhead, why, sizeof why);
+			if (ok) {
+				snprintf(env->calib_method, sizeof env->calib_method, "usage");
+			} else {
+				cJSON *x = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(x, "method", "usage");
+				cJSON_AddStringToObject(x, "reason", why);
+				cJSON_AddItemToArray(rejected, x);
+			}
+		}
+	}
+	/* The calibration prompts carry nonces too: a first sign of whether the model echoes. */
+	env->echo_ok = r[0].nonces_echoed == 3 || r[1].nonces_echoed == 3;
+	if (!ok && env->prov->build_count != NULL && !env->interrupted && env->fatal.code == 0 &&
+	    !(env->tenant_auth_refused[0] > 0 && env->tenant_other[0] == 0)) {
+		c[0].kind = c[1].kind = PX_COUNT;
+		c[0].count_of = &r[0].recipe;
+		c[1].count_of = &r[1].recipe;
+		t0 = t1 = -1;
+		if (px_send(env, c, 2, 1) == 0 && c[0].cls == PXC_ANSWERED && c[1].cls == PXC_ANSWERED) {
+			t0 = c[0].count_tokens, t1 = c[1].count_tokens;
+			ok = calib_plausible(small, t0, large, t1, &tpu, &overhead, why, sizeof why);
+			if (ok) {
+				snprintf(env->calib_method, sizeof env->calib_method, "%s",
+				    env->prov->count_method);
+			} else {
+				cJSON *x = cJSON_CreateObject();
+
+				cJSON_AddStringToObject(x, "method", env->prov->count_method);
+				cJSON_AddStringToObject(x, "reason", why);
+				cJSON_AddItemToArray(rejected, x);
+			}
+		}
+	}
+	if (ok) {
+		env->tokens_per_unit = env->tpu_min = env->tpu_max = tpu;
+		env->overhead_tokens = overhead;
+	} else {
+		/* No usable count: sizes by bounds, said so in every verdict that rests on them. */
+		env->bounded = 1;
+		env->tpu_min = TPU_BOUND_MIN;
+		env->tpu_max = TPU_BOUND_MAX;
+		snprintf(env->calib_method, sizeof env->calib_method, "bounds");
+		t0 = t1 = -1;
+	}
+	cJSON_AddStringToObject(cal, "method", env->calib_method);
+	cJSON_AddNumberToObject(cal, "tokens_per_unit", env->tokens_per_unit);
+	cJSON_AddNumberToObject(cal, "overhead_tokens", env->overhead_tokens);
+	cJSON_AddStringToObject(cal, "unit", "filler word");
+	if (env->bounded) {
+		cJSON *b = cJSON_AddArrayToObject(cal, "bounds");
+
+		cJSON_AddItemToArray(b, cJSON_CreateNumber(env->tpu_min));
+		cJSON_AddItemToArray(b, cJSON_CreateNumber(env->tpu_max));
+	}
+	for (int i = 0; i < 2; i++) {
+		cJSON *s = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(s, "units", (double)r[i].recipe.units);
+		if (i == 0 ? t0 >= 0 : t1 >= 0)
+			cJSON_AddNumberToObject(s, "tokens", (double)(i == 0 ? t0 : t1));
+		else
+			cJSON_AddNullToObject(s, "tokens");
+		cJSON_AddNumberToObject(s, "evidence", (double)r[i].evidence_id);
+		cJSON_AddItemToArray(samples, s);
+	}
+	cJSON_AddItemToObject(cal, "rejected", rejected);
+	px_free(r, 2);
+	px_free(c, 2);
+	return cal;
+}

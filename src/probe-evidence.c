@@ -1,0 +1,271 @@
+/*
+ * probe-evidence.c: every exchange a probe sends recorded as evidence, in its
+ * own transaction with its audit entry: request bodies built and kept (large
+ * prompts by recipe and SHA-256), credential headers redacted. Part of the
+ * probe engine (probe-engine.c).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "probe-engine.h"
+
+/* ---- evidence ---- */
+
+/* The endpoint's options, with the body choices the adapter made resolved
+ * (output-limit field, stream usage), so the recipe rebuilds the same bytes
+ * whatever the adapters' defaults become. */
+static cJSON *
+recipe_options(const struct probe_env *env)
+{
+	cJSON *o = env->ep.options ? cJSON_Duplicate(env->ep.options, 1) : cJSON_CreateObject();
+
+	if (env->prov->limit_field != NULL && !cJSON_HasObjectItem(o, "max-tokens-field"))
+		cJSON_AddStringToObject(o, "max-tokens-field", env->prov->limit_field(&env->ep));
+	if (env->prov->stream_usage != NULL && !cJSON_HasObjectItem(o, "stream-usage"))
+		cJSON_AddStringToObject(o, "stream-usage", env->prov->stream_usage(&env->ep));
+	if (cJSON_GetArraySize(o) == 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static cJSON *
+request_recipe(const struct probe_env *env, const struct px_req *r)
+{
+	cJSON *j = cJSON_CreateObject(), *o;
+
+	cJSON_AddStringToObject(j, "kind", r->kind == PX_CHAT ? "chat" : r->kind == PX_MALFORMED ?
+	    "malformed" : r->kind == PX_MISSING_FIELD ? "missing_field" : "count");
+	cJSON_AddStringToObject(j, "api", env->ep.api);
+	cJSON_AddStringToObject(j, "endpoint_url", env->ep.url);
+	cJSON_AddStringToObject(j, "model", r->model ? r->model : env->ep.model);
+	cJSON_AddNumberToObject(j, "max_tokens", r->max_tokens);
+	cJSON_AddBoolToObject(j, "stream", r->stream);
+	if ((o = recipe_options(env)) != NULL)
+		cJSON_AddItemToObject(j, "options", o);
+	cJSON_AddItemToObject(j, "prompt", prompt_recipe_json(r->kind == PX_COUNT ? r->count_of :
+	    &r->recipe));
+	return j;
+}
+
+/* Builds the request body (no authentication) of r into req. The adapter is
+ * given a random marker for the prompt; the prompt itself is generated from
+ * its recipe into that place, and streamed when the body is large. */
+int
+build_body(const struct endpoint_info *ep, const struct provider *prov, const struct px_req *r,
+    struct http_req *req, struct aerr *err)
+{
+	const struct prompt_recipe *recipe = r->kind == PX_COUNT ? r->count_of : &r->recipe;
+	char marker[NONCE_LEN + 1];
+	int rc;
+
+	nonce_new(marker);
+	if (r->kind == PX_COUNT) {
+		rc = prov->build_count(ep, marker, strlen(marker), req, err);
+	} else {
+		struct prov_chat c = {
+			.model = r->model ? r->model : ep->model, .prompt = marker,
+			.prompt_len = strlen(marker), .max_tokens = r->max_tokens, .stream = r->stream,
+			.omit_required = r->kind == PX_MISSING_FIELD,
+		};
+
+		rc = prov->build_chat(ep, &c, req, err);
+	}
+	/* Half a JSON object is never JSON: its braces cannot balance. */
+	return rc != 0 ? rc : prov_body_from_recipe(req, marker, recipe, r->kind == PX_MALFORMED,
+	    STORE_BODY_MAX, err);
+}
+
+int
+probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *err)
+{
+	cJSON *j = cJSON_Parse(recipe_json), *v;
+	struct endpoint_info ep = { 0 };
+	struct http_req req = { 0 };
+	struct px_req r;
+	struct prompt_recipe count;
+	const char *kind;
+	int rc = 0;
+
+	memset(&r, 0, sizeof r);
+	buf_init(body);
+	if (j == NULL)
+		return aerr_set(err, AV_USAGE, "recipe: not JSON");
+	kind = cJSON_GetStringValue(cJSON_GetObjectItem(j, "kind"));
+	ep.api = cJSON_GetStringValue(cJSON_GetObjectItem(j, "api"));
+	ep.url = cJSON_GetStringValue(cJSON_GetObjectItem(j, "endpoint_url"));
+	ep.model = cJSON_GetStringValue(cJSON_GetObjectItem(j, "model"));
+	ep.options = cJSON_GetObjectItem(j, "options");
+	if (kind == NULL || ep.api == NULL || ep.url == NULL || ep.model == NULL ||
+	    provider_find(ep.api) == NULL) {
+		cJSON_Delete(j);
+		return aerr_set(err, AV_USAGE, "recipe: kind, api, endpoint_url and model are needed");
+	}
+	/* Recipes recorded before the OpenAI-family adapters chose the output-limit
+	 * field and stream usage per endpoint: those bodies always had max_tokens and
+	 * stream_options. */
+	if (provider_find(ep.api)->limit_field != NULL &&
+	    !cJSON_HasObjectItem(ep.options, "max-tokens-field")) {
+		if (ep.options == NULL)
+			ep.options = cJSON_AddObjectToObject(j, "options");
+		cJSON_AddStringToObject(ep.options, "max-tokens-field", "max_tokens");
+		if (!cJSON_HasObjectItem(ep.options, "stream-usage"))
+			cJSON_AddStringToObject(ep.options, "stream-usage", "stream_options");
+	}
+	r.kind = strcmp(kind, "chat") == 0 ? PX_CHAT : strcmp(kind, "malformed") == 0 ? PX_MALFORMED :
+	    strcmp(kind, "missing_field") == 0 ? PX_MISSING_FIELD : PX_COUNT;
+	v = cJSON_GetObjectItem(j, "max_tokens");
+	r.max_tokens = cJSON_IsNumber(v) ? v->valueint : 0;
+	r.stream = cJSON_IsTrue(cJSON_GetObjectItem(j, "stream"));
+	if (prompt_recipe_parse(cJSON_GetObjectItem(j, "prompt"), r.kind == PX_COUNT ? &count :
+	    &r.recipe, err) != 0) {
+		cJSON_Delete(j);
+		return err->code;
+	}
+	r.count_of = &count;
+	rc = build_body(&ep, provider_find(ep.api), &r, &req, err);
+	http_req_materialize(&req);
+	if (rc == 0)
+		buf_add(body, req.body, req.body_len);
+	http_req_free(&req);
+	cJSON_Delete(j);
+	return rc;
+}
+
+static const struct db_write exchange_row = {
+	{ "INSERT INTO exchange (evidence_id, run_id, probe, seq, tenant, streaming, method, url, "
+	  "request_headers, request_sha256, request_size, request_blob, request_recipe, response_status, "
+	  "response_headers, response_sha256, response_size, response_blob, response_truncated, error, "
+	  "timings, started_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+	  "?16, ?17, ?18, ?19, ?20, ?21, ?22)" },
+	"SELECT aivet_exchange_add(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
+	"?17, ?18, ?19, ?20, ?21, ?22)", 0
+};
+int
+record_exchange(struct probe_env *env, const struct px_req *r, const struct http_req *req,
+    const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
+    struct aerr *err)
+{
+	struct db *db = env->db;
+	char req_sha[65], resp_sha[65], ev_sha[65], *req_blob = NULL, *recipe = NULL, *doc_s = NULL;
+	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, name[96];
+	const unsigned char *seal = leaked ? env->opts->leak_seal_pk : NULL;
+	char status_s[16];
+	cJSON *doc = cJSON_CreateObject(), *t = cJSON_CreateObject(), *a = NULL;
+	int64_t eid;
+
+	if (db_begin(db, err) != 0) {
+		cJSON_Delete(doc);
+		cJSON_Delete(t);
+		return err->code;
+	}
+	if (req->src != NULL)
+		memcpy(req_sha, req->body_sha256, sizeof req_sha);
+	else
+		sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
+	if (req->src == NULL && req->body_len <= STORE_BODY_MAX) {
+		if (blob_put(db, env->av->actor, req->body ? req->body : "", req->body_len, NULL, req_sha,
+		    err) != 0)
+			goto fail;
+		req_blob = req_sha;
+	} else {
+		cJSON *rj = request_recipe(env, r);
+
+		recipe = cJSON_PrintUnformatted(rj);
+		cJSON_Delete(rj);
+	}
+	if (resp->status > 0 || resp->body.len > 0) {
+		if (blob_put(db, env->av->actor, resp->body.data ? resp->body.data : "", resp->body.len,
+		    seal, resp_sha, err) != 0)
+			goto fail;
+	}
+	cJSON_AddNumberToObject(t, "connect_ms", resp->t_connect_ms);
+	cJSON_AddNumberToObject(t, "ttfb_ms", resp->t_ttfb_ms);
+	cJSON_AddNumberToObject(t, "total_ms", resp->t_total_ms);
+	cJSON_AddNumberToObject(t, "first_byte_ms", round(resp->t_first_byte_ms * 1000) / 1000);
+	timings_s = cJSON_PrintUnformatted(t);
+	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
+	resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;
+	/* The evidence item itself: a description of the exchange that names its bodies by hash. */
+	cJSON_AddStringToObject(doc, "type", "aivet-exchange");
+	cJSON_AddNumberToObject(doc, "run", (double)env->run_id);
+	cJSON_AddStringToObject(doc, "probe", env->probe_name);
+	cJSON_AddNumberToObject(doc, "seq", (double)r->seq);
+	json_add_str(doc, "tenant", env->tenant_label[r->tenant]);
+	cJSON_AddBoolToObject(doc, "streaming", r->stream);
+	cJSON_AddStringToObject(doc, "method", req->method);
+	cJSON_AddStringToObject(doc, "url", req->url);
+	cJSON_AddItemToObject(doc, "request_headers", req->rec_headers ?
+	    cJSON_Duplicate(req->rec_headers, 1) : cJSON_CreateObject());
+	cJSON_AddStringToObject(doc, "request_sha256", req_sha);
+	cJSON_AddNumberToObject(doc, "request_size", (double)req->body_len);
+	if (recipe != NULL)
+		cJSON_AddItemToObject(doc, "request_recipe", cJSON_Parse(recipe));
+	if (resp->status > 0)
+		cJSON_AddNumberToObject(doc, "response_status", (double)resp->status);
+	else
+		cJSON_AddNullToObject(doc, "response_status");
+	if (resp->headers != NULL)
+		cJSON_AddItemToObject(doc, "response_headers", cJSON_Duplicate(resp->headers, 1));
+	json_add_str(doc, "response_sha256", resp->status > 0 || resp->body.len ? resp_sha : NULL);
+	cJSON_AddNumberToObject(doc, "response_size", (double)resp->body.len);
+	cJSON_AddBoolToObject(doc, "response_truncated", resp->truncated);
+	json_add_str(doc, "error", resp->error[0] ? resp->error : NULL);
+	cJSON_AddStringToObject(doc, "outcome", px_class_name(cls));
+	cJSON_AddNumberToObject(doc, "foreign_canaries", (double)(r->leaks_tenant + r->leaks_request));
+	cJSON_AddItemToObject(doc, "timings", cJSON_Duplicate(t, 1));
+	cJSON_AddStringToObject(doc, "started_at", resp->started_at);
+	doc_s = cJSON_PrintUnformatted(doc);
+	if (blob_put(db, env->av->actor, doc_s, strlen(doc_s), NULL, ev_sha, err) != 0)
+		goto fail;
+	snprintf(name, sizeof name, "exchange-%lld-%lld.json", (long long)env->run_id, (long long)r->seq);
+	if (evidence_insert(db, env->av->actor, "exchange", ev_sha, name, "application/json",
+	    strlen(doc_s), NULL, &eid, err) != 0)
+		goto fail;
+	snprintf(status_s, sizeof status_s, "%ld", resp->status);
+	if (db_write(db, err, &exchange_row, NULL, "iititittttitttttitittt", eid, env->run_id, env->probe_name, r->seq,
+	    env->tenant_label[r->tenant], (int64_t)r->stream, req->method, req->url, hdr_s, req_sha,
+	    (int64_t)req->body_len, req_blob, recipe, resp->status > 0 ? status_s : NULL, resp_hdr_s,
+	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->body.len,
+	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->truncated,
+	    resp->error[0] ? resp->error : NULL, timings_s, resp->started_at) != 0)
+		goto fail;
+	a = cJSON_CreateObject();
+	cJSON_AddNumberToObject(a, "run", (double)env->run_id);
+	cJSON_AddStringToObject(a, "probe", env->probe_name);
+	cJSON_AddNumberToObject(a, "seq", (double)r->seq);
+	cJSON_AddNumberToObject(a, "status", (double)resp->status);
+	cJSON_AddStringToObject(a, "sha256", ev_sha);
+	if (audit_append(db, env->av->actor, "probe.exchange", "evidence", eid, a, err) != 0 ||
+	    db_commit(db, err) != 0)
+		goto fail;
+	*evidence_id = eid;
+	cJSON_Delete(a);
+	cJSON_Delete(doc);
+	cJSON_Delete(t);
+	free(recipe);
+	free(doc_s);
+	free(hdr_s);
+	free(resp_hdr_s);
+	free(timings_s);
+	return 0;
+fail:
+	db_rollback(db);
+	cJSON_Delete(a);
+	cJSON_Delete(doc);
+	cJSON_Delete(t);
+	free(recipe);
+	free(doc_s);
+	free(hdr_s);
+	free(resp_hdr_s);
+	free(timings_s);
+	return err->code ? err->code : AV_RUNTIME;
+}

@@ -1,0 +1,428 @@
+/*
+ * probe-results.c: running the probes of a run and writing their results and
+ * findings, linked to their evidence, with the run's status. Part of the
+ * probe engine (probe-engine.c).
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "probe.h"
+#include "probe-engine.h"
+
+/* ---- results ---- */
+
+/*
+ * The run's rows (db.h's db_write): on PostgreSQL written by the functions of
+ * db/pg/008-workflow.sql, which name the login as the run's actor and let
+ * only that login, while the run runs, add its exchanges, results and
+ * findings. Run arguments: endpoint, probes, options, plan, actor, pid, time.
+ */
+static const struct db_write run_row = {
+	{ "INSERT INTO probe_run (endpoint_id, status, probes, options, plan, actor, pid, started_at) "
+	  "VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7)" },
+	"SELECT aivet_probe_start(?1, ?2, ?3, ?4, ?6, ?7)", 1
+};
+
+/* Arguments: run, status, calibration, tokens in and out, time, billed in and out. */
+static const struct db_write run_update = {
+	{ "UPDATE probe_run SET status = ?2, calibration = coalesce(?3, calibration), tokens_in = ?4, "
+	  "tokens_out = ?5, finished_at = CASE WHEN ?2 = 'running' THEN NULL ELSE ?6 END, "
+	  "plan = CASE WHEN json_valid(plan) THEN json_set(plan, '$.billed', json_object('tokens_in', ?7, "
+	  "'tokens_out', ?8)) ELSE plan END WHERE id = ?1" },
+	"SELECT aivet_probe_update(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", 0
+};
+
+/* Arguments: run, probe, verdict, reason, requests, details. */
+static const struct db_write result_row = {
+	{ "INSERT INTO probe_result (run_id, probe, verdict, reason, requests, details) "
+	  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)" },
+	"SELECT aivet_probe_result(?1, ?2, ?3, ?4, ?5, ?6)", 1
+};
+
+/* Arguments: run, probe, code, severity, message, details. */
+static const struct db_write finding_row = {
+	{ "INSERT INTO finding (run_id, probe, code, severity, message, details) "
+	  "VALUES (?1, ?2, ?3, ?4, ?5, ?6)" },
+	"SELECT aivet_finding_add(?1, ?2, ?3, ?4, ?5, ?6)", 1
+};
+
+static const struct db_write finding_evidence_row = {
+	{ "INSERT OR IGNORE INTO finding_evidence (finding_id, evidence_id) VALUES (?1, ?2)" },
+	"SELECT aivet_finding_evidence(?1, ?2)", 0
+};
+
+
+static int
+write_result(struct probe_env *env, const struct probe *p, struct probe_outcome *out,
+    struct aerr *err)
+{
+	struct db *db = env->db;
+	char *details = out->details ? cJSON_PrintUnformatted(out->details) : NULL;
+	int64_t rid;
+	cJSON *a;
+
+	if (db_begin(db, err) != 0) {
+		free(details);
+		return err->code;
+	}
+	if (db_write(db, err, &result_row, &rid, "itttit", env->run_id, p->name, out->verdict,
+	    out->reason[0] ? out->reason : NULL, out->requests, details) != 0)
+		goto fail;
+	a = cJSON_CreateObject();
+	cJSON_AddNumberToObject(a, "run", (double)env->run_id);
+	cJSON_AddStringToObject(a, "probe", p->name);
+	cJSON_AddStringToObject(a, "verdict", out->verdict);
+	if (audit_append(db, env->av->actor, "probe.result", "probe_result", rid, a, err) != 0) {
+		cJSON_Delete(a);
+		goto fail;
+	}
+	cJSON_Delete(a);
+	for (int i = 0; i < out->nf; i++) {
+		struct finding *f = &out->f[i];
+		char *fd = cJSON_PrintUnformatted(f->evidence);
+		int64_t fid;
+		cJSON *e;
+
+		char *msg = f->more > 0 ? xasprintf("%s; and %d more", f->message, f->more) :
+		    xstrdup(f->message);
+
+		if (db_write(db, err, &finding_row, &fid, "itttt" "t", env->run_id, p->name, f->info->code,
+		    severity_name(f->info->severity), msg, fd) != 0) {
+			free(fd);
+			free(msg);
+			goto fail;
+		}
+		free(fd);
+		free(msg);
+		cJSON_ArrayForEach(e, f->evidence)
+			if (db_write(db, err, &finding_evidence_row, NULL, "ii", fid,
+			    (int64_t)e->valuedouble) != 0)
+				goto fail;
+		a = cJSON_CreateObject();
+		cJSON_AddNumberToObject(a, "run", (double)env->run_id);
+		cJSON_AddStringToObject(a, "code", f->info->code);
+		cJSON_AddStringToObject(a, "severity", severity_name(f->info->severity));
+		cJSON_AddItemReferenceToObject(a, "evidence", f->evidence);
+		if (audit_append(db, env->av->actor, "probe.finding", "finding", fid, a, err) != 0) {
+			cJSON_Delete(a);
+			goto fail;
+		}
+		cJSON_Delete(a);
+	}
+	free(details);
+	return db_commit(db, err);
+fail:
+	db_rollback(db);
+	free(details);
+	return err->code;
+}
+
+/* The verdict: findings of low or above fail the probe (its reason then counts them);
+ * otherwise what the probe said, inconclusive when the budget cut it short, else pass. */
+static void
+judge(struct probe_env *env, struct probe_outcome *out)
+{
+	int worst = -1, xt = -1, xr = -1;
+
+	/* Canaries of the same tenant's other requests that came back beside another
+	 * tenant's went through memory shared across tenants: one cross-tenant defect,
+	 * not a same-tenant leak besides. */
+	for (int i = 0; i < out->nf; i++) {
+		if (out->f[i].info->id == F_LEAK_CROSS_TENANT)
+			xt = i;
+		if (out->f[i].info->id == F_LEAK_CROSS_REQUEST)
+			xr = i;
+	}
+	if (xt >= 0 && xr >= 0) {
+		cJSON *e;
+
+		cJSON_ArrayForEach(e, out->f[xr].evidence)
+			outcome_finding(out, F_LEAK_CROSS_TENANT, (int64_t)e->valuedouble, "%s",
+			    "canaries of the same tenant's other requests came back through the same "
+			    "shared memory");
+		free(out->f[xr].message);
+		cJSON_Delete(out->f[xr].evidence);
+		memmove(&out->f[xr], &out->f[xr + 1], (size_t)(out->nf - xr - 1) * sizeof out->f[0]);
+		out->nf--;
+	}
+	for (int i = 0; i < out->nf; i++)
+		if ((int)out->f[i].info->severity > worst)
+			worst = (int)out->f[i].info->severity;
+	if (worst >= severity_rank("low")) {
+		snprintf(out->reason, sizeof out->reason, "%d finding%s", out->nf, out->nf == 1 ? "" : "s");
+		out->verdict = "fail";
+	} else if (env->budget_hit && (out->verdict == NULL || strcmp(out->verdict, "error") != 0)) {
+		outcome_set(out, "inconclusive", "the token budget was exhausted before the probe finished");
+	} else if (out->verdict == NULL) {
+		/* No verdict without judged evidence: a probe that said nothing passed nothing. */
+		outcome_set(out, "inconclusive", "no exchange was judged");
+	}
+}
+
+/* Which output-limit field the endpoint took, and whether its streams report
+ * usage, are part of how it was measured: added to the calibration (a new
+ * object in *own, for the caller to free, when the run has none). */
+static cJSON *
+calibration_notes(const struct probe_env *env, cJSON *cal, cJSON **own)
+{
+	int no_stream_usage = env->prov->stream_usage != NULL &&
+	    strcmp(env->prov->stream_usage(&env->ep), "none") == 0;
+
+	if (env->limit_switch == NULL && !no_stream_usage && env->size_follow == NULL)
+		return cal;
+	if (cal == NULL)
+		cal = *own = cJSON_CreateObject();
+	cJSON_DeleteItemFromObjectCaseSensitive(cal, "output_limit_field");
+	cJSON_DeleteItemFromObjectCaseSensitive(cal, "stream_usage");
+	cJSON_DeleteItemFromObjectCaseSensitive(cal, "sizes_followed");
+	if (env->size_follow != NULL)
+		cJSON_AddItemToObject(cal, "sizes_followed", cJSON_Duplicate(env->size_follow, 1));
+	if (env->limit_switch != NULL)
+		cJSON_AddItemToObject(cal, "output_limit_field", cJSON_Duplicate(env->limit_switch, 1));
+	if (no_stream_usage)
+		cJSON_AddStringToObject(cal, "stream_usage", "none: streamed answers on this endpoint "
+		    "carry no usage (no stream_options); usage comes from its non-streamed answers");
+	return cal;
+}
+
+/* A tenant whose every exchange was refused for authentication, or -1. */
+static int
+auth_dead(const struct probe_env *env)
+{
+	for (int t = 0; t < env->ntenants; t++)
+		if (env->tenant_auth_refused[t] > 0 && env->tenant_other[t] == 0)
+			return t;
+	return -1;
+}
+
+static int
+update_run(struct probe_env *env, const char *status, cJSON *cal, struct aerr *err)
+{
+	char at[32], *cs;
+	cJSON *a = cJSON_CreateObject(), *own = NULL;
+	int rc;
+
+	cal = calibration_notes(env, cal, &own);
+	cs = cal ? cJSON_PrintUnformatted(cal) : NULL;
+	cJSON_Delete(own);
+	now_iso(at);
+	if ((rc = db_begin(env->db, err)) != 0)
+		goto out;
+	/* Beside the plan, what the vendor really billed (its usage), kept with the run. */
+	if (db_write(env->db, err, &run_update, NULL, "ittiitii", env->run_id, status, cs, env->tokens_in,
+	    env->tokens_out, at, env->billed_in, env->billed_out) != 0) {
+		db_rollback(env->db);
+		rc = err->code;
+		goto out;
+	}
+	cJSON_AddStringToObject(a, "status", status);
+	cJSON_AddNumberToObject(a, "tokens_in", (double)env->tokens_in);
+	cJSON_AddNumberToObject(a, "tokens_out", (double)env->tokens_out);
+	if (audit_append(env->db, env->av->actor, strcmp(status, "running") == 0 ?
+	    "probe.calibrate" : "probe.finish", "probe_run", env->run_id, a, err) != 0) {
+		db_rollback(env->db);
+		rc = err->code;
+		goto out;
+	}
+	rc = db_commit(env->db, err);
+out:
+	cJSON_Delete(a);
+	free(cs);
+	return rc;
+}
+
+/* The run's row and its audit entry, in one transaction: which probes, with
+ * what options, and the plan they were sent under. */
+static int
+run_start(struct probe_env *env, const struct probe *const *sel, int n, const cJSON *plan,
+    struct aerr *err)
+{
+	const struct probe_opts *o = env->opts;
+	cJSON *names = cJSON_CreateArray(), *opts = cJSON_CreateObject(), *a;
+	char at[32], *plan_s, *names_s, *opts_s;
+	int rc;
+
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(names, cJSON_CreateString(sel[i]->name));
+	cJSON_AddNumberToObject(opts, "concurrency", env->hopts.concurrency);
+	cJSON_AddNumberToObject(opts, "budget_tokens", (double)o->budget_tokens);
+	if (o->budget_usd > 0)
+		cJSON_AddNumberToObject(opts, "budget_usd", o->budget_usd);
+	cJSON_AddNumberToObject(opts, "max_response", (double)env->hopts.max_response);
+	cJSON_AddNumberToObject(opts, "tenants", env->ntenants);
+	plan_s = cJSON_PrintUnformatted(plan);
+	names_s = cJSON_PrintUnformatted(names);
+	opts_s = cJSON_PrintUnformatted(opts);
+	now_iso(at);
+	rc = db_begin(env->db, err);
+	if (rc == 0)
+		rc = db_write(env->db, err, &run_row, &env->run_id, "itttti" "t", env->ep.id, names_s, opts_s,
+		    plan_s, env->av->actor, (int64_t)getpid(), at);
+	if (rc == 0) {
+		a = cJSON_CreateObject();
+		cJSON_AddNumberToObject(a, "endpoint", (double)env->ep.id);
+		cJSON_AddItemReferenceToObject(a, "probes", names);
+		rc = audit_append(env->db, env->av->actor, "probe.start", "probe_run", env->run_id, a, err);
+		cJSON_Delete(a);
+	}
+	if (rc == 0)
+		rc = db_commit(env->db, err);
+	if (rc != 0)
+		db_rollback(env->db);
+	cJSON_Delete(names);
+	cJSON_Delete(opts);
+	free(plan_s);
+	free(names_s);
+	free(opts_s);
+	return rc;
+}
+
+/* An honest partial verdict: the probes the budget left out (from index ran)
+ * are recorded as not checked, beside those that were. */
+static int
+budget_left_out(struct probe_env *env, const struct probe *const *sel, int n, int ran,
+    struct aerr *err)
+{
+	const struct probe_opts *o = env->opts;
+	char checked[256] = "", budget[64];
+	size_t len = 0;
+
+	if (o->budget_usd > 0)
+		snprintf(budget, sizeof budget, "budget of USD %.2f", o->budget_usd);
+	else
+		snprintf(budget, sizeof budget, "token budget of %lld", (long long)o->budget_tokens);
+	for (int i = 0; i < ran - 1 && len < sizeof checked; i++)
+		len += (size_t)snprintf(checked + len, sizeof checked - len, "%s%s", i ? ", " : "",
+		    sel[i]->name);
+	for (int i = ran; i < n; i++) {
+		struct probe_outcome out;
+		struct probe_plan pp = { 0 };
+		int rc;
+
+		memset(&out, 0, sizeof out);
+		sel[i]->plan(env, &pp);
+		outcome_set(&out, "inconclusive", "not checked: the %s ran out before "
+		    "it (%s%s); it plans at most %lld input tokens", budget,
+		    ran > 1 ? "checked before it: " : "nothing was checked before it",
+		    ran > 1 ? checked : "", (long long)pp.tokens_in);
+		rc = write_result(env, sel[i], &out, err);
+		outcome_free(&out);
+		if (rc != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    int64_t *run_id, struct aerr *err)
+{
+	const struct probe *sel[16];
+	struct probe_env env;
+	cJSON *plan = NULL, *cal = NULL;
+	const char *status = "completed";
+	int n, rc, ran = 0, results = 0, errored = 0;
+	char first_error[300] = "";
+
+	*run_id = 0;
+	if (select_probes(o, sel, &n, err) != 0)
+		return err->code;
+	order_for_budget(o, sel, n);
+	if (env_init(&env, av, endpoint_id, o, 1, err) != 0) {
+		env_free(&env);
+		return err->code;
+	}
+	plan = make_plan(&env, sel, n);
+	env.requests_planned = (int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble;
+	env.probe_count = n;
+	if (run_start(&env, sel, n, plan, err) != 0)
+		goto out;
+	*run_id = env.run_id;
+	if (needs_calibration(sel, n)) {
+		cal = calibrate(&env);
+		if (update_run(&env, "running", cal, err) != 0)
+			goto out;
+	}
+	for (ran = 0; ran < n && !env.interrupted && env.fatal.code == 0 && !env.budget_hit; ran++) {
+		struct probe_outcome out;
+		int dead = auth_dead(&env), i = ran;
+
+		memset(&out, 0, sizeof out);
+		if (dead >= 0) {
+			/* Failing fast: the probes left are recorded as not run, and why. */
+			outcome_set(&out, "error", "not run: every request of tenant '%s' was refused for "
+			    "authentication (%s): check the credential", env.tenant_label[dead],
+			    env.tenant_auth_msg[dead]);
+			rc = write_result(&env, sel[i], &out, err);
+			outcome_free(&out);
+			if (rc != 0)
+				goto out;
+			continue;
+		}
+		env.probe_name = sel[i]->name;
+		env.probe_index = i;
+		report_progress(&env);
+		{
+			int64_t before = env.requests_done;
+
+			out.echo_baseline = -1;
+			sel[i]->run(&env, &out);
+			out.requests = env.requests_done - before;
+		}
+		if ((sel[i]->traits & PROBE_MAKES_ECHO_BASELINE) && out.echo_baseline >= 0)
+			env.echo_ok = out.echo_baseline;
+		if (env.interrupted || env.fatal.code != 0) {
+			outcome_free(&out);
+			break;
+		}
+		judge(&env, &out);
+		results++;
+		if (strcmp(out.verdict, "error") == 0 && errored++ == 0)
+			snprintf(first_error, sizeof first_error, "%s: %s", sel[i]->name, out.reason);
+		rc = write_result(&env, sel[i], &out, err);
+		outcome_free(&out);
+		if (rc != 0)
+			goto out;
+	}
+	if (env.budget_hit && !env.interrupted && env.fatal.code == 0 && ran < n &&
+	    budget_left_out(&env, sel, n, ran, err) != 0)
+		goto out;
+	if (env.fatal.code == 0 && auth_dead(&env) >= 0) {
+		int dead = auth_dead(&env);
+
+		aerr_set(&env.fatal, AV_RUNTIME, "run %lld stopped: every request of tenant '%s' was "
+		    "refused for authentication (%s): check the credential", (long long)env.run_id,
+		    env.tenant_label[dead], env.tenant_auth_msg[dead]);
+	}
+	/* A run whose every probe ended in error checked nothing: it failed, whatever it
+	 * sent on the way. */
+	if (env.fatal.code == 0 && !env.interrupted && results > 0 && errored == results)
+		aerr_set(&env.fatal, AV_RUNTIME, "run %lld failed: every probe ended in error (%s)",
+		    (long long)env.run_id, first_error);
+	if (env.fatal.code != 0) {
+		status = "error";
+	} else if (env.interrupted) {
+		status = "interrupted";
+	} else if (env.budget_hit) {
+		status = "budget_exhausted";
+	}
+	if (update_run(&env, status, cal, err) != 0)
+		goto out;
+	if (env.fatal.code != 0)
+		*err = env.fatal;
+	else if (env.interrupted)
+		aerr_set(err, AV_RUNTIME, "interrupted: run %lld stopped; its finished exchanges are "
+		    "recorded", (long long)env.run_id);
+out:
+	rc = err->code;
+	cJSON_Delete(plan);
+	cJSON_Delete(cal);
+	env_free(&env);
+	return rc;
+}

@@ -109,8 +109,10 @@ incident_verify_record(struct db *db, const char *actor, struct incident_verify 
 		snprintf(v->why, sizeof v->why, "the run ended %s", v->run_status);
 	/* "No longer reproduces" needs each probe that found the failure to have judged
 	 * what came back: one that ended in error or inconclusive saw nothing. A run that
-	 * failed (every probe in error) says why by its first probe's reason. */
-	if (v->reproduces == 0 || (v->reproduces < 0 && strcmp(v->run_status, "error") == 0)) {
+	 * failed (every probe in error) or stopped in error says why by its first probe's
+	 * reason. */
+	if (v->reproduces == 0 || (v->reproduces < 0 && (strcmp(v->run_status, "failed") == 0 ||
+	    strcmp(v->run_status, "error") == 0))) {
 		int failed = v->reproduces < 0;
 
 		st = db_prepare(db, err, "SELECT probe, verdict, coalesce(reason, ''), "

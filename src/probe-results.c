@@ -401,11 +401,12 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		    env.tenant_label[dead], env.tenant_auth_msg[dead]);
 	}
 	/* A run whose every probe ended in error checked nothing: it failed, whatever it
-	 * sent on the way. */
-	if (env.fatal.code == 0 && !env.interrupted && results > 0 && errored == results)
+	 * sent on the way ("error" is a run stopped by trouble of its own). */
+	if (env.fatal.code == 0 && !env.interrupted && results > 0 && errored == results) {
 		aerr_set(&env.fatal, AV_RUNTIME, "run %lld failed: every probe ended in error (%s)",
 		    (long long)env.run_id, first_error);
-	if (env.fatal.code != 0) {
+		status = "failed";
+	} else if (env.fatal.code != 0) {
 		status = "error";
 	} else if (env.interrupted) {
 		status = "interrupted";

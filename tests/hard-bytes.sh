@@ -12,8 +12,8 @@
 sim_start --tenants "$PROBE_TENANTS" --hostile nul-bytes || exit 1
 probe_setup openai 8192
 run probe run V/e --probe echo --yes --json
-is "$rc $(printf '%s' "$out" | jq -r '[.status, .probes[0].verdict] | join(" ")')" "3 error error" \
-	"exit 3, the probe in error and so the run (nothing was checked)"
+is "$rc $(printf '%s' "$out" | jq -r '[.status, .probes[0].verdict] | join(" ")')" "3 failed error" \
+	"exit 3, the probe in error and so the run failed (nothing was checked)"
 echo "# reason: $(printf '%s' "$out" | jq -r '.probes[0].reason')"
 n=$(q "SELECT count(*) FROM exchange WHERE run_id = 1")
 ok "$([ "$n" -gt 0 ]; echo $?)" "exchanges were recorded ($n)"
@@ -72,7 +72,7 @@ EVIL_LOC=$(printf 'http://127.0.0.1:1/x\377\376\200y')
 sim_start --tenants "$PROBE_TENANTS" --hostile redirect-origin --redirect-to "$EVIL_LOC" || exit 1
 probe_setup openai 8192
 run probe run V/e --probe echo --yes --json
-is "$rc $(printf '%s' "$out" | jq -r '.status')" "3 error" "a Location that is not UTF-8: the run ends (in error: its one probe checked nothing)"
+is "$rc $(printf '%s' "$out" | jq -r '.status')" "3 failed" "a Location that is not UTF-8: the run ends failed (its one probe checked nothing)"
 sim_stop
 is "$(q "SELECT count(*) FROM exchange WHERE run_id = 1")" "$(grep -c 'hostile=redirect-origin ' "$SIM_LOG")" \
 	"a Location that is not UTF-8: every request the vendor answered is recorded"

@@ -23,8 +23,8 @@ hostile() {
 	python3 "$TESTS_SRCDIR/hard-measure.py" "$T/m" "$AIVET" probe run V/e --probe echo --yes --json \
 		--timeout "$timeout"
 	read -r rc ms rss <"$T/m"
-	is "$rc $(jq -r '[.status, .probes[0].verdict] | join(" ")' "$T/m.stdout")" "3 error error" \
-		"$mode: exit 3, the probe in error and so the run (nothing was checked)"
+	is "$rc $(jq -r '[.status, .probes[0].verdict] | join(" ")' "$T/m.stdout")" "3 failed error" \
+		"$mode: exit 3, the probe in error and so the run failed (nothing was checked)"
 	like "$(jq -r '.probes[0].reason' "$T/m.stdout")" "$reason" "$mode: the reason says what was wrong"
 	ok "$([ "$rss" -lt "$RSS_LIMIT_KB" ] && [ "$ms" -lt $((timeout * 8000)) ]; echo $?)" \
 		"$mode: bounded ($ms ms, peak RSS $rss KB)"

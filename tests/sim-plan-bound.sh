@@ -4,8 +4,7 @@
 # gives, so a new fault is covered the day it is added), the default run
 # sends no more requests, and counts no more input or output tokens, than
 # its dry-run plan said it would at most. A run against a port nobody
-# listens on counts no tokens (nothing reached a vendor), is an error, and
-# exits 3.
+# listens on (nothing reached a vendor) is tests/sim-run-failed.sh.
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/sim-lib.sh"
 . "$TESTS_SRCDIR/probe-lib.sh"
@@ -37,19 +36,5 @@ for f in $faults; do
 	    '[true,true,true]' "fault $f: requests, tokens in and out $got within the plan's at most $plan"
 	sim_stop
 done
-
-# ---- nothing reached a vendor ----
-db_fresh
-"$AIVET" vendor add D >/dev/null
-"$AIVET" endpoint add D --name e --api openai --url http://127.0.0.1:9/v1 --model m --context 4096 \
-    --credential alice=env:PROBE_KEY_ALICE --credential bob=env:PROBE_KEY_BOB >/dev/null
-run probe run D/e --yes --json
-is "$rc" 3 "dead port: exit 3"
-is "$(printf '%s' "$out" | jq -c '[.status, .tokens_in, .tokens_out, ([.probes[].verdict] | unique)]')" \
-    '["error",0,0,["error"]]' "dead port: the run is an error, with nothing counted as sent, every probe in error"
-like "$errout" "^aivet: run [0-9]+ failed: every probe ended in error \(echo: no answer: " \
-    "dead port: the message says the run failed and why"
-run probe runs
-like "$out" "D/e +error " "probe runs lists it as an error, not completed"
 
 done_testing

@@ -8,6 +8,13 @@
 # the prompt's size (the count endpoint is asked instead), and nothing is
 # reported as a capacity below the advertised one. The default depth's
 # silent-loss check stays within 3x the context in tokens.
+# The calibration measures the recipe the probes send (filler, three nonces,
+# the instruction), the fixed part apart from the words: under a tokenizer
+# where a nonce is six tokens and a filler word about three (aivet-sim's
+# "pieces"), and one where each is one token ("words"), the sweep's prompt at
+# the top of the context is accepted at its first sending, under the context
+# by the vendor's own count, and (where the count is exact) as many tokens as
+# aivet made it.
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/sim-lib.sh"
 . "$TESTS_SRCDIR/probe-lib.sh"
@@ -34,5 +41,27 @@ is "$(printf '%s' "$out" | jq -c '[.calibration.method, .calibration.rejected[0]
     "the calibration does not take a cut sample's usage for its size"
 is "$(codes)" "SILENT_TRUNCATION" "nothing else is reported"
 sim_stop
+
+# ---- the top of the context by the vendor's count ----
+for tk in pieces words; do
+	sim_start --context 2048 --tokenizer "$tk" --tenants "$PROBE_TENANTS" || exit 1
+	probe_setup openai 2048
+	run probe run V/e --yes --json
+	is "$rc:$(codes)" "0:" "$tk: a vendor as advertised, no finding"
+	top=$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .details |
+	    [.classes, .sent, (.points | max_by(.tokens_sent) | [.tokens_sent, .usage_prompt_tokens, .class])]')
+	# shellcheck disable=SC2046
+	set -- $(printf '%s' "$top" | jq -r '.[2] | "\(.[0]) \(.[1])"')
+	is "$(printf '%s' "$top" | jq -c '[.[0], .[1], .[2][2]]')" '[{"answered":2},2,"answered"]' \
+	    "$tk: the sweep's top prompt is accepted at its first sending ($top)"
+	ok "$([ "$2" -le 2048 ] && [ "$2" -ge $((2048 * 90 / 100)) ]; echo $?)" \
+	    "$tk: the vendor counts it $2 tokens: under the context of 2048, and near it"
+	is "$(printf '%s' "$out" | jq -c '.calibration | [.method, .sizes_followed, (.overhead_tokens > 20)]')" \
+	    '["usage",null,true]' "$tk: the calibration measured the fixed part (nonces, instruction) apart; no size had to follow a refusal"
+	if [ "$tk" = words ]; then
+		is "$2" "$1" "words: the vendor's count is the size aivet made the prompt"
+	fi
+	sim_stop
+done
 
 done_testing

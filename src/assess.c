@@ -223,6 +223,24 @@ assessment_contradiction(const cJSON *claims, const char *question_id)
 	return NULL;
 }
 
+const char *
+assessment_claim_status(const cJSON *claims, const char *question_id)
+{
+	const cJSON *c;
+	const char *word = NULL;
+
+	if (assessment_contradiction(claims, question_id) != NULL)
+		return "contradicted";
+	cJSON_ArrayForEach(c, claims) {
+		if (!streq_null(json_get_str(c, "question_id"), question_id))
+			continue;
+		if (streq_null(json_get_str(c, "status"), "confirmed"))
+			return "confirmed";
+		word = "untested";
+	}
+	return word;
+}
+
 int
 assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims)
 {

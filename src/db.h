@@ -52,6 +52,10 @@ int db_autocommit(struct db *db);   /* true outside a transaction */
 int db_exec(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...);
 /* Prepares sql and binds as db_exec; caller steps and finalizes. NULL on error. */
 struct db_stmt *db_prepare(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...);
+/* The same for a statement run again and again (one per row of a list):
+ * on SQLite it stays prepared, and db_finalize only resets it for the next
+ * call with the same sql; a call while it is still in use prepares another. */
+struct db_stmt *db_prepare_kept(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...);
 /* Prepares without binding (the caller binds with db_bind_int64, may db_reset and rebind). */
 int db_prepare_raw(struct db *db, const char *sql, struct db_stmt **out);
 /* Runs one or more statements without parameters; *msg (may be NULL) gets a

@@ -452,6 +452,29 @@ db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err)
 	return 0;
 }
 
+const char *
+db_suggest(struct db_stmt *st, const char *typed, char *out, size_t n)
+{
+	char **names = NULL;
+	size_t count = 0;
+	const char *near;
+
+	if (st == NULL)
+		return NULL;
+	while (db_step(st) == DB_ROW) {
+		names = xrealloc(names, (count + 1) * sizeof *names);
+		names[count++] = xstrdup(col_text(st, 0));
+	}
+	db_finalize(st);
+	near = name_suggest(typed, (const char *const *)names, count);
+	if (near != NULL)
+		snprintf(out, n, "%s", near);
+	for (size_t i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+	return near != NULL ? out : NULL;
+}
+
 int
 db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...)
 {

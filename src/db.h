@@ -89,6 +89,9 @@ int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const
 /* The first column of each row of st as an id list (*ids the caller's to free,
  * NULL when none), then finalizes st; a NULL st (a failed db_prepare) returns err->code. */
 int db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err);
+/* The name among the first column of st's rows that typed most likely meant
+ * (name_suggest), copied into out; NULL when none. Finalizes st (NULL is fine). */
+const char *db_suggest(struct db_stmt *st, const char *typed, char *out, size_t n);
 /* The id the last INSERT gave its row (SQLite: last_insert_rowid; PostgreSQL:
  * lastval(), the session's last sequence value, so an INSERT into a table with an
  * id column must be the last thing before it). */

@@ -358,7 +358,11 @@ tui_type "open sesame"
 tui_keys Enter
 tui_wait "[exit 0]" 20; ok $? "and writes the report"
 is "$(tui_screen | grep -c 'passphrase')" 1 "asking once"
+like "$(tui_screen)" "aivet: deriving the key \(scrypt, [0-9]+ MiB\)\.\.\. done" \
+	"and saying, on the terminal, what the wait after the passphrase is for"
 tui_stop
+AIVET_KEY_PASSWORD_FILE="$T/encpw" run report acme --out "$T/enc-report-2" --key enc
+is "$rc:$errout" "0:" "off a terminal the key is derived without a word on stderr"
 
 run verify "$T/nosuch"
 is "$rc" 2 "verify of a missing directory is a usage error"

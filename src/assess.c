@@ -223,6 +223,24 @@ assessment_contradiction(const cJSON *claims, const char *question_id)
 	return NULL;
 }
 
+const char *
+assessment_claim_status(const cJSON *claims, const char *question_id)
+{
+	const cJSON *c;
+	const char *word = NULL;
+
+	if (assessment_contradiction(claims, question_id) != NULL)
+		return "contradicted";
+	cJSON_ArrayForEach(c, claims) {
+		if (!streq_null(json_get_str(c, "question_id"), question_id))
+			continue;
+		if (streq_null(json_get_str(c, "status"), "confirmed"))
+			return "confirmed";
+		word = "untested";
+	}
+	return word;
+}
+
 int
 assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims)
 {
@@ -939,7 +957,7 @@ vendor_notification_sla(struct db *db, int64_t vendor_id, int64_t *seconds, char
 
 	for (size_t i = 0; i < sizeof slas / sizeof slas[0]; i++) {
 		/* The answer that counts: a reviewed (final) round before a draft, then the newest. */
-		struct db_stmt *st = db_prepare(db, err, "SELECT a.id, ans.value FROM answer ans "
+		struct db_stmt *st = db_prepare_kept(db, err, "SELECT a.id, ans.value FROM answer ans "
 		    "JOIN assessment a ON a.id = ans.assessment_id "
 		    "JOIN questionnaire q ON q.id = a.questionnaire_id "
 		    "WHERE a.vendor_id = ? AND q.qid = ? AND ans.question_id = ? AND ans.value <> 'null' "

@@ -62,6 +62,10 @@ void assessment_score(const struct assessment *a, const cJSON *claims, struct as
 int assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims);
 /* The first contradicted claim of answer qi in claims, or NULL. */
 const cJSON *assessment_contradiction(const cJSON *claims, const char *question_id);
+/* The claim status of an answer in claims, in assess show's words: "contradicted"
+ * when any of its claims is, else "confirmed" when one is, else "untested"; NULL
+ * when no probe tests the answer (no claim). */
+const char *assessment_claim_status(const cJSON *claims, const char *question_id);
 /* Judges the claims on the database's evidence and scores: what assess show,
  * assess list, the dashboard, the TUI and the report all call. *claims (may be
  * NULL) receives the judged claims, the caller's to free. */

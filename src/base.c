@@ -968,3 +968,84 @@ json_emit(cJSON *v)
 	free(s);
 	cJSON_Delete(v);
 }
+
+/* ---- suggestions for a mistyped name ---- */
+
+/* Optimal string alignment distance: a swapped pair of letters costs one, as
+ * a typo does. Words are short (commands, options, ids); longer ones are simply far. */
+int
+typo_distance(const char *a, const char *b)
+{
+	enum { MAXW = 64 };
+	int d[MAXW + 1][MAXW + 1];
+	size_t la = strlen(a), lb = strlen(b);
+
+	if (la > MAXW || lb > MAXW)
+		return MAXW;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (int)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (int)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			int cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+/* Whether every word of typed (split at '-', '_' and spaces) appears in name,
+ * in order: "llm-isolation" in "llm-inference-isolation". */
+static int
+words_in(const char *typed, const char *name)
+{
+	const char *p = typed, *at = name;
+
+	while (*p != '\0') {
+		size_t n = strcspn(p, "-_ ");
+		char word[64];
+		const char *hit;
+
+		if (n > 0) {
+			if (n >= sizeof word)
+				return 0;
+			memcpy(word, p, n);
+			word[n] = '\0';
+			if ((hit = strstr(at, word)) == NULL)
+				return 0;
+			at = hit + n;
+		}
+		p += n;
+		p += *p != '\0';
+	}
+	return 1;
+}
+
+const char *
+name_suggest(const char *typed, const char *const *names, size_t n)
+{
+	const char *best = NULL, *holds = NULL;
+	int bestd = 3, nholds = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int dist = typo_distance(typed, names[i]);
+
+		/* One edit for a word of up to four letters, two for a longer one. */
+		if (dist <= (strlen(typed) <= 4 ? 1 : 2) && dist < bestd) {
+			best = names[i];
+			bestd = dist;
+		}
+		if (strlen(typed) >= 3 && words_in(typed, names[i]) && nholds++ == 0)
+			holds = names[i];
+	}
+	/* Failing a typo, the one name that holds what was typed (two would be a guess). */
+	return best != NULL ? best : nholds == 1 ? holds : NULL;
+}

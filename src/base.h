@@ -145,4 +145,11 @@ const char *json_get_str(const cJSON *o, const char *k);
 /* Prints a cJSON value to stdout (indented, trailing newline) and frees it. */
 void json_emit(cJSON *v);
 
+/* The edit distance between two words (a swapped pair of letters is one edit). */
+int typo_distance(const char *a, const char *b);
+/* The name among names that typed most likely meant: one within a typo's
+ * distance (one edit for up to four letters, two for longer), else the one
+ * name holding each of typed's words in order; NULL when none. */
+const char *name_suggest(const char *typed, const char *const *names, size_t n);
+
 #endif

@@ -31,6 +31,7 @@ extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_verify_entry;
 extern const struct cmd_entry cmd_db_entry;
 extern const struct cmd_entry cmd_tsa_entry;
+extern const struct cmd_entry cmd_complete_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_vendor_entry,
@@ -48,6 +49,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_verify_entry,
 	&cmd_db_entry,
 	&cmd_tsa_entry,
+	&cmd_complete_entry,
 	NULL
 };
 
@@ -65,37 +67,6 @@ cmd_find(const char *name)
 		if (strcmp(cmd_table[i]->name, name) == 0)
 			return cmd_table[i];
 	return NULL;
-}
-
-/* Optimal string alignment distance: a swapped pair of letters costs one, as
- * a typo does. Words are short (commands), longer ones are simply far. */
-static int
-typo_distance(const char *a, const char *b)
-{
-	enum { MAXW = 32 };
-	int d[MAXW + 1][MAXW + 1];
-	size_t la = strlen(a), lb = strlen(b);
-
-	if (la > MAXW || lb > MAXW)
-		return MAXW;
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = (int)i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = (int)j;
-	for (size_t i = 1; i <= la; i++)
-		for (size_t j = 1; j <= lb; j++) {
-			int cost = a[i - 1] != b[j - 1], v = d[i - 1][j - 1] + cost;
-
-			if (d[i - 1][j] + 1 < v)
-				v = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < v)
-				v = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-			    d[i - 2][j - 2] + 1 < v)
-				v = d[i - 2][j - 2] + 1;
-			d[i][j] = v;
-		}
-	return d[la][lb];
 }
 
 /* Keeps the closest name so far: one edit for a word of up to four letters,
@@ -440,6 +411,20 @@ opt_json_args(struct aivet *av, int argc, char **argv, int min, int max, int *js
 	return 0;
 }
 
+/* The long option of the command nearest to a mistyped "--word[=value]". */
+static const char *
+option_suggest(const struct opt_parser *p, const char *word)
+{
+	const char *names[128];
+	char typed[64];
+	size_t n = 0;
+
+	snprintf(typed, sizeof typed, "%.*s", (int)strcspn(word + 2, "="), word + 2);
+	for (const struct option *o = p->lo; o != NULL && o->name != NULL && n < 128; o++)
+		names[n++] = o->name;
+	return name_suggest(typed, names, n);
+}
+
 int
 opt_next(struct opt_parser *p, struct aerr *err)
 {
@@ -464,6 +449,9 @@ opt_next(struct opt_parser *p, struct aerr *err)
 			    word + 2);
 		else if (optopt != 0)   /* a single letter, perhaps inside "-xyz" */
 			usage_error(p->av, err, "unknown option '-%c'", optopt);
+		else if (strncmp(word, "--", 2) == 0 && option_suggest(p, word) != NULL)
+			usage_error(p->av, err, "unknown option '%s': did you mean --%s?", word,
+			    option_suggest(p, word));
 		else
 			usage_error(p->av, err, "unknown option '%s'", word);
 		return -1;

@@ -14,12 +14,18 @@ struct db {
 	char *msg;        /* the last error (PostgreSQL) */
 	char *sqlstate;   /* its SQLSTATE, "" when none */
 	int changes;      /* rows the last statement changed (PostgreSQL) */
+	/* Statements db_prepare_kept keeps prepared for the next call with the same
+	 * SQL (SQLite), each idle or lent out; finalized by db_close. */
+	struct db_stmt **kept;
+	size_t nkept;
 };
 
 struct pg_stmt;
 struct db_stmt {
 	struct db *db;
 	void *h;          /* sqlite3_stmt *, or a struct pg_stmt * */
+	char *kept_sql;   /* non-NULL: kept by the db; db_finalize resets it instead */
+	int lent;         /* a kept statement now in a caller's hands */
 };
 
 /* ---- SQLite (db-sqlite.c) ---- */

@@ -67,6 +67,52 @@ fail_close(sqlite3 *h, const char *path, struct aerr *err)
 	return AV_RUNTIME;
 }
 
+/*
+ * A database in WAL mode keeps its latest commits in PATH-wal until they are
+ * copied back (a checkpoint); PATH-shm indexes that log. A file copied
+ * without its -wal reads as it was before those commits, and SQLite would
+ * silently start a new log. When the -shm copied with it says the log held
+ * frames not yet copied back (mxFrame past nBackfill in the WAL index), the
+ * database is named as incomplete instead of answering "unknown assessment".
+ */
+static int
+wal_missing(const char *path, struct aerr *err)
+{
+	unsigned char head[20], shm[136];
+	char *wal = xasprintf("%s-wal", path), *idx = xasprintf("%s-shm", path);
+	uint32_t mx_frame, backfilled;
+	struct stat sb;
+	int fd, rc = 0;
+	ssize_t got;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	got = fd >= 0 ? pread(fd, head, sizeof head, 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	/* Bytes 18 and 19 of the header are 2 in WAL mode. */
+	if (got != (ssize_t)sizeof head || head[18] != 2 || head[19] != 2 || stat(wal, &sb) == 0 ||
+	    errno != ENOENT)
+		goto out;
+	fd = open(idx, O_RDONLY | O_CLOEXEC);
+	got = fd >= 0 ? pread(fd, shm, sizeof shm, 0) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (got != (ssize_t)sizeof shm)
+		goto out;
+	/* The WAL index is in the writer's byte order: mxFrame at 16, nBackfill at 96. */
+	memcpy(&mx_frame, shm + 16, sizeof mx_frame);
+	memcpy(&backfilled, shm + 96, sizeof backfilled);
+	if (mx_frame > backfilled)
+		rc = aerr_set(err, AV_RUNTIME, "database %s: its write-ahead log %s is missing (the file "
+		    "was copied without it?): %u page%s of changes it held never reached the file; copy the "
+		    "-wal file with it, or copy a database with 'sqlite3 DB .backup COPY'", path, wal,
+		    (unsigned)(mx_frame - backfilled), mx_frame - backfilled == 1 ? "" : "s");
+out:
+	free(wal);
+	free(idx);
+	return rc;
+}
+
 /* Opens the file (created 0600 in a 0700 directory) with its connection settings;
  * the schema check and the migrations are db.c's. */
 int
@@ -91,6 +137,8 @@ lite_open(const char *path, struct db **out, struct aerr *err)
 		}
 	}
 	free(dir);
+	if (existed && wal_missing(path, err) != 0)
+		return err->code;
 	if (!existed) {
 		/* Create the file 0600 ourselves so the umask cannot widen it. */
 		int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);

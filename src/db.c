@@ -189,6 +189,11 @@ db_finalize(struct db_stmt *st)
 {
 	if (st == NULL)
 		return;
+	if (st->kept_sql != NULL) {
+		db_reset(st);
+		st->lent = 0;
+		return;
+	}
 	if (ST_PG(st))
 		pgb_finalize(st);
 	else
@@ -281,6 +286,43 @@ db_prepare(struct db *db, struct aerr *err, const char *sql, const char *fmt, ..
 
 	va_start(ap, fmt);
 	st = prepare_v(db, err, sql, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+/* Parsing and planning a statement costs more than running it on a few rows:
+ * a list that reads each row's details (clocks of 2,000 incidents) keeps its
+ * statements rather than preparing each again per row. */
+struct db_stmt *
+db_prepare_kept(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...)
+{
+	struct db_stmt *st = NULL;
+	va_list ap;
+
+	for (size_t i = 0; i < db->nkept && !IS_PG(db); i++)
+		if (!db->kept[i]->lent && strcmp(db->kept[i]->kept_sql, sql) == 0) {
+			st = db->kept[i];
+			break;
+		}
+	if (st == NULL && !IS_PG(db)) {
+		if (db_prepare_raw(db, sql, &st) != DB_OK) {
+			db_err(db, err, "prepare");
+			return NULL;
+		}
+		st->kept_sql = xstrdup(sql);
+		db->kept = xrealloc(db->kept, (db->nkept + 1) * sizeof *db->kept);
+		db->kept[db->nkept++] = st;
+	} else if (st == NULL && db_prepare_raw(db, sql, &st) != DB_OK) {
+		db_err(db, err, "prepare");
+		return NULL;
+	}
+	st->lent = 1;
+	va_start(ap, fmt);
+	if (bind_args(db, st, fmt, ap, err) != 0) {
+		va_end(ap);
+		db_finalize(st);
+		return NULL;
+	}
 	va_end(ap);
 	return st;
 }
@@ -408,6 +450,29 @@ db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err)
 	}
 	db_finalize(st);
 	return 0;
+}
+
+const char *
+db_suggest(struct db_stmt *st, const char *typed, char *out, size_t n)
+{
+	char **names = NULL;
+	size_t count = 0;
+	const char *near;
+
+	if (st == NULL)
+		return NULL;
+	while (db_step(st) == DB_ROW) {
+		names = xrealloc(names, (count + 1) * sizeof *names);
+		names[count++] = xstrdup(col_text(st, 0));
+	}
+	db_finalize(st);
+	near = name_suggest(typed, (const char *const *)names, count);
+	if (near != NULL)
+		snprintf(out, n, "%s", near);
+	for (size_t i = 0; i < count; i++)
+		free(names[i]);
+	free(names);
+	return near != NULL ? out : NULL;
 }
 
 int
@@ -618,6 +683,14 @@ db_close(struct db *db)
 {
 	if (db == NULL)
 		return;
+	for (size_t i = 0; i < db->nkept; i++) {
+		free(db->kept[i]->kept_sql);
+		db->kept[i]->kept_sql = NULL;
+		db_finalize(db->kept[i]);
+	}
+	free(db->kept);
+	db->kept = NULL;
+	db->nkept = 0;
 	if (IS_PG(db))
 		pgb_close(db);
 	else

@@ -53,6 +53,10 @@ int db_autocommit(struct db *db);   /* true outside a transaction */
 int db_exec(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...);
 /* Prepares sql and binds as db_exec; caller steps and finalizes. NULL on error. */
 struct db_stmt *db_prepare(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...);
+/* The same for a statement run again and again (one per row of a list):
+ * on SQLite it stays prepared, and db_finalize only resets it for the next
+ * call with the same sql; a call while it is still in use prepares another. */
+struct db_stmt *db_prepare_kept(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...);
 /* Prepares without binding (the caller binds with db_bind_int64, may db_reset and rebind). */
 int db_prepare_raw(struct db *db, const char *sql, struct db_stmt **out);
 /* Runs one or more statements without parameters; *msg (may be NULL) gets a
@@ -86,6 +90,9 @@ int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const
 /* The first column of each row of st as an id list (*ids the caller's to free,
  * NULL when none), then finalizes st; a NULL st (a failed db_prepare) returns err->code. */
 int db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err);
+/* The name among the first column of st's rows that typed most likely meant
+ * (name_suggest), copied into out; NULL when none. Finalizes st (NULL is fine). */
+const char *db_suggest(struct db_stmt *st, const char *typed, char *out, size_t n);
 /* The id the last INSERT gave its row (SQLite: last_insert_rowid; PostgreSQL:
  * lastval(), the session's last sequence value, so an INSERT into a table with an
  * id column must be the last thing before it). */

@@ -276,7 +276,7 @@ fact_text(struct db *db, int64_t incident_id, const char *name, char *out, size_
     int *is_null, struct aerr *err)
 {
 	char *path = xasprintf("$.facts.%s", name);
-	struct db_stmt *st = db_prepare(db, err, "SELECT json_extract(details, ?1), "
+	struct db_stmt *st = db_prepare_kept(db, err, "SELECT json_extract(details, ?1), "
 	    "json_type(details, ?1) FROM incident_entry WHERE incident_id = ?2 AND details IS NOT NULL "
 	    "AND json_valid(details) AND json_type(details, ?1) IS NOT NULL ORDER BY id DESC LIMIT 1",
 	    "ti", path, incident_id);
@@ -355,7 +355,7 @@ incident_clocks(struct db *db, int64_t incident_id, struct incident_facts *f,
 	int is_null, off, rc;
 
 	memset(f, 0, sizeof *f);
-	st = db_prepare(db, err, "SELECT vendor_id, phi, individuals, eu_data, discovered_at "
+	st = db_prepare_kept(db, err, "SELECT vendor_id, phi, individuals, eu_data, discovered_at "
 	    "FROM incident WHERE id = ?", "i", incident_id);
 	if (st == NULL)
 		return AV_RUNTIME;
@@ -405,7 +405,7 @@ incident_clocks(struct db *db, int64_t incident_id, struct incident_facts *f,
 	clocks_compute(f, clocks);
 
 	/* Stops: notification-sent entries name their clocks; a vendor notice stops vendor-sla. */
-	st = db_prepare(db, err, "SELECT id, kind, at_utc, details FROM incident_entry "
+	st = db_prepare_kept(db, err, "SELECT id, kind, at_utc, details FROM incident_entry "
 	    "WHERE incident_id = ? AND kind IN ('notification-sent', 'vendor-notice') ORDER BY id",
 	    "i", incident_id);
 	if (st == NULL)

@@ -282,15 +282,24 @@ kdf_xor(unsigned char *enc, const char *password, size_t pwlen, const unsigned c
     uint64_t ops, uint64_t mem, struct aerr *err)
 {
 	unsigned char *stream = sodium_malloc(SEC_ENC_BYTES);
+	/* A sensitive cost takes seconds: on a terminal, say what the wait is for. */
+	int tell = isatty(STDERR_FILENO);
 
 	if (stream == NULL)
 		die("out of secure memory");
+	if (tell)
+		fprintf(stderr, "aivet: deriving the key (scrypt, %llu MiB)... ",
+		    (unsigned long long)(mem >> 20));
 	if (crypto_pwhash_scryptsalsa208sha256(stream, SEC_ENC_BYTES, password, pwlen, salt,
 	    (unsigned long long)ops, (size_t)mem) != 0) {
 		sodium_free(stream);
+		if (tell)
+			fprintf(stderr, "failed\n");
 		return aerr_set(err, AV_RUNTIME, "scrypt key derivation failed (out of memory? "
 		    "the key asks for %llu MiB)", (unsigned long long)(mem >> 20));
 	}
+	if (tell)
+		fprintf(stderr, "done\n");
 	for (size_t i = 0; i < SEC_ENC_BYTES; i++)
 		enc[i] ^= stream[i];
 	sodium_free(stream);

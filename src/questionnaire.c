@@ -1550,9 +1550,18 @@ questionnaire_lookup(struct db *db, const char *ref, int64_t *row_id, struct aer
 		    "t", qid) == 0)
 			aerr_set(err, AV_USAGE, "questionnaire '%s' has no version %lld (see 'aivet "
 			    "questionnaire list --all')", qid, (long long)version);
-		else
-			aerr_set(err, AV_USAGE, "unknown questionnaire '%s' (see 'aivet questionnaire list')",
-			    qid);
+		else {
+			struct aerr e = { 0 };
+			char near[128];
+
+			if (db_suggest(db_prepare(db, &e, "SELECT DISTINCT qid FROM questionnaire ORDER BY qid",
+			    NULL), qid, near, sizeof near) != NULL)
+				aerr_set(err, AV_USAGE, "no questionnaire '%s'; did you mean %s? (see 'aivet "
+				    "questionnaire list')", qid, near);
+			else
+				aerr_set(err, AV_USAGE, "unknown questionnaire '%s' (see 'aivet questionnaire "
+				    "list')", qid);
+		}
 	}
 	free(qid);
 	return rc == 0 ? 0 : rc == 1 ? AV_USAGE : AV_RUNTIME;

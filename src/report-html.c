@@ -648,8 +648,8 @@ html_assessments(struct buf *b, const cJSON *rep)
 			    num_or(x, "contradicted_claims", 0) == 1 ? "" : "s");
 			esc(b, s_of(x, "contradicted_by") ? s_of(x, "contradicted_by") : "");
 		}
-		buf_adds(b, ".</p>\n<table><tr><th>Question</th><th>Answer</th><th>Note</th><th>By</th>"
-		    "<th>At</th><th>Evidence</th></tr>\n");
+		buf_adds(b, ".</p>\n<table><tr><th>Question</th><th>Answer</th><th>Risk</th><th>Claim</th>"
+		    "<th>Note</th><th>By</th><th>At</th><th>Evidence</th></tr>\n");
 		cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "answers")) {
 			buf_adds(b, "<tr><td>");
 			esc(b, s_of(y, "question_id"));
@@ -659,6 +659,12 @@ html_assessments(struct buf *b, const cJSON *rep)
 			}
 			buf_adds(b, "</td>");
 			td_or(b, y, "value", "not answered");
+			td_or(b, y, "risk", "none");
+			if (s_of(y, "claim") != NULL)
+				buf_printf(b, "<td class=\"claim-%s\"><strong>%s</strong></td>", s_of(y, "claim"),
+				    s_of(y, "claim"));
+			else
+				buf_adds(b, "<td>not testable</td>");
 			td_or(b, y, "note", "none");
 			td_str(b, y, "actor");
 			td_str(b, y, "updated_at");
@@ -678,13 +684,16 @@ html_incidents(struct buf *b, const cJSON *rep)
 	cJSON_ArrayForEach(x, list) {
 		buf_printf(b, "<h3>Incident %d: ", cJSON_GetObjectItem(x, "id")->valueint);
 		esc(b, s_of(x, "title"));
-		buf_adds(b, "</h3>\n<p>Status ");
-		esc(b, s_of(x, "status"));
-		buf_adds(b, "; discovered ");
-		esc(b, s_of(x, "discovered_at"));
-		buf_adds(b, "; PHI ");
-		esc(b, s_of(x, "phi"));
-		buf_adds(b, ".</p>\n");
+		{
+			struct buf f;
+
+			buf_init(&f);
+			report_incident_facts(x, &f);
+			buf_adds(b, "</h3>\n<p>");
+			esc(b, f.data);
+			buf_adds(b, "</p>\n");
+			buf_free(&f);
+		}
 		if (cJSON_IsArray(cJSON_GetObjectItem(x, "timeline"))) {
 			static const char *const k[] = { "at_utc", "kind", "actor", "text", NULL };
 

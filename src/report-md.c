@@ -379,6 +379,7 @@ md_assessments(struct buf *b, const cJSON *rep, struct pool *pool)
 {
 	static const struct col ans_cols[] = {
 		{ "Question", "question_id", "none" }, { "Answer", "value", "not answered" },
+		{ "Risk", "risk", "none" }, { "Claim", "claim", "not testable" },
 		{ "Note", "note", "none" }, { "By", "actor", "none" }, { "At", "updated_at", "none" },
 		{ "Evidence", "evidence", "none" }, { NULL, NULL, NULL }
 	};
@@ -406,6 +407,18 @@ md_assessments(struct buf *b, const cJSON *rep, struct pool *pool)
 			    s_of(x, "reviewer") ? esc(pool, s_of(x, "reviewer")) : "an unrecorded reviewer");
 		else
 			buf_adds(b, "not approved.\n\n");
+		/* Rated as assess show rates it (report.json's rating, contradicted claims counted). */
+		buf_printf(b, "Rating **%s**, risk score %.1f (worst answer %s)",
+		    s_of(x, "rating") ? s_of(x, "rating") : "not rated",
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(x, "risk_score")),
+		    s_of(x, "worst_risk") ? s_of(x, "worst_risk") : "none");
+		if (cJSON_GetNumberValue(cJSON_GetObjectItem(x, "contradicted_claims")) > 0) {
+			int n = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(x, "contradicted_claims"));
+
+			buf_printf(b, "; %d contradicted claim%s counted high: %s", n, n == 1 ? "" : "s",
+			    s_of(x, "contradicted_by") ? esc(pool, s_of(x, "contradicted_by")) : "");
+		}
+		buf_adds(b, ".\n\n");
 		table(b, rep, cJSON_GetObjectItem(x, "answers"), ans_cols);
 	}
 }
@@ -432,11 +445,14 @@ md_incidents(struct buf *b, const cJSON *rep, struct pool *pool)
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(rep, "incidents")) == 0)
 		buf_adds(b, "None.\n\n");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "incidents")) {
-		buf_printf(b, "### Incident %d: %s\n\nStatus %s; discovered %s; PHI %s.\n\n",
+		struct buf f;
+
+		buf_init(&f);
+		report_incident_facts(x, &f);
+		buf_printf(b, "### Incident %d: %s\n\n%s\n\n",
 		    cJSON_GetObjectItem(x, "id")->valueint, s_of(x, "title") ? esc(pool, s_of(x, "title")) : "?",
-		    s_of(x, "status") ? s_of(x, "status") : "?",
-		    s_of(x, "discovered_at") ? s_of(x, "discovered_at") : "?",
-		    s_of(x, "phi") ? s_of(x, "phi") : "?");
+		    esc(pool, f.data));
+		buf_free(&f);
 		if (cJSON_IsArray(cJSON_GetObjectItem(x, "timeline")))
 			table(b, rep, cJSON_GetObjectItem(x, "timeline"), tl_cols);
 		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "clocks")) > 0) {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "aivet.h"
+#include "incident.h"
 #include "report.h"
 
 static const char *
@@ -291,4 +292,35 @@ report_boundary_words(const cJSON *sweep, const char *key, char *out, size_t n)
 		snprintf(out, n, "none found: no prompt sent was refused for size");
 	else
 		snprintf(out, n, "none found: content came back intact at every size sent");
+}
+
+/* ---- incidents ---- */
+
+void
+report_incident_facts(const cJSON *x, struct buf *out)
+{
+	const cJSON *v;
+	char sev[64];
+
+	buf_printf(out, "Status %s", s_of(x, "status") ? s_of(x, "status") : "?");
+	if (cJSON_IsNumber(v = cJSON_GetObjectItem(x, "severity"))) {
+		incident_severity_text(v->valueint, sev, sizeof sev);
+		buf_printf(out, "; severity %s", sev);
+	}
+	buf_printf(out, "; discovered %s", s_of(x, "discovered_at") ? s_of(x, "discovered_at") : "?");
+	if (s_of(x, "vendor_discovered_at") != NULL)
+		buf_printf(out, "; the vendor found it %s", s_of(x, "vendor_discovered_at"));
+	buf_printf(out, "; PHI %s", s_of(x, "phi") ? s_of(x, "phi") : "?");
+	if (cJSON_IsNumber(v = cJSON_GetObjectItem(x, "individuals")))
+		buf_printf(out, "; %.0f individuals", v->valuedouble);
+	else if (cJSON_GetObjectItem(x, "individuals") != NULL)
+		buf_adds(out, "; individuals unknown");
+	if (cJSON_IsNumber(v = cJSON_GetObjectItem(x, "state_residents")))
+		buf_printf(out, " (at most %.0f residents of one state)", v->valuedouble);
+	if (cJSON_IsBool(v = cJSON_GetObjectItem(x, "eu_data")))
+		buf_printf(out, "; EU data %s", cJSON_IsTrue(v) ? "yes" : "no");
+	if (s_of(x, "window_start") != NULL)
+		buf_printf(out, "; exposure window %s to %s", s_of(x, "window_start"),
+		    s_of(x, "window_end") ? s_of(x, "window_end") : "not closed");
+	buf_adds(out, ".");
 }

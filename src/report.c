@@ -480,6 +480,31 @@ claim_endpoints(const cJSON *eps)
 	return endpoints;
 }
 
+/* Each answer's risk as the rating counts it (stated_risk as the vendor's
+ * answer states it) and its claim status, in assess show's words. */
+static void
+rate_answers(const struct assessment *a, const cJSON *claims, cJSON *answers)
+{
+	cJSON *ans;
+
+	cJSON_ArrayForEach(ans, answers) {
+		const char *qid = str(ans, "question_id"), *st;
+		int qi = qid ? questionnaire_find(a->q, qid) : -1;
+
+		if (qi < 0 || a->answers[qi].value == NULL)
+			continue;
+		/* Rated again once the claims are judged: each key replaced, or added. */
+		cJSON_DeleteItemFromObject(ans, "risk");
+		cJSON_DeleteItemFromObject(ans, "stated_risk");
+		cJSON_DeleteItemFromObject(ans, "claim");
+		cJSON_AddStringToObject(ans, "risk", risk_name(assessment_answer_risk(a, qi, claims)));
+		cJSON_AddStringToObject(ans, "stated_risk",
+		    risk_name(answer_risk(&a->q->questions[qi], a->answers[qi].value)));
+		st = assessment_claim_status(claims, qid);
+		json_add_str(ans, "claim", st);
+	}
+}
+
 /* Each assessment rated as assess show rates it (assessment_score), its claims
  * judged on the report's runs, as the report's claims are. */
 static int
@@ -498,6 +523,7 @@ rate_assessments(struct db *db, cJSON *assess, const cJSON *runs, const cJSON *e
 		}
 		claims = assessment_claims_on(loaded, runs, endpoints);
 		assessment_score(loaded, claims, &sc);
+		rate_answers(loaded, claims, cJSON_GetObjectItem(a, "answers"));
 		cJSON_ReplaceItemInObject(a, "rating", cJSON_CreateString(rating_name(sc.rating)));
 		cJSON_ReplaceItemInObject(a, "risk_score", cJSON_CreateNumber(sc.risk_score));
 		cJSON_ReplaceItemInObject(a, "worst_risk", cJSON_CreateString(risk_name(sc.worst_risk)));
@@ -650,11 +676,24 @@ collect_assessments(struct db *db, const struct report_opts *o, int64_t vendor_i
 			cJSON_AddNumberToObject(a, "unanswered_required", sc.unanswered_required);
 			cJSON_AddNumberToObject(a, "contradicted_claims", sc.contradicted);
 			cJSON_AddNullToObject(a, "contradicted_by");
+			if (rows_json(db, &answers, jcols, err, "SELECT question_id, value, note, actor, "
+			    "updated_at FROM answer WHERE assessment_id = ? AND value <> 'null' ORDER BY "
+			    "question_id", "i", num(a, "id")) != 0) {
+				assessment_free(loaded);
+				goto fail;
+			}
+			/* A question its depends_on hides is not asked: its stale answer is
+			 * neither rated nor shown (as assess show leaves it out). */
+			for (cJSON *n = answers->child, *next; n != NULL; n = next) {
+				int qi = str(n, "question_id") ? questionnaire_find(loaded->q,
+				    str(n, "question_id")) : -1;
+
+				next = n->next;
+				if (qi >= 0 && !loaded->asked[qi])
+					cJSON_Delete(cJSON_DetachItemViaPointer(answers, n));
+			}
 			assessment_free(loaded);
 		}
-		if (rows_json(db, &answers, jcols, err, "SELECT question_id, value, note, actor, updated_at "
-		    "FROM answer WHERE assessment_id = ? AND value <> 'null' ORDER BY question_id", "i", num(a, "id")) != 0)
-			goto fail;
 		cJSON_AddItemToObject(a, "answers", answers);
 		cJSON_ArrayForEach(ans, answers) {
 			cJSON *ev = cJSON_AddArrayToObject(ans, "evidence");
@@ -811,6 +850,28 @@ fail:
 	return err->code;
 }
 
+/* One incident in full (facts, timeline, clocks with their due text, tasks),
+ * its clocks computed as of the report's time. */
+static int
+incident_detail_at(struct db *db, int64_t id, const char *generated, cJSON **detail,
+    struct aerr *err)
+{
+	const char *was = getenv("AIVET_NOW");
+	char *saved = was ? xstrdup(was) : NULL;
+	int rc;
+
+	setenv("AIVET_NOW", generated, 1);
+	rc = incident_report_json(db, id, detail, err);
+	if (saved != NULL)
+		setenv("AIVET_NOW", saved, 1);
+	else
+		unsetenv("AIVET_NOW");
+	free(saved);
+	return rc;
+}
+
+/* Every incident of the vendor in full; with --incident, that one alone, its
+ * linked runs joining the report and its linked files copied into evidence/. */
 static int
 collect_incidents(struct db *db, const struct report_opts *o, int64_t vendor_id, const char *generated,
     struct report *r, cJSON **out, cJSON **linked_runs, struct aerr *err)
@@ -818,14 +879,26 @@ collect_incidents(struct db *db, const struct report_opts *o, int64_t vendor_id,
 	cJSON *list, *detail, *links, *l;
 
 	*linked_runs = cJSON_CreateArray();
-	if (rows_json(db, &list, NULL, err, "SELECT id, title, status, severity, phi, discovered_at "
-	    "FROM incident WHERE vendor_id = ? ORDER BY id", "i", vendor_id) != 0)
-		return err->code;
 	if (o->incident_id == 0) {
+		int64_t *ids;
+		size_t n;
+
+		if (db_ids(db_prepare(db, err, "SELECT id FROM incident WHERE vendor_id = ? ORDER BY id",
+		    "i", vendor_id), &ids, &n, err) != 0)
+			return err->code;
+		list = cJSON_CreateArray();
+		for (size_t i = 0; i < n; i++) {
+			if (incident_detail_at(db, ids[i], generated, &detail, err) != 0) {
+				free(ids);
+				cJSON_Delete(list);
+				return err->code;
+			}
+			cJSON_AddItemToArray(list, detail);
+		}
+		free(ids);
 		*out = list;
 		return 0;
 	}
-	cJSON_Delete(list);
 	{
 		int64_t owner;
 
@@ -834,22 +907,8 @@ collect_incidents(struct db *db, const struct report_opts *o, int64_t vendor_id,
 			return aerr_set(err, AV_USAGE, "--incident: no incident %lld for vendor '%s'",
 			    (long long)o->incident_id, o->vendor);
 	}
-	/* The clocks are computed as of the report's time. */
-	{
-		const char *was = getenv("AIVET_NOW");
-		char *saved = was ? xstrdup(was) : NULL;
-		int rc;
-
-		setenv("AIVET_NOW", generated, 1);
-		rc = incident_report_json(db, o->incident_id, &detail, err);
-		if (saved != NULL)
-			setenv("AIVET_NOW", saved, 1);
-		else
-			unsetenv("AIVET_NOW");
-		free(saved);
-		if (rc != 0)
-			return err->code;
-	}
+	if (incident_detail_at(db, o->incident_id, generated, &detail, err) != 0)
+		return err->code;
 	/* Linked runs join the report; linked files are copied into evidence/. */
 	if (rows_json(db, &links, NULL, err, "SELECT object_type, object_id FROM incident_link "
 	    "WHERE incident_id = ? ORDER BY object_type, object_id", "i", o->incident_id) != 0) {

@@ -94,6 +94,11 @@ void report_rows_free(struct report_rows *rows);
  * tokens, or why there is none. */
 void report_boundary_words(const cJSON *sweep, const char *key, char *out, size_t n);
 
+/* An incident's facts in one sentence, the same in both renderings: "Status
+ * open; severity 1; discovered ...; PHI yes; 120 individuals; EU data no;
+ * exposure window A to B." */
+void report_incident_facts(const cJSON *incident, struct buf *out);
+
 /* A name-based UUID (SHA-256 of seed and name, version-5 layout) so the same
  * report gives the same identifiers. */
 void derived_uuid(const char *seed, const char *name, char out[37]);

@@ -84,8 +84,16 @@ vendor_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 		rc = db_int(db, id, err, "SELECT id FROM vendor WHERE id = ?", "i", (int64_t)atoll(ref));
 	else
 		rc = db_int(db, id, err, "SELECT id FROM vendor WHERE name = ?", "t", ref);
-	if (rc == 1)
+	if (rc == 1) {
+		struct aerr e = { 0 };
+		char near[256];
+
+		if (db_suggest(db_prepare(db, &e, "SELECT name FROM vendor WHERE status = 'active' "
+		    "ORDER BY name", NULL), ref, near, sizeof near) != NULL)
+			return aerr_set(err, AV_USAGE, "unknown vendor '%s'; did you mean %s? (see 'aivet "
+			    "vendor list')", ref, near);
 		return aerr_set(err, AV_USAGE, "unknown vendor '%s' (see 'aivet vendor list')", ref);
+	}
 	return rc < 0 ? AV_RUNTIME : 0;
 }
 

@@ -124,4 +124,14 @@ is "$(complete_words --t)" "--tz" "bash: global options"
 if [ -f /usr/share/zoneinfo/America/New_York ]; then
 	is "$(complete_words --tz America/New_Y)" "America/New_York" "bash: --tz offers zone names"
 fi
+# Names from the database, through aivet complete.
+"$AIVET" vendor add "Acme AI" >/dev/null
+"$AIVET" endpoint add "Acme AI" --name prod --api openai --url https://api.acme.example/v1 \
+	--model m --context 8192 >/dev/null
+is "$("$AIVET" complete vendor Ac)" "Acme AI" "aivet complete vendor PREFIX: the vendors it starts"
+is "$("$AIVET" complete endpoint "Acme AI/")" "Acme AI/prod" "aivet complete endpoint: VENDOR/NAME"
+is "$("$AIVET" complete questionnaire llm-i)" "llm-inference-isolation" "aivet complete questionnaire"
+is "$(complete_words vendor show Acme)" 'Acme\ AI' "bash: a vendor's name from the database, quoted"
+is "$(complete_words probe run Acme)" 'Acme\ AI/prod' "bash: an endpoint as VENDOR/NAME"
+is "$(complete_words assess start acme llm-inf)" "llm-inference-isolation" "bash: a questionnaire id"
 done_testing

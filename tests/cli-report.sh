@@ -184,9 +184,9 @@ like "$(cat "$H")" 'rating rating-unacceptable' "with the overall rating"
 like "$(cat "$B/report.md")" "Overall rating: \*\*unacceptable\*\*" "report.md has the same summary"
 like "$(cat "$B/report.md")" "\| limits_oversize \| error \| prod \| contradicted \| OVERSIZE_ACCEPTED in run 1 \(oversize\) \|" \
 	"and the claims table"
-is "$(grep -A2 '^| Question | Answer | Note | By | At | Evidence |$' "$B/report.md" | sed -n 3p)" \
-	"| context_full | yes | none | alice | 2026-11-02T10:02:00.000Z | none |" \
-	"report.md's answers carry an evidence column (none when none is attached)"
+is "$(grep -A2 '^| Question | Answer | Risk | Claim | Note | By | At | Evidence |$' "$B/report.md" | sed -n 3p)" \
+	"| context_full | yes | high | contradicted | none | alice | 2026-11-02T10:02:00.000Z | none |" \
+	"report.md's answers carry their risk as rated, their claim status and an evidence column (none when none is attached)"
 
 # ---- OSCAL ----
 O="$B/oscal-assessment-results.json"
@@ -335,7 +335,7 @@ printf 'second page\n' > "$T/dpa 2.txt"
 run report beta --out "$T/beta"
 is "$rc" 0 "a report with attached files"
 is "$(grep '^| retention_days |' "$T/beta/report.md" | sed 's/| [0-9T:.-]*Z |/| AT |/')" \
-	"| retention_days | 30 | none | tester | AT | [file-3-dpa.txt](evidence/file-3-dpa.txt), [file-4-dpa\\_2.txt](evidence/file-4-dpa_2.txt) |" \
+	"| retention_days | 30 | none | not testable | none | tester | AT | [file-3-dpa.txt](evidence/file-3-dpa.txt), [file-4-dpa\\_2.txt](evidence/file-4-dpa_2.txt) |" \
 	"report.md's evidence column links each attached file by its path in the bundle"
 ok "$(test -f "$T/beta/evidence/file-3-dpa.txt" && test -f "$T/beta/evidence/file-4-dpa_2.txt"; echo $?)" \
 	"and those paths are the files in the bundle"
@@ -358,7 +358,11 @@ tui_type "open sesame"
 tui_keys Enter
 tui_wait "[exit 0]" 20; ok $? "and writes the report"
 is "$(tui_screen | grep -c 'passphrase')" 1 "asking once"
+like "$(tui_screen)" "aivet: deriving the key \(scrypt, [0-9]+ MiB\)\.\.\. done" \
+	"and saying, on the terminal, what the wait after the passphrase is for"
 tui_stop
+AIVET_KEY_PASSWORD_FILE="$T/encpw" run report acme --out "$T/enc-report-2" --key enc
+is "$rc:$errout" "0:" "off a terminal the key is derived without a word on stderr"
 
 run verify "$T/nosuch"
 is "$rc" 2 "verify of a missing directory is a usage error"

@@ -37,7 +37,7 @@ run assess answer 1 gate yes --note 'see [click](https://evil.example/x) ![img](
 "$AIVET" key generate --no-password >/dev/null 2>&1
 run report acme --out "$T/bundle"
 is "$rc" 0 "a report"
-is "$(grep -F 'see \[click' "$T/bundle/report.md" | cut -d'|' -f4)" \
+is "$(grep -F 'see \[click' "$T/bundle/report.md" | cut -d'|' -f6)" \
 	' see \[click\](https\://evil.example/x) !\[img\](https\://track.example/p.png) &lt;img src=x onerror=alert(1)&gt; www\.evil.example \\\[y\](z) \`code\` ' \
 	"report.md: no link, image, autolink, code span or HTML from a note"
 is "$(grep -c 'onerror=alert' "$T/bundle/report.html") $(grep -c '<img src=x' "$T/bundle/report.html")" "1 0" \

@@ -185,7 +185,7 @@ run assess answer 1 gate yes --note '<script>alert(1)</script> & <img src=x oner
 run report acme --out "$T/r1"
 is "$rc" 0 "report written"
 is "$(grep -c '<script>\|<img' "$T/r1/report.md")" 0 "report.md holds no raw <script> or <img>"
-like "$(cat "$T/r1/report.md")" '\| gate \| yes \| &lt;script&gt;alert\(1\)&lt;/script&gt; &amp; &lt;img src=x onerror=alert\(2\)&gt; \|' \
+like "$(cat "$T/r1/report.md")" '\| gate \| yes \| low \| not testable \| &lt;script&gt;alert\(1\)&lt;/script&gt; &amp; &lt;img src=x onerror=alert\(2\)&gt; \|' \
 	"the note is there, escaped"
 run assess export 1 --format md
 like "$out" '\| gate \(required\): Gate\? \| yes\\\|no \| yes \| &lt;script&gt;alert\(1\)&lt;/script&gt; ' "assess export --format md escapes it too"

@@ -83,7 +83,7 @@ is "$(jq '[.incidents[].evidence_files[]] | length' "$R")" "$((nleak + 1))" \
 ok "$([ "$nleak" -ge 2 ] && echo 0 || echo 1)" "live: (the leak rests on two exchanges at least: $nleak)"
 is "$(grep -cF '<a href="evidence/file-1-soc_2_%5Bfinal%5D.txt">file-1-soc_2_[final].txt</a>' "$H")" 1 \
 	"live: an answer's file is a link, its name percent-encoded in the href"
-like "$(cat "$M")" "\| kv_cache_scope \| per_tenant \| none \| tester \| [^|]+ \| \[file-1-soc\\\\_2\\\\_\\\\\[final\\\\\]\.txt\]\(evidence/file-1-soc_2_%5Bfinal%5D\.txt\) \|" \
+like "$(cat "$M")" "\| kv_cache_scope \| per_tenant \| high \| contradicted \| none \| tester \| [^|]+ \| \[file-1-soc\\\\_2\\\\_\\\\\[final\\\\\]\.txt\]\(evidence/file-1-soc_2_%5Bfinal%5D\.txt\) \|" \
 	"live: and in report.md, the link text escaped for Markdown"
 nid=$(sqlite3 "$AIVET_DB" "SELECT max(id) FROM evidence WHERE kind = 'file'")
 like "$(cat "$M")" "Linked evidence: .*\[file-$nid-notice\.txt\]\(evidence/file-$nid-notice\.txt\)" \

@@ -127,9 +127,13 @@ journey() {
 	tui_wait "Vendor:      Acme AI"; ok $? "$size: back on the vendor"
 	tui_keys r
 	tui_wait "Probe runs of Acme AI/prod (0)"; ok $? "$size: r opens the endpoint's runs"
+	tui_wait "Next run: --depth verify, no budget"; ok $? "$size: the next run's depth and budget"
+	# diagnose: the canary looks further, for the evidence below.
+	tui_keys p; tui_wait "Budget in USD"; tui_type diagnose; tui_keys Enter
+	tui_wait "Next run: --depth diagnose, no budget"; ok $? "$size: p sets the depth"
 	tui_keys r
 	tui_wait "Send up to"; ok $? "$size: the plan is shown before sending"
-	like "$(tui_screen)" "Send up to [0-9,]+ requests and [0-9,]+ input tokens to Acme AI/prod" "$size: requests and tokens"
+	like "$(tui_screen | tr -d '\n')" "Send up to [0-9,]+ requests and [0-9,]+ input tokens to Acme AI/prod at depth ?diagnose" "$size: requests and tokens"
 	tui_keys y
 	tui_wait "run 1 finished: " 90; ok $? "$size: the run finishes without freezing the screen"
 	run probe show 1 --json

@@ -51,11 +51,13 @@
 	_(HISTORY, "history", "show the history") \
 	_(SUBMIT, "submit", "submit for review") \
 	_(APPROVE, "approve", "approve (as reviewer)") \
+	_(RETURN, "return", "return a round in review to draft, its answers unlocked") \
 	_(ATTACH, "attach", "attach an evidence file") \
 	_(SHEET_EXPORT, "sheet", "write the vendor's sheet: CSV or Excel workbook (xlsx)") \
 	_(SHEET_IMPORT, "import", "read a filled-in sheet back (CSV or xlsx), picked from the files") \
 	/* probes, evidence, incidents, reports */ \
 	_(RUN, "run", "run probes") \
+	_(PLAN, "plan", "choose the next run's depth and budget; the plan shows above the runs") \
 	_(CANCEL_JOB, "stop", "cancel the running job") \
 	_(EVIDENCE, "evidence", "show the evidence") \
 	_(INCIDENT, "incident", "open or show incidents") \

@@ -98,6 +98,15 @@ tui_keys h g l g
 tui_wait "kv_cache_scope                 per_tenant  contradicted"; ok $? "a contradicted claim is marked beside its answer"
 tui_wait "Contradicted on acme/prod: LEAK_CROSS_TENANT in run 1 (canary)"; \
 	ok $? "the selected answer shows the finding that contradicts it"
+# At 80x24 the answer is cut, never the risk or the claim's status, nor the header's rating.
+tui_resize 80x24
+sleep 0.5
+like "$(tui_screen | grep 'kv_cache_scope' | head -1)" "│ high +kv_cache_scope +per_tenant  contradicted *$" \
+	"80x24: the row keeps its risk and its claim's status"
+like "$(tui_screen | sed -n 2p)" "^ unacceptable \(score [0-9.]+\)  in_review  3/22 answered  8 required open" \
+	"80x24: the header leads with the rating and score"
+tui_resize 100x30
+sleep 0.3
 
 tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "q back to the end quits with status 0"

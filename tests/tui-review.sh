@@ -3,7 +3,9 @@
 # a row of "Assessments waiting for review" opens the round itself, which
 # names what the actor can do: V approves (and when the actor may not, the one
 # who answered or submitted it, the refusal comes before any y/n question) and
-# U returns it to draft. At 80x24 and 120x40.
+# U returns it to draft. At 80x24 and 120x40, exactly: the assessment's header
+# leads with its rating and score, and the footers keep each screen's primary
+# keys (a rank per request in tui.h: the less used go first).
 . "$TESTS_SRCDIR/lib.sh"
 . "$TESTS_SRCDIR/tui-lib.sh"
 
@@ -23,6 +25,29 @@ setup() {
 		"$AIVET" assess answer $id isolation yes >/dev/null &&
 		"$AIVET" assess submit $id >/dev/null || return 1
 	done
+}
+
+# footer: the hint line, whatever row it is on.
+footer() {
+	tui_screen | grep -E '\? help  q back$' | sed 's/[[:space:]]*$//'
+}
+header() {
+	case $1 in
+	80x24) echo " acceptable (score 0.0)  in_review  1/1 answered  0 required open  Acme AI  rev" ;;
+	*) echo " acceptable (score 0.0)  in_review  1/1 answered  0 required open  Acme AI  review@1  round 1" ;;
+	esac
+}
+assess_footer() {
+	case $1 in
+	80x24) echo "Enter open  H history  S submit  V approve  U return  / find  ? help  q back" ;;
+	*) echo "Tab pane  Enter open  n next unanswered  N note  H history  S submit  V approve  U return  / find  ? help  q back" ;;
+	esac
+}
+vendor_footer() {
+	case $1 in
+	80x24) echo "/ search  Enter open  a add  e edit  s assess  i incident  r run  ? help  q back" ;;
+	*) echo "/ search  Enter open  a add  e edit  A archive  s assess  i incident  E export  r run  y verify  ? help  q back" ;;
+	esac
 }
 
 # to_review: from the dashboard, the selection on the first review row.
@@ -45,10 +70,19 @@ for size in 80x24 120x40; do
 	tui_wait "V is refused: tester cannot approve"
 	like "$(tui_screen | tr '\n' ' ')" "in review: U returns it to draft; V is refused: tester cannot approve assessment 1: tester answered and submitted it" \
 		"$size: the author is told at once that they may not approve, and why"
+	# At every size the rating and score lead the header, and the footer keeps the
+	# screen's primary keys (S, V, H, /): the less used go first.
+	is "$(tui_screen | sed -n 2p | sed 's/[[:space:]]*$//')" "$(header "$size")" "$size: the header, exactly"
+	is "$(footer)" "$(assess_footer "$size")" "$size: the assessment's footer, exactly"
 	sleep 0.6
 	tui_keys V
 	tui_wait "error: tester cannot approve assessment 1"; ok $? "$size: V is refused"
 	unlike "$(tui_screen)" "Approve assessment 1" "$size: before any y/n question"
+	# The vendor screen keeps r run.
+	sleep 0.6
+	tui_keys q; tui_wait "Dashboard"; tui_keys L; tui_wait "Vendors"; tui_keys Enter
+	tui_wait "Vendor:      Acme AI"
+	is "$(footer)" "$(vendor_footer "$size")" "$size: the vendor's footer keeps r run, exactly"
 	tui_stop
 
 	# A second person: approves from the queue; returns the other round to draft.

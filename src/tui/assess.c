@@ -390,10 +390,11 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	char line[1200];
 
 	assessment_score(a, s->claims, &sc);
-	snprintf(line, sizeof line, "%s  %s@%lld  round %lld  %s  %s (score %.1f)  "
-	    "%d/%d answered  %d required open", a->vendor, a->q->qid, (long long)a->q->version,
-	    (long long)a->round, a->status, rating_name(sc.rating), sc.risk_score, sc.answered, sc.asked,
-	    sc.unanswered_required);
+	/* What the round says first, so a narrow terminal cuts only the names after it. */
+	snprintf(line, sizeof line, "%s (score %.1f)  %s  %d/%d answered  %d required open  "
+	    "%s  %s@%lld  round %lld", rating_name(sc.rating), sc.risk_score, a->status, sc.answered,
+	    sc.asked, sc.unanswered_required, a->vendor, a->q->qid, (long long)a->q->version,
+	    (long long)a->round);
 	wattron(w, A_BOLD);
 	tui_put(w, 0, 1, cols - 2, line);
 	wattroff(w, A_BOLD);
@@ -439,9 +440,24 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 
 		const cJSON *claim = question_claim(s, a->q->questions[qi].id);
 
-		snprintf(line, sizeof line, "%-8s %-30s %s%s%s", sym, a->q->questions[qi].id,
-		    a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)",
-		    claim ? "  " : "", claim ? json_get_str(claim, "status") : "");
+		{
+			/* The risk and the claim's status are never cut: the id's column narrows
+			 * and the answer is cut to leave them room. */
+			const char *shown = a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)";
+			const char *cs = claim ? json_get_str(claim, "status") : "";
+			/* One layout for every row: room for "  contradicted" wherever a claim is judged. */
+			int width = cols - left - 3, cw = cJSON_GetArraySize(s->claims) > 0 ? 14 : 0;
+			int idw = width - 9 - cw - 11 < 30 ? width - 9 - cw - 11 : 30;
+			int vw;
+
+			if (idw < 12)
+				idw = 12;
+			vw = width - 9 - idw - 1 - cw;
+			if (vw < 0)
+				vw = 0;
+			snprintf(line, sizeof line, "%-8s %-*.*s %.*s%s%s", sym, idw, idw,
+			    a->q->questions[qi].id, cw ? vw : (int)strlen(shown), shown, claim ? "  " : "", cs);
+		}
 		free(val);
 		if (claim != NULL && strcmp(json_get_str(claim, "status"), "contradicted") == 0)
 			mark = TUI_MARK_BAD;

@@ -821,44 +821,70 @@ approver_is_second_person(struct db *db, const char *actor, int64_t id, struct a
 	    answered && submitted ? "answered and submitted" : answered ? "answered" : "submitted");
 }
 
-int
-assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err)
+/* Why the actor may not approve a (loaded) round, or 0: the one rule that
+ * assessment_approve() applies and the TUI asks before any question. */
+static int
+approve_refusal(struct db *db, const char *actor, const struct assessment *a,
+    struct assessment_score *s, struct aerr *err)
 {
-	struct assessment *a;
-	struct assessment_score s;
+	int64_t id = a->id;
 	struct buf missing;
-	char at[32];
-	cJSON *d;
-	int rc = 0;
+	int rc;
 
 	if (actor == NULL || *actor == '\0')
 		return aerr_set(err, AV_USAGE, "approval needs an actor (--actor NAME or AIVET_ACTOR)");
 	/* On PostgreSQL approving is a reviewer's (the server refuses anyone else). */
 	if (db_require_role(db, DB_ROLE_REVIEWER, "approving an assessment", err) != 0)
 		return err->code;
-	if (begin_with(db, id, &a, err) != 0)
-		return err->code;
-	if (strcmp(a->status, "in_review") != 0) {
-		rc = strcmp(a->status, "final") == 0 ?
+	if (strcmp(a->status, "in_review") != 0)
+		return strcmp(a->status, "final") == 0 ?
 		    aerr_set(err, AV_USAGE, "assessment %lld is already final", (long long)id) :
 		    aerr_set(err, AV_USAGE, "assessment %lld is a draft; submit it for review first "
 		    "('aivet assess submit %lld')", (long long)id, (long long)id);
-		return finish(db, a, rc, err);
-	}
-	if (assessment_rate(db, a, &s, NULL, err) != 0)
-		return finish(db, a, err->code, err);
-	if (s.unanswered_required > 0) {
+	if (assessment_rate(db, a, s, NULL, err) != 0)
+		return err->code;
+	if (s->unanswered_required > 0) {
 		buf_init(&missing);
 		for (int i = 0; i < a->q->nquestions; i++)
 			if (a->asked[i] && a->q->questions[i].required && a->answers[i].value == NULL)
 				buf_printf(&missing, "%s%s", missing.len ? ", " : "", a->q->questions[i].id);
 		rc = aerr_set(err, AV_USAGE, "assessment %lld has %d unanswered required question%s: %s",
-		    (long long)id, s.unanswered_required, s.unanswered_required == 1 ? "" : "s",
+		    (long long)id, s->unanswered_required, s->unanswered_required == 1 ? "" : "s",
 		    missing.data);
 		buf_free(&missing);
-		return finish(db, a, rc, err);
+		return rc;
 	}
-	if (approver_is_second_person(db, actor, id, err) != 0)
+	return approver_is_second_person(db, actor, id, err);
+}
+
+int
+assessment_may_approve(struct db *db, const char *actor, int64_t id, struct aerr *err)
+{
+	struct assessment *a;
+	struct assessment_score s;
+	int rc;
+
+	if (assessment_load(db, id, &a, err) != 0)
+		return err->code;
+	rc = approve_refusal(db, actor, a, &s, err);
+	assessment_free(a);
+	return rc;
+}
+
+int
+assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err)
+{
+	struct assessment *a;
+	struct assessment_score s;
+	char at[32];
+	cJSON *d;
+	int rc = 0;
+
+	if (actor == NULL || *actor == '\0')
+		return aerr_set(err, AV_USAGE, "approval needs an actor (--actor NAME or AIVET_ACTOR)");
+	if (begin_with(db, id, &a, err) != 0)
+		return err->code;
+	if (approve_refusal(db, actor, a, &s, err) != 0)
 		return finish(db, a, err->code, err);
 	now_iso(at);
 	rc = db_write(db, err, &approve_round, NULL, "itt", id, at, actor);

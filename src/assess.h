@@ -122,6 +122,9 @@ int assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr 
 /* The actor approves and is recorded as reviewer; refused when the actor
  * answered or submitted this round (two people). */
 int assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err);
+/* 0 when the actor may approve the round now, else the refusal assessment_approve()
+ * would give (changes nothing): asked before a question is put to the actor. */
+int assessment_may_approve(struct db *db, const char *actor, int64_t id, struct aerr *err);
 /* in_review -> draft (*new_id = id); final -> a new draft round copying the answers. */
 int assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id, struct aerr *err);
 

@@ -305,6 +305,11 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
 		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)(tin_exp - cached) / 1e6 *
 		    env->ep.price_in + (double)cached / 1e6 * price_cached + out_usd);
+		/* The prices the plan was made at stay with the run, so what it billed can be
+		 * priced later as it was then. */
+		cJSON_AddNumberToObject(plan, "price_in_per_mtok", env->ep.price_in);
+		if (env->ep.has_price_out)
+			cJSON_AddNumberToObject(plan, "price_out_per_mtok", env->ep.price_out);
 	} else {
 		cJSON_AddNullToObject(plan, "cost_usd");
 		cJSON_AddNullToObject(plan, "cost_usd_expected");

@@ -16,6 +16,31 @@
 
 /* ---- reading runs back ---- */
 
+/* "billed": what the vendor's usage says it billed, and in USD at the prices the
+ * plan was made at (null without them): the figure "probe show" and the TUI give. */
+static void
+add_billed(cJSON *run)
+{
+	const cJSON *plan = cJSON_GetObjectItem(run, "plan");
+	const cJSON *b = cJSON_GetObjectItem(plan, "billed");
+	const cJSON *pin = cJSON_GetObjectItem(plan, "price_in_per_mtok");
+	const cJSON *pout = cJSON_GetObjectItem(plan, "price_out_per_mtok");
+	cJSON *o;
+
+	if (!cJSON_IsObject(b))
+		return;
+	o = cJSON_AddObjectToObject(run, "billed");
+	cJSON_AddNumberToObject(o, "tokens_in", cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_in")));
+	cJSON_AddNumberToObject(o, "tokens_out", cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_out")));
+	if (cJSON_IsNumber(pin))
+		cJSON_AddNumberToObject(o, "cost_usd",
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_in")) / 1e6 * pin->valuedouble +
+		    (cJSON_IsNumber(pout) ? cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_out")) /
+		    1e6 * pout->valuedouble : 0));
+	else
+		cJSON_AddNullToObject(o, "cost_usd");
+}
+
 int
 probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)
 {
@@ -48,6 +73,7 @@ probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)
 	    cJSON_CreateNull() : cJSON_Parse(col_text(st, 9)));
 	cJSON_AddItemToObject(j, "plan", cJSON_Parse(col_text(st, 10)));
 	db_finalize(st);
+	add_billed(j);
 	probes = cJSON_AddArrayToObject(j, "probes");
 	st = db_prepare(db, err, "SELECT probe, verdict, reason, requests, details FROM probe_result "
 	    "WHERE run_id = ? ORDER BY id", "i", run_id);

@@ -81,7 +81,12 @@ int probe_run_exit(struct db *db, int64_t run_id, const char *fail_on, struct ae
 /* ---- the command line's view, shared with "aivet demo" ---- */
 /* Plans and runs as text (run-format.c). */
 void probe_print_plan(FILE *f, const cJSON *plan);
+/* The same plan text appended to b (the TUI's runs screen shows it). */
+void probe_plan_text(struct buf *b, const cJSON *plan);
 void probe_print_run(FILE *f, const cJSON *run);
+/* "billed by the vendor: N tokens in, M out, USD x.xx" from a run's JSON, as
+ * "probe show" prints it and the TUI shows it; 0 when the run has no billed figure. */
+int probe_billed_text(const cJSON *run, char *out, size_t n);
 /* "QUESTION [y/N]" on stderr, the answer from stdin: 1 for yes (probe-run.c). */
 int probe_confirm(const char *question);
 /* Runs with Ctrl-C handling and a progress bar on a terminal, prints the run

@@ -38,49 +38,81 @@ thousands(int64_t v, char out[32])
 	return out;
 }
 
+/* The plan in words, one line each: what "probe run --dry-run" prints and the TUI's
+ * runs screen shows, so the two cannot say different figures. */
 void
-probe_print_plan(FILE *f, const cJSON *plan)
+probe_plan_text(struct buf *b, const cJSON *plan)
 {
 	const cJSON *p, *cost = cJSON_GetObjectItem(plan, "cost_usd");
-	char a[32], b[32], c[32];
+	char x[32], y[32], z[32];
 
-	fprintf(f, "plan (at most):\n");
+	buf_adds(b, "plan (at most):\n");
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(plan, "probes"))
-		fprintf(f, "  %-12s %5s requests  %15s tokens in  %9s out\n",
+		buf_printf(b, "  %-12s %5s requests  %15s tokens in  %9s out\n",
 		    cJSON_GetObjectItem(p, "name")->valuestring,
-		    thousands((int64_t)cJSON_GetObjectItem(p, "requests")->valuedouble, a),
-		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_in")->valuedouble, b),
-		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_out")->valuedouble, c));
-	fprintf(f, "  %-12s %5s requests  %15s tokens in  %9s out", "total",
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a),
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b),
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_out")->valuedouble, c));
+		    thousands((int64_t)cJSON_GetObjectItem(p, "requests")->valuedouble, x),
+		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_in")->valuedouble, y),
+		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_out")->valuedouble, z));
+	buf_printf(b, "  %-12s %5s requests  %15s tokens in  %9s out", "total",
+	    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, x),
+	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, y),
+	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_out")->valuedouble, z));
 	if (cJSON_IsNumber(cost))
-		fprintf(f, "  (about USD %.2f)", cost->valuedouble);
-	fputc('\n', f);
+		buf_printf(b, "  (about USD %.2f)", cost->valuedouble);
+	buf_adds(b, "\n");
 	/* What a vendor that behaves as advertised bills: it refuses (and does not bill)
 	 * the prompts over its context. */
 	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "tokens_in_expected"))) {
 		const cJSON *ce = cJSON_GetObjectItem(plan, "cost_usd_expected");
 
-		fprintf(f, "  %-12s %5s           %15s tokens in", "expected", "",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in_expected")->valuedouble, b));
+		buf_printf(b, "  %-12s %5s           %15s tokens in", "expected", "",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in_expected")->valuedouble, y));
 		if (cJSON_IsNumber(ce))
-			fprintf(f, "  (about USD %.2f)", ce->valuedouble);
-		fprintf(f, " against a vendor as advertised (oversize prompts refused, not billed); "
+			buf_printf(b, "  (about USD %.2f)", ce->valuedouble);
+		buf_printf(b, " against a vendor as advertised (oversize prompts refused, not billed); "
 		    "depth %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) ?
 		    cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) : "verify");
 	}
 	if (cJSON_IsString(cJSON_GetObjectItem(plan, "cache_sharing_levels")))
-		fprintf(f, "  prompt-cache sharing these credentials can tell: %s\n",
+		buf_printf(b, "  prompt-cache sharing these credentials can tell: %s\n",
 		    cJSON_GetObjectItem(plan, "cache_sharing_levels")->valuestring);
 	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "max_prompt_tokens")))
-		fprintf(f, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, a));
+		buf_printf(b, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, x));
 	else if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "largest_prompt_tokens")))
-		fprintf(f, "  largest prompt about %s tokens; under a lower tokens-per-minute limit, cap "
+		buf_printf(b, "  largest prompt about %s tokens; under a lower tokens-per-minute limit, cap "
 		    "prompts with --max-prompt-tokens N\n",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "largest_prompt_tokens")->valuedouble, a));
+		    thousands((int64_t)cJSON_GetObjectItem(plan, "largest_prompt_tokens")->valuedouble, x));
+}
+
+void
+probe_print_plan(FILE *f, const cJSON *plan)
+{
+	struct buf b;
+
+	buf_init(&b);
+	probe_plan_text(&b, plan);
+	fwrite(b.data, 1, b.len, f);
+	buf_free(&b);
+}
+
+int
+probe_billed_text(const cJSON *run, char *out, size_t n)
+{
+	const cJSON *b = cJSON_GetObjectItem(run, "billed"), *usd = cJSON_GetObjectItem(b, "cost_usd");
+	char x[32], y[32];
+	int len;
+
+	if (!cJSON_IsObject(b))
+		return 0;
+	len = snprintf(out, n, "billed by the vendor: %s tokens in, %s out",
+	    thousands((int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_in")), x),
+	    thousands((int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_out")), y));
+	if (cJSON_IsNumber(usd) && len > 0 && (size_t)len < n)
+		snprintf(out + len, n - (size_t)len, ", USD %.2f", usd->valuedouble);
+	else if (len > 0 && (size_t)len < n)
+		snprintf(out + len, n - (size_t)len, " (no prices: set them with endpoint edit)");
+	return 1;
 }
 
 char *
@@ -119,6 +151,12 @@ probe_print_run(FILE *f, const cJSON *run)
 	    cJSON_GetObjectItem(run, "status")->valuestring,
 	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_in")->valuedouble, a),
 	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_out")->valuedouble, b));
+	{
+		char line[160];
+
+		if (probe_billed_text(run, line, sizeof line))
+			fprintf(f, "%s\n", line);
+	}
 	if (cJSON_IsObject(cal) && cJSON_GetArraySize(cJSON_GetObjectItem(cal, "bounds")) == 2)
 		fprintf(f, "calibration: bounds, no usable token count: %g to %g tokens per filler word\n",
 		    cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(cal, "bounds"), 0)),

@@ -68,16 +68,16 @@ tui_wait "Submit assessment 1 for review?"; ok $? "S asks first"
 tui_keys y
 tui_wait "assessment 1 submitted for review"; ok $? "submitted"
 tui_keys Enter
-tui_wait "error: in review, answers locked: :assess reopen 1 returns it to draft"; \
+tui_wait "error: in review, answers locked: U returns it to draft"; \
 	ok $? "in review, Enter says the answers are locked and how to unlock them, before any dialog"
 sleep 0.6   # keys typed straight after a refusal are dropped
 tui_keys S
-tui_wait "error: already in review: V approves it"; ok $? "S again says it is in review"
+tui_wait "error: already in review: V approves it, U returns it to draft"; ok $? "S again says it is in review"
 sleep 0.6
 tui_keys V
-tui_wait "Approve assessment 1 as tester? It becomes final."; ok $? "V names who approves: the actor, no typed name"
-tui_keys y
 tui_wait "assessment 1 has 8 unanswered required questions"; ok $? "approval refused, in the CLI's words"
+unlike "$(tui_screen)" "Approve assessment 1" "refused before any question is put"
+sleep 0.6
 
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.questions[] | select(.value != null) | "\(.id)=\(.value) \(.note) \(.actor)"] | join("; ")')" \
@@ -98,6 +98,15 @@ tui_keys h g l g
 tui_wait "kv_cache_scope                 per_tenant  contradicted"; ok $? "a contradicted claim is marked beside its answer"
 tui_wait "Contradicted on acme/prod: LEAK_CROSS_TENANT in run 1 (canary)"; \
 	ok $? "the selected answer shows the finding that contradicts it"
+# At 80x24 the answer is cut, never the risk or the claim's status, nor the header's rating.
+tui_resize 80x24
+sleep 0.5
+like "$(tui_screen | grep 'kv_cache_scope' | head -1)" "│ high +kv_cache_scope +per_tenant  contradicted *$" \
+	"80x24: the row keeps its risk and its claim's status"
+like "$(tui_screen | sed -n 2p)" "^ unacceptable \(score [0-9.]+\)  in_review  3/22 answered  8 required open" \
+	"80x24: the header leads with the rating and score"
+tui_resize 100x30
+sleep 0.3
 
 tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "q back to the end quits with status 0"

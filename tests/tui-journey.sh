@@ -104,9 +104,9 @@ journey() {
 	# Submit; the one who answered cannot approve; rita, running aivet as herself, does.
 	tui_keys S; tui_wait "Submit assessment 1 for review?"
 	tui_keys y; tui_wait "assessment 1 submitted for review"; ok $? "$size: submitted"
-	tui_keys V; tui_wait "Approve assessment 1 as tester?"; ok $? "$size: V names the actor who approves"
-	tui_keys y; tui_wait "tester cannot approve assessment 1: tester answered and submitted it"
+	tui_keys V; tui_wait "tester cannot approve assessment 1: tester answered and submitted it"
 	ok $? "$size: the author's own approval is refused"
+	unlike "$(tui_screen)" "Approve assessment 1 as tester\?" "$size: before any question is put"
 	tui_stop
 	TUI_ENV="$TUI_ENV $(actor_env rita)" tui_start "$size"
 	tui_wait "Acme AI"; tui_keys Enter; tui_wait "Vendor:      Acme AI"
@@ -127,9 +127,13 @@ journey() {
 	tui_wait "Vendor:      Acme AI"; ok $? "$size: back on the vendor"
 	tui_keys r
 	tui_wait "Probe runs of Acme AI/prod (0)"; ok $? "$size: r opens the endpoint's runs"
+	tui_wait "Next run: --depth verify, no budget"; ok $? "$size: the next run's depth and budget"
+	# diagnose: the canary looks further, for the evidence below.
+	tui_keys p; tui_wait "Budget in USD"; tui_type diagnose; tui_keys Enter
+	tui_wait "Next run: --depth diagnose, no budget"; ok $? "$size: p sets the depth"
 	tui_keys r
 	tui_wait "Send up to"; ok $? "$size: the plan is shown before sending"
-	like "$(tui_screen)" "Send up to [0-9,]+ requests and [0-9,]+ input tokens to Acme AI/prod" "$size: requests and tokens"
+	like "$(tui_screen | tr -d '\n')" "Send up to [0-9,]+ requests and [0-9,]+ input tokens to Acme AI/prod at depth ?diagnose" "$size: requests and tokens"
 	tui_keys y
 	tui_wait "run 1 finished: " 90; ok $? "$size: the run finishes without freezing the screen"
 	run probe show 1 --json

@@ -10,8 +10,22 @@
 . "$TESTS_SRCDIR/tui-lib.sh"
 
 sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
-probe_setup openai 8192
+probe_setup openai 8192 --price-in 2.5 --price-out 10
 TUI_ENV="PROBE_KEY_ALICE=$PROBE_KEY_ALICE PROBE_KEY_BOB=$PROBE_KEY_BOB"
+
+# screen_plan: the plan as the runs screen shows it, from its "plan (at most):" line to
+# the blank line under it, without the screen's margin; its rows as the screen has them.
+screen_plan() {
+	tui_screen | sed -n '/^  plan (at most):/,/^ *$/p' | sed -e '/^ *$/d' -e 's/^  //' -e 's/[[:space:]]*$//'
+}
+# cli_plan ARGS...: the plan "probe run --dry-run" prints for the same endpoint.
+cli_plan() {
+	"$AIVET" probe run V/e --dry-run "$@" | sed 's/[[:space:]]*$//'
+}
+# flat: words in order, where the screen wrapped a line wider than it.
+flat() {
+	tr '\n' ' ' | tr -s ' '
+}
 
 tui_start 160x40 tui
 tui_wait "V"
@@ -21,15 +35,44 @@ tui_keys Enter
 tui_wait "ENDPOINT"; ok $? "the vendor shows its endpoints"
 tui_keys r
 tui_wait "Probe runs of V/e (0)"; ok $? "r on an endpoint opens its probe runs"
+tui_wait "plan (at most):"; ok $? "the next run's plan stands above the runs"
+like "$(tui_screen)" "Next run: --depth verify, no budget" "at the command's default depth, without a budget"
+is "$(screen_plan | head -8)" "$(cli_plan | head -8)" "the plan is the one probe run --dry-run prints, row for row"
+is "$(screen_plan | flat)" "$(cli_plan | flat)" "and word for word where the screen wraps the longer lines"
+like "$(screen_plan | flat)" "; depth verify " "the plan names its depth"
+# p: depth and budget. A USD budget and a token budget together are refused in the form.
+tui_keys p
+tui_wait "Next run"; tui_wait "Depth"
+tui_type diagnose; tui_keys Tab; tui_type 5000000; tui_keys Tab; tui_type 40; tui_keys Enter
+tui_wait "a budget in tokens or in USD, not both"; ok $? "one budget at a time"
+tui_keys Up C-u Enter
+tui_wait "Next run: --depth diagnose --budget-usd 40.00"; ok $? "p sets the depth and the budget"
+is "$(screen_plan | head -8)" "$(cli_plan --depth diagnose --budget-usd 40 | head -8)" \
+    "the plan follows them, as --dry-run --depth diagnose --budget-usd 40 prints it"
+is "$(screen_plan | flat)" "$(cli_plan --depth diagnose --budget-usd 40 | flat)" "word for word"
+like "$(screen_plan)" "  total +[0-9,]+ requests +[0-9,]+ tokens in +[0-9,]+ out  \(about USD [0-9]+\.[0-9]{2}\)" \
+    "at most: requests, tokens and USD"
+like "$(screen_plan | flat)" " expected [0-9,]+ tokens in \(about USD [0-9]+\.[0-9]{2}\) against .*; depth diagnose " \
+    "expected: tokens and USD, and the depth"
 tui_keys r
-tui_wait "Send up to"; ok $? "r asks before sending, with the plan"
-like "$(tui_screen)" "Send up to [0-9,]+ requests and [0-9,]+ input tokens to V/e\?" "the plan in the question"
+tui_wait "Send up to"; ok $? "r asks before sending"
+set -- $("$AIVET" probe run V/e --dry-run --json --depth diagnose --budget-usd 40 |
+    jq -r '[.requests, .cost_usd_expected, .cost_usd] | @tsv')
+like "$(tui_screen | tr -d '\n')" "$(printf 'Send up to %s requests to V/e at depth diagnose\\? USD %.2f expected, %.2f at most' "$1" "$2" "$3")" \
+    "the question gives the depth and the plan's requests and USD"
 tui_keys y
 tui_wait "run 1 finished: " 60; ok $? "the run finishes, said in the status line"
+run probe show 1
+billed=$(printf '%s\n' "$out" | grep '^billed by the vendor: ')
+like "$billed" "^billed by the vendor: [0-9,]+ tokens in, [0-9,]+ out, USD [0-9]+\.[0-9]{2}$" "probe show says what was billed, in USD"
+like "$(tui_screen | tr -d '\n')" "run 1 finished: [0-9]+ findings?; $billed" "the TUI says the USD billed as probe show does"
+is "$(sqlite3 "$AIVET_DB" "SELECT json_extract(options, '$.budget_usd') || ' ' || json_extract(plan, '$.depth') FROM probe_run WHERE id = 1")" \
+    "40 diagnose" "the run ran at the depth and budget chosen"
 like "$(tui_screen)" "1 +20[0-9-]+T[0-9:.]+Z +completed +[0-9]+ +critical" "the run is listed, worst finding critical"
 tui_keys Enter
 tui_wait "Run 1 on V/e: completed"; ok $? "Enter opens the run"
 scr=$(tui_screen)
+like "$scr" "; $billed" "the run says what was billed, as probe show does"
 like "$scr" "✓ echo +pass" "a passing probe: symbol and word"
 like "$scr" "✗ sweep +fail" "a failing probe: symbol and word"
 like "$scr" "advertised 8,192; intact up to 5,[0-9]{3}; accepted up to the top; silent_degradation" \

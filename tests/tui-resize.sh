@@ -20,7 +20,7 @@ tui_keys L; tui_wait "Vendors"
 tui_keys Enter; tui_wait "ENDPOINT"
 tui_keys r; tui_wait "Probe runs of V/e"
 tui_keys r; tui_wait "Send up to"
-like "$(tui_screen)" "Send up to [0-9,]+ requests to V/e\? USD [0-9]+\.[0-9]{2} expected, [0-9]+\.[0-9]{2} at most" \
+like "$(tui_screen | tr -d '\n')" "Send up to [0-9,]+ requests to V/e at depth verify\? USD [0-9]+\.[0-9]{2} expected, [0-9]+\.[0-9]{2} at most" \
 	"the plan shows the expected and the largest cost before anything is sent"
 tui_keys y
 tui_wait "(x stops)"; ok $? "the run shows its progress"

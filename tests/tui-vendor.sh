@@ -63,7 +63,7 @@ tui_wait "Edit endpoint"
 tui_expect tui-endpoint-prices-80x24.txt
 tui_keys Escape
 tui_wait "cancelled"
-dry=$(KEY_A=a KEY_B=b "$AIVET" probe run "Acme Health/prod" --dry-run --depth diagnose)
+dry=$(KEY_A=a KEY_B=b "$AIVET" probe run "Acme Health/prod" --dry-run)
 exp=$(printf '%s\n' "$dry" | sed -n 's/^  expected .*(about USD \([0-9.]*\)).*/\1/p')
 most=$(printf '%s\n' "$dry" | sed -n 's/^  total .*(about USD \([0-9.]*\)).*/\1/p')
 tui_keys r

@@ -3,7 +3,8 @@
  * questions on the right, the selected question in full below. Enter
  * answers (choices from a menu, other types in a field checked as typed),
  * n jumps to the next unanswered question, N edits the note, f attaches
- * evidence, H shows the history, S submits and V approves; E writes the
+ * evidence, H shows the history, S submits, V approves and U returns a round
+ * in review to draft; E writes the
  * vendor's sheet (CSV or an Excel workbook) and I reads a filled-in one
  * back through the file picker. / searches the
  * questions' ids, texts, answers and notes; while a search is set, n and N
@@ -35,12 +36,13 @@ struct assess_state {
 	char keep_q[80];    /* the selected question's id, kept across reloads */
 	cJSON *claims;      /* assessment_claims: what the evidence says of the answers */
 	char search[128];   /* the / search, while one is set */
+	int told;           /* the review's keys were named on opening */
 };
 
 static const enum request assess_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_LEFT, REQ_RIGHT,
 	REQ_NEXT_PANE, REQ_ENTER, REQ_NEXT_UNANSWERED, REQ_NOTE, REQ_ATTACH, REQ_HISTORY,
-	REQ_SUBMIT, REQ_APPROVE, REQ_FIND, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_SHEET_EXPORT,
+	REQ_SUBMIT, REQ_APPROVE, REQ_RETURN, REQ_FIND, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_SHEET_EXPORT,
 	REQ_SHEET_IMPORT, REQ_NONE
 };
 
@@ -78,6 +80,19 @@ assess_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	return questionnaires_sync(t->av->db, t->av->actor, err);
 }
 
+/* A round in review opens with what the actor can do to it: approve (or why not,
+ * before any question is asked) and return it to draft. */
+static void
+review_keys(struct tui *t, const struct assess_state *s)
+{
+	struct aerr why = { 0 };
+
+	if (assessment_may_approve(t->av->db, t->av->actor, s->id, &why) == 0)
+		tui_status(t, 0, "in review: V approves it as %s, U returns it to draft", t->av->actor);
+	else
+		tui_status(t, 0, "in review: U returns it to draft; V is refused: %s", why.msg);
+}
+
 static int
 assess_load(struct view *v, struct tui *t, struct aerr *err)
 {
@@ -95,6 +110,9 @@ assess_load(struct view *v, struct tui *t, struct aerr *err)
 		return err->code;
 	qi = s->keep_q[0] ? questionnaire_find(a->q, s->keep_q) : -1;
 	select_question(s, qi >= 0 ? qi : 0);
+	if (!s->told && strcmp(a->status, "in_review") == 0)
+		review_keys(t, s);
+	s->told = 1;
 	return 0;
 }
 
@@ -236,10 +254,11 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	char line[1200];
 
 	assessment_score(a, s->claims, &sc);
-	snprintf(line, sizeof line, "%s  %s@%lld  round %lld  %s  %s (score %.1f)  "
-	    "%d/%d answered  %d required open", a->vendor, a->q->qid, (long long)a->q->version,
-	    (long long)a->round, a->status, rating_name(sc.rating), sc.risk_score, sc.answered, sc.asked,
-	    sc.unanswered_required);
+	/* What the round says first, so a narrow terminal cuts only the names after it. */
+	snprintf(line, sizeof line, "%s (score %.1f)  %s  %d/%d answered  %d required open  "
+	    "%s  %s@%lld  round %lld", rating_name(sc.rating), sc.risk_score, a->status, sc.answered,
+	    sc.asked, sc.unanswered_required, a->vendor, a->q->qid, (long long)a->q->version,
+	    (long long)a->round);
 	wattron(w, A_BOLD);
 	tui_put(w, 0, 1, cols - 2, line);
 	wattroff(w, A_BOLD);
@@ -285,9 +304,24 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 
 		const cJSON *claim = question_claim(s, a->q->questions[qi].id);
 
-		snprintf(line, sizeof line, "%-8s %-30s %s%s%s", sym, a->q->questions[qi].id,
-		    a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)",
-		    claim ? "  " : "", claim ? json_get_str(claim, "status") : "");
+		{
+			/* The risk and the claim's status are never cut: the id's column narrows
+			 * and the answer is cut to leave them room. */
+			const char *shown = a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)";
+			const char *cs = claim ? json_get_str(claim, "status") : "";
+			/* One layout for every row: room for "  contradicted" wherever a claim is judged. */
+			int width = cols - left - 3, cw = cJSON_GetArraySize(s->claims) > 0 ? 14 : 0;
+			int idw = width - 9 - cw - 11 < 30 ? width - 9 - cw - 11 : 30;
+			int vw;
+
+			if (idw < 12)
+				idw = 12;
+			vw = width - 9 - idw - 1 - cw;
+			if (vw < 0)
+				vw = 0;
+			snprintf(line, sizeof line, "%-8s %-*.*s %.*s%s%s", sym, idw, idw,
+			    a->q->questions[qi].id, cw ? vw : (int)strlen(shown), shown, claim ? "  " : "", cs);
+		}
 		free(val);
 		if (claim != NULL && strcmp(json_get_str(claim, "status"), "contradicted") == 0)
 			mark = TUI_MARK_BAD;
@@ -570,12 +604,14 @@ refused(const struct assess_state *s, enum request req, int moves_only, struct a
 		return aerr_set(err, AV_USAGE, "final and read-only: :assess reopen %lld starts a new "
 		    "round to change it", (long long)s->id);
 	if (strcmp(st, "in_review") == 0 && edit)
-		return aerr_set(err, AV_USAGE, "in review, answers locked: :assess reopen %lld returns "
-		    "it to draft", (long long)s->id);
+		return aerr_set(err, AV_USAGE, "in review, answers locked: U returns it to draft");
 	if (strcmp(st, "in_review") == 0 && req == REQ_SUBMIT)
-		return aerr_set(err, AV_USAGE, "already in review: V approves it");
-	if (strcmp(st, "draft") == 0 && req == REQ_APPROVE)
+		return aerr_set(err, AV_USAGE, "already in review: V approves it, U returns it to draft");
+	if (strcmp(st, "draft") == 0 && (req == REQ_APPROVE || req == REQ_RETURN))
 		return aerr_set(err, AV_USAGE, "a draft: S submits it for review, then V approves it");
+	if (strcmp(st, "final") == 0 && req == REQ_RETURN)
+		return aerr_set(err, AV_USAGE, "final and read-only: :assess reopen %lld starts a new "
+		    "round to change it", (long long)s->id);
 	return 0;
 }
 
@@ -729,7 +765,10 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		tui_status(t, 0, "assessment %lld submitted for review", (long long)s->id);
 		return 0;
 	case REQ_APPROVE:
-		/* The reviewer is the actor; nobody types a name in. */
+		/* The reviewer is the actor; nobody types a name in. One who may not approve
+		 * (the author, a login without the reviewer role) is told so before any question. */
+		if (assessment_may_approve(t->av->db, t->av->actor, s->id, err) != 0)
+			return err->code;
 		if (!tui_confirm(t, "Approve assessment %s as %s? It becomes final.", s->idtext,
 		    t->av->actor))
 			return 0;
@@ -738,6 +777,18 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		tui_changed(t);
 		tui_status(t, 0, "assessment %lld approved by %s (final)", (long long)s->id, t->av->actor);
 		return 0;
+	case REQ_RETURN: {
+		int64_t same;
+
+		if (!tui_confirm(t, "Return assessment %s to draft? Its answers unlock for changes.",
+		    s->idtext))
+			return 0;
+		if (assessment_reopen(t->av->db, t->av->actor, s->id, &same, err) != 0)
+			return err->code;
+		tui_changed(t);
+		tui_status(t, 0, "assessment %lld returned to draft by %s", (long long)s->id, t->av->actor);
+		return 0;
+	}
 	default:
 		return 0;
 	}

@@ -237,11 +237,6 @@ static int
 open_object(struct tui *t, int64_t obj, struct aerr *err)
 {
 	int64_t id = OBJ_ID(obj);
-	struct assessment *a;
-	struct buf out;
-	char title[64];
-	cJSON *o;
-	int rc;
 
 	switch (OBJ_TYPE(obj)) {
 	case OBJ_VENDOR:
@@ -251,25 +246,11 @@ open_object(struct tui *t, int64_t obj, struct aerr *err)
 	case OBJ_RUN:
 		return tui_push(t, &tui_probe_run_view, &id, err);
 	case OBJ_ASSESSMENT:
-		break;
+		/* A round waiting for review opens where it is reviewed: V approves, U returns. */
+		return tui_push(t, &tui_assess_view, &id, err);
 	default:
 		return 0;
 	}
-	if (assessment_load(t->av->db, id, &a, err) != 0)
-		return err->code;
-	if (assessment_json(t->av->db, a, &o, err) != 0) {
-		assessment_free(a);
-		return err->code;
-	}
-	buf_init(&out);
-	assessment_text(a, cJSON_GetObjectItem(o, "claims"), &out);
-	buf_add(&out, "", 0);
-	cJSON_Delete(o);
-	assessment_free(a);
-	snprintf(title, sizeof title, "assess show %lld", (long long)id);
-	rc = tui_show_text(t, title, out.data, err);
-	buf_free(&out);
-	return rc;
 }
 
 /* Tab: the selection goes to the next section; past a pane's last section it

@@ -37,8 +37,10 @@ const struct keybinding tui_keymap[] = {
 	{ 'H', REQ_HISTORY },
 	{ 'S', REQ_SUBMIT },
 	{ 'V', REQ_APPROVE },
+	{ 'U', REQ_RETURN },
 	{ 'f', REQ_ATTACH },
 	{ 'r', REQ_RUN },
+	{ 'p', REQ_PLAN },
 	{ 'x', REQ_CANCEL_JOB },
 	{ 'v', REQ_EVIDENCE },
 	{ 'i', REQ_INCIDENT },
@@ -53,10 +55,10 @@ const struct keybinding tui_keymap[] = {
 	{ 0, REQ_NONE }
 };
 
-#define TUI_REQ_ROW(id, name, help) { REQ_##id, name, help },
+#define TUI_REQ_ROW(id, rank, name, help) { REQ_##id, name, help, rank },
 const struct request_info tui_requests[] = {
 	TUI_REQ_INFO(TUI_REQ_ROW)
-	{ REQ_NONE, NULL, NULL }
+	{ REQ_NONE, NULL, NULL, 0 }
 };
 #undef TUI_REQ_ROW
 

@@ -63,7 +63,7 @@ run_load(struct view *v, struct tui *t, struct aerr *err)
 	struct run_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list), k = 0;
 	cJSON *run, *p, *f, *cal;
-	char a[32], b[32];
+	char a[32], b[32], billed[160];
 
 	if (probe_run_json(t->av->db, s->run_id, &run, err) != 0)
 		return err->code;
@@ -75,10 +75,12 @@ run_load(struct view *v, struct tui *t, struct aerr *err)
 	    cJSON_GetObjectItem(run, "status")->valuestring,
 	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_in")->valuedouble, a),
 	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_out")->valuedouble, b));
-	snprintf(s->summary[1], sizeof s->summary[1], "Started %s; calibration %s%s",
+	/* What the vendor billed, in the words "probe show" uses. */
+	if (!probe_billed_text(run, billed, sizeof billed))
+		snprintf(billed, sizeof billed, "nothing billed yet");
+	snprintf(s->summary[1], sizeof s->summary[1], "Started %s; calibration %s; %s",
 	    cJSON_GetObjectItem(run, "started_at")->valuestring,
-	    cJSON_IsObject(cal) ? cJSON_GetObjectItem(cal, "method")->valuestring : "none",
-	    cJSON_IsObject(cal) ? "" : "");
+	    cJSON_IsObject(cal) ? cJSON_GetObjectItem(cal, "method")->valuestring : "none", billed);
 	tui_list_clear(&s->list);
 	snprintf(s->list.header, sizeof s->list.header, "  %-12s %-13s %s", "PROBE", "VERDICT",
 	    "REASON / FINDINGS");

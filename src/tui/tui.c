@@ -450,12 +450,15 @@ view_handles(const struct view *v, enum request req)
 }
 
 /* The hint line: the screen's own keys, then "? help  q back", which are
- * never pushed off: on a narrow terminal the screen's items go first. */
+ * never pushed off. Where not all fit, a key's rank in the request table says
+ * which go first (3, the less used), so a screen keeps its primary actions;
+ * those shown keep the screen's order. */
 static void
 draw_hints(struct tui *t, struct view *v, int y)
 {
 	static const enum request globals[] = { REQ_HELP, REQ_BACK, REQ_NONE };
 	char line[512] = "", tail[64] = "", key[16];
+	unsigned char shown[REQ__COUNT] = { 0 };
 	size_t used = 0, room;
 
 	for (const enum request *r = globals; *r != REQ_NONE; r++) {
@@ -466,18 +469,29 @@ draw_hints(struct tui *t, struct view *v, int y)
 			strcat(tail, item);
 	}
 	room = strlen(tail) < (size_t)COLS ? (size_t)COLS - strlen(tail) : 0;
+	/* Which fit, best rank first: each item takes its key, name and two spaces. */
+	for (int rank = 1; rank <= 3; rank++)
+		for (const enum request *r = v->ops->requests; r && *r != REQ_NONE; r++) {
+			const struct request_info *ri = tui_request_info(*r);
+			size_t w;
+
+			if (ri == NULL || ri->rank != rank || shown[*r])
+				continue;
+			w = strlen(tui_key_name_for(*r, key)) + 1 + strlen(ri->name) + (used ? 2 : 0);
+			if (used + w > room || used + w >= sizeof line - 1)
+				continue;
+			shown[*r] = 1;
+			used += w;
+		}
+	used = 0;
 	for (const enum request *r = v->ops->requests; r && *r != REQ_NONE; r++) {
-		const struct request_info *ri = tui_request_info(*r);
 		char item[64];
 
-		if (ri == NULL || *r == REQ_UP || *r == REQ_DOWN || *r == REQ_PAGE_UP ||
-		    *r == REQ_PAGE_DOWN || *r == REQ_HOME || *r == REQ_END || *r == REQ_CANCEL ||
-		    *r == REQ_LEFT || *r == REQ_RIGHT || *r == REQ_FIND_NEXT || *r == REQ_FIND_PREV ||
-		    *r == REQ_HELP || *r == REQ_BACK)
+		if (!shown[*r])
 			continue;
-		snprintf(item, sizeof item, "%s%s %s", used ? "  " : "", tui_key_name_for(*r, key), ri->name);
-		if (used + strlen(item) > room || used + strlen(item) >= sizeof line - 1)
-			break;
+		shown[*r] = 0;   /* a request listed twice shows once */
+		snprintf(item, sizeof item, "%s%s %s", used ? "  " : "", tui_key_name_for(*r, key),
+		    tui_request_info(*r)->name);
 		strcat(line, item);
 		used += strlen(item);
 	}

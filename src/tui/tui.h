@@ -14,60 +14,64 @@
 
 #include "aivet.h"
 
-/* Every action a key can ask for: its name (REQ_<id>), the short word of the
- * hint line and the sentence of the ? screen, in one list, so the enum and the
- * help cannot drift apart. Screens add theirs here; keys.c binds keys to them. */
+/* Every action a key can ask for: its name (REQ_<id>), its rank in the hint
+ * line (1 a screen's primary action, always shown; 2 common; 3 less used, the
+ * first to go on a narrow terminal; 0 never there: movement, and ? and q, which
+ * end every hint line), the short word of the hint line and the sentence of the
+ * ? screen, in one list, so the enum and the help cannot drift apart. Screens add theirs here; keys.c binds keys to them. */
 #define TUI_REQ_INFO(_) \
 	/* movement and lists (every list) */ \
-	_(UP, "up", "move up") \
-	_(DOWN, "down", "move down") \
-	_(PAGE_UP, "page up", "move one page up") \
-	_(PAGE_DOWN, "page down", "move one page down") \
-	_(HOME, "first", "go to the first row") \
-	_(END, "last", "go to the last row") \
-	_(LEFT, "left", "move to the left pane or previous item") \
-	_(RIGHT, "right", "move to the right pane or next item") \
-	_(NEXT_PANE, "pane", "move the focus to the next pane or section") \
-	_(ENTER, "open", "open the selected row") \
-	_(SEARCH, "search", "filter the list (empty text clears)") \
-	_(FIND, "find", "search the text; the matches are highlighted") \
-	_(FIND_NEXT, "next", "go to the next match") \
-	_(FIND_PREV, "previous", "go to the previous match") \
+	_(UP, 0, "up", "move up") \
+	_(DOWN, 0, "down", "move down") \
+	_(PAGE_UP, 0, "page up", "move one page up") \
+	_(PAGE_DOWN, 0, "page down", "move one page down") \
+	_(HOME, 0, "first", "go to the first row") \
+	_(END, 0, "last", "go to the last row") \
+	_(LEFT, 0, "left", "move to the left pane or previous item") \
+	_(RIGHT, 0, "right", "move to the right pane or next item") \
+	_(NEXT_PANE, 3, "pane", "move the focus to the next pane or section") \
+	_(ENTER, 2, "open", "open the selected row") \
+	_(SEARCH, 2, "search", "filter the list (empty text clears)") \
+	_(FIND, 1, "find", "search the text; the matches are highlighted") \
+	_(FIND_NEXT, 0, "next", "go to the next match") \
+	_(FIND_PREV, 0, "previous", "go to the previous match") \
 	/* global */ \
-	_(BACK, "back", "go back (quit on the first screen)") \
-	_(CANCEL, "cancel", "cancel a dialog or prompt") \
-	_(HELP, "help", "show this screen's keys and what the markers mean") \
-	_(REFRESH, "refresh", "reload from the database") \
-	_(COMMAND, "command", "run an aivet CLI command") \
-	_(QUIT, "quit", "quit aivet") \
+	_(BACK, 0, "back", "go back (quit on the first screen)") \
+	_(CANCEL, 0, "cancel", "cancel a dialog or prompt") \
+	_(HELP, 0, "help", "show this screen's keys and what the markers mean") \
+	_(REFRESH, 3, "refresh", "reload from the database") \
+	_(COMMAND, 3, "command", "run an aivet CLI command") \
+	_(QUIT, 3, "quit", "quit aivet") \
 	/* records */ \
-	_(ADD, "add", "add a record") \
-	_(EDIT, "edit", "edit the selected record") \
-	_(ARCHIVE, "archive", "archive the selected record (asks first)") \
+	_(ADD, 2, "add", "add a record") \
+	_(EDIT, 2, "edit", "edit the selected record") \
+	_(ARCHIVE, 3, "archive", "archive the selected record (asks first)") \
 	/* assessments */ \
-	_(ASSESS, "assess", "start or open an assessment") \
-	_(NEXT_UNANSWERED, "next unanswered", "jump to the next unanswered question") \
-	_(NOTE, "note", "add a note") \
-	_(HISTORY, "history", "show the history") \
-	_(SUBMIT, "submit", "submit for review") \
-	_(APPROVE, "approve", "approve (as reviewer)") \
-	_(ATTACH, "attach", "attach an evidence file") \
-	_(SHEET_EXPORT, "sheet", "write the vendor's sheet: CSV or Excel workbook (xlsx)") \
-	_(SHEET_IMPORT, "import", "read a filled-in sheet back (CSV or xlsx), picked from the files") \
+	_(ASSESS, 2, "assess", "start or open an assessment") \
+	_(NEXT_UNANSWERED, 2, "next unanswered", "jump to the next unanswered question") \
+	_(NOTE, 3, "note", "add a note") \
+	_(HISTORY, 1, "history", "show the history") \
+	_(SUBMIT, 1, "submit", "submit for review") \
+	_(APPROVE, 1, "approve", "approve (as reviewer)") \
+	_(RETURN, 2, "return", "return a round in review to draft, its answers unlocked") \
+	_(ATTACH, 3, "attach", "attach an evidence file") \
+	_(SHEET_EXPORT, 3, "sheet", "write the vendor's sheet: CSV or Excel workbook (xlsx)") \
+	_(SHEET_IMPORT, 3, "import", "read a filled-in sheet back (CSV or xlsx), picked from the files") \
 	/* probes, evidence, incidents, reports */ \
-	_(RUN, "run", "run probes") \
-	_(CANCEL_JOB, "stop", "cancel the running job") \
-	_(EVIDENCE, "evidence", "show the evidence") \
-	_(INCIDENT, "incident", "open or show incidents") \
-	_(TASK, "task", "add a task") \
-	_(STATUS, "status", "change the status") \
-	_(EXPORT, "export", "export a signed bundle") \
-	_(VERIFY, "verify", "verify") \
-	_(DASHBOARD, "dashboard", "go to the dashboard") \
-	_(VENDORS, "vendors", "list all vendors") \
-	_(RAW, "raw JSON", "show the selected probe or finding as raw JSON")
+	_(RUN, 1, "run", "run probes") \
+	_(PLAN, 2, "plan", "choose the next run's depth and budget; the plan shows above the runs") \
+	_(CANCEL_JOB, 1, "stop", "cancel the running job") \
+	_(EVIDENCE, 2, "evidence", "show the evidence") \
+	_(INCIDENT, 2, "incident", "open or show incidents") \
+	_(TASK, 3, "task", "add a task") \
+	_(STATUS, 2, "status", "change the status") \
+	_(EXPORT, 2, "export", "export a signed bundle") \
+	_(VERIFY, 3, "verify", "verify") \
+	_(DASHBOARD, 3, "dashboard", "go to the dashboard") \
+	_(VENDORS, 2, "vendors", "list all vendors") \
+	_(RAW, 3, "raw JSON", "show the selected probe or finding as raw JSON")
 
-#define TUI_REQ_ENUM(id, name, help) REQ_##id,
+#define TUI_REQ_ENUM(id, rank, name, help) REQ_##id,
 enum request {
 	REQ_NONE = 0,
 	TUI_REQ_INFO(TUI_REQ_ENUM)
@@ -87,6 +91,7 @@ struct request_info {
 	enum request req;
 	const char *name;     /* short, for the hint line */
 	const char *help;     /* for the ? screen */
+	int rank;             /* in the hint line: 1 kept first ... 3 dropped first; 0 never */
 };
 
 extern const struct keybinding tui_keymap[];

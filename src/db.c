@@ -14,24 +14,25 @@
 #include "aivet.h"
 #include "db-impl.h"
 
-#define IS_PG(db) ((db)->kind == DB_KIND_PG)
+#define IS_PG(db) ((db)->ops->kind == DB_KIND_PG)
+#define OPS(st) ((st)->db->ops)
 
 enum db_kind
 db_kind(const struct db *db)
 {
-	return db->kind;
+	return db->ops->kind;
 }
 
 const char *
 db_errmsg(struct db *db)
 {
-	return IS_PG(db) ? pgb_errmsg(db) : lite_errmsg(db);
+	return db->ops->errmsg(db);
 }
 
 const char *
 db_sqlstate(struct db *db)
 {
-	return IS_PG(db) ? pgb_sqlstate(db) : "";
+	return db->ops->sqlstate(db);
 }
 
 /* A PostgreSQL refusal for want of a privilege is the user's to fix (a role
@@ -57,54 +58,49 @@ db_err(struct db *db, struct aerr *err, const char *what)
 int
 db_prepare_raw(struct db *db, const char *sql, struct db_stmt **out)
 {
-	return IS_PG(db) ? pgb_prepare(db, sql, out) : lite_prepare(db, sql, out);
+	return db->ops->prepare(db, sql, out);
 }
 
 int
 db_script(struct db *db, const char *sql, char **msg)
 {
-	return IS_PG(db) ? pgb_script(db, sql, msg) : lite_script(db, sql, msg);
+	return db->ops->script(db, sql, msg);
 }
-
-#define ST_PG(st) IS_PG((st)->db)
 
 int
 db_step(struct db_stmt *st)
 {
-	return ST_PG(st) ? pgb_step(st) : lite_step(st);
+	return OPS(st)->step(st);
 }
 
 void
 db_reset(struct db_stmt *st)
 {
-	if (ST_PG(st))
-		pgb_reset(st);
-	else
-		lite_reset(st);
+	OPS(st)->reset(st);
 }
 
 int
 db_col_count(struct db_stmt *st)
 {
-	return ST_PG(st) ? pgb_col_count(st) : lite_col_count(st);
+	return OPS(st)->col_count(st);
 }
 
 const char *
 db_col_name(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_name(st, i) : lite_col_name(st, i);
+	return OPS(st)->col_name(st, i);
 }
 
 int
 db_col_type(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_type(st, i) : lite_col_type(st, i);
+	return OPS(st)->col_type(st, i);
 }
 
 int64_t
 db_col_int64(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_int64(st, i) : lite_col_int64(st, i);
+	return OPS(st)->col_int64(st, i);
 }
 
 int
@@ -116,49 +112,49 @@ db_col_int(struct db_stmt *st, int i)
 double
 db_col_double(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_double(st, i) : lite_col_double(st, i);
+	return OPS(st)->col_double(st, i);
 }
 
 const char *
 db_col_text(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_text(st, i) : lite_col_text(st, i);
+	return OPS(st)->col_text(st, i);
 }
 
 const void *
 db_col_blob(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_blob(st, i) : lite_col_blob(st, i);
+	return OPS(st)->col_blob(st, i);
 }
 
 int
 db_col_bytes(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_bytes(st, i) : lite_col_bytes(st, i);
+	return OPS(st)->col_bytes(st, i);
 }
 
 int64_t
 db_insert_id(struct db *db)
 {
-	return IS_PG(db) ? pgb_insert_id(db) : lite_insert_id(db);
+	return db->ops->insert_id(db);
 }
 
 int
 db_changes(struct db *db)
 {
-	return IS_PG(db) ? pgb_changes(db) : lite_changes(db);
+	return db->ops->changes(db);
 }
 
 int
 db_autocommit(struct db *db)
 {
-	return IS_PG(db) ? pgb_autocommit(db) : lite_autocommit(db);
+	return db->ops->autocommit(db);
 }
 
 static int
 bind_one(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
 {
-	return ST_PG(st) ? pgb_bind(st, i, type, iv, dv, p, n) : lite_bind(st, i, type, iv, dv, p, n);
+	return OPS(st)->bind(st, i, type, iv, dv, p, n);
 }
 
 int
@@ -189,10 +185,7 @@ db_finalize(struct db_stmt *st)
 {
 	if (st == NULL)
 		return;
-	if (ST_PG(st))
-		pgb_finalize(st);
-	else
-		lite_finalize(st);
+	OPS(st)->finalize(st);
 }
 
 const char *
@@ -206,13 +199,13 @@ col_text(struct db_stmt *st, int i)
 static int
 param_count(struct db_stmt *st)
 {
-	return ST_PG(st) ? pgb_param_count(st) : lite_param_count(st);
+	return OPS(st)->param_count(st);
 }
 
 static const char *
 stmt_sql(struct db_stmt *st)
 {
-	return ST_PG(st) ? pgb_sql(st) : lite_sql(st);
+	return OPS(st)->sql(st);
 }
 
 static int
@@ -437,17 +430,12 @@ db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const cha
 	return -1;
 }
 
-/* The key of the advisory lock every PostgreSQL write transaction holds: one
- * writer at a time appends to the audit chain (its head is read, then the next
- * entry written), as SQLite's one write lock gives. */
-#define PG_WRITE_LOCK "SELECT pg_advisory_xact_lock(1634301541)"
-
 int
 db_begin(struct db *db, struct aerr *err)
 {
-	if (db_script(db, IS_PG(db) ? "BEGIN" : "BEGIN IMMEDIATE", NULL) != DB_OK)
+	if (db_script(db, db->ops->begin_sql, NULL) != DB_OK)
 		return db_err(db, err, "begin");
-	if (IS_PG(db) && db_script(db, PG_WRITE_LOCK, NULL) != DB_OK) {
+	if (db->ops->begin_lock_sql != NULL && db_script(db, db->ops->begin_lock_sql, NULL) != DB_OK) {
 		db_err(db, err, "begin");
 		db_rollback(db);
 		return err->code;
@@ -460,7 +448,7 @@ db_commit(struct db *db, struct aerr *err)
 {
 	/* PostgreSQL abandons a transaction at its first failed statement, where
 	 * SQLite goes on: COMMIT would then quietly roll it all back. */
-	if (IS_PG(db) && pgb_failed_transaction(db)) {
+	if (db->ops->failed_transaction != NULL && db->ops->failed_transaction(db)) {
 		db_rollback(db);
 		return aerr_set(err, AV_RUNTIME, "database: commit: a statement of the transaction "
 		    "failed (%s); nothing was written", db_errmsg(db));
@@ -618,10 +606,7 @@ db_close(struct db *db)
 {
 	if (db == NULL)
 		return;
-	if (IS_PG(db))
-		pgb_close(db);
-	else
-		lite_close(db);
+	db->ops->close(db);
 }
 
 /* A server's address as messages show it: the URI without its password. */

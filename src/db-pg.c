@@ -779,18 +779,6 @@ pgb_script(struct db *db, const char *sql, char **msg)
 	return DB_OK;
 }
 
-static int64_t
-pgb_insert_id(struct db *db)
-{
-	PGresult *r = PQexec(CONN(db), "SELECT lastval()");
-	int64_t id = 0;
-
-	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-		id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	return id;
-}
-
 static int
 pgb_changes(struct db *db)
 {
@@ -816,7 +804,8 @@ static const struct db_ops pg_ops = {
 	.sqlstate = pgb_sqlstate,
 	.prepare = pgb_prepare,
 	.script = pgb_script,
-	.insert_id = pgb_insert_id,
+	/* The row says its id: a sequence's lastval() may be a trigger's row's. */
+	.insert_returning = " RETURNING id",
 	.changes = pgb_changes,
 	.autocommit = pgb_autocommit,
 	.failed_transaction = pgb_failed_transaction,

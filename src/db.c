@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "aivet.h"
 #include "db-impl.h"
@@ -133,11 +134,6 @@ db_col_bytes(struct db_stmt *st, int i)
 	return OPS(st)->col_bytes(st, i);
 }
 
-int64_t
-db_insert_id(struct db *db)
-{
-	return db->ops->insert_id(db);
-}
 
 int
 db_changes(struct db *db)
@@ -301,6 +297,41 @@ db_exec(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...)
 	return 0;
 }
 
+/* The id comes back with the row where the backend can say it (PostgreSQL's
+ * RETURNING: lastval() would give the id of whatever a trigger inserted last);
+ * otherwise the connection gives the last row it inserted (SQLite's rowid,
+ * which a trigger's own inserts leave as it was). */
+int
+db_insert(struct db *db, int64_t *id, struct aerr *err, const char *sql, const char *fmt, ...)
+{
+	const char *ret = db->ops->insert_returning;
+	char *q = ret != NULL ? xasprintf("%s%s", sql, ret) : NULL;
+	struct db_stmt *st;
+	va_list ap;
+	int rc;
+
+	if (strncasecmp(sql, "INSERT INTO ", 12) != 0)
+		die("db: db_insert needs a plain INSERT: %s", sql);
+	*id = 0;
+	va_start(ap, fmt);
+	st = prepare_v(db, err, q != NULL ? q : sql, fmt, ap);
+	va_end(ap);
+	free(q);
+	if (st == NULL)
+		return AV_RUNTIME;
+	while ((rc = db_step(st)) == DB_ROW)
+		*id = db_col_int64(st, 0);
+	if (rc != DB_DONE) {
+		db_err(db, err, "write");
+		db_finalize(st);
+		return AV_RUNTIME;
+	}
+	db_finalize(st);
+	if (ret == NULL)
+		*id = db->ops->insert_id(db);
+	return 0;
+}
+
 /* One bound argument of db_write, kept so each statement binds what it names. */
 struct write_arg {
 	char type;
@@ -381,7 +412,7 @@ db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id,
 	for (int i = 0; rc == 0 && i < 5 && w->sqlite[i] != NULL; i++) {
 		rc = write_one(db, err, w->sqlite[i], args, nargs, NULL);
 		if (rc == 0 && id != NULL && i + 1 == w->id_from)
-			*id = db_insert_id(db);
+			*id = db->ops->insert_id(db);   /* SQLite: the statement's row */
 		else if (rc == 0 && id != NULL && w->id_from == 0)
 			*id = db_changes(db);
 	}

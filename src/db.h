@@ -85,10 +85,10 @@ int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const
 /* The first column of each row of st as an id list (*ids the caller's to free,
  * NULL when none), then finalizes st; a NULL st (a failed db_prepare) returns err->code. */
 int db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err);
-/* The id the last INSERT gave its row (SQLite: last_insert_rowid; PostgreSQL:
- * lastval(), the session's last sequence value, so an INSERT into a table with an
- * id column must be the last thing before it). */
-int64_t db_insert_id(struct db *db);
+/* Runs an INSERT of one row ("INSERT INTO t (...) VALUES (...)", bound as
+ * db_exec) and gives the id of that row: SQLite's rowid, PostgreSQL's
+ * "RETURNING id", never another row's that a trigger inserted. 0 or AV_RUNTIME. */
+int db_insert(struct db *db, int64_t *id, struct aerr *err, const char *sql, const char *fmt, ...);
 int db_changes(struct db *db);   /* rows the last statement changed */
 /* The login a PostgreSQL connection acts as (session_user), into out. */
 int db_session_user(struct db *db, char *out, size_t n, struct aerr *err);

@@ -14,6 +14,7 @@
 
 #include "aivet.h"
 #include "db-impl.h"
+#include "severity.h"
 
 #define IS_PG(db) ((db)->ops->kind == DB_KIND_PG)
 #define OPS(st) ((st)->db->ops)
@@ -544,6 +545,34 @@ db_user_version(struct db *db, int64_t *out, struct aerr *err)
 	return 0;
 }
 
+/* PostgreSQL's severity_rank() reads the table aivet_severity
+ * (db/pg/009-severity.sql), which holds the order of severity.h: each
+ * migration aivet applies refills it in its own transaction, so the server
+ * sorts findings as the C code does. (SQLite's is a function db-sqlite.c
+ * registers.) A change to the order therefore comes with a migration. */
+static int
+severity_fill(struct db *db, struct aerr *err)
+{
+#define SEV_NAME(id, name) name,
+	static const char *const names[] = { SEVERITIES(SEV_NAME) };
+#undef SEV_NAME
+	int64_t exists = 0;
+
+	if (!IS_PG(db))
+		return 0;
+	if (db_int(db, &exists, err, "SELECT to_regclass('aivet_severity') IS NOT NULL", NULL) < 0)
+		return err->code;
+	if (!exists)
+		return 0;
+	if (db_exec(db, err, "DELETE FROM aivet_severity", NULL) != 0)
+		return err->code;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (db_exec(db, err, "INSERT INTO aivet_severity (rank, name) VALUES (?, ?)", "it", (int64_t)i,
+		    names[i]) != 0)
+			return err->code;
+	return 0;
+}
+
 static int
 apply_migration(struct db *db, const struct embedded_file *m, int version, struct aerr *err)
 {
@@ -565,6 +594,12 @@ apply_migration(struct db *db, const struct embedded_file *m, int version, struc
 	} else if (db_script(db, sql, &msg) != DB_OK || db_script(db, bump, &msg) != DB_OK) {
 		rc = aerr_set(err, AV_RUNTIME, "migration %s failed: %s", m->name, msg ? msg : "?");
 		free(msg);
+		db_rollback(db);
+	} else if (severity_fill(db, err) != 0) {
+		char why[sizeof err->msg];
+
+		snprintf(why, sizeof why, "%s", err->msg);
+		rc = aerr_set(err, AV_RUNTIME, "migration %s failed: %s", m->name, why);
 		db_rollback(db);
 	} else {
 		rc = db_commit(db, err);

@@ -9,7 +9,11 @@
 #ifndef AIVET_FINDING_H
 #define AIVET_FINDING_H
 
-enum severity { SEV_INFO, SEV_LOW, SEV_MEDIUM, SEV_HIGH, SEV_CRITICAL, SEV_COUNT };
+#include "severity.h"
+
+#define SEV_ENUM(id, name) id,
+enum severity { SEVERITIES(SEV_ENUM) SEV_COUNT };
+#undef SEV_ENUM
 
 /* "info".."critical"; "unknown" outside the range. */
 const char *severity_name(enum severity s);

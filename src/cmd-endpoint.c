@@ -321,18 +321,18 @@ cmd_endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry endpoint_subs[] = {
-	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL },
+	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL, NULL },
 	{ "list", "[VENDOR]", list_opts, "list endpoints (archived ones with --all)", endpoint_list,
-	  NULL },
+	  NULL, NULL },
 	{ "show", "VENDOR/NAME", show_opts, "show an endpoint and its credential references",
-	  endpoint_show, NULL },
-	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL },
+	  endpoint_show, NULL, NULL },
+	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL, NULL },
 	{ "archive", "VENDOR/NAME", NULL, "archive an endpoint (nothing is deleted)",
-	  cmd_endpoint_archive, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  cmd_endpoint_archive, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_endpoint_entry = {
 	"endpoint", NULL, NULL, "manage a vendor's API endpoints and their credential references",
-	NULL, endpoint_subs
+	NULL, endpoint_subs, NULL
 };

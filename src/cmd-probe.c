@@ -299,16 +299,16 @@ static const struct opt show_opts[] = {
 };
 
 static const struct cmd_entry probe_subs[] = {
-	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL },
-	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL },
+	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL, NULL },
+	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL, NULL },
 	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
-	  probe_show, NULL },
+	  probe_show, NULL, NULL },
 	{ "diff", "RUN_A RUN_B", opt_json_only, "drift between two runs: findings, boundaries, "
-	  "calibration, error shapes", probe_diff_cmd, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  "calibration, error shapes", probe_diff_cmd, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_probe_entry = {
 	"probe", NULL, NULL, "send live tests to an endpoint and judge the answers by their content",
-	NULL, probe_subs
+	NULL, probe_subs, NULL
 };

@@ -341,18 +341,18 @@ static const struct opt export_opts[] = {
 };
 
 static const struct cmd_entry questionnaire_subs[] = {
-	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL },
+	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL, NULL },
 	{ "show", "QUESTIONNAIRE[@VERSION]", opt_json_only, "show a questionnaire's questions", q_show,
-	  NULL },
+	  NULL, NULL },
 	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
-	  NULL },
-	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL },
+	  NULL, NULL },
+	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL, NULL },
 	{ "export", "QUESTIONNAIRE[@VERSION]", export_opts,
-	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_questionnaire_entry = {
 	"questionnaire", NULL, NULL, "the questionnaires assessments are answered against", NULL,
-	questionnaire_subs
+	questionnaire_subs, NULL
 };

@@ -255,15 +255,15 @@ cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry vendor_subs[] = {
-	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL },
-	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL },
-	{ "show", "NAME|ID", show_opts, "show a vendor and its endpoints", vendor_show, NULL },
-	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL },
+	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL, NULL },
+	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL, NULL },
+	{ "show", "NAME|ID", show_opts, "show a vendor and its endpoints", vendor_show, NULL, NULL },
+	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL, NULL },
 	{ "archive", "NAME|ID", NULL, "archive a vendor and its endpoints (nothing is deleted)",
-	  cmd_vendor_archive, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  cmd_vendor_archive, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_vendor_entry = {
-	"vendor", NULL, NULL, "manage the vendors under review", NULL, vendor_subs
+	"vendor", NULL, NULL, "manage the vendors under review", NULL, vendor_subs, NULL
 };

@@ -76,6 +76,12 @@ is "$rc:$errout" "2:$show" "endpoint show with two"
 run endpoint list Acme Acme
 is "$rc:$errout" "2:$list" "endpoint list with two vendors"
 check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" endpoint list Nope
+run probe runs Acme Acme
+is "$rc:$errout" "2:aivet: probe runs takes at most one VENDOR
+usage: aivet probe runs [VENDOR] [--json]" "probe runs with two vendors"
+check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" probe runs Nope
+run probe runs Acme
+is "$rc:$out" "0:no probe runs" "probe runs of a vendor"
 check_refused "--url: plain http to api.example.com would send credentials unencrypted; use https, or --allow-insecure-http if you really mean it" \
 	endpoint edit Acme/production --url http://api.example.com
 check_refused "--url: plain http to inference.lan would send credentials unencrypted; use https, or --allow-insecure-http if you really mean it" \

@@ -137,6 +137,8 @@ struct cmd_arg {
 
 /* A command's args[]: ARGS({ TARGET_ENDPOINT, 0 }, { TARGET_WORD, 1 }). */
 #define ARGS(...) ((const struct cmd_arg[]){ __VA_ARGS__, { TARGET_END, 0 } })
+/* A command that takes no positionals: any one is "unexpected". */
+#define ARGS_NONE ((const struct cmd_arg[]){ { TARGET_END, 0 } })
 
 /* A command, or a subcommand in its command's table. */
 struct cmd_entry {

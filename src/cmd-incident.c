@@ -153,8 +153,6 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "incident open needs exactly one VENDOR");
 	if (o.title == NULL)
 		return usage_error(av, err, "incident open needs --title");
 	if (incident_title_check("--title", o.title, err) != 0)
@@ -678,7 +676,7 @@ static const struct cmd_entry task_subs[] = {
 
 static const struct cmd_entry incident_subs[] = {
 	{ "open", "VENDOR", open_opts, "open an incident (from a probe finding with --from-finding)",
-	  cmd_incident_open, NULL, NULL },
+	  cmd_incident_open, NULL, ARGS({ TARGET_VENDOR, 0 }) },
 	{ "list", NULL, list_opts, "list incidents with overdue and next-due clocks", incident_list,
 	  NULL, NULL },
 	{ "due", NULL, incident_due_opts, "list clocks overdue or due soon; post them to webhooks",

@@ -123,8 +123,6 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	if (json) {
@@ -245,7 +243,7 @@ cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 static const struct cmd_entry vendor_subs[] = {
 	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL, NULL },
-	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL, NULL },
+	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL, ARGS_NONE },
 	{ "show", "NAME|ID", show_opts, "show a vendor and its endpoints", vendor_show, NULL,
 	  ARGS({ TARGET_VENDOR, 0 }) },
 	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL, NULL },

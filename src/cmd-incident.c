@@ -187,8 +187,6 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	if (o.vendor != NULL && target_resolve(db, TARGET_VENDOR, o.vendor, &vendor_id, err) != 0)
@@ -678,7 +676,7 @@ static const struct cmd_entry incident_subs[] = {
 	{ "open", "VENDOR", open_opts, "open an incident (from a probe finding with --from-finding)",
 	  cmd_incident_open, NULL, ARGS({ TARGET_VENDOR, 0 }) },
 	{ "list", NULL, list_opts, "list incidents with overdue and next-due clocks", incident_list,
-	  NULL, NULL },
+	  NULL, ARGS_NONE },
 	{ "due", NULL, incident_due_opts, "list clocks overdue or due soon; post them to webhooks",
 	  incident_due_cmd, NULL, NULL },
 	{ "show", "ID", show_opts, "show an incident: facts, clocks, timeline, tasks, links",

@@ -4,8 +4,9 @@
  * an SQLite file (the embedded default) or on a PostgreSQL server. Statements
  * use "?" parameters bound from a format string (db_exec, db_prepare, db_int);
  * rows are stepped and read by column as SQLite's API does, with the same
- * result and type codes. What differs between the two SQL dialects is said in
- * one place: db_dialect() and the functions below it.
+ * result and type codes. What differs between the two SQL dialects is
+ * rewritten by db-pg.c as a statement is prepared; what differs between the
+ * backends is a member of struct db_ops (db-impl.h), which each one fills.
  */
 #ifndef AIVET_DB_H
 #define AIVET_DB_H

@@ -122,6 +122,27 @@ struct opt {
 	unsigned flags;     /* OPT_* above */
 };
 
+/* What a positional names. The framework resolves a declared one before the
+ * command reads it (opt_next), and target_resolve() resolves one by hand. */
+enum target_kind {
+	TARGET_END,         /* ends a command's args[] */
+	TARGET_WORD,        /* taken as written (a file, a text, a name to create) */
+	TARGET_VENDOR,      /* VENDOR: a vendor's name or id */
+	TARGET_ENDPOINT,    /* VENDOR/NAME: an endpoint */
+};
+#define CMD_ARGS_MAX 4
+/* A positional a command declares: its kind, and whether it may be left out
+ * (only the last ones may). */
+struct cmd_arg {
+	enum target_kind kind;
+	int optional;
+};
+
+/* A command's args[]: ARGS({ TARGET_ENDPOINT, 0 }, { TARGET_WORD, 1 }). */
+#define ARGS(...) ((const struct cmd_arg[]){ __VA_ARGS__, { TARGET_END, 0 } })
+/* A command that takes no positionals: any one is "unexpected". */
+#define ARGS_NONE ((const struct cmd_arg[]){ { TARGET_END, 0 } })
+
 /* A command, or a subcommand in its command's table. */
 struct cmd_entry {
 	const char *name;
@@ -132,6 +153,11 @@ struct cmd_entry {
 	/* A command with subcommands has exec NULL and this table, ending in an
 	 * entry whose name is NULL; cmd_run() dispatches and prints their help. */
 	const struct cmd_entry *subs;
+	/* Its positionals, ending in TARGET_END, or NULL when exec checks them
+	 * itself. When declared, opt_next() refuses too few or too many, in one
+	 * wording for all, and resolves each target: the parser's target[i] is
+	 * the id of positional i (0 for a word or one left out). */
+	const struct cmd_arg *args;
 };
 
 extern const struct cmd_entry *const cmd_table[];
@@ -172,10 +198,11 @@ struct opt_parser {
 	char *arg;            /* the current option's argument (NULL for a flag) */
 	const char *shorts;   /* single-letter options whose id is the letter ("hV"), or NULL */
 	int in_order;         /* stop at the first positional (global options) */
-	const struct aivet *av;
+	struct aivet *av;
+	int64_t target[CMD_ARGS_MAX];   /* the declared targets' ids (struct cmd_entry's args) */
 	struct option lo[OPT_MAX + 1];   /* private: the table as getopt_long reads it */
 };
-void opt_begin(struct opt_parser *p, const struct aivet *av, int argc, char **argv);
+void opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv);
 int opt_next(struct opt_parser *p, struct aerr *err);
 /* The table of a subcommand whose one option is --json. */
 extern const struct opt opt_json_only[];
@@ -189,8 +216,6 @@ char *opt_take(struct opt_parser *p);
 /* Prints a table's options as --help does (main's global options). */
 void cmd_print_options(FILE *out, const struct opt *opts);
 
-/* What a positional names, for target_resolve(). */
-enum target_kind { TARGET_VENDOR, TARGET_ENDPOINT };
 /* The one resolver of VENDOR (name or id) and VENDOR/NAME targets: the row's
  * id, or AV_USAGE naming what is unknown and where to list them. */
 int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err);

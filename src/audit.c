@@ -162,6 +162,9 @@ static const struct audit_table audit_tables_list[] = {
 	/* PostgreSQL's operations of the current transaction, which the write
 	 * functions record and the commit check reads (db/pg/008-workflow.sql). */
 	{ "aivet_op", AUDIT_TABLE_SCHEMA, NULL },
+	/* PostgreSQL's copy of the severity order, filled by aivet from severity.h
+	 * at migration (SQLite's severity_rank() is a registered function). */
+	{ "aivet_severity", AUDIT_TABLE_SCHEMA, NULL },
 	{ NULL, 0, NULL }
 };
 const struct audit_table *const audit_tables = audit_tables_list;

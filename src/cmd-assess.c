@@ -479,26 +479,26 @@ static const struct opt import_opts[] = {
 
 static const struct cmd_entry assess_subs[] = {
 	{ "start", "VENDOR QUESTIONNAIRE[@VERSION]", NULL, "start an assessment of a vendor (draft)",
-	  assess_start, NULL },
+	  assess_start, NULL, NULL },
 	{ "answer", "ASSESSMENT QUESTION [VALUE]", answer_opts,
-	  "answer a question, with a note and evidence", assess_answer, NULL },
+	  "answer a question, with a note and evidence", assess_answer, NULL, NULL },
 	{ "show", "ASSESSMENT", opt_json_only, "show answers, risk, score and probe-checked claims",
-	  assess_show, NULL },
-	{ "list", "[VENDOR]", opt_json_only, "list assessments", assess_list, NULL },
+	  assess_show, NULL, NULL },
+	{ "list", "[VENDOR]", opt_json_only, "list assessments", assess_list, NULL, NULL },
 	{ "history", "ASSESSMENT QUESTION", opt_json_only, "every change to one answer", assess_history,
-	  NULL },
-	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL },
+	  NULL, NULL },
+	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL, NULL },
 	{ "approve", "ASSESSMENT", NULL, "approve an assessment in review (final)",
-	  assess_approve, NULL },
+	  assess_approve, NULL, NULL },
 	{ "reopen", "ASSESSMENT", NULL,
-	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL },
-	{ "export", "ASSESSMENT", export_opts, "the sheet a vendor fills in", assess_export, NULL },
+	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL, NULL },
+	{ "export", "ASSESSMENT", export_opts, "the sheet a vendor fills in", assess_export, NULL, NULL },
 	{ "import", "[ASSESSMENT] FILE", import_opts, "read a filled-in sheet back (CSV or .xlsx)",
-	  assess_import, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  assess_import, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_assess_entry = {
 	"assess", NULL, NULL, "vendor assessments: questionnaires answered, scored and reviewed",
-	NULL, assess_subs
+	NULL, assess_subs, NULL
 };

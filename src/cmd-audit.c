@@ -477,16 +477,16 @@ audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 static const struct cmd_entry audit_subs[] = {
 	{ "verify", NULL, verify_opts, "recompute the audit log's hash chain and the rows it seals",
-	  audit_verify_cmd, NULL },
+	  audit_verify_cmd, NULL, NULL },
 	{ "checkpoint", NULL, checkpoint_opts,
-	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL },
+	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL, NULL },
 	{ "log", NULL, log_opts, "print the newest audit entries (50 unless --limit)", audit_log_cmd,
-	  NULL },
+	  NULL, NULL },
 	{ "tables", NULL, opt_json_only, "list every table of the schema and what keeps it honest",
-	  audit_tables_cmd, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  audit_tables_cmd, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_audit_entry = {
-	"audit", NULL, NULL, "verify, anchor and read the hash-chained audit log", NULL, audit_subs
+	"audit", NULL, NULL, "verify, anchor and read the hash-chained audit log", NULL, audit_subs, NULL
 };

@@ -246,18 +246,18 @@ db_copy_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 static const struct cmd_entry db_subs[] = {
 	{ "whoami", NULL, opt_json_only, "who this connection acts as, and what its role lets it do",
-	  db_whoami_cmd, NULL },
-	{ "roles", NULL, opt_json_only, "the logins holding aivet's roles (PostgreSQL)", db_roles_cmd, NULL },
+	  db_whoami_cmd, NULL, NULL },
+	{ "roles", NULL, opt_json_only, "the logins holding aivet's roles (PostgreSQL)", db_roles_cmd, NULL, NULL },
 	{ "grant", "LOGIN assessor|reviewer|auditor", NULL,
-	  "give a login a role (PostgreSQL; the database's owner)", db_grant_cmd, NULL },
+	  "give a login a role (PostgreSQL; the database's owner)", db_grant_cmd, NULL, NULL },
 	{ "revoke", "LOGIN assessor|reviewer|auditor", NULL,
-	  "take a role from a login (PostgreSQL; the database's owner)", db_revoke_cmd, NULL },
+	  "take a role from a login (PostgreSQL; the database's owner)", db_revoke_cmd, NULL, NULL },
 	{ "copy", "SRC DST", opt_json_only, "copy a whole database into an empty one, SQLite or PostgreSQL, "
-	  "keeping ids, evidence and the audit chain", db_copy_cmd, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  "keeping ids, evidence and the audit chain", db_copy_cmd, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_db_entry = {
 	"db", NULL, NULL, "who you are and your role, granting roles (PostgreSQL), copying a whole database",
-	NULL, db_subs
+	NULL, db_subs, NULL
 };

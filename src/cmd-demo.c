@@ -403,5 +403,5 @@ static const struct opt demo_opts[] = {
 const struct cmd_entry cmd_demo_entry = {
 	"demo", NULL, demo_opts,
 	"reproduce the context-overflow incident against a simulator and show what aivet finds",
-	cmd_demo_exec, NULL
+	cmd_demo_exec, NULL, NULL
 };

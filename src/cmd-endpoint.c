@@ -202,7 +202,6 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct endpoint_fields f = { 0 };
 	struct opt_parser p;
 	struct db *db;
-	int64_t vid = 0;
 	cJSON *arr;
 
 	opt_begin(&p, av, argc, argv);
@@ -211,13 +210,9 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	}
 	fields_free(&f);
-	if (argc - p.ind > 1)
-		return usage_error(av, err, "endpoint list takes at most one VENDOR");
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (p.ind < argc && target_resolve(db, TARGET_VENDOR, argv[p.ind], &vid, err) != 0)
-		return err->code;
-	if (endpoint_list_json(db, vid, f.all, &arr, err) != 0)
+	if (endpoint_list_json(db, p.target[0], f.all, &arr, err) != 0)
 		return err->code;
 	if (f.json) {
 		json_emit(arr);
@@ -245,7 +240,6 @@ endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct endpoint_fields f = { 0 };
 	struct opt_parser p;
 	struct db *db;
-	int64_t id;
 	cJSON *e;
 	struct buf out;
 
@@ -255,11 +249,7 @@ endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	}
 	fields_free(&f);
-	if (p.ind != argc - 1)
-		return usage_error(av, err, "endpoint show needs exactly one VENDOR/NAME");
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (target_resolve(db, TARGET_ENDPOINT, argv[p.ind], &id, err) != 0 || endpoint_json(db, id, &e, err) != 0)
+	if ((db = av_db(av, err)) == NULL || endpoint_json(db, p.target[0], &e, err) != 0)
 		return err->code;
 	if (f.json) {
 		json_emit(e);
@@ -321,18 +311,18 @@ cmd_endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry endpoint_subs[] = {
-	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL },
+	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL, NULL },
 	{ "list", "[VENDOR]", list_opts, "list endpoints (archived ones with --all)", endpoint_list,
-	  NULL },
+	  NULL, ARGS({ TARGET_VENDOR, 1 }) },
 	{ "show", "VENDOR/NAME", show_opts, "show an endpoint and its credential references",
-	  endpoint_show, NULL },
-	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL },
+	  endpoint_show, NULL, ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL, NULL },
 	{ "archive", "VENDOR/NAME", NULL, "archive an endpoint (nothing is deleted)",
-	  cmd_endpoint_archive, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  cmd_endpoint_archive, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_endpoint_entry = {
 	"endpoint", NULL, NULL, "manage a vendor's API endpoints and their credential references",
-	NULL, endpoint_subs
+	NULL, endpoint_subs, NULL
 };

@@ -177,10 +177,10 @@ static const struct opt show_opts[] = {
 
 static const struct cmd_entry evidence_subs[] = {
 	{ "show", "ID", show_opts, "show a piece of evidence (an exchange: headers, bodies, timings)",
-	  evidence_show, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  evidence_show, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_evidence_entry = {
-	"evidence", NULL, NULL, "show recorded evidence", NULL, evidence_subs
+	"evidence", NULL, NULL, "show recorded evidence", NULL, evidence_subs, NULL
 };

@@ -153,8 +153,6 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "incident open needs exactly one VENDOR");
 	if (o.title == NULL)
 		return usage_error(av, err, "incident open needs --title");
 	if (incident_title_check("--title", o.title, err) != 0)
@@ -189,8 +187,6 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	if (o.vendor != NULL && target_resolve(db, TARGET_VENDOR, o.vendor, &vendor_id, err) != 0)
@@ -671,33 +667,33 @@ static const struct opt verify_opts[] = {
 };
 
 static const struct cmd_entry task_subs[] = {
-	{ "add", "ID TITLE", task_add_opts, "add a task with an owner and a due time", task_add, NULL },
-	{ "done", "TASK_ID", task_done_opts, "mark a task done", task_done, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	{ "add", "ID TITLE", task_add_opts, "add a task with an owner and a due time", task_add, NULL, NULL },
+	{ "done", "TASK_ID", task_done_opts, "mark a task done", task_done, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 static const struct cmd_entry incident_subs[] = {
 	{ "open", "VENDOR", open_opts, "open an incident (from a probe finding with --from-finding)",
-	  cmd_incident_open, NULL },
+	  cmd_incident_open, NULL, ARGS({ TARGET_VENDOR, 0 }) },
 	{ "list", NULL, list_opts, "list incidents with overdue and next-due clocks", incident_list,
-	  NULL },
+	  NULL, ARGS_NONE },
 	{ "due", NULL, incident_due_opts, "list clocks overdue or due soon; post them to webhooks",
-	  incident_due_cmd, NULL },
+	  incident_due_cmd, NULL, NULL },
 	{ "show", "ID", show_opts, "show an incident: facts, clocks, timeline, tasks, links",
-	  incident_show, NULL },
+	  incident_show, NULL, NULL },
 	{ "status", "ID new|investigating|contained|resolved|closed", status_opts,
-	  "move an incident through its workflow", cmd_incident_status, NULL },
-	{ "note", "ID TEXT", note_opts, "add an immutable timeline entry", cmd_incident_note, NULL },
+	  "move an incident through its workflow", cmd_incident_status, NULL, NULL },
+	{ "note", "ID TEXT", note_opts, "add an immutable timeline entry", cmd_incident_note, NULL, NULL },
 	{ "edit", "ID", edit_opts, "record established facts (recorded as a decision entry)",
-	  cmd_incident_edit, NULL },
-	{ "task", NULL, NULL, "add and complete tasks", NULL, task_subs },
-	{ "link", "ID", link_opts, "link probe runs, findings and evidence", cmd_incident_link, NULL },
+	  cmd_incident_edit, NULL, NULL },
+	{ "task", NULL, NULL, "add and complete tasks", NULL, task_subs, NULL },
+	{ "link", "ID", link_opts, "link probe runs, findings and evidence", cmd_incident_link, NULL, NULL },
 	{ "verify", "ID", verify_opts, "re-run the relevant probes and record a verification",
-	  incident_verify, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  incident_verify, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_incident_entry = {
 	"incident", NULL, NULL, "run incidents: timeline, tasks, notification clocks, evidence", NULL,
-	incident_subs
+	incident_subs, NULL
 };

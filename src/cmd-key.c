@@ -430,17 +430,17 @@ static const struct opt sign_opts[] = {
 
 static const struct cmd_entry key_subs[] = {
 	{ "generate", NULL, generate_opts, "create a signing key pair (minisign format)",
-	  key_generate, NULL },
-	{ "import", "SECRET-KEY-FILE", name_opts, "import a minisign secret key", key_import, NULL },
-	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL },
+	  key_generate, NULL, NULL },
+	{ "import", "SECRET-KEY-FILE", name_opts, "import a minisign secret key", key_import, NULL, NULL },
+	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL, NULL },
 	{ "trust", "PUBLIC-KEY-FILE", name_opts, "trust a signer's public key (minisign .pub) for verify",
-	  key_trust, NULL },
-	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL },
-	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  key_trust, NULL, NULL },
+	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL, NULL },
+	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_key_entry = {
 	"key", NULL, NULL, "manage the keys that sign report bundles and the signers trusted to "
-	"verify them", NULL, key_subs
+	"verify them", NULL, key_subs, NULL
 };

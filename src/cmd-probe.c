@@ -189,20 +189,17 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 static int
 probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	int json, first;
-	int64_t vid = 0;
+	struct opt_parser p;
+	int json = 0, c;
 	struct db *db;
 	cJSON *arr;
 
-	if (opt_json_args(av, argc, argv, 0, argc, &json, &first, err) != 0)
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		json |= c == 'j';
+	if (c < 0 || (db = av_db(av, err)) == NULL)
 		return err->code;
-	if (argc - first > 1)
-		return usage_error(av, err, "probe runs takes at most one VENDOR");
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (first < argc && target_resolve(db, TARGET_VENDOR, argv[first], &vid, err) != 0)
-		return err->code;
-	if (probe_runs_json(db, &(struct run_query){ .vendor_id = vid }, &arr, err) != 0)
+	if (probe_runs_json(db, &(struct run_query){ .vendor_id = p.target[0] }, &arr, err) != 0)
 		return err->code;
 	if (json) {
 		json_emit(arr);
@@ -302,16 +299,16 @@ static const struct opt show_opts[] = {
 };
 
 static const struct cmd_entry probe_subs[] = {
-	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL },
-	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL },
+	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL, NULL },
+	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL, ARGS({ TARGET_VENDOR, 1 }) },
 	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
-	  probe_show, NULL },
+	  probe_show, NULL, NULL },
 	{ "diff", "RUN_A RUN_B", opt_json_only, "drift between two runs: findings, boundaries, "
-	  "calibration, error shapes", probe_diff_cmd, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  "calibration, error shapes", probe_diff_cmd, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_probe_entry = {
 	"probe", NULL, NULL, "send live tests to an endpoint and judge the answers by their content",
-	NULL, probe_subs
+	NULL, probe_subs, NULL
 };

@@ -91,7 +91,7 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		    "TITLE");
 	for (size_t i = 0; i < nids; i++) {
 		struct questionnaire *q;
-		struct db_stmt *meta;
+		char loaded[40];
 
 		if (questionnaire_load(db, ids[i], &q, err) != 0) {
 			free(ids);
@@ -108,11 +108,8 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddNumberToObject(o, "questions", q->nquestions);
 			cJSON_AddBoolToObject(o, "bundled", q->bundled);
 			cJSON_AddStringToObject(o, "sha256", q->sha256);
-			meta = db_prepare(db, err, "SELECT loaded_at FROM questionnaire WHERE id = ?", "i",
-			    q->row_id);
-			if (meta != NULL && db_step(meta) == DB_ROW)
-				cJSON_AddStringToObject(o, "loaded_at", col_text(meta, 0));
-			db_finalize(meta);
+			if (questionnaire_loaded_at(db, q->row_id, loaded, sizeof loaded, err) == 0)
+				cJSON_AddStringToObject(o, "loaded_at", loaded);
 			cJSON_AddItemToArray(arr, o);
 		} else {
 			term_printf(stdout, "%-28s %-7lld %-9d %-7s %s\n", q->qid, (long long)q->version, q->nquestions,
@@ -174,7 +171,7 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0;
 	int64_t row;
 	struct db *db;
-	struct db_stmt *st;
+	char loaded[40];
 	struct questionnaire *q;
 
 	if (parse_flags(av, argc, argv, &json, NULL, &ind, err) != 0)
@@ -191,10 +188,8 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 		cJSON_AddStringToObject(o, "sha256", q->sha256);
 		cJSON_AddBoolToObject(o, "bundled", q->bundled);
-		st = db_prepare(db, err, "SELECT loaded_at FROM questionnaire WHERE id = ?", "i", row);
-		if (st != NULL && db_step(st) == DB_ROW)
-			cJSON_AddStringToObject(o, "loaded_at", col_text(st, 0));
-		db_finalize(st);
+		if (questionnaire_loaded_at(db, row, loaded, sizeof loaded, err) == 0)
+			cJSON_AddStringToObject(o, "loaded_at", loaded);
 		json_emit(o);
 		questionnaire_free(q);
 		return 0;
@@ -341,18 +336,18 @@ static const struct opt export_opts[] = {
 };
 
 static const struct cmd_entry questionnaire_subs[] = {
-	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL },
+	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL, NULL },
 	{ "show", "QUESTIONNAIRE[@VERSION]", opt_json_only, "show a questionnaire's questions", q_show,
-	  NULL },
+	  NULL, NULL },
 	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
-	  NULL },
-	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL },
+	  NULL, NULL },
+	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL, NULL },
 	{ "export", "QUESTIONNAIRE[@VERSION]", export_opts,
-	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_questionnaire_entry = {
 	"questionnaire", NULL, NULL, "the questionnaires assessments are answered against", NULL,
-	questionnaire_subs
+	questionnaire_subs, NULL
 };

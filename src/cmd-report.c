@@ -135,5 +135,5 @@ static const struct opt report_opts[] = {
 
 const struct cmd_entry cmd_report_entry = {
 	"report", "VENDOR", report_opts, "write a signed report bundle for a vendor",
-	cmd_report_exec, NULL
+	cmd_report_exec, NULL, NULL
 };

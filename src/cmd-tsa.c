@@ -132,15 +132,15 @@ static const struct opt url_opts[] = {
 
 static const struct cmd_entry tsa_subs[] = {
 	{ "trust", "CERT", opt_json_only, "trust a TSA's certificate (or its CA's) to attest times",
-	  tsa_trust_cmd, NULL },
+	  tsa_trust_cmd, NULL, NULL },
 	{ "list", NULL, opt_json_only, "list the trusted TSA certificates and the default TSA",
-	  tsa_list_cmd, NULL },
+	  tsa_list_cmd, NULL, NULL },
 	{ "url", "[URL]", url_opts, "show or set the TSA that report and audit checkpoint ask",
-	  tsa_url_cmd, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  tsa_url_cmd, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_tsa_entry = {
 	"tsa", NULL, NULL, "manage the time-stamping authorities that attest when a bundle existed",
-	NULL, tsa_subs
+	NULL, tsa_subs, NULL
 };

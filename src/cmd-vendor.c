@@ -123,8 +123,6 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	if (json) {
@@ -146,31 +144,20 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0;
 	int64_t id;
 	struct db *db;
-	struct db_stmt *st;
 	cJSON *o, *eps;
 
 	opt_begin(&p, av, argc, argv);
 	if (parse_vendor_opts(&p, &f, &json, err) != 0)
 		return err->code;
-	if (p.ind != argc - 1)
-		return usage_error(av, err, "vendor show needs exactly one NAME or ID");
-	if ((db = av_db(av, err)) == NULL)
+	id = p.target[0];
+	if ((db = av_db(av, err)) == NULL || vendor_json(db, id, &o, err) != 0)
 		return err->code;
-	if (target_resolve(db, TARGET_VENDOR, argv[p.ind], &id, err) != 0 || vendor_json(db, id, &o, err) != 0)
-		return err->code;
-	eps = cJSON_AddArrayToObject(o, "endpoint_list");
-	st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? ORDER BY name", "i", id);
-	if (st == NULL) {
+	/* Every endpoint of the vendor, archived ones too, by name. */
+	if (endpoint_list_json(db, id, 1, &eps, err) != 0) {
 		cJSON_Delete(o);
 		return err->code;
 	}
-	while (db_step(st) == DB_ROW) {
-		cJSON *e;
-
-		if (endpoint_json(db, db_col_int64(st, 0), &e, err) == 0)
-			cJSON_AddItemToArray(eps, e);
-	}
-	db_finalize(st);
+	cJSON_AddItemToObject(o, "endpoint_list", eps);
 	{
 		struct vendor_verdict v;
 
@@ -255,15 +242,16 @@ cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry vendor_subs[] = {
-	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL },
-	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL },
-	{ "show", "NAME|ID", show_opts, "show a vendor and its endpoints", vendor_show, NULL },
-	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL },
+	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL, NULL },
+	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL, ARGS_NONE },
+	{ "show", "NAME|ID", show_opts, "show a vendor and its endpoints", vendor_show, NULL,
+	  ARGS({ TARGET_VENDOR, 0 }) },
+	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL, NULL },
 	{ "archive", "NAME|ID", NULL, "archive a vendor and its endpoints (nothing is deleted)",
-	  cmd_vendor_archive, NULL },
-	{ NULL, NULL, NULL, NULL, NULL, NULL }
+	  cmd_vendor_archive, NULL, NULL },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
 const struct cmd_entry cmd_vendor_entry = {
-	"vendor", NULL, NULL, "manage the vendors under review", NULL, vendor_subs
+	"vendor", NULL, NULL, "manage the vendors under review", NULL, vendor_subs, NULL
 };

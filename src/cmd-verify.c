@@ -95,5 +95,5 @@ static const struct opt verify_opts[] = {
 };
 
 const struct cmd_entry cmd_verify_entry = {
-	"verify", "DIR", verify_opts, "verify a signed report bundle", cmd_verify_exec, NULL
+	"verify", "DIR", verify_opts, "verify a signed report bundle", cmd_verify_exec, NULL, NULL
 };

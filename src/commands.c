@@ -348,7 +348,7 @@ cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 /* ---- the option parser ---- */
 
 void
-opt_begin(struct opt_parser *p, const struct aivet *av, int argc, char **argv)
+opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv)
 {
 	const struct opt *o = av->cmd != NULL ? av->cmd->opts : NULL;
 	int n = 0;
@@ -425,6 +425,57 @@ option_suggest(const struct opt_parser *p, const char *word)
 	return name_suggest(typed, names, n);
 }
 
+/* Too few or too many positionals, worded alike for every command:
+ * "endpoint show needs exactly one VENDOR/NAME", "endpoint list takes at most
+ * one VENDOR", "... needs at least two RUN". */
+static int
+count_error(const struct aivet *av, int min, int max, int n, struct aerr *err)
+{
+	static const char *const count[] = { "no", "one", "two", "three", "four" };
+	char what[64];
+	size_t k = 0;
+
+	/* The usage line's targets without the brackets that mark one optional. */
+	for (const char *t = av->cmd->targets ? av->cmd->targets : "?"; *t && k + 1 < sizeof what; t++)
+		if (*t != '[' && *t != ']')
+			what[k++] = *t;
+	what[k] = '\0';
+	if (min == max)
+		return usage_error(av, err, "%s needs exactly %s %s", av->cmd_path, count[max], what);
+	if (n > max)
+		return usage_error(av, err, "%s takes at most %s %s", av->cmd_path, count[max], what);
+	return usage_error(av, err, "%s needs at least %s %s", av->cmd_path, count[min], what);
+}
+
+/* The positionals a command declared (its args[]): as many as it takes, in
+ * one wording for every command, and each target resolved to its id by the
+ * one resolver, which names an unknown one the same way everywhere. */
+static int
+declared_targets(struct opt_parser *p, struct aerr *err)
+{
+	const struct cmd_arg *a = p->av->cmd->args;
+	int n = p->argc - p->ind, min = 0, max = 0;
+	struct db *db = NULL;
+
+	for (; a[max].kind != TARGET_END; max++)
+		min += !a[max].optional;
+	if (max > CMD_ARGS_MAX)
+		die("%s: more than %d positionals declared", p->av->cmd_path, CMD_ARGS_MAX);
+	if (n < min || (n > max && max > 0))
+		return count_error(p->av, min, max, n, err);
+	if (n > max)
+		return usage_error(p->av, err, "unexpected argument '%s'", p->argv[p->ind + max]);
+	for (int i = 0; i < n; i++) {
+		if (a[i].kind == TARGET_WORD)
+			continue;
+		if (db == NULL && (db = av_db(p->av, err)) == NULL)
+			return err->code;
+		if (target_resolve(db, a[i].kind, p->argv[p->ind + i], &p->target[i], err) != 0)
+			return err->code;
+	}
+	return 0;
+}
+
 int
 opt_next(struct opt_parser *p, struct aerr *err)
 {
@@ -437,7 +488,7 @@ opt_next(struct opt_parser *p, struct aerr *err)
 	p->arg = optarg;
 	p->ind = optind;
 	if (c == -1)
-		return 0;
+		return p->av->cmd != NULL && p->av->cmd->args != NULL && declared_targets(p, err) != 0 ? -1 : 0;
 	word = p->argv[optind - 1];
 	if (c == ':') {
 		usage_error(p->av, err, "%s needs a value", word);

@@ -1,15 +1,59 @@
 /*
  * db-impl.h: what db.c, the query layer, shares with its two backends
- * (db-sqlite.c, db-pg.c). db.c dispatches each call on the database's kind;
- * a backend calls nothing of db.c, so the layers stay one-way.
+ * (db-sqlite.c, db-pg.c). Each backend fills one struct db_ops with its
+ * operations and every handle it opens points at it, so db.c calls through
+ * the table and never asks which backend it holds; a backend calls nothing of
+ * db.c, so the layers stay one-way.
  */
 #ifndef AIVET_DB_IMPL_H
 #define AIVET_DB_IMPL_H
 
 #include "db.h"
 
-struct db {
+/*
+ * One backend's operations. Statements use "?" parameters (SQLite's
+ * numbering); results and types are SQLite's codes (DB_ROW, DB_TEXT, ...).
+ * A bind's type is 'i' int64 (iv), 'd' double (dv), 't' text (p), 'b' blob
+ * (p, n) or 'n' NULL.
+ */
+struct db_ops {
 	enum db_kind kind;
+	void (*close)(struct db *db);
+	const char *(*errmsg)(struct db *db);
+	const char *(*sqlstate)(struct db *db);   /* "" when the backend has none */
+	int (*prepare)(struct db *db, const char *sql, struct db_stmt **out);
+	int (*script)(struct db *db, const char *sql, char **msg);
+	/* The new row's id after an INSERT, read from the connection (SQLite's
+	 * last rowid); NULL for a backend that has the INSERT return it
+	 * (insert_returning: PostgreSQL's RETURNING). */
+	int64_t (*insert_id)(struct db *db);
+	const char *insert_returning;
+	int (*changes)(struct db *db);
+	int (*autocommit)(struct db *db);
+	/* True when a statement failed inside the open transaction, which the
+	 * backend then will not commit (PostgreSQL); NULL when it goes on. */
+	int (*failed_transaction)(struct db *db);
+	/* What begins a write transaction, and what then runs inside it. */
+	const char *begin_sql, *begin_lock_sql;
+
+	int (*param_count)(struct db_stmt *st);
+	const char *(*sql)(struct db_stmt *st);
+	int (*bind)(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n);
+	int (*step)(struct db_stmt *st);
+	void (*reset)(struct db_stmt *st);
+	void (*finalize)(struct db_stmt *st);
+	int (*col_count)(struct db_stmt *st);
+	const char *(*col_name)(struct db_stmt *st, int i);
+	int (*col_type)(struct db_stmt *st, int i);
+	int64_t (*col_int64)(struct db_stmt *st, int i);
+	double (*col_double)(struct db_stmt *st, int i);
+	const char *(*col_text)(struct db_stmt *st, int i);
+	const void *(*col_blob)(struct db_stmt *st, int i);
+	int (*col_bytes)(struct db_stmt *st, int i);
+};
+
+struct db {
+	const struct db_ops *ops;
 	void *h;          /* sqlite3 * or PGconn * */
 	char *msg;        /* the last error (PostgreSQL) */
 	char *sqlstate;   /* its SQLSTATE, "" when none */
@@ -20,63 +64,16 @@ struct db {
 	size_t nkept;
 };
 
-struct pg_stmt;
 struct db_stmt {
 	struct db *db;
-	void *h;          /* sqlite3_stmt *, or a struct pg_stmt * */
+	void *h;          /* sqlite3_stmt *, or a db-pg.c's struct pg_stmt * */
 	char *kept_sql;   /* non-NULL: kept by the db; db_finalize resets it instead */
 	int lent;         /* a kept statement now in a caller's hands */
 };
 
-/* ---- SQLite (db-sqlite.c) ---- */
-int lite_open(const char *path, struct db **out, struct aerr *err);
+/* Opening makes the handle, so it comes before the table. */
+int lite_open(const char *path, struct db **out, struct aerr *err);   /* db-sqlite.c */
 int lite_open_raw(const char *path, struct db **out);
-void lite_close(struct db *db);
-const char *lite_errmsg(struct db *db);
-int lite_prepare(struct db *db, const char *sql, struct db_stmt **out);
-int lite_script(struct db *db, const char *sql, char **msg);
-int lite_param_count(struct db_stmt *st);
-const char *lite_sql(struct db_stmt *st);
-int lite_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n);
-int lite_step(struct db_stmt *st);
-void lite_reset(struct db_stmt *st);
-void lite_finalize(struct db_stmt *st);
-int lite_col_count(struct db_stmt *st);
-const char *lite_col_name(struct db_stmt *st, int i);
-int lite_col_type(struct db_stmt *st, int i);
-int64_t lite_col_int64(struct db_stmt *st, int i);
-double lite_col_double(struct db_stmt *st, int i);
-const char *lite_col_text(struct db_stmt *st, int i);
-const void *lite_col_blob(struct db_stmt *st, int i);
-int lite_col_bytes(struct db_stmt *st, int i);
-int64_t lite_insert_id(struct db *db);
-int lite_changes(struct db *db);
-int lite_autocommit(struct db *db);
-
-/* ---- PostgreSQL (db-pg.c) ---- */
-int pgb_open(const char *uri, struct db **out, struct aerr *err);
-void pgb_close(struct db *db);
-const char *pgb_errmsg(struct db *db);
-const char *pgb_sqlstate(struct db *db);
-int pgb_prepare(struct db *db, const char *sql, struct db_stmt **out);
-int pgb_script(struct db *db, const char *sql, char **msg);
-int pgb_param_count(struct db_stmt *st);
-const char *pgb_sql(struct db_stmt *st);
-int pgb_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n);
-int pgb_step(struct db_stmt *st);
-void pgb_reset(struct db_stmt *st);
-void pgb_finalize(struct db_stmt *st);
-int pgb_col_count(struct db_stmt *st);
-const char *pgb_col_name(struct db_stmt *st, int i);
-int pgb_col_type(struct db_stmt *st, int i);
-int64_t pgb_col_int64(struct db_stmt *st, int i);
-double pgb_col_double(struct db_stmt *st, int i);
-const char *pgb_col_text(struct db_stmt *st, int i);
-const void *pgb_col_blob(struct db_stmt *st, int i);
-int pgb_col_bytes(struct db_stmt *st, int i);
-int64_t pgb_insert_id(struct db *db);
-int pgb_changes(struct db *db);
-int pgb_autocommit(struct db *db);
-int pgb_failed_transaction(struct db *db);   /* a statement failed inside the open transaction */
+int pgb_open(const char *uri, struct db **out, struct aerr *err);      /* db-pg.c */
 
 #endif

@@ -20,6 +20,7 @@
 #include "db-impl.h"
 
 #define CONN(db) ((PGconn *)(db)->h)
+static const struct db_ops pg_ops;
 
 /* Type OIDs from PostgreSQL's catalog (pg_type.dat), stable across versions. */
 enum {
@@ -104,7 +105,7 @@ pgb_open(const char *uri, struct db **out, struct aerr *err)
 	    "SET aivet.writing = 'on'");
 	PQclear(r);
 	db = xcalloc(1, sizeof *db);
-	db->kind = DB_KIND_PG;
+	db->ops = &pg_ops;
 	db->h = c;
 	db->msg = xstrdup("");
 	db->sqlstate = xstrdup("");
@@ -112,7 +113,7 @@ pgb_open(const char *uri, struct db **out, struct aerr *err)
 	return 0;
 }
 
-void
+static void
 pgb_close(struct db *db)
 {
 	PQfinish(CONN(db));
@@ -121,13 +122,13 @@ pgb_close(struct db *db)
 	free(db);
 }
 
-const char *
+static const char *
 pgb_errmsg(struct db *db)
 {
 	return db->msg;
 }
 
-const char *
+static const char *
 pgb_sqlstate(struct db *db)
 {
 	return db->sqlstate;
@@ -344,7 +345,7 @@ pg_sql(const char *sql, int *nparams, int *nargs, int **argmap)
 
 /* ---- statements ---- */
 
-int
+static int
 pgb_prepare(struct db *db, const char *sql, struct db_stmt **out)
 {
 	struct pg_stmt *ps = xcalloc(1, sizeof *ps);
@@ -363,13 +364,13 @@ pgb_prepare(struct db *db, const char *sql, struct db_stmt **out)
 	return DB_OK;
 }
 
-int
+static int
 pgb_param_count(struct db_stmt *st)
 {
 	return PS(st)->nargs;
 }
 
-const char *
+static const char *
 pgb_sql(struct db_stmt *st)
 {
 	return PS(st)->orig;
@@ -454,7 +455,7 @@ text_from_server(const char *v)
 	return (char *)b.data;
 }
 
-int
+static int
 pgb_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
 {
 	struct pg_stmt *ps = PS(st);
@@ -513,7 +514,7 @@ clear_row(struct pg_stmt *ps)
 	}
 }
 
-void
+static void
 pgb_reset(struct db_stmt *st)
 {
 	struct pg_stmt *ps = PS(st);
@@ -525,7 +526,7 @@ pgb_reset(struct db_stmt *st)
 	ps->row = ps->nrows = 0;
 }
 
-void
+static void
 pgb_finalize(struct db_stmt *st)
 {
 	struct pg_stmt *ps = PS(st);
@@ -577,7 +578,7 @@ run(struct db_stmt *st)
 	return DB_OK;
 }
 
-int
+static int
 pgb_step(struct db_stmt *st)
 {
 	struct pg_stmt *ps = PS(st);
@@ -604,19 +605,19 @@ have_value(struct db_stmt *st, int i)
 	    !PQgetisnull(ps->res, ps->row, i);
 }
 
-int
+static int
 pgb_col_count(struct db_stmt *st)
 {
 	return PS(st)->res ? PQnfields(PS(st)->res) : 0;
 }
 
-const char *
+static const char *
 pgb_col_name(struct db_stmt *st, int i)
 {
 	return PS(st)->res ? PQfname(PS(st)->res, i) : NULL;
 }
 
-int
+static int
 pgb_col_type(struct db_stmt *st, int i)
 {
 	struct pg_stmt *ps = PS(st);
@@ -679,7 +680,7 @@ load_blob(struct db_stmt *st, int i)
 	}
 }
 
-const char *
+static const char *
 pgb_col_text(struct db_stmt *st, int i)
 {
 	struct pg_stmt *ps = PS(st);
@@ -706,7 +707,7 @@ pgb_col_text(struct db_stmt *st, int i)
 	}
 }
 
-const void *
+static const void *
 pgb_col_blob(struct db_stmt *st, int i)
 {
 	struct pg_stmt *ps = PS(st);
@@ -720,7 +721,7 @@ pgb_col_blob(struct db_stmt *st, int i)
 	return pgb_col_text(st, i);
 }
 
-int
+static int
 pgb_col_bytes(struct db_stmt *st, int i)
 {
 	struct pg_stmt *ps = PS(st);
@@ -734,7 +735,7 @@ pgb_col_bytes(struct db_stmt *st, int i)
 	return (int)strlen(pgb_col_text(st, i));
 }
 
-int64_t
+static int64_t
 pgb_col_int64(struct db_stmt *st, int i)
 {
 	const char *v = pgb_col_text(st, i);
@@ -746,7 +747,7 @@ pgb_col_int64(struct db_stmt *st, int i)
 	return strtoll(v, NULL, 10);
 }
 
-double
+static double
 pgb_col_double(struct db_stmt *st, int i)
 {
 	const char *v = pgb_col_text(st, i);
@@ -756,7 +757,7 @@ pgb_col_double(struct db_stmt *st, int i)
 
 /* ---- the connection ---- */
 
-int
+static int
 pgb_script(struct db *db, const char *sql, char **msg)
 {
 	/* Run as written: scripts are migrations and statements without parameters,
@@ -778,32 +779,52 @@ pgb_script(struct db *db, const char *sql, char **msg)
 	return DB_OK;
 }
 
-int64_t
-pgb_insert_id(struct db *db)
-{
-	PGresult *r = PQexec(CONN(db), "SELECT lastval()");
-	int64_t id = 0;
-
-	if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1)
-		id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-	PQclear(r);
-	return id;
-}
-
-int
+static int
 pgb_changes(struct db *db)
 {
 	return db->changes;
 }
 
-int
+static int
 pgb_autocommit(struct db *db)
 {
 	return PQtransactionStatus(CONN(db)) == PQTRANS_IDLE;
 }
 
-int
+static int
 pgb_failed_transaction(struct db *db)
 {
 	return PQtransactionStatus(CONN(db)) == PQTRANS_INERROR;
 }
+
+static const struct db_ops pg_ops = {
+	.kind = DB_KIND_PG,
+	.close = pgb_close,
+	.errmsg = pgb_errmsg,
+	.sqlstate = pgb_sqlstate,
+	.prepare = pgb_prepare,
+	.script = pgb_script,
+	/* The row says its id: a sequence's lastval() may be a trigger's row's. */
+	.insert_returning = " RETURNING id",
+	.changes = pgb_changes,
+	.autocommit = pgb_autocommit,
+	.failed_transaction = pgb_failed_transaction,
+	/* The audit chain's advisory lock: one writer at a time appends to it (its
+	 * head is read, then the next entry written), as SQLite's one write lock gives. */
+	.begin_sql = "BEGIN",
+	.begin_lock_sql = "SELECT pg_advisory_xact_lock(1634301541)",
+	.param_count = pgb_param_count,
+	.sql = pgb_sql,
+	.bind = pgb_bind,
+	.step = pgb_step,
+	.reset = pgb_reset,
+	.finalize = pgb_finalize,
+	.col_count = pgb_col_count,
+	.col_name = pgb_col_name,
+	.col_type = pgb_col_type,
+	.col_int64 = pgb_col_int64,
+	.col_double = pgb_col_double,
+	.col_text = pgb_col_text,
+	.col_blob = pgb_col_blob,
+	.col_bytes = pgb_col_bytes,
+};

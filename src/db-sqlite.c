@@ -19,6 +19,7 @@
 #define BUSY_TIMEOUT_MS 30000
 
 #define LITE(db) ((sqlite3 *)(db)->h)
+static const struct db_ops lite_ops;
 #define STMT(st) ((sqlite3_stmt *)(st)->h)
 
 /* aivet_writing() in SQL: true on aivet's own connections only. */
@@ -44,7 +45,7 @@ wrap(sqlite3 *h)
 {
 	struct db *db = xcalloc(1, sizeof *db);
 
-	db->kind = DB_KIND_SQLITE;
+	db->ops = &lite_ops;
 	db->h = h;
 	return db;
 }
@@ -164,20 +165,20 @@ lite_open(const char *path, struct db **out, struct aerr *err)
 	return 0;
 }
 
-void
+static void
 lite_close(struct db *db)
 {
 	sqlite3_close_v2(LITE(db));
 	free(db);
 }
 
-const char *
+static const char *
 lite_errmsg(struct db *db)
 {
 	return sqlite3_errmsg(LITE(db));
 }
 
-int
+static int
 lite_prepare(struct db *db, const char *sql, struct db_stmt **out)
 {
 	sqlite3_stmt *h = NULL;
@@ -192,7 +193,7 @@ lite_prepare(struct db *db, const char *sql, struct db_stmt **out)
 	return DB_OK;
 }
 
-int
+static int
 lite_script(struct db *db, const char *sql, char **msg)
 {
 	char *m = NULL;
@@ -204,19 +205,19 @@ lite_script(struct db *db, const char *sql, char **msg)
 	return rc;
 }
 
-int
+static int
 lite_param_count(struct db_stmt *st)
 {
 	return sqlite3_bind_parameter_count(STMT(st));
 }
 
-const char *
+static const char *
 lite_sql(struct db_stmt *st)
 {
 	return sqlite3_sql(STMT(st));
 }
 
-int
+static int
 lite_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
 {
 	switch (type) {
@@ -233,87 +234,122 @@ lite_bind(struct db_stmt *st, int i, char type, int64_t iv, double dv, const voi
 	}
 }
 
-int
+static int
 lite_step(struct db_stmt *st)
 {
 	return sqlite3_step(STMT(st));
 }
 
-void
+static void
 lite_reset(struct db_stmt *st)
 {
 	sqlite3_reset(STMT(st));
 }
 
-int
+static int
 lite_col_count(struct db_stmt *st)
 {
 	return sqlite3_column_count(STMT(st));
 }
 
-const char *
+static const char *
 lite_col_name(struct db_stmt *st, int i)
 {
 	return sqlite3_column_name(STMT(st), i);
 }
 
-int
+static int
 lite_col_type(struct db_stmt *st, int i)
 {
 	return sqlite3_column_type(STMT(st), i);
 }
 
-int64_t
+static int64_t
 lite_col_int64(struct db_stmt *st, int i)
 {
 	return sqlite3_column_int64(STMT(st), i);
 }
 
-double
+static double
 lite_col_double(struct db_stmt *st, int i)
 {
 	return sqlite3_column_double(STMT(st), i);
 }
 
-const void *
+static const void *
 lite_col_blob(struct db_stmt *st, int i)
 {
 	return sqlite3_column_blob(STMT(st), i);
 }
 
-int
+static int
 lite_col_bytes(struct db_stmt *st, int i)
 {
 	return sqlite3_column_bytes(STMT(st), i);
 }
 
-int64_t
+static int64_t
 lite_insert_id(struct db *db)
 {
 	return sqlite3_last_insert_rowid(LITE(db));
 }
 
-int
+static int
 lite_changes(struct db *db)
 {
 	return sqlite3_changes(LITE(db));
 }
 
-int
+static const char *
+lite_sqlstate(struct db *db)
+{
+	(void)db;
+	return "";
+}
+
+static int
 lite_autocommit(struct db *db)
 {
 	return sqlite3_get_autocommit(LITE(db));
 }
 
-const char *
+static const char *
 lite_col_text(struct db_stmt *st, int i)
 {
 	return (const char *)sqlite3_column_text(STMT(st), i);
 }
 
-void
+static void
 lite_finalize(struct db_stmt *st)
 {
 	sqlite3_finalize(STMT(st));
 	free(st);
 }
+
+static const struct db_ops lite_ops = {
+	.kind = DB_KIND_SQLITE,
+	.close = lite_close,
+	.errmsg = lite_errmsg,
+	.sqlstate = lite_sqlstate,
+	.prepare = lite_prepare,
+	.script = lite_script,
+	.insert_id = lite_insert_id,
+	.changes = lite_changes,
+	.autocommit = lite_autocommit,
+	/* The write lock up front, so the busy timeout applies before anything is read. */
+	.begin_sql = "BEGIN IMMEDIATE",
+	.param_count = lite_param_count,
+	.sql = lite_sql,
+	.bind = lite_bind,
+	.step = lite_step,
+	.reset = lite_reset,
+	.finalize = lite_finalize,
+	.col_count = lite_col_count,
+	.col_name = lite_col_name,
+	.col_type = lite_col_type,
+	.col_int64 = lite_col_int64,
+	.col_double = lite_col_double,
+	.col_text = lite_col_text,
+	.col_blob = lite_col_blob,
+	.col_bytes = lite_col_bytes,
+};

@@ -10,28 +10,31 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "aivet.h"
 #include "db-impl.h"
+#include "severity.h"
 
-#define IS_PG(db) ((db)->kind == DB_KIND_PG)
+#define IS_PG(db) ((db)->ops->kind == DB_KIND_PG)
+#define OPS(st) ((st)->db->ops)
 
 enum db_kind
 db_kind(const struct db *db)
 {
-	return db->kind;
+	return db->ops->kind;
 }
 
 const char *
 db_errmsg(struct db *db)
 {
-	return IS_PG(db) ? pgb_errmsg(db) : lite_errmsg(db);
+	return db->ops->errmsg(db);
 }
 
 const char *
 db_sqlstate(struct db *db)
 {
-	return IS_PG(db) ? pgb_sqlstate(db) : "";
+	return db->ops->sqlstate(db);
 }
 
 /* A PostgreSQL refusal for want of a privilege is the user's to fix (a role
@@ -57,54 +60,49 @@ db_err(struct db *db, struct aerr *err, const char *what)
 int
 db_prepare_raw(struct db *db, const char *sql, struct db_stmt **out)
 {
-	return IS_PG(db) ? pgb_prepare(db, sql, out) : lite_prepare(db, sql, out);
+	return db->ops->prepare(db, sql, out);
 }
 
 int
 db_script(struct db *db, const char *sql, char **msg)
 {
-	return IS_PG(db) ? pgb_script(db, sql, msg) : lite_script(db, sql, msg);
+	return db->ops->script(db, sql, msg);
 }
-
-#define ST_PG(st) IS_PG((st)->db)
 
 int
 db_step(struct db_stmt *st)
 {
-	return ST_PG(st) ? pgb_step(st) : lite_step(st);
+	return OPS(st)->step(st);
 }
 
 void
 db_reset(struct db_stmt *st)
 {
-	if (ST_PG(st))
-		pgb_reset(st);
-	else
-		lite_reset(st);
+	OPS(st)->reset(st);
 }
 
 int
 db_col_count(struct db_stmt *st)
 {
-	return ST_PG(st) ? pgb_col_count(st) : lite_col_count(st);
+	return OPS(st)->col_count(st);
 }
 
 const char *
 db_col_name(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_name(st, i) : lite_col_name(st, i);
+	return OPS(st)->col_name(st, i);
 }
 
 int
 db_col_type(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_type(st, i) : lite_col_type(st, i);
+	return OPS(st)->col_type(st, i);
 }
 
 int64_t
 db_col_int64(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_int64(st, i) : lite_col_int64(st, i);
+	return OPS(st)->col_int64(st, i);
 }
 
 int
@@ -116,49 +114,44 @@ db_col_int(struct db_stmt *st, int i)
 double
 db_col_double(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_double(st, i) : lite_col_double(st, i);
+	return OPS(st)->col_double(st, i);
 }
 
 const char *
 db_col_text(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_text(st, i) : lite_col_text(st, i);
+	return OPS(st)->col_text(st, i);
 }
 
 const void *
 db_col_blob(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_blob(st, i) : lite_col_blob(st, i);
+	return OPS(st)->col_blob(st, i);
 }
 
 int
 db_col_bytes(struct db_stmt *st, int i)
 {
-	return ST_PG(st) ? pgb_col_bytes(st, i) : lite_col_bytes(st, i);
+	return OPS(st)->col_bytes(st, i);
 }
 
-int64_t
-db_insert_id(struct db *db)
-{
-	return IS_PG(db) ? pgb_insert_id(db) : lite_insert_id(db);
-}
 
 int
 db_changes(struct db *db)
 {
-	return IS_PG(db) ? pgb_changes(db) : lite_changes(db);
+	return db->ops->changes(db);
 }
 
 int
 db_autocommit(struct db *db)
 {
-	return IS_PG(db) ? pgb_autocommit(db) : lite_autocommit(db);
+	return db->ops->autocommit(db);
 }
 
 static int
 bind_one(struct db_stmt *st, int i, char type, int64_t iv, double dv, const void *p, size_t n)
 {
-	return ST_PG(st) ? pgb_bind(st, i, type, iv, dv, p, n) : lite_bind(st, i, type, iv, dv, p, n);
+	return OPS(st)->bind(st, i, type, iv, dv, p, n);
 }
 
 int
@@ -194,10 +187,7 @@ db_finalize(struct db_stmt *st)
 		st->lent = 0;
 		return;
 	}
-	if (ST_PG(st))
-		pgb_finalize(st);
-	else
-		lite_finalize(st);
+	OPS(st)->finalize(st);
 }
 
 const char *
@@ -211,13 +201,13 @@ col_text(struct db_stmt *st, int i)
 static int
 param_count(struct db_stmt *st)
 {
-	return ST_PG(st) ? pgb_param_count(st) : lite_param_count(st);
+	return OPS(st)->param_count(st);
 }
 
 static const char *
 stmt_sql(struct db_stmt *st)
 {
-	return ST_PG(st) ? pgb_sql(st) : lite_sql(st);
+	return OPS(st)->sql(st);
 }
 
 static int
@@ -350,6 +340,41 @@ db_exec(struct db *db, struct aerr *err, const char *sql, const char *fmt, ...)
 	return 0;
 }
 
+/* The id comes back with the row where the backend can say it (PostgreSQL's
+ * RETURNING: lastval() would give the id of whatever a trigger inserted last);
+ * otherwise the connection gives the last row it inserted (SQLite's rowid,
+ * which a trigger's own inserts leave as it was). */
+int
+db_insert(struct db *db, int64_t *id, struct aerr *err, const char *sql, const char *fmt, ...)
+{
+	const char *ret = db->ops->insert_returning;
+	char *q = ret != NULL ? xasprintf("%s%s", sql, ret) : NULL;
+	struct db_stmt *st;
+	va_list ap;
+	int rc;
+
+	if (strncasecmp(sql, "INSERT INTO ", 12) != 0)
+		die("db: db_insert needs a plain INSERT: %s", sql);
+	*id = 0;
+	va_start(ap, fmt);
+	st = prepare_v(db, err, q != NULL ? q : sql, fmt, ap);
+	va_end(ap);
+	free(q);
+	if (st == NULL)
+		return AV_RUNTIME;
+	while ((rc = db_step(st)) == DB_ROW)
+		*id = db_col_int64(st, 0);
+	if (rc != DB_DONE) {
+		db_err(db, err, "write");
+		db_finalize(st);
+		return AV_RUNTIME;
+	}
+	db_finalize(st);
+	if (ret == NULL)
+		*id = db->ops->insert_id(db);
+	return 0;
+}
+
 /* One bound argument of db_write, kept so each statement binds what it names. */
 struct write_arg {
 	char type;
@@ -430,7 +455,7 @@ db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id,
 	for (int i = 0; rc == 0 && i < 5 && w->sqlite[i] != NULL; i++) {
 		rc = write_one(db, err, w->sqlite[i], args, nargs, NULL);
 		if (rc == 0 && id != NULL && i + 1 == w->id_from)
-			*id = db_insert_id(db);
+			*id = db->ops->insert_id(db);   /* SQLite: the statement's row */
 		else if (rc == 0 && id != NULL && w->id_from == 0)
 			*id = db_changes(db);
 	}
@@ -502,17 +527,12 @@ db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const cha
 	return -1;
 }
 
-/* The key of the advisory lock every PostgreSQL write transaction holds: one
- * writer at a time appends to the audit chain (its head is read, then the next
- * entry written), as SQLite's one write lock gives. */
-#define PG_WRITE_LOCK "SELECT pg_advisory_xact_lock(1634301541)"
-
 int
 db_begin(struct db *db, struct aerr *err)
 {
-	if (db_script(db, IS_PG(db) ? "BEGIN" : "BEGIN IMMEDIATE", NULL) != DB_OK)
+	if (db_script(db, db->ops->begin_sql, NULL) != DB_OK)
 		return db_err(db, err, "begin");
-	if (IS_PG(db) && db_script(db, PG_WRITE_LOCK, NULL) != DB_OK) {
+	if (db->ops->begin_lock_sql != NULL && db_script(db, db->ops->begin_lock_sql, NULL) != DB_OK) {
 		db_err(db, err, "begin");
 		db_rollback(db);
 		return err->code;
@@ -525,7 +545,7 @@ db_commit(struct db *db, struct aerr *err)
 {
 	/* PostgreSQL abandons a transaction at its first failed statement, where
 	 * SQLite goes on: COMMIT would then quietly roll it all back. */
-	if (IS_PG(db) && pgb_failed_transaction(db)) {
+	if (db->ops->failed_transaction != NULL && db->ops->failed_transaction(db)) {
 		db_rollback(db);
 		return aerr_set(err, AV_RUNTIME, "database: commit: a statement of the transaction "
 		    "failed (%s); nothing was written", db_errmsg(db));
@@ -590,6 +610,34 @@ db_user_version(struct db *db, int64_t *out, struct aerr *err)
 	return 0;
 }
 
+/* PostgreSQL's severity_rank() reads the table aivet_severity
+ * (db/pg/010-severity.sql), which holds the order of severity.h: each
+ * migration aivet applies refills it in its own transaction, so the server
+ * sorts findings as the C code does. (SQLite's is a function db-sqlite.c
+ * registers.) A change to the order therefore comes with a migration. */
+static int
+severity_fill(struct db *db, struct aerr *err)
+{
+#define SEV_NAME(id, name) name,
+	static const char *const names[] = { SEVERITIES(SEV_NAME) };
+#undef SEV_NAME
+	int64_t exists = 0;
+
+	if (!IS_PG(db))
+		return 0;
+	if (db_int(db, &exists, err, "SELECT to_regclass('aivet_severity') IS NOT NULL", NULL) < 0)
+		return err->code;
+	if (!exists)
+		return 0;
+	if (db_exec(db, err, "DELETE FROM aivet_severity", NULL) != 0)
+		return err->code;
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (db_exec(db, err, "INSERT INTO aivet_severity (rank, name) VALUES (?, ?)", "it", (int64_t)i,
+		    names[i]) != 0)
+			return err->code;
+	return 0;
+}
+
 static int
 apply_migration(struct db *db, const struct embedded_file *m, int version, struct aerr *err)
 {
@@ -611,6 +659,12 @@ apply_migration(struct db *db, const struct embedded_file *m, int version, struc
 	} else if (db_script(db, sql, &msg) != DB_OK || db_script(db, bump, &msg) != DB_OK) {
 		rc = aerr_set(err, AV_RUNTIME, "migration %s failed: %s", m->name, msg ? msg : "?");
 		free(msg);
+		db_rollback(db);
+	} else if (severity_fill(db, err) != 0) {
+		char why[sizeof err->msg];
+
+		snprintf(why, sizeof why, "%s", err->msg);
+		rc = aerr_set(err, AV_RUNTIME, "migration %s failed: %s", m->name, why);
 		db_rollback(db);
 	} else {
 		rc = db_commit(db, err);
@@ -691,10 +745,7 @@ db_close(struct db *db)
 	free(db->kept);
 	db->kept = NULL;
 	db->nkept = 0;
-	if (IS_PG(db))
-		pgb_close(db);
-	else
-		lite_close(db);
+	db->ops->close(db);
 }
 
 /* A server's address as messages show it: the URI without its password. */

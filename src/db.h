@@ -4,9 +4,10 @@
  * an SQLite file (the embedded default) or on a PostgreSQL server. Statements
  * use "?" parameters bound from a format string (db_exec, db_prepare, db_int);
  * rows are stepped and read by column as SQLite's API does, with the same
- * result and type codes. What differs between the two SQL dialects is rewritten
- * in one place, db-pg.c ("?" as $n, INSERT OR IGNORE, a IS NOT b); db_kind()
- * says which store a handle is on, for the little that cannot be written alike.
+ * result and type codes. What differs between the two SQL dialects is
+ * rewritten by db-pg.c as a statement is prepared; what differs between the
+ * backends is a member of struct db_ops (db-impl.h), which each one fills;
+ * db_kind() says which store a handle is on, for the little SQL that differs.
  */
 #ifndef AIVET_DB_H
 #define AIVET_DB_H
@@ -93,10 +94,10 @@ int db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err);
 /* The name among the first column of st's rows that typed most likely meant
  * (name_suggest), copied into out; NULL when none. Finalizes st (NULL is fine). */
 const char *db_suggest(struct db_stmt *st, const char *typed, char *out, size_t n);
-/* The id the last INSERT gave its row (SQLite: last_insert_rowid; PostgreSQL:
- * lastval(), the session's last sequence value, so an INSERT into a table with an
- * id column must be the last thing before it). */
-int64_t db_insert_id(struct db *db);
+/* Runs an INSERT of one row ("INSERT INTO t (...) VALUES (...)", bound as
+ * db_exec) and gives the id of that row: SQLite's rowid, PostgreSQL's
+ * "RETURNING id", never another row's that a trigger inserted. 0 or AV_RUNTIME. */
+int db_insert(struct db *db, int64_t *id, struct aerr *err, const char *sql, const char *fmt, ...);
 int db_changes(struct db *db);   /* rows the last statement changed */
 /* The login a PostgreSQL connection acts as (session_user), into out. */
 int db_session_user(struct db *db, char *out, size_t n, struct aerr *err);

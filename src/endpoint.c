@@ -204,12 +204,11 @@ endpoint_add(struct db *db, const char *actor, const char *vendor, const struct 
 	}
 	now_iso(at);
 	opts = f.options ? cJSON_PrintUnformatted(f.options) : NULL;
-	if (db_exec(db, err, "INSERT INTO endpoint (vendor_id, name, api, url, model, context_tokens, "
+	if (db_insert(db, &id, err, "INSERT INTO endpoint (vendor_id, name, api, url, model, context_tokens, "
 	    "allow_insecure_http, price_in_per_mtok, price_out_per_mtok, options, created_at, updated_at) "
 	    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?)", "ittttiinnttt", vid, f.name, f.api, f.url,
 	    f.model, f.context, (int64_t)f.insecure, opts, at, at) != 0)
 		goto fail;
-	id = db_insert_id(db);
 	if (apply_prices(db, id, &f, err) != 0)
 		goto fail;
 	d = cJSON_CreateObject();

@@ -59,10 +59,9 @@ blob_seal_record(struct db *db, const char *actor, const char *sha, size_t len, 
 
 	sha256_hex(box, n, box_sha);
 	now_iso(at);
-	if (db_exec(db, err, "INSERT INTO blob_seal (sha256, size, data_sha256, sealed_at) VALUES (?,?,?,?)",
+	if (db_insert(db, &id, err, "INSERT INTO blob_seal (sha256, size, data_sha256, sealed_at) VALUES (?,?,?,?)",
 	    "titt", sha, (int64_t)len, box_sha, at) != 0)
 		return err->code;
-	id = db_insert_id(db);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "sha256", sha);
 	cJSON_AddStringToObject(d, "box_sha256", box_sha);

@@ -37,7 +37,7 @@ static const struct opt global_opts[] = {
 /* The options before the command, declared as a command's are. */
 static const struct cmd_entry global_entry = {
 	"aivet", NULL, global_opts, "Vets hosted AI inference vendors: assess, probe, prove.", NULL,
-	NULL
+	NULL, NULL
 };
 
 static void

@@ -1525,6 +1525,20 @@ questionnaires_sync(struct db *db, const char *actor, struct aerr *err)
 }
 
 int
+questionnaire_loaded_at(struct db *db, int64_t row_id, char *out, size_t n, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT loaded_at FROM questionnaire WHERE id = ?", "i", row_id);
+
+	*out = '\0';
+	if (st == NULL)
+		return err->code;
+	if (db_step(st) == DB_ROW)
+		snprintf(out, n, "%s", col_text(st, 0));
+	db_finalize(st);
+	return 0;
+}
+
+int
 questionnaire_lookup(struct db *db, const char *ref, int64_t *row_id, struct aerr *err)
 {
 	const char *at = strchr(ref, '@');

@@ -108,6 +108,9 @@ int questionnaire_lookup(struct db *db, const char *ref, int64_t *row_id, struct
  * all), by id and version, as "questionnaire list" shows them; *ids is the caller's to free. */
 int questionnaire_ids(struct db *db, int all, int64_t **ids, size_t *n, struct aerr *err);
 int questionnaire_load(struct db *db, int64_t row_id, struct questionnaire **out, struct aerr *err);
+/* When the stored questionnaire row_id was loaded (ISO 8601) into out; "" when
+ * the row has no time. */
+int questionnaire_loaded_at(struct db *db, int64_t row_id, char *out, size_t n, struct aerr *err);
 
 /* ---- answer values (stored as JSON text in answer.value) ---- */
 

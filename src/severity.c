@@ -8,9 +8,9 @@
 
 #include "severity.h"
 
-static const char *const severity_names[SEV_COUNT] = {
-	"info", "low", "medium", "high", "critical",
-};
+#define SEV_NAME(id, name) name,
+static const char *const severity_names[SEV_COUNT] = { SEVERITIES(SEV_NAME) };
+#undef SEV_NAME
 
 const char *
 severity_name(enum severity s)

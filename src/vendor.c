@@ -289,11 +289,10 @@ vendor_add(struct db *db, const char *actor, const struct vendor_input *in, int6
 		    (long long)exists);
 	}
 	now_iso(at);
-	if (db_exec(db, err, "INSERT INTO vendor (name, criticality, contact, notes, created_at, "
+	if (db_insert(db, id, err, "INSERT INTO vendor (name, criticality, contact, notes, created_at, "
 	    "updated_at) VALUES (?,?,?,?,?,?)", "titttt", in->name, criticality, in->contact,
 	    in->notes, at, at) != 0)
 		goto fail;
-	*id = db_insert_id(db);
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "name", in->name);
 	cJSON_AddNumberToObject(d, "criticality", (double)criticality);

@@ -64,6 +64,24 @@ check_refused "--context: 0 is out of range (1 to 1099511627776)" \
 	endpoint add Acme --name x --api openai --url https://x.example --model m --context 0
 check_refused "endpoint 'Acme' must be written VENDOR/NAME" endpoint show Acme
 check_refused "unknown endpoint 'Acme/nope' (see 'aivet endpoint list')" endpoint show Acme/nope
+# Positionals the command declares, counted by the framework in one wording.
+show="aivet: endpoint show needs exactly one VENDOR/NAME
+usage: aivet endpoint show VENDOR/NAME [--json]"
+list="aivet: endpoint list takes at most one VENDOR
+usage: aivet endpoint list [VENDOR] [--all] [--json]"
+run endpoint show
+is "$rc:$errout" "2:$show" "endpoint show without its target"
+run endpoint show Acme/production Acme/production
+is "$rc:$errout" "2:$show" "endpoint show with two"
+run endpoint list Acme Acme
+is "$rc:$errout" "2:$list" "endpoint list with two vendors"
+check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" endpoint list Nope
+run probe runs Acme Acme
+is "$rc:$errout" "2:aivet: probe runs takes at most one VENDOR
+usage: aivet probe runs [VENDOR] [--json]" "probe runs with two vendors"
+check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" probe runs Nope
+run probe runs Acme
+is "$rc:$out" "0:no probe runs" "probe runs of a vendor"
 check_refused "--url: plain http to api.example.com would send credentials unencrypted; use https, or --allow-insecure-http if you really mean it" \
 	endpoint edit Acme/production --url http://api.example.com
 check_refused "--url: plain http to inference.lan would send credentials unencrypted; use https, or --allow-insecure-http if you really mean it" \

@@ -37,6 +37,12 @@ run incident open acme --title t --at 2026-03-01T00:00:00Z
 is "$(echo "$errout" | head -1)" "aivet: --at is not an option here" "an option of another subcommand"
 run incident open nobody --title t
 is "$errout" "aivet: unknown vendor 'nobody' (see 'aivet vendor list')" "unknown vendor"
+run incident list acme
+is "$rc:$(echo "$errout" | head -1)" "2:aivet: unexpected argument 'acme'" "incident list takes no target (--vendor does)"
+run incident open --title t
+is "$rc:$(echo "$errout" | head -1)" "2:aivet: incident open needs exactly one VENDOR" "a vendor is needed"
+run incident open acme acme --title t
+is "$rc:$(echo "$errout" | head -1)" "2:aivet: incident open needs exactly one VENDOR" "one vendor only"
 is "$(db_snapshot)" "$snap" "refused opens changed nothing"
 
 # ---- open and show ----

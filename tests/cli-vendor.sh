@@ -46,6 +46,14 @@ check_refused "vendor 'Acme' already exists (id 1)" vendor add Acme
 check_refused "--criticality: 5 is out of range (0 to 4)" vendor add Gamma --criticality 5
 check_refused "--criticality: 'high' is not a whole number" vendor add Gamma --criticality high
 check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" vendor show Nope
+run vendor list Acme
+is "$rc:$errout" "2:aivet: unexpected argument 'Acme'
+usage: aivet vendor list [--all] [--json]" "vendor list takes no target"
+run vendor show
+is "$rc:$errout" "2:aivet: vendor show needs exactly one NAME|ID
+usage: aivet vendor show NAME|ID [--json]" "vendor show counts its target"
+run vendor show Acme Acme
+is "$rc:$(echo "$errout" | head -1)" "2:aivet: vendor show needs exactly one NAME|ID" "one target only"
 check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" vendor edit Nope --notes x
 check_refused "unknown vendor '99' (see 'aivet vendor list')" vendor archive 99
 check_refused "vendor name must not be empty" vendor add ""

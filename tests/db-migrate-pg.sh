@@ -31,10 +31,11 @@ AIVET_DB=$LITE_DB
 lite_version=$(sqlite3 "$LITE_DB" "PRAGMA user_version")
 is "$(pg_sql -d aivet "SELECT version FROM aivet_schema")" "$lite_version" \
 	"the same schema version as SQLite's ($lite_version)"
-# (PostgreSQL's own bookkeeping aside: the schema version, and the operations
-# of open transactions that db/pg/008-workflow.sql holds to their audit entries.)
+# (PostgreSQL's own bookkeeping aside: the schema version, the operations
+# of open transactions that db/pg/008-workflow.sql holds to their audit entries,
+# and the severity order aivet gives severity_rank() (db/pg/010-severity.sql).)
 is "$(pg_sql -d aivet "SELECT string_agg(tablename, ' ' ORDER BY tablename) FROM pg_tables
-	WHERE schemaname = 'public' AND tablename NOT IN ('aivet_schema', 'aivet_op')")" \
+	WHERE schemaname = 'public' AND tablename NOT IN ('aivet_schema', 'aivet_op', 'aivet_severity')")" \
 	"$(sqlite3 "$LITE_DB" "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master
 	WHERE type = 'table' ORDER BY name)")" "the same tables"
 run --db "$PG_URL" vendor list

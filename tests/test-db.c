@@ -2,7 +2,9 @@
  * test-db.c: unit tests of the database layer on real SQLite files —
  * migrations and schema version, refusal of newer and foreign databases
  * (left byte-for-byte untouched), file modes, and the audit chain,
- * including rows tampered with behind aivet's back.
+ * including rows tampered with behind aivet's back; and SQL's severity_rank()
+ * agrees with the C registry's order (on a PostgreSQL server too when run as
+ * "test-db severity URL", which tests/pg-severity.sh does).
  */
 #include "config.h"
 
@@ -13,6 +15,7 @@
 #include <sodium.h>
 
 #include "aivet.h"
+#include "finding.h"
 #include "tap.h"
 
 static char dir[] = "/tmp/aivet-testdb-XXXXXX";
@@ -238,14 +241,69 @@ test_transactions(void)
 	free(p);
 }
 
-int
-main(void)
+/* SQL sorts and compares severities as C does: severity_rank() gives each
+ * registry name its place, -1 for any other, and an ORDER BY on it lists the
+ * registry's order. Fails when the two disagree. */
+static void
+test_severity_order(const char *spec, const char *where)
 {
-	if (sodium_init() < 0 || mkdtemp(dir) == NULL)
+	struct db *db;
+	struct aerr err = { 0 };
+	struct buf want, got;
+	struct db_stmt *st;
+	int64_t r = 0;
+
+	if (db_open(spec, &db, &err) != 0) {
+		ok(0, "%s: open: %s", where, err.msg);
+		return;
+	}
+	buf_init(&want);
+	buf_init(&got);
+	for (int s = 0; s < SEV_COUNT; s++) {
+		r = -2;
+		db_int(db, &r, &err, "SELECT severity_rank(?)", "t", severity_name((enum severity)s));
+		is_int(r, s, "%s: severity_rank('%s') in SQL is its place in the registry", where,
+		    severity_name((enum severity)s));
+		buf_printf(&want, "%s%s", s ? " " : "", severity_name((enum severity)s));
+	}
+	db_int(db, &r, &err, "SELECT severity_rank('CRITICAL') + 10 * severity_rank('') + "
+	    "100 * severity_rank(NULL)", NULL);
+	is_int(r, -111, "%s: an unknown name ranks -1, as severity_rank() in C", where);
+	/* The registry's names given in reverse, sorted back by SQL. */
+	st = db_prepare(db, &err, "SELECT n FROM (SELECT 'critical' AS n UNION ALL SELECT 'high' "
+	    "UNION ALL SELECT 'medium' UNION ALL SELECT 'low' UNION ALL SELECT 'info') x "
+	    "ORDER BY severity_rank(n)", NULL);
+	while (st != NULL && db_step(st) == DB_ROW)
+		buf_printf(&got, "%s%s", got.len ? " " : "", col_text(st, 0));
+	db_finalize(st);
+	buf_add(&want, "", 1);
+	buf_add(&got, "", 1);
+	is_str((char *)got.data, (char *)want.data, "%s: ORDER BY severity_rank() is the registry's order", where);
+	buf_free(&want);
+	buf_free(&got);
+	db_close(db);
+}
+
+int
+main(int argc, char **argv)
+{
+	if (sodium_init() < 0)
+		return 99;
+	if (argc == 3 && strcmp(argv[1], "severity") == 0) {
+		test_severity_order(argv[2], "PostgreSQL");
+		return tap_done();
+	}
+	if (mkdtemp(dir) == NULL)
 		return 99;
 	test_migrations();
 	test_audit_chain();
 	test_transactions();
+	{
+		char *p = path("severity.db");
+
+		test_severity_order(p, "SQLite");
+		free(p);
+	}
 	{
 		char *cmd = xasprintf("rm -rf %s", dir);
 

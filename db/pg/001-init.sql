@@ -10,11 +10,7 @@ INSERT INTO aivet_schema VALUES (0);
 
 -- ---- SQLite's functions, as aivet uses them ----
 
--- The findings registry's order (src/finding.c), -1 for an unknown name.
-CREATE FUNCTION severity_rank(name text) RETURNS integer LANGUAGE sql IMMUTABLE AS $$
-	SELECT CASE name WHEN 'info' THEN 0 WHEN 'low' THEN 1 WHEN 'medium' THEN 2
-	    WHEN 'high' THEN 3 WHEN 'critical' THEN 4 ELSE -1 END
-$$;
+-- severity_rank(name) is 010-severity.sql's: the order is aivet's (src/severity.h).
 
 -- A JSON path as SQLite writes it ('$.a.b', '$.a[2]') as PostgreSQL's text[] path.
 CREATE FUNCTION aivet_json_path(path text) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT AS $$

@@ -67,5 +67,5 @@ complete_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 const struct cmd_entry cmd_complete_entry = {
 	"complete", "vendor|endpoint|questionnaire [PREFIX]", NULL,
-	"print the names that start with PREFIX, for shell completion", complete_cmd, NULL
+	"print the names that start with PREFIX, for shell completion", complete_cmd, NULL, NULL
 };

@@ -4,7 +4,8 @@
 -- response), never for content an evidence item names or an exchange of a
 -- finished run recorded, since a box cannot be checked against what it
 -- replaced. The blob triggers of 006 check that rule first when content is being
--- sealed, then their own, each refusal worded for what it refuses.
+-- sealed, then their own, each refusal worded for what it refuses. And an
+-- incident fact changed from the sqlite3 shell is refused in words.
 
 DROP TRIGGER blob_no_update;
 CREATE TRIGGER blob_no_update BEFORE UPDATE ON blob
@@ -36,3 +37,12 @@ BEGIN
 	              WHERE s.sha256 = NEW.sha256));
 END;
 
+-- Incident facts (006): the refusal of an UPDATE from any connection but
+-- aivet's said "no such function: aivet_writing" in the sqlite3 shell, which
+-- calls a function only aivet's connections define. Asking whether this
+-- connection knows that function (pragma_function_list, which every
+-- connection can read) lets the shell's UPDATE fail with the reason instead.
+DROP TRIGGER incident_facts_update;
+CREATE TRIGGER incident_facts_update BEFORE UPDATE ON incident
+WHEN NOT EXISTS (SELECT 1 FROM pragma_function_list WHERE name = 'aivet_writing')
+BEGIN SELECT RAISE(ABORT, 'incident facts change only through aivet''s audited entries (aivet incident edit), not by SQL'); END;

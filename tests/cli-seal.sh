@@ -132,12 +132,15 @@ like "$msg" "stored content is immutable: only aivet seals it, recording the sea
 
 # ---- incident facts change only through aivet ----
 inc=$(newest "object_type = 'incident'")
-if [ "$pg" = pg ]; then refusal="incident facts change only through aivet"
-else refusal="no such function: aivet_writing"   # defined on aivet's own connections only
-fi
+# The shell's refusal says what is refused and why, on either store.
+facts="incident facts change only through aivet's audited entries (aivet incident edit), not by SQL"
+db_restore
+is "$(sqlite3 "$AIVET_DB" "UPDATE incident SET phi = 'no' WHERE id = 1" 2>&1 | head -1 |
+	sed 's/^Error: //; s/^stepping, //; s/ (19)$//')" "$facts" "the shell's UPDATE of a fact: refused in words"
 attack "UPDATE incident SET discovered_at, eu_data" \
 	"UPDATE incident SET discovered_at = '2026-03-19T09:00:00.000Z', eu_data = 0, phi = 'no' WHERE id = 1" \
-	incident_facts_update "$refusal" "incident 1 does not match audit entry $inc: edited after it was recorded"
+	incident_facts_update "$(printf '%s' "$facts" | sed 's/[()]/\\&/g')" \
+	"incident 1 does not match audit entry $inc: edited after it was recorded"
 is "$(due)" "" "(the edit did stop the clock: the attack)"
 db_restore
 is "$(due)" "1        gdpr-sa            2026-03-05T14:00:00Z          OVERDUE" "restored: the clock is overdue again"

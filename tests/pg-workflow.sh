@@ -160,7 +160,7 @@ is "$(psql_as alice "SELECT aivet_questionnaire_load('scoring-test', 9, 't', '{}
 is "$(psql_as alice "UPDATE incident SET discovered_at = '2026-11-29T08:00:00.000Z', phi = 'no', eu_data = 0")" \
 	"ERROR:  permission denied for table incident" "an assessor's UPDATE of an incident's facts: refused"
 is "$(psql_as alice "SELECT aivet_incident_set(1, 'phi', 'no')")" \
-	"ERROR:  incident facts change only through aivet (an audited entry)" \
+	"ERROR:  incident facts change only through aivet's audited entries (aivet incident edit), not by SQL" \
 	"a fact changed through the function from psql: refused by the facts' trigger"
 # Past that trigger (the session setting aivet's connections make, set by hand),
 # the operation still needs its audit entry before the transaction commits.

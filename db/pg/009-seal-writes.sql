@@ -13,7 +13,8 @@
 -- follows the operation as for the other functions, and aivet_blob_put()
 -- stores a box only as that operation recorded it, in the same transaction.
 -- The blob trigger holds the same content rule for any writer, the owner
--- included.
+-- included. And the refusal of an incident fact changed by SQL is worded
+-- as SQLite's.
 
 -- Why stored content may not be sealed, or NULL when it may: sealing turns
 -- readable bytes into a box no one can check, so it is for content a
@@ -120,6 +121,16 @@ BEGIN
 	    AND EXISTS (SELECT 1 FROM blob_seal s JOIN audit_log a ON a.object_type = 'blob_seal'
 	                AND a.object_id = s.id WHERE s.sha256 = NEW.sha256)) THEN
 		RAISE EXCEPTION 'stored content is immutable: only aivet seals it, recording the seal first'
+		    USING ERRCODE = 'integrity_constraint_violation';
+	END IF;
+	RETURN NEW;
+END $$;
+
+-- Incident facts (006): the refusal worded as SQLite's.
+CREATE OR REPLACE FUNCTION aivet_incident_update() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF NOT aivet_writing() THEN
+		RAISE EXCEPTION 'incident facts change only through aivet''s audited entries (aivet incident edit), not by SQL'
 		    USING ERRCODE = 'integrity_constraint_violation';
 	END IF;
 	RETURN NEW;

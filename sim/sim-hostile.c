@@ -3,8 +3,9 @@
  * request, whatever its route, gets the mode's answer, so that any probe
  * meets it. Each answer attacks one limit a client must have (decompressed
  * size, stream length, read speed, text validity, parser depth, header
- * size, redirects, body framing); aivet must end each with a clean error
- * or finding, in bounded time and memory. The log line says whether the
+ * size, redirects, body framing, the reader's terminal); aivet must end
+ * each with a clean error or finding, in bounded time and memory, and show
+ * the vendor's text escaped. The log line says whether the
  * request carried a credential, so a test can prove none crossed to
  * another origin.
  */
@@ -32,6 +33,7 @@ const char *const sim_hostile_names[HOSTILE_COUNT] = {
 	[HOSTILE_LENGTH_LONG] = "length-long",
 	[HOSTILE_LENGTH_SHORT] = "length-short",
 	[HOSTILE_NUL_BYTES] = "nul-bytes",
+	[HOSTILE_TERMINAL] = "terminal-escapes",
 };
 
 #define BOMB_BYTES ((size_t)256 << 20)
@@ -232,6 +234,19 @@ sim_hostile_respond(const struct sim_config *cfg, struct MHD_Connection *conn, c
 
 		resp = from_copy(body, sizeof body - 1);
 		MHD_add_response_header(resp, "x-hostile-text", "bad \xff\xfe \xc0\xaf \x80 \xef\xb7\x90\xef\x9f\xbf bytes");
+		break;
+	}
+	case HOSTILE_TERMINAL: {
+		/* For whoever reads the error on a terminal: OSC 52 (sets the clipboard),
+		 * CSI 2J (clears the screen) and U+202E (reorders the line), in the keys
+		 * and the type and code a client keeps as the error's shape, and in the
+		 * message it quotes. */
+		static const char body[] = "{\"error\":{\"message\":\"bad \\u001b]52;c;ZXZpbA==\\u0007"
+		    "request\\u001b[2J\\u202egpj.exe\",\"type\":\"\\u001b[2Jinvalid\","
+		    "\"code\":\"\\u001b]52;c;ZXZpbA==\\u0007\"},\"\\u001b[2Jhint\":\"x\"}";
+
+		resp = from_copy(body, sizeof body - 1);
+		status = 400;
 		break;
 	}
 	case HOSTILE_DEEP_JSON: {

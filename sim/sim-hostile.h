@@ -1,7 +1,8 @@
 /*
  * sim-hostile.h: aivet-sim --hostile MODE, a vendor that attacks its
  * client instead of serving it (gzip bombs, endless streams, a byte every
- * ten seconds, lying Content-Length, redirects, ...), and TLS with a
+ * ten seconds, lying Content-Length, redirects, escape sequences for the
+ * reader's terminal, ...), and TLS with a
  * certificate given on the command line.
  */
 #ifndef AIVET_SIM_HOSTILE_H
@@ -25,6 +26,7 @@ enum sim_hostile {
 	HOSTILE_LENGTH_LONG,     /* Content-Length larger than the body, then the connection closes */
 	HOSTILE_LENGTH_SHORT,    /* Content-Length smaller than the body sent */
 	HOSTILE_NUL_BYTES,       /* 200, a completion with NUL bytes and no UTF-8, and such a header */
+	HOSTILE_TERMINAL,        /* 400, an error whose keys, codes and message hold terminal escapes */
 	HOSTILE_COUNT
 };
 extern const char *const sim_hostile_names[HOSTILE_COUNT];

@@ -73,7 +73,8 @@ print_help(void)
 	    "\n  --hostile MODE              answer every request with an attack: gzip-bomb,"
 	    "\n                              endless-sse, slow-drip, invalid-utf8, deep-json,"
 	    "\n                              huge-header, redirect-loop, redirect-origin, empty-200,"
-	    "\n                              length-long, length-short, nul-bytes (see aivet-sim(1))"
+	    "\n                              length-long, length-short, nul-bytes,"
+	    "\n                              terminal-escapes (see aivet-sim(1))"
 	    "\n  --tls-cert FILE --tls-key FILE  serve https with this PEM certificate and key"
 	    "\n\nSee aivet-sim(1).");
 }

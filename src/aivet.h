@@ -346,10 +346,13 @@ int url_has_credential(const char *url);
 
 /* ---- evidence store (evidence.c) ---- */
 
-/* Stores bytes once by SHA-256 (inside the caller's transaction). With seal_pk
- * (a crypto_box public key) the blob is kept as a sealed box, the sealing recorded
- * under actor in blob_seal and the audit log. */
-int blob_put(struct db *db, const char *actor, const void *data, size_t len,
+/* Stores bytes once by SHA-256 (inside the caller's transaction). */
+int blob_put(struct db *db, const void *data, size_t len, char sha[65], struct aerr *err);
+/* Stores what probe run run is receiving as a sealed box to seal_pk (a crypto_box
+ * public key), replacing a plaintext copy; the sealing is recorded under actor in
+ * blob_seal and the audit log. Content an evidence item names, or a finished run
+ * recorded, is never sealed (the triggers and PostgreSQL's function refuse it). */
+int blob_put_sealed(struct db *db, const char *actor, int64_t run, const void *data, size_t len,
     const unsigned char *seal_pk, char sha[65], struct aerr *err);
 int blob_get(struct db *db, const char *sha, struct buf *out, int *encrypted, struct aerr *err);
 const char *media_type_for(const char *name);

@@ -32,29 +32,100 @@
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
 
-/* "<length>:<bytes>," into the hash; verify hashes every row and entry with it, so
- * a short field goes in as one update, its length written without printf. */
+/* A SHA-256 fed through a buffer: verify hashes every row and entry as many short
+ * fields, so they go to the hash a buffer at a time rather than one call each. */
+struct seal_hash {
+	crypto_hash_sha256_state h;
+	size_t n;
+	unsigned char b[2048];
+};
+
 static void
-netstring(crypto_hash_sha256_state *h, const char *s)
+sh_init(struct seal_hash *sh)
 {
-	unsigned char one[256], digits[24];
+	crypto_hash_sha256_init(&sh->h);
+	sh->n = 0;
+}
+
+static void
+sh_add(struct seal_hash *sh, const void *p, size_t n)
+{
+	if (n > sizeof sh->b - sh->n) {
+		crypto_hash_sha256_update(&sh->h, sh->b, sh->n);
+		sh->n = 0;
+	}
+	if (n >= sizeof sh->b) {
+		crypto_hash_sha256_update(&sh->h, p, n);
+		return;
+	}
+	memcpy(sh->b + sh->n, p, n);
+	sh->n += n;
+}
+
+static void
+sh_final(struct seal_hash *sh, unsigned char md[crypto_hash_sha256_BYTES])
+{
+	crypto_hash_sha256_update(&sh->h, sh->b, sh->n);
+	crypto_hash_sha256_final(&sh->h, md);
+}
+
+/* "<length>:<bytes>," into the hash, its length written without printf. */
+static void
+netstring(struct seal_hash *sh, const char *s)
+{
+	unsigned char head[24], digits[24];
 	size_t n = strlen(s), v = n, k = 0, d = 0;
 
 	do
 		digits[d++] = (unsigned char)('0' + v % 10);
 	while ((v /= 10) != 0);
 	while (d > 0)
-		one[k++] = digits[--d];
-	one[k++] = ':';
-	if (n + k + 1 <= sizeof one) {
-		memcpy(one + k, s, n);
-		one[k + n] = ',';
-		crypto_hash_sha256_update(h, one, k + n + 1);
-		return;
+		head[k++] = digits[--d];
+	head[k++] = ':';
+	sh_add(sh, head, k);
+	sh_add(sh, s, n);
+	sh_add(sh, ",", 1);
+}
+
+/* The netstring of a decimal integer, written without printf: verify hashes two
+ * per entry. */
+static void
+netstring_int(struct seal_hash *h, int64_t v)
+{
+	char num[24], *p = num + sizeof num;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	netstring(h, p);
+}
+
+/* A SHA-256 as aivet writes it (64 lower-case hex digits, nothing after) into its
+ * bytes; 0 when s is anything else, which then matches no hash. */
+static int
+hash_decode(const char *s, unsigned char md[crypto_hash_sha256_BYTES])
+{
+	/* Each byte's value as a lower-case hex digit, plus one; 0 for any other byte. */
+	static const unsigned char digit[256] = {
+		['0'] = 1, ['1'] = 2, ['2'] = 3, ['3'] = 4, ['4'] = 5, ['5'] = 6, ['6'] = 7,
+		['7'] = 8, ['8'] = 9, ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14,
+		['e'] = 15, ['f'] = 16,
+	};
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < crypto_hash_sha256_BYTES; i++) {
+		unsigned hi = digit[p[2 * i]], lo;
+
+		/* A NUL (or any other byte) ends the decoding before the next is read. */
+		if (hi == 0 || (lo = digit[p[2 * i + 1]]) == 0)
+			return 0;
+		md[i] = (unsigned char)((hi - 1) << 4 | (lo - 1));
 	}
-	crypto_hash_sha256_update(h, one, k);
-	crypto_hash_sha256_update(h, (const unsigned char *)s, n);
-	crypto_hash_sha256_update(h, (const unsigned char *)",", 1);
+	return p[2 * crypto_hash_sha256_BYTES] == '\0';
 }
 
 /* What each sealed object type covers: its row, then child rows that are written
@@ -245,35 +316,35 @@ seal_lookup(const char *type)
 	return NULL;
 }
 
-/* One row's columns from column first on, each a netstring of its text or "~". */
+/* One row's columns from column first on, each a netstring of its text or "~"
+ * (a NULL column has no text: one call per column). */
 static void
-hash_row(crypto_hash_sha256_state *h, struct db_stmt *st, int first)
+hash_row(struct seal_hash *h, struct db_stmt *st, int first)
 {
-	for (int c = first; c < db_col_count(st); c++) {
-		if (db_col_type(st, c) == DB_NULL)
-			crypto_hash_sha256_update(h, (const unsigned char *)"~", 1);
+	for (int c = first, n = db_col_count(st); c < n; c++) {
+		const char *t = db_col_text(st, c);
+
+		if (t == NULL)
+			sh_add(h, "~", 1);
 		else
-			netstring(h, col_text(st, c));
+			netstring(h, t);
 	}
 }
 
 static void
-hash_begin(crypto_hash_sha256_state *h, const char *type, int64_t id)
+hash_begin(struct seal_hash *h, const char *type, int64_t id)
 {
-	char num[32];
-
-	crypto_hash_sha256_init(h);
+	sh_init(h);
 	netstring(h, type);
-	snprintf(num, sizeof num, "%lld", (long long)id);
-	netstring(h, num);
+	netstring_int(h, id);
 }
 
 static void
-hash_end(crypto_hash_sha256_state *h, char out[65])
+hash_end(struct seal_hash *h, char out[65])
 {
 	unsigned char md[crypto_hash_sha256_BYTES];
 
-	crypto_hash_sha256_final(h, md);
+	sh_final(h, md);
 	hex_encode(md, sizeof md, out);
 }
 
@@ -284,7 +355,7 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
     struct aerr *err)
 {
 	const struct seal_part *first = seal_lookup(type);
-	crypto_hash_sha256_state h;
+	struct seal_hash h;
 
 	out[0] = '\0';
 	*present = 0;
@@ -327,29 +398,36 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
 	return 0;
 }
 
+/* The canonical encoding of an entry, hashed (the digest's bytes). */
+static void
+entry_digest(int64_t seq, const char *at, const char *actor, const char *action,
+    const char *object_type, int64_t object_id, const char *details,
+    const char *prev_hash, const char *row_hash, unsigned char md[crypto_hash_sha256_BYTES])
+{
+	struct seal_hash h;
+
+	sh_init(&h);
+	netstring_int(&h, seq);
+	netstring(&h, at);
+	netstring(&h, actor);
+	netstring(&h, action);
+	netstring(&h, object_type);
+	netstring_int(&h, object_id);
+	netstring(&h, details);
+	netstring(&h, prev_hash);
+	if (row_hash != NULL)
+		netstring(&h, row_hash);
+	sh_final(&h, md);
+}
+
 void
 audit_entry_hash_sealed(int64_t seq, const char *at, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const char *details,
     const char *prev_hash, const char *row_hash, char out[65])
 {
-	crypto_hash_sha256_state h;
 	unsigned char md[crypto_hash_sha256_BYTES];
-	char num[32];
 
-	crypto_hash_sha256_init(&h);
-	snprintf(num, sizeof num, "%lld", (long long)seq);
-	netstring(&h, num);
-	netstring(&h, at);
-	netstring(&h, actor);
-	netstring(&h, action);
-	netstring(&h, object_type);
-	snprintf(num, sizeof num, "%lld", (long long)object_id);
-	netstring(&h, num);
-	netstring(&h, details);
-	netstring(&h, prev_hash);
-	if (row_hash != NULL)
-		netstring(&h, row_hash);
-	crypto_hash_sha256_final(&h, md);
+	entry_digest(seq, at, actor, action, object_type, object_id, details, prev_hash, row_hash, md);
 	hex_encode(md, sizeof md, out);
 }
 
@@ -470,7 +548,8 @@ index_add(struct seal_index ix[NSEAL], const char *type, int64_t id, int64_t seq
 	struct sealed_entry *e;
 
 	for (size_t i = 0; i < NSEAL && x == NULL; i++)
-		if (seal_parts[i].label != NULL && strcmp(seal_parts[i].type, type) == 0)
+		if (seal_parts[i].label != NULL && seal_parts[i].type[0] == type[0] &&
+		    strcmp(seal_parts[i].type, type) == 0)
 			x = &ix[i];
 	if (x == NULL)
 		return;
@@ -481,20 +560,8 @@ index_add(struct seal_index ix[NSEAL], const char *type, int64_t id, int64_t seq
 	e = &x->v[x->n++];
 	e->id = id;
 	e->seq = seq;
-	e->state = rh == NULL ? 0 : 1;
 	/* Lower-case hex, as audit_append writes it; anything else never matches. */
-	for (size_t i = 0; rh != NULL && e->state == 1 && i < 2 * sizeof e->rh; i++) {
-		int c = rh[i], v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-
-		if (v < 0)
-			e->state = 2;
-		else if (i % 2 == 0)
-			e->rh[i / 2] = (unsigned char)(v << 4);
-		else
-			e->rh[i / 2] |= (unsigned char)v;
-	}
-	if (rh != NULL && e->state == 1 && rh[2 * sizeof e->rh] != '\0')
-		e->state = 2;
+	e->state = rh == NULL ? 0 : hash_decode(rh, e->rh) ? 1 : 2;
 }
 
 static void
@@ -519,7 +586,7 @@ static int
 stream_hash(struct db *db, const struct seal_part *parts, size_t n, struct cursor *cur, int64_t id,
     unsigned char md[crypto_hash_sha256_BYTES], struct aerr *err)
 {
-	crypto_hash_sha256_state h;
+	struct seal_hash h;
 
 	hash_begin(&h, parts[0].type, id);
 	for (size_t k = 0; k < n; k++) {
@@ -540,7 +607,7 @@ stream_hash(struct db *db, const struct seal_part *parts, size_t n, struct curso
 				return err->code;
 		}
 	}
-	crypto_hash_sha256_final(&h, md);
+	sh_final(&h, md);
 	return 0;
 }
 
@@ -744,7 +811,9 @@ int
 audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 {
 	struct db_stmt *st;
-	char prev[65], hash[65];
+	char prev[65];
+	unsigned char md[crypto_hash_sha256_BYTES], stored[crypto_hash_sha256_BYTES];
+	const char *row_hash;
 	int64_t expect = 1;
 	struct seal_index ix[NSEAL];
 	int rc;
@@ -775,19 +844,19 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 			    (long long)seq, (long long)seq - 1);
 			break;
 		}
-		audit_entry_hash_sealed(seq, col_text(st, 1), col_text(st, 2), col_text(st, 3),
-		    col_text(st, 4), db_col_int64(st, 5), col_text(st, 6), prev,
-		    db_col_type(st, 9) == DB_NULL ? NULL : col_text(st, 9), hash);
-		if (strcmp(hash, col_text(st, 8)) != 0) {
+		row_hash = db_col_text(st, 9);
+		entry_digest(seq, col_text(st, 1), col_text(st, 2), col_text(st, 3), col_text(st, 4),
+		    db_col_int64(st, 5), col_text(st, 6), prev, row_hash, md);
+		if (!hash_decode(col_text(st, 8), stored) || memcmp(md, stored, sizeof md) != 0) {
 			out->bad_seq = seq;
 			snprintf(out->problem, sizeof out->problem,
 			    "entry %lld: contents do not match its entry_hash (edited after it was written)",
 			    (long long)seq);
 			break;
 		}
-		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq,
-		    db_col_type(st, 9) == DB_NULL ? NULL : col_text(st, 9));
-		memcpy(prev, hash, sizeof prev);
+		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq, row_hash);
+		/* The stored text of a hash that matched: 64 hex digits. */
+		memcpy(prev, col_text(st, 8), sizeof prev);
 		out->entries = seq;
 		expect++;
 	}

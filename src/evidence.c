@@ -47,10 +47,18 @@ evidence_insert(struct db *db, const char *actor, const char *kind, const char *
 /* Sealing content (leaked text, kept only as a box to the evidence key) is an
  * operation of its own: its blob_seal row, with the SHA-256 of the box as stored,
  * is recorded in the audit log before the blob changes, which the blob's triggers
- * require (db/006-seal-all.sql) and audit verify checks the box against. */
+ * require (db/006-seal-all.sql) and audit verify checks the box against. On
+ * PostgreSQL aivet_blob_seal (db/pg/011-seal-writes.sql) writes the row, hashing
+ * the box itself, only for the login's running run and content it may seal.
+ * Arguments: sha256, size, box SHA-256, time, run, box. */
+static const struct db_write blob_seal_row = {
+	{ "INSERT INTO blob_seal (sha256, size, data_sha256, sealed_at) VALUES (?1, ?2, ?3, ?4)" },
+	"SELECT aivet_blob_seal(?5, ?1, ?2, ?6, ?4)", 1
+};
+
 static int
-blob_seal_record(struct db *db, const char *actor, const char *sha, size_t len, const unsigned char *box,
-    size_t n, struct aerr *err)
+blob_seal_record(struct db *db, const char *actor, int64_t run, const char *sha, size_t len,
+    const unsigned char *box, size_t n, struct aerr *err)
 {
 	char box_sha[65], at[32];
 	cJSON *d;
@@ -59,8 +67,8 @@ blob_seal_record(struct db *db, const char *actor, const char *sha, size_t len, 
 
 	sha256_hex(box, n, box_sha);
 	now_iso(at);
-	if (db_insert(db, &id, err, "INSERT INTO blob_seal (sha256, size, data_sha256, sealed_at) VALUES (?,?,?,?)",
-	    "titt", sha, (int64_t)len, box_sha, at) != 0)
+	if (db_write(db, err, &blob_seal_row, &id, "titt" "ib", sha, (int64_t)len, box_sha, at, run,
+	    box, n) != 0)
 		return err->code;
 	d = cJSON_CreateObject();
 	cJSON_AddStringToObject(d, "sha256", sha);
@@ -71,8 +79,7 @@ blob_seal_record(struct db *db, const char *actor, const char *sha, size_t len, 
 }
 
 int
-blob_put(struct db *db, const char *actor, const void *data, size_t len,
-    const unsigned char *seal_pk, char sha[65], struct aerr *err)
+blob_put(struct db *db, const void *data, size_t len, char sha[65], struct aerr *err)
 {
 	int64_t have;
 	int rc;
@@ -81,22 +88,35 @@ blob_put(struct db *db, const char *actor, const void *data, size_t len,
 	rc = db_int(db, &have, err, "SELECT encrypted FROM blob WHERE sha256 = ?", "t", sha);
 	if (rc < 0)
 		return AV_RUNTIME;
-	if (rc == 0 && (seal_pk == NULL || have))
+	if (rc == 0)
 		return 0;   /* stored already (an encrypted copy is never replaced by plaintext) */
-	if (seal_pk != NULL) {
-		size_t n = len + crypto_box_SEALBYTES;
-		unsigned char *box = xmalloc(n);
-
-		crypto_box_seal(box, data, len, seal_pk);
-		/* Leaked content must not stay readable: replace a plaintext copy. */
-		rc = blob_seal_record(db, actor, sha, len, box, n, err);
-		if (rc == 0)
-			rc = db_write(db, err, &blob_sealed, NULL, "tib", sha, (int64_t)len, box, n);
-		sodium_memzero(box, n);
-		free(box);
-		return rc;
-	}
 	return db_write(db, err, &blob_plain, NULL, "tib", sha, (int64_t)len, data, len);
+}
+
+int
+blob_put_sealed(struct db *db, const char *actor, int64_t run, const void *data, size_t len,
+    const unsigned char *seal_pk, char sha[65], struct aerr *err)
+{
+	size_t n = len + crypto_box_SEALBYTES;
+	unsigned char *box;
+	int64_t have;
+	int rc;
+
+	sha256_hex(data, len, sha);
+	rc = db_int(db, &have, err, "SELECT encrypted FROM blob WHERE sha256 = ?", "t", sha);
+	if (rc < 0)
+		return AV_RUNTIME;
+	if (rc == 0 && have)
+		return 0;   /* sealed already */
+	box = xmalloc(n);
+	crypto_box_seal(box, data, len, seal_pk);
+	/* Leaked content must not stay readable: replace a plaintext copy. */
+	rc = blob_seal_record(db, actor, run, sha, len, box, n, err);
+	if (rc == 0)
+		rc = db_write(db, err, &blob_sealed, NULL, "tib", sha, (int64_t)len, box, n);
+	sodium_memzero(box, n);
+	free(box);
+	return rc;
 }
 
 int
@@ -161,7 +181,7 @@ evidence_add_file(struct db *db, const char *actor, const char *path, const char
 	}
 	if (read_file(path, EVIDENCE_FILE_MAX, &b, err) != 0)
 		return aerr_prefix(err, "evidence file");
-	if (blob_put(db, actor, b.data, b.len, NULL, sha, err) != 0) {
+	if (blob_put(db, b.data, b.len, sha, err) != 0) {
 		buf_free(&b);
 		return err->code;
 	}

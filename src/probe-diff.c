@@ -468,13 +468,24 @@ probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, struct aerr *e
 	return 0;
 }
 
+/* One line of a vendor's text (a finding's message, an error body's shape):
+ * escaped for the terminal, line breaks included, so it cannot forge a line. */
+static void
+print_line_text(FILE *f, const char *s)
+{
+	char *e = text_escape(s ? s : "", strlen(s ? s : ""), 0);
+
+	fputs(e, f);
+	free(e);
+}
+
 static void
 print_value(FILE *f, const cJSON *v)
 {
 	char *s;
 
 	if (cJSON_IsString(v)) {
-		fputs(v->valuestring, f);
+		print_line_text(f, v->valuestring);
 		return;
 	}
 	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 1e15) {
@@ -488,7 +499,7 @@ print_value(FILE *f, const cJSON *v)
 		return;
 	}
 	s = cJSON_PrintUnformatted(v);
-	fputs(s ? s : "?", f);
+	print_line_text(f, s ? s : "?");
 	free(s);
 }
 
@@ -498,10 +509,10 @@ print_changes(FILE *f, const char *label, const cJSON *arr)
 	const cJSON *c;
 
 	cJSON_ArrayForEach(c, arr) {
-		fprintf(f, "  %-18s ", label);
+		term_printf(f, "  %-18s ", label);
 		if (json_get_str(c, "probe"))
-			fprintf(f, "%s ", json_get_str(c, "probe"));
-		fprintf(f, "%s ", json_get_str(c, "field"));
+			term_printf(f, "%s ", json_get_str(c, "probe"));
+		term_printf(f, "%s ", json_get_str(c, "field"));
 		print_value(f, cJSON_GetObjectItem(c, "a"));
 		fputs(" -> ", f);
 		print_value(f, cJSON_GetObjectItem(c, "b"));
@@ -509,6 +520,8 @@ print_changes(FILE *f, const char *label, const cJSON *arr)
 	}
 }
 
+/* Printed through term_printf, with the vendor's text (messages, the shapes of
+ * its error bodies, whose keys and codes it chose) escaped on one line. */
 void
 probe_diff_print(FILE *f, const cJSON *d)
 {
@@ -516,29 +529,39 @@ probe_diff_print(FILE *f, const cJSON *d)
 	const cJSON *fs = cJSON_GetObjectItem(d, "findings"), *ss = cJSON_GetObjectItem(d, "error_shapes");
 	int changed = cJSON_IsTrue(cJSON_GetObjectItem(d, "changed"));
 
-	fprintf(f, "%s from run %d", changed ? "drift" : "no drift",
+	term_printf(f, "%s from run %d", changed ? "drift" : "no drift",
 	    cJSON_GetObjectItem(a, "id")->valueint);
 	if (cJSON_IsTrue(cJSON_GetObjectItem(d, "same_endpoint")))
-		fprintf(f, " to run %d (%s)", cJSON_GetObjectItem(b, "id")->valueint, json_get_str(b, "endpoint"));
-	else
-		fprintf(f, " (%s) to run %d (%s)", json_get_str(a, "endpoint"), cJSON_GetObjectItem(b, "id")->valueint,
+		term_printf(f, " to run %d (%s)", cJSON_GetObjectItem(b, "id")->valueint,
 		    json_get_str(b, "endpoint"));
+	else
+		term_printf(f, " (%s) to run %d (%s)", json_get_str(a, "endpoint"),
+		    cJSON_GetObjectItem(b, "id")->valueint, json_get_str(b, "endpoint"));
 	fputs(changed ? ":\n" : "\n", f);
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(fs, "new"))
-		fprintf(f, "  %-18s %s %s (%s): %s\n", "new finding", json_get_str(x, "probe"), json_get_str(x, "code"),
-		    json_get_str(x, "severity"), json_get_str(x, "message") ? json_get_str(x, "message") : "");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(fs, "new")) {
+		term_printf(f, "  %-18s %s %s (%s): ", "new finding", json_get_str(x, "probe"),
+		    json_get_str(x, "code"), json_get_str(x, "severity"));
+		print_line_text(f, json_get_str(x, "message"));
+		fputc('\n', f);
+	}
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(fs, "resolved"))
-		fprintf(f, "  %-18s %s %s (%s)\n", "resolved finding", json_get_str(x, "probe"), json_get_str(x, "code"),
-		    json_get_str(x, "severity"));
+		term_printf(f, "  %-18s %s %s (%s)\n", "resolved finding", json_get_str(x, "probe"),
+		    json_get_str(x, "code"), json_get_str(x, "severity"));
 	print_changes(f, "verdict", cJSON_GetObjectItem(d, "verdicts"));
 	print_changes(f, "boundary", cJSON_GetObjectItem(d, "boundaries"));
 	print_changes(f, "calibration", cJSON_GetObjectItem(d, "calibration"));
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "new"))
-		fprintf(f, "  %-18s %s %d %s\n", "new error shape", json_get_str(x, "probe"),
-		    cJSON_GetObjectItem(x, "status")->valueint, json_get_str(x, "shape"));
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "gone"))
-		fprintf(f, "  %-18s %s %d %s\n", "gone error shape", json_get_str(x, "probe"),
-		    cJSON_GetObjectItem(x, "status")->valueint, json_get_str(x, "shape"));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "new")) {
+		term_printf(f, "  %-18s %s %d ", "new error shape", json_get_str(x, "probe"),
+		    cJSON_GetObjectItem(x, "status")->valueint);
+		print_line_text(f, json_get_str(x, "shape"));
+		fputc('\n', f);
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "gone")) {
+		term_printf(f, "  %-18s %s %d ", "gone error shape", json_get_str(x, "probe"),
+		    cJSON_GetObjectItem(x, "status")->valueint);
+		print_line_text(f, json_get_str(x, "shape"));
+		fputc('\n', f);
+	}
 }
 
 int
@@ -567,7 +590,7 @@ void
 probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp)
 {
 	if (cJSON_IsNull(cmp))
-		fprintf(f, "no earlier completed run of this endpoint to compare run %lld with\n",
+		term_printf(f, "no earlier completed run of this endpoint to compare run %lld with\n",
 		    (long long)run_id);
 	else
 		probe_diff_print(f, cmp);

@@ -172,8 +172,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	else
 		sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
 	if (req->src == NULL && req->body_len <= STORE_BODY_MAX) {
-		if (blob_put(db, env->av->actor, req->body ? req->body : "", req->body_len, NULL, req_sha,
-		    err) != 0)
+		if (blob_put(db, req->body ? req->body : "", req->body_len, req_sha, err) != 0)
 			goto fail;
 		req_blob = req_sha;
 	} else {
@@ -183,8 +182,10 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 		cJSON_Delete(rj);
 	}
 	if (resp->status > 0 || resp->body.len > 0) {
-		if (blob_put(db, env->av->actor, resp->body.data ? resp->body.data : "", resp->body.len,
-		    seal, resp_sha, err) != 0)
+		const char *body = resp->body.data ? resp->body.data : "";
+
+		if ((seal != NULL ? blob_put_sealed(db, env->av->actor, env->run_id, body, resp->body.len, seal,
+		    resp_sha, err) : blob_put(db, body, resp->body.len, resp_sha, err)) != 0)
 			goto fail;
 	}
 	cJSON_AddNumberToObject(t, "connect_ms", resp->t_connect_ms);
@@ -224,7 +225,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddItemToObject(doc, "timings", cJSON_Duplicate(t, 1));
 	cJSON_AddStringToObject(doc, "started_at", resp->started_at);
 	doc_s = cJSON_PrintUnformatted(doc);
-	if (blob_put(db, env->av->actor, doc_s, strlen(doc_s), NULL, ev_sha, err) != 0)
+	if (blob_put(db, doc_s, strlen(doc_s), ev_sha, err) != 0)
 		goto fail;
 	snprintf(name, sizeof name, "exchange-%lld-%lld.json", (long long)env->run_id, (long long)r->seq);
 	if (evidence_insert(db, env->av->actor, "exchange", ev_sha, name, "application/json",

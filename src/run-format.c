@@ -2,6 +2,9 @@
  * run-format.c: probe plans and runs as people and CI systems read them:
  * text (also what "aivet demo" and the probe commands print), and SARIF 2.1.0
  * and JUnit XML.
+ * The text goes through term_printf (base.h): a run's reasons, findings and
+ * names may quote a vendor, and nothing a vendor sent may reach the reader's
+ * terminal as a control sequence.
  * SARIF: one SARIF run per probe run, one rule per finding code (so code
  * scanning groups findings by code), a result per finding with its
  * severity mapped to a level and a security-severity score, the endpoint as
@@ -92,7 +95,7 @@ probe_print_plan(FILE *f, const cJSON *plan)
 
 	buf_init(&b);
 	probe_plan_text(&b, plan);
-	fwrite(b.data, 1, b.len, f);
+	term_write(f, b.data);
 	buf_free(&b);
 }
 
@@ -145,7 +148,7 @@ probe_print_run(FILE *f, const cJSON *run)
 	const cJSON *cal = cJSON_GetObjectItem(run, "calibration"), *p;
 	char a[32], b[32];
 
-	fprintf(f, "run %d on %s: %s (%s tokens in, %s out)\n",
+	term_printf(f, "run %d on %s: %s (%s tokens in, %s out)\n",
 	    cJSON_GetObjectItem(run, "id")->valueint,
 	    cJSON_GetObjectItem(run, "endpoint")->valuestring,
 	    cJSON_GetObjectItem(run, "status")->valuestring,
@@ -155,20 +158,20 @@ probe_print_run(FILE *f, const cJSON *run)
 		char line[160];
 
 		if (probe_billed_text(run, line, sizeof line))
-			fprintf(f, "%s\n", line);
+			term_printf(f, "%s\n", line);
 	}
 	if (cJSON_IsObject(cal) && cJSON_GetArraySize(cJSON_GetObjectItem(cal, "bounds")) == 2)
-		fprintf(f, "calibration: bounds, no usable token count: %g to %g tokens per filler word\n",
+		term_printf(f, "calibration: bounds, no usable token count: %g to %g tokens per filler word\n",
 		    cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(cal, "bounds"), 0)),
 		    cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(cal, "bounds"), 1)));
 	else if (cJSON_IsObject(cal) && cJSON_IsString(cJSON_GetObjectItem(cal, "method")))
-		fprintf(f, "calibration: %s, %.3f tokens per filler word\n",
+		term_printf(f, "calibration: %s, %.3f tokens per filler word\n",
 		    cJSON_GetObjectItem(cal, "method")->valuestring,
 		    cJSON_GetNumberValue(cJSON_GetObjectItem(cal, "tokens_per_unit")));
 	else if (cJSON_IsObject(cal))
-		fprintf(f, "calibration: method not recorded\n");
+		term_printf(f, "calibration: method not recorded\n");
 	else
-		fprintf(f, "calibration: not measured in this run\n");
+		term_printf(f, "calibration: not measured in this run\n");
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
 		const cJSON *fd, *d = cJSON_GetObjectItem(p, "details"), *reason = cJSON_GetObjectItem(p, "reason");
 		const char *v = cJSON_GetObjectItem(p, "verdict")->valuestring;
@@ -177,7 +180,7 @@ probe_print_run(FILE *f, const cJSON *run)
 		    "no reason recorded";
 		char *why = text_escape(said, strlen(said), 0);
 
-		fprintf(f, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
+		term_printf(f, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
 		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??",
 		    cJSON_GetObjectItem(p, "name")->valuestring, v, why);
 		free(why);
@@ -185,13 +188,13 @@ probe_print_run(FILE *f, const cJSON *run)
 			const cJSON *ib = cJSON_GetObjectItem(d, "integrity_boundary");
 			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
 
-			fprintf(f, "       advertised context %s tokens; ",
+			term_printf(f, "       advertised context %s tokens; ",
 			    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a));
 			if (cJSON_IsNumber(ib))
-				fprintf(f, "content intact up to %s tokens; ", thousands((int64_t)ib->valuedouble, b));
+				term_printf(f, "content intact up to %s tokens; ", thousands((int64_t)ib->valuedouble, b));
 			if (cJSON_IsNumber(rb))
-				fprintf(f, "accepted up to %s tokens; ", thousands((int64_t)rb->valuedouble, b));
-			fprintf(f, "change: %s\n", cJSON_GetObjectItem(d, "change")->valuestring);
+				term_printf(f, "accepted up to %s tokens; ", thousands((int64_t)rb->valuedouble, b));
+			term_printf(f, "change: %s\n", cJSON_GetObjectItem(d, "change")->valuestring);
 		}
 		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(p, "findings")) {
 			const cJSON *e;
@@ -199,12 +202,12 @@ probe_print_run(FILE *f, const cJSON *run)
 			char *msg = text_escape(m, strlen(m), 0);
 			int k = 0;
 
-			fprintf(f, "       %-8s %s: %s (evidence", cJSON_GetObjectItem(fd, "severity")->valuestring,
+			term_printf(f, "       %-8s %s: %s (evidence", cJSON_GetObjectItem(fd, "severity")->valuestring,
 			    cJSON_GetObjectItem(fd, "code")->valuestring, msg);
 			free(msg);
 			cJSON_ArrayForEach(e, cJSON_GetObjectItem(fd, "evidence")) {
 				if (k++ == 6) {
-					fprintf(f, " ...");
+					term_printf(f, " ...");
 					break;
 				}
 				{
@@ -212,10 +215,10 @@ probe_print_run(FILE *f, const cJSON *run)
 
 					/* Named as in the report bundle's evidence/ and the terminal UI. */
 					evidence_file_name((int64_t)e->valuedouble, "exchange", NULL, name, sizeof name);
-					fprintf(f, " %s", name);
+					term_printf(f, " %s", name);
 				}
 			}
-			fprintf(f, "%s)\n", k == 0 ? " none recorded" : "");
+			term_printf(f, "%s)\n", k == 0 ? " none recorded" : "");
 			if (severity_rank(json_get_str(fd, "severity")) == SEV_CRITICAL &&
 			    cJSON_IsNumber(cJSON_GetObjectItem(fd, "id"))) {
 				char *cmd = incident_open_command_text(
@@ -223,7 +226,7 @@ probe_print_run(FILE *f, const cJSON *run)
 				    cJSON_GetObjectItem(fd, "code")->valuestring,
 				    (int64_t)cJSON_GetObjectItem(fd, "id")->valuedouble);
 
-				fprintf(f, "         open an incident: %s\n", cmd);
+				term_printf(f, "         open an incident: %s\n", cmd);
 				free(cmd);
 			}
 		}

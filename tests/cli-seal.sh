@@ -114,24 +114,33 @@ else box="randomblob(size + 48)"
 	replace="INSERT OR REPLACE INTO blob (sha256, size, encrypted, data) VALUES ('$sha', 19, 1, randomblob(67))"
 fi
 attack "UPDATE blob SET encrypted = 1, data = random" "UPDATE blob SET encrypted = 1, data = $box WHERE sha256 = '$sha'" \
-	blob_no_update "stored content is immutable: only aivet seals it, recording the seal first" \
+	blob_no_update "evidence is never sealed" \
 	"stored content $sha is a sealed box but no audit entry recorded its sealing: sealed behind aivet's back"
 attack "INSERT OR REPLACE a blob with encrypted = 1" "$replace" "blob_no_replace blob_no_update" \
-	"stored content is immutable: only aivet seals it, recording the seal first" \
+	"evidence is never sealed" \
 	"stored content $sha is a sealed box but no audit entry recorded its sealing: sealed behind aivet's back"
 db_restore
 msg=$(sqlite3 "$AIVET_DB" "INSERT INTO blob_seal (sha256, size, data_sha256, sealed_at) VALUES ('$sha', 19, '$sha', '2026-03-20T00:00:00.000Z'); UPDATE blob SET encrypted = 1, data = $box WHERE sha256 = '$sha'" 2>&1)
+like "$msg" "evidence is never sealed" "a blob_seal row written by hand does not let evidence content change"
+# Content no evidence names (bytes stored by hand): the record of its seal must
+# be in the audit log first.
+other=$(printf 'not evidence' | sha256sum | cut -c1-64)
+if [ "$pg" = pg ]; then data="convert_to('not evidence', 'UTF8')"; else data="CAST('not evidence' AS BLOB)"; fi
+msg=$(sqlite3 "$AIVET_DB" "INSERT INTO blob (sha256, size, encrypted, data) VALUES ('$other', 12, 0, $data); INSERT INTO blob_seal (sha256, size, data_sha256, sealed_at) VALUES ('$other', 12, '$other', '2026-03-20T00:00:00.000Z'); UPDATE blob SET encrypted = 1, data = $box WHERE sha256 = '$other'" 2>&1)
 like "$msg" "stored content is immutable: only aivet seals it, recording the seal first" \
-	"a blob_seal row written by hand does not let the blob change: its audit entry is missing"
+	"nor other content: the record's audit entry is missing"
 
 # ---- incident facts change only through aivet ----
 inc=$(newest "object_type = 'incident'")
-if [ "$pg" = pg ]; then refusal="incident facts change only through aivet"
-else refusal="no such function: aivet_writing"   # defined on aivet's own connections only
-fi
+# The shell's refusal says what is refused and why, on either store.
+facts="incident facts change only through aivet's audited entries (aivet incident edit), not by SQL"
+db_restore
+is "$(sqlite3 "$AIVET_DB" "UPDATE incident SET phi = 'no' WHERE id = 1" 2>&1 | head -1 |
+	sed 's/^Error: //; s/^stepping, //; s/ (19)$//')" "$facts" "the shell's UPDATE of a fact: refused in words"
 attack "UPDATE incident SET discovered_at, eu_data" \
 	"UPDATE incident SET discovered_at = '2026-03-19T09:00:00.000Z', eu_data = 0, phi = 'no' WHERE id = 1" \
-	incident_facts_update "$refusal" "incident 1 does not match audit entry $inc: edited after it was recorded"
+	incident_facts_update "$(printf '%s' "$facts" | sed 's/[()]/\\&/g')" \
+	"incident 1 does not match audit entry $inc: edited after it was recorded"
 is "$(due)" "" "(the edit did stop the clock: the attack)"
 db_restore
 is "$(due)" "1        gdpr-sa            2026-03-05T14:00:00Z          OVERDUE" "restored: the clock is overdue again"

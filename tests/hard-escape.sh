@@ -4,8 +4,12 @@
 # control sequence runs (OSC 52 would set the clipboard, CSI 2J clear the
 # screen, U+202E reorder the line): every command's text output shows them as
 # \x1b, \u202e. In report.md a note's links, images and HTML are inert text.
-# Exact bytes throughout.
+# A vendor's replies (aivet-sim --hostile terminal-escapes: an error whose
+# keys, codes and message carry those sequences) reach probe run, probe show
+# and probe diff escaped. Exact bytes throughout.
 . "$TESTS_SRCDIR/lib.sh"
+. "$TESTS_SRCDIR/sim-lib.sh"
+. "$TESTS_SRCDIR/probe-lib.sh"
 D="$TESTS_SRCDIR/data"
 
 ESC=$(printf '\033') BEL=$(printf '\007') RLO=$(printf '\342\200\256')
@@ -44,4 +48,29 @@ is "$(grep -c 'onerror=alert' "$T/bundle/report.html") $(grep -c '<img src=x' "$
 	"report.html: the note's HTML is text"
 is "$(grep -c "$ESC" "$T/bundle/report.md" "$T/bundle/report.html" | tr '\n' ' ')" \
 	"$T/bundle/report.md:0 $T/bundle/report.html:0 " "no raw escape in report.md or report.html"
+
+# ---- a vendor's replies: probe run, probe show, probe diff ----
+raw() { printf '%s' "$1" | grep -c -e "$ESC" -e "$BEL" -e "$RLO"; }
+sim_start --context 8192 --tenants "$PROBE_TENANTS" || exit 1
+probe_setup openai 8192
+run probe run V/e --yes --probe echo,errors
+is "$rc" 0 "a first run against a well-behaved vendor"
+sim_start --context 8192 --tenants "$PROBE_TENANTS" --hostile terminal-escapes || exit 1
+"$AIVET" endpoint edit V/e --url "$SIM_URL/v1" >/dev/null
+run probe run V/e --yes --probe echo,errors
+is "$rc:$(raw "$out$errout")" "3:0" "probe run against the hostile vendor: no raw escape in what it prints"
+run probe show 2
+is "$(printf '%s\n' "$out" | grep '^  ERR  echo')" \
+	'  ERR  echo         error         every request was refused for a reason unrelated to the test (HTTP 400 (\x1b]52;c;ZXZpbA==\x07): bad \x1b]52;c;ZXZpbA==\x07request\x1b[2J\u202egpj.exe)' \
+	"probe show: the vendor's message quoted in the reason, escaped"
+is "$(raw "$out")" 0 "probe show: no raw escape"
+run probe diff 1 2
+is "$(printf '%s\n' "$out" | grep '^  new error shape    echo ')" \
+	'  new error shape    echo 400 {error:{message:string,type:"\x1b[2Jinvalid",code:"\x1b]52;c;ZXZpbA==\x07"},\x1b[2Jhint:string}' \
+	"probe diff: the keys and codes of the vendor's error, escaped in its shape"
+is "$(raw "$out")" 0 "probe diff: no raw escape"
+run probe diff 1 2 --json
+is "$(printf '%s' "$out" | json '.error_shapes.new[] | select(.probe == "echo") | .shape' | grep -c "$ESC\\[2Jhint")" 1 \
+	"--json keeps the vendor's bytes (JSON escapes them for its reader)"
+sim_stop
 done_testing

@@ -78,10 +78,13 @@ db_snapshot() {
 
 # db_seal: seals the rows the test wrote with SQL, as aivet's writers would have
 # (tests/seal-rows.py); on a server through an SQLite copy, copied back whole.
+# The first copy exits 1, having copied everything, when the rows written with
+# SQL break the chain (the very rows to seal); the copy back must verify.
 db_seal() {
 	if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
 		rm -f "$T/seal.db"
-		"$AIVET" db copy "$AIVET_DB" "$T/seal.db" >/dev/null &&
+		"$AIVET" db copy "$AIVET_DB" "$T/seal.db" >/dev/null
+		[ $? -le 1 ] && [ -f "$T/seal.db" ] &&
 		python3 "$TESTS_SRCDIR/seal-rows.py" "$T/seal.db" && db_fresh &&
 		"$AIVET" db copy "$T/seal.db" "$AIVET_DB" >/dev/null
 	else

@@ -1,11 +1,13 @@
 #!/bin/sh
 # tests/pg-workflow.sh: the workflow held by the PostgreSQL server whatever
-# SQL a member writes (db/pg/008-workflow.sql). psql logged in as each role
-# tries what an insider would: an assessor fabricating a reviewer's approval
-# in one statement, a reviewer approving a round she answered under another
-# name, an assessor editing a questionnaire, stored content or an incident's
-# facts, a sealed audit entry for an operation that never ran, and a direct
-# INSERT, UPDATE and DELETE on every evidentiary table by every role. Each
+# SQL a member writes (db/pg/008-workflow.sql, 011-seal-writes.sql). psql
+# logged in as each role tries what an insider would: an assessor
+# fabricating a reviewer's approval in one statement, a reviewer approving a
+# round she answered under another name, an assessor editing a
+# questionnaire, stored content or an incident's facts, sealing an evidence
+# file's content to a box of garbage, a sealed audit entry for an operation
+# that never ran, and a direct INSERT, UPDATE and DELETE on every
+# evidentiary table by every role. Each
 # is refused (42501 for a missing privilege, AVR01 for a rule) with nothing
 # changed, and the same operations through aivet still work.
 . "$TESTS_SRCDIR/lib.sh"
@@ -51,10 +53,11 @@ is "$(psql_as alice "SELECT aivet_assessment_approve(1, '2026-11-30T09:00:00.000
 	"ERROR:  approving an assessment needs the aivet_reviewer role (alice does not have it)" \
 	"the approval function refuses her: she is no reviewer"
 # A correctly sealed assessment.approve entry, with no approval behind it.
+# seal_sql LOGIN ACTION ID [OBJECT_TYPE]: such an entry (about an assessment unless named).
 seal_sql() {
-	echo "SELECT aivet_audit_append(h.seq, '2026-11-30T09:00:00.000Z', '$2', 'assessment', $3, '{}', h.prev,
+	echo "SELECT aivet_audit_append(h.seq, '2026-11-30T09:00:00.000Z', '$2', '${4:-assessment}', $3, '{}', h.prev,
 		encode(sha256(convert_to(aivet_netstring(h.seq::text) || aivet_netstring('2026-11-30T09:00:00.000Z') ||
-		aivet_netstring('$1') || aivet_netstring('$2') || aivet_netstring('assessment') ||
+		aivet_netstring('$1') || aivet_netstring('$2') || aivet_netstring('${4:-assessment}') ||
 		aivet_netstring('$3') || aivet_netstring('{}') || aivet_netstring(h.prev), 'UTF8')), 'hex'), NULL)
 		FROM (SELECT max(seq) + 1 AS seq, (SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1) AS prev
 		FROM audit_log) h"
@@ -157,7 +160,7 @@ is "$(psql_as alice "SELECT aivet_questionnaire_load('scoring-test', 9, 't', '{}
 is "$(psql_as alice "UPDATE incident SET discovered_at = '2026-11-29T08:00:00.000Z', phi = 'no', eu_data = 0")" \
 	"ERROR:  permission denied for table incident" "an assessor's UPDATE of an incident's facts: refused"
 is "$(psql_as alice "SELECT aivet_incident_set(1, 'phi', 'no')")" \
-	"ERROR:  incident facts change only through aivet (an audited entry)" \
+	"ERROR:  incident facts change only through aivet's audited entries (aivet incident edit), not by SQL" \
 	"a fact changed through the function from psql: refused by the facts' trigger"
 # Past that trigger (the session setting aivet's connections make, set by hand),
 # the operation still needs its audit entry before the transaction commits.
@@ -190,6 +193,50 @@ is "$(psql_as alice "SELECT aivet_probe_update($RUN, 'completed', NULL, 0, 0, 'x
 	"ERROR:  probe run $RUN is completed: finished probe runs are read-only" "nor a finished run changed"
 is "$(pg_sql -d team "SELECT (SELECT count(*) FROM probe_result) || '/' || (SELECT count(*) FROM finding) || '/' ||
 	(SELECT count(*) FROM finding_evidence) || '/' || (SELECT count(*) FROM audit_log)")" "$before" "nothing changed"
+
+# ---- stored content is sealed only as a running run receives it ----
+# The attack: an evidence file's content "sealed" to a box of garbage, its
+# record naming that garbage, so that audit verify would accept it.
+printf 'SOC 2 report\n' >"$T/soc2.txt"
+as alice assess start V0 scoring-test
+as alice assess answer "$(pg_sql -d team "SELECT max(id) FROM assessment")" gate no --evidence "$T/soc2.txt"
+SOC=$(sha256sum <"$T/soc2.txt" | cut -c1-64)
+SOC_EV=$(pg_sql -d team "SELECT id FROM evidence WHERE sha256 = '$SOC'")
+RESP=$(pg_sql -d team "SELECT response_blob || ' ' || response_size FROM exchange WHERE run_id = $RUN
+	AND response_blob IS NOT NULL ORDER BY id LIMIT 1")
+EP=$(pg_sql -d team "SELECT id FROM endpoint WHERE name = 'e'")
+GARBAGE="decode(repeat('ab', 13 + 48), 'hex')"
+content() {
+	pg_sql -d team "SELECT md5(string_agg(sha256 || encrypted || md5(data), ',' ORDER BY sha256)) || '/' ||
+		(SELECT count(*) FROM blob_seal) || '/' || (SELECT count(*) FROM audit_log) FROM blob"
+}
+before=$(content)
+is "$(psql_as alice "INSERT INTO blob_seal (sha256, size, data_sha256, sealed_at)
+	VALUES ('$SOC', 13, encode(sha256($GARBAGE), 'hex'), '2026-11-30T09:00:00.000Z')")" \
+	"ERROR:  permission denied for table blob_seal" "an assessor's record of a seal written by hand: refused"
+is "$(psql_as alice "SELECT aivet_blob_seal($RUN, '$SOC', 13, $GARBAGE, 'x')")" \
+	"ERROR:  probe run $RUN is completed: finished probe runs are read-only" \
+	"sealing through the function, citing a finished run: refused"
+is "$(psql_as alice "SELECT aivet_blob_seal(aivet_probe_start($EP, '[\"echo\"]', '{}', '{}', 1, 'x'), '$SOC', 13,
+	$GARBAGE, 'x')")" \
+	"ERROR:  stored content $SOC is the content of evidence $SOC_EV: evidence is never sealed" \
+	"citing a run of her own that is running: an evidence file's content is never sealed"
+is "$(psql_as alice "SELECT aivet_blob_seal(aivet_probe_start($EP, '[\"echo\"]', '{}', '{}', 1, 'x'), '${RESP% *}',
+	${RESP#* }, decode(repeat('ab', ${RESP#* } + 48), 'hex'), 'x')")" \
+	"ERROR:  stored content ${RESP% *} was recorded by probe run $RUN, which is completed: only content a running probe run receives is sealed" \
+	"nor a response a finished run recorded"
+is "$(psql_as alice "SELECT aivet_blob_put('$SOC', 13, 1, $GARBAGE)")" \
+	"ERROR:  stored content $SOC: a sealed box is stored only as its sealing (aivet_blob_seal, with its audit entry) recorded it in this transaction" \
+	"a box stored over the content with no sealing behind it: refused"
+is "$(psql_as alice "$(seal_sql alice blob.seal 1 blob_seal)")" \
+	"ERROR:  audit entry blob.seal of blob_seal 1 follows no such operation in this transaction: it is written by the operation's function" \
+	"a sealed blob.seal entry for a sealing that never ran: refused"
+is "$(psql_as owner "UPDATE blob SET encrypted = 1, data = $GARBAGE WHERE sha256 = '$SOC'")" \
+	"ERROR:  stored content $SOC is the content of evidence $SOC_EV: evidence is never sealed" \
+	"not even the owner's SQL seals evidence content"
+is "$(content)" "$before" "stored content, its seals and the audit log are as they were"
+as audrey audit verify
+is "$rc" 0 "the chain verifies$errout"
 sim_stop
 
 # ---- no direct write on any evidentiary table, by any role ----
@@ -200,6 +247,7 @@ answer_history note
 answer_evidence question_id
 questionnaire title
 blob size
+blob_seal sealed_at
 evidence media_type
 incident title
 incident_entry text

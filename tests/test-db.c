@@ -230,8 +230,8 @@ test_transactions(void)
 		char a[65], b[65];
 
 		db_begin(db, &err);
-		blob_put(db, "tester", "same bytes", 10, NULL, a, &err);
-		blob_put(db, "tester", "same bytes", 10, NULL, b, &err);
+		blob_put(db, "same bytes", 10, a, &err);
+		blob_put(db, "same bytes", 10, b, &err);
 		db_commit(db, &err);
 		is_str(a, b, "same content, same hash");
 		db_int(db, &n, &err, "SELECT count(*) FROM blob", NULL);

@@ -154,8 +154,8 @@ test_no_state_between_commands(const char *dir)
 	 * (in a transaction: the sealing is recorded in the audit log). */
 	ok(db_begin(db, &err) == 0 && db_exec(db, &err, "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at) "
 	    "VALUES (1, 1, 'completed', '[\"canary\"]', 'tester', '2026-12-01T00:00:00.000Z')", "") == 0 &&
-	    blob_put(db, "tester", "{}", 2, NULL, req_sha, &err) == 0 &&
-	    blob_put(db, "tester", leak, sizeof leak - 1, pk, sha, &err) == 0 &&
+	    blob_put(db, "{}", 2, req_sha, &err) == 0 &&
+	    blob_put_sealed(db, "tester", 1, leak, sizeof leak - 1, pk, sha, &err) == 0 &&
 	    db_exec(db, &err, "INSERT INTO evidence (id, kind, sha256, original_name, size, added_by, "
 	    "added_at) VALUES (1, 'exchange', ?, 'exchange-1-1.json', ?, 'tester', "
 	    "'2026-12-01T00:00:00.000Z')", "ti", sha, (int64_t)(sizeof leak - 1)) == 0 &&

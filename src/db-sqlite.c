@@ -40,10 +40,19 @@ sql_severity_rank(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	sqlite3_result_int(ctx, severity_rank((const char *)sqlite3_value_text(argv[0])));
 }
 
+/* Connections this process holds open. SQLite's locks are POSIX locks, which
+ * a process drops on a file as soon as it closes any descriptor of that file:
+ * reading a database's header or -shm with open()/close() while a connection
+ * is open would leave that connection unlocked, and another process could then
+ * checkpoint and unlink the -wal it is still writing. */
+static int lite_connections;
+
 static struct db *
 wrap(sqlite3 *h)
 {
 	struct db *db = xcalloc(1, sizeof *db);
+
+	lite_connections++;
 
 	db->ops = &lite_ops;
 	db->h = h;
@@ -138,7 +147,9 @@ lite_open(const char *path, struct db **out, struct aerr *err)
 		}
 	}
 	free(dir);
-	if (existed && wal_missing(path, err) != 0)
+	/* Only before this process holds a connection (lite_connections): the check
+	 * reads the files with descriptors of its own. */
+	if (existed && lite_connections == 0 && wal_missing(path, err) != 0)
 		return err->code;
 	if (!existed) {
 		/* Create the file 0600 ourselves so the umask cannot widen it. */
@@ -169,6 +180,7 @@ static void
 lite_close(struct db *db)
 {
 	sqlite3_close_v2(LITE(db));
+	lite_connections--;
 	free(db);
 }
 

@@ -34,8 +34,6 @@
 static volatile sig_atomic_t got_term;
 static int curses_active;
 
-void tui_keys_for(enum request req, char *buf, size_t n);
-
 /* ---- drawing helpers ---- */
 
 void

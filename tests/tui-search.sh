@@ -70,6 +70,13 @@ screens() {
 	tui_wait "'Beta': match 1 of 2"; ok $? "$size: and round to the first"
 	tui_keys N
 	tui_wait "'Beta': match 2 of 2"; ok $? "$size: N goes back"
+	# / opens empty; Up offers the search in force; Esc keeps it.
+	tui_keys /; sleep 0.3
+	is "$(tui_screen | tail -1 | sed 's/ *$//')" "/" "$size: the / prompt opens empty"
+	tui_keys Up; sleep 0.3
+	is "$(tui_screen | tail -1 | sed 's/ *$//')" "/ Beta" "$size: Up offers the previous search"
+	tui_keys Escape; sleep 0.3
+	like "$(tui_screen)" "^> +Beta Two" "$size: Esc keeps the filter and the selection"
 	tui_keys / C-u Enter; tui_wait "filter cleared"
 	tui_keys n
 	tui_wait "n and N step through the matches of a / search; nothing is searched"; \

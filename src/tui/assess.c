@@ -689,7 +689,7 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		return err->code;
 	switch (req) {
 	case REQ_FIND:
-		if (!tui_prompt(t, "/", s->search, text, sizeof text))
+		if (!tui_search_prompt(t, s->search, text, sizeof text))
 			return 0;
 		snprintf(s->search, sizeof s->search, "%s", text);
 		if (s->search[0] == '\0')

@@ -282,7 +282,7 @@ text_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 
 	switch (req) {
 	case REQ_FIND:
-		if (tui_prompt(t, "/", "", text, sizeof text) && text[0] != '\0') {
+		if (tui_search_prompt(t, s->find, text, sizeof text) && text[0] != '\0') {
 			snprintf(s->find, sizeof s->find, "%s", text);
 			find_move(s, t, 1, 1);
 		}

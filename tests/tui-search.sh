@@ -173,7 +173,7 @@ tui_wait "'running': match $n of $n"; ok $? "N goes to the previous match while 
 unlike "$(tui_screen)" "Add timeline entry" "and opens no note dialog"
 tui_keys / C-u Enter; tui_wait "filter cleared"
 tui_keys N
-tui_wait "Add timeline entry"; ok $? "once the search is ended N adds a timeline entry again"
+tui_wait "Kind of timeline entry"; ok $? "once the search is ended N adds a timeline entry again"
 tui_keys Escape
 tui_stop
 

@@ -110,4 +110,35 @@ sleep 0.3
 
 tui_keys q q q q
 tui_wait "[exit 0]"; ok $? "q back to the end quits with status 0"
+tui_stop
+
+# A many-of choice shows one cursor: "> " is the current item, [x] what is picked.
+run vendor add beta
+run assess start beta llm-inference-isolation
+tui_start 80x24
+tui_wait "Dashboard"
+tui_keys L; tui_wait "Vendors"
+tui_keys /; tui_type beta; tui_keys Enter; tui_wait "filter: beta"
+tui_keys Enter; tui_wait "Vendor:      beta"
+tui_keys s; tui_wait "Assessments of beta"
+tui_keys Enter; tui_wait "Assessment 2 (draft)"
+tui_keys G Tab j Enter
+tui_wait "Space toggles, Enter accepts, Esc cancels"; ok $? "80x24: Enter opens the many-of menu"
+tui_keys Space j Space j
+tui_wait "[x] status_page"
+dialog=$(tui_screen | grep -F '│ ' | grep -E 'direct|status_page|on_request' | sed 's/ *$//')
+is "$dialog" "  │   [x] direct      none     Directly (email or phone to named contacts)   │
+  │   [x] status_page low      Public status page                            │
+  │ > [ ] on_request  high     Only when a customer asks                     │" \
+	"80x24: one cursor, on the current item; the picked ones marked [x] alone"
+tui_keys Enter
+tui_wait "question exposure_notification_channel: direct,status_page (risk low)"; ok $? "80x24: the picked ones are the answer"
+tui_resize 120x40
+sleep 0.3
+tui_keys Enter
+tui_wait "Space toggles, Enter accepts, Esc cancels"
+is "$(tui_screen | grep -cE '│ > ')" 1 "120x40: the menu opened again has one cursor"
+like "$(tui_screen)" "│ > \[x\] direct      none     Directly" "120x40: on the first item, picked"
+tui_keys Escape
+tui_stop
 done_testing

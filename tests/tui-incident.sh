@@ -23,10 +23,13 @@ like "$(tui_screen)" "gdpr-sa +OVERDUE +due 2026-11-04T10:00:00Z, 25d 14h ago" "
 like "$(tui_screen)" "hipaa-individuals +running +due 2026-12-31T10:00:00Z, 31d 10h left" "a running clock with time left"
 
 tui_keys N
-tui_wait "Add timeline entry"; ok $? "N opens the entry form"
+tui_wait "Kind of timeline entry"; ok $? "N asks first for the entry's kind"
+is "$(tui_screen | sed -n 's/.*│ \([> ]\) \([a-z-]\{1,\}\) *│.*/\1\2/p' | tr '\n' ' ')" \
+	" detection  vendor-notice >observation  decision  notification-sent  mitigation  verification " \
+	"a list of the kinds the incident module accepts (status-change is c's), observation current"
+tui_keys Down Down Enter
+tui_wait "Add timeline entry (notification-sent)"; ok $? "the picked kind heads the entry form"
 tui_type "Supervisory authority notified through its portal"
-tui_keys Tab C-u
-tui_type notification-sent
 tui_keys Tab Tab
 tui_type "gdpr-sa"
 tui_keys Enter

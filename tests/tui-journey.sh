@@ -178,7 +178,7 @@ journey() {
 	run incident show 1 --json
 	is "$(printf '%s' "$out" | jq -r '[.title, (.links | map(.object_type) | unique | join(","))] | join(" | ")')" \
 		"LEAK_CROSS_TENANT on Acme AI/prod | evidence,finding,run" "$size: linked to the finding, its run and evidence"
-	tui_keys N; tui_wait "Add timeline entry"
+	tui_keys N; tui_wait "Kind of timeline entry"; tui_keys Enter; tui_wait "Add timeline entry"
 	tui_type "Vendor asked for its KV pool configuration"; tui_keys Enter
 	tui_wait "incident 1: entry"; ok $? "$size: a timeline note"
 	tui_keys t; tui_wait "Add task"

@@ -70,6 +70,13 @@ screens() {
 	tui_wait "'Beta': match 1 of 2"; ok $? "$size: and round to the first"
 	tui_keys N
 	tui_wait "'Beta': match 2 of 2"; ok $? "$size: N goes back"
+	# / opens empty; Up offers the search in force; Esc keeps it.
+	tui_keys /; sleep 0.3
+	is "$(tui_screen | tail -1 | sed 's/ *$//')" "/" "$size: the / prompt opens empty"
+	tui_keys Up; sleep 0.3
+	is "$(tui_screen | tail -1 | sed 's/ *$//')" "/ Beta" "$size: Up offers the previous search"
+	tui_keys Escape; sleep 0.3
+	like "$(tui_screen)" "^> +Beta Two" "$size: Esc keeps the filter and the selection"
 	tui_keys / C-u Enter; tui_wait "filter cleared"
 	tui_keys n
 	tui_wait "n and N step through the matches of a / search; nothing is searched"; \
@@ -80,21 +87,34 @@ screens() {
 	tui_keys s; tui_wait "Assessments of Acme"
 	tui_keys G Enter; tui_wait "Assessment 1 (final)"; ok $? "$size: the final assessment opens"
 	tui_keys /; tui_type "pages"; tui_keys Enter
-	tui_wait "/pages: match 1 of 1; n/N next/previous, / Enter on empty text ends it"; \
+	tui_wait "/pages: match 1 of 1; >/< next/previous, / Enter on empty text ends it"; \
 		ok $? "$size: / searches the assessment's questions"
-	tui_wait "QUESTIONS  /pages: 1 of 1, n/N next/previous"; ok $? "$size: the search heads the questions"
+	tui_wait "QUESTIONS  /pages: 1 of 1, >/< next/previous"; ok $? "$size: the search heads the questions"
 	tui_wait " kv_pages_cleared (required): Can a request ever read KV cache pages"; \
 		ok $? "$size: the matching question is selected"
 	unlike "$(tui_screen)" "not on this screen|Yes: |No: pages" "$size: no letter of the search ran as a command"
 	tui_keys /; tui_keys C-u; tui_type "tenant"; tui_keys Enter
 	tui_wait_re "/tenant: match 1 of [2-9]"; ok $? "$size: a search matching several questions"
 	n=$(tui_screen | sed -n 's|.*/tenant: match 1 of \([0-9]*\);.*|\1|p')
-	tui_keys n
-	tui_wait "/tenant: match 2 of $n"; ok $? "$size: n steps to the next match"
-	tui_keys N N
-	tui_wait "/tenant: match $n of $n"; ok $? "$size: N steps back, round the start"
+	tui_keys '>'
+	tui_wait "/tenant: match 2 of $n"; ok $? "$size: > steps to the next match"
+	tui_keys '<' '<'
+	tui_wait "/tenant: match $n of $n"; ok $? "$size: < steps back, round the start"
+	# Each key has one meaning here, and one line in the help.
+	tui_keys '?'; tui_wait "Keys on this screen (assessment)"
+	help=$(tui_screen)
+	is "$(printf '%s\n' "$help" | grep -cE '^ +n ')" 1 "$size: ? lists n once"
+	like "$help" "^ +n +jump to the next unanswered question" "$size: n is the next unanswered question"
+	is "$(printf '%s\n' "$help" | grep -cE '^ +N ')" 1 "$size: ? lists N once"
+	like "$help" "^ +N +add a note" "$size: N is the note"
+	like "$help" "^ +> +go to the next match" "$size: > is the next match"
+	like "$help" "^ +< +go to the previous match" "$size: < is the previous match"
+	tui_keys q; tui_wait "QUESTIONS  /tenant"
 	tui_keys /; tui_keys C-u Enter
-	tui_wait "search ended: n and N are next unanswered and note again"; ok $? "$size: empty text ends it"
+	tui_wait "search ended"; ok $? "$size: empty text ends it"
+	tui_keys '>'
+	tui_wait "> and < step through the matches of a / search; nothing is searched"; \
+		ok $? "$size: > without a search says what it is for"
 
 	# Final: no key opens an edit dialog; each says why not and how, in full.
 	for key in Enter N f S V; do
@@ -113,8 +133,7 @@ screens() {
 	tui_keys g Enter; tui_wait "Assessment 2 (draft)"
 	tui_keys /; tui_type "cache_isolation_tested"; tui_keys Enter
 	tui_wait "/cache_isolation_tested: match 1 of 1"
-	tui_keys / C-u Enter; tui_wait "search ended"
-	tui_keys N; tui_wait "Note on cache_isolation_tested"; ok $? "$size: N opens the note dialog"
+	tui_keys N; tui_wait "Note on cache_isolation_tested"; ok $? "$size: N opens the note dialog, search or not"
 	tui_keys C-u; tui_type "vendor to confirm by Friday $size"; tui_keys Enter
 	tui_wait "question cache_isolation_tested: note recorded; the question is still unanswered"; \
 		ok $? "$size: a note on an unanswered question is recorded"
@@ -154,7 +173,7 @@ tui_wait "'running': match $n of $n"; ok $? "N goes to the previous match while 
 unlike "$(tui_screen)" "Add timeline entry" "and opens no note dialog"
 tui_keys / C-u Enter; tui_wait "filter cleared"
 tui_keys N
-tui_wait "Add timeline entry"; ok $? "once the search is ended N adds a timeline entry again"
+tui_wait "Kind of timeline entry"; ok $? "once the search is ended N adds a timeline entry again"
 tui_keys Escape
 tui_stop
 

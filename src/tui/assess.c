@@ -7,8 +7,8 @@
  * in review to draft; E writes the
  * vendor's sheet (CSV or an Excel workbook) and I reads a filled-in one
  * back through the file picker. / searches the
- * questions' ids, texts, answers and notes; while a search is set, n and N
- * step to its next and previous match, as on every screen. A final (or
+ * questions' ids, texts, answers and notes; > and < step to its next and
+ * previous match (n and N keep one meaning here: next unanswered, note). A final (or
  * in-review) assessment opens no dialog that could only be refused: the
  * keys that would change it say at once why not and what to do instead.
  * Every change calls the domain's assessment functions (assessment_answer,
@@ -234,7 +234,7 @@ search_step(struct tui *t, struct assess_state *s, int dir, int from_here)
 			select_question(s, qi);
 			s->pane = 1;
 			total = search_count(s, &at);
-			tui_status(t, 0, "/%s: match %d of %d; n/N next/previous, / Enter on empty text "
+			tui_status(t, 0, "/%s: match %d of %d; >/< next/previous, / Enter on empty text "
 			    "ends it", s->search, at, total);
 			return 1;
 		}
@@ -267,7 +267,7 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	if (s->search[0] != '\0') {
 		int at, n = search_count(s, &at);
 
-		snprintf(line, sizeof line, "QUESTIONS  /%s: %d of %d, n/N next/previous", s->search,
+		snprintf(line, sizeof line, "QUESTIONS  /%s: %d of %d, >/< next/previous", s->search,
 		    at, n);
 		tui_put(w, 1, left + 1, cols - left - 2, line);
 	} else {
@@ -685,25 +685,25 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 	int page = v->content_rows - 3 - DETAIL_ROWS;
 	char text[512];
 
-	/* While a search is set, n and N step through its matches (as on every screen). */
-	if (s->search[0] != '\0' && (req == REQ_NEXT_UNANSWERED || req == REQ_NOTE))
-		req = req == REQ_NOTE ? REQ_FIND_PREV : REQ_FIND_NEXT;
-	else if (s->search[0] == '\0' && (req == REQ_FIND_NEXT || req == REQ_FIND_PREV))
-		req = req == REQ_FIND_PREV ? REQ_NOTE : REQ_NEXT_UNANSWERED;
 	if (refused(s, req, pane_enter(s, req), err) != 0)
 		return err->code;
 	switch (req) {
 	case REQ_FIND:
-		if (!tui_prompt(t, "/", s->search, text, sizeof text))
+		if (!tui_search_prompt(t, s->search, text, sizeof text))
 			return 0;
 		snprintf(s->search, sizeof s->search, "%s", text);
 		if (s->search[0] == '\0')
-			tui_status(t, 0, "search ended: n and N are next unanswered and note again");
+			tui_status(t, 0, "search ended");
 		else if (!search_step(t, s, 1, 1))
 			s->search[0] = '\0';
 		return 0;
 	case REQ_FIND_NEXT:
 	case REQ_FIND_PREV:
+		if (s->search[0] == '\0') {
+			tui_status(t, 0, "> and < step through the matches of a / search; nothing is "
+			    "searched");
+			return 0;
+		}
 		search_step(t, s, req == REQ_FIND_NEXT ? 1 : -1, 0);
 		return 0;
 	case REQ_UP: move_by(s, -1); return 0;

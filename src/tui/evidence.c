@@ -352,7 +352,7 @@ evidence_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 
 	switch (req) {
 	case REQ_FIND:
-		if (tui_prompt(t, "/", s->search, text, sizeof text)) {
+		if (tui_search_prompt(t, s->search, text, sizeof text)) {
 			snprintf(s->search, sizeof s->search, "%s", text);
 			if (s->search[0] == '\0')
 				tui_status(t, 0, "search ended");

@@ -179,7 +179,7 @@ tui_pick_file(struct tui *t, const char *title, char *out, size_t n)
 		if (req == REQ_SEARCH) {
 			char text[128];
 
-			if (tui_prompt(t, "/", l.filter, text, sizeof text)) {
+			if (tui_search_prompt(t, l.filter, text, sizeof text)) {
 				snprintf(l.filter, sizeof l.filter, "%s", text);
 				tui_list_restore(&l, -1);
 			}

@@ -15,7 +15,7 @@
 
 #include "tui.h"
 
-void tui_keys_for(enum request req, char *buf, size_t n);
+void tui_keys_for(enum request req, const enum request *handled, char *buf, size_t n);
 
 struct text_state {
 	struct tui_list lines;
@@ -126,7 +126,7 @@ help_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	for (const enum request *r = below->ops->requests; r && *r != REQ_NONE; r++) {
 		const struct request_info *ri = tui_request_info(*r);
 
-		tui_keys_for(*r, keys, sizeof keys);
+		tui_keys_for(*r, below->ops->requests, keys, sizeof keys);
 		if (ri != NULL)
 			tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "  %-14s %s", keys, ri->help);
 	}
@@ -135,7 +135,7 @@ help_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	for (const enum request *r = globals; *r != REQ_NONE; r++) {
 		const struct request_info *ri = tui_request_info(*r);
 
-		tui_keys_for(*r, keys, sizeof keys);
+		tui_keys_for(*r, globals, keys, sizeof keys);
 		tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "  %-14s %s", keys, ri->help);
 	}
 	tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "%s", "");
@@ -282,7 +282,7 @@ text_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 
 	switch (req) {
 	case REQ_FIND:
-		if (tui_prompt(t, "/", "", text, sizeof text) && text[0] != '\0') {
+		if (tui_search_prompt(t, s->find, text, sizeof text) && text[0] != '\0') {
 			snprintf(s->find, sizeof s->find, "%s", text);
 			find_move(s, t, 1, 1);
 		}

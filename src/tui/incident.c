@@ -182,6 +182,7 @@ incident_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 struct form_ctx {
 	struct tui *t;
 	struct incident_state *s;
+	const char *kind;         /* a timeline entry's kind, picked before its form */
 };
 
 int
@@ -191,17 +192,6 @@ tui_check_time(const char *value, void *ctx, struct aerr *err)
 
 	(void)ctx;
 	return value[0] == '\0' ? 0 : parse_time(value, &ms, err);
-}
-
-static int
-check_kind(const char *value, void *ctx, struct aerr *err)
-{
-	(void)ctx;
-	for (int i = 0; incident_entry_kinds[i] != NULL; i++)
-		if (strcmp(incident_entry_kinds[i], value) == 0 && strcmp(value, "status-change") != 0)
-			return 0;
-	return aerr_set(err, AV_USAGE, "detection, vendor-notice, observation, decision, "
-	    "notification-sent, mitigation or verification");
 }
 
 static int
@@ -223,14 +213,13 @@ note_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 {
 	struct form_ctx *c = p;
 	struct incident_note_input in = {
-		.ref = c->s->ids, .text = f[0].value, .kind = f[1].value,
-		.at = f[2].value[0] ? f[2].value : NULL,
+		.ref = c->s->ids, .text = f[0].value, .kind = c->kind,
+		.at = f[1].value[0] ? f[1].value : NULL,
 	};
-	char *copy = xstrdup(f[3].value), *save = NULL;
+	char *copy = xstrdup(nf > 2 ? f[2].value : ""), *save = NULL;
 	int64_t id, eid;
 	int rc;
 
-	(void)nf;
 	for (char *k = strtok_r(copy, " ", &save); k && in.nclocks < 8; k = strtok_r(NULL, " ", &save))
 		in.clocks[in.nclocks++] = k;
 	rc = incident_note(c->t->av, &in, &id, &eid, err);
@@ -509,7 +498,7 @@ static int
 incident_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 {
 	struct incident_state *s = v->state;
-	struct form_ctx c = { t, s };
+	struct form_ctx c = { t, s, NULL };
 	int64_t sel = tui_list_selected_id(&s->lines);
 	char text[512], ids[32], from[32];
 	int64_t iid, tid;
@@ -521,18 +510,30 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		return 0;
 	switch (req) {
 	case REQ_NOTE: {
-		struct tui_field f[4] = {
+		struct tui_field f[3] = {
 			{ .label = "Text", .width = 60, .hint = "what happened" },
-			{ .label = "Kind", .width = 18, .check = check_kind,
-			  .hint = "observation, decision, vendor-notice, notification-sent, mitigation, ..." },
 			{ .label = "At", .width = 26, .check = tui_check_time,
 			  .hint = "when it happened, with a zone (empty: now)" },
 			{ .label = "Clocks", .width = 40, .check = check_clocks,
-			  .hint = "for notification-sent: the clocks it stops, space-separated" },
+			  .hint = "the clocks this notice stops, space-separated" },
 		};
+		struct tui_menu_item kinds[16];
+		char title[80];
+		int n = 0, cur = 0, k;
 
-		snprintf(f[1].value, sizeof f[1].value, "observation");
-		tui_form(t, "Add timeline entry", f, 4, note_submit, &c);
+		/* The kinds the incident module accepts, bar status-change (c writes those). */
+		for (int i = 0; incident_entry_kinds[i] != NULL && n < 16; i++) {
+			if (strcmp(incident_entry_kinds[i], "status-change") == 0)
+				continue;
+			if (strcmp(incident_entry_kinds[i], "observation") == 0)
+				cur = n;
+			kinds[n++] = (struct tui_menu_item){ (char *)incident_entry_kinds[i], NULL, 0 };
+		}
+		if ((k = tui_menu(t, "Kind of timeline entry", kinds, n, 0, cur)) < 0)
+			return 0;
+		c.kind = kinds[k].value;
+		snprintf(title, sizeof title, "Add timeline entry (%s)", c.kind);
+		tui_form(t, title, f, strcmp(c.kind, "notification-sent") == 0 ? 3 : 2, note_submit, &c);
 		return 0;
 	}
 	case REQ_TASK: {

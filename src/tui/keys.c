@@ -32,8 +32,8 @@ const struct keybinding tui_keymap[] = {
 	{ 'e', REQ_EDIT },
 	{ 'A', REQ_ARCHIVE },
 	{ 's', REQ_ASSESS },
-	{ 'n', REQ_NEXT_UNANSWERED }, { 'n', REQ_FIND_NEXT },
-	{ 'N', REQ_NOTE }, { 'N', REQ_FIND_PREV },
+	{ 'n', REQ_NEXT_UNANSWERED }, { 'n', REQ_FIND_NEXT }, { '>', REQ_FIND_NEXT },
+	{ 'N', REQ_NOTE }, { 'N', REQ_FIND_PREV }, { '<', REQ_FIND_PREV },
 	{ 'H', REQ_HISTORY },
 	{ 'S', REQ_SUBMIT },
 	{ 'V', REQ_APPROVE },
@@ -130,16 +130,19 @@ tui_key_name_for(enum request req, char buf[16])
 	return buf;
 }
 
-/* All keys bound to req, joined ("j Down"), for the help screen. */
-void tui_keys_for(enum request req, char *buf, size_t n);
+/* The keys that ask for req on a screen handling the requests in handled, joined
+ * ("j Down"), for the help screen: a key that means another request there (n is
+ * "next unanswered" on an assessment) is left out, so each key has one line. */
+void tui_keys_for(enum request req, const enum request *handled, char *buf, size_t n);
 void
-tui_keys_for(enum request req, char *buf, size_t n)
+tui_keys_for(enum request req, const enum request *handled, char *buf, size_t n)
 {
 	char one[16];
 
 	buf[0] = '\0';
 	for (const struct keybinding *k = tui_keymap; k->req != REQ_NONE; k++) {
-		if (k->req != req || k->key == '\r' || k->key == KEY_ENTER)
+		if (k->req != req || k->key == '\r' || k->key == KEY_ENTER ||
+		    tui_key_request_for(k->key, handled) != req)
 			continue;
 		tui_keyname(k->key, one);
 		if (buf[0] != '\0')

@@ -56,9 +56,10 @@ tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, i
 		free(names);
 		return -1;
 	}
+	/* One-valued even with multi: libmenu marks a many-of menu's picked items with
+	 * the cursor's "> " and its highlight, which read as more cursors. The [x] in
+	 * the name says what is picked; "> " is only ever the current item. */
 	m = new_menu(it);
-	if (multi)
-		menu_opts_off(m, O_ONEVALUE);
 	menu_opts_off(m, O_SHOWDESC);
 	set_menu_mark(m, "> ");
 	set_menu_format(m, height - 4, 1);
@@ -113,10 +114,16 @@ tui_menu(struct tui *t, const char *title, struct tui_menu_item *items, int n, i
 		case 'G': menu_driver(m, REQ_LAST_ITEM); break;
 		case ' ':
 			if (multi) {
+				int top = top_row(m);
+
 				i = item_index(current_item(m));
 				items[i].selected = !items[i].selected;
 				names[i][1] = items[i].selected ? 'x' : ' ';
-				menu_driver(m, REQ_TOGGLE_ITEM);
+				/* Posted again to redraw the changed name, where it was. */
+				unpost_menu(m);
+				post_menu(m);
+				set_top_row(m, top);
+				set_current_item(m, it[i]);
 			}
 			break;
 		case '\n':

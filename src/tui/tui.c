@@ -34,8 +34,6 @@
 static volatile sig_atomic_t got_term;
 static int curses_active;
 
-void tui_keys_for(enum request req, char *buf, size_t n);
-
 /* ---- drawing helpers ---- */
 
 void
@@ -297,7 +295,7 @@ tui_list_request(struct tui_list *l, struct tui *t, enum request req, int rows)
 		l->sel = l->nvis ? l->nvis - 1 : 0;
 		return 1;
 	case REQ_SEARCH:
-		if (tui_prompt(t, "/", l->filter, text, sizeof text)) {
+		if (tui_search_prompt(t, l->filter, text, sizeof text)) {
 			int64_t id = tui_list_selected_id(l);
 
 			snprintf(l->filter, sizeof l->filter, "%s", text);
@@ -893,7 +891,15 @@ form_key(FORM *form, FIELD **f, struct tui_field *fields, int n, int r, wint_t c
 	if (r == KEY_CODE_YES) {
 		switch (ch) {
 		case KEY_DOWN: form_driver(form, REQ_NEXT_FIELD); form_driver(form, REQ_END_LINE); break;
-		case KEY_UP: case KEY_BTAB: form_driver(form, REQ_PREV_FIELD); form_driver(form, REQ_END_LINE); break;
+		case KEY_UP:
+			/* A one-line prompt has no field above: Up offers the text used last. */
+			if (n == 1 && fields[0].recall != NULL) {
+				set_field_buffer(f[0], 0, fields[0].recall);
+				form_driver(form, REQ_END_LINE);
+				break;
+			}
+			/* FALLTHROUGH */
+		case KEY_BTAB: form_driver(form, REQ_PREV_FIELD); form_driver(form, REQ_END_LINE); break;
 		case KEY_LEFT: form_driver(form, REQ_PREV_CHAR); break;
 		case KEY_RIGHT: form_driver(form, REQ_NEXT_CHAR); break;
 		case KEY_BACKSPACE: form_driver(form, REQ_DEL_PREV); break;
@@ -1063,6 +1069,19 @@ tui_prompt(struct tui *t, const char *label, const char *initial, char *out, siz
 	snprintf(f.value, sizeof f.value, "%s", initial ? initial : "");
 	tui_redraw(t);
 	rc = run_form(t, label, &f, 1, 1, NULL, NULL);
+	if (rc)
+		snprintf(out, n, "%s", f.value);
+	return rc;
+}
+
+int
+tui_search_prompt(struct tui *t, const char *last, char *out, size_t n)
+{
+	struct tui_field f = { .label = "/", .recall = last && last[0] ? last : NULL };
+	int rc;
+
+	tui_redraw(t);
+	rc = run_form(t, "/", &f, 1, 1, NULL, NULL);
 	if (rc)
 		snprintf(out, n, "%s", f.value);
 	return rc;
@@ -1433,7 +1452,7 @@ global_request(struct tui *t, enum request req)
 		break;
 	case REQ_SEARCH:
 		/* Whatever is typed after / goes into the prompt, never into commands. */
-		tui_prompt(t, "/", "", line, sizeof line);
+		tui_search_prompt(t, NULL, line, sizeof line);
 		tui_status(t, 0, "this screen shows no list or text to search");
 		break;
 	case REQ_NONE:

@@ -222,6 +222,9 @@ void tui_wrap_free(char **lines, int n);
 int tui_confirm(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* One line of input at the bottom. Returns 1 with the text, 0 on Esc. */
 int tui_prompt(struct tui *t, const char *label, const char *initial, char *out, size_t n);
+/* The / prompt: it opens empty (Enter on empty text ends a search, Esc keeps it);
+ * Up puts last, the search in force, back to edit. */
+int tui_search_prompt(struct tui *t, const char *last, char *out, size_t n);
 
 /* A file picker starting in the current directory; 1 with an absolute path, 0 on Esc. */
 int tui_pick_file(struct tui *t, const char *title, char *out, size_t n);
@@ -247,6 +250,7 @@ struct tui_field {
 	int (*check)(const char *value, void *ctx, struct aerr *err);
 	void *ctx;
 	const char *hint;         /* shown when the field is focused */
+	const char *recall;       /* a one-line prompt: Up puts this text in, or NULL */
 };
 /* Runs the dialog; returns 1 when submitted with every check passing, 0 on Esc.
  * submit may refuse (returns nonzero and sets err): the dialog shows err and stays open. */

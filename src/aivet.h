@@ -129,6 +129,9 @@ enum target_kind {
 	TARGET_WORD,        /* taken as written (a file, a text, a name to create) */
 	TARGET_VENDOR,      /* VENDOR: a vendor's name or id */
 	TARGET_ENDPOINT,    /* VENDOR/NAME: an endpoint */
+	TARGET_ASSESSMENT,  /* ID: an assessment */
+	TARGET_INCIDENT,    /* ID: an incident */
+	TARGET_RUN,         /* RUN: a probe run's id */
 };
 #define CMD_ARGS_MAX 4
 /* A positional a command declares: its kind, and whether it may be left out

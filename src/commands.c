@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "aivet.h"
+#include "assess.h"
 #include "incident.h"
+#include "probe.h"
 
 extern const struct cmd_entry cmd_vendor_entry;
 extern const struct cmd_entry cmd_endpoint_entry;
@@ -523,9 +525,18 @@ opt_take(struct opt_parser *p)
 int
 target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err)
 {
-	if (t == TARGET_ENDPOINT)
+	switch (t) {
+	case TARGET_ENDPOINT:
 		return endpoint_lookup(db, arg, id, err);
-	return vendor_lookup(db, arg, id, err);
+	case TARGET_ASSESSMENT:
+		return assessment_lookup(db, arg, id, err);
+	case TARGET_INCIDENT:
+		return incident_lookup(db, arg, id, err);
+	case TARGET_RUN:
+		return probe_run_lookup(db, arg, id, err);
+	default:
+		return vendor_lookup(db, arg, id, err);
+	}
 }
 
 /* Streaming a large array keeps one element in memory at a time and reuses

@@ -89,6 +89,18 @@ void audit_entry_hash(int64_t seq, const char *at, const char *actor, const char
 void audit_entry_hash_sealed(int64_t seq, const char *at, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const char *details,
     const char *prev_hash, const char *row_hash, char out[65]);
+/* One entry of the log as 'audit log' prints it. */
+struct audit_entry {
+	int64_t seq, object_id;
+	const char *at, *actor, *action, *object_type, *details, *entry_hash;
+};
+/* The newest limit entries, oldest first, each handed to fn (valid during the call). */
+int audit_log_newest(struct db *db, int64_t limit, void (*fn)(const struct audit_entry *e, void *ctx),
+    void *ctx, struct aerr *err);
+/* The last entry's number (0: the log is empty). */
+int audit_last_seq(struct db *db, int64_t *seq, struct aerr *err);
+/* Whether entry seq's hash is hash: 0 it is, 1 it is not (or there is no such entry). */
+int audit_hash_is(struct db *db, int64_t seq, const char *hash, struct aerr *err);
 
 /* ---- commands (commands.c and cmd-*.c) ----
  *

@@ -247,6 +247,12 @@ void json_stream_end(struct json_stream *js);
 
 /* ---- vendors and endpoints (vendor.c) ---- */
 
+/* The active vendors' names (or, with endpoints, the active endpoints as
+ * VENDOR/NAME) that start with prefix, sorted, each handed to fn: what shell
+ * completion offers, in one query. */
+int vendor_names_from(struct db *db, int endpoints, const char *prefix,
+    void (*fn)(const char *name, void *ctx), void *ctx, struct aerr *err);
+
 /* 0 for text fit to show, 1 when it is not valid UTF-8, 2 when it holds a
  * control character or a bidirectional override (unsafe_codepoint). */
 int text_unsafe(const char *s);

@@ -234,7 +234,7 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct questionnaire *q = NULL;
 	struct buf b;
 	struct db *db;
-	struct db_stmt *st;
+	char sha[65];
 	int64_t row;
 	int rc;
 
@@ -249,29 +249,23 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 		questionnaire_free(q);
 		return err->code;
 	}
-	st = db_prepare(db, err, "SELECT id, sha256 FROM questionnaire WHERE qid = ? AND version = ?",
-	    "ti", q->qid, q->version);
-	if (st == NULL) {
-		rc = AV_RUNTIME;
-	} else if (db_step(st) == DB_ROW) {
-		if (strcmp(col_text(st, 1), q->sha256) == 0) {
+	rc = questionnaire_stored(db, q->qid, q->version, &row, sha, err);
+	if (rc == 0) {
+		if (strcmp(sha, q->sha256) == 0) {
 			term_printf(stdout, "questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
-			    (long long)q->version, (long long)db_col_int64(st, 0));
+			    (long long)q->version, (long long)row);
 			rc = 0;
 		} else {
 			rc = aerr_set(err, AV_USAGE, "%s: questionnaire %s version %lld is already loaded with "
 			    "different content; give the changed file a higher version", argv[ind], q->qid,
 			    (long long)q->version);
 		}
-		db_finalize(st);
 		db_rollback(db);
 		buf_free(&b);
 		questionnaire_free(q);
 		return rc;
-	} else {
-		rc = questionnaire_store(db, av->actor, q, b.data, b.len, &row, err);
 	}
-	db_finalize(st);
+	rc = rc < 0 ? AV_RUNTIME : questionnaire_store(db, av->actor, q, b.data, b.len, &row, err);
 	if (rc == 0)
 		rc = db_commit(db, err);
 	else

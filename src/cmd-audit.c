@@ -177,8 +177,6 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (tsa_cert != NULL && against == NULL)
 		return usage_error(av, err, "--tsa-cert checks the time-stamp of --against");
 	if (key != NULL && pubfile != NULL)
@@ -282,8 +280,6 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (out == NULL)
 		return usage_error(av, err, "--out FILE is required");
 	if (checkpoint_tsa(tsa, tsa_url, err) != 0)
@@ -408,8 +404,6 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	arr = json ? cJSON_CreateArray() : NULL;
@@ -472,11 +466,12 @@ audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 static const struct cmd_entry audit_subs[] = {
 	{ "verify", NULL, verify_opts, "recompute the audit log's hash chain and the rows it seals",
-	  audit_verify_cmd, NULL, NULL },
+	  audit_verify_cmd, NULL, ARGS_NONE },
 	{ "checkpoint", NULL, checkpoint_opts,
-	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL, NULL },
+	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL,
+	  ARGS_NONE },
 	{ "log", NULL, log_opts, "print the newest audit entries (50 unless --limit)", audit_log_cmd,
-	  NULL, NULL },
+	  NULL, ARGS_NONE },
 	{ "tables", NULL, opt_json_only, "list every table of the schema and what keeps it honest",
 	  audit_tables_cmd, NULL, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }

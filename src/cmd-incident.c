@@ -664,7 +664,7 @@ static const struct cmd_entry incident_subs[] = {
 	{ "list", NULL, list_opts, "list incidents with overdue and next-due clocks", incident_list,
 	  NULL, ARGS_NONE },
 	{ "due", NULL, incident_due_opts, "list clocks overdue or due soon; post them to webhooks",
-	  incident_due_cmd, NULL, NULL },
+	  incident_due_cmd, NULL, ARGS_NONE },
 	{ "show", "ID", show_opts, "show an incident: facts, clocks, timeline, tasks, links",
 	  incident_show, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
 	{ "status", "ID new|investigating|contained|resolved|closed", status_opts,

@@ -298,7 +298,8 @@ static const struct opt show_opts[] = {
 
 static const struct cmd_entry probe_subs[] = {
 	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL, NULL },
-	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL, ARGS({ TARGET_VENDOR, 1 }) },
+	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL,
+	  ARGS({ TARGET_VENDOR, 1 }) },
 	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
 	  probe_show, NULL, NULL },
 	{ "diff", "RUN_A RUN_B", opt_json_only, "drift between two runs: findings, boundaries, "

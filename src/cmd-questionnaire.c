@@ -79,8 +79,6 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_flags(av, argc, argv, &json, &all, &ind, err) != 0)
 		return err->code;
-	if (ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[ind]);
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
 	if (questionnaire_ids(db, all, &ids, &nids, err) != 0)
@@ -176,8 +174,6 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_flags(av, argc, argv, &json, NULL, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "questionnaire show needs exactly one QUESTIONNAIRE");
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
 	if (questionnaire_lookup(db, argv[ind], &row, err) != 0 ||
@@ -216,8 +212,6 @@ q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "questionnaire validate needs exactly one FILE");
 	if (check_file(argv[ind], "", &b, &q, err) != 0)
 		return err->code;
 	term_printf(stdout, "%s: valid: %s version %lld, %d sections, %d questions\n", argv[ind], q->qid,
@@ -306,8 +300,6 @@ q_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (argc - p.ind != 1)
-		return usage_error(av, err, "questionnaire export needs exactly one QUESTIONNAIRE");
 	if (format == NULL || strcmp(format, "xlsx") != 0)
 		return usage_error(av, err, "--format: '%s' is not xlsx", format ? format : "");
 	if (output == NULL)
@@ -330,14 +322,16 @@ static const struct opt export_opts[] = {
 };
 
 static const struct cmd_entry questionnaire_subs[] = {
-	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL, NULL },
+	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL,
+	  ARGS_NONE },
 	{ "show", "QUESTIONNAIRE[@VERSION]", opt_json_only, "show a questionnaire's questions", q_show,
-	  NULL, NULL },
+	  NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
-	  NULL, NULL },
+	  NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL, NULL },
 	{ "export", "QUESTIONNAIRE[@VERSION]", export_opts,
-	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL, NULL },
+	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL,
+	  ARGS({ TARGET_WORD, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

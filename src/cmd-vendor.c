@@ -243,7 +243,8 @@ cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 static const struct cmd_entry vendor_subs[] = {
 	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL,
 	  ARGS({ TARGET_WORD, 0 }) },
-	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL, ARGS_NONE },
+	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL,
+	  ARGS_NONE },
 	{ "show", "NAME|ID", show_opts, "show a vendor and its endpoints", vendor_show, NULL,
 	  ARGS({ TARGET_VENDOR, 0 }) },
 	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL,

@@ -221,10 +221,10 @@ void opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv);
 int opt_next(struct opt_parser *p, struct aerr *err);
 /* The table of a subcommand whose one option is --json. */
 extern const struct opt opt_json_only[];
-/* Parses a subcommand declared with opt_json_only: *json, then min..max
- * arguments, the first at argv[*first]; refusals exit 2 with the usage line. */
-int opt_json_args(struct aivet *av, int argc, char **argv, int min, int max, int *json, int *first,
-    struct aerr *err);
+/* Parses a subcommand declared with opt_json_only and its positionals (the
+ * entry's args, counted and resolved by opt_next): *json, the first
+ * positional at argv[*first]; refusals exit 2 with the usage line. */
+int opt_json_args(struct aivet *av, int argc, char **argv, int *json, int *first, struct aerr *err);
 /* Takes the next word as the current option's argument (an OPT_OPTARG
  * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
 char *opt_take(struct opt_parser *p);

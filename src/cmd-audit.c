@@ -446,7 +446,7 @@ audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0, first;
 	cJSON *o, *t;
 
-	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	o = audit_registry_json();
 	if (json) {
@@ -473,7 +473,7 @@ static const struct cmd_entry audit_subs[] = {
 	{ "log", NULL, log_opts, "print the newest audit entries (50 unless --limit)", audit_log_cmd,
 	  NULL, ARGS_NONE },
 	{ "tables", NULL, opt_json_only, "list every table of the schema and what keeps it honest",
-	  audit_tables_cmd, NULL, NULL },
+	  audit_tables_cmd, NULL, ARGS_NONE },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -168,7 +168,7 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	cJSON *arr;
 	int json, first;
 
-	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0) {
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0) {
 		free(dir);
 		return err->code;
 	}
@@ -258,7 +258,7 @@ key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json, first;
 	cJSON *k;
 
-	if (opt_json_args(av, argc, argv, 0, 1, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	if (first < argc)
 		name = argv[first];
@@ -425,10 +425,12 @@ static const struct cmd_entry key_subs[] = {
 	  key_generate, NULL, ARGS_NONE },
 	{ "import", "SECRET-KEY-FILE", name_opts, "import a minisign secret key", key_import, NULL,
 	  ARGS({ TARGET_WORD, 0 }) },
-	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL, NULL },
+	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL,
+	  ARGS_NONE },
 	{ "trust", "PUBLIC-KEY-FILE", name_opts, "trust a signer's public key (minisign .pub) for verify",
 	  key_trust, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL, NULL },
+	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL,
+	  ARGS({ TARGET_WORD, 1 }) },
 	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL,
 	  ARGS({ TARGET_WORD, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }

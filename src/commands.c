@@ -393,8 +393,7 @@ const struct opt opt_json_only[] = {
 };
 
 int
-opt_json_args(struct aivet *av, int argc, char **argv, int min, int max, int *json, int *first,
-    struct aerr *err)
+opt_json_args(struct aivet *av, int argc, char **argv, int *json, int *first, struct aerr *err)
 {
 	struct opt_parser p;
 	int c;
@@ -405,10 +404,6 @@ opt_json_args(struct aivet *av, int argc, char **argv, int min, int max, int *js
 		*json |= c == 'j';
 	if (c < 0)
 		return err->code;
-	if (argc - p.ind < min)
-		return usage_error(av, err, "%d argument%s needed", min, min == 1 ? " is" : "s are");
-	if (argc - p.ind > max)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + max]);
 	*first = p.ind;
 	return 0;
 }

@@ -234,8 +234,6 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "questionnaire import needs exactly one FILE");
 	if (check_file(argv[ind], "; nothing was imported", &b, &q, err) != 0)
 		return err->code;
 	if ((db = db_with_questionnaires(av, err)) == NULL || db_begin(db, err) != 0) {
@@ -328,7 +326,8 @@ static const struct cmd_entry questionnaire_subs[] = {
 	  NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
 	  NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL, NULL },
+	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL,
+	  ARGS({ TARGET_WORD, 0 }) },
 	{ "export", "QUESTIONNAIRE[@VERSION]", export_opts,
 	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL,
 	  ARGS({ TARGET_WORD, 0 }) },

@@ -89,6 +89,18 @@ void audit_entry_hash(int64_t seq, const char *at, const char *actor, const char
 void audit_entry_hash_sealed(int64_t seq, const char *at, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const char *details,
     const char *prev_hash, const char *row_hash, char out[65]);
+/* One entry of the log as 'audit log' prints it. */
+struct audit_entry {
+	int64_t seq, object_id;
+	const char *at, *actor, *action, *object_type, *details, *entry_hash;
+};
+/* The newest limit entries, oldest first, each handed to fn (valid during the call). */
+int audit_log_newest(struct db *db, int64_t limit, void (*fn)(const struct audit_entry *e, void *ctx),
+    void *ctx, struct aerr *err);
+/* The last entry's number (0: the log is empty). */
+int audit_last_seq(struct db *db, int64_t *seq, struct aerr *err);
+/* Whether entry seq's hash is hash: 0 it is, 1 it is not (or there is no such entry). */
+int audit_hash_is(struct db *db, int64_t seq, const char *hash, struct aerr *err);
 
 /* ---- commands (commands.c and cmd-*.c) ----
  *
@@ -129,6 +141,9 @@ enum target_kind {
 	TARGET_WORD,        /* taken as written (a file, a text, a name to create) */
 	TARGET_VENDOR,      /* VENDOR: a vendor's name or id */
 	TARGET_ENDPOINT,    /* VENDOR/NAME: an endpoint */
+	TARGET_ASSESSMENT,  /* ID: an assessment */
+	TARGET_INCIDENT,    /* ID: an incident */
+	TARGET_RUN,         /* RUN: a probe run's id */
 };
 #define CMD_ARGS_MAX 4
 /* A positional a command declares: its kind, and whether it may be left out
@@ -206,10 +221,10 @@ void opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv);
 int opt_next(struct opt_parser *p, struct aerr *err);
 /* The table of a subcommand whose one option is --json. */
 extern const struct opt opt_json_only[];
-/* Parses a subcommand declared with opt_json_only: *json, then min..max
- * arguments, the first at argv[*first]; refusals exit 2 with the usage line. */
-int opt_json_args(struct aivet *av, int argc, char **argv, int min, int max, int *json, int *first,
-    struct aerr *err);
+/* Parses a subcommand declared with opt_json_only and its positionals (the
+ * entry's args, counted and resolved by opt_next): *json, the first
+ * positional at argv[*first]; refusals exit 2 with the usage line. */
+int opt_json_args(struct aivet *av, int argc, char **argv, int *json, int *first, struct aerr *err);
 /* Takes the next word as the current option's argument (an OPT_OPTARG
  * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
 char *opt_take(struct opt_parser *p);
@@ -231,6 +246,12 @@ void json_stream_item(struct json_stream *js, cJSON *item);   /* prints and free
 void json_stream_end(struct json_stream *js);
 
 /* ---- vendors and endpoints (vendor.c) ---- */
+
+/* The active vendors' names (or, with endpoints, the active endpoints as
+ * VENDOR/NAME) that start with prefix, sorted, each handed to fn: what shell
+ * completion offers, in one query. */
+int vendor_names_from(struct db *db, int endpoints, const char *prefix,
+    void (*fn)(const char *name, void *ctx), void *ctx, struct aerr *err);
 
 /* 0 for text fit to show, 1 when it is not valid UTF-8, 2 when it holds a
  * control character or a bidirectional override (unsafe_codepoint). */

@@ -884,3 +884,49 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 			return err->code;
 	return 0;
 }
+
+int
+audit_log_newest(struct db *db, int64_t limit, void (*fn)(const struct audit_entry *e, void *ctx),
+    void *ctx, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT * FROM (SELECT seq, at, actor, action, "
+	    "object_type, object_id, details, entry_hash FROM audit_log ORDER BY seq DESC LIMIT ?) "
+	    "AS newest ORDER BY seq", "i", limit);
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		struct audit_entry e = {
+			.seq = db_col_int64(st, 0), .at = col_text(st, 1), .actor = col_text(st, 2),
+			.action = col_text(st, 3), .object_type = col_text(st, 4),
+			.object_id = db_col_int64(st, 5), .details = col_text(st, 6),
+			.entry_hash = col_text(st, 7),
+		};
+
+		fn(&e, ctx);
+	}
+	db_finalize(st);
+	return 0;
+}
+
+int
+audit_last_seq(struct db *db, int64_t *seq, struct aerr *err)
+{
+	*seq = 0;
+	return db_int(db, seq, err, "SELECT coalesce(max(seq), 0) FROM audit_log", NULL) < 0 ?
+	    err->code : 0;
+}
+
+int
+audit_hash_is(struct db *db, int64_t seq, const char *hash, struct aerr *err)
+{
+	struct db_stmt *q = db_prepare(db, err, "SELECT entry_hash FROM audit_log WHERE seq = ?", "i",
+	    seq);
+	int same;
+
+	if (q == NULL)
+		return -1;
+	same = db_step(q) == DB_ROW && strcmp(col_text(q, 0), hash) == 0;
+	db_finalize(q);
+	return same ? 0 : 1;
+}

@@ -23,10 +23,12 @@ db_ready(struct aivet *av, struct aerr *err)
 	return db;
 }
 
-/* Commands taking only an ASSESSMENT and maybe --json. */
+/* Commands declaring their positionals (the framework counts and resolves
+ * them) and maybe --json: *id is the first target's id, argv[*ind] the first
+ * positional. */
 static int
-parse_id_json(struct aivet *av, int argc, char **argv, int nargs, const char *what, int *json,
-    int *ind, struct aerr *err)
+parse_id_json(struct aivet *av, int argc, char **argv, int *json, int *ind, int64_t *id,
+    struct aerr *err)
 {
 	struct opt_parser p;
 	int c;
@@ -37,9 +39,8 @@ parse_id_json(struct aivet *av, int argc, char **argv, int nargs, const char *wh
 			*json = 1;
 	if (c < 0)
 		return err->code;
-	if (argc - p.ind != nargs)
-		return usage_error(av, err, "assess %s needs %s", argv[0], what);
 	*ind = p.ind;
+	*id = p.target[0];
 	return 0;
 }
 
@@ -51,10 +52,9 @@ assess_start(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t vendor, qrow, id;
 	struct assessment *a;
 
-	if (parse_id_json(av, argc, argv, 2, "a VENDOR and a QUESTIONNAIRE", NULL, &ind, err) != 0)
+	if (parse_id_json(av, argc, argv, NULL, &ind, &vendor, err) != 0)
 		return err->code;
 	if ((db = db_ready(av, err)) == NULL ||
-	    target_resolve(db, TARGET_VENDOR, argv[ind], &vendor, err) != 0 ||
 	    questionnaire_lookup(db, argv[ind + 1], &qrow, err) != 0 ||
 	    assessment_start(db, av->actor, vendor, qrow, &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
@@ -156,9 +156,9 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db *db;
 	cJSON *o;
 
-	if (parse_id_json(av, argc, argv, 1, "exactly one ASSESSMENT", &json, &ind, err) != 0)
+	if (parse_id_json(av, argc, argv, &json, &ind, &id, err) != 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
+	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	if (assessment_json(db, a, &o, err) != 0) {
@@ -178,18 +178,15 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 static int
 assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	int json, first;
+	int json = 0, ind;
 	int64_t vendor = 0;
 	struct db *db;
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
 
-	if (opt_json_args(av, argc, argv, 0, 1, &json, &first, err) != 0)
-		return err->code;
-	if ((db = db_ready(av, err)) == NULL)
-		return err->code;
-	if (first < argc && target_resolve(db, TARGET_VENDOR, argv[first], &vendor, err) != 0)
+	if (parse_id_json(av, argc, argv, &json, &ind, &vendor, err) != 0 ||
+	    (db = db_ready(av, err)) == NULL)
 		return err->code;
 	if (assessment_ids(db, vendor, &ids, &nids, err) != 0)
 		return err->code;
@@ -257,9 +254,9 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db *db;
 	cJSON *arr;
 
-	if (parse_id_json(av, argc, argv, 2, "an ASSESSMENT and a QUESTION", &json, &ind, err) != 0)
+	if (parse_id_json(av, argc, argv, &json, &ind, &id, err) != 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
+	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	if (assessment_question(a, argv[ind + 1], &qi, err) != 0 ||
@@ -289,9 +286,9 @@ assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t id;
 	struct db *db;
 
-	if (parse_id_json(av, argc, argv, 1, "exactly one ASSESSMENT", NULL, &ind, err) != 0)
+	if (parse_id_json(av, argc, argv, NULL, &ind, &id, err) != 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
+	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_submit(db, av->actor, id, err) != 0)
 		return err->code;
 	term_printf(stdout, "assessment %lld submitted for review\n", (long long)id);
@@ -317,10 +314,8 @@ assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 		;
 	if (c < 0)
 		return err->code;
-	if (argc - p.ind != 1)
-		return usage_error(av, err, "assess approve needs exactly one ASSESSMENT");
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[p.ind], &id, err) != 0 ||
-	    assessment_approve(db, av->actor, id, err) != 0)
+	id = p.target[0];
+	if ((db = db_ready(av, err)) == NULL || assessment_approve(db, av->actor, id, err) != 0)
 		return err->code;
 	term_printf(stdout, "assessment %lld approved by %s (final)\n", (long long)id, av->actor);
 	return 0;
@@ -333,9 +328,9 @@ assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t id, new_id;
 	struct db *db;
 
-	if (parse_id_json(av, argc, argv, 1, "exactly one ASSESSMENT", NULL, &ind, err) != 0)
+	if (parse_id_json(av, argc, argv, NULL, &ind, &id, err) != 0)
 		return err->code;
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[ind], &id, err) != 0 ||
+	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_reopen(db, av->actor, id, &new_id, err) != 0)
 		return err->code;
 	if (new_id == id)
@@ -368,8 +363,6 @@ assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (argc - p.ind != 1)
-		return usage_error(av, err, "assess export needs exactly one ASSESSMENT");
 	if (format == NULL)
 		return usage_error(av, err, "assess export needs --format csv, md or xlsx");
 	if (strcmp(format, "csv") != 0 && strcmp(format, "md") != 0 && strcmp(format, "xlsx") != 0)
@@ -378,8 +371,8 @@ assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "--format xlsx needs --output FILE (a workbook is no text)");
 	if (due != NULL && strcmp(format, "xlsx") != 0)
 		return usage_error(av, err, "--due is written in a workbook: it needs --format xlsx");
-	if ((db = db_ready(av, err)) == NULL || assessment_lookup(db, argv[p.ind], &id, err) != 0 ||
-	    assessment_load(db, id, &a, err) != 0)
+	id = p.target[0];
+	if ((db = db_ready(av, err)) == NULL || assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	if (strcmp(format, "xlsx") == 0) {
 		struct sheet_xlsx_info info = { av->actor, due };
@@ -479,20 +472,24 @@ static const struct opt import_opts[] = {
 
 static const struct cmd_entry assess_subs[] = {
 	{ "start", "VENDOR QUESTIONNAIRE[@VERSION]", NULL, "start an assessment of a vendor (draft)",
-	  assess_start, NULL, NULL },
+	  assess_start, NULL, ARGS({ TARGET_VENDOR, 0 }, { TARGET_WORD, 0 }) },
 	{ "answer", "ASSESSMENT QUESTION [VALUE]", answer_opts,
 	  "answer a question, with a note and evidence", assess_answer, NULL, NULL },
 	{ "show", "ASSESSMENT", opt_json_only, "show answers, risk, score and probe-checked claims",
-	  assess_show, NULL, NULL },
-	{ "list", "[VENDOR]", opt_json_only, "list assessments", assess_list, NULL, NULL },
+	  assess_show, NULL, ARGS({ TARGET_ASSESSMENT, 0 }) },
+	{ "list", "[VENDOR]", opt_json_only, "list assessments", assess_list, NULL,
+	  ARGS({ TARGET_VENDOR, 1 }) },
 	{ "history", "ASSESSMENT QUESTION", opt_json_only, "every change to one answer", assess_history,
-	  NULL, NULL },
-	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL, NULL },
+	  NULL, ARGS({ TARGET_ASSESSMENT, 0 }, { TARGET_WORD, 0 }) },
+	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL,
+	  ARGS({ TARGET_ASSESSMENT, 0 }) },
 	{ "approve", "ASSESSMENT", NULL, "approve an assessment in review (final)",
-	  assess_approve, NULL, NULL },
+	  assess_approve, NULL, ARGS({ TARGET_ASSESSMENT, 0 }) },
 	{ "reopen", "ASSESSMENT", NULL,
-	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL, NULL },
-	{ "export", "ASSESSMENT", export_opts, "the sheet a vendor fills in", assess_export, NULL, NULL },
+	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL,
+	  ARGS({ TARGET_ASSESSMENT, 0 }) },
+	{ "export", "ASSESSMENT", export_opts, "the sheet a vendor fills in", assess_export, NULL,
+	  ARGS({ TARGET_ASSESSMENT, 0 }) },
 	{ "import", "[ASSESSMENT] FILE", import_opts, "read a filled-in sheet back (CSV or .xlsx)",
 	  assess_import, NULL, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }

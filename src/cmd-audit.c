@@ -129,12 +129,11 @@ anchor_read(const char *path, const struct minisign_pub *given, const char *give
 static void
 anchor_check(struct db *db, const struct anchor *a, struct audit_status *st, struct aerr *err)
 {
-	struct db_stmt *q;
 	int64_t last = 0;
 
 	if (a->entries == 0)
 		return;
-	if (db_int(db, &last, err, "SELECT coalesce(max(seq), 0) FROM audit_log", NULL) < 0)
+	if (audit_last_seq(db, &last, err) != 0)
 		return;
 	if (last < a->entries) {
 		st->bad_seq = last + 1;
@@ -143,16 +142,12 @@ anchor_check(struct db *db, const struct anchor *a, struct audit_status *st, str
 		    (long long)a->entries, a->kind, a->path);
 		return;
 	}
-	q = db_prepare(db, err, "SELECT entry_hash FROM audit_log WHERE seq = ?", "i", a->entries);
-	if (q == NULL)
-		return;
-	if (db_step(q) != DB_ROW || strcmp(col_text(q, 0), a->head) != 0) {
+	if (audit_hash_is(db, a->entries, a->head, err) == 1) {
 		st->bad_seq = a->entries;
 		snprintf(st->problem, sizeof st->problem, "entry %lld's hash is not the head that %s %s "
 		    "recorded (%s): the chain was rewritten at or before entry %lld", (long long)a->entries,
 		    a->kind, a->path, a->head, (long long)a->entries);
 	}
-	db_finalize(q);
 }
 
 /* --key NAME or --pubkey FILE: the signer an anchor must be from (else the keyring). */
@@ -182,8 +177,6 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (tsa_cert != NULL && against == NULL)
 		return usage_error(av, err, "--tsa-cert checks the time-stamp of --against");
 	if (key != NULL && pubfile != NULL)
@@ -287,8 +280,6 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (out == NULL)
 		return usage_error(av, err, "--out FILE is required");
 	if (checkpoint_tsa(tsa, tsa_url, err) != 0)
@@ -369,6 +360,30 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
+/* One entry of 'audit log': a line, or an element of the --json array. */
+static void
+log_entry(const struct audit_entry *e, void *ctx)
+{
+	cJSON *arr = ctx;
+
+	if (arr != NULL) {
+		cJSON *o = cJSON_CreateObject(), *d = cJSON_Parse(e->details);
+
+		cJSON_AddNumberToObject(o, "seq", (double)e->seq);
+		cJSON_AddStringToObject(o, "at", e->at);
+		cJSON_AddStringToObject(o, "actor", e->actor);
+		cJSON_AddStringToObject(o, "action", e->action);
+		cJSON_AddStringToObject(o, "object_type", e->object_type);
+		cJSON_AddNumberToObject(o, "object_id", (double)e->object_id);
+		cJSON_AddItemToObject(o, "details", d ? d : cJSON_CreateNull());
+		cJSON_AddStringToObject(o, "entry_hash", e->entry_hash);
+		cJSON_AddItemToArray(arr, o);
+	} else {
+		term_printf(stdout, "%6lld %s %-12s %-22s %s %lld %s\n", (long long)e->seq, e->at,
+		    e->actor, e->action, e->object_type, (long long)e->object_id, e->details);
+	}
+}
+
 static int
 audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -376,7 +391,6 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t limit = 50;
 	int c, json = 0;
 	struct db *db;
-	struct db_stmt *st;
 	cJSON *arr;
 
 	opt_begin(&p, av, argc, argv);
@@ -390,40 +404,15 @@ audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	st = db_prepare(db, err, "SELECT * FROM (SELECT seq, at, actor, action, object_type, "
-	    "object_id, details, entry_hash FROM audit_log ORDER BY seq DESC LIMIT ?) AS newest ORDER BY seq",
-	    "i", limit);
-	if (st == NULL)
+	arr = json ? cJSON_CreateArray() : NULL;
+	if (audit_log_newest(db, limit, log_entry, arr, err) != 0) {
+		cJSON_Delete(arr);
 		return err->code;
-	arr = cJSON_CreateArray();
-	while (db_step(st) == DB_ROW) {
-		if (json) {
-			cJSON *o = cJSON_CreateObject(), *d = cJSON_Parse(col_text(st, 6));
-
-			cJSON_AddNumberToObject(o, "seq", (double)db_col_int64(st, 0));
-			cJSON_AddStringToObject(o, "at", col_text(st, 1));
-			cJSON_AddStringToObject(o, "actor", col_text(st, 2));
-			cJSON_AddStringToObject(o, "action", col_text(st, 3));
-			cJSON_AddStringToObject(o, "object_type", col_text(st, 4));
-			cJSON_AddNumberToObject(o, "object_id", (double)db_col_int64(st, 5));
-			cJSON_AddItemToObject(o, "details", d ? d : cJSON_CreateNull());
-			cJSON_AddStringToObject(o, "entry_hash", col_text(st, 7));
-			cJSON_AddItemToArray(arr, o);
-		} else {
-			term_printf(stdout, "%6lld %s %-12s %-22s %s %lld %s\n", (long long)db_col_int64(st, 0),
-			    col_text(st, 1), col_text(st, 2), col_text(st, 3), col_text(st, 4),
-			    (long long)db_col_int64(st, 5), col_text(st, 6));
-		}
 	}
-	db_finalize(st);
 	if (json)
 		json_emit(arr);
-	else
-		cJSON_Delete(arr);
 	return 0;
 }
 
@@ -457,7 +446,7 @@ audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0, first;
 	cJSON *o, *t;
 
-	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	o = audit_registry_json();
 	if (json) {
@@ -477,13 +466,14 @@ audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 static const struct cmd_entry audit_subs[] = {
 	{ "verify", NULL, verify_opts, "recompute the audit log's hash chain and the rows it seals",
-	  audit_verify_cmd, NULL, NULL },
+	  audit_verify_cmd, NULL, ARGS_NONE },
 	{ "checkpoint", NULL, checkpoint_opts,
-	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL, NULL },
+	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL,
+	  ARGS_NONE },
 	{ "log", NULL, log_opts, "print the newest audit entries (50 unless --limit)", audit_log_cmd,
-	  NULL, NULL },
+	  NULL, ARGS_NONE },
 	{ "tables", NULL, opt_json_only, "list every table of the schema and what keeps it honest",
-	  audit_tables_cmd, NULL, NULL },
+	  audit_tables_cmd, NULL, ARGS_NONE },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -69,7 +69,7 @@ db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	char roles[128];
 	int json, pg, first;
 
-	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || db_whoami(db, av->actor, &me, err) != 0)
 		return err->code;
@@ -99,7 +99,7 @@ db_roles_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db_login *l = NULL;
 	int json, n = 0, first;
 
-	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || db_logins(db, &l, &n, err) != 0) {
 		free(l);
@@ -133,7 +133,7 @@ grant_or_revoke(struct aivet *av, int argc, char **argv, int revoke, struct aerr
 	enum db_role role;
 	int json, first;
 
-	if (opt_json_args(av, argc, argv, 2, 2, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	if (db_role_parse(argv[first + 1], &role) != 0)
 		return usage_error(av, err, "'%s' is not a role: assessor, reviewer or auditor",
@@ -221,7 +221,7 @@ db_copy_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json, rc, first;
 
 	(void)av;
-	if (opt_json_args(av, argc, argv, 2, 2, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	s = argv[first];
 	d = argv[first + 1];
@@ -246,14 +246,18 @@ db_copy_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 static const struct cmd_entry db_subs[] = {
 	{ "whoami", NULL, opt_json_only, "who this connection acts as, and what its role lets it do",
-	  db_whoami_cmd, NULL, NULL },
-	{ "roles", NULL, opt_json_only, "the logins holding aivet's roles (PostgreSQL)", db_roles_cmd, NULL, NULL },
+	  db_whoami_cmd, NULL, ARGS_NONE },
+	{ "roles", NULL, opt_json_only, "the logins holding aivet's roles (PostgreSQL)", db_roles_cmd, NULL,
+	  ARGS_NONE },
 	{ "grant", "LOGIN assessor|reviewer|auditor", NULL,
-	  "give a login a role (PostgreSQL; the database's owner)", db_grant_cmd, NULL, NULL },
+	  "give a login a role (PostgreSQL; the database's owner)", db_grant_cmd, NULL,
+	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
 	{ "revoke", "LOGIN assessor|reviewer|auditor", NULL,
-	  "take a role from a login (PostgreSQL; the database's owner)", db_revoke_cmd, NULL, NULL },
+	  "take a role from a login (PostgreSQL; the database's owner)", db_revoke_cmd, NULL,
+	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
 	{ "copy", "SRC DST", opt_json_only, "copy a whole database into an empty one, SQLite or PostgreSQL, "
-	  "keeping ids, evidence and the audit chain", db_copy_cmd, NULL, NULL },
+	  "keeping ids, evidence and the audit chain", db_copy_cmd, NULL,
+	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -294,8 +294,6 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (quick)
 		context /= QUICK_SCALE, pool /= QUICK_SCALE;
 	if ((sim_bin = find_sim()) == NULL)
@@ -403,5 +401,5 @@ static const struct opt demo_opts[] = {
 const struct cmd_entry cmd_demo_entry = {
 	"demo", NULL, demo_opts,
 	"reproduce the context-overflow incident against a simulator and show what aivet finds",
-	cmd_demo_exec, NULL, NULL
+	cmd_demo_exec, NULL, ARGS_NONE
 };

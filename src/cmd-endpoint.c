@@ -174,10 +174,6 @@ cmd_endpoint_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	opt_begin(&p, av, argc, argv);
 	if (parse_endpoint_opts(&p, &f, err) != 0)
 		goto out;
-	if (p.ind != argc - 1) {
-		usage_error(av, err, "endpoint add needs exactly one VENDOR");
-		goto out;
-	}
 	if (!f.in.set_name || !f.in.set_api || !f.in.set_url || !f.in.set_model || !f.in.set_context) {
 		usage_error(av, err, "endpoint add needs --name, --api, --url, --model and --context");
 		goto out;
@@ -275,10 +271,6 @@ cmd_endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	opt_begin(&p, av, argc, argv);
 	if (parse_endpoint_opts(&p, &f, err) != 0)
 		goto out;
-	if (p.ind != argc - 1) {
-		usage_error(av, err, "endpoint edit needs exactly one VENDOR/NAME");
-		goto out;
-	}
 	if (!(in->set_name || in->set_api || in->set_url || in->set_model || in->set_context ||
 	    in->ncreds || in->norgs || in->nremove || in->set_insecure || in->set_price_in ||
 	    in->set_price_out || in->options)) {
@@ -300,25 +292,31 @@ out:
 static int
 cmd_endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	struct opt_parser p;
 	struct db *db;
+	int c;
 
-	if (argc != 2 || argv[1][0] == '-')
-		return usage_error(av, err, "endpoint archive needs exactly one VENDOR/NAME");
-	if ((db = av_db(av, err)) == NULL || endpoint_archive(db, av->actor, argv[1], err) != 0)
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		;
+	if (c < 0 || (db = av_db(av, err)) == NULL ||
+	    endpoint_archive(db, av->actor, argv[p.ind], err) != 0)
 		return err->code;
-	term_printf(stdout, "endpoint %s archived\n", argv[1]);
+	term_printf(stdout, "endpoint %s archived\n", argv[p.ind]);
 	return 0;
 }
 
 static const struct cmd_entry endpoint_subs[] = {
-	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL, NULL },
+	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL,
+	  ARGS({ TARGET_VENDOR, 0 }) },
 	{ "list", "[VENDOR]", list_opts, "list endpoints (archived ones with --all)", endpoint_list,
 	  NULL, ARGS({ TARGET_VENDOR, 1 }) },
 	{ "show", "VENDOR/NAME", show_opts, "show an endpoint and its credential references",
 	  endpoint_show, NULL, ARGS({ TARGET_ENDPOINT, 0 }) },
-	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL, NULL },
+	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL,
+	  ARGS({ TARGET_ENDPOINT, 0 }) },
 	{ "archive", "VENDOR/NAME", NULL, "archive an endpoint (nothing is deleted)",
-	  cmd_endpoint_archive, NULL, NULL },
+	  cmd_endpoint_archive, NULL, ARGS({ TARGET_ENDPOINT, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -98,8 +98,6 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc - 1)
-		return usage_error(av, err, "evidence show needs exactly one ID");
 	if (parse_int_opt("ID", argv[p.ind], 1, INT64_MAX, &id, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
@@ -177,7 +175,7 @@ static const struct opt show_opts[] = {
 
 static const struct cmd_entry evidence_subs[] = {
 	{ "show", "ID", show_opts, "show a piece of evidence (an exchange: headers, bodies, timings)",
-	  evidence_show, NULL, NULL },
+	  evidence_show, NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -75,8 +75,6 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if ((db = av_db(av, err)) == NULL ||
 	    incident_due_report(db, now_ms(), within_ms, &doc, err) != 0)
 		return err->code;

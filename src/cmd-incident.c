@@ -25,6 +25,7 @@ struct incident_opts {
 	int64_t vendor_sla_ms;
 	int64_t severity, from_finding, corrects;
 	int set_severity, set_eu_data, eu_data, json, open_only;
+	int64_t target;   /* the first declared target's id (struct cmd_entry's args) */
 	const char *clocks[8];
 	int nclocks;
 	struct {
@@ -137,6 +138,7 @@ parse_opts(struct aivet *av, int argc, char **argv, struct incident_opts *o, int
 	if (c < 0)
 		return err->code;
 	*ind = p.ind;
+	o->target = p.target[0];
 	return 0;
 }
 
@@ -283,12 +285,8 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "incident show needs exactly one ID");
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (incident_lookup(db, argv[ind], &id, err) != 0 ||
-	    incident_report_json(db, id, &r, err) != 0)
+	id = o.target;
+	if ((db = av_db(av, err)) == NULL || incident_report_json(db, id, &r, err) != 0)
 		return err->code;
 	if (o.json) {
 		json_emit(r);
@@ -358,8 +356,6 @@ cmd_incident_status(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 2)
-		return usage_error(av, err, "incident status needs an ID and a STATUS");
 	if (incident_set_status(av, argv[ind], argv[ind + 1], o.note, o.at, &id, from, err) != 0)
 		return err->code;
 	term_printf(stdout, "incident %lld: %s -> %s\n", (long long)id, from, argv[ind + 1]);
@@ -379,8 +375,6 @@ cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 2)
-		return usage_error(av, err, "incident note needs an ID and a TEXT");
 	kind = o.kind ? o.kind : "observation";
 	if (strcmp(kind, "status-change") == 0)
 		return usage_error(av, err, "--kind status-change: use 'aivet incident status' "
@@ -413,8 +407,6 @@ cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "incident edit needs exactly one ID");
 	if (!o.title && !o.endpoint && !o.set_severity && !o.phi && !o.individuals &&
 	    !o.state_residents && !o.set_eu_data && !o.window_start && !o.window_end &&
 	    !o.vendor_discovered && !o.vendor_sla)
@@ -448,8 +440,6 @@ task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 2)
-		return usage_error(av, err, "incident task add needs an ID and a TITLE");
 	if (incident_title_check("the task title", argv[ind + 1], err) != 0)
 		return err->code;
 	if (o.owner != NULL && (*o.owner == '\0' || strlen(o.owner) > 100))
@@ -471,8 +461,6 @@ task_done(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "incident task done needs exactly one TASK_ID");
 	if (parse_int_opt("TASK_ID", argv[ind], 1, INT64_MAX, &tid, err) != 0)
 		return err->code;
 	if (incident_task_done(av, tid, o.at, &iid, err) != 0)
@@ -493,8 +481,6 @@ cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "incident link needs exactly one ID");
 	if (o.nlinks == 0 && o.file == NULL)
 		return usage_error(av, err, "incident link: nothing to link");
 	if (o.effective != NULL && o.file == NULL)
@@ -542,8 +528,6 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc - 1)
-		return usage_error(av, err, "incident verify needs exactly one ID");
 	if ((db = av_db(av, err)) == NULL || incident_writable(db, argv[p.ind], &id, err) != 0 ||
 	    incident_verify_prepare(db, id, probes, &v, err) != 0)
 		return err->code;
@@ -667,8 +651,10 @@ static const struct opt verify_opts[] = {
 };
 
 static const struct cmd_entry task_subs[] = {
-	{ "add", "ID TITLE", task_add_opts, "add a task with an owner and a due time", task_add, NULL, NULL },
-	{ "done", "TASK_ID", task_done_opts, "mark a task done", task_done, NULL, NULL },
+	{ "add", "ID TITLE", task_add_opts, "add a task with an owner and a due time", task_add, NULL,
+	  ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
+	{ "done", "TASK_ID", task_done_opts, "mark a task done", task_done, NULL,
+	  ARGS({ TARGET_WORD, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 
@@ -678,18 +664,21 @@ static const struct cmd_entry incident_subs[] = {
 	{ "list", NULL, list_opts, "list incidents with overdue and next-due clocks", incident_list,
 	  NULL, ARGS_NONE },
 	{ "due", NULL, incident_due_opts, "list clocks overdue or due soon; post them to webhooks",
-	  incident_due_cmd, NULL, NULL },
+	  incident_due_cmd, NULL, ARGS_NONE },
 	{ "show", "ID", show_opts, "show an incident: facts, clocks, timeline, tasks, links",
-	  incident_show, NULL, NULL },
+	  incident_show, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
 	{ "status", "ID new|investigating|contained|resolved|closed", status_opts,
-	  "move an incident through its workflow", cmd_incident_status, NULL, NULL },
-	{ "note", "ID TEXT", note_opts, "add an immutable timeline entry", cmd_incident_note, NULL, NULL },
+	  "move an incident through its workflow", cmd_incident_status, NULL,
+	  ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
+	{ "note", "ID TEXT", note_opts, "add an immutable timeline entry", cmd_incident_note, NULL,
+	  ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
 	{ "edit", "ID", edit_opts, "record established facts (recorded as a decision entry)",
-	  cmd_incident_edit, NULL, NULL },
+	  cmd_incident_edit, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
 	{ "task", NULL, NULL, "add and complete tasks", NULL, task_subs, NULL },
-	{ "link", "ID", link_opts, "link probe runs, findings and evidence", cmd_incident_link, NULL, NULL },
+	{ "link", "ID", link_opts, "link probe runs, findings and evidence", cmd_incident_link, NULL,
+	  ARGS({ TARGET_INCIDENT, 0 }) },
 	{ "verify", "ID", verify_opts, "re-run the relevant probes and record a verification",
-	  incident_verify, NULL, NULL },
+	  incident_verify, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -61,8 +61,6 @@ key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind]);
 	if (keystore_generate(name, !nopw, cost, &pub, err) != 0)
 		return err->code;
 	print_key_created("generated", name, &pub, !nopw);
@@ -88,8 +86,6 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc - 1)
-		return usage_error(av, err, "key import needs exactly one SECRET-KEY-FILE");
 	file = argv[p.ind];
 	if (keystore_name_check(name, err) != 0)
 		return err->code;
@@ -172,7 +168,7 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	cJSON *arr;
 	int json, first;
 
-	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0) {
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0) {
 		free(dir);
 		return err->code;
 	}
@@ -262,7 +258,7 @@ key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json, first;
 	cJSON *k;
 
-	if (opt_json_args(av, argc, argv, 0, 1, &json, &first, err) != 0)
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	if (first < argc)
 		name = argv[first];
@@ -301,8 +297,6 @@ key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc - 1)
-		return usage_error(av, err, "key sign needs exactly one FILE");
 	file = argv[p.ind];
 	base = strrchr(file, '/');
 	base = base ? base + 1 : file;
@@ -346,8 +340,6 @@ key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (p.ind != argc - 1)
-		return usage_error(av, err, "key trust needs exactly one PUBLIC-KEY-FILE");
 	file = argv[p.ind];
 	if (read_file(file, 4096, &b, err) != 0)
 		return err->code;
@@ -430,13 +422,17 @@ static const struct opt sign_opts[] = {
 
 static const struct cmd_entry key_subs[] = {
 	{ "generate", NULL, generate_opts, "create a signing key pair (minisign format)",
-	  key_generate, NULL, NULL },
-	{ "import", "SECRET-KEY-FILE", name_opts, "import a minisign secret key", key_import, NULL, NULL },
-	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL, NULL },
+	  key_generate, NULL, ARGS_NONE },
+	{ "import", "SECRET-KEY-FILE", name_opts, "import a minisign secret key", key_import, NULL,
+	  ARGS({ TARGET_WORD, 0 }) },
+	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL,
+	  ARGS_NONE },
 	{ "trust", "PUBLIC-KEY-FILE", name_opts, "trust a signer's public key (minisign .pub) for verify",
-	  key_trust, NULL, NULL },
-	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL, NULL },
-	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL, NULL },
+	  key_trust, NULL, ARGS({ TARGET_WORD, 0 }) },
+	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL,
+	  ARGS({ TARGET_WORD, 1 }) },
+	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL,
+	  ARGS({ TARGET_WORD, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -160,19 +160,17 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 static int
 probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	int json, first, changed;
-	int64_t a, b;
+	struct opt_parser p;
+	int json = 0, changed, c;
 	struct db *db;
 	cJSON *d;
 
-	if (opt_json_args(av, argc, argv, 0, argc, &json, &first, err) != 0)
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		json |= c == 'j';
+	if (c < 0)
 		return err->code;
-	if (argc - first != 2)
-		return usage_error(av, err, "probe diff needs two runs, RUN_A and RUN_B");
-	if (parse_int_opt("RUN_A", argv[first], 1, INT64_MAX, &a, err) != 0 ||
-	    parse_int_opt("RUN_B", argv[first + 1], 1, INT64_MAX, &b, err) != 0)
-		return err->code;
-	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, a, b, &d, err) != 0)
+	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, p.target[0], p.target[1], &d, err) != 0)
 		return err->code;
 	changed = cJSON_IsTrue(cJSON_GetObjectItem(d, "changed"));
 	if (json)
@@ -300,11 +298,13 @@ static const struct opt show_opts[] = {
 
 static const struct cmd_entry probe_subs[] = {
 	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL, NULL },
-	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL, ARGS({ TARGET_VENDOR, 1 }) },
+	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL,
+	  ARGS({ TARGET_VENDOR, 1 }) },
 	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
 	  probe_show, NULL, NULL },
 	{ "diff", "RUN_A RUN_B", opt_json_only, "drift between two runs: findings, boundaries, "
-	  "calibration, error shapes", probe_diff_cmd, NULL, NULL },
+	  "calibration, error shapes", probe_diff_cmd, NULL,
+	  ARGS({ TARGET_RUN, 0 }, { TARGET_RUN, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

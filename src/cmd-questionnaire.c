@@ -79,8 +79,6 @@ q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_flags(av, argc, argv, &json, &all, &ind, err) != 0)
 		return err->code;
-	if (ind != argc)
-		return usage_error(av, err, "unexpected argument '%s'", argv[ind]);
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
 	if (questionnaire_ids(db, all, &ids, &nids, err) != 0)
@@ -176,8 +174,6 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_flags(av, argc, argv, &json, NULL, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "questionnaire show needs exactly one QUESTIONNAIRE");
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
 	if (questionnaire_lookup(db, argv[ind], &row, err) != 0 ||
@@ -216,8 +212,6 @@ q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "questionnaire validate needs exactly one FILE");
 	if (check_file(argv[ind], "", &b, &q, err) != 0)
 		return err->code;
 	term_printf(stdout, "%s: valid: %s version %lld, %d sections, %d questions\n", argv[ind], q->qid,
@@ -234,14 +228,12 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct questionnaire *q = NULL;
 	struct buf b;
 	struct db *db;
-	struct db_stmt *st;
+	char sha[65];
 	int64_t row;
 	int rc;
 
 	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
-	if (ind != argc - 1)
-		return usage_error(av, err, "questionnaire import needs exactly one FILE");
 	if (check_file(argv[ind], "; nothing was imported", &b, &q, err) != 0)
 		return err->code;
 	if ((db = db_with_questionnaires(av, err)) == NULL || db_begin(db, err) != 0) {
@@ -249,29 +241,23 @@ q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 		questionnaire_free(q);
 		return err->code;
 	}
-	st = db_prepare(db, err, "SELECT id, sha256 FROM questionnaire WHERE qid = ? AND version = ?",
-	    "ti", q->qid, q->version);
-	if (st == NULL) {
-		rc = AV_RUNTIME;
-	} else if (db_step(st) == DB_ROW) {
-		if (strcmp(col_text(st, 1), q->sha256) == 0) {
+	rc = questionnaire_stored(db, q->qid, q->version, &row, sha, err);
+	if (rc == 0) {
+		if (strcmp(sha, q->sha256) == 0) {
 			term_printf(stdout, "questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
-			    (long long)q->version, (long long)db_col_int64(st, 0));
+			    (long long)q->version, (long long)row);
 			rc = 0;
 		} else {
 			rc = aerr_set(err, AV_USAGE, "%s: questionnaire %s version %lld is already loaded with "
 			    "different content; give the changed file a higher version", argv[ind], q->qid,
 			    (long long)q->version);
 		}
-		db_finalize(st);
 		db_rollback(db);
 		buf_free(&b);
 		questionnaire_free(q);
 		return rc;
-	} else {
-		rc = questionnaire_store(db, av->actor, q, b.data, b.len, &row, err);
 	}
-	db_finalize(st);
+	rc = rc < 0 ? AV_RUNTIME : questionnaire_store(db, av->actor, q, b.data, b.len, &row, err);
 	if (rc == 0)
 		rc = db_commit(db, err);
 	else
@@ -312,8 +298,6 @@ q_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (argc - p.ind != 1)
-		return usage_error(av, err, "questionnaire export needs exactly one QUESTIONNAIRE");
 	if (format == NULL || strcmp(format, "xlsx") != 0)
 		return usage_error(av, err, "--format: '%s' is not xlsx", format ? format : "");
 	if (output == NULL)
@@ -336,14 +320,17 @@ static const struct opt export_opts[] = {
 };
 
 static const struct cmd_entry questionnaire_subs[] = {
-	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL, NULL },
+	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL,
+	  ARGS_NONE },
 	{ "show", "QUESTIONNAIRE[@VERSION]", opt_json_only, "show a questionnaire's questions", q_show,
-	  NULL, NULL },
+	  NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
-	  NULL, NULL },
-	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL, NULL },
+	  NULL, ARGS({ TARGET_WORD, 0 }) },
+	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL,
+	  ARGS({ TARGET_WORD, 0 }) },
 	{ "export", "QUESTIONNAIRE[@VERSION]", export_opts,
-	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL, NULL },
+	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL,
+	  ARGS({ TARGET_WORD, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

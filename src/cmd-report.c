@@ -59,10 +59,6 @@ cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		goto done;
-	if (p.ind != argc - 1) {
-		usage_error(av, err, "report needs exactly one VENDOR");
-		goto done;
-	}
 	o.vendor = argv[p.ind];
 	if (out == NULL) {
 		usage_error(av, err, "--out DIR is required");
@@ -135,5 +131,5 @@ static const struct opt report_opts[] = {
 
 const struct cmd_entry cmd_report_entry = {
 	"report", "VENDOR", report_opts, "write a signed report bundle for a vendor",
-	cmd_report_exec, NULL, NULL
+	cmd_report_exec, NULL, ARGS({ TARGET_VENDOR, 0 })
 };

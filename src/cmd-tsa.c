@@ -40,7 +40,7 @@ tsa_trust_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct tsa_cert_info info;
 	int json, first, added;
 
-	if (opt_json_args(av, argc, argv, 1, 1, &json, &first, err) != 0 ||
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0 ||
 	    tsa_trust_add(argv[first], &info, &added, err) != 0)
 		return err->code;
 	if (json) {
@@ -67,7 +67,7 @@ tsa_list_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	char *url = NULL;
 	int json, first;
 
-	if (opt_json_args(av, argc, argv, 0, 0, &json, &first, err) != 0 ||
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0 ||
 	    tsa_trust_list(&v, &n, err) != 0)
 		return err->code;
 	url = tsa_url_from_config();
@@ -132,9 +132,9 @@ static const struct opt url_opts[] = {
 
 static const struct cmd_entry tsa_subs[] = {
 	{ "trust", "CERT", opt_json_only, "trust a TSA's certificate (or its CA's) to attest times",
-	  tsa_trust_cmd, NULL, NULL },
+	  tsa_trust_cmd, NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ "list", NULL, opt_json_only, "list the trusted TSA certificates and the default TSA",
-	  tsa_list_cmd, NULL, NULL },
+	  tsa_list_cmd, NULL, ARGS_NONE },
 	{ "url", "[URL]", url_opts, "show or set the TSA that report and audit checkpoint ask",
 	  tsa_url_cmd, NULL, NULL },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }

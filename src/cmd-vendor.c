@@ -75,8 +75,6 @@ cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	opt_begin(&p, av, argc, argv);
 	if (parse_vendor_opts(&p, &f, NULL, err) != 0)
 		return err->code;
-	if (p.ind != argc - 1)
-		return usage_error(av, err, "vendor add needs exactly one NAME");
 	f.name = argv[p.ind];
 	if (name_check("vendor", f.name, err) != 0)
 		return err->code;
@@ -212,8 +210,6 @@ cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	opt_begin(&p, av, argc, argv);
 	if (parse_vendor_opts(&p, &f, NULL, err) != 0)
 		return err->code;
-	if (p.ind != argc - 1)
-		return usage_error(av, err, "vendor edit needs exactly one NAME or ID");
 	if (!f.set_name && !f.set_crit && !f.set_contact && !f.set_notes)
 		return usage_error(av, err, "vendor edit: nothing to change");
 	if (f.set_name && name_check("vendor", f.name, err) != 0)
@@ -229,26 +225,32 @@ cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 static int
 cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	struct opt_parser p;
 	struct db *db;
+	int c;
 
-	if (argc != 2 || argv[1][0] == '-')
-		return usage_error(av, err, "vendor archive needs exactly one NAME or ID");
-	if ((db = av_db(av, err)) == NULL)
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		;
+	if (c < 0 || (db = av_db(av, err)) == NULL)
 		return err->code;
-	if (vendor_archive(db, av->actor, argv[1], err) != 0)
+	if (vendor_archive(db, av->actor, argv[p.ind], err) != 0)
 		return err->code;
-	term_printf(stdout, "vendor %s archived\n", argv[1]);
+	term_printf(stdout, "vendor %s archived\n", argv[p.ind]);
 	return 0;
 }
 
 static const struct cmd_entry vendor_subs[] = {
-	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL, NULL },
-	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL, ARGS_NONE },
+	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL,
+	  ARGS({ TARGET_WORD, 0 }) },
+	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL,
+	  ARGS_NONE },
 	{ "show", "NAME|ID", show_opts, "show a vendor and its endpoints", vendor_show, NULL,
 	  ARGS({ TARGET_VENDOR, 0 }) },
-	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL, NULL },
+	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL,
+	  ARGS({ TARGET_VENDOR, 0 }) },
 	{ "archive", "NAME|ID", NULL, "archive a vendor and its endpoints (nothing is deleted)",
-	  cmd_vendor_archive, NULL, NULL },
+	  cmd_vendor_archive, NULL, ARGS({ TARGET_VENDOR, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

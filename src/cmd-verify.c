@@ -38,8 +38,6 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if (op.ind != argc - 1)
-		return usage_error(av, err, "verify needs exactly one DIR");
 	if (key != NULL && pubfile != NULL)
 		return usage_error(av, err, "--key and --pubkey exclude each other");
 	if ((key != NULL || pubfile != NULL) && signer_load(key, pubfile, &pub, err) != 0)
@@ -95,5 +93,6 @@ static const struct opt verify_opts[] = {
 };
 
 const struct cmd_entry cmd_verify_entry = {
-	"verify", "DIR", verify_opts, "verify a signed report bundle", cmd_verify_exec, NULL, NULL
+	"verify", "DIR", verify_opts, "verify a signed report bundle", cmd_verify_exec, NULL,
+	  ARGS({ TARGET_WORD, 0 })
 };

@@ -14,7 +14,9 @@
 #include <string.h>
 
 #include "aivet.h"
+#include "assess.h"
 #include "incident.h"
+#include "probe.h"
 
 extern const struct cmd_entry cmd_vendor_entry;
 extern const struct cmd_entry cmd_endpoint_entry;
@@ -391,8 +393,7 @@ const struct opt opt_json_only[] = {
 };
 
 int
-opt_json_args(struct aivet *av, int argc, char **argv, int min, int max, int *json, int *first,
-    struct aerr *err)
+opt_json_args(struct aivet *av, int argc, char **argv, int *json, int *first, struct aerr *err)
 {
 	struct opt_parser p;
 	int c;
@@ -403,10 +404,6 @@ opt_json_args(struct aivet *av, int argc, char **argv, int min, int max, int *js
 		*json |= c == 'j';
 	if (c < 0)
 		return err->code;
-	if (argc - p.ind < min)
-		return usage_error(av, err, "%d argument%s needed", min, min == 1 ? " is" : "s are");
-	if (argc - p.ind > max)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + max]);
 	*first = p.ind;
 	return 0;
 }
@@ -523,9 +520,18 @@ opt_take(struct opt_parser *p)
 int
 target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err)
 {
-	if (t == TARGET_ENDPOINT)
+	switch (t) {
+	case TARGET_ENDPOINT:
 		return endpoint_lookup(db, arg, id, err);
-	return vendor_lookup(db, arg, id, err);
+	case TARGET_ASSESSMENT:
+		return assessment_lookup(db, arg, id, err);
+	case TARGET_INCIDENT:
+		return incident_lookup(db, arg, id, err);
+	case TARGET_RUN:
+		return probe_run_lookup(db, arg, id, err);
+	default:
+		return vendor_lookup(db, arg, id, err);
+	}
 }
 
 /* Streaming a large array keeps one element in memory at a time and reuses

@@ -42,6 +42,20 @@ add_billed(cJSON *run)
 }
 
 int
+probe_run_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
+{
+	int rc;
+
+	if (*ref == '\0' || strspn(ref, "0123456789") != strlen(ref) || strlen(ref) > 15)
+		return aerr_set(err, AV_USAGE, "'%s' is not a run id (see 'aivet probe runs')", ref);
+	rc = db_int(db, id, err, "SELECT id FROM probe_run WHERE id = ?", "i", (int64_t)atoll(ref));
+	if (rc == 1)
+		return aerr_set(err, AV_USAGE, "unknown run %lld (see 'aivet probe runs')",
+		    (long long)atoll(ref));
+	return rc < 0 ? AV_RUNTIME : 0;
+}
+
+int
 probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)
 {
 	struct db_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.endpoint_id, "
@@ -55,7 +69,7 @@ probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)
 		return err->code;
 	if (db_step(st) != DB_ROW) {
 		db_finalize(st);
-		return aerr_set(err, AV_USAGE, "no probe run %lld", (long long)run_id);
+		return aerr_set(err, AV_USAGE, "unknown run %lld (see 'aivet probe runs')", (long long)run_id);
 	}
 	j = cJSON_CreateObject();
 	cJSON_AddNumberToObject(j, "id", (double)db_col_int64(st, 0));

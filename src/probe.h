@@ -73,6 +73,8 @@ int probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe
 int probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     cJSON **plan, struct aerr *err);
 /* A run as JSON (the contract of "probe show --json"). */
+/* A run named by its id ("12"): *id, or the one wording for an unknown run. */
+int probe_run_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err);
 int probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err);
 /* The exit status for a finished run: 1 when a finding reaches fail_on,
  * else 3 when a probe errored, else 0. */

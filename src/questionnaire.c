@@ -1618,3 +1618,37 @@ questionnaire_load(struct db *db, int64_t row_id, struct questionnaire **out, st
 	db_finalize(st);
 	return rc;
 }
+
+int
+questionnaire_qids_from(struct db *db, const char *prefix,
+    void (*fn)(const char *qid, void *ctx), void *ctx, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT DISTINCT qid FROM questionnaire "
+	    "WHERE substr(qid, 1, length(?1)) = ?1 ORDER BY qid", "t", prefix);
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW)
+		fn(col_text(st, 0), ctx);
+	db_finalize(st);
+	return 0;
+}
+
+int
+questionnaire_stored(struct db *db, const char *qid, int64_t version, int64_t *row_id,
+    char sha256[65], struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT id, sha256 FROM questionnaire "
+	    "WHERE qid = ? AND version = ?", "ti", qid, version);
+	int rc = 1;
+
+	if (st == NULL)
+		return -1;
+	if (db_step(st) == DB_ROW) {
+		*row_id = db_col_int64(st, 0);
+		snprintf(sha256, 65, "%s", col_text(st, 1));
+		rc = 0;
+	}
+	db_finalize(st);
+	return rc;
+}

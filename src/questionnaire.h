@@ -107,6 +107,13 @@ int questionnaire_lookup(struct db *db, const char *ref, int64_t *row_id, struct
 /* The row ids of the newest version of each questionnaire (every version with
  * all), by id and version, as "questionnaire list" shows them; *ids is the caller's to free. */
 int questionnaire_ids(struct db *db, int all, int64_t **ids, size_t *n, struct aerr *err);
+/* The questionnaire ids (QID) that start with prefix, sorted, each handed to fn. */
+int questionnaire_qids_from(struct db *db, const char *prefix,
+    void (*fn)(const char *qid, void *ctx), void *ctx, struct aerr *err);
+/* Whether version of qid is stored: 0 it is (*row_id, its content's SHA-256
+ * in sha256), 1 it is not, -1 on a database error (in err). */
+int questionnaire_stored(struct db *db, const char *qid, int64_t version, int64_t *row_id,
+    char sha256[65], struct aerr *err);
 int questionnaire_load(struct db *db, int64_t row_id, struct questionnaire **out, struct aerr *err);
 /* When the stored questionnaire row_id was loaded (ISO 8601) into out; "" when
  * the row has no time. */

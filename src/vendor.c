@@ -465,3 +465,22 @@ endpoint_list_json(struct db *db, int64_t vendor_id, int all, cJSON **out, struc
 	db_finalize(st);
 	return 0;
 }
+
+int
+vendor_names_from(struct db *db, int endpoints, const char *prefix,
+    void (*fn)(const char *name, void *ctx), void *ctx, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, endpoints ?
+	    "SELECT v.name || '/' || e.name FROM endpoint e JOIN vendor v ON v.id = e.vendor_id "
+	    "WHERE e.status = 'active' AND v.status = 'active' AND "
+	    "substr(v.name || '/' || e.name, 1, length(?1)) = ?1 ORDER BY v.name, e.name" :
+	    "SELECT name FROM vendor WHERE status = 'active' AND substr(name, 1, length(?1)) = ?1 "
+	    "ORDER BY name", "t", prefix);
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW)
+		fn(col_text(st, 0), ctx);
+	db_finalize(st);
+	return 0;
+}

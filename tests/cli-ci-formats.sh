@@ -165,10 +165,10 @@ is "$(printf '%s' "$out" | json '[.changed, .same_endpoint, .a.id, .b.id, (.find
 run probe diff 2 2
 is "$rc:$out" "0:no drift from run 2 to run 2 (Acme/prod)" "a run compared with itself: no drift, exit 0"
 run probe diff 1 9
-is "$rc:$errout" "2:aivet: no probe run 9" "an unknown run is refused"
+is "$rc:$errout" "2:aivet: unknown run 9 (see 'aivet probe runs')" "an unknown run is refused"
 run probe diff 1
 is "$rc" 2 "probe diff needs two runs"
-like "$errout" "^aivet: probe diff needs two runs, RUN_A and RUN_B" "and says so"
+like "$errout" "^aivet: probe diff needs exactly two RUN_A RUN_B" "and says so"
 
 # ---- a finding without evidence: SARIF points at the endpoint ----
 sqlite3 "$AIVET_DB" "INSERT INTO probe_run (id, endpoint_id, status, probes, actor, started_at, finished_at)

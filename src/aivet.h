@@ -107,7 +107,7 @@ int audit_hash_is(struct db *db, int64_t seq, const char *hash, struct aerr *err
  * A command declares what it takes, as tmux does: its positional targets and
  * a table of options, each with its argument's name and a help line. One
  * parser (opt_next) walks the table, the usage line and --help are printed
- * from it, and tests/cli-options.sh checks that aivet(1) names every option.
+ * from it, and tests/cli/cli-options.sh checks that aivet(1) names every option.
  *
  * Adding an option: a line in the subcommand's table and a case in its
  * opt_next() loop. Adding a subcommand: a function and a line in its

@@ -13,7 +13,7 @@
 
 #include "aivet.h"
 #include "fuzz.h"
-#include "../tap.h"
+#include "../lib/tap.h"
 
 #define TARGET(name) int fuzz_##name(const uint8_t *data, size_t size);
 #include "targets.h"

@@ -1,0 +1,176 @@
+#!/bin/sh
+# cli-assess-xlsx.sh: the vendor round trip as an Excel workbook. aivet
+# exports a workbook; openpyxl (tests/lib/xlsx-vendor.py) fills it as a vendor
+# would (dropdown values, a typed number and date, notes with line breaks, a
+# hidden and a re-ordered column) and the import reads it to the same answers
+# as the CSV path; LibreOffice's converter round-trips it too when installed.
+# Broken workbooks (a ZIP bomb, formulas, another version or assessment, bad
+# UTF-8, malformed XML) are refused with the sheet and cell or the part
+# named, and change nothing.
+. "$TESTS_SRCDIR/lib/lib.sh"
+D="$TESTS_SRCDIR/data"
+PY=/usr/bin/python3
+V="$TESTS_SRCDIR/lib/xlsx-vendor.py"
+if ! "$PY" -c 'import openpyxl' 2>/dev/null; then
+	echo "1..0 # SKIP python3-openpyxl is not installed"
+	exit 0
+fi
+answers() { # answers ID: the answered questions as id=value note
+	run assess show "$1" --json
+	printf '%s' "$out" | json '[.questions[] | select(.value != null) | "\(.id)=\(.value|tojson) \(.note|tojson)"] | join("; ")'
+}
+
+run vendor add acme
+run questionnaire import "$D/scoring-questionnaire.json"
+for id in 1 2; do
+	run assess start acme scoring-test
+	run assess answer $id gate yes
+	run assess answer $id notify 5d --note "contract 4.2"
+done
+
+# ---- the exported workbook ----
+run assess export 1 --format xlsx --output "$T/a.xlsx" --due 2026-12-15
+is "$rc:$out:$errout" "0::" "export xlsx"
+"$PY" "$V" show "$T/a.xlsx" > "$T/show.txt"
+is "$(grep '^sheet' "$T/show.txt")" "sheet Instructions visible protected=False
+sheet Answers visible protected=True
+sheet aivet hidden protected=True" "instructions, answers (protected) and a hidden sheet"
+is "$(grep -E '^(header|freeze|locked|print)' "$T/show.txt")" "header ['Section', 'Question ID', 'Question', 'Guidance', 'Answer', 'Note']
+freeze A2
+locked True E2 False F2 False
+print landscape \$1:\$1 True" "header frozen, question columns locked, answer and note open, printed landscape one page wide"
+is "$(grep '^validation' "$T/show.txt")" 'validation E2 list "yes,no" None
+validation E3 list "fine,bad" None
+validation E6 decimal -1000000000000000 1000000000000000
+validation E8 date 1 2958465
+validation E9 list "error,truncate" None' "dropdowns for choices, typed number and date cells"
+is "$(grep -E "^row \('Main', '(gate|channels|notify)'" "$T/show.txt")" "row ('Main', 'gate', 'Gate?', 'Pick one from the list. Required.', 'yes', None)
+row ('Main', 'channels', 'Channels', 'Any of: a, b, c. Separate several with a comma: a, b. Optional.', None, None)
+row ('Main', 'notify', 'Notify within', 'Answer: duration (e.g. 24h, 5d; units m, h, d, w). Required.', '5d', 'contract 4.2')" \
+	"rows: guidance, the multi-choice separator, current answers and notes"
+sha=$(sqlite3 "$AIVET_DB" "SELECT sha256 FROM questionnaire WHERE qid = 'scoring-test'")
+is "$(grep '^meta' "$T/show.txt")" "meta ('assessment', 1)
+meta ('questionnaire', 'scoring-test')
+meta ('version', 1)
+meta ('sha256', '$sha')
+meta ('format', 1)" "the hidden sheet names assessment, questionnaire, version and its SHA-256"
+run assess export 1 --format xlsx
+is "$rc:$errout" "2:aivet: --format xlsx needs --output FILE (a workbook is no text)
+usage: aivet assess export ASSESSMENT --format csv|md|xlsx [--output FILE] [--due DATE]" "a workbook needs --output"
+
+# ---- the vendor fills it in (openpyxl), the same answers go through CSV ----
+"$PY" "$V" fill "$T/a.xlsx" "$T/filled.xlsx"
+run assess import 1 "$T/filled.xlsx"
+is "$rc:$out:$errout" "0:assessment 1: 6 answers changed from $T/filled.xlsx:" "import the filled workbook"
+want='gate="no" null; channels=["a","b"] null; tokens=500 "measured\nin March"; notify="48h" "contract 4.2"; since="2026-03-01" null; limit="error" null'
+is "$(answers 1)" "$want" "typed values, dropdown values, notes with line breaks, columns moved and hidden"
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) || ' ' || json_array_length(details, '$.changes') || ' ' || json_extract(details, '$.file') FROM audit_log WHERE action = 'answer.import'")" \
+	"1 6 filled.xlsx" "one audit entry for the import, listing its six changes"
+run assess export 2 --format csv --output "$T/two.csv"
+"$PY" - "$T/two.csv" "$T/two-filled.csv" <<'EOF'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+fill = {"gate": ("no", ""), "notify": ("48h", "contract 4.2"), "tokens": ("500", "measured\nin March"),
+        "channels": ("b, a", ""), "since": ("2026-03-01", ""), "limit": ("error", "")}
+for r in rows:
+    if r["question_id"] in fill:
+        r["answer"], r["note"] = fill[r["question_id"]]
+w = csv.DictWriter(open(sys.argv[2], "w", newline=""), fieldnames=list(rows[0].keys()))
+w.writeheader()
+w.writerows(rows)
+EOF
+run assess import 2 "$T/two-filled.csv"
+is "$(answers 2)" "$want" "the CSV path reads the same answers"
+run assess import 1 "$T/filled.xlsx"
+is "$out" "assessment 1: 0 answers changed from $T/filled.xlsx" "importing the same workbook again changes nothing"
+
+# The 1904 date system (old Mac workbooks) reads the same dates.
+run assess answer 1 since 2020-01-01
+"$PY" "$V" fill "$T/a.xlsx" "$T/filled-1904.xlsx" 1904
+is "$("$PY" -c 'import sys, zipfile; print(zipfile.ZipFile(sys.argv[1]).read("xl/workbook.xml").decode())' \
+	"$T/filled-1904.xlsx" | grep -o 'date1904="[^"]*"')" 'date1904="1"' "openpyxl wrote a 1904 workbook"
+run assess import 1 "$T/filled-1904.xlsx"
+is "$(sqlite3 "$AIVET_DB" "SELECT value FROM answer WHERE assessment_id = 1 AND question_id = 'since'")" '"2026-03-01"' \
+	"a 1904 date serial is the same day"
+
+# Rich-text runs (phonetic runs left out), an inline string and a boolean.
+run assess export 1 --format xlsx --output "$T/b.xlsx"
+"$PY" "$V" inline "$T/b.xlsx" "$T/inline.xlsx"
+run assess import 1 "$T/inline.xlsx"
+is "$rc:$out" "0:assessment 1: 2 answers changed from $T/inline.xlsx" "import rich and inline strings"
+is "$(answers 1 | tr ';' '\n' | grep -E '^ ?(gate|notify)=')" 'gate="yes" null
+ notify="72h" "contract 4.3"' "a boolean for yes, runs joined"
+
+# ---- refused, naming the cell or the part, changing nothing ----
+refused() { # refused FILE WANT-STDERR DESCRIPTION
+	snap=$(db_snapshot)
+	run assess import 1 "$1"
+	is "$rc:$errout" "2:$2" "$3"
+	is "$(db_snapshot)" "$snap" "$3: nothing changed"
+}
+"$PY" "$V" answer "$T/a.xlsx" "$T/maybe.xlsx" gate maybe
+refused "$T/maybe.xlsx" "Answers!E2: question gate: 'maybe' is not one of yes, no
+aivet: $T/maybe.xlsx: 1 bad row; nothing was imported" "a value not in the list"
+"$PY" "$V" formula "$T/a.xlsx" "$T/formula.xlsx"
+refused "$T/formula.xlsx" "Answers!E6: the cell holds a formula (=400+100); aivet reads no formulas: type the value
+aivet: $T/formula.xlsx: 1 bad row; nothing was imported" "a formula is not evaluated"
+"$PY" "$V" bomb "$T/a.xlsx" "$T/bomb.xlsx"
+refused "$T/bomb.xlsx" "aivet: $T/bomb.xlsx: entry xl/media/pad.xml inflates 1028 times (at most 200): refused as a ZIP bomb" \
+	"a ZIP bomb"
+"$PY" "$V" entries "$T/a.xlsx" "$T/entries.xlsx"
+refused "$T/entries.xlsx" "aivet: $T/entries.xlsx: the workbook holds 2112 entries (at most 2000 are read): refused" \
+	"too many entries"
+"$PY" "$V" badutf8 "$T/a.xlsx" "$T/badutf8.xlsx"
+refused "$T/badutf8.xlsx" "aivet: $T/badutf8.xlsx: xl/sharedStrings.xml:8: not well-formed XML: Input is not proper UTF-8, indicate encoding !" \
+	"invalid UTF-8 in a shared string"
+"$PY" "$V" malformed "$T/a.xlsx" "$T/malformed.xlsx"
+snap=$(db_snapshot)
+run assess import 1 "$T/malformed.xlsx"
+is "$rc:$errout" "2:aivet: $T/malformed.xlsx: xl/worksheets/sheet2.xml:2: not well-formed XML: AttValue: ' expected" \
+	"malformed XML names the part and line"
+is "$(db_snapshot)" "$snap" "malformed XML: nothing changed"
+run assess export 2 --format xlsx --output "$T/two.xlsx"
+refused "$T/two.xlsx" "aivet: $T/two.xlsx: aivet!B1: the workbook is for assessment 2, not 1" "a workbook for another assessment"
+jq '.version = 2' "$D/scoring-questionnaire.json" > "$T/v2.json"
+run questionnaire import "$T/v2.json"
+run questionnaire export scoring-test@2 --format xlsx --output "$T/v2.xlsx"
+refused "$T/v2.xlsx" "aivet: $T/v2.xlsx: aivet!B3: the workbook is for scoring-test version '2', not version 1" \
+	"a workbook for another questionnaire version"
+printf 'not a zip' > "$T/plain.xlsx"
+run assess import 1 "$T/plain.xlsx"
+is "$rc" 2 "a file that is neither goes to the CSV reader, which refuses it"
+
+# ---- a blank template starts an assessment ----
+run questionnaire export scoring-test@1 --format xlsx --output "$T/tpl.xlsx" --due 2027-01-31
+is "$rc:$out:$errout" "0::" "questionnaire export"
+"$PY" "$V" show "$T/tpl.xlsx" > "$T/tpl.txt"
+is "$(grep "^meta ('assessment'" "$T/tpl.txt")" "meta ('assessment', 0)" "a template names no assessment"
+"$PY" "$V" template "$T/tpl.xlsx" "$T/tpl-filled.xlsx"
+run assess import --start acme "$T/tpl-filled.xlsx"
+is "$rc:$out:$errout" "0:assessment 3 started from $T/tpl-filled.xlsx: 3 answers:" "assess import --start"
+is "$(answers 3)" 'gate="yes" null; detail="fine" null; notify="24h" "see contract"' "with the template's answers"
+"$PY" "$V" answer "$T/tpl.xlsx" "$T/tpl-bad.xlsx" tokens lots
+snap=$(db_snapshot)
+run assess import --start acme "$T/tpl-bad.xlsx"
+is "$rc:$errout" "2:Answers!E6: question tokens: 'lots' is not a number
+aivet: $T/tpl-bad.xlsx: 1 bad row; nothing was imported" "a bad template starts nothing"
+is "$(db_snapshot)" "$snap" "no assessment was started"
+run assess import --start acme "$T/two-filled.csv"
+is "$rc:$errout" "2:aivet: --start needs a workbook (.xlsx) made by 'aivet questionnaire export' or 'aivet assess export': it names its questionnaire
+usage: aivet assess import [ASSESSMENT] FILE [--start VENDOR]" "--start takes workbooks only"
+
+# ---- LibreOffice saves it again ----
+if command -v soffice >/dev/null 2>&1; then
+	mkdir -p "$T/lo"
+	(cd "$T" && soffice --headless --convert-to xlsx --outdir "$T/lo" "$T/filled.xlsx") >/dev/null 2>&1
+	run assess answer 1 gate yes
+	run assess import 1 "$T/lo/filled.xlsx"
+	is "$rc:$errout" "0:" "a workbook LibreOffice saved imports"
+	is "$(answers 1)" "$want" "to the same answers"
+else
+	_n=$((_n + 1)); echo "ok $_n - LibreOffice round trip # SKIP soffice is not installed (libreoffice-calc-nogui)"
+fi
+
+run audit verify
+is "$rc" 0 "the audit chain is intact"
+done_testing

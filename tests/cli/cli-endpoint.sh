@@ -1,0 +1,115 @@
+#!/bin/sh
+# cli-endpoint.sh: "aivet endpoint" on a temporary database — credential
+# references (never secrets), URL rules, VENDOR/NAME addressing, and bad
+# input that must change nothing.
+. "$TESTS_SRCDIR/lib/lib.sh"
+
+run vendor add Acme
+run endpoint add Acme --name prod --api openai --url https://api.acme.example/v1 --model triage-1 \
+	--context 1048576 --credential tenant-a=env:ACME_KEY_A --credential tenant-b=file:/run/keys/b \
+	--price-in 2.5 --price-out 10 --option api-version=2024-10-21
+is "$rc" 0 "endpoint add exits 0"
+is "$out" "endpoint Acme/prod added (id 1, 2 credentials)" "endpoint add says what it did"
+run endpoint add Acme --name local --api anthropic --url http://127.0.0.1:8080 --model m --context 8192
+is "$out" "endpoint Acme/local added (id 2, 0 credentials)" "loopback http is allowed"
+run endpoint add Acme --name lan --api openai --url http://inference.lan:8000/v1 --model m \
+	--context 4096 --allow-insecure-http
+is "$rc" 0 "non-loopback http allowed with --allow-insecure-http"
+
+run endpoint show Acme/prod --json
+is "$(printf '%s' "$out" | json '[.ref, .api, .url, .model, .context_tokens, .allow_insecure_http, .price_in_per_mtok, .price_out_per_mtok, .options["api-version"], .status] | @csv')" \
+	'"Acme/prod","openai","https://api.acme.example/v1","triage-1",1048576,false,2.5,10,"2024-10-21","active"' \
+	"endpoint fields"
+is "$(printf '%s' "$out" | json '[.credentials[] | .label + "=" + .ref] | @csv')" \
+	'"tenant-a=env:ACME_KEY_A","tenant-b=file:/run/keys/b"' "credentials are references"
+run endpoint list Acme --json
+is "$(printf '%s' "$out" | json '[.[].ref] | @csv')" '"Acme/lan","Acme/local","Acme/prod"' "list by vendor"
+
+run endpoint edit Acme/prod --context 681280 --credential tenant-c=env:ACME_KEY_C --remove-credential tenant-b
+is "$out" "endpoint Acme/prod updated" "edit"
+run endpoint show Acme/prod --json
+is "$(printf '%s' "$out" | json '[.context_tokens, ([.credentials[].label] | join(" "))] | @csv')" \
+	'681280,"tenant-a tenant-c"' "edit changed context and credentials"
+run endpoint edit Acme/prod --name production
+run endpoint show Acme/production --json
+is "$(printf '%s' "$out" | json '.id')" 1 "rename keeps the id"
+
+# Bad input: refused, exit 2, exact message, nothing changed.
+before=$(db_snapshot)
+check_refused() {
+	want_msg=$1; shift
+	run "$@"
+	is "$rc" 2 "refused: $*"
+	is "$errout" "aivet: $want_msg" "message: $*"
+}
+check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" \
+	endpoint add Nope --name x --api openai --url https://x.example --model m --context 10
+check_refused "endpoint 'Acme/production' already exists" \
+	endpoint add Acme --name production --api openai --url https://x.example --model m --context 10
+check_refused "--url: 'ftp://x.example/v1' is not an http(s) URL" \
+	endpoint add Acme --name x --api openai --url ftp://x.example/v1 --model m --context 10
+check_refused "--url: 'not a url' is not a valid URL" \
+	endpoint add Acme --name x --api openai --url "not a url" --model m --context 10
+check_refused "--url: plain http to api.example.com would send credentials unencrypted; use https, or --allow-insecure-http if you really mean it" \
+	endpoint add Acme --name x --api openai --url http://api.example.com/v1 --model m --context 10
+check_refused "--credential tenant-a: a credential must be a reference, env:VAR or file:PATH; a literal secret is refused and was not stored" \
+	endpoint add Acme --name x --api openai --url https://x.example --model m --context 10 --credential tenant-a=sk-live-abc123
+check_refused "--credential must be LABEL=env:VAR or LABEL=file:PATH" \
+	endpoint add Acme --name x --api openai --url https://x.example --model m --context 10 --credential sk-live-abc123
+check_refused "--credential: label 'a' given twice" \
+	endpoint add Acme --name x --api openai --url https://x.example --model m --context 10 --credential a=env:A --credential a=env:B
+check_refused "--api: 'mistral' is not one of openai, anthropic, azure-openai, gemini, bedrock, cloudflare" \
+	endpoint add Acme --name x --api mistral --url https://x.example --model m --context 10
+check_refused "--context: 0 is out of range (1 to 1099511627776)" \
+	endpoint add Acme --name x --api openai --url https://x.example --model m --context 0
+check_refused "endpoint 'Acme' must be written VENDOR/NAME" endpoint show Acme
+check_refused "unknown endpoint 'Acme/nope' (see 'aivet endpoint list')" endpoint show Acme/nope
+# Positionals the command declares, counted by the framework in one wording.
+show="aivet: endpoint show needs exactly one VENDOR/NAME
+usage: aivet endpoint show VENDOR/NAME [--json]"
+list="aivet: endpoint list takes at most one VENDOR
+usage: aivet endpoint list [VENDOR] [--all] [--json]"
+run endpoint show
+is "$rc:$errout" "2:$show" "endpoint show without its target"
+run endpoint show Acme/production Acme/production
+is "$rc:$errout" "2:$show" "endpoint show with two"
+run endpoint list Acme Acme
+is "$rc:$errout" "2:$list" "endpoint list with two vendors"
+check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" endpoint list Nope
+run probe runs Acme Acme
+is "$rc:$errout" "2:aivet: probe runs takes at most one VENDOR
+usage: aivet probe runs [VENDOR] [--json]" "probe runs with two vendors"
+check_refused "unknown vendor 'Nope' (see 'aivet vendor list')" probe runs Nope
+run probe runs Acme
+is "$rc:$out" "0:no probe runs" "probe runs of a vendor"
+check_refused "--url: plain http to api.example.com would send credentials unencrypted; use https, or --allow-insecure-http if you really mean it" \
+	endpoint edit Acme/production --url http://api.example.com
+check_refused "--url: plain http to inference.lan would send credentials unencrypted; use https, or --allow-insecure-http if you really mean it" \
+	endpoint edit Acme/lan --require-https
+check_refused "--remove-credential: the endpoint has no credential labelled 'zzz'" \
+	endpoint edit Acme/production --remove-credential zzz
+run endpoint add Acme --name x --api openai --url https://x.example --model m
+is "$rc" 2 "missing --context refused"
+like "$errout" "endpoint add needs --name, --api, --url, --model and --context" "missing options named"
+is "$(db_snapshot)" "$before" "no refused command changed the database"
+if sqlite3 "$AIVET_DB" .dump | grep -q 'sk-live'; then ok 1 "no literal secret stored"; else ok 0 "no literal secret stored"; fi
+
+run endpoint archive Acme/local
+is "$out" "endpoint Acme/local archived" "archive"
+run endpoint list --json
+is "$(printf '%s' "$out" | json '[.[].name] | @csv')" '"lan","production"' "archived endpoint hidden"
+run endpoint list --all --json
+is "$(printf '%s' "$out" | json '[.[] | .name + ":" + .status] | @csv')" \
+	'"lan:active","local:archived","production:active"' "--all shows it"
+run vendor archive Acme
+run endpoint list --all --json
+is "$(printf '%s' "$out" | json '[.[].status] | unique | @csv')" '"archived"' "archiving a vendor archives its endpoints"
+run endpoint add Acme --name y --api openai --url https://x.example --model m --context 10
+is "$errout" "aivet: vendor 'Acme' is archived" "no endpoints on an archived vendor"
+
+run audit verify
+is "$out" "$(printf 'audit chain intact: %s entries, head %s' \
+	"$(sqlite3 "$AIVET_DB" 'SELECT count(*) FROM audit_log')" \
+	"$(sqlite3 "$AIVET_DB" 'SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1')")" "chain intact after all of it"
+
+done_testing

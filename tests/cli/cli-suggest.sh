@@ -1,0 +1,72 @@
+#!/bin/sh
+# tests/cli/cli-suggest.sh: what aivet says to a near miss and to a database that
+# is not whole. A mistyped option, vendor or questionnaire id is answered with
+# the name meant; a database file copied without its write-ahead log (while
+# another connection kept the log from being copied back) is named as such,
+# not as an empty answer ("unknown assessment 1").
+. "$TESTS_SRCDIR/lib/lib.sh"
+
+"$AIVET" vendor add acme >/dev/null
+"$AIVET" endpoint add acme --name prod --api openai --url https://api.acme.example/v1 --model m --context 131072 >/dev/null
+
+# ---- options ----
+run probe run acme/prod --dryrun
+is "$rc" 2 "a mistyped option is a usage error"
+is "$(printf '%s\n' "$errout" | head -1)" "aivet: unknown option '--dryrun': did you mean --dry-run?" \
+	"and names the option meant"
+run vendor list --jsn
+is "$(printf '%s\n' "$errout" | head -1)" "aivet: unknown option '--jsn': did you mean --json?" \
+	"a letter left out"
+run vendor list --frobnicate
+is "$(printf '%s\n' "$errout" | head -1)" "aivet: unknown option '--frobnicate'" \
+	"nothing near: no guess"
+
+# ---- ids ----
+run assess start acme llm-isolation
+is "$rc:$errout" "2:aivet: no questionnaire 'llm-isolation'; did you mean llm-inference-isolation? (see 'aivet questionnaire list')" \
+	"a questionnaire id with a word left out is answered with the one it names"
+run questionnaire show hipaa
+is "$errout" "aivet: no questionnaire 'hipaa'; did you mean hipaa-ai-vendor? (see 'aivet questionnaire list')" \
+	"and the start of an id"
+run questionnaire show nothing-like-it
+is "$errout" "aivet: unknown questionnaire 'nothing-like-it' (see 'aivet questionnaire list')" \
+	"nothing near: no guess"
+run vendor show acmee
+is "$rc:$errout" "2:aivet: unknown vendor 'acmee'; did you mean acme? (see 'aivet vendor list')" \
+	"a mistyped vendor is answered with the vendor meant"
+run assess start acm llm-inference-isolation
+is "$errout" "aivet: unknown vendor 'acm'; did you mean acme? (see 'aivet vendor list')" \
+	"wherever a vendor is named"
+run vendor show globex
+is "$errout" "aivet: unknown vendor 'globex' (see 'aivet vendor list')" "nothing near: no guess"
+
+# ---- a database copied without its -wal ----
+if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
+	skip "a copied SQLite file: not on a server"
+	skip "a copied SQLite file: not on a server"
+	skip "a copied SQLite file: not on a server"
+	done_testing
+	exit 0
+fi
+# Another connection stays open, so the commits stay in the log (no checkpoint on exit).
+mkfifo "$T/hold"
+sqlite3 "$AIVET_DB" <"$T/hold" >/dev/null 2>&1 &
+holder=$!
+exec 9>"$T/hold"
+echo "SELECT count(*) FROM vendor;" >&9
+"$AIVET" assess start acme llm-inference-isolation >/dev/null
+mkdir "$T/copy" "$T/whole"
+cp "$AIVET_DB" "$AIVET_DB-shm" "$T/copy/"
+cp "$AIVET_DB" "$AIVET_DB-shm" "$AIVET_DB-wal" "$T/whole/"
+exec 9>&-
+wait "$holder"
+AIVET_DB=$T/copy/aivet.db run assess show 1
+is "$rc" 3 "a database copied without its -wal file is refused"
+like "$errout" "^aivet: database $T/copy/aivet.db: its write-ahead log $T/copy/aivet.db-wal is missing \(the file was copied without it\?\): [0-9]+ pages? of changes it held never reached the file; copy the -wal file with it, or copy a database with 'sqlite3 DB .backup COPY'$" \
+	"named as such, not as an unknown assessment"
+AIVET_DB=$T/whole/aivet.db run assess show 1
+is "$rc:$(printf '%s\n' "$out" | head -1)" \
+	"0:assessment 1: vendor acme, llm-inference-isolation@1 (LLM inference isolation), round 1, draft" \
+	"copied with its -wal, the same database reads whole"
+
+done_testing

@@ -1,0 +1,46 @@
+#!/bin/sh
+# demo.sh: "aivet demo" reproduces the incident against aivet-sim (found
+# beside aivet) and measures it from outside: the size at which content
+# integrity broke must be the pool's 681,280 tokens within 1%, beside the
+# advertised 1,048,576; the fixed configuration passes. The full-size run
+# is this suite's one test at the incident's real numbers.
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/lib.sh"
+
+run demo
+is "$rc" 0 "demo exits 0"
+like "$out" "^\[1/2\] the vendor as it was: http://127\.0\.0\.1:[0-9]+, tenants alice and bob" "the faulty vendor"
+n=$(printf '%s\n' "$out" | sed -n 's/^  Content integrity broke at \([0-9,]*\) tokens; the advertised context is 1,048,576 tokens\.$/\1/p' | tr -d ,)
+ok "$([ -n "$n" ] && [ "$n" -ge 674468 ] && [ "$n" -le 688093 ] && echo 0 || echo 1)" \
+    "integrity broke at $n tokens: 681,280 within 1%, beside the advertised 1,048,576"
+like "$out" "critical LEAK_CROSS_TENANT: .*a response to tenant 'bob' contained canaries that tenant 'alice' sent" \
+    "the cross-tenant leak is found"
+like "$out" "critical PLACEHOLDER_SUBSTITUTION" "the placeholder is found"
+like "$out" "Tenant (alice|bob) received canaries that only tenant (bob|alice) had sent\." \
+	"and explained, in the direction the canary probe attributed"
+like "$out" "  Each is another customer's prompt, returned in an HTTP 200 \(evidence [0-9]+\)\." \
+	"with what that means, once"
+like "$out" "Fixed: every probe passes, no findings" "the fixed configuration passes"
+ok "$([ -e "$AIVET_DB" ] && echo 1 || echo 0)" "the user's database is not touched"
+demo_db="$XDG_DATA_HOME/aivet/demo.db"
+is "$(sqlite3 "$demo_db" "SELECT group_concat(status) FROM probe_run")" "completed,completed" \
+    "the demo database holds both runs"
+
+run demo --quick --db "$T/quick.db"
+is "$rc" 0 "demo --quick exits 0"
+like "$out" "scaled down 16x" "--quick says it is scaled down"
+n=$(printf '%s\n' "$out" | sed -n 's/^  Content integrity broke at \([0-9,]*\) tokens; the advertised context is 65,536 tokens\.$/\1/p' | tr -d ,)
+ok "$([ -n "$n" ] && [ "$n" -ge 42154 ] && [ "$n" -le 42580 ] && echo 0 || echo 1)" \
+    "--quick: integrity broke at $n tokens, the scaled pool within 1%"
+run --db "$T/quick.db" probe runs --json
+is "$(printf '%s' "$out" | jq -c '[.[] | [.status, .worst]]')" '[["completed","critical"],["completed",null]]' \
+    "--db: the runs are in the named database"
+run --db "$T/global.db" demo --quick
+is "$rc" 0 "aivet --db PATH demo exits 0"
+like "$out" "aivet --db $T/global\.db probe show" "aivet --db PATH demo: the demo says where its runs are"
+is "$(sqlite3 "$T/global.db" "SELECT group_concat(status) FROM probe_run")" "completed,completed" \
+    "aivet --db PATH demo: the runs are in the database --db named"
+run demo --bogus
+is "$rc:$errout" "2:aivet: unknown option '--bogus'
+usage: aivet demo [--quick] [--db PATH]" "an unknown option is refused"
+
+done_testing

@@ -1,0 +1,21 @@
+#!/bin/sh
+# tests/cli/readme-screens.sh: the screens README.md shows (captured by
+# docs/capture-screens) tell one story: the vendor's rating on the dashboard
+# is the rating its vendor screen shows, and the assessment screen's rating
+# is the one assess show gives the same round, as the prose says.
+. "$TESTS_SRCDIR/lib/lib.sh"
+
+R="$TESTS_SRCDIR/../README.md"
+dash=$(sed -n '/^dashboard:$/,/^vendor:$/p' "$R" | grep -F 'Acme AI' | head -1 |
+	sed 's/^.*Acme AI  *\([a-z-]*\).*/\1/')
+vend=$(sed -n '/^vendor:$/,/^assessment:$/p' "$R" | sed -n 's/^.*Rating: \([a-z-]*\).*/\1/p' | head -1)
+ok "$([ -n "$dash" ] && echo 0 || echo 1)" "README: the dashboard capture rates Acme AI ($dash)"
+is "$vend" "$dash" "README: the vendor screen's capture gives Acme AI the dashboard's rating"
+asse=$(sed -n '/^assessment:$/,/^probe-run:$/p' "$R" | grep -F 'Acme AI  llm-inference-isolation' | head -1 |
+	sed 's/^.*draft  \([a-z-]*\) (score \([0-9.]*\)).*/\1 \2/')
+like "$asse" '^(acceptable|incomplete|concerns|unacceptable) [0-9]+\.[0-9]$' \
+	"README: the assessment capture shows the round's rating and score ($asse)"
+# A draft is shown beside the vendor's rating: the dashboard's row names it.
+like "$(sed -n '/^dashboard:$/,/^vendor:$/p' "$R" | grep -F 'Acme AI' | head -1)" "Acme AI +$dash " \
+	"README: the dashboard rates by the word the vendor screen uses, never the draft's alone"
+done_testing

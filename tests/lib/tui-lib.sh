@@ -1,0 +1,60 @@
+# tests/lib/tui-lib.sh: drive aivet's terminal UI in a private tmux server.
+# Source after lib.sh. tui_start COLSxROWS [aivet args...] starts aivet in
+# a pane; tui_keys sends keys; tui_wait TEXT waits until the screen shows
+# TEXT; tui_screen prints the screen. The server is killed on exit.
+
+TMUX_SOCK="$T/tmux.sock"
+tui_stop() {
+	tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
+	# Wait for the old server to go, so the next tui_start gets a fresh one.
+	_i=0
+	while tmux -S "$TMUX_SOCK" has-session 2>/dev/null && [ $_i -lt 50 ]; do sleep 0.1; _i=$((_i + 1)); done
+	rm -f "$TMUX_SOCK"
+}
+_cleanup_hooks="$_cleanup_hooks tui_stop"
+
+tui_start() {
+	size=$1; shift
+	cols=${size%x*}; rows=${size#*x}
+	# The pane runs aivet, then prints its exit status so tests can read it.
+	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x "$cols" -y "$rows" \
+		"env TERM=xterm-256color LC_ALL=C.UTF-8 AIVET_DB='$AIVET_DB' AIVET_ACTOR='$AIVET_ACTOR' HOME='$HOME' XDG_DATA_HOME='$XDG_DATA_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' ${TUI_ENV:-} '$AIVET' $*; echo \"[exit \$?]\"; sleep 600"
+	tmux -S "$TMUX_SOCK" set-option -g remain-on-exit on >/dev/null 2>&1 || true
+}
+tui_keys() { tmux -S "$TMUX_SOCK" send-keys "$@"; }
+tui_type() { tmux -S "$TMUX_SOCK" send-keys -l "$1"; }
+tui_screen() { tmux -S "$TMUX_SOCK" capture-pane -p; }
+tui_resize() { tmux -S "$TMUX_SOCK" resize-window -x "${1%x*}" -y "${1#*x}"; }
+# tui_wait TEXT [SECONDS]: waits until the screen contains TEXT (fixed string).
+tui_wait() {
+	_i=0; _limit=$(( ${2:-10} * 10 ))
+	while [ $_i -lt $_limit ]; do
+		if tui_screen | grep -qF -- "$1"; then return 0; fi
+		sleep 0.1; _i=$((_i + 1))
+	done
+	echo "# timed out waiting for: $1"; tui_screen | sed 's/^/# | /'
+	return 1
+}
+# tui_expect NAME: compares the screen (trailing blanks removed) with tests/data/NAME.
+tui_expect() {
+	tui_screen | sed 's/[[:space:]]*$//' > "$T/screen.txt"
+	# TUI_REGEN=1 make check TESTS=... refreshes the expected screens after a deliberate change.
+	[ -n "${TUI_REGEN:-}" ] && cp "$T/screen.txt" "$TESTS_SRCDIR/data/$1"
+	if diff -u "$TESTS_SRCDIR/data/$1" "$T/screen.txt" > "$T/screen.diff"; then
+		ok 0 "screen matches $1"
+	else
+		ok 1 "screen matches $1"
+		sed 's/^/# /' "$T/screen.diff"
+	fi
+}
+# tui_wait_re REGEX [SECONDS]: waits until a line of the screen matches REGEX
+# (extended), for states that a fixed string cannot tell apart.
+tui_wait_re() {
+	_i=0; _limit=$(( ${2:-10} * 10 ))
+	while [ $_i -lt $_limit ]; do
+		if tui_screen | grep -qE -- "$1"; then return 0; fi
+		sleep 0.1; _i=$((_i + 1))
+	done
+	echo "# timed out waiting for a line matching: $1"; tui_screen | sed 's/^/# | /'
+	return 1
+}

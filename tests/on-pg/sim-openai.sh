@@ -1,6 +1,0 @@
-#!/bin/sh
-# tests/on-pg/sim-openai.sh: tests/sim-openai.sh, unchanged, run on a fresh database on a
-# throwaway PostgreSQL server instead of an SQLite file (tests/lib.sh).
-AIVET_TEST_BACKEND=pg
-export AIVET_TEST_BACKEND
-. "$TESTS_SRCDIR/sim-openai.sh"

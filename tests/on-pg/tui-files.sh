@@ -1,6 +1,0 @@
-#!/bin/sh
-# tests/on-pg/tui-files.sh: tests/tui-files.sh, unchanged, run on a fresh database on a
-# throwaway PostgreSQL server instead of an SQLite file (tests/lib.sh).
-AIVET_TEST_BACKEND=pg
-export AIVET_TEST_BACKEND
-. "$TESTS_SRCDIR/tui-files.sh"

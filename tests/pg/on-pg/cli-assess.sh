@@ -1,0 +1,6 @@
+#!/bin/sh
+# tests/pg/on-pg/cli-assess.sh: tests/cli/cli-assess.sh, unchanged, run on a fresh database on a
+# throwaway PostgreSQL server instead of an SQLite file (tests/lib/lib.sh).
+AIVET_TEST_BACKEND=pg
+export AIVET_TEST_BACKEND
+. "$TESTS_SRCDIR/cli/cli-assess.sh"

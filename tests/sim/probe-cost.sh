@@ -1,0 +1,117 @@
+#!/bin/sh
+# probe-cost.sh: what a run plans to spend and what it sends, per depth. The
+# plan's two figures (at most: every request billed; expected: a vendor that
+# refuses, and does not bill, prompts over its context) pinned exactly for a
+# 4,096-token context at USD 3 / 15 per million tokens (at most: prompts given
+# in words at 4 tokens a word, 256 tokens of template each, count requests included); verify sends the top
+# of the context where diagnose sweeps fractions and searches; the run keeps
+# what the vendor billed beside the plan; diagnose sends twice the canary
+# rounds; a verify failure names the diagnose command that locates the
+# boundary, or for the canary looks further, and what it would cost.
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/lib.sh"
+. "$TESTS_SRCDIR/lib/sim-lib.sh"
+. "$TESTS_SRCDIR/lib/probe-lib.sh"
+
+# plan DEPTH: the figures of the dry-run plan at DEPTH.
+plan() {
+	"$AIVET" probe run V/e --dry-run --json --depth "$1" 2>/dev/null | jq -c '[.depth, .requests,
+	    .tokens_in, .tokens_in_expected, .tokens_out, .cost_usd, .cost_usd_expected,
+	    [.probes[] | [.name, .requests, .tokens_in, .tokens_in_expected]]]'
+}
+
+sim_start --context 4096 --pool 4096 --tenants "$PROBE_TENANTS" || exit 1
+probe_setup openai 4096 --price-in 3 --price-out 15
+is "$(plan verify)" '["verify",32,66221,19879,1728,0.224583,0.085557,[["calibration",4,5312,2480],["echo",2,1024,336],["oversize",4,26012,0],["sweep",2,4013,4013],["canary",16,28580,12650],["errors",4,1280,400]]]' "plan, verify: at most and expected, per probe and in USD"
+is "$(plan diagnose)" '["diagnose",60,120421,36543,3520,0.414063,0.162429,[["calibration",4,5312,2480],["echo",2,1024,336],["oversize",4,26012,0],["sweep",18,47267,16547],["canary",28,39526,16780],["errors",4,1280,400]]]' "plan, diagnose: the fractions, searches and canary rounds on top"
+is "$("$AIVET" probe run V/e --dry-run --json 2>/dev/null | jq -r .depth)" verify "verify is the default depth"
+run probe run V/e --dry-run
+like "$out" "expected +[0-9,]+ tokens in  \(about USD [0-9.]+\) against a vendor as advertised \(oversize prompts refused, not billed\); depth verify" \
+    "the text plan shows the expected figure beside the at-most one"
+run probe run V/e --dry-run --depth deep
+is "$rc" 2 "an unknown depth is refused"
+
+run probe run V/e --yes --json
+is "$rc:$(verdicts)" "0:echo:pass oversize:pass sweep:pass canary:pass errors:pass" "verify: a correct vendor passes"
+is "$(q "SELECT group_concat(streaming || ':' || (request_size > 5000), ',') FROM exchange WHERE run_id = 1 AND probe = 'sweep'")" "0:1,1:0" \
+    "verify: the sweep sends the top of the context plain, and a small prompt streamed"
+is "$(q "SELECT group_concat(tenant || ':' || streaming, ',') FROM (SELECT tenant, streaming FROM exchange
+    WHERE run_id = 1 AND probe = 'canary' AND request_size > 5000 ORDER BY seq)")" \
+    "alice:0,alice:1,bob:1,bob:1" \
+    "verify: the last tenant's near-limit canary load is streamed and stands for the sweep's streamed top point"
+is "$(q "SELECT count(*) FROM exchange WHERE run_id = 1 AND probe = 'canary'") $(printf '%s' "$out" | jq -c '.probes[] | select(.name == "canary") | [.details.per_tenant[] | [.tenant, .sent]]')" \
+    '16 [["alice",6],["bob",6]]' \
+    "verify: the canary sends what it planned, 2 rounds: 16 requests, 6 canaries per tenant (2 quiet, 2 before and 2 under the other's load)"
+billed=$(printf '%s' "$out" | jq '.plan.billed.tokens_in')
+counted=$(printf '%s' "$out" | jq '.tokens_in')
+ok "$([ "$billed" -gt 0 ] && [ "$billed" -lt "$counted" ] && echo 0 || echo 1)" \
+    "the run keeps what was billed ($billed) beside what it sent ($counted): refusals are not billed"
+run probe run V/e --yes --json --depth diagnose
+is "$rc:$(verdicts)" "0:echo:pass oversize:pass sweep:pass canary:pass errors:pass" "diagnose: the same verdicts"
+is "$(q "SELECT count(*) >= 8 FROM exchange WHERE run_id = 2 AND probe = 'sweep'")" 1 \
+    "diagnose: the sweep sends its fractions"
+is "$(q "SELECT group_concat(tenant || ':' || streaming, ',') FROM (SELECT tenant, streaming FROM exchange
+    WHERE run_id = 2 AND probe = 'canary' AND request_size > 5000 ORDER BY seq)")" \
+    "alice:0,alice:1,bob:0,bob:1" "diagnose: the canary's near-limit load is its own, plain"
+is "$(q "SELECT count(*) FROM exchange WHERE run_id = 2 AND probe = 'canary'") $(printf '%s' "$out" | jq -c '.probes[] | select(.name == "canary") | [.details.per_tenant[] | [.tenant, .sent]]')" \
+    '28 [["alice",12],["bob",12]]' \
+    "diagnose: the canary sends what it planned, 4 rounds: 28 requests, 12 canaries per tenant"
+run probe run V/e --yes --json --budget-usd 0.05
+is "$(printf '%s' "$out" | jq -r '.status')" budget_exhausted "--budget-usd: the run stops before overrunning it"
+ok "$(printf '%s' "$out" | jq '(.tokens_in * 3 + .tokens_out * 15) / 1e6 <= 0.05' | grep -qx true; echo $?)" \
+    "--budget-usd: what was counted, at the endpoint's prices, is within USD 0.05"
+like "$(printf '%s' "$out" | jq -r '.probes[-1] | "\(.name): \(.verdict): \(.reason)"')" \
+    "^oversize: inconclusive: not checked: the budget of USD 0.05 ran out before it \(checked before it: [a-z, ]+\); it plans at most [0-9,]+ input tokens$" \
+    "--budget-usd: the partial verdict names what was checked and what was not"
+"$AIVET" endpoint add V --name free --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 >/dev/null
+# Cached input at the endpoint's cached price: the shared opening of the canaries after the first.
+"$AIVET" endpoint add V --name c1 --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 \
+    --price-in 3 --price-out 15 >/dev/null
+"$AIVET" endpoint add V --name c2 --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 \
+    --price-in 3 --price-out 15 --option price-cached-in=0.3 >/dev/null
+is "$("$AIVET" probe run V/c1 --dry-run --json 2>/dev/null | jq -c '[.tokens_in_expected, .tokens_in_cached_expected, .cost_usd_expected]') $("$AIVET" probe run V/c2 --dry-run --json 2>/dev/null | jq -c '[.tokens_in_expected, .tokens_in_cached_expected, .cost_usd_expected]')" \
+    "[13554,0,0.058902] [13554,1024,0.0561372]" "plan: cached input is priced at --option price-cached-in where the endpoint gives one"
+run probe run V/free --yes --budget-usd 1
+is "$rc" 2 "--budget-usd on an endpoint without prices is refused"
+like "$errout" "--budget-usd: endpoint V/free has no prices" "and says why"
+sim_stop
+
+# ---- a verify failure says how to locate it ----
+sim_start --context 4096 --pool 3000 --tenants "$PROBE_TENANTS" || exit 1
+probe_setup openai 4096 --price-in 3 --price-out 15
+run probe run V/e --yes --json --probe echo,sweep
+is "$(codes)" "CAPACITY_BELOW_ADVERTISED" "verify: a capacity below the advertised context is found at the top, quoting the vendor's count"
+like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
+    "^a prompt of about [0-9]+ tokens, [0-9]+ by the vendor's own count(, sent again at that size)?, under the advertised 4096, was refused for size; aivet probe run V/e --probe sweep --depth diagnose locates the boundary \(at most [0-9,]+ input tokens, about USD [0-9.]+\)" \
+    "verify: the finding names the diagnose command and its cost"
+is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .details | [.depth, .refusal_boundary]')" \
+    '["verify",null]' "verify: no boundary is claimed"
+sim_stop
+
+# ---- a verify canary failure says how to look further ----
+sim_start --context 4096 --pool 2662 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 4096 --price-in 3 --price-out 15
+# canary FIELD: "CODE: FIELD" of each canary finding of the run JSON in $out.
+canary() {
+	printf '%s' "$out" | jq -r --arg f "$1" '.probes[] | select(.name == "canary") | .findings[] | "\(.code): \(.[$f])"'
+}
+run probe run V/e --yes --json --probe canary --concurrency 1
+is "$rc" 1 "verify: the canary fails"
+hint="aivet probe run V/e --probe canary --depth diagnose looks further, with 4 canary rounds instead of 2 (at most N input tokens, about USD X)"
+is "$(canary message | sed -E 's/at most [0-9]+ input tokens, about USD [0-9]+\.[0-9]{2}\)$/at most N input tokens, about USD X)/; s/about [0-9]+ tokens was/about N tokens was/')" \
+    "LEAK_CROSS_TENANT: a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent; $hint
+PLACEHOLDER_SUBSTITUTION: a prompt of about N tokens was answered from content it did not contain; $hint" \
+    "verify: each isolation finding ends with the diagnose command that looks further and what it would cost"
+# The figure is diagnose's canary plan under this run's calibration: 4 rounds of two
+# tenants, 28 requests, each with the output allowance the verify plan gives its 16.
+set -- $(canary message | sed -n '1s/.*(at most \([0-9]*\) input tokens, about USD \([0-9.]*\))$/\1 \2/p')
+is "$(printf '%s' "$out" | jq -r --argjson n "$1" '.plan.probes[] | select(.name == "canary") |
+    ($n * 3 + 28 * (.tokens_out / .requests) * 15) / 1e6 * 100 | round / 100 | tostring')" "$2" \
+    "verify: the cost named is that of its input tokens and 28 answers at USD 3 / 15 per million"
+run probe run V/e --yes --json --probe canary --concurrency 1 --depth diagnose
+is "$rc:$(q "SELECT count(*) FROM exchange WHERE run_id = 2 AND probe = 'canary'")" 1:28 \
+    "diagnose: the same failure, over 4 canary rounds (28 requests)"
+is "$(canary message | sed -E 's/about [0-9]+ tokens was/about N tokens was/')" "LEAK_CROSS_TENANT: a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent
+PLACEHOLDER_SUBSTITUTION: a prompt of about N tokens was answered from content it did not contain" \
+    "diagnose: the findings name no further command"
+sim_stop
+done_testing

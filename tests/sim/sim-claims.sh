@@ -1,0 +1,85 @@
+#!/bin/sh
+# sim-claims.sh: a vendor's answers judged by real probe runs against
+# aivet-sim, for three vendors: one that leaks (a placeholder reads other
+# tenants' stale KV pages), one that refuses every request (both keys revoked)
+# and a correct one. No answer that the findings disprove is confirmed, in
+# assess show or in the signed report; nothing is confirmed on evidence that
+# was never judged; a correct vendor's testable answers are confirmed.
+. "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/lib.sh"
+. "$TESTS_SRCDIR/lib/sim-lib.sh"
+. "$TESTS_SRCDIR/lib/probe-lib.sh"
+
+# answer_all: the vendor's answers to every testable question, each claiming
+# the safe behaviour.
+answer_all() {
+	"$AIVET" assess start V llm-inference-isolation >/dev/null || return 1
+	for qa in kv_cache_scope=per_tenant kv_pages_cleared=no cache_isolation_tested=yes \
+	    context_capacity_check=every_node_every_change over_limit_behaviour=error \
+	    advertised_context_tokens=8192 guaranteed_context_tokens=6000 errors_are_errors=yes \
+	    release_tests_inspect_content=content prompt_integrity=yes pd_disaggregated=yes \
+	    kv_transfer_checked=yes cross_tenant_batching=dedicated; do
+		"$AIVET" assess answer 1 "${qa%%=*}" "${qa#*=}" >/dev/null || return 1
+	done
+}
+# claims: "question=status ..." of assess show, in questionnaire order.
+claims() {
+	"$AIVET" assess show 1 --json | jq -r '[.claims[] | "\(.question_id)=\(.status)"] | join(" ")'
+}
+# report_claims: the same from a signed report's report.json.
+report_claims() {
+	rm -rf "$T/rep"
+	"$AIVET" report V --out "$T/rep" >/dev/null || return 1
+	jq -r '[.claims[] | "\(.question_id)=\(.status)"] | join(" ")' "$T/rep/report.json"
+}
+"$AIVET" key generate --no-password >/dev/null
+
+# ---- a vendor that leaks ----
+sim_start --context 8192 --pool 5324 --fault disagg-placeholder --tenants "$PROBE_TENANTS" || exit 1
+probe_setup openai 8192
+answer_all
+run probe run V/e --yes --json
+is "$rc" 1 "leaking: the probes find problems"
+leak=$(claims)
+is "$leak" "kv_cache_scope=contradicted kv_pages_cleared=contradicted cache_isolation_tested=contradicted \
+context_capacity_check=contradicted over_limit_behaviour=contradicted advertised_context_tokens=confirmed \
+guaranteed_context_tokens=contradicted errors_are_errors=contradicted release_tests_inspect_content=contradicted \
+prompt_integrity=contradicted kv_transfer_checked=contradicted cross_tenant_batching=untested" \
+	"leaking: every answer the findings disprove is contradicted, none confirmed; prompts are still admitted up to the advertised context"
+is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "errors_are_errors") | [.contradicting[].code] | unique | join(" ")')" \
+	"PLACEHOLDER_SUBSTITUTION" "leaking: errors are errors is disproved by the swapped prompt (a 200), whichever probe saw it, and not by the leak"
+is "$(report_claims)" "$leak" "leaking: the signed report judges every claim as assess show does"
+sim_stop
+
+# ---- a vendor that refuses everything ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --revoked alice,bob || exit 1
+probe_setup openai 8192
+answer_all
+run probe run V/e --yes --json
+is "$rc" 3 "refusing: every request refused for authentication ends the run, exit 3"
+refused=$(claims)
+is "$(printf '%s' "$refused" | tr ' ' '\n' | grep -c '=confirmed')" 0 "refusing: nothing is confirmed on evidence never judged"
+is "$(printf '%s' "$refused" | tr ' ' '\n' | grep -vc '=untested')" 0 "refusing: every claim is untested"
+like "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "over_limit_behaviour") | .reason')" \
+	"^probe oversize has no completed run on V/e$" "refusing: with the reason (the run ended in error)"
+is "$(report_claims)" "$refused" "refusing: the signed report judges every claim as assess show does"
+sim_stop
+
+# ---- a correct vendor ----
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --prefix-cache tenant \
+    --prefill-us-per-token 25 || exit 1
+probe_setup openai 8192
+answer_all
+run probe run V/e --yes --json --probe all,prefix-timing
+is "$rc" 0 "correct: no finding"
+correct=$(claims)
+is "$correct" "kv_cache_scope=confirmed kv_pages_cleared=confirmed cache_isolation_tested=untested \
+context_capacity_check=untested over_limit_behaviour=confirmed advertised_context_tokens=confirmed \
+guaranteed_context_tokens=confirmed errors_are_errors=confirmed release_tests_inspect_content=untested \
+prompt_integrity=confirmed kv_transfer_checked=untested cross_tenant_batching=untested" \
+	"correct: every answer a probe can confirm is confirmed; the others stay untested, never confirmed by silence"
+is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "cache_isolation_tested") | .reason')" \
+	"no probe can confirm this answer; none of the findings that would contradict it was raised" \
+	"correct: an answer only findings can test says so"
+is "$(report_claims)" "$correct" "correct: the signed report judges every claim as assess show does"
+sim_stop
+done_testing

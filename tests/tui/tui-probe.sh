@@ -1,0 +1,127 @@
+#!/bin/sh
+# tui-probe.sh: the probe screens in tmux against aivet-sim — from an
+# endpoint, r opens its runs and r runs the probes with live progress; the
+# run lists verdicts with symbols and words and the findings under them; a
+# finding opens its evidence, request and response side by side, with the
+# leaked canary marked >> <<.
+. "$TESTS_SRCDIR/lib/lib.sh"
+. "$TESTS_SRCDIR/lib/sim-lib.sh"
+. "$TESTS_SRCDIR/lib/probe-lib.sh"
+. "$TESTS_SRCDIR/lib/tui-lib.sh"
+
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192 --price-in 2.5 --price-out 10
+TUI_ENV="PROBE_KEY_ALICE=$PROBE_KEY_ALICE PROBE_KEY_BOB=$PROBE_KEY_BOB"
+
+# screen_plan: the plan as the runs screen shows it, from its "plan (at most):" line to
+# the blank line under it, without the screen's margin; its rows as the screen has them.
+screen_plan() {
+	tui_screen | sed -n '/^  plan (at most):/,/^ *$/p' | sed -e '/^ *$/d' -e 's/^  //' -e 's/[[:space:]]*$//'
+}
+# cli_plan ARGS...: the plan "probe run --dry-run" prints for the same endpoint.
+cli_plan() {
+	"$AIVET" probe run V/e --dry-run "$@" | sed 's/[[:space:]]*$//'
+}
+# flat: words in order, where the screen wrapped a line wider than it.
+flat() {
+	tr '\n' ' ' | tr -s ' '
+}
+
+tui_start 160x40 tui
+tui_wait "V"
+tui_keys L
+tui_wait "Vendors"
+tui_keys Enter
+tui_wait "ENDPOINT"; ok $? "the vendor shows its endpoints"
+tui_keys r
+tui_wait "Probe runs of V/e (0)"; ok $? "r on an endpoint opens its probe runs"
+tui_wait "plan (at most):"; ok $? "the next run's plan stands above the runs"
+like "$(tui_screen)" "Next run: --depth verify, no budget" "at the command's default depth, without a budget"
+is "$(screen_plan | head -8)" "$(cli_plan | head -8)" "the plan is the one probe run --dry-run prints, row for row"
+is "$(screen_plan | flat)" "$(cli_plan | flat)" "and word for word where the screen wraps the longer lines"
+like "$(screen_plan | flat)" "; depth verify " "the plan names its depth"
+# p: depth and budget. A USD budget and a token budget together are refused in the form.
+tui_keys p
+tui_wait "Next run"; tui_wait "Depth"
+tui_type diagnose; tui_keys Tab; tui_type 5000000; tui_keys Tab; tui_type 40; tui_keys Enter
+tui_wait "a budget in tokens or in USD, not both"; ok $? "one budget at a time"
+tui_keys Up C-u Enter
+tui_wait "Next run: --depth diagnose --budget-usd 40.00"; ok $? "p sets the depth and the budget"
+is "$(screen_plan | head -8)" "$(cli_plan --depth diagnose --budget-usd 40 | head -8)" \
+    "the plan follows them, as --dry-run --depth diagnose --budget-usd 40 prints it"
+is "$(screen_plan | flat)" "$(cli_plan --depth diagnose --budget-usd 40 | flat)" "word for word"
+like "$(screen_plan)" "  total +[0-9,]+ requests +[0-9,]+ tokens in +[0-9,]+ out  \(about USD [0-9]+\.[0-9]{2}\)" \
+    "at most: requests, tokens and USD"
+like "$(screen_plan | flat)" " expected [0-9,]+ tokens in \(about USD [0-9]+\.[0-9]{2}\) against .*; depth diagnose " \
+    "expected: tokens and USD, and the depth"
+tui_keys r
+tui_wait "Send up to"; ok $? "r asks before sending"
+set -- $("$AIVET" probe run V/e --dry-run --json --depth diagnose --budget-usd 40 |
+    jq -r '[.requests, .cost_usd_expected, .cost_usd] | @tsv')
+like "$(tui_screen | tr -d '\n')" "$(printf 'Send up to %s requests to V/e at depth diagnose\\? USD %.2f expected, %.2f at most' "$1" "$2" "$3")" \
+    "the question gives the depth and the plan's requests and USD"
+tui_keys y
+tui_wait "run 1 finished: " 60; ok $? "the run finishes, said in the status line"
+run probe show 1
+billed=$(printf '%s\n' "$out" | grep '^billed by the vendor: ')
+like "$billed" "^billed by the vendor: [0-9,]+ tokens in, [0-9,]+ out, USD [0-9]+\.[0-9]{2}$" "probe show says what was billed, in USD"
+like "$(tui_screen | tr -d '\n')" "run 1 finished: [0-9]+ findings?; $billed" "the TUI says the USD billed as probe show does"
+is "$(sqlite3 "$AIVET_DB" "SELECT json_extract(options, '$.budget_usd') || ' ' || json_extract(plan, '$.depth') FROM probe_run WHERE id = 1")" \
+    "40 diagnose" "the run ran at the depth and budget chosen"
+like "$(tui_screen)" "1 +20[0-9-]+T[0-9:.]+Z +completed +[0-9]+ +critical" "the run is listed, worst finding critical"
+tui_keys Enter
+tui_wait "Run 1 on V/e: completed"; ok $? "Enter opens the run"
+scr=$(tui_screen)
+like "$scr" "; $billed" "the run says what was billed, as probe show does"
+like "$scr" "✓ echo +pass" "a passing probe: symbol and word"
+like "$scr" "✗ sweep +fail" "a failing probe: symbol and word"
+like "$scr" "advertised 8,192; intact up to 5,[0-9]{3}; accepted up to the top; silent_degradation" \
+    "the sweep's boundaries beside the advertised context"
+like "$scr" "critical LEAK_CROSS_TENANT: a response to tenant '(alice|bob)' contained canaries that tenant '(bob|alice)' sent" \
+    "the findings under their probe"
+tui_keys /
+tui_type LEAK_CROSS_TENANT
+tui_keys Enter
+# Keys queued behind a dialog's Enter are dropped: wait for the prompt to close.
+tui_wait "filter: LEAK_CROSS_TENANT"
+tui_keys Enter
+tui_wait "REQUEST"; ok $? "Enter on a finding opens its evidence"
+scr=$(tui_screen)
+like "$scr" "LEAK_CROSS_TENANT \(critical\)" "the finding heads the evidence"
+like "$scr" "RESPONSE" "request and response side by side"
+like "$scr" "tenant (alice|bob)" "the response that leaked is a tenant's (either may receive the other's canaries)"
+like "$scr" "Authorization: \[redacted\]" "the key is not shown"
+like "$scr" ">>AIVET[A-Za-z0-9]{19}<<" "the leaked canary is marked"
+tui_keys Left
+tui_wait "(1 of"; ok $? "left steps to the other evidence"
+
+# / in the evidence finds text in either pane and scrolls it to the top; n/N step.
+tui_keys /; tui_type "x-request-id"; tui_keys Enter
+tui_wait "/x-request-id: line 1 of 1 with it, at the top; n/N next/previous"; ok $? "/ searches the evidence"
+like "$(tui_screen | sed -n 6p)" "x-request-id: req_sim" "the line found is at the top of the panes"
+ESC=$(printf '\033')
+like "$(tmux -S "$TMUX_SOCK" capture-pane -p -e | sed -n 6p)" "$ESC\[[0-9;]*7m([^a-z]*)x" \
+	"the match is marked on screen (reversed), not by colour alone"
+tui_keys q
+
+# Enter on a probe shows it in words; J shows the raw JSON; Enter on a finding stays the evidence.
+tui_keys / C-u; tui_type "✗ sweep"; tui_keys Enter
+tui_wait "filter: ✗ sweep (1 of"
+tui_keys Enter
+tui_wait "aivet | Probe sweep"; ok $? "Enter on a probe opens it"
+scr=$(tui_screen)
+like "$scr" "^> Probe sweep: fail$" "its verdict in words"
+like "$scr" "^    critical PLACEHOLDER_SUBSTITUTION \(finding [0-9]+\): " "its findings in full"
+like "$scr" "^      the vendor should: " "with what the vendor should do"
+like "$scr" "^    advertised: 8192$" "its details as an outline, not JSON"
+unlike "$scr" '"advertised":' "no raw JSON"
+tui_keys q
+tui_keys J
+tui_wait "aivet | Probe sweep as JSON"; ok $? "J shows the probe as raw JSON"
+like "$(tui_screen)" '^      "name": +"sweep",$' "the JSON itself"
+tui_keys q
+tui_wait "Run 1 on V/e"; ok $? "q returns to the run"
+like "$(tui_screen | tail -2)" "J raw JSON" "the footer names J"
+tui_keys q q q q q q
+tui_wait "[exit 0]"; ok $? "q backs out and quits"
+done_testing

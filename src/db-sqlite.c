@@ -44,7 +44,8 @@ sql_severity_rank(sqlite3_context *ctx, int argc, sqlite3_value **argv)
  * a process drops on a file as soon as it closes any descriptor of that file:
  * reading a database's header or -shm with open()/close() while a connection
  * is open would leave that connection unlocked, and another process could then
- * checkpoint and unlink the -wal it is still writing. */
+ * checkpoint and unlink the -wal it is still writing. Counted atomically: the
+ * TUI's jobs and the probe workers open connections from threads of their own. */
 static int lite_connections;
 
 static struct db *
@@ -52,7 +53,7 @@ wrap(sqlite3 *h)
 {
 	struct db *db = xcalloc(1, sizeof *db);
 
-	lite_connections++;
+	__atomic_add_fetch(&lite_connections, 1, __ATOMIC_SEQ_CST);
 
 	db->ops = &lite_ops;
 	db->h = h;
@@ -149,7 +150,8 @@ lite_open(const char *path, struct db **out, struct aerr *err)
 	free(dir);
 	/* Only before this process holds a connection (lite_connections): the check
 	 * reads the files with descriptors of its own. */
-	if (existed && lite_connections == 0 && wal_missing(path, err) != 0)
+	if (existed && __atomic_load_n(&lite_connections, __ATOMIC_SEQ_CST) == 0 &&
+	    wal_missing(path, err) != 0)
 		return err->code;
 	if (!existed) {
 		/* Create the file 0600 ourselves so the umask cannot widen it. */
@@ -180,7 +182,7 @@ static void
 lite_close(struct db *db)
 {
 	sqlite3_close_v2(LITE(db));
-	lite_connections--;
+	__atomic_sub_fetch(&lite_connections, 1, __ATOMIC_SEQ_CST);
 	free(db);
 }
 

@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "canary.h"
 #include "provider.h"
 

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <sodium.h>
 
-#include "base.h"
+#include "aivet/base.h"
 
 /* ---- configuration (sim-main.c fills it from the command line) ---- */
 

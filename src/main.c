@@ -12,9 +12,10 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
-#include "run-settle.h"
-#include "zone.h"
+#include "cli/cli.h"
+#include "tui/tui-main.h"
+#include "aivet/run-settle.h"
+#include "aivet/zone.h"
 
 static const char global_usage[] =
     "usage: aivet [--db PATH] [--actor NAME] [--tz ZONE] COMMAND [SUBCOMMAND] [options]\n"

@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assess.h"
-#include "rating.h"
+#include "cli.h"
+#include "aivet/assess.h"
+#include "aivet/rating.h"
 
 static struct db *
 db_ready(struct aivet *av, struct aerr *err)

@@ -15,10 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "aivet.h"
-#include "minisign.h"
-#include "report.h"
-#include "tsa.h"
+#include "cli.h"
+#include "aivet/minisign.h"
+#include "aivet/report.h"
+#include "aivet/tsa.h"
 
 #define CHECKPOINT_FORMAT "aivet-audit-checkpoint-1"
 #define ANCHOR_MAX 8192

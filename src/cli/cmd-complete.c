@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "aivet.h"
-#include "questionnaire.h"
+#include "cli.h"
+#include "aivet/questionnaire.h"
 
 static void
 put_name(const char *name, void *ctx)

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "aivet.h"
-#include "db-admin.h"
+#include "cli.h"
+#include "aivet/db-admin.h"
 
 extern const struct cmd_entry cmd_db_entry;
 

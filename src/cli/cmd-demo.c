@@ -21,7 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "probe.h"
+#include "cli.h"
+#include "aivet/probe.h"
 
 #define DEMO_CONTEXT INT64_C(1048576)
 #define DEMO_POOL INT64_C(681280)

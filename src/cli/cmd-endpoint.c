@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
+#include "cli.h"
 
 /* The options of every subcommand; --json and --all only where they apply. */
 struct endpoint_fields {

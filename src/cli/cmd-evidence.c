@@ -13,8 +13,9 @@
 
 #include <sodium.h>
 
-#include "probe.h"
-#include "evidence-key.h"
+#include "cli.h"
+#include "aivet/probe.h"
+#include "aivet/evidence-key.h"
 
 #define PREVIEW ((size_t)4096)
 

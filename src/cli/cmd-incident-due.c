@@ -9,8 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "incident.h"
-#include "zone.h"
+#include "cli.h"
+#include "aivet/incident.h"
+#include "aivet/zone.h"
 
 #define MAX_NOTIFY 16
 

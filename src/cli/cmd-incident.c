@@ -10,9 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "incident.h"
-#include "probe.h"
-#include "zone.h"
+#include "cli.h"
+#include "aivet/incident.h"
+#include "aivet/probe.h"
+#include "aivet/zone.h"
 
 #define MAX_LINKS 64
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
-#include "minisign.h"
+#include "cli.h"
+#include "aivet/minisign.h"
 
 #define DEFAULT_KEY "aivet"
 

@@ -16,11 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "incident.h"
-#include "probe.h"
-#include "evidence-key.h"
-#include "run-format.h"
-#include "run-query.h"
+#include "cli.h"
+#include "aivet/incident.h"
+#include "aivet/probe.h"
+#include "aivet/evidence-key.h"
+#include "aivet/run-format.h"
+#include "aivet/run-query.h"
 
 enum { O_PROBE = 256, O_CONC, O_BUDGET, O_YES, O_DRY, O_FAIL, O_MAXRESP, O_TIMEOUT, O_JSON,
 	O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE, O_MAXPROMPT, O_DEPTH, O_BUDGET_USD };

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assess.h"
+#include "cli.h"
+#include "aivet/assess.h"
 
 #define MAX_QUESTIONNAIRE_FILE ((size_t)4 << 20)
 

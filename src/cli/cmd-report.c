@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
-#include "minisign.h"
-#include "report.h"
+#include "cli.h"
+#include "aivet/minisign.h"
+#include "aivet/report.h"
 
 static int
 cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
-#include "tsa.h"
+#include "cli.h"
+#include "aivet/tsa.h"
 
 static cJSON *
 cert_json(const struct tsa_cert_info *c)

@@ -7,7 +7,7 @@
 
 #include <unistd.h>
 
-#include "aivet.h"
+#include "cli.h"
 
 static int
 cmd_tui_exec(struct aivet *av, int argc, char **argv, struct aerr *err)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
-#include "vendor-rating.h"
+#include "cli.h"
+#include "aivet/vendor-rating.h"
 
 enum { O_CRIT = 1, O_CONTACT, O_NOTES, O_NAME, O_JSON, O_ALL };
 

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
-#include "assess.h"
-#include "incident.h"
-#include "probe.h"
+#include "cli.h"
+#include "aivet/assess.h"
+#include "aivet/incident.h"
+#include "aivet/probe.h"
 
 extern const struct cmd_entry cmd_vendor_entry;
 extern const struct cmd_entry cmd_endpoint_entry;

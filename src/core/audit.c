@@ -27,7 +27,7 @@
 #include <string.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/core.h"
 
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";

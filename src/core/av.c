@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "aivet.h"
+#include "aivet/core.h"
 
 struct db *
 av_db(struct aivet *av, struct aerr *err)

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "aivet.h"
+#include "aivet/core.h"
 #include "db-impl.h"
 #include "severity.h"
 

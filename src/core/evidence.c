@@ -10,7 +10,7 @@
 #include <strings.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/core.h"
 
 /* Stored content and evidence rows (db.h's db_write): on PostgreSQL the
  * functions of db/pg/008-workflow.sql check that plaintext hashes to its name,

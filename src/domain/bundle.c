@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "minisign.h"
 #include "rating.h"
 #include "report.h"

@@ -11,7 +11,7 @@
 #ifndef AIVET_CLAIMS_H
 #define AIVET_CLAIMS_H
 
-#include "aivet.h"
+#include "aivet/core.h"
 #include "questionnaire.h"
 
 /*

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "db-admin.h"
 
 /* Every table, parents before children; order is the key rows are copied in

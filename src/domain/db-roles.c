@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "db-admin.h"
 
 static const char *const role_names[DB_ROLE_COUNT] = { "auditor", "assessor", "reviewer" };

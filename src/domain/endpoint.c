@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 
 const char *const endpoint_apis[] = {
 	"openai", "anthropic", "azure-openai", "gemini", "bedrock", "cloudflare", NULL

@@ -15,6 +15,7 @@
 
 #include "probe.h"
 #include "evidence-key.h"
+#include "evidence-json.h"
 
 /* Loads a blob into o[key] (text) and reports whether its hash holds. With
  * open_leaked (--include-leaked-content, for this one call only) a sealed

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "minisign.h"
 
 #define PUB_BYTES (2 + MINISIGN_KEYNUM_BYTES + MINISIGN_PK_BYTES)              /* 42 */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "minisign.h"
 #include "report.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "report.h"
 #include "run-format.h"
 

@@ -9,8 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "report.h"
+#include "report-md.h"
 
 static const char *
 s_of(const cJSON *o, const char *k)

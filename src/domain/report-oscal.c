@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "finding.h"
 #include "report.h"
 

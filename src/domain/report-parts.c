@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "incident.h"
 #include "report.h"
 

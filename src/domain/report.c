@@ -13,7 +13,7 @@
 #include <strings.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "assess.h"
 #include "claims.h"
 #include "finding.h"

@@ -28,7 +28,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "http.h"
 #include "tsa.h"
 

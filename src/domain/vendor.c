@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 
 int
 text_unsafe(const char *s)

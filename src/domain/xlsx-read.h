@@ -10,7 +10,7 @@
 #ifndef AIVET_XLSX_READ_H
 #define AIVET_XLSX_READ_H
 
-#include "base.h"
+#include "aivet/base.h"
 
 enum xlsx_type { XLSX_EMPTY, XLSX_STRING, XLSX_NUMBER, XLSX_BOOL, XLSX_ERROR };
 

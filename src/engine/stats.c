@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/engine.h"
 #include "stats.h"
 
 static int double_cmp(const void *a, const void *b);

@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "tui.h"
-#include "assess.h"
-#include "rating.h"
+#include "aivet/assess.h"
+#include "aivet/rating.h"
 
 /* ---- the assessment screen ---- */
 

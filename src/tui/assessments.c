@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "tui.h"
-#include "assess.h"
-#include "rating.h"
+#include "aivet/assess.h"
+#include "aivet/rating.h"
 
 struct assessments_state {
 	int64_t vendor_id;

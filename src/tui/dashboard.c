@@ -12,11 +12,11 @@
 #include <string.h>
 
 #include "tui.h"
-#include "assess.h"
-#include "dashboard.h"
-#include "finding.h"
-#include "incident.h"
-#include "rating.h"
+#include "aivet/assess.h"
+#include "aivet/dashboard.h"
+#include "aivet/finding.h"
+#include "aivet/incident.h"
+#include "aivet/rating.h"
 
 enum { OBJ_VENDOR = 1, OBJ_INCIDENT, OBJ_RUN, OBJ_ASSESSMENT };
 #define OBJ(type, id) (((int64_t)(type) << 40) | (id))

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "canary.h"
-#include "probe.h"
+#include "aivet/canary.h"
+#include "aivet/probe.h"
 #include "tui.h"
 
 #define SHOW_MAX ((size_t)64 << 10)

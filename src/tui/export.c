@@ -18,11 +18,11 @@
 #include <sodium.h>
 
 #include "tui.h"
-#include "minisign.h"
-#include "report.h"
-#include "assess.h"
-#include "incident.h"
-#include "run-query.h"
+#include "aivet/minisign.h"
+#include "aivet/report.h"
+#include "aivet/assess.h"
+#include "aivet/incident.h"
+#include "aivet/run-query.h"
 
 enum { F_ASSESSMENT, F_RUNS, F_INCIDENT, F_KEY, F_OUT, F_TSA, F_COUNT };
 

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "incident.h"
-#include "probe.h"
+#include "aivet/incident.h"
+#include "aivet/probe.h"
 #include "tui.h"
 
 #define HEADER_ROWS 5

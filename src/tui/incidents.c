@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "incident.h"
+#include "aivet/incident.h"
 #include "tui.h"
 
 #define SOON_MS ((int64_t)7 * 24 * 3600 * 1000)

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "incident.h"
-#include "probe.h"
+#include "aivet/incident.h"
+#include "aivet/probe.h"
 #include "tui.h"
 
 /* List ids: a finding's id, or minus the probe's row number. */

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
-#include "run-query.h"
+#include "aivet/probe.h"
+#include "aivet/run-query.h"
 #include "tui.h"
 
 struct runs_state {

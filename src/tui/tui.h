@@ -12,7 +12,13 @@
 #include <curses.h>
 #include <pthread.h>
 
-#include "aivet.h"
+#include "aivet/core.h"
+#include "aivet/credref.h"
+#include "aivet/url.h"
+#include "aivet/vendor.h"
+#include "aivet/endpoint.h"
+#include "aivet/evidence-json.h"
+#include "tui-main.h"
 
 /* Every action a key can ask for: its name (REQ_<id>), its rank in the hint
  * line (1 a screen's primary action, always shown; 2 common; 3 less used, the

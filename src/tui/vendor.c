@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "tui.h"
-#include "vendor-rating.h"
+#include "aivet/vendor-rating.h"
 
 struct vendor_state {
 	int64_t id;

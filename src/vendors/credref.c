@@ -23,7 +23,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/vendors.h"
 #include "minisign.h"
 
 #define MAX_SECRET 65536

@@ -15,7 +15,7 @@
 #include <strings.h>
 #include <curl/curl.h>
 
-#include "aivet.h"
+#include "aivet/vendors.h"
 
 /* Loopback is decided on the parsed address, never on the text: 127.0.0.1.2
  * is a DNS name that may resolve anywhere. */

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "minisign.h"
 #include "report.h"
 #include "fuzz.h"

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "questionnaire.h"
 #include "assess.h"
 #include "fuzz.h"

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "fuzz.h"
 
 char *

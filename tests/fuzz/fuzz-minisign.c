@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "minisign.h"
 #include "fuzz.h"
 

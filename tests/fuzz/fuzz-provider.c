@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "provider.h"
 #include "fuzz.h"
 

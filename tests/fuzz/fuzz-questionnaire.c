@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "questionnaire.h"
 #include "fuzz.h"
 

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "fuzz.h"
 
 /* Every text credref_check can say, from inputs that hold no secret: a

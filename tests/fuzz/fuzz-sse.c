@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "provider.h"
 #include "fuzz.h"
 

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "fuzz.h"
 
 /* fmt_time_ms writes four-digit years only: 0000-01-01 .. 9999-12-31. */

@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "xlsx-read.h"
 #include "fuzz.h"
 

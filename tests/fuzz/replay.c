@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "fuzz.h"
 #include "../lib/tap.h"
 

@@ -1,10 +1,10 @@
 #!/bin/sh
 # finding-codes.sh: a finding's code is written once, in the registry
-# (src/finding.h names it, src/finding.c spells it from the name): no source
+# (include/aivet/finding.h names it, src/engine/finding.c spells it from the name): no source
 # file raises or matches a finding by a string of its own.
 . "$TESTS_SRCDIR/lib/lib.sh"
 top="$TESTS_SRCDIR/.."
-codes=$(sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\)).*/\1/p' "$top/src/finding.h")
+codes=$(sed -n 's/^[[:space:]]*X(\([A-Z0-9_]*\)).*/\1/p' "$top/include/aivet/finding.h")
 ok "$([ "$(printf '%s\n' "$codes" | wc -l)" -ge 14 ] && echo 0 || echo 1)" "the registry's X-macro lists the codes"
 for code in $codes; do
 	hits=$(grep -rln "\"$code\"" "$top/src" "$top/probes" "$top/sim" 2>/dev/null | sed "s|$top/||")

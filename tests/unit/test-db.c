@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "finding.h"
 #include "../lib/tap.h"
 

@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "provider.h"
 #include "../lib/tap.h"
 

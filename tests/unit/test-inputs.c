@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "cli.h"
 #include "evidence-key.h"
 #include "../lib/tap.h"
 

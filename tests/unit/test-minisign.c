@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "minisign.h"
 #include "assess.h"
 #include "report.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "finding.h"
 #include "questionnaire.h"
 #include "rating.h"

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "aivet.h"
+#include "aivet/domain.h"
 #include "stats.h"
 #include "../lib/tap.h"
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sodium.h>
 
-#include "aivet.h"
+#include "cli.h"
 #include "../lib/tap.h"
 
 static void

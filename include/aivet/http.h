@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <curl/curl.h>
 
-#include "aivet.h"
+#include "core.h"
 
 /* A request body produced piece by piece while it is sent, so a large
  * generated prompt never exists whole in memory. */

@@ -6,7 +6,7 @@
 #ifndef AIVET_DB_ADMIN_H
 #define AIVET_DB_ADMIN_H
 
-#include "aivet.h"
+#include "core.h"
 
 /* ---- db-copy.c ---- */
 struct db_copy_table {

@@ -7,7 +7,7 @@
 #ifndef AIVET_DASHBOARD_H
 #define AIVET_DASHBOARD_H
 
-#include "aivet.h"
+#include "core.h"
 #include "rating.h"
 
 struct dash_vendor {

@@ -13,7 +13,9 @@
 
 #include <signal.h>
 
-#include "aivet.h"
+#include "core.h"
+#include "credref.h"
+#include "url.h"
 #include "canary.h"
 #include "finding.h"
 #include "http.h"

@@ -8,7 +8,7 @@
 #ifndef AIVET_ASSESS_H
 #define AIVET_ASSESS_H
 
-#include "aivet.h"
+#include "core.h"
 #include "questionnaire.h"
 
 /* A file attached to an answer as evidence. */

@@ -5,7 +5,7 @@
 #ifndef AIVET_RUN_SETTLE_H
 #define AIVET_RUN_SETTLE_H
 
-#include "aivet.h"
+#include "core.h"
 
 /* Marks every run still 'running' whose process is gone as 'interrupted'
  * (one transaction, an audit entry per run); *settled counts them (may be NULL). */

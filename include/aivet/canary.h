@@ -8,7 +8,7 @@
 #ifndef AIVET_CANARY_H
 #define AIVET_CANARY_H
 
-#include "aivet.h"
+#include "core.h"
 #include "prompt.h"
 
 void nonce_new(char out[NONCE_LEN + 1]);

@@ -8,7 +8,7 @@
 #ifndef AIVET_PROVIDER_H
 #define AIVET_PROVIDER_H
 
-#include "aivet.h"
+#include "core.h"
 #include "prompt.h"
 #include "http.h"
 

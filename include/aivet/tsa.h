@@ -11,7 +11,7 @@
 #ifndef AIVET_TSA_H
 #define AIVET_TSA_H
 
-#include "aivet.h"
+#include "core.h"
 
 #define TSA_TOKEN_SUFFIX ".tsr"        /* the DER TimeStampResp beside the stamped file */
 #define TSA_CHAIN_SUFFIX ".tsa.pem"    /* the certificates the TSA sent, PEM */

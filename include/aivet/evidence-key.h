@@ -5,7 +5,7 @@
 #ifndef AIVET_EVIDENCE_KEY_H
 #define AIVET_EVIDENCE_KEY_H
 
-#include "aivet.h"
+#include "base.h"
 
 /* The evidence key's public half ($XDG_CONFIG_HOME/aivet/evidence.pub),
  * making the pair on first use; 32 bytes, a crypto_box public key. */

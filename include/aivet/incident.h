@@ -7,7 +7,9 @@
 #ifndef AIVET_INCIDENT_H
 #define AIVET_INCIDENT_H
 
-#include "aivet.h"
+#include "core.h"
+#include "vendor.h"
+#include "url.h"
 
 /* ---- notification clocks (clocks.c): pure arithmetic, no database ---- */
 
@@ -214,9 +216,6 @@ int incident_due_notify(const char *url, const char *body, long *status, char *s
 /* Checks a webhook URL (http only to loopback) and gives the part that may be
  * shown ("https://hooks.example.org"): the rest may hold its token. */
 int incident_due_url_check(const char *url, char *shown, size_t n, struct aerr *err);
-/* "aivet incident due" (cmd-incident-due.c), a subcommand of "aivet incident". */
-extern const struct opt incident_due_opts[];   /* "incident due" declares them beside its code */
-int incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
 
 /* ---- re-verification (incident-verify.c) ---- */
 

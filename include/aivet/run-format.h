@@ -8,7 +8,7 @@
 #ifndef AIVET_RUN_FORMAT_H
 #define AIVET_RUN_FORMAT_H
 
-#include "aivet.h"
+#include "core.h"
 
 struct probe_opts;
 

@@ -7,7 +7,8 @@
 #ifndef AIVET_VENDOR_RATING_H
 #define AIVET_VENDOR_RATING_H
 
-#include "aivet.h"
+#include "core.h"
+#include "vendor.h"
 #include "rating.h"
 
 /* The verdict of one vendor. */

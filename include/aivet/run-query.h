@@ -5,7 +5,7 @@
 #ifndef AIVET_RUN_QUERY_H
 #define AIVET_RUN_QUERY_H
 
-#include "aivet.h"
+#include "core.h"
 
 /* Which runs probe_runs_json lists: 0 for an id means any. */
 struct run_query {

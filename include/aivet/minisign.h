@@ -8,7 +8,7 @@
 #ifndef AIVET_MINISIGN_H
 #define AIVET_MINISIGN_H
 
-#include "aivet.h"
+#include "core.h"
 
 #define MINISIGN_KEYNUM_BYTES 8
 #define MINISIGN_PK_BYTES 32

@@ -6,7 +6,7 @@
 #ifndef AIVET_REPORT_H
 #define AIVET_REPORT_H
 
-#include "aivet.h"
+#include "core.h"
 #include "tsa.h"
 
 #define REPORT_FORMAT "aivet-report/1"

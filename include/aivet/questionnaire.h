@@ -8,7 +8,7 @@
 #ifndef AIVET_QUESTIONNAIRE_H
 #define AIVET_QUESTIONNAIRE_H
 
-#include "aivet.h"
+#include "core.h"
 
 enum q_type { QT_YES_NO, QT_SINGLE, QT_MULTI, QT_TEXT, QT_NUMBER, QT_DURATION, QT_DATE };
 enum risk_level { RISK_NONE, RISK_LOW, RISK_MEDIUM, RISK_HIGH, RISK_CRITICAL };

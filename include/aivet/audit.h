@@ -1,0 +1,74 @@
+/*
+ * aivet/audit.h: the hash-chained audit log every write appends to inside
+ * its transaction, and the registry of the schema's tables and their kinds
+ * (audit.c, the core).
+ */
+#ifndef AIVET_AUDIT_H
+#define AIVET_AUDIT_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "db.h"
+
+/* ---- audit log (audit.c) ---- */
+
+/* Appends an entry inside the caller's open transaction. details may be NULL. */
+int audit_append(struct db *db, const char *actor, const char *action,
+    const char *object_type, int64_t object_id, const cJSON *details, struct aerr *err);
+struct audit_status {
+	int64_t entries;
+	char head[65];
+	int64_t bad_seq;      /* first bad entry, 0 when intact */
+	char problem[256];
+};
+int audit_verify(struct db *db, struct audit_status *st, struct aerr *err);
+/* The table registry (audit.c): every table of the schema and its kind. */
+enum audit_table_kind {
+	AUDIT_TABLE_SEALED,   /* each row's hash is in the audit entry that wrote it */
+	AUDIT_TABLE_DERIVED,  /* rebuilt from sealed rows */
+	AUDIT_TABLE_CONTENT,  /* named by the SHA-256 of its bytes (blob) */
+	AUDIT_TABLE_LOG,      /* the hash-chained audit log itself */
+	AUDIT_TABLE_SCHEMA,   /* the store's own bookkeeping (schema version) */
+};
+struct audit_table {
+	const char *name;
+	enum audit_table_kind kind;
+	const char *sealed_by;  /* sealed: the object type whose entries seal its rows */
+};
+extern const struct audit_table *const audit_tables;   /* ends with a NULL name */
+const struct audit_table *audit_table_lookup(const char *name);
+const char *audit_table_kind_name(enum audit_table_kind k);
+/* The registry and the seals' parts as 'aivet audit tables --json' prints them. */
+cJSON *audit_registry_json(void);
+/* A cross-check audit_verify runs once the chain is intact: a module whose
+ * rows the chain protects provides one (setting st->bad_seq and st->problem
+ * on a mismatch). audit.c runs the table, ending in NULL, that the command
+ * table's file assembles, so the audit log needs none of those modules. */
+struct audit_check {
+	const char *name;
+	int (*check)(struct db *db, struct audit_status *st, struct aerr *err);
+};
+extern const struct audit_check *const audit_checks[];
+/* The canonical encoding hashed into entry_hash (documented in aivet(1)). */
+void audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *action,
+    const char *object_type, int64_t object_id, const char *details,
+    const char *prev_hash, char out[65]);
+/* The same with row_hash, the seal of the recorded row (NULL: the entry seals none). */
+void audit_entry_hash_sealed(int64_t seq, const char *at, const char *actor, const char *action,
+    const char *object_type, int64_t object_id, const char *details,
+    const char *prev_hash, const char *row_hash, char out[65]);
+/* One entry of the log as 'audit log' prints it. */
+struct audit_entry {
+	int64_t seq, object_id;
+	const char *at, *actor, *action, *object_type, *details, *entry_hash;
+};
+/* The newest limit entries, oldest first, each handed to fn (valid during the call). */
+int audit_log_newest(struct db *db, int64_t limit, void (*fn)(const struct audit_entry *e, void *ctx),
+    void *ctx, struct aerr *err);
+/* The last entry's number (0: the log is empty). */
+int audit_last_seq(struct db *db, int64_t *seq, struct aerr *err);
+/* Whether entry seq's hash is hash: 0 it is, 1 it is not (or there is no such entry). */
+int audit_hash_is(struct db *db, int64_t seq, const char *hash, struct aerr *err);
+
+#endif

@@ -1,0 +1,15 @@
+/*
+ * aivet/engine.h: the engine's public headers: probing an endpoint (probe.h),
+ * the canaries, the registry of findings and the formats a run prints in.
+ * It calls the vendors layer and the core.
+ */
+#ifndef AIVET_ENGINE_H
+#define AIVET_ENGINE_H
+
+#include "vendors.h"
+#include "finding.h"
+#include "canary.h"
+#include "probe.h"
+#include "run-format.h"
+
+#endif

@@ -1,0 +1,167 @@
+/*
+ * cli/cli.h: the command line's framework, private to the CLI (src/cli/):
+ * command descriptors, the one option parser, target resolution and
+ * streamed JSON. The CLI is a front end: it includes the library's public
+ * headers (include/aivet/) and this one, nothing else of src/.
+ */
+#ifndef AIVET_CLI_H
+#define AIVET_CLI_H
+
+#include <stdint.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <cjson/cJSON.h>
+
+#include "aivet/core.h"
+#include "aivet/vendors.h"
+#include "aivet/engine.h"
+#include "aivet/domain.h"
+
+/* ---- commands (commands.c and cmd-*.c) ----
+ *
+ * A command declares what it takes, as tmux does: its positional targets and
+ * a table of options, each with its argument's name and a help line. One
+ * parser (opt_next) walks the table, the usage line and --help are printed
+ * from it, and tests/cli/cli-options.sh checks that aivet(1) names every option.
+ *
+ * Adding an option: a line in the subcommand's table and a case in its
+ * opt_next() loop. Adding a subcommand: a function and a line in its
+ * command's subcommand table. Adding a command: a file src/cli/cmd-NAME.c
+ * exporting "const struct cmd_entry cmd_NAME_entry", named in commands.c.
+ */
+
+/* How an option shows in the usage line ("[--x ARG]" unless said otherwise). */
+enum {
+	OPT_REQUIRED = 1 << 0,  /* "--out DIR", no brackets (the command checks it) */
+	OPT_MANY = 1 << 1,      /* may repeat: "[--credential LABEL=REF]..." */
+	OPT_OR = 1 << 2,        /* an alternative to the one before: "[--key NAME | --pubkey FILE]" */
+	OPT_WITH = 1 << 3,      /* goes with the one before: "[--window-start TIME --window-end TIME]" */
+	OPT_UNDER = 1 << 4,     /* optional, only with the one before: "[--file PATH [--effective DATE]]" */
+	OPT_FORM = 1 << 5,      /* starts the command's other form: "... | probe run --all ..." */
+	OPT_OPTARG = 1 << 6,    /* the argument may be left out: "[--eu-data [yes|no]]" */
+};
+
+struct opt {
+	const char *name;   /* the long name without "--"; NULL ends the table */
+	int id;             /* what opt_next() returns for it: > 0, unique in the table, not : or ? */
+	const char *arg;    /* the argument's name as usage shows it ("0-4", "USD"); NULL: a flag */
+	const char *help;   /* one line for --help */
+	unsigned flags;     /* OPT_* above */
+};
+
+/* What a positional names. The framework resolves a declared one before the
+ * command reads it (opt_next), and target_resolve() resolves one by hand. */
+enum target_kind {
+	TARGET_END,         /* ends a command's args[] */
+	TARGET_WORD,        /* taken as written (a file, a text, a name to create) */
+	TARGET_VENDOR,      /* VENDOR: a vendor's name or id */
+	TARGET_ENDPOINT,    /* VENDOR/NAME: an endpoint */
+	TARGET_ASSESSMENT,  /* ID: an assessment */
+	TARGET_INCIDENT,    /* ID: an incident */
+	TARGET_RUN,         /* RUN: a probe run's id */
+};
+#define CMD_ARGS_MAX 4
+/* A positional a command declares: its kind, and whether it may be left out
+ * (only the last ones may). */
+struct cmd_arg {
+	enum target_kind kind;
+	int optional;
+};
+
+/* A command's args[]: ARGS({ TARGET_ENDPOINT, 0 }, { TARGET_WORD, 1 }). */
+#define ARGS(...) ((const struct cmd_arg[]){ __VA_ARGS__, { TARGET_END, 0 } })
+/* A command that takes no positionals: any one is "unexpected". */
+#define ARGS_NONE ((const struct cmd_arg[]){ { TARGET_END, 0 } })
+
+/* A command, or a subcommand in its command's table. */
+struct cmd_entry {
+	const char *name;
+	const char *targets;    /* positionals as usage shows them ("VENDOR/NAME", "[VENDOR]"), or NULL */
+	const struct opt *opts; /* NULL: no options */
+	const char *summary;    /* one line */
+	int (*exec)(struct aivet *av, int argc, char **argv, struct aerr *err);
+	/* A command with subcommands has exec NULL and this table, ending in an
+	 * entry whose name is NULL; cmd_run() dispatches and prints their help. */
+	const struct cmd_entry *subs;
+	/* Its positionals, ending in TARGET_END, or NULL when exec checks them
+	 * itself. When declared, opt_next() refuses too few or too many, in one
+	 * wording for all, and resolves each target: the parser's target[i] is
+	 * the id of positional i (0 for a word or one left out). */
+	const struct cmd_arg *args;
+};
+
+extern const struct cmd_entry *const cmd_table[];
+const struct cmd_entry *cmd_find(const char *name);
+/* The command, or subcommand of subs, a mistyped word most likely meant
+ * (one edit for up to four letters, else two; a swapped pair counts one), or NULL. */
+const char *cmd_suggest(const char *typed);
+const char *subcmd_suggest(const struct cmd_entry *subs, const char *typed);
+/* Runs one full command line (argv[0] is the command name): finds the
+ * (sub)command, prints its help for -h/--help, else calls its exec with
+ * av->cmd pointing at it and argv[0] its name. */
+int cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err);
+/* The usage line of av->cmd (without "usage: aivet "), built from its table. */
+void cmd_usage(const struct aivet *av, struct buf *out);
+/* A bad-input error (AV_USAGE) followed by av->cmd's usage line. */
+int usage_error(const struct aivet *av, struct aerr *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#define OPT_MAX 40   /* options in one table at most */
+
+/*
+ * The one option parser: GNU long options ("--x ARG", "--x=ARG", unambiguous
+ * prefixes), options and positionals in any order, "--" ends the options.
+ *	struct opt_parser p;
+ *	opt_begin(&p, av, argc, argv);
+ *	while ((c = opt_next(&p, err)) > 0)
+ *		switch (c) { case O_JSON: json = 1; break; ... p.arg ... }
+ *	if (c < 0)
+ *		return err->code;
+ *	... positionals are p.argv[p.ind] to p.argv[p.argc - 1] ...
+ * An unknown option, one that belongs to another subcommand, or a missing
+ * value is reported in err (AV_USAGE, with the usage line) and gives -1.
+ */
+struct opt_parser {
+	int argc;
+	char **argv;
+	int ind;              /* once opt_next() gave 0: the first positional */
+	char *arg;            /* the current option's argument (NULL for a flag) */
+	const char *shorts;   /* single-letter options whose id is the letter ("hV"), or NULL */
+	int in_order;         /* stop at the first positional (global options) */
+	struct aivet *av;
+	int64_t target[CMD_ARGS_MAX];   /* the declared targets' ids (struct cmd_entry's args) */
+	struct option lo[OPT_MAX + 1];   /* private: the table as getopt_long reads it */
+};
+void opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv);
+int opt_next(struct opt_parser *p, struct aerr *err);
+/* The table of a subcommand whose one option is --json. */
+extern const struct opt opt_json_only[];
+/* Parses a subcommand declared with opt_json_only and its positionals (the
+ * entry's args, counted and resolved by opt_next): *json, the first
+ * positional at argv[*first]; refusals exit 2 with the usage line. */
+int opt_json_args(struct aivet *av, int argc, char **argv, int *json, int *first, struct aerr *err);
+/* Takes the next word as the current option's argument (an OPT_OPTARG
+ * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
+char *opt_take(struct opt_parser *p);
+/* Prints a table's options as --help does (main's global options). */
+void cmd_print_options(FILE *out, const struct opt *opts);
+
+/* The one resolver of VENDOR (name or id) and VENDOR/NAME targets: the row's
+ * id, or AV_USAGE naming what is unknown and where to list them. */
+int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err);
+
+/* Prints a JSON array element by element (for long lists). */
+struct json_stream {
+	char *buf;
+	size_t cap;
+	long n;
+};
+void json_stream_begin(struct json_stream *js);
+void json_stream_item(struct json_stream *js, cJSON *item);   /* prints and frees item */
+void json_stream_end(struct json_stream *js);
+
+/* "aivet incident due" (cmd-incident-due.c), a subcommand of "aivet incident". */
+extern const struct opt incident_due_opts[];   /* "incident due" declares them beside its code */
+int incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
+
+#endif

@@ -3,9 +3,8 @@
  * dispatch to subcommands, the option parser that walks a command's declared
  * options, the usage line and --help made from those declarations, and the
  * resolver of VENDOR and VENDOR/NAME targets. A command is a file
- * src/cmd-NAME.c exporting a struct cmd_entry; adding one means adding its
- * line here and in Makefile.am. The cross-checks of "audit verify" are
- * registered here too.
+ * src/cli/cmd-NAME.c exporting a struct cmd_entry; adding one means adding its
+ * line here and in Makefile.am.
  */
 #include "config.h"
 
@@ -52,13 +51,6 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_db_entry,
 	&cmd_tsa_entry,
 	&cmd_complete_entry,
-	NULL
-};
-
-/* What "audit verify" checks besides the chain: every module whose rows the
- * chain protects, listed here where all of them may be named. */
-const struct audit_check *const audit_checks[] = {
-	&incident_audit_check,
 	NULL
 };
 

@@ -137,7 +137,7 @@ layer_check=$( { printf '%s\n' "$srcs" | sed 's/^/F /'
 	$2 == "D" { if (!($4 in def)) def[$4] = $3; next }
 	$2 == "U" { need[++nn] = $3 " " $4 }
 	END {
-		for (i = 1; i <= np; i++) if (!used[i] && pat[i] !~ /^src\/core\/embedded-/) print "unused", pat[i]
+		for (i = 1; i <= np; i++) if (!used[i]) print "unused", pat[i]
 		for (i = 1; i <= nn; i++) {
 			split(need[i], p, " ")
 			if (!(p[2] in def) || def[p[2]] == p[1]) continue

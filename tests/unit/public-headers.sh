@@ -1,0 +1,107 @@
+#!/bin/sh
+# public-headers.sh: the two front ends stand on the library's public headers.
+# A file of the command line (src/cli/) or the terminal UI (src/tui/) may
+# include system headers, the public headers ("aivet/NAME.h", include/aivet/)
+# and the headers of its own folder, nothing else: not a private header of
+# the library and not the other front end's. main.c, which picks a front end,
+# may include the public headers and the front ends' own headers. A public
+# header includes only system headers and its siblings in include/aivet/, and
+# no file of the library includes a front end's header. Makefile.am compiles
+# the front ends with -I include alone, so the compiler refuses most of this
+# already; this names the file and line, and catches what a path relative to
+# the file would let through ("../core/db-impl.h").
+. "$TESTS_SRCDIR/lib/lib.sh"
+top=$(cd "$TESTS_SRCDIR/.." && pwd)
+cd "$top" || exit 1
+
+# includes FILE...: "FILE LINE NAME" for each #include "NAME" or <NAME>,
+# the brackets kept so that a system header shows as one.
+includes() {
+	awk '/^[ \t]*#[ \t]*include[ \t]*["<]/ {
+		s = $0; sub(/^[ \t]*#[ \t]*include[ \t]*/, "", s); sub(/[ \t].*/, "", s)
+		print FILENAME, FNR, s
+	}' "$@"
+}
+
+# front FOLDER: the lines of the front end in FOLDER that include anything else.
+front() {
+	includes "$1"/*.c "$1"/*.h 2>/dev/null | while read -r file line name; do
+		case $name in
+		'"config.h"') continue ;;
+		'<aivet/'*|'"aivet/'*)
+			h=${name#?}; h=${h%?}
+			[ -f "include/$h" ] && continue
+			echo "# $file:$line: $name is no public header (include/aivet/)" ;;
+		'<'*) continue ;;
+		'"'*)
+			h=${name#?}; h=${h%?}
+			case $h in */*) ;; *) [ -f "$1/$h" ] && continue ;; esac
+			other=cli; [ "$1" = src/cli ] && other=tui
+			if [ -f "src/$other/${h##*/}" ]; then
+				echo "# $file:$line: $name is the other front end's header (src/$other/)"
+			else
+				echo "# $file:$line: $name is not a public header (a front end includes \"aivet/NAME.h\")"
+			fi ;;
+		esac
+	done
+}
+
+bad=$(front src/cli)
+[ -z "$bad" ] || printf '%s\n' "$bad"
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "the command line (src/cli/) includes public headers and its own only"
+bad=$(front src/tui)
+[ -z "$bad" ] || printf '%s\n' "$bad"
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "the terminal UI (src/tui/) includes public headers and its own only"
+
+# main.c: public headers, and the front ends' headers by their folder.
+bad=$(includes src/main.c | while read -r file line name; do
+	case $name in
+	'"config.h"'|'<aivet/'*|'"aivet/'*) h=${name#?}; h=${h%?}
+		[ "$h" = config.h ] || [ -f "include/$h" ] || echo "# $file:$line: $name is no public header" ;;
+	'"cli/'*|'"tui/'*) h=${name#?}; h=${h%?}
+		[ -f "src/$h" ] || echo "# $file:$line: $name is not there" ;;
+	'<'*) ;;
+	*) echo "# $file:$line: $name is neither public nor a front end's" ;;
+	esac
+done)
+[ -z "$bad" ] || printf '%s\n' "$bad"
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "main.c includes public headers and the front ends' own"
+
+# A public header reaches no private one: its quoted includes are siblings.
+bad=$(includes include/aivet/*.h | while read -r file line name; do
+	case $name in
+	'"'*) h=${name#?}; h=${h%?}
+		[ -f "include/aivet/$h" ] && continue
+		# a library's header given by name (cJSON.h) is no file of ours
+		[ -z "$(find src probes sim -name "${h##*/}" 2>/dev/null)" ] && continue
+		echo "# $file:$line: $name is a private header" ;;
+	esac
+done)
+[ -z "$bad" ] || printf '%s\n' "$bad"
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "the public headers include no private header"
+
+# The library includes neither front end.
+bad=$(includes src/core/*.[ch] src/vendors/*.[ch] src/vendors/providers/*.c src/engine/*.[ch] \
+    src/domain/*.[ch] probes/*.c include/aivet/*.h 2>/dev/null | while read -r file line name; do
+	h=${name#?}; h=${h%?}
+	if [ -f "src/cli/${h##*/}" ] || [ -f "src/tui/${h##*/}" ]; then
+		echo "# $file:$line: the library includes the front end's $name"
+	fi
+done)
+[ -z "$bad" ] || printf '%s\n' "$bad"
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no file of the library includes a front end's header"
+
+# The umbrellas: one per layer, each including its layer's headers, which
+# together name every public header.
+for l in core vendors engine domain; do
+	ok "$([ -f "include/aivet/$l.h" ] && echo 0 || echo 1)" "include/aivet/$l.h is the $l layer's umbrella"
+done
+missing=$(for h in include/aivet/*.h; do
+	n=${h##*/}
+	case $n in core.h|vendors.h|engine.h|domain.h) continue ;; esac
+	grep -qx "#include \"$n\"" include/aivet/core.h include/aivet/vendors.h include/aivet/engine.h \
+	    include/aivet/domain.h || echo "$n"
+done)
+is "$missing" "" "every public header is under one layer's umbrella"
+
+done_testing

@@ -1,5 +1,5 @@
 -- 006-seal-all.sql: every table a verdict, rating, claim, clock or report
--- reads is sealed (see the table registry in src/audit.c). This migration
+-- reads is sealed (see the table registry in src/core/audit.c). This migration
 -- adds what the seals need:
 --  - an index behind the audit log's lookups by object, so that
 --    'aivet audit verify' is one pass over each table;

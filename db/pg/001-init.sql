@@ -10,7 +10,7 @@ INSERT INTO aivet_schema VALUES (0);
 
 -- ---- SQLite's functions, as aivet uses them ----
 
--- severity_rank(name) is 010-severity.sql's: the order is aivet's (src/severity.h).
+-- severity_rank(name) is 010-severity.sql's: the order is aivet's (include/aivet/severity.h).
 
 -- A JSON path as SQLite writes it ('$.a.b', '$.a[2]') as PostgreSQL's text[] path.
 CREATE FUNCTION aivet_json_path(path text) RETURNS text[] LANGUAGE sql IMMUTABLE STRICT AS $$

@@ -1,6 +1,6 @@
--- 010-severity: the severity order comes from aivet's one list (src/severity.h)
+-- 010-severity: the severity order comes from aivet's one list (include/aivet/severity.h)
 -- rather than a second copy here. aivet fills aivet_severity from it in the
--- transaction of each migration it applies (src/db.c), this one included, and
+-- transaction of each migration it applies (src/core/db.c), this one included, and
 -- severity_rank() reads it: -1 for a name the list does not hold, as in C.
 CREATE TABLE aivet_severity (
 	name text PRIMARY KEY,

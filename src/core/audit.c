@@ -741,7 +741,7 @@ tables_check(struct db *db, struct audit_status *out, struct aerr *err)
 	while ((rc = db_step(q)) == DB_ROW)
 		if (audit_table_lookup(col_text(q, 0)) == NULL)
 			status_keep(out, out->entries + 1, "table %s is in no kind of aivet's table registry "
-			    "(src/audit.c): nothing seals its rows", col_text(q, 0));
+			    "(src/core/audit.c): nothing seals its rows", col_text(q, 0));
 	db_finalize(q);
 	return rc == DB_DONE ? 0 : db_err(db, err, "tables");
 }

@@ -35,7 +35,7 @@ incident           sealed   incident
 blob               content  -" "audit tables prints the registry"
 sqlite3 "$AIVET_DB" "CREATE TABLE vendor_score (vendor_id INTEGER, score TEXT)"
 run audit verify
-is "$rc:$errout" "1:aivet: audit chain broken: table vendor_score is in no kind of aivet's table registry (src/audit.c): nothing seals its rows" \
+is "$rc:$errout" "1:aivet: audit chain broken: table vendor_score is in no kind of aivet's table registry (src/core/audit.c): nothing seals its rows" \
 	"a table the registry does not name (a migration's, or one made by hand) fails audit verify"
 db_fresh
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/pg/pg-severity.sh: PostgreSQL orders severities as the C registry does
-# (src/severity.h), from the table aivet fills at migration: test-db's
+# (include/aivet/severity.h), from the table aivet fills at migration: test-db's
 # severity check (each name's rank, unknown names, ORDER BY) run against a
 # server; the table holds the list, and the team reads it but cannot change it.
 . "$TESTS_SRCDIR/lib/lib.sh"

@@ -1,5 +1,5 @@
 /*
- * test-registry.c: the registry of findings (src/finding.c) is complete, its
+ * test-registry.c: the registry of findings (src/engine/finding.c) is complete, its
  * severities are ordered once, every answer it says a finding disproves is
  * a question of a bundled questionnaire, and aivet(1)'s table of findings is
  * exactly the registry's (AIVET_PRINT_MAN_TABLE=1 prints the table to paste).

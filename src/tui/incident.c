@@ -1,6 +1,7 @@
 /*
  * tui/incident.c: one incident — its facts, notification clocks, tasks,
- * timeline and linked evidence on one scrolling page. The facts form (e),
+ * timeline and linked evidence on one scrolling page. Enter (or w) on a
+ * clock shows why it applies. The facts form (e), the exposure window (W),
  * notes, tasks, status changes, attachments and verification call the
  * domain's incident functions the incident commands call, so the screen
  * refuses what the CLI refuses, for the same reasons.
@@ -34,8 +35,8 @@ struct incident_state {
 
 static const enum request incident_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_EDIT, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_FIND_NEXT,
-	REQ_FIND_PREV, REQ_NONE
+	REQ_ENTER, REQ_EDIT, REQ_WINDOW, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY,
+	REQ_WHY, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static const char *
@@ -421,6 +422,108 @@ show_entry(struct incident_state *s, struct tui *t, int64_t entry_id, struct aer
 	return 0;
 }
 
+/* One clock in full: why it applies or not (what was assumed), its rule, when
+ * it started and is due (as the rule states it, in the organisation's zone),
+ * and where it stands. */
+static int
+show_clock(struct incident_state *s, struct tui *t, int i, struct aerr *err)
+{
+	const struct incident_clock *c = &s->r.clocks[i];
+	struct buf b;
+	char title[96], at[32], dur[32] = "";
+	int rc;
+
+	if (c->applies)
+		fmt_duration(c->seconds_left * 1000, dur, sizeof dur);
+	buf_init(&b);
+	buf_printf(&b, "clock        %s: %s\n", c->id, c->name);
+	buf_printf(&b, "applies      %s\n", c->applies ? "yes" : "no");
+	buf_printf(&b, "why          %s\n", c->basis);
+	buf_printf(&b, "rule         %s\n", c->rule);
+	if (c->applies) {
+		fmt_time_ms(c->start_ms, at);
+		buf_printf(&b, "started      %s\n", at);
+		buf_printf(&b, "due          %s\n", c->due_text);
+		fmt_time_ms(c->due_ms, at);
+		buf_printf(&b, "due (UTC)    %s\n", at);
+		/* A date deadline's end of day in the organisation's zone (an instant's
+		 * due text is that time already). */
+		if (c->due_org[0] != '\0' && strcmp(c->due_org, c->due_text) != 0)
+			buf_printf(&b, "due (local)  %s\n", c->due_org);
+	}
+	if (strcmp(c->state, "running") == 0) {
+		buf_printf(&b, "state        running, %s left\n", dur);
+	} else if (strcmp(c->state, "overdue") == 0) {
+		buf_printf(&b, "state        OVERDUE by %s\n", dur);
+	} else if (c->stopped_ms >= 0) {
+		fmt_time_ms(c->stopped_ms, at);
+		buf_printf(&b, "state        %s: notified %s (entry %lld), %s %s\n",
+		    strcmp(c->state, "met") == 0 ? "met" : "LATE", at, (long long)c->stop_entry, dur,
+		    strcmp(c->state, "met") == 0 ? "early" : "late");
+	} else {
+		buf_printf(&b, "state        not applicable\n");
+	}
+	buf_printf(&b, "as of        %s\n", s->r.as_of);
+	snprintf(title, sizeof title, "Incident %s, clock %s", s->ids, c->id);
+	rc = tui_show_text(t, title, b.data, err);
+	buf_free(&b);
+	return rc;
+}
+
+/* ---- the exposure window: when it began and ended, as "incident edit" records it ---- */
+
+struct window_ctx {
+	struct tui *t;
+	struct incident_state *s;
+};
+
+static int
+window_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
+{
+	struct window_ctx *c = p;
+	const struct incident *r = &c->s->r;
+	struct incident_edit_input in = {
+		.id = c->s->id, .window_start = f[0].value, .window_end = f[1].value,
+		.note = f[2].value[0] ? f[2].value : NULL,
+	};
+
+	(void)nf;
+	if (f[0].value[0] == '\0' || f[1].value[0] == '\0')
+		return aerr_set(err, AV_USAGE, "give when the exposure began and when it ended");
+	if (r->window_start != NULL && r->window_end != NULL &&
+	    strcmp(f[0].value, r->window_start) == 0 && strcmp(f[1].value, r->window_end) == 0) {
+		tui_status(c->t, 0, "incident %s: the exposure window is unchanged", c->s->ids);
+		return 0;
+	}
+	if (incident_edit(c->t->av, &in, err) != 0)
+		return err->code;
+	tui_changed(c->t);
+	tui_status(c->t, 0, "incident %lld: exposure window recorded", (long long)c->s->id);
+	return 0;
+}
+
+static int
+window_form(struct incident_state *s, struct tui *t, struct aerr *err)
+{
+	struct tui_field f[3] = {
+		{ .label = "Exposure began", .width = 30, .check = tui_check_time,
+		  .hint = "when the exposure began, ISO 8601 with a zone" },
+		{ .label = "Exposure ended", .width = 30, .check = tui_check_time,
+		  .hint = "when it ended, with a zone (not before it began)" },
+		{ .label = "Note", .width = 50,
+		  .hint = "why (the decision entry's text; empty: what was set)" },
+	};
+	struct window_ctx c = { t, s };
+
+	if (strcmp(s->r.status, "closed") == 0)
+		return aerr_set(err, AV_USAGE, "incident %s is closed: a closed incident does not change",
+		    s->ids);
+	snprintf(f[0].value, sizeof f[0].value, "%s", s->r.window_start ? s->r.window_start : "");
+	snprintf(f[1].value, sizeof f[1].value, "%s", s->r.window_end ? s->r.window_end : "");
+	tui_form(t, "Exposure window", f, 3, window_submit, &c);
+	return 0;
+}
+
 /* Verification runs probes for a while: a job thread with its own connection. */
 struct verify_job {
 	struct tui_job job;
@@ -575,8 +678,17 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		return start_verify(s, t, err);
 	case REQ_EDIT:
 		return facts_form(s, t, err);
+	case REQ_WINDOW:
+		return window_form(s, t, err);
+	case REQ_WHY:
+		if (sel > -CLOCK_BASE || sel <= -CLOCK_BASE - CLOCK_COUNT)
+			return aerr_set(err, AV_USAGE, "select a clock: w shows why it applies");
+		return show_clock(s, t, (int)(-sel - CLOCK_BASE), err);
 	case REQ_ENTER:
-		/* A linked run opens the run screen, a linked finding its evidence (as v there). */
+		/* A clock shows why it applies; a linked run opens the run screen, a linked
+		 * finding its evidence (as v there). */
+		if (sel <= -CLOCK_BASE)
+			return show_clock(s, t, (int)(-sel - CLOCK_BASE), err);
 		if (sel <= -RUN_BASE) {
 			int64_t run = -sel - RUN_BASE;
 

@@ -1,10 +1,11 @@
 /*
  * incident-due.c: the notification clocks that need someone's attention now.
  * It gathers, across open incidents, every clock overdue or due within a
- * window, worst first, as one JSON document with a plain "text" summary that
- * chat webhooks (Slack, Teams) show as it is, and posts that document to
- * webhook URLs so a deadline reaches people rather than waiting to be looked
- * up.
+ * window, worst first, as one report (struct due_report) with a plain text
+ * summary that chat webhooks (Slack, Teams) show as it is; writes it as JSON
+ * (the one writer "incident due --json" and the webhook body share) and posts
+ * it to webhook URLs so a deadline reaches people rather than waiting to be
+ * looked up.
  */
 #include "config.h"
 

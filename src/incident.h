@@ -123,13 +123,12 @@ int incident_vendor_sla(struct db *db, int64_t vendor_id, int64_t *ms, char *tex
     char *source, size_t sourcen, struct aerr *err);
 /* A duration option or fact: "30m", "24h", "5d", "2w" into milliseconds. */
 int incident_duration(const char *opt, const char *s, int64_t *ms, struct aerr *err);
-/* The whole incident as JSON: fields, timeline, clocks and outcome, tasks,
- * linked runs, findings and evidence. Used by show --json and signed reports. */
+/* incident_get and incident_to_json in one: the incident as report.json holds it. */
 int incident_report_json(struct db *db, int64_t incident_id, cJSON **out, struct aerr *err);
-/* The incidents (of one vendor unless vendor_id is 0; not closed with open_only),
- * by id, as "incident list --json" prints them: clocks overdue and next due at now. */
+/* incident_list_load and incident_list_to_json in one: "incident list --json". */
 int incident_list_json(struct db *db, int64_t vendor_id, int open_only, int64_t now, cJSON **out,
     struct aerr *err);
+
 /* ---- the incident as a record (incident.c) ---- */
 
 /* One immutable timeline entry ("timeline" in the incident's JSON). */

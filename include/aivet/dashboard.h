@@ -8,6 +8,7 @@
 #define AIVET_DASHBOARD_H
 
 #include "core.h"
+#include "incident.h"
 #include "rating.h"
 
 struct dash_vendor {
@@ -31,11 +32,11 @@ struct dashboard {
 	struct dash_review *reviews;
 	int nreviews;
 	/* The clocks of open incidents overdue, or due within the window, worst
-	 * (earliest due) first, as "incident due --json" lists them. */
-	cJSON *clocks;
+	 * (earliest due) first, as "incident due" lists them. */
+	struct due_report clocks;
 	int64_t window_ms;
-	/* Open incidents, newest first, as "incident list --json" gives them; at most rows. */
-	cJSON *incidents;
+	/* Open incidents, newest first, as "incident list" gives them; at most rows. */
+	struct incident_list incidents;
 	/* The newest probe runs, newest first, as "probe runs --json" gives them; at most rows. */
 	cJSON *runs;
 };

@@ -16,28 +16,23 @@
 #define MAX_NOTIFY 16
 
 static void
-print_due(const cJSON *doc)
+print_due(const struct due_report *r)
 {
-	const cJSON *x, *list = cJSON_GetObjectItem(doc, "clocks");
-
-	if (cJSON_GetArraySize(list) == 0) {
-		term_printf(stdout, "%s\n", cJSON_GetObjectItem(doc, "text")->valuestring);
+	if (r->n == 0) {
+		term_printf(stdout, "%s\n", r->text);
 		return;
 	}
 	term_printf(stdout, "%-8s %-18s %-29s %-20s %s\n", "INCIDENT", "CLOCK", "DUE", "LEFT", "TITLE");
-	cJSON_ArrayForEach(x, list) {
-		int over = strcmp(cJSON_GetObjectItem(x, "state")->valuestring, "overdue") == 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const struct due_clock *x = &r->clocks[i];
 		char left[48];
 
-		if (over)
-			snprintf(left, sizeof left, "OVERDUE %s",
-			    cJSON_GetObjectItem(x, "overdue_by")->valuestring);
+		if (strcmp(x->state, "overdue") == 0)
+			snprintf(left, sizeof left, "OVERDUE %s", x->overdue_by);
 		else
-			snprintf(left, sizeof left, "%s", cJSON_GetObjectItem(x, "time_left")->valuestring);
-		term_printf(stdout, "%-8d %-18s %-29s %-20s %s\n", cJSON_GetObjectItem(x, "incident")->valueint,
-		    cJSON_GetObjectItem(x, "clock")->valuestring,
-		    cJSON_GetObjectItem(x, "due_text")->valuestring, left,
-		    cJSON_GetObjectItem(x, "title")->valuestring);
+			snprintf(left, sizeof left, "%s", x->time_left);
+		term_printf(stdout, "%-8lld %-18s %-29s %-20s %s\n", (long long)x->incident, x->clock,
+		    x->due_text, left, x->title);
 	}
 }
 
@@ -49,7 +44,7 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t within_ms = (int64_t)7 * 86400 * 1000;
 	int c, json = 0, nurls = 0, nfailed = 0, count;
 	struct db *db;
-	cJSON *doc;
+	struct due_report due;
 	char *body;
 	struct aerr nerr;
 
@@ -77,10 +72,10 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (c < 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL ||
-	    incident_due_report(db, now_ms(), within_ms, &doc, err) != 0)
+	    incident_due_report(db, now_ms(), within_ms, &due, err) != 0)
 		return err->code;
-	count = cJSON_GetArraySize(cJSON_GetObjectItem(doc, "clocks"));
-	body = incident_due_notify_body(doc);
+	count = (int)due.n;
+	body = incident_due_notify_body(&due);
 	/* Every URL is tried and each failure said: one dead webhook does not silence the others. */
 	for (int i = 0; i < nurls; i++) {
 		char shown[300];
@@ -97,11 +92,10 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	free(body);
 	if (json)
-		json_emit(doc);
-	else {
-		print_due(doc);
-		cJSON_Delete(doc);
-	}
+		json_emit(due_report_to_json(&due));
+	else
+		print_due(&due);
+	due_report_free(&due);
 	if (nfailed > 0)
 		return aerr_set(err, AV_RUNTIME, "%d of %d notifications failed", nfailed, nurls);
 	if (count > 0)

@@ -163,7 +163,7 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((o.window_start == NULL) != (o.window_end == NULL))
 		return usage_error(av, err, "--window-start and --window-end go together");
 	in = (struct incident_open_input){
-		.vendor = argv[ind], .title = o.title, .endpoint = o.endpoint,
+		.vendor_id = o.target, .vendor = argv[ind], .title = o.title, .endpoint = o.endpoint,
 		.discovered = o.discovered, .window_start = o.window_start, .window_end = o.window_end,
 		.phi = o.phi, .individuals = o.individuals, .state_residents = o.state_residents,
 		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla,
@@ -186,7 +186,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct incident_opts o = { 0 };
 	int64_t vendor_id = 0;
 	struct db *db;
-	cJSON *arr, *r;
+	struct incident_list l;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -194,84 +194,84 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (o.vendor != NULL && target_resolve(db, TARGET_VENDOR, o.vendor, &vendor_id, err) != 0)
 		return err->code;
-	if (incident_list_json(db, vendor_id, o.open_only, now_ms(), &arr, err) != 0)
+	if (incident_list_load(db, vendor_id, o.open_only, now_ms(), &l, err) != 0)
 		return err->code;
 	if (o.json) {
-		json_emit(arr);
+		json_emit(incident_list_to_json(&l));
+		incident_list_free(&l);
 		return 0;
 	}
 	term_printf(stdout, "%-4s %-13s %-16s %-24s %-8s %-50s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
 	    "OVERDUE", "NEXT DUE", "TITLE");
-	cJSON_ArrayForEach(r, arr) {
-		const cJSON *next = cJSON_GetObjectItem(r, "next_due");
-		int nover = cJSON_GetArraySize(cJSON_GetObjectItem(r, "overdue_clocks"));
-		char overbuf[16], nextbuf[64] = "-";
+	for (size_t i = 0; i < l.n; i++) {
+		const struct incident *r = &l.items[i];
+		const struct incident_clock *next, *overdue[CLOCK_COUNT];
+		char overbuf[16], nextbuf[64] = "-", due[32];
+		int nover;
 
+		next = incident_next_due(r, overdue, &nover);
 		/* A passed date is not "next": it says so. */
-		if (cJSON_IsObject(next))
-			snprintf(nextbuf, sizeof nextbuf, "%s%s %s",
-			    cJSON_IsTrue(cJSON_GetObjectItem(next, "overdue")) ? "OVERDUE " : "",
-			    json_get_str(next, "clock"), json_get_str(next, "due"));
+		if (next != NULL) {
+			fmt_time_ms(next->due_ms, due);
+			snprintf(nextbuf, sizeof nextbuf, "%s%s %s", next->due_ms < r->as_of_ms ?
+			    "OVERDUE " : "", next->id, due);
+		}
 		snprintf(overbuf, sizeof overbuf, "%d", nover);
-		term_printf(stdout, "%-4lld %-13s %-16s %-24s %-8s %-50s %s\n",
-		    (long long)cJSON_GetObjectItem(r, "id")->valuedouble, json_get_str(r, "status"),
-		    json_get_str(r, "vendor"), json_get_str(r, "discovered_at"), nover ? overbuf : "-",
-		    nextbuf, json_get_str(r, "title"));
+		term_printf(stdout, "%-4lld %-13s %-16s %-24s %-8s %-50s %s\n", (long long)r->id, r->status,
+		    r->vendor, r->discovered_at, nover ? overbuf : "-", nextbuf, r->title);
 	}
-	cJSON_Delete(arr);
+	incident_list_free(&l);
 	return 0;
 }
 
 /* ---- show ---- */
 
 static const char *
-jstr(const cJSON *o, const char *k)
+or_dash(const char *s)
 {
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : "-";
+	return s != NULL ? s : "-";
 }
 
 /* A date deadline as the rule states it, then UTC; the organisation's clock beside. */
 static void
-due_shown(const cJSON *c, char *out, size_t n)
+due_shown(const struct incident_clock *c, char *out, size_t n)
 {
-	int date = cJSON_IsString(cJSON_GetObjectItem(c, "due_date"));
-	int org = cJSON_IsString(cJSON_GetObjectItem(c, "due_org"));
+	int org = c->due_org[0] != '\0';
+	char due[32];
 
-	if (date)
-		snprintf(out, n, "%s (%s%s%s)", jstr(c, "due_text"), jstr(c, "due"), org ? ", " : "",
-		    org ? jstr(c, "due_org") : "");
+	fmt_time_ms(c->due_ms, due);
+	if (c->by_date[0] != '\0')
+		snprintf(out, n, "%s (%s%s%s)", c->due_text, due, org ? ", " : "", org ? c->due_org : "");
 	else if (org)
-		snprintf(out, n, "%s (%s)", jstr(c, "due"), jstr(c, "due_org"));
+		snprintf(out, n, "%s (%s)", due, c->due_org);
 	else
-		snprintf(out, n, "%s", jstr(c, "due"));
+		snprintf(out, n, "%s", due);
 }
 
 static void
-print_clock(const cJSON *c)
+print_clock(const struct incident_clock *c)
 {
-	const char *state = jstr(c, "state");
-	const cJSON *left = cJSON_GetObjectItem(c, "seconds_left");
-	char dur[32] = "", due[192];
+	const char *state = c->state;
+	char dur[32] = "", due[192], stopped[32];
 
-	if (cJSON_IsNumber(left))
-		fmt_duration((int64_t)left->valuedouble * 1000, dur, sizeof dur);
+	if (c->applies)
+		fmt_duration(c->seconds_left * 1000, dur, sizeof dur);
 	if (strcmp(state, "not-applicable") == 0) {
-		term_printf(stdout, "  %-18s %-14s %s\n", jstr(c, "id"), state, jstr(c, "basis"));
+		term_printf(stdout, "  %-18s %-14s %s\n", c->id, state, c->basis);
 		return;
 	}
 	due_shown(c, due, sizeof due);
-	if (strcmp(state, "running") == 0)
-		term_printf(stdout, "  %-18s %-14s due %s (%s left)\n", jstr(c, "id"), state, due, dur);
-	else if (strcmp(state, "overdue") == 0)
-		term_printf(stdout, "  %-18s %-14s due %s (%s overdue)\n", jstr(c, "id"), "OVERDUE", due, dur);
-	else
-		term_printf(stdout, "  %-18s %-14s due %s, notified %s (entry %d, %s %s)\n", jstr(c, "id"), state,
-		    due, jstr(c, "stopped_at"),
-		    cJSON_GetObjectItem(c, "stopped_by_entry")->valueint, dur,
+	if (strcmp(state, "running") == 0) {
+		term_printf(stdout, "  %-18s %-14s due %s (%s left)\n", c->id, state, due, dur);
+	} else if (strcmp(state, "overdue") == 0) {
+		term_printf(stdout, "  %-18s %-14s due %s (%s overdue)\n", c->id, "OVERDUE", due, dur);
+	} else {
+		fmt_time_ms(c->stopped_ms, stopped);
+		term_printf(stdout, "  %-18s %-14s due %s, notified %s (entry %lld, %s %s)\n", c->id,
+		    state, due, stopped, (long long)c->stop_entry, dur,
 		    strcmp(state, "met") == 0 ? "early" : "late");
-	term_printf(stdout, "  %-18s %-14s %s\n", "", "", jstr(c, "basis"));
+	}
+	term_printf(stdout, "  %-18s %-14s %s\n", "", "", c->basis);
 }
 
 static int
@@ -281,67 +281,72 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct incident_opts o = { 0 };
 	int64_t id;
 	struct db *db;
-	cJSON *r, *x;
+	struct incident r;
 	char sev[48];
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
 	id = o.target;
-	if ((db = av_db(av, err)) == NULL || incident_report_json(db, id, &r, err) != 0)
+	if ((db = av_db(av, err)) == NULL || incident_get(db, id, &r, err) != 0)
 		return err->code;
 	if (o.json) {
-		json_emit(r);
+		json_emit(incident_to_json(&r));
+		incident_free(&r);
 		return 0;
 	}
-	term_printf(stdout, "incident %lld: %s\n", (long long)id, jstr(r, "title"));
-	term_printf(stdout, "  vendor       %s\n", jstr(r, "vendor"));
-	term_printf(stdout, "  endpoint     %s\n", jstr(r, "endpoint"));
-	term_printf(stdout, "  status       %s\n", jstr(r, "status"));
-	incident_severity_text(cJSON_GetObjectItem(r, "severity")->valueint, sev, sizeof sev);
+	term_printf(stdout, "incident %lld: %s\n", (long long)id, r.title);
+	term_printf(stdout, "  vendor       %s\n", r.vendor);
+	term_printf(stdout, "  endpoint     %s\n", or_dash(r.endpoint));
+	term_printf(stdout, "  status       %s\n", r.status);
+	incident_severity_text(r.severity, sev, sizeof sev);
 	term_printf(stdout, "  severity     %s\n", sev);
-	term_printf(stdout, "  phi          %s\n", jstr(r, "phi"));
-	x = cJSON_GetObjectItem(r, "individuals");
-	if (cJSON_IsNumber(x))
-		term_printf(stdout, "  individuals  %.0f\n", x->valuedouble);
+	term_printf(stdout, "  phi          %s\n", r.phi);
+	if (r.individuals >= 0)
+		term_printf(stdout, "  individuals  %lld\n", (long long)r.individuals);
 	else
 		term_printf(stdout, "  individuals  unknown\n");
-	x = cJSON_GetObjectItem(r, "state_residents");
-	if (cJSON_IsNumber(x))
-		term_printf(stdout, "  state max    %.0f residents of one state\n", x->valuedouble);
-	term_printf(stdout, "  eu data      %s\n", cJSON_IsTrue(cJSON_GetObjectItem(r, "eu_data")) ? "yes" : "no");
-	term_printf(stdout, "  discovered   %s (%s)\n", jstr(r, "discovered_at_local"), jstr(r, "discovered_at"));
-	if (cJSON_IsString(cJSON_GetObjectItem(r, "vendor_discovered_at")))
-		term_printf(stdout, "  vendor found %s\n", jstr(r, "vendor_discovered_at"));
-	if (cJSON_IsString(cJSON_GetObjectItem(r, "window_start")))
-		term_printf(stdout, "  window       %s to %s\n", jstr(r, "window_start"), jstr(r, "window_end"));
-	term_printf(stdout, "clocks (as of %s)\n", jstr(r, "as_of"));
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "clocks"))
-		print_clock(x);
+	if (r.state_residents >= 0)
+		term_printf(stdout, "  state max    %lld residents of one state\n",
+		    (long long)r.state_residents);
+	term_printf(stdout, "  eu data      %s\n", r.eu_data ? "yes" : "no");
+	term_printf(stdout, "  discovered   %s (%s)\n", r.discovered_at_local, r.discovered_at);
+	if (r.vendor_discovered_at != NULL)
+		term_printf(stdout, "  vendor found %s\n", r.vendor_discovered_at);
+	if (r.window_start != NULL)
+		term_printf(stdout, "  window       %s to %s\n", r.window_start, or_dash(r.window_end));
+	term_printf(stdout, "clocks (as of %s)\n", r.as_of);
+	for (int i = 0; i < CLOCK_COUNT; i++)
+		print_clock(&r.clocks[i]);
 	term_printf(stdout, "timeline\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "timeline"))
-		term_printf(stdout, "  %-4d %-25s %-17s %-10s %s\n", cJSON_GetObjectItem(x, "id")->valueint,
-		    jstr(x, "at"), jstr(x, "kind"), jstr(x, "actor"), jstr(x, "text"));
-	term_printf(stdout, "tasks\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "tasks"))
-		term_printf(stdout, "  %-4d [%c] %s (owner %s, due %s%s)\n", cJSON_GetObjectItem(x, "id")->valueint,
-		    cJSON_IsString(cJSON_GetObjectItem(x, "done_at")) ? 'x' : ' ', jstr(x, "title"),
-		    jstr(x, "owner"), jstr(x, "due_at"),
-		    cJSON_IsTrue(cJSON_GetObjectItem(x, "overdue")) ? ", OVERDUE" : "");
-	term_printf(stdout, "links\n");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
-		const char *type = jstr(x, "object_type");
+	for (size_t i = 0; i < r.ntimeline; i++) {
+		const struct incident_entry *x = &r.timeline[i];
 
-		if (strcmp(type, "evidence") == 0)
-			term_printf(stdout, "  evidence %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
-			    jstr(x, "sha256"), jstr(x, "file"));
-		else if (strcmp(type, "run") == 0)
-			term_printf(stdout, "  run      %-4d %s %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
-			    jstr(x, "status"), jstr(x, "started_at"));
-		else
-			term_printf(stdout, "  finding  %-4d %s %s %s: %s\n", cJSON_GetObjectItem(x, "object_id")->valueint,
-			    jstr(x, "severity"), jstr(x, "probe"), jstr(x, "code"), jstr(x, "message"));
+		term_printf(stdout, "  %-4lld %-25s %-17s %-10s %s\n", (long long)x->id, x->at, x->kind,
+		    x->actor, x->text);
 	}
-	cJSON_Delete(r);
+	term_printf(stdout, "tasks\n");
+	for (size_t i = 0; i < r.ntasks; i++) {
+		const struct incident_task *x = &r.tasks[i];
+
+		term_printf(stdout, "  %-4lld [%c] %s (owner %s, due %s%s)\n", (long long)x->id,
+		    x->done_at != NULL ? 'x' : ' ', x->title, or_dash(x->owner), or_dash(x->due_at),
+		    x->overdue ? ", OVERDUE" : "");
+	}
+	term_printf(stdout, "links\n");
+	for (size_t i = 0; i < r.nlinks; i++) {
+		const struct incident_link *x = &r.links[i];
+
+		if (strcmp(x->object_type, "evidence") == 0)
+			term_printf(stdout, "  evidence %-4lld %s %s\n", (long long)x->object_id, x->sha256,
+			    x->file);
+		else if (strcmp(x->object_type, "run") == 0)
+			term_printf(stdout, "  run      %-4lld %s %s\n", (long long)x->object_id, x->status,
+			    x->started_at);
+		else
+			term_printf(stdout, "  finding  %-4lld %s %s %s: %s\n", (long long)x->object_id,
+			    x->severity, x->probe, x->code, x->message);
+	}
+	incident_free(&r);
 	return 0;
 }
 
@@ -352,14 +357,13 @@ cmd_incident_status(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int ind;
 	struct incident_opts o = { 0 };
-	int64_t id;
 	char from[32];
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
-	if (incident_set_status(av, argv[ind], argv[ind + 1], o.note, o.at, &id, from, err) != 0)
+	if (incident_set_status(av, o.target, argv[ind + 1], o.note, o.at, from, err) != 0)
 		return err->code;
-	term_printf(stdout, "incident %lld: %s -> %s\n", (long long)id, from, argv[ind + 1]);
+	term_printf(stdout, "incident %lld: %s -> %s\n", (long long)o.target, from, argv[ind + 1]);
 	return 0;
 }
 
@@ -372,7 +376,7 @@ cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct incident_opts o = { 0 };
 	struct incident_note_input in = { 0 };
 	const char *kind;
-	int64_t id, eid;
+	int64_t eid;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -386,13 +390,13 @@ cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 		if (strcmp(o.clocks[i], "vendor-sla") == 0)
 			return usage_error(av, err, "--clock vendor-sla: that clock stops when the "
 			    "vendor's notice is recorded (--kind vendor-notice)");
-	in.ref = argv[ind], in.text = argv[ind + 1], in.kind = kind, in.at = o.at;
+	in.id = o.target, in.text = argv[ind + 1], in.kind = kind, in.at = o.at;
 	in.corrects = o.corrects;
 	for (int i = 0; i < o.nclocks; i++)
 		in.clocks[in.nclocks++] = o.clocks[i];
-	if (incident_note(av, &in, &id, &eid, err) != 0)
+	if (incident_note(av, &in, &eid, err) != 0)
 		return err->code;
-	term_printf(stdout, "incident %lld: entry %lld recorded (%s)\n", (long long)id, (long long)eid, kind);
+	term_printf(stdout, "incident %lld: entry %lld recorded (%s)\n", (long long)o.target, (long long)eid, kind);
 	return 0;
 }
 
@@ -404,7 +408,6 @@ cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int ind;
 	struct incident_opts o = { 0 };
 	struct incident_edit_input in;
-	int64_t id;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -417,16 +420,16 @@ cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((o.window_start == NULL) != (o.window_end == NULL))
 		return usage_error(av, err, "--window-start and --window-end go together");
 	in = (struct incident_edit_input){
-		.ref = argv[ind], .title = o.title, .endpoint = o.endpoint, .phi = o.phi,
+		.id = o.target, .title = o.title, .endpoint = o.endpoint, .phi = o.phi,
 		.individuals = o.individuals, .state_residents = o.state_residents,
 		.window_start = o.window_start, .window_end = o.window_end,
 		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla, .note = o.note,
 		.at = o.at, .severity = o.severity, .set_severity = o.set_severity,
 		.set_eu_data = o.set_eu_data, .eu_data = o.eu_data,
 	};
-	if (incident_edit(av, &in, &id, err) != 0)
+	if (incident_edit(av, &in, err) != 0)
 		return err->code;
-	term_printf(stdout, "incident %lld updated\n", (long long)id);
+	term_printf(stdout, "incident %lld updated\n", (long long)o.target);
 	return 0;
 }
 
@@ -437,7 +440,7 @@ task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int ind;
 	struct incident_opts o = { 0 };
-	int64_t id, due_ms, tid;
+	int64_t due_ms, tid;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -447,9 +450,9 @@ task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "--owner must be 1 to 100 characters");
 	if (o.due != NULL && parse_deadline(o.due, &due_ms, err) != 0)
 		return aerr_prefix(err, "--due");
-	if (incident_task_add(av, argv[ind], argv[ind + 1], o.owner, o.due, &id, &tid, err) != 0)
+	if (incident_task_add(av, o.target, argv[ind + 1], o.owner, o.due, &tid, err) != 0)
 		return err->code;
-	term_printf(stdout, "incident %lld: task %lld added\n", (long long)id, (long long)tid);
+	term_printf(stdout, "incident %lld: task %lld added\n", (long long)o.target, (long long)tid);
 	return 0;
 }
 
@@ -478,7 +481,7 @@ cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int ind;
 	struct incident_opts o = { 0 };
 	struct incident_link_input in = { 0 };
-	int64_t id, eid = 0;
+	int64_t id = 0, eid = 0;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -486,13 +489,14 @@ cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "incident link: nothing to link");
 	if (o.effective != NULL && o.file == NULL)
 		return usage_error(av, err, "--effective goes with --file");
-	in.ref = argv[ind], in.file = o.file, in.effective = o.effective;
+	id = o.target;
+	in.id = id, in.file = o.file, in.effective = o.effective;
 	for (int i = 0; i < o.nlinks; i++) {
 		in.links[i].type = o.links[i].type;
 		in.links[i].id = o.links[i].id;
 	}
 	in.nlinks = o.nlinks;
-	if (incident_link(av, &in, &id, &eid, err) != 0)
+	if (incident_link(av, &in, &eid, err) != 0)
 		return err->code;
 	for (int i = 0; i < o.nlinks; i++)
 		term_printf(stdout, "incident %lld: linked %s %lld\n", (long long)id, o.links[i].type,
@@ -529,7 +533,8 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	if ((db = av_db(av, err)) == NULL || incident_writable(db, argv[p.ind], &id, err) != 0 ||
+	id = p.target[0];
+	if ((db = av_db(av, err)) == NULL || incident_writable(db, id, err) != 0 ||
 	    incident_verify_prepare(db, id, probes, &v, err) != 0)
 		return err->code;
 	po.probes = v.probes;

@@ -109,23 +109,6 @@ clock_due_text(const struct incident_clock *c, char *out, size_t n)
 	snprintf(out, n, "%s", t);
 }
 
-void
-clock_due_add_json(cJSON *o, const struct incident_clock *c)
-{
-	char text[64], org[64];
-
-	json_add_str(o, "due_date", c->by_date[0] != '\0' ? c->by_date : NULL);
-	clock_due_text(c, text, sizeof text);
-	cJSON_AddStringToObject(o, "due_text", text);
-	/* The organisation's wall clock beside UTC, when it has named its zone. */
-	if (org_zone() != NULL) {
-		fmt_time_zone(c->due_ms, org_zone(), org);
-		cJSON_AddStringToObject(o, "due_org", org);
-	} else {
-		cJSON_AddNullToObject(o, "due_org");
-	}
-}
-
 static void
 set_basis(struct incident_clock *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -260,6 +243,72 @@ clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_C
 			set_basis(c, "EU personal data involved");
 		}
 	}
+
+	/* The due time as each surface prints it, once, beside the arithmetic. */
+	for (int i = 0; i < CLOCK_COUNT; i++) {
+		struct incident_clock *c = &out[i];
+
+		if (!c->applies)
+			continue;
+		clock_due_text(c, c->due_text, sizeof c->due_text);
+		fmt_time_offset(c->due_ms, f->discovered_offset, c->due_local);
+		if (org_zone() != NULL)
+			fmt_time_zone(c->due_ms, org_zone(), c->due_org);
+	}
+}
+
+void
+clocks_as_of(struct incident_clock c[CLOCK_COUNT], int64_t now)
+{
+	for (int i = 0; i < CLOCK_COUNT; i++) {
+		c[i].state = clock_state(&c[i], now);
+		if (!c[i].applies)
+			c[i].seconds_left = 0;
+		else if (c[i].stopped_ms >= 0)   /* the margin at the stop: negative when late */
+			c[i].seconds_left = (c[i].due_ms - c[i].stopped_ms) / 1000;
+		else
+			c[i].seconds_left = (c[i].due_ms - now) / 1000;
+	}
+}
+
+cJSON *
+incident_clock_to_json(const struct incident_clock *c)
+{
+	cJSON *o = cJSON_CreateObject();
+	char t[40];
+
+	cJSON_AddStringToObject(o, "id", c->id);
+	cJSON_AddStringToObject(o, "name", c->name);
+	cJSON_AddBoolToObject(o, "applies", c->applies);
+	cJSON_AddStringToObject(o, "state", c->state);
+	cJSON_AddStringToObject(o, "basis", c->basis);
+	cJSON_AddStringToObject(o, "rule", c->rule);
+	if (!c->applies) {
+		static const char *const nulls[] = { "start", "due", "due_local", "due_date", "due_text",
+		    "due_org", "stopped_at", "stopped_by_entry", "seconds_left" };
+
+		for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
+			cJSON_AddNullToObject(o, nulls[i]);
+		return o;
+	}
+	fmt_time_ms(c->start_ms, t);
+	cJSON_AddStringToObject(o, "start", t);
+	fmt_time_ms(c->due_ms, t);
+	cJSON_AddStringToObject(o, "due", t);
+	cJSON_AddStringToObject(o, "due_local", c->due_local);
+	json_add_str(o, "due_date", c->by_date[0] != '\0' ? c->by_date : NULL);
+	cJSON_AddStringToObject(o, "due_text", c->due_text);
+	json_add_str(o, "due_org", c->due_org[0] != '\0' ? c->due_org : NULL);
+	if (c->stopped_ms >= 0) {
+		fmt_time_ms(c->stopped_ms, t);
+		cJSON_AddStringToObject(o, "stopped_at", t);
+		cJSON_AddNumberToObject(o, "stopped_by_entry", (double)c->stop_entry);
+	} else {
+		cJSON_AddNullToObject(o, "stopped_at");
+		cJSON_AddNullToObject(o, "stopped_by_entry");
+	}
+	cJSON_AddNumberToObject(o, "seconds_left", (double)c->seconds_left);
+	return o;
 }
 
 void

@@ -117,32 +117,30 @@ load_reviews(struct db *db, int rows, struct dashboard *d, struct aerr *err)
 static int
 load_incidents(struct db *db, int64_t now, int rows, struct dashboard *d, struct aerr *err)
 {
-	cJSON *oldest_first;
-	int n;
+	struct incident_list *l = &d->incidents;
 
-	if (incident_list_json(db, 0, 1, now, &oldest_first, err) != 0)
+	if (incident_list_load(db, 0, 1, now, l, err) != 0)
 		return err->code;
-	d->incidents = cJSON_CreateArray();
-	n = cJSON_GetArraySize(oldest_first);
-	for (int i = n - 1; i >= 0 && i >= n - rows; i--)
-		cJSON_AddItemToArray(d->incidents, cJSON_DetachItemFromArray(oldest_first, i));
-	cJSON_Delete(oldest_first);
+	for (size_t i = 0, j = l->n; i + 1 < j; i++, j--) {
+		struct incident x = l->items[i];
+
+		l->items[i] = l->items[j - 1];
+		l->items[j - 1] = x;
+	}
+	while (l->n > (size_t)rows)
+		incident_free(&l->items[--l->n]);
 	return 0;
 }
 
 int
 dashboard_load(struct db *db, int64_t now, int rows, struct dashboard *d, struct aerr *err)
 {
-	cJSON *due;
-
 	memset(d, 0, sizeof *d);
 	d->window_ms = DUE_SOON_MS;
 	if (load_vendors(db, rows, d, err) != 0 || load_reviews(db, rows, d, err) != 0)
 		return err->code;
-	if (incident_due_report(db, now, d->window_ms, &due, err) != 0)
+	if (incident_due_report(db, now, d->window_ms, &d->clocks, err) != 0)
 		return err->code;
-	d->clocks = cJSON_DetachItemFromObject(due, "clocks");
-	cJSON_Delete(due);
 	if (load_incidents(db, now, rows, d, err) != 0)
 		return err->code;
 	if (probe_runs_json(db, &(struct run_query){ .newest_first = 1, .limit = rows }, &d->runs, err) != 0)
@@ -155,8 +153,8 @@ dashboard_free(struct dashboard *d)
 {
 	free(d->vendors);
 	free(d->reviews);
-	cJSON_Delete(d->clocks);
-	cJSON_Delete(d->incidents);
+	due_report_free(&d->clocks);
+	incident_list_free(&d->incidents);
 	cJSON_Delete(d->runs);
 	memset(d, 0, sizeof *d);
 }

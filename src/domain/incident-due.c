@@ -1,10 +1,11 @@
 /*
  * incident-due.c: the notification clocks that need someone's attention now.
  * It gathers, across open incidents, every clock overdue or due within a
- * window, worst first, as one JSON document with a plain "text" summary that
- * chat webhooks (Slack, Teams) show as it is, and posts that document to
- * webhook URLs so a deadline reaches people rather than waiting to be looked
- * up.
+ * window, worst first, as one report (struct due_report) with a plain text
+ * summary that chat webhooks (Slack, Teams) show as it is; writes it as JSON
+ * (the one writer "incident due --json" and the webhook body share) and posts
+ * it to webhook URLs so a deadline reaches people rather than waiting to be
+ * looked up.
  */
 #include "config.h"
 
@@ -15,16 +16,10 @@
 #include "incident.h"
 #include "zone.h"
 
-struct due_row {
-	int64_t incident, due_ms;
-	char title[256];
-	struct incident_clock copy;
-};
-
 static int
 cmp_due(const void *a, const void *b)
 {
-	const struct due_row *x = a, *y = b;
+	const struct due_clock *x = a, *y = b;
 
 	if (x->due_ms != y->due_ms)
 		return x->due_ms < y->due_ms ? -1 : 1;
@@ -32,106 +27,118 @@ cmp_due(const void *a, const void *b)
 		return x->incident < y->incident ? -1 : 1;
 	/* One incident's clocks due at once (HIPAA's individuals, HHS and media notices
 	 * of a large breach) keep the order of the rules, whatever qsort does with equals. */
-	return clock_index(x->copy.id) - clock_index(y->copy.id);
+	return clock_index(x->clock) - clock_index(y->clock);
 }
 
 static void
-add_row(struct due_row **rows, size_t *n, size_t *cap, int64_t id, const char *title,
-    const struct incident_clock *c)
+add_row(struct due_report *r, size_t *cap, int64_t id, const char *title,
+    const struct incident_clock *c, int64_t now)
 {
-	if (*n == *cap) {
-		*cap = *cap ? *cap * 2 : 16;
-		*rows = xrealloc(*rows, *cap * sizeof **rows);
+	struct due_clock *d;
+	int64_t ms = c->due_ms - now;
+
+	if (r->n == *cap)
+		r->clocks = xrealloc(r->clocks, (*cap = *cap ? *cap * 2 : 16) * sizeof *r->clocks);
+	d = &r->clocks[r->n++];
+	memset(d, 0, sizeof *d);
+	d->incident = id;
+	d->title = xstrdup(title);
+	d->clock = c->id;
+	d->clock_name = c->name;
+	d->state = ms < 0 ? "overdue" : "due";
+	d->due_ms = c->due_ms;
+	fmt_time_ms(c->due_ms, d->due);
+	snprintf(d->due_date, sizeof d->due_date, "%s", c->by_date);
+	snprintf(d->due_text, sizeof d->due_text, "%s", c->due_text);
+	snprintf(d->due_org, sizeof d->due_org, "%s", c->due_org);
+	d->seconds_left = ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+	fmt_duration(ms, d->overdue_by, sizeof d->overdue_by);
+	if (ms < 0) {
+		snprintf(d->time_left, sizeof d->time_left, "-%s", d->overdue_by);
+	} else {
+		snprintf(d->time_left, sizeof d->time_left, "%s", d->overdue_by);
+		d->overdue_by[0] = '\0';
 	}
-	(*rows)[*n].incident = id;
-	(*rows)[*n].due_ms = c->due_ms;
-	snprintf((*rows)[*n].title, sizeof (*rows)[*n].title, "%s", title);
-	(*rows)[*n].copy = *c;
-	(*n)++;
 }
 
-static cJSON *
-row_json(const struct due_row *r, int64_t now)
+cJSON *
+due_clock_to_json(const struct due_clock *d)
 {
 	cJSON *o = cJSON_CreateObject();
-	char due[32], left[32], text[64];
-	int64_t ms = r->due_ms - now;
 
-	fmt_time_ms(r->due_ms, due);
-	fmt_duration(ms, left, sizeof left);
-	cJSON_AddNumberToObject(o, "incident", (double)r->incident);
-	cJSON_AddStringToObject(o, "title", r->title);
-	cJSON_AddStringToObject(o, "clock", r->copy.id);
-	cJSON_AddStringToObject(o, "clock_name", r->copy.name);
-	cJSON_AddStringToObject(o, "state", ms < 0 ? "overdue" : "due");
-	cJSON_AddStringToObject(o, "due", due);
-	json_add_str(o, "due_date", r->copy.by_date[0] != '\0' ? r->copy.by_date : NULL);
-	clock_due_text(&r->copy, text, sizeof text);
-	cJSON_AddStringToObject(o, "due_text", text);
-	if (org_zone() != NULL) {
-		char org[64];
-
-		fmt_time_zone(r->due_ms, org_zone(), org);
-		cJSON_AddStringToObject(o, "due_org", org);
-	} else {
-		cJSON_AddNullToObject(o, "due_org");
-	}
-	/* Whole seconds, negative once passed: what a script compares. */
-	cJSON_AddNumberToObject(o, "seconds_left", (double)(ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000)));
-	if (ms < 0) {
-		char neg[40];
-
-		snprintf(neg, sizeof neg, "-%s", left);
-		cJSON_AddStringToObject(o, "time_left", neg);
-		cJSON_AddStringToObject(o, "overdue_by", left);
-	} else {
-		cJSON_AddStringToObject(o, "time_left", left);
-	}
+	cJSON_AddNumberToObject(o, "incident", (double)d->incident);
+	cJSON_AddStringToObject(o, "title", d->title);
+	cJSON_AddStringToObject(o, "clock", d->clock);
+	cJSON_AddStringToObject(o, "clock_name", d->clock_name);
+	cJSON_AddStringToObject(o, "state", d->state);
+	cJSON_AddStringToObject(o, "due", d->due);
+	json_add_str(o, "due_date", d->due_date[0] != '\0' ? d->due_date : NULL);
+	cJSON_AddStringToObject(o, "due_text", d->due_text);
+	json_add_str(o, "due_org", d->due_org[0] != '\0' ? d->due_org : NULL);
+	cJSON_AddNumberToObject(o, "seconds_left", (double)d->seconds_left);
+	cJSON_AddStringToObject(o, "time_left", d->time_left);
+	if (strcmp(d->state, "overdue") == 0)
+		cJSON_AddStringToObject(o, "overdue_by", d->overdue_by);
 	return o;
 }
 
+cJSON *
+due_report_to_json(const struct due_report *r)
+{
+	cJSON *doc = cJSON_CreateObject(), *list;
+
+	cJSON_AddStringToObject(doc, "text", r->text);
+	cJSON_AddStringToObject(doc, "as_of", r->as_of);
+	cJSON_AddNumberToObject(doc, "within_seconds", (double)r->within_seconds);
+	list = cJSON_AddArrayToObject(doc, "clocks");
+	for (size_t i = 0; i < r->n; i++)
+		cJSON_AddItemToArray(list, due_clock_to_json(&r->clocks[i]));
+	return doc;
+}
+
+void
+due_report_free(struct due_report *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->clocks[i].title);
+	free(r->clocks);
+	free(r->text);
+	memset(r, 0, sizeof *r);
+}
+
 static char *
-due_text(const cJSON *list, int64_t within_ms)
+due_text(const struct due_report *r)
 {
 	struct buf b;
-	const cJSON *x;
-	int n = cJSON_GetArraySize(list);
 	char win[32];
 
 	buf_init(&b);
-	fmt_notice_time(within_ms / 1000, win, sizeof win);
-	if (n == 0)
+	fmt_notice_time(r->within_seconds, win, sizeof win);
+	if (r->n == 0)
 		buf_printf(&b, "aivet: no notification clock overdue or due within %s", win);
 	else
-		buf_printf(&b, "aivet: %d notification clock%s overdue or due within %s:", n,
-		    n == 1 ? "" : "s", win);
-	cJSON_ArrayForEach(x, list) {
-		const char *state = cJSON_GetObjectItem(x, "state")->valuestring;
-		int over = strcmp(state, "overdue") == 0;
+		buf_printf(&b, "aivet: %d notification clock%s overdue or due within %s:", (int)r->n,
+		    r->n == 1 ? "" : "s", win);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct due_clock *x = &r->clocks[i];
+		int over = strcmp(x->state, "overdue") == 0;
 
-		buf_printf(&b, "\n- incident %d \"%s\": %s (%s) %s %s, %s %s",
-		    cJSON_GetObjectItem(x, "incident")->valueint,
-		    cJSON_GetObjectItem(x, "title")->valuestring,
-		    cJSON_GetObjectItem(x, "clock")->valuestring,
-		    cJSON_GetObjectItem(x, "clock_name")->valuestring,
-		    over ? "OVERDUE, was due" : "due", cJSON_GetObjectItem(x, "due_text")->valuestring,
-		    over ? "overdue by" : "left",
-		    cJSON_GetObjectItem(x, over ? "overdue_by" : "time_left")->valuestring);
+		buf_printf(&b, "\n- incident %lld \"%s\": %s (%s) %s %s, %s %s", (long long)x->incident,
+		    x->title, x->clock, x->clock_name, over ? "OVERDUE, was due" : "due", x->due_text,
+		    over ? "overdue by" : "left", over ? x->overdue_by : x->time_left);
 	}
 	return buf_steal(&b);
 }
 
 int
-incident_due_report(struct db *db, int64_t now, int64_t within_ms, cJSON **out, struct aerr *err)
+incident_due_report(struct db *db, int64_t now, int64_t within_ms, struct due_report *out,
+    struct aerr *err)
 {
-	struct due_row *rows = NULL;
-	size_t n = 0, cap = 0;
 	struct db_stmt *st;
-	cJSON *doc, *list;
-	char asof[32], *text;
+	size_t cap = 0;
 	int rc = 0;
 
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	st = db_prepare(db, err, "SELECT id, title FROM incident WHERE status <> 'closed' ORDER BY id", "");
 	if (st == NULL)
 		return err->code;
@@ -147,29 +154,19 @@ incident_due_report(struct db *db, int64_t now, int64_t within_ms, cJSON **out, 
 
 			if (strcmp(state, "overdue") == 0 ||
 			    (strcmp(state, "running") == 0 && clocks[i].due_ms - now <= within_ms))
-				add_row(&rows, &n, &cap, id, col_text(st, 1), &clocks[i]);
+				add_row(out, &cap, id, col_text(st, 1), &clocks[i], now);
 		}
 	}
 	db_finalize(st);
 	if (rc != 0) {
-		free(rows);
+		due_report_free(out);
 		return rc;
 	}
-	if (n > 1)
-		qsort(rows, n, sizeof *rows, cmp_due);
-	doc = cJSON_CreateObject();
-	fmt_time_ms(now, asof);
-	list = cJSON_CreateArray();
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(list, row_json(&rows[i], now));
-	free(rows);
-	text = due_text(list, within_ms);
-	cJSON_AddStringToObject(doc, "text", text);
-	free(text);
-	cJSON_AddStringToObject(doc, "as_of", asof);
-	cJSON_AddNumberToObject(doc, "within_seconds", (double)(within_ms / 1000));
-	cJSON_AddItemToObject(doc, "clocks", list);
-	*out = doc;
+	if (out->n > 1)
+		qsort(out->clocks, out->n, sizeof *out->clocks, cmp_due);
+	fmt_time_ms(now, out->as_of);
+	out->within_seconds = within_ms / 1000;
+	out->text = due_text(out);
 	return 0;
 }
 
@@ -218,11 +215,11 @@ out:
 }
 
 char *
-incident_due_notify_body(const cJSON *doc)
+incident_due_notify_body(const struct due_report *r)
 {
-	cJSON *post = cJSON_Duplicate(doc, 1);
-	const char *text = json_get_str(doc, "text");
-	char *safe = text_escape(text != NULL ? text : "", text != NULL ? strlen(text) : 0, 1), *body;
+	cJSON *post = due_report_to_json(r);
+	const char *text = r->text != NULL ? r->text : "";
+	char *safe = text_escape(text, strlen(text), 1), *body;
 	struct buf b;
 
 	buf_init(&b);

@@ -70,18 +70,18 @@ incident_status_of(struct db *db, int64_t id, char *out, size_t n, struct aerr *
 	return 0;
 }
 
-/* Looks the incident up and refuses a closed one: its record is final. */
+/* Refuses a closed incident (its record is final), read inside the write's
+ * transaction; the id is the caller's, resolved once. */
 int
-incident_writable(struct db *db, const char *arg, int64_t *id, struct aerr *err)
+incident_writable(struct db *db, int64_t id, struct aerr *err)
 {
 	char status[32];
 
-	if (incident_lookup(db, arg, id, err) != 0 ||
-	    incident_status_of(db, *id, status, sizeof status, err) != 0)
+	if (incident_status_of(db, id, status, sizeof status, err) != 0)
 		return err->code;
 	if (strcmp(status, "closed") == 0)
 		return aerr_set(err, AV_USAGE, "incident %lld is closed: a closed incident does not "
-		    "change", (long long)*id);
+		    "change", (long long)id);
 	return 0;
 }
 
@@ -317,7 +317,9 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 		return err->code;
 	if (db_begin(db, err) != 0)
 		return err->code;
-	if (vendor_lookup(db, in->vendor, &vendor_id, err) != 0 ||
+	/* The command framework resolved the vendor already; a screen's form gives a name. */
+	vendor_id = in->vendor_id;
+	if ((vendor_id == 0 && vendor_lookup(db, in->vendor, &vendor_id, err) != 0) ||
 	    open_endpoint(db, in, vendor_id, &fs, &endpoint_id, err) != 0)
 		goto fail;
 	/* Unless given, a finding's severity carries over: a critical finding is a 4. */
@@ -379,10 +381,10 @@ fail:
 }
 
 int
-incident_set_status(struct aivet *av, const char *ref, const char *to, const char *note,
-    const char *at_given, int64_t *idp, char from[32], struct aerr *err)
+incident_set_status(struct aivet *av, int64_t id, const char *to, const char *note,
+    const char *at_given, char from[32], struct aerr *err)
 {
-	int64_t id, ms;
+	int64_t ms;
 	struct db *db;
 	cJSON *d;
 	char *text;
@@ -394,8 +396,7 @@ incident_set_status(struct aivet *av, const char *ref, const char *to, const cha
 		return err->code;
 	if (db_begin(db, err) != 0)
 		return err->code;
-	if (incident_lookup(db, ref, &id, err) != 0 ||
-	    incident_status_of(db, id, from, 32, err) != 0 ||
+	if (incident_status_of(db, id, from, 32, err) != 0 ||
 	    incident_status_check(db, id, from, to, err) != 0)
 		goto fail;
 	if (at_given != NULL) {
@@ -430,7 +431,6 @@ incident_set_status(struct aivet *av, const char *ref, const char *to, const cha
 	cJSON_Delete(d);
 	if (rc != 0 || db_commit(db, err) != 0)
 		goto fail;
-	*idp = id;
 	return 0;
 fail:
 	db_rollback(db);
@@ -438,11 +438,11 @@ fail:
 }
 
 int
-incident_note(struct aivet *av, const struct incident_note_input *in, int64_t *idp,
-    int64_t *entry_id, struct aerr *err)
+incident_note(struct aivet *av, const struct incident_note_input *in, int64_t *entry_id,
+    struct aerr *err)
 {
 	const char *kind = in->kind ? in->kind : "observation";
-	int64_t id, ms, owner;
+	int64_t id = in->id, ms, owner;
 	struct db *db;
 	cJSON *d = NULL;
 	int rc;
@@ -466,7 +466,7 @@ incident_note(struct aivet *av, const struct incident_note_input *in, int64_t *i
 		return err->code;
 	if (db_begin(db, err) != 0)
 		return err->code;
-	if (incident_writable(db, in->ref, &id, err) != 0)
+	if (incident_writable(db, id, err) != 0)
 		goto fail;
 	if (in->corrects != 0) {
 		rc = db_int(db, &owner, err, "SELECT incident_id FROM incident_entry WHERE id = ?", "i",
@@ -494,7 +494,6 @@ incident_note(struct aivet *av, const struct incident_note_input *in, int64_t *i
 	cJSON_Delete(d);
 	if (rc != 0 || db_commit(db, err) != 0)
 		goto fail;
-	*idp = id;
 	return 0;
 fail:
 	db_rollback(db);
@@ -502,10 +501,10 @@ fail:
 }
 
 int
-incident_task_add(struct aivet *av, const char *ref, const char *title, const char *owner,
-    const char *due_given, int64_t *idp, int64_t *task_id, struct aerr *err)
+incident_task_add(struct aivet *av, int64_t id, const char *title, const char *owner,
+    const char *due_given, int64_t *task_id, struct aerr *err)
 {
-	int64_t id, due_ms = 0, tid;
+	int64_t due_ms = 0, tid;
 	char due[32], at[32];
 	struct db *db;
 	cJSON *d;
@@ -521,7 +520,7 @@ incident_task_add(struct aivet *av, const char *ref, const char *title, const ch
 		return err->code;
 	if (db_begin(db, err) != 0)
 		return err->code;
-	if (incident_writable(db, ref, &id, err) != 0)
+	if (incident_writable(db, id, err) != 0)
 		goto fail;
 	if (due_given != NULL)
 		fmt_time_ms(due_ms, due);
@@ -537,7 +536,6 @@ incident_task_add(struct aivet *av, const char *ref, const char *title, const ch
 	cJSON_Delete(d);
 	if (rc != 0 || db_commit(db, err) != 0)
 		goto fail;
-	*idp = id;
 	*task_id = tid;
 	return 0;
 fail:
@@ -550,7 +548,7 @@ incident_task_done(struct aivet *av, int64_t tid, const char *at_given, int64_t 
     struct aerr *err)
 {
 	int64_t iid, ms;
-	char at[32], idbuf[32];
+	char at[32];
 	struct db *db;
 	struct db_stmt *st;
 	cJSON *d;
@@ -577,8 +575,7 @@ incident_task_done(struct aivet *av, int64_t tid, const char *at_given, int64_t 
 		goto fail;
 	}
 	db_finalize(st);
-	snprintf(idbuf, sizeof idbuf, "%lld", (long long)iid);
-	if (incident_writable(db, idbuf, &iid, err) != 0)
+	if (incident_writable(db, iid, err) != 0)
 		goto fail;
 	if (at_given != NULL)
 		fmt_time_ms(ms, at);
@@ -601,10 +598,10 @@ fail:
 }
 
 int
-incident_link(struct aivet *av, const struct incident_link_input *in, int64_t *idp,
+incident_link(struct aivet *av, const struct incident_link_input *in,
     int64_t *file_evidence_id, struct aerr *err)
 {
-	int64_t id;
+	int64_t id = in->id;
 	struct db *db;
 
 	if (in->nlinks == 0 && in->file == NULL)
@@ -615,7 +612,7 @@ incident_link(struct aivet *av, const struct incident_link_input *in, int64_t *i
 		return err->code;
 	if (db_begin(db, err) != 0)
 		return err->code;
-	if (incident_writable(db, in->ref, &id, err) != 0)
+	if (incident_writable(db, id, err) != 0)
 		goto fail;
 	for (int i = 0; i < in->nlinks; i++)
 		if (incident_link_add(db, av->actor, id, in->links[i].type, in->links[i].id, err) != 0)
@@ -626,7 +623,6 @@ incident_link(struct aivet *av, const struct incident_link_input *in, int64_t *i
 		goto fail;
 	if (db_commit(db, err) != 0)
 		goto fail;
-	*idp = id;
 	return 0;
 fail:
 	db_rollback(db);
@@ -783,12 +779,11 @@ edit_facts(const struct incident_edit_input *in, const struct edit_parsed *p, co
 }
 
 int
-incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_t *idp,
-    struct aerr *err)
+incident_edit(struct aivet *av, const struct incident_edit_input *in, struct aerr *err)
 {
 	struct edit_parsed p;
 	struct buf what;
-	int64_t id;
+	int64_t id = in->id;
 	struct db *db;
 	cJSON *d, *facts;
 	char *text;
@@ -804,7 +799,7 @@ incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_t *i
 		return err->code;
 	if (db_begin(db, err) != 0)
 		return err->code;
-	if (incident_writable(db, in->ref, &id, err) != 0 || edit_check_db(db, id, in, &p, err) != 0 ||
+	if (incident_writable(db, id, err) != 0 || edit_check_db(db, id, in, &p, err) != 0 ||
 	    edit_apply(db, id, in, &p, err) != 0)
 		goto fail;
 	/* The facts as given go into the entry; the columns hold the current values. */
@@ -822,7 +817,6 @@ incident_edit(struct aivet *av, const struct incident_edit_input *in, int64_t *i
 	cJSON_Delete(d);
 	if (rc != 0 || db_commit(db, err) != 0)
 		goto fail;
-	*idp = id;
 	return 0;
 fail:
 	db_rollback(db);

@@ -74,50 +74,45 @@ show_vendors(const struct dashboard *d, struct tui_list *l)
 static void
 show_clocks(const struct dashboard *d, struct tui_list *l)
 {
-	const cJSON *c;
-
-	if (cJSON_GetArraySize(d->clocks) == 0)
+	if (d->clocks.n == 0)
 		return;
 	section(l, "Notification clocks");
-	cJSON_ArrayForEach(c, d->clocks) {
-		int over = strcmp(json_get_str(c, "state"), "overdue") == 0;
+	for (size_t i = 0; i < d->clocks.n; i++) {
+		const struct due_clock *c = &d->clocks.clocks[i];
+		int over = strcmp(c->state, "overdue") == 0;
 
-		tui_list_add(l, OBJ(OBJ_INCIDENT, (int64_t)cJSON_GetObjectItem(c, "incident")->valuedouble),
-		    over ? TUI_MARK_BAD : TUI_MARK_WARN, "%s #%-3d %-20.20s %-27.27s %s %s",
-		    over ? "!!" : "! ", cJSON_GetObjectItem(c, "incident")->valueint,
-		    json_get_str(c, "title"), json_get_str(c, "clock_name"), over ? "OVERDUE by" : "due in",
-		    json_get_str(c, over ? "overdue_by" : "time_left"));
+		tui_list_add(l, OBJ(OBJ_INCIDENT, c->incident), over ? TUI_MARK_BAD : TUI_MARK_WARN,
+		    "%s #%-3lld %-20.20s %-27.27s %s %s", over ? "!!" : "! ", (long long)c->incident,
+		    c->title, c->clock_name, over ? "OVERDUE by" : "due in",
+		    over ? c->overdue_by : c->time_left);
 	}
 }
 
 static void
 show_incidents(const struct dashboard *d, int64_t now, struct tui_list *l)
 {
-	const cJSON *i;
-
 	section(l, "Open incidents");
-	cJSON_ArrayForEach(i, d->incidents) {
-		int nover = cJSON_GetArraySize(cJSON_GetObjectItem(i, "overdue_clocks"));
-		const cJSON *next = cJSON_GetObjectItem(i, "next_due");
+	for (size_t k = 0; k < d->incidents.n; k++) {
+		const struct incident *i = &d->incidents.items[k];
+		const struct incident_clock *next, *overdue[CLOCK_COUNT];
 		char when[64] = "no running clock";
-		int64_t due;
-		struct aerr e = { 0 };
+		int nover;
 
+		next = incident_next_due(i, overdue, &nover);
 		if (nover > 1) {
 			snprintf(when, sizeof when, "%d clocks OVERDUE", nover);
-		} else if (cJSON_IsObject(next) && parse_time(json_get_str(next, "due"), &due, &e) == 0) {
+		} else if (next != NULL) {
 			char left[32];
 
-			fmt_duration(nover ? now - due : due - now, left, sizeof left);
-			snprintf(when, sizeof when, "%s %s %s", json_get_str(next, "clock"),
-			    nover ? "OVERDUE by" : "due in", left);
+			fmt_duration(nover ? now - next->due_ms : next->due_ms - now, left, sizeof left);
+			snprintf(when, sizeof when, "%s %s %s", next->id, nover ? "OVERDUE by" : "due in",
+			    left);
 		}
-		tui_list_add(l, OBJ(OBJ_INCIDENT, (int64_t)cJSON_GetObjectItem(i, "id")->valuedouble),
-		    nover ? TUI_MARK_BAD : TUI_MARK_WARN, "%s #%-3d %-20.20s %-13s %s  [%s]",
-		    nover ? "!!" : "! ", cJSON_GetObjectItem(i, "id")->valueint, json_get_str(i, "title"),
-		    json_get_str(i, "status"), when, json_get_str(i, "vendor"));
+		tui_list_add(l, OBJ(OBJ_INCIDENT, i->id), nover ? TUI_MARK_BAD : TUI_MARK_WARN,
+		    "%s #%-3lld %-20.20s %-13s %s  [%s]", nover ? "!!" : "! ", (long long)i->id, i->title,
+		    i->status, when, i->vendor);
 	}
-	if (cJSON_GetArraySize(d->incidents) == 0)
+	if (d->incidents.n == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none");
 }
 

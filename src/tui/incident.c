@@ -1,6 +1,7 @@
 /*
  * tui/incident.c: one incident — its facts, notification clocks, tasks,
- * timeline and linked evidence on one scrolling page. The facts form (e),
+ * timeline and linked evidence on one scrolling page. Enter (or w) on a
+ * clock shows why it applies. The facts form (e), the exposure window (W),
  * notes, tasks, status changes, attachments and verification call the
  * domain's incident functions the incident commands call, so the screen
  * refuses what the CLI refuses, for the same reasons.
@@ -21,34 +22,27 @@
 /* A linked finding's and run's rows, below the entries: Enter opens them. */
 #define FINDING_BASE (INT64_C(1) << 42)
 #define RUN_BASE (INT64_C(1) << 43)
+/* A clock's row, below them all: Enter shows its basis. */
+#define CLOCK_BASE (INT64_C(1) << 44)
 
 struct incident_state {
 	int64_t id;
 	char ids[32];
-	cJSON *r;
+	struct incident r;
+	int loaded;
 	struct tui_list lines;    /* tasks carry their task id; other lines a negative one */
 };
 
 static const enum request incident_requests[] = {
 	REQ_UP, REQ_DOWN, REQ_PAGE_UP, REQ_PAGE_DOWN, REQ_HOME, REQ_END, REQ_SEARCH,
-	REQ_ENTER, REQ_EDIT, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY, REQ_FIND_NEXT,
-	REQ_FIND_PREV, REQ_NONE
+	REQ_ENTER, REQ_EDIT, REQ_WINDOW, REQ_NOTE, REQ_TASK, REQ_STATUS, REQ_ATTACH, REQ_VERIFY,
+	REQ_WHY, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
 static const char *
-str(const cJSON *o, const char *k)
+or_dash(const char *v)
 {
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : "-";
-}
-
-static int
-num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsNumber(v) ? v->valueint : 0;
+	return v != NULL ? v : "-";
 }
 
 static int
@@ -64,36 +58,37 @@ incident_open_view(struct view *v, struct tui *t, const void *arg, struct aerr *
 }
 
 static void
-add_clock_line(struct incident_state *s, const cJSON *c, int64_t *n)
+add_clock_line(struct incident_state *s, const struct incident_clock *c, int i)
 {
-	const char *state = str(c, "state");
-	const cJSON *left = cJSON_GetObjectItem(c, "seconds_left");
-	char dur[32] = "";
+	const char *state = c->state;
+	int64_t row = -CLOCK_BASE - i;
+	char dur[32] = "", stopped[32];
 	int mark = TUI_MARK_NONE;
 
-	if (cJSON_IsNumber(left))
-		fmt_duration((int64_t)left->valuedouble * 1000, dur, sizeof dur);
+	if (c->applies)
+		fmt_duration(c->seconds_left * 1000, dur, sizeof dur);
 	if (strcmp(state, "not-applicable") == 0) {
-		tui_list_add(&s->lines, --*n, TUI_MARK_DIM, "  %-18s %-9s %s", str(c, "id"), "n/a",
-		    str(c, "basis"));
+		tui_list_add(&s->lines, row, TUI_MARK_DIM, "  %-18s %-9s %s", c->id, "n/a", c->basis);
 		return;
 	}
 	if (strcmp(state, "overdue") == 0 || strcmp(state, "late") == 0)
 		mark = TUI_MARK_BAD;
 	else if (strcmp(state, "met") == 0)
 		mark = TUI_MARK_GOOD;
-	else if (cJSON_IsNumber(left) && left->valuedouble < 7 * 86400)
+	else if (c->seconds_left < 7 * 86400)
 		mark = TUI_MARK_WARN;
-	if (strcmp(state, "running") == 0)
-		tui_list_add(&s->lines, --*n, mark, "  %-18s %-9s due %s, %s left", str(c, "id"), state,
-		    str(c, "due_text"), dur);
-	else if (strcmp(state, "overdue") == 0)
-		tui_list_add(&s->lines, --*n, mark, "  %-18s %-9s due %s, %s ago", str(c, "id"), "OVERDUE",
-		    str(c, "due_text"), dur);
-	else
-		tui_list_add(&s->lines, --*n, mark, "  %-18s %-9s notified %s (%s %s), entry %d",
-		    str(c, "id"), strcmp(state, "late") == 0 ? "LATE" : state, str(c, "stopped_at"), dur,
-		    strcmp(state, "met") == 0 ? "early" : "late", num(c, "stopped_by_entry"));
+	if (strcmp(state, "running") == 0) {
+		tui_list_add(&s->lines, row, mark, "  %-18s %-9s due %s, %s left", c->id, state,
+		    c->due_text, dur);
+	} else if (strcmp(state, "overdue") == 0) {
+		tui_list_add(&s->lines, row, mark, "  %-18s %-9s due %s, %s ago", c->id, "OVERDUE",
+		    c->due_text, dur);
+	} else {
+		fmt_time_ms(c->stopped_ms, stopped);
+		tui_list_add(&s->lines, row, mark, "  %-18s %-9s notified %s (%s %s), entry %lld", c->id,
+		    strcmp(state, "late") == 0 ? "LATE" : state, stopped, dur,
+		    strcmp(state, "met") == 0 ? "early" : "late", (long long)c->stop_entry);
+	}
 }
 
 static int
@@ -101,45 +96,49 @@ incident_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct incident_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->lines), n = -1;
-	const cJSON *x;
-	cJSON *r;
+	struct incident r;
 
-	if (incident_report_json(t->av->db, s->id, &r, err) != 0)
+	if (incident_get(t->av->db, s->id, &r, err) != 0)
 		return err->code;
-	cJSON_Delete(s->r);
+	incident_free(&s->r);
 	s->r = r;
+	s->loaded = 1;
 	tui_list_clear(&s->lines);
 	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "CLOCKS");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "clocks"))
-		add_clock_line(s, x, &n);
+	for (int i = 0; i < CLOCK_COUNT; i++)
+		add_clock_line(s, &r.clocks[i], i);
 	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "TASKS (t adds one; Enter marks the selected one done)");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "tasks")) {
-		int done = cJSON_IsString(cJSON_GetObjectItem(x, "done_at"));
-		int over = cJSON_IsTrue(cJSON_GetObjectItem(x, "overdue"));
+	for (size_t i = 0; i < r.ntasks; i++) {
+		const struct incident_task *x = &r.tasks[i];
+		int done = x->done_at != NULL;
 
-		tui_list_add(&s->lines, num(x, "id"), over ? TUI_MARK_BAD : done ? TUI_MARK_DIM :
-		    TUI_MARK_NONE, "  [%c] %-4d %-40s %-16s due %s%s", done ? 'x' : ' ', num(x, "id"),
-		    str(x, "title"), str(x, "owner"), str(x, "due_at"), over ? "  OVERDUE" : "");
+		tui_list_add(&s->lines, x->id, x->overdue ? TUI_MARK_BAD : done ? TUI_MARK_DIM :
+		    TUI_MARK_NONE, "  [%c] %-4lld %-40s %-16s due %s%s", done ? 'x' : ' ', (long long)x->id,
+		    x->title, or_dash(x->owner), or_dash(x->due_at), x->overdue ? "  OVERDUE" : "");
 	}
 	tui_list_add(&s->lines, --n, TUI_MARK_DIM,
 	    "TIMELINE (N adds an entry, Enter shows one; entries never change)");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "timeline"))
-		tui_list_add(&s->lines, ENTRY_ROW(num(x, "id")), TUI_MARK_NONE, "  %-25s %-17s %-10s %s",
-		    str(x, "at"), str(x, "kind"), str(x, "actor"), str(x, "text"));
+	for (size_t i = 0; i < r.ntimeline; i++) {
+		const struct incident_entry *x = &r.timeline[i];
+
+		tui_list_add(&s->lines, ENTRY_ROW(x->id), TUI_MARK_NONE, "  %-25s %-17s %-10s %s", x->at,
+		    x->kind, x->actor, x->text);
+	}
 	tui_list_add(&s->lines, --n, TUI_MARK_DIM, "LINKED EVIDENCE (f attaches a file)");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(r, "links")) {
-		const char *type = str(x, "object_type");
+	for (size_t i = 0; i < r.nlinks; i++) {
+		const struct incident_link *x = &r.links[i];
+		const char *type = x->object_type;
 
 		if (strcmp(type, "evidence") == 0)
-			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4d %.16s  %s", num(x, "object_id"),
-			    str(x, "sha256"), str(x, "file"));
+			tui_list_add(&s->lines, --n, TUI_MARK_NONE, "  evidence %-4lld %.16s  %s",
+			    (long long)x->object_id, x->sha256, x->file);
 		else if (strcmp(type, "run") == 0)
-			tui_list_add(&s->lines, -RUN_BASE - num(x, "object_id"), TUI_MARK_NONE,
-			    "  run      %-4d %s %s", num(x, "object_id"), str(x, "status"), str(x, "started_at"));
+			tui_list_add(&s->lines, -RUN_BASE - x->object_id, TUI_MARK_NONE,
+			    "  run      %-4lld %s %s", (long long)x->object_id, x->status, x->started_at);
 		else
-			tui_list_add(&s->lines, -FINDING_BASE - num(x, "object_id"), TUI_MARK_NONE,
-			    "  finding  %-4d %s %s: %s", num(x, "object_id"), str(x, "severity"), str(x, "code"),
-			    str(x, "message"));
+			tui_list_add(&s->lines, -FINDING_BASE - x->object_id, TUI_MARK_NONE,
+			    "  finding  %-4lld %s %s: %s", (long long)x->object_id, x->severity, x->code,
+			    x->message);
 	}
 	tui_list_restore(&s->lines, keep);
 	return 0;
@@ -149,31 +148,29 @@ static void
 incident_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
 	struct incident_state *s = v->state;
-	const cJSON *r = s->r, *x;
+	const struct incident *r = &s->r;
 	char line[700], ind[32] = "unknown", st[48] = "", sev[48];
 
-	if (r == NULL)
+	if (!s->loaded)
 		return;
-	x = cJSON_GetObjectItem(r, "individuals");
-	if (cJSON_IsNumber(x))
-		snprintf(ind, sizeof ind, "%.0f", x->valuedouble);
-	x = cJSON_GetObjectItem(r, "state_residents");
-	if (cJSON_IsNumber(x))
-		snprintf(st, sizeof st, " (at most %.0f in one state)", x->valuedouble);
-	snprintf(line, sizeof line, "%s", str(r, "title"));
+	if (r->individuals >= 0)
+		snprintf(ind, sizeof ind, "%lld", (long long)r->individuals);
+	if (r->state_residents >= 0)
+		snprintf(st, sizeof st, " (at most %lld in one state)", (long long)r->state_residents);
+	snprintf(line, sizeof line, "%s", r->title);
 	wattron(w, A_BOLD);
 	tui_put(w, 0, 2, cols - 2, line);
 	wattroff(w, A_BOLD);
-	incident_severity_text(num(r, "severity"), sev, sizeof sev);
+	incident_severity_text(r->severity, sev, sizeof sev);
 	/* Status and severity first: they are what a narrow terminal must still show. */
 	snprintf(line, sizeof line, "Status: %s   Severity: %s   Vendor: %s   Endpoint: %s",
-	    str(r, "status"), sev, str(r, "vendor"), str(r, "endpoint"));
+	    r->status, sev, r->vendor, or_dash(r->endpoint));
 	tui_put(w, 1, 2, cols - 2, line);
 	snprintf(line, sizeof line, "Discovered: %s   PHI: %s   Individuals: %s%s   EU data: %s",
-	    str(r, "discovered_at_local"), str(r, "phi"), ind, st,
-	    cJSON_IsTrue(cJSON_GetObjectItem(r, "eu_data")) ? "yes" : "no");
+	    r->discovered_at_local, r->phi, ind, st, r->eu_data ? "yes" : "no");
 	tui_put(w, 2, 2, cols - 2, line);
-	snprintf(line, sizeof line, "Window: %s to %s", str(r, "window_start"), str(r, "window_end"));
+	snprintf(line, sizeof line, "Window: %s to %s", or_dash(r->window_start),
+	    or_dash(r->window_end));
 	tui_put(w, 3, 2, cols - 2, line);
 	if (rows > HEADER_ROWS)
 		tui_list_draw(&s->lines, t, w, HEADER_ROWS, rows - HEADER_ROWS, cols);
@@ -213,19 +210,19 @@ note_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 {
 	struct form_ctx *c = p;
 	struct incident_note_input in = {
-		.ref = c->s->ids, .text = f[0].value, .kind = c->kind,
+		.id = c->s->id, .text = f[0].value, .kind = c->kind,
 		.at = f[1].value[0] ? f[1].value : NULL,
 	};
 	char *copy = xstrdup(nf > 2 ? f[2].value : ""), *save = NULL;
-	int64_t id, eid;
+	int64_t eid;
 	int rc;
 
 	for (char *k = strtok_r(copy, " ", &save); k && in.nclocks < 8; k = strtok_r(NULL, " ", &save))
 		in.clocks[in.nclocks++] = k;
-	rc = incident_note(c->t->av, &in, &id, &eid, err);
+	rc = incident_note(c->t->av, &in, &eid, err);
 	if (rc == 0) {
 		tui_changed(c->t);
-		tui_status(c->t, 0, "incident %lld: entry %lld recorded (%s)", (long long)id,
+		tui_status(c->t, 0, "incident %lld: entry %lld recorded (%s)", (long long)c->s->id,
 		    (long long)eid, in.kind);
 	}
 	free(copy);
@@ -236,14 +233,14 @@ static int
 task_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 {
 	struct form_ctx *c = p;
-	int64_t id, tid;
+	int64_t tid;
 
 	(void)nf;
-	if (incident_task_add(c->t->av, c->s->ids, f[0].value, f[1].value[0] ? f[1].value : NULL,
-	    f[2].value[0] ? f[2].value : NULL, &id, &tid, err) != 0)
+	if (incident_task_add(c->t->av, c->s->id, f[0].value, f[1].value[0] ? f[1].value : NULL,
+	    f[2].value[0] ? f[2].value : NULL, &tid, err) != 0)
 		return err->code;
 	tui_changed(c->t);
-	tui_status(c->t, 0, "incident %lld: task %lld added", (long long)id, (long long)tid);
+	tui_status(c->t, 0, "incident %lld: task %lld added", (long long)c->s->id, (long long)tid);
 	return 0;
 }
 
@@ -316,13 +313,12 @@ facts_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 {
 	struct facts_ctx *c = p;
 	struct incident_edit_input in = {
-		.ref = c->s->ids, .phi = changed(c, f, FF_PHI), .individuals = changed(c, f, FF_INDIVIDUALS),
+		.id = c->s->id, .phi = changed(c, f, FF_PHI), .individuals = changed(c, f, FF_INDIVIDUALS),
 		.state_residents = changed(c, f, FF_STATE),
 		.vendor_discovered = changed(c, f, FF_VENDOR_DISCOVERED),
 		.vendor_sla = changed(c, f, FF_VENDOR_SLA), .title = changed(c, f, FF_TITLE),
 		.note = f[FF_NOTE].value[0] ? f[FF_NOTE].value : NULL,
 	};
-	int64_t id;
 
 	(void)nf;
 	if (changed(c, f, FF_SEVERITY) != NULL &&
@@ -336,10 +332,10 @@ facts_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 		tui_status(c->t, 0, "incident %s: no fact changed", c->s->ids);
 		return 0;
 	}
-	if (incident_edit(c->t->av, &in, &id, err) != 0)
+	if (incident_edit(c->t->av, &in, err) != 0)
 		return err->code;
 	tui_changed(c->t);
-	tui_status(c->t, 0, "incident %lld: facts recorded; the clocks follow them", (long long)id);
+	tui_status(c->t, 0, "incident %lld: facts recorded; the clocks follow them", (long long)c->s->id);
 	return 0;
 }
 
@@ -366,28 +362,29 @@ facts_form(struct incident_state *s, struct tui *t, struct aerr *err)
 		  .hint = "why (the decision entry's text; empty: what was set)" },
 	};
 	struct facts_ctx c = { .t = t, .s = s };
-	const cJSON *r = s->r, *x;
+	const struct incident *r = &s->r;
 
-	if (strcmp(str(r, "status"), "closed") == 0)
+	if (strcmp(r->status, "closed") == 0)
 		return aerr_set(err, AV_USAGE, "incident %s is closed: a closed incident does not change",
 		    s->ids);
-	snprintf(f[FF_SEVERITY].value, sizeof f[FF_SEVERITY].value, "%d", num(r, "severity"));
-	snprintf(f[FF_PHI].value, sizeof f[FF_PHI].value, "%s", str(r, "phi"));
-	x = cJSON_GetObjectItem(r, "individuals");
-	snprintf(f[FF_INDIVIDUALS].value, sizeof f[FF_INDIVIDUALS].value, cJSON_IsNumber(x) ? "%.0f" :
-	    "unknown", cJSON_IsNumber(x) ? x->valuedouble : 0);
-	x = cJSON_GetObjectItem(r, "state_residents");
-	snprintf(f[FF_STATE].value, sizeof f[FF_STATE].value, cJSON_IsNumber(x) ? "%.0f" : "unknown",
-	    cJSON_IsNumber(x) ? x->valuedouble : 0);
-	snprintf(f[FF_EU].value, sizeof f[FF_EU].value, "%s",
-	    cJSON_IsTrue(cJSON_GetObjectItem(r, "eu_data")) ? "yes" : "no");
-	x = cJSON_GetObjectItem(r, "vendor_discovered_at");
+	snprintf(f[FF_SEVERITY].value, sizeof f[FF_SEVERITY].value, "%lld", (long long)r->severity);
+	snprintf(f[FF_PHI].value, sizeof f[FF_PHI].value, "%s", r->phi);
+	if (r->individuals >= 0)
+		snprintf(f[FF_INDIVIDUALS].value, sizeof f[FF_INDIVIDUALS].value, "%lld",
+		    (long long)r->individuals);
+	else
+		snprintf(f[FF_INDIVIDUALS].value, sizeof f[FF_INDIVIDUALS].value, "unknown");
+	if (r->state_residents >= 0)
+		snprintf(f[FF_STATE].value, sizeof f[FF_STATE].value, "%lld",
+		    (long long)r->state_residents);
+	else
+		snprintf(f[FF_STATE].value, sizeof f[FF_STATE].value, "unknown");
+	snprintf(f[FF_EU].value, sizeof f[FF_EU].value, "%s", r->eu_data ? "yes" : "no");
 	snprintf(f[FF_VENDOR_DISCOVERED].value, sizeof f[FF_VENDOR_DISCOVERED].value, "%s",
-	    cJSON_IsString(x) ? x->valuestring : "");
-	x = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "vendor_sla"), "value");
+	    r->vendor_discovered_at ? r->vendor_discovered_at : "");
 	snprintf(f[FF_VENDOR_SLA].value, sizeof f[FF_VENDOR_SLA].value, "%s",
-	    cJSON_IsString(x) ? x->valuestring : "none");
-	snprintf(f[FF_TITLE].value, sizeof f[FF_TITLE].value, "%s", str(r, "title"));
+	    r->has_vendor_sla ? r->vendor_sla_value : "none");
+	snprintf(f[FF_TITLE].value, sizeof f[FF_TITLE].value, "%s", r->title);
 	for (int i = 0; i < FF_COUNT; i++)
 		snprintf(c.was[i], sizeof c.was[i], "%s", f[i].value);
 	tui_form(t, "Incident facts", f, FF_COUNT, facts_submit, &c);
@@ -399,29 +396,131 @@ facts_form(struct incident_state *s, struct tui *t, struct aerr *err)
 static int
 show_entry(struct incident_state *s, struct tui *t, int64_t entry_id, struct aerr *err)
 {
-	const cJSON *x;
 	struct buf b;
 	char title[64];
 	int rc;
 
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(s->r, "timeline")) {
-		const cJSON *d = cJSON_GetObjectItem(x, "details");
+	for (size_t i = 0; i < s->r.ntimeline; i++) {
+		const struct incident_entry *x = &s->r.timeline[i];
 
-		if (num(x, "id") != entry_id)
+		if (x->id != entry_id)
 			continue;
 		buf_init(&b);
 		buf_printf(&b, "kind         %s\nat           %s\nat (UTC)     %s\nactor        %s\n"
-		    "recorded at  %s\n\n%s\n", str(x, "kind"), str(x, "at"), str(x, "at_utc"),
-		    str(x, "actor"), str(x, "recorded_at"), str(x, "text"));
-		if (cJSON_IsObject(d) && cJSON_GetArraySize(d) > 0) {
+		    "recorded at  %s\n\n%s\n", x->kind, x->at, x->at_utc, x->actor, x->recorded_at,
+		    x->text);
+		/* The details are the entry's own free-form record: shown as an outline. */
+		if (cJSON_IsObject(x->details) && x->details->child != NULL) {
 			buf_adds(&b, "\ndetails\n");
-			tui_json_outline(&b, d, 1);
+			tui_json_outline(&b, x->details, 1);
 		}
 		snprintf(title, sizeof title, "Incident %s, entry %lld", s->ids, (long long)entry_id);
 		rc = tui_show_text(t, title, b.data, err);
 		buf_free(&b);
 		return rc;
 	}
+	return 0;
+}
+
+/* One clock in full: why it applies or not (what was assumed), its rule, when
+ * it started and is due (as the rule states it, in the organisation's zone),
+ * and where it stands. */
+static int
+show_clock(struct incident_state *s, struct tui *t, int i, struct aerr *err)
+{
+	const struct incident_clock *c = &s->r.clocks[i];
+	struct buf b;
+	char title[96], at[32], dur[32] = "";
+	int rc;
+
+	if (c->applies)
+		fmt_duration(c->seconds_left * 1000, dur, sizeof dur);
+	buf_init(&b);
+	buf_printf(&b, "clock        %s: %s\n", c->id, c->name);
+	buf_printf(&b, "applies      %s\n", c->applies ? "yes" : "no");
+	buf_printf(&b, "why          %s\n", c->basis);
+	buf_printf(&b, "rule         %s\n", c->rule);
+	if (c->applies) {
+		fmt_time_ms(c->start_ms, at);
+		buf_printf(&b, "started      %s\n", at);
+		buf_printf(&b, "due          %s\n", c->due_text);
+		fmt_time_ms(c->due_ms, at);
+		buf_printf(&b, "due (UTC)    %s\n", at);
+		/* A date deadline's end of day in the organisation's zone (an instant's
+		 * due text is that time already). */
+		if (c->due_org[0] != '\0' && strcmp(c->due_org, c->due_text) != 0)
+			buf_printf(&b, "due (local)  %s\n", c->due_org);
+	}
+	if (strcmp(c->state, "running") == 0) {
+		buf_printf(&b, "state        running, %s left\n", dur);
+	} else if (strcmp(c->state, "overdue") == 0) {
+		buf_printf(&b, "state        OVERDUE by %s\n", dur);
+	} else if (c->stopped_ms >= 0) {
+		fmt_time_ms(c->stopped_ms, at);
+		buf_printf(&b, "state        %s: notified %s (entry %lld), %s %s\n",
+		    strcmp(c->state, "met") == 0 ? "met" : "LATE", at, (long long)c->stop_entry, dur,
+		    strcmp(c->state, "met") == 0 ? "early" : "late");
+	} else {
+		buf_printf(&b, "state        not applicable\n");
+	}
+	buf_printf(&b, "as of        %s\n", s->r.as_of);
+	snprintf(title, sizeof title, "Incident %s, clock %s", s->ids, c->id);
+	rc = tui_show_text(t, title, b.data, err);
+	buf_free(&b);
+	return rc;
+}
+
+/* ---- the exposure window: when it began and ended, as "incident edit" records it ---- */
+
+struct window_ctx {
+	struct tui *t;
+	struct incident_state *s;
+};
+
+static int
+window_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
+{
+	struct window_ctx *c = p;
+	const struct incident *r = &c->s->r;
+	struct incident_edit_input in = {
+		.id = c->s->id, .window_start = f[0].value, .window_end = f[1].value,
+		.note = f[2].value[0] ? f[2].value : NULL,
+	};
+
+	(void)nf;
+	if (f[0].value[0] == '\0' || f[1].value[0] == '\0')
+		return aerr_set(err, AV_USAGE, "give when the exposure began and when it ended");
+	if (r->window_start != NULL && r->window_end != NULL &&
+	    strcmp(f[0].value, r->window_start) == 0 && strcmp(f[1].value, r->window_end) == 0) {
+		tui_status(c->t, 0, "incident %s: the exposure window is unchanged", c->s->ids);
+		return 0;
+	}
+	if (incident_edit(c->t->av, &in, err) != 0)
+		return err->code;
+	tui_changed(c->t);
+	tui_status(c->t, 0, "incident %lld: exposure window recorded", (long long)c->s->id);
+	return 0;
+}
+
+static int
+window_form(struct incident_state *s, struct tui *t, struct aerr *err)
+{
+	struct tui_field f[3] = {
+		{ .label = "Exposure began", .width = 30, .check = tui_check_time,
+		  .hint = "when the exposure began, ISO 8601 with a zone" },
+		{ .label = "Exposure ended", .width = 30, .check = tui_check_time,
+		  .hint = "when it ended, with a zone (not before it began)" },
+		{ .label = "Note", .width = 50,
+		  .hint = "why (the decision entry's text; empty: what was set)" },
+	};
+	struct window_ctx c = { t, s };
+
+	if (strcmp(s->r.status, "closed") == 0)
+		return aerr_set(err, AV_USAGE, "incident %s is closed: a closed incident does not change",
+		    s->ids);
+	snprintf(f[0].value, sizeof f[0].value, "%s", s->r.window_start ? s->r.window_start : "");
+	snprintf(f[1].value, sizeof f[1].value, "%s", s->r.window_end ? s->r.window_end : "");
+	tui_form(t, "Exposure window", f, 3, window_submit, &c);
 	return 0;
 }
 
@@ -473,14 +572,14 @@ start_verify(struct incident_state *s, struct tui *t, struct aerr *err)
 {
 	if (t->job != NULL)
 		return aerr_set(err, AV_USAGE, "another job is running; wait for it or stop it with x");
-	if (strcmp(str(s->r, "status"), "closed") == 0)
+	if (strcmp(s->r.status, "closed") == 0)
 		return aerr_set(err, AV_USAGE, "incident %s is closed: a closed incident does not change",
 		    s->ids);
 	memset(&verifying, 0, sizeof verifying);
 	if (incident_verify_prepare(t->av->db, s->id, NULL, &verifying.v, err) != 0)
 		return err->code;
 	if (!tui_confirm(t, "Re-run %s against %s to verify incident %s?", verifying.v.probes,
-	    str(s->r, "endpoint"), s->ids)) {
+	    or_dash(s->r.endpoint), s->ids)) {
 		incident_verify_free(&verifying.v);
 		return 0;
 	}
@@ -548,7 +647,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		return 0;
 	}
 	case REQ_STATUS: {
-		const char *cur = str(s->r, "status");
+		const char *cur = s->r.status;
 		int i;
 
 		for (i = 0; incident_statuses[i] != NULL && strcmp(incident_statuses[i], cur) != 0; i++)
@@ -556,22 +655,22 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		if (!tui_prompt(t, "New status", incident_statuses[i] && incident_statuses[i + 1] ?
 		    incident_statuses[i + 1] : "", text, sizeof text) || text[0] == '\0')
 			return 0;
-		if (incident_set_status(t->av, s->ids, text, NULL, NULL, &iid, from, err) != 0)
+		if (incident_set_status(t->av, s->id, text, NULL, NULL, from, err) != 0)
 			return err->code;
 		tui_changed(t);
-		tui_status(t, 0, "incident %lld: %s -> %s", (long long)iid, from, text);
+		tui_status(t, 0, "incident %lld: %s -> %s", (long long)s->id, from, text);
 		return 0;
 	}
 	case REQ_ATTACH:
 		if (!tui_pick_file(t, "Attach a file to this incident", text, sizeof text))
 			return 0;
 		{
-			struct incident_link_input in = { .ref = s->ids, .file = text };
+			struct incident_link_input in = { .id = s->id, .file = text };
 
-			if (incident_link(t->av, &in, &iid, &tid, err) != 0)
+			if (incident_link(t->av, &in, &tid, err) != 0)
 				return err->code;
 			tui_changed(t);
-			tui_status(t, 0, "incident %lld: linked evidence %lld (%s)", (long long)iid,
+			tui_status(t, 0, "incident %lld: linked evidence %lld (%s)", (long long)s->id,
 			    (long long)tid, text);
 			return 0;
 		}
@@ -579,8 +678,17 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 		return start_verify(s, t, err);
 	case REQ_EDIT:
 		return facts_form(s, t, err);
+	case REQ_WINDOW:
+		return window_form(s, t, err);
+	case REQ_WHY:
+		if (sel > -CLOCK_BASE || sel <= -CLOCK_BASE - CLOCK_COUNT)
+			return aerr_set(err, AV_USAGE, "select a clock: w shows why it applies");
+		return show_clock(s, t, (int)(-sel - CLOCK_BASE), err);
 	case REQ_ENTER:
-		/* A linked run opens the run screen, a linked finding its evidence (as v there). */
+		/* A clock shows why it applies; a linked run opens the run screen, a linked
+		 * finding its evidence (as v there). */
+		if (sel <= -CLOCK_BASE)
+			return show_clock(s, t, (int)(-sel - CLOCK_BASE), err);
 		if (sel <= -RUN_BASE) {
 			int64_t run = -sel - RUN_BASE;
 
@@ -614,7 +722,7 @@ incident_close(struct view *v)
 	struct incident_state *s = v->state;
 
 	tui_list_free(&s->lines);
-	cJSON_Delete(s->r);
+	incident_free(&s->r);
 	free(s);
 }
 
@@ -623,7 +731,7 @@ incident_title(struct view *v, char *buf, size_t n)
 {
 	struct incident_state *s = v->state;
 
-	snprintf(buf, n, "Incident %s (%s)", s->ids, s->r ? str(s->r, "status") : "");
+	snprintf(buf, n, "Incident %s (%s)", s->ids, s->loaded ? s->r.status : "");
 }
 
 static void

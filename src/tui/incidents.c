@@ -42,38 +42,34 @@ incidents_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 
 /* One incident's row: its clocks say how urgent it is. */
 static void
-add_row(struct incidents_state *s, const cJSON *r, int64_t now)
+add_row(struct incidents_state *s, const struct incident *r, int64_t now)
 {
-	const cJSON *next = cJSON_GetObjectItem(r, "next_due"), *c;
-	const cJSON *over = cJSON_GetObjectItem(r, "overdue_clocks");
-	char clocks[160] = "", due[32];
-	int mark = TUI_MARK_NONE, i = 0;
-	int64_t due_ms;
+	const struct incident_clock *next, *over[CLOCK_COUNT];
+	char clocks[160] = "";
+	int mark = TUI_MARK_NONE, nover;
 
-	cJSON_ArrayForEach(c, over) {
+	next = incident_next_due(r, over, &nover);
+	for (int i = 0; i < nover; i++) {
 		size_t n = strlen(clocks);
 
-		snprintf(clocks + n, sizeof clocks - n, "%s%s", i++ ? "," : "OVERDUE ", c->valuestring);
+		snprintf(clocks + n, sizeof clocks - n, "%s%s", i ? "," : "OVERDUE ", over[i]->id);
 	}
-	if (i == 0 && cJSON_IsObject(next)) {
-		snprintf(due, sizeof due, "%s", json_get_str(next, "due"));
-		if (parse_time(due, &due_ms, NULL) == 0 && due_ms - now < SOON_MS)
+	if (nover == 0 && next != NULL) {
+		if (next->due_ms - now < SOON_MS)
 			mark = TUI_MARK_WARN;
 		/* As the rule states it: a date-only deadline as a date, an instant with its zone. */
-		snprintf(clocks, sizeof clocks, "%s due %s", json_get_str(next, "clock"),
-		    json_get_str(next, "due_text"));
-	} else if (i == 0) {
+		snprintf(clocks, sizeof clocks, "%s due %s", next->id, next->due_text);
+	} else if (nover == 0) {
 		snprintf(clocks, sizeof clocks, "-");
 	}
-	if (i) {
+	if (nover) {
 		mark = TUI_MARK_BAD;
 		s->overdue++;
-	} else if (strcmp(json_get_str(r, "status"), "closed") == 0) {
+	} else if (strcmp(r->status, "closed") == 0) {
 		mark = TUI_MARK_DIM;
 	}
-	tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(r, "id")->valuedouble, mark,
-	    "%-4lld %-13s %-16.16s %-36.36s %s", (long long)cJSON_GetObjectItem(r, "id")->valuedouble,
-	    json_get_str(r, "status"), json_get_str(r, "vendor"), clocks, json_get_str(r, "title"));
+	tui_list_add(&s->list, r->id, mark, "%-4lld %-13s %-16.16s %-36.36s %s", (long long)r->id,
+	    r->status, r->vendor, clocks, r->title);
 }
 
 static int
@@ -81,25 +77,20 @@ incidents_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct incidents_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list), now = now_ms();
-	cJSON *arr;
-	int n;
+	struct incident_list l;
 
-	if (incident_list_json(t->av->db, s->vendor_id, 0, now, &arr, err) != 0)
+	if (incident_list_load(t->av->db, s->vendor_id, 0, now, &l, err) != 0)
 		return err->code;
 	tui_list_clear(&s->list);
 	s->overdue = 0;
 	snprintf(s->list.header, sizeof s->list.header, "%-4s %-13s %-16s %-36s %s", "ID", "STATUS",
 	    "VENDOR", "CLOCKS", "TITLE");
 	/* Open incidents first, newest first; the closed ones after them. */
-	n = cJSON_GetArraySize(arr);
 	for (int closed = 0; closed < 2; closed++)
-		for (int i = n - 1; i >= 0; i--) {
-			const cJSON *r = cJSON_GetArrayItem(arr, i);
-
-			if ((strcmp(json_get_str(r, "status"), "closed") == 0) == closed)
-				add_row(s, r, now);
-		}
-	cJSON_Delete(arr);
+		for (size_t i = l.n; i-- > 0;)
+			if ((strcmp(l.items[i].status, "closed") == 0) == closed)
+				add_row(s, &l.items[i], now);
+	incident_list_free(&l);
 	tui_list_restore(&s->list, keep);
 	return 0;
 }

@@ -49,6 +49,8 @@ const struct keybinding tui_keymap[] = {
 	{ 'E', REQ_EXPORT }, { 'E', REQ_SHEET_EXPORT },
 	{ 'I', REQ_SHEET_IMPORT },
 	{ 'y', REQ_VERIFY },
+	{ 'W', REQ_WINDOW },
+	{ 'w', REQ_WHY },
 	{ 'D', REQ_DASHBOARD },
 	{ 'L', REQ_VENDORS },
 	{ 'J', REQ_RAW },

@@ -1469,6 +1469,17 @@ global_request(struct tui *t, enum request req)
 	}
 }
 
+/* Time between keys is measured by the machine's clock, never now_ms(): a
+ * pinned AIVET_NOW would make every pause look like no pause at all. */
+static int64_t
+key_clock_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* After a refused action the rest of what was being typed (a date meant for a
  * dialog that did not open, say) must not run as commands: keys that follow
  * one another within BURST_MS are dropped until the typing pauses. Esc and q,
@@ -1476,7 +1487,7 @@ global_request(struct tui *t, enum request req)
 static int
 guard_drops(struct tui *t, int r, wint_t ch)
 {
-	int64_t now = now_ms();
+	int64_t now = key_clock_ms();
 
 	if (!t->guarding)
 		return 0;
@@ -1617,7 +1628,7 @@ tui_main(struct aivet *av, struct aerr *err)
 		if (t.refusals != refusals && t.dialogs == dialogs) {
 			flushinp();
 			t.guarding = 1;
-			t.guard_ms = now_ms();
+			t.guard_ms = key_clock_ms();
 		}
 	}
 	while (t.depth > 0)

@@ -73,6 +73,8 @@
 	_(STATUS, 2, "status", "change the status") \
 	_(EXPORT, 2, "export", "export a signed bundle") \
 	_(VERIFY, 3, "verify", "verify") \
+	_(WINDOW, 2, "window", "edit the exposure window: when the exposure began and ended") \
+	_(WHY, 3, "why", "show why the selected clock applies or not: its basis, rule, start and due") \
 	_(DASHBOARD, 3, "dashboard", "go to the dashboard") \
 	_(VENDORS, 2, "vendors", "list all vendors") \
 	_(RAW, 3, "raw JSON", "show the selected probe or finding as raw JSON")

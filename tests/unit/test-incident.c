@@ -170,6 +170,37 @@ test_vendor_sla(void)
 		    "entry time as given, with its zone");
 		is_str(cJSON_GetObjectItem(c, "at_utc")->valuestring, "2026-03-02T14:00:00.000Z",
 		    "and in UTC");
+		/* The record the JSON is written from: the same facts as fields. */
+		{
+			struct incident rec;
+			char *a, *b;
+
+			is_int(incident_get(db, 1, &rec, &err), 0, "the incident as a record");
+			is_str(rec.clocks[CLOCK_VENDOR_SLA].state, "met", "its clock's state as a field");
+			is_int(rec.clocks[CLOCK_VENDOR_SLA].stop_entry, 1, "stopped by entry 1");
+			is_int(rec.clocks[CLOCK_VENDOR_SLA].seconds_left, 72 * 3600,
+			    "72 hours early: the notice came at discovery");
+			is_str(rec.clocks[CLOCK_VENDOR_SLA].due_text, "2026-03-05T14:00:00Z",
+			    "its due text, as the rule states it");
+			is_int((int64_t)rec.ntimeline, 1, "one timeline entry");
+			is_str(rec.timeline[0].at, "2026-03-02T09:00:00-05:00", "as given");
+			is_int(rec.individuals, -1, "individuals unknown: -1, null in the JSON");
+			ok(rec.window_start == NULL && rec.window_end == NULL, "no exposure window: NULL");
+			a = cJSON_PrintUnformatted(r);
+			c = incident_to_json(&rec);
+			b = cJSON_PrintUnformatted(c);
+			is_str(b, a, "the one writer gives the document incident_report_json does");
+			free(a);
+			free(b);
+			cJSON_Delete(c);
+			incident_free(&rec);
+			ok(rec.title == NULL && rec.ntimeline == 0, "freed and zeroed");
+			incident_free(&rec);
+		}
+		/* The writes take the id the caller resolved: the check reads status only. */
+		is_int(incident_writable(db, 1, &err), 0, "an open incident may change");
+		is_int(incident_writable(db, 99, &err), AV_USAGE, "an id no incident has");
+		is_str(err.msg, "unknown incident 99", "is named");
 		cJSON_Delete(r);
 		unsetenv("AIVET_NOW");
 	}

@@ -134,8 +134,9 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int ind;
 	struct assessment *a;
-	int json = 0;
-	int64_t id;
+	struct assessment_score s;
+	int json = 0, rc;
+	int64_t id = 0;
 	struct db *db;
 	cJSON *o;
 
@@ -144,18 +145,19 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
-	if (assessment_json(db, a, &o, err) != 0) {
-		assessment_free(a);
-		return err->code;
-	}
-	if (json) {
+	if (json)
+		rc = assessment_json(db, a, &o, err);
+	else
+		rc = assessment_rate(db, a, &s, &o, err);
+	if (rc == 0 && json)
 		json_emit(o);
-	} else {
-		print_assessment(a, cJSON_GetObjectItem(o, "claims"));
+	else if (rc == 0) {
+		/* the judged claims go to the text as they are, never read here */
+		print_assessment(a, o);
 		cJSON_Delete(o);
 	}
 	assessment_free(a);
-	return 0;
+	return rc;
 }
 
 static int

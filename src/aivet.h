@@ -494,9 +494,15 @@ struct evidence_item {
  * kept as a recipe regenerated and checked); sealed (leaked) bodies stay
  * sealed unless open_leaked (--include-leaked-content, for this one call). */
 int evidence_get(struct db *db, int64_t id, int open_leaked, struct evidence_item *out, struct aerr *err);
+/* The evidence row alone (id to file; no exchange or findings), as a report
+ * lists an attached file: 0, 1 when there is no such evidence (err untouched),
+ * or an error. */
+int evidence_row_get(struct db *db, int64_t id, struct evidence_item *out, struct aerr *err);
 void evidence_item_free(struct evidence_item *e);
 /* The one JSON writer: "evidence show --json". */
 cJSON *evidence_item_to_json(const struct evidence_item *e);
+/* Its row's fields, id to added_at, into o: what report.json's evidence has of it too. */
+void evidence_row_to_json(cJSON *o, const struct evidence_item *e);
 
 /* ---- Markdown (report-md.c) ---- */
 /* Appends s for a Markdown table cell or line: control characters escaped

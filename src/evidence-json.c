@@ -191,7 +191,7 @@ exchange_load(struct db *db, int64_t id, int open_leaked, struct evidence_exchan
 }
 
 int
-evidence_get(struct db *db, int64_t id, int open_leaked, struct evidence_item *e, struct aerr *err)
+evidence_row_get(struct db *db, int64_t id, struct evidence_item *e, struct aerr *err)
 {
 	struct db_stmt *st = db_prepare(db, err, "SELECT kind, sha256, original_name, media_type, size, "
 	    "effective_date, added_by, added_at FROM evidence WHERE id = ?", "i", id);
@@ -202,7 +202,7 @@ evidence_get(struct db *db, int64_t id, int open_leaked, struct evidence_item *e
 		return err->code;
 	if (db_step(st) != DB_ROW) {
 		db_finalize(st);
-		return aerr_set(err, AV_USAGE, "no evidence with id %lld", (long long)id);
+		return 1;
 	}
 	e->id = id;
 	e->kind = xstrdup(col_text(st, 0));
@@ -217,6 +217,19 @@ evidence_get(struct db *db, int64_t id, int open_leaked, struct evidence_item *e
 	/* The name it has in a report bundle's evidence/ and on every screen. */
 	evidence_file_name(id, e->kind, e->original_name, name, sizeof name);
 	e->file = xstrdup(name);
+	return 0;
+}
+
+int
+evidence_get(struct db *db, int64_t id, int open_leaked, struct evidence_item *e, struct aerr *err)
+{
+	struct db_stmt *st;
+	int rc = evidence_row_get(db, id, e, err);
+
+	if (rc == 1)
+		return aerr_set(err, AV_USAGE, "no evidence with id %lld", (long long)id);
+	if (rc != 0)
+		return rc;
 	if (strcmp(e->kind, "exchange") != 0)
 		return 0;
 	e->exchange = xcalloc(1, sizeof *e->exchange);
@@ -353,11 +366,9 @@ exchange_to_json(cJSON *x, const struct evidence_exchange *e)
 	cJSON_AddStringToObject(x, "started_at", e->started_at);
 }
 
-cJSON *
-evidence_item_to_json(const struct evidence_item *e)
+void
+evidence_row_to_json(cJSON *j, const struct evidence_item *e)
 {
-	cJSON *j = cJSON_CreateObject(), *f;
-
 	cJSON_AddNumberToObject(j, "id", (double)e->id);
 	cJSON_AddStringToObject(j, "kind", e->kind);
 	cJSON_AddStringToObject(j, "sha256", e->sha256);
@@ -367,6 +378,14 @@ evidence_item_to_json(const struct evidence_item *e)
 	json_add_str(j, "effective_date", e->effective_date);
 	cJSON_AddStringToObject(j, "added_by", e->added_by);
 	cJSON_AddStringToObject(j, "added_at", e->added_at);
+}
+
+cJSON *
+evidence_item_to_json(const struct evidence_item *e)
+{
+	cJSON *j = cJSON_CreateObject(), *f;
+
+	evidence_row_to_json(j, e);
 	cJSON_AddStringToObject(j, "file", e->file);
 	if (e->exchange == NULL)
 		return j;

@@ -90,6 +90,7 @@ int assessment_set_answer(struct db *db, const char *actor, struct assessment *a
 /* One "assess answer": a VALUE as text (NULL: keep the current one, unless
  * clear), a note (set_note; "" removes it), evidence files. */
 struct assessment_answer_input {
+	int64_t id;       /* the assessment, or 0 when ref names it */
 	const char *ref, *question, *value, *note, *effective;
 	int set_note, clear;
 	char *const *files;

@@ -63,6 +63,23 @@ struct audit_entry {
 	int64_t seq, object_id;
 	const char *at, *actor, *action, *object_type, *details, *entry_hash;
 };
+/* The one JSON writer of an entry: an element of 'audit log --json'. */
+cJSON *audit_entry_to_json(const struct audit_entry *e);
+/* A checkpoint of the chain ('audit checkpoint'), as its file holds it. */
+#define AUDIT_CHECKPOINT_FORMAT "aivet-audit-checkpoint-1"
+struct audit_checkpoint {
+	int64_t entries;
+	char head[65];
+	char *at, *signer_key_id;
+	char *signer_public_key;   /* a minisign public key's base64 line; NULL: none claimed */
+};
+/* The checkpoint file's JSON ("format" first). */
+cJSON *audit_checkpoint_to_json(const struct audit_checkpoint *c);
+/* Reads a checkpoint file's text: 0 with *out filled, -1 when it is not an
+ * aivet audit checkpoint. Only format and signer_public_key are read: the
+ * position and head that count are the signed ones. */
+int audit_checkpoint_parse(const char *text, size_t len, struct audit_checkpoint *out);
+void audit_checkpoint_free(struct audit_checkpoint *c);
 /* The newest limit entries, oldest first, each handed to fn (valid during the call). */
 int audit_log_newest(struct db *db, int64_t limit, void (*fn)(const struct audit_entry *e, void *ctx),
     void *ctx, struct aerr *err);

@@ -111,6 +111,31 @@ int keystore_generate_sec(const char *name, const char *pw, size_t pwlen,
 void keystore_created_text(const char *verb, const char *name, const struct minisign_pub *pub,
     int encrypted, struct buf *out);
 
+/* A key as "key show" and "key list" print it: one of the user's own keys
+ * (keys/NAME.pub, perhaps with NAME.key) or a trusted signer's. */
+struct key_info {
+	char *name;
+	const char *trust;          /* "own" or "trusted" */
+	char key_id[MINISIGN_KEYID_LEN + 1];
+	char *public_key;           /* the base64 line */
+	char *public_key_file, *secret_key_file;   /* secret_key_file NULL: none */
+	int encrypted;              /* the secret key is: 1, 0, or -1 none or unreadable (null) */
+	char *error;                /* "key list": why an own key's public key does not load, else NULL */
+};
+struct key_info_list {
+	struct key_info *items;
+	size_t n;
+};
+/* Own key NAME. */
+int key_info_get(const char *name, struct key_info *out, struct aerr *err);
+/* Every own key by name (one that does not load with its error), then every
+ * trusted signer by name. */
+void key_info_list_load(struct key_info_list *out);
+void key_info_free(struct key_info *k);
+void key_info_list_free(struct key_info_list *l);
+/* The one JSON writer of a key ("key show --json", an element of "key list --json"). */
+cJSON *key_info_to_json(const struct key_info *k);
+
 /* ---- trusted signers ----
  * Trust is a whole public key, never a key id (anyone can give a new key any id).
  * The keyring is the user's own keys (keys/NAME.pub) and the signers they chose to

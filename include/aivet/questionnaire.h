@@ -54,7 +54,8 @@ struct q_question {
 	int nbands, above;       /* above: risk beyond the last band */
 	int dep;                 /* index of the question this one depends on, or -1 */
 	const cJSON *dep_values; /* shown only when that answer is one of these */
-	const cJSON *references; /* array of strings, may be NULL */
+	const char **references; /* its references (strings of the parsed file) */
+	int nreferences;
 	struct q_check *checks;
 	int nchecks;
 	const cJSON *claim;      /* the answers that assert the tested behaviour; NULL: every confirms */
@@ -114,6 +115,12 @@ int questionnaire_qids_from(struct db *db, const char *prefix,
  * in sha256), 1 it is not, -1 on a database error (in err). */
 int questionnaire_stored(struct db *db, const char *qid, int64_t version, int64_t *row_id,
     char sha256[65], struct aerr *err);
+/* "questionnaire import": stores checked questionnaire q (read from file
+ * name, its text source) in one transaction with its audit entry. *row_id
+ * is its row; *already is set when that version is loaded with the same
+ * content (nothing written); with other content it is refused, naming name. */
+int questionnaire_import(struct db *db, const char *actor, const char *name, struct questionnaire *q,
+    const char *source, size_t len, int64_t *row_id, int *already, struct aerr *err);
 int questionnaire_load(struct db *db, int64_t row_id, struct questionnaire **out, struct aerr *err);
 /* When the stored questionnaire row_id was loaded (ISO 8601) into out; "" when
  * the row has no time. */

@@ -130,6 +130,22 @@ int report_export(struct db *db, const char *actor, struct report_opts *o, const
 int report_export_sec(struct db *db, const char *actor, struct report_opts *o, const char *out,
     const struct minisign_sec *sec, void (*progress)(void *arg, const char *what), void *arg,
     struct report_export_result *res, struct aerr *err);
+/* What a vendor's bundle can hold, as the export dialog offers it: its
+ * assessments (at most 32), probe runs and incidents, each by id and status. */
+struct report_choice {
+	int64_t id;
+	char *status;
+};
+struct report_choice_list {
+	struct report_choice *items;
+	size_t n;
+};
+struct report_choices {
+	struct report_choice_list assessments, runs, incidents;
+};
+/* Lists that cannot be read are left empty. */
+void report_choices_load(struct db *db, int64_t vendor_id, int64_t now, struct report_choices *out);
+void report_choices_free(struct report_choices *c);
 /* "--runs": run ids separated by commas, into a new array. */
 int report_parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err);
 /* What "aivet report" prints: where the bundle went, its key and how to verify it. */

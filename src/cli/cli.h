@@ -59,10 +59,14 @@ enum target_kind {
 	TARGET_ASSESSMENT,  /* ID: an assessment */
 	TARGET_INCIDENT,    /* ID: an incident */
 	TARGET_RUN,         /* RUN: a probe run's id */
+	TARGET_CHOICE,      /* one of the words its place in the usage line names ("vendor|endpoint"):
+	                     * target[i] is its index */
 };
 #define CMD_ARGS_MAX 4
-/* A positional a command declares: its kind, and whether it may be left out
- * (only the last ones may). */
+/* A positional a command declares: its kind, and whether it may be left out.
+ * Optional ones are filled from the left while the words given allow, so one
+ * before a required one ("[ASSESSMENT] FILE") is left out when one word is
+ * given; exec reads what each slot got in the parser's word[i]. */
 struct cmd_arg {
 	enum target_kind kind;
 	int optional;
@@ -130,6 +134,7 @@ struct opt_parser {
 	int in_order;         /* stop at the first positional (global options) */
 	struct aivet *av;
 	int64_t target[CMD_ARGS_MAX];   /* the declared targets' ids (struct cmd_entry's args) */
+	const char *word[CMD_ARGS_MAX]; /* each declared slot's word as given, NULL when left out */
 	struct option lo[OPT_MAX + 1];   /* private: the table as getopt_long reads it */
 };
 void opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv);

@@ -94,29 +94,12 @@ assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
 			break;
 		}
 	}
-	if (c < 0) {
-		rc = err->code;
-		goto out;
-	}
-	if (argc - p.ind < 2 || argc - p.ind > 3) {
-		rc = usage_error(av, err, "assess answer needs an ASSESSMENT, a QUESTION and a VALUE");
-		goto out;
-	}
-	if (clear && (argc - p.ind == 3 || set_note || nfiles > 0)) {
-		rc = usage_error(av, err, "--clear takes no VALUE, --note or --evidence");
-		goto out;
-	}
-	if (effective != NULL && nfiles == 0) {
-		rc = usage_error(av, err, "--effective dates an --evidence file; none was given");
-		goto out;
-	}
-	if ((db = db_ready(av, err)) == NULL) {
+	if (c < 0 || (db = db_ready(av, err)) == NULL) {
 		rc = err->code;
 		goto out;
 	}
 	in = (struct assessment_answer_input){
-		.ref = argv[p.ind], .question = argv[p.ind + 1],
-		.value = argc - p.ind == 3 ? argv[p.ind + 2] : NULL, .note = note,
+		.id = p.target[0], .ref = p.word[0], .question = p.word[1], .value = p.word[2], .note = note,
 		.effective = effective, .set_note = set_note, .clear = clear,
 		.files = files, .nfiles = nfiles,
 	};
@@ -152,8 +135,9 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int ind;
 	struct assessment *a;
-	int json = 0;
-	int64_t id;
+	struct assessment_score s;
+	int json = 0, rc;
+	int64_t id = 0;
 	struct db *db;
 	cJSON *o;
 
@@ -162,18 +146,19 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
-	if (assessment_json(db, a, &o, err) != 0) {
-		assessment_free(a);
-		return err->code;
-	}
-	if (json) {
+	if (json)
+		rc = assessment_json(db, a, &o, err);
+	else
+		rc = assessment_rate(db, a, &s, &o, err);
+	if (rc == 0 && json)
 		json_emit(o);
-	} else {
-		print_assessment(a, cJSON_GetObjectItem(o, "claims"));
+	else if (rc == 0) {
+		/* the judged claims go to the text as they are, never read here */
+		print_assessment(a, o);
 		cJSON_Delete(o);
 	}
 	assessment_free(a);
-	return 0;
+	return rc;
 }
 
 static int
@@ -427,10 +412,10 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 			start = p.arg;
 	if (c < 0)
 		return err->code;
-	if (argc - p.ind != (start ? 1 : 2))
-		return usage_error(av, err, start ? "assess import --start needs only a FILE" :
-		    "assess import needs an ASSESSMENT and a FILE");
-	path = argv[argc - 1];
+	if ((start != NULL) == (p.word[0] != NULL))
+		return usage_error(av, err, start ? "assess import --start takes no ASSESSMENT: it starts one" :
+		    "assess import needs an ASSESSMENT (or --start VENDOR for a new one)");
+	path = p.word[1];
 	if (start != NULL && !sheet_is_workbook(path))
 		return usage_error(av, err, "--start needs a workbook (.xlsx) made by 'aivet questionnaire "
 		    "export' or 'aivet assess export': it names its questionnaire");
@@ -439,8 +424,7 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	buf_init(&problems);
 	if (start != NULL) {
 		rc = import_start(av, db, start, path, &problems, err);
-	} else if ((rc = assessment_lookup(db, argv[p.ind], &id, err)) == 0 &&
-	    (rc = assessment_load(db, id, &a, err)) == 0) {
+	} else if ((rc = assessment_load(db, id = p.target[0], &a, err)) == 0) {
 		rc = assessment_import_sheet(db, av->actor, a, path, &problems, &changed, err);
 		if (rc == 0)
 			term_printf(stdout, "assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
@@ -475,7 +459,8 @@ static const struct cmd_entry assess_subs[] = {
 	{ "start", "VENDOR QUESTIONNAIRE[@VERSION]", NULL, "start an assessment of a vendor (draft)",
 	  assess_start, NULL, ARGS({ TARGET_VENDOR, 0 }, { TARGET_WORD, 0 }) },
 	{ "answer", "ASSESSMENT QUESTION [VALUE]", answer_opts,
-	  "answer a question, with a note and evidence", assess_answer, NULL, NULL },
+	  "answer a question, with a note and evidence", assess_answer, NULL,
+	  ARGS({ TARGET_ASSESSMENT, 0 }, { TARGET_WORD, 0 }, { TARGET_WORD, 1 }) },
 	{ "show", "ASSESSMENT", opt_json_only, "show answers, risk, score and probe-checked claims",
 	  assess_show, NULL, ARGS({ TARGET_ASSESSMENT, 0 }) },
 	{ "list", "[VENDOR]", opt_json_only, "list assessments", assess_list, NULL,
@@ -492,7 +477,7 @@ static const struct cmd_entry assess_subs[] = {
 	{ "export", "ASSESSMENT", export_opts, "the sheet a vendor fills in", assess_export, NULL,
 	  ARGS({ TARGET_ASSESSMENT, 0 }) },
 	{ "import", "[ASSESSMENT] FILE", import_opts, "read a filled-in sheet back (CSV or .xlsx)",
-	  assess_import, NULL, NULL },
+	  assess_import, NULL, ARGS({ TARGET_ASSESSMENT, 1 }, { TARGET_WORD, 0 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

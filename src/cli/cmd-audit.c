@@ -20,7 +20,6 @@
 #include "aivet/report.h"
 #include "aivet/tsa.h"
 
-#define CHECKPOINT_FORMAT "aivet-audit-checkpoint-1"
 #define ANCHOR_MAX 8192
 
 struct anchor {
@@ -75,31 +74,27 @@ anchor_read(const char *path, const struct minisign_pub *given, const char *give
 	} else {
 		struct buf b;
 		struct minisign_pub claimed;
-		int have_claimed = 0;
-		cJSON *j;
+		struct audit_checkpoint cp;
+		int have_claimed = 0, bad;
 
 		a->kind = "checkpoint";
 		if (read_file(path, ANCHOR_MAX, &b, err) != 0)
 			return aerr_prefix(err, "--against");
-		j = cJSON_ParseWithLength(b.data, b.len);
+		bad = audit_checkpoint_parse(b.data, b.len, &cp) != 0;
 		buf_free(&b);
-		if (!cJSON_IsObject(j) || !cJSON_IsString(cJSON_GetObjectItem(j, "format")) ||
-		    strcmp(cJSON_GetObjectItem(j, "format")->valuestring, CHECKPOINT_FORMAT) != 0) {
-			cJSON_Delete(j);
+		if (bad)
 			return aerr_set(err, AV_USAGE, "--against %s: not a bundle directory or an aivet audit "
 			    "checkpoint", path);
-		}
-		if (cJSON_IsString(cJSON_GetObjectItem(j, "signer_public_key"))) {
+		if (cp.signer_public_key != NULL) {
 			struct buf pk;
 			struct aerr e = { 0 };
 
 			buf_init(&pk);
-			buf_printf(&pk, "untrusted comment: claimed signer\n%s\n",
-			    cJSON_GetObjectItem(j, "signer_public_key")->valuestring);
+			buf_printf(&pk, "untrusted comment: claimed signer\n%s\n", cp.signer_public_key);
 			have_claimed = minisign_pubkey_parse(pk.data, pk.len, path, &claimed, &e) == 0;
 			buf_free(&pk);
 		}
-		cJSON_Delete(j);
+		audit_checkpoint_free(&cp);
 		signed_file_verify(path, have_claimed ? &claimed : NULL, given, given_source, given_name, &res);
 		/* A checkpoint's token (FILE.tsr) is over the checkpoint file. */
 		tsa_check(path, path, tsa_cert, &a->tsa);
@@ -309,13 +304,13 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	buf_init(&line);
 	minisign_pubkey_base64(&pub, &line);
 	now_iso(at);
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "format", CHECKPOINT_FORMAT);
-	cJSON_AddNumberToObject(o, "entries", (double)st.entries);
-	cJSON_AddStringToObject(o, "head", st.head);
-	cJSON_AddStringToObject(o, "at", at);
-	cJSON_AddStringToObject(o, "signer_key_id", keyid);
-	cJSON_AddStringToObject(o, "signer_public_key", line.data);
+	{
+		struct audit_checkpoint cp = { .entries = st.entries, .at = at, .signer_key_id = keyid,
+		    .signer_public_key = line.data };
+
+		memcpy(cp.head, st.head, sizeof cp.head);
+		o = audit_checkpoint_to_json(&cp);
+	}
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (text == NULL)
@@ -367,17 +362,7 @@ log_entry(const struct audit_entry *e, void *ctx)
 	cJSON *arr = ctx;
 
 	if (arr != NULL) {
-		cJSON *o = cJSON_CreateObject(), *d = cJSON_Parse(e->details);
-
-		cJSON_AddNumberToObject(o, "seq", (double)e->seq);
-		cJSON_AddStringToObject(o, "at", e->at);
-		cJSON_AddStringToObject(o, "actor", e->actor);
-		cJSON_AddStringToObject(o, "action", e->action);
-		cJSON_AddStringToObject(o, "object_type", e->object_type);
-		cJSON_AddNumberToObject(o, "object_id", (double)e->object_id);
-		cJSON_AddItemToObject(o, "details", d ? d : cJSON_CreateNull());
-		cJSON_AddStringToObject(o, "entry_hash", e->entry_hash);
-		cJSON_AddItemToArray(arr, o);
+		cJSON_AddItemToArray(arr, audit_entry_to_json(e));
 	} else {
 		term_printf(stdout, "%6lld %s %-12s %-22s %s %lld %s\n", (long long)e->seq, e->at,
 		    e->actor, e->action, e->object_type, (long long)e->object_id, e->details);
@@ -444,23 +429,16 @@ static int
 audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int json = 0, first;
-	cJSON *o, *t;
 
 	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
-	o = audit_registry_json();
 	if (json) {
-		json_emit(o);
+		json_emit(audit_registry_json());
 		return 0;
 	}
 	printf("%-18s %-8s %s\n", "TABLE", "KIND", "SEALED BY ENTRIES ABOUT");
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(o, "tables")) {
-		const cJSON *by = cJSON_GetObjectItem(t, "sealed_by");
-
-		printf("%-18s %-8s %s\n", cJSON_GetObjectItem(t, "table")->valuestring,
-		    cJSON_GetObjectItem(t, "kind")->valuestring, cJSON_IsString(by) ? by->valuestring : "-");
-	}
-	cJSON_Delete(o);
+	for (const struct audit_table *t = audit_tables; t->name != NULL; t++)
+		printf("%-18s %-8s %s\n", t->name, audit_table_kind_name(t->kind), t->sealed_by ? t->sealed_by : "-");
 	return 0;
 }
 

@@ -22,8 +22,8 @@ put_name(const char *name, void *ctx)
 static int
 complete_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
+	enum { VENDOR, ENDPOINT, QUESTIONNAIRE };
 	struct opt_parser p;
-	static const char *const kinds[] = { "vendor", "endpoint", "questionnaire" };
 	struct db *db;
 	const char *prefix;
 	int c;
@@ -31,33 +31,23 @@ complete_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0)
 		;
-	if (c < 0)
+	if (c < 0 || (db = av_db(av, err)) == NULL)
 		return err->code;
-	if (argc - p.ind < 1 || argc - p.ind > 2)
-		return usage_error(av, err, "give what to complete (vendor, endpoint or questionnaire) "
-		    "and the word typed so far");
-	prefix = argc - p.ind == 2 ? argv[p.ind + 1] : "";
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-		if (strcmp(kinds[i], argv[p.ind]) != 0)
-			continue;
-		if ((db = av_db(av, err)) == NULL)
-			return err->code;
-		if (i < 2)
-			return vendor_names_from(db, i == 1, prefix, put_name, NULL, err);
-		{
-			/* The bundled ones join the database on first use, as for every command
-			 * that names one; a login that may not write still gets what is there. */
-			struct aerr e = { 0 };
+	prefix = p.word[1] ? p.word[1] : "";
+	if (p.target[0] != QUESTIONNAIRE)
+		return vendor_names_from(db, p.target[0] == ENDPOINT, prefix, put_name, NULL, err);
+	{
+		/* The bundled ones join the database on first use, as for every command
+		 * that names one; a login that may not write still gets what is there. */
+		struct aerr e = { 0 };
 
-			(void)questionnaires_sync(db, av->actor, &e);
-		}
-		return questionnaire_qids_from(db, prefix, put_name, NULL, err);
+		(void)questionnaires_sync(db, av->actor, &e);
 	}
-	return usage_error(av, err, "cannot complete '%s' (vendor, endpoint or questionnaire)",
-	    argv[p.ind]);
+	return questionnaire_qids_from(db, prefix, put_name, NULL, err);
 }
 
 const struct cmd_entry cmd_complete_entry = {
 	"complete", "vendor|endpoint|questionnaire [PREFIX]", NULL,
-	"print the names that start with PREFIX, for shell completion", complete_cmd, NULL, NULL
+	"print the names that start with PREFIX, for shell completion", complete_cmd, NULL,
+	ARGS({ TARGET_CHOICE, 0 }, { TARGET_WORD, 1 })
 };

@@ -23,6 +23,7 @@
 
 #include "cli.h"
 #include "aivet/probe.h"
+#include "aivet/run-query.h"
 
 #define DEMO_CONTEXT INT64_C(1048576)
 #define DEMO_POOL INT64_C(681280)
@@ -192,84 +193,35 @@ out:
 	return err->code;
 }
 
-static const cJSON *
-probe_of(const cJSON *run, const char *name)
-{
-	const cJSON *p;
-
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes"))
-		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, name) == 0)
-			return p;
-	return NULL;
-}
-
-static int
-count_code(const cJSON *run, enum finding_code which, int64_t *first_evidence)
-{
-	const char *code = finding_info(which)->code;
-	const cJSON *p, *f;
-	int n = 0;
-
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes"))
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
-			if (strcmp(cJSON_GetObjectItem(f, "code")->valuestring, code) == 0) {
-				if (n++ == 0 && first_evidence != NULL)
-					*first_evidence = (int64_t)cJSON_GetArrayItem(
-					    cJSON_GetObjectItem(f, "evidence"), 0)->valuedouble;
-			}
-	return n;
-}
-
 static void
-explain(const cJSON *run, int64_t advertised, int64_t pool, const char *db_path)
+explain(const struct run_story *r, int64_t advertised, int64_t pool, const char *db_path)
 {
-	const cJSON *sweep = probe_of(run, "sweep"), *d = sweep ? cJSON_GetObjectItem(sweep, "details") : NULL;
-	const cJSON *ib = d ? cJSON_GetObjectItem(d, "integrity_boundary") : NULL;
-	int64_t ev = 0;
+	int64_t ev = r->leaks ? r->leak_evidence : r->placeholder ? r->placeholder_evidence : 0;
 	char a[32], b[32], c[32], *dbw = shell_word(db_path);
 
 	printf("\nWhat was found, from outside:\n");
-	if (cJSON_IsNumber(ib))
+	if (r->has_integrity_boundary)
 		printf("  Content integrity broke at %s tokens; the advertised context is %s tokens.\n"
 		    "  (The simulated vendor's KV pool holds %s tokens: %.2f%% off.)\n",
-		    thousands((int64_t)ib->valuedouble, a), thousands(advertised, b), thousands(pool, c),
-		    100.0 * ((double)pool - ib->valuedouble) / (double)pool);
-	if (count_code(run, F_PLACEHOLDER_SUBSTITUTION, &ev))
+		    thousands((int64_t)r->integrity_boundary, a), thousands(advertised, b), thousands(pool, c),
+		    100.0 * ((double)pool - r->integrity_boundary) / (double)pool);
+	if (r->placeholder)
 		printf("  Above it, prompts were accepted with HTTP 200, reported as a handful of tokens,\n"
-		    "  and answered from content they did not contain (evidence %lld).\n", (long long)ev);
-	if (count_code(run, F_LEAK_CROSS_TENANT, &ev)) {
+		    "  and answered from content they did not contain (evidence %lld).\n",
+		    (long long)r->placeholder_evidence);
+	if (r->leaks) {
 		/* The direction as the canary probe attributed it, each way it ran. */
-		const cJSON *canary = probe_of(run, "canary"), *l;
-		const cJSON *leaks = canary ? cJSON_GetObjectItem(cJSON_GetObjectItem(canary, "details"),
-		    "leaks") : NULL;
-		char seen[4][64];
-		int nseen = 0;
-
-		cJSON_ArrayForEach(l, leaks) {
-			const char *owner = cJSON_GetStringValue(cJSON_GetObjectItem(l, "owner_tenant"));
-			const char *finder = cJSON_GetStringValue(cJSON_GetObjectItem(l, "found_by"));
-			char pair[64];
-			int dup = 0;
-
-			if (!cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")) || owner == NULL ||
-			    finder == NULL)
-				continue;
-			snprintf(pair, sizeof pair, "%.30s>%.30s", owner, finder);
-			for (int i = 0; i < nseen; i++)
-				dup |= strcmp(seen[i], pair) == 0;
-			if (dup || nseen == 4)
-				continue;
-			snprintf(seen[nseen++], sizeof seen[0], "%s", pair);
-			printf("  Tenant %s received canaries that only tenant %s had sent.\n", finder, owner);
-		}
+		for (int i = 0; i < r->ndirs; i++)
+			printf("  Tenant %s received canaries that only tenant %s had sent.\n", r->dirs[i].finder,
+			    r->dirs[i].owner);
 		printf("  Each is another customer's prompt, returned in an HTTP 200 (evidence %lld).\n",
-		    (long long)ev);
+		    (long long)r->leak_evidence);
 	}
 	printf("\nWhy it matters: a 200 is not a pass. Nothing in the status codes showed this;\n"
 	    "only the content did. A vendor must fail closed at its real capacity, and tenant\n"
 	    "isolation lives in configuration the customer cannot see, so it has to be tested.\n"
-	    "Inspect it: aivet --db %s probe show %d; aivet --db %s evidence show %lld\n",
-	    dbw, cJSON_GetObjectItem(run, "id")->valueint, dbw, (long long)ev);
+	    "Inspect it: aivet --db %s probe show %lld; aivet --db %s evidence show %lld\n",
+	    dbw, (long long)r->run, dbw, (long long)ev);
 	free(dbw);
 }
 
@@ -283,7 +235,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run1 = 0, run2 = 0;
 	struct sim s = { 0 };
 	struct probe_opts po = { 0 };
-	cJSON *run = NULL;
+	struct run_story story = { 0 };
 	int64_t t0 = now_ms();
 
 	opt_begin(&p, av, argc, argv);
@@ -352,11 +304,10 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	sim_stop(&s);
 	if (run1 == 0)
 		goto out;
-	if (probe_run_json(av->db, run1, &run, err) != 0)
+	if (probe_run_story(av->db, run1, &story, err) != 0)
 		goto out;
-	explain(run, context, pool, db_path);
-	cJSON_Delete(run);
-	run = NULL;
+	explain(&story, context, pool, db_path);
+	run_story_free(&story);
 	aerr_clear(err);
 
 	/* The fix: fail closed at the real capacity, and advertise it. */
@@ -385,7 +336,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 out:
 	rc = err->code;
 	sim_stop(&s);
-	cJSON_Delete(run);
+	run_story_free(&story);
 	free(sim_bin);
 	av_close(av);
 	av->db_path = NULL;

@@ -2,7 +2,8 @@
  * cmd-evidence.c: "aivet evidence show ID" — one piece of evidence: an
  * attached file's description, or a recorded exchange with its headers
  * (credentials were redacted when recorded), bodies, timings, and the
- * findings that cite it, printed from evidence_build() (evidence-json.c),
+ * findings that cite it, printed from the record evidence_get() loads
+ * (evidence-json.c),
  * which checks stored bytes against their hash and regenerates a request
  * kept as a recipe. Sealed (leaked) content is not shown.
  */
@@ -30,53 +31,71 @@ put_text(const char *s, size_t n, int keep_lines)
 	free(e);
 }
 
-static const char *
-str_or(const cJSON *o, const char *key, const char *dflt)
+static void
+print_headers(const struct evidence_header *h, size_t n)
 {
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-
-	return cJSON_IsString(v) ? v->valuestring : dflt;
+	for (size_t i = 0; i < n; i++) {
+		term_write(stdout, "  ");
+		put_text(h[i].name, strlen(h[i].name), 0);
+		term_write(stdout, ": ");
+		put_text(h[i].value, strlen(h[i].value), 0);
+		fputc('\n', stdout);
+	}
 }
 
 static void
-print_headers(const cJSON *h)
+print_body(const char *label, const struct evidence_body *b, const char *key, int full)
 {
-	const cJSON *kv;
-
-	cJSON_ArrayForEach(kv, h)
-		if (cJSON_IsString(kv)) {
-			term_write(stdout, "  ");
-			put_text(kv->string, strlen(kv->string), 0);
-			term_write(stdout, ": ");
-			put_text(kv->valuestring, strlen(kv->valuestring), 0);
-			fputc('\n', stdout);
-		}
-}
-
-static void
-print_body(const char *label, const cJSON *x, const char *key, int full)
-{
-	const cJSON *b = cJSON_GetObjectItem(x, key);
-	char *sealed = xasprintf("%s_sealed", key);
-
-	if (cJSON_IsTrue(cJSON_GetObjectItem(x, sealed)) && !cJSON_IsString(b))
+	if (b->sealed && b->text == NULL)
 		term_printf(stdout, "%s: sealed (leaked content is kept encrypted)\n", label);
-	else if (cJSON_IsString(b)) {
-		size_t n = strlen(b->valuestring);
-		char *b64key = xasprintf("%s_base64", key);
-
-		if (cJSON_GetObjectItem(x, b64key) != NULL)
+	else if (b->text != NULL) {
+		if (b->base64 != NULL)
 			term_printf(stdout, "%s (not UTF-8 text: NUL and stray bytes shown as \\xNN; --json has the bytes "
-			    "in %s):\n", label, b64key);
+			    "in %s_base64):\n", label, key);
 		else
-			term_printf(stdout, "%s (%zu bytes):\n", label, n);
-		free(b64key);
-		put_text(b->valuestring, full || n <= PREVIEW ? n : PREVIEW, 1);
-		if (!full && n > PREVIEW)
-			term_printf(stdout, "\n... (%zu more bytes; --full shows all)", n - PREVIEW);
+			term_printf(stdout, "%s (%zu bytes):\n", label, b->len);
+		put_text(b->text, full || b->len <= PREVIEW ? b->len : PREVIEW, 1);
+		if (!full && b->len > PREVIEW)
+			term_printf(stdout, "\n... (%zu more bytes; --full shows all)", b->len - PREVIEW);
 		term_printf(stdout, "\n");
 	}
-	free(sealed);
+}
+
+static void
+print_exchange(const struct evidence_item *e, int full)
+{
+	const struct evidence_exchange *x = e->exchange;
+
+	term_printf(stdout, "run %lld, probe %s, exchange %lld, tenant %s%s\n", (long long)x->run, x->probe,
+	    (long long)x->seq, x->tenant ? x->tenant : "-", x->streaming ? ", streaming" : "");
+	term_printf(stdout, "%s ", x->method);
+	put_text(x->url, strlen(x->url), 0);
+	fputc('\n', stdout);
+	print_headers(x->req_hdr, x->nreq_hdr);
+	term_printf(stdout, "request: %lld bytes, SHA-256 %s\n", (long long)x->request_size, x->request_sha256);
+	if (x->request_recipe != NULL)
+		term_printf(stdout, "request body kept as its recipe; regenerated: %s\n",
+		    x->request_regenerated ? "SHA-256 matches" : "SHA-256 DOES NOT MATCH");
+	else
+		print_body("request body", &x->request_body, "request_body", full);
+	if (x->has_response_status)
+		term_printf(stdout, "response: HTTP %d, %lld bytes%s\n", x->response_status,
+		    (long long)x->response_size, x->response_truncated ? " (cut at the size cap)" : "");
+	else
+		term_printf(stdout, "response: none\n");
+	if (x->error != NULL) {
+		term_write(stdout, "error: ");
+		put_text(x->error, strlen(x->error), 0);
+		fputc('\n', stdout);
+	}
+	print_headers(x->resp_hdr, x->nresp_hdr);
+	print_body("response body", &x->response_body, "response_body", full);
+	if (x->has_timings)
+		term_printf(stdout, "timings: connect %.3f ms, first byte %.3f ms, total %.3f ms; started %s\n",
+		    x->connect_ms, x->ttfb_ms, x->total_ms, x->started_at);
+	for (size_t i = 0; i < e->nfindings; i++)
+		term_printf(stdout, "cited by finding %lld: %s (%s)\n", (long long)e->findings[i].id,
+		    e->findings[i].code, e->findings[i].severity);
 }
 
 static int
@@ -86,7 +105,7 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0, full = 0, open_leaked = 0, c;
 	int64_t id;
 	struct db *db;
-	cJSON *j, *x, *t, *fd;
+	struct evidence_item e;
 
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0) {
@@ -103,66 +122,22 @@ evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (evidence_build(db, id, open_leaked, &j, err) != 0) {
-		cJSON_Delete(j);
+	if (evidence_get(db, id, open_leaked, &e, err) != 0) {
+		evidence_item_free(&e);
 		return err->code;
 	}
 	if (json) {
-		json_emit(j);
+		json_emit(evidence_item_to_json(&e));
+		evidence_item_free(&e);
 		return 0;
 	}
-	term_printf(stdout, "evidence %lld: %s, ", (long long)id, cJSON_GetObjectItem(j, "kind")->valuestring);
-	put_text(str_or(j, "file", "-"), strlen(str_or(j, "file", "-")), 0);
-	term_printf(stdout, ", %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(j, "size")->valuedouble,
-	    cJSON_GetObjectItem(j, "sha256")->valuestring);
-	term_printf(stdout, "added %s by %s\n", cJSON_GetObjectItem(j, "added_at")->valuestring,
-	    cJSON_GetObjectItem(j, "added_by")->valuestring);
-	if ((x = cJSON_GetObjectItem(j, "exchange")) != NULL) {
-		const cJSON *st = cJSON_GetObjectItem(x, "response_status");
-		const cJSON *e = cJSON_GetObjectItem(x, "error");
-
-		term_printf(stdout, "run %d, probe %s, exchange %d, tenant %s%s\n", cJSON_GetObjectItem(x, "run")->valueint,
-		    cJSON_GetObjectItem(x, "probe")->valuestring, cJSON_GetObjectItem(x, "seq")->valueint,
-		    str_or(x, "tenant", "-"),
-		    cJSON_IsTrue(cJSON_GetObjectItem(x, "streaming")) ? ", streaming" : "");
-		term_printf(stdout, "%s ", cJSON_GetObjectItem(x, "method")->valuestring);
-		put_text(str_or(x, "url", ""), strlen(str_or(x, "url", "")), 0);
-		fputc('\n', stdout);
-		print_headers(cJSON_GetObjectItem(x, "request_headers"));
-		term_printf(stdout, "request: %.0f bytes, SHA-256 %s\n", cJSON_GetObjectItem(x, "request_size")->valuedouble,
-		    cJSON_GetObjectItem(x, "request_sha256")->valuestring);
-		if (cJSON_GetObjectItem(x, "request_recipe") != NULL)
-			term_printf(stdout, "request body kept as its recipe; regenerated: %s\n",
-			    cJSON_IsTrue(cJSON_GetObjectItem(x, "request_regenerated")) ?
-			    "SHA-256 matches" : "SHA-256 DOES NOT MATCH");
-		else
-			print_body("request body", x, "request_body", full);
-		if (cJSON_IsNumber(st))
-			term_printf(stdout, "response: HTTP %d, %.0f bytes%s\n", st->valueint,
-			    cJSON_GetObjectItem(x, "response_size")->valuedouble,
-			    cJSON_IsTrue(cJSON_GetObjectItem(x, "response_truncated")) ? " (cut at the size cap)" : "");
-		else
-			term_printf(stdout, "response: none\n");
-		if (cJSON_IsString(e)) {
-			term_write(stdout, "error: ");
-			put_text(e->valuestring, strlen(e->valuestring), 0);
-			fputc('\n', stdout);
-		}
-		print_headers(cJSON_GetObjectItem(x, "response_headers"));
-		print_body("response body", x, "response_body", full);
-		t = cJSON_GetObjectItem(x, "timings");
-		if (cJSON_IsObject(t))
-			term_printf(stdout, "timings: connect %.3f ms, first byte %.3f ms, total %.3f ms; started %s\n",
-			    cJSON_GetObjectItem(t, "connect_ms")->valuedouble,
-			    cJSON_GetObjectItem(t, "ttfb_ms")->valuedouble,
-			    cJSON_GetObjectItem(t, "total_ms")->valuedouble,
-			    cJSON_GetObjectItem(x, "started_at")->valuestring);
-		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(j, "findings"))
-			term_printf(stdout, "cited by finding %d: %s (%s)\n", cJSON_GetObjectItem(fd, "id")->valueint,
-			    cJSON_GetObjectItem(fd, "code")->valuestring,
-			    cJSON_GetObjectItem(fd, "severity")->valuestring);
-	}
-	cJSON_Delete(j);
+	term_printf(stdout, "evidence %lld: %s, ", (long long)id, e.kind);
+	put_text(e.file, strlen(e.file), 0);
+	term_printf(stdout, ", %lld bytes, SHA-256 %s\n", (long long)e.size, e.sha256);
+	term_printf(stdout, "added %s by %s\n", e.added_at, e.added_by);
+	if (e.exchange != NULL)
+		print_exchange(&e, full);
+	evidence_item_free(&e);
 	return 0;
 }
 

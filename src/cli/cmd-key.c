@@ -110,144 +110,37 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-/* A key's description: name, key id, public key, paths, encrypted. */
-static int
-key_json(const char *name, cJSON **out, struct aerr *err)
-{
-	struct minisign_pub pub;
-	char id[MINISIGN_KEYID_LEN + 1], *kp, *pp;
-	struct buf line;
-	struct secbuf sb;
-	int enc = 0, have_sec;
-	cJSON *o;
-
-	if (keystore_load_pub(name, &pub, err) != 0)
-		return err->code;
-	kp = keystore_path(name, "key");
-	pp = keystore_path(name, "pub");
-	have_sec = access(kp, F_OK) == 0;
-	if (have_sec && secbuf_read_file(kp, &sb, err) == 0) {
-		if (minisign_seckey_is_encrypted(sb.data, sb.len, kp, &enc, err) != 0)
-			aerr_clear(err), enc = -1;
-		secbuf_free(&sb);
-	}
-	minisign_keyid(pub.keynum, id);
-	buf_init(&line);
-	minisign_pubkey_base64(&pub, &line);
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "name", name);
-	cJSON_AddStringToObject(o, "trust", "own");
-	cJSON_AddStringToObject(o, "key_id", id);
-	cJSON_AddStringToObject(o, "public_key", line.data);
-	cJSON_AddStringToObject(o, "public_key_file", pp);
-	json_add_str(o, "secret_key_file", have_sec ? kp : NULL);
-	if (have_sec && enc >= 0)
-		cJSON_AddBoolToObject(o, "encrypted", enc);
-	else
-		cJSON_AddNullToObject(o, "encrypted");
-	buf_free(&line);
-	free(kp);
-	free(pp);
-	*out = o;
-	return 0;
-}
-
-static int
-name_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int
 key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	char *dir = keystore_dir(), **names = NULL;
-	size_t n = 0;
-	DIR *d;
-	struct dirent *de;
-	cJSON *arr;
+	struct key_info_list l;
 	int json, first;
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0) {
-		free(dir);
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
-	}
-	arr = cJSON_CreateArray();
-	if ((d = opendir(dir)) != NULL) {
-		while ((de = readdir(d)) != NULL) {
-			size_t l = strlen(de->d_name);
+	key_info_list_load(&l);
+	if (json) {
+		cJSON *arr = cJSON_CreateArray();
 
-			if (l > 4 && strcmp(de->d_name + l - 4, ".pub") == 0) {
-				names = xrealloc(names, (n + 1) * sizeof *names);
-				names[n] = xstrdup(de->d_name);
-				names[n++][l - 4] = '\0';
-			}
-		}
-		closedir(d);
-	}
-	if (n > 0)   /* no keys yet: qsort must not get NULL */
-		qsort(names, n, sizeof *names, name_cmp);
-	if (!json)
-		term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", "NAME", "TRUST", "KEY ID", "PUBLIC KEY", "SECRET KEY");
-	for (size_t i = 0; i < n; i++) {
-		cJSON *k;
-		struct aerr e = { 0 };
-
-		if (key_json(names[i], &k, &e) != 0) {
-			if (!json)
-				term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", names[i], "own", "-", "-", e.msg);
-		} else if (json) {
-			cJSON_AddItemToArray(arr, k);
-		} else {
-			cJSON *enc = cJSON_GetObjectItem(k, "encrypted");
-
-			term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", names[i], "own",
-			    cJSON_GetObjectItem(k, "key_id")->valuestring,
-			    cJSON_GetObjectItem(k, "public_key")->valuestring,
-			    cJSON_IsNull(cJSON_GetObjectItem(k, "secret_key_file")) ? "none (public only)" :
-			    cJSON_IsTrue(enc) ? "encrypted" : cJSON_IsFalse(enc) ? "NOT encrypted" : "unreadable");
-			cJSON_Delete(k);
-		}
-		free(names[i]);
-	}
-	free(names);
-	free(dir);
-	{
-		struct keyring_key *ring;
-		size_t nring;
-
-		keyring_load(&ring, &nring);
-		for (size_t i = 0; i < nring; i++) {
-			char id[MINISIGN_KEYID_LEN + 1];
-			struct buf line;
-
-			if (ring[i].own)
-				continue;
-			minisign_keyid(ring[i].pub.keynum, id);
-			buf_init(&line);
-			minisign_pubkey_base64(&ring[i].pub, &line);
-			if (json) {
-				cJSON *o = cJSON_CreateObject();
-
-				cJSON_AddStringToObject(o, "name", ring[i].name);
-				cJSON_AddStringToObject(o, "trust", "trusted");
-				cJSON_AddStringToObject(o, "key_id", id);
-				cJSON_AddStringToObject(o, "public_key", line.data);
-				cJSON_AddStringToObject(o, "public_key_file", ring[i].path);
-				cJSON_AddNullToObject(o, "secret_key_file");
-				cJSON_AddNullToObject(o, "encrypted");
-				cJSON_AddItemToArray(arr, o);
-			} else {
-				term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", ring[i].name, "trusted", id, line.data, "-");
-			}
-			buf_free(&line);
-		}
-		keyring_free(ring, nring);
-	}
-	if (json)
+		for (size_t i = 0; i < l.n; i++)
+			if (l.items[i].error == NULL)
+				cJSON_AddItemToArray(arr, key_info_to_json(&l.items[i]));
 		json_emit(arr);
-	else
-		cJSON_Delete(arr);
+		key_info_list_free(&l);
+		return 0;
+	}
+	term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", "NAME", "TRUST", "KEY ID", "PUBLIC KEY", "SECRET KEY");
+	for (size_t i = 0; i < l.n; i++) {
+		const struct key_info *k = &l.items[i];
+
+		if (k->error != NULL)
+			term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", k->name, k->trust, "-", "-", k->error);
+		else
+			term_printf(stdout, "%-24s %-8s %-16s %-56s %s\n", k->name, k->trust, k->key_id, k->public_key,
+			    strcmp(k->trust, "own") != 0 ? "-" : k->secret_key_file == NULL ? "none (public only)" :
+			    k->encrypted == 1 ? "encrypted" : k->encrypted == 0 ? "NOT encrypted" : "unreadable");
+	}
+	key_info_list_free(&l);
 	return 0;
 }
 
@@ -256,25 +149,22 @@ key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	const char *name = NULL;
 	int json, first;
-	cJSON *k;
+	struct key_info k;
 
 	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	if (first < argc)
 		name = argv[first];
-	if (key_json(name ? name : DEFAULT_KEY, &k, err) != 0)
+	if (key_info_get(name ? name : DEFAULT_KEY, &k, err) != 0)
 		return err->code;
 	if (json) {
-		json_emit(k);
+		json_emit(key_info_to_json(&k));
+		key_info_free(&k);
 		return 0;
 	}
-	term_printf(stdout, "untrusted comment: minisign public key %s\n%s\n\n",
-	    cJSON_GetObjectItem(k, "key_id")->valuestring,
-	    cJSON_GetObjectItem(k, "public_key")->valuestring);
-	term_printf(stdout, "key id %s; verify with:\nminisign -Vm <file> -P %s\n",
-	    cJSON_GetObjectItem(k, "key_id")->valuestring,
-	    cJSON_GetObjectItem(k, "public_key")->valuestring);
-	cJSON_Delete(k);
+	term_printf(stdout, "untrusted comment: minisign public key %s\n%s\n\n", k.key_id, k.public_key);
+	term_printf(stdout, "key id %s; verify with:\nminisign -Vm <file> -P %s\n", k.key_id, k.public_key);
+	key_info_free(&k);
 	return 0;
 }
 

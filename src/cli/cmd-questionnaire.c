@@ -128,7 +128,6 @@ static void
 print_question(const struct questionnaire *q, const struct q_question *qq)
 {
 	char *allowed = question_allowed(qq);
-	const cJSON *r;
 
 	term_printf(stdout, "  %s%s (%s)\n    %s\n", qq->id, qq->required ? " [required]" : "", q_type_name(qq->type),
 	    qq->text);
@@ -152,8 +151,8 @@ print_question(const struct questionnaire *q, const struct q_question *qq)
 		term_printf(stdout, "    asked when %s is %s\n", q->questions[qq->dep].id, vals);
 		free(vals);
 	}
-	cJSON_ArrayForEach(r, qq->references)
-		term_printf(stdout, "    reference: %s\n", r->valuestring);
+	for (int i = 0; i < qq->nreferences; i++)
+		term_printf(stdout, "    reference: %s\n", qq->references[i]);
 	for (int i = 0; i < qq->nchecks; i++) {
 		char *c = cJSON_PrintUnformatted(qq->checks[i].confirms);
 
@@ -225,45 +224,24 @@ q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
 static int
 q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
-	int ind;
+	int ind, already, rc;
 	struct questionnaire *q = NULL;
 	struct buf b;
 	struct db *db;
-	char sha[65];
 	int64_t row;
-	int rc;
 
 	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
 		return err->code;
 	if (check_file(argv[ind], "; nothing was imported", &b, &q, err) != 0)
 		return err->code;
-	if ((db = db_with_questionnaires(av, err)) == NULL || db_begin(db, err) != 0) {
-		buf_free(&b);
-		questionnaire_free(q);
-		return err->code;
-	}
-	rc = questionnaire_stored(db, q->qid, q->version, &row, sha, err);
-	if (rc == 0) {
-		if (strcmp(sha, q->sha256) == 0) {
-			term_printf(stdout, "questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
-			    (long long)q->version, (long long)row);
-			rc = 0;
-		} else {
-			rc = aerr_set(err, AV_USAGE, "%s: questionnaire %s version %lld is already loaded with "
-			    "different content; give the changed file a higher version", argv[ind], q->qid,
-			    (long long)q->version);
-		}
-		db_rollback(db);
-		buf_free(&b);
-		questionnaire_free(q);
-		return rc;
-	}
-	rc = rc < 0 ? AV_RUNTIME : questionnaire_store(db, av->actor, q, b.data, b.len, &row, err);
-	if (rc == 0)
-		rc = db_commit(db, err);
+	if ((db = db_with_questionnaires(av, err)) == NULL)
+		rc = err->code;
 	else
-		db_rollback(db);
-	if (rc == 0)
+		rc = questionnaire_import(db, av->actor, argv[ind], q, b.data, b.len, &row, &already, err);
+	if (rc == 0 && already)
+		term_printf(stdout, "questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
+		    (long long)q->version, (long long)row);
+	else if (rc == 0)
 		term_printf(stdout, "questionnaire %s version %lld imported (id %lld): %d questions\n", q->qid,
 		    (long long)q->version, (long long)row, q->nquestions);
 	buf_free(&b);

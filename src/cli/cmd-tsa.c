@@ -106,17 +106,15 @@ tsa_url_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		unset |= c == 'u';
 	if (c < 0)
 		return err->code;
-	if (argc - p.ind > 1)
-		return usage_error(av, err, "unexpected argument '%s'", argv[p.ind + 1]);
-	if (unset && argc - p.ind == 1)
+	if (unset && p.word[0] != NULL)
 		return usage_error(av, err, "give a URL or --unset, not both");
-	if (unset || argc - p.ind == 1) {
-		if (tsa_url_config_set(unset ? NULL : argv[p.ind], err) != 0)
+	if (unset || p.word[0] != NULL) {
+		if (tsa_url_config_set(p.word[0], err) != 0)
 			return err->code;
 		if (unset)
 			printf("no default TSA\n");
 		else
-			printf("default TSA %s\n", argv[p.ind]);
+			printf("default TSA %s\n", p.word[0]);
 		return 0;
 	}
 	url = tsa_url_from_config();
@@ -136,7 +134,7 @@ static const struct cmd_entry tsa_subs[] = {
 	{ "list", NULL, opt_json_only, "list the trusted TSA certificates and the default TSA",
 	  tsa_list_cmd, NULL, ARGS_NONE },
 	{ "url", "[URL]", url_opts, "show or set the TSA that report and audit checkpoint ask",
-	  tsa_url_cmd, NULL, NULL },
+	  tsa_url_cmd, NULL, ARGS({ TARGET_WORD, 1 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -416,16 +416,21 @@ option_suggest(const struct opt_parser *p, const char *word)
 
 /* Too few or too many positionals, worded alike for every command:
  * "endpoint show needs exactly one VENDOR/NAME", "endpoint list takes at most
- * one VENDOR", "... needs at least two RUN". */
+ * one VENDOR", "... needs at least two RUN"; a command of several positionals
+ * some of which may be left out names them as its usage line does: "assess
+ * answer takes ASSESSMENT QUESTION [VALUE]". */
 static int
 count_error(const struct aivet *av, int min, int max, int n, struct aerr *err)
 {
 	static const char *const count[] = { "no", "one", "two", "three", "four" };
+	const char *targets = av->cmd->targets ? av->cmd->targets : "?";
 	char what[64];
 	size_t k = 0;
 
+	if (min != max && strchr(targets, ' ') != NULL)
+		return usage_error(av, err, "%s takes %s", av->cmd_path, targets);
 	/* The usage line's targets without the brackets that mark one optional. */
-	for (const char *t = av->cmd->targets ? av->cmd->targets : "?"; *t && k + 1 < sizeof what; t++)
+	for (const char *t = targets; *t && k + 1 < sizeof what; t++)
 		if (*t != '[' && *t != ']')
 			what[k++] = *t;
 	what[k] = '\0';
@@ -436,6 +441,44 @@ count_error(const struct aivet *av, int min, int max, int n, struct aerr *err)
 	return usage_error(av, err, "%s needs at least %s %s", av->cmd_path, count[min], what);
 }
 
+/* A TARGET_CHOICE: the index of word among the choices positional slot
+ * names in the usage line ("vendor|endpoint|questionnaire [PREFIX]"), or
+ * an error naming them: "'x' is not one of vendor, endpoint or questionnaire". */
+static int
+choice_resolve(const struct aivet *av, int slot, const char *word, int64_t *index, struct aerr *err)
+{
+	const char *c = av->cmd->targets ? av->cmd->targets : "";
+	size_t len = strlen(word), n;
+	struct buf b;
+	int i = 0;
+
+	for (; slot > 0 && c != NULL; slot--)
+		if ((c = strchr(c, ' ')) != NULL)
+			c++;
+	c = c ? c + (*c == '[') : "";
+	n = strcspn(c, " ]");
+	for (const char *w = c; w < c + n; i++) {
+		size_t wl = strcspn(w, "|");
+
+		if (wl > (size_t)(c + n - w))
+			wl = (size_t)(c + n - w);
+		if (wl == len && strncmp(w, word, len) == 0) {
+			*index = i;
+			return 0;
+		}
+		w += wl + 1;
+	}
+	buf_init(&b);
+	for (size_t k = 0; k < n; k++)
+		if (c[k] == '|')
+			buf_adds(&b, memchr(c + k + 1, '|', n - k - 1) ? ", " : " or ");
+		else
+			buf_printf(&b, "%c", c[k]);
+	i = usage_error(av, err, "'%s' is not one of %s", word, b.data ? b.data : "");
+	buf_free(&b);
+	return i;
+}
+
 /* The positionals a command declared (its args[]): as many as it takes, in
  * one wording for every command, and each target resolved to its id by the
  * one resolver, which names an unknown one the same way everywhere. */
@@ -443,7 +486,7 @@ static int
 declared_targets(struct opt_parser *p, struct aerr *err)
 {
 	const struct cmd_arg *a = p->av->cmd->args;
-	int n = p->argc - p->ind, min = 0, max = 0;
+	int n = p->argc - p->ind, min = 0, max = 0, spare, at = p->ind;
 	struct db *db = NULL;
 
 	for (; a[max].kind != TARGET_END; max++)
@@ -454,12 +497,26 @@ declared_targets(struct opt_parser *p, struct aerr *err)
 		return count_error(p->av, min, max, n, err);
 	if (n > max)
 		return usage_error(p->av, err, "unexpected argument '%s'", p->argv[p->ind + max]);
-	for (int i = 0; i < n; i++) {
+	spare = n - min;   /* how many optional slots the words given fill, from the left */
+	for (int i = 0; i < max; i++) {
+		const char *w;
+
+		p->target[i] = 0;
+		p->word[i] = NULL;
+		if (a[i].optional && spare == 0)
+			continue;
+		spare -= a[i].optional;
+		w = p->word[i] = p->argv[at++];
 		if (a[i].kind == TARGET_WORD)
 			continue;
+		if (a[i].kind == TARGET_CHOICE) {
+			if (choice_resolve(p->av, i, w, &p->target[i], err) != 0)
+				return err->code;
+			continue;
+		}
 		if (db == NULL && (db = av_db(p->av, err)) == NULL)
 			return err->code;
-		if (target_resolve(db, a[i].kind, p->argv[p->ind + i], &p->target[i], err) != 0)
+		if (target_resolve(db, a[i].kind, w, &p->target[i], err) != 0)
 			return err->code;
 	}
 	return 0;

@@ -930,3 +930,59 @@ audit_hash_is(struct db *db, int64_t seq, const char *hash, struct aerr *err)
 	db_finalize(q);
 	return same ? 0 : 1;
 }
+
+cJSON *
+audit_entry_to_json(const struct audit_entry *e)
+{
+	cJSON *o = cJSON_CreateObject(), *d = cJSON_Parse(e->details);
+
+	cJSON_AddNumberToObject(o, "seq", (double)e->seq);
+	cJSON_AddStringToObject(o, "at", e->at);
+	cJSON_AddStringToObject(o, "actor", e->actor);
+	cJSON_AddStringToObject(o, "action", e->action);
+	cJSON_AddStringToObject(o, "object_type", e->object_type);
+	cJSON_AddNumberToObject(o, "object_id", (double)e->object_id);
+	cJSON_AddItemToObject(o, "details", d ? d : cJSON_CreateNull());
+	cJSON_AddStringToObject(o, "entry_hash", e->entry_hash);
+	return o;
+}
+
+cJSON *
+audit_checkpoint_to_json(const struct audit_checkpoint *c)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "format", AUDIT_CHECKPOINT_FORMAT);
+	cJSON_AddNumberToObject(o, "entries", (double)c->entries);
+	cJSON_AddStringToObject(o, "head", c->head);
+	json_add_str(o, "at", c->at);
+	json_add_str(o, "signer_key_id", c->signer_key_id);
+	json_add_str(o, "signer_public_key", c->signer_public_key);
+	return o;
+}
+
+int
+audit_checkpoint_parse(const char *text, size_t len, struct audit_checkpoint *out)
+{
+	cJSON *j = cJSON_ParseWithLength(text, len);
+	const cJSON *f = cJSON_GetObjectItem(j, "format"), *k = cJSON_GetObjectItem(j, "signer_public_key");
+
+	memset(out, 0, sizeof *out);
+	if (!cJSON_IsObject(j) || !cJSON_IsString(f) || strcmp(f->valuestring, AUDIT_CHECKPOINT_FORMAT) != 0) {
+		cJSON_Delete(j);
+		return -1;
+	}
+	if (cJSON_IsString(k))
+		out->signer_public_key = xstrdup(k->valuestring);
+	cJSON_Delete(j);
+	return 0;
+}
+
+void
+audit_checkpoint_free(struct audit_checkpoint *c)
+{
+	free(c->at);
+	free(c->signer_key_id);
+	free(c->signer_public_key);
+	memset(c, 0, sizeof *c);
+}

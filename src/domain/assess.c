@@ -1037,7 +1037,9 @@ assessment_answer(struct db *db, const char *actor, const struct assessment_answ
 		out->form_error = 1;
 		return aerr_set(err, AV_USAGE, "--effective dates an --evidence file; none was given");
 	}
-	if (assessment_lookup(db, in->ref, &id, err) != 0 || db_begin(db, err) != 0)
+	if ((id = in->id) == 0 && assessment_lookup(db, in->ref, &id, err) != 0)
+		return err->code;
+	if (db_begin(db, err) != 0)
 		return err->code;
 	if (assessment_load(db, id, &a, err) != 0 ||
 	    assessment_question(a, in->question, &qi, err) != 0 ||

@@ -1049,3 +1049,153 @@ keystore_generate_sec(const char *name, const char *pw, size_t pwlen,
 	}
 	return rc;
 }
+
+int
+key_info_get(const char *name, struct key_info *k, struct aerr *err)
+{
+	struct minisign_pub pub;
+	struct secbuf sb;
+	struct buf line;
+
+	memset(k, 0, sizeof *k);
+	if (keystore_load_pub(name, &pub, err) != 0)
+		return err->code;
+	k->name = xstrdup(name);
+	k->trust = "own";
+	k->public_key_file = keystore_path(name, "pub");
+	k->secret_key_file = keystore_path(name, "key");
+	k->encrypted = -1;
+	if (access(k->secret_key_file, F_OK) != 0) {
+		free(k->secret_key_file);
+		k->secret_key_file = NULL;
+	} else if (secbuf_read_file(k->secret_key_file, &sb, err) == 0) {
+		int enc = 0;
+
+		if (minisign_seckey_is_encrypted(sb.data, sb.len, k->secret_key_file, &enc, err) != 0)
+			aerr_clear(err);
+		else
+			k->encrypted = enc;
+		secbuf_free(&sb);
+	} else {
+		/* a secret key file that cannot be read has always been listed as not encrypted */
+		k->encrypted = 0;
+		aerr_clear(err);
+	}
+	minisign_keyid(pub.keynum, k->key_id);
+	buf_init(&line);
+	minisign_pubkey_base64(&pub, &line);
+	k->public_key = xstrdup(line.data);
+	buf_free(&line);
+	return 0;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static struct key_info *
+key_info_add(struct key_info_list *l)
+{
+	l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
+	memset(&l->items[l->n], 0, sizeof *l->items);
+	return &l->items[l->n++];
+}
+
+void
+key_info_list_load(struct key_info_list *out)
+{
+	char *dir = keystore_dir(), **names = NULL;
+	struct keyring_key *ring;
+	size_t n = 0, nring;
+	struct dirent *de;
+	DIR *d;
+
+	memset(out, 0, sizeof *out);
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			size_t l = strlen(de->d_name);
+
+			if (l > 4 && strcmp(de->d_name + l - 4, ".pub") == 0) {
+				names = xrealloc(names, (n + 1) * sizeof *names);
+				names[n] = xstrdup(de->d_name);
+				names[n++][l - 4] = '\0';
+			}
+		}
+		closedir(d);
+	}
+	if (n > 0)   /* no keys yet: qsort must not get NULL */
+		qsort(names, n, sizeof *names, name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		struct key_info *k = key_info_add(out);
+		struct aerr e = { 0 };
+
+		if (key_info_get(names[i], k, &e) != 0) {
+			k->name = xstrdup(names[i]);
+			k->trust = "own";
+			k->encrypted = -1;
+			k->error = xstrdup(e.msg);
+		}
+		free(names[i]);
+	}
+	free(names);
+	free(dir);
+	keyring_load(&ring, &nring);
+	for (size_t i = 0; i < nring; i++) {
+		struct key_info *k;
+		struct buf line;
+
+		if (ring[i].own)
+			continue;
+		k = key_info_add(out);
+		k->name = xstrdup(ring[i].name);
+		k->trust = "trusted";
+		minisign_keyid(ring[i].pub.keynum, k->key_id);
+		buf_init(&line);
+		minisign_pubkey_base64(&ring[i].pub, &line);
+		k->public_key = xstrdup(line.data);
+		buf_free(&line);
+		k->public_key_file = xstrdup(ring[i].path);
+		k->encrypted = -1;
+	}
+	keyring_free(ring, nring);
+}
+
+void
+key_info_free(struct key_info *k)
+{
+	free(k->name);
+	free(k->public_key);
+	free(k->public_key_file);
+	free(k->secret_key_file);
+	free(k->error);
+	memset(k, 0, sizeof *k);
+}
+
+void
+key_info_list_free(struct key_info_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		key_info_free(&l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+cJSON *
+key_info_to_json(const struct key_info *k)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(o, "name", k->name);
+	cJSON_AddStringToObject(o, "trust", k->trust);
+	cJSON_AddStringToObject(o, "key_id", k->key_id);
+	cJSON_AddStringToObject(o, "public_key", k->public_key);
+	cJSON_AddStringToObject(o, "public_key_file", k->public_key_file);
+	json_add_str(o, "secret_key_file", k->secret_key_file);
+	if (k->encrypted >= 0)
+		cJSON_AddBoolToObject(o, "encrypted", k->encrypted);
+	else
+		cJSON_AddNullToObject(o, "encrypted");
+	return o;
+}

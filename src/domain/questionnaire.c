@@ -634,8 +634,12 @@ check_question(struct vctx *v, struct questionnaire *q, struct qref *refs, const
 		}
 		if (bad)
 			problem(v, it, 0, p, "must be an array of strings");
-		else
-			qq->references = it;
+		cJSON_ArrayForEach(r, (cJSON_IsArray(it) ? it : NULL))
+			if (cJSON_IsString(r)) {
+				qq->references = xrealloc(qq->references, sizeof *qq->references *
+				    (size_t)(qq->nreferences + 1));
+				qq->references[qq->nreferences++] = r->valuestring;
+			}
 		free(p);
 	}
 	refs[q->nquestions].node = qn;
@@ -1117,6 +1121,7 @@ questionnaire_free(struct questionnaire *q)
 		free(q->questions[i].by_value);
 		free(q->questions[i].bands);
 		free(q->questions[i].checks);
+		free(q->questions[i].references);
 	}
 	free(q->questions);
 	free(q->by_id);
@@ -1650,5 +1655,33 @@ questionnaire_stored(struct db *db, const char *qid, int64_t version, int64_t *r
 		rc = 0;
 	}
 	db_finalize(st);
+	return rc;
+}
+
+int
+questionnaire_import(struct db *db, const char *actor, const char *name, struct questionnaire *q,
+    const char *source, size_t len, int64_t *row_id, int *already, struct aerr *err)
+{
+	char sha[65];
+	int rc;
+
+	*already = 0;
+	if (db_begin(db, err) != 0)
+		return err->code;
+	rc = questionnaire_stored(db, q->qid, q->version, row_id, sha, err);
+	if (rc == 0) {
+		db_rollback(db);
+		if (strcmp(sha, q->sha256) == 0) {
+			*already = 1;
+			return 0;
+		}
+		return aerr_set(err, AV_USAGE, "%s: questionnaire %s version %lld is already loaded with "
+		    "different content; give the changed file a higher version", name, q->qid,
+		    (long long)q->version);
+	}
+	rc = rc < 0 ? AV_RUNTIME : questionnaire_store(db, actor, q, source, len, row_id, err);
+	if (rc == 0)
+		return db_commit(db, err);
+	db_rollback(db);
 	return rc;
 }

@@ -13,6 +13,9 @@
 #include "aivet/domain.h"
 #include "minisign.h"
 #include "report.h"
+#include "assess.h"
+#include "incident.h"
+#include "run-query.h"
 
 int
 report_parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err)
@@ -173,4 +176,74 @@ report_export_text(const char *out, const struct report_export_result *res, stru
 	buf_adds(b, "  verify with  aivet verify ");
 	buf_shell_word(b, out);
 	buf_printf(b, "  (or see %s/VERIFY.txt)\n", out);
+}
+
+static void
+choice_add(struct report_choice_list *l, int64_t id, const char *status)
+{
+	l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
+	l->items[l->n].id = id;
+	l->items[l->n++].status = xstrdup(status ? status : "");
+}
+
+/* The id and status of each element of a list query's result. */
+static void
+choices_from(struct report_choice_list *l, const cJSON *arr)
+{
+	const cJSON *o;
+
+	cJSON_ArrayForEach(o, arr) {
+		const cJSON *id = cJSON_GetObjectItem(o, "id");
+
+		choice_add(l, cJSON_IsNumber(id) ? (int64_t)id->valuedouble : 0,
+		    cJSON_GetStringValue(cJSON_GetObjectItem(o, "status")));
+	}
+}
+
+void
+report_choices_load(struct db *db, int64_t vendor_id, int64_t now, struct report_choices *c)
+{
+	struct aerr e = { 0 };
+	int64_t *ids = NULL;
+	size_t n = 0;
+	cJSON *arr;
+
+	memset(c, 0, sizeof *c);
+	if (assessment_ids(db, vendor_id, &ids, &n, &e) == 0)
+		for (size_t i = 0; i < n && i < 32; i++) {
+			struct assessment *a;
+
+			if (assessment_load(db, ids[i], &a, &e) != 0)
+				break;
+			choice_add(&c->assessments, a->id, a->status);
+			assessment_free(a);
+		}
+	free(ids);
+	aerr_clear(&e);
+	if (probe_runs_json(db, &(struct run_query){ .vendor_id = vendor_id }, &arr, &e) == 0) {
+		choices_from(&c->runs, arr);
+		cJSON_Delete(arr);
+	}
+	aerr_clear(&e);
+	if (incident_list_json(db, vendor_id, 0, now, &arr, &e) == 0) {
+		choices_from(&c->incidents, arr);
+		cJSON_Delete(arr);
+	}
+}
+
+static void
+choice_list_free(struct report_choice_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->items[i].status);
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+void
+report_choices_free(struct report_choices *c)
+{
+	choice_list_free(&c->assessments);
+	choice_list_free(&c->runs);
+	choice_list_free(&c->incidents);
 }

@@ -406,27 +406,21 @@ exchange_file(struct db *db, struct report *r, cJSON *ex, char sha[65], char **p
 static int
 file_evidence(struct db *db, struct report *r, int64_t evidence_id, cJSON **out, struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, "SELECT id, kind, sha256, original_name, media_type, "
-	    "size, effective_date, added_by, added_at FROM evidence WHERE id = ?", "i", evidence_id);
+	struct evidence_item e;
 	cJSON *o;
 	struct buf b;
-	int enc = 0;
+	int enc = 0, rc = evidence_row_get(db, evidence_id, &e, err);
 
-	if (st == NULL)
-		return err->code;
-	if (db_step(st) != DB_ROW) {
-		db_finalize(st);
-		return aerr_set(err, AV_RUNTIME, "evidence %lld is missing", (long long)evidence_id);
+	if (rc != 0) {
+		evidence_item_free(&e);
+		return rc == 1 ? aerr_set(err, AV_RUNTIME, "evidence %lld is missing", (long long)evidence_id) : rc;
 	}
-	o = row_json(st, NULL);
-	db_finalize(st);
-	if (strcmp(str(o, "kind"), "file") == 0 && blob_get(db, str(o, "sha256"), &b, &enc, err) == 0) {
+	o = cJSON_CreateObject();
+	evidence_row_to_json(o, &e);
+	if (strcmp(e.kind, "file") == 0 && blob_get(db, e.sha256, &b, &enc, err) == 0) {
 		if (!enc) {
-			char name[EVIDENCE_NAME_MAX];
-			char *path;
+			char *path = xasprintf("evidence/%s", e.file);
 
-			evidence_file_name(evidence_id, "file", str(o, "original_name"), name, sizeof name);
-			path = xasprintf("evidence/%s", name);
 			cJSON_AddStringToObject(o, "file", path);
 			if (!has_file(r, path))
 				add_file(r, path, b.data, b.len);
@@ -438,6 +432,7 @@ file_evidence(struct db *db, struct report *r, int64_t evidence_id, cJSON **out,
 		}
 		buf_free(&b);
 	}
+	evidence_item_free(&e);
 	aerr_clear(err);
 	*out = o;
 	return 0;

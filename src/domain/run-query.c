@@ -7,8 +7,11 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "run-query.h"
+#include "finding.h"
+#include "probe.h"
 
 int
 probe_runs_json(struct db *db, const struct run_query *q, cJSON **out, struct aerr *err)
@@ -55,4 +58,91 @@ probe_run_findings(struct db *db, int64_t run_id, int64_t *n, struct aerr *err)
 	*n = 0;
 	return db_int(db, n, err, "SELECT count(*) FROM finding WHERE run_id = ?", "i", run_id) < 0 ?
 	    err->code : 0;
+}
+
+static const cJSON *
+probe_of(const cJSON *run, const char *name)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes"))
+		if (cJSON_IsString(cJSON_GetObjectItem(p, "name")) &&
+		    strcmp(cJSON_GetObjectItem(p, "name")->valuestring, name) == 0)
+			return p;
+	return NULL;
+}
+
+/* How many findings of code which the run has, and the first one's first evidence. */
+static int
+count_code(const cJSON *run, enum finding_code which, int64_t *first_evidence)
+{
+	const char *code = finding_info(which)->code;
+	const cJSON *p, *f;
+	int n = 0;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes"))
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
+			const cJSON *c = cJSON_GetObjectItem(f, "code");
+			const cJSON *e = cJSON_GetArrayItem(cJSON_GetObjectItem(f, "evidence"), 0);
+
+			if (cJSON_IsString(c) && strcmp(c->valuestring, code) == 0 && n++ == 0)
+				*first_evidence = cJSON_IsNumber(e) ? (int64_t)e->valuedouble : 0;
+		}
+	return n;
+}
+
+/* The directions the canary probe attributed its leaks to, each once. */
+static void
+leak_directions(const cJSON *run, struct run_story *s)
+{
+	const cJSON *canary = probe_of(run, "canary"), *l;
+
+	cJSON_ArrayForEach(l, cJSON_GetObjectItem(cJSON_GetObjectItem(canary, "details"), "leaks")) {
+		const char *owner = cJSON_GetStringValue(cJSON_GetObjectItem(l, "owner_tenant"));
+		const char *finder = cJSON_GetStringValue(cJSON_GetObjectItem(l, "found_by"));
+		int dup = 0;
+
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")) || owner == NULL || finder == NULL)
+			continue;
+		for (int i = 0; i < s->ndirs; i++)
+			dup |= strncmp(s->dirs[i].owner, owner, 30) == 0 && strncmp(s->dirs[i].finder, finder, 30) == 0;
+		if (dup || s->ndirs == 4)
+			continue;
+		s->dirs[s->ndirs].owner = xstrdup(owner);
+		s->dirs[s->ndirs++].finder = xstrdup(finder);
+	}
+}
+
+int
+probe_run_story(struct db *db, int64_t run_id, struct run_story *s, struct aerr *err)
+{
+	const cJSON *sweep, *ib;
+	cJSON *run;
+
+	memset(s, 0, sizeof *s);
+	if (probe_run_json(db, run_id, &run, err) != 0)
+		return err->code;
+	s->run = run_id;
+	sweep = probe_of(run, "sweep");
+	ib = sweep ? cJSON_GetObjectItem(cJSON_GetObjectItem(sweep, "details"), "integrity_boundary") : NULL;
+	if (cJSON_IsNumber(ib)) {
+		s->has_integrity_boundary = 1;
+		s->integrity_boundary = ib->valuedouble;
+	}
+	s->placeholder = count_code(run, F_PLACEHOLDER_SUBSTITUTION, &s->placeholder_evidence);
+	s->leaks = count_code(run, F_LEAK_CROSS_TENANT, &s->leak_evidence);
+	if (s->leaks > 0)
+		leak_directions(run, s);
+	cJSON_Delete(run);
+	return 0;
+}
+
+void
+run_story_free(struct run_story *s)
+{
+	for (int i = 0; i < s->ndirs; i++) {
+		free(s->dirs[i].owner);
+		free(s->dirs[i].finder);
+	}
+	memset(s, 0, sizeof *s);
 }

@@ -24,9 +24,8 @@ struct evidence_state {
 	char finding[600];
 	int64_t *ids;
 	int n, cur;
-	cJSON *ev;                   /* the current evidence, as "evidence show --json" */
+	struct evidence_item ev;     /* the current evidence, as "evidence show" prints it */
 	struct buf left, right;      /* texts of the two panes */
-	char *recipe;                /* the request's recipe, which names its nonces */
 	int top;
 	int foreign;                 /* nonces in the response not in the request */
 	char search[128];
@@ -66,14 +65,6 @@ evidence_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	return 0;
 }
 
-static const char *
-str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : "";
-}
-
 /* Vendor text enters a pane escaped (text_escape): its control characters
  * show as \x1b and friends instead of being dropped or obeyed. */
 static void
@@ -86,32 +77,27 @@ add_text(struct buf *b, const char *s, size_t n, int keep_lines)
 }
 
 static void
-add_headers(struct buf *b, const cJSON *h)
+add_headers(struct buf *b, const struct evidence_header *h, size_t n)
 {
-	const cJSON *kv;
-
-	cJSON_ArrayForEach(kv, h)
-		if (cJSON_IsString(kv)) {
-			add_text(b, kv->string, strlen(kv->string), 0);
-			buf_adds(b, ": ");
-			add_text(b, kv->valuestring, strlen(kv->valuestring), 0);
-			buf_adds(b, "\n");
-		}
+	for (size_t i = 0; i < n; i++) {
+		add_text(b, h[i].name, strlen(h[i].name), 0);
+		buf_adds(b, ": ");
+		add_text(b, h[i].value, strlen(h[i].value), 0);
+		buf_adds(b, "\n");
+	}
 }
 
 static void
-add_body(struct buf *b, const cJSON *x, const char *key)
+add_body(struct buf *b, const struct evidence_body *body)
 {
-	const char *body = str(x, key);
-	size_t n = strlen(body);
-	char sealed[64];
+	const char *text = body->text ? body->text : "";
+	size_t n = strlen(text);
 
-	snprintf(sealed, sizeof sealed, "%s_sealed", key);
-	if (cJSON_IsTrue(cJSON_GetObjectItem(x, sealed))) {
+	if (body->sealed) {
 		buf_adds(b, "(sealed: leaked content is kept encrypted)\n");
 		return;
 	}
-	add_text(b, body, n < SHOW_MAX ? n : SHOW_MAX, 1);
+	add_text(b, text, n < SHOW_MAX ? n : SHOW_MAX, 1);
 	if (n > SHOW_MAX)
 		buf_printf(b, "\n... (%zu more bytes)", n - SHOW_MAX);
 	buf_adds(b, "\n");
@@ -121,54 +107,48 @@ static int
 evidence_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct evidence_state *s = v->state;
-	const cJSON *x, *st;
+	const struct evidence_exchange *x;
 
-	cJSON_Delete(s->ev);
-	s->ev = NULL;
-	if (evidence_json(t->av->db, s->ids[s->cur], &s->ev, err) != 0)
+	evidence_item_free(&s->ev);
+	if (evidence_get(t->av->db, s->ids[s->cur], 0, &s->ev, err) != 0)
 		return err->code;
 	buf_free(&s->left);
 	buf_free(&s->right);
 	buf_adds(&s->left, "");
 	buf_adds(&s->right, "");
-	if ((x = cJSON_GetObjectItem(s->ev, "exchange")) == NULL) {
+	if ((x = s->ev.exchange) == NULL) {
+		const char *name = s->ev.original_name ? s->ev.original_name : "";
+
 		buf_printf(&s->left, "evidence %lld is a file: ", (long long)s->ids[s->cur]);
-		add_text(&s->left, str(s->ev, "original_name"), strlen(str(s->ev, "original_name")), 0);
+		add_text(&s->left, name, strlen(name), 0);
 		buf_adds(&s->left, "\n");
 		return 0;
 	}
-	buf_printf(&s->left, "%s ", str(x, "method"));
-	add_text(&s->left, str(x, "url"), strlen(str(x, "url")), 0);
-	buf_printf(&s->left, "\ntenant %s%s\n\n", str(x, "tenant"),
-	    cJSON_IsTrue(cJSON_GetObjectItem(x, "streaming")) ? ", streaming" : "");
-	add_headers(&s->left, cJSON_GetObjectItem(x, "request_headers"));
+	buf_printf(&s->left, "%s ", x->method);
+	add_text(&s->left, x->url, strlen(x->url), 0);
+	buf_printf(&s->left, "\ntenant %s%s\n\n", x->tenant ? x->tenant : "", x->streaming ? ", streaming" : "");
+	add_headers(&s->left, x->req_hdr, x->nreq_hdr);
 	buf_adds(&s->left, "\n");
-	free(s->recipe);
-	s->recipe = NULL;
-	if (cJSON_GetObjectItem(x, "request_recipe") != NULL)
-		s->recipe = cJSON_PrintUnformatted(cJSON_GetObjectItem(x, "request_recipe"));
-	if (s->recipe != NULL)
-		buf_printf(&s->left, "(a generated prompt of %.0f bytes, kept as its recipe; "
-		    "regenerated: %s)\n", cJSON_GetObjectItem(x, "request_size")->valuedouble,
-		    cJSON_IsTrue(cJSON_GetObjectItem(x, "request_regenerated")) ? "SHA-256 matches" :
-		    "SHA-256 DOES NOT MATCH");
+	if (x->request_recipe != NULL)
+		buf_printf(&s->left, "(a generated prompt of %lld bytes, kept as its recipe; "
+		    "regenerated: %s)\n", (long long)x->request_size,
+		    x->request_regenerated ? "SHA-256 matches" : "SHA-256 DOES NOT MATCH");
 	else
-		add_body(&s->left, x, "request_body");
-	st = cJSON_GetObjectItem(x, "response_status");
-	if (cJSON_IsNumber(st))
-		buf_printf(&s->right, "HTTP %d%s\n", st->valueint,
-		    cJSON_IsTrue(cJSON_GetObjectItem(x, "response_truncated")) ? " (cut at the size cap)" : "");
+		add_body(&s->left, &x->request_body);
+	if (x->has_response_status)
+		buf_printf(&s->right, "HTTP %d%s\n", x->response_status,
+		    x->response_truncated ? " (cut at the size cap)" : "");
 	else
 		buf_adds(&s->right, "no response\n");
-	if (*str(x, "error")) {
+	if (x->error != NULL && *x->error) {
 		buf_adds(&s->right, "error: ");
-		add_text(&s->right, str(x, "error"), strlen(str(x, "error")), 0);
+		add_text(&s->right, x->error, strlen(x->error), 0);
 		buf_adds(&s->right, "\n");
 	}
 	buf_adds(&s->right, "\n");
-	add_headers(&s->right, cJSON_GetObjectItem(x, "response_headers"));
+	add_headers(&s->right, x->resp_hdr, x->nresp_hdr);
 	buf_adds(&s->right, "\n");
-	add_body(&s->right, x, "response_body");
+	add_body(&s->right, &x->response_body);
 	return 0;
 }
 
@@ -181,7 +161,8 @@ is_foreign(const struct evidence_state *s, const char *p)
 	memcpy(n, p, NONCE_LEN);
 	n[NONCE_LEN] = '\0';
 	/* A request kept as a recipe still names its nonces in the recipe. */
-	return strstr(s->left.data, n) == NULL && (s->recipe == NULL || strstr(s->recipe, n) == NULL);
+	return strstr(s->left.data, n) == NULL && (s->ev.exchange == NULL ||
+	    s->ev.exchange->request_recipe == NULL || strstr(s->ev.exchange->request_recipe, n) == NULL);
 }
 
 static int
@@ -267,7 +248,7 @@ evidence_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		tui_put(w, 1, 2, cols - 2, p);
 	}
 	snprintf(line, sizeof line, "Evidence %lld: %s (%d of %d; left/right for the others)",
-	    (long long)s->ids[s->cur], str(s->ev, "file"), s->cur + 1, s->n);
+	    (long long)s->ids[s->cur], s->ev.file ? s->ev.file : "", s->cur + 1, s->n);
 	tui_put(w, 2, 2, cols - 2, line);
 	wattron(w, A_BOLD | A_UNDERLINE);
 	tui_put(w, 3, 1, half - 2, "REQUEST");
@@ -395,10 +376,9 @@ evidence_close(struct view *v)
 {
 	struct evidence_state *s = v->state;
 
-	cJSON_Delete(s->ev);
+	evidence_item_free(&s->ev);
 	buf_free(&s->left);
 	buf_free(&s->right);
-	free(s->recipe);
 	free(s->ids);
 	free(s);
 }

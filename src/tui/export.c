@@ -332,60 +332,18 @@ out:
 	return rc;
 }
 
-/* "1 (final), 2 (draft)": what the dialog's hints offer, from [{id, status}]. */
+/* "1 (final), 2 (draft)": what the dialog's hints offer. */
 static char *
-choices_text(const cJSON *items, const char *empty)
+choices_text(const struct report_choice_list *l, const char *empty)
 {
-	const cJSON *o;
 	struct buf b;
 
 	buf_init(&b);
 	buf_adds(&b, empty);
-	cJSON_ArrayForEach(o, items) {
-		if (b.len >= 200)
-			break;
-		buf_printf(&b, "%s%lld (%s)", b.len > strlen(empty) ? ", " : "; ",
-		    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "status"));
-	}
+	for (size_t i = 0; i < l->n && b.len < 200; i++)
+		buf_printf(&b, "%s%lld (%s)", b.len > strlen(empty) ? ", " : "; ", (long long)l->items[i].id,
+		    l->items[i].status);
 	return buf_steal(&b);
-}
-
-/* The vendor's probe runs, by id, as [{id, status, ...}]. */
-static cJSON *
-run_choices(struct db *db, int64_t vendor_id)
-{
-	struct aerr e = { 0 };
-	cJSON *arr;
-
-	if (probe_runs_json(db, &(struct run_query){ .vendor_id = vendor_id }, &arr, &e) != 0)
-		arr = cJSON_CreateArray();
-	return arr;
-}
-
-/* The vendor's assessments, by id, as [{id, status}]. */
-static cJSON *
-assessment_choices(struct db *db, int64_t vendor_id)
-{
-	struct aerr e = { 0 };
-	cJSON *arr = cJSON_CreateArray();
-	int64_t *ids = NULL;
-	size_t n = 0;
-
-	if (assessment_ids(db, vendor_id, &ids, &n, &e) == 0)
-		for (size_t i = 0; i < n && i < 32; i++) {
-			struct assessment *a;
-			cJSON *o;
-
-			if (assessment_load(db, ids[i], &a, &e) != 0)
-				break;
-			o = cJSON_CreateObject();
-			cJSON_AddNumberToObject(o, "id", (double)a->id);
-			cJSON_AddStringToObject(o, "status", a->status);
-			cJSON_AddItemToArray(arr, o);
-			assessment_free(a);
-		}
-	free(ids);
-	return arr;
 }
 
 int
@@ -409,19 +367,13 @@ tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct a
 	size_t i;
 	int rc;
 
-	struct aerr e = { 0 };
-	cJSON *items;
+	struct report_choices ch;
 
-	items = assessment_choices(t->av->db, vendor_id);
-	ha = choices_text(items, "empty: every assessment");
-	cJSON_Delete(items);
-	items = run_choices(t->av->db, vendor_id);
-	hr = choices_text(items, "empty: every run; ids as 1,3 or since:2026-11-01");
-	cJSON_Delete(items);
-	if (incident_list_json(t->av->db, vendor_id, 0, now_ms(), &items, &e) != 0)
-		items = NULL;
-	hi = choices_text(items, "empty: none in detail");
-	cJSON_Delete(items);
+	report_choices_load(t->av->db, vendor_id, now_ms(), &ch);
+	ha = choices_text(&ch.assessments, "empty: every assessment");
+	hr = choices_text(&ch.runs, "empty: every run; ids as 1,3 or since:2026-11-01");
+	hi = choices_text(&ch.incidents, "empty: none in detail");
+	report_choices_free(&ch);
 	f[F_ASSESSMENT].hint = ha;
 	f[F_RUNS].hint = hr;
 	f[F_INCIDENT].hint = hi;

@@ -158,6 +158,16 @@ is "$(db_snapshot)" "$snap" "no assessment was started"
 run assess import --start acme "$T/two-filled.csv"
 is "$rc:$errout" "2:aivet: --start needs a workbook (.xlsx) made by 'aivet questionnaire export' or 'aivet assess export': it names its questionnaire
 usage: aivet assess import [ASSESSMENT] FILE [--start VENDOR]" "--start takes workbooks only"
+run assess import "$T/two-filled.csv"
+is "$rc:$errout" "2:aivet: assess import needs an ASSESSMENT (or --start VENDOR for a new one)
+usage: aivet assess import [ASSESSMENT] FILE [--start VENDOR]" "import: one word is the FILE, and an ASSESSMENT is needed"
+run assess import 1 "$T/tpl-filled.xlsx" --start acme
+is "$rc:$errout" "2:aivet: assess import --start takes no ASSESSMENT: it starts one
+usage: aivet assess import [ASSESSMENT] FILE [--start VENDOR]" "import --start with an ASSESSMENT too is refused"
+run assess import 99 "$T/two-filled.csv"
+is "$rc:$errout" "2:aivet: unknown assessment 99 (see 'aivet assess list')" "import: the ASSESSMENT is resolved by the framework"
+run assess import 1 2 "$T/two-filled.csv"
+is "$rc:$(echo "$errout" | head -1)" "2:aivet: assess import takes [ASSESSMENT] FILE" "import: three words are too many"
 
 # ---- LibreOffice saves it again ----
 if command -v soffice >/dev/null 2>&1; then

@@ -39,7 +39,7 @@ refused "questionnaire scoring-test@1 has no question 'nope' (see 'aivet questio
 	assess answer 1 nope yes
 refused "unknown assessment 99 (see 'aivet assess list')" assess answer 99 gate yes
 refused "'x1' is not an assessment id (see 'aivet assess list')" assess show x1
-refused "assess answer needs an ASSESSMENT, a QUESTION and a VALUE
+refused "assess answer takes ASSESSMENT QUESTION [VALUE]
 usage: aivet assess answer ASSESSMENT QUESTION [VALUE] [--note TEXT] [--evidence FILE]... [--effective DATE] [--clear]" \
 	assess answer 1
 # A note alone may go on an unanswered question (tests/tui/tui-search.sh); evidence needs an answer.

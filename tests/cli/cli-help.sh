@@ -131,6 +131,17 @@ fi
 is "$("$AIVET" complete vendor Ac)" "Acme AI" "aivet complete vendor PREFIX: the vendors it starts"
 is "$("$AIVET" complete endpoint "Acme AI/")" "Acme AI/prod" "aivet complete endpoint: VENDOR/NAME"
 is "$("$AIVET" complete questionnaire llm-i)" "llm-inference-isolation" "aivet complete questionnaire"
+# Its positionals are declared: the framework counts them and checks the kind word.
+run complete vendors Ac
+is "$rc:$errout" "2:aivet: 'vendors' is not one of vendor, endpoint or questionnaire
+usage: aivet complete vendor|endpoint|questionnaire [PREFIX]" "aivet complete: an unknown kind is named with the choices"
+run complete
+is "$rc:$errout" "2:aivet: complete takes vendor|endpoint|questionnaire [PREFIX]
+usage: aivet complete vendor|endpoint|questionnaire [PREFIX]" "aivet complete: a kind is needed"
+run complete vendor Ac extra
+is "$rc:$(echo "$errout" | head -1)" "2:aivet: complete takes vendor|endpoint|questionnaire [PREFIX]" \
+	"aivet complete: one PREFIX at most"
+is "$("$AIVET" complete vendor | tr '\n' ',')" "Acme AI,acme," "aivet complete vendor: every vendor without a PREFIX"
 is "$(complete_words vendor show Acme)" 'Acme\ AI' "bash: a vendor's name from the database, quoted"
 is "$(complete_words probe run Acme)" 'Acme\ AI/prod' "bash: an endpoint as VENDOR/NAME"
 is "$(complete_words assess start acme llm-inf)" "llm-inference-isolation" "bash: a questionnaire id"

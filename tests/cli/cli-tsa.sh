@@ -183,6 +183,10 @@ run report acme --out "$T/configured"
 ok "$(test -s "$T/configured/SHA256SUMS.tsr"; echo $?)" "report asks the configured TSA"
 run report acme --out "$T/none" --tsa none
 ok "$(test ! -e "$T/none/SHA256SUMS.tsr"; echo $?)" "--tsa none asks none"
+run tsa url "$URL/a" "$URL/b"
+is "$rc:$(echo "$errout" | head -1)" "2:aivet: tsa url takes at most one URL" "tsa url: one URL at most"
+run tsa url "$URL/a" --unset
+is "$rc:$(echo "$errout" | head -1)" "2:aivet: give a URL or --unset, not both" "tsa url: a URL or --unset"
 run tsa url "ftp://example/"
 is "$rc:$errout" "2:aivet: URL ftp://example/: want an http:// or https:// URL" "a URL that is not http(s) is refused"
 run report acme --out "$T/cred" --tsa "http://user:secret@127.0.0.1:1/"

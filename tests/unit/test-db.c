@@ -4,7 +4,8 @@
  * (left byte-for-byte untouched), file modes, and the audit chain,
  * including rows tampered with behind aivet's back; and SQL's severity_rank()
  * agrees with the C registry's order (on a PostgreSQL server too when run as
- * "test-db severity URL", which tests/pg/pg-severity.sh does).
+ * "test-db severity URL", which tests/pg/pg-severity.sh does); a piece of
+ * evidence read back as its typed record and written by its one JSON writer.
  */
 #include "config.h"
 
@@ -241,6 +242,50 @@ test_transactions(void)
 	free(p);
 }
 
+/* An attached file read back as struct evidence_item: its fields, its JSON as
+ * "evidence show --json" has always printed it, and a free that is safe twice. */
+static void
+test_evidence_record(void)
+{
+	char *p = path("ev.db"), *f = path("note 1.txt"), *text;
+	struct evidence_item e;
+	struct aerr err = { 0 };
+	struct db *db;
+	int64_t id = 0;
+	cJSON *j;
+
+	write_file_atomic(f, "hello", 5, 0644, &err);
+	db_open(p, &db, &err);
+	db_begin(db, &err);
+	ok(evidence_add_file(db, "tester", f, "2026-01-02", &id, &err) == 0, "evidence_add_file: %s", err.msg);
+	db_commit(db, &err);
+	ok(evidence_get(db, id, 0, &e, &err) == 0, "evidence_get: %s", err.msg);
+	is_str(e.kind, "file", "kind");
+	is_str(e.original_name, "note 1.txt", "original_name");
+	is_str(e.media_type, "text/plain", "media_type");
+	is_int(e.size, 5, "size");
+	is_str(e.file, "file-1-note_1.txt", "file: its name in a bundle's evidence/");
+	ok(e.exchange == NULL && e.nfindings == 0, "a file has no exchange and no findings");
+	j = evidence_item_to_json(&e);
+	cJSON_DeleteItemFromObject(j, "added_at");
+	text = cJSON_PrintUnformatted(j);
+	is_str(text, "{\"id\":1,\"kind\":\"file\",\"sha256\":\"2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824\","
+	    "\"original_name\":\"note 1.txt\",\"media_type\":\"text/plain\",\"size\":5,"
+	    "\"effective_date\":\"2026-01-02\",\"added_by\":\"tester\",\"file\":\"file-1-note_1.txt\"}",
+	    "evidence_item_to_json: the keys, their order and types");
+	free(text);
+	cJSON_Delete(j);
+	evidence_item_free(&e);
+	ok(e.kind == NULL && e.file == NULL, "evidence_item_free zeroes the record");
+	evidence_item_free(&e);
+	is_int(evidence_get(db, 99, 0, &e, &err), AV_USAGE, "no such evidence is a usage error");
+	is_str(err.msg, "no evidence with id 99", "and names the id");
+	evidence_item_free(&e);
+	db_close(db);
+	free(f);
+	free(p);
+}
+
 /* SQL sorts and compares severities as C does: severity_rank() gives each
  * registry name its place, -1 for any other, and an ORDER BY on it lists the
  * registry's order. Fails when the two disagree. */
@@ -298,6 +343,7 @@ main(int argc, char **argv)
 	test_migrations();
 	test_audit_chain();
 	test_transactions();
+	test_evidence_record();
 	{
 		char *p = path("severity.db");
 

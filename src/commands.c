@@ -432,11 +432,17 @@ count_error(const struct aivet *av, int min, int max, int n, struct aerr *err)
 	char what[64];
 	size_t k = 0;
 
-	/* The usage line's targets without the brackets that mark one optional. */
-	for (const char *t = av->cmd->targets ? av->cmd->targets : "?"; *t && k + 1 < sizeof what; t++)
+	/* The usage line's targets without the brackets that mark one optional; of
+	 * "RUN [RUN...]" (max -1: no most) the first. */
+	for (const char *t = av->cmd->targets ? av->cmd->targets : "?"; *t && k + 1 < sizeof what; t++) {
+		if (max < 0 && *t == ' ')
+			break;
 		if (*t != '[' && *t != ']')
 			what[k++] = *t;
+	}
 	what[k] = '\0';
+	if (max < 0)
+		return usage_error(av, err, "%s needs at least %s %s", av->cmd_path, count[min], what);
 	if (min == max)
 		return usage_error(av, err, "%s needs exactly %s %s", av->cmd_path, count[max], what);
 	if (n > max)
@@ -451,24 +457,30 @@ static int
 declared_targets(struct opt_parser *p, struct aerr *err)
 {
 	const struct cmd_arg *a = p->av->cmd->args;
-	int n = p->argc - p->ind, min = 0, max = 0;
+	int n = p->argc - p->ind, min = 0, max = 0, many;
 	struct db *db = NULL;
 
 	for (; a[max].kind != TARGET_END; max++)
-		min += !a[max].optional;
+		min += a[max].optional != 1;
 	if (max > CMD_ARGS_MAX)
 		die("%s: more than %d positionals declared", p->av->cmd_path, CMD_ARGS_MAX);
-	if (n < min || (n > max && max > 0))
-		return count_error(p->av, min, max, n, err);
-	if (n > max)
+	many = max > 0 && a[max - 1].optional == ARG_MANY;
+	if (n < min || (n > max && max > 0 && !many))
+		return count_error(p->av, min, many ? -1 : max, n, err);
+	if (n > max && !many)
 		return usage_error(p->av, err, "unexpected argument '%s'", p->argv[p->ind + max]);
 	for (int i = 0; i < n; i++) {
-		if (a[i].kind == TARGET_WORD)
+		const struct cmd_arg *ai = &a[i < max ? i : max - 1];
+		int64_t id;
+
+		if (ai->kind == TARGET_WORD)
 			continue;
 		if (db == NULL && (db = av_db(p->av, err)) == NULL)
 			return err->code;
-		if (target_resolve(db, a[i].kind, p->argv[p->ind + i], &p->target[i], err) != 0)
+		if (target_resolve(db, ai->kind, p->argv[p->ind + i], &id, err) != 0)
 			return err->code;
+		if (i < CMD_ARGS_MAX)
+			p->target[i] = id;
 	}
 	return 0;
 }

@@ -145,7 +145,7 @@ dashboard_load(struct db *db, int64_t now, int rows, struct dashboard *d, struct
 	cJSON_Delete(due);
 	if (load_incidents(db, now, rows, d, err) != 0)
 		return err->code;
-	if (probe_runs_json(db, &(struct run_query){ .newest_first = 1, .limit = rows }, &d->runs, err) != 0)
+	if (probe_run_list_load(db, &(struct run_query){ .newest_first = 1, .limit = rows }, &d->runs, err) != 0)
 		return err->code;
 	return 0;
 }
@@ -157,6 +157,6 @@ dashboard_free(struct dashboard *d)
 	free(d->reviews);
 	cJSON_Delete(d->clocks);
 	cJSON_Delete(d->incidents);
-	cJSON_Delete(d->runs);
+	probe_run_list_free(&d->runs);
 	memset(d, 0, sizeof *d);
 }

@@ -2,16 +2,20 @@
  * run-query.c: reading probe runs for lists — "probe runs", an endpoint's
  * runs in the TUI, the dashboard's recent runs and the export dialog's
  * choices all read them here, so each shows a run the same way: its
- * endpoint, status, start, number of findings and the worst of them.
+ * endpoint, status, start, number of findings and the worst of them. They
+ * come as struct probe_run rows (run-query.h); "probe runs --json" is made
+ * from them by probe_run_row_to_json.
  */
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "run-query.h"
 
 int
-probe_runs_json(struct db *db, const struct run_query *q, cJSON **out, struct aerr *err)
+probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_list *out,
+    struct aerr *err)
 {
 	char *sql = xasprintf("SELECT r.id, v.name || '/' || e.name, r.status, r.started_at, "
 	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
@@ -27,25 +31,68 @@ probe_runs_json(struct db *db, const struct run_query *q, cJSON **out, struct ae
 	    (int64_t)q->limit) :
 	    db_prepare(db, err, sql, "iiii", q->vendor_id, q->vendor_id, q->endpoint_id, q->endpoint_id);
 
+	size_t cap = 0;
+
 	free(sql);
-	*out = NULL;
+	memset(out, 0, sizeof *out);
 	if (st == NULL)
 		return err->code;
-	*out = cJSON_CreateArray();
 	while (db_step(st) == DB_ROW) {
-		cJSON *o = cJSON_CreateObject();
+		struct probe_run *r;
 
-		cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
-		cJSON_AddStringToObject(o, "endpoint", col_text(st, 1));
-		cJSON_AddStringToObject(o, "status", col_text(st, 2));
-		cJSON_AddStringToObject(o, "started_at", col_text(st, 3));
-		cJSON_AddNumberToObject(o, "findings", (double)db_col_int64(st, 4));
-		json_add_str(o, "worst", db_col_type(st, 5) == DB_NULL ? NULL : col_text(st, 5));
+		if (out->n == cap)
+			out->items = xrealloc(out->items, (cap = cap ? cap * 2 : 16) * sizeof *out->items);
+		r = &out->items[out->n++];
+		memset(r, 0, sizeof *r);
+		r->id = db_col_int64(st, 0);
+		r->endpoint = xstrdup(col_text(st, 1));
+		r->status = xstrdup(col_text(st, 2));
+		r->started_at = xstrdup(col_text(st, 3));
+		r->findings = db_col_int64(st, 4);
+		r->worst = db_col_type(st, 5) == DB_NULL ? NULL : xstrdup(col_text(st, 5));
 		if (q->verdicts)
-			cJSON_AddStringToObject(o, "verdicts", col_text(st, 6));
-		cJSON_AddItemToArray(*out, o);
+			r->verdicts = xstrdup(col_text(st, 6));
 	}
 	db_finalize(st);
+	return 0;
+}
+
+cJSON *
+probe_run_row_to_json(const struct probe_run *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "id", (double)r->id);
+	cJSON_AddStringToObject(o, "endpoint", r->endpoint);
+	cJSON_AddStringToObject(o, "status", r->status);
+	cJSON_AddStringToObject(o, "started_at", r->started_at);
+	cJSON_AddNumberToObject(o, "findings", (double)r->findings);
+	json_add_str(o, "worst", r->worst);
+	if (r->verdicts != NULL)
+		cJSON_AddStringToObject(o, "verdicts", r->verdicts);
+	return o;
+}
+
+cJSON *
+probe_run_list_to_json(const struct probe_run_list *l)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, probe_run_row_to_json(&l->items[i]));
+	return a;
+}
+
+int
+probe_runs_json(struct db *db, const struct run_query *q, cJSON **out, struct aerr *err)
+{
+	struct probe_run_list l;
+
+	*out = NULL;
+	if (probe_run_list_load(db, q, &l, err) != 0)
+		return err->code;
+	*out = probe_run_list_to_json(&l);
+	probe_run_list_free(&l);
 	return 0;
 }
 

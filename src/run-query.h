@@ -1,11 +1,107 @@
 /*
- * run-query.h: reading probe runs for lists (run-query.c), for the commands
- * and the screens that show runs, without the probe engine's declarations.
+ * run-query.h: probe runs as typed records — one run with its results and
+ * their findings (probe_run_get, probe-read.c), and the runs a list shows
+ * (probe_run_list_load, run-query.c) — for the commands and the screens that
+ * show runs, without the probe engine's declarations. JSON is made from the
+ * records by one writer each (probe_run_to_json: "probe show --json";
+ * probe_run_list_to_json: "probe runs --json"); front ends read the fields.
  */
 #ifndef AIVET_RUN_QUERY_H
 #define AIVET_RUN_QUERY_H
 
 #include "aivet.h"
+
+/* A finding of a probe result, as "probe show --json" writes it. */
+struct finding {
+	int64_t id;
+	char *code, *severity, *message;
+	int64_t *evidence;            /* the evidence ids behind it, ascending */
+	size_t nevidence;
+};
+
+/* What the sweep's details say of the context, which the run's text and screen
+ * show; present only on the sweep's result with details. The numbers are as
+ * recorded (has_ when the boundary was found); strings NULL when absent. */
+struct sweep_bounds {
+	int present;
+	int64_t advertised;
+	int has_integrity_boundary, has_refusal_boundary;
+	int64_t integrity_boundary, refusal_boundary;
+	char *change, *depth;
+};
+
+/* One probe's result in a run. */
+struct probe_result {
+	char *name, *verdict;
+	char *reason;                 /* NULL: none recorded (null) */
+	int64_t requests;
+	cJSON *details;               /* the probe's own document as recorded; NULL: null */
+	struct sweep_bounds sweep;    /* from details, for the sweep */
+	struct finding *findings;
+	size_t nfindings;
+};
+
+/* How the run measured token counts (its calibration document, read for text). */
+struct run_calibration {
+	int present;                  /* the run has a calibration object */
+	char *method;                 /* NULL: not recorded */
+	int has_bounds;               /* bounded: no usable count */
+	double bounds[2];
+	double tokens_per_unit;       /* NAN when not recorded */
+};
+
+/* What the vendor's usage says it billed, and its USD at the plan's prices. */
+struct run_billed {
+	double tokens_in, tokens_out;
+	int has_cost_usd;             /* 0: no prices (null) */
+	double cost_usd;
+};
+
+/*
+ * A probe run. probe_run_get fills all but the list members; a row of
+ * probe_run_list_load has id, endpoint, status, started_at, findings, worst
+ * and verdicts only.
+ */
+struct probe_run {
+	int64_t id;
+	char *endpoint;               /* "VENDOR/NAME" */
+	int64_t endpoint_id;
+	char *endpoint_url;
+	int64_t advertised_context;
+	char *status;                 /* running, completed, interrupted, failed, ... */
+	char *depth;                  /* the plan's depth (verify, diagnose); NULL: not recorded */
+	char *started_at, *finished_at;   /* finished_at NULL while running (null) */
+	char *actor;
+	int64_t tokens_in, tokens_out;
+	cJSON *calibration;           /* the calibration document as recorded; NULL: null */
+	struct run_calibration calib; /* what the text shows of it */
+	cJSON *plan;                  /* the plan as recorded (probe_plan_text words it) */
+	int has_billed;
+	struct run_billed billed;
+	struct probe_result *probes;
+	size_t nprobes;
+	/* List rows: how many findings, the worst severity (NULL: none), and with
+	 * run_query.verdicts "probe:verdict ..." (NULL when not asked). */
+	int64_t findings;
+	char *worst, *verdicts;
+};
+
+struct probe_run_list {
+	struct probe_run *items;
+	size_t n;
+};
+
+/* A run with its results and findings (probe-read.c); the one wording for an unknown run. */
+int probe_run_get(struct db *db, int64_t run_id, struct probe_run *out, struct aerr *err);
+void probe_run_free(struct probe_run *r);
+/* The run as "probe show --json" prints it, and the finding and result as their parts. */
+cJSON *probe_run_to_json(const struct probe_run *r);
+cJSON *probe_result_to_json(const struct probe_result *p);
+cJSON *finding_to_json(const struct finding *f);
+/* The worst finding of a result (by severity, the first of equals), or NULL. */
+const struct finding *probe_result_worst(const struct probe_result *p);
+/* The finding with this id in the run, or NULL. */
+const struct finding *probe_run_finding(const struct probe_run *r, int64_t id);
 
 /* Which runs probe_runs_json lists: 0 for an id means any. */
 struct run_query {
@@ -14,8 +110,16 @@ struct run_query {
 	int limit;                    /* at most this many; 0: all */
 	int verdicts;                 /* add "verdicts": "probe:verdict ..." */
 };
-/* The runs as "probe runs --json" prints them: [{id, endpoint ("VENDOR/NAME"),
- * status, started_at, findings, worst (a severity, or null)}]. */
+/* The runs a query lists, as rows (struct probe_run's list members). */
+int probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_list *out,
+    struct aerr *err);
+void probe_run_list_free(struct probe_run_list *l);
+/* A list row as "probe runs --json" prints it: {id, endpoint ("VENDOR/NAME"),
+ * status, started_at, findings, worst (a severity, or null)[, verdicts]}; the
+ * list is an array of them. */
+cJSON *probe_run_row_to_json(const struct probe_run *r);
+cJSON *probe_run_list_to_json(const struct probe_run_list *l);
+/* The list as JSON in one call (probe_run_list_load, then the writer). */
 int probe_runs_json(struct db *db, const struct run_query *q, cJSON **out, struct aerr *err);
 /* How many findings a run has. */
 int probe_run_findings(struct db *db, int64_t run_id, int64_t *n, struct aerr *err);

@@ -51,6 +51,30 @@ read_calibration(struct probe_run *r)
 	r->calib.tokens_per_unit = cJSON_GetNumberValue(cJSON_GetObjectItem(cal, "tokens_per_unit"));
 }
 
+static char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* The canary's leaks from its details. */
+static void
+read_leaks(struct probe_result *p)
+{
+	const cJSON *leaks = cJSON_GetObjectItem(p->details, "leaks"), *l;
+
+	if (strcmp(p->name, "canary") != 0 || !cJSON_IsArray(leaks))
+		return;
+	p->leaks = xcalloc((size_t)cJSON_GetArraySize(leaks) + 1, sizeof *p->leaks);
+	cJSON_ArrayForEach(l, leaks) {
+		struct canary_leak *k = &p->leaks[p->nleaks++];
+
+		k->owner_tenant = dup_or_null(cJSON_GetStringValue(cJSON_GetObjectItem(l, "owner_tenant")));
+		k->found_by = dup_or_null(cJSON_GetStringValue(cJSON_GetObjectItem(l, "found_by")));
+		k->other_tenant = cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant"));
+	}
+}
+
 /* The sweep's boundaries from its details. */
 static void
 read_sweep(struct probe_result *p)
@@ -74,10 +98,67 @@ read_sweep(struct probe_result *p)
 	p->sweep.depth = s ? xstrdup(s) : NULL;
 }
 
-static char *
-dup_or_null(const char *s)
+
+/* A number member as an integer, 0 when missing (as the plan's text always had it). */
+static int64_t
+plan_int(const cJSON *o, const char *k)
 {
-	return s ? xstrdup(s) : NULL;
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+}
+
+/* An optional number member: *has set when it is one. */
+static double
+plan_num(const cJSON *o, const char *k, int *has)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	*has = cJSON_IsNumber(v);
+	return *has ? v->valuedouble : 0;
+}
+
+void
+run_plan_read(const cJSON *plan, struct run_plan *out)
+{
+	const cJSON *p, *probes = cJSON_GetObjectItem(plan, "probes");
+	const char *s;
+
+	memset(out, 0, sizeof *out);
+	out->probes = xcalloc((size_t)cJSON_GetArraySize(probes) + 1, sizeof *out->probes);
+	cJSON_ArrayForEach(p, probes) {
+		struct plan_probe *pp = &out->probes[out->nprobes++];
+
+		s = json_get_str(p, "name");
+		pp->name = xstrdup(s ? s : "");
+		pp->requests = plan_int(p, "requests");
+		pp->tokens_in = plan_int(p, "tokens_in");
+		pp->tokens_out = plan_int(p, "tokens_out");
+	}
+	out->requests = plan_int(plan, "requests");
+	out->tokens_in = plan_int(plan, "tokens_in");
+	out->tokens_out = plan_int(plan, "tokens_out");
+	out->cost_usd = plan_num(plan, "cost_usd", &out->has_cost_usd);
+	out->cost_usd_expected = plan_num(plan, "cost_usd_expected", &out->has_cost_usd_expected);
+	out->tokens_in_expected = (int64_t)plan_num(plan, "tokens_in_expected", &out->has_tokens_in_expected);
+	out->max_prompt_tokens = (int64_t)plan_num(plan, "max_prompt_tokens", &out->has_max_prompt_tokens);
+	out->largest_prompt_tokens = (int64_t)plan_num(plan, "largest_prompt_tokens",
+	    &out->has_largest_prompt_tokens);
+	s = json_get_str(plan, "depth");
+	out->depth = s ? xstrdup(s) : NULL;
+	s = json_get_str(plan, "cache_sharing_levels");
+	out->cache_sharing_levels = s ? xstrdup(s) : NULL;
+}
+
+void
+run_plan_free(struct run_plan *p)
+{
+	for (size_t i = 0; i < p->nprobes; i++)
+		free(p->probes[i].name);
+	free(p->probes);
+	free(p->depth);
+	free(p->cache_sharing_levels);
+	memset(p, 0, sizeof *p);
 }
 
 int
@@ -150,6 +231,7 @@ read_results(struct db *db, struct probe_run *r, struct aerr *err)
 		p->requests = db_col_int64(st, 3);
 		p->details = db_col_type(st, 4) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 4));
 		read_sweep(p);
+		read_leaks(p);
 		if (read_findings(db, r->id, p, err) != 0) {
 			db_finalize(st);
 			return err->code;
@@ -219,6 +301,11 @@ probe_run_free(struct probe_run *r)
 		cJSON_Delete(p->details);
 		free(p->sweep.change);
 		free(p->sweep.depth);
+		for (size_t k = 0; k < p->nleaks; k++) {
+			free(p->leaks[k].owner_tenant);
+			free(p->leaks[k].found_by);
+		}
+		free(p->leaks);
 	}
 	free(r->probes);
 	free(r->endpoint);

@@ -45,48 +45,41 @@ thousands(int64_t v, char out[32])
 /* The plan in words, one line each: what "probe run --dry-run" prints and the TUI's
  * runs screen shows, so the two cannot say different figures. */
 void
-probe_plan_text(struct buf *b, const cJSON *plan)
+probe_plan_text(struct buf *b, const cJSON *plan_doc)
 {
-	const cJSON *p, *cost = cJSON_GetObjectItem(plan, "cost_usd");
+	struct run_plan plan;
 	char x[32], y[32], z[32];
 
+	run_plan_read(plan_doc, &plan);
 	buf_adds(b, "plan (at most):\n");
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(plan, "probes"))
-		buf_printf(b, "  %-12s %5s requests  %15s tokens in  %9s out\n",
-		    cJSON_GetObjectItem(p, "name")->valuestring,
-		    thousands((int64_t)cJSON_GetObjectItem(p, "requests")->valuedouble, x),
-		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_in")->valuedouble, y),
-		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_out")->valuedouble, z));
+	for (size_t i = 0; i < plan.nprobes; i++)
+		buf_printf(b, "  %-12s %5s requests  %15s tokens in  %9s out\n", plan.probes[i].name,
+		    thousands(plan.probes[i].requests, x), thousands(plan.probes[i].tokens_in, y),
+		    thousands(plan.probes[i].tokens_out, z));
 	buf_printf(b, "  %-12s %5s requests  %15s tokens in  %9s out", "total",
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, x),
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, y),
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_out")->valuedouble, z));
-	if (cJSON_IsNumber(cost))
-		buf_printf(b, "  (about USD %.2f)", cost->valuedouble);
+	    thousands(plan.requests, x), thousands(plan.tokens_in, y), thousands(plan.tokens_out, z));
+	if (plan.has_cost_usd)
+		buf_printf(b, "  (about USD %.2f)", plan.cost_usd);
 	buf_adds(b, "\n");
 	/* What a vendor that behaves as advertised bills: it refuses (and does not bill)
 	 * the prompts over its context. */
-	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "tokens_in_expected"))) {
-		const cJSON *ce = cJSON_GetObjectItem(plan, "cost_usd_expected");
-
+	if (plan.has_tokens_in_expected) {
 		buf_printf(b, "  %-12s %5s           %15s tokens in", "expected", "",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in_expected")->valuedouble, y));
-		if (cJSON_IsNumber(ce))
-			buf_printf(b, "  (about USD %.2f)", ce->valuedouble);
+		    thousands(plan.tokens_in_expected, y));
+		if (plan.has_cost_usd_expected)
+			buf_printf(b, "  (about USD %.2f)", plan.cost_usd_expected);
 		buf_printf(b, " against a vendor as advertised (oversize prompts refused, not billed); "
-		    "depth %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) ?
-		    cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) : "verify");
+		    "depth %s\n", plan.depth ? plan.depth : "verify");
 	}
-	if (cJSON_IsString(cJSON_GetObjectItem(plan, "cache_sharing_levels")))
-		buf_printf(b, "  prompt-cache sharing these credentials can tell: %s\n",
-		    cJSON_GetObjectItem(plan, "cache_sharing_levels")->valuestring);
-	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "max_prompt_tokens")))
+	if (plan.cache_sharing_levels != NULL)
+		buf_printf(b, "  prompt-cache sharing these credentials can tell: %s\n", plan.cache_sharing_levels);
+	if (plan.has_max_prompt_tokens)
 		buf_printf(b, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, x));
-	else if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "largest_prompt_tokens")))
+		    thousands(plan.max_prompt_tokens, x));
+	else if (plan.has_largest_prompt_tokens)
 		buf_printf(b, "  largest prompt about %s tokens; under a lower tokens-per-minute limit, cap "
-		    "prompts with --max-prompt-tokens N\n",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "largest_prompt_tokens")->valuedouble, x));
+		    "prompts with --max-prompt-tokens N\n", thousands(plan.largest_prompt_tokens, x));
+	run_plan_free(&plan);
 }
 
 void

@@ -30,6 +30,13 @@ struct sweep_bounds {
 	char *change, *depth;
 };
 
+/* A canary that reached a tenant, from the canary's details ("leaks"):
+ * whose it was, who received it, and whether that was another tenant. */
+struct canary_leak {
+	char *owner_tenant, *found_by;   /* NULL: not recorded */
+	int other_tenant;
+};
+
 /* One probe's result in a run. */
 struct probe_result {
 	char *name, *verdict;
@@ -37,6 +44,8 @@ struct probe_result {
 	int64_t requests;
 	cJSON *details;               /* the probe's own document as recorded; NULL: null */
 	struct sweep_bounds sweep;    /* from details, for the sweep */
+	struct canary_leak *leaks;    /* from details, for the canary */
+	size_t nleaks;
 	struct finding *findings;
 	size_t nfindings;
 };
@@ -90,6 +99,31 @@ struct probe_run_list {
 	struct probe_run *items;
 	size_t n;
 };
+
+/* A probe's line of a plan. */
+struct plan_probe {
+	char *name;
+	int64_t requests, tokens_in, tokens_out;
+};
+
+/* What a plan (probe_plan_endpoint's document, also a run's "plan") says, as
+ * its text and the screens show it; has_x for a member the plan may leave out. */
+struct run_plan {
+	char *depth;                  /* NULL: not recorded (verify) */
+	struct plan_probe *probes;
+	size_t nprobes;
+	int64_t requests, tokens_in, tokens_out;
+	int has_cost_usd, has_tokens_in_expected, has_cost_usd_expected;
+	double cost_usd, cost_usd_expected;
+	int64_t tokens_in_expected;
+	char *cache_sharing_levels;   /* NULL: not said */
+	int has_max_prompt_tokens, has_largest_prompt_tokens;
+	int64_t max_prompt_tokens, largest_prompt_tokens;
+};
+
+/* Reads a plan document into *out (probe-read.c); run_plan_free releases it. */
+void run_plan_read(const cJSON *plan, struct run_plan *out);
+void run_plan_free(struct run_plan *p);
 
 /* A run with its results and findings (probe-read.c); the one wording for an unknown run. */
 int probe_run_get(struct db *db, int64_t run_id, struct probe_run *out, struct aerr *err);

@@ -292,22 +292,22 @@ start_run(struct runs_state *s, struct tui *t, struct aerr *err)
 	if (probe_plan_endpoint(t->av, s->endpoint_id, &s->next, &plan, err) != 0)
 		return err->code;
 	{
-		const cJSON *cost = cJSON_GetObjectItem(plan, "cost_usd");
-		const cJSON *expected = cJSON_GetObjectItem(plan, "cost_usd_expected");
+		struct run_plan rp;
 		const char *depth = probe_depth_name(s->next.depth);
 
+		run_plan_read(plan, &rp);
 		/* With prices the cost is the question, in the figures of the plan shown above. */
-		thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a);
-		if (cJSON_IsNumber(cost) && cJSON_IsNumber(expected))
+		thousands(rp.requests, a);
+		if (rp.has_cost_usd && rp.has_cost_usd_expected)
 			ok = tui_confirm(t, "Send up to %s requests to %s at depth %s? USD %.2f expected, "
-			    "%.2f at most", a, s->ref, depth, expected->valuedouble, cost->valuedouble);
-		else if (cJSON_IsNumber(cost))
+			    "%.2f at most", a, s->ref, depth, rp.cost_usd_expected, rp.cost_usd);
+		else if (rp.has_cost_usd)
 			ok = tui_confirm(t, "Send up to %s requests to %s at depth %s? At most about USD %.2f",
-			    a, s->ref, depth, cost->valuedouble);
+			    a, s->ref, depth, rp.cost_usd);
 		else
 			ok = tui_confirm(t, "Send up to %s requests and %s input tokens to %s at depth %s?", a,
-			    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b), s->ref,
-			    depth);
+			    thousands(rp.tokens_in, b), s->ref, depth);
+		run_plan_free(&rp);
 	}
 	cJSON_Delete(plan);
 	if (!ok)

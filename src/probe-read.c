@@ -241,6 +241,18 @@ read_results(struct db *db, struct probe_run *r, struct aerr *err)
 	return 0;
 }
 
+enum probe_run_state
+run_state_of(const char *status)
+{
+	static const char *const names[] = { "planned", "running", "completed", "interrupted",
+		"budget_exhausted", "error", "failed" };
+
+	for (size_t i = 0; status != NULL && i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(status, names[i]) == 0)
+			return (enum probe_run_state)i;
+	return RUN_OTHER;
+}
+
 int
 probe_run_get(struct db *db, int64_t run_id, struct probe_run *r, struct aerr *err)
 {
@@ -263,6 +275,7 @@ probe_run_get(struct db *db, int64_t run_id, struct probe_run *r, struct aerr *e
 	r->endpoint_url = xstrdup(col_text(st, 12));
 	r->advertised_context = db_col_int64(st, 11);
 	r->status = xstrdup(col_text(st, 3));
+	r->state = run_state_of(r->status);
 	r->started_at = xstrdup(col_text(st, 4));
 	r->finished_at = dup_or_null(db_col_text(st, 5));
 	r->actor = xstrdup(col_text(st, 6));

@@ -386,7 +386,7 @@ sarif_run(const struct probe_run *run)
 	cJSON *sr = cJSON_CreateObject(), *driver, *rules_arr, *inv, *notes, *results, *o, *props;
 	const char *endpoint = run->endpoint ? run->endpoint : "";
 	const char *status = run->status ? run->status : "";
-	int ok = strcmp(status, "completed") == 0;
+	int ok = run->state == RUN_COMPLETED;
 	char *s;
 
 	o = cJSON_AddObjectToObject(sr, "tool");

@@ -47,6 +47,7 @@ probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_l
 		r->id = db_col_int64(st, 0);
 		r->endpoint = xstrdup(col_text(st, 1));
 		r->status = xstrdup(col_text(st, 2));
+		r->state = run_state_of(r->status);
 		r->started_at = xstrdup(col_text(st, 3));
 		r->findings = db_col_int64(st, 4);
 		r->worst = db_col_type(st, 5) == DB_NULL ? NULL : xstrdup(col_text(st, 5));

@@ -66,6 +66,15 @@ struct run_billed {
 	double cost_usd;
 };
 
+/* Where a run stands: its status column as a value (db/009-run-failed.sql).
+ * failed: the run could not go on (evidence could not be recorded, the
+ * server never answered); RUN_OTHER: a status this version does not know. */
+enum probe_run_state {
+	RUN_PLANNED, RUN_RUNNING, RUN_COMPLETED, RUN_INTERRUPTED, RUN_BUDGET_EXHAUSTED, RUN_ERROR,
+	RUN_FAILED, RUN_OTHER
+};
+enum probe_run_state run_state_of(const char *status);
+
 /*
  * A probe run. probe_run_get fills all but the list members; a row of
  * probe_run_list_load has id, endpoint, status, started_at, findings, worst
@@ -78,6 +87,7 @@ struct probe_run {
 	char *endpoint_url;
 	int64_t advertised_context;
 	char *status;                 /* running, completed, interrupted, failed, ... */
+	enum probe_run_state state;   /* status as a value */
 	char *depth;                  /* the plan's depth (verify, diagnose); NULL: not recorded */
 	char *started_at, *finished_at;   /* finished_at NULL while running (null) */
 	char *actor;

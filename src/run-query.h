@@ -147,7 +147,7 @@ const struct finding *probe_result_worst(const struct probe_result *p);
 /* The finding with this id in the run, or NULL. */
 const struct finding *probe_run_finding(const struct probe_run *r, int64_t id);
 
-/* Which runs probe_runs_json lists: 0 for an id means any. */
+/* Which runs probe_run_list_load lists: 0 for an id means any. */
 struct run_query {
 	int64_t vendor_id, endpoint_id;
 	int newest_first;             /* by id, newest first; else oldest first */

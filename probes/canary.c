@@ -84,7 +84,7 @@ name_diagnose(const struct probe_env *env, struct probe_outcome *out)
 	int named = 0;
 
 	for (int i = 0; i < out->nf; i++) {
-		struct finding *f = &out->f[i];
+		struct raised_finding *f = &out->f[i];
 		enum finding_code c = f->info->id;
 		char *m;
 

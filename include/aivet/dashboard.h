@@ -10,6 +10,7 @@
 #include "core.h"
 #include "incident.h"
 #include "rating.h"
+#include "run-query.h"
 
 struct dash_vendor {
 	int64_t id;
@@ -37,8 +38,8 @@ struct dashboard {
 	int64_t window_ms;
 	/* Open incidents, newest first, as "incident list" gives them; at most rows. */
 	struct incident_list incidents;
-	/* The newest probe runs, newest first, as "probe runs --json" gives them; at most rows. */
-	cJSON *runs;
+	/* The newest probe runs, newest first, as "probe runs" lists them; at most rows. */
+	struct probe_run_list runs;
 };
 
 /* Reads the dashboard at now; rows bounds each list but the clocks.

@@ -16,6 +16,7 @@
 #include "core.h"
 #include "credref.h"
 #include "url.h"
+#include "run-query.h"
 #include "canary.h"
 #include "finding.h"
 #include "http.h"
@@ -74,9 +75,10 @@ int probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe
  * as advertised (prompts over the context refused, and not billed). */
 int probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     cJSON **plan, struct aerr *err);
-/* A run as JSON (the contract of "probe show --json"). */
 /* A run named by its id ("12"): *id, or the one wording for an unknown run. */
 int probe_run_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err);
+/* A run as JSON (the contract of "probe show --json"): probe_run_get, then
+ * probe_run_to_json (run-query.h). */
 int probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err);
 /* The exit status for a finished run: 1 when a finding reaches fail_on,
  * else 3 when a probe errored, else 0. */
@@ -87,10 +89,10 @@ int probe_run_exit(struct db *db, int64_t run_id, const char *fail_on, struct ae
 void probe_print_plan(FILE *f, const cJSON *plan);
 /* The same plan text appended to b (the TUI's runs screen shows it). */
 void probe_plan_text(struct buf *b, const cJSON *plan);
-void probe_print_run(FILE *f, const cJSON *run);
-/* "billed by the vendor: N tokens in, M out, USD x.xx" from a run's JSON, as
+void probe_print_run(FILE *f, const struct probe_run *run);
+/* "billed by the vendor: N tokens in, M out, USD x.xx" from a run's record, as
  * "probe show" prints it and the TUI shows it; 0 when the run has no billed figure. */
-int probe_billed_text(const cJSON *run, char *out, size_t n);
+int probe_billed_text(const struct probe_run *run, char *out, size_t n);
 /* "QUESTION [y/N]" on stderr, the answer from stdin: 1 for yes (probe-run.c). */
 int probe_confirm(const char *question);
 /* Runs with Ctrl-C handling and a progress bar on a terminal, prints the run
@@ -164,7 +166,7 @@ struct probe_env {
 	cJSON *size_follow;           /* how sizes followed the vendor's counts, for the calibration */
 };
 
-struct finding {
+struct raised_finding {   /* a finding as a probe raises it, before it is stored */
 	const struct finding_info *info; /* the registry's entry: code, severity, text */
 	char *message;                /* the distinct messages, "; " between them */
 	int nmessages, more;          /* messages kept; distinct ones beyond FINDING_MESSAGES */
@@ -176,7 +178,7 @@ struct probe_outcome {
 	char reason[512];
 	int64_t requests;
 	cJSON *details;
-	struct finding f[PROBE_MAX_FINDINGS];
+	struct raised_finding f[PROBE_MAX_FINDINGS];
 	int nf;
 	/* A probe with PROBE_MAKES_ECHO_BASELINE: what it found (1 the model repeats its
 	 * nonces, 0 it does not); -1 (the default) leaves the baseline as it was. */

@@ -1,6 +1,6 @@
 /*
- * run-format.h: probe runs in the formats CI systems read. A run is the
- * object of "probe show --json" (probe_run_json); these turn one or several
+ * run-format.h: probe runs in the formats CI systems read. A run is its
+ * record (struct probe_run, probe_run_get); these turn one or several
  * of them into SARIF 2.1.0 (rule ids are finding codes) or JUnit XML (a
  * test suite per run, a test case per probe), and compare two runs for
  * drift (probe-diff.c).
@@ -9,6 +9,7 @@
 #define AIVET_RUN_FORMAT_H
 
 #include "core.h"
+#include "run-query.h"
 
 struct probe_opts;
 
@@ -16,13 +17,15 @@ struct probe_opts;
 enum run_format { RUN_FMT_TEXT = 0, RUN_FMT_JSON = 1, RUN_FMT_JUNIT, RUN_FMT_SARIF };
 
 int run_format_parse(const char *s, int *fmt, struct aerr *err);
-/* The string member k of o, or NULL. */
-/* A SARIF log with one SARIF run per probe run in `runs` (an array). */
-cJSON *runs_sarif(const cJSON *runs);
+/* A SARIF log with one SARIF run per probe run of runs[0..n). */
+cJSON *runs_sarif(const struct probe_run *runs, size_t n);
 /* A JUnit XML document with one <testsuite> per probe run. */
-char *runs_junit(const cJSON *runs);
-/* Prints one run (an object) or several (an array) in fmt, and frees it. */
-void run_format_emit(FILE *f, cJSON *run_or_runs, int fmt);
+char *runs_junit(const struct probe_run *runs, size_t n);
+/* Prints runs[0..n) in fmt: in JSON one object when one is set (n is 1), else
+ * an array, each with compare[i] as its "compare_last" when compare and it
+ * are not NULL. */
+void run_format_emit(FILE *f, const struct probe_run *runs, size_t n, int one, cJSON *const *compare,
+    int fmt);
 
 /* The command that opens an incident from a finding, quoted for a shell, from
  * the finding's endpoint ("VENDOR/NAME"), code and id (incident_open_command()
@@ -62,10 +65,10 @@ int probe_previous_run(struct db *db, int64_t run, int64_t *prev, struct aerr *e
  * null when there is none, NULL on error. */
 cJSON *probe_compare_last(struct db *db, int64_t run_id, struct aerr *err);
 void probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp);
-/* Prints a finished run (and frees it) in fmt; with compare_last, also the
+/* Prints a finished run in fmt; with compare_last, also the
  * drift from the previous run: in the JSON as "compare_last", after the text,
  * or on stderr for JUnit and SARIF. */
-int probe_emit_run(struct db *db, int64_t run_id, cJSON *run, int fmt, int compare_last,
+int probe_emit_run(struct db *db, const struct probe_run *run, int fmt, int compare_last,
     struct aerr *err);
 
 #endif

@@ -63,14 +63,17 @@ enum target_kind {
 	                     * target[i] is its index */
 };
 #define CMD_ARGS_MAX 4
-/* A positional a command declares: its kind, and whether it may be left out.
- * Optional ones are filled from the left while the words given allow, so one
- * before a required one ("[ASSESSMENT] FILE") is left out when one word is
- * given; exec reads what each slot got in the parser's word[i]. */
+/* A positional a command declares: its kind, and whether it may be left out:
+ * 0 it must be given, 1 it may be left out, ARG_MANY (the last one only)
+ * given once or more ("RUN [RUN...]"). Optional ones are filled from the left
+ * while the words given allow, so one before a required one ("[ASSESSMENT]
+ * FILE") is left out when one word is given; exec reads what each slot got in
+ * the parser's word[i]. */
 struct cmd_arg {
 	enum target_kind kind;
 	int optional;
 };
+#define ARG_MANY 2
 
 /* A command's args[]: ARGS({ TARGET_ENDPOINT, 0 }, { TARGET_WORD, 1 }). */
 #define ARGS(...) ((const struct cmd_arg[]){ __VA_ARGS__, { TARGET_END, 0 } })
@@ -90,7 +93,8 @@ struct cmd_entry {
 	/* Its positionals, ending in TARGET_END, or NULL when exec checks them
 	 * itself. When declared, opt_next() refuses too few or too many, in one
 	 * wording for all, and resolves each target: the parser's target[i] is
-	 * the id of positional i (0 for a word or one left out). */
+	 * the id of positional i (0 for a word or one left out; an ARG_MANY
+	 * positional's are all resolved, the first CMD_ARGS_MAX kept there). */
 	const struct cmd_arg *args;
 };
 

@@ -193,35 +193,77 @@ out:
 	return err->code;
 }
 
-static void
-explain(const struct run_story *r, int64_t advertised, int64_t pool, const char *db_path)
+static const struct probe_result *
+probe_of(const struct probe_run *run, const char *name)
 {
-	int64_t ev = r->leaks ? r->leak_evidence : r->placeholder ? r->placeholder_evidence : 0;
+	for (size_t i = 0; i < run->nprobes; i++)
+		if (strcmp(run->probes[i].name, name) == 0)
+			return &run->probes[i];
+	return NULL;
+}
+
+static int
+count_code(const struct probe_run *run, enum finding_code which, int64_t *first_evidence)
+{
+	const char *code = finding_info(which)->code;
+	int n = 0;
+
+	for (size_t i = 0; i < run->nprobes; i++)
+		for (size_t k = 0; k < run->probes[i].nfindings; k++) {
+			const struct finding *f = &run->probes[i].findings[k];
+
+			if (strcmp(f->code, code) == 0 && n++ == 0 && first_evidence != NULL)
+				*first_evidence = f->nevidence > 0 ? f->evidence[0] : 0;
+		}
+	return n;
+}
+
+static void
+explain(const struct probe_run *run, int64_t advertised, int64_t pool, const char *db_path)
+{
+	const struct probe_result *sweep = probe_of(run, "sweep");
+	int64_t ev = 0;
 	char a[32], b[32], c[32], *dbw = shell_word(db_path);
 
 	printf("\nWhat was found, from outside:\n");
-	if (r->has_integrity_boundary)
+	if (sweep != NULL && sweep->sweep.has_integrity_boundary)
 		printf("  Content integrity broke at %s tokens; the advertised context is %s tokens.\n"
 		    "  (The simulated vendor's KV pool holds %s tokens: %.2f%% off.)\n",
-		    thousands((int64_t)r->integrity_boundary, a), thousands(advertised, b), thousands(pool, c),
-		    100.0 * ((double)pool - r->integrity_boundary) / (double)pool);
-	if (r->placeholder)
+		    thousands(sweep->sweep.integrity_boundary, a), thousands(advertised, b), thousands(pool, c),
+		    100.0 * ((double)pool - (double)sweep->sweep.integrity_boundary) / (double)pool);
+	if (count_code(run, F_PLACEHOLDER_SUBSTITUTION, &ev))
 		printf("  Above it, prompts were accepted with HTTP 200, reported as a handful of tokens,\n"
-		    "  and answered from content they did not contain (evidence %lld).\n",
-		    (long long)r->placeholder_evidence);
-	if (r->leaks) {
+		    "  and answered from content they did not contain (evidence %lld).\n", (long long)ev);
+	if (count_code(run, F_LEAK_CROSS_TENANT, &ev)) {
 		/* The direction as the canary probe attributed it, each way it ran. */
-		for (int i = 0; i < r->ndirs; i++)
-			printf("  Tenant %s received canaries that only tenant %s had sent.\n", r->dirs[i].finder,
-			    r->dirs[i].owner);
+		const struct probe_result *canary = probe_of(run, "canary");
+		char seen[4][64];
+		int nseen = 0;
+
+		for (size_t i = 0; canary != NULL && i < canary->nleaks; i++) {
+			const struct canary_leak *l = &canary->leaks[i];
+			char pair[64];
+			int dup = 0;
+
+			if (!l->other_tenant || l->owner_tenant == NULL || l->found_by == NULL)
+				continue;
+			snprintf(pair, sizeof pair, "%.30s>%.30s", l->owner_tenant, l->found_by);
+			for (int j = 0; j < nseen; j++)
+				dup |= strcmp(seen[j], pair) == 0;
+			if (dup || nseen == 4)
+				continue;
+			snprintf(seen[nseen++], sizeof seen[0], "%s", pair);
+			printf("  Tenant %s received canaries that only tenant %s had sent.\n", l->found_by,
+			    l->owner_tenant);
+		}
 		printf("  Each is another customer's prompt, returned in an HTTP 200 (evidence %lld).\n",
-		    (long long)r->leak_evidence);
+		    (long long)ev);
 	}
 	printf("\nWhy it matters: a 200 is not a pass. Nothing in the status codes showed this;\n"
 	    "only the content did. A vendor must fail closed at its real capacity, and tenant\n"
 	    "isolation lives in configuration the customer cannot see, so it has to be tested.\n"
-	    "Inspect it: aivet --db %s probe show %lld; aivet --db %s evidence show %lld\n",
-	    dbw, (long long)r->run, dbw, (long long)ev);
+	    "Inspect it: aivet --db %s probe show %d; aivet --db %s evidence show %lld\n",
+	    dbw, (int)run->id, dbw, (long long)ev);
 	free(dbw);
 }
 
@@ -235,7 +277,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run1 = 0, run2 = 0;
 	struct sim s = { 0 };
 	struct probe_opts po = { 0 };
-	struct run_story story = { 0 };
+	struct probe_run run = { 0 };
 	int64_t t0 = now_ms();
 
 	opt_begin(&p, av, argc, argv);
@@ -304,10 +346,10 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	sim_stop(&s);
 	if (run1 == 0)
 		goto out;
-	if (probe_run_story(av->db, run1, &story, err) != 0)
+	if (probe_run_get(av->db, run1, &run, err) != 0)
 		goto out;
-	explain(&story, context, pool, db_path);
-	run_story_free(&story);
+	explain(&run, context, pool, db_path);
+	probe_run_free(&run);
 	aerr_clear(err);
 
 	/* The fix: fail closed at the real capacity, and advertise it. */
@@ -336,7 +378,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 out:
 	rc = err->code;
 	sim_stop(&s);
-	run_story_free(&story);
+	probe_run_free(&run);
 	free(sim_bin);
 	av_close(av);
 	av->db_path = NULL;

@@ -121,17 +121,16 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (all.all || all.vendor != NULL || all.parallel || all.per_minute) {
 		if (!all.all)
 			return usage_error(av, err, "--vendor, --parallel and --rate-limit go with --all");
-		if (p.ind != argc)
+		if (p.target[0] != 0)
 			return usage_error(av, err, "probe run --all takes no VENDOR/ENDPOINT");
 		if (all.vendor != NULL && ((db = av_db(av, err)) == NULL ||
 		    target_resolve(db, TARGET_VENDOR, all.vendor, &all.vendor_id, err) != 0))
 			return err->code;
 		return probe_run_all(av, &po, &all, json, fail_on, yes, dry, err);
 	}
-	if (p.ind != argc - 1)
+	/* Declared optional for --all; without it the one endpoint is needed. */
+	if ((eid = p.target[0]) == 0)
 		return usage_error(av, err, "probe run needs exactly one VENDOR/ENDPOINT");
-	if ((db = av_db(av, err)) == NULL || target_resolve(db, TARGET_ENDPOINT, argv[p.ind], &eid, err) != 0)
-		return err->code;
 	if (probe_plan_endpoint(av, eid, &po, &plan, err) != 0)
 		return err->code;
 	if (dry) {
@@ -191,36 +190,27 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	int json = 0, c;
 	struct db *db;
-	cJSON *arr;
+	struct probe_run_list runs;
 
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0)
 		json |= c == 'j';
 	if (c < 0 || (db = av_db(av, err)) == NULL)
 		return err->code;
-	if (probe_runs_json(db, &(struct run_query){ .vendor_id = p.target[0] }, &arr, err) != 0)
+	if (probe_run_list_load(db, &(struct run_query){ .vendor_id = p.target[0] }, &runs, err) != 0)
 		return err->code;
-	if (json) {
-		json_emit(arr);
-		return 0;
-	}
-	{
-		cJSON *o;
+	if (json)
+		json_emit(probe_run_list_to_json(&runs));
+	else if (runs.n == 0)
+		printf("no probe runs\n");
+	for (size_t i = 0; !json && i < runs.n; i++) {
+		const struct probe_run *r = &runs.items[i];
 
-		if (cJSON_GetArraySize(arr) == 0)
-			printf("no probe runs\n");
-		cJSON_ArrayForEach(o, arr)
-			printf("%4d  %-24s %-17s %s  %d finding%s%s%s\n", cJSON_GetObjectItem(o, "id")->valueint,
-			    cJSON_GetObjectItem(o, "endpoint")->valuestring,
-			    cJSON_GetObjectItem(o, "status")->valuestring,
-			    cJSON_GetObjectItem(o, "started_at")->valuestring,
-			    cJSON_GetObjectItem(o, "findings")->valueint,
-			    cJSON_GetObjectItem(o, "findings")->valueint == 1 ? "" : "s",
-			    cJSON_IsString(cJSON_GetObjectItem(o, "worst")) ? ", worst " : "",
-			    cJSON_IsString(cJSON_GetObjectItem(o, "worst")) ?
-			    cJSON_GetObjectItem(o, "worst")->valuestring : "");
+		printf("%4d  %-24s %-17s %s  %d finding%s%s%s\n", (int)r->id, r->endpoint, r->status,
+		    r->started_at, (int)r->findings, r->findings == 1 ? "" : "s", r->worst ? ", worst " : "",
+		    r->worst ? r->worst : "");
 	}
-	cJSON_Delete(arr);
+	probe_run_list_free(&runs);
 	return 0;
 }
 
@@ -228,43 +218,38 @@ static int
 probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	int json = 0, c;
-	int64_t id;
+	int fmt = 0, c, rc = 0;
 	struct db *db;
-	cJSON *run, *runs;
+	struct probe_run_list runs = { 0 };
 
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'j')
-			json = 1;
+			fmt = RUN_FMT_JSON;
 		else if (c == 'f') {
-			if (run_format_parse(p.arg, &json, err) != 0)
+			if (run_format_parse(p.arg, &fmt, err) != 0)
 				return err->code;
 		}
 	}
-	if (c < 0)
+	if (c < 0 || (db = av_db(av, err)) == NULL)
 		return err->code;
-	if (p.ind == argc)
-		return usage_error(av, err, "probe show needs a RUN");
-	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	/* Several runs (a night's --all) make one document: a JSON array, one SARIF log, one JUnit file. */
-	runs = cJSON_CreateArray();
-	for (int i = p.ind; i < argc; i++) {
-		if (parse_int_opt("RUN", argv[i], 1, INT64_MAX, &id, err) != 0 ||
-		    probe_run_json(db, id, &run, err) != 0) {
-			cJSON_Delete(runs);
-			return err->code;
-		}
-		cJSON_AddItemToArray(runs, run);
+	/* Several runs (a night's --all) make one document: a JSON array, one SARIF log, one
+	 * JUnit file. The parser has checked every RUN; beyond its first CMD_ARGS_MAX the ids
+	 * are read again here. */
+	runs.items = xcalloc((size_t)(argc - p.ind), sizeof *runs.items);
+	for (int i = p.ind; i < argc && rc == 0; i++) {
+		int64_t id = i - p.ind < CMD_ARGS_MAX ? p.target[i - p.ind] : 0;
+
+		if ((id == 0 && target_resolve(db, TARGET_RUN, argv[i], &id, err) != 0) ||
+		    probe_run_get(db, id, &runs.items[runs.n], err) != 0)
+			rc = err->code;
+		else
+			runs.n++;
 	}
-	if (argc - p.ind == 1) {
-		run = cJSON_DetachItemFromArray(runs, 0);
-		cJSON_Delete(runs);
-		runs = run;
-	}
-	run_format_emit(stdout, runs, json);
-	return 0;
+	if (rc == 0)
+		run_format_emit(stdout, runs.items, runs.n, argc - p.ind == 1, NULL, fmt);
+	probe_run_list_free(&runs);
+	return rc;
 }
 
 static const struct opt run_opts[] = {
@@ -298,11 +283,12 @@ static const struct opt show_opts[] = {
 };
 
 static const struct cmd_entry probe_subs[] = {
-	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL, NULL },
+	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL,
+	  ARGS({ TARGET_ENDPOINT, 1 }) },
 	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL,
 	  ARGS({ TARGET_VENDOR, 1 }) },
 	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
-	  probe_show, NULL, NULL },
+	  probe_show, NULL, ARGS({ TARGET_RUN, ARG_MANY }) },
 	{ "diff", "RUN_A RUN_B", opt_json_only, "drift between two runs: findings, boundaries, "
 	  "calibration, error shapes", probe_diff_cmd, NULL,
 	  ARGS({ TARGET_RUN, 0 }, { TARGET_RUN, 0 }) },

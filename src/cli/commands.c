@@ -427,13 +427,19 @@ count_error(const struct aivet *av, int min, int max, int n, struct aerr *err)
 	char what[64];
 	size_t k = 0;
 
-	if (min != max && strchr(targets, ' ') != NULL)
+	if (min != max && max >= 0 && strchr(targets, ' ') != NULL)
 		return usage_error(av, err, "%s takes %s", av->cmd_path, targets);
-	/* The usage line's targets without the brackets that mark one optional. */
-	for (const char *t = targets; *t && k + 1 < sizeof what; t++)
+	/* The usage line's targets without the brackets that mark one optional; of
+	 * "RUN [RUN...]" (max -1: no most) the first. */
+	for (const char *t = targets; *t && k + 1 < sizeof what; t++) {
+		if (max < 0 && *t == ' ')
+			break;
 		if (*t != '[' && *t != ']')
 			what[k++] = *t;
+	}
 	what[k] = '\0';
+	if (max < 0)
+		return usage_error(av, err, "%s needs at least %s %s", av->cmd_path, count[min], what);
 	if (min == max)
 		return usage_error(av, err, "%s needs exactly %s %s", av->cmd_path, count[max], what);
 	if (n > max)
@@ -486,38 +492,50 @@ static int
 declared_targets(struct opt_parser *p, struct aerr *err)
 {
 	const struct cmd_arg *a = p->av->cmd->args;
-	int n = p->argc - p->ind, min = 0, max = 0, spare, at = p->ind;
+	int n = p->argc - p->ind, min = 0, max = 0, many, spare, at = p->ind;
 	struct db *db = NULL;
 
 	for (; a[max].kind != TARGET_END; max++)
-		min += !a[max].optional;
+		min += a[max].optional != 1;
 	if (max > CMD_ARGS_MAX)
 		die("%s: more than %d positionals declared", p->av->cmd_path, CMD_ARGS_MAX);
-	if (n < min || (n > max && max > 0))
-		return count_error(p->av, min, max, n, err);
-	if (n > max)
+	many = max > 0 && a[max - 1].optional == ARG_MANY;
+	if (n < min || (n > max && max > 0 && !many))
+		return count_error(p->av, min, many ? -1 : max, n, err);
+	if (n > max && !many)
 		return usage_error(p->av, err, "unexpected argument '%s'", p->argv[p->ind + max]);
-	spare = n - min;   /* how many optional slots the words given fill, from the left */
-	for (int i = 0; i < max; i++) {
+	/* How many optional slots the words given fill, from the left; words
+	 * beyond the last slot are more of an ARG_MANY one. */
+	spare = (n > max ? max : n) - min;
+	for (int i = 0; at < p->argc; i++) {
+		const struct cmd_arg *ai = &a[i < max ? i : max - 1];
 		const char *w;
+		int64_t id = 0;
 
-		p->target[i] = 0;
-		p->word[i] = NULL;
-		if (a[i].optional && spare == 0)
-			continue;
-		spare -= a[i].optional;
-		w = p->word[i] = p->argv[at++];
-		if (a[i].kind == TARGET_WORD)
-			continue;
-		if (a[i].kind == TARGET_CHOICE) {
-			if (choice_resolve(p->av, i, w, &p->target[i], err) != 0)
-				return err->code;
-			continue;
+		if (i < CMD_ARGS_MAX) {
+			p->target[i] = 0;
+			p->word[i] = NULL;
 		}
-		if (db == NULL && (db = av_db(p->av, err)) == NULL)
-			return err->code;
-		if (target_resolve(db, a[i].kind, w, &p->target[i], err) != 0)
-			return err->code;
+		if (i < max && ai->optional == 1 && spare == 0)
+			continue;
+		if (i < max)
+			spare -= ai->optional == 1;
+		w = p->argv[at++];
+		if (i < CMD_ARGS_MAX)
+			p->word[i] = w;
+		if (ai->kind == TARGET_WORD)
+			continue;
+		if (ai->kind == TARGET_CHOICE) {
+			if (choice_resolve(p->av, i, w, &id, err) != 0)
+				return err->code;
+		} else {
+			if (db == NULL && (db = av_db(p->av, err)) == NULL)
+				return err->code;
+			if (target_resolve(db, ai->kind, w, &id, err) != 0)
+				return err->code;
+		}
+		if (i < CMD_ARGS_MAX)
+			p->target[i] = id;
 	}
 	return 0;
 }

@@ -143,7 +143,7 @@ dashboard_load(struct db *db, int64_t now, int rows, struct dashboard *d, struct
 		return err->code;
 	if (load_incidents(db, now, rows, d, err) != 0)
 		return err->code;
-	if (probe_runs_json(db, &(struct run_query){ .newest_first = 1, .limit = rows }, &d->runs, err) != 0)
+	if (probe_run_list_load(db, &(struct run_query){ .newest_first = 1, .limit = rows }, &d->runs, err) != 0)
 		return err->code;
 	return 0;
 }
@@ -155,6 +155,6 @@ dashboard_free(struct dashboard *d)
 	free(d->reviews);
 	due_report_free(&d->clocks);
 	incident_list_free(&d->incidents);
-	cJSON_Delete(d->runs);
+	probe_run_list_free(&d->runs);
 	memset(d, 0, sizeof *d);
 }

@@ -597,24 +597,18 @@ probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp)
 }
 
 int
-probe_emit_run(struct db *db, int64_t run_id, cJSON *run, int fmt, int compare_last, struct aerr *err)
+probe_emit_run(struct db *db, const struct probe_run *run, int fmt, int compare_last, struct aerr *err)
 {
 	cJSON *cmp = NULL;
 
-	if (compare_last && (cmp = probe_compare_last(db, run_id, err)) == NULL) {
-		cJSON_Delete(run);
+	if (compare_last && (cmp = probe_compare_last(db, run->id, err)) == NULL)
 		return err->code;
-	}
-	if (cmp != NULL && fmt == RUN_FMT_JSON) {
-		cJSON_AddItemToObject(run, "compare_last", cmp);
-		cmp = NULL;
-	}
-	run_format_emit(stdout, run, fmt);
-	if (cmp != NULL) {
+	run_format_emit(stdout, run, 1, 1, cmp != NULL && fmt == RUN_FMT_JSON ? &cmp : NULL, fmt);
+	if (cmp != NULL && fmt != RUN_FMT_JSON) {
 		/* After the text; on stderr for JUnit and SARIF, so stdout stays one document. */
 		fflush(stdout);
-		probe_compare_print(fmt == RUN_FMT_TEXT ? stdout : stderr, run_id, cmp);
-		cJSON_Delete(cmp);
+		probe_compare_print(fmt == RUN_FMT_TEXT ? stdout : stderr, run->id, cmp);
 	}
+	cJSON_Delete(cmp);
 	return 0;
 }

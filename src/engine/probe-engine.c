@@ -112,7 +112,7 @@ void
 outcome_finding(struct probe_outcome *o, enum finding_code code, int64_t evidence_id,
     const char *fmt, ...)
 {
-	struct finding *f = NULL;
+	struct raised_finding *f = NULL;
 	char msg[1024];
 	va_list ap;
 

@@ -17,28 +17,148 @@
 /* ---- reading runs back ---- */
 
 /* "billed": what the vendor's usage says it billed, and in USD at the prices the
- * plan was made at (null without them): the figure "probe show" and the TUI give. */
+ * plan was made at (no cost without them): the figure "probe show" and the TUI give. */
 static void
-add_billed(cJSON *run)
+read_billed(struct probe_run *r)
 {
-	const cJSON *plan = cJSON_GetObjectItem(run, "plan");
-	const cJSON *b = cJSON_GetObjectItem(plan, "billed");
-	const cJSON *pin = cJSON_GetObjectItem(plan, "price_in_per_mtok");
-	const cJSON *pout = cJSON_GetObjectItem(plan, "price_out_per_mtok");
-	cJSON *o;
+	const cJSON *b = cJSON_GetObjectItem(r->plan, "billed");
+	const cJSON *pin = cJSON_GetObjectItem(r->plan, "price_in_per_mtok");
+	const cJSON *pout = cJSON_GetObjectItem(r->plan, "price_out_per_mtok");
 
 	if (!cJSON_IsObject(b))
 		return;
-	o = cJSON_AddObjectToObject(run, "billed");
-	cJSON_AddNumberToObject(o, "tokens_in", cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_in")));
-	cJSON_AddNumberToObject(o, "tokens_out", cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_out")));
-	if (cJSON_IsNumber(pin))
-		cJSON_AddNumberToObject(o, "cost_usd",
-		    cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_in")) / 1e6 * pin->valuedouble +
-		    (cJSON_IsNumber(pout) ? cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_out")) /
-		    1e6 * pout->valuedouble : 0));
-	else
-		cJSON_AddNullToObject(o, "cost_usd");
+	r->has_billed = 1;
+	r->billed.tokens_in = cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_in"));
+	r->billed.tokens_out = cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_out"));
+	r->billed.has_cost_usd = cJSON_IsNumber(pin);
+	if (r->billed.has_cost_usd)
+		r->billed.cost_usd = r->billed.tokens_in / 1e6 * pin->valuedouble +
+		    (cJSON_IsNumber(pout) ? r->billed.tokens_out / 1e6 * pout->valuedouble : 0);
+}
+
+/* What the text shows of the calibration document. */
+static void
+read_calibration(struct probe_run *r)
+{
+	const cJSON *cal = r->calibration, *bounds = cJSON_GetObjectItem(cal, "bounds");
+	const char *method = cJSON_GetStringValue(cJSON_GetObjectItem(cal, "method"));
+
+	r->calib.present = cJSON_IsObject(cal);
+	r->calib.method = method ? xstrdup(method) : NULL;
+	r->calib.has_bounds = r->calib.present && cJSON_GetArraySize(bounds) == 2;
+	for (int i = 0; r->calib.has_bounds && i < 2; i++)
+		r->calib.bounds[i] = cJSON_GetNumberValue(cJSON_GetArrayItem(bounds, i));
+	r->calib.tokens_per_unit = cJSON_GetNumberValue(cJSON_GetObjectItem(cal, "tokens_per_unit"));
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* The canary's leaks from its details. */
+static void
+read_leaks(struct probe_result *p)
+{
+	const cJSON *leaks = cJSON_GetObjectItem(p->details, "leaks"), *l;
+
+	if (strcmp(p->name, "canary") != 0 || !cJSON_IsArray(leaks))
+		return;
+	p->leaks = xcalloc((size_t)cJSON_GetArraySize(leaks) + 1, sizeof *p->leaks);
+	cJSON_ArrayForEach(l, leaks) {
+		struct canary_leak *k = &p->leaks[p->nleaks++];
+
+		k->owner_tenant = dup_or_null(cJSON_GetStringValue(cJSON_GetObjectItem(l, "owner_tenant")));
+		k->found_by = dup_or_null(cJSON_GetStringValue(cJSON_GetObjectItem(l, "found_by")));
+		k->other_tenant = cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant"));
+	}
+}
+
+/* The sweep's boundaries from its details. */
+static void
+read_sweep(struct probe_result *p)
+{
+	const cJSON *d = p->details, *ib, *rb;
+	const char *s;
+
+	if (strcmp(p->name, "sweep") != 0 || !cJSON_IsObject(d))
+		return;
+	ib = cJSON_GetObjectItem(d, "integrity_boundary");
+	rb = cJSON_GetObjectItem(d, "refusal_boundary");
+	p->sweep.present = 1;
+	p->sweep.advertised = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(d, "advertised"));
+	p->sweep.has_integrity_boundary = cJSON_IsNumber(ib);
+	p->sweep.integrity_boundary = cJSON_IsNumber(ib) ? (int64_t)ib->valuedouble : 0;
+	p->sweep.has_refusal_boundary = cJSON_IsNumber(rb);
+	p->sweep.refusal_boundary = cJSON_IsNumber(rb) ? (int64_t)rb->valuedouble : 0;
+	s = json_get_str(d, "change");
+	p->sweep.change = s ? xstrdup(s) : NULL;
+	s = json_get_str(d, "depth");
+	p->sweep.depth = s ? xstrdup(s) : NULL;
+}
+
+
+/* A number member as an integer, 0 when missing (as the plan's text always had it). */
+static int64_t
+plan_int(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
+}
+
+/* An optional number member: *has set when it is one. */
+static double
+plan_num(const cJSON *o, const char *k, int *has)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	*has = cJSON_IsNumber(v);
+	return *has ? v->valuedouble : 0;
+}
+
+void
+run_plan_read(const cJSON *plan, struct run_plan *out)
+{
+	const cJSON *p, *probes = cJSON_GetObjectItem(plan, "probes");
+	const char *s;
+
+	memset(out, 0, sizeof *out);
+	out->probes = xcalloc((size_t)cJSON_GetArraySize(probes) + 1, sizeof *out->probes);
+	cJSON_ArrayForEach(p, probes) {
+		struct plan_probe *pp = &out->probes[out->nprobes++];
+
+		s = json_get_str(p, "name");
+		pp->name = xstrdup(s ? s : "");
+		pp->requests = plan_int(p, "requests");
+		pp->tokens_in = plan_int(p, "tokens_in");
+		pp->tokens_out = plan_int(p, "tokens_out");
+	}
+	out->requests = plan_int(plan, "requests");
+	out->tokens_in = plan_int(plan, "tokens_in");
+	out->tokens_out = plan_int(plan, "tokens_out");
+	out->cost_usd = plan_num(plan, "cost_usd", &out->has_cost_usd);
+	out->cost_usd_expected = plan_num(plan, "cost_usd_expected", &out->has_cost_usd_expected);
+	out->tokens_in_expected = (int64_t)plan_num(plan, "tokens_in_expected", &out->has_tokens_in_expected);
+	out->max_prompt_tokens = (int64_t)plan_num(plan, "max_prompt_tokens", &out->has_max_prompt_tokens);
+	out->largest_prompt_tokens = (int64_t)plan_num(plan, "largest_prompt_tokens",
+	    &out->has_largest_prompt_tokens);
+	s = json_get_str(plan, "depth");
+	out->depth = s ? xstrdup(s) : NULL;
+	s = json_get_str(plan, "cache_sharing_levels");
+	out->cache_sharing_levels = s ? xstrdup(s) : NULL;
+}
+
+void
+run_plan_free(struct run_plan *p)
+{
+	for (size_t i = 0; i < p->nprobes; i++)
+		free(p->probes[i].name);
+	free(p->probes);
+	free(p->depth);
+	free(p->cache_sharing_levels);
+	memset(p, 0, sizeof *p);
 }
 
 int
@@ -55,76 +175,275 @@ probe_run_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 	return rc < 0 ? AV_RUNTIME : 0;
 }
 
+/* The findings of one probe's result, with their evidence ids. */
+static int
+read_findings(struct db *db, int64_t run_id, struct probe_result *p, struct aerr *err)
+{
+	struct db_stmt *fst = db_prepare(db, err, "SELECT f.id, f.code, f.severity, f.message, "
+	    "(SELECT json_group_array(evidence_id) FROM (SELECT evidence_id FROM finding_evidence "
+	    "WHERE finding_id = f.id ORDER BY evidence_id) AS fe) FROM finding f WHERE f.run_id = ? AND "
+	    "f.probe = ? ORDER BY f.id", "it", run_id, p->name);
+	size_t cap = 0;
+
+	if (fst == NULL)
+		return err->code;
+	while (db_step(fst) == DB_ROW) {
+		struct finding *f;
+		cJSON *ev = cJSON_Parse(col_text(fst, 4)), *e;
+
+		if (p->nfindings == cap)
+			p->findings = xrealloc(p->findings, (cap = cap ? cap * 2 : 4) * sizeof *p->findings);
+		f = &p->findings[p->nfindings++];
+		memset(f, 0, sizeof *f);
+		f->id = db_col_int64(fst, 0);
+		f->code = xstrdup(col_text(fst, 1));
+		f->severity = xstrdup(col_text(fst, 2));
+		f->message = xstrdup(col_text(fst, 3));
+		f->evidence = xcalloc((size_t)cJSON_GetArraySize(ev) + 1, sizeof *f->evidence);
+		cJSON_ArrayForEach(e, ev)
+			f->evidence[f->nevidence++] = (int64_t)cJSON_GetNumberValue(e);
+		cJSON_Delete(ev);
+	}
+	db_finalize(fst);
+	return 0;
+}
+
+/* Each probe's result of the run, in the order recorded. */
+static int
+read_results(struct db *db, struct probe_run *r, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT probe, verdict, reason, requests, details "
+	    "FROM probe_result WHERE run_id = ? ORDER BY id", "i", r->id);
+	size_t cap = 0;
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		struct probe_result *p;
+
+		if (r->nprobes == cap)
+			r->probes = xrealloc(r->probes, (cap = cap ? cap * 2 : 8) * sizeof *r->probes);
+		p = &r->probes[r->nprobes++];
+		memset(p, 0, sizeof *p);
+		p->name = xstrdup(col_text(st, 0));
+		p->verdict = xstrdup(col_text(st, 1));
+		p->reason = dup_or_null(db_col_text(st, 2));
+		p->requests = db_col_int64(st, 3);
+		p->details = db_col_type(st, 4) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 4));
+		read_sweep(p);
+		read_leaks(p);
+		if (read_findings(db, r->id, p, err) != 0) {
+			db_finalize(st);
+			return err->code;
+		}
+	}
+	db_finalize(st);
+	return 0;
+}
+
+enum probe_run_state
+run_state_of(const char *status)
+{
+	static const char *const names[] = { "planned", "running", "completed", "interrupted",
+		"budget_exhausted", "error", "failed" };
+
+	for (size_t i = 0; status != NULL && i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(status, names[i]) == 0)
+			return (enum probe_run_state)i;
+	return RUN_OTHER;
+}
+
 int
-probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)
+probe_run_get(struct db *db, int64_t run_id, struct probe_run *r, struct aerr *err)
 {
 	struct db_stmt *st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.endpoint_id, "
 	    "r.status, r.started_at, r.finished_at, r.actor, r.tokens_in, r.tokens_out, r.calibration, "
 	    "r.plan, e.context_tokens, e.url FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
 	    "JOIN vendor v ON v.id = e.vendor_id WHERE r.id = ?", "i", run_id);
-	cJSON *j, *probes;
+	const char *depth;
 
-	*out = NULL;
+	memset(r, 0, sizeof *r);
 	if (st == NULL)
 		return err->code;
 	if (db_step(st) != DB_ROW) {
 		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown run %lld (see 'aivet probe runs')", (long long)run_id);
 	}
-	j = cJSON_CreateObject();
-	cJSON_AddNumberToObject(j, "id", (double)db_col_int64(st, 0));
-	cJSON_AddStringToObject(j, "endpoint", col_text(st, 1));
-	cJSON_AddNumberToObject(j, "endpoint_id", (double)db_col_int64(st, 2));
-	cJSON_AddStringToObject(j, "endpoint_url", col_text(st, 12));
-	cJSON_AddNumberToObject(j, "advertised_context", (double)db_col_int64(st, 11));
-	cJSON_AddStringToObject(j, "status", col_text(st, 3));
-	cJSON_AddStringToObject(j, "started_at", col_text(st, 4));
-	json_add_str(j, "finished_at", db_col_type(st, 5) == DB_NULL ? NULL : col_text(st, 5));
-	cJSON_AddStringToObject(j, "actor", col_text(st, 6));
-	cJSON_AddNumberToObject(j, "tokens_in", (double)db_col_int64(st, 7));
-	cJSON_AddNumberToObject(j, "tokens_out", (double)db_col_int64(st, 8));
-	cJSON_AddItemToObject(j, "calibration", db_col_type(st, 9) == DB_NULL ?
-	    cJSON_CreateNull() : cJSON_Parse(col_text(st, 9)));
-	cJSON_AddItemToObject(j, "plan", cJSON_Parse(col_text(st, 10)));
+	r->id = db_col_int64(st, 0);
+	r->endpoint = xstrdup(col_text(st, 1));
+	r->endpoint_id = db_col_int64(st, 2);
+	r->endpoint_url = xstrdup(col_text(st, 12));
+	r->advertised_context = db_col_int64(st, 11);
+	r->status = xstrdup(col_text(st, 3));
+	r->state = run_state_of(r->status);
+	r->started_at = xstrdup(col_text(st, 4));
+	r->finished_at = dup_or_null(db_col_text(st, 5));
+	r->actor = xstrdup(col_text(st, 6));
+	r->tokens_in = db_col_int64(st, 7);
+	r->tokens_out = db_col_int64(st, 8);
+	r->calibration = db_col_type(st, 9) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 9));
+	r->plan = cJSON_Parse(col_text(st, 10));
 	db_finalize(st);
-	add_billed(j);
-	probes = cJSON_AddArrayToObject(j, "probes");
-	st = db_prepare(db, err, "SELECT probe, verdict, reason, requests, details FROM probe_result "
-	    "WHERE run_id = ? ORDER BY id", "i", run_id);
-	if (st == NULL) {
-		cJSON_Delete(j);
+	depth = cJSON_GetStringValue(cJSON_GetObjectItem(r->plan, "depth"));
+	r->depth = dup_or_null(depth);
+	read_calibration(r);
+	read_billed(r);
+	if (read_results(db, r, err) != 0) {
+		probe_run_free(r);
 		return err->code;
 	}
-	while (db_step(st) == DB_ROW) {
-		cJSON *p = cJSON_CreateObject(), *fs;
-		struct db_stmt *fst;
+	return 0;
+}
 
-		cJSON_AddStringToObject(p, "name", col_text(st, 0));
-		cJSON_AddStringToObject(p, "verdict", col_text(st, 1));
-		json_add_str(p, "reason", db_col_type(st, 2) == DB_NULL ? NULL : col_text(st, 2));
-		cJSON_AddNumberToObject(p, "requests", (double)db_col_int64(st, 3));
-		cJSON_AddItemToObject(p, "details", db_col_type(st, 4) == DB_NULL ?
-		    cJSON_CreateNull() : cJSON_Parse(col_text(st, 4)));
-		fs = cJSON_AddArrayToObject(p, "findings");
-		fst = db_prepare(db, err, "SELECT f.id, f.code, f.severity, f.message, "
-		    "(SELECT json_group_array(evidence_id) FROM (SELECT evidence_id FROM finding_evidence "
-		    "WHERE finding_id = f.id ORDER BY evidence_id) AS fe) FROM finding f WHERE f.run_id = ? AND "
-		    "f.probe = ? ORDER BY f.id", "it", run_id, col_text(st, 0));
-		while (fst != NULL && db_step(fst) == DB_ROW) {
-			cJSON *f = cJSON_CreateObject();
+void
+probe_run_free(struct probe_run *r)
+{
+	for (size_t i = 0; i < r->nprobes; i++) {
+		struct probe_result *p = &r->probes[i];
 
-			cJSON_AddNumberToObject(f, "id", (double)db_col_int64(fst, 0));
-			cJSON_AddStringToObject(f, "code", col_text(fst, 1));
-			cJSON_AddStringToObject(f, "severity", col_text(fst, 2));
-			cJSON_AddStringToObject(f, "message", col_text(fst, 3));
-			cJSON_AddItemToObject(f, "evidence", cJSON_Parse(col_text(fst, 4)));
-			cJSON_AddItemToArray(fs, f);
+		for (size_t k = 0; k < p->nfindings; k++) {
+			free(p->findings[k].code);
+			free(p->findings[k].severity);
+			free(p->findings[k].message);
+			free(p->findings[k].evidence);
 		}
-		db_finalize(fst);
-		cJSON_AddItemToArray(probes, p);
+		free(p->findings);
+		free(p->name);
+		free(p->verdict);
+		free(p->reason);
+		cJSON_Delete(p->details);
+		free(p->sweep.change);
+		free(p->sweep.depth);
+		for (size_t k = 0; k < p->nleaks; k++) {
+			free(p->leaks[k].owner_tenant);
+			free(p->leaks[k].found_by);
+		}
+		free(p->leaks);
 	}
-	db_finalize(st);
-	*out = j;
+	free(r->probes);
+	free(r->endpoint);
+	free(r->endpoint_url);
+	free(r->status);
+	free(r->depth);
+	free(r->started_at);
+	free(r->finished_at);
+	free(r->actor);
+	cJSON_Delete(r->calibration);
+	free(r->calib.method);
+	cJSON_Delete(r->plan);
+	free(r->worst);
+	free(r->verdicts);
+	memset(r, 0, sizeof *r);
+}
+
+void
+probe_run_list_free(struct probe_run_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		probe_run_free(&l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+cJSON *
+finding_to_json(const struct finding *f)
+{
+	cJSON *o = cJSON_CreateObject(), *ev;
+
+	cJSON_AddNumberToObject(o, "id", (double)f->id);
+	cJSON_AddStringToObject(o, "code", f->code);
+	cJSON_AddStringToObject(o, "severity", f->severity);
+	cJSON_AddStringToObject(o, "message", f->message);
+	ev = cJSON_AddArrayToObject(o, "evidence");
+	for (size_t i = 0; i < f->nevidence; i++)
+		cJSON_AddItemToArray(ev, cJSON_CreateNumber((double)f->evidence[i]));
+	return o;
+}
+
+cJSON *
+probe_result_to_json(const struct probe_result *p)
+{
+	cJSON *o = cJSON_CreateObject(), *fs;
+
+	cJSON_AddStringToObject(o, "name", p->name);
+	cJSON_AddStringToObject(o, "verdict", p->verdict);
+	json_add_str(o, "reason", p->reason);
+	cJSON_AddNumberToObject(o, "requests", (double)p->requests);
+	cJSON_AddItemToObject(o, "details", p->details ? cJSON_Duplicate(p->details, 1) : cJSON_CreateNull());
+	fs = cJSON_AddArrayToObject(o, "findings");
+	for (size_t i = 0; i < p->nfindings; i++)
+		cJSON_AddItemToArray(fs, finding_to_json(&p->findings[i]));
+	return o;
+}
+
+cJSON *
+probe_run_to_json(const struct probe_run *r)
+{
+	cJSON *j = cJSON_CreateObject(), *probes;
+
+	cJSON_AddNumberToObject(j, "id", (double)r->id);
+	cJSON_AddStringToObject(j, "endpoint", r->endpoint);
+	cJSON_AddNumberToObject(j, "endpoint_id", (double)r->endpoint_id);
+	cJSON_AddStringToObject(j, "endpoint_url", r->endpoint_url);
+	cJSON_AddNumberToObject(j, "advertised_context", (double)r->advertised_context);
+	cJSON_AddStringToObject(j, "status", r->status);
+	cJSON_AddStringToObject(j, "started_at", r->started_at);
+	json_add_str(j, "finished_at", r->finished_at);
+	cJSON_AddStringToObject(j, "actor", r->actor);
+	cJSON_AddNumberToObject(j, "tokens_in", (double)r->tokens_in);
+	cJSON_AddNumberToObject(j, "tokens_out", (double)r->tokens_out);
+	cJSON_AddItemToObject(j, "calibration", r->calibration ? cJSON_Duplicate(r->calibration, 1) :
+	    cJSON_CreateNull());
+	if (r->plan != NULL)
+		cJSON_AddItemToObject(j, "plan", cJSON_Duplicate(r->plan, 1));
+	if (r->has_billed) {
+		cJSON *o = cJSON_AddObjectToObject(j, "billed");
+
+		cJSON_AddNumberToObject(o, "tokens_in", r->billed.tokens_in);
+		cJSON_AddNumberToObject(o, "tokens_out", r->billed.tokens_out);
+		if (r->billed.has_cost_usd)
+			cJSON_AddNumberToObject(o, "cost_usd", r->billed.cost_usd);
+		else
+			cJSON_AddNullToObject(o, "cost_usd");
+	}
+	probes = cJSON_AddArrayToObject(j, "probes");
+	for (size_t i = 0; i < r->nprobes; i++)
+		cJSON_AddItemToArray(probes, probe_result_to_json(&r->probes[i]));
+	return j;
+}
+
+const struct finding *
+probe_result_worst(const struct probe_result *p)
+{
+	const struct finding *w = NULL;
+
+	for (size_t i = 0; i < p->nfindings; i++)
+		if (w == NULL || severity_rank(p->findings[i].severity) > severity_rank(w->severity))
+			w = &p->findings[i];
+	return w;
+}
+
+const struct finding *
+probe_run_finding(const struct probe_run *r, int64_t id)
+{
+	for (size_t i = 0; i < r->nprobes; i++)
+		for (size_t k = 0; k < r->probes[i].nfindings; k++)
+			if (r->probes[i].findings[k].id == id)
+				return &r->probes[i].findings[k];
+	return NULL;
+}
+
+/* A run as JSON (the contract of "probe show --json"): the record through its writer. */
+int
+probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)
+{
+	struct probe_run r;
+
+	*out = NULL;
+	if (probe_run_get(db, run_id, &r, err) != 0)
+		return err->code;
+	*out = probe_run_to_json(&r);
+	probe_run_free(&r);
 	return 0;
 }
 

@@ -84,7 +84,7 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 	}
 	cJSON_Delete(a);
 	for (int i = 0; i < out->nf; i++) {
-		struct finding *f = &out->f[i];
+		struct raised_finding *f = &out->f[i];
 		char *fd = cJSON_PrintUnformatted(f->evidence);
 		int64_t fid;
 		cJSON *e;

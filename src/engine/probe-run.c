@@ -123,7 +123,7 @@ probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po
 	unsigned char seal_pk[32];
 	struct sigaction old;
 	struct bar bar = { isatty(STDERR_FILENO), 0 };
-	cJSON *run = NULL;
+	struct probe_run run;
 	int rc, exit_rc;
 
 	/* Leaked content is another customer's data: sealed at rest from the first byte. */
@@ -142,11 +142,14 @@ probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po
 		fprintf(stderr, "\r\033[K");
 	if (*run_id == 0)
 		return rc;
-	if (probe_run_json(av->db, *run_id, &run, err) != 0)
+	if (probe_run_get(av->db, *run_id, &run, err) != 0)
 		return err->code;
 	/* json is a run_format: 0 text, 1 JSON, or JUnit / SARIF (run-format.h). */
-	if (probe_emit_run(av->db, *run_id, run, json, po->compare_last, err) != 0)
+	if (probe_emit_run(av->db, &run, json, po->compare_last, err) != 0) {
+		probe_run_free(&run);
 		return err->code;
+	}
+	probe_run_free(&run);
 	if (rc != 0)
 		return rc;
 	exit_rc = probe_run_exit(av->db, *run_id, fail_on, err);
@@ -440,61 +443,46 @@ report_all(struct db *db, const struct probe_opts *po, struct target *t, size_t 
     const char *fail_on, struct aerr *err)
 {
 	FILE *info = fmt == RUN_FMT_TEXT ? stdout : stderr;
-	cJSON *runs = cJSON_CreateArray(), *drift = cJSON_CreateArray();
+	struct probe_run_list runs = { xcalloc(n + 1, sizeof *runs.items), 0 };
+	cJSON **cmps = xcalloc(n + 1, sizeof *cmps);
 	int rc, worst = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		cJSON *run, *cmp = NULL;
+		cJSON *cmp = NULL;
 		int e;
 
 		if (t[i].run_id == 0) {
 			worst = worst == AV_FINDINGS ? worst : AV_RUNTIME;
 			continue;
 		}
-		if (probe_run_json(db, t[i].run_id, &run, err) != 0 || (po->compare_last &&
+		if (probe_run_get(db, t[i].run_id, &runs.items[runs.n], err) != 0 || (po->compare_last &&
 		    (cmp = probe_compare_last(db, t[i].run_id, err)) == NULL)) {
-			cJSON_Delete(run);
+			if (runs.items[runs.n].id != 0)
+				runs.n++;
 			rc = err->code;
 			goto out;
 		}
-		if (cmp != NULL) {
-			cJSON *o = cJSON_CreateObject();
-
-			if (fmt == RUN_FMT_JSON)
-				cJSON_AddItemToObject(run, "compare_last", cJSON_Duplicate(cmp, 1));
-			cJSON_AddNumberToObject(o, "run", (double)t[i].run_id);
-			cJSON_AddItemToObject(o, "diff", cmp);
-			cJSON_AddItemToArray(drift, o);
-		}
-		cJSON_AddItemToArray(runs, run);
+		cmps[runs.n++] = cmp;
 		e = t[i].rc != 0 ? AV_RUNTIME : probe_run_exit(db, t[i].run_id, fail_on, err);
 		aerr_clear(err);
 		if (e == AV_FINDINGS || (e == AV_RUNTIME && worst == 0))
 			worst = e;
 	}
 	if (fmt == RUN_FMT_TEXT) {
-		cJSON *run, *d = drift->child;
-
-		cJSON_ArrayForEach(run, runs) {
-			probe_print_run(stdout, run);
-			if (d != NULL) {
-				probe_compare_print(stdout, (int64_t)cJSON_GetObjectItem(d, "run")->valuedouble,
-				    cJSON_GetObjectItem(d, "diff"));
-				d = d->next;
-			}
+		for (size_t i = 0; i < runs.n; i++) {
+			probe_print_run(stdout, &runs.items[i]);
+			if (cmps[i] != NULL)
+				probe_compare_print(stdout, runs.items[i].id, cmps[i]);
 			fputc('\n', stdout);
 		}
 	} else {
-		cJSON *d;
-
-		run_format_emit(stdout, runs, fmt);
-		runs = NULL;
+		run_format_emit(stdout, runs.items, runs.n, 0, fmt == RUN_FMT_JSON ? cmps : NULL, fmt);
 		fflush(stdout);
 		/* JUnit and SARIF carry no drift: it goes to stderr, so stdout stays one document. */
 		if (fmt != RUN_FMT_JSON)
-			cJSON_ArrayForEach(d, drift)
-				probe_compare_print(stderr, (int64_t)cJSON_GetObjectItem(d, "run")->valuedouble,
-				    cJSON_GetObjectItem(d, "diff"));
+			for (size_t i = 0; i < runs.n; i++)
+				if (cmps[i] != NULL)
+					probe_compare_print(stderr, runs.items[i].id, cmps[i]);
 	}
 	fprintf(info, "%5s  %-28s %-17s %4s %4s %4s %4s %8s  %s\n", "run", "endpoint", "status", "pass",
 	    "fail", "inc", "err", "findings", "worst");
@@ -513,8 +501,10 @@ report_all(struct db *db, const struct probe_opts *po, struct target *t, size_t 
 			aerr_set(err, AV_RUNTIME, "a probe ended in error");
 	}
 out:
-	cJSON_Delete(runs);
-	cJSON_Delete(drift);
+	for (size_t i = 0; i < runs.n; i++)
+		cJSON_Delete(cmps[i]);
+	free(cmps);
+	probe_run_list_free(&runs);
 	return rc;
 }
 

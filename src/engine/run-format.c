@@ -11,8 +11,9 @@
  * a logical location, evidence ids in the properties, and probes that ended
  * in error or inconclusive as tool notifications. JUnit: one <testsuite>
  * per run, one <testcase> per probe; fail is <failure>, error is <error>,
- * inconclusive is <skipped>. Both are built from probe_run_json objects, so
- * they say exactly what "probe show --json" says.
+ * inconclusive is <skipped>. Both are built from the run's record
+ * (struct probe_run, run-query.h) that "probe show --json" writes, so they
+ * say exactly what it says.
  */
 #include "config.h"
 
@@ -44,48 +45,41 @@ thousands(int64_t v, char out[32])
 /* The plan in words, one line each: what "probe run --dry-run" prints and the TUI's
  * runs screen shows, so the two cannot say different figures. */
 void
-probe_plan_text(struct buf *b, const cJSON *plan)
+probe_plan_text(struct buf *b, const cJSON *plan_doc)
 {
-	const cJSON *p, *cost = cJSON_GetObjectItem(plan, "cost_usd");
+	struct run_plan plan;
 	char x[32], y[32], z[32];
 
+	run_plan_read(plan_doc, &plan);
 	buf_adds(b, "plan (at most):\n");
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(plan, "probes"))
-		buf_printf(b, "  %-12s %5s requests  %15s tokens in  %9s out\n",
-		    cJSON_GetObjectItem(p, "name")->valuestring,
-		    thousands((int64_t)cJSON_GetObjectItem(p, "requests")->valuedouble, x),
-		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_in")->valuedouble, y),
-		    thousands((int64_t)cJSON_GetObjectItem(p, "tokens_out")->valuedouble, z));
+	for (size_t i = 0; i < plan.nprobes; i++)
+		buf_printf(b, "  %-12s %5s requests  %15s tokens in  %9s out\n", plan.probes[i].name,
+		    thousands(plan.probes[i].requests, x), thousands(plan.probes[i].tokens_in, y),
+		    thousands(plan.probes[i].tokens_out, z));
 	buf_printf(b, "  %-12s %5s requests  %15s tokens in  %9s out", "total",
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, x),
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, y),
-	    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_out")->valuedouble, z));
-	if (cJSON_IsNumber(cost))
-		buf_printf(b, "  (about USD %.2f)", cost->valuedouble);
+	    thousands(plan.requests, x), thousands(plan.tokens_in, y), thousands(plan.tokens_out, z));
+	if (plan.has_cost_usd)
+		buf_printf(b, "  (about USD %.2f)", plan.cost_usd);
 	buf_adds(b, "\n");
 	/* What a vendor that behaves as advertised bills: it refuses (and does not bill)
 	 * the prompts over its context. */
-	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "tokens_in_expected"))) {
-		const cJSON *ce = cJSON_GetObjectItem(plan, "cost_usd_expected");
-
+	if (plan.has_tokens_in_expected) {
 		buf_printf(b, "  %-12s %5s           %15s tokens in", "expected", "",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in_expected")->valuedouble, y));
-		if (cJSON_IsNumber(ce))
-			buf_printf(b, "  (about USD %.2f)", ce->valuedouble);
+		    thousands(plan.tokens_in_expected, y));
+		if (plan.has_cost_usd_expected)
+			buf_printf(b, "  (about USD %.2f)", plan.cost_usd_expected);
 		buf_printf(b, " against a vendor as advertised (oversize prompts refused, not billed); "
-		    "depth %s\n", cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) ?
-		    cJSON_GetStringValue(cJSON_GetObjectItem(plan, "depth")) : "verify");
+		    "depth %s\n", plan.depth ? plan.depth : "verify");
 	}
-	if (cJSON_IsString(cJSON_GetObjectItem(plan, "cache_sharing_levels")))
-		buf_printf(b, "  prompt-cache sharing these credentials can tell: %s\n",
-		    cJSON_GetObjectItem(plan, "cache_sharing_levels")->valuestring);
-	if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "max_prompt_tokens")))
+	if (plan.cache_sharing_levels != NULL)
+		buf_printf(b, "  prompt-cache sharing these credentials can tell: %s\n", plan.cache_sharing_levels);
+	if (plan.has_max_prompt_tokens)
 		buf_printf(b, "  prompts capped at %s tokens (--max-prompt-tokens): larger sizes are not judged\n",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "max_prompt_tokens")->valuedouble, x));
-	else if (cJSON_IsNumber(cJSON_GetObjectItem(plan, "largest_prompt_tokens")))
+		    thousands(plan.max_prompt_tokens, x));
+	else if (plan.has_largest_prompt_tokens)
 		buf_printf(b, "  largest prompt about %s tokens; under a lower tokens-per-minute limit, cap "
-		    "prompts with --max-prompt-tokens N\n",
-		    thousands((int64_t)cJSON_GetObjectItem(plan, "largest_prompt_tokens")->valuedouble, x));
+		    "prompts with --max-prompt-tokens N\n", thousands(plan.largest_prompt_tokens, x));
+	run_plan_free(&plan);
 }
 
 void
@@ -100,19 +94,17 @@ probe_print_plan(FILE *f, const cJSON *plan)
 }
 
 int
-probe_billed_text(const cJSON *run, char *out, size_t n)
+probe_billed_text(const struct probe_run *run, char *out, size_t n)
 {
-	const cJSON *b = cJSON_GetObjectItem(run, "billed"), *usd = cJSON_GetObjectItem(b, "cost_usd");
 	char x[32], y[32];
 	int len;
 
-	if (!cJSON_IsObject(b))
+	if (!run->has_billed)
 		return 0;
 	len = snprintf(out, n, "billed by the vendor: %s tokens in, %s out",
-	    thousands((int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_in")), x),
-	    thousands((int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(b, "tokens_out")), y));
-	if (cJSON_IsNumber(usd) && len > 0 && (size_t)len < n)
-		snprintf(out + len, n - (size_t)len, ", USD %.2f", usd->valuedouble);
+	    thousands((int64_t)run->billed.tokens_in, x), thousands((int64_t)run->billed.tokens_out, y));
+	if (run->billed.has_cost_usd && len > 0 && (size_t)len < n)
+		snprintf(out + len, n - (size_t)len, ", USD %.2f", run->billed.cost_usd);
 	else if (len > 0 && (size_t)len < n)
 		snprintf(out + len, n - (size_t)len, " (no prices: set them with endpoint edit)");
 	return 1;
@@ -142,94 +134,80 @@ incident_open_command_text(const char *endpoint_ref, const char *code, int64_t f
 	return buf_steal(&b);
 }
 
-void
-probe_print_run(FILE *f, const cJSON *run)
+/* A finding's line and, for a critical one, the command that opens an incident from it. */
+static void
+print_finding(FILE *f, const struct probe_run *run, const struct finding *fd)
 {
-	const cJSON *cal = cJSON_GetObjectItem(run, "calibration"), *p;
+	char *msg = text_escape(fd->message, strlen(fd->message), 0);
+	size_t k;
+
+	term_printf(f, "       %-8s %s: %s (evidence", fd->severity, fd->code, msg);
+	free(msg);
+	for (k = 0; k < fd->nevidence; k++) {
+		char name[EVIDENCE_NAME_MAX];
+
+		if (k == 6) {
+			term_printf(f, " ...");
+			break;
+		}
+		/* Named as in the report bundle's evidence/ and the terminal UI. */
+		evidence_file_name(fd->evidence[k], "exchange", NULL, name, sizeof name);
+		term_printf(f, " %s", name);
+	}
+	term_printf(f, "%s)\n", k == 0 ? " none recorded" : "");
+	if (severity_rank(fd->severity) == SEV_CRITICAL) {
+		char *cmd = incident_open_command_text(run->endpoint, fd->code, fd->id);
+
+		term_printf(f, "         open an incident: %s\n", cmd);
+		free(cmd);
+	}
+}
+
+void
+probe_print_run(FILE *f, const struct probe_run *run)
+{
+	const struct run_calibration *cal = &run->calib;
 	char a[32], b[32];
 
-	term_printf(f, "run %d on %s: %s (%s tokens in, %s out)\n",
-	    cJSON_GetObjectItem(run, "id")->valueint,
-	    cJSON_GetObjectItem(run, "endpoint")->valuestring,
-	    cJSON_GetObjectItem(run, "status")->valuestring,
-	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_in")->valuedouble, a),
-	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_out")->valuedouble, b));
+	term_printf(f, "run %d on %s: %s (%s tokens in, %s out)\n", (int)run->id, run->endpoint,
+	    run->status, thousands(run->tokens_in, a), thousands(run->tokens_out, b));
 	{
 		char line[160];
 
 		if (probe_billed_text(run, line, sizeof line))
 			term_printf(f, "%s\n", line);
 	}
-	if (cJSON_IsObject(cal) && cJSON_GetArraySize(cJSON_GetObjectItem(cal, "bounds")) == 2)
+	if (cal->has_bounds)
 		term_printf(f, "calibration: bounds, no usable token count: %g to %g tokens per filler word\n",
-		    cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(cal, "bounds"), 0)),
-		    cJSON_GetNumberValue(cJSON_GetArrayItem(cJSON_GetObjectItem(cal, "bounds"), 1)));
-	else if (cJSON_IsObject(cal) && cJSON_IsString(cJSON_GetObjectItem(cal, "method")))
-		term_printf(f, "calibration: %s, %.3f tokens per filler word\n",
-		    cJSON_GetObjectItem(cal, "method")->valuestring,
-		    cJSON_GetNumberValue(cJSON_GetObjectItem(cal, "tokens_per_unit")));
-	else if (cJSON_IsObject(cal))
+		    cal->bounds[0], cal->bounds[1]);
+	else if (cal->present && cal->method != NULL)
+		term_printf(f, "calibration: %s, %.3f tokens per filler word\n", cal->method,
+		    cal->tokens_per_unit);
+	else if (cal->present)
 		term_printf(f, "calibration: method not recorded\n");
 	else
 		term_printf(f, "calibration: not measured in this run\n");
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const cJSON *fd, *d = cJSON_GetObjectItem(p, "details"), *reason = cJSON_GetObjectItem(p, "reason");
-		const char *v = cJSON_GetObjectItem(p, "verdict")->valuestring;
+	for (size_t i = 0; i < run->nprobes; i++) {
+		const struct probe_result *p = &run->probes[i];
+		const char *v = p->verdict;
 		/* Reasons and messages may quote a vendor's reply: escaped for the terminal. */
-		const char *said = cJSON_IsString(reason) && *reason->valuestring ? reason->valuestring :
-		    "no reason recorded";
+		const char *said = p->reason != NULL && *p->reason ? p->reason : "no reason recorded";
 		char *why = text_escape(said, strlen(said), 0);
 
 		term_printf(f, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
-		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??",
-		    cJSON_GetObjectItem(p, "name")->valuestring, v, why);
+		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??", p->name, v, why);
 		free(why);
-		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, "sweep") == 0 && cJSON_IsObject(d)) {
-			const cJSON *ib = cJSON_GetObjectItem(d, "integrity_boundary");
-			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
-
-			term_printf(f, "       advertised context %s tokens; ",
-			    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a));
-			if (cJSON_IsNumber(ib))
-				term_printf(f, "content intact up to %s tokens; ", thousands((int64_t)ib->valuedouble, b));
-			if (cJSON_IsNumber(rb))
-				term_printf(f, "accepted up to %s tokens; ", thousands((int64_t)rb->valuedouble, b));
-			term_printf(f, "change: %s\n", cJSON_GetObjectItem(d, "change")->valuestring);
+		if (p->sweep.present) {
+			term_printf(f, "       advertised context %s tokens; ", thousands(p->sweep.advertised, a));
+			if (p->sweep.has_integrity_boundary)
+				term_printf(f, "content intact up to %s tokens; ",
+				    thousands(p->sweep.integrity_boundary, b));
+			if (p->sweep.has_refusal_boundary)
+				term_printf(f, "accepted up to %s tokens; ", thousands(p->sweep.refusal_boundary, b));
+			term_printf(f, "change: %s\n", p->sweep.change ? p->sweep.change : "(null)");
 		}
-		cJSON_ArrayForEach(fd, cJSON_GetObjectItem(p, "findings")) {
-			const cJSON *e;
-			const char *m = cJSON_GetObjectItem(fd, "message")->valuestring;
-			char *msg = text_escape(m, strlen(m), 0);
-			int k = 0;
-
-			term_printf(f, "       %-8s %s: %s (evidence", cJSON_GetObjectItem(fd, "severity")->valuestring,
-			    cJSON_GetObjectItem(fd, "code")->valuestring, msg);
-			free(msg);
-			cJSON_ArrayForEach(e, cJSON_GetObjectItem(fd, "evidence")) {
-				if (k++ == 6) {
-					term_printf(f, " ...");
-					break;
-				}
-				{
-					char name[EVIDENCE_NAME_MAX];
-
-					/* Named as in the report bundle's evidence/ and the terminal UI. */
-					evidence_file_name((int64_t)e->valuedouble, "exchange", NULL, name, sizeof name);
-					term_printf(f, " %s", name);
-				}
-			}
-			term_printf(f, "%s)\n", k == 0 ? " none recorded" : "");
-			if (severity_rank(json_get_str(fd, "severity")) == SEV_CRITICAL &&
-			    cJSON_IsNumber(cJSON_GetObjectItem(fd, "id"))) {
-				char *cmd = incident_open_command_text(
-				    cJSON_GetObjectItem(run, "endpoint")->valuestring,
-				    cJSON_GetObjectItem(fd, "code")->valuestring,
-				    (int64_t)cJSON_GetObjectItem(fd, "id")->valuedouble);
-
-				term_printf(f, "         open an incident: %s\n", cmd);
-				free(cmd);
-			}
-		}
+		for (size_t k = 0; k < p->nfindings; k++)
+			print_finding(f, run, &p->findings[k]);
 	}
 }
 
@@ -245,14 +223,6 @@ run_format_parse(const char *s, int *fmt, struct aerr *err)
 			return 0;
 		}
 	return aerr_set(err, AV_USAGE, "--format: '%s' is not one of text, json, junit, sarif", s);
-}
-
-static double
-jnum(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : 0;
 }
 
 /* s with every byte that is not part of valid UTF-8 replaced by U+FFFD:
@@ -393,16 +363,15 @@ rule_index(cJSON *rules_arr, const char *code, const char *severity)
  * bundle's directory); a finding without evidence points at the endpoint.
  */
 static void
-sarif_physical(cJSON *loc, const cJSON *finding, const cJSON *run)
+sarif_physical(cJSON *loc, const struct finding *finding, const struct probe_run *run)
 {
-	const cJSON *ev = cJSON_GetArrayItem(cJSON_GetObjectItem(finding, "evidence"), 0);
-	const char *url = json_get_str(run, "endpoint_url");
+	const char *url = run->endpoint_url;
 	cJSON *art = cJSON_AddObjectToObject(cJSON_AddObjectToObject(loc, "physicalLocation"),
 	    "artifactLocation");
 	char *uri;
 
-	if (cJSON_IsNumber(ev)) {
-		uri = xasprintf("evidence/exchange-%lld.json", (long long)ev->valuedouble);
+	if (finding->nevidence > 0) {
+		uri = xasprintf("evidence/exchange-%lld.json", (long long)finding->evidence[0]);
 		cJSON_AddStringToObject(art, "uri", uri);
 		cJSON_AddStringToObject(art, "uriBaseId", "AIVET_BUNDLE");
 		free(uri);
@@ -412,13 +381,12 @@ sarif_physical(cJSON *loc, const cJSON *finding, const cJSON *run)
 }
 
 static cJSON *
-sarif_run(const cJSON *run)
+sarif_run(const struct probe_run *run)
 {
 	cJSON *sr = cJSON_CreateObject(), *driver, *rules_arr, *inv, *notes, *results, *o, *props;
-	const cJSON *p, *f;
-	const char *endpoint = json_get_str(run, "endpoint") ? json_get_str(run, "endpoint") : "";
-	const char *status = json_get_str(run, "status") ? json_get_str(run, "status") : "";
-	int ok = strcmp(status, "completed") == 0;
+	const char *endpoint = run->endpoint ? run->endpoint : "";
+	const char *status = run->status ? run->status : "";
+	int ok = run->state == RUN_COMPLETED;
 	char *s;
 
 	o = cJSON_AddObjectToObject(sr, "tool");
@@ -435,15 +403,16 @@ sarif_run(const cJSON *run)
 
 	/* One category per endpoint, so code scanning tracks each endpoint's alerts apart. */
 	o = cJSON_AddObjectToObject(sr, "automationDetails");
-	s = xasprintf("aivet/%s/run-%lld", endpoint, (long long)jnum(run, "id"));
+	s = xasprintf("aivet/%s/run-%lld", endpoint, (long long)run->id);
 	cJSON_AddStringToObject(o, "id", s);
 	free(s);
 
 	inv = cJSON_CreateObject();
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(sr, "invocations"), inv);
 	notes = cJSON_CreateArray();
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const char *verdict = json_get_str(p, "verdict"), *name = json_get_str(p, "name");
+	for (size_t i = 0; i < run->nprobes; i++) {
+		const struct probe_result *p = &run->probes[i];
+		const char *verdict = p->verdict, *name = p->name;
 		cJSON *n, *m;
 
 		if (verdict == NULL || name == NULL)
@@ -455,7 +424,7 @@ sarif_run(const cJSON *run)
 		n = cJSON_CreateObject();
 		cJSON_AddStringToObject(n, "level", strcmp(verdict, "error") == 0 ? "error" : "warning");
 		m = cJSON_AddObjectToObject(n, "message");
-		s = xasprintf("probe %s %s: %s", name, verdict, json_get_str(p, "reason") ? json_get_str(p, "reason") : "");
+		s = xasprintf("probe %s %s: %s", name, verdict, p->reason ? p->reason : "");
 		{
 			char *clean = utf8_clean(s);
 
@@ -468,19 +437,21 @@ sarif_run(const cJSON *run)
 		cJSON_AddItemToArray(notes, n);
 	}
 	cJSON_AddBoolToObject(inv, "executionSuccessful", ok);
-	if (json_get_str(run, "started_at"))
-		cJSON_AddStringToObject(inv, "startTimeUtc", json_get_str(run, "started_at"));
-	if (json_get_str(run, "finished_at"))
-		cJSON_AddStringToObject(inv, "endTimeUtc", json_get_str(run, "finished_at"));
+	if (run->started_at)
+		cJSON_AddStringToObject(inv, "startTimeUtc", run->started_at);
+	if (run->finished_at)
+		cJSON_AddStringToObject(inv, "endTimeUtc", run->finished_at);
 	cJSON_AddItemToObject(inv, "toolExecutionNotifications", notes);
 
 	results = cJSON_AddArrayToObject(sr, "results");
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const char *probe = json_get_str(p, "name") ? json_get_str(p, "name") : "";
+	for (size_t i = 0; i < run->nprobes; i++) {
+		const struct probe_result *p = &run->probes[i];
+		const char *probe = p->name ? p->name : "";
 
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
-			const char *code = json_get_str(f, "code"), *sev = json_get_str(f, "severity");
-			cJSON *r, *loc, *ll, *fp;
+		for (size_t k = 0; k < p->nfindings; k++) {
+			const struct finding *f = &p->findings[k];
+			const char *code = f->code, *sev = f->severity;
+			cJSON *r, *loc, *ll, *fp, *ev;
 			char fq[512], hash[65];
 
 			if (code == NULL || sev == NULL)
@@ -490,7 +461,7 @@ sarif_run(const cJSON *run)
 			cJSON_AddNumberToObject(r, "ruleIndex", rule_index(rules_arr, code, sev));
 			cJSON_AddStringToObject(r, "level", sarif_level(sev));
 			o = cJSON_AddObjectToObject(r, "message");
-			s = utf8_clean(json_get_str(f, "message") && *json_get_str(f, "message") ? json_get_str(f, "message") : code);
+			s = utf8_clean(f->message && *f->message ? f->message : code);
 			cJSON_AddStringToObject(o, "text", s);
 			free(s);
 			loc = cJSON_CreateObject();
@@ -511,11 +482,11 @@ sarif_run(const cJSON *run)
 			cJSON_AddStringToObject(props, "severity", sev);
 			cJSON_AddStringToObject(props, "probe", probe);
 			cJSON_AddStringToObject(props, "endpoint", endpoint);
-			cJSON_AddNumberToObject(props, "run", jnum(run, "id"));
-			if (cJSON_GetObjectItem(f, "id"))
-				cJSON_AddNumberToObject(props, "finding", jnum(f, "id"));
-			cJSON_AddItemToObject(props, "evidence",
-			    cJSON_Duplicate(cJSON_GetObjectItem(f, "evidence"), 1));
+			cJSON_AddNumberToObject(props, "run", (double)run->id);
+			cJSON_AddNumberToObject(props, "finding", (double)f->id);
+			ev = cJSON_AddArrayToObject(props, "evidence");
+			for (size_t e = 0; e < f->nevidence; e++)
+				cJSON_AddItemToArray(ev, cJSON_CreateNumber((double)f->evidence[e]));
 			cJSON_AddItemToArray(results, r);
 		}
 	}
@@ -524,23 +495,22 @@ sarif_run(const cJSON *run)
 	cJSON_AddStringToObject(o, "text", "the directory of the signed report bundle (aivet report) "
 	    "that holds this run's evidence");
 	props = cJSON_AddObjectToObject(sr, "properties");
-	cJSON_AddNumberToObject(props, "run", jnum(run, "id"));
+	cJSON_AddNumberToObject(props, "run", (double)run->id);
 	cJSON_AddStringToObject(props, "endpoint", endpoint);
 	cJSON_AddStringToObject(props, "status", status);
 	return sr;
 }
 
 cJSON *
-runs_sarif(const cJSON *runs)
+runs_sarif(const struct probe_run *runs, size_t n)
 {
 	cJSON *log = cJSON_CreateObject(), *arr;
-	const cJSON *run;
 
 	cJSON_AddStringToObject(log, "$schema", "https://json.schemastore.org/sarif-2.1.0.json");
 	cJSON_AddStringToObject(log, "version", "2.1.0");
 	arr = cJSON_AddArrayToObject(log, "runs");
-	cJSON_ArrayForEach(run, runs)
-		cJSON_AddItemToArray(arr, sarif_run(run));
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, sarif_run(&runs[i]));
 	return log;
 }
 
@@ -602,19 +572,52 @@ seconds_between(const char *a, const char *b)
 	return mb > ma ? (double)(mb - ma) / 1000 : 0;
 }
 
+/* A failed probe's <failure>: typed by its worst finding, each finding a line. */
 static void
-junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *errors, int *skipped,
-    double *time)
+junit_failure(struct buf *b, const struct probe_result *p)
 {
-	const char *endpoint = json_get_str(run, "endpoint") ? json_get_str(run, "endpoint") : "";
-	const char *started = json_get_str(run, "started_at");
-	const cJSON *p, *f;
+	const struct finding *worst = probe_result_worst(p);
+	const char *reason = p->reason;
+	struct buf body;
+
+	buf_init(&body);
+	for (size_t k = 0; k < p->nfindings; k++) {
+		const struct finding *f = &p->findings[k];
+
+		buf_printf(&body, "[%s] %s: %s (evidence", f->severity, f->code, f->message ? f->message : "");
+		for (size_t e = 0; e < f->nevidence; e++)
+			buf_printf(&body, " %lld", (long long)f->evidence[e]);
+		buf_adds(&body, ")\n");
+	}
+	buf_adds(b, "      <failure");
+	if (worst != NULL) {
+		char *m = xasprintf("%s (%s): %s", worst->code, worst->severity, reason ? reason : "");
+
+		xml_attr(b, "type", worst->code);
+		xml_attr(b, "message", m);
+		free(m);
+	} else {
+		xml_attr(b, "type", "fail");
+		xml_attr(b, "message", reason);
+	}
+	buf_adds(b, ">");
+	xml_text(b, body.data);
+	buf_adds(b, "</failure>\n");
+	buf_free(&body);
+}
+
+static void
+junit_suite(struct buf *b, const struct probe_run *run, int *tests, int *failures, int *errors,
+    int *skipped, double *time)
+{
+	const char *endpoint = run->endpoint ? run->endpoint : "";
+	const char *started = run->started_at;
 	int t = 0, fl = 0, er = 0, sk = 0;
-	double secs = seconds_between(started, json_get_str(run, "finished_at"));
+	double secs = seconds_between(started, run->finished_at);
 	char stamp[20] = "", num[32], *cls;
 
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const char *v = json_get_str(p, "verdict") ? json_get_str(p, "verdict") : "";
+	for (size_t i = 0; i < run->nprobes; i++) {
+		const char *v = run->probes[i].verdict ? run->probes[i].verdict : "";
 
 		t++;
 		fl += strcmp(v, "fail") == 0;
@@ -626,7 +629,7 @@ junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *err
 		snprintf(stamp, sizeof stamp, "%.19s", started);
 	buf_adds(b, "  <testsuite");
 	xml_attr(b, "name", endpoint);
-	snprintf(num, sizeof num, "%lld", (long long)jnum(run, "id"));
+	snprintf(num, sizeof num, "%lld", (long long)run->id);
 	xml_attr(b, "id", num);
 	buf_printf(b, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"",
 	    t, fl, er, sk, secs);
@@ -636,49 +639,19 @@ junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *err
 	buf_adds(b, "      <property name=\"aivet.run\"");
 	xml_attr(b, "value", num);
 	buf_adds(b, "/>\n      <property name=\"aivet.status\"");
-	xml_attr(b, "value", json_get_str(run, "status"));
+	xml_attr(b, "value", run->status);
 	buf_adds(b, "/>\n    </properties>\n");
 	cls = xasprintf("aivet.%s", endpoint);
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const char *v = json_get_str(p, "verdict") ? json_get_str(p, "verdict") : "", *reason = json_get_str(p, "reason");
-		const cJSON *worst = NULL;
-		struct buf body;
+	for (size_t i = 0; i < run->nprobes; i++) {
+		const struct probe_result *p = &run->probes[i];
+		const char *v = p->verdict ? p->verdict : "", *reason = p->reason;
 
 		buf_adds(b, "    <testcase");
 		xml_attr(b, "classname", cls);
-		xml_attr(b, "name", json_get_str(p, "name"));
+		xml_attr(b, "name", p->name);
 		buf_adds(b, ">\n");
 		if (strcmp(v, "fail") == 0) {
-			buf_init(&body);
-			cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
-				const cJSON *e;
-
-				buf_printf(&body, "[%s] %s: %s (evidence", json_get_str(f, "severity"), json_get_str(f, "code"),
-				    json_get_str(f, "message") ? json_get_str(f, "message") : "");
-				cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence"))
-					buf_printf(&body, " %lld", (long long)e->valuedouble);
-				buf_adds(&body, ")\n");
-			}
-			cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
-				if (worst == NULL || severity_rank(json_get_str(f, "severity")) >
-				    severity_rank(json_get_str(worst, "severity")))
-					worst = f;
-			buf_adds(b, "      <failure");
-			if (worst != NULL) {
-				char *m = xasprintf("%s (%s): %s", json_get_str(worst, "code"), json_get_str(worst, "severity"),
-				    reason ? reason : "");
-
-				xml_attr(b, "type", json_get_str(worst, "code"));
-				xml_attr(b, "message", m);
-				free(m);
-			} else {
-				xml_attr(b, "type", "fail");
-				xml_attr(b, "message", reason);
-			}
-			buf_adds(b, ">");
-			xml_text(b, body.data);
-			buf_adds(b, "</failure>\n");
-			buf_free(&body);
+			junit_failure(b, p);
 		} else if (strcmp(v, "error") == 0) {
 			buf_adds(b, "      <error type=\"error\"");
 			xml_attr(b, "message", reason);
@@ -701,16 +674,15 @@ junit_suite(struct buf *b, const cJSON *run, int *tests, int *failures, int *err
 }
 
 char *
-runs_junit(const cJSON *runs)
+runs_junit(const struct probe_run *runs, size_t n)
 {
 	struct buf b, suites;
-	const cJSON *run;
 	int t = 0, f = 0, e = 0, s = 0;
 	double secs = 0;
 
 	buf_init(&suites);
-	cJSON_ArrayForEach(run, runs)
-		junit_suite(&suites, run, &t, &f, &e, &s, &secs);
+	for (size_t i = 0; i < n; i++)
+		junit_suite(&suites, &runs[i], &t, &f, &e, &s, &secs);
 	buf_init(&b);
 	buf_adds(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	buf_printf(&b, "<testsuites name=\"aivet\" tests=\"%d\" failures=\"%d\" errors=\"%d\" "
@@ -735,33 +707,36 @@ print_json(FILE *f, cJSON *v)
 }
 
 void
-run_format_emit(FILE *f, cJSON *v, int fmt)
+run_format_emit(FILE *f, const struct probe_run *runs, size_t n, int one, cJSON *const *compare,
+    int fmt)
 {
-	cJSON *arr = v;
-
 	if (fmt == RUN_FMT_JSON) {
-		print_json(f, v);
-		return;
-	}
-	if (!cJSON_IsArray(v)) {
-		arr = cJSON_CreateArray();
-		cJSON_AddItemToArray(arr, v);
-	}
-	if (fmt == RUN_FMT_SARIF) {
-		print_json(f, runs_sarif(arr));
+		cJSON *arr = one ? NULL : cJSON_CreateArray();
+
+		for (size_t i = 0; i < n; i++) {
+			cJSON *o = probe_run_to_json(&runs[i]);
+
+			if (compare != NULL && compare[i] != NULL)
+				cJSON_AddItemToObject(o, "compare_last", cJSON_Duplicate(compare[i], 1));
+			if (one) {
+				print_json(f, o);
+				return;
+			}
+			cJSON_AddItemToArray(arr, o);
+		}
+		print_json(f, arr);
+	} else if (fmt == RUN_FMT_SARIF) {
+		print_json(f, runs_sarif(runs, n));
 	} else if (fmt == RUN_FMT_JUNIT) {
-		char *s = runs_junit(arr);
+		char *s = runs_junit(runs, n);
 
 		fputs(s, f);
 		free(s);
 	} else {
-		const cJSON *run;
-
-		cJSON_ArrayForEach(run, arr) {
-			if (run != arr->child)
+		for (size_t i = 0; i < n; i++) {
+			if (i > 0)
 				fputc('\n', f);
-			probe_print_run(f, run);
+			probe_print_run(f, &runs[i]);
 		}
 	}
-	cJSON_Delete(arr);
 }

@@ -119,20 +119,17 @@ show_incidents(const struct dashboard *d, int64_t now, struct tui_list *l)
 static void
 show_runs(const struct dashboard *d, struct tui_list *l)
 {
-	const cJSON *r;
-
 	section(l, "Recent probe runs");
-	cJSON_ArrayForEach(r, d->runs) {
-		const char *worst = json_get_str(r, "worst");
+	for (size_t i = 0; i < d->runs.n; i++) {
+		const struct probe_run *r = &d->runs.items[i];
+		const char *worst = r->worst;
 		int bad = severity_rank(worst) >= SEV_HIGH;
 
-		tui_list_add(l, OBJ(OBJ_RUN, (int64_t)cJSON_GetObjectItem(r, "id")->valuedouble),
-		    bad ? TUI_MARK_BAD : worst ? TUI_MARK_WARN : TUI_MARK_GOOD,
-		    "%s run %-4d %-22.22s %-11s %.16s  %s", bad ? "!!" : worst ? "! " : "ok",
-		    cJSON_GetObjectItem(r, "id")->valueint, json_get_str(r, "endpoint"),
-		    json_get_str(r, "status"), json_get_str(r, "started_at"), worst ? worst : "no findings");
+		tui_list_add(l, OBJ(OBJ_RUN, r->id), bad ? TUI_MARK_BAD : worst ? TUI_MARK_WARN : TUI_MARK_GOOD,
+		    "%s run %-4d %-22.22s %-11s %.16s  %s", bad ? "!!" : worst ? "! " : "ok", (int)r->id,
+		    r->endpoint, r->status, r->started_at, worst ? worst : "no findings");
 	}
-	if (cJSON_GetArraySize(d->runs) == 0)
+	if (d->runs.n == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none yet (r on an endpoint runs probes)");
 }
 

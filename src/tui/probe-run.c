@@ -20,7 +20,7 @@
 /* List ids: a finding's id, or minus the probe's row number. */
 struct run_state {
 	int64_t run_id;
-	cJSON *run;
+	struct probe_run run;
 	struct tui_list list;
 	char summary[2][300];
 	int head;   /* rows above the list at the last draw */
@@ -57,78 +57,69 @@ symbol(const char *verdict, int *mark)
 	return *mark = TUI_MARK_WARN, "?";
 }
 
+/* The sweep's boundaries beside the advertised context, under its row. */
+static void
+add_sweep(struct tui_list *l, int64_t k, const struct sweep_bounds *d)
+{
+	const char *change = d->change ? d->change : "?";
+	char a[32], b[32], c[32];
+
+	/* A boundary is named only where a search found it: at verify depth none
+	 * is searched, and "the top" is said only when nothing changed below it. */
+	if (d->depth && strcmp(d->depth, "verify") == 0)
+		tui_list_add(l, -k, TUI_MARK_NONE, "    advertised %s; %s at the top; "
+		    "boundaries are searched at diagnose depth", thousands(d->advertised, a), change);
+	else
+		tui_list_add(l, -k, TUI_MARK_NONE, "    advertised %s; intact up to %s; "
+		    "accepted up to %s; %s", thousands(d->advertised, a),
+		    d->has_integrity_boundary ? thousands(d->integrity_boundary, b) :
+		    strcmp(change, "none") == 0 ? "the top" : "-",
+		    d->has_refusal_boundary ? thousands(d->refusal_boundary, c) :
+		    strcmp(change, "visible_refusal") != 0 ? "the top" : "-", change);
+}
+
 static int
 run_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct run_state *s = v->state;
-	int64_t keep = tui_list_selected_id(&s->list), k = 0;
-	cJSON *run, *p, *f, *cal;
+	int64_t keep = tui_list_selected_id(&s->list);
+	struct probe_run run;
 	char a[32], b[32], billed[160];
 
-	if (probe_run_json(t->av->db, s->run_id, &run, err) != 0)
+	if (probe_run_get(t->av->db, s->run_id, &run, err) != 0)
 		return err->code;
-	cJSON_Delete(s->run);
+	probe_run_free(&s->run);
 	s->run = run;
-	cal = cJSON_GetObjectItem(run, "calibration");
 	snprintf(s->summary[0], sizeof s->summary[0], "Run %d on %s: %s, %s tokens in, %s out",
-	    cJSON_GetObjectItem(run, "id")->valueint, cJSON_GetObjectItem(run, "endpoint")->valuestring,
-	    cJSON_GetObjectItem(run, "status")->valuestring,
-	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_in")->valuedouble, a),
-	    thousands((int64_t)cJSON_GetObjectItem(run, "tokens_out")->valuedouble, b));
+	    (int)run.id, run.endpoint, run.status, thousands(run.tokens_in, a), thousands(run.tokens_out, b));
 	/* What the vendor billed, in the words "probe show" uses. */
-	if (!probe_billed_text(run, billed, sizeof billed))
+	if (!probe_billed_text(&run, billed, sizeof billed))
 		snprintf(billed, sizeof billed, "nothing billed yet");
-	snprintf(s->summary[1], sizeof s->summary[1], "Started %s; calibration %s; %s",
-	    cJSON_GetObjectItem(run, "started_at")->valuestring,
-	    cJSON_IsObject(cal) ? cJSON_GetObjectItem(cal, "method")->valuestring : "none", billed);
+	snprintf(s->summary[1], sizeof s->summary[1], "Started %s; calibration %s; %s", run.started_at,
+	    run.calib.present ? (run.calib.method ? run.calib.method : "(null)") : "none", billed);
 	tui_list_clear(&s->list);
 	snprintf(s->list.header, sizeof s->list.header, "  %-12s %-13s %s", "PROBE", "VERDICT",
 	    "REASON / FINDINGS");
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes")) {
-		const char *verdict = cJSON_GetObjectItem(p, "verdict")->valuestring;
-		const cJSON *reason = cJSON_GetObjectItem(p, "reason"), *d = cJSON_GetObjectItem(p, "details");
+	for (size_t i = 0; i < run.nprobes; i++) {
+		const struct probe_result *p = &run.probes[i];
+		int64_t k = (int64_t)i + 1;
 		int mark;
-		const char *sym = symbol(verdict, &mark);
+		const char *sym = symbol(p->verdict, &mark);
 		/* A reason may quote the vendor's reply: shown escaped. */
-		char *why = cJSON_IsString(reason) ? text_escape(reason->valuestring,
-		    strlen(reason->valuestring), 0) : xstrdup("");
+		char *why = p->reason ? text_escape(p->reason, strlen(p->reason), 0) : xstrdup("");
 
-		k++;
-		tui_list_add(&s->list, -k, mark, "%s %-12s %-13s %s", sym,
-		    cJSON_GetObjectItem(p, "name")->valuestring, verdict, why);
+		tui_list_add(&s->list, -k, mark, "%s %-12s %-13s %s", sym, p->name, p->verdict, why);
 		free(why);
-		if (strcmp(cJSON_GetObjectItem(p, "name")->valuestring, "sweep") == 0 && cJSON_IsObject(d)) {
-			const cJSON *ib = cJSON_GetObjectItem(d, "integrity_boundary");
-			const cJSON *rb = cJSON_GetObjectItem(d, "refusal_boundary");
-			char c[32];
+		if (p->sweep.present)
+			add_sweep(&s->list, k, &p->sweep);
+		for (size_t j = 0; j < p->nfindings; j++) {
+			const struct finding *f = &p->findings[j];
+			int r = severity_rank(f->severity);
+			char *msg = text_escape(f->message, strlen(f->message), 0);
 
-			const char *change = json_get_str(d, "change") ? json_get_str(d, "change") : "?";
-
-			/* A boundary is named only where a search found it: at verify depth none
-			 * is searched, and "the top" is said only when nothing changed below it. */
-			if (json_get_str(d, "depth") && strcmp(json_get_str(d, "depth"), "verify") == 0)
-				tui_list_add(&s->list, -k, TUI_MARK_NONE, "    advertised %s; %s at the top; "
-				    "boundaries are searched at diagnose depth",
-				    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a), change);
-			else
-				tui_list_add(&s->list, -k, TUI_MARK_NONE, "    advertised %s; intact up to %s; "
-				    "accepted up to %s; %s",
-				    thousands((int64_t)cJSON_GetObjectItem(d, "advertised")->valuedouble, a),
-				    cJSON_IsNumber(ib) ? thousands((int64_t)ib->valuedouble, b) :
-				    strcmp(change, "none") == 0 ? "the top" : "-",
-				    cJSON_IsNumber(rb) ? thousands((int64_t)rb->valuedouble, c) :
-				    strcmp(change, "visible_refusal") != 0 ? "the top" : "-", change);
-		}
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
-			const char *sev = cJSON_GetObjectItem(f, "severity")->valuestring;
-			const char *m = cJSON_GetObjectItem(f, "message")->valuestring;
-			int r = severity_rank(sev);
-			char *msg = text_escape(m, strlen(m), 0);
-
-			tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(f, "id")->valuedouble,
-			    r >= severity_rank("high") ? TUI_MARK_BAD : r >= severity_rank("low") ?
-			    TUI_MARK_WARN : TUI_MARK_DIM, "    %-8s %s: %s", sev,
-			    cJSON_GetObjectItem(f, "code")->valuestring, msg);
+			tui_list_add(&s->list, f->id, r >= severity_rank("high") ? TUI_MARK_BAD :
+			    r >= severity_rank("low") ? TUI_MARK_WARN : TUI_MARK_DIM, "    %-8s %s: %s",
+			    f->severity, f->code, msg);
 			free(msg);
 		}
 	}
@@ -137,19 +128,19 @@ run_load(struct view *v, struct tui *t, struct aerr *err)
 }
 
 /* The selected finding, or NULL when a probe row is selected. */
-static cJSON *
+static const struct finding *
 selected_finding(struct run_state *s)
 {
 	int64_t id = tui_list_selected_id(&s->list);
-	cJSON *p, *f;
 
-	if (id <= 0)
-		return NULL;
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(s->run, "probes"))
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings"))
-			if ((int64_t)cJSON_GetObjectItem(f, "id")->valuedouble == id)
-				return f;
-	return NULL;
+	return id > 0 ? probe_run_finding(&s->run, id) : NULL;
+}
+
+/* The probe of row id -k, or NULL. */
+static const struct probe_result *
+probe_of_row(struct run_state *s, int64_t id)
+{
+	return id < 0 && (size_t)-id <= s->run.nprobes ? &s->run.probes[-id - 1] : NULL;
 }
 
 /* Columns a UTF-8 text takes (its symbols are one column each). */
@@ -201,7 +192,7 @@ static void
 run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
 	struct run_state *s = v->state;
-	cJSON *f = selected_finding(s);
+	const struct finding *f = selected_finding(s);
 	int y = 2;
 
 	tui_put(w, 0, 2, cols - 2, s->summary[0]);
@@ -221,8 +212,8 @@ run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	if (f != NULL) {
 		/* What the registry says of the selected finding; a critical one is where an
 		 * incident starts: offer it. */
-		const struct finding_info *fi = finding_lookup(json_get_str(f, "code"));
-		int critical = severity_rank(json_get_str(f, "severity")) == SEV_CRITICAL;
+		const struct finding_info *fi = finding_lookup(f->code);
+		int critical = severity_rank(f->severity) == SEV_CRITICAL;
 		char *line = xasprintf("%s%s%s%s", critical ? "!! critical finding: i opens an incident from it" : "",
 		    critical && fi ? ". " : "", fi ? "the vendor should: " : "", fi ? fi->remedy : "");
 
@@ -240,8 +231,8 @@ run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 static int
 open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 {
-	cJSON *f = selected_finding(s);
-	const char *endpoint = cJSON_GetObjectItem(s->run, "endpoint")->valuestring;
+	const struct finding *f = selected_finding(s);
+	const char *endpoint = s->run.endpoint;
 	struct incident_open_input in;
 	char title[300], disc[32], *vendor;
 	int64_t id;
@@ -249,12 +240,12 @@ open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 
 	if (f == NULL)
 		return aerr_set(err, AV_USAGE, "select a finding to open an incident from it");
-	snprintf(title, sizeof title, "%s on %s", cJSON_GetObjectItem(f, "code")->valuestring, endpoint);
+	snprintf(title, sizeof title, "%s on %s", f->code, endpoint);
 	if (!tui_prompt(t, "Incident title", title, title, sizeof title) || title[0] == '\0')
 		return 0;
 	vendor = strndup(endpoint, strcspn(endpoint, "/"));
 	in = (struct incident_open_input){ .vendor = vendor, .title = title, .endpoint = endpoint,
-		.from_finding = (int64_t)cJSON_GetObjectItem(f, "id")->valuedouble };
+		.from_finding = f->id };
 	rc = incident_open(t->av, &in, &id, disc, err);
 	if (rc == 0) {
 		tui_changed(t);
@@ -268,60 +259,61 @@ open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 
 /* The probe in words: what Enter on a probe row shows (J shows the JSON). */
 static int
-show_probe(struct tui *t, const cJSON *p, struct aerr *err)
+show_probe(struct tui *t, const struct probe_result *p, struct aerr *err)
 {
-	const cJSON *f, *e, *d = cJSON_GetObjectItem(p, "details");
 	char title[96];
 	struct buf b;
 	int rc;
 
 	buf_init(&b);
-	buf_printf(&b, "Probe %s: %s\n", json_get_str(p, "name"), json_get_str(p, "verdict"));
-	if (json_get_str(p, "reason"))
-		buf_printf(&b, "Reason: %s\n", json_get_str(p, "reason"));
-	if (cJSON_IsNumber(cJSON_GetObjectItem(p, "requests")))
-		buf_printf(&b, "Requests: %d\n", cJSON_GetObjectItem(p, "requests")->valueint);
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(p, "findings")) > 0)
+	buf_printf(&b, "Probe %s: %s\n", p->name, p->verdict);
+	if (p->reason)
+		buf_printf(&b, "Reason: %s\n", p->reason);
+	buf_printf(&b, "Requests: %d\n", (int)p->requests);
+	if (p->nfindings > 0)
 		buf_adds(&b, "\nFindings (Enter or v on one in the run shows its evidence)\n");
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
-		const struct finding_info *fi = finding_lookup(json_get_str(f, "code"));
+	for (size_t i = 0; i < p->nfindings; i++) {
+		const struct finding *f = &p->findings[i];
+		const struct finding_info *fi = finding_lookup(f->code);
 
-		buf_printf(&b, "  %s %s (finding %d): %s\n", json_get_str(f, "severity"),
-		    json_get_str(f, "code"), cJSON_GetObjectItem(f, "id")->valueint, json_get_str(f, "message"));
+		buf_printf(&b, "  %s %s (finding %d): %s\n", f->severity, f->code, (int)f->id, f->message);
 		if (fi != NULL)
 			buf_printf(&b, "    the vendor should: %s\n", fi->remedy);
 		buf_adds(&b, "    evidence");
-		cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence"))
-			buf_printf(&b, " %d", e->valueint);
+		for (size_t e = 0; e < f->nevidence; e++)
+			buf_printf(&b, " %d", (int)f->evidence[e]);
 		buf_adds(&b, "\n");
 	}
-	if (cJSON_IsObject(d)) {
+	/* The probe's own document, whatever its shape, as an outline. */
+	if (cJSON_IsObject(p->details)) {
 		buf_adds(&b, "\nDetails\n");
-		tui_json_outline(&b, d, 1);
+		tui_json_outline(&b, p->details, 1);
 	}
 	buf_add(&b, "", 0);
-	snprintf(title, sizeof title, "Probe %s", json_get_str(p, "name"));
+	snprintf(title, sizeof title, "Probe %s", p->name);
 	rc = tui_show_text(t, title, b.data, err);
 	buf_free(&b);
 	return rc;
 }
 
-/* The selected probe (row id -k) or finding, as raw JSON. */
+/* The selected probe (row id -k) or finding, as raw JSON: as "probe show --json" writes it. */
 static int
 show_raw(struct tui *t, struct run_state *s, int64_t id, struct aerr *err)
 {
-	const cJSON *p = id < 0 ? cJSON_GetArrayItem(cJSON_GetObjectItem(s->run, "probes"), (int)(-id - 1)) : NULL;
-	const cJSON *o = id > 0 ? selected_finding(s) : p;
+	const struct probe_result *p = probe_of_row(s, id);
+	const struct finding *f = id > 0 ? selected_finding(s) : NULL;
+	cJSON *o = f ? finding_to_json(f) : p ? probe_result_to_json(p) : NULL;
 	char title[96], *text;
 	int rc;
 
 	if (o == NULL)
 		return 0;
 	text = cJSON_Print(o);
+	cJSON_Delete(o);
 	if (id > 0)
 		snprintf(title, sizeof title, "Finding %lld as JSON", (long long)id);
 	else
-		snprintf(title, sizeof title, "Probe %s as JSON", json_get_str(p, "name"));
+		snprintf(title, sizeof title, "Probe %s as JSON", p->name);
 	rc = tui_show_text(t, title, text, err);
 	free(text);
 	return rc;
@@ -343,9 +335,8 @@ run_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 		return 0;
 	if (id > 0)
 		return tui_push(t, &tui_evidence_view, &id, err);
-	if (id < 0 && req == REQ_ENTER)
-		return show_probe(t, cJSON_GetArrayItem(cJSON_GetObjectItem(s->run, "probes"), (int)(-id - 1)),
-		    err);
+	if (probe_of_row(s, id) != NULL && req == REQ_ENTER)
+		return show_probe(t, probe_of_row(s, id), err);
 	return aerr_set(err, AV_USAGE, "select a finding to see its evidence");
 }
 
@@ -355,7 +346,7 @@ run_close(struct view *v)
 	struct run_state *s = v->state;
 
 	tui_list_free(&s->list);
-	cJSON_Delete(s->run);
+	probe_run_free(&s->run);
 	free(s);
 }
 

@@ -78,25 +78,24 @@ runs_load(struct view *v, struct tui *t, struct aerr *err)
 	struct runs_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list);
 	struct run_query q = { .endpoint_id = s->endpoint_id, .newest_first = 1, .verdicts = 1 };
-	cJSON *runs, *o;
+	struct probe_run_list runs;
 
-	if (probe_runs_json(t->av->db, &q, &runs, err) != 0)
+	if (probe_run_list_load(t->av->db, &q, &runs, err) != 0)
 		return err->code;
 	tui_list_clear(&s->list);
 	snprintf(s->list.header, sizeof s->list.header, "%-5s %-24s %-17s %-9s %-9s %s", "RUN",
 	    "STARTED", "STATUS", "FINDINGS", "WORST", "VERDICTS");
-	cJSON_ArrayForEach(o, runs) {
-		const char *worst = json_get_str(o, "worst") ? json_get_str(o, "worst") : "-";
+	for (size_t i = 0; i < runs.n; i++) {
+		const struct probe_run *o = &runs.items[i];
+		const char *worst = o->worst ? o->worst : "-";
 		int sev = severity_rank(worst);
 
-		tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(o, "id")->valuedouble,
-		    sev >= severity_rank("high") ? TUI_MARK_BAD : sev >= severity_rank("low") ?
-		    TUI_MARK_WARN : TUI_MARK_GOOD, "%-5lld %-24s %-17s %-9d %-9s %s",
-		    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "started_at"),
-		    json_get_str(o, "status"), cJSON_GetObjectItem(o, "findings")->valueint, worst,
-		    json_get_str(o, "verdicts"));
+		tui_list_add(&s->list, o->id, sev >= severity_rank("high") ? TUI_MARK_BAD :
+		    sev >= severity_rank("low") ? TUI_MARK_WARN : TUI_MARK_GOOD,
+		    "%-5lld %-24s %-17s %-9d %-9s %s", (long long)o->id, o->started_at, o->status,
+		    (int)o->findings, worst, o->verdicts);
 	}
-	cJSON_Delete(runs);
+	probe_run_list_free(&runs);
 	tui_list_restore(&s->list, keep);
 	make_plan(s, t);
 	return 0;
@@ -179,14 +178,14 @@ run_work(struct tui_job *job, void *arg, struct aerr *err)
 	o.cancel = (volatile sig_atomic_t *)&job->cancel;
 	rc = probe_run_endpoint(&rj->av, rj->endpoint_id, &o, &rj->run_id, err);
 	if (rj->run_id > 0 && rj->av.db != NULL) {
-		cJSON *run;
+		struct probe_run run;
 		struct aerr e2 = { 0 };
 
 		probe_run_findings(rj->av.db, rj->run_id, &findings, &e2);
 		/* What the vendor billed, worded as "probe show" words it. */
-		if (probe_run_json(rj->av.db, rj->run_id, &run, &e2) == 0) {
-			probe_billed_text(run, billed, sizeof billed);
-			cJSON_Delete(run);
+		if (probe_run_get(rj->av.db, rj->run_id, &run, &e2) == 0) {
+			probe_billed_text(&run, billed, sizeof billed);
+			probe_run_free(&run);
 		}
 	}
 	av_close(&rj->av);
@@ -293,22 +292,22 @@ start_run(struct runs_state *s, struct tui *t, struct aerr *err)
 	if (probe_plan_endpoint(t->av, s->endpoint_id, &s->next, &plan, err) != 0)
 		return err->code;
 	{
-		const cJSON *cost = cJSON_GetObjectItem(plan, "cost_usd");
-		const cJSON *expected = cJSON_GetObjectItem(plan, "cost_usd_expected");
+		struct run_plan rp;
 		const char *depth = probe_depth_name(s->next.depth);
 
+		run_plan_read(plan, &rp);
 		/* With prices the cost is the question, in the figures of the plan shown above. */
-		thousands((int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble, a);
-		if (cJSON_IsNumber(cost) && cJSON_IsNumber(expected))
+		thousands(rp.requests, a);
+		if (rp.has_cost_usd && rp.has_cost_usd_expected)
 			ok = tui_confirm(t, "Send up to %s requests to %s at depth %s? USD %.2f expected, "
-			    "%.2f at most", a, s->ref, depth, expected->valuedouble, cost->valuedouble);
-		else if (cJSON_IsNumber(cost))
+			    "%.2f at most", a, s->ref, depth, rp.cost_usd_expected, rp.cost_usd);
+		else if (rp.has_cost_usd)
 			ok = tui_confirm(t, "Send up to %s requests to %s at depth %s? At most about USD %.2f",
-			    a, s->ref, depth, cost->valuedouble);
+			    a, s->ref, depth, rp.cost_usd);
 		else
 			ok = tui_confirm(t, "Send up to %s requests and %s input tokens to %s at depth %s?", a,
-			    thousands((int64_t)cJSON_GetObjectItem(plan, "tokens_in")->valuedouble, b), s->ref,
-			    depth);
+			    thousands(rp.tokens_in, b), s->ref, depth);
+		run_plan_free(&rp);
 	}
 	cJSON_Delete(plan);
 	if (!ok)

@@ -182,4 +182,25 @@ is "$(json '.runs[0].results[0].locations[0].physicalLocation.artifactLocation |
 	"https://api.acme.example/v1 null" "SARIF: a finding without evidence is located at the endpoint URL"
 v=$(python3 "$TESTS_SRCDIR/lib/oscal-validate.py" "$TESTS_SRCDIR/data/sarif-schema-2.1.0.json" "$T/run3.sarif" 2>&1)
 is "$v" "0 errors" "and that log is valid too"
+# ---- the positionals "probe show" and "probe run" declare, counted and resolved by the framework ----
+run probe show
+like "$rc:$errout" "^2:aivet: probe show needs at least one RUN
+usage: aivet probe show RUN \[RUN...\]" "probe show without a RUN: the framework's wording and the usage line"
+run probe show 1 2 3 1 2 --json
+is "$rc:$(printf '%s' "$out" | json '[.[].id] | @csv')" "0:1,2,3,1,2" \
+	"probe show takes any number of runs (more than the framework keeps ids for), in the order given"
+run probe show 1 2 3 1 9
+is "$rc:$errout" "2:aivet: unknown run 9 (see 'aivet probe runs')" "an unknown fifth run: the one wording"
+run probe show 1 x
+is "$rc:$errout" "2:aivet: 'x' is not a run id (see 'aivet probe runs')" "a RUN that is not an id"
+run probe show 3 --json
+is "$(printf '%s' "$out" | jq -c '.probes[0]')" \
+	'{"name":"errors","verdict":"fail","reason":"1 finding","requests":4,"details":null,"findings":[{"id":6,"code":"SERVER_ERROR_ON_BAD_INPUT","severity":"medium","message":"a malformed request got HTTP 500","evidence":[]}]}' \
+	"probe show --json: a result and its finding, every member in its order and type"
+run probe run
+like "$rc:$errout" "^2:aivet: probe run needs exactly one VENDOR/ENDPOINT" "probe run without an endpoint"
+run probe run Acme/prod Acme/prod
+like "$rc:$errout" "^2:aivet: probe run takes at most one VENDOR/ENDPOINT" "probe run with two endpoints: the framework's wording"
+run probe run Acme/nope --dry-run
+is "$rc:$errout" "2:aivet: unknown endpoint 'Acme/nope' (see 'aivet endpoint list')" "probe run: an unknown endpoint, resolved before exec"
 done_testing

@@ -98,11 +98,23 @@ vendor_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 	return rc < 0 ? AV_RUNTIME : 0;
 }
 
+/* The active endpoint a mistyped "VENDOR/NAME" most likely meant (name_suggest
+ * over every active endpoint's ref), copied into near; NULL when none is near. */
+static const char *
+endpoint_suggest(struct db *db, const char *ref, char *near, size_t n)
+{
+	struct aerr e = { 0 };
+
+	return db_suggest(db_prepare(db, &e, "SELECT v.name || '/' || e.name FROM endpoint e "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.status = 'active' AND v.status = 'active' "
+	    "ORDER BY v.name, e.name", NULL), ref, near, n);
+}
+
 int
 endpoint_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 {
 	const char *slash = strchr(ref, '/');
-	char *vname;
+	char *vname, near[256];
 	int64_t vid;
 	int rc;
 
@@ -111,12 +123,20 @@ endpoint_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 	vname = strndup(ref, (size_t)(slash - ref));
 	rc = vendor_lookup(db, vname, &vid, err);
 	free(vname);
+	/* A mistyped vendor is most often a mistyped endpoint: name the endpoint meant. */
+	if (rc == AV_USAGE && endpoint_suggest(db, ref, near, sizeof near) != NULL)
+		return aerr_set(err, AV_USAGE, "unknown endpoint '%s'; did you mean %s? (see 'aivet "
+		    "endpoint list')", ref, near);
 	if (rc != 0)
 		return rc;
 	rc = db_int(db, id, err, "SELECT id FROM endpoint WHERE vendor_id = ? AND name = ?",
 	    "it", vid, slash + 1);
-	if (rc == 1)
+	if (rc == 1) {
+		if (endpoint_suggest(db, ref, near, sizeof near) != NULL)
+			return aerr_set(err, AV_USAGE, "unknown endpoint '%s'; did you mean %s? (see "
+			    "'aivet endpoint list')", ref, near);
 		return aerr_set(err, AV_USAGE, "unknown endpoint '%s' (see 'aivet endpoint list')", ref);
+	}
 	return rc < 0 ? AV_RUNTIME : 0;
 }
 

@@ -235,10 +235,9 @@ void cmd_print_options(FILE *out, const struct opt *opts);
  * id, or AV_USAGE naming what is unknown and where to list them. */
 int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err);
 
-/* Prints a JSON array element by element (for long lists). */
+/* Prints a JSON array element by element (for long lists), in the bytes
+ * cJSON_Print gives. */
 struct json_stream {
-	char *buf;
-	size_t cap;
 	long n;
 };
 void json_stream_begin(struct json_stream *js);

@@ -9,7 +9,9 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -534,26 +536,133 @@ target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, 
 	}
 }
 
-/* Streaming a large array keeps one element in memory at a time and reuses
- * one print buffer: lists of thousands of rows stay fast and small. */
+/* Streaming a large array keeps one element in memory at a time and writes
+ * it straight out, in the bytes cJSON_Print gives: lists of thousands of rows
+ * stay fast and small. */
+/* A JSON string as cJSON prints it: '"', '\\' and the controls escaped, every
+ * other byte as it is. */
+static void
+json_put_string(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	static const char esc[] = { ['"'] = '"', ['\\'] = '\\', ['\b'] = 'b', ['\f'] = 'f',
+		['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't' };
+
+	putc('"', out);
+	for (;;) {
+		size_t run = 0;
+
+		while (p[run] >= 32 && p[run] != '"' && p[run] != '\\')
+			run++;
+		fwrite(p, 1, run, out);
+		p += run;
+		if (*p == '\0')
+			break;
+		if (*p < sizeof esc && esc[*p])
+			fprintf(out, "\\%c", esc[*p]);
+		else
+			fprintf(out, "\\u%04x", *p);
+		p++;
+	}
+	putc('"', out);
+}
+
+/* A number as cJSON prints it ("%1.15g", or "%1.17g" when that loses it): a
+ * whole number below 10^15 is its digits, written here without the sprintf
+ * and sscanf cJSON spends on every one; any other is left to cJSON. */
+static void
+json_put_number(FILE *out, const cJSON *item)
+{
+	double d = item->valuedouble;
+	char tmp[64], *p = tmp + sizeof tmp;
+	long long n;
+
+	if (!(d > -1e15 && d < 1e15) || d != (double)(n = (long long)d) || (d == 0 && signbit(d))) {
+		if (!cJSON_PrintPreallocated((cJSON *)item, tmp, sizeof tmp, 0))
+			snprintf(tmp, sizeof tmp, "null");
+		fputs(tmp, out);
+		return;
+	}
+	*--p = '\0';
+	do {
+		*--p = (char)('0' + (n < 0 ? -(n % 10) : n % 10));
+		n /= 10;
+	} while (n != 0);
+	if (d < 0)
+		*--p = '-';
+	fputs(p, out);
+}
+
+static void
+json_put_tabs(FILE *out, int n)
+{
+	while (n-- > 0)
+		putc('\t', out);
+}
+
+/* item as cJSON_Print prints it at depth: an object's members one a line,
+ * indented by tabs, "key":<tab>value; an array's elements on one line,
+ * separated by ", ". */
+static void
+json_put(FILE *out, const cJSON *item, int depth)
+{
+	const cJSON *c;
+
+	switch (item->type & 0xFF) {
+	case cJSON_NULL:
+		fputs("null", out);
+		break;
+	case cJSON_False:
+		fputs("false", out);
+		break;
+	case cJSON_True:
+		fputs("true", out);
+		break;
+	case cJSON_Number:
+		json_put_number(out, item);
+		break;
+	case cJSON_Raw:
+		fputs(item->valuestring ? item->valuestring : "", out);
+		break;
+	case cJSON_String:
+		json_put_string(out, item->valuestring);
+		break;
+	case cJSON_Array:
+		putc('[', out);
+		for (c = item->child; c != NULL; c = c->next) {
+			json_put(out, c, depth + 1);
+			if (c->next != NULL)
+				fputs(", ", out);
+		}
+		putc(']', out);
+		break;
+	case cJSON_Object:
+		fputs("{\n", out);
+		for (c = item->child; c != NULL; c = c->next) {
+			json_put_tabs(out, depth + 1);
+			json_put_string(out, c->string);
+			fputs(":\t", out);
+			json_put(out, c, depth + 1);
+			fputs(c->next != NULL ? ",\n" : "\n", out);
+		}
+		json_put_tabs(out, depth);
+		putc('}', out);
+		break;
+	}
+}
+
 void
 json_stream_begin(struct json_stream *js)
 {
 	js->n = 0;
-	js->cap = 4096;
-	js->buf = xmalloc(js->cap);
 	fputs("[", stdout);
 }
 
 void
 json_stream_item(struct json_stream *js, cJSON *item)
 {
-	while (!cJSON_PrintPreallocated(item, js->buf, (int)js->cap, 1)) {
-		js->cap *= 2;
-		js->buf = xrealloc(js->buf, js->cap);
-	}
 	fputs(js->n++ ? ",\n" : "\n", stdout);
-	fputs(js->buf, stdout);
+	json_put(stdout, item, 0);
 	cJSON_Delete(item);
 }
 
@@ -561,6 +670,4 @@ void
 json_stream_end(struct json_stream *js)
 {
 	fputs(js->n ? "\n]\n" : "]\n", stdout);
-	free(js->buf);
-	js->buf = NULL;
 }

@@ -124,6 +124,8 @@ export AIVET_DB="$T/records.db" AIVET_NOW=2026-11-30T12:00:00Z
 "$AIVET" endpoint add "Rec Labs" --name old --api anthropic --url http://127.0.0.1:9/v1 --model m \
 	--context 8192 >/dev/null
 "$AIVET" endpoint archive "Rec Labs/old" >/dev/null
+# What a JSON string escapes (a quote, a backslash, a tab, a control) and what it does not (UTF-8).
+"$AIVET" vendor add "Zed é" --criticality 0 --notes "$(printf 'say "hi"\\ then\ttab\001')" >/dev/null
 "$AIVET" vendor show "Rec Labs" --json >"$T/vshow.json"
 "$AIVET" vendor list --json >"$T/vlist.json"
 "$AIVET" endpoint show "Rec Labs/prod" >"$T/eshow.txt"
@@ -207,6 +209,21 @@ cat >"$T/vlist.want" <<'EOF'
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
 	"draft":	null
+},
+{
+	"id":	2,
+	"name":	"Zed é",
+	"criticality":	0,
+	"contact":	null,
+	"notes":	"say \"hi\"\\ then\ttab\u0001",
+	"status":	"active",
+	"created_at":	"2026-11-30T12:00:00.000Z",
+	"updated_at":	"2026-11-30T12:00:00.000Z",
+	"endpoints":	0,
+	"open_incidents":	0,
+	"rating":	"not-assessed",
+	"rating_basis":	"no final round; no probe run",
+	"draft":	null
 }
 ]
 EOF
@@ -224,7 +241,7 @@ EOF
 cmp -s "$T/vshow.want" "$T/vshow.json"
 ok $? "vendor show --json: the vendor, its endpoint_list (archived too) and its rating, byte for byte"
 cmp -s "$T/vlist.want" "$T/vlist.json"
-ok $? "vendor list --json: each vendor with its rating, byte for byte"
+ok $? "vendor list --json: each vendor with its rating, byte for byte, strings escaped as cJSON escapes them"
 cmp -s "$T/eshow.want" "$T/eshow.txt"
 ok $? "endpoint show: the record described, credentials with their organisation"
 

@@ -56,29 +56,28 @@ lazy_sym(struct lazylib *lib, const char *name)
 	return p;
 }
 
-/* Defines name with its prototype, calling the library's own through a pointer
- * found once (a race only finds the same pointer twice). */
+/* Declares f, the library's own name, found once (a race only finds the
+ * same pointer twice). */
+#define LAZY_RESOLVE(lib, name, f) \
+	static __typeof__(&name) lazy_fn; \
+	__typeof__(&name) f = __atomic_load_n(&lazy_fn, __ATOMIC_ACQUIRE); \
+	if (f == NULL) { \
+		f = (__typeof__(&name))lazy_sym(&lib, #name); \
+		__atomic_store_n(&lazy_fn, f, __ATOMIC_RELEASE); \
+	}
+
+/* Defines name with its prototype, calling the library's own. */
 #define LAZY(lib, ret, name, params, args) \
 	ret name params \
 	{ \
-		static __typeof__(&name) fn; \
-		__typeof__(&name) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE); \
-		if (f == NULL) { \
-			f = (__typeof__(&name))lazy_sym(&lib, #name); \
-			__atomic_store_n(&fn, f, __ATOMIC_RELEASE); \
-		} \
+		LAZY_RESOLVE(lib, name, f) \
 		return f args; \
 	}
 /* The same for a function that returns nothing. */
 #define LAZY_VOID(lib, name, params, args) \
 	void name params \
 	{ \
-		static __typeof__(&name) fn; \
-		__typeof__(&name) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE); \
-		if (f == NULL) { \
-			f = (__typeof__(&name))lazy_sym(&lib, #name); \
-			__atomic_store_n(&fn, f, __ATOMIC_RELEASE); \
-		} \
+		LAZY_RESOLVE(lib, name, f) \
 		f args; \
 	}
 
@@ -117,15 +116,10 @@ LAZY(lib_curl, curl_version_info_data *, curl_version_info, (CURLversion v), (v)
 CURLcode
 curl_easy_setopt(CURL *h, CURLoption opt, ...)
 {
-	static __typeof__(&curl_easy_setopt) fn;
-	__typeof__(&curl_easy_setopt) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+	LAZY_RESOLVE(lib_curl, curl_easy_setopt, f)
 	va_list ap;
 	void *arg;
 
-	if (f == NULL) {
-		f = (__typeof__(&curl_easy_setopt))lazy_sym(&lib_curl, "curl_easy_setopt");
-		__atomic_store_n(&fn, f, __ATOMIC_RELEASE);
-	}
 	va_start(ap, opt);
 	/* Option numbers say the argument's type: below CURLOPTTYPE_OBJECTPOINT a long. */
 	if (opt < CURLOPTTYPE_OBJECTPOINT) {
@@ -148,15 +142,10 @@ curl_easy_setopt(CURL *h, CURLoption opt, ...)
 CURLcode
 curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 {
-	static __typeof__(&curl_easy_getinfo) fn;
-	__typeof__(&curl_easy_getinfo) f = __atomic_load_n(&fn, __ATOMIC_ACQUIRE);
+	LAZY_RESOLVE(lib_curl, curl_easy_getinfo, f)
 	va_list ap;
 	void *out;
 
-	if (f == NULL) {
-		f = (__typeof__(&curl_easy_getinfo))lazy_sym(&lib_curl, "curl_easy_getinfo");
-		__atomic_store_n(&fn, f, __ATOMIC_RELEASE);
-	}
 	va_start(ap, info);
 	out = va_arg(ap, void *);   /* always where to write the answer */
 	va_end(ap);

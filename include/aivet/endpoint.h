@@ -10,6 +10,7 @@
 
 #include "base.h"
 #include "db.h"
+#include "vendor.h"
 
 /* ---- writing endpoints (endpoint.c) ---- */
 
@@ -46,7 +47,7 @@ int endpoint_add(struct db *db, const char *actor, const char *vendor,
 int endpoint_edit(struct db *db, const char *actor, const char *ref, const struct endpoint_input *in,
     struct aerr *err);
 int endpoint_archive(struct db *db, const char *actor, const char *ref, struct aerr *err);
-/* The plain-text view of endpoint_json's object, as "endpoint show" prints it. */
-void endpoint_describe(const cJSON *e, struct buf *out);
+/* The plain-text view of an endpoint, as "endpoint show" and the TUI print it. */
+void endpoint_describe(const struct endpoint *e, struct buf *out);
 
 #endif

@@ -27,15 +27,19 @@ const struct vendor_verdict *vendor_rated_find(const struct vendor_rated *r, int
 /* A verdict for a vendor with nothing to rate. */
 void vendor_verdict_none(struct vendor_verdict *v);
 
-/* Adds to each vendor of a vendor_list_json array its rating (the word),
- * rating_basis and draft (vendor_verdict_add_json). */
-int vendor_list_rate(struct db *db, int all, cJSON *list, struct aerr *err);
+/* The vendors (active ones unless all, by name), each with its rating: the
+ * TUI's vendor list. */
+int vendor_list_rated(struct db *db, int all, struct vendor_list *out, struct aerr *err);
 
-/* Calls each with every vendor (active ones unless all, by name) as
- * vendor_list_json gives it, rated as vendor_list_rate rates it, one at a
- * time: each takes the object. What "vendor list" streams. */
-int vendor_list_rated_each(struct db *db, int all, void (*each)(cJSON *o, void *ctx), void *ctx,
-    struct aerr *err);
+/* Calls each with every vendor (active ones unless all, by name), rated, one
+ * at a time: the record and its rating are valid during the call only. What
+ * "vendor list" streams. */
+int vendor_each_rated(struct db *db, int all, void (*each)(const struct vendor *v, void *ctx),
+    void *ctx, struct aerr *err);
+
+/* One vendor with its endpoint_list (archived endpoints too) and its rating:
+ * "vendor show" and the TUI's vendor screen. */
+int vendor_show_load(struct db *db, int64_t id, struct vendor *out, struct aerr *err);
 
 /* The SQL of the ids of the vendors with anything to rate (for IN and NOT IN). */
 #define VENDOR_RATED_IDS "SELECT a.vendor_id FROM assessment a UNION SELECT e.vendor_id " \

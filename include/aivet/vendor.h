@@ -32,31 +32,95 @@ int name_check(const char *what, const char *name, struct aerr *err);
 int vendor_lookup(struct db *db, const char *name_or_id, int64_t *id, struct aerr *err);
 /* Resolves "VENDOR/NAME" to an endpoint id. */
 int endpoint_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err);
-/* The columns vendor_row_json reads, in order; append WHERE/ORDER BY. */
+/* The columns vendor_list_load reads, in order; append WHERE/ORDER BY (bench/db
+ * times sqlite3 running it). */
 #define VENDOR_SELECT "SELECT v.id, v.name, v.criticality, v.contact, v.notes, v.status, " \
 	"v.created_at, v.updated_at, " \
 	"(SELECT count(*) FROM endpoint e WHERE e.vendor_id = v.id AND e.status = 'active'), " \
 	"(SELECT count(*) FROM incident i WHERE i.vendor_id = v.id AND i.status <> 'closed') " \
 	"FROM vendor v"
-cJSON *vendor_row_json(struct db_stmt *st);
 /* Adds "VENDOR/NAME" from two columns of a row, or null when the name column is NULL. */
 void json_add_endpoint_ref(cJSON *o, const char *key, struct db_stmt *st, int vendor_col, int name_col);
 /* Archives one vendor or endpoint row (table "vendor" or "endpoint") with its audit
  * entry, inside the caller's transaction; refuses one archived already. */
 int record_archive(struct db *db, const char *actor, const char *table, int64_t id, const char *shown,
     struct aerr *err);
-int vendor_json(struct db *db, int64_t id, cJSON **out, struct aerr *err);
+
+/* One credential reference of an endpoint (never the secret). */
+struct credential {
+	char *label, *ref;
+	char *org;            /* NULL: null (no organisation named) */
+};
+
+/* An endpoint as "endpoint show --json" prints it: fields named as the JSON keys. */
+struct endpoint {
+	int64_t id;
+	char *vendor, *name;
+	char *ref;            /* "VENDOR/NAME" */
+	char *api, *url, *model;
+	int64_t context_tokens;
+	int allow_insecure_http;
+	int has_price_in, has_price_out;   /* 0: the price is null */
+	double price_in_per_mtok, price_out_per_mtok;
+	char *options;        /* the settings as stored (a JSON object's text), or NULL: {} */
+	char *status, *created_at, *updated_at;
+	struct credential *credentials;    /* by label */
+	size_t ncredentials;
+};
+struct endpoint_list {
+	struct endpoint *items;
+	size_t n;
+};
+void endpoint_free(struct endpoint *e);
+void endpoint_list_free(struct endpoint_list *l);
+int endpoint_get(struct db *db, int64_t id, struct endpoint *out, struct aerr *err);
+/* The endpoints (of one vendor unless vendor_id is 0; active ones, every one with
+ * all) by vendor and name. */
+int endpoint_list_load(struct db *db, int64_t vendor_id, int all, struct endpoint_list *out,
+    struct aerr *err);
+/* The one JSON form of an endpoint (endpoint list/show --json, vendor show, the report). */
+cJSON *endpoint_to_json(const struct endpoint *e);
+cJSON *endpoint_list_to_json(const struct endpoint_list *l);
+
+/* A vendor as "vendor list --json" prints it: fields named as the JSON keys. */
+struct vendor_verdict;
+struct vendor {
+	int64_t id;
+	char *name;
+	int64_t criticality;
+	char *contact, *notes;   /* NULL: null */
+	char *status, *created_at, *updated_at;
+	int64_t endpoints, open_incidents;   /* active endpoints, incidents not closed */
+	/* Every endpoint, archived ones too (vendor show), when has_endpoint_list. */
+	int has_endpoint_list;
+	struct endpoint_list endpoint_list;
+	/* Its rating (vendor-rating.h), or NULL when not rated: JSON without rating,
+	 * rating_basis and draft. Owned. */
+	struct vendor_verdict *rating;
+};
+struct vendor_list {
+	struct vendor *items;
+	size_t n;
+};
+void vendor_free(struct vendor *v);
+void vendor_list_free(struct vendor_list *l);
+/* The vendor's row (no endpoint_list, no rating). */
+int vendor_get(struct db *db, int64_t id, struct vendor *out, struct aerr *err);
+/* The vendors by name (active ones, every one with all), without ratings. */
+int vendor_list_load(struct db *db, int all, struct vendor_list *out, struct aerr *err);
+/* Calls each with every vendor (active ones unless all, by name), one at a
+ * time, the record valid during the call: a list of many is never held whole. */
+int vendor_each(struct db *db, int all, void (*each)(const struct vendor *v, void *ctx), void *ctx,
+    struct aerr *err);
+/* The one JSON form of a vendor: its row, then endpoint_list when it has one,
+ * then rating, rating_basis and draft when it is rated. */
+cJSON *vendor_to_json(const struct vendor *v);
 /* A vendor's name and an endpoint's "VENDOR/NAME" by id; "" when there is no such row. */
 int vendor_name(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
 int endpoint_ref(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
-/* The vendors by name (active ones, every one with all), as vendor_row_json gives them. */
-int vendor_list_json(struct db *db, int all, cJSON **out, struct aerr *err);
 /* Whether there is any vendor, archived or not: 1 or 0, -1 on error (err set).
  * One row is looked at, so a big database answers at once. */
 int vendor_any(struct db *db, struct aerr *err);
-/* The endpoints (of one vendor unless vendor_id is 0; active ones, every one with
- * all) by vendor and name, as endpoint_json gives them. */
-int endpoint_list_json(struct db *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err);
 /* A vendor's fields as the CLI's options and the TUI's form give them; a
  * set_* flag says the field was given (an edit changes only those). */
 struct vendor_input {
@@ -71,6 +135,5 @@ int vendor_edit(struct db *db, const char *actor, const char *ref, const struct 
     struct aerr *err);
 /* Archives the vendor named by ref (NAME or ID) and its active endpoints. */
 int vendor_archive(struct db *db, const char *actor, const char *ref, struct aerr *err);
-int endpoint_json(struct db *db, int64_t id, cJSON **out, struct aerr *err);
 
 #endif

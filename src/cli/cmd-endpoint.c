@@ -198,7 +198,7 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct endpoint_fields f = { 0 };
 	struct opt_parser p;
 	struct db *db;
-	cJSON *arr;
+	struct endpoint_list l;
 
 	opt_begin(&p, av, argc, argv);
 	if (parse_endpoint_opts(&p, &f, err) != 0) {
@@ -208,25 +208,21 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	fields_free(&f);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (endpoint_list_json(db, p.target[0], f.all, &arr, err) != 0)
+	if (endpoint_list_load(db, p.target[0], f.all, &l, err) != 0)
 		return err->code;
 	if (f.json) {
-		json_emit(arr);
+		json_emit(endpoint_list_to_json(&l));
+		endpoint_list_free(&l);
 		return 0;
 	}
 	term_printf(stdout, "%-5s %-36s %-12s %-10s %-9s %s\n", "ID", "ENDPOINT", "API", "CONTEXT", "STATUS", "URL");
-	{
-		cJSON *e;
+	for (size_t i = 0; i < l.n; i++) {
+		const struct endpoint *e = &l.items[i];
 
-		cJSON_ArrayForEach(e, arr)
-			term_printf(stdout, "%-5d %-36s %-12s %-10.0f %-9s %s\n", cJSON_GetObjectItem(e, "id")->valueint,
-			    cJSON_GetObjectItem(e, "ref")->valuestring,
-			    cJSON_GetObjectItem(e, "api")->valuestring,
-			    cJSON_GetObjectItem(e, "context_tokens")->valuedouble,
-			    cJSON_GetObjectItem(e, "status")->valuestring,
-			    cJSON_GetObjectItem(e, "url")->valuestring);
+		term_printf(stdout, "%-5d %-36s %-12s %-10.0f %-9s %s\n", (int)e->id, e->ref, e->api,
+		    (double)e->context_tokens, e->status, e->url);
 	}
-	cJSON_Delete(arr);
+	endpoint_list_free(&l);
 	return 0;
 }
 
@@ -236,7 +232,7 @@ endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct endpoint_fields f = { 0 };
 	struct opt_parser p;
 	struct db *db;
-	cJSON *e;
+	struct endpoint e;
 	struct buf out;
 
 	opt_begin(&p, av, argc, argv);
@@ -245,17 +241,18 @@ endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	}
 	fields_free(&f);
-	if ((db = av_db(av, err)) == NULL || endpoint_json(db, p.target[0], &e, err) != 0)
+	if ((db = av_db(av, err)) == NULL || endpoint_get(db, p.target[0], &e, err) != 0)
 		return err->code;
 	if (f.json) {
-		json_emit(e);
+		json_emit(endpoint_to_json(&e));
+		endpoint_free(&e);
 		return 0;
 	}
 	buf_init(&out);
-	endpoint_describe(e, &out);
+	endpoint_describe(&e, &out);
 	term_write(stdout, out.data);
 	buf_free(&out);
-	cJSON_Delete(e);
+	endpoint_free(&e);
 	return 0;
 }
 

@@ -87,21 +87,18 @@ cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static void
-list_json_item(cJSON *o, void *ctx)
+list_json_item(const struct vendor *v, void *ctx)
 {
-	json_stream_item(ctx, o);
+	json_stream_item(ctx, vendor_to_json(v));
 }
 
 static void
-list_text_item(cJSON *o, void *ctx)
+list_text_item(const struct vendor *v, void *ctx)
 {
 	(void)ctx;
-	term_printf(stdout, "%-5lld %-32s %-4d %-9d %-8s %-9d %s\n",
-	    (long long)cJSON_GetObjectItem(o, "id")->valuedouble, json_get_str(o, "name"),
-	    cJSON_GetObjectItem(o, "criticality")->valueint,
-	    cJSON_GetObjectItem(o, "endpoints")->valueint, json_get_str(o, "status"),
-	    cJSON_GetObjectItem(o, "open_incidents")->valueint, json_get_str(o, "rating"));
-	cJSON_Delete(o);
+	term_printf(stdout, "%-5lld %-32s %-4d %-9d %-8s %-9d %s\n", (long long)v->id, v->name,
+	    (int)v->criticality, (int)v->endpoints, v->status, (int)v->open_incidents,
+	    rating_name(v->rating->rating));
 }
 
 static int
@@ -125,13 +122,13 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (json) {
 		json_stream_begin(&js);
-		rc = vendor_list_rated_each(db, all, list_json_item, &js, err);
+		rc = vendor_each_rated(db, all, list_json_item, &js, err);
 		json_stream_end(&js);
 		return rc;
 	}
 	term_printf(stdout, "%-5s %-32s %-4s %-9s %-8s %-9s %s\n", "ID", "NAME", "CRIT", "ENDPOINTS", "STATUS",
 	    "INCIDENTS", "RATING");
-	return vendor_list_rated_each(db, all, list_text_item, NULL, err);
+	return vendor_each_rated(db, all, list_text_item, NULL, err);
 }
 
 static int
@@ -140,63 +137,43 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct vendor_input f = { 0 };
 	struct opt_parser p;
 	int json = 0;
-	int64_t id;
 	struct db *db;
-	cJSON *o, *eps;
+	struct vendor v;
+	const struct vendor_verdict *r;
+	char basis[512];
 
 	opt_begin(&p, av, argc, argv);
 	if (parse_vendor_opts(&p, &f, &json, err) != 0)
 		return err->code;
-	id = p.target[0];
-	if ((db = av_db(av, err)) == NULL || vendor_json(db, id, &o, err) != 0)
+	if ((db = av_db(av, err)) == NULL || vendor_show_load(db, p.target[0], &v, err) != 0)
 		return err->code;
-	/* Every endpoint of the vendor, archived ones too, by name. */
-	if (endpoint_list_json(db, id, 1, &eps, err) != 0) {
-		cJSON_Delete(o);
-		return err->code;
-	}
-	cJSON_AddItemToObject(o, "endpoint_list", eps);
-	{
-		struct vendor_verdict v;
-
-		if (vendor_rate(db, id, &v, err) != 0) {
-			cJSON_Delete(o);
-			return err->code;
-		}
-		vendor_verdict_add_json(o, &v);
-	}
 	if (json) {
+		cJSON *o = vendor_to_json(&v);
+
 		json_emit(o);
+		vendor_free(&v);
 		return 0;
 	}
-	term_printf(stdout, "vendor %s (id %d)\n", cJSON_GetObjectItem(o, "name")->valuestring,
-	    cJSON_GetObjectItem(o, "id")->valueint);
-	term_printf(stdout, "  rating       %s: %s\n", json_get_str(o, "rating"), json_get_str(o, "rating_basis"));
-	if (cJSON_IsObject(cJSON_GetObjectItem(o, "draft")))
+	r = v.rating;
+	vendor_verdict_basis(r, basis, sizeof basis);
+	term_printf(stdout, "vendor %s (id %d)\n", v.name, (int)v.id);
+	term_printf(stdout, "  rating       %s: %s\n", rating_name(r->rating), basis);
+	if (r->draft_id != 0)
 		term_printf(stdout, "  in work      %s round %d: %s, score %.1f (not rated until final)\n",
-		    json_get_str(cJSON_GetObjectItem(o, "draft"), "status"),
-		    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "draft"), "round")->valueint,
-		    json_get_str(cJSON_GetObjectItem(o, "draft"), "rating"),
-		    cJSON_GetObjectItem(cJSON_GetObjectItem(o, "draft"), "score")->valuedouble);
-	term_printf(stdout, "  criticality  %d\n", cJSON_GetObjectItem(o, "criticality")->valueint);
-	term_printf(stdout, "  status       %s\n", cJSON_GetObjectItem(o, "status")->valuestring);
-	term_printf(stdout, "  contact      %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "contact")) ?
-	    cJSON_GetObjectItem(o, "contact")->valuestring : "-");
-	term_printf(stdout, "  notes        %s\n", cJSON_IsString(cJSON_GetObjectItem(o, "notes")) ?
-	    cJSON_GetObjectItem(o, "notes")->valuestring : "-");
-	term_printf(stdout, "  created      %s\n", cJSON_GetObjectItem(o, "created_at")->valuestring);
+		    r->draft_status, (int)r->draft_round, rating_name(r->draft_rating), r->draft_score);
+	term_printf(stdout, "  criticality  %d\n", (int)v.criticality);
+	term_printf(stdout, "  status       %s\n", v.status);
+	term_printf(stdout, "  contact      %s\n", v.contact ? v.contact : "-");
+	term_printf(stdout, "  notes        %s\n", v.notes ? v.notes : "-");
+	term_printf(stdout, "  created      %s\n", v.created_at);
 	term_printf(stdout, "  endpoints\n");
-	{
-		cJSON *e;
+	for (size_t i = 0; i < v.endpoint_list.n; i++) {
+		const struct endpoint *e = &v.endpoint_list.items[i];
 
-		cJSON_ArrayForEach(e, eps)
-			term_printf(stdout, "    %-24s %-12s %-10s %s (%s)\n", cJSON_GetObjectItem(e, "name")->valuestring,
-			    cJSON_GetObjectItem(e, "api")->valuestring,
-			    cJSON_GetObjectItem(e, "status")->valuestring,
-			    cJSON_GetObjectItem(e, "url")->valuestring,
-			    cJSON_GetObjectItem(e, "model")->valuestring);
+		term_printf(stdout, "    %-24s %-12s %-10s %s (%s)\n", e->name, e->api, e->status, e->url,
+		    e->model);
 	}
-	cJSON_Delete(o);
+	vendor_free(&v);
 	return 0;
 }
 

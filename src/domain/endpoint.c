@@ -348,28 +348,23 @@ endpoint_archive(struct db *db, const char *actor, const char *ref, struct aerr 
 }
 
 void
-endpoint_describe(const cJSON *e, struct buf *out)
+endpoint_describe(const struct endpoint *e, struct buf *out)
 {
-	const cJSON *c;
-
-	buf_printf(out, "endpoint %s (id %d)\n", cJSON_GetObjectItem(e, "ref")->valuestring,
-	    cJSON_GetObjectItem(e, "id")->valueint);
-	buf_printf(out, "  api          %s\n", cJSON_GetObjectItem(e, "api")->valuestring);
-	buf_printf(out, "  url          %s\n", cJSON_GetObjectItem(e, "url")->valuestring);
-	buf_printf(out, "  model        %s\n", cJSON_GetObjectItem(e, "model")->valuestring);
-	buf_printf(out, "  context      %.0f tokens\n",
-	    cJSON_GetObjectItem(e, "context_tokens")->valuedouble);
-	buf_printf(out, "  status       %s\n", cJSON_GetObjectItem(e, "status")->valuestring);
-	if (cJSON_IsTrue(cJSON_GetObjectItem(e, "allow_insecure_http")))
+	buf_printf(out, "endpoint %s (id %d)\n", e->ref, (int)e->id);
+	buf_printf(out, "  api          %s\n", e->api);
+	buf_printf(out, "  url          %s\n", e->url);
+	buf_printf(out, "  model        %s\n", e->model);
+	buf_printf(out, "  context      %.0f tokens\n", (double)e->context_tokens);
+	buf_printf(out, "  status       %s\n", e->status);
+	if (e->allow_insecure_http)
 		buf_printf(out, "  insecure     plain http allowed\n");
 	buf_printf(out, "  credentials\n");
-	cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials")) {
-		cJSON *org = cJSON_GetObjectItem(c, "org");
+	for (size_t i = 0; i < e->ncredentials; i++) {
+		const struct credential *c = &e->credentials[i];
 
-		buf_printf(out, "    %-16s %s", cJSON_GetObjectItem(c, "label")->valuestring,
-		    cJSON_GetObjectItem(c, "ref")->valuestring);
-		if (cJSON_IsString(org))
-			buf_printf(out, "  (organisation %s)", org->valuestring);
+		buf_printf(out, "    %-16s %s", c->label, c->ref);
+		if (c->org != NULL)
+			buf_printf(out, "  (organisation %s)", c->org);
 		buf_printf(out, "\n");
 	}
 }

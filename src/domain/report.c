@@ -1092,22 +1092,18 @@ report_object(const char *failure)
 static int
 add_endpoints(struct db *db, int64_t vid, cJSON *eps, struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, "SELECT id FROM endpoint WHERE vendor_id = ? "
-	    "ORDER BY name, id", "i", vid);
+	struct endpoint_list l;
 	cJSON *e, *c;
 
-	if (st == NULL)
+	if (endpoint_list_load(db, vid, 1, &l, err) != 0)
 		return err->code;
-	while (db_step(st) == DB_ROW) {
-		if (endpoint_json(db, db_col_int64(st, 0), &e, err) != 0) {
-			db_finalize(st);
-			return err->code;
-		}
+	for (size_t i = 0; i < l.n; i++) {
+		e = endpoint_to_json(&l.items[i]);
 		cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials"))
 			cJSON_DeleteItemFromObject(c, "ref");
 		cJSON_AddItemToArray(eps, e);
 	}
-	db_finalize(st);
+	endpoint_list_free(&l);
 	return 0;
 }
 
@@ -1123,8 +1119,14 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	char *seed, *optstr;
 
 	memset(r, 0, sizeof *r);
-	if (vendor_lookup(db, o->vendor, &vid, err) != 0 || vendor_json(db, vid, &vendor, err) != 0)
-		return err->code;
+	{
+		struct vendor v;
+
+		if (vendor_lookup(db, o->vendor, &vid, err) != 0 || vendor_get(db, vid, &v, err) != 0)
+			return err->code;
+		vendor = vendor_to_json(&v);
+		vendor_free(&v);
+	}
 	r->vendor_id = vid;
 	r->include_leaked = o->include_leaked;
 	if (o->at != NULL) {

@@ -137,54 +137,89 @@ vendor_rated_find(const struct vendor_rated *r, int n, int64_t id)
 	return NULL;
 }
 
-int
-vendor_list_rate(struct db *db, int all, cJSON *list, struct aerr *err)
+/* Gives each vendor of a loaded list its rating (a copy of the verdict). */
+static int
+rate_list(struct db *db, int all, struct vendor_list *l, struct aerr *err)
 {
 	struct vendor_rated *r;
 	struct vendor_verdict none;
-	cJSON *o;
 	int n;
 
 	if (vendor_rate_all(db, all, &r, &n, err) != 0)
 		return err->code;
 	vendor_verdict_none(&none);
-	cJSON_ArrayForEach(o, list) {
-		const struct vendor_verdict *v = vendor_rated_find(r, n,
-		    (int64_t)cJSON_GetObjectItem(o, "id")->valuedouble);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct vendor_verdict *v = vendor_rated_find(r, n, l->items[i].id);
 
-		vendor_verdict_add_json(o, v ? v : &none);
+		l->items[i].rating = xcalloc(1, sizeof *l->items[i].rating);
+		*l->items[i].rating = v ? *v : none;
 	}
 	free(r);
 	return 0;
 }
 
 int
-vendor_list_rated_each(struct db *db, int all, void (*each)(cJSON *o, void *ctx), void *ctx,
+vendor_list_rated(struct db *db, int all, struct vendor_list *out, struct aerr *err)
+{
+	if (vendor_list_load(db, all, out, err) != 0)
+		return err->code;
+	if (rate_list(db, all, out, err) != 0) {
+		vendor_list_free(out);
+		return err->code;
+	}
+	return 0;
+}
+
+struct rated_each {
+	const struct vendor_rated *r;
+	int n;
+	const struct vendor_verdict *none;
+	void (*each)(const struct vendor *v, void *ctx);
+	void *ctx;
+};
+
+static void
+rated_one(const struct vendor *v, void *p)
+{
+	struct rated_each *c = p;
+	struct vendor rated = *v;
+	const struct vendor_verdict *verdict = vendor_rated_find(c->r, c->n, v->id);
+
+	rated.rating = (struct vendor_verdict *)(verdict ? verdict : c->none);
+	c->each(&rated, c->ctx);
+}
+
+int
+vendor_each_rated(struct db *db, int all, void (*each)(const struct vendor *v, void *ctx), void *ctx,
     struct aerr *err)
 {
 	struct vendor_rated *r;
 	struct vendor_verdict none;
-	struct db_stmt *st;
-	int n;
+	struct rated_each c;
+	int n, rc;
 
 	if (vendor_rate_all(db, all, &r, &n, err) != 0)
 		return err->code;
 	vendor_verdict_none(&none);
-	st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' ORDER BY v.name", "i",
-	    (int64_t)all);
-	if (st == NULL) {
-		free(r);
+	c = (struct rated_each){ r, n, &none, each, ctx };
+	/* One vendor at a time: a list of many vendors is never held whole. */
+	rc = vendor_each(db, all, rated_one, &c, err);
+	free(r);
+	return rc;
+}
+
+int
+vendor_show_load(struct db *db, int64_t id, struct vendor *out, struct aerr *err)
+{
+	if (vendor_get(db, id, out, err) != 0)
+		return err->code;
+	out->rating = xcalloc(1, sizeof *out->rating);
+	/* Every endpoint of the vendor, archived ones too, by name. */
+	if (endpoint_list_load(db, id, 1, &out->endpoint_list, err) != 0 ||
+	    vendor_rate(db, id, out->rating, err) != 0) {
+		vendor_free(out);
 		return err->code;
 	}
-	/* One object at a time: a list of many vendors is never held whole. */
-	while (db_step(st) == DB_ROW) {
-		cJSON *o = vendor_row_json(st);
-		const struct vendor_verdict *v = vendor_rated_find(r, n, db_col_int64(st, 0));
-
-		vendor_verdict_add_json(o, v ? v : &none);
-		each(o, ctx);
-	}
-	db_finalize(st);
-	free(r);
+	out->has_endpoint_list = 1;
 	return 0;
 }

@@ -97,11 +97,23 @@ vendor_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 	return rc < 0 ? AV_RUNTIME : 0;
 }
 
+/* The active endpoint a mistyped "VENDOR/NAME" most likely meant (name_suggest
+ * over every active endpoint's ref), copied into near; NULL when none is near. */
+static const char *
+endpoint_suggest(struct db *db, const char *ref, char *near, size_t n)
+{
+	struct aerr e = { 0 };
+
+	return db_suggest(db_prepare(db, &e, "SELECT v.name || '/' || e.name FROM endpoint e "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.status = 'active' AND v.status = 'active' "
+	    "ORDER BY v.name, e.name", NULL), ref, near, n);
+}
+
 int
 endpoint_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 {
 	const char *slash = strchr(ref, '/');
-	char *vname;
+	char *vname, near[256];
 	int64_t vid;
 	int rc;
 
@@ -110,49 +122,21 @@ endpoint_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 	vname = strndup(ref, (size_t)(slash - ref));
 	rc = vendor_lookup(db, vname, &vid, err);
 	free(vname);
+	/* A mistyped vendor is most often a mistyped endpoint: name the endpoint meant. */
+	if (rc == AV_USAGE && endpoint_suggest(db, ref, near, sizeof near) != NULL)
+		return aerr_set(err, AV_USAGE, "unknown endpoint '%s'; did you mean %s? (see 'aivet "
+		    "endpoint list')", ref, near);
 	if (rc != 0)
 		return rc;
 	rc = db_int(db, id, err, "SELECT id FROM endpoint WHERE vendor_id = ? AND name = ?",
 	    "it", vid, slash + 1);
-	if (rc == 1)
+	if (rc == 1) {
+		if (endpoint_suggest(db, ref, near, sizeof near) != NULL)
+			return aerr_set(err, AV_USAGE, "unknown endpoint '%s'; did you mean %s? (see "
+			    "'aivet endpoint list')", ref, near);
 		return aerr_set(err, AV_USAGE, "unknown endpoint '%s' (see 'aivet endpoint list')", ref);
+	}
 	return rc < 0 ? AV_RUNTIME : 0;
-}
-
-static void
-add_text_or_null(cJSON *o, const char *k, struct db_stmt *st, int i)
-{
-	if (db_col_type(st, i) == DB_NULL)
-		cJSON_AddNullToObject(o, k);
-	else
-		cJSON_AddStringToObject(o, k, col_text(st, i));
-}
-
-static void
-add_real_or_null(cJSON *o, const char *k, struct db_stmt *st, int i)
-{
-	if (db_col_type(st, i) == DB_NULL)
-		cJSON_AddNullToObject(o, k);
-	else
-		cJSON_AddNumberToObject(o, k, db_col_double(st, i));
-}
-
-cJSON *
-vendor_row_json(struct db_stmt *st)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
-	cJSON_AddStringToObject(o, "name", col_text(st, 1));
-	cJSON_AddNumberToObject(o, "criticality", db_col_int(st, 2));
-	add_text_or_null(o, "contact", st, 3);
-	add_text_or_null(o, "notes", st, 4);
-	cJSON_AddStringToObject(o, "status", col_text(st, 5));
-	cJSON_AddStringToObject(o, "created_at", col_text(st, 6));
-	cJSON_AddStringToObject(o, "updated_at", col_text(st, 7));
-	cJSON_AddNumberToObject(o, "endpoints", db_col_int(st, 8));
-	cJSON_AddNumberToObject(o, "open_incidents", db_col_int(st, 9));
-	return o;
 }
 
 void
@@ -167,79 +151,6 @@ json_add_endpoint_ref(cJSON *o, const char *key, struct db_stmt *st, int vendor_
 	ref = xasprintf("%s/%s", col_text(st, vendor_col), col_text(st, name_col));
 	cJSON_AddStringToObject(o, key, ref);
 	free(ref);
-}
-
-int
-vendor_json(struct db *db, int64_t id, cJSON **out, struct aerr *err)
-{
-	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE v.id = ?", "i", id);
-
-	if (st == NULL)
-		return AV_RUNTIME;
-	if (db_step(st) != DB_ROW) {
-		db_finalize(st);
-		return aerr_set(err, AV_USAGE, "unknown vendor id %lld", (long long)id);
-	}
-	*out = vendor_row_json(st);
-	db_finalize(st);
-	return 0;
-}
-
-int
-endpoint_json(struct db *db, int64_t id, cJSON **out, struct aerr *err)
-{
-	struct db_stmt *st = db_prepare(db, err, "SELECT e.id, v.name, e.name, e.api, e.url, e.model, "
-	    "e.context_tokens, e.allow_insecure_http, e.price_in_per_mtok, e.price_out_per_mtok, "
-	    "e.options, e.status, e.created_at, e.updated_at FROM endpoint e "
-	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?", "i", id);
-	cJSON *o, *creds, *opt;
-
-	if (st == NULL)
-		return AV_RUNTIME;
-	if (db_step(st) != DB_ROW) {
-		db_finalize(st);
-		return aerr_set(err, AV_USAGE, "unknown endpoint id %lld", (long long)id);
-	}
-	o = cJSON_CreateObject();
-	cJSON_AddNumberToObject(o, "id", (double)db_col_int64(st, 0));
-	cJSON_AddStringToObject(o, "vendor", col_text(st, 1));
-	cJSON_AddStringToObject(o, "name", col_text(st, 2));
-	json_add_endpoint_ref(o, "ref", st, 1, 2);
-	cJSON_AddStringToObject(o, "api", col_text(st, 3));
-	cJSON_AddStringToObject(o, "url", col_text(st, 4));
-	cJSON_AddStringToObject(o, "model", col_text(st, 5));
-	cJSON_AddNumberToObject(o, "context_tokens", (double)db_col_int64(st, 6));
-	cJSON_AddBoolToObject(o, "allow_insecure_http", db_col_int(st, 7));
-	add_real_or_null(o, "price_in_per_mtok", st, 8);
-	add_real_or_null(o, "price_out_per_mtok", st, 9);
-	opt = db_col_type(st, 10) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 10));
-	cJSON_AddItemToObject(o, "options", opt ? opt : cJSON_CreateObject());
-	cJSON_AddStringToObject(o, "status", col_text(st, 11));
-	cJSON_AddStringToObject(o, "created_at", col_text(st, 12));
-	cJSON_AddStringToObject(o, "updated_at", col_text(st, 13));
-	db_finalize(st);
-
-	creds = cJSON_AddArrayToObject(o, "credentials");
-	st = db_prepare(db, err, "SELECT label, ref, org FROM credential WHERE endpoint_id = ? "
-	    "ORDER BY label", "i", id);
-	if (st == NULL) {
-		cJSON_Delete(o);
-		return AV_RUNTIME;
-	}
-	while (db_step(st) == DB_ROW) {
-		cJSON *c = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(c, "label", col_text(st, 0));
-		cJSON_AddStringToObject(c, "ref", col_text(st, 1));
-		if (db_col_type(st, 2) == DB_NULL)
-			cJSON_AddNullToObject(c, "org");
-		else
-			cJSON_AddStringToObject(c, "org", col_text(st, 2));
-		cJSON_AddItemToArray(creds, c);
-	}
-	db_finalize(st);
-	*out = o;
-	return 0;
 }
 
 int
@@ -427,46 +338,6 @@ vendor_any(struct db *db, struct aerr *err)
 }
 
 int
-vendor_list_json(struct db *db, int all, cJSON **out, struct aerr *err)
-{
-	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
-	    "ORDER BY v.name", "i", (int64_t)all);
-
-	if (st == NULL)
-		return err->code;
-	*out = cJSON_CreateArray();
-	while (db_step(st) == DB_ROW)
-		cJSON_AddItemToArray(*out, vendor_row_json(st));
-	db_finalize(st);
-	return 0;
-}
-
-int
-endpoint_list_json(struct db *db, int64_t vendor_id, int all, cJSON **out, struct aerr *err)
-{
-	struct db_stmt *st = db_prepare(db, err, "SELECT e.id FROM endpoint e JOIN vendor v ON "
-	    "v.id = e.vendor_id WHERE (? = 0 OR e.vendor_id = ?) AND (? OR e.status = 'active') "
-	    "ORDER BY v.name, e.name", "iii", vendor_id, vendor_id, (int64_t)all);
-
-	if (st == NULL)
-		return err->code;
-	*out = cJSON_CreateArray();
-	while (db_step(st) == DB_ROW) {
-		cJSON *e;
-
-		if (endpoint_json(db, db_col_int64(st, 0), &e, err) != 0) {
-			db_finalize(st);
-			cJSON_Delete(*out);
-			*out = NULL;
-			return err->code;
-		}
-		cJSON_AddItemToArray(*out, e);
-	}
-	db_finalize(st);
-	return 0;
-}
-
-int
 vendor_names_from(struct db *db, int endpoints, const char *prefix,
     void (*fn)(const char *name, void *ctx), void *ctx, struct aerr *err)
 {
@@ -483,4 +354,315 @@ vendor_names_from(struct db *db, int endpoints, const char *prefix,
 		fn(col_text(st, 0), ctx);
 	db_finalize(st);
 	return 0;
+}
+
+/* ---- the records: loading, freeing, and their one JSON form ---- */
+
+static char *
+col_dup_or_null(struct db_stmt *st, int i)
+{
+	return db_col_type(st, i) == DB_NULL ? NULL : xstrdup(col_text(st, i));
+}
+
+void
+vendor_free(struct vendor *v)
+{
+	free(v->name);
+	free(v->contact);
+	free(v->notes);
+	free(v->status);
+	free(v->created_at);
+	free(v->updated_at);
+	endpoint_list_free(&v->endpoint_list);
+	free(v->rating);
+	memset(v, 0, sizeof *v);
+}
+
+void
+vendor_list_free(struct vendor_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		vendor_free(&l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+/* A VENDOR_SELECT row into v; the row's strings are only borrowed (the record
+ * is handed on before the next step), so nothing is copied. */
+static void
+vendor_row_borrow(struct db_stmt *st, struct vendor *v)
+{
+	*v = (struct vendor){
+		.id = db_col_int64(st, 0), .name = (char *)col_text(st, 1),
+		.criticality = db_col_int64(st, 2),
+		.contact = db_col_type(st, 3) == DB_NULL ? NULL : (char *)col_text(st, 3),
+		.notes = db_col_type(st, 4) == DB_NULL ? NULL : (char *)col_text(st, 4),
+		.status = (char *)col_text(st, 5), .created_at = (char *)col_text(st, 6),
+		.updated_at = (char *)col_text(st, 7), .endpoints = db_col_int64(st, 8),
+		.open_incidents = db_col_int64(st, 9),
+	};
+}
+
+/* A VENDOR_SELECT row into v, owning its strings. */
+static void
+vendor_row(struct db_stmt *st, struct vendor *v)
+{
+	vendor_row_borrow(st, v);
+	v->name = xstrdup(v->name);
+	v->contact = v->contact ? xstrdup(v->contact) : NULL;
+	v->notes = v->notes ? xstrdup(v->notes) : NULL;
+	v->status = xstrdup(v->status);
+	v->created_at = xstrdup(v->created_at);
+	v->updated_at = xstrdup(v->updated_at);
+}
+
+int
+vendor_get(struct db *db, int64_t id, struct vendor *out, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE v.id = ?", "i", id);
+
+	memset(out, 0, sizeof *out);
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown vendor id %lld", (long long)id);
+	}
+	vendor_row(st, out);
+	db_finalize(st);
+	return 0;
+}
+
+int
+vendor_list_load(struct db *db, int all, struct vendor_list *out, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
+	    "ORDER BY v.name", "i", (int64_t)all);
+	size_t cap = 0;
+
+	memset(out, 0, sizeof *out);
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 16;
+			out->items = xrealloc(out->items, cap * sizeof *out->items);
+		}
+		vendor_row(st, &out->items[out->n++]);
+	}
+	db_finalize(st);
+	return 0;
+}
+
+int
+vendor_each(struct db *db, int all, void (*each)(const struct vendor *v, void *ctx), void *ctx,
+    struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
+	    "ORDER BY v.name", "i", (int64_t)all);
+	struct vendor v;
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		vendor_row_borrow(st, &v);
+		each(&v, ctx);
+	}
+	db_finalize(st);
+	return 0;
+}
+
+cJSON *
+vendor_to_json(const struct vendor *v)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "id", (double)v->id);
+	cJSON_AddStringToObject(o, "name", v->name);
+	cJSON_AddNumberToObject(o, "criticality", (double)v->criticality);
+	json_add_str(o, "contact", v->contact);
+	json_add_str(o, "notes", v->notes);
+	cJSON_AddStringToObject(o, "status", v->status);
+	cJSON_AddStringToObject(o, "created_at", v->created_at);
+	cJSON_AddStringToObject(o, "updated_at", v->updated_at);
+	cJSON_AddNumberToObject(o, "endpoints", (double)v->endpoints);
+	cJSON_AddNumberToObject(o, "open_incidents", (double)v->open_incidents);
+	if (v->has_endpoint_list)
+		cJSON_AddItemToObject(o, "endpoint_list", endpoint_list_to_json(&v->endpoint_list));
+	if (v->rating != NULL)
+		vendor_verdict_add_json(o, v->rating);
+	return o;
+}
+
+void
+endpoint_free(struct endpoint *e)
+{
+	free(e->vendor);
+	free(e->name);
+	free(e->ref);
+	free(e->api);
+	free(e->url);
+	free(e->model);
+	free(e->options);
+	free(e->status);
+	free(e->created_at);
+	free(e->updated_at);
+	for (size_t i = 0; i < e->ncredentials; i++) {
+		free(e->credentials[i].label);
+		free(e->credentials[i].ref);
+		free(e->credentials[i].org);
+	}
+	free(e->credentials);
+	memset(e, 0, sizeof *e);
+}
+
+void
+endpoint_list_free(struct endpoint_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		endpoint_free(&l->items[i]);
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+/* The endpoint columns endpoint_row reads, in order. */
+#define ENDPOINT_SELECT "SELECT e.id, v.name, e.name, e.api, e.url, e.model, " \
+	"e.context_tokens, e.allow_insecure_http, e.price_in_per_mtok, e.price_out_per_mtok, " \
+	"e.options, e.status, e.created_at, e.updated_at FROM endpoint e " \
+	"JOIN vendor v ON v.id = e.vendor_id"
+
+static void
+endpoint_row(struct db_stmt *st, struct endpoint *e)
+{
+	*e = (struct endpoint){
+		.id = db_col_int64(st, 0), .vendor = xstrdup(col_text(st, 1)),
+		.name = xstrdup(col_text(st, 2)),
+		.ref = xasprintf("%s/%s", col_text(st, 1), col_text(st, 2)),
+		.api = xstrdup(col_text(st, 3)), .url = xstrdup(col_text(st, 4)),
+		.model = xstrdup(col_text(st, 5)), .context_tokens = db_col_int64(st, 6),
+		.allow_insecure_http = db_col_int(st, 7) != 0,
+		.has_price_in = db_col_type(st, 8) != DB_NULL, .price_in_per_mtok = db_col_double(st, 8),
+		.has_price_out = db_col_type(st, 9) != DB_NULL, .price_out_per_mtok = db_col_double(st, 9),
+		.options = col_dup_or_null(st, 10), .status = xstrdup(col_text(st, 11)),
+		.created_at = xstrdup(col_text(st, 12)), .updated_at = xstrdup(col_text(st, 13)),
+	};
+}
+
+static int
+endpoint_credentials(struct db *db, struct endpoint *e, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT label, ref, org FROM credential WHERE "
+	    "endpoint_id = ? ORDER BY label", "i", e->id);
+	size_t cap = 0;
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	while (db_step(st) == DB_ROW) {
+		if (e->ncredentials == cap) {
+			cap = cap ? cap * 2 : 4;
+			e->credentials = xrealloc(e->credentials, cap * sizeof *e->credentials);
+		}
+		e->credentials[e->ncredentials++] = (struct credential){ xstrdup(col_text(st, 0)),
+		    xstrdup(col_text(st, 1)), col_dup_or_null(st, 2) };
+	}
+	db_finalize(st);
+	return 0;
+}
+
+int
+endpoint_get(struct db *db, int64_t id, struct endpoint *out, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, ENDPOINT_SELECT " WHERE e.id = ?", "i", id);
+
+	memset(out, 0, sizeof *out);
+	if (st == NULL)
+		return AV_RUNTIME;
+	if (db_step(st) != DB_ROW) {
+		db_finalize(st);
+		return aerr_set(err, AV_USAGE, "unknown endpoint id %lld", (long long)id);
+	}
+	endpoint_row(st, out);
+	db_finalize(st);
+	if (endpoint_credentials(db, out, err) != 0) {
+		endpoint_free(out);
+		return AV_RUNTIME;
+	}
+	return 0;
+}
+
+int
+endpoint_list_load(struct db *db, int64_t vendor_id, int all, struct endpoint_list *out,
+    struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, ENDPOINT_SELECT " WHERE (? = 0 OR e.vendor_id = ?) "
+	    "AND (? OR e.status = 'active') ORDER BY v.name, e.name", "iii", vendor_id, vendor_id,
+	    (int64_t)all);
+	size_t cap = 0;
+
+	memset(out, 0, sizeof *out);
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 8;
+			out->items = xrealloc(out->items, cap * sizeof *out->items);
+		}
+		endpoint_row(st, &out->items[out->n++]);
+	}
+	db_finalize(st);
+	for (size_t i = 0; i < out->n; i++)
+		if (endpoint_credentials(db, &out->items[i], err) != 0) {
+			endpoint_list_free(out);
+			return AV_RUNTIME;
+		}
+	return 0;
+}
+
+cJSON *
+endpoint_to_json(const struct endpoint *e)
+{
+	cJSON *o = cJSON_CreateObject(), *opt, *creds;
+
+	cJSON_AddNumberToObject(o, "id", (double)e->id);
+	cJSON_AddStringToObject(o, "vendor", e->vendor);
+	cJSON_AddStringToObject(o, "name", e->name);
+	cJSON_AddStringToObject(o, "ref", e->ref);
+	cJSON_AddStringToObject(o, "api", e->api);
+	cJSON_AddStringToObject(o, "url", e->url);
+	cJSON_AddStringToObject(o, "model", e->model);
+	cJSON_AddNumberToObject(o, "context_tokens", (double)e->context_tokens);
+	cJSON_AddBoolToObject(o, "allow_insecure_http", e->allow_insecure_http);
+	if (e->has_price_in)
+		cJSON_AddNumberToObject(o, "price_in_per_mtok", e->price_in_per_mtok);
+	else
+		cJSON_AddNullToObject(o, "price_in_per_mtok");
+	if (e->has_price_out)
+		cJSON_AddNumberToObject(o, "price_out_per_mtok", e->price_out_per_mtok);
+	else
+		cJSON_AddNullToObject(o, "price_out_per_mtok");
+	opt = e->options ? cJSON_Parse(e->options) : NULL;
+	cJSON_AddItemToObject(o, "options", opt ? opt : cJSON_CreateObject());
+	cJSON_AddStringToObject(o, "status", e->status);
+	cJSON_AddStringToObject(o, "created_at", e->created_at);
+	cJSON_AddStringToObject(o, "updated_at", e->updated_at);
+	creds = cJSON_AddArrayToObject(o, "credentials");
+	for (size_t i = 0; i < e->ncredentials; i++) {
+		cJSON *c = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(c, "label", e->credentials[i].label);
+		cJSON_AddStringToObject(c, "ref", e->credentials[i].ref);
+		json_add_str(c, "org", e->credentials[i].org);
+		cJSON_AddItemToArray(creds, c);
+	}
+	return o;
+}
+
+cJSON *
+endpoint_list_to_json(const struct endpoint_list *l)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, endpoint_to_json(&l->items[i]));
+	return a;
 }

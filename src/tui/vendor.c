@@ -14,8 +14,9 @@
 
 struct vendor_state {
 	int64_t id;
-	cJSON *vendor;
-	struct vendor_verdict verdict;   /* vendor_rate's, as the dashboard and vendor list show it */
+	/* With its endpoint_list and its rating (vendor_rate's, as the dashboard
+	 * and vendor list show it); loaded once the screen is. */
+	struct vendor vendor;
 	struct tui_list endpoints;
 };
 
@@ -43,44 +44,35 @@ vendor_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct vendor_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->endpoints);
-	cJSON *o, *arr, *e;
+	struct vendor o;
 
-	if (vendor_json(t->av->db, s->id, &o, err) != 0)
+	if (vendor_show_load(t->av->db, s->id, &o, err) != 0)
 		return err->code;
-	if (vendor_rate(t->av->db, s->id, &s->verdict, err) != 0) {
-		cJSON_Delete(o);
-		return err->code;
-	}
-	cJSON_Delete(s->vendor);
+	vendor_free(&s->vendor);
 	s->vendor = o;
-	if (endpoint_list_json(t->av->db, s->id, 1, &arr, err) != 0)
-		return err->code;
 	tui_list_clear(&s->endpoints);
 	snprintf(s->endpoints.header, sizeof s->endpoints.header, "%-20s %-12s %-10s %-8s %-7s %s",
 	    "ENDPOINT", "API", "CONTEXT", "STATUS", "TENANTS", "URL");
 	/* Active endpoints first, each group by name. */
 	for (int archived = 0; archived < 2; archived++)
-		cJSON_ArrayForEach(e, arr) {
-			if ((strcmp(json_get_str(e, "status"), "active") != 0) != archived)
+		for (size_t i = 0; i < o.endpoint_list.n; i++) {
+			const struct endpoint *e = &o.endpoint_list.items[i];
+
+			if ((strcmp(e->status, "active") != 0) != archived)
 				continue;
-			tui_list_add(&s->endpoints, (int64_t)cJSON_GetObjectItem(e, "id")->valuedouble,
-			    archived ? TUI_MARK_DIM : TUI_MARK_NONE, "%-20s %-12s %-10lld %-8s %-7d %s",
-			    json_get_str(e, "name"), json_get_str(e, "api"),
-			    (long long)cJSON_GetObjectItem(e, "context_tokens")->valuedouble,
-			    json_get_str(e, "status"),
-			    cJSON_GetArraySize(cJSON_GetObjectItem(e, "credentials")), json_get_str(e, "url"));
+			tui_list_add(&s->endpoints, e->id, archived ? TUI_MARK_DIM : TUI_MARK_NONE,
+			    "%-20s %-12s %-10lld %-8s %-7d %s", e->name, e->api,
+			    (long long)e->context_tokens, e->status, (int)e->ncredentials, e->url);
 		}
-	cJSON_Delete(arr);
 	tui_list_restore(&s->endpoints, keep);
 	return 0;
 }
 
+/* A field to show, "-" for none (or before the screen loaded). */
 static const char *
-field(cJSON *o, const char *k)
+field(const char *value)
 {
-	cJSON *i = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(i) ? i->valuestring : "-";
+	return value != NULL ? value : "-";
 }
 
 static void
@@ -91,16 +83,18 @@ vendor_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 
 	char tail[200];
 
-	snprintf(line, sizeof line, "Vendor:      %s  (%s)", field(s->vendor, "name"),
-	    field(s->vendor, "status"));
+	if (s->vendor.rating == NULL)
+		return;
+	snprintf(line, sizeof line, "Vendor:      %s  (%s)", field(s->vendor.name),
+	    field(s->vendor.status));
 	tui_put(w, 0, 2, cols - 2, line);
-	vendor_verdict_short(&s->verdict, tail, sizeof tail);
+	vendor_verdict_short(s->vendor.rating, tail, sizeof tail);
 	snprintf(line, sizeof line, "Criticality: %d   Rating: %s, %s",
-	    cJSON_GetObjectItem(s->vendor, "criticality")->valueint, rating_name(s->verdict.rating), tail);
+	    (int)s->vendor.criticality, rating_name(s->vendor.rating->rating), tail);
 	tui_put(w, 1, 2, cols - 2, line);
-	snprintf(line, sizeof line, "Contact:     %s", field(s->vendor, "contact"));
+	snprintf(line, sizeof line, "Contact:     %s", field(s->vendor.contact));
 	tui_put(w, 2, 2, cols - 2, line);
-	snprintf(line, sizeof line, "Notes:       %s", field(s->vendor, "notes"));
+	snprintf(line, sizeof line, "Notes:       %s", field(s->vendor.notes));
 	tui_put(w, 3, 2, cols - 2, line);
 	if (rows > HEADER_ROWS)
 		tui_list_draw(&s->endpoints, t, w, HEADER_ROWS - 1, rows - HEADER_ROWS + 1, cols);
@@ -271,38 +265,35 @@ endpoint_form(struct tui *t, struct vendor_state *s, int64_t id, struct aerr *er
 		[EF_PRICE_OUT] = { .label = "Price out", .width = 12, .check = check_price,
 		  .hint = "USD per million output tokens, e.g. 10" },
 	};
-	struct endpoint_form_ctx c = { .t = t, .vendor = field(s->vendor, "name"), .id = id };
-	cJSON *e = NULL, *cr;
+	struct endpoint_form_ctx c = { .t = t, .vendor = field(s->vendor.name), .id = id };
+	struct endpoint e;
 
 	f[2].ctx = &f[6];
 	snprintf(f[1].value, sizeof f[1].value, "openai");
 	snprintf(f[6].value, sizeof f[6].value, "n");
 	if (id != 0) {
-		if (endpoint_json(t->av->db, id, &e, err) != 0)
+		if (endpoint_get(t->av->db, id, &e, err) != 0)
 			return err->code;
-		snprintf(c.ref, sizeof c.ref, "%s", field(e, "ref"));
-		snprintf(f[0].value, sizeof f[0].value, "%s", field(e, "name"));
-		snprintf(f[1].value, sizeof f[1].value, "%s", field(e, "api"));
-		snprintf(f[2].value, sizeof f[2].value, "%s", field(e, "url"));
-		snprintf(f[3].value, sizeof f[3].value, "%s", field(e, "model"));
-		snprintf(f[4].value, sizeof f[4].value, "%.0f",
-		    cJSON_GetObjectItem(e, "context_tokens")->valuedouble);
-		cJSON_ArrayForEach(cr, cJSON_GetObjectItem(e, "credentials")) {
+		snprintf(c.ref, sizeof c.ref, "%s", e.ref);
+		snprintf(f[0].value, sizeof f[0].value, "%s", e.name);
+		snprintf(f[1].value, sizeof f[1].value, "%s", e.api);
+		snprintf(f[2].value, sizeof f[2].value, "%s", e.url);
+		snprintf(f[3].value, sizeof f[3].value, "%s", e.model);
+		snprintf(f[4].value, sizeof f[4].value, "%lld", (long long)e.context_tokens);
+		for (size_t i = 0; i < e.ncredentials; i++) {
 			size_t used = strlen(f[5].value);
 
 			snprintf(f[5].value + used, sizeof f[5].value - used, "%s%s=%s", used ? " " : "",
-			    field(cr, "label"), field(cr, "ref"));
+			    e.credentials[i].label, e.credentials[i].ref);
 		}
-		snprintf(f[6].value, sizeof f[6].value, "%s",
-		    cJSON_IsTrue(cJSON_GetObjectItem(e, "allow_insecure_http")) ? "y" : "n");
-		for (int i = 0; i < 2; i++) {
-			const cJSON *p = cJSON_GetObjectItem(e, i ? "price_out_per_mtok" : "price_in_per_mtok");
-
-			if (cJSON_IsNumber(p))
-				snprintf(c.price_was[i], sizeof c.price_was[i], "%g", p->valuedouble);
+		snprintf(f[6].value, sizeof f[6].value, "%s", e.allow_insecure_http ? "y" : "n");
+		if (e.has_price_in)
+			snprintf(c.price_was[0], sizeof c.price_was[0], "%g", e.price_in_per_mtok);
+		if (e.has_price_out)
+			snprintf(c.price_was[1], sizeof c.price_was[1], "%g", e.price_out_per_mtok);
+		for (int i = 0; i < 2; i++)
 			snprintf(f[EF_PRICE_IN + i].value, sizeof f[EF_PRICE_IN + i].value, "%s", c.price_was[i]);
-		}
-		cJSON_Delete(e);
+		endpoint_free(&e);
 	}
 	tui_form(t, id ? "Edit endpoint" : "Add endpoint", f, EF_COUNT, endpoint_form_submit, &c);
 	return 0;
@@ -340,21 +331,21 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		tui_status(t, 0, "endpoint %s archived", ref);
 		return 0;
 	case REQ_EXPORT:
-		return tui_export_dialog(t, s->id, field(s->vendor, "name"), err);
+		return tui_export_dialog(t, s->id, field(s->vendor.name), err);
 	case REQ_VERIFY:
 		return tui_verify_dialog(t, err);
 	case REQ_ENTER: {
-		cJSON *e;
+		struct endpoint e;
 		int rc;
 
 		if (id < 0)
 			return 0;
-		if (endpoint_json(t->av->db, id, &e, err) != 0)
+		if (endpoint_get(t->av->db, id, &e, err) != 0)
 			return err->code;
 		buf_init(&out);
-		endpoint_describe(e, &out);
+		endpoint_describe(&e, &out);
 		buf_add(&out, "", 0);
-		cJSON_Delete(e);
+		endpoint_free(&e);
 		rc = tui_show_text(t, ref, out.data, err);
 		buf_free(&out);
 		return rc;
@@ -376,7 +367,7 @@ vendor_close(struct view *v)
 	struct vendor_state *s = v->state;
 
 	tui_list_free(&s->endpoints);
-	cJSON_Delete(s->vendor);
+	vendor_free(&s->vendor);
 	free(s);
 }
 
@@ -385,7 +376,7 @@ vendor_title(struct view *v, char *buf, size_t n)
 {
 	struct vendor_state *s = v->state;
 
-	snprintf(buf, n, "Vendor %s", field(s->vendor, "name"));
+	snprintf(buf, n, "Vendor %s", field(s->vendor.name));
 }
 
 static void

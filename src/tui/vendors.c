@@ -35,29 +35,25 @@ vendors_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct vendors_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list);
-	cJSON *arr, *o;
+	struct vendor_list l;
 
-	if (vendor_list_json(t->av->db, 0, &arr, err) != 0)
+	if (vendor_list_rated(t->av->db, 0, &l, err) != 0)
 		return err->code;
-	if (vendor_list_rate(t->av->db, 0, arr, err) != 0) {
-		cJSON_Delete(arr);
-		return err->code;
-	}
 	tui_list_clear(&s->list);
 	snprintf(s->list.header, sizeof s->list.header, "%-1s %-24s %-12s %-4s %-9s %s", "!", "VENDOR",
 	    "RATING", "CRIT", "ENDPOINTS", "OPEN INCIDENTS");
-	cJSON_ArrayForEach(o, arr) {
-		int incidents = cJSON_GetObjectItem(o, "open_incidents")->valueint;
-		int r = rating_parse(json_get_str(o, "rating"));
+	for (size_t i = 0; i < l.n; i++) {
+		const struct vendor *o = &l.items[i];
+		int incidents = (int)o->open_incidents;
+		enum rating r = o->rating->rating;
 
-		tui_list_add(&s->list, (int64_t)cJSON_GetObjectItem(o, "id")->valuedouble,
+		tui_list_add(&s->list, o->id,
 		    incidents || r == RATING_UNACCEPTABLE ? TUI_MARK_BAD : r == RATING_CONCERNS ?
 		    TUI_MARK_WARN : TUI_MARK_NONE, "%-1s %-24.24s %-12s %-4d %-9d %d",
-		    incidents || r == RATING_UNACCEPTABLE ? "!" : " ", json_get_str(o, "name"),
-		    json_get_str(o, "rating"), cJSON_GetObjectItem(o, "criticality")->valueint,
-		    cJSON_GetObjectItem(o, "endpoints")->valueint, incidents);
+		    incidents || r == RATING_UNACCEPTABLE ? "!" : " ", o->name, rating_name(r),
+		    (int)o->criticality, (int)o->endpoints, incidents);
 	}
-	cJSON_Delete(arr);
+	vendor_list_free(&l);
 	tui_list_restore(&s->list, keep);
 	return 0;
 }
@@ -142,19 +138,19 @@ vendor_form(struct tui *t, int64_t id, struct aerr *err)
 		{ .label = "Notes", .width = 40, .hint = "notes (optional)" },
 	};
 	struct vendor_form_ctx c = { t, id };
-	cJSON *o = NULL;
+	struct vendor o;
 
 	snprintf(f[1].value, sizeof f[1].value, "2");
 	if (id != 0) {
-		if (vendor_json(t->av->db, id, &o, err) != 0)
+		if (vendor_get(t->av->db, id, &o, err) != 0)
 			return err->code;
-		snprintf(f[0].value, sizeof f[0].value, "%s", cJSON_GetObjectItem(o, "name")->valuestring);
-		snprintf(f[1].value, sizeof f[1].value, "%d", cJSON_GetObjectItem(o, "criticality")->valueint);
-		if (cJSON_IsString(cJSON_GetObjectItem(o, "contact")))
-			snprintf(f[2].value, sizeof f[2].value, "%s", cJSON_GetObjectItem(o, "contact")->valuestring);
-		if (cJSON_IsString(cJSON_GetObjectItem(o, "notes")))
-			snprintf(f[3].value, sizeof f[3].value, "%s", cJSON_GetObjectItem(o, "notes")->valuestring);
-		cJSON_Delete(o);
+		snprintf(f[0].value, sizeof f[0].value, "%s", o.name);
+		snprintf(f[1].value, sizeof f[1].value, "%d", (int)o.criticality);
+		if (o.contact != NULL)
+			snprintf(f[2].value, sizeof f[2].value, "%s", o.contact);
+		if (o.notes != NULL)
+			snprintf(f[3].value, sizeof f[3].value, "%s", o.notes);
+		vendor_free(&o);
 	}
 	tui_form(t, id ? "Edit vendor" : "Add vendor", f, 4, vendor_form_submit, &c);
 	return 0;

@@ -112,4 +112,137 @@ is "$out" "$(printf 'audit chain intact: %s entries, head %s' \
 	"$(sqlite3 "$AIVET_DB" 'SELECT count(*) FROM audit_log')" \
 	"$(sqlite3 "$AIVET_DB" 'SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1')")" "chain intact after all of it"
 
+# ---- the records' one JSON form, byte for byte ----
+# vendor show --json, vendor list --json and endpoint show print the typed
+# records through their one writer each; the bytes are a contract.
+(
+export AIVET_DB="$T/records.db" AIVET_NOW=2026-11-30T12:00:00Z
+"$AIVET" vendor add "Rec Labs" --criticality 3 --contact sec@rec.example >/dev/null
+"$AIVET" endpoint add "Rec Labs" --name prod --api openai --url https://api.rec.example/v1 \
+	--model rec-1 --context 131072 --price-in 2.5 --credential a=env:REC_A \
+	--credential b=file:/run/rec-b --credential-org a=tenant-a --option api-version=2024-10-21 >/dev/null
+"$AIVET" endpoint add "Rec Labs" --name old --api anthropic --url http://127.0.0.1:9/v1 --model m \
+	--context 8192 >/dev/null
+"$AIVET" endpoint archive "Rec Labs/old" >/dev/null
+# What a JSON string escapes (a quote, a backslash, a tab, a control) and what it does not (UTF-8).
+"$AIVET" vendor add "Zed é" --criticality 0 --notes "$(printf 'say "hi"\\ then\ttab\001')" >/dev/null
+"$AIVET" vendor show "Rec Labs" --json >"$T/vshow.json"
+"$AIVET" vendor list --json >"$T/vlist.json"
+"$AIVET" endpoint show "Rec Labs/prod" >"$T/eshow.txt"
+)
+cat >"$T/vshow.want" <<'EOF'
+{
+	"id":	1,
+	"name":	"Rec Labs",
+	"criticality":	3,
+	"contact":	"sec@rec.example",
+	"notes":	null,
+	"status":	"active",
+	"created_at":	"2026-11-30T12:00:00.000Z",
+	"updated_at":	"2026-11-30T12:00:00.000Z",
+	"endpoints":	1,
+	"open_incidents":	0,
+	"endpoint_list":	[{
+			"id":	2,
+			"vendor":	"Rec Labs",
+			"name":	"old",
+			"ref":	"Rec Labs/old",
+			"api":	"anthropic",
+			"url":	"http://127.0.0.1:9/v1",
+			"model":	"m",
+			"context_tokens":	8192,
+			"allow_insecure_http":	false,
+			"price_in_per_mtok":	null,
+			"price_out_per_mtok":	null,
+			"options":	{
+			},
+			"status":	"archived",
+			"created_at":	"2026-11-30T12:00:00.000Z",
+			"updated_at":	"2026-11-30T12:00:00.000Z",
+			"credentials":	[]
+		}, {
+			"id":	1,
+			"vendor":	"Rec Labs",
+			"name":	"prod",
+			"ref":	"Rec Labs/prod",
+			"api":	"openai",
+			"url":	"https://api.rec.example/v1",
+			"model":	"rec-1",
+			"context_tokens":	131072,
+			"allow_insecure_http":	false,
+			"price_in_per_mtok":	2.5,
+			"price_out_per_mtok":	null,
+			"options":	{
+				"api-version":	"2024-10-21"
+			},
+			"status":	"active",
+			"created_at":	"2026-11-30T12:00:00.000Z",
+			"updated_at":	"2026-11-30T12:00:00.000Z",
+			"credentials":	[{
+					"label":	"a",
+					"ref":	"env:REC_A",
+					"org":	"tenant-a"
+				}, {
+					"label":	"b",
+					"ref":	"file:/run/rec-b",
+					"org":	null
+				}]
+		}],
+	"rating":	"not-assessed",
+	"rating_basis":	"no final round; no probe run",
+	"draft":	null
+}
+EOF
+cat >"$T/vlist.want" <<'EOF'
+[
+{
+	"id":	1,
+	"name":	"Rec Labs",
+	"criticality":	3,
+	"contact":	"sec@rec.example",
+	"notes":	null,
+	"status":	"active",
+	"created_at":	"2026-11-30T12:00:00.000Z",
+	"updated_at":	"2026-11-30T12:00:00.000Z",
+	"endpoints":	1,
+	"open_incidents":	0,
+	"rating":	"not-assessed",
+	"rating_basis":	"no final round; no probe run",
+	"draft":	null
+},
+{
+	"id":	2,
+	"name":	"Zed é",
+	"criticality":	0,
+	"contact":	null,
+	"notes":	"say \"hi\"\\ then\ttab\u0001",
+	"status":	"active",
+	"created_at":	"2026-11-30T12:00:00.000Z",
+	"updated_at":	"2026-11-30T12:00:00.000Z",
+	"endpoints":	0,
+	"open_incidents":	0,
+	"rating":	"not-assessed",
+	"rating_basis":	"no final round; no probe run",
+	"draft":	null
+}
+]
+EOF
+cat >"$T/eshow.want" <<'EOF'
+endpoint Rec Labs/prod (id 1)
+  api          openai
+  url          https://api.rec.example/v1
+  model        rec-1
+  context      131072 tokens
+  status       active
+  credentials
+    a                env:REC_A  (organisation tenant-a)
+    b                file:/run/rec-b
+EOF
+cmp -s "$T/vshow.want" "$T/vshow.json"
+ok $? "vendor show --json: the vendor, its endpoint_list (archived too) and its rating, byte for byte"
+cmp -s "$T/vlist.want" "$T/vlist.json"
+ok $? "vendor list --json: each vendor with its rating, byte for byte, strings escaped as cJSON escapes them"
+cmp -s "$T/eshow.want" "$T/eshow.txt"
+ok $? "endpoint show: the record described, credentials with their organisation"
+
 done_testing

@@ -54,4 +54,15 @@ is "$errout" "aivet: database $AIVET_DB has schema version 999, newer than this 
 	"newer database message"
 is "$(md5sum < "$AIVET_DB")" "$before" "newer database untouched"
 
+# Start-up maps no library a command may not need: libcurl, libpq, libxml2 (and the
+# TLS, Kerberos, LDAP and ICU libraries behind them) are loaded when first called.
+if command -v readelf >/dev/null 2>&1; then
+	needed=$(readelf -d "$AIVET" | sed -n 's/.*(NEEDED).*\[\(.*\)\]$/\1/p' | tr '\n' ' ')
+	for lib in libcurl libpq libxml2 libssl libgssapi_krb5 libldap libicuuc; do
+		unlike "$needed" "(^| )$lib\\." "aivet does not link $lib at start-up"
+	done
+else
+	for lib in 1 2 3 4 5 6 7; do skip "readelf (binutils) is needed"; done
+fi
+
 done_testing

@@ -145,4 +145,30 @@ is "$("$AIVET" complete vendor | tr '\n' ',')" "Acme AI,acme," "aivet complete v
 is "$(complete_words vendor show Acme)" 'Acme\ AI' "bash: a vendor's name from the database, quoted"
 is "$(complete_words probe run Acme)" 'Acme\ AI/prod' "bash: an endpoint as VENDOR/NAME"
 is "$(complete_words assess start acme llm-inf)" "llm-inference-isolation" "bash: a questionnaire id"
+is "$(complete_words incident open acme --endpoint Ac)" 'Acme\ AI/prod' "bash: --endpoint takes an endpoint"
+# zcomplete WORD...: what zsh's _aivet offers for the last word (compadd prints
+# each offer the typed prefix starts, one a line; zsh quotes them as it inserts them).
+zcomplete() {
+	zsh -f -c 'compadd() { local w; while [[ $1 == -* && $1 != -- ]]; do shift; done
+		[[ $1 == -- ]] && shift
+		for w; do [[ $w == ${(Q)PREFIX}* ]] && print -r -- $w; done; return 0; }
+		_files() { print -r -- "(files)"; }
+		compl=$1; shift; words=("$@"); CURRENT=$#; PREFIX=$words[CURRENT]
+		source "$compl"' zsh "$COMPL/_aivet" "$AIVET" "$@"
+}
+if command -v zsh >/dev/null 2>&1; then
+	is "$(zcomplete in)" "incident" "zsh: a command"
+	is "$(zcomplete incident d)" "due" "zsh: a subcommand"
+	is "$(zcomplete vendor show Ac)" "Acme AI" "zsh: a vendor's name from the database"
+	is "$(zcomplete probe run Acme)" "Acme AI/prod" "zsh: an endpoint as VENDOR/NAME"
+	is "$(zcomplete endpoint show 'Acme\ AI/')" "Acme AI/prod" "zsh: a quoted prefix is read unquoted"
+	is "$(zcomplete incident open acme --endpoint Ac)" "Acme AI/prod" "zsh: --endpoint takes an endpoint"
+	is "$(zcomplete assess start acme llm-inf)" "llm-inference-isolation" "zsh: a questionnaire id"
+	is "$(zcomplete report Acme --ou)" "--out" "zsh: a command's options"
+	is "$(zcomplete evidence show x)" "(files)" "zsh: files elsewhere"
+else
+	for _z in 1 2 3 4 5 6 7 8 9; do
+		_n=$((_n + 1)); echo "ok $_n - zsh completion # SKIP zsh is not installed"
+	done
+fi
 done_testing

@@ -39,6 +39,23 @@ is "$errout" "aivet: unknown vendor 'acm'; did you mean acme? (see 'aivet vendor
 	"wherever a vendor is named"
 run vendor show globex
 is "$errout" "aivet: unknown vendor 'globex' (see 'aivet vendor list')" "nothing near: no guess"
+"$AIVET" vendor add "Sim Health AI" >/dev/null
+"$AIVET" endpoint add "Sim Health AI" --name prod --api openai --url https://api.sim.example/v1 \
+	--model m --context 8192 >/dev/null
+run probe run "Sim Helth AI/prod" --dry-run
+is "$rc:$errout" "2:aivet: unknown endpoint 'Sim Helth AI/prod'; did you mean Sim Health AI/prod? (see 'aivet endpoint list')" \
+	"a mistyped endpoint's vendor is answered with the endpoint meant"
+run endpoint show "Sim Health AI/prd"
+is "$rc:$errout" "2:aivet: unknown endpoint 'Sim Health AI/prd'; did you mean Sim Health AI/prod? (see 'aivet endpoint list')" \
+	"and a mistyped endpoint name"
+run endpoint edit acme/prdo --model x
+is "$errout" "aivet: unknown endpoint 'acme/prdo'; did you mean acme/prod? (see 'aivet endpoint list')" \
+	"wherever an endpoint is named (a swapped pair)"
+run endpoint show acme/staging
+is "$errout" "aivet: unknown endpoint 'acme/staging' (see 'aivet endpoint list')" "nothing near: no guess"
+run endpoint show globex/prod
+is "$errout" "aivet: unknown vendor 'globex' (see 'aivet vendor list')" \
+	"an unknown vendor with no endpoint near is named as the vendor"
 
 # ---- a database copied without its -wal ----
 if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then

@@ -11,6 +11,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <pthread.h>
+#include <signal.h>
 
 #include "aivet.h"
 
@@ -177,6 +178,8 @@ int tui_job_progress(struct tui_job *job, double fraction, const char *fmt, ...)
 int tui_job_start(struct tui *t, struct tui_job *job,
     int (*work)(struct tui_job *, void *, struct aerr *), void *arg, struct aerr *err);
 void tui_job_wait(struct tui_job *job);
+/* Joins a finished job and shows its result on the status line (jobs.c). */
+void tui_job_poll(struct tui *t);
 
 #define TUI_MAX_DEPTH 16
 
@@ -210,6 +213,15 @@ void tui_redraw(struct tui *t);
 WINDOW *tui_modal(struct tui *t, WINDOW *win, int h, int w);
 /* Marks every view for reload (after a write). */
 void tui_changed(struct tui *t);
+/* The status line (status.c): the rows it needs now (a long message wraps),
+ * and drawing it, or a running job's progress, over the last srows rows. */
+int tui_status_rows(const struct tui *t);
+void tui_status_draw(struct tui *t, int srows);
+/* The hint line (hints.c) on row y, and whether a screen handles req itself. */
+void tui_draw_hints(struct tui *t, struct view *v, int y);
+int tui_view_handles(const struct view *v, enum request req);
+/* Set by SIGTERM, SIGINT or SIGHUP: the loops and dialogs end (tui.c). */
+extern volatile sig_atomic_t tui_got_term;
 
 /* Dialogs. They run their own input loop and return when done, then call
  * tui_dialog_closed: keys typed ahead while a dialog was open were meant for it,

@@ -1019,6 +1019,29 @@ vendor_notification_sla(struct db *db, int64_t vendor_id, int64_t *seconds, char
 /* ---- one answer, as "assess answer" and the assessment screen give it ---- */
 
 int
+assessment_asked(const struct assessment *a, int qi, struct aerr *err)
+{
+	const struct q_question *qq = &a->q->questions[qi];
+	int d = qq->dep;
+	char *want, *now;
+	int rc;
+
+	if (a->asked[qi])
+		return 0;
+	if (d < 0)
+		return aerr_set(err, AV_USAGE, "question %s is not asked with the current answers", qq->id);
+	want = answer_to_text(NULL, qq->dep_values);
+	now = a->answers[d].value == NULL ? xstrdup(a->asked[d] ? "unanswered" : "not asked") :
+	    answer_to_text(&a->q->questions[d], a->answers[d].value);
+	rc = aerr_set(err, AV_USAGE, "question %s is not asked with the current answers: it is asked "
+	    "only when %s is %s (%s is %s)", qq->id, a->q->questions[d].id, want,
+	    a->q->questions[d].id, now);
+	free(want);
+	free(now);
+	return rc;
+}
+
+int
 assessment_answer(struct db *db, const char *actor, const struct assessment_answer_input *in,
     struct assessment_answer_result *out, struct aerr *err)
 {
@@ -1048,6 +1071,9 @@ assessment_answer(struct db *db, const char *actor, const struct assessment_answ
 			aerr_prefix(err, "question %s", a->q->questions[qi].id);
 			goto fail;
 		}
+		/* A stale answer may stay (and be cleared), but a hidden question takes no new one. */
+		if (assessment_asked(a, qi, err) != 0)
+			goto fail;
 	} else if (!in->clear) {
 		if (a->answers[qi].value == NULL && in->nfiles > 0) {
 			out->form_error = 1;

@@ -54,6 +54,10 @@ int assessment_question(const struct assessment *a, const char *question_id, int
     struct aerr *err);
 /* Recomputes which questions are asked (after answers change). */
 void assessment_update_asked(struct assessment *a);
+/* 0 when question qi is asked with the current answers, else the refusal of a
+ * new answer to it, naming the question and the answer it depends on (what
+ * assess answer and the assessment screen both say). */
+int assessment_asked(const struct assessment *a, int qi, struct aerr *err);
 /* The one rating of an assessment: its answers' risks, each answer whose claim
  * the evidence contradicts counted at least high (claims as assessment_claims
  * gives them; NULL only where no evidence exists yet). */

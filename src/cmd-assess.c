@@ -175,6 +175,43 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+/* One row of the assess list table, kept until every row is known so that
+ * each column is as wide as its widest cell and none runs into the next. */
+struct list_row {
+	char *cell[8];
+};
+
+static void
+print_list_rows(struct list_row *rows, size_t n)
+{
+	static const char *const head[8] = { "ID", "VENDOR", "QUESTIONNAIRE", "ROUND", "STATUS",
+		"RATING", "SCORE", "MISSING" };
+	int w[8];
+
+	for (int c = 0; c < 8; c++) {
+		w[c] = (int)strlen(head[c]);
+		for (size_t i = 0; i < n; i++)
+			if ((int)strlen(rows[i].cell[c]) > w[c])
+				w[c] = (int)strlen(rows[i].cell[c]);
+	}
+	for (size_t i = 0; i <= n; i++) {
+		const char *const *cell = i == 0 ? head : (const char *const *)rows[i - 1].cell;
+
+		term_printf(stdout, "%-*s %-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], cell[0], w[1],
+		    cell[1], w[2], cell[2], w[3], cell[3], w[4], cell[4], w[5], cell[5], w[6], cell[6],
+		    cell[7]);
+	}
+}
+
+static void
+free_list_rows(struct list_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < 8; c++)
+			free(rows[i].cell[c]);
+	free(rows);
+}
+
 static int
 assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -184,6 +221,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
+	struct list_row *rows;
 
 	if (parse_id_json(av, argc, argv, &json, &ind, &vendor, err) != 0 ||
 	    (db = db_ready(av, err)) == NULL)
@@ -191,22 +229,17 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (assessment_ids(db, vendor, &ids, &nids, err) != 0)
 		return err->code;
 	arr = cJSON_CreateArray();
-	if (!json)
-		term_printf(stdout, "%-5s %-20s %-32s %-5s %-9s %-12s %-6s %s\n", "ID", "VENDOR", "QUESTIONNAIRE", "ROUND",
-		    "STATUS", "RATING", "SCORE", "MISSING");
+	rows = xcalloc(nids + 1, sizeof *rows);
 	for (size_t i = 0; i < nids; i++) {
-		struct assessment *a;
+		struct assessment *a = NULL;
 		struct assessment_score s;
 
-		if (assessment_load(db, ids[i], &a, err) != 0) {
-			free(ids);
-			cJSON_Delete(arr);
-			return err->code;
-		}
-		if (assessment_rate(db, a, &s, NULL, err) != 0) {
+		if (assessment_load(db, ids[i], &a, err) != 0 ||
+		    assessment_rate(db, a, &s, NULL, err) != 0) {
 			assessment_free(a);
 			free(ids);
 			cJSON_Delete(arr);
+			free_list_rows(rows, i);
 			return err->code;
 		}
 		if (json) {
@@ -227,20 +260,27 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddStringToObject(o, "created_at", a->created_at);
 			cJSON_AddItemToArray(arr, o);
 		} else {
-			char *qv = xasprintf("%s@%lld", a->q->qid, (long long)a->q->version);
+			char **cell = rows[i].cell;
 
-			term_printf(stdout, "%-5lld %-20s %-32s %-5lld %-9s %-12s %-6.1f %d\n", (long long)a->id, a->vendor,
-			    qv, (long long)a->round, a->status, rating_name(s.rating), s.risk_score,
-			    s.unanswered_required);
-			free(qv);
+			cell[0] = xasprintf("%lld", (long long)a->id);
+			cell[1] = xstrdup(a->vendor);
+			cell[2] = xasprintf("%s@%lld", a->q->qid, (long long)a->q->version);
+			cell[3] = xasprintf("%lld", (long long)a->round);
+			cell[4] = xstrdup(a->status);
+			cell[5] = xstrdup(rating_name(s.rating));
+			cell[6] = xasprintf("%.1f", s.risk_score);
+			cell[7] = xasprintf("%d", s.unanswered_required);
 		}
 		assessment_free(a);
 	}
 	free(ids);
-	if (json)
+	if (json) {
 		json_emit(arr);
-	else
+	} else {
 		cJSON_Delete(arr);
+		print_list_rows(rows, nids);
+	}
+	free_list_rows(rows, json ? 0 : nids);
 	return 0;
 }
 

@@ -459,6 +459,9 @@ answer_question(struct tui *t, struct assess_state *s, struct aerr *err)
 	char *value = NULL, title[160];
 	int rc = 0;
 
+	/* Refused before a dialog opens, in assess answer's words. */
+	if (assessment_asked(s->a, qi, err) != 0)
+		return err->code;
 	snprintf(title, sizeof title, "%s: %s", qq->id, qq->text);
 	if (qq->type == QT_YES_NO || qq->type == QT_SINGLE || qq->type == QT_MULTI) {
 		struct tui_menu_item *items = xcalloc((size_t)qq->nchoices, sizeof *items);

@@ -241,6 +241,34 @@ assessment_claim_status(const cJSON *claims, const char *question_id)
 	return word;
 }
 
+void
+assessment_claim_text(const cJSON *claims, const char *question_id, struct buf *out)
+{
+	const char *st = assessment_claim_status(claims, question_id), *ep, *reason;
+	const cJSON *c = assessment_contradiction(claims, question_id), *x, *e;
+	int first = 1;
+
+	if (st == NULL)
+		return;
+	/* The claim that gave the status: the contradicted one, else the first with it. */
+	if (c == NULL)
+		cJSON_ArrayForEach(c, claims)
+			if (streq_null(json_get_str(c, "question_id"), question_id) &&
+			    streq_null(json_get_str(c, "status"), st))
+				break;
+	if (c == NULL)
+		return;
+	ep = json_get_str(c, "endpoint");
+	reason = json_get_str(c, "reason");
+	buf_printf(out, "%c%s%s%s: %s", st[0] - 'a' + 'A', st + 1, ep ? " on " : "", ep ? ep : "",
+	    reason ? reason : st);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(c, "contradicting"))
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(x, "evidence")) {
+			buf_printf(out, "%s%d", first ? "; evidence " : ", ", e->valueint);
+			first = 0;
+		}
+}
+
 int
 assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims)
 {

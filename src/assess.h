@@ -70,6 +70,10 @@ const cJSON *assessment_contradiction(const cJSON *claims, const char *question_
  * when any of its claims is, else "confirmed" when one is, else "untested"; NULL
  * when no probe tests the answer (no claim). */
 const char *assessment_claim_status(const cJSON *claims, const char *question_id);
+/* The claim behind that status as one line, for a screen that shows a question
+ * in full: "Contradicted on ENDPOINT: REASON; evidence 3, 4", "Confirmed on
+ * ENDPOINT: REASON", "Untested on ENDPOINT: REASON"; nothing when no claim. */
+void assessment_claim_text(const cJSON *claims, const char *question_id, struct buf *out);
 /* Judges the claims on the database's evidence and scores: what assess show,
  * assess list, the dashboard, the TUI and the report all call. *claims (may be
  * NULL) receives the judged claims, the caller's to free. */

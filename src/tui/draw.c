@@ -3,7 +3,8 @@
  * width counted in terminal columns (wide characters count two, bytes the
  * locale cannot read show as '?'); tui_wrap() breaks text into lines of a
  * width at spaces and newlines; tui_attr() gives each mark an attribute that
- * reads without colour too. Every other file of the TUI draws through these.
+ * reads without colour too; tui_fit() sizes a cell of a row to a column,
+ * marking a cut with an ellipsis. Every other file of the TUI draws through these.
  */
 #include "config.h"
 
@@ -130,4 +131,57 @@ tui_attr(struct tui *t, int mark)
 		return A_DIM;
 	}
 	return A_NORMAL;
+}
+
+const char *
+tui_fit(char *out, size_t n, const char *s, int width)
+{
+	wchar_t wbuf[512];
+	size_t len;
+	int cols = 0, i, cut = 0;
+
+	if (n == 0)
+		return out;
+	out[0] = '\0';
+	if (width <= 0)
+		return out;
+	len = mbstowcs(wbuf, s, sizeof wbuf / sizeof wbuf[0] - 1);
+	if (len == (size_t)-1) {
+		for (len = 0; s[len] && len < sizeof wbuf / sizeof wbuf[0] - 1; len++)
+			wbuf[len] = (unsigned char)s[len] < 0x80 ? (wchar_t)s[len] : L'?';
+	}
+	wbuf[len] = L'\0';
+	for (i = 0; wbuf[i]; i++) {
+		int cw = wcwidth(wbuf[i]);
+
+		if (cw < 0)
+			wbuf[i] = L'?', cw = 1;
+		cols += cw;
+	}
+	if (cols > width) {
+		/* Cut one column short of the width, for the ellipsis that says so. */
+		cut = 1;
+		cols = 0;
+		for (i = 0; wbuf[i]; i++) {
+			int cw = wcwidth(wbuf[i]);
+
+			if (cols + cw > width - 1)
+				break;
+			cols += cw;
+		}
+		/* No space before the ellipsis: it ends the word it cuts. */
+		while (i > 0 && wbuf[i - 1] == L' ')
+			i--, cols--;
+		wbuf[i] = L'\0';
+		cols++;
+	}
+	if (wcstombs(out, wbuf, n) == (size_t)-1 || strlen(out) + 4 + (size_t)(width - cols) >= n) {
+		snprintf(out, n, "%.*s", width, s);
+		return out;
+	}
+	if (cut)
+		strcat(out, MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "~");   /* U+2026 */
+	for (; cols < width; cols++)
+		strcat(out, " ");
+	return out;
 }

@@ -281,6 +281,9 @@ int tui_run_command(struct tui *t, const char *line, struct aerr *err);
 /* Drawing helpers: attributes that never rely on colour alone. */
 int tui_attr(struct tui *t, int mark);
 void tui_put(WINDOW *w, int y, int x, int maxw, const char *s);
+/* s in a column of width columns: padded with spaces, or cut with an ellipsis
+ * (the last column) so that a cut word never reads into the next column. */
+const char *tui_fit(char *out, size_t n, const char *s, int width);
 
 /* The screens. */
 extern const struct view_ops tui_dashboard_view;

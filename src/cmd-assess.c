@@ -161,14 +161,15 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
-	if (assessment_json(db, a, &o, err) != 0) {
+	/* The text reads the judged claims as the assessment screen does: assessment_claims. */
+	if ((json ? assessment_json(db, a, &o, err) : assessment_claims(db, a, &o, err)) != 0) {
 		assessment_free(a);
 		return err->code;
 	}
 	if (json) {
 		json_emit(o);
 	} else {
-		print_assessment(a, cJSON_GetObjectItem(o, "claims"));
+		print_assessment(a, o);
 		cJSON_Delete(o);
 	}
 	assessment_free(a);

@@ -54,6 +54,10 @@ int assessment_question(const struct assessment *a, const char *question_id, int
     struct aerr *err);
 /* Recomputes which questions are asked (after answers change). */
 void assessment_update_asked(struct assessment *a);
+/* 0 when question qi is asked with the current answers, else the refusal of a
+ * new answer to it, naming the question and the answer it depends on (what
+ * assess answer and the assessment screen both say). */
+int assessment_asked(const struct assessment *a, int qi, struct aerr *err);
 /* The one rating of an assessment: its answers' risks, each answer whose claim
  * the evidence contradicts counted at least high (claims as assessment_claims
  * gives them; NULL only where no evidence exists yet). */
@@ -66,6 +70,10 @@ const cJSON *assessment_contradiction(const cJSON *claims, const char *question_
  * when any of its claims is, else "confirmed" when one is, else "untested"; NULL
  * when no probe tests the answer (no claim). */
 const char *assessment_claim_status(const cJSON *claims, const char *question_id);
+/* The claim behind that status as one line, for a screen that shows a question
+ * in full: "Contradicted on ENDPOINT: REASON; evidence 3, 4", "Confirmed on
+ * ENDPOINT: REASON", "Untested on ENDPOINT: REASON"; nothing when no claim. */
+void assessment_claim_text(const cJSON *claims, const char *question_id, struct buf *out);
 /* Judges the claims on the database's evidence and scores: what assess show,
  * assess list, the dashboard, the TUI and the report all call. *claims (may be
  * NULL) receives the judged claims, the caller's to free. */

@@ -135,8 +135,7 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	int ind;
 	struct assessment *a;
-	struct assessment_score s;
-	int json = 0, rc;
+	int json = 0;
 	int64_t id = 0;
 	struct db *db;
 	cJSON *o;
@@ -146,19 +145,56 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
-	if (json)
-		rc = assessment_json(db, a, &o, err);
-	else
-		rc = assessment_rate(db, a, &s, &o, err);
-	if (rc == 0 && json)
+	/* The text reads the judged claims as the assessment screen does: assessment_claims. */
+	if ((json ? assessment_json(db, a, &o, err) : assessment_claims(db, a, &o, err)) != 0) {
+		assessment_free(a);
+		return err->code;
+	}
+	if (json) {
 		json_emit(o);
-	else if (rc == 0) {
-		/* the judged claims go to the text as they are, never read here */
+	} else {
 		print_assessment(a, o);
 		cJSON_Delete(o);
 	}
 	assessment_free(a);
-	return rc;
+	return 0;
+}
+
+/* One row of the assess list table, kept until every row is known so that
+ * each column is as wide as its widest cell and none runs into the next. */
+struct list_row {
+	char *cell[8];
+};
+
+static void
+print_list_rows(struct list_row *rows, size_t n)
+{
+	static const char *const head[8] = { "ID", "VENDOR", "QUESTIONNAIRE", "ROUND", "STATUS",
+		"RATING", "SCORE", "MISSING" };
+	int w[8];
+
+	for (int c = 0; c < 8; c++) {
+		w[c] = (int)strlen(head[c]);
+		for (size_t i = 0; i < n; i++)
+			if ((int)strlen(rows[i].cell[c]) > w[c])
+				w[c] = (int)strlen(rows[i].cell[c]);
+	}
+	for (size_t i = 0; i <= n; i++) {
+		const char *const *cell = i == 0 ? head : (const char *const *)rows[i - 1].cell;
+
+		term_printf(stdout, "%-*s %-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], cell[0], w[1],
+		    cell[1], w[2], cell[2], w[3], cell[3], w[4], cell[4], w[5], cell[5], w[6], cell[6],
+		    cell[7]);
+	}
+}
+
+static void
+free_list_rows(struct list_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (int c = 0; c < 8; c++)
+			free(rows[i].cell[c]);
+	free(rows);
 }
 
 static int
@@ -170,6 +206,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
+	struct list_row *rows;
 
 	if (parse_id_json(av, argc, argv, &json, &ind, &vendor, err) != 0 ||
 	    (db = db_ready(av, err)) == NULL)
@@ -177,22 +214,17 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (assessment_ids(db, vendor, &ids, &nids, err) != 0)
 		return err->code;
 	arr = cJSON_CreateArray();
-	if (!json)
-		term_printf(stdout, "%-5s %-20s %-32s %-5s %-9s %-12s %-6s %s\n", "ID", "VENDOR", "QUESTIONNAIRE", "ROUND",
-		    "STATUS", "RATING", "SCORE", "MISSING");
+	rows = xcalloc(nids + 1, sizeof *rows);
 	for (size_t i = 0; i < nids; i++) {
-		struct assessment *a;
+		struct assessment *a = NULL;
 		struct assessment_score s;
 
-		if (assessment_load(db, ids[i], &a, err) != 0) {
-			free(ids);
-			cJSON_Delete(arr);
-			return err->code;
-		}
-		if (assessment_rate(db, a, &s, NULL, err) != 0) {
+		if (assessment_load(db, ids[i], &a, err) != 0 ||
+		    assessment_rate(db, a, &s, NULL, err) != 0) {
 			assessment_free(a);
 			free(ids);
 			cJSON_Delete(arr);
+			free_list_rows(rows, i);
 			return err->code;
 		}
 		if (json) {
@@ -213,20 +245,27 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddStringToObject(o, "created_at", a->created_at);
 			cJSON_AddItemToArray(arr, o);
 		} else {
-			char *qv = xasprintf("%s@%lld", a->q->qid, (long long)a->q->version);
+			char **cell = rows[i].cell;
 
-			term_printf(stdout, "%-5lld %-20s %-32s %-5lld %-9s %-12s %-6.1f %d\n", (long long)a->id, a->vendor,
-			    qv, (long long)a->round, a->status, rating_name(s.rating), s.risk_score,
-			    s.unanswered_required);
-			free(qv);
+			cell[0] = xasprintf("%lld", (long long)a->id);
+			cell[1] = xstrdup(a->vendor);
+			cell[2] = xasprintf("%s@%lld", a->q->qid, (long long)a->q->version);
+			cell[3] = xasprintf("%lld", (long long)a->round);
+			cell[4] = xstrdup(a->status);
+			cell[5] = xstrdup(rating_name(s.rating));
+			cell[6] = xasprintf("%.1f", s.risk_score);
+			cell[7] = xasprintf("%d", s.unanswered_required);
 		}
 		assessment_free(a);
 	}
 	free(ids);
-	if (json)
+	if (json) {
 		json_emit(arr);
-	else
+	} else {
 		cJSON_Delete(arr);
+		print_list_rows(rows, nids);
+	}
+	free_list_rows(rows, json ? 0 : nids);
 	return 0;
 }
 

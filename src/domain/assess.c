@@ -241,6 +241,34 @@ assessment_claim_status(const cJSON *claims, const char *question_id)
 	return word;
 }
 
+void
+assessment_claim_text(const cJSON *claims, const char *question_id, struct buf *out)
+{
+	const char *st = assessment_claim_status(claims, question_id), *ep, *reason;
+	const cJSON *c = assessment_contradiction(claims, question_id), *x, *e;
+	int first = 1;
+
+	if (st == NULL)
+		return;
+	/* The claim that gave the status: the contradicted one, else the first with it. */
+	if (c == NULL)
+		cJSON_ArrayForEach(c, claims)
+			if (streq_null(json_get_str(c, "question_id"), question_id) &&
+			    streq_null(json_get_str(c, "status"), st))
+				break;
+	if (c == NULL)
+		return;
+	ep = json_get_str(c, "endpoint");
+	reason = json_get_str(c, "reason");
+	buf_printf(out, "%c%s%s%s: %s", st[0] - 'a' + 'A', st + 1, ep ? " on " : "", ep ? ep : "",
+	    reason ? reason : st);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(c, "contradicting"))
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(x, "evidence")) {
+			buf_printf(out, "%s%d", first ? "; evidence " : ", ", e->valueint);
+			first = 0;
+		}
+}
+
 int
 assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims)
 {
@@ -982,41 +1010,82 @@ vendor_notification_sla(struct db *db, int64_t vendor_id, int64_t *seconds, char
 	int found = 0;
 
 	for (size_t i = 0; i < sizeof slas / sizeof slas[0]; i++) {
-		/* The answer that counts: a reviewed (final) round before a draft, then the newest. */
-		struct db_stmt *st = db_prepare_kept(db, err, "SELECT a.id, ans.value FROM answer ans "
-		    "JOIN assessment a ON a.id = ans.assessment_id "
+		/* The answer that counts: a reviewed (final) round before a draft, then the
+		 * newest. Picked here from the few rounds rather than by ORDER BY, which
+		 * made SQLite build a temporary B-tree on every call: the dashboard asks
+		 * once for each open incident. */
+		struct db_stmt *st = db_prepare_kept(db, err, "SELECT a.id, a.status = 'final', ans.value "
+		    "FROM answer ans JOIN assessment a ON a.id = ans.assessment_id "
 		    "JOIN questionnaire q ON q.id = a.questionnaire_id "
-		    "WHERE a.vendor_id = ? AND q.qid = ? AND ans.question_id = ? AND ans.value <> 'null' "
-		    "ORDER BY a.status = 'final' DESC, a.id DESC LIMIT 1", "itt", vendor_id, slas[i].qid,
-		    slas[i].question);
-		int rc;
+		    "WHERE a.vendor_id = ? AND q.qid = ? AND ans.question_id = ? AND ans.value <> 'null'",
+		    "itt", vendor_id, slas[i].qid, slas[i].question);
+		int64_t best_id = 0;
+		int best_final = 0, rc;
+		char *best = NULL;
 
 		if (st == NULL)
 			return -1;
-		if ((rc = db_step(st)) == DB_ROW) {
-			cJSON *v = cJSON_Parse(col_text(st, 1));
-			int64_t s;
+		while ((rc = db_step(st)) == DB_ROW) {
+			int64_t id = db_col_int64(st, 0);
+			int final = db_col_int(st, 1) != 0;
 
-			/* The strictest commitment binds the vendor: the shortest wins. */
-			if (cJSON_IsString(v) && duration_seconds(v->valuestring, &s) == 0 &&
-			    (!found || s < *seconds)) {
-				*seconds = s;
-				snprintf(source, source_len, "assessment %lld, %s %s",
-				    (long long)db_col_int64(st, 0), slas[i].qid, slas[i].question);
-				found = 1;
+			if (best == NULL || final > best_final || (final == best_final && id > best_id)) {
+				free(best);
+				best = xstrdup(col_text(st, 2));
+				best_id = id;
+				best_final = final;
 			}
-			cJSON_Delete(v);
-		} else if (rc != DB_DONE) {
+		}
+		if (rc != DB_DONE) {
+			free(best);
 			db_finalize(st);
 			db_err(db, err, "notification SLA");
 			return -1;
 		}
 		db_finalize(st);
+		if (best != NULL) {
+			cJSON *v = cJSON_Parse(best);
+			int64_t sec;
+
+			/* The strictest commitment binds the vendor: the shortest wins. */
+			if (cJSON_IsString(v) && duration_seconds(v->valuestring, &sec) == 0 &&
+			    (!found || sec < *seconds)) {
+				*seconds = sec;
+				snprintf(source, source_len, "assessment %lld, %s %s", (long long)best_id,
+				    slas[i].qid, slas[i].question);
+				found = 1;
+			}
+			cJSON_Delete(v);
+			free(best);
+		}
 	}
 	return found ? 0 : 1;
 }
 
 /* ---- one answer, as "assess answer" and the assessment screen give it ---- */
+
+int
+assessment_asked(const struct assessment *a, int qi, struct aerr *err)
+{
+	const struct q_question *qq = &a->q->questions[qi];
+	int d = qq->dep;
+	char *want, *now;
+	int rc;
+
+	if (a->asked[qi])
+		return 0;
+	if (d < 0)
+		return aerr_set(err, AV_USAGE, "question %s is not asked with the current answers", qq->id);
+	want = answer_to_text(NULL, qq->dep_values);
+	now = a->answers[d].value == NULL ? xstrdup(a->asked[d] ? "unanswered" : "not asked") :
+	    answer_to_text(&a->q->questions[d], a->answers[d].value);
+	rc = aerr_set(err, AV_USAGE, "question %s is not asked with the current answers: it is asked "
+	    "only when %s is %s (%s is %s)", qq->id, a->q->questions[d].id, want,
+	    a->q->questions[d].id, now);
+	free(want);
+	free(now);
+	return rc;
+}
 
 int
 assessment_answer(struct db *db, const char *actor, const struct assessment_answer_input *in,
@@ -1050,6 +1119,9 @@ assessment_answer(struct db *db, const char *actor, const struct assessment_answ
 			aerr_prefix(err, "question %s", a->q->questions[qi].id);
 			goto fail;
 		}
+		/* A stale answer may stay (and be cleared), but a hidden question takes no new one. */
+		if (assessment_asked(a, qi, err) != 0)
+			goto fail;
 	} else if (!in->clear) {
 		if (a->answers[qi].value == NULL && in->nfiles > 0) {
 			out->form_error = 1;

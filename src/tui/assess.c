@@ -136,27 +136,6 @@ question_mark(const struct assessment *a, const cJSON *claims, int qi, int *attr
 	return risk_name(r);
 }
 
-/* The claim that speaks loudest for a question: a contradicted one, else a
- * confirmed one, else NULL (untested, or nothing to test). */
-static const cJSON *
-question_claim(const struct assess_state *s, const char *qid)
-{
-	const cJSON *c, *found = NULL;
-
-	cJSON_ArrayForEach(c, s->claims) {
-		const char *st = json_get_str(c, "status");
-
-		if (st == NULL || json_get_str(c, "question_id") == NULL ||
-		    strcmp(json_get_str(c, "question_id"), qid) != 0)
-			continue;
-		if (strcmp(st, "contradicted") == 0)
-			return c;
-		if (strcmp(st, "confirmed") == 0 && found == NULL)
-			found = c;
-	}
-	return found;
-}
-
 /* Word-wraps text into at most maxlines lines of width w, drawn from row y. */
 static int
 draw_wrapped(WINDOW *win, int y, int x, int w, int maxlines, const char *text)
@@ -243,6 +222,22 @@ search_step(struct tui *t, struct assess_state *s, int dir, int from_here)
 	return 0;
 }
 
+/* The rows of the pane that shows the selected question in full: at least
+ * DETAIL_ROWS, and every row the lists above leave empty (as many as the
+ * longest of them, the sections or a section's questions, so that the pane
+ * does not move as the selection does). */
+static int
+detail_rows(const struct assessment *a, int rows)
+{
+	int need = a->q->nsections, detail;
+
+	for (int i = 0; i < a->q->nsections; i++)
+		if (a->q->sections[i].count > need)
+			need = a->q->sections[i].count;
+	detail = rows - 3 - need;
+	return detail > DETAIL_ROWS ? detail : DETAIL_ROWS;
+}
+
 static void
 assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
@@ -250,10 +245,13 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	struct assessment *a = s->a;
 	struct assessment_score sc;
 	const struct q_section *sec = cur_section(s);
-	int left = cols / 3 > 34 ? 34 : cols / 3, list_rows = rows - 3 - DETAIL_ROWS;
+	int left = cols / 3 > 34 ? 34 : cols / 3, detail = detail_rows(a, rows);
+	int list_rows = rows - 3 - detail, any_claim = 0;
 	char line[1200];
 
 	assessment_score(a, s->claims, &sc);
+	for (int qi = 0; qi < a->q->nquestions && !any_claim; qi++)
+		any_claim = assessment_claim_status(s->claims, a->q->questions[qi].id) != NULL;
 	/* What the round says first, so a narrow terminal cuts only the names after it. */
 	snprintf(line, sizeof line, "%s (score %.1f)  %s  %d/%d answered  %d required open  "
 	    "%s  %s@%lld  round %lld", rating_name(sc.rating), sc.risk_score, a->status, sc.answered,
@@ -302,15 +300,15 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		const char *sym = question_mark(a, s->claims, qi, &mark);
 		char *val = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
 
-		const cJSON *claim = question_claim(s, a->q->questions[qi].id);
+		/* The claim's status in assess show's words (the one function both call). */
+		const char *cs = assessment_claim_status(s->claims, a->q->questions[qi].id);
 
 		{
 			/* The risk and the claim's status are never cut: the id's column narrows
 			 * and the answer is cut to leave them room. */
 			const char *shown = a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)";
-			const char *cs = claim ? json_get_str(claim, "status") : "";
 			/* One layout for every row: room for "  contradicted" wherever a claim is judged. */
-			int width = cols - left - 3, cw = cJSON_GetArraySize(s->claims) > 0 ? 14 : 0;
+			int width = cols - left - 3, cw = any_claim ? 14 : 0;
 			int idw = width - 9 - cw - 11 < 30 ? width - 9 - cw - 11 : 30;
 			int vw;
 
@@ -320,10 +318,11 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 			if (vw < 0)
 				vw = 0;
 			snprintf(line, sizeof line, "%-8s %-*.*s %.*s%s%s", sym, idw, idw,
-			    a->q->questions[qi].id, cw ? vw : (int)strlen(shown), shown, claim ? "  " : "", cs);
+			    a->q->questions[qi].id, cw ? vw : (int)strlen(shown), shown, cs ? "  " : "",
+			    cs ? cs : "");
 		}
 		free(val);
-		if (claim != NULL && strcmp(json_get_str(claim, "status"), "contradicted") == 0)
+		if (cs != NULL && strcmp(cs, "contradicted") == 0)
 			mark = TUI_MARK_BAD;
 		attr = tui_attr(t, mark) | (s->qtop + i == s->q ? (s->pane == 1 ? A_REVERSE : A_BOLD) : 0) |
 		    (s->search[0] != '\0' && search_match(s, qi) ? A_UNDERLINE : 0);   /* a match */
@@ -333,37 +332,30 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	}
 	/* The selected question in full. */
 	{
-		int qi = cur_question(s), y = rows - DETAIL_ROWS, mark;
+		int qi = cur_question(s), y = rows - detail, mark;
 		const struct q_question *qq = &a->q->questions[qi];
 		char *allowed = question_allowed(qq);
 		const char *sym = question_mark(a, s->claims, qi, &mark);
 
 		mvwhline(w, y - 1, 0, ACS_HLINE, cols);
 		snprintf(line, sizeof line, "%s%s: %s", qq->id, qq->required ? " (required)" : "", qq->text);
-		y += draw_wrapped(w, y, 1, cols - 2, 2, line);
+		y += draw_wrapped(w, y, 1, cols - 2, detail > DETAIL_ROWS ? 4 : 2, line);
 		snprintf(line, sizeof line, "Answer: %s   [%s]", allowed, sym);
 		tui_put(w, y++, 1, cols - 2, line);
 		{
-			const cJSON *claim = question_claim(s, qq->id), *x, *e;
+			const char *cs = assessment_claim_status(s->claims, qq->id);
+			int mk = cs == NULL ? TUI_MARK_NONE : strcmp(cs, "contradicted") == 0 ? TUI_MARK_BAD :
+			    strcmp(cs, "confirmed") == 0 ? TUI_MARK_GOOD : TUI_MARK_NONE;
 			struct buf b;
 
-			if (claim != NULL) {
-				int bad = strcmp(json_get_str(claim, "status"), "contradicted") == 0;
-
-				buf_init(&b);
-				buf_printf(&b, "%s on %s: %s", bad ? "Contradicted" : "Confirmed",
-				    json_get_str(claim, "endpoint") ? json_get_str(claim, "endpoint") : "-",
-				    json_get_str(claim, "reason"));
-				cJSON_ArrayForEach(x, cJSON_GetObjectItem(claim, "contradicting"))
-					cJSON_ArrayForEach(e, cJSON_GetObjectItem(x, "evidence"))
-						buf_printf(&b, "%s%d", e == cJSON_GetObjectItem(x, "evidence")->child &&
-						    x == cJSON_GetObjectItem(claim, "contradicting")->child ?
-						    "; evidence " : ", ", e->valueint);
-				wattron(w, tui_attr(t, bad ? TUI_MARK_BAD : TUI_MARK_GOOD));
-				tui_put(w, y++, 1, cols - 2, b.data);
-				wattroff(w, tui_attr(t, bad ? TUI_MARK_BAD : TUI_MARK_GOOD));
-				buf_free(&b);
+			buf_init(&b);
+			assessment_claim_text(s->claims, qq->id, &b);
+			if (b.len > 0) {
+				wattron(w, tui_attr(t, mk));
+				y += draw_wrapped(w, y, 1, cols - 2, detail > DETAIL_ROWS ? 3 : 1, b.data);
+				wattroff(w, tui_attr(t, mk));
 			}
+			buf_free(&b);
 		}
 		if (a->answers[qi].note != NULL) {
 			snprintf(line, sizeof line, "Note: %s", a->answers[qi].note);
@@ -459,6 +451,9 @@ answer_question(struct tui *t, struct assess_state *s, struct aerr *err)
 	char *value = NULL, title[160];
 	int rc = 0;
 
+	/* Refused before a dialog opens, in assess answer's words. */
+	if (assessment_asked(s->a, qi, err) != 0)
+		return err->code;
 	snprintf(title, sizeof title, "%s: %s", qq->id, qq->text);
 	if (qq->type == QT_YES_NO || qq->type == QT_SINGLE || qq->type == QT_MULTI) {
 		struct tui_menu_item *items = xcalloc((size_t)qq->nchoices, sizeof *items);
@@ -682,7 +677,7 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 {
 	struct assess_state *s = v->state;
 	const char *qid = s->a->q->questions[cur_question(s)].id;
-	int page = v->content_rows - 3 - DETAIL_ROWS;
+	int page = v->content_rows - 3 - detail_rows(s->a, v->content_rows);
 	char text[512];
 
 	if (refused(s, req, pane_enter(s, req), err) != 0)
@@ -819,7 +814,7 @@ assess_click(struct view *v, struct tui *t, int row, int dbl)
 	struct aerr err = { 0 };
 
 	/* The click's column is not passed on: a click picks a row in the focused pane. */
-	if (row < 2 || row >= v->content_rows - 1 - DETAIL_ROWS)
+	if (row < 2 || row >= v->content_rows - 1 - detail_rows(s->a, v->content_rows))
 		return;
 	if (s->pane == 0 && row - 2 < s->a->q->nsections) {
 		s->sec = row - 2;

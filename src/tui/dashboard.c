@@ -28,6 +28,7 @@ struct dash_state {
 	struct tui_list left, right;   /* right is empty on a narrow terminal */
 	int focus_right;
 	int wide;
+	int cols;                      /* the width the rows were made for */
 };
 
 static const enum request dash_requests[] = {
@@ -51,21 +52,42 @@ section(struct tui_list *l, const char *title)
 	tui_list_add(l, 0, TUI_MARK_NONE, "== %s ==", title);
 }
 
-static void
-show_vendors(const struct dashboard *d, struct tui_list *l)
+/* The width of a column that gives way to the rest of a row of width cols:
+ * at most want, at least least, and what the row's fixed part leaves. */
+static int
+give_way(int cols, int fixed, int want, int least)
 {
+	int w = cols - fixed;
+
+	return w > want ? want : w < least ? least : w;
+}
+
+/* cols: the pane's width. The name gives way (cut with an ellipsis), so that
+ * the rating, the score and a draft's rating after it are whole. */
+static void
+show_vendors(const struct dashboard *d, struct tui_list *l, int cols)
+{
+	char tail[200], name[160];
+	int tailw = 0, namew;
+
 	section(l, "Vendors by rating");
+	for (int i = 0; i < d->nvendors; i++) {
+		vendor_verdict_short(&d->vendors[i].v, tail, sizeof tail);
+		if ((int)strlen(tail) > tailw)
+			tailw = (int)strlen(tail);
+	}
+	/* The list draws from column 2; a row is "?  NAME RATING TAIL". */
+	namew = give_way(cols - 2, 3 + 1 + 12 + 1 + tailw, 24, 12);
 	for (int i = 0; i < d->nvendors; i++) {
 		const struct dash_vendor *v = &d->vendors[i];
 		int r = v->v.rating;
-		char tail[200];
 
 		vendor_verdict_short(&v->v, tail, sizeof tail);
 		tui_list_add(l, OBJ(OBJ_VENDOR, v->id), r == RATING_UNACCEPTABLE ? TUI_MARK_BAD :
-		    r == RATING_CONCERNS ? TUI_MARK_WARN : TUI_MARK_NONE, "%s %-24.24s %-12s %s",
+		    r == RATING_CONCERNS ? TUI_MARK_WARN : TUI_MARK_NONE, "%s %s %-12s %s",
 		    r == RATING_UNACCEPTABLE ? "!!" : r == RATING_CONCERNS ? "! " :
 		    r == RATING_INCOMPLETE || r == RATING_NOT_ASSESSED ? "? " : "  ",
-		    v->name, rating_name(r), tail);
+		    tui_fit(name, sizeof name, v->name, namew), rating_name(r), tail);
 	}
 }
 
@@ -133,15 +155,25 @@ show_runs(const struct dashboard *d, struct tui_list *l)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none yet (r on an endpoint runs probes)");
 }
 
+/* The vendor and questionnaire give way (with an ellipsis) to the round and
+ * the time it has waited since. */
 static void
-show_reviews(const struct dashboard *d, struct tui_list *l)
+show_reviews(const struct dashboard *d, struct tui_list *l, int cols)
 {
+	int room = cols - 2 - 9 - 2 - (int)strlen(" round 99  since 2026-11-30T00:00");
+	int vendorw = room >= 44 ? 20 : give_way(room * 20 / 44, 0, 20, 8);
+	int qnw = give_way(room - vendorw, 0, 24, 8);
+
 	section(l, "Assessments waiting for review");
-	for (int i = 0; i < d->nreviews; i++)
+	for (int i = 0; i < d->nreviews; i++) {
+		char vendor[160], qn[100];
+
 		tui_list_add(l, OBJ(OBJ_ASSESSMENT, d->reviews[i].id), TUI_MARK_WARN,
-		    "?  #%-4lld %-20.20s %-24.24s round %d  since %.16s", (long long)d->reviews[i].id,
-		    d->reviews[i].vendor, d->reviews[i].questionnaire, d->reviews[i].round,
+		    "?  #%-4lld %s %s round %d  since %.16s", (long long)d->reviews[i].id,
+		    tui_fit(vendor, sizeof vendor, d->reviews[i].vendor, vendorw),
+		    tui_fit(qn, sizeof qn, d->reviews[i].questionnaire, qnw), d->reviews[i].round,
 		    d->reviews[i].submitted_at);
+	}
 	if (d->nreviews == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none");
 }
@@ -168,14 +200,15 @@ dash_load(struct view *v, struct tui *t, struct aerr *err)
 	int rc;
 
 	s->wide = COLS >= 160;
+	s->cols = COLS;
 	r = s->wide ? &s->right : &s->left;
 	tui_list_clear(&s->left);
 	tui_list_clear(&s->right);
 	if ((rc = dashboard_load(t->av->db, now, SECTION_ROWS, &d, err)) == 0) {
 		/* Deadlines first: an overdue notice is what most needs someone now. */
 		show_clocks(&d, r);
-		show_vendors(&d, &s->left);
-		show_reviews(&d, &s->left);
+		show_vendors(&d, &s->left, s->wide ? COLS / 2 - 1 : COLS);
+		show_reviews(&d, &s->left, s->wide ? COLS / 2 - 1 : COLS);
 		show_incidents(&d, now, r);
 		show_runs(&d, r);
 	}
@@ -194,10 +227,10 @@ dash_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
 	struct dash_state *s = v->state;
 
-	if (s->wide != (cols >= 160)) {
+	if (s->wide != (cols >= 160) || s->cols != cols) {
 		struct aerr err = { 0 };
 
-		dash_load(v, t, &err);   /* the terminal was resized across the two layouts */
+		dash_load(v, t, &err);   /* the terminal was resized: the rows fit the new width */
 	}
 	if (!s->wide) {
 		tui_list_draw(&s->left, t, w, 0, rows, cols);

@@ -11,6 +11,7 @@
 #define NCURSES_WIDECHAR 1
 #include <curses.h>
 #include <pthread.h>
+#include <signal.h>
 
 #include "aivet/core.h"
 #include "aivet/credref.h"
@@ -185,6 +186,8 @@ int tui_job_progress(struct tui_job *job, double fraction, const char *fmt, ...)
 int tui_job_start(struct tui *t, struct tui_job *job,
     int (*work)(struct tui_job *, void *, struct aerr *), void *arg, struct aerr *err);
 void tui_job_wait(struct tui_job *job);
+/* Joins a finished job and shows its result on the status line (jobs.c). */
+void tui_job_poll(struct tui *t);
 
 #define TUI_MAX_DEPTH 16
 
@@ -218,6 +221,15 @@ void tui_redraw(struct tui *t);
 WINDOW *tui_modal(struct tui *t, WINDOW *win, int h, int w);
 /* Marks every view for reload (after a write). */
 void tui_changed(struct tui *t);
+/* The status line (status.c): the rows it needs now (a long message wraps),
+ * and drawing it, or a running job's progress, over the last srows rows. */
+int tui_status_rows(const struct tui *t);
+void tui_status_draw(struct tui *t, int srows);
+/* The hint line (hints.c) on row y, and whether a screen handles req itself. */
+void tui_draw_hints(struct tui *t, struct view *v, int y);
+int tui_view_handles(const struct view *v, enum request req);
+/* Set by SIGTERM, SIGINT or SIGHUP: the loops and dialogs end (tui.c). */
+extern volatile sig_atomic_t tui_got_term;
 
 /* Dialogs. They run their own input loop and return when done, then call
  * tui_dialog_closed: keys typed ahead while a dialog was open were meant for it,
@@ -277,6 +289,9 @@ int tui_run_command(struct tui *t, const char *line, struct aerr *err);
 /* Drawing helpers: attributes that never rely on colour alone. */
 int tui_attr(struct tui *t, int mark);
 void tui_put(WINDOW *w, int y, int x, int maxw, const char *s);
+/* s in a column of width columns: padded with spaces, or cut with an ellipsis
+ * (the last column) so that a cut word never reads into the next column. */
+const char *tui_fit(char *out, size_t n, const char *s, int width);
 
 /* The screens. */
 extern const struct view_ops tui_dashboard_view;

@@ -59,12 +59,13 @@ is "$out" "question gate: yes (risk low)" "choices are case-insensitive, stored 
 is "$(score)" "incomplete/low 25 asked=7 answered=1 missing=2" "gate=yes asks detail (required)"
 run assess answer 1 detail bad
 is "$(score)" "unacceptable/critical 50 asked=8 answered=2 missing=2" "detail=bad asks deeper; a critical answer is unacceptable even while incomplete"
+run assess answer 1 deeper "kept though hidden"
+is "$out" "question deeper: kept though hidden (risk none)" "asked while detail is bad"
 run assess answer 1 detail fine
 is "$(score)" "incomplete/low 16.7 asked=7 answered=2 missing=1" "detail=fine hides deeper again"
-run assess answer 1 deeper "kept though hidden"
-is "$out" "question deeper: kept though hidden (risk none) — not asked with the current answers (depends_on)" \
-	"a hidden question may hold an answer"
-is "$(score)" "incomplete/low 16.7 asked=7 answered=2 missing=1" "which does not count"
+refused "question deeper is not asked with the current answers: it is asked only when detail is bad (detail is fine)" \
+	assess answer 1 deeper "kept though hidden"
+is "$(score)" "incomplete/low 16.7 asked=7 answered=2 missing=1" "a hidden question takes no new answer; its stale one stays and does not count"
 run assess answer 1 channels "c, a"
 is "$out" "question channels: a,c (risk high)" "multi_choice: worst of the choices, stored in questionnaire order"
 run assess answer 1 tokens 681280
@@ -216,8 +217,16 @@ is "$(printf '%s' "$out" | json '[.[] | "\(.id):\(.vendor):\(.round):\(.status):
 	"1:acme:1:draft:unacceptable 2:beta:1:final:acceptable 3:beta:2:draft:concerns" "list"
 run assess list beta --json
 is "$(printf '%s' "$out" | json '[.[] | .id] | join(",")')" "2,3" "list by vendor"
+# Each column as wide as its widest cell (or heading): nothing runs into the next.
 run assess list
-like "$out" "^2 +beta +scoring-test@1 +1 +final +acceptable" "text list"
+is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING       SCORE MISSING
+1  acme   scoring-test@1 1     draft  unacceptable 34.4  0
+2  beta   scoring-test@1 1     final  acceptable   0.0   0
+3  beta   scoring-test@1 2     draft  concerns     30.0  0" "text list: the RATING column as wide as 'unacceptable'"
+run assess list beta
+is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING     SCORE MISSING
+2  beta   scoring-test@1 1     final  acceptable 0.0   0
+3  beta   scoring-test@1 2     draft  concerns   30.0  0" "text list of one vendor: RATING as wide as 'acceptable'"
 
 # ---- claims against probe results ----
 run endpoint add acme --name main --api openai --url http://127.0.0.1:9/v1 --model m --context 1000

@@ -103,6 +103,9 @@ tui_resize 80x24
 sleep 0.5
 like "$(tui_screen | grep 'kv_cache_scope' | head -1)" "│ high +kv_cache_scope +per_tenant  contradicted *$" \
 	"80x24: the row keeps its risk and its claim's status"
+is "$(tui_screen | grep 'kv_cache_scope' | head -1 | sed 's/ *$//; s/.* //')" \
+	"$("$AIVET" assess show 1 | sed -n 's/^  kv_cache_scope  *per_tenant  *acme\/prod  *//p')" \
+	"the claim word beside the answer is assess show's for the same claim"
 like "$(tui_screen | sed -n 2p)" "^ unacceptable \(score [0-9.]+\)  in_review  3/22 answered  8 required open" \
 	"80x24: the header leads with the rating and score"
 tui_resize 100x30
@@ -126,7 +129,9 @@ tui_keys G Tab j Enter
 tui_wait "Space toggles, Enter accepts, Esc cancels"; ok $? "80x24: Enter opens the many-of menu"
 tui_keys Space j Space j
 tui_wait "[x] status_page"
-dialog=$(tui_screen | grep -F '│ ' | grep -E 'direct|status_page|on_request' | sed 's/ *$//')
+# The dialog's lines from border to border (the question's detail shows beside it).
+dialog=$(tui_screen | grep -F '│ ' | grep -E 'direct|status_page|on_request' |
+	sed 's/^.*\(│   \[\|│ > \[\)/  \1/; s/\(.*│\).*$/\1/')
 is "$dialog" "  │   [x] direct      none     Directly (email or phone to named contacts)   │
   │   [x] status_page low      Public status page                            │
   │ > [ ] on_request  high     Only when a customer asks                     │" \

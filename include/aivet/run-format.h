@@ -56,8 +56,10 @@ int probe_run_all(struct aivet *av, const struct probe_opts *po, const struct pr
 
 /* What changed from run a to run b: {"a", "b", "changed", "findings": {"new",
  * "resolved"}, "verdicts", "boundaries", "calibration", "error_shapes":
- * {"new", "gone"}}. Runs of different endpoints may be compared. */
-int probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, struct aerr *err);
+ * {"new", "gone"}}. Runs of different endpoints may be compared. *changed (when
+ * not NULL) is the document's "changed" as a value, so that a caller deciding its
+ * exit status reads no key of it. */
+int probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, int *changed, struct aerr *err);
 void probe_diff_print(FILE *f, const cJSON *diff);
 /* The run before `run` on the same endpoint; 1 when there is none. */
 int probe_previous_run(struct db *db, int64_t run, int64_t *prev, struct aerr *err);

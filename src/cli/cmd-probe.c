@@ -170,9 +170,8 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json |= c == 'j';
 	if (c < 0)
 		return err->code;
-	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, p.target[0], p.target[1], &d, err) != 0)
+	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, p.target[0], p.target[1], &d, &changed, err) != 0)
 		return err->code;
-	changed = cJSON_IsTrue(cJSON_GetObjectItem(d, "changed"));
 	if (json)
 		json_emit(d);
 	else {

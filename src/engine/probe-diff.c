@@ -422,13 +422,15 @@ shapes_missing(const cJSON *from, const cJSON *to, const cJSON *run_from, const 
 }
 
 int
-probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, struct aerr *err)
+probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, int *changed_out, struct aerr *err)
 {
 	cJSON *ra = NULL, *rb = NULL, *sa = NULL, *sb = NULL, *d, *o, *fnew, *fres, *ver, *bnd, *cal,
 	    *snew, *sgone;
 	int changed;
 
 	*out = NULL;
+	if (changed_out != NULL)
+		*changed_out = 0;
 	if (probe_run_json(db, a, &ra, err) != 0 || probe_run_json(db, b, &rb, err) != 0 ||
 	    error_shapes(db, a, &sa, err) != 0 || error_shapes(db, b, &sb, err) != 0) {
 		cJSON_Delete(ra);
@@ -465,6 +467,8 @@ probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, struct aerr *e
 	cJSON_Delete(sa);
 	cJSON_Delete(sb);
 	*out = d;
+	if (changed_out != NULL)
+		*changed_out = changed;
 	return 0;
 }
 
@@ -581,7 +585,7 @@ probe_compare_last(struct db *db, int64_t run_id, struct aerr *err)
 
 	if (rc == 1)
 		return cJSON_CreateNull();
-	if (rc != 0 || probe_diff_json(db, prev, run_id, &d, err) != 0)
+	if (rc != 0 || probe_diff_json(db, prev, run_id, &d, NULL, err) != 0)
 		return NULL;
 	return d;
 }

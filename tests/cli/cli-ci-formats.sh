@@ -162,8 +162,11 @@ is "$out" "drift from run 1 to run 2 (Acme/prod):
 run probe diff 1 2 --json
 is "$(printf '%s' "$out" | json '[.changed, .same_endpoint, .a.id, .b.id, (.findings.new | length), .findings.resolved[0].code, (.boundaries | length), .calibration[0].field, .error_shapes.new[0].evidence, .error_shapes.gone[0].status] | @csv')" \
 	'true,true,1,2,1,"PLACEHOLDER_SUBSTITUTION",3,"tokens_per_unit",6,413' "probe diff --json"
+is "$rc" 1 "probe diff --json exits 1 as its document's changed says"
 run probe diff 2 2
 is "$rc:$out" "0:no drift from run 2 to run 2 (Acme/prod)" "a run compared with itself: no drift, exit 0"
+run probe diff 2 2 --json
+is "$rc:$(printf '%s' "$out" | json '.changed')" "0:false" "probe diff --json: no drift, changed false, exit 0"
 run probe diff 1 9
 is "$rc:$errout" "2:aivet: unknown run 9 (see 'aivet probe runs')" "an unknown run is refused"
 run probe diff 1

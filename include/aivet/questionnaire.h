@@ -134,6 +134,9 @@ int answer_from_text(const struct q_question *qq, const char *text, cJSON **valu
 int answer_check(const struct q_question *qq, const cJSON *value, struct aerr *err);
 /* The answer as typed back (malloc'ed). */
 char *answer_to_text(const struct q_question *qq, const cJSON *value);
+/* Whether the answer picked the choice `choice`: a one-of answer that is it, or
+ * a many-of answer that holds it (what a screen marks as selected). */
+int answer_chose(const cJSON *value, const char *choice);
 int answer_risk(const struct q_question *qq, const cJSON *value);
 /* The allowed values, for humans: "yes|no", "number (tokens)", ... (malloc'ed). */
 char *question_allowed(const struct q_question *qq);

@@ -1381,6 +1381,21 @@ answer_to_text(const struct q_question *qq, const cJSON *value)
 	return buf_steal(&b);
 }
 
+int
+answer_chose(const cJSON *value, const char *choice)
+{
+	const cJSON *c;
+
+	if (choice == NULL)
+		return 0;
+	if (cJSON_IsString(value))
+		return strcmp(value->valuestring, choice) == 0;
+	cJSON_ArrayForEach(c, (cJSON_IsArray(value) ? value : NULL))
+		if (cJSON_IsString(c) && strcmp(c->valuestring, choice) == 0)
+			return 1;
+	return 0;
+}
+
 static int
 band_risk(const struct q_question *qq, double x)
 {

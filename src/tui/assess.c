@@ -460,15 +460,15 @@ answer_question(struct tui *t, struct assess_state *s, struct aerr *err)
 		int current = 0, pick;
 
 		for (int i = 0; i < qq->nchoices; i++) {
-			const cJSON *c;
+			int chosen = answer_chose(cur, qq->choices[i].value);
 
 			items[i].value = (char *)qq->choices[i].value;
 			items[i].label = xasprintf("%-8s %s", risk_name(qq->choices[i].risk), qq->choices[i].label);
-			if (cJSON_IsString(cur) && strcmp(cur->valuestring, qq->choices[i].value) == 0)
+			/* A many-of answer marks its choices; a one-of answer puts the cursor on its own. */
+			if (qq->type == QT_MULTI)
+				items[i].selected = chosen;
+			else if (chosen)
 				current = i;
-			cJSON_ArrayForEach(c, (cJSON_IsArray(cur) ? cur : NULL))
-				if (cJSON_IsString(c) && strcmp(c->valuestring, qq->choices[i].value) == 0)
-					items[i].selected = 1;
 		}
 		pick = tui_menu(t, title, items, qq->nchoices, qq->type == QT_MULTI, current);
 		if (pick >= 0 && qq->type == QT_MULTI) {

@@ -171,6 +171,41 @@ test_answers(void)
 	questionnaire_free(q);
 }
 
+/* answer_chose(): what the assessment screen marks as picked, for a one-of
+ * answer, a many-of answer and none. */
+static void
+test_answer_chose(void)
+{
+	struct questionnaire *q = scoring_questionnaire(NULL);
+	const struct q_question *gate = &q->questions[questionnaire_find(q, "gate")];
+	const struct q_question *channels = &q->questions[questionnaire_find(q, "channels")];
+	struct aerr err = { 0 };
+	cJSON *one = NULL, *many = NULL, *none = NULL;
+	char got[16];
+	size_t n;
+
+	if (answer_from_text(gate, "yes", &one, &err) != 0 || answer_from_text(channels, "c,a", &many, &err) != 0 ||
+	    answer_from_text(channels, "", &none, &err) != 0) {
+		printf("# %s\n", err.msg);
+		exit(99);
+	}
+	is_int(answer_chose(one, "yes"), 1, "one-of 'yes' chose yes");
+	is_int(answer_chose(one, "no"), 0, "one-of 'yes' did not choose no");
+	n = 0;
+	for (int i = 0; i < channels->nchoices; i++)
+		if (answer_chose(many, channels->choices[i].value) && n + 2 < sizeof got)
+			n += (size_t)snprintf(got + n, sizeof got - n, "%s%s", n ? "," : "", channels->choices[i].value);
+	got[n] = '\0';
+	is_str(got, "a,c", "many-of 'c,a' chose a and c, not b");
+	is_int(answer_chose(none, "a"), 0, "an empty many-of answer chose nothing");
+	is_int(answer_chose(NULL, "a"), 0, "no answer chose nothing");
+	is_int(answer_chose(many, NULL), 0, "no choice is never chosen");
+	cJSON_Delete(one);
+	cJSON_Delete(many);
+	cJSON_Delete(none);
+	questionnaire_free(q);
+}
+
 /* The claim rules of claims.c, each case named by the rule it pins down. */
 static const char claims_doc[] =
     "{\"id\":\"t\",\"version\":1,\"title\":\"T\",\"sections\":[{\"id\":\"s\",\"title\":\"S\",\"questions\":["
@@ -516,6 +551,7 @@ main(void)
 	test_locator();
 	test_durations();
 	test_answers();
+	test_answer_chose();
 	test_claims();
 	test_bundled();
 	test_database();

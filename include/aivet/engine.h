@@ -1,6 +1,7 @@
 /*
  * aivet/engine.h: the engine's public headers: probing an endpoint (probe.h),
- * the canaries, the registry of findings and the formats a run prints in.
+ * the canaries, the registry of findings, the formats a run prints in and the
+ * outline a free-form document is shown as.
  * It calls the vendors layer and the core.
  */
 #ifndef AIVET_ENGINE_H
@@ -11,5 +12,6 @@
 #include "canary.h"
 #include "probe.h"
 #include "run-format.h"
+#include "outline.h"
 
 #endif

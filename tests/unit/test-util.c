@@ -390,6 +390,35 @@ test_shell_word(void)
 	}
 }
 
+/* outline_lines(): a free-form document as the lines the probe and incident
+ * screens draw, each kind of member once, nested and at a starting depth. */
+static void
+test_outline(void)
+{
+	cJSON *doc = cJSON_Parse("{\"change\":\"refused\",\"advertised\":8192,\"ok\":true,\"gone\":null,"
+	    "\"sizes\":[1024,\"2k\",4096],\"none\":[],\"boundary\":{\"low\":100,\"at\":{\"n\":\"x y\"}},"
+	    "\"steps\":[{\"size\":1,\"class\":\"answered\",\"body\":{\"a\":[1]}},{}],\"empty\":{}}");
+	struct outline_line_list l = { 0 };
+	struct buf b;
+
+	outline_lines(doc, 1, &l);
+	buf_init(&b);
+	buf_add(&b, "", 0);
+	for (size_t i = 0; i < l.n; i++)
+		buf_printf(&b, "%d|%s\n", l.items[i].depth, l.items[i].text);
+	is_str(b.data, "1|change: refused\n1|advertised: 8192\n1|ok: true\n1|gone: null\n"
+	    "1|sizes: 1024, 2k, 4096\n1|none:\n1|boundary:\n2|low: 100\n2|at:\n3|n: x y\n"
+	    "1|steps:\n2|- size=1 class=answered body={\"a\":[1]}\n2|-\n1|empty:\n",
+	    "outline_lines: every kind of member, nested, from depth 1");
+	is_int((int)l.n, 14, "outline_lines: 14 lines");
+	outline_line_list_free(&l);
+	is_int((int)l.n, 0, "outline_line_list_free empties the list");
+	outline_lines(NULL, 0, &l);
+	is_int((int)l.n, 0, "outline_lines: no document, no lines");
+	buf_free(&b);
+	cJSON_Delete(doc);
+}
+
 int
 main(void)
 {
@@ -403,5 +432,6 @@ main(void)
 	test_names_and_options();
 	test_files();
 	test_shell_word();
+	test_outline();
 	return tap_done();
 }

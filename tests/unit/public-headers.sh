@@ -9,7 +9,8 @@
 # no file of the library includes a front end's header. Makefile.am compiles
 # the front ends with -I include alone, so the compiler refuses most of this
 # already; this names the file and line, and catches what a path relative to
-# the file would let through ("../core/db-impl.h").
+# the file would let through ("../core/db-impl.h"). Nor does a front end read a
+# domain result by key: it calls none of cJSON's or aivet's key readers.
 . "$TESTS_SRCDIR/lib/lib.sh"
 top=$(cd "$TESTS_SRCDIR/.." && pwd)
 cd "$top" || exit 1
@@ -52,6 +53,32 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "the command line (src/cli/) includes 
 bad=$(front src/tui)
 [ -z "$bad" ] || printf '%s\n' "$bad"
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "the terminal UI (src/tui/) includes public headers and its own only"
+
+# reads FILE...: "# FILE:LINE: calls NAME" for each call in FILE of a function
+# that reads a domain result by key (the typed-records rule: a front end reads
+# struct fields; the library walks its own documents).
+reads() {
+	awk '{
+		s = $0
+		while (match(s, /(^|[^A-Za-z0-9_])(cJSON_GetObjectItemCaseSensitive|cJSON_GetObjectItem|json_get_str|json_path|cJSON_GetArrayItem|cJSON_ArrayForEach)[ \t]*\(/)) {
+			m = substr(s, RSTART, RLENGTH); sub(/^[^A-Za-z_]/, "", m); sub(/[ \t]*\($/, "", m)
+			printf "# %s:%d: calls %s\n", FILENAME, FNR, m
+			s = substr(s, RSTART + RLENGTH)
+		}
+	}' "$@"
+}
+
+# The rule's check is checked: a call, one beside it, and a longer name that is no call of them.
+mkdir -p "$T/reads"
+printf '%s\n' 'int a;' '	x = json_get_str(o, "k"); cJSON_ArrayForEach (c, o)' \
+    'my_cJSON_GetArrayItem(o, 1); cJSON_GetObjectItemCaseSensitive(o, "k");' > "$T/reads/x.c"
+is "$(reads "$T/reads/x.c" | sed "s|$T/||")" "# reads/x.c:2: calls json_get_str
+# reads/x.c:2: calls cJSON_ArrayForEach
+# reads/x.c:3: calls cJSON_GetObjectItemCaseSensitive" "the check names each call by file and line"
+
+bad=$(reads src/cli/*.[ch] src/tui/*.[ch])
+[ -z "$bad" ] || printf '%s\n' "$bad"
+ok "$([ -z "$bad" ] && echo 0 || echo 1)" "the front ends read no domain result by key (no cJSON_GetObjectItem, json_get_str, json_path, cJSON_GetArrayItem, cJSON_ArrayForEach)"
 
 # main.c: public headers, and the front ends' headers by their folder.
 bad=$(includes src/main.c | while read -r file line name; do

@@ -92,47 +92,84 @@ show_vendors(const struct dashboard *d, struct tui_list *l, int cols)
 }
 
 /* Every clock overdue, worst first, then those due soon: one line each, naming
- * the incident, the clock and how long overdue or left. Only when there is one. */
+ * the incident, the clock and how long overdue or left. Only when there is one.
+ * cols: the pane's width. The title gives way (cut with an ellipsis and a space),
+ * so that the clock and the time overdue or left are whole. */
 static void
-show_clocks(const struct dashboard *d, struct tui_list *l)
+show_clocks(const struct dashboard *d, struct tui_list *l, int cols)
 {
+	int duew = 0, titlew;
+	char title[160];
+
 	if (d->clocks.n == 0)
 		return;
 	section(l, "Notification clocks");
 	for (size_t i = 0; i < d->clocks.n; i++) {
 		const struct due_clock *c = &d->clocks.clocks[i];
 		int over = strcmp(c->state, "overdue") == 0;
+		int w = (int)strlen(over ? "OVERDUE by " : "due in ") + (int)strlen(over ? c->overdue_by : c->time_left);
+
+		if (w > duew)
+			duew = w;
+	}
+	/* The list draws from column 2; a row is "!! #NNN TITLE CLOCK DUE". */
+	titlew = give_way(cols - 2, 8 + 1 + 27 + 1 + duew, 20, 8);
+	for (size_t i = 0; i < d->clocks.n; i++) {
+		const struct due_clock *c = &d->clocks.clocks[i];
+		int over = strcmp(c->state, "overdue") == 0;
 
 		tui_list_add(l, OBJ(OBJ_INCIDENT, c->incident), over ? TUI_MARK_BAD : TUI_MARK_WARN,
-		    "%s #%-3lld %-20.20s %-27.27s %s %s", over ? "!!" : "! ", (long long)c->incident,
-		    c->title, c->clock_name, over ? "OVERDUE by" : "due in",
+		    "%s #%-3lld %s %-27.27s %s %s", over ? "!!" : "! ", (long long)c->incident,
+		    tui_fit(title, sizeof title, c->title, titlew), c->clock_name, over ? "OVERDUE by" : "due in",
 		    over ? c->overdue_by : c->time_left);
 	}
 }
 
-static void
-show_incidents(const struct dashboard *d, int64_t now, struct tui_list *l)
+/* When an incident's nearest clock is due, or how many are overdue, into when;
+ * its number of overdue clocks. */
+static int
+incident_when(const struct incident *i, int64_t now, char *when, size_t n)
 {
+	const struct incident_clock *next, *overdue[CLOCK_COUNT];
+	int nover;
+
+	snprintf(when, n, "no running clock");
+	next = incident_next_due(i, overdue, &nover);
+	if (nover > 1) {
+		snprintf(when, n, "%d clocks OVERDUE", nover);
+	} else if (next != NULL) {
+		char left[32];
+
+		fmt_duration(nover ? now - next->due_ms : next->due_ms - now, left, sizeof left);
+		snprintf(when, n, "%s %s %s", next->id, nover ? "OVERDUE by" : "due in", left);
+	}
+	return nover;
+}
+
+/* cols: the pane's width. The title gives way (cut with an ellipsis and a space),
+ * so that the state and when the next clock is due are whole; the vendor, last,
+ * is cut at the edge as every list line is. */
+static void
+show_incidents(const struct dashboard *d, int64_t now, struct tui_list *l, int cols)
+{
+	char when[64], title[160];
+	int whenw = 0, titlew;
+
 	section(l, "Open incidents");
 	for (size_t k = 0; k < d->incidents.n; k++) {
+		incident_when(&d->incidents.items[k], now, when, sizeof when);
+		if ((int)strlen(when) > whenw)
+			whenw = (int)strlen(when);
+	}
+	/* The list draws from column 2; a row is "!! #NNN TITLE STATUS WHEN  [VENDOR]". */
+	titlew = give_way(cols - 2, 8 + 1 + 13 + 1 + whenw, 20, 8);
+	for (size_t k = 0; k < d->incidents.n; k++) {
 		const struct incident *i = &d->incidents.items[k];
-		const struct incident_clock *next, *overdue[CLOCK_COUNT];
-		char when[64] = "no running clock";
-		int nover;
+		int nover = incident_when(i, now, when, sizeof when);
 
-		next = incident_next_due(i, overdue, &nover);
-		if (nover > 1) {
-			snprintf(when, sizeof when, "%d clocks OVERDUE", nover);
-		} else if (next != NULL) {
-			char left[32];
-
-			fmt_duration(nover ? now - next->due_ms : next->due_ms - now, left, sizeof left);
-			snprintf(when, sizeof when, "%s %s %s", next->id, nover ? "OVERDUE by" : "due in",
-			    left);
-		}
 		tui_list_add(l, OBJ(OBJ_INCIDENT, i->id), nover ? TUI_MARK_BAD : TUI_MARK_WARN,
-		    "%s #%-3lld %-20.20s %-13s %s  [%s]", nover ? "!!" : "! ", (long long)i->id, i->title,
-		    i->status, when, i->vendor);
+		    "%s #%-3lld %s %-13s %s  [%s]", nover ? "!!" : "! ", (long long)i->id,
+		    tui_fit(title, sizeof title, i->title, titlew), i->status, when, i->vendor);
 	}
 	if (d->incidents.n == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none");
@@ -206,10 +243,10 @@ dash_load(struct view *v, struct tui *t, struct aerr *err)
 	tui_list_clear(&s->right);
 	if ((rc = dashboard_load(t->av->db, now, SECTION_ROWS, &d, err)) == 0) {
 		/* Deadlines first: an overdue notice is what most needs someone now. */
-		show_clocks(&d, r);
+		show_clocks(&d, r, s->wide ? COLS - COLS / 2 : COLS);
 		show_vendors(&d, &s->left, s->wide ? COLS / 2 - 1 : COLS);
 		show_reviews(&d, &s->left, s->wide ? COLS / 2 - 1 : COLS);
-		show_incidents(&d, now, r);
+		show_incidents(&d, now, r, s->wide ? COLS - COLS / 2 : COLS);
 		show_runs(&d, r);
 	}
 	dashboard_free(&d);

@@ -5,7 +5,9 @@
 # or the score; a question its depends_on hides refuses an answer before any
 # dialog, in assess answer's words; the assessment's detail pane grows into
 # the rows the lists leave empty, so a question's guidance is not cut; the
-# claim word beside an answer is assess show's.
+# claim word beside an answer is assess show's; the dashboard cuts a long
+# incident title with an ellipsis and a space too, never the clock, the
+# incident's state or when its clock is due.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/tui-lib.sh"
 D="$TESTS_SRCDIR/data"
@@ -116,4 +118,27 @@ show_word=$("$AIVET" assess show 2 | sed -n 's/^  kv_cache_scope  *per_tenant  *
 is "$show_word" "untested" "assess show: the claim is untested (no run yet)"
 is "$(cat "$T/word-80x24.txt") $(cat "$T/word-120x40.txt")" "$show_word $show_word" \
 	"80x24 and 120x40: the TUI's claim word is assess show's"
+
+# ---- the dashboard's incidents: a long title cut with an ellipsis and a space ----
+# The HIPAA notice to individuals long overdue: its when is the longest the
+# incidents show, and at 80 columns the title gives way to it.
+"$AIVET" incident open acme --title "Prompt logs of every tenant exposed in a shared bucket" \
+	--discovered 2026-07-01T12:00:00Z --phi yes --individuals 40 --vendor-sla none >/dev/null
+for size in 80x24 120x40; do
+	tui_start "$size"
+	tui_wait "== Open incidents =="; ok $? "$size: the dashboard with an open incident"
+	section "Notification clocks" > "$T/clocks-$size.txt"
+	section "Open incidents" > "$T/incidents-$size.txt"
+	tui_stop
+done
+# Before, a title was cut at 20 bytes with nothing to say so ("Prompt logs of every new"),
+# and at 80 columns the incident's row lost the end of its due time.
+is "$(cat "$T/clocks-80x24.txt")" "> !! #1   Prompt logs of ever… HIPAA notice to individuals OVERDUE by 91d 12h" \
+	"80x24: the clock's title cut with an ellipsis and a space, the time overdue whole"
+is "$(cat "$T/incidents-80x24.txt")" "  !! #1   Prompt logs of eve… new           hipaa-individuals OVERDUE by 91d 12h" \
+	"80x24: the incident's title gives way, so its state and due time are whole"
+is "$(cat "$T/clocks-120x40.txt")" "> !! #1   Prompt logs of ever… HIPAA notice to individuals OVERDUE by 91d 12h" \
+	"120x40: the clock's title in its 20 columns, cut with an ellipsis"
+is "$(cat "$T/incidents-120x40.txt")" "  !! #1   Prompt logs of ever… new           hipaa-individuals OVERDUE by 91d 12h  [acme]" \
+	"120x40: the incident's title in its 20 columns, the vendor after the due time"
 done_testing

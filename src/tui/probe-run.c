@@ -193,10 +193,11 @@ run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
 	struct run_state *s = v->state;
 	const struct finding *f = selected_finding(s);
-	int y = 2;
+	int y = 0;
 
-	tui_put(w, 0, 2, cols - 2, s->summary[0]);
-	tui_put(w, 1, 2, cols - 2, s->summary[1]);
+	/* The summary wraps rather than cut: what the vendor billed ends the line. */
+	y += put_wrapped(w, y, 2, cols - 2, 2, s->summary[0]);
+	y += put_wrapped(w, y, 2, cols - 2, 2, s->summary[1]);
 	if (s->list.nvis > 0) {
 		/* The selected row whole when the list cuts it at the edge. */
 		const char *row = s->list.rows[s->list.vis[s->list.sel]];
@@ -222,7 +223,7 @@ run_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		wattroff(w, tui_attr(t, critical ? TUI_MARK_BAD : TUI_MARK_WARN));
 		free(line);
 	}
-	s->head = y > HEAD ? y + 1 : HEAD;   /* a blank row between the whole text and the list */
+	s->head = y + 1 > HEAD ? y + 1 : HEAD;   /* a blank row between the whole text and the list */
 	if (rows > s->head)
 		tui_list_draw(&s->list, t, w, s->head, rows - s->head, cols);
 }

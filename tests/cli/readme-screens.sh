@@ -11,8 +11,9 @@ dash=$(sed -n '/^dashboard:$/,/^vendor:$/p' "$R" | grep -F 'Acme AI' | head -1 |
 vend=$(sed -n '/^vendor:$/,/^assessment:$/p' "$R" | sed -n 's/^.*Rating: \([a-z-]*\).*/\1/p' | head -1)
 ok "$([ -n "$dash" ] && echo 0 || echo 1)" "README: the dashboard capture rates Acme AI ($dash)"
 is "$vend" "$dash" "README: the vendor screen's capture gives Acme AI the dashboard's rating"
-asse=$(sed -n '/^assessment:$/,/^probe-run:$/p' "$R" | grep -F 'Acme AI  llm-inference-isolation' | head -1 |
-	sed 's/^.*draft  \([a-z-]*\) (score \([0-9.]*\)).*/\1 \2/')
+# The assessment's header leads with the rating and score, so 80 columns never cut them.
+asse=$(sed -n '/^assessment:$/,/^probe-run:$/p' "$R" | grep -F '  draft  ' | grep -F 'Acme AI' | head -1 |
+	sed 's/^ \([a-z-]*\) (score \([0-9.]*\))  draft  .*/\1 \2/')
 like "$asse" '^(acceptable|incomplete|concerns|unacceptable) [0-9]+\.[0-9]$' \
 	"README: the assessment capture shows the round's rating and score ($asse)"
 # A draft is shown beside the vendor's rating: the dashboard's row names it.

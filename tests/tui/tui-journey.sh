@@ -149,7 +149,8 @@ journey() {
 		# The list cuts the finding at the edge: above it, the row stands whole, wrapped.
 		run probe show 1 --json
 		want=$(printf '%s' "$out" | jq -r '.probes[].findings[] | select(.code == "LEAK_CROSS_TENANT") | "critical \(.code): \(.message)"')
-		got=$(tui_screen | awk 'NR >= 4 && /^  !! critical/ { exit } NR >= 4 { sub(/^ +/, ""); sub(/ +$/, ""); printf "%s%s", sep, $0; sep = " " }')
+		# From its first line (under the run's summary, which may wrap) to the list's row.
+		got=$(tui_screen | awk '/^  !! critical/ { exit } /^ +critical LEAK_CROSS_TENANT: / { on = 1 } on { sub(/^ +/, ""); sub(/ +$/, ""); printf "%s%s", sep, $0; sep = " " }')
 		is "$got" "$want" "$size: the selected finding whole above the list"
 	fi
 	if [ "${size%%x*}" -ge 200 ]; then

@@ -472,8 +472,10 @@ read_cell_body(struct xr *x, struct cell_read *cr, struct aerr *err)
 			cr->f = xr_text(x);
 			cr->has_f = 1;
 		} else if (xr_start(x, "is")) {
+			/* A second <is> replaces the first; on an error the cell keeps none. */
 			free(cr->is);
-			if ((rc = -xr_rich(x, "is", &cr->is, err)) != 0)
+			cr->is = NULL;
+			if ((rc = xr_rich(x, "is", &cr->is, err)) != 0)
 				return rc;
 		}
 	}

@@ -129,6 +129,16 @@ run assess import 1 "$T/malformed.xlsx"
 is "$rc:$errout" "2:aivet: $T/malformed.xlsx: xl/worksheets/sheet2.xml:2: not well-formed XML: AttValue: ' expected" \
 	"malformed XML names the part and line"
 is "$(db_snapshot)" "$snap" "malformed XML: nothing changed"
+"$PY" "$V" twoinline "$T/a.xlsx" "$T/twoinline.xlsx"
+snap=$(db_snapshot)
+run assess import 1 "$T/twoinline.xlsx"
+is "$rc" 2 "a second inline string left open: refused"
+case $errout in
+"aivet: $T/twoinline.xlsx: xl/worksheets/sheet2.xml:"*": not well-formed XML: Opening and ending tag mismatch: is "*" and c") ok=1 ;;
+*) ok=0 ;;
+esac
+is "$ok:$(printf '%s\n' "$errout" | wc -l)" "1:1" "a second inline string left open: one line naming the part and the tag ($errout)"
+is "$(db_snapshot)" "$snap" "a second inline string left open: nothing changed"
 run assess export 2 --format xlsx --output "$T/two.xlsx"
 refused "$T/two.xlsx" "aivet: $T/two.xlsx: aivet!B1: the workbook is for assessment 2, not 1" "a workbook for another assessment"
 jq '.version = 2' "$D/scoring-questionnaire.json" > "$T/v2.json"

@@ -16,6 +16,7 @@ of a real one.
   xlsx-vendor.py badutf8 IN OUT          a shared string with a stray byte (aivet's export)
   xlsx-vendor.py malformed IN OUT        the answers sheet cut short
   xlsx-vendor.py inline IN OUT           rich runs, an inline string, a boolean (aivet's export)
+  xlsx-vendor.py twoinline IN OUT        a cell with two inline strings, the second never closed
 """
 import datetime
 import sys
@@ -138,6 +139,22 @@ def main():
     elif cmd == "malformed":
         rewrite(args[0], args[1],
                 lambda n, d: d[: len(d) // 2] if n == "xl/worksheets/sheet2.xml" else d)
+    elif cmd == "twoinline":
+        # The first answer cell holds a whole inline string, then a second
+        # one whose runs run into the cell's end tag. The runs are many, so
+        # that libxml2's reader meets the bad tag only once inside the second.
+        runs = b"<r><t>z</t></r>" * 2000
+        def change(n, d):
+            if n != "xl/worksheets/sheet2.xml":
+                return d
+            s = d.decode()
+            import re
+            s, k = re.subn(r'<c r="E2"([^>]*?)(/>|>.*?</c>)',
+                           '<c r="E2" t="inlineStr"><is><t>yes</t></is><is><t>no</t>' + runs.decode() + '</c>',
+                           s, count=1)
+            assert k == 1
+            return s.encode()
+        rewrite(args[0], args[1], change)
     elif cmd == "inline":
         # In a workbook aivet wrote (shared strings): gate as a boolean,
         # notify as an inline string in two rich runs, and notify's note as

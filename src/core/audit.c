@@ -197,6 +197,71 @@ static const struct seal_part seal_parts[] = {
 };
 #define NSEAL (sizeof seal_parts / sizeof seal_parts[0])
 
+/* Who may seal each object type. An evidentiary row is sealed once, by the
+ * entry that created it (edits NULL): a later entry about it is a break,
+ * whatever it carries. A mutable row (a vendor, an endpoint, an assessment's
+ * status and answers, a run while it runs, an incident's facts) is re-sealed
+ * only by the actions that edit it; its newest entry seals it. Any other
+ * action about a sealed type is a break. since006: sealed since schema 006
+ * (the others since 004); see seal_onset(). */
+struct seal_kind {
+	const char *type;
+	const char *creates;   /* actions, space-separated */
+	const char *edits;     /* NULL: sealed once */
+	int since006;
+};
+
+static const struct seal_kind seal_kinds[] = {
+	{ "finding", "probe.finding", NULL, 0 },
+	{ "probe_result", "probe.result", NULL, 0 },
+	{ "probe_run", "probe.start", "probe.calibrate probe.finish probe.interrupted", 0 },
+	{ "evidence", "probe.exchange evidence.add", NULL, 0 },
+	{ "assessment", "assessment.start assessment.reopen", "answer.set answer.clear answer.note "
+	  "answer.import answer.evidence assessment.submit assessment.approve assessment.return", 0 },
+	{ "incident_entry", "incident.entry", NULL, 0 },
+	{ "report", "report.export", NULL, 0 },
+	{ "questionnaire", "questionnaire.load", NULL, 1 },
+	{ "vendor", "vendor.add", "vendor.edit vendor.archive", 1 },
+	{ "endpoint", "endpoint.add", "endpoint.edit endpoint.archive", 1 },
+	{ "incident", "incident.open", "incident.status incident.edit incident.link", 1 },
+	{ "incident_task", "incident.task.add", "incident.task.done", 1 },
+	{ "blob_seal", "blob.seal", NULL, 1 },
+};
+#define NKIND (sizeof seal_kinds / sizeof seal_kinds[0])
+
+static const struct seal_kind *
+kind_lookup(const char *type)
+{
+	for (size_t i = 0; i < NKIND; i++)
+		if (strcmp(seal_kinds[i].type, type) == 0)
+			return &seal_kinds[i];
+	return NULL;
+}
+
+/* Whether word is one of list's space-separated words. */
+static int
+word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p != NULL && *p != '\0'; p += strcspn(p, " "), p += *p == ' ') {
+		if (strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+/* What an action is to a sealed type's rows. */
+enum seal_role { SEAL_CREATES, SEAL_EDITS, SEAL_NONE };
+
+static enum seal_role
+seal_role(const struct seal_kind *k, const char *action)
+{
+	if (word_in(k->creates, action))
+		return SEAL_CREATES;
+	return word_in(k->edits, action) ? SEAL_EDITS : SEAL_NONE;
+}
+
 /* The table registry: every table of aivet's schema and what keeps its rows
  * honest. A table that a verdict, rating, claim, clock or report reads is
  * sealed (an audit entry carries the hash of the row as written; audit verify
@@ -279,6 +344,8 @@ audit_registry_json(void)
 			e = cJSON_CreateObject();
 			cJSON_AddStringToObject(e, "object_type", p->type);
 			cJSON_AddStringToObject(e, "label", p->label);
+			cJSON_AddStringToObject(e, "creates", kind_lookup(p->type)->creates);
+			json_add_str(e, "edits", kind_lookup(p->type)->edits);
 			parts = cJSON_AddArrayToObject(e, "parts");
 			cJSON_AddItemToArray(seals, e);
 		}
@@ -534,15 +601,32 @@ cursor_next(struct db *db, struct cursor *c, const char *what, struct aerr *err)
 struct sealed_entry {
 	int64_t id, seq;
 	int state;                  /* 0: no row_hash; 1: rh holds it; 2: not a hash */
+	enum seal_role role;
 	unsigned char rh[crypto_hash_sha256_BYTES];
 };
 struct seal_index {
 	struct sealed_entry *v;
 	size_t n, cap;
+	const struct seal_kind *kind;
+	int64_t first_hashed;       /* the type's first entry with a row_hash, 0: none */
 };
 
+/* Every entry about a sealed type carries its row's hash once sealing began:
+ * for the type, at its first entry with a row_hash; for every type, at the
+ * first entry with one about a type sealed since schema 006 (from then on
+ * aivet seals all of them). Entries before that were written by an aivet that
+ * sealed nothing of the kind. 0: not yet. */
+static int64_t
+seal_onset(const struct seal_index *x, int64_t onset006)
+{
+	if (x->first_hashed == 0 || (onset006 != 0 && onset006 < x->first_hashed))
+		return onset006;
+	return x->first_hashed;
+}
+
 static void
-index_add(struct seal_index ix[NSEAL], const char *type, int64_t id, int64_t seq, const char *rh)
+index_add(struct seal_index ix[NSEAL], const char *type, int64_t id, int64_t seq, const char *action,
+    const char *rh, int64_t *onset006)
 {
 	struct seal_index *x = NULL;
 	struct sealed_entry *e;
@@ -553,6 +637,13 @@ index_add(struct seal_index ix[NSEAL], const char *type, int64_t id, int64_t seq
 			x = &ix[i];
 	if (x == NULL)
 		return;
+	if (x->kind == NULL)
+		x->kind = kind_lookup(type);
+	if (rh != NULL && x->first_hashed == 0) {
+		x->first_hashed = seq;
+		if (x->kind->since006 && *onset006 == 0)
+			*onset006 = seq;
+	}
 	if (x->n == x->cap) {
 		x->cap = x->cap ? 2 * x->cap : 1024;
 		x->v = xrealloc(x->v, x->cap * sizeof *x->v);
@@ -562,6 +653,7 @@ index_add(struct seal_index ix[NSEAL], const char *type, int64_t id, int64_t seq
 	e->seq = seq;
 	/* Lower-case hex, as audit_append writes it; anything else never matches. */
 	e->state = rh == NULL ? 0 : hash_decode(rh, e->rh) ? 1 : 2;
+	e->role = seal_role(x->kind, action);
 }
 
 static void
@@ -579,6 +671,36 @@ entry_cmp(const void *a, const void *b)
 	if (x->id != y->id)
 		return x->id < y->id ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The entry that seals the object whose entries start at ix->v[*k] (the next
+ * object's, after): its first for a row sealed once, else its newest. Names an
+ * entry that may not seal it: one whose action neither creates nor edits the
+ * type, a first one that does not create it, a second about a row sealed once,
+ * one without a row_hash once sealing began. */
+static const struct sealed_entry *
+object_seal(const char *label, const struct seal_index *ix, size_t *k, int64_t onset,
+    struct audit_status *out)
+{
+	const struct sealed_entry *first = &ix->v[*k], *e = first;
+	const char *type = ix->kind->type;
+
+	for (; *k < ix->n && ix->v[*k].id == first->id; ++*k) {
+		e = &ix->v[*k];
+		if (e->state == 0 && onset != 0 && e->seq > onset)
+			status_keep(out, e->seq, "audit entry %lld about %s %lld carries no row hash: every "
+			    "entry about a %s seals what it records", (long long)e->seq, label,
+			    (long long)e->id, type);
+		if (e->role == SEAL_NONE || (e == first && e->role != SEAL_CREATES))
+			status_keep(out, e->seq, "audit entry %lld about %s %lld is not an action that %s "
+			    "a %s (%s)", (long long)e->seq, label, (long long)e->id,
+			    e == first ? "creates" : "edits", type,
+			    e == first ? ix->kind->creates : ix->kind->edits ? ix->kind->edits : "none: it is sealed once");
+		else if (e != first && ix->kind->edits == NULL)
+			status_keep(out, e->seq, "audit entry %lld records %s %lld again: it was sealed once, "
+			    "by entry %lld", (long long)e->seq, label, (long long)e->id, (long long)first->seq);
+	}
+	return ix->kind->edits == NULL ? first : e;
 }
 
 /* The hash of object id from the parts' cursors, each advanced past it. */
@@ -614,7 +736,7 @@ stream_hash(struct db *db, const struct seal_part *parts, size_t n, struct curso
 /* One object type in one pass: its newest entries in object order, merged with
  * its tables read in the same order. */
 static int
-type_check(struct db *db, const struct seal_part *parts, size_t n, struct seal_index *ix,
+type_check(struct db *db, const struct seal_part *parts, size_t n, struct seal_index *ix, int64_t onset,
     struct audit_status *out, struct aerr *err)
 {
 	struct cursor cur[NSEAL] = { { 0 } };
@@ -644,13 +766,10 @@ type_check(struct db *db, const struct seal_part *parts, size_t n, struct seal_i
 			rc = cursor_next(db, &cur[0], parts[0].table, err);
 			continue;
 		}
-		while (k + 1 < ix->n && ix->v[k + 1].id == ix->v[k].id)
-			k++;
-		e = &ix->v[k++];   /* the object's newest entry */
+		e = object_seal(parts[0].label, ix, &k, onset, out);
 		if (e->id < row) {
-			if (e->state != 0)
-				status_keep(out, e->seq, "%s %lld (audit entry %lld) is missing: removed after it "
-				    "was recorded", parts[0].label, (long long)e->id, (long long)e->seq);
+			status_keep(out, e->seq, "%s %lld (audit entry %lld) is missing: removed after it "
+			    "was recorded", parts[0].label, (long long)e->id, (long long)e->seq);
 		} else if (e->state == 0) {
 			/* Entries written before rows were sealed carry no row_hash. */
 			rc = cursor_next(db, &cur[0], parts[0].table, err);
@@ -668,25 +787,28 @@ type_check(struct db *db, const struct seal_part *parts, size_t n, struct seal_i
 /* Every sealed row against the newest entry that recorded it, and every sealed
  * row that no entry recorded: one pass per object type. */
 static int
-rows_check(struct db *db, struct seal_index ix[NSEAL], struct audit_status *out, struct aerr *err)
+rows_check(struct db *db, struct seal_index ix[NSEAL], int64_t onset006, struct audit_status *out,
+    struct aerr *err)
 {
 	for (size_t i = 0, j; i < NSEAL; i = j) {
 		for (j = i + 1; j < NSEAL && strcmp(seal_parts[j].type, seal_parts[i].type) == 0; j++)
 			;
-		if (type_check(db, &seal_parts[i], j - i, &ix[i], out, err) != 0)
+		if (type_check(db, &seal_parts[i], j - i, &ix[i], seal_onset(&ix[i], onset006), out, err) != 0)
 			return err->code;
 	}
 	return 0;
 }
 
 /* A questionnaire's text must still be what was loaded (the hash its load entry
- * recorded) and what its assessments were started against. */
+ * recorded) and what its assessments were started against. The load entry is
+ * the first: a questionnaire is sealed once, and a later entry (one without a
+ * sha256 in its details, say) must not stand in for it. */
 static int
 questionnaires_check(struct db *db, struct audit_status *out, struct aerr *err)
 {
 	struct db_stmt *q = db_prepare(db, err, "SELECT q.id, q.qid, q.version, q.source, q.sha256, "
 	    "a.seq, json_extract(a.details, '$.sha256') FROM questionnaire q LEFT JOIN audit_log a "
-	    "ON a.seq = (SELECT max(l.seq) FROM audit_log l WHERE l.object_type = 'questionnaire' "
+	    "ON a.seq = (SELECT min(l.seq) FROM audit_log l WHERE l.object_type = 'questionnaire' "
 	    "AND l.object_id = q.id AND l.action = 'questionnaire.load') ORDER BY q.id", NULL);
 	int rc;
 
@@ -814,7 +936,7 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 	char prev[65];
 	unsigned char md[crypto_hash_sha256_BYTES], stored[crypto_hash_sha256_BYTES];
 	const char *row_hash;
-	int64_t expect = 1;
+	int64_t expect = 1, onset006 = 0;
 	struct seal_index ix[NSEAL];
 	int rc;
 
@@ -854,7 +976,7 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 			    (long long)seq);
 			break;
 		}
-		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq, row_hash);
+		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 3), row_hash, &onset006);
 		/* The stored text of a hash that matched: 64 hex digits. */
 		memcpy(prev, col_text(st, 8), sizeof prev);
 		out->entries = seq;
@@ -869,7 +991,7 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 	memcpy(out->head, prev, sizeof out->head);
 	/* Rows the chain sealed must still match what it recorded; then each
 	 * module's own cross-check (incident timelines, ...). */
-	rc = out->bad_seq == 0 ? rows_check(db, ix, out, err) : 0;
+	rc = out->bad_seq == 0 ? rows_check(db, ix, onset006, out, err) : 0;
 	index_free(ix);
 	if (rc != 0)
 		return err->code;

@@ -23,6 +23,10 @@ struct audit_status {
 	char problem[256];
 };
 int audit_verify(struct db *db, struct audit_status *st, struct aerr *err);
+/* Records a problem at entry seq unless one at an earlier entry is recorded
+ * (a problem of no entry goes at st->entries + 1, past the chain's end). */
+void audit_status_keep(struct audit_status *st, int64_t seq, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 /* The table registry (audit.c): every table of the schema and its kind. */
 enum audit_table_kind {
 	AUDIT_TABLE_SEALED,   /* each row's hash is in the audit entry that wrote it */

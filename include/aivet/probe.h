@@ -223,6 +223,8 @@ struct probe {
 	int order, budget_order;
 };
 extern const struct probe *const probe_table[];
+/* audit verify's check that every finding's severity is its code's (probe-results.c). */
+extern const struct audit_check finding_audit_check;
 const struct probe *probe_find(const char *name);
 
 /* ---- sending ---- */

@@ -561,12 +561,8 @@ audit_append(struct db *db, const char *actor, const char *action,
 
 /* Keeps the earliest problem: the one a reader of the chain meets first. Rows no
  * entry recorded are placed past the chain's end, so any entry's problem wins. */
-static void
-status_keep(struct audit_status *st, int64_t seq, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-status_keep(struct audit_status *st, int64_t seq, const char *fmt, ...)
+void
+audit_status_keep(struct audit_status *st, int64_t seq, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -688,16 +684,16 @@ object_seal(const char *label, const struct seal_index *ix, size_t *k, int64_t o
 	for (; *k < ix->n && ix->v[*k].id == first->id; ++*k) {
 		e = &ix->v[*k];
 		if (e->state == 0 && onset != 0 && e->seq > onset)
-			status_keep(out, e->seq, "audit entry %lld about %s %lld carries no row hash: every "
+			audit_status_keep(out, e->seq, "audit entry %lld about %s %lld carries no row hash: every "
 			    "entry about a %s seals what it records", (long long)e->seq, label,
 			    (long long)e->id, type);
 		if (e->role == SEAL_NONE || (e == first && e->role != SEAL_CREATES))
-			status_keep(out, e->seq, "audit entry %lld about %s %lld is not an action that %s "
+			audit_status_keep(out, e->seq, "audit entry %lld about %s %lld is not an action that %s "
 			    "a %s (%s)", (long long)e->seq, label, (long long)e->id,
 			    e == first ? "creates" : "edits", type,
 			    e == first ? ix->kind->creates : ix->kind->edits ? ix->kind->edits : "none: it is sealed once");
 		else if (e != first && ix->kind->edits == NULL)
-			status_keep(out, e->seq, "audit entry %lld records %s %lld again: it was sealed once, "
+			audit_status_keep(out, e->seq, "audit entry %lld records %s %lld again: it was sealed once, "
 			    "by entry %lld", (long long)e->seq, label, (long long)e->id, (long long)first->seq);
 	}
 	return ix->kind->edits == NULL ? first : e;
@@ -761,21 +757,21 @@ type_check(struct db *db, const struct seal_part *parts, size_t n, struct seal_i
 
 		if (k == ix->n || row < ix->v[k].id) {
 			/* Not in the chain at all: name the row, and point past the chain's end. */
-			status_keep(out, out->entries + 1, "%s %lld has no audit entry: added behind aivet's back",
+			audit_status_keep(out, out->entries + 1, "%s %lld has no audit entry: added behind aivet's back",
 			    parts[0].label, (long long)row);
 			rc = cursor_next(db, &cur[0], parts[0].table, err);
 			continue;
 		}
 		e = object_seal(parts[0].label, ix, &k, onset, out);
 		if (e->id < row) {
-			status_keep(out, e->seq, "%s %lld (audit entry %lld) is missing: removed after it "
+			audit_status_keep(out, e->seq, "%s %lld (audit entry %lld) is missing: removed after it "
 			    "was recorded", parts[0].label, (long long)e->id, (long long)e->seq);
 		} else if (e->state == 0) {
 			/* Entries written before rows were sealed carry no row_hash. */
 			rc = cursor_next(db, &cur[0], parts[0].table, err);
 		} else if ((rc = stream_hash(db, parts, n, cur, e->id, now, err)) == 0 &&
 		    (e->state != 1 || memcmp(now, e->rh, sizeof now) != 0)) {
-			status_keep(out, e->seq, "%s %lld does not match audit entry %lld: edited after it was "
+			audit_status_keep(out, e->seq, "%s %lld does not match audit entry %lld: edited after it was "
 			    "recorded", parts[0].label, (long long)e->id, (long long)e->seq);
 		}
 	}
@@ -822,7 +818,7 @@ questionnaires_check(struct db *db, struct audit_status *out, struct aerr *err)
 		sha256_hex(src, strlen(src), h);
 		if (strcmp(h, col_text(q, 4)) != 0 || (db_col_type(q, 6) != DB_NULL &&
 		    strcmp(h, col_text(q, 6)) != 0))
-			status_keep(out, seq, "questionnaire %lld (%s@%lld) does not match audit entry %lld: its "
+			audit_status_keep(out, seq, "questionnaire %lld (%s@%lld) does not match audit entry %lld: its "
 			    "text was edited after it was loaded", (long long)db_col_int64(q, 0), col_text(q, 1),
 			    (long long)db_col_int64(q, 2), (long long)seq);
 	}
@@ -838,7 +834,7 @@ questionnaires_check(struct db *db, struct audit_status *out, struct aerr *err)
 	while ((rc = db_step(q)) == DB_ROW) {
 		int64_t seq = db_col_type(q, 2) == DB_NULL ? out->entries + 1 : db_col_int64(q, 2);
 
-		status_keep(out, seq, "assessment %lld was answered against another text of questionnaire "
+		audit_status_keep(out, seq, "assessment %lld was answered against another text of questionnaire "
 		    "%lld (audit entry %lld): the questionnaire was edited", (long long)db_col_int64(q, 0),
 		    (long long)db_col_int64(q, 1), (long long)seq);
 	}
@@ -862,7 +858,7 @@ tables_check(struct db *db, struct audit_status *out, struct aerr *err)
 		return AV_RUNTIME;
 	while ((rc = db_step(q)) == DB_ROW)
 		if (audit_table_lookup(col_text(q, 0)) == NULL)
-			status_keep(out, out->entries + 1, "table %s is in no kind of aivet's table registry "
+			audit_status_keep(out, out->entries + 1, "table %s is in no kind of aivet's table registry "
 			    "(src/core/audit.c): nothing seals its rows", col_text(q, 0));
 	db_finalize(q);
 	return rc == DB_DONE ? 0 : db_err(db, err, "tables");
@@ -918,7 +914,7 @@ blobs_check(struct db *db, struct audit_status *out, struct aerr *err)
 			db_finalize(q);
 			return err->code;
 		}
-		status_keep(out, seq, "stored content %.64s %s", sha, why);
+		audit_status_keep(out, seq, "stored content %.64s %s", sha, why);
 		break;
 	}
 	if (rc != DB_ROW && rc != DB_DONE) {

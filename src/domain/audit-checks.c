@@ -15,5 +15,6 @@
  * chain protects, listed here where all of them may be named. */
 const struct audit_check *const audit_checks[] = {
 	&incident_audit_check,
+	&finding_audit_check,
 	NULL
 };

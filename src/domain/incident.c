@@ -11,7 +11,6 @@
  */
 #include "config.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -161,20 +160,6 @@ incident_entry_add(struct db *db, const char *actor, int64_t incident_id, const 
 	return rc;
 }
 
-static void
-check_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void
-check_fail(struct audit_status *st, int64_t seq, const char *fmt, ...)
-{
-	va_list ap;
-
-	st->bad_seq = seq;
-	va_start(ap, fmt);
-	vsnprintf(st->problem, sizeof st->problem, fmt, ap);
-	va_end(ap);
-}
 
 int
 incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
@@ -199,7 +184,7 @@ incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 		int same;
 
 		if (db_col_type(q, 3) == DB_NULL) {
-			check_fail(st, seq, "incident entry %lld (audit entry %lld) is missing: removed "
+			audit_status_keep(st, seq, "incident entry %lld (audit entry %lld) is missing: removed "
 			    "after it was recorded", (long long)eid, (long long)seq);
 			break;
 		}
@@ -213,7 +198,7 @@ incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 		same = strcmp(now, col_text(q, 2)) == 0;
 		free(now);
 		if (!same) {
-			check_fail(st, seq, "incident entry %lld does not match audit entry %lld: edited "
+			audit_status_keep(st, seq, "incident entry %lld does not match audit entry %lld: edited "
 			    "after it was recorded", (long long)eid, (long long)seq);
 			break;
 		}
@@ -236,7 +221,7 @@ incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 	if (q == NULL)
 		return AV_RUNTIME;
 	if (db_step(q) == DB_ROW)
-		check_fail(st, st->entries + 1, "incident %lld is '%s' but its timeline says '%s': "
+		audit_status_keep(st, st->entries + 1, "incident %lld is '%s' but its timeline says '%s': "
 		    "changed behind aivet's back", (long long)db_col_int64(q, 0), col_text(q, 1),
 		    col_text(q, 2));
 	db_finalize(q);

@@ -427,3 +427,46 @@ out:
 	env_free(&env);
 	return rc;
 }
+
+/* ---- audit verify: a finding's severity is its code's ---- */
+
+/* The registry (finding.c) fixes each code's severity; the stored value is a
+ * copy for SQL to sort and count by. A finding whose stored severity is not its
+ * code's (a trigger planted before it was sealed, say), or whose code aivet
+ * never raises, is named at the entry that sealed it. */
+static int
+finding_severity_check(struct db *db, struct audit_status *st, struct aerr *err)
+{
+	struct db_stmt *q = db_prepare(db, err, "SELECT id, code, severity FROM finding ORDER BY id", NULL);
+	int rc;
+
+	if (q == NULL)
+		return AV_RUNTIME;
+	while ((rc = db_step(q)) == DB_ROW) {
+		const struct finding_info *fi = finding_lookup(col_text(q, 1));
+		int64_t id = db_col_int64(q, 0), seq = 0;
+
+		if (fi != NULL && strcmp(severity_name(fi->severity), col_text(q, 2)) == 0)
+			continue;
+		if (db_int(db, &seq, err, "SELECT min(seq) FROM audit_log WHERE object_type = 'finding' "
+		    "AND object_id = ?", "i", id) < 0) {
+			db_finalize(q);
+			return err->code;
+		}
+		if (seq <= 0)
+			seq = st->entries + 1;
+		if (fi == NULL)
+			audit_status_keep(st, seq, "finding %lld (audit entry %lld) has code %s, which aivet "
+			    "never raises: not in the finding registry", (long long)id, (long long)seq,
+			    col_text(q, 1));
+		else
+			audit_status_keep(st, seq, "finding %lld (audit entry %lld) is recorded as %s, but a "
+			    "%s finding is %s (the finding registry)", (long long)id, (long long)seq,
+			    col_text(q, 2), fi->code, severity_name(fi->severity));
+		break;
+	}
+	db_finalize(q);
+	return rc == DB_ROW || rc == DB_DONE ? 0 : db_err(db, err, "finding");
+}
+
+const struct audit_check finding_audit_check = { "finding severities", finding_severity_check };

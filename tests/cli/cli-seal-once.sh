@@ -8,7 +8,9 @@
 # hash, a second entry about a row sealed once (with the hash of the edited
 # row), an action that does not write the type, a mutable row (a vendor)
 # re-sealed by its own edit action and by another, a final assessment's
-# questionnaire given a newer load entry without its sha256.
+# questionnaire given a newer load entry without its sha256. And a finding's
+# severity is its code's: a trigger planted to rewrite one before it is
+# sealed is named.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
 
@@ -132,4 +134,29 @@ n=$(append questionnaire.load questionnaire "$qid" row)
 refused "a newer load entry without sha256" "audit entry $n records questionnaire $qid again: it was sealed once, by entry $qseq"
 is "$("$AIVET" assess show 1 --json | jq -r .status)" final "(the assessment is final)"
 
+# ---- derived severity: a planted trigger rewrites a finding before it is sealed ----
+. "$TESTS_SRCDIR/lib/probe-lib.sh"
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+"$AIVET" key generate --no-password >/dev/null 2>&1
+sqlite3 "$AIVET_DB" "DROP TRIGGER finding_no_update;
+	CREATE TRIGGER zz AFTER INSERT ON finding BEGIN
+	UPDATE finding SET severity = 'info', message = 'nothing to see' WHERE id = NEW.id; END"
+run probe run V/e --probe canary --yes
+sim_stop
+leak=$(sqlite3 "$AIVET_DB" "SELECT id FROM finding WHERE code = 'LEAK_CROSS_TENANT' ORDER BY id LIMIT 1")
+is "$(sqlite3 "$AIVET_DB" "SELECT severity || ' ' || message FROM finding WHERE id = $leak")" "info nothing to see" \
+	"(the honest run recorded and sealed LEAK_CROSS_TENANT as info: the attack)"
+lseq=$(entry "object_type = 'finding' AND object_id = $leak")
+is "$(sqlite3 "$AIVET_DB" "SELECT json_extract(details, '$.severity') FROM audit_log WHERE seq = $lseq")" critical \
+	"(its entry's details still say critical)"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: finding $leak (audit entry $lseq) is recorded as info, but a LEAK_CROSS_TENANT finding is critical (the finding registry)" \
+	"a finding's severity is its code's: named by audit verify"
+run report V --out "$T/leak"
+like "$rc:$errout" "^1:aivet: this database failed its audit: finding $leak \\(audit entry $lseq\\) is recorded as info" \
+	"and aivet report refuses"
+run report V --out "$T/leak" --allow-broken-chain
+run verify "$T/leak"
+like "$rc:$out" "^1:bundle $T/leak FAILED verification" "a bundle forced over it fails aivet verify"
 done_testing

@@ -25,7 +25,7 @@ is "$(grep -c '<td><a href="evidence/exchange-1.json">exchange-1.json</a></td></
 	"fixture: a finding's evidence is a link named as in the bundle (its finding and the claim's, in the summary and in all findings)"
 is "$(grep -c '<tr><td><a href="evidence/exchange-2.json">2</a></td><td>canary</td><td>2</td><td>tenant-b</td><td>200</td><td><a href="evidence/exchange-2.json">evidence/exchange-2.json</a></td>' "$H")" 1 \
 	"fixture: the exchanges table links the evidence id and the file"
-is "$(grep -c '^| critical | OVERSIZE_ACCEPTED | oversize | 1 | a prompt twice the advertised context got HTTP 200 | \[exchange-1.json\](evidence/exchange-1.json) |$' "$M")" 2 \
+is "$(grep -c '^| high | OVERSIZE_ACCEPTED | oversize | 1 | a prompt twice the advertised context got HTTP 200 | \[exchange-1.json\](evidence/exchange-1.json) |$' "$M")" 2 \
 	"fixture: report.md's findings carry the relative path as a Markdown link"
 is "$(grep -c '^| high | SILENT_TRUNCATION | sweep | 1 | nonces lost from 681280 tokens with HTTP 200 | none |$' "$M")" 2 \
 	"fixture: a finding without evidence says none"
@@ -43,7 +43,7 @@ like "$(cat "$H")" "refusal boundary none found: no prompt sent was refused for 
 	"fixture: the chart's caption says the boundaries too"
 run probe show 1
 printf '%s\n' "$out" > "$T/fx-show.txt"
-like "$out" "critical OVERSIZE_ACCEPTED: a prompt twice the advertised context got HTTP 200 \(evidence exchange-1\.json\)" \
+like "$out" "high     OVERSIZE_ACCEPTED: a prompt twice the advertised context got HTTP 200 \(evidence exchange-1\.json\)" \
 	"fixture: probe show names the evidence as the bundle does"
 like "$out" "SILENT_TRUNCATION: nonces lost from 681280 tokens with HTTP 200 \(evidence none recorded\)" \
 	"fixture: and says when there is none"

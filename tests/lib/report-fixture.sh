@@ -72,7 +72,7 @@ INSERT INTO exchange (evidence_id, run_id, probe, seq, tenant, method, url, requ
   (1, 1, 'oversize', 1, 'tenant-a', 'POST', 'https://api.acme.example/v1/chat/completions?api-key=sk-live-SECRET&x=1', '{"Authorization":"Bearer sk-live-SECRET","Content-Type":"application/json"}', '$s_req1', ${#req1}, '$s_req1', 200, '{"content-type":"application/json","set-cookie":"session=SECRETCOOKIE"}', '$s_resp1', ${#resp1}, '$s_resp1', '{"total_ms":812}', '2026-11-29T10:01:00.000Z'),
   (2, 1, 'canary', 2, 'tenant-b', 'POST', 'https://api.acme.example/v1/chat/completions', '["Authorization: Bearer sk-live-SECRET"]', '$s_req2', ${#req2}, '$s_req2', 200, '{}', '$s_resp2', ${#resp2}, '$s_resp2', NULL, '2026-11-29T10:02:00.000Z');
 INSERT INTO finding (id, run_id, probe, code, severity, message) VALUES
-  (1, 1, 'oversize', 'OVERSIZE_ACCEPTED', 'critical', 'a prompt twice the advertised context got HTTP 200'),
+  (1, 1, 'oversize', 'OVERSIZE_ACCEPTED', 'high', 'a prompt twice the advertised context got HTTP 200'),
   (2, 1, 'sweep', 'SILENT_TRUNCATION', 'high', 'nonces lost from 681280 tokens with HTTP 200');
 INSERT INTO finding_evidence VALUES (1, 1);
 INSERT INTO incident (id, vendor_id, endpoint_id, title, status, severity, phi, discovered_at, created_by, created_at)

@@ -40,6 +40,10 @@ int db_migrate(struct db *db, struct aerr *err);
 int db_schema_version(void);   /* newest migration this binary carries */
 /* The schema version the open database records. */
 int db_user_version(struct db *db, int64_t *out, struct aerr *err);
+/* The first way the database's schema objects (tables, columns, triggers,
+ * views, indexes) differ from what aivet's migrations create, in words, into
+ * problem; "" when they do not (db-schema.c). */
+int db_schema_check(struct db *db, char *problem, size_t n, struct aerr *err);
 
 /* Write transactions. SQLite: BEGIN IMMEDIATE, so the busy timeout applies up
  * front. PostgreSQL: BEGIN and the audit chain's advisory lock, so one writer

@@ -864,6 +864,20 @@ tables_check(struct db *db, struct audit_status *out, struct aerr *err)
 	return rc == DB_DONE ? 0 : db_err(db, err, "tables");
 }
 
+/* The schema is evidence: a trigger dropped or planted changes what the sealed
+ * rows say without touching one. Named past the chain's end. */
+static int
+schema_check(struct db *db, struct audit_status *out, struct aerr *err)
+{
+	char problem[sizeof out->problem - 32];
+
+	if (db_schema_check(db, problem, sizeof problem, err) != 0)
+		return err->code;
+	if (problem[0] != '\0')
+		audit_status_keep(out, out->entries + 1, "the schema: %s", problem);
+	return 0;
+}
+
 /* The first evidence entry that relies on stored content, or past the chain's end. */
 static int
 content_entry(struct db *db, const char *sha, int64_t entries, int64_t *seq, struct aerr *err)
@@ -1000,6 +1014,9 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 	for (int i = 0; audit_checks[i] != NULL && out->bad_seq == 0; i++)
 		if (audit_checks[i]->check(db, out, err) != 0)
 			return err->code;
+	/* Last: what a changed schema did to the rows is named first. */
+	if (out->bad_seq == 0 && schema_check(db, out, err) != 0)
+		return err->code;
 	return 0;
 }
 

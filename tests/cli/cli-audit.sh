@@ -86,6 +86,10 @@ drop_triggers() {
 		sqlite3 "$AIVET_DB"
 }
 fresh() { rm -f "$AIVET_DB-wal" "$AIVET_DB-shm"; cp "$T/sealed-good.db" "$AIVET_DB"; }
+# restore_triggers: the triggers put back as they were (the schema is checked too).
+restore_triggers() {
+	sqlite3 "$T/sealed-good.db" "SELECT sql || ';' FROM sqlite_master WHERE type = 'trigger'" | sqlite3 "$AIVET_DB"
+}
 
 # attack NAME SQL TRIGGER-MESSAGE VERIFY-PROBLEM
 attack() {
@@ -225,7 +229,11 @@ cut() { rm -f "$AIVET_DB-wal" "$AIVET_DB-shm"; cp "$T/anchored.db" "$AIVET_DB"; 
 cut $((n - 1))
 sqlite3 "$AIVET_DB" "DELETE FROM report; DELETE FROM vendor WHERE name = 'Later'"   # the rows the cut entries sealed go too
 run audit verify
-is "$rc" 0 "a cut tail (and the row it recorded) passes audit verify alone: the attack"
+like "$rc:$errout" "^1:aivet: audit chain broken: the schema: trigger .* of aivet's schema is missing: dropped behind aivet's back" \
+	"a cut tail with the triggers left dropped: the schema names it"
+restore_triggers
+run audit verify
+is "$rc" 0 "a cut tail (and the row it recorded), the triggers put back, passes audit verify alone: the attack"
 run audit verify --against "$T/cp"
 is "$rc:$errout" "1:aivet: audit chain broken: the chain has $((n - 1)) entries, fewer than the $n that checkpoint $T/cp recorded: entries were cut from its end" \
 	"rule: the anchored position must exist (a cut tail fails)"
@@ -255,6 +263,7 @@ for row in db.execute("SELECT seq, at, actor, action, object_type, object_id, de
     prev = h
 db.commit()
 PY
+restore_triggers
 run audit verify
 is "$rc" 0 "a chain rehashed with the documented encoding passes audit verify alone: the attack"
 run audit verify --against "$T/cp"

@@ -16,5 +16,7 @@ struct embedded_file {
 extern const struct embedded_file embedded_migrations[];
 extern const struct embedded_file embedded_pg_migrations[];   /* db/pg/ */
 extern const struct embedded_file embedded_questionnaires[];
+/* db/pg/schema-fingerprint.sql, then db/pg/schema.expect (db-schema.c). */
+extern const struct embedded_file embedded_pg_schema[];
 
 #endif

@@ -28,6 +28,7 @@
 #include <sodium.h>
 
 #include "aivet/core.h"
+#include "seal-parts.h"
 
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
@@ -128,73 +129,6 @@ hash_decode(const char *s, unsigned char md[crypto_hash_sha256_BYTES])
 	return p[2 * crypto_hash_sha256_BYTES] == '\0';
 }
 
-/* What each sealed object type covers: its row, then child rows that are written
- * with no audit entry of their own (an exchange with its evidence row, a finding's
- * evidence links, an assessment's answers, an endpoint's credentials). The column
- * lists are canonical. key is the column that holds the object's id; a part marked
- * late was added after entries were sealed without it: it is hashed only when it
- * has rows (cond selects them), so those entries still verify. */
-struct seal_part {
-	const char *type;
-	const char *label;     /* names the object in problems */
-	const char *table;
-	const char *cols;
-	const char *key;
-	const char *order;     /* within one object */
-	const char *cond;      /* NULL, or which rows of the table belong */
-	int late;
-};
-
-static const struct seal_part seal_parts[] = {
-	{ "finding", "finding", "finding", "id, run_id, probe, code, severity, message, details",
-	  "id", "id", NULL, 0 },
-	{ "finding", NULL, "finding_evidence", "finding_id, evidence_id", "finding_id", "evidence_id", NULL, 0 },
-	{ "probe_result", "probe result", "probe_result", "id, run_id, probe, verdict, reason, requests, "
-	  "details", "id", "id", NULL, 0 },
-	{ "probe_run", "probe run", "probe_run", "id, endpoint_id, status, probes, options, plan, "
-	  "calibration, tokens_in, tokens_out, actor, pid, started_at, finished_at", "id", "id", NULL, 0 },
-	{ "evidence", "evidence", "evidence", "id, kind, sha256, original_name, media_type, size, "
-	  "effective_date, added_by, added_at", "id", "id", NULL, 0 },
-	{ "evidence", NULL, "exchange", "id, evidence_id, run_id, probe, seq, tenant, streaming, method, "
-	  "url, request_headers, request_sha256, request_size, request_blob, request_recipe, "
-	  "response_status, response_headers, response_sha256, response_size, response_blob, "
-	  "response_truncated, error, timings, started_at", "evidence_id", "id", NULL, 0 },
-	{ "assessment", "assessment", "assessment", "id, vendor_id, questionnaire_id, round, parent_id, "
-	  "status, created_by, created_at, submitted_at, approved_at, reviewer", "id", "id", NULL, 0 },
-	{ "assessment", NULL, "answer", "assessment_id, question_id, value, note, actor, updated_at",
-	  "assessment_id", "question_id", NULL, 0 },
-	{ "assessment", NULL, "answer_evidence", "assessment_id, question_id, evidence_id",
-	  "assessment_id", "question_id, evidence_id", NULL, 0 },
-	{ "assessment", NULL, "answer_history", "id, assessment_id, question_id, value, note, actor, at",
-	  "assessment_id", "id", NULL, 0 },
-	/* The questionnaire text the round was answered against (schema 006). */
-	{ "assessment", NULL, "assessment", "questionnaire_sha256", "id", "id",
-	  "questionnaire_sha256 IS NOT NULL", 1 },
-	{ "incident_entry", "incident entry", "incident_entry", "id, incident_id, kind, at, at_utc, actor, "
-	  "text, details, recorded_at", "id", "id", NULL, 0 },
-	{ "report", "report", "report", "id, report_uuid, vendor_id, out_dir, options, key_id, "
-	  "sums_sha256, generated_at", "id", "id", NULL, 0 },
-	/* Sealed since schema 006: entries written before carry no row_hash. */
-	{ "questionnaire", "questionnaire", "questionnaire", "id, qid, version, title, sha256, bundled, "
-	  "loaded_at", "id", "id", NULL, 0 },
-	{ "vendor", "vendor", "vendor", "id, name, criticality, contact, notes, status, created_at, "
-	  "updated_at", "id", "id", NULL, 0 },
-	/* Prices are left out: REAL prints differently on the two stores, and only the
-	 * cost estimate reads them (a run's plan seals what it used). */
-	{ "endpoint", "endpoint", "endpoint", "id, vendor_id, name, api, url, model, context_tokens, "
-	  "allow_insecure_http, options, status, created_at, updated_at", "id", "id", NULL, 0 },
-	{ "endpoint", NULL, "credential", "id, endpoint_id, label, ref, org, created_at", "endpoint_id", "id",
-	  NULL, 0 },
-	{ "incident", "incident", "incident", "id, vendor_id, endpoint_id, title, status, severity, phi, "
-	  "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at",
-	  "id", "id", NULL, 0 },
-	{ "incident", NULL, "incident_link", "incident_id, object_type, object_id, added_at", "incident_id",
-	  "object_type, object_id", NULL, 0 },
-	{ "incident_task", "incident task", "incident_task", "id, incident_id, title, owner, due_at, "
-	  "done_at, created_at", "id", "id", NULL, 0 },
-	{ "blob_seal", "sealed content", "blob_seal", "id, sha256, size, data_sha256, sealed_at", "id", "id",
-	  NULL, 0 },
-};
 #define NSEAL (sizeof seal_parts / sizeof seal_parts[0])
 
 /* Who may seal each object type. An evidentiary row is sealed once, by the
@@ -301,6 +235,9 @@ static const struct audit_table audit_tables_list[] = {
 	/* PostgreSQL's copy of the severity order, filled by aivet from severity.h
 	 * at migration (SQLite's severity_rank() is a registered function). */
 	{ "aivet_severity", AUDIT_TABLE_SCHEMA, NULL },
+	/* PostgreSQL's copy of seal-parts.h, filled by aivet at migration, from
+	 * which the server computes row hashes (db/pg/012-server-seals.sql). */
+	{ "aivet_seal_part", AUDIT_TABLE_SCHEMA, NULL },
 	{ NULL, 0, NULL }
 };
 const struct audit_table *const audit_tables = audit_tables_list;
@@ -507,12 +444,14 @@ audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *act
 	    NULL, out);
 }
 
-/* On PostgreSQL the function writes the login as the actor, checks the hash
- * and that an entry for an operation follows that operation (db/pg/008-workflow.sql). */
+/* On PostgreSQL the function takes the seq and the head, computes the row hash
+ * and the entry hash itself, writes the login as the actor and checks that an
+ * entry about a sealed type follows its operation (db/pg/012-server-seals.sql):
+ * what this side computes is not sent. */
 static const struct db_write append_entry = {
 	{ "INSERT INTO audit_log (seq, at, actor, action, object_type, object_id, details, prev_hash, "
 	  "entry_hash, row_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
-	"SELECT aivet_audit_append(?1, ?2, ?4, ?5, ?6, ?7, ?8, ?9, ?10)", 0
+	"SELECT aivet_audit_append(?2, ?4, ?5, ?6, ?7)", 0
 };
 
 int
@@ -542,8 +481,10 @@ audit_append(struct db *db, const char *actor, const char *action,
 		return db_err(db, err, "audit log");
 	}
 	db_finalize(st);
-	/* The row as the caller just wrote it, in this transaction. */
-	rc = row_hash(db, &s, object_type, object_id, rh, &present, err);
+	/* The row as the caller just wrote it, in this transaction (the server
+	 * computes its own). */
+	rh[0] = '\0';
+	rc = db_kind(db) == DB_KIND_PG ? 0 : row_hash(db, &s, object_type, object_id, rh, &present, err);
 	sealer_free(&s);
 	if (rc != 0)
 		return rc;

@@ -15,6 +15,7 @@
 #include "aivet/core.h"
 #include "db-impl.h"
 #include "severity.h"
+#include "seal-parts.h"
 
 #define IS_PG(db) ((db)->ops->kind == DB_KIND_PG)
 #define OPS(st) ((st)->db->ops)
@@ -615,26 +616,63 @@ db_user_version(struct db *db, int64_t *out, struct aerr *err)
  * migration aivet applies refills it in its own transaction, so the server
  * sorts findings as the C code does. (SQLite's is a function db-sqlite.c
  * registers.) A change to the order therefore comes with a migration. */
+/* Empties a table of PostgreSQL's that aivet fills from its own lists at each
+ * migration: 1 when there is one to fill, 0 when this store or this schema
+ * version has none, -1 on an error. */
+static int
+pg_refill(struct db *db, const char *table, struct aerr *err)
+{
+	int64_t exists = 0;
+	char *del;
+	int rc;
+
+	if (!IS_PG(db))
+		return 0;
+	if (db_int(db, &exists, err, "SELECT to_regclass(?) IS NOT NULL", "t", table) < 0)
+		return -1;
+	if (!exists)
+		return 0;
+	del = xasprintf("DELETE FROM %s", table);
+	rc = db_exec(db, err, del, NULL);
+	free(del);
+	return rc != 0 ? -1 : 1;
+}
+
 static int
 severity_fill(struct db *db, struct aerr *err)
 {
 #define SEV_NAME(id, name) name,
 	static const char *const names[] = { SEVERITIES(SEV_NAME) };
 #undef SEV_NAME
-	int64_t exists = 0;
+	int rc = pg_refill(db, "aivet_severity", err);
 
-	if (!IS_PG(db))
-		return 0;
-	if (db_int(db, &exists, err, "SELECT to_regclass('aivet_severity') IS NOT NULL", NULL) < 0)
-		return err->code;
-	if (!exists)
-		return 0;
-	if (db_exec(db, err, "DELETE FROM aivet_severity", NULL) != 0)
-		return err->code;
+	if (rc <= 0)
+		return rc < 0 ? err->code : 0;
 	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
 		if (db_exec(db, err, "INSERT INTO aivet_severity (rank, name) VALUES (?, ?)", "it", (int64_t)i,
 		    names[i]) != 0)
 			return err->code;
+	return 0;
+}
+
+/* PostgreSQL's aivet_row_hash() reads the seals' parts from the table
+ * aivet_seal_part (db/pg/012-server-seals.sql), which each migration aivet
+ * applies refills from seal-parts.h, as severity_fill does the severities. */
+static int
+seal_parts_fill(struct db *db, struct aerr *err)
+{
+	int rc = pg_refill(db, "aivet_seal_part", err);
+
+	if (rc <= 0)
+		return rc < 0 ? err->code : 0;
+	for (size_t i = 0; i < sizeof seal_parts / sizeof seal_parts[0]; i++) {
+		const struct seal_part *p = &seal_parts[i];
+
+		if (db_exec(db, err, "INSERT INTO aivet_seal_part (ord, object_type, tbl, cols, key, order_by, "
+		    "cond, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "itttttti", (int64_t)i, p->type, p->table,
+		    p->cols, p->key, p->order, p->cond, (int64_t)p->late) != 0)
+			return err->code;
+	}
 	return 0;
 }
 
@@ -660,7 +698,7 @@ apply_migration(struct db *db, const struct embedded_file *m, int version, struc
 		rc = aerr_set(err, AV_RUNTIME, "migration %s failed: %s", m->name, msg ? msg : "?");
 		free(msg);
 		db_rollback(db);
-	} else if (severity_fill(db, err) != 0) {
+	} else if (severity_fill(db, err) != 0 || seal_parts_fill(db, err) != 0) {
 		char why[sizeof err->msg];
 
 		snprintf(why, sizeof why, "%s", err->msg);

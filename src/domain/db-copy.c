@@ -66,6 +66,7 @@ bookkeeping(const char *name)
 {
 	return strncmp(name, "sqlite_", 7) == 0 || strcmp(name, "aivet_schema") == 0 ||
 	    strcmp(name, "aivet_op") == 0 || strcmp(name, "aivet_severity") == 0 ||
+	    strcmp(name, "aivet_seal_part") == 0 ||
 	    strcmp(name, "schema_version") == 0 || strcmp(name, "aivet_migration") == 0;
 }
 

@@ -1,0 +1,168 @@
+-- pg/012-server-seals.sql: the server computes every hash. Until now
+-- aivet_audit_append() took the entry's seq, previous hash, row hash and
+-- entry hash from its caller and only checked that the entry hash matched
+-- what the caller sent: a role could append an entry with a row hash of her
+-- choosing (one wrong on purpose is a false alarm in every later report), or
+-- with none, then UPDATE a vendor or endpoint behind it.
+--
+-- Now the one way to append is aivet_audit_append(at, action, object_type,
+-- object_id, details): it takes the next seq and the head's hash itself,
+-- computes the row hash from the rows as they are in this transaction
+-- (aivet_row_hash(), over the parts of each seal as src/core/seal-parts.h
+-- lists them: aivet copies that list into aivet_seal_part in each migration
+-- it applies, as it does the severities), and the entry hash over all of it,
+-- in the login's name (session_user). The old function is dropped.
+--
+-- An entry about a sealed object type is written only by the operation that
+-- writes such a row: the functions of 008 for evidence, and, for vendors and
+-- endpoints (which the assessor still writes with SQL), any INSERT, UPDATE or
+-- DELETE of a vendor, endpoint or credential row records the operation
+-- (vendor.write, endpoint.write) for its transaction, which must then carry
+-- that object's audit entry by commit (the deferred check of 008), appended
+-- after the change. So a change with no entry, or an entry followed by a
+-- further change, is refused at commit; and an entry for a row not written
+-- in its transaction is refused at once. (The database's owner, who owns the
+-- tables and could drop these triggers, is not held to this for vendors and
+-- endpoints: its raw SQL is its own to answer for, and audit verify names a
+-- row that no longer matches its entry.)
+
+CREATE TABLE aivet_seal_part (
+	ord         integer PRIMARY KEY,
+	object_type text NOT NULL,
+	tbl         text NOT NULL,
+	cols        text NOT NULL,
+	key         text NOT NULL,
+	order_by    text NOT NULL,
+	cond        text,
+	late        integer NOT NULL
+);
+REVOKE ALL ON aivet_seal_part FROM aivet_auditor, aivet_assessor, aivet_reviewer;
+GRANT SELECT ON aivet_seal_part TO aivet_auditor;
+
+-- The row hash of src/core/audit.c: the netstrings of the type and id, then for
+-- each part its table's name (a late part's only when it has rows) and each row's
+-- columns, a column as the netstring of its text or '~' for NULL. NULL for a type
+-- that is not sealed.
+CREATE FUNCTION aivet_row_hash(p_type text, p_id bigint) RETURNS text LANGUAGE plpgsql STABLE AS $$
+DECLARE
+	p aivet_seal_part;
+	acc text := aivet_netstring(p_type) || aivet_netstring(p_id::text);
+	part text;
+	n bigint;
+	sealed boolean := false;
+BEGIN
+	FOR p IN SELECT * FROM aivet_seal_part WHERE object_type = p_type ORDER BY ord LOOP
+		sealed := true;
+		EXECUTE format('SELECT count(*), coalesce(string_agg(%s, %L ORDER BY %s), %L) FROM %I WHERE %I = $1%s',
+		    (SELECT string_agg(format('CASE WHEN %1$I IS NULL THEN %2$L ELSE aivet_netstring(%1$I::text) END',
+		        trim(c), '~'), ' || ' ORDER BY k) FROM unnest(string_to_array(p.cols, ',')) WITH ORDINALITY AS u(c, k)),
+		    '', p.order_by, '', p.tbl, p.key, CASE WHEN p.cond IS NULL THEN '' ELSE ' AND ' || p.cond END)
+		INTO n, part USING p_id;
+		IF p.late = 0 OR n > 0 THEN
+			acc := acc || aivet_netstring(p.tbl);
+		END IF;
+		acc := acc || part;
+	END LOOP;
+	IF NOT sealed THEN
+		RETURN NULL;
+	END IF;
+	RETURN encode(sha256(convert_to(acc, 'UTF8')), 'hex');
+END $$;
+
+-- Vendors, endpoints and their credentials: the operation is the write itself.
+CREATE OR REPLACE FUNCTION aivet_op_action(action text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+	SELECT CASE WHEN action IN ('answer.set', 'answer.clear', 'answer.note', 'answer.import') THEN 'answer'
+	    WHEN action IN ('vendor.add', 'vendor.edit', 'vendor.archive') THEN 'vendor.write'
+	    WHEN action IN ('endpoint.add', 'endpoint.edit', 'endpoint.archive') THEN 'endpoint.write'
+	    ELSE action END
+$$;
+CREATE OR REPLACE FUNCTION aivet_op_bound(action text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+	SELECT aivet_op_action(action) IN ('assessment.start', 'assessment.submit', 'assessment.approve',
+	    'assessment.return', 'assessment.reopen', 'answer', 'answer.evidence', 'evidence.add',
+	    'probe.exchange', 'questionnaire.load', 'incident.open', 'incident.status', 'incident.edit',
+	    'incident.entry', 'incident.link', 'probe.start', 'probe.calibrate', 'probe.finish',
+	    'probe.interrupted', 'probe.result', 'probe.finding', 'incident.task.add',
+	    'incident.task.done', 'report.export', 'blob.seal', 'vendor.write', 'endpoint.write')
+$$;
+
+CREATE FUNCTION aivet_record_written() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	id bigint;
+BEGIN
+	-- A copy restores rows as they were; the owner's SQL is the owner's to
+	-- answer for (005-roles.sql), and audit verify still names what it changed.
+	IF aivet_restoring() OR aivet_is_owner() THEN
+		RETURN NULL;
+	END IF;
+	IF TG_TABLE_NAME = 'credential' THEN
+		id := CASE WHEN TG_OP = 'DELETE' THEN OLD.endpoint_id ELSE NEW.endpoint_id END;
+	ELSE
+		id := CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END;
+	END IF;
+	PERFORM aivet_op(CASE WHEN TG_TABLE_NAME = 'vendor' THEN 'vendor.write' ELSE 'endpoint.write' END,
+	    CASE WHEN TG_TABLE_NAME = 'vendor' THEN 'vendor' ELSE 'endpoint' END, id);
+	RETURN NULL;
+END $$;
+CREATE TRIGGER vendor_written AFTER INSERT OR UPDATE OR DELETE ON vendor
+	FOR EACH ROW EXECUTE FUNCTION aivet_record_written();
+CREATE TRIGGER endpoint_written AFTER INSERT OR UPDATE OR DELETE ON endpoint
+	FOR EACH ROW EXECUTE FUNCTION aivet_record_written();
+CREATE TRIGGER credential_written AFTER INSERT OR UPDATE OR DELETE ON credential
+	FOR EACH ROW EXECUTE FUNCTION aivet_record_written();
+
+DROP FUNCTION aivet_audit_append(bigint, text, text, text, bigint, text, text, text, text);
+
+-- Appends an entry as audit.c encodes it (aivet(1)), every hash computed here,
+-- in the login's name. Returns its seq.
+CREATE FUNCTION aivet_audit_append(p_at text, p_action text, p_object_type text, p_object_id bigint,
+    p_details text) RETURNS bigint LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE
+	me text := session_user;
+	s bigint;
+	prev text;
+	rh text;
+	h text;
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'writing');
+	IF aivet_is_owner() AND aivet_op_action(p_action) IN ('vendor.write', 'endpoint.write') THEN
+		NULL;   -- the owner's own writes record no operation (aivet_record_written)
+	ELSIF aivet_op_bound(p_action) THEN
+		UPDATE aivet_op SET audited = true WHERE tx = txid_current()
+		    AND action = aivet_op_action(p_action) AND object_type = p_object_type
+		    AND object_id = p_object_id;
+		IF NOT FOUND THEN
+			PERFORM aivet_refused(format('audit entry %s of %s %s follows no such operation in '
+			    'this transaction: it is written by the operation''s function', p_action,
+			    p_object_type, p_object_id));
+		END IF;
+	ELSIF EXISTS (SELECT 1 FROM aivet_seal_part WHERE object_type = p_object_type) THEN
+		PERFORM aivet_refused(format('audit entry %s of %s %s: a %s is recorded only by the operation '
+		    'that writes it', p_action, p_object_type, p_object_id, p_object_type));
+	END IF;
+	-- One appender at a time, as aivet's transactions already are.
+	PERFORM pg_advisory_xact_lock(1634301541);
+	SELECT l.seq, l.entry_hash INTO s, prev FROM audit_log l ORDER BY l.seq DESC LIMIT 1;
+	s := coalesce(s, 0) + 1;
+	prev := coalesce(prev, repeat('0', 64));
+	rh := aivet_row_hash(p_object_type, p_object_id);
+	h := encode(sha256(convert_to(aivet_netstring(s::text) || aivet_netstring(p_at) ||
+	    aivet_netstring(me) || aivet_netstring(p_action) || aivet_netstring(p_object_type) ||
+	    aivet_netstring(p_object_id::text) || aivet_netstring(p_details) ||
+	    aivet_netstring(prev) || coalesce(aivet_netstring(rh), ''), 'UTF8')), 'hex');
+	INSERT INTO audit_log (seq, at, actor, action, object_type, object_id, details, prev_hash,
+	    entry_hash, row_hash)
+	VALUES (s, p_at, me, p_action, p_object_type, p_object_id, p_details, prev, h, rh);
+	RETURN s;
+END $$;
+
+-- The functions' grants and pinned search_path, as 008 gives its own.
+DO $$
+DECLARE f regprocedure;
+BEGIN
+	FOR f IN SELECT p.oid::regprocedure FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace
+	    AND p.proname LIKE 'aivet\_%' LOOP
+		EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_temp', f, current_schema());
+		EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
+		EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO aivet_auditor', f);
+	END LOOP;
+END $$;

@@ -5,8 +5,11 @@
  * made behind aivet's back (even with the triggers dropped) breaks the chain.
  * An entry about an evidentiary row (a finding, a probe result or run, an
  * exchange's evidence, an assessment with its answers, an incident entry, a
- * report) also seals that row: row_hash, computed here from the row itself,
- * so every writer keeps its one audit_append() call.
+ * report) also seals that row: row_hash, computed here from the row itself
+ * (on PostgreSQL by the server, from the same parts), so every writer keeps
+ * its one audit_append() call. A row written once is sealed once, by the
+ * entry that created it; a mutable one by its newest entry, whose action
+ * must edit it (seal_kinds[]).
  *
  * Canonical encoding (documented in aivet(1)): the fields seq, at, actor,
  * action, object_type, object_id, details, prev_hash, in that order, then
@@ -15,7 +18,7 @@
  * their concatenation. The first entry's prev_hash is 64 zeros.
  *
  * row_hash: SHA-256 over the netstrings of the object type and id, then for
- * each part of the seal below (the row, then its child rows in their order)
+ * each part of the seal (seal-parts.h: the row, then its child rows in their order)
  * the part's table name, and each row's columns in the listed order, a
  * column as a netstring of its SQLite text or "~" for NULL.
  */
@@ -631,8 +634,8 @@ object_seal(const char *label, const struct seal_index *ix, size_t *k, int64_t o
 		if (e->role == SEAL_NONE || (e == first && e->role != SEAL_CREATES))
 			audit_status_keep(out, e->seq, "audit entry %lld about %s %lld is not an action that %s "
 			    "a %s (%s)", (long long)e->seq, label, (long long)e->id,
-			    e == first ? "creates" : "edits", type,
-			    e == first ? ix->kind->creates : ix->kind->edits ? ix->kind->edits : "none: it is sealed once");
+			    e == first ? "creates" : "edits", type, e == first ? ix->kind->creates :
+			    ix->kind->edits ? ix->kind->edits : "none: it is sealed once");
 		else if (e != first && ix->kind->edits == NULL)
 			audit_status_keep(out, e->seq, "audit entry %lld records %s %lld again: it was sealed once, "
 			    "by entry %lld", (long long)e->seq, label, (long long)e->id, (long long)first->seq);

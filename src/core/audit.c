@@ -166,13 +166,19 @@ static const struct seal_kind seal_kinds[] = {
 };
 #define NKIND (sizeof seal_kinds / sizeof seal_kinds[0])
 
+/* A sealed type seal_kinds[] does not name: no action may write it, so every
+ * entry about it is named, saying where the type is missing. */
+static const struct seal_kind unnamed_kind = {
+	"type that seal_kinds[] in src/core/audit.c does not name", "", NULL, 0
+};
+
 static const struct seal_kind *
 kind_lookup(const char *type)
 {
 	for (size_t i = 0; i < NKIND; i++)
 		if (strcmp(seal_kinds[i].type, type) == 0)
 			return &seal_kinds[i];
-	return NULL;
+	return &unnamed_kind;
 }
 
 /* Whether word is one of list's space-separated words. */

@@ -14,6 +14,13 @@
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
 
+# Every sealed type names the actions that create it (and those that edit it, if any).
+is "$("$AIVET" audit tables --json | jq -r '[.seals[] | select((.creates // "") == "" or (.creates | startswith("type that"))) | .object_type] | join(",")')" \
+	"" "every sealed type names the actions that create it"
+is "$("$AIVET" audit tables --json | jq -r '[.seals[] | .object_type + "=" + (.edits // "once")] | map(select(endswith("=once"))) | join(" ")')" \
+	"finding=once probe_result=once evidence=once incident_entry=once report=once questionnaire=once blob_seal=once" \
+	"findings, results, evidence, incident entries, reports, questionnaires and sealed content are sealed once"
+
 export KEY_A=key-a KEY_B=key-b
 sim_start --context 8192 --pool 8192 --tenants a=key-a,b=key-b --fault error-200 || exit 1
 "$AIVET" vendor add Beta >/dev/null

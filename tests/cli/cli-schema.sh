@@ -48,6 +48,16 @@ change "a column's check loosened in place (writable_schema)" "PRAGMA writable_s
 	UPDATE sqlite_master SET sql = replace(sql, 'BETWEEN 0 AND 4', 'BETWEEN 0 AND 9') WHERE name = 'vendor';" \
 	"table vendor is not as aivet's migrations create it: changed behind aivet's back"
 
+# A bundle forced over a changed schema opens with the break and fails aivet verify.
+rm -f "$AIVET_DB-wal" "$AIVET_DB-shm"; cp "$T/good.db" "$AIVET_DB"
+sqlite3 "$AIVET_DB" "CREATE TRIGGER zz AFTER INSERT ON finding BEGIN UPDATE finding SET severity = 'info' WHERE id = NEW.id; END"
+run report Acme --out "$T/forced" --allow-broken-chain
+is "$rc" 0 "a bundle forced over a planted trigger is written"
+run verify "$T/forced"
+is "$rc:$out" "1:bundle $T/forced FAILED verification
+  report.json: this database failed its audit: the schema: trigger zz (on finding) is not in aivet's schema (its migrations create no such object): made behind aivet's back" \
+	"and fails aivet verify, naming the trigger"
+
 # What aivet itself writes later keeps the schema as it was.
 rm -f "$AIVET_DB-wal" "$AIVET_DB-shm"; cp "$T/good.db" "$AIVET_DB"
 "$AIVET" vendor edit Acme --criticality 4 >/dev/null

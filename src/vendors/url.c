@@ -296,3 +296,66 @@ out:
 	curl_url_cleanup(u);
 	return rc;
 }
+
+/* The origin a credential is bound to, as libcurl parses it: scheme, host
+ * (lower case), port (the scheme's default when none is written) and path
+ * (without its trailing '/'). 0, or -1 when the URL does not parse. */
+struct origin {
+	char *scheme, *host, *port, *path;
+};
+
+static int
+origin_parse(const char *url, struct origin *o)
+{
+	CURLU *u = curl_url();
+	int rc = 0;
+
+	memset(o, 0, sizeof *o);
+	if (u == NULL)
+		die("out of memory");
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &o->scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &o->host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &o->port, CURLU_DEFAULT_PORT) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PATH, &o->path, 0) != CURLUE_OK)
+		rc = -1;
+	else {
+		size_t n = strlen(o->path);
+
+		for (char *p = o->host; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+		while (n > 0 && o->path[n - 1] == '/')
+			o->path[--n] = '\0';
+	}
+	curl_url_cleanup(u);
+	return rc;
+}
+
+static void
+origin_free(struct origin *o)
+{
+	curl_free(o->scheme);
+	curl_free(o->host);
+	curl_free(o->port);
+	curl_free(o->path);
+}
+
+int
+url_within_origin(const char *url, const char *bound)
+{
+	struct origin a, b;
+	int ok = 0, pa = origin_parse(url, &a), pb = origin_parse(bound, &b);
+
+	if (pa == 0 && pb == 0) {
+		size_t n = strlen(b.path);
+
+		/* A path prefix ends at a segment: /v1 holds /v1/chat, not /v1evil. */
+		ok = strcmp(a.scheme, b.scheme) == 0 && strcmp(a.host, b.host) == 0 &&
+		    strcmp(a.port, b.port) == 0 && strncmp(a.path, b.path, n) == 0 &&
+		    (a.path[n] == '\0' || a.path[n] == '/');
+	}
+	origin_free(&a);
+	origin_free(&b);
+	return ok;
+}

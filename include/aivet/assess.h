@@ -129,8 +129,12 @@ int assessment_start_in(struct db *db, const char *actor, int64_t vendor_id,
     int64_t questionnaire_row, int64_t *id, struct aerr *err);
 int assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err);
 /* The actor approves and is recorded as reviewer; refused when the actor
- * answered or submitted this round (two people). */
-int assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err);
+ * answered or submitted this round (two people). The approval is signed with
+ * sec, the actor's registered key (approval.c), and refused without it on
+ * SQLite, where the actor is only a name typed in. */
+struct minisign_sec;
+int assessment_approve(struct db *db, const char *actor, int64_t id, const struct minisign_sec *sec,
+    struct aerr *err);
 /* 0 when the actor may approve the round now, else the refusal assessment_approve()
  * would give (changes nothing): asked before a question is put to the actor. */
 int assessment_may_approve(struct db *db, const char *actor, int64_t id, struct aerr *err);

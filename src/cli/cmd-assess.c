@@ -320,29 +320,44 @@ assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+static const struct opt approve_opts[] = {
+	{ "key", 'k', "NAME", "your key in the key store (default: the one registered to you)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
 static int
 assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
 	int64_t id;
 	struct db *db;
-	int c;
+	struct minisign_sec *sec = NULL;
+	const char *key = NULL;
+	int c, rc, signed_;
 
 	/* --reviewer is refused by name: the reviewer is the actor, never a typed name. */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--reviewer") == 0 || strncmp(argv[i], "--reviewer=", 11) == 0)
 			return usage_error(av, err, "assess approve takes no --reviewer: the reviewer is "
-			    "who runs aivet (now %s); approve as another with 'aivet --actor NAME' or "
-			    "AIVET_ACTOR", av->actor);
+			    "who runs aivet (now %s), signing with their own key", av->actor);
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0)
-		;
+		if (c == 'k')
+			key = p.arg;
 	if (c < 0)
 		return err->code;
 	id = p.target[0];
-	if ((db = db_ready(av, err)) == NULL || assessment_approve(db, av->actor, id, err) != 0)
+	if ((db = db_ready(av, err)) == NULL ||
+	    (key != NULL && keystore_name_check(key, err) != 0) ||
+	    approval_key_load(db, av->actor, key, 1, &sec, err) != 0)
 		return err->code;
-	term_printf(stdout, "assessment %lld approved by %s (final)\n", (long long)id, av->actor);
+	signed_ = sec != NULL;
+	rc = assessment_approve(db, av->actor, id, sec, err);
+	minisign_sec_free(sec);
+	if (rc != 0)
+		return rc;
+	term_printf(stdout, "assessment %lld approved by %s (final)%s\n", (long long)id, av->actor,
+	    signed_ ? ", signed with their key" : "");
 	return 0;
 }
 
@@ -508,7 +523,8 @@ static const struct cmd_entry assess_subs[] = {
 	  NULL, ARGS({ TARGET_ASSESSMENT, 0 }, { TARGET_WORD, 0 }) },
 	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL,
 	  ARGS({ TARGET_ASSESSMENT, 0 }) },
-	{ "approve", "ASSESSMENT", NULL, "approve an assessment in review (final)",
+	{ "approve", "ASSESSMENT", approve_opts, "approve an assessment in review (final), signed "
+	  "with your own registered key",
 	  assess_approve, NULL, ARGS({ TARGET_ASSESSMENT, 0 }) },
 	{ "reopen", "ASSESSMENT", NULL,
 	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL,

@@ -16,6 +16,7 @@
 #include "db-admin.h"
 #include "claims.h"
 #include "rating.h"
+#include "approval.h"
 
 
 static char *
@@ -844,8 +845,7 @@ approver_is_second_person(struct db *db, const char *actor, int64_t id, struct a
 	if (answered == 0 && submitted == 0)
 		return 0;
 	return aerr_set(err, AV_USAGE, "%s cannot approve assessment %lld: %s %s it, and approval "
-	    "needs a second person (approve as another actor: --actor NAME, AIVET_ACTOR or their "
-	    "own login)", actor, (long long)id, actor,
+	    "needs a second person, who approves with their own key", actor, (long long)id, actor,
 	    answered && submitted ? "answered and submitted" : answered ? "answered" : "submitted");
 }
 
@@ -900,7 +900,8 @@ assessment_may_approve(struct db *db, const char *actor, int64_t id, struct aerr
 }
 
 int
-assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err)
+assessment_approve(struct db *db, const char *actor, int64_t id, const struct minisign_sec *sec,
+    struct aerr *err)
 {
 	struct assessment *a;
 	struct assessment_score s;
@@ -915,14 +916,18 @@ assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *er
 	if (approve_refusal(db, actor, a, &s, err) != 0)
 		return finish(db, a, err->code, err);
 	now_iso(at);
-	rc = db_write(db, err, &approve_round, NULL, "itt", id, at, actor);
-	if (rc == 0) {
-		d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "reviewer", actor);
-		cJSON_AddStringToObject(d, "rating", rating_name(s.rating));
-		cJSON_AddNumberToObject(d, "risk_score", s.risk_score);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "reviewer", actor);
+	cJSON_AddStringToObject(d, "rating", rating_name(s.rating));
+	cJSON_AddNumberToObject(d, "risk_score", s.risk_score);
+	/* Signed before anything is written: a refused signature leaves the round in review. */
+	rc = approval_sign(db, actor, a, at, sec, d, err);
+	if (rc == 0)
+		rc = db_write(db, err, &approve_round, NULL, "itt", id, at, actor);
+	if (rc == 0)
 		rc = audit_status(db, actor, "assessment.approve", id, d, err);
-	}
+	else
+		cJSON_Delete(d);
 	return finish(db, a, rc, err);
 }
 

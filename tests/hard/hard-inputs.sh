@@ -153,8 +153,8 @@ for note in '=HYPERLINK("http://evil.example","x")' '+1+2' '-2+3' '@SUM(A1)' "$(
 	is "$(sqlite3 "$AIVET_DB" "SELECT note FROM answer WHERE question_id = 'gate'")" "$note" \
 		"import removes the guard: the note round-trips exactly"
 done
-refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester); approve as another with 'aivet --actor NAME' or AIVET_ACTOR
-usage: aivet assess approve ASSESSMENT" \
+refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester), signing with their own key
+usage: aivet assess approve ASSESSMENT [--key NAME]" \
 	"U+202E in a typed reviewer's name (no typed name is taken)" assess approve 1 --reviewer "$(printf 'b\342\200\256ob')"
 printf '"question_id","answer","note"\n"gate","no","a\000b"\n' >"$T/nul.csv"
 refused "$T/nul.csv:2: a cell holds a NUL byte" "a NUL in a cell" assess import 1 "$T/nul.csv"

@@ -637,6 +637,10 @@ html_assessments(struct buf *b, const cJSON *rep)
 			esc(b, s_of(x, "approved_at"));
 			buf_adds(b, " by ");
 			esc(b, s_of(x, "reviewer") ? s_of(x, "reviewer") : "an unrecorded reviewer");
+			if (s_of(x, "since_approval") != NULL) {
+				buf_adds(b, ", ");
+				esc(b, s_of(x, "since_approval"));
+			}
 		} else {
 			buf_adds(b, "; not approved");
 		}

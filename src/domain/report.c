@@ -525,6 +525,9 @@ rate_assessments(struct db *db, cJSON *assess, const cJSON *runs, const cJSON *e
 		cJSON_ReplaceItemInObject(a, "contradicted_claims", cJSON_CreateNumber(sc.contradicted));
 		cJSON_ReplaceItemInObject(a, "contradicted_by", sc.finding[0] ?
 		    cJSON_CreateString(sc.finding) : cJSON_CreateNull());
+		cJSON_DeleteItemFromObject(a, "approved_score");
+		cJSON_DeleteItemFromObject(a, "since_approval");
+		assessment_approved_json(a, loaded, &sc);
 		cJSON_Delete(claims);
 		assessment_free(loaded);
 	}

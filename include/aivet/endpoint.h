@@ -50,9 +50,9 @@ int endpoint_archive(struct db *db, const char *actor, const char *ref, struct a
 /* actor, who wrote credential references of the endpoint, confirms that their
  * secrets may go to url, the endpoint's URL now (AV_USAGE when it is not, or
  * when actor wrote none): the references are bound to its origin from then on
- * (credref.c). labels: a new JSON array of the labels confirmed. */
+ * (credref.c). labels: the labels confirmed, space-separated, newly allocated. */
 int endpoint_confirm(struct db *db, const char *actor, const char *ref, const char *url,
-    cJSON **labels, struct aerr *err);
+    char **labels, struct aerr *err);
 /* The plain-text view of an endpoint, as "endpoint show" and the TUI print it. */
 void endpoint_describe(const struct endpoint *e, struct buf *out);
 

@@ -315,7 +315,7 @@ cmd_endpoint_confirm(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	struct db *db;
 	const char *url = NULL;
-	cJSON *labels, *l;
+	char *labels;
 	int c;
 
 	opt_begin(&p, av, argc, argv);
@@ -325,11 +325,9 @@ cmd_endpoint_confirm(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (c < 0 || (db = av_db(av, err)) == NULL ||
 	    endpoint_confirm(db, av->actor, argv[p.ind], url, &labels, err) != 0)
 		return err->code;
-	term_printf(stdout, "endpoint %s: %s's credentials", argv[p.ind], av->actor);
-	cJSON_ArrayForEach(l, labels)
-		term_printf(stdout, " %s", l->valuestring);
-	term_printf(stdout, " may go to %s\n", url);
-	cJSON_Delete(labels);
+	term_printf(stdout, "endpoint %s: %s's credentials %s may go to %s\n", argv[p.ind], av->actor,
+	    labels, url);
+	free(labels);
 	return 0;
 }
 

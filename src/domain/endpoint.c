@@ -363,7 +363,7 @@ labels_written_by(struct db *db, int64_t id, const char *actor, cJSON *mine, str
 
 int
 endpoint_confirm(struct db *db, const char *actor, const char *ref, const char *url,
-    cJSON **labels, struct aerr *err)
+    char **labels, struct aerr *err)
 {
 	int64_t id, same;
 	cJSON *d = cJSON_CreateObject(), *mine = cJSON_AddArrayToObject(d, "credentials");
@@ -393,7 +393,16 @@ endpoint_confirm(struct db *db, const char *actor, const char *ref, const char *
 	if (audit_append(db, actor, "endpoint.confirm", "endpoint", id, d, err) != 0 ||
 	    db_commit(db, err) != 0)
 		goto fail;
-	*labels = cJSON_Duplicate(mine, 1);
+	{
+		const cJSON *l;
+		struct buf b;
+
+		buf_init(&b);
+		cJSON_ArrayForEach(l, mine)
+			buf_printf(&b, "%s%s", b.len ? " " : "", l->valuestring);
+		*labels = xstrdup(b.data ? b.data : "");
+		buf_free(&b);
+	}
 	err->code = 0;
 	goto out;
 fail:

@@ -221,14 +221,14 @@ run assess list beta --json
 is "$(printf '%s' "$out" | json '[.[] | .id] | join(",")')" "2,3" "list by vendor"
 # Each column as wide as its widest cell (or heading): nothing runs into the next.
 run assess list
-is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING       SCORE MISSING
-1  acme   scoring-test@1 1     draft  unacceptable 34.4  0
-2  beta   scoring-test@1 1     final  acceptable   0.0   0
-3  beta   scoring-test@1 2     draft  concerns     30.0  0" "text list: the RATING column as wide as 'unacceptable'"
+is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING       SCORE MISSING APPROVAL
+1  acme   scoring-test@1 1     draft  unacceptable 34.4  0       -
+2  beta   scoring-test@1 1     final  acceptable   0.0   0       approved at acceptable 0.0; unchanged
+3  beta   scoring-test@1 2     draft  concerns     30.0  0       -" "text list: the RATING column as wide as 'unacceptable'; a final round's APPROVAL last"
 run assess list beta
-is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING     SCORE MISSING
-2  beta   scoring-test@1 1     final  acceptable 0.0   0
-3  beta   scoring-test@1 2     draft  concerns   30.0  0" "text list of one vendor: RATING as wide as 'acceptable'"
+is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING     SCORE MISSING APPROVAL
+2  beta   scoring-test@1 1     final  acceptable 0.0   0       approved at acceptable 0.0; unchanged
+3  beta   scoring-test@1 2     draft  concerns   30.0  0       -" "text list of one vendor: RATING as wide as 'acceptable'"
 
 # ---- claims against probe results ----
 run endpoint add acme --name main --api openai --url http://127.0.0.1:9/v1 --model m --context 1000

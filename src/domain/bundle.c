@@ -460,6 +460,13 @@ check_approval(const char *dir, const cJSON *a, const struct sums_entry *se, siz
 	free(p);
 	if (e.code != 0)
 		problem(res, "assessment %lld: the approval's signature: %s", id, e.msg);
+	else {
+		size_t n = strlen(res->approvals);
+
+		snprintf(res->approvals + n, sizeof res->approvals - n, "%sassessment %lld by %s "
+		    "(key id %s)", n ? "; " : "", id, jstr(a, "reviewer"), jstr(o, "key_id") ?
+		    jstr(o, "key_id") : "?");
+	}
 	buf_free(&st);
 	buf_free(&sg);
 }
@@ -880,6 +887,8 @@ verify_result_text(const char *dir, const struct verify_result *res, struct buf 
 		buf_printf(out, "  generated    %s (as the signer says)\n  time-stamp   ", res->generated_at);
 		tsa_status_words(&res->tsa, out);
 		buf_adds(out, "\n");
+		if (res->approvals[0])
+			buf_printf(out, "  approvals    signed: %s\n", res->approvals);
 		return;
 	}
 	buf_printf(out, "bundle %s FAILED verification\n", dir);

@@ -210,7 +210,7 @@ vendor_verdict_short(const struct vendor_verdict *v, char *out, size_t n)
 void
 vendor_verdict_add_json(cJSON *o, const struct vendor_verdict *v)
 {
-	char basis[512];
+	char basis[1024];
 
 	cJSON_AddStringToObject(o, "rating", rating_name(v->rating));
 	vendor_verdict_basis(v, basis, sizeof basis);

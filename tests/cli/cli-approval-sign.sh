@@ -75,6 +75,8 @@ minisign -Vm "$S" -P "$(sed -n 2p "$ALICE/aivet/keys/alice.pub")" >/dev/null 2>&
 is "$?" 1 "and not with alice's"
 run verify "$T/b"
 is "$rc" 0 "aivet verify passes the bundle$errout"
+like "$out" "
+  approvals    signed: assessment 1 by bob \(key id $bobid\)$" "and names the approval it checked"
 
 # Alice forges: the statement re-signed with her key, SHA256SUMS re-made and signed by her.
 forge() {

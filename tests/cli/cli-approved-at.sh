@@ -65,6 +65,8 @@ run vendor show V --json
 has "$(printf '%s' "$out" | jq -r '.rating_basis')" "final round 1 of approved-at $r1 (score $(printf '%.1f' "$s1")), $S;" \
 	"vendor show: the rating's basis carries it"
 is "$(printf '%s' "$out" | jq -r '.since_approval')" "$S" "vendor show --json: since_approval"
+run vendor show V
+has "$out" "  rating       $r1: final round 1 of approved-at $r1 (score $(printf '%.1f' "$s1")), $S;" "vendor show: its rating line"
 run vendor list --json
 is "$(printf '%s' "$out" | jq -r '.[0].since_approval')" "$S" "vendor list --json"
 

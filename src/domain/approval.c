@@ -264,8 +264,10 @@ approval_check(const char *statement, size_t slen, const char *minisig, size_t s
 		return aerr_set(err, AV_FINDINGS, "the key registered to %s is missing or malformed",
 		    reviewer ? reviewer : "the reviewer");
 	if ((rc = minisign_verify_data(&pub, statement, slen, minisig, siglen, "signature", NULL,
-	    err)) != 0)
-		return rc == AV_USAGE ? aerr_set(err, AV_FINDINGS, "%s", err->msg) : rc;
+	    err)) != 0) {
+		err->code = AV_FINDINGS;   /* a malformed signature file fails the bundle too */
+		return AV_FINDINGS;
+	}
 	text = xasprintf("%.*s", (int)slen, statement);
 	snprintf(want, sizeof want, "%lld", (long long)assessment_id);
 	rc = 0;

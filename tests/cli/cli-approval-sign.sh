@@ -98,4 +98,7 @@ like "$out" "assessment 1: the approval's signature: signature: signature does n
 forge sh -c "jq '.assessments[0].reviewer = \"carol\"' '$T/f/report.json' >'$T/f/r.json' && mv '$T/f/r.json' '$T/f/report.json'"
 is "$rc" 1 "a report naming another reviewer than the signed statement fails"
 like "$out" "the signed statement says approved by bob, the report by carol" "named so"
+forge sh -c "jq '.assessments[0].approval_signature.registered_public_key = null' '$T/f/report.json' >'$T/f/r.json' && mv '$T/f/r.json' '$T/f/report.json'"
+is "$rc" 1 "a signed approval whose reviewer's registered key the report drops fails"
+like "$out" "assessment 1: the approval's signature: the key registered to bob is missing or malformed" "named so"
 done_testing

@@ -10,6 +10,7 @@
 
 #include "core.h"
 #include "questionnaire.h"
+#include "rating.h"
 
 /* A file attached to an answer as evidence. */
 struct answer_file {
@@ -27,6 +28,7 @@ struct answer {
 struct assessment {
 	int64_t id, vendor_id, round, parent_id;   /* parent_id 0 for a first round */
 	char *vendor, *status, *created_by, *created_at, *submitted_at, *approved_at, *reviewer;
+	struct approval_at approved;   /* what the approval entry recorded (final rounds) */
 	struct questionnaire *q;
 	struct answer *answers;  /* one per q->questions[] */
 	int *asked;              /* 0 when depends_on hides the question */
@@ -63,6 +65,13 @@ int assessment_asked(const struct assessment *a, int qi, struct aerr *err);
  * gives them; NULL only where no evidence exists yet). */
 void assessment_score(const struct assessment *a, const cJSON *claims, struct assessment_score *s);
 /* The risk answer qi carries in that rating (its stated risk, or high when contradicted). */
+/* rating_since_approval of round a scored s: "approved at concerns 8.6; now
+ * unacceptable 49.6: ..." ("" for a round with nothing recorded at approval). */
+void assessment_since_approval(const struct assessment *a, const struct assessment_score *s,
+    char *out, size_t n);
+/* Adds approved_score ({rating, risk_score} or null) and since_approval (that
+ * sentence or null) to o: assess show --json, assess list --json, the report. */
+void assessment_approved_json(cJSON *o, const struct assessment *a, const struct assessment_score *s);
 int assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims);
 /* The first contradicted claim of answer qi in claims, or NULL. */
 const cJSON *assessment_contradiction(const cJSON *claims, const char *question_id);
@@ -129,8 +138,12 @@ int assessment_start_in(struct db *db, const char *actor, int64_t vendor_id,
     int64_t questionnaire_row, int64_t *id, struct aerr *err);
 int assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err);
 /* The actor approves and is recorded as reviewer; refused when the actor
- * answered or submitted this round (two people). */
-int assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err);
+ * answered or submitted this round (two people). The approval is signed with
+ * sec, the actor's registered key (approval.c), and refused without it on
+ * SQLite, where the actor is only a name typed in. */
+struct minisign_sec;
+int assessment_approve(struct db *db, const char *actor, int64_t id, const struct minisign_sec *sec,
+    struct aerr *err);
 /* 0 when the actor may approve the round now, else the refusal assessment_approve()
  * would give (changes nothing): asked before a question is put to the actor. */
 int assessment_may_approve(struct db *db, const char *actor, int64_t id, struct aerr *err);

@@ -17,12 +17,26 @@
 int credref_check(const char *ref, struct aerr *err);
 /* Resolves the reference into sodium_malloc'ed memory; free with credref_free. */
 int credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err);
+/* Who wrote an endpoint's credential reference and where it may go, from the
+ * endpoint's audit entries: writer, who set the reference now stored (NULL:
+ * no entry set it); origin_url, the URL it is bound to (the endpoint's URL
+ * when the writer set it, moved with the writer's own URL changes, or one the
+ * writer confirmed); url, url_actor and url_at, the URL the log last set, by
+ * whom and when (NULL: none). */
+struct credref_binding {
+	char *writer, *origin_url, *url, *url_actor, *url_at;
+};
+int credref_binding_load(struct db *db, int64_t endpoint_id, const char *label, const char *ref,
+    struct credref_binding *b, struct aerr *err);
+void credref_binding_free(struct credref_binding *b);
 /* As credref_resolve, for a probe run by runner of the endpoint's credential
- * label: refused (AV_USAGE, naming who set it and the setting that would
- * allow it) unless runner set that reference or allows it in
- * CONFIG/credentials-allowed. */
-int credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char *label,
-    const char *ref, char **secret, size_t *len, struct aerr *err);
+ * label, to be sent to url: refused (AV_USAGE, nothing read) when url is not
+ * the one the audit log last set or lies outside the reference's origin
+ * (naming who moved it, when, and the confirmation), or unless runner set
+ * that reference or allows it in CONFIG/credentials-allowed (naming who set
+ * it and the setting that would allow it). */
+int credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char *url,
+    const char *label, const char *ref, char **secret, size_t *len, struct aerr *err);
 void credref_free(char *secret, size_t len);
 
 #endif

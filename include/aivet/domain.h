@@ -20,6 +20,7 @@
 #include "report.h"
 #include "tsa.h"
 #include "minisign.h"
+#include "approval.h"
 #include "dashboard.h"
 #include "run-query.h"
 #include "run-settle.h"

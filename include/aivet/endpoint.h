@@ -47,6 +47,12 @@ int endpoint_add(struct db *db, const char *actor, const char *vendor,
 int endpoint_edit(struct db *db, const char *actor, const char *ref, const struct endpoint_input *in,
     struct aerr *err);
 int endpoint_archive(struct db *db, const char *actor, const char *ref, struct aerr *err);
+/* actor, who wrote credential references of the endpoint, confirms that their
+ * secrets may go to url, the endpoint's URL now (AV_USAGE when it is not, or
+ * when actor wrote none): the references are bound to its origin from then on
+ * (credref.c). labels: the labels confirmed, space-separated, newly allocated. */
+int endpoint_confirm(struct db *db, const char *actor, const char *ref, const char *url,
+    char **labels, struct aerr *err);
 /* The plain-text view of an endpoint, as "endpoint show" and the TUI print it. */
 void endpoint_describe(const struct endpoint *e, struct buf *out);
 

@@ -75,6 +75,13 @@ int minisign_sign_file(const struct minisign_sec *sec, const char *path, const c
 int minisign_verify_file(const struct minisign_pub *pub, const char *path, const char *sigtext,
     size_t siglen, const char *what, char *trusted, struct aerr *err);
 
+/* The same for content in memory: what "minisign -Vm FILE" verifies once the
+ * content is written to FILE. */
+int minisign_sign_data(const struct minisign_sec *sec, const void *data, size_t len,
+    const char *trusted_comment, struct buf *out, struct aerr *err);
+int minisign_verify_data(const struct minisign_pub *pub, const void *data, size_t len,
+    const char *sigtext, size_t siglen, const char *what, char *trusted, struct aerr *err);
+
 /* ---- key store ---- */
 
 /* $XDG_CONFIG_HOME/aivet/keys (or ~/.config/aivet/keys); caller frees. */

@@ -38,6 +38,20 @@ extern const char assessment_rating_rule[];
 enum rating vendor_rating(enum rating worst_assessment, int worst_finding, int probed);
 extern const char vendor_rating_rule[];
 
+/* What a final round was approved at: the rating and risk score the
+ * approval entry recorded (known 0 when none was, or the round is no final). */
+struct approval_at {
+	int known;
+	enum rating rating;
+	double score;
+};
+/* The one sentence every surface shows of a final round beside what it was
+ * approved at: "approved at concerns 8.6; now unacceptable 49.6: 3 claims
+ * contradicted (kv_pages_cleared: LEAK_CROSS_TENANT on V/e)", "approved at
+ * concerns 8.6; unchanged", or "" when nothing was recorded at approval. */
+void rating_since_approval(const struct approval_at *at, enum rating now, double score,
+    int contradicted, const char *contradicted_by, char *out, size_t n);
+
 /* One round of an assessment as its vendor's rating sees it, rated by
  * assessment_score (contradicted claims counted high). */
 struct rated_round {
@@ -48,6 +62,7 @@ struct rated_round {
 	double score;
 	int contradicted;
 	const char *contradicted_by;  /* assessment_score's finding, or NULL */
+	struct approval_at approved;  /* a final round's rating at approval */
 };
 
 /* A vendor's rating and what it rests on: the one answer every surface shows. */
@@ -59,6 +74,8 @@ struct vendor_verdict {
 	int64_t assessment_id, round;
 	char qid[64];
 	double score;                 /* that round's risk score */
+	struct approval_at approved;  /* what that round was approved at */
+	char since_approval[320];     /* rating_since_approval of that round, or "" */
 	int contradicted;             /* contradicted claims in those rounds */
 	char contradicted_by[160];
 	/* The open findings (claims_open_findings) and whether any run completed. */
@@ -82,9 +99,10 @@ void vendor_verdict(const struct rated_round *rounds, int n, const cJSON *runs,
 void vendor_verdict_basis(const struct vendor_verdict *v, char *out, size_t n);
 /* The round beside it: "draft round 2: incomplete, score 0.0", or "" for none. */
 void vendor_verdict_draft(const struct vendor_verdict *v, char *out, size_t n);
-/* A list's column beside the rating word: "score 59.1", "critical
- * LEAK_CROSS_TENANT" or "no final round", then "; draft round 2 incomplete"
- * when a round is in work. */
+/* A list's column beside the rating word: "score 59.1" (then ", approved at
+ * concerns 8.6" when the round was approved at another rating or score),
+ * "critical LEAK_CROSS_TENANT" or "no final round", then "; draft round 2
+ * incomplete" when a round is in work. */
 void vendor_verdict_short(const struct vendor_verdict *v, char *out, size_t n);
 /* Adds rating (the word), rating_basis (vendor_verdict_basis) and draft ({id,
  * round, status, rating, score} or null) to o: vendor list --json, vendor show

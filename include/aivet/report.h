@@ -172,6 +172,8 @@ struct verify_result {
 	char trust_source[16];       /* "own-key", "trusted-key", "pubkey", "key" or "" */
 	char trust_name[1040];       /* the key's name or file */
 	size_t files_checked;
+	/* The approvals whose signatures verified: "assessment 1 by bob (key id X)", "; "-joined. */
+	char approvals[512];
 	char **problems;             /* each names the file and what is wrong */
 	size_t nproblems;
 };

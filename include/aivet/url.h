@@ -13,5 +13,8 @@ int url_is_loopback_host(const char *host);
 /* True when the URL carries a credential (user:password@, ?key=...): such a
  * URL, stored before aivet refused them, must not be copied anywhere. */
 int url_has_credential(const char *url);
+/* True when url lies within the origin of bound: the same scheme, host and
+ * port, and a path under bound's path (a credential's origin, credref.c). */
+int url_within_origin(const char *url, const char *bound);
 
 #endif

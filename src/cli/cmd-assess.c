@@ -163,17 +163,17 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 /* One row of the assess list table, kept until every row is known so that
  * each column is as wide as its widest cell and none runs into the next. */
 struct list_row {
-	char *cell[8];
+	char *cell[9];
 };
 
 static void
 print_list_rows(struct list_row *rows, size_t n)
 {
-	static const char *const head[8] = { "ID", "VENDOR", "QUESTIONNAIRE", "ROUND", "STATUS",
-		"RATING", "SCORE", "MISSING" };
-	int w[8];
+	static const char *const head[9] = { "ID", "VENDOR", "QUESTIONNAIRE", "ROUND", "STATUS",
+		"RATING", "SCORE", "MISSING", "APPROVAL" };
+	int w[9];
 
-	for (int c = 0; c < 8; c++) {
+	for (int c = 0; c < 9; c++) {
 		w[c] = (int)strlen(head[c]);
 		for (size_t i = 0; i < n; i++)
 			if ((int)strlen(rows[i].cell[c]) > w[c])
@@ -182,9 +182,9 @@ print_list_rows(struct list_row *rows, size_t n)
 	for (size_t i = 0; i <= n; i++) {
 		const char *const *cell = i == 0 ? head : (const char *const *)rows[i - 1].cell;
 
-		term_printf(stdout, "%-*s %-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], cell[0], w[1],
+		term_printf(stdout, "%-*s %-*s %-*s %-*s %-*s %-*s %-*s %-*s %s\n", w[0], cell[0], w[1],
 		    cell[1], w[2], cell[2], w[3], cell[3], w[4], cell[4], w[5], cell[5], w[6], cell[6],
-		    cell[7]);
+		    w[7], cell[7], cell[8]);
 	}
 }
 
@@ -192,7 +192,7 @@ static void
 free_list_rows(struct list_row *rows, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		for (int c = 0; c < 8; c++)
+		for (int c = 0; c < 9; c++)
 			free(rows[i].cell[c]);
 	free(rows);
 }
@@ -242,6 +242,7 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cJSON_AddNumberToObject(o, "unanswered_required", s.unanswered_required);
 			cJSON_AddNumberToObject(o, "contradicted_claims", s.contradicted);
 			json_add_str(o, "contradicted_by", s.finding[0] ? s.finding : NULL);
+			assessment_approved_json(o, a, &s);
 			cJSON_AddStringToObject(o, "created_at", a->created_at);
 			cJSON_AddItemToArray(arr, o);
 		} else {
@@ -255,6 +256,10 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			cell[5] = xstrdup(rating_name(s.rating));
 			cell[6] = xasprintf("%.1f", s.risk_score);
 			cell[7] = xasprintf("%d", s.unanswered_required);
+			cell[8] = xmalloc(320);
+			assessment_since_approval(a, &s, cell[8], 320);
+			if (cell[8][0] == '\0')
+				snprintf(cell[8], 320, "-");
 		}
 		assessment_free(a);
 	}
@@ -320,29 +325,44 @@ assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+static const struct opt approve_opts[] = {
+	{ "key", 'k', "NAME", "your key in the key store (default: the one registered to you)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
 static int
 assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
 	int64_t id;
 	struct db *db;
-	int c;
+	struct minisign_sec *sec = NULL;
+	const char *key = NULL;
+	int c, rc, signed_;
 
 	/* --reviewer is refused by name: the reviewer is the actor, never a typed name. */
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
 		if (strcmp(argv[i], "--reviewer") == 0 || strncmp(argv[i], "--reviewer=", 11) == 0)
 			return usage_error(av, err, "assess approve takes no --reviewer: the reviewer is "
-			    "who runs aivet (now %s); approve as another with 'aivet --actor NAME' or "
-			    "AIVET_ACTOR", av->actor);
+			    "who runs aivet (now %s), signing with their own key", av->actor);
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0)
-		;
+		if (c == 'k')
+			key = p.arg;
 	if (c < 0)
 		return err->code;
 	id = p.target[0];
-	if ((db = db_ready(av, err)) == NULL || assessment_approve(db, av->actor, id, err) != 0)
+	if ((db = db_ready(av, err)) == NULL ||
+	    (key != NULL && keystore_name_check(key, err) != 0) ||
+	    approval_key_load(db, av->actor, key, 1, &sec, err) != 0)
 		return err->code;
-	term_printf(stdout, "assessment %lld approved by %s (final)\n", (long long)id, av->actor);
+	signed_ = sec != NULL;
+	rc = assessment_approve(db, av->actor, id, sec, err);
+	minisign_sec_free(sec);
+	if (rc != 0)
+		return rc;
+	term_printf(stdout, "assessment %lld approved by %s (final)%s\n", (long long)id, av->actor,
+	    signed_ ? ", signed with their key" : "");
 	return 0;
 }
 
@@ -508,7 +528,8 @@ static const struct cmd_entry assess_subs[] = {
 	  NULL, ARGS({ TARGET_ASSESSMENT, 0 }, { TARGET_WORD, 0 }) },
 	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL,
 	  ARGS({ TARGET_ASSESSMENT, 0 }) },
-	{ "approve", "ASSESSMENT", NULL, "approve an assessment in review (final)",
+	{ "approve", "ASSESSMENT", approve_opts, "approve an assessment in review (final), signed "
+	  "with your own registered key",
 	  assess_approve, NULL, ARGS({ TARGET_ASSESSMENT, 0 }) },
 	{ "reopen", "ASSESSMENT", NULL,
 	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL,

@@ -303,6 +303,34 @@ cmd_endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+static const struct opt confirm_opts[] = {
+	{ "url", O_URL, "URL", "the endpoint's URL as it is now, which your credentials may go to",
+	  OPT_REQUIRED },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
+static int
+cmd_endpoint_confirm(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	struct db *db;
+	const char *url = NULL;
+	char *labels;
+	int c;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		if (c == O_URL)
+			url = p.arg;
+	if (c < 0 || (db = av_db(av, err)) == NULL ||
+	    endpoint_confirm(db, av->actor, argv[p.ind], url, &labels, err) != 0)
+		return err->code;
+	term_printf(stdout, "endpoint %s: %s's credentials %s may go to %s\n", argv[p.ind], av->actor,
+	    labels, url);
+	free(labels);
+	return 0;
+}
+
 static const struct cmd_entry endpoint_subs[] = {
 	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL,
 	  ARGS({ TARGET_VENDOR, 0 }) },
@@ -311,6 +339,9 @@ static const struct cmd_entry endpoint_subs[] = {
 	{ "show", "VENDOR/NAME", show_opts, "show an endpoint and its credential references",
 	  endpoint_show, NULL, ARGS({ TARGET_ENDPOINT, 0 }) },
 	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL,
+	  ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ "confirm", "VENDOR/NAME", confirm_opts, "confirm that the credentials you wrote may go to "
+	  "the endpoint's URL, after someone else changed it", cmd_endpoint_confirm, NULL,
 	  ARGS({ TARGET_ENDPOINT, 0 }) },
 	{ "archive", "VENDOR/NAME", NULL, "archive an endpoint (nothing is deleted)",
 	  cmd_endpoint_archive, NULL, ARGS({ TARGET_ENDPOINT, 0 }) },

@@ -294,6 +294,30 @@ out:
 	return rc;
 }
 
+/* Registers the public half of one of the user's own keys as the actor's:
+ * what an approval of theirs is signed with (approval.c). */
+static int
+key_register_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	const char *name = DEFAULT_KEY;
+	struct minisign_pub pub;
+	struct db *db;
+	char id[MINISIGN_KEYID_LEN + 1];
+	int json, first;
+
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
+		return err->code;
+	if (first < argc)
+		name = argv[first];
+	if (keystore_name_check(name, err) != 0 || keystore_load_pub(name, &pub, err) != 0 ||
+	    (db = av_db(av, err)) == NULL || key_register(db, av->actor, &pub, err) != 0)
+		return err->code;
+	minisign_keyid(pub.keynum, id);
+	term_printf(stdout, "key %s (key id %s) registered to %s: their approvals are signed with it\n",
+	    name, id, av->actor);
+	return 0;
+}
+
 static const struct opt generate_opts[] = {
 	{ "name", 'n', "NAME", "the key's name in the keyring (default aivet)", 0 },
 	{ "no-password", 'N', NULL, "leave the secret key unencrypted (for CI)", 0 },
@@ -323,6 +347,8 @@ static const struct cmd_entry key_subs[] = {
 	  ARGS({ TARGET_WORD, 1 }) },
 	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL,
 	  ARGS({ TARGET_WORD, 0 }) },
+	{ "register", "[NAME]", NULL, "register your key's public half to you in the database, "
+	  "for signing your approvals", key_register_cmd, NULL, ARGS({ TARGET_WORD, 1 }) },
 	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 };
 

@@ -140,7 +140,7 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db *db;
 	struct vendor v;
 	const struct vendor_verdict *r;
-	char basis[512];
+	char basis[1024];
 
 	opt_begin(&p, av, argc, argv);
 	if (parse_vendor_opts(&p, &f, &json, err) != 0)

@@ -65,6 +65,7 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json_add_str(o, "generated_at", res.generated_at[0] ? res.generated_at : NULL);
 		cJSON_AddItemToObject(o, "time_stamp", tsa_status_json(&res.tsa));
 		cJSON_AddNumberToObject(o, "files_checked", (double)res.files_checked);
+		json_add_str(o, "approvals_signed", res.approvals[0] ? res.approvals : NULL);
 		p = cJSON_AddArrayToObject(o, "problems");
 		for (size_t i = 0; i < res.nproblems; i++)
 			cJSON_AddItemToArray(p, cJSON_CreateString(res.problems[i]));

@@ -16,6 +16,7 @@
 #include "db-admin.h"
 #include "claims.h"
 #include "rating.h"
+#include "approval.h"
 
 
 static char *
@@ -102,6 +103,30 @@ answer_files_load(struct db *db, struct assessment *a, struct aerr *err)
 	return 0;
 }
 
+/* The rating and score a final round was approved at, as its approval entry
+ * recorded them (sealed with it): kept beside today's, which the evidence moves. */
+static int
+approved_load(struct db *db, struct assessment *a, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT details FROM audit_log WHERE action = "
+	    "'assessment.approve' AND object_type = 'assessment' AND object_id = ? ORDER BY seq DESC "
+	    "LIMIT 1", "i", a->id);
+
+	if (st == NULL)
+		return err->code;
+	if (db_step(st) == DB_ROW) {
+		cJSON *d = cJSON_Parse(col_text(st, 0));
+		const cJSON *sc = cJSON_GetObjectItemCaseSensitive(d, "risk_score");
+		int r = rating_parse(json_get_str(d, "rating"));
+
+		if (r >= 0 && cJSON_IsNumber(sc))
+			a->approved = (struct approval_at){ 1, (enum rating)r, sc->valuedouble };
+		cJSON_Delete(d);
+	}
+	db_finalize(st);
+	return 0;
+}
+
 int
 assessment_load(struct db *db, int64_t id, struct assessment **out, struct aerr *err)
 {
@@ -133,6 +158,10 @@ assessment_load(struct db *db, int64_t id, struct assessment **out, struct aerr 
 	a->approved_at = col_dup_or_null(st, 9);
 	a->reviewer = col_dup_or_null(st, 10);
 	db_finalize(st);
+	if (strcmp(a->status, "final") == 0 && approved_load(db, a, err) != 0) {
+		assessment_free(a);
+		return err->code;
+	}
 	if (questionnaire_load(db, qrow, &a->q, err) != 0) {
 		assessment_free(a);
 		return err->code;
@@ -327,6 +356,32 @@ assessment_score(const struct assessment *a, const cJSON *claims, struct assessm
 	s->rating = assessment_rating(s->worst_risk, s->answered, s->unanswered_required);
 }
 
+void
+assessment_since_approval(const struct assessment *a, const struct assessment_score *s, char *out,
+    size_t n)
+{
+	rating_since_approval(&a->approved, (enum rating)s->rating, s->risk_score, s->contradicted,
+	    s->finding[0] ? s->finding : NULL, out, n);
+}
+
+void
+assessment_approved_json(cJSON *o, const struct assessment *a, const struct assessment_score *s)
+{
+	char since[320];
+	cJSON *ap;
+
+	if (!a->approved.known) {
+		cJSON_AddNullToObject(o, "approved_score");
+		cJSON_AddNullToObject(o, "since_approval");
+		return;
+	}
+	ap = cJSON_AddObjectToObject(o, "approved_score");
+	cJSON_AddStringToObject(ap, "rating", rating_name(a->approved.rating));
+	cJSON_AddNumberToObject(ap, "risk_score", a->approved.score);
+	assessment_since_approval(a, s, since, sizeof since);
+	cJSON_AddStringToObject(o, "since_approval", since);
+}
+
 int
 assessment_rate(struct db *db, const struct assessment *a, struct assessment_score *s,
     cJSON **claims, struct aerr *err)
@@ -432,6 +487,7 @@ assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct a
 	cJSON_AddBoolToObject(sc, "complete", s.unanswered_required == 0);
 	cJSON_AddNumberToObject(sc, "contradicted_claims", s.contradicted);
 	json_add_str(sc, "contradicted_by", s.finding[0] ? s.finding : NULL);
+	assessment_approved_json(o, a, &s);
 	high = cJSON_AddArrayToObject(o, "high_risk");
 	missing = cJSON_AddArrayToObject(o, "missing_required");
 	secs = cJSON_AddArrayToObject(o, "sections");
@@ -844,8 +900,7 @@ approver_is_second_person(struct db *db, const char *actor, int64_t id, struct a
 	if (answered == 0 && submitted == 0)
 		return 0;
 	return aerr_set(err, AV_USAGE, "%s cannot approve assessment %lld: %s %s it, and approval "
-	    "needs a second person (approve as another actor: --actor NAME, AIVET_ACTOR or their "
-	    "own login)", actor, (long long)id, actor,
+	    "needs a second person, who approves with their own key", actor, (long long)id, actor,
 	    answered && submitted ? "answered and submitted" : answered ? "answered" : "submitted");
 }
 
@@ -900,7 +955,8 @@ assessment_may_approve(struct db *db, const char *actor, int64_t id, struct aerr
 }
 
 int
-assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *err)
+assessment_approve(struct db *db, const char *actor, int64_t id, const struct minisign_sec *sec,
+    struct aerr *err)
 {
 	struct assessment *a;
 	struct assessment_score s;
@@ -915,14 +971,18 @@ assessment_approve(struct db *db, const char *actor, int64_t id, struct aerr *er
 	if (approve_refusal(db, actor, a, &s, err) != 0)
 		return finish(db, a, err->code, err);
 	now_iso(at);
-	rc = db_write(db, err, &approve_round, NULL, "itt", id, at, actor);
-	if (rc == 0) {
-		d = cJSON_CreateObject();
-		cJSON_AddStringToObject(d, "reviewer", actor);
-		cJSON_AddStringToObject(d, "rating", rating_name(s.rating));
-		cJSON_AddNumberToObject(d, "risk_score", s.risk_score);
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "reviewer", actor);
+	cJSON_AddStringToObject(d, "rating", rating_name(s.rating));
+	cJSON_AddNumberToObject(d, "risk_score", s.risk_score);
+	/* Signed before anything is written: a refused signature leaves the round in review. */
+	rc = approval_sign(db, actor, a, at, sec, d, err);
+	if (rc == 0)
+		rc = db_write(db, err, &approve_round, NULL, "itt", id, at, actor);
+	if (rc == 0)
 		rc = audit_status(db, actor, "assessment.approve", id, d, err);
-	}
+	else
+		cJSON_Delete(d);
 	return finish(db, a, rc, err);
 }
 
@@ -1234,6 +1294,12 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 		buf_printf(out, "  submitted %s\n", a->submitted_at);
 	if (a->approved_at)
 		buf_printf(out, "  approved %s by %s\n", a->approved_at, a->reviewer ? a->reviewer : "?");
+	if (a->approved.known) {
+		char since[320];
+
+		assessment_since_approval(a, &s, since, sizeof since);
+		buf_printf(out, "  %s\n", since);
+	}
 	buf_printf(out, "  rating %s, risk score %.1f (worst answer %s); %d of %d asked questions "
 	    "answered, %d required unanswered\n", rating_name(s.rating), s.risk_score,
 	    risk_name(s.worst_risk), s.answered, s.asked, s.unanswered_required);

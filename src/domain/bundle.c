@@ -424,6 +424,53 @@ sums_hash(const struct sums_entry *e, size_t n, const char *path)
 }
 
 /* The structural rules of report.json and its bindings to the signature and the list. */
+/* An approval's signature: both files listed in SHA256SUMS, the signature
+ * by the key registered to the reviewer over the statement, and the statement
+ * of this round, reviewer and time. */
+static void
+check_approval(const char *dir, const cJSON *a, const struct sums_entry *se, size_t ns,
+    struct verify_result *res)
+{
+	const cJSON *o = cJSON_GetObjectItem(a, "approval_signature");
+	const char *sf = jstr(o, "statement_file"), *gf = jstr(o, "signature_file");
+	const cJSON *idv = cJSON_GetObjectItem(a, "id");
+	long long id = cJSON_IsNumber(idv) ? (long long)idv->valuedouble : 0;
+	struct buf st, sg;
+	struct aerr e = { 0 };
+	char *p;
+
+	if (o == NULL)
+		return;
+	if (sf == NULL || gf == NULL || !safe_relpath(sf) || !safe_relpath(gf) ||
+	    sums_hash(se, ns, sf) == NULL || sums_hash(se, ns, gf) == NULL) {
+		problem(res, "report.json: assessment %lld: approval_signature: its statement and "
+		    "signature files are not both in SHA256SUMS", id);
+		return;
+	}
+	buf_init(&st);
+	buf_init(&sg);
+	p = xasprintf("%s/%s", dir, sf);
+	if (read_file(p, 65536, &st, &e) == 0) {
+		free(p);
+		p = xasprintf("%s/%s", dir, gf);
+		if (read_file(p, 65536, &sg, &e) == 0)
+			approval_check(st.data, st.len, sg.data, sg.len, jstr(o, "registered_public_key"),
+			    id, jstr(a, "reviewer"), jstr(a, "approved_at"), &e);
+	}
+	free(p);
+	if (e.code != 0)
+		problem(res, "assessment %lld: the approval's signature: %s", id, e.msg);
+	else {
+		size_t n = strlen(res->approvals);
+
+		snprintf(res->approvals + n, sizeof res->approvals - n, "%sassessment %lld by %s "
+		    "(key id %s)", n ? "; " : "", id, jstr(a, "reviewer"), jstr(o, "key_id") ?
+		    jstr(o, "key_id") : "?");
+	}
+	buf_free(&st);
+	buf_free(&sg);
+}
+
 static void
 check_report(const char *dir, const char *tc, const struct sums_entry *se, size_t ns,
     struct verify_result *res)
@@ -527,6 +574,8 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 				problem(res, "%s: in SHA256SUMS but not cited by report.json", se[i].path);
 		names_free(&cited);
 	}
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "assessments"))
+		check_approval(dir, f, se, ns, res);
 	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs"))
 		cJSON_ArrayForEach(ex, cJSON_GetObjectItem(run, "exchanges")) {
 			const char *p = jstr(ex, "file"), *h = jstr(ex, "file_sha256"), *sh;
@@ -838,6 +887,8 @@ verify_result_text(const char *dir, const struct verify_result *res, struct buf 
 		buf_printf(out, "  generated    %s (as the signer says)\n  time-stamp   ", res->generated_at);
 		tsa_status_words(&res->tsa, out);
 		buf_adds(out, "\n");
+		if (res->approvals[0])
+			buf_printf(out, "  approvals    signed: %s\n", res->approvals);
 		return;
 	}
 	buf_printf(out, "bundle %s FAILED verification\n", dir);

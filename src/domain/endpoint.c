@@ -332,6 +332,87 @@ out:
 	return rc;
 }
 
+/* The labels of endpoint id whose reference actor wrote, into a JSON array;
+ * the other labels' writers into others ("t2 (rita)"), for the refusal. */
+static int
+labels_written_by(struct db *db, int64_t id, const char *actor, cJSON *mine, struct buf *others,
+    struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
+	    "ORDER BY label", "i", id);
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		struct credref_binding b;
+
+		if (credref_binding_load(db, id, col_text(st, 0), col_text(st, 1), &b, err) != 0) {
+			db_finalize(st);
+			return err->code;
+		}
+		if (b.writer != NULL && strcmp(b.writer, actor) == 0)
+			cJSON_AddItemToArray(mine, cJSON_CreateString(col_text(st, 0)));
+		else
+			buf_printf(others, "%s%s (%s)", others->len ? ", " : "", col_text(st, 0),
+			    b.writer != NULL ? b.writer : "no audited writer");
+		credref_binding_free(&b);
+	}
+	db_finalize(st);
+	return 0;
+}
+
+int
+endpoint_confirm(struct db *db, const char *actor, const char *ref, const char *url,
+    char **labels, struct aerr *err)
+{
+	int64_t id, same;
+	cJSON *d = cJSON_CreateObject(), *mine = cJSON_AddArrayToObject(d, "credentials");
+	struct buf others;
+
+	*labels = NULL;
+	buf_init(&others);
+	cJSON_AddStringToObject(d, "origin_url", url);
+	if (db_begin(db, err) != 0)
+		goto out;
+	if (endpoint_lookup(db, ref, &id, err) != 0 ||
+	    db_int(db, &same, err, "SELECT url = ? FROM endpoint WHERE id = ?", "ti", url, id) != 0)
+		goto fail;
+	if (!same) {
+		aerr_set(err, AV_USAGE, "--url: endpoint %s's URL is not %s; confirm the URL it has "
+		    "(aivet endpoint show %s)", ref, url, ref);
+		goto fail;
+	}
+	if (labels_written_by(db, id, actor, mine, &others, err) != 0)
+		goto fail;
+	if (cJSON_GetArraySize(mine) == 0) {
+		aerr_set(err, AV_USAGE, "endpoint %s: you (%s) wrote none of its credential references "
+		    "(%s); where a secret may go is confirmed by whoever wrote its reference", ref, actor,
+		    others.len ? others.data : "it has none");
+		goto fail;
+	}
+	if (audit_append(db, actor, "endpoint.confirm", "endpoint", id, d, err) != 0 ||
+	    db_commit(db, err) != 0)
+		goto fail;
+	{
+		const cJSON *l;
+		struct buf b;
+
+		buf_init(&b);
+		cJSON_ArrayForEach(l, mine)
+			buf_printf(&b, "%s%s", b.len ? " " : "", l->valuestring);
+		*labels = xstrdup(b.data ? b.data : "");
+		buf_free(&b);
+	}
+	err->code = 0;
+	goto out;
+fail:
+	db_rollback(db);
+out:
+	buf_free(&others);
+	cJSON_Delete(d);
+	return err->code;
+}
+
 int
 endpoint_archive(struct db *db, const char *actor, const char *ref, struct aerr *err)
 {

@@ -466,20 +466,19 @@ comment_check(const char *c, struct aerr *err)
 	return 0;
 }
 
-int
-minisign_sign_file(const struct minisign_sec *sec, const char *path, const char *trusted_comment,
-    struct buf *out, struct aerr *err)
+/* The signature lines over h, the BLAKE2b-512 of the signed content (ED mode). */
+static void
+sign_digest(const struct minisign_sec *sec, const unsigned char h[crypto_generichash_BYTES_MAX],
+    const char *trusted_comment, struct buf *out)
 {
-	unsigned char h[crypto_generichash_BYTES_MAX], sig[SIG_BYTES], gsig[crypto_sign_BYTES];
+	unsigned char sig[SIG_BYTES], gsig[crypto_sign_BYTES];
 	unsigned char *gmsg;
 	size_t tlen = strlen(trusted_comment);
 	char id[MINISIGN_KEYID_LEN + 1];
 
-	if (comment_check(trusted_comment, err) != 0 || file_digest(path, DIGEST_BLAKE2B512, h, err) != 0)
-		return err->code;
 	memcpy(sig, "ED", 2);
 	memcpy(sig + 2, sec->keynum, MINISIGN_KEYNUM_BYTES);
-	crypto_sign_detached(sig + 10, NULL, h, sizeof h, sec->sk);
+	crypto_sign_detached(sig + 10, NULL, h, crypto_generichash_BYTES_MAX, sec->sk);
 	gmsg = xmalloc(MINISIGN_SIG_BYTES + tlen);
 	memcpy(gmsg, sig + 10, MINISIGN_SIG_BYTES);
 	memcpy(gmsg + MINISIGN_SIG_BYTES, trusted_comment, tlen);
@@ -491,12 +490,55 @@ minisign_sign_file(const struct minisign_sec *sec, const char *path, const char 
 	buf_printf(out, "\ntrusted comment: %s\n", trusted_comment);
 	b64_add(out, gsig, sizeof gsig);
 	buf_adds(out, "\n");
+}
+
+int
+minisign_sign_file(const struct minisign_sec *sec, const char *path, const char *trusted_comment,
+    struct buf *out, struct aerr *err)
+{
+	unsigned char h[crypto_generichash_BYTES_MAX];
+
+	if (comment_check(trusted_comment, err) != 0 || file_digest(path, DIGEST_BLAKE2B512, h, err) != 0)
+		return err->code;
+	sign_digest(sec, h, trusted_comment, out);
 	return 0;
 }
 
 int
+minisign_sign_data(const struct minisign_sec *sec, const void *data, size_t len,
+    const char *trusted_comment, struct buf *out, struct aerr *err)
+{
+	unsigned char h[crypto_generichash_BYTES_MAX];
+
+	if (comment_check(trusted_comment, err) != 0)
+		return err->code;
+	crypto_generichash(h, sizeof h, data, len, NULL, 0);
+	sign_digest(sec, h, trusted_comment, out);
+	return 0;
+}
+
+static int verify_digest(const struct minisign_pub *pub, const char *path, const void *data,
+    size_t len, const char *sigtext, size_t siglen, const char *what, char *trusted,
+    struct aerr *err);
+
+int
 minisign_verify_file(const struct minisign_pub *pub, const char *path, const char *sigtext,
     size_t siglen, const char *what, char *trusted, struct aerr *err)
+{
+	return verify_digest(pub, path, NULL, 0, sigtext, siglen, what, trusted, err);
+}
+
+int
+minisign_verify_data(const struct minisign_pub *pub, const void *data, size_t len,
+    const char *sigtext, size_t siglen, const char *what, char *trusted, struct aerr *err)
+{
+	return verify_digest(pub, NULL, data, len, sigtext, siglen, what, trusted, err);
+}
+
+/* Verifies sigtext over the file at path or, path NULL, over data. */
+static int
+verify_digest(const struct minisign_pub *pub, const char *path, const void *data, size_t len,
+    const char *sigtext, size_t siglen, const char *what, char *trusted, struct aerr *err)
 {
 	char *lines[5], want[MINISIGN_KEYID_LEN + 1], got[MINISIGN_KEYID_LEN + 1];
 	unsigned char sig[SIG_BYTES], gsig[crypto_sign_BYTES], h[crypto_generichash_BYTES_MAX];
@@ -534,13 +576,15 @@ minisign_verify_file(const struct minisign_pub *pub, const char *path, const cha
 		    got, want);
 		goto out;
 	}
-	if (file_digest(path, DIGEST_BLAKE2B512, h, err) != 0) {
+	if (path == NULL)
+		crypto_generichash(h, sizeof h, data, len, NULL, 0);
+	else if (file_digest(path, DIGEST_BLAKE2B512, h, err) != 0) {
 		rc = err->code;
 		goto out;
 	}
 	if (crypto_sign_verify_detached(sig + 10, h, sizeof h, pub->pk) != 0) {
-		rc = aerr_set(err, AV_FINDINGS, "%s: signature does not match %s", what,
-		    strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+		rc = aerr_set(err, AV_FINDINGS, "%s: signature does not match %s", what, path == NULL ?
+		    "what it signs" : strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 		goto out;
 	}
 	tc = lines[2] + 17;

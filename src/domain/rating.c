@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -69,6 +70,29 @@ vendor_rating(enum rating worst_assessment, int worst_finding, int probed)
 	return f > r ? f : r;
 }
 
+void
+rating_since_approval(const struct approval_at *at, enum rating now, double score,
+    int contradicted, const char *contradicted_by, char *out, size_t n)
+{
+	int len;
+
+	if (at == NULL || !at->known) {
+		snprintf(out, n, "%s", "");
+		return;
+	}
+	len = snprintf(out, n, "approved at %s %.1f", rating_name(at->rating), at->score);
+	if (len < 0 || (size_t)len >= n)
+		return;
+	if (at->rating == now && fabs(at->score - score) < 0.05)
+		snprintf(out + len, n - (size_t)len, "; unchanged");
+	else if (contradicted > 0)
+		snprintf(out + len, n - (size_t)len, "; now %s %.1f: %d claim%s contradicted (%s)",
+		    rating_name(now), score, contradicted, contradicted == 1 ? "" : "s",
+		    contradicted_by ? contradicted_by : "by the evidence");
+	else
+		snprintf(out + len, n - (size_t)len, "; now %s %.1f", rating_name(now), score);
+}
+
 /* The latest final round of each questionnaire, and the newest round in work
  * that is newer than its questionnaire's latest final. */
 static void
@@ -103,6 +127,9 @@ verdict_rounds(const struct rated_round *r, int n, struct vendor_verdict *v)
 			v->round = r[i].round;
 			v->score = r[i].score;
 			snprintf(v->qid, sizeof v->qid, "%s", r[i].qid);
+			v->approved = r[i].approved;
+			rating_since_approval(&r[i].approved, r[i].rating, r[i].score, r[i].contradicted,
+			    r[i].contradicted_by, v->since_approval, sizeof v->since_approval);
 		}
 	}
 }
@@ -128,8 +155,9 @@ vendor_verdict_basis(const struct vendor_verdict *v, char *out, size_t n)
 
 	buf_init(&b);
 	if (v->nfinal > 0)
-		buf_printf(&b, "final round %lld of %s %s (score %.1f)", (long long)v->round, v->qid,
-		    rating_name(v->assessed), v->score);
+		buf_printf(&b, "final round %lld of %s %s (score %.1f)%s%s", (long long)v->round, v->qid,
+		    rating_name(v->assessed), v->score, v->since_approval[0] ? ", " : "",
+		    v->since_approval);
 	else
 		buf_printf(&b, "no final round");
 	if (v->worst_finding >= 0)
@@ -160,7 +188,11 @@ vendor_verdict_short(const struct vendor_verdict *v, char *out, size_t n)
 {
 	int len;
 
-	if (v->nfinal > 0)
+	if (v->nfinal > 0 && v->approved.known && (v->approved.rating != v->assessed ||
+	    fabs(v->approved.score - v->score) >= 0.05))
+		len = snprintf(out, n, "score %.1f, approved at %s %.1f", v->score,
+		    rating_name(v->approved.rating), v->approved.score);
+	else if (v->nfinal > 0)
 		len = snprintf(out, n, "score %.1f", v->score);
 	else if (v->worst_finding >= SEV_MEDIUM)
 		len = snprintf(out, n, "%s %s", severity_name((enum severity)v->worst_finding), v->finding);
@@ -178,11 +210,15 @@ vendor_verdict_short(const struct vendor_verdict *v, char *out, size_t n)
 void
 vendor_verdict_add_json(cJSON *o, const struct vendor_verdict *v)
 {
-	char basis[512];
+	char basis[1024];
 
 	cJSON_AddStringToObject(o, "rating", rating_name(v->rating));
 	vendor_verdict_basis(v, basis, sizeof basis);
 	cJSON_AddStringToObject(o, "rating_basis", basis);
+	if (v->since_approval[0])
+		cJSON_AddStringToObject(o, "since_approval", v->since_approval);
+	else
+		cJSON_AddNullToObject(o, "since_approval");
 	if (v->draft_id != 0) {
 		cJSON *d = cJSON_AddObjectToObject(o, "draft");
 

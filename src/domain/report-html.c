@@ -83,7 +83,10 @@ td_str(struct buf *b, const cJSON *o, const char *k)
 }
 
 /* One piece of evidence as a link to its file in the bundle (relative href),
- * its name as the text; evidence the bundle does not hold is named, and why. */
+ * its name as the text; evidence the bundle does not hold is named, and why.
+ * The link downloads the file, never opens it: evidence is what a vendor or a
+ * colleague gave, and an SVG or HTML file opened beside the report would run
+ * its script with the bundle's files in reach. */
 static void
 evidence_link(struct buf *b, const cJSON *rep, const cJSON *e, const char *text)
 {
@@ -99,7 +102,7 @@ evidence_link(struct buf *b, const cJSON *rep, const cJSON *e, const char *text)
 	}
 	buf_adds(b, "<a href=\"");
 	report_href(b, ref.path);
-	buf_adds(b, "\">");
+	buf_adds(b, "\" download type=\"application/octet-stream\">");
 	esc(b, text != NULL ? text : ref.name);
 	buf_adds(b, "</a>");
 }
@@ -634,6 +637,10 @@ html_assessments(struct buf *b, const cJSON *rep)
 			esc(b, s_of(x, "approved_at"));
 			buf_adds(b, " by ");
 			esc(b, s_of(x, "reviewer") ? s_of(x, "reviewer") : "an unrecorded reviewer");
+			if (s_of(x, "since_approval") != NULL) {
+				buf_adds(b, ", ");
+				esc(b, s_of(x, "since_approval"));
+			}
 		} else {
 			buf_adds(b, "; not approved");
 		}

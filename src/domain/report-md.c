@@ -403,7 +403,11 @@ md_assessments(struct buf *b, const cJSON *rep, struct pool *pool)
 			buf_printf(b, "submitted %s; ", s_of(x, "submitted_at"));
 		else
 			buf_adds(b, "not submitted; ");
-		if (s_of(x, "approved_at") != NULL)
+		if (s_of(x, "approved_at") != NULL && s_of(x, "since_approval") != NULL)
+			buf_printf(b, "approved %s by %s, %s.\n\n", s_of(x, "approved_at"),
+			    s_of(x, "reviewer") ? esc(pool, s_of(x, "reviewer")) : "an unrecorded reviewer",
+			    esc(pool, s_of(x, "since_approval")));
+		else if (s_of(x, "approved_at") != NULL)
 			buf_printf(b, "approved %s by %s.\n\n", s_of(x, "approved_at"),
 			    s_of(x, "reviewer") ? esc(pool, s_of(x, "reviewer")) : "an unrecorded reviewer");
 		else

@@ -353,6 +353,18 @@ report_oscal(const cJSON *rep)
 			start = s_of(x, "started_at");
 	cJSON_AddStringToObject(r, "start", start);
 	cJSON_AddStringToObject(r, "end", gen);
+	/* A final round beside what it was approved at (report.json's since_approval). */
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "assessments"))
+		if (s_of(x, "since_approval") != NULL) {
+			cJSON *props = cJSON_GetObjectItem(r, "props");
+			char *v = xasprintf("assessment %d: %s", cJSON_GetObjectItem(x, "id") ?
+			    cJSON_GetObjectItem(x, "id")->valueint : 0, s_of(x, "since_approval"));
+
+			if (props == NULL)
+				props = cJSON_AddArrayToObject(r, "props");
+			cJSON_AddItemToArray(props, prop("since-approval", v));
+			free(v);
+		}
 	oscal_reviewed_controls(r);
 	obs = cJSON_CreateArray();
 	finds = cJSON_CreateArray();

@@ -525,6 +525,9 @@ rate_assessments(struct db *db, cJSON *assess, const cJSON *runs, const cJSON *e
 		cJSON_ReplaceItemInObject(a, "contradicted_claims", cJSON_CreateNumber(sc.contradicted));
 		cJSON_ReplaceItemInObject(a, "contradicted_by", sc.finding[0] ?
 		    cJSON_CreateString(sc.finding) : cJSON_CreateNull());
+		cJSON_DeleteItemFromObject(a, "approved_score");
+		cJSON_DeleteItemFromObject(a, "since_approval");
+		assessment_approved_json(a, loaded, &sc);
 		cJSON_Delete(claims);
 		assessment_free(loaded);
 	}
@@ -602,6 +605,50 @@ add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, const 
 	questionnaire_free(q);
 }
 
+/* A signed approval (approval.c) as the bundle carries it: the statement and
+ * its minisign signature as files, and the key registered to the reviewer,
+ * which aivet verify checks the signature against. */
+static int
+approval_add(struct db *db, struct report *r, cJSON *a, struct aerr *err)
+{
+	struct minisign_pub reg;
+	struct buf line;
+	const char *st, *sg, *who = str(a, "reviewer");
+	char *sp, *gp;
+	cJSON *sig, *o;
+	int found = 0;
+
+	if (approval_signature_load(db, (int64_t)num(a, "id"), &sig, err) != 0)
+		return err->code;
+	st = str(sig, "statement"), sg = str(sig, "minisig");
+	if (sig == NULL || st == NULL || sg == NULL || who == NULL) {
+		cJSON_Delete(sig);
+		return 0;
+	}
+	if (approval_registered_key(db, who, &reg, &found, err) != 0) {
+		cJSON_Delete(sig);
+		return err->code;
+	}
+	o = cJSON_AddObjectToObject(a, "approval_signature");
+	cJSON_AddStringToObject(o, "signer", who);
+	cJSON_AddStringToObject(o, "key_id", str(sig, "key_id") ? str(sig, "key_id") : "");
+	sp = xasprintf("approvals/assessment-%lld.txt", (long long)num(a, "id"));
+	gp = xasprintf("%s.minisig", sp);
+	cJSON_AddStringToObject(o, "statement_file", sp);
+	cJSON_AddStringToObject(o, "signature_file", gp);
+	add_file(r, sp, st, strlen(st));
+	add_file(r, gp, sg, strlen(sg));
+	buf_init(&line);
+	if (found) {
+		minisign_pubkey_base64(&reg, &line);
+		cJSON_AddStringToObject(o, "registered_public_key", line.data);
+	} else
+		cJSON_AddNullToObject(o, "registered_public_key");
+	buf_free(&line);
+	cJSON_Delete(sig);
+	return 0;
+}
+
 /* ---- the collector ---- */
 
 static int
@@ -656,6 +703,8 @@ collect_assessments(struct db *db, const struct report_opts *o, int64_t vendor_i
 		}
 		db_finalize(st);
 		cJSON_AddItemToObject(a, "questionnaire", qs);
+		if (approval_add(db, r, a, err) != 0)
+			goto fail;
 		{
 			/* Rated as assess show rates it: the same rule, the same words. */
 			struct assessment *loaded;

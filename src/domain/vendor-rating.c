@@ -56,7 +56,7 @@ rate_rounds(struct db *db, int64_t vendor_id, const cJSON *runs, const cJSON *ep
 		r[*n] = (struct rated_round){ .id = a->id, .round = a->round, .qid = xstrdup(a->q->qid),
 		    .status = xstrdup(a->status), .rating = (enum rating)s.rating, .score = s.risk_score,
 		    .contradicted = s.contradicted,
-		    .contradicted_by = s.finding[0] ? xstrdup(s.finding) : NULL };
+		    .contradicted_by = s.finding[0] ? xstrdup(s.finding) : NULL, .approved = a->approved };
 		(*n)++;
 		assessment_free(a);
 	}

@@ -80,8 +80,9 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 
 		env->tenant_label[t] = xstrdup(col_text(st, 0));
 		env->tenant_org[t] = db_col_type(st, 2) == DB_NULL ? NULL : xstrdup(col_text(st, 2));
-		if (resolve && credref_read(env->db, av->actor, endpoint_id, env->tenant_label[t],
-		    col_text(st, 1), &env->tenant_secret[t], &env->tenant_secret_len[t], err) != 0) {
+		if (resolve && credref_read(env->db, av->actor, endpoint_id, env->ep.url,
+		    env->tenant_label[t], col_text(st, 1), &env->tenant_secret[t],
+		    &env->tenant_secret_len[t], err) != 0) {
 			db_finalize(st);
 			return aerr_prefix(err, "tenant '%s'", env->tenant_label[t]);
 		}

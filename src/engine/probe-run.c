@@ -279,8 +279,9 @@ list_targets(struct db *db, int64_t vid, struct target **out, size_t *n, struct 
 static int
 credentials_ready(struct db *db, const char *runner, int64_t endpoint_id, struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
-	    "ORDER BY label", "i", endpoint_id);
+	struct db_stmt *st = db_prepare(db, err, "SELECT c.label, c.ref, e.url FROM credential c JOIN "
+	    "endpoint e ON e.id = c.endpoint_id WHERE c.endpoint_id = ? ORDER BY c.label", "i",
+	    endpoint_id);
 	int rc = 0;
 
 	if (st == NULL)
@@ -289,8 +290,8 @@ credentials_ready(struct db *db, const char *runner, int64_t endpoint_id, struct
 		char *secret;
 		size_t len;
 
-		if ((rc = credref_read(db, runner, endpoint_id, col_text(st, 0), col_text(st, 1), &secret,
-		    &len, err)) != 0)
+		if ((rc = credref_read(db, runner, endpoint_id, col_text(st, 2), col_text(st, 0),
+		    col_text(st, 1), &secret, &len, err)) != 0)
 			aerr_prefix(err, "tenant '%s'", col_text(st, 0));
 		else
 			credref_free(secret, len);

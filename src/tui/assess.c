@@ -23,6 +23,7 @@
 
 #include "tui.h"
 #include "aivet/assess.h"
+#include "aivet/approval.h"
 #include "aivet/rating.h"
 
 /* ---- the assessment screen ---- */
@@ -767,8 +768,16 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		if (!tui_confirm(t, "Approve assessment %s as %s? It becomes final.", s->idtext,
 		    t->av->actor))
 			return 0;
-		if (assessment_approve(t->av->db, t->av->actor, s->id, err) != 0)
-			return err->code;
+		{
+			struct minisign_sec *sec;
+			int rc = approval_key_load(t->av->db, t->av->actor, NULL, 0, &sec, err);
+
+			if (rc == 0)
+				rc = assessment_approve(t->av->db, t->av->actor, s->id, sec, err);
+			minisign_sec_free(sec);
+			if (rc != 0)
+				return rc;
+		}
 		tui_changed(t);
 		tui_status(t, 0, "assessment %lld approved by %s (final)", (long long)s->id, t->av->actor);
 		return 0;

@@ -9,6 +9,11 @@
  * set it last) or allowed it in their own configuration, and aivet's own
  * secrets (key passphrase, database login, signing keys, the database) are
  * never read, whoever asked.
+ *
+ * A reference is also bound to the origin (scheme, host, port, path prefix)
+ * of the endpoint's URL when its writer set it, read from the same audit
+ * entries: when someone else has moved the URL outside that origin since, the
+ * secret is not read until the writer confirms the new URL.
  */
 #include "config.h"
 
@@ -274,32 +279,130 @@ credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *err)
 	return 0;
 }
 
-/* Who last set the endpoint's credential label, from the audit log (the entry
- * that added it or set it last): a newly allocated name, or NULL when no entry
- * set that very reference (a row written behind aivet's back). */
-static char *
-credref_writer(struct db *db, int64_t endpoint_id, const char *label, const char *ref,
-    struct aerr *err)
+static int
+json_array_has(const cJSON *a, const char *s)
 {
-	struct db_stmt *st = db_prepare(db, err, "SELECT actor, details FROM audit_log WHERE "
-	    "object_type = 'endpoint' AND object_id = ? AND action IN ('endpoint.add', 'endpoint.edit') "
-	    "ORDER BY seq DESC", "i", endpoint_id);
-	char *who = NULL;
-	int found = 0;
+	const cJSON *v;
 
-	while (st != NULL && !found && db_step(st) == DB_ROW) {
-		cJSON *d = cJSON_Parse(col_text(st, 1));
-		const char *set = json_get_str(cJSON_GetObjectItemCaseSensitive(d, "credentials"), label);
+	cJSON_ArrayForEach(v, a)
+		if (cJSON_IsString(v) && strcmp(v->valuestring, s) == 0)
+			return 1;
+	return 0;
+}
 
-		if (set != NULL) {
-			found = 1;
-			if (strcmp(set, ref) == 0)
-				who = xstrdup(col_text(st, 0));
-		}
+static void
+set_str(char **dst, const char *src)
+{
+	free(*dst);
+	*dst = src != NULL ? xstrdup(src) : NULL;
+}
+
+/* One audit entry about the endpoint, in order: a URL set moves the endpoint
+ * (and the origin of the references its setter wrote); a reference set binds
+ * it to the URL of that moment; a confirmation by the writer rebinds it. */
+static void
+binding_step(struct credref_binding *b, char **ref_set, const char *actor, const char *at,
+    const char *action, const cJSON *d, const char *label)
+{
+	const char *url = json_get_str(d, "url"), *set;
+	const cJSON *creds = cJSON_GetObjectItemCaseSensitive(d, "credentials");
+
+	if (strcmp(action, "endpoint.confirm") == 0) {
+		if (b->writer != NULL && strcmp(b->writer, actor) == 0 && json_array_has(creds, label))
+			set_str(&b->origin_url, json_get_str(d, "origin_url"));
+		return;
+	}
+	if (url != NULL) {
+		set_str(&b->url, url);
+		set_str(&b->url_actor, actor);
+		set_str(&b->url_at, at);
+		if (b->writer != NULL && strcmp(b->writer, actor) == 0)
+			set_str(&b->origin_url, url);
+	}
+	if ((set = json_get_str(creds, label)) != NULL) {
+		set_str(ref_set, set);
+		set_str(&b->writer, actor);
+		set_str(&b->origin_url, b->url);
+	}
+	if (json_array_has(cJSON_GetObjectItemCaseSensitive(d, "credentials_removed"), label)) {
+		set_str(ref_set, NULL);
+		set_str(&b->writer, NULL);
+		set_str(&b->origin_url, NULL);
+	}
+}
+
+int
+credref_binding_load(struct db *db, int64_t endpoint_id, const char *label, const char *ref,
+    struct credref_binding *b, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT actor, at, action, details FROM audit_log "
+	    "WHERE object_type = 'endpoint' AND object_id = ? AND action IN ('endpoint.add', "
+	    "'endpoint.edit', 'endpoint.confirm') ORDER BY seq", "i", endpoint_id);
+	char *ref_set = NULL;
+
+	memset(b, 0, sizeof *b);
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		cJSON *d = cJSON_Parse(col_text(st, 3));
+
+		binding_step(b, &ref_set, col_text(st, 0), col_text(st, 1), col_text(st, 2), d, label);
 		cJSON_Delete(d);
 	}
 	db_finalize(st);
-	return who;
+	/* The stored reference is not the one the log says was set: nobody wrote it. */
+	if (ref_set == NULL || strcmp(ref_set, ref) != 0) {
+		set_str(&b->writer, NULL);
+		set_str(&b->origin_url, NULL);
+	}
+	free(ref_set);
+	return 0;
+}
+
+void
+credref_binding_free(struct credref_binding *b)
+{
+	free(b->writer);
+	free(b->origin_url);
+	free(b->url);
+	free(b->url_actor);
+	free(b->url_at);
+	memset(b, 0, sizeof *b);
+}
+
+/* The secret goes only to the origin its writer wrote it for: a URL that
+ * nobody set through aivet, or one set by someone else outside that origin,
+ * stops the run until the writer confirms it (aivet endpoint confirm). */
+static int
+origin_check(struct db *db, int64_t endpoint_id, const char *url, const char *ref,
+    const struct credref_binding *b, struct aerr *err)
+{
+	struct db_stmt *st;
+	char *name, *word;
+	int rc = 0;
+
+	if (b->url != NULL && strcmp(b->url, url) == 0 &&
+	    (b->writer == NULL || b->origin_url == NULL || url_within_origin(url, b->origin_url)))
+		return 0;
+	st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e JOIN vendor v ON "
+	    "v.id = e.vendor_id WHERE e.id = ?", "i", endpoint_id);
+	if (st == NULL)
+		return err->code;
+	name = xstrdup(db_step(st) == DB_ROW ? col_text(st, 0) : "?");
+	db_finalize(st);
+	word = shell_word(name);
+	if (b->url == NULL || strcmp(b->url, url) != 0)
+		rc = aerr_set(err, AV_USAGE, "endpoint %s: its URL %s was set outside aivet (no audit "
+		    "entry records it), so credential %s was never bound to it; nothing was sent. Set "
+		    "the URL with 'aivet endpoint edit %s --url URL'", name, url, ref, word);
+	else
+		rc = aerr_set(err, AV_USAGE, "endpoint %s: its URL was changed by %s at %s to %s, "
+		    "outside the origin %s that %s wrote credential %s for; nothing was sent. If the "
+		    "secret may go there, %s confirms it: aivet endpoint confirm %s --url %s", name,
+		    b->url_actor, b->url_at, url, b->origin_url, b->writer, ref, b->writer, word, url);
+	free(word);
+	free(name);
+	return rc;
 }
 
 /* Whether the runner's own configuration allows ref: CONFIG/credentials-allowed,
@@ -347,9 +450,10 @@ credref_allowed(const char *ref, const char *path, int *allowed, struct aerr *er
 }
 
 int
-credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char *label,
-    const char *ref, char **secret, size_t *len, struct aerr *err)
+credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char *url,
+    const char *label, const char *ref, char **secret, size_t *len, struct aerr *err)
 {
+	struct credref_binding b;
 	char *conf, *path, *writer;
 	struct stat st;
 	int allowed = 0, rc;
@@ -362,7 +466,14 @@ credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char 
 	if ((ref[0] == 'e' && own_env(ref + 4)) ||
 	    (ref[0] == 'f' && stat(ref + 5, &st) == 0 && own_file(&st)))
 		return credref_resolve(ref, secret, len, err);
-	writer = credref_writer(db, endpoint_id, label, ref, err);
+	if (credref_binding_load(db, endpoint_id, label, ref, &b, err) != 0)
+		return err->code;
+	if (origin_check(db, endpoint_id, url, ref, &b, err) != 0) {
+		credref_binding_free(&b);
+		return err->code;
+	}
+	writer = b.writer, b.writer = NULL;
+	credref_binding_free(&b);
 	if (writer != NULL && strcmp(writer, runner) == 0) {
 		free(writer);
 		return credref_resolve(ref, secret, len, err);

@@ -3,7 +3,7 @@
  * accepted, and plain http only to a loopback host unless the endpoint was
  * added with --allow-insecure-http: keys must not cross a network in clear.
  * A URL never carries a credential (user:password@, ?key=..., #access_token=,
- * a key as a path segment): URLs are stored, audited and exported, so a
+ * a key as a path segment or a host label): URLs are stored, audited and exported, so a
  * secret in one would be kept forever.
  */
 #include "config.h"
@@ -206,12 +206,32 @@ path_has_secret(const char *path)
 	return 0;
 }
 
-enum { CRED_NONE, CRED_USERINFO, CRED_QUERY, CRED_FRAGMENT, CRED_PATH };
+/* A host whose label is shaped like a key (sk-proj-....example): the name
+ * is stored, shown and looked up in DNS, where the key would leak too. */
+static int
+host_has_secret(const char *host)
+{
+	while (*host != '\0') {
+		size_t len = strcspn(host, ".");
+		char *label = xasprintf("%.*s", (int)len, host);
+		int bad = secret_value(label);
+
+		free(label);
+		if (bad)
+			return 1;
+		host += len;
+		if (*host != '\0')
+			host++;
+	}
+	return 0;
+}
+
+enum { CRED_NONE, CRED_USERINFO, CRED_QUERY, CRED_FRAGMENT, CRED_PATH, CRED_HOST };
 
 static int
 credential_in(CURLU *u)
 {
-	char *user = NULL, *pass = NULL, *query = NULL, *frag = NULL, *path = NULL;
+	char *user = NULL, *pass = NULL, *query = NULL, *frag = NULL, *path = NULL, *host = NULL;
 	int rc = CRED_NONE;
 
 	(void)curl_url_get(u, CURLUPART_USER, &user, 0);
@@ -219,8 +239,11 @@ credential_in(CURLU *u)
 	(void)curl_url_get(u, CURLUPART_QUERY, &query, 0);
 	(void)curl_url_get(u, CURLUPART_FRAGMENT, &frag, 0);
 	(void)curl_url_get(u, CURLUPART_PATH, &path, 0);
+	(void)curl_url_get(u, CURLUPART_HOST, &host, 0);
 	if (user != NULL || pass != NULL)
 		rc = CRED_USERINFO;
+	else if (host != NULL && host_has_secret(host))
+		rc = CRED_HOST;
 	else if (query != NULL && pairs_have_secret(query))
 		rc = CRED_QUERY;
 	else if (frag != NULL && (pairs_have_secret(frag) || secret_value(frag)))
@@ -232,6 +255,7 @@ credential_in(CURLU *u)
 	curl_free(query);
 	curl_free(frag);
 	curl_free(path);
+	curl_free(host);
 	return rc;
 }
 
@@ -274,6 +298,8 @@ url_check(const char *url, int allow_insecure_http, struct aerr *err)
 			[CRED_FRAGMENT] = "URL's fragment carries a credential (#key=, #access_token=, ...)",
 			[CRED_PATH] = "URL's path carries a credential (a segment shaped like a key: "
 			    "sk-..., a JWT, a long random token)",
+			[CRED_HOST] = "URL's host name carries a credential (a label shaped like a key: "
+			    "sk-..., a JWT, a long random token)",
 		};
 
 		rc = aerr_set(err, AV_USAGE, "--url: the %s; it was not stored. Give keys with "
@@ -295,4 +321,67 @@ out:
 	curl_free(host);
 	curl_url_cleanup(u);
 	return rc;
+}
+
+/* The origin a credential is bound to, as libcurl parses it: scheme, host
+ * (lower case), port (the scheme's default when none is written) and path
+ * (without its trailing '/'). 0, or -1 when the URL does not parse. */
+struct origin {
+	char *scheme, *host, *port, *path;
+};
+
+static int
+origin_parse(const char *url, struct origin *o)
+{
+	CURLU *u = curl_url();
+	int rc = 0;
+
+	memset(o, 0, sizeof *o);
+	if (u == NULL)
+		die("out of memory");
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &o->scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &o->host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PORT, &o->port, CURLU_DEFAULT_PORT) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PATH, &o->path, 0) != CURLUE_OK)
+		rc = -1;
+	else {
+		size_t n = strlen(o->path);
+
+		for (char *p = o->host; *p; p++)
+			if (*p >= 'A' && *p <= 'Z')
+				*p = (char)(*p - 'A' + 'a');
+		while (n > 0 && o->path[n - 1] == '/')
+			o->path[--n] = '\0';
+	}
+	curl_url_cleanup(u);
+	return rc;
+}
+
+static void
+origin_free(struct origin *o)
+{
+	curl_free(o->scheme);
+	curl_free(o->host);
+	curl_free(o->port);
+	curl_free(o->path);
+}
+
+int
+url_within_origin(const char *url, const char *bound)
+{
+	struct origin a, b;
+	int ok = 0, pa = origin_parse(url, &a), pb = origin_parse(bound, &b);
+
+	if (pa == 0 && pb == 0) {
+		size_t n = strlen(b.path);
+
+		/* A path prefix ends at a segment: /v1 holds /v1/chat, not /v1evil. */
+		ok = strcmp(a.scheme, b.scheme) == 0 && strcmp(a.host, b.host) == 0 &&
+		    strcmp(a.port, b.port) == 0 && strncmp(a.path, b.path, n) == 0 &&
+		    (a.path[n] == '\0' || a.path[n] == '/');
+	}
+	origin_free(&a);
+	origin_free(&b);
+	return ok;
 }

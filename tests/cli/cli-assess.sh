@@ -155,10 +155,10 @@ refused "assessment 2 is in review and its answers are locked ('aivet assess reo
 refused "assessment 2 has 2 unanswered required questions: gate, notify" --actor bob assess approve 2
 # The reviewer is the actor: no typed name stands in for who approves.
 snap=$(db_snapshot)
-refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester); approve as another with 'aivet --actor NAME' or AIVET_ACTOR
-usage: aivet assess approve ASSESSMENT" assess approve 2 --reviewer bob
-refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester); approve as another with 'aivet --actor NAME' or AIVET_ACTOR
-usage: aivet assess approve ASSESSMENT" assess approve 2 --reviewer=bob
+refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester), signing with their own key
+usage: aivet assess approve ASSESSMENT [--key NAME]" assess approve 2 --reviewer bob
+refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester), signing with their own key
+usage: aivet assess approve ASSESSMENT [--key NAME]" assess approve 2 --reviewer=bob
 is "$(db_snapshot)" "$snap" "a typed reviewer changes nothing"
 run assess reopen 2
 is "$out" "assessment 2 returned to draft" "reopen a review: back to draft"
@@ -167,17 +167,19 @@ run assess answer 2 notify 24h
 run --actor carol assess submit 2
 # Two people: nobody who answered this round or submitted it approves it.
 snap=$(db_snapshot)
-refused "alice cannot approve assessment 2: alice answered it, and approval needs a second person (approve as another actor: --actor NAME, AIVET_ACTOR or their own login)" \
+refused "alice cannot approve assessment 2: alice answered it, and approval needs a second person, who approves with their own key" \
 	--actor alice assess approve 2
-refused "carol cannot approve assessment 2: carol submitted it, and approval needs a second person (approve as another actor: --actor NAME, AIVET_ACTOR or their own login)" \
+refused "carol cannot approve assessment 2: carol submitted it, and approval needs a second person, who approves with their own key" \
 	--actor carol assess approve 2
 is "$(db_snapshot)" "$snap" "a refused approval changes nothing"
 run assess reopen 2
 run assess submit 2
-refused "tester cannot approve assessment 2: tester answered and submitted it, and approval needs a second person (approve as another actor: --actor NAME, AIVET_ACTOR or their own login)" \
+refused "tester cannot approve assessment 2: tester answered and submitted it, and approval needs a second person, who approves with their own key" \
 	assess approve 2
+approver_key bob
 run --actor bob assess approve 2
-is "$rc:$out" "0:assessment 2 approved by bob (final)" "approve: the actor is the reviewer"
+is "$rc:$out" "0:assessment 2 approved by bob (final), signed with their key" \
+	"approve: the actor is the reviewer, signing with their registered key"
 run assess show 2 --json
 is "$(printf '%s' "$out" | json '"\(.status) \(.reviewer) \(.approved_at != null) \(.submitted_at != null)"')" \
 	"final bob true true" "final, with reviewer and times"
@@ -219,14 +221,14 @@ run assess list beta --json
 is "$(printf '%s' "$out" | json '[.[] | .id] | join(",")')" "2,3" "list by vendor"
 # Each column as wide as its widest cell (or heading): nothing runs into the next.
 run assess list
-is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING       SCORE MISSING
-1  acme   scoring-test@1 1     draft  unacceptable 34.4  0
-2  beta   scoring-test@1 1     final  acceptable   0.0   0
-3  beta   scoring-test@1 2     draft  concerns     30.0  0" "text list: the RATING column as wide as 'unacceptable'"
+is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING       SCORE MISSING APPROVAL
+1  acme   scoring-test@1 1     draft  unacceptable 34.4  0       -
+2  beta   scoring-test@1 1     final  acceptable   0.0   0       approved at acceptable 0.0; unchanged
+3  beta   scoring-test@1 2     draft  concerns     30.0  0       -" "text list: the RATING column as wide as 'unacceptable'; a final round's APPROVAL last"
 run assess list beta
-is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING     SCORE MISSING
-2  beta   scoring-test@1 1     final  acceptable 0.0   0
-3  beta   scoring-test@1 2     draft  concerns   30.0  0" "text list of one vendor: RATING as wide as 'acceptable'"
+is "$out" "ID VENDOR QUESTIONNAIRE  ROUND STATUS RATING     SCORE MISSING APPROVAL
+2  beta   scoring-test@1 1     final  acceptable 0.0   0       approved at acceptable 0.0; unchanged
+3  beta   scoring-test@1 2     draft  concerns   30.0  0       -" "text list of one vendor: RATING as wide as 'acceptable'"
 
 # ---- claims against probe results ----
 run endpoint add acme --name main --api openai --url http://127.0.0.1:9/v1 --model m --context 1000

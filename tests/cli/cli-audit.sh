@@ -63,6 +63,7 @@ ERROR_IN_200 medium" "a real run: a failed probe, a passed one, a medium finding
 "$AIVET" assess answer 1 notify 5d >/dev/null
 "$AIVET" assess answer 1 detail fine >/dev/null
 "$AIVET" assess submit 1 >/dev/null
+approver_key bob
 run --actor bob assess approve 1
 is "$rc" 0 "a final assessment"
 "$AIVET" incident open Beta --title leak --discovered 2026-03-02T09:00:00Z >/dev/null

@@ -49,6 +49,7 @@ printf 'the vendor says so\n' > "$T/proof.txt"
 "$AIVET" assess answer 1 detail bad --evidence "$T/proof.txt" >/dev/null
 "$AIVET" assess answer 1 deeper "left in place" >/dev/null
 "$AIVET" assess submit 1 >/dev/null
+approver_key bob
 run --actor bob assess approve 1
 is "$rc" 0 "a final assessment"
 rating() { "$AIVET" assess show 1 --json | jq -r .score.rating; }

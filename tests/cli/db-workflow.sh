@@ -46,6 +46,7 @@ refused "DELETE FROM answer WHERE assessment_id = 1" \
 
 run --actor alice assess approve 1
 is "$rc" 2 "aivet refuses alice's approval too (exit 2)"
+approver_key rita
 run --actor rita assess approve 1
 is "$rc" 0 "rita, a second person, approves$errout"
 is "$(sqlite3 "$AIVET_DB" "SELECT status || ' ' || reviewer FROM assessment WHERE id = 1")" "final rita" "final, by rita"

@@ -102,7 +102,7 @@ like "$out" "  high     usage_reported" "assess show: the answer is marked high"
 run assess list --json
 is "$(printf '%s' "$out" | jq -r '[.[] | "\(.id)=\(.rating)"] | join(" ")')" "1=unacceptable 2=incomplete 3=unacceptable" \
 	"assess list --json rates each round as assess show does"
-is "$("$AIVET" assess list | awk '$1 == 3 { print $(NF - 2) }')" "unacceptable" "assess list: the same word"
+is "$("$AIVET" assess list | awk '$1 == 3 { print $(NF - 3) }')" "unacceptable" "assess list: the same word"
 
 # ---- the signed report ----
 "$AIVET" key generate --no-password >/dev/null

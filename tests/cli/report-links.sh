@@ -21,9 +21,9 @@ is "$rc" 0 "fixture: the report is written"
 is "$(python3 "$TESTS_SRCDIR/lib/report-links.py" "$T/fx")" "html 8 md 8 broken 0" \
 	"fixture: every link in report.html and report.md is a bundle file listed in SHA256SUMS"
 H="$T/fx/report.html" M="$T/fx/report.md"
-is "$(grep -c '<td><a href="evidence/exchange-1.json">exchange-1.json</a></td></tr>' "$H")" 4 \
+is "$(grep -c '<td><a href="evidence/exchange-1.json" download type="application/octet-stream">exchange-1.json</a></td></tr>' "$H")" 4 \
 	"fixture: a finding's evidence is a link named as in the bundle (its finding and the claim's, in the summary and in all findings)"
-is "$(grep -c '<tr><td><a href="evidence/exchange-2.json">2</a></td><td>canary</td><td>2</td><td>tenant-b</td><td>200</td><td><a href="evidence/exchange-2.json">evidence/exchange-2.json</a></td>' "$H")" 1 \
+is "$(grep -c '<tr><td><a href="evidence/exchange-2.json" download type="application/octet-stream">2</a></td><td>canary</td><td>2</td><td>tenant-b</td><td>200</td><td><a href="evidence/exchange-2.json" download type="application/octet-stream">evidence/exchange-2.json</a></td>' "$H")" 1 \
 	"fixture: the exchanges table links the evidence id and the file"
 is "$(grep -c '^| high | OVERSIZE_ACCEPTED | oversize | 1 | a prompt twice the advertised context got HTTP 200 | \[exchange-1.json\](evidence/exchange-1.json) |$' "$M")" 2 \
 	"fixture: report.md's findings carry the relative path as a Markdown link"
@@ -66,6 +66,8 @@ leak=$(sqlite3 "$AIVET_DB" "SELECT id FROM finding WHERE code = 'LEAK_CROSS_TENA
 "$AIVET" incident open lumen --title leak --from-finding "$leak" >/dev/null
 printf 'vendor notice\n' > "$T/notice.txt"
 "$AIVET" incident link 1 --file "$T/notice.txt" >/dev/null
+printf '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(document.domain)</script></svg>\n' >"$T/chart.svg"
+"$AIVET" incident link 1 --file "$T/chart.svg" >/dev/null
 run report lumen --out "$T/live" --incident 1
 is "$rc" 0 "live: the report is written"
 R="$T/live/report.json" H="$T/live/report.html" M="$T/live/report.md"
@@ -78,14 +80,20 @@ npoints=$(jq '[.probe_runs[].results[] | select(.probe == "sweep") | .details.po
 is "$(python3 "$TESTS_SRCDIR/lib/report-links.py" "$T/live")" "html $nlinks md $((nlinks + npoints)) broken 0" \
 	"live: every link resolves, one per evidence id or file shown"
 nleak=$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM finding_evidence WHERE finding_id = $leak")
-is "$(jq '[.incidents[].evidence_files[]] | length' "$R")" "$((nleak + 1))" \
-	"live: (the incident links the leak's exchanges and the notice)"
+is "$(jq '[.incidents[].evidence_files[]] | length' "$R")" "$((nleak + 2))" \
+	"live: (the incident links the leak's exchanges, the notice and the chart)"
 ok "$([ "$nleak" -ge 2 ] && echo 0 || echo 1)" "live: (the leak rests on two exchanges at least: $nleak)"
-is "$(grep -cF '<a href="evidence/file-1-soc_2_%5Bfinal%5D.txt">file-1-soc_2_[final].txt</a>' "$H")" 1 \
+is "$(grep -cF '<a href="evidence/file-1-soc_2_%5Bfinal%5D.txt" download type="application/octet-stream">file-1-soc_2_[final].txt</a>' "$H")" 1 \
 	"live: an answer's file is a link, its name percent-encoded in the href"
 like "$(cat "$M")" "\| kv_cache_scope \| per_tenant \| high \| contradicted \| none \| tester \| [^|]+ \| \[file-1-soc\\\\_2\\\\_\\\\\[final\\\\\]\.txt\]\(evidence/file-1-soc_2_%5Bfinal%5D\.txt\) \|" \
 	"live: and in report.md, the link text escaped for Markdown"
-nid=$(sqlite3 "$AIVET_DB" "SELECT max(id) FROM evidence WHERE kind = 'file'")
+nid=$(sqlite3 "$AIVET_DB" "SELECT id FROM evidence WHERE kind = 'file' AND original_name = 'notice.txt'")
+sid=$(sqlite3 "$AIVET_DB" "SELECT id FROM evidence WHERE kind = 'file' AND original_name = 'chart.svg'")
+is "$(grep -o "<a href=\"evidence/file-$sid-chart.svg\"[^>]*>" "$H")" "<a href=\"evidence/file-$sid-chart.svg\" download type=\"application/octet-stream\">" \
+	"live: an SVG with a script is linked to be downloaded as bytes, never opened beside the report"
+is "$(grep -o '<a [^>]*>' "$H" | grep -vc ' download type="application/octet-stream">$')" 0 \
+	"live: and so is every evidence link of report.html"
+ok "$([ "$(grep -c '<a ' "$H")" -ge 10 ] && echo 0 || echo 1)" "live: (report.html has links: $(grep -c '<a ' "$H"))"
 like "$(cat "$M")" "Linked evidence: .*\[file-$nid-notice\.txt\]\(evidence/file-$nid-notice\.txt\)" \
 	"live: the incident's linked file is a link"
 

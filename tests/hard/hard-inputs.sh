@@ -60,6 +60,14 @@ refused "--url: the URL's fragment carries a credential (#key=, #access_token=, 
 	--model m --context 1000
 refused "--url: the URL's path carries a credential (a segment shaped like a key: sk-..., a JWT, a long random token); it was not stored. $HINT" \
 	"path credential" endpoint edit V/ok --url 'https://api.example.com/sk-proj-SECRET1abcdef/v1'
+for u in 'https://sk-proj-SECRET1abcdefx.example/v1' 'https://eu.AKIASECRET1ABCDEFGHJK.example/v1'; do
+	refused "--url: the URL's host name carries a credential (a label shaped like a key: sk-..., a JWT, a long random token); it was not stored. $HINT" \
+		"key-shaped host label $u" endpoint edit V/ok --url "$u"
+	unlike "$errout" "SECRET1" "the refusal does not echo the host ($u)"
+done
+run endpoint add V --name hosts --api openai --url 'https://sk.example/v1' --model m --context 1000
+run endpoint edit V/hosts --url 'https://bedrock-runtime.eu-west-1.amazonaws.com/v1'
+is "$rc" 0 "host names that are no key (sk, bedrock-runtime, eu-west-1) pass"
 is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log WHERE details LIKE '%SECRET1%'")
 $(sqlite3 "$AIVET_DB" "SELECT count(*) FROM endpoint WHERE url LIKE '%SECRET1%'")" "0
 0" "none of them reached the audit log or the endpoint table"
@@ -145,8 +153,8 @@ for note in '=HYPERLINK("http://evil.example","x")' '+1+2' '-2+3' '@SUM(A1)' "$(
 	is "$(sqlite3 "$AIVET_DB" "SELECT note FROM answer WHERE question_id = 'gate'")" "$note" \
 		"import removes the guard: the note round-trips exactly"
 done
-refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester); approve as another with 'aivet --actor NAME' or AIVET_ACTOR
-usage: aivet assess approve ASSESSMENT" \
+refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester), signing with their own key
+usage: aivet assess approve ASSESSMENT [--key NAME]" \
 	"U+202E in a typed reviewer's name (no typed name is taken)" assess approve 1 --reviewer "$(printf 'b\342\200\256ob')"
 printf '"question_id","answer","note"\n"gate","no","a\000b"\n' >"$T/nul.csv"
 refused "$T/nul.csv:2: a cell holds a NUL byte" "a NUL in a cell" assess import 1 "$T/nul.csv"

@@ -16,11 +16,19 @@ export AIVET_DB PATH
 export PROBE_KEY_ALICE=sk-alice-0123456789abcdef PROBE_KEY_BOB=sk-bob-fedcba9876543210
 
 # approve_as ACTOR ID [--db SPEC]: approval by ACTOR (on PostgreSQL, by the
-# login SPEC names, whatever ACTOR is). Where this aivet still takes
+# login SPEC names, whatever ACTOR is; on SQLite with ACTOR's key, made and
+# registered here the first time). Where this aivet still takes
 # --reviewer NAME, the reviewer named is that login, or else ACTOR.
 approve_as() {
 	_who=$1 _id=$2
 	shift 2
+	# On SQLite an approval is signed with the approver's own registered key.
+	case "$*" in *postgresql:*) ;; *)
+		if [ ! -f "$XDG_CONFIG_HOME/aivet/keys/$_who.pub" ] &&
+		    "$AIVET" assess approve --help 2>/dev/null | grep -q -- '--key'; then
+			approver_key "$_who" "$@"
+		fi ;;
+	esac
 	if "$AIVET" assess approve --help 2>/dev/null | grep -q -- --reviewer; then
 		_rev=$_who
 		case "$*" in *postgresql:*user=*) _rev=$(printf '%s' "$*" | sed 's/.*user=\([^& ]*\).*/\1/') ;; esac

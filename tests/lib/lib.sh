@@ -97,6 +97,15 @@ db_fresh() {
 	rm -f "$AIVET_DB" "$AIVET_DB-wal" "$AIVET_DB-shm"
 }
 
+# approver_key NAME [GLOBAL-OPTION...]: NAME's own key (unencrypted, named NAME)
+# made and registered to NAME: what an approval by NAME is signed with.
+approver_key() {
+	_k=$1
+	shift
+	"$AIVET" key generate --no-password --name "$_k" >/dev/null 2>&1
+	"$AIVET" "$@" --actor "$_k" key register "$_k" >/dev/null
+}
+
 # actor_env NAME: the environment in which NAME runs aivet (for tui_start's TUI_ENV).
 actor_env() {
 	echo "AIVET_ACTOR='$1'"

@@ -100,3 +100,13 @@ messages_json() {
 sse_data() {
 	grep '^data: ' | sed 's/^data: //' | grep -v '^\[DONE\]$' | jq -sc .
 }
+
+# listener_start FILE: starts tests/lib/byte-listener.py, which keeps in FILE
+# every byte sent to it (FILE stays absent until one arrives), and waits for
+# it; sets LISTEN_URL (http://127.0.0.1:PORT). Killed when the test exits.
+listener_start() {
+	python3 "$TESTS_SRCDIR/lib/byte-listener.py" "$1" >"$T/listener.out" 2>&1 &
+	_sim_pids="$_sim_pids $!"
+	for _i in $(seq 200); do grep -q '^listening on ' "$T/listener.out" && break; sleep 0.05; done
+	LISTEN_URL=$(sed -n 's/^listening on //p' "$T/listener.out")
+}

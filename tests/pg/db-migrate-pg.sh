@@ -85,7 +85,7 @@ fill() {
 approve_second() {
 	case $AIVET_DB in
 	postgresql:*) "$AIVET" --db "$(pg_url aivet bob)" assess approve 1 ;;
-	*) "$AIVET" --actor bob assess approve 1 ;;
+	*) approver_key bob; "$AIVET" --actor bob assess approve 1 ;;
 	esac
 }
 

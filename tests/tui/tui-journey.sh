@@ -108,6 +108,7 @@ journey() {
 	ok $? "$size: the author's own approval is refused"
 	unlike "$(tui_screen)" "Approve assessment 1 as tester\?" "$size: before any question is put"
 	tui_stop
+	approver_key rita
 	TUI_ENV="$TUI_ENV $(actor_env rita)" tui_start "$size"
 	tui_wait "Acme AI"; tui_keys Enter; tui_wait "Vendor:      Acme AI"
 	tui_keys s; tui_wait "in_review"; tui_keys Enter; tui_wait "Assessment 1 (in_review)"

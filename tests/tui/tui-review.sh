@@ -86,6 +86,7 @@ for size in 80x24 120x40; do
 	tui_stop
 
 	# A second person: approves from the queue; returns the other round to draft.
+	approver_key rita
 	TUI_ENV="$(actor_env rita)" tui_start "$size"
 	to_review
 	tui_keys Enter

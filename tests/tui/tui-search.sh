@@ -29,6 +29,7 @@ for round in 1 2 3 4 5 6; do
 	done
 done
 run assess submit 1
+approver_key rita
 run --actor rita assess approve 1
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '.status')" final "assessment 1 is final"

@@ -1,0 +1,48 @@
+/*
+ * aivet/approval.h: approvals signed with the approver's own key
+ * (approval.c, the domain): keys registered to people, the signed statement
+ * an approval's audit entry keeps, and its check in a bundle.
+ */
+#ifndef AIVET_APPROVAL_H
+#define AIVET_APPROVAL_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "base.h"
+#include "db.h"
+#include "assess.h"
+#include "minisign.h"
+
+/* ---- approvals (approval.c) ---- */
+
+/* Registers pub as actor's key, audited ('key.register' by actor). AV_USAGE
+ * when actor has a key registered already or another person has this one. */
+int key_register(struct db *db, const char *actor, const struct minisign_pub *pub, struct aerr *err);
+/* The key registered to person; found 0 when none. */
+int approval_registered_key(struct db *db, const char *person, struct minisign_pub *pub, int *found,
+    struct aerr *err);
+/* The name of the key in the user's own key store that is actor's registered
+ * key, newly allocated, or NULL. */
+int approval_key_find(struct db *db, const char *actor, char **name, struct aerr *err);
+/* The approver's secret key: key store key name, or (name NULL) the one
+ * registered to actor (*sec NULL, 0, when none is here). tty 0: an encrypted
+ * key is refused unless AIVET_KEY_PASSWORD_FILE gives its passphrase. */
+int approval_key_load(struct db *db, const char *actor, const char *name, int tty,
+    struct minisign_sec **sec, struct aerr *err);
+/* Signs the approval of round a by actor at 'at' with sec into details.signature
+ * {statement, minisig, key_id, public_key}. Refused (AV_USAGE) without sec,
+ * or with a key that is not actor's registered one; on PostgreSQL a person
+ * with no key registered approves unsigned (0, nothing added). */
+int approval_sign(struct db *db, const char *actor, const struct assessment *a, const char *at,
+    const struct minisign_sec *sec, cJSON *details, struct aerr *err);
+/* The signature object of the round's approval entry, or NULL (unsigned). */
+int approval_signature_load(struct db *db, int64_t assessment_id, cJSON **sig, struct aerr *err);
+/* Checks a signed statement as a bundle holds it: the signature by
+ * registered_key (a minisign base64 line) over statement, and that the
+ * statement names this assessment, reviewer and time. AV_FINDINGS, why in err. */
+int approval_check(const char *statement, size_t slen, const char *minisig, size_t siglen,
+    const char *registered_key, int64_t assessment_id, const char *reviewer,
+    const char *approved_at, struct aerr *err);
+
+#endif

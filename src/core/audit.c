@@ -159,7 +159,7 @@ static const struct seal_kind seal_kinds[] = {
 	{ "report", "report.export", NULL, 0 },
 	{ "questionnaire", "questionnaire.load", NULL, 1 },
 	{ "vendor", "vendor.add", "vendor.edit vendor.archive", 1 },
-	{ "endpoint", "endpoint.add", "endpoint.edit endpoint.archive", 1 },
+	{ "endpoint", "endpoint.add", "endpoint.edit endpoint.archive endpoint.confirm", 1 },
 	{ "incident", "incident.open", "incident.status incident.edit incident.link", 1 },
 	{ "incident_task", "incident.task.add", "incident.task.done", 1 },
 	{ "blob_seal", "blob.seal", NULL, 1 },

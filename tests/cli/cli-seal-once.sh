@@ -38,6 +38,7 @@ ERROR_IN_200 medium" "a real run: a failed probe and a finding"
 "$AIVET" assess answer 1 detail bad >/dev/null
 "$AIVET" assess answer 1 deeper "left in place" >/dev/null
 "$AIVET" assess submit 1 >/dev/null
+approver_key bob
 "$AIVET" --actor bob assess approve 1 >/dev/null
 "$AIVET" key generate --no-password >/dev/null
 run audit verify

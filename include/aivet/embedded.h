@@ -16,5 +16,6 @@ struct embedded_file {
 extern const struct embedded_file embedded_migrations[];
 extern const struct embedded_file embedded_pg_migrations[];   /* db/pg/ */
 extern const struct embedded_file embedded_questionnaires[];
+extern const struct embedded_file embedded_advisories[];   /* advisories/, OSV */
 
 #endif

@@ -185,6 +185,11 @@ static const struct seal_part seal_parts[] = {
 	  "allow_insecure_http, options, status, created_at, updated_at", "id", "id", NULL, 0 },
 	{ "endpoint", NULL, "credential", "id, endpoint_id, label, ref, org, created_at", "endpoint_id", "id",
 	  NULL, 0 },
+	/* The engine's nodes (schema 014): hashed only for an endpoint that has some. */
+	{ "endpoint", NULL, "engine_node", "id, endpoint_id, position, engine, url, credential_ref, "
+	  "created_at", "endpoint_id", "position", NULL, 1 },
+	{ "advisory", "advisory", "advisory", "id, osv_id, modified, document, sha256, source, "
+	  "imported_by, imported_at", "id", "id", NULL, 0 },
 	{ "incident", "incident", "incident", "id, vendor_id, endpoint_id, title, status, severity, phi, "
 	  "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at",
 	  "id", "id", NULL, 0 },
@@ -207,6 +212,8 @@ static const struct audit_table audit_tables_list[] = {
 	{ "vendor", AUDIT_TABLE_SEALED, "vendor" },
 	{ "endpoint", AUDIT_TABLE_SEALED, "endpoint" },
 	{ "credential", AUDIT_TABLE_SEALED, "endpoint" },
+	{ "engine_node", AUDIT_TABLE_SEALED, "endpoint" },
+	{ "advisory", AUDIT_TABLE_SEALED, "advisory" },
 	{ "questionnaire", AUDIT_TABLE_SEALED, "questionnaire" },
 	{ "assessment", AUDIT_TABLE_SEALED, "assessment" },
 	{ "answer", AUDIT_TABLE_SEALED, "assessment" },

@@ -1,0 +1,201 @@
+#!/bin/sh
+# sim-engine.sh: the engine probe against aivet-sim's SGLang server info over
+# real HTTP on 127.0.0.1, one rule at a time: a KV pool below the advertised
+# context (high), the same on a disaggregated node (critical), nodes that
+# disagree, a node that cannot be read (an error for that node, never a
+# pass), a version an advisory names, and the engine's admin credential. The
+# probe sends no prompt: the simulator's log shows GETs only, and the run
+# counts 0 tokens. TEST_CASES="name ..." runs only those cases.
+. "$TESTS_SRCDIR/lib/lib.sh"
+. "$TESTS_SRCDIR/lib/sim-lib.sh"
+
+case_on() {
+	[ -z "${TEST_CASES:-}" ] && return 0
+	case " $TEST_CASES " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+# per_probe: "name:verdict[CODE:severity,...]" of the run JSON in $out.
+per_probe() {
+	printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)[\([.findings[] | "\(.code):\(.severity)"] | sort | join(","))]"] | join(" ")'
+}
+finding() {
+	printf '%s' "$out" | jq -r --arg c "$1" '.probes[].findings[] | select(.code == $c) | .message'
+}
+node() {
+	printf '%s' "$out" | jq -c ".probes[] | select(.name == \"engine\") | .details.nodes[$1] | $2"
+}
+CTX=1048576
+# endpoint NODE-URL...: a fresh database, V/e at a 1,048,576-token context whose
+# sglang engine runs on the nodes given.
+endpoint() {
+	db_fresh
+	_nodes=""
+	for _u in "$@"; do _nodes="$_nodes --engine-url $_u"; done
+	# shellcheck disable=SC2086
+	"$AIVET" vendor add V >/dev/null &&
+	"$AIVET" endpoint add V --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \
+	    --context $CTX --engine sglang $_nodes $EXTRA >/dev/null || echo "# endpoint add failed"
+}
+EXTRA=""
+engine_run() {
+	run probe run V/e --probe engine --yes --json "$@"
+}
+# posts: how many requests other than GET /get_server_info the last simulator saw.
+posts() {
+	grep '^aivet-sim: #' "$SIM_LOG" | grep -c -v ' GET /get_server_info ' || true
+}
+
+# ---- the pool below the context on one node, not disaggregated: high ----
+if case_on pool-below-context; then
+	sim_start --context $CTX --pool 681280 --engine-mode null || exit 1
+	endpoint "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "1:engine:fail[KV_POOL_BELOW_CONTEXT:high]" \
+	    "rule kv-pool: a pool of 681,280 tokens under a 1,048,576-token context is KV_POOL_BELOW_CONTEXT, high"
+	is "$(finding KV_POOL_BELOW_CONTEXT)" \
+	    "node 1 ($SIM_URL): max_total_num_tokens 681,280 (the KV cache pool) is below the advertised context of 1,048,576 tokens" \
+	    "the finding names the node, both numbers and the field"
+	is "$(node 0 '[.verdict, .pool_tokens, .pool_field, .context_tokens, .context_field, .version, .mode]')" \
+	    '["read",681280,"max_total_num_tokens",1048576,"context_length","0.5.23",null]' "the node's figures, each with its field"
+	is "$(printf '%s' "$out" | jq -c '[.tokens_in, .tokens_out, .probes[0].details.prompts_sent, .probes[0].details.sent]')" \
+	    "[0,0,0,1]" "no prompt: 0 tokens, one GET"
+	is "$(posts):$(grep -c ' GET /get_server_info ' "$SIM_LOG")" 0:1 "the simulator saw one GET /get_server_info and nothing else"
+	is "$(sqlite3 "$AIVET_DB" "SELECT method || ' ' || url || ' ' || response_status || ' ' || coalesce(tenant, '-') FROM exchange WHERE probe = 'engine'")" \
+	    "GET $SIM_URL/get_server_info 200 -" "the raw response is kept as evidence, for no tenant"
+	is "$(sqlite3 "$AIVET_DB" "SELECT b.data FROM exchange x JOIN blob b ON b.sha256 = x.response_blob WHERE x.probe = 'engine'" | jq -r .max_total_num_tokens)" \
+	    681280 "the evidence holds the engine's own body"
+	sim_stop
+fi
+
+# ---- the same on a node running disaggregated prefill/decode: critical ----
+if case_on disaggregated; then
+	sim_start --context $CTX --pool 681280 --engine-mode decode || exit 1
+	endpoint "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "1:engine:fail[KV_POOL_BELOW_CONTEXT:critical]" \
+	    "rule kv-pool-disaggregated: the pool below the context on a decode node is critical"
+	like "$(finding KV_POOL_BELOW_CONTEXT)" "; the node runs disaggregated, mode decode\$" "the mode is named"
+	sim_stop
+	sim_start --context $CTX --pool 2000000 --engine-mode prefill || exit 1
+	endpoint "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "0:engine:pass[]" "disaggregated alone, with room for the context, passes"
+	is "$(printf '%s' "$out" | jq -r '.probes[0].reason')" \
+	    "every node (1) holds the advertised context of 1,048,576 tokens in one request, and the nodes agree; no prompt was sent" \
+	    "the pass says what was checked"
+	sim_stop
+fi
+
+# ---- two nodes that disagree on the pool (both large enough) ----
+if case_on nodes-differ; then
+	sim_start --context $CTX --pool 1200000 || exit 1
+	U1=$SIM_URL
+	sim_start --context $CTX --pool 2400000 || exit 1
+	endpoint "$U1" "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "0:engine:fail[ENGINE_NODES_DIFFER:medium]" \
+	    "rule nodes-differ: two nodes with different pools are ENGINE_NODES_DIFFER, medium (exit 0 under --fail-on high)"
+	is "$(finding ENGINE_NODES_DIFFER)" \
+	    "KV cache pool: node 1 ($U1) 1,200,000, node 2 ($SIM_URL) 2,400,000" "the finding names both nodes and both pools"
+	is "$(printf '%s' "$out" | jq -c '.probes[0].findings[0].evidence | length')" 2 "both nodes' responses are its evidence"
+	sim_stop
+	sim_start --context $CTX --pool 1200000 --engine-version 0.5.24 || exit 1
+	endpoint "$U1" "$SIM_URL"
+	engine_run
+	is "$(finding ENGINE_NODES_DIFFER)" \
+	    "version: node 1 ($U1) 0.5.23, node 2 ($SIM_URL) 0.5.24" "a version difference alone"
+	sim_stop
+fi
+
+# ---- a node that cannot be read: an error for that node, never a pass ----
+if case_on unreadable-node; then
+	sim_start --context $CTX --pool 1200000 || exit 1
+	U1=$SIM_URL
+	sim_start --context $CTX --pool 1200000 --fault engine-unreadable || exit 1
+	endpoint "$U1" "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "3:engine:error[]" "rule unreadable-node: one node answering 500 makes the probe an error, not a pass"
+	is "$(printf '%s' "$out" | jq -r '.probes[0].reason')" \
+	    "1 of 2 nodes could not be read, so their capacity is unknown: node 2 ($SIM_URL): $SIM_URL/get_server_info: HTTP 500" \
+	    "the reason names the node and what it answered"
+	is "$(node 1 '[.verdict, .pool_tokens]')" '["error",null]' "the unread node has no figures"
+	is "$(node 0 '.verdict')" '"read"' "the other node was read"
+	sim_stop
+	endpoint "$U1" "http://127.0.0.1:9"
+	engine_run
+	is "$rc:$(per_probe)" "3:engine:error[]" "a node that does not answer at all is an error"
+	like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" "node 2 \\(http://127.0.0.1:9\\): http://127.0.0.1:9/get_server_info: " \
+	    "the closed port is named"
+fi
+
+# ---- a version an advisory names (built in, OSV) ----
+if case_on affected-version; then
+	sim_start --context $CTX --pool 1200000 --engine-version 0.5.22 || exit 1
+	endpoint "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "1:engine:fail[ENGINE_VERSION_AFFECTED:high]" \
+	    "rule version-affected: 0.5.22 is in the transfer-backend advisory's range"
+	is "$(finding ENGINE_VERSION_AFFECTED)" \
+	    "node 1 ($SIM_URL): sglang 0.5.22 is affected by AIVET-2026-0002 (SGLang KV transfer backends: a failed or partial page transfer is not reported to the decode node); fixed in 0.5.23" \
+	    "0.5.22 is fixed for the disaggregation advisory, not for the transfer backends"
+	sim_stop
+	sim_start --context $CTX --pool 1200000 --engine-version 0.5.21rc1 || exit 1
+	endpoint "$SIM_URL"
+	engine_run
+	is "$(node 0 '[.advisories[].id]')" '["AIVET-2026-0001","AIVET-2026-0002"]' "a pre-release of 0.5.21 is in both ranges"
+	sim_stop
+	sim_start --context $CTX --pool 1200000 --engine-version nightly-abc || exit 1
+	endpoint "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "0:engine:pass[]" "a version no range orders raises nothing ..."
+	is "$(node 0 '.advisories')" '"not checked: the version is not one an advisory'"'"'s range can be compared with"' \
+	    "... and says it was not checked"
+	sim_stop
+fi
+
+# ---- the engine's admin credential: read as an endpoint's, sent, recorded redacted ----
+if case_on credential; then
+	export ENGINE_ADMIN_KEY=adm-0123456789abcdef
+	sim_start --context $CTX --pool 1200000 --engine-key "$ENGINE_ADMIN_KEY" || exit 1
+	endpoint "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "3:engine:error[]" "without the admin credential the node refuses: an error"
+	like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" "HTTP 401" "the refusal is named"
+	EXTRA="--engine-credential env:ENGINE_ADMIN_KEY"
+	endpoint "$SIM_URL"
+	EXTRA=""
+	engine_run
+	is "$rc:$(per_probe)" "0:engine:pass[]" "with it the node is read"
+	is "$(sqlite3 "$AIVET_DB" "SELECT request_headers FROM exchange WHERE probe = 'engine'" | jq -r .Authorization)" \
+	    "[redacted]" "the credential is recorded redacted"
+	is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x LEFT JOIN blob b ON b.sha256 IN (x.request_blob, x.response_blob) WHERE instr(x.request_headers || coalesce(b.data, ''), '$ENGINE_ADMIN_KEY') > 0")" \
+	    0 "the secret is in no exchange"
+	run audit log --json
+	is "$(printf '%s' "$out" | jq -r '[.[] | select(.action == "endpoint.add") | .details.credentials["@engine"]] | last')" \
+	    "env:ENGINE_ADMIN_KEY" "the reference (never the secret) is in the audit entry that set it"
+	AIVET_ACTOR=someone-else run probe run V/e --probe engine --yes --json
+	like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" \
+	    "the engine's credential: credential env:ENGINE_ADMIN_KEY was set by .*, not by you \\(someone-else\\)" \
+	    "a runner who did not set it is refused, as for an endpoint's credential"
+	sim_stop
+fi
+
+# ---- the default suite holds the engine probe when an engine is set; 0 tokens planned ----
+if case_on default-suite; then
+	sim_start --context $CTX --pool 1200000 || exit 1
+	endpoint "$SIM_URL" "$SIM_URL/"
+	run probe run V/e --dry-run --json
+	is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "engine") | [.requests, .tokens_in, .tokens_out]')" \
+	    "[2,0,0]" "the plan: one GET per node, 0 tokens"
+	db_fresh
+	"$AIVET" vendor add V >/dev/null
+	"$AIVET" endpoint add V --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context $CTX >/dev/null
+	run probe run V/e --dry-run --json
+	is "$(printf '%s' "$out" | jq -c '[.probes[].name] | index("engine")')" "null" "no engine set: not in the default suite"
+	engine_run
+	is "$rc:$(per_probe)" "3:engine:error[]" "named without an engine: an error saying how to set one"
+	like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" "endpoint edit V/e --engine sglang" "the reason gives the command"
+	sim_stop
+fi
+
+done_testing

@@ -27,6 +27,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,7 +91,7 @@ read_sglang(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 	if ((n->context = num_at(d[0], "context_length")) >= 0)
 		n->context_field = "context_length";
 	else if ((n->context = num_at(d[0], "max_req_input_len")) >= 0)
-		n->context_field = "max_req_input_len";
+		n->context++, n->context_field = "max_req_input_len + 1";
 	else
 		return missing(n, "the server info", "context_length or max_req_input_len");
 	str_at(d[0], "version", n->version, sizeof n->version);
@@ -137,12 +138,18 @@ read_vllm(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 
 		blocks = prom_label(l, "num_gpu_blocks");
 		bs = prom_label(l, "block_size");
+		/* Newer versions say the pool in tokens themselves. */
+		n->pool = prom_label(l, "kv_cache_size_tokens");
 		free(l);
 	}
-	if (blocks < 0 || bs <= 0)
+	if (n->pool >= 0) {
+		n->pool_field = "vllm:cache_config_info kv_cache_size_tokens";
+	} else if (blocks >= 0 && bs > 0 && blocks < INT64_MAX / bs) {
+		n->pool = blocks * bs;
+		n->pool_field = "vllm:cache_config_info num_gpu_blocks x block_size";
+	} else {
 		return missing(n, "/metrics", "num_gpu_blocks and block_size in vllm:cache_config_info");
-	n->pool = blocks * bs;
-	n->pool_field = "vllm:cache_config_info num_gpu_blocks x block_size";
+	}
 	first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d[1], "data"), 0);
 	if ((n->context = num_at(first, "max_model_len")) < 0)
 		return missing(n, "/v1/models", "data[0].max_model_len");

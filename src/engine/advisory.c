@@ -364,7 +364,9 @@ osv_check(const cJSON *doc, const char *what, struct aerr *err)
 		return aerr_set(err, AV_USAGE, "%s: not an OSV record (a JSON object)", what);
 	if (id == NULL || *id == '\0' || strlen(id) > 128)
 		return field_err(err, what, "id", "a string of 1 to 128 characters is needed");
-	if (mod == NULL || parse_time(mod, &ms, &te) != 0)
+	/* RFC 3339: a date and a time, never a word parse_time would also take. */
+	if (mod == NULL || strlen(mod) < 20 || mod[4] != '-' || mod[10] != 'T' ||
+	    parse_time(mod, &ms, &te) != 0)
 		return field_err(err, what, "modified", "an RFC 3339 time is needed");
 	if (!cJSON_IsArray(aff) || cJSON_GetArraySize(aff) == 0)
 		return field_err(err, what, "affected", "a non-empty array is needed");

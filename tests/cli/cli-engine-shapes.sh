@@ -1,0 +1,106 @@
+#!/bin/sh
+# cli-engine-shapes.sh: the engine probe reads each engine's status shape,
+# from fixtures built from the engines' sources and one captured from a real
+# llama-server (tests/data/engines/README.md says which), each folder served
+# over HTTP on 127.0.0.1 by Python's http.server as the engine serves it.
+# Asserts the figures read, the fields they came from, and the verdict.
+. "$TESTS_SRCDIR/lib/lib.sh"
+
+if ! command -v python3 >/dev/null; then
+	skip "python3 is needed to serve the fixtures"
+	done_testing
+	exit 0
+fi
+
+# serve DIR: a static server on a free loopback port; sets URL.
+serve() {
+	python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$1" >"$T/serve.out" 2>"$T/serve.err" &
+	_serve_pid=$!
+	for _i in $(seq 1 100); do
+		URL=$(sed -n 's|^Serving HTTP on 127.0.0.1 port \([0-9]*\).*|http://127.0.0.1:\1|p' "$T/serve.out")
+		[ -n "$URL" ] && return 0
+		sleep 0.05
+	done
+	echo "# http.server did not start"
+	sed 's/^/#   /' "$T/serve.err"
+	return 1
+}
+stop_serve() {
+	if [ -n "${_serve_pid:-}" ]; then
+		kill "$_serve_pid" 2>/dev/null
+		wait "$_serve_pid" 2>/dev/null
+	fi
+	_serve_pid=""
+}
+_cleanup_hooks="$_cleanup_hooks stop_serve"
+# shape KIND DIR CONTEXT: V/e at CONTEXT with engine KIND at the fixture's folder, the engine probe run.
+shape() {
+	serve "$TESTS_SRCDIR/data/engines/$2" || exit 1
+	db_fresh
+	"$AIVET" vendor add V >/dev/null
+	"$AIVET" endpoint add V --name e --api openai --url http://127.0.0.1:9/v1 --model m \
+	    --context "$3" --engine "$1" --engine-url "$URL" >/dev/null
+	run probe run V/e --probe engine --yes --json
+	stop_serve
+}
+fig() {
+	printf '%s' "$out" | jq -c ".probes[0].details.nodes[0] | $1"
+}
+verdict() {
+	printf '%s' "$out" | jq -r '.probes[0] | "\(.verdict)[\([.findings[] | "\(.code):\(.severity)"] | join(","))]"'
+}
+
+# llama.cpp, -c 8192 -np 4: each request holds 2,048 tokens whatever the endpoint advertises.
+shape llama.cpp llama.cpp 8192
+is "$(fig '[.verdict, .context_tokens, .context_field, .slots, .pool_tokens, .version]')" \
+    '["read",2048,"default_generation_settings.n_ctx",4,null,"b0-dc02e1f8"]' "llama.cpp: n_ctx per slot, 4 slots, build_info"
+is "$(verdict)" "fail[KV_POOL_BELOW_CONTEXT:high]" "llama.cpp: 2,048 per slot under 8,192 advertised"
+like "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
+    "default_generation_settings.n_ctx 2,048 \\(the context one request may hold\\) is below the advertised context of 8,192 tokens" \
+    "llama.cpp: the field and both numbers"
+is "$(fig '.advisories')" '"not checked: the version is not one an advisory'"'"'s range can be compared with"' \
+    "llama.cpp: a build id is not taken as unaffected"
+is "$(printf '%s' "$out" | jq -c '[.probes[0].details.sent, .tokens_in]')" "[3,0]" "llama.cpp: three GETs, no token"
+shape llama.cpp llama.cpp 2048
+is "$(verdict)" "pass[]" "llama.cpp: an endpoint advertising 2,048 passes"
+
+# sglang: the incident's configuration.
+shape sglang sglang 1048576
+is "$(fig '[.pool_tokens, .pool_field, .context_tokens, .mode, .page_size, .chunked_prefill_size, .version]')" \
+    '[681280,"max_total_num_tokens",1048576,"decode",64,16384,"0.5.21"]' "sglang: pool, context, mode, page and chunk sizes, version"
+is "$(verdict)" "fail[KV_POOL_BELOW_CONTEXT:critical,ENGINE_VERSION_AFFECTED:high]" \
+    "sglang: the pool under the context on a decode node, on a version both advisories name"
+
+# sglang, newer: /get_server_info is 404, /server_info answers; context_length null.
+shape sglang sglang-new 32768
+is "$(fig '[.verdict, .pool_tokens, .context_tokens, .context_field, .mode, .version]')" \
+    '["read",420000,32768,"max_req_input_len + 1",null,"0.5.24"]' "sglang (newer): read from /server_info, the context from max_req_input_len"
+is "$(verdict)" "pass[]" "sglang (newer): passes"
+is "$(printf '%s' "$out" | jq -c '.probes[0].details | [.sent, .judged, .classes]')" '[2,1,{"answered":1,"refused_other":1}]' \
+    "sglang (newer): the 404 is counted and recorded, the read that stands is judged"
+
+# vllm: 2,048 blocks of 16 tokens.
+shape vllm vllm 131072
+is "$(fig '[.pool_tokens, .pool_field, .context_tokens, .context_field, .version]')" \
+    '[32768,"vllm:cache_config_info num_gpu_blocks x block_size",131072,"max_model_len","0.11.0"]' "vllm: the pool from the cache config, max_model_len, version"
+is "$(verdict)" "fail[KV_POOL_BELOW_CONTEXT:high]" "vllm: a 32,768-token pool under 131,072"
+
+# tgi
+shape tgi tgi 8192
+is "$(fig '[.max_total_tokens, .context_tokens, .context_field, .pool_tokens, .pool_field, .version]')" \
+    '[8192,8191,"max_input_tokens",65536,"max_batch_total_tokens","3.3.6"]' "tgi: /info's limits and version"
+is "$(verdict)" "fail[KV_POOL_BELOW_CONTEXT:high]" "tgi: 8,191 input tokens under 8,192 advertised"
+shape tgi tgi 8191
+is "$(verdict)" "pass[]" "tgi: 8,191 advertised passes"
+
+# A node that answers without the engine's fields is an error for it, never a pass.
+shape sglang wrong 2048
+is "$(verdict)" "error[]" "a server info without the pool is an error"
+like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" \
+    "node 1 \\(.*\\): the server info answered without max_total_num_tokens\$" "it names the missing field"
+# And one whose paths are not there at all.
+shape sglang llama.cpp 2048
+is "$(verdict)" "error[]" "no server info at either path is an error"
+like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" "/server_info: HTTP 404\$" "it names the last path asked and the status"
+
+done_testing

@@ -498,6 +498,28 @@ engine_verdict(struct probe_env *env, struct probe_outcome *out, const struct en
 		    thousands(env->ep.context, c));
 }
 
+/* What one request can hold on the smallest node, the least of its pool, context
+ * and maximum total: "capacity_tokens", null unless every node was read (a node
+ * not read could hold less). Claims compare a vendor's stated context with it. */
+static void
+capacity_json(cJSON *d, const struct engine_node *n, int nn)
+{
+	int64_t cap = -1;
+
+	for (int i = 0; i < nn; i++) {
+		int64_t lim[3] = { n[i].pool, n[i].context, n[i].max_total };
+
+		if (!n[i].read) {
+			cap = -1;
+			break;
+		}
+		for (int k = 0; k < 3; k++)
+			if (lim[k] >= 0 && (cap < 0 || lim[k] < cap))
+				cap = lim[k];
+	}
+	json_add_num_or_null(d, "capacity_tokens", cap);
+}
+
 /* The engine admin API's credential, read as a tenant's is (credref_read: only
  * when the runner set it or allows it). */
 static int
@@ -565,6 +587,7 @@ engine_run(struct probe_env *env, struct probe_outcome *out)
 			px_tally_add(&t, &x->g[j].r, node >= 0 && n[node].read);
 		}
 		px_tally_json(&t, out->details);
+		capacity_json(out->details, n, nn);
 		engine_verdict(env, out, n, nn);
 	}
 	credref_free(secret, slen);

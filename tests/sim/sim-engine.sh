@@ -198,4 +198,40 @@ if case_on default-suite; then
 	sim_stop
 fi
 
+# ---- claims: the capacity-check answer and the stated context, judged by the engine ----
+# claim QUESTION: "status: reason" of that claim in assess show.
+claim() {
+	"$AIVET" assess show 1 --json | jq -r --arg q "$1" '.claims[] | select(.question_id == $q) | "\(.status): \(.reason)"'
+}
+if case_on claims; then
+	sim_start --context $CTX --pool 681280 --engine-mode decode || exit 1
+	endpoint "$SIM_URL"
+	"$AIVET" assess start V llm-inference-isolation >/dev/null
+	for qa in context_capacity_check=every_node_every_change advertised_context_tokens=1048576 \
+	    guaranteed_context_tokens=1048576; do
+		"$AIVET" assess answer 1 "${qa%%=*}" "${qa#*=}" >/dev/null
+	done
+	engine_run
+	run_id=$(printf '%s' "$out" | jq -r .id)
+	is "$(claim context_capacity_check)" "contradicted: KV_POOL_BELOW_CONTEXT in run $run_id (engine)" \
+	    "claim: 'checked on every node' is contradicted by the engine's finding"
+	is "$(claim guaranteed_context_tokens)" "contradicted: KV_POOL_BELOW_CONTEXT in run $run_id (engine)" \
+	    "claim: the stated guaranteed context is contradicted"
+	sim_stop
+	sim_start --context $CTX --pool 1200000 || exit 1
+	"$AIVET" endpoint edit V/e --engine-url "$SIM_URL" >/dev/null
+	engine_run
+	run_id=$(printf '%s' "$out" | jq -r .id)
+	is "$(claim context_capacity_check)" "confirmed: probe engine passed, and no finding contradicts it" \
+	    "claim: confirmed when the engine probe read every node and found the context held"
+	is "$(claim guaranteed_context_tokens)" \
+	    "confirmed: the engine's own status in run $run_id: every node holds 1048576 tokens in one request, and no finding contradicts it" \
+	    "claim: the stated context confirmed by the engine's own figure, no prompt sent"
+	"$AIVET" assess answer 1 guaranteed_context_tokens 2000000 >/dev/null
+	is "$(claim guaranteed_context_tokens)" \
+	    "contradicted: the engine's own status in run $run_id: one request holds at most 1048576 tokens, under the answered 2000000" \
+	    "claim: a stated context above what the engine holds is contradicted"
+	sim_stop
+fi
+
 done_testing

@@ -198,6 +198,67 @@ if case_on default-suite; then
 	sim_stop
 fi
 
+# ---- after every change: probe diff and --compare-last report the engine's changes ----
+if case_on diff; then
+	sim_start --context $CTX --pool 1200000 --engine-version 0.5.23 || exit 1
+	U1=$SIM_URL
+	endpoint "$U1"
+	engine_run
+	a=$(printf '%s' "$out" | jq -r .id)
+	run probe run V/e --probe engine --yes --compare-last
+	is "$rc" 0 "unchanged engine: exit 0"
+	like "$out" "no drift from run $a to run $((a + 1)) \\(V/e\\)" "unchanged engine: no drift"
+	sim_start --context $CTX --pool 681280 --engine-version 0.5.24 --engine-mode decode || exit 1
+	"$AIVET" endpoint edit V/e --engine-url "$U1" --engine-url "$SIM_URL" >/dev/null
+	run probe run V/e --probe engine --yes --compare-last
+	like "$out" "drift from run $((a + 1)) to run $((a + 2)) \\(V/e\\):" "a second node with another configuration: drift"
+	like "$out" "  engine             nodes 1 -> 2" "the node count is reported"
+	run probe diff "$a" "$((a + 2))" --json
+	is "$rc:$(printf '%s' "$out" | jq -c '.engine')" '1:[{"field":"nodes","a":1,"b":2}]' \
+	    "node 1 unchanged: only the count, exit 1"
+	"$AIVET" endpoint edit V/e --engine-url "$SIM_URL" >/dev/null
+	engine_run
+	run probe diff "$a" "$((a + 3))" --json
+	is "$(printf '%s' "$out" | jq -c '.engine')" \
+	    '[{"field":"node 1 version","a":"0.5.23","b":"0.5.24"},{"field":"node 1 pool_tokens","a":1200000,"b":681280},{"field":"node 1 mode","a":null,"b":"decode"}]' \
+	    "version, pool and mode changes, each with both values"
+	is "$(printf '%s' "$out" | jq -c '[.findings.new[].code]')" '["KV_POOL_BELOW_CONTEXT"]' "and the new finding"
+	sim_stop
+fi
+
+# ---- cheap enough to run every few minutes: under a second per node on loopback ----
+if case_on timing; then
+	sim_start --context $CTX --pool 1200000 || exit 1
+	port=${SIM_URL##*:}
+	endpoint "$SIM_URL" "$SIM_URL/" "http://localhost:$port" "http://localhost:$port/"
+	t0=$(date +%s%N)
+	engine_run
+	t1=$(date +%s%N)
+	ms=$(( (t1 - t0) / 1000000 ))
+	echo "# probe run --probe engine, 4 nodes on loopback: $ms ms in all, $((ms / 4)) ms a node"
+	is "$rc:$(per_probe)" "0:engine:pass[]" "four nodes read"
+	ok "$([ "$ms" -lt 4000 ] && echo 0 || echo 1)" "the whole run, database and evidence included, under a second per node ($ms ms for 4)"
+	sim_stop
+fi
+
+# ---- the nightly job of docs/ runs the engine probe with the default suite ----
+if case_on nightly; then
+	sim_start --context 8192 --pool 5324 || exit 1
+	db_fresh
+	"$AIVET" vendor add V >/dev/null
+	"$AIVET" endpoint add V --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \
+	    --context 8192 --engine sglang --engine-url "$SIM_URL" >/dev/null
+	"$AIVET" key generate --no-password >/dev/null 2>&1
+	AIVET="$AIVET" AIVET_OUT="$T/night" AIVET_PROBES=all sh "$TESTS_SRCDIR/../docs/aivet-nightly.sh" \
+	    >/dev/null 2>"$T/nightly.err"
+	night=$(ls -d "$T"/night/* | tail -n 1)
+	is "$(jq -c '.[0].probes[0] | [.name, .requests, (.findings | map(.code))]' "$night/runs.json")" \
+	    '["engine",1,["KV_POOL_BELOW_CONTEXT"]]' "the nightly job's default suite runs the engine probe first, one GET"
+	is "$(jq -c '.[0].plan.probes[] | select(.name == "engine") | [.requests, .tokens_in, .tokens_out]' "$night/runs.json")" '[1,0,0]' \
+	    "its plan says 0 tokens"
+	sim_stop
+fi
+
 # ---- claims: the capacity-check answer and the stated context, judged by the engine ----
 # claim QUESTION: "status: reason" of that claim in assess show.
 claim() {

@@ -207,8 +207,12 @@ apply_engine(struct db *db, int64_t id, const struct endpoint_input *f, int inse
 	else if (n == 0)
 		rc = aerr_set(err, AV_USAGE, "--engine needs at least one --engine-url (one per node)");
 	for (int i = 0; i < n && rc == 0; i++)
-		if (url_check(urls[i], insecure, err) != 0)
+		if (url_check(urls[i], insecure, err) != 0) {
+			/* The URL's rule, said of the option that gave it. */
+			if (strncmp(err->msg, "--url: ", 7) == 0)
+				memmove(err->msg, err->msg + 7, strlen(err->msg + 7) + 1);
 			rc = aerr_prefix(err, "--engine-url");
+		}
 	if (rc == 0 && cred != NULL && credref_check(cred, err) != 0)
 		rc = aerr_prefix(err, "--engine-credential");
 	if (rc == 0)

@@ -50,6 +50,51 @@ verdict() {
 	printf '%s' "$out" | jq -r '.probes[0] | "\(.verdict)[\([.findings[] | "\(.code):\(.severity)"] | join(","))]"'
 }
 
+# ---- endpoint --engine, --engine-url, --engine-credential: checked, stored, shown, audited ----
+"$AIVET" vendor add V >/dev/null
+"$AIVET" endpoint add V --name e --api openai --url http://127.0.0.1:9/v1 --model m --context 10 >/dev/null
+before=$(db_snapshot)
+run endpoint edit V/e --engine sglang --engine-url http://x.example.com/
+is "$rc:$errout" "2:aivet: --engine-url: plain http to x.example.com would send credentials unencrypted; use https, or --allow-insecure-http if you really mean it" \
+    "an engine URL is checked as the endpoint's"
+run endpoint edit V/e --engine sglang --engine-url 'http://127.0.0.1:1/?api_key=sk-abcdefabcdefabcdefabcdef'
+like "$rc:$errout" "^2:aivet: --engine-url: the URL's query carries a credential" "a key in an engine URL is refused"
+run endpoint edit V/e --engine sglang --engine-url http://127.0.0.1:1 --engine-credential sk-secret-value
+is "$rc:$errout" "2:aivet: --engine-credential: a credential must be a reference, env:VAR or file:PATH; a literal secret is refused and was not stored" \
+    "a literal engine secret is refused"
+run endpoint edit V/e --engine-url http://127.0.0.1:1
+is "$rc:$errout" "2:aivet: --engine-url needs --engine sglang|vllm|tgi|llama.cpp" "a node needs the engine's kind"
+run endpoint edit V/e --engine sglang
+is "$rc:$errout" "2:aivet: --engine needs at least one --engine-url (one per node)" "a kind needs a node"
+run endpoint edit V/e --engine vmm --engine-url http://127.0.0.1:1
+is "$rc:$errout" "2:aivet: --engine: 'vmm' is not one of sglang, vllm, tgi, llama.cpp" "an unknown kind"
+run endpoint edit V/e --engine sglang --engine-url http://127.0.0.1:1 --engine-url http://127.0.0.1:1
+is "$rc:$errout" "2:aivet: --engine-url: http://127.0.0.1:1 given twice" "a node given twice"
+is "$(db_snapshot)" "$before" "nothing was stored by a refused edit"
+run endpoint edit V/e --engine vllm --engine-url http://127.0.0.1:1 --engine-url http://127.0.0.1:2/ \
+    --engine-credential env:ENGINE_KEY
+is "$rc" 0 "an engine of two nodes"
+run endpoint show V/e --json
+is "$(printf '%s' "$out" | jq -c .engine)" \
+    '{"kind":"vllm","nodes":["http://127.0.0.1:1","http://127.0.0.1:2/"],"credential":"env:ENGINE_KEY"}' "endpoint show --json: the engine"
+run endpoint show V/e
+is "$(printf '%s\n' "$out" | tail -3)" "  engine       vllm, 2 nodes, credential env:ENGINE_KEY
+    node 1       http://127.0.0.1:1
+    node 2       http://127.0.0.1:2/" "endpoint show: the engine and its nodes"
+run endpoint edit V/e --engine-url http://127.0.0.1:3
+run endpoint show V/e --json
+is "$(printf '%s' "$out" | jq -c .engine)" '{"kind":"vllm","nodes":["http://127.0.0.1:3"],"credential":"env:ENGINE_KEY"}' \
+    "--engine-url given replaces the nodes, the kind and credential kept"
+run audit log --json
+is "$(printf '%s' "$out" | jq -c '[.[] | select(.action == "endpoint.edit") | .details.engine]')" \
+    '[{"kind":"vllm","nodes":["http://127.0.0.1:1","http://127.0.0.1:2/"]},{"kind":"vllm","nodes":["http://127.0.0.1:3"]}]' \
+    "each change is in its audit entry"
+run endpoint edit V/e --remove-engine
+run endpoint show V/e --json
+is "$(printf '%s' "$out" | jq -c .engine)" "null" "--remove-engine drops it"
+run audit verify
+is "$rc" 0 "the endpoint's seal, engine nodes included, verifies"
+
 # llama.cpp, -c 8192 -np 4: each request holds 2,048 tokens whatever the endpoint advertises.
 shape llama.cpp llama.cpp 8192
 is "$(fig '[.verdict, .context_tokens, .context_field, .slots, .pool_tokens, .version]')" \

@@ -47,11 +47,15 @@ struct engine_node {
 	int64_t slots, page_size, chunked_prefill;
 	int64_t evidence[MAX_PATHS];
 	int nevidence;
+	unsigned skipped;             /* optional paths the node did not serve */
 };
 
 struct engine_kind {
 	const char *name, *package;   /* the package advisories name */
 	const char *paths[MAX_PATHS];
+	/* Paths a node may leave unserved (bit j for paths[j]: llama.cpp's --no-slots,
+	 * vLLM's /version): said in the node's details, the node read without them. */
+	unsigned optional;
 	int (*read)(struct engine_node *n, cJSON *const *docs, const struct buf *const *bodies);
 };
 
@@ -188,8 +192,9 @@ read_llama(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 	n->context_field = "default_generation_settings.n_ctx";
 	n->slots = num_at(d[0], "total_slots");
 	str_at(d[0], "build_info", n->version, sizeof n->version);
-	/* Each slot holds its own context: the smallest is what a request may get. */
-	if (!cJSON_IsArray(d[1]) || cJSON_GetArraySize(d[1]) == 0)
+	/* Each slot holds its own context: the smallest is what a request may get (where
+	 * /slots is served; without it, the default every slot is given). */
+	if (d[1] != NULL && (!cJSON_IsArray(d[1]) || cJSON_GetArraySize(d[1]) == 0))
 		return missing(n, "/slots", "a slot");
 	cJSON_ArrayForEach(s, d[1]) {
 		int64_t c = num_at(s, "n_ctx");
@@ -202,16 +207,16 @@ read_llama(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 		}
 	}
 	first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d[2], "data"), 0);
-	if (num_at(cJSON_GetObjectItemCaseSensitive(first, "meta"), "n_ctx") < 0)
+	if (d[2] != NULL && num_at(cJSON_GetObjectItemCaseSensitive(first, "meta"), "n_ctx") < 0)
 		return missing(n, "/v1/models", "data[0].meta.n_ctx");
 	return 0;
 }
 
 static const struct engine_kind kinds[] = {
-	{ "sglang", "sglang", { "/get_server_info" }, read_sglang },
-	{ "vllm", "vllm", { "/metrics", "/v1/models", "/version" }, read_vllm },
-	{ "tgi", "text-generation-inference", { "/info" }, read_tgi },
-	{ "llama.cpp", "llama.cpp", { "/props", "/slots", "/v1/models" }, read_llama },
+	{ "sglang", "sglang", { "/get_server_info" }, 0, read_sglang },
+	{ "vllm", "vllm", { "/metrics", "/v1/models", "/version" }, 1u << 2, read_vllm },
+	{ "tgi", "text-generation-inference", { "/info" }, 0, read_tgi },
+	{ "llama.cpp", "llama.cpp", { "/props", "/slots", "/v1/models" }, 1u << 1 | 1u << 2, read_llama },
 };
 
 static const struct engine_kind *
@@ -308,6 +313,11 @@ read_node(const struct engine_kind *k, struct engine_gets *x, int i, struct engi
 
 		n->evidence[n->nevidence++] = g->r.evidence_id;
 		bodies[j] = &g->body;
+		/* An optional path refused (404, 501) is left out; anything else is not. */
+		if ((k->optional & 1u << j) && g->r.cls == PXC_REFUSED_OTHER) {
+			n->skipped |= 1u << j;
+			continue;
+		}
 		if (g->r.cls != PXC_ANSWERED && n->why[0] == '\0') {
 			px_describe(&g->r, d, sizeof d);
 			snprintf(n->why, sizeof n->why, "%s: %s", g->url, d);
@@ -447,7 +457,7 @@ judge_version(struct probe_env *env, struct probe_outcome *out, const struct eng
 }
 
 static cJSON *
-node_json(const struct engine_node *n, const struct px_get *first)
+node_json(const struct engine_kind *k, const struct engine_node *n, const struct px_get *first)
 {
 	cJSON *o = cJSON_CreateObject(), *ev;
 
@@ -466,6 +476,13 @@ node_json(const struct engine_node *n, const struct px_get *first)
 		json_add_num_or_null(o, "slots", n->slots);
 		json_add_num_or_null(o, "page_size", n->page_size);
 		json_add_num_or_null(o, "chunked_prefill_size", n->chunked_prefill);
+	}
+	if (n->skipped) {
+		cJSON *sk = cJSON_AddArrayToObject(o, "not_served");
+
+		for (int j = 0; j < MAX_PATHS; j++)
+			if (n->skipped & 1u << j)
+				cJSON_AddItemToArray(sk, cJSON_CreateString(k->paths[j]));
 	}
 	cJSON_AddNumberToObject(o, "ms", first->total_ms);
 	ev = cJSON_AddArrayToObject(o, "evidence");
@@ -572,7 +589,7 @@ engine_run(struct probe_env *env, struct probe_outcome *out)
 			read_node(k, x, i, &n[i]);
 			if (n[i].read)
 				judge_capacity(env, out, i, &n[i]);
-			cJSON_AddItemToArray(nodes, node_json(&n[i], &x->g[x->idx[i * x->np]]));
+			cJSON_AddItemToArray(nodes, node_json(k, &n[i], &x->g[x->idx[i * x->np]]));
 		}
 		judge_nodes_differ(out, n, nn);
 		for (int i = 0; i < nn; i++)

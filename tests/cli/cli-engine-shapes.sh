@@ -108,6 +108,10 @@ is "$(fig '.advisories')" '"not checked: the version is not one an advisory'"'"'
 is "$(printf '%s' "$out" | jq -c '[.probes[0].details.sent, .tokens_in]')" "[3,0]" "llama.cpp: three GETs, no token"
 shape llama.cpp llama.cpp 2048
 is "$(verdict)" "pass[]" "llama.cpp: an endpoint advertising 2,048 passes"
+shape llama.cpp llama.cpp-no-slots 8192
+is "$(fig '[.verdict, .context_tokens, .not_served]')" '["read",2048,["/slots","/v1/models"]]' \
+    "llama.cpp without /slots: read from /props, the paths not served said"
+is "$(verdict)" "fail[KV_POOL_BELOW_CONTEXT:high]" "llama.cpp without /slots: still judged"
 
 # sglang: the incident's configuration.
 shape sglang sglang 1048576
@@ -143,6 +147,9 @@ shape sglang wrong 2048
 is "$(verdict)" "error[]" "a server info without the pool is an error"
 like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" \
     "node 1 \\(.*\\): the server info answered without max_total_num_tokens\$" "it names the missing field"
+# A path an engine must serve is not optional: vLLM's /metrics without /v1/models.
+shape vllm llama.cpp-no-slots 131072
+is "$(verdict)" "error[]" "vllm: no /metrics is an error"
 # And one whose paths are not there at all.
 shape sglang llama.cpp 2048
 is "$(verdict)" "error[]" "no server info at either path is an error"

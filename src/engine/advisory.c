@@ -443,6 +443,9 @@ affecting_one(void *arg, const cJSON *doc, const char *source, struct aerr *err)
 	cJSON *h;
 
 	(void)err;
+	/* A withdrawn record (OSV's "withdrawn": the time it was) affects nothing. */
+	if (json_get_str(doc, "withdrawn") != NULL)
+		return 0;
 	if (r >= 0)
 		a->comparable = 1;
 	if (r != 1)

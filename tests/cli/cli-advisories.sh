@@ -75,6 +75,9 @@ is "$rc:$out" "0:1 advisory stored, 0 already stored" "a newer version of a buil
 run advisories list --json
 is "$(printf '%s' "$out" | jq -c '[.[] | select(.id == "AIVET-2026-0002") | [.source, .ranges[0]]]')" \
     "[[\"$T/newer.json\",\"sglang ECOSYSTEM: introduced 0.4.0 fixed 0.5.25\"]]" "it stands in the built-in one's place"
+osv PYSEC-2026-10 2026-10-03T00:00:00Z sglang '{"introduced":"0"}' | jq -c '.withdrawn = "2026-10-04T00:00:00Z"' >"$T/withdrawn.json"
+run advisories import "$T/withdrawn.json"
+is "$rc:$out" "0:1 advisory stored, 0 already stored" "a withdrawn record is stored as read ..."
 sim_start --context 8192 --pool 8192 --engine-version 0.5.24 || exit 1
 "$AIVET" vendor add V >/dev/null
 "$AIVET" endpoint add V --name e --api openai --url "$SIM_URL/v1" --model m --context 8192 \
@@ -82,6 +85,6 @@ sim_start --context 8192 --pool 8192 --engine-version 0.5.24 || exit 1
 run probe run V/e --probe engine --yes --json
 is "$(printf '%s' "$out" | jq -r '[.probes[0].findings[] | "\(.code) \(.message)"] | join("; ")')" \
     "ENGINE_VERSION_AFFECTED node 1 ($SIM_URL): sglang 0.5.24 is affected by AIVET-2026-0002 (AIVET-2026-0002 summary); fixed in 0.5.25; node 1 ($SIM_URL): sglang 0.5.24 is affected by PYSEC-2026-7 (PYSEC-2026-7 summary)" \
-    "the probe checks against the imported records (last_affected 0.5.30 names no fix)"
+    "the probe checks against the imported records (last_affected 0.5.30 names no fix); ... and a withdrawn one affects nothing"
 sim_stop
 done_testing

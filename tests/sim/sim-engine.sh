@@ -120,6 +120,9 @@ if case_on unreadable-node; then
 	    "the reason names the node and what it answered"
 	is "$(node 1 '[.verdict, .pool_tokens]')" '["error",null]' "the unread node has no figures"
 	is "$(node 0 '.verdict')" '"read"' "the other node was read"
+	run probe show "$(printf '%s' "$out" | jq -r .id)"
+	is "$(printf '%s\n' "$out" | grep '^       node ')" "       node 1 $U1: pool 1,200,000, context 1,048,576, version 0.5.23, mode null
+       node 2 $SIM_URL: not read" "probe show: a line per node, the unread one said"
 	sim_stop
 	endpoint "$U1" "http://127.0.0.1:9"
 	engine_run

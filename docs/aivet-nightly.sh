@@ -10,7 +10,10 @@
 #   AIVET_OUT        directory that keeps the results (required); each night
 #                    gets a subdirectory named after the UTC time
 #   AIVET            the aivet binary (default: aivet on PATH)
-#   AIVET_PROBES     probes to run (default: all,prefix-timing)
+#   AIVET_PROBES     probes to run (default: all,prefix-timing); "all" holds the
+#                    engine probe on every endpoint with an engine (endpoint
+#                    --engine-url): each node's pool and context read from the
+#                    engine itself, no prompt, 0 tokens, one GET per node
 #   AIVET_DEPTH      verify (default: each invariant checked where it breaks, at
 #                    a fraction of the tokens) or diagnose (adds the boundary
 #                    searches: run it after a failure, or to track boundaries)

@@ -40,7 +40,35 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_UNKNOWN_MODEL_404] = "unknown-model-404",
 	[FAULT_NO_CACHED_USAGE] = "no-cached-usage",
 	[FAULT_KEEP_END_UNDER_CONTEXT] = "keep-end-under-context",
+	[FAULT_ENGINE_UNREADABLE] = "engine-unreadable",
 };
+
+/* SGLang's server info: its server arguments and the scheduler's info flat, with
+ * the version (python/sglang/srt/entrypoints/http_server.py, get_server_info). */
+cJSON *
+sim_server_info(const struct sim_config *cfg)
+{
+	cJSON *o = cJSON_CreateObject();
+	const char *mode = cfg->engine_mode ? cfg->engine_mode :
+	    sim_has_fault(cfg->faults, FAULT_DISAGG_PLACEHOLDER) ? "decode" : "null";
+
+	cJSON_AddStringToObject(o, "model_path", cfg->model);
+	cJSON_AddNumberToObject(o, "context_length", (double)cfg->context);
+	cJSON_AddNumberToObject(o, "page_size", (double)cfg->page_size);
+	cJSON_AddNumberToObject(o, "chunked_prefill_size", 8192);
+	cJSON_AddNullToObject(o, "max_total_tokens");
+	cJSON_AddStringToObject(o, "disaggregation_mode", mode);
+	cJSON_AddStringToObject(o, "disaggregation_transfer_backend", "mooncake");
+	cJSON_AddNumberToObject(o, "tp_size", 8);
+	cJSON_AddNumberToObject(o, "dp_size", 1);
+	cJSON_AddStringToObject(o, "status", "ready");
+	cJSON_AddNumberToObject(o, "max_total_num_tokens", (double)cfg->pool_tokens);
+	cJSON_AddNumberToObject(o, "max_req_input_len", (double)(cfg->context < cfg->pool_tokens ?
+	    cfg->context : cfg->pool_tokens) - 1);
+	cJSON_AddItemToObject(o, "internal_states", cJSON_CreateArray());
+	cJSON_AddStringToObject(o, "version", cfg->engine_version ? cfg->engine_version : "0.5.23");
+	return o;
+}
 
 int
 sim_faults_parse(const char *list, sim_faults *set, struct aerr *err)

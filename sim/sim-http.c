@@ -765,6 +765,30 @@ rate_limited(struct ctx *x)
 	    "x-ratelimit-reset-requests", "1s", (char *)NULL);
 }
 
+/* The engine's status, as SGLang serves it: its admin key when one is set (401
+ * without it, as SGLang's API-key middleware answers), a 500 under fault
+ * engine-unreadable. */
+static enum MHD_Result
+serve_server_info(struct ctx *x)
+{
+	const char *auth = MHD_lookup_connection_value(x->conn, MHD_HEADER_KIND, "Authorization");
+	cJSON *e;
+
+	if (x->cfg->engine_key != NULL && (auth == NULL || strncmp(auth, "Bearer ", 7) != 0 ||
+	    strcmp(auth + 7, x->cfg->engine_key) != 0)) {
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "error", "Unauthorized");
+		return respond_json(x, 401, e);
+	}
+	if (sim_has_fault(x->cfg->faults, FAULT_ENGINE_UNREADABLE)) {
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "object", "error");
+		cJSON_AddStringToObject(e, "message", "internal server error");
+		return respond_json(x, 500, e);
+	}
+	return respond_json(x, 200, sim_server_info(x->cfg));
+}
+
 static enum MHD_Result
 handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
     const char *method, const char *url)
@@ -787,6 +811,8 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, cfg->redirect_to);
 		return queue(&x, 307, resp, NULL);
 	}
+	if (strcmp(url, "/get_server_info") == 0 && strcmp(method, "GET") == 0)
+		return serve_server_info(&x);
 	for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++)
 		if (strcmp(routes[i].path, url) == 0 && strcmp(routes[i].method, method) == 0)
 			x.route = &routes[i];

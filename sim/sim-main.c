@@ -23,7 +23,8 @@ static const char usage[] =
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
     "                 [--neighbour-hold-ms N] [--tokenizer pieces|words]\n"
-    "                 [--model-behaviour echo|paraphrase]\n"
+    "                 [--model-behaviour echo|paraphrase] [--engine-version V]\n"
+    "                 [--engine-mode null|prefill|decode] [--engine-key KEY]\n"
     "       aivet-sim --help | --version\n";
 
 static void
@@ -45,7 +46,7 @@ print_help(void)
 	    "\n                              stale-decode, placeholder-blank, lose-middle,"
 	    "\n                              accept-oversize, streams-fail-after,"
 	    "\n                              bad-request-404, unknown-model-404, no-cached-usage,"
-	    "\n                              keep-end-under-context;"
+	    "\n                              keep-end-under-context, engine-unreadable;"
 	    "\n                              repeat or list to combine"
 	    "\n                              (default none)"
 	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"
@@ -56,6 +57,10 @@ print_help(void)
 	    "\n                              token a word) (default pieces)"
 	    "\n  --model-behaviour KIND      echo (repeats the prompt's identifiers) or paraphrase"
 	    "\n                              (cannot repeat text) (default echo)"
+	    "\n  --engine-version V          the version GET /get_server_info reports (default 0.5.23)"
+	    "\n  --engine-mode MODE          its disaggregation_mode: null, prefill or decode"
+	    "\n                              (default decode under disagg-placeholder, else null)"
+	    "\n  --engine-key KEY            GET /get_server_info asks for Bearer KEY"
 	    "\n  --prefix-cache MODE         off, tenant, org (a tenant's LABEL@ORG) or global"
 	    "\n                              (default off)"
 	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
@@ -154,6 +159,7 @@ apply_revoked(const char *list, struct sim_config *cfg, const char *opt, int fai
 enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
 	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
+	O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY,
 	O_FAILING, O_FAIL_AFTER,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
@@ -184,6 +190,9 @@ static const struct option sim_opts[] = {
 	{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
 	{ "tokenizer", required_argument, NULL, O_TOKENIZER },
 	{ "model-behaviour", required_argument, NULL, O_BEHAVIOUR },
+	{ "engine-version", required_argument, NULL, O_ENGINE_VERSION },
+	{ "engine-mode", required_argument, NULL, O_ENGINE_MODE },
+	{ "engine-key", required_argument, NULL, O_ENGINE_KEY },
 	{ "help", no_argument, NULL, O_HELP },
 	{ "version", no_argument, NULL, O_VERSION },
 	{ NULL, 0, NULL, 0 }
@@ -224,6 +233,21 @@ config_check(struct sim_config *cfg, const struct buf *revoked, const struct buf
 	if (cfg->pool_tokens < cfg->page_size)
 		return aerr_set(err, AV_USAGE, "--pool: %lld tokens do not hold one page of %lld tokens",
 		    (long long)cfg->pool_tokens, (long long)cfg->page_size);
+	return 0;
+}
+
+/* The engine's status options: what GET /get_server_info reports and asks for. */
+static int
+engine_opt(int c, const char *arg, struct sim_config *cfg, struct aerr *err)
+{
+	char **field = c == O_ENGINE_VERSION ? &cfg->engine_version : c == O_ENGINE_MODE ?
+	    &cfg->engine_mode : &cfg->engine_key;
+
+	if (c == O_ENGINE_MODE && strcmp(arg, "null") != 0 && strcmp(arg, "prefill") != 0 &&
+	    strcmp(arg, "decode") != 0)
+		return aerr_set(err, AV_USAGE, "--engine-mode: '%s' is not null, prefill or decode", arg);
+	free(*field);
+	*field = xstrdup(arg);
 	return 0;
 }
 
@@ -291,6 +315,11 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 			else
 				rc = aerr_set(err, AV_USAGE, "--model-behaviour: '%s' is not echo or paraphrase",
 				    optarg);
+			break;
+		case O_ENGINE_VERSION:
+		case O_ENGINE_MODE:
+		case O_ENGINE_KEY:
+			rc = engine_opt(c, optarg, cfg, err);
 			break;
 		case O_HOLD:
 			rc = parse_int_opt("--neighbour-hold-ms", optarg, 0, 3600000, &cfg->neighbour_hold_ms, err);
@@ -386,6 +415,9 @@ config_free(struct sim_config *cfg)
 	free(cfg->redirect_to);
 	free(cfg->tls_cert);
 	free(cfg->tls_key);
+	free(cfg->engine_version);
+	free(cfg->engine_mode);
+	free(cfg->engine_key);
 }
 
 int

@@ -48,6 +48,7 @@ enum sim_fault {
 	FAULT_KEEP_END_UNDER_CONTEXT, /* prompts over half the pool but within the context: keep
 	                           * their last half-pool tokens silently (HTTP 200, usage of what
 	                           * was kept); over the context: 400 */
+	FAULT_ENGINE_UNREADABLE,  /* the engine's status (/get_server_info) answers 500 */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];
@@ -112,7 +113,14 @@ struct sim_config {
 	enum sim_behaviour behaviour;
 	int hostile;              /* enum sim_hostile (sim-hostile.h); 0: not hostile */
 	char *tls_cert, *tls_key; /* PEM text: serve https with this certificate */
+	/* The engine's own status, as SGLang's /get_server_info serves it: its pool
+	 * and context are the two above; its version, its disaggregation mode ("null",
+	 * "prefill", "decode"; NULL: decode under fault disagg-placeholder, else null)
+	 * and the admin key it asks for (NULL: none). */
+	char *engine_version, *engine_mode, *engine_key;
 };
+/* GET /get_server_info's body for cfg (sim-engine.c). */
+cJSON *sim_server_info(const struct sim_config *cfg);
 
 /* ---- tokenizer (sim-tok.c) ---- */
 

@@ -18,5 +18,6 @@ extern const struct embedded_file embedded_pg_migrations[];   /* db/pg/ */
 extern const struct embedded_file embedded_questionnaires[];
 /* db/pg/schema-fingerprint.sql, then db/pg/schema.expect (db-schema.c). */
 extern const struct embedded_file embedded_pg_schema[];
+extern const struct embedded_file embedded_advisories[];   /* advisories/, OSV */
 
 #endif

@@ -33,7 +33,16 @@ struct endpoint_input {
 	const char *org[ENDPOINT_MAX_CREDS];         /* point into the spec given */
 	int norgs;
 	cJSON *options;   /* KEY=VALUE settings, or NULL */
+	/* The serving engine: its kind, its nodes' status URLs (given: they replace the
+	 * nodes), its admin credential reference; remove_engine drops them all. */
+	const char *engine, *engine_cred;
+	const char *engine_url[ENGINE_MAX_NODES];
+	int nengine_urls, set_engine, set_engine_cred, remove_engine;
 };
+/* Adds one --engine-url (url must outlive f). */
+int endpoint_input_engine_url(struct endpoint_input *f, const char *url, struct aerr *err);
+/* Checks --engine's value: one of engine_kinds. */
+int endpoint_engine_check(const char *engine, struct aerr *err);
 /* Adds one "LABEL=env:VAR" or "LABEL=file:PATH" (spec must outlive f), checked. */
 int endpoint_input_credential(struct endpoint_input *f, const char *spec, struct aerr *err);
 /* A price in USD per million tokens, 0 to 1,000,000; what names it in the message. */

@@ -1,6 +1,7 @@
 /*
  * aivet/engine.h: the engine's public headers: probing an endpoint (probe.h),
- * the canaries, the registry of findings, the formats a run prints in and the
+ * the canaries, the registry of findings, the formats a run prints in, the
+ * advisories (OSV) engine versions are checked against and the
  * outline a free-form document is shown as.
  * It calls the vendors layer and the core.
  */
@@ -13,5 +14,6 @@
 #include "probe.h"
 #include "run-format.h"
 #include "outline.h"
+#include "advisory.h"
 
 #endif

@@ -171,7 +171,12 @@ struct raised_finding {   /* a finding as a probe raises it, before it is stored
 	char *message;                /* the distinct messages, "; " between them */
 	int nmessages, more;          /* messages kept; distinct ones beyond FINDING_MESSAGES */
 	cJSON *evidence;              /* array of evidence ids */
+	/* Worse than the registry's, where the probe saw what makes it so (a pool below the
+	 * context on a disaggregated node); the worse of the two counts. */
+	enum severity raised;
 };
+/* A raised finding's severity: the registry's, or what the probe raised it to. */
+enum severity raised_severity(const struct raised_finding *f);
 
 struct probe_outcome {
 	const char *verdict;          /* NULL until judged: pass unless findings or a reason says otherwise */
@@ -210,6 +215,8 @@ enum probe_trait {
 	PROBE_MAKES_ECHO_BASELINE = 1 << 2,
 	/* Judges content by the echo baseline: runs after the probe that makes it. */
 	PROBE_READS_ECHO_BASELINE = 1 << 3,
+	/* Reads the endpoint's engine (--engine-url): in the default suite only when one is set. */
+	PROBE_NEEDS_ENGINE = 1 << 4,
 };
 
 struct probe {
@@ -362,6 +369,22 @@ const char *px_cache_levels(const struct probe_env *env);
 int px_echoes(const struct probe_env *env);
 /* A short description of why r was not judged ("HTTP 429: Request too large ..."). */
 void px_describe(const struct px_req *r, char *out, size_t n);
+
+/* ---- reading a serving engine's status API (probe-get.c) ---- */
+
+/* One GET: url in; r out as a sent exchange is (seq, evidence_id, status, cls,
+ * transport_error; tenant -1, recorded as none), with the body kept. */
+struct px_get {
+	const char *url;
+	struct px_req r;
+	struct buf body;
+	double total_ms;
+};
+/* Sends the n GETs with the run's concurrency, "Authorization: Bearer SECRET"
+ * (recorded redacted) when secret is set, and records each. AV_RUNTIME when
+ * interrupted. Free with px_get_free. */
+int px_get(struct probe_env *env, struct px_get *g, size_t n, const char *secret);
+void px_get_free(struct px_get *g, size_t n);
 
 /* Rebuilds a recorded request body from its recipe (exchange.request_recipe). */
 int probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *err);

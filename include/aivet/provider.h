@@ -12,6 +12,23 @@
 #include "prompt.h"
 #include "http.h"
 
+/* The serving engine behind an endpoint, read by the engine probe from its own
+ * status API: its kind, one status URL per node (in the order given) and the
+ * reference to its admin API's credential, read as an endpoint's credential is
+ * (credref_read, under the label ENGINE_CRED_LABEL, which no tenant label can
+ * take). engine NULL: none set. */
+#define ENGINE_MAX_NODES 16
+#define ENGINE_CRED_LABEL "@engine"
+struct engine_conf {
+	char *engine;                 /* "sglang", "vllm", "tgi", "llama.cpp" */
+	char *credential_ref;         /* env:VAR or file:PATH, or NULL */
+	char *url[ENGINE_MAX_NODES];
+	int n;
+};
+extern const char *const engine_kinds[];   /* NULL-terminated */
+int engine_conf_load(struct db *db, int64_t endpoint_id, struct engine_conf *c, struct aerr *err);
+void engine_conf_free(struct engine_conf *c);
+
 /* An endpoint as the probes need it (loaded from the endpoint table). */
 struct endpoint_info {
 	int64_t id;
@@ -21,6 +38,7 @@ struct endpoint_info {
 	int has_price_in, has_price_out;
 	double price_in, price_out;
 	cJSON *options;               /* --option KEY=VALUE pairs, or NULL */
+	struct engine_conf engine;    /* the engine's nodes, engine.n 0 when none */
 };
 void endpoint_info_free(struct endpoint_info *ep);
 int endpoint_info_load(struct db *db, int64_t id, struct endpoint_info *ep, struct aerr *err);

@@ -37,6 +37,16 @@ struct canary_leak {
 	int other_tenant;
 };
 
+/* A node as the engine probe read it, from its details ("nodes"): figures -1
+ * where the engine does not serve them or the node was not read; strings NULL
+ * when not said. */
+struct engine_node_status {
+	char *url;
+	int read;                     /* the node was read (verdict "read") */
+	int64_t pool, context, max_total;
+	char *version, *mode;
+};
+
 /* One probe's result in a run. */
 struct probe_result {
 	char *name, *verdict;
@@ -46,6 +56,8 @@ struct probe_result {
 	struct sweep_bounds sweep;    /* from details, for the sweep */
 	struct canary_leak *leaks;    /* from details, for the canary */
 	size_t nleaks;
+	struct engine_node_status *nodes;   /* from details, for the engine probe */
+	size_t nnodes;
 	struct finding *findings;
 	size_t nfindings;
 };

@@ -11,6 +11,7 @@
 
 #include "base.h"
 #include "db.h"
+#include "provider.h"
 
 /* ---- vendors and endpoints (vendor.c) ---- */
 
@@ -66,6 +67,7 @@ struct endpoint {
 	char *status, *created_at, *updated_at;
 	struct credential *credentials;    /* by label */
 	size_t ncredentials;
+	struct engine_conf engine;         /* the serving engine's nodes (engine.n 0: none) */
 };
 struct endpoint_list {
 	struct endpoint *items;
@@ -81,6 +83,9 @@ int endpoint_list_load(struct db *db, int64_t vendor_id, int all, struct endpoin
 /* The one JSON form of an endpoint (endpoint list/show --json, vendor show, the report). */
 cJSON *endpoint_to_json(const struct endpoint *e);
 cJSON *endpoint_list_to_json(const struct endpoint_list *l);
+/* An endpoint's engine as endpoint_to_json writes it: {"kind", "nodes": [URL...],
+ * "credential": REF|null}, or null when none is set. */
+cJSON *engine_conf_to_json(const struct engine_conf *c);
 
 /* A vendor as "vendor list --json" prints it: fields named as the JSON keys. */
 struct vendor_verdict;

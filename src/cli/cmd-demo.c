@@ -5,14 +5,18 @@
  * 1,048,576 tokens advertised, a KV pool of 681,280, oversize prompts
  * swapped for a placeholder that decodes stale pages of other requests.
  * It registers the vendor in a separate demo database (unless --db is
- * given), runs every probe, explains what was found, then runs them again
- * against the fixed configuration, where everything passes.
+ * given), with the simulator's SGLang status API as the engine: first the
+ * engine probe reads the pool against the context from the running engine,
+ * with no prompt; then the other probes confirm it from outside; the demo
+ * states both, then runs every probe again against the fixed configuration,
+ * where everything passes.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -173,14 +177,15 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 		char *argv[] = { "endpoint", "add", "demo-vendor", "--name", "chat", "--api", "openai",
 			"--url", base, "--model", "aivet-sim-1", "--context", ctx,
 			"--credential", "alice=env:AIVET_DEMO_KEY_ALICE",
-			"--credential", "bob=env:AIVET_DEMO_KEY_BOB", NULL };
+			"--credential", "bob=env:AIVET_DEMO_KEY_BOB", "--engine", "sglang",
+			"--engine-url", (char *)url, NULL };
 
 		aerr_clear(err);
 		if (run_quiet(av, argv, err) != 0)
 			goto out;
 	} else {
 		char *argv[] = { "endpoint", "edit", "demo-vendor/chat", "--url", base, "--context", ctx,
-			NULL };
+			"--engine-url", (char *)url, NULL };
 
 		if (run_quiet(av, argv, err) != 0)
 			goto out;
@@ -218,12 +223,42 @@ count_code(const struct probe_run *run, enum finding_code which, int64_t *first_
 	return n;
 }
 
+/* What the engine said of itself, with no prompt: the first node read's pool
+ * against the advertised context. Returns that pool, 0 when the run read no node. */
+static int64_t
+explain_engine(const struct probe_run *eng, int64_t advertised)
+{
+	const struct probe_result *e = probe_of(eng, "engine");
+	int64_t ev = 0;
+	char a[32], b[32];
+
+	for (size_t i = 0; e != NULL && i < e->nnodes; i++) {
+		const struct engine_node_status *n = &e->nodes[i];
+
+		if (!n->read || n->pool < 0)
+			continue;
+		count_code(eng, F_KV_POOL_BELOW_CONTEXT, &ev);
+		printf("\nWhat the engine says of itself, with no prompt (run %d, %lld tokens):\n"
+		    "  Its KV pool holds %s tokens; the advertised context is %s tokens%s%s%s.\n",
+		    (int)eng->id, (long long)(eng->tokens_in + eng->tokens_out), thousands(n->pool, a),
+		    thousands(advertised, b), n->mode ? " (a " : "", n->mode ? n->mode : "",
+		    n->mode ? " node: disaggregated)" : "");
+		if (ev > 0)
+			printf("  One request of the advertised size cannot fit: KV_POOL_BELOW_CONTEXT "
+			    "(evidence %lld, the engine's own response).\n", (long long)ev);
+		return n->pool;
+	}
+	return 0;
+}
+
 static void
-explain(const struct probe_run *run, int64_t advertised, int64_t pool, const char *db_path)
+explain(const struct probe_run *eng, const struct probe_run *run, int64_t advertised, int64_t pool,
+    const char *db_path)
 {
 	const struct probe_result *sweep = probe_of(run, "sweep");
 	int64_t ev = 0;
 	char a[32], b[32], c[32], *dbw = shell_word(db_path);
+	int64_t engine_pool = explain_engine(eng, advertised);
 
 	printf("\nWhat was found, from outside:\n");
 	if (sweep != NULL && sweep->sweep.has_integrity_boundary)
@@ -231,6 +266,15 @@ explain(const struct probe_run *run, int64_t advertised, int64_t pool, const cha
 		    "  (The simulated vendor's KV pool holds %s tokens: %.2f%% off.)\n",
 		    thousands(sweep->sweep.integrity_boundary, a), thousands(advertised, b), thousands(pool, c),
 		    100.0 * ((double)pool - (double)sweep->sweep.integrity_boundary) / (double)pool);
+	/* Whether the two agree is measured, not assumed: within 1% of the engine's pool. */
+	if (engine_pool > 0 && sweep != NULL && sweep->sweep.has_integrity_boundary) {
+		double off = 100.0 * fabs((double)engine_pool - (double)sweep->sweep.integrity_boundary) /
+		    (double)engine_pool;
+
+		printf("  %s: the engine's pool, read with no prompt, and where the content broke\n"
+		    "  from outside, after %s tokens were sent, are %.2f%% apart.\n", off <= 1.0 ?
+		    "Both say the same" : "They disagree", thousands(run->tokens_in, c), off);
+	}
 	if (count_code(run, F_PLACEHOLDER_SUBSTITUTION, &ev))
 		printf("  Above it, prompts were accepted with HTTP 200, reported as a handful of tokens,\n"
 		    "  and answered from content they did not contain (evidence %lld).\n", (long long)ev);
@@ -271,13 +315,13 @@ static int
 cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	int quick = 0, c, rc, fault_rc, fixed_rc;
+	int quick = 0, c, rc, eng_rc, fault_rc, fixed_rc;
 	const char *db_opt = av->db_named ? av->db_path : NULL;   /* aivet --db PATH demo */
 	char *sim_bin = NULL, *db_path = NULL, ctx_s[32], pool_s[32], tenants[160], key_a[33], key_b[33];
-	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run1 = 0, run2 = 0;
+	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run0 = 0, run1 = 0, run2 = 0;
 	struct sim s = { 0 };
 	struct probe_opts po = { 0 };
-	struct probe_run run = { 0 };
+	struct probe_run run = { 0 }, eng = { 0 };
 	int64_t t0 = now_ms();
 
 	opt_begin(&p, av, argc, argv);
@@ -323,10 +367,10 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	snprintf(ctx_s, sizeof ctx_s, "%lld", (long long)context);
 	snprintf(pool_s, sizeof pool_s, "%lld", (long long)pool);
 
-	printf("aivet demo: the incident, measured from outside%s.\n\n"
+	printf("aivet demo: the incident, measured from the engine and from outside%s.\n\n"
 	    "A vendor advertises a %lld-token context. The simulated server behind it holds %lld\n"
 	    "tokens in its KV pool, and swaps a prompt that does not fit for a one-token\n"
-	    "placeholder. aivet is told only the advertised number.\n\n",
+	    "placeholder. aivet is told the advertised number and where the engine's status is.\n\n",
 	    quick ? " (scaled down 16x: --quick)" : "", (long long)context, (long long)pool);
 	{
 		char *extra[] = { "--context", ctx_s, "--pool", pool_s, "--tenants", tenants,
@@ -340,17 +384,29 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (register_endpoint(av, s.url, context, &eid, err) != 0)
 		goto out;
 	po.concurrency = 2;
-	/* The demo shows where the incident's boundary lies: that takes the searches. */
+	/* First the engine itself: one GET, no prompt. */
+	printf("  first the engine's own status (no prompt):\n");
+	po.probes = "engine";
+	eng_rc = probe_run_cli(av, eid, &po, 0, "high", &run0, err);
+	if (run0 == 0)
+		goto out;
+	aerr_clear(err);
+	/* Then from outside. The demo shows where the incident's boundary lies: that takes
+	 * the searches. */
+	printf("\n  then from outside, as any customer can:\n");
+	po.probes = "echo,oversize,sweep,canary,errors";
 	po.depth = PROBE_DIAGNOSE;
 	fault_rc = probe_run_cli(av, eid, &po, 0, "high", &run1, err);
 	sim_stop(&s);
 	if (run1 == 0)
 		goto out;
-	if (probe_run_get(av->db, run1, &run, err) != 0)
+	if (probe_run_get(av->db, run0, &eng, err) != 0 || probe_run_get(av->db, run1, &run, err) != 0)
 		goto out;
-	explain(&run, context, pool, db_path);
+	explain(&eng, &run, context, pool, db_path);
 	probe_run_free(&run);
+	probe_run_free(&eng);
 	aerr_clear(err);
+	po.probes = NULL;
 
 	/* The fix: fail closed at the real capacity, and advertise it. */
 	printf("\n[2/2] the fixed configuration: refuses what does not fit, advertises %lld tokens\n",
@@ -372,13 +428,14 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	printf("\n%s (%.1f s). Evidence: %s\n", fixed_rc == 0 ?
 	    "Fixed: every probe passes, no findings" : "The fixed configuration still has findings",
 	    (double)(now_ms() - t0) / 1000.0, db_path);
-	if (fault_rc != AV_FINDINGS || fixed_rc != 0)
-		aerr_set(err, AV_RUNTIME, "the demo did not come out as expected (runs %lld and %lld)",
-		    (long long)run1, (long long)run2);
+	if (eng_rc != AV_FINDINGS || fault_rc != AV_FINDINGS || fixed_rc != 0)
+		aerr_set(err, AV_RUNTIME, "the demo did not come out as expected (runs %lld, %lld and %lld)",
+		    (long long)run0, (long long)run1, (long long)run2);
 out:
 	rc = err->code;
 	sim_stop(&s);
 	probe_run_free(&run);
+	probe_run_free(&eng);
 	free(sim_bin);
 	av_close(av);
 	av->db_path = NULL;

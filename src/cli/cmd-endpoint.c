@@ -25,13 +25,22 @@ fields_free(struct endpoint_fields *f)
 }
 
 enum { O_NAME = 1, O_API, O_URL, O_MODEL, O_CONTEXT, O_CRED, O_CREDORG, O_RMCRED, O_INSECURE,
-	O_SECURE, O_PIN, O_POUT, O_OPTION, O_JSON, O_ALL };
+	O_SECURE, O_PIN, O_POUT, O_OPTION, O_JSON, O_ALL, O_ENGINE, O_ENGINE_URL, O_ENGINE_CRED,
+	O_RMENGINE };
 
 #define O_PRICES \
 	{ "price-in", O_PIN, "USD", "price of a million input tokens, for the probe plan's cost", 0 }, \
 	{ "price-out", O_POUT, "USD", "price of a million output tokens", 0 }, \
 	{ "option", O_OPTION, "KEY=VALUE", "a setting of the vendor API (api-version, region, ...)", \
 	  OPT_MANY }
+
+#define O_ENGINE_OPTS \
+	{ "engine", O_ENGINE, "sglang|vllm|tgi|llama.cpp", "the serving engine, read by the engine probe", \
+	  0 }, \
+	{ "engine-url", O_ENGINE_URL, "URL", "the engine's status API on one node (once per node)", \
+	  OPT_MANY }, \
+	{ "engine-credential", O_ENGINE_CRED, "env:VAR|file:PATH", \
+	  "the engine admin API's credential reference", 0 }
 
 static const struct opt add_opts[] = {
 	{ "name", O_NAME, "NAME", "the endpoint's name, unique for its vendor", OPT_REQUIRED },
@@ -46,6 +55,7 @@ static const struct opt add_opts[] = {
 	  "the organisation (account) the credential belongs to", OPT_MANY },
 	{ "allow-insecure-http", O_INSECURE, NULL, "accept a plain http URL that is not loopback", 0 },
 	O_PRICES,
+	O_ENGINE_OPTS,
 	{ NULL, 0, NULL, NULL, 0 }
 };
 static const struct opt list_opts[] = {
@@ -71,6 +81,8 @@ static const struct opt edit_opts[] = {
 	{ "allow-insecure-http", O_INSECURE, NULL, "accept a plain http URL that is not loopback", 0 },
 	{ "require-https", O_SECURE, NULL, "refuse plain http again", OPT_OR },
 	O_PRICES,
+	O_ENGINE_OPTS,
+	{ "remove-engine", O_RMENGINE, NULL, "drop the engine and its nodes", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 
@@ -151,6 +163,23 @@ parse_endpoint_opts(struct opt_parser *p, struct endpoint_fields *f, struct aerr
 			free(k);
 			break;
 		}
+		case O_ENGINE:
+			if (endpoint_engine_check(a, err) != 0)
+				return err->code;
+			f->in.engine = a, f->in.set_engine = 1;
+			break;
+		case O_ENGINE_URL:
+			if (endpoint_input_engine_url(&f->in, a, err) != 0)
+				return err->code;
+			break;
+		case O_ENGINE_CRED:
+			if (credref_check(a, err) != 0)
+				return aerr_prefix(err, "--engine-credential");
+			f->in.engine_cred = a, f->in.set_engine_cred = 1;
+			break;
+		case O_RMENGINE:
+			f->in.remove_engine = 1;
+			break;
 		case O_JSON:
 			f->json = 1;
 			break;
@@ -270,7 +299,8 @@ cmd_endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 		goto out;
 	if (!(in->set_name || in->set_api || in->set_url || in->set_model || in->set_context ||
 	    in->ncreds || in->norgs || in->nremove || in->set_insecure || in->set_price_in ||
-	    in->set_price_out || in->options)) {
+	    in->set_price_out || in->options || in->set_engine || in->nengine_urls ||
+	    in->set_engine_cred || in->remove_engine)) {
 		usage_error(av, err, "endpoint edit: nothing to change");
 		goto out;
 	}

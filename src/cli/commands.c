@@ -33,6 +33,7 @@ extern const struct cmd_entry cmd_report_entry;
 extern const struct cmd_entry cmd_verify_entry;
 extern const struct cmd_entry cmd_db_entry;
 extern const struct cmd_entry cmd_tsa_entry;
+extern const struct cmd_entry cmd_advisories_entry;
 extern const struct cmd_entry cmd_complete_entry;
 
 const struct cmd_entry *const cmd_table[] = {
@@ -51,6 +52,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_verify_entry,
 	&cmd_db_entry,
 	&cmd_tsa_entry,
+	&cmd_advisories_entry,
 	&cmd_complete_entry,
 	NULL
 };

@@ -163,6 +163,7 @@ static const struct seal_kind seal_kinds[] = {
 	{ "incident", "incident.open", "incident.status incident.edit incident.link", 1 },
 	{ "incident_task", "incident.task.add", "incident.task.done", 1 },
 	{ "blob_seal", "blob.seal", NULL, 1 },
+	{ "advisory", "advisory.import", NULL, 1 },
 };
 #define NKIND (sizeof seal_kinds / sizeof seal_kinds[0])
 
@@ -215,6 +216,8 @@ static const struct audit_table audit_tables_list[] = {
 	{ "vendor", AUDIT_TABLE_SEALED, "vendor" },
 	{ "endpoint", AUDIT_TABLE_SEALED, "endpoint" },
 	{ "credential", AUDIT_TABLE_SEALED, "endpoint" },
+	{ "engine_node", AUDIT_TABLE_SEALED, "endpoint" },
+	{ "advisory", AUDIT_TABLE_SEALED, "advisory" },
 	{ "questionnaire", AUDIT_TABLE_SEALED, "questionnaire" },
 	{ "assessment", AUDIT_TABLE_SEALED, "assessment" },
 	{ "answer", AUDIT_TABLE_SEALED, "assessment" },

@@ -66,6 +66,11 @@ static const struct seal_part seal_parts[] = {
 	  "allow_insecure_http, options, status, created_at, updated_at", "id", "id", NULL, 0 },
 	{ "endpoint", NULL, "credential", "id, endpoint_id, label, ref, org, created_at", "endpoint_id", "id",
 	  NULL, 0 },
+	/* The engine's nodes (schema 013): hashed only for an endpoint that has some. */
+	{ "endpoint", NULL, "engine_node", "id, endpoint_id, position, engine, url, credential_ref, "
+	  "created_at", "endpoint_id", "position", NULL, 1 },
+	{ "advisory", "advisory", "advisory", "id, osv_id, modified, document, sha256, source, "
+	  "imported_by, imported_at", "id", "id", NULL, 0 },
 	{ "incident", "incident", "incident", "id, vendor_id, endpoint_id, title, status, severity, phi, "
 	  "individuals, eu_data, discovered_at, window_start, window_end, created_by, created_at",
 	  "id", "id", NULL, 0 },

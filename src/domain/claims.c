@@ -309,6 +309,22 @@ measured(const struct q_measure *m, const struct latest *l, double *v)
 	return 0;
 }
 
+/* The engine's own figure for a context claim (a number the sweep measures): what
+ * one request can hold on the smallest node, from the engine probe's newest result,
+ * every node read; -1 when there is none. *run_id: that result's run. */
+static double
+engine_capacity(const struct q_question *qq, const struct latest *l, double *run_id)
+{
+	int k = latest_find(l, "engine");
+	const cJSON *v;
+
+	if (k < 0 || !streq(qq->measure.probe, "sweep"))
+		return -1;
+	v = cJSON_GetObjectItem(cJSON_GetObjectItem(l->result[k], "details"), "capacity_tokens");
+	*run_id = cJSON_GetNumberValue(cJSON_GetObjectItem(l->run[k], "id"));
+	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+}
+
 static cJSON *
 judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, const char *endpoint,
     int tenants)
@@ -318,7 +334,7 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 	struct buf why;
 	const char *status;
 	int claim = is_claim(qq, answer), all_pass = qq->nchecks > 0, mres = -1;
-	double mv = 0;
+	double mv = 0, erun = 0, ec;
 
 	buf_init(&why);
 	latest_collect(runs, endpoint, &l);
@@ -371,7 +387,10 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 			cJSON_AddNullToObject(ms, "measured");
 		cJSON_AddBoolToObject(ms, "limit_found", mres == 1);
 		cJSON_AddNumberToObject(ms, "tolerance", qq->measure.tolerance);
+		if ((ec = engine_capacity(qq, &l, &erun)) >= 0)
+			cJSON_AddNumberToObject(ms, "engine_capacity", ec);
 	} else {
+		ec = -1;
 		cJSON_AddNullToObject(c, "measure");
 	}
 
@@ -402,6 +421,17 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 		buf_free(&why);
 		buf_printf(&why, "%s measured %.0f, under the answered %.0f", qq->measure.value, mv,
 		    answer->valuedouble);
+	} else if (ec >= 0 && ec < answer->valuedouble * (1 - qq->measure.tolerance)) {
+		/* The engine says of itself that one request holds less than the answer. */
+		status = "contradicted";
+		buf_free(&why);
+		buf_printf(&why, "the engine's own status in run %.0f: one request holds at most %.0f "
+		    "tokens, under the answered %.0f", erun, ec, answer->valuedouble);
+	} else if (ec >= 0 && mres < 0) {
+		status = "confirmed";
+		buf_free(&why);
+		buf_printf(&why, "the engine's own status in run %.0f: every node holds %.0f tokens in one "
+		    "request, and no finding contradicts it", erun, ec);
 	} else if (qq->measure.probe != NULL && mres < 0) {
 		status = "untested";
 		if (why.len == 0)

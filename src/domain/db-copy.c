@@ -38,6 +38,8 @@ static const struct copy_table {
 	{ "vendor", "id" },
 	{ "endpoint", "id" },
 	{ "credential", "id" },
+	{ "engine_node", "id" },
+	{ "advisory", "id" },
 	{ "questionnaire", "id" },
 	{ "assessment", "id" },
 	{ "answer", "assessment_id, question_id" },

@@ -152,6 +152,92 @@ apply_credentials(struct db *db, int64_t id, const struct endpoint_input *f, con
 }
 
 int
+endpoint_engine_check(const char *engine, struct aerr *err)
+{
+	for (int i = 0; engine_kinds[i]; i++)
+		if (strcmp(engine_kinds[i], engine) == 0)
+			return 0;
+	return aerr_set(err, AV_USAGE, "--engine: '%s' is not one of sglang, vllm, tgi, llama.cpp",
+	    engine);
+}
+
+int
+endpoint_input_engine_url(struct endpoint_input *f, const char *url, struct aerr *err)
+{
+	if (f->nengine_urls == ENGINE_MAX_NODES)
+		return aerr_set(err, AV_USAGE, "--engine-url: at most %d nodes per endpoint",
+		    ENGINE_MAX_NODES);
+	for (int i = 0; i < f->nengine_urls; i++)
+		if (strcmp(f->engine_url[i], url) == 0)
+			return aerr_set(err, AV_USAGE, "--engine-url: %s given twice", url);
+	f->engine_url[f->nengine_urls++] = url;
+	return 0;
+}
+
+/* The engine's nodes as f changes them, over what the endpoint had: checked
+ * (a kind needs a node and a node a kind; each URL as the endpoint's is), then
+ * written in place of the old ones, inside the caller's transaction. The
+ * credential is recorded under ENGINE_CRED_LABEL among the entry's credentials,
+ * where credref_read() looks for who set it. */
+static int
+apply_engine(struct db *db, int64_t id, const struct endpoint_input *f, int insecure,
+    const char *at, cJSON *details, struct aerr *err)
+{
+	struct engine_conf old;
+	const char *kind, *cred, *urls[ENGINE_MAX_NODES];
+	int n, rc = 0;
+	cJSON *e, *nodes, *creds;
+
+	if (!f->set_engine && f->nengine_urls == 0 && !f->set_engine_cred && !f->remove_engine)
+		return 0;
+	if (f->remove_engine && (f->set_engine || f->nengine_urls || f->set_engine_cred))
+		return aerr_set(err, AV_USAGE, "--remove-engine drops the engine: it takes no --engine, "
+		    "--engine-url or --engine-credential");
+	if (engine_conf_load(db, id, &old, err) != 0)
+		return err->code;
+	kind = f->set_engine ? f->engine : old.engine;
+	cred = f->set_engine_cred ? f->engine_cred : old.credential_ref;
+	n = f->nengine_urls ? f->nengine_urls : old.n;
+	for (int i = 0; i < n; i++)
+		urls[i] = f->nengine_urls ? f->engine_url[i] : old.url[i];
+	if (f->remove_engine)
+		n = 0, kind = NULL, cred = NULL;
+	else if (kind == NULL)
+		rc = aerr_set(err, AV_USAGE, "--engine-url needs --engine sglang|vllm|tgi|llama.cpp");
+	else if (n == 0)
+		rc = aerr_set(err, AV_USAGE, "--engine needs at least one --engine-url (one per node)");
+	for (int i = 0; i < n && rc == 0; i++)
+		if (url_check(urls[i], insecure, err) != 0) {
+			/* The URL's rule, said of the option that gave it. */
+			if (strncmp(err->msg, "--url: ", 7) == 0)
+				memmove(err->msg, err->msg + 7, strlen(err->msg + 7) + 1);
+			rc = aerr_prefix(err, "--engine-url");
+		}
+	if (rc == 0 && cred != NULL && credref_check(cred, err) != 0)
+		rc = aerr_prefix(err, "--engine-credential");
+	if (rc == 0)
+		rc = db_exec(db, err, "DELETE FROM engine_node WHERE endpoint_id = ?", "i", id);
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = db_exec(db, err, "INSERT INTO engine_node (endpoint_id, position, engine, url, "
+		    "credential_ref, created_at) VALUES (?,?,?,?,?,?)", "iittt" "t", id, (int64_t)(i + 1),
+		    kind, urls[i], cred, at);
+	if (rc == 0) {
+		e = cJSON_AddObjectToObject(details, "engine");
+		json_add_str(e, "kind", kind);
+		nodes = cJSON_AddArrayToObject(e, "nodes");
+		for (int i = 0; i < n; i++)
+			cJSON_AddItemToArray(nodes, cJSON_CreateString(urls[i]));
+		if (f->set_engine_cred) {
+			if ((creds = cJSON_GetObjectItem(details, "credentials")) == NULL)
+				creds = cJSON_AddObjectToObject(details, "credentials");
+			cJSON_AddStringToObject(creds, ENGINE_CRED_LABEL, cred);
+		}
+	}
+	engine_conf_free(&old);
+	return rc;
+}
+
+int
 endpoint_price_parse(const char *what, const char *s, double *out, struct aerr *err)
 {
 	char *end;
@@ -219,6 +305,7 @@ endpoint_add(struct db *db, const char *actor, const char *vendor, const struct 
 	cJSON_AddStringToObject(d, "model", f.model);
 	cJSON_AddNumberToObject(d, "context_tokens", (double)f.context);
 	if (apply_credentials(db, id, &f, at, d, err) != 0 ||
+	    apply_engine(db, id, &f, f.insecure, at, d, err) != 0 ||
 	    audit_append(db, actor, "endpoint.add", "endpoint", id, d, err) != 0)
 		goto fail;
 	if (db_commit(db, err) != 0)
@@ -315,6 +402,7 @@ endpoint_edit(struct db *db, const char *actor, const char *ref, const struct en
 	if (apply_prices(db, id, &f, err) != 0)
 		goto fail;
 	if (apply_credentials(db, id, &f, at, d, err) != 0 ||
+	    apply_engine(db, id, &f, (int)insecure, at, d, err) != 0 ||
 	    audit_append(db, actor, "endpoint.edit", "endpoint", id, d, err) != 0)
 		goto fail;
 	if (db_commit(db, err) != 0)
@@ -447,5 +535,12 @@ endpoint_describe(const struct endpoint *e, struct buf *out)
 		if (c->org != NULL)
 			buf_printf(out, "  (organisation %s)", c->org);
 		buf_printf(out, "\n");
+	}
+	if (e->engine.n > 0) {
+		buf_printf(out, "  engine       %s, %d node%s%s%s\n", e->engine.engine, e->engine.n,
+		    e->engine.n == 1 ? "" : "s", e->engine.credential_ref ? ", credential " : "",
+		    e->engine.credential_ref ? e->engine.credential_ref : "");
+		for (int i = 0; i < e->engine.n; i++)
+			buf_printf(out, "    node %-2d      %s\n", i + 1, e->engine.url[i]);
 	}
 }

@@ -22,7 +22,7 @@
 static const char *const risk_names[] = { "none", "low", "medium", "high", "critical" };
 static const char *const type_names[] = { "yes_no", "single_choice", "multi_choice", "text",
 	"number", "duration", "date" };
-const char *const probe_names[] = { "echo", "oversize", "sweep", "canary", "errors",
+const char *const probe_names[] = { "engine", "echo", "oversize", "sweep", "canary", "errors",
 	"prefix-timing", NULL };
 
 #define NTYPES ((int)(sizeof type_names / sizeof type_names[0]))
@@ -888,7 +888,7 @@ verified:
 					known |= strcmp(probe, probe_names[k]) == 0;
 				if (probe != NULL && !known) {
 					problem_key(v, cJSON_GetObjectItemCaseSensitive(c, "probe"), cp, "probe", "unknown probe "
-					    "'%s' (one of echo, oversize, sweep, canary, errors, prefix-timing)", probe);
+					    "'%s' (one of engine, echo, oversize, sweep, canary, errors, prefix-timing)", probe);
 					good = 0;
 				}
 				for (int k = 0; probe != NULL && k < qq->nchecks; k++)

@@ -513,6 +513,7 @@ endpoint_free(struct endpoint *e)
 		free(e->credentials[i].org);
 	}
 	free(e->credentials);
+	engine_conf_free(&e->engine);
 	memset(e, 0, sizeof *e);
 }
 
@@ -566,7 +567,7 @@ endpoint_credentials(struct db *db, struct endpoint *e, struct aerr *err)
 		    xstrdup(col_text(st, 1)), col_dup_or_null(st, 2) };
 	}
 	db_finalize(st);
-	return 0;
+	return engine_conf_load(db, e->id, &e->engine, err) != 0 ? AV_RUNTIME : 0;
 }
 
 int
@@ -654,6 +655,23 @@ endpoint_to_json(const struct endpoint *e)
 		json_add_str(c, "org", e->credentials[i].org);
 		cJSON_AddItemToArray(creds, c);
 	}
+	cJSON_AddItemToObject(o, "engine", engine_conf_to_json(&e->engine));
+	return o;
+}
+
+cJSON *
+engine_conf_to_json(const struct engine_conf *c)
+{
+	cJSON *o, *nodes;
+
+	if (c->n == 0)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "kind", c->engine);
+	nodes = cJSON_AddArrayToObject(o, "nodes");
+	for (int i = 0; i < c->n; i++)
+		cJSON_AddItemToArray(nodes, cJSON_CreateString(c->url[i]));
+	json_add_str(o, "credential", c->credential_ref);
 	return o;
 }
 

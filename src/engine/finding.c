@@ -80,6 +80,45 @@ static const struct finding_info registry[F_COUNT] = {
 		L("164.312(c)(1)"),
 		L("MEASURE 2.5"),
 	},
+	[F_KV_POOL_BELOW_CONTEXT] = {
+		E(KV_POOL_BELOW_CONTEXT), SEV_HIGH,
+		"A node's engine cannot hold the advertised context in one request",
+		"The running engine's own status says one request can hold fewer tokens than the "
+		"endpoint advertises: its KV cache pool, its per-slot context or its maximum total "
+		"tokens is below the advertised context. A prompt near the advertised size then has no "
+		"room; where the engine does not fail closed it is cut or substituted. Raised critical "
+		"when the node runs disaggregated prefill/decode, where KV pages are transferred "
+		"between nodes.",
+		"Size the KV cache pool (and slots) for the advertised context on every node, or "
+		"advertise what every node holds; check it from the running engine after every change.",
+		L("context_capacity_check", "guaranteed_context_tokens", "advertised_context_tokens"),
+		L("SC-5", "CM-6", "SI-10"),
+		L("164.308(a)(7)(ii)(B)", "164.312(c)(1)"),
+		L("MEASURE 2.5", "MANAGE 2.4"),
+	},
+	[F_ENGINE_VERSION_AFFECTED] = {
+		E(ENGINE_VERSION_AFFECTED), SEV_HIGH,
+		"A node runs an engine version an advisory names as affected",
+		"The version the engine reports falls in an advisory's affected range (OSV): the "
+		"advisory's flaw is present on that node until it is upgraded.",
+		"Upgrade every node to a fixed version; track the engine's advisories.",
+		L("kv_transfer_checked"),
+		L("SI-2", "RA-5"),
+		L("164.308(a)(1)(ii)(B)"),
+		L("MANAGE 4.1"),
+	},
+	[F_ENGINE_NODES_DIFFER] = {
+		E(ENGINE_NODES_DIFFER), SEV_MEDIUM,
+		"Nodes of one endpoint run different engine configurations",
+		"Nodes behind one endpoint report different KV pools, contexts, versions or modes: a "
+		"request's capacity and behaviour depend on the node it lands on.",
+		"Deploy one configuration to every node of an endpoint, and check it on every node "
+		"after every change.",
+		L("context_capacity_check"),
+		L("CM-2", "CM-6"),
+		L("164.308(a)(8)"),
+		L("MEASURE 2.5"),
+	},
 	[F_CAPACITY_BELOW_ADVERTISED] = {
 		E(CAPACITY_BELOW_ADVERTISED), SEV_MEDIUM,
 		"Prompts below the advertised context were refused for size",

@@ -421,11 +421,52 @@ shapes_missing(const cJSON *from, const cJSON *to, const cJSON *run_from, const 
 	}
 }
 
+/* The engine each run read, node by node: its count, then each node's version,
+ * pool, context, maximum total and mode, compared exactly (the engine says them of
+ * itself; they change only when its configuration does). Nothing when either run
+ * did not read the engine. */
+static void
+diff_engine(const cJSON *ra, const cJSON *rb, cJSON *out)
+{
+	static const char *const fields[] = { "version", "pool_tokens", "context_tokens",
+		"max_total_tokens", "mode", NULL };
+	const cJSON *ea = find_probe(ra, "engine"), *eb = find_probe(rb, "engine");
+	const cJSON *na = cJSON_GetObjectItem(cJSON_GetObjectItem(ea, "details"), "nodes");
+	const cJSON *nb = cJSON_GetObjectItem(cJSON_GetObjectItem(eb, "details"), "nodes");
+	int n;
+
+	if (!cJSON_IsArray(na) || !cJSON_IsArray(nb))
+		return;
+	if (cJSON_GetArraySize(na) != cJSON_GetArraySize(nb)) {
+		cJSON *a = cJSON_CreateNumber(cJSON_GetArraySize(na)), *b = cJSON_CreateNumber(cJSON_GetArraySize(nb));
+
+		cJSON_AddItemToArray(out, change(NULL, "nodes", a, b));
+		cJSON_Delete(a);
+		cJSON_Delete(b);
+	}
+	n = cJSON_GetArraySize(na) < cJSON_GetArraySize(nb) ? cJSON_GetArraySize(na) : cJSON_GetArraySize(nb);
+	for (int i = 0; i < n; i++) {
+		const cJSON *a = cJSON_GetArrayItem(na, i), *b = cJSON_GetArrayItem(nb, i);
+
+		for (int k = 0; fields[k] != NULL; k++) {
+			const cJSON *x = cJSON_GetObjectItem(a, fields[k]), *y = cJSON_GetObjectItem(b, fields[k]);
+			char field[64];
+
+			/* A node read in one run and not in the other says nothing of its figures. */
+			if (!cJSON_HasObjectItem(a, fields[k]) || !cJSON_HasObjectItem(b, fields[k]) ||
+			    cJSON_Compare(x, y, 1))
+				continue;
+			snprintf(field, sizeof field, "node %d %s", i + 1, fields[k]);
+			cJSON_AddItemToArray(out, change(NULL, field, x, y));
+		}
+	}
+}
+
 int
 probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, int *changed_out, struct aerr *err)
 {
 	cJSON *ra = NULL, *rb = NULL, *sa = NULL, *sb = NULL, *d, *o, *fnew, *fres, *ver, *bnd, *cal,
-	    *snew, *sgone;
+	    *snew, *sgone, *eng;
 	int changed;
 
 	*out = NULL;
@@ -453,6 +494,8 @@ probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, int *changed_o
 	diff_verdicts_and_boundaries(ra, rb, ver, bnd);
 	cal = cJSON_AddArrayToObject(d, "calibration");
 	diff_calibration(cJSON_GetObjectItem(ra, "calibration"), cJSON_GetObjectItem(rb, "calibration"), cal);
+	eng = cJSON_AddArrayToObject(d, "engine");
+	diff_engine(ra, rb, eng);
 	o = cJSON_AddObjectToObject(d, "error_shapes");
 	snew = cJSON_AddArrayToObject(o, "new");
 	sgone = cJSON_AddArrayToObject(o, "gone");
@@ -460,7 +503,7 @@ probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, int *changed_o
 	shapes_missing(sa, sb, ra, rb, sgone);
 	changed = cJSON_GetArraySize(fnew) + cJSON_GetArraySize(fres) + cJSON_GetArraySize(ver) +
 	    cJSON_GetArraySize(bnd) + cJSON_GetArraySize(cal) + cJSON_GetArraySize(snew) +
-	    cJSON_GetArraySize(sgone) > 0;
+	    cJSON_GetArraySize(sgone) + cJSON_GetArraySize(eng) > 0;
 	cJSON_AddBoolToObject(d, "changed", changed);
 	cJSON_Delete(ra);
 	cJSON_Delete(rb);
@@ -554,6 +597,7 @@ probe_diff_print(FILE *f, const cJSON *d)
 	print_changes(f, "verdict", cJSON_GetObjectItem(d, "verdicts"));
 	print_changes(f, "boundary", cJSON_GetObjectItem(d, "boundaries"));
 	print_changes(f, "calibration", cJSON_GetObjectItem(d, "calibration"));
+	print_changes(f, "engine", cJSON_GetObjectItem(d, "engine"));
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "new")) {
 		term_printf(f, "  %-18s %s %d ", "new error shape", json_get_str(x, "probe"),
 		    cJSON_GetObjectItem(x, "status")->valueint);

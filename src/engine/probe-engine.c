@@ -26,9 +26,10 @@
 #include "probe-engine.h"
 
 extern const struct probe probe_echo, probe_oversize, probe_sweep, probe_canary, probe_errors;
-extern const struct probe probe_prefix_timing;
+extern const struct probe probe_prefix_timing, probe_engine;
 
 const struct probe *const probe_table[] = {
+	&probe_engine,
 	&probe_echo,
 	&probe_oversize,
 	&probe_sweep,
@@ -156,6 +157,12 @@ outcome_finding(struct probe_outcome *o, enum finding_code code, int64_t evidenc
 				return;
 		cJSON_AddItemToArray(f->evidence, cJSON_CreateNumber((double)evidence_id));
 	}
+}
+
+enum severity
+raised_severity(const struct raised_finding *f)
+{
+	return f->raised > f->info->severity ? f->raised : f->info->severity;
 }
 
 int

@@ -45,6 +45,8 @@ void env_free(struct probe_env *env);
 int env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int resolve, struct aerr *err);
 int select_probes(const struct probe_opts *o, const struct probe **sel, int *n, struct aerr *err);
+void drop_engineless(const struct probe_opts *o, const struct endpoint_info *ep,
+    const struct probe **sel, int *n);
 int needs_calibration(const struct probe **sel, int n);
 void order_for_budget(const struct probe_opts *o, const struct probe **sel, int n);
 cJSON *make_plan(struct probe_env *env, const struct probe **sel, int n);

@@ -134,8 +134,8 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 			continue;
 		}
 		if ((p = probe_find(name)) == NULL || len > 31)
-			return aerr_set(err, AV_USAGE, "--probe: unknown probe '%.*s' (probes: echo, oversize, "
-			    "sweep, canary, errors, prefix-timing, or all)", (int)len, s);
+			return aerr_set(err, AV_USAGE, "--probe: unknown probe '%.*s' (probes: engine, echo, "
+			    "oversize, sweep, canary, errors, prefix-timing, or all)", (int)len, s);
 		for (int i = 0; i < *n; i++)
 			if (sel[i] == p)
 				return aerr_set(err, AV_USAGE, "--probe: '%s' given twice", name);
@@ -154,6 +154,28 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 			sel[j - 1] = t;
 		}
 	return 0;
+}
+
+/* A probe that reads the endpoint's engine leaves the default suite of an endpoint
+ * that has none; named on its own it stays, and says the engine is missing. */
+void
+drop_engineless(const struct probe_opts *o, const struct endpoint_info *ep, const struct probe **sel,
+    int *n)
+{
+	int k = 0;
+
+	for (int i = 0; i < *n; i++) {
+		const char *s = o->probes, *p = NULL;
+		size_t len = strlen(sel[i]->name);
+
+		for (p = s ? strstr(s, sel[i]->name) : NULL; p != NULL; p = strstr(p + 1, sel[i]->name))
+			if ((p == s || p[-1] == ',') && (p[len] == '\0' || p[len] == ','))
+				break;
+		if ((sel[i]->traits & PROBE_NEEDS_ENGINE) && ep->engine.n == 0 && p == NULL)
+			continue;
+		sel[k++] = sel[i];
+	}
+	*n = k;
 }
 
 int
@@ -334,6 +356,7 @@ probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_op
 		env_free(&env);
 		return err->code;
 	}
+	drop_engineless(o, &env.ep, sel, &n);
 	*plan = make_plan(&env, sel, n);
 	env_free(&env);
 	return 0;

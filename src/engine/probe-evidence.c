@@ -200,7 +200,8 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddNumberToObject(doc, "run", (double)env->run_id);
 	cJSON_AddStringToObject(doc, "probe", env->probe_name);
 	cJSON_AddNumberToObject(doc, "seq", (double)r->seq);
-	json_add_str(doc, "tenant", env->tenant_label[r->tenant]);
+	/* A read of the engine's status API speaks for no tenant. */
+	json_add_str(doc, "tenant", r->tenant >= 0 ? env->tenant_label[r->tenant] : NULL);
 	cJSON_AddBoolToObject(doc, "streaming", r->stream);
 	cJSON_AddStringToObject(doc, "method", req->method);
 	cJSON_AddStringToObject(doc, "url", req->url);
@@ -233,7 +234,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 		goto fail;
 	snprintf(status_s, sizeof status_s, "%ld", resp->status);
 	if (db_write(db, err, &exchange_row, NULL, "iititittttitttttitittt", eid, env->run_id, env->probe_name, r->seq,
-	    env->tenant_label[r->tenant], (int64_t)r->stream, req->method, req->url, hdr_s, req_sha,
+	    r->tenant >= 0 ? env->tenant_label[r->tenant] : NULL, (int64_t)r->stream, req->method, req->url, hdr_s, req_sha,
 	    (int64_t)req->body_len, req_blob, recipe, resp->status > 0 ? status_s : NULL, resp_hdr_s,
 	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->body.len,
 	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->truncated,

@@ -75,6 +75,36 @@ read_leaks(struct probe_result *p)
 	}
 }
 
+static int64_t
+num_or_none(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : -1;
+}
+
+/* The engine probe's nodes from its details. */
+static void
+read_nodes(struct probe_result *p)
+{
+	const cJSON *nodes = cJSON_GetObjectItem(p->details, "nodes"), *n;
+
+	if (strcmp(p->name, "engine") != 0 || !cJSON_IsArray(nodes))
+		return;
+	p->nodes = xcalloc((size_t)cJSON_GetArraySize(nodes) + 1, sizeof *p->nodes);
+	cJSON_ArrayForEach(n, nodes) {
+		struct engine_node_status *e = &p->nodes[p->nnodes++];
+
+		e->url = dup_or_null(json_get_str(n, "url"));
+		e->read = json_get_str(n, "verdict") != NULL && strcmp(json_get_str(n, "verdict"), "read") == 0;
+		e->pool = num_or_none(n, "pool_tokens");
+		e->context = num_or_none(n, "context_tokens");
+		e->max_total = num_or_none(n, "max_total_tokens");
+		e->version = dup_or_null(json_get_str(n, "version"));
+		e->mode = dup_or_null(json_get_str(n, "mode"));
+	}
+}
+
 /* The sweep's boundaries from its details. */
 static void
 read_sweep(struct probe_result *p)
@@ -232,6 +262,7 @@ read_results(struct db *db, struct probe_run *r, struct aerr *err)
 		p->details = db_col_type(st, 4) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 4));
 		read_sweep(p);
 		read_leaks(p);
+		read_nodes(p);
 		if (read_findings(db, r->id, p, err) != 0) {
 			db_finalize(st);
 			return err->code;
@@ -319,6 +350,12 @@ probe_run_free(struct probe_run *r)
 			free(p->leaks[k].found_by);
 		}
 		free(p->leaks);
+		for (size_t k = 0; k < p->nnodes; k++) {
+			free(p->nodes[k].url);
+			free(p->nodes[k].version);
+			free(p->nodes[k].mode);
+		}
+		free(p->nodes);
 	}
 	free(r->probes);
 	free(r->endpoint);

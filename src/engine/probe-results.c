@@ -93,7 +93,7 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 		    xstrdup(f->message);
 
 		if (db_write(db, err, &finding_row, &fid, "itttt" "t", env->run_id, p->name, f->info->code,
-		    severity_name(f->info->severity), msg, fd) != 0) {
+		    severity_name(raised_severity(f)), msg, fd) != 0) {
 			free(fd);
 			free(msg);
 			goto fail;
@@ -107,7 +107,7 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 		a = cJSON_CreateObject();
 		cJSON_AddNumberToObject(a, "run", (double)env->run_id);
 		cJSON_AddStringToObject(a, "code", f->info->code);
-		cJSON_AddStringToObject(a, "severity", severity_name(f->info->severity));
+		cJSON_AddStringToObject(a, "severity", severity_name(raised_severity(f)));
 		cJSON_AddItemReferenceToObject(a, "evidence", f->evidence);
 		if (audit_append(db, env->av->actor, "probe.finding", "finding", fid, a, err) != 0) {
 			cJSON_Delete(a);
@@ -152,10 +152,17 @@ judge(struct probe_env *env, struct probe_outcome *out)
 		out->nf--;
 	}
 	for (int i = 0; i < out->nf; i++)
-		if ((int)out->f[i].info->severity > worst)
-			worst = (int)out->f[i].info->severity;
+		if ((int)raised_severity(&out->f[i]) > worst)
+			worst = (int)raised_severity(&out->f[i]);
 	if (worst >= severity_rank("low")) {
-		snprintf(out->reason, sizeof out->reason, "%d finding%s", out->nf, out->nf == 1 ? "" : "s");
+		/* What the probe could not judge stays said beside its findings (an engine node
+		 * not read is an error for that node, whatever the others showed). */
+		char also[sizeof out->reason];
+
+		snprintf(also, sizeof also, "%s", out->verdict != NULL && strcmp(out->verdict, "error") == 0 ?
+		    out->reason : "");
+		snprintf(out->reason, sizeof out->reason, "%d finding%s%s%.400s", out->nf,
+		    out->nf == 1 ? "" : "s", also[0] ? "; and " : "", also);
 		out->verdict = "fail";
 	} else if (env->budget_hit && (out->verdict == NULL || strcmp(out->verdict, "error") != 0)) {
 		outcome_set(out, "inconclusive", "the token budget was exhausted before the probe finished");
@@ -338,6 +345,7 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		env_free(&env);
 		return err->code;
 	}
+	drop_engineless(o, &env.ep, sel, &n);
 	plan = make_plan(&env, sel, n);
 	env.requests_planned = (int64_t)cJSON_GetObjectItem(plan, "requests")->valuedouble;
 	env.probe_count = n;

@@ -134,6 +134,44 @@ incident_open_command_text(const char *endpoint_ref, const char *code, int64_t f
 	return buf_steal(&b);
 }
 
+/* "LABEL WORD" of an engine's own word (its version, its mode), escaped to one line. */
+static void
+print_word(FILE *f, const char *label, const char *w)
+{
+	char *e = text_escape(w ? w : "not said", strlen(w ? w : "not said"), 0);
+
+	term_printf(f, "%s %s", label, e);
+	free(e);
+}
+
+/* The engine probe's nodes, one line each: what the engine said of itself. */
+static void
+print_nodes(FILE *f, const struct probe_result *p)
+{
+	char a[32];
+
+	for (size_t k = 0; k < p->nnodes; k++) {
+		const struct engine_node_status *n = &p->nodes[k];
+		char *url = text_escape(n->url ? n->url : "", strlen(n->url ? n->url : ""), 0);
+
+		term_printf(f, "       node %zu %s: ", k + 1, url);
+		free(url);
+		if (!n->read) {
+			term_printf(f, "not read\n");
+			continue;
+		}
+		if (n->pool >= 0)
+			term_printf(f, "pool %s, ", thousands(n->pool, a));
+		if (n->context >= 0)
+			term_printf(f, "context %s, ", thousands(n->context, a));
+		if (n->max_total >= 0)
+			term_printf(f, "max total %s, ", thousands(n->max_total, a));
+		print_word(f, "version", n->version);
+		print_word(f, ", mode", n->mode ? n->mode : "null");
+		fputc('\n', f);
+	}
+}
+
 /* A finding's line and, for a critical one, the command that opens an incident from it. */
 static void
 print_finding(FILE *f, const struct probe_run *run, const struct finding *fd)
@@ -206,6 +244,7 @@ probe_print_run(FILE *f, const struct probe_run *run)
 				term_printf(f, "accepted up to %s tokens; ", thousands(p->sweep.refusal_boundary, b));
 			term_printf(f, "change: %s\n", p->sweep.change ? p->sweep.change : "(null)");
 		}
+		print_nodes(f, p);
 		for (size_t k = 0; k < p->nfindings; k++)
 			print_finding(f, run, &p->findings[k]);
 	}

@@ -300,16 +300,36 @@ set_str(char **dst, const char *src)
 /* One audit entry about the endpoint, in order: a URL set moves the endpoint
  * (and the origin of the references its setter wrote); a reference set binds
  * it to the URL of that moment; a confirmation by the writer rebinds it. */
+/* The engine's admin credential goes to the engine's nodes, not to the
+ * endpoint's URL: the entry's node list, one URL a line, is what moves it. */
+static char *
+engine_nodes(const cJSON *d)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(d, "engine"), *n;
+	struct buf out;
+
+	if (e == NULL)
+		return NULL;
+	buf_init(&out);
+	cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(e, "nodes"))
+		if (cJSON_IsString(n))
+			buf_printf(&out, "%s%s", out.len ? "\n" : "", n->valuestring);
+	return buf_steal(&out);
+}
+
 static void
 binding_step(struct credref_binding *b, char **ref_set, const char *actor, const char *at,
     const char *action, const cJSON *d, const char *label)
 {
-	const char *url = json_get_str(d, "url"), *set;
+	int engine = strcmp(label, ENGINE_CRED_LABEL) == 0;
+	char *nodes = engine ? engine_nodes(d) : NULL;
+	const char *url = engine ? nodes : json_get_str(d, "url"), *set;
 	const cJSON *creds = cJSON_GetObjectItemCaseSensitive(d, "credentials");
 
 	if (strcmp(action, "endpoint.confirm") == 0) {
 		if (b->writer != NULL && strcmp(b->writer, actor) == 0 && json_array_has(creds, label))
 			set_str(&b->origin_url, json_get_str(d, "origin_url"));
+		free(nodes);
 		return;
 	}
 	if (url != NULL) {
@@ -329,6 +349,7 @@ binding_step(struct credref_binding *b, char **ref_set, const char *actor, const
 		set_str(&b->writer, NULL);
 		set_str(&b->origin_url, NULL);
 	}
+	free(nodes);
 }
 
 int
@@ -373,6 +394,34 @@ credref_binding_free(struct credref_binding *b)
 /* The secret goes only to the origin its writer wrote it for: a URL that
  * nobody set through aivet, or one set by someone else outside that origin,
  * stops the run until the writer confirms it (aivet endpoint confirm). */
+/* Whether url is one of list's lines (list: one URL, or an engine's nodes). */
+static int
+url_listed(const char *list, const char *url)
+{
+	size_t n = strlen(url);
+
+	for (const char *p = list; p != NULL; p = strchr(p, '\n'), p += p != NULL) {
+		if (strncmp(p, url, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+/* Whether url lies within the origin of one of origins' lines. */
+static int
+url_within_any(const char *url, const char *origins)
+{
+	int ok = 0;
+
+	for (const char *p = origins; p != NULL && !ok; p = strchr(p, '\n'), p += p != NULL) {
+		char *one = xasprintf("%.*s", (int)strcspn(p, "\n"), p);
+
+		ok = url_within_origin(url, one);
+		free(one);
+	}
+	return ok;
+}
+
 static int
 origin_check(struct db *db, int64_t endpoint_id, const char *url, const char *ref,
     const struct credref_binding *b, struct aerr *err)
@@ -381,8 +430,8 @@ origin_check(struct db *db, int64_t endpoint_id, const char *url, const char *re
 	char *name, *word;
 	int rc = 0;
 
-	if (b->url != NULL && strcmp(b->url, url) == 0 &&
-	    (b->writer == NULL || b->origin_url == NULL || url_within_origin(url, b->origin_url)))
+	if (b->url != NULL && url_listed(b->url, url) &&
+	    (b->writer == NULL || b->origin_url == NULL || url_within_any(url, b->origin_url)))
 		return 0;
 	st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e JOIN vendor v ON "
 	    "v.id = e.vendor_id WHERE e.id = ?", "i", endpoint_id);
@@ -391,7 +440,7 @@ origin_check(struct db *db, int64_t endpoint_id, const char *url, const char *re
 	name = xstrdup(db_step(st) == DB_ROW ? col_text(st, 0) : "?");
 	db_finalize(st);
 	word = shell_word(name);
-	if (b->url == NULL || strcmp(b->url, url) != 0)
+	if (b->url == NULL || !url_listed(b->url, url))
 		rc = aerr_set(err, AV_USAGE, "endpoint %s: its URL %s was set outside aivet (no audit "
 		    "entry records it), so credential %s was never bound to it; nothing was sent. Set "
 		    "the URL with 'aivet endpoint edit %s --url URL'", name, url, ref, word);

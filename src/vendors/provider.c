@@ -43,7 +43,46 @@ endpoint_info_free(struct endpoint_info *ep)
 	free(ep->url);
 	free(ep->model);
 	cJSON_Delete(ep->options);
+	engine_conf_free(&ep->engine);
 	memset(ep, 0, sizeof *ep);
+}
+
+const char *const engine_kinds[] = { "sglang", "vllm", "tgi", "llama.cpp", NULL };
+
+void
+engine_conf_free(struct engine_conf *c)
+{
+	free(c->engine);
+	free(c->credential_ref);
+	for (int i = 0; i < c->n; i++)
+		free(c->url[i]);
+	memset(c, 0, sizeof *c);
+}
+
+int
+engine_conf_load(struct db *db, int64_t endpoint_id, struct engine_conf *c, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT engine, url, credential_ref FROM engine_node "
+	    "WHERE endpoint_id = ? ORDER BY position", "i", endpoint_id);
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW && c->n < ENGINE_MAX_NODES) {
+		if (c->engine == NULL) {
+			c->engine = xstrdup(col_text(st, 0));
+			if (db_col_type(st, 2) != DB_NULL)
+				c->credential_ref = xstrdup(col_text(st, 2));
+		}
+		c->url[c->n++] = xstrdup(col_text(st, 1));
+	}
+	db_finalize(st);
+	if (rc != DB_ROW && rc != DB_DONE) {
+		engine_conf_free(c);
+		return db_err(db, err, "engine_node");
+	}
+	return 0;
 }
 
 int
@@ -81,6 +120,10 @@ endpoint_info_load(struct db *db, int64_t id, struct endpoint_info *ep, struct a
 		return AV_USAGE;
 	}
 	db_finalize(st);
+	if (engine_conf_load(db, id, &ep->engine, err) != 0) {
+		endpoint_info_free(ep);
+		return err->code;
+	}
 	return 0;
 }
 

@@ -159,7 +159,8 @@ cat >"$T/vshow.want" <<'EOF'
 			"status":	"archived",
 			"created_at":	"2026-11-30T12:00:00.000Z",
 			"updated_at":	"2026-11-30T12:00:00.000Z",
-			"credentials":	[]
+			"credentials":	[],
+			"engine":	null
 		}, {
 			"id":	1,
 			"vendor":	"Rec Labs",
@@ -186,10 +187,12 @@ cat >"$T/vshow.want" <<'EOF'
 					"label":	"b",
 					"ref":	"file:/run/rec-b",
 					"org":	null
-				}]
+				}],
+			"engine":	null
 		}],
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
+	"since_approval":	null,
 	"draft":	null
 }
 EOF
@@ -208,6 +211,7 @@ cat >"$T/vlist.want" <<'EOF'
 	"open_incidents":	0,
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
+	"since_approval":	null,
 	"draft":	null
 },
 {
@@ -223,6 +227,7 @@ cat >"$T/vlist.want" <<'EOF'
 	"open_incidents":	0,
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
+	"since_approval":	null,
 	"draft":	null
 }
 ]

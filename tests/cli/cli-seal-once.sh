@@ -18,7 +18,7 @@
 is "$("$AIVET" audit tables --json | jq -r '[.seals[] | select((.creates // "") == "" or (.creates | startswith("type that"))) | .object_type] | join(",")')" \
 	"" "every sealed type names the actions that create it"
 is "$("$AIVET" audit tables --json | jq -r '[.seals[] | .object_type + "=" + (.edits // "once")] | map(select(endswith("=once"))) | join(" ")')" \
-	"finding=once probe_result=once evidence=once incident_entry=once report=once questionnaire=once blob_seal=once" \
+	"finding=once probe_result=once evidence=once incident_entry=once report=once questionnaire=once advisory=once blob_seal=once" \
 	"findings, results, evidence, incident entries, reports, questionnaires and sealed content are sealed once"
 
 export KEY_A=key-a KEY_B=key-b

@@ -1,14 +1,25 @@
 #!/bin/sh
 # demo.sh: "aivet demo" reproduces the incident against aivet-sim (found
-# beside aivet) and measures it from outside: the size at which content
-# integrity broke must be the pool's 681,280 tokens within 1%, beside the
-# advertised 1,048,576; the fixed configuration passes. The full-size run
+# beside aivet): the engine probe reads the pool of 681,280 tokens below the
+# context of 1,048,576 from the engine itself first, with no prompt (0
+# tokens); then from outside the size at which content integrity broke must
+# be the pool within 1%; the demo states both; the fixed configuration passes. The full-size run
 # is this suite's one test at the incident's real numbers.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/lib.sh"
 
 run demo
 is "$rc" 0 "demo exits 0"
 like "$out" "^\[1/2\] the vendor as it was: http://127\.0\.0\.1:[0-9]+, tenants alice and bob" "the faulty vendor"
+first=$(printf '%s\n' "$out" | grep -n -m1 -e 'KV_POOL_BELOW_CONTEXT' -e 'PLACEHOLDER_SUBSTITUTION' -e 'LEAK_CROSS_TENANT' | cut -d: -f2-)
+like "$first" "^       critical KV_POOL_BELOW_CONTEXT: node 1 \(http://127\.0\.0\.1:[0-9]+\): max_total_num_tokens 681,280 \(the KV cache pool\) is below the advertised context of 1,048,576 tokens; the node runs disaggregated, mode decode " \
+    "the engine finding comes first: the pool below the context, on a decode node, critical"
+like "$out" "run 1 on demo-vendor/chat: completed \(0 tokens in, 0 out\)" "the engine's run sent no token"
+like "$out" "What the engine says of itself, with no prompt \(run 1, 0 tokens\):
+  Its KV pool holds 681,280 tokens; the advertised context is 1,048,576 tokens \(a decode node: disaggregated\)\.
+  One request of the advertised size cannot fit: KV_POOL_BELOW_CONTEXT \(evidence 1, the engine's own response\)\." \
+    "the demo states the engine's finding"
+like "$out" "  Both say the same: the engine's pool, read with no prompt, and where the content broke
+  from outside, after [0-9,]+ tokens were sent, are 0\.[0-9]+% apart\." "and that the sweep confirms it from outside"
 n=$(printf '%s\n' "$out" | sed -n 's/^  Content integrity broke at \([0-9,]*\) tokens; the advertised context is 1,048,576 tokens\.$/\1/p' | tr -d ,)
 ok "$([ -n "$n" ] && [ "$n" -ge 674468 ] && [ "$n" -le 688093 ] && echo 0 || echo 1)" \
     "integrity broke at $n tokens: 681,280 within 1%, beside the advertised 1,048,576"
@@ -20,10 +31,12 @@ like "$out" "Tenant (alice|bob) received canaries that only tenant (bob|alice) h
 like "$out" "  Each is another customer's prompt, returned in an HTTP 200 \(evidence [0-9]+\)\." \
 	"with what that means, once"
 like "$out" "Fixed: every probe passes, no findings" "the fixed configuration passes"
+like "$out" "  ok   engine       pass          every node \(1\) holds the advertised context of 681,280 tokens in one request" \
+    "the fixed engine passes too"
 ok "$([ -e "$AIVET_DB" ] && echo 1 || echo 0)" "the user's database is not touched"
 demo_db="$XDG_DATA_HOME/aivet/demo.db"
-is "$(sqlite3 "$demo_db" "SELECT group_concat(status) FROM probe_run")" "completed,completed" \
-    "the demo database holds both runs"
+is "$(sqlite3 "$demo_db" "SELECT group_concat(status) FROM probe_run")" "completed,completed,completed" \
+    "the demo database holds the three runs"
 
 run demo --quick --db "$T/quick.db"
 is "$rc" 0 "demo --quick exits 0"
@@ -32,12 +45,12 @@ n=$(printf '%s\n' "$out" | sed -n 's/^  Content integrity broke at \([0-9,]*\) t
 ok "$([ -n "$n" ] && [ "$n" -ge 42154 ] && [ "$n" -le 42580 ] && echo 0 || echo 1)" \
     "--quick: integrity broke at $n tokens, the scaled pool within 1%"
 run --db "$T/quick.db" probe runs --json
-is "$(printf '%s' "$out" | jq -c '[.[] | [.status, .worst]]')" '[["completed","critical"],["completed",null]]' \
+is "$(printf '%s' "$out" | jq -c '[.[] | [.status, .worst]]')" '[["completed","critical"],["completed","critical"],["completed",null]]' \
     "--db: the runs are in the named database"
 run --db "$T/global.db" demo --quick
 is "$rc" 0 "aivet --db PATH demo exits 0"
 like "$out" "aivet --db $T/global\.db probe show" "aivet --db PATH demo: the demo says where its runs are"
-is "$(sqlite3 "$T/global.db" "SELECT group_concat(status) FROM probe_run")" "completed,completed" \
+is "$(sqlite3 "$T/global.db" "SELECT group_concat(status) FROM probe_run")" "completed,completed,completed" \
     "aivet --db PATH demo: the runs are in the database --db named"
 run demo --bogus
 is "$rc:$errout" "2:aivet: unknown option '--bogus'

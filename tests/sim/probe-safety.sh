@@ -14,7 +14,7 @@ probe_setup openai 8192 --price-in 2.5 --price-out 10
 # ---- bad options change nothing ----
 before=$(db_snapshot)
 run probe run V/e --yes --probe echo,nosuch
-is "$rc:$errout" "2:aivet: --probe: unknown probe 'nosuch' (probes: echo, oversize, sweep, canary, errors, prefix-timing, or all)" \
+is "$rc:$errout" "2:aivet: --probe: unknown probe 'nosuch' (probes: engine, echo, oversize, sweep, canary, errors, prefix-timing, or all)" \
     "an unknown probe is refused"
 run probe run V/e --yes --fail-on severe
 is "$rc:$errout" "2:aivet: --fail-on: 'severe' is not one of info, low, medium, high, critical" \

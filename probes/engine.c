@@ -1,0 +1,635 @@
+/*
+ * engine.c: the engine probe. It sends no prompt: it reads the serving
+ * engine's own status API on every node of the endpoint (one GET per node per
+ * status path, each kept as evidence) and computes what one request can hold
+ * there (the KV cache pool, the per-slot context, the maximum total tokens)
+ * against the context the endpoint advertises. A limit below it is
+ * KV_POOL_BELOW_CONTEXT, critical on a node running disaggregated
+ * prefill/decode; nodes that disagree are ENGINE_NODES_DIFFER; a version in an
+ * advisory's affected range is ENGINE_VERSION_AFFECTED. A node that cannot be
+ * read (no answer, a refusal, a body without the fields) is an error for that
+ * node, never a pass: the probe passes only when every node was read.
+ *
+ * The shapes read, from the engines' sources:
+ *   sglang     GET /get_server_info (/server_info when that is 404): server
+ *              args and scheduler info flat: max_total_num_tokens (the pool),
+ *              context_length, disaggregation_mode, page_size,
+ *              chunked_prefill_size, version
+ *   vllm       GET /metrics (vllm:cache_config_info's num_gpu_blocks and
+ *              block_size labels: the pool), /v1/models (max_model_len),
+ *              /version (version)
+ *   tgi        GET /info: max_input_tokens, max_total_tokens,
+ *              max_batch_total_tokens (the pool, where served), version
+ *   llama.cpp  GET /props (default_generation_settings.n_ctx per slot,
+ *              total_slots, build_info), /slots (each slot's n_ctx),
+ *              /v1/models (meta.n_ctx, meta.n_ctx_train)
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "probe.h"
+#include "advisory.h"
+
+#define MAX_PATHS 3
+
+/* What a node's status says, each figure with the field it came from. */
+struct engine_node {
+	const char *url;
+	int read;                     /* every path answered and the fields were there */
+	char why[320];                /* why not, when not */
+	int64_t pool, context, max_total;   /* -1: not served by this engine */
+	const char *pool_field, *context_field, *max_total_field;
+	char version[64], mode[32];   /* "" when not said */
+	int64_t slots, page_size, chunked_prefill;
+	int64_t evidence[MAX_PATHS];
+	int nevidence;
+	unsigned skipped;             /* optional paths the node did not serve */
+};
+
+struct engine_kind {
+	const char *name, *package;   /* the package advisories name */
+	const char *paths[MAX_PATHS];
+	/* Paths a node may leave unserved (bit j for paths[j]: llama.cpp's --no-slots,
+	 * vLLM's /version): said in the node's details, the node read without them. */
+	unsigned optional;
+	int (*read)(struct engine_node *n, cJSON *const *docs, const struct buf *const *bodies);
+};
+
+static int64_t
+num_at(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble < 9e15 ?
+	    (int64_t)v->valuedouble : -1;
+}
+
+static void
+str_at(const cJSON *o, const char *key, char *out, size_t n)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+
+	snprintf(out, n, "%s", s ? s : "");
+}
+
+static int
+missing(struct engine_node *n, const char *path, const char *field)
+{
+	snprintf(n->why, sizeof n->why, "%s answered without %s", path, field);
+	return -1;
+}
+
+static int
+read_sglang(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
+{
+	(void)b;
+	if ((n->pool = num_at(d[0], "max_total_num_tokens")) < 0)
+		return missing(n, "the server info", "max_total_num_tokens");
+	n->pool_field = "max_total_num_tokens";
+	/* context_length is the server argument: null when the model's own is used, and
+	 * then the scheduler's max_req_input_len is what a request may hold. */
+	if ((n->context = num_at(d[0], "context_length")) >= 0)
+		n->context_field = "context_length";
+	else if ((n->context = num_at(d[0], "max_req_input_len")) >= 0)
+		n->context++, n->context_field = "max_req_input_len + 1";
+	else
+		return missing(n, "the server info", "context_length or max_req_input_len");
+	str_at(d[0], "version", n->version, sizeof n->version);
+	str_at(d[0], "disaggregation_mode", n->mode, sizeof n->mode);
+	if (strcmp(n->mode, "null") == 0)
+		n->mode[0] = '\0';
+	n->page_size = num_at(d[0], "page_size");
+	n->chunked_prefill = num_at(d[0], "chunked_prefill_size");
+	return 0;
+}
+
+/* A label's value in one Prometheus sample line: name{a="1",b="2"} 1.0. */
+static int64_t
+prom_label(const char *line, const char *label)
+{
+	char key[64];
+	const char *p;
+
+	snprintf(key, sizeof key, "%s=\"", label);
+	for (p = strstr(line, key); p != NULL; p = strstr(p + 1, key))
+		if (p[-1] == '{' || p[-1] == ',' || p[-1] == ' ')
+			break;
+	if (p == NULL || !isdigit((unsigned char)p[strlen(key)]))
+		return -1;
+	return strtoll(p + strlen(key), NULL, 10);
+}
+
+static int
+read_vllm(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
+{
+	const char *m = b[0]->data ? b[0]->data : "", *line = NULL;
+	int64_t blocks, bs;
+	cJSON *first;
+
+	for (const char *p = m; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, "vllm:cache_config_info{", 23) == 0) {
+			line = p;
+			break;
+		}
+	if (line == NULL)
+		return missing(n, "/metrics", "vllm:cache_config_info");
+	{
+		char *l = strndup(line, strcspn(line, "\n"));
+
+		blocks = prom_label(l, "num_gpu_blocks");
+		bs = prom_label(l, "block_size");
+		/* Newer versions say the pool in tokens themselves. */
+		n->pool = prom_label(l, "kv_cache_size_tokens");
+		free(l);
+	}
+	if (n->pool >= 0) {
+		n->pool_field = "vllm:cache_config_info kv_cache_size_tokens";
+	} else if (blocks >= 0 && bs > 0 && blocks < INT64_MAX / bs) {
+		n->pool = blocks * bs;
+		n->pool_field = "vllm:cache_config_info num_gpu_blocks x block_size";
+	} else {
+		return missing(n, "/metrics", "num_gpu_blocks and block_size in vllm:cache_config_info");
+	}
+	first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d[1], "data"), 0);
+	if ((n->context = num_at(first, "max_model_len")) < 0)
+		return missing(n, "/v1/models", "data[0].max_model_len");
+	n->context_field = "max_model_len";
+	str_at(d[2], "version", n->version, sizeof n->version);
+	return 0;
+}
+
+static int
+read_tgi(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
+{
+	(void)b;
+	if ((n->max_total = num_at(d[0], "max_total_tokens")) < 0)
+		return missing(n, "/info", "max_total_tokens");
+	n->max_total_field = "max_total_tokens";
+	if ((n->context = num_at(d[0], "max_input_tokens")) >= 0)
+		n->context_field = "max_input_tokens";
+	else if ((n->context = num_at(d[0], "max_input_length")) >= 0)
+		n->context_field = "max_input_length";
+	if ((n->pool = num_at(d[0], "max_batch_total_tokens")) >= 0)
+		n->pool_field = "max_batch_total_tokens";
+	str_at(d[0], "version", n->version, sizeof n->version);
+	return 0;
+}
+
+static int
+read_llama(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
+{
+	cJSON *s, *first;
+
+	(void)b;
+	n->context = num_at(cJSON_GetObjectItemCaseSensitive(d[0], "default_generation_settings"),
+	    "n_ctx");
+	if (n->context < 0)
+		return missing(n, "/props", "default_generation_settings.n_ctx");
+	n->context_field = "default_generation_settings.n_ctx";
+	n->slots = num_at(d[0], "total_slots");
+	str_at(d[0], "build_info", n->version, sizeof n->version);
+	/* Each slot holds its own context: the smallest is what a request may get (where
+	 * /slots is served; without it, the default every slot is given). */
+	if (d[1] != NULL && (!cJSON_IsArray(d[1]) || cJSON_GetArraySize(d[1]) == 0))
+		return missing(n, "/slots", "a slot");
+	cJSON_ArrayForEach(s, d[1]) {
+		int64_t c = num_at(s, "n_ctx");
+
+		if (c < 0)
+			return missing(n, "/slots", "a slot's n_ctx");
+		if (c < n->context) {
+			n->context = c;
+			n->context_field = "/slots n_ctx";
+		}
+	}
+	first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d[2], "data"), 0);
+	if (d[2] != NULL && num_at(cJSON_GetObjectItemCaseSensitive(first, "meta"), "n_ctx") < 0)
+		return missing(n, "/v1/models", "data[0].meta.n_ctx");
+	return 0;
+}
+
+static const struct engine_kind kinds[] = {
+	{ "sglang", "sglang", { "/get_server_info" }, 0, read_sglang },
+	{ "vllm", "vllm", { "/metrics", "/v1/models", "/version" }, 1u << 2, read_vllm },
+	{ "tgi", "text-generation-inference", { "/info" }, 0, read_tgi },
+	{ "llama.cpp", "llama.cpp", { "/props", "/slots", "/v1/models" }, 1u << 1 | 1u << 2, read_llama },
+};
+
+static const struct engine_kind *
+kind_of(const char *name)
+{
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+		if (name != NULL && strcmp(kinds[i].name, name) == 0)
+			return &kinds[i];
+	return NULL;
+}
+
+static int
+npaths(const struct engine_kind *k)
+{
+	int n = 0;
+
+	while (n < MAX_PATHS && k->paths[n] != NULL)
+		n++;
+	return n;
+}
+
+static void
+engine_plan(const struct probe_env *env, struct probe_plan *p)
+{
+	const struct engine_kind *k = kind_of(env->ep.engine.engine);
+
+	/* No prompt, no tokens: a GET per node per status path. */
+	p->requests = k != NULL ? (int64_t)env->ep.engine.n * npaths(k) : 0;
+	p->tokens_in = p->tokens_out = 0;
+	p->tokens_in_expected = 0;
+}
+
+static char *
+join_url(const char *base, const char *path)
+{
+	size_t n = strlen(base);
+
+	while (n > 0 && base[n - 1] == '/')
+		n--;
+	return xasprintf("%.*s%s", (int)n, base, path);
+}
+
+/* The GETs of every node, path by path (g[i * np + j]); sglang's newer name for
+ * its server info is asked where the older one was not found, appended after
+ * them, and idx[i * np + j] says which GET stands for the node's path. */
+struct engine_gets {
+	struct px_get g[ENGINE_MAX_NODES * MAX_PATHS + ENGINE_MAX_NODES];
+	char *urls[ENGINE_MAX_NODES * MAX_PATHS + ENGINE_MAX_NODES];
+	int idx[ENGINE_MAX_NODES * MAX_PATHS];
+	int n, np;
+};
+
+static int
+send_gets(struct probe_env *env, const struct engine_kind *k, const char *secret,
+    struct engine_gets *x)
+{
+	int nn = env->ep.engine.n, first;
+
+	x->np = npaths(k);
+	for (int i = 0; i < nn; i++)
+		for (int j = 0; j < x->np; j++) {
+			x->idx[i * x->np + j] = x->n;
+			x->urls[x->n] = join_url(env->ep.engine.url[i], k->paths[j]);
+			x->g[x->n].url = x->urls[x->n];
+			x->n++;
+		}
+	if (px_get(env, x->g, (size_t)x->n, secret) != 0)
+		return -1;
+	if (strcmp(k->name, "sglang") != 0)
+		return 0;
+	first = x->n;
+	for (int i = 0; i < nn; i++)
+		if (x->g[i].r.status == 404) {
+			/* The 404 stays recorded; the node is read from the newer path. */
+			x->idx[i] = x->n;
+			x->urls[x->n] = join_url(env->ep.engine.url[i], "/server_info");
+			x->g[x->n].url = x->urls[x->n];
+			x->n++;
+		}
+	return x->n > first ? px_get(env, &x->g[first], (size_t)(x->n - first), secret) : 0;
+}
+
+/* Node i from its GETs: every path answered, each body in the engine's shape. */
+static void
+read_node(const struct engine_kind *k, struct engine_gets *x, int i, struct engine_node *n)
+{
+	cJSON *docs[MAX_PATHS] = { NULL };
+	const struct buf *bodies[MAX_PATHS] = { NULL };
+
+	n->pool = n->context = n->max_total = n->slots = n->page_size = n->chunked_prefill = -1;
+	for (int j = 0; j < x->np; j++) {
+		struct px_get *g = &x->g[x->idx[i * x->np + j]];
+		char d[256];
+
+		n->evidence[n->nevidence++] = g->r.evidence_id;
+		bodies[j] = &g->body;
+		/* An optional path refused (404, 501) is left out; anything else is not. */
+		if ((k->optional & 1u << j) && g->r.cls == PXC_REFUSED_OTHER) {
+			n->skipped |= 1u << j;
+			continue;
+		}
+		if (g->r.cls != PXC_ANSWERED && n->why[0] == '\0') {
+			px_describe(&g->r, d, sizeof d);
+			snprintf(n->why, sizeof n->why, "%s: %s", g->url, d);
+		}
+		/* vLLM's /metrics is Prometheus text; everything else is JSON. */
+		if (g->r.cls == PXC_ANSWERED && strcmp(k->paths[j], "/metrics") != 0 &&
+		    (docs[j] = cJSON_ParseWithLength(g->body.data, g->body.len)) == NULL &&
+		    n->why[0] == '\0')
+			snprintf(n->why, sizeof n->why, "%s: HTTP %ld with a body that is not JSON", g->url,
+			    g->r.status);
+	}
+	if (n->why[0] == '\0' && k->read(n, docs, bodies) == 0)
+		n->read = 1;
+	for (int j = 0; j < x->np; j++)
+		cJSON_Delete(docs[j]);
+}
+
+static void
+json_add_num_or_null(cJSON *o, const char *k, int64_t v)
+{
+	if (v < 0)
+		cJSON_AddNullToObject(o, k);
+	else
+		cJSON_AddNumberToObject(o, k, (double)v);
+}
+
+static int
+disaggregated(const struct engine_node *n)
+{
+	return strcmp(n->mode, "prefill") == 0 || strcmp(n->mode, "decode") == 0;
+}
+
+/* One limit of what a request can hold against the advertised context. */
+static void
+judge_limit(struct probe_env *env, struct probe_outcome *out, int i, const struct engine_node *n,
+    int64_t limit, const char *field, const char *what)
+{
+	char a[32], b[32];
+
+	if (limit < 0 || limit >= env->ep.context)
+		return;
+	outcome_finding(out, F_KV_POOL_BELOW_CONTEXT, n->evidence[0], "node %d (%s): %s %s (%s) is "
+	    "below the advertised context of %s tokens%s%s", i + 1, n->url, field, thousands(limit, a),
+	    what, thousands(env->ep.context, b), disaggregated(n) ? "; the node runs disaggregated, "
+	    "mode " : "", disaggregated(n) ? n->mode : "");
+	for (int e = 1; e < n->nevidence; e++)
+		outcome_finding(out, F_KV_POOL_BELOW_CONTEXT, n->evidence[e], "%s", "");
+	if (disaggregated(n))
+		for (int f = 0; f < out->nf; f++)
+			if (out->f[f].info->id == F_KV_POOL_BELOW_CONTEXT)
+				out->f[f].raised = SEV_CRITICAL;
+}
+
+static void
+judge_capacity(struct probe_env *env, struct probe_outcome *out, int i, const struct engine_node *n)
+{
+	judge_limit(env, out, i, n, n->pool, n->pool_field, "the KV cache pool");
+	judge_limit(env, out, i, n, n->context, n->context_field, "the context one request may hold");
+	judge_limit(env, out, i, n, n->max_total, n->max_total_field, "the most tokens of one request");
+}
+
+static void
+differ(struct probe_outcome *out, const struct engine_node *a, int ia, const struct engine_node *b,
+    int ib, const char *what, const char *va, const char *vb)
+{
+	if (strcmp(va, vb) == 0)
+		return;
+	outcome_finding(out, F_ENGINE_NODES_DIFFER, a->evidence[0], "%s: node %d (%s) %s, node %d "
+	    "(%s) %s", what, ia + 1, a->url, va[0] ? va : "none", ib + 1, b->url, vb[0] ? vb : "none");
+	outcome_finding(out, F_ENGINE_NODES_DIFFER, b->evidence[0], "%s", "");
+}
+
+static const char *
+num_text(int64_t v, char out[32])
+{
+	if (v < 0)
+		snprintf(out, 32, "%s", "not served");
+	else
+		thousands(v, out);
+	return out;
+}
+
+/* Every node read against the first node read: pool, context, total, version, mode. */
+static void
+judge_nodes_differ(struct probe_outcome *out, const struct engine_node *n, int nn)
+{
+	int f = -1;
+	char a[32], b[32];
+
+	for (int i = 0; i < nn; i++) {
+		if (!n[i].read)
+			continue;
+		if (f < 0) {
+			f = i;
+			continue;
+		}
+		differ(out, &n[f], f, &n[i], i, "KV cache pool", num_text(n[f].pool, a),
+		    num_text(n[i].pool, b));
+		differ(out, &n[f], f, &n[i], i, "context", num_text(n[f].context, a),
+		    num_text(n[i].context, b));
+		differ(out, &n[f], f, &n[i], i, "maximum total tokens", num_text(n[f].max_total, a),
+		    num_text(n[i].max_total, b));
+		differ(out, &n[f], f, &n[i], i, "version", n[f].version, n[i].version);
+		differ(out, &n[f], f, &n[i], i, "disaggregation mode", n[f].mode, n[i].mode);
+	}
+}
+
+/* A node's version against the advisories (bundled and imported); a version no
+ * range can be compared with is said in the node's details, never taken as safe. */
+static void
+judge_version(struct probe_env *env, struct probe_outcome *out, const struct engine_kind *k,
+    int i, const struct engine_node *n, cJSON *nd)
+{
+	struct aerr e = { 0 };
+	cJSON *hits = NULL, *h;
+	int comparable = 0;
+
+	if (n->version[0] == '\0') {
+		cJSON_AddStringToObject(nd, "advisories", "not checked: the node reports no version");
+		return;
+	}
+	if (advisory_affecting(env->db, k->package, n->version, &hits, &comparable, &e) != 0) {
+		cJSON_AddStringToObject(nd, "advisories", e.msg);
+		return;
+	}
+	if (!comparable)
+		cJSON_AddStringToObject(nd, "advisories", "not checked: the version is not one an "
+		    "advisory's range can be compared with");
+	else
+		cJSON_AddItemToObject(nd, "advisories", cJSON_Duplicate(hits, 1));
+	cJSON_ArrayForEach(h, hits)
+		outcome_finding(out, F_ENGINE_VERSION_AFFECTED, n->evidence[0], "node %d (%s): %s %s is "
+		    "affected by %s (%s)%s%s", i + 1, n->url, k->package, n->version,
+		    json_get_str(h, "id"), json_get_str(h, "summary"), json_get_str(h, "fixed") ?
+		    "; fixed in " : "", json_get_str(h, "fixed") ? json_get_str(h, "fixed") : "");
+	cJSON_Delete(hits);
+}
+
+static cJSON *
+node_json(const struct engine_kind *k, const struct engine_node *n, const struct px_get *first)
+{
+	cJSON *o = cJSON_CreateObject(), *ev;
+
+	cJSON_AddStringToObject(o, "url", n->url);
+	cJSON_AddStringToObject(o, "verdict", n->read ? "read" : "error");
+	json_add_str(o, "reason", n->read ? NULL : n->why);
+	if (n->read) {
+		json_add_num_or_null(o, "pool_tokens", n->pool);
+		json_add_str(o, "pool_field", n->pool >= 0 ? n->pool_field : NULL);
+		json_add_num_or_null(o, "context_tokens", n->context);
+		json_add_str(o, "context_field", n->context >= 0 ? n->context_field : NULL);
+		json_add_num_or_null(o, "max_total_tokens", n->max_total);
+		json_add_str(o, "max_total_field", n->max_total >= 0 ? n->max_total_field : NULL);
+		json_add_str(o, "version", n->version[0] ? n->version : NULL);
+		json_add_str(o, "mode", n->mode[0] ? n->mode : NULL);
+		json_add_num_or_null(o, "slots", n->slots);
+		json_add_num_or_null(o, "page_size", n->page_size);
+		json_add_num_or_null(o, "chunked_prefill_size", n->chunked_prefill);
+	}
+	if (n->skipped) {
+		cJSON *sk = cJSON_AddArrayToObject(o, "not_served");
+
+		for (int j = 0; j < MAX_PATHS; j++)
+			if (n->skipped & 1u << j)
+				cJSON_AddItemToArray(sk, cJSON_CreateString(k->paths[j]));
+	}
+	cJSON_AddNumberToObject(o, "ms", first->total_ms);
+	ev = cJSON_AddArrayToObject(o, "evidence");
+	for (int e = 0; e < n->nevidence; e++)
+		cJSON_AddItemToArray(ev, cJSON_CreateNumber((double)n->evidence[e]));
+	return o;
+}
+
+/* The verdict when no finding is it: every node read passes; an unread node is
+ * an error, named. */
+static void
+engine_verdict(struct probe_env *env, struct probe_outcome *out, const struct engine_node *n, int nn)
+{
+	int bad = 0, first = -1;
+	char c[32];
+
+	for (int i = 0; i < nn; i++)
+		if (!n[i].read && bad++ == 0)
+			first = i;
+	if (out->nf > 0 && bad == 0)
+		return;
+	/* With findings too, the error for an unread node is kept in the reason beside them. */
+	if (bad > 0)
+		outcome_set(out, "error", "%d of %d node%s could not be read, so their capacity is "
+		    "unknown: node %d (%s): %s", bad, nn, nn == 1 ? "" : "s", first + 1, n[first].url,
+		    n[first].why);
+	else
+		outcome_set(out, "pass", "every node (%d) holds the advertised context of %s tokens in "
+		    "one request, and the nodes agree; no prompt was sent", nn,
+		    thousands(env->ep.context, c));
+}
+
+/* What one request can hold on the smallest node, the least of its pool, context
+ * and maximum total: "capacity_tokens", null unless every node was read (a node
+ * not read could hold less). Claims compare a vendor's stated context with it. */
+static void
+capacity_json(cJSON *d, const struct engine_node *n, int nn)
+{
+	int64_t cap = -1;
+
+	for (int i = 0; i < nn; i++) {
+		int64_t lim[3] = { n[i].pool, n[i].context, n[i].max_total };
+
+		if (!n[i].read) {
+			cap = -1;
+			break;
+		}
+		for (int k = 0; k < 3; k++)
+			if (lim[k] >= 0 && (cap < 0 || lim[k] < cap))
+				cap = lim[k];
+	}
+	json_add_num_or_null(d, "capacity_tokens", cap);
+}
+
+/* The engine admin API's credential, read as a tenant's is (credref_read: only
+ * when the runner set it or allows it). */
+static int
+engine_secret(struct probe_env *env, const char *node_url, struct probe_outcome *out, char **secret,
+    size_t *len)
+{
+	struct aerr e = { 0 };
+
+	*secret = NULL;
+	*len = 0;
+	if (env->ep.engine.credential_ref == NULL)
+		return 0;
+	if (credref_read(env->db, env->av->actor, env->ep.id, node_url, ENGINE_CRED_LABEL,
+	    env->ep.engine.credential_ref, secret, len, &e) != 0) {
+		outcome_set(out, "error", "the engine's credential: %s", e.msg);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+engine_run(struct probe_env *env, struct probe_outcome *out)
+{
+	const struct engine_kind *k = kind_of(env->ep.engine.engine);
+	struct engine_gets *x;
+	struct engine_node *n;
+	struct px_tally t = { 0 };
+	int nn = env->ep.engine.n;
+	char *secret = NULL;
+	size_t slen = 0;
+	cJSON *nodes;
+
+	if (k == NULL || nn == 0) {
+		outcome_set(out, "error", "no engine is set for this endpoint: give it one with 'aivet "
+		    "endpoint edit %s/%s --engine sglang|vllm|tgi|llama.cpp --engine-url URL'",
+		    env->ep.vendor, env->ep.name);
+		return;
+	}
+	/* Read once, but only where its writer sent it: every node's URL is checked. */
+	for (int i = 0; i < nn; i++) {
+		char *s1;
+		size_t l1;
+
+		if (engine_secret(env, env->ep.engine.url[i], out, &s1, &l1) != 0) {
+			if (i > 0)
+				credref_free(secret, slen);
+			return;
+		}
+		if (i == 0)
+			secret = s1, slen = l1;
+		else
+			credref_free(s1, l1);
+	}
+	x = xcalloc(1, sizeof *x);
+	n = xcalloc((size_t)nn, sizeof *n);
+	if (send_gets(env, k, secret, x) == 0) {
+		out->details = cJSON_CreateObject();
+		cJSON_AddStringToObject(out->details, "engine", k->name);
+		cJSON_AddNumberToObject(out->details, "advertised_context", (double)env->ep.context);
+		cJSON_AddNumberToObject(out->details, "prompts_sent", 0);
+		nodes = cJSON_AddArrayToObject(out->details, "nodes");
+		for (int i = 0; i < nn; i++) {
+			n[i].url = env->ep.engine.url[i];
+			read_node(k, x, i, &n[i]);
+			if (n[i].read)
+				judge_capacity(env, out, i, &n[i]);
+			cJSON_AddItemToArray(nodes, node_json(k, &n[i], &x->g[x->idx[i * x->np]]));
+		}
+		judge_nodes_differ(out, n, nn);
+		for (int i = 0; i < nn; i++)
+			if (n[i].read)
+				judge_version(env, out, k, i, &n[i], cJSON_GetArrayItem(nodes, i));
+		for (int j = 0; j < x->n; j++) {
+			int node = -1;
+
+			for (int q = 0; q < nn * x->np && node < 0; q++)
+				if (x->idx[q] == j)
+					node = q / x->np;
+			px_tally_add(&t, &x->g[j].r, node >= 0 && n[node].read);
+		}
+		px_tally_json(&t, out->details);
+		capacity_json(out->details, n, nn);
+		engine_verdict(env, out, n, nn);
+	}
+	credref_free(secret, slen);
+	px_get_free(x->g, (size_t)x->n);
+	for (int j = 0; j < x->n; j++)
+		free(x->urls[j]);
+	free(x);
+	free(n);
+}
+
+const struct probe probe_engine = {
+	"engine", "the running engine: KV pool and context against the advertised context, every "
+	"node, no prompt", engine_plan, engine_run, PROBE_NO_CALIBRATION | PROBE_NEEDS_ENGINE, 0, 0,
+};

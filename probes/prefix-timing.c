@@ -55,7 +55,6 @@
 static const int looks[] = { 30, 60, 120, 250 };   /* trials per group at each look */
 #define NLOOKS ((int)(sizeof looks / sizeof looks[0]))
 #define MAX_TRIALS 250
-#define OPENING_TOKENS 1280       /* above the 1,024-token minimum of common prefix caches */
 #define SUFFIX_UNITS 16           /* each request's own words after the opening */
 #define SHORT_UNITS 16
 #define ALPHA 0.01                /* one-sided, over all looks */
@@ -77,12 +76,7 @@ static const char *const kind_name[K_N] = { "prime", "primed", "control", "own",
 static int64_t
 opening_tokens(const struct probe_env *env)
 {
-	int64_t t = OPENING_TOKENS;
-
-	/* Small contexts (test servers) get a smaller opening: a quarter of the context. */
-	if (t > env->ep.context / 4)
-		t = env->ep.context / 4;
-	return t < 64 ? 64 : t;
+	return px_cache_opening(env);
 }
 
 /* Tokens one trial may take from the budget: its five prompts and their output allowance. */

@@ -19,7 +19,8 @@ static const char usage[] =
     "                 [--page-size TOKENS] [--tenants LABEL=KEY,...] [--fault NAME[,NAME...]]\n"
     "                 [--revoked LABEL[,LABEL...]] [--failing LABEL[,LABEL...]]\n"
     "                 [--tpm-limit TOKENS] [--no-count] [--fail-after N]\n"
-    "                 [--prefix-cache off|tenant|org|global] [--prefill-us-per-token N]\n"
+    "                 [--prefix-cache off|tenant|org|global] [--prefix-cache-newest]\n"
+    "                 [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
     "                 [--neighbour-hold-ms N] [--tokenizer pieces|words]\n"
@@ -35,7 +36,8 @@ print_help(void)
 	    "\n  --port N                    port, 0 picks a free one (default 0)"
 	    "\n  --context TOKENS            advertised context length (default 131072)"
 	    "\n  --pool TOKENS               KV pool size shared by all tenants (default 131072)"
-	    "\n  --page-size TOKENS          tokens per KV page (default 16)"
+	    "\n  --page-size TOKENS          tokens per KV page, the block the prefix cache and its"
+	    "\n                              cached counts go by (default 16)"
 	    "\n  --tenants LABEL[@ORG]=KEY,... API keys and their tenants (default: any key, tenant"
 	    "\n                              default); ORG, the tenant's organisation"
 	    "\n  --fault NAME[,NAME...]      none, disagg-placeholder, truncate-head, error-200,"
@@ -58,6 +60,7 @@ print_help(void)
 	    "\n                              (cannot repeat text) (default echo)"
 	    "\n  --prefix-cache MODE         off, tenant, org (a tenant's LABEL@ORG) or global"
 	    "\n                              (default off)"
+	    "\n  --prefix-cache-newest       each scope keeps only its newest prompt"
 	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
 	    "\n  --decode-us-per-token N     decode time per generated token (default 0)"
 	    "\n  --max-body BYTES            largest request body (default 33554432)"
@@ -154,7 +157,7 @@ apply_revoked(const char *list, struct sim_config *cfg, const char *opt, int fai
 enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
 	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
-	O_FAILING, O_FAIL_AFTER,
+	O_FAILING, O_FAIL_AFTER, O_NEWEST,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
 	{ "host", required_argument, NULL, O_HOST },
@@ -165,6 +168,7 @@ static const struct option sim_opts[] = {
 	{ "tenants", required_argument, NULL, O_TENANTS },
 	{ "fault", required_argument, NULL, O_FAULT },
 	{ "prefix-cache", required_argument, NULL, O_PREFIX },
+	{ "prefix-cache-newest", no_argument, NULL, O_NEWEST },
 	{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
 	{ "decode-us-per-token", required_argument, NULL, O_DECODE },
 	{ "max-body", required_argument, NULL, O_MAXBODY },
@@ -307,6 +311,9 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 			else
 				rc = aerr_set(err, AV_USAGE,
 				    "--prefix-cache: '%s' is not off, tenant, org or global", optarg);
+			break;
+		case O_NEWEST:
+			cfg->prefix_newest = 1;
 			break;
 		case O_PREFILL:
 			rc = parse_int_opt("--prefill-us-per-token", optarg, 0, 10000000, &cfg->prefill_us, err);

@@ -96,6 +96,7 @@ struct sim_config {
 	size_t ntenants;          /* 0: one tenant "default", any key accepted */
 	sim_faults faults;
 	enum sim_prefix_cache prefix_cache;
+	int prefix_newest;        /* --prefix-cache-newest: each scope keeps only its newest prompt */
 	int64_t prefill_us;       /* per prompt token not served from the prefix cache */
 	int64_t decode_us;        /* per generated token */
 	int64_t max_body;         /* request body limit, bytes */
@@ -174,6 +175,7 @@ struct sim_page {
 	int32_t lru_prev, lru_next;
 	uint8_t cached;
 	uint64_t hash;
+	uint64_t scope;           /* the hash of the cache scope its prompt was cached under */
 };
 
 struct sim_pool {
@@ -190,6 +192,7 @@ struct sim_pool {
 	int32_t lru_head, lru_tail;
 	uint32_t nidle;           /* cached pages with ref == 0 */
 	enum sim_prefix_cache mode;
+	int newest;               /* a scope keeps only the pages of its newest prompt */
 	unsigned char key[crypto_shorthash_KEYBYTES];
 	int closing;              /* set by pool_close: waiters give up */
 };

@@ -26,7 +26,7 @@
 #include "probe-engine.h"
 
 extern const struct probe probe_echo, probe_oversize, probe_sweep, probe_canary, probe_errors;
-extern const struct probe probe_prefix_timing;
+extern const struct probe probe_prefix_timing, probe_cache_extract;
 
 const struct probe *const probe_table[] = {
 	&probe_echo,
@@ -35,6 +35,7 @@ const struct probe *const probe_table[] = {
 	&probe_canary,
 	&probe_errors,
 	&probe_prefix_timing,
+	&probe_cache_extract,
 	NULL
 };
 
@@ -44,6 +45,17 @@ px_same_org(const struct probe_env *env, int a, int b)
 {
 	return env->tenant_org[a] != NULL && env->tenant_org[b] != NULL &&
 	    strcmp(env->tenant_org[a], env->tenant_org[b]) == 0;
+}
+
+int64_t
+px_cache_opening(const struct probe_env *env)
+{
+	int64_t t = 1280;   /* above the 1,024-token minimum of common prefix caches */
+
+	/* Small contexts (test servers) get a smaller opening: a quarter of the context. */
+	if (t > env->ep.context / 4)
+		t = env->ep.context / 4;
+	return t < 64 ? 64 : t;
 }
 
 void

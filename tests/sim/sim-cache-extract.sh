@@ -1,0 +1,121 @@
+#!/bin/sh
+# sim-cache-extract.sh: cache-extract recovers a random secret planted in
+# tenant a's prompt from the cached-token counts of tenant c's guesses (a key
+# of another organisation), at aivet-sim's blocks of 1, 16 and 128 tokens,
+# within the budget it plans; the granularity is measured from a's own
+# repeats; a cache that keeps only the newest prompt is re-primed; a cache per
+# tenant, or per organisation with c elsewhere, gives a pass that says what was
+# tried. The digits recovered are checked against the sealed prompt itself.
+. "$TESTS_SRCDIR/lib/lib.sh"
+. "$TESTS_SRCDIR/lib/sim-lib.sh"
+
+export KEY_A=key-a KEY_B=key-b KEY_C=key-c
+n=0
+# extract NAME SIM-ARGS...: a vendor with keys a and b of acme and c of other; one
+# cache-extract run, its JSON in $out.
+extract() {
+	name=$1
+	shift
+	sim_start --tenants a@acme=key-a,b@acme=key-b,c@other=key-c "$@" || return 1
+	run vendor add "X-$name"
+	run endpoint add "X-$name" --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \
+		--context 131072 --credential a=env:KEY_A --credential b=env:KEY_B --credential c=env:KEY_C \
+		--credential-org a=acme --credential-org b=acme --credential-org c=other \
+		--price-in 2.5 --price-out 10
+	run probe run "X-$name/e" --dry-run --probe cache-extract --json
+	plan=$out
+	run probe run "X-$name/e" --probe cache-extract --yes --json --fail-on medium
+	sim_stop
+}
+
+# The digits planted in a's prompt, read from its sealed request body (opened with the
+# evidence key): the one-character words, nonces removed.
+planted() {
+	"$AIVET" evidence show "$1" --json --include-leaked-content |
+	    jq -r '.exchange.request_body | fromjson | .messages[0].content' |
+	    tr ' \n' '\n\n' | grep -E '^[0-9]$' | tr -d '\n'
+}
+
+for block in 1 16 128; do
+	extract "g$block" --prefix-cache global --page-size "$block"
+	is "$rc" 1 "block $block: the finding fails --fail-on medium"
+	is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.recovered_units, .details.planted.units, .details.planted.sealed, .details.reprimed, .details.tenant_b, (.findings | map(.code) | join(","))] | @csv')" \
+	    "\"fail\",$block,6,6,true,false,\"c\",\"PREFIX_CACHE_CONTENT_RECOVERED\"" \
+	    "block $block: the granularity measured from a's repeats, all 6 digits recovered by the other organisation's key"
+	ev=$(printf '%s' "$out" | json '.probes[0].details.planted.evidence')
+	rec=$(printf '%s' "$out" | json '.probes[0].details.recovered')
+	secret=$(planted "$ev")
+	is "$rec" "$secret" "block $block: the digits recovered are those planted in a's sealed prompt"
+	like "$secret" '^[0-9]{6}$' "block $block: six digits were planted"
+	is "$(printf '%s' "$out" | json '.probes[0] | (.findings[0].evidence | length) == .requests and .requests == .details.requests and .details.requests == .details.sent')" true \
+	    "block $block: the finding cites every exchange of the probe"
+	is "$(jq -n --argjson p "$plan" --argjson r "$out" '($p.probes[] | select(.name == "cache-extract")) as $pp | $r.probes[0].requests <= $pp.requests and $r.probes[0].details.tokens <= $pp.tokens_in + $pp.tokens_out and $pp.requests == 138')" true \
+	    "block $block: within the 138 requests and the tokens the plan gave"
+	is "$(printf '%s' "$out" | json '.probes[0].details | ((.bits_per_request - 19.93 / .requests_tenant_b) | fabs) < 0.001 and .bits == 19.93 and .bits_per_usd > 0')" true \
+	    "block $block: bits per request and per dollar"
+	echo "# block $block: $(printf '%s' "$out" | json '.probes[0].details | "\(.requests) requests (\(.requests_tenant_b) of c), \(.tokens) tokens, \(.bits_per_request) bits a request, \(.bits_per_usd) bits a dollar"')"
+	sealed=$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_sha256 WHERE x.probe = 'cache-extract' AND b.encrypted = 0 AND CAST(b.data AS TEXT) LIKE '%$secret%'")
+	is "$sealed" 0 "block $block: no request body holding the secret is stored in plain text"
+done
+like "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
+    "^tenant 'c' \(other\) recovered 6 of the 6 digits of a random secret planted in tenant 'a''s prompt, one digit at a time from the cached-token counts of its own guesses \(blocks of 128 tokens\), in [0-9]+ requests of its own" \
+    "the finding says who recovered what, and how"
+
+# ---- a cache that keeps only the newest prompt: a re-primes before each guess ----
+extract newest --prefix-cache global --page-size 16 --prefix-cache-newest
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.recovered_units, .details.reprimed] | @csv')" \
+    '"fail",16,6,true' "newest only: told from a's repeats, and recovered by re-priming"
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE probe = 'cache-extract' AND run_id = (SELECT max(id) FROM probe_run) AND tenant = 'a'")" \
+    "$(printf '%s' "$out" | json '.probes[0].details.requests_tenant_b + 13')" \
+    "newest only: a sent its prompt again before each of c's requests (after its 13 of the measurement)"
+
+# ---- nothing shared with the other organisation: a pass that says what was tried ----
+extract tenant --prefix-cache tenant --page-size 16
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.recovered, .details.first_unit_guesses, (.findings | length)] | @csv')" \
+    '"pass",16,"",10,0' "per-tenant cache: nothing recovered, every guess of the first digit tried"
+like "$(printf '%s' "$out" | json '.probes[0].reason')" \
+    "^none of tenant 'c''s 10 guesses of the first planted digit was reported cached beyond the known opening \([0-9]+ tokens, a hit needs 24 more\), while tenant 'a''s own repeats were cached in blocks of 16 tokens \(up to [0-9]+\): nothing recovered, the cache is not shared with 'c'$" \
+    "per-tenant cache: the pass says what was tried"
+extract org --prefix-cache org --page-size 16
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.tenant_b, .details.recovered, (.findings | length)] | @csv')" \
+    '"pass","c","",0' "per-organisation cache, two keys of acme: the other organisation's key recovers nothing"
+
+# ---- two keys of one organisation only: recovery within it is no cross-tenant finding ----
+sim_start --tenants a@acme=key-a,b@acme=key-b --prefix-cache org --page-size 16 || exit 1
+run vendor add One
+run endpoint add One --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 131072 \
+    --credential a=env:KEY_A --credential b=env:KEY_B --credential-org a=acme --credential-org b=acme
+run probe run One/e --probe cache-extract --yes --json --fail-on medium
+sim_stop
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.same_organisation, .details.recovered_units, (.findings | length)] | @csv')" \
+    '"pass",true,6,0' "one organisation's keys: b reads a's prompt, no cross-tenant finding"
+like "$(printf '%s' "$out" | json '.probes[0].reason')" \
+    "both keys of organisation 'acme': the cache is shared within the organisation, not across tenants" \
+    "one organisation: the reason says so"
+
+# ---- no counts, no caching, the budget ----
+extract nocount --prefix-cache global --page-size 16 --fault no-cached-usage
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.recovered, (.findings | length)] | @csv')" '"inconclusive","",0' \
+    "no cached counts: inconclusive"
+like "$(printf '%s' "$out" | json '.probes[0].reason')" "^the vendor's usage reported no cached-token counts \(13 answered requests\): recovery reads them, and recovery by timing alone is not attempted" \
+    "no cached counts: the reason says why"
+extract off --prefix-cache off --page-size 16
+like "$(printf '%s' "$out" | json '.probes[0] | "\(.verdict): \(.reason)"')" "^inconclusive: tenant 'a''s own repeats were not reported cached \(0 of 6, at most 0 tokens\)" \
+    "no prefix cache: inconclusive, nothing to recover through"
+
+sim_start --tenants a@acme=key-a,c@other=key-c --prefix-cache tenant --page-size 16 || exit 1
+run vendor add Bud
+run endpoint add Bud --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 131072 \
+    --credential a=env:KEY_A --credential c=env:KEY_C --credential-org a=acme --credential-org c=other
+run probe run Bud/e --probe cache-extract --yes --json --budget-tokens 30000
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.recovered, (.details.first_unit_guesses < 10), (.details.granularity)] | @csv')" \
+    '"inconclusive","",true,16' "budget: stopped among the first digit's guesses, inconclusive"
+like "$(printf '%s' "$out" | json '.probes[0] | "\(.reason); \(.details.stopped)"')" "^the token budget was exhausted before the probe finished; the run's token budget ended after [0-9]+ requests, before tenant 'c' had tried every guess of the first digit \([0-9] of 10\)$" \
+    "budget: the reason says where it stopped"
+is "$(printf '%s' "$out" | json '.tokens_in + .tokens_out <= 30000')" true "budget: the run stayed within it"
+run probe run Bud/e --probe cache-extract --yes --json --budget-tokens 12000
+like "$(printf '%s' "$out" | json '.probes[0] | "\(.verdict): \(.details.stopped)"')" "^inconclusive: the run's token budget ended during the granularity measurement \([0-9]+ requests\)$" \
+    "budget: stopped during the measurement, inconclusive"
+sim_stop
+
+done_testing

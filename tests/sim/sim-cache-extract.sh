@@ -61,6 +61,25 @@ like "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
     "^tenant 'c' \(other\) recovered 6 of the 6 digits of a random secret planted in tenant 'a''s prompt, one digit at a time from the cached-token counts of its own guesses \(blocks of 128 tokens\), in [0-9]+ requests of its own" \
     "the finding says who recovered what, and how"
 
+# ---- the claim "prompts are never shared across tenants" falls to a recovery ----
+"$AIVET" key generate --no-password >/dev/null
+run assess start X-g128 llm-inference-isolation
+run assess answer 1 kv_cache_scope per_tenant
+run assess answer 1 cache_isolation_tested yes
+run assess show 1 --json
+is "$(printf '%s' "$out" | json '[.claims[] | select(.question_id == "kv_cache_scope" or .question_id == "cache_isolation_tested") | "\(.question_id)=\(.status):\([.contradicting[].code] | unique | join(","))"] | join(" ")')" \
+    "kv_cache_scope=contradicted:PREFIX_CACHE_CONTENT_RECOVERED cache_isolation_tested=contradicted:PREFIX_CACHE_CONTENT_RECOVERED" \
+    "claims: a per-tenant cache and isolation testing are contradicted by the recovery alone"
+run report X-g128 --out "$T/rep"
+is "$(jq -r '[.claims[] | select(.question_id == "kv_cache_scope") | .status] | join(",")' "$T/rep/report.json")" contradicted \
+    "claims: the signed report judges the claim as assess show does"
+is "$(grep -rl -- "$secret" "$T/rep" | sed "s|$T/rep/||" | sort | tr '\n' ' ')" "report.json " \
+    "report: the secret appears only in report.json, as the digits the probe recovered"
+is "$(jq -r --arg s "$secret" '[paths(type == "string" and contains($s)) | map(tostring) | join(".")] | join(" ")' "$T/rep/report.json")" \
+    "probe_runs.0.results.0.details.recovered" "report: and there only as the evidence of recovery"
+is "$(jq -r '.request | [.encrypted, .body == null] | @csv' "$T/rep/evidence/exchange-$ev.json")" "true,true" \
+    "report: the planted prompt's evidence file holds it sealed"
+
 # ---- a cache that keeps only the newest prompt: a re-primes before each guess ----
 extract newest --prefix-cache global --page-size 16 --prefix-cache-newest
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.recovered_units, .details.reprimed] | @csv')" \

@@ -343,10 +343,14 @@ canary_verdict(struct probe_env *env, struct probe_outcome *out, struct canary_r
 		outcome_set(out, "inconclusive", "the model does not repeat text, so a leak could not "
 		    "show in its answers: %d responses scanned, and no foreign canary in any raw body",
 		    c->answered);
+	else if (c->loaded == 0)
+		/* The near-limit load is what the probe is for: without it, never a pass. */
+		outcome_set(out, "inconclusive", "no leak in %d responses (%d of %d canary requests "
+		    "judged), but 0 of %d tenants' near-limit load was answered: leaks under load, the "
+		    "probe's central question, were not tested", c->answered, cj, cs, nt);
 	else if (nt == 1)
 		outcome_set(out, "pass", "no cross-request leak in %d responses; the cross-tenant check "
-		    "needs a second credential%s", c->answered, c->loaded < nt ? "; the near-limit load "
-		    "was not answered, so leaks under load were not tested" : "");
+		    "needs a second credential", c->answered);
 	else
 		outcome_set(out, "pass", "no leak across %d tenants in %d responses; each tenant sent "
 		    "canaries and received answers (%d of %d canary requests judged)%s", nt, c->answered,

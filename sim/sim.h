@@ -48,6 +48,9 @@ enum sim_fault {
 	FAULT_KEEP_END_UNDER_CONTEXT, /* prompts over half the pool but within the context: keep
 	                           * their last half-pool tokens silently (HTTP 200, usage of what
 	                           * was kept); over the context: 400 */
+	FAULT_MIXED_FLEET,        /* a load balancer over --fleet N backends, round robin: the first
+	                           * has half the pool and answers a prompt over it from a 1-token
+	                           * placeholder (as placeholder-blank); the others are correct */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];
@@ -109,6 +112,7 @@ struct sim_config {
 	int no_count;             /* the token-count routes answer 404 */
 	int64_t neighbour_hold_ms; /* fault noisy-neighbour: a large request waits this long after prefill */
 	int64_t fail_after;       /* fault streams-fail-after: streams served before the 500s */
+	int64_t fleet;            /* fault mixed-fleet: backends behind the balancer */
 	enum sim_tokenizer_kind tokenizer;
 	enum sim_behaviour behaviour;
 	int hostile;              /* enum sim_hostile (sim-hostile.h); 0: not hostile */
@@ -258,6 +262,7 @@ struct sim_engine {
 	const struct sim_config *cfg;
 	struct sim_pool pool;
 	struct sim_tokenizer tok;
+	uint64_t fleet_next;      /* fault mixed-fleet: the backend the next generation goes to */
 };
 
 /* One generation, from prefill to the last emitted token. */

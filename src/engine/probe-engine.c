@@ -47,6 +47,21 @@ px_same_org(const struct probe_env *env, int a, int b)
 	    strcmp(env->tenant_org[a], env->tenant_org[b]) == 0;
 }
 
+double
+px_top_confidence(void)
+{
+	return 1 - pow(1 - 1.0 / PX_TOP_ONE_IN, PX_TOP_REPEATS);
+}
+
+const char *
+px_top_repeats_text(char *out, size_t n)
+{
+	snprintf(out, n, "sweep sends the top of the context %d times: a fault on one request in %d "
+	    "shows on at least one with %.0f%% confidence", PX_TOP_REPEATS, PX_TOP_ONE_IN,
+	    floor(100 * px_top_confidence()));
+	return out;
+}
+
 int64_t
 px_cache_opening(const struct probe_env *env)
 {

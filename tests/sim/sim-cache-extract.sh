@@ -1,7 +1,7 @@
 #!/bin/sh
 # sim-cache-extract.sh: cache-extract recovers a random secret planted in
 # tenant a's prompt from the cached-token counts of tenant c's guesses (a key
-# of another organisation), at aivet-sim's blocks of 1, 16 and 128 tokens,
+# of another organisation), at aivet-sim's blocks of 1, 2, 16 and 128 tokens,
 # within the budget it plans; the granularity is measured from a's own
 # repeats; a cache that keeps only the newest prompt is re-primed; a cache per
 # tenant, or per organisation with c elsewhere, gives a pass that says what was
@@ -36,7 +36,7 @@ planted() {
 	    tr ' \n' '\n\n' | grep -E '^[0-9]$' | tr -d '\n'
 }
 
-for block in 1 16 128; do
+for block in 1 2 16 128; do
 	extract "g$block" --prefix-cache global --page-size "$block"
 	is "$rc" 1 "block $block: the finding fails --fail-on medium"
 	is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.recovered_units, .details.planted.units, .details.planted.sealed, .details.reprimed, .details.tenant_b, (.findings | map(.code) | join(","))] | @csv')" \

@@ -142,7 +142,7 @@ like "$(reason oversize)" "^not judged: rate-limited \(every request; HTTP 429 \
 like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \(8 of 9 requests; HTTP 429" \
     "tpm: the sweep says up to which size it judged (verify: the top of the context 8 times, rate-limited, and a small streamed prompt)"
 is "$(detail sweep '[.refusal_boundary, .change]')" '[null,"none"]' "tpm: no refusal boundary from rate limits"
-is "$(reason canary)" "no leak in 12 responses (12 of 12 canary requests judged), but 0 of 2 tenants' near-limit load was answered: leaks under load, the probe's central question, were not tested" \
+is "$(reason canary)" "no leak in 12 responses (12 of 12 canary requests judged), but none of 2 tenants' near-limit load was answered or refused for size: leaks under load, the probe's central question, were not tested" \
     "tpm: no tenant's near-limit load answered: the canary's central part was not judged, never a pass"
 is "$(q "SELECT count(DISTINCT seq) FROM exchange WHERE response_status = 429")" 2 \
     "rule rate-ceiling: a prompt no smaller than one that stayed rate-limited is not sent again (one per probe that found the limit)"

@@ -56,6 +56,9 @@ for block in 1 2 16 128; do
 	echo "# block $block: $(printf '%s' "$out" | json '.probes[0].details | "\(.requests) requests (\(.requests_tenant_b) of c), \(.tokens) tokens, \(.bits_per_request) bits a request, \(.bits_per_usd) bits a dollar"')"
 	sealed=$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_sha256 WHERE x.probe = 'cache-extract' AND b.encrypted = 0 AND CAST(b.data AS TEXT) LIKE '%$secret%'")
 	is "$sealed" 0 "block $block: no request body holding the secret is stored in plain text"
+	is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_sha256 WHERE x.probe = 'cache-extract' AND x.run_id = (SELECT max(id) FROM probe_run) AND b.encrypted <> 0")" \
+	    "$(printf '%s' "$out" | json '.probes[0].requests - 13')" \
+	    "block $block: every request after the 13 of the measurement carried the secret and is sealed"
 done
 like "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
     "^tenant 'c' \(other\) recovered 6 of the 6 digits of a random secret planted in tenant 'a''s prompt, one digit at a time from the cached-token counts of its own guesses \(blocks of 128 tokens\), in [0-9]+ requests of its own" \

@@ -85,6 +85,10 @@ cache_extract_plan(const struct probe_env *env, struct probe_plan *p)
 	p->tokens_in = (2 * MEASURE_PAIRS + 1) * (open + body) +
 	    (MAX_REQUESTS - 2 * MEASURE_PAIRS - 1) * (open + body +
 	    (int64_t)((double)planted * env->tokens_per_unit));
+	/* A vendor as advertised shares nothing across organisations: A's prompt, B's two
+	 * controls and the ten guesses of the first digit, none a hit. */
+	p->tokens_in_expected = (2 * MEASURE_PAIRS + 1) * (open + body) +
+	    (1 + 2 + ALPHABET) * (open + body + (int64_t)((double)planted * env->tokens_per_unit));
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 

@@ -374,6 +374,15 @@ ce_details(const struct probe_env *env, const struct ce *s)
 	return d;
 }
 
+/* Why sending stopped: the budget, an interrupt, or a request the engine did not send. */
+static const char *
+stopped_by(const struct probe_env *env)
+{
+	return env->budget_hit ? "the run's token budget ended" : env->interrupted ?
+	    "the run was interrupted" : "a request could not be sent (a refused credential, or a "
+	    "prompt kept under a rate limit)";
+}
+
 /* The verdict on a recovery that ran: what B recovered, or what it tried. */
 static void
 ce_verdict(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
@@ -412,10 +421,9 @@ ce_verdict(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 		    "'%s''s prompt from cached counts (%d requests, %lld tokens)", b, s->nrec, s->units, a,
 		    s->tally.sent, (long long)s->tokens);
 	} else if (s->stop) {
-		outcome_set(out, "inconclusive", "the run's %s after %d requests, before tenant '%s' "
-		    "had tried every guess of the first digit (%d of %d)", env->interrupted ?
-		    "interruption came" : "token budget ended", s->tally.sent, b, s->tried_first,
-		    ALPHABET);
+		outcome_set(out, "inconclusive", "%s after %d requests, before tenant '%s' had tried "
+		    "every guess of the first digit (%d of %d)", stopped_by(env), s->tally.sent, b,
+		    s->tried_first, ALPHABET);
 	} else if (s->answered_first == ALPHABET) {
 		outcome_set(out, "pass", "none of tenant '%s''s %d guesses of the first planted digit "
 		    "was reported cached beyond the known opening (%lld tokens, a hit needs %lld more), "
@@ -437,9 +445,8 @@ ce_cannot(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 	const char *a = env->tenant_label[s->ta];
 
 	if (s->stop) {
-		outcome_set(out, "inconclusive", "the run's %s during the granularity measurement "
-		    "(%d requests)", env->interrupted ? "interruption came" : "token budget ended",
-		    s->tally.sent);
+		outcome_set(out, "inconclusive", "%s during the granularity measurement (%d requests)",
+		    stopped_by(env), s->tally.sent);
 	} else if (s->tally.judged == 0) {
 		px_set_unjudged(env, out, &s->tally, "tenant A's repeats");
 	} else if (s->reported == 0) {

@@ -7,7 +7,7 @@
  *
  * First the granularity, from A's own repeats: A sends an opening, then a
  * prompt sharing part of it, MEASURE_PAIRS times at lengths in pairs one word
- * apart (re-sent each time); the greatest common divisor of the counts is the
+ * apart (the opening re-sent each time); the greatest common divisor of the counts is the
  * block the cache counts in (1 to the token, 16, 128). One more repeat of the
  * longest part, sent without re-sending the opening, tells a cache that keeps
  * only the newest prompt (it reports only what the repeat before left).
@@ -48,7 +48,9 @@
 
 #define SECRET_UNITS 6            /* digits planted: about 20 bits */
 #define ALPHABET 10
-#define MEASURE_PAIRS 6           /* A's prime and repeat, at three lengths a word apart */
+/* A's prime and repeat, at six lengths each twice a word apart: a greatest common divisor of
+ * 12 counts overstates the block (all of them multiples of twice it) about once in 4,096. */
+#define MEASURE_PAIRS 12
 #define MAX_BLOCK 256             /* the largest block the plan budgets padding for */
 #define BODY_UNITS 8              /* each request's own words after the planted text */
 #define HIT_MARGIN 8              /* tokens beyond a block a right guess must add */

@@ -49,16 +49,16 @@ for block in 1 2 16 128; do
 	like "$secret" '^[0-9]{6}$' "block $block: six digits were planted"
 	is "$(printf '%s' "$out" | json '.probes[0] | (.findings[0].evidence | length) == .requests and .requests == .details.requests and .details.requests == .details.sent')" true \
 	    "block $block: the finding cites every exchange of the probe"
-	is "$(jq -n --argjson p "$plan" --argjson r "$out" '($p.probes[] | select(.name == "cache-extract")) as $pp | $r.probes[0].requests <= $pp.requests and $r.probes[0].details.tokens <= $pp.tokens_in + $pp.tokens_out and $pp.requests == 138 and $pp.tokens_in_expected < $pp.tokens_in / 4')" true \
-	    "block $block: within the 138 requests and the tokens the plan gave (expected: 26 requests' worth, nothing shared)"
+	is "$(jq -n --argjson p "$plan" --argjson r "$out" '($p.probes[] | select(.name == "cache-extract")) as $pp | $r.probes[0].requests <= $pp.requests and $r.probes[0].details.tokens <= $pp.tokens_in + $pp.tokens_out and $pp.requests == 150 and $pp.tokens_in_expected < $pp.tokens_in / 4')" true \
+	    "block $block: within the 150 requests and the tokens the plan gave (expected: 38 requests' worth, nothing shared)"
 	is "$(printf '%s' "$out" | json '.probes[0].details | ((.bits_per_request - 19.93 / .requests_tenant_b) | fabs) < 0.001 and .bits == 19.93 and .bits_per_usd > 0')" true \
 	    "block $block: bits per request and per dollar"
 	echo "# block $block: $(printf '%s' "$out" | json '.probes[0].details | "\(.requests) requests (\(.requests_tenant_b) of c), \(.tokens) tokens, \(.bits_per_request) bits a request, \(.bits_per_usd) bits a dollar"')"
 	sealed=$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_sha256 WHERE x.probe = 'cache-extract' AND b.encrypted = 0 AND CAST(b.data AS TEXT) LIKE '%$secret%'")
 	is "$sealed" 0 "block $block: no request body holding the secret is stored in plain text"
 	is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_sha256 WHERE x.probe = 'cache-extract' AND x.run_id = (SELECT max(id) FROM probe_run) AND b.encrypted <> 0")" \
-	    "$(printf '%s' "$out" | json '.probes[0].requests - 13')" \
-	    "block $block: every request after the 13 of the measurement carried the secret and is sealed"
+	    "$(printf '%s' "$out" | json '.probes[0].requests - 25')" \
+	    "block $block: every request after the 25 of the measurement carried the secret and is sealed"
 done
 like "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
     "^tenant 'c' \(other\) recovered 6 of the 6 digits of a random secret planted in tenant 'a''s prompt, one digit at a time from the cached-token counts of its own guesses \(blocks of 128 tokens\), in [0-9]+ requests of its own" \
@@ -88,8 +88,8 @@ extract newest --prefix-cache global --page-size 16 --prefix-cache-newest
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.recovered_units, .details.reprimed] | @csv')" \
     '"fail",16,6,true' "newest only: told from a's repeats, and recovered by re-priming"
 is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE probe = 'cache-extract' AND run_id = (SELECT max(id) FROM probe_run) AND tenant = 'a'")" \
-    "$(printf '%s' "$out" | json '.probes[0].details.requests_tenant_b + 13')" \
-    "newest only: a sent its prompt again before each of c's requests (after its 13 of the measurement)"
+    "$(printf '%s' "$out" | json '.probes[0].details.requests_tenant_b + 25')" \
+    "newest only: a sent its prompt again before each of c's requests (after its 25 of the measurement)"
 
 # ---- nothing shared with the other organisation: a pass that says what was tried ----
 extract tenant --prefix-cache tenant --page-size 16
@@ -119,22 +119,23 @@ like "$(printf '%s' "$out" | json '.probes[0].reason')" \
 extract nocount --prefix-cache global --page-size 16 --fault no-cached-usage
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.recovered, (.findings | length)] | @csv')" '"inconclusive","",0' \
     "no cached counts: inconclusive"
-like "$(printf '%s' "$out" | json '.probes[0].reason')" "^the vendor's usage reported no cached-token counts \(13 answered requests\): recovery reads them, and recovery by timing alone is not attempted" \
+like "$(printf '%s' "$out" | json '.probes[0].reason')" "^the vendor's usage reported no cached-token counts \(25 answered requests\): recovery reads them, and recovery by timing alone is not attempted" \
     "no cached counts: the reason says why"
 extract off --prefix-cache off --page-size 16
-like "$(printf '%s' "$out" | json '.probes[0] | "\(.verdict): \(.reason)"')" "^inconclusive: tenant 'a''s own repeats were not reported cached \(0 of 6, at most 0 tokens\)" \
+like "$(printf '%s' "$out" | json '.probes[0] | "\(.verdict): \(.reason)"')" "^inconclusive: tenant 'a''s own repeats were not reported cached \(0 of 12, at most 0 tokens\)" \
     "no prefix cache: inconclusive, nothing to recover through"
 
 sim_start --tenants a@acme=key-a,c@other=key-c --prefix-cache tenant --page-size 16 || exit 1
 run vendor add Bud
 run endpoint add Bud --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 131072 \
     --credential a=env:KEY_A --credential c=env:KEY_C --credential-org a=acme --credential-org c=other
-run probe run Bud/e --probe cache-extract --yes --json --budget-tokens 30000
+run probe run Bud/e --probe cache-extract --yes --json --budget-tokens 40000
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.recovered, (.details.first_unit_guesses < 10), (.details.granularity)] | @csv')" \
     '"inconclusive","",true,16' "budget: stopped among the first digit's guesses, inconclusive"
 like "$(printf '%s' "$out" | json '.probes[0] | "\(.reason); \(.details.stopped)"')" "^the token budget was exhausted before the probe finished; the run's token budget ended after [0-9]+ requests, before tenant 'c' had tried every guess of the first digit \([0-9] of 10\)$" \
     "budget: the reason says where it stopped"
-is "$(printf '%s' "$out" | json '.tokens_in + .tokens_out <= 30000')" true "budget: the run stayed within it"
+is "$(printf '%s' "$out" | json '.tokens_in + .tokens_out <= 40000')" true "budget: the run stayed within it"
+echo "# budget: $(printf '%s' "$out" | json '"\(.tokens_in + .tokens_out) tokens; \(.probes[0].details.stopped)"')"
 run probe run Bud/e --probe cache-extract --yes --json --budget-tokens 12000
 like "$(printf '%s' "$out" | json '.probes[0] | "\(.verdict): \(.details.stopped)"')" "^inconclusive: the run's token budget ended during the granularity measurement \([0-9]+ requests\)$" \
     "budget: stopped during the measurement, inconclusive"

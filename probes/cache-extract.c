@@ -12,30 +12,31 @@
  * longest part, sent without re-sending the opening, tells a cache that keeps
  * only the newest prompt (it reports only what the repeat before left).
  *
- * Then A plants a random secret (SECRET_UNITS digits from libsodium, never
- * real data) after the opening, each digit followed by a padding of filler
+ * Then A plants a random secret (from libsodium, never real data: DIGIT_UNITS
+ * digits, then a name of syllables, SECRET_UNITS units of ten values each)
+ * after the opening, each unit followed by a padding of filler
  * words at least two blocks long, so that a right guess is counted whatever
- * the block boundaries. B sends two controls (a letter in the first digit's
- * place: the count of the known prefix, ref), then, digit by digit, the
+ * the block boundaries. B sends two controls (a letter in the first unit's
+ * place: the count of the known prefix, ref), then, unit by unit, the
  * recovered prefix and a guess: a guess whose count reaches ref + block +
  * HIT_MARGIN was served A's padding from the cache (unit_hit(), the recovery
  * rule). Where the cache keeps only the newest prompt, A sends its prompt
- * again before each of B's requests. A digit no guess hits ends the search.
+ * again before each of B's requests. A unit no guess hits ends the search.
  *
  * Every prompt that carries the secret (A's and B's guesses) is stored sealed
  * like leaked content, both ways: the details name A's first planted prompt
- * as the sealed reference, and carry the digits B recovered (which aivet
+ * as the sealed reference, and carry the units B recovered (which aivet
  * checks against the secret) as the evidence of recovery.
  *
  * PREFIX_CACHE_CONTENT_RECOVERED (critical) when B, a key of another
- * organisation, recovered any digit, citing every exchange. A pass when B's
- * ten guesses of the first digit were all answered and none hit while A's own
+ * organisation, recovered any unit, citing every exchange. A pass when B's
+ * ten guesses of the first unit were all answered and none hit while A's own
  * repeats were cached (the cache is not shared with B), or when B is a key of
  * A's own organisation (sharing within it is no cross-tenant exposure). No
  * cached counts, no caching of A's own repeats, a block beyond the planned
  * MAX_BLOCK or the run's budget ending first: inconclusive, saying which.
  * Recovery by timing alone is not attempted: at the noise prefix-timing
- * measures it would take thousands of requests per digit. Opt-in.
+ * measures it would take thousands of requests per unit. Opt-in.
  */
 #include "config.h"
 
@@ -46,7 +47,8 @@
 
 #include "probe.h"
 
-#define SECRET_UNITS 6            /* digits planted: about 20 bits */
+#define SECRET_UNITS 6            /* units planted, ten values each: about 20 bits */
+#define DIGIT_UNITS 4             /* the first are digits, the rest a name's syllables */
 #define ALPHABET 10
 /* A's prime and repeat, at six lengths each twice a word apart: a greatest common divisor of
  * 12 counts overstates the block (all of them multiples of twice it) about once in 4,096. */
@@ -88,7 +90,7 @@ cache_extract_plan(const struct probe_env *env, struct probe_plan *p)
 	    (MAX_REQUESTS - 2 * MEASURE_PAIRS - 1) * (open + body +
 	    (int64_t)((double)planted * env->tokens_per_unit));
 	/* A vendor as advertised shares nothing across organisations: A's prompt, B's two
-	 * controls and the ten guesses of the first digit, none a hit. */
+	 * controls and the ten guesses of the first unit, none a hit. */
 	p->tokens_in_expected = (2 * MEASURE_PAIRS + 1) * (open + body) +
 	    (1 + 2 + ALPHABET) * (open + body + (int64_t)((double)planted * env->tokens_per_unit));
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
@@ -100,6 +102,30 @@ static int
 unit_hit(int64_t cached, int64_t ref, int64_t block)
 {
 	return cached >= ref + block + HIT_MARGIN;
+}
+
+/* A name-like token string: syllables of ten, one a unit, as a digit is. */
+static const char *const syllables[ALPHABET] = {
+	"ka", "lo", "mi", "ne", "ru", "sa", "ti", "vo", "ze", "ha",
+};
+
+/* The value of unit i as the prompt carries it: a digit, a syllable (code 'a' + k), or a
+ * control's letter. */
+static const char *
+unit_text(int i, char code, char buf[2])
+{
+	if (i >= DIGIT_UNITS && code >= 'a' && code < 'a' + ALPHABET)
+		return syllables[code - 'a'];
+	buf[0] = code;
+	buf[1] = '\0';
+	return buf;
+}
+
+/* The first value of unit i's alphabet: digits, then syllables' codes. */
+static char
+unit_base(int i)
+{
+	return i < DIGIT_UNITS ? '0' : 'a';
 }
 
 static int64_t
@@ -210,20 +236,22 @@ measure(struct probe_env *env, struct ce *s)
 	return 0;
 }
 
-/* B's prompt for digit i: the recovered digits with their paddings, then `guess` and
- * digit i's padding. Returns its words. */
+/* B's prompt for unit i: the recovered units with their paddings, then `guess` and
+ * unit i's padding. Returns its words. */
 static int64_t
 guess_text(const struct ce *s, int i, char guess, struct buf *b)
 {
 	buf_init(b);
 	for (int k = 0; k <= i; k++) {
-		buf_printf(b, " %c", k < i ? s->recovered[k] : guess);
+		char one[2];
+
+		buf_printf(b, " %s", unit_text(k, k < i ? s->recovered[k] : guess, one));
 		prompt_filler(s->pad_seed[k], s->pad, b);
 	}
 	return (int64_t)(i + 1) * (1 + s->pad);
 }
 
-/* B's two controls: a letter in the first digit's place gives the count of the known
+/* B's two controls: a letter in the first unit's place gives the count of the known
  * opening (ref). */
 static void
 controls(struct probe_env *env, struct ce *s, const struct buf *a, int64_t au)
@@ -241,8 +269,8 @@ controls(struct probe_env *env, struct ce *s, const struct buf *a, int64_t au)
 	}
 }
 
-/* Digit by digit, guesses in a random order until one hits; a digit no guess hits ends
- * the search. A hit on a digit that is not the planted one stops it too (s->wrong). */
+/* Unit by unit, guesses in a random order until one hits; a unit no guess hits ends
+ * the search. A hit on a value that is not the planted one stops it too (s->wrong). */
 static void
 recover(struct probe_env *env, struct ce *s, const struct buf *a, int64_t au)
 {
@@ -251,7 +279,7 @@ recover(struct probe_env *env, struct ce *s, const struct buf *a, int64_t au)
 		int hit = 0;
 
 		for (int d = 0; d < ALPHABET; d++)
-			order[d] = (char)('0' + d);
+			order[d] = (char)(unit_base(i) + d);
 		for (int d = ALPHABET - 1; d > 0; d--) {
 			int j = (int)randombytes_uniform((uint32_t)d + 1);
 			char t = order[d];
@@ -286,7 +314,7 @@ recover(struct probe_env *env, struct ce *s, const struct buf *a, int64_t au)
 	}
 }
 
-/* The secret, its seeds and A's planted text: each digit followed by its padding. Returns
+/* The secret, its seeds and A's planted text: each unit followed by its padding. Returns
  * the planted words, or 0 when no layout fits a prompt stored whole (s->units then 0). */
 static int64_t
 plant(const struct probe_env *env, struct ce *s, struct buf *a)
@@ -294,7 +322,7 @@ plant(const struct probe_env *env, struct ce *s, struct buf *a)
 	int64_t bytes;
 
 	s->pad = pad_units(env, s->block);
-	/* About 8 bytes a word; fewer digits when a large block makes the paddings long. */
+	/* About 8 bytes a word; fewer units when a large block makes the paddings long. */
 	for (s->units = SECRET_UNITS; s->units > 1; s->units--) {
 		bytes = (s->open_units + BODY_UNITS + (int64_t)s->units * (1 + s->pad)) * 8 + 1024;
 		if (bytes <= BODY_BYTES_MAX)
@@ -307,11 +335,13 @@ plant(const struct probe_env *env, struct ce *s, struct buf *a)
 	}
 	buf_init(a);
 	for (int i = 0; i < SECRET_UNITS; i++) {
-		s->secret[i] = (char)('0' + randombytes_uniform(ALPHABET));
+		s->secret[i] = (char)(unit_base(i) + (int)randombytes_uniform(ALPHABET));
 		randombytes_buf(&s->pad_seed[i], sizeof s->pad_seed[i]);
 	}
 	for (int i = 0; i < s->units; i++) {
-		buf_printf(a, " %c", s->secret[i]);
+		char one[2];
+
+		buf_printf(a, " %s", unit_text(i, s->secret[i], one));
 		prompt_filler(s->pad_seed[i], s->pad, a);
 	}
 	return (int64_t)s->units * (1 + s->pad);
@@ -344,19 +374,27 @@ static cJSON *
 ce_details(const struct probe_env *env, const struct ce *s)
 {
 	cJSON *d = cJSON_CreateObject(), *p;
-	char rec[SECRET_UNITS + 1];
+	struct buf rec;
 
-	memcpy(rec, s->recovered, sizeof rec);
-	rec[s->nrec] = '\0';
+	buf_init(&rec);
+	for (int i = 0; i < s->nrec; i++) {
+		char one[2];
+
+		buf_adds(&rec, unit_text(i, s->recovered[i], one));
+	}
 	p = cJSON_AddObjectToObject(d, "planted");
-	cJSON_AddStringToObject(p, "kind", "digits");
+	cJSON_AddStringToObject(p, "kind", "digits, then a name");
+	cJSON_AddNumberToObject(p, "digits", s->units < DIGIT_UNITS ? s->units : DIGIT_UNITS);
 	cJSON_AddNumberToObject(p, "units", s->units);
 	cJSON_AddBoolToObject(p, "sealed", 1);
 	if (s->prime_evidence > 0)
 		cJSON_AddNumberToObject(p, "evidence", (double)s->prime_evidence);
 	else
 		cJSON_AddNullToObject(p, "evidence");
-	cJSON_AddStringToObject(d, "recovered", rec);
+	cJSON_AddStringToObject(d, "recovered", rec.data ? rec.data : "");
+	if (rec.data != NULL)
+		sodium_memzero(rec.data, rec.len);
+	buf_free(&rec);
 	cJSON_AddNumberToObject(d, "recovered_units", s->nrec);
 	cJSON_AddNumberToObject(d, "requests", (double)s->tally.sent);
 	cJSON_AddNumberToObject(d, "tokens", (double)s->tokens);
@@ -392,12 +430,14 @@ ce_verdict(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 	const char *a = env->tenant_label[s->ta], *b = env->tenant_label[s->tb];
 
 	if (s->wrong) {
-		outcome_set(out, "inconclusive", "tenant '%s''s guess '%c' for digit %d was reported "
-		    "cached beyond the known prefix (%lld tokens) but is not the planted digit: the counts "
-		    "do not behave as a prefix cache's, and nothing is claimed from them", b, s->wrong,
-		    s->nrec + 1, (long long)s->ref);
+		char one[2];
+
+		outcome_set(out, "inconclusive", "tenant '%s''s guess '%s' for unit %d was reported "
+		    "cached beyond the known prefix (%lld tokens) but is not the planted one: the counts "
+		    "do not behave as a prefix cache's, and nothing is claimed from them", b,
+		    unit_text(s->nrec, s->wrong, one), s->nrec + 1, (long long)s->ref);
 	} else if (s->nrec > 0 && px_same_org(env, s->ta, s->tb)) {
-		outcome_set(out, "pass", "tenant '%s' recovered %d of the %d digits planted in tenant "
+		outcome_set(out, "pass", "tenant '%s' recovered %d of the %d units planted in tenant "
 		    "'%s''s prompt from the cached counts, both keys of organisation '%s': the cache is "
 		    "shared within the organisation, not across tenants as far as these keys show", b,
 		    s->nrec, s->units, a, env->tenant_org[s->ta]);
@@ -412,22 +452,22 @@ ce_verdict(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 				    "%s", "");
 			else
 				outcome_finding(out, F_PREFIX_CACHE_CONTENT_RECOVERED, s->r[i].evidence_id,
-				    "tenant '%s' (%s) recovered %d of the %d digits of a random secret planted "
-				    "in tenant '%s''s prompt, one digit at a time from the cached-token counts "
-				    "of its own guesses (blocks of %lld tokens), in %lld requests of its own: "
+				    "tenant '%s' (%s) recovered %d of the %d units (digits, then a name's "
+				    "syllables) of a random secret planted in tenant '%s''s prompt, one unit at "
+				    "a time from the cached-token counts of its own guesses (blocks of %lld tokens), in %lld requests of its own: "
 				    "the prompt cache discloses another organisation's prompts", b,
 				    env->tenant_org[s->tb] ? env->tenant_org[s->tb] : "its own organisation",
 				    s->nrec, s->units, a, (long long)s->block, (long long)s->b_requests);
 		}
-		outcome_set(out, "fail", "tenant '%s' recovered %d of the %d digits planted in tenant "
+		outcome_set(out, "fail", "tenant '%s' recovered %d of the %d units planted in tenant "
 		    "'%s''s prompt from cached counts (%d requests, %lld tokens)", b, s->nrec, s->units, a,
 		    s->tally.sent, (long long)s->tokens);
 	} else if (s->stop) {
 		outcome_set(out, "inconclusive", "%s after %d requests, before tenant '%s' had tried "
-		    "every guess of the first digit (%d of %d)", stopped_by(env), s->tally.sent, b,
+		    "every guess of the first unit (%d of %d)", stopped_by(env), s->tally.sent, b,
 		    s->tried_first, ALPHABET);
 	} else if (s->answered_first == ALPHABET) {
-		outcome_set(out, "pass", "none of tenant '%s''s %d guesses of the first planted digit "
+		outcome_set(out, "pass", "none of tenant '%s''s %d guesses of the first planted unit "
 		    "was reported cached beyond the known opening (%lld tokens, a hit needs %lld more), "
 		    "while tenant '%s''s own repeats were cached in blocks of %lld tokens (up to %lld): "
 		    "nothing recovered, the cache is not shared with '%s'%s", b, ALPHABET,
@@ -435,7 +475,7 @@ ce_verdict(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 		    (long long)s->count_max, b, px_same_org(env, s->ta, s->tb) ? " (per user: both keys "
 		    "are of one organisation)" : "");
 	} else {
-		px_set_unjudged(env, out, &s->tally, "the guesses of the first digit were not all "
+		px_set_unjudged(env, out, &s->tally, "the guesses of the first unit were not all "
 		    "answered with a cached count");
 	}
 }
@@ -454,7 +494,7 @@ ce_cannot(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 	} else if (s->reported == 0) {
 		outcome_set(out, "inconclusive", "the vendor's usage reported no cached-token counts "
 		    "(%d answered requests): recovery reads them, and recovery by timing alone is not "
-		    "attempted (at prefix-timing's noise it needs thousands of requests a digit, beyond "
+		    "attempted (at prefix-timing's noise it needs thousands of requests a unit, beyond "
 		    "any planned budget)", s->tally.judged);
 	} else if (s->measured_cached < 2 || s->count_max < opening_tokens(env) / 4) {
 		outcome_set(out, "inconclusive", "tenant '%s''s own repeats were not reported cached "
@@ -465,7 +505,7 @@ ce_cannot(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 		    "%d the probe plans its padding for", (long long)s->block, MAX_BLOCK);
 	} else if (s->units == 0) {
 		outcome_set(out, "inconclusive", "blocks of %lld tokens need a padding (%lld words a "
-		    "digit) that makes the planted prompt too large to store whole and sealed",
+		    "unit) that makes the planted prompt too large to store whole and sealed",
 		    (long long)s->block, (long long)s->pad);
 	} else {
 		return 0;

@@ -5,7 +5,8 @@
 # within the budget it plans; the granularity is measured from a's own
 # repeats; a cache that keeps only the newest prompt is re-primed; a cache per
 # tenant, or per organisation with c elsewhere, gives a pass that says what was
-# tried. The digits recovered are checked against the sealed prompt itself.
+# tried. The units recovered (four digits and a two-syllable name) are checked
+# against the sealed prompt itself.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
 
@@ -28,12 +29,13 @@ extract() {
 	sim_stop
 }
 
-# The digits planted in a's prompt, read from its sealed request body (opened with the
-# evidence key): the one-character words, nonces removed.
+# The units planted in a's prompt, read from its sealed request body (opened with the
+# evidence key): the words that are a digit or one of the name's syllables (no filler
+# word or word of the instruction is).
 planted() {
 	"$AIVET" evidence show "$1" --json --include-leaked-content |
 	    jq -r '.exchange.request_body | fromjson | .messages[0].content' |
-	    tr ' \n' '\n\n' | grep -E '^[0-9]$' | tr -d '\n'
+	    tr ' \n' '\n\n' | grep -E '^([0-9]|ka|lo|mi|ne|ru|sa|ti|vo|ze|ha)$' | tr -d '\n'
 }
 
 for block in 1 2 16 128; do
@@ -41,12 +43,12 @@ for block in 1 2 16 128; do
 	is "$rc" 1 "block $block: the finding fails --fail-on medium"
 	is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.recovered_units, .details.planted.units, .details.planted.sealed, .details.reprimed, .details.tenant_b, (.findings | map(.code) | join(","))] | @csv')" \
 	    "\"fail\",$block,6,6,true,false,\"c\",\"PREFIX_CACHE_CONTENT_RECOVERED\"" \
-	    "block $block: the granularity measured from a's repeats, all 6 digits recovered by the other organisation's key"
+	    "block $block: the granularity measured from a's repeats, all 6 units recovered by the other organisation's key"
 	ev=$(printf '%s' "$out" | json '.probes[0].details.planted.evidence')
 	rec=$(printf '%s' "$out" | json '.probes[0].details.recovered')
 	secret=$(planted "$ev")
-	is "$rec" "$secret" "block $block: the digits recovered are those planted in a's sealed prompt"
-	like "$secret" '^[0-9]{6}$' "block $block: six digits were planted"
+	is "$rec" "$secret" "block $block: the units recovered are those planted in a's sealed prompt"
+	like "$secret" '^[0-9]{4}(ka|lo|mi|ne|ru|sa|ti|vo|ze|ha){2}$' "block $block: four digits and a two-syllable name were planted"
 	is "$(printf '%s' "$out" | json '.probes[0] | (.findings[0].evidence | length) == .requests and .requests == .details.requests and .details.requests == .details.sent')" true \
 	    "block $block: the finding cites every exchange of the probe"
 	is "$(jq -n --argjson p "$plan" --argjson r "$out" '($p.probes[] | select(.name == "cache-extract")) as $pp | $r.probes[0].requests <= $pp.requests and $r.probes[0].details.tokens <= $pp.tokens_in + $pp.tokens_out and $pp.requests == 150 and $pp.tokens_in_expected < $pp.tokens_in / 4')" true \
@@ -54,14 +56,14 @@ for block in 1 2 16 128; do
 	is "$(printf '%s' "$out" | json '.probes[0].details | ((.bits_per_request - 19.93 / .requests_tenant_b) | fabs) < 0.001 and .bits == 19.93 and .bits_per_usd > 0')" true \
 	    "block $block: bits per request and per dollar"
 	echo "# block $block: $(printf '%s' "$out" | json '.probes[0].details | "\(.requests) requests (\(.requests_tenant_b) of c), \(.tokens) tokens, \(.bits_per_request) bits a request, \(.bits_per_usd) bits a dollar"')"
-	sealed=$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_sha256 WHERE x.probe = 'cache-extract' AND b.encrypted = 0 AND CAST(b.data AS TEXT) LIKE '%$secret%'")
-	is "$sealed" 0 "block $block: no request body holding the secret is stored in plain text"
+	is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_sha256 WHERE x.probe = 'cache-extract' AND x.run_id = (SELECT max(id) FROM probe_run) AND b.encrypted = 0")" 25 \
+	    "block $block: only the 25 requests of the measurement, which carry no secret, are stored in plain text"
 	is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN blob b ON b.sha256 = x.request_sha256 WHERE x.probe = 'cache-extract' AND x.run_id = (SELECT max(id) FROM probe_run) AND b.encrypted <> 0")" \
 	    "$(printf '%s' "$out" | json '.probes[0].requests - 25')" \
 	    "block $block: every request after the 25 of the measurement carried the secret and is sealed"
 done
 like "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
-    "^tenant 'c' \(other\) recovered 6 of the 6 digits of a random secret planted in tenant 'a''s prompt, one digit at a time from the cached-token counts of its own guesses \(blocks of 128 tokens\), in [0-9]+ requests of its own" \
+    "^tenant 'c' \(other\) recovered 6 of the 6 units \(digits, then a name's syllables\) of a random secret planted in tenant 'a''s prompt, one unit at a time from the cached-token counts of its own guesses \(blocks of 128 tokens\), in [0-9]+ requests of its own" \
     "the finding says who recovered what, and how"
 
 # ---- the claim "prompts are never shared across tenants" falls to a recovery ----
@@ -77,7 +79,7 @@ run report X-g128 --out "$T/rep"
 is "$(jq -r '[.claims[] | select(.question_id == "kv_cache_scope") | .status] | join(",")' "$T/rep/report.json")" contradicted \
     "claims: the signed report judges the claim as assess show does"
 is "$(grep -rl -- "$secret" "$T/rep" | sed "s|$T/rep/||" | sort | tr '\n' ' ')" "report.json " \
-    "report: the secret appears only in report.json, as the digits the probe recovered"
+    "report: the secret appears only in report.json, as the units the probe recovered"
 is "$(jq -r --arg s "$secret" '[paths(type == "string" and contains($s)) | map(tostring) | join(".")] | join(" ")' "$T/rep/report.json")" \
     "probe_runs.0.results.0.details.recovered" "report: and there only as the evidence of recovery"
 is "$(jq -r '.request | [.encrypted, .body == null] | @csv' "$T/rep/evidence/exchange-$ev.json")" "true,true" \
@@ -94,9 +96,9 @@ is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE probe = 'cache-ex
 # ---- nothing shared with the other organisation: a pass that says what was tried ----
 extract tenant --prefix-cache tenant --page-size 16
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.recovered, .details.first_unit_guesses, (.findings | length)] | @csv')" \
-    '"pass",16,"",10,0' "per-tenant cache: nothing recovered, every guess of the first digit tried"
+    '"pass",16,"",10,0' "per-tenant cache: nothing recovered, every guess of the first unit tried"
 like "$(printf '%s' "$out" | json '.probes[0].reason')" \
-    "^none of tenant 'c''s 10 guesses of the first planted digit was reported cached beyond the known opening \([0-9]+ tokens, a hit needs 24 more\), while tenant 'a''s own repeats were cached in blocks of 16 tokens \(up to [0-9]+\): nothing recovered, the cache is not shared with 'c'$" \
+    "^none of tenant 'c''s 10 guesses of the first planted unit was reported cached beyond the known opening \([0-9]+ tokens, a hit needs 24 more\), while tenant 'a''s own repeats were cached in blocks of 16 tokens \(up to [0-9]+\): nothing recovered, the cache is not shared with 'c'$" \
     "per-tenant cache: the pass says what was tried"
 extract org --prefix-cache org --page-size 16
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.tenant_b, .details.recovered, (.findings | length)] | @csv')" \
@@ -131,8 +133,8 @@ run endpoint add Bud --name e --api openai --url "$SIM_URL/v1" --model aivet-sim
     --credential a=env:KEY_A --credential c=env:KEY_C --credential-org a=acme --credential-org c=other
 run probe run Bud/e --probe cache-extract --yes --json --budget-tokens 40000
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.recovered, (.details.first_unit_guesses < 10), (.details.granularity)] | @csv')" \
-    '"inconclusive","",true,16' "budget: stopped among the first digit's guesses, inconclusive"
-like "$(printf '%s' "$out" | json '.probes[0] | "\(.reason); \(.details.stopped)"')" "^the token budget was exhausted before the probe finished; the run's token budget ended after [0-9]+ requests, before tenant 'c' had tried every guess of the first digit \([0-9] of 10\)$" \
+    '"inconclusive","",true,16' "budget: stopped among the first unit's guesses, inconclusive"
+like "$(printf '%s' "$out" | json '.probes[0] | "\(.reason); \(.details.stopped)"')" "^the token budget was exhausted before the probe finished; the run's token budget ended after [0-9]+ requests, before tenant 'c' had tried every guess of the first unit \([0-9] of 10\)$" \
     "budget: the reason says where it stopped"
 is "$(printf '%s' "$out" | json '.tokens_in + .tokens_out <= 40000')" true "budget: the run stayed within it"
 echo "# budget: $(printf '%s' "$out" | json '"\(.tokens_in + .tokens_out) tokens; \(.probes[0].details.stopped)"')"

@@ -97,7 +97,10 @@ cache_extract_plan(const struct probe_env *env, struct probe_plan *p)
 }
 
 /* The recovery rule: B's guess was served A's padding from the cache when its count
- * reaches a block and a margin beyond the known prefix's (ref). */
+ * reaches a block and a margin beyond the known prefix's (ref). A wrong guess may still
+ * match a token or two past the prefix (the space before it, a tokenizer merging across
+ * the boundary): counted to the token that is the margin, in blocks it may cross into the
+ * next one, which the block covers; a right guess is served two blocks of padding. */
 static int
 unit_hit(int64_t cached, int64_t ref, int64_t block)
 {

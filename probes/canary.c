@@ -144,6 +144,7 @@ struct canary_run {
 	/* What the answers show, once judged. */
 	struct px_tally t, per[PROBE_MAX_TENANTS];
 	int answered, loaded;
+	int load_refused;             /* near-limit load refused for size: judged, the vendor failed closed */
 };
 
 /* Tenant k's canaries of every round, from the last tenant to the first,
@@ -240,6 +241,8 @@ judge_requests(struct probe_env *env, struct probe_outcome *out, struct canary_r
 			quiet_ok[r[i].tenant] = 1;
 		if (c->pressure[i] && !r[i].must_exceed && r[i].cls == PXC_ANSWERED)
 			c->loaded++;
+		if (c->pressure[i] && !r[i].must_exceed && r[i].cls == PXC_REFUSED_SIZE)
+			c->load_refused++;
 	}
 	for (int i = 0; i < c->n; i++) {
 		int judged = r[i].cls == PXC_ANSWERED;
@@ -343,10 +346,16 @@ canary_verdict(struct probe_env *env, struct probe_outcome *out, struct canary_r
 		outcome_set(out, "inconclusive", "the model does not repeat text, so a leak could not "
 		    "show in its answers: %d responses scanned, and no foreign canary in any raw body",
 		    c->answered);
+	else if (c->loaded == 0 && c->load_refused == 0)
+		/* The near-limit load is what the probe is for: none judged (answered, or refused
+		 * for size), never a pass. */
+		outcome_set(out, "inconclusive", "no leak in %d responses (%d of %d canary requests "
+		    "judged), but none of %d tenants' near-limit load was answered or refused for size: "
+		    "leaks under load, the probe's central question, were not tested", c->answered, cj,
+		    cs, nt);
 	else if (nt == 1)
 		outcome_set(out, "pass", "no cross-request leak in %d responses; the cross-tenant check "
-		    "needs a second credential%s", c->answered, c->loaded < nt ? "; the near-limit load "
-		    "was not answered, so leaks under load were not tested" : "");
+		    "needs a second credential", c->answered);
 	else
 		outcome_set(out, "pass", "no leak across %d tenants in %d responses; each tenant sent "
 		    "canaries and received answers (%d of %d canary requests judged)%s", nt, c->answered,

@@ -19,7 +19,12 @@
  * trials while the run's token budget covers them and the trials the effect
  * needs are within the 250 (futility: beyond them, more cannot help). When
  * sampling stops undecided the verdict is inconclusive, saying why, with
- * the trials a decision would need. Opt-in ("--probe all,prefix-timing"): 150 streamed
+ * the trials a decision would need. Load on the machine or the vendor hits
+ * both groups alike, as each trial is a block that sends its primed and
+ * control requests in a random order; load that changes during the run is
+ * checked before a timing finding: the saving must hold in both halves of the
+ * trials (in the order sent) and the control group's level must not have
+ * moved as far as the saving, else "inconclusive: the timing drifted". Opt-in ("--probe all,prefix-timing"): 150 streamed
  * prompts of about 1,300 tokens at the first look cost more than the rest
  * of the suite together.
  *
@@ -55,7 +60,6 @@
 static const int looks[] = { 30, 60, 120, 250 };   /* trials per group at each look */
 #define NLOOKS ((int)(sizeof looks / sizeof looks[0]))
 #define MAX_TRIALS 250
-#define OPENING_TOKENS 1280       /* above the 1,024-token minimum of common prefix caches */
 #define SUFFIX_UNITS 16           /* each request's own words after the opening */
 #define SHORT_UNITS 16
 #define ALPHA 0.01                /* one-sided, over all looks */
@@ -77,12 +81,7 @@ static const char *const kind_name[K_N] = { "prime", "primed", "control", "own",
 static int64_t
 opening_tokens(const struct probe_env *env)
 {
-	int64_t t = OPENING_TOKENS;
-
-	/* Small contexts (test servers) get a smaller opening: a quarter of the context. */
-	if (t > env->ep.context / 4)
-		t = env->ep.context / 4;
-	return t < 64 ? 64 : t;
+	return px_cache_opening(env);
 }
 
 /* Tokens one trial may take from the budget: its five prompts and their output allowance. */
@@ -568,6 +567,41 @@ pt_details(struct probe_env *env, struct pt *s)
 	return d;
 }
 
+/* What drift over the run would make of a timing finding: the medians of the first
+ * and second halves of the primed and control times, in the order sent. Each trial
+ * sends its primed and control requests in a random order, so load hits both groups
+ * alike; load that changes during the run still moves both, and a saving that holds in
+ * one half only, or a control level that moved as far as the saving, is not a cache
+ * hit anyone can rest on. Returns 1 when the timing drifted. */
+static int
+timing_drifted(double *const t[K_N], const size_t cnt[K_N], double min_saving, double saving,
+    double half[4])
+{
+	size_t hp = cnt[K_PRIMED] / 2, hc = cnt[K_CONTROL] / 2;
+
+	if (hp < 2 || hc < 2)
+		return 0;
+	half[0] = stats_median(t[K_PRIMED], hp);
+	half[1] = stats_median(t[K_PRIMED] + hp, cnt[K_PRIMED] - hp);
+	half[2] = stats_median(t[K_CONTROL], hc);
+	half[3] = stats_median(t[K_CONTROL] + hc, cnt[K_CONTROL] - hc);
+	return half[2] - half[0] < min_saving || half[3] - half[1] < min_saving ||
+	    fabs(half[3] - half[2]) >= saving;
+}
+
+static cJSON *
+drift_json(const double half[4], int drifted)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "primed_first_half_ms", round(half[0] * 1000) / 1000);
+	cJSON_AddNumberToObject(o, "primed_second_half_ms", round(half[1] * 1000) / 1000);
+	cJSON_AddNumberToObject(o, "control_first_half_ms", round(half[2] * 1000) / 1000);
+	cJSON_AddNumberToObject(o, "control_second_half_ms", round(half[3] * 1000) / 1000);
+	cJSON_AddBoolToObject(o, "drifted", drifted);
+	return o;
+}
+
 /* The verdict of the timing test at its last look. */
 static void
 timing_verdict(struct probe_env *env, struct probe_outcome *out, struct pt *s, cJSON *d)
@@ -608,6 +642,19 @@ timing_verdict(struct probe_env *env, struct probe_outcome *out, struct pt *s, c
 		return;
 	}
 	if (l->cross.decision == MWU_LOOK_REJECT) {
+		double half[4] = { 0, 0, 0, 0 };
+		int drifted = timing_drifted(s->t, s->cnt, l->gate.min_saving, l->cross.saving, half);
+
+		cJSON_AddItemToObject(d, "drift", drift_json(half, drifted));
+		if (drifted) {
+			outcome_set(out, "inconclusive", "the timing drifted: B was faster after A's opening "
+			    "over all %zu trials (p = %.2g), but the medians moved during the run (primed "
+			    "%.1f then %.1f ms, control %.1f then %.1f ms, halves in the order sent): a "
+			    "saving of %.1f ms that does not hold in both halves, or a level that moved as "
+			    "far, is load, not a cache hit", trials, l->cross.test.p, half[0], half[1],
+			    half[2], half[3], l->cross.saving);
+			return;
+		}
 		for (size_t i = 0; i < trials * K_N; i++)
 			if (s->r[i].sent && (s->kind[i] == K_PRIMED || s->kind[i] == K_CONTROL) &&
 			    s->r[i].evidence_id > 0)

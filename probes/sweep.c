@@ -6,10 +6,14 @@
  * was sent, or a large prompt reported as a handful of tokens). Both
  * boundaries are reported beside the advertised context, with whether the
  * change is a visible refusal or a silent degradation. probe_result.details
- * is a contract the report draws its chart from (see aivet(1)).
+ * is a contract the report draws its chart from (see aivet(1)). At verify
+ * depth the top of the context is sent PX_TOP_REPEATS times, so that a fault
+ * on some requests only (one backend of a fleet behind a balancer) is caught
+ * with the confidence the plan states (px_top_confidence()).
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,8 +96,8 @@ sweep_plan(const struct probe_env *env, struct probe_plan *p)
 	}
 	/* The streamed top point is the canary's near-limit prompt when both run; the
 	 * stream path is then judged here on a small prompt, as diagnose's 1% point. */
-	p->requests = 2;
-	p->tokens_in = (env->top_shared ? 1 : 2) * verify_size(env) +
+	p->requests = PX_TOP_REPEATS + 1;
+	p->tokens_in = (PX_TOP_REPEATS + (env->top_shared ? 0 : 1)) * verify_size(env) +
 	    (env->top_shared ? (int64_t)(0.01 * (double)env->ep.context) : 0);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
@@ -235,17 +239,25 @@ send_verify(struct sweep *s)
 
 	if (env->max_prompt_tokens > 0 && px_top_tokens(env) > env->max_prompt_tokens)
 		s->capped_from = env->max_prompt_tokens;
-	for (int k = 0; k < 2; k++) {
+	/* The plain top repeated (px_top_confidence()), then the streamed one. */
+	for (int k = 0; k <= PX_TOP_REPEATS; k++) {
+		int stream = k == PX_TOP_REPEATS;
+
 		memset(&s->r[s->n], 0, sizeof s->r[0]);
-		s->r[s->n].target_tokens = k == 1 && env->top_shared ?
+		s->r[s->n].target_tokens = stream && env->top_shared ?
 		    (int64_t)(0.01 * (double)env->ep.context) : verify_size(env);
-		s->r[s->n++].stream = k;
+		s->r[s->n++].stream = stream;
 	}
 	if (px_send(env, s->r, (size_t)s->n, 1) != 0)
 		return -1;
-	for (int i = 0; i < s->n; i++)
+	env->top_plain_intact = 1;
+	for (int i = 0; i < s->n; i++) {
 		s->c[i] = classify(s, i);
-	env->top_plain_intact = s->c[0] == C_INTACT ? 1 : s->judged[0] ? 0 : -1;
+		/* Intact only when every plain repeat was; unknown when one was not judged. */
+		if (i < PX_TOP_REPEATS && env->top_plain_intact != 0)
+			env->top_plain_intact = s->c[i] == C_INTACT ? env->top_plain_intact :
+			    s->judged[i] ? 0 : -1;
+	}
 	return 0;
 }
 
@@ -437,6 +449,11 @@ sweep_details(struct sweep *s, struct probe_outcome *out)
 	else
 		cJSON_AddNullToObject(d, "integrity_boundary");
 	cJSON_AddStringToObject(d, "change", s->change);
+	if (s->verify) {
+		cJSON_AddNumberToObject(d, "top_repeats", PX_TOP_REPEATS);
+		cJSON_AddNumberToObject(d, "catches_one_in", PX_TOP_ONE_IN);
+		cJSON_AddNumberToObject(d, "confidence", floor(100 * px_top_confidence()) / 100);
+	}
 	pts = cJSON_AddArrayToObject(d, "points");
 	sorted = xcalloc((size_t)s->n + 1, sizeof *sorted);
 	for (int i = 0; i < s->n; i++)

@@ -41,6 +41,7 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_NO_CACHED_USAGE] = "no-cached-usage",
 	[FAULT_KEEP_END_UNDER_CONTEXT] = "keep-end-under-context",
 	[FAULT_ENGINE_UNREADABLE] = "engine-unreadable",
+	[FAULT_MIXED_FLEET] = "mixed-fleet",
 };
 
 /* SGLang's server info: its server arguments and the scheduler's info flat, with
@@ -386,8 +387,17 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 	size_t n = prompt->n, ctx_len = 0;
 	struct buf text;
 
+	sim_faults faults = e->cfg->faults;
+	size_t capacity = pool_capacity(p);
+
 	memset(g, 0, sizeof *g);
-	sim_admit(e->cfg->faults, (size_t)e->cfg->context, pool_capacity(p), n, &g->admit);
+	/* mixed-fleet: one backend in --fleet, round robin, is short of KV and substitutes. */
+	if (sim_has_fault(faults, FAULT_MIXED_FLEET) &&
+	    __atomic_fetch_add(&e->fleet_next, 1, __ATOMIC_RELAXED) % (uint64_t)e->cfg->fleet == 0) {
+		faults |= FAULT_BIT(FAULT_PLACEHOLDER_BLANK);
+		capacity /= 2;
+	}
+	sim_admit(faults, (size_t)e->cfg->context, capacity, n, &g->admit);
 	switch (g->admit.kind) {
 	case ADMIT_REJECT:
 	case ADMIT_ERROR_200:
@@ -404,9 +414,9 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 		g->prompt_tokens = 1;
 		/* stale-decode: the same stale read, with usage that counts the prompt sent;
 		 * placeholder-blank: the decode reads the placeholder alone. */
-		if (sim_has_fault(e->cfg->faults, FAULT_STALE_DECODE))
+		if (sim_has_fault(faults, FAULT_STALE_DECODE))
 			g->prompt_tokens = n;
-		if (sim_has_fault(e->cfg->faults, FAULT_PLACEHOLDER_BLANK))
+		if (sim_has_fault(faults, FAULT_PLACEHOLDER_BLANK))
 			ctx_len = 1;
 		sim_sleep_us((uint64_t)e->cfg->prefill_us);
 		break;

@@ -963,6 +963,7 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 		free(srv);
 		return err->code;
 	}
+	srv->eng.pool.newest = cfg->prefix_newest;
 	tokenizer_init(&srv->eng.tok, cfg->tokenizer);
 	pthread_mutex_init(&srv->nb_mu, NULL);
 	srv->nb_large = xcalloc(cfg->ntenants + 1, sizeof *srv->nb_large);

@@ -4,7 +4,9 @@
  * when a request ends and are never cleared, so whoever takes a page next
  * finds what the last owner wrote. Full prompt pages may stay in a prefix
  * cache (keyed by a chained hash of the opening, per tenant or global) and
- * are evicted least recently used when the free stack runs dry.
+ * are evicted least recently used when the free stack runs dry; with
+ * `newest` a scope keeps only its newest prompt's pages, as a cache with one
+ * slot per tenant does, so a prompt must be sent again to be found again.
  */
 #include "config.h"
 
@@ -204,13 +206,37 @@ seq_add_page(struct sim_seq *s, uint32_t page)
 	s->pages[s->npages++] = page;
 }
 
+/* A newest-only cache: the pages of scope root that are not among keep[0, n)
+ * leave the cache (an idle one becomes free). Under p->mu. */
+static void
+cache_keep_only(struct sim_pool *p, uint64_t root, const uint32_t *keep, size_t n)
+{
+	for (uint32_t i = 0; i < p->npages; i++) {
+		size_t k;
+
+		if (!p->pg[i].cached || p->pg[i].scope != root)
+			continue;
+		for (k = 0; k < n && keep[k] != i; k++)
+			;
+		if (k < n)
+			continue;
+		cache_remove(p, i);
+		if (p->pg[i].ref == 0) {
+			lru_unlink(p, i);
+			p->pg[i].free_next = p->free_top;
+			p->free_top = (int32_t)i;
+			p->nfree++;
+		}
+	}
+}
+
 size_t
 pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
     const sim_tok *toks, size_t n, size_t extra)
 {
 	size_t ps = p->page_size, nfull = n / ps, hits, total;
 	size_t want = extra < pool_capacity(p) - n ? n + extra : pool_capacity(p);
-	uint64_t *h = NULL;
+	uint64_t *h = NULL, root = 0;
 
 	total = (want + ps - 1) / ps;
 
@@ -219,6 +245,7 @@ pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
 	if (p->mode != PREFIX_OFF && nfull > 0) {
 		uint64_t prev = chain_hash(p, 0, scope ? scope : "", scope ? strlen(scope) : 0);
 
+		root = prev;
 		h = xmalloc(nfull * sizeof *h);
 		for (size_t i = 0; i < nfull; i++)
 			prev = h[i] = chain_hash(p, prev, toks + i * ps, ps * sizeof *toks);
@@ -264,9 +291,14 @@ pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
 	s->len = n;
 	if (h != NULL) {
 		pthread_mutex_lock(&p->mu);
+		/* Newest only: the scope forgets every prompt but the opening this one reused. */
+		if (p->newest)
+			cache_keep_only(p, root, s->pages, hits);
 		for (size_t i = hits; i < nfull; i++)
-			if (cache_lookup(p, h[i], toks + i * ps) == NONE)
+			if (cache_lookup(p, h[i], toks + i * ps) == NONE) {
 				cache_insert(p, s->pages[i], h[i]);
+				p->pg[s->pages[i]].scope = root;
+			}
 		pthread_mutex_unlock(&p->mu);
 		free(h);
 	}

@@ -18,8 +18,9 @@ static const char usage[] =
     "usage: aivet-sim [--host ADDR] [--port N] [--context TOKENS] [--pool TOKENS]\n"
     "                 [--page-size TOKENS] [--tenants LABEL=KEY,...] [--fault NAME[,NAME...]]\n"
     "                 [--revoked LABEL[,LABEL...]] [--failing LABEL[,LABEL...]]\n"
-    "                 [--tpm-limit TOKENS] [--no-count] [--fail-after N]\n"
-    "                 [--prefix-cache off|tenant|org|global] [--prefill-us-per-token N]\n"
+    "                 [--tpm-limit TOKENS] [--no-count] [--fail-after N] [--fleet N]\n"
+    "                 [--prefix-cache off|tenant|org|global] [--prefix-cache-newest]\n"
+    "                 [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
     "                 [--neighbour-hold-ms N] [--tokenizer pieces|words]\n"
@@ -36,7 +37,8 @@ print_help(void)
 	    "\n  --port N                    port, 0 picks a free one (default 0)"
 	    "\n  --context TOKENS            advertised context length (default 131072)"
 	    "\n  --pool TOKENS               KV pool size shared by all tenants (default 131072)"
-	    "\n  --page-size TOKENS          tokens per KV page (default 16)"
+	    "\n  --page-size TOKENS          tokens per KV page, the block the prefix cache and its"
+	    "\n                              cached counts go by (default 16)"
 	    "\n  --tenants LABEL[@ORG]=KEY,... API keys and their tenants (default: any key, tenant"
 	    "\n                              default); ORG, the tenant's organisation"
 	    "\n  --fault NAME[,NAME...]      none, disagg-placeholder, truncate-head, error-200,"
@@ -46,7 +48,8 @@ print_help(void)
 	    "\n                              stale-decode, placeholder-blank, lose-middle,"
 	    "\n                              accept-oversize, streams-fail-after,"
 	    "\n                              bad-request-404, unknown-model-404, no-cached-usage,"
-	    "\n                              keep-end-under-context, engine-unreadable;"
+	    "\n                              keep-end-under-context, engine-unreadable,"
+	    "\n                              mixed-fleet;"
 	    "\n                              repeat or list to combine"
 	    "\n                              (default none)"
 	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"
@@ -63,6 +66,9 @@ print_help(void)
 	    "\n  --engine-key KEY            GET /get_server_info asks for Bearer KEY"
 	    "\n  --prefix-cache MODE         off, tenant, org (a tenant's LABEL@ORG) or global"
 	    "\n                              (default off)"
+	    "\n  --prefix-cache-newest       each scope keeps only its newest prompt"
+	    "\n  --fleet N                   fault mixed-fleet: backends, the first short of KV"
+	    "\n                              (default 4)"
 	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
 	    "\n  --decode-us-per-token N     decode time per generated token (default 0)"
 	    "\n  --max-body BYTES            largest request body (default 33554432)"
@@ -160,7 +166,7 @@ enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PR
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
 	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
 	O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY,
-	O_FAILING, O_FAIL_AFTER,
+	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
 	{ "host", required_argument, NULL, O_HOST },
@@ -171,6 +177,7 @@ static const struct option sim_opts[] = {
 	{ "tenants", required_argument, NULL, O_TENANTS },
 	{ "fault", required_argument, NULL, O_FAULT },
 	{ "prefix-cache", required_argument, NULL, O_PREFIX },
+	{ "prefix-cache-newest", no_argument, NULL, O_NEWEST },
 	{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
 	{ "decode-us-per-token", required_argument, NULL, O_DECODE },
 	{ "max-body", required_argument, NULL, O_MAXBODY },
@@ -185,6 +192,7 @@ static const struct option sim_opts[] = {
 	{ "revoked", required_argument, NULL, O_REVOKED },
 	{ "failing", required_argument, NULL, O_FAILING },
 	{ "fail-after", required_argument, NULL, O_FAIL_AFTER },
+	{ "fleet", required_argument, NULL, O_FLEET },
 	{ "tpm-limit", required_argument, NULL, O_TPM },
 	{ "no-count", no_argument, NULL, O_NOCOUNT },
 	{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
@@ -337,6 +345,12 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 				rc = aerr_set(err, AV_USAGE,
 				    "--prefix-cache: '%s' is not off, tenant, org or global", optarg);
 			break;
+		case O_NEWEST:
+			cfg->prefix_newest = 1;
+			break;
+		case O_FLEET:
+			rc = parse_int_opt("--fleet", optarg, 1, 64, &cfg->fleet, err);
+			break;
 		case O_PREFILL:
 			rc = parse_int_opt("--prefill-us-per-token", optarg, 0, 10000000, &cfg->prefill_us, err);
 			break;
@@ -426,7 +440,7 @@ main(int argc, char **argv)
 	struct sim_config cfg = {
 		.port = 0, .context = 131072, .pool_tokens = 131072, .page_size = 16,
 		.faults = 0, .prefix_cache = PREFIX_OFF, .max_body = 32 << 20,
-		.rate_limit_count = 2, .huge_bytes = 8 << 20, .neighbour_hold_ms = 500,
+		.rate_limit_count = 2, .huge_bytes = 8 << 20, .neighbour_hold_ms = 500, .fleet = 4,
 	};
 	struct buf revoked, failing;
 	char faults[512];

@@ -49,11 +49,14 @@ enum sim_fault {
 	                           * their last half-pool tokens silently (HTTP 200, usage of what
 	                           * was kept); over the context: 400 */
 	FAULT_ENGINE_UNREADABLE,  /* the engine's status (/get_server_info) answers 500 */
+	FAULT_MIXED_FLEET,        /* a load balancer over --fleet N backends, round robin: the first
+	                           * has half the pool and answers a prompt over it from a 1-token
+	                           * placeholder (as placeholder-blank); the others are correct */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];
 
-typedef uint32_t sim_faults;
+typedef uint64_t sim_faults;
 #define FAULT_BIT(f) ((sim_faults)1 << (f))
 static inline int
 sim_has_fault(sim_faults set, enum sim_fault f)
@@ -97,6 +100,7 @@ struct sim_config {
 	size_t ntenants;          /* 0: one tenant "default", any key accepted */
 	sim_faults faults;
 	enum sim_prefix_cache prefix_cache;
+	int prefix_newest;        /* --prefix-cache-newest: each scope keeps only its newest prompt */
 	int64_t prefill_us;       /* per prompt token not served from the prefix cache */
 	int64_t decode_us;        /* per generated token */
 	int64_t max_body;         /* request body limit, bytes */
@@ -109,6 +113,7 @@ struct sim_config {
 	int no_count;             /* the token-count routes answer 404 */
 	int64_t neighbour_hold_ms; /* fault noisy-neighbour: a large request waits this long after prefill */
 	int64_t fail_after;       /* fault streams-fail-after: streams served before the 500s */
+	int64_t fleet;            /* fault mixed-fleet: backends behind the balancer */
 	enum sim_tokenizer_kind tokenizer;
 	enum sim_behaviour behaviour;
 	int hostile;              /* enum sim_hostile (sim-hostile.h); 0: not hostile */
@@ -182,6 +187,7 @@ struct sim_page {
 	int32_t lru_prev, lru_next;
 	uint8_t cached;
 	uint64_t hash;
+	uint64_t scope;           /* the hash of the cache scope its prompt was cached under */
 };
 
 struct sim_pool {
@@ -198,6 +204,7 @@ struct sim_pool {
 	int32_t lru_head, lru_tail;
 	uint32_t nidle;           /* cached pages with ref == 0 */
 	enum sim_prefix_cache mode;
+	int newest;               /* a scope keeps only the pages of its newest prompt */
 	unsigned char key[crypto_shorthash_KEYBYTES];
 	int closing;              /* set by pool_close: waiters give up */
 };
@@ -263,6 +270,7 @@ struct sim_engine {
 	const struct sim_config *cfg;
 	struct sim_pool pool;
 	struct sim_tokenizer tok;
+	uint64_t fleet_next;      /* fault mixed-fleet: the backend the next generation goes to */
 };
 
 /* One generation, from prefill to the last emitted token. */

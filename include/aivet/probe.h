@@ -269,6 +269,8 @@ struct px_req {
 	int64_t units;
 	int64_t shared_units;         /* an opening shared across requests ... */
 	uint64_t shared_seed;         /* ... generated from this seed */
+	const char *planted;          /* text after the opening (prompt_recipe.planted) ... */
+	int64_t planted_units;        /* ... of this many words; its exchange is stored sealed */
 	int max_tokens;               /* 0: the echo allowance */
 	const struct prompt_recipe *count_of; /* PX_COUNT: the prompt to count */
 	/* what happened */
@@ -363,6 +365,17 @@ int px_same_org(const struct probe_env *env, int a, int b);
 /* The tenants prefix-timing pairs with tenant 0: the first of another organisation
  * (*cross) and the first of its own (*same), each -1 when there is none. */
 void px_cache_pairs(const struct probe_env *env, int *cross, int *same);
+/* The tokens of the opening a prompt-cache probe shares: 1,280, above common caches'
+ * 1,024-token minimum, or a quarter of a small context. */
+int64_t px_cache_opening(const struct probe_env *env);
+/* At verify depth the sweep sends the top of the context PX_TOP_REPEATS times, so that a
+ * fault on one request in PX_TOP_ONE_IN (a balancer in front of a mixed fleet) shows on
+ * at least one with the confidence px_top_confidence() gives: 1 - (1 - 1/k)^repeats. */
+#define PX_TOP_REPEATS 8
+#define PX_TOP_ONE_IN 4
+double px_top_confidence(void);
+/* The plan's sentence for it ("the top of the context 8 times: ..."). */
+const char *px_top_repeats_text(char *out, size_t n);
 /* The sharing levels of a prompt cache the credentials can tell apart, in words. */
 const char *px_cache_levels(const struct probe_env *env);
 /* The echo baseline: -1 unknown, 0 the model does not repeat its nonces, 1 it does. */

@@ -28,6 +28,11 @@ struct prompt_recipe {
 	uint64_t shared_seed;         /* an opening shared across tenants ... */
 	int64_t shared_units;         /* ... of this many words (0: none) */
 	char nonces[3][NONCE_LEN + 1];/* placed at the start, middle and end */
+	/* Text planted after the shared opening (cache-extract's secret), of
+	 * planted_units words; never part of the recipe's JSON: a prompt that
+	 * carries it is stored whole and sealed. NULL: none. */
+	const char *planted;
+	int64_t planted_units;
 };
 void prompt_build(const struct prompt_recipe *r, struct buf *out);
 /* The same prompt a piece at a time (a few KB each), so a request body can be
@@ -41,6 +46,9 @@ struct prompt_stream {
 void prompt_stream_init(struct prompt_stream *s, const struct prompt_recipe *r);
 /* Appends the next piece to out; returns 0 (appending nothing) when the prompt is complete. */
 int prompt_stream_next(struct prompt_stream *s, struct buf *out);
+/* Appends `words` filler words of the generator seeded with seed, each after a
+ * space: text a probe lays out itself (cache-extract's padding). */
+void prompt_filler(uint64_t seed, int64_t words, struct buf *out);
 cJSON *prompt_recipe_json(const struct prompt_recipe *r);
 int prompt_recipe_parse(const cJSON *j, struct prompt_recipe *r, struct aerr *err);
 

@@ -139,6 +139,7 @@ struct run_plan {
 	double cost_usd, cost_usd_expected;
 	int64_t tokens_in_expected;
 	char *cache_sharing_levels;   /* NULL: not said */
+	char *sweep_repeats;          /* how often the sweep repeats the top, and what it catches */
 	int has_max_prompt_tokens, has_largest_prompt_tokens;
 	int64_t max_prompt_tokens, largest_prompt_tokens;
 };

@@ -140,6 +140,21 @@ static const struct finding_info registry[F_COUNT] = {
 		L("164.312(c)(1)"),
 		L("MEASURE 2.5"),
 	},
+	[F_PREFIX_CACHE_CONTENT_RECOVERED] = {
+		E(PREFIX_CACHE_CONTENT_RECOVERED), SEV_CRITICAL,
+		"Another organisation recovered a planted secret from the prompt cache",
+		"A key of another organisation read a random secret aivet planted in one tenant's prompt, "
+		"one unit at a time, from the cached-token counts its own guesses reported: a shared "
+		"prompt-prefix cache discloses the content of other customers' prompts, not only their "
+		"timing.",
+		"Key prefix caches by tenant (include the account in the cache key), or stop reporting "
+		"cache hits across accounts; treat prompts served while the cache was shared as disclosed "
+		"and assess the breach.",
+		L("kv_cache_scope", "cache_isolation_tested"),
+		L("SC-4", "SC-31", "AC-4"),
+		L("164.312(a)(1)", "164.308(a)(6)(ii)"),
+		L("MEASURE 2.7", "MEASURE 2.10", "MANAGE 4.1"),
+	},
 	[F_MALFORMED_ACCEPTED] = {
 		E(MALFORMED_ACCEPTED), SEV_MEDIUM,
 		"A malformed request was accepted",

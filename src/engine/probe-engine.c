@@ -26,7 +26,7 @@
 #include "probe-engine.h"
 
 extern const struct probe probe_echo, probe_oversize, probe_sweep, probe_canary, probe_errors;
-extern const struct probe probe_prefix_timing, probe_engine;
+extern const struct probe probe_prefix_timing, probe_engine, probe_cache_extract;
 
 const struct probe *const probe_table[] = {
 	&probe_engine,
@@ -36,6 +36,7 @@ const struct probe *const probe_table[] = {
 	&probe_canary,
 	&probe_errors,
 	&probe_prefix_timing,
+	&probe_cache_extract,
 	NULL
 };
 
@@ -45,6 +46,32 @@ px_same_org(const struct probe_env *env, int a, int b)
 {
 	return env->tenant_org[a] != NULL && env->tenant_org[b] != NULL &&
 	    strcmp(env->tenant_org[a], env->tenant_org[b]) == 0;
+}
+
+double
+px_top_confidence(void)
+{
+	return 1 - pow(1 - 1.0 / PX_TOP_ONE_IN, PX_TOP_REPEATS);
+}
+
+const char *
+px_top_repeats_text(char *out, size_t n)
+{
+	snprintf(out, n, "sweep sends the top of the context %d times: a fault on one request in %d "
+	    "shows on at least one with %.0f%% confidence", PX_TOP_REPEATS, PX_TOP_ONE_IN,
+	    floor(100 * px_top_confidence()));
+	return out;
+}
+
+int64_t
+px_cache_opening(const struct probe_env *env)
+{
+	int64_t t = 1280;   /* above the 1,024-token minimum of common prefix caches */
+
+	/* Small contexts (test servers) get a smaller opening: a quarter of the context. */
+	if (t > env->ep.context / 4)
+		t = env->ep.context / 4;
+	return t < 64 ? 64 : t;
 }
 
 void

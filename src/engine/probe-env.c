@@ -305,6 +305,13 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		else
 			cJSON_AddNullToObject(plan, "max_prompt_tokens");
 	}
+	/* How often the sweep repeats the top of the context, and what that catches. */
+	for (int i = 0; i < n; i++)
+		if (strcmp(sel[i]->name, "sweep") == 0 && env->opts->depth != PROBE_DIAGNOSE) {
+			char rep[160];
+
+			cJSON_AddStringToObject(plan, "sweep_repeats", px_top_repeats_text(rep, sizeof rep));
+		}
 	/* What the prefix-timing probe can tell apart with these credentials. */
 	for (int i = 0; i < n; i++)
 		if (strcmp(sel[i]->name, "prefix-timing") == 0)

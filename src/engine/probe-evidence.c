@@ -157,7 +157,10 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	struct db *db = env->db;
 	char req_sha[65], resp_sha[65], ev_sha[65], *req_blob = NULL, *recipe = NULL, *doc_s = NULL;
 	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, name[96];
-	const unsigned char *seal = leaked ? env->opts->leak_seal_pk : NULL;
+	/* A prompt carrying cache-extract's planted secret is sealed both ways, as leaked
+	 * content is: the secret never rests in plain text. */
+	int planted = r->kind == PX_CHAT && r->recipe.planted != NULL;
+	const unsigned char *seal = leaked || planted ? env->opts->leak_seal_pk : NULL;
 	char status_s[16];
 	cJSON *doc = cJSON_CreateObject(), *t = cJSON_CreateObject(), *a = NULL;
 	int64_t eid;
@@ -171,8 +174,15 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 		memcpy(req_sha, req->body_sha256, sizeof req_sha);
 	else
 		sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
+	if (planted && (seal == NULL || req->src != NULL || req->body_len > STORE_BODY_MAX)) {
+		aerr_set(err, AV_RUNTIME, "a prompt carrying a planted secret can only be stored whole "
+		    "and sealed (an evidence key, at most %zu bytes)", STORE_BODY_MAX);
+		goto fail;
+	}
 	if (req->src == NULL && req->body_len <= STORE_BODY_MAX) {
-		if (blob_put(db, req->body ? req->body : "", req->body_len, req_sha, err) != 0)
+		if ((planted ? blob_put_sealed(db, env->av->actor, env->run_id, req->body ? req->body : "",
+		    req->body_len, seal, req_sha, err) : blob_put(db, req->body ? req->body : "",
+		    req->body_len, req_sha, err)) != 0)
 			goto fail;
 		req_blob = req_sha;
 	} else {

@@ -30,7 +30,8 @@ px_units_for(const struct probe_env *env, int64_t tokens)
 int64_t
 est_tokens(const struct probe_env *env, const struct prompt_recipe *r, double tpu)
 {
-	return (int64_t)llround(env->overhead_tokens + (double)(r->units + r->shared_units) * tpu);
+	return (int64_t)llround(env->overhead_tokens + (double)(r->units + r->shared_units +
+	    r->planted_units) * tpu);
 }
 
 /* Words for a prompt of q->target_tokens. One that must be over the target is
@@ -403,7 +404,7 @@ px_diagnose_hint(const struct probe_env *env, const char *probe, const char *doe
 int
 px_usage_contradicts(const struct px_req *r)
 {
-	int64_t words = r->recipe.units + r->recipe.shared_units;
+	int64_t words = r->recipe.units + r->recipe.shared_units + r->recipe.planted_units;
 
 	if (r->res.usage.in < 0 || r->kind != PX_CHAT)
 		return 0;

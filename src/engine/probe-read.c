@@ -178,6 +178,8 @@ run_plan_read(const cJSON *plan, struct run_plan *out)
 	out->depth = s ? xstrdup(s) : NULL;
 	s = json_get_str(plan, "cache_sharing_levels");
 	out->cache_sharing_levels = s ? xstrdup(s) : NULL;
+	s = json_get_str(plan, "sweep_repeats");
+	out->sweep_repeats = s ? xstrdup(s) : NULL;
 }
 
 void
@@ -188,6 +190,7 @@ run_plan_free(struct run_plan *p)
 	free(p->probes);
 	free(p->depth);
 	free(p->cache_sharing_levels);
+	free(p->sweep_repeats);
 	memset(p, 0, sizeof *p);
 }
 

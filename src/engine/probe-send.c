@@ -360,6 +360,8 @@ px_make(struct probe_env *env, struct px_req *q)
 		prompt_recipe_new(&q->recipe, units);
 		q->recipe.shared_units = q->shared_units;
 		q->recipe.shared_seed = q->shared_seed;
+		q->recipe.planted = q->planted;
+		q->recipe.planted_units = q->planted_units;
 		q->est_tokens = est_tokens(env, &q->recipe, q->must_exceed ? env->tpu_min :
 		    env->tpu_max);
 		q->est_max = est_tokens(env, &q->recipe, env->tpu_max);

@@ -71,6 +71,8 @@ probe_plan_text(struct buf *b, const cJSON *plan_doc)
 		buf_printf(b, " against a vendor as advertised (oversize prompts refused, not billed); "
 		    "depth %s\n", plan.depth ? plan.depth : "verify");
 	}
+	if (plan.sweep_repeats != NULL)
+		buf_printf(b, "  %s\n", plan.sweep_repeats);
 	if (plan.cache_sharing_levels != NULL)
 		buf_printf(b, "  prompt-cache sharing these credentials can tell: %s\n", plan.cache_sharing_levels);
 	if (plan.has_max_prompt_tokens)

@@ -86,6 +86,8 @@ prompt_stream_next(struct prompt_stream *s, struct buf *out)
 			break;
 		case 2:
 			s->step++;
+			if (r->planted != NULL)
+				buf_adds(out, r->planted);
 			buf_adds(out, "\n");
 			return 1;
 		case 3:
@@ -117,11 +119,20 @@ prompt_stream_next(struct prompt_stream *s, struct buf *out)
 }
 
 void
+prompt_filler(uint64_t seed, int64_t words, struct buf *out)
+{
+	for (int64_t k = 0; k < words; k++) {
+		buf_add(out, " ", 1);
+		buf_adds(out, filler_words[next_rand(&seed) % N_WORDS]);
+	}
+}
+
+void
 prompt_build(const struct prompt_recipe *r, struct buf *out)
 {
 	struct prompt_stream s;
 	/* About 7.5 bytes per word: reserve once instead of doubling through. */
-	size_t guess = (size_t)(r->units + r->shared_units) * 8 + 512;
+	size_t guess = (size_t)(r->units + r->shared_units + r->planted_units) * 8 + 512;
 
 	buf_init(out);
 	out->data = xmalloc(guess);

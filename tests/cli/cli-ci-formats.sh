@@ -87,7 +87,7 @@ is "$(json '.runs[0] | .results[] | select(.ruleId == "LEAK_CROSS_TENANT") | [.t
 is "$(json '.runs[0] | .tool.driver.rules[.results[0].ruleIndex] | [.id, .name, .defaultConfiguration.level, .properties["security-severity"]] | @csv' <"$T/run1.sarif")" \
 	'"OVERSIZE_ACCEPTED","OversizeAccepted","error","8.0"' "SARIF: the rule a result points at"
 is "$(json '[.runs[0].tool.driver.rules[].id] | join(" ")' <"$T/run1.sarif")" \
-	"LEAK_CROSS_TENANT PLACEHOLDER_SUBSTITUTION LEAK_CROSS_REQUEST OVERSIZE_ACCEPTED SILENT_TRUNCATION CLAIM_CONTRADICTED CAPACITY_BELOW_ADVERTISED ERROR_IN_200 MALFORMED_ACCEPTED PREFIX_CACHE_SHARED_ACROSS_TENANTS USAGE_ANOMALY LOAD_BREAKS_OTHER_TENANT STREAM_ERROR_AFTER_200 SERVER_ERROR_ON_BAD_INPUT USAGE_MISSING" \
+	"LEAK_CROSS_TENANT PLACEHOLDER_SUBSTITUTION PREFIX_CACHE_CONTENT_RECOVERED LEAK_CROSS_REQUEST OVERSIZE_ACCEPTED SILENT_TRUNCATION KV_POOL_BELOW_CONTEXT ENGINE_VERSION_AFFECTED CLAIM_CONTRADICTED CAPACITY_BELOW_ADVERTISED ENGINE_NODES_DIFFER ERROR_IN_200 MALFORMED_ACCEPTED PREFIX_CACHE_SHARED_ACROSS_TENANTS USAGE_ANOMALY LOAD_BREAKS_OTHER_TENANT STREAM_ERROR_AFTER_200 SERVER_ERROR_ON_BAD_INPUT USAGE_MISSING" \
 	"SARIF: every finding code of the registry is a rule"
 is "$(json '.runs[0].invocations[0] | [.executionSuccessful, .startTimeUtc, .endTimeUtc, (.toolExecutionNotifications | map(.level + ":" + .message.text) | join("|"))] | @csv' <"$T/run1.sarif")" \
 	'true,"2026-11-29T02:00:00.000Z","2026-11-29T02:03:20.500Z","warning:probe prefix-timing inconclusive: timing noise (sd 41.0 ms) is too high for 30 trials to see a cache hit saving 20.0 ms; would need about 64 trials"' \

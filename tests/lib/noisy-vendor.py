@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""noisy-vendor.py [DELAY_MAX_MS [PREFILL_MS [PRIMED_GAIN_MS]]]: an OpenAI-style chat endpoint
+"""noisy-vendor.py [DELAY_MAX_MS [PREFILL_MS [PRIMED_GAIN_MS [GAIN_FIRST]]]]: an OpenAI-style chat endpoint
 whose time to the first token is noisy, for the sequential prefix-timing
 test (sim-prefix-timing.sh).
 
@@ -14,7 +14,9 @@ machine's load (no prefix cache, no hit), and as noisy as the list: the
 verdict depends on the noise only through the power to see a hit. With
 PRIMED_GAIN_MS (default 0) the primed requests come that much sooner than
 their controls: a small cache saving under the noise, for the test that only
-the p-value gate may reject (sim-isolated.sh). Prints
+the p-value gate may reject (sim-isolated.sh); with GAIN_FIRST only the first
+GAIN_FIRST primed requests get it, a saving that drifts away during the run
+(timing-load.sh). Prints
 "listening on http://127.0.0.1:PORT" once ready.
 """
 import http.server
@@ -27,6 +29,7 @@ import time
 DELAY_MAX = int(sys.argv[1]) if len(sys.argv) > 1 else 60
 PREFILL_S = (int(sys.argv[2]) if len(sys.argv) > 2 else 0) / 1000.0
 GAIN_S = (int(sys.argv[3]) if len(sys.argv) > 3 else 0) / 1000.0
+GAIN_FIRST = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 # 0..DELAY_MAX, each once: 37 steps around a cycle of 61 visit every slot.
 DELAYS_MS = [((i * 37) % 61) * DELAY_MAX / 60.0 for i in range(61)]
 MARK = "Shared instructions follow.\n"
@@ -52,7 +55,8 @@ def delay_for(kind):
     with lock:
         i = counters.get(kind, 0)
         counters[kind] = i + 1
-    return DELAYS_MS[i % len(DELAYS_MS)] / 1000.0
+    gain = GAIN_S if kind == "primed" and (GAIN_FIRST == 0 or i < GAIN_FIRST) else 0
+    return DELAYS_MS[i % len(DELAYS_MS)] / 1000.0 - gain
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -86,8 +90,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.wfile.write(out)
             return
         kind = kind_of(tenant, text)
-        gain = GAIN_S if kind == "primed" else 0
-        time.sleep(max(0.0, delay_for(kind) + (PREFILL_S if kind not in ("short", "plain") else 0) - gain))
+        time.sleep(max(0.0, delay_for(kind) + (PREFILL_S if kind not in ("short", "plain") else 0)))
         self.send_response(200)
         self.send_header("Content-Type", "text/event-stream")
         self.send_header("Connection", "close")

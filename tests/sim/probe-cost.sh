@@ -21,7 +21,7 @@ plan() {
 
 sim_start --context 4096 --pool 4096 --tenants "$PROBE_TENANTS" || exit 1
 probe_setup openai 4096 --price-in 3 --price-out 15
-is "$(plan verify)" '["verify",32,66221,19879,1728,0.224583,0.085557,[["calibration",4,5312,2480],["echo",2,1024,336],["oversize",4,26012,0],["sweep",2,4013,4013],["canary",16,28580,12650],["errors",4,1280,400]]]' "plan, verify: at most and expected, per probe and in USD"
+is "$(plan verify)" '["verify",39,94032,47690,2176,0.314736,0.17571,[["calibration",4,5312,2480],["echo",2,1024,336],["oversize",4,26012,0],["sweep",9,31824,31824],["canary",16,28580,12650],["errors",4,1280,400]]]' "plan, verify: at most and expected, per probe and in USD"
 is "$(plan diagnose)" '["diagnose",60,120421,36543,3520,0.414063,0.162429,[["calibration",4,5312,2480],["echo",2,1024,336],["oversize",4,26012,0],["sweep",18,47267,16547],["canary",28,39526,16780],["errors",4,1280,400]]]' "plan, diagnose: the fractions, searches and canary rounds on top"
 is "$("$AIVET" probe run V/e --dry-run --json 2>/dev/null | jq -r .depth)" verify "verify is the default depth"
 run probe run V/e --dry-run
@@ -32,7 +32,7 @@ is "$rc" 2 "an unknown depth is refused"
 
 run probe run V/e --yes --json
 is "$rc:$(verdicts)" "0:echo:pass oversize:pass sweep:pass canary:pass errors:pass" "verify: a correct vendor passes"
-is "$(q "SELECT group_concat(streaming || ':' || (request_size > 5000), ',') FROM exchange WHERE run_id = 1 AND probe = 'sweep'")" "0:1,1:0" \
+is "$(q "SELECT group_concat(streaming || ':' || (request_size > 5000), ',') FROM exchange WHERE run_id = 1 AND probe = 'sweep'")" "0:1,0:1,0:1,0:1,0:1,0:1,0:1,0:1,1:0" \
     "verify: the sweep sends the top of the context plain, and a small prompt streamed"
 is "$(q "SELECT group_concat(tenant || ':' || streaming, ',') FROM (SELECT tenant, streaming FROM exchange
     WHERE run_id = 1 AND probe = 'canary' AND request_size > 5000 ORDER BY seq)")" \
@@ -69,7 +69,7 @@ like "$(printf '%s' "$out" | jq -r '.probes[-1] | "\(.name): \(.verdict): \(.rea
 "$AIVET" endpoint add V --name c2 --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 \
     --price-in 3 --price-out 15 --option price-cached-in=0.3 >/dev/null
 is "$("$AIVET" probe run V/c1 --dry-run --json 2>/dev/null | jq -c '[.tokens_in_expected, .tokens_in_cached_expected, .cost_usd_expected]') $("$AIVET" probe run V/c2 --dry-run --json 2>/dev/null | jq -c '[.tokens_in_expected, .tokens_in_cached_expected, .cost_usd_expected]')" \
-    "[13554,0,0.058902] [13554,1024,0.0561372]" "plan: cached input is priced at --option price-cached-in where the endpoint gives one"
+    "[41365,0,0.149055] [41365,1024,0.1462902]" "plan: cached input is priced at --option price-cached-in where the endpoint gives one"
 run probe run V/free --yes --budget-usd 1
 is "$rc" 2 "--budget-usd on an endpoint without prices is refused"
 like "$errout" "--budget-usd: endpoint V/free has no prices" "and says why"

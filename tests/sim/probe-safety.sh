@@ -40,19 +40,19 @@ is "$(db_snapshot)" "$before" "a dry run writes nothing"
 is "$(grep -c ' POST ' "$SIM_LOG")" 0 "a dry run sends nothing"
 
 # ---- budget: stops before exceeding it ----
-run probe run V/e --yes --json --budget-tokens 20000
+run probe run V/e --yes --json --budget-tokens 80000
 is "$(printf '%s' "$out" | jq -r '.status')" budget_exhausted "budget: the run is marked budget_exhausted"
 used=$(printf '%s' "$out" | jq -r '.tokens_in + .tokens_out')
-ok "$([ "$used" -le 20000 ] && [ "$used" -gt 0 ] && echo 0 || echo 1)" "budget: $used tokens used, not over 20,000"
+ok "$([ "$used" -le 80000 ] && [ "$used" -gt 0 ] && echo 0 || echo 1)" "budget: $used tokens used, not over 80,000"
 is "$(printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)"] | join(" ")')" \
     "echo:pass errors:pass sweep:pass canary:inconclusive oversize:inconclusive" \
     "budget: the most informative first (oversize, the costliest, last); the probe it stopped is inconclusive"
 is "$(printf '%s' "$out" | jq -r '.probes[3].reason')" \
     "the token budget was exhausted before the probe finished" "budget: and says why"
 like "$(printf '%s' "$out" | jq -r '.probes[4].reason')" \
-    "^not checked: the token budget of 20000 ran out before it \(checked before it: echo, errors, sweep\); it plans at most [0-9,]+ input tokens$" \
+    "^not checked: the token budget of 80000 ran out before it \(checked before it: echo, errors, sweep\); it plans at most [0-9,]+ input tokens$" \
     "budget: a partial verdict: the probe not run says so, and which were checked"
-run probe run V/e --dry-run --json --budget-tokens 20000
+run probe run V/e --dry-run --json --budget-tokens 80000
 is "$(printf '%s' "$out" | jq -r '[.probes[].name] | join(" ")')" "calibration echo errors sweep canary oversize" \
     "budget: the plan is in the order the requests go"
 sim_stop

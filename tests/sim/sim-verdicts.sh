@@ -135,15 +135,15 @@ sim_stop
 sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --tpm-limit 4000 || exit 1
 probe_setup openai 8192
 run_probes
-is "$rc:$(per_probe)" "0:echo:pass[] oversize:inconclusive[] sweep:inconclusive[] canary:pass[] errors:pass[]" \
+is "$rc:$(per_probe)" "0:echo:pass[] oversize:inconclusive[] sweep:inconclusive[] canary:inconclusive[] errors:pass[]" \
     "rule rate-limit-is-not-capacity: TPM 429s make no CAPACITY_BELOW_ADVERTISED and no pass for oversize"
 like "$(reason oversize)" "^not judged: rate-limited \(every request; HTTP 429 \(rate_limit_exceeded\): Request too large .* tokens per min .*\); lower prompt sizes with --max-prompt-tokens N, or raise the account's limit$" \
     "tpm: oversize says it was not judged, why, and how to lower sizes"
-like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \(1 of 2 requests; HTTP 429" \
-    "tpm: the sweep says up to which size it judged (verify: the top of the context, rate-limited, and a small streamed prompt)"
+like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \(8 of 9 requests; HTTP 429" \
+    "tpm: the sweep says up to which size it judged (verify: the top of the context 8 times, rate-limited, and a small streamed prompt)"
 is "$(detail sweep '[.refusal_boundary, .change]')" '[null,"none"]' "tpm: no refusal boundary from rate limits"
-is "$(reason canary)" "no leak across 2 tenants in 12 responses; each tenant sent canaries and received answers (12 of 12 canary requests judged); only 0 of 2 tenants' near-limit load was answered, so leaks under load were tested only in part" \
-    "tpm: the canary pass says the load it rested on was not sent"
+is "$(reason canary)" "no leak in 12 responses (12 of 12 canary requests judged), but none of 2 tenants' near-limit load was answered or refused for size: leaks under load, the probe's central question, were not tested" \
+    "tpm: no tenant's near-limit load answered: the canary's central part was not judged, never a pass"
 is "$(q "SELECT count(DISTINCT seq) FROM exchange WHERE response_status = 429")" 2 \
     "rule rate-ceiling: a prompt no smaller than one that stayed rate-limited is not sent again (one per probe that found the limit)"
 run probe run V/e --dry-run

@@ -275,6 +275,28 @@ test_prefix_cache(void)
 	pool_release(&p, &s);
 	pool_destroy(&p);
 
+	/* Newest only: another prompt of the scope evicts the one before; other scopes keep theirs. */
+	pool_init(&p, 512, 16, PREFIX_TENANT, 7, &err);
+	p.newest = 1;
+	pool_prefill(&p, &s, "A", a, 40, 0);
+	pool_release(&p, &s);
+	pool_prefill(&p, &s, "C", a, 40, 0);
+	pool_release(&p, &s);
+	is_int(pool_prefill(&p, &s, "A", a, 40, 0), 32, "newest only: the newest prompt hits");
+	pool_release(&p, &s);
+	is_int(pool_prefill(&p, &s, "A", b, 64, 0), 0, "newest only: another prompt misses");
+	pool_release(&p, &s);
+	is_int(pool_prefill(&p, &s, "A", a, 40, 0), 0, "newest only: and evicted the one before");
+	pool_release(&p, &s);
+	is_int(pool_prefill(&p, &s, "C", a, 40, 0), 32, "newest only: another tenant's newest stays");
+	pool_release(&p, &s);
+	is_int(pool_prefill(&p, &s, "A", a, 24, 0), 16, "newest only: a shorter prompt reuses the opening");
+	pool_release(&p, &s);
+	is_int(pool_prefill(&p, &s, "A", a, 40, 0), 16, "newest only: and keeps only what it held");
+	pool_release(&p, &s);
+	is_int(pool_free_pages(&p), 32, "newest only: evicted pages are free again");
+	pool_destroy(&p);
+
 	pool_init(&p, 64, 16, PREFIX_OFF, 7, &err);
 	pool_prefill(&p, &s, NULL, a, 40, 0);
 	pool_release(&p, &s);

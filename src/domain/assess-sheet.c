@@ -147,6 +147,7 @@ struct sheet {
 	struct sheet_row cur;
 	int curcap, line;
 	int nul_line;   /* the first line with a NUL byte in a cell, 0 for none */
+	char *control;  /* the first cell with another control character, as a problem */
 };
 
 static void
@@ -161,6 +162,15 @@ on_field(void *s, size_t len, void *data)
 	/* A NUL would cut the cell short without a word: refused, not truncated. */
 	if (memchr(cell, '\0', len) != NULL && sh->nul_line == 0)
 		sh->nul_line = sh->line;
+	if (sh->control == NULL && (sh->control = text_c0_problem(cell)) != NULL) {
+		char *p = sh->control;
+		int line = sh->line;
+
+		for (size_t i = 0; i < len; i++)
+			line -= cell[i] == '\n';
+		sh->control = xasprintf("%d: column %d %s", line, sh->cur.n + 1, p);
+		free(p);
+	}
 	if (sh->cur.n == 0) {
 		/* The field ends on the current line; it began as many lines up as it holds. */
 		sh->cur.line = sh->line;
@@ -200,6 +210,7 @@ sheet_free(struct sheet *sh)
 		free(row->cells);
 	}
 	free(sh->rows);
+	free(sh->control);
 }
 
 /* Parses CSV text line by line, so every row knows the line it starts on. */
@@ -310,9 +321,13 @@ sheet_plan_rows(const struct questionnaire *q, const char *source, const struct 
 			continue;
 		}
 		if ((qi = questionnaire_find(q, row->qid)) < 0) {
-			char *shown = text_escape(row->qid, strlen(row->qid), 0);
+			/* An id is at most 64 characters: a longer cell is quoted in part, so that
+			 * many rows of one long string cannot make the message as long as them all. */
+			size_t n = strlen(row->qid) > 80 ? 80 : strlen(row->qid);
+			char *shown = text_escape(row->qid, n, 0);
 
-			buf_printf(problems, "%s: unknown question '%s'\n", row->where, shown);
+			buf_printf(problems, "%s: unknown question '%s%s'\n", row->where, shown,
+			    n < strlen(row->qid) ? "..." : "");
 			free(shown);
 			nproblems++;
 			continue;
@@ -448,6 +463,8 @@ assessment_import_csv(struct db *db, const char *actor, struct assessment *a, co
 	buf_free(&text);
 	if (rc == 0 && sh.nul_line != 0)
 		rc = aerr_set(err, AV_USAGE, "%s:%d: a cell holds a NUL byte", path, sh.nul_line);
+	if (rc == 0 && sh.control != NULL)
+		rc = aerr_set(err, AV_USAGE, "%s:%s", path, sh.control);
 	if (rc == 0 && sh.nrows == 0)
 		rc = aerr_set(err, AV_USAGE, "%s: the sheet is empty", path);
 	if (rc == 0)

@@ -510,57 +510,68 @@ number_text(double d)
 /*
  * One cell as the text the checks read, or a problem naming it. A choice's
  * label (what the dropdown shows) becomes its value; a date serial a date
- * in the book's date system; a boolean yes or no.
+ * in the book's date system; a boolean yes or no. A string is the book's
+ * own text, not a copy (one shared string may fill every row); text made
+ * here is put in *own for the caller to free.
  */
-static char *
+static const char *
 cell_text_of(const struct xlsx_book *b, const char *sheet, const struct xlsx_cell *c,
-    const struct q_question *qq, char **problem)
+    const struct q_question *qq, char **problem, char **own)
 {
 	char ref[16], day[11];
 
+	*own = NULL;
 	if (c == NULL)
-		return xstrdup("");
+		return "";
 	xlsx_ref(c->row, c->col, ref);
 	if (c->formula != NULL) {
 		*problem = xasprintf("%s!%s: the cell holds a formula (=%s); aivet reads no formulas: "
 		    "type the value", sheet, ref, c->formula);
-		return xstrdup("");
+		return "";
 	}
 	switch (c->type) {
 	case XLSX_ERROR:
 		*problem = xasprintf("%s!%s: the cell holds the error %s", sheet, ref, c->text);
-		return xstrdup("");
+		return "";
 	case XLSX_BOOL:
 		if (qq != NULL && qq->type == QT_YES_NO)
-			return xstrdup(c->num != 0 ? "yes" : "no");
-		return xstrdup(c->num != 0 ? "true" : "false");
+			return c->num != 0 ? "yes" : "no";
+		return c->num != 0 ? "true" : "false";
 	case XLSX_NUMBER:
 		if (qq != NULL && qq->type == QT_DATE) {
 			if (xlsx_date(b, c->num, day) != 0) {
 				*problem = xasprintf("%s!%s: %s is not a date", sheet, ref, c->text);
-				return xstrdup("");
+				return "";
 			}
-			return xstrdup(day);
+			return *own = xstrdup(day);
 		}
-		return number_text(c->num);
+		return *own = number_text(c->num);
 	default:
 		break;
+	}
+	if ((*problem = text_c0_problem(c->text)) != NULL) {
+		char *p = *problem;
+
+		*problem = xasprintf("%s!%s: %s", sheet, ref, p);
+		free(p);
+		return "";
 	}
 	if (qq != NULL && (qq->type == QT_YES_NO || qq->type == QT_SINGLE))
 		for (int i = 0; i < qq->nchoices; i++)
 			if (strcasecmp(c->text, choice_shown(&qq->choices[i])) == 0)
-				return xstrdup(qq->choices[i].value);
+				return qq->choices[i].value;
 	if (qq != NULL && qq->type == QT_DATE && strlen(c->text) > 10 && c->text[10] == 'T')
-		return xasprintf("%.10s", c->text);   /* an ISO date-time cell (t="d") */
-	return xstrdup(c->text);
+		return *own = xasprintf("%.10s", c->text);   /* an ISO date-time cell (t="d") */
+	return c->text;
 }
 
-/* cell_text_of, keeping a row's first problem. */
-static char *
+/* cell_text_of, keeping a row's first problem and what the text needs freed. */
+static const char *
 cell_text(const struct xlsx_book *b, const char *sheet, const struct xlsx_cell *c,
-    const struct q_question *qq, char **problem)
+    const struct q_question *qq, char **problem, char **own)
 {
-	char *p = NULL, *t = cell_text_of(b, sheet, c, qq, &p);
+	char *p = NULL;
+	const char *t = cell_text_of(b, sheet, c, qq, &p, own);
 
 	if (p != NULL && *problem == NULL)
 		*problem = p;
@@ -571,7 +582,7 @@ cell_text(const struct xlsx_book *b, const char *sheet, const struct xlsx_cell *
 
 struct xrows {
 	struct sheet_answer *rows;
-	char **texts;   /* what rows point at */
+	char **texts;   /* what rows point at that is not the book's (NULL when it is) */
 	int n, ntexts;
 };
 
@@ -605,7 +616,7 @@ sheet_rows(const struct xlsx_book *b, const struct xlsx_sheet *sh, const struct 
 		int row = sh->cells[i].row, qi;
 		const struct xlsx_cell *cq = NULL, *ca = NULL, *cn = NULL;
 		struct sheet_answer *sa;
-		char ref[16], *problem = NULL, *qid;
+		char ref[16], *problem = NULL;
 
 		for (; i < sh->ncells && sh->cells[i].row == row; i++) {
 			cq = sh->cells[i].col == cols[0] ? &sh->cells[i] : cq;
@@ -619,12 +630,11 @@ sheet_rows(const struct xlsx_book *b, const struct xlsx_sheet *sh, const struct 
 		}
 		sa = &out->rows[out->n++];
 		memset(sa, 0, sizeof *sa);
-		qid = cell_text(b, sh->name, cq, NULL, &problem);
-		qi = questionnaire_find(q, qid);
-		sa->qid = out->texts[out->ntexts++] = qid;
-		sa->answer = out->texts[out->ntexts++] = cell_text(b, sh->name, ca,
-		    qi >= 0 ? &q->questions[qi] : NULL, &problem);
-		sa->note = out->texts[out->ntexts++] = cell_text(b, sh->name, cn, NULL, &problem);
+		sa->qid = cell_text(b, sh->name, cq, NULL, &problem, &out->texts[out->ntexts++]);
+		qi = questionnaire_find(q, sa->qid);
+		sa->answer = cell_text(b, sh->name, ca, qi >= 0 ? &q->questions[qi] : NULL, &problem,
+		    &out->texts[out->ntexts++]);
+		sa->note = cell_text(b, sh->name, cn, NULL, &problem, &out->texts[out->ntexts++]);
 		if (cols[2] < 0)
 			sa->note = NULL;
 		sa->problem = problem;

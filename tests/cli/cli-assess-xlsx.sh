@@ -139,6 +139,39 @@ case $errout in
 esac
 is "$ok:$(printf '%s\n' "$errout" | wc -l)" "1:1" "a second inline string left open: one line naming the part and the tag ($errout)"
 is "$(db_snapshot)" "$snap" "a second inline string left open: nothing changed"
+
+# ---- expanding text is capped: a shared string is held once ----
+# 2,000 cells of one 8 MiB shared string: once 16 GB of copies and an abort;
+# now refused at the string, in bounded memory.
+mem() { # mem FILE: runs the import, peak memory in KiB in $kib
+	/usr/bin/time -f '%M' -o "$T/mem" "$AIVET" assess import 1 "$1" >/dev/null 2>"$T/stderr" && rc=0 || rc=$?
+	errout=$(cat "$T/stderr")
+	kib=$(tail -1 "$T/mem")   # after "Command exited with non-zero status N"
+}
+"$PY" "$V" shared "$T/a.xlsx" "$T/big.xlsx" 8388608 2000
+nsst=$(unzip -p "$T/a.xlsx" xl/sharedStrings.xml | grep -o '<si>' | wc -l)   # the new string's index
+snap=$(db_snapshot)
+mem "$T/big.xlsx"
+is "$rc:$errout" "2:aivet: $T/big.xlsx: xl/sharedStrings.xml: shared string $nsst holds 8388608 characters (a cell holds at most 32767): refused" \
+	"an 8 MiB shared string in 2,000 cells is refused, naming the part and the string"
+ok "$(test "$kib" -lt 200000; echo $?)" "in bounded memory ($kib KiB)"
+is "$(db_snapshot)" "$snap" "the 8 MiB string: nothing changed"
+# A 30,000-character string in 2,000 cells is text of 30,000 characters, not
+# 60 million: the workbook imports (the extra column is not read).
+"$PY" "$V" shared "$T/a.xlsx" "$T/shared.xlsx" 30000 2000
+mem "$T/shared.xlsx"
+is "$rc:$errout" "0:" "a long shared string in 2,000 cells is counted once: imported"
+ok "$(test "$kib" -lt 40000; echo $?)" "without a copy per cell ($kib KiB)"
+# 600 strings of 30,000 characters: past the 16 MiB the book may hold at the
+# 560th (16,777,216 / 30,000 = 559.2).
+"$PY" "$V" shared "$T/a.xlsx" "$T/many.xlsx" 30000 1 600
+refused "$T/many.xlsx" "aivet: $T/many.xlsx: xl/sharedStrings.xml: at shared string $((nsst + 559)) the workbook's text exceeds 16 MiB (each shared string counted once): refused" \
+	"text past 16 MiB in all is refused, naming the part"
+
+# ---- control characters: _x001B_ is an ESC, refused naming the cell ----
+"$PY" "$V" escape "$T/a.xlsx" "$T/escape.xlsx" deeper
+refused "$T/escape.xlsx" "Answers!E4: holds the control character U+001B (ESC) at character 3: only tab and line breaks are allowed in imported text
+aivet: $T/escape.xlsx: 1 bad row; nothing was imported" "an ESC in a cell is refused, naming the cell"
 run assess export 2 --format xlsx --output "$T/two.xlsx"
 refused "$T/two.xlsx" "aivet: $T/two.xlsx: aivet!B1: the workbook is for assessment 2, not 1" "a workbook for another assessment"
 jq '.version = 2' "$D/scoring-questionnaire.json" > "$T/v2.json"

@@ -456,7 +456,10 @@ request_make(const unsigned char digest[32], ASN1_INTEGER **nonce_out)
 	return req;
 }
 
-/* The answer against the request: granted, same nonce, same imprint, a certificate. */
+static int signer_rules(const char *name, X509 *signer, time_t at, struct tsa_status *st);
+
+/* The answer against the request: granted, same nonce, same imprint, a
+ * certificate, and the certificate rules verify applies. */
 static int
 response_check(const char *url, const char *name, TS_RESP *r, const ASN1_INTEGER *nonce,
     const unsigned char digest[32], struct tsa_status *st, struct aerr *err)
@@ -464,6 +467,7 @@ response_check(const char *url, const char *name, TS_RESP *r, const ASN1_INTEGER
 	TS_TST_INFO *tst = TS_RESP_get_tst_info(r);
 	const ASN1_INTEGER *n;
 	X509 *signer;
+	time_t at = 0;
 	long s;
 
 	if ((s = resp_status(r)) != 0)
@@ -481,8 +485,12 @@ response_check(const char *url, const char *name, TS_RESP *r, const ASN1_INTEGER
 	if ((signer = token_signer(r, NULL)) == NULL)
 		return aerr_set(err, AV_RUNTIME, "TSA %s: the token carries no signing certificate, "
 		    "although the request asked for it", url);
-	time_text(TS_TST_INFO_get_time(tst), st->time, NULL);
+	time_text(TS_TST_INFO_get_time(tst), st->time, &at);
 	name_text(X509_get_subject_name(signer), st->tsa, sizeof st->tsa);
+	/* verify's certificate rules, before anything is written: a token verify
+	 * would fail (a certificate expired, or not for time-stamping) is no stamp. */
+	if (signer_rules(name, signer, at, st) != 0)
+		return aerr_set(err, AV_RUNTIME, "TSA %s: %s", url, st->problem);
 	return 0;
 }
 

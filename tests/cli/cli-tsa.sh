@@ -129,10 +129,27 @@ is "$rc" 1 "a TSA certificate without the time-stamping purpose fails"
 like "$out" "^  SHA256SUMS.tsr: the TSA certificate CN=Test TSA plain,O=aivet tests is not for time-stamping \(extendedKeyUsage timeStamping, critical\)\$" \
 	"for its purpose"
 
+# A TSA whose certificate expired in 2021 still answers; report applies
+# verify's certificate rules before writing, so no bundle is made of it.
+before=$(db_snapshot)
 run report acme --out "$T/expired" --tsa "$URL/expired"
-is "$rc" 0 "a TSA with an expired certificate still answers"
-run verify "$T/expired"
-is "$rc" 1 "but its token fails verify"
+like "$rc:$errout" "^3:aivet: TSA $URL/expired: SHA256SUMS.tsr: the TSA certificate CN=Test TSA expired,O=aivet tests was not valid at the attested time $ISO \(valid from 2020-01-01T00:00:00Z to 2021-01-01T00:00:00Z\)\$" \
+	"report --tsa refuses a token from a certificate expired in 2021 (exit 3), naming its validity"
+ok "$(test ! -e "$T/expired"; echo $?)" "and leaves no bundle behind"
+is "$(db_snapshot)" "$before" "and records no report"
+run report acme --out "$T/expired" --tsa "$URL/expired" --tsa-optional
+is "$rc" 0 "with --tsa-optional the report is made"
+like "$(cat "$T/expired/TIMESTAMP.txt")" "^time not attested: TSA $URL/expired: SHA256SUMS.tsr: the TSA certificate CN=Test TSA expired" \
+	"and says the time is not attested, and why"
+ok "$(test ! -e "$T/expired/SHA256SUMS.tsr"; echo $?)" "without the token"
+# The token itself, kept by hand beside another bundle, still fails verify.
+openssl ts -query -data "$B/SHA256SUMS" -sha256 -cert -out "$T/exp.tsq" 2>/dev/null
+openssl ts -reply -config "$P/tsa.cnf" -section tsa_expired -queryfile "$T/exp.tsq" -out "$T/exp.tsr" 2>/dev/null
+cp -r "$B" "$T/expired-by-hand"
+cp "$T/exp.tsr" "$T/expired-by-hand/SHA256SUMS.tsr"
+cp "$P/old.pem" "$T/expired-by-hand/SHA256SUMS.tsa.pem"
+run verify "$T/expired-by-hand"
+is "$rc" 1 "a token from the expired certificate fails verify"
 like "$out" "^  SHA256SUMS.tsr: the TSA certificate CN=Test TSA expired,O=aivet tests was not valid at the attested time $ISO \(valid from 2020-01-01T00:00:00Z to 2021-01-01T00:00:00Z\)\$" \
 	"for its validity at the attested time"
 

@@ -3,7 +3,7 @@
  * the vendor fills in (CSV for spreadsheets, Markdown for reading), one row
  * per question with its allowed values, current answer and note; the CSV
  * comes back through import, which checks every row first and reports all
- * bad rows with their line before changing anything. CSV is read and
+ * refused cells with their line before changing anything. CSV is read and
  * written with libcsv.
  */
 #include "config.h"
@@ -265,7 +265,7 @@ blank(const char *s)
 struct planned {
 	int qi;
 	char *where;
-	cJSON *value;
+	cJSON *value;      /* NULL: the answer was blanked, and clears the current one */
 	char *note;
 };
 
@@ -339,9 +339,9 @@ sheet_plan_rows(const struct questionnaire *q, const char *source, const struct 
 			continue;
 		}
 		seen[qi] = row;
-		if (blank(row->answer))
-			continue;   /* left for later: an empty answer changes nothing */
-		if (answer_from_text(&q->questions[qi], row->answer, &p->value, &e) != 0) {
+		/* A blanked answer clears the current one (one never given stays unanswered). */
+		if (!blank(row->answer) &&
+		    answer_from_text(&q->questions[qi], row->answer, &p->value, &e) != 0) {
 			buf_printf(problems, "%s: question %s: %s\n", row->answer_where, row->qid, e.msg);
 			nproblems++;
 			continue;
@@ -354,8 +354,8 @@ sheet_plan_rows(const struct questionnaire *q, const char *source, const struct 
 	free(seen);
 	if (nproblems > 0) {
 		sheet_plan_free(plan);
-		return aerr_set(err, AV_USAGE, "%s: %d bad row%s; nothing was imported", source, nproblems,
-		    nproblems == 1 ? "" : "s");
+		return aerr_set(err, AV_USAGE, "%s: %d cell%s refused; nothing was imported", source,
+		    nproblems, nproblems == 1 ? "" : "s");
 	}
 	*out = plan;
 	return 0;
@@ -372,10 +372,18 @@ sheet_plan_apply(struct db *db, const char *actor, struct assessment *a,
 	 * Every change still has its answer_history row. */
 	a->batch = cJSON_CreateArray();
 	for (int i = 0; i < plan->n && rc == 0; i++) {
+		const struct planned *p = &plan->rows[i];
 		int n = 0;
 
-		rc = assessment_set_answer(db, actor, a, plan->rows[i].qi, plan->rows[i].value,
-		    plan->has_note, plan->rows[i].note, NULL, 0, NULL, &n, err);
+		if (p->value != NULL || a->answers[p->qi].value != NULL)
+			rc = assessment_set_answer(db, actor, a, p->qi, p->value,
+			    p->value != NULL && plan->has_note, p->note, NULL, 0, NULL, &n, err);
+		*changed += n;
+		n = 0;
+		/* Cleared, with a note the sheet still gives: the note stays, alone. */
+		if (rc == 0 && p->value == NULL && plan->has_note && p->note != NULL)
+			rc = assessment_set_answer(db, actor, a, p->qi, NULL, 1, p->note, NULL, 0, NULL,
+			    &n, err);
 		if (rc != 0)
 			aerr_prefix(err, "%s", plan->rows[i].where);
 		*changed += n;

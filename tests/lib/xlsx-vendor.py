@@ -11,6 +11,9 @@ of a real one.
   xlsx-vendor.py template IN OUT         answers in a blank template
   xlsx-vendor.py formula IN OUT          an answer typed as a formula
   xlsx-vendor.py answer IN OUT QID VALUE one answer typed as text
+  xlsx-vendor.py answers IN OUT QID=VALUE...  answers typed as text (an empty VALUE
+                                         blanks the cell; a number typed as one)
+  xlsx-vendor.py question IN OUT QID TEXT the locked question text reworded
   xlsx-vendor.py bomb IN OUT             an entry inflating 1000 times
   xlsx-vendor.py entries IN OUT          2,100 entries
   xlsx-vendor.py badutf8 IN OUT          a shared string with a stray byte (aivet's export)
@@ -106,10 +109,26 @@ def formula(src, dst):
 
 
 def answer(src, dst, qid, value):
+    answers(src, dst, [f"{qid}={value}"], numbers=False)
+
+
+def answers(src, dst, pairs, numbers=True):
     wb = openpyxl.load_workbook(src)
     ws = wb["Answers"]
     at, hdr = rows_by_id(ws)
-    ws.cell(row=at[qid], column=hdr.index("Answer") + 1).value = value
+    for pair in pairs:
+        qid, value = pair.split("=", 1)
+        if numbers and value.lstrip("-").replace(".", "", 1).isdigit():
+            value = float(value)
+        ws.cell(row=at[qid], column=hdr.index("Answer") + 1).value = value if value != "" else None
+    wb.save(dst)
+
+
+def question(src, dst, qid, text):
+    wb = openpyxl.load_workbook(src)
+    ws = wb["Answers"]
+    at, hdr = rows_by_id(ws)
+    ws.cell(row=at[qid], column=hdr.index("Question") + 1).value = text
     wb.save(dst)
 
 
@@ -134,6 +153,10 @@ def main():
         formula(args[0], args[1])
     elif cmd == "answer":
         answer(args[0], args[1], args[2], args[3])
+    elif cmd == "answers":
+        answers(args[0], args[1], args[2:])
+    elif cmd == "question":
+        question(args[0], args[1], args[2], args[3])
     elif cmd == "bomb":
         rewrite(args[0], args[1], lambda n, d: d, [("xl/media/pad.xml", b" " * (20 << 20))])
     elif cmd == "entries":

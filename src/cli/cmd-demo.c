@@ -4,8 +4,8 @@
  * PATH) on a free loopback port with two tenants and the incident's fault:
  * 1,048,576 tokens advertised, a KV pool of 681,280, oversize prompts
  * swapped for a placeholder that decodes stale pages of other requests.
- * It registers the vendor in a separate demo database (unless --db is
- * given), runs every probe, explains what was found, then runs them again
+ * It registers the vendor in a separate demo database (unless --db or
+ * AIVET_DB names one), runs every probe, explains what was found, then runs them again
  * against the fixed configuration, where everything passes.
  */
 #include "config.h"
@@ -272,7 +272,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
 	int quick = 0, c, rc, fault_rc, fixed_rc;
-	const char *db_opt = av->db_named ? av->db_path : NULL;   /* aivet --db PATH demo */
+	const char *db_opt = av->db_named ? av->db_path : NULL;   /* --db PATH or AIVET_DB */
 	char *sim_bin = NULL, *db_path = NULL, ctx_s[32], pool_s[32], tenants[160], key_a[33], key_b[33];
 	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run1 = 0, run2 = 0;
 	struct sim s = { 0 };

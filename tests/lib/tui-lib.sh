@@ -58,3 +58,21 @@ tui_wait_re() {
 	echo "# timed out waiting for a line matching: $1"; tui_screen | sed 's/^/# | /'
 	return 1
 }
+# tui_q_out: q until aivet asks "Quit aivet?" on its first screen, then y.
+tui_q_out() {
+	_i=0
+	while [ $_i -lt 12 ]; do
+		tui_keys q
+		_j=0
+		while [ $_j -lt 20 ]; do
+			_s=$(tui_screen)
+			case $_s in
+			*"Quit aivet?"*) tui_keys y; return 0 ;;
+			*"[exit "*) return 0 ;;
+			esac
+			sleep 0.05; _j=$((_j + 1))
+		done
+		_i=$((_i + 1))
+	done
+	return 1
+}

@@ -85,12 +85,12 @@ tui_keys '?'
 tui_wait "Keys on this screen (vendors):"; ok $? "? opens the help"
 tui_keys G
 # Only at the new width does this line show whole.
-tui_wait "worst first: a vendor rated unacceptable, an incident with a clock overdue,"
+tui_wait "incidents (vendors), an incident with a clock overdue, a probe run with a"
 tui_expect tui-keys-help-120x40.txt
 tui_keys g /
 tui_type overdue; tui_keys Enter
 tui_wait "'overdue': line 1 of 2 with it (n next, N previous)"; ok $? "/ finds the first line with the word"
-like "$(tui_screen)" '> +!! +worst first: a vendor rated unacceptable, an incident with a clock overdue,' \
+like "$(tui_screen)" '> +incidents \(vendors\), an incident with a clock overdue, a probe run with a' \
 	"the selection is on that line"
 ESC=$(printf '\033')
 tui_keys n

@@ -122,6 +122,6 @@ like "$(tui_screen)" '^      "name": +"sweep",$' "the JSON itself"
 tui_keys q
 tui_wait "Run 1 on V/e"; ok $? "q returns to the run"
 like "$(tui_screen | tail -2)" "J raw JSON" "the footer names J"
-tui_keys q q q q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "q backs out and quits"
 done_testing

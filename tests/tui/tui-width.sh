@@ -50,6 +50,24 @@ tui_wait "OPEN INCIDENTS"
 like "$(tui_screen)" "> !! $V +acceptable +2 +2 +1" "the vendor list marks it !! (an open incident), the dashboard's marker"
 tui_stop
 
+# The help at 80x24 wraps its legend to the screen instead of cutting it at the edge.
+tui_start 80x24
+tui_wait "== Vendors by rating =="
+tui_keys '?'
+tui_wait "Keys on this screen (dashboard):"
+tui_keys G
+tui_wait_re "^> +OVERDUE, LEAK and other words"
+like "$(tui_screen)" "say in words what red says in
+>? +colour\." "80x24: the help's last legend line wraps, not cut at the edge"
+like "$(tui_screen)" "           probe run with a high or critical finding \(dashboard\)" \
+	"80x24: a long entry wraps under its text"
+tui_keys g /
+tui_type "only dim"; tui_keys Enter
+tui_wait "'only dim': line"
+like "$(tui_screen)" "in a pane without the focus it is only dim, with
+ +no >" "80x24: the first legend line wraps, its end kept"
+tui_stop
+
 # The vendor screen at 80 columns: the URL keeps its host and port.
 port=${SIM_URL##*:}
 tui_start 80x24

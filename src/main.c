@@ -220,7 +220,8 @@ main(int argc, char **argv)
 		free(db_path);
 		return AV_USAGE;
 	}
-	av.db_named = db_path != NULL;
+	/* Named: with --db, or with AIVET_DB (which 'aivet demo' honours as it does --db). */
+	av.db_named = db_path != NULL || (getenv("AIVET_DB") != NULL && *getenv("AIVET_DB") != '\0');
 	av.db_path = db_path ? db_path : (db_path = default_db_path());
 	if (p.ind >= argc) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {

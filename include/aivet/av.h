@@ -12,7 +12,7 @@
 /* Everything a command needs: the database, who acts, and global options. */
 struct aivet {
 	const char *db_path;   /* resolved path of the database */
-	int db_named;          /* db_path was named with --db, not found by default */
+	int db_named;          /* db_path was named with --db or AIVET_DB, not found by default */
 	struct db *db;           /* opened lazily by av_db() */
 	char actor[128];
 	const char *progname;

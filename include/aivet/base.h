@@ -105,6 +105,11 @@ void sha256_hex(const void *data, size_t len, char out[65]);
  * invalid UTF-8 become visible escapes (\x1b, \u202e); with keep_lines, LF
  * and tab pass through. Escaping twice changes nothing. Returns malloc'ed text. */
 char *text_escape(const char *s, size_t n, int keep_lines);
+/* Imported text (a sheet's cell) may hold no C0 control character but tab
+ * and line breaks (LF, CR): the first other one as a problem
+ * ("holds the control character U+001B (ESC) at character 4: ..."),
+ * malloc'ed, or NULL when there is none. */
+char *text_c0_problem(const char *s);
 /* The one way text reaches a reader's terminal: the commands' text output
  * goes through these, so a vendor's or colleague's string (an answer, a note,
  * a contact, a header) cannot clear the screen, set the clipboard (OSC 52) or

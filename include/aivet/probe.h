@@ -75,6 +75,10 @@ int probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe
  * as advertised (prompts over the context refused, and not billed). */
 int probe_plan_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     cJSON **plan, struct aerr *err);
+/* Every credential of the endpoint resolves for runner (the guard a run passes
+ * before anything is asked or sent); the error names the tenant. */
+int probe_credentials_ready(struct db *db, const char *runner, int64_t endpoint_id,
+    struct aerr *err);
 /* A run named by its id ("12"): *id, or the one wording for an unknown run. */
 int probe_run_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err);
 /* A run as JSON (the contract of "probe show --json"): probe_run_get, then

@@ -176,6 +176,10 @@ struct verify_result {
 	char approvals[512];
 	char **problems;             /* each names the file and what is wrong */
 	size_t nproblems;
+	/* Each part's own result, 1 when it held: the signature by a trusted signer,
+	 * the hashes (SHA256SUMS, every file, none missing or extra), report.json.
+	 * The time-stamp's is tsa (attested, untrusted: not verified, or failed). */
+	int signature_ok, hashes_ok, report_ok;
 };
 
 /* Verifies a bundle: the signature on SHA256SUMS by a trusted signer, every hash,
@@ -198,7 +202,12 @@ void verify_result_free(struct verify_result *res);
 /* Why the signer is trusted: "own key 'aivet'", "trusted key 'NAME'", "--pubkey FILE",
  * "--key NAME", or "not trusted". */
 void verify_trust_label(const struct verify_result *res, char *out, size_t n);
-/* What "aivet verify" prints for the bundle in dir: verified, or every problem. */
+/* Each part's word: "verified" or "failed"; the time-stamp's "attested",
+ * "not verified" (its TSA is not trusted), "failed" or "none". */
+const char *verify_part_word(int ok);
+const char *verify_time_word(const struct verify_result *res);
+/* What "aivet verify" prints for the bundle in dir: verified (or the signature
+ * and hashes verified and the time not), or each part and every problem. */
 void verify_result_text(const char *dir, const struct verify_result *res, struct buf *out);
 
 #endif

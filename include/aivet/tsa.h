@@ -26,6 +26,9 @@ struct tsa_status {
 	char trusted_as[600];        /* the trusted certificate the chain ends in (verifying) */
 	char url[1024];              /* the TSA asked (stamping) */
 	char problem[1200];          /* why not attested, when requested and not attested */
+	int untrusted;               /* not attested only because no trusted TSA certificate
+	                                vouches for the TSA: the token is intact and signed by
+	                                the certificate it names ("time not verified") */
 };
 
 /* The default TSA: the first line of $XDG_CONFIG_HOME/aivet/tsa-url, or NULL. */
@@ -51,8 +54,9 @@ int tsa_stamp(const char *url, const char *data_path, const char *name, struct t
  * returns 0. */
 int tsa_check(const char *data_path, const char *name, const char *extra_certs, struct tsa_status *st);
 
-/* "time attested by TSA SUBJECT at TIME", "time not attested" or
- * "time not attested: WHY". */
+/* "time attested by TSA SUBJECT at TIME", "time not attested", "time not
+ * attested: WHY" or, for a token intact but from a TSA not trusted, "time
+ * not verified: WHY". */
 void tsa_status_words(const struct tsa_status *st, struct buf *b);
 /* The status as JSON: {attested, time, tsa, trusted_as, problem}. */
 cJSON *tsa_status_json(const struct tsa_status *st);
@@ -92,6 +96,10 @@ struct tsa_cert_info {
 /* Trusts the certificate in path (PEM or DER); info describes it; *added is 0
  * when it was trusted already. */
 int tsa_trust_add(const char *path, struct tsa_cert_info *info, int *added, struct aerr *err);
+/* Stops trusting a certificate: what is its SHA-256 fingerprint (or the first 8
+ * or more hex digits of it, naming one) or a certificate file; info describes the
+ * certificate removed. */
+int tsa_trust_remove(const char *what, struct tsa_cert_info *info, struct aerr *err);
 /* The trusted certificates, sorted by subject. */
 int tsa_trust_list(struct tsa_cert_info **out, size_t *n, struct aerr *err);
 

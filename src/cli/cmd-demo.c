@@ -4,8 +4,8 @@
  * PATH) on a free loopback port with two tenants and the incident's fault:
  * 1,048,576 tokens advertised, a KV pool of 681,280, oversize prompts
  * swapped for a placeholder that decodes stale pages of other requests.
- * It registers the vendor in a separate demo database (unless --db is
- * given), with the simulator's SGLang status API as the engine: first the
+ * It registers the vendor in a separate demo database (unless --db or
+ * AIVET_DB names one), with the simulator's SGLang status API as the engine: first the
  * engine probe reads the pool against the context from the running engine,
  * with no prompt; then the other probes confirm it from outside; the demo
  * states both, then runs every probe again against the fixed configuration,
@@ -316,7 +316,7 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
 	int quick = 0, c, rc, eng_rc, fault_rc, fixed_rc;
-	const char *db_opt = av->db_named ? av->db_path : NULL;   /* aivet --db PATH demo */
+	const char *db_opt = av->db_named ? av->db_path : NULL;   /* --db PATH or AIVET_DB */
 	char *sim_bin = NULL, *db_path = NULL, ctx_s[32], pool_s[32], tenants[160], key_a[33], key_b[33];
 	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run0 = 0, run1 = 0, run2 = 0;
 	struct sim s = { 0 };

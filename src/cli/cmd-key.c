@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -318,6 +319,65 @@ key_register_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+/* Untrusting removes a trusted signer's key; an own key is the keyring's, not a trust. */
+static int
+key_untrust(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	const char *name;
+	char *dir, *path = NULL, *kd, *own = NULL;
+	char id[MINISIGN_KEYID_LEN + 1];
+	struct minisign_pub pub;
+	struct buf b, line;
+	int rc;
+
+	opt_begin(&p, av, argc, argv);
+	if (opt_next(&p, err) < 0)
+		return err->code;
+	name = argv[p.ind];
+	dir = keyring_trusted_dir();
+	kd = keystore_dir();
+	buf_init(&line);
+	if ((rc = keystore_name_check(name, err)) != 0)
+		goto out;
+	path = xasprintf("%s/%s.pub", dir, name);
+	own = xasprintf("%s/%s.pub", kd, name);
+	if (access(path, F_OK) != 0) {
+		rc = access(own, F_OK) == 0 ?
+		    aerr_set(err, AV_USAGE, "'%s' is an own signing key, not a trusted signer's: untrust "
+		    "removes trusted keys only", name) :
+		    aerr_set(err, AV_USAGE, "no trusted key '%s' (see 'aivet key list')", name);
+		goto out;
+	}
+	if ((rc = read_file(path, 4096, &b, err)) != 0)
+		goto out;
+	rc = minisign_pubkey_parse(b.data, b.len, path, &pub, err);
+	buf_free(&b);
+	if (rc == 0) {
+		minisign_keyid(pub.keynum, id);
+		minisign_pubkey_base64(&pub, &line);
+	}
+	if (unlink(path) != 0) {
+		rc = aerr_set(err, AV_RUNTIME, "%s: cannot remove: %s", path, strerror(errno));
+		goto out;
+	}
+	/* A damaged file is removed all the same: it trusted nothing. */
+	aerr_clear(err);
+	if (rc == 0)
+		term_printf(stdout, "key %s no longer trusted (key id %s)\n  public key  %s\n  removed     "
+		    "%s\n", name, id, line.data, path);
+	else
+		term_printf(stdout, "key %s no longer trusted\n  removed     %s\n", name, path);
+	rc = 0;
+out:
+	buf_free(&line);
+	free(dir);
+	free(path);
+	free(kd);
+	free(own);
+	return rc;
+}
+
 static const struct opt generate_opts[] = {
 	{ "name", 'n', "NAME", "the key's name in the keyring (default aivet)", 0 },
 	{ "no-password", 'N', NULL, "leave the secret key unencrypted (for CI)", 0 },
@@ -343,6 +403,8 @@ static const struct cmd_entry key_subs[] = {
 	  ARGS_NONE },
 	{ "trust", "PUBLIC-KEY-FILE", name_opts, "trust a signer's public key (minisign .pub) for verify",
 	  key_trust, NULL, ARGS({ TARGET_WORD, 0 }) },
+	{ "untrust", "NAME", NULL, "stop trusting a signer's key (its NAME in 'key list')",
+	  key_untrust, NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL,
 	  ARGS({ TARGET_WORD, 1 }) },
 	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL,

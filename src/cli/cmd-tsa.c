@@ -60,6 +60,27 @@ tsa_trust_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
+tsa_untrust_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct tsa_cert_info info;
+	int json, first;
+
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0 ||
+	    tsa_trust_remove(argv[first], &info, err) != 0)
+		return err->code;
+	if (json) {
+		cJSON *o = cert_json(&info);
+
+		cJSON_AddBoolToObject(o, "removed", 1);
+		json_emit(o);
+		return 0;
+	}
+	printf("no longer trusted: TSA certificate %s\n  issuer       %s\n  SHA-256      %s\n"
+	    "  kind         %s\n", info.subject, info.issuer, info.fingerprint, cert_kind(&info));
+	return 0;
+}
+
+static int
 tsa_list_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct tsa_cert_info *v = NULL;
@@ -131,6 +152,8 @@ static const struct opt url_opts[] = {
 static const struct cmd_entry tsa_subs[] = {
 	{ "trust", "CERT", opt_json_only, "trust a TSA's certificate (or its CA's) to attest times",
 	  tsa_trust_cmd, NULL, ARGS({ TARGET_WORD, 0 }) },
+	{ "untrust", "SHA256|CERT", opt_json_only, "stop trusting a TSA certificate (by its SHA-256, or "
+	  "the certificate file)", tsa_untrust_cmd, NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ "list", NULL, opt_json_only, "list the trusted TSA certificates and the default TSA",
 	  tsa_list_cmd, NULL, ARGS_NONE },
 	{ "url", "[URL]", url_opts, "show or set the TSA that report and audit checkpoint ask",

@@ -64,6 +64,11 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json_add_str(o, "trusted_comment", res.trusted_comment[0] ? res.trusted_comment : NULL);
 		json_add_str(o, "generated_at", res.generated_at[0] ? res.generated_at : NULL);
 		cJSON_AddItemToObject(o, "time_stamp", tsa_status_json(&res.tsa));
+		p = cJSON_AddObjectToObject(o, "parts");
+		cJSON_AddStringToObject(p, "signature", verify_part_word(res.signature_ok));
+		cJSON_AddStringToObject(p, "hashes", verify_part_word(res.hashes_ok));
+		cJSON_AddStringToObject(p, "report", verify_part_word(res.report_ok));
+		cJSON_AddStringToObject(p, "time_stamp", verify_time_word(&res));
 		cJSON_AddNumberToObject(o, "files_checked", (double)res.files_checked);
 		json_add_str(o, "approvals_signed", res.approvals[0] ? res.approvals : NULL);
 		p = cJSON_AddArrayToObject(o, "problems");

@@ -793,6 +793,24 @@ unsafe_codepoint(uint32_t cp)
 }
 
 char *
+text_c0_problem(const char *s)
+{
+	static const char *const names[32] = { "NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK",
+		"BEL", "BS", "TAB", "LF", "VT", "FF", "CR", "SO", "SI", "DLE", "DC1", "DC2", "DC3",
+		"DC4", "NAK", "SYN", "ETB", "CAN", "EM", "SUB", "ESC", "FS", "GS", "RS", "US" };
+	size_t chars = 0;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		chars += (*p & 0xc0) != 0x80;
+		if (*p >= 0x20 || *p == '\t' || *p == '\n' || *p == '\r')
+			continue;
+		return xasprintf("holds the control character U+%04X (%s) at character %zu: only tab and "
+		    "line breaks are allowed in imported text", *p, names[*p], chars);
+	}
+	return NULL;
+}
+
+char *
 text_escape(const char *s, size_t n, int keep_lines)
 {
 	const unsigned char *p = (const unsigned char *)s;

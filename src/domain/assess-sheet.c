@@ -3,7 +3,7 @@
  * the vendor fills in (CSV for spreadsheets, Markdown for reading), one row
  * per question with its allowed values, current answer and note; the CSV
  * comes back through import, which checks every row first and reports all
- * bad rows with their line before changing anything. CSV is read and
+ * refused cells with their line before changing anything. CSV is read and
  * written with libcsv.
  */
 #include "config.h"
@@ -147,6 +147,7 @@ struct sheet {
 	struct sheet_row cur;
 	int curcap, line;
 	int nul_line;   /* the first line with a NUL byte in a cell, 0 for none */
+	char *control;  /* the first cell with another control character, as a problem */
 };
 
 static void
@@ -161,6 +162,15 @@ on_field(void *s, size_t len, void *data)
 	/* A NUL would cut the cell short without a word: refused, not truncated. */
 	if (memchr(cell, '\0', len) != NULL && sh->nul_line == 0)
 		sh->nul_line = sh->line;
+	if (sh->control == NULL && (sh->control = text_c0_problem(cell)) != NULL) {
+		char *p = sh->control;
+		int line = sh->line;
+
+		for (size_t i = 0; i < len; i++)
+			line -= cell[i] == '\n';
+		sh->control = xasprintf("%d: column %d %s", line, sh->cur.n + 1, p);
+		free(p);
+	}
 	if (sh->cur.n == 0) {
 		/* The field ends on the current line; it began as many lines up as it holds. */
 		sh->cur.line = sh->line;
@@ -200,6 +210,7 @@ sheet_free(struct sheet *sh)
 		free(row->cells);
 	}
 	free(sh->rows);
+	free(sh->control);
 }
 
 /* Parses CSV text line by line, so every row knows the line it starts on. */
@@ -254,7 +265,7 @@ blank(const char *s)
 struct planned {
 	int qi;
 	char *where;
-	cJSON *value;
+	cJSON *value;      /* NULL: the answer was blanked, and clears the current one */
 	char *note;
 };
 
@@ -310,9 +321,13 @@ sheet_plan_rows(const struct questionnaire *q, const char *source, const struct 
 			continue;
 		}
 		if ((qi = questionnaire_find(q, row->qid)) < 0) {
-			char *shown = text_escape(row->qid, strlen(row->qid), 0);
+			/* An id is at most 64 characters: a longer cell is quoted in part, so that
+			 * many rows of one long string cannot make the message as long as them all. */
+			size_t n = strlen(row->qid) > 80 ? 80 : strlen(row->qid);
+			char *shown = text_escape(row->qid, n, 0);
 
-			buf_printf(problems, "%s: unknown question '%s'\n", row->where, shown);
+			buf_printf(problems, "%s: unknown question '%s%s'\n", row->where, shown,
+			    n < strlen(row->qid) ? "..." : "");
 			free(shown);
 			nproblems++;
 			continue;
@@ -324,9 +339,9 @@ sheet_plan_rows(const struct questionnaire *q, const char *source, const struct 
 			continue;
 		}
 		seen[qi] = row;
-		if (blank(row->answer))
-			continue;   /* left for later: an empty answer changes nothing */
-		if (answer_from_text(&q->questions[qi], row->answer, &p->value, &e) != 0) {
+		/* A blanked answer clears the current one (one never given stays unanswered). */
+		if (!blank(row->answer) &&
+		    answer_from_text(&q->questions[qi], row->answer, &p->value, &e) != 0) {
 			buf_printf(problems, "%s: question %s: %s\n", row->answer_where, row->qid, e.msg);
 			nproblems++;
 			continue;
@@ -339,8 +354,8 @@ sheet_plan_rows(const struct questionnaire *q, const char *source, const struct 
 	free(seen);
 	if (nproblems > 0) {
 		sheet_plan_free(plan);
-		return aerr_set(err, AV_USAGE, "%s: %d bad row%s; nothing was imported", source, nproblems,
-		    nproblems == 1 ? "" : "s");
+		return aerr_set(err, AV_USAGE, "%s: %d cell%s refused; nothing was imported", source,
+		    nproblems, nproblems == 1 ? "" : "s");
 	}
 	*out = plan;
 	return 0;
@@ -357,10 +372,18 @@ sheet_plan_apply(struct db *db, const char *actor, struct assessment *a,
 	 * Every change still has its answer_history row. */
 	a->batch = cJSON_CreateArray();
 	for (int i = 0; i < plan->n && rc == 0; i++) {
+		const struct planned *p = &plan->rows[i];
 		int n = 0;
 
-		rc = assessment_set_answer(db, actor, a, plan->rows[i].qi, plan->rows[i].value,
-		    plan->has_note, plan->rows[i].note, NULL, 0, NULL, &n, err);
+		if (p->value != NULL || a->answers[p->qi].value != NULL)
+			rc = assessment_set_answer(db, actor, a, p->qi, p->value,
+			    p->value != NULL && plan->has_note, p->note, NULL, 0, NULL, &n, err);
+		*changed += n;
+		n = 0;
+		/* Cleared, with a note the sheet still gives: the note stays, alone. */
+		if (rc == 0 && p->value == NULL && plan->has_note && p->note != NULL)
+			rc = assessment_set_answer(db, actor, a, p->qi, NULL, 1, p->note, NULL, 0, NULL,
+			    &n, err);
 		if (rc != 0)
 			aerr_prefix(err, "%s", plan->rows[i].where);
 		*changed += n;
@@ -448,6 +471,8 @@ assessment_import_csv(struct db *db, const char *actor, struct assessment *a, co
 	buf_free(&text);
 	if (rc == 0 && sh.nul_line != 0)
 		rc = aerr_set(err, AV_USAGE, "%s:%d: a cell holds a NUL byte", path, sh.nul_line);
+	if (rc == 0 && sh.control != NULL)
+		rc = aerr_set(err, AV_USAGE, "%s:%s", path, sh.control);
 	if (rc == 0 && sh.nrows == 0)
 		rc = aerr_set(err, AV_USAGE, "%s: the sheet is empty", path);
 	if (rc == 0)

@@ -145,10 +145,10 @@ typed_validation(struct xw *w, const struct q_question *qq, int row)
 	dv.error_type = LXW_VALIDATION_ERROR_TYPE_STOP;
 	if (qq->type == QT_NUMBER) {
 		dv.validate = LXW_VALIDATION_TYPE_DECIMAL;
-		dv.minimum_number = -1e15;
+		dv.minimum_number = 0;   /* as answer_check: a quantity, never below 0 */
 		dv.maximum_number = 1e15;
 		dv.error_title = "Not a number";
-		dv.error_message = "Type a number.";
+		dv.error_message = "Type a number, 0 or more.";
 	} else {
 		dv.validate = LXW_VALIDATION_TYPE_DATE;
 		dv.minimum_datetime = (lxw_datetime){ 1900, 1, 1, 0, 0, 0 };
@@ -462,21 +462,22 @@ header_is(const char *h, const char *name, const char *csv_name)
 	    (strlen(csv_name) == n && strncmp(h, csv_name, n) == 0);
 }
 
-/* Finds the header row (the first row with cells) and the three columns in it. */
+/* Finds the header row (the first row with cells) and the columns in it: Question ID,
+ * Answer, Note and Question (the locked text, compared with the questionnaire's). */
 static int
-find_columns(const char *path, const struct xlsx_sheet *sh, int *hrow, int cols[3],
+find_columns(const char *path, const struct xlsx_sheet *sh, int *hrow, int cols[4],
     struct aerr *err)
 {
-	static const char *const names[3][2] = { { "Question ID", "question_id" },
-		{ "Answer", "answer" }, { "Note", "note" } };
+	static const char *const names[4][2] = { { "Question ID", "question_id" },
+		{ "Answer", "answer" }, { "Note", "note" }, { "Question", "question" } };
 	char ref[16], ref2[16];
 
-	cols[0] = cols[1] = cols[2] = -1;
+	cols[0] = cols[1] = cols[2] = cols[3] = -1;
 	if (sh->ncells == 0)
 		return aerr_set(err, AV_USAGE, "%s: sheet %s is empty", path, sh->name);
 	*hrow = sh->cells[0].row;
 	for (size_t i = 0; i < sh->ncells && sh->cells[i].row == *hrow; i++)
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < 4; k++) {
 			if (sh->cells[i].type != XLSX_STRING ||
 			    !header_is(sh->cells[i].text, names[k][0], names[k][1]))
 				continue;
@@ -510,57 +511,68 @@ number_text(double d)
 /*
  * One cell as the text the checks read, or a problem naming it. A choice's
  * label (what the dropdown shows) becomes its value; a date serial a date
- * in the book's date system; a boolean yes or no.
+ * in the book's date system; a boolean yes or no. A string is the book's
+ * own text, not a copy (one shared string may fill every row); text made
+ * here is put in *own for the caller to free.
  */
-static char *
+static const char *
 cell_text_of(const struct xlsx_book *b, const char *sheet, const struct xlsx_cell *c,
-    const struct q_question *qq, char **problem)
+    const struct q_question *qq, char **problem, char **own)
 {
 	char ref[16], day[11];
 
+	*own = NULL;
 	if (c == NULL)
-		return xstrdup("");
+		return "";
 	xlsx_ref(c->row, c->col, ref);
 	if (c->formula != NULL) {
 		*problem = xasprintf("%s!%s: the cell holds a formula (=%s); aivet reads no formulas: "
 		    "type the value", sheet, ref, c->formula);
-		return xstrdup("");
+		return "";
 	}
 	switch (c->type) {
 	case XLSX_ERROR:
 		*problem = xasprintf("%s!%s: the cell holds the error %s", sheet, ref, c->text);
-		return xstrdup("");
+		return "";
 	case XLSX_BOOL:
 		if (qq != NULL && qq->type == QT_YES_NO)
-			return xstrdup(c->num != 0 ? "yes" : "no");
-		return xstrdup(c->num != 0 ? "true" : "false");
+			return c->num != 0 ? "yes" : "no";
+		return c->num != 0 ? "true" : "false";
 	case XLSX_NUMBER:
 		if (qq != NULL && qq->type == QT_DATE) {
 			if (xlsx_date(b, c->num, day) != 0) {
 				*problem = xasprintf("%s!%s: %s is not a date", sheet, ref, c->text);
-				return xstrdup("");
+				return "";
 			}
-			return xstrdup(day);
+			return *own = xstrdup(day);
 		}
-		return number_text(c->num);
+		return *own = number_text(c->num);
 	default:
 		break;
+	}
+	if ((*problem = text_c0_problem(c->text)) != NULL) {
+		char *p = *problem;
+
+		*problem = xasprintf("%s!%s: %s", sheet, ref, p);
+		free(p);
+		return "";
 	}
 	if (qq != NULL && (qq->type == QT_YES_NO || qq->type == QT_SINGLE))
 		for (int i = 0; i < qq->nchoices; i++)
 			if (strcasecmp(c->text, choice_shown(&qq->choices[i])) == 0)
-				return xstrdup(qq->choices[i].value);
+				return qq->choices[i].value;
 	if (qq != NULL && qq->type == QT_DATE && strlen(c->text) > 10 && c->text[10] == 'T')
-		return xasprintf("%.10s", c->text);   /* an ISO date-time cell (t="d") */
-	return xstrdup(c->text);
+		return *own = xasprintf("%.10s", c->text);   /* an ISO date-time cell (t="d") */
+	return c->text;
 }
 
-/* cell_text_of, keeping a row's first problem. */
-static char *
+/* cell_text_of, keeping a row's first problem and what the text needs freed. */
+static const char *
 cell_text(const struct xlsx_book *b, const char *sheet, const struct xlsx_cell *c,
-    const struct q_question *qq, char **problem)
+    const struct q_question *qq, char **problem, char **own)
 {
-	char *p = NULL, *t = cell_text_of(b, sheet, c, qq, &p);
+	char *p = NULL;
+	const char *t = cell_text_of(b, sheet, c, qq, &p, own);
 
 	if (p != NULL && *problem == NULL)
 		*problem = p;
@@ -569,9 +581,32 @@ cell_text(const struct xlsx_book *b, const char *sheet, const struct xlsx_cell *
 	return t;
 }
 
+/*
+ * The Question column is locked in the workbook aivet writes: its text is the
+ * questionnaire's. A vendor who unprotects the sheet and rewords a question
+ * answers another question than the one recorded, so the row is refused.
+ */
+static char *
+question_edited(const char *sheet, const struct xlsx_cell *c, const struct q_question *qq)
+{
+	char ref[16], *shown, *p;
+	size_t n;
+
+	if (c == NULL || c->type != XLSX_STRING || strcmp(c->text, qq->text) == 0)
+		return NULL;
+	xlsx_ref(c->row, c->col, ref);
+	n = strlen(c->text) > 120 ? 120 : strlen(c->text);
+	shown = text_escape(c->text, n, 0);
+	p = xasprintf("%s!%s: the text of question %s was edited (the column is locked): it reads "
+	    "'%s%s', the questionnaire asks '%s'", sheet, ref, qq->id, shown,
+	    n < strlen(c->text) ? "..." : "", qq->text);
+	free(shown);
+	return p;
+}
+
 struct xrows {
 	struct sheet_answer *rows;
-	char **texts;   /* what rows point at */
+	char **texts;   /* what rows point at that is not the book's (NULL when it is) */
 	int n, ntexts;
 };
 
@@ -593,7 +628,7 @@ xrows_free(struct xrows *x)
 /* The Answers sheet's rows below the header, each as the checks take it. */
 static void
 sheet_rows(const struct xlsx_book *b, const struct xlsx_sheet *sh, const struct questionnaire *q,
-    int hrow, const int cols[3], struct xrows *out)
+    int hrow, const int cols[4], struct xrows *out)
 {
 	size_t i = 0;
 	int cap = 0;
@@ -603,14 +638,15 @@ sheet_rows(const struct xlsx_book *b, const struct xlsx_sheet *sh, const struct 
 		i++;
 	while (i < sh->ncells) {
 		int row = sh->cells[i].row, qi;
-		const struct xlsx_cell *cq = NULL, *ca = NULL, *cn = NULL;
+		const struct xlsx_cell *cq = NULL, *ca = NULL, *cn = NULL, *ct = NULL;
 		struct sheet_answer *sa;
-		char ref[16], *problem = NULL, *qid;
+		char ref[16], *problem = NULL;
 
 		for (; i < sh->ncells && sh->cells[i].row == row; i++) {
 			cq = sh->cells[i].col == cols[0] ? &sh->cells[i] : cq;
 			ca = sh->cells[i].col == cols[1] ? &sh->cells[i] : ca;
 			cn = sh->cells[i].col == cols[2] ? &sh->cells[i] : cn;
+			ct = sh->cells[i].col == cols[3] ? &sh->cells[i] : ct;
 		}
 		if (out->n == cap) {
 			cap = cap ? 2 * cap : 64;
@@ -619,12 +655,13 @@ sheet_rows(const struct xlsx_book *b, const struct xlsx_sheet *sh, const struct 
 		}
 		sa = &out->rows[out->n++];
 		memset(sa, 0, sizeof *sa);
-		qid = cell_text(b, sh->name, cq, NULL, &problem);
-		qi = questionnaire_find(q, qid);
-		sa->qid = out->texts[out->ntexts++] = qid;
-		sa->answer = out->texts[out->ntexts++] = cell_text(b, sh->name, ca,
-		    qi >= 0 ? &q->questions[qi] : NULL, &problem);
-		sa->note = out->texts[out->ntexts++] = cell_text(b, sh->name, cn, NULL, &problem);
+		sa->qid = cell_text(b, sh->name, cq, NULL, &problem, &out->texts[out->ntexts++]);
+		qi = questionnaire_find(q, sa->qid);
+		sa->answer = cell_text(b, sh->name, ca, qi >= 0 ? &q->questions[qi] : NULL, &problem,
+		    &out->texts[out->ntexts++]);
+		sa->note = cell_text(b, sh->name, cn, NULL, &problem, &out->texts[out->ntexts++]);
+		if (problem == NULL && qi >= 0)
+			problem = question_edited(sh->name, ct, &q->questions[qi]);
 		if (cols[2] < 0)
 			sa->note = NULL;
 		sa->problem = problem;
@@ -644,7 +681,7 @@ read_checked(const char *path, const struct questionnaire *q, const struct asses
 	struct xlsx_book *b;
 	const struct xlsx_sheet *sh;
 	struct xrows rows;
-	int hrow = 0, cols[3], rc;
+	int hrow = 0, cols[4], rc;
 
 	if (xlsx_read(path, &b, err) != 0)
 		return err->code;

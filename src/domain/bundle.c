@@ -120,7 +120,7 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubk
 	    "comment, which binds the report id, its time and the audit-log checkpoint\n"
 	    "(entry count and head hash) to the signature. The second checks every file\n"
 	    "against the list. Both must succeed, and no file other than those listed,\n"
-	    "SHA256SUMS and SHA256SUMS.minisig may be present. With aivet, once:\n"
+	    "SHA256SUMS and SHA256SUMS.minisig may be present%s. With aivet, once:\n"
 	    "'aivet key trust FILE' (FILE: the public key you obtained), then\n"
 	    "'aivet verify DIR' does all of this and checks the structure of report.json;\n"
 	    "'aivet audit verify --against DIR' checks a database against this bundle.\n"
@@ -147,7 +147,9 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubk
 	    "prehashed form: Ed25519 over the BLAKE2b-512 digest of SHA256SUMS; the global\n"
 	    "signature covers the first signature followed by the trusted comment.\n",
 	    cJSON_IsString(id) ? id->valuestring : "?", cJSON_IsString(at) ? at->valuestring : "?", keyid,
-	    pubkey);
+	    pubkey, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") == NULL ? "" :
+	    "\n(and the time-stamp's SHA256SUMS.tsr, SHA256SUMS.tsa.pem and TIMESTAMP.txt,\n"
+	    "made after signing: see 3.)");
 	if (json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") != NULL)
 		tsa_verify_recipe(b, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url"));
 }
@@ -737,6 +739,7 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 	struct stat sb;
 	char *path, *tc = NULL;
 	int sig_ok = 0;
+	size_t nbefore;
 
 	memset(res, 0, sizeof *res);
 	res->ok = 1;
@@ -761,6 +764,8 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 		free(sig_path);
 	}
 	sig_ok = tc != NULL;
+	res->signature_ok = res->nproblems == 0;
+	nbefore = res->nproblems;
 
 	/* 2. SHA256SUMS: strict format, safe names, every hash. */
 	path = xasprintf("%s/%s", dir, SUMS);
@@ -848,11 +853,15 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 		if (ns > 0 && sums_hash(se, ns, fixed_files[i]) == NULL && names_has(&present, fixed_files[i]) == 0)
 			problem(res, "%s: missing from the bundle", fixed_files[i]);
 
+	res->hashes_ok = res->nproblems == nbefore;
+	nbefore = res->nproblems;
+
 	/* 3. report.json: a signed list without it vouches for nothing. */
 	if (sums_hash(se, ns, "report.json") == NULL)
 		problem(res, "report.json: not listed in %s: a bundle without its report never verifies", SUMS);
 	else if (names_has(&present, "report.json"))
 		check_report(dir, tc, se, ns, res);
+	res->report_ok = res->nproblems == nbefore;
 
 	/* 4. The time-stamp token over SHA256SUMS, and what TIMESTAMP.txt says of it. */
 	{
@@ -870,6 +879,22 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 	return 0;
 }
 
+const char *
+verify_part_word(int ok)
+{
+	return ok ? "verified" : "failed";
+}
+
+const char *
+verify_time_word(const struct verify_result *res)
+{
+	if (res->tsa.attested)
+		return "attested";
+	if (!res->tsa.requested)
+		return "none";
+	return res->tsa.untrusted ? "not verified" : "failed";
+}
+
 void
 verify_result_text(const char *dir, const struct verify_result *res, struct buf *out)
 {
@@ -877,7 +902,11 @@ verify_result_text(const char *dir, const struct verify_result *res, struct buf 
 		char why[1100];
 
 		verify_trust_label(res, why, sizeof why);
-		buf_printf(out, "bundle %s verified\n", dir);
+		/* A token whose TSA is not trusted leaves the rest verified: said so, not failed. */
+		if (res->tsa.requested && !res->tsa.attested)
+			buf_printf(out, "bundle %s: signature and hashes verified; time not verified\n", dir);
+		else
+			buf_printf(out, "bundle %s verified\n", dir);
 		buf_printf(out, "  signature    good, key id %s\n", res->key_id);
 		buf_printf(out, "  signer       %s\n", res->signer_public_key);
 		buf_printf(out, "  trusted as   %s\n", why);
@@ -892,6 +921,9 @@ verify_result_text(const char *dir, const struct verify_result *res, struct buf 
 		return;
 	}
 	buf_printf(out, "bundle %s FAILED verification\n", dir);
+	buf_printf(out, "  parts        signature %s, hashes %s, report %s, time-stamp %s\n",
+	    verify_part_word(res->signature_ok), verify_part_word(res->hashes_ok),
+	    verify_part_word(res->report_ok), verify_time_word(res));
 	for (size_t i = 0; i < res->nproblems; i++)
 		buf_printf(out, "  %s\n", res->problems[i]);
 	if (res->signer_public_key[0] != '\0' && !res->signer_trusted)

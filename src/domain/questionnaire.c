@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "finding.h"
 #include "questionnaire.h"
@@ -1254,6 +1255,11 @@ answer_check(const struct q_question *qq, const cJSON *value, struct aerr *err)
 	case QT_NUMBER:
 		if (!cJSON_IsNumber(value) || !isfinite(value->valuedouble))
 			return aerr_set(err, AV_USAGE, "needs a number");
+		/* A number answer is a quantity (tokens, days, people): never below 0. The
+		 * workbook's own validation says the same (assess-xlsx.c). */
+		if (value->valuedouble < 0)
+			return aerr_set(err, AV_USAGE, "%.15g is below 0: the answer is a quantity (0 or more)",
+			    value->valuedouble);
 		return 0;
 	case QT_DURATION: {
 		int64_t s;
@@ -1288,10 +1294,151 @@ trimmed(const char *s)
 	return strndup(s, n);
 }
 
+/* The choices as the vendor saw them: each one's label (its value without one),
+ * separated by "; " when a label holds a comma. */
+static char *
+choice_labels(const struct q_question *qq)
+{
+	const char *sep = ", ";
+	struct buf b;
+
+	for (int i = 0; i < qq->nchoices; i++)
+		if (strchr(qq->choices[i].label, ',') != NULL)
+			sep = "; ";
+	buf_init(&b);
+	buf_adds(&b, "");
+	for (int i = 0; i < qq->nchoices; i++)
+		buf_printf(&b, "%s%s", i ? sep : "", qq->choices[i].label);
+	return buf_steal(&b);
+}
+
+/* A choice by its value or its label (what a dropdown shows), in any case; -1 for none. */
+static int
+choice_typed(const struct q_question *qq, const char *typed)
+{
+	char *low = xstrdup(typed);
+	int i;
+
+	for (char *p = low; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+	i = choice_index(qq, low);
+	free(low);
+	for (int k = 0; i < 0 && k < qq->nchoices; k++)
+		if (strcasecmp(qq->choices[k].label, typed) == 0)
+			i = k;
+	return i;
+}
+
+/* The vendor's words quoted as typed, and the choices as shown. */
+static int
+not_a_choice_typed(const struct q_question *qq, const char *typed, struct aerr *err)
+{
+	char *all = choice_labels(qq);
+
+	aerr_set(err, AV_USAGE, "'%s' is not one of %s", typed, all);
+	free(all);
+	return AV_USAGE;
+}
+
+/* "30 days", "2 Weeks", "12 hours" as the short form (30d); NULL when it is none. */
+static char *
+duration_words(const char *t)
+{
+	static const struct { const char *word; char unit; } words[] = {
+		{ "m", 'm' }, { "min", 'm' }, { "mins", 'm' }, { "minute", 'm' }, { "minutes", 'm' },
+		{ "h", 'h' }, { "hr", 'h' }, { "hrs", 'h' }, { "hour", 'h' }, { "hours", 'h' },
+		{ "d", 'd' }, { "day", 'd' }, { "days", 'd' },
+		{ "w", 'w' }, { "wk", 'w' }, { "wks", 'w' }, { "week", 'w' }, { "weeks", 'w' } };
+	size_t n = strspn(t, "0123456789");
+	const char *u = t + n;
+
+	if (n == 0 || n > 9)
+		return NULL;
+	while (*u == ' ')
+		u++;
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (strcasecmp(u, words[i].word) == 0)
+			return xasprintf("%.*s%c", (int)n, t, words[i].unit);
+	return NULL;
+}
+
+/* A multi-choice answer: choices by value or label, separated by commas. */
+static int
+multi_from_text(const struct q_question *qq, char *t, cJSON **v, struct aerr *err)
+{
+	char *save = NULL, *tok;
+	int *chosen = xcalloc((size_t)qq->nchoices + 1, sizeof *chosen);
+
+	for (tok = strtok_r(t, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
+		char *one = trimmed(tok);
+		int i = *one != '\0' ? choice_typed(qq, one) : -2;
+
+		if (i == -1) {
+			not_a_choice_typed(qq, one, err);
+			free(one);
+			free(chosen);
+			return AV_USAGE;
+		}
+		if (i >= 0)
+			chosen[i] = 1;
+		free(one);
+	}
+	/* Stored in the questionnaire's order, so equal answers compare equal. */
+	*v = cJSON_CreateArray();
+	for (int i = 0; i < qq->nchoices; i++)
+		if (chosen[i])
+			cJSON_AddItemToArray(*v, cJSON_CreateString(qq->choices[i].value));
+	free(chosen);
+	return 0;
+}
+
+/* What the checks read from typed text; errors quote the text as typed. */
+static int
+value_from_text(const struct q_question *qq, const char *text, char *t, cJSON **v,
+    struct aerr *err)
+{
+	char *end, *d;
+	double n;
+	int i;
+
+	switch (qq->type) {
+	case QT_MULTI:
+		return multi_from_text(qq, t, v, err);
+	case QT_YES_NO:
+	case QT_SINGLE:
+		if ((i = choice_typed(qq, t)) < 0)
+			return not_a_choice_typed(qq, t, err);
+		*v = cJSON_CreateString(qq->choices[i].value);
+		return 0;
+	case QT_NUMBER:
+		errno = 0;
+		n = strtod(t, &end);
+		if (*end != '\0' || errno != 0 || !isfinite(n))
+			return aerr_set(err, AV_USAGE, "'%s' is not a number", t);
+		*v = cJSON_CreateNumber(n);
+		return 0;
+	case QT_TEXT:
+		*v = cJSON_CreateString(text);   /* text is kept exactly as written */
+		return 0;
+	case QT_DURATION:
+		if ((d = duration_words(t)) == NULL)
+			return aerr_set(err, AV_USAGE, "'%s' is not a duration like 24h or 5d (units m, h, "
+			    "d, w)", t);
+		*v = cJSON_CreateString(d);
+		free(d);
+		return 0;
+	default:
+		if (!is_date(t))
+			return aerr_set(err, AV_USAGE, "'%s' is not a date (YYYY-MM-DD)", t);
+		*v = cJSON_CreateString(t);
+		return 0;
+	}
+}
+
 int
 answer_from_text(const struct q_question *qq, const char *text, cJSON **value, struct aerr *err)
 {
-	char *t = trimmed(text), *end;
+	char *t = trimmed(text);
 	cJSON *v = NULL;
 	int rc;
 
@@ -1302,64 +1449,14 @@ answer_from_text(const struct q_question *qq, const char *text, cJSON **value, s
 		free(t);
 		return aerr_set(err, AV_USAGE, "the answer is empty");
 	}
-	if (qq->type != QT_TEXT)
-		for (char *p = t; *p; p++)
-			*p = (char)tolower((unsigned char)*p);
-	switch (qq->type) {
-	case QT_MULTI: {
-		char *save = NULL, *tok;
-		int *chosen = xcalloc((size_t)qq->nchoices + 1, sizeof *chosen);
-
-		for (tok = strtok_r(t, ",", &save); tok != NULL; tok = strtok_r(NULL, ",", &save)) {
-			char *one = trimmed(tok);
-			int i = *one != '\0' ? choice_index(qq, one) : -2;
-
-			if (i == -1) {
-				not_a_choice(qq, one, err);
-				free(one);
-				free(chosen);
-				free(t);
-				return AV_USAGE;
-			}
-			if (i >= 0)
-				chosen[i] = 1;
-			free(one);
-		}
-		/* Stored in the questionnaire's order, so equal answers compare equal. */
-		v = cJSON_CreateArray();
-		for (int i = 0; i < qq->nchoices; i++)
-			if (chosen[i])
-				cJSON_AddItemToArray(v, cJSON_CreateString(qq->choices[i].value));
-		free(chosen);
-		break;
-	}
-	case QT_NUMBER: {
-		double d;
-
-		errno = 0;
-		d = strtod(t, &end);
-		if (*end != '\0' || errno != 0 || !isfinite(d)) {
-			aerr_set(err, AV_USAGE, "'%s' is not a number", t);
-			free(t);
-			return AV_USAGE;
-		}
-		v = cJSON_CreateNumber(d);
-		break;
-	}
-	case QT_TEXT:
-		v = cJSON_CreateString(text);   /* text is kept exactly as written */
-		break;
-	default:
-		v = cJSON_CreateString(t);
-		break;
-	}
+	rc = value_from_text(qq, text, t, &v, err);
 	free(t);
-	if ((rc = answer_check(qq, v, err)) != 0) {
+	if (rc == 0 && (rc = answer_check(qq, v, err)) != 0) {
 		cJSON_Delete(v);
 		return rc;
 	}
-	*value = v;
-	return 0;
+	*value = rc == 0 ? v : NULL;
+	return rc;
 }
 
 char *

@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -283,6 +284,52 @@ tsa_trust_list(struct tsa_cert_info **out, size_t *n, struct aerr *err)
 	return trusted_load(NULL, out, n, err);
 }
 
+int
+tsa_trust_remove(const char *what, struct tsa_cert_info *info, struct aerr *err)
+{
+	struct tsa_cert_info *v = NULL, *hit = NULL;
+	size_t n = 0, lw = strlen(what), nhit = 0;
+	char *dir, *path;
+	int rc;
+
+	if (lw < 8 || strspn(what, "0123456789abcdefABCDEF") != lw) {
+		/* Not a fingerprint: a certificate file, described as 'tsa trust' would. */
+		STACK_OF(X509) *sk = sk_X509_new_null();
+
+		if ((rc = certs_read(what, sk, err)) == 0 && sk_X509_num(sk) != 1)
+			rc = aerr_set(err, AV_USAGE, "%s: holds %d certificates; name one by its SHA-256",
+			    what, sk_X509_num(sk));
+		if (rc == 0)
+			cert_info(sk_X509_value(sk, 0), info);
+		sk_X509_pop_free(sk, X509_free);
+		if (rc != 0)
+			return rc;
+		what = info->fingerprint;
+		lw = strlen(what);
+	}
+	if ((rc = trusted_load(NULL, &v, &n, err)) != 0)
+		return rc;
+	for (size_t i = 0; i < n; i++)
+		if (strncasecmp(v[i].fingerprint, what, lw) == 0 && nhit++ == 0)
+			hit = &v[i];
+	if (nhit != 1) {
+		rc = aerr_set(err, AV_USAGE, nhit == 0 ? "no trusted TSA certificate %s (see 'aivet tsa "
+		    "list')" : "%s names %zu trusted TSA certificates: give more of the SHA-256", what,
+		    nhit);
+		free(v);
+		return rc;
+	}
+	*info = *hit;
+	free(v);
+	dir = config_path("tsa-trusted");
+	path = xasprintf("%s/%s.pem", dir, info->fingerprint);
+	if (unlink(path) != 0)
+		rc = aerr_set(err, AV_RUNTIME, "%s: cannot remove: %s", path, strerror(errno));
+	free(path);
+	free(dir);
+	return rc;
+}
+
 /* ---- asking a TSA ---- */
 
 struct exchange {
@@ -456,7 +503,10 @@ request_make(const unsigned char digest[32], ASN1_INTEGER **nonce_out)
 	return req;
 }
 
-/* The answer against the request: granted, same nonce, same imprint, a certificate. */
+static int signer_rules(const char *name, X509 *signer, time_t at, struct tsa_status *st);
+
+/* The answer against the request: granted, same nonce, same imprint, a
+ * certificate, and the certificate rules verify applies. */
 static int
 response_check(const char *url, const char *name, TS_RESP *r, const ASN1_INTEGER *nonce,
     const unsigned char digest[32], struct tsa_status *st, struct aerr *err)
@@ -464,6 +514,7 @@ response_check(const char *url, const char *name, TS_RESP *r, const ASN1_INTEGER
 	TS_TST_INFO *tst = TS_RESP_get_tst_info(r);
 	const ASN1_INTEGER *n;
 	X509 *signer;
+	time_t at = 0;
 	long s;
 
 	if ((s = resp_status(r)) != 0)
@@ -481,8 +532,12 @@ response_check(const char *url, const char *name, TS_RESP *r, const ASN1_INTEGER
 	if ((signer = token_signer(r, NULL)) == NULL)
 		return aerr_set(err, AV_RUNTIME, "TSA %s: the token carries no signing certificate, "
 		    "although the request asked for it", url);
-	time_text(TS_TST_INFO_get_time(tst), st->time, NULL);
+	time_text(TS_TST_INFO_get_time(tst), st->time, &at);
 	name_text(X509_get_subject_name(signer), st->tsa, sizeof st->tsa);
+	/* verify's certificate rules, before anything is written: a token verify
+	 * would fail (a certificate expired, or not for time-stamping) is no stamp. */
+	if (signer_rules(name, signer, at, st) != 0)
+		return aerr_set(err, AV_RUNTIME, "TSA %s: %s", url, st->problem);
 	return 0;
 }
 
@@ -597,7 +652,17 @@ signer_rules(const char *name, X509 *signer, time_t at, struct tsa_status *st)
 	return 0;
 }
 
-/* The chain from signer to a trusted certificate, at the attested time. */
+/* Whether a chain fails only for want of a trusted certificate at its end. */
+static int
+trust_error(int e)
+{
+	return e == X509_V_ERR_DEPTH_ZERO_SELF_SIGNED_CERT || e == X509_V_ERR_SELF_SIGNED_CERT_IN_CHAIN ||
+	    e == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT || e == X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY ||
+	    e == X509_V_ERR_UNABLE_TO_VERIFY_LEAF_SIGNATURE;
+}
+
+/* The chain from signer to a trusted certificate, at the attested time: 0, or
+ * -1 when it ends in no trusted certificate, -2 when it is broken otherwise. */
 static int
 chain_check(const char *name, X509_STORE *store, X509 *signer, STACK_OF(X509) *untrusted,
     struct tsa_status *st)
@@ -610,7 +675,11 @@ chain_check(const char *name, X509_STORE *store, X509 *signer, STACK_OF(X509) *u
 		die("out of memory");
 	X509_STORE_CTX_set_purpose(ctx, X509_PURPOSE_TIMESTAMP_SIGN);
 	ok = X509_verify_cert(ctx) == 1;
-	if (!ok) {
+	if (!ok && !trust_error(X509_STORE_CTX_get_error(ctx)))
+		ok = -2;
+	else if (!ok)
+		ok = -1;
+	if (ok < 0) {
 		st_problem(st, "%s%s: the TSA %s is not trusted: %s", name, TSA_TOKEN_SUFFIX, st->tsa,
 		    X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx)));
 	} else if ((chain = X509_STORE_CTX_get0_chain(ctx)) != NULL && sk_X509_num(chain) > 0) {
@@ -619,7 +688,7 @@ chain_check(const char *name, X509_STORE *store, X509 *signer, STACK_OF(X509) *u
 	}
 	X509_STORE_CTX_free(ctx);
 	ERR_clear_error();
-	return ok ? 0 : -1;
+	return ok == 1 ? 0 : ok;
 }
 
 /* The TSA's signature over the token (and its ESS binding to the certificate). */
@@ -662,6 +731,32 @@ store_make(STACK_OF(X509) *trusted, time_t at)
 	return s;
 }
 
+/*
+ * A token whose TSA no trusted certificate vouches for (st->problem says
+ * why): its signature is still checked against the certificate it names, so
+ * that "time not verified" (trust the TSA to verify it) never covers a
+ * token that is forged or broken whoever trusts it.
+ */
+static void
+untrusted_signature(const char *name, TS_RESP *r, X509 *signer, time_t at,
+    STACK_OF(X509) *untrusted, struct tsa_status *st)
+{
+	STACK_OF(X509) *self = sk_X509_new_null();
+	char why[sizeof st->problem];
+	X509_STORE *store;
+
+	snprintf(why, sizeof why, "%s", st->problem);
+	if (self == NULL || X509_up_ref(signer) != 1 || sk_X509_push(self, signer) <= 0)
+		die("out of memory");
+	store = store_make(self, at);
+	if (signature_check(name, r, store, untrusted, st) == 0) {
+		snprintf(st->problem, sizeof st->problem, "%s", why);
+		st->untrusted = 1;
+	}
+	X509_STORE_free(store);
+	sk_X509_pop_free(self, X509_free);
+}
+
 /* The rules in order, on a parsed response; the first that fails is st->problem. */
 static void
 token_check(const char *data_path, const char *name, const char *extra_certs, TS_RESP *r,
@@ -675,6 +770,7 @@ token_check(const char *data_path, const char *name, const char *extra_certs, TS
 	struct aerr e = { 0 };
 	X509 *signer;
 	time_t at = 0;
+	int chained = 0;
 
 	if (resp_status(r) != 0 || tst == NULL) {
 		st_problem(st, "%s%s: the TSA did not grant a time-stamp (status %ld)", name,
@@ -707,14 +803,17 @@ token_check(const char *data_path, const char *name, const char *extra_certs, TS
 		st_problem(st, "%s%s: %s", name, TSA_TOKEN_SUFFIX, e.msg);
 		goto done;
 	}
-	if (sk_X509_num(trusted) == 0) {
+	if (sk_X509_num(trusted) == 0)
 		st_problem(st, "%s%s: no trusted TSA certificate ('aivet tsa trust CERT', or --tsa-cert "
 		    "FILE)", name, TSA_TOKEN_SUFFIX);
+	if (sk_X509_num(trusted) == 0 || (store = store_make(trusted, at),
+	    (chained = chain_check(name, store, signer, untrusted, st)) == -1)) {
+		untrusted_signature(name, r, signer, at, untrusted, st);
 		goto done;
 	}
-	store = store_make(trusted, at);
-	if (chain_check(name, store, signer, untrusted, st) != 0 ||
-	    signature_check(name, r, store, untrusted, st) != 0)
+	if (chained != 0)
+		goto done;
+	if (signature_check(name, r, store, untrusted, st) != 0)
 		goto done;
 	st->attested = 1;
 	st->problem[0] = '\0';
@@ -808,7 +907,7 @@ tsa_bundle_check(const char *dir, const char *extra_certs, struct tsa_status *st
 
 	tsa_check(sums, BUNDLE_SUMS, extra_certs, st);
 	free(sums);
-	if (st->requested && !st->attested)
+	if (st->requested && !st->attested && !st->untrusted)
 		return xstrdup(st->problem);
 	return tsa_statement_check(dir, st);
 }
@@ -820,6 +919,8 @@ tsa_status_words(const struct tsa_status *st, struct buf *b)
 {
 	if (st->attested)
 		buf_printf(b, "time attested by TSA %s at %s", st->tsa, st->time);
+	else if (st->requested && st->untrusted)
+		buf_printf(b, "time not verified: %s", st->problem);
 	else if (st->requested && st->problem[0] != '\0')
 		buf_printf(b, "time not attested: %s", st->problem);
 	else
@@ -836,6 +937,9 @@ tsa_status_json(const struct tsa_status *st)
 	json_add_str(o, "tsa", st->attested ? st->tsa : NULL);
 	json_add_str(o, "trusted_as", st->trusted_as[0] ? st->trusted_as : NULL);
 	json_add_str(o, "problem", st->problem[0] ? st->problem : NULL);
+	/* "attested", "not verified" (the TSA is not trusted), "failed" or "none" */
+	cJSON_AddStringToObject(o, "state", st->attested ? "attested" : !st->requested ? "none" :
+	    st->untrusted ? "not verified" : "failed");
 	return o;
 }
 
@@ -866,9 +970,9 @@ tsa_statement_check(const char *dir, const struct tsa_status *st)
 	}
 	free(path);
 	buf_init(&want);
-	if (st->attested) {
-		tsa_status_words(st, &want);
-		buf_adds(&want, "\n");
+	if (st->attested || st->untrusted) {
+		/* What the token says, trusted or not: the statement must say it too. */
+		buf_printf(&want, "time attested by TSA %s at %s\n", st->tsa, st->time);
 		if (b.len < want.len || memcmp(b.data, want.data, want.len) != 0)
 			out = xasprintf("%s: does not say what the token attests (%.*s)", TSA_STATEMENT,
 			    (int)want.len - 1, want.data);

@@ -25,9 +25,35 @@ struct book_ctx {
 	const char *name;          /* the file, as messages name it */
 	zip_t *zip;
 	struct xlsx_book *book;
-	char **sst;                /* shared strings */
-	size_t nsst, capsst;
+	size_t capsst;             /* room in book->sst */
+	size_t text;               /* bytes of text held: each shared string once, other cells' own */
 };
+
+/*
+ * Counts a string the book is to hold against the caps: one cell's length
+ * and the whole book's text. what names it in the part ("shared string 7",
+ * "Answers!E2"). A shared string is counted here once, when read: cells
+ * refer to it without a copy, so 2,000 cells of one 8 MiB string cost 8 MiB
+ * (and are refused, being over a cell's length), not 16 GB.
+ */
+static int
+text_count(struct book_ctx *c, const char *part, const char *what, const char *s,
+    struct aerr *err)
+{
+	size_t len = strlen(s), chars = 0;
+
+	for (size_t i = 0; i < len; i++)
+		chars += ((unsigned char)s[i] & 0xc0) != 0x80;
+	if (chars > XLSX_MAX_CELL)
+		return aerr_set(err, AV_USAGE, "%s: %s: %s holds %zu characters (a cell holds at most %d): "
+		    "refused", c->name, part, what, chars, XLSX_MAX_CELL);
+	c->text += len;
+	if (c->text > XLSX_MAX_TEXT)
+		return aerr_set(err, AV_USAGE, "%s: %s: at %s the workbook's text exceeds %zu MiB "
+		    "(each shared string counted once): refused", c->name, part, what,
+		    XLSX_MAX_TEXT >> 20);
+	return 0;
+}
 
 /* Checks the caps on every entry the central directory declares. */
 static int
@@ -396,17 +422,21 @@ read_sst(struct book_ctx *c, const char *part, struct aerr *err)
 	if (rc != 0)
 		return rc;
 	while ((rc = xr_next(&x, err)) == 1) {
-		char *s;
+		struct xlsx_book *b = c->book;
+		char *s, what[40];
 
 		if (!xr_start(&x, "si"))
 			continue;
 		if ((rc = -xr_rich(&x, "si", &s, err)) != 0)
 			break;
-		if (c->nsst == c->capsst) {
+		snprintf(what, sizeof what, "shared string %zu", b->nsst);
+		if (b->nsst == c->capsst) {
 			c->capsst = c->capsst ? 2 * c->capsst : 256;
-			c->sst = xrealloc(c->sst, c->capsst * sizeof *c->sst);
+			b->sst = xrealloc(b->sst, c->capsst * sizeof *b->sst);
 		}
-		c->sst[c->nsst++] = s;
+		b->sst[b->nsst++] = s;
+		if ((rc = -text_count(c, part, what, s, err)) != 0)
+			break;
 	}
 	part_close(&x, &text);
 	return rc < 0 ? -rc : 0;
@@ -504,11 +534,12 @@ make_cell(struct book_ctx *c, struct xr *x, const struct cell_read *cr, const ch
 
 		errno = 0;
 		i = strtoul(cr->v, &end, 10);
-		if (*cr->v == '\0' || *end != '\0' || errno != 0 || i >= c->nsst)
+		if (*cr->v == '\0' || *end != '\0' || errno != 0 || i >= c->book->nsst)
 			return aerr_set(err, AV_USAGE, "%s: %s!%s: shared string '%s' does not exist",
 			    c->name, x->sheet, ref, cr->v);
 		cell->type = XLSX_STRING;
-		cell->text = xstrdup(c->sst[i]);
+		cell->text = c->book->sst[i];   /* counted once, when the strings were read */
+		cell->shared = 1;
 	} else if (strcmp(t, "str") == 0 || strcmp(t, "d") == 0 || strcmp(t, "inlineStr") == 0) {
 		cell->type = XLSX_STRING;
 		cell->text = xstrdup(cr->v);
@@ -556,6 +587,16 @@ read_cell(struct book_ctx *c, struct xr *x, struct xlsx_sheet *sh, int row, int 
 		rc = read_cell_body(x, &cr, err);
 	xlsx_ref(cell.row, cell.col, ref);
 	if (rc == 0 && (rc = make_cell(c, x, &cr, ref, &cell, err)) == 0) {
+		char what[80];
+
+		snprintf(what, sizeof what, "%s!%s", x->sheet, ref);
+		if (!cell.shared && (rc = text_count(c, x->part, what, cell.text, err)) != 0) {
+			free(cell.text);
+			free(cell.formula);
+			cell.text = cell.formula = NULL;
+		}
+	}
+	if (rc == 0) {
 		if (sh->ncells == sh->cap) {
 			sh->cap = sh->cap ? 2 * sh->cap : 256;
 			sh->cells = xrealloc(sh->cells, sh->cap * sizeof *sh->cells);
@@ -709,9 +750,6 @@ xlsx_read_mem(const char *name, const void *data, size_t len, struct xlsx_book *
 		rc = read_workbook(&c, wb ? wb : "xl/workbook.xml", err);
 		rels_free(rels, nrels);
 	}
-	for (size_t i = 0; i < c.nsst; i++)
-		free(c.sst[i]);
-	free(c.sst);
 	zip_discard(c.zip);
 	if (rc != 0) {
 		xlsx_free(c.book);
@@ -741,13 +779,17 @@ xlsx_free(struct xlsx_book *b)
 		return;
 	for (int i = 0; i < b->nsheets; i++) {
 		for (size_t j = 0; j < b->sheets[i].ncells; j++) {
-			free(b->sheets[i].cells[j].text);
+			if (!b->sheets[i].cells[j].shared)
+				free(b->sheets[i].cells[j].text);
 			free(b->sheets[i].cells[j].formula);
 		}
 		free(b->sheets[i].cells);
 		free(b->sheets[i].name);
 	}
 	free(b->sheets);
+	for (size_t i = 0; i < b->nsst; i++)
+		free(b->sst[i]);
+	free(b->sst);
 	free(b);
 }
 

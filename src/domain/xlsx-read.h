@@ -6,6 +6,10 @@
  * system. Nothing is evaluated; styles are not read. The archive is checked
  * against caps on entries, total size and compression ratio before any part
  * is inflated, so a ZIP bomb is refused with a sentence, not a crash.
+ * Text is capped too: a shared string is held once, however many cells
+ * refer to it, and the text the book holds in all (each shared string once,
+ * each other cell's own) is at most XLSX_MAX_TEXT, a cell's at most
+ * XLSX_MAX_CELL characters (the spreadsheet programs' own limit).
  */
 #ifndef AIVET_XLSX_READ_H
 #define AIVET_XLSX_READ_H
@@ -17,9 +21,11 @@ enum xlsx_type { XLSX_EMPTY, XLSX_STRING, XLSX_NUMBER, XLSX_BOOL, XLSX_ERROR };
 struct xlsx_cell {
 	int row, col;        /* 0-based */
 	int type;            /* enum xlsx_type */
-	char *text;          /* strings and errors as stored; numbers and booleans as written */
+	char *text;          /* strings and errors as stored; numbers and booleans as written
+	                        (a shared string's text is the book's, held once) */
 	double num;          /* numbers; booleans 0 or 1 */
 	char *formula;       /* the formula that made the value, NULL for none */
+	int shared;          /* text is a shared string's (the book frees it) */
 };
 
 struct xlsx_sheet {
@@ -33,6 +39,8 @@ struct xlsx_book {
 	int date1904;              /* dates count from 1904-01-01 (old Mac workbooks) */
 	struct xlsx_sheet *sheets;
 	int nsheets;
+	char **sst;                /* the shared strings, which cells' text points into */
+	size_t nsst;
 };
 
 /* The caps a workbook must keep within. */
@@ -40,6 +48,8 @@ struct xlsx_book {
 #define XLSX_MAX_ENTRIES 2000
 #define XLSX_MAX_TOTAL ((uint64_t)256 << 20)
 #define XLSX_MAX_RATIO 200          /* uncompressed : compressed, per entry over 1 MiB */
+#define XLSX_MAX_TEXT ((size_t)16 << 20)   /* the text held, a shared string counted once */
+#define XLSX_MAX_CELL 32767                /* characters in one cell, as in Excel */
 
 /* Reads a workbook held in memory; name is how messages name it. */
 int xlsx_read_mem(const char *name, const void *data, size_t len, struct xlsx_book **out,

@@ -276,8 +276,8 @@ list_targets(struct db *db, int64_t vid, struct target **out, size_t *n, struct 
 
 /* Every credential of the endpoint resolves: checked for all endpoints before
  * any is probed, so that a missing key cannot leave the suite half run. */
-static int
-credentials_ready(struct db *db, const char *runner, int64_t endpoint_id, struct aerr *err)
+int
+probe_credentials_ready(struct db *db, const char *runner, int64_t endpoint_id, struct aerr *err)
 {
 	struct db_stmt *st = db_prepare(db, err, "SELECT c.label, c.ref, e.url FROM credential c JOIN "
 	    "endpoint e ON e.id = c.endpoint_id WHERE c.endpoint_id = ? ORDER BY c.label", "i",
@@ -349,7 +349,7 @@ plan_all(struct aivet *av, struct db *db, const struct probe_opts *po, struct ta
 	for (size_t i = 0; i < n; i++) {
 		cJSON *plan, *x;
 
-		if (credentials_ready(db, av->actor, t[i].endpoint_id, err) != 0 ||
+		if (probe_credentials_ready(db, av->actor, t[i].endpoint_id, err) != 0 ||
 		    probe_plan_endpoint(av, t[i].endpoint_id, po, &plan, err) != 0) {
 			cJSON_Delete(plans);
 			return aerr_prefix(err, "%s", t[i].ref);

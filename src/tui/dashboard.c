@@ -68,16 +68,18 @@ static void
 show_vendors(const struct dashboard *d, struct tui_list *l, int cols)
 {
 	char tail[200], name[160];
-	int tailw = 0, namew;
+	int tailw = 0, namew, longest = 8;
 
 	section(l, "Vendors by rating");
 	for (int i = 0; i < d->nvendors; i++) {
 		vendor_verdict_short(&d->vendors[i].v, tail, sizeof tail);
 		if ((int)strlen(tail) > tailw)
 			tailw = (int)strlen(tail);
+		if ((int)strlen(d->vendors[i].name) > longest)
+			longest = (int)strlen(d->vendors[i].name);
 	}
 	/* The list draws from column 2; a row is "?  NAME RATING TAIL". */
-	namew = give_way(cols - 2, 3 + 1 + 12 + 1 + tailw, 24, 12);
+	namew = give_way(cols - 2, 3 + 1 + 12 + 1 + tailw, longest, 12);
 	for (int i = 0; i < d->nvendors; i++) {
 		const struct dash_vendor *v = &d->vendors[i];
 		int r = v->v.rating;
@@ -85,9 +87,8 @@ show_vendors(const struct dashboard *d, struct tui_list *l, int cols)
 		vendor_verdict_short(&v->v, tail, sizeof tail);
 		tui_list_add(l, OBJ(OBJ_VENDOR, v->id), r == RATING_UNACCEPTABLE ? TUI_MARK_BAD :
 		    r == RATING_CONCERNS ? TUI_MARK_WARN : TUI_MARK_NONE, "%s %s %-12s %s",
-		    r == RATING_UNACCEPTABLE ? "!!" : r == RATING_CONCERNS ? "! " :
-		    r == RATING_INCOMPLETE || r == RATING_NOT_ASSESSED ? "? " : "  ",
-		    tui_fit(name, sizeof name, v->name, namew), rating_name(r), tail);
+		    tui_rating_marker(r, 0), tui_fit_mid(name, sizeof name, v->name, namew),
+		    rating_name(r), tail);
 	}
 }
 
@@ -98,7 +99,7 @@ show_vendors(const struct dashboard *d, struct tui_list *l, int cols)
 static void
 show_clocks(const struct dashboard *d, struct tui_list *l, int cols)
 {
-	int duew = 0, titlew;
+	int duew = 0, titlew, longest = 8;
 	char title[160];
 
 	if (d->clocks.n == 0)
@@ -111,9 +112,12 @@ show_clocks(const struct dashboard *d, struct tui_list *l, int cols)
 
 		if (w > duew)
 			duew = w;
+		if ((int)strlen(c->title) > longest)
+			longest = (int)strlen(c->title);
 	}
-	/* The list draws from column 2; a row is "!! #NNN TITLE CLOCK DUE". */
-	titlew = give_way(cols - 2, 8 + 1 + 27 + 1 + duew, 20, 8);
+	/* The list draws from column 2; a row is "!! #NNN TITLE CLOCK DUE": the title
+	 * takes the room there is, up to its whole length. */
+	titlew = give_way(cols - 2, 8 + 1 + 27 + 1 + duew, longest, 8);
 	for (size_t i = 0; i < d->clocks.n; i++) {
 		const struct due_clock *c = &d->clocks.clocks[i];
 		int over = strcmp(c->state, "overdue") == 0;
@@ -153,16 +157,18 @@ static void
 show_incidents(const struct dashboard *d, int64_t now, struct tui_list *l, int cols)
 {
 	char when[64], title[160];
-	int whenw = 0, titlew;
+	int whenw = 0, titlew, longest = 8;
 
 	section(l, "Open incidents");
 	for (size_t k = 0; k < d->incidents.n; k++) {
 		incident_when(&d->incidents.items[k], now, when, sizeof when);
 		if ((int)strlen(when) > whenw)
 			whenw = (int)strlen(when);
+		if ((int)strlen(d->incidents.items[k].title) > longest)
+			longest = (int)strlen(d->incidents.items[k].title);
 	}
 	/* The list draws from column 2; a row is "!! #NNN TITLE STATUS WHEN  [VENDOR]". */
-	titlew = give_way(cols - 2, 8 + 1 + 13 + 1 + whenw, 20, 8);
+	titlew = give_way(cols - 2, 8 + 1 + 13 + 1 + whenw, longest, 8);
 	for (size_t k = 0; k < d->incidents.n; k++) {
 		const struct incident *i = &d->incidents.items[k];
 		int nover = incident_when(i, now, when, sizeof when);
@@ -175,18 +181,32 @@ show_incidents(const struct dashboard *d, int64_t now, struct tui_list *l, int c
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none");
 }
 
+/* cols: the pane's width. The endpoint, what tells runs apart, takes the room
+ * the rest leaves: the vendor's name gives way first (tui_fit_ref). */
 static void
-show_runs(const struct dashboard *d, struct tui_list *l)
+show_runs(const struct dashboard *d, struct tui_list *l, int cols)
 {
+	int longest = 12, worstw = 11, namew;
+	char name[200];
+
 	section(l, "Recent probe runs");
+	for (size_t i = 0; i < d->runs.n; i++) {
+		if ((int)strlen(d->runs.items[i].endpoint) > longest)
+			longest = (int)strlen(d->runs.items[i].endpoint);
+		if (d->runs.items[i].worst != NULL && (int)strlen(d->runs.items[i].worst) > worstw)
+			worstw = (int)strlen(d->runs.items[i].worst);
+	}
+	/* The list draws from column 2; a row is "!! run NNNN ENDPOINT STATUS STARTED  WORST". */
+	namew = give_way(cols - 2, 2 + 1 + 3 + 1 + 4 + 1 + 1 + 11 + 1 + 16 + 2 + worstw, longest, 12);
 	for (size_t i = 0; i < d->runs.n; i++) {
 		const struct probe_run *r = &d->runs.items[i];
 		const char *worst = r->worst;
 		int bad = severity_rank(worst) >= SEV_HIGH;
 
 		tui_list_add(l, OBJ(OBJ_RUN, r->id), bad ? TUI_MARK_BAD : worst ? TUI_MARK_WARN : TUI_MARK_GOOD,
-		    "%s run %-4d %-22.22s %-11s %.16s  %s", bad ? "!!" : worst ? "! " : "ok", (int)r->id,
-		    r->endpoint, r->status, r->started_at, worst ? worst : "no findings");
+		    "%s run %-4d %s %-11s %.16s  %s", bad ? "!!" : worst ? "! " : "ok", (int)r->id,
+		    tui_fit_ref(name, sizeof name, r->endpoint, namew), r->status, r->started_at,
+		    worst ? worst : "no findings");
 	}
 	if (d->runs.n == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none yet (r on an endpoint runs probes)");
@@ -247,7 +267,7 @@ dash_load(struct view *v, struct tui *t, struct aerr *err)
 		show_vendors(&d, &s->left, s->wide ? COLS / 2 - 1 : COLS);
 		show_reviews(&d, &s->left, s->wide ? COLS / 2 - 1 : COLS);
 		show_incidents(&d, now, r, s->wide ? COLS - COLS / 2 : COLS);
-		show_runs(&d, r);
+		show_runs(&d, r, s->wide ? COLS - COLS / 2 : COLS);
 	}
 	dashboard_free(&d);
 	tui_list_restore(&s->left, keep_l);

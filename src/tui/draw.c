@@ -13,6 +13,7 @@
 #include <wchar.h>
 
 #include "tui.h"
+#include "aivet/rating.h"
 
 void
 tui_put(WINDOW *w, int y, int x, int maxw, const char *s)
@@ -184,4 +185,85 @@ tui_fit(char *out, size_t n, const char *s, int width)
 	for (; cols < width; cols++)
 		strcat(out, " ");
 	return out;
+}
+
+int
+tui_text_cols(const char *s)
+{
+	wchar_t wbuf[1024];
+	size_t len = mbstowcs(wbuf, s, sizeof wbuf / sizeof wbuf[0] - 1);
+	int cols = 0;
+
+	if (len == (size_t)-1)
+		return (int)strlen(s);
+	for (size_t i = 0; i < len; i++)
+		cols += wcwidth(wbuf[i]) > 0 ? wcwidth(wbuf[i]) : 1;
+	return cols;
+}
+
+const char *
+tui_fit_mid(char *out, size_t n, const char *s, int width)
+{
+	wchar_t wbuf[512], head[512], tail[512];
+	size_t len;
+	int hw = 0, tw = 0, h = 0, k;
+	char tmp[1024];
+
+	if (width < 5 || tui_text_cols(s) <= width ||
+	    (len = mbstowcs(wbuf, s, sizeof wbuf / sizeof wbuf[0] - 1)) == (size_t)-1)
+		return tui_fit(out, n, s, width);
+	/* Half of the room for the head, the rest (less the ellipsis) for the tail. */
+	for (; (size_t)h < len && hw + (wcwidth(wbuf[h]) > 0 ? wcwidth(wbuf[h]) : 1) <= (width - 1) / 2; h++) {
+		hw += wcwidth(wbuf[h]) > 0 ? wcwidth(wbuf[h]) : 1;
+		head[h] = wbuf[h];
+	}
+	head[h] = L'\0';
+	for (k = (int)len; k > h && tw + (wcwidth(wbuf[k - 1]) > 0 ? wcwidth(wbuf[k - 1]) : 1) <=
+	    width - 1 - hw; k--)
+		tw += wcwidth(wbuf[k - 1]) > 0 ? wcwidth(wbuf[k - 1]) : 1;
+	wmemcpy(tail, wbuf + k, len - (size_t)k);
+	tail[len - (size_t)k] = L'\0';
+	snprintf(tmp, sizeof tmp, "%ls%s%ls", head, MB_CUR_MAX > 1 ? "\xe2\x80\xa6" : "~", tail);
+	return tui_fit(out, n, tmp, width);
+}
+
+const char *
+tui_fit_ref(char *out, size_t n, const char *s, int width)
+{
+	const char *slash = strrchr(s, '/');
+	char vendor[512], tmp[1024];
+	int ew;
+
+	if (tui_text_cols(s) <= width || slash == NULL || (ew = tui_text_cols(slash)) > width - 4)
+		return tui_fit_mid(out, n, s, width);
+	snprintf(tmp, sizeof tmp, "%.*s", (int)(slash - s), s);
+	tui_fit(vendor, sizeof vendor, tmp, width - ew);
+	snprintf(tmp, sizeof tmp, "%s%s", vendor, slash);
+	return tui_fit(out, n, tmp, width);
+}
+
+const char *
+tui_fit_url(char *out, size_t n, const char *url, int width)
+{
+	const char *host = strstr(url, "://"), *path;
+	char tmp[1024];
+
+	if (tui_text_cols(url) <= width || host == NULL)
+		return tui_fit_mid(out, n, url, width);
+	host += 3;
+	if (tui_text_cols(host) <= width)
+		return tui_fit(out, n, host, width);
+	path = strchr(host, '/');
+	snprintf(tmp, sizeof tmp, "%.*s", path ? (int)(path - host) : (int)strlen(host), host);
+	return tui_fit_mid(out, n, tmp, width);
+}
+
+const char *
+tui_rating_marker(int rating, int bad)
+{
+	if (bad || rating == RATING_UNACCEPTABLE)
+		return "!!";
+	if (rating == RATING_CONCERNS)
+		return "! ";
+	return rating == RATING_INCOMPLETE || rating == RATING_NOT_ASSESSED ? "? " : "  ";
 }

@@ -39,20 +39,6 @@ struct form_box {
 
 #define FORM_HINT "Tab next field, Enter save, Esc cancel"
 
-static int
-text_cols(const char *s)
-{
-	wchar_t w[1024];
-	size_t n = mbstowcs(w, s, sizeof w / sizeof w[0] - 1);
-	int cols = 0;
-
-	if (n == (size_t)-1)
-		return (int)strlen(s);
-	w[n] = L'\0';
-	for (size_t i = 0; i < n; i++)
-		cols += wcwidth(w[i]) > 0 ? wcwidth(w[i]) : 1;
-	return cols;
-}
 
 static int
 wrapped_rows(const char *s, int width)
@@ -90,13 +76,13 @@ form_place(const char *title, const struct tui_field *fields, int n, int bottom_
 	if (b->fieldw < 20)
 		b->fieldw = 20;
 	want = b->labelw + b->fieldw + 6;
-	if (text_cols(title) + 6 > want)
-		want = text_cols(title) + 6;
-	if (text_cols(FORM_HINT) + 4 > want)
-		want = text_cols(FORM_HINT) + 4;
+	if (tui_text_cols(title) + 6 > want)
+		want = tui_text_cols(title) + 6;
+	if (tui_text_cols(FORM_HINT) + 4 > want)
+		want = tui_text_cols(FORM_HINT) + 4;
 	for (int i = 0; i < n; i++)
-		if (fields[i].hint != NULL && text_cols(fields[i].hint) + 4 > want)
-			want = text_cols(fields[i].hint) + 4;
+		if (fields[i].hint != NULL && tui_text_cols(fields[i].hint) + 4 > want)
+			want = tui_text_cols(fields[i].hint) + 4;
 	b->w = want > maxw ? maxw : want;
 	b->fieldw = b->w - b->labelw - 6;
 	for (int i = 0; i < n; i++)
@@ -123,7 +109,7 @@ form_text(const struct tui_field *fields, int cur, const char *msg)
 static int
 form_grow(const char *text, int n, struct form_box *b)
 {
-	int maxw = COLS > 12 ? COLS - 4 : COLS, w = text_cols(text) + 4, h;
+	int maxw = COLS > 12 ? COLS - 4 : COLS, w = tui_text_cols(text) + 4, h;
 
 	if (w > maxw)
 		w = maxw;

@@ -31,19 +31,22 @@ static const enum request text_requests[] = {
 };
 
 /* The markers lists put before a row, and where: a symbol always says what a
- * colour says, so the legend is the whole meaning. */
+ * colour says, so the legend is the whole meaning. One entry a marker, wrapped
+ * to the screen's width when the help opens, continuations under its text. */
 static const char *const legend[] = {
 	">      the selected row; in a pane without the focus it is only dim, with no >",
-	"!!     worst first: a vendor rated unacceptable, an incident with a clock overdue,",
-	"       a probe run with a high or critical finding (dashboard)",
-	"!      needs attention: a required question unanswered, a section with one open",
-	"       (assessment); a vendor with open incidents (vendors); an incident with a",
-	"       clock running, a vendor of concern, a run with findings (dashboard); a probe",
-	"       that could not run (probe run)",
-	"?      not known yet: an optional question unanswered (assessment); a vendor not",
-	"       assessed or incompletely (dashboard); an assessment waiting for review",
-	"       (dashboard); a probe with no verdict (probe run)",
-	"-      a question not asked, as earlier answers ruled it out (assessment); no value",
+	"!!     worst first: a vendor rated unacceptable (dashboard, vendors) or with "
+	    "open incidents (vendors), an incident with a clock overdue, a probe run with a "
+	    "high or critical finding (dashboard)",
+	"!      needs attention: a required question unanswered, a section with one open "
+	    "(assessment); an incident with a clock running, a vendor of concern (dashboard, "
+	    "vendors), a run with findings (dashboard); a probe that could not run (probe "
+	    "run)",
+	"?      not known yet: an optional question unanswered (assessment); a vendor "
+	    "not assessed or incompletely (dashboard, vendors); an assessment waiting for "
+	    "review (dashboard); a probe with no verdict (probe run)",
+	"-      a question not asked, as earlier answers ruled it out (assessment); no "
+	    "value",
 	"ok     a probe run without findings (dashboard)",
 	"\xe2\x9c\x93 \xe2\x9c\x97    a probe passed, failed (probe run)",
 	"low .. an answered question's risk: low, medium, high, critical (assessment)",
@@ -57,7 +60,7 @@ static const char *const legend[] = {
 /* Adds one line, wrapped at width columns (bytes: a multibyte character only makes
  * a line shorter than it could be); continuations keep the line's indent plus two. */
 static void
-add_wrapped(struct tui_list *l, const char *s, int width)
+add_hanging(struct tui_list *l, const char *s, int width, int hang)
 {
 	int indent = (int)strspn(s, " "), first = 1;
 
@@ -66,7 +69,8 @@ add_wrapped(struct tui_list *l, const char *s, int width)
 	if (indent > width / 2)
 		indent = width / 2;
 	while (first || *s) {
-		int room = first ? width : width - indent - 2, len = (int)strlen(s), cut = len;
+		int room = first ? width : width - (hang >= 0 ? hang : indent + 2), len = (int)strlen(s);
+		int cut = len;
 
 		if (len > room) {
 			for (cut = room; cut > 0 && s[cut] != ' '; cut--)
@@ -77,12 +81,19 @@ add_wrapped(struct tui_list *l, const char *s, int width)
 			if (cut <= 0)
 				cut = room;   /* not UTF-8 at all: cut anywhere rather than never */
 		}
-		tui_list_add(l, l->n, TUI_MARK_NONE, "%*s%.*s", first ? 0 : indent + 2, "", cut, s);
+		tui_list_add(l, l->n, TUI_MARK_NONE, "%*s%.*s", first ? 0 : hang >= 0 ? hang : indent + 2,
+		    "", cut, s);
 		s += cut;
 		while (*s == ' ')
 			s++;
 		first = 0;
 	}
+}
+
+static void
+add_wrapped(struct tui_list *l, const char *s, int width)
+{
+	add_hanging(l, s, width, -1);
 }
 
 static void
@@ -139,16 +150,20 @@ help_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 		tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "  %-14s %s", keys, ri->help);
 	}
 	tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "%s", "");
-	tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "%s",
-	    "In dialogs: Tab/Down next field, Up previous, Enter save, Esc cancel, ^U clear;");
-	tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "%s",
-	    "  a field entered with a value has it selected: typing replaces it, arrows keep it.");
+	/* Wrapped to the screen, so that 80 columns cut no sentence. */
+	add_hanging(&s->lines, "In dialogs: Tab/Down next field, Up previous, Enter save, Esc cancel, ^U "
+	    "clear; a field entered with a value has it selected: typing replaces it, arrows keep it.",
+	    COLS - 3, 2);
 	tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "%s",
 	    "In this help and in texts: / finds, n next match, N previous match.");
 	tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "%s", "");
 	tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "Markers:");
-	for (const char *const *l = legend; *l != NULL; l++)
-		tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "  %s", *l);
+	for (const char *const *l = legend; *l != NULL; l++) {
+		char *entry = xasprintf("  %s", *l);
+
+		add_hanging(&s->lines, entry, COLS - 3, 9);
+		free(entry);
+	}
 	s->lines.sel = 0;
 	v->state = s;
 	(void)t;

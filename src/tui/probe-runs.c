@@ -289,7 +289,9 @@ start_run(struct runs_state *s, struct tui *t, struct aerr *err)
 
 	if (t->job != NULL)
 		return aerr_set(err, AV_USAGE, "another job is running; wait for it or stop it with x");
-	if (probe_plan_endpoint(t->av, s->endpoint_id, &s->next, &plan, err) != 0)
+	/* The credential guard first: no cost question for a run that could not start. */
+	if (probe_credentials_ready(t->av->db, t->av->actor, s->endpoint_id, err) != 0 ||
+	    probe_plan_endpoint(t->av, s->endpoint_id, &s->next, &plan, err) != 0)
 		return err->code;
 	{
 		struct run_plan rp;

@@ -31,6 +31,7 @@ tui_status(struct tui *t, int error, const char *fmt, ...)
 	snprintf(t->status, sizeof t->status, "%s", shown);
 	free(shown);
 	t->status_error = error;
+	t->statuses++;
 	t->dropped = 0;
 	if (error)
 		t->refusals++;

@@ -97,7 +97,9 @@ global_request(struct tui *t, enum request req)
 
 	switch (req) {
 	case REQ_BACK:
-		tui_pop(t);
+		/* Back from the first screen is leaving aivet: asked, as a stray q is common. */
+		if (t->depth > 1 || tui_confirm(t, "Quit aivet?"))
+			tui_pop(t);
 		break;
 	case REQ_QUIT:
 		t->quit = 1;
@@ -256,7 +258,9 @@ tui_main(struct aivet *av, struct aerr *err)
 		struct view *v;
 		wint_t ch;
 		int r;
-		unsigned refusals, dialogs;
+		unsigned refusals, dialogs, statuses;
+		struct view *before;
+		int depth;
 		enum request req;
 
 		tui_job_poll(&t);
@@ -292,6 +296,7 @@ tui_main(struct aivet *av, struct aerr *err)
 		if (req == REQ_NONE)
 			continue;
 		refusals = t.refusals, dialogs = t.dialogs;
+		before = v, depth = t.depth, statuses = t.statuses;
 		/* Stopping a job, quitting, help and ':' work the same on every screen. */
 		if (req != REQ_CANCEL_JOB && req != REQ_QUIT && req != REQ_HELP && req != REQ_COMMAND &&
 		    tui_view_handles(v, req)) {
@@ -301,6 +306,10 @@ tui_main(struct aivet *av, struct aerr *err)
 		} else {
 			global_request(&t, req);
 		}
+		/* Another screen, and nothing said on the way: the old status was the old
+		 * screen's, and lingers no further. */
+		if ((t.depth != depth || tui_top(&t) != before) && t.statuses == statuses)
+			t.status[0] = '\0';
 		/* Refused at once, no dialog shown: the keys typed after it were meant
 		 * for what did not open. (After a dialog, what it read was its own.) */
 		if (t.refusals != refusals && t.dialogs == dialogs) {

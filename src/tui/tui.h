@@ -197,6 +197,7 @@ struct tui {
 	int depth;
 	char status[512];
 	int status_error;
+	unsigned statuses;          /* how many times the status was set */
 	int color;
 	int quit;
 	int dirty;                /* views should reload */
@@ -292,6 +293,18 @@ void tui_put(WINDOW *w, int y, int x, int maxw, const char *s);
 /* s in a column of width columns: padded with spaces, or cut with an ellipsis
  * (the last column) so that a cut word never reads into the next column. */
 const char *tui_fit(char *out, size_t n, const char *s, int width);
+/* Display columns of a UTF-8 string (a stray byte counts one). */
+int tui_text_cols(const char *s);
+/* The same, cut in the middle (head...tail) where the end tells names apart:
+ * "VENDOR/ENDPOINT" keeps the endpoint whole while it fits, cutting the vendor. */
+const char *tui_fit_mid(char *out, size_t n, const char *s, int width);
+const char *tui_fit_ref(char *out, size_t n, const char *s, int width);
+/* A URL in width columns, keeping host and port: the scheme, then the path,
+ * go first, then the middle. */
+const char *tui_fit_url(char *out, size_t n, const char *url, int width);
+/* The one marker set, on every screen: "!!" unacceptable (or an open incident
+ * or an overdue clock: bad), "! " concerns, "? " not yet rated, "  " fine. */
+const char *tui_rating_marker(int rating, int bad);
 
 /* The screens. */
 extern const struct view_ops tui_dashboard_view;

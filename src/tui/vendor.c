@@ -45,6 +45,7 @@ vendor_load(struct view *v, struct tui *t, struct aerr *err)
 	struct vendor_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->endpoints);
 	struct vendor o;
+	char name[160], url[600];
 
 	if (vendor_show_load(t->av->db, s->id, &o, err) != 0)
 		return err->code;
@@ -60,9 +61,11 @@ vendor_load(struct view *v, struct tui *t, struct aerr *err)
 
 			if ((strcmp(e->status, "active") != 0) != archived)
 				continue;
+			/* The URL takes what the row leaves, host and port kept (tui_fit_url). */
 			tui_list_add(&s->endpoints, e->id, archived ? TUI_MARK_DIM : TUI_MARK_NONE,
-			    "%-20s %-12s %-10lld %-8s %-7d %s", e->name, e->api,
-			    (long long)e->context_tokens, e->status, (int)e->ncredentials, e->url);
+			    "%s %-12s %-10lld %-8s %-7d %s", tui_fit_mid(name, sizeof name, e->name, 20),
+			    e->api, (long long)e->context_tokens, e->status, (int)e->ncredentials,
+			    tui_fit_url(url, sizeof url, e->url, COLS - 2 - 62));
 		}
 	tui_list_restore(&s->endpoints, keep);
 	return 0;

@@ -36,11 +36,12 @@ vendors_load(struct view *v, struct tui *t, struct aerr *err)
 	struct vendors_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list);
 	struct vendor_list l;
+	char name[160];
 
 	if (vendor_list_rated(t->av->db, 0, &l, err) != 0)
 		return err->code;
 	tui_list_clear(&s->list);
-	snprintf(s->list.header, sizeof s->list.header, "%-1s %-24s %-12s %-4s %-9s %s", "!", "VENDOR",
+	snprintf(s->list.header, sizeof s->list.header, "%-2s %-24s %-12s %-4s %-9s %s", "!!", "VENDOR",
 	    "RATING", "CRIT", "ENDPOINTS", "OPEN INCIDENTS");
 	for (size_t i = 0; i < l.n; i++) {
 		const struct vendor *o = &l.items[i];
@@ -49,9 +50,9 @@ vendors_load(struct view *v, struct tui *t, struct aerr *err)
 
 		tui_list_add(&s->list, o->id,
 		    incidents || r == RATING_UNACCEPTABLE ? TUI_MARK_BAD : r == RATING_CONCERNS ?
-		    TUI_MARK_WARN : TUI_MARK_NONE, "%-1s %-24.24s %-12s %-4d %-9d %d",
-		    incidents || r == RATING_UNACCEPTABLE ? "!" : " ", o->name, rating_name(r),
-		    (int)o->criticality, (int)o->endpoints, incidents);
+		    TUI_MARK_WARN : TUI_MARK_NONE, "%s %s %-12s %-4d %-9d %d",
+		    tui_rating_marker(r, incidents), tui_fit_mid(name, sizeof name, o->name, 24),
+		    rating_name(r), (int)o->criticality, (int)o->endpoints, incidents);
 	}
 	vendor_list_free(&l);
 	tui_list_restore(&s->list, keep);

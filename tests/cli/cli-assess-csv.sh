@@ -69,7 +69,7 @@ $T/bad.csv:6: question channels: 'z' is not one of a, b, c
 $T/bad.csv:7: question notify: 'soon' is not a duration like 24h or 5d (units m, h, d, w)
 $T/bad.csv:8: question since: '2026-02-30' is not a date (YYYY-MM-DD)
 $T/bad.csv:10: question notify appears twice (first on line 7)
-aivet: $T/bad.csv: 6 bad rows; nothing was imported" "every bad row with its line (a quoted note spans two)"
+aivet: $T/bad.csv: 6 cells refused; nothing was imported" "every bad row with its line (a quoted note spans two)"
 is "$(db_snapshot)" "$snap" "nothing was imported, not even the good row"
 
 printf 'question_id,answer\ngate,"yes\n' > "$T/broken.csv"

@@ -41,7 +41,7 @@ locked True E2 False F2 False
 print landscape \$1:\$1 True" "header frozen, question columns locked, answer and note open, printed landscape one page wide"
 is "$(grep '^validation' "$T/show.txt")" 'validation E2 list "yes,no" None
 validation E3 list "fine,bad" None
-validation E6 decimal -1000000000000000 1000000000000000
+validation E6 decimal 0 1000000000000000
 validation E8 date 1 2958465
 validation E9 list "error,truncate" None' "dropdowns for choices, typed number and date cells"
 is "$(grep -E "^row \('Main', '(gate|channels|notify)'" "$T/show.txt")" "row ('Main', 'gate', 'Gate?', 'Pick one from the list. Required.', 'yes', None)
@@ -110,10 +110,10 @@ refused() { # refused FILE WANT-STDERR DESCRIPTION
 }
 "$PY" "$V" answer "$T/a.xlsx" "$T/maybe.xlsx" gate maybe
 refused "$T/maybe.xlsx" "Answers!E2: question gate: 'maybe' is not one of yes, no
-aivet: $T/maybe.xlsx: 1 bad row; nothing was imported" "a value not in the list"
+aivet: $T/maybe.xlsx: 1 cell refused; nothing was imported" "a value not in the list"
 "$PY" "$V" formula "$T/a.xlsx" "$T/formula.xlsx"
 refused "$T/formula.xlsx" "Answers!E6: the cell holds a formula (=400+100); aivet reads no formulas: type the value
-aivet: $T/formula.xlsx: 1 bad row; nothing was imported" "a formula is not evaluated"
+aivet: $T/formula.xlsx: 1 cell refused; nothing was imported" "a formula is not evaluated"
 "$PY" "$V" bomb "$T/a.xlsx" "$T/bomb.xlsx"
 refused "$T/bomb.xlsx" "aivet: $T/bomb.xlsx: entry xl/media/pad.xml inflates 1028 times (at most 200): refused as a ZIP bomb" \
 	"a ZIP bomb"
@@ -139,6 +139,67 @@ case $errout in
 esac
 is "$ok:$(printf '%s\n' "$errout" | wc -l)" "1:1" "a second inline string left open: one line naming the part and the tag ($errout)"
 is "$(db_snapshot)" "$snap" "a second inline string left open: nothing changed"
+
+# ---- expanding text is capped: a shared string is held once ----
+# 2,000 cells of one 8 MiB shared string: once 16 GB of copies and an abort;
+# now refused at the string, in bounded memory.
+mem() { # mem FILE: runs the import, peak memory in KiB in $kib
+	/usr/bin/time -f '%M' -o "$T/mem" "$AIVET" assess import 1 "$1" >/dev/null 2>"$T/stderr" && rc=0 || rc=$?
+	errout=$(cat "$T/stderr")
+	kib=$(tail -1 "$T/mem")   # after "Command exited with non-zero status N"
+}
+"$PY" "$V" shared "$T/a.xlsx" "$T/big.xlsx" 8388608 2000
+nsst=$(unzip -p "$T/a.xlsx" xl/sharedStrings.xml | grep -o '<si>' | wc -l)   # the new string's index
+snap=$(db_snapshot)
+mem "$T/big.xlsx"
+is "$rc:$errout" "2:aivet: $T/big.xlsx: xl/sharedStrings.xml: shared string $nsst holds 8388608 characters (a cell holds at most 32767): refused" \
+	"an 8 MiB shared string in 2,000 cells is refused, naming the part and the string"
+ok "$(test "$kib" -lt 200000; echo $?)" "in bounded memory ($kib KiB)"
+is "$(db_snapshot)" "$snap" "the 8 MiB string: nothing changed"
+# A 30,000-character string in 2,000 cells is text of 30,000 characters, not
+# 60 million: the workbook imports (the extra column is not read).
+"$PY" "$V" shared "$T/a.xlsx" "$T/shared.xlsx" 30000 2000
+mem "$T/shared.xlsx"
+is "$rc:$errout" "0:" "a long shared string in 2,000 cells is counted once: imported"
+ok "$(test "$kib" -lt 40000; echo $?)" "without a copy per cell ($kib KiB)"
+# 600 strings of 30,000 characters: past the 16 MiB the book may hold at the
+# 560th (16,777,216 / 30,000 = 559.2).
+"$PY" "$V" shared "$T/a.xlsx" "$T/many.xlsx" 30000 1 600
+refused "$T/many.xlsx" "aivet: $T/many.xlsx: xl/sharedStrings.xml: at shared string $((nsst + 559)) the workbook's text exceeds 16 MiB (each shared string counted once): refused" \
+	"text past 16 MiB in all is refused, naming the part"
+
+# ---- control characters: _x001B_ is an ESC, refused naming the cell ----
+"$PY" "$V" escape "$T/a.xlsx" "$T/escape.xlsx" deeper
+refused "$T/escape.xlsx" "Answers!E4: holds the control character U+001B (ESC) at character 3: only tab and line breaks are allowed in imported text
+aivet: $T/escape.xlsx: 1 cell refused; nothing was imported" "an ESC in a cell is refused, naming the cell"
+# ---- what the vendor typed, as typed; blanked answers; locked text ----
+run assess export 1 --format xlsx --output "$T/now.xlsx"
+before=$(answers 1)
+"$PY" "$V" answers "$T/now.xlsx" "$T/typed.xlsx" gate=Maybe tokens=-5 "notify=soon"
+refused "$T/typed.xlsx" "Answers!E2: question gate: 'Maybe' is not one of yes, no
+Answers!E6: question tokens: -5 is below 0: the answer is a quantity (0 or more)
+Answers!E7: question notify: 'soon' is not a duration like 24h or 5d (units m, h, d, w)
+aivet: $T/typed.xlsx: 3 cells refused; nothing was imported" \
+	"errors quote the vendor's text as typed, one line and one count per cell"
+"$PY" "$V" question "$T/now.xlsx" "$T/reworded.xlsx" gate "Gate? (answer no if unsure)"
+refused "$T/reworded.xlsx" "Answers!C2: the text of question gate was edited (the column is locked): it reads 'Gate? (answer no if unsure)', the questionnaire asks 'Gate?'
+aivet: $T/reworded.xlsx: 1 cell refused; nothing was imported" "edited question text is reported and refused"
+"$PY" "$V" answers "$T/now.xlsx" "$T/blanked.xlsx" "notify=" "tokens=" "limit=30 days"
+refused "$T/blanked.xlsx" "Answers!E9: question limit: '30 days' is not one of error, truncate
+aivet: $T/blanked.xlsx: 1 cell refused; nothing was imported" "a wrong answer beside blanked ones: nothing cleared"
+is "$(answers 1)" "$before" "the answers are as they were"
+"$PY" "$V" answers "$T/now.xlsx" "$T/blanked.xlsx" "notify=" "tokens=" "limit=Truncate"
+run assess import 1 "$T/blanked.xlsx"
+is "$rc:$out" "0:assessment 1: 3 answers changed from $T/blanked.xlsx" "blanked answers are cleared, a label in another case is read"
+is "$(answers 1 | tr ';' '\n' | grep -cE '^ ?(notify|tokens)=')" 0 "notify and tokens are unanswered now"
+is "$(answers 1 | tr ';' '\n' | grep -E '^ ?limit=')" ' limit="truncate" null' "limit is its value"
+is "$(sqlite3 "$AIVET_DB" "SELECT group_concat(json_extract(c.value, '$.action') || ':' || json_extract(c.value, '$.question'), ',') FROM audit_log, json_each(details, '$.changes') c WHERE seq = (SELECT max(seq) FROM audit_log)")" \
+	"answer.clear:notify,answer.note:notify,answer.set:limit" \
+	"the import's audit entry lists the clearing (notify's note, still in the sheet, stays)"
+"$PY" "$V" answers "$T/now.xlsx" "$T/days.xlsx" "notify=30 days" "tokens=0"
+run assess import 1 "$T/days.xlsx"
+is "$rc:$(answers 1 | tr ';' '\n' | grep -E '^ ?(notify|tokens)=' | tr '\n' ' ')" \
+	'0: tokens=0 null  notify="30d" "contract 4.2" ' "'30 days' is read as 30d; 0 is a number the sheet allows"
 run assess export 2 --format xlsx --output "$T/two.xlsx"
 refused "$T/two.xlsx" "aivet: $T/two.xlsx: aivet!B1: the workbook is for assessment 2, not 1" "a workbook for another assessment"
 jq '.version = 2' "$D/scoring-questionnaire.json" > "$T/v2.json"
@@ -163,7 +224,7 @@ is "$(answers 3)" 'gate="yes" null; detail="fine" null; notify="24h" "see contra
 snap=$(db_snapshot)
 run assess import --start acme "$T/tpl-bad.xlsx"
 is "$rc:$errout" "2:Answers!E6: question tokens: 'lots' is not a number
-aivet: $T/tpl-bad.xlsx: 1 bad row; nothing was imported" "a bad template starts nothing"
+aivet: $T/tpl-bad.xlsx: 1 cell refused; nothing was imported" "a bad template starts nothing"
 is "$(db_snapshot)" "$snap" "no assessment was started"
 run assess import --start acme "$T/two-filled.csv"
 is "$rc:$errout" "2:aivet: --start needs a workbook (.xlsx) made by 'aivet questionnaire export' or 'aivet assess export': it names its questionnaire
@@ -178,6 +239,24 @@ run assess import 99 "$T/two-filled.csv"
 is "$rc:$errout" "2:aivet: unknown assessment 99 (see 'aivet assess list')" "import: the ASSESSMENT is resolved by the framework"
 run assess import 1 2 "$T/two-filled.csv"
 is "$rc:$(echo "$errout" | head -1)" "2:aivet: assess import takes [ASSESSMENT] FILE" "import: three words are too many"
+
+# ---- a questionnaire with labels: errors list what the dropdown showed ----
+run assess start acme hipaa-ai-vendor
+hid=$(printf '%s' "$out" | sed -n 's/^assessment \([0-9]*\) started.*/\1/p')
+run assess export "$hid" --format xlsx --output "$T/hipaa.xlsx"
+"$PY" "$V" show "$T/hipaa.xlsx" | grep '^validation' > "$T/hipaa-show.txt"
+like "$(cat "$T/hipaa-show.txt")" 'list "No,Only with logged, approved emergency access,Yes, routinely"|list aivet!' \
+	"the dropdown shows the labels (or refers to the hidden sheet's list of them)"
+"$PY" "$V" answers "$T/hipaa.xlsx" "$T/hipaa-bad.xlsx" phi_human_access=Sometimes
+snap=$(db_snapshot)
+run assess import "$hid" "$T/hipaa-bad.xlsx"
+is "$rc:$errout" "2:Answers!E7: question phi_human_access: 'Sometimes' is not one of No; Only with logged, approved emergency access; Yes, routinely
+aivet: $T/hipaa-bad.xlsx: 1 cell refused; nothing was imported" "the error lists the labels the vendor saw, not the stored values"
+is "$(db_snapshot)" "$snap" "nothing changed"
+"$PY" "$V" answers "$T/hipaa.xlsx" "$T/hipaa-ok.xlsx" "phi_human_access=only with logged, approved emergency access"
+run assess import "$hid" "$T/hipaa-ok.xlsx"
+is "$rc:$(sqlite3 "$AIVET_DB" "SELECT value FROM answer WHERE assessment_id = $hid AND question_id = 'phi_human_access'")" \
+	'0:"break_glass"' "a label typed in another case is read as its value"
 
 # ---- LibreOffice saves it again ----
 if command -v soffice >/dev/null 2>&1; then

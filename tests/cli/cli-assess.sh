@@ -31,7 +31,9 @@ refused() {  # refused WANT-MESSAGE ARGS...
 }
 refused "question gate: 'maybe' is not one of yes, no" assess answer 1 gate maybe
 refused "question tokens: 'lots' is not a number" assess answer 1 tokens lots
-refused "question notify: '2 days' is not a duration like 24h or 5d (units m, h, d, w)" assess answer 1 notify "2 days"
+refused "question notify: '2 fortnights' is not a duration like 24h or 5d (units m, h, d, w)" assess answer 1 notify "2 fortnights"
+refused "question gate: 'Maybe' is not one of yes, no" assess answer 1 gate Maybe
+refused "question tokens: -5 is below 0: the answer is a quantity (0 or more)" assess answer 1 tokens -- -5
 refused "question since: '2026-13-01' is not a date (YYYY-MM-DD)" assess answer 1 since 2026-13-01
 refused "question channels: 'z' is not one of a, b, c" assess answer 1 channels a,z
 refused "question deeper: the answer is empty" assess answer 1 deeper "  "
@@ -73,6 +75,10 @@ is "$out" "question tokens: 681280 (risk none)" "number above the last band"
 run assess answer 1 tokens 1000
 is "$out" "question tokens: 1000 (risk high)" "a band's max is inclusive"
 run assess answer 1 tokens 681280
+run assess answer 1 notify "30 days"
+is "$rc:$out" "0:question notify: 30d (risk critical)" "a duration in words ('30 days') is read as 30d"
+run assess answer 1 notify "2 Weeks"
+is "$rc:$out" "0:question notify: 2w (risk critical)" "and '2 Weeks' as 2w"
 run assess answer 1 notify 5d
 is "$out" "question notify: 5d (risk medium)" "duration band"
 run assess answer 1 since 2026-11-30

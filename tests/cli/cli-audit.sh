@@ -197,6 +197,7 @@ is "$(sed -n '/<body>/{n;p;q}' "$T/after-edit/report.html")" "<p class=\"audit-f
 	"report.html's page opens with it"
 run verify "$T/after-edit"
 is "$rc:$out" "1:bundle $T/after-edit FAILED verification
+  parts        signature verified, hashes verified, report failed, time-stamp none
   report.json: $broken" "aivet verify fails that bundle, saying why"
 
 # ---- external anchors: a signed checkpoint, a signed bundle ----

@@ -197,18 +197,21 @@ is "$r" 1 "and refuses it with the key obtained out of band"
 forgery="FORGERY: signed by key $twinpk, which claims key id $id but is not the trusted key with that id"
 run verify "$T/forged"
 is "$rc:$out" "1:bundle $T/forged FAILED verification
+  parts        signature failed, hashes verified, report verified, time-stamp none
   $forgery (own key 'aivet': $pk)" "rule: same key id, other key bytes = forgery (exit 1)"
 run verify "$T/forged" --json
 is "$(printf '%s' "$out" | json '[.ok, .signer_trusted, .trust, .problems[0]] | @json')" \
 	"[false,false,null,\"$forgery (own key 'aivet': $pk)\"]" "verify --json: ok false, not trusted, the forgery named"
 run verify "$T/forged" --pubkey "$T/ours.pub"
 is "$rc:$out" "1:bundle $T/forged FAILED verification
+  parts        signature failed, hashes verified, report verified, time-stamp none
   $forgery (--pubkey $T/ours.pub: $pk)" "with --pubkey: the same forgery named"
 
 # An auditor with an empty keyring: a good signature alone is not enough.
 AUD="$T/auditor"
 XDG_CONFIG_HOME="$AUD" "$AIVET" verify "$B" >"$T/out" 2>"$T/err" && rc=0 || rc=$?
 is "$rc:$(cat "$T/out")" "1:bundle $B FAILED verification
+  parts        signature failed, hashes verified, report verified, time-stamp none
   signature valid, signer not trusted: $pk
 Compare that key with the signer's public key obtained out of band (not from the bundle); if they are the same, 'aivet key trust FILE' or 'aivet verify DIR --pubkey FILE'." \
 	"rule: a good signature by an unknown key exits 1 naming the whole key"
@@ -226,8 +229,22 @@ XDG_CONFIG_HOME="$AUD" "$AIVET" verify "$B" --json > "$T/out" && rc=0 || rc=$?
 is "$rc:$(json '[.ok, .signer_trusted, .trust.source, .trust.name] | @json' < "$T/out")" \
 	"0:[true,true,\"trusted-key\",\"acme-signer\"]" "a trusted signer's bundle verifies, and JSON says why"
 XDG_CONFIG_HOME="$AUD" "$AIVET" verify "$T/forged" > "$T/out" && rc=0 || rc=$?
-is "$rc:$(sed -n 2p "$T/out")" "1:  $forgery (trusted key 'acme-signer': $pk)" \
+is "$rc:$(sed -n 3p "$T/out")" "1:  $forgery (trusted key 'acme-signer': $pk)" \
 	"the forged bundle is named a forgery against the trusted key"
+# key untrust takes the trust back: the same bundle no longer verifies.
+XDG_CONFIG_HOME="$AUD" "$AIVET" key untrust acme-signer > "$T/out" 2>&1 && rc=0 || rc=$?
+is "$rc:$(cat "$T/out")" "0:key acme-signer no longer trusted (key id $id)
+  public key  $pk
+  removed     $AUD/aivet/trusted/acme-signer.pub" "key untrust NAME"
+XDG_CONFIG_HOME="$AUD" "$AIVET" verify "$B" --json > "$T/out" && rc=0 || rc=$?
+is "$rc:$(json '[.ok, .signer_trusted, .parts.signature] | @json' < "$T/out")" '1:[false,false,"failed"]' \
+	"once untrusted, the signer's bundle fails verify again"
+XDG_CONFIG_HOME="$AUD" "$AIVET" key untrust acme-signer > "$T/out" 2>&1 && rc=0 || rc=$?
+is "$rc:$(cat "$T/out")" "2:aivet: no trusted key 'acme-signer' (see 'aivet key list')" "untrusting it twice is refused"
+run key untrust aivet
+is "$rc:$errout" "2:aivet: 'aivet' is an own signing key, not a trusted signer's: untrust removes trusted keys only" \
+	"an own key is not untrusted"
+XDG_CONFIG_HOME="$AUD" "$AIVET" key trust "$T/ours.pub" --name acme-signer > /dev/null
 XDG_CONFIG_HOME="$AUD" "$AIVET" key trust "$T/mallory/aivet/keys/twin.pub" > "$T/out" 2>"$T/err" && rc=0 || rc=$?
 is "$rc:$(cat "$T/err")" "2:aivet: $T/mallory/aivet/keys/twin.pub: key id $id belongs to trusted key 'acme-signer' ($pk), and this is a different key with the same id ($twinpk): refused, a key id names one key" \
 	"key trust refuses a second key with a trusted key's id"
@@ -246,7 +263,7 @@ cp -r "$B" "$T/forged2"
 jq -c '.summary.rating = "acceptable"' "$B/report.json" > "$T/forged2/report.json"
 resign "$T/forged2" other
 run verify "$T/forged2"
-is "$rc:$(printf '%s\n' "$out" | sed -n 2p)" \
+is "$rc:$(printf '%s\n' "$out" | sed -n 3p)" \
 	"1:  signature valid, signer not trusted: $(sed -n 2p "$T/mallory/aivet/keys/other.pub")" \
 	"a re-signed bundle under another key id: valid signature, signer not trusted"
 

@@ -275,11 +275,13 @@ echo extra > "$C/evidence/extra.json"
 run verify "$C"
 is "$rc" 1 "an added file fails"
 is "$out" "bundle $C FAILED verification
+  parts        signature verified, hashes failed, report verified, time-stamp none
   evidence/extra.json: extra file, not listed in SHA256SUMS" "and names the extra file, nothing else"
 tamper symlink
 ln -s /etc/passwd "$C/evidence/link.json"
 run verify "$C"
 is "$out" "bundle $C FAILED verification
+  parts        signature verified, hashes failed, report verified, time-stamp none
   evidence/link.json: not a regular file" "a symbolic link in the bundle is named"
 tamper resigned
 # Re-signed with another key: good signature, but not by the key we trust.
@@ -310,6 +312,7 @@ jq 'del(.claims) | .summary.rating = "great"' "$B/report.json" > "$C/report.json
 run verify "$C"
 is "$rc" 1 "a correctly signed but malformed report.json fails"
 is "$out" "bundle $C FAILED verification
+  parts        signature verified, hashes verified, report failed, time-stamp none
   report.json: claims: missing or not an array
   report.json: summary.rating: missing or unknown" "and names each broken rule"
 
@@ -322,6 +325,7 @@ jq '.audit_checkpoint.entries += 1' "$B/report.json" > "$C/report.json"
 run verify "$C"
 is "$rc" 1 "a report.json whose audit checkpoint differs from the signed trusted comment fails"
 is "$out" "bundle $C FAILED verification
+  parts        signature verified, hashes verified, report failed, time-stamp none
   report.json: does not match the signed trusted comment (report id, generated_at or audit checkpoint differ)" \
 	"and says the trusted comment and report.json disagree"
 

@@ -156,6 +156,7 @@ mkdir "$T/empty"
 "$AIVET" key sign "$T/empty/SHA256SUMS" >/dev/null
 run verify "$T/empty"
 is "$rc:$out" "1:bundle $T/empty FAILED verification
+  parts        signature verified, hashes verified, report failed, time-stamp none
   report.json: not listed in SHA256SUMS: a bundle without its report never verifies" \
 	"an empty signed SHA256SUMS does not verify"
 

@@ -41,15 +41,30 @@ is "$(openssl dgst -sha256 -r "$B/SHA256SUMS" | cut -c1-64)" \
 	sed -n '/Message data:/,/Serial/p' | sed -n 's/^ *[0-9a-f]\{4\} - //p' | cut -c1-48 | tr -d ' -' | tr -d '\n')" \
 	"of SHA256SUMS"
 
-# Not yet trusted: the token is there, the TSA is not.
+# Not yet trusted: the token is there, the TSA is not. The signature and the
+# hashes still verify (exit 0); the time is "not verified", which is no forgery.
 run verify "$B"
-is "$rc" 1 "verify fails while no TSA certificate is trusted"
-like "$out" "^  SHA256SUMS.tsr: no trusted TSA certificate \('aivet tsa trust CERT', or --tsa-cert FILE\)\$" \
-	"and says so"
+is "$rc" 0 "verify passes the signature and hashes while no TSA certificate is trusted"
+is "$(printf '%s\n' "$out" | head -1)" "bundle $B: signature and hashes verified; time not verified" \
+	"and says the time is not verified"
+like "$out" "^  time-stamp   time not verified: SHA256SUMS.tsr: no trusted TSA certificate \('aivet tsa trust CERT', or --tsa-cert FILE\)\$" \
+	"and why"
+run verify "$B" --json
+is "$(printf '%s' "$out" | jq -c '[.ok, .parts.signature, .parts.hashes, .parts.report, .parts.time_stamp, .time_stamp.state]')" \
+	'[true,"verified","verified","verified","not verified","not verified"]' "verify --json names each part"
 run verify "$B" --tsa-cert "$P/other-ca.pem"
-is "$rc" 1 "an untrusted TSA fails verify"
-like "$out" "^  SHA256SUMS.tsr: the TSA $TSA_SUBJECT is not trusted: self-signed certificate in certificate chain\$" \
+is "$rc" 0 "a TSA that chains to no trusted certificate: time not verified, not a failure"
+like "$out" "^  time-stamp   time not verified: SHA256SUMS.tsr: the TSA $TSA_SUBJECT is not trusted: self-signed certificate in certificate chain\$" \
 	"and names the TSA and why"
+# A token whose own signature is broken is a failure whoever trusts the TSA.
+cp -r "$B" "$T/badsig"
+/usr/bin/python3 -c 'import sys; p = sys.argv[1]; d = bytearray(open(p, "rb").read()); d[-1] ^= 1; open(p, "wb").write(d)' \
+	"$T/badsig/SHA256SUMS.tsr"
+run verify "$T/badsig"
+is "$rc" 1 "a token with a broken signature fails verify, even with its TSA untrusted"
+is "$(printf '%s\n' "$out" | sed -n 1,3p)" "bundle $T/badsig FAILED verification
+  parts        signature verified, hashes verified, report verified, time-stamp failed
+  SHA256SUMS.tsr: the TSA's signature on the token does not verify" "naming the part that failed"
 run verify "$B" --tsa-cert "$P/ca.pem"
 is "$rc" 0 "verify --tsa-cert CA passes"
 like "$out" "^  generated    $ISO \(as the signer says\)
@@ -78,6 +93,31 @@ is "$recipe" "openssl ts -verify -data SHA256SUMS -in SHA256SUMS.tsr -CAfile TSA
 cp "$P/ca.pem" "$T/TSA-CA.pem"
 is "$(cd "$B" && eval "$(printf '%s' "$recipe" | sed "s|TSA-CA.pem|$T/TSA-CA.pem|")" 2>/dev/null)" "Verification: OK" \
 	"and openssl ts -verify passes it"
+is "$(grep -A1 'SHA256SUMS and SHA256SUMS.minisig may be present' "$B/VERIFY.txt")" \
+	"SHA256SUMS and SHA256SUMS.minisig may be present
+(and the time-stamp's SHA256SUMS.tsr, SHA256SUMS.tsa.pem and TIMESTAMP.txt," \
+	"VERIFY.txt lists the time-stamp's files among those that may be present"
+run report acme --out "$T/nostamp" --tsa none
+is "$(grep -c "time-stamp's SHA256SUMS.tsr" "$T/nostamp/VERIFY.txt")" 0 "a bundle without a time-stamp does not list them"
+
+# tsa untrust takes the trust back (by fingerprint prefix or by the file):
+# the time is then not verified again, and JSON says which part.
+run tsa untrust "$(printf '%.12s' "$FP")"
+is "$rc:$out" "0:no longer trusted: TSA certificate CN=Test TSA CA,O=aivet tests
+  issuer       CN=Test TSA CA,O=aivet tests
+  SHA-256      $FP
+  kind         CA" "tsa untrust FINGERPRINT"
+run verify "$B" --json
+is "$rc:$(printf '%s' "$out" | jq -c '[.ok, .parts.time_stamp, .time_stamp.attested]')" '0:[true,"not verified",false]' \
+	"once untrusted, the time is not verified"
+run tsa untrust "$P/ca.pem"
+is "$rc:$errout" "2:aivet: no trusted TSA certificate $FP (see 'aivet tsa list')" "untrusting it again is refused"
+run tsa trust "$P/ca.pem"
+run tsa untrust "$P/ca.pem" --json
+is "$rc:$(printf '%s' "$out" | jq -c '[.sha256, .removed]')" "0:[\"$FP\",true]" "tsa untrust CERT --json"
+run tsa untrust 1234
+is "$rc:$errout" "2:aivet: 1234: No such file or directory" "a word that is neither a fingerprint nor a file"
+run tsa trust "$P/ca.pem"
 
 # ---- broken tokens fail verify, each with its reason ----
 SUMS_REASON="SHA256SUMS.tsr: the token is for another imprint than the SHA-256 of SHA256SUMS"
@@ -129,10 +169,27 @@ is "$rc" 1 "a TSA certificate without the time-stamping purpose fails"
 like "$out" "^  SHA256SUMS.tsr: the TSA certificate CN=Test TSA plain,O=aivet tests is not for time-stamping \(extendedKeyUsage timeStamping, critical\)\$" \
 	"for its purpose"
 
+# A TSA whose certificate expired in 2021 still answers; report applies
+# verify's certificate rules before writing, so no bundle is made of it.
+before=$(db_snapshot)
 run report acme --out "$T/expired" --tsa "$URL/expired"
-is "$rc" 0 "a TSA with an expired certificate still answers"
-run verify "$T/expired"
-is "$rc" 1 "but its token fails verify"
+like "$rc:$errout" "^3:aivet: TSA $URL/expired: SHA256SUMS.tsr: the TSA certificate CN=Test TSA expired,O=aivet tests was not valid at the attested time $ISO \(valid from 2020-01-01T00:00:00Z to 2021-01-01T00:00:00Z\)\$" \
+	"report --tsa refuses a token from a certificate expired in 2021 (exit 3), naming its validity"
+ok "$(test ! -e "$T/expired"; echo $?)" "and leaves no bundle behind"
+is "$(db_snapshot)" "$before" "and records no report"
+run report acme --out "$T/expired" --tsa "$URL/expired" --tsa-optional
+is "$rc" 0 "with --tsa-optional the report is made"
+like "$(cat "$T/expired/TIMESTAMP.txt")" "^time not attested: TSA $URL/expired: SHA256SUMS.tsr: the TSA certificate CN=Test TSA expired" \
+	"and says the time is not attested, and why"
+ok "$(test ! -e "$T/expired/SHA256SUMS.tsr"; echo $?)" "without the token"
+# The token itself, kept by hand beside another bundle, still fails verify.
+openssl ts -query -data "$B/SHA256SUMS" -sha256 -cert -out "$T/exp.tsq" 2>/dev/null
+openssl ts -reply -config "$P/tsa.cnf" -section tsa_expired -queryfile "$T/exp.tsq" -out "$T/exp.tsr" 2>/dev/null
+cp -r "$B" "$T/expired-by-hand"
+cp "$T/exp.tsr" "$T/expired-by-hand/SHA256SUMS.tsr"
+cp "$P/old.pem" "$T/expired-by-hand/SHA256SUMS.tsa.pem"
+run verify "$T/expired-by-hand"
+is "$rc" 1 "a token from the expired certificate fails verify"
 like "$out" "^  SHA256SUMS.tsr: the TSA certificate CN=Test TSA expired,O=aivet tests was not valid at the attested time $ISO \(valid from 2020-01-01T00:00:00Z to 2021-01-01T00:00:00Z\)\$" \
 	"for its validity at the attested time"
 

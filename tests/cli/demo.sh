@@ -7,7 +7,8 @@
 # is this suite's one test at the incident's real numbers.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/lib.sh"
 
-run demo
+# Without AIVET_DB or --db the demo makes its own database.
+out=$(env -u AIVET_DB "$AIVET" demo 2>"$T/stderr") && rc=0 || rc=$?
 is "$rc" 0 "demo exits 0"
 like "$out" "^\[1/2\] the vendor as it was: http://127\.0\.0\.1:[0-9]+, tenants alice and bob" "the faulty vendor"
 first=$(printf '%s\n' "$out" | grep -n -m1 -e 'KV_POOL_BELOW_CONTEXT' -e 'PLACEHOLDER_SUBSTITUTION' -e 'LEAK_CROSS_TENANT' | cut -d: -f2-)
@@ -55,5 +56,12 @@ is "$(sqlite3 "$T/global.db" "SELECT group_concat(status) FROM probe_run")" "com
 run demo --bogus
 is "$rc:$errout" "2:aivet: unknown option '--bogus'
 usage: aivet demo [--quick] [--db PATH]" "an unknown option is refused"
+
+# AIVET_DB names the demo's database as --db does.
+AIVET_DB="$T/env.db" "$AIVET" demo --quick > "$T/env.out" 2>&1 && rc=0 || rc=$?
+is "$rc" 0 "AIVET_DB=PATH aivet demo exits 0"
+is "$(sqlite3 "$T/env.db" "SELECT group_concat(status) FROM probe_run")" "completed,completed,completed" \
+    "AIVET_DB=PATH aivet demo: the runs are in the database AIVET_DB names"
+like "$(cat "$T/env.out")" "aivet --db $T/env\.db probe show" "and the demo says where they are"
 
 done_testing

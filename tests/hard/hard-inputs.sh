@@ -158,6 +158,12 @@ usage: aivet assess approve ASSESSMENT [--key NAME]" \
 	"U+202E in a typed reviewer's name (no typed name is taken)" assess approve 1 --reviewer "$(printf 'b\342\200\256ob')"
 printf '"question_id","answer","note"\n"gate","no","a\000b"\n' >"$T/nul.csv"
 refused "$T/nul.csv:2: a cell holds a NUL byte" "a NUL in a cell" assess import 1 "$T/nul.csv"
+printf '"question_id","answer","note"\n"gate","no","a\nb\033[2Jc"\n' >"$T/esc.csv"
+refused "$T/esc.csv:2: column 3 holds the control character U+001B (ESC) at character 4: only tab and line breaks are allowed in imported text" \
+	"an ESC in a cell (a note over two lines: named on the line it starts)" assess import 1 "$T/esc.csv"
+printf '"question_id","answer","note"\n"gate","no","tab\there\r\nCRLF"\n' >"$T/tab.csv"
+run assess import 1 "$T/tab.csv"
+is "$rc:$errout" "0:" "tab, CR and LF are allowed in a cell"
 printf '"question_id","answer","note","answer"\n"gate","no","","yes"\n' >"$T/dup.csv"
 refused "$T/dup.csv:1: the header names column 'answer' twice (columns 2 and 4)" \
 	"a duplicate column" assess import 1 "$T/dup.csv"

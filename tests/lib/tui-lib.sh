@@ -25,6 +25,16 @@ tui_keys() { tmux -S "$TMUX_SOCK" send-keys "$@"; }
 tui_type() { tmux -S "$TMUX_SOCK" send-keys -l "$1"; }
 tui_screen() { tmux -S "$TMUX_SOCK" capture-pane -p; }
 tui_resize() { tmux -S "$TMUX_SOCK" resize-window -x "${1%x*}" -y "${1#*x}"; }
+# tui_wait_width COLS: waits until aivet has redrawn its title bar to COLS
+# columns (after tui_resize, before keys whose result depends on the width).
+tui_wait_width() {
+	_i=0
+	while [ $_i -lt 100 ]; do
+		[ "$(tui_screen | head -1 | sed "s/[[:space:]]*$//" | wc -m)" -eq "$1" ] && return 0
+		sleep 0.1; _i=$((_i + 1))
+	done
+	echo "# the title bar was not redrawn across $1 columns"; return 1
+}
 # tui_wait TEXT [SECONDS]: waits until the screen contains TEXT (fixed string).
 tui_wait() {
 	_i=0; _limit=$(( ${2:-10} * 10 ))
@@ -56,5 +66,23 @@ tui_wait_re() {
 		sleep 0.1; _i=$((_i + 1))
 	done
 	echo "# timed out waiting for a line matching: $1"; tui_screen | sed 's/^/# | /'
+	return 1
+}
+# tui_q_out: q until aivet asks "Quit aivet?" on its first screen, then y.
+tui_q_out() {
+	_i=0
+	while [ $_i -lt 12 ]; do
+		tui_keys q
+		_j=0
+		while [ $_j -lt 20 ]; do
+			_s=$(tui_screen)
+			case $_s in
+			*"Quit aivet?"*) tui_keys y; return 0 ;;
+			*"[exit "*) return 0 ;;
+			esac
+			sleep 0.05; _j=$((_j + 1))
+		done
+		_i=$((_i + 1))
+	done
 	return 1
 }

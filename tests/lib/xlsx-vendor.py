@@ -11,12 +11,20 @@ of a real one.
   xlsx-vendor.py template IN OUT         answers in a blank template
   xlsx-vendor.py formula IN OUT          an answer typed as a formula
   xlsx-vendor.py answer IN OUT QID VALUE one answer typed as text
+  xlsx-vendor.py answers IN OUT QID=VALUE...  answers typed as text (an empty VALUE
+                                         blanks the cell; a number typed as one)
+  xlsx-vendor.py question IN OUT QID TEXT the locked question text reworded
   xlsx-vendor.py bomb IN OUT             an entry inflating 1000 times
   xlsx-vendor.py entries IN OUT          2,100 entries
   xlsx-vendor.py badutf8 IN OUT          a shared string with a stray byte (aivet's export)
   xlsx-vendor.py malformed IN OUT        the answers sheet cut short
   xlsx-vendor.py inline IN OUT           rich runs, an inline string, a boolean (aivet's export)
   xlsx-vendor.py twoinline IN OUT        a cell with two inline strings, the second never closed
+  xlsx-vendor.py shared IN OUT SIZE CELLS [STRINGS]
+                                         STRINGS (1) shared strings of SIZE random letters,
+                                         the first referred to from CELLS cells of an
+                                         unnamed column (aivet's export)
+  xlsx-vendor.py escape IN OUT QID       an answer holding _x001B_ (ESC) (aivet's export)
 """
 import datetime
 import sys
@@ -101,10 +109,26 @@ def formula(src, dst):
 
 
 def answer(src, dst, qid, value):
+    answers(src, dst, [f"{qid}={value}"], numbers=False)
+
+
+def answers(src, dst, pairs, numbers=True):
     wb = openpyxl.load_workbook(src)
     ws = wb["Answers"]
     at, hdr = rows_by_id(ws)
-    ws.cell(row=at[qid], column=hdr.index("Answer") + 1).value = value
+    for pair in pairs:
+        qid, value = pair.split("=", 1)
+        if numbers and value.lstrip("-").replace(".", "", 1).isdigit():
+            value = float(value)
+        ws.cell(row=at[qid], column=hdr.index("Answer") + 1).value = value if value != "" else None
+    wb.save(dst)
+
+
+def question(src, dst, qid, text):
+    wb = openpyxl.load_workbook(src)
+    ws = wb["Answers"]
+    at, hdr = rows_by_id(ws)
+    ws.cell(row=at[qid], column=hdr.index("Question") + 1).value = text
     wb.save(dst)
 
 
@@ -129,6 +153,10 @@ def main():
         formula(args[0], args[1])
     elif cmd == "answer":
         answer(args[0], args[1], args[2], args[3])
+    elif cmd == "answers":
+        answers(args[0], args[1], args[2:])
+    elif cmd == "question":
+        question(args[0], args[1], args[2], args[3])
     elif cmd == "bomb":
         rewrite(args[0], args[1], lambda n, d: d, [("xl/media/pad.xml", b" " * (20 << 20))])
     elif cmd == "entries":
@@ -155,6 +183,39 @@ def main():
             assert k == 1
             return s.encode()
         rewrite(args[0], args[1], change)
+    elif cmd == "shared":
+        # Random letters, so that the part compresses as text does (not as a
+        # ZIP bomb would): the reader's own caps are what is tested.
+        import random
+        size, cells = int(args[2]), int(args[3])
+        strings = int(args[4]) if len(args) > 4 else 1
+        rnd = random.Random(7)
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        def change(n, d):
+            import re
+            if n == "xl/sharedStrings.xml":
+                s = d.decode()
+                first = len(re.findall(r"<si>", s))
+                change.first = first
+                add = "".join("<si><t>" + "".join(rnd.choice(letters) for _ in range(size)) + "</t></si>"
+                              for _ in range(strings))
+                return s.replace("</sst>", add + "</sst>").encode()
+            return d
+        def sheet(n, d):
+            if n != "xl/worksheets/sheet2.xml":
+                return d
+            rows = "".join(f'<row r="{100 + i}"><c r="H{100 + i}" t="s"><v>{change.first}</v></c></row>'
+                           for i in range(cells))
+            return d.replace(b"</sheetData>", rows.encode() + b"</sheetData>")
+        # sharedStrings.xml comes after the sheets in aivet's archive: read it first.
+        with zipfile.ZipFile(args[0]) as z:
+            sst = change("xl/sharedStrings.xml", z.read("xl/sharedStrings.xml"))
+        rewrite(args[0], args[1], lambda n, d: sst if n == "xl/sharedStrings.xml" else sheet(n, d))
+    elif cmd == "escape":
+        # openpyxl refuses to write a control character; Excel stores one as
+        # _x001B_, which is what the part gets here.
+        answer(args[0], args[1] + ".tmp", args[2], "ok-ESC-[2Jcleared")
+        rewrite(args[1] + ".tmp", args[1], lambda n, d: d.replace(b"ok-ESC-", b"ok_x001B_"))
     elif cmd == "inline":
         # In a workbook aivet wrote (shared strings): gate as a boolean,
         # notify as an inline string in two rich runs, and notify's note as

@@ -31,7 +31,7 @@ tui_wait "Add vendor"; ok $? "a opens the add dialog"
 tui_type "Acme Health"
 tui_keys Enter
 tui_wait "vendor Acme Health added (id 1)"; ok $? "the vendor is added"
-tui_keys q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "q quits"
 tui_stop
 is "$(pg_sql -d team "SELECT actor || ' ' || action FROM audit_log WHERE action = 'vendor.add'")" "alice vendor.add" \

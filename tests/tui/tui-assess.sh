@@ -111,7 +111,7 @@ like "$(tui_screen | sed -n 2p)" "^ unacceptable \(score [0-9.]+\)  in_review  3
 tui_resize 100x30
 sleep 0.3
 
-tui_keys q q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "q back to the end quits with status 0"
 tui_stop
 

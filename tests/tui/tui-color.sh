@@ -17,7 +17,7 @@ tui_wait "Dashboard"
 tui_keys L
 tui_wait "Vendors (2)"
 tui_wait_re '^ +Calm '
-like "$(tui_screen | grep Acme)" '^ *> *! Acme' "the open incident is marked with ! (not colour alone)"
+like "$(tui_screen | grep Acme)" '^ *> *!! Acme' "the open incident is marked with !! (not colour alone)"
 unlike "$(tui_screen | grep Calm)" '!' "a vendor without incidents has no marker"
 tui_keys j
 tui_wait_re '^ *> +Calm '

@@ -72,7 +72,7 @@ tui_wait "REQUEST"; ok $? "the finding's evidence opens"
 scr=$(tui_screen)
 like "$scr" "\(sealed: leaked content is kept encrypted\)" "the leaked response is still sealed"
 unlike "$scr" "\"choices\"" "and its body is not shown"
-tui_keys q q q q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "q backs out and quits"
 tui_stop
 done_testing

@@ -35,15 +35,15 @@ section() {
 	tui_screen | sed 's/[[:space:]]*$//' | awk -v t="== $1 ==" 'index($0, t) { on = 1; next } on && $0 == "" { exit } on'
 }
 
-clocks='!! #1   Shared KV cache      Vendor'"'"'s contractual notice OVERDUE by 88d 15h
-  !! #1   Shared KV cache      GDPR supervisory authority  OVERDUE by 86d 15h
-  !! #2   Prompt log exposure  GDPR supervisory authority  OVERDUE by 56d 12h
-  !! #1   Shared KV cache      HIPAA notice to individuals OVERDUE by 29d 15h
-  !! #1   Shared KV cache      HIPAA notice to HHS         OVERDUE by 29d 15h
-  !! #1   Shared KV cache      HIPAA notice to media       OVERDUE by 29d 15h
-  !  #2   Prompt log exposure  HIPAA notice to individuals due in 12h 00m'
-incidents='!! #2   Prompt log exposure  new           gdpr-sa OVERDUE by 56d 12h  [Acme Health AI]
-  !! #1   Shared KV cache      new           5 clocks OVERDUE  [Acme Health AI]'
+clocks='!! #1   Shared KV cache     Vendor'"'"'s contractual notice OVERDUE by 88d 15h
+  !! #1   Shared KV cache     GDPR supervisory authority  OVERDUE by 86d 15h
+  !! #2   Prompt log exposure GDPR supervisory authority  OVERDUE by 56d 12h
+  !! #1   Shared KV cache     HIPAA notice to individuals OVERDUE by 29d 15h
+  !! #1   Shared KV cache     HIPAA notice to HHS         OVERDUE by 29d 15h
+  !! #1   Shared KV cache     HIPAA notice to media       OVERDUE by 29d 15h
+  !  #2   Prompt log exposure HIPAA notice to individuals due in 12h 00m'
+incidents='!! #2   Prompt log exposure new           gdpr-sa OVERDUE by 56d 12h  [Acme Health AI]
+  !! #1   Shared KV cache     new           5 clocks OVERDUE  [Acme Health AI]'
 
 for size in 120x40 80x24; do
 	tui_start "$size"
@@ -65,6 +65,6 @@ close ""
 tui_start 80x24
 tui_wait "== Open incidents =="
 unlike "$(tui_screen)" "Notification clocks" "no clock overdue or due soon: no clocks section"
-is "$(section "Open incidents")" "  !  #4   Fresh                new           hipaa-individuals due in 59d 00h  [" \
+is "$(section "Open incidents")" "  !  #4   Fresh    new           hipaa-individuals due in 59d 00h  [Acme Health" \
 	"an incident's nearest clock, with the time left"
 done_testing

@@ -41,7 +41,7 @@ run verify "$T/tui-bundle" --key aivet
 is "$rc" 0 "the CLI verifies the bundle made in the TUI"
 is "$(jq -r '[.options.runs[0], .options.incident, (.incidents[0].timeline|length)] | map(tostring) | join(" ")' "$T/tui-bundle/report.json")" \
 	"1 1 2" "with the runs and incident chosen in the dialog"
-tui_keys q q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 tui_stop
 
@@ -108,7 +108,7 @@ tui_type "$T/tui-bundle"
 tui_keys Enter
 tui_wait "report.md: SHA-256 does not match SHA256SUMS"; ok $? "and shows what verify found"
 like "$(tui_screen)" "verification failed \(1 problem\)" "the status line says it failed"
-tui_keys q q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 tui_stop
 
@@ -143,7 +143,7 @@ unlike "$(tui_screen)" "tr0ub4dor" "the passphrase never shows"
 printf 'tr0ub4dor\n' > "$T/freshpw"
 AIVET_KEY_PASSWORD_FILE="$T/freshpw" "$AIVET" key sign "$T/freshpw" --key fresh >/dev/null 2>&1
 ok $? "the new key opens with the passphrase given once"
-tui_keys q q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 tui_stop
 
@@ -169,7 +169,7 @@ tui_keys y
 tui_wait "bundle $T/counted-bundle verified" 60; ok $? "an export that makes its key, the passphrase from a file"
 AIVET_KEY_PASSWORD_FILE="$T/pwfile" "$AIVET" key sign "$T/pwfile" --key counted >/dev/null 2>&1
 ok $? "the key it made opens with the passphrase from the file"
-tui_keys q q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 
 done_testing

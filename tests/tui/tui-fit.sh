@@ -1,12 +1,12 @@
 #!/bin/sh
 # tui-fit.sh: what the TUI shows at its design sizes, 80x24 and 120x40, and
 # that it says what the command line says. The dashboard cuts a long vendor
-# name with an ellipsis and a space before the next column, never the rating
+# name in the middle (its start and end kept) before the next column, never the rating
 # or the score; a question its depends_on hides refuses an answer before any
 # dialog, in assess answer's words; the assessment's detail pane grows into
 # the rows the lists leave empty, so a question's guidance is not cut; the
-# claim word beside an answer is assess show's; the dashboard cuts a long
-# incident title with an ellipsis and a space too, never the clock, the
+# claim word beside an answer is assess show's; the dashboard gives a long
+# incident title the columns that are free and cuts it only past them, never the clock, the
 # incident's state or when its clock is due.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/tui-lib.sh"
@@ -43,12 +43,12 @@ for size in 80x24 120x40; do
 	section "Assessments waiting for review" > "$T/reviews-$size.txt"
 	tui_stop
 done
-is "$(cat "$T/vendors-80x24.txt")" "> ?  Northwind Clinic… not-assessed no final round; in review round 1 acceptable
+is "$(cat "$T/vendors-80x24.txt")" "> ?  Northwin…Services not-assessed no final round; in review round 1 acceptable
   ?  acme              not-assessed no final round; draft round 1 incomplete" \
-	"80x24: the name gives way, cut with an ellipsis and a space; the ratings are whole"
-is "$(cat "$T/vendors-120x40.txt")" "> ?  Northwind Clinical Infe… not-assessed no final round; in review round 1 acceptable
-  ?  acme                     not-assessed no final round; draft round 1 incomplete" \
-	"120x40: the name in its 24 columns, cut with an ellipsis"
+	"80x24: the name gives way, cut in the middle (its start and end kept); the ratings are whole"
+is "$(cat "$T/vendors-120x40.txt")" "> ?  Northwind Clinical Inference Services not-assessed no final round; in review round 1 acceptable
+  ?  acme                                  not-assessed no final round; draft round 1 incomplete" \
+	"120x40: the name whole where the columns are free"
 is "$(cat "$T/reviews-80x24.txt")" "  ?  #1    Northwind Clin… scoring-test        round 1  since 2026-11-30T00:00" \
 	"80x24: the review queue's vendor gives way to the round and the time it waits"
 is "$(cat "$T/reviews-120x40.txt")" "  ?  #1    Northwind Clinical…  scoring-test             round 1  since 2026-11-30T00:00" \
@@ -133,12 +133,12 @@ for size in 80x24 120x40; do
 done
 # Before, a title was cut at 20 bytes with nothing to say so ("Prompt logs of every new"),
 # and at 80 columns the incident's row lost the end of its due time.
-is "$(cat "$T/clocks-80x24.txt")" "> !! #1   Prompt logs of ever… HIPAA notice to individuals OVERDUE by 91d 12h" \
-	"80x24: the clock's title cut with an ellipsis and a space, the time overdue whole"
+is "$(cat "$T/clocks-80x24.txt")" "> !! #1   Prompt logs of every t… HIPAA notice to individuals OVERDUE by 91d 12h" \
+	"80x24: the clock's title takes the columns there are, cut with an ellipsis; the time overdue whole"
 is "$(cat "$T/incidents-80x24.txt")" "  !! #1   Prompt logs of eve… new           hipaa-individuals OVERDUE by 91d 12h" \
 	"80x24: the incident's title gives way, so its state and due time are whole"
-is "$(cat "$T/clocks-120x40.txt")" "> !! #1   Prompt logs of ever… HIPAA notice to individuals OVERDUE by 91d 12h" \
-	"120x40: the clock's title in its 20 columns, cut with an ellipsis"
-is "$(cat "$T/incidents-120x40.txt")" "  !! #1   Prompt logs of ever… new           hipaa-individuals OVERDUE by 91d 12h  [acme]" \
-	"120x40: the incident's title in its 20 columns, the vendor after the due time"
+is "$(cat "$T/clocks-120x40.txt")" "> !! #1   Prompt logs of every tenant exposed in a shared bucket HIPAA notice to individuals OVERDUE by 91d 12h" \
+	"120x40: the clock's title whole where the columns are free (not cut at 20)"
+is "$(cat "$T/incidents-120x40.txt")" "  !! #1   Prompt logs of every tenant exposed in a shared bucket new           hipaa-individuals OVERDUE by 91d 12h  [ac" \
+	"120x40: the incident's title whole, the state and due time after it"
 done_testing

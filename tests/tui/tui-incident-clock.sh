@@ -93,7 +93,7 @@ tui_keys W
 tui_wait "Exposure window"
 tui_keys Enter
 tui_wait "incident 2: the exposure window is unchanged"; ok $? "the form sent unchanged records nothing"
-tui_keys q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "q quits"
 tui_stop
 
@@ -128,7 +128,7 @@ is "$(tui_screen | grep -o 'Exposure began *[^ │]*' | sed 's/  */ /g')" "Expos
 	"the form opens with the recorded window"
 tui_keys Escape
 tui_wait "Incident 2 (new)"
-tui_keys q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "q quits"
 tui_stop
 done_testing

@@ -97,7 +97,7 @@ if [ -x "${AIVET_SIM:-}" ]; then
 else
 	ok 0 "# SKIP aivet-sim is not built: no verification from the TUI"
 fi
-tui_keys q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "q quits"
 tui_stop
 
@@ -132,6 +132,6 @@ tui_keys e
 tui_wait "Incident facts"
 tui_keys Enter
 tui_wait "incident 2: no fact changed"; ok $? "a form sent unchanged records nothing"
-tui_keys q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "q quits"
 done_testing

@@ -36,7 +36,7 @@ tui_keys Enter
 tui_wait "\\u202e' may not contain '/', control characters or bidirectional overrides"
 ok $? "a refused name is echoed escaped in the status line"
 is "$(tmux -S "$TMUX_SOCK" display -p '#{pane_title}')" "$title" "the window title still did not change"
-tui_keys q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "q quits with status 0"
 tui_stop
 done_testing

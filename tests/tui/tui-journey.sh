@@ -220,7 +220,7 @@ journey() {
 	ok "$(test -f "$T/bundle-$size/evidence/${shown#* }"; echo $?)" \
 		"$size: the bundle holds the exchange the evidence screen named, under that name"
 
-	tui_keys q q q q q q
+	tui_q_out
 	tui_wait "[exit 0]"; ok $? "$size: q all the way out"
 	tui_stop
 	rm -rf "$XDG_CONFIG_HOME/aivet"

@@ -81,16 +81,18 @@ is "$(tui_screen | sed 's/[[:space:]]*$//' | tail -2 | paste -sd ' ')" \
 
 # ? lists the markers; / searches the help, n and N move between matches.
 tui_resize 120x40
+tui_wait_width 120
 tui_keys '?'
 tui_wait "Keys on this screen (vendors):"; ok $? "? opens the help"
 tui_keys G
-# Only at the new width does this line show whole.
-tui_wait "worst first: a vendor rated unacceptable, an incident with a clock overdue,"
+# The legend is wrapped to the width the help opens at; G is drawn once the last line is selected.
+tui_wait_re "^> +OVERDUE, LEAK and other words"
+tui_wait "worst first: a vendor rated unacceptable (dashboard, vendors) or with open incidents (vendors),"
 tui_expect tui-keys-help-120x40.txt
 tui_keys g /
 tui_type overdue; tui_keys Enter
 tui_wait "'overdue': line 1 of 2 with it (n next, N previous)"; ok $? "/ finds the first line with the word"
-like "$(tui_screen)" '> +!! +worst first: a vendor rated unacceptable, an incident with a clock overdue,' \
+like "$(tui_screen)" '^> .*clock overdue' \
 	"the selection is on that line"
 ESC=$(printf '\033')
 tui_keys n

@@ -28,6 +28,6 @@ like "$(tui_screen | grep '^>')" "Beta" "a click selects the row under it"
 # A double click on screen row 5 (Delta) opens it.
 tui_type "$(printf '\033[<0;10;5M\033[<0;10;5m\033[<0;10;5M\033[<0;10;5m')"
 tui_wait "Vendor:      Delta"; ok $? "a double click opens the row"
-tui_keys q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 done_testing

@@ -49,6 +49,6 @@ n=$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE run_id = 1")
 ok "$([ "$n" -gt 0 ]; echo $?)" "its finished exchanges are kept ($n)"
 run audit verify
 is "$rc" 0 "the audit chain is intact"
-tui_keys q q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 done_testing

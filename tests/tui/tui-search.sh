@@ -66,7 +66,7 @@ screens() {
 	tui_wait "filter: Beta (2 of 3 rows; n/N next/previous match"; ok $? "$size: / filters the vendors"
 	tui_keys n
 	tui_wait "'Beta': match 2 of 2"; ok $? "$size: n goes to the next match"
-	like "$(tui_screen)" "^> +Beta Two" "$size: on Beta Two"
+	like "$(tui_screen)" "^> [?! ]+Beta Two" "$size: on Beta Two"
 	tui_keys n
 	tui_wait "'Beta': match 1 of 2"; ok $? "$size: and round to the first"
 	tui_keys N
@@ -77,7 +77,7 @@ screens() {
 	tui_keys Up; sleep 0.3
 	is "$(tui_screen | tail -1 | sed 's/ *$//')" "/ Beta" "$size: Up offers the previous search"
 	tui_keys Escape; sleep 0.3
-	like "$(tui_screen)" "^> +Beta Two" "$size: Esc keeps the filter and the selection"
+	like "$(tui_screen)" "^> [?! ]+Beta Two" "$size: Esc keeps the filter and the selection"
 	tui_keys / C-u Enter; tui_wait "filter cleared"
 	tui_keys n
 	tui_wait "n and N step through the matches of a / search; nothing is searched"; \

@@ -56,7 +56,7 @@ tui_keys Enter
 tui_wait "[filter: maybe]"
 tui_keys Enter
 tui_wait "Answers!E2: question gate: 'maybe' is not one of yes, no"; ok $? "a refused sheet shows its problems by cell"
-like "$(tui_screen)" "maybe.xlsx: 1 bad row; nothing was imported" "and that nothing was imported"
+like "$(tui_screen)" "maybe.xlsx: 1 cell refused; nothing was imported" "and that nothing was imported"
 is "$(db_snapshot)" "$snap" "nothing changed"
 tui_keys q
 tui_wait "Assessment 1 (draft)"

@@ -41,7 +41,7 @@ tui_keys Tab C-u Enter
 tui_wait "bundle $T/unstamped verified" 20; ok $? "with the TSA field emptied, the bundle is written"
 tui_wait "signer trusted as --key aivet; time not attested"; ok $? "and its time is not attested"
 ok "$(test ! -e "$T/unstamped/SHA256SUMS.tsr"; echo $?)" "no token was asked"
-tui_keys q q q q
+tui_q_out
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
 tui_stop
 done_testing

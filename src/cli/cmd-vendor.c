@@ -140,7 +140,7 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db *db;
 	struct vendor v;
 	const struct vendor_verdict *r;
-	char basis[512];
+	char basis[512], counts[128];
 
 	opt_begin(&p, av, argc, argv);
 	if (parse_vendor_opts(&p, &f, &json, err) != 0)
@@ -158,6 +158,8 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	vendor_verdict_basis(r, basis, sizeof basis);
 	term_printf(stdout, "vendor %s (id %d)\n", v.name, (int)v.id);
 	term_printf(stdout, "  rating       %s: %s\n", rating_name(r->rating), basis);
+	vendor_verdict_counts(r, counts, sizeof counts);
+	term_printf(stdout, "  findings     open: %s\n", counts);
 	if (r->draft_id != 0)
 		term_printf(stdout, "  in work      %s round %d: %s, score %.1f (not rated until final)\n",
 		    r->draft_status, (int)r->draft_round, rating_name(r->draft_rating), r->draft_score);

@@ -143,43 +143,6 @@ latest_collect(const cJSON *runs, const char *endpoint, struct latest *l)
 	}
 }
 
-int
-claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed)
-{
-	const cJSON *run, *prev, *f;
-	struct latest l;
-	int worst = -1;
-
-	*probed = 0;
-	if (code_len > 0)
-		code[0] = '\0';
-	cJSON_ArrayForEach(run, runs) {
-		const char *ep = json_get_str(run, "endpoint");
-		int seen = 0;
-
-		if (!streq(json_get_str(run, "status"), "completed") || ep == NULL)
-			continue;
-		*probed = 1;
-		/* Each endpoint once, at its first completed run. */
-		for (prev = runs->child; prev != run && !seen; prev = prev->next)
-			seen = streq(json_get_str(prev, "status"), "completed") &&
-			    streq(json_get_str(prev, "endpoint"), ep);
-		if (seen)
-			continue;
-		latest_collect(runs, ep, &l);
-		for (int k = 0; k < l.n; k++)
-			cJSON_ArrayForEach(f, cJSON_GetObjectItem(l.run[k], "findings")) {
-				int r = severity_rank(json_get_str(f, "severity"));
-
-				if (!streq(json_get_str(f, "probe"), l.probe[k]) || r <= worst)
-					continue;
-				worst = r;
-				snprintf(code, code_len, "%s", json_get_str(f, "code") ? json_get_str(f, "code") : "");
-			}
-	}
-	return worst;
-}
-
 static int
 latest_find(const struct latest *l, const char *probe)
 {
@@ -187,6 +150,89 @@ latest_find(const struct latest *l, const char *probe)
 		if (streq(l->probe[k], probe))
 			return k;
 	return -1;
+}
+
+/*
+ * Whether a finding of run is open: its run completed and holds the newest
+ * completed result of the finding's probe on its endpoint. When it is not,
+ * *by is the run whose result replaced it (NULL when none did).
+ */
+static int
+finding_open(const cJSON *runs, const cJSON *run, const cJSON *f, const cJSON **by)
+{
+	struct latest l;
+	int k;
+
+	*by = NULL;
+	latest_collect(runs, json_get_str(run, "endpoint"), &l);
+	k = latest_find(&l, json_get_str(f, "probe"));
+	if (k < 0)
+		return 0;
+	if (l.run[k] == run && streq(json_get_str(run, "status"), "completed"))
+		return 1;
+	*by = l.run[k];
+	return 0;
+}
+
+int
+claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed)
+{
+	const cJSON *run, *f, *by;
+	int worst = -1;
+
+	*probed = 0;
+	if (code_len > 0)
+		code[0] = '\0';
+	cJSON_ArrayForEach(run, runs) {
+		if (!streq(json_get_str(run, "status"), "completed") || json_get_str(run, "endpoint") == NULL)
+			continue;
+		*probed = 1;
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			int r = severity_rank(json_get_str(f, "severity"));
+
+			if (r <= worst || !finding_open(runs, run, f, &by))
+				continue;
+			worst = r;
+			snprintf(code, code_len, "%s", json_get_str(f, "code") ? json_get_str(f, "code") : "");
+		}
+	}
+	return worst;
+}
+
+void
+claims_open_counts(const cJSON *runs, int counts[SEV_COUNT])
+{
+	const cJSON *run, *f, *by;
+
+	memset(counts, 0, sizeof(int) * SEV_COUNT);
+	cJSON_ArrayForEach(run, runs)
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			int r = severity_rank(json_get_str(f, "severity"));
+
+			if (r >= 0 && finding_open(runs, run, f, &by))
+				counts[r]++;
+		}
+}
+
+void
+claims_mark_open(cJSON *runs)
+{
+	const cJSON *run, *by;
+	cJSON *f;
+
+	cJSON_ArrayForEach(run, runs)
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			int open = finding_open(runs, run, f, &by);
+
+			cJSON_DeleteItemFromObject(f, "open");
+			cJSON_DeleteItemFromObject(f, "superseded_by_run");
+			cJSON_AddBoolToObject(f, "open", open);
+			if (by != NULL && cJSON_IsNumber(cJSON_GetObjectItem(by, "id")))
+				cJSON_AddNumberToObject(f, "superseded_by_run",
+				    cJSON_GetObjectItem(by, "id")->valuedouble);
+			else
+				cJSON_AddNullToObject(f, "superseded_by_run");
+		}
 }
 
 static int

@@ -12,6 +12,7 @@
 #define AIVET_CLAIMS_H
 
 #include "aivet/core.h"
+#include "aivet/severity.h"
 #include "questionnaire.h"
 
 /*
@@ -44,5 +45,12 @@ cJSON *claims_judge(const struct questionnaire *q, const cJSON *answers, const c
  * *probed is 1 when any run completed.
  */
 int claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed);
+
+/* The open findings of runs counted by severity (SEV_*): the counts the
+ * rating reads, for every surface that shows a count. */
+void claims_open_counts(const cJSON *runs, int counts[SEV_COUNT]);
+
+/* Marks each finding of runs {open: bool, superseded_by_run: id or null}. */
+void claims_mark_open(cJSON *runs);
 
 #endif

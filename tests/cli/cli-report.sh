@@ -123,12 +123,12 @@ is "$(jq -r '.claims | map(.question_id + "=" + .status) | join(" ")' "$R")" \
 	"claims vs evidence: contradicted, confirmed, contradicted, untested (no run)"
 is "$(jq -r '[.claims[].endpoint] | unique | join(" ")' "$R")" "prod" "each claim names the endpoint it was tested on"
 is "$(jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' "$R")" \
-	"critical:OVERSIZE_ACCEPTED high:SILENT_TRUNCATION high:CLAIM_CONTRADICTED high:CLAIM_CONTRADICTED" \
-	"findings sorted by severity, each contradicted claim a high CLAIM_CONTRADICTED"
-is "$(jq -c '[.findings[] | select(.code == "CLAIM_CONTRADICTED") | .evidence]' "$R")" "[[1],[]]" \
+	"critical:OVERSIZE_ACCEPTED high:SILENT_TRUNCATION" \
+	"findings sorted by severity; a contradicted claim is a claim, not a finding"
+is "$(jq -c '[.claims[] | select(.status == "contradicted") | [.contradicting[].evidence[]]]' "$R")" "[[1],[]]" \
 	"a contradicted claim cites the evidence of its probe's findings"
 is "$(jq -r '.summary | [.rating, .findings.critical, .findings.high, .claims.contradicted, (.contradicted_claims|length)] | map(tostring) | join(" ")' "$R")" \
-	"unacceptable 1 3 2 2" "summary: rating, counts, contradicted claims"
+	"unacceptable 1 1 2 2" "summary: rating, open findings counted, contradicted claims as claims"
 run assess show 1 --json
 is "$(jq -r '.assessments[0] | "\(.rating) \(.risk_score)"' "$R") $(printf '%s' "$out" | json '.score | "\(.rating) \(.risk_score)"')" \
 	"unacceptable 30 unacceptable 30" "an assessment is rated in report.json exactly as assess show rates it (its contradicted claims counted high)"

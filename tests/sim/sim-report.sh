@@ -78,8 +78,8 @@ is "$(jq -r '[.claims[] | .question_id + "=" + .status] | join(" ")' "$R")" \
 is "$(jq -r '.claims[] | select(.question_id == "errors_are_errors") | [.contradicting[].code] | unique | join(" ")' "$R")" \
 	"PLACEHOLDER_SUBSTITUTION" "errors are errors: disproved by a prompt swapped behind a 200, whatever probe saw it"
 like "$(jq -r '[.findings[].code] | join(" ")' "$R")" "LEAK_CROSS_TENANT" "the cross-tenant leak is a finding"
-like "$(jq -r '[.findings[] | select(.code == "CLAIM_CONTRADICTED") | .severity] | unique | join(" ")' "$R")" "^high$" \
-	"contradicted claims are high findings"
+is "$(jq -r '[.summary.claims.contradicted, ([.findings[] | select(.code == "CLAIM_CONTRADICTED")] | length)] | map(tostring) | join(" ")' "$R")" "3 0" \
+	"contradicted claims are counted as claims, never as findings"
 is "$(jq -r '.summary.rating' "$R")" unacceptable "the rating is unacceptable"
 is "$(jq -r '.probe_runs[0].results[] | select(.probe=="sweep") | .details | [.advertised, .change] | map(tostring) | join(" ")' "$R")" \
 	"1048576 silent_degradation" "the sweep saw silent degradation below the advertised context"

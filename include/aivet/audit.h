@@ -23,6 +23,14 @@ struct audit_status {
 	char problem[256];
 };
 int audit_verify(struct db *db, struct audit_status *st, struct aerr *err);
+
+/* The organisation's time zone as the database records it: the newest
+ * "db.timezone" entry of the audit log (on PostgreSQL, the newest the
+ * database's owner wrote). zone "" when none was set; by and at who set it and when. */
+struct org_timezone {
+	char zone[64], by[128], at[32];
+};
+int audit_org_timezone(struct db *db, struct org_timezone *out, struct aerr *err);
 /* The table registry (audit.c): every table of the schema and its kind. */
 enum audit_table_kind {
 	AUDIT_TABLE_SEALED,   /* each row's hash is in the audit entry that wrote it */

@@ -34,7 +34,7 @@ struct incident_facts {
 	char vendor_sla_text[32];  /* as answered: "24h" */
 	char vendor_sla_source[160];
 	int64_t vendor_discovered_ms; /* when the vendor says it discovered the incident */
-	const char *zone;          /* the organisation's IANA zone, or NULL: the offset above */
+	const char *zone;          /* the organisation's IANA zone, or NULL: UTC, assumed */
 };
 
 struct incident_clock {
@@ -49,11 +49,12 @@ struct incident_clock {
 	/* A deadline the rule states as a calendar date ("by 2027-03-01, end of
 	 * day"): that date, due_ms being the end of it; "" otherwise. */
 	char by_date[11];
-	const char *zone;          /* the zone whose day that is, NULL: a fixed offset */
+	const char *zone;          /* the zone whose day that is: the organisation's, else UTC */
+	int zone_assumed;          /* 1: UTC, because the database names no organisation zone */
 	/* Set by clocks_compute for a clock that applies ("" otherwise): the due
 	 * time as the rule states it (clock_due_text), in the zone discovery was
 	 * given in, and in the organisation's zone ("" when it names none). */
-	char due_text[64], due_local[40], due_org[64];
+	char due_text[96], due_local[40], due_org[64];
 	/* Set by clocks_as_of: clock_state() at that time, and the seconds left
 	 * (at the stop once stopped, negative when late; 0 when it does not apply). */
 	const char *state;
@@ -302,7 +303,7 @@ struct due_clock {
 	int64_t due_ms;
 	char due[32];
 	char due_date[11];               /* "" (null) unless the rule states a date */
-	char due_text[64];
+	char due_text[96];
 	char due_org[64];                /* "" (null) unless the organisation names its zone */
 	int64_t seconds_left;            /* whole seconds, negative once passed */
 	char time_left[40];

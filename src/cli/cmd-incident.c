@@ -232,20 +232,27 @@ or_dash(const char *s)
 	return s != NULL ? s : "-";
 }
 
-/* A date deadline as the rule states it, then UTC; the organisation's clock beside. */
+/* A date deadline as the rule states it, then UTC; the organisation's clock
+ * beside, and the zone --tz asked for when it is another. */
 static void
 due_shown(const struct incident_clock *c, char *out, size_t n)
 {
 	int org = c->due_org[0] != '\0';
-	char due[32];
+	char due[32], shown[64] = "";
 
 	fmt_time_ms(c->due_ms, due);
+	if (display_zone() != NULL && (org_zone() == NULL || strcmp(display_zone(), org_zone()) != 0)) {
+		char z[64];
+
+		fmt_time_zone(c->due_ms, display_zone(), z);
+		snprintf(shown, sizeof shown, "%s", z);
+	}
 	if (c->by_date[0] != '\0')
-		snprintf(out, n, "%s (%s%s%s)", c->due_text, due, org ? ", " : "", org ? c->due_org : "");
-	else if (org)
-		snprintf(out, n, "%s (%s)", due, c->due_org);
+		snprintf(out, n, "%s (%s%s%s%s%s)", c->due_text, due, org ? ", " : "", org ? c->due_org : "",
+		    *shown ? ", " : "", shown);
 	else
-		snprintf(out, n, "%s", due);
+		snprintf(out, n, "%s%s%s%s%s%s", due, org || *shown ? " (" : "", org ? c->due_org : "",
+		    org && *shown ? ", " : "", shown, org || *shown ? ")" : "");
 }
 
 static void

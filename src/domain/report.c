@@ -1142,6 +1142,8 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	cJSON_AddStringToObject(rep, "report_id", seed_uuid);
 	cJSON_AddStringToObject(rep, "aivet_version", PACKAGE_VERSION);
 	cJSON_AddStringToObject(rep, "generated_at", generated);
+	/* The zone every end-of-day deadline below ends in; null: none set, UTC assumed. */
+	json_add_str(rep, "organisation_timezone", org_zone());
 	cJSON_AddStringToObject(rep, "retention_until", retain);
 	json_add_str(rep, "signer_key_id", o->key_id);
 	json_add_str(rep, "signer_public_key", o->public_key);

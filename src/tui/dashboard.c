@@ -15,6 +15,7 @@
 #include "aivet/assess.h"
 #include "aivet/dashboard.h"
 #include "aivet/finding.h"
+#include "aivet/zone.h"
 #include "aivet/incident.h"
 #include "aivet/rating.h"
 
@@ -123,6 +124,9 @@ show_clocks(const struct dashboard *d, struct tui_list *l, int cols)
 		    tui_fit(title, sizeof title, c->title, titlew), c->clock_name, over ? "OVERDUE by" : "due in",
 		    over ? c->overdue_by : c->time_left);
 	}
+	/* A deadline that ends a day ends it in the organisation's zone: say when that is assumed. */
+	if (org_zone() == NULL)
+		tui_list_add(l, 0, TUI_MARK_DIM, "   no organisation zone: days end in UTC (aivet db timezone ZONE)");
 }
 
 /* When an incident's nearest clock is due, or how many are overdue, into when;

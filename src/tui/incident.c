@@ -14,6 +14,7 @@
 #include "aivet/incident.h"
 #include "aivet/probe.h"
 #include "tui.h"
+#include "aivet/zone.h"
 
 #define HEADER_ROWS 5
 /* Row ids: a task's own id; a timeline entry's below ENTRY_BASE; headings small negatives. */
@@ -450,6 +451,13 @@ show_clock(struct incident_state *s, struct tui *t, int i, struct aerr *err)
 		 * due text is that time already). */
 		if (c->due_org[0] != '\0' && strcmp(c->due_org, c->due_text) != 0)
 			buf_printf(&b, "due (local)  %s\n", c->due_org);
+		/* The zone --tz asked to see, when it is not the organisation's: shown, never moved. */
+		if (display_zone() != NULL && (org_zone() == NULL || strcmp(display_zone(), org_zone()) != 0)) {
+			char z[64];
+
+			fmt_time_zone(c->due_ms, display_zone(), z);
+			buf_printf(&b, "due (--tz)   %s\n", z);
+		}
 	}
 	if (strcmp(c->state, "running") == 0) {
 		buf_printf(&b, "state        running, %s left\n", dur);

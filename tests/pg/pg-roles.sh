@@ -62,7 +62,16 @@ is "$rc:$errout" "2:aivet: no login 'nobody' on this server (create it first, e.
 	"granting to a login that does not exist"
 as owner db grant aivet_reviewer assessor
 is "$rc:$errout" "2:aivet: 'aivet_reviewer' is not a login: name a login to grant to" "granting to a group role"
-is "$(count audit_log)" "$snap" "refused grants change nothing"
+as alice db timezone Asia/Tokyo
+is "$rc:$errout" "2:aivet: setting the organisation's time zone is for the database's owner: alice is not it" \
+	"only the owner sets the organisation's time zone"
+is "$(count audit_log)" "$snap" "refused grants and zones change nothing"
+as owner db timezone America/New_York
+is "$rc" 0 "the owner sets the organisation's time zone"
+as audrey db timezone --json
+is "$(printf '%s' "$out" | jq -r '[.timezone, .set_by, .assumed] | map(tostring) | join(" ")')" \
+	"America/New_York owner false" "an auditor reads it, and who set it"
+snap=$(count audit_log)
 as mallory vendor list
 is "$rc" 2 "a login without a role cannot read (exit 2)"
 like "$errout" "^aivet: reading needs the aivet_auditor role \(cannot open database .*user=mallory: permission denied for table aivet_schema\)$" \

@@ -17,6 +17,7 @@ TUI_ENV="AIVET_NOW=$AIVET_NOW"
 V="Northwind Clinical Inference Services"
 "$AIVET" vendor add "$V" >/dev/null
 "$AIVET" vendor add acme >/dev/null
+"$AIVET" db timezone UTC >/dev/null
 "$AIVET" questionnaire import "$D/scoring-questionnaire.json" >/dev/null
 # 1: a round waiting for review; 2: a draft of the bundled questionnaire.
 "$AIVET" assess start "$V" scoring-test >/dev/null

@@ -71,14 +71,21 @@ zone_check(const char *name, struct aerr *err)
 	return 0;
 }
 
-int
-org_zone_set(const char *name, struct aerr *err)
+/* A zone kept for the process, checked first; NULL or "" clears it. */
+static int
+zone_keep(char **slot, const char *name, struct aerr *err)
 {
 	if (name != NULL && *name != '\0' && zone_check(name, err) != 0)
 		return err->code;
-	free(org_tz);
-	org_tz = name != NULL && *name != '\0' ? xstrdup(name) : NULL;
+	free(*slot);
+	*slot = name != NULL && *name != '\0' ? xstrdup(name) : NULL;
 	return 0;
+}
+
+int
+org_zone_set(const char *name, struct aerr *err)
+{
+	return zone_keep(&org_tz, name, err);
 }
 
 const char *
@@ -90,11 +97,7 @@ org_zone(void)
 int
 display_zone_set(const char *name, struct aerr *err)
 {
-	if (name != NULL && *name != '\0' && zone_check(name, err) != 0)
-		return err->code;
-	free(display_tz);
-	display_tz = name != NULL && *name != '\0' ? xstrdup(name) : NULL;
-	return 0;
+	return zone_keep(&display_tz, name, err);
 }
 
 const char *

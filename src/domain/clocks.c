@@ -6,7 +6,8 @@
  * database, so the rules are tested table by table.
  *
  * Where a fact is unknown the clock assumes the stricter case (PHI involved,
- * 500 or more individuals), so an open question never hides a deadline.
+ * 500 or more individuals, EU personal data involved), so an open question
+ * never hides a deadline.
  */
 #include "config.h"
 
@@ -231,12 +232,14 @@ clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_C
 	{
 		struct incident_clock *c = &out[CLOCK_GDPR_SA];
 
-		if (!f->eu_data) {
+		/* Unknown is not no: the clock runs until EU data is ruled out. */
+		if (f->eu_data == 0) {
 			set_basis(c, "no EU personal data involved");
 		} else {
 			c->applies = 1;
 			c->due_ms = f->discovered_ms + 72 * MS_HOUR;
-			set_basis(c, "EU personal data involved");
+			set_basis(c, "%s", f->eu_data > 0 ? "EU personal data involved" :
+			    "EU personal data unknown: may apply, assumed involved until ruled out (--eu-data no)");
 		}
 	}
 

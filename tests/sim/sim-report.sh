@@ -22,7 +22,7 @@ export KEY_A=key-a KEY_B=key-b
 "$AIVET" assess answer 1 pd_disaggregated no >/dev/null
 "$AIVET" incident open lumen --title "Another tenant's text in a reply" --endpoint lumen/s \
 	--discovered 2026-11-29T11:00:00Z --severity 3 --phi yes --individuals 120 \
-	--window-start 2026-11-28T09:00:00Z --window-end 2026-11-29T10:00:00Z >/dev/null
+	--window-start 2026-11-28T09:00:00Z --window-end 2026-11-29T10:00:00Z --eu-data no >/dev/null
 run probe run lumen/s --probe oversize,sweep,canary,errors --yes
 is "$rc" 1 "the probes ran and found problems (exit 1)"
 "$AIVET" key generate --no-password >/dev/null

@@ -69,7 +69,7 @@ tui_stop
 # Nothing overdue or due soon: no clocks section, the incidents say when theirs are due.
 close ""
 "$AIVET" incident open "Acme Health AI" --title "Fresh" --discovered 2026-11-29T00:00:00Z \
-	--phi yes --individuals 40 --vendor-sla none >/dev/null
+	--phi yes --individuals 40 --vendor-sla none --eu-data no >/dev/null
 tui_start 80x24
 tui_wait "== Open incidents =="
 unlike "$(tui_screen)" "Notification clocks" "no clock overdue or due soon: no clocks section"

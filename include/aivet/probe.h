@@ -107,6 +107,8 @@ const char *thousands(int64_t v, char out[32]);
 #define PROBE_MAX_TENANTS 16
 #define PROBE_MAX_FINDINGS 16
 
+enum { BUDGET_HIT_TOKENS = 1, BUDGET_HIT_USD = 2 };
+
 struct probe_env {
 	struct aivet *av;
 	struct db *db;
@@ -139,7 +141,8 @@ struct probe_env {
 	 * prompt is streamed at the sweep's top size and stands for the sweep's streamed
 	 * top point; top_plain_intact (-1 unknown) is what the sweep's plain one showed. */
 	int top_shared, top_plain_intact;
-	int budget_hit, interrupted;
+	int budget_hit;         /* which budget stopped the run: 0 none, BUDGET_HIT_TOKENS, BUDGET_HIT_USD */
+	int interrupted;
 	const char *probe_name;       /* the probe sending now */
 	int probe_index, probe_count;
 	int64_t requests_done, requests_planned;

@@ -204,10 +204,11 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 		printf("no probe runs\n");
 	for (size_t i = 0; !json && i < runs.n; i++) {
 		const struct probe_run *r = &runs.items[i];
+		char sum[160];
 
-		printf("%4d  %-24s %-17s %s  %d finding%s%s%s\n", (int)r->id, r->endpoint, r->status,
-		    r->started_at, (int)r->findings, r->findings == 1 ? "" : "s", r->worst ? ", worst " : "",
-		    r->worst ? r->worst : "");
+		probe_run_outcome(r, sum, sizeof sum);
+		term_printf(stdout, "%4d  %-24s %-17s %s  %s\n", (int)r->id, r->endpoint, r->status,
+		    r->started_at, sum);
 	}
 	probe_run_list_free(&runs);
 	return 0;

@@ -185,12 +185,19 @@ show_runs(const struct dashboard *d, struct tui_list *l)
 	section(l, "Recent probe runs");
 	for (size_t i = 0; i < d->runs.n; i++) {
 		const struct probe_run *r = &d->runs.items[i];
-		const char *worst = r->worst;
-		int bad = severity_rank(worst) >= SEV_HIGH;
+		char sum[160];
+		/* Never "ok" while a probe is inconclusive: the run's outcome, as every list gives it. */
+		enum run_outcome o = probe_run_outcome(r, sum, sizeof sum);
 
-		tui_list_add(l, OBJ(OBJ_RUN, r->id), bad ? TUI_MARK_BAD : worst ? TUI_MARK_WARN : TUI_MARK_GOOD,
-		    "%s run %-4d %-22.22s %-11s %.16s  %s", bad ? "!!" : worst ? "! " : "ok", (int)r->id,
-		    r->endpoint, r->status, r->started_at, worst ? worst : "no findings");
+		if (o == RUN_OUTCOME_UNSURE && r->unjudged > 0)   /* short enough for 80 columns */
+			snprintf(sum, sizeof sum, "%lld/%lld inconclusive", (long long)r->unjudged,
+			    (long long)r->results);
+		tui_list_add(l, OBJ(OBJ_RUN, r->id), o == RUN_OUTCOME_BAD ? TUI_MARK_BAD :
+		    o == RUN_OUTCOME_OK ? TUI_MARK_GOOD : TUI_MARK_WARN,
+		    "%s run %-4d %-22.22s %-11s %.16s  %s", o == RUN_OUTCOME_BAD ? "!!" :
+		    o == RUN_OUTCOME_WARN ? "! " : o == RUN_OUTCOME_UNSURE ? "? " : "ok", (int)r->id,
+		    r->endpoint, r->status, r->started_at, o == RUN_OUTCOME_OK || o == RUN_OUTCOME_UNSURE ?
+		    sum : r->worst);
 	}
 	if (d->runs.n == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none yet (r on an endpoint runs probes)");

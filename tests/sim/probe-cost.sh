@@ -60,8 +60,29 @@ is "$(printf '%s' "$out" | jq -r '.status')" budget_exhausted "--budget-usd: the
 ok "$(printf '%s' "$out" | jq '(.tokens_in * 3 + .tokens_out * 15) / 1e6 <= 0.05' | grep -qx true; echo $?)" \
     "--budget-usd: what was counted, at the endpoint's prices, is within USD 0.05"
 like "$(printf '%s' "$out" | jq -r '.probes[-1] | "\(.name): \(.verdict): \(.reason)"')" \
-    "^oversize: inconclusive: not checked: the budget of USD 0.05 ran out before it \(checked before it: [a-z, ]+\); it plans at most [0-9,]+ input tokens$" \
-    "--budget-usd: the partial verdict names what was checked and what was not"
+    "^oversize: inconclusive: not checked: the USD budget of USD 0.05 ran out before it \(checked before it: [a-z, ]+\); it plans at most [0-9,]+ input tokens$" \
+    "--budget-usd: the partial verdict names the USD budget, what was checked and what was not"
+is "$(printf '%s' "$out" | jq -r '[.probes[] | select(.reason | test("budget")) | .reason | sub(" \\(checked.*"; "")] | unique | join("|")')" \
+    "not checked: the USD budget of USD 0.05 ran out before it|the USD budget of USD 0.05 was exhausted before the probe finished" \
+    "--budget-usd: the probe it stopped and the one not run name the USD budget, never the token budget"
+budget_run=$(printf '%s' "$out" | jq -r .id)
+# The plan under a budget: at most the budget, with what the whole plan would cost.
+run probe run V/e --dry-run --budget-usd 0.05
+is "$(printf '%s\n' "$out" | grep -A1 '^  budget ' | tr -s ' ' | sed -E 's/expected [0-9,]+ tokens/expected N tokens/')" \
+    " budget at most USD 0.05 (--budget-usd): the run stops there; the whole plan would cost about USD 0.22
+ expected N tokens in (about USD 0.05) against a vendor as advertised (oversize prompts refused, not billed); depth verify" \
+    "--budget-usd: the plan's at-most is the budget (the whole plan beside), the expected figure never above it"
+run probe run V/e --dry-run
+unlike "$out" "  budget " "without a budget, no budget line"
+run probe run V/e --dry-run --budget-tokens 10000
+like "$out" "  budget       at most 10,000 tokens in and out \(--budget-tokens\), about USD 0.15: the run stops there; the whole plan sends 66,221 in and 1,728 out" \
+    "--budget-tokens: at most the token budget, priced at the dearer rate, the whole plan beside"
+# A run a budget stopped, with inconclusive probes and no finding, is never "ok".
+run probe runs V
+like "$out" "^ *$budget_run  V/e +budget_exhausted +[^ ]+  no findings; [1-9] of 5 probes inconclusive; run budget_exhausted$" \
+    "probe runs: no findings, but how many probes were inconclusive"
+is "$("$AIVET" probe runs V --json | jq -r ".[] | select(.id == $budget_run) | [.outcome, .findings, (.inconclusive > 0)] | map(tostring) | join(\" \")")" \
+    "unsure 0 true" "probe runs --json: outcome unsure, not ok"
 "$AIVET" endpoint add V --name free --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 >/dev/null
 # Cached input at the endpoint's cached price: the shared opening of the canaries after the first.
 "$AIVET" endpoint add V --name c1 --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 \

@@ -97,6 +97,9 @@ struct vendor {
 	/* Its rating (vendor-rating.h), or NULL when not rated: JSON without rating,
 	 * rating_basis and draft. Owned. */
 	struct vendor_verdict *rating;
+	/* vendor show: every round in work (draft or in review), oldest first, as
+	 * [{id, questionnaire, round, status}]; NULL: not loaded. Owned. */
+	cJSON *in_work;
 };
 struct vendor_list {
 	struct vendor *items;

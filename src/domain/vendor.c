@@ -375,6 +375,7 @@ vendor_free(struct vendor *v)
 	free(v->updated_at);
 	endpoint_list_free(&v->endpoint_list);
 	free(v->rating);
+	cJSON_Delete(v->in_work);
 	memset(v, 0, sizeof *v);
 }
 
@@ -491,6 +492,8 @@ vendor_to_json(const struct vendor *v)
 		cJSON_AddItemToObject(o, "endpoint_list", endpoint_list_to_json(&v->endpoint_list));
 	if (v->rating != NULL)
 		vendor_verdict_add_json(o, v->rating);
+	if (v->in_work != NULL)
+		cJSON_AddItemToObject(o, "in_work", cJSON_Duplicate(v->in_work, 1));
 	return o;
 }
 

@@ -293,7 +293,9 @@ is "$(cache)" "confirmed: the answer admits it, and PREFIX_CACHE_SHARED_ACROSS_T
 # ---- a newer questionnaire version: old assessments keep theirs ----
 sed 's/"version": 1/"version": 2/; s/"Gate?"/"Gate, reworded?"/' "$D/scoring-questionnaire.json" > "$T/v2.json"
 run questionnaire import "$T/v2.json"
-run assess start acme scoring-test
+"$AIVET" vendor add gamma >/dev/null
+"$AIVET" vendor add delta >/dev/null
+run assess start gamma scoring-test
 newid=$(printf '%s' "$out" | sed 's/^assessment \([0-9]*\) .*/\1/')
 like "$out" "questionnaire scoring-test version 2" "a new assessment takes the newest version"
 run assess show 1 --json
@@ -301,8 +303,11 @@ is "$(printf '%s' "$out" | json '"\(.questionnaire.version) \(.questions[0].text
 	"an old assessment keeps the version it was answered against"
 run assess show "$newid" --json
 is "$(printf '%s' "$out" | json '"\(.questionnaire.version) \(.questions[0].text)"')" "2 Gate, reworded?" "the new one has the new text"
-run assess start acme scoring-test@1
+run assess start delta scoring-test@1
 like "$out" "questionnaire scoring-test version 1" "an old version can still be chosen"
+run assess start acme scoring-test@1
+like "$errout" "^aivet: the vendor already has draft 1 of scoring-test \(round 1, draft\): one round at a time" \
+	"but not beside a round of another version in work"
 
 run audit verify
 e=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE object_type = 'endpoint' AND object_id = 1")

@@ -32,8 +32,13 @@ run assess submit 1
 run --actor rita assess approve 1
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '.status')" final "assessment 1 is final"
-run assess start Acme llm-inference-isolation
+# One round at a time: the next round of a final one is its reopening, from its
+# answers; cleared here, so that round 2 starts from none.
+run assess reopen 1
 is "$rc" 0 "assessment 2 is a draft"
+for qid in $("$AIVET" assess show 2 --json | jq -r '.questions[] | select(.value != null) | .id'); do
+	"$AIVET" assess answer 2 "$qid" --clear >/dev/null
+done
 
 # ---- the CLI: a note alone on an unanswered question ----
 run assess answer 2 kv_pages_cleared --note "asked the vendor, awaiting reply"

@@ -236,7 +236,11 @@ assessment_claim_status(const cJSON *claims, const char *question_id)
 			continue;
 		if (streq_null(json_get_str(c, "status"), "confirmed"))
 			return "confirmed";
-		word = "untested";
+		/* Consistent with the answer on some endpoint beats untested, never confirms. */
+		if (streq_null(json_get_str(c, "status"), "consistent"))
+			word = "consistent";
+		else if (word == NULL)
+			word = "untested";
 	}
 	return word;
 }

@@ -64,20 +64,21 @@ int
 claims_evidence_load(struct db *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
     struct aerr *err)
 {
-	static const char *const details[] = { "details", "evidence", NULL };
+	static const char *const details[] = { "details", "evidence", "plan", NULL };
 	cJSON *r, *run;
 
 	*runs = *endpoints = NULL;
 	*endpoints = rowjson_get_str(db, err, "SELECT v.name || '/' || e.name AS endpoint, "
-	    "max(1, (SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id)) AS tenants "
+	    "max(1, (SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id)) AS tenants, "
+	    "e.context_tokens AS context "
 	    "FROM endpoint e JOIN vendor v ON v.id = e.vendor_id "
 	    "WHERE e.vendor_id = ? AND e.status = 'active' ORDER BY e.name", vendor_id, NULL);
 	if (*endpoints == NULL)
 		return AV_RUNTIME;
-	r = rowjson_get_str(db, err, "SELECT r.id, v.name || '/' || e.name AS endpoint, r.status "
+	r = rowjson_get_str(db, err, "SELECT r.id, v.name || '/' || e.name AS endpoint, r.status, r.plan "
 	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = e.vendor_id "
 	    "WHERE e.vendor_id = ? AND r.status = 'completed' "
-	    "ORDER BY coalesce(r.finished_at, r.started_at), r.id", vendor_id, NULL);
+	    "ORDER BY coalesce(r.finished_at, r.started_at), r.id", vendor_id, details);
 	if (r == NULL)
 		goto fail;
 	cJSON_ArrayForEach(run, r) {
@@ -253,6 +254,24 @@ value_in(const cJSON *answer, const cJSON *set)
 	return 0;
 }
 
+/*
+ * What a pass covers. A pass confirms what its probe tests only within the
+ * scope it ran at; outside it the pass is consistent with the answer, and this
+ * says why (NULL: the pass confirms). One rule per probe that has a scope.
+ */
+static const char *
+pass_scope(const char *probe, const cJSON *run)
+{
+	const char *depth = json_get_str(cJSON_GetObjectItem(run, "plan"), "depth");
+
+	/* Verify sends half the canary rounds and no near-limit load on every tenant:
+	 * a clean verify run does not show pages are never shared under load. */
+	if (streq(probe, "canary") && !streq(depth, "diagnose"))
+		return "probe canary passed at depth verify: consistent with the answer, which only a "
+		    "pass at depth diagnose (twice the canary rounds, under load) confirms";
+	return NULL;
+}
+
 /* Whether the answer asserts what the tests test. */
 static int
 is_claim(const struct q_question *qq, const cJSON *answer)
@@ -319,14 +338,17 @@ add_contradicting(const struct q_question *qq, const struct latest *l, cJSON *ou
 /*
  * The measurement a number is compared with, from the probe's newest result:
  * 1 with *v set when measured; 0 when the probe found no limit up to *v (the
- * largest size it tried intact); -1 when there is nothing to compare.
+ * largest size it sent whose content came back intact); -1 when there is
+ * nothing to compare. *accepted: the largest size accepted at all, intact or not.
  */
 static int
-measured(const struct q_measure *m, const struct latest *l, double *v)
+measured(const struct q_measure *m, const struct latest *l, double *v, double *accepted)
 {
 	int k = latest_find(l, m->probe);
 	const cJSON *d, *x, *pt;
 	double top = -1;
+
+	*accepted = -1;
 
 	if (k < 0 || (!streq(json_get_str(l->result[k], "verdict"), "pass") &&
 	    !streq(json_get_str(l->result[k], "verdict"), "fail")))
@@ -344,9 +366,15 @@ measured(const struct q_measure *m, const struct latest *l, double *v)
 		return -1;
 	cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d, "points")) {
 		const cJSON *t = cJSON_GetObjectItem(pt, "tokens_sent");
+		const cJSON *echoed = cJSON_GetObjectItem(pt, "nonces_echoed"), *all = cJSON_GetObjectItem(pt, "nonces_total");
+		/* Content intact: every nonce came back (a point that does not count them says nothing). */
+		int intact = cJSON_IsNumber(echoed) && cJSON_IsNumber(all) && echoed->valuedouble >= all->valuedouble;
 
-		if (cJSON_IsTrue(cJSON_GetObjectItem(pt, "accepted")) && cJSON_IsNumber(t) &&
-		    t->valuedouble > top)
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(pt, "accepted")) || !cJSON_IsNumber(t))
+			continue;
+		if (t->valuedouble > *accepted)
+			*accepted = t->valuedouble;
+		if (intact && t->valuedouble > top)
 			top = t->valuedouble;
 	}
 	if (top < 0)
@@ -355,16 +383,34 @@ measured(const struct q_measure *m, const struct latest *l, double *v)
 	return 0;
 }
 
+/* The endpoint's own record of what a number claims, when the number is one it
+ * records: the advertised context (the largest prompt the sweep sees accepted). */
+static void
+record_compare(const struct q_question *qq, const cJSON *answer, const cJSON *ep, cJSON *c,
+    struct buf *why)
+{
+	const cJSON *rec = cJSON_GetObjectItem(ep, "context");
+
+	if (qq->measure.probe == NULL || !streq(qq->measure.value, "refusal_boundary") ||
+	    !cJSON_IsNumber(answer) || !cJSON_IsNumber(rec) || rec->valuedouble <= 0)
+		return;
+	cJSON_AddNumberToObject(c, "endpoint_record", rec->valuedouble);
+	cJSON_AddBoolToObject(c, "record_mismatch", rec->valuedouble != answer->valuedouble);
+	if (rec->valuedouble != answer->valuedouble)
+		buf_printf(why, "%sthe vendor states %.0f, the endpoint's record says %.0f", why->len ? "; " : "",
+		    answer->valuedouble, rec->valuedouble);
+}
+
 static cJSON *
-judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, const char *endpoint,
+judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, const cJSON *ep,
     int tenants)
 {
 	cJSON *c = cJSON_CreateObject(), *probes, *contra, *ms = NULL;
 	struct latest l;
 	struct buf why;
-	const char *status;
+	const char *status, *scope = NULL, *endpoint = json_get_str(ep, "endpoint");
 	int claim = is_claim(qq, answer), all_pass = qq->nchecks > 0, mres = -1;
-	double mv = 0;
+	double mv = 0, macc = -1;
 
 	buf_init(&why);
 	latest_collect(runs, endpoint, &l);
@@ -388,8 +434,11 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 			cJSON_AddNullToObject(p, "run_id");
 		json_add_str(p, "verdict", verdict);
 		cJSON_AddItemToArray(probes, p);
-		if (streq(verdict, "pass") && tenants >= ck->tenants)
+		if (streq(verdict, "pass") && tenants >= ck->tenants) {
+			if (scope == NULL)
+				scope = pass_scope(ck->probe, l.run[k]);
 			continue;
+		}
 		all_pass = 0;
 		if (why.len == 0) {
 			if (k < 0)
@@ -410,11 +459,15 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 		ms = cJSON_AddObjectToObject(c, "measure");
 		cJSON_AddStringToObject(ms, "probe", qq->measure.probe);
 		cJSON_AddStringToObject(ms, "value", qq->measure.value);
-		mres = measured(&qq->measure, &l, &mv);
+		mres = measured(&qq->measure, &l, &mv, &macc);
 		if (mres >= 0)
 			cJSON_AddNumberToObject(ms, "measured", mv);
 		else
 			cJSON_AddNullToObject(ms, "measured");
+		if (macc >= 0)
+			cJSON_AddNumberToObject(ms, "accepted_up_to", macc);
+		else
+			cJSON_AddNullToObject(ms, "accepted_up_to");
 		cJSON_AddBoolToObject(ms, "limit_found", mres == 1);
 		cJSON_AddNumberToObject(ms, "tolerance", qq->measure.tolerance);
 	} else {
@@ -455,10 +508,18 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 			    endpoint);
 	} else if (qq->measure.probe != NULL && mres == 0 &&
 	    mv < answer->valuedouble * (1 - qq->measure.tolerance)) {
-		status = "untested";
+		/* Accepted is not intact: only content intact up to the number confirms it. */
+		int took = macc >= answer->valuedouble * (1 - qq->measure.tolerance);
+
+		status = took ? "consistent" : "untested";
 		buf_free(&why);
-		buf_printf(&why, "probe %s found no limit up to %.0f tokens, below the answered %.0f",
-		    qq->measure.probe, mv, answer->valuedouble);
+		if (took)
+			buf_printf(&why, "probe %s saw prompts up to %.0f tokens accepted, but content intact "
+			    "only up to %.0f: consistent with the answered %.0f, not confirmed", qq->measure.probe,
+			    macc, mv, answer->valuedouble);
+		else
+			buf_printf(&why, "probe %s found content intact up to %.0f tokens, below the answered %.0f",
+			    qq->measure.probe, mv, answer->valuedouble);
 	} else if (qq->nchecks == 0 && qq->measure.probe == NULL) {
 		status = "untested";
 		buf_free(&why);
@@ -466,6 +527,10 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 		    "contradict it was raised");
 	} else if (qq->nchecks > 0 && !all_pass) {
 		status = "untested";
+	} else if (scope != NULL) {
+		status = "consistent";
+		buf_free(&why);
+		buf_adds(&why, scope);
 	} else {
 		status = "confirmed";
 		buf_free(&why);
@@ -476,6 +541,7 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 			buf_printf(&why, "%sprobe %s passed", why.len ? "; " : "", qq->checks[i].probe);
 		buf_adds(&why, ", and no finding contradicts it");
 	}
+	record_compare(qq, answer, ep, c, &why);
 	cJSON_AddStringToObject(c, "status", status);
 	cJSON_AddStringToObject(c, "reason", why.len ? why.data : "");
 	buf_free(&why);
@@ -496,17 +562,17 @@ claims_judge(const struct questionnaire *q, const cJSON *answers, const cJSON *r
 			continue;
 		if (cJSON_GetArraySize(endpoints) == 0) {
 			cJSON *c = judge_one(qq, answer, NULL, NULL, 0);
+			cJSON *reason = cJSON_CreateString("the vendor has no endpoint to probe");
 
 			cJSON_ReplaceItemInObject(c, "status", cJSON_CreateString("untested"));
-			cJSON_ReplaceItemInObject(c, "reason", cJSON_CreateString("the vendor has no endpoint to probe"));
+			cJSON_ReplaceItemInObject(c, "reason", reason);
 			cJSON_AddItemToArray(out, c);
 			continue;
 		}
 		cJSON_ArrayForEach(e, endpoints) {
 			const cJSON *t = cJSON_GetObjectItem(e, "tenants");
 
-			cJSON_AddItemToArray(out, judge_one(qq, answer, runs, json_get_str(e, "endpoint"),
-			    cJSON_IsNumber(t) ? t->valueint : 1));
+			cJSON_AddItemToArray(out, judge_one(qq, answer, runs, e, cJSON_IsNumber(t) ? t->valueint : 1));
 		}
 	}
 	return out;

@@ -275,9 +275,9 @@ oscal_claim(cJSON *finds, const char *seed, const cJSON *x)
 	const char *st = s_of(x, "status");
 	char *key, *desc, *on, *ans = cJSON_PrintUnformatted(cJSON_GetObjectItem(x, "answer"));
 
-	if (strcmp(st, "untested") == 0) {
+	if (strcmp(st, "untested") == 0 || strcmp(st, "consistent") == 0) {
 		free(ans);
-		return;   /* no conclusion to record */
+		return;   /* no conclusion to record: consistent with the answer is not confirmed */
 	}
 	key = xasprintf("claim/%d/%s/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
 	    s_of(x, "question_id"), s_of(x, "endpoint") ? s_of(x, "endpoint") : "-");

@@ -470,6 +470,8 @@ claim_endpoints(const cJSON *eps)
 		cJSON_AddStringToObject(o, "endpoint", str(ep, "name"));
 		n = cJSON_GetArraySize(cJSON_GetObjectItem(ep, "credentials"));
 		cJSON_AddNumberToObject(o, "tenants", n > 1 ? n : 1);
+		if (cJSON_IsNumber(cJSON_GetObjectItem(ep, "context_tokens")))
+			cJSON_AddNumberToObject(o, "context", cJSON_GetObjectItem(ep, "context_tokens")->valuedouble);
 		cJSON_AddItemToArray(endpoints, o);
 	}
 	return endpoints;
@@ -932,13 +934,14 @@ add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, const cJSON 
 {
 	cJSON *s = cJSON_CreateObject(), *counts, *top, *contra, *cs;
 	const cJSON *f, *c;
-	int nc[3] = { 0 };
+	int nc[4] = { 0 };
 	struct vendor_verdict v;
 
 	cJSON_ArrayForEach(c, claims) {
 		const char *st = str(c, "status");
 
-		nc[strcmp(st, "confirmed") == 0 ? 0 : strcmp(st, "contradicted") == 0 ? 1 : 2]++;
+		nc[strcmp(st, "confirmed") == 0 ? 0 : strcmp(st, "contradicted") == 0 ? 1 :
+		    strcmp(st, "consistent") == 0 ? 3 : 2]++;
 	}
 	report_verdict(assessments, runs, &v);
 	vendor_verdict_add_json(s, &v);
@@ -951,6 +954,7 @@ add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, const cJSON 
 	cJSON_AddNumberToObject(cs, "confirmed", nc[0]);
 	cJSON_AddNumberToObject(cs, "contradicted", nc[1]);
 	cJSON_AddNumberToObject(cs, "untested", nc[2]);
+	cJSON_AddNumberToObject(cs, "consistent", nc[3]);
 	top = cJSON_AddArrayToObject(s, "critical_findings");
 	cJSON_ArrayForEach(f, findings)
 		if (severity_rank(str(f, "severity")) >= SEV_HIGH)

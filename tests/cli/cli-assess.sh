@@ -279,8 +279,8 @@ is "$(cache)" "untested: probe canary passed with 1 credential; a pass confirms 
 	"per_request: passes without two credentials confirm nothing"
 sqlite3 "$AIVET_DB" "INSERT INTO credential (endpoint_id, label, ref, created_at) VALUES
 	(1, 'alice', 'env:A_KEY', '2026-11-01T00:00:00.000Z'), (1, 'bob', 'env:B_KEY', '2026-11-01T00:00:00.000Z')"
-is "$(cache)" "confirmed: probe canary passed; probe prefix-timing passed, and no finding contradicts it" \
-	"per_request: both probes passed with two credentials"
+is "$(cache)" "consistent: probe canary passed at depth verify: consistent with the answer, which only a pass at depth diagnose (twice the canary rounds, under load) confirms" \
+	"per_request: both probes passed with two credentials, the canary at depth verify: consistent, not confirmed"
 sqlite3 "$AIVET_DB" "INSERT INTO finding (id, run_id, probe, code, severity, message) VALUES
 	(2, 6, 'prefix-timing', 'PREFIX_CACHE_SHARED_ACROSS_TENANTS', 'medium', 'sooner');"
 run assess answer "$id" kv_cache_scope per_tenant

@@ -119,8 +119,8 @@ is "$(jq -r '[.format, .generated_at, .retention_until, .signer_key_id, .vendor.
 	"aivet-report/1 2026-11-30T08:00:00.000Z 2032-11-30T08:00:00.000Z $KEYID acme" \
 	"header fields: format, generated_at, retention six years ahead, signer, vendor"
 is "$(jq -r '.claims | map(.question_id + "=" + .status) | join(" ")' "$R")" \
-	"limits_oversize=contradicted isolation_tenant=confirmed context_full=contradicted stream_isolation=untested" \
-	"claims vs evidence: contradicted, confirmed, contradicted, untested (no run)"
+	"limits_oversize=contradicted isolation_tenant=consistent context_full=contradicted stream_isolation=untested" \
+	"claims vs evidence: contradicted, consistent (a canary pass at depth verify), contradicted, untested (no run)"
 is "$(jq -r '[.claims[].endpoint] | unique | join(" ")' "$R")" "prod" "each claim names the endpoint it was tested on"
 is "$(jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' "$R")" \
 	"critical:OVERSIZE_ACCEPTED high:SILENT_TRUNCATION" \
@@ -196,7 +196,7 @@ jq '."assessment-results".results[0].findings[0].target.status.state = "maybe"' 
 v=$(python3 "$TESTS_SRCDIR/lib/oscal-validate.py" "$TESTS_SRCDIR/data/oscal_assessment-results_schema-1.0.6.json" "$T/bad-oscal.json" 2>&1)
 like "$v" "'maybe' is not one of" "(the validator does reject an invalid document)"
 is "$(jq -r '."assessment-results" | [.uuid, .metadata["oscal-version"], (.results[0].observations|length), (.results[0].findings|length), (."back-matter".resources|length)] | map(tostring) | join(" ")' "$O")" \
-	"$RID 1.0.6 8 5 3" "OSCAL: uuid, version, 8 observations (3 results, 5 answers), 5 findings (2 probe findings, 3 tested claims), 3 resources (plan, 2 evidence files)"
+	"$RID 1.0.6 8 4 3" "OSCAL: uuid, version, 8 observations (3 results, 5 answers), 4 findings (2 probe findings, 2 contradicted claims; a consistent one concludes nothing), 3 resources (plan, 2 evidence files)"
 is "$(jq -r '."assessment-results"."back-matter".resources[1].rlinks[0] | .href + " " + .hashes[0].algorithm + " " + .hashes[0].value' "$O")" \
 	"evidence/exchange-1.json SHA-256 $(sha256sum "$E1" | cut -d' ' -f1)" "back-matter carries the evidence hashes"
 

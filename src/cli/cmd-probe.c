@@ -248,6 +248,9 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (rc == 0)
 		run_format_emit(stdout, runs.items, runs.n, argc - p.ind == 1, NULL, fmt);
+	/* What to run next, planned now: shown with the text, never part of the record. */
+	for (size_t i = 0; rc == 0 && fmt == RUN_FMT_TEXT && i < runs.n; i++)
+		probe_print_next_steps(av, &runs.items[i]);
 	probe_run_list_free(&runs);
 	return rc;
 }

@@ -190,7 +190,15 @@ cat >"$T/vshow.want" <<'EOF'
 		}],
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
-	"draft":	null
+	"open_findings":	{
+		"critical":	0,
+		"high":	0,
+		"medium":	0,
+		"low":	0,
+		"info":	0
+	},
+	"draft":	null,
+	"in_work":	[]
 }
 EOF
 cat >"$T/vlist.want" <<'EOF'
@@ -208,6 +216,13 @@ cat >"$T/vlist.want" <<'EOF'
 	"open_incidents":	0,
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
+	"open_findings":	{
+		"critical":	0,
+		"high":	0,
+		"medium":	0,
+		"low":	0,
+		"info":	0
+	},
 	"draft":	null
 },
 {
@@ -223,6 +238,13 @@ cat >"$T/vlist.want" <<'EOF'
 	"open_incidents":	0,
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
+	"open_findings":	{
+		"critical":	0,
+		"high":	0,
+		"medium":	0,
+		"low":	0,
+		"info":	0
+	},
 	"draft":	null
 }
 ]

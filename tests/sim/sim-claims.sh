@@ -94,7 +94,7 @@ is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == 
 is "$(report_claims)" "$correct" "correct: the signed report judges every claim as assess show does"
 # The vendor's stated number against the endpoint's own record of it.
 adv() { "$AIVET" assess show 1 --json | jq -c '.claims[] | select(.question_id == "advertised_context_tokens") | [.endpoint_record, .record_mismatch, .reason]'; }
-is "$(adv)" '[8192,false,"refusal_boundary intact up to at least 7946, and no finding contradicts it"]' \
+like "$(adv)" '^\[8192,false,"refusal_boundary intact up to at least [0-9]+, and no finding contradicts it"\]$' \
 	"correct: the stated context matches the endpoint's record"
 "$AIVET" assess answer 1 advertised_context_tokens 16384 >/dev/null
 is "$(adv | jq -c '.[0:2]') $(adv | jq -r '.[2]' | grep -c "; the vendor states 16384, the endpoint's record says 8192$")" '[8192,true] 1' \

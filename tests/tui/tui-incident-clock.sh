@@ -129,7 +129,8 @@ tui_wait "Exposure window"
 is "$(tui_screen | grep -o 'Exposure began *[^ │]*' | sed 's/  */ /g')" "Exposure began 2026-10-30T12:00:00.000Z" \
 	"the form opens with the recorded window"
 tui_keys Escape
-tui_wait "Incident 2 (new)"
+# The title stands behind the form: wait for the form to close, so that no q reaches it.
+tui_wait "cancelled"
 tui_keys q q q
 tui_wait "[exit 0]"; ok $? "q quits"
 tui_stop

@@ -84,6 +84,13 @@ cJSON *endpoint_list_to_json(const struct endpoint_list *l);
 
 /* A vendor as "vendor list --json" prints it: fields named as the JSON keys. */
 struct vendor_verdict;
+/* A round of a questionnaire in work for a vendor. */
+struct vendor_round {
+	int64_t id, round;
+	char questionnaire[64];
+	char status[16];      /* draft, in_review */
+};
+
 struct vendor {
 	int64_t id;
 	char *name;
@@ -97,9 +104,11 @@ struct vendor {
 	/* Its rating (vendor-rating.h), or NULL when not rated: JSON without rating,
 	 * rating_basis and draft. Owned. */
 	struct vendor_verdict *rating;
-	/* vendor show: every round in work (draft or in review), oldest first, as
-	 * [{id, questionnaire, round, status}]; NULL: not loaded. Owned. */
-	cJSON *in_work;
+	/* vendor show: every round in work (draft or in review), oldest first
+	 * (JSON in_work [{id, questionnaire, round, status}]). Owned. */
+	struct vendor_round *in_work;
+	size_t nin_work;
+	int has_in_work;
 };
 struct vendor_list {
 	struct vendor *items;

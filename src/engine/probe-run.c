@@ -120,19 +120,18 @@ progress_bar(void *arg, const struct probe_progress *p)
 static const char *
 next_probe(const struct finding *f, const char *probe, const char **does)
 {
-	static const char *const isolation[] = { "LEAK_CROSS_TENANT", "LEAK_CROSS_REQUEST",
-		"PLACEHOLDER_SUBSTITUTION", "LOAD_BREAKS_OTHER_TENANT", NULL };
+	const struct finding_info *fi = finding_lookup(f->code);
+	enum finding_code c = fi != NULL ? fi->id : F_COUNT;
 
-	if (strcmp(probe, "sweep") == 0 || strcmp(f->code, "CAPACITY_BELOW_ADVERTISED") == 0 ||
-	    strcmp(f->code, "SILENT_TRUNCATION") == 0) {
+	if (strcmp(probe, "sweep") == 0 || c == F_CAPACITY_BELOW_ADVERTISED || c == F_SILENT_TRUNCATION) {
 		*does = "locates the boundary";
 		return "sweep";
 	}
-	for (int i = 0; strcmp(probe, "canary") == 0 && isolation[i] != NULL; i++)
-		if (strcmp(f->code, isolation[i]) == 0) {
-			*does = "looks further, with twice the canary rounds";
-			return "canary";
-		}
+	if (strcmp(probe, "canary") == 0 && (c == F_LEAK_CROSS_TENANT || c == F_LEAK_CROSS_REQUEST ||
+	    c == F_PLACEHOLDER_SUBSTITUTION || c == F_LOAD_BREAKS_OTHER_TENANT)) {
+		*does = "looks further, with twice the canary rounds";
+		return "canary";
+	}
 	return NULL;
 }
 

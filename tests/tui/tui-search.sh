@@ -160,7 +160,7 @@ screens 120x40
 
 # The dashboard and an incident: / filters, n and N step; on the incident N is the
 # timeline note again once the search is ended.
-run incident open Acme --title "Other tenants' text in responses" --discovered 2026-11-28T14:00:00Z
+run incident open Acme --title "Other tenants' text in responses" --discovered 2026-11-28T14:00:00Z --eu-data no
 tui_start 120x40 tui
 tui_wait "Dashboard"
 tui_keys /; tui_type Beta; tui_keys Enter

@@ -13,8 +13,9 @@
  * flight, after the same tenant's requests were answered without that load, is
  * LOAD_BREAKS_OTHER_TENANT. With one credential only cross-request leaks can
  * be checked, and the verdict says the cross-tenant check needs a second.
- * Diagnose sends twice the canary rounds of verify; a verify run that saw
- * isolation fail names that command and its cost in each such finding.
+ * Diagnose sends twice the canary rounds of verify; the findings record what
+ * was seen, and the screens that show a verify run that saw isolation fail
+ * add that command with its plan (probe_next_steps), computed when shown.
  */
 #include "config.h"
 
@@ -53,53 +54,21 @@ near_limit(const struct probe_env *env)
 static void
 judge_streamed_top(struct probe_env *env, struct probe_outcome *out, const struct px_req *r)
 {
-	char hint[320];
-
 	if (!env->top_shared || env->top_plain_intact != 1 || !r->stream)
 		return;
-	/* The sweep's point, so the sweep's diagnose command is what locates the boundary. */
-	px_diagnose_hint(env, "sweep", "locates the boundary", hint, sizeof hint);
 	if (r->cls == PXC_REFUSED_SIZE)
 		outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->evidence_id,
 		    "a streamed prompt of about %lld tokens, under the advertised %lld, was refused for "
-		    "size, where the same size sent plain was answered; %s", (long long)r->est_tokens,
-		    (long long)env->ep.context, hint);
+		    "size, where the same size sent plain was answered", (long long)r->est_tokens,
+		    (long long)env->ep.context);
 	else if (r->cls == PXC_ANSWERED && !px_substituted(env, r) &&
 	    ((px_echoes(env) == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r))))
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "a streamed prompt of about %lld tokens (advertised %lld) lost content (%d of 3 "
-		    "nonces, usage %lld), where the same size sent plain kept it; %s",
+		    "nonces, usage %lld), where the same size sent plain kept it",
 		    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
-		    (long long)r->res.usage.in, hint);
-}
-
-/* A verify run that saw isolation fail names the diagnose command that looks further, and
- * what it would cost: last in each isolation finding's message, however many messages
- * the finding already keeps. */
-static void
-name_diagnose(const struct probe_env *env, struct probe_outcome *out)
-{
-	char does[96], hint[320];
-	int named = 0;
-
-	for (int i = 0; i < out->nf; i++) {
-		struct raised_finding *f = &out->f[i];
-		enum finding_code c = f->info->id;
-		char *m;
-
-		if (c != F_LEAK_CROSS_TENANT && c != F_LEAK_CROSS_REQUEST &&
-		    c != F_PLACEHOLDER_SUBSTITUTION && c != F_LOAD_BREAKS_OTHER_TENANT)
-			continue;
-		if (!named++) {
-			snprintf(does, sizeof does, "looks further, with %d canary rounds instead of %d",
-			    DIAGNOSE_ROUNDS, VERIFY_ROUNDS);
-			px_diagnose_hint(env, "canary", does, hint, sizeof hint);
-		}
-		m = f->message[0] != '\0' ? xasprintf("%s; %s", f->message, hint) : xstrdup(hint);
-		free(f->message);
-		f->message = m;
-	}
+		    (long long)r->res.usage.in);
 }
 
 static void
@@ -384,8 +353,6 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 	}
 	if (sent) {
 		judge_requests(env, out, c);
-		if (env->opts->depth != PROBE_DIAGNOSE)
-			name_diagnose(env, out);
 		canary_details(env, out, c);
 		if (out->nf == 0)   /* otherwise the findings are the verdict */
 			canary_verdict(env, out, c);

@@ -35,7 +35,6 @@ struct sweep {
 	int n;
 	int unjudged;                 /* accepted answers neither nonces nor usage could judge */
 	int verify;                   /* at verify depth: the top of the context only */
-	char hint[256];               /* the command that locates a boundary verify saw crossed */
 	/* What the points show, once judged. */
 	int first_deg, first_ref;     /* the smallest degraded and refused points, or -1 */
 	int64_t integrity, refusal;   /* the boundaries, -1 when not located */
@@ -341,16 +340,16 @@ judge_degraded(struct sweep *s, struct probe_outcome *out, const struct px_req *
 		/* Verify sees the failure at the top of the context, not where it begins. */
 		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
-		    "were swapped for a placeholder: %s; %s", (long long)r->est_tokens,
+		    "were swapped for a placeholder: %s", (long long)r->est_tokens,
 		    (long long)env->ep.context, cJSON_GetArraySize(r->leaked) > 0 ?
 		    "answered from content they did not contain" :
-		    "answered without any of their nonces and reported as a handful of tokens", s->hint);
+		    "answered without any of their nonces and reported as a handful of tokens");
 	} else if (s->verify) {
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
-		    "lost content: %d of 3 nonces came back, usage %lld of about %lld tokens sent; %s",
+		    "lost content: %d of 3 nonces came back, usage %lld of about %lld tokens sent",
 		    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
-		    (long long)r->res.usage.in, (long long)r->est_tokens, s->hint);
+		    (long long)r->res.usage.in, (long long)r->est_tokens);
 	} else if (px_substituted(env, r)) {
 		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
@@ -406,8 +405,8 @@ judge_points(struct sweep *s, struct probe_outcome *out)
 				    (long long)r->res.size_tokens, r->resized ? ", sent again at that size" : "");
 			outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->evidence_id,
 			    "a %sprompt of about %lld tokens%s, under the advertised %lld, was refused for "
-			    "size; %s", r->stream ? "streamed " : "", (long long)r->est_tokens, count,
-			    (long long)env->ep.context, s->hint);
+			    "size", r->stream ? "streamed " : "", (long long)r->est_tokens, count,
+			    (long long)env->ep.context);
 			if (r->resized)
 				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->first_evidence_id, "%s", "");
 		}
@@ -518,8 +517,6 @@ sweep_run(struct probe_env *env, struct probe_outcome *out)
 	s->integrity = s->refusal = s->capped_from = -1;
 	s->first_deg = s->first_ref = -1;
 	s->change = "none";
-	/* Before any answer refines the calibration the hint's plan rests on. */
-	px_diagnose_hint(env, "sweep", "locates the boundary", s->hint, sizeof s->hint);
 	if ((s->verify ? send_verify(s) : send_diagnose(s)) == 0) {
 		locate(s);
 		judge_points(s, out);

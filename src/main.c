@@ -28,8 +28,9 @@ static const struct opt global_opts[] = {
 	  "else $XDG_DATA_HOME/aivet/aivet.db)", 0 },
 	{ "actor", 'a', "NAME", "who is acting, for the audit log (default $AIVET_ACTOR, else the "
 	  "login name; ignored on PostgreSQL, where the actor is the database login)", 0 },
-	{ "tz", 'z', "ZONE", "the organisation's IANA time zone, for end-of-day deadlines and shown "
-	  "beside UTC (default $AIVET_TZ, else the config file 'timezone')", 0 },
+	{ "tz", 'z', "ZONE", "an IANA time zone to show times in as well; it moves no deadline (those "
+	  "end their days in the database's zone: aivet db timezone) (default $AIVET_TZ, else the "
+	  "config file 'timezone')", 0 },
 	{ "version", 'V', NULL, "print the version", 0 },
 	{ "help", 'h', NULL, "print this help", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
@@ -133,7 +134,8 @@ help_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-/* The organisation's zone: --tz, else AIVET_TZ, else the config file. */
+/* The zone times are also shown in: --tz, else AIVET_TZ, else the config file.
+ * The organisation's zone, which decides deadlines, is the database's. */
 static int
 set_org_zone(const char *opt)
 {
@@ -150,7 +152,7 @@ set_org_zone(const char *opt)
 		opt = conf;
 		from = "the config file 'timezone'";
 	}
-	if ((rc = org_zone_set(opt, &err)) != 0)
+	if ((rc = display_zone_set(opt, &err)) != 0)
 		fprintf(stderr, "aivet: %s (from %s)\n", err.msg, from);
 	free(conf);
 	return rc;

@@ -37,7 +37,7 @@ aivet endpoint add "Lumen Inference" --name summarise --api openai --url "$EXAMP
 # obliges the vendor to notify within 72 hours of its discovery.
 aivet incident open "Lumen Inference" --endpoint "Lumen Inference/summarise" \
 	--title "Hosted model returned other customers' prompt text (KV-cache admission bug)" \
-	--discovered 2026-03-04T09:12:00-05:00 \
+	--discovered 2026-03-04T09:12:00-05:00 --eu-data no \
 	--window-start 2026-02-16T14:00:00Z --window-end 2026-03-02T18:30:00Z \
 	--vendor-discovered 2026-03-01T22:10:00Z --vendor-sla 72h \
 	--severity 1 --phi unknown

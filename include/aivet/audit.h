@@ -27,6 +27,14 @@ int audit_verify(struct db *db, struct audit_status *st, struct aerr *err);
  * (a problem of no entry goes at st->entries + 1, past the chain's end). */
 void audit_status_keep(struct audit_status *st, int64_t seq, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* The organisation's time zone as the database records it: the newest
+ * "db.timezone" entry of the audit log (on PostgreSQL, the newest the
+ * database's owner wrote). zone "" when none was set; by and at who set it and when. */
+struct org_timezone {
+	char zone[64], by[128], at[32];
+};
+int audit_org_timezone(struct db *db, struct org_timezone *out, struct aerr *err);
 /* The table registry (audit.c): every table of the schema and its kind. */
 enum audit_table_kind {
 	AUDIT_TABLE_SEALED,   /* each row's hash is in the audit entry that wrote it */

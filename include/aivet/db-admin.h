@@ -55,4 +55,9 @@ int db_logins(struct db *db, struct db_login **out, int *n, struct aerr *err);
  * Run by the database owner; AV_USAGE on SQLite or for an unknown login. */
 int db_role_grant(struct db *db, const char *login, enum db_role role, int revoke, struct aerr *err);
 
+/* Sets the organisation's time zone (an IANA name), the one every end-of-day
+ * deadline ends in: an audited act ("db.timezone"), the owner's on PostgreSQL.
+ * The old zone and the new one are in the entry. */
+int db_set_timezone(struct db *db, const char *actor, const char *zone, struct aerr *err);
+
 #endif

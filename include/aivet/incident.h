@@ -29,12 +29,12 @@ struct incident_facts {
 	char phi;                  /* 'y', 'n' or 'u' (unknown) */
 	int64_t individuals;
 	int64_t state_residents;   /* most residents of any one state */
-	int eu_data;
+	int eu_data;               /* 1 yes, 0 no, -1 unknown: the GDPR clock runs until ruled out */
 	int64_t vendor_sla_ms;     /* the vendor's contractual notice time, -1 when none */
 	char vendor_sla_text[32];  /* as answered: "24h" */
 	char vendor_sla_source[160];
 	int64_t vendor_discovered_ms; /* when the vendor says it discovered the incident */
-	const char *zone;          /* the organisation's IANA zone, or NULL: the offset above */
+	const char *zone;          /* the organisation's IANA zone, or NULL: UTC, assumed */
 };
 
 struct incident_clock {
@@ -49,11 +49,12 @@ struct incident_clock {
 	/* A deadline the rule states as a calendar date ("by 2027-03-01, end of
 	 * day"): that date, due_ms being the end of it; "" otherwise. */
 	char by_date[11];
-	const char *zone;          /* the zone whose day that is, NULL: a fixed offset */
+	const char *zone;          /* the zone whose day that is: the organisation's, else UTC */
+	int zone_assumed;          /* 1: UTC, because the database names no organisation zone */
 	/* Set by clocks_compute for a clock that applies ("" otherwise): the due
 	 * time as the rule states it (clock_due_text), in the zone discovery was
 	 * given in, and in the organisation's zone ("" when it names none). */
-	char due_text[64], due_local[40], due_org[64];
+	char due_text[96], due_local[40], due_org[64];
 	/* Set by clocks_as_of: clock_state() at that time, and the seconds left
 	 * (at the stop once stopped, negative when late; 0 when it does not apply). */
 	const char *state;
@@ -99,6 +100,13 @@ extern const char *const incident_statuses[];   /* new ... closed, NULL-terminat
 const char *incident_severity_word(int64_t severity);
 /* "4 (critical; 4 = most severe)" as every screen and text shows it. */
 void incident_severity_text(int64_t severity, char *out, size_t n);
+/* Whether EU personal data is involved, as stored (1 yes, 0 no, -1 unknown):
+ * from "yes", "no", "unknown" (or NULL, unknown), -2 for any other word; the
+ * word for a value; and the value in JSON (true, false, null for unknown). */
+int eu_data_parse(const char *word);
+const char *eu_data_word(int v);
+void eu_data_add_json(cJSON *o, const char *key, int v);
+
 /* The severity an incident opened from a finding starts at: critical 4, high 3,
  * medium 2, low and info 1. */
 int64_t incident_severity_of_finding(const char *finding_severity);
@@ -172,7 +180,7 @@ struct incident {
 	int64_t severity;
 	char *phi;
 	int64_t individuals, state_residents;
-	int eu_data;
+	int eu_data;                            /* 1 yes, 0 no, -1 unknown */
 	char *discovered_at, *discovered_at_local;
 	char *window_start, *window_end;        /* the exposure window, NULL: not recorded */
 	char *vendor_discovered_at;
@@ -247,7 +255,7 @@ struct incident_open_input {
 	const char *individuals, *state_residents, *vendor_discovered, *vendor_sla;
 	int64_t severity;       /* 1-4; 0: from the finding's severity, else 2 */
 	int64_t from_finding;   /* 0: opened by hand */
-	int eu_data;
+	const char *eu_data;    /* "yes", "no" or "unknown"; NULL: unknown */
 };
 struct incident_note_input {
 	int64_t id;                           /* the incident, resolved by the caller */
@@ -272,7 +280,7 @@ struct incident_edit_input {
 	const char *window_start, *window_end, *vendor_discovered, *vendor_sla;
 	const char *note, *at;   /* the decision entry's text (default "Set ...") and time */
 	int64_t severity;
-	int set_severity, set_eu_data, eu_data;
+	int set_severity, set_eu_data, eu_data;   /* eu_data: 1 yes, 0 no, -1 unknown */
 };
 /* Each checks its input, opens the database only then, writes in one
  * transaction with its audit entries and timeline entry, and prints nothing.
@@ -302,7 +310,7 @@ struct due_clock {
 	int64_t due_ms;
 	char due[32];
 	char due_date[11];               /* "" (null) unless the rule states a date */
-	char due_text[64];
+	char due_text[96];
 	char due_org[64];                /* "" (null) unless the organisation names its zone */
 	int64_t seconds_left;            /* whole seconds, negative once passed */
 	char time_left[40];

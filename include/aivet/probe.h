@@ -99,6 +99,14 @@ void probe_print_run(FILE *f, const struct probe_run *run);
 int probe_billed_text(const struct probe_run *run, char *out, size_t n);
 /* "QUESTION [y/N]" on stderr, the answer from stdin: 1 for yes (probe-run.c). */
 int probe_confirm(const char *question);
+/* The next commands a verify run's findings call for (the diagnose run that locates a
+ * boundary or looks further at isolation), each with its plan computed now by the
+ * planner --dry-run uses: advice shown, never recorded. Nothing for a diagnose run. */
+struct probe_run;
+struct buf;
+void probe_next_steps(struct aivet *av, const struct probe_run *run, struct buf *out);
+/* The same, printed to standard output (through term_write). */
+void probe_print_next_steps(struct aivet *av, const struct probe_run *run);
 /* Runs with Ctrl-C handling and a progress bar on a terminal, prints the run
  * (or its JSON), and returns the exit status of "probe run" (probe-run.c). */
 int probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
@@ -110,6 +118,8 @@ const char *thousands(int64_t v, char out[32]);
 
 #define PROBE_MAX_TENANTS 16
 #define PROBE_MAX_FINDINGS 16
+
+enum { BUDGET_HIT_TOKENS = 1, BUDGET_HIT_USD = 2 };
 
 struct probe_env {
 	struct aivet *av;
@@ -143,7 +153,8 @@ struct probe_env {
 	 * prompt is streamed at the sweep's top size and stands for the sweep's streamed
 	 * top point; top_plain_intact (-1 unknown) is what the sweep's plain one showed. */
 	int top_shared, top_plain_intact;
-	int budget_hit, interrupted;
+	int budget_hit;         /* which budget stopped the run: 0 none, BUDGET_HIT_TOKENS, BUDGET_HIT_USD */
+	int interrupted;
 	const char *probe_name;       /* the probe sending now */
 	int probe_index, probe_count;
 	int64_t requests_done, requests_planned;
@@ -342,11 +353,6 @@ cJSON *px_point_json(const struct px_req *r);
 int64_t px_top_tokens(const struct probe_env *env);
 /* Takes n of the run's tokens into account for the plan. */
 int64_t px_plan_tokens_out(const struct probe_env *env, int64_t requests);
-/* "aivet probe run V/E --probe PROBE --depth diagnose DOES (at most N input tokens[, about
- * USD X])": what a verify run that saw a failure names to look further, priced by the
- * probe's own plan at diagnose depth, every request billed. */
-void px_diagnose_hint(const struct probe_env *env, const char *probe, const char *does, char *out,
-    size_t n);
 
 /* What a probe judged: how many exchanges of each class, and the first of each. */
 struct px_tally {

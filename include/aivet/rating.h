@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cJSON.h"
+#include "severity.h"
 
 /* In order of concern: a vendor's overall rating is its worst. */
 enum rating {
@@ -82,6 +83,7 @@ struct vendor_verdict {
 	int worst_finding;            /* SEV_*, -1 for none */
 	char finding[48];
 	int probed;
+	int open[SEV_COUNT];          /* open findings by severity (claims_open_counts) */
 	/* The newest round still in work (draft or in review) that is newer than
 	 * its questionnaire's latest final: shown beside, never in its place. */
 	int64_t draft_id, draft_round;
@@ -97,6 +99,8 @@ void vendor_verdict(const struct rated_round *rounds, int n, const cJSON *runs,
 /* What the rating rests on, in one line: "final round 1 of Q unacceptable
  * (score 59.1); critical finding LEAK_CROSS_TENANT; 11 contradicted claims". */
 void vendor_verdict_basis(const struct vendor_verdict *v, char *out, size_t n);
+/* The open findings counted, worst first: "1 critical, 2 high" ("none" for none). */
+void vendor_verdict_counts(const struct vendor_verdict *v, char *out, size_t n);
 /* The round beside it: "draft round 2: incomplete, score 0.0", or "" for none. */
 void vendor_verdict_draft(const struct vendor_verdict *v, char *out, size_t n);
 /* A list's column beside the rating word: "score 59.1" (then ", approved at

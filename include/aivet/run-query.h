@@ -112,9 +112,11 @@ struct probe_run {
 	struct probe_result *probes;
 	size_t nprobes;
 	/* List rows: how many findings, the worst severity (NULL: none), and with
-	 * run_query.verdicts "probe:verdict ..." (NULL when not asked). */
+	 * run_query.verdicts "probe:verdict ..." (NULL when not asked); how many
+	 * probes have a result, and how many of them ended inconclusive or in error. */
 	int64_t findings;
 	char *worst, *verdicts;
+	int64_t results, unjudged;
 };
 
 struct probe_run_list {
@@ -142,6 +144,14 @@ struct run_plan {
 	char *sweep_repeats;          /* how often the sweep repeats the top, and what it catches */
 	int has_max_prompt_tokens, has_largest_prompt_tokens;
 	int64_t max_prompt_tokens, largest_prompt_tokens;
+	/* The budgets the plan was made under (0: none), and what they make of it:
+	 * capped is 1 when a budget is below the whole plan, most_usd the most the
+	 * run can spend (the budget then; has_most_usd 0 without prices) and
+	 * expected_usd the expected cost, never above it. */
+	double budget_usd;
+	int64_t budget_tokens;
+	int capped, has_most_usd;
+	double most_usd, expected_usd;
 };
 
 /* Reads a plan document into *out (probe-read.c); run_plan_free releases it. */
@@ -171,6 +181,13 @@ struct run_query {
 int probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_list *out,
     struct aerr *err);
 void probe_run_list_free(struct probe_run_list *l);
+
+/* How a list row sums a run up, the one judgement every screen shows: BAD with
+ * a high or critical finding, WARN with any other, UNSURE with none but a
+ * probe inconclusive or in error or a run that did not complete, OK only with
+ * none of these. out: "2 findings, worst high; 3 of 5 probes inconclusive". */
+enum run_outcome { RUN_OUTCOME_OK, RUN_OUTCOME_UNSURE, RUN_OUTCOME_WARN, RUN_OUTCOME_BAD };
+enum run_outcome probe_run_outcome(const struct probe_run *r, char *out, size_t n);
 /* A list row as "probe runs --json" prints it: {id, endpoint ("VENDOR/NAME"),
  * status, started_at, findings, worst (a severity, or null)[, verdicts]}; the
  * list is an array of them. */

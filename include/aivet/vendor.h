@@ -89,6 +89,13 @@ cJSON *engine_conf_to_json(const struct engine_conf *c);
 
 /* A vendor as "vendor list --json" prints it: fields named as the JSON keys. */
 struct vendor_verdict;
+/* A round of a questionnaire in work for a vendor. */
+struct vendor_round {
+	int64_t id, round;
+	char questionnaire[64];
+	char status[16];      /* draft, in_review */
+};
+
 struct vendor {
 	int64_t id;
 	char *name;
@@ -102,6 +109,11 @@ struct vendor {
 	/* Its rating (vendor-rating.h), or NULL when not rated: JSON without rating,
 	 * rating_basis and draft. Owned. */
 	struct vendor_verdict *rating;
+	/* vendor show: every round in work (draft or in review), oldest first
+	 * (JSON in_work [{id, questionnaire, round, status}]). Owned. */
+	struct vendor_round *in_work;
+	size_t nin_work;
+	int has_in_work;
 };
 struct vendor_list {
 	struct vendor *items;

@@ -1,7 +1,9 @@
 /*
  * zone.h: named time zones (IANA, from the system's zoneinfo) for deadlines
- * that end with a local day, and the organisation's own zone, which is set
- * once per process from --tz, AIVET_TZ or the config file "timezone".
+ * that end with a local day. The organisation's zone is the database's
+ * ("aivet db timezone", read when the database opens): it decides every
+ * end-of-day deadline, UTC until one is set. The display zone (--tz, AIVET_TZ
+ * or the config file "timezone") only adds times shown in it.
  */
 #ifndef AIVET_ZONE_H
 #define AIVET_ZONE_H
@@ -14,8 +16,11 @@
 int zone_check(const char *name, struct aerr *err);
 /* Sets the organisation's zone after checking it; NULL or "" clears it. */
 int org_zone_set(const char *name, struct aerr *err);
-/* The organisation's zone, or NULL when none is set. */
+/* The organisation's zone, or NULL when the database names none (deadlines then assume UTC). */
 const char *org_zone(void);
+/* The zone a person asked to see times in (--tz), or NULL; it moves no deadline. */
+int display_zone_set(const char *name, struct aerr *err);
+const char *display_zone(void);
 /* From $XDG_CONFIG_HOME/aivet/timezone (one line), or NULL; newly allocated. */
 char *org_zone_from_config(void);
 

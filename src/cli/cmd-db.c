@@ -244,6 +244,41 @@ db_copy_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return res.dst.bad_seq != 0 ? AV_FINDINGS : 0;
 }
 
+/* The organisation's zone: shown, or set (the owner's act on PostgreSQL). */
+static int
+db_timezone_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct db *db;
+	struct org_timezone tz;
+	int json, first;
+
+	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
+		return err->code;
+	if ((db = av_db(av, err)) == NULL)
+		return err->code;
+	if (first < argc && db_set_timezone(db, av->actor, argv[first], err) != 0)
+		return err->code;
+	if (audit_org_timezone(db, &tz, err) != 0)
+		return err->code;
+	if (json) {
+		cJSON *o = cJSON_CreateObject();
+
+		json_add_str(o, "timezone", tz.zone[0] ? tz.zone : NULL);
+		json_add_str(o, "set_by", tz.zone[0] ? tz.by : NULL);
+		json_add_str(o, "set_at", tz.zone[0] ? tz.at : NULL);
+		cJSON_AddStringToObject(o, "deadlines_in", tz.zone[0] ? tz.zone : "UTC");
+		cJSON_AddBoolToObject(o, "assumed", tz.zone[0] == '\0');
+		json_emit(o);
+	} else if (tz.zone[0]) {
+		term_printf(stdout, "organisation time zone %s (set by %s at %s): every end-of-day "
+		    "deadline ends there\n", tz.zone, tz.by, tz.at);
+	} else {
+		term_printf(stdout, "no organisation time zone set: end-of-day deadlines assume UTC "
+		    "(set one with: aivet db timezone ZONE)\n");
+	}
+	return 0;
+}
+
 static const struct cmd_entry db_subs[] = {
 	{ "whoami", NULL, opt_json_only, "who this connection acts as, and what its role lets it do",
 	  db_whoami_cmd, NULL, ARGS_NONE },
@@ -255,6 +290,9 @@ static const struct cmd_entry db_subs[] = {
 	{ "revoke", "LOGIN assessor|reviewer|auditor", NULL,
 	  "take a role from a login (PostgreSQL; the database's owner)", db_revoke_cmd, NULL,
 	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
+	{ "timezone", "[ZONE]", opt_json_only, "show or set the organisation's IANA time zone, where "
+	  "every end-of-day deadline ends (audited; the database's owner on PostgreSQL)",
+	  db_timezone_cmd, NULL, ARGS({ TARGET_WORD, 1 }) },
 	{ "copy", "SRC DST", opt_json_only, "copy a whole database into an empty one, SQLite or PostgreSQL, "
 	  "keeping ids, evidence and the audit chain", db_copy_cmd, NULL,
 	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
@@ -262,6 +300,7 @@ static const struct cmd_entry db_subs[] = {
 };
 
 const struct cmd_entry cmd_db_entry = {
-	"db", NULL, NULL, "who you are and your role, granting roles (PostgreSQL), copying a whole database",
+	"db", NULL, NULL, "who you are and your role, granting roles (PostgreSQL), the organisation's time zone, "
+	"copying a whole database",
 	NULL, db_subs, NULL
 };

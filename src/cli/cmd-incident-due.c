@@ -57,7 +57,7 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 			json = 1;
 		} else if (c == 'z') {
 			/* As the global --tz, here too, where the dates print. */
-			if (org_zone_set(p.arg, err) != 0)
+			if (display_zone_set(p.arg, err) != 0)
 				return aerr_prefix(err, "--tz");
 		} else if (c == 'n') {
 			if (nurls == MAX_NOTIFY)
@@ -107,7 +107,7 @@ incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 const struct opt incident_due_opts[] = {
 	{ "within", 'w', "DURATION", "the clocks due within DURATION too (default 7d)", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
-	{ "tz", 'z', "ZONE", "show the deadlines in this IANA time zone (as the global --tz)", 0 },
+	{ "tz", 'z', "ZONE", "show the deadlines in this IANA time zone as well (as the global --tz)", 0 },
 	{ "notify-url", 'n', "URL", "POST the list to this webhook (Slack, Teams)", OPT_MANY },
 	{ NULL, 0, NULL, NULL, 0 }
 };

@@ -79,15 +79,12 @@ parse_opts(struct aivet *av, int argc, char **argv, struct incident_opts *o, int
 		case O_STATE: o->state_residents = p.arg; break;
 		case O_EU:
 			/* "--eu-data" alone means yes; "--eu-data no" as well as "--eu-data=no". */
-			if (p.arg == NULL && p.ind < argc && (strcmp(argv[p.ind], "yes") == 0 ||
-			    strcmp(argv[p.ind], "no") == 0))
+			if (p.arg == NULL && p.ind < argc && eu_data_parse(argv[p.ind]) >= -1 &&
+			    argv[p.ind][0] != '-')
 				opt_take(&p);
-			if (p.arg == NULL || strcmp(p.arg, "yes") == 0)
-				o->eu_data = 1;
-			else if (strcmp(p.arg, "no") == 0)
-				o->eu_data = 0;
-			else
-				return usage_error(av, err, "--eu-data: '%s' is not yes or no", p.arg);
+			o->eu_data = p.arg == NULL ? 1 : eu_data_parse(p.arg);
+			if (o->eu_data < -1)
+				return usage_error(av, err, "--eu-data: '%s' is not yes, no or unknown", p.arg);
 			o->set_eu_data = 1;
 			break;
 		case O_VDISC: o->vendor_discovered = p.arg; break;
@@ -168,7 +165,7 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 		.phi = o.phi, .individuals = o.individuals, .state_residents = o.state_residents,
 		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla,
 		.severity = o.set_severity ? o.severity : 0, .from_finding = o.from_finding,
-		.eu_data = o.eu_data,
+		.eu_data = o.set_eu_data ? eu_data_word(o.eu_data) : NULL,
 	};
 	if (incident_open(av, &in, &id, disc_utc, err) != 0)
 		return err->code;
@@ -232,20 +229,27 @@ or_dash(const char *s)
 	return s != NULL ? s : "-";
 }
 
-/* A date deadline as the rule states it, then UTC; the organisation's clock beside. */
+/* A date deadline as the rule states it, then UTC; the organisation's clock
+ * beside, and the zone --tz asked for when it is another. */
 static void
 due_shown(const struct incident_clock *c, char *out, size_t n)
 {
 	int org = c->due_org[0] != '\0';
-	char due[32];
+	char due[32], shown[64] = "";
 
 	fmt_time_ms(c->due_ms, due);
+	if (display_zone() != NULL && (org_zone() == NULL || strcmp(display_zone(), org_zone()) != 0)) {
+		char z[64];
+
+		fmt_time_zone(c->due_ms, display_zone(), z);
+		snprintf(shown, sizeof shown, "%s", z);
+	}
 	if (c->by_date[0] != '\0')
-		snprintf(out, n, "%s (%s%s%s)", c->due_text, due, org ? ", " : "", org ? c->due_org : "");
-	else if (org)
-		snprintf(out, n, "%s (%s)", due, c->due_org);
+		snprintf(out, n, "%s (%s%s%s%s%s)", c->due_text, due, org ? ", " : "", org ? c->due_org : "",
+		    *shown ? ", " : "", shown);
 	else
-		snprintf(out, n, "%s", due);
+		snprintf(out, n, "%s%s%s%s%s%s", due, org || *shown ? " (" : "", org ? c->due_org : "",
+		    org && *shown ? ", " : "", shown, org || *shown ? ")" : "");
 }
 
 static void
@@ -308,7 +312,7 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (r.state_residents >= 0)
 		term_printf(stdout, "  state max    %lld residents of one state\n",
 		    (long long)r.state_residents);
-	term_printf(stdout, "  eu data      %s\n", r.eu_data ? "yes" : "no");
+	term_printf(stdout, "  eu data      %s\n", eu_data_word(r.eu_data));
 	term_printf(stdout, "  discovered   %s (%s)\n", r.discovered_at_local, r.discovered_at);
 	if (r.vendor_discovered_at != NULL)
 		term_printf(stdout, "  vendor found %s\n", r.vendor_discovered_at);
@@ -592,7 +596,7 @@ static const struct opt open_opts[] = {
 	  0 },
 	{ "window-start", O_WSTART, "TIME", "when the exposure began", 0 },
 	{ "window-end", O_WEND, "TIME", "when it ended", OPT_WITH },
-	FACT_OPTS("yes|no", OPT_OPTARG, "N"),
+	FACT_OPTS("yes|no|unknown", OPT_OPTARG, "N"),
 	{ "vendor-discovered", O_VDISC, "TIME", "when the vendor discovered it", 0 },
 	{ "vendor-sla", O_VSLA, "DURATION", "the vendor's contractual notice time (its own clock)", 0 },
 	{ "from-finding", O_FINDING, "FINDING_ID", "open it from a probe finding, linked", 0 },
@@ -623,7 +627,7 @@ static const struct opt note_opts[] = {
 static const struct opt edit_opts[] = {
 	{ "title", O_TITLE, "TEXT", "what happened, in a line", 0 },
 	{ "endpoint", O_ENDPOINT, "VENDOR/NAME", "the endpoint concerned", 0 },
-	FACT_OPTS("yes|no", 0, "N|unknown"),
+	FACT_OPTS("yes|no|unknown", 0, "N|unknown"),
 	{ "window-start", O_WSTART, "TIME", "when the exposure began", 0 },
 	{ "window-end", O_WEND, "TIME", "when it ended", OPT_WITH },
 	{ "vendor-discovered", O_VDISC, "TIME", "when the vendor discovered it", 0 },

@@ -204,10 +204,11 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 		printf("no probe runs\n");
 	for (size_t i = 0; !json && i < runs.n; i++) {
 		const struct probe_run *r = &runs.items[i];
+		char sum[160];
 
-		printf("%4d  %-24s %-17s %s  %d finding%s%s%s\n", (int)r->id, r->endpoint, r->status,
-		    r->started_at, (int)r->findings, r->findings == 1 ? "" : "s", r->worst ? ", worst " : "",
-		    r->worst ? r->worst : "");
+		probe_run_outcome(r, sum, sizeof sum);
+		term_printf(stdout, "%4d  %-24s %-17s %s  %s\n", (int)r->id, r->endpoint, r->status,
+		    r->started_at, sum);
 	}
 	probe_run_list_free(&runs);
 	return 0;
@@ -247,6 +248,9 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (rc == 0)
 		run_format_emit(stdout, runs.items, runs.n, argc - p.ind == 1, NULL, fmt);
+	/* What to run next, planned now: shown with the text, never part of the record. */
+	for (size_t i = 0; rc == 0 && fmt == RUN_FMT_TEXT && i < runs.n; i++)
+		probe_print_next_steps(av, &runs.items[i]);
 	probe_run_list_free(&runs);
 	return rc;
 }

@@ -140,7 +140,7 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db *db;
 	struct vendor v;
 	const struct vendor_verdict *r;
-	char basis[1024];
+	char basis[1024], counts[128];
 
 	opt_begin(&p, av, argc, argv);
 	if (parse_vendor_opts(&p, &f, &json, err) != 0)
@@ -158,9 +158,16 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	vendor_verdict_basis(r, basis, sizeof basis);
 	term_printf(stdout, "vendor %s (id %d)\n", v.name, (int)v.id);
 	term_printf(stdout, "  rating       %s: %s\n", rating_name(r->rating), basis);
+	vendor_verdict_counts(r, counts, sizeof counts);
+	term_printf(stdout, "  findings     open: %s\n", counts);
 	if (r->draft_id != 0)
 		term_printf(stdout, "  in work      %s round %d: %s, score %.1f (not rated until final)\n",
 		    r->draft_status, (int)r->draft_round, rating_name(r->draft_rating), r->draft_score);
+	/* Every round in work, not only the newest one the rating shows beside it. */
+	for (size_t i = 0; i < v.nin_work; i++)
+		term_printf(stdout, "  round        assessment %d: %s round %d, %s\n", (int)v.in_work[i].id,
+		    v.in_work[i].questionnaire, (int)v.in_work[i].round,
+		    strcmp(v.in_work[i].status, "in_review") == 0 ? "in review" : v.in_work[i].status);
 	term_printf(stdout, "  criticality  %d\n", (int)v.criticality);
 	term_printf(stdout, "  status       %s\n", v.status);
 	term_printf(stdout, "  contact      %s\n", v.contact ? v.contact : "-");

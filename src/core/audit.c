@@ -467,6 +467,38 @@ static const struct db_write append_entry = {
 };
 
 int
+audit_org_timezone(struct db *db, struct org_timezone *out, struct aerr *err)
+{
+	/* On a server only the owner's entry counts: an entry another login slipped
+	 * in through the audit function moves no deadline. */
+	struct db_stmt *st = db_prepare(db, err, db_kind(db) == DB_KIND_PG ?
+	    "SELECT a.details, a.actor, a.at FROM audit_log a, pg_database d WHERE a.action = "
+	    "'db.timezone' AND d.datname = current_database() AND EXISTS (SELECT 1 FROM pg_roles r "
+	    "WHERE r.rolname = a.actor AND (r.rolsuper OR pg_has_role(r.oid, d.datdba, 'MEMBER'))) "
+	    "ORDER BY a.seq DESC LIMIT 1" :
+	    "SELECT details, actor, at FROM audit_log WHERE action = 'db.timezone' "
+	    "ORDER BY seq DESC LIMIT 1", NULL);
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (st == NULL)
+		return AV_RUNTIME;
+	if ((rc = db_step(st)) == DB_ROW) {
+		cJSON *d = cJSON_Parse(col_text(st, 0));
+		const cJSON *z = cJSON_GetObjectItem(d, "timezone");
+
+		snprintf(out->zone, sizeof out->zone, "%s", cJSON_IsString(z) ? z->valuestring : "");
+		snprintf(out->by, sizeof out->by, "%s", col_text(st, 1));
+		snprintf(out->at, sizeof out->at, "%s", col_text(st, 2));
+		cJSON_Delete(d);
+	}
+	db_finalize(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_err(db, err, "the organisation's time zone");
+	return 0;
+}
+
+int
 audit_append(struct db *db, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const cJSON *details, struct aerr *err)
 {

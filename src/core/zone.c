@@ -3,7 +3,10 @@
  * database only for the process's own TZ, so each computation sets TZ,
  * calls tzset, converts, and puts the previous TZ back: nothing else in the
  * process sees the change. Names are checked against the zoneinfo files
- * because an unknown TZ silently means UTC.
+ * because an unknown TZ silently means UTC. Two zones are kept apart: the
+ * organisation's, which the database records and which decides every
+ * end-of-day deadline, and the zone a person asked to see times in (--tz),
+ * which only adds a rendering.
  */
 #include "config.h"
 
@@ -15,7 +18,7 @@
 
 #include "zone.h"
 
-static char *org_tz;
+static char *org_tz, *display_tz;
 
 struct saved_tz {
 	char *value;
@@ -68,20 +71,39 @@ zone_check(const char *name, struct aerr *err)
 	return 0;
 }
 
-int
-org_zone_set(const char *name, struct aerr *err)
+/* A zone kept for the process, checked first; NULL or "" clears it. */
+static int
+zone_keep(char **slot, const char *name, struct aerr *err)
 {
 	if (name != NULL && *name != '\0' && zone_check(name, err) != 0)
 		return err->code;
-	free(org_tz);
-	org_tz = name != NULL && *name != '\0' ? xstrdup(name) : NULL;
+	free(*slot);
+	*slot = name != NULL && *name != '\0' ? xstrdup(name) : NULL;
 	return 0;
+}
+
+int
+org_zone_set(const char *name, struct aerr *err)
+{
+	return zone_keep(&org_tz, name, err);
 }
 
 const char *
 org_zone(void)
 {
 	return org_tz;
+}
+
+int
+display_zone_set(const char *name, struct aerr *err)
+{
+	return zone_keep(&display_tz, name, err);
+}
+
+const char *
+display_zone(void)
+{
+	return display_tz;
 }
 
 char *

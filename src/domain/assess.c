@@ -265,7 +265,11 @@ assessment_claim_status(const cJSON *claims, const char *question_id)
 			continue;
 		if (streq_null(json_get_str(c, "status"), "confirmed"))
 			return "confirmed";
-		word = "untested";
+		/* Consistent with the answer on some endpoint beats untested, never confirms. */
+		if (streq_null(json_get_str(c, "status"), "consistent"))
+			word = "consistent";
+		else if (word == NULL)
+			word = "untested";
 	}
 	return word;
 }
@@ -778,6 +782,45 @@ audit_status(struct db *db, const char *actor, const char *action, int64_t id, c
 	return rc;
 }
 
+/*
+ * One round at a time: a vendor's questionnaire (any version) with a round in
+ * work takes no second one beside it, and one whose latest round is final goes
+ * on with "assess reopen", which starts round N+1 from its answers. Refused
+ * naming that round.
+ */
+static int
+one_round_at_a_time(struct db *db, int64_t vendor_id, const struct questionnaire *q, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT a.id, a.round, a.status, a.questionnaire_id "
+	    "FROM assessment a JOIN questionnaire q ON q.id = a.questionnaire_id WHERE a.vendor_id = ? "
+	    "AND q.qid = ? AND NOT EXISTS (SELECT 1 FROM assessment c WHERE c.parent_id = a.id) "
+	    "ORDER BY a.status = 'final', a.id DESC LIMIT 1", "it", vendor_id, q->qid);
+	int64_t id = 0, round = 0;
+	char status[16] = "";
+	int rc;
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	if ((rc = db_step(st)) == DB_ROW) {
+		id = db_col_int64(st, 0);
+		round = db_col_int64(st, 1);
+		snprintf(status, sizeof status, "%s", col_text(st, 2));
+	}
+	db_finalize(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_err(db, err, "the vendor's rounds");
+	if (id == 0)
+		return 0;
+	if (strcmp(status, "final") != 0)
+		return aerr_set(err, AV_USAGE, "the vendor already has %s %lld of %s (round %lld, %s): "
+		    "one round at a time; answer it there, or submit and approve it first",
+		    strcmp(status, "draft") == 0 ? "draft" : "assessment", (long long)id, q->qid,
+		    (long long)round, strcmp(status, "in_review") == 0 ? "in review" : status);
+	return aerr_set(err, AV_USAGE, "the vendor's %s round %lld is final (assessment %lld): "
+	    "'aivet assess reopen %lld' starts round %lld from its answers", q->qid, (long long)round,
+	    (long long)id, (long long)id, (long long)round + 1);
+}
+
 int
 assessment_start_in(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
     int64_t *id, struct aerr *err)
@@ -800,6 +843,8 @@ assessment_start_in(struct db *db, const char *actor, int64_t vendor_id, int64_t
 		rc = aerr_set(err, AV_USAGE, "vendor %lld is archived; assessments are for active vendors",
 		    (long long)vendor_id);
 	now_iso(at);
+	if (rc == 0)
+		rc = one_round_at_a_time(db, vendor_id, q, err);
 	if (rc == 0)
 		rc = db_write(db, err, &start_round, id, "iittt", vendor_id, questionnaire_row, actor, at,
 		    q->sha256);

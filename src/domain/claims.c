@@ -64,20 +64,21 @@ int
 claims_evidence_load(struct db *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
     struct aerr *err)
 {
-	static const char *const details[] = { "details", "evidence", NULL };
+	static const char *const details[] = { "details", "evidence", "plan", NULL };
 	cJSON *r, *run;
 
 	*runs = *endpoints = NULL;
 	*endpoints = rowjson_get_str(db, err, "SELECT v.name || '/' || e.name AS endpoint, "
-	    "max(1, (SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id)) AS tenants "
+	    "max(1, (SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id)) AS tenants, "
+	    "e.context_tokens AS context "
 	    "FROM endpoint e JOIN vendor v ON v.id = e.vendor_id "
 	    "WHERE e.vendor_id = ? AND e.status = 'active' ORDER BY e.name", vendor_id, NULL);
 	if (*endpoints == NULL)
 		return AV_RUNTIME;
-	r = rowjson_get_str(db, err, "SELECT r.id, v.name || '/' || e.name AS endpoint, r.status "
+	r = rowjson_get_str(db, err, "SELECT r.id, v.name || '/' || e.name AS endpoint, r.status, r.plan "
 	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = e.vendor_id "
 	    "WHERE e.vendor_id = ? AND r.status = 'completed' "
-	    "ORDER BY coalesce(r.finished_at, r.started_at), r.id", vendor_id, NULL);
+	    "ORDER BY coalesce(r.finished_at, r.started_at), r.id", vendor_id, details);
 	if (r == NULL)
 		goto fail;
 	cJSON_ArrayForEach(run, r) {
@@ -143,43 +144,6 @@ latest_collect(const cJSON *runs, const char *endpoint, struct latest *l)
 	}
 }
 
-int
-claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed)
-{
-	const cJSON *run, *prev, *f;
-	struct latest l;
-	int worst = -1;
-
-	*probed = 0;
-	if (code_len > 0)
-		code[0] = '\0';
-	cJSON_ArrayForEach(run, runs) {
-		const char *ep = json_get_str(run, "endpoint");
-		int seen = 0;
-
-		if (!streq(json_get_str(run, "status"), "completed") || ep == NULL)
-			continue;
-		*probed = 1;
-		/* Each endpoint once, at its first completed run. */
-		for (prev = runs->child; prev != run && !seen; prev = prev->next)
-			seen = streq(json_get_str(prev, "status"), "completed") &&
-			    streq(json_get_str(prev, "endpoint"), ep);
-		if (seen)
-			continue;
-		latest_collect(runs, ep, &l);
-		for (int k = 0; k < l.n; k++)
-			cJSON_ArrayForEach(f, cJSON_GetObjectItem(l.run[k], "findings")) {
-				int r = severity_rank(json_get_str(f, "severity"));
-
-				if (!streq(json_get_str(f, "probe"), l.probe[k]) || r <= worst)
-					continue;
-				worst = r;
-				snprintf(code, code_len, "%s", json_get_str(f, "code") ? json_get_str(f, "code") : "");
-			}
-	}
-	return worst;
-}
-
 static int
 latest_find(const struct latest *l, const char *probe)
 {
@@ -187,6 +151,89 @@ latest_find(const struct latest *l, const char *probe)
 		if (streq(l->probe[k], probe))
 			return k;
 	return -1;
+}
+
+/*
+ * Whether a finding of run is open: its run completed and holds the newest
+ * completed result of the finding's probe on its endpoint. When it is not,
+ * *by is the run whose result replaced it (NULL when none did).
+ */
+static int
+finding_open(const cJSON *runs, const cJSON *run, const cJSON *f, const cJSON **by)
+{
+	struct latest l;
+	int k;
+
+	*by = NULL;
+	latest_collect(runs, json_get_str(run, "endpoint"), &l);
+	k = latest_find(&l, json_get_str(f, "probe"));
+	if (k < 0)
+		return 0;
+	if (l.run[k] == run && streq(json_get_str(run, "status"), "completed"))
+		return 1;
+	*by = l.run[k];
+	return 0;
+}
+
+int
+claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed)
+{
+	const cJSON *run, *f, *by;
+	int worst = -1;
+
+	*probed = 0;
+	if (code_len > 0)
+		code[0] = '\0';
+	cJSON_ArrayForEach(run, runs) {
+		if (!streq(json_get_str(run, "status"), "completed") || json_get_str(run, "endpoint") == NULL)
+			continue;
+		*probed = 1;
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			int r = severity_rank(json_get_str(f, "severity"));
+
+			if (r <= worst || !finding_open(runs, run, f, &by))
+				continue;
+			worst = r;
+			snprintf(code, code_len, "%s", json_get_str(f, "code") ? json_get_str(f, "code") : "");
+		}
+	}
+	return worst;
+}
+
+void
+claims_open_counts(const cJSON *runs, int counts[SEV_COUNT])
+{
+	const cJSON *run, *f, *by;
+
+	memset(counts, 0, sizeof(int) * SEV_COUNT);
+	cJSON_ArrayForEach(run, runs)
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			int r = severity_rank(json_get_str(f, "severity"));
+
+			if (r >= 0 && finding_open(runs, run, f, &by))
+				counts[r]++;
+		}
+}
+
+void
+claims_mark_open(cJSON *runs)
+{
+	const cJSON *run, *by;
+	cJSON *f;
+
+	cJSON_ArrayForEach(run, runs)
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			int open = finding_open(runs, run, f, &by);
+
+			cJSON_DeleteItemFromObject(f, "open");
+			cJSON_DeleteItemFromObject(f, "superseded_by_run");
+			cJSON_AddBoolToObject(f, "open", open);
+			if (by != NULL && cJSON_IsNumber(cJSON_GetObjectItem(by, "id")))
+				cJSON_AddNumberToObject(f, "superseded_by_run",
+				    cJSON_GetObjectItem(by, "id")->valuedouble);
+			else
+				cJSON_AddNullToObject(f, "superseded_by_run");
+		}
 }
 
 static int
@@ -205,6 +252,24 @@ value_in(const cJSON *answer, const cJSON *set)
 			if (cJSON_Compare(c, set, 1))
 				return 1;
 	return 0;
+}
+
+/*
+ * What a pass covers. A pass confirms what its probe tests only within the
+ * scope it ran at; outside it the pass is consistent with the answer, and this
+ * says why (NULL: the pass confirms). One rule per probe that has a scope.
+ */
+static const char *
+pass_scope(const char *probe, const cJSON *run)
+{
+	const char *depth = json_get_str(cJSON_GetObjectItem(run, "plan"), "depth");
+
+	/* Verify sends half the canary rounds and no near-limit load on every tenant:
+	 * a clean verify run does not show pages are never shared under load. */
+	if (streq(probe, "canary") && !streq(depth, "diagnose"))
+		return "probe canary passed at depth verify: consistent with the answer, which only a "
+		    "pass at depth diagnose (twice the canary rounds, under load) confirms";
+	return NULL;
 }
 
 /* Whether the answer asserts what the tests test. */
@@ -273,14 +338,17 @@ add_contradicting(const struct q_question *qq, const struct latest *l, cJSON *ou
 /*
  * The measurement a number is compared with, from the probe's newest result:
  * 1 with *v set when measured; 0 when the probe found no limit up to *v (the
- * largest size it tried intact); -1 when there is nothing to compare.
+ * largest size it sent whose content came back intact); -1 when there is
+ * nothing to compare. *accepted: the largest size accepted at all, intact or not.
  */
 static int
-measured(const struct q_measure *m, const struct latest *l, double *v)
+measured(const struct q_measure *m, const struct latest *l, double *v, double *accepted)
 {
 	int k = latest_find(l, m->probe);
 	const cJSON *d, *x, *pt;
 	double top = -1;
+
+	*accepted = -1;
 
 	if (k < 0 || (!streq(json_get_str(l->result[k], "verdict"), "pass") &&
 	    !streq(json_get_str(l->result[k], "verdict"), "fail")))
@@ -298,9 +366,15 @@ measured(const struct q_measure *m, const struct latest *l, double *v)
 		return -1;
 	cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d, "points")) {
 		const cJSON *t = cJSON_GetObjectItem(pt, "tokens_sent");
+		const cJSON *echoed = cJSON_GetObjectItem(pt, "nonces_echoed"), *all = cJSON_GetObjectItem(pt, "nonces_total");
+		/* Content intact: every nonce came back (a point that does not count them says nothing). */
+		int intact = cJSON_IsNumber(echoed) && cJSON_IsNumber(all) && echoed->valuedouble >= all->valuedouble;
 
-		if (cJSON_IsTrue(cJSON_GetObjectItem(pt, "accepted")) && cJSON_IsNumber(t) &&
-		    t->valuedouble > top)
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(pt, "accepted")) || !cJSON_IsNumber(t))
+			continue;
+		if (t->valuedouble > *accepted)
+			*accepted = t->valuedouble;
+		if (intact && t->valuedouble > top)
 			top = t->valuedouble;
 	}
 	if (top < 0)
@@ -325,16 +399,34 @@ engine_capacity(const struct q_question *qq, const struct latest *l, double *run
 	return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
+/* The endpoint's own record of what a number claims, when the number is one it
+ * records: the advertised context (the largest prompt the sweep sees accepted). */
+static void
+record_compare(const struct q_question *qq, const cJSON *answer, const cJSON *ep, cJSON *c,
+    struct buf *why)
+{
+	const cJSON *rec = cJSON_GetObjectItem(ep, "context");
+
+	if (qq->measure.probe == NULL || !streq(qq->measure.value, "refusal_boundary") ||
+	    !cJSON_IsNumber(answer) || !cJSON_IsNumber(rec) || rec->valuedouble <= 0)
+		return;
+	cJSON_AddNumberToObject(c, "endpoint_record", rec->valuedouble);
+	cJSON_AddBoolToObject(c, "record_mismatch", rec->valuedouble != answer->valuedouble);
+	if (rec->valuedouble != answer->valuedouble)
+		buf_printf(why, "%sthe vendor states %.0f, the endpoint's record says %.0f", why->len ? "; " : "",
+		    answer->valuedouble, rec->valuedouble);
+}
+
 static cJSON *
-judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, const char *endpoint,
+judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, const cJSON *ep,
     int tenants)
 {
 	cJSON *c = cJSON_CreateObject(), *probes, *contra, *ms = NULL;
 	struct latest l;
 	struct buf why;
-	const char *status;
+	const char *status, *scope = NULL, *endpoint = json_get_str(ep, "endpoint");
 	int claim = is_claim(qq, answer), all_pass = qq->nchecks > 0, mres = -1;
-	double mv = 0, erun = 0, ec;
+	double mv = 0, erun = 0, ec, macc = -1;
 
 	buf_init(&why);
 	latest_collect(runs, endpoint, &l);
@@ -358,8 +450,11 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 			cJSON_AddNullToObject(p, "run_id");
 		json_add_str(p, "verdict", verdict);
 		cJSON_AddItemToArray(probes, p);
-		if (streq(verdict, "pass") && tenants >= ck->tenants)
+		if (streq(verdict, "pass") && tenants >= ck->tenants) {
+			if (scope == NULL)
+				scope = pass_scope(ck->probe, l.run[k]);
 			continue;
+		}
 		all_pass = 0;
 		if (why.len == 0) {
 			if (k < 0)
@@ -380,11 +475,15 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 		ms = cJSON_AddObjectToObject(c, "measure");
 		cJSON_AddStringToObject(ms, "probe", qq->measure.probe);
 		cJSON_AddStringToObject(ms, "value", qq->measure.value);
-		mres = measured(&qq->measure, &l, &mv);
+		mres = measured(&qq->measure, &l, &mv, &macc);
 		if (mres >= 0)
 			cJSON_AddNumberToObject(ms, "measured", mv);
 		else
 			cJSON_AddNullToObject(ms, "measured");
+		if (macc >= 0)
+			cJSON_AddNumberToObject(ms, "accepted_up_to", macc);
+		else
+			cJSON_AddNullToObject(ms, "accepted_up_to");
 		cJSON_AddBoolToObject(ms, "limit_found", mres == 1);
 		cJSON_AddNumberToObject(ms, "tolerance", qq->measure.tolerance);
 		if ((ec = engine_capacity(qq, &l, &erun)) >= 0)
@@ -439,10 +538,18 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 			    endpoint);
 	} else if (qq->measure.probe != NULL && mres == 0 &&
 	    mv < answer->valuedouble * (1 - qq->measure.tolerance)) {
-		status = "untested";
+		/* Accepted is not intact: only content intact up to the number confirms it. */
+		int took = macc >= answer->valuedouble * (1 - qq->measure.tolerance);
+
+		status = took ? "consistent" : "untested";
 		buf_free(&why);
-		buf_printf(&why, "probe %s found no limit up to %.0f tokens, below the answered %.0f",
-		    qq->measure.probe, mv, answer->valuedouble);
+		if (took)
+			buf_printf(&why, "probe %s saw prompts up to %.0f tokens accepted, but content intact "
+			    "only up to %.0f: consistent with the answered %.0f, not confirmed", qq->measure.probe,
+			    macc, mv, answer->valuedouble);
+		else
+			buf_printf(&why, "probe %s found content intact up to %.0f tokens, below the answered %.0f",
+			    qq->measure.probe, mv, answer->valuedouble);
 	} else if (qq->nchecks == 0 && qq->measure.probe == NULL) {
 		status = "untested";
 		buf_free(&why);
@@ -450,6 +557,10 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 		    "contradict it was raised");
 	} else if (qq->nchecks > 0 && !all_pass) {
 		status = "untested";
+	} else if (scope != NULL) {
+		status = "consistent";
+		buf_free(&why);
+		buf_adds(&why, scope);
 	} else {
 		status = "confirmed";
 		buf_free(&why);
@@ -460,6 +571,7 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 			buf_printf(&why, "%sprobe %s passed", why.len ? "; " : "", qq->checks[i].probe);
 		buf_adds(&why, ", and no finding contradicts it");
 	}
+	record_compare(qq, answer, ep, c, &why);
 	cJSON_AddStringToObject(c, "status", status);
 	cJSON_AddStringToObject(c, "reason", why.len ? why.data : "");
 	buf_free(&why);
@@ -480,17 +592,17 @@ claims_judge(const struct questionnaire *q, const cJSON *answers, const cJSON *r
 			continue;
 		if (cJSON_GetArraySize(endpoints) == 0) {
 			cJSON *c = judge_one(qq, answer, NULL, NULL, 0);
+			cJSON *reason = cJSON_CreateString("the vendor has no endpoint to probe");
 
 			cJSON_ReplaceItemInObject(c, "status", cJSON_CreateString("untested"));
-			cJSON_ReplaceItemInObject(c, "reason", cJSON_CreateString("the vendor has no endpoint to probe"));
+			cJSON_ReplaceItemInObject(c, "reason", reason);
 			cJSON_AddItemToArray(out, c);
 			continue;
 		}
 		cJSON_ArrayForEach(e, endpoints) {
 			const cJSON *t = cJSON_GetObjectItem(e, "tenants");
 
-			cJSON_AddItemToArray(out, judge_one(qq, answer, runs, json_get_str(e, "endpoint"),
-			    cJSON_IsNumber(t) ? t->valueint : 1));
+			cJSON_AddItemToArray(out, judge_one(qq, answer, runs, e, cJSON_IsNumber(t) ? t->valueint : 1));
 		}
 	}
 	return out;

@@ -12,6 +12,7 @@
 #define AIVET_CLAIMS_H
 
 #include "aivet/core.h"
+#include "aivet/severity.h"
 #include "questionnaire.h"
 
 /*
@@ -29,9 +30,13 @@ int claims_evidence_load(struct db *db, int64_t vendor_id, cJSON **runs, cJSON *
  * Every claim of one assessment: answers is {question_id: value}. One claim
  * per testable answered question and endpoint (endpoint null when the vendor
  * has none). Each claim: {question_id, question, answer, endpoint, status
- * (confirmed|contradicted|untested), reason, probes [{probe, run_id,
- * verdict}], contradicting [{code, finding_id, run_id, probe, message,
- * evidence}], measure {probe, value, measured, tolerance} or null}.
+ * (confirmed|contradicted|consistent|untested), reason, probes [{probe,
+ * run_id, verdict}], contradicting [{code, finding_id, run_id, probe, message,
+ * evidence}], measure {probe, value, measured, accepted_up_to, tolerance} or
+ * null, and for a number the endpoint records (the advertised context)
+ * endpoint_record and record_mismatch}. Consistent: the evidence agrees but
+ * does not cover the claim (a pass outside its scope, a size accepted but not
+ * intact). endpoints may give each one's context (its record).
  */
 cJSON *claims_judge(const struct questionnaire *q, const cJSON *answers, const cJSON *runs,
     const cJSON *endpoints);
@@ -44,5 +49,12 @@ cJSON *claims_judge(const struct questionnaire *q, const cJSON *answers, const c
  * *probed is 1 when any run completed.
  */
 int claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed);
+
+/* The open findings of runs counted by severity (SEV_*): the counts the
+ * rating reads, for every surface that shows a count. */
+void claims_open_counts(const cJSON *runs, int counts[SEV_COUNT]);
+
+/* Marks each finding of runs {open: bool, superseded_by_run: id or null}. */
+void claims_mark_open(cJSON *runs);
 
 #endif

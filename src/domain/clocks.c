@@ -6,7 +6,8 @@
  * database, so the rules are tested table by table.
  *
  * Where a fact is unknown the clock assumes the stricter case (PHI involved,
- * 500 or more individuals), so an open question never hides a deadline.
+ * 500 or more individuals, EU personal data involved), so an open question
+ * never hides a deadline.
  */
 #include "config.h"
 
@@ -93,8 +94,10 @@ clock_due_text(const struct incident_clock *c, char *out, size_t n)
 {
 	char t[40];
 
+	/* A day ends in a zone: named, and said to be assumed until the database names one. */
 	if (c->by_date[0] != '\0') {
-		snprintf(out, n, "by %s, end of day", c->by_date);
+		snprintf(out, n, "by %s, end of day %s%s", c->by_date, c->zone ? c->zone : "UTC",
+		    c->zone_assumed ? " (assumed: no zone set)" : "");
 		return;
 	}
 	/* An instant names its zone: the organisation's clock when it has one, else UTC (Z). */
@@ -170,16 +173,10 @@ clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_C
 			c->due_ms = f->discovered_ms + 60 * MS_DAY;
 			set_basis(c, "%s; number of individuals unknown: assumed 500 or more", phi_note(f));
 		} else {
-			if (f->zone != NULL) {
-				c->due_ms = hhs_annual_due_zone(f->discovered_ms, f->zone, c->by_date);
-				c->zone = f->zone;
-			} else {
-				char local[40];
-
-				c->due_ms = hhs_annual_due(f->discovered_ms, f->discovered_offset);
-				fmt_time_offset(c->due_ms - 1, f->discovered_offset, local);
-				snprintf(c->by_date, sizeof c->by_date, "%.10s", local);
-			}
+			/* The year and the day end in the organisation's zone, whoever asks. */
+			c->zone = f->zone != NULL ? f->zone : "UTC";
+			c->zone_assumed = f->zone == NULL;
+			c->due_ms = hhs_annual_due_zone(f->discovered_ms, c->zone, c->by_date);
 			set_basis(c, "%s; %lld individuals (fewer than 500): annual log, 60 days after "
 			    "the end of the calendar year of discovery", phi_note(f),
 			    (long long)f->individuals);
@@ -235,12 +232,14 @@ clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_C
 	{
 		struct incident_clock *c = &out[CLOCK_GDPR_SA];
 
-		if (!f->eu_data) {
+		/* Unknown is not no: the clock runs until EU data is ruled out. */
+		if (f->eu_data == 0) {
 			set_basis(c, "no EU personal data involved");
 		} else {
 			c->applies = 1;
 			c->due_ms = f->discovered_ms + 72 * MS_HOUR;
-			set_basis(c, "EU personal data involved");
+			set_basis(c, "%s", f->eu_data > 0 ? "EU personal data involved" :
+			    "EU personal data unknown: may apply, assumed involved until ruled out (--eu-data no)");
 		}
 	}
 

@@ -16,6 +16,7 @@
 
 #include "aivet/domain.h"
 #include "db-admin.h"
+#include "aivet/zone.h"
 
 static const char *const role_names[DB_ROLE_COUNT] = { "auditor", "assessor", "reviewer" };
 
@@ -237,4 +238,35 @@ db_role_grant(struct db *db, const char *login, enum db_role role, int revoke, s
 		return rc;
 	}
 	return db_commit(db, err);
+}
+
+int
+db_set_timezone(struct db *db, const char *actor, const char *zone, struct aerr *err)
+{
+	struct db_login me;
+	struct org_timezone old;
+	cJSON *d;
+	int rc;
+
+	if (zone_check(zone, err) != 0)
+		return err->code;
+	if (db_whoami(db, actor, &me, err) != 0 || audit_org_timezone(db, &old, err) != 0)
+		return err->code;
+	if (!me.owner)
+		return aerr_set(err, AV_USAGE, "setting the organisation's time zone is for the database's "
+		    "owner: %s is not it", me.name);
+	if (db_begin(db, err) != 0)
+		return err->code;
+	d = cJSON_CreateObject();
+	cJSON_AddStringToObject(d, "timezone", zone);
+	json_add_str(d, "previous", old.zone[0] ? old.zone : NULL);
+	rc = audit_append(db, me.name, "db.timezone", "database", 1, d, err);
+	cJSON_Delete(d);
+	if (rc != 0) {
+		db_rollback(db);
+		return rc;
+	}
+	if (db_commit(db, err) != 0)
+		return err->code;
+	return org_zone_set(zone, err);
 }

@@ -230,7 +230,7 @@ open_details(const struct incident_open_input *in, const struct open_parsed *p, 
 		cJSON_AddNumberToObject(facts, "state_residents", (double)p->state);
 	else
 		cJSON_AddNullToObject(facts, "state_residents");
-	cJSON_AddBoolToObject(facts, "eu_data", in->eu_data);
+	eu_data_add_json(facts, "eu_data", eu_data_parse(in->eu_data));
 	cJSON_AddStringToObject(facts, "discovered_at", disc_given);
 	json_add_str(facts, "window_start", in->window_start);
 	json_add_str(facts, "window_end", in->window_end);
@@ -352,7 +352,7 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 		fmt_time_ms(p.we, we_utc);
 	}
 	if (db_write(db, err, &incident_row, &id, "iitit" "iittttt", vendor_id, endpoint_id, in->title,
-	    severity, in->phi ? in->phi : "unknown", p.indiv, (int64_t)in->eu_data, disc_utc,
+	    severity, in->phi ? in->phi : "unknown", p.indiv, (int64_t)eu_data_parse(in->eu_data), disc_utc,
 	    in->window_start ? ws_utc : NULL, in->window_start ? we_utc : NULL, actor, at) != 0)
 		goto fail;
 	d = open_details(in, &p, severity, disc_given, sla_text, sla_source);
@@ -757,8 +757,8 @@ edit_facts(const struct incident_edit_input *in, const struct edit_parsed *p, co
 		fact_count(facts, "state_residents", p->state),
 		    buf_printf(what, ", state residents %s", in->state_residents);
 	if (in->set_eu_data)
-		cJSON_AddBoolToObject(facts, "eu_data", in->eu_data),
-		    buf_printf(what, ", EU data %s", in->eu_data ? "yes" : "no");
+		eu_data_add_json(facts, "eu_data", in->eu_data),
+		    buf_printf(what, ", EU data %s", eu_data_word(in->eu_data));
 	if (in->window_start) {
 		cJSON_AddStringToObject(facts, "window_start", in->window_start);
 		cJSON_AddStringToObject(facts, "window_end", in->window_end);

@@ -44,6 +44,29 @@ incident_severity_text(int64_t severity, char *out, size_t n)
 	    incident_severity_word(severity), INCIDENT_SEVERITY_MAX);
 }
 
+int
+eu_data_parse(const char *word)
+{
+	if (word == NULL || strcmp(word, "unknown") == 0)
+		return -1;
+	return strcmp(word, "yes") == 0 ? 1 : strcmp(word, "no") == 0 ? 0 : -2;
+}
+
+const char *
+eu_data_word(int v)
+{
+	return v > 0 ? "yes" : v == 0 ? "no" : "unknown";
+}
+
+void
+eu_data_add_json(cJSON *o, const char *key, int v)
+{
+	if (v < 0)
+		cJSON_AddNullToObject(o, key);
+	else
+		cJSON_AddBoolToObject(o, key, v);
+}
+
 int64_t
 incident_severity_of_finding(const char *finding_severity)
 {
@@ -898,7 +921,7 @@ incident_to_json(const struct incident *r)
 	cJSON_AddNumberToObject(o, "severity", (double)r->severity);
 	cJSON_AddStringToObject(o, "phi", r->phi);
 	add_count(o, "individuals", r->individuals);
-	cJSON_AddBoolToObject(o, "eu_data", r->eu_data);
+	eu_data_add_json(o, "eu_data", r->eu_data);
 	cJSON_AddStringToObject(o, "discovered_at", r->discovered_at);
 	json_add_str(o, "window_start", r->window_start);
 	json_add_str(o, "window_end", r->window_end);

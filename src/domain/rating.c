@@ -143,6 +143,7 @@ vendor_verdict(const struct rated_round *rounds, int n, const cJSON *runs, struc
 	v->assessed = RATING_NOT_ASSESSED;
 	verdict_rounds(rounds, n, v);
 	v->worst_finding = claims_open_findings(runs, v->finding, sizeof v->finding, &v->probed);
+	claims_open_counts(runs, v->open);
 	/* A claim the evidence contradicts is a high finding. */
 	f = v->contradicted > 0 && v->worst_finding < SEV_HIGH ? SEV_HIGH : v->worst_finding;
 	v->rating = vendor_rating(v->assessed, f, v->probed);
@@ -169,6 +170,19 @@ vendor_verdict_basis(const struct vendor_verdict *v, char *out, size_t n)
 		buf_printf(&b, "; %d contradicted claim%s (%s)", v->contradicted,
 		    v->contradicted == 1 ? "" : "s", v->contradicted_by);
 	snprintf(out, n, "%s", b.data);
+	buf_free(&b);
+}
+
+void
+vendor_verdict_counts(const struct vendor_verdict *v, char *out, size_t n)
+{
+	struct buf b;
+
+	buf_init(&b);
+	for (int i = SEV_COUNT - 1; i >= 0; i--)
+		if (v->open[i] > 0)
+			buf_printf(&b, "%s%d %s", b.len ? ", " : "", v->open[i], severity_name((enum severity)i));
+	snprintf(out, n, "%s", b.len ? b.data : "none");
 	buf_free(&b);
 }
 
@@ -219,6 +233,12 @@ vendor_verdict_add_json(cJSON *o, const struct vendor_verdict *v)
 		cJSON_AddStringToObject(o, "since_approval", v->since_approval);
 	else
 		cJSON_AddNullToObject(o, "since_approval");
+	{
+		cJSON *c = cJSON_AddObjectToObject(o, "open_findings");
+
+		for (int i = SEV_COUNT - 1; i >= 0; i--)
+			cJSON_AddNumberToObject(c, severity_name((enum severity)i), v->open[i]);
+	}
 	if (v->draft_id != 0) {
 		cJSON *d = cJSON_AddObjectToObject(o, "draft");
 

@@ -326,15 +326,18 @@ static void
 findings_table(struct buf *b, const cJSON *rep, const cJSON *list)
 {
 	const cJSON *f;
+	int superseded = cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(list, 0), "open"));
 
-	buf_adds(b, "<table><tr><th>Severity</th><th>Code</th><th>Probe</th><th>Run</th>"
-	    "<th>Message</th><th>Evidence</th></tr>\n");
+	buf_printf(b, "<table><tr><th>Severity</th><th>Code</th><th>Probe</th><th>Run</th>%s"
+	    "<th>Message</th><th>Evidence</th></tr>\n", superseded ? "<th>Superseded by run</th>" : "");
 	cJSON_ArrayForEach(f, list) {
 		buf_printf(b, "<tr class=\"sev-%s\">", s_of(f, "severity") ? s_of(f, "severity") : "");
 		td_str(b, f, "severity");
 		td_str(b, f, "code");
 		td_str(b, f, "probe");
 		td_str(b, f, "run_id");
+		if (superseded)
+			td_str(b, f, "superseded_by_run");
 		td_str(b, f, "message");
 		td_evidence(b, rep, cJSON_GetObjectItem(f, "evidence"));
 		buf_adds(b, "</tr>\n");
@@ -453,7 +456,7 @@ html_summary(struct buf *b, const cJSON *rep, const cJSON *sum)
 	}
 	buf_adds(b, "<table><tr>");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
-		buf_printf(b, "<th>%s</th>", x->string);
+		buf_printf(b, "<th>open %s</th>", x->string);
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "claims"))
 		buf_printf(b, "<th>claims %s</th>", x->string);
 	buf_adds(b, "</tr><tr>");
@@ -762,7 +765,11 @@ report_html(const cJSON *rep)
 	    "No answered question can be tested by a probe.");
 	if (cJSON_GetArraySize(list) > 0)
 		claims_table(&b, list);
-	list = section(&b, rep, "findings", "findings", "All findings", "None.");
+	list = section(&b, rep, "findings", "findings", "Open findings", "None.");
+	if (cJSON_GetArraySize(list) > 0)
+		findings_table(&b, rep, list);
+	list = section(&b, rep, "superseded_findings", "superseded", "Superseded findings (a later run "
+	    "of the probe replaced them; the rating does not read them)", "None.");
 	if (cJSON_GetArraySize(list) > 0)
 		findings_table(&b, rep, list);
 	html_runs(&b, rep);

@@ -209,6 +209,11 @@ static const struct col finding_cols[] = {
 	{ "Run", "run_id", "none" }, { "Message", "message", "none" }, { "Evidence", "evidence", "none" },
 	{ NULL, NULL, NULL }
 };
+static const struct col superseded_cols[] = {
+	{ "Severity", "severity", "none" }, { "Code", "code", "none" }, { "Probe", "probe", "none" },
+	{ "Run", "run_id", "none" }, { "Superseded by run", "superseded_by_run", "none" },
+	{ "Message", "message", "none" }, { "Evidence", "evidence", "none" }, { NULL, NULL, NULL }
+};
 static const struct col claim_cols[] = {
 	{ "Question", "question_id", "none" }, { "Vendor's answer", "answer", "not answered" },
 	{ "Endpoint", "endpoint", "none" }, { "Claim", "status", "none" },
@@ -254,7 +259,7 @@ md_summary(struct buf *b, const cJSON *rep, struct pool *pool)
 		    s_of(sum, "assessment_rating_rule") ? s_of(sum, "assessment_rating_rule") : "");
 	buf_adds(b, "|");
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
-		buf_printf(b, " %s |", x->string);
+		buf_printf(b, " open %s |", x->string);
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "claims"))
 		buf_printf(b, " claims %s |", x->string);
 	buf_adds(b, "\n|");
@@ -274,8 +279,11 @@ md_summary(struct buf *b, const cJSON *rep, struct pool *pool)
 	buf_adds(b, "## Claims against evidence\n\n");
 	list_or_none(b, rep, cJSON_GetObjectItem(rep, "claims"), claim_cols,
 	    "No answered question is linked to a probe.");
-	buf_adds(b, "## All findings\n\n");
+	buf_adds(b, "## Open findings\n\n");
 	list_or_none(b, rep, cJSON_GetObjectItem(rep, "findings"), finding_cols, "None.");
+	buf_adds(b, "## Superseded findings (a later run of the probe replaced them; the rating does "
+	    "not read them)\n\n");
+	list_or_none(b, rep, cJSON_GetObjectItem(rep, "superseded_findings"), superseded_cols, "None.");
 }
 
 /* How the run measured tokens per word, as a table with each sample's exchange. */

@@ -137,6 +137,25 @@ add_finding(cJSON *findings, const char *seed, const char *key, const char *titl
 	free(tok);
 }
 
+/* A finding a later run of its probe replaced: still listed, marked not open
+ * and naming that run, so no reader counts it with the open ones. */
+static void
+superseded_props(cJSON *f, const cJSON *y)
+{
+	cJSON *props = cJSON_GetObjectItem(f, "props");
+	const cJSON *by = cJSON_GetObjectItem(y, "superseded_by_run");
+	char id[32];
+
+	if (props == NULL)
+		props = cJSON_AddArrayToObject(f, "props");
+	cJSON_AddItemToArray(props, prop("open", cJSON_IsFalse(cJSON_GetObjectItem(y, "open")) ?
+	    "false" : "true"));
+	if (cJSON_IsNumber(by)) {
+		snprintf(id, sizeof id, "%lld", (long long)by->valuedouble);
+		cJSON_AddItemToArray(props, prop("superseded-by-run", id));
+	}
+}
+
 /* The controls the findings bear on, from the registry, each once. */
 static void
 oscal_reviewed_controls(cJSON *r)
@@ -219,6 +238,7 @@ oscal_run(cJSON *obs, cJSON *finds, const char *seed, const char *gen, const cJS
 		}
 		add_finding(finds, seed, key, s_of(y, "code"), s_of(y, "message"), s_of(y, "code"), 0, u,
 		    s_of(y, "severity"), finding_lookup(s_of(y, "code")));
+		superseded_props(cJSON_GetArrayItem(finds, cJSON_GetArraySize(finds) - 1), y);
 	}
 }
 
@@ -255,9 +275,9 @@ oscal_claim(cJSON *finds, const char *seed, const cJSON *x)
 	const char *st = s_of(x, "status");
 	char *key, *desc, *on, *ans = cJSON_PrintUnformatted(cJSON_GetObjectItem(x, "answer"));
 
-	if (strcmp(st, "untested") == 0) {
+	if (strcmp(st, "untested") == 0 || strcmp(st, "consistent") == 0) {
 		free(ans);
-		return;   /* no conclusion to record */
+		return;   /* no conclusion to record: consistent with the answer is not confirmed */
 	}
 	key = xasprintf("claim/%d/%s/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
 	    s_of(x, "question_id"), s_of(x, "endpoint") ? s_of(x, "endpoint") : "-");

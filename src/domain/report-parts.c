@@ -319,6 +319,8 @@ report_incident_facts(const cJSON *x, struct buf *out)
 		buf_printf(out, " (at most %.0f residents of one state)", v->valuedouble);
 	if (cJSON_IsBool(v = cJSON_GetObjectItem(x, "eu_data")))
 		buf_printf(out, "; EU data %s", cJSON_IsTrue(v) ? "yes" : "no");
+	else if (cJSON_IsNull(v))
+		buf_adds(out, "; EU data unknown");
 	if (s_of(x, "window_start") != NULL)
 		buf_printf(out, "; exposure window %s to %s", s_of(x, "window_start"),
 		    s_of(x, "window_end") ? s_of(x, "window_end") : "not closed");

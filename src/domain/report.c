@@ -470,6 +470,8 @@ claim_endpoints(const cJSON *eps)
 		cJSON_AddStringToObject(o, "endpoint", str(ep, "name"));
 		n = cJSON_GetArraySize(cJSON_GetObjectItem(ep, "credentials"));
 		cJSON_AddNumberToObject(o, "tenants", n > 1 ? n : 1);
+		if (cJSON_IsNumber(cJSON_GetObjectItem(ep, "context_tokens")))
+			cJSON_AddNumberToObject(o, "context", cJSON_GetObjectItem(ep, "context_tokens")->valuedouble);
 		cJSON_AddItemToArray(endpoints, o);
 	}
 	return endpoints;
@@ -536,16 +538,16 @@ rate_assessments(struct db *db, cJSON *assess, const cJSON *runs, const cJSON *e
 }
 
 /* The assessment's claims, judged as assess show judges them (claims.c), on the
- * report's runs and endpoints; a contradicted claim also becomes a finding. */
+ * report's runs and endpoints. A contradicted claim is counted as a claim, never
+ * as a finding: the findings are what the probes raised. */
 static void
 add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, const cJSON *eps,
-    cJSON *claims, cJSON *claim_findings)
+    cJSON *claims)
 {
-	const struct finding_info *fi = finding_info(F_CLAIM_CONTRADICTED);
 	struct questionnaire *q = NULL;
 	struct aerr e = { 0 };
 	char *text = qdoc ? cJSON_PrintUnformatted(qdoc) : NULL;
-	cJSON *answers, *endpoints, *judged, *c, *x;
+	cJSON *answers, *endpoints, *judged, *c;
 	const cJSON *a;
 
 	if (text == NULL || questionnaire_parse("report", text, strlen(text), &q, &e) != 0) {
@@ -563,40 +565,6 @@ add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, const 
 	judged = claims_judge(q, answers, runs, endpoints);
 	while ((c = cJSON_DetachItemFromArray(judged, 0)) != NULL) {
 		cJSON_AddNumberToObject(c, "assessment_id", (double)num(assessment, "id"));
-		if (strcmp(str(c, "status"), "contradicted") == 0) {
-			cJSON *f = cJSON_CreateObject(), *ev = cJSON_CreateArray(), *have, *id;
-			char *ans = cJSON_PrintUnformatted(cJSON_GetObjectItem(c, "answer"));
-			char *msg = xasprintf("the vendor answered %s to %s, but on %s: %s", ans,
-			    str(c, "question_id"), str(c, "endpoint") ? str(c, "endpoint") : "-", str(c, "reason"));
-
-			cJSON_ArrayForEach(x, cJSON_GetObjectItem(c, "contradicting"))
-				cJSON_ArrayForEach(id, cJSON_GetObjectItem(x, "evidence")) {
-					int dup = 0;
-
-					cJSON_ArrayForEach(have, ev)
-						dup |= have->valuedouble == id->valuedouble;
-					if (!dup)
-						cJSON_AddItemToArray(ev, cJSON_CreateNumber(id->valuedouble));
-				}
-			x = cJSON_GetArrayItem(cJSON_GetObjectItem(c, "contradicting"), 0);
-			cJSON_AddNullToObject(f, "id");
-			if (x != NULL) {
-				cJSON_AddItemToObject(f, "run_id", cJSON_Duplicate(cJSON_GetObjectItem(x, "run_id"), 1));
-				cJSON_AddStringToObject(f, "probe", str(x, "probe"));
-			} else {
-				cJSON_AddNullToObject(f, "run_id");
-				cJSON_AddNullToObject(f, "probe");
-			}
-			cJSON_AddStringToObject(f, "code", fi->code);
-			cJSON_AddStringToObject(f, "severity", severity_name(fi->severity));
-			cJSON_AddStringToObject(f, "message", msg);
-			cJSON_AddNumberToObject(f, "assessment_id", (double)num(assessment, "id"));
-			cJSON_AddStringToObject(f, "question_id", str(c, "question_id"));
-			cJSON_AddItemToObject(f, "evidence", ev);
-			cJSON_AddItemToArray(claim_findings, f);
-			free(ans);
-			free(msg);
-		}
 		cJSON_AddItemToArray(claims, c);
 	}
 	cJSON_Delete(judged);
@@ -1015,19 +983,14 @@ add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, const cJSON 
 {
 	cJSON *s = cJSON_CreateObject(), *counts, *top, *contra, *cs;
 	const cJSON *f, *c;
-	int n[SEV_COUNT] = { 0 }, nc[3] = { 0 };
+	int nc[4] = { 0 };
 	struct vendor_verdict v;
 
-	cJSON_ArrayForEach(f, findings) {
-		int r = severity_rank(str(f, "severity"));
-
-		if (r >= 0)
-			n[r]++;
-	}
 	cJSON_ArrayForEach(c, claims) {
 		const char *st = str(c, "status");
 
-		nc[strcmp(st, "confirmed") == 0 ? 0 : strcmp(st, "contradicted") == 0 ? 1 : 2]++;
+		nc[strcmp(st, "confirmed") == 0 ? 0 : strcmp(st, "contradicted") == 0 ? 1 :
+		    strcmp(st, "consistent") == 0 ? 3 : 2]++;
 	}
 	report_verdict(assessments, runs, &v);
 	vendor_verdict_add_json(s, &v);
@@ -1035,11 +998,12 @@ add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, const cJSON 
 	cJSON_AddStringToObject(s, "assessment_rating_rule", assessment_rating_rule);
 	counts = cJSON_AddObjectToObject(s, "findings");
 	for (int i = SEV_COUNT - 1; i >= 0; i--)
-		cJSON_AddNumberToObject(counts, severity_name((enum severity)i), n[i]);
+		cJSON_AddNumberToObject(counts, severity_name((enum severity)i), v.open[i]);
 	cs = cJSON_AddObjectToObject(s, "claims");
 	cJSON_AddNumberToObject(cs, "confirmed", nc[0]);
 	cJSON_AddNumberToObject(cs, "contradicted", nc[1]);
 	cJSON_AddNumberToObject(cs, "untested", nc[2]);
+	cJSON_AddNumberToObject(cs, "consistent", nc[3]);
 	top = cJSON_AddArrayToObject(s, "critical_findings");
 	cJSON_ArrayForEach(f, findings)
 		if (severity_rank(str(f, "severity")) >= SEV_HIGH)
@@ -1066,8 +1030,9 @@ finding_cmp(const void *a, const void *b)
 	return strcmp(str(x, "message") ? str(x, "message") : "", str(y, "message") ? str(y, "message") : "");
 }
 
+/* The runs' findings that are open (open 1) or not (open 0), most severe first. */
 static cJSON *
-sorted_findings(const cJSON *runs, const cJSON *claim_findings)
+sorted_findings(const cJSON *runs, int open)
 {
 	const cJSON *run, *f;
 	cJSON **v = NULL, *out = cJSON_CreateArray();
@@ -1075,13 +1040,11 @@ sorted_findings(const cJSON *runs, const cJSON *claim_findings)
 
 	cJSON_ArrayForEach(run, runs)
 		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			if (cJSON_IsTrue(cJSON_GetObjectItem(f, "open")) != open)
+				continue;
 			v = xrealloc(v, (n + 1) * sizeof *v);
 			v[n++] = (cJSON *)f;
 		}
-	cJSON_ArrayForEach(f, claim_findings) {
-		v = xrealloc(v, (n + 1) * sizeof *v);
-		v[n++] = (cJSON *)f;
-	}
 	if (n > 0)
 		qsort(v, n, sizeof *v, finding_cmp);   /* keys are unique: the order is total */
 	for (size_t i = 0; i < n; i++)
@@ -1160,7 +1123,7 @@ int
 report_collect(struct db *db, const struct report_opts *o, struct report *r, struct aerr *err)
 {
 	cJSON *rep = NULL, *vendor = NULL, *eps, *assess = NULL, *qdocs = NULL, *runs = NULL;
-	cJSON *incidents = NULL, *linked = NULL, *claims, *claim_findings, *a, *opts, *cp;
+	cJSON *incidents = NULL, *linked = NULL, *claims, *a, *opts, *cp;
 	struct audit_status as;
 	char failure[320];
 	char generated[32], retain[32], seed_uuid[37];
@@ -1232,6 +1195,8 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	cJSON_AddStringToObject(rep, "report_id", seed_uuid);
 	cJSON_AddStringToObject(rep, "aivet_version", PACKAGE_VERSION);
 	cJSON_AddStringToObject(rep, "generated_at", generated);
+	/* The zone every end-of-day deadline below ends in; null: none set, UTC assumed. */
+	json_add_str(rep, "organisation_timezone", org_zone());
 	cJSON_AddStringToObject(rep, "retention_until", retain);
 	json_add_str(rep, "signer_key_id", o->key_id);
 	json_add_str(rep, "signer_public_key", o->public_key);
@@ -1246,24 +1211,25 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	if (add_endpoints(db, vid, eps, err) != 0 || rate_assessments(db, assess, runs, eps, err) != 0)
 		goto fail;
 	claims = cJSON_CreateArray();
-	claim_findings = cJSON_CreateArray();
+	claims_mark_open(runs);
 	cJSON_ArrayForEach(a, assess) {
 		char key[32];
 
 		snprintf(key, sizeof key, "%lld", (long long)num(a, "questionnaire_id"));
-		add_claims(a, cJSON_GetObjectItem(qdocs, key), runs, eps, claims, claim_findings);
+		add_claims(a, cJSON_GetObjectItem(qdocs, key), runs, eps, claims);
 	}
 	cJSON_AddItemToObject(rep, "assessments", assess);
 	assess = NULL;
 	{
-		cJSON *all = sorted_findings(runs, claim_findings);
+		cJSON *all = sorted_findings(runs, 1);
+
 		add_summary(rep, all, claims, cJSON_GetObjectItem(rep, "assessments"), runs);
+		cJSON_AddItemToObject(rep, "superseded_findings", sorted_findings(runs, 0));
 		cJSON_AddItemToObject(rep, "probe_runs", runs);
 		runs = NULL;
 		cJSON_AddItemToObject(rep, "claims", claims);
 		cJSON_AddItemToObject(rep, "findings", all);
 	}
-	cJSON_Delete(claim_findings);
 	cJSON_AddItemToObject(rep, "incidents", incidents);
 	incidents = NULL;
 	{

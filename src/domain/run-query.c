@@ -21,7 +21,10 @@ probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_l
 	    "(SELECT count(*) FROM finding f WHERE f.run_id = r.id), "
 	    "(SELECT f.severity FROM finding f WHERE f.run_id = r.id ORDER BY "
 	    "severity_rank(f.severity) DESC LIMIT 1), "
-	    "(SELECT group_concat(probe || ':' || verdict, ' ') FROM probe_result p WHERE p.run_id = r.id) "
+	    "(SELECT group_concat(probe || ':' || verdict, ' ') FROM probe_result p WHERE p.run_id = r.id), "
+	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id), "
+	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id AND "
+	    "p.verdict IN ('inconclusive', 'error')) "
 	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = e.vendor_id "
 	    "WHERE (? = 0 OR v.id = ?) AND (? = 0 OR e.id = ?) ORDER BY r.id %s%s",
 	    q->newest_first ? "DESC" : "ASC", q->limit > 0 ? " LIMIT ?" : "");
@@ -53,9 +56,43 @@ probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_l
 		r->worst = db_col_type(st, 5) == DB_NULL ? NULL : xstrdup(col_text(st, 5));
 		if (q->verdicts)
 			r->verdicts = xstrdup(col_text(st, 6));
+		r->results = db_col_int64(st, 7);
+		r->unjudged = db_col_int64(st, 8);
 	}
 	db_finalize(st);
 	return 0;
+}
+
+enum run_outcome
+probe_run_outcome(const struct probe_run *r, char *out, size_t n)
+{
+	int sev = r->worst != NULL ? severity_rank(r->worst) : -1;
+	int done = strcmp(r->status, "completed") == 0;
+	struct buf b;
+	enum run_outcome o;
+
+	buf_init(&b);
+	if (r->findings > 0)
+		buf_printf(&b, "%lld finding%s, worst %s", (long long)r->findings, r->findings == 1 ? "" : "s",
+		    r->worst ? r->worst : "?");
+	else
+		buf_adds(&b, "no findings");
+	if (r->unjudged > 0)
+		buf_printf(&b, "; %lld of %lld probe%s inconclusive", (long long)r->unjudged,
+		    (long long)r->results, r->results == 1 ? "" : "s");
+	if (!done && strcmp(r->status, "running") != 0)
+		buf_printf(&b, "; run %s", r->status);
+	snprintf(out, n, "%s", b.data);
+	buf_free(&b);
+	if (sev >= SEV_HIGH)
+		o = RUN_OUTCOME_BAD;
+	else if (r->findings > 0)
+		o = RUN_OUTCOME_WARN;
+	else if (r->unjudged > 0 || !done)
+		o = RUN_OUTCOME_UNSURE;
+	else
+		o = RUN_OUTCOME_OK;
+	return o;
 }
 
 cJSON *
@@ -69,6 +106,15 @@ probe_run_row_to_json(const struct probe_run *r)
 	cJSON_AddStringToObject(o, "started_at", r->started_at);
 	cJSON_AddNumberToObject(o, "findings", (double)r->findings);
 	json_add_str(o, "worst", r->worst);
+	cJSON_AddNumberToObject(o, "probes", (double)r->results);
+	cJSON_AddNumberToObject(o, "inconclusive", (double)r->unjudged);
+	{
+		char sum[160];
+		static const char *const words[] = { "ok", "unsure", "warn", "bad" };
+
+		cJSON_AddStringToObject(o, "outcome", words[probe_run_outcome(r, sum, sizeof sum)]);
+		cJSON_AddStringToObject(o, "summary", sum);
+	}
 	if (r->verdicts != NULL)
 		cJSON_AddStringToObject(o, "verdicts", r->verdicts);
 	return o;

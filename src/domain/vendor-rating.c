@@ -208,6 +208,32 @@ vendor_each_rated(struct db *db, int all, void (*each)(const struct vendor *v, v
 	return rc;
 }
 
+/* Every round in work, not only the newest: each is a draft someone may be answering. */
+static int
+load_in_work(struct db *db, int64_t id, struct vendor *v, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT a.id, q.qid, a.round, a.status FROM assessment a "
+	    "JOIN questionnaire q ON q.id = a.questionnaire_id WHERE a.vendor_id = ? AND a.status IN "
+	    "('draft', 'in_review') ORDER BY a.id", "i", id);
+	int rc;
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	v->has_in_work = 1;
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct vendor_round *r;
+
+		v->in_work = xrealloc(v->in_work, (v->nin_work + 1) * sizeof *v->in_work);
+		r = &v->in_work[v->nin_work++];
+		r->id = db_col_int64(st, 0);
+		snprintf(r->questionnaire, sizeof r->questionnaire, "%s", col_text(st, 1));
+		r->round = db_col_int64(st, 2);
+		snprintf(r->status, sizeof r->status, "%s", col_text(st, 3));
+	}
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : db_err(db, err, "rounds in work");
+}
+
 int
 vendor_show_load(struct db *db, int64_t id, struct vendor *out, struct aerr *err)
 {
@@ -221,5 +247,9 @@ vendor_show_load(struct db *db, int64_t id, struct vendor *out, struct aerr *err
 		return err->code;
 	}
 	out->has_endpoint_list = 1;
+	if (load_in_work(db, id, out, err) != 0) {
+		vendor_free(out);
+		return err->code;
+	}
 	return 0;
 }

@@ -375,6 +375,7 @@ vendor_free(struct vendor *v)
 	free(v->updated_at);
 	endpoint_list_free(&v->endpoint_list);
 	free(v->rating);
+	free(v->in_work);
 	memset(v, 0, sizeof *v);
 }
 
@@ -491,6 +492,19 @@ vendor_to_json(const struct vendor *v)
 		cJSON_AddItemToObject(o, "endpoint_list", endpoint_list_to_json(&v->endpoint_list));
 	if (v->rating != NULL)
 		vendor_verdict_add_json(o, v->rating);
+	if (v->has_in_work) {
+		cJSON *w = cJSON_AddArrayToObject(o, "in_work");
+
+		for (size_t i = 0; i < v->nin_work; i++) {
+			cJSON *r = cJSON_CreateObject();
+
+			cJSON_AddNumberToObject(r, "id", (double)v->in_work[i].id);
+			cJSON_AddStringToObject(r, "questionnaire", v->in_work[i].questionnaire);
+			cJSON_AddNumberToObject(r, "round", (double)v->in_work[i].round);
+			cJSON_AddStringToObject(r, "status", v->in_work[i].status);
+			cJSON_AddItemToArray(w, r);
+		}
+	}
 	return o;
 }
 

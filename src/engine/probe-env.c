@@ -316,6 +316,15 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 	for (int i = 0; i < n; i++)
 		if (strcmp(sel[i]->name, "prefix-timing") == 0)
 			cJSON_AddStringToObject(plan, "cache_sharing_levels", px_cache_levels(env));
+	/* The budgets the run will stop at: the plan's at-most is read against them. */
+	if (env->opts->budget_usd > 0)
+		cJSON_AddNumberToObject(plan, "budget_usd", env->opts->budget_usd);
+	else
+		cJSON_AddNullToObject(plan, "budget_usd");
+	if (env->opts->budget_tokens > 0)
+		cJSON_AddNumberToObject(plan, "budget_tokens", (double)env->opts->budget_tokens);
+	else
+		cJSON_AddNullToObject(plan, "budget_tokens");
 	cJSON_AddNumberToObject(plan, "requests", (double)req);
 	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
 	cJSON_AddNumberToObject(plan, "tokens_in_expected", (double)tin_exp);

@@ -367,40 +367,6 @@ px_plan_tokens_out(const struct probe_env *env, int64_t requests)
 	return requests * env->max_tokens;
 }
 
-void
-px_diagnose_hint(const struct probe_env *env, const char *probe, const char *does, char *out,
-    size_t n)
-{
-	struct probe_opts o = *env->opts;
-	struct probe_env e = *env;
-	struct probe_plan p = { 0 };
-	const struct probe *pr = probe_find(probe);
-	int len;
-
-	if (pr == NULL)
-		die("px_diagnose_hint: no probe '%s'", probe);
-	/* Planned as that command would plan it: diagnose depth, the probe on its own. */
-	o.depth = PROBE_DIAGNOSE;
-	e.opts = &o;
-	e.top_shared = 0;
-	pr->plan(&e, &p);
-	{
-		/* Quoted, so the command pastes into a shell as it reads. */
-		char *ref = xasprintf("%s/%s", env->ep.vendor, env->ep.name), *word = shell_word(ref);
-
-		len = snprintf(out, n, "aivet probe run %s --probe %s --depth diagnose %s (at most %lld "
-		    "input tokens", word, probe, does, (long long)p.tokens_in);
-		free(ref);
-		free(word);
-	}
-	if (len > 0 && (size_t)len < n && env->ep.has_price_in)
-		len += snprintf(out + len, n - (size_t)len, ", about USD %.2f", (double)p.tokens_in / 1e6 *
-		    env->ep.price_in + (env->ep.has_price_out ? (double)p.tokens_out / 1e6 *
-		    env->ep.price_out : 0));
-	if (len > 0 && (size_t)len < n)
-		snprintf(out + len, n - (size_t)len, ")");
-}
-
 int
 px_usage_contradicts(const struct px_req *r)
 {

@@ -148,6 +148,33 @@ plan_num(const cJSON *o, const char *k, int *has)
 	return *has ? v->valuedouble : 0;
 }
 
+/* A budget bounds the plan: the run stops before it would spend more, so the most
+ * the plan can cost is the budget, and the expected cost never exceeds it. */
+static void
+plan_bound(const cJSON *plan, struct run_plan *out)
+{
+	int has;
+	double pin = plan_num(plan, "price_in_per_mtok", &has), pout;
+	int priced = has, has_out;
+
+	pout = plan_num(plan, "price_out_per_mtok", &has_out);
+	out->budget_usd = plan_num(plan, "budget_usd", &has);
+	out->budget_tokens = (int64_t)plan_num(plan, "budget_tokens", &has);
+	out->has_most_usd = out->has_cost_usd;
+	out->most_usd = out->cost_usd;
+	if (out->budget_tokens > 0 && out->budget_tokens < out->tokens_in + out->tokens_out) {
+		out->capped = 1;
+		if (priced)   /* every token at the dearer price: the most the token budget can cost */
+			out->most_usd = fmin(out->most_usd, (double)out->budget_tokens / 1e6 *
+			    fmax(pin, has_out ? pout : pin));
+	}
+	if (out->budget_usd > 0 && out->has_cost_usd && out->budget_usd < out->most_usd) {
+		out->capped = 1;
+		out->most_usd = out->budget_usd;
+	}
+	out->expected_usd = fmin(out->cost_usd_expected, out->most_usd);
+}
+
 void
 run_plan_read(const cJSON *plan, struct run_plan *out)
 {
@@ -176,6 +203,7 @@ run_plan_read(const cJSON *plan, struct run_plan *out)
 	    &out->has_largest_prompt_tokens);
 	s = json_get_str(plan, "depth");
 	out->depth = s ? xstrdup(s) : NULL;
+	plan_bound(plan, out);
 	s = json_get_str(plan, "cache_sharing_levels");
 	out->cache_sharing_levels = s ? xstrdup(s) : NULL;
 	s = json_get_str(plan, "sweep_repeats");

@@ -123,6 +123,19 @@ fail:
 	return err->code;
 }
 
+/* The budget that stopped the run, in words: "USD budget of USD 10.00" or "token
+ * budget of 1,000,000 tokens", never the other one when both were given. */
+static void
+budget_words(const struct probe_env *env, char *out, size_t n)
+{
+	char x[32];
+
+	if (env->budget_hit == BUDGET_HIT_USD)
+		snprintf(out, n, "USD budget of USD %.2f", env->opts->budget_usd);
+	else
+		snprintf(out, n, "token budget of %s tokens", thousands(env->opts->budget_tokens, x));
+}
+
 /* The verdict: findings of low or above fail the probe (its reason then counts them);
  * otherwise what the probe said, inconclusive when the budget cut it short, else pass. */
 static void
@@ -165,7 +178,10 @@ judge(struct probe_env *env, struct probe_outcome *out)
 		    out->nf == 1 ? "" : "s", also[0] ? "; and " : "", also);
 		out->verdict = "fail";
 	} else if (env->budget_hit && (out->verdict == NULL || strcmp(out->verdict, "error") != 0)) {
-		outcome_set(out, "inconclusive", "the token budget was exhausted before the probe finished");
+		char budget[64];
+
+		budget_words(env, budget, sizeof budget);
+		outcome_set(out, "inconclusive", "the %s was exhausted before the probe finished", budget);
 	} else if (out->verdict == NULL) {
 		/* No verdict without judged evidence: a probe that said nothing passed nothing. */
 		outcome_set(out, "inconclusive", "no exchange was judged");
@@ -296,14 +312,10 @@ static int
 budget_left_out(struct probe_env *env, const struct probe *const *sel, int n, int ran,
     struct aerr *err)
 {
-	const struct probe_opts *o = env->opts;
 	char checked[256] = "", budget[64];
 	size_t len = 0;
 
-	if (o->budget_usd > 0)
-		snprintf(budget, sizeof budget, "budget of USD %.2f", o->budget_usd);
-	else
-		snprintf(budget, sizeof budget, "token budget of %lld", (long long)o->budget_tokens);
+	budget_words(env, budget, sizeof budget);
 	for (int i = 0; i < ran - 1 && len < sizeof checked; i++)
 		len += (size_t)snprintf(checked + len, sizeof checked - len, "%s%s", i ? ", " : "",
 		    sel[i]->name);

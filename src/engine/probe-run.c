@@ -114,6 +114,84 @@ progress_bar(void *arg, const struct probe_progress *p)
 	b->drawn = 1;
 }
 
+/* Which diagnose run a verify finding calls for: the sweep locates a boundary a
+ * prompt crossed (its findings, and the canary's streamed top point, which stands
+ * for the sweep's); the canary looks further at isolation. NULL: none. */
+static const char *
+next_probe(const struct finding *f, const char *probe, const char **does)
+{
+	const struct finding_info *fi = finding_lookup(f->code);
+	enum finding_code c = fi != NULL ? fi->id : F_COUNT;
+
+	if (strcmp(probe, "sweep") == 0 || c == F_CAPACITY_BELOW_ADVERTISED || c == F_SILENT_TRUNCATION) {
+		*does = "locates the boundary";
+		return "sweep";
+	}
+	if (strcmp(probe, "canary") == 0 && (c == F_LEAK_CROSS_TENANT || c == F_LEAK_CROSS_REQUEST ||
+	    c == F_PLACEHOLDER_SUBSTITUTION || c == F_LOAD_BREAKS_OTHER_TENANT)) {
+		*does = "looks further, with twice the canary rounds";
+		return "canary";
+	}
+	return NULL;
+}
+
+void
+probe_next_steps(struct aivet *av, const struct probe_run *run, struct buf *out)
+{
+	const char *want[2] = { NULL, NULL }, *does[2] = { NULL, NULL };
+	char *word = shell_word(run->endpoint);
+
+	if (run->depth != NULL && strcmp(run->depth, "diagnose") == 0) {
+		free(word);
+		return;
+	}
+	for (size_t i = 0; i < run->nprobes; i++)
+		for (size_t k = 0; k < run->probes[i].nfindings; k++) {
+			const char *d, *p = next_probe(&run->probes[i].findings[k], run->probes[i].name, &d);
+			int slot = p == NULL ? -1 : strcmp(p, "sweep") == 0 ? 0 : 1;
+
+			if (slot >= 0 && want[slot] == NULL)
+				want[slot] = p, does[slot] = d;
+		}
+	for (int s = 0; s < 2; s++) {
+		struct probe_opts o = { .probes = want[s], .depth = PROBE_DIAGNOSE };
+		struct aerr e = { 0 };
+		struct run_plan rp;
+		cJSON *plan;
+		char a[32], b[32], c[32];
+
+		if (want[s] == NULL)
+			continue;
+		buf_printf(out, "next: aivet probe run %s --probe %s --depth diagnose %s", word, want[s], does[s]);
+		/* Planned now, as its --dry-run plans it: the same figures, never a stale record. */
+		if (probe_plan_endpoint(av, run->endpoint_id, &o, &plan, &e) != 0) {
+			buf_printf(out, " (no plan: %s)\n", e.msg);
+			continue;
+		}
+		run_plan_read(plan, &rp);
+		buf_printf(out, ": %s requests, at most %s tokens in and %s out", thousands(rp.requests, a),
+		    thousands(rp.tokens_in, b), thousands(rp.tokens_out, c));
+		if (rp.has_most_usd)
+			buf_printf(out, " (about USD %.2f)", rp.most_usd);
+		buf_adds(out, ", as its --dry-run plans it\n");
+		run_plan_free(&rp);
+		cJSON_Delete(plan);
+	}
+	free(word);
+}
+
+void
+probe_print_next_steps(struct aivet *av, const struct probe_run *run)
+{
+	struct buf b;
+
+	buf_init(&b);
+	probe_next_steps(av, run, &b);
+	if (b.len > 0)
+		term_write(stdout, b.data);
+	buf_free(&b);
+}
+
 /* Runs with Ctrl-C handling and a progress bar; prints the result; returns the exit status. */
 int
 probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
@@ -149,6 +227,8 @@ probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po
 		probe_run_free(&run);
 		return err->code;
 	}
+	if (json == RUN_FMT_TEXT)
+		probe_print_next_steps(av, &run);
 	probe_run_free(&run);
 	if (rc != 0)
 		return rc;

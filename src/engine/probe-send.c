@@ -67,7 +67,7 @@ px_prepare(void *user, size_t i, struct http_req *req)
 	}
 	if (env->opts->budget_tokens > 0 &&
 	    env->tokens_in + env->tokens_out + env->reserved + reserve > env->opts->budget_tokens) {
-		env->budget_hit = 1;
+		env->budget_hit = BUDGET_HIT_TOKENS;
 		return 1;
 	}
 	/* In USD: what was counted at the endpoint's prices, and what is reserved at the
@@ -76,7 +76,7 @@ px_prepare(void *user, size_t i, struct http_req *req)
 	    ((double)env->tokens_in * env->ep.price_in + (double)env->tokens_out * env->ep.price_out +
 	    (double)(env->reserved + reserve) * fmax(env->ep.price_in, env->ep.price_out)) / 1e6 >
 	    env->opts->budget_usd) {
-		env->budget_hit = 1;
+		env->budget_hit = BUDGET_HIT_USD;
 		return 1;
 	}
 	if (build_body(&env->ep, env->prov, r, req, &err) != 0 ||

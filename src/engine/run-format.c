@@ -61,13 +61,23 @@ probe_plan_text(struct buf *b, const cJSON *plan_doc)
 	if (plan.has_cost_usd)
 		buf_printf(b, "  (about USD %.2f)", plan.cost_usd);
 	buf_adds(b, "\n");
+	/* Under a budget the run stops at it: that, not the whole plan, is the most it spends. */
+	if (plan.capped && plan.budget_usd > 0 && plan.has_cost_usd && plan.most_usd == plan.budget_usd)
+		buf_printf(b, "  %-12s at most USD %.2f (--budget-usd): the run stops there; the whole plan "
+		    "would cost about USD %.2f\n", "budget", plan.most_usd, plan.cost_usd);
+	else if (plan.capped)
+		buf_printf(b, "  %-12s at most %s tokens in and out (--budget-tokens)%s%.2f: the run stops "
+		    "there; the whole plan sends %s in and %s out\n", "budget",
+		    thousands(plan.budget_tokens, x), plan.has_most_usd ? ", about USD " : "",
+		    plan.has_most_usd ? plan.most_usd : 0.0, thousands(plan.tokens_in, y),
+		    thousands(plan.tokens_out, z));
 	/* What a vendor that behaves as advertised bills: it refuses (and does not bill)
 	 * the prompts over its context. */
 	if (plan.has_tokens_in_expected) {
 		buf_printf(b, "  %-12s %5s           %15s tokens in", "expected", "",
 		    thousands(plan.tokens_in_expected, y));
 		if (plan.has_cost_usd_expected)
-			buf_printf(b, "  (about USD %.2f)", plan.cost_usd_expected);
+			buf_printf(b, "  (about USD %.2f)", plan.expected_usd);
 		buf_printf(b, " against a vendor as advertised (oversize prompts refused, not billed); "
 		    "depth %s\n", plan.depth ? plan.depth : "verify");
 	}

@@ -15,6 +15,7 @@
 #include "aivet/assess.h"
 #include "aivet/dashboard.h"
 #include "aivet/finding.h"
+#include "aivet/zone.h"
 #include "aivet/incident.h"
 #include "aivet/rating.h"
 
@@ -127,6 +128,9 @@ show_clocks(const struct dashboard *d, struct tui_list *l, int cols)
 		    tui_fit(title, sizeof title, c->title, titlew), c->clock_name, over ? "OVERDUE by" : "due in",
 		    over ? c->overdue_by : c->time_left);
 	}
+	/* A deadline that ends a day ends it in the organisation's zone: say when that is assumed. */
+	if (org_zone() == NULL)
+		tui_list_add(l, 0, TUI_MARK_DIM, "   no organisation zone: days end in UTC (aivet db timezone ZONE)");
 }
 
 /* When an incident's nearest clock is due, or how many are overdue, into when;
@@ -186,7 +190,7 @@ show_incidents(const struct dashboard *d, int64_t now, struct tui_list *l, int c
 static void
 show_runs(const struct dashboard *d, struct tui_list *l, int cols)
 {
-	int longest = 12, worstw = 11, namew;
+	int longest = 12, worstw = 16, namew;   /* "NN/NN inconclusive" at least */
 	char name[200];
 
 	section(l, "Recent probe runs");
@@ -200,13 +204,19 @@ show_runs(const struct dashboard *d, struct tui_list *l, int cols)
 	namew = give_way(cols - 2, 2 + 1 + 3 + 1 + 4 + 1 + 1 + 11 + 1 + 16 + 2 + worstw, longest, 12);
 	for (size_t i = 0; i < d->runs.n; i++) {
 		const struct probe_run *r = &d->runs.items[i];
-		const char *worst = r->worst;
-		int bad = severity_rank(worst) >= SEV_HIGH;
+		char sum[160];
+		/* Never "ok" while a probe is inconclusive: the run's outcome, as every list gives it. */
+		enum run_outcome o = probe_run_outcome(r, sum, sizeof sum);
 
-		tui_list_add(l, OBJ(OBJ_RUN, r->id), bad ? TUI_MARK_BAD : worst ? TUI_MARK_WARN : TUI_MARK_GOOD,
-		    "%s run %-4d %s %-11s %.16s  %s", bad ? "!!" : worst ? "! " : "ok", (int)r->id,
+		if (o == RUN_OUTCOME_UNSURE && r->unjudged > 0)   /* short enough for 80 columns */
+			snprintf(sum, sizeof sum, "%lld/%lld inconclusive", (long long)r->unjudged,
+			    (long long)r->results);
+		tui_list_add(l, OBJ(OBJ_RUN, r->id), o == RUN_OUTCOME_BAD ? TUI_MARK_BAD :
+		    o == RUN_OUTCOME_OK ? TUI_MARK_GOOD : TUI_MARK_WARN,
+		    "%s run %-4d %s %-11s %.16s  %s", o == RUN_OUTCOME_BAD ? "!!" :
+		    o == RUN_OUTCOME_WARN ? "! " : o == RUN_OUTCOME_UNSURE ? "? " : "ok", (int)r->id,
 		    tui_fit_ref(name, sizeof name, r->endpoint, namew), r->status, r->started_at,
-		    worst ? worst : "no findings");
+		    o == RUN_OUTCOME_OK || o == RUN_OUTCOME_UNSURE ? sum : r->worst);
 	}
 	if (d->runs.n == 0)
 		tui_list_add(l, 0, TUI_MARK_DIM, "   none yet (r on an endpoint runs probes)");

@@ -14,6 +14,7 @@
 #include "aivet/incident.h"
 #include "aivet/probe.h"
 #include "tui.h"
+#include "aivet/zone.h"
 
 #define HEADER_ROWS 5
 /* Row ids: a task's own id; a timeline entry's below ENTRY_BASE; headings small negatives. */
@@ -166,8 +167,9 @@ incident_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	snprintf(line, sizeof line, "Status: %s   Severity: %s   Vendor: %s   Endpoint: %s",
 	    r->status, sev, r->vendor, or_dash(r->endpoint));
 	tui_put(w, 1, 2, cols - 2, line);
-	snprintf(line, sizeof line, "Discovered: %s   PHI: %s   Individuals: %s%s   EU data: %s",
-	    r->discovered_at_local, r->phi, ind, st, r->eu_data ? "yes" : "no");
+	/* The facts the clocks read, the short ones first: at 80 columns a long count is cut, not them. */
+	snprintf(line, sizeof line, "Discovered: %s   PHI: %s   EU data: %s   Individuals: %s%s",
+	    r->discovered_at_local, r->phi, eu_data_word(r->eu_data), ind, st);
 	tui_put(w, 2, 2, cols - 2, line);
 	snprintf(line, sizeof line, "Window: %s to %s", or_dash(r->window_start),
 	    or_dash(r->window_end));
@@ -287,8 +289,7 @@ static int
 check_eu(const char *value, void *ctx, struct aerr *err)
 {
 	(void)ctx;
-	return strcmp(value, "yes") == 0 || strcmp(value, "no") == 0 ? 0 :
-	    aerr_set(err, AV_USAGE, "yes or no");
+	return eu_data_parse(value) >= -1 && *value != '\0' ? 0 : aerr_set(err, AV_USAGE, "yes, no or unknown");
 }
 
 static int
@@ -326,7 +327,7 @@ facts_submit(struct tui_field *f, int nf, void *p, struct aerr *err)
 		return err->code;
 	in.set_severity = changed(c, f, FF_SEVERITY) != NULL;
 	in.set_eu_data = changed(c, f, FF_EU) != NULL;
-	in.eu_data = strcmp(f[FF_EU].value, "yes") == 0;
+	in.eu_data = eu_data_parse(f[FF_EU].value);
 	if (!in.set_severity && !in.phi && !in.individuals && !in.state_residents && !in.set_eu_data &&
 	    !in.vendor_discovered && !in.vendor_sla && !in.title) {
 		tui_status(c->t, 0, "incident %s: no fact changed", c->s->ids);
@@ -351,8 +352,8 @@ facts_form(struct incident_state *s, struct tui *t, struct aerr *err)
 		  .hint = "how many people are affected, or unknown (500 or more: HHS within 60 days)" },
 		[FF_STATE] = { .label = "Most in one state", .width = 12, .check = check_count,
 		  .hint = "residents of the state with the most, or unknown (over 500: media notice)" },
-		[FF_EU] = { .label = "EU data subjects", .width = 4, .check = check_eu,
-		  .hint = "yes or no: EU personal data starts the GDPR 72-hour clock" },
+		[FF_EU] = { .label = "EU data subjects", .width = 7, .check = check_eu,
+		  .hint = "yes, no or unknown: EU personal data (or not knowing) runs the GDPR 72-hour clock" },
 		[FF_VENDOR_DISCOVERED] = { .label = "Vendor discovered", .width = 26, .check = tui_check_time,
 		  .hint = "when the vendor says it discovered it, with a zone (empty: not known)" },
 		[FF_VENDOR_SLA] = { .label = "Vendor SLA", .width = 8, .check = check_sla,
@@ -379,7 +380,7 @@ facts_form(struct incident_state *s, struct tui *t, struct aerr *err)
 		    (long long)r->state_residents);
 	else
 		snprintf(f[FF_STATE].value, sizeof f[FF_STATE].value, "unknown");
-	snprintf(f[FF_EU].value, sizeof f[FF_EU].value, "%s", r->eu_data ? "yes" : "no");
+	snprintf(f[FF_EU].value, sizeof f[FF_EU].value, "%s", eu_data_word(r->eu_data));
 	snprintf(f[FF_VENDOR_DISCOVERED].value, sizeof f[FF_VENDOR_DISCOVERED].value, "%s",
 	    r->vendor_discovered_at ? r->vendor_discovered_at : "");
 	snprintf(f[FF_VENDOR_SLA].value, sizeof f[FF_VENDOR_SLA].value, "%s",
@@ -450,6 +451,13 @@ show_clock(struct incident_state *s, struct tui *t, int i, struct aerr *err)
 		 * due text is that time already). */
 		if (c->due_org[0] != '\0' && strcmp(c->due_org, c->due_text) != 0)
 			buf_printf(&b, "due (local)  %s\n", c->due_org);
+		/* The zone --tz asked to see, when it is not the organisation's: shown, never moved. */
+		if (display_zone() != NULL && (org_zone() == NULL || strcmp(display_zone(), org_zone()) != 0)) {
+			char z[64];
+
+			fmt_time_zone(c->due_ms, display_zone(), z);
+			buf_printf(&b, "due (--tz)   %s\n", z);
+		}
 	}
 	if (strcmp(c->state, "running") == 0) {
 		buf_printf(&b, "state        running, %s left\n", dur);

@@ -78,6 +78,24 @@ add_sweep(struct tui_list *l, int64_t k, const struct sweep_bounds *d)
 		    strcmp(change, "visible_refusal") != 0 ? "the top" : "-", change);
 }
 
+/* What to run next, planned now as "probe show" plans it: advice on the screen, never
+ * in the record. One row a line, not selectable. */
+static void
+add_next_steps(struct tui *t, struct tui_list *l, const struct probe_run *run)
+{
+	struct buf b;
+	char *line, *save = NULL;
+
+	buf_init(&b);
+	probe_next_steps(t->av, run, &b);
+	if (b.len > 0)
+		tui_list_add(l, 0, TUI_MARK_NONE, "%s", "");
+	for (line = b.len > 0 ? strtok_r(b.data, "\n", &save) : NULL; line != NULL;
+	    line = strtok_r(NULL, "\n", &save))
+		tui_list_add(l, 0, TUI_MARK_DIM, "  %s", line);
+	buf_free(&b);
+}
+
 static int
 run_load(struct view *v, struct tui *t, struct aerr *err)
 {
@@ -123,6 +141,7 @@ run_load(struct view *v, struct tui *t, struct aerr *err)
 			free(msg);
 		}
 	}
+	add_next_steps(t, &s->list, &run);
 	tui_list_restore(&s->list, keep);
 	return 0;
 }

@@ -300,12 +300,16 @@ start_run(struct runs_state *s, struct tui *t, struct aerr *err)
 		run_plan_read(plan, &rp);
 		/* With prices the cost is the question, in the figures of the plan shown above. */
 		thousands(rp.requests, a);
-		if (rp.has_cost_usd && rp.has_cost_usd_expected)
+		if (rp.has_cost_usd && rp.has_cost_usd_expected && rp.capped)
 			ok = tui_confirm(t, "Send up to %s requests to %s at depth %s? USD %.2f expected, "
-			    "%.2f at most", a, s->ref, depth, rp.cost_usd_expected, rp.cost_usd);
+			    "%.2f at most (the budget; the whole plan %.2f)", a, s->ref, depth, rp.expected_usd,
+			    rp.most_usd, rp.cost_usd);
+		else if (rp.has_cost_usd && rp.has_cost_usd_expected)
+			ok = tui_confirm(t, "Send up to %s requests to %s at depth %s? USD %.2f expected, "
+			    "%.2f at most", a, s->ref, depth, rp.expected_usd, rp.most_usd);
 		else if (rp.has_cost_usd)
 			ok = tui_confirm(t, "Send up to %s requests to %s at depth %s? At most about USD %.2f",
-			    a, s->ref, depth, rp.cost_usd);
+			    a, s->ref, depth, rp.most_usd);
 		else
 			ok = tui_confirm(t, "Send up to %s requests and %s input tokens to %s at depth %s?", a,
 			    thousands(rp.tokens_in, b), s->ref, depth);

@@ -21,9 +21,13 @@ answers() { # answers ID: the answered questions as id=value note
 }
 
 run vendor add acme
+run vendor add beta
+run vendor add gamma
 run questionnaire import "$D/scoring-questionnaire.json"
+# One round at a time: assessment 1 is acme's, 2 beta's; gamma starts from a template.
 for id in 1 2; do
-	run assess start acme scoring-test
+	[ "$id" = 1 ] && v=acme || v=beta
+	run assess start "$v" scoring-test
 	run assess answer $id gate yes
 	run assess answer $id notify 5d --note "contract 4.2"
 done
@@ -217,12 +221,12 @@ is "$rc:$out:$errout" "0::" "questionnaire export"
 "$PY" "$V" show "$T/tpl.xlsx" > "$T/tpl.txt"
 is "$(grep "^meta ('assessment'" "$T/tpl.txt")" "meta ('assessment', 0)" "a template names no assessment"
 "$PY" "$V" template "$T/tpl.xlsx" "$T/tpl-filled.xlsx"
-run assess import --start acme "$T/tpl-filled.xlsx"
+run assess import --start gamma "$T/tpl-filled.xlsx"
 is "$rc:$out:$errout" "0:assessment 3 started from $T/tpl-filled.xlsx: 3 answers:" "assess import --start"
 is "$(answers 3)" 'gate="yes" null; detail="fine" null; notify="24h" "see contract"' "with the template's answers"
 "$PY" "$V" answer "$T/tpl.xlsx" "$T/tpl-bad.xlsx" tokens lots
 snap=$(db_snapshot)
-run assess import --start acme "$T/tpl-bad.xlsx"
+run assess import --start gamma "$T/tpl-bad.xlsx"
 is "$rc:$errout" "2:Answers!E6: question tokens: 'lots' is not a number
 aivet: $T/tpl-bad.xlsx: 1 cell refused; nothing was imported" "a bad template starts nothing"
 is "$(db_snapshot)" "$snap" "no assessment was started"

@@ -287,8 +287,8 @@ is "$(cache)" "untested: probe canary passed with 1 credential; a pass confirms 
 	"per_request: passes without two credentials confirm nothing"
 sqlite3 "$AIVET_DB" "INSERT INTO credential (endpoint_id, label, ref, created_at) VALUES
 	(1, 'alice', 'env:A_KEY', '2026-11-01T00:00:00.000Z'), (1, 'bob', 'env:B_KEY', '2026-11-01T00:00:00.000Z')"
-is "$(cache)" "confirmed: probe canary passed; probe prefix-timing passed, and no finding contradicts it" \
-	"per_request: both probes passed with two credentials"
+is "$(cache)" "consistent: probe canary passed at depth verify: consistent with the answer, which only a pass at depth diagnose (twice the canary rounds, under load) confirms" \
+	"per_request: both probes passed with two credentials, the canary at depth verify: consistent, not confirmed"
 sqlite3 "$AIVET_DB" "INSERT INTO finding (id, run_id, probe, code, severity, message) VALUES
 	(2, 6, 'prefix-timing', 'PREFIX_CACHE_SHARED_ACROSS_TENANTS', 'medium', 'sooner');"
 run assess answer "$id" kv_cache_scope per_tenant
@@ -301,7 +301,9 @@ is "$(cache)" "confirmed: the answer admits it, and PREFIX_CACHE_SHARED_ACROSS_T
 # ---- a newer questionnaire version: old assessments keep theirs ----
 sed 's/"version": 1/"version": 2/; s/"Gate?"/"Gate, reworded?"/' "$D/scoring-questionnaire.json" > "$T/v2.json"
 run questionnaire import "$T/v2.json"
-run assess start acme scoring-test
+"$AIVET" vendor add gamma >/dev/null
+"$AIVET" vendor add delta >/dev/null
+run assess start gamma scoring-test
 newid=$(printf '%s' "$out" | sed 's/^assessment \([0-9]*\) .*/\1/')
 like "$out" "questionnaire scoring-test version 2" "a new assessment takes the newest version"
 run assess show 1 --json
@@ -309,8 +311,11 @@ is "$(printf '%s' "$out" | json '"\(.questionnaire.version) \(.questions[0].text
 	"an old assessment keeps the version it was answered against"
 run assess show "$newid" --json
 is "$(printf '%s' "$out" | json '"\(.questionnaire.version) \(.questions[0].text)"')" "2 Gate, reworded?" "the new one has the new text"
-run assess start acme scoring-test@1
+run assess start delta scoring-test@1
 like "$out" "questionnaire scoring-test version 1" "an old version can still be chosen"
+run assess start acme scoring-test@1
+like "$errout" "^aivet: the vendor already has draft 1 of scoring-test \(round 1, draft\): one round at a time" \
+	"but not beside a round of another version in work"
 
 run audit verify
 e=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE object_type = 'endpoint' AND object_id = 1")

@@ -193,7 +193,15 @@ cat >"$T/vshow.want" <<'EOF'
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
 	"since_approval":	null,
-	"draft":	null
+	"open_findings":	{
+		"critical":	0,
+		"high":	0,
+		"medium":	0,
+		"low":	0,
+		"info":	0
+	},
+	"draft":	null,
+	"in_work":	[]
 }
 EOF
 cat >"$T/vlist.want" <<'EOF'
@@ -212,6 +220,13 @@ cat >"$T/vlist.want" <<'EOF'
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
 	"since_approval":	null,
+	"open_findings":	{
+		"critical":	0,
+		"high":	0,
+		"medium":	0,
+		"low":	0,
+		"info":	0
+	},
 	"draft":	null
 },
 {
@@ -228,6 +243,13 @@ cat >"$T/vlist.want" <<'EOF'
 	"rating":	"not-assessed",
 	"rating_basis":	"no final round; no probe run",
 	"since_approval":	null,
+	"open_findings":	{
+		"critical":	0,
+		"high":	0,
+		"medium":	0,
+		"low":	0,
+		"info":	0
+	},
 	"draft":	null
 }
 ]

@@ -71,11 +71,13 @@ export AIVET_NOW=2026-03-20T12:00:00Z
 for d in tomorrow +3d +2w today now -1d +90m +4h 2026-03-25; do
 	"$AIVET" incident task add 1 "t$d" --due "$d" >/dev/null
 done
-"$AIVET" --tz America/New_York incident task add 1 ny --due tomorrow >/dev/null
+"$AIVET" --tz Asia/Tokyo incident task add 1 tokyo --due tomorrow >/dev/null
+"$AIVET" db timezone America/New_York >/dev/null
+"$AIVET" --tz Asia/Tokyo incident task add 1 ny --due tomorrow >/dev/null
 run incident show 1 --json
 is "$(echo "$out" | json '[.discovered_at] + (.tasks | map(.title + "=" + .due_at)) | join(" ")')" \
-	"2026-03-19T00:00:00.000Z ttomorrow=2026-03-21T23:59:59.999Z t+3d=2026-03-23T12:00:00.000Z t+2w=2026-04-03T12:00:00.000Z ttoday=2026-03-20T23:59:59.999Z tnow=2026-03-20T12:00:00.000Z t-1d=2026-03-19T12:00:00.000Z t+90m=2026-03-20T13:30:00.000Z t+4h=2026-03-20T16:00:00.000Z t2026-03-25=2026-03-25T23:59:59.999Z ny=2026-03-22T03:59:59.999Z" \
-	"yesterday; a task due on a day (tomorrow, today, a date) is due by its end, in the organisation's zone with --tz; now, +3d, +2w, -1d, +90m, +4h"
+	"2026-03-19T00:00:00.000Z ttomorrow=2026-03-21T23:59:59.999Z t+3d=2026-03-23T12:00:00.000Z t+2w=2026-04-03T12:00:00.000Z ttoday=2026-03-20T23:59:59.999Z tnow=2026-03-20T12:00:00.000Z t-1d=2026-03-19T12:00:00.000Z t+90m=2026-03-20T13:30:00.000Z t+4h=2026-03-20T16:00:00.000Z t2026-03-25=2026-03-25T23:59:59.999Z tokyo=2026-03-21T23:59:59.999Z ny=2026-03-22T03:59:59.999Z" \
+	"yesterday; a task due on a day (tomorrow, today, a date) is due by its end, in the database's zone (UTC until one is set; --tz moves none); now, +3d, +2w, -1d, +90m, +4h"
 is "$(echo "$out" | json '.tasks | map(select(.title == "ttoday")) | .[0].overdue')" false \
 	"a task due today is not overdue at noon"
 for bad in +3 +3x 3d ++3d +d tomorow; do

@@ -23,7 +23,7 @@ is "$rc:$errout" "2:aivet: --notify-url http://hooks.example.org: plain http wou
 
 "$AIVET" incident open acme --title "Cross-tenant completions" --discovered 2026-03-02T09:00:00-05:00 \
 	--phi yes --individuals 40 --eu-data yes >/dev/null
-"$AIVET" incident open acme --title "No PHI" --discovered 2026-03-19T09:00:00Z --phi no >/dev/null
+"$AIVET" incident open acme --title "No PHI" --discovered 2026-03-19T09:00:00Z --phi no --eu-data no >/dev/null
 
 run incident due
 is "$rc" 1 "an overdue clock: exit 1"
@@ -93,72 +93,84 @@ run incident due --notify-url "http://127.0.0.1:$port/hook"
 is "$rc:$out" "0:aivet: no notification clock overdue or due within 7d" "the notice stops the clock: exit 0"
 is "$(tail -1 "$T/posted" | json '.clocks | length')" 0 "an empty list is still posted"
 
-# ---- dates as the rules state them, in the organisation's zone ----
+# ---- dates as the rules state them, in the organisation's zone (the database's) ----
 export AIVET_NOW=2026-12-20T12:00:00Z
-"$AIVET" incident open acme --title "Small" --discovered 2026-12-20T09:00:00Z --phi yes --individuals 40 >/dev/null
+"$AIVET" incident open acme --title "Small" --discovered 2026-12-20T09:00:00Z --phi yes --individuals 40 \
+	--eu-data no >/dev/null
 run incident show 3 --json
 is "$(echo "$out" | json '.clocks[1] | [.due_date, .due_text, .due, (.due_org | tostring)] | join("|")')" \
-	"2027-03-01|by 2027-03-01, end of day|2027-03-02T00:00:00.000Z|null" \
-	"HHS for fewer than 500: a date, by 1 March (UTC, no zone named)"
+	"2027-03-01|by 2027-03-01, end of day UTC (assumed: no zone set)|2027-03-02T00:00:00.000Z|null" \
+	"HHS for fewer than 500: a date, by 1 March, UTC said to be assumed until the database names a zone"
 run incident show 3
-like "$out" "hhs +running +due by 2027-03-01, end of day \(2027-03-02T00:00:00.000Z\)" "shown as the date, UTC beside"
+like "$out" "hhs +running +due by 2027-03-01, end of day UTC \(assumed: no zone set\) \(2027-03-02T00:00:00.000Z\)" \
+	"shown as the date, UTC beside"
 run --tz America/New_York incident show 3 --json
-is "$(echo "$out" | json '.clocks[1] | [.due_date, .due, .due_org] | join("|")')" \
-	"2027-03-01|2027-03-02T05:00:00.000Z|2027-03-02T00:00:00-05:00 EST" \
-	"--tz: the end of 1 March in New York, shown beside UTC"
+is "$(echo "$out" | json '.clocks[1] | [.due_date, .due, (.due_org | tostring)] | join("|")')" \
+	"2027-03-01|2027-03-02T00:00:00.000Z|null" "--tz moves no deadline"
 run --tz America/New_York incident show 3
-like "$out" "due by 2027-03-01, end of day \(2027-03-02T05:00:00.000Z, 2027-03-02T00:00:00-05:00 EST\)" \
-	"the text shows both"
+like "$out" "due by 2027-03-01, end of day UTC \(assumed: no zone set\) \(2027-03-02T00:00:00.000Z, 2027-03-01T19:00:00-05:00 EST\)" \
+	"--tz only adds the time as its zone shows it"
 like "$out" "hipaa-individuals +running +due 2027-02-18T09:00:00.000Z \(2027-02-18T04:00:00-05:00 EST\)" \
-	"a time deadline in UTC with the organisation's clock beside"
-AIVET_TZ=Asia/Tokyo run incident show 3 --json
-is "$(echo "$out" | json '.clocks[1].due_org')" "2027-03-02T00:00:00+09:00 JST" "AIVET_TZ"
+	"a time deadline in UTC with the --tz clock beside"
+AIVET_TZ=Asia/Tokyo run incident show 3
+like "$out" "end of day UTC \(assumed: no zone set\) \(2027-03-02T00:00:00.000Z, 2027-03-02T09:00:00\+09:00 JST\)" "AIVET_TZ"
 mkdir -p "$XDG_CONFIG_HOME/aivet"
 echo "Europe/Paris" >"$XDG_CONFIG_HOME/aivet/timezone"
-run incident show 3 --json
-is "$(echo "$out" | json '.clocks[1].due_org')" "2027-03-02T00:00:00+01:00 CET" "the config file 'timezone'"
-AIVET_TZ=UTC run incident show 3 --json
-is "$(echo "$out" | json '.clocks[1].due_org')" "2027-03-02T00:00:00Z UTC" "AIVET_TZ before the config file"
+run incident show 3
+like "$out" "\(2027-03-02T00:00:00.000Z, 2027-03-02T01:00:00\+01:00 CET\)" "the config file 'timezone'"
+AIVET_TZ=Asia/Tokyo run incident show 3
+like "$out" "\(2027-03-02T00:00:00.000Z, 2027-03-02T09:00:00\+09:00 JST\)" "AIVET_TZ before the config file"
 rm "$XDG_CONFIG_HOME/aivet/timezone"
 run --tz Mars/Olympus_Mons incident show 3
 is "$rc:$errout" "2:aivet: time zone 'Mars/Olympus_Mons': not in the system's zoneinfo (/usr/share/zoneinfo; is the tzdata package installed?) (from --tz)" \
 	"an unknown zone is refused, exit 2"
+run db timezone
+is "$out" "no organisation time zone set: end-of-day deadlines assume UTC (set one with: aivet db timezone ZONE)" \
+	"db timezone: none set yet, and how to set one"
+run db timezone Mars/Olympus_Mons
+is "$rc" 2 "db timezone: an unknown zone is refused"
+run db timezone America/New_York
+is "$rc" 0 "db timezone sets the organisation's zone"
+is "$(sqlite3 "$AIVET_DB" "SELECT action || ' ' || object_type || ' ' || details FROM audit_log ORDER BY seq DESC LIMIT 1")" \
+	'db.timezone database {"timezone":"America/New_York","previous":null}' "and the audit log says so"
+run --tz Asia/Tokyo incident show 3 --json
+is "$(echo "$out" | json '.clocks[1] | [.due_date, .due_text, .due, .due_org] | join("|")')" \
+	"2027-03-01|by 2027-03-01, end of day America/New_York|2027-03-02T05:00:00.000Z|2027-03-02T00:00:00-05:00 EST" \
+	"the end of 1 March in New York, the zone named, whatever --tz says"
 run incident due --within 12w --json
 is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.clock + "=" + .due_text) | join(";")')" \
-	"hipaa-individuals=2027-02-18T09:00:00Z;hhs=by 2027-03-01, end of day" "incident due: the HHS date as the rule states it"
-run --tz America/New_York incident due --within 12w --json
-is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.due_org) | join(";")')" \
-	"2027-02-18T04:00:00-05:00 EST;2027-03-02T00:00:00-05:00 EST" "incident due --tz: the organisation's clock beside UTC"
-run incident due --within 12w --tz America/New_York --json
-is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.clock + "=" + .due_text) | join(";")')" \
-	"hipaa-individuals=2027-02-18T04:00:00-05:00 EST;hhs=by 2027-03-01, end of day" \
-	"incident due --tz: an instant in the zone, named; a date-only deadline stays a date"
-run incident due --within 12w --tz America/New_York
-like "$out" "^3 +hhs +by 2027-03-01, end of day +" "incident due --tz: the text table says the date as the rule states it"
+	"hipaa-individuals=2027-02-18T04:00:00-05:00 EST;hhs=by 2027-03-01, end of day America/New_York" \
+	"incident due: an instant in the organisation's zone, named; a date-only deadline stays a date"
+run incident due --within 12w --tz Asia/Tokyo --json
+is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.due + "=" + .due_org) | join(";")')" \
+	"2027-02-18T09:00:00.000Z=2027-02-18T04:00:00-05:00 EST;2027-03-02T05:00:00.000Z=2027-03-02T00:00:00-05:00 EST" \
+	"incident due --tz: the same instants, in the organisation's zone"
+run incident due --within 12w
+like "$out" "^3 +hhs +by 2027-03-01, end of day America/New_York +" "incident due: the text table says the date and its zone"
 like "$out" "^3 +hipaa-individuals +2027-02-18T04:00:00-05:00 EST " "and the instant with its zone"
 run incident due --tz Mars/Olympus_Mons
 is "$rc" 2 "incident due --tz: an unknown zone is refused"
 # The signed report's renderings say the deadline as incident show does.
 "$AIVET" key generate --no-password >/dev/null
 "$AIVET" report acme --incident 3 --out "$T/rep" >/dev/null
-like "$(grep -F "HIPAA notice to HHS" "$T/rep/report.md")" "\| running \| by 2027-03-01, end of day \|" \
-	"report.md: the HHS deadline as a date"
-like "$(grep -F "HIPAA notice to HHS" "$T/rep/report.html")" "<td>by 2027-03-01, end of day</td>" \
+like "$(grep -F "HIPAA notice to HHS" "$T/rep/report.md")" "\| running \| by 2027-03-01, end of day America/New_York \|" \
+	"report.md: the HHS deadline as a date, its zone named"
+like "$(grep -F "HIPAA notice to HHS" "$T/rep/report.html")" "<td>by 2027-03-01, end of day America/New_York</td>" \
 	"report.html: the HHS deadline as a date"
 unlike "$(cat "$T/rep/report.md")" "\| 2027-03-02T00:00:00" "report.md: not the instant after the day"
 
 # ---- a chat webhook reads "text" as markup: Slack's rules, &, < and > as entities ----
 "$AIVET" incident open acme --title 'ping <!channel> see <https://evil.example|the contract> & more' \
-	--discovered 2026-12-20T10:00:00Z --phi yes --individuals 40 >/dev/null
+	--discovered 2026-12-20T10:00:00Z --phi yes --individuals 40 --eu-data no >/dev/null
 run incident due --within 12w --notify-url "http://127.0.0.1:$port/hook"
 is "$(tail -1 "$T/posted" | json '.text' | grep -F 'ping')" \
-	'- incident 4 "ping &lt;!channel&gt; see &lt;https://evil.example|the contract&gt; &amp; more": hipaa-individuals (HIPAA notice to individuals) due 2027-02-18T10:00:00Z, left 59d 22h
-- incident 4 "ping &lt;!channel&gt; see &lt;https://evil.example|the contract&gt; &amp; more": hhs (HIPAA notice to HHS) due by 2027-03-01, end of day, left 71d 12h' \
+	'- incident 4 "ping &lt;!channel&gt; see &lt;https://evil.example|the contract&gt; &amp; more": hipaa-individuals (HIPAA notice to individuals) due 2027-02-18T05:00:00-05:00 EST, left 59d 22h
+- incident 4 "ping &lt;!channel&gt; see &lt;https://evil.example|the contract&gt; &amp; more": hhs (HIPAA notice to HHS) due by 2027-03-01, end of day America/New_York, left 71d 17h' \
 	"posted text: <!channel> pings no one, <URL|label> disguises no link"
 is "$(tail -1 "$T/posted" | json '.clocks | map(select(.incident == 4)) | .[0].title')" \
 	'ping <!channel> see <https://evil.example|the contract> & more' "the data fields keep the title as it is"
 is "$(printf '%s\n' "$out" | grep -F 'ping' | head -1)" \
-	'4        hipaa-individuals  2027-02-18T10:00:00Z          59d 22h              ping <!channel> see <https://evil.example|the contract> & more' \
+	'4        hipaa-individuals  2027-02-18T05:00:00-05:00 EST 59d 22h              ping <!channel> see <https://evil.example|the contract> & more' \
 	"the terminal shows the title as it is"
 
 done_testing

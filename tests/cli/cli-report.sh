@@ -119,16 +119,16 @@ is "$(jq -r '[.format, .generated_at, .retention_until, .signer_key_id, .vendor.
 	"aivet-report/1 2026-11-30T08:00:00.000Z 2032-11-30T08:00:00.000Z $KEYID acme" \
 	"header fields: format, generated_at, retention six years ahead, signer, vendor"
 is "$(jq -r '.claims | map(.question_id + "=" + .status) | join(" ")' "$R")" \
-	"limits_oversize=contradicted isolation_tenant=confirmed context_full=contradicted stream_isolation=untested" \
-	"claims vs evidence: contradicted, confirmed, contradicted, untested (no run)"
+	"limits_oversize=contradicted isolation_tenant=consistent context_full=contradicted stream_isolation=untested" \
+	"claims vs evidence: contradicted, consistent (a canary pass at depth verify), contradicted, untested (no run)"
 is "$(jq -r '[.claims[].endpoint] | unique | join(" ")' "$R")" "prod" "each claim names the endpoint it was tested on"
 is "$(jq -r '[.findings[] | .severity + ":" + .code] | join(" ")' "$R")" \
-	"high:OVERSIZE_ACCEPTED high:SILENT_TRUNCATION high:CLAIM_CONTRADICTED high:CLAIM_CONTRADICTED" \
-	"findings sorted by severity, each contradicted claim a high CLAIM_CONTRADICTED"
-is "$(jq -c '[.findings[] | select(.code == "CLAIM_CONTRADICTED") | .evidence]' "$R")" "[[1],[]]" \
+	"high:OVERSIZE_ACCEPTED high:SILENT_TRUNCATION" \
+	"findings sorted by severity; a contradicted claim is a claim, not a finding"
+is "$(jq -c '[.claims[] | select(.status == "contradicted") | [.contradicting[].evidence[]]]' "$R")" "[[1],[]]" \
 	"a contradicted claim cites the evidence of its probe's findings"
 is "$(jq -r '.summary | [.rating, .findings.critical, .findings.high, .claims.contradicted, (.contradicted_claims|length)] | map(tostring) | join(" ")' "$R")" \
-	"unacceptable 0 4 2 2" "summary: rating, counts, contradicted claims"
+	"unacceptable 0 2 2 2" "summary: rating, open findings counted, contradicted claims as claims"
 run assess show 1 --json
 is "$(jq -r '.assessments[0] | "\(.rating) \(.risk_score)"' "$R") $(printf '%s' "$out" | json '.score | "\(.rating) \(.risk_score)"')" \
 	"unacceptable 30 unacceptable 30" "an assessment is rated in report.json exactly as assess show rates it (its contradicted claims counted high)"
@@ -196,7 +196,7 @@ jq '."assessment-results".results[0].findings[0].target.status.state = "maybe"' 
 v=$(python3 "$TESTS_SRCDIR/lib/oscal-validate.py" "$TESTS_SRCDIR/data/oscal_assessment-results_schema-1.0.6.json" "$T/bad-oscal.json" 2>&1)
 like "$v" "'maybe' is not one of" "(the validator does reject an invalid document)"
 is "$(jq -r '."assessment-results" | [.uuid, .metadata["oscal-version"], (.results[0].observations|length), (.results[0].findings|length), (."back-matter".resources|length)] | map(tostring) | join(" ")' "$O")" \
-	"$RID 1.0.6 8 5 3" "OSCAL: uuid, version, 8 observations (3 results, 5 answers), 5 findings (2 probe findings, 3 tested claims), 3 resources (plan, 2 evidence files)"
+	"$RID 1.0.6 8 4 3" "OSCAL: uuid, version, 8 observations (3 results, 5 answers), 4 findings (2 probe findings, 2 contradicted claims; a consistent one concludes nothing), 3 resources (plan, 2 evidence files)"
 is "$(jq -r '."assessment-results"."back-matter".resources[1].rlinks[0] | .href + " " + .hashes[0].algorithm + " " + .hashes[0].value' "$O")" \
 	"evidence/exchange-1.json SHA-256 $(sha256sum "$E1" | cut -d' ' -f1)" "back-matter carries the evidence hashes"
 

@@ -18,11 +18,11 @@ make_fixture
 "$AIVET" key generate --no-password >/dev/null
 run report acme --out "$T/fx" --at 2026-11-30T08:00:00Z --incident 1
 is "$rc" 0 "fixture: the report is written"
-is "$(python3 "$TESTS_SRCDIR/lib/report-links.py" "$T/fx")" "html 8 md 8 broken 0" \
+is "$(python3 "$TESTS_SRCDIR/lib/report-links.py" "$T/fx")" "html 6 md 6 broken 0" \
 	"fixture: every link in report.html and report.md is a bundle file listed in SHA256SUMS"
 H="$T/fx/report.html" M="$T/fx/report.md"
-is "$(grep -c '<td><a href="evidence/exchange-1.json" download type="application/octet-stream">exchange-1.json</a></td></tr>' "$H")" 4 \
-	"fixture: a finding's evidence is a link named as in the bundle (its finding and the claim's, in the summary and in all findings)"
+is "$(grep -c '<td><a href="evidence/exchange-1.json" download type="application/octet-stream">exchange-1.json</a></td></tr>' "$H")" 2 \
+	"fixture: a finding's evidence is a link named as in the bundle (in the summary and in the open findings; a contradicted claim is not a finding)"
 is "$(grep -c '<tr><td><a href="evidence/exchange-2.json" download type="application/octet-stream">2</a></td><td>canary</td><td>2</td><td>tenant-b</td><td>200</td><td><a href="evidence/exchange-2.json" download type="application/octet-stream">evidence/exchange-2.json</a></td>' "$H")" 1 \
 	"fixture: the exchanges table links the evidence id and the file"
 is "$(grep -c '^| high | OVERSIZE_ACCEPTED | oversize | 1 | a prompt twice the advertised context got HTTP 200 | \[exchange-1.json\](evidence/exchange-1.json) |$' "$M")" 2 \

@@ -62,7 +62,16 @@ is "$rc:$errout" "2:aivet: no login 'nobody' on this server (create it first, e.
 	"granting to a login that does not exist"
 as owner db grant aivet_reviewer assessor
 is "$rc:$errout" "2:aivet: 'aivet_reviewer' is not a login: name a login to grant to" "granting to a group role"
-is "$(count audit_log)" "$snap" "refused grants change nothing"
+as alice db timezone Asia/Tokyo
+is "$rc:$errout" "2:aivet: setting the organisation's time zone is for the database's owner: alice is not it" \
+	"only the owner sets the organisation's time zone"
+is "$(count audit_log)" "$snap" "refused grants and zones change nothing"
+as owner db timezone America/New_York
+is "$rc" 0 "the owner sets the organisation's time zone"
+as audrey db timezone --json
+is "$(printf '%s' "$out" | jq -r '[.timezone, .set_by, .assumed] | map(tostring) | join(" ")')" \
+	"America/New_York owner false" "an auditor reads it, and who set it"
+snap=$(count audit_log)
 as mallory vendor list
 is "$rc" 2 "a login without a role cannot read (exit 2)"
 like "$errout" "^aivet: reading needs the aivet_auditor role \(cannot open database .*user=mallory: permission denied for table aivet_schema\)$" \
@@ -79,7 +88,11 @@ printf 'env:PROBE_KEY_*\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
 chmod 600 "$XDG_CONFIG_HOME/aivet/credentials-allowed"
 as owner questionnaire import "$TESTS_SRCDIR/data/scoring-questionnaire.json"
 as owner incident open V0 --title "seen in the logs"
-for i in 1 2 3 4; do as owner assess start V0 scoring-test; done
+# One round at a time: each fixture round is another vendor's.
+for v in V0 V1 V2 V3; do
+	[ "$v" = V0 ] || as owner vendor add "$v"
+	as owner assess start "$v" scoring-test
+done
 for i in 2 3 4; do
 	as owner assess answer "$i" gate no
 	as owner assess answer "$i" notify 5d
@@ -148,11 +161,12 @@ is "$(pg_sql -d team "SELECT string_agg(id || ':' || status || ':' || coalesce(r
 	"1:draft:- 2:in_review:- 3:in_review:- 4:final:rita" "only the reviewer's approval took effect"
 is "$(pg_sql -d team "SELECT string_agg(DISTINCT actor, ',' ORDER BY actor) FROM audit_log")" "alice,owner,rita" \
 	"the audit log names logins only: alice, rita and the owner wrote; the auditor wrote nothing"
-is "$(pg_sql -d team "SELECT string_agg(name, ',' ORDER BY id) FROM vendor")" "V0,V-alice,V-rita" \
+is "$(pg_sql -d team "SELECT string_agg(name, ',' ORDER BY id) FROM vendor")" "V0,V1,V2,V3,V-alice,V-rita" \
 	"vendors: the owner's, the assessor's and the reviewer's"
 
 # ---- the actor is the login: four eyes by who is connected ----
-as alice assess start V0 scoring-test
+as owner vendor add V4
+as alice assess start V4 scoring-test
 id=$(pg_sql -d team "SELECT max(id) FROM assessment")
 as alice assess answer "$id" gate no
 as alice assess answer "$id" notify 5d
@@ -167,7 +181,8 @@ is "$(pg_sql -d team "SELECT status || ' ' || reviewer FROM assessment WHERE id 
 	"the reviewer recorded is rita, whatever --actor said"
 is "$(pg_sql -d team "SELECT actor FROM audit_log WHERE action = 'assessment.approve' AND object_id = $id")" "rita" \
 	"and the audit entry is rita's"
-as rita assess start V0 scoring-test
+as owner vendor add V5
+as rita assess start V5 scoring-test
 id=$(pg_sql -d team "SELECT max(id) FROM assessment")
 as rita assess answer "$id" gate no
 as rita assess answer "$id" notify 5d

@@ -57,7 +57,8 @@ is "$(psql_as alice "SELECT aivet_assessment_approve(1, '2026-11-30T09:00:00.000
 seal_sql() {
 	echo "SELECT aivet_audit_append('2026-11-30T09:00:00.000Z', '$1', '${3:-assessment}', $2, '{}')"
 }
-as alice assess start V0 scoring-test
+as owner vendor add W1 >/dev/null 2>&1
+as alice assess start W1 scoring-test
 AID=$(pg_sql -d team "SELECT max(id) FROM assessment")
 before=$(state)
 is "$(psql_as alice "$(seal_sql assessment.approve "$AID")")" \
@@ -115,7 +116,8 @@ as audrey audit verify
 is "$rc" 0 "the chain verifies$errout"
 
 # ---- the state machine, in the functions ----
-as alice assess start V0 scoring-test
+as owner vendor add W2 >/dev/null 2>&1
+as alice assess start W2 scoring-test
 D=$(pg_sql -d team "SELECT max(id) FROM assessment")
 is "$(psql_as alice "SELECT aivet_answer_put($AID, 'gate', '\"yes\"', NULL, 'x')")" \
 	"ERROR:  assessment $AID is final: answers change only on a draft" "no answer on a final round"
@@ -193,7 +195,8 @@ is "$(pg_sql -d team "SELECT (SELECT count(*) FROM probe_result) || '/' || (SELE
 # The attack: an evidence file's content "sealed" to a box of garbage, its
 # record naming that garbage, so that audit verify would accept it.
 printf 'SOC 2 report\n' >"$T/soc2.txt"
-as alice assess start V0 scoring-test
+as owner vendor add W3 >/dev/null 2>&1
+as alice assess start W3 scoring-test
 as alice assess answer "$(pg_sql -d team "SELECT max(id) FROM assessment")" gate no --evidence "$T/soc2.txt"
 SOC=$(sha256sum <"$T/soc2.txt" | cut -c1-64)
 SOC_EV=$(pg_sql -d team "SELECT id FROM evidence WHERE sha256 = '$SOC'")
@@ -271,7 +274,8 @@ done 3<<EOF
 $tables
 EOF
 # aivet itself names the role when the server refuses.
-as alice assess start V0 scoring-test
+as owner vendor add W4 >/dev/null 2>&1
+as alice assess start W4 scoring-test
 as audrey assess answer "$(pg_sql -d team "SELECT max(id) FROM assessment")" gate yes
 is "$rc" 2 "an auditor's answer through aivet: exit 2"
 like "$errout" "aivet_assessor" "naming the role it needs"

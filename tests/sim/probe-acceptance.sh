@@ -49,7 +49,7 @@ is "$(printf '%s' "$out" | jq -r '[.kind, .exchange.request_regenerated, .exchan
 run audit verify
 is "$rc" 0 "none: audit chain intact"
 run probe runs
-like "$out" '^ +1  V/e +completed .* 0 findings$' "probe runs lists the run"
+like "$out" '^ +1  V/e +completed .* no findings$' "probe runs lists the run: no findings, every probe judged"
 run probe show 1
 like "$out" "ok   sweep +pass" "probe show prints verdicts"
 sim_stop

@@ -6,8 +6,9 @@
 # in words at 4 tokens a word, 256 tokens of template each, count requests included); verify sends the top
 # of the context where diagnose sweeps fractions and searches; the run keeps
 # what the vendor billed beside the plan; diagnose sends twice the canary
-# rounds; a verify failure names the diagnose command that locates the
-# boundary, or for the canary looks further, and what it would cost.
+# rounds; a verify failure's findings record only what was seen, and probe
+# show adds the diagnose command that locates the boundary, or for the canary
+# looks further, with the plan its --dry-run prints, computed when shown.
 . "${TESTS_SRCDIR:-$(dirname "$0")/..}/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
 . "$TESTS_SRCDIR/lib/probe-lib.sh"
@@ -60,8 +61,29 @@ is "$(printf '%s' "$out" | jq -r '.status')" budget_exhausted "--budget-usd: the
 ok "$(printf '%s' "$out" | jq '(.tokens_in * 3 + .tokens_out * 15) / 1e6 <= 0.05' | grep -qx true; echo $?)" \
     "--budget-usd: what was counted, at the endpoint's prices, is within USD 0.05"
 like "$(printf '%s' "$out" | jq -r '.probes[-1] | "\(.name): \(.verdict): \(.reason)"')" \
-    "^oversize: inconclusive: not checked: the budget of USD 0.05 ran out before it \(checked before it: [a-z, ]+\); it plans at most [0-9,]+ input tokens$" \
-    "--budget-usd: the partial verdict names what was checked and what was not"
+    "^oversize: inconclusive: not checked: the USD budget of USD 0.05 ran out before it \(checked before it: [a-z, ]+\); it plans at most [0-9,]+ input tokens$" \
+    "--budget-usd: the partial verdict names the USD budget, what was checked and what was not"
+is "$(printf '%s' "$out" | jq -r '[.probes[] | select(.reason | test("budget")) | .reason | sub(" \\(checked.*"; "")] | unique | join("|")')" \
+    "not checked: the USD budget of USD 0.05 ran out before it|the USD budget of USD 0.05 was exhausted before the probe finished" \
+    "--budget-usd: the probe it stopped and the one not run name the USD budget, never the token budget"
+budget_run=$(printf '%s' "$out" | jq -r .id)
+# The plan under a budget: at most the budget, with what the whole plan would cost.
+run probe run V/e --dry-run --budget-usd 0.05
+is "$(printf '%s\n' "$out" | grep -A1 '^  budget ' | tr -s ' ' | sed -E 's/expected [0-9,]+ tokens/expected N tokens/')" \
+    " budget at most USD 0.05 (--budget-usd): the run stops there; the whole plan would cost about USD 0.31
+ expected N tokens in (about USD 0.05) against a vendor as advertised (oversize prompts refused, not billed); depth verify" \
+    "--budget-usd: the plan's at-most is the budget (the whole plan beside), the expected figure never above it"
+run probe run V/e --dry-run
+unlike "$out" "  budget " "without a budget, no budget line"
+run probe run V/e --dry-run --budget-tokens 10000
+like "$out" "  budget       at most 10,000 tokens in and out \(--budget-tokens\), about USD 0.15: the run stops there; the whole plan sends 94,032 in and 2,176 out" \
+    "--budget-tokens: at most the token budget, priced at the dearer rate, the whole plan beside"
+# A run a budget stopped, with inconclusive probes and no finding, is never "ok".
+run probe runs V
+like "$out" "^ *$budget_run  V/e +budget_exhausted +[^ ]+  no findings; [1-9] of 5 probes inconclusive; run budget_exhausted$" \
+    "probe runs: no findings, but how many probes were inconclusive"
+is "$("$AIVET" probe runs V --json | jq -r ".[] | select(.id == $budget_run) | [.outcome, .findings, (.inconclusive > 0)] | map(tostring) | join(\" \")")" \
+    "unsure 0 true" "probe runs --json: outcome unsure, not ok"
 "$AIVET" endpoint add V --name free --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 >/dev/null
 # Cached input at the endpoint's cached price: the shared opening of the canaries after the first.
 "$AIVET" endpoint add V --name c1 --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 4096 \
@@ -81,10 +103,19 @@ probe_setup openai 4096 --price-in 3 --price-out 15
 run probe run V/e --yes --json --probe echo,sweep
 is "$(codes)" "CAPACITY_BELOW_ADVERTISED" "verify: a capacity below the advertised context is found at the top, quoting the vendor's count"
 like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
-    "^a prompt of about [0-9]+ tokens, [0-9]+ by the vendor's own count(, sent again at that size)?, under the advertised 4096, was refused for size; aivet probe run V/e --probe sweep --depth diagnose locates the boundary \(at most [0-9,]+ input tokens, about USD [0-9.]+\)" \
-    "verify: the finding names the diagnose command and its cost"
+    "^a prompt of about [0-9]+ tokens, [0-9]+ by the vendor's own count(, sent again at that size)?, under the advertised 4096, was refused for size(; a (streamed )?prompt of about [0-9]+ tokens, [0-9]+ by the vendor's own count(, sent again at that size)?, under the advertised 4096, was refused for size)*(; and [0-9]+ more)?$" \
+    "verify: the finding records what was seen, no command and no cost"
+sweep_run=$(printf '%s' "$out" | jq -r .id)
 is "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | .details | [.depth, .refusal_boundary]')" \
     '["verify",null]' "verify: no boundary is claimed"
+# next PROBE DOES: the line "probe show" adds, built from what --dry-run plans for it now.
+next_line() {
+	set -- "$1" "$2" $("$AIVET" probe run V/e --probe "$1" --depth diagnose --dry-run | sed -n 's/^  total *\([0-9,]*\) requests *\([0-9,]*\) tokens in *\([0-9,]*\) out  (about USD \([0-9.]*\))$/\1 \2 \3 \4/p')
+	printf 'next: aivet probe run V/e --probe %s --depth diagnose %s: %s requests, at most %s tokens in and %s out (about USD %s), as its --dry-run plans it' "$1" "$2" "$3" "$4" "$5" "$6"
+}
+run probe show "$sweep_run"
+is "$(printf '%s\n' "$out" | grep '^next: ')" "$(next_line sweep "locates the boundary")" \
+    "verify: probe show adds the diagnose command, planned now with the figures of its --dry-run"
 sim_stop
 
 # ---- a verify canary failure says how to look further ----
@@ -96,22 +127,37 @@ canary() {
 }
 run probe run V/e --yes --json --probe canary --concurrency 1
 is "$rc" 1 "verify: the canary fails"
-hint="aivet probe run V/e --probe canary --depth diagnose looks further, with 4 canary rounds instead of 2 (at most N input tokens, about USD X)"
-is "$(canary message | sed -E 's/at most [0-9]+ input tokens, about USD [0-9]+\.[0-9]{2}\)$/at most N input tokens, about USD X)/; s/about [0-9]+ tokens was/about N tokens was/')" \
-    "LEAK_CROSS_TENANT: a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent; $hint
-PLACEHOLDER_SUBSTITUTION: a prompt of about N tokens was answered from content it did not contain; $hint" \
-    "verify: each isolation finding ends with the diagnose command that looks further and what it would cost"
-# The figure is diagnose's canary plan under this run's calibration: 4 rounds of two
-# tenants, 28 requests, each with the output allowance the verify plan gives its 16.
-set -- $(canary message | sed -n '1s/.*(at most \([0-9]*\) input tokens, about USD \([0-9.]*\))$/\1 \2/p')
-is "$(printf '%s' "$out" | jq -r --argjson n "$1" '.plan.probes[] | select(.name == "canary") |
-    ($n * 3 + 28 * (.tokens_out / .requests) * 15) / 1e6 * 100 | round / 100 | tostring')" "$2" \
-    "verify: the cost named is that of its input tokens and 28 answers at USD 3 / 15 per million"
+is "$(canary message | sed -E 's/about [0-9]+ tokens was/about N tokens was/')" \
+    "LEAK_CROSS_TENANT: a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent
+PLACEHOLDER_SUBSTITUTION: a prompt of about N tokens was answered from content it did not contain" \
+    "verify: the isolation findings record what was seen, no command and no cost"
+canary_run=$(printf '%s' "$out" | jq -r .id)
+verify_in=$(printf '%s' "$out" | jq -r '.plan.probes[] | select(.name == "canary") | .tokens_in')
+run probe show "$canary_run"
+is "$(printf '%s\n' "$out" | grep '^next: ')" "$(next_line canary "looks further, with twice the canary rounds")" \
+    "verify: probe show adds the canary's diagnose command with the figures of its --dry-run"
+# Records hold facts: the timeline of an incident opened from the finding, and the signed
+# report and its OSCAL, carry the finding as seen, no command and no cost.
+fid=$(q "SELECT id FROM finding WHERE run_id = $canary_run AND code = 'LEAK_CROSS_TENANT'")
+"$AIVET" incident open V --title "leak" --from-finding "$fid" --eu-data no >/dev/null
+"$AIVET" key generate --no-password >/dev/null 2>&1
+"$AIVET" report V --out "$T/facts" >/dev/null
+recorded=$( { "$AIVET" incident show 1 --json | jq -r '.timeline[].text'; cat "$T/facts/report.json" "$T/facts/oscal-assessment-results.json"; } )
+is "$(printf '%s' "$recorded" | grep -c "contained canaries that tenant 'bob' sent") $(printf '%s' "$recorded" | grep -c -e '--depth diagnose' -e 'about USD')" \
+    "$(printf '%s' "$recorded" | grep -c "contained canaries that tenant 'bob' sent") 0" \
+    "the timeline, report.json and OSCAL carry the finding, never the command or its cost"
+ok "$([ "$(printf '%s' "$recorded" | grep -c "contained canaries that tenant 'bob' sent")" -ge 3 ] && echo 0 || echo 1)" \
+    "and the finding is there in all three"
+diag_in=$("$AIVET" probe run V/e --probe canary --depth diagnose --dry-run --json | jq -r '.probes[] | select(.name == "canary") | .tokens_in')
+ok "$([ "$diag_in" -gt "$verify_in" ] && echo 0 || echo 1)" \
+    "verify: 4 canary rounds plan more tokens ($diag_in) than the 2 this run sent ($verify_in)"
 run probe run V/e --yes --json --probe canary --concurrency 1 --depth diagnose
 is "$rc:$(q "SELECT count(*) FROM exchange WHERE run_id = 2 AND probe = 'canary'")" 1:28 \
     "diagnose: the same failure, over 4 canary rounds (28 requests)"
 is "$(canary message | sed -E 's/about [0-9]+ tokens was/about N tokens was/')" "LEAK_CROSS_TENANT: a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent
 PLACEHOLDER_SUBSTITUTION: a prompt of about N tokens was answered from content it did not contain" \
     "diagnose: the findings name no further command"
+run probe show "$(printf '%s' "$out" | jq -r .id)"
+unlike "$out" "^next: " "diagnose: nor does probe show"
 sim_stop
 done_testing

@@ -48,9 +48,9 @@ is "$(printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)"] | join(" 
     "echo:pass errors:pass sweep:pass canary:inconclusive oversize:inconclusive" \
     "budget: the most informative first (oversize, the costliest, last); the probe it stopped is inconclusive"
 is "$(printf '%s' "$out" | jq -r '.probes[3].reason')" \
-    "the token budget was exhausted before the probe finished" "budget: and says why"
+    "the token budget of 80,000 tokens was exhausted before the probe finished" "budget: and says which budget"
 like "$(printf '%s' "$out" | jq -r '.probes[4].reason')" \
-    "^not checked: the token budget of 80000 ran out before it \(checked before it: echo, errors, sweep\); it plans at most [0-9,]+ input tokens$" \
+    "^not checked: the token budget of 80,000 tokens ran out before it \(checked before it: echo, errors, sweep\); it plans at most [0-9,]+ input tokens$" \
     "budget: a partial verdict: the probe not run says so, and which were checked"
 run probe run V/e --dry-run --json --budget-tokens 80000
 is "$(printf '%s' "$out" | jq -r '[.probes[].name] | join(" ")')" "calibration echo errors sweep canary oversize" \

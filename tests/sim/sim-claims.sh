@@ -41,10 +41,13 @@ run probe run V/e --yes --json
 is "$rc" 1 "leaking: the probes find problems"
 leak=$(claims)
 is "$leak" "kv_cache_scope=contradicted kv_pages_cleared=contradicted cache_isolation_tested=contradicted \
-context_capacity_check=contradicted over_limit_behaviour=contradicted advertised_context_tokens=confirmed \
+context_capacity_check=contradicted over_limit_behaviour=contradicted advertised_context_tokens=consistent \
 guaranteed_context_tokens=contradicted errors_are_errors=contradicted release_tests_inspect_content=contradicted \
 prompt_integrity=contradicted kv_transfer_checked=contradicted cross_tenant_batching=untested" \
-	"leaking: every answer the findings disprove is contradicted, none confirmed; prompts are still admitted up to the advertised context"
+	"leaking: every answer the findings disprove is contradicted, none confirmed; prompts admitted up to the advertised context, content not intact: consistent, not confirmed"
+like "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "advertised_context_tokens") | .reason')" \
+	"^probe sweep saw prompts up to [0-9]+ tokens accepted, but content intact only up to [0-9]+: consistent with the answered [0-9]+, not confirmed$" \
+	"leaking: the advertised context is confirmed only where the sweep found content intact up to it"
 is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "errors_are_errors") | [.contradicting[].code] | unique | join(" ")')" \
 	"PLACEHOLDER_SUBSTITUTION" "leaking: errors are errors is disproved by the swapped prompt (a 200), whichever probe saw it, and not by the leak"
 is "$(report_claims)" "$leak" "leaking: the signed report judges every claim as assess show does"
@@ -72,14 +75,32 @@ answer_all
 run probe run V/e --yes --json --probe all,prefix-timing
 is "$rc" 0 "correct: no finding"
 correct=$(claims)
-is "$correct" "kv_cache_scope=confirmed kv_pages_cleared=confirmed cache_isolation_tested=untested \
+is "$correct" "kv_cache_scope=consistent kv_pages_cleared=consistent cache_isolation_tested=untested \
 context_capacity_check=untested over_limit_behaviour=confirmed advertised_context_tokens=confirmed \
 guaranteed_context_tokens=confirmed errors_are_errors=confirmed release_tests_inspect_content=untested \
 prompt_integrity=confirmed kv_transfer_checked=untested cross_tenant_batching=untested" \
-	"correct: every answer a probe can confirm is confirmed; the others stay untested, never confirmed by silence"
+	"correct: every answer a probe can confirm in its scope is confirmed; the canary's at depth verify only consistent; the others stay untested, never confirmed by silence"
+is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "kv_pages_cleared") | .reason')" \
+	"probe canary passed at depth verify: consistent with the answer, which only a pass at depth diagnose (twice the canary rounds, under load) confirms" \
+	"correct: a canary pass at depth verify says what it does not cover"
+run probe run V/e --yes --json --probe canary --depth diagnose
+is "$rc" 0 "correct: the canary at depth diagnose"
+is "$(claims | tr ' ' '\n' | grep -E '^kv_(cache_scope|pages_cleared)=' | tr '\n' ' ')" "kv_cache_scope=confirmed kv_pages_cleared=confirmed " \
+	"correct: a canary pass at depth diagnose confirms"
+correct=$(claims)
 is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "cache_isolation_tested") | .reason')" \
 	"no probe can confirm this answer; none of the findings that would contradict it was raised" \
 	"correct: an answer only findings can test says so"
 is "$(report_claims)" "$correct" "correct: the signed report judges every claim as assess show does"
+# The vendor's stated number against the endpoint's own record of it.
+adv() { "$AIVET" assess show 1 --json | jq -c '.claims[] | select(.question_id == "advertised_context_tokens") | [.endpoint_record, .record_mismatch, .reason]'; }
+like "$(adv)" '^\[8192,false,"refusal_boundary intact up to at least [0-9]+, and no finding contradicts it"\]$' \
+	"correct: the stated context matches the endpoint's record"
+"$AIVET" assess answer 1 advertised_context_tokens 16384 >/dev/null
+is "$(adv | jq -c '.[0:2]') $(adv | jq -r '.[2]' | grep -c "; the vendor states 16384, the endpoint's record says 8192$")" '[8192,true] 1' \
+	"correct: a stated context that differs from the endpoint's record shows the mismatch"
+rm -rf "$T/rep" && "$AIVET" report V --out "$T/rep" >/dev/null
+is "$(jq -c '.claims[] | select(.question_id == "advertised_context_tokens") | [.endpoint_record, .record_mismatch]' "$T/rep/report.json")" '[8192,true]' \
+	"correct: and so does the signed report"
 sim_stop
 done_testing

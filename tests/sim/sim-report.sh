@@ -22,7 +22,7 @@ export KEY_A=key-a KEY_B=key-b
 "$AIVET" assess answer 1 pd_disaggregated no >/dev/null
 "$AIVET" incident open lumen --title "Another tenant's text in a reply" --endpoint lumen/s \
 	--discovered 2026-11-29T11:00:00Z --severity 3 --phi yes --individuals 120 \
-	--window-start 2026-11-28T09:00:00Z --window-end 2026-11-29T10:00:00Z >/dev/null
+	--window-start 2026-11-28T09:00:00Z --window-end 2026-11-29T10:00:00Z --eu-data no >/dev/null
 run probe run lumen/s --probe oversize,sweep,canary,errors --yes
 is "$rc" 1 "the probes ran and found problems (exit 1)"
 "$AIVET" key generate --no-password >/dev/null
@@ -59,7 +59,7 @@ Notification clocks as of 2026-11-30T08:00:00.000Z:
 | Clock | State | Due | Stopped | Why |
 |---|---|---|---|---|
 | HIPAA notice to individuals | running | 2027-01-28T11:00:00Z | not stopped | PHI involved |
-| HIPAA notice to HHS | running | by 2027-03-01, end of day | not stopped | PHI involved; 120 individuals (fewer than 500): annual log, 60 days after the end of the calendar year of discovery |
+| HIPAA notice to HHS | running | by 2027-03-01, end of day UTC (assumed: no zone set) | not stopped | PHI involved; 120 individuals (fewer than 500): annual log, 60 days after the end of the calendar year of discovery |
 | HIPAA notice to media | not-applicable | no deadline | not stopped | 120 individuals in all, so no state has more than 500 |
 | Vendor's contractual notice | not-applicable | no deadline | not stopped | no contractual notification time (none answered or given) |
 | GDPR supervisory authority | not-applicable | no deadline | not stopped | no EU personal data involved |
@@ -70,7 +70,7 @@ is "$(grep -A3 '^<h3>Incident 1: ' "$H")" "<h3>Incident 1: Another tenant&#39;s 
 <table><tr><th>When (UTC)</th><th>Kind</th><th>Who</th><th>What</th></tr>
 <tr><td>2026-11-29T11:00:00.000Z</td><td>detection</td><td>tester</td><td>Incident opened: Another tenant&#39;s text in a reply</td></tr>" \
 	"report.html: the incident's facts and timeline"
-like "$(cat "$H")" '<tr><td>HIPAA notice to HHS</td><td>running</td><td>by 2027-03-01, end of day</td>' \
+like "$(cat "$H")" '<tr><td>HIPAA notice to HHS</td><td>running</td><td>by 2027-03-01, end of day UTC \(assumed: no zone set\)</td>' \
 	"report.html: its clocks with the due text incident show prints"
 is "$(jq -r '[.claims[] | .question_id + "=" + .status] | join(" ")' "$R")" \
 	"kv_cache_scope=contradicted over_limit_behaviour=contradicted errors_are_errors=contradicted" \
@@ -78,8 +78,8 @@ is "$(jq -r '[.claims[] | .question_id + "=" + .status] | join(" ")' "$R")" \
 is "$(jq -r '.claims[] | select(.question_id == "errors_are_errors") | [.contradicting[].code] | unique | join(" ")' "$R")" \
 	"PLACEHOLDER_SUBSTITUTION" "errors are errors: disproved by a prompt swapped behind a 200, whatever probe saw it"
 like "$(jq -r '[.findings[].code] | join(" ")' "$R")" "LEAK_CROSS_TENANT" "the cross-tenant leak is a finding"
-like "$(jq -r '[.findings[] | select(.code == "CLAIM_CONTRADICTED") | .severity] | unique | join(" ")' "$R")" "^high$" \
-	"contradicted claims are high findings"
+is "$(jq -r '[.summary.claims.contradicted, ([.findings[] | select(.code == "CLAIM_CONTRADICTED")] | length)] | map(tostring) | join(" ")' "$R")" "3 0" \
+	"contradicted claims are counted as claims, never as findings"
 is "$(jq -r '.summary.rating' "$R")" unacceptable "the rating is unacceptable"
 is "$(jq -r '.probe_runs[0].results[] | select(.probe=="sweep") | .details | [.advertised, .change] | map(tostring) | join(" ")' "$R")" \
 	"1048576 silent_degradation" "the sweep saw silent degradation below the advertised context"

@@ -27,7 +27,7 @@ is "$rc $(printf '%s' "$out" | grep '^run ')" "3 run 2 on D/e: failed (0 tokens 
     "dead port, text: the run reads failed"
 run probe runs
 is "$rc" 0 "probe runs: exit 0"
-like "$out" "^ +1  D/e +failed +[0-9T:.Z-]+  0 findings" "probe runs lists the run as failed"
+like "$out" "^ +1  D/e +failed +[0-9T:.Z-]+  no findings; [0-9]+ of [0-9]+ probes? inconclusive; run failed" "probe runs lists the run as failed"
 run probe runs --json
 is "$(printf '%s' "$out" | jq -c '[.[].status] | unique')" '["failed"]' "probe runs --json: status failed"
 run probe show 1 --json

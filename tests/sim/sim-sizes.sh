@@ -35,7 +35,7 @@ is "$rc" 1 "keep-end-under-context: findings, exit 1"
 is "$(printf '%s' "$out" | jq -c '[.probes[] | select(.name == "sweep") | .findings[].code]')" \
     '["SILENT_TRUNCATION"]' "the default depth finds the silent truncation below the advertised context, and no capacity finding"
 like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .findings[0].message')" \
-    "^accepted prompts at the top of the context \(about [0-9]+ tokens, advertised 8192\) lost content: 1 of 3 nonces came back, usage 2048 of about [0-9]+ tokens sent; " \
+    "^accepted prompts at the top of the context \(about [0-9]+ tokens, advertised 8192\) lost content: 1 of 3 nonces came back, usage 2048 of about [0-9]+ tokens sent$" \
     "the finding quotes the nonces kept and the vendor's usage"
 is "$(printf '%s' "$out" | jq -c '[.calibration.method, .calibration.rejected[0].reason]')" \
     '["tokenize","the larger sample lost content (2 of 3 nonces came back): its usage counts what was kept, not the prompt"]' \

@@ -119,8 +119,8 @@ is "$rc:$(per_probe)" "1:canary:fail[LEAK_CROSS_TENANT,PLACEHOLDER_SUBSTITUTION]
 is "$(printf '%s' "$out" | jq -r '.probes[0].details | [.leaks[] | select(.other_tenant) | "\(.owner_tenant)->\(.found_by)"] | unique | join(" ")')" \
     "alice->bob bob->alice" "rule every-tenant-takes-the-pressure-role: both directions, the leak from bob (last) to alice (first) too"
 like "$(printf '%s' "$out" | jq -r '.probes[0].findings[] | select(.code == "LEAK_CROSS_TENANT") | .message')" \
-    "^a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent; aivet probe run V/e --probe canary --depth diagnose looks further, with 4 canary rounds instead of 2 \(at most [0-9]+ input tokens\)\$" \
-    "rule shared-memory-is-cross-tenant: attributed both ways, each message kept; the same tenant's canaries in the swapped prompts are no LEAK_CROSS_REQUEST; verify names the diagnose command last"
+    "^a response to tenant 'alice' contained canaries that tenant 'bob' sent; a response to tenant 'bob' contained canaries that tenant 'alice' sent\$" \
+    "rule shared-memory-is-cross-tenant: attributed both ways, each message kept; the same tenant's canaries in the swapped prompts are no LEAK_CROSS_REQUEST; the record names no command"
 sim_stop
 
 # ---- a prompt cache shared across tenants, with placeholders ----

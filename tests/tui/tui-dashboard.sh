@@ -48,8 +48,9 @@ incidents='!! #2   Prompt log exposure new           gdpr-sa OVERDUE by 56d 12h 
 for size in 120x40 80x24; do
 	tui_start "$size"
 	tui_wait "== Notification clocks =="; ok $? "$size: the dashboard opens on the notification clocks"
-	is "$(section "Notification clocks")" "> $clocks" \
-		"$size: every overdue clock, most overdue first, then the one due soon"
+	is "$(section "Notification clocks")" "> $clocks
+     no organisation zone: days end in UTC (aivet db timezone ZONE)" \
+		"$size: every overdue clock, most overdue first, then the one due soon; days end in UTC, and how to set the zone"
 	# At 80 columns the vendor is cut at the edge, as every list line is.
 	is "$(section "Open incidents")" "$(printf '  %s\n' "$incidents" | cut -c1-"${size%x*}")" \
 		"$size: each open incident with its overdue clocks"
@@ -58,10 +59,17 @@ for size in 120x40 80x24; do
 	tui_stop
 done
 
+# Once the database names the organisation's zone, the note is gone.
+"$AIVET" db timezone UTC >/dev/null
+tui_start 80x24
+tui_wait "== Notification clocks =="
+is "$(section "Notification clocks")" "> $clocks" "80x24: a zone set (UTC), no note"
+tui_stop
+
 # Nothing overdue or due soon: no clocks section, the incidents say when theirs are due.
 close ""
 "$AIVET" incident open "Acme Health AI" --title "Fresh" --discovered 2026-11-29T00:00:00Z \
-	--phi yes --individuals 40 --vendor-sla none >/dev/null
+	--phi yes --individuals 40 --vendor-sla none --eu-data no >/dev/null
 tui_start 80x24
 tui_wait "== Open incidents =="
 unlike "$(tui_screen)" "Notification clocks" "no clock overdue or due soon: no clocks section"

@@ -17,6 +17,7 @@ TUI_ENV="AIVET_NOW=$AIVET_NOW"
 V="Northwind Clinical Inference Services"
 "$AIVET" vendor add "$V" >/dev/null
 "$AIVET" vendor add acme >/dev/null
+"$AIVET" db timezone UTC >/dev/null
 "$AIVET" questionnaire import "$D/scoring-questionnaire.json" >/dev/null
 # 1: a round waiting for review; 2: a draft of the bundled questionnaire.
 "$AIVET" assess start "$V" scoring-test >/dev/null
@@ -123,7 +124,7 @@ is "$(cat "$T/word-80x24.txt") $(cat "$T/word-120x40.txt")" "$show_word $show_wo
 # The HIPAA notice to individuals long overdue: its when is the longest the
 # incidents show, and at 80 columns the title gives way to it.
 "$AIVET" incident open acme --title "Prompt logs of every tenant exposed in a shared bucket" \
-	--discovered 2026-07-01T12:00:00Z --phi yes --individuals 40 --vendor-sla none >/dev/null
+	--discovered 2026-07-01T12:00:00Z --phi yes --individuals 40 --vendor-sla none --eu-data no >/dev/null
 for size in 80x24 120x40; do
 	tui_start "$size"
 	tui_wait "== Open incidents =="; ok $? "$size: the dashboard with an open incident"

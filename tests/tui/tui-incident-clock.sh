@@ -97,8 +97,9 @@ tui_q_out
 tui_wait "[exit 0]"; ok $? "q quits"
 tui_stop
 
-# ---- 120x40 with --tz: the due time as the rule states it, in the zone ----
-tui_start 120x40 --tz America/New_York
+# ---- 120x40: the due time as the rule states it, in the database's zone; --tz only adds one ----
+"$AIVET" db timezone America/New_York >/dev/null
+tui_start 120x40 --tz Asia/Tokyo
 tui_wait "== Open incidents =="
 tui_keys i
 tui_wait "Incidents (2, 1 overdue)"
@@ -113,11 +114,12 @@ why          PHI involvement unknown: assumed involved; 40 individuals (fewer th
 rule         45 CFR 164.408: with the individuals' notice when 500 or more individuals, else within 60 days after the
   end of the calendar year of discovery
 started      2026-11-01T10:00:00.000Z
-due          by 2027-03-01, end of day
+due          by 2027-03-01, end of day America/New_York
 due (UTC)    2027-03-02T05:00:00.000Z
 due (local)  2027-03-02T00:00:00-05:00 EST
+due (--tz)   2027-03-02T14:00:00+09:00 JST
 state        running, 92d 05h left
-as of        2026-11-30T00:00:00.000Z" "a date deadline reads as a date, the zone's end of day beside UTC"
+as of        2026-11-30T00:00:00.000Z" "a date deadline reads as a date in the organisation's zone, UTC and the --tz clock beside"
 tui_keys q
 tui_wait "Incident 2 (new)"
 is "$(hint_line)" "/ search  Enter open  e edit  W window  N note  t task  c status  f attach  y verify  w why  ? help  q back" \
@@ -127,7 +129,8 @@ tui_wait "Exposure window"
 is "$(tui_screen | grep -o 'Exposure began *[^ │]*' | sed 's/  */ /g')" "Exposure began 2026-10-30T12:00:00.000Z" \
 	"the form opens with the recorded window"
 tui_keys Escape
-tui_wait "Incident 2 (new)"
+# The title stands behind the form: wait for the form to close, so that no q reaches it.
+tui_wait "cancelled"
 tui_q_out
 tui_wait "[exit 0]"; ok $? "q quits"
 tui_stop

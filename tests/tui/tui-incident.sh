@@ -109,7 +109,7 @@ tui_wait "Incidents (2, 0 overdue)"
 tui_keys g Enter
 tui_wait "Incident 2 (investigating)"
 like "$(tui_screen)" "Severity: 2 \(medium; 4 = most severe\)" "the header labels the severity"
-like "$(tui_screen)" "hhs +running +due by 2027-03-01, end of day, " "fewer than 500: the HHS annual log, as the rule states it (a date)"
+like "$(tui_screen)" "hhs +running +due by 2027-03-01, end of day UTC \\(assumed: no zone set\\), " "fewer than 500: the HHS annual log, as the rule states it (a date)"
 tui_keys e
 tui_wait "Incident facts"; ok $? "e opens the facts form"
 tui_expect tui-incident-facts.txt

@@ -54,6 +54,23 @@ like "$(screen_plan)" "  total +[0-9,]+ requests +[0-9,]+ tokens in +[0-9,]+ out
     "at most: requests, tokens and USD"
 like "$(screen_plan | flat)" " expected [0-9,]+ tokens in \(about USD [0-9]+\.[0-9]{2}\) against .*; depth diagnose " \
     "expected: tokens and USD, and the depth"
+# Under a budget below the whole plan, its at-most is the budget, in the plan and the question.
+tui_keys p
+tui_wait "Depth"
+tui_keys Tab Tab C-u; tui_type 0.05; tui_keys Enter
+tui_wait "Next run: --depth diagnose --budget-usd 0.05"; ok $? "p sets a budget below the whole plan"
+is "$(screen_plan | flat)" "$(cli_plan --depth diagnose --budget-usd 0.05 | flat)" \
+    "the plan says the budget is its at-most, as --dry-run --budget-usd 0.05 prints it"
+tui_keys r
+tui_wait "Send up to"
+set -- $("$AIVET" probe run V/e --dry-run --json --depth diagnose --budget-usd 0.05 | jq -r '[.cost_usd_expected, .cost_usd] | @tsv')
+like "$(tui_screen | tr -d '\n' | tr -s ' ')" "$(printf 'USD %.2f expected, 0.05 at most \\(the budget; the whole plan %.2f\\)' "$(echo "$1" | awk '{ print ($1 < 0.05 ? $1 : 0.05) }')" "$2")" \
+    "the question's at-most is the budget, the whole plan beside, the expected figure never above it"
+tui_keys n
+tui_keys p
+tui_wait "Depth"
+tui_keys Tab Tab C-u; tui_type 40; tui_keys Enter
+tui_wait "Next run: --depth diagnose --budget-usd 40.00"
 tui_keys r
 tui_wait "Send up to"; ok $? "r asks before sending"
 set -- $("$AIVET" probe run V/e --dry-run --json --depth diagnose --budget-usd 40 |

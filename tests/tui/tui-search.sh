@@ -33,8 +33,13 @@ approver_key rita
 run --actor rita assess approve 1
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '.status')" final "assessment 1 is final"
-run assess start Acme llm-inference-isolation
+# One round at a time: the next round of a final one is its reopening, from its
+# answers; cleared here, so that round 2 starts from none.
+run assess reopen 1
 is "$rc" 0 "assessment 2 is a draft"
+for qid in $("$AIVET" assess show 2 --json | jq -r '.questions[] | select(.value != null) | .id'); do
+	"$AIVET" assess answer 2 "$qid" --clear >/dev/null
+done
 
 # ---- the CLI: a note alone on an unanswered question ----
 run assess answer 2 kv_pages_cleared --note "asked the vendor, awaiting reply"
@@ -156,7 +161,7 @@ screens 120x40
 
 # The dashboard and an incident: / filters, n and N step; on the incident N is the
 # timeline note again once the search is ended.
-run incident open Acme --title "Other tenants' text in responses" --discovered 2026-11-28T14:00:00Z
+run incident open Acme --title "Other tenants' text in responses" --discovered 2026-11-28T14:00:00Z --eu-data no
 tui_start 120x40 tui
 tui_wait "Dashboard"
 tui_keys /; tui_type Beta; tui_keys Enter

@@ -147,7 +147,7 @@ test_clocks_compute(void)
 		{ "no PHI", 'n', 1200, -1, 0, NULL, NULL, { "", "", "", "", "" },
 		    "no PHI involved", "no PHI involved" },
 		{ "PHI, 120 individuals: annual HHS log, no media", 'y', 120, -1, 0, NULL, NULL,
-		    { "2026-05-01T14:00:00.000Z", "2027-03-02T05:00:00.000Z", "", "", "" },
+		    { "2026-05-01T14:00:00.000Z", "2027-03-02T00:00:00.000Z", "", "", "" },
 		    "PHI involved; 120 individuals (fewer than 500): annual log, 60 days after the end "
 		    "of the calendar year of discovery",
 		    "120 individuals in all, so no state has more than 500" },
@@ -156,7 +156,7 @@ test_clocks_compute(void)
 		    "PHI involved; 500 individuals (500 or more): with the individuals' notice",
 		    "500 individuals in all, so no state has more than 500" },
 		{ "499 individuals: annual", 'y', 499, -1, 0, NULL, NULL,
-		    { "2026-05-01T14:00:00.000Z", "2027-03-02T05:00:00.000Z", "", "", "" }, NULL, NULL },
+		    { "2026-05-01T14:00:00.000Z", "2027-03-02T00:00:00.000Z", "", "", "" }, NULL, NULL },
 		{ "2000 individuals, at most 300 in a state", 'y', 2000, 300, 0, NULL, NULL,
 		    { "2026-05-01T14:00:00.000Z", "2026-05-01T14:00:00.000Z", "", "", "" }, NULL,
 		    "at most 300 residents of any one state (500 or fewer)" },
@@ -412,14 +412,16 @@ test_clocks_zone(void)
 	struct incident_facts f = { .phi = 'y', .individuals = 40, .state_residents = -1,
 	    .vendor_sla_ms = -1, .vendor_discovered_ms = -1 };
 	struct incident_clock c[CLOCK_COUNT];
-	char text[64];
+	char text[96];
 
+	/* No organisation zone: UTC, whatever zone the discovery was given in, and said to be assumed. */
 	f.discovered_ms = t("2026-12-31T23:30:00-05:00");
 	f.discovered_offset = -300;
 	clocks_compute(&f, c);
-	is_str(c[CLOCK_HHS].by_date, "2027-03-01", "fixed offset: the HHS date, 2026 in New York");
+	is_str(c[CLOCK_HHS].by_date, "2028-02-29", "no zone: the HHS date, already 2027 in UTC");
 	clock_due_text(&c[CLOCK_HHS], text, sizeof text);
-	is_str(text, "by 2027-03-01, end of day", "printed as the rule states it");
+	is_str(text, "by 2028-02-29, end of day UTC (assumed: no zone set)",
+	    "printed as the rule states it, UTC said to be assumed");
 	clock_due_text(&c[CLOCK_HIPAA_INDIVIDUALS], text, sizeof text);
 	is_str(text, "2027-03-02T04:30:00Z", "a 60-day clock stays a time, to the second, in UTC");
 	is_str(c[CLOCK_HIPAA_INDIVIDUALS].by_date, "", "and has no date");
@@ -430,6 +432,8 @@ test_clocks_zone(void)
 	clocks_compute(&f, c);
 	is_str(c[CLOCK_HHS].by_date, "2027-03-01", "organisation zone: 2026 in New York");
 	is_str(iso(c[CLOCK_HHS].due_ms), "2027-03-02T05:00:00.000Z", "end of 1 March in New York");
+	clock_due_text(&c[CLOCK_HHS], text, sizeof text);
+	is_str(text, "by 2027-03-01, end of day America/New_York", "the day's zone named");
 	f.zone = "Asia/Tokyo";
 	clocks_compute(&f, c);
 	is_str(c[CLOCK_HHS].by_date, "2028-02-29", "organisation zone: already 2027 in Tokyo");

@@ -13,5 +13,6 @@
 #include "probe.h"
 #include "run-format.h"
 #include "outline.h"
+#include "probe-queue.h"
 
 #endif

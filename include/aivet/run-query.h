@@ -103,6 +103,11 @@ struct probe_run {
 	 * run_query.verdicts "probe:verdict ..." (NULL when not asked). */
 	int64_t findings;
 	char *worst, *verdicts;
+	/* A run a worker took from the queue: its name, and its lease while it
+	 * runs (NULL otherwise). A queued entry not yet started is a row with id
+	 * 0, its queue_id, status "queued" (or "taken", a worker starting it). */
+	char *worker, *lease_until;
+	int64_t queue_id;
 };
 
 struct probe_run_list {
@@ -153,14 +158,16 @@ struct run_query {
 	int newest_first;             /* by id, newest first; else oldest first */
 	int limit;                    /* at most this many; 0: all */
 	int verdicts;                 /* add "verdicts": "probe:verdict ..." */
+	int queued;                   /* add the queue's entries not yet started */
 };
 /* The runs a query lists, as rows (struct probe_run's list members). */
 int probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_list *out,
     struct aerr *err);
 void probe_run_list_free(struct probe_run_list *l);
 /* A list row as "probe runs --json" prints it: {id, endpoint ("VENDOR/NAME"),
- * status, started_at, findings, worst (a severity, or null)[, verdicts]}; the
- * list is an array of them. */
+ * status, started_at, findings, worst (a severity, or null)[, verdicts],
+ * worker (or null), lease_until (while a worker runs it)}, and for a queued
+ * entry id null, queue_id and queued_at; the list is an array of them. */
 cJSON *probe_run_row_to_json(const struct probe_run *r);
 cJSON *probe_run_list_to_json(const struct probe_run_list *l);
 /* The list as JSON in one call (probe_run_list_load, then the writer). */

@@ -236,6 +236,13 @@ static const struct audit_table audit_tables_list[] = {
 	/* PostgreSQL's copy of the severity order, filled by aivet from severity.h
 	 * at migration (SQLite's severity_rank() is a registered function). */
 	{ "aivet_severity", AUDIT_TABLE_SCHEMA, NULL },
+	/* Probe runs queued for workers, their schedules and the fleet's limits
+	 * (db/016-queue.sql): a lease changes every few seconds, so rows are not
+	 * sealed; queueing, schedules, limits and requeueing have their audit
+	 * entries, and a queued run's evidence is its sealed probe_run. */
+	{ "probe_queue", AUDIT_TABLE_WORK, NULL },
+	{ "probe_schedule", AUDIT_TABLE_WORK, NULL },
+	{ "probe_limit", AUDIT_TABLE_WORK, NULL },
 	{ NULL, 0, NULL }
 };
 const struct audit_table *const audit_tables = audit_tables_list;
@@ -243,7 +250,7 @@ const struct audit_table *const audit_tables = audit_tables_list;
 const char *
 audit_table_kind_name(enum audit_table_kind k)
 {
-	static const char *const names[] = { "sealed", "derived", "content", "log", "schema" };
+	static const char *const names[] = { "sealed", "derived", "content", "log", "schema", "work" };
 
 	return names[k];
 }

@@ -22,7 +22,7 @@ static const char usage[] =
     "                 [--prefix-cache off|tenant|org|global] [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
-    "                 [--neighbour-hold-ms N] [--tokenizer pieces|words]\n"
+    "                 [--neighbour-hold-ms N] [--log-timing] [--tokenizer pieces|words]\n"
     "                 [--model-behaviour echo|paraphrase]\n"
     "       aivet-sim --help | --version\n";
 
@@ -70,6 +70,9 @@ print_help(void)
 	    "\n                              before every further one gets 500 (default 0)"
 	    "\n  --neighbour-hold-ms N       fault noisy-neighbour: a large request's wait after"
 	    "\n                              prefill (default 500)"
+	    "\n  --log-timing                each request's log line adds at=MS (its arrival, ms since"
+	    "\n                              the epoch) and inflight=N (requests being answered then,"
+	    "\n                              itself included): the counters a fleet's limits are checked by"
 	    "\n  --hostile MODE              answer every request with an attack: gzip-bomb,"
 	    "\n                              endless-sse, slow-drip, invalid-utf8, deep-json,"
 	    "\n                              huge-header, redirect-loop, redirect-origin, empty-200,"
@@ -153,7 +156,7 @@ apply_revoked(const char *list, struct sim_config *cfg, const char *opt, int fai
 /* The options aivet-sim takes (see aivet-sim(1)). */
 enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
-	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
+	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_TOKENIZER, O_BEHAVIOUR,
 	O_FAILING, O_FAIL_AFTER,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
@@ -182,6 +185,7 @@ static const struct option sim_opts[] = {
 	{ "tpm-limit", required_argument, NULL, O_TPM },
 	{ "no-count", no_argument, NULL, O_NOCOUNT },
 	{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
+	{ "log-timing", no_argument, NULL, O_LOG_TIMING },
 	{ "tokenizer", required_argument, NULL, O_TOKENIZER },
 	{ "model-behaviour", required_argument, NULL, O_BEHAVIOUR },
 	{ "help", no_argument, NULL, O_HELP },
@@ -294,6 +298,9 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 			break;
 		case O_HOLD:
 			rc = parse_int_opt("--neighbour-hold-ms", optarg, 0, 3600000, &cfg->neighbour_hold_ms, err);
+			break;
+		case O_LOG_TIMING:
+			cfg->log_timing = 1;
 			break;
 		case O_PREFIX:
 			if (strcmp(optarg, "off") == 0)

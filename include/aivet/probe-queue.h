@@ -56,8 +56,9 @@ int probe_schedule_list_load(struct db *db, struct probe_schedule_list *out, str
 void probe_schedule_list_free(struct probe_schedule_list *l);
 cJSON *probe_schedule_list_to_json(const struct probe_schedule_list *l);
 /* Queues the runs of every schedule due now; of two workers seeing one due,
- * exactly one queues it. *queued: entries queued. */
-int probe_schedules_due(struct aivet *av, int *queued, struct aerr *err);
+ * exactly one queues it. *queued: entries queued; *raced: schedules this
+ * caller saw due that another queued first. */
+int probe_schedules_due(struct aivet *av, int *queued, int *raced, struct aerr *err);
 
 /* ---- limits ---- */
 

@@ -111,7 +111,7 @@ queue_one(struct aivet *av, int64_t endpoint_id, const char *opts, const cJSON *
 	int rc;
 
 	now_iso(at);
-	rc = db_write(av->db, err, &queue_row, id, "itttit", endpoint_id, opts,
+	rc = db_write(av->db, err, &queue_row, id, "ittitt", endpoint_id, opts,
 	    plan_s, schedule_id, av->actor, at);
 	free(plan_s);
 	if (rc != 0)
@@ -420,13 +420,13 @@ due_load(struct db *db, struct due **out, size_t *n, struct aerr *err)
 }
 
 int
-probe_schedules_due(struct aivet *av, int *queued, struct aerr *err)
+probe_schedules_due(struct aivet *av, int *queued, int *raced, struct aerr *err)
 {
 	struct due *due;
 	size_t n;
 	int rc;
 
-	*queued = 0;
+	*queued = *raced = 0;
 	if (av_db(av, err) == NULL || due_load(av->db, &due, &n, err) != 0)
 		return err->code;
 	rc = 0;
@@ -440,6 +440,7 @@ probe_schedules_due(struct aivet *av, int *queued, struct aerr *err)
 		if (rc != 0)
 			break;
 		rc = db_write(av->db, err, &schedule_advance, &moved, "itt", due[i].id, due[i].next_at, next);
+		*raced += rc == 0 && moved == 0;
 		if (rc == 0 && moved > 0)
 			rc = schedule_queue(av, due[i].id, due[i].endpoint_id, due[i].vendor_id, due[i].options,
 			    queued, err);

@@ -398,11 +398,15 @@ collect(struct worker *w, struct aerr *err)
 static int
 fill(struct worker *w, int *took, struct aerr *err)
 {
-	int queued;
+	int queued, raced;
 
 	*took = 0;
-	if (reap_expired(w, err) != 0 || probe_schedules_due(w->av, &queued, err) != 0)
+	if (reap_expired(w, err) != 0 || probe_schedules_due(w->av, &queued, &raced, err) != 0)
 		return err->code;
+	if (queued > 0)
+		fprintf(w->out, "schedules: %d run%s queued\n", queued, queued == 1 ? "" : "s");
+	if (raced > 0)
+		fprintf(w->out, "schedules: %d due, queued first by another worker\n", raced);
 	while (w->njobs < w->o->concurrency) {
 		struct job *j;
 

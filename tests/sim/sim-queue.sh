@@ -78,6 +78,14 @@ ok "$(test -n "$r"; echo $?)" "worker w$victim is recording run ${r:-?} (could n
 kill -9 "$vpid"
 wait "$vpid" 2>/dev/null
 killed_run=$r
+# Its process is gone, but the run is the lease's to settle: a worker's process
+# may be on another host, where its id means nothing here.
+run probe runs --json
+is "$(printf '%s' "$out" | jq -r "[.[] | select(.id == $killed_run)][0] | .status + \" \" + .worker + \" \" +
+	(.lease_until | test(\"^20[0-9-]+T[0-9:.]+Z\$\") | tostring)")" "running w$victim true" \
+	"right after the kill, probe runs shows the run running, its worker and its lease"
+run probe runs
+like "$out" "[A-Za-z]+/e[0-9] +running .*, worker w$victim, lease until 20" "the text names them too"
 kept=$(q "SELECT count(*) FROM exchange WHERE run_id = $killed_run")
 i=1
 while [ "$i" -lt "$W" ]; do

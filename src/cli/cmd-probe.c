@@ -284,7 +284,8 @@ static int
 probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	int fmt = 0, c, rc = 0;
+	int fmt = 0, c, rc = 0, worst = 0;
+	const char *fail_on = NULL;
 	struct db *db;
 	struct probe_run_list runs = { 0 };
 
@@ -295,6 +296,11 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		else if (c == 'f') {
 			if (run_format_parse(p.arg, &fmt, err) != 0)
 				return err->code;
+		} else if (c == O_FAIL) {
+			if (severity_rank(p.arg) < 0)
+				return aerr_set(err, AV_USAGE, "--fail-on: '%s' is not one of info, low, medium, "
+				    "high, critical", p.arg);
+			fail_on = p.arg;
 		}
 	}
 	if (c < 0 || (db = av_db(av, err)) == NULL)
@@ -314,8 +320,20 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (rc == 0)
 		run_format_emit(stdout, runs.items, runs.n, argc - p.ind == 1, NULL, fmt);
+	/* With --fail-on, the exit status "probe run" would have given the runs. */
+	for (size_t i = 0; rc == 0 && fail_on != NULL && i < runs.n; i++) {
+		int e = probe_run_exit(db, runs.items[i].id, fail_on, err);
+
+		aerr_clear(err);
+		if (e == AV_FINDINGS || (e == AV_RUNTIME && worst == 0))
+			worst = e;
+	}
 	probe_run_list_free(&runs);
-	return rc;
+	if (rc == 0 && worst == AV_FINDINGS)
+		err->code = AV_FINDINGS;   /* findings are the answer, not an error message */
+	else if (rc == 0 && worst == AV_RUNTIME)
+		aerr_set(err, AV_RUNTIME, "a probe ended in error");
+	return rc != 0 ? rc : worst;
 }
 
 static const struct opt run_opts[] = {
@@ -424,6 +442,8 @@ static const struct opt show_opts[] = {
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ "format", 'f', "text|json|junit|sarif", "the report's format (several runs: one document)",
 	  0 },
+	{ "fail-on", O_FAIL, "SEVERITY", "exit 1 on a finding this severe or worse, 3 on a probe "
+	  "ended in error, as probe run", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 

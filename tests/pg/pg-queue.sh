@@ -110,10 +110,22 @@ for w in 1 2 3; do
 	as bob worker --once --name "l$w" --concurrency 2 >"$T/s/l$w.out" 2>"$T/s/l$w.err" &
 	eval "lpid$w=\$!"
 done
+# While a worker holds an entry under its lease, no one else can put it back.
+n=0
+held=""
+while [ -z "$held" ] && [ "$n" -lt 200 ]; do
+	held=$(q "SELECT id FROM probe_queue WHERE status = 'taken' AND run_id IS NOT NULL ORDER BY id LIMIT 1")
+	[ -n "$held" ] || sleep 0.05
+	n=$((n + 1))
+done
+ok "$(test -n "$held"; echo $?)" "a worker holds entry ${held:-?} (could not create the overlap otherwise)"
+is "$(pg_psql_as alice fleet -c "SELECT aivet_queue_requeue(${held:-0}, NULL, 'x')" 2>&1)" 0 \
+	"alice cannot requeue an entry whose lease holds"
 for w in 1 2 3; do
 	eval "wait \$lpid$w"
 	is "$?" 0 "worker l$w exits 0"
 done
+is "$(q "SELECT status FROM probe_queue WHERE id = ${held:-0}")" done "that entry was done by its worker, not requeued"
 is "$(q "SELECT count(*) FROM probe_queue q JOIN endpoint e ON e.id = q.endpoint_id JOIN vendor v ON v.id = e.vendor_id \
 	JOIN probe_run r ON r.id = q.run_id WHERE v.name IN ('Runs', 'Rate') AND r.status = 'completed'")" 7 \
 	"all seven runs completed"

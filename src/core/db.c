@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 #include "aivet/core.h"
@@ -459,6 +460,31 @@ db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id,
 		else if (rc == 0 && id != NULL && w->id_from == 0)
 			*id = db_changes(db);
 	}
+	return rc;
+}
+
+void
+db_wait_notify(struct db *db, int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	if (db->ops->wait_notify != NULL)
+		db->ops->wait_notify(db, ms);
+	else
+		nanosleep(&ts, NULL);
+}
+
+int
+db_listen(struct db *db, const char *channel, struct aerr *err)
+{
+	char *sql;
+	int rc;
+
+	if (db->ops->wait_notify == NULL)
+		return 0;
+	sql = xasprintf("LISTEN %s", channel);
+	rc = db_exec(db, err, sql, "");
+	free(sql);
 	return rc;
 }
 

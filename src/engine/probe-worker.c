@@ -134,27 +134,32 @@ nap_ms(long ms)
 }
 
 /* Requeues entry qid (claim NULL: one whose lease ran out), with the audit
- * entries: the run interrupted when it was still running, and the new entry. */
+ * entries: the run interrupted when it was still running, and the new entry.
+ * *did (may be NULL): 1 when this call requeued it. */
 static int
-requeue(struct aivet *av, int64_t qid, const char *claim, const char *why, struct aerr *err)
+requeue(struct aivet *av, int64_t qid, const char *claim, const char *why, int *did, struct aerr *err)
 {
 	struct db *db = av->db;
-	int64_t run_id = 0, was_running = 0, new_id = 0, ignored;
+	int64_t run_id = 0, was_running = 0, new_id = 0, moved = 0;
 	char at[32];
 	cJSON *a;
 	int rc;
 
+	if (did != NULL)
+		*did = 0;
 	if (db_begin(db, err) != 0)
 		return err->code;
 	now_iso(at);
 	if (db_int(db, &run_id, err, "SELECT coalesce(run_id, 0) FROM probe_queue WHERE id = ?", "i", qid) < 0 ||
 	    (run_id != 0 && db_int(db, &was_running, err, "SELECT count(*) FROM probe_run WHERE id = ? AND "
 	    "status = 'running'", "i", run_id) < 0) ||
-	    db_write(db, err, &requeue_row, &ignored, "itt", qid, claim, at) != 0 ||
+	    db_write(db, err, &requeue_row, &moved, "itt", qid, claim, at) != 0 ||
 	    db_int(db, &new_id, err, "SELECT coalesce(max(id), 0) FROM probe_queue WHERE requeued_from = ?",
 	    "i", qid) < 0)
 		goto fail;
-	if (new_id == 0) {   /* not ours to requeue: another worker did, or the lease holds */
+	/* Moved here, by this call (PostgreSQL: the new entry's id; SQLite: the rows
+	 * marked requeued), or not ours: another worker did first, or the lease holds. */
+	if (moved == 0 || new_id == 0) {
 		db_rollback(db);
 		return 0;
 	}
@@ -175,8 +180,14 @@ requeue(struct aivet *av, int64_t qid, const char *claim, const char *why, struc
 		rc = audit_append(db, av->actor, "probe.requeue", "probe_queue", new_id, a, err);
 		cJSON_Delete(a);
 	}
-	if (rc == 0)
-		return db_commit(db, err);
+	if (rc == 0 && db_commit(db, err) == 0) {
+		if (did != NULL)
+			*did = 1;
+		return 0;
+	}
+	if (rc != 0)
+		goto fail;
+	return err->code;
 fail:
 	db_rollback(db);
 	return err->code;
@@ -195,9 +206,11 @@ reap_expired(struct worker *w, struct aerr *err)
 
 	free(sql);
 	for (size_t i = 0; rc == 0 && i < n; i++) {
+		int did;
+
 		rc = requeue(w->av, ids[i], NULL, "its worker's lease ran out: the worker ended or stalled "
-		    "without finishing it", err);
-		if (rc == 0)
+		    "without finishing it", &did, err);
+		if (rc == 0 && did)
 			fprintf(w->out, "entry %lld: lease ran out, queued again\n", (long long)ids[i]);
 	}
 	free(ids);
@@ -334,7 +347,7 @@ job_end(struct worker *w, struct job *j, struct aerr *err)
 	if (j->lost)
 		snprintf(line, sizeof line, "lost its lease; queued again by another worker");
 	else if (j->cancel) {
-		rc = requeue(w->av, j->queue_id, j->claim, "its worker stopped", err);
+		rc = requeue(w->av, j->queue_id, j->claim, "its worker stopped", NULL, err);
 		snprintf(line, sizeof line, "stopped; queued again");
 	} else {
 		/* A run that never began says why on its entry. */
@@ -445,7 +458,11 @@ worker_loop(struct worker *w, struct aerr *err)
 				rc = err->code;
 			renewed = now_ms();
 		}
-		nap_ms(w->njobs > 0 ? 100 : w->o->poll_ms);
+		/* Idle, a worker wakes when work is queued (PostgreSQL's NOTIFY) or at the poll. */
+		if (w->njobs > 0)
+			nap_ms(100);
+		else
+			db_wait_notify(w->av->db, w->o->poll_ms);
 	}
 }
 
@@ -477,7 +494,7 @@ probe_worker(struct aivet *av, const struct worker_opts *o, FILE *f, struct aerr
 		gethostname(host, sizeof host - 1);
 		snprintf(w.name, sizeof w.name, "%s:%ld", host, (long)getpid());
 	}
-	if (av_db(av, err) == NULL)
+	if (av_db(av, err) == NULL || db_listen(av->db, "aivet_queue", err) != 0)
 		return err->code;
 	/* Leaked content is another customer's data: sealed at rest from the first byte. */
 	if (evidence_key_public(w.seal_pk, err) != 0)

@@ -66,6 +66,25 @@ is "$(q "SELECT q.status || ' ' || q.worker || ' ' || q.login || ' ' || r.status
 	JOIN probe_run r ON r.id = q.run_id")" "done b1 bob completed bob" \
 	"the entry is done, by worker b1 as bob; the run is bob's and completed"
 
+# ---- an idle worker wakes when work is queued (LISTEN/NOTIFY), not at its poll ----
+"$AIVET" --db "$(pg_url fleet bob)" worker --name idle --poll 60000 >"$T/idle.out" 2>"$T/idle.err" &
+idle=$!
+sleep 2
+t0=$(date +%s)
+as alice probe queue Sched/e2 --probe echo >/dev/null
+n=0
+while [ "$(q "SELECT status FROM probe_queue WHERE id = 2")" != done ] && [ "$n" -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+t1=$(date +%s)
+is "$(q "SELECT status || ' ' || worker FROM probe_queue WHERE id = 2")" "done idle" \
+	"the idle worker (polling once a minute) took and ran the entry"
+ok "$(test $((t1 - t0)) -lt 30; echo $?)" "within $((t1 - t0)) s of its queueing: the NOTIFY woke it"
+kill -TERM "$idle"
+wait "$idle"
+is "$?" 0 "SIGTERM stops the idle worker, exit 0"
+
 # ---- a schedule seen due by four workers is queued once ----
 i=1
 while [ "$i" -le 6 ]; do

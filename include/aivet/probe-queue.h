@@ -55,10 +55,16 @@ int probe_schedule_remove(struct aivet *av, int64_t id, struct aerr *err);
 int probe_schedule_list_load(struct db *db, struct probe_schedule_list *out, struct aerr *err);
 void probe_schedule_list_free(struct probe_schedule_list *l);
 cJSON *probe_schedule_list_to_json(const struct probe_schedule_list *l);
+/* What queueing the due schedules did: entries queued, schedules this caller
+ * saw due that another queued first, and endpoints left out because they no
+ * longer plan (archived, a probe gone), the first one's reason in why. */
+struct schedules_due {
+	int queued, raced, skipped;
+	char why[300];
+};
 /* Queues the runs of every schedule due now; of two workers seeing one due,
- * exactly one queues it. *queued: entries queued; *raced: schedules this
- * caller saw due that another queued first. */
-int probe_schedules_due(struct aivet *av, int *queued, int *raced, struct aerr *err);
+ * exactly one queues it. */
+int probe_schedules_due(struct aivet *av, struct schedules_due *out, struct aerr *err);
 
 /* ---- limits ---- */
 

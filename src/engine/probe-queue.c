@@ -97,7 +97,8 @@ probe_queue_targets(struct db *db, int64_t vendor_id, int64_t **ids, size_t *n, 
 	    "ii", vendor_id, vendor_id), ids, n, err);
 
 	if (rc == 0 && *n > MAX_TARGETS)
-		*n = MAX_TARGETS;
+		return aerr_set(err, AV_USAGE, "more than %d active endpoints: queue them by vendor",
+		    MAX_TARGETS);
 	return rc;
 }
 
@@ -338,7 +339,7 @@ probe_schedule_list_to_json(const struct probe_schedule_list *l)
  * this schedule's waiting or running already (a slow night does not pile up). */
 static int
 schedule_queue(struct aivet *av, int64_t sid, int64_t endpoint_id, int64_t vendor_id, const char *opts,
-    int *queued, struct aerr *err)
+    struct schedules_due *out, struct aerr *err)
 {
 	int64_t *eids = NULL, one = endpoint_id;
 	size_t n = 1;
@@ -358,10 +359,15 @@ schedule_queue(struct aivet *av, int64_t sid, int64_t endpoint_id, int64_t vendo
 		if (db_int(av->db, &busy, err, "SELECT count(*) FROM probe_queue WHERE schedule_id = ? AND "
 		    "endpoint_id = ? AND status IN ('queued', 'taken')", "ii", sid, eid) < 0)
 			rc = err->code;
-		else if (busy == 0 && (rc = probe_plan_endpoint(av, eid, &po, &plan, err)) == 0) {
+		else if (busy == 0 && probe_plan_endpoint(av, eid, &po, &plan, err) != 0) {
+			/* An endpoint that no longer plans is left out, said, not the schedule's other runs. */
+			if (out->skipped++ == 0)
+				snprintf(out->why, sizeof out->why, "schedule %lld: %s", (long long)sid, err->msg);
+			aerr_clear(err);
+		} else if (busy == 0) {
 			rc = queue_one(av, eid, opts, plan, sid, &id, err);
 			cJSON_Delete(plan);
-			*queued += rc == 0;
+			out->queued += rc == 0;
 		}
 	}
 out:
@@ -420,13 +426,13 @@ due_load(struct db *db, struct due **out, size_t *n, struct aerr *err)
 }
 
 int
-probe_schedules_due(struct aivet *av, int *queued, int *raced, struct aerr *err)
+probe_schedules_due(struct aivet *av, struct schedules_due *out, struct aerr *err)
 {
 	struct due *due;
 	size_t n;
 	int rc;
 
-	*queued = *raced = 0;
+	memset(out, 0, sizeof *out);
 	if (av_db(av, err) == NULL || due_load(av->db, &due, &n, err) != 0)
 		return err->code;
 	rc = 0;
@@ -440,10 +446,10 @@ probe_schedules_due(struct aivet *av, int *queued, int *raced, struct aerr *err)
 		if (rc != 0)
 			break;
 		rc = db_write(av->db, err, &schedule_advance, &moved, "itt", due[i].id, due[i].next_at, next);
-		*raced += rc == 0 && moved == 0;
+		out->raced += rc == 0 && moved == 0;
 		if (rc == 0 && moved > 0)
 			rc = schedule_queue(av, due[i].id, due[i].endpoint_id, due[i].vendor_id, due[i].options,
-			    queued, err);
+			    out, err);
 		if (rc == 0)
 			rc = db_commit(av->db, err);
 		else

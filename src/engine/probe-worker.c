@@ -411,15 +411,18 @@ collect(struct worker *w, struct aerr *err)
 static int
 fill(struct worker *w, int *took, struct aerr *err)
 {
-	int queued, raced;
+	struct schedules_due d;
 
 	*took = 0;
-	if (reap_expired(w, err) != 0 || probe_schedules_due(w->av, &queued, &raced, err) != 0)
+	if (reap_expired(w, err) != 0 || probe_schedules_due(w->av, &d, err) != 0)
 		return err->code;
-	if (queued > 0)
-		fprintf(w->out, "schedules: %d run%s queued\n", queued, queued == 1 ? "" : "s");
-	if (raced > 0)
-		fprintf(w->out, "schedules: %d due, queued first by another worker\n", raced);
+	if (d.queued > 0)
+		fprintf(w->out, "schedules: %d run%s queued\n", d.queued, d.queued == 1 ? "" : "s");
+	if (d.raced > 0)
+		fprintf(w->out, "schedules: %d due, queued first by another worker\n", d.raced);
+	if (d.skipped > 0)
+		term_printf(w->out, "schedules: %d endpoint%s left out: %s\n", d.skipped, d.skipped == 1 ? "" : "s",
+		    d.why);
 	while (w->njobs < w->o->concurrency) {
 		struct job *j;
 

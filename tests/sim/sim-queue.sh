@@ -6,8 +6,9 @@
 # exactly one completed run, each run names its worker, and the audit chain
 # verifies. A worker killed with SIGKILL mid-run loses its lease: its run is
 # interrupted with its exchanges kept and the endpoint is queued again and
-# completed by another worker. tests/pg/on-pg/sim-queue.sh runs it on a
-# PostgreSQL server.
+# completed by another worker. A schedule whose endpoint was archived queues
+# the others and says so. tests/pg/on-pg/sim-queue.sh runs it on a PostgreSQL
+# server.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
 
@@ -119,6 +120,19 @@ is "$(q "SELECT count(*) FROM audit_log WHERE action = 'probe.requeue'")" 1 "so 
 run probe runs --json
 is "$(printf '%s' "$out" | jq -r "[.[] | select(.id == $killed_run)][0] | .status + \" \" + .worker")" \
 	"interrupted w$victim" "probe runs --json: the killed run, interrupted, with its worker"
+# ---- a schedule whose endpoint no longer plans ----
+run schedule add Gamma/e1 Gamma/e2 --every 1h --probe echo
+is "$rc:$out" "0:1
+2" "two schedules, due now"
+run endpoint archive Gamma/e2
+run worker --once --name w5
+is "$rc" 0 "a worker queues and runs what is due"
+is "$(printf '%s\n' "$out" | grep '^schedules:')" "schedules: 1 run queued
+schedules: 1 endpoint left out: schedule 2: endpoint 'Gamma/e2' is archived" \
+	"it says which endpoint it left out, and why, and queues the other"
+is "$(q "SELECT count(*) FROM probe_queue WHERE schedule_id IS NOT NULL AND status = 'done'")" 1 "that run is done"
+is "$(q "SELECT count(*) FROM probe_schedule WHERE next_at > created_at")" 2 "both schedules moved on"
+
 run audit verify
 is "$rc" 0 "audit verify passes"
 like "$out" "audit chain intact" "the chain is intact"

@@ -59,7 +59,7 @@ mkdir "$T/w"
 i=1
 while [ "$i" -le "$W" ]; do
 	lease=30
-	[ "$i" = "$W" ] && lease=4
+	[ "$i" = "$W" ] && lease=6
 	"$AIVET" worker --once --name "w$i" --lease $lease >"$T/w/$i.out" 2>"$T/w/$i.err" &
 	eval "wpid$i=\$!"
 	i=$((i + 1))
@@ -95,9 +95,9 @@ while [ "$i" -lt "$W" ]; do
 	sed 's/^/# w'"$i"': /' "$T/w/$i.err"
 	i=$((i + 1))
 done
-# The killed worker's lease (4 s) runs out: a worker still running, or one
+# The killed worker's lease (6 s) runs out: a worker still running, or one
 # started after it, finds it gone and queues the entry again.
-sleep 5
+sleep 7
 run worker --once --name w9
 is "$rc:$errout" "0:" "a later worker exits 0"
 cat "$T"/w/*.out >"$T/all.out"

@@ -407,13 +407,16 @@ collect(struct worker *w, struct aerr *err)
 	return rc;
 }
 
-/* Queues what is due and takes what this worker has room for; *took the runs taken. */
+/* Queues what is due and takes what this worker has room for. *left: the runs
+ * taken, or when none, the entries still queued (waiting for an endpoint or a
+ * vendor's limit another worker holds), which a worker with --once waits for. */
 static int
-fill(struct worker *w, int *took, struct aerr *err)
+fill(struct worker *w, int64_t *left, struct aerr *err)
 {
 	struct schedules_due d;
+	int took = 0;
 
-	*took = 0;
+	*left = 0;
 	if (reap_expired(w, err) != 0 || probe_schedules_due(w->av, &d, err) != 0)
 		return err->code;
 	if (d.queued > 0)
@@ -433,18 +436,23 @@ fill(struct worker *w, int *took, struct aerr *err)
 		if (pthread_create(&j->th, NULL, job_main, j) != 0)
 			die("cannot start a thread");
 		w->jobs[w->njobs++] = j;
-		(*took)++;
+		took++;
 		fprintf(w->out, "entry %lld: taken by %s\n", (long long)j->queue_id, w->name);
 		fflush(w->out);
 	}
-	return 0;
+	if (took > 0) {
+		*left = took;
+		return 0;
+	}
+	return db_int(w->av->db, left, err, "SELECT count(*) FROM probe_queue WHERE status = 'queued'", "") < 0 ?
+	    err->code : 0;
 }
 
 static int
 worker_loop(struct worker *w, struct aerr *err)
 {
-	int64_t renewed = now_ms();
-	int rc = 0, took = 0;
+	int64_t renewed = now_ms(), left = 0;
+	int rc = 0;
 
 	for (;;) {
 		if (stopping || rc != 0)
@@ -452,9 +460,9 @@ worker_loop(struct worker *w, struct aerr *err)
 				w->jobs[i]->cancel = 1;
 		if (collect(w, err) != 0 && rc == 0)
 			rc = err->code;
-		if (!stopping && rc == 0 && fill(w, &took, err) != 0)
+		if (!stopping && rc == 0 && fill(w, &left, err) != 0)
 			rc = err->code;
-		if (w->njobs == 0 && (stopping || rc != 0 || (w->o->once && took == 0)))
+		if (w->njobs == 0 && (stopping || rc != 0 || (w->o->once && left == 0)))
 			return rc;
 		if (rc == 0 && now_ms() - renewed >= (int64_t)w->o->lease_s * 1000 / 3) {
 			if (renew_all(w, err) != 0)

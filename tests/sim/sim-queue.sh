@@ -120,6 +120,27 @@ is "$(q "SELECT count(*) FROM audit_log WHERE action = 'probe.requeue'")" 1 "so 
 run probe runs --json
 is "$(printf '%s' "$out" | jq -r "[.[] | select(.id == $killed_run)][0] | .status + \" \" + .worker")" \
 	"interrupted w$victim" "probe runs --json: the killed run, interrupted, with its worker"
+# ---- a vendor's limit of runs at once, across worker processes ----
+run probe limit Beta --runs 1
+is "$rc" 0 "Beta: one run at once"
+run probe queue --all --vendor Beta --probe echo --concurrency 1
+is "$rc:$(printf '%s\n' "$out" | wc -l | tr -d ' ')" "0:4" "Beta's four endpoints queued"
+for i in 1 2; do
+	"$AIVET" worker --once --name "l$i" --concurrency 2 >"$T/w/l$i.out" 2>"$T/w/l$i.err" &
+	eval "lpid$i=\$!"
+done
+for i in 1 2; do
+	eval "wait \$lpid$i"
+	is "$?" 0 "worker l$i exits 0 once Beta's queue is empty"
+done
+is "$(q "SELECT count(*) FROM probe_queue q JOIN endpoint e ON e.id = q.endpoint_id JOIN vendor v ON v.id = e.vendor_id \
+	WHERE v.name = 'Beta' AND q.worker IN ('l1', 'l2') AND q.status = 'done'")" 4 "all four done by the two workers"
+is "$(q "SELECT count(*) FROM probe_queue a JOIN probe_queue b ON a.id < b.id JOIN endpoint ea ON ea.id = a.endpoint_id \
+	JOIN endpoint eb ON eb.id = b.endpoint_id JOIN vendor v ON v.id = ea.vendor_id AND v.id = eb.vendor_id \
+	WHERE v.name = 'Beta' AND a.worker IN ('l1', 'l2') AND b.worker IN ('l1', 'l2') \
+	AND a.taken_at < b.finished_at AND b.taken_at < a.finished_at")" 0 \
+	"no two of Beta's runs were taken at once: each was taken after the one before was done"
+
 # ---- a schedule whose endpoint no longer plans ----
 run schedule add Gamma/e1 Gamma/e2 --every 1h --probe echo
 is "$rc:$out" "0:1

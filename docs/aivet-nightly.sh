@@ -22,6 +22,11 @@
 #   AIVET_NOTIFY_URLS  webhook URLs (Slack, Teams, any JSON receiver), space
 #                    separated, that get the incident notification clocks
 #                    overdue or due within AIVET_DUE_WITHIN (default: 7d)
+#   AIVET_FROM_WORKERS  a duration (24h): probe nothing here, and report the
+#                    runs that workers (aivet worker, on any number of hosts,
+#                    docs/systemd/aivet-worker.service) finished within it, as
+#                    queued by a schedule ("aivet schedule add --all --every
+#                    24h"); drift is each run against its endpoint's run before
 #   AIVET_KEY_PASSWORD_FILE, AIVET_DB, AIVET_ACTOR: as in aivet(1)
 #
 # Exit status: that of "aivet probe run --all" (0 clean, 1 a finding at or
@@ -39,11 +44,50 @@ fail_on=${AIVET_FAIL_ON:-high}
 night="$out/$(date -u +%Y%m%dT%H%M%SZ)"
 mkdir -p "$night" || exit 3
 
-# Every endpoint, one run each; the drift from the previous night goes into
-# runs.json ("compare_last") and, readable, into the log.
-"$aivet" probe run --all --yes --probe "$probes" --depth "$depth" --fail-on "$fail_on" --compare-last --json \
-	>"$night/runs.json" 2>"$night/probe-run.log"
-rc=$?
+# The runs workers finished within AIVET_FROM_WORKERS, into runs.json as "probe run
+# --all --json" writes it (compare_last: the diff from the endpoint's run before),
+# and rc: 1 when one has a finding at or above AIVET_FAIL_ON, 3 when one did not complete.
+from_workers() {
+	since=$(date -u -d "-$(printf '%s' "$AIVET_FROM_WORKERS" | sed 's/h$/ hours/; s/d$/ days/; s/m$/ minutes/')" \
+		+%Y-%m-%dT%H:%M:%S) || return 1
+	"$aivet" probe runs --json >"$night/all-runs.json" 2>"$night/probe-run.log" || return 1
+	ids=$(jq -r --arg s "$since" '.[] | select(.id != null and .worker != null and .status != "running" and
+		.started_at >= $s) | .id' "$night/all-runs.json")
+	rc=0
+	printf '[' >"$night/runs.json"
+	sep=
+	for id in $ids; do
+		prev=$(jq -r --argjson id "$id" '(map(select(.id == $id))[0].endpoint) as $e |
+			[.[] | select(.id != null and .id < $id and .endpoint == $e)] | last | .id // empty' "$night/all-runs.json")
+		"$aivet" probe show "$id" --json >"$night/run.json" 2>>"$night/probe-run.log" || return 1
+		if [ -n "$prev" ]; then
+			"$aivet" probe diff "$prev" "$id" --json >"$night/diff.json" 2>>"$night/probe-run.log"
+			[ $? -le 1 ] || return 1
+		else
+			echo null >"$night/diff.json"
+		fi
+		printf '%s' "$sep" >>"$night/runs.json"
+		jq -c --slurpfile d "$night/diff.json" '. + {compare_last: $d[0]}' "$night/run.json" >>"$night/runs.json"
+		sep=,
+	done
+	printf ']\n' >>"$night/runs.json"
+	rm -f "$night/run.json" "$night/diff.json" "$night/all-runs.json"
+	# The job's status as "probe run --all" would give it, from each run's findings.
+	# shellcheck disable=SC2086 # one argument per run id
+	[ -z "$ids" ] || "$aivet" probe show $ids --fail-on "$fail_on" >/dev/null 2>>"$night/probe-run.log"
+	case $? in 0) ;; 1) rc=1 ;; *) [ "$rc" = 0 ] && rc=3 ;; esac
+	return 0
+}
+
+if [ -n "${AIVET_FROM_WORKERS:-}" ]; then
+	from_workers || exit 3
+else
+	# Every endpoint, one run each; the drift from the previous night goes into
+	# runs.json ("compare_last") and, readable, into the log.
+	"$aivet" probe run --all --yes --probe "$probes" --depth "$depth" --fail-on "$fail_on" --compare-last --json \
+		>"$night/runs.json" 2>"$night/probe-run.log"
+	rc=$?
+fi
 ids=$(jq -r '.[].id' "$night/runs.json" 2>/dev/null)
 if [ -z "$ids" ]; then
 	echo "aivet-nightly: no run was made; see $night/probe-run.log" >&2

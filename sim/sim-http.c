@@ -29,6 +29,7 @@ struct sim_server {
 	atomic_ullong nrequests;
 	atomic_llong ninference;    /* inference requests seen, for the rate-limit fault */
 	atomic_llong nstreams;      /* streamed requests seen, for fault streams-fail-after */
+	atomic_int inflight;        /* requests in the handler now (--log-timing) */
 	/* Fault noisy-neighbour: large requests in flight, per tenant index
 	 * (ntenants + 1 counters; without --tenants everyone is index 0). */
 	pthread_mutex_t nb_mu;
@@ -53,6 +54,8 @@ struct ctx {
 	unsigned long long n;
 	char request_id[64];
 	long long prompt_tokens;     /* for the log line; -1 when not a generation */
+	long long at_ms;             /* --log-timing: when it came */
+	int inflight;                /* --log-timing: requests in the handler then, itself included */
 };
 
 struct route {
@@ -71,12 +74,16 @@ static const char json_type[] = "application/json";
 static void
 log_request(const struct ctx *x, int status)
 {
+	char timing[64] = "";
+
+	if (x->cfg->log_timing)
+		snprintf(timing, sizeof timing, " at=%lld inflight=%d", x->at_ms, x->inflight);
 	if (x->prompt_tokens >= 0)
-		fprintf(stderr, "aivet-sim: #%llu %s %s tenant=%s status=%d prompt_tokens=%lld\n",
-		    x->n, x->method, x->url, x->tenant ? x->tenant : "-", status, x->prompt_tokens);
+		fprintf(stderr, "aivet-sim: #%llu %s %s tenant=%s status=%d prompt_tokens=%lld%s\n",
+		    x->n, x->method, x->url, x->tenant ? x->tenant : "-", status, x->prompt_tokens, timing);
 	else
-		fprintf(stderr, "aivet-sim: #%llu %s %s tenant=%s status=%d\n",
-		    x->n, x->method, x->url, x->tenant ? x->tenant : "-", status);
+		fprintf(stderr, "aivet-sim: #%llu %s %s tenant=%s status=%d%s\n",
+		    x->n, x->method, x->url, x->tenant ? x->tenant : "-", status, timing);
 }
 
 static enum MHD_Result
@@ -801,6 +808,8 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
 	enum MHD_Result ret;
 
 	x.n = atomic_fetch_add(&srv->nrequests, 1) + 1;
+	x.at_ms = (long long)now_ms();
+	x.inflight = atomic_load(&srv->inflight);
 	snprintf(x.request_id, sizeof x.request_id, "req_sim%llx_%llu", (long long)cfg->seed, x.n);
 	if (cfg->hostile != HOSTILE_NONE)
 		return sim_hostile_respond(cfg, conn, method, url, x.n);
@@ -870,6 +879,20 @@ handle(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
 	return ret;
 }
 
+/* A request is in hand from the handler's start until its answer is queued
+ * (a prefill's wait included), which is what --log-timing counts. */
+static enum MHD_Result
+handle_counted(struct sim_server *srv, struct MHD_Connection *conn, struct sim_req *req,
+    const char *method, const char *url)
+{
+	enum MHD_Result ret;
+
+	atomic_fetch_add(&srv->inflight, 1);
+	ret = handle(srv, conn, req, method, url);
+	atomic_fetch_sub(&srv->inflight, 1);
+	return ret;
+}
+
 static enum MHD_Result
 on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
     const char *version, const char *upload_data, size_t *upload_size, void **con_cls)
@@ -888,7 +911,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 		 * discards the rest and closes the connection after the answer. */
 		if (cl != NULL && strtoull(cl, NULL, 10) > (unsigned long long)srv->cfg->max_body) {
 			req->too_big = 1;
-			return handle(srv, conn, req, method, url);
+			return handle_counted(srv, conn, req, method, url);
 		}
 		return MHD_YES;
 	}
@@ -902,7 +925,7 @@ on_request(void *cls, struct MHD_Connection *conn, const char *url, const char *
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	return handle(srv, conn, req, method, url);
+	return handle_counted(srv, conn, req, method, url);
 }
 
 static void

@@ -23,7 +23,7 @@ static const char usage[] =
     "                 [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
-    "                 [--neighbour-hold-ms N] [--tokenizer pieces|words]\n"
+    "                 [--neighbour-hold-ms N] [--log-timing] [--tokenizer pieces|words]\n"
     "                 [--model-behaviour echo|paraphrase] [--engine-version V]\n"
     "                 [--engine-mode null|prefill|decode] [--engine-key KEY]\n"
     "       aivet-sim --help | --version\n";
@@ -81,6 +81,9 @@ print_help(void)
 	    "\n                              before every further one gets 500 (default 0)"
 	    "\n  --neighbour-hold-ms N       fault noisy-neighbour: a large request's wait after"
 	    "\n                              prefill (default 500)"
+	    "\n  --log-timing                each request's log line adds at=MS (its arrival, ms since"
+	    "\n                              the epoch) and inflight=N (requests being answered then,"
+	    "\n                              itself included): the counters a fleet's limits are checked by"
 	    "\n  --hostile MODE              answer every request with an attack: gzip-bomb,"
 	    "\n                              endless-sse, slow-drip, invalid-utf8, deep-json,"
 	    "\n                              huge-header, redirect-loop, redirect-origin, empty-200,"
@@ -164,7 +167,7 @@ apply_revoked(const char *list, struct sim_config *cfg, const char *opt, int fai
 /* The options aivet-sim takes (see aivet-sim(1)). */
 enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
-	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
+	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_TOKENIZER, O_BEHAVIOUR,
 	O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY,
 	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET,
 	O_HELP, O_VERSION };
@@ -196,6 +199,7 @@ static const struct option sim_opts[] = {
 	{ "tpm-limit", required_argument, NULL, O_TPM },
 	{ "no-count", no_argument, NULL, O_NOCOUNT },
 	{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
+	{ "log-timing", no_argument, NULL, O_LOG_TIMING },
 	{ "tokenizer", required_argument, NULL, O_TOKENIZER },
 	{ "model-behaviour", required_argument, NULL, O_BEHAVIOUR },
 	{ "engine-version", required_argument, NULL, O_ENGINE_VERSION },
@@ -259,6 +263,38 @@ engine_opt(int c, const char *arg, struct sim_config *cfg, struct aerr *err)
 	return 0;
 }
 
+/* The options that take one word of a few: --tokenizer, --model-behaviour, --prefix-cache. */
+static int
+word_opt(int c, const char *arg, struct sim_config *cfg, struct aerr *err)
+{
+	if (c == O_TOKENIZER) {
+		if (strcmp(arg, "pieces") == 0)
+			cfg->tokenizer = TOKENIZER_PIECES;
+		else if (strcmp(arg, "words") == 0)
+			cfg->tokenizer = TOKENIZER_WORDS;
+		else
+			return aerr_set(err, AV_USAGE, "--tokenizer: '%s' is not pieces or words", arg);
+	} else if (c == O_BEHAVIOUR) {
+		if (strcmp(arg, "echo") == 0)
+			cfg->behaviour = BEHAVIOUR_ECHO;
+		else if (strcmp(arg, "paraphrase") == 0)
+			cfg->behaviour = BEHAVIOUR_PARAPHRASE;
+		else
+			return aerr_set(err, AV_USAGE, "--model-behaviour: '%s' is not echo or paraphrase", arg);
+	} else if (strcmp(arg, "off") == 0) {
+		cfg->prefix_cache = PREFIX_OFF;
+	} else if (strcmp(arg, "tenant") == 0) {
+		cfg->prefix_cache = PREFIX_TENANT;
+	} else if (strcmp(arg, "global") == 0) {
+		cfg->prefix_cache = PREFIX_GLOBAL;
+	} else if (strcmp(arg, "org") == 0) {
+		cfg->prefix_cache = PREFIX_ORG;
+	} else {
+		return aerr_set(err, AV_USAGE, "--prefix-cache: '%s' is not off, tenant, org or global", arg);
+	}
+	return 0;
+}
+
 static int
 parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, struct buf *failing,
     struct aerr *err)
@@ -308,21 +344,9 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 			cfg->no_count = 1;
 			break;
 		case O_TOKENIZER:
-			if (strcmp(optarg, "pieces") == 0)
-				cfg->tokenizer = TOKENIZER_PIECES;
-			else if (strcmp(optarg, "words") == 0)
-				cfg->tokenizer = TOKENIZER_WORDS;
-			else
-				rc = aerr_set(err, AV_USAGE, "--tokenizer: '%s' is not pieces or words", optarg);
-			break;
 		case O_BEHAVIOUR:
-			if (strcmp(optarg, "echo") == 0)
-				cfg->behaviour = BEHAVIOUR_ECHO;
-			else if (strcmp(optarg, "paraphrase") == 0)
-				cfg->behaviour = BEHAVIOUR_PARAPHRASE;
-			else
-				rc = aerr_set(err, AV_USAGE, "--model-behaviour: '%s' is not echo or paraphrase",
-				    optarg);
+		case O_PREFIX:
+			rc = word_opt(c, optarg, cfg, err);
 			break;
 		case O_ENGINE_VERSION:
 		case O_ENGINE_MODE:
@@ -332,18 +356,8 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 		case O_HOLD:
 			rc = parse_int_opt("--neighbour-hold-ms", optarg, 0, 3600000, &cfg->neighbour_hold_ms, err);
 			break;
-		case O_PREFIX:
-			if (strcmp(optarg, "off") == 0)
-				cfg->prefix_cache = PREFIX_OFF;
-			else if (strcmp(optarg, "tenant") == 0)
-				cfg->prefix_cache = PREFIX_TENANT;
-			else if (strcmp(optarg, "global") == 0)
-				cfg->prefix_cache = PREFIX_GLOBAL;
-			else if (strcmp(optarg, "org") == 0)
-				cfg->prefix_cache = PREFIX_ORG;
-			else
-				rc = aerr_set(err, AV_USAGE,
-				    "--prefix-cache: '%s' is not off, tenant, org or global", optarg);
+		case O_LOG_TIMING:
+			cfg->log_timing = 1;
 			break;
 		case O_NEWEST:
 			cfg->prefix_newest = 1;

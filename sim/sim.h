@@ -112,6 +112,7 @@ struct sim_config {
 	int64_t tpm_limit;        /* prompts over this many tokens get 429; 0: no limit */
 	int no_count;             /* the token-count routes answer 404 */
 	int64_t neighbour_hold_ms; /* fault noisy-neighbour: a large request waits this long after prefill */
+	int log_timing;           /* each request's log line says when it came and how many were in hand */
 	int64_t fail_after;       /* fault streams-fail-after: streams served before the 500s */
 	int64_t fleet;            /* fault mixed-fleet: backends behind the balancer */
 	enum sim_tokenizer_kind tokenizer;

@@ -42,6 +42,8 @@ enum audit_table_kind {
 	AUDIT_TABLE_CONTENT,  /* named by the SHA-256 of its bytes (blob) */
 	AUDIT_TABLE_LOG,      /* the hash-chained audit log itself */
 	AUDIT_TABLE_SCHEMA,   /* the store's own bookkeeping (schema version) */
+	AUDIT_TABLE_WORK,     /* work to do (the queue, schedules, limits): each change a person
+	                       * makes is audited; what the work did is sealed in its run */
 };
 struct audit_table {
 	const char *name;

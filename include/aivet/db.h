@@ -105,6 +105,12 @@ int db_insert(struct db *db, int64_t *id, struct aerr *err, const char *sql, con
 int db_changes(struct db *db);   /* rows the last statement changed */
 /* The login a PostgreSQL connection acts as (session_user), into out. */
 int db_session_user(struct db *db, char *out, size_t n, struct aerr *err);
+/* Waits up to ms, less when a notification comes on a channel the connection
+ * LISTENs to (PostgreSQL's LISTEN/NOTIFY: a worker idle until work is queued);
+ * on SQLite, which has none, it sleeps ms. */
+void db_wait_notify(struct db *db, int ms);
+/* The connection LISTENs to channel (an identifier of aivet's own); nothing on SQLite. */
+int db_listen(struct db *db, const char *channel, struct aerr *err);
 /* Moves the table's id sequence past the ids it holds (after a copy); nothing on SQLite. */
 int db_ids_follow(struct db *db, const char *table, struct aerr *err);
 

@@ -15,5 +15,6 @@
 #include "run-format.h"
 #include "outline.h"
 #include "advisory.h"
+#include "probe-queue.h"
 
 #endif

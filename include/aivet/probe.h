@@ -60,6 +60,12 @@ struct probe_opts {
 	int compare_last;
 	void (*pace)(void *arg);
 	void *pace_arg;
+	/* Called inside the transaction that opens the run, with its id, on the
+	 * run's own connection: a queued run names its run there (probe-queue.c),
+	 * so that no run of a taken entry exists unnamed. Non-zero refuses the run:
+	 * nothing is written or sent. */
+	int (*on_start)(void *arg, struct db *db, int64_t run_id, struct aerr *err);
+	void *on_start_arg;
 };
 
 /* Runs the probes; *run_id is set as soon as the run exists (also on error).

@@ -117,6 +117,11 @@ struct probe_run {
 	int64_t findings;
 	char *worst, *verdicts;
 	int64_t results, unjudged;
+	/* A run a worker took from the queue: its name, and its lease while it
+	 * runs (NULL otherwise). A queued entry not yet started is a row with id
+	 * 0, its queue_id, status "queued" (or "taken", a worker starting it). */
+	char *worker, *lease_until;
+	int64_t queue_id;
 };
 
 struct probe_run_list {
@@ -176,6 +181,7 @@ struct run_query {
 	int newest_first;             /* by id, newest first; else oldest first */
 	int limit;                    /* at most this many; 0: all */
 	int verdicts;                 /* add "verdicts": "probe:verdict ..." */
+	int queued;                   /* add the queue's entries not yet started */
 };
 /* The runs a query lists, as rows (struct probe_run's list members). */
 int probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_list *out,
@@ -189,8 +195,9 @@ void probe_run_list_free(struct probe_run_list *l);
 enum run_outcome { RUN_OUTCOME_OK, RUN_OUTCOME_UNSURE, RUN_OUTCOME_WARN, RUN_OUTCOME_BAD };
 enum run_outcome probe_run_outcome(const struct probe_run *r, char *out, size_t n);
 /* A list row as "probe runs --json" prints it: {id, endpoint ("VENDOR/NAME"),
- * status, started_at, findings, worst (a severity, or null)[, verdicts]}; the
- * list is an array of them. */
+ * status, started_at, findings, worst (a severity, or null)[, verdicts],
+ * worker (or null), lease_until (while a worker runs it)}, and for a queued
+ * entry id null, queue_id and queued_at; the list is an array of them. */
 cJSON *probe_run_row_to_json(const struct probe_run *r);
 cJSON *probe_run_list_to_json(const struct probe_run_list *l);
 /* The list as JSON in one call (probe_run_list_load, then the writer). */

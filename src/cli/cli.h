@@ -173,4 +173,37 @@ void json_stream_end(struct json_stream *js);
 extern const struct opt incident_due_opts[];   /* "incident due" declares them beside its code */
 int incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
 
+/* The options a run is asked with, shared by "probe run", "probe queue" and
+ * "schedule add" (cmd-probe.c): their ids, their table lines, and the one
+ * reader. probe_run_opt() returns -1 when c is not one of them, else 0 or
+ * err's code. */
+enum { PO_PROBE = 200, PO_DEPTH, PO_CONC, PO_BUDGET, PO_BUDGET_USD, PO_MAXPROMPT, PO_MAXRESP,
+	PO_TIMEOUT };
+#define PROBE_RUN_OPTS \
+	{ "probe", PO_PROBE, "NAME,...|all", "which probes (default all but the opt-in ones)", 0 }, \
+	{ "depth", PO_DEPTH, "verify|diagnose", \
+	  "verify: does each invariant hold (default); diagnose: where it breaks", 0 }, \
+	{ "concurrency", PO_CONC, "N", "requests in flight at most (default 4)", 0 }, \
+	{ "budget-tokens", PO_BUDGET, "N", "never spend more tokens than N", 0 }, \
+	{ "budget-usd", PO_BUDGET_USD, "USD", "never spend more than USD at the endpoint's prices", 0 }, \
+	{ "max-prompt-tokens", PO_MAXPROMPT, "N", "cap every prompt at N tokens (at least 256)", 0 }, \
+	{ "max-response", PO_MAXRESP, "BYTES", "cut longer response bodies (default 8 MiB)", 0 }, \
+	{ "timeout", PO_TIMEOUT, "SECONDS", "give up on one request after SECONDS", 0 }
+struct probe_opts;
+int probe_run_opt(const struct aivet *av, int c, const char *arg, struct probe_opts *po,
+    struct aerr *err);
+/* What "probe queue" and "schedule add" are asked to run: the endpoints named
+ * as VENDOR/ENDPOINT..., or with --all (and --vendor) the vendor's id and, when
+ * expand, every active endpoint (of that vendor); ids the caller's to free.
+ * The usage errors are worded once for both. */
+struct probe_targets {
+	int64_t *ids;
+	size_t n;
+	int64_t vendor_id;
+};
+int probe_targets(struct aivet *av, const struct opt_parser *p, int all, const char *vendor, int expand,
+    struct probe_targets *t, struct aerr *err);
+/* New ids, one a line, or as a JSON array. */
+void probe_ids_print(const int64_t *ids, size_t n, int json);
+
 #endif

@@ -19,12 +19,111 @@
 #include "cli.h"
 #include "aivet/incident.h"
 #include "aivet/probe.h"
+#include "aivet/probe-queue.h"
 #include "aivet/evidence-key.h"
 #include "aivet/run-format.h"
 #include "aivet/run-query.h"
 
-enum { O_PROBE = 256, O_CONC, O_BUDGET, O_YES, O_DRY, O_FAIL, O_MAXRESP, O_TIMEOUT, O_JSON,
-	O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE, O_MAXPROMPT, O_DEPTH, O_BUDGET_USD };
+enum { O_YES = 256, O_DRY, O_FAIL, O_JSON, O_FORMAT, O_COMPARE, O_ALL, O_VENDOR, O_PARALLEL, O_RATE,
+	O_RUNS, O_PER_MINUTE };
+
+int
+probe_run_opt(const struct aivet *av, int c, const char *arg, struct probe_opts *po, struct aerr *err)
+{
+	int64_t v;
+
+	switch (c) {
+	case PO_PROBE:
+		po->probes = arg;
+		return 0;
+	case PO_DEPTH:
+		return probe_depth_parse(arg, &po->depth, err);
+	case PO_CONC:
+		if (parse_int_opt("--concurrency", arg, 1, 64, &v, err) != 0)
+			return err->code;
+		po->concurrency = (int)v;
+		return 0;
+	case PO_BUDGET:
+		if (parse_int_opt("--budget-tokens", arg, 1, INT64_C(1) << 50, &v, err) != 0)
+			return err->code;
+		po->budget_tokens = v;
+		return 0;
+	case PO_BUDGET_USD: {
+		char *end;
+
+		errno = 0;
+		po->budget_usd = strtod(arg, &end);
+		if (errno != 0 || end == arg || *end != '\0' || !(po->budget_usd > 0) || po->budget_usd > 1e9)
+			return usage_error(av, err, "--budget-usd: '%s' is not an amount in USD", arg);
+		return 0;
+	}
+	case PO_MAXPROMPT:
+		if (parse_int_opt("--max-prompt-tokens", arg, 256, INT64_C(1) << 40, &v, err) != 0)
+			return err->code;
+		po->max_prompt_tokens = v;
+		return 0;
+	case PO_MAXRESP:
+		if (parse_int_opt("--max-response", arg, 1024, INT64_C(1) << 30, &v, err) != 0)
+			return err->code;
+		po->max_response = (size_t)v;
+		return 0;
+	case PO_TIMEOUT:
+		if (parse_int_opt("--timeout", arg, 1, 86400, &v, err) != 0)
+			return err->code;
+		po->timeout_ms = (long)v * 1000;
+		return 0;
+	}
+	return -1;
+}
+
+int
+probe_targets(struct aivet *av, const struct opt_parser *p, int all, const char *vendor, int expand,
+    struct probe_targets *t, struct aerr *err)
+{
+	struct db *db;
+
+	memset(t, 0, sizeof *t);
+	if (vendor != NULL && !all)
+		return usage_error(av, err, "--vendor goes with --all");
+	if (all == (p->ind < p->argc))
+		return usage_error(av, err, all ? "%s --all takes no VENDOR/ENDPOINT" :
+		    "%s needs VENDOR/ENDPOINT... or --all", av->cmd_path);
+	if ((db = av_db(av, err)) == NULL || (vendor != NULL &&
+	    target_resolve(db, TARGET_VENDOR, vendor, &t->vendor_id, err) != 0))
+		return err->code;
+	if (all && !expand)
+		return 0;
+	if (all) {
+		if (probe_queue_targets(db, t->vendor_id, &t->ids, &t->n, err) != 0)
+			return err->code;
+		if (t->n == 0)
+			return aerr_set(err, AV_USAGE, vendor ? "vendor '%s' has no active endpoints" :
+			    "there are no active endpoints%s", vendor ? vendor : "");
+		return 0;
+	}
+	t->ids = xcalloc((size_t)(p->argc - p->ind) + 1, sizeof *t->ids);
+	for (int i = p->ind; i < p->argc; i++)
+		if (target_resolve(db, TARGET_ENDPOINT, p->argv[i], &t->ids[t->n++], err) != 0)
+			return err->code;
+	return 0;
+}
+
+void
+probe_ids_print(const int64_t *ids, size_t n, int json)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < n; i++) {
+		if (json)
+			cJSON_AddItemToArray(a, cJSON_CreateNumber((double)ids[i]));
+		else
+			printf("%lld\n", (long long)ids[i]);
+	}
+	if (json)
+		json_emit(a);
+	else
+		cJSON_Delete(a);
+}
 
 static int
 probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
@@ -34,46 +133,13 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct probe_all_opts all = { 0 };
 	const char *fail_on = "high";
 	int yes = 0, dry = 0, json = 0, c;
-	int64_t v, eid, run_id;
+	int64_t eid, run_id;
 	struct db *db;
 	cJSON *plan;
 
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0) {
 		switch (c) {
-		case O_PROBE:
-			po.probes = p.arg;
-			break;
-		case O_DEPTH:
-			if (probe_depth_parse(p.arg, &po.depth, err) != 0)
-				return err->code;
-			break;
-		case O_CONC:
-			if (parse_int_opt("--concurrency", p.arg, 1, 64, &v, err) != 0)
-				return err->code;
-			po.concurrency = (int)v;
-			break;
-		case O_BUDGET:
-			if (parse_int_opt("--budget-tokens", p.arg, 1, INT64_C(1) << 50, &v, err) != 0)
-				return err->code;
-			po.budget_tokens = v;
-			break;
-		case O_BUDGET_USD: {
-			char *end;
-
-			errno = 0;
-			po.budget_usd = strtod(p.arg, &end);
-			if (errno != 0 || end == p.arg || *end != '\0' || !(po.budget_usd > 0) ||
-			    po.budget_usd > 1e9)
-				return usage_error(av, err, "--budget-usd: '%s' is not an amount in USD",
-				    p.arg);
-			break;
-		}
-		case O_MAXPROMPT:
-			if (parse_int_opt("--max-prompt-tokens", p.arg, 256, INT64_C(1) << 40, &v, err) != 0)
-				return err->code;
-			po.max_prompt_tokens = v;
-			break;
 		case O_YES:
 			yes = 1;
 			break;
@@ -85,16 +151,6 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 				return aerr_set(err, AV_USAGE, "--fail-on: '%s' is not one of info, low, medium, "
 				    "high, critical", p.arg);
 			fail_on = p.arg;
-			break;
-		case O_MAXRESP:
-			if (parse_int_opt("--max-response", p.arg, 1024, INT64_C(1) << 30, &v, err) != 0)
-				return err->code;
-			po.max_response = (size_t)v;
-			break;
-		case O_TIMEOUT:
-			if (parse_int_opt("--timeout", p.arg, 1, 86400, &v, err) != 0)
-				return err->code;
-			po.timeout_ms = (long)v * 1000;
 			break;
 		case O_JSON:
 			json = 1;
@@ -114,6 +170,9 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 			    c == O_PARALLEL ? "--parallel" : "--rate-limit", p.arg, err) != 0)
 				return err->code;
 			break;
+		default:
+			if (probe_run_opt(av, c, p.arg, &po, err) > 0)
+				return err->code;
 		}
 	}
 	if (c < 0)
@@ -196,7 +255,8 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 		json |= c == 'j';
 	if (c < 0 || (db = av_db(av, err)) == NULL)
 		return err->code;
-	if (probe_run_list_load(db, &(struct run_query){ .vendor_id = p.target[0] }, &runs, err) != 0)
+	if (probe_run_list_load(db, &(struct run_query){ .vendor_id = p.target[0], .queued = 1 }, &runs,
+	    err) != 0)
 		return err->code;
 	if (json)
 		json_emit(probe_run_list_to_json(&runs));
@@ -206,9 +266,16 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 		const struct probe_run *r = &runs.items[i];
 		char sum[160];
 
+		if (r->id == 0) {   /* queued: no run yet */
+			term_printf(stdout, "%4s  %-24s %-17s %s  entry %lld%s%s\n", "-", r->endpoint, r->status,
+			    r->started_at, (long long)r->queue_id, r->worker ? ", worker " : "",
+			    r->worker ? r->worker : "");
+			continue;
+		}
 		probe_run_outcome(r, sum, sizeof sum);
-		term_printf(stdout, "%4d  %-24s %-17s %s  %s\n", (int)r->id, r->endpoint, r->status,
-		    r->started_at, sum);
+		term_printf(stdout, "%4d  %-24s %-17s %s  %s%s%s%s%s\n", (int)r->id, r->endpoint, r->status,
+		    r->started_at, sum, r->worker ? ", worker " : "", r->worker ? r->worker : "",
+		    r->lease_until ? ", lease until " : "", r->lease_until ? r->lease_until : "");
 	}
 	probe_run_list_free(&runs);
 	return 0;
@@ -218,7 +285,8 @@ static int
 probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	int fmt = 0, c, rc = 0;
+	int fmt = 0, c, rc = 0, worst = 0;
+	const char *fail_on = NULL;
 	struct db *db;
 	struct probe_run_list runs = { 0 };
 
@@ -229,6 +297,11 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		else if (c == 'f') {
 			if (run_format_parse(p.arg, &fmt, err) != 0)
 				return err->code;
+		} else if (c == O_FAIL) {
+			if (severity_rank(p.arg) < 0)
+				return aerr_set(err, AV_USAGE, "--fail-on: '%s' is not one of info, low, medium, "
+				    "high, critical", p.arg);
+			fail_on = p.arg;
 		}
 	}
 	if (c < 0 || (db = av_db(av, err)) == NULL)
@@ -251,24 +324,36 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	/* What to run next, planned now: shown with the text, never part of the record. */
 	for (size_t i = 0; rc == 0 && fmt == RUN_FMT_TEXT && i < runs.n; i++)
 		probe_print_next_steps(av, &runs.items[i]);
+	/* With --fail-on, the exit status "probe run" would have given the runs. */
+	for (size_t i = 0; rc == 0 && fail_on != NULL && i < runs.n; i++) {
+		int e = probe_run_exit(db, runs.items[i].id, fail_on, err);
+
+		aerr_clear(err);
+		if (e == AV_FINDINGS || (e == AV_RUNTIME && worst == 0))
+			worst = e;
+	}
 	probe_run_list_free(&runs);
-	return rc;
+	if (rc == 0 && worst == AV_FINDINGS)
+		err->code = AV_FINDINGS;   /* findings are the answer, not an error message */
+	else if (rc == 0 && worst == AV_RUNTIME)
+		aerr_set(err, AV_RUNTIME, "a probe ended in error");
+	return rc != 0 ? rc : worst;
 }
 
 static const struct opt run_opts[] = {
-	{ "probe", O_PROBE, "NAME,...|all", "which probes (default all but the opt-in ones)", 0 },
-	{ "depth", O_DEPTH, "verify|diagnose",
+	{ "probe", PO_PROBE, "NAME,...|all", "which probes (default all but the opt-in ones)", 0 },
+	{ "depth", PO_DEPTH, "verify|diagnose",
 	  "verify: does each invariant hold (default); diagnose: where it breaks", 0 },
-	{ "concurrency", O_CONC, "N", "requests in flight at most (default 4)", 0 },
-	{ "budget-tokens", O_BUDGET, "N", "never spend more tokens than N", 0 },
-	{ "budget-usd", O_BUDGET_USD, "USD", "never spend more than USD at the endpoint's prices", 0 },
-	{ "max-prompt-tokens", O_MAXPROMPT, "N", "cap every prompt at N tokens (at least 256)", 0 },
+	{ "concurrency", PO_CONC, "N", "requests in flight at most (default 4)", 0 },
+	{ "budget-tokens", PO_BUDGET, "N", "never spend more tokens than N", 0 },
+	{ "budget-usd", PO_BUDGET_USD, "USD", "never spend more than USD at the endpoint's prices", 0 },
+	{ "max-prompt-tokens", PO_MAXPROMPT, "N", "cap every prompt at N tokens (at least 256)", 0 },
 	{ "yes", O_YES, NULL, "run without asking to confirm the plan", 0 },
 	{ "dry-run", O_DRY, NULL, "print the plan and send nothing", 0 },
 	{ "fail-on", O_FAIL, "SEVERITY", "exit 1 on a finding this severe or worse (default high)",
 	  0 },
-	{ "max-response", O_MAXRESP, "BYTES", "cut longer response bodies (default 8 MiB)", 0 },
-	{ "timeout", O_TIMEOUT, "SECONDS", "give up on one request after SECONDS", 0 },
+	{ "max-response", PO_MAXRESP, "BYTES", "cut longer response bodies (default 8 MiB)", 0 },
+	{ "timeout", PO_TIMEOUT, "SECONDS", "give up on one request after SECONDS", 0 },
 	{ "json", O_JSON, NULL, "print JSON", 0 },
 	{ "format", O_FORMAT, "text|json|junit|sarif", "the report's format (CI: junit, sarif)", 0 },
 	{ "compare-last", O_COMPARE, NULL, "say what changed since the endpoint's previous run", 0 },
@@ -278,16 +363,101 @@ static const struct opt run_opts[] = {
 	{ "rate-limit", O_RATE, "PER_MINUTE", "with --all: requests per minute to one vendor", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
+/* "probe queue": runs put in the database's queue for workers, each with its plan. */
+static int
+probe_queue_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	struct probe_opts po = { 0 };
+	const char *vendor = NULL;
+	struct probe_targets t;
+	int64_t *ids;
+	int all = 0, json = 0, c;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
+		if (c == O_ALL)
+			all = 1;
+		else if (c == O_VENDOR)
+			vendor = p.arg;
+		else if (c == O_JSON)
+			json = 1;
+		else if (probe_run_opt(av, c, p.arg, &po, err) > 0)
+			return err->code;
+	}
+	if (c < 0)
+		return err->code;
+	if (probe_targets(av, &p, all, vendor, 1, &t, err) == 0) {
+		ids = xcalloc(t.n, sizeof *ids);
+		if (probe_queue_add(av, t.ids, t.n, &po, ids, err) == 0)
+			probe_ids_print(ids, t.n, json);
+		free(ids);
+	}
+	free(t.ids);
+	return err->code;
+}
+
+/* "probe limit": a vendor's limits for the whole fleet of workers. */
+static int
+probe_limit_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	int64_t runs = 0, per_minute = 0;
+	int c;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
+		if (c == O_RUNS && parse_int_opt("--runs", p.arg, 0, 4096, &runs, err) != 0)
+			return err->code;
+		if (c == O_PER_MINUTE && parse_int_opt("--per-minute", p.arg, 0, 600000, &per_minute, err) != 0)
+			return err->code;
+	}
+	if (c < 0)
+		return err->code;
+	if (probe_limit_set(av, p.target[0], runs, per_minute, err) != 0)
+		return err->code;
+	if (runs)
+		printf("%s: at most %lld run%s at once across all workers\n", p.word[0], (long long)runs,
+		    runs == 1 ? "" : "s");
+	else
+		printf("%s: no limit of runs at once\n", p.word[0]);
+	if (per_minute)
+		printf("%s: at most %lld requests a minute across all workers\n", p.word[0],
+		    (long long)per_minute);
+	else
+		printf("%s: no limit of requests a minute\n", p.word[0]);
+	return 0;
+}
+
+static const struct opt queue_opts[] = {
+	PROBE_RUN_OPTS,
+	{ "all", O_ALL, NULL, "every active endpoint, one run each", OPT_FORM },
+	{ "vendor", O_VENDOR, "VENDOR", "with --all: only this vendor's endpoints", 0 },
+	{ "json", O_JSON, NULL, "print the queued entries' ids as a JSON array", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt limit_opts[] = {
+	{ "runs", O_RUNS, "N", "runs of this vendor at once across all workers (0: no limit)", 0 },
+	{ "per-minute", O_PER_MINUTE, "N", "requests a minute to this vendor across all workers "
+	  "(0: no limit)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
 static const struct opt show_opts[] = {
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ "format", 'f', "text|json|junit|sarif", "the report's format (several runs: one document)",
 	  0 },
+	{ "fail-on", O_FAIL, "SEVERITY", "exit 1 on a finding this severe or worse, 3 on a probe "
+	  "ended in error, as probe run", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 
 static const struct cmd_entry probe_subs[] = {
 	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL,
 	  ARGS({ TARGET_ENDPOINT, 1 }) },
+	{ "queue", "VENDOR/ENDPOINT...", queue_opts, "queue runs for the workers (aivet worker)",
+	  probe_queue_cmd, NULL, NULL },
+	{ "limit", "VENDOR", limit_opts, "limit a vendor's runs at once and requests a minute across "
+	  "workers", probe_limit_cmd, NULL, ARGS({ TARGET_VENDOR, 0 }) },
 	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL,
 	  ARGS({ TARGET_VENDOR, 1 }) },
 	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",

@@ -35,6 +35,8 @@ extern const struct cmd_entry cmd_db_entry;
 extern const struct cmd_entry cmd_tsa_entry;
 extern const struct cmd_entry cmd_advisories_entry;
 extern const struct cmd_entry cmd_complete_entry;
+extern const struct cmd_entry cmd_worker_entry;
+extern const struct cmd_entry cmd_schedule_entry;
 
 const struct cmd_entry *const cmd_table[] = {
 	&cmd_vendor_entry,
@@ -45,6 +47,8 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_assess_entry,
 	&cmd_incident_entry,
 	&cmd_probe_entry,
+	&cmd_schedule_entry,
+	&cmd_worker_entry,
 	&cmd_evidence_entry,
 	&cmd_demo_entry,
 	&cmd_key_entry,

@@ -250,6 +250,13 @@ static const struct audit_table audit_tables_list[] = {
 	/* PostgreSQL's copy of seal-parts.h, filled by aivet at migration, from
 	 * which the server computes row hashes (db/pg/012-server-seals.sql). */
 	{ "aivet_seal_part", AUDIT_TABLE_SCHEMA, NULL },
+	/* Probe runs queued for workers, their schedules and the fleet's limits
+	 * (db/014-queue.sql): a lease changes every few seconds, so rows are not
+	 * sealed; queueing, schedules, limits and requeueing have their audit
+	 * entries, and a queued run's evidence is its sealed probe_run. */
+	{ "probe_queue", AUDIT_TABLE_WORK, NULL },
+	{ "probe_schedule", AUDIT_TABLE_WORK, NULL },
+	{ "probe_limit", AUDIT_TABLE_WORK, NULL },
 	{ NULL, 0, NULL }
 };
 const struct audit_table *const audit_tables = audit_tables_list;
@@ -257,7 +264,7 @@ const struct audit_table *const audit_tables = audit_tables_list;
 const char *
 audit_table_kind_name(enum audit_table_kind k)
 {
-	static const char *const names[] = { "sealed", "derived", "content", "log", "schema" };
+	static const char *const names[] = { "sealed", "derived", "content", "log", "schema", "work" };
 
 	return names[k];
 }

@@ -33,6 +33,9 @@ struct db_ops {
 	/* True when a statement failed inside the open transaction, which the
 	 * backend then will not commit (PostgreSQL); NULL when it goes on. */
 	int (*failed_transaction)(struct db *db);
+	/* Waits up to ms for a notification on a channel the connection LISTENs
+	 * to (PostgreSQL); NULL for a backend without them (db_wait_notify sleeps). */
+	void (*wait_notify)(struct db *db, int ms);
 	/* What begins a write transaction, and what then runs inside it. */
 	const char *begin_sql, *begin_lock_sql;
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <libpq-fe.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <strings.h>
 
@@ -797,6 +798,26 @@ pgb_failed_transaction(struct db *db)
 	return PQtransactionStatus(CONN(db)) == PQTRANS_INERROR;
 }
 
+/* A notification already read with another result counts; else the socket is
+ * polled for one. What it says does not matter: the caller looks again. */
+static void
+pgb_wait_notify(struct db *db, int ms)
+{
+	struct pollfd pfd = { PQsocket(CONN(db)), POLLIN, 0 };
+	PGnotify *n;
+	int got = 0;
+
+	while ((n = PQnotifies(CONN(db))) != NULL) {
+		PQfreemem(n);
+		got = 1;
+	}
+	if (got || pfd.fd < 0)
+		return;
+	if (poll(&pfd, 1, ms) > 0 && PQconsumeInput(CONN(db)))
+		while ((n = PQnotifies(CONN(db))) != NULL)
+			PQfreemem(n);
+}
+
 static const struct db_ops pg_ops = {
 	.kind = DB_KIND_PG,
 	.close = pgb_close,
@@ -809,6 +830,7 @@ static const struct db_ops pg_ops = {
 	.changes = pgb_changes,
 	.autocommit = pgb_autocommit,
 	.failed_transaction = pgb_failed_transaction,
+	.wait_notify = pgb_wait_notify,
 	/* The audit chain's advisory lock: one writer at a time appends to it (its
 	 * head is read, then the next entry written), as SQLite's one write lock gives. */
 	.begin_sql = "BEGIN",

@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <strings.h>
 
 #include "aivet/core.h"
@@ -463,6 +464,31 @@ db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id,
 	return rc;
 }
 
+void
+db_wait_notify(struct db *db, int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	if (db->ops->wait_notify != NULL)
+		db->ops->wait_notify(db, ms);
+	else
+		nanosleep(&ts, NULL);
+}
+
+int
+db_listen(struct db *db, const char *channel, struct aerr *err)
+{
+	char *sql;
+	int rc;
+
+	if (db->ops->wait_notify == NULL)
+		return 0;
+	sql = xasprintf("LISTEN %s", channel);
+	rc = db_exec(db, err, sql, "");
+	free(sql);
+	return rc;
+}
+
 int
 db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err)
 {
@@ -721,9 +747,11 @@ db_migrate(struct db *db, struct aerr *err)
 
 	if (db_user_version(db, &have, err) != 0)
 		return AV_RUNTIME;
+	/* The version is the count applied; the files' numbers only rise (work
+	 * done side by side takes numbers apart and is renumbered when merged). */
 	for (int i = (int)have; i < want; i++) {
-		if (migration_number(all[i].name) != i + 1)
-			die("migration %s is out of sequence (expected %03d)", all[i].name, i + 1);
+		if (i > 0 && migration_number(all[i].name) <= migration_number(all[i - 1].name))
+			die("migration %s is out of sequence (after %s)", all[i].name, all[i - 1].name);
 		if (apply_migration(db, &all[i], i + 1, err) != 0)
 			return AV_RUNTIME;
 	}

@@ -175,6 +175,9 @@ LAZY(lib_pq, Oid, PQftype, (const PGresult *r, int i), (r, i))
 LAZY(lib_pq, char *, PQgetvalue, (const PGresult *r, int row, int col), (r, row, col))
 LAZY(lib_pq, int, PQgetisnull, (const PGresult *r, int row, int col), (r, row, col))
 LAZY_VOID(lib_pq, PQfreemem, (void *p), (p))
+LAZY(lib_pq, int, PQsocket, (const PGconn *c), (c))
+LAZY(lib_pq, int, PQconsumeInput, (PGconn *c), (c))
+LAZY(lib_pq, PGnotify *, PQnotifies, (PGconn *c), (c))
 LAZY(lib_pq, unsigned char *, PQunescapeBytea, (const unsigned char *s, size_t *len), (s, len))
 
 /* ---- libxml2 (reading workbooks) ---- */

@@ -417,11 +417,45 @@ record_compare(const struct q_question *qq, const cJSON *answer, const cJSON *ep
 		    answer->valuedouble, rec->valuedouble);
 }
 
+/* The claim's "measure": what its probe measured (mv), up to where prompts were
+ * accepted (macc) and the engine's own figure (ec, from run erun; -1 when none).
+ * Returns measured()'s result, -1 when the question measures nothing. */
+static int
+measure_json(const struct q_question *qq, const struct latest *l, cJSON *c, double *mv, double *macc,
+    double *ec, double *erun)
+{
+	cJSON *ms;
+	int mres;
+
+	*ec = -1;
+	if (qq->measure.probe == NULL) {
+		cJSON_AddNullToObject(c, "measure");
+		return -1;
+	}
+	ms = cJSON_AddObjectToObject(c, "measure");
+	cJSON_AddStringToObject(ms, "probe", qq->measure.probe);
+	cJSON_AddStringToObject(ms, "value", qq->measure.value);
+	mres = measured(&qq->measure, l, mv, macc);
+	if (mres >= 0)
+		cJSON_AddNumberToObject(ms, "measured", *mv);
+	else
+		cJSON_AddNullToObject(ms, "measured");
+	if (*macc >= 0)
+		cJSON_AddNumberToObject(ms, "accepted_up_to", *macc);
+	else
+		cJSON_AddNullToObject(ms, "accepted_up_to");
+	cJSON_AddBoolToObject(ms, "limit_found", mres == 1);
+	cJSON_AddNumberToObject(ms, "tolerance", qq->measure.tolerance);
+	if ((*ec = engine_capacity(qq, l, erun)) >= 0)
+		cJSON_AddNumberToObject(ms, "engine_capacity", *ec);
+	return mres;
+}
+
 static cJSON *
 judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, const cJSON *ep,
     int tenants)
 {
-	cJSON *c = cJSON_CreateObject(), *probes, *contra, *ms = NULL;
+	cJSON *c = cJSON_CreateObject(), *probes, *contra;
 	struct latest l;
 	struct buf why;
 	const char *status, *scope = NULL, *endpoint = json_get_str(ep, "endpoint");
@@ -471,27 +505,7 @@ judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, c
 	}
 	contra = cJSON_AddArrayToObject(c, "contradicting");
 	add_contradicting(qq, &l, contra);
-	if (qq->measure.probe != NULL) {
-		ms = cJSON_AddObjectToObject(c, "measure");
-		cJSON_AddStringToObject(ms, "probe", qq->measure.probe);
-		cJSON_AddStringToObject(ms, "value", qq->measure.value);
-		mres = measured(&qq->measure, &l, &mv, &macc);
-		if (mres >= 0)
-			cJSON_AddNumberToObject(ms, "measured", mv);
-		else
-			cJSON_AddNullToObject(ms, "measured");
-		if (macc >= 0)
-			cJSON_AddNumberToObject(ms, "accepted_up_to", macc);
-		else
-			cJSON_AddNullToObject(ms, "accepted_up_to");
-		cJSON_AddBoolToObject(ms, "limit_found", mres == 1);
-		cJSON_AddNumberToObject(ms, "tolerance", qq->measure.tolerance);
-		if ((ec = engine_capacity(qq, &l, &erun)) >= 0)
-			cJSON_AddNumberToObject(ms, "engine_capacity", ec);
-	} else {
-		ec = -1;
-		cJSON_AddNullToObject(c, "measure");
-	}
+	mres = measure_json(qq, &l, c, &mv, &macc, &ec, &erun);
 
 	if (!claim) {
 		/* The answer admits the weaker behaviour. */

@@ -58,6 +58,9 @@ static const struct copy_table {
 	{ "incident_task", "id" },
 	{ "incident_link", "incident_id, object_type, object_id" },
 	{ "report", "id" },
+	{ "probe_schedule", "id" },
+	{ "probe_queue", "id" },
+	{ "probe_limit", "vendor_id" },
 	{ "audit_log", "seq" },
 };
 #define NCOPY (sizeof copy_tables / sizeof copy_tables[0])

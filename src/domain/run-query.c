@@ -13,6 +13,46 @@
 
 #include "run-query.h"
 
+static struct probe_run *
+list_row(struct probe_run_list *out, size_t *cap)
+{
+	struct probe_run *r;
+
+	if (out->n == *cap)
+		out->items = xrealloc(out->items, (*cap = *cap ? *cap * 2 : 16) * sizeof *out->items);
+	r = &out->items[out->n++];
+	memset(r, 0, sizeof *r);
+	return r;
+}
+
+/* The queue's entries no run has started for yet: waiting, or just taken. */
+static int
+queued_load(struct db *db, const struct run_query *q, struct probe_run_list *out, size_t *cap,
+    struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT q.id, v.name || '/' || e.name, q.status, q.queued_at, "
+	    "q.worker, q.lease_until FROM probe_queue q JOIN endpoint e ON e.id = q.endpoint_id "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE q.status IN ('queued', 'taken') AND q.run_id IS NULL "
+	    "AND (? = 0 OR v.id = ?) AND (? = 0 OR e.id = ?) ORDER BY q.id", "iiii", q->vendor_id,
+	    q->vendor_id, q->endpoint_id, q->endpoint_id);
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		struct probe_run *r = list_row(out, cap);
+
+		r->queue_id = db_col_int64(st, 0);
+		r->endpoint = xstrdup(col_text(st, 1));
+		r->status = xstrdup(col_text(st, 2));
+		r->state = RUN_OTHER;
+		r->started_at = xstrdup(col_text(st, 3));
+		r->worker = db_col_type(st, 4) == DB_NULL ? NULL : xstrdup(col_text(st, 4));
+		r->lease_until = db_col_type(st, 5) == DB_NULL ? NULL : xstrdup(col_text(st, 5));
+	}
+	db_finalize(st);
+	return 0;
+}
+
 int
 probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_list *out,
     struct aerr *err)
@@ -24,8 +64,10 @@ probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_l
 	    "(SELECT group_concat(probe || ':' || verdict, ' ') FROM probe_result p WHERE p.run_id = r.id), "
 	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id), "
 	    "(SELECT count(*) FROM probe_result p WHERE p.run_id = r.id AND "
-	    "p.verdict IN ('inconclusive', 'error')) "
+	    "p.verdict IN ('inconclusive', 'error')), "
+	    "q.worker, CASE WHEN r.status = 'running' THEN q.lease_until END, q.id "
 	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = e.vendor_id "
+	    "LEFT JOIN probe_queue q ON q.run_id = r.id "
 	    "WHERE (? = 0 OR v.id = ?) AND (? = 0 OR e.id = ?) ORDER BY r.id %s%s",
 	    q->newest_first ? "DESC" : "ASC", q->limit > 0 ? " LIMIT ?" : "");
 	/* No LIMIT at all when unlimited: PostgreSQL refuses SQLite's LIMIT -1. */
@@ -40,13 +82,13 @@ probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_l
 	memset(out, 0, sizeof *out);
 	if (st == NULL)
 		return err->code;
+	if (q->queued && q->newest_first && queued_load(db, q, out, &cap, err) != 0) {
+		db_finalize(st);
+		return err->code;
+	}
 	while (db_step(st) == DB_ROW) {
-		struct probe_run *r;
+		struct probe_run *r = list_row(out, &cap);
 
-		if (out->n == cap)
-			out->items = xrealloc(out->items, (cap = cap ? cap * 2 : 16) * sizeof *out->items);
-		r = &out->items[out->n++];
-		memset(r, 0, sizeof *r);
 		r->id = db_col_int64(st, 0);
 		r->endpoint = xstrdup(col_text(st, 1));
 		r->status = xstrdup(col_text(st, 2));
@@ -58,8 +100,13 @@ probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_l
 			r->verdicts = xstrdup(col_text(st, 6));
 		r->results = db_col_int64(st, 7);
 		r->unjudged = db_col_int64(st, 8);
+		r->worker = db_col_type(st, 9) == DB_NULL ? NULL : xstrdup(col_text(st, 9));
+		r->lease_until = db_col_type(st, 10) == DB_NULL ? NULL : xstrdup(col_text(st, 10));
+		r->queue_id = db_col_int64(st, 11);
 	}
 	db_finalize(st);
+	if (q->queued && !q->newest_first)
+		return queued_load(db, q, out, &cap, err);
 	return 0;
 }
 
@@ -100,10 +147,22 @@ probe_run_row_to_json(const struct probe_run *r)
 {
 	cJSON *o = cJSON_CreateObject();
 
+	if (r->id == 0) {   /* a queued entry: no run yet */
+		cJSON_AddNullToObject(o, "id");
+		cJSON_AddNumberToObject(o, "queue_id", (double)r->queue_id);
+		cJSON_AddStringToObject(o, "endpoint", r->endpoint);
+		cJSON_AddStringToObject(o, "status", r->status);
+		cJSON_AddStringToObject(o, "queued_at", r->started_at);
+		json_add_str(o, "worker", r->worker);
+		return o;
+	}
 	cJSON_AddNumberToObject(o, "id", (double)r->id);
 	cJSON_AddStringToObject(o, "endpoint", r->endpoint);
 	cJSON_AddStringToObject(o, "status", r->status);
 	cJSON_AddStringToObject(o, "started_at", r->started_at);
+	json_add_str(o, "worker", r->worker);
+	if (r->lease_until != NULL)
+		cJSON_AddStringToObject(o, "lease_until", r->lease_until);
 	cJSON_AddNumberToObject(o, "findings", (double)r->findings);
 	json_add_str(o, "worst", r->worst);
 	cJSON_AddNumberToObject(o, "probes", (double)r->results);

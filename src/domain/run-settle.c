@@ -4,7 +4,8 @@
  * run records the pid of the process that runs it; when that process no
  * longer exists, the run is settled as 'interrupted' the next time the
  * database is opened. Its recorded exchanges are untouched: each was
- * committed in its own transaction.
+ * committed in its own transaction. A run a worker took from the queue is
+ * left to its lease (probe-worker.c): its process may be on another host.
  */
 #include "config.h"
 
@@ -44,7 +45,8 @@ probe_runs_settle(struct db *db, const char *actor, int *settled, struct aerr *e
 
 	if (settled != NULL)
 		*settled = 0;
-	st = db_prepare(db, err, "SELECT id, pid FROM probe_run WHERE status = 'running'", "");
+	st = db_prepare(db, err, "SELECT id, pid FROM probe_run r WHERE status = 'running' AND "
+	    "NOT EXISTS (SELECT 1 FROM probe_queue q WHERE q.run_id = r.id)", "");
 	if (st == NULL)
 		return err->code;
 	while (db_step(st) == DB_ROW)

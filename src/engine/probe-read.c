@@ -390,6 +390,8 @@ probe_run_free(struct probe_run *r)
 	}
 	free(r->probes);
 	free(r->endpoint);
+	free(r->worker);
+	free(r->lease_until);
 	free(r->endpoint_url);
 	free(r->status);
 	free(r->depth);

@@ -294,6 +294,8 @@ run_start(struct probe_env *env, const struct probe *const *sel, int n, const cJ
 		rc = audit_append(env->db, env->av->actor, "probe.start", "probe_run", env->run_id, a, err);
 		cJSON_Delete(a);
 	}
+	if (rc == 0 && o->on_start != NULL)
+		rc = o->on_start(o->on_start_arg, env->db, env->run_id, err);
 	if (rc == 0)
 		rc = db_commit(env->db, err);
 	if (rc != 0)

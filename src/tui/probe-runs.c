@@ -77,7 +77,8 @@ runs_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct runs_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->list);
-	struct run_query q = { .endpoint_id = s->endpoint_id, .newest_first = 1, .verdicts = 1 };
+	struct run_query q = { .endpoint_id = s->endpoint_id, .newest_first = 1, .verdicts = 1,
+		.queued = 1 };
 	struct probe_run_list runs;
 
 	if (probe_run_list_load(t->av->db, &q, &runs, err) != 0)
@@ -90,10 +91,17 @@ runs_load(struct view *v, struct tui *t, struct aerr *err)
 		const char *worst = o->worst ? o->worst : "-";
 		int sev = severity_rank(worst);
 
+		if (o->id == 0) {   /* queued for a worker: no run yet (an id below 0 opens nothing) */
+			tui_list_add(&s->list, -o->queue_id, TUI_MARK_DIM, "%-5s %-24s %-17s %-9s %-9s "
+			    "entry %lld%s%s", "-", o->started_at, o->status, "-", "-", (long long)o->queue_id,
+			    o->worker ? ", worker " : "", o->worker ? o->worker : "");
+			continue;
+		}
 		tui_list_add(&s->list, o->id, sev >= severity_rank("high") ? TUI_MARK_BAD :
 		    sev >= severity_rank("low") ? TUI_MARK_WARN : TUI_MARK_GOOD,
-		    "%-5lld %-24s %-17s %-9d %-9s %s", (long long)o->id, o->started_at, o->status,
-		    (int)o->findings, worst, o->verdicts);
+		    "%-5lld %-24s %-17s %-9d %-9s %s%s%s%s%s", (long long)o->id, o->started_at, o->status,
+		    (int)o->findings, worst, o->verdicts, o->worker ? "  worker " : "", o->worker ? o->worker : "",
+		    o->lease_until ? ", lease until " : "", o->lease_until ? o->lease_until : "");
 	}
 	probe_run_list_free(&runs);
 	tui_list_restore(&s->list, keep);

@@ -55,6 +55,7 @@ run report Acme --out "$T/forced" --allow-broken-chain
 is "$rc" 0 "a bundle forced over a planted trigger is written"
 run verify "$T/forced"
 is "$rc:$out" "1:bundle $T/forced FAILED verification
+  parts        signature verified, hashes verified, report failed, time-stamp none
   report.json: this database failed its audit: the schema: trigger zz (on finding) is not in aivet's schema (its migrations create no such object): made behind aivet's back" \
 	"and fails aivet verify, naming the trigger"
 

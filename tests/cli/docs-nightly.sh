@@ -70,8 +70,29 @@ is "$(jq -r '.clocks | map(.clock + " " + .state) | join(",")' "$night/incidents
 	"night 3: incidents-due.json names the clock"
 like "$(cat "$T/nightly.err")" "incident notification clocks overdue or due soon" "night 3: and says so"
 
+# Night 4, across hosts: a schedule queues the runs, a worker runs them, and the
+# job only reports (AIVET_FROM_WORKERS): the same results, drift against night 3.
+sleep 1
+run endpoint edit "Acme Health/prod" --url "$BAD/v1"
+run schedule add --all --every 24h --probe echo,canary
+is "$rc:$out" "0:1" "night 4: a schedule of every endpoint, every 24 hours"
+run worker --once --name host-b
+is "$rc" 0 "night 4: a worker on another host runs what the schedule queued"
+out=$(AIVET="$AIVET" AIVET_OUT="$T/out" AIVET_FROM_WORKERS=24h sh "$DOCS/aivet-nightly.sh" 2>"$T/nightly.err") &&
+	rc=0 || rc=$?
+night=$(ls -d "$T"/out/* | tail -n 1)
+is "$rc" 1 "night 4: the workers' critical finding fails the job (exit 1)"
+is "$(jq -r '[length, .[0].endpoint, .[0].compare_last.a.id, .[0].compare_last.b.id] | @csv' "$night/runs.json")" \
+	"1,\"Acme Health/prod\",3,4" "night 4: the worker's run, compared with night 3's"
+is "$(cat "$night/drift.txt")" "drift on Acme Health/prod: run 3 -> 4" "night 4: the drift is named"
+is "$(jq -r '[.runs[0].results[].ruleId] | join(" ")' "$night/aivet.sarif")" \
+	"LEAK_CROSS_TENANT PLACEHOLDER_SUBSTITUTION" "night 4: SARIF results of the worker's run"
+run verify "$night/bundle-Acme_Health"
+is "$rc" 0 "night 4: the bundle of the worker's run verifies"
+
 # The scheduling files themselves.
-vars=$(grep -ho 'AIVET_[A-Z_]*' "$DOCS/systemd/aivet-nightly.service" "$DOCS/ci/github-actions-nightly.yml" | sort -u)
+vars=$(grep -ho 'AIVET_[A-Z_]*' "$DOCS/systemd/aivet-nightly.service" "$DOCS/systemd/aivet-worker.service" \
+	"$DOCS/ci/github-actions-nightly.yml" | sort -u)
 missing=""
 for v in $vars; do
 	grep -q "^#   $v\|, $v\|^#   .*$v" "$DOCS/aivet-nightly.sh" || grep -q "^.It Ev $v" "$TESTS_SRCDIR/../man/aivet.1" ||
@@ -90,8 +111,10 @@ if command -v systemd-analyze >/dev/null 2>&1; then
 	mkdir -p "$T/units"
 	sed "s|^ExecStart=.*|ExecStart=$DOCS/aivet-nightly.sh|" "$DOCS/systemd/aivet-nightly.service" >"$T/units/aivet-nightly.service"
 	cp "$DOCS/systemd/aivet-nightly.timer" "$T/units/"
-	v=$(cd "$T/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no aivet-nightly.timer aivet-nightly.service 2>&1)
-	is "$v" "" "systemd-analyze verify finds nothing wrong with the service and timer"
+	sed "s|^ExecStart=/usr/local/bin/aivet |ExecStart=$AIVET |" "$DOCS/systemd/aivet-worker.service" >"$T/units/aivet-worker.service"
+	v=$(cd "$T/units" && SYSTEMD_LOG_LEVEL=warning systemd-analyze verify --man=no aivet-nightly.timer aivet-nightly.service \
+		aivet-worker.service 2>&1)
+	is "$v" "" "systemd-analyze verify finds nothing wrong with the service, timer and worker"
 else
 	_n=$((_n + 1)); echo "ok $_n - systemd unit check # SKIP systemd-analyze not installed"
 fi

@@ -134,7 +134,7 @@ run endpoint add Bud --name e --api openai --url "$SIM_URL/v1" --model aivet-sim
 run probe run Bud/e --probe cache-extract --yes --json --budget-tokens 40000
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.recovered, (.details.first_unit_guesses < 10), (.details.granularity)] | @csv')" \
     '"inconclusive","",true,16' "budget: stopped among the first unit's guesses, inconclusive"
-like "$(printf '%s' "$out" | json '.probes[0] | "\(.reason); \(.details.stopped)"')" "^the token budget was exhausted before the probe finished; the run's token budget ended after [0-9]+ requests, before tenant 'c' had tried every guess of the first unit \([0-9] of 10\)$" \
+like "$(printf '%s' "$out" | json '.probes[0] | "\(.reason); \(.details.stopped)"')" "^the token budget of [0-9,]+ tokens was exhausted before the probe finished; the run's token budget ended after [0-9]+ requests, before tenant 'c' had tried every guess of the first unit \([0-9] of 10\)$" \
     "budget: the reason says where it stopped"
 is "$(printf '%s' "$out" | json '.tokens_in + .tokens_out <= 40000')" true "budget: the run stayed within it"
 echo "# budget: $(printf '%s' "$out" | json '"\(.tokens_in + .tokens_out) tokens; \(.probes[0].details.stopped)"')"

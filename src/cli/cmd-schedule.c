@@ -1,0 +1,122 @@
+/*
+ * cmd-schedule.c: "aivet schedule" — recurring probe runs that workers
+ * queue when due (add, list, remove). The schedules are the engine's
+ * (probe-queue.c); this reads the arguments and prints.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli.h"
+#include "aivet/incident.h"
+#include "aivet/probe-queue.h"
+
+enum { O_ALL = 256, O_VENDOR, O_EVERY, O_JSON };
+
+static int
+schedule_add(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	struct probe_opts po = { 0 };
+	const char *vendor = NULL, *every = NULL;
+	int64_t every_ms = 0, *ids;
+	struct probe_targets t;
+	int all = 0, c;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
+		if (c == O_ALL)
+			all = 1;
+		else if (c == O_VENDOR)
+			vendor = p.arg;
+		else if (c == O_EVERY) {
+			every = p.arg;
+			if (incident_duration("--every", p.arg, &every_ms, err) != 0)
+				return err->code;
+		} else if (probe_run_opt(av, c, p.arg, &po, err) > 0)
+			return err->code;
+	}
+	if (c < 0)
+		return err->code;
+	if (every_ms == 0)
+		return usage_error(av, err, "schedule add needs --every DURATION (30m, 24h, 7d)");
+	if (every_ms < 60000)
+		return usage_error(av, err, "--every: '%s' is under a minute", every);
+	if (probe_targets(av, &p, all, vendor, 0, &t, err) == 0) {
+		ids = xcalloc(t.n + 1, sizeof *ids);
+		if (probe_schedule_add(av, t.ids, t.n, t.vendor_id, every_ms / 1000, &po, ids, err) == 0)
+			probe_ids_print(ids, t.n ? t.n : 1, 0);
+		free(ids);
+	}
+	free(t.ids);
+	return err->code;
+}
+
+static int
+schedule_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	struct probe_schedule_list l;
+	int json = 0, c;
+	struct db *db;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		json |= c == 'j';
+	if (c < 0 || (db = av_db(av, err)) == NULL || probe_schedule_list_load(db, &l, err) != 0)
+		return err->code;
+	if (json)
+		json_emit(probe_schedule_list_to_json(&l));
+	else if (l.n == 0)
+		printf("no schedules\n");
+	for (size_t i = 0; !json && i < l.n; i++)
+		term_printf(stdout, "%4lld  %-28s every %-8lld s  next %s  by %s\n", (long long)l.items[i].id,
+		    l.items[i].target, (long long)l.items[i].every_s, l.items[i].next_at, l.items[i].actor);
+	probe_schedule_list_free(&l);
+	return 0;
+}
+
+static int
+schedule_remove(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	int64_t id;
+	int c;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		;
+	if (c < 0)
+		return err->code;
+	if (parse_int_opt("SCHEDULE", p.word[0], 1, INT64_MAX, &id, err) != 0 ||
+	    probe_schedule_remove(av, id, err) != 0)
+		return err->code;
+	printf("schedule %lld removed\n", (long long)id);
+	return 0;
+}
+
+static const struct opt add_opts[] = {
+	{ "every", O_EVERY, "DURATION", "how often (30m, 24h, 7d; at least a minute)", OPT_REQUIRED },
+	PROBE_RUN_OPTS,
+	{ "all", O_ALL, NULL, "every active endpoint, as it is when the schedule is due", OPT_FORM },
+	{ "vendor", O_VENDOR, "VENDOR", "with --all: only this vendor's endpoints", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt none_opts[] = {
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
+static const struct cmd_entry schedule_subs[] = {
+	{ "add", "VENDOR/ENDPOINT...", add_opts, "run probes on a schedule (workers queue them when due)",
+	  schedule_add, NULL, NULL },
+	{ "list", NULL, opt_json_only, "list the active schedules", schedule_list, NULL, ARGS_NONE },
+	{ "remove", "SCHEDULE", none_opts, "remove a schedule (runs already queued stay)", schedule_remove,
+	  NULL, ARGS({ TARGET_WORD, 0 }) },
+	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+};
+
+const struct cmd_entry cmd_schedule_entry = {
+	"schedule", NULL, NULL, "recurring probe runs, queued for the workers when due", NULL,
+	schedule_subs, NULL
+};

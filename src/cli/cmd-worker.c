@@ -1,0 +1,70 @@
+/*
+ * cmd-worker.c: "aivet worker" — takes runs from the database's queue and
+ * runs them on this host, without a terminal, until stopped (or, with
+ * --once, until nothing is left to take). The work is the engine's
+ * (probe-worker.c); this reads the options.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "aivet/probe-queue.h"
+
+enum { O_ONCE = 256, O_CONC, O_LEASE, O_NAME, O_POLL };
+
+static int
+worker_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	struct worker_opts w = { 0 };
+	int64_t v;
+	int c;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
+		switch (c) {
+		case O_ONCE:
+			w.once = 1;
+			break;
+		case O_CONC:
+			if (parse_int_opt("--concurrency", p.arg, 1, 64, &v, err) != 0)
+				return err->code;
+			w.concurrency = (int)v;
+			break;
+		case O_LEASE:
+			if (parse_int_opt("--lease", p.arg, 3, 86400, &v, err) != 0)
+				return err->code;
+			w.lease_s = (int)v;
+			break;
+		case O_NAME:
+			if (p.arg[0] == '\0' || strlen(p.arg) > 100)
+				return usage_error(av, err, "--name: a name of 1 to 100 characters");
+			w.name = p.arg;
+			break;
+		case O_POLL:
+			if (parse_int_opt("--poll", p.arg, 1, 3600000, &v, err) != 0)
+				return err->code;
+			w.poll_ms = (int)v;
+			break;
+		}
+	}
+	if (c < 0)
+		return err->code;
+	return probe_worker(av, &w, stdout, err);
+}
+
+static const struct opt worker_opts[] = {
+	{ "once", O_ONCE, NULL, "exit when nothing is left to take", 0 },
+	{ "concurrency", O_CONC, "N", "runs at once on this worker (default 1)", 0 },
+	{ "lease", O_LEASE, "SECONDS", "a run's lease, renewed every third of it (default 60)", 0 },
+	{ "name", O_NAME, "NAME", "the name recorded on each run it takes (default HOST:PID)", 0 },
+	{ "poll", O_POLL, "MS", "how often an idle worker looks for work (default 1000)", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+
+const struct cmd_entry cmd_worker_entry = {
+	"worker", NULL, worker_opts, "run queued probe runs (probe queue, schedule) on this host",
+	worker_cmd, NULL, ARGS_NONE
+};

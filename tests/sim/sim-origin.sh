@@ -71,6 +71,22 @@ as rita endpoint edit R/e --url "$SIM_URL/v1"
 as rita probe run R/e --probe echo --yes
 is "$rc $(grep -c 'tenant=ritakey' "$SIM_LOG")" "0 $((sent_before + 8))" "the writer's own move goes unasked"
 
+# The engine's admin credential goes only to the nodes its writer set.
+export RITA_ENGINE=sk-rita-engine-0123456789
+as rita endpoint edit R/e --engine sglang --engine-url "$SIM_URL" --engine-credential env:RITA_ENGINE
+as rita probe run R/e --probe engine --yes --json
+is "$(printf '%s' "$out" | jq -r '.probes[0].verdict | . != "error" and . != null')" true \
+	"rita's engine node, set with her admin key, is read"
+bytes_before=$(wc -c <"$T/alice.bytes")
+as alice endpoint edit R/e --engine-url "$EVIL"
+as rita probe run R/e --probe engine --yes --json
+is "$(printf '%s' "$out" | jq -r '.probes[0].verdict')" error "alice's node: the engine probe ends in error"
+like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" \
+	"^the engine's credential: endpoint R/e: its URL was changed by alice at .* to $EVIL, outside the origin $SIM_URL that rita wrote credential env:RITA_ENGINE for; nothing was sent" \
+	"naming alice, the node and rita's reference"
+is "$(wc -c <"$T/alice.bytes")" "$bytes_before" "alice's listener received no byte of it"
+as rita endpoint edit R/e --remove-engine
+
 # A URL set behind aivet's back was never bound.
 sqlite3 "$AIVET_DB" "DROP TRIGGER IF EXISTS endpoint_no_update; UPDATE endpoint SET url = '$SIM_URL/v1/x' WHERE name = 'e'"
 as rita probe run R/e --probe echo --yes

@@ -1,6 +1,6 @@
 #!/bin/sh
-# hard-escape.sh: text from outside (a vendor's filled-in sheet, a contact, a
-# note) reaches each reader escaped for that reader. On the terminal no
+# hard-escape.sh: text from outside (a contact, a note; a vendor's sheet refuses
+# control characters outright) reaches each reader escaped for that reader. On the terminal no
 # control sequence runs (OSC 52 would set the clipboard, CSI 2J clear the
 # screen, U+202E reorder the line): every command's text output shows them as
 # \x1b, \u202e. In report.md a note's links, images and HTML are inert text.
@@ -25,7 +25,11 @@ run questionnaire import "$D/scoring-questionnaire.json"
 run assess start acme scoring-test
 printf 'question_id,answer,note\nnotify,5d,"a%s[2Jb%s]52;c;ZXZpbA==%s%s"\n' "$ESC" "$ESC" "$BEL" "$RLO" >"$T/vendor.csv"
 run assess import 1 "$T/vendor.csv"
-is "$rc" 0 "the vendor's sheet is imported as it is"
+is "$rc:$errout" "2:aivet: $T/vendor.csv:2: column 3 holds the control character U+001B (ESC) at character 2: only tab and line breaks are allowed in imported text" \
+	"the vendor's sheet with control characters is refused, naming the line and column"
+# Typed at the command line the same note is taken, and shown escaped.
+run assess answer 1 notify 5d --note "a${ESC}[2Jb${ESC}]52;c;ZXZpbA==${BEL}${RLO}"
+is "$rc" 0 "the note typed at the command line is taken as it is"
 run assess show 1
 is "$(printf '%s\n' "$out" | grep -A1 '^  medium   notify' | tail -1 | sed 's/^ *//')" \
 	'note: a\x1b[2Jb\x1b]52;c;ZXZpbA==\x07\u202e' "assess show: the note's control sequences shown escaped"

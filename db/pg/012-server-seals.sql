@@ -43,30 +43,66 @@ GRANT SELECT ON aivet_seal_part TO aivet_auditor;
 -- each part its table's name (a late part's only when it has rows) and each row's
 -- columns, a column as the netstring of its text or '~' for NULL. NULL for a type
 -- that is not sealed.
+-- Text as the client hashes it: the bytes it came as. db-pg.c stores text that
+-- is not UTF-8 escaped (each stray byte as U+FDD0 then U+F700 + the byte, U+FDD0
+-- itself doubled); the hash is over the bytes before escaping, as on SQLite.
+CREATE FUNCTION aivet_text_bytes(t text) RETURNS bytea LANGUAGE plpgsql IMMUTABLE STRICT AS $$
+DECLARE
+	esc constant text := U&'\FDD0';
+	acc bytea := ''::bytea;
+	p integer;
+	c integer;
+BEGIN
+	IF strpos(t, esc) = 0 THEN
+		RETURN convert_to(t, 'UTF8');
+	END IF;
+	LOOP
+		p := strpos(t, esc);
+		EXIT WHEN p = 0;
+		acc := acc || convert_to(substr(t, 1, p - 1), 'UTF8');
+		c := coalesce(ascii(substr(t, p + 1, 1)), 0);
+		IF c = 64976 THEN                       -- U+FDD0 doubled: U+FDD0 itself
+			acc := acc || convert_to(esc, 'UTF8');
+			t := substr(t, p + 2);
+		ELSIF c BETWEEN 63360 AND 63487 THEN    -- U+F780..U+F7FF: the byte 0x80..0xff
+			acc := acc || set_byte('\x00'::bytea, 0, c - 63232);
+			t := substr(t, p + 2);
+		ELSE                                    -- written by someone else: kept as it is
+			acc := acc || convert_to(esc, 'UTF8');
+			t := substr(t, p + 1);
+		END IF;
+	END LOOP;
+	RETURN acc || convert_to(t, 'UTF8');
+END $$;
+
+CREATE FUNCTION aivet_netstring_b(b bytea) RETURNS bytea LANGUAGE sql IMMUTABLE STRICT AS $$
+	SELECT convert_to(length(b)::text || ':', 'UTF8') || b || convert_to(',', 'UTF8')
+$$;
+
 CREATE FUNCTION aivet_row_hash(p_type text, p_id bigint) RETURNS text LANGUAGE plpgsql STABLE AS $$
 DECLARE
 	p aivet_seal_part;
-	acc text := aivet_netstring(p_type) || aivet_netstring(p_id::text);
-	part text;
+	acc bytea := aivet_netstring_b(convert_to(p_type, 'UTF8')) || aivet_netstring_b(convert_to(p_id::text, 'UTF8'));
+	part bytea;
 	n bigint;
 	sealed boolean := false;
 BEGIN
 	FOR p IN SELECT * FROM aivet_seal_part WHERE object_type = p_type ORDER BY ord LOOP
 		sealed := true;
-		EXECUTE format('SELECT count(*), coalesce(string_agg(%s, %L ORDER BY %s), %L) FROM %I WHERE %I = $1%s',
-		    (SELECT string_agg(format('CASE WHEN %1$I IS NULL THEN %2$L ELSE aivet_netstring(%1$I::text) END',
+		EXECUTE format('SELECT count(*), coalesce(string_agg(%s, ''''::bytea ORDER BY %s), ''''::bytea) FROM %I WHERE %I = $1%s',
+		    (SELECT string_agg(format('CASE WHEN %1$I IS NULL THEN convert_to(%2$L, ''UTF8'') ELSE aivet_netstring_b(aivet_text_bytes(%1$I::text)) END',
 		        trim(c), '~'), ' || ' ORDER BY k) FROM unnest(string_to_array(p.cols, ',')) WITH ORDINALITY AS u(c, k)),
-		    '', p.order_by, '', p.tbl, p.key, CASE WHEN p.cond IS NULL THEN '' ELSE ' AND ' || p.cond END)
+		    p.order_by, p.tbl, p.key, CASE WHEN p.cond IS NULL THEN '' ELSE ' AND ' || p.cond END)
 		INTO n, part USING p_id;
 		IF p.late = 0 OR n > 0 THEN
-			acc := acc || aivet_netstring(p.tbl);
+			acc := acc || aivet_netstring_b(convert_to(p.tbl, 'UTF8'));
 		END IF;
 		acc := acc || part;
 	END LOOP;
 	IF NOT sealed THEN
 		RETURN NULL;
 	END IF;
-	RETURN encode(sha256(convert_to(acc, 'UTF8')), 'hex');
+	RETURN encode(sha256(acc), 'hex');
 END $$;
 
 -- Vendors, endpoints and their credentials: the operation is the write itself.
@@ -147,10 +183,13 @@ BEGIN
 	s := coalesce(s, 0) + 1;
 	prev := coalesce(prev, repeat('0', 64));
 	rh := aivet_row_hash(p_object_type, p_object_id);
-	h := encode(sha256(convert_to(aivet_netstring(s::text) || aivet_netstring(p_at) ||
-	    aivet_netstring(me) || aivet_netstring(p_action) || aivet_netstring(p_object_type) ||
-	    aivet_netstring(p_object_id::text) || aivet_netstring(p_details) ||
-	    aivet_netstring(prev) || coalesce(aivet_netstring(rh), ''), 'UTF8')), 'hex');
+	h := encode(sha256(aivet_netstring_b(convert_to(s::text, 'UTF8')) ||
+	    aivet_netstring_b(convert_to(p_at, 'UTF8')) || aivet_netstring_b(convert_to(me, 'UTF8')) ||
+	    aivet_netstring_b(convert_to(p_action, 'UTF8')) ||
+	    aivet_netstring_b(convert_to(p_object_type, 'UTF8')) ||
+	    aivet_netstring_b(convert_to(p_object_id::text, 'UTF8')) ||
+	    aivet_netstring_b(aivet_text_bytes(p_details)) || aivet_netstring_b(convert_to(prev, 'UTF8')) ||
+	    coalesce(aivet_netstring_b(convert_to(rh, 'UTF8')), ''::bytea)), 'hex');
 	INSERT INTO audit_log (seq, at, actor, action, object_type, object_id, details, prev_hash,
 	    entry_hash, row_hash)
 	VALUES (s, p_at, me, p_action, p_object_type, p_object_id, p_details, prev, h, rh);

@@ -103,7 +103,12 @@ approver_key() {
 	_k=$1
 	shift
 	"$AIVET" key generate --no-password --name "$_k" >/dev/null 2>&1
-	"$AIVET" "$@" --actor "$_k" key register "$_k" >/dev/null
+	if [ $# -eq 0 ] && [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
+		# On a server the key is registered to the login of that name.
+		run --actor "$_k" key register "$_k"
+	else
+		"$AIVET" "$@" --actor "$_k" key register "$_k" >/dev/null
+	fi
 }
 
 # actor_env NAME: the environment in which NAME runs aivet (for tui_start's TUI_ENV).

@@ -257,6 +257,9 @@ claims_runs(const char *spec)
 					cJSON_AddStringToObject(d, "change", "none");
 					cJSON_AddNumberToObject(pt, "tokens_sent", atof(w + 4));
 					cJSON_AddTrueToObject(pt, "accepted");
+					/* Content intact: every nonce came back. */
+					cJSON_AddNumberToObject(pt, "nonces_echoed", 12);
+					cJSON_AddNumberToObject(pt, "nonces_total", 12);
 					cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "points"), pt);
 				}
 			} else if (eq != NULL) {
@@ -323,8 +326,8 @@ test_claims(void)
 		{ "tenant isolation needs two credentials", "kv_cache_scope", "\"per_tenant\"",
 		  "completed canary=pass", 1, "untested", "probe canary passed with 1 credential; a pass confirms "
 		  "this only with 2 or more" },
-		{ "tenant isolation with two credentials", "kv_cache_scope", "\"per_tenant\"",
-		  "completed canary=pass", 2, "confirmed", NULL },
+		{ "tenant isolation with two credentials, a canary at depth verify", "kv_cache_scope",
+		  "\"per_tenant\"", "completed canary=pass", 2, "consistent", NULL },
 		{ "a cross-tenant leak disproves a tenant scope", "kv_cache_scope", "\"per_tenant\"",
 		  "completed canary=fail canary:LEAK_CROSS_TENANT", 2, "contradicted", NULL },
 		{ "a measurement under the number contradicts it", "guaranteed_context_tokens", "131072",
@@ -336,7 +339,7 @@ test_claims(void)
 		  "completed sweep=pass b=129700", 1, "contradicted", NULL },
 		{ "no limit found below the number leaves it untested", "guaranteed_context_tokens", "131072",
 		  "completed sweep=pass top=127000", 1, "untested",
-		  "probe sweep found no limit up to 127000 tokens, below the answered 131072" },
+		  "probe sweep found content intact up to 127000 tokens, below the answered 131072" },
 		{ "no limit found within the tolerance of the number confirms", "guaranteed_context_tokens",
 		  "131072", "completed sweep=pass top=130000", 1, "confirmed", NULL },
 		{ "no limit found above the number confirms", "guaranteed_context_tokens", "100000",
@@ -515,7 +518,12 @@ test_database(void)
 			cJSON *v = NULL;
 
 			questionnaire_lookup(db, rounds[i].qref, &row, &err);
-			assessment_start(db, "tester", 1, row, rounds[i].id, &err);
+			/* One round at a time: the draft after a final round is its next round. */
+			if (rounds[i].id == &draft ? assessment_reopen(db, "tester", llm, rounds[i].id, &err) :
+			    assessment_start(db, "tester", 1, row, rounds[i].id, &err)) {
+				printf("# setup: %s\n", err.msg);
+				exit(99);
+			}
 			assessment_load(db, *rounds[i].id, &a, &err);
 			qi = questionnaire_find(a->q, rounds[i].question);
 			answer_from_text(&a->q->questions[qi], rounds[i].value, &v, &err);

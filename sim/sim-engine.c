@@ -40,6 +40,7 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_UNKNOWN_MODEL_404] = "unknown-model-404",
 	[FAULT_NO_CACHED_USAGE] = "no-cached-usage",
 	[FAULT_KEEP_END_UNDER_CONTEXT] = "keep-end-under-context",
+	[FAULT_OVERSIZE_FORBIDDEN] = "oversize-forbidden",
 };
 
 int

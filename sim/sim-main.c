@@ -45,7 +45,7 @@ print_help(void)
 	    "\n                              stale-decode, placeholder-blank, lose-middle,"
 	    "\n                              accept-oversize, streams-fail-after,"
 	    "\n                              bad-request-404, unknown-model-404, no-cached-usage,"
-	    "\n                              keep-end-under-context;"
+	    "\n                              keep-end-under-context, oversize-forbidden;"
 	    "\n                              repeat or list to combine"
 	    "\n                              (default none)"
 	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"
@@ -70,6 +70,9 @@ print_help(void)
 	    "\n                              before every further one gets 500 (default 0)"
 	    "\n  --neighbour-hold-ms N       fault noisy-neighbour: a large request's wait after"
 	    "\n                              prefill (default 500)"
+	    "\n  --neighbour-victims N       fault noisy-neighbour: a large request holds until N"
+	    "\n                              requests of other tenants met it, at most"
+	    "\n                              --neighbour-hold-ms (the overlap on demand)"
 	    "\n  --hostile MODE              answer every request with an attack: gzip-bomb,"
 	    "\n                              endless-sse, slow-drip, invalid-utf8, deep-json,"
 	    "\n                              huge-header, redirect-loop, redirect-origin, empty-200,"
@@ -153,7 +156,7 @@ apply_revoked(const char *list, struct sim_config *cfg, const char *opt, int fai
 /* The options aivet-sim takes (see aivet-sim(1)). */
 enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
-	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_TOKENIZER, O_BEHAVIOUR,
+	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_VICTIMS, O_TOKENIZER, O_BEHAVIOUR,
 	O_FAILING, O_FAIL_AFTER,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
@@ -182,6 +185,7 @@ static const struct option sim_opts[] = {
 	{ "tpm-limit", required_argument, NULL, O_TPM },
 	{ "no-count", no_argument, NULL, O_NOCOUNT },
 	{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
+	{ "neighbour-victims", required_argument, NULL, O_VICTIMS },
 	{ "tokenizer", required_argument, NULL, O_TOKENIZER },
 	{ "model-behaviour", required_argument, NULL, O_BEHAVIOUR },
 	{ "help", no_argument, NULL, O_HELP },
@@ -294,6 +298,9 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 			break;
 		case O_HOLD:
 			rc = parse_int_opt("--neighbour-hold-ms", optarg, 0, 3600000, &cfg->neighbour_hold_ms, err);
+			break;
+		case O_VICTIMS:
+			rc = parse_int_opt("--neighbour-victims", optarg, 1, 1000, &cfg->neighbour_victims, err);
 			break;
 		case O_PREFIX:
 			if (strcmp(optarg, "off") == 0)

@@ -48,6 +48,8 @@ enum sim_fault {
 	FAULT_KEEP_END_UNDER_CONTEXT, /* prompts over half the pool but within the context: keep
 	                           * their last half-pool tokens silently (HTTP 200, usage of what
 	                           * was kept); over the context: 400 */
+	FAULT_OVERSIZE_FORBIDDEN, /* prompts over the context get 403 (a policy refusal, not one for
+	                           * size); the others are served */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];
@@ -107,6 +109,8 @@ struct sim_config {
 	int64_t tpm_limit;        /* prompts over this many tokens get 429; 0: no limit */
 	int no_count;             /* the token-count routes answer 404 */
 	int64_t neighbour_hold_ms; /* fault noisy-neighbour: a large request waits this long after prefill */
+	int64_t neighbour_victims; /* ... or, when above 0, until this many other-tenant requests met it
+	                            * (the overlap on demand; neighbour_hold_ms is then the cap) */
 	int64_t fail_after;       /* fault streams-fail-after: streams served before the 500s */
 	enum sim_tokenizer_kind tokenizer;
 	enum sim_behaviour behaviour;

@@ -35,6 +35,19 @@ tui_wait() {
 	echo "# timed out waiting for: $1"; tui_screen | sed 's/^/# | /'
 	return 1
 }
+# tui_step KEY...: sends each key alone and waits until the screen changes (5 s at
+# most): for keys that each move to another screen, which typed together may arrive
+# as one burst on a loaded machine.
+tui_step() {
+	for _k in "$@"; do
+		_before=$(tui_screen)
+		tui_keys "$_k"
+		_i=0
+		while [ $_i -lt 50 ] && [ "$(tui_screen)" = "$_before" ]; do
+			sleep 0.1; _i=$((_i + 1))
+		done
+	done
+}
 # tui_expect NAME: compares the screen (trailing blanks removed) with tests/data/NAME.
 tui_expect() {
 	tui_screen | sed 's/[[:space:]]*$//' > "$T/screen.txt"

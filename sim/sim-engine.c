@@ -42,6 +42,7 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 	[FAULT_KEEP_END_UNDER_CONTEXT] = "keep-end-under-context",
 	[FAULT_ENGINE_UNREADABLE] = "engine-unreadable",
 	[FAULT_MIXED_FLEET] = "mixed-fleet",
+	[FAULT_OVERSIZE_FORBIDDEN] = "oversize-forbidden",
 };
 
 /* SGLang's server info: its server arguments and the scheduler's info flat, with

@@ -33,7 +33,9 @@ struct sim_server {
 	/* Fault noisy-neighbour: large requests in flight, per tenant index
 	 * (ntenants + 1 counters; without --tenants everyone is index 0). */
 	pthread_mutex_t nb_mu;
+	pthread_cond_t nb_met;      /* signalled when a request meets another tenant's load */
 	unsigned *nb_large;
+	unsigned long nb_victims;   /* requests that met another tenant's load, ever */
 };
 
 /* What a connection's request accumulates while its body arrives. */
@@ -258,6 +260,57 @@ neighbour_busy(struct sim_server *srv, int idx)
 	return busy;
 }
 
+/* A request met another tenant's load: one more victim, which a large request held
+ * by --neighbour-victims waits for. Called once its "busy" line is logged, so the
+ * large request's own line comes after it. */
+static void
+neighbour_met(struct sim_server *srv)
+{
+	pthread_mutex_lock(&srv->nb_mu);
+	srv->nb_victims++;
+	pthread_cond_broadcast(&srv->nb_met);
+	pthread_mutex_unlock(&srv->nb_mu);
+}
+
+/* The count of victims so far, where a large request's hold starts from. */
+static unsigned long
+neighbour_victims(struct sim_server *srv)
+{
+	unsigned long n;
+
+	pthread_mutex_lock(&srv->nb_mu);
+	n = srv->nb_victims;
+	pthread_mutex_unlock(&srv->nb_mu);
+	return n;
+}
+
+/* A large request's hold: --neighbour-hold-ms, or with --neighbour-victims N until
+ * N requests of other tenants met it (an event, so the overlap a test needs happens
+ * however loaded the machine), --neighbour-hold-ms at most. */
+static void
+neighbour_wait(struct sim_server *srv, unsigned long since)
+{
+	const struct sim_config *cfg = srv->cfg;
+	struct timespec until;
+
+	if (cfg->neighbour_victims <= 0) {
+		sim_sleep_us((uint64_t)cfg->neighbour_hold_ms * 1000);
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += (time_t)(cfg->neighbour_hold_ms / 1000);
+	until.tv_nsec += (long)(cfg->neighbour_hold_ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&srv->nb_mu);
+	while (srv->nb_victims - since < (unsigned long)cfg->neighbour_victims)
+		if (pthread_cond_timedwait(&srv->nb_met, &srv->nb_mu, &until) != 0)
+			break;
+	pthread_mutex_unlock(&srv->nb_mu);
+}
+
 /* The API's answer for a path it does not know. */
 static void
 not_found_error(const struct ctx *x, struct sim_error *e)
@@ -468,6 +521,22 @@ tpm_limited(struct ctx *x, const char *model, size_t n)
 	return respond_rate_limit(x, &e, "x-ratelimit-limit-tokens", lim, (char *)NULL);
 }
 
+/* Fault oversize-forbidden: a prompt over the context refused by policy (403), as a
+ * gateway in front of the model might, which says nothing of the context. */
+static enum MHD_Result
+oversize_forbidden(struct ctx *x)
+{
+	struct sim_error e;
+
+	if (x->route->api == API_ANTHROPIC)
+		sim_error_set(&e, 403, "permission_error", NULL, NULL,
+		    "This request is not permitted by your organization's policy.");
+	else
+		sim_error_set(&e, 403, "invalid_request_error", "policy_violation", NULL,
+		    "This request is not permitted by your organization's policy.");
+	return respond_error(x, &e);
+}
+
 /* Whose cached pages a request may reuse: its tenant's, or under --prefix-cache org
  * its organisation's (a tenant without one is an organisation of its own). */
 static const char *
@@ -492,6 +561,7 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	struct sim_error err;
 	struct buf text;
 	int busy, large;
+	unsigned long victims;
 	sim_tok t;
 	cJSON *body;
 
@@ -501,17 +571,24 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 		tokvec_free(&prompt);
 		return tpm_limited(x, c->model, x->prompt_tokens);
 	}
+	if (sim_has_fault(f, FAULT_OVERSIZE_FORBIDDEN) && prompt.n > (size_t)x->cfg->context) {
+		tokvec_free(&prompt);
+		return oversize_forbidden(x);
+	}
 	/* Checked on arrival: a request that comes while another tenant's large
 	 * one is in flight fails, whenever that one ends. */
 	busy = neighbour_busy(x->srv, x->tenant_idx);
-	if (busy)   /* tests tell from this line that the overlap they need happened */
+	if (busy) {   /* tests tell from this line that the overlap they need happened */
 		fprintf(stderr, "aivet-sim: #%llu tenant=%s busy: another tenant's large request is in "
 		    "flight\n", x->n, x->tenant);
+		neighbour_met(x->srv);
+	}
 	if (busy && !streaming) {
 		tokvec_free(&prompt);
 		return respond_json(x, 500, api_busy_body(x->route->api, x->request_id));
 	}
 	large = neighbour_is_large(x->srv, prompt.n);
+	victims = neighbour_victims(x->srv);
 	if (large)
 		neighbour_hold(x->srv, x->tenant_idx, +1);
 	/* A streamed victim only ever sends one piece: it reserves room for no more,
@@ -532,9 +609,14 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	}
 	tokvec_free(&prompt);
 	if (large) {
-		fprintf(stderr, "aivet-sim: #%llu tenant=%s holding prompt_tokens=%lld for %lld ms\n",
-		    x->n, x->tenant, x->prompt_tokens, (long long)x->cfg->neighbour_hold_ms);
-		sim_sleep_us((uint64_t)x->cfg->neighbour_hold_ms * 1000);
+		if (x->cfg->neighbour_victims > 0)
+			fprintf(stderr, "aivet-sim: #%llu tenant=%s holding prompt_tokens=%lld until %lld other "
+			    "tenants' requests met it, at most %lld ms\n", x->n, x->tenant, x->prompt_tokens,
+			    (long long)x->cfg->neighbour_victims, (long long)x->cfg->neighbour_hold_ms);
+		else
+			fprintf(stderr, "aivet-sim: #%llu tenant=%s holding prompt_tokens=%lld for %lld ms\n",
+			    x->n, x->tenant, x->prompt_tokens, (long long)x->cfg->neighbour_hold_ms);
+		neighbour_wait(x->srv, victims);
 	}
 	result_init(x, &r, c, &g);
 	if (streaming) {
@@ -948,6 +1030,7 @@ server_free(struct sim_server *srv)
 	pool_destroy(&srv->eng.pool);
 	tokenizer_free(&srv->eng.tok);
 	pthread_mutex_destroy(&srv->nb_mu);
+	pthread_cond_destroy(&srv->nb_met);
 	free(srv->nb_large);
 	free(srv);
 }
@@ -989,6 +1072,7 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 	srv->eng.pool.newest = cfg->prefix_newest;
 	tokenizer_init(&srv->eng.tok, cfg->tokenizer);
 	pthread_mutex_init(&srv->nb_mu, NULL);
+	pthread_cond_init(&srv->nb_met, NULL);
 	srv->nb_large = xcalloc(cfg->ntenants + 1, sizeof *srv->nb_large);
 	{
 		/* TLS and the hostile modes' larger connection memory (a 10 MB header

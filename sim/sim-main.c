@@ -23,7 +23,8 @@ static const char usage[] =
     "                 [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
-    "                 [--neighbour-hold-ms N] [--log-timing] [--tokenizer pieces|words]\n"
+    "                 [--neighbour-hold-ms N] [--neighbour-victims N] [--log-timing]\n"
+    "                 [--tokenizer pieces|words]\n"
     "                 [--model-behaviour echo|paraphrase] [--engine-version V]\n"
     "                 [--engine-mode null|prefill|decode] [--engine-key KEY]\n"
     "       aivet-sim --help | --version\n";
@@ -49,7 +50,7 @@ print_help(void)
 	    "\n                              accept-oversize, streams-fail-after,"
 	    "\n                              bad-request-404, unknown-model-404, no-cached-usage,"
 	    "\n                              keep-end-under-context, engine-unreadable,"
-	    "\n                              mixed-fleet;"
+	    "\n                              mixed-fleet, oversize-forbidden;"
 	    "\n                              repeat or list to combine"
 	    "\n                              (default none)"
 	    "\n  --revoked LABEL[,LABEL...]  these tenants' keys get 401 on every route"
@@ -84,6 +85,9 @@ print_help(void)
 	    "\n  --log-timing                each request's log line adds at=MS (its arrival, ms since"
 	    "\n                              the epoch) and inflight=N (requests being answered then,"
 	    "\n                              itself included): the counters a fleet's limits are checked by"
+	    "\n  --neighbour-victims N       fault noisy-neighbour: a large request holds until N"
+	    "\n                              requests of other tenants met it, at most"
+	    "\n                              --neighbour-hold-ms (the overlap on demand)"
 	    "\n  --hostile MODE              answer every request with an attack: gzip-bomb,"
 	    "\n                              endless-sse, slow-drip, invalid-utf8, deep-json,"
 	    "\n                              huge-header, redirect-loop, redirect-origin, empty-200,"
@@ -167,8 +171,8 @@ apply_revoked(const char *list, struct sim_config *cfg, const char *opt, int fai
 /* The options aivet-sim takes (see aivet-sim(1)). */
 enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
-	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_TOKENIZER, O_BEHAVIOUR,
-	O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY,
+	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_VICTIMS,
+	O_TOKENIZER, O_BEHAVIOUR, O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY,
 	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
@@ -200,6 +204,7 @@ static const struct option sim_opts[] = {
 	{ "no-count", no_argument, NULL, O_NOCOUNT },
 	{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
 	{ "log-timing", no_argument, NULL, O_LOG_TIMING },
+	{ "neighbour-victims", required_argument, NULL, O_VICTIMS },
 	{ "tokenizer", required_argument, NULL, O_TOKENIZER },
 	{ "model-behaviour", required_argument, NULL, O_BEHAVIOUR },
 	{ "engine-version", required_argument, NULL, O_ENGINE_VERSION },
@@ -364,6 +369,9 @@ parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, s
 			break;
 		case O_FLEET:
 			rc = parse_int_opt("--fleet", optarg, 1, 64, &cfg->fleet, err);
+			break;
+		case O_VICTIMS:
+			rc = parse_int_opt("--neighbour-victims", optarg, 1, 1000, &cfg->neighbour_victims, err);
 			break;
 		case O_PREFILL:
 			rc = parse_int_opt("--prefill-us-per-token", optarg, 0, 10000000, &cfg->prefill_us, err);

@@ -52,6 +52,8 @@ enum sim_fault {
 	FAULT_MIXED_FLEET,        /* a load balancer over --fleet N backends, round robin: the first
 	                           * has half the pool and answers a prompt over it from a 1-token
 	                           * placeholder (as placeholder-blank); the others are correct */
+	FAULT_OVERSIZE_FORBIDDEN, /* prompts over the context get 403 (a policy refusal, not one for
+	                           * size); the others are served */
 	FAULT_COUNT
 };
 extern const char *const sim_fault_names[FAULT_COUNT];
@@ -113,6 +115,8 @@ struct sim_config {
 	int no_count;             /* the token-count routes answer 404 */
 	int64_t neighbour_hold_ms; /* fault noisy-neighbour: a large request waits this long after prefill */
 	int log_timing;           /* each request's log line says when it came and how many were in hand */
+	int64_t neighbour_victims; /* ... or, when above 0, until this many other-tenant requests met it
+	                            * (the overlap on demand; neighbour_hold_ms is then the cap) */
 	int64_t fail_after;       /* fault streams-fail-after: streams served before the 500s */
 	int64_t fleet;            /* fault mixed-fleet: backends behind the balancer */
 	enum sim_tokenizer_kind tokenizer;

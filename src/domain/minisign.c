@@ -892,7 +892,10 @@ read_tty_password(const char *prompt, char *pw, size_t cap, size_t *len, struct 
 	quiet = old;
 	quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
 	quiet.c_lflag |= ICANON;
-	if (write(fd, prompt, strlen(prompt)) < 0 || tcsetattr(fd, TCSAFLUSH, &quiet) != 0) {
+	/* Echo off before the prompt: TCSAFLUSH drops what was typed before it, and a
+	 * passphrase typed as soon as the prompt shows must not be dropped (nor echoed). */
+	if (tcsetattr(fd, TCSAFLUSH, &quiet) != 0 || write(fd, prompt, strlen(prompt)) < 0) {
+		tcsetattr(fd, TCSAFLUSH, &old);
 		close(fd);
 		return aerr_set(err, AV_RUNTIME, "cannot switch off echo on the terminal");
 	}

@@ -12,11 +12,16 @@ COMPL=$TESTS_SRCDIR/../completions
 run help
 is "$rc" 0 "aivet help exits 0"
 is "$out" "$("$AIVET" --help)" "aivet help is aivet --help"
+# The same text twice could be the same wrong text: each is also read against what
+# it must say, written here (its usage line), not taken from aivet.
+like "$out" "^usage: aivet \[--db PATH\] \[--actor NAME\] \[--tz ZONE\] COMMAND \[SUBCOMMAND\] \[options\]
+" "aivet help opens with aivet's usage line"
 for args in "vendor" "incident due" "probe" "report" "demo" "tui" "key list"; do
 	# shellcheck disable=SC2086 # one word per argument
 	run help $args
 	# shellcheck disable=SC2086
 	is "$rc:$out" "0:$("$AIVET" $args --help)" "aivet help $args is aivet $args --help"
+	like "$(printf '%s\n' "$out" | head -1)" "^usage: aivet $args( |$)" "aivet help $args: the usage line of aivet $args"
 done
 run help nothing
 is "$rc:$errout" "2:aivet: unknown command 'nothing' (see 'aivet --help')" "help for an unknown command"
@@ -50,6 +55,16 @@ is "$errout" "aivet: vendor: unknown subcommand 'remove' (see 'aivet vendor --he
 
 # ---- every subcommand in its command's usage line ----
 commands=$("$AIVET" --help | awk '/^commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { exit }')
+# The list the checks below walk, against the commands named here and in the manual
+# (an empty or shortened list would make every check below pass).
+is "$(printf '%s\n' $commands | sort | tr '\n' ' ')" \
+	"assess audit complete db demo endpoint evidence incident key probe questionnaire report tsa tui vendor verify " \
+	"aivet --help lists its sixteen commands"
+undocumented=""
+for c in $commands; do
+	grep -qE "^\.(Ss $c|It Cm $c( |\$))" "$TESTS_SRCDIR/../man/aivet.1" || undocumented="$undocumented $c"
+done
+is "$undocumented" "" "each command aivet --help lists has its entry in aivet(1)"
 missing=""
 for c in $commands; do
 	subs=$("$AIVET" "$c" --help 2>/dev/null | awk -v c="$c" '/^  / && $1 == c { print $2 }')

@@ -30,8 +30,10 @@ hostile() {
 		"$mode: bounded ($ms ms, peak RSS $rss KB)"
 	unlike "$(cat "$T/m.stderr")" "runtime error|Sanitizer|Segmentation|Aborted" "$mode: no crash, no sanitizer report"
 	sim_stop
-	is "$(q "SELECT count(*) FROM exchange WHERE run_id = 1")" "$(grep -c "hostile=$mode " "$SIM_LOG")" \
-		"$mode: every request the vendor answered is recorded as evidence"
+	# The sim's own count, guarded against none at all (0 = 0 would pass with nothing sent).
+	seen=$(grep -c "hostile=$mode " "$SIM_LOG")
+	is "$(q "SELECT count(*) FROM exchange WHERE run_id = 1") $([ "$seen" -gt 0 ] && echo sent)" "$seen sent" \
+		"$mode: every request the vendor answered ($seen) is recorded as evidence"
 	is "$sim_rc" 0 "$mode: the sim stopped cleanly"
 }
 

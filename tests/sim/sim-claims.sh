@@ -60,8 +60,12 @@ answer_all
 run probe run V/e --yes --json
 is "$rc" 3 "refusing: every request refused for authentication ends the run, exit 3"
 refused=$(claims)
-is "$(printf '%s' "$refused" | tr ' ' '\n' | grep -c '=confirmed')" 0 "refusing: nothing is confirmed on evidence never judged"
-is "$(printf '%s' "$refused" | tr ' ' '\n' | grep -vc '=untested')" 0 "refusing: every claim is untested"
+# The claims listed by name (as the other two vendors list them): an empty list is no pass.
+is "$refused" "kv_cache_scope=untested kv_pages_cleared=untested cache_isolation_tested=untested \
+context_capacity_check=untested over_limit_behaviour=untested advertised_context_tokens=untested \
+guaranteed_context_tokens=untested errors_are_errors=untested release_tests_inspect_content=untested \
+prompt_integrity=untested kv_transfer_checked=untested cross_tenant_batching=untested" \
+	"refusing: every claim is untested, none confirmed on evidence never judged"
 like "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "over_limit_behaviour") | .reason')" \
 	"^probe oversize has no completed run on V/e$" "refusing: with the reason (the run ended in error)"
 is "$(report_claims)" "$refused" "refusing: the signed report judges every claim as assess show does"

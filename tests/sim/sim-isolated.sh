@@ -135,6 +135,28 @@ if case_on oversize-unjudged; then
 	sim_stop
 fi
 
+# ---- oversize: a refusal by policy (403) of the oversize prompts alone ----
+# The gateway refuses every prompt over the context with 403 and serves the
+# rest: a refusal, but not for size, so it says nothing of the context (not a
+# pass, no finding), and the credential answers the other requests, so the run
+# goes on to its end.
+if case_on oversize-forbidden; then
+	vendor --pool 8192 --fault oversize-forbidden
+	run_probes --probe oversize
+	# failed: its one probe ended in error; not error, the status of a run stopped
+	# because a tenant's every request was refused for authentication.
+	is "$rc:$(per_probe):$(printf '%s' "$out" | jq -r .status)" "3:oversize:error[]:failed" \
+	    "rule oversize-refused-other: 403 on every oversize prompt alone is no pass and no finding, and stops no tenant"
+	is "$(detail oversize '[.judged, .sent, .classes.refused_other]')" "[0,4,4]" \
+	    "oversize forbidden: none of the four judged, all four refused for another reason"
+	like "$(reason oversize)" "^every request was refused for authentication for tenant '(alice|bob)' \(HTTP 403 \(policy_violation\): This request is not permitted by your organization's policy\.\): check the credential$" \
+	    "oversize forbidden: the reason quotes the vendor's refusal"
+	answered=$(grep -c 'status=200' "$SIM_LOG")
+	is "$(grep -c 'status=403' "$SIM_LOG") $([ "$answered" -gt 0 ] && echo answered)" "4 answered" \
+	    "oversize forbidden: the vendor refused the four oversize prompts and answered the others ($answered)"
+	sim_stop
+fi
+
 # ---- errors: a 5xx for bad input while valid requests succeed ----
 if case_on errors-500-bad-input; then
 	vendor --pool 8192 --fault malformed-500

@@ -197,28 +197,25 @@ is "$(reason oversize)" "every oversize prompt was refused for size (4 of 4 judg
 sim_stop
 
 # ---- one tenant's load fails another's requests ----
-# Each large request holds the server for 2 s (not the default 0.5 s), so
-# the other tenant's requests overlap it even on a loaded machine.
-sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault noisy-neighbour --neighbour-hold-ms 2000 || exit 1
+# Each large request holds the server until a request of the other tenant has
+# met it (--neighbour-victims 1: the overlap on demand; the other tenant's
+# requests are sent beside it), 5 s at most: the calibration's large prompt,
+# sent alone, meets no one and waits that long.
+sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault noisy-neighbour --neighbour-victims 1 \
+    --neighbour-hold-ms 5000 || exit 1
 probe_setup openai 8192
 run_probes --probe canary
 # Whether a request met another tenant's load is the simulator's to say (its
-# "busy" log line), not aivet's: without one, the machine could not give the
-# overlap and the verdict proves nothing either way.
-if grep -q ' busy: ' "$SIM_LOG"; then
-	is "$rc:$(per_probe)" "0:canary:fail[LOAD_BREAKS_OTHER_TENANT]" \
-	    "rule load-breaks-other-tenant: valid requests failing under another tenant's load are a finding (medium)"
-	like "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
-	    "^a request of tenant '(alice|bob)' \(about [0-9]+ tokens\) failed \(HTTP (500|200) .*\) while tenant '(bob|alice)' had prompts near the context in flight" \
-	    "noisy neighbour: the message names both tenants"
-	lb=$(q "SELECT id FROM finding WHERE code = 'LOAD_BREAKS_OTHER_TENANT'")
-	is "$(q "SELECT count(DISTINCT x.tenant) FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $lb")" 2 \
-	    "noisy neighbour: the evidence holds both sides"
-else
-	skip "could not create the overlap: no request met another tenant's load (canary said $(per_probe))"
-	skip "could not create the overlap: no message to check"
-	skip "could not create the overlap: no evidence to check"
-fi
+# "busy" log line), not aivet's.
+ok "$(grep -q ' busy: ' "$SIM_LOG"; echo $?)" "noisy neighbour: a request met another tenant's load (the sim says so)"
+is "$rc:$(per_probe)" "0:canary:fail[LOAD_BREAKS_OTHER_TENANT]" \
+    "rule load-breaks-other-tenant: valid requests failing under another tenant's load are a finding (medium)"
+like "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
+    "^a request of tenant '(alice|bob)' \(about [0-9]+ tokens\) failed \(HTTP (500|200) .*\) while tenant '(bob|alice)' had prompts near the context in flight" \
+    "noisy neighbour: the message names both tenants"
+lb=$(q "SELECT id FROM finding WHERE code = 'LOAD_BREAKS_OTHER_TENANT'")
+is "$(q "SELECT count(DISTINCT x.tenant) FROM finding_evidence fe JOIN exchange x ON x.evidence_id = fe.evidence_id WHERE fe.finding_id = $lb")" 2 \
+    "noisy neighbour: the evidence holds both sides"
 sim_stop
 
 # ---- no usage, no count route, about one token per word: sizes by bounds ----

@@ -30,7 +30,7 @@ answer_current() {
 	qid=$(current_question)
 	type=$(jq -r --arg q "$qid" '.sections[].questions[] | select(.id == $q) | .type' "$Q")
 	tui_keys Enter
-	sleep 0.3   # the menu or field opens
+	tui_wait "┌" 5 >/dev/null   # the menu or field opens (a box, which the pages have not)
 	case "$type" in
 	duration) tui_type 24h; tui_keys Enter ;;
 	multi_choice) tui_keys Space Enter ;;
@@ -76,7 +76,11 @@ journey() {
 	while [ $i -lt 25 ]; do
 		run assess show 1 --json
 		[ "$(printf '%s' "$out" | json '.score.unanswered_required')" = 0 ] && break
-		tui_keys n; sleep 0.3
+		# n: the next question, once its id is on screen.
+		prev=$(current_question)
+		tui_keys n
+		j=0
+		while [ "$(current_question)" = "$prev" ] && [ $j -lt 30 ]; do sleep 0.1; j=$((j + 1)); done
 		answer_current
 		i=$((i + 1))
 	done

@@ -14,15 +14,15 @@ like "$(tui_screen | grep '^>')" "Alpha" "the first row is selected"
 
 # Wheel down (button 65) at column 10, row 4.
 tui_type "$(printf '\033[<65;10;4M')"
-sleep 0.5
+tui_wait_re '^>.*Gamma' 5 >/dev/null   # the state wanted, else the check below says what there is
 like "$(tui_screen | grep '^>')" "Gamma" "the wheel moves the selection down"
 tui_type "$(printf '\033[<64;10;4M')"
-sleep 0.5
+tui_wait_re '^>.*Alpha' 5 >/dev/null
 like "$(tui_screen | grep '^>')" "Alpha" "and back up"
 
 # A click on screen row 4 (the list's second row: Beta).
 tui_type "$(printf '\033[<0;10;4M\033[<0;10;4m')"
-sleep 0.5
+tui_wait_re '^>.*Beta' 5 >/dev/null
 like "$(tui_screen | grep '^>')" "Beta" "a click selects the row under it"
 
 # A double click on screen row 5 (Delta) opens it.

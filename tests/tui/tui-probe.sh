@@ -22,6 +22,18 @@ screen_plan() {
 cli_plan() {
 	"$AIVET" probe run V/e --dry-run "$@" | sed 's/[[:space:]]*$//'
 }
+# plan_sums: from the screen's plan, the probe rows' requests, tokens in and out summed
+# here, then the total row's, then the total's USD at the endpoint's prices (2.5 and 10
+# per million), as "probes: R I O total: R I O USD": values worked out outside aivet,
+# which the screen and --dry-run agreeing with each other could not show.
+plan_sums() {
+	screen_plan | tr -d , | awk '
+		$1 == "plan" || $1 == "expected" || $1 == "largest" { next }
+		$1 == "total" { tr = $2; ti = $4; to = $7; usd = $11; next }
+		$3 == "requests" { r += $2; i += $4; o += $7; names = names " " $1 }
+		END { printf "probes:%s: %d %d %d total: %d %d %d USD %.2f %s\n", names, r, i, o, tr, ti, to,
+			ti * 2.5 / 1e6 + to * 10 / 1e6, usd }' | tr -d ')'
+}
 # flat: words in order, where the screen wrapped a line wider than it.
 flat() {
 	tr '\n' ' ' | tr -s ' '
@@ -40,6 +52,8 @@ like "$(tui_screen)" "Next run: --depth verify, no budget" "at the command's def
 is "$(screen_plan | head -8)" "$(cli_plan | head -8)" "the plan is the one probe run --dry-run prints, row for row"
 is "$(screen_plan | flat)" "$(cli_plan | flat)" "and word for word where the screen wraps the longer lines"
 like "$(screen_plan | flat)" "; depth verify " "the plan names its depth"
+like "$(plan_sums)" "^probes: calibration echo oversize sweep canary errors: ([0-9]+ [0-9]+ [0-9]+) total: \1 USD ([0-9.]+) \2$" \
+    "the plan's six probes add up to its total, priced at the endpoint's prices"
 # p: depth and budget. A USD budget and a token budget together are refused in the form.
 tui_keys p
 tui_wait "Next run"; tui_wait "Depth"
@@ -49,6 +63,8 @@ tui_keys Up C-u Enter
 tui_wait "Next run: --depth diagnose --budget-usd 40.00"; ok $? "p sets the depth and the budget"
 is "$(screen_plan | head -8)" "$(cli_plan --depth diagnose --budget-usd 40 | head -8)" \
     "the plan follows them, as --dry-run --depth diagnose --budget-usd 40 prints it"
+like "$(plan_sums)" "^probes: calibration echo errors sweep canary oversize: ([0-9]+ [0-9]+ [0-9]+) total: \1 USD ([0-9.]+) \2$" \
+    "at depth diagnose too the probes add up to the total and its price"
 is "$(screen_plan | flat)" "$(cli_plan --depth diagnose --budget-usd 40 | flat)" "word for word"
 like "$(screen_plan)" "  total +[0-9,]+ requests +[0-9,]+ tokens in +[0-9,]+ out  \(about USD [0-9]+\.[0-9]{2}\)" \
     "at most: requests, tokens and USD"

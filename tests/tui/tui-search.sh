@@ -77,9 +77,9 @@ screens() {
 	tui_keys N
 	tui_wait "'Beta': match 2 of 2"; ok $? "$size: N goes back"
 	# / opens empty; Up offers the search in force; Esc keeps it.
-	tui_keys /; sleep 0.3
+	tui_keys /; tui_wait_re '^/ *$' 5 >/dev/null
 	is "$(tui_screen | tail -1 | sed 's/ *$//')" "/" "$size: the / prompt opens empty"
-	tui_keys Up; sleep 0.3
+	tui_keys Up; tui_wait_re '^/ Beta *$' 5 >/dev/null
 	is "$(tui_screen | tail -1 | sed 's/ *$//')" "/ Beta" "$size: Up offers the previous search"
 	tui_keys Escape; sleep 0.3
 	like "$(tui_screen)" "^> [?! ]+Beta Two" "$size: Esc keeps the filter and the selection"

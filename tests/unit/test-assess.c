@@ -348,6 +348,20 @@ test_claims(void)
 		  "completed sweep=inconclusive b=1000", 1, "untested", NULL },
 		{ "a claim only findings can test is contradicted by one", "truncation_signalled", "\"yes\"",
 		  "completed sweep=fail sweep:SILENT_TRUNCATION", 1, "contradicted", NULL },
+		/* Nothing judged: no run at all, or a completed run whose probes all ended in
+		 * error. Nothing is confirmed, nor contradicted, on evidence never judged. */
+		{ "no run: nothing judged, nothing confirmed", "over_limit_behaviour", "\"error\"", "", 1,
+		  "untested", "probe oversize has no completed run on V/e" },
+		{ "no run: a tenant scope is not confirmed by silence", "kv_cache_scope", "\"per_tenant\"", "",
+		  2, "untested", NULL },
+		{ "no run: a measured number is untested", "guaranteed_context_tokens", "131072", "", 1,
+		  "untested", NULL },
+		{ "no run: a claim only findings can test is untested", "truncation_signalled", "\"yes\"", "",
+		  1, "untested", NULL },
+		{ "probes in error judged nothing", "over_limit_behaviour", "\"error\"",
+		  "completed oversize=error sweep=error", 1, "untested", NULL },
+		{ "a probe in error measured nothing", "guaranteed_context_tokens", "131072",
+		  "completed sweep=error b=1000", 1, "untested", NULL },
 		{ "a claim only findings can test is never confirmed", "truncation_signalled", "\"yes\"",
 		  "completed sweep=pass", 1, "untested", "no probe can confirm this answer; none of the findings "
 		  "that would contradict it was raised" },

@@ -220,6 +220,8 @@ test_look(void)
 	double *y30 = ideal(30, 100, 1), *x_fast = ideal(30, 90, 1), *x_same = ideal(30, 100.001, 1);
 	double *y_noisy = ideal(30, 100, 20), *x_noisy = ideal(30, 100.001, 20), *x_small = ideal(30, 97, 0.1);
 	double *y_small = ideal(30, 100, 0.1), *y1000 = ideal(1000, 0, 1), *x1000 = ideal(1000, -0.15, 1);
+	double *y_past = ideal(30, 100, 9.5), *x_past = ideal(30, 100.001, 9.5);
+	double *y_short = ideal(30, 100, 12), *x_short = ideal(30, 100.001, 12);
 
 	ok(mwu_look(x_fast, 30, y30, 30, &g, 10, 1, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_REJECT,
 	    "look: 10 ms faster under 1 ms noise: rejected (p %.2g, delta %.2f, saving %.1f)", l.test.p,
@@ -231,6 +233,15 @@ test_look(void)
 	ok(mwu_look(x_noisy, 30, y_noisy, 30, &g, 10, 20, 0.8, 1, &l) == 0 &&
 	    l.decision == MWU_LOOK_UNDECIDED && l.power < 0.5, "rule pass needs power: no difference under "
 	    "20 ms noise at 30 trials is undecided, not a pass (power %.3f)", l.power);
+	/* Between those two, on either side of the 0.8 power target: 10 ms under 9.5 ms noise
+	 * has power about 0.86 (a pass), under 12 ms noise about 0.61 (undecided). */
+	ok(mwu_look(x_past, 30, y_past, 30, &g, 10, 9.5, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_POWERED &&
+	    l.power > 0.82 && l.power < 0.89, "rule pass needs power: under 9.5 ms noise, power %.3f is past "
+	    "the 0.8 target: powered", l.power);
+	ok(mwu_look(x_short, 30, y_short, 30, &g, 10, 12, 0.8, 1, &l) == 0 &&
+	    l.decision == MWU_LOOK_UNDECIDED && l.power > 0.55 && l.power < 0.7, "rule pass needs power: "
+	    "under 12 ms noise, power %.3f is short of the 0.8 target: undecided, though over one half",
+	    l.power);
 	/* Rule "median saving gate": 3 ms faster, significant and large, yet below the 5 ms gate. */
 	ok(mwu_look(x_small, 30, y_small, 30, &g, 10, 0.1, 0.8, 1, &l) == 0 && l.test.p < 0.0025 &&
 	    l.test.delta == 1 && l.decision == MWU_LOOK_POWERED, "rule median saving gate: 3 ms faster "
@@ -243,7 +254,7 @@ test_look(void)
 	    l.test.p, l.saving, l.test.delta);
 	ok(mwu_look(x1000, 0, y1000, 1000, &g, 0.5, 1, 0.8, 1, &l) == -1, "look: an empty sample is refused");
 	free(y30), free(x_fast), free(x_same), free(y_noisy), free(x_noisy), free(x_small);
-	free(y_small), free(y1000), free(x1000);
+	free(y_small), free(y1000), free(x1000), free(y_past), free(x_past), free(y_short), free(x_short);
 }
 
 int

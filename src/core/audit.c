@@ -931,6 +931,151 @@ blobs_check(struct db *db, struct audit_status *out, struct aerr *err)
 	return 0;
 }
 
+/* Mutable rows edited by name: an edit entry's details carry the fields it
+ * changed (aivet's detail keys are the row's column names; others, such as an
+ * endpoint's credentials or engine, are rows of their own), and the newest edit
+ * of a row must agree with what the row holds. An edit that names nothing, or
+ * names a value the row does not hold, was not written by the edit it claims. */
+struct edit_kind {
+	const char *action, *type, *select;
+	const char *cols[10];
+};
+
+static const struct edit_kind edit_kinds[] = {
+	{ "vendor.edit", "vendor", "SELECT name, criticality, contact, notes FROM vendor WHERE id = ?",
+	  { "name", "criticality", "contact", "notes", NULL } },
+	{ "endpoint.edit", "endpoint", "SELECT name, api, url, model, context_tokens, allow_insecure_http, "
+	  "price_in_per_mtok, price_out_per_mtok, options FROM endpoint WHERE id = ?",
+	  { "name", "api", "url", "model", "context_tokens", "allow_insecure_http", "price_in_per_mtok",
+	    "price_out_per_mtok", "options", NULL } },
+};
+#define NEDIT (sizeof edit_kinds / sizeof edit_kinds[0])
+
+struct edit_entry {
+	int64_t id, seq;
+	const struct edit_kind *kind;
+	char *details;
+};
+struct edit_log {
+	struct edit_entry *v;
+	size_t n, cap;
+};
+
+static void
+edit_add(struct edit_log *l, const char *action, const char *type, int64_t id, int64_t seq,
+    const char *details)
+{
+	for (size_t i = 0; i < NEDIT; i++) {
+		const struct edit_kind *k = &edit_kinds[i];
+
+		/* An edit action about another type is named by object_seal(). */
+		if (action[0] != k->action[0] || strcmp(action, k->action) != 0 || strcmp(type, k->type) != 0)
+			continue;
+		if (l->n == l->cap) {
+			l->cap = l->cap ? 2 * l->cap : 64;
+			l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+		}
+		l->v[l->n++] = (struct edit_entry){ id, seq, k, xstrdup(details) };
+		return;
+	}
+}
+
+static void
+edit_free(struct edit_log *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].details);
+	free(l->v);
+}
+
+/* By kind and object, the newest first. */
+static int
+edit_cmp(const void *a, const void *b)
+{
+	const struct edit_entry *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? 1 : x->seq > y->seq ? -1 : 0;
+}
+
+/* Whether a detail's value is column i of the row as st holds it. */
+static int
+edit_value_is(const cJSON *v, struct db_stmt *st, int i)
+{
+	const cJSON *kv;
+	cJSON *row;
+	int same = 1;
+
+	if (db_col_type(st, i) == DB_NULL || cJSON_IsNull(v))
+		return db_col_type(st, i) == DB_NULL && cJSON_IsNull(v);
+	if (cJSON_IsString(v))
+		return strcmp(col_text(st, i), v->valuestring) == 0;
+	if (cJSON_IsBool(v))
+		return (db_col_int64(st, i) != 0) == (cJSON_IsTrue(v) != 0);
+	if (cJSON_IsNumber(v))
+		return db_col_double(st, i) == v->valuedouble;
+	if (!cJSON_IsObject(v))
+		return 0;
+	/* options: the keys an edit sets, merged into the row's. */
+	row = cJSON_Parse(col_text(st, i));
+	cJSON_ArrayForEach(kv, v)
+		same = same && cJSON_Compare(kv, cJSON_GetObjectItemCaseSensitive(row, kv->string), 1);
+	cJSON_Delete(row);
+	return same;
+}
+
+/* The newest edit of one row against the row. */
+static int
+edit_newest_check(struct db *db, const struct edit_entry *e, const cJSON *d, struct audit_status *out,
+    struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, e->kind->select, "i", e->id);
+	int rc;
+
+	if (st == NULL)
+		return AV_RUNTIME;
+	/* A row gone is named by rows_check(). */
+	if ((rc = db_step(st)) == DB_ROW) {
+		for (int i = 0; e->kind->cols[i] != NULL; i++) {
+			const cJSON *v = cJSON_GetObjectItemCaseSensitive(d, e->kind->cols[i]);
+
+			if (v != NULL && !edit_value_is(v, st, i)) {
+				audit_status_keep(out, e->seq, "%s %lld's %s is not what audit entry %lld (%s) "
+				    "recorded: edited behind aivet's back", e->kind->type, (long long)e->id,
+				    e->kind->cols[i], (long long)e->seq, e->kind->action);
+				break;
+			}
+		}
+	}
+	db_finalize(st);
+	return rc == DB_ROW || rc == DB_DONE ? 0 : db_err(db, err, e->kind->type);
+}
+
+static int
+edits_check(struct db *db, struct edit_log *l, struct audit_status *out, struct aerr *err)
+{
+	int rc = 0;
+
+	if (l->n > 0)
+		qsort(l->v, l->n, sizeof *l->v, edit_cmp);
+	for (size_t i = 0; rc == 0 && i < l->n; i++) {
+		const struct edit_entry *e = &l->v[i];
+		cJSON *d = cJSON_Parse(e->details);
+
+		if (!cJSON_IsObject(d) || d->child == NULL)
+			audit_status_keep(out, e->seq, "audit entry %lld (%s) about %s %lld names no field it "
+			    "changed: an edit's details carry the fields it changed", (long long)e->seq,
+			    e->kind->action, e->kind->type, (long long)e->id);
+		else if (i == 0 || l->v[i - 1].kind != e->kind || l->v[i - 1].id != e->id)
+			rc = edit_newest_check(db, e, d, out, err);
+		cJSON_Delete(d);
+	}
+	return rc;
+}
+
 int
 audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 {
@@ -940,6 +1085,7 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 	const char *row_hash;
 	int64_t expect = 1, onset006 = 0;
 	struct seal_index ix[NSEAL];
+	struct edit_log edits = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -979,6 +1125,7 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 			break;
 		}
 		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 3), row_hash, &onset006);
+		edit_add(&edits, col_text(st, 3), col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 6));
 		/* The stored text of a hash that matched: 64 hex digits. */
 		memcpy(prev, col_text(st, 8), sizeof prev);
 		out->entries = seq;
@@ -987,14 +1134,22 @@ audit_verify(struct db *db, struct audit_status *out, struct aerr *err)
 	if (rc != DB_ROW && rc != DB_DONE) {
 		db_finalize(st);
 		index_free(ix);
+		edit_free(&edits);
 		return db_err(db, err, "audit log");
 	}
 	db_finalize(st);
 	memcpy(out->head, prev, sizeof out->head);
 	/* Rows the chain sealed must still match what it recorded; then each
 	 * module's own cross-check (incident timelines, ...). */
-	rc = out->bad_seq == 0 ? rows_check(db, ix, onset006, out, err) : 0;
+	if (out->bad_seq == 0) {
+		rc = rows_check(db, ix, onset006, out, err);
+		if (rc == 0)
+			rc = edits_check(db, &edits, out, err);
+	} else {
+		rc = 0;
+	}
 	index_free(ix);
+	edit_free(&edits);
 	if (rc != 0)
 		return err->code;
 	if (out->bad_seq == 0 && blobs_check(db, out, err) != 0)

@@ -402,8 +402,14 @@ endpoint_edit(struct db *db, const char *actor, const char *ref, const struct en
 	if (apply_prices(db, id, &f, err) != 0)
 		goto fail;
 	if (apply_credentials(db, id, &f, at, d, err) != 0 ||
-	    apply_engine(db, id, &f, (int)insecure, at, d, err) != 0 ||
-	    audit_append(db, actor, "endpoint.edit", "endpoint", id, d, err) != 0)
+	    apply_engine(db, id, &f, (int)insecure, at, d, err) != 0)
+		goto fail;
+	/* An edit's entry names the fields it changed (audit verify requires it). */
+	if (d->child == NULL) {
+		aerr_set(err, AV_USAGE, "endpoint edit: nothing to change");
+		goto fail;
+	}
+	if (audit_append(db, actor, "endpoint.edit", "endpoint", id, d, err) != 0)
 		goto fail;
 	if (db_commit(db, err) != 0)
 		goto out;

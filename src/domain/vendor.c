@@ -230,6 +230,9 @@ vendor_edit(struct db *db, const char *actor, const char *ref, const struct vend
 
 	if (in->set_name && name_check("vendor", in->name, err) != 0)
 		return err->code;
+	/* An edit's entry names the fields it changed (audit verify requires it). */
+	if (!in->set_name && !in->set_crit && !in->set_contact && !in->set_notes)
+		return aerr_set(err, AV_USAGE, "vendor edit: nothing to change");
 	if (db_begin(db, err) != 0)
 		return err->code;
 	if (vendor_lookup(db, ref, &id, err) != 0)

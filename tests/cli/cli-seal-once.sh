@@ -7,7 +7,8 @@
 # over it fails aivet verify. Each rule on its own: an entry without a row
 # hash, a second entry about a row sealed once (with the hash of the edited
 # row), an action that does not write the type, a mutable row (a vendor)
-# re-sealed by its own edit action and by another, a final assessment's
+# re-sealed by its own edit action and by another, an edit entry that names
+# no changed field or a value the row does not hold, a final assessment's
 # questionnaire given a newer load entry without its sha256. And a finding's
 # severity is its code's: a trigger planted to rewrite one before it is
 # sealed is named.
@@ -122,9 +123,34 @@ n=$(append vendor.note vendor 1 row)
 refused "a vendor re-sealed by an action that does not edit one" "audit entry $n about vendor 1 is not an action that edits a vendor (vendor.edit vendor.archive)"
 fresh
 sqlite3 "$AIVET_DB" "UPDATE vendor SET notes = 'edited by hand' WHERE name = 'Beta'"
-append vendor.edit vendor 1 row >/dev/null
+append vendor.edit vendor 1 row '{"notes":"edited by hand"}' >/dev/null
 run audit verify
-is "$rc" 0 "a vendor re-sealed by vendor.edit verifies (its entry is the record of the change)"
+is "$rc" 0 "a vendor re-sealed by vendor.edit naming the change verifies (its entry is the record of the change)"
+
+# An edit's entry carries the fields it changed, and the newest says what the row holds.
+fresh
+sqlite3 "$AIVET_DB" "UPDATE vendor SET notes = 'edited by hand' WHERE name = 'Beta'"
+n=$(append vendor.edit vendor 1 row '{}')
+refused "a vendor re-sealed by vendor.edit with empty details" "audit entry $n (vendor.edit) about vendor 1 names no field it changed: an edit's details carry the fields it changed"
+fresh
+sqlite3 "$AIVET_DB" "UPDATE vendor SET notes = 'edited by hand', criticality = 0 WHERE name = 'Beta'"
+n=$(append vendor.edit vendor 1 row '{"notes":"edited by hand","criticality":4}')
+refused "a vendor.edit naming a value the row does not hold" "vendor 1's criticality is not what audit entry $n (vendor.edit) recorded: edited behind aivet's back"
+fresh
+"$AIVET" vendor edit Beta --contact "ops@beta.example" >/dev/null
+is "$(sqlite3 "$AIVET_DB" "SELECT details FROM audit_log WHERE action = 'vendor.edit' ORDER BY seq DESC LIMIT 1")" \
+	'{"contact":"ops@beta.example"}' "aivet's vendor edit names the field it changed"
+sqlite3 "$AIVET_DB" "UPDATE vendor SET notes = NULL WHERE name = 'Beta'"
+n=$(append vendor.edit vendor 1 row '{"notes":null}')
+run audit verify
+is "$rc" 0 "an edit naming null for a cleared field verifies$errout"
+fresh
+"$AIVET" endpoint edit Beta/main --model other-model --price-in 1.25 >/dev/null
+run audit verify
+is "$rc" 0 "aivet's endpoint edit verifies$errout"
+sqlite3 "$AIVET_DB" "UPDATE endpoint SET price_in_per_mtok = 0.01 WHERE id = 1"
+n=$(append endpoint.edit endpoint 1 row '{"model":"other-model","price_in_per_mtok":1.25}')
+refused "an endpoint.edit whose price is not the row's" "endpoint 1's price_in_per_mtok is not what audit entry $n (endpoint.edit) recorded: edited behind aivet's back"
 
 # A created row's first entry is the one that creates it.
 fresh

@@ -8,7 +8,7 @@
 # sealed box with no record of its sealing gets its blob_seal row first.
 # Fixtures use it so that their database passes 'aivet audit verify', as one
 # written by aivet itself does. Needs $AIVET.
-import hashlib, os, sqlite3, sys
+import hashlib, json, os, sqlite3, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sealing import AT, append, registry, row_hash
@@ -16,6 +16,24 @@ from sealing import AT, append, registry, row_hash
 db = sqlite3.connect(sys.argv[1])
 db.create_function("aivet_writing", 0, lambda: 1)
 reg = registry()
+
+# An edit's details carry the fields it changed, as aivet's vendor and endpoint
+# edits write them (audit verify compares the newest with the row): the
+# fixture does not know which changed, so it names each with its value.
+EDIT_FIELDS = {
+    "vendor.edit": ("vendor", ["name", "criticality", "contact", "notes"]),
+    "endpoint.edit": ("endpoint", ["name", "api", "url", "model", "context_tokens", "allow_insecure_http",
+                                   "price_in_per_mtok", "price_out_per_mtok"]),
+}
+
+
+def details(action, oid):
+    if action not in EDIT_FIELDS:
+        return "{}"
+    table, cols = EDIT_FIELDS[action]
+    row = db.execute("SELECT %s FROM %s WHERE id = ?" % (", ".join(cols), table), (oid,)).fetchone()
+    return json.dumps(dict(zip(cols, row)), separators=(",", ":"))
+
 
 for sha, size, data in db.execute("SELECT b.sha256, b.size, b.data FROM blob b WHERE b.encrypted <> 0 "
                                   "AND NOT EXISTS (SELECT 1 FROM blob_seal s WHERE s.sha256 = b.sha256) "
@@ -40,7 +58,7 @@ for seal in reg["seals"]:
         else:
             sys.exit("seal-rows.py: %s %s was changed after it was sealed, and is sealed once"
                      % (seal["object_type"], oid))
-        append(db, "fixture", action, seal["object_type"], oid, "{}", rh)
+        append(db, "fixture", action, seal["object_type"], oid, details(action, oid), rh)
 db.commit()
 # Into the main file: tests copy it with cp.
 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

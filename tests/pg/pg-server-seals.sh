@@ -5,7 +5,8 @@
 # one, then a vendor or endpoint changed behind it with UPDATE; an entry
 # about a sealed row that no operation wrote. Each is refused with nothing
 # changed; aivet's own writes still verify, each entry with the row hash the
-# server computed and the login as its actor.
+# server computed and the login as its actor. An edit entry whose details
+# name no changed field (the client writes them) is named by audit verify.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/pg-lib.sh"
 
@@ -85,5 +86,16 @@ is "$(pg_sql -d team "SELECT actor || ' ' || (row_hash IS NOT NULL) FROM audit_l
 	"its entry names the login and carries the row hash"
 as audrey audit verify
 is "$rc" 0 "and verifies$errout"
+
+# The server seals the row, but the details are the client's: an edit entry
+# naming no changed field, in the same transaction as the UPDATE, is taken by
+# the server and named by audit verify (the same C code as on SQLite).
+is "$(pg_psql_as alice team -c "BEGIN" -c "UPDATE vendor SET notes = 'by hand' WHERE id = 1" \
+	-c "SELECT aivet_audit_append('2026-11-30T09:00:00.000Z', 'vendor.edit', 'vendor', 1, '{}')" \
+	-c "COMMIT" 2>&1 | grep -c ERROR)" 0 "(an UPDATE with an edit entry naming no field, in one transaction: taken by the server)"
+n=$(pg_sql -d team "SELECT max(seq) FROM audit_log")
+as audrey audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: audit entry $n (vendor.edit) about vendor 1 names no field it changed: an edit's details carry the fields it changed" \
+	"named by audit verify"
 
 done_testing

@@ -8,9 +8,13 @@
  */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <sodium.h>
 
 #include "evidence-key.h"
@@ -50,33 +54,52 @@ write_key(const char *path, const unsigned char *key, size_t n, unsigned mode, s
 	return rc;
 }
 
+/* The pair as it is on disk, or a new one when there is none. Called under the
+ * directory's lock when making one, so that processes starting together (a
+ * host's workers) neither see a half-written pair nor write two. */
+static int
+key_pair_get(const char *pub, const char *sec, unsigned char pk[crypto_box_PUBLICKEYBYTES],
+    int make, struct aerr *err)
+{
+	struct stat sb;
+	unsigned char *sk;
+	int rc;
+
+	if (stat(pub, &sb) == 0)
+		return read_key(pub, pk, crypto_box_PUBLICKEYBYTES, err);
+	if (stat(sec, &sb) == 0)
+		return aerr_set(err, AV_RUNTIME, "%s is missing but %s exists: restore the public key "
+		    "rather than make a new pair", pub, sec);
+	if (!make)
+		return 1;
+	if ((sk = sodium_malloc(crypto_box_SECRETKEYBYTES)) == NULL)
+		die("out of memory");
+	crypto_box_keypair(pk, sk);
+	if ((rc = write_key(sec, sk, crypto_box_SECRETKEYBYTES, 0600, err)) == 0)
+		rc = write_key(pub, pk, crypto_box_PUBLICKEYBYTES, 0644, err);
+	sodium_free(sk);
+	return rc;
+}
+
 int
 evidence_key_public(unsigned char pk[crypto_box_PUBLICKEYBYTES], struct aerr *err)
 {
 	char *dir = aivet_dir(AIVET_CONFIG_DIR), *pub = xasprintf("%s/evidence.pub", dir);
-	char *sec = xasprintf("%s/evidence.key", dir);
-	struct stat sb;
-	int rc = 0;
+	char *sec = xasprintf("%s/evidence.key", dir), *lock = xasprintf("%s/.evidence.lock", dir);
+	int rc, fd;
 
-	if (stat(pub, &sb) == 0) {
-		rc = read_key(pub, pk, crypto_box_PUBLICKEYBYTES, err);
-	} else if (stat(sec, &sb) == 0) {
-		rc = aerr_set(err, AV_RUNTIME, "%s is missing but %s exists: restore the public key "
-		    "rather than make a new pair", pub, sec);
-	} else {
-		unsigned char *sk = sodium_malloc(crypto_box_SECRETKEYBYTES);
-
-		if (sk == NULL)
-			die("out of memory");
-		crypto_box_keypair(pk, sk);
-		if ((rc = mkdir_p(dir, 0700, err)) == 0 &&
-		    (rc = write_key(sec, sk, crypto_box_SECRETKEYBYTES, 0600, err)) == 0)
-			rc = write_key(pub, pk, crypto_box_PUBLICKEYBYTES, 0644, err);
-		sodium_free(sk);
+	if ((rc = key_pair_get(pub, sec, pk, 0, err)) == 1 && (rc = mkdir_p(dir, 0700, err)) == 0) {
+		if ((fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0 || flock(fd, LOCK_EX) != 0)
+			rc = aerr_set(err, AV_RUNTIME, "%s: %s", lock, strerror(errno));
+		else
+			rc = key_pair_get(pub, sec, pk, 1, err);
+		if (fd >= 0)
+			close(fd);   /* releases the lock */
 	}
 	free(dir);
 	free(pub);
 	free(sec);
+	free(lock);
 	return rc;
 }
 

@@ -78,13 +78,15 @@ key_register(struct db *db, const char *actor, const struct minisign_pub *pub, s
 	struct buf line;
 	char id[MINISIGN_KEYID_LEN + 1], hid[MINISIGN_KEYID_LEN + 1], *holder = NULL;
 	int found;
-	int64_t oid = 0;
+	uint64_t u = 0;
+	int64_t oid;
 	cJSON *d = NULL;
 
 	minisign_keyid(pub->keynum, id);
+	/* Unsigned: the key number's top bit would overflow a signed shift. */
 	for (int i = MINISIGN_KEYNUM_BYTES - 1; i >= 0; i--)
-		oid = oid << 8 | pub->keynum[i];
-	oid &= INT64_MAX;
+		u = u << 8 | pub->keynum[i];
+	oid = (int64_t)(u & INT64_MAX);
 	if (db_begin(db, err) != 0)
 		return err->code;
 	if (approval_registered_key(db, actor, &had, &found, err) != 0)

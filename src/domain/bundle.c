@@ -818,6 +818,24 @@ signed_file_verify(const char *path, const struct minisign_pub *claimed, const s
 	return 0;
 }
 
+/* A sorted list with each name once: a name listed twice is a problem, kept once. */
+static size_t
+sums_dedupe(struct sums_entry *se, size_t ns, struct verify_result *res)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < ns; i++) {
+		if (kept > 0 && strcmp(se[kept - 1].path, se[i].path) == 0) {
+			problem(res, "%s: line %d: %s listed twice or not allowed", SUMS, se[i].lineno,
+			    se[i].path);
+			free(se[i].path);
+			continue;
+		}
+		se[kept++] = se[i];
+	}
+	return kept;
+}
+
 int
 bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
     const char *given_name, const char *tsa_cert, struct verify_result *res, struct aerr *err)
@@ -900,20 +918,7 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 		/* Sorted once, every later lookup is a binary search: O(n log n) in all. */
 		if (ns > 0)
 			sort_once(se, ns, sizeof *se, sums_cmp);
-		{
-			size_t kept = 0;
-
-			for (size_t i = 0; i < ns; i++) {
-				if (kept > 0 && strcmp(se[kept - 1].path, se[i].path) == 0) {
-					problem(res, "%s: line %d: %s listed twice or not allowed", SUMS,
-					    se[i].lineno, se[i].path);
-					free(se[i].path);
-					continue;
-				}
-				se[kept++] = se[i];
-			}
-			ns = kept;
-		}
+		ns = sums_dedupe(se, ns, res);
 	} else if (sig_ok || access(path, F_OK) == 0) {
 		problem(res, "%s: unreadable", SUMS);
 	}

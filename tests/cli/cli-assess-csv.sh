@@ -108,7 +108,7 @@ snap=$(db_snapshot)
 run assess import 1 "$T/refill.csv"
 like "$rc:$errout" "^[1-9]:aivet: .*database or disk is full" "a write failing halfway: the import fails, saying why"
 is "$(db_snapshot)" "$snap" "and nothing of it stays: not the two changes written before the failure, nor its audit entry"
-is "$(sqlite3 "$AIVET_DB" "SELECT group_concat(question_id || '=' || value, ' ') FROM (SELECT * FROM answer WHERE assessment_id = 1 ORDER BY question_id)")" \
+is "$(sqlite3 "$AIVET_DB" "SELECT group_concat(question_id || '=' || value, ' ') FROM (SELECT * FROM answer WHERE assessment_id = 1 ORDER BY question_id) AS a")" \
 	'channels=["a","b"] gate="yes" notify="48h" tokens=500' "the answers are those from before the import"
 sqlite3 "$AIVET_DB" "$unfail" >/dev/null
 run assess import 1 "$T/refill.csv"

@@ -41,6 +41,8 @@ shape() {
 	"$AIVET" endpoint add V --name e --api openai --url http://127.0.0.1:9/v1 --model m \
 	    --context "$3" --engine "$1" --engine-url "$URL" >/dev/null
 	run probe run V/e --probe engine --yes --json
+	# What the probe said, should a figure below be missing.
+	echo "# $1 ($2): $(printf '%s' "$out" | jq -r '.probes[0].reason // "no reason"')"
 	stop_serve
 }
 fig() {

@@ -58,8 +58,8 @@ commands=$("$AIVET" --help | awk '/^commands:/ { f = 1; next } f && /^  [a-z]/ {
 # The list the checks below walk, against the commands named here and in the manual
 # (an empty or shortened list would make every check below pass).
 is "$(printf '%s\n' $commands | sort | tr '\n' ' ')" \
-	"assess audit complete db demo endpoint evidence incident key probe questionnaire report tsa tui vendor verify " \
-	"aivet --help lists its sixteen commands"
+	"advisories assess audit complete db demo endpoint evidence incident key probe questionnaire report schedule tsa tui vendor verify worker " \
+	"aivet --help lists its nineteen commands"
 undocumented=""
 for c in $commands; do
 	grep -qE "^\.(Ss $c|It Cm $c( |\$))" "$TESTS_SRCDIR/../man/aivet.1" || undocumented="$undocumented $c"

@@ -35,7 +35,7 @@ is "$rc" 0 "under load: exit 0"
 echo "# under load: $(printf '%s' "$out" | json '.probes[0] | "\(.verdict): \(.reason)"')"
 
 # ---- a saving that holds in the first half only: the timing drifted ----
-python3 "$TESTS_SRCDIR/lib/noisy-vendor.py" 10 100 100 15 >"$T/drift.out" 2>"$T/drift.err" &
+python3 "$TESTS_SRCDIR/lib/noisy-vendor.py" 10 300 300 15 >"$T/drift.out" 2>"$T/drift.err" &
 _hogs="$_hogs $!"
 i=0
 until grep -q '^listening on ' "$T/drift.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done

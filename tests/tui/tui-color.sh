@@ -16,11 +16,11 @@ tui_start 80x24
 tui_wait "Dashboard"
 tui_keys L
 tui_wait "Vendors (2)"
-tui_wait_re '^ +Calm '
+tui_wait_re '^ +\? +Calm '
 like "$(tui_screen | grep Acme)" '^ *> *!! Acme' "the open incident is marked with !! (not colour alone)"
-like "$(tui_screen | grep Calm)" '^ +Calm [^!]*$' "a vendor without incidents is listed, with no marker"
+like "$(tui_screen | grep Calm)" '^ +\? +Calm [^!]*$' "a vendor without incidents is listed, marked only as not assessed (?)"
 tui_keys j
-tui_wait_re '^ *> +Calm '
+tui_wait_re '^ *> +\? +Calm '
 like "$(tmux -S "$TMUX_SOCK" capture-pane -e -p | grep Acme)" '\[[0-9;]*31m' "with colour the marker row is red"
 tui_stop
 
@@ -29,9 +29,9 @@ tui_start 80x24
 tui_wait "Dashboard"
 tui_keys L
 tui_wait "Vendors (2)"
-tui_wait_re '^ +Calm '
+tui_wait_re '^ +\? +Calm '
 tui_keys j
-tui_wait_re '^ *> +Calm '
+tui_wait_re '^ *> +\? +Calm '
 like "$(tui_screen | grep Acme)" '! Acme' "NO_COLOR keeps the marker"
 unlike "$(tmux -S "$TMUX_SOCK" capture-pane -e -p)" '\[[0-9;]*3[1-7]m' "NO_COLOR: no colour at all"
 

@@ -56,24 +56,25 @@ is "$(printf '%s' "$out" | jq -r '[.[] | select(.status == "queued")] | length')
 # ---- workers ----
 if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then W=3; else W=2; fi
 mkdir "$T/w"
-i=1
-while [ "$i" -le "$W" ]; do
-	lease=30
-	[ "$i" = "$W" ] && lease=6
-	"$AIVET" worker --once --name "w$i" --lease $lease >"$T/w/$i.out" 2>"$T/w/$i.err" &
-	eval "wpid$i=\$!"
-	i=$((i + 1))
-done
-# The last worker is killed once it is recording a run's exchanges.
+# The last worker starts first, and is killed once it is recording a run's
+# exchanges (the others start then: on a loaded machine they could otherwise
+# take every entry before it starts).
 victim=$W
-eval "vpid=\$wpid$victim"
+"$AIVET" worker --once --name "w$victim" --lease 6 >"$T/w/$victim.out" 2>"$T/w/$victim.err" &
+vpid=$!
 n=0
-while [ "$n" -lt 400 ]; do
+while [ "$n" -lt 1200 ]; do
 	r=$(q "SELECT q.run_id FROM probe_queue q WHERE q.worker = 'w$victim' AND q.status = 'taken' AND \
 		(SELECT count(*) FROM exchange x WHERE x.run_id = q.run_id) > 0")
 	[ -n "$r" ] && break
 	sleep 0.05
 	n=$((n + 1))
+done
+i=1
+while [ "$i" -lt "$W" ]; do
+	"$AIVET" worker --once --name "w$i" --lease 30 >"$T/w/$i.out" 2>"$T/w/$i.err" &
+	eval "wpid$i=\$!"
+	i=$((i + 1))
 done
 ok "$(test -n "$r"; echo $?)" "worker w$victim is recording run ${r:-?} (could not create the overlap otherwise)"
 kill -9 "$vpid"

@@ -4,7 +4,7 @@
 # timing decides) while a CPU hog competes for the machine (one busy loop,
 # bounded by timeout, on this machine only, killed at exit): no finding. And
 # against tests/lib/noisy-vendor.py giving tenant B's "primed" requests a large
-# head start (the whole 100 ms prefill) in the first 15 trials only, a saving that drifts away during the
+# head start (the whole 300 ms prefill) in the first 20 of 30 trials only, a saving that drifts away during the
 # run: the test rejects over all trials, but the halves disagree, so the probe
 # says "inconclusive: the timing drifted" instead of a finding.
 . "$TESTS_SRCDIR/lib/lib.sh"
@@ -35,7 +35,7 @@ is "$rc" 0 "under load: exit 0"
 echo "# under load: $(printf '%s' "$out" | json '.probes[0] | "\(.verdict): \(.reason)"')"
 
 # ---- a saving that holds in the first half only: the timing drifted ----
-python3 "$TESTS_SRCDIR/lib/noisy-vendor.py" 10 300 300 15 >"$T/drift.out" 2>"$T/drift.err" &
+python3 "$TESTS_SRCDIR/lib/noisy-vendor.py" 10 300 300 20 >"$T/drift.out" 2>"$T/drift.err" &
 _hogs="$_hogs $!"
 i=0
 until grep -q '^listening on ' "$T/drift.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done

@@ -118,25 +118,30 @@ CREATE OR REPLACE FUNCTION aivet_op_bound(action text) RETURNS boolean LANGUAGE 
 	    'probe.exchange', 'questionnaire.load', 'incident.open', 'incident.status', 'incident.edit',
 	    'incident.entry', 'incident.link', 'probe.start', 'probe.calibrate', 'probe.finish',
 	    'probe.interrupted', 'probe.result', 'probe.finding', 'incident.task.add',
-	    'incident.task.done', 'report.export', 'blob.seal', 'vendor.write', 'endpoint.write')
+	    'incident.task.done', 'report.export', 'blob.seal', 'vendor.write', 'endpoint.write',
+	    -- an advisory's import (013); the queue's writes (014)
+	    'advisory.import', 'probe.queue', 'probe.requeue', 'schedule.add', 'schedule.remove')
 $$;
 
 CREATE FUNCTION aivet_record_written() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
 	id bigint;
 BEGIN
-	-- A copy restores rows as they were; the owner's SQL is the owner's to
-	-- answer for (005-roles.sql), and audit verify still names what it changed.
-	IF aivet_restoring() OR aivet_is_owner() THEN
+	-- A copy restores rows as they were; the owner's vendor and endpoint SQL is
+	-- the owner's to answer for (005-roles.sql), and audit verify still names
+	-- what it changed. An advisory (013) is recorded by its import, whoever imports it.
+	IF aivet_restoring() OR (aivet_is_owner() AND TG_TABLE_NAME <> 'advisory') THEN
 		RETURN NULL;
 	END IF;
-	IF TG_TABLE_NAME = 'credential' THEN
+	-- A credential and an engine node (013) are their endpoint's write.
+	IF TG_TABLE_NAME IN ('credential', 'engine_node') THEN
 		id := CASE WHEN TG_OP = 'DELETE' THEN OLD.endpoint_id ELSE NEW.endpoint_id END;
 	ELSE
 		id := CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END;
 	END IF;
-	PERFORM aivet_op(CASE WHEN TG_TABLE_NAME = 'vendor' THEN 'vendor.write' ELSE 'endpoint.write' END,
-	    CASE WHEN TG_TABLE_NAME = 'vendor' THEN 'vendor' ELSE 'endpoint' END, id);
+	PERFORM aivet_op(CASE TG_TABLE_NAME WHEN 'vendor' THEN 'vendor.write' WHEN 'advisory' THEN 'advisory.import'
+	    ELSE 'endpoint.write' END, CASE TG_TABLE_NAME WHEN 'vendor' THEN 'vendor' WHEN 'advisory' THEN 'advisory'
+	    ELSE 'endpoint' END, id);
 	RETURN NULL;
 END $$;
 CREATE TRIGGER vendor_written AFTER INSERT OR UPDATE OR DELETE ON vendor
@@ -196,8 +201,9 @@ BEGIN
 	RETURN s;
 END $$;
 
--- The functions' grants and pinned search_path, as 008 gives its own.
-DO $$
+-- The functions' grants and pinned search_path, as 008 gives its own: one
+-- procedure, which each later migration calls after making its functions.
+CREATE PROCEDURE pin_aivet_functions() LANGUAGE plpgsql AS $$
 DECLARE f regprocedure;
 BEGIN
 	FOR f IN SELECT p.oid::regprocedure FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace
@@ -207,3 +213,5 @@ BEGIN
 		EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO aivet_auditor', f);
 	END LOOP;
 END $$;
+REVOKE ALL ON PROCEDURE pin_aivet_functions() FROM PUBLIC;
+CALL pin_aivet_functions();

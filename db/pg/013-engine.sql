@@ -40,52 +40,11 @@ GRANT INSERT ON advisory TO aivet_assessor;
 
 -- The server's seal rules (012-server-seals.sql) take both tables: an engine
 -- node is its endpoint's write, as a credential is, and an advisory is
--- recorded only by its own import, whose entry must follow in the transaction.
-CREATE OR REPLACE FUNCTION aivet_op_bound(action text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-	SELECT aivet_op_action(action) IN ('assessment.start', 'assessment.submit', 'assessment.approve',
-	    'assessment.return', 'assessment.reopen', 'answer', 'answer.evidence', 'evidence.add',
-	    'probe.exchange', 'questionnaire.load', 'incident.open', 'incident.status', 'incident.edit',
-	    'incident.entry', 'incident.link', 'probe.start', 'probe.calibrate', 'probe.finish',
-	    'probe.interrupted', 'probe.result', 'probe.finding', 'incident.task.add',
-	    'incident.task.done', 'report.export', 'blob.seal', 'vendor.write', 'endpoint.write',
-	    'advisory.import')
-$$;
-
-CREATE OR REPLACE FUNCTION aivet_record_written() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-	id bigint;
-BEGIN
-	-- The owner's vendor and endpoint writes record no operation (012); an
-	-- advisory is recorded by its import whoever imports it.
-	IF aivet_restoring() OR (aivet_is_owner() AND TG_TABLE_NAME <> 'advisory') THEN
-		RETURN NULL;
-	END IF;
-	IF TG_TABLE_NAME IN ('credential', 'engine_node') THEN
-		id := CASE WHEN TG_OP = 'DELETE' THEN OLD.endpoint_id ELSE NEW.endpoint_id END;
-	ELSE
-		id := CASE WHEN TG_OP = 'DELETE' THEN OLD.id ELSE NEW.id END;
-	END IF;
-	IF TG_TABLE_NAME = 'advisory' THEN
-		PERFORM aivet_op('advisory.import', 'advisory', id);
-	ELSE
-		PERFORM aivet_op(CASE WHEN TG_TABLE_NAME = 'vendor' THEN 'vendor.write' ELSE 'endpoint.write' END,
-		    CASE WHEN TG_TABLE_NAME = 'vendor' THEN 'vendor' ELSE 'endpoint' END, id);
-	END IF;
-	RETURN NULL;
-END $$;
+-- recorded only by its own import, whose entry must follow in the transaction
+-- (aivet_record_written and aivet_op_bound know them).
 CREATE TRIGGER engine_node_written AFTER INSERT OR UPDATE OR DELETE ON engine_node
 	FOR EACH ROW EXECUTE FUNCTION aivet_record_written();
 CREATE TRIGGER advisory_written AFTER INSERT ON advisory
 	FOR EACH ROW EXECUTE FUNCTION aivet_record_written();
 
--- The functions' grants and pinned search_path, as 008 gives its own.
-DO $$
-DECLARE f regprocedure;
-BEGIN
-	FOR f IN SELECT p.oid::regprocedure FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace
-	    AND p.proname LIKE 'aivet\_%' LOOP
-		EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_temp', f, current_schema());
-		EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
-		EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO aivet_auditor', f);
-	END LOOP;
-END $$;
+CALL pin_aivet_functions();

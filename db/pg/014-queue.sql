@@ -227,26 +227,7 @@ BEGIN
 	RETURN CASE WHEN FOUND THEN 1 ELSE 0 END;
 END $$;
 
-CREATE OR REPLACE FUNCTION aivet_op_bound(action text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-	SELECT aivet_op_action(action) IN ('assessment.start', 'assessment.submit', 'assessment.approve',
-	    'assessment.return', 'assessment.reopen', 'answer', 'answer.evidence', 'evidence.add',
-	    'probe.exchange', 'questionnaire.load', 'incident.open', 'incident.status', 'incident.edit',
-	    'incident.entry', 'incident.link', 'probe.start', 'probe.calibrate', 'probe.finish',
-	    'probe.interrupted', 'probe.result', 'probe.finding', 'incident.task.add',
-	    'incident.task.done', 'report.export', 'blob.seal', 'vendor.write', 'endpoint.write',
-	    'advisory.import', 'probe.queue', 'probe.requeue', 'schedule.add', 'schedule.remove')
-$$;
-
-DO $$
-DECLARE f regprocedure;
-BEGIN
-	FOR f IN SELECT p.oid::regprocedure FROM pg_proc p WHERE p.pronamespace = current_schema()::regnamespace
-	    AND p.proname LIKE 'aivet\_%' LOOP
-		EXECUTE format('ALTER FUNCTION %s SET search_path = %I, pg_temp', f, current_schema());
-		EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
-		EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO aivet_auditor', f);
-	END LOOP;
-END $$;
+CALL pin_aivet_functions();
 
 REVOKE INSERT, UPDATE, DELETE ON probe_queue, probe_schedule FROM aivet_auditor, aivet_assessor,
 	aivet_reviewer;

@@ -233,7 +233,7 @@ if case_on diff; then
 	sim_stop
 fi
 
-# ---- cheap enough to run every few minutes: under a second per node on loopback ----
+# ---- cheap enough to run every few minutes: one GET a node, no prompt ----
 if case_on timing; then
 	sim_start --context $CTX --pool 1200000 || exit 1
 	port=${SIM_URL##*:}
@@ -244,7 +244,8 @@ if case_on timing; then
 	ms=$(( (t1 - t0) / 1000000 ))
 	echo "# probe run --probe engine, 4 nodes on loopback: $ms ms in all, $((ms / 4)) ms a node"
 	is "$rc:$(per_probe)" "0:engine:pass[]" "four nodes read"
-	ok "$([ "$ms" -lt 4000 ] && echo 0 || echo 1)" "the whole run, database and evidence included, under a second per node ($ms ms for 4)"
+	# What makes it cheap is what it sends (its time is the line above; no test times it).
+	is "$(posts):$(grep -c ' GET /get_server_info ' "$SIM_LOG")" 0:4 "cheap: one GET a node, and no prompt"
 	sim_stop
 fi
 

@@ -110,3 +110,11 @@ listener_start() {
 	for _i in $(seq 200); do grep -q '^listening on ' "$T/listener.out" && break; sleep 0.05; done
 	LISTEN_URL=$(sed -n 's/^listening on //p' "$T/listener.out")
 }
+
+# case_on NAME: whether a test of named cases runs case NAME (TEST_CASES="name ...",
+# unset: every case).
+case_on() {
+	[ -z "${TEST_CASES:-}" ] && return 0
+	case " $TEST_CASES " in *" $1 "*) return 0 ;; esac
+	return 1
+}

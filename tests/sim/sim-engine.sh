@@ -9,11 +9,6 @@
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
 
-case_on() {
-	[ -z "${TEST_CASES:-}" ] && return 0
-	case " $TEST_CASES " in *" $1 "*) return 0 ;; esac
-	return 1
-}
 # per_probe: "name:verdict[CODE:severity,...]" of the run JSON in $out.
 per_probe() {
 	printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)[\([.findings[] | "\(.code):\(.severity)"] | sort | join(","))]"] | join(" ")'

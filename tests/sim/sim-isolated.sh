@@ -12,12 +12,6 @@
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
 . "$TESTS_SRCDIR/lib/probe-lib.sh"
 
-# case_on NAME: true when the case is to run (all of them without TEST_CASES).
-case_on() {
-	[ -z "${TEST_CASES:-}" ] && return 0
-	case " $TEST_CASES " in *" $1 "*) return 0 ;; esac
-	return 1
-}
 # severities: "CODE:severity ..." of every finding in the run JSON in $out, sorted.
 severities() {
 	printf '%s' "$out" | jq -r '[.probes[].findings[] | "\(.code):\(.severity)"] | unique | join(" ")'

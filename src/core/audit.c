@@ -477,14 +477,15 @@ int
 audit_org_timezone(struct db *db, struct org_timezone *out, struct aerr *err)
 {
 	/* On a server only the owner's entry counts: an entry another login slipped
-	 * in through the audit function moves no deadline. */
+	 * in through the audit function moves no deadline. Read on every open: the
+	 * object's index finds it, never a scan of the log. */
 	struct db_stmt *st = db_prepare(db, err, db_kind(db) == DB_KIND_PG ?
-	    "SELECT a.details, a.actor, a.at FROM audit_log a, pg_database d WHERE a.action = "
-	    "'db.timezone' AND d.datname = current_database() AND EXISTS (SELECT 1 FROM pg_roles r "
+	    "SELECT a.details, a.actor, a.at FROM audit_log a, pg_database d WHERE a.object_type = "
+	    "'database' AND a.object_id = 1 AND a.action = 'db.timezone' AND d.datname = current_database() AND EXISTS (SELECT 1 FROM pg_roles r "
 	    "WHERE r.rolname = a.actor AND (r.rolsuper OR pg_has_role(r.oid, d.datdba, 'MEMBER'))) "
 	    "ORDER BY a.seq DESC LIMIT 1" :
-	    "SELECT details, actor, at FROM audit_log WHERE action = 'db.timezone' "
-	    "ORDER BY seq DESC LIMIT 1", NULL);
+	    "SELECT details, actor, at FROM audit_log WHERE object_type = 'database' AND object_id = 1 "
+	    "AND action = 'db.timezone' ORDER BY seq DESC LIMIT 1", NULL);
 	int rc;
 
 	memset(out, 0, sizeof *out);

@@ -62,7 +62,7 @@ GRANT INSERT ON answer_history, answer_evidence, evidence, exchange, probe_resul
 -- these tables and their triggers and could drop them: approval's rules
 -- below bind the other logins, and raw SQL by the owner (a fixture, a
 -- repair) is the owner's to answer for. aivet applies the same rules to the
--- owner itself (src/domain/assess.c), since its actor is the login there too.
+-- owner itself (src/domain/assess/assess.c), since its actor is the login there too.
 CREATE FUNCTION aivet_is_owner() RETURNS boolean LANGUAGE sql STABLE AS $$
 	SELECT pg_has_role(session_user, (SELECT datdba FROM pg_database WHERE datname = current_database()),
 	                   'MEMBER')

@@ -2,7 +2,9 @@
  * aivet/domain.h: the domain's public headers: vendors and endpoints,
  * questionnaires and assessments, ratings, incidents, reports and their
  * signatures and time-stamps, the dashboard, probe runs as records, and the
- * database as a whole. It calls the engine, the vendors layer and the core;
+ * database as a whole, one umbrella header per room (src/domain/assess,
+ * incident, report, audit; vendors, endpoints and the dashboard sit at the top).
+ * It calls the engine, the vendors layer and the core;
  * the two front ends (src/cli/, src/tui/) call it.
  */
 #ifndef AIVET_DOMAIN_H
@@ -11,19 +13,10 @@
 #include "engine.h"
 #include "vendor.h"
 #include "endpoint.h"
-#include "evidence-json.h"
-#include "questionnaire.h"
-#include "assess.h"
-#include "rating.h"
-#include "vendor-rating.h"
-#include "incident.h"
-#include "report.h"
-#include "tsa.h"
-#include "minisign.h"
-#include "approval.h"
 #include "dashboard.h"
-#include "run-query.h"
-#include "run-settle.h"
-#include "db-admin.h"
+#include "domain-assess.h"
+#include "domain-incident.h"
+#include "domain-report.h"
+#include "domain-audit.h"
 
 #endif

@@ -109,7 +109,7 @@ ok "$([ -z "$bad" ] && echo 0 || echo 1)" "the public headers include no private
 
 # The library includes neither front end.
 bad=$(includes src/core/*.[ch] src/vendors/*.[ch] src/vendors/providers/*.c src/engine/*.[ch] \
-    src/domain/*.[ch] probes/*.c include/aivet/*.h 2>/dev/null | while read -r file line name; do
+    src/domain/*.[ch] src/domain/*/*.[ch] probes/*.c include/aivet/*.h 2>/dev/null | while read -r file line name; do
 	h=${name#?}; h=${h%?}
 	if [ -f "src/cli/${h##*/}" ] || [ -f "src/tui/${h##*/}" ]; then
 		echo "# $file:$line: the library includes the front end's $name"
@@ -118,16 +118,24 @@ done)
 [ -z "$bad" ] || printf '%s\n' "$bad"
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no file of the library includes a front end's header"
 
-# The umbrellas: one per layer, each including its layer's headers, which
-# together name every public header.
+# The umbrellas: one per layer, each including its layer's headers, and one
+# per room of the domain (src/domain/ROOM/, include/aivet/domain-ROOM.h), which
+# domain.h includes; together they name every public header.
 for l in core vendors engine domain; do
 	ok "$([ -f "include/aivet/$l.h" ] && echo 0 || echo 1)" "include/aivet/$l.h is the $l layer's umbrella"
 done
+rooms=0
+for d in src/domain/*/; do
+	r=${d%/}; r=${r##*/}; rooms=$((rooms + 1))
+	ok "$([ -f "include/aivet/domain-$r.h" ] && grep -qx "#include \"domain-$r.h\"" include/aivet/domain.h \
+	    && echo 0 || echo 1)" "src/domain/$r/ has its umbrella include/aivet/domain-$r.h, in domain.h"
+done
+ok "$([ "$rooms" -ge 4 ] && echo 0 || echo 1)" "the domain has its rooms ($rooms sub-folders)"
 missing=$(for h in include/aivet/*.h; do
 	n=${h##*/}
 	case $n in core.h|vendors.h|engine.h|domain.h) continue ;; esac
 	grep -qx "#include \"$n\"" include/aivet/core.h include/aivet/vendors.h include/aivet/engine.h \
-	    include/aivet/domain.h || echo "$n"
+	    include/aivet/domain.h include/aivet/domain-*.h || echo "$n"
 done)
 is "$missing" "" "every public header is under one layer's umbrella"
 

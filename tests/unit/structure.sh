@@ -1,0 +1,63 @@
+#!/bin/sh
+# structure.sh: the counts that keep the library easy to change, measured on
+# the sources: the engine draws nothing on a terminal, the report, claims and
+# diff code read typed records (at most 30 reads by key left), only the
+# database backends know which database is in use, statements reach the
+# server as written, and at most five functions run over 100 lines, each
+# saying why above it. Every count is guarded: the files it reads must exist,
+# so a moved folder fails here instead of counting nothing.
+. "$TESTS_SRCDIR/lib/lib.sh"
+top=$(cd "$TESTS_SRCDIR/.." && pwd)
+cd "$top" || exit 1
+
+count() { [ -n "$1" ] && printf '%s\n' "$1" | wc -l | tr -d ' ' || echo 0; }
+
+# The engine: no prompt, progress bar, signal handler or table of its own.
+n_engine=$(ls src/engine/*.c probes/*.c 2>/dev/null | wc -l)
+ok "$([ "$n_engine" -ge 20 ] && echo 0 || echo 1)" "the engine's files are where the count looks ($n_engine)"
+lines=$(grep -nE '\b(v?f?printf|fputs|fputc|putc|putchar|puts|fwrite|fflush|stdin|stdout|stderr|signal|sigaction|isatty|term_write|term_printf)\b|\\033' \
+    src/engine/*.c probes/*.c)
+[ -z "$lines" ] || printf '# %s\n' "$lines"
+is "$(count "$lines")" 0 "the engine writes to no terminal: 0 lines"
+
+# The report, claims and diff code read typed records.
+files="src/domain/report/report.c src/domain/report/report-html.c src/domain/report/report-md.c
+    src/domain/report/report-oscal.c src/domain/report/report-parts.c src/domain/report/report-timing.c
+    src/domain/report/report-export.c src/domain/assess/claims.c src/engine/probe-diff.c"
+missing=0
+for f in $files; do [ -f "$f" ] || { echo "# $f: not found"; missing=$((missing + 1)); }; done
+is "$missing" 0 "the report, claims and diff files are where the count looks"
+reads=$(cat $files 2>/dev/null | grep -cE 'json_get_|cJSON_GetObjectItem|cJSON_ArrayForEach')
+for f in $files; do echo "# $f: $(grep -cE 'json_get_|cJSON_GetObjectItem|cJSON_ArrayForEach' "$f")"; done
+ok "$([ "$reads" -le 30 ] && echo 0 || echo 1)" "report, claims and diff read by key at most 30 times ($reads)"
+
+# Which database: the backends alone.
+n_src=$(find src include -name '*.[ch]' | wc -l)
+ok "$([ "$n_src" -ge 150 ] && echo 0 || echo 1)" "the sources are where the count looks ($n_src files)"
+lines=$(grep -rn 'db_kind' src include | grep -v '^src/core/db-')
+[ -z "$lines" ] || printf '# %s\n' "$lines"
+is "$(count "$lines")" 0 "db_kind() outside the backends (src/core/db-*.c): 0"
+ok "$([ -f src/core/db-pg.c ] && ! grep -qE 'dialect_rule|is_not_value|blob_as_text' src/core/db-pg.c \
+    && echo 0 || echo 1)" "PostgreSQL gets statements as written: no dialect rewritten at prepare"
+
+# Long functions: the body of each function in src/, probes/ and sim/, from
+# its "{" to its "}" at the start of a line. A function over 100 lines says
+# why in the comment above it ("over 100 lines").
+long=$(find src probes sim -name '*.c' | sort | xargs awk '
+	/^[A-Za-z_][A-Za-z0-9_]*\(/ { name = $0; sub(/\(.*/, "", name); head = FNR }
+	/^\{/ { start = FNR; inf = 1 }
+	/^\}/ && inf { if (FNR - start + 1 > 100) print FILENAME, name, FNR - start + 1, head; inf = 0 }')
+nfun=$(find src probes sim -name '*.c' | xargs grep -c '^{' | awk -F: '{ s += $2 } END { print s + 0 }')
+ok "$([ "$nfun" -ge 1000 ] && echo 0 || echo 1)" "the function count sees the functions ($nfun)"
+[ -z "$long" ] || printf '# over 100 lines: %s\n' "$long"
+nlong=$(count "$long")
+ok "$([ "$nlong" -le 5 ] && echo 0 || echo 1)" "at most five functions over 100 lines ($nlong)"
+unsaid=$(printf '%s\n' "$long" | while read -r file name len head; do
+	[ -n "$file" ] || continue
+	from=$((head > 12 ? head - 12 : 1))
+	sed -n "${from},${head}p" "$file" | grep -q 'over 100 lines' || echo "$file:$name"
+done)
+[ -z "$unsaid" ] || printf '# no why: %s\n' "$unsaid"
+is "$unsaid" "" "each function over 100 lines says why above it"
+
+done_testing

@@ -2,10 +2,12 @@
  * cmd-worker.c: "aivet worker" — takes runs from the database's queue and
  * runs them on this host, without a terminal, until stopped (or, with
  * --once, until nothing is left to take). The work is the engine's
- * (probe-worker.c); this reads the options.
+ * (probe-worker.c); this reads the options, prints the worker's log and
+ * turns SIGINT and SIGTERM into its stop.
  */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +15,47 @@
 #include "aivet/probe-queue.h"
 
 enum { O_ONCE = 256, O_CONC, O_LEASE, O_NAME, O_POLL };
+
+static volatile sig_atomic_t stop_asked;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stop_asked = 1;
+}
+
+/* A line of the worker's log on stdout, as it happens (a vendor's words in it
+ * escaped by term_write). */
+static void
+print_line(void *arg, const char *line)
+{
+	(void)arg;
+	term_write(stdout, line);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* SIGINT and SIGTERM stop the worker: its runs in hand go back to the queue. */
+static int
+run_worker(struct aivet *av, struct worker_opts *w, struct aerr *err)
+{
+	struct sigaction sa, old_int, old_term;
+	int rc;
+
+	stop_asked = 0;
+	w->report = print_line;
+	w->stop = &stop_asked;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = probe_worker(av, w, err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return rc;
+}
 
 static int
 worker_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
@@ -52,7 +95,7 @@ worker_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	return probe_worker(av, &w, stdout, err);
+	return run_worker(av, &w, err);
 }
 
 static const struct opt worker_opts[] = {

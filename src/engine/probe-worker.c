@@ -7,7 +7,9 @@
  * A lease that runs out (the worker was killed, or stalled past it) is
  * found by any worker: the run is interrupted, its exchanges kept, and the
  * endpoint queued again. A worker that finds its lease gone stops its run.
- * SIGINT or SIGTERM: runs in hand stop and go back to the queue.
+ * Stopped by the front end (a flag its signal handler sets): runs in hand
+ * stop and go back to the queue. What happens is told to the front end line
+ * by line; this file draws nothing itself.
  * Per-vendor limits: runs at once are counted when taking; requests a
  * minute are paced through the vendor's slot in the database, which every
  * request of every worker moves on.
@@ -15,7 +17,7 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -53,20 +55,37 @@ struct worker {
 	struct aivet *av;
 	const struct worker_opts *o;
 	char name[128];
-	FILE *out;
 	unsigned char seal_pk[32];
 	pthread_mutex_t mu;
 	struct job *jobs[MAX_CONCURRENCY];
 	int njobs;
 };
 
-static volatile sig_atomic_t stopping;
-
-static void
-on_stop(int sig)
+/* Tells the front end one line of the worker's log. */
+static void __attribute__((format(printf, 2, 3)))
+say(const struct worker *w, const char *fmt, ...)
 {
-	(void)sig;
-	stopping = 1;
+	va_list ap;
+	char *line;
+	int n;
+
+	if (w->o->report == NULL)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	line = xmalloc((size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(line, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	w->o->report(w->o->report_arg, line);
+	free(line);
+}
+
+static int
+stopping(const struct worker *w)
+{
+	return w->o->stop != NULL && *w->o->stop;
 }
 
 static const struct db_write take_row = {
@@ -211,7 +230,7 @@ reap_expired(struct worker *w, struct aerr *err)
 		rc = requeue(w->av, ids[i], NULL, "its worker's lease ran out: the worker ended or stalled "
 		    "without finishing it", &did, err);
 		if (rc == 0 && did)
-			fprintf(w->out, "entry %lld: lease ran out, queued again\n", (long long)ids[i]);
+			say(w, "entry %lld: lease ran out, queued again", (long long)ids[i]);
 	}
 	free(ids);
 	return rc;
@@ -355,8 +374,7 @@ job_end(struct worker *w, struct job *j, struct aerr *err)
 		    j->run_id != 0 ? NULL : j->err.msg[0] ? j->err.msg : "the run did not start", at);
 		snprintf(line, sizeof line, "%s", j->rc == 0 ? "finished" : j->err.msg);
 	}
-	fprintf(w->out, "entry %lld: run %lld %s\n", (long long)j->queue_id, (long long)j->run_id, line);
-	fflush(w->out);
+	say(w, "entry %lld: run %lld %s", (long long)j->queue_id, (long long)j->run_id, line);
 	av_close(&j->pav);
 	pthread_mutex_destroy(&j->pace_mu);
 	cJSON_Delete(j->opts);
@@ -420,11 +438,11 @@ fill(struct worker *w, int64_t *left, struct aerr *err)
 	if (reap_expired(w, err) != 0 || probe_schedules_due(w->av, &d, err) != 0)
 		return err->code;
 	if (d.queued > 0)
-		fprintf(w->out, "schedules: %d run%s queued\n", d.queued, d.queued == 1 ? "" : "s");
+		say(w, "schedules: %d run%s queued", d.queued, d.queued == 1 ? "" : "s");
 	if (d.raced > 0)
-		fprintf(w->out, "schedules: %d due, queued first by another worker\n", d.raced);
+		say(w, "schedules: %d due, queued first by another worker", d.raced);
 	if (d.skipped > 0)
-		term_printf(w->out, "schedules: %d endpoint%s left out: %s\n", d.skipped, d.skipped == 1 ? "" : "s",
+		say(w, "schedules: %d endpoint%s left out: %s", d.skipped, d.skipped == 1 ? "" : "s",
 		    d.why);
 	while (w->njobs < w->o->concurrency) {
 		struct job *j;
@@ -437,8 +455,7 @@ fill(struct worker *w, int64_t *left, struct aerr *err)
 			die("cannot start a thread");
 		w->jobs[w->njobs++] = j;
 		took++;
-		fprintf(w->out, "entry %lld: taken by %s\n", (long long)j->queue_id, w->name);
-		fflush(w->out);
+		say(w, "entry %lld: taken by %s", (long long)j->queue_id, w->name);
 	}
 	if (took > 0) {
 		*left = took;
@@ -455,14 +472,14 @@ worker_loop(struct worker *w, struct aerr *err)
 	int rc = 0;
 
 	for (;;) {
-		if (stopping || rc != 0)
+		if (stopping(w) || rc != 0)
 			for (int i = 0; i < w->njobs; i++)
 				w->jobs[i]->cancel = 1;
 		if (collect(w, err) != 0 && rc == 0)
 			rc = err->code;
-		if (!stopping && rc == 0 && fill(w, &left, err) != 0)
+		if (!stopping(w) && rc == 0 && fill(w, &left, err) != 0)
 			rc = err->code;
-		if (w->njobs == 0 && (stopping || rc != 0 || (w->o->once && left == 0)))
+		if (w->njobs == 0 && (stopping(w) || rc != 0 || (w->o->once && left == 0)))
 			return rc;
 		if (rc == 0 && now_ms() - renewed >= (int64_t)w->o->lease_s * 1000 / 3) {
 			if (renew_all(w, err) != 0)
@@ -478,10 +495,9 @@ worker_loop(struct worker *w, struct aerr *err)
 }
 
 int
-probe_worker(struct aivet *av, const struct worker_opts *o, FILE *f, struct aerr *err)
+probe_worker(struct aivet *av, const struct worker_opts *o, struct aerr *err)
 {
 	struct worker_opts wo = *o;
-	struct sigaction sa, old_int, old_term;
 	struct worker w;
 	int rc;
 
@@ -496,7 +512,6 @@ probe_worker(struct aivet *av, const struct worker_opts *o, FILE *f, struct aerr
 		wo.poll_ms = 1000;
 	w.av = av;
 	w.o = &wo;
-	w.out = f;
 	if (wo.name != NULL)
 		snprintf(w.name, sizeof w.name, "%s", wo.name);
 	else {
@@ -512,15 +527,7 @@ probe_worker(struct aivet *av, const struct worker_opts *o, FILE *f, struct aerr
 		return aerr_prefix(err, "evidence key");
 	pthread_mutex_init(&w.mu, NULL);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	stopping = 0;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
 	rc = worker_loop(&w, err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	pthread_mutex_destroy(&w.mu);
 	return rc;
 }

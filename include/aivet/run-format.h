@@ -10,6 +10,7 @@
 
 #include "core.h"
 #include "run-query.h"
+#include "probe.h"
 
 struct probe_opts;
 
@@ -21,11 +22,12 @@ int run_format_parse(const char *s, int *fmt, struct aerr *err);
 cJSON *runs_sarif(const struct probe_run *runs, size_t n);
 /* A JUnit XML document with one <testsuite> per probe run. */
 char *runs_junit(const struct probe_run *runs, size_t n);
-/* Prints runs[0..n) in fmt: in JSON one object when one is set (n is 1), else
- * an array, each with compare[i] as its "compare_last" when compare and it
- * are not NULL. */
-void run_format_emit(FILE *f, const struct probe_run *runs, size_t n, int one, cJSON *const *compare,
-    int fmt);
+/* Appends runs[0..n) in fmt to b: in JSON one object when one is set (n is 1),
+ * else an array, each with compare[i] as its "compare_last" when compare and it
+ * are not NULL. The text is escaped for a terminal (as term_write escapes): the
+ * front end prints b as it is. */
+void run_format_render(struct buf *b, const struct probe_run *runs, size_t n, int one,
+    cJSON *const *compare, int fmt);
 
 /* The command that opens an incident from a finding, quoted for a shell, from
  * the finding's endpoint ("VENDOR/NAME"), code and id (incident_open_command()
@@ -47,10 +49,45 @@ struct probe_all_opts {
 };
 /* Parses --all, --vendor, --parallel, --rate-limit. */
 int probe_all_option(struct probe_all_opts *a, const char *opt, const char *val, struct aerr *err);
-/* "probe run --all": plans every active endpoint, runs them, prints each run
- * in fmt and a summary table; returns the worst exit status. */
-int probe_run_all(struct aivet *av, const struct probe_opts *po, const struct probe_all_opts *a,
-    int fmt, const char *fail_on, int yes, int dry, struct aerr *err);
+/* One endpoint of "probe run --all": its plan, then its run. */
+struct probe_pacer;
+struct probe_all_target {
+	int64_t endpoint_id, vendor_id;
+	char *ref;                    /* VENDOR/ENDPOINT */
+	cJSON *plan;                  /* probe_plan_endpoint's document */
+	int64_t run_id;               /* 0: never started */
+	int rc;                       /* probe_run_endpoint's return */
+	struct aerr err;
+	struct probe_pacer *pacer;    /* its vendor's request pacing, while it runs */
+};
+struct probe_all_set {
+	struct probe_all_target *t;
+	size_t n;
+	int parallel;                 /* runs at once */
+	struct probe_opts po;         /* what each run gets: the concurrency shared out; the
+	                               * caller sets po.cancel (its Ctrl-C flag) to stop them */
+};
+/* Lists the active endpoints (of a->vendor_id when a->vendor is set), shares
+ * the limits out, checks every credential and plans each endpoint; the error
+ * names the endpoint, and nothing has been sent. Free with probe_all_free. */
+int probe_all_plan(struct aivet *av, const struct probe_opts *po, const struct probe_all_opts *a,
+    struct probe_all_set *s, struct aerr *err);
+/* Runs them, s->parallel at a time, each vendor's requests at most a->per_minute
+ * a minute; stops starting and sending once *s->po.cancel is set. on_event (may be
+ * NULL) is called from the running threads as a target starts (done 0) and ends
+ * (done 1). A target never started says so in its err. */
+void probe_all_run(struct aivet *av, struct probe_all_set *s, const struct probe_all_opts *a,
+    void (*on_event)(void *arg, const struct probe_all_target *t, int done), void *arg);
+void probe_all_free(struct probe_all_set *s);
+/* A run's row of the summary table: its status, its results by verdict, how
+ * many findings and the worst severity ("-": none). AV_RUNTIME when unread. */
+struct probe_run_summary {
+	char status[32];
+	int pass, fail, inconclusive, error;
+	int64_t findings;
+	char worst[16];
+};
+int probe_run_summary(struct db *db, int64_t run_id, struct probe_run_summary *s);
 
 /* ---- drift between two runs (probe-diff.c) ---- */
 
@@ -67,10 +104,5 @@ int probe_previous_run(struct db *db, int64_t run, int64_t *prev, struct aerr *e
  * null when there is none, NULL on error. */
 cJSON *probe_compare_last(struct db *db, int64_t run_id, struct aerr *err);
 void probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp);
-/* Prints a finished run in fmt; with compare_last, also the
- * drift from the previous run: in the JSON as "compare_last", after the text,
- * or on stderr for JUnit and SARIF. */
-int probe_emit_run(struct db *db, const struct probe_run *run, int fmt, int compare_last,
-    struct aerr *err);
 
 #endif

@@ -1,9 +1,9 @@
 /*
  * cmd-probe.c: "aivet probe" — run probes against an endpoint or every
  * endpoint (plan first, confirmation on a terminal), list runs, show one and
- * compare two. The arguments are read here; running is the probe-run module's
- * (probe-run.c: Ctrl-C, progress, confirmation) and output the formats
- * module's (run-format.c, probe-diff.c). The exit status of "probe run" is the
+ * compare two. The arguments are read here; the terminal's side of running
+ * (Ctrl-C, progress, confirmation, printing) is probe-cli.c's, over the
+ * engine's probe-run.c, run-format.c and probe-diff.c, which print nothing. The exit status of "probe run" is the
  * contract in aivet(1): 0 no finding at or above --fail-on, 1 one, 3 a probe
  * errored or the run was interrupted.
  */
@@ -202,11 +202,11 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return 0;
 	}
 	probe_print_plan(json ? stderr : stdout, plan);
-	if (!yes && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+	{
 		char q[128];
 
 		snprintf(q, sizeof q, "send these requests to %s?", argv[p.ind]);
-		if (!probe_confirm(q)) {
+		if (!probe_confirm_tty(yes, q)) {
 			cJSON_Delete(plan);
 			return aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
 		}
@@ -320,7 +320,7 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 			runs.n++;
 	}
 	if (rc == 0)
-		run_format_emit(stdout, runs.items, runs.n, argc - p.ind == 1, NULL, fmt);
+		probe_print_runs(runs.items, runs.n, argc - p.ind == 1, NULL, fmt);
 	/* What to run next, planned now: shown with the text, never part of the record. */
 	for (size_t i = 0; rc == 0 && fmt == RUN_FMT_TEXT && i < runs.n; i++)
 		probe_print_next_steps(av, &runs.items[i]);

@@ -643,20 +643,3 @@ probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp)
 	else
 		probe_diff_print(f, cmp);
 }
-
-int
-probe_emit_run(struct db *db, const struct probe_run *run, int fmt, int compare_last, struct aerr *err)
-{
-	cJSON *cmp = NULL;
-
-	if (compare_last && (cmp = probe_compare_last(db, run->id, err)) == NULL)
-		return err->code;
-	run_format_emit(stdout, run, 1, 1, cmp != NULL && fmt == RUN_FMT_JSON ? &cmp : NULL, fmt);
-	if (cmp != NULL && fmt != RUN_FMT_JSON) {
-		/* After the text; on stderr for JUnit and SARIF, so stdout stays one document. */
-		fflush(stdout);
-		probe_compare_print(fmt == RUN_FMT_TEXT ? stdout : stderr, run->id, cmp);
-	}
-	cJSON_Delete(cmp);
-	return 0;
-}

@@ -91,18 +91,56 @@ int probe_run_summary(struct db *db, int64_t run_id, struct probe_run_summary *s
 
 /* ---- drift between two runs (probe-diff.c) ---- */
 
-/* What changed from run a to run b: {"a", "b", "changed", "findings": {"new",
- * "resolved"}, "verdicts", "boundaries", "calibration", "error_shapes":
- * {"new", "gone"}}. Runs of different endpoints may be compared. *changed (when
- * not NULL) is the document's "changed" as a value, so that a caller deciding its
- * exit status reads no key of it. */
-int probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, int *changed, struct aerr *err);
-void probe_diff_print(FILE *f, const cJSON *diff);
+/* A value that changed: probe (NULL for the run's calibration and engine),
+ * field, and the values as recorded (NULL: none; written as JSON null). */
+struct diff_change {
+	char *probe, *field;
+	cJSON *a, *b;
+};
+struct diff_changes {
+	struct diff_change *v;
+	size_t n;
+};
+/* A finding new in run b (or resolved since run a): its probe, and the finding
+ * as the run's record holds it (in probe_diff.rb, or ra). */
+struct diff_finding {
+	const char *probe;
+	const struct finding *f;
+};
+struct diff_findings {
+	struct diff_finding *v;
+	size_t n;
+};
+/* An error response's shape: status and JSON structure, identifier fields kept. */
+struct diff_shape {
+	char *probe, *shape;
+	int64_t status, evidence;
+};
+struct diff_shapes {
+	struct diff_shape *v;
+	size_t n;
+};
+/* What changed from run a to run b. Runs of different endpoints may be compared. */
+struct probe_diff {
+	int none;                     /* probe_compare_last: no earlier completed run (rb.id is the run) */
+	struct probe_run ra, rb;
+	int same_endpoint, changed;
+	struct diff_findings new_findings, resolved_findings;
+	struct diff_changes verdicts, boundaries, calibration, engine;
+	struct diff_shapes new_shapes, gone_shapes;
+};
+int probe_diff_runs(struct db *db, int64_t a, int64_t b, struct probe_diff *out, struct aerr *err);
+void probe_diff_free(struct probe_diff *d);
+/* The document of "probe diff --json" and of "compare_last": {"a", "b", "same_endpoint",
+ * "findings": {"new", "resolved"}, "verdicts", "boundaries", "calibration", "engine",
+ * "error_shapes": {"new", "gone"}, "changed"}; JSON null for a diff that is none. */
+cJSON *probe_diff_to_json(const struct probe_diff *d);
+/* Its text appended to b, the vendor's words escaped to one line each; the caller
+ * prints it through term_write. */
+void probe_diff_text(struct buf *b, const struct probe_diff *d);
 /* The run before `run` on the same endpoint; 1 when there is none. */
 int probe_previous_run(struct db *db, int64_t run, int64_t *prev, struct aerr *err);
-/* The drift from the endpoint's previous completed run: a diff object, JSON
- * null when there is none, NULL on error. */
-cJSON *probe_compare_last(struct db *db, int64_t run_id, struct aerr *err);
-void probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp);
+/* The drift from the endpoint's previous completed run (none set when there is none). */
+int probe_compare_last(struct db *db, int64_t run_id, struct probe_diff *out, struct aerr *err);
 
 #endif

@@ -216,6 +216,9 @@ void probe_print_plan(FILE *f, const cJSON *plan);
 struct probe_run;
 void probe_print_next_steps(struct aivet *av, const struct probe_run *run);
 void probe_print_runs(const struct probe_run *runs, size_t n, int one, cJSON *const *compare, int fmt);
+/* A comparison's text (probe diff, --compare-last), through term_write. */
+struct probe_diff;
+void probe_print_diff(FILE *f, const struct probe_diff *d);
 /* Prints a finished run in fmt; with compare_last, also the drift from the
  * previous run: in the JSON as "compare_last", after the text, or on stderr for
  * JUnit and SARIF. */

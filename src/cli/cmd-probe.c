@@ -222,21 +222,21 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	int json = 0, changed, c;
 	struct db *db;
-	cJSON *d;
+	struct probe_diff d;
 
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0)
 		json |= c == 'j';
 	if (c < 0)
 		return err->code;
-	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, p.target[0], p.target[1], &d, &changed, err) != 0)
+	if ((db = av_db(av, err)) == NULL || probe_diff_runs(db, p.target[0], p.target[1], &d, err) != 0)
 		return err->code;
 	if (json)
-		json_emit(d);
-	else {
-		probe_diff_print(stdout, d);
-		cJSON_Delete(d);
-	}
+		json_emit(probe_diff_to_json(&d));
+	else
+		probe_print_diff(stdout, &d);
+	changed = d.changed;
+	probe_diff_free(&d);
 	if (changed)
 		err->code = AV_FINDINGS;   /* like diff(1): 1 means "they differ", not an error */
 	return changed ? AV_FINDINGS : 0;

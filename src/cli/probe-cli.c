@@ -128,20 +128,38 @@ probe_print_runs(const struct probe_run *runs, size_t n, int one, cJSON *const *
 	buf_free(&b);
 }
 
+void
+probe_print_diff(FILE *f, const struct probe_diff *d)
+{
+	struct buf b;
+
+	buf_init(&b);
+	probe_diff_text(&b, d);
+	print_buf(f, &b);
+}
+
 int
 probe_emit_run(struct db *db, const struct probe_run *run, int fmt, int compare_last, struct aerr *err)
 {
-	cJSON *cmp = NULL;
+	struct probe_diff cmp;
+	cJSON *json = NULL;
 
-	if (compare_last && (cmp = probe_compare_last(db, run->id, err)) == NULL)
+	if (!compare_last) {
+		probe_print_runs(run, 1, 1, NULL, fmt);
+		return 0;
+	}
+	if (probe_compare_last(db, run->id, &cmp, err) != 0)
 		return err->code;
-	probe_print_runs(run, 1, 1, cmp != NULL && fmt == RUN_FMT_JSON ? &cmp : NULL, fmt);
-	if (cmp != NULL && fmt != RUN_FMT_JSON) {
+	if (fmt == RUN_FMT_JSON)
+		json = probe_diff_to_json(&cmp);
+	probe_print_runs(run, 1, 1, json != NULL ? &json : NULL, fmt);
+	if (fmt != RUN_FMT_JSON) {
 		/* After the text; on stderr for JUnit and SARIF, so stdout stays one document. */
 		fflush(stdout);
-		probe_compare_print(fmt == RUN_FMT_TEXT ? stdout : stderr, run->id, cmp);
+		probe_print_diff(fmt == RUN_FMT_TEXT ? stdout : stderr, &cmp);
 	}
-	cJSON_Delete(cmp);
+	cJSON_Delete(json);
+	probe_diff_free(&cmp);
 	return 0;
 }
 
@@ -261,24 +279,32 @@ summary_table(FILE *f, struct db *db, const struct probe_all_set *s)
 
 /* The runs in fmt, in the order of the endpoints, with their drift when asked. */
 static void
-all_print_runs(const struct probe_run_list *runs, cJSON *const *cmps, int fmt)
+all_print_runs(const struct probe_run_list *runs, struct probe_diff *const *cmps, int fmt)
 {
+	cJSON **json;
+
 	if (fmt == RUN_FMT_TEXT) {
 		for (size_t i = 0; i < runs->n; i++) {
 			probe_print_runs(&runs->items[i], 1, 1, NULL, fmt);
 			if (cmps[i] != NULL)
-				probe_compare_print(stdout, runs->items[i].id, cmps[i]);
+				probe_print_diff(stdout, cmps[i]);
 			fputc('\n', stdout);
 		}
 		return;
 	}
-	probe_print_runs(runs->items, runs->n, 0, fmt == RUN_FMT_JSON ? cmps : NULL, fmt);
+	json = xcalloc(runs->n + 1, sizeof *json);
+	for (size_t i = 0; fmt == RUN_FMT_JSON && i < runs->n; i++)
+		json[i] = cmps[i] != NULL ? probe_diff_to_json(cmps[i]) : NULL;
+	probe_print_runs(runs->items, runs->n, 0, fmt == RUN_FMT_JSON ? json : NULL, fmt);
+	for (size_t i = 0; i < runs->n; i++)
+		cJSON_Delete(json[i]);
+	free(json);
 	fflush(stdout);
 	/* JUnit and SARIF carry no drift: it goes to stderr, so stdout stays one document. */
 	if (fmt != RUN_FMT_JSON)
 		for (size_t i = 0; i < runs->n; i++)
 			if (cmps[i] != NULL)
-				probe_compare_print(stderr, runs->items[i].id, cmps[i]);
+				probe_print_diff(stderr, cmps[i]);
 }
 
 /* The worst exit status of the runs, with the error that says why. */
@@ -304,22 +330,24 @@ static int
 all_report(struct db *db, const struct probe_all_set *s, int fmt, const char *fail_on, struct aerr *err)
 {
 	struct probe_run_list runs = { xcalloc(s->n + 1, sizeof *runs.items), 0 };
-	cJSON **cmps = xcalloc(s->n + 1, sizeof *cmps);
+	struct probe_diff **cmps = xcalloc(s->n + 1, sizeof *cmps);
 	int rc = 0, worst = 0;
 
 	for (size_t i = 0; i < s->n && rc == 0; i++) {
 		const struct probe_all_target *t = &s->t[i];
-		cJSON *cmp = NULL;
+		struct probe_diff *cmp = s->po.compare_last ? xcalloc(1, sizeof *cmp) : NULL;
 		int e;
 
 		if (t->run_id == 0) {
+			free(cmp);
 			worst = worst == AV_FINDINGS ? worst : AV_RUNTIME;
 			continue;
 		}
-		if (probe_run_get(db, t->run_id, &runs.items[runs.n], err) != 0 || (s->po.compare_last &&
-		    (cmp = probe_compare_last(db, t->run_id, err)) == NULL)) {
+		if (probe_run_get(db, t->run_id, &runs.items[runs.n], err) != 0 || (cmp != NULL &&
+		    probe_compare_last(db, t->run_id, cmp, err) != 0)) {
 			if (runs.items[runs.n].id != 0)
 				runs.n++;
+			free(cmp);
 			rc = err->code;
 			break;
 		}
@@ -335,7 +363,10 @@ all_report(struct db *db, const struct probe_all_set *s, int fmt, const char *fa
 		rc = all_worst(s, worst, err);
 	}
 	for (size_t i = 0; i < runs.n; i++)
-		cJSON_Delete(cmps[i]);
+		if (cmps[i] != NULL) {
+			probe_diff_free(cmps[i]);
+			free(cmps[i]);
+		}
 	free(cmps);
 	probe_run_list_free(&runs);
 	return rc;

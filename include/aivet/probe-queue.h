@@ -28,11 +28,17 @@ struct worker_opts {
 	int lease_s;                  /* lease, seconds (default 60); renewed every third of it */
 	int once;                     /* exit when nothing is left to take */
 	int poll_ms;                  /* how often an idle worker looks (default 1000) */
+	/* Set by the front end (its SIGINT and SIGTERM handler) to stop: runs in
+	 * hand are interrupted and queued again. NULL: runs until once ends it. */
+	volatile sig_atomic_t *stop;
+	/* Each line of what the worker does ("entry 3: run 12 finished"), without
+	 * its newline and not escaped for a terminal; NULL: said to nobody. */
+	void (*say)(void *arg, const char *line);
+	void *say_arg;
 };
-/* Runs queued runs until stopped (SIGINT, SIGTERM: runs in hand are
- * interrupted and queued again) or, with once, until nothing is left. Prints
- * one line per run to f. */
-int probe_worker(struct aivet *av, const struct worker_opts *w, FILE *f, struct aerr *err);
+/* Runs queued runs until *w->stop is set or, with once, until nothing is left.
+ * Prints nothing: each line goes to w->say. */
+int probe_worker(struct aivet *av, const struct worker_opts *w, struct aerr *err);
 
 /* ---- schedules ---- */
 

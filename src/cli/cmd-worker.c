@@ -2,10 +2,12 @@
  * cmd-worker.c: "aivet worker" — takes runs from the database's queue and
  * runs them on this host, without a terminal, until stopped (or, with
  * --once, until nothing is left to take). The work is the engine's
- * (probe-worker.c); this reads the options.
+ * (probe-worker.c); this reads the options, catches SIGINT and SIGTERM (the
+ * flag the engine reads as its stop) and prints the worker's lines.
  */
 #include "config.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +15,45 @@
 #include "aivet/probe-queue.h"
 
 enum { O_ONCE = 256, O_CONC, O_LEASE, O_NAME, O_POLL };
+
+static volatile sig_atomic_t stopping;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+}
+
+/* A line of the worker's, escaped for the terminal (a schedule's reason may quote a vendor). */
+static void
+say(void *arg, const char *line)
+{
+	(void)arg;
+	term_printf(stdout, "%s\n", line);
+	fflush(stdout);
+}
+
+/* Runs the worker with SIGINT and SIGTERM stopping it cleanly. */
+static int
+run_worker(struct aivet *av, struct worker_opts *w, struct aerr *err)
+{
+	struct sigaction sa, old_int, old_term;
+	int rc;
+
+	stopping = 0;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	w->stop = &stopping;
+	w->say = say;
+	rc = probe_worker(av, w, err);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return rc;
+}
 
 static int
 worker_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
@@ -52,7 +93,7 @@ worker_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (c < 0)
 		return err->code;
-	return probe_worker(av, &w, stdout, err);
+	return run_worker(av, &w, err);
 }
 
 static const struct opt worker_opts[] = {

@@ -7,7 +7,9 @@
  * A lease that runs out (the worker was killed, or stalled past it) is
  * found by any worker: the run is interrupted, its exchanges kept, and the
  * endpoint queued again. A worker that finds its lease gone stops its run.
- * SIGINT or SIGTERM: runs in hand stop and go back to the queue.
+ * Stopped (the front end sets its stop flag on SIGINT or SIGTERM): runs in
+ * hand stop and go back to the queue. It prints nothing: each line of what it
+ * does goes to the front end's say callback.
  * Per-vendor limits: runs at once are counted when taking; requests a
  * minute are paced through the vendor's slot in the database, which every
  * request of every worker moves on.
@@ -15,7 +17,6 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -53,20 +54,27 @@ struct worker {
 	struct aivet *av;
 	const struct worker_opts *o;
 	char name[128];
-	FILE *out;
 	unsigned char seal_pk[32];
 	pthread_mutex_t mu;
 	struct job *jobs[MAX_CONCURRENCY];
 	int njobs;
 };
 
-static volatile sig_atomic_t stopping;
-
-static void
-on_stop(int sig)
+/* The front end's stop flag (its SIGINT and SIGTERM handler sets it). */
+static int
+stopping(const struct worker *w)
 {
-	(void)sig;
-	stopping = 1;
+	return w->o->stop != NULL && *w->o->stop;
+}
+
+/* One line of what the worker does, to the front end (nothing when it does not
+ * listen); the line is the caller's xasprintf, freed here. */
+static void
+say(const struct worker *w, char *line)
+{
+	if (w->o->say != NULL)
+		w->o->say(w->o->say_arg, line);
+	free(line);
 }
 
 static const struct db_write take_row = {
@@ -211,7 +219,7 @@ reap_expired(struct worker *w, struct aerr *err)
 		rc = requeue(w->av, ids[i], NULL, "its worker's lease ran out: the worker ended or stalled "
 		    "without finishing it", &did, err);
 		if (rc == 0 && did)
-			fprintf(w->out, "entry %lld: lease ran out, queued again\n", (long long)ids[i]);
+			say(w, xasprintf("entry %lld: lease ran out, queued again", (long long)ids[i]));
 	}
 	free(ids);
 	return rc;
@@ -355,8 +363,7 @@ job_end(struct worker *w, struct job *j, struct aerr *err)
 		    j->run_id != 0 ? NULL : j->err.msg[0] ? j->err.msg : "the run did not start", at);
 		snprintf(line, sizeof line, "%s", j->rc == 0 ? "finished" : j->err.msg);
 	}
-	fprintf(w->out, "entry %lld: run %lld %s\n", (long long)j->queue_id, (long long)j->run_id, line);
-	fflush(w->out);
+	say(w, xasprintf("entry %lld: run %lld %s", (long long)j->queue_id, (long long)j->run_id, line));
 	av_close(&j->pav);
 	pthread_mutex_destroy(&j->pace_mu);
 	cJSON_Delete(j->opts);
@@ -420,12 +427,12 @@ fill(struct worker *w, int64_t *left, struct aerr *err)
 	if (reap_expired(w, err) != 0 || probe_schedules_due(w->av, &d, err) != 0)
 		return err->code;
 	if (d.queued > 0)
-		fprintf(w->out, "schedules: %d run%s queued\n", d.queued, d.queued == 1 ? "" : "s");
+		say(w, xasprintf("schedules: %d run%s queued", d.queued, d.queued == 1 ? "" : "s"));
 	if (d.raced > 0)
-		fprintf(w->out, "schedules: %d due, queued first by another worker\n", d.raced);
+		say(w, xasprintf("schedules: %d due, queued first by another worker", d.raced));
 	if (d.skipped > 0)
-		term_printf(w->out, "schedules: %d endpoint%s left out: %s\n", d.skipped, d.skipped == 1 ? "" : "s",
-		    d.why);
+		say(w, xasprintf("schedules: %d endpoint%s left out: %s", d.skipped, d.skipped == 1 ? "" : "s",
+		    d.why));
 	while (w->njobs < w->o->concurrency) {
 		struct job *j;
 
@@ -437,8 +444,7 @@ fill(struct worker *w, int64_t *left, struct aerr *err)
 			die("cannot start a thread");
 		w->jobs[w->njobs++] = j;
 		took++;
-		fprintf(w->out, "entry %lld: taken by %s\n", (long long)j->queue_id, w->name);
-		fflush(w->out);
+		say(w, xasprintf("entry %lld: taken by %s", (long long)j->queue_id, w->name));
 	}
 	if (took > 0) {
 		*left = took;
@@ -455,14 +461,14 @@ worker_loop(struct worker *w, struct aerr *err)
 	int rc = 0;
 
 	for (;;) {
-		if (stopping || rc != 0)
+		if (stopping(w) || rc != 0)
 			for (int i = 0; i < w->njobs; i++)
 				w->jobs[i]->cancel = 1;
 		if (collect(w, err) != 0 && rc == 0)
 			rc = err->code;
-		if (!stopping && rc == 0 && fill(w, &left, err) != 0)
+		if (!stopping(w) && rc == 0 && fill(w, &left, err) != 0)
 			rc = err->code;
-		if (w->njobs == 0 && (stopping || rc != 0 || (w->o->once && left == 0)))
+		if (w->njobs == 0 && (stopping(w) || rc != 0 || (w->o->once && left == 0)))
 			return rc;
 		if (rc == 0 && now_ms() - renewed >= (int64_t)w->o->lease_s * 1000 / 3) {
 			if (renew_all(w, err) != 0)
@@ -478,10 +484,9 @@ worker_loop(struct worker *w, struct aerr *err)
 }
 
 int
-probe_worker(struct aivet *av, const struct worker_opts *o, FILE *f, struct aerr *err)
+probe_worker(struct aivet *av, const struct worker_opts *o, struct aerr *err)
 {
 	struct worker_opts wo = *o;
-	struct sigaction sa, old_int, old_term;
 	struct worker w;
 	int rc;
 
@@ -496,7 +501,6 @@ probe_worker(struct aivet *av, const struct worker_opts *o, FILE *f, struct aerr
 		wo.poll_ms = 1000;
 	w.av = av;
 	w.o = &wo;
-	w.out = f;
 	if (wo.name != NULL)
 		snprintf(w.name, sizeof w.name, "%s", wo.name);
 	else {
@@ -512,15 +516,7 @@ probe_worker(struct aivet *av, const struct worker_opts *o, FILE *f, struct aerr
 		return aerr_prefix(err, "evidence key");
 	pthread_mutex_init(&w.mu, NULL);
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	stopping = 0;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
 	rc = worker_loop(&w, err);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
 	pthread_mutex_destroy(&w.mu);
 	return rc;
 }

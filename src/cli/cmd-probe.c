@@ -11,16 +11,13 @@
 
 #include <errno.h>
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "aivet/incident.h"
 #include "aivet/probe.h"
 #include "aivet/probe-queue.h"
-#include "aivet/evidence-key.h"
 #include "aivet/run-format.h"
 #include "aivet/run-query.h"
 

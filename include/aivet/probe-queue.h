@@ -11,8 +11,6 @@
 #ifndef AIVET_PROBE_QUEUE_H
 #define AIVET_PROBE_QUEUE_H
 
-#include <signal.h>
-
 #include "core.h"
 #include "probe.h"
 
@@ -30,17 +28,16 @@ struct worker_opts {
 	int lease_s;                  /* lease, seconds (default 60); renewed every third of it */
 	int once;                     /* exit when nothing is left to take */
 	int poll_ms;                  /* how often an idle worker looks (default 1000) */
-	/* Each line of the worker's log ("entry 7: taken by host:1"), as it
-	 * happens; a line may quote a vendor's words, which the front end escapes
-	 * as it prints them. NULL: none. */
-	void (*report)(void *arg, const char *line);
-	void *report_arg;
-	/* Set by the front end (its SIGINT or SIGTERM handler, say) to stop: the
-	 * runs in hand are interrupted and queued again. NULL: never. */
+	/* Set by the front end (its SIGINT and SIGTERM handler) to stop: runs in
+	 * hand are interrupted and queued again. NULL: runs until once ends it. */
 	volatile sig_atomic_t *stop;
+	/* Each line of what the worker does ("entry 3: run 12 finished"), without
+	 * its newline and not escaped for a terminal; NULL: said to nobody. */
+	void (*say)(void *arg, const char *line);
+	void *say_arg;
 };
-/* Runs queued runs until *w->stop is set or, with once, until nothing is
- * left, telling w->report one line per event. */
+/* Runs queued runs until *w->stop is set or, with once, until nothing is left.
+ * Prints nothing: each line goes to w->say. */
 int probe_worker(struct aivet *av, const struct worker_opts *w, struct aerr *err);
 
 /* ---- schedules ---- */

@@ -94,29 +94,21 @@ int probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)
  * else 3 when a probe errored, else 0. */
 int probe_run_exit(struct db *db, int64_t run_id, const char *fail_on, struct aerr *err);
 
-/* ---- the command line's view, shared with "aivet demo" ---- */
-/* Plans and runs as text (run-format.c). */
-void probe_print_plan(FILE *f, const cJSON *plan);
-/* The same plan text appended to b (the TUI's runs screen shows it). */
+/* ---- what the front ends show (run-format.c, probe-run.c); nothing here prints ---- */
+/* A plan's text appended to b (the command line prints it, the TUI's runs screen shows it). */
 void probe_plan_text(struct buf *b, const cJSON *plan);
-void probe_print_run(FILE *f, const struct probe_run *run);
+/* A run's text appended to b, the vendor's words escaped to one line each; the
+ * caller prints it through term_write. */
+struct probe_run;
+void probe_run_text(struct buf *b, const struct probe_run *run);
 /* "billed by the vendor: N tokens in, M out, USD x.xx" from a run's record, as
  * "probe show" prints it and the TUI shows it; 0 when the run has no billed figure. */
 int probe_billed_text(const struct probe_run *run, char *out, size_t n);
-/* "QUESTION [y/N]" on stderr, the answer from stdin: 1 for yes (probe-run.c). */
-int probe_confirm(const char *question);
 /* The next commands a verify run's findings call for (the diagnose run that locates a
  * boundary or looks further at isolation), each with its plan computed now by the
  * planner --dry-run uses: advice shown, never recorded. Nothing for a diagnose run. */
-struct probe_run;
 struct buf;
 void probe_next_steps(struct aivet *av, const struct probe_run *run, struct buf *out);
-/* The same, printed to standard output (through term_write). */
-void probe_print_next_steps(struct aivet *av, const struct probe_run *run);
-/* Runs with Ctrl-C handling and a progress bar on a terminal, prints the run
- * (or its JSON), and returns the exit status of "probe run" (probe-run.c). */
-int probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,
-    const char *fail_on, int64_t *run_id, struct aerr *err);
 /* 1234567 -> "1,234,567" (run-format.c) */
 const char *thousands(int64_t v, char out[32]);
 

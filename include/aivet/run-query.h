@@ -39,12 +39,33 @@ struct canary_leak {
 
 /* A node as the engine probe read it, from its details ("nodes"): figures -1
  * where the engine does not serve them or the node was not read; strings NULL
- * when not said. */
+ * when not said. said: which of the figures the record has a member for (null
+ * included), so that "probe diff" compares only what both runs say. */
+enum { NODE_SAID_VERSION = 1, NODE_SAID_POOL = 2, NODE_SAID_CONTEXT = 4, NODE_SAID_MAX_TOTAL = 8,
+	NODE_SAID_MODE = 16 };
 struct engine_node_status {
 	char *url;
 	int read;                     /* the node was read (verdict "read") */
 	int64_t pool, context, max_total;
 	char *version, *mode;
+	unsigned said;
+};
+
+/* A scalar member of a recorded document (a probe's details, a run's
+ * calibration), in the document's order: its name and its value as recorded
+ * (a number, a string, true, false or null; a detached copy). */
+struct doc_scalar {
+	char *name;
+	cJSON *value;
+};
+
+/* A prompt size a probe sent, from its details' "points": what a boundary's
+ * bracket is read from. tokens_sent NAN when not recorded. */
+struct size_point {
+	double tokens_sent;
+	int has_usage;                /* the vendor's count of the prompt was recorded */
+	double usage_prompt_tokens;
+	int stream;
 };
 
 /* One probe's result in a run. */
@@ -60,6 +81,11 @@ struct probe_result {
 	size_t nnodes;
 	struct finding *findings;
 	size_t nfindings;
+	/* The details' scalar members and the sizes sent: what "probe diff" compares. */
+	struct doc_scalar *scalars;
+	size_t nscalars;
+	struct size_point *points;
+	size_t npoints;
 };
 
 /* How the run measured token counts (its calibration document, read for text). */
@@ -69,6 +95,12 @@ struct run_calibration {
 	int has_bounds;               /* bounded: no usable count */
 	double bounds[2];
 	double tokens_per_unit;       /* NAN when not recorded */
+	/* The scalar members, and the filler words of each sample (those with a
+	 * positive number): what "probe diff" compares and judges by. */
+	struct doc_scalar *scalars;
+	size_t nscalars;
+	double *sample_units;
+	size_t nsamples;
 };
 
 /* What the vendor's usage says it billed, and its USD at the plan's prices. */

@@ -311,17 +311,131 @@ explain(const struct probe_run *eng, const struct probe_run *run, int64_t advert
 	free(dbw);
 }
 
+/* What the demo's two acts share. */
+struct demo {
+	struct aivet *av;
+	char *sim_bin, *db_path;
+	char ctx_s[32], pool_s[32], tenants[160];
+	int64_t context, pool;
+	struct sim s;
+	struct probe_opts po;
+	int64_t run[3];               /* the engine's run, the faulty vendor's, the fixed one's */
+	int rc[3];
+};
+
+/* The database the demo writes: the one named (--db PATH or AIVET_DB), else a
+ * fresh demo.db beside aivet.db. */
+static int
+demo_db(const char *db_opt, char **path, struct aerr *err)
+{
+	char *dir;
+
+	if (db_opt != NULL) {
+		*path = xstrdup(db_opt);
+		return 0;
+	}
+	dir = aivet_dir(AIVET_DATA_DIR);
+	if (mkdir_p(dir, 0700, err) != 0) {
+		free(dir);
+		return err->code;
+	}
+	*path = xasprintf("%s/demo.db", dir);
+	free(dir);
+	for (const char *suffix = ""; suffix != NULL; suffix = *suffix ? NULL : "-wal") {
+		char *f = xasprintf("%s%s", *path, suffix);
+
+		unlink(f);
+		free(f);
+	}
+	return 0;
+}
+
+/* Two tenants' keys, fresh each time, in the environment the endpoint's credentials name. */
+static void
+demo_tenants(struct demo *d)
+{
+	char key_a[33], key_b[33];
+
+	random_alnum(key_a, 32);
+	random_alnum(key_b, 32);
+	setenv("AIVET_DEMO_KEY_ALICE", key_a, 1);
+	setenv("AIVET_DEMO_KEY_BOB", key_b, 1);
+	snprintf(d->tenants, sizeof d->tenants, "alice=%s,bob=%s", key_a, key_b);
+	snprintf(d->ctx_s, sizeof d->ctx_s, "%lld", (long long)d->context);
+	snprintf(d->pool_s, sizeof d->pool_s, "%lld", (long long)d->pool);
+}
+
+/* [1/2]: the engine's own status, then the probes from outside, then what they showed. */
+static int
+demo_fault(struct demo *d, struct aerr *err)
+{
+	char *extra[] = { "--context", d->ctx_s, "--pool", d->pool_s, "--tenants", d->tenants,
+		"--fault", "disagg-placeholder", NULL };
+	struct probe_run run = { 0 }, eng = { 0 };
+	int64_t eid;
+
+	if (sim_start(d->sim_bin, extra, &d->s, err) != 0)
+		return err->code;
+	printf("[1/2] the vendor as it was: %s, tenants alice and bob\n", d->s.url);
+	fflush(stdout);
+	if (register_endpoint(d->av, d->s.url, d->context, &eid, err) != 0)
+		return err->code;
+	d->po.concurrency = 2;
+	/* First the engine itself: one GET, no prompt. */
+	printf("  first the engine's own status (no prompt):\n");
+	d->po.probes = "engine";
+	d->rc[0] = probe_run_cli(d->av, eid, &d->po, 0, "high", &d->run[0], err);
+	if (d->run[0] == 0)
+		return err->code;
+	aerr_clear(err);
+	/* Then from outside. The demo shows where the incident's boundary lies: that takes
+	 * the searches. */
+	printf("\n  then from outside, as any customer can:\n");
+	d->po.probes = "echo,oversize,sweep,canary,errors";
+	d->po.depth = PROBE_DIAGNOSE;
+	d->rc[1] = probe_run_cli(d->av, eid, &d->po, 0, "high", &d->run[1], err);
+	sim_stop(&d->s);
+	if (d->run[1] == 0)
+		return err->code;
+	if (probe_run_get(d->av->db, d->run[0], &eng, err) == 0 &&
+	    probe_run_get(d->av->db, d->run[1], &run, err) == 0) {
+		explain(&eng, &run, d->context, d->pool, d->db_path);
+		aerr_clear(err);
+	}
+	probe_run_free(&run);
+	probe_run_free(&eng);
+	return err->code;
+}
+
+/* [2/2]: the fix, failing closed at the real capacity and advertising it; every probe again. */
+static int
+demo_fixed(struct demo *d, struct aerr *err)
+{
+	char *extra[] = { "--context", d->pool_s, "--pool", d->pool_s, "--tenants", d->tenants,
+		"--fault", "none", NULL };
+	int64_t eid;
+
+	d->po.probes = NULL;
+	printf("\n[2/2] the fixed configuration: refuses what does not fit, advertises %lld tokens\n",
+	    (long long)d->pool);
+	if (sim_start(d->sim_bin, extra, &d->s, err) != 0 ||
+	    register_endpoint(d->av, d->s.url, d->pool, &eid, err) != 0)
+		return err->code;
+	d->rc[2] = probe_run_cli(d->av, eid, &d->po, 0, "low", &d->run[2], err);
+	sim_stop(&d->s);
+	if (d->run[2] == 0)
+		return err->code;
+	aerr_clear(err);
+	return 0;
+}
+
 static int
 cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	int quick = 0, c, rc, eng_rc, fault_rc, fixed_rc;
+	int quick = 0, c, rc;
 	const char *db_opt = av->db_named ? av->db_path : NULL;   /* --db PATH or AIVET_DB */
-	char *sim_bin = NULL, *db_path = NULL, ctx_s[32], pool_s[32], tenants[160], key_a[33], key_b[33];
-	int64_t context = DEMO_CONTEXT, pool = DEMO_POOL, eid, run0 = 0, run1 = 0, run2 = 0;
-	struct sim s = { 0 };
-	struct probe_opts po = { 0 };
-	struct probe_run run = { 0 }, eng = { 0 };
+	struct demo d = { .av = av, .context = DEMO_CONTEXT, .pool = DEMO_POOL };
 	int64_t t0 = now_ms();
 
 	opt_begin(&p, av, argc, argv);
@@ -334,112 +448,36 @@ cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (c < 0)
 		return err->code;
 	if (quick)
-		context /= QUICK_SCALE, pool /= QUICK_SCALE;
-	if ((sim_bin = find_sim()) == NULL)
+		d.context /= QUICK_SCALE, d.pool /= QUICK_SCALE;
+	if ((d.sim_bin = find_sim()) == NULL)
 		return aerr_set(err, AV_RUNTIME, "aivet-sim was found neither beside aivet nor on PATH");
 	/* A separate database, fresh each time, unless one was named. */
-	if (db_opt != NULL) {
-		db_path = xstrdup(db_opt);
-	} else {
-		char *dir = aivet_dir(AIVET_DATA_DIR);
-
-		if (mkdir_p(dir, 0700, err) != 0) {
-			free(dir);
-			goto out;
-		}
-		db_path = xasprintf("%s/demo.db", dir);
-		free(dir);
-		for (const char *suffix = ""; suffix != NULL; suffix = *suffix ? NULL : "-wal") {
-			char *f = xasprintf("%s%s", db_path, suffix);
-
-			unlink(f);
-			free(f);
-		}
-	}
+	if (demo_db(db_opt, &d.db_path, err) != 0)
+		goto out;
 	av_close(av);
-	av->db_path = db_path;
+	av->db_path = d.db_path;
 	av->is_demo = 1;
-	random_alnum(key_a, 32);
-	random_alnum(key_b, 32);
-	setenv("AIVET_DEMO_KEY_ALICE", key_a, 1);
-	setenv("AIVET_DEMO_KEY_BOB", key_b, 1);
-	snprintf(tenants, sizeof tenants, "alice=%s,bob=%s", key_a, key_b);
-	snprintf(ctx_s, sizeof ctx_s, "%lld", (long long)context);
-	snprintf(pool_s, sizeof pool_s, "%lld", (long long)pool);
-
+	demo_tenants(&d);
 	printf("aivet demo: the incident, measured from the engine and from outside%s.\n\n"
 	    "A vendor advertises a %lld-token context. The simulated server behind it holds %lld\n"
 	    "tokens in its KV pool, and swaps a prompt that does not fit for a one-token\n"
 	    "placeholder. aivet is told the advertised number and where the engine's status is.\n\n",
-	    quick ? " (scaled down 16x: --quick)" : "", (long long)context, (long long)pool);
-	{
-		char *extra[] = { "--context", ctx_s, "--pool", pool_s, "--tenants", tenants,
-			"--fault", "disagg-placeholder", NULL };
-
-		if (sim_start(sim_bin, extra, &s, err) != 0)
-			goto out;
-	}
-	printf("[1/2] the vendor as it was: %s, tenants alice and bob\n", s.url);
-	fflush(stdout);
-	if (register_endpoint(av, s.url, context, &eid, err) != 0)
+	    quick ? " (scaled down 16x: --quick)" : "", (long long)d.context, (long long)d.pool);
+	if (demo_fault(&d, err) != 0 || demo_fixed(&d, err) != 0)
 		goto out;
-	po.concurrency = 2;
-	/* First the engine itself: one GET, no prompt. */
-	printf("  first the engine's own status (no prompt):\n");
-	po.probes = "engine";
-	eng_rc = probe_run_cli(av, eid, &po, 0, "high", &run0, err);
-	if (run0 == 0)
-		goto out;
-	aerr_clear(err);
-	/* Then from outside. The demo shows where the incident's boundary lies: that takes
-	 * the searches. */
-	printf("\n  then from outside, as any customer can:\n");
-	po.probes = "echo,oversize,sweep,canary,errors";
-	po.depth = PROBE_DIAGNOSE;
-	fault_rc = probe_run_cli(av, eid, &po, 0, "high", &run1, err);
-	sim_stop(&s);
-	if (run1 == 0)
-		goto out;
-	if (probe_run_get(av->db, run0, &eng, err) != 0 || probe_run_get(av->db, run1, &run, err) != 0)
-		goto out;
-	explain(&eng, &run, context, pool, db_path);
-	probe_run_free(&run);
-	probe_run_free(&eng);
-	aerr_clear(err);
-	po.probes = NULL;
-
-	/* The fix: fail closed at the real capacity, and advertise it. */
-	printf("\n[2/2] the fixed configuration: refuses what does not fit, advertises %lld tokens\n",
-	    (long long)pool);
-	{
-		char *extra[] = { "--context", pool_s, "--pool", pool_s, "--tenants", tenants,
-			"--fault", "none", NULL };
-
-		if (sim_start(sim_bin, extra, &s, err) != 0)
-			goto out;
-	}
-	if (register_endpoint(av, s.url, pool, &eid, err) != 0)
-		goto out;
-	fixed_rc = probe_run_cli(av, eid, &po, 0, "low", &run2, err);
-	sim_stop(&s);
-	if (run2 == 0)
-		goto out;
-	aerr_clear(err);
-	printf("\n%s (%.1f s). Evidence: %s\n", fixed_rc == 0 ?
+	printf("\n%s (%.1f s). Evidence: %s\n", d.rc[2] == 0 ?
 	    "Fixed: every probe passes, no findings" : "The fixed configuration still has findings",
-	    (double)(now_ms() - t0) / 1000.0, db_path);
-	if (eng_rc != AV_FINDINGS || fault_rc != AV_FINDINGS || fixed_rc != 0)
+	    (double)(now_ms() - t0) / 1000.0, d.db_path);
+	if (d.rc[0] != AV_FINDINGS || d.rc[1] != AV_FINDINGS || d.rc[2] != 0)
 		aerr_set(err, AV_RUNTIME, "the demo did not come out as expected (runs %lld, %lld and %lld)",
-		    (long long)run0, (long long)run1, (long long)run2);
+		    (long long)d.run[0], (long long)d.run[1], (long long)d.run[2]);
 out:
 	rc = err->code;
-	sim_stop(&s);
-	probe_run_free(&run);
-	probe_run_free(&eng);
-	free(sim_bin);
+	sim_stop(&d.s);
+	free(d.sim_bin);
 	av_close(av);
 	av->db_path = NULL;
-	free(db_path);
+	free(d.db_path);
 	return rc;
 }
 

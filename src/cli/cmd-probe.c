@@ -1,9 +1,9 @@
 /*
  * cmd-probe.c: "aivet probe" — run probes against an endpoint or every
  * endpoint (plan first, confirmation on a terminal), list runs, show one and
- * compare two. The arguments are read here; running is the probe-run module's
- * (probe-run.c: Ctrl-C, progress, confirmation) and output the formats
- * module's (run-format.c, probe-diff.c). The exit status of "probe run" is the
+ * compare two. The arguments are read here; the terminal's side of running
+ * (Ctrl-C, progress, confirmation, printing) is probe-cli.c's, over the
+ * engine's probe-run.c, run-format.c and probe-diff.c, which print nothing. The exit status of "probe run" is the
  * contract in aivet(1): 0 no finding at or above --fail-on, 1 one, 3 a probe
  * errored or the run was interrupted.
  */
@@ -11,16 +11,13 @@
 
 #include <errno.h>
 
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "aivet/incident.h"
 #include "aivet/probe.h"
 #include "aivet/probe-queue.h"
-#include "aivet/evidence-key.h"
 #include "aivet/run-format.h"
 #include "aivet/run-query.h"
 
@@ -202,11 +199,11 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return 0;
 	}
 	probe_print_plan(json ? stderr : stdout, plan);
-	if (!yes && isatty(STDIN_FILENO) && isatty(STDERR_FILENO)) {
+	{
 		char q[128];
 
 		snprintf(q, sizeof q, "send these requests to %s?", argv[p.ind]);
-		if (!probe_confirm(q)) {
+		if (!probe_confirm_tty(yes, q)) {
 			cJSON_Delete(plan);
 			return aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
 		}
@@ -222,21 +219,21 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	int json = 0, changed, c;
 	struct db *db;
-	cJSON *d;
+	struct probe_diff d;
 
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0)
 		json |= c == 'j';
 	if (c < 0)
 		return err->code;
-	if ((db = av_db(av, err)) == NULL || probe_diff_json(db, p.target[0], p.target[1], &d, &changed, err) != 0)
+	if ((db = av_db(av, err)) == NULL || probe_diff_runs(db, p.target[0], p.target[1], &d, err) != 0)
 		return err->code;
 	if (json)
-		json_emit(d);
-	else {
-		probe_diff_print(stdout, d);
-		cJSON_Delete(d);
-	}
+		json_emit(probe_diff_to_json(&d));
+	else
+		probe_print_diff(stdout, &d);
+	changed = d.changed;
+	probe_diff_free(&d);
 	if (changed)
 		err->code = AV_FINDINGS;   /* like diff(1): 1 means "they differ", not an error */
 	return changed ? AV_FINDINGS : 0;
@@ -320,7 +317,7 @@ probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 			runs.n++;
 	}
 	if (rc == 0)
-		run_format_emit(stdout, runs.items, runs.n, argc - p.ind == 1, NULL, fmt);
+		probe_print_runs(runs.items, runs.n, argc - p.ind == 1, NULL, fmt);
 	/* What to run next, planned now: shown with the text, never part of the record. */
 	for (size_t i = 0; rc == 0 && fmt == RUN_FMT_TEXT && i < runs.n; i++)
 		probe_print_next_steps(av, &runs.items[i]);

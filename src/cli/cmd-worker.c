@@ -2,8 +2,8 @@
  * cmd-worker.c: "aivet worker" — takes runs from the database's queue and
  * runs them on this host, without a terminal, until stopped (or, with
  * --once, until nothing is left to take). The work is the engine's
- * (probe-worker.c); this reads the options, prints the worker's log and
- * turns SIGINT and SIGTERM into its stop.
+ * (probe-worker.c); this reads the options, catches SIGINT and SIGTERM (the
+ * flag the engine reads as its stop) and prints the worker's lines.
  */
 #include "config.h"
 
@@ -16,41 +16,39 @@
 
 enum { O_ONCE = 256, O_CONC, O_LEASE, O_NAME, O_POLL };
 
-static volatile sig_atomic_t stop_asked;
+static volatile sig_atomic_t stopping;
 
 static void
 on_stop(int sig)
 {
 	(void)sig;
-	stop_asked = 1;
+	stopping = 1;
 }
 
-/* A line of the worker's log on stdout, as it happens (a vendor's words in it
- * escaped by term_write). */
+/* A line of the worker's, escaped for the terminal (a schedule's reason may quote a vendor). */
 static void
-print_line(void *arg, const char *line)
+say(void *arg, const char *line)
 {
 	(void)arg;
-	term_write(stdout, line);
-	fputc('\n', stdout);
+	term_printf(stdout, "%s\n", line);
 	fflush(stdout);
 }
 
-/* SIGINT and SIGTERM stop the worker: its runs in hand go back to the queue. */
+/* Runs the worker with SIGINT and SIGTERM stopping it cleanly. */
 static int
 run_worker(struct aivet *av, struct worker_opts *w, struct aerr *err)
 {
 	struct sigaction sa, old_int, old_term;
 	int rc;
 
-	stop_asked = 0;
-	w->report = print_line;
-	w->stop = &stop_asked;
+	stopping = 0;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	w->stop = &stopping;
+	w->say = say;
 	rc = probe_worker(av, w, err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -13,6 +13,12 @@
  * drift would cry wolf, so figures are compared against the resolution of
  * their own measurement: calibration by the chance spread of its samples,
  * boundaries by the brackets their searches ended in.
+ *
+ * The runs are compared as their records (struct probe_run, run-query.h):
+ * the details and calibration a probe recorded are read once, by
+ * probe_run_get, into typed members. Nothing here prints: the text is
+ * rendered into a buffer the front end prints, the JSON built from the typed
+ * comparison.
  */
 #include "config.h"
 
@@ -31,84 +37,71 @@
 #define BOUNDARY_TOLERANCE 0.01
 #define SHAPE_MAX_DEPTH 4
 
-static const cJSON *
-find_probe(const cJSON *run, const char *name)
+static const struct probe_result *
+find_probe(const struct probe_run *run, const char *name)
 {
-	const cJSON *p;
+	for (size_t i = 0; name != NULL && i < run->nprobes; i++)
+		if (run->probes[i].name != NULL && strcmp(run->probes[i].name, name) == 0)
+			return &run->probes[i];
+	return NULL;
+}
 
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(run, "probes"))
-		if (json_get_str(p, "name") && strcmp(json_get_str(p, "name"), name) == 0)
-			return p;
+static const struct finding *
+find_finding(const struct probe_result *p, const char *code)
+{
+	for (size_t i = 0; i < p->nfindings; i++)
+		if (p->findings[i].code != NULL && strcmp(p->findings[i].code, code) == 0)
+			return &p->findings[i];
 	return NULL;
 }
 
 static const cJSON *
-find_finding(const cJSON *probe, const char *code)
+find_scalar(const struct doc_scalar *s, size_t n, const char *name)
 {
-	const cJSON *f;
-
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(probe, "findings"))
-		if (json_get_str(f, "code") && strcmp(json_get_str(f, "code"), code) == 0)
-			return f;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s[i].name, name) == 0)
+			return s[i].value;
 	return NULL;
-}
-
-static cJSON *
-run_ref(const cJSON *run)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cJSON_AddItemToObject(o, "id", cJSON_Duplicate(cJSON_GetObjectItem(run, "id"), 1));
-	json_add_str(o, "endpoint", json_get_str(run, "endpoint"));
-	json_add_str(o, "status", json_get_str(run, "status"));
-	json_add_str(o, "started_at", json_get_str(run, "started_at"));
-	return o;
 }
 
 /* Findings of `from` whose probe and code are not in `to`. */
 static void
-findings_missing(const cJSON *from, const cJSON *to, int need_probe_in_to, cJSON *out)
+findings_missing(const struct probe_run *from, const struct probe_run *to, int need_probe_in_to,
+    struct diff_findings *out)
 {
-	const cJSON *p, *f;
+	for (size_t i = 0; i < from->nprobes; i++) {
+		const struct probe_result *p = &from->probes[i];
+		const struct probe_result *tp = find_probe(to, p->name);
 
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(from, "probes")) {
-		const char *name = json_get_str(p, "name");
-		const cJSON *tp = name ? find_probe(to, name) : NULL;
-
-		if (name == NULL)
+		if (p->name == NULL)
 			continue;
 		/* A finding is resolved only when the later run checked again and did not err. */
-		if (need_probe_in_to && (tp == NULL || strcmp(json_get_str(tp, "verdict") ? json_get_str(tp, "verdict") : "",
-		    "error") == 0))
+		if (need_probe_in_to && (tp == NULL || (tp->verdict != NULL && strcmp(tp->verdict, "error") == 0)))
 			continue;
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(p, "findings")) {
-			cJSON *o;
+		for (size_t k = 0; k < p->nfindings; k++) {
+			const struct finding *f = &p->findings[k];
 
-			if (json_get_str(f, "code") == NULL || (tp != NULL && find_finding(tp, json_get_str(f, "code"))))
+			if (f->code == NULL || (tp != NULL && find_finding(tp, f->code)))
 				continue;
-			o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "probe", name);
-			json_add_str(o, "code", json_get_str(f, "code"));
-			json_add_str(o, "severity", json_get_str(f, "severity"));
-			json_add_str(o, "message", json_get_str(f, "message"));
-			cJSON_AddItemToObject(o, "evidence",
-			    cJSON_Duplicate(cJSON_GetObjectItem(f, "evidence"), 1));
-			cJSON_AddItemToArray(out, o);
+			out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+			out->v[out->n].probe = p->name;
+			out->v[out->n++].f = f;
 		}
 	}
 }
 
-static cJSON *
-change(const char *probe, const char *field, const cJSON *a, const cJSON *b)
+/* Adds a change; a and b are copied (NULL: none). */
+static void
+change(struct diff_changes *out, const char *probe, const char *field, const cJSON *a, const cJSON *b)
 {
-	cJSON *o = cJSON_CreateObject();
+	struct diff_change *c;
 
-	if (probe != NULL)
-		cJSON_AddStringToObject(o, "probe", probe);
-	cJSON_AddStringToObject(o, "field", field);
-	cJSON_AddItemToObject(o, "a", a ? cJSON_Duplicate(a, 1) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "b", b ? cJSON_Duplicate(b, 1) : cJSON_CreateNull());
-	return o;
+	out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+	c = &out->v[out->n++];
+	c->probe = probe ? xstrdup(probe) : NULL;
+	c->field = xstrdup(field);
+	c->a = a ? cJSON_Duplicate(a, 1) : NULL;
+	c->b = b ? cJSON_Duplicate(b, 1) : NULL;
 }
 
 static int
@@ -135,20 +128,17 @@ sample_spread(double units)
  * largest samples fit them (slope and intercept of the line through both):
  * how far two runs may differ by chance. 0 when there are no two sizes. */
 static int
-calibration_resolution(const cJSON *cal, double *tpu, double *overhead)
+calibration_resolution(const struct run_calibration *cal, double *tpu, double *overhead)
 {
-	const cJSON *s;
 	double u0 = 0, u1 = 0;
 
-	cJSON_ArrayForEach(s, cJSON_GetObjectItem(cal, "samples")) {
-		const cJSON *u = cJSON_GetObjectItem(s, "units");
+	for (size_t i = 0; i < cal->nsamples; i++) {
+		double u = cal->sample_units[i];
 
-		if (!cJSON_IsNumber(u) || !(u->valuedouble > 0))
-			continue;
-		if (u0 == 0 || u->valuedouble < u0)
-			u0 = u->valuedouble;
-		if (u->valuedouble > u1)
-			u1 = u->valuedouble;
+		if (u0 == 0 || u < u0)
+			u0 = u;
+		if (u > u1)
+			u1 = u;
 	}
 	if (!(u1 > u0))
 		return 0;
@@ -159,12 +149,11 @@ calibration_resolution(const cJSON *cal, double *tpu, double *overhead)
 
 /* The relative resolution of sizes estimated by a run's calibration. */
 static double
-size_resolution(const cJSON *run)
+size_resolution(const struct probe_run *run)
 {
-	const cJSON *cal = cJSON_GetObjectItem(run, "calibration");
-	double tpu_res, ovh_res, tpu = cJSON_GetNumberValue(cJSON_GetObjectItem(cal, "tokens_per_unit"));
+	double tpu_res, ovh_res, tpu = run->calib.tokens_per_unit;
 
-	if (!cJSON_IsObject(cal) || !calibration_resolution(cal, &tpu_res, &ovh_res) || !(tpu > 0))
+	if (!run->calib.present || !calibration_resolution(&run->calib, &tpu_res, &ovh_res) || !(tpu > 0))
 		return BOUNDARY_TOLERANCE;
 	return tpu_res / tpu;
 }
@@ -177,99 +166,118 @@ size_resolution(const cJSON *run)
  * exact; those estimated by the calibration are widened by its resolution.
  * Without points to show it, v and the next 1% of the advertised context. */
 static void
-boundary_bracket(const cJSON *details, double v, double advertised, double size_res,
+boundary_bracket(const struct probe_result *p, double v, double advertised, double size_res,
     double *lo, double *hi)
 {
-	const cJSON *p, *at = NULL, *next = NULL;
-	double at_sent;
+	const struct size_point *at = NULL, *next = NULL;
 
 	*lo = v;
 	*hi = v + BOUNDARY_TOLERANCE * advertised;
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(details, "points")) {
-		const cJSON *u = cJSON_GetObjectItem(p, "usage_prompt_tokens");
+	for (size_t i = 0; i < p->npoints; i++) {
+		const struct size_point *x = &p->points[i];
 
-		if (cJSON_IsTrue(cJSON_GetObjectItem(p, "stream")))
+		if (x->stream)
 			continue;
-		if ((cJSON_IsNumber(u) && u->valuedouble == v) ||
-		    (at == NULL && cJSON_GetNumberValue(cJSON_GetObjectItem(p, "tokens_sent")) == v))
-			at = p;
+		if ((x->has_usage && x->usage_prompt_tokens == v) || (at == NULL && x->tokens_sent == v))
+			at = x;
 	}
 	if (at == NULL)
 		return;
-	at_sent = cJSON_GetNumberValue(cJSON_GetObjectItem(at, "tokens_sent"));
-	cJSON_ArrayForEach(p, cJSON_GetObjectItem(details, "points")) {
-		double sent = cJSON_GetNumberValue(cJSON_GetObjectItem(p, "tokens_sent"));
+	for (size_t i = 0; i < p->npoints; i++) {
+		const struct size_point *x = &p->points[i];
 
-		if (!cJSON_IsTrue(cJSON_GetObjectItem(p, "stream")) && sent > at_sent &&
-		    (next == NULL || sent < cJSON_GetNumberValue(cJSON_GetObjectItem(next, "tokens_sent"))))
-			next = p;
+		if (!x->stream && x->tokens_sent > at->tokens_sent &&
+		    (next == NULL || x->tokens_sent < next->tokens_sent))
+			next = x;
 	}
-	if (!cJSON_IsNumber(cJSON_GetObjectItem(at, "usage_prompt_tokens")))
+	if (!at->has_usage)
 		*lo = v * (1 - size_res);
 	if (next != NULL)
-		*hi = cJSON_GetNumberValue(cJSON_GetObjectItem(next, "tokens_sent")) * (1 + size_res);
+		*hi = next->tokens_sent * (1 + size_res);
 }
 
 /* Two runs' boundaries moved when the ranges they could lie in do not meet. */
 static int
-boundaries_differ(const cJSON *ra, const cJSON *da, const cJSON *rb, const cJSON *db, double a,
-    double b)
+boundaries_differ(const struct probe_run *ra, const struct probe_result *pa, const struct probe_run *rb,
+    const struct probe_result *pb, double a, double b)
 {
-	double adv = fmax(cJSON_GetNumberValue(cJSON_GetObjectItem(db, "advertised")), 1);
+	const cJSON *advertised = find_scalar(pb->scalars, pb->nscalars, "advertised");
+	double adv = fmax(cJSON_IsNumber(advertised) ? advertised->valuedouble : NAN, 1);
 	double alo, ahi, blo, bhi;
 
-	boundary_bracket(da, a, adv, size_resolution(ra), &alo, &ahi);
-	boundary_bracket(db, b, adv, size_resolution(rb), &blo, &bhi);
+	boundary_bracket(pa, a, adv, size_resolution(ra), &alo, &ahi);
+	boundary_bracket(pb, b, adv, size_resolution(rb), &blo, &bhi);
 	return ahi < blo || bhi < alo;
 }
 
+/* The boundaries one probe's details record, compared against their brackets. */
 static void
-diff_verdicts_and_boundaries(const cJSON *ra, const cJSON *rb, cJSON *verdicts, cJSON *bounds)
+diff_boundaries(const struct probe_run *ra, const struct probe_result *pa, const struct probe_run *rb,
+    const struct probe_result *pb, struct diff_changes *bounds)
 {
 	static const char *const fields[] = { "refusal_boundary", "integrity_boundary", "change",
 		"advertised" };
-	const cJSON *pa, *pb;
 
-	cJSON_ArrayForEach(pb, cJSON_GetObjectItem(rb, "probes")) {
-		const char *name = json_get_str(pb, "name");
-		const cJSON *da, *db;
+	if (!cJSON_IsObject(pa->details) || !cJSON_IsObject(pb->details))
+		return;
+	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+		const cJSON *a = find_scalar(pa->scalars, pa->nscalars, fields[i]);
+		const cJSON *b = find_scalar(pb->scalars, pb->nscalars, fields[i]);
+		int differ;
 
-		if (name == NULL || (pa = find_probe(ra, name)) == NULL)
+		if (a == NULL && b == NULL)
 			continue;
-		if (json_get_str(pa, "verdict") && json_get_str(pb, "verdict") &&
-		    strcmp(json_get_str(pa, "verdict"), json_get_str(pb, "verdict")) != 0)
-			cJSON_AddItemToArray(verdicts, change(name, "verdict", cJSON_GetObjectItem(pa, "verdict"),
-			    cJSON_GetObjectItem(pb, "verdict")));
-		da = cJSON_GetObjectItem(pa, "details");
-		db = cJSON_GetObjectItem(pb, "details");
-		if (!cJSON_IsObject(da) || !cJSON_IsObject(db))
-			continue;
-		for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-			const cJSON *a = cJSON_GetObjectItem(da, fields[i]), *b = cJSON_GetObjectItem(db, fields[i]);
-			int differ;
-
-			if (a == NULL && b == NULL)
-				continue;
-			if (cJSON_IsNumber(a) && cJSON_IsNumber(b) && strcmp(fields[i], "advertised") != 0)
-				differ = boundaries_differ(ra, da, rb, db, a->valuedouble, b->valuedouble);
-			else
-				differ = a == NULL || b == NULL || !cJSON_Compare(a, b, 1);
-			if (differ)
-				cJSON_AddItemToArray(bounds, change(name, fields[i], a, b));
-		}
+		if (cJSON_IsNumber(a) && cJSON_IsNumber(b) && strcmp(fields[i], "advertised") != 0)
+			differ = boundaries_differ(ra, pa, rb, pb, a->valuedouble, b->valuedouble);
+		else
+			differ = a == NULL || b == NULL || !cJSON_Compare(a, b, 1);
+		if (differ)
+			change(bounds, pb->name, fields[i], a, b);
 	}
 }
 
 static void
-diff_calibration(const cJSON *ca, const cJSON *cb, cJSON *out)
+diff_verdicts_and_boundaries(const struct probe_run *ra, const struct probe_run *rb,
+    struct diff_changes *verdicts, struct diff_changes *bounds)
 {
-	const cJSON *a, *b;
+	for (size_t i = 0; i < rb->nprobes; i++) {
+		const struct probe_result *pb = &rb->probes[i], *pa = find_probe(ra, pb->name);
+
+		if (pb->name == NULL || pa == NULL)
+			continue;
+		if (pa->verdict && pb->verdict && strcmp(pa->verdict, pb->verdict) != 0) {
+			cJSON *a = cJSON_CreateString(pa->verdict), *b = cJSON_CreateString(pb->verdict);
+
+			change(verdicts, pb->name, "verdict", a, b);
+			cJSON_Delete(a);
+			cJSON_Delete(b);
+		}
+		diff_boundaries(ra, pa, rb, pb, bounds);
+	}
+}
+
+/* The tolerance of one calibration figure: its resolution where the runs give one. */
+static double
+calibration_tolerance(const struct doc_scalar *a, const cJSON *b, int have_res, double tpu_res,
+    double ovh_res)
+{
+	if (have_res && strcmp(a->name, "tokens_per_unit") == 0)
+		return tpu_res;
+	if (have_res && strcmp(a->name, "overhead_tokens") == 0)
+		return ovh_res;
+	return CALIBRATION_TOLERANCE * fmax(fmax(fabs(a->value->valuedouble), fabs(b->valuedouble)), 1e-9);
+}
+
+static void
+diff_calibration(const struct probe_run *ra, const struct probe_run *rb, struct diff_changes *out)
+{
+	const struct run_calibration *ca = &ra->calib, *cb = &rb->calib;
 	double tpu_res = 0, ovh_res = 0, t, o;
 	int ha, have_res;
 
-	if (!cJSON_IsObject(ca) || !cJSON_IsObject(cb)) {
-		if (cJSON_IsObject(ca) != cJSON_IsObject(cb))
-			cJSON_AddItemToArray(out, change(NULL, "calibration", ca, cb));
+	if (!ca->present || !cb->present) {
+		if (ca->present != cb->present)
+			change(out, NULL, "calibration", ra->calibration, rb->calibration);
 		return;
 	}
 	/* The fitted line is judged by the coarser of the two runs' resolutions. */
@@ -282,28 +290,22 @@ diff_calibration(const cJSON *ca, const cJSON *cb, cJSON *out)
 		have_res = ha;
 	}
 	/* Scalars only: the raw samples differ every run, the fitted figures should not. */
-	cJSON_ArrayForEach(a, ca) {
+	for (size_t i = 0; i < ca->nscalars; i++) {
+		const cJSON *a = ca->scalars[i].value, *b = find_scalar(cb->scalars, cb->nscalars,
+		    ca->scalars[i].name);
 		double tol;
 
-		if (cJSON_IsArray(a) || cJSON_IsObject(a))
-			continue;
-		b = cJSON_GetObjectItemCaseSensitive(cb, a->string);
 		if (b == NULL) {
-			cJSON_AddItemToArray(out, change(NULL, a->string, a, NULL));
+			change(out, NULL, ca->scalars[i].name, a, NULL);
 			continue;
 		}
-		tol = CALIBRATION_TOLERANCE * fmax(fmax(fabs(a->valuedouble), fabs(b->valuedouble)), 1e-9);
-		if (have_res && strcmp(a->string, "tokens_per_unit") == 0)
-			tol = tpu_res;
-		else if (have_res && strcmp(a->string, "overhead_tokens") == 0)
-			tol = ovh_res;
+		tol = calibration_tolerance(&ca->scalars[i], b, have_res, tpu_res, ovh_res);
 		if (cJSON_IsNumber(a) && cJSON_IsNumber(b) ? numbers_differ(a, b, tol) : !cJSON_Compare(a, b, 1))
-			cJSON_AddItemToArray(out, change(NULL, a->string, a, b));
+			change(out, NULL, ca->scalars[i].name, a, b);
 	}
-	cJSON_ArrayForEach(b, cb)
-		if (!cJSON_IsArray(b) && !cJSON_IsObject(b) &&
-		    cJSON_GetObjectItemCaseSensitive(ca, b->string) == NULL)
-			cJSON_AddItemToArray(out, change(NULL, b->string, NULL, b));
+	for (size_t i = 0; i < cb->nscalars; i++)
+		if (find_scalar(ca->scalars, ca->nscalars, cb->scalars[i].name) == NULL)
+			change(out, NULL, cb->scalars[i].name, NULL, cb->scalars[i].value);
 }
 
 /* The shape of a JSON value: structure and identifier-like fields, not free text. */
@@ -349,76 +351,109 @@ shape_of(const cJSON *v, const char *key, int depth, struct buf *out)
 	}
 }
 
-/* {"probe\nshape": {"probe", "status", "shape", "evidence"}} for a run's error responses. */
+static const struct diff_shape *
+find_shape(const struct diff_shapes *s, const char *probe, int64_t status, const char *shape)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].status == status && strcmp(s->v[i].probe, probe) == 0 &&
+		    strcmp(s->v[i].shape, shape) == 0)
+			return &s->v[i];
+	return NULL;
+}
+
+static void
+shapes_free(struct diff_shapes *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->v[i].probe);
+		free(s->v[i].shape);
+	}
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+/* The shape of one recorded error body: "(sealed)", "(empty)", "(not JSON)" or its structure. */
+static void
+body_shape(struct db *db, const char *blob, struct buf *shape)
+{
+	struct buf body;
+	int encrypted = 0;
+	struct aerr err = { 0 };
+	cJSON *j = NULL;
+
+	buf_init(&body);
+	if (blob != NULL && blob_get(db, blob, &body, &encrypted, &err) != 0)
+		encrypted = 1;
+	if (encrypted)
+		buf_adds(shape, "(sealed)");
+	else if (body.len == 0)
+		buf_adds(shape, "(empty)");
+	else if ((j = cJSON_ParseWithLength(body.data, body.len)) != NULL)
+		shape_of(j, NULL, 0, shape);
+	else
+		buf_adds(shape, "(not JSON)");
+	cJSON_Delete(j);
+	buf_free(&body);
+}
+
+/* A run's error responses, one per probe, status and shape, in the order sent. */
 static int
-error_shapes(struct db *db, int64_t run, cJSON **out, struct aerr *err)
+error_shapes(struct db *db, int64_t run, struct diff_shapes *out, struct aerr *err)
 {
 	struct db_stmt *st = db_prepare(db, err, "SELECT x.probe, x.response_status, x.response_blob, "
 	    "x.evidence_id FROM exchange x WHERE x.run_id = ? AND x.response_status >= 300 "
 	    "ORDER BY x.seq", "i", run);
-	cJSON *shapes = cJSON_CreateObject();
 
-	*out = NULL;
-	if (st == NULL) {
-		cJSON_Delete(shapes);
+	memset(out, 0, sizeof *out);
+	if (st == NULL)
 		return err->code;
-	}
 	while (db_step(st) == DB_ROW) {
-		struct buf body, shape;
-		int encrypted = 0;
-		cJSON *j = NULL, *o;
-		char *key;
+		struct buf shape;
+		int64_t status = db_col_int64(st, 1);
 
 		buf_init(&shape);
-		buf_init(&body);
-		if (db_col_type(st, 2) != DB_NULL &&
-		    blob_get(db, col_text(st, 2), &body, &encrypted, err) != 0) {
-			aerr_clear(err);
-			encrypted = 1;
+		body_shape(db, db_col_type(st, 2) != DB_NULL ? col_text(st, 2) : NULL, &shape);
+		if (find_shape(out, col_text(st, 0), status, shape.data) == NULL) {
+			out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+			out->v[out->n].probe = xstrdup(col_text(st, 0));
+			out->v[out->n].status = status;
+			out->v[out->n].shape = xstrdup(shape.data);
+			out->v[out->n++].evidence = db_col_int64(st, 3);
 		}
-		if (encrypted)
-			buf_adds(&shape, "(sealed)");
-		else if (body.len == 0)
-			buf_adds(&shape, "(empty)");
-		else if ((j = cJSON_ParseWithLength(body.data, body.len)) != NULL)
-			shape_of(j, NULL, 0, &shape);
-		else
-			buf_adds(&shape, "(not JSON)");
-		cJSON_Delete(j);
-		buf_free(&body);
-		key = xasprintf("%s\n%lld %s", col_text(st, 0), (long long)db_col_int64(st, 1),
-		    shape.data);
-		if (cJSON_GetObjectItemCaseSensitive(shapes, key) == NULL) {
-			o = cJSON_CreateObject();
-			cJSON_AddStringToObject(o, "probe", col_text(st, 0));
-			cJSON_AddNumberToObject(o, "status", (double)db_col_int64(st, 1));
-			cJSON_AddStringToObject(o, "shape", shape.data);
-			cJSON_AddNumberToObject(o, "evidence", (double)db_col_int64(st, 3));
-			cJSON_AddItemToObject(shapes, key, o);
-		}
-		free(key);
 		buf_free(&shape);
 	}
 	db_finalize(st);
-	*out = shapes;
 	return 0;
 }
 
 /* Shapes of `from` absent from `to`, for probes both runs ran. */
 static void
-shapes_missing(const cJSON *from, const cJSON *to, const cJSON *run_from, const cJSON *run_to,
-    cJSON *out)
+shapes_missing(const struct diff_shapes *from, const struct diff_shapes *to, const struct probe_run *run_from,
+    const struct probe_run *run_to, struct diff_shapes *out)
 {
-	const cJSON *s;
+	for (size_t i = 0; i < from->n; i++) {
+		const struct diff_shape *s = &from->v[i];
 
-	cJSON_ArrayForEach(s, from) {
-		const char *probe = json_get_str(s, "probe");
-
-		if (cJSON_GetObjectItemCaseSensitive(to, s->string) != NULL || probe == NULL ||
-		    find_probe(run_from, probe) == NULL || find_probe(run_to, probe) == NULL)
+		if (find_shape(to, s->probe, s->status, s->shape) != NULL ||
+		    find_probe(run_from, s->probe) == NULL || find_probe(run_to, s->probe) == NULL)
 			continue;
-		cJSON_AddItemToArray(out, cJSON_Duplicate(s, 1));
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+		out->v[out->n] = *s;
+		out->v[out->n].probe = xstrdup(s->probe);
+		out->v[out->n++].shape = xstrdup(s->shape);
 	}
+}
+
+/* A node's figure as a JSON value: the number, or null where it is not served. */
+static cJSON *
+node_figure(const struct engine_node_status *n, int k)
+{
+	const char *s = k == 0 ? n->version : n->mode;
+	int64_t v = k == 1 ? n->pool : k == 2 ? n->context : n->max_total;
+
+	if (k == 0 || k == 4)
+		return s != NULL ? cJSON_CreateString(s) : cJSON_CreateNull();
+	return v >= 0 ? cJSON_CreateNumber((double)v) : cJSON_CreateNull();
 }
 
 /* The engine each run read, node by node: its count, then each node's version,
@@ -426,190 +461,291 @@ shapes_missing(const cJSON *from, const cJSON *to, const cJSON *run_from, const 
  * itself; they change only when its configuration does). Nothing when either run
  * did not read the engine. */
 static void
-diff_engine(const cJSON *ra, const cJSON *rb, cJSON *out)
+diff_engine(const struct probe_run *ra, const struct probe_run *rb, struct diff_changes *out)
 {
 	static const char *const fields[] = { "version", "pool_tokens", "context_tokens",
-		"max_total_tokens", "mode", NULL };
-	const cJSON *ea = find_probe(ra, "engine"), *eb = find_probe(rb, "engine");
-	const cJSON *na = cJSON_GetObjectItem(cJSON_GetObjectItem(ea, "details"), "nodes");
-	const cJSON *nb = cJSON_GetObjectItem(cJSON_GetObjectItem(eb, "details"), "nodes");
-	int n;
+		"max_total_tokens", "mode" };
+	static const unsigned said[] = { NODE_SAID_VERSION, NODE_SAID_POOL, NODE_SAID_CONTEXT,
+		NODE_SAID_MAX_TOTAL, NODE_SAID_MODE };
+	const struct probe_result *ea = find_probe(ra, "engine"), *eb = find_probe(rb, "engine");
+	size_t n;
 
-	if (!cJSON_IsArray(na) || !cJSON_IsArray(nb))
+	if (ea == NULL || eb == NULL || ea->nodes == NULL || eb->nodes == NULL)
 		return;
-	if (cJSON_GetArraySize(na) != cJSON_GetArraySize(nb)) {
-		cJSON *a = cJSON_CreateNumber(cJSON_GetArraySize(na)), *b = cJSON_CreateNumber(cJSON_GetArraySize(nb));
+	if (ea->nnodes != eb->nnodes) {
+		cJSON *a = cJSON_CreateNumber((double)ea->nnodes), *b = cJSON_CreateNumber((double)eb->nnodes);
 
-		cJSON_AddItemToArray(out, change(NULL, "nodes", a, b));
+		change(out, NULL, "nodes", a, b);
 		cJSON_Delete(a);
 		cJSON_Delete(b);
 	}
-	n = cJSON_GetArraySize(na) < cJSON_GetArraySize(nb) ? cJSON_GetArraySize(na) : cJSON_GetArraySize(nb);
-	for (int i = 0; i < n; i++) {
-		const cJSON *a = cJSON_GetArrayItem(na, i), *b = cJSON_GetArrayItem(nb, i);
-
-		for (int k = 0; fields[k] != NULL; k++) {
-			const cJSON *x = cJSON_GetObjectItem(a, fields[k]), *y = cJSON_GetObjectItem(b, fields[k]);
+	n = ea->nnodes < eb->nnodes ? ea->nnodes : eb->nnodes;
+	for (size_t i = 0; i < n; i++)
+		for (int k = 0; k < 5; k++) {
+			cJSON *x, *y;
 			char field[64];
 
 			/* A node read in one run and not in the other says nothing of its figures. */
-			if (!cJSON_HasObjectItem(a, fields[k]) || !cJSON_HasObjectItem(b, fields[k]) ||
-			    cJSON_Compare(x, y, 1))
+			if (!(ea->nodes[i].said & said[k]) || !(eb->nodes[i].said & said[k]))
 				continue;
-			snprintf(field, sizeof field, "node %d %s", i + 1, fields[k]);
-			cJSON_AddItemToArray(out, change(NULL, field, x, y));
+			x = node_figure(&ea->nodes[i], k);
+			y = node_figure(&eb->nodes[i], k);
+			snprintf(field, sizeof field, "node %zu %s", i + 1, fields[k]);
+			if (!cJSON_Compare(x, y, 1))
+				change(out, NULL, field, x, y);
+			cJSON_Delete(x);
+			cJSON_Delete(y);
 		}
-	}
 }
 
 int
-probe_diff_json(struct db *db, int64_t a, int64_t b, cJSON **out, int *changed_out, struct aerr *err)
+probe_diff_runs(struct db *db, int64_t a, int64_t b, struct probe_diff *d, struct aerr *err)
 {
-	cJSON *ra = NULL, *rb = NULL, *sa = NULL, *sb = NULL, *d, *o, *fnew, *fres, *ver, *bnd, *cal,
-	    *snew, *sgone, *eng;
-	int changed;
+	struct diff_shapes sa = { 0 }, sb = { 0 };
 
-	*out = NULL;
-	if (changed_out != NULL)
-		*changed_out = 0;
-	if (probe_run_json(db, a, &ra, err) != 0 || probe_run_json(db, b, &rb, err) != 0 ||
+	memset(d, 0, sizeof *d);
+	if (probe_run_get(db, a, &d->ra, err) != 0 || probe_run_get(db, b, &d->rb, err) != 0 ||
 	    error_shapes(db, a, &sa, err) != 0 || error_shapes(db, b, &sb, err) != 0) {
-		cJSON_Delete(ra);
-		cJSON_Delete(rb);
-		cJSON_Delete(sa);
+		shapes_free(&sa);
+		probe_diff_free(d);
 		return err->code;
 	}
-	d = cJSON_CreateObject();
-	cJSON_AddItemToObject(d, "a", run_ref(ra));
-	cJSON_AddItemToObject(d, "b", run_ref(rb));
-	cJSON_AddBoolToObject(d, "same_endpoint", json_get_str(ra, "endpoint") && json_get_str(rb, "endpoint") &&
-	    strcmp(json_get_str(ra, "endpoint"), json_get_str(rb, "endpoint")) == 0);
-	o = cJSON_AddObjectToObject(d, "findings");
-	fnew = cJSON_AddArrayToObject(o, "new");
-	fres = cJSON_AddArrayToObject(o, "resolved");
-	findings_missing(rb, ra, 0, fnew);
-	findings_missing(ra, rb, 1, fres);
-	ver = cJSON_AddArrayToObject(d, "verdicts");
-	bnd = cJSON_AddArrayToObject(d, "boundaries");
-	diff_verdicts_and_boundaries(ra, rb, ver, bnd);
-	cal = cJSON_AddArrayToObject(d, "calibration");
-	diff_calibration(cJSON_GetObjectItem(ra, "calibration"), cJSON_GetObjectItem(rb, "calibration"), cal);
-	eng = cJSON_AddArrayToObject(d, "engine");
-	diff_engine(ra, rb, eng);
-	o = cJSON_AddObjectToObject(d, "error_shapes");
-	snew = cJSON_AddArrayToObject(o, "new");
-	sgone = cJSON_AddArrayToObject(o, "gone");
-	shapes_missing(sb, sa, rb, ra, snew);
-	shapes_missing(sa, sb, ra, rb, sgone);
-	changed = cJSON_GetArraySize(fnew) + cJSON_GetArraySize(fres) + cJSON_GetArraySize(ver) +
-	    cJSON_GetArraySize(bnd) + cJSON_GetArraySize(cal) + cJSON_GetArraySize(snew) +
-	    cJSON_GetArraySize(sgone) + cJSON_GetArraySize(eng) > 0;
-	cJSON_AddBoolToObject(d, "changed", changed);
-	cJSON_Delete(ra);
-	cJSON_Delete(rb);
-	cJSON_Delete(sa);
-	cJSON_Delete(sb);
-	*out = d;
-	if (changed_out != NULL)
-		*changed_out = changed;
+	d->same_endpoint = d->ra.endpoint && d->rb.endpoint && strcmp(d->ra.endpoint, d->rb.endpoint) == 0;
+	findings_missing(&d->rb, &d->ra, 0, &d->new_findings);
+	findings_missing(&d->ra, &d->rb, 1, &d->resolved_findings);
+	diff_verdicts_and_boundaries(&d->ra, &d->rb, &d->verdicts, &d->boundaries);
+	diff_calibration(&d->ra, &d->rb, &d->calibration);
+	diff_engine(&d->ra, &d->rb, &d->engine);
+	shapes_missing(&sb, &sa, &d->rb, &d->ra, &d->new_shapes);
+	shapes_missing(&sa, &sb, &d->ra, &d->rb, &d->gone_shapes);
+	shapes_free(&sa);
+	shapes_free(&sb);
+	d->changed = d->new_findings.n + d->resolved_findings.n + d->verdicts.n + d->boundaries.n +
+	    d->calibration.n + d->new_shapes.n + d->gone_shapes.n + d->engine.n > 0;
 	return 0;
 }
+
+static void
+changes_free(struct diff_changes *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].probe);
+		free(c->v[i].field);
+		cJSON_Delete(c->v[i].a);
+		cJSON_Delete(c->v[i].b);
+	}
+	free(c->v);
+}
+
+void
+probe_diff_free(struct probe_diff *d)
+{
+	free(d->new_findings.v);
+	free(d->resolved_findings.v);
+	changes_free(&d->verdicts);
+	changes_free(&d->boundaries);
+	changes_free(&d->calibration);
+	changes_free(&d->engine);
+	shapes_free(&d->new_shapes);
+	shapes_free(&d->gone_shapes);
+	probe_run_free(&d->ra);
+	probe_run_free(&d->rb);
+	memset(d, 0, sizeof *d);
+}
+
+/* ---- the comparison as JSON ---- */
+
+static cJSON *
+run_ref(const struct probe_run *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cJSON_AddNumberToObject(o, "id", (double)r->id);
+	json_add_str(o, "endpoint", r->endpoint);
+	json_add_str(o, "status", r->status);
+	json_add_str(o, "started_at", r->started_at);
+	return o;
+}
+
+static cJSON *
+findings_json(const struct diff_findings *fs)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < fs->n; i++) {
+		const struct finding *f = fs->v[i].f;
+		cJSON *o = cJSON_CreateObject(), *ev;
+
+		cJSON_AddStringToObject(o, "probe", fs->v[i].probe);
+		json_add_str(o, "code", f->code);
+		json_add_str(o, "severity", f->severity);
+		json_add_str(o, "message", f->message);
+		ev = cJSON_AddArrayToObject(o, "evidence");
+		for (size_t k = 0; k < f->nevidence; k++)
+			cJSON_AddItemToArray(ev, cJSON_CreateNumber((double)f->evidence[k]));
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+static cJSON *
+changes_json(const struct diff_changes *c)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < c->n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		if (c->v[i].probe != NULL)
+			cJSON_AddStringToObject(o, "probe", c->v[i].probe);
+		cJSON_AddStringToObject(o, "field", c->v[i].field);
+		cJSON_AddItemToObject(o, "a", c->v[i].a ? cJSON_Duplicate(c->v[i].a, 1) : cJSON_CreateNull());
+		cJSON_AddItemToObject(o, "b", c->v[i].b ? cJSON_Duplicate(c->v[i].b, 1) : cJSON_CreateNull());
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+static cJSON *
+shapes_json(const struct diff_shapes *s)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; i < s->n; i++) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(o, "probe", s->v[i].probe);
+		cJSON_AddNumberToObject(o, "status", (double)s->v[i].status);
+		cJSON_AddStringToObject(o, "shape", s->v[i].shape);
+		cJSON_AddNumberToObject(o, "evidence", (double)s->v[i].evidence);
+		cJSON_AddItemToArray(arr, o);
+	}
+	return arr;
+}
+
+cJSON *
+probe_diff_to_json(const struct probe_diff *d)
+{
+	cJSON *o, *x;
+
+	if (d->none)
+		return cJSON_CreateNull();
+	o = cJSON_CreateObject();
+	cJSON_AddItemToObject(o, "a", run_ref(&d->ra));
+	cJSON_AddItemToObject(o, "b", run_ref(&d->rb));
+	cJSON_AddBoolToObject(o, "same_endpoint", d->same_endpoint);
+	x = cJSON_AddObjectToObject(o, "findings");
+	cJSON_AddItemToObject(x, "new", findings_json(&d->new_findings));
+	cJSON_AddItemToObject(x, "resolved", findings_json(&d->resolved_findings));
+	cJSON_AddItemToObject(o, "verdicts", changes_json(&d->verdicts));
+	cJSON_AddItemToObject(o, "boundaries", changes_json(&d->boundaries));
+	cJSON_AddItemToObject(o, "calibration", changes_json(&d->calibration));
+	cJSON_AddItemToObject(o, "engine", changes_json(&d->engine));
+	x = cJSON_AddObjectToObject(o, "error_shapes");
+	cJSON_AddItemToObject(x, "new", shapes_json(&d->new_shapes));
+	cJSON_AddItemToObject(x, "gone", shapes_json(&d->gone_shapes));
+	cJSON_AddBoolToObject(o, "changed", d->changed);
+	return o;
+}
+
+/* ---- the comparison as text ---- */
 
 /* One line of a vendor's text (a finding's message, an error body's shape):
  * escaped for the terminal, line breaks included, so it cannot forge a line. */
 static void
-print_line_text(FILE *f, const char *s)
+line_text(struct buf *b, const char *s)
 {
 	char *e = text_escape(s ? s : "", strlen(s ? s : ""), 0);
 
-	fputs(e, f);
+	buf_adds(b, e);
 	free(e);
 }
 
 static void
-print_value(FILE *f, const cJSON *v)
+value_text(struct buf *b, const cJSON *v)
 {
 	char *s;
 
 	if (cJSON_IsString(v)) {
-		print_line_text(f, v->valuestring);
+		line_text(b, v->valuestring);
 		return;
 	}
 	if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) && fabs(v->valuedouble) < 1e15) {
 		char t[32];
 
-		fputs(thousands((int64_t)v->valuedouble, t), f);
+		buf_adds(b, thousands((int64_t)v->valuedouble, t));
 		return;
 	}
 	if (cJSON_IsNumber(v)) {
-		fprintf(f, "%.4g", v->valuedouble);
+		buf_printf(b, "%.4g", v->valuedouble);
 		return;
 	}
-	s = cJSON_PrintUnformatted(v);
-	print_line_text(f, s ? s : "?");
+	s = v != NULL ? cJSON_PrintUnformatted(v) : xstrdup("null");
+	line_text(b, s ? s : "?");
 	free(s);
 }
 
 static void
-print_changes(FILE *f, const char *label, const cJSON *arr)
+changes_text(struct buf *b, const char *label, const struct diff_changes *c)
 {
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, arr) {
-		term_printf(f, "  %-18s ", label);
-		if (json_get_str(c, "probe"))
-			term_printf(f, "%s ", json_get_str(c, "probe"));
-		term_printf(f, "%s ", json_get_str(c, "field"));
-		print_value(f, cJSON_GetObjectItem(c, "a"));
-		fputs(" -> ", f);
-		print_value(f, cJSON_GetObjectItem(c, "b"));
-		fputc('\n', f);
+	for (size_t i = 0; i < c->n; i++) {
+		buf_printf(b, "  %-18s ", label);
+		if (c->v[i].probe)
+			buf_printf(b, "%s ", c->v[i].probe);
+		buf_printf(b, "%s ", c->v[i].field);
+		value_text(b, c->v[i].a);
+		buf_adds(b, " -> ");
+		value_text(b, c->v[i].b);
+		buf_adds(b, "\n");
 	}
 }
 
-/* Printed through term_printf, with the vendor's text (messages, the shapes of
- * its error bodies, whose keys and codes it chose) escaped on one line. */
-void
-probe_diff_print(FILE *f, const cJSON *d)
+static void
+shapes_text(struct buf *b, const char *label, const struct diff_shapes *s)
 {
-	const cJSON *a = cJSON_GetObjectItem(d, "a"), *b = cJSON_GetObjectItem(d, "b"), *x;
-	const cJSON *fs = cJSON_GetObjectItem(d, "findings"), *ss = cJSON_GetObjectItem(d, "error_shapes");
-	int changed = cJSON_IsTrue(cJSON_GetObjectItem(d, "changed"));
+	for (size_t i = 0; i < s->n; i++) {
+		buf_printf(b, "  %-18s %s %d ", label, s->v[i].probe, (int)s->v[i].status);
+		line_text(b, s->v[i].shape);
+		buf_adds(b, "\n");
+	}
+}
 
-	term_printf(f, "%s from run %d", changed ? "drift" : "no drift",
-	    cJSON_GetObjectItem(a, "id")->valueint);
-	if (cJSON_IsTrue(cJSON_GetObjectItem(d, "same_endpoint")))
-		term_printf(f, " to run %d (%s)", cJSON_GetObjectItem(b, "id")->valueint,
-		    json_get_str(b, "endpoint"));
+/* The vendor's text (messages, the shapes of its error bodies, whose keys and
+ * codes it chose) escaped on one line. */
+void
+probe_diff_text(struct buf *b, const struct probe_diff *d)
+{
+	if (d->none) {
+		buf_printf(b, "no earlier completed run of this endpoint to compare run %lld with\n",
+		    (long long)d->rb.id);
+		return;
+	}
+	buf_printf(b, "%s from run %d", d->changed ? "drift" : "no drift", (int)d->ra.id);
+	if (d->same_endpoint)
+		buf_printf(b, " to run %d (%s)", (int)d->rb.id, d->rb.endpoint);
 	else
-		term_printf(f, " (%s) to run %d (%s)", json_get_str(a, "endpoint"),
-		    cJSON_GetObjectItem(b, "id")->valueint, json_get_str(b, "endpoint"));
-	fputs(changed ? ":\n" : "\n", f);
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(fs, "new")) {
-		term_printf(f, "  %-18s %s %s (%s): ", "new finding", json_get_str(x, "probe"),
-		    json_get_str(x, "code"), json_get_str(x, "severity"));
-		print_line_text(f, json_get_str(x, "message"));
-		fputc('\n', f);
+		buf_printf(b, " (%s) to run %d (%s)", d->ra.endpoint, (int)d->rb.id, d->rb.endpoint);
+	buf_adds(b, d->changed ? ":\n" : "\n");
+	for (size_t i = 0; i < d->new_findings.n; i++) {
+		const struct finding *f = d->new_findings.v[i].f;
+
+		buf_printf(b, "  %-18s %s %s (%s): ", "new finding", d->new_findings.v[i].probe, f->code,
+		    f->severity);
+		line_text(b, f->message);
+		buf_adds(b, "\n");
 	}
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(fs, "resolved"))
-		term_printf(f, "  %-18s %s %s (%s)\n", "resolved finding", json_get_str(x, "probe"),
-		    json_get_str(x, "code"), json_get_str(x, "severity"));
-	print_changes(f, "verdict", cJSON_GetObjectItem(d, "verdicts"));
-	print_changes(f, "boundary", cJSON_GetObjectItem(d, "boundaries"));
-	print_changes(f, "calibration", cJSON_GetObjectItem(d, "calibration"));
-	print_changes(f, "engine", cJSON_GetObjectItem(d, "engine"));
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "new")) {
-		term_printf(f, "  %-18s %s %d ", "new error shape", json_get_str(x, "probe"),
-		    cJSON_GetObjectItem(x, "status")->valueint);
-		print_line_text(f, json_get_str(x, "shape"));
-		fputc('\n', f);
+	for (size_t i = 0; i < d->resolved_findings.n; i++) {
+		const struct finding *f = d->resolved_findings.v[i].f;
+
+		buf_printf(b, "  %-18s %s %s (%s)\n", "resolved finding", d->resolved_findings.v[i].probe,
+		    f->code, f->severity);
 	}
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(ss, "gone")) {
-		term_printf(f, "  %-18s %s %d ", "gone error shape", json_get_str(x, "probe"),
-		    cJSON_GetObjectItem(x, "status")->valueint);
-		print_line_text(f, json_get_str(x, "shape"));
-		fputc('\n', f);
-	}
+	changes_text(b, "verdict", &d->verdicts);
+	changes_text(b, "boundary", &d->boundaries);
+	changes_text(b, "calibration", &d->calibration);
+	changes_text(b, "engine", &d->engine);
+	shapes_text(b, "new error shape", &d->new_shapes);
+	shapes_text(b, "gone error shape", &d->gone_shapes);
 }
 
 int
@@ -620,43 +756,20 @@ probe_previous_run(struct db *db, int64_t run, int64_t *prev, struct aerr *err)
 	    "ORDER BY p.id DESC LIMIT 1", "i", run);
 }
 
-cJSON *
-probe_compare_last(struct db *db, int64_t run_id, struct aerr *err)
+int
+probe_compare_last(struct db *db, int64_t run_id, struct probe_diff *out, struct aerr *err)
 {
 	int64_t prev;
-	cJSON *d;
 	int rc = probe_previous_run(db, run_id, &prev, err);
 
-	if (rc == 1)
-		return cJSON_CreateNull();
-	if (rc != 0 || probe_diff_json(db, prev, run_id, &d, NULL, err) != 0)
-		return NULL;
-	return d;
-}
-
-void
-probe_compare_print(FILE *f, int64_t run_id, const cJSON *cmp)
-{
-	if (cJSON_IsNull(cmp))
-		term_printf(f, "no earlier completed run of this endpoint to compare run %lld with\n",
-		    (long long)run_id);
-	else
-		probe_diff_print(f, cmp);
-}
-
-int
-probe_emit_run(struct db *db, const struct probe_run *run, int fmt, int compare_last, struct aerr *err)
-{
-	cJSON *cmp = NULL;
-
-	if (compare_last && (cmp = probe_compare_last(db, run->id, err)) == NULL)
-		return err->code;
-	run_format_emit(stdout, run, 1, 1, cmp != NULL && fmt == RUN_FMT_JSON ? &cmp : NULL, fmt);
-	if (cmp != NULL && fmt != RUN_FMT_JSON) {
-		/* After the text; on stderr for JUnit and SARIF, so stdout stays one document. */
-		fflush(stdout);
-		probe_compare_print(fmt == RUN_FMT_TEXT ? stdout : stderr, run->id, cmp);
+	memset(out, 0, sizeof *out);
+	if (rc == 1) {
+		aerr_clear(err);
+		out->none = 1;
+		out->rb.id = run_id;
+		return 0;
 	}
-	cJSON_Delete(cmp);
-	return 0;
+	if (rc != 0)
+		return rc;
+	return probe_diff_runs(db, prev, run_id, out, err);
 }

@@ -36,6 +36,72 @@ read_billed(struct probe_run *r)
 		    (cJSON_IsNumber(pout) ? r->billed.tokens_out / 1e6 * pout->valuedouble : 0);
 }
 
+/* The scalar members of a document, in its order (arrays and objects left out). */
+static void
+read_scalars(const cJSON *doc, struct doc_scalar **out, size_t *n)
+{
+	const cJSON *m;
+
+	*out = NULL;
+	*n = 0;
+	if (!cJSON_IsObject(doc))
+		return;
+	*out = xcalloc((size_t)cJSON_GetArraySize(doc) + 1, sizeof **out);
+	cJSON_ArrayForEach(m, doc) {
+		if (cJSON_IsArray(m) || cJSON_IsObject(m))
+			continue;
+		(*out)[*n].name = xstrdup(m->string);
+		(*out)[(*n)++].value = cJSON_Duplicate(m, 0);
+	}
+}
+
+static void
+scalars_free(struct doc_scalar *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(s[i].name);
+		cJSON_Delete(s[i].value);
+	}
+	free(s);
+}
+
+/* The filler words of each calibration sample that has a positive number of them. */
+static void
+read_sample_units(struct probe_run *r)
+{
+	const cJSON *samples = cJSON_GetObjectItem(r->calibration, "samples"), *s;
+
+	if (!cJSON_IsArray(samples))
+		return;
+	r->calib.sample_units = xcalloc((size_t)cJSON_GetArraySize(samples) + 1, sizeof *r->calib.sample_units);
+	cJSON_ArrayForEach(s, samples) {
+		const cJSON *u = cJSON_GetObjectItem(s, "units");
+
+		if (cJSON_IsNumber(u) && u->valuedouble > 0)
+			r->calib.sample_units[r->calib.nsamples++] = u->valuedouble;
+	}
+}
+
+/* The sizes a probe sent, from its details' "points". */
+static void
+read_points(struct probe_result *p)
+{
+	const cJSON *points = cJSON_GetObjectItem(p->details, "points"), *x;
+
+	if (!cJSON_IsArray(points))
+		return;
+	p->points = xcalloc((size_t)cJSON_GetArraySize(points) + 1, sizeof *p->points);
+	cJSON_ArrayForEach(x, points) {
+		struct size_point *sp = &p->points[p->npoints++];
+		const cJSON *u = cJSON_GetObjectItem(x, "usage_prompt_tokens");
+
+		sp->tokens_sent = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "tokens_sent"));
+		sp->has_usage = cJSON_IsNumber(u);
+		sp->usage_prompt_tokens = sp->has_usage ? u->valuedouble : 0;
+		sp->stream = cJSON_IsTrue(cJSON_GetObjectItem(x, "stream"));
+	}
+}
+
 /* What the text shows of the calibration document. */
 static void
 read_calibration(struct probe_run *r)
@@ -49,6 +115,8 @@ read_calibration(struct probe_run *r)
 	for (int i = 0; r->calib.has_bounds && i < 2; i++)
 		r->calib.bounds[i] = cJSON_GetNumberValue(cJSON_GetArrayItem(bounds, i));
 	r->calib.tokens_per_unit = cJSON_GetNumberValue(cJSON_GetObjectItem(cal, "tokens_per_unit"));
+	read_scalars(cal, &r->calib.scalars, &r->calib.nscalars);
+	read_sample_units(r);
 }
 
 static char *
@@ -102,6 +170,11 @@ read_nodes(struct probe_result *p)
 		e->max_total = num_or_none(n, "max_total_tokens");
 		e->version = dup_or_null(json_get_str(n, "version"));
 		e->mode = dup_or_null(json_get_str(n, "mode"));
+		e->said = (cJSON_HasObjectItem(n, "version") ? NODE_SAID_VERSION : 0) |
+		    (cJSON_HasObjectItem(n, "pool_tokens") ? NODE_SAID_POOL : 0) |
+		    (cJSON_HasObjectItem(n, "context_tokens") ? NODE_SAID_CONTEXT : 0) |
+		    (cJSON_HasObjectItem(n, "max_total_tokens") ? NODE_SAID_MAX_TOTAL : 0) |
+		    (cJSON_HasObjectItem(n, "mode") ? NODE_SAID_MODE : 0);
 	}
 }
 
@@ -294,6 +367,8 @@ read_results(struct db *db, struct probe_run *r, struct aerr *err)
 		read_sweep(p);
 		read_leaks(p);
 		read_nodes(p);
+		read_scalars(p->details, &p->scalars, &p->nscalars);
+		read_points(p);
 		if (read_findings(db, r->id, p, err) != 0) {
 			db_finalize(st);
 			return err->code;
@@ -387,6 +462,8 @@ probe_run_free(struct probe_run *r)
 			free(p->nodes[k].mode);
 		}
 		free(p->nodes);
+		scalars_free(p->scalars, p->nscalars);
+		free(p->points);
 	}
 	free(r->probes);
 	free(r->endpoint);
@@ -400,6 +477,8 @@ probe_run_free(struct probe_run *r)
 	free(r->actor);
 	cJSON_Delete(r->calibration);
 	free(r->calib.method);
+	scalars_free(r->calib.scalars, r->calib.nscalars);
+	free(r->calib.sample_units);
 	cJSON_Delete(r->plan);
 	free(r->worst);
 	free(r->verdicts);

@@ -7,9 +7,9 @@
  * A lease that runs out (the worker was killed, or stalled past it) is
  * found by any worker: the run is interrupted, its exchanges kept, and the
  * endpoint queued again. A worker that finds its lease gone stops its run.
- * Stopped by the front end (a flag its signal handler sets): runs in hand
- * stop and go back to the queue. What happens is told to the front end line
- * by line; this file draws nothing itself.
+ * Stopped (the front end sets its stop flag on SIGINT or SIGTERM): runs in
+ * hand stop and go back to the queue. It prints nothing: each line of what it
+ * does goes to the front end's say callback.
  * Per-vendor limits: runs at once are counted when taking; requests a
  * minute are paced through the vendor's slot in the database, which every
  * request of every worker moves on.
@@ -17,7 +17,6 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -61,31 +60,21 @@ struct worker {
 	int njobs;
 };
 
-/* Tells the front end one line of the worker's log. */
-static void __attribute__((format(printf, 2, 3)))
-say(const struct worker *w, const char *fmt, ...)
-{
-	va_list ap;
-	char *line;
-	int n;
-
-	if (w->o->report == NULL)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	line = xmalloc((size_t)n + 1);
-	va_start(ap, fmt);
-	vsnprintf(line, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	w->o->report(w->o->report_arg, line);
-	free(line);
-}
-
+/* The front end's stop flag (its SIGINT and SIGTERM handler sets it). */
 static int
 stopping(const struct worker *w)
 {
 	return w->o->stop != NULL && *w->o->stop;
+}
+
+/* One line of what the worker does, to the front end (nothing when it does not
+ * listen); the line is the caller's xasprintf, freed here. */
+static void
+say(const struct worker *w, char *line)
+{
+	if (w->o->say != NULL)
+		w->o->say(w->o->say_arg, line);
+	free(line);
 }
 
 static const struct db_write take_row = {
@@ -230,7 +219,7 @@ reap_expired(struct worker *w, struct aerr *err)
 		rc = requeue(w->av, ids[i], NULL, "its worker's lease ran out: the worker ended or stalled "
 		    "without finishing it", &did, err);
 		if (rc == 0 && did)
-			say(w, "entry %lld: lease ran out, queued again", (long long)ids[i]);
+			say(w, xasprintf("entry %lld: lease ran out, queued again", (long long)ids[i]));
 	}
 	free(ids);
 	return rc;
@@ -374,7 +363,7 @@ job_end(struct worker *w, struct job *j, struct aerr *err)
 		    j->run_id != 0 ? NULL : j->err.msg[0] ? j->err.msg : "the run did not start", at);
 		snprintf(line, sizeof line, "%s", j->rc == 0 ? "finished" : j->err.msg);
 	}
-	say(w, "entry %lld: run %lld %s", (long long)j->queue_id, (long long)j->run_id, line);
+	say(w, xasprintf("entry %lld: run %lld %s", (long long)j->queue_id, (long long)j->run_id, line));
 	av_close(&j->pav);
 	pthread_mutex_destroy(&j->pace_mu);
 	cJSON_Delete(j->opts);
@@ -438,12 +427,12 @@ fill(struct worker *w, int64_t *left, struct aerr *err)
 	if (reap_expired(w, err) != 0 || probe_schedules_due(w->av, &d, err) != 0)
 		return err->code;
 	if (d.queued > 0)
-		say(w, "schedules: %d run%s queued", d.queued, d.queued == 1 ? "" : "s");
+		say(w, xasprintf("schedules: %d run%s queued", d.queued, d.queued == 1 ? "" : "s"));
 	if (d.raced > 0)
-		say(w, "schedules: %d due, queued first by another worker", d.raced);
+		say(w, xasprintf("schedules: %d due, queued first by another worker", d.raced));
 	if (d.skipped > 0)
-		say(w, "schedules: %d endpoint%s left out: %s", d.skipped, d.skipped == 1 ? "" : "s",
-		    d.why);
+		say(w, xasprintf("schedules: %d endpoint%s left out: %s", d.skipped, d.skipped == 1 ? "" : "s",
+		    d.why));
 	while (w->njobs < w->o->concurrency) {
 		struct job *j;
 
@@ -455,7 +444,7 @@ fill(struct worker *w, int64_t *left, struct aerr *err)
 			die("cannot start a thread");
 		w->jobs[w->njobs++] = j;
 		took++;
-		say(w, "entry %lld: taken by %s", (long long)j->queue_id, w->name);
+		say(w, xasprintf("entry %lld: taken by %s", (long long)j->queue_id, w->name));
 	}
 	if (took > 0) {
 		*left = took;

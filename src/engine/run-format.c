@@ -2,9 +2,10 @@
  * run-format.c: probe plans and runs as people and CI systems read them:
  * text (also what "aivet demo" and the probe commands print), and SARIF 2.1.0
  * and JUnit XML.
- * The text goes through term_printf (base.h): a run's reasons, findings and
- * names may quote a vendor, and nothing a vendor sent may reach the reader's
- * terminal as a control sequence.
+ * Everything is rendered into a buffer the front end prints; nothing here
+ * writes to a terminal. The text is escaped as base.h's text_escape keeps lines:
+ * a run's reasons, findings and names may quote a vendor, and nothing a
+ * vendor sent may reach the reader's terminal as a control sequence.
  * SARIF: one SARIF run per probe run, one rule per finding code (so code
  * scanning groups findings by code), a result per finding with its
  * severity mapped to a level and a security-severity score, the endpoint as
@@ -94,17 +95,6 @@ probe_plan_text(struct buf *b, const cJSON *plan_doc)
 	run_plan_free(&plan);
 }
 
-void
-probe_print_plan(FILE *f, const cJSON *plan)
-{
-	struct buf b;
-
-	buf_init(&b);
-	probe_plan_text(&b, plan);
-	term_write(f, b.data);
-	buf_free(&b);
-}
-
 int
 probe_billed_text(const struct probe_run *run, char *out, size_t n)
 {
@@ -148,17 +138,17 @@ incident_open_command_text(const char *endpoint_ref, const char *code, int64_t f
 
 /* "LABEL WORD" of an engine's own word (its version, its mode), escaped to one line. */
 static void
-print_word(FILE *f, const char *label, const char *w)
+word_text(struct buf *b, const char *label, const char *w)
 {
 	char *e = text_escape(w ? w : "not said", strlen(w ? w : "not said"), 0);
 
-	term_printf(f, "%s %s", label, e);
+	buf_printf(b, "%s %s", label, e);
 	free(e);
 }
 
 /* The engine probe's nodes, one line each: what the engine said of itself. */
 static void
-print_nodes(FILE *f, const struct probe_result *p)
+nodes_text(struct buf *b, const struct probe_result *p)
 {
 	char a[32];
 
@@ -166,77 +156,78 @@ print_nodes(FILE *f, const struct probe_result *p)
 		const struct engine_node_status *n = &p->nodes[k];
 		char *url = text_escape(n->url ? n->url : "", strlen(n->url ? n->url : ""), 0);
 
-		term_printf(f, "       node %zu %s: ", k + 1, url);
+		buf_printf(b, "       node %zu %s: ", k + 1, url);
 		free(url);
 		if (!n->read) {
-			term_printf(f, "not read\n");
+			buf_adds(b, "not read\n");
 			continue;
 		}
 		if (n->pool >= 0)
-			term_printf(f, "pool %s, ", thousands(n->pool, a));
+			buf_printf(b, "pool %s, ", thousands(n->pool, a));
 		if (n->context >= 0)
-			term_printf(f, "context %s, ", thousands(n->context, a));
+			buf_printf(b, "context %s, ", thousands(n->context, a));
 		if (n->max_total >= 0)
-			term_printf(f, "max total %s, ", thousands(n->max_total, a));
-		print_word(f, "version", n->version);
-		print_word(f, ", mode", n->mode ? n->mode : "null");
-		fputc('\n', f);
+			buf_printf(b, "max total %s, ", thousands(n->max_total, a));
+		word_text(b, "version", n->version);
+		word_text(b, ", mode", n->mode ? n->mode : "null");
+		buf_adds(b, "\n");
 	}
 }
 
 /* A finding's line and, for a critical one, the command that opens an incident from it. */
 static void
-print_finding(FILE *f, const struct probe_run *run, const struct finding *fd)
+finding_text(struct buf *b, const struct probe_run *run, const struct finding *fd)
 {
 	char *msg = text_escape(fd->message, strlen(fd->message), 0);
 	size_t k;
 
-	term_printf(f, "       %-8s %s: %s (evidence", fd->severity, fd->code, msg);
+	buf_printf(b, "       %-8s %s: %s (evidence", fd->severity, fd->code, msg);
 	free(msg);
 	for (k = 0; k < fd->nevidence; k++) {
 		char name[EVIDENCE_NAME_MAX];
 
 		if (k == 6) {
-			term_printf(f, " ...");
+			buf_adds(b, " ...");
 			break;
 		}
 		/* Named as in the report bundle's evidence/ and the terminal UI. */
 		evidence_file_name(fd->evidence[k], "exchange", NULL, name, sizeof name);
-		term_printf(f, " %s", name);
+		buf_printf(b, " %s", name);
 	}
-	term_printf(f, "%s)\n", k == 0 ? " none recorded" : "");
+	buf_printf(b, "%s)\n", k == 0 ? " none recorded" : "");
 	if (severity_rank(fd->severity) == SEV_CRITICAL) {
 		char *cmd = incident_open_command_text(run->endpoint, fd->code, fd->id);
 
-		term_printf(f, "         open an incident: %s\n", cmd);
+		buf_printf(b, "         open an incident: %s\n", cmd);
 		free(cmd);
 	}
 }
 
-void
-probe_print_run(FILE *f, const struct probe_run *run)
+static void
+calibration_text(struct buf *b, const struct run_calibration *cal)
 {
-	const struct run_calibration *cal = &run->calib;
-	char a[32], b[32];
-
-	term_printf(f, "run %d on %s: %s (%s tokens in, %s out)\n", (int)run->id, run->endpoint,
-	    run->status, thousands(run->tokens_in, a), thousands(run->tokens_out, b));
-	{
-		char line[160];
-
-		if (probe_billed_text(run, line, sizeof line))
-			term_printf(f, "%s\n", line);
-	}
 	if (cal->has_bounds)
-		term_printf(f, "calibration: bounds, no usable token count: %g to %g tokens per filler word\n",
+		buf_printf(b, "calibration: bounds, no usable token count: %g to %g tokens per filler word\n",
 		    cal->bounds[0], cal->bounds[1]);
 	else if (cal->present && cal->method != NULL)
-		term_printf(f, "calibration: %s, %.3f tokens per filler word\n", cal->method,
+		buf_printf(b, "calibration: %s, %.3f tokens per filler word\n", cal->method,
 		    cal->tokens_per_unit);
 	else if (cal->present)
-		term_printf(f, "calibration: method not recorded\n");
+		buf_adds(b, "calibration: method not recorded\n");
 	else
-		term_printf(f, "calibration: not measured in this run\n");
+		buf_adds(b, "calibration: not measured in this run\n");
+}
+
+void
+probe_run_text(struct buf *out, const struct probe_run *run)
+{
+	char a[32], b[32], line[160];
+
+	buf_printf(out, "run %d on %s: %s (%s tokens in, %s out)\n", (int)run->id, run->endpoint,
+	    run->status, thousands(run->tokens_in, a), thousands(run->tokens_out, b));
+	if (probe_billed_text(run, line, sizeof line))
+		buf_printf(out, "%s\n", line);
+	calibration_text(out, &run->calib);
 	for (size_t i = 0; i < run->nprobes; i++) {
 		const struct probe_result *p = &run->probes[i];
 		const char *v = p->verdict;
@@ -244,21 +235,21 @@ probe_print_run(FILE *f, const struct probe_run *run)
 		const char *said = p->reason != NULL && *p->reason ? p->reason : "no reason recorded";
 		char *why = text_escape(said, strlen(said), 0);
 
-		term_printf(f, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
+		buf_printf(out, "  %-4s %-12s %-13s %s\n", strcmp(v, "pass") == 0 ? "ok" :
 		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??", p->name, v, why);
 		free(why);
 		if (p->sweep.present) {
-			term_printf(f, "       advertised context %s tokens; ", thousands(p->sweep.advertised, a));
+			buf_printf(out, "       advertised context %s tokens; ", thousands(p->sweep.advertised, a));
 			if (p->sweep.has_integrity_boundary)
-				term_printf(f, "content intact up to %s tokens; ",
+				buf_printf(out, "content intact up to %s tokens; ",
 				    thousands(p->sweep.integrity_boundary, b));
 			if (p->sweep.has_refusal_boundary)
-				term_printf(f, "accepted up to %s tokens; ", thousands(p->sweep.refusal_boundary, b));
-			term_printf(f, "change: %s\n", p->sweep.change ? p->sweep.change : "(null)");
+				buf_printf(out, "accepted up to %s tokens; ", thousands(p->sweep.refusal_boundary, b));
+			buf_printf(out, "change: %s\n", p->sweep.change ? p->sweep.change : "(null)");
 		}
-		print_nodes(f, p);
+		nodes_text(out, p);
 		for (size_t k = 0; k < p->nfindings; k++)
-			print_finding(f, run, &p->findings[k]);
+			finding_text(out, run, &p->findings[k]);
 	}
 }
 
@@ -431,6 +422,81 @@ sarif_physical(cJSON *loc, const struct finding *finding, const struct probe_run
 	}
 }
 
+/* The probes that ended in error or inconclusive, as tool notifications; *ok
+ * cleared when one erred. */
+static cJSON *
+sarif_notes(const struct probe_run *run, int *ok)
+{
+	cJSON *notes = cJSON_CreateArray();
+
+	for (size_t i = 0; i < run->nprobes; i++) {
+		const struct probe_result *p = &run->probes[i];
+		const char *verdict = p->verdict, *name = p->name;
+		cJSON *n, *m;
+		char *s, *clean;
+
+		if (verdict == NULL || name == NULL)
+			continue;
+		if (strcmp(verdict, "error") == 0)
+			*ok = 0;
+		if (strcmp(verdict, "error") != 0 && strcmp(verdict, "inconclusive") != 0)
+			continue;
+		n = cJSON_CreateObject();
+		cJSON_AddStringToObject(n, "level", strcmp(verdict, "error") == 0 ? "error" : "warning");
+		m = cJSON_AddObjectToObject(n, "message");
+		s = xasprintf("probe %s %s: %s", name, verdict, p->reason ? p->reason : "");
+		clean = utf8_clean(s);
+		cJSON_AddStringToObject(m, "text", clean);
+		free(clean);
+		free(s);
+		m = cJSON_AddObjectToObject(n, "descriptor");
+		cJSON_AddStringToObject(m, "id", name);
+		cJSON_AddItemToArray(notes, n);
+	}
+	return notes;
+}
+
+/* One finding as a SARIF result. */
+static cJSON *
+sarif_result(cJSON *rules_arr, const struct probe_run *run, const char *probe, const struct finding *f)
+{
+	const char *endpoint = run->endpoint ? run->endpoint : "";
+	cJSON *r = cJSON_CreateObject(), *o, *loc, *ll, *fp, *ev, *props;
+	char fq[512], hash[65], *s;
+
+	cJSON_AddStringToObject(r, "ruleId", f->code);
+	cJSON_AddNumberToObject(r, "ruleIndex", rule_index(rules_arr, f->code, f->severity));
+	cJSON_AddStringToObject(r, "level", sarif_level(f->severity));
+	o = cJSON_AddObjectToObject(r, "message");
+	s = utf8_clean(f->message && *f->message ? f->message : f->code);
+	cJSON_AddStringToObject(o, "text", s);
+	free(s);
+	loc = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "locations"), loc);
+	sarif_physical(loc, f, run);
+	ll = cJSON_CreateObject();
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), ll);
+	snprintf(fq, sizeof fq, "%s/%s", endpoint, probe);
+	cJSON_AddStringToObject(ll, "name", probe);
+	cJSON_AddStringToObject(ll, "fullyQualifiedName", fq);
+	cJSON_AddStringToObject(ll, "kind", "resource");
+	/* The same code from the same probe on the same endpoint is the same alert across runs. */
+	snprintf(fq, sizeof fq, "%s\n%s\n%s", endpoint, probe, f->code);
+	sha256_hex(fq, strlen(fq), hash);
+	fp = cJSON_AddObjectToObject(r, "partialFingerprints");
+	cJSON_AddStringToObject(fp, "aivetFinding/v1", hash);
+	props = cJSON_AddObjectToObject(r, "properties");
+	cJSON_AddStringToObject(props, "severity", f->severity);
+	cJSON_AddStringToObject(props, "probe", probe);
+	cJSON_AddStringToObject(props, "endpoint", endpoint);
+	cJSON_AddNumberToObject(props, "run", (double)run->id);
+	cJSON_AddNumberToObject(props, "finding", (double)f->id);
+	ev = cJSON_AddArrayToObject(props, "evidence");
+	for (size_t e = 0; e < f->nevidence; e++)
+		cJSON_AddItemToArray(ev, cJSON_CreateNumber((double)f->evidence[e]));
+	return r;
+}
+
 static cJSON *
 sarif_run(const struct probe_run *run)
 {
@@ -460,33 +526,7 @@ sarif_run(const struct probe_run *run)
 
 	inv = cJSON_CreateObject();
 	cJSON_AddItemToArray(cJSON_AddArrayToObject(sr, "invocations"), inv);
-	notes = cJSON_CreateArray();
-	for (size_t i = 0; i < run->nprobes; i++) {
-		const struct probe_result *p = &run->probes[i];
-		const char *verdict = p->verdict, *name = p->name;
-		cJSON *n, *m;
-
-		if (verdict == NULL || name == NULL)
-			continue;
-		if (strcmp(verdict, "error") == 0)
-			ok = 0;
-		if (strcmp(verdict, "error") != 0 && strcmp(verdict, "inconclusive") != 0)
-			continue;
-		n = cJSON_CreateObject();
-		cJSON_AddStringToObject(n, "level", strcmp(verdict, "error") == 0 ? "error" : "warning");
-		m = cJSON_AddObjectToObject(n, "message");
-		s = xasprintf("probe %s %s: %s", name, verdict, p->reason ? p->reason : "");
-		{
-			char *clean = utf8_clean(s);
-
-			cJSON_AddStringToObject(m, "text", clean);
-			free(clean);
-		}
-		free(s);
-		m = cJSON_AddObjectToObject(n, "descriptor");
-		cJSON_AddStringToObject(m, "id", name);
-		cJSON_AddItemToArray(notes, n);
-	}
+	notes = sarif_notes(run, &ok);
 	cJSON_AddBoolToObject(inv, "executionSuccessful", ok);
 	if (run->started_at)
 		cJSON_AddStringToObject(inv, "startTimeUtc", run->started_at);
@@ -495,52 +535,14 @@ sarif_run(const struct probe_run *run)
 	cJSON_AddItemToObject(inv, "toolExecutionNotifications", notes);
 
 	results = cJSON_AddArrayToObject(sr, "results");
-	for (size_t i = 0; i < run->nprobes; i++) {
-		const struct probe_result *p = &run->probes[i];
-		const char *probe = p->name ? p->name : "";
+	for (size_t i = 0; i < run->nprobes; i++)
+		for (size_t k = 0; k < run->probes[i].nfindings; k++) {
+			const struct finding *f = &run->probes[i].findings[k];
 
-		for (size_t k = 0; k < p->nfindings; k++) {
-			const struct finding *f = &p->findings[k];
-			const char *code = f->code, *sev = f->severity;
-			cJSON *r, *loc, *ll, *fp, *ev;
-			char fq[512], hash[65];
-
-			if (code == NULL || sev == NULL)
-				continue;
-			r = cJSON_CreateObject();
-			cJSON_AddStringToObject(r, "ruleId", code);
-			cJSON_AddNumberToObject(r, "ruleIndex", rule_index(rules_arr, code, sev));
-			cJSON_AddStringToObject(r, "level", sarif_level(sev));
-			o = cJSON_AddObjectToObject(r, "message");
-			s = utf8_clean(f->message && *f->message ? f->message : code);
-			cJSON_AddStringToObject(o, "text", s);
-			free(s);
-			loc = cJSON_CreateObject();
-			cJSON_AddItemToArray(cJSON_AddArrayToObject(r, "locations"), loc);
-			sarif_physical(loc, f, run);
-			ll = cJSON_CreateObject();
-			cJSON_AddItemToArray(cJSON_AddArrayToObject(loc, "logicalLocations"), ll);
-			snprintf(fq, sizeof fq, "%s/%s", endpoint, probe);
-			cJSON_AddStringToObject(ll, "name", probe);
-			cJSON_AddStringToObject(ll, "fullyQualifiedName", fq);
-			cJSON_AddStringToObject(ll, "kind", "resource");
-			/* The same code from the same probe on the same endpoint is the same alert across runs. */
-			snprintf(fq, sizeof fq, "%s\n%s\n%s", endpoint, probe, code);
-			sha256_hex(fq, strlen(fq), hash);
-			fp = cJSON_AddObjectToObject(r, "partialFingerprints");
-			cJSON_AddStringToObject(fp, "aivetFinding/v1", hash);
-			props = cJSON_AddObjectToObject(r, "properties");
-			cJSON_AddStringToObject(props, "severity", sev);
-			cJSON_AddStringToObject(props, "probe", probe);
-			cJSON_AddStringToObject(props, "endpoint", endpoint);
-			cJSON_AddNumberToObject(props, "run", (double)run->id);
-			cJSON_AddNumberToObject(props, "finding", (double)f->id);
-			ev = cJSON_AddArrayToObject(props, "evidence");
-			for (size_t e = 0; e < f->nevidence; e++)
-				cJSON_AddItemToArray(ev, cJSON_CreateNumber((double)f->evidence[e]));
-			cJSON_AddItemToArray(results, r);
+			if (f->code != NULL && f->severity != NULL)
+				cJSON_AddItemToArray(results, sarif_result(rules_arr, run,
+				    run->probes[i].name ? run->probes[i].name : "", f));
 		}
-	}
 	o = cJSON_AddObjectToObject(cJSON_AddObjectToObject(sr, "originalUriBaseIds"), "AIVET_BUNDLE");
 	o = cJSON_AddObjectToObject(o, "description");
 	cJSON_AddStringToObject(o, "text", "the directory of the signed report bundle (aivet report) "
@@ -744,21 +746,21 @@ runs_junit(const struct probe_run *runs, size_t n)
 	return buf_steal(&b);
 }
 
-/* Prints a JSON document to f and frees it. */
+/* Appends a JSON document to b and frees it. */
 static void
-print_json(FILE *f, cJSON *v)
+json_text(struct buf *b, cJSON *v)
 {
 	char *s = cJSON_Print(v);
 
 	if (s == NULL)
 		die("out of memory");
-	fprintf(f, "%s\n", s);
+	buf_printf(b, "%s\n", s);
 	free(s);
 	cJSON_Delete(v);
 }
 
 void
-run_format_emit(FILE *f, const struct probe_run *runs, size_t n, int one, cJSON *const *compare,
+run_format_render(struct buf *b, const struct probe_run *runs, size_t n, int one, cJSON *const *compare,
     int fmt)
 {
 	if (fmt == RUN_FMT_JSON) {
@@ -770,24 +772,33 @@ run_format_emit(FILE *f, const struct probe_run *runs, size_t n, int one, cJSON 
 			if (compare != NULL && compare[i] != NULL)
 				cJSON_AddItemToObject(o, "compare_last", cJSON_Duplicate(compare[i], 1));
 			if (one) {
-				print_json(f, o);
+				json_text(b, o);
 				return;
 			}
 			cJSON_AddItemToArray(arr, o);
 		}
-		print_json(f, arr);
+		json_text(b, arr);
 	} else if (fmt == RUN_FMT_SARIF) {
-		print_json(f, runs_sarif(runs, n));
+		json_text(b, runs_sarif(runs, n));
 	} else if (fmt == RUN_FMT_JUNIT) {
 		char *s = runs_junit(runs, n);
 
-		fputs(s, f);
+		buf_adds(b, s);
 		free(s);
 	} else {
+		struct buf t;
+		char *safe;
+
+		buf_init(&t);
 		for (size_t i = 0; i < n; i++) {
 			if (i > 0)
-				fputc('\n', f);
-			probe_print_run(f, &runs[i]);
+				buf_adds(&t, "\n");
+			probe_run_text(&t, &runs[i]);
 		}
+		/* Safe for a terminal as it stands: the caller prints it as it is. */
+		safe = text_escape(t.data ? t.data : "", t.len, 1);
+		buf_adds(b, safe);
+		free(safe);
+		buf_free(&t);
 	}
 }

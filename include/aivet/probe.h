@@ -16,7 +16,7 @@
 #include "core.h"
 #include "credref.h"
 #include "url.h"
-#include "run-query.h"
+#include "probe-record.h"
 #include "canary.h"
 #include "finding.h"
 #include "http.h"
@@ -88,7 +88,7 @@ int probe_credentials_ready(struct db *db, const char *runner, int64_t endpoint_
 /* A run named by its id ("12"): *id, or the one wording for an unknown run. */
 int probe_run_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err);
 /* A run as JSON (the contract of "probe show --json"): probe_run_get, then
- * probe_run_to_json (run-query.h). */
+ * probe_run_to_json (probe-record.h). */
 int probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err);
 /* The exit status for a finished run: 1 when a finding reaches fail_on,
  * else 3 when a probe errored, else 0. */

@@ -29,7 +29,6 @@
 #include <sodium.h>
 
 #include "aivet/vendors.h"
-#include "minisign.h"
 
 #define MAX_SECRET 65536
 

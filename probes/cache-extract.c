@@ -45,7 +45,7 @@
 #include <string.h>
 #include <sodium.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 #define SECRET_UNITS 6            /* units planted, ten values each: about 20 bits */
 #define DIGIT_UNITS 4             /* the first are digits, the rest a name's syllables */

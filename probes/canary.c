@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sodium.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 /* Victim prompts per tenant per wave: diagnose sends more, so a leak that shows only
  * now and then has more chances to show. */

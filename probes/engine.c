@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
+#include "probe-env.h"
 #include "advisory.h"
 
 #define MAX_PATHS 3

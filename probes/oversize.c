@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 static const double factors[] = { 1.05, 2.0 };
 #define NF (sizeof factors / sizeof factors[0])

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 static const double fractions[] = { 0.01, 0.25, 0.50, 0.65, 0.75, 0.90, 0.97 };
 #define NFRAC (sizeof fractions / sizeof fractions[0])

@@ -6,7 +6,7 @@
 #ifndef AIVET_PROBE_ENGINE_H
 #define AIVET_PROBE_ENGINE_H
 
-#include "probe.h"
+#include "probe-env.h"
 
 /* Request bodies up to this size are stored; larger ones by recipe and hash. */
 #define STORE_BODY_MAX ((size_t)32 << 10)

@@ -27,7 +27,7 @@ env_free(struct probe_env *env)
 		if (env->tenant_secret[i] != NULL)
 			credref_free(env->tenant_secret[i], env->tenant_secret_len[i]);
 	}
-	endpoint_info_free(&env->ep);
+	endpoint_free(&env->ep);
 	cJSON_Delete(env->limit_switch);
 	cJSON_Delete(env->size_follow);
 	canary_set_free(env->canaries);
@@ -36,12 +36,45 @@ env_free(struct probe_env *env)
 	memset(env, 0, sizeof *env);
 }
 
+static int
+by_id(const void *a, const void *b)
+{
+	const struct credential *x = *(const struct credential *const *)a;
+	const struct credential *y = *(const struct credential *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The endpoint's credentials as its tenants, in the order they were added
+ * (the canary probe's order; the record holds them by label), the first
+ * PROBE_MAX_TENANTS, each secret read when resolve is set. */
+static int
+env_tenants(struct probe_env *env, int resolve, struct aerr *err)
+{
+	const struct credential **c = xcalloc(env->ep.ncredentials + 1, sizeof *c);
+	int rc = 0;
+
+	for (size_t i = 0; i < env->ep.ncredentials; i++)
+		c[i] = &env->ep.credentials[i];
+	qsort(c, env->ep.ncredentials, sizeof *c, by_id);
+	for (size_t i = 0; rc == 0 && i < env->ep.ncredentials && env->ntenants < PROBE_MAX_TENANTS; i++) {
+		int t = env->ntenants++;
+
+		env->tenant_label[t] = xstrdup(c[i]->label);
+		env->tenant_org[t] = c[i]->org != NULL ? xstrdup(c[i]->org) : NULL;
+		if (resolve && (rc = credref_read(env->db, env->av->actor, env->ep.id, env->ep.url,
+		    env->tenant_label[t], c[i]->ref, &env->tenant_secret[t],
+		    &env->tenant_secret_len[t], err)) != 0)
+			aerr_prefix(err, "tenant '%s'", env->tenant_label[t]);
+	}
+	free(c);
+	return rc;
+}
+
 int
 env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int resolve, struct aerr *err)
 {
-	struct db_stmt *st;
-
 	memset(env, 0, sizeof *env);
 	env->av = av;
 	env->opts = o;
@@ -53,7 +86,7 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	snprintf(env->calib_method, sizeof env->calib_method, "none");
 	if ((env->db = av_db(av, err)) == NULL)
 		return err->code;
-	if (endpoint_info_load(env->db, endpoint_id, &env->ep, err) != 0)
+	if (endpoint_get_active(env->db, endpoint_id, &env->ep, err) != 0)
 		return err->code;
 	if ((env->prov = provider_find(env->ep.api)) == NULL)
 		return aerr_set(err, AV_USAGE, "endpoint API '%s' has no adapter", env->ep.api);
@@ -69,25 +102,10 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	}
 	if (env->prov->check != NULL && env->prov->check(&env->ep, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
-	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
+	if (url_check(env->ep.url, env->ep.allow_insecure_http, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
-	st = db_prepare(env->db, err, "SELECT label, ref, org FROM credential WHERE endpoint_id = ? "
-	    "ORDER BY id", "i", endpoint_id);
-	if (st == NULL)
+	if (env_tenants(env, resolve, err) != 0)
 		return err->code;
-	while (db_step(st) == DB_ROW && env->ntenants < PROBE_MAX_TENANTS) {
-		int t = env->ntenants++;
-
-		env->tenant_label[t] = xstrdup(col_text(st, 0));
-		env->tenant_org[t] = db_col_type(st, 2) == DB_NULL ? NULL : xstrdup(col_text(st, 2));
-		if (resolve && credref_read(env->db, av->actor, endpoint_id, env->ep.url,
-		    env->tenant_label[t], col_text(st, 1), &env->tenant_secret[t],
-		    &env->tenant_secret_len[t], err) != 0) {
-			db_finalize(st);
-			return aerr_prefix(err, "tenant '%s'", env->tenant_label[t]);
-		}
-	}
-	db_finalize(st);
 	if (env->ntenants == 0)
 		env->tenant_label[env->ntenants++] = xstrdup("default");
 	env->canaries = canary_set_new();
@@ -159,7 +177,7 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 /* A probe that reads the endpoint's engine leaves the default suite of an endpoint
  * that has none; named on its own it stays, and says the engine is missing. */
 void
-drop_engineless(const struct probe_opts *o, const struct endpoint_info *ep, const struct probe **sel,
+drop_engineless(const struct probe_opts *o, const struct endpoint *ep, const struct probe **sel,
     int *n)
 {
 	int k = 0;
@@ -293,11 +311,11 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 			f = fmax(f, strcmp(sel[i]->name, "oversize") == 0 ? 2.0 :
 			    strcmp(sel[i]->name, "canary") == 0 ? 1.05 :
 			    strcmp(sel[i]->name, "sweep") == 0 ? 0.97 : 0);
-		if (f > 0 && env->max_prompt_tokens > 0 && f * (double)env->ep.context >
+		if (f > 0 && env->max_prompt_tokens > 0 && f * (double)env->ep.context_tokens >
 		    (double)env->max_prompt_tokens)
 			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", (double)env->max_prompt_tokens);
 		else if (f > 0)
-			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", f * (double)env->ep.context);
+			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", f * (double)env->ep.context_tokens);
 		else
 			cJSON_AddNullToObject(plan, "largest_prompt_tokens");
 		if (env->max_prompt_tokens > 0)
@@ -330,7 +348,7 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 	cJSON_AddNumberToObject(plan, "tokens_in_expected", (double)tin_exp);
 	cJSON_AddNumberToObject(plan, "tokens_out", (double)tout);
 	if (env->ep.has_price_in) {
-		double out_usd = env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out : 0;
+		double out_usd = env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out_per_mtok : 0;
 		/* The endpoint's cached-input price (--option price-cached-in=USD), where it has one:
 		 * the expected figure prices the prompt-cache hits at it. */
 		const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
@@ -338,17 +356,17 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		double price_cached = pc != NULL ? strtod(pc, &end) : -1;
 
 		if (pc == NULL || end == pc || *end != '\0' || !(price_cached >= 0))
-			price_cached = env->ep.price_in, cached = 0;
+			price_cached = env->ep.price_in_per_mtok, cached = 0;
 		cached = cached < tin_exp ? cached : tin_exp;
-		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in + out_usd);
+		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in_per_mtok + out_usd);
 		cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
 		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)(tin_exp - cached) / 1e6 *
-		    env->ep.price_in + (double)cached / 1e6 * price_cached + out_usd);
+		    env->ep.price_in_per_mtok + (double)cached / 1e6 * price_cached + out_usd);
 		/* The prices the plan was made at stay with the run, so what it billed can be
 		 * priced later as it was then. */
-		cJSON_AddNumberToObject(plan, "price_in_per_mtok", env->ep.price_in);
+		cJSON_AddNumberToObject(plan, "price_in_per_mtok", env->ep.price_in_per_mtok);
 		if (env->ep.has_price_out)
-			cJSON_AddNumberToObject(plan, "price_out_per_mtok", env->ep.price_out);
+			cJSON_AddNumberToObject(plan, "price_out_per_mtok", env->ep.price_out_per_mtok);
 	} else {
 		cJSON_AddNullToObject(plan, "cost_usd");
 		cJSON_AddNullToObject(plan, "cost_usd_expected");
@@ -429,8 +447,8 @@ calibrate(struct probe_env *env)
 	env->probe_name = "calibration";
 	/* A small context (or --max-prompt-tokens): samples that fit under the least
 	 * compact tokenizer. */
-	room = env->max_prompt_tokens > 0 && env->max_prompt_tokens < env->ep.context ?
-	    env->max_prompt_tokens : env->ep.context;
+	room = env->max_prompt_tokens > 0 && env->max_prompt_tokens < env->ep.context_tokens ?
+	    env->max_prompt_tokens : env->ep.context_tokens;
 	if ((double)large * TPU_BOUND_MAX > 0.6 * (double)room) {
 		large = (int64_t)(0.6 * (double)room / TPU_BOUND_MAX);
 		small = large / 4;

@@ -14,7 +14,7 @@ struct probe_env {
 	struct aivet *av;
 	struct db *db;
 	const struct probe_opts *opts;
-	struct endpoint_info ep;
+	struct endpoint ep;
 	const struct provider *prov;
 	int ntenants;                 /* >= 1 (an endpoint without credentials: one, unauthenticated) */
 	char *tenant_label[PROBE_MAX_TENANTS];

@@ -60,7 +60,7 @@ request_recipe(const struct probe_env *env, const struct px_req *r)
  * given a random marker for the prompt; the prompt itself is generated from
  * its recipe into that place, and streamed when the body is large. */
 int
-build_body(const struct endpoint_info *ep, const struct provider *prov, const struct px_req *r,
+build_body(const struct endpoint *ep, const struct provider *prov, const struct px_req *r,
     struct http_req *req, struct aerr *err)
 {
 	const struct prompt_recipe *recipe = r->kind == PX_COUNT ? r->count_of : &r->recipe;
@@ -88,7 +88,7 @@ int
 probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *err)
 {
 	cJSON *j = cJSON_Parse(recipe_json), *v;
-	struct endpoint_info ep = { 0 };
+	struct endpoint ep = { 0 };
 	struct http_req req = { 0 };
 	struct px_req r;
 	struct prompt_recipe count;

@@ -356,7 +356,7 @@ px_point_json(const struct px_req *r)
 int64_t
 px_top_tokens(const struct probe_env *env)
 {
-	int64_t t = (int64_t)(0.97 * (double)env->ep.context), room = env->ep.context - env->max_tokens - 16;
+	int64_t t = (int64_t)(0.97 * (double)env->ep.context_tokens), room = env->ep.context_tokens - env->max_tokens - 16;
 
 	return t < room ? t : room;
 }

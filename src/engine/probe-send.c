@@ -73,8 +73,8 @@ px_prepare(void *user, size_t i, struct http_req *req)
 	/* In USD: what was counted at the endpoint's prices, and what is reserved at the
 	 * dearer of the two, so the budget is never overrun. */
 	if (env->opts->budget_usd > 0 &&
-	    ((double)env->tokens_in * env->ep.price_in + (double)env->tokens_out * env->ep.price_out +
-	    (double)(env->reserved + reserve) * fmax(env->ep.price_in, env->ep.price_out)) / 1e6 >
+	    ((double)env->tokens_in * env->ep.price_in_per_mtok + (double)env->tokens_out * env->ep.price_out_per_mtok +
+	    (double)(env->reserved + reserve) * fmax(env->ep.price_in_per_mtok, env->ep.price_out_per_mtok)) / 1e6 >
 	    env->opts->budget_usd) {
 		env->budget_hit = BUDGET_HIT_USD;
 		return 1;
@@ -424,7 +424,7 @@ px_resize(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 			at = (int)i;
 		}
 		if (q->cls == PXC_REFUSED_SIZE && !q->resized && q->res.size_tokens > q->est_tokens &&
-		    q->target_tokens < env->ep.context && (double)q->res.size_tokens /
+		    q->target_tokens < env->ep.context_tokens && (double)q->res.size_tokens /
 		    (double)q->est_tokens > f) {
 			f = (double)q->res.size_tokens / (double)q->est_tokens;
 			at = (int)i;
@@ -441,7 +441,7 @@ px_resize(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 
 		if (q->kind != PX_CHAT || q->target_tokens <= 0 || q->must_exceed || !q->sent ||
 		    q->cls != PXC_REFUSED_SIZE || q->resized || q->res.size_tokens <= q->est_tokens ||
-		    q->target_tokens >= env->ep.context)
+		    q->target_tokens >= env->ep.context_tokens)
 			continue;
 		q->resized = 1;
 		q->first_size_tokens = q->res.size_tokens;

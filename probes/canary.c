@@ -253,11 +253,15 @@ canary_details(struct probe_env *env, struct probe_outcome *out, struct canary_r
 	leaksj = cJSON_AddArrayToObject(d, "leaks");
 	pt = cJSON_AddArrayToObject(d, "per_tenant");
 	for (int i = 0; i < c->n; i++) {
-		cJSON *l;
+		for (size_t k = 0; k < c->r[i].nleaked; k++) {
+			const struct px_leak *l = &c->r[i].leaked[k];
+			cJSON *x = cJSON_CreateObject();
 
-		cJSON_ArrayForEach(l, c->r[i].leaked) {
-			cJSON *x = cJSON_Duplicate(l, 1);
-
+			cJSON_AddStringToObject(x, "nonce", l->nonce);
+			cJSON_AddNumberToObject(x, "owner_seq", (double)l->owner_seq);
+			cJSON_AddNumberToObject(x, "evidence", (double)px_leak_evidence(env, l));
+			cJSON_AddStringToObject(x, "owner_tenant", env->tenant_label[l->owner_tenant]);
+			cJSON_AddBoolToObject(x, "other_tenant", l->other_tenant);
 			cJSON_AddNumberToObject(x, "found_in", (double)c->r[i].evidence_id);
 			cJSON_AddStringToObject(x, "found_by", env->tenant_label[c->r[i].tenant]);
 			cJSON_AddItemToArray(leaksj, x);

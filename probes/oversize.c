@@ -42,7 +42,7 @@ judge_accepted(struct probe_env *env, struct probe_outcome *out, const struct px
 	if (px_substituted(env, r))
 		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "a prompt of about %lld tokens was %s", (long long)r->est_tokens,
-		    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content it did not contain" :
+		    r->nleaked > 0 ? "answered from content it did not contain" :
 		    "answered without any of its nonces and reported as a handful of tokens");
 	else if ((px_echoes(env) == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r)))

@@ -341,7 +341,7 @@ judge_degraded(struct sweep *s, struct probe_outcome *out, const struct px_req *
 		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
 		    "were swapped for a placeholder: %s", (long long)r->est_tokens,
-		    (long long)env->ep.context_tokens, cJSON_GetArraySize(r->leaked) > 0 ?
+		    (long long)env->ep.context_tokens, r->nleaked > 0 ?
 		    "answered from content they did not contain" :
 		    "answered without any of their nonces and reported as a handful of tokens");
 	} else if (s->verify) {
@@ -354,7 +354,7 @@ judge_degraded(struct sweep *s, struct probe_outcome *out, const struct px_req *
 		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
 		    "placeholder: %s", (long long)s->integrity, (long long)env->ep.context_tokens,
-		    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content they did not contain" :
+		    r->nleaked > 0 ? "answered from content they did not contain" :
 		    "answered without any of their nonces and reported as a handful of tokens");
 	} else {
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,

@@ -225,6 +225,16 @@ enum px_class {
 };
 const char *px_class_name(enum px_class c);
 
+/* A canary of another request found in a response: its nonce, the request
+ * that sent it (its exchange's evidence through px_leak_evidence, known once
+ * that exchange is recorded) and the tenant of that request. */
+struct px_leak {
+	char nonce[NONCE_LEN + 1];
+	int64_t owner_seq;
+	int owner_tenant;             /* index of the env's tenant that sent it */
+	int other_tenant;             /* another tenant's, not the receiver's */
+};
+
 struct px_req {
 	/* what to send */
 	enum px_kind kind;
@@ -253,7 +263,8 @@ struct px_req {
 	int nonces_echoed;            /* own nonces found in the answer, 0..3 */
 	unsigned nonce_mask;          /* which: bit k for the nonce at position k */
 	int leaks_tenant, leaks_request; /* foreign canaries: of other tenants / own other requests */
-	cJSON *leaked;                /* [{"nonce","evidence","tenant"}] */
+	struct px_leak *leaked;       /* the foreign canaries, each once (px_done) */
+	size_t nleaked;
 	int64_t count_tokens;         /* PX_COUNT */
 	enum px_class cls;            /* the outcome class */
 	int capped;                   /* the prompt was cut to --max-prompt-tokens or its bound */
@@ -270,6 +281,8 @@ struct px_req {
  * Returns 0 when all were sent or skipped for budget, AV_RUNTIME when interrupted. */
 int px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency);
 void px_free(struct px_req *r, size_t n);
+/* The evidence id of the exchange that sent the canary, 0 while not recorded. */
+int64_t px_leak_evidence(const struct probe_env *env, const struct px_leak *l);
 /* Words of filler that make a prompt of about `tokens` tokens. */
 int64_t px_units_for(const struct probe_env *env, int64_t tokens);
 /* No usable answer: a transport error, a body cut at the cap, or a redirect

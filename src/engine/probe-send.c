@@ -95,6 +95,14 @@ px_prepare(void *user, size_t i, struct http_req *req)
 	return 0;
 }
 
+static void
+px_leaks_clear(struct px_req *r)
+{
+	free(r->leaked);
+	r->leaked = NULL;
+	r->nleaked = 0;
+}
+
 struct scan_ctx {
 	struct probe_env *env;
 	struct px_req *r;
@@ -107,7 +115,7 @@ on_canary(void *arg, const char *nonce, int64_t owner, int tenant)
 {
 	struct scan_ctx *s = arg;
 	struct px_req *r = s->r;
-	cJSON *l, *o;
+	struct px_leak *l;
 
 	if (owner == r->seq) {
 		for (int k = 0; k < 3; k++)
@@ -115,17 +123,14 @@ on_canary(void *arg, const char *nonce, int64_t owner, int tenant)
 				s->own |= 1u << k;
 		return;
 	}
-	cJSON_ArrayForEach(l, r->leaked)
-		if (strcmp(cJSON_GetObjectItem(l, "nonce")->valuestring, nonce) == 0)
+	for (size_t i = 0; i < r->nleaked; i++)
+		if (strcmp(r->leaked[i].nonce, nonce) == 0)
 			return;
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "nonce", nonce);
-	cJSON_AddNumberToObject(o, "owner_seq", (double)owner);
-	cJSON_AddNumberToObject(o, "evidence", owner > 0 && (size_t)owner < s->env->nseq_evidence ?
-	    (double)s->env->seq_evidence[owner] : 0);
-	cJSON_AddStringToObject(o, "owner_tenant", s->env->tenant_label[tenant]);
-	cJSON_AddBoolToObject(o, "other_tenant", tenant != r->tenant);
-	cJSON_AddItemToArray(r->leaked, o);
+	r->leaked = xrealloc(r->leaked, (r->nleaked + 1) * sizeof *r->leaked);
+	l = &r->leaked[r->nleaked++];
+	*l = (struct px_leak){ .owner_seq = owner, .owner_tenant = tenant,
+	    .other_tenant = tenant != r->tenant };
+	snprintf(l->nonce, sizeof l->nonce, "%s", nonce);
 	if (tenant != r->tenant)
 		r->leaks_tenant++;
 	else
@@ -191,8 +196,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	if (resp->body.len > 0 && r->kind != PX_COUNT)
 		provider_read(env->prov, r->stream, resp->body.data, resp->body.len, resp->status, &res);
 	if (!will_retry) {
-		cJSON_Delete(r->leaked);
-		r->leaked = cJSON_CreateArray();
+		px_leaks_clear(r);
 		r->leaks_tenant = r->leaks_request = 0;
 		canary_scan(env->canaries, res.text.data ? res.text.data : "", res.text.len, on_canary, &sc);
 		sc.text_pass = 0;
@@ -326,8 +330,7 @@ px_switch_limit_field(struct probe_env *env, struct px_req *r, size_t n, int con
 		r[i].transport_error[0] = '\0';
 		prov_result_free(&r[i].res);
 		prov_result_init(&r[i].res);
-		cJSON_Delete(r[i].leaked);
-		r[i].leaked = cJSON_CreateArray();
+		px_leaks_clear(&r[i]);
 	}
 	if (k == 0) {
 		free(idx);
@@ -369,7 +372,8 @@ px_make(struct probe_env *env, struct px_req *q)
 	}
 	q->seq = ++env->seq;
 	prov_result_init(&q->res);
-	q->leaked = cJSON_CreateArray();
+	q->leaked = NULL;
+	q->nleaked = 0;
 	if (q->kind != PX_COUNT)
 		for (int k = 0; k < 3; k++)
 			canary_add(env->canaries, q->recipe.nonces[k], q->seq, q->tenant);
@@ -450,7 +454,7 @@ px_resize(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 		q->status = 0;
 		q->transport_error[0] = '\0';
 		prov_result_free(&q->res);
-		cJSON_Delete(q->leaked);
+		px_leaks_clear(q);
 		px_make(env, q);
 		idx[k++] = i;
 	}
@@ -492,7 +496,13 @@ px_free(struct px_req *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		prov_result_free(&r[i].res);
-		cJSON_Delete(r[i].leaked);
-		r[i].leaked = NULL;
+		px_leaks_clear(&r[i]);
 	}
+}
+
+int64_t
+px_leak_evidence(const struct probe_env *env, const struct px_leak *l)
+{
+	return l->owner_seq > 0 && (size_t)l->owner_seq < env->nseq_evidence ?
+	    env->seq_evidence[l->owner_seq] : 0;
 }

@@ -180,6 +180,108 @@ reached_vendor(const struct http_resp *resp)
 	}
 }
 
+/* The exchange's outcome class, decided once before any probe judges it. */
+static enum px_class
+px_class_of(struct probe_env *env, const struct px_req *r, const struct http_resp *resp,
+    struct prov_result *res)
+{
+	char why[256] = "";
+	enum px_class cls;
+
+	if (r->kind == PX_CHAT && resp->status >= 200 && resp->status < 300)
+		unreadable_2xx(env, resp, res, why, sizeof why);
+	cls = px_classify(resp->status, res, resp->error[0] != '\0' || resp->truncated ||
+	    why[0] != '\0');
+	if (r->kind == PX_COUNT && resp->status >= 200 && resp->status < 300 &&
+	    resp->error[0] == '\0')
+		cls = PXC_ANSWERED;   /* judged by its count below */
+	return cls;
+}
+
+/* The evidence of exchange seq, for the leaks that cite it (px_leak_evidence). */
+static void
+seq_evidence_set(struct probe_env *env, int64_t seq, int64_t eid)
+{
+	if ((size_t)seq >= env->nseq_evidence) {
+		size_t n = (size_t)seq + 64;
+
+		env->seq_evidence = xrealloc(env->seq_evidence, n * sizeof *env->seq_evidence);
+		memset(env->seq_evidence + env->nseq_evidence, 0,
+		    (n - env->nseq_evidence) * sizeof *env->seq_evidence);
+		env->nseq_evidence = n;
+	}
+	env->seq_evidence[seq] = eid;
+}
+
+/* The request's last attempt as the probes read it: its response (res, taken
+ * over), its own nonces found (own), its class and its evidence; and what it
+ * says of its tenant's credential. */
+static void
+px_settle(struct probe_env *env, struct px_req *r, const struct http_resp *resp,
+    struct prov_result *res, unsigned own, enum px_class cls, int64_t eid)
+{
+	r->evidence_id = eid;
+	r->status = resp->status;
+	r->truncated = resp->truncated;
+	r->ttft_ms = resp->t_first_byte_ms > 0 ? resp->t_first_byte_ms : (double)resp->t_ttfb_ms;
+	if (resp->error[0] != '\0')
+		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
+	else if (resp->status >= 300 && resp->status < 400)
+		snprintf(r->transport_error, sizeof r->transport_error, "HTTP %ld redirect to %.120s was "
+		    "not followed (credentials are never sent on)", resp->status,
+		    http_resp_header(resp, "location") ? http_resp_header(resp, "location") : "nowhere");
+	else if (r->kind == PX_CHAT && px_is_2xx(r))
+		unreadable_2xx(env, resp, res, r->transport_error, sizeof r->transport_error);
+	prov_result_free(&r->res);
+	r->res = *res;
+	r->nonce_mask = own;
+	r->nonces_echoed = (own & 1) + ((own >> 1) & 1) + ((own >> 2) & 1);
+	if (r->kind == PX_COUNT && px_is_2xx(r)) {
+		cJSON *j = cJSON_ParseWithLength(resp->body.data ? resp->body.data : "", resp->body.len);
+
+		if (j == NULL || env->prov->parse_count(j, &r->count_tokens) != 0)
+			r->count_tokens = -1;
+		cJSON_Delete(j);
+	}
+	r->cls = r->kind == PX_COUNT && cls == PXC_ANSWERED && r->count_tokens < 0 ? PXC_UNREADABLE :
+	    cls;
+	env->answered += r->cls == PXC_ANSWERED && r->kind == PX_CHAT;
+	if (r->cls == PXC_REFUSED_OTHER && r->res.refusal == PREF_AUTH) {
+		if (env->tenant_auth_refused[r->tenant]++ == 0)
+			px_describe(r, env->tenant_auth_msg[r->tenant], sizeof env->tenant_auth_msg[0]);
+	} else if (r->cls != PXC_TRANSPORT) {
+		env->tenant_other[r->tenant]++;
+	}
+}
+
+/* The run's counts after a request: tokens against the budget, what the vendor billed. */
+static void
+px_account(struct probe_env *env, const struct px_req *r, const struct http_resp *resp)
+{
+	const struct prov_usage *u = &r->res.usage;
+
+	if (u->in >= 0)
+		env->usage_seen = 1;
+	env->reserved -= px_reserve(r);
+	/* Tokens in are the larger of the prompt's size (as it was made: at the target, by
+	 * the calibration or the bound the target needed) and what the vendor says it read,
+	 * of the requests that reached the vendor: a connection never made sent nothing.
+	 * The budget reserved the most it could be before sending. */
+	if (reached_vendor(resp)) {
+		env->tokens_in += u->in > r->est_tokens ? u->in : r->est_tokens;
+		env->tokens_out += u->out >= 0 ? u->out : (r->kind == PX_CHAT ? r->max_tokens : 0);
+	}
+	/* What the vendor billed: its usage; without one, an answer is billed at aivet's
+	 * estimate and a refusal at nothing (the vendors aivet supports bill no refusal). */
+	if (u->in >= 0)
+		env->billed_in += u->in;
+	else if (r->cls == PXC_ANSWERED)
+		env->billed_in += r->est_tokens;
+	if (u->out >= 0)
+		env->billed_out += u->out;
+	env->requests_done++;
+}
+
 static void
 px_done(void *user, size_t i, const struct http_req *req, const struct http_resp *resp,
     int will_retry)
@@ -203,29 +305,11 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 		canary_scan(env->canaries, resp->body.data ? resp->body.data : "", resp->body.len,
 		    on_canary, &sc);
 	}
-	{
-		char why[256] = "";
-
-		if (r->kind == PX_CHAT && resp->status >= 200 && resp->status < 300)
-			unreadable_2xx(env, resp, &res, why, sizeof why);
-		cls = px_classify(resp->status, &res, resp->error[0] != '\0' || resp->truncated ||
-		    why[0] != '\0');
-		if (r->kind == PX_COUNT && resp->status >= 200 && resp->status < 300 &&
-		    resp->error[0] == '\0')
-			cls = PXC_ANSWERED;   /* judged by its count below */
-	}
+	cls = px_class_of(env, r, resp, &res);
 	if (env->fatal.code == 0 && record_exchange(env, r, req, resp, cls,
 	    r->leaks_tenant + r->leaks_request > 0, &eid, &env->fatal) != 0)
 		aerr_prefix(&env->fatal, "recording evidence");
-	if ((size_t)r->seq >= env->nseq_evidence) {
-		size_t n = (size_t)r->seq + 64;
-
-		env->seq_evidence = xrealloc(env->seq_evidence, n * sizeof *env->seq_evidence);
-		memset(env->seq_evidence + env->nseq_evidence, 0,
-		    (n - env->nseq_evidence) * sizeof *env->seq_evidence);
-		env->nseq_evidence = n;
-	}
-	env->seq_evidence[r->seq] = eid;
+	seq_evidence_set(env, r->seq, eid);
 	/* Known from the first attempt: the engine sends the next request while this one
 	 * waits to be retried, and that one is no smaller. */
 	if (cls == PXC_RATE_LIMITED && r->kind == PX_CHAT && (strcasestr(res.error, "token") ||
@@ -236,59 +320,8 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 		prov_result_free(&res);
 		return;
 	}
-	r->evidence_id = eid;
-	r->status = resp->status;
-	r->truncated = resp->truncated;
-	r->ttft_ms = resp->t_first_byte_ms > 0 ? resp->t_first_byte_ms : (double)resp->t_ttfb_ms;
-	if (resp->error[0] != '\0')
-		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
-	else if (resp->status >= 300 && resp->status < 400)
-		snprintf(r->transport_error, sizeof r->transport_error, "HTTP %ld redirect to %.120s was "
-		    "not followed (credentials are never sent on)", resp->status,
-		    http_resp_header(resp, "location") ? http_resp_header(resp, "location") : "nowhere");
-	else if (r->kind == PX_CHAT && px_is_2xx(r))
-		unreadable_2xx(env, resp, &res, r->transport_error, sizeof r->transport_error);
-	prov_result_free(&r->res);
-	r->res = res;
-	r->nonce_mask = sc.own;
-	r->nonces_echoed = (sc.own & 1) + ((sc.own >> 1) & 1) + ((sc.own >> 2) & 1);
-	if (r->kind == PX_COUNT && px_is_2xx(r)) {
-		cJSON *j = cJSON_ParseWithLength(resp->body.data ? resp->body.data : "", resp->body.len);
-
-		if (j == NULL || env->prov->parse_count(j, &r->count_tokens) != 0)
-			r->count_tokens = -1;
-		cJSON_Delete(j);
-	}
-	r->cls = r->kind == PX_COUNT && cls == PXC_ANSWERED && r->count_tokens < 0 ? PXC_UNREADABLE :
-	    cls;
-	env->answered += r->cls == PXC_ANSWERED && r->kind == PX_CHAT;
-	if (r->cls == PXC_REFUSED_OTHER && r->res.refusal == PREF_AUTH) {
-		if (env->tenant_auth_refused[r->tenant]++ == 0)
-			px_describe(r, env->tenant_auth_msg[r->tenant], sizeof env->tenant_auth_msg[0]);
-	} else if (r->cls != PXC_TRANSPORT) {
-		env->tenant_other[r->tenant]++;
-	}
-	if (res.usage.in >= 0)
-		env->usage_seen = 1;
-	env->reserved -= px_reserve(r);
-	/* Tokens in are the larger of the prompt's size (as it was made: at the target, by
-	 * the calibration or the bound the target needed) and what the vendor says it read,
-	 * of the requests that reached the vendor: a connection never made sent nothing.
-	 * The budget reserved the most it could be before sending. */
-	if (reached_vendor(resp)) {
-		env->tokens_in += res.usage.in > r->est_tokens ? res.usage.in : r->est_tokens;
-		env->tokens_out += res.usage.out >= 0 ? res.usage.out : (r->kind == PX_CHAT ?
-		    r->max_tokens : 0);
-	}
-	/* What the vendor billed: its usage; without one, an answer is billed at aivet's
-	 * estimate and a refusal at nothing (the vendors aivet supports bill no refusal). */
-	if (res.usage.in >= 0)
-		env->billed_in += res.usage.in;
-	else if (r->cls == PXC_ANSWERED)
-		env->billed_in += r->est_tokens;
-	if (res.usage.out >= 0)
-		env->billed_out += res.usage.out;
-	env->requests_done++;
+	px_settle(env, r, resp, &res, sc.own, cls, eid);
+	px_account(env, r, resp);
 	report_progress(env);
 }
 

@@ -264,6 +264,13 @@ px_substituted(const struct probe_env *env, const struct px_req *r)
 	return r->nleaked > 0 || (env->echo_ok == 1 && px_placeholder_usage(r));
 }
 
+int64_t
+px_leak_evidence(const struct probe_env *env, const struct px_leak *l)
+{
+	return l->owner_seq > 0 && (size_t)l->owner_seq < env->nseq_evidence ?
+	    env->seq_evidence[l->owner_seq] : 0;
+}
+
 void
 px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_req *r,
     int stream_error_is_finding)

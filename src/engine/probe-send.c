@@ -533,9 +533,3 @@ px_free(struct px_req *r, size_t n)
 	}
 }
 
-int64_t
-px_leak_evidence(const struct probe_env *env, const struct px_leak *l)
-{
-	return l->owner_seq > 0 && (size_t)l->owner_seq < env->nseq_evidence ?
-	    env->seq_evidence[l->owner_seq] : 0;
-}

@@ -281,7 +281,7 @@ struct px_req {
  * Returns 0 when all were sent or skipped for budget, AV_RUNTIME when interrupted. */
 int px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency);
 void px_free(struct px_req *r, size_t n);
-/* The evidence id of the exchange that sent the canary, 0 while not recorded. */
+/* The evidence id of the exchange that sent the canary, 0 while not recorded (probe-judge.c). */
 int64_t px_leak_evidence(const struct probe_env *env, const struct px_leak *l);
 /* Words of filler that make a prompt of about `tokens` tokens. */
 int64_t px_units_for(const struct probe_env *env, int64_t tokens);

@@ -37,7 +37,7 @@ now_s(void)
 }
 
 struct engine_ctx {
-	struct endpoint_info ep;
+	struct endpoint ep;
 	const struct provider *prov;
 	struct prompt_recipe *recipes;
 	struct canary_set *canaries;
@@ -109,7 +109,7 @@ engine(int argc, char **argv)
 	c.ep.api = xstrdup("openai");
 	c.ep.url = xstrdup(argv[2]);
 	c.ep.model = xstrdup("aivet-sim-1");
-	c.ep.context = 131072;
+	c.ep.context_tokens = 131072;
 	c.prov = provider_find("openai");
 	c.key = getenv("BENCH_KEY") ? getenv("BENCH_KEY") : "bench-key";
 	c.dir = argv[5];
@@ -141,7 +141,7 @@ engine(int argc, char **argv)
 	http_engine_free(e);
 	canary_set_free(c.canaries);
 	free(c.recipes);
-	endpoint_info_free(&c.ep);
+	endpoint_free(&c.ep);
 	return c.ok == n ? 0 : 1;
 }
 

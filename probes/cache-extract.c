@@ -45,7 +45,7 @@
 #include <string.h>
 #include <sodium.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 #define SECRET_UNITS 6            /* units planted, ten values each: about 20 bits */
 #define DIGIT_UNITS 4             /* the first are digits, the rest a name's syllables */
@@ -365,8 +365,8 @@ rate_json(const struct probe_env *env, const struct ce *s, cJSON *d)
 		cJSON_AddNullToObject(d, "bits_per_usd");
 		return;
 	}
-	usd = (double)s->b_in / 1e6 * env->ep.price_in +
-	    (env->ep.has_price_out ? (double)s->b_out / 1e6 * env->ep.price_out : 0);
+	usd = (double)s->b_in / 1e6 * env->ep.price_in_per_mtok +
+	    (env->ep.has_price_out ? (double)s->b_out / 1e6 * env->ep.price_out_per_mtok : 0);
 	if (usd > 0)
 		cJSON_AddNumberToObject(d, "bits_per_usd", round(bits / usd * 100) / 100);
 	else

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <sodium.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 /* Victim prompts per tenant per wave: diagnose sends more, so a leak that shows only
  * now and then has more chances to show. */
@@ -44,7 +44,7 @@ rounds(const struct probe_env *env)
 static int64_t
 near_limit(const struct probe_env *env)
 {
-	return env->opts->depth == PROBE_DIAGNOSE ? (int64_t)(0.9 * (double)env->ep.context) :
+	return env->opts->depth == PROBE_DIAGNOSE ? (int64_t)(0.9 * (double)env->ep.context_tokens) :
 	    px_top_tokens(env);
 }
 
@@ -60,14 +60,14 @@ judge_streamed_top(struct probe_env *env, struct probe_outcome *out, const struc
 		outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->evidence_id,
 		    "a streamed prompt of about %lld tokens, under the advertised %lld, was refused for "
 		    "size, where the same size sent plain was answered", (long long)r->est_tokens,
-		    (long long)env->ep.context);
+		    (long long)env->ep.context_tokens);
 	else if (r->cls == PXC_ANSWERED && !px_substituted(env, r) &&
 	    ((px_echoes(env) == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r))))
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "a streamed prompt of about %lld tokens (advertised %lld) lost content (%d of 3 "
 		    "nonces, usage %lld), where the same size sent plain kept it",
-		    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
+		    (long long)r->est_tokens, (long long)env->ep.context_tokens, r->nonces_echoed,
 		    (long long)r->res.usage.in);
 }
 
@@ -80,7 +80,7 @@ canary_plan(const struct probe_env *env, struct probe_plan *p)
 
 	p->requests = victims + 2 * t;
 	p->tokens_in = victims * small + t * (near_limit(env) + (int64_t)(1.05 * env->tpu_max /
-	    env->tpu_min * (double)env->ep.context) + (int64_t)env->overhead_tokens + 1);
+	    env->tpu_min * (double)env->ep.context_tokens) + (int64_t)env->overhead_tokens + 1);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 	/* The over-limit pressure prompts are refused, and not billed, by a vendor as advertised. */
 	p->tokens_in_expected = victims * small + t * near_limit(env);
@@ -171,7 +171,7 @@ send_pressure_wave(struct probe_env *env, struct canary_run *c, int p)
 	r[c->n].tenant = p;
 	r[c->n].stream = 1;
 	r[c->n].must_exceed = 1;
-	r[c->n].target_tokens = (int64_t)(1.05 * (double)env->ep.context);
+	r[c->n].target_tokens = (int64_t)(1.05 * (double)env->ep.context_tokens);
 	c->pressure[c->n] = 1;
 	c->wave[c->n++] = p + 1;
 	return px_send(env, &r[first], (size_t)(c->n - first), 0);
@@ -253,11 +253,15 @@ canary_details(struct probe_env *env, struct probe_outcome *out, struct canary_r
 	leaksj = cJSON_AddArrayToObject(d, "leaks");
 	pt = cJSON_AddArrayToObject(d, "per_tenant");
 	for (int i = 0; i < c->n; i++) {
-		cJSON *l;
+		for (size_t k = 0; k < c->r[i].nleaked; k++) {
+			const struct px_leak *l = &c->r[i].leaked[k];
+			cJSON *x = cJSON_CreateObject();
 
-		cJSON_ArrayForEach(l, c->r[i].leaked) {
-			cJSON *x = cJSON_Duplicate(l, 1);
-
+			cJSON_AddStringToObject(x, "nonce", l->nonce);
+			cJSON_AddNumberToObject(x, "owner_seq", (double)l->owner_seq);
+			cJSON_AddNumberToObject(x, "evidence", (double)px_leak_evidence(env, l));
+			cJSON_AddStringToObject(x, "owner_tenant", env->tenant_label[l->owner_tenant]);
+			cJSON_AddBoolToObject(x, "other_tenant", l->other_tenant);
 			cJSON_AddNumberToObject(x, "found_in", (double)c->r[i].evidence_id);
 			cJSON_AddStringToObject(x, "found_by", env->tenant_label[c->r[i].tenant]);
 			cJSON_AddItemToArray(leaksj, x);

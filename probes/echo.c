@@ -8,7 +8,7 @@
 
 #include <string.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 #define ECHO_UNITS 64
 

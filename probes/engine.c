@@ -31,7 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
+#include "probe-env.h"
 #include "advisory.h"
 
 #define MAX_PATHS 3
@@ -357,11 +357,11 @@ judge_limit(struct probe_env *env, struct probe_outcome *out, int i, const struc
 {
 	char a[32], b[32];
 
-	if (limit < 0 || limit >= env->ep.context)
+	if (limit < 0 || limit >= env->ep.context_tokens)
 		return;
 	outcome_finding(out, F_KV_POOL_BELOW_CONTEXT, n->evidence[0], "node %d (%s): %s %s (%s) is "
 	    "below the advertised context of %s tokens%s%s", i + 1, n->url, field, thousands(limit, a),
-	    what, thousands(env->ep.context, b), disaggregated(n) ? "; the node runs disaggregated, "
+	    what, thousands(env->ep.context_tokens, b), disaggregated(n) ? "; the node runs disaggregated, "
 	    "mode " : "", disaggregated(n) ? n->mode : "");
 	for (int e = 1; e < n->nevidence; e++)
 		outcome_finding(out, F_KV_POOL_BELOW_CONTEXT, n->evidence[e], "%s", "");
@@ -512,7 +512,7 @@ engine_verdict(struct probe_env *env, struct probe_outcome *out, const struct en
 	else
 		outcome_set(out, "pass", "every node (%d) holds the advertised context of %s tokens in "
 		    "one request, and the nodes agree; no prompt was sent", nn,
-		    thousands(env->ep.context, c));
+		    thousands(env->ep.context_tokens, c));
 }
 
 /* What one request can hold on the smallest node, the least of its pool, context
@@ -595,7 +595,7 @@ engine_run(struct probe_env *env, struct probe_outcome *out)
 	if (send_gets(env, k, secret, x) == 0) {
 		out->details = cJSON_CreateObject();
 		cJSON_AddStringToObject(out->details, "engine", k->name);
-		cJSON_AddNumberToObject(out->details, "advertised_context", (double)env->ep.context);
+		cJSON_AddNumberToObject(out->details, "advertised_context", (double)env->ep.context_tokens);
 		cJSON_AddNumberToObject(out->details, "prompts_sent", 0);
 		nodes = cJSON_AddArrayToObject(out->details, "nodes");
 		for (int i = 0; i < nn; i++) {

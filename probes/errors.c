@@ -12,7 +12,7 @@
 
 #include <string.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 enum { E_MALFORMED, E_MISSING, E_MISSING_STREAM, E_UNKNOWN_MODEL, E_COUNT };
 static const char *const labels[E_COUNT] = {

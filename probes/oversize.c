@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 static const double factors[] = { 1.05, 2.0 };
 #define NF (sizeof factors / sizeof factors[0])
@@ -22,7 +22,7 @@ oversize_plan(const struct probe_env *env, struct probe_plan *p)
 
 	p->requests = (int64_t)NF * per;
 	/* Each prompt is made to exceed its size whatever the template adds. */
-	p->tokens_in = ((int64_t)((1.05 + 2.0) * (double)env->ep.context) +
+	p->tokens_in = ((int64_t)((1.05 + 2.0) * (double)env->ep.context_tokens) +
 	    (int64_t)NF * ((int64_t)env->overhead_tokens + 1)) * per;
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 	/* A vendor as advertised refuses every one of them, and bills none. */
@@ -35,14 +35,14 @@ judge_accepted(struct probe_env *env, struct probe_outcome *out, const struct px
 {
 	outcome_finding(out, F_OVERSIZE_ACCEPTED, r->evidence_id,
 	    "a prompt of %s %lld tokens, over the advertised %lld, was answered with HTTP %ld",
-	    env->bounded ? "at least" : "about", (long long)r->est_tokens, (long long)env->ep.context,
+	    env->bounded ? "at least" : "about", (long long)r->est_tokens, (long long)env->ep.context_tokens,
 	    r->status);
 	/* Substitution needs evidence the model read something else: its own nonces gone
 	 * with usage collapsed (against a model known to repeat), or others' content. */
 	if (px_substituted(env, r))
 		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "a prompt of about %lld tokens was %s", (long long)r->est_tokens,
-		    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content it did not contain" :
+		    r->nleaked > 0 ? "answered from content it did not contain" :
 		    "answered without any of its nonces and reported as a handful of tokens");
 	else if ((px_echoes(env) == 1 && r->nonces_echoed < 3 && !px_answer_cut_short(r)) ||
 	    (px_usage_ok(r) == 0 && !px_usage_contradicts(r)))
@@ -67,7 +67,7 @@ oversize_run(struct probe_env *env, struct probe_outcome *out)
 	memset(r, 0, sizeof r);
 	for (size_t i = 0; i < NF; i++)
 		for (int s = 0; s < (env->prov->can_stream ? 2 : 1); s++) {
-			r[n].target_tokens = (int64_t)(factors[i] * (double)env->ep.context);
+			r[n].target_tokens = (int64_t)(factors[i] * (double)env->ep.context_tokens);
 			r[n].must_exceed = 1;
 			r[n].stream = s;
 			n++;
@@ -78,7 +78,7 @@ oversize_run(struct probe_env *env, struct probe_outcome *out)
 		return;
 	}
 	out->details = cJSON_CreateObject();
-	cJSON_AddNumberToObject(out->details, "advertised", (double)env->ep.context);
+	cJSON_AddNumberToObject(out->details, "advertised", (double)env->ep.context_tokens);
 	cJSON_AddBoolToObject(out->details, "bounded", env->bounded);
 	pts = cJSON_AddArrayToObject(out->details, "points");
 	for (size_t i = 0; i < n; i++) {
@@ -102,7 +102,7 @@ oversize_run(struct probe_env *env, struct probe_outcome *out)
 	else if (capped > 0)
 		outcome_set(out, "inconclusive", "not judged: %d prompt%s over the advertised %lld "
 		    "tokens cannot be sent under --max-prompt-tokens %lld", capped, capped == 1 ? "" : "s",
-		    (long long)env->ep.context, (long long)env->max_prompt_tokens);
+		    (long long)env->ep.context_tokens, (long long)env->max_prompt_tokens);
 	else if (judged_at[0] == 0 || judged_at[NF - 1] == 0 || t.judged < t.sent)
 		px_set_unjudged(env, out, &t, NULL);
 	else

@@ -54,7 +54,7 @@
 #include <string.h>
 #include <sodium.h>
 
-#include "probe.h"
+#include "probe-env.h"
 #include "stats.h"
 
 static const int looks[] = { 30, 60, 120, 250 };   /* trials per group at each look */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "probe.h"
+#include "probe-env.h"
 
 static const double fractions[] = { 0.01, 0.25, 0.50, 0.65, 0.75, 0.90, 0.97 };
 #define NFRAC (sizeof fractions / sizeof fractions[0])
@@ -48,7 +48,7 @@ struct sweep {
 static int64_t
 tolerance(const struct probe_env *env)
 {
-	int64_t t = env->ep.context / 1024;
+	int64_t t = env->ep.context_tokens / 1024;
 
 	return t < 32 ? 32 : t;
 }
@@ -56,7 +56,7 @@ tolerance(const struct probe_env *env)
 static int64_t
 top_size(const struct probe_env *env)
 {
-	return env->ep.context - env->max_tokens - 16;
+	return env->ep.context_tokens - env->max_tokens - 16;
 }
 
 static void
@@ -67,13 +67,13 @@ diagnose_plan(const struct probe_env *env, struct probe_plan *p)
 
 	for (size_t i = 0; i < NFRAC; i++)
 		sum += fractions[i];
-	for (int64_t w = env->ep.context / 4; w > tolerance(env) && steps < MAX_STEPS; w /= 2)
+	for (int64_t w = env->ep.context_tokens / 4; w > tolerance(env) && steps < MAX_STEPS; w /= 2)
 		steps++;
 	/* At most two searches, each step under the advertised context. */
 	p->requests = (int64_t)NFRAC + 1 + 2 * steps;
-	p->tokens_in = (int64_t)(sum * (double)env->ep.context) + 2 * steps * env->ep.context * 3 / 4;
+	p->tokens_in = (int64_t)(sum * (double)env->ep.context_tokens) + 2 * steps * env->ep.context_tokens * 3 / 4;
 	/* A vendor as advertised neither refuses nor degrades under its context: no search. */
-	p->tokens_in_expected = (int64_t)(sum * (double)env->ep.context);
+	p->tokens_in_expected = (int64_t)(sum * (double)env->ep.context_tokens);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 
@@ -97,7 +97,7 @@ sweep_plan(const struct probe_env *env, struct probe_plan *p)
 	 * stream path is then judged here on a small prompt, as diagnose's 1% point. */
 	p->requests = PX_TOP_REPEATS + 1;
 	p->tokens_in = (PX_TOP_REPEATS + (env->top_shared ? 0 : 1)) * verify_size(env) +
-	    (env->top_shared ? (int64_t)(0.01 * (double)env->ep.context) : 0);
+	    (env->top_shared ? (int64_t)(0.01 * (double)env->ep.context_tokens) : 0);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
 
@@ -244,7 +244,7 @@ send_verify(struct sweep *s)
 
 		memset(&s->r[s->n], 0, sizeof s->r[0]);
 		s->r[s->n].target_tokens = stream && env->top_shared ?
-		    (int64_t)(0.01 * (double)env->ep.context) : verify_size(env);
+		    (int64_t)(0.01 * (double)env->ep.context_tokens) : verify_size(env);
 		s->r[s->n++].stream = stream;
 	}
 	if (px_send(env, s->r, (size_t)s->n, 1) != 0)
@@ -270,7 +270,7 @@ send_diagnose(struct sweep *s)
 	int first_deg, first_ref, lo;
 
 	for (size_t i = 0; i < NFRAC; i++) {
-		int64_t t = (int64_t)(fractions[i] * (double)env->ep.context);
+		int64_t t = (int64_t)(fractions[i] * (double)env->ep.context_tokens);
 
 		if (t > top)
 			t = top;
@@ -341,26 +341,26 @@ judge_degraded(struct sweep *s, struct probe_outcome *out, const struct px_req *
 		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
 		    "were swapped for a placeholder: %s", (long long)r->est_tokens,
-		    (long long)env->ep.context, cJSON_GetArraySize(r->leaked) > 0 ?
+		    (long long)env->ep.context_tokens, r->nleaked > 0 ?
 		    "answered from content they did not contain" :
 		    "answered without any of their nonces and reported as a handful of tokens");
 	} else if (s->verify) {
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "accepted prompts at the top of the context (about %lld tokens, advertised %lld) "
 		    "lost content: %d of 3 nonces came back, usage %lld of about %lld tokens sent",
-		    (long long)r->est_tokens, (long long)env->ep.context, r->nonces_echoed,
+		    (long long)r->est_tokens, (long long)env->ep.context_tokens, r->nonces_echoed,
 		    (long long)r->res.usage.in, (long long)r->est_tokens);
 	} else if (px_substituted(env, r)) {
 		outcome_finding(out, F_PLACEHOLDER_SUBSTITUTION, r->evidence_id,
 		    "accepted prompts above about %lld tokens (advertised %lld) were swapped for a "
-		    "placeholder: %s", (long long)s->integrity, (long long)env->ep.context,
-		    cJSON_GetArraySize(r->leaked) > 0 ? "answered from content they did not contain" :
+		    "placeholder: %s", (long long)s->integrity, (long long)env->ep.context_tokens,
+		    r->nleaked > 0 ? "answered from content they did not contain" :
 		    "answered without any of their nonces and reported as a handful of tokens");
 	} else {
 		outcome_finding(out, F_SILENT_TRUNCATION, r->evidence_id,
 		    "accepted prompts above about %lld tokens (advertised %lld) lost content: "
 		    "%d of 3 nonces came back, usage %lld of about %lld tokens sent",
-		    (long long)s->integrity, (long long)env->ep.context, r->nonces_echoed,
+		    (long long)s->integrity, (long long)env->ep.context_tokens, r->nonces_echoed,
 		    (long long)r->res.usage.in, (long long)r->est_tokens);
 	}
 }
@@ -398,7 +398,7 @@ judge_points(struct sweep *s, struct probe_outcome *out)
 				continue;
 			/* Over the advertised context by the vendor's own count: the prompt was
 			 * too large, not the vendor's capacity too small. */
-			if (r->res.size_tokens >= env->ep.context)
+			if (r->res.size_tokens >= env->ep.context_tokens)
 				continue;
 			if (r->res.size_tokens > 0)
 				snprintf(count, sizeof count, ", %lld by the vendor's own count%s",
@@ -406,17 +406,17 @@ judge_points(struct sweep *s, struct probe_outcome *out)
 			outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->evidence_id,
 			    "a %sprompt of about %lld tokens%s, under the advertised %lld, was refused for "
 			    "size", r->stream ? "streamed " : "", (long long)r->est_tokens, count,
-			    (long long)env->ep.context);
+			    (long long)env->ep.context_tokens);
 			if (r->resized)
 				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, r->first_evidence_id, "%s", "");
 		}
 	} else if (s->first_ref >= 0 &&
-	    s->r[s->first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context)) {
+	    s->r[s->first_ref].target_tokens < (int64_t)(0.95 * (double)env->ep.context_tokens)) {
 		for (int i = 0; i < s->n; i++)
 			if (s->c[i] == C_REFUSED && !s->r[i].stream)
 				outcome_finding(out, F_CAPACITY_BELOW_ADVERTISED, s->r[i].evidence_id,
 				    "requests were refused above about %lld tokens, below the advertised "
-				    "%lld", (long long)s->refusal, (long long)env->ep.context);
+				    "%lld", (long long)s->refusal, (long long)env->ep.context_tokens);
 	}
 	if (s->no_usage > 0)
 		for (int i = 0; i < s->n; i++)
@@ -435,7 +435,7 @@ sweep_details(struct sweep *s, struct probe_outcome *out)
 	int nsorted = 0;
 
 	d = out->details = cJSON_CreateObject();
-	cJSON_AddNumberToObject(d, "advertised", (double)env->ep.context);
+	cJSON_AddNumberToObject(d, "advertised", (double)env->ep.context_tokens);
 	cJSON_AddStringToObject(d, "depth", probe_depth_name(env->opts->depth));
 	if (s->verify)
 		s->refusal = s->integrity = -1;   /* not located at this depth */
@@ -493,7 +493,7 @@ sweep_verdict(struct sweep *s, struct probe_outcome *out)
 		    "sizes from %lld to the advertised %lld were not judged",
 		    (long long)env->max_prompt_tokens, s->unjudged > 0 ? "" :
 		    ", where every accepted prompt was answered from its own content",
-		    (long long)s->capped_from, (long long)env->ep.context);
+		    (long long)s->capped_from, (long long)env->ep.context_tokens);
 	} else if (s->unjudged > 0 && out->nf == 0) {
 		outcome_set(out, "inconclusive", "the model does not repeat nonces and reported no usage, "
 		    "so %d accepted answer%s could not be judged", s->unjudged, s->unjudged == 1 ? "" : "s");

@@ -129,7 +129,7 @@ help_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		args[i - 1] = argv[i];
 	args[argc - 1] = (char *)"--help";
 	args[argc] = NULL;
-	rc = cmd_run(av, argc, args, err);
+	rc = cmd_run(cli_of(av), argc, args, err);
 	free(args);
 	return rc;
 }
@@ -161,7 +161,8 @@ set_org_zone(const char *opt)
 int
 main(int argc, char **argv)
 {
-	struct aivet av = { 0 };
+	struct cli run = { 0 };
+	struct aivet *av = &run.av;
 	struct opt_parser p;
 	struct aerr err = { 0 };
 	char *db_path = NULL;
@@ -170,12 +171,12 @@ main(int argc, char **argv)
 
 	if (sodium_init() < 0)
 		die("libsodium failed to initialise");
-	av.progname = "aivet";
-	av.on_open = settle_on_open;
-	av.tui = tui_main;
-	default_actor(av.actor, sizeof av.actor);
-	av.cmd = &global_entry;
-	opt_begin(&p, &av, argc, argv);
+	av->progname = "aivet";
+	av->on_open = settle_on_open;
+	run.tui = tui_main;
+	default_actor(av->actor, sizeof av->actor);
+	run.cmd = &global_entry;
+	opt_begin(&p, av, argc, argv);
 	p.in_order = 1;   /* the command's own options follow it */
 	p.shorts = "hV";
 	while ((c = opt_next(&p, &err)) > 0) {
@@ -189,7 +190,7 @@ main(int argc, char **argv)
 				fprintf(stderr, "aivet: --actor: must not be empty\n");
 				return AV_USAGE;
 			}
-			snprintf(av.actor, sizeof av.actor, "%s", p.arg);
+			snprintf(av->actor, sizeof av->actor, "%s", p.arg);
 			break;
 		case 'z':
 			tz = p.arg;
@@ -210,7 +211,7 @@ main(int argc, char **argv)
 		return AV_USAGE;
 	}
 	/* The actor is written into the audit log and shown everywhere. */
-	if (safe_text_check("actor", av.actor, &err) != 0) {
+	if (safe_text_check("actor", av->actor, &err) != 0) {
 		char *msg = text_escape(err.msg, strlen(err.msg), 0);
 
 		fprintf(stderr, "aivet: %s (from --actor or AIVET_ACTOR)\n", msg);
@@ -223,8 +224,8 @@ main(int argc, char **argv)
 		return AV_USAGE;
 	}
 	/* Named: with --db, or with AIVET_DB (which 'aivet demo' honours as it does --db). */
-	av.db_named = db_path != NULL || (getenv("AIVET_DB") != NULL && *getenv("AIVET_DB") != '\0');
-	av.db_path = db_path ? db_path : (db_path = default_db_path());
+	av->db_named = db_path != NULL || (getenv("AIVET_DB") != NULL && *getenv("AIVET_DB") != '\0');
+	av->db_path = db_path ? db_path : (db_path = default_db_path());
 	if (p.ind >= argc) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			fprintf(stderr, "aivet: the terminal UI needs a terminal; use the CLI "
@@ -232,11 +233,11 @@ main(int argc, char **argv)
 			free(db_path);
 			return AV_USAGE;
 		}
-		rc = tui_main(&av, &err);
+		rc = tui_main(av, &err);
 	} else if (strcmp(argv[p.ind], "help") == 0) {
-		rc = help_cmd(&av, argc - p.ind, argv + p.ind, &err);
+		rc = help_cmd(av, argc - p.ind, argv + p.ind, &err);
 	} else {
-		rc = cmd_run(&av, argc - p.ind, argv + p.ind, &err);
+		rc = cmd_run(&run, argc - p.ind, argv + p.ind, &err);
 	}
 	if (rc != 0 && err.msg[0] != '\0') {
 		/* Messages may quote a vendor's reply: escaped, they cannot drive the terminal. */
@@ -245,7 +246,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "aivet: %s\n", msg);
 		free(msg);
 	}
-	av_close(&av);
+	av_close(av);
 	free(db_path);
 	fflush(stdout);
 	return rc;

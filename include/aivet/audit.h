@@ -22,7 +22,13 @@ struct audit_status {
 	int64_t bad_seq;      /* first bad entry, 0 when intact */
 	char problem[256];
 };
-int audit_verify(struct db *db, struct audit_status *st, struct aerr *err);
+struct audit_check;
+/* Verifies the chain, the rows it sealed and the schema, and runs checks (an
+ * array ending in NULL; NULL: none), the cross-checks of the modules above the
+ * core, which hand them in: the domain's audit_verify (audit-checks.h) is the
+ * one every caller uses. */
+int audit_verify_with(struct db *db, const struct audit_check *const *checks,
+    struct audit_status *st, struct aerr *err);
 /* Records a problem at entry seq unless one at an earlier entry is recorded
  * (a problem of no entry goes at st->entries + 1, past the chain's end). */
 void audit_status_keep(struct audit_status *st, int64_t seq, const char *fmt, ...)
@@ -55,15 +61,14 @@ const struct audit_table *audit_table_lookup(const char *name);
 const char *audit_table_kind_name(enum audit_table_kind k);
 /* The registry and the seals' parts as 'aivet audit tables --json' prints them. */
 cJSON *audit_registry_json(void);
-/* A cross-check audit_verify runs once the chain is intact: a module whose
+/* A cross-check audit_verify_with runs once the chain is intact: a module whose
  * rows the chain protects provides one (setting st->bad_seq and st->problem
- * on a mismatch). audit.c runs the table, ending in NULL, that the command
- * table's file assembles, so the audit log needs none of those modules. */
+ * on a mismatch). The domain assembles the table and hands it in, so the
+ * audit log names none of those modules. */
 struct audit_check {
 	const char *name;
 	int (*check)(struct db *db, struct audit_status *st, struct aerr *err);
 };
-extern const struct audit_check *const audit_checks[];
 /* The canonical encoding hashed into entry_hash (documented in aivet(1)). */
 void audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const char *details,

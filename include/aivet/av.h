@@ -17,16 +17,12 @@ struct aivet {
 	char actor[128];
 	const char *progname;
 	int is_demo;
-	/* Called once each time av_db() opens the database: the command layer
-	 * settles what a dead process left behind. May be NULL. */
+	/* Called once each time av_db() opens the database, so that a layer
+	 * above the core runs its own settling at every opening: the program
+	 * (main.c, for both front ends) settles the probe runs a dead process
+	 * left behind (the engine's probe_runs_settle), which the core may not
+	 * call. No front end's state or hook; may be NULL. */
 	void (*on_open)(struct aivet *av);
-	/* The terminal UI, which "aivet tui" opens: the program hands it to the
-	 * command line, which does not call the other front end. May be NULL. */
-	int (*tui)(struct aivet *av, struct aerr *err);
-	/* The (sub)command running, set by cmd_run() for its usage and options. */
-	const struct cmd_entry *cmd;
-	const struct cmd_entry *cmd_group;   /* the command whose subcommand it is, or NULL */
-	char cmd_path[64];                   /* "incident task add" */
 };
 
 /* Opens (creating and migrating) the database on first use (av.c). */

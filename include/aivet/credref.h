@@ -39,4 +39,17 @@ int credref_read(struct db *db, const char *runner, int64_t endpoint_id, const c
     const char *label, const char *ref, char **secret, size_t *len, struct aerr *err);
 void credref_free(char *secret, size_t len);
 
+/* One credential reference of an endpoint (never the secret): its row. */
+struct credential {
+	int64_t id;           /* the row's id: the order the credentials were added in */
+	char *label, *ref;
+	char *org;            /* NULL: null (no organisation named) */
+};
+/* The one reader of an endpoint's credentials (references, never secrets),
+ * by label: the endpoint record (endpoint_get), the probe's tenants and the
+ * confirmation of a moved URL all read them here. *out NULL when none. */
+int credential_list_load(struct db *db, int64_t endpoint_id, struct credential **out, size_t *n,
+    struct aerr *err);
+void credential_list_free(struct credential *c, size_t n);
+
 #endif

@@ -6,6 +6,7 @@
 #ifndef AIVET_DOMAIN_AUDIT_H
 #define AIVET_DOMAIN_AUDIT_H
 
+#include "audit-checks.h"
 #include "evidence-json.h"
 #include "run-query.h"
 #include "run-settle.h"

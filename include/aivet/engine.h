@@ -11,6 +11,7 @@
 #include "vendors.h"
 #include "finding.h"
 #include "canary.h"
+#include "probe-record.h"
 #include "probe.h"
 #include "run-format.h"
 #include "outline.h"

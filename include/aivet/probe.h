@@ -16,7 +16,7 @@
 #include "core.h"
 #include "credref.h"
 #include "url.h"
-#include "run-query.h"
+#include "probe-record.h"
 #include "canary.h"
 #include "finding.h"
 #include "http.h"
@@ -88,7 +88,7 @@ int probe_credentials_ready(struct db *db, const char *runner, int64_t endpoint_
 /* A run named by its id ("12"): *id, or the one wording for an unknown run. */
 int probe_run_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err);
 /* A run as JSON (the contract of "probe show --json"): probe_run_get, then
- * probe_run_to_json (run-query.h). */
+ * probe_run_to_json (probe-record.h). */
 int probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err);
 /* The exit status for a finished run: 1 when a finding reaches fail_on,
  * else 3 when a probe errored, else 0. */
@@ -119,65 +119,10 @@ const char *thousands(int64_t v, char out[32]);
 
 enum { BUDGET_HIT_TOKENS = 1, BUDGET_HIT_USD = 2 };
 
-struct probe_env {
-	struct aivet *av;
-	struct db *db;
-	const struct probe_opts *opts;
-	struct endpoint_info ep;
-	const struct provider *prov;
-	int ntenants;                 /* >= 1 (an endpoint without credentials: one, unauthenticated) */
-	char *tenant_label[PROBE_MAX_TENANTS];
-	char *tenant_org[PROBE_MAX_TENANTS]; /* the credential's organisation, NULL: its own */
-	char *tenant_secret[PROBE_MAX_TENANTS];
-	size_t tenant_secret_len[PROBE_MAX_TENANTS];
-	int64_t run_id;
-	struct http_engine *http;
-	struct http_opts hopts;
-	struct canary_set *canaries;
-	int64_t *seq_evidence;        /* exchange seq -> evidence id */
-	size_t nseq_evidence;
-	/* Calibration: tokens = overhead + units * tokens_per_unit. */
-	double tokens_per_unit, overhead_tokens;
-	char calib_method[16];
-	int usage_seen;               /* some response carried usage */
-	/* The echo baseline: -1 unknown, 0 the model does not echo, 1 it does. Only the
-	 * engine writes it (from the calibration, then from the result a probe with
-	 * PROBE_MAKES_ECHO_BASELINE declares); probes read it through px_echoes(). */
-	int echo_ok;
-	int64_t seq;
-	int64_t tokens_in, tokens_out, reserved;
-	int64_t billed_in, billed_out;/* what the vendor's usage says it billed (a refusal: nothing) */
-	/* Verify depth with sweep and canary both run: the canary's near-limit pressure
-	 * prompt is streamed at the sweep's top size and stands for the sweep's streamed
-	 * top point; top_plain_intact (-1 unknown) is what the sweep's plain one showed. */
-	int top_shared, top_plain_intact;
-	int budget_hit;         /* which budget stopped the run: 0 none, BUDGET_HIT_TOKENS, BUDGET_HIT_USD */
-	int interrupted;
-	const char *probe_name;       /* the probe sending now */
-	int probe_index, probe_count;
-	int64_t requests_done, requests_planned;
-	int max_tokens;               /* output allowance of an echo */
-	int64_t max_prompt_tokens;    /* --max-prompt-tokens: no prompt above it; 0: none */
-	/* How sure the sizes are. With a usable count (usage or a count endpoint,
-	 * plausible and consistent between samples) tokens_per_unit is measured;
-	 * without, sizes are bounded: a prompt that must exceed the context is
-	 * sized by tpu_min (the most compact tokenizer), one that must fit by
-	 * tpu_max (the least compact). */
-	int bounded;
-	double tpu_min, tpu_max;
-	/* Per tenant: exchanges refused for authentication, and those that got any
-	 * other answer. A tenant with refusals and nothing else sends no more. */
-	int tenant_auth_refused[PROBE_MAX_TENANTS], tenant_other[PROBE_MAX_TENANTS];
-	char tenant_auth_msg[PROBE_MAX_TENANTS][200];
-	/* A prompt refused with a 429 that says it is larger than the per-minute token
-	 * limit stays refused whatever the wait: prompts at least its size are not sent. */
-	int64_t rate_ceiling;         /* 0: none */
-	int64_t answered;             /* exchanges of the run answered: the server works */
-	struct aerr fatal;            /* evidence could not be recorded: the run stops */
-	int limit_switched;           /* the output-limit field was switched (once a run) */
-	cJSON *limit_switch;          /* what was switched and why, for the calibration, or NULL */
-	cJSON *size_follow;           /* how sizes followed the vendor's counts, for the calibration */
-};
+/* A run's environment: the endpoint, its tenants (their credentials' secrets
+ * among them), the calibration, the counters. Private to the engine and its
+ * probes (src/engine/probe-env.h): no front end sees a tenant's secret. */
+struct probe_env;
 
 struct raised_finding {   /* a finding as a probe raises it, before it is stored */
 	const struct finding_info *info; /* the registry's entry: code, severity, text */
@@ -272,6 +217,16 @@ enum px_class {
 };
 const char *px_class_name(enum px_class c);
 
+/* A canary of another request found in a response: its nonce, the request
+ * that sent it (its exchange's evidence through px_leak_evidence, known once
+ * that exchange is recorded) and the tenant of that request. */
+struct px_leak {
+	char nonce[NONCE_LEN + 1];
+	int64_t owner_seq;
+	int owner_tenant;             /* index of the env's tenant that sent it */
+	int other_tenant;             /* another tenant's, not the receiver's */
+};
+
 struct px_req {
 	/* what to send */
 	enum px_kind kind;
@@ -300,7 +255,8 @@ struct px_req {
 	int nonces_echoed;            /* own nonces found in the answer, 0..3 */
 	unsigned nonce_mask;          /* which: bit k for the nonce at position k */
 	int leaks_tenant, leaks_request; /* foreign canaries: of other tenants / own other requests */
-	cJSON *leaked;                /* [{"nonce","evidence","tenant"}] */
+	struct px_leak *leaked;       /* the foreign canaries, each once (px_done) */
+	size_t nleaked;
 	int64_t count_tokens;         /* PX_COUNT */
 	enum px_class cls;            /* the outcome class */
 	int capped;                   /* the prompt was cut to --max-prompt-tokens or its bound */
@@ -317,6 +273,8 @@ struct px_req {
  * Returns 0 when all were sent or skipped for budget, AV_RUNTIME when interrupted. */
 int px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency);
 void px_free(struct px_req *r, size_t n);
+/* The evidence id of the exchange that sent the canary, 0 while not recorded (probe-judge.c). */
+int64_t px_leak_evidence(const struct probe_env *env, const struct px_leak *l);
 /* Words of filler that make a prompt of about `tokens` tokens. */
 int64_t px_units_for(const struct probe_env *env, int64_t tokens);
 /* No usable answer: a transport error, a body cut at the cap, or a redirect

@@ -11,6 +11,7 @@
 #include "core.h"
 #include "prompt.h"
 #include "http.h"
+#include "credref.h"
 
 /* The serving engine behind an endpoint, read by the engine probe from its own
  * status API: its kind, one status URL per node (in the order given) and the
@@ -29,21 +30,40 @@ extern const char *const engine_kinds[];   /* NULL-terminated */
 int engine_conf_load(struct db *db, int64_t endpoint_id, struct engine_conf *c, struct aerr *err);
 void engine_conf_free(struct engine_conf *c);
 
-/* An endpoint as the probes need it (loaded from the endpoint table). */
-struct endpoint_info {
+/* An endpoint: the one record of it, loaded by endpoint_get (endpoint-record.c)
+ * for the probes, the commands, the screens and the report alike; fields
+ * named as the JSON keys endpoint_to_json writes ("endpoint show --json"). */
+struct endpoint {
 	int64_t id;
-	char *vendor, *name, *api, *url, *model;
-	int64_t context;
-	int insecure;
-	int has_price_in, has_price_out;
-	double price_in, price_out;
-	cJSON *options;               /* --option KEY=VALUE pairs, or NULL */
-	struct engine_conf engine;    /* the engine's nodes, engine.n 0 when none */
+	char *vendor, *name;
+	char *ref;                    /* "VENDOR/NAME" */
+	char *api, *url, *model;
+	int64_t context_tokens;
+	int allow_insecure_http;
+	int has_price_in, has_price_out;   /* 0: the price is null */
+	double price_in_per_mtok, price_out_per_mtok;
+	cJSON *options;               /* --option KEY=VALUE pairs as stored, or NULL: {} */
+	char *status, *created_at, *updated_at;
+	struct credential *credentials;    /* by label (credential_list_load) */
+	size_t ncredentials;
+	struct engine_conf engine;    /* the serving engine's nodes (engine.n 0: none) */
 };
-void endpoint_info_free(struct endpoint_info *ep);
-int endpoint_info_load(struct db *db, int64_t id, struct endpoint_info *ep, struct aerr *err);
+struct endpoint_list {
+	struct endpoint *items;
+	size_t n;
+};
+void endpoint_free(struct endpoint *e);
+void endpoint_list_free(struct endpoint_list *l);
+/* The endpoint with its credentials and engine, archived or not. */
+int endpoint_get(struct db *db, int64_t id, struct endpoint *out, struct aerr *err);
+/* The same for an endpoint to be probed: refused (AV_USAGE) when archived. */
+int endpoint_get_active(struct db *db, int64_t id, struct endpoint *out, struct aerr *err);
+/* The endpoints (of one vendor unless vendor_id is 0; active ones, every one with
+ * all) by vendor and name. */
+int endpoint_list_load(struct db *db, int64_t vendor_id, int all, struct endpoint_list *out,
+    struct aerr *err);
 /* An endpoint option's value, or def. */
-const char *endpoint_option(const struct endpoint_info *ep, const char *key, const char *def);
+const char *endpoint_option(const struct endpoint *ep, const char *key, const char *def);
 
 struct prov_chat {
 	const char *model;            /* usually ep->model; the errors probe tries another */
@@ -128,26 +148,26 @@ struct provider {
 	const char *api;              /* as in endpoint.api */
 	int can_stream;
 	const char *count_method;     /* "tokenize", "count_tokens", or NULL */
-	int (*build_chat)(const struct endpoint_info *ep, const struct prov_chat *c,
+	int (*build_chat)(const struct endpoint *ep, const struct prov_chat *c,
 	    struct http_req *req, struct aerr *err);
-	int (*auth)(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+	int (*auth)(const struct endpoint *ep, const char *secret, struct http_req *req,
 	    struct aerr *err);
 	/* A whole JSON body (success or error). */
 	void (*parse)(cJSON *body, long status, struct prov_result *r);
 	/* One server-sent event: its event name ("" when none) and data. */
 	void (*stream_event)(const char *event, const char *data, struct prov_result *r);
-	int (*build_count)(const struct endpoint_info *ep, const char *prompt, size_t len,
+	int (*build_count)(const struct endpoint *ep, const char *prompt, size_t len,
 	    struct http_req *req, struct aerr *err);
 	int (*parse_count)(cJSON *body, int64_t *tokens);
 	/* The output-limit field the endpoint is sent (max_completion_tokens or
 	 * max_tokens), for APIs that have two; NULL for the others. */
-	const char *(*limit_field)(const struct endpoint_info *ep);
+	const char *(*limit_field)(const struct endpoint *ep);
 	/* How a stream reports usage on this endpoint: "stream_options" (asked for in
 	 * the last chunk) or "none" (streams carry none); NULL: the API's streams always do. */
-	const char *(*stream_usage)(const struct endpoint_info *ep);
+	const char *(*stream_usage)(const struct endpoint *ep);
 	/* Refuses, before anything is sent, an endpoint whose options cannot
 	 * work (AV_USAGE with the fix); NULL when there is nothing to check. */
-	int (*check)(const struct endpoint_info *ep, struct aerr *err);
+	int (*check)(const struct endpoint *ep, struct aerr *err);
 };
 
 extern const struct provider *const provider_table[];
@@ -196,14 +216,14 @@ cJSON *openai_chat_body(const struct prov_chat *c, int with_model, const char *l
     int stream_usage);
 /* The output-limit field an OpenAI endpoint takes: the option max-tokens-field,
  * else max_completion_tokens on api.openai.com and max_tokens elsewhere. */
-const char *openai_limit_field(const struct endpoint_info *ep);
+const char *openai_limit_field(const struct endpoint *ep);
 /* What an OpenAI error code or type means (PREF_NONE when not documented). */
 enum prov_refusal openai_refusal(const char *code);
 /* Azure api-versions that define max_completion_tokens and stream_options. */
 int azure_version_has_completion_tokens(const char *version);
 /* The options stream-usage and max-tokens-field (limit_field as chosen) hold
  * values the adapters know. */
-int openai_check_options(const struct endpoint_info *ep, const char *limit_field,
+int openai_check_options(const struct endpoint *ep, const char *limit_field,
     struct aerr *err);
 /* A 400 that says the output-limit field `field` is not supported: the other
  * field's name, or NULL. */

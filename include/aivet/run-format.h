@@ -9,7 +9,7 @@
 #define AIVET_RUN_FORMAT_H
 
 #include "core.h"
-#include "run-query.h"
+#include "probe-record.h"
 #include "probe.h"
 
 struct probe_opts;

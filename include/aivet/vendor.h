@@ -47,39 +47,8 @@ void json_add_endpoint_ref(cJSON *o, const char *key, struct db_stmt *st, int ve
 int record_archive(struct db *db, const char *actor, const char *table, int64_t id, const char *shown,
     struct aerr *err);
 
-/* One credential reference of an endpoint (never the secret). */
-struct credential {
-	char *label, *ref;
-	char *org;            /* NULL: null (no organisation named) */
-};
-
-/* An endpoint as "endpoint show --json" prints it: fields named as the JSON keys. */
-struct endpoint {
-	int64_t id;
-	char *vendor, *name;
-	char *ref;            /* "VENDOR/NAME" */
-	char *api, *url, *model;
-	int64_t context_tokens;
-	int allow_insecure_http;
-	int has_price_in, has_price_out;   /* 0: the price is null */
-	double price_in_per_mtok, price_out_per_mtok;
-	char *options;        /* the settings as stored (a JSON object's text), or NULL: {} */
-	char *status, *created_at, *updated_at;
-	struct credential *credentials;    /* by label */
-	size_t ncredentials;
-	struct engine_conf engine;         /* the serving engine's nodes (engine.n 0: none) */
-};
-struct endpoint_list {
-	struct endpoint *items;
-	size_t n;
-};
-void endpoint_free(struct endpoint *e);
-void endpoint_list_free(struct endpoint_list *l);
-int endpoint_get(struct db *db, int64_t id, struct endpoint *out, struct aerr *err);
-/* The endpoints (of one vendor unless vendor_id is 0; active ones, every one with
- * all) by vendor and name. */
-int endpoint_list_load(struct db *db, int64_t vendor_id, int all, struct endpoint_list *out,
-    struct aerr *err);
+/* An endpoint's record (struct endpoint, endpoint_get, endpoint_list_load) is the
+ * vendors layer's (provider.h). */
 /* The one JSON form of an endpoint (endpoint list/show --json, vendor show, the report). */
 cJSON *endpoint_to_json(const struct endpoint *e);
 cJSON *endpoint_list_to_json(const struct endpoint_list *l);

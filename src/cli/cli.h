@@ -98,6 +98,25 @@ struct cmd_entry {
 	const struct cmd_arg *args;
 };
 
+/* One run of the command line: the library's invocation and what only the
+ * command line knows, the (sub)command running (set by cmd_run() for its
+ * usage and options) and the terminal UI "aivet tui" opens (the program
+ * hands it over; the command line does not call the other front end). av
+ * comes first: a command is handed &cli->av, and cli_of() finds its run. */
+struct cli {
+	struct aivet av;
+	const struct cmd_entry *cmd;
+	const struct cmd_entry *cmd_group;   /* the command whose subcommand it is, or NULL */
+	char cmd_path[64];                   /* "incident task add" */
+	int (*tui)(struct aivet *av, struct aerr *err);   /* NULL: none */
+};
+/* The run whose invocation av is: av must be a struct cli's (cmd_run's). */
+static inline struct cli *
+cli_of(const struct aivet *av)
+{
+	return (struct cli *)(void *)(uintptr_t)av;
+}
+
 extern const struct cmd_entry *const cmd_table[];
 const struct cmd_entry *cmd_find(const char *name);
 /* The command, or subcommand of subs, a mistyped word most likely meant
@@ -106,11 +125,11 @@ const char *cmd_suggest(const char *typed);
 const char *subcmd_suggest(const struct cmd_entry *subs, const char *typed);
 /* Runs one full command line (argv[0] is the command name): finds the
  * (sub)command, prints its help for -h/--help, else calls its exec with
- * av->cmd pointing at it and argv[0] its name. */
-int cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err);
-/* The usage line of av->cmd (without "usage: aivet "), built from its table. */
+ * cmd pointing at it and argv[0] its name. */
+int cmd_run(struct cli *c, int argc, char **argv, struct aerr *err);
+/* The usage line of the command running (cli_of(av)->cmd, without "usage: aivet "), built from its table. */
 void cmd_usage(const struct aivet *av, struct buf *out);
-/* A bad-input error (AV_USAGE) followed by av->cmd's usage line. */
+/* A bad-input error (AV_USAGE) followed by the running command's usage line. */
 int usage_error(const struct aivet *av, struct aerr *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

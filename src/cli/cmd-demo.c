@@ -149,7 +149,7 @@ run_quiet(struct aivet *av, char **argv, struct aerr *err)
 	devnull = open("/dev/null", O_WRONLY);
 	dup2(devnull, STDOUT_FILENO);
 	close(devnull);
-	rc = cmd_run(av, argc, argv, err);
+	rc = cmd_run(cli_of(av), argc, argv, err);
 	fflush(stdout);
 	dup2(saved, STDOUT_FILENO);
 	close(saved);

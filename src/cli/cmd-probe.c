@@ -84,7 +84,7 @@ probe_targets(struct aivet *av, const struct opt_parser *p, int all, const char 
 		return usage_error(av, err, "--vendor goes with --all");
 	if (all == (p->ind < p->argc))
 		return usage_error(av, err, all ? "%s --all takes no VENDOR/ENDPOINT" :
-		    "%s needs VENDOR/ENDPOINT... or --all", av->cmd_path);
+		    "%s needs VENDOR/ENDPOINT... or --all", cli_of(av)->cmd_path);
 	if ((db = av_db(av, err)) == NULL || (vendor != NULL &&
 	    target_resolve(db, TARGET_VENDOR, vendor, &t->vendor_id, err) != 0))
 		return err->code;

@@ -1,6 +1,6 @@
 /*
  * cmd-tui.c: "aivet tui" — opens the terminal UI, as "aivet" alone does on
- * a terminal. The UI is the other front end: main.c hands it over (av->tui),
+ * a terminal. The UI is the other front end: main.c hands it over (struct cli's tui),
  * so the command line never calls into it.
  */
 #include "config.h"
@@ -17,9 +17,9 @@ cmd_tui_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return aerr_set(err, AV_USAGE, "the terminal UI needs a terminal; use the CLI "
 		    "instead (see 'aivet --help')");
-	if (av->tui == NULL)
+	if (cli_of(av)->tui == NULL)
 		return aerr_set(err, AV_USAGE, "this program has no terminal UI");
-	return av->tui(av, err);
+	return cli_of(av)->tui(av, err);
 }
 
 const struct cmd_entry cmd_tui_entry = {

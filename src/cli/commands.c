@@ -168,7 +168,7 @@ entry_usage(const struct cmd_entry *e, const char *path, struct buf *b)
 void
 cmd_usage(const struct aivet *av, struct buf *out)
 {
-	entry_usage(av->cmd, av->cmd_path, out);
+	entry_usage(cli_of(av)->cmd, cli_of(av)->cmd_path, out);
 }
 
 int
@@ -299,22 +299,22 @@ want_help(int argc, char **argv)
 
 /* Runs entry e (argv[0] its name) below path, the words before it. */
 static int
-entry_run(struct aivet *av, const struct cmd_entry *group, const struct cmd_entry *e,
+entry_run(struct cli *c, const struct cmd_entry *group, const struct cmd_entry *e,
     const char *path, int argc, char **argv, struct aerr *err)
 {
 	char full[64];
 	const char *near;
 
 	snprintf(full, sizeof full, "%s%s%s", path, *path ? " " : "", e->name);
-	av->cmd = e;
-	av->cmd_group = group;
-	snprintf(av->cmd_path, sizeof av->cmd_path, "%s", full);
+	c->cmd = e;
+	c->cmd_group = group;
+	snprintf(c->cmd_path, sizeof c->cmd_path, "%s", full);
 	if (e->subs == NULL) {
 		if (want_help(argc, argv)) {
 			print_help(stdout, e, full);
 			return 0;
 		}
-		return e->exec(av, argc, argv, err);
+		return e->exec(&c->av, argc, argv, err);
 	}
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		print_help(argc < 2 ? stderr : stdout, e, full);
@@ -322,7 +322,7 @@ entry_run(struct aivet *av, const struct cmd_entry *group, const struct cmd_entr
 	}
 	for (const struct cmd_entry *s = e->subs; s->name != NULL; s++)
 		if (strcmp(s->name, argv[1]) == 0)
-			return entry_run(av, e, s, full, argc - 1, argv + 1, err);
+			return entry_run(c, e, s, full, argc - 1, argv + 1, err);
 	if ((near = subcmd_suggest(e->subs, argv[1])) != NULL)
 		return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s': did you mean '%s %s'? (see "
 		    "'aivet %s --help')", full, argv[1], full, near, full);
@@ -331,7 +331,7 @@ entry_run(struct aivet *av, const struct cmd_entry *group, const struct cmd_entr
 }
 
 int
-cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_run(struct cli *c, int argc, char **argv, struct aerr *err)
 {
 	const struct cmd_entry *ce = cmd_find(argv[0]);
 
@@ -343,7 +343,7 @@ cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 			    "'aivet --help')", argv[0], near);
 		return aerr_set(err, AV_USAGE, "unknown command '%s' (see 'aivet --help')", argv[0]);
 	}
-	return entry_run(av, NULL, ce, "", argc, argv, err);
+	return entry_run(c, NULL, ce, "", argc, argv, err);
 }
 
 /* ---- the option parser ---- */
@@ -351,7 +351,8 @@ cmd_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 void
 opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv)
 {
-	const struct opt *o = av->cmd != NULL ? av->cmd->opts : NULL;
+	const struct cli *c = cli_of(av);
+	const struct opt *o = c->cmd != NULL ? c->cmd->opts : NULL;
 	int n = 0;
 
 	memset(p, 0, sizeof *p);
@@ -361,7 +362,7 @@ opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv)
 	p->av = av;
 	for (; o != NULL && o->name != NULL; o++) {
 		if (n == OPT_MAX)
-			die("%s: more than %d options", av->cmd_path, OPT_MAX);
+			die("%s: more than %d options", c->cmd_path, OPT_MAX);
 		p->lo[n].name = o->name;
 		p->lo[n].has_arg = o->arg == NULL ? no_argument :
 		    o->flags & OPT_OPTARG ? optional_argument : required_argument;
@@ -376,10 +377,10 @@ sibling_option(const struct aivet *av, const char *word)
 {
 	char name[64];
 
-	if (av->cmd_group == NULL || strncmp(word, "--", 2) != 0)
+	if (cli_of(av)->cmd_group == NULL || strncmp(word, "--", 2) != 0)
 		return 0;
 	snprintf(name, sizeof name, "%.*s", (int)strcspn(word + 2, "="), word + 2);
-	for (const struct cmd_entry *s = av->cmd_group->subs; s->name != NULL; s++)
+	for (const struct cmd_entry *s = cli_of(av)->cmd_group->subs; s->name != NULL; s++)
 		for (const struct opt *o = s->opts; o != NULL && o->name != NULL; o++)
 			if (strcmp(o->name, name) == 0)
 				return 1;
@@ -430,12 +431,12 @@ static int
 count_error(const struct aivet *av, int min, int max, int n, struct aerr *err)
 {
 	static const char *const count[] = { "no", "one", "two", "three", "four" };
-	const char *targets = av->cmd->targets ? av->cmd->targets : "?";
+	const char *targets = cli_of(av)->cmd->targets ? cli_of(av)->cmd->targets : "?";
 	char what[64];
 	size_t k = 0;
 
 	if (min != max && max >= 0 && strchr(targets, ' ') != NULL)
-		return usage_error(av, err, "%s takes %s", av->cmd_path, targets);
+		return usage_error(av, err, "%s takes %s", cli_of(av)->cmd_path, targets);
 	/* The usage line's targets without the brackets that mark one optional; of
 	 * "RUN [RUN...]" (max -1: no most) the first. */
 	for (const char *t = targets; *t && k + 1 < sizeof what; t++) {
@@ -446,12 +447,12 @@ count_error(const struct aivet *av, int min, int max, int n, struct aerr *err)
 	}
 	what[k] = '\0';
 	if (max < 0)
-		return usage_error(av, err, "%s needs at least %s %s", av->cmd_path, count[min], what);
+		return usage_error(av, err, "%s needs at least %s %s", cli_of(av)->cmd_path, count[min], what);
 	if (min == max)
-		return usage_error(av, err, "%s needs exactly %s %s", av->cmd_path, count[max], what);
+		return usage_error(av, err, "%s needs exactly %s %s", cli_of(av)->cmd_path, count[max], what);
 	if (n > max)
-		return usage_error(av, err, "%s takes at most %s %s", av->cmd_path, count[max], what);
-	return usage_error(av, err, "%s needs at least %s %s", av->cmd_path, count[min], what);
+		return usage_error(av, err, "%s takes at most %s %s", cli_of(av)->cmd_path, count[max], what);
+	return usage_error(av, err, "%s needs at least %s %s", cli_of(av)->cmd_path, count[min], what);
 }
 
 /* A TARGET_CHOICE: the index of word among the choices positional slot
@@ -460,7 +461,7 @@ count_error(const struct aivet *av, int min, int max, int n, struct aerr *err)
 static int
 choice_resolve(const struct aivet *av, int slot, const char *word, int64_t *index, struct aerr *err)
 {
-	const char *c = av->cmd->targets ? av->cmd->targets : "";
+	const char *c = cli_of(av)->cmd->targets ? cli_of(av)->cmd->targets : "";
 	size_t len = strlen(word), n;
 	struct buf b;
 	int i = 0;
@@ -498,14 +499,14 @@ choice_resolve(const struct aivet *av, int slot, const char *word, int64_t *inde
 static int
 declared_targets(struct opt_parser *p, struct aerr *err)
 {
-	const struct cmd_arg *a = p->av->cmd->args;
+	const struct cmd_arg *a = cli_of(p->av)->cmd->args;
 	int n = p->argc - p->ind, min = 0, max = 0, many, spare, at = p->ind;
 	struct db *db = NULL;
 
 	for (; a[max].kind != TARGET_END; max++)
 		min += a[max].optional != 1;
 	if (max > CMD_ARGS_MAX)
-		die("%s: more than %d positionals declared", p->av->cmd_path, CMD_ARGS_MAX);
+		die("%s: more than %d positionals declared", cli_of(p->av)->cmd_path, CMD_ARGS_MAX);
 	many = max > 0 && a[max - 1].optional == ARG_MANY;
 	if (n < min || (n > max && max > 0 && !many))
 		return count_error(p->av, min, many ? -1 : max, n, err);
@@ -559,7 +560,7 @@ opt_next(struct opt_parser *p, struct aerr *err)
 	p->arg = optarg;
 	p->ind = optind;
 	if (c == -1)
-		return p->av->cmd != NULL && p->av->cmd->args != NULL && declared_targets(p, err) != 0 ? -1 : 0;
+		return cli_of(p->av)->cmd != NULL && cli_of(p->av)->cmd->args != NULL && declared_targets(p, err) != 0 ? -1 : 0;
 	word = p->argv[optind - 1];
 	if (c == ':') {
 		usage_error(p->av, err, "%s needs a value", word);

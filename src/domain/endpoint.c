@@ -432,27 +432,26 @@ static int
 labels_written_by(struct db *db, int64_t id, const char *actor, cJSON *mine, struct buf *others,
     struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, "SELECT label, ref FROM credential WHERE endpoint_id = ? "
-	    "ORDER BY label", "i", id);
+	struct credential *c;
+	size_t n;
+	int rc = 0;
 
-	if (st == NULL)
+	if (credential_list_load(db, id, &c, &n, err) != 0)
 		return err->code;
-	while (db_step(st) == DB_ROW) {
+	for (size_t i = 0; rc == 0 && i < n; i++) {
 		struct credref_binding b;
 
-		if (credref_binding_load(db, id, col_text(st, 0), col_text(st, 1), &b, err) != 0) {
-			db_finalize(st);
-			return err->code;
-		}
+		if ((rc = credref_binding_load(db, id, c[i].label, c[i].ref, &b, err)) != 0)
+			break;
 		if (b.writer != NULL && strcmp(b.writer, actor) == 0)
-			cJSON_AddItemToArray(mine, cJSON_CreateString(col_text(st, 0)));
+			cJSON_AddItemToArray(mine, cJSON_CreateString(c[i].label));
 		else
-			buf_printf(others, "%s%s (%s)", others->len ? ", " : "", col_text(st, 0),
+			buf_printf(others, "%s%s (%s)", others->len ? ", " : "", c[i].label,
 			    b.writer != NULL ? b.writer : "no audited writer");
 		credref_binding_free(&b);
 	}
-	db_finalize(st);
-	return 0;
+	credential_list_free(c, n);
+	return rc != 0 ? err->code : 0;
 }
 
 int

@@ -361,12 +361,6 @@ vendor_names_from(struct db *db, int endpoints, const char *prefix,
 
 /* ---- the records: loading, freeing, and their one JSON form ---- */
 
-static char *
-col_dup_or_null(struct db_stmt *st, int i)
-{
-	return db_col_type(st, i) == DB_NULL ? NULL : xstrdup(col_text(st, i));
-}
-
 void
 vendor_free(struct vendor *v)
 {
@@ -511,131 +505,6 @@ vendor_to_json(const struct vendor *v)
 	return o;
 }
 
-void
-endpoint_free(struct endpoint *e)
-{
-	free(e->vendor);
-	free(e->name);
-	free(e->ref);
-	free(e->api);
-	free(e->url);
-	free(e->model);
-	free(e->options);
-	free(e->status);
-	free(e->created_at);
-	free(e->updated_at);
-	for (size_t i = 0; i < e->ncredentials; i++) {
-		free(e->credentials[i].label);
-		free(e->credentials[i].ref);
-		free(e->credentials[i].org);
-	}
-	free(e->credentials);
-	engine_conf_free(&e->engine);
-	memset(e, 0, sizeof *e);
-}
-
-void
-endpoint_list_free(struct endpoint_list *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		endpoint_free(&l->items[i]);
-	free(l->items);
-	memset(l, 0, sizeof *l);
-}
-
-/* The endpoint columns endpoint_row reads, in order. */
-#define ENDPOINT_SELECT "SELECT e.id, v.name, e.name, e.api, e.url, e.model, " \
-	"e.context_tokens, e.allow_insecure_http, e.price_in_per_mtok, e.price_out_per_mtok, " \
-	"e.options, e.status, e.created_at, e.updated_at FROM endpoint e " \
-	"JOIN vendor v ON v.id = e.vendor_id"
-
-static void
-endpoint_row(struct db_stmt *st, struct endpoint *e)
-{
-	*e = (struct endpoint){
-		.id = db_col_int64(st, 0), .vendor = xstrdup(col_text(st, 1)),
-		.name = xstrdup(col_text(st, 2)),
-		.ref = xasprintf("%s/%s", col_text(st, 1), col_text(st, 2)),
-		.api = xstrdup(col_text(st, 3)), .url = xstrdup(col_text(st, 4)),
-		.model = xstrdup(col_text(st, 5)), .context_tokens = db_col_int64(st, 6),
-		.allow_insecure_http = db_col_int(st, 7) != 0,
-		.has_price_in = db_col_type(st, 8) != DB_NULL, .price_in_per_mtok = db_col_double(st, 8),
-		.has_price_out = db_col_type(st, 9) != DB_NULL, .price_out_per_mtok = db_col_double(st, 9),
-		.options = col_dup_or_null(st, 10), .status = xstrdup(col_text(st, 11)),
-		.created_at = xstrdup(col_text(st, 12)), .updated_at = xstrdup(col_text(st, 13)),
-	};
-}
-
-static int
-endpoint_credentials(struct db *db, struct endpoint *e, struct aerr *err)
-{
-	struct db_stmt *st = db_prepare(db, err, "SELECT label, ref, org FROM credential WHERE "
-	    "endpoint_id = ? ORDER BY label", "i", e->id);
-	size_t cap = 0;
-
-	if (st == NULL)
-		return AV_RUNTIME;
-	while (db_step(st) == DB_ROW) {
-		if (e->ncredentials == cap) {
-			cap = cap ? cap * 2 : 4;
-			e->credentials = xrealloc(e->credentials, cap * sizeof *e->credentials);
-		}
-		e->credentials[e->ncredentials++] = (struct credential){ xstrdup(col_text(st, 0)),
-		    xstrdup(col_text(st, 1)), col_dup_or_null(st, 2) };
-	}
-	db_finalize(st);
-	return engine_conf_load(db, e->id, &e->engine, err) != 0 ? AV_RUNTIME : 0;
-}
-
-int
-endpoint_get(struct db *db, int64_t id, struct endpoint *out, struct aerr *err)
-{
-	struct db_stmt *st = db_prepare(db, err, ENDPOINT_SELECT " WHERE e.id = ?", "i", id);
-
-	memset(out, 0, sizeof *out);
-	if (st == NULL)
-		return AV_RUNTIME;
-	if (db_step(st) != DB_ROW) {
-		db_finalize(st);
-		return aerr_set(err, AV_USAGE, "unknown endpoint id %lld", (long long)id);
-	}
-	endpoint_row(st, out);
-	db_finalize(st);
-	if (endpoint_credentials(db, out, err) != 0) {
-		endpoint_free(out);
-		return AV_RUNTIME;
-	}
-	return 0;
-}
-
-int
-endpoint_list_load(struct db *db, int64_t vendor_id, int all, struct endpoint_list *out,
-    struct aerr *err)
-{
-	struct db_stmt *st = db_prepare(db, err, ENDPOINT_SELECT " WHERE (? = 0 OR e.vendor_id = ?) "
-	    "AND (? OR e.status = 'active') ORDER BY v.name, e.name", "iii", vendor_id, vendor_id,
-	    (int64_t)all);
-	size_t cap = 0;
-
-	memset(out, 0, sizeof *out);
-	if (st == NULL)
-		return err->code;
-	while (db_step(st) == DB_ROW) {
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 8;
-			out->items = xrealloc(out->items, cap * sizeof *out->items);
-		}
-		endpoint_row(st, &out->items[out->n++]);
-	}
-	db_finalize(st);
-	for (size_t i = 0; i < out->n; i++)
-		if (endpoint_credentials(db, &out->items[i], err) != 0) {
-			endpoint_list_free(out);
-			return AV_RUNTIME;
-		}
-	return 0;
-}
-
 cJSON *
 endpoint_to_json(const struct endpoint *e)
 {
@@ -658,7 +527,7 @@ endpoint_to_json(const struct endpoint *e)
 		cJSON_AddNumberToObject(o, "price_out_per_mtok", e->price_out_per_mtok);
 	else
 		cJSON_AddNullToObject(o, "price_out_per_mtok");
-	opt = e->options ? cJSON_Parse(e->options) : NULL;
+	opt = e->options != NULL ? cJSON_Duplicate(e->options, 1) : NULL;
 	cJSON_AddItemToObject(o, "options", opt ? opt : cJSON_CreateObject());
 	cJSON_AddStringToObject(o, "status", e->status);
 	cJSON_AddStringToObject(o, "created_at", e->created_at);

@@ -69,8 +69,8 @@ px_cache_opening(const struct probe_env *env)
 	int64_t t = 1280;   /* above the 1,024-token minimum of common prefix caches */
 
 	/* Small contexts (test servers) get a smaller opening: a quarter of the context. */
-	if (t > env->ep.context / 4)
-		t = env->ep.context / 4;
+	if (t > env->ep.context_tokens / 4)
+		t = env->ep.context_tokens / 4;
 	return t < 64 ? 64 : t;
 }
 

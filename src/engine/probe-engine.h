@@ -6,7 +6,7 @@
 #ifndef AIVET_PROBE_ENGINE_H
 #define AIVET_PROBE_ENGINE_H
 
-#include "probe.h"
+#include "probe-env.h"
 
 /* Request bodies up to this size are stored; larger ones by recipe and hash. */
 #define STORE_BODY_MAX ((size_t)32 << 10)
@@ -34,7 +34,7 @@
 int64_t est_tokens(const struct probe_env *env, const struct prompt_recipe *r, double tpu);
 int64_t px_size(const struct probe_env *env, struct px_req *q);
 enum px_class px_classify(long status, const struct prov_result *res, int no_body_to_judge);
-int build_body(const struct endpoint_info *ep, const struct provider *prov, const struct px_req *r,
+int build_body(const struct endpoint *ep, const struct provider *prov, const struct px_req *r,
     struct http_req *req, struct aerr *err);
 int record_exchange(struct probe_env *env, const struct px_req *r, const struct http_req *req,
     const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
@@ -45,7 +45,7 @@ void env_free(struct probe_env *env);
 int env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int resolve, struct aerr *err);
 int select_probes(const struct probe_opts *o, const struct probe **sel, int *n, struct aerr *err);
-void drop_engineless(const struct probe_opts *o, const struct endpoint_info *ep,
+void drop_engineless(const struct probe_opts *o, const struct endpoint *ep,
     const struct probe **sel, int *n);
 int needs_calibration(const struct probe **sel, int n);
 void order_for_budget(const struct probe_opts *o, const struct probe **sel, int n);

@@ -27,7 +27,7 @@ env_free(struct probe_env *env)
 		if (env->tenant_secret[i] != NULL)
 			credref_free(env->tenant_secret[i], env->tenant_secret_len[i]);
 	}
-	endpoint_info_free(&env->ep);
+	endpoint_free(&env->ep);
 	cJSON_Delete(env->limit_switch);
 	cJSON_Delete(env->size_follow);
 	canary_set_free(env->canaries);
@@ -36,12 +36,45 @@ env_free(struct probe_env *env)
 	memset(env, 0, sizeof *env);
 }
 
+static int
+by_id(const void *a, const void *b)
+{
+	const struct credential *x = *(const struct credential *const *)a;
+	const struct credential *y = *(const struct credential *const *)b;
+
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The endpoint's credentials as its tenants, in the order they were added
+ * (the canary probe's order; the record holds them by label), the first
+ * PROBE_MAX_TENANTS, each secret read when resolve is set. */
+static int
+env_tenants(struct probe_env *env, int resolve, struct aerr *err)
+{
+	const struct credential **c = xcalloc(env->ep.ncredentials + 1, sizeof *c);
+	int rc = 0;
+
+	for (size_t i = 0; i < env->ep.ncredentials; i++)
+		c[i] = &env->ep.credentials[i];
+	qsort(c, env->ep.ncredentials, sizeof *c, by_id);
+	for (size_t i = 0; rc == 0 && i < env->ep.ncredentials && env->ntenants < PROBE_MAX_TENANTS; i++) {
+		int t = env->ntenants++;
+
+		env->tenant_label[t] = xstrdup(c[i]->label);
+		env->tenant_org[t] = c[i]->org != NULL ? xstrdup(c[i]->org) : NULL;
+		if (resolve && (rc = credref_read(env->db, env->av->actor, env->ep.id, env->ep.url,
+		    env->tenant_label[t], c[i]->ref, &env->tenant_secret[t],
+		    &env->tenant_secret_len[t], err)) != 0)
+			aerr_prefix(err, "tenant '%s'", env->tenant_label[t]);
+	}
+	free(c);
+	return rc;
+}
+
 int
 env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int resolve, struct aerr *err)
 {
-	struct db_stmt *st;
-
 	memset(env, 0, sizeof *env);
 	env->av = av;
 	env->opts = o;
@@ -53,7 +86,7 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	snprintf(env->calib_method, sizeof env->calib_method, "none");
 	if ((env->db = av_db(av, err)) == NULL)
 		return err->code;
-	if (endpoint_info_load(env->db, endpoint_id, &env->ep, err) != 0)
+	if (endpoint_get_active(env->db, endpoint_id, &env->ep, err) != 0)
 		return err->code;
 	if ((env->prov = provider_find(env->ep.api)) == NULL)
 		return aerr_set(err, AV_USAGE, "endpoint API '%s' has no adapter", env->ep.api);
@@ -69,25 +102,10 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	}
 	if (env->prov->check != NULL && env->prov->check(&env->ep, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
-	if (url_check(env->ep.url, env->ep.insecure, err) != 0)
+	if (url_check(env->ep.url, env->ep.allow_insecure_http, err) != 0)
 		return aerr_prefix(err, "endpoint %s/%s", env->ep.vendor, env->ep.name);
-	st = db_prepare(env->db, err, "SELECT label, ref, org FROM credential WHERE endpoint_id = ? "
-	    "ORDER BY id", "i", endpoint_id);
-	if (st == NULL)
+	if (env_tenants(env, resolve, err) != 0)
 		return err->code;
-	while (db_step(st) == DB_ROW && env->ntenants < PROBE_MAX_TENANTS) {
-		int t = env->ntenants++;
-
-		env->tenant_label[t] = xstrdup(col_text(st, 0));
-		env->tenant_org[t] = db_col_type(st, 2) == DB_NULL ? NULL : xstrdup(col_text(st, 2));
-		if (resolve && credref_read(env->db, av->actor, endpoint_id, env->ep.url,
-		    env->tenant_label[t], col_text(st, 1), &env->tenant_secret[t],
-		    &env->tenant_secret_len[t], err) != 0) {
-			db_finalize(st);
-			return aerr_prefix(err, "tenant '%s'", env->tenant_label[t]);
-		}
-	}
-	db_finalize(st);
 	if (env->ntenants == 0)
 		env->tenant_label[env->ntenants++] = xstrdup("default");
 	env->canaries = canary_set_new();
@@ -159,7 +177,7 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 /* A probe that reads the endpoint's engine leaves the default suite of an endpoint
  * that has none; named on its own it stays, and says the engine is missing. */
 void
-drop_engineless(const struct probe_opts *o, const struct endpoint_info *ep, const struct probe **sel,
+drop_engineless(const struct probe_opts *o, const struct endpoint *ep, const struct probe **sel,
     int *n)
 {
 	int k = 0;
@@ -224,26 +242,18 @@ probe_depth_parse(const char *s, enum probe_depth *out, struct aerr *err)
 	return 0;
 }
 
-cJSON *
-make_plan(struct probe_env *env, const struct probe **sel, int n)
+/* A plan's totals over its lines. */
+struct plan_totals {
+	int64_t req, tin, tout, tin_exp, cached;
+};
+
+/* The plan's lines: the calibration when a probe needs it, then each probe's,
+ * expected (sizes as a typical tokenizer makes them) and at most (as the least
+ * compact one would, with the largest template allowed). */
+static void
+plan_lines(struct probe_env *env, const struct probe **sel, int n, cJSON *arr,
+    struct plan_totals *t)
 {
-	cJSON *plan = cJSON_CreateObject(), *arr;
-	int64_t req = 0, tin = 0, tout = 0, tin_exp = 0, cached = 0;
-
-	cJSON_AddStringToObject(plan, "depth", probe_depth_name(env->opts->depth));
-	{
-		int sweep = 0, canary = 0;
-
-		for (int i = 0; i < n; i++) {
-			sweep |= strcmp(sel[i]->name, "sweep") == 0;
-			canary |= strcmp(sel[i]->name, "canary") == 0;
-		}
-		env->top_shared = env->opts->depth == PROBE_VERIFY && sweep && canary &&
-		    env->prov->can_stream;
-		env->top_plain_intact = -1;
-	}
-	arr = cJSON_AddArrayToObject(plan, "probes");
-
 	if (needs_calibration(sel, n)) {
 		cJSON *p = cJSON_CreateObject();
 		/* Where usage cannot be read the API's count endpoint is asked: two requests
@@ -257,16 +267,14 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		cJSON_AddNumberToObject(p, "tokens_in_expected", 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2);
 		cJSON_AddNumberToObject(p, "tokens_out", 2 * env->max_tokens);
 		cJSON_AddItemToArray(arr, p);
-		req += creq, tin += cin, tout += 2 * env->max_tokens;
-		tin_exp += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2;
+		t->req += creq, t->tin += cin, t->tout += 2 * env->max_tokens;
+		t->tin_exp += 2 * 40 + (CALIB_SMALL + CALIB_LARGE) * 2;
 	}
 	for (int i = 0; i < n; i++) {
 		struct probe_plan pp = { .tokens_in_expected = -1 }, most = { .tokens_in_expected = -1 };
 		struct probe_env worst = *env;
 		cJSON *p = cJSON_CreateObject();
 
-		/* Expected: sizes as a typical tokenizer makes them; at most: as the least
-		 * compact one would, with the largest template allowed. */
 		sel[i]->plan(env, &pp);
 		if (pp.tokens_in_expected < 0)
 			pp.tokens_in_expected = pp.tokens_in;
@@ -280,43 +288,45 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		cJSON_AddNumberToObject(p, "tokens_in_expected", (double)pp.tokens_in_expected);
 		cJSON_AddNumberToObject(p, "tokens_out", (double)pp.tokens_out);
 		cJSON_AddItemToArray(arr, p);
-		req += pp.requests, tin += pp.tokens_in, tout += pp.tokens_out;
-		tin_exp += pp.tokens_in_expected;
-		cached += pp.tokens_cached_expected;
+		t->req += pp.requests, t->tin += pp.tokens_in, t->tout += pp.tokens_out;
+		t->tin_exp += pp.tokens_in_expected;
+		t->cached += pp.tokens_cached_expected;
 	}
-	/* The largest prompt the selected probes send, so a user under a lower tokens-per-minute
-	 * limit knows to cap it. */
-	{
-		double f = 0;
+}
 
-		for (int i = 0; i < n; i++)
-			f = fmax(f, strcmp(sel[i]->name, "oversize") == 0 ? 2.0 :
-			    strcmp(sel[i]->name, "canary") == 0 ? 1.05 :
-			    strcmp(sel[i]->name, "sweep") == 0 ? 0.97 : 0);
-		if (f > 0 && env->max_prompt_tokens > 0 && f * (double)env->ep.context >
-		    (double)env->max_prompt_tokens)
-			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", (double)env->max_prompt_tokens);
-		else if (f > 0)
-			cJSON_AddNumberToObject(plan, "largest_prompt_tokens", f * (double)env->ep.context);
-		else
-			cJSON_AddNullToObject(plan, "largest_prompt_tokens");
-		if (env->max_prompt_tokens > 0)
-			cJSON_AddNumberToObject(plan, "max_prompt_tokens", (double)env->max_prompt_tokens);
-		else
-			cJSON_AddNullToObject(plan, "max_prompt_tokens");
-	}
-	/* How often the sweep repeats the top of the context, and what that catches. */
+/* What the plan says beside its lines: the largest prompt the selected probes
+ * send (so a user under a lower tokens-per-minute limit knows to cap it), how
+ * often the sweep repeats the top, what prefix-timing can tell apart, and the
+ * budgets the run will stop at (the plan's at-most is read against them). */
+static void
+plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON *plan)
+{
+	double f = 0;
+
+	for (int i = 0; i < n; i++)
+		f = fmax(f, strcmp(sel[i]->name, "oversize") == 0 ? 2.0 :
+		    strcmp(sel[i]->name, "canary") == 0 ? 1.05 :
+		    strcmp(sel[i]->name, "sweep") == 0 ? 0.97 : 0);
+	if (f > 0 && env->max_prompt_tokens > 0 && f * (double)env->ep.context_tokens >
+	    (double)env->max_prompt_tokens)
+		cJSON_AddNumberToObject(plan, "largest_prompt_tokens", (double)env->max_prompt_tokens);
+	else if (f > 0)
+		cJSON_AddNumberToObject(plan, "largest_prompt_tokens", f * (double)env->ep.context_tokens);
+	else
+		cJSON_AddNullToObject(plan, "largest_prompt_tokens");
+	if (env->max_prompt_tokens > 0)
+		cJSON_AddNumberToObject(plan, "max_prompt_tokens", (double)env->max_prompt_tokens);
+	else
+		cJSON_AddNullToObject(plan, "max_prompt_tokens");
 	for (int i = 0; i < n; i++)
 		if (strcmp(sel[i]->name, "sweep") == 0 && env->opts->depth != PROBE_DIAGNOSE) {
 			char rep[160];
 
 			cJSON_AddStringToObject(plan, "sweep_repeats", px_top_repeats_text(rep, sizeof rep));
 		}
-	/* What the prefix-timing probe can tell apart with these credentials. */
 	for (int i = 0; i < n; i++)
 		if (strcmp(sel[i]->name, "prefix-timing") == 0)
 			cJSON_AddStringToObject(plan, "cache_sharing_levels", px_cache_levels(env));
-	/* The budgets the run will stop at: the plan's at-most is read against them. */
 	if (env->opts->budget_usd > 0)
 		cJSON_AddNumberToObject(plan, "budget_usd", env->opts->budget_usd);
 	else
@@ -325,12 +335,16 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		cJSON_AddNumberToObject(plan, "budget_tokens", (double)env->opts->budget_tokens);
 	else
 		cJSON_AddNullToObject(plan, "budget_tokens");
-	cJSON_AddNumberToObject(plan, "requests", (double)req);
-	cJSON_AddNumberToObject(plan, "tokens_in", (double)tin);
-	cJSON_AddNumberToObject(plan, "tokens_in_expected", (double)tin_exp);
-	cJSON_AddNumberToObject(plan, "tokens_out", (double)tout);
+}
+
+/* The plan's cost at the endpoint's prices, null without them. */
+static void
+plan_cost(const struct probe_env *env, const struct plan_totals *t, cJSON *plan)
+{
+	int64_t cached = t->cached;
+
 	if (env->ep.has_price_in) {
-		double out_usd = env->ep.has_price_out ? (double)tout / 1e6 * env->ep.price_out : 0;
+		double out_usd = env->ep.has_price_out ? (double)t->tout / 1e6 * env->ep.price_out_per_mtok : 0;
 		/* The endpoint's cached-input price (--option price-cached-in=USD), where it has one:
 		 * the expected figure prices the prompt-cache hits at it. */
 		const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
@@ -338,21 +352,46 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 		double price_cached = pc != NULL ? strtod(pc, &end) : -1;
 
 		if (pc == NULL || end == pc || *end != '\0' || !(price_cached >= 0))
-			price_cached = env->ep.price_in, cached = 0;
-		cached = cached < tin_exp ? cached : tin_exp;
-		cJSON_AddNumberToObject(plan, "cost_usd", (double)tin / 1e6 * env->ep.price_in + out_usd);
+			price_cached = env->ep.price_in_per_mtok, cached = 0;
+		cached = cached < t->tin_exp ? cached : t->tin_exp;
+		cJSON_AddNumberToObject(plan, "cost_usd", (double)t->tin / 1e6 * env->ep.price_in_per_mtok + out_usd);
 		cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
-		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)(tin_exp - cached) / 1e6 *
-		    env->ep.price_in + (double)cached / 1e6 * price_cached + out_usd);
+		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)(t->tin_exp - cached) / 1e6 *
+		    env->ep.price_in_per_mtok + (double)cached / 1e6 * price_cached + out_usd);
 		/* The prices the plan was made at stay with the run, so what it billed can be
 		 * priced later as it was then. */
-		cJSON_AddNumberToObject(plan, "price_in_per_mtok", env->ep.price_in);
+		cJSON_AddNumberToObject(plan, "price_in_per_mtok", env->ep.price_in_per_mtok);
 		if (env->ep.has_price_out)
-			cJSON_AddNumberToObject(plan, "price_out_per_mtok", env->ep.price_out);
+			cJSON_AddNumberToObject(plan, "price_out_per_mtok", env->ep.price_out_per_mtok);
 	} else {
 		cJSON_AddNullToObject(plan, "cost_usd");
 		cJSON_AddNullToObject(plan, "cost_usd_expected");
 	}
+}
+
+cJSON *
+make_plan(struct probe_env *env, const struct probe **sel, int n)
+{
+	cJSON *plan = cJSON_CreateObject(), *arr;
+	struct plan_totals t = { 0 };
+	int sweep = 0, canary = 0;
+
+	cJSON_AddStringToObject(plan, "depth", probe_depth_name(env->opts->depth));
+	for (int i = 0; i < n; i++) {
+		sweep |= strcmp(sel[i]->name, "sweep") == 0;
+		canary |= strcmp(sel[i]->name, "canary") == 0;
+	}
+	env->top_shared = env->opts->depth == PROBE_VERIFY && sweep && canary &&
+	    env->prov->can_stream;
+	env->top_plain_intact = -1;
+	arr = cJSON_AddArrayToObject(plan, "probes");
+	plan_lines(env, sel, n, arr, &t);
+	plan_limits(env, sel, n, plan);
+	cJSON_AddNumberToObject(plan, "requests", (double)t.req);
+	cJSON_AddNumberToObject(plan, "tokens_in", (double)t.tin);
+	cJSON_AddNumberToObject(plan, "tokens_in_expected", (double)t.tin_exp);
+	cJSON_AddNumberToObject(plan, "tokens_out", (double)t.tout);
+	plan_cost(env, &t, plan);
 	return plan;
 }
 
@@ -413,93 +452,84 @@ calib_plausible(int64_t u0, int64_t t0, int64_t u1, int64_t t1, double *tpu, dou
 	return 1;
 }
 
-cJSON *
-calibrate(struct probe_env *env)
+/* A count the calibration did not use, and why: the document's "rejected". */
+static void
+calib_reject(cJSON *rejected, const char *method, const char *reason)
 {
-	struct px_req r[2], c[2];
-	cJSON *cal = cJSON_CreateObject(), *samples = cJSON_AddArrayToObject(cal, "samples");
-	cJSON *rejected = cJSON_CreateArray();
-	int64_t t0 = -1, t1 = -1, large = CALIB_LARGE, small = CALIB_SMALL, room;
-	double tpu = 0, overhead = 0;
+	cJSON *x = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(x, "method", method);
+	cJSON_AddStringToObject(x, "reason", reason);
+	cJSON_AddItemToArray(rejected, x);
+}
+
+/* What the calibration found: the two samples. units are the words sent; t0
+ * and t1 their counts (-1: none usable); tpu and overhead the fit. */
+struct calib {
+	int64_t small, large, t0, t1;
+	double tpu, overhead;
+};
+
+/* The samples' usage, when both were answered and it is plausible: 1 when it is used. */
+static int
+calib_by_usage(struct probe_env *env, struct px_req r[2], struct calib *k, cJSON *rejected)
+{
 	char why[200];
-	int ok = 0;
 
-	memset(r, 0, sizeof r);
-	memset(c, 0, sizeof c);
-	env->probe_name = "calibration";
-	/* A small context (or --max-prompt-tokens): samples that fit under the least
-	 * compact tokenizer. */
-	room = env->max_prompt_tokens > 0 && env->max_prompt_tokens < env->ep.context ?
-	    env->max_prompt_tokens : env->ep.context;
-	if ((double)large * TPU_BOUND_MAX > 0.6 * (double)room) {
-		large = (int64_t)(0.6 * (double)room / TPU_BOUND_MAX);
-		small = large / 4;
-	}
-	r[0].units = small;
-	r[1].units = large;
-	if (px_send(env, r, 2, 1) == 0 && r[0].cls == PXC_ANSWERED && r[1].cls == PXC_ANSWERED) {
-		t0 = r[0].res.usage.in, t1 = r[1].res.usage.in;
-		/* A larger sample that lost nonces the smaller one kept was cut: its usage
-		 * counts what was kept, not the prompt. */
-		if (r[0].nonces_echoed == 3 && r[1].nonces_echoed < 3 && !px_answer_cut_short(&r[1]) &&
-		    t0 >= 0 && t1 >= 0) {
-			cJSON *x = cJSON_CreateObject();
-			char m[160];
+	if (px_send(env, r, 2, 1) != 0 || r[0].cls != PXC_ANSWERED || r[1].cls != PXC_ANSWERED)
+		return 0;
+	k->t0 = r[0].res.usage.in, k->t1 = r[1].res.usage.in;
+	/* A larger sample that lost nonces the smaller one kept was cut: its usage
+	 * counts what was kept, not the prompt. */
+	if (r[0].nonces_echoed == 3 && r[1].nonces_echoed < 3 && !px_answer_cut_short(&r[1]) &&
+	    k->t0 >= 0 && k->t1 >= 0) {
+		char m[160];
 
-			snprintf(m, sizeof m, "the larger sample lost content (%d of 3 nonces came back): "
-			    "its usage counts what was kept, not the prompt", r[1].nonces_echoed);
-			cJSON_AddStringToObject(x, "method", "usage");
-			cJSON_AddStringToObject(x, "reason", m);
-			cJSON_AddItemToArray(rejected, x);
-			t0 = t1 = -1;
-		}
-		if (t0 >= 0 || t1 >= 0) {
-			ok = calib_plausible(small, t0, large, t1, &tpu, &overhead, why, sizeof why);
-			if (ok) {
-				snprintf(env->calib_method, sizeof env->calib_method, "usage");
-			} else {
-				cJSON *x = cJSON_CreateObject();
+		snprintf(m, sizeof m, "the larger sample lost content (%d of 3 nonces came back): "
+		    "its usage counts what was kept, not the prompt", r[1].nonces_echoed);
+		calib_reject(rejected, "usage", m);
+		k->t0 = k->t1 = -1;
+	}
+	if (k->t0 < 0 && k->t1 < 0)
+		return 0;
+	if (!calib_plausible(k->small, k->t0, k->large, k->t1, &k->tpu, &k->overhead, why, sizeof why)) {
+		calib_reject(rejected, "usage", why);
+		return 0;
+	}
+	snprintf(env->calib_method, sizeof env->calib_method, "usage");
+	return 1;
+}
 
-				cJSON_AddStringToObject(x, "method", "usage");
-				cJSON_AddStringToObject(x, "reason", why);
-				cJSON_AddItemToArray(rejected, x);
-			}
-		}
-	}
-	/* The calibration prompts carry nonces too: a first sign of whether the model echoes. */
-	env->echo_ok = r[0].nonces_echoed == 3 || r[1].nonces_echoed == 3;
-	if (!ok && env->prov->build_count != NULL && !env->interrupted && env->fatal.code == 0 &&
-	    !(env->tenant_auth_refused[0] > 0 && env->tenant_other[0] == 0)) {
-		c[0].kind = c[1].kind = PX_COUNT;
-		c[0].count_of = &r[0].recipe;
-		c[1].count_of = &r[1].recipe;
-		t0 = t1 = -1;
-		if (px_send(env, c, 2, 1) == 0 && c[0].cls == PXC_ANSWERED && c[1].cls == PXC_ANSWERED) {
-			t0 = c[0].count_tokens, t1 = c[1].count_tokens;
-			ok = calib_plausible(small, t0, large, t1, &tpu, &overhead, why, sizeof why);
-			if (ok) {
-				snprintf(env->calib_method, sizeof env->calib_method, "%s",
-				    env->prov->count_method);
-			} else {
-				cJSON *x = cJSON_CreateObject();
+/* The API's count endpoint asked for the samples' sizes (two requests that
+ * bill nothing): 1 when its counts are plausible and used. */
+static int
+calib_by_count(struct probe_env *env, struct px_req r[2], struct px_req c[2], struct calib *k,
+    cJSON *rejected)
+{
+	char why[200];
 
-				cJSON_AddStringToObject(x, "method", env->prov->count_method);
-				cJSON_AddStringToObject(x, "reason", why);
-				cJSON_AddItemToArray(rejected, x);
-			}
-		}
+	c[0].kind = c[1].kind = PX_COUNT;
+	c[0].count_of = &r[0].recipe;
+	c[1].count_of = &r[1].recipe;
+	k->t0 = k->t1 = -1;
+	if (px_send(env, c, 2, 1) != 0 || c[0].cls != PXC_ANSWERED || c[1].cls != PXC_ANSWERED)
+		return 0;
+	k->t0 = c[0].count_tokens, k->t1 = c[1].count_tokens;
+	if (!calib_plausible(k->small, k->t0, k->large, k->t1, &k->tpu, &k->overhead, why, sizeof why)) {
+		calib_reject(rejected, env->prov->count_method, why);
+		return 0;
 	}
-	if (ok) {
-		env->tokens_per_unit = env->tpu_min = env->tpu_max = tpu;
-		env->overhead_tokens = overhead;
-	} else {
-		/* No usable count: sizes by bounds, said so in every verdict that rests on them. */
-		env->bounded = 1;
-		env->tpu_min = TPU_BOUND_MIN;
-		env->tpu_max = TPU_BOUND_MAX;
-		snprintf(env->calib_method, sizeof env->calib_method, "bounds");
-		t0 = t1 = -1;
-	}
+	snprintf(env->calib_method, sizeof env->calib_method, "%s", env->prov->count_method);
+	return 1;
+}
+
+/* The calibration document the run records. */
+static cJSON *
+calib_document(const struct probe_env *env, const struct px_req r[2], const struct calib *k,
+    cJSON *rejected)
+{
+	cJSON *cal = cJSON_CreateObject(), *samples = cJSON_AddArrayToObject(cal, "samples");
+
 	cJSON_AddStringToObject(cal, "method", env->calib_method);
 	cJSON_AddNumberToObject(cal, "tokens_per_unit", env->tokens_per_unit);
 	cJSON_AddNumberToObject(cal, "overhead_tokens", env->overhead_tokens);
@@ -512,16 +542,60 @@ calibrate(struct probe_env *env)
 	}
 	for (int i = 0; i < 2; i++) {
 		cJSON *s = cJSON_CreateObject();
+		int64_t t = i == 0 ? k->t0 : k->t1;
 
 		cJSON_AddNumberToObject(s, "units", (double)r[i].recipe.units);
-		if (i == 0 ? t0 >= 0 : t1 >= 0)
-			cJSON_AddNumberToObject(s, "tokens", (double)(i == 0 ? t0 : t1));
+		if (t >= 0)
+			cJSON_AddNumberToObject(s, "tokens", (double)t);
 		else
 			cJSON_AddNullToObject(s, "tokens");
 		cJSON_AddNumberToObject(s, "evidence", (double)r[i].evidence_id);
 		cJSON_AddItemToArray(samples, s);
 	}
 	cJSON_AddItemToObject(cal, "rejected", rejected);
+	return cal;
+}
+
+cJSON *
+calibrate(struct probe_env *env)
+{
+	struct px_req r[2], c[2];
+	cJSON *rejected = cJSON_CreateArray(), *cal;
+	struct calib k = { CALIB_SMALL, CALIB_LARGE, -1, -1, 0, 0 };
+	int64_t room;
+	int ok;
+
+	memset(r, 0, sizeof r);
+	memset(c, 0, sizeof c);
+	env->probe_name = "calibration";
+	/* A small context (or --max-prompt-tokens): samples that fit under the least
+	 * compact tokenizer. */
+	room = env->max_prompt_tokens > 0 && env->max_prompt_tokens < env->ep.context_tokens ?
+	    env->max_prompt_tokens : env->ep.context_tokens;
+	if ((double)k.large * TPU_BOUND_MAX > 0.6 * (double)room) {
+		k.large = (int64_t)(0.6 * (double)room / TPU_BOUND_MAX);
+		k.small = k.large / 4;
+	}
+	r[0].units = k.small;
+	r[1].units = k.large;
+	ok = calib_by_usage(env, r, &k, rejected);
+	/* The calibration prompts carry nonces too: a first sign of whether the model echoes. */
+	env->echo_ok = r[0].nonces_echoed == 3 || r[1].nonces_echoed == 3;
+	if (!ok && env->prov->build_count != NULL && !env->interrupted && env->fatal.code == 0 &&
+	    !(env->tenant_auth_refused[0] > 0 && env->tenant_other[0] == 0))
+		ok = calib_by_count(env, r, c, &k, rejected);
+	if (ok) {
+		env->tokens_per_unit = env->tpu_min = env->tpu_max = k.tpu;
+		env->overhead_tokens = k.overhead;
+	} else {
+		/* No usable count: sizes by bounds, said so in every verdict that rests on them. */
+		env->bounded = 1;
+		env->tpu_min = TPU_BOUND_MIN;
+		env->tpu_max = TPU_BOUND_MAX;
+		snprintf(env->calib_method, sizeof env->calib_method, "bounds");
+		k.t0 = k.t1 = -1;
+	}
+	cal = calib_document(env, r, &k, rejected);
 	px_free(r, 2);
 	px_free(c, 2);
 	return cal;

@@ -60,7 +60,7 @@ request_recipe(const struct probe_env *env, const struct px_req *r)
  * given a random marker for the prompt; the prompt itself is generated from
  * its recipe into that place, and streamed when the body is large. */
 int
-build_body(const struct endpoint_info *ep, const struct provider *prov, const struct px_req *r,
+build_body(const struct endpoint *ep, const struct provider *prov, const struct px_req *r,
     struct http_req *req, struct aerr *err)
 {
 	const struct prompt_recipe *recipe = r->kind == PX_COUNT ? r->count_of : &r->recipe;
@@ -88,7 +88,7 @@ int
 probe_rebuild_request(const char *recipe_json, struct buf *body, struct aerr *err)
 {
 	cJSON *j = cJSON_Parse(recipe_json), *v;
-	struct endpoint_info ep = { 0 };
+	struct endpoint ep = { 0 };
 	struct http_req req = { 0 };
 	struct px_req r;
 	struct prompt_recipe count;
@@ -149,63 +149,66 @@ static const struct db_write exchange_row = {
 	"SELECT aivet_exchange_add(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, "
 	"?17, ?18, ?19, ?20, ?21, ?22)", 0
 };
-int
-record_exchange(struct probe_env *env, const struct px_req *r, const struct http_req *req,
-    const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
-    struct aerr *err)
+/* The request's and the response's bodies stored (sealed where they carry
+ * leaked content or a planted secret): a request body kept whole names its
+ * blob (*req_blob), a larger or streamed one is kept as its recipe (*recipe). */
+static int
+store_bodies(struct probe_env *env, const struct px_req *r, const struct http_req *req,
+    const struct http_resp *resp, const unsigned char *seal, char req_sha[65], char resp_sha[65],
+    const char **req_blob, char **recipe, struct aerr *err)
 {
-	struct db *db = env->db;
-	char req_sha[65], resp_sha[65], ev_sha[65], *req_blob = NULL, *recipe = NULL, *doc_s = NULL;
-	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, name[96];
-	/* A prompt carrying cache-extract's planted secret is sealed both ways, as leaked
-	 * content is: the secret never rests in plain text. */
 	int planted = r->kind == PX_CHAT && r->recipe.planted != NULL;
-	const unsigned char *seal = leaked || planted ? env->opts->leak_seal_pk : NULL;
-	char status_s[16];
-	cJSON *doc = cJSON_CreateObject(), *t = cJSON_CreateObject(), *a = NULL;
-	int64_t eid;
+	const char *rbody = req->body ? req->body : "";
 
-	if (db_begin(db, err) != 0) {
-		cJSON_Delete(doc);
-		cJSON_Delete(t);
-		return err->code;
-	}
 	if (req->src != NULL)
-		memcpy(req_sha, req->body_sha256, sizeof req_sha);
+		memcpy(req_sha, req->body_sha256, 65);
 	else
-		sha256_hex(req->body ? req->body : "", req->body_len, req_sha);
-	if (planted && (seal == NULL || req->src != NULL || req->body_len > STORE_BODY_MAX)) {
-		aerr_set(err, AV_RUNTIME, "a prompt carrying a planted secret can only be stored whole "
-		    "and sealed (an evidence key, at most %zu bytes)", STORE_BODY_MAX);
-		goto fail;
-	}
+		sha256_hex(rbody, req->body_len, req_sha);
+	if (planted && (seal == NULL || req->src != NULL || req->body_len > STORE_BODY_MAX))
+		return aerr_set(err, AV_RUNTIME, "a prompt carrying a planted secret can only be stored "
+		    "whole and sealed (an evidence key, at most %zu bytes)", STORE_BODY_MAX);
 	if (req->src == NULL && req->body_len <= STORE_BODY_MAX) {
-		if ((planted ? blob_put_sealed(db, env->av->actor, env->run_id, req->body ? req->body : "",
-		    req->body_len, seal, req_sha, err) : blob_put(db, req->body ? req->body : "",
-		    req->body_len, req_sha, err)) != 0)
-			goto fail;
-		req_blob = req_sha;
+		if ((planted ? blob_put_sealed(env->db, env->av->actor, env->run_id, rbody, req->body_len,
+		    seal, req_sha, err) : blob_put(env->db, rbody, req->body_len, req_sha, err)) != 0)
+			return err->code;
+		*req_blob = req_sha;
 	} else {
 		cJSON *rj = request_recipe(env, r);
 
-		recipe = cJSON_PrintUnformatted(rj);
+		*recipe = cJSON_PrintUnformatted(rj);
 		cJSON_Delete(rj);
 	}
 	if (resp->status > 0 || resp->body.len > 0) {
 		const char *body = resp->body.data ? resp->body.data : "";
 
-		if ((seal != NULL ? blob_put_sealed(db, env->av->actor, env->run_id, body, resp->body.len, seal,
-		    resp_sha, err) : blob_put(db, body, resp->body.len, resp_sha, err)) != 0)
-			goto fail;
+		if ((seal != NULL ? blob_put_sealed(env->db, env->av->actor, env->run_id, body,
+		    resp->body.len, seal, resp_sha, err) : blob_put(env->db, body, resp->body.len,
+		    resp_sha, err)) != 0)
+			return err->code;
 	}
+	return 0;
+}
+
+static cJSON *
+exchange_timings(const struct http_resp *resp)
+{
+	cJSON *t = cJSON_CreateObject();
+
 	cJSON_AddNumberToObject(t, "connect_ms", resp->t_connect_ms);
 	cJSON_AddNumberToObject(t, "ttfb_ms", resp->t_ttfb_ms);
 	cJSON_AddNumberToObject(t, "total_ms", resp->t_total_ms);
 	cJSON_AddNumberToObject(t, "first_byte_ms", round(resp->t_first_byte_ms * 1000) / 1000);
-	timings_s = cJSON_PrintUnformatted(t);
-	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
-	resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;
-	/* The evidence item itself: a description of the exchange that names its bodies by hash. */
+	return t;
+}
+
+/* The evidence item itself: a description of the exchange that names its bodies by hash. */
+static cJSON *
+exchange_doc(const struct probe_env *env, const struct px_req *r, const struct http_req *req,
+    const struct http_resp *resp, enum px_class cls, const char *req_sha, const char *resp_sha,
+    const char *recipe, const cJSON *t)
+{
+	cJSON *doc = cJSON_CreateObject();
+
 	cJSON_AddStringToObject(doc, "type", "aivet-exchange");
 	cJSON_AddNumberToObject(doc, "run", (double)env->run_id);
 	cJSON_AddStringToObject(doc, "probe", env->probe_name);
@@ -235,13 +238,41 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddNumberToObject(doc, "foreign_canaries", (double)(r->leaks_tenant + r->leaks_request));
 	cJSON_AddItemToObject(doc, "timings", cJSON_Duplicate(t, 1));
 	cJSON_AddStringToObject(doc, "started_at", resp->started_at);
+	return doc;
+}
+
+int
+record_exchange(struct probe_env *env, const struct px_req *r, const struct http_req *req,
+    const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
+    struct aerr *err)
+{
+	struct db *db = env->db;
+	char req_sha[65], resp_sha[65], ev_sha[65], *recipe = NULL, *doc_s = NULL;
+	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, name[96], status_s[16];
+	const char *req_blob = NULL;
+	/* A prompt carrying cache-extract's planted secret is sealed both ways, as leaked
+	 * content is: the secret never rests in plain text. */
+	int planted = r->kind == PX_CHAT && r->recipe.planted != NULL, rc = -1;
+	const unsigned char *seal = leaked || planted ? env->opts->leak_seal_pk : NULL;
+	cJSON *doc = NULL, *t = NULL, *a = NULL;
+	int64_t eid;
+
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (store_bodies(env, r, req, resp, seal, req_sha, resp_sha, &req_blob, &recipe, err) != 0)
+		goto out;
+	t = exchange_timings(resp);
+	timings_s = cJSON_PrintUnformatted(t);
+	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
+	resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;
+	doc = exchange_doc(env, r, req, resp, cls, req_sha, resp_sha, recipe, t);
 	doc_s = cJSON_PrintUnformatted(doc);
 	if (blob_put(db, doc_s, strlen(doc_s), ev_sha, err) != 0)
-		goto fail;
+		goto out;
 	snprintf(name, sizeof name, "exchange-%lld-%lld.json", (long long)env->run_id, (long long)r->seq);
 	if (evidence_insert(db, env->av->actor, "exchange", ev_sha, name, "application/json",
 	    strlen(doc_s), NULL, &eid, err) != 0)
-		goto fail;
+		goto out;
 	snprintf(status_s, sizeof status_s, "%ld", resp->status);
 	if (db_write(db, err, &exchange_row, NULL, "iititittttitttttitittt", eid, env->run_id, env->probe_name, r->seq,
 	    r->tenant >= 0 ? env->tenant_label[r->tenant] : NULL, (int64_t)r->stream, req->method, req->url, hdr_s, req_sha,
@@ -249,7 +280,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->body.len,
 	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->truncated,
 	    resp->error[0] ? resp->error : NULL, timings_s, resp->started_at) != 0)
-		goto fail;
+		goto out;
 	a = cJSON_CreateObject();
 	cJSON_AddNumberToObject(a, "run", (double)env->run_id);
 	cJSON_AddStringToObject(a, "probe", env->probe_name);
@@ -258,8 +289,14 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddStringToObject(a, "sha256", ev_sha);
 	if (audit_append(db, env->av->actor, "probe.exchange", "evidence", eid, a, err) != 0 ||
 	    db_commit(db, err) != 0)
-		goto fail;
+		goto out;
 	*evidence_id = eid;
+	rc = 0;
+out:
+	if (rc != 0) {
+		db_rollback(db);
+		rc = err->code ? err->code : AV_RUNTIME;
+	}
 	cJSON_Delete(a);
 	cJSON_Delete(doc);
 	cJSON_Delete(t);
@@ -268,16 +305,5 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	free(hdr_s);
 	free(resp_hdr_s);
 	free(timings_s);
-	return 0;
-fail:
-	db_rollback(db);
-	cJSON_Delete(a);
-	cJSON_Delete(doc);
-	cJSON_Delete(t);
-	free(recipe);
-	free(doc_s);
-	free(hdr_s);
-	free(resp_hdr_s);
-	free(timings_s);
-	return err->code ? err->code : AV_RUNTIME;
+	return rc;
 }

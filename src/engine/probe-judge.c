@@ -239,7 +239,7 @@ px_answer_cut_short(const struct px_req *r)
 
 	for (int i = 0; cut[i] != NULL; i++)
 		is_cut |= strcmp(r->res.finish, cut[i]) == 0;
-	if (!is_cut || cJSON_GetArraySize(r->leaked) > 0)
+	if (!is_cut || r->nleaked > 0)
 		return 0;
 	if (r->nonce_mask == 1 || r->nonce_mask == 3)
 		return 1;
@@ -261,49 +261,42 @@ px_substituted(const struct probe_env *env, const struct px_req *r)
 {
 	if (r->cls != PXC_ANSWERED || r->nonces_echoed > 0)
 		return 0;
-	return cJSON_GetArraySize(r->leaked) > 0 || (env->echo_ok == 1 && px_placeholder_usage(r));
+	return r->nleaked > 0 || (env->echo_ok == 1 && px_placeholder_usage(r));
+}
+
+int64_t
+px_leak_evidence(const struct probe_env *env, const struct px_leak *l)
+{
+	return l->owner_seq > 0 && (size_t)l->owner_seq < env->nseq_evidence ?
+	    env->seq_evidence[l->owner_seq] : 0;
 }
 
 void
 px_judge_common(struct probe_env *env, struct probe_outcome *o, const struct px_req *r,
     int stream_error_is_finding)
 {
-	cJSON *l;
-
 	if (!r->sent)
 		return;
-	/* A canary can come back before its own request finished (memory shared while both
-	 * were in flight): its evidence is known now. */
-	cJSON_ArrayForEach(l, r->leaked) {
-		cJSON *ev = cJSON_GetObjectItem(l, "evidence");
-		int64_t owner = (int64_t)cJSON_GetObjectItem(l, "owner_seq")->valuedouble;
-
-		if (ev->valuedouble == 0 && owner > 0 && (size_t)owner < env->nseq_evidence)
-			cJSON_SetNumberValue(ev, (double)env->seq_evidence[owner]);
-	}
-	/* The response that showed the leak is cited first, then the requests it came from. */
+	/* The response that showed the leak is cited first, then the requests it came from
+	 * (a canary can come back before its own request finished, memory shared while
+	 * both were in flight: its evidence is read now). */
 	if (r->leaks_tenant > 0) {
 		outcome_finding(o, F_LEAK_CROSS_TENANT, r->evidence_id, "%s", "");
-		cJSON_ArrayForEach(l, r->leaked) {
-			if (cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant")))
-				outcome_finding(o, F_LEAK_CROSS_TENANT,
-				    (int64_t)cJSON_GetObjectItem(l, "evidence")->valuedouble,
+		for (size_t i = 0; i < r->nleaked; i++)
+			if (r->leaked[i].other_tenant)
+				outcome_finding(o, F_LEAK_CROSS_TENANT, px_leak_evidence(env, &r->leaked[i]),
 				    "a response to tenant '%s' contained canaries that tenant '%s' sent",
-				    env->tenant_label[r->tenant],
-				    cJSON_GetObjectItem(l, "owner_tenant")->valuestring);
-		}
+				    env->tenant_label[r->tenant], env->tenant_label[r->leaked[i].owner_tenant]);
 	}
 	/* A sized prompt swapped for stale memory shows whatever that memory held: the
 	 * probe reports the substitution; the same tenant's canaries in it are not a
 	 * same-tenant leak besides (the memory is the vendor's, shared across tenants). */
 	if (r->leaks_request > 0 && !(r->target_tokens > 0 && px_substituted(env, r))) {
 		outcome_finding(o, F_LEAK_CROSS_REQUEST, r->evidence_id, "%s", "");
-		cJSON_ArrayForEach(l, r->leaked) {
-			if (cJSON_IsFalse(cJSON_GetObjectItem(l, "other_tenant")))
-				outcome_finding(o, F_LEAK_CROSS_REQUEST,
-				    (int64_t)cJSON_GetObjectItem(l, "evidence")->valuedouble,
+		for (size_t i = 0; i < r->nleaked; i++)
+			if (!r->leaked[i].other_tenant)
+				outcome_finding(o, F_LEAK_CROSS_REQUEST, px_leak_evidence(env, &r->leaked[i]),
 				    "a response contained canaries of another request of the same tenant");
-		}
 	}
 	/* Usage that contradicts the words sent says the vendor's count is wrong, unless the
 	 * answer also lost every nonce: then the prompt itself may have been replaced, and
@@ -356,7 +349,7 @@ px_point_json(const struct px_req *r)
 int64_t
 px_top_tokens(const struct probe_env *env)
 {
-	int64_t t = (int64_t)(0.97 * (double)env->ep.context), room = env->ep.context - env->max_tokens - 16;
+	int64_t t = (int64_t)(0.97 * (double)env->ep.context_tokens), room = env->ep.context_tokens - env->max_tokens - 16;
 
 	return t < room ? t : room;
 }

@@ -340,6 +340,103 @@ budget_left_out(struct probe_env *env, const struct probe *const *sel, int n, in
 	return 0;
 }
 
+/* How the run's probes went: how many ran, how many have a result, how many
+ * of those ended in error and the first such one. */
+struct run_tally {
+	int ran, results, errored;
+	char first_error[300];
+};
+
+/* One probe run and judged; *stop set when the run stopped under it
+ * (interrupted, or evidence could not be recorded). */
+static int
+run_one(struct probe_env *env, const struct probe *p, int i, struct run_tally *t, int *stop,
+    struct aerr *err)
+{
+	struct probe_outcome out;
+	int64_t before = env->requests_done;
+	int rc;
+
+	memset(&out, 0, sizeof out);
+	env->probe_name = p->name;
+	env->probe_index = i;
+	report_progress(env);
+	out.echo_baseline = -1;
+	p->run(env, &out);
+	out.requests = env->requests_done - before;
+	if ((p->traits & PROBE_MAKES_ECHO_BASELINE) && out.echo_baseline >= 0)
+		env->echo_ok = out.echo_baseline;
+	if (env->interrupted || env->fatal.code != 0) {
+		outcome_free(&out);
+		*stop = 1;
+		return 0;
+	}
+	judge(env, &out);
+	t->results++;
+	if (strcmp(out.verdict, "error") == 0 && t->errored++ == 0)
+		snprintf(t->first_error, sizeof t->first_error, "%s: %s", p->name, out.reason);
+	rc = write_result(env, p, &out, err);
+	outcome_free(&out);
+	return rc;
+}
+
+/* The selected probes in order, until the run is interrupted, fails or meets
+ * its budget; once every request of a tenant was refused for authentication,
+ * the probes left are recorded as not run, and why (failing fast). */
+static int
+run_probes(struct probe_env *env, const struct probe **sel, int n, struct run_tally *t,
+    struct aerr *err)
+{
+	int stop = 0;
+
+	for (t->ran = 0; t->ran < n && !env->interrupted && env->fatal.code == 0 && !env->budget_hit;
+	    t->ran++) {
+		int dead = auth_dead(env), rc;
+
+		if (dead >= 0) {
+			struct probe_outcome out;
+
+			memset(&out, 0, sizeof out);
+			outcome_set(&out, "error", "not run: every request of tenant '%s' was refused for "
+			    "authentication (%s): check the credential", env->tenant_label[dead],
+			    env->tenant_auth_msg[dead]);
+			rc = write_result(env, sel[t->ran], &out, err);
+			outcome_free(&out);
+		} else {
+			rc = run_one(env, sel[t->ran], t->ran, t, &stop, err);
+		}
+		if (rc != 0)
+			return rc;
+		if (stop)
+			break;
+	}
+	return 0;
+}
+
+/* The status the run ends in, with env->fatal set where the run failed. */
+static const char *
+run_status(struct probe_env *env, const struct run_tally *t)
+{
+	int dead = auth_dead(env);
+
+	if (env->fatal.code == 0 && dead >= 0)
+		aerr_set(&env->fatal, AV_RUNTIME, "run %lld stopped: every request of tenant '%s' was "
+		    "refused for authentication (%s): check the credential", (long long)env->run_id,
+		    env->tenant_label[dead], env->tenant_auth_msg[dead]);
+	/* A run whose every probe ended in error checked nothing: it failed, whatever it
+	 * sent on the way ("error" is a run stopped by trouble of its own). */
+	if (env->fatal.code == 0 && !env->interrupted && t->results > 0 && t->errored == t->results) {
+		aerr_set(&env->fatal, AV_RUNTIME, "run %lld failed: every probe ended in error (%s)",
+		    (long long)env->run_id, t->first_error);
+		return "failed";
+	}
+	if (env->fatal.code != 0)
+		return "error";
+	if (env->interrupted)
+		return "interrupted";
+	return env->budget_hit ? "budget_exhausted" : "completed";
+}
+
 int
 probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int64_t *run_id, struct aerr *err)
@@ -347,9 +444,8 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 	const struct probe *sel[16];
 	struct probe_env env;
 	cJSON *plan = NULL, *cal = NULL;
-	const char *status = "completed";
-	int n, rc, ran = 0, results = 0, errored = 0;
-	char first_error[300] = "";
+	struct run_tally t = { 0 };
+	int n, rc;
 
 	*run_id = 0;
 	if (select_probes(o, sel, &n, err) != 0)
@@ -371,71 +467,12 @@ probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opt
 		if (update_run(&env, "running", cal, err) != 0)
 			goto out;
 	}
-	for (ran = 0; ran < n && !env.interrupted && env.fatal.code == 0 && !env.budget_hit; ran++) {
-		struct probe_outcome out;
-		int dead = auth_dead(&env), i = ran;
-
-		memset(&out, 0, sizeof out);
-		if (dead >= 0) {
-			/* Failing fast: the probes left are recorded as not run, and why. */
-			outcome_set(&out, "error", "not run: every request of tenant '%s' was refused for "
-			    "authentication (%s): check the credential", env.tenant_label[dead],
-			    env.tenant_auth_msg[dead]);
-			rc = write_result(&env, sel[i], &out, err);
-			outcome_free(&out);
-			if (rc != 0)
-				goto out;
-			continue;
-		}
-		env.probe_name = sel[i]->name;
-		env.probe_index = i;
-		report_progress(&env);
-		{
-			int64_t before = env.requests_done;
-
-			out.echo_baseline = -1;
-			sel[i]->run(&env, &out);
-			out.requests = env.requests_done - before;
-		}
-		if ((sel[i]->traits & PROBE_MAKES_ECHO_BASELINE) && out.echo_baseline >= 0)
-			env.echo_ok = out.echo_baseline;
-		if (env.interrupted || env.fatal.code != 0) {
-			outcome_free(&out);
-			break;
-		}
-		judge(&env, &out);
-		results++;
-		if (strcmp(out.verdict, "error") == 0 && errored++ == 0)
-			snprintf(first_error, sizeof first_error, "%s: %s", sel[i]->name, out.reason);
-		rc = write_result(&env, sel[i], &out, err);
-		outcome_free(&out);
-		if (rc != 0)
-			goto out;
-	}
-	if (env.budget_hit && !env.interrupted && env.fatal.code == 0 && ran < n &&
-	    budget_left_out(&env, sel, n, ran, err) != 0)
+	if (run_probes(&env, sel, n, &t, err) != 0)
 		goto out;
-	if (env.fatal.code == 0 && auth_dead(&env) >= 0) {
-		int dead = auth_dead(&env);
-
-		aerr_set(&env.fatal, AV_RUNTIME, "run %lld stopped: every request of tenant '%s' was "
-		    "refused for authentication (%s): check the credential", (long long)env.run_id,
-		    env.tenant_label[dead], env.tenant_auth_msg[dead]);
-	}
-	/* A run whose every probe ended in error checked nothing: it failed, whatever it
-	 * sent on the way ("error" is a run stopped by trouble of its own). */
-	if (env.fatal.code == 0 && !env.interrupted && results > 0 && errored == results) {
-		aerr_set(&env.fatal, AV_RUNTIME, "run %lld failed: every probe ended in error (%s)",
-		    (long long)env.run_id, first_error);
-		status = "failed";
-	} else if (env.fatal.code != 0) {
-		status = "error";
-	} else if (env.interrupted) {
-		status = "interrupted";
-	} else if (env.budget_hit) {
-		status = "budget_exhausted";
-	}
-	if (update_run(&env, status, cal, err) != 0)
+	if (env.budget_hit && !env.interrupted && env.fatal.code == 0 && t.ran < n &&
+	    budget_left_out(&env, sel, n, t.ran, err) != 0)
+		goto out;
+	if (update_run(&env, run_status(&env, &t), cal, err) != 0)
 		goto out;
 	if (env.fatal.code != 0)
 		*err = env.fatal;

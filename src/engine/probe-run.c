@@ -232,24 +232,22 @@ list_targets(struct db *db, int64_t vid, struct probe_all_set *s, struct aerr *e
 int
 probe_credentials_ready(struct db *db, const char *runner, int64_t endpoint_id, struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, "SELECT c.label, c.ref, e.url FROM credential c JOIN "
-	    "endpoint e ON e.id = c.endpoint_id WHERE c.endpoint_id = ? ORDER BY c.label", "i",
-	    endpoint_id);
+	struct endpoint e;
 	int rc = 0;
 
-	if (st == NULL)
+	if (endpoint_get(db, endpoint_id, &e, err) != 0)
 		return err->code;
-	while (rc == 0 && db_step(st) == DB_ROW) {
+	for (size_t i = 0; rc == 0 && i < e.ncredentials; i++) {
 		char *secret;
 		size_t len;
 
-		if ((rc = credref_read(db, runner, endpoint_id, col_text(st, 2), col_text(st, 0),
-		    col_text(st, 1), &secret, &len, err)) != 0)
-			aerr_prefix(err, "tenant '%s'", col_text(st, 0));
+		if ((rc = credref_read(db, runner, endpoint_id, e.url, e.credentials[i].label,
+		    e.credentials[i].ref, &secret, &len, err)) != 0)
+			aerr_prefix(err, "tenant '%s'", e.credentials[i].label);
 		else
 			credref_free(secret, len);
 	}
-	db_finalize(st);
+	endpoint_free(&e);
 	return rc;
 }
 

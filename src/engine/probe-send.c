@@ -73,8 +73,8 @@ px_prepare(void *user, size_t i, struct http_req *req)
 	/* In USD: what was counted at the endpoint's prices, and what is reserved at the
 	 * dearer of the two, so the budget is never overrun. */
 	if (env->opts->budget_usd > 0 &&
-	    ((double)env->tokens_in * env->ep.price_in + (double)env->tokens_out * env->ep.price_out +
-	    (double)(env->reserved + reserve) * fmax(env->ep.price_in, env->ep.price_out)) / 1e6 >
+	    ((double)env->tokens_in * env->ep.price_in_per_mtok + (double)env->tokens_out * env->ep.price_out_per_mtok +
+	    (double)(env->reserved + reserve) * fmax(env->ep.price_in_per_mtok, env->ep.price_out_per_mtok)) / 1e6 >
 	    env->opts->budget_usd) {
 		env->budget_hit = BUDGET_HIT_USD;
 		return 1;
@@ -95,6 +95,14 @@ px_prepare(void *user, size_t i, struct http_req *req)
 	return 0;
 }
 
+static void
+px_leaks_clear(struct px_req *r)
+{
+	free(r->leaked);
+	r->leaked = NULL;
+	r->nleaked = 0;
+}
+
 struct scan_ctx {
 	struct probe_env *env;
 	struct px_req *r;
@@ -107,7 +115,7 @@ on_canary(void *arg, const char *nonce, int64_t owner, int tenant)
 {
 	struct scan_ctx *s = arg;
 	struct px_req *r = s->r;
-	cJSON *l, *o;
+	struct px_leak *l;
 
 	if (owner == r->seq) {
 		for (int k = 0; k < 3; k++)
@@ -115,17 +123,14 @@ on_canary(void *arg, const char *nonce, int64_t owner, int tenant)
 				s->own |= 1u << k;
 		return;
 	}
-	cJSON_ArrayForEach(l, r->leaked)
-		if (strcmp(cJSON_GetObjectItem(l, "nonce")->valuestring, nonce) == 0)
+	for (size_t i = 0; i < r->nleaked; i++)
+		if (strcmp(r->leaked[i].nonce, nonce) == 0)
 			return;
-	o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "nonce", nonce);
-	cJSON_AddNumberToObject(o, "owner_seq", (double)owner);
-	cJSON_AddNumberToObject(o, "evidence", owner > 0 && (size_t)owner < s->env->nseq_evidence ?
-	    (double)s->env->seq_evidence[owner] : 0);
-	cJSON_AddStringToObject(o, "owner_tenant", s->env->tenant_label[tenant]);
-	cJSON_AddBoolToObject(o, "other_tenant", tenant != r->tenant);
-	cJSON_AddItemToArray(r->leaked, o);
+	r->leaked = xrealloc(r->leaked, (r->nleaked + 1) * sizeof *r->leaked);
+	l = &r->leaked[r->nleaked++];
+	*l = (struct px_leak){ .owner_seq = owner, .owner_tenant = tenant,
+	    .other_tenant = tenant != r->tenant };
+	snprintf(l->nonce, sizeof l->nonce, "%s", nonce);
 	if (tenant != r->tenant)
 		r->leaks_tenant++;
 	else
@@ -175,63 +180,46 @@ reached_vendor(const struct http_resp *resp)
 	}
 }
 
-static void
-px_done(void *user, size_t i, const struct http_req *req, const struct http_resp *resp,
-    int will_retry)
+/* The exchange's outcome class, decided once before any probe judges it. */
+static enum px_class
+px_class_of(struct probe_env *env, const struct px_req *r, const struct http_resp *resp,
+    struct prov_result *res)
 {
-	struct batch *b = user;
-	struct probe_env *env = b->env;
-	struct px_req *r = &b->r[b->idx ? b->idx[i] : i];
-	struct prov_result res;
-	struct scan_ctx sc = { env, r, 0, 1 };
+	char why[256] = "";
 	enum px_class cls;
-	int64_t eid = 0;
 
-	prov_result_init(&res);
-	if (resp->body.len > 0 && r->kind != PX_COUNT)
-		provider_read(env->prov, r->stream, resp->body.data, resp->body.len, resp->status, &res);
-	if (!will_retry) {
-		cJSON_Delete(r->leaked);
-		r->leaked = cJSON_CreateArray();
-		r->leaks_tenant = r->leaks_request = 0;
-		canary_scan(env->canaries, res.text.data ? res.text.data : "", res.text.len, on_canary, &sc);
-		sc.text_pass = 0;
-		canary_scan(env->canaries, resp->body.data ? resp->body.data : "", resp->body.len,
-		    on_canary, &sc);
-	}
-	{
-		char why[256] = "";
+	if (r->kind == PX_CHAT && resp->status >= 200 && resp->status < 300)
+		unreadable_2xx(env, resp, res, why, sizeof why);
+	cls = px_classify(resp->status, res, resp->error[0] != '\0' || resp->truncated ||
+	    why[0] != '\0');
+	if (r->kind == PX_COUNT && resp->status >= 200 && resp->status < 300 &&
+	    resp->error[0] == '\0')
+		cls = PXC_ANSWERED;   /* judged by its count below */
+	return cls;
+}
 
-		if (r->kind == PX_CHAT && resp->status >= 200 && resp->status < 300)
-			unreadable_2xx(env, resp, &res, why, sizeof why);
-		cls = px_classify(resp->status, &res, resp->error[0] != '\0' || resp->truncated ||
-		    why[0] != '\0');
-		if (r->kind == PX_COUNT && resp->status >= 200 && resp->status < 300 &&
-		    resp->error[0] == '\0')
-			cls = PXC_ANSWERED;   /* judged by its count below */
-	}
-	if (env->fatal.code == 0 && record_exchange(env, r, req, resp, cls,
-	    r->leaks_tenant + r->leaks_request > 0, &eid, &env->fatal) != 0)
-		aerr_prefix(&env->fatal, "recording evidence");
-	if ((size_t)r->seq >= env->nseq_evidence) {
-		size_t n = (size_t)r->seq + 64;
+/* The evidence of exchange seq, for the leaks that cite it (px_leak_evidence). */
+static void
+seq_evidence_set(struct probe_env *env, int64_t seq, int64_t eid)
+{
+	if ((size_t)seq >= env->nseq_evidence) {
+		size_t n = (size_t)seq + 64;
 
 		env->seq_evidence = xrealloc(env->seq_evidence, n * sizeof *env->seq_evidence);
 		memset(env->seq_evidence + env->nseq_evidence, 0,
 		    (n - env->nseq_evidence) * sizeof *env->seq_evidence);
 		env->nseq_evidence = n;
 	}
-	env->seq_evidence[r->seq] = eid;
-	/* Known from the first attempt: the engine sends the next request while this one
-	 * waits to be retried, and that one is no smaller. */
-	if (cls == PXC_RATE_LIMITED && r->kind == PX_CHAT && (strcasestr(res.error, "token") ||
-	    strcasestr(res.error, "too large")) && (env->rate_ceiling == 0 ||
-	    r->est_max < env->rate_ceiling))
-		env->rate_ceiling = r->est_max;
-	if (will_retry) {
-		prov_result_free(&res);
-		return;
-	}
+	env->seq_evidence[seq] = eid;
+}
+
+/* The request's last attempt as the probes read it: its response (res, taken
+ * over), its own nonces found (own), its class and its evidence; and what it
+ * says of its tenant's credential. */
+static void
+px_settle(struct probe_env *env, struct px_req *r, const struct http_resp *resp,
+    struct prov_result *res, unsigned own, enum px_class cls, int64_t eid)
+{
 	r->evidence_id = eid;
 	r->status = resp->status;
 	r->truncated = resp->truncated;
@@ -243,11 +231,11 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 		    "not followed (credentials are never sent on)", resp->status,
 		    http_resp_header(resp, "location") ? http_resp_header(resp, "location") : "nowhere");
 	else if (r->kind == PX_CHAT && px_is_2xx(r))
-		unreadable_2xx(env, resp, &res, r->transport_error, sizeof r->transport_error);
+		unreadable_2xx(env, resp, res, r->transport_error, sizeof r->transport_error);
 	prov_result_free(&r->res);
-	r->res = res;
-	r->nonce_mask = sc.own;
-	r->nonces_echoed = (sc.own & 1) + ((sc.own >> 1) & 1) + ((sc.own >> 2) & 1);
+	r->res = *res;
+	r->nonce_mask = own;
+	r->nonces_echoed = (own & 1) + ((own >> 1) & 1) + ((own >> 2) & 1);
 	if (r->kind == PX_COUNT && px_is_2xx(r)) {
 		cJSON *j = cJSON_ParseWithLength(resp->body.data ? resp->body.data : "", resp->body.len);
 
@@ -264,7 +252,15 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	} else if (r->cls != PXC_TRANSPORT) {
 		env->tenant_other[r->tenant]++;
 	}
-	if (res.usage.in >= 0)
+}
+
+/* The run's counts after a request: tokens against the budget, what the vendor billed. */
+static void
+px_account(struct probe_env *env, const struct px_req *r, const struct http_resp *resp)
+{
+	const struct prov_usage *u = &r->res.usage;
+
+	if (u->in >= 0)
 		env->usage_seen = 1;
 	env->reserved -= px_reserve(r);
 	/* Tokens in are the larger of the prompt's size (as it was made: at the target, by
@@ -272,19 +268,60 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	 * of the requests that reached the vendor: a connection never made sent nothing.
 	 * The budget reserved the most it could be before sending. */
 	if (reached_vendor(resp)) {
-		env->tokens_in += res.usage.in > r->est_tokens ? res.usage.in : r->est_tokens;
-		env->tokens_out += res.usage.out >= 0 ? res.usage.out : (r->kind == PX_CHAT ?
-		    r->max_tokens : 0);
+		env->tokens_in += u->in > r->est_tokens ? u->in : r->est_tokens;
+		env->tokens_out += u->out >= 0 ? u->out : (r->kind == PX_CHAT ? r->max_tokens : 0);
 	}
 	/* What the vendor billed: its usage; without one, an answer is billed at aivet's
 	 * estimate and a refusal at nothing (the vendors aivet supports bill no refusal). */
-	if (res.usage.in >= 0)
-		env->billed_in += res.usage.in;
+	if (u->in >= 0)
+		env->billed_in += u->in;
 	else if (r->cls == PXC_ANSWERED)
 		env->billed_in += r->est_tokens;
-	if (res.usage.out >= 0)
-		env->billed_out += res.usage.out;
+	if (u->out >= 0)
+		env->billed_out += u->out;
 	env->requests_done++;
+}
+
+static void
+px_done(void *user, size_t i, const struct http_req *req, const struct http_resp *resp,
+    int will_retry)
+{
+	struct batch *b = user;
+	struct probe_env *env = b->env;
+	struct px_req *r = &b->r[b->idx ? b->idx[i] : i];
+	struct prov_result res;
+	struct scan_ctx sc = { env, r, 0, 1 };
+	enum px_class cls;
+	int64_t eid = 0;
+
+	prov_result_init(&res);
+	if (resp->body.len > 0 && r->kind != PX_COUNT)
+		provider_read(env->prov, r->stream, resp->body.data, resp->body.len, resp->status, &res);
+	if (!will_retry) {
+		px_leaks_clear(r);
+		r->leaks_tenant = r->leaks_request = 0;
+		canary_scan(env->canaries, res.text.data ? res.text.data : "", res.text.len, on_canary, &sc);
+		sc.text_pass = 0;
+		canary_scan(env->canaries, resp->body.data ? resp->body.data : "", resp->body.len,
+		    on_canary, &sc);
+	}
+	cls = px_class_of(env, r, resp, &res);
+	if (env->fatal.code == 0 && record_exchange(env, r, req, resp, cls,
+	    r->leaks_tenant + r->leaks_request > 0, &eid, &env->fatal) != 0)
+		aerr_prefix(&env->fatal, "recording evidence");
+	seq_evidence_set(env, r->seq, eid);
+	/* Known from the first attempt: the engine sends the next request while this one
+	 * waits to be retried, and that one is no smaller. */
+	if (cls == PXC_RATE_LIMITED && r->kind == PX_CHAT && (strcasestr(res.error, "token") ||
+	    strcasestr(res.error, "too large")) && (env->rate_ceiling == 0 ||
+	    r->est_max < env->rate_ceiling))
+		env->rate_ceiling = r->est_max;
+	if (will_retry) {
+		prov_result_free(&res);
+		return;
+	}
+	px_settle(env, r, resp, &res, sc.own, cls, eid);
+	px_account(env, r, resp);
 	report_progress(env);
 }
 
@@ -326,8 +363,7 @@ px_switch_limit_field(struct probe_env *env, struct px_req *r, size_t n, int con
 		r[i].transport_error[0] = '\0';
 		prov_result_free(&r[i].res);
 		prov_result_init(&r[i].res);
-		cJSON_Delete(r[i].leaked);
-		r[i].leaked = cJSON_CreateArray();
+		px_leaks_clear(&r[i]);
 	}
 	if (k == 0) {
 		free(idx);
@@ -369,7 +405,8 @@ px_make(struct probe_env *env, struct px_req *q)
 	}
 	q->seq = ++env->seq;
 	prov_result_init(&q->res);
-	q->leaked = cJSON_CreateArray();
+	q->leaked = NULL;
+	q->nleaked = 0;
 	if (q->kind != PX_COUNT)
 		for (int k = 0; k < 3; k++)
 			canary_add(env->canaries, q->recipe.nonces[k], q->seq, q->tenant);
@@ -424,7 +461,7 @@ px_resize(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 			at = (int)i;
 		}
 		if (q->cls == PXC_REFUSED_SIZE && !q->resized && q->res.size_tokens > q->est_tokens &&
-		    q->target_tokens < env->ep.context && (double)q->res.size_tokens /
+		    q->target_tokens < env->ep.context_tokens && (double)q->res.size_tokens /
 		    (double)q->est_tokens > f) {
 			f = (double)q->res.size_tokens / (double)q->est_tokens;
 			at = (int)i;
@@ -441,7 +478,7 @@ px_resize(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 
 		if (q->kind != PX_CHAT || q->target_tokens <= 0 || q->must_exceed || !q->sent ||
 		    q->cls != PXC_REFUSED_SIZE || q->resized || q->res.size_tokens <= q->est_tokens ||
-		    q->target_tokens >= env->ep.context)
+		    q->target_tokens >= env->ep.context_tokens)
 			continue;
 		q->resized = 1;
 		q->first_size_tokens = q->res.size_tokens;
@@ -450,7 +487,7 @@ px_resize(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 		q->status = 0;
 		q->transport_error[0] = '\0';
 		prov_result_free(&q->res);
-		cJSON_Delete(q->leaked);
+		px_leaks_clear(q);
 		px_make(env, q);
 		idx[k++] = i;
 	}
@@ -492,7 +529,7 @@ px_free(struct px_req *r, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		prov_result_free(&r[i].res);
-		cJSON_Delete(r[i].leaked);
-		r[i].leaked = NULL;
+		px_leaks_clear(&r[i]);
 	}
 }
+

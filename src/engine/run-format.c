@@ -13,7 +13,7 @@
  * in error or inconclusive as tool notifications. JUnit: one <testsuite>
  * per run, one <testcase> per probe; fail is <failure>, error is <error>,
  * inconclusive is <skipped>. Both are built from the run's record
- * (struct probe_run, run-query.h) that "probe show --json" writes, so they
+ * (struct probe_run, probe-record.h) that "probe show --json" writes, so they
  * say exactly what it says.
  */
 #include "config.h"

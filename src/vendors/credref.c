@@ -10,6 +10,9 @@
  * secrets (key passphrase, database login, signing keys, the database) are
  * never read, whoever asked.
  *
+ * The credential rows themselves (label, reference, organisation) are read
+ * here too, by one function every caller uses (credential_list_load).
+ *
  * A reference is also bound to the origin (scheme, host, port, path prefix)
  * of the endpoint's URL when its writer set it, read from the same audit
  * entries: when someone else has moved the URL outside that origin since, the
@@ -29,7 +32,6 @@
 #include <sodium.h>
 
 #include "aivet/vendors.h"
-#include "minisign.h"
 
 #define MAX_SECRET 65536
 
@@ -547,4 +549,47 @@ credref_free(char *secret, size_t len)
 	(void)len;
 	if (secret != NULL)
 		sodium_free(secret);   /* sodium_free wipes before releasing */
+}
+
+int
+credential_list_load(struct db *db, int64_t endpoint_id, struct credential **out, size_t *n,
+    struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT id, label, ref, org FROM credential WHERE "
+	    "endpoint_id = ? ORDER BY label", "i", endpoint_id);
+	size_t cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 4;
+			*out = xrealloc(*out, cap * sizeof **out);
+		}
+		(*out)[(*n)++] = (struct credential){ db_col_int64(st, 0), xstrdup(col_text(st, 1)),
+		    xstrdup(col_text(st, 2)),
+		    db_col_type(st, 3) == DB_NULL ? NULL : xstrdup(col_text(st, 3)) };
+	}
+	db_finalize(st);
+	if (rc != DB_DONE) {
+		credential_list_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_err(db, err, "credential");
+	}
+	return 0;
+}
+
+void
+credential_list_free(struct credential *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].label);
+		free(c[i].ref);
+		free(c[i].org);
+	}
+	free(c);
 }

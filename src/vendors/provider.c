@@ -1,6 +1,6 @@
 /*
  * provider.c: the table of provider adapters and what they share: loading
- * an endpoint, joining URLs, serialising bodies, reading a response that
+ * an endpoint's engine nodes, joining URLs, serialising bodies, reading a response that
  * may be JSON or a stream of server-sent events (or JSON where a stream was
  * asked for), and reading numbers at a path in a JSON tree.
  */
@@ -32,19 +32,6 @@ provider_find(const char *api)
 		if (strcmp(provider_table[i]->api, api) == 0)
 			return provider_table[i];
 	return NULL;
-}
-
-void
-endpoint_info_free(struct endpoint_info *ep)
-{
-	free(ep->vendor);
-	free(ep->name);
-	free(ep->api);
-	free(ep->url);
-	free(ep->model);
-	cJSON_Delete(ep->options);
-	engine_conf_free(&ep->engine);
-	memset(ep, 0, sizeof *ep);
 }
 
 const char *const engine_kinds[] = { "sglang", "vllm", "tgi", "llama.cpp", NULL };
@@ -83,56 +70,6 @@ engine_conf_load(struct db *db, int64_t endpoint_id, struct engine_conf *c, stru
 		return db_err(db, err, "engine_node");
 	}
 	return 0;
-}
-
-int
-endpoint_info_load(struct db *db, int64_t id, struct endpoint_info *ep, struct aerr *err)
-{
-	struct db_stmt *st = db_prepare(db, err, "SELECT v.name, e.name, e.api, e.url, e.model, "
-	    "e.context_tokens, e.allow_insecure_http, e.price_in_per_mtok, e.price_out_per_mtok, "
-	    "e.options, e.status FROM endpoint e JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?",
-	    "i", id);
-
-	memset(ep, 0, sizeof *ep);
-	if (st == NULL)
-		return err->code;
-	if (db_step(st) != DB_ROW) {
-		db_finalize(st);
-		return aerr_set(err, AV_USAGE, "no endpoint with id %lld", (long long)id);
-	}
-	ep->id = id;
-	ep->vendor = xstrdup(col_text(st, 0));
-	ep->name = xstrdup(col_text(st, 1));
-	ep->api = xstrdup(col_text(st, 2));
-	ep->url = xstrdup(col_text(st, 3));
-	ep->model = xstrdup(col_text(st, 4));
-	ep->context = db_col_int64(st, 5);
-	ep->insecure = db_col_int(st, 6);
-	if ((ep->has_price_in = db_col_type(st, 7) != DB_NULL))
-		ep->price_in = db_col_double(st, 7);
-	if ((ep->has_price_out = db_col_type(st, 8) != DB_NULL))
-		ep->price_out = db_col_double(st, 8);
-	ep->options = cJSON_Parse(col_text(st, 9));
-	if (strcmp(col_text(st, 10), "active") != 0) {
-		db_finalize(st);
-		aerr_set(err, AV_USAGE, "endpoint '%s/%s' is archived", ep->vendor, ep->name);
-		endpoint_info_free(ep);
-		return AV_USAGE;
-	}
-	db_finalize(st);
-	if (engine_conf_load(db, id, &ep->engine, err) != 0) {
-		endpoint_info_free(ep);
-		return err->code;
-	}
-	return 0;
-}
-
-const char *
-endpoint_option(const struct endpoint_info *ep, const char *key, const char *def)
-{
-	cJSON *v = cJSON_GetObjectItemCaseSensitive(ep->options, key);
-
-	return cJSON_IsString(v) && *v->valuestring ? v->valuestring : def;
 }
 
 void

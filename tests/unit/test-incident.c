@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "incident.h"
+#include "audit-checks.h"
 #include "../lib/tap.h"
 
 static char dir[] = "/tmp/aivet-test-incident.XXXXXX";

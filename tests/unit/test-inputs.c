@@ -113,7 +113,7 @@ run_captured(struct aivet *av, const char *const *args, int *rc)
 	fflush(stdout);
 	saved = dup(1);
 	dup2(fd, 1);
-	*rc = cmd_run(av, argc, argv, &err);
+	*rc = cmd_run(cli_of(av), argc, argv, &err);
 	fflush(stdout);
 	dup2(saved, 1);
 	close(saved);
@@ -134,7 +134,8 @@ test_no_state_between_commands(const char *dir)
 		"--credential", "a=env:K", NULL };
 	static const char *const show_leaked[] = { "evidence", "show", "1", "--include-leaked-content", NULL };
 	static const char *const show[] = { "evidence", "show", "1", NULL };
-	struct aivet av = { 0 };
+	struct cli run = { 0 };
+	struct aivet *av = &run.av;
 	struct aerr err = { 0 };
 	unsigned char pk[32];
 	char sha[65], req_sha[65];
@@ -142,13 +143,13 @@ test_no_state_between_commands(const char *dir)
 	int rc;
 	struct db *db;
 
-	av.db_path = xasprintf("%s/aivet.db", dir);
-	snprintf(av.actor, sizeof av.actor, "tester");
-	av.progname = "aivet";
-	free(run_captured(&av, add_vendor, &rc));
-	free(run_captured(&av, add_ep, &rc));
+	av->db_path = xasprintf("%s/aivet.db", dir);
+	snprintf(av->actor, sizeof av->actor, "tester");
+	av->progname = "aivet";
+	free(run_captured(av, add_vendor, &rc));
+	free(run_captured(av, add_ep, &rc));
 	is_int(rc, 0, "vendor and endpoint added");
-	db = av_db(&av, &err);
+	db = av_db(av, &err);
 	ok(db != NULL && evidence_key_public(pk, &err) == 0, "database and evidence key");
 	/* An exchange whose response leaked, sealed to the evidence key as the probes store it
 	 * (in a transaction: the sealing is recorded in the audit log). */
@@ -166,16 +167,16 @@ test_no_state_between_commands(const char *dir)
 	    "?, 200, '{}', ?, ?, ?, '{\"connect_ms\":1,\"ttfb_ms\":2,\"total_ms\":3}', "
 	    "'2026-12-01T00:00:00.000Z')", "tttit", req_sha, req_sha, sha, (int64_t)(sizeof leak - 1),
 	    sha) == 0 && db_commit(db, &err) == 0, "a sealed exchange recorded: %s", err.msg);
-	o = run_captured(&av, show_leaked, &rc);
+	o = run_captured(av, show_leaked, &rc);
 	ok(rc == 0 && strstr(o, leak) != NULL, "--include-leaked-content opens the sealed body");
 	free(o);
-	o = run_captured(&av, show, &rc);
+	o = run_captured(av, show, &rc);
 	ok(rc == 0 && strstr(o, leak) == NULL, "the next 'evidence show' in the same process does not");
 	ok(strstr(o, "response body: sealed (leaked content is kept encrypted)") != NULL,
 	    "it says the body is sealed");
 	free(o);
-	av_close(&av);
-	free((char *)av.db_path);
+	av_close(av);
+	free((char *)av->db_path);
 }
 
 int

@@ -196,7 +196,7 @@ static void
 check_build(const char *api, const char *url, const char *options, int stream, int omit,
     const char *want_url, const char *want_body, const char *want_headers)
 {
-	struct endpoint_info ep = { 0 };
+	struct endpoint ep = { 0 };
 	const struct provider *p = provider_find(api);
 	struct prov_chat c = { .model = "m-1", .prompt = "Say \"hi\"", .max_tokens = 64, .stream = stream,
 		.omit_required = omit };
@@ -308,7 +308,7 @@ test_build(void)
 	ok(!azure_version_has_completion_tokens("v1"), "azure: an undated version is not assumed newer");
 	/* OpenAI's own host only, by the URL's host, not a look-alike. */
 	{
-		struct endpoint_info ep = { 0 };
+		struct endpoint ep = { 0 };
 
 		ep.url = (char *)"https://api.openai.com.example.net/v1";
 		is_str(openai_limit_field(&ep), "max_tokens", "a look-alike host is not OpenAI's");
@@ -320,7 +320,7 @@ test_build(void)
 
 	/* Bedrock: model ids with ':' are percent-encoded; SigV4 goes through libcurl. */
 	{
-		struct endpoint_info ep = { 0 };
+		struct endpoint ep = { 0 };
 		struct prov_chat c = { .model = "anthropic.claude-3-haiku-20240307-v1:0", .prompt = "x",
 			.prompt_len = 1, .max_tokens = 8 };
 		struct http_req req = { 0 };
@@ -874,7 +874,7 @@ static void
 test_stream_body(void)
 {
 	static const char esc_in[] = "q\" b\\ \b\f\n\r\t \x01\x1f / \xc3\xa9 \x7f";
-	struct endpoint_info ep = { 0 };
+	struct endpoint ep = { 0 };
 	struct prompt_recipe r;
 	struct buf prompt, got, esc;
 	struct aerr err = { 0 };
@@ -1063,7 +1063,7 @@ static void
 test_sigv4(void)
 {
 	const curl_version_info_data *v = curl_version_info(CURLVERSION_NOW);
-	struct endpoint_info ep = { 0 };
+	struct endpoint ep = { 0 };
 	struct prov_chat c = { .model = "anthropic.claude-3-haiku-20240307-v1:0", .prompt = "x",
 		.prompt_len = 1, .max_tokens = 8 };
 	struct http_req req = { 0 };
@@ -1196,7 +1196,7 @@ dump_requests(void)
 			/* As the engine records a recipe: the options with the adapter's body
 			 * choices (output-limit field, stream usage) resolved. */
 			const struct provider *p = provider_find(d[i].api);
-			struct endpoint_info ep = { 0 };
+			struct endpoint ep = { 0 };
 			cJSON *o = d[i].options != NULL ? cJSON_Parse(d[i].options) : cJSON_CreateObject();
 
 			ep.url = (char *)d[i].url;

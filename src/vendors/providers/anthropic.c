@@ -18,7 +18,7 @@
 #include "provider.h"
 
 static char *
-anthropic_url(const struct endpoint_info *ep, const char *path)
+anthropic_url(const struct endpoint *ep, const char *path)
 {
 	size_t n = strlen(ep->url);
 
@@ -31,7 +31,7 @@ anthropic_url(const struct endpoint_info *ep, const char *path)
 }
 
 static int
-anthropic_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
+anthropic_build_chat(const struct endpoint *ep, const struct prov_chat *c,
     struct http_req *req, struct aerr *err)
 {
 	cJSON *b = cJSON_CreateObject();
@@ -52,7 +52,7 @@ anthropic_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
 }
 
 static int
-anthropic_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+anthropic_auth(const struct endpoint *ep, const char *secret, struct http_req *req,
     struct aerr *err)
 {
 	(void)ep;
@@ -183,7 +183,7 @@ anthropic_stream_event(const char *event, const char *data, struct prov_result *
 }
 
 static int
-anthropic_build_count(const struct endpoint_info *ep, const char *prompt, size_t len,
+anthropic_build_count(const struct endpoint *ep, const char *prompt, size_t len,
     struct http_req *req, struct aerr *err)
 {
 	struct prov_chat c = { .model = ep->model, .prompt = prompt, .prompt_len = len };

@@ -34,7 +34,7 @@ azure_version_has_completion_tokens(const char *v)
 }
 
 static const char *
-azure_limit_field(const struct endpoint_info *ep)
+azure_limit_field(const struct endpoint *ep)
 {
 	return endpoint_option(ep, "max-tokens-field", azure_version_has_completion_tokens(
 	    endpoint_option(ep, "api-version", AZURE_DEFAULT_VERSION)) ? "max_completion_tokens" :
@@ -42,20 +42,20 @@ azure_limit_field(const struct endpoint_info *ep)
 }
 
 static const char *
-azure_stream_usage(const struct endpoint_info *ep)
+azure_stream_usage(const struct endpoint *ep)
 {
 	return endpoint_option(ep, "stream-usage", azure_version_has_completion_tokens(
 	    endpoint_option(ep, "api-version", AZURE_DEFAULT_VERSION)) ? "stream_options" : "none");
 }
 
 static int
-azure_check(const struct endpoint_info *ep, struct aerr *err)
+azure_check(const struct endpoint *ep, struct aerr *err)
 {
 	return openai_check_options(ep, azure_limit_field(ep), err);
 }
 
 static int
-azure_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, struct http_req *req,
+azure_build_chat(const struct endpoint *ep, const struct prov_chat *c, struct http_req *req,
     struct aerr *err)
 {
 	const char *version = endpoint_option(ep, "api-version", AZURE_DEFAULT_VERSION);
@@ -75,7 +75,7 @@ azure_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, stru
 }
 
 static int
-azure_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+azure_auth(const struct endpoint *ep, const char *secret, struct http_req *req,
     struct aerr *err)
 {
 	(void)ep;

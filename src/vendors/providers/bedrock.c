@@ -23,7 +23,7 @@
 #include "provider.h"
 
 static int
-bedrock_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
+bedrock_build_chat(const struct endpoint *ep, const struct prov_chat *c,
     struct http_req *req, struct aerr *err)
 {
 	char *esc = curl_easy_escape(NULL, c->model, 0), *path;
@@ -63,7 +63,7 @@ bedrock_sigv4_usable(unsigned int curl_version_num, struct aerr *err)
 }
 
 static int
-bedrock_check(const struct endpoint_info *ep, struct aerr *err)
+bedrock_check(const struct endpoint *ep, struct aerr *err)
 {
 	const char *mode = endpoint_option(ep, "auth", "bearer");
 
@@ -75,7 +75,7 @@ bedrock_check(const struct endpoint_info *ep, struct aerr *err)
 }
 
 static int
-bedrock_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+bedrock_auth(const struct endpoint *ep, const char *secret, struct http_req *req,
     struct aerr *err)
 {
 	const char *mode = endpoint_option(ep, "auth", "bearer");

@@ -18,7 +18,7 @@
 #include "provider.h"
 
 static int
-cloudflare_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
+cloudflare_build_chat(const struct endpoint *ep, const struct prov_chat *c,
     struct http_req *req, struct aerr *err)
 {
 	const char *account = endpoint_option(ep, "account", NULL);
@@ -40,7 +40,7 @@ cloudflare_build_chat(const struct endpoint_info *ep, const struct prov_chat *c,
 }
 
 static int
-cloudflare_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+cloudflare_auth(const struct endpoint *ep, const char *secret, struct http_req *req,
     struct aerr *err)
 {
 	char *v = xasprintf("Bearer %s", secret);

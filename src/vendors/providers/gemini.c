@@ -18,7 +18,7 @@
 #include "provider.h"
 
 static char *
-gemini_url(const struct endpoint_info *ep, const char *model, const char *method)
+gemini_url(const struct endpoint *ep, const char *model, const char *method)
 {
 	size_t n = strlen(ep->url);
 	int versioned;
@@ -46,7 +46,7 @@ gemini_contents(const char *prompt)
 }
 
 static int
-gemini_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, struct http_req *req,
+gemini_build_chat(const struct endpoint *ep, const struct prov_chat *c, struct http_req *req,
     struct aerr *err)
 {
 	cJSON *b = cJSON_CreateObject(), *g;
@@ -64,7 +64,7 @@ gemini_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, str
 }
 
 static int
-gemini_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+gemini_auth(const struct endpoint *ep, const char *secret, struct http_req *req,
     struct aerr *err)
 {
 	(void)ep;
@@ -184,7 +184,7 @@ gemini_stream_event(const char *event, const char *data, struct prov_result *r)
 }
 
 static int
-gemini_build_count(const struct endpoint_info *ep, const char *prompt, size_t len,
+gemini_build_count(const struct endpoint *ep, const char *prompt, size_t len,
     struct http_req *req, struct aerr *err)
 {
 	cJSON *b = cJSON_CreateObject();

@@ -39,7 +39,7 @@ is_openai_host(const char *url)
 }
 
 const char *
-openai_limit_field(const struct endpoint_info *ep)
+openai_limit_field(const struct endpoint *ep)
 {
 	return endpoint_option(ep, "max-tokens-field", is_openai_host(ep->url) ?
 	    "max_completion_tokens" : "max_tokens");
@@ -66,14 +66,14 @@ openai_chat_body(const struct prov_chat *c, int with_model, const char *limit_fi
 }
 
 static const char *
-openai_stream_usage(const struct endpoint_info *ep)
+openai_stream_usage(const struct endpoint *ep)
 {
 	return endpoint_option(ep, "stream-usage", "stream_options");
 }
 
 /* The options an OpenAI-family endpoint may carry, checked before a run. */
 int
-openai_check_options(const struct endpoint_info *ep, const char *limit_field, struct aerr *err)
+openai_check_options(const struct endpoint *ep, const char *limit_field, struct aerr *err)
 {
 	const char *usage = openai_stream_usage(ep);
 
@@ -87,13 +87,13 @@ openai_check_options(const struct endpoint_info *ep, const char *limit_field, st
 }
 
 static int
-openai_check(const struct endpoint_info *ep, struct aerr *err)
+openai_check(const struct endpoint *ep, struct aerr *err)
 {
 	return openai_check_options(ep, openai_limit_field(ep), err);
 }
 
 static int
-openai_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, struct http_req *req,
+openai_build_chat(const struct endpoint *ep, const struct prov_chat *c, struct http_req *req,
     struct aerr *err)
 {
 	const char *usage = openai_stream_usage(ep);
@@ -107,7 +107,7 @@ openai_build_chat(const struct endpoint_info *ep, const struct prov_chat *c, str
 }
 
 static int
-openai_auth(const struct endpoint_info *ep, const char *secret, struct http_req *req,
+openai_auth(const struct endpoint *ep, const char *secret, struct http_req *req,
     struct aerr *err)
 {
 	char *v = xasprintf("Bearer %s", secret);
@@ -256,7 +256,7 @@ openai_stream_event(const char *event, const char *data, struct prov_result *r)
 }
 
 static int
-openai_build_count(const struct endpoint_info *ep, const char *prompt, size_t len,
+openai_build_count(const struct endpoint *ep, const char *prompt, size_t len,
     struct http_req *req, struct aerr *err)
 {
 	(void)len;

@@ -721,7 +721,24 @@ index_questions(struct vctx *v, struct questionnaire *q, struct qref *refs)
 	free(ids);
 }
 
-/* depends_on and verified_by refer to other questions and values: checked once all are read. */
+/* Whether value is no answer to qq (why in e): for one-value questions an array
+ * means "any of these answers", and must hold at least one. */
+static int
+not_an_answer(const struct q_question *qq, const cJSON *value, struct aerr *e)
+{
+	const cJSON *one;
+
+	if (!cJSON_IsArray(value) || qq->type == QT_MULTI)
+		return answer_check(qq, value, e) != 0;
+	if (cJSON_GetArraySize(value) == 0) {
+		snprintf(e->msg, sizeof e->msg, "must not be empty");
+		return 1;
+	}
+	cJSON_ArrayForEach(one, value)
+		if (answer_check(qq, one, e) != 0)
+			return 1;
+	return 0;
+}
 
 /* claim, contradicted_by and measured_by: what the probes' evidence says of an answer. */
 static void
@@ -734,19 +751,8 @@ check_claim_keys(struct vctx *v, const cJSON *qn, const char *qpath, struct q_qu
 	if (claim != NULL && qq->type >= 0) {
 		struct aerr e = { 0 };
 		char *cp = path_key(qpath, "claim");
-		const cJSON *one;
-		int bad = 0;
 
-		if (cJSON_IsArray(claim) && qq->type != QT_MULTI) {
-			if (cJSON_GetArraySize(claim) == 0)
-				bad = 1, snprintf(e.msg, sizeof e.msg, "must not be empty");
-			cJSON_ArrayForEach(one, claim)
-				if (!bad && answer_check(qq, one, &e) != 0)
-					bad = 1;
-		} else {
-			bad = answer_check(qq, claim, &e) != 0;
-		}
-		if (bad)
+		if (not_an_answer(qq, claim, &e))
 			problem(v, claim, 0, cp, "not an answer to this question: %s", e.msg);
 		else
 			qq->claim = claim;
@@ -801,6 +807,8 @@ check_claim_keys(struct vctx *v, const cJSON *qn, const char *qpath, struct q_qu
 		free(p);
 	}
 }
+
+/* depends_on and verified_by refer to other questions and values: checked once all are read. */
 
 /* depends_on's question (path p): it must come before question i and be a
  * yes_no or choice question. Its index, or -1 when it is none of those. */
@@ -878,10 +886,10 @@ static int
 check_confirms(struct vctx *v, const struct q_question *qq, const cJSON *c, const char *cp,
     const cJSON **out)
 {
-	const cJSON *confirms = cJSON_GetObjectItemCaseSensitive(c, "confirms"), *one;
+	const cJSON *confirms = cJSON_GetObjectItemCaseSensitive(c, "confirms");
 	struct aerr e = { 0 };
 	char *fp;
-	int bad = 0;
+	int bad;
 
 	*out = confirms;
 	if (confirms == NULL) {
@@ -891,16 +899,7 @@ check_confirms(struct vctx *v, const struct q_question *qq, const cJSON *c, cons
 	if (qq->type < 0)
 		return 1;
 	fp = path_key(cp, "confirms");
-	if (cJSON_IsArray(confirms) && qq->type != QT_MULTI) {
-		if (cJSON_GetArraySize(confirms) == 0)
-			bad = 1, snprintf(e.msg, sizeof e.msg, "must not be empty");
-		cJSON_ArrayForEach(one, confirms)
-			if (!bad && answer_check(qq, one, &e) != 0)
-				bad = 1;
-	} else {
-		bad = answer_check(qq, confirms, &e) != 0;
-	}
-	if (bad)
+	if ((bad = not_an_answer(qq, confirms, &e)) != 0)
 		problem(v, confirms, 0, fp, "not an answer to this question: %s", e.msg);
 	free(fp);
 	return !bad;

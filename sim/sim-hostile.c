@@ -188,6 +188,112 @@ from_owned(char *p, size_t n)
 	return MHD_create_response_from_buffer(n, p, MHD_RESPMEM_MUST_FREE);
 }
 
+/* The bodies a client must not take as text as they come: bytes that are not
+ * UTF-8, NUL bytes, and terminal escapes in an error. */
+static struct MHD_Response *
+bad_text(int mode, unsigned *status)
+{
+	struct MHD_Response *resp;
+
+	if (mode == HOSTILE_INVALID_UTF8) {
+		/* Lone continuation bytes, an overlong '/', a surrogate, 0xff: none is UTF-8. */
+		static const char body[] = "{\"id\":\"chatcmpl-hostile\",\"object\":\"chat.completion\","
+		    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"bad \x80\xbf "
+		    "\xc0\xaf \xed\xa0\x80 \xff\xfe text\"},\"finish_reason\":\"stop\"}],"
+		    "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4,\"total_tokens\":9}}";
+
+		return from_copy(body, sizeof body - 1);
+	}
+	if (mode == HOSTILE_NUL_BYTES) {
+		/* NUL bytes, which no C string or PostgreSQL text holds, beside bytes
+		 * that are not UTF-8, in the body and (but NUL) in a header; the header
+		 * also holds U+FDD0 U+F7FF, which is how aivet's PostgreSQL layer
+		 * escapes a stray 0xff, to be kept as it is. */
+		static const char body[] = "{\"id\":\"chatcmpl-hostile\",\"object\":\"chat.completion\","
+		    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"nul \0 "
+		    "and \xff\xfe \x80 \0\0 end\"},\"finish_reason\":\"stop\"}],"
+		    "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4,\"total_tokens\":9}}\0";
+
+		resp = from_copy(body, sizeof body - 1);
+		MHD_add_response_header(resp, "x-hostile-text", "bad \xff\xfe \xc0\xaf \x80 \xef\xb7\x90\xef\x9f\xbf bytes");
+		return resp;
+	}
+	{
+		/* For whoever reads the error on a terminal: OSC 52 (sets the clipboard),
+		 * CSI 2J (clears the screen) and U+202E (reorders the line), in the keys
+		 * and the type and code a client keeps as the error's shape, and in the
+		 * message it quotes. */
+		static const char body[] = "{\"error\":{\"message\":\"bad \\u001b]52;c;ZXZpbA==\\u0007"
+		    "request\\u001b[2J\\u202egpj.exe\",\"type\":\"\\u001b[2Jinvalid\","
+		    "\"code\":\"\\u001b]52;c;ZXZpbA==\\u0007\"},\"\\u001b[2Jhint\":\"x\"}";
+
+		*status = 400;
+		return from_copy(body, sizeof body - 1);
+	}
+}
+
+/* JSON nested deeper than a parser should follow, or a header larger than a
+ * client should hold. */
+static struct MHD_Response *
+too_big(int mode)
+{
+	struct MHD_Response *resp;
+	char *v;
+
+	if (mode == HOSTILE_DEEP_JSON) {
+		char *b = xmalloc(2 * DEEP);
+
+		memset(b, '[', DEEP);
+		memset(b + DEEP, ']', DEEP);
+		return from_owned(b, 2 * DEEP);
+	}
+	v = xmalloc(HUGE_HEADER + 1);
+	memset(v, 'a', HUGE_HEADER);
+	v[HUGE_HEADER] = '\0';
+	resp = from_copy(completion, sizeof completion - 1);
+	MHD_add_response_header(resp, "x-hostile-padding", v);
+	free(v);
+	return resp;
+}
+
+/* A Content-Length that lies, ten times the body or a third of it. A body of
+ * unknown size gets no Content-Length of MHD's own; the insanity flag lets
+ * this one, a lie, stand. */
+static struct MHD_Response *
+lying_length(int mode)
+{
+	struct MHD_Response *resp;
+	char len[32];
+	size_t real = sizeof completion - 1;
+
+	snprintf(len, sizeof len, "%zu", mode == HOSTILE_LENGTH_LONG ? real * 10 : real / 3);
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, whole_read, NULL, NULL);
+	MHD_set_response_options(resp, MHD_RF_INSANITY_HEADER_CONTENT_LENGTH | MHD_RF_HTTP_1_0_SERVER,
+	    MHD_RO_END);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_LENGTH, len);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	return resp;
+}
+
+/* A redirect: to this same URL again (a loop), or to another origin. */
+static struct MHD_Response *
+redirect(const struct sim_config *cfg, const char *host, const char *url, unsigned *status)
+{
+	struct MHD_Response *resp = from_copy("", 0);
+
+	if (cfg->hostile == HOSTILE_REDIRECT_LOOP) {
+		char *to = xasprintf("http://%s%s", host ? host : "127.0.0.1", url);
+
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, to);
+		free(to);
+		*status = 302;
+	} else {
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, cfg->redirect_to);
+		*status = 307;
+	}
+	return resp;
+}
+
 enum MHD_Result
 sim_hostile_respond(const struct sim_config *cfg, struct MHD_Connection *conn, const char *method,
     const char *url, unsigned long long n)
@@ -212,95 +318,27 @@ sim_hostile_respond(const struct sim_config *cfg, struct MHD_Connection *conn, c
 	case HOSTILE_SLOW_DRIP:
 		resp = MHD_create_response_from_callback(sizeof completion - 1, 1, drip_read, NULL, NULL);
 		break;
-	case HOSTILE_INVALID_UTF8: {
-		/* Lone continuation bytes, an overlong '/', a surrogate, 0xff: none is UTF-8. */
-		static const char body[] = "{\"id\":\"chatcmpl-hostile\",\"object\":\"chat.completion\","
-		    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"bad \x80\xbf "
-		    "\xc0\xaf \xed\xa0\x80 \xff\xfe text\"},\"finish_reason\":\"stop\"}],"
-		    "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4,\"total_tokens\":9}}";
-
-		resp = from_copy(body, sizeof body - 1);
+	case HOSTILE_INVALID_UTF8:
+	case HOSTILE_NUL_BYTES:
+	case HOSTILE_TERMINAL:
+		resp = bad_text(cfg->hostile, &status);
 		break;
-	}
-	case HOSTILE_NUL_BYTES: {
-		/* NUL bytes, which no C string or PostgreSQL text holds, beside bytes
-		 * that are not UTF-8, in the body and (but NUL) in a header; the header
-		 * also holds U+FDD0 U+F7FF, which is how aivet's PostgreSQL layer
-		 * escapes a stray 0xff, to be kept as it is. */
-		static const char body[] = "{\"id\":\"chatcmpl-hostile\",\"object\":\"chat.completion\","
-		    "\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":\"nul \0 "
-		    "and \xff\xfe \x80 \0\0 end\"},\"finish_reason\":\"stop\"}],"
-		    "\"usage\":{\"prompt_tokens\":5,\"completion_tokens\":4,\"total_tokens\":9}}\0";
-
-		resp = from_copy(body, sizeof body - 1);
-		MHD_add_response_header(resp, "x-hostile-text", "bad \xff\xfe \xc0\xaf \x80 \xef\xb7\x90\xef\x9f\xbf bytes");
+	case HOSTILE_DEEP_JSON:
+	case HOSTILE_HUGE_HEADER:
+		resp = too_big(cfg->hostile);
 		break;
-	}
-	case HOSTILE_TERMINAL: {
-		/* For whoever reads the error on a terminal: OSC 52 (sets the clipboard),
-		 * CSI 2J (clears the screen) and U+202E (reorders the line), in the keys
-		 * and the type and code a client keeps as the error's shape, and in the
-		 * message it quotes. */
-		static const char body[] = "{\"error\":{\"message\":\"bad \\u001b]52;c;ZXZpbA==\\u0007"
-		    "request\\u001b[2J\\u202egpj.exe\",\"type\":\"\\u001b[2Jinvalid\","
-		    "\"code\":\"\\u001b]52;c;ZXZpbA==\\u0007\"},\"\\u001b[2Jhint\":\"x\"}";
-
-		resp = from_copy(body, sizeof body - 1);
-		status = 400;
-		break;
-	}
-	case HOSTILE_DEEP_JSON: {
-		char *b = xmalloc(2 * DEEP);
-
-		memset(b, '[', DEEP);
-		memset(b + DEEP, ']', DEEP);
-		resp = from_owned(b, 2 * DEEP);
-		break;
-	}
-	case HOSTILE_HUGE_HEADER: {
-		char *v = xmalloc(HUGE_HEADER + 1);
-
-		memset(v, 'a', HUGE_HEADER);
-		v[HUGE_HEADER] = '\0';
-		resp = from_copy(completion, sizeof completion - 1);
-		MHD_add_response_header(resp, "x-hostile-padding", v);
-		free(v);
-		break;
-	}
-	case HOSTILE_REDIRECT_LOOP: {
-		char *to = xasprintf("http://%s%s", host ? host : "127.0.0.1", url);
-
-		resp = from_copy("", 0);
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, to);
-		free(to);
-		status = 302;
-		type = NULL;
-		break;
-	}
+	case HOSTILE_REDIRECT_LOOP:
 	case HOSTILE_REDIRECT_ORIGIN:
-		resp = from_copy("", 0);
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_LOCATION, cfg->redirect_to);
-		status = 307;
+		resp = redirect(cfg, host, url, &status);
 		type = NULL;
 		break;
 	case HOSTILE_EMPTY_200:
 		resp = from_copy("", 0);
 		break;
 	case HOSTILE_LENGTH_LONG:
-	case HOSTILE_LENGTH_SHORT: {
-		char len[32];
-		size_t real = sizeof completion - 1;
-
-		/* A body of unknown size gets no Content-Length of MHD's own; the
-		 * insanity flag lets this one, a lie, stand. */
-		snprintf(len, sizeof len, "%zu", cfg->hostile == HOSTILE_LENGTH_LONG ? real * 10 : real / 3);
-		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, whole_read, NULL, NULL);
-		MHD_set_response_options(resp, MHD_RF_INSANITY_HEADER_CONTENT_LENGTH | MHD_RF_HTTP_1_0_SERVER,
-		    MHD_RO_END);
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_LENGTH, len);
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONNECTION, "close");
+	case HOSTILE_LENGTH_SHORT:
+		resp = lying_length(cfg->hostile);
 		break;
-	}
 	case HOSTILE_NONE:
 	case HOSTILE_COUNT:
 		return MHD_NO;

@@ -548,6 +548,76 @@ cache_scope(const struct ctx *x)
 	return x->tenant;
 }
 
+/* The answer as a stream: its generation goes on in stream_read, as MHD asks
+ * for more; holder says which tenant's large request it ends (0: none). */
+static enum MHD_Result
+serve_stream(struct ctx *x, const struct sim_chat *c, const struct sim_gen *g,
+    const struct sim_result *r, int busy, int holder)
+{
+	struct stream *st = xcalloc(1, sizeof *st);
+	struct MHD_Response *resp;
+
+	st->srv = x->srv;
+	st->api = x->route->api;
+	st->gen = *g;
+	st->r = *r;
+	st->busy = busy;
+	st->holder = holder;
+	snprintf(st->model, sizeof st->model, "%s", c->model);
+	st->r.model = st->model;
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, st,
+	    stream_free);
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	return queue(x, 200, resp, "text/event-stream");
+}
+
+/* The answer whole, generated here; a large request's hold ends with it. */
+static enum MHD_Result
+serve_whole(struct ctx *x, const struct sim_chat *c, struct sim_gen *g, struct sim_result *r,
+    int large)
+{
+	struct sim_engine *e = &x->srv->eng;
+	struct buf text;
+	sim_tok t;
+	cJSON *body;
+
+	buf_init(&text);
+	while (sim_generate_step(e, g, &t)) {
+		char scratch[4];
+		size_t n;
+		const char *piece = tok_text(&e->tok, t, scratch, &n);
+
+		buf_add(&text, piece, n);
+	}
+	r->completion_tokens = g->emitted;
+	r->cut = sim_generate_cut(g);
+	sim_generate_end(e, g);
+	if (large)
+		neighbour_hold(x->srv, x->tenant_idx, -1);
+	r->model = c->model;
+	r->text = text.data ? text.data : "";
+	body = api_completion_body(x->route->api, r);
+	buf_free(&text);
+	return respond_generation(x, body);
+}
+
+/* A generation the engine would not start: shutting down, or the prompt
+ * refused as the admission fault in force says (error-200 with status 200). */
+static enum MHD_Result
+refuse_generation(struct ctx *x, const struct sim_gen *g, size_t prompt_tokens)
+{
+	struct sim_error err;
+
+	if (g->admit.kind == ADMIT_CLOSING)
+		sim_error_set(&err, 503, x->route->api == API_ANTHROPIC ? "api_error" : "server_error",
+		    NULL, NULL, "The server is shutting down.");
+	else
+		api_context_error(x->route->api, prompt_tokens, g->admit.limit, &err);
+	if (g->admit.kind == ADMIT_ERROR_200)
+		err.status = 200;
+	return respond_error(x, &err);
+}
+
 static enum MHD_Result
 serve_generation(struct ctx *x, struct sim_chat *c)
 {
@@ -558,12 +628,8 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	struct tokvec prompt = { 0 };
 	struct sim_result r;
 	struct sim_gen g;
-	struct sim_error err;
-	struct buf text;
 	int busy, large;
 	unsigned long victims;
-	sim_tok t;
-	cJSON *body;
 
 	tok_encode(&e->tok, c->prompt.data ? c->prompt.data : "", c->prompt.len, &prompt);
 	x->prompt_tokens = (long long)prompt.n;
@@ -595,17 +661,12 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	 * so it does not wait for the pages the large request holds. */
 	if (sim_generate_start(e, cache_scope(x), &prompt, c->max_tokens,
 	    busy ? 1 : c->max_tokens, &g) != 0) {
+		size_t n = prompt.n;
+
 		if (large)
 			neighbour_hold(x->srv, x->tenant_idx, -1);
-		if (g.admit.kind == ADMIT_CLOSING)
-			sim_error_set(&err, 503, x->route->api == API_ANTHROPIC ? "api_error" : "server_error",
-			    NULL, NULL, "The server is shutting down.");
-		else
-			api_context_error(x->route->api, prompt.n, g.admit.limit, &err);
-		if (g.admit.kind == ADMIT_ERROR_200)
-			err.status = 200;
 		tokvec_free(&prompt);
-		return respond_error(x, &err);
+		return refuse_generation(x, &g, n);
 	}
 	tokvec_free(&prompt);
 	if (large) {
@@ -619,41 +680,9 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 		neighbour_wait(x->srv, victims);
 	}
 	result_init(x, &r, c, &g);
-	if (streaming) {
-		struct stream *st = xcalloc(1, sizeof *st);
-		struct MHD_Response *resp;
-
-		st->srv = x->srv;
-		st->api = x->route->api;
-		st->gen = g;
-		st->r = r;
-		st->busy = busy;
-		st->holder = large ? x->tenant_idx + 1 : 0;
-		snprintf(st->model, sizeof st->model, "%s", c->model);
-		st->r.model = st->model;
-		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, stream_read, st,
-		    stream_free);
-		MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-		return queue(x, 200, resp, "text/event-stream");
-	}
-	buf_init(&text);
-	while (sim_generate_step(e, &g, &t)) {
-		char scratch[4];
-		size_t n;
-		const char *piece = tok_text(&e->tok, t, scratch, &n);
-
-		buf_add(&text, piece, n);
-	}
-	r.completion_tokens = g.emitted;
-	r.cut = sim_generate_cut(&g);
-	sim_generate_end(e, &g);
-	if (large)
-		neighbour_hold(x->srv, x->tenant_idx, -1);
-	r.model = c->model;
-	r.text = text.data ? text.data : "";
-	body = api_completion_body(x->route->api, &r);
-	buf_free(&text);
-	return respond_generation(x, body);
+	if (streaming)
+		return serve_stream(x, c, &g, &r, busy, large ? x->tenant_idx + 1 : 0);
+	return serve_whole(x, c, &g, &r, large);
 }
 
 static enum MHD_Result

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +254,14 @@ config_check(struct sim_config *cfg, const struct buf *revoked, const struct buf
 	return 0;
 }
 
+/* A text option: the last one given counts. */
+static void
+set_text(char **field, const char *arg)
+{
+	free(*field);
+	*field = xstrdup(arg);
+}
+
 /* The engine's status options: what GET /get_server_info reports and asks for. */
 static int
 engine_opt(int c, const char *arg, struct sim_config *cfg, struct aerr *err)
@@ -263,8 +272,7 @@ engine_opt(int c, const char *arg, struct sim_config *cfg, struct aerr *err)
 	if (c == O_ENGINE_MODE && strcmp(arg, "null") != 0 && strcmp(arg, "prefill") != 0 &&
 	    strcmp(arg, "decode") != 0)
 		return aerr_set(err, AV_USAGE, "--engine-mode: '%s' is not null, prefill or decode", arg);
-	free(*field);
-	*field = xstrdup(arg);
+	set_text(field, arg);
 	return 0;
 }
 
@@ -300,135 +308,113 @@ word_opt(int c, const char *arg, struct sim_config *cfg, struct aerr *err)
 	return 0;
 }
 
+/* The options that take a whole number: their bounds, and the field each sets. */
+#define BIG (INT64_C(1) << 40)
+static const struct int_opt {
+	int opt;
+	const char *name;
+	int64_t lo, hi;
+	size_t field;             /* offsetof an int64_t in struct sim_config */
+} int_opts[] = {
+	{ O_PORT, "--port", 0, 65535, offsetof(struct sim_config, port) },
+	{ O_CONTEXT, "--context", 1, BIG, offsetof(struct sim_config, context) },
+	{ O_POOL, "--pool", 1, BIG, offsetof(struct sim_config, pool_tokens) },
+	{ O_PAGE, "--page-size", 1, 1 << 20, offsetof(struct sim_config, page_size) },
+	{ O_FAIL_AFTER, "--fail-after", 0, BIG, offsetof(struct sim_config, fail_after) },
+	{ O_TPM, "--tpm-limit", 1, BIG, offsetof(struct sim_config, tpm_limit) },
+	{ O_HOLD, "--neighbour-hold-ms", 0, 3600000, offsetof(struct sim_config, neighbour_hold_ms) },
+	{ O_FLEET, "--fleet", 1, 64, offsetof(struct sim_config, fleet) },
+	{ O_VICTIMS, "--neighbour-victims", 1, 1000, offsetof(struct sim_config, neighbour_victims) },
+	{ O_PREFILL, "--prefill-us-per-token", 0, 10000000, offsetof(struct sim_config, prefill_us) },
+	{ O_DECODE, "--decode-us-per-token", 0, 10000000, offsetof(struct sim_config, decode_us) },
+	{ O_MAXBODY, "--max-body", 1, BIG, offsetof(struct sim_config, max_body) },
+	{ O_SEED, "--seed", 0, INT64_MAX, offsetof(struct sim_config, seed) },
+	{ O_RLCOUNT, "--rate-limit-count", 0, BIG, offsetof(struct sim_config, rate_limit_count) },
+	{ O_HUGE, "--huge-bytes", 1, BIG, offsetof(struct sim_config, huge_bytes) },
+};
+
+/* --tls-cert and --tls-key: the PEM file's content, read now. */
+static int
+tls_opt(int c, const char *arg, struct sim_config *cfg, struct aerr *err)
+{
+	struct buf pem;
+
+	if (read_file(arg, 1 << 20, &pem, err) != 0)
+		return aerr_prefix(err, "%s", c == O_TLS_CERT ? "--tls-cert" : "--tls-key");
+	free(c == O_TLS_CERT ? cfg->tls_cert : cfg->tls_key);
+	*(c == O_TLS_CERT ? &cfg->tls_cert : &cfg->tls_key) = buf_steal(&pem);
+	return 0;
+}
+
+/* One option that is not a whole number (getopt's c and optarg). */
+static int
+other_opt(int c, char **argv, struct sim_config *cfg, struct buf *revoked, struct buf *failing,
+    struct aerr *err)
+{
+	switch (c) {
+	case O_HOST: set_text(&cfg->host, optarg); return 0;
+	case O_MODEL: set_text(&cfg->model, optarg); return 0;
+	case O_REDIRECT: set_text(&cfg->redirect_to, optarg); return 0;
+	case O_NOCOUNT: cfg->no_count = 1; return 0;
+	case O_LOG_TIMING: cfg->log_timing = 1; return 0;
+	case O_NEWEST: cfg->prefix_newest = 1; return 0;
+	case O_TENANTS:
+		return parse_tenants(optarg, cfg, err);
+	case O_FAULT:
+		return sim_faults_parse(optarg, &cfg->faults, err);
+	case O_REVOKED:
+		/* Labels are checked once --tenants, wherever it stands, is read. */
+		buf_printf(revoked, "%s%s", revoked->len ? "," : "", optarg);
+		return 0;
+	case O_FAILING:
+		buf_printf(failing, "%s%s", failing->len ? "," : "", optarg);
+		return 0;
+	case O_TOKENIZER:
+	case O_BEHAVIOUR:
+	case O_PREFIX:
+		return word_opt(c, optarg, cfg, err);
+	case O_ENGINE_VERSION:
+	case O_ENGINE_MODE:
+	case O_ENGINE_KEY:
+		return engine_opt(c, optarg, cfg, err);
+	case O_HOSTILE:
+		if (sim_hostile_parse(optarg, &cfg->hostile) != 0)
+			return aerr_set(err, AV_USAGE, "--hostile: unknown mode '%s' (see aivet-sim --help)",
+			    optarg);
+		return 0;
+	case O_TLS_CERT:
+	case O_TLS_KEY:
+		return tls_opt(c, optarg, cfg, err);
+	case O_HELP:
+		print_help();
+		exit(0);
+	case O_VERSION:
+		printf("aivet-sim %s\n", PACKAGE_VERSION);
+		exit(0);
+	case ':':
+		return aerr_set(err, AV_USAGE, "%s needs a value\n%s", argv[optind - 1], usage);
+	default:
+		return aerr_set(err, AV_USAGE, "unknown option '%s'\n%s", argv[optind - 1], usage);
+	}
+}
+
 static int
 parse_args(int argc, char **argv, struct sim_config *cfg, struct buf *revoked, struct buf *failing,
     struct aerr *err)
 {
-	const int64_t big = INT64_C(1) << 40;
 	int c, rc = 0;
 
 	opterr = 0;
 	while (rc == 0 && (c = getopt_long(argc, argv, "", sim_opts, NULL)) != -1) {
-		switch (c) {
-		case O_HOST:
-			free(cfg->host);
-			cfg->host = xstrdup(optarg);
-			break;
-		case O_PORT:
-			rc = parse_int_opt("--port", optarg, 0, 65535, &cfg->port, err);
-			break;
-		case O_CONTEXT:
-			rc = parse_int_opt("--context", optarg, 1, big, &cfg->context, err);
-			break;
-		case O_POOL:
-			rc = parse_int_opt("--pool", optarg, 1, big, &cfg->pool_tokens, err);
-			break;
-		case O_PAGE:
-			rc = parse_int_opt("--page-size", optarg, 1, 1 << 20, &cfg->page_size, err);
-			break;
-		case O_TENANTS:
-			rc = parse_tenants(optarg, cfg, err);
-			break;
-		case O_FAULT:
-			rc = sim_faults_parse(optarg, &cfg->faults, err);
-			break;
-		case O_REVOKED:
-			/* Labels are checked once --tenants, wherever it stands, is read. */
-			buf_printf(revoked, "%s%s", revoked->len ? "," : "", optarg);
-			break;
-		case O_FAILING:
-			buf_printf(failing, "%s%s", failing->len ? "," : "", optarg);
-			break;
-		case O_FAIL_AFTER:
-			rc = parse_int_opt("--fail-after", optarg, 0, big, &cfg->fail_after, err);
-			break;
-		case O_TPM:
-			rc = parse_int_opt("--tpm-limit", optarg, 1, big, &cfg->tpm_limit, err);
-			break;
-		case O_NOCOUNT:
-			cfg->no_count = 1;
-			break;
-		case O_TOKENIZER:
-		case O_BEHAVIOUR:
-		case O_PREFIX:
-			rc = word_opt(c, optarg, cfg, err);
-			break;
-		case O_ENGINE_VERSION:
-		case O_ENGINE_MODE:
-		case O_ENGINE_KEY:
-			rc = engine_opt(c, optarg, cfg, err);
-			break;
-		case O_HOLD:
-			rc = parse_int_opt("--neighbour-hold-ms", optarg, 0, 3600000, &cfg->neighbour_hold_ms, err);
-			break;
-		case O_LOG_TIMING:
-			cfg->log_timing = 1;
-			break;
-		case O_NEWEST:
-			cfg->prefix_newest = 1;
-			break;
-		case O_FLEET:
-			rc = parse_int_opt("--fleet", optarg, 1, 64, &cfg->fleet, err);
-			break;
-		case O_VICTIMS:
-			rc = parse_int_opt("--neighbour-victims", optarg, 1, 1000, &cfg->neighbour_victims, err);
-			break;
-		case O_PREFILL:
-			rc = parse_int_opt("--prefill-us-per-token", optarg, 0, 10000000, &cfg->prefill_us, err);
-			break;
-		case O_DECODE:
-			rc = parse_int_opt("--decode-us-per-token", optarg, 0, 10000000, &cfg->decode_us, err);
-			break;
-		case O_MAXBODY:
-			rc = parse_int_opt("--max-body", optarg, 1, big, &cfg->max_body, err);
-			break;
-		case O_SEED:
-			rc = parse_int_opt("--seed", optarg, 0, INT64_MAX, &cfg->seed, err);
-			break;
-		case O_MODEL:
-			free(cfg->model);
-			cfg->model = xstrdup(optarg);
-			break;
-		case O_RLCOUNT:
-			rc = parse_int_opt("--rate-limit-count", optarg, 0, big, &cfg->rate_limit_count, err);
-			break;
-		case O_REDIRECT:
-			free(cfg->redirect_to);
-			cfg->redirect_to = xstrdup(optarg);
-			break;
-		case O_HUGE:
-			rc = parse_int_opt("--huge-bytes", optarg, 1, big, &cfg->huge_bytes, err);
-			break;
-		case O_HOSTILE:
-			if (sim_hostile_parse(optarg, &cfg->hostile) != 0)
-				rc = aerr_set(err, AV_USAGE, "--hostile: unknown mode '%s' (see aivet-sim --help)",
-				    optarg);
-			break;
-		case O_TLS_CERT:
-		case O_TLS_KEY: {
-			struct buf pem;
+		size_t i = 0, n = sizeof int_opts / sizeof int_opts[0];
 
-			if (read_file(optarg, 1 << 20, &pem, err) != 0) {
-				rc = aerr_prefix(err, "%s", c == O_TLS_CERT ? "--tls-cert" : "--tls-key");
-				break;
-			}
-			free(c == O_TLS_CERT ? cfg->tls_cert : cfg->tls_key);
-			*(c == O_TLS_CERT ? &cfg->tls_cert : &cfg->tls_key) = buf_steal(&pem);
-			break;
-		}
-		case O_HELP:
-			print_help();
-			exit(0);
-		case O_VERSION:
-			printf("aivet-sim %s\n", PACKAGE_VERSION);
-			exit(0);
-		case ':':
-			rc = aerr_set(err, AV_USAGE, "%s needs a value\n%s", argv[optind - 1], usage);
-			break;
-		default:
-			rc = aerr_set(err, AV_USAGE, "unknown option '%s'\n%s", argv[optind - 1], usage);
-			break;
-		}
+		while (i < n && int_opts[i].opt != c)
+			i++;
+		if (i < n)
+			rc = parse_int_opt(int_opts[i].name, optarg, int_opts[i].lo, int_opts[i].hi,
+			    (int64_t *)((char *)cfg + int_opts[i].field), err);
+		else
+			rc = other_opt(c, argv, cfg, revoked, failing, err);
 	}
 	if (rc != 0)
 		return rc;

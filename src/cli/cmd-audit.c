@@ -248,6 +248,70 @@ checkpoint_tsa(const char *opt, char url[1024], struct aerr *err)
 	return rc;
 }
 
+/* The checkpoint's JSON: the chain's position and head, when, and by which key. */
+static char *
+checkpoint_json(const struct audit_status *st, char *at, char *keyid, char *pubkey)
+{
+	struct audit_checkpoint cp = { .entries = st->entries, .at = at, .signer_key_id = keyid,
+	    .signer_public_key = pubkey };
+	cJSON *o;
+	char *text;
+
+	memcpy(cp.head, st->head, sizeof cp.head);
+	o = audit_checkpoint_to_json(&cp);
+	text = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (text == NULL)
+		die("out of memory");
+	return text;
+}
+
+/* The checkpoint written to out, its signature to sigpath and, with a TSA,
+ * its token; nothing is left behind when a step fails. */
+static int
+checkpoint_write(const struct minisign_sec *sec, const char *out, const char *sigpath,
+    const char *text, const struct audit_status *st, const char *at, const char *tsa_url,
+    struct tsa_status *ts, struct aerr *err)
+{
+	/* The trusted comment repeats the position and head: minisign -V prints them, signed. */
+	char *tc = xasprintf("aivet-audit-checkpoint\taudit_entries:%lld\taudit_head:%s\tat:%s",
+	    (long long)st->entries, st->head, at);
+	struct buf t, sig;
+	int rc;
+
+	buf_init(&sig);
+	buf_init(&t);
+	buf_printf(&t, "%s\n", text);
+	rc = write_file_atomic(out, t.data, t.len, 0644, err);
+	buf_free(&t);
+	if (rc == 0 && (rc = minisign_sign_file(sec, out, tc, &sig, err)) == 0)
+		rc = write_file_atomic(sigpath, sig.data, sig.len, 0644, err);
+	/* The token over the checkpoint as signed; a TSA that fails leaves nothing behind. */
+	if (rc == 0 && tsa_url[0] != '\0' && (rc = tsa_stamp(tsa_url, out, out, ts, err)) != 0)
+		unlink(sigpath);
+	if (rc != 0)
+		unlink(out);
+	buf_free(&sig);
+	free(tc);
+	return rc;
+}
+
+static void
+checkpoint_print(const char *out, const char *sigpath, const struct audit_status *st,
+    const char *keyid, const char *pubkey, const struct tsa_status *ts)
+{
+	struct buf w;
+
+	term_printf(stdout, "audit checkpoint written to %s (signature %s)\n  entries      %lld\n  head         %s\n"
+	    "  signed by    key id %s, public key %s\n", out, sigpath, (long long)st->entries, st->head,
+	    keyid, pubkey);
+	buf_init(&w);
+	tsa_status_words(ts, &w);
+	if (ts->requested)
+		printf("  time-stamp   %s, token %s%s\n", w.data, out, TSA_TOKEN_SUFFIX);
+	buf_free(&w);
+}
+
 static int
 audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -258,10 +322,9 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	char tsa_url[sizeof ts.url];
 	struct minisign_pub pub;
 	struct audit_status st;
-	struct buf line, sig;
-	char at[32], keyid[MINISIGN_KEYID_LEN + 1], *text = NULL, *tc = NULL, *sigpath = NULL;
+	struct buf line;
+	char at[32], keyid[MINISIGN_KEYID_LEN + 1], *text, *sigpath;
 	struct db *db;
-	cJSON *o;
 	int c, rc;
 
 	opt_begin(&p, av, argc, argv);
@@ -304,53 +367,13 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	buf_init(&line);
 	minisign_pubkey_base64(&pub, &line);
 	now_iso(at);
-	{
-		struct audit_checkpoint cp = { .entries = st.entries, .at = at, .signer_key_id = keyid,
-		    .signer_public_key = line.data };
-
-		memcpy(cp.head, st.head, sizeof cp.head);
-		o = audit_checkpoint_to_json(&cp);
-	}
-	text = cJSON_Print(o);
-	cJSON_Delete(o);
-	if (text == NULL)
-		die("out of memory");
-	/* The trusted comment repeats the position and head: minisign -V prints them, signed. */
-	tc = xasprintf("aivet-audit-checkpoint\taudit_entries:%lld\taudit_head:%s\tat:%s",
-	    (long long)st.entries, st.head, at);
-	buf_init(&sig);
-	{
-		struct buf t;
-
-		buf_init(&t);
-		buf_printf(&t, "%s\n", text);
-		rc = write_file_atomic(out, t.data, t.len, 0644, err);
-		buf_free(&t);
-	}
-	if (rc == 0 && (rc = minisign_sign_file(sec, out, tc, &sig, err)) == 0)
-		rc = write_file_atomic(sigpath, sig.data, sig.len, 0644, err);
-	/* The token over the checkpoint as signed; a TSA that fails leaves nothing behind. */
-	if (rc == 0 && tsa_url[0] != '\0' && (rc = tsa_stamp(tsa_url, out, out, &ts, err)) != 0)
-		unlink(sigpath);
-	if (rc != 0) {
-		unlink(out);
-	} else {
-		struct buf w;
-
-		term_printf(stdout, "audit checkpoint written to %s (signature %s)\n  entries      %lld\n  head         %s\n"
-		    "  signed by    key id %s, public key %s\n", out, sigpath, (long long)st.entries, st.head,
-		    keyid, line.data);
-		buf_init(&w);
-		tsa_status_words(&ts, &w);
-		if (ts.requested)
-			printf("  time-stamp   %s, token %s%s\n", w.data, out, TSA_TOKEN_SUFFIX);
-		buf_free(&w);
-	}
+	text = checkpoint_json(&st, at, keyid, line.data);
+	rc = checkpoint_write(sec, out, sigpath, text, &st, at, tsa_url, &ts, err);
+	if (rc == 0)
+		checkpoint_print(out, sigpath, &st, keyid, line.data, &ts);
 	minisign_sec_free(sec);
-	buf_free(&sig);
 	buf_free(&line);
 	free(text);
-	free(tc);
 	free(sigpath);
 	return rc;
 }

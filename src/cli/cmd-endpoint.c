@@ -86,108 +86,120 @@ static const struct opt edit_opts[] = {
 	{ NULL, 0, NULL, NULL, 0 }
 };
 
+/* --api: one of the APIs aivet speaks. */
+static int
+api_opt(struct endpoint_input *in, const char *a, struct aerr *err)
+{
+	int ok = 0;
+
+	for (int i = 0; endpoint_apis[i]; i++)
+		ok |= strcmp(endpoint_apis[i], a) == 0;
+	if (!ok)
+		return aerr_set(err, AV_USAGE, "--api: '%s' is not one of openai, anthropic, "
+		    "azure-openai, gemini, bedrock, cloudflare", a);
+	in->api = a, in->set_api = 1;
+	return 0;
+}
+
+/* --option KEY=VALUE: the last value given for a key counts. */
+static int
+option_opt(struct endpoint_input *in, const char *a, struct aerr *err)
+{
+	const char *eq = strchr(a, '=');
+	char *k;
+
+	if (eq == NULL || eq == a)
+		return aerr_set(err, AV_USAGE, "--option must be KEY=VALUE");
+	if (in->options == NULL)
+		in->options = cJSON_CreateObject();
+	k = strndup(a, (size_t)(eq - a));
+	cJSON_DeleteItemFromObject(in->options, k);
+	cJSON_AddStringToObject(in->options, k, eq + 1);
+	free(k);
+	return 0;
+}
+
+/* One option (c, with its value a) into the fields, checked as it is read. */
+static int
+endpoint_opt(int c, const char *a, struct endpoint_fields *f, struct aerr *err)
+{
+	switch (c) {
+	case O_NAME:
+		f->in.name = a, f->in.set_name = 1;
+		return 0;
+	case O_API:
+		return api_opt(&f->in, a, err);
+	case O_URL:
+		f->in.url = a, f->in.set_url = 1;
+		return 0;
+	case O_MODEL:
+		if (*a == '\0')
+			return aerr_set(err, AV_USAGE, "--model must not be empty");
+		f->in.model = a, f->in.set_model = 1;
+		return 0;
+	case O_CONTEXT:
+		if (parse_int_opt("--context", a, 1, INT64_C(1) << 40, &f->in.context, err) != 0)
+			return err->code;
+		f->in.set_context = 1;
+		return 0;
+	case O_CRED:
+		return endpoint_input_credential(&f->in, a, err) != 0 ? err->code : 0;
+	case O_CREDORG:
+		return endpoint_input_credential_org(&f->in, a, err) != 0 ? err->code : 0;
+	case O_RMCRED:
+		if (f->in.nremove == ENDPOINT_MAX_CREDS)
+			return aerr_set(err, AV_USAGE, "--remove-credential: too many");
+		f->in.remove[f->in.nremove++] = a;
+		return 0;
+	case O_INSECURE:
+	case O_SECURE:
+		f->in.insecure = c == O_INSECURE, f->in.set_insecure = 1;
+		return 0;
+	case O_PIN:
+		if (endpoint_price_parse("--price-in", a, &f->in.price_in, err) != 0)
+			return err->code;
+		f->in.set_price_in = 1;
+		return 0;
+	case O_POUT:
+		if (endpoint_price_parse("--price-out", a, &f->in.price_out, err) != 0)
+			return err->code;
+		f->in.set_price_out = 1;
+		return 0;
+	case O_OPTION:
+		return option_opt(&f->in, a, err);
+	case O_ENGINE:
+		if (endpoint_engine_check(a, err) != 0)
+			return err->code;
+		f->in.engine = a, f->in.set_engine = 1;
+		return 0;
+	case O_ENGINE_URL:
+		return endpoint_input_engine_url(&f->in, a, err) != 0 ? err->code : 0;
+	case O_ENGINE_CRED:
+		if (credref_check(a, err) != 0)
+			return aerr_prefix(err, "--engine-credential");
+		f->in.engine_cred = a, f->in.set_engine_cred = 1;
+		return 0;
+	case O_RMENGINE:
+		f->in.remove_engine = 1;
+		return 0;
+	case O_JSON:
+		f->json = 1;
+		return 0;
+	case O_ALL:
+		f->all = 1;
+		return 0;
+	}
+	return 0;
+}
+
 static int
 parse_endpoint_opts(struct opt_parser *p, struct endpoint_fields *f, struct aerr *err)
 {
-	const char *a;
-	int c;
+	int c, rc;
 
-	while ((c = opt_next(p, err)) > 0) {
-		a = p->arg;
-		switch (c) {
-		case O_NAME:
-			f->in.name = a, f->in.set_name = 1;
-			break;
-		case O_API: {
-			int ok = 0;
-
-			for (int i = 0; endpoint_apis[i]; i++)
-				ok |= strcmp(endpoint_apis[i], a) == 0;
-			if (!ok)
-				return aerr_set(err, AV_USAGE, "--api: '%s' is not one of openai, anthropic, "
-				    "azure-openai, gemini, bedrock, cloudflare", a);
-			f->in.api = a, f->in.set_api = 1;
-			break;
-		}
-		case O_URL:
-			f->in.url = a, f->in.set_url = 1;
-			break;
-		case O_MODEL:
-			if (*a == '\0')
-				return aerr_set(err, AV_USAGE, "--model must not be empty");
-			f->in.model = a, f->in.set_model = 1;
-			break;
-		case O_CONTEXT:
-			if (parse_int_opt("--context", a, 1, INT64_C(1) << 40, &f->in.context, err) != 0)
-				return err->code;
-			f->in.set_context = 1;
-			break;
-		case O_CRED:
-			if (endpoint_input_credential(&f->in, a, err) != 0)
-				return err->code;
-			break;
-		case O_CREDORG:
-			if (endpoint_input_credential_org(&f->in, a, err) != 0)
-				return err->code;
-			break;
-		case O_RMCRED:
-			if (f->in.nremove == ENDPOINT_MAX_CREDS)
-				return aerr_set(err, AV_USAGE, "--remove-credential: too many");
-			f->in.remove[f->in.nremove++] = a;
-			break;
-		case O_INSECURE:
-		case O_SECURE:
-			f->in.insecure = c == O_INSECURE, f->in.set_insecure = 1;
-			break;
-		case O_PIN:
-			if (endpoint_price_parse("--price-in", a, &f->in.price_in, err) != 0)
-				return err->code;
-			f->in.set_price_in = 1;
-			break;
-		case O_POUT:
-			if (endpoint_price_parse("--price-out", a, &f->in.price_out, err) != 0)
-				return err->code;
-			f->in.set_price_out = 1;
-			break;
-		case O_OPTION: {
-			const char *eq = strchr(a, '=');
-			char *k;
-
-			if (eq == NULL || eq == a)
-				return aerr_set(err, AV_USAGE, "--option must be KEY=VALUE");
-			if (f->in.options == NULL)
-				f->in.options = cJSON_CreateObject();
-			k = strndup(a, (size_t)(eq - a));
-			cJSON_DeleteItemFromObject(f->in.options, k);
-			cJSON_AddStringToObject(f->in.options, k, eq + 1);
-			free(k);
-			break;
-		}
-		case O_ENGINE:
-			if (endpoint_engine_check(a, err) != 0)
-				return err->code;
-			f->in.engine = a, f->in.set_engine = 1;
-			break;
-		case O_ENGINE_URL:
-			if (endpoint_input_engine_url(&f->in, a, err) != 0)
-				return err->code;
-			break;
-		case O_ENGINE_CRED:
-			if (credref_check(a, err) != 0)
-				return aerr_prefix(err, "--engine-credential");
-			f->in.engine_cred = a, f->in.set_engine_cred = 1;
-			break;
-		case O_RMENGINE:
-			f->in.remove_engine = 1;
-			break;
-		case O_JSON:
-			f->json = 1;
-			break;
-		case O_ALL:
-			f->all = 1;
-			break;
-		}
-	}
+	while ((c = opt_next(p, err)) > 0)
+		if ((rc = endpoint_opt(c, p->arg, f, err)) != 0)
+			return rc;
 	return c < 0 ? err->code : 0;
 }
 

@@ -239,20 +239,16 @@ detail_rows(const struct assessment *a, int rows)
 	return detail > DETAIL_ROWS ? detail : DETAIL_ROWS;
 }
 
+/* The round's summary line and the two column titles (the search's place among
+ * its matches while one is set). */
 static void
-assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
+draw_header(struct assess_state *s, WINDOW *w, int cols, int left)
 {
-	struct assess_state *s = v->state;
 	struct assessment *a = s->a;
 	struct assessment_score sc;
-	const struct q_section *sec = cur_section(s);
-	int left = cols / 3 > 34 ? 34 : cols / 3, detail = detail_rows(a, rows);
-	int list_rows = rows - 3 - detail, any_claim = 0;
 	char line[1200];
 
 	assessment_score(a, s->claims, &sc);
-	for (int qi = 0; qi < a->q->nquestions && !any_claim; qi++)
-		any_claim = assessment_claim_status(s->claims, a->q->questions[qi].id) != NULL;
 	/* What the round says first, so a narrow terminal cuts only the names after it. */
 	snprintf(line, sizeof line, "%s (score %.1f)  %s  %d/%d answered  %d required open  "
 	    "%s  %s@%lld  round %lld", rating_name(sc.rating), sc.risk_score, a->status, sc.answered,
@@ -273,8 +269,15 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		tui_put(w, 1, left + 1, cols - left - 2, "QUESTIONS");
 	}
 	wattroff(w, A_DIM);
-	if (list_rows < 1)
-		return;
+}
+
+/* The sections, each with its answered/asked count and ! while a required one is open. */
+static void
+draw_sections(const struct assess_state *s, WINDOW *w, int left, int list_rows)
+{
+	const struct assessment *a = s->a;
+	char line[1200];
+
 	for (int i = 0; i < a->q->nsections && i < list_rows; i++) {
 		const struct q_section *x = &a->q->sections[i];
 		int asked = 0, answered = 0, open = 0, attr;
@@ -291,6 +294,42 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		tui_put(w, 2 + i, 1, left - 1, line);
 		wattroff(w, attr);
 	}
+}
+
+/* One question's row: its mark, id, answer and the claim's status (cs, or NULL).
+ * The risk and the claim's status are never cut: the id's column narrows and the
+ * answer is cut to leave them room; any_claim gives every row room for
+ * "  contradicted" wherever a claim is judged, so that the rows line up. */
+static void
+question_row(const struct assessment *a, int qi, const char *sym, const char *val,
+    const char *cs, int width, int any_claim, char *line, size_t size)
+{
+	const char *shown = a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)";
+	int cw = any_claim ? 14 : 0;
+	int idw = width - 9 - cw - 11 < 30 ? width - 9 - cw - 11 : 30;
+	int vw;
+
+	if (idw < 12)
+		idw = 12;
+	vw = width - 9 - idw - 1 - cw;
+	if (vw < 0)
+		vw = 0;
+	snprintf(line, size, "%-8s %-*.*s %.*s%s%s", sym, idw, idw, a->q->questions[qi].id,
+	    cw ? vw : (int)strlen(shown), shown, cs ? "  " : "", cs ? cs : "");
+}
+
+/* The selected section's questions, scrolled to keep the selected one shown. */
+static void
+draw_questions(struct assess_state *s, struct tui *t, WINDOW *w, int cols, int left,
+    int list_rows)
+{
+	const struct assessment *a = s->a;
+	const struct q_section *sec = cur_section(s);
+	int any_claim = 0;
+	char line[1200];
+
+	for (int qi = 0; qi < a->q->nquestions && !any_claim; qi++)
+		any_claim = assessment_claim_status(s->claims, a->q->questions[qi].id) != NULL;
 	mvwvline(w, 1, left, ACS_VLINE, list_rows + 1);
 	if (s->q < s->qtop)
 		s->qtop = s->q;
@@ -304,24 +343,7 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		/* The claim's status in assess show's words (the one function both call). */
 		const char *cs = assessment_claim_status(s->claims, a->q->questions[qi].id);
 
-		{
-			/* The risk and the claim's status are never cut: the id's column narrows
-			 * and the answer is cut to leave them room. */
-			const char *shown = a->answers[qi].value ? val : a->asked[qi] ? "" : "(not asked)";
-			/* One layout for every row: room for "  contradicted" wherever a claim is judged. */
-			int width = cols - left - 3, cw = any_claim ? 14 : 0;
-			int idw = width - 9 - cw - 11 < 30 ? width - 9 - cw - 11 : 30;
-			int vw;
-
-			if (idw < 12)
-				idw = 12;
-			vw = width - 9 - idw - 1 - cw;
-			if (vw < 0)
-				vw = 0;
-			snprintf(line, sizeof line, "%-8s %-*.*s %.*s%s%s", sym, idw, idw,
-			    a->q->questions[qi].id, cw ? vw : (int)strlen(shown), shown, cs ? "  " : "",
-			    cs ? cs : "");
-		}
+		question_row(a, qi, sym, val, cs, cols - left - 3, any_claim, line, sizeof line);
 		free(val);
 		if (cs != NULL && strcmp(cs, "contradicted") == 0)
 			mark = TUI_MARK_BAD;
@@ -331,59 +353,88 @@ assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 		tui_put(w, 2 + i, left + 2, cols - left - 3, line);
 		wattroff(w, attr);
 	}
-	/* The selected question in full. */
-	{
-		int qi = cur_question(s), y = rows - detail, mark;
-		const struct q_question *qq = &a->q->questions[qi];
-		char *allowed = question_allowed(qq);
-		const char *sym = question_mark(a, s->claims, qi, &mark);
+}
 
-		mvwhline(w, y - 1, 0, ACS_HLINE, cols);
-		snprintf(line, sizeof line, "%s%s: %s", qq->id, qq->required ? " (required)" : "", qq->text);
-		y += draw_wrapped(w, y, 1, cols - 2, detail > DETAIL_ROWS ? 4 : 2, line);
-		snprintf(line, sizeof line, "Answer: %s   [%s]", allowed, sym);
-		tui_put(w, y++, 1, cols - 2, line);
-		{
-			const char *cs = assessment_claim_status(s->claims, qq->id);
-			int mk = cs == NULL ? TUI_MARK_NONE : strcmp(cs, "contradicted") == 0 ? TUI_MARK_BAD :
-			    strcmp(cs, "confirmed") == 0 ? TUI_MARK_GOOD : TUI_MARK_NONE;
-			struct buf b;
+/* What the evidence says of the question's answer, coloured by the claim's status;
+ * returns the rows drawn. */
+static int
+draw_claim(const struct assess_state *s, struct tui *t, WINDOW *w, int y, int cols, int maxlines,
+    const struct q_question *qq)
+{
+	const char *cs = assessment_claim_status(s->claims, qq->id);
+	int mk = cs == NULL ? TUI_MARK_NONE : strcmp(cs, "contradicted") == 0 ? TUI_MARK_BAD :
+	    strcmp(cs, "confirmed") == 0 ? TUI_MARK_GOOD : TUI_MARK_NONE;
+	struct buf b;
+	int drawn = 0;
 
-			buf_init(&b);
-			assessment_claim_text(s->claims, qq->id, &b);
-			if (b.len > 0) {
-				wattron(w, tui_attr(t, mk));
-				y += draw_wrapped(w, y, 1, cols - 2, detail > DETAIL_ROWS ? 3 : 1, b.data);
-				wattroff(w, tui_attr(t, mk));
-			}
-			buf_free(&b);
-		}
-		if (a->answers[qi].note != NULL) {
-			snprintf(line, sizeof line, "Note: %s", a->answers[qi].note);
-			tui_put(w, y++, 1, cols - 2, line);
-		}
-		if (a->answers[qi].nfiles > 0) {
-			struct buf b;
-
-			buf_init(&b);
-			for (int k = 0; k < a->answers[qi].nfiles; k++)
-				buf_printf(&b, "%s%s (%lld bytes, sha256 %.12s)", k ? ", " : "Evidence: ",
-				    a->answers[qi].files[k].name, (long long)a->answers[qi].files[k].size,
-				    a->answers[qi].files[k].sha256);
-			tui_put(w, y++, 1, cols - 2, b.data);
-			buf_free(&b);
-		}
-		if (!a->asked[qi] && qq->dep >= 0) {
-			char *vals = answer_to_text(NULL, qq->dep_values);
-
-			snprintf(line, sizeof line, "Asked only when %s is %s", a->q->questions[qq->dep].id, vals);
-			tui_put(w, y++, 1, cols - 2, line);
-			free(vals);
-		} else if (qq->help != NULL && y < rows) {
-			draw_wrapped(w, y, 1, cols - 2, rows - y, qq->help);
-		}
-		free(allowed);
+	buf_init(&b);
+	assessment_claim_text(s->claims, qq->id, &b);
+	if (b.len > 0) {
+		wattron(w, tui_attr(t, mk));
+		drawn = draw_wrapped(w, y, 1, cols - 2, maxlines, b.data);
+		wattroff(w, tui_attr(t, mk));
 	}
+	buf_free(&b);
+	return drawn;
+}
+
+/* The selected question in full, in the detail rows at the foot of the screen. */
+static void
+draw_detail(const struct assess_state *s, struct tui *t, WINDOW *w, int rows, int cols, int detail)
+{
+	const struct assessment *a = s->a;
+	int qi = cur_question(s), y = rows - detail, mark;
+	const struct q_question *qq = &a->q->questions[qi];
+	char *allowed = question_allowed(qq);
+	const char *sym = question_mark(a, s->claims, qi, &mark);
+	char line[1200];
+
+	mvwhline(w, y - 1, 0, ACS_HLINE, cols);
+	snprintf(line, sizeof line, "%s%s: %s", qq->id, qq->required ? " (required)" : "", qq->text);
+	y += draw_wrapped(w, y, 1, cols - 2, detail > DETAIL_ROWS ? 4 : 2, line);
+	snprintf(line, sizeof line, "Answer: %s   [%s]", allowed, sym);
+	tui_put(w, y++, 1, cols - 2, line);
+	y += draw_claim(s, t, w, y, cols, detail > DETAIL_ROWS ? 3 : 1, qq);
+	if (a->answers[qi].note != NULL) {
+		snprintf(line, sizeof line, "Note: %s", a->answers[qi].note);
+		tui_put(w, y++, 1, cols - 2, line);
+	}
+	if (a->answers[qi].nfiles > 0) {
+		struct buf b;
+
+		buf_init(&b);
+		for (int k = 0; k < a->answers[qi].nfiles; k++)
+			buf_printf(&b, "%s%s (%lld bytes, sha256 %.12s)", k ? ", " : "Evidence: ",
+			    a->answers[qi].files[k].name, (long long)a->answers[qi].files[k].size,
+			    a->answers[qi].files[k].sha256);
+		tui_put(w, y++, 1, cols - 2, b.data);
+		buf_free(&b);
+	}
+	if (!a->asked[qi] && qq->dep >= 0) {
+		char *vals = answer_to_text(NULL, qq->dep_values);
+
+		snprintf(line, sizeof line, "Asked only when %s is %s", a->q->questions[qq->dep].id, vals);
+		tui_put(w, y++, 1, cols - 2, line);
+		free(vals);
+	} else if (qq->help != NULL && y < rows) {
+		draw_wrapped(w, y, 1, cols - 2, rows - y, qq->help);
+	}
+	free(allowed);
+}
+
+static void
+assess_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
+{
+	struct assess_state *s = v->state;
+	int left = cols / 3 > 34 ? 34 : cols / 3, detail = detail_rows(s->a, rows);
+	int list_rows = rows - 3 - detail;
+
+	draw_header(s, w, cols, left);
+	if (list_rows < 1)
+		return;
+	draw_sections(s, w, left, list_rows);
+	draw_questions(s, t, w, cols, left, list_rows);
+	draw_detail(s, t, w, rows, cols, detail);
 }
 
 static int
@@ -673,18 +724,13 @@ sheet_import(struct tui *t, struct assess_state *s, struct aerr *err)
 	return 0;
 }
 
+/* / asks for the text and moves to its first match; > and < step through the matches. */
 static int
-assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
+search_request(struct tui *t, struct assess_state *s, enum request req)
 {
-	struct assess_state *s = v->state;
-	const char *qid = s->a->q->questions[cur_question(s)].id;
-	int page = v->content_rows - 3 - detail_rows(s->a, v->content_rows);
 	char text[512];
 
-	if (refused(s, req, pane_enter(s, req), err) != 0)
-		return err->code;
-	switch (req) {
-	case REQ_FIND:
+	if (req == REQ_FIND) {
 		if (!tui_search_prompt(t, s->search, text, sizeof text))
 			return 0;
 		snprintf(s->search, sizeof s->search, "%s", text);
@@ -693,15 +739,115 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		else if (!search_step(t, s, 1, 1))
 			s->search[0] = '\0';
 		return 0;
+	}
+	if (s->search[0] == '\0') {
+		tui_status(t, 0, "> and < step through the matches of a / search; nothing is "
+		    "searched");
+		return 0;
+	}
+	search_step(t, s, req == REQ_FIND_NEXT ? 1 : -1, 0);
+	return 0;
+}
+
+/* f: a file chosen in the picker becomes evidence for the selected answer. */
+static int
+attach_file(struct tui *t, struct assess_state *s, struct aerr *err)
+{
+	char text[512];
+	char *files[1] = { text };
+	struct assessment_answer_input in = { .ref = s->idtext,
+		.question = s->a->q->questions[cur_question(s)].id, .files = files, .nfiles = 1 };
+
+	if (!tui_pick_file(t, "Attach evidence to this answer", text, sizeof text))
+		return 0;
+	return attach(t, s, &in, err);
+}
+
+/* H: the selected question's history, in the text viewer. */
+static int
+show_history(struct tui *t, struct assess_state *s, struct aerr *err)
+{
+	struct buf out;
+	char title[120];
+	cJSON *h;
+	int qi = cur_question(s), rc;
+
+	if (assessment_history(t->av->db, s->a, qi, &h, err) != 0)
+		return err->code;
+	buf_init(&out);
+	assessment_history_text(s->a, qi, h, &out);
+	buf_add(&out, "", 0);
+	cJSON_Delete(h);
+	snprintf(title, sizeof title, "History of %s", s->a->q->questions[qi].id);
+	rc = tui_show_text(t, title, out.data, err);
+	buf_free(&out);
+	return rc;
+}
+
+static int
+submit_round(struct tui *t, struct assess_state *s, struct aerr *err)
+{
+	if (!tui_confirm(t, "Submit assessment %s for review? Its answers lock.", s->idtext))
+		return 0;
+	if (assessment_submit(t->av->db, t->av->actor, s->id, err) != 0)
+		return err->code;
+	tui_changed(t);
+	tui_status(t, 0, "assessment %lld submitted for review", (long long)s->id);
+	return 0;
+}
+
+/* The reviewer is the actor; nobody types a name in. One who may not approve
+ * (the author, a login without the reviewer role) is told so before any question. */
+static int
+approve_round(struct tui *t, struct assess_state *s, struct aerr *err)
+{
+	struct minisign_sec *sec;
+	int rc;
+
+	if (assessment_may_approve(t->av->db, t->av->actor, s->id, err) != 0)
+		return err->code;
+	if (!tui_confirm(t, "Approve assessment %s as %s? It becomes final.", s->idtext,
+	    t->av->actor))
+		return 0;
+	rc = approval_key_load(t->av->db, t->av->actor, NULL, 0, &sec, err);
+	if (rc == 0)
+		rc = assessment_approve(t->av->db, t->av->actor, s->id, sec, err);
+	minisign_sec_free(sec);
+	if (rc != 0)
+		return rc;
+	tui_changed(t);
+	tui_status(t, 0, "assessment %lld approved by %s (final)", (long long)s->id, t->av->actor);
+	return 0;
+}
+
+static int
+return_round(struct tui *t, struct assess_state *s, struct aerr *err)
+{
+	int64_t same;
+
+	if (!tui_confirm(t, "Return assessment %s to draft? Its answers unlock for changes.",
+	    s->idtext))
+		return 0;
+	if (assessment_reopen(t->av->db, t->av->actor, s->id, &same, err) != 0)
+		return err->code;
+	tui_changed(t);
+	tui_status(t, 0, "assessment %lld returned to draft by %s", (long long)s->id, t->av->actor);
+	return 0;
+}
+
+static int
+assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
+{
+	struct assess_state *s = v->state;
+	int page = v->content_rows - 3 - detail_rows(s->a, v->content_rows);
+
+	if (refused(s, req, pane_enter(s, req), err) != 0)
+		return err->code;
+	switch (req) {
+	case REQ_FIND:
 	case REQ_FIND_NEXT:
 	case REQ_FIND_PREV:
-		if (s->search[0] == '\0') {
-			tui_status(t, 0, "> and < step through the matches of a / search; nothing is "
-			    "searched");
-			return 0;
-		}
-		search_step(t, s, req == REQ_FIND_NEXT ? 1 : -1, 0);
-		return 0;
+		return search_request(t, s, req);
 	case REQ_UP: move_by(s, -1); return 0;
 	case REQ_DOWN: move_by(s, 1); return 0;
 	case REQ_PAGE_UP: move_by(s, -(page > 1 ? page : 1)); return 0;
@@ -722,77 +868,20 @@ assess_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 		return 0;
 	case REQ_NOTE:
 		return edit_note(t, s);
-	case REQ_ATTACH: {
-		char *files[1] = { text };
-		struct assessment_answer_input in = { .ref = s->idtext, .question = qid,
-			.files = files, .nfiles = 1 };
-
-		if (!tui_pick_file(t, "Attach evidence to this answer", text, sizeof text))
-			return 0;
-		return attach(t, s, &in, err);
-	}
-	case REQ_HISTORY: {
-		struct buf out;
-		char title[120];
-		cJSON *h;
-		int qi = cur_question(s), rc;
-
-		if (assessment_history(t->av->db, s->a, qi, &h, err) != 0)
-			return err->code;
-		buf_init(&out);
-		assessment_history_text(s->a, qi, h, &out);
-		buf_add(&out, "", 0);
-		cJSON_Delete(h);
-		snprintf(title, sizeof title, "History of %s", qid);
-		rc = tui_show_text(t, title, out.data, err);
-		buf_free(&out);
-		return rc;
-	}
+	case REQ_ATTACH:
+		return attach_file(t, s, err);
+	case REQ_HISTORY:
+		return show_history(t, s, err);
 	case REQ_SHEET_EXPORT:
 		return sheet_export(t, s, err);
 	case REQ_SHEET_IMPORT:
 		return sheet_import(t, s, err);
 	case REQ_SUBMIT:
-		if (!tui_confirm(t, "Submit assessment %s for review? Its answers lock.", s->idtext))
-			return 0;
-		if (assessment_submit(t->av->db, t->av->actor, s->id, err) != 0)
-			return err->code;
-		tui_changed(t);
-		tui_status(t, 0, "assessment %lld submitted for review", (long long)s->id);
-		return 0;
+		return submit_round(t, s, err);
 	case REQ_APPROVE:
-		/* The reviewer is the actor; nobody types a name in. One who may not approve
-		 * (the author, a login without the reviewer role) is told so before any question. */
-		if (assessment_may_approve(t->av->db, t->av->actor, s->id, err) != 0)
-			return err->code;
-		if (!tui_confirm(t, "Approve assessment %s as %s? It becomes final.", s->idtext,
-		    t->av->actor))
-			return 0;
-		{
-			struct minisign_sec *sec;
-			int rc = approval_key_load(t->av->db, t->av->actor, NULL, 0, &sec, err);
-
-			if (rc == 0)
-				rc = assessment_approve(t->av->db, t->av->actor, s->id, sec, err);
-			minisign_sec_free(sec);
-			if (rc != 0)
-				return rc;
-		}
-		tui_changed(t);
-		tui_status(t, 0, "assessment %lld approved by %s (final)", (long long)s->id, t->av->actor);
-		return 0;
-	case REQ_RETURN: {
-		int64_t same;
-
-		if (!tui_confirm(t, "Return assessment %s to draft? Its answers unlock for changes.",
-		    s->idtext))
-			return 0;
-		if (assessment_reopen(t->av->db, t->av->actor, s->id, &same, err) != 0)
-			return err->code;
-		tui_changed(t);
-		tui_status(t, 0, "assessment %lld returned to draft by %s", (long long)s->id, t->av->actor);
-		return 0;
-	}
+		return approve_round(t, s, err);
+	case REQ_RETURN:
+		return return_round(t, s, err);
 	default:
 		return 0;
 	}

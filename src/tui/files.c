@@ -80,50 +80,108 @@ row_name(const char *row, char *out, size_t n)
 	snprintf(out, n, "%.*s", (int)len, row);
 }
 
+/* The picker while it is open: the directory shown, its entries, and what
+ * went wrong last (shown on the bottom row until the next key). */
+struct picker {
+	char dir[PATH_MAX];
+	char msg[PATH_MAX + 64];
+	struct tui_list l;
+};
+
+/* Shows dir (absolute): its entries replace the list. */
+static void
+picker_cd(struct picker *p, const char *dir)
+{
+	if (dir != p->dir)
+		snprintf(p->dir, sizeof p->dir, "%s", dir);
+	load_dir(&p->l, p->dir, p->msg, sizeof p->msg);
+}
+
+/* Backspace, and Enter on "..": the parent directory ("/" has none). */
+static void
+picker_up(struct picker *p)
+{
+	char *slash = strrchr(p->dir, '/');
+
+	if (slash != NULL && slash != p->dir)
+		*slash = '\0';
+	else
+		snprintf(p->dir, sizeof p->dir, "/");
+	picker_cd(p, p->dir);
+}
+
+static void
+picker_draw(struct picker *p, struct tui *t, WINDOW *win, int h, int w, const char *title)
+{
+	char line[PATH_MAX + 200];
+	WINDOW *in;
+
+	werase(win);
+	box(win, 0, 0);
+	snprintf(line, sizeof line, "%s: %s%s%s%s", title, p->dir, p->l.filter[0] ? "  [filter: " :
+	    "", p->l.filter, p->l.filter[0] ? "]" : "");
+	wattron(win, A_BOLD);
+	tui_put(win, 0, 2, w - 4, line);
+	wattroff(win, A_BOLD);
+	in = derwin(win, h - 3, w - 2, 1, 1);
+	if (in != NULL) {
+		tui_list_draw(&p->l, t, in, 0, h - 3, w - 2);
+		delwin(in);
+	}
+	wattron(win, tui_attr(t, p->msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM));
+	tui_put(win, h - 2, 2, w - 4, p->msg[0] ? p->msg :
+	    "Enter open/pick  Backspace up  / filter  ~ home  Esc cancel");
+	wattroff(win, tui_attr(t, p->msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM));
+	wrefresh(win);
+}
+
+/* Enter on the selected entry: a directory opens, a file is picked (its
+ * absolute path in out); 1 when a file was picked. */
+static int
+picker_enter(struct picker *p, char *out, size_t n)
+{
+	char name[NAME_MAX + 1], *path;
+	int picked = 0;
+
+	row_name(p->l.rows[p->l.vis[p->l.sel]], name, sizeof name);
+	if (strcmp(name, "..") == 0) {
+		picker_up(p);
+		return 0;
+	}
+	path = xasprintf("%s%s%s", p->dir, strcmp(p->dir, "/") ? "/" : "", name);
+	if (tui_list_selected_id(&p->l) == 1) {
+		picker_cd(p, path);
+	} else {
+		snprintf(out, n, "%s", path);
+		picked = 1;
+	}
+	free(path);
+	return picked;
+}
+
 int
 tui_pick_file(struct tui *t, const char *title, char *out, size_t n)
 {
-	char dir[PATH_MAX], msg[PATH_MAX + 64] = "";
-	struct tui_list l = { 0 };
+	struct picker p = { .msg = "" };
 	WINDOW *win = NULL;
 	int picked = 0, done = 0;
 
-	if (getcwd(dir, sizeof dir) == NULL)
-		snprintf(dir, sizeof dir, "/");
-	load_dir(&l, dir, msg, sizeof msg);
+	if (getcwd(p.dir, sizeof p.dir) == NULL)
+		snprintf(p.dir, sizeof p.dir, "/");
+	picker_cd(&p, p.dir);
 	while (!done) {
 		int h = LINES - 4 > 6 ? LINES - 4 : LINES, w = COLS - 4 > 20 ? COLS - 4 : COLS;
-		char line[PATH_MAX + 200];
 		enum request req;
 		wint_t ch;
 		int r;
 
 		if ((win = tui_modal(t, win, h, w)) == NULL)
 			break;
-		werase(win);
-		box(win, 0, 0);
-		snprintf(line, sizeof line, "%s: %s%s%s%s", title, dir, l.filter[0] ? "  [filter: " : "",
-		    l.filter, l.filter[0] ? "]" : "");
-		wattron(win, A_BOLD);
-		tui_put(win, 0, 2, w - 4, line);
-		wattroff(win, A_BOLD);
-		{
-			WINDOW *in = derwin(win, h - 3, w - 2, 1, 1);
-
-			if (in != NULL) {
-				tui_list_draw(&l, t, in, 0, h - 3, w - 2);
-				delwin(in);
-			}
-		}
-		wattron(win, tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM));
-		tui_put(win, h - 2, 2, w - 4, msg[0] ? msg :
-		    "Enter open/pick  Backspace up  / filter  ~ home  Esc cancel");
-		wattroff(win, tui_attr(t, msg[0] ? TUI_MARK_BAD : TUI_MARK_DIM));
-		wrefresh(win);
+		picker_draw(&p, t, win, h, w, title);
 		r = wget_wch(win, &ch);
 		if (r == ERR)
 			continue;
-		msg[0] = '\0';
+		p.msg[0] = '\0';
 		if (r == KEY_CODE_YES && ch == KEY_RESIZE)
 			continue;   /* the window is remade at the new size */
 		if (r == OK && ch == 27) {
@@ -132,66 +190,38 @@ tui_pick_file(struct tui *t, const char *title, char *out, size_t n)
 		}
 		if ((r == KEY_CODE_YES && (ch == KEY_BACKSPACE || ch == KEY_LEFT)) ||
 		    (r == OK && (ch == 127 || ch == 8 || ch == 'h'))) {
-			char *slash = strrchr(dir, '/');
-
-			if (slash != NULL && slash != dir)
-				*slash = '\0';
-			else
-				snprintf(dir, sizeof dir, "/");
-			load_dir(&l, dir, msg, sizeof msg);
+			picker_up(&p);
 			continue;
 		}
 		if (r == OK && ch == '~') {
 			const char *home = getenv("HOME");
 
-			snprintf(dir, sizeof dir, "%s", home && *home ? home : "/");
-			load_dir(&l, dir, msg, sizeof msg);
+			picker_cd(&p, home && *home ? home : "/");
 			continue;
 		}
 		if (r == OK && ch == '\r')
 			ch = '\n';
 		req = tui_key_request((int)ch);
-		if (req == REQ_ENTER && l.nvis > 0) {
-			char name[NAME_MAX + 1], *path;
-
-			row_name(l.rows[l.vis[l.sel]], name, sizeof name);
-			if (strcmp(name, "..") == 0) {
-				char *slash = strrchr(dir, '/');
-
-				if (slash != NULL && slash != dir)
-					*slash = '\0';
-				else
-					snprintf(dir, sizeof dir, "/");
-				load_dir(&l, dir, msg, sizeof msg);
-				continue;
-			}
-			path = xasprintf("%s%s%s", dir, strcmp(dir, "/") ? "/" : "", name);
-			if (tui_list_selected_id(&l) == 1) {
-				snprintf(dir, sizeof dir, "%s", path);
-				load_dir(&l, dir, msg, sizeof msg);
-			} else {
-				snprintf(out, n, "%s", path);
-				picked = done = 1;
-			}
-			free(path);
+		if (req == REQ_ENTER && p.l.nvis > 0) {
+			picked = done = picker_enter(&p, out, n);
 			continue;
 		}
 		if (req == REQ_SEARCH) {
 			char text[128];
 
-			if (tui_search_prompt(t, l.filter, text, sizeof text)) {
-				snprintf(l.filter, sizeof l.filter, "%s", text);
-				tui_list_restore(&l, -1);
+			if (tui_search_prompt(t, p.l.filter, text, sizeof text)) {
+				snprintf(p.l.filter, sizeof p.l.filter, "%s", text);
+				tui_list_restore(&p.l, -1);
 			}
 			touchwin(win);
 		} else if (req != REQ_NONE) {
-			tui_list_request(&l, t, req, h - 3);
+			tui_list_request(&p.l, t, req, h - 3);
 		}
 	}
 	if (win != NULL)
 		delwin(win);
 	touchwin(stdscr);
-	tui_list_free(&l);
+	tui_list_free(&p.l);
 	tui_dialog_closed(t);
 	if (!picked)
 		tui_status(t, 0, "cancelled");

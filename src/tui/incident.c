@@ -601,14 +601,129 @@ start_verify(struct incident_state *s, struct tui *t, struct aerr *err)
 	return 0;
 }
 
+/* N: a timeline entry, its kind picked first from the kinds the incident
+ * module accepts, bar status-change (c writes those). */
+static int
+note_form(struct incident_state *s, struct tui *t)
+{
+	struct form_ctx c = { t, s, NULL };
+	struct tui_field f[3] = {
+		{ .label = "Text", .width = 60, .hint = "what happened" },
+		{ .label = "At", .width = 26, .check = tui_check_time,
+		  .hint = "when it happened, with a zone (empty: now)" },
+		{ .label = "Clocks", .width = 40, .check = check_clocks,
+		  .hint = "the clocks this notice stops, space-separated" },
+	};
+	struct tui_menu_item kinds[16];
+	char title[80];
+	int n = 0, cur = 0, k;
+
+	for (int i = 0; incident_entry_kinds[i] != NULL && n < 16; i++) {
+		if (strcmp(incident_entry_kinds[i], "status-change") == 0)
+			continue;
+		if (strcmp(incident_entry_kinds[i], "observation") == 0)
+			cur = n;
+		kinds[n++] = (struct tui_menu_item){ (char *)incident_entry_kinds[i], NULL, 0 };
+	}
+	if ((k = tui_menu(t, "Kind of timeline entry", kinds, n, 0, cur)) < 0)
+		return 0;
+	c.kind = kinds[k].value;
+	snprintf(title, sizeof title, "Add timeline entry (%s)", c.kind);
+	tui_form(t, title, f, strcmp(c.kind, "notification-sent") == 0 ? 3 : 2, note_submit, &c);
+	return 0;
+}
+
+static int
+task_form(struct incident_state *s, struct tui *t)
+{
+	struct form_ctx c = { t, s, NULL };
+	struct tui_field f[3] = {
+		{ .label = "Task", .width = 50, .hint = "what needs doing" },
+		{ .label = "Owner", .width = 24, .hint = "who (optional)" },
+		{ .label = "Due", .width = 26, .check = tui_check_time,
+		  .hint = "ISO 8601 with a zone (optional)" },
+	};
+
+	tui_form(t, "Add task", f, 3, task_submit, &c);
+	return 0;
+}
+
+/* c: the new status, the one after the current offered. */
+static int
+status_prompt(struct incident_state *s, struct tui *t, struct aerr *err)
+{
+	const char *cur = s->r.status;
+	char text[512], from[32];
+	int i;
+
+	for (i = 0; incident_statuses[i] != NULL && strcmp(incident_statuses[i], cur) != 0; i++)
+		;
+	if (!tui_prompt(t, "New status", incident_statuses[i] && incident_statuses[i + 1] ?
+	    incident_statuses[i + 1] : "", text, sizeof text) || text[0] == '\0')
+		return 0;
+	if (incident_set_status(t->av, s->id, text, NULL, NULL, from, err) != 0)
+		return err->code;
+	tui_changed(t);
+	tui_status(t, 0, "incident %lld: %s -> %s", (long long)s->id, from, text);
+	return 0;
+}
+
+static int
+attach_file(struct incident_state *s, struct tui *t, struct aerr *err)
+{
+	char text[512];
+	struct incident_link_input in = { .id = s->id, .file = text };
+	int64_t tid;
+
+	if (!tui_pick_file(t, "Attach a file to this incident", text, sizeof text))
+		return 0;
+	if (incident_link(t->av, &in, &tid, err) != 0)
+		return err->code;
+	tui_changed(t);
+	tui_status(t, 0, "incident %lld: linked evidence %lld (%s)", (long long)s->id,
+	    (long long)tid, text);
+	return 0;
+}
+
+/* Enter on a line: a clock shows why it applies; a linked run opens the run
+ * screen, a linked finding its evidence (as v there); a task is marked done. */
+static int
+open_line(struct incident_state *s, struct tui *t, int64_t sel, struct aerr *err)
+{
+	char ids[32];
+	int64_t iid;
+
+	if (sel <= -CLOCK_BASE)
+		return show_clock(s, t, (int)(-sel - CLOCK_BASE), err);
+	if (sel <= -RUN_BASE) {
+		int64_t run = -sel - RUN_BASE;
+
+		return tui_push(t, &tui_probe_run_view, &run, err);
+	}
+	if (sel <= -FINDING_BASE) {
+		int64_t finding = -sel - FINDING_BASE;
+
+		return tui_push(t, &tui_evidence_view, &finding, err);
+	}
+	if (sel <= -ENTRY_BASE)
+		return show_entry(s, t, -sel - ENTRY_BASE, err);
+	if (sel <= 0)
+		return 0;
+	snprintf(ids, sizeof ids, "%lld", (long long)sel);
+	if (!tui_confirm(t, "Mark task %s done?", ids))
+		return 0;
+	if (incident_task_done(t->av, sel, NULL, &iid, err) != 0)
+		return err->code;
+	tui_changed(t);
+	tui_status(t, 0, "incident %lld: task %lld done", (long long)iid, (long long)sel);
+	return 0;
+}
+
 static int
 incident_request(struct view *v, struct tui *t, enum request req, struct aerr *err)
 {
 	struct incident_state *s = v->state;
-	struct form_ctx c = { t, s, NULL };
 	int64_t sel = tui_list_selected_id(&s->lines);
-	char text[512], ids[32], from[32];
-	int64_t iid, tid;
 
 	/* After a / search N steps back through the matches, as on every screen. */
 	if (req == REQ_NOTE && s->lines.filter[0] != '\0')
@@ -616,72 +731,14 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 	if (tui_list_request(&s->lines, t, req, v->content_rows - HEADER_ROWS))
 		return 0;
 	switch (req) {
-	case REQ_NOTE: {
-		struct tui_field f[3] = {
-			{ .label = "Text", .width = 60, .hint = "what happened" },
-			{ .label = "At", .width = 26, .check = tui_check_time,
-			  .hint = "when it happened, with a zone (empty: now)" },
-			{ .label = "Clocks", .width = 40, .check = check_clocks,
-			  .hint = "the clocks this notice stops, space-separated" },
-		};
-		struct tui_menu_item kinds[16];
-		char title[80];
-		int n = 0, cur = 0, k;
-
-		/* The kinds the incident module accepts, bar status-change (c writes those). */
-		for (int i = 0; incident_entry_kinds[i] != NULL && n < 16; i++) {
-			if (strcmp(incident_entry_kinds[i], "status-change") == 0)
-				continue;
-			if (strcmp(incident_entry_kinds[i], "observation") == 0)
-				cur = n;
-			kinds[n++] = (struct tui_menu_item){ (char *)incident_entry_kinds[i], NULL, 0 };
-		}
-		if ((k = tui_menu(t, "Kind of timeline entry", kinds, n, 0, cur)) < 0)
-			return 0;
-		c.kind = kinds[k].value;
-		snprintf(title, sizeof title, "Add timeline entry (%s)", c.kind);
-		tui_form(t, title, f, strcmp(c.kind, "notification-sent") == 0 ? 3 : 2, note_submit, &c);
-		return 0;
-	}
-	case REQ_TASK: {
-		struct tui_field f[3] = {
-			{ .label = "Task", .width = 50, .hint = "what needs doing" },
-			{ .label = "Owner", .width = 24, .hint = "who (optional)" },
-			{ .label = "Due", .width = 26, .check = tui_check_time,
-			  .hint = "ISO 8601 with a zone (optional)" },
-		};
-
-		tui_form(t, "Add task", f, 3, task_submit, &c);
-		return 0;
-	}
-	case REQ_STATUS: {
-		const char *cur = s->r.status;
-		int i;
-
-		for (i = 0; incident_statuses[i] != NULL && strcmp(incident_statuses[i], cur) != 0; i++)
-			;
-		if (!tui_prompt(t, "New status", incident_statuses[i] && incident_statuses[i + 1] ?
-		    incident_statuses[i + 1] : "", text, sizeof text) || text[0] == '\0')
-			return 0;
-		if (incident_set_status(t->av, s->id, text, NULL, NULL, from, err) != 0)
-			return err->code;
-		tui_changed(t);
-		tui_status(t, 0, "incident %lld: %s -> %s", (long long)s->id, from, text);
-		return 0;
-	}
+	case REQ_NOTE:
+		return note_form(s, t);
+	case REQ_TASK:
+		return task_form(s, t);
+	case REQ_STATUS:
+		return status_prompt(s, t, err);
 	case REQ_ATTACH:
-		if (!tui_pick_file(t, "Attach a file to this incident", text, sizeof text))
-			return 0;
-		{
-			struct incident_link_input in = { .id = s->id, .file = text };
-
-			if (incident_link(t->av, &in, &tid, err) != 0)
-				return err->code;
-			tui_changed(t);
-			tui_status(t, 0, "incident %lld: linked evidence %lld (%s)", (long long)s->id,
-			    (long long)tid, text);
-			return 0;
-		}
+		return attach_file(s, t, err);
 	case REQ_VERIFY:
 		return start_verify(s, t, err);
 	case REQ_EDIT:
@@ -693,32 +750,7 @@ incident_request(struct view *v, struct tui *t, enum request req, struct aerr *e
 			return aerr_set(err, AV_USAGE, "select a clock: w shows why it applies");
 		return show_clock(s, t, (int)(-sel - CLOCK_BASE), err);
 	case REQ_ENTER:
-		/* A clock shows why it applies; a linked run opens the run screen, a linked
-		 * finding its evidence (as v there). */
-		if (sel <= -CLOCK_BASE)
-			return show_clock(s, t, (int)(-sel - CLOCK_BASE), err);
-		if (sel <= -RUN_BASE) {
-			int64_t run = -sel - RUN_BASE;
-
-			return tui_push(t, &tui_probe_run_view, &run, err);
-		}
-		if (sel <= -FINDING_BASE) {
-			int64_t finding = -sel - FINDING_BASE;
-
-			return tui_push(t, &tui_evidence_view, &finding, err);
-		}
-		if (sel <= -ENTRY_BASE)
-			return show_entry(s, t, -sel - ENTRY_BASE, err);
-		if (sel <= 0)
-			return 0;
-		snprintf(ids, sizeof ids, "%lld", (long long)sel);
-		if (!tui_confirm(t, "Mark task %s done?", ids))
-			return 0;
-		if (incident_task_done(t->av, sel, NULL, &iid, err) != 0)
-			return err->code;
-		tui_changed(t);
-		tui_status(t, 0, "incident %lld: task %lld done", (long long)iid, (long long)sel);
-		return 0;
+		return open_line(s, t, sel, err);
 	default:
 		return 0;
 	}

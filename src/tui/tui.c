@@ -200,24 +200,12 @@ first_view(struct aivet *av)
 	return vendor_any(av->db, &err) > 0 ? &tui_dashboard_view : &tui_vendors_view;
 }
 
-int
-tui_main(struct aivet *av, struct aerr *err)
+/* Cleanly away on a stop signal; the terminal restored on a crash or exit. */
+static void
+install_signals(void)
 {
-	struct tui t = { .av = av };
 	struct sigaction sa;
-	/* AIVET_TUI_TIMING=FILE: the time from here to the first complete draw
-	 * is written to FILE (for bench/db: the first screen of a big database). */
-	const char *timing = getenv("AIVET_TUI_TIMING");
-	struct timespec t0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	setlocale(LC_ALL, "");
-	/* In a UTF-8 locale draw lines with Unicode box characters rather than the
-	 * VT100 alternate character set, which some terminals (and multiplexers)
-	 * show as plain letters. */
-	setenv("NCURSES_NO_UTF8_ACS", "1", 0);
-	if (av_db(av, err) == NULL)
-		return err->code;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_term;
 	sigaction(SIGTERM, &sa, NULL);
@@ -228,6 +216,12 @@ tui_main(struct aivet *av, struct aerr *err)
 	signal(SIGBUS, on_fatal);
 	signal(SIGFPE, on_fatal);
 	atexit(restore_at_exit);
+}
+
+/* curses on the terminal, with the mouse, and colour unless NO_COLOR says not. */
+static int
+start_curses(struct tui *t, struct aerr *err)
+{
 	if (newterm(NULL, stdout, stdin) == NULL)
 		return aerr_set(err, AV_USAGE, "cannot use this terminal (TERM=%s)",
 		    getenv("TERM") ? getenv("TERM") : "");
@@ -247,8 +241,75 @@ tui_main(struct aivet *av, struct aerr *err)
 		init_pair(1, COLOR_GREEN, -1);
 		init_pair(2, COLOR_YELLOW, -1);
 		init_pair(3, COLOR_RED, -1);
-		t.color = 1;
+		t->color = 1;
 	}
+	return 0;
+}
+
+/* The time from t0 to the first complete draw, written to FILE. */
+static void
+write_first_draw(const char *file, const struct timespec *t0)
+{
+	struct timespec t1;
+	char line[64];
+	struct aerr ignored;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	snprintf(line, sizeof line, "first_draw_ms %.3f\n", (double)(t1.tv_sec - t0->tv_sec) * 1e3 +
+	    (double)(t1.tv_nsec - t0->tv_nsec) / 1e6);
+	(void)write_file_atomic(file, line, strlen(line), 0600, &ignored);
+}
+
+/* A key's request, to the screen on top or to the keys every screen shares. */
+static void
+dispatch_request(struct tui *t, struct view *v, enum request req, struct aerr *err)
+{
+	unsigned refusals = t->refusals, dialogs = t->dialogs, statuses = t->statuses;
+	struct view *before = v;
+	int depth = t->depth;
+
+	/* Stopping a job, quitting, help and ':' work the same on every screen. */
+	if (req != REQ_CANCEL_JOB && req != REQ_QUIT && req != REQ_HELP && req != REQ_COMMAND &&
+	    tui_view_handles(v, req)) {
+		aerr_clear(err);
+		if (v->ops->request(v, t, req, err) != 0)
+			tui_status(t, 1, "%s", err->msg);
+	} else {
+		global_request(t, req);
+	}
+	/* Another screen, and nothing said on the way: the old status was the old
+	 * screen's, and lingers no further. */
+	if ((t->depth != depth || tui_top(t) != before) && t->statuses == statuses)
+		t->status[0] = '\0';
+	/* Refused at once, no dialog shown: the keys typed after it were meant
+	 * for what did not open. (After a dialog, what it read was its own.) */
+	if (t->refusals != refusals && t->dialogs == dialogs) {
+		flushinp();
+		t->guarding = 1;
+		t->guard_ms = key_clock_ms();
+	}
+}
+
+int
+tui_main(struct aivet *av, struct aerr *err)
+{
+	struct tui t = { .av = av };
+	/* AIVET_TUI_TIMING=FILE: the time from here to the first complete draw
+	 * is written to FILE (for bench/db: the first screen of a big database). */
+	const char *timing = getenv("AIVET_TUI_TIMING");
+	struct timespec t0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	setlocale(LC_ALL, "");
+	/* In a UTF-8 locale draw lines with Unicode box characters rather than the
+	 * VT100 alternate character set, which some terminals (and multiplexers)
+	 * show as plain letters. */
+	setenv("NCURSES_NO_UTF8_ACS", "1", 0);
+	if (av_db(av, err) == NULL)
+		return err->code;
+	install_signals();
+	if (start_curses(&t, err) != 0)
+		return err->code;
 	if (tui_push(&t, first_view(av), NULL, err) != 0) {
 		endwin();
 		curses_active = 0;
@@ -258,9 +319,6 @@ tui_main(struct aivet *av, struct aerr *err)
 		struct view *v;
 		wint_t ch;
 		int r;
-		unsigned refusals, dialogs, statuses;
-		struct view *before;
-		int depth;
 		enum request req;
 
 		tui_job_poll(&t);
@@ -270,14 +328,7 @@ tui_main(struct aivet *av, struct aerr *err)
 			reload_top(&t);   /* show a job's results as they land */
 		tui_redraw(&t);
 		if (timing != NULL && *timing != '\0') {
-			struct timespec t1;
-			char line[64];
-			struct aerr ignored;
-
-			clock_gettime(CLOCK_MONOTONIC, &t1);
-			snprintf(line, sizeof line, "first_draw_ms %.3f\n", (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
-			    (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
-			(void)write_file_atomic(timing, line, strlen(line), 0600, &ignored);
+			write_first_draw(timing, &t0);
 			timing = NULL;   /* the first draw only */
 		}
 		r = get_wch(&ch);
@@ -295,28 +346,7 @@ tui_main(struct aivet *av, struct aerr *err)
 		req = tui_key_request_for((int)ch, v->ops->requests);
 		if (req == REQ_NONE)
 			continue;
-		refusals = t.refusals, dialogs = t.dialogs;
-		before = v, depth = t.depth, statuses = t.statuses;
-		/* Stopping a job, quitting, help and ':' work the same on every screen. */
-		if (req != REQ_CANCEL_JOB && req != REQ_QUIT && req != REQ_HELP && req != REQ_COMMAND &&
-		    tui_view_handles(v, req)) {
-			aerr_clear(err);
-			if (v->ops->request(v, &t, req, err) != 0)
-				tui_status(&t, 1, "%s", err->msg);
-		} else {
-			global_request(&t, req);
-		}
-		/* Another screen, and nothing said on the way: the old status was the old
-		 * screen's, and lingers no further. */
-		if ((t.depth != depth || tui_top(&t) != before) && t.statuses == statuses)
-			t.status[0] = '\0';
-		/* Refused at once, no dialog shown: the keys typed after it were meant
-		 * for what did not open. (After a dialog, what it read was its own.) */
-		if (t.refusals != refusals && t.dialogs == dialogs) {
-			flushinp();
-			t.guarding = 1;
-			t.guard_ms = key_clock_ms();
-		}
+		dispatch_request(&t, v, req, err);
 	}
 	while (t.depth > 0)
 		tui_pop(&t);

@@ -721,7 +721,24 @@ index_questions(struct vctx *v, struct questionnaire *q, struct qref *refs)
 	free(ids);
 }
 
-/* depends_on and verified_by refer to other questions and values: checked once all are read. */
+/* Whether value is no answer to qq (why in e): for one-value questions an array
+ * means "any of these answers", and must hold at least one. */
+static int
+not_an_answer(const struct q_question *qq, const cJSON *value, struct aerr *e)
+{
+	const cJSON *one;
+
+	if (!cJSON_IsArray(value) || qq->type == QT_MULTI)
+		return answer_check(qq, value, e) != 0;
+	if (cJSON_GetArraySize(value) == 0) {
+		snprintf(e->msg, sizeof e->msg, "must not be empty");
+		return 1;
+	}
+	cJSON_ArrayForEach(one, value)
+		if (answer_check(qq, one, e) != 0)
+			return 1;
+	return 0;
+}
 
 /* claim, contradicted_by and measured_by: what the probes' evidence says of an answer. */
 static void
@@ -734,19 +751,8 @@ check_claim_keys(struct vctx *v, const cJSON *qn, const char *qpath, struct q_qu
 	if (claim != NULL && qq->type >= 0) {
 		struct aerr e = { 0 };
 		char *cp = path_key(qpath, "claim");
-		const cJSON *one;
-		int bad = 0;
 
-		if (cJSON_IsArray(claim) && qq->type != QT_MULTI) {
-			if (cJSON_GetArraySize(claim) == 0)
-				bad = 1, snprintf(e.msg, sizeof e.msg, "must not be empty");
-			cJSON_ArrayForEach(one, claim)
-				if (!bad && answer_check(qq, one, &e) != 0)
-					bad = 1;
-		} else {
-			bad = answer_check(qq, claim, &e) != 0;
-		}
-		if (bad)
+		if (not_an_answer(qq, claim, &e))
 			problem(v, claim, 0, cp, "not an answer to this question: %s", e.msg);
 		else
 			qq->claim = claim;
@@ -802,144 +808,170 @@ check_claim_keys(struct vctx *v, const cJSON *qn, const char *qpath, struct q_qu
 	}
 }
 
+/* depends_on and verified_by refer to other questions and values: checked once all are read. */
+
+/* depends_on's question (path p): it must come before question i and be a
+ * yes_no or choice question. Its index, or -1 when it is none of those. */
+static int
+depends_target(struct vctx *v, struct questionnaire *q, int i, const cJSON *dep, const char *p)
+{
+	const char *target = want_string(v, dep, p, "question", 1);
+	const cJSON *it;
+	char *tp;
+	int t;
+
+	if (target == NULL)
+		return -1;
+	tp = path_key(p, "question");
+	t = questionnaire_find(q, target);
+	it = cJSON_GetObjectItemCaseSensitive(dep, "question");
+	if (t < 0)
+		problem(v, it, 0, tp, "unknown question '%s'", target);
+	else if (t >= i)
+		problem(v, it, 0, tp, "question '%s' does not come before this one", target);
+	else if (!is_choice_type(q->questions[t].type))
+		problem(v, it, 0, tp, "question '%s' is a %s question; depends_on needs a "
+		    "yes_no or choice question", target, q_type_name(q->questions[t].type));
+	free(tp);
+	if (t >= i || (t >= 0 && !is_choice_type(q->questions[t].type)))
+		t = -1;
+	return t;
+}
+
+/* Question i's depends_on (path p): set on the question only when the
+ * question it names and every one of its values are good. */
+static void
+check_depends_on(struct vctx *v, struct questionnaire *q, int i, const cJSON *dep, const char *p)
+{
+	struct q_question *qq = &q->questions[i];
+	const cJSON *it;
+	int t;
+
+	if (!cJSON_IsObject(dep)) {
+		problem(v, dep, 0, p, "must be an object with question and values");
+		return;
+	}
+	check_keys(v, dep, p, depends_keys);
+	t = depends_target(v, q, i, dep, p);
+	if ((it = want_array(v, dep, p, "values", 1)) != NULL) {
+		char *vp = path_key(p, "values");
+		const cJSON *val;
+		int j = 0, good = 1;
+
+		cJSON_ArrayForEach(val, it) {
+			char *ep = path_index(vp, j++);
+			struct aerr e = { 0 };
+
+			if (!cJSON_IsString(val)) {
+				problem(v, val, 0, ep, "must be a string");
+				good = 0;
+			} else if (t >= 0 && answer_check(&q->questions[t], val, &e) != 0) {
+				problem(v, val, 0, ep, "'%s' is not a choice of '%s'", val->valuestring,
+				    q->questions[t].id);
+				good = 0;
+			}
+			free(ep);
+		}
+		free(vp);
+		if (t >= 0 && good) {
+			qq->dep = t;
+			qq->dep_values = it;
+		}
+	}
+}
+
+/* A check's confirms (in c, path cp): an answer to the question, or for a
+ * one-value question an array meaning "any of these answers". 1 when good. */
+static int
+check_confirms(struct vctx *v, const struct q_question *qq, const cJSON *c, const char *cp,
+    const cJSON **out)
+{
+	const cJSON *confirms = cJSON_GetObjectItemCaseSensitive(c, "confirms");
+	struct aerr e = { 0 };
+	char *fp;
+	int bad;
+
+	*out = confirms;
+	if (confirms == NULL) {
+		problem(v, c, 0, cp, "missing required key 'confirms'");
+		return 0;
+	}
+	if (qq->type < 0)
+		return 1;
+	fp = path_key(cp, "confirms");
+	if ((bad = not_an_answer(qq, confirms, &e)) != 0)
+		problem(v, confirms, 0, fp, "not an answer to this question: %s", e.msg);
+	free(fp);
+	return !bad;
+}
+
+/* One entry of verified_by (c, path cp): a known probe not listed before, what
+ * it confirms and for how many tenants; added to the question's checks when good. */
+static void
+check_one_check(struct vctx *v, struct q_question *qq, const cJSON *c, const char *cp)
+{
+	const char *probe;
+	const cJSON *confirms, *t;
+	int known = 0, good = 1;
+
+	if (!cJSON_IsObject(c)) {
+		problem(v, c, 0, cp, "must be an object with probe and confirms");
+		return;
+	}
+	check_keys(v, c, cp, check_keys_allowed);
+	probe = want_string(v, c, cp, "probe", 1);
+	for (int k = 0; probe != NULL && probe_names[k] != NULL; k++)
+		known |= strcmp(probe, probe_names[k]) == 0;
+	if (probe != NULL && !known) {
+		problem_key(v, cJSON_GetObjectItemCaseSensitive(c, "probe"), cp, "probe", "unknown probe "
+		    "'%s' (one of engine, echo, oversize, sweep, canary, errors, prefix-timing)", probe);
+		good = 0;
+	}
+	for (int k = 0; probe != NULL && k < qq->nchecks; k++)
+		if (strcmp(qq->checks[k].probe, probe) == 0) {
+			problem(v, c, 0, cp, "probe '%s' is listed twice", probe);
+			good = 0;
+		}
+	if (!check_confirms(v, qq, c, cp, &confirms))
+		good = 0;
+	t = cJSON_GetObjectItemCaseSensitive(c, "tenants");
+	if (t != NULL && (!cJSON_IsNumber(t) || t->valuedouble != (int)t->valuedouble ||
+	    t->valueint < 1 || t->valueint > 16)) {
+		char *tp = path_key(cp, "tenants");
+
+		problem(v, t, 0, tp, "must be a whole number from 1 to 16");
+		free(tp);
+		good = 0;
+	}
+	if (good && probe != NULL) {
+		qq->checks[qq->nchecks].probe = probe;
+		qq->checks[qq->nchecks].tenants = t ? t->valueint : 1;
+		qq->checks[qq->nchecks++].confirms = confirms;
+	}
+}
+
 static void
 check_references(struct vctx *v, struct questionnaire *q, struct qref *refs)
 {
 	for (int i = 0; i < q->nquestions; i++) {
 		struct q_question *qq = &q->questions[i];
-		const cJSON *qn = refs[i].node, *dep, *vb, *it;
+		const cJSON *qn = refs[i].node, *dep, *vb, *c;
 		char *p;
 
 		if ((dep = cJSON_GetObjectItemCaseSensitive(qn, "depends_on")) != NULL) {
-			const char *target;
-			int t = -1;
-
 			p = path_key(refs[i].path, "depends_on");
-			if (!cJSON_IsObject(dep)) {
-				problem(v, dep, 0, p, "must be an object with question and values");
-				free(p);
-				goto verified;
-			}
-			check_keys(v, dep, p, depends_keys);
-			target = want_string(v, dep, p, "question", 1);
-			if (target != NULL) {
-				char *tp = path_key(p, "question");
-
-				t = questionnaire_find(q, target);
-				it = cJSON_GetObjectItemCaseSensitive(dep, "question");
-				if (t < 0)
-					problem(v, it, 0, tp, "unknown question '%s'", target);
-				else if (t >= i)
-					problem(v, it, 0, tp, "question '%s' does not come before this one", target);
-				else if (!is_choice_type(q->questions[t].type))
-					problem(v, it, 0, tp, "question '%s' is a %s question; depends_on needs a "
-					    "yes_no or choice question", target, q_type_name(q->questions[t].type));
-				free(tp);
-				if (t >= i || (t >= 0 && !is_choice_type(q->questions[t].type)))
-					t = -1;
-			}
-			if ((it = want_array(v, dep, p, "values", 1)) != NULL) {
-				char *vp = path_key(p, "values");
-				const cJSON *val;
-				int j = 0, good = 1;
-
-				cJSON_ArrayForEach(val, it) {
-					char *ep = path_index(vp, j++);
-					struct aerr e = { 0 };
-
-					if (!cJSON_IsString(val)) {
-						problem(v, val, 0, ep, "must be a string");
-						good = 0;
-					} else if (t >= 0 && answer_check(&q->questions[t], val, &e) != 0) {
-						problem(v, val, 0, ep, "'%s' is not a choice of '%s'", val->valuestring,
-						    q->questions[t].id);
-						good = 0;
-					}
-					free(ep);
-				}
-				free(vp);
-				if (t >= 0 && good) {
-					qq->dep = t;
-					qq->dep_values = it;
-				}
-			}
+			check_depends_on(v, q, i, dep, p);
 			free(p);
 		}
-verified:
 		if ((vb = want_array(v, qn, refs[i].path, "verified_by", 0)) != NULL) {
-			const cJSON *c;
 			int j = 0;
 
 			p = path_key(refs[i].path, "verified_by");
 			qq->checks = xcalloc((size_t)cJSON_GetArraySize(vb), sizeof *qq->checks);
 			cJSON_ArrayForEach(c, vb) {
 				char *cp = path_index(p, j++);
-				const char *probe;
-				const cJSON *confirms;
-				int known = 0, good = 1;
 
-				if (!cJSON_IsObject(c)) {
-					problem(v, c, 0, cp, "must be an object with probe and confirms");
-					free(cp);
-					continue;
-				}
-				check_keys(v, c, cp, check_keys_allowed);
-				probe = want_string(v, c, cp, "probe", 1);
-				for (int k = 0; probe != NULL && probe_names[k] != NULL; k++)
-					known |= strcmp(probe, probe_names[k]) == 0;
-				if (probe != NULL && !known) {
-					problem_key(v, cJSON_GetObjectItemCaseSensitive(c, "probe"), cp, "probe", "unknown probe "
-					    "'%s' (one of engine, echo, oversize, sweep, canary, errors, prefix-timing)", probe);
-					good = 0;
-				}
-				for (int k = 0; probe != NULL && k < qq->nchecks; k++)
-					if (strcmp(qq->checks[k].probe, probe) == 0) {
-						problem(v, c, 0, cp, "probe '%s' is listed twice", probe);
-						good = 0;
-					}
-				confirms = cJSON_GetObjectItemCaseSensitive(c, "confirms");
-				if (confirms == NULL) {
-					problem(v, c, 0, cp, "missing required key 'confirms'");
-					good = 0;
-				} else if (qq->type >= 0) {
-					struct aerr e = { 0 };
-					char *fp = path_key(cp, "confirms");
-					const cJSON *one;
-					int bad = 0;
-
-					/* For one-value questions, an array means "any of these answers". */
-					if (cJSON_IsArray(confirms) && qq->type != QT_MULTI) {
-						if (cJSON_GetArraySize(confirms) == 0)
-							bad = 1, snprintf(e.msg, sizeof e.msg, "must not be empty");
-						cJSON_ArrayForEach(one, confirms)
-							if (!bad && answer_check(qq, one, &e) != 0)
-								bad = 1;
-					} else {
-						bad = answer_check(qq, confirms, &e) != 0;
-					}
-					if (bad) {
-						problem(v, confirms, 0, fp, "not an answer to this question: %s", e.msg);
-						good = 0;
-					}
-					free(fp);
-				}
-				{
-					const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "tenants");
-
-					if (t != NULL && (!cJSON_IsNumber(t) || t->valuedouble != (int)t->valuedouble ||
-					    t->valueint < 1 || t->valueint > 16)) {
-						char *tp = path_key(cp, "tenants");
-
-						problem(v, t, 0, tp, "must be a whole number from 1 to 16");
-						free(tp);
-						good = 0;
-					}
-					if (good && probe != NULL) {
-						qq->checks[qq->nchecks].probe = probe;
-						qq->checks[qq->nchecks].tenants = t ? t->valueint : 1;
-						qq->checks[qq->nchecks++].confirms = confirms;
-					}
-				}
+				check_one_check(v, qq, c, cp);
 				free(cp);
 			}
 			free(p);

@@ -69,26 +69,25 @@ incident_verify_prepare(struct db *db, int64_t id, const char *probes, struct in
 	return 0;
 }
 
-int
-incident_verify_record(struct db *db, const char *actor, struct incident_verify *v,
-    cJSON **details, struct aerr *err)
+/* The run's status, and the codes it found that are the failure looked for
+ * (v->codes, or without any a finding of severity high or above); NULL on a
+ * database error. */
+static cJSON *
+failure_found(struct db *db, struct incident_verify *v, struct aerr *err)
 {
 	struct db_stmt *st;
-	cJSON *found, *d, *x;
-	int complete;
+	cJSON *found, *x;
 
-	*details = NULL;
 	st = db_prepare(db, err, "SELECT status FROM probe_run WHERE id = ?", "i", v->run_id);
 	if (st == NULL)
-		return AV_RUNTIME;
+		return NULL;
 	if (db_step(st) == DB_ROW)
 		snprintf(v->run_status, sizeof v->run_status, "%s", col_text(st, 0));
 	db_finalize(st);
-	complete = strcmp(v->run_status, "completed") == 0;
 	st = db_prepare(db, err, "SELECT DISTINCT code, severity FROM finding WHERE run_id = ? "
 	    "ORDER BY code", "i", v->run_id);
 	if (st == NULL)
-		return AV_RUNTIME;
+		return NULL;
 	found = cJSON_CreateArray();
 	while (db_step(st) == DB_ROW) {
 		int match = 0;
@@ -103,42 +102,47 @@ incident_verify_record(struct db *db, const char *actor, struct incident_verify 
 			cJSON_AddItemToArray(found, cJSON_CreateString(col_text(st, 0)));
 	}
 	db_finalize(st);
-	/* A reproduction counts even in a run cut short; an unfinished run proves nothing else. */
-	v->reproduces = cJSON_GetArraySize(found) > 0 ? 1 : complete ? 0 : -1;
-	if (v->reproduces < 0)
-		snprintf(v->why, sizeof v->why, "the run ended %s", v->run_status);
-	/* "No longer reproduces" needs each probe that found the failure to have judged
-	 * what came back: one that ended in error or inconclusive saw nothing. A run that
-	 * failed (every probe in error) or stopped in error says why by its first probe's
-	 * reason. */
-	if (v->reproduces == 0 || (v->reproduces < 0 && (strcmp(v->run_status, "failed") == 0 ||
-	    strcmp(v->run_status, "error") == 0))) {
-		int failed = v->reproduces < 0;
+	return found;
+}
 
-		st = db_prepare(db, err, "SELECT probe, verdict, coalesce(reason, ''), "
-		    "coalesce(CAST(json_extract(details, '$.judged') AS INTEGER), -1) FROM probe_result WHERE run_id = ? "
-		    "ORDER BY id", "i", v->run_id);
-		if (st == NULL) {
-			cJSON_Delete(found);
-			return AV_RUNTIME;
-		}
-		while ((v->reproduces == 0 || failed) && db_step(st) == DB_ROW) {
-			const char *verdict = col_text(st, 1);
+/* "No longer reproduces" needs each probe that found the failure to have judged
+ * what came back: one that ended in error or inconclusive saw nothing. A run that
+ * failed (every probe in error) or stopped in error says why by its first probe's
+ * reason. Turns v->reproduces to -1 (with v->why) when the probes say so. */
+static int
+judge_probes(struct db *db, struct incident_verify *v, struct aerr *err)
+{
+	struct db_stmt *st;
+	int failed = v->reproduces < 0;
 
-			if (strcmp(verdict, "pass") != 0 && strcmp(verdict, "fail") != 0) {
-				v->reproduces = -1;
-				failed = 0;
-				snprintf(v->why, sizeof v->why, "%s ended %s: %s", col_text(st, 0), verdict,
-				    col_text(st, 2));
-			} else if (v->reproduces == 0 && db_col_int64(st, 3) == 0) {
-				v->reproduces = -1;
-				snprintf(v->why, sizeof v->why, "%s judged no exchange", col_text(st, 0));
-			}
+	st = db_prepare(db, err, "SELECT probe, verdict, coalesce(reason, ''), "
+	    "coalesce(CAST(json_extract(details, '$.judged') AS INTEGER), -1) FROM probe_result WHERE run_id = ? "
+	    "ORDER BY id", "i", v->run_id);
+	if (st == NULL)
+		return AV_RUNTIME;
+	while ((v->reproduces == 0 || failed) && db_step(st) == DB_ROW) {
+		const char *verdict = col_text(st, 1);
+
+		if (strcmp(verdict, "pass") != 0 && strcmp(verdict, "fail") != 0) {
+			v->reproduces = -1;
+			failed = 0;
+			snprintf(v->why, sizeof v->why, "%s ended %s: %s", col_text(st, 0), verdict,
+			    col_text(st, 2));
+		} else if (v->reproduces == 0 && db_col_int64(st, 3) == 0) {
+			v->reproduces = -1;
+			snprintf(v->why, sizeof v->why, "%s judged no exchange", col_text(st, 0));
 		}
-		db_finalize(st);
 	}
+	db_finalize(st);
+	return 0;
+}
 
-	d = cJSON_CreateObject();
+/* The verification entry's details (found is taken) and its text, in v->text. */
+static cJSON *
+verification_entry(struct incident_verify *v, cJSON *found)
+{
+	cJSON *d = cJSON_CreateObject();
+
 	cJSON_AddNumberToObject(d, "run", (double)v->run_id);
 	cJSON_AddStringToObject(d, "probes", v->probes);
 	cJSON_AddStringToObject(d, "run_status", v->run_status);
@@ -164,27 +168,58 @@ incident_verify_record(struct db *db, const char *actor, struct incident_verify 
 		v->text = xasprintf("Verification run %lld (%s): could not verify: %s",
 		    (long long)v->run_id, v->probes, v->why);
 	}
-	if (db_begin(db, err) != 0) {
-		cJSON_Delete(d);
-		return err->code;
-	}
-	{
-		int64_t closed = 0;
+	return d;
+}
 
-		if (db_int(db, &closed, err, "SELECT status = 'closed' FROM incident WHERE id = ?", "i",
-		    v->incident_id) < 0 || closed) {
-			if (closed)
-				aerr_set(err, AV_USAGE, "incident %lld was closed while it was being verified; "
-				    "run %lld is kept", (long long)v->incident_id, (long long)v->run_id);
-			db_rollback(db);
-			cJSON_Delete(d);
-			return err->code;
-		}
+/* The run linked and the entry added in one transaction, refused when the
+ * incident was closed while the run went on. */
+static int
+record_verification(struct db *db, const char *actor, struct incident_verify *v, const cJSON *d,
+    struct aerr *err)
+{
+	int64_t closed = 0;
+
+	if (db_begin(db, err) != 0)
+		return err->code;
+	if (db_int(db, &closed, err, "SELECT status = 'closed' FROM incident WHERE id = ?", "i",
+	    v->incident_id) < 0 || closed) {
+		if (closed)
+			aerr_set(err, AV_USAGE, "incident %lld was closed while it was being verified; "
+			    "run %lld is kept", (long long)v->incident_id, (long long)v->run_id);
+		db_rollback(db);
+		return err->code;
 	}
 	if (incident_link_add(db, actor, v->incident_id, "run", v->run_id, err) != 0 ||
 	    incident_entry_add(db, actor, v->incident_id, "verification", NULL, v->text, d,
 	    &v->entry_id, err) != 0 || db_commit(db, err) != 0) {
 		db_rollback(db);
+		return err->code;
+	}
+	return 0;
+}
+
+int
+incident_verify_record(struct db *db, const char *actor, struct incident_verify *v,
+    cJSON **details, struct aerr *err)
+{
+	cJSON *found, *d;
+	int complete;
+
+	*details = NULL;
+	if ((found = failure_found(db, v, err)) == NULL)
+		return AV_RUNTIME;
+	complete = strcmp(v->run_status, "completed") == 0;
+	/* A reproduction counts even in a run cut short; an unfinished run proves nothing else. */
+	v->reproduces = cJSON_GetArraySize(found) > 0 ? 1 : complete ? 0 : -1;
+	if (v->reproduces < 0)
+		snprintf(v->why, sizeof v->why, "the run ended %s", v->run_status);
+	if ((v->reproduces == 0 || (v->reproduces < 0 && (strcmp(v->run_status, "failed") == 0 ||
+	    strcmp(v->run_status, "error") == 0))) && judge_probes(db, v, err) != 0) {
+		cJSON_Delete(found);
+		return AV_RUNTIME;
+	}
+	d = verification_entry(v, found);
+	if (record_verification(db, actor, v, d, err) != 0) {
 		cJSON_Delete(d);
 		return err->code;
 	}

@@ -516,7 +516,6 @@ sums_hash(const struct sums_entry *e, size_t n, const char *path)
 	return lo < n && strcmp(e[lo].path, path) == 0 ? e[lo].hash : NULL;
 }
 
-/* The structural rules of report.json and its bindings to the signature and the list. */
 /* An approval's signature: both files listed in SHA256SUMS, the signature
  * by the key registered to the reviewer over the statement, and the statement
  * of this round, reviewer and time. */
@@ -564,32 +563,14 @@ check_approval(const char *dir, const cJSON *a, const struct sums_entry *se, siz
 	buf_free(&sg);
 }
 
+/* report.json's identity: its format, id and times, and the key it names
+ * being the key that signed. */
 static void
-check_report(const char *dir, const char *tc, const struct sums_entry *se, size_t ns,
-    struct verify_result *res)
+check_report_head(const cJSON *rep, struct verify_result *res)
 {
-	static const char *const arrays[] = { "endpoints", "assessments", "probe_runs", "claims",
-		"findings", "incidents", "evidence_files", NULL };
-	char *path = xasprintf("%s/report.json", dir), *want_tc;
-	struct buf b;
-	struct aerr e = { 0 };
-	cJSON *rep, *cp, *sum, *f, *run, *ex;
-	int64_t ms;
 	const char *s;
-	size_t before = res->nproblems;
+	int64_t ms;
 
-	if (read_file(path, REPORT_JSON_MAX, &b, &e) != 0) {
-		free(path);
-		return;   /* already reported as missing */
-	}
-	free(path);
-	rep = cJSON_ParseWithLength(b.data, b.len);
-	buf_free(&b);
-	if (!cJSON_IsObject(rep)) {
-		problem(res, "report.json: not a JSON object");
-		cJSON_Delete(rep);
-		return;
-	}
 	if ((s = jstr(rep, "format")) == NULL || strcmp(s, REPORT_FORMAT) != 0)
 		problem(res, "report.json: format: want \"%s\"", REPORT_FORMAT);
 	if ((s = jstr(rep, "report_id")) == NULL || strlen(s) != 36)
@@ -609,7 +590,17 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 	    strcmp(s, res->signer_public_key) != 0)
 		problem(res, "report.json: signer_public_key is not the key that signed (%s)",
 		    res->signer_public_key);
-	cp = cJSON_GetObjectItem(rep, "audit_checkpoint");
+}
+
+/* report.json's parts: an intact audit checkpoint, the vendor, the lists and a known rating. */
+static void
+check_report_parts(const cJSON *rep, struct verify_result *res)
+{
+	static const char *const arrays[] = { "endpoints", "assessments", "probe_runs", "claims",
+		"findings", "incidents", "evidence_files", NULL };
+	const cJSON *cp = cJSON_GetObjectItem(rep, "audit_checkpoint"), *sum;
+	const char *s;
+
 	if (!cJSON_IsObject(cp) || !cJSON_IsNumber(cJSON_GetObjectItem(cp, "entries")) ||
 	    jstr(cp, "head") == NULL || !hex64(jstr(cp, "head")))
 		problem(res, "report.json: audit_checkpoint: want {entries: number, head: 64 hex digits}");
@@ -624,24 +615,20 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 		if (!cJSON_IsArray(cJSON_GetObjectItem(rep, arrays[i])))
 			problem(res, "report.json: %s: missing or not an array", arrays[i]);
 	sum = cJSON_GetObjectItem(rep, "summary");
-	{
-		int known;
+	s = cJSON_IsObject(sum) ? jstr(sum, "rating") : NULL;
+	if (rating_parse(s) < 0)
+		problem(res, "report.json: summary.rating: missing or unknown");
+}
 
-		s = cJSON_IsObject(sum) ? jstr(sum, "rating") : NULL;
-		known = rating_parse(s) >= 0;
-		if (!known)
-			problem(res, "report.json: summary.rating: missing or unknown");
-	}
-	/* The trusted comment binds report id, time and audit checkpoint. */
-	if (res->nproblems == before && tc != NULL) {
-		want_tc = trusted_comment(rep);
-		if (strcmp(want_tc, tc) != 0)
-			problem(res, "report.json: does not match the signed trusted comment "
-			    "(report id, generated_at or audit checkpoint differ)");
-		free(want_tc);
-	}
-	/* Evidence: every file listed in report.json is in SHA256SUMS with the same hash,
-	 * and every evidence/ file in SHA256SUMS is listed. */
+/* Evidence: every file listed in report.json is in SHA256SUMS with the same hash,
+ * and every evidence/ file in SHA256SUMS is listed. */
+static void
+check_report_evidence(const cJSON *rep, const struct sums_entry *se, size_t ns,
+    struct verify_result *res)
+{
+	struct names cited = { 0 };
+	const cJSON *f;
+
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "evidence_files")) {
 		const char *p = jstr(f, "path"), *h = jstr(f, "sha256"), *sh;
 
@@ -654,21 +641,24 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 		else if (strcmp(sh, h) != 0)
 			problem(res, "%s: report.json and SHA256SUMS give different SHA-256", p);
 	}
-	{
-		struct names cited = { 0 };
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "evidence_files"))
+		if (jstr(f, "path") != NULL)
+			names_add(&cited, jstr(f, "path"));
+	if (cited.n > 0)
+		sort_once(cited.v, cited.n, sizeof *cited.v, str_cmp);
+	for (size_t i = 0; i < ns; i++)
+		if (strncmp(se[i].path, "evidence/", 9) == 0 && !names_has(&cited, se[i].path))
+			problem(res, "%s: in SHA256SUMS but not cited by report.json", se[i].path);
+	names_free(&cited);
+}
 
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "evidence_files"))
-			if (jstr(f, "path") != NULL)
-				names_add(&cited, jstr(f, "path"));
-		if (cited.n > 0)
-			sort_once(cited.v, cited.n, sizeof *cited.v, str_cmp);
-		for (size_t i = 0; i < ns; i++)
-			if (strncmp(se[i].path, "evidence/", 9) == 0 && !names_has(&cited, se[i].path))
-				problem(res, "%s: in SHA256SUMS but not cited by report.json", se[i].path);
-		names_free(&cited);
-	}
-	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "assessments"))
-		check_approval(dir, f, se, ns, res);
+/* Each probe run's exchanges: held by the bundle with the hash the report gives. */
+static void
+check_report_exchanges(const cJSON *rep, const struct sums_entry *se, size_t ns,
+    struct verify_result *res)
+{
+	const cJSON *run, *ex;
+
 	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs"))
 		cJSON_ArrayForEach(ex, cJSON_GetObjectItem(run, "exchanges")) {
 			const char *p = jstr(ex, "file"), *h = jstr(ex, "file_sha256"), *sh;
@@ -678,6 +668,45 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 				    "bundle does not hold with that hash", cJSON_GetObjectItem(run, "id") ?
 				    cJSON_GetObjectItem(run, "id")->valueint : 0, p ? p : "(none)");
 		}
+}
+
+/* The structural rules of report.json and its bindings to the signature and the list. */
+static void
+check_report(const char *dir, const char *tc, const struct sums_entry *se, size_t ns,
+    struct verify_result *res)
+{
+	char *path = xasprintf("%s/report.json", dir), *want_tc;
+	struct buf b;
+	struct aerr e = { 0 };
+	cJSON *rep, *f;
+	size_t before = res->nproblems;
+
+	if (read_file(path, REPORT_JSON_MAX, &b, &e) != 0) {
+		free(path);
+		return;   /* already reported as missing */
+	}
+	free(path);
+	rep = cJSON_ParseWithLength(b.data, b.len);
+	buf_free(&b);
+	if (!cJSON_IsObject(rep)) {
+		problem(res, "report.json: not a JSON object");
+		cJSON_Delete(rep);
+		return;
+	}
+	check_report_head(rep, res);
+	check_report_parts(rep, res);
+	/* The trusted comment binds report id, time and audit checkpoint. */
+	if (res->nproblems == before && tc != NULL) {
+		want_tc = trusted_comment(rep);
+		if (strcmp(want_tc, tc) != 0)
+			problem(res, "report.json: does not match the signed trusted comment "
+			    "(report id, generated_at or audit checkpoint differ)");
+		free(want_tc);
+	}
+	check_report_evidence(rep, se, ns, res);
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "assessments"))
+		check_approval(dir, f, se, ns, res);
+	check_report_exchanges(rep, se, ns, res);
 	cJSON_Delete(rep);
 }
 
@@ -836,49 +865,43 @@ sums_dedupe(struct sums_entry *se, size_t ns, struct verify_result *res)
 	return kept;
 }
 
-int
-bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
-    const char *given_name, const char *tsa_cert, struct verify_result *res, struct aerr *err)
+/* Step 1, with the bundle's aivet.pub as the key it claims: the signed
+ * trusted comment, or NULL when the signature does not verify. */
+static char *
+verify_sums_signature(const char *dir, const struct minisign_pub *given, const char *given_source,
+    const char *given_name, struct verify_result *res)
 {
-	struct names present = { 0 };
-	struct hasher hs;
-	struct buf b;
+	struct minisign_pub bundled;
+	int have_bundled = 0;
+	char *sums_path = xasprintf("%s/%s", dir, SUMS), *sig_path = xasprintf("%s/%s", dir, SUMS_SIG);
+	char *path = xasprintf("%s/aivet.pub", dir), *tc;
 	struct aerr e = { 0 };
+	struct buf b;
+
+	if (read_file(path, 4096, &b, &e) == 0) {
+		have_bundled = minisign_pubkey_parse(b.data, b.len, "aivet.pub", &bundled, &e) == 0;
+		buf_free(&b);
+	}
+	free(path);
+	tc = check_signature(sums_path, SUMS, sig_path, SUMS_SIG, have_bundled ? &bundled : NULL,
+	    "aivet.pub", given, given_source, given_name, res);
+	free(sums_path);
+	free(sig_path);
+	return tc;
+}
+
+/* Step 2, the list: SHA256SUMS in its strict format ('<sha256>  <file>' a line),
+ * safe names, neither of its own two files. The entries, sorted by path and
+ * each path once, in *out; their number returned. */
+static size_t
+read_sums(const char *dir, int sig_ok, struct sums_entry **out, struct verify_result *res)
+{
+	char *path = xasprintf("%s/%s", dir, SUMS);
 	struct sums_entry *se = NULL;
 	size_t ns = 0, cap = 0;
-	struct stat sb;
-	char *path, *tc = NULL;
-	int sig_ok = 0;
-	size_t nbefore;
+	struct aerr e = { 0 };
+	struct buf b;
 
-	memset(res, 0, sizeof *res);
-	res->ok = 1;
-	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		return aerr_set(err, AV_USAGE, "%s: not a directory", dir);
-
-	/* 1. The signature over SHA256SUMS, by a trusted key. */
-	{
-		struct minisign_pub bundled;
-		int have_bundled = 0;
-		char *sums_path = xasprintf("%s/%s", dir, SUMS), *sig_path = xasprintf("%s/%s", dir, SUMS_SIG);
-
-		path = xasprintf("%s/aivet.pub", dir);
-		if (read_file(path, 4096, &b, &e) == 0) {
-			have_bundled = minisign_pubkey_parse(b.data, b.len, "aivet.pub", &bundled, &e) == 0;
-			buf_free(&b);
-		}
-		free(path);
-		tc = check_signature(sums_path, SUMS, sig_path, SUMS_SIG, have_bundled ? &bundled : NULL,
-		    "aivet.pub", given, given_source, given_name, res);
-		free(sums_path);
-		free(sig_path);
-	}
-	sig_ok = tc != NULL;
-	res->signature_ok = res->nproblems == 0;
-	nbefore = res->nproblems;
-
-	/* 2. SHA256SUMS: strict format, safe names, every hash. */
-	path = xasprintf("%s/%s", dir, SUMS);
 	if (read_file(path, SUMS_MAX, &b, &e) == 0) {
 		char *line = b.data, *nl;
 		int lineno = 0;
@@ -923,12 +946,21 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 		problem(res, "%s: unreadable", SUMS);
 	}
 	free(path);
-	walk(dir, "", &present, res);
-	sort_once(present.v, present.n, sizeof *present.v, str_cmp);
+	*out = se;
+	return ns;
+}
+
+/* Step 2, the files: every listed file present, with its hash. present (by
+ * value: the sorted names found) and the list in the same order: each listed
+ * file, when present, is at a cursor that only moves forward (no search per file). */
+static void
+check_listed(const char *dir, const struct sums_entry *se, size_t ns, struct names present,
+    struct verify_result *res)
+{
+	struct hasher hs;
+
 	if (hasher_open(&hs, dir) != 0)
 		problem(res, "%s: cannot open the directory: %s", dir, strerror(errno));
-	/* The list and the files present in the same order: each listed file, when
-	 * present, is at a cursor that only moves forward (no search per file). */
 	for (size_t i = 0, j = 0; i < ns; i++) {
 		char h[65];
 
@@ -946,6 +978,15 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 			res->files_checked++;
 	}
 	hasher_close(&hs);
+}
+
+/* Step 2, the rest: no file present that the list leaves out (bar the list,
+ * its signature and the time-stamp's files), and none of the fixed files
+ * missing. present by value, as in check_listed. */
+static void
+check_unlisted(const struct sums_entry *se, size_t ns, struct names present,
+    struct verify_result *res)
+{
 	for (size_t i = 0, j = 0; i < present.n; i++) {
 		while (j < ns && strcmp(se[j].path, present.v[i]) < 0)
 			j++;
@@ -956,7 +997,45 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 	for (int i = 0; fixed_files[i] != NULL; i++)
 		if (ns > 0 && sums_hash(se, ns, fixed_files[i]) == NULL && names_has(&present, fixed_files[i]) == 0)
 			problem(res, "%s: missing from the bundle", fixed_files[i]);
+}
 
+/* Step 4: what the time-stamp token and TIMESTAMP.txt say, a problem if wrong. */
+static void
+check_timestamp(const char *dir, const char *tsa_cert, struct verify_result *res)
+{
+	char *why = tsa_bundle_check(dir, tsa_cert, &res->tsa);
+
+	if (why != NULL)
+		problem(res, "%s", why);
+	free(why);
+}
+
+int
+bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
+    const char *given_name, const char *tsa_cert, struct verify_result *res, struct aerr *err)
+{
+	struct names present = { 0 };
+	struct sums_entry *se = NULL;
+	size_t ns, nbefore;
+	struct stat sb;
+	char *tc;
+
+	memset(res, 0, sizeof *res);
+	res->ok = 1;
+	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
+		return aerr_set(err, AV_USAGE, "%s: not a directory", dir);
+
+	/* 1. The signature over SHA256SUMS, by a trusted key. */
+	tc = verify_sums_signature(dir, given, given_source, given_name, res);
+	res->signature_ok = res->nproblems == 0;
+	nbefore = res->nproblems;
+
+	/* 2. SHA256SUMS: strict format, safe names, every hash. */
+	ns = read_sums(dir, tc != NULL, &se, res);
+	walk(dir, "", &present, res);
+	sort_once(present.v, present.n, sizeof *present.v, str_cmp);
+	check_listed(dir, se, ns, present, res);
+	check_unlisted(se, ns, present, res);
 	res->hashes_ok = res->nproblems == nbefore;
 	nbefore = res->nproblems;
 
@@ -968,13 +1047,7 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 	res->report_ok = res->nproblems == nbefore;
 
 	/* 4. The time-stamp token over SHA256SUMS, and what TIMESTAMP.txt says of it. */
-	{
-		char *why = tsa_bundle_check(dir, tsa_cert, &res->tsa);
-
-		if (why != NULL)
-			problem(res, "%s", why);
-		free(why);
-	}
+	check_timestamp(dir, tsa_cert, res);
 	for (size_t i = 0; i < ns; i++)
 		free(se[i].path);
 	free(se);

@@ -67,13 +67,12 @@ db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db *db;
 	struct db_login me;
 	char roles[128];
-	int json, pg, first;
+	int json, first;
 
 	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || db_whoami(db, av->actor, &me, err) != 0)
 		return err->code;
-	pg = db_has(db, DB_LOGINS);
 	if (json) {
 		cJSON *o = login_json(&me);
 
@@ -82,7 +81,7 @@ db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return 0;
 	}
 	roles_text(&me, roles, sizeof roles);
-	if (pg)
+	if (db_has(db, DB_LOGINS))
 		term_printf(stdout, "login     %s\nbackend   %s\nowner     %s\nroles     %s\nmay       %s\n", me.name,
 		    db_backend_name(db), me.owner ? "yes" : "no", roles, me.owner ? "everything (owner)" : may_text(&me));
 	else

@@ -85,11 +85,12 @@ int db_err(struct db *db, struct aerr *err, const char *what);
 const char *db_errmsg(struct db *db);
 const char *db_sqlstate(struct db *db);   /* PostgreSQL's SQLSTATE of the last error; "" else */
 /*
- * One step of a domain operation that writes evidentiary rows. On SQLite the
- * statements in sqlite[] run in order; on PostgreSQL the one call pg, a
+ * One step of a domain operation that writes evidentiary rows, named once:
+ * the backend chooses its form. On SQLite the statements in sqlite[] run in
+ * order; on a store with DB_SERVER_WRITES (PostgreSQL) the one call pg, a
  * SECURITY DEFINER function of db/pg/008-workflow.sql that checks the
- * workflow's rules and takes the actor from the login (the roles cannot write
- * those tables themselves). All are bound from one argument list, "?N" naming
+ * workflow's rules, takes the actor from the login and computes the seals
+ * (the roles cannot write those tables themselves). All are bound from one argument list, "?N" naming
  * argument N, so a form may leave arguments out (the function takes no actor).
  * The new row's id, when id is given: on SQLite the one the statement
  * sqlite[id_from - 1] inserted (with id_from 0, the rows the last statement

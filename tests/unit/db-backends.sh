@@ -4,6 +4,8 @@
 # header): a difference is a member of their struct db_ops, reached through a
 # db_* call. And db-pg.c rewrites no statement as it is prepared: statements
 # are written in the SQL both stores accept; only "?" placeholders are numbered.
+# Every write to a table the roles may write only through the server's
+# functions is a struct db_write, named once, its form the backend's choice.
 . "$TESTS_SRCDIR/lib/lib.sh"
 top="$TESTS_SRCDIR/.."
 
@@ -20,6 +22,23 @@ sqlite_only() {
 	    grep -E '(SELECT|WHERE|UPDATE|INSERT)' | grep -vE 'IS NOT +(NULL|TRUE|FALSE|DISTINCT|UNKNOWN)\b'
 }
 
+# The tables the roles write only through the server's functions (db/pg/'s
+# REVOKEs), as an alternation.
+evidentiary=$(cat "$top"/db/pg/*.sql | tr '\n\t' '  ' |
+    grep -oE 'REVOKE INSERT, UPDATE, DELETE ON [a-z_, ]+ FROM' |
+    sed 's/REVOKE INSERT, UPDATE, DELETE ON //; s/ FROM$//' | tr -d ' ' | tr ',' '\n' | sort -u)
+# Each write to those tables in tree $1's C sources ("in" or "out" of a struct
+# db_write's initializer: a write named once, its form the backend's choice).
+writes() {
+	find "$1/src" "$1/probes" -name '*.c' | sort | xargs awk -v pat="$(echo $evidentiary | tr ' ' '|')" '
+	FNR == 1 { inw = 0 }
+	/struct db_write [a-z_]+ = \{/ { inw = 1 }
+	match($0, "\"[^\"]*(INSERT INTO|UPDATE|DELETE FROM) (" pat ")( |\\(|\"|$)") {
+		print (inw ? "in" : "out") " " FILENAME ":" FNR
+	}
+	/^\};/ { inw = 0 }'
+}
+
 # The checks can fail: a tree with a kind test and a rewritten statement trips them.
 fake=$(mktemp -d)
 mkdir -p "$fake/src/cli" "$fake/src/core" "$fake/include" "$fake/probes" "$fake/sim"
@@ -30,6 +49,10 @@ printf 'x("INSERT OR IGNORE INTO t (a) VALUES (?)");\ny("SELECT a FROM t WHERE a
 is "$(kind_tests "$fake" | sed "s|$fake/||")" "src/cli/cmd-x.c:1:if (db_kind(db) == DB_KIND_PG)" \
     "the kind check finds a test outside the backends, and only that one"
 is "$(sqlite_only "$fake" | wc -l | tr -d ' ')" 2 "the dialect check finds OR IGNORE and IS NOT value"
+printf 'static const struct db_write w = {\n\t{ "INSERT INTO finding (a) VALUES (?1)" },\n\t"SELECT f(?1)", 0\n};\nx = db_exec(db, err, "UPDATE finding SET a = 1", NULL);\n' \
+    > "$fake/src/core/w.c"
+is "$(writes "$fake" | sed "s|$fake/||" | tr '\n' ' ')" "in src/core/w.c:2 out src/core/w.c:5 " \
+    "the write check tells a db_write's statement from a plain one"
 rm -rf "$fake"
 
 # The tree: the backends and their table are where the check looks.
@@ -53,6 +76,15 @@ ok "$(grep -q 'ON CONFLICT DO NOTHING' "$top/src/engine/probe-results.c" && echo
     "finding_evidence: ON CONFLICT DO NOTHING, as written"
 ok "$(grep -q 'IS DISTINCT FROM timeline' "$top/src/domain/incident/incident.c" && echo 0 || echo 1)" \
     "incident status: IS DISTINCT FROM, as written"
+# Every evidentiary write is named once: a struct db_write, whose form (SQLite's
+# statements or the server's function) db_write() chooses; only db copy, the
+# owner's restore of rows as they were, writes them plainly.
+n=$(echo $evidentiary | wc -w)
+ok "$([ "$n" -ge 18 ] && echo 0 || echo 1)" "db/pg/ revokes direct writes on $n tables"
+n=$(writes "$top" | grep -c '^in ')
+ok "$([ "$n" -ge 30 ] && echo 0 || echo 1)" "$n statements of struct db_write write them"
+is "$(writes "$top" | grep '^out ' | grep -v '/src/domain/audit/db-copy.c:')" "" \
+    "no plain write to an evidentiary table outside db copy"
 # The list of tables is written once, in each backend's table.
 is "$(grep -rlE 'sqlite_master WHERE type = .table|information_schema.tables' "$top/src" | sed "s|$top/||" |
     sort | tr '\n' ' ')" "src/core/db-pg.c src/core/db-sqlite.c " "the list of tables: once a backend"

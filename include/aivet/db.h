@@ -132,6 +132,8 @@ struct db_stmt *db_tables(struct db *db, struct aerr *err);
 /* An SQL expression for the store's clock now, as aivet writes time (UTC ISO
  * 8601 with milliseconds and Z), to compare with in a statement. */
 const char *db_now_sql(const struct db *db);
+/* The same clock as milliseconds since 1970 (an integer). */
+const char *db_now_ms_sql(const struct db *db);
 /* Whether login may do what the database's owner does (its owner, a member of
  * the owning role, a superuser); on a store without logins anyone may. */
 int db_login_is_owner(struct db *db, const char *login, int *owner, struct aerr *err);

@@ -56,8 +56,9 @@ struct db_ops {
 	const char *version_sql, *version_exists_sql, *version_set;
 	/* The database's tables, one name a row in order, the store's own left out. */
 	const char *tables_sql;
-	/* The clock now, as aivet writes time (db_now_sql). */
-	const char *now_sql;
+	/* The clock now, as aivet writes time (db_now_sql) and in milliseconds
+	 * since 1970 (db_now_ms_sql). */
+	const char *now_sql, *now_ms_sql;
 	/* Whether ?1, a table aivet refills at each migration for the server's
 	 * functions (aivet_severity, aivet_seal_part), exists; NULL for a
 	 * backend whose functions are C (SQLite registers them). */

@@ -753,6 +753,7 @@ static const struct db_ops pg_ops = {
 	.tables_sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
 	    "AND table_type = 'BASE TABLE' ORDER BY table_name",
 	.now_sql = "aivet_clock(0)",   /* db/pg/014-queue.sql */
+	.now_ms_sql = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
 	.server_table_sql = "SELECT to_regclass(?) IS NOT NULL",
 	/* An identity column's sequence; a table without one is left alone. */
 	.ids_follow = { "SELECT setval(pg_get_serial_sequence(?1, 'id'), max(id)) FROM ",

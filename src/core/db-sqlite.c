@@ -388,6 +388,7 @@ static const struct db_ops lite_ops = {
 	.tables_sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' "
 	    "ORDER BY name",
 	.now_sql = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+	.now_ms_sql = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
 	/* Verify reads the whole file: mapped, SQLite reads its pages without a read() each. */
 	.read_all_sql = "PRAGMA mmap_size = 1073741824",
 	.param_count = lite_param_count,

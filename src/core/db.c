@@ -39,6 +39,12 @@ db_now_sql(const struct db *db)
 }
 
 const char *
+db_now_ms_sql(const struct db *db)
+{
+	return db->ops->now_ms_sql;
+}
+
+const char *
 db_errmsg(struct db *db)
 {
 	return db->ops->errmsg(db);

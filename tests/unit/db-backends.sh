@@ -85,6 +85,13 @@ n=$(writes "$top" | grep -c '^in ')
 ok "$([ "$n" -ge 30 ] && echo 0 || echo 1)" "$n statements of struct db_write write them"
 is "$(writes "$top" | grep '^out ' | grep -v '/src/domain/audit/db-copy.c:')" "" \
     "no plain write to an evidentiary table outside db copy"
+# Each write's server form is a function the migrations create (db/pg/).
+called=$(find "$top/src" -name '*.c' | xargs awk '/struct db_write [a-z_]+ = \{/ { inw = 1 } inw { print }
+    /^\};/ { inw = 0 }' | grep -oE '"SELECT aivet_[a-z_]+\(' | sed 's/"SELECT //; s/($//' | sort -u)
+n=$(echo $called | wc -w)
+ok "$([ "$n" -ge 30 ] && echo 0 || echo 1)" "struct db_write names $n server functions"
+is "$(for f in $called; do grep -qE "CREATE (OR REPLACE )?FUNCTION $f\(" "$top"/db/pg/*.sql || echo "$f"; done)" "" \
+    "each is created by a migration of db/pg/"
 # The list of tables is written once, in each backend's table.
 is "$(grep -rlE 'sqlite_master WHERE type = .table|information_schema.tables' "$top/src" | sed "s|$top/||" |
     sort | tr '\n' ' ')" "src/core/db-pg.c src/core/db-sqlite.c " "the list of tables: once a backend"

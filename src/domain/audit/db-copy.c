@@ -65,11 +65,12 @@ static const struct copy_table {
 };
 #define NCOPY (sizeof copy_tables / sizeof copy_tables[0])
 
-/* Tables each backend keeps for itself, not part of aivet's record. */
+/* Tables aivet's migrations make for the stores' own use, not part of aivet's
+ * record (the stores' internal tables db_tables() leaves out). */
 static int
 bookkeeping(const char *name)
 {
-	return strncmp(name, "sqlite_", 7) == 0 || strcmp(name, "aivet_schema") == 0 ||
+	return strcmp(name, "aivet_schema") == 0 ||
 	    strcmp(name, "aivet_op") == 0 || strcmp(name, "aivet_severity") == 0 ||
 	    strcmp(name, "aivet_seal_part") == 0 ||
 	    strcmp(name, "schema_version") == 0 || strcmp(name, "aivet_migration") == 0;

@@ -4,10 +4,11 @@
  * an SQLite file (the embedded default) or on a PostgreSQL server. Statements
  * use "?" parameters bound from a format string (db_exec, db_prepare, db_int);
  * rows are stepped and read by column as SQLite's API does, with the same
- * result and type codes. What differs between the two SQL dialects is
- * rewritten by db-pg.c as a statement is prepared; what differs between the
- * backends is a member of struct db_ops (db-impl.h), which each one fills;
- * db_kind() says which store a handle is on, for the little SQL that differs.
+ * result and type codes. Statements are written in the SQL both stores
+ * accept and run as written (PostgreSQL's backend only numbers the
+ * placeholders); what differs between the stores (a statement, a feature, a
+ * function) is a member of struct db_ops (db-impl.h), which each backend
+ * fills and which the calls below reach: no caller asks which store it is on.
  */
 #ifndef AIVET_DB_H
 #define AIVET_DB_H
@@ -23,8 +24,17 @@ struct db_stmt;   /* a prepared statement and its current row */
 enum { DB_OK = 0, DB_ERROR = 1, DB_ROW = 100, DB_DONE = 101 };
 /* A column's type in the current row (db_col_type). */
 enum { DB_INTEGER = 1, DB_FLOAT = 2, DB_TEXT = 3, DB_BLOB = 4, DB_NULL = 5 };
-/* Which backend a database runs on. */
-enum db_kind { DB_KIND_SQLITE, DB_KIND_PG };
+/* What a store does itself rather than leave to aivet (db_has). */
+enum db_feature {
+	/* The server knows who connects and holds aivet's roles (PostgreSQL):
+	 * the actor is the login, and owners, roles and grants are the server's.
+	 * Without it whoever can write the file can do anything. */
+	DB_LOGINS = 1,
+	/* Evidentiary writes go through the server's functions (db_write), which
+	 * check the workflow, take the actor from the login and compute the seals
+	 * and hashes themselves: aivet sends none (PostgreSQL). */
+	DB_SERVER_WRITES = 2,
+};
 
 /* Opens, creating and migrating, the database SPEC names: "postgresql://..." or
  * "postgres://..." (a libpq URI) is a PostgreSQL server, "sqlite:PATH" or a plain
@@ -33,7 +43,9 @@ int db_open(const char *spec, struct db **out, struct aerr *err);
 /* Opens an SQLite file as it is: no schema check, no migration (tools and tests). */
 int db_open_raw(const char *path, struct db **out);
 void db_close(struct db *db);
-enum db_kind db_kind(const struct db *db);
+int db_has(const struct db *db, enum db_feature f);
+/* The store's name as aivet shows it: "sqlite" or "postgresql". */
+const char *db_backend_name(const struct db *db);
 /* True when SPEC names a PostgreSQL server rather than an SQLite file. */
 int db_spec_is_pg(const char *spec);
 int db_migrate(struct db *db, struct aerr *err);
@@ -73,11 +85,12 @@ int db_err(struct db *db, struct aerr *err, const char *what);
 const char *db_errmsg(struct db *db);
 const char *db_sqlstate(struct db *db);   /* PostgreSQL's SQLSTATE of the last error; "" else */
 /*
- * One step of a domain operation that writes evidentiary rows. On SQLite the
- * statements in sqlite[] run in order; on PostgreSQL the one call pg, a
+ * One step of a domain operation that writes evidentiary rows, named once:
+ * the backend chooses its form. On SQLite the statements in sqlite[] run in
+ * order; on a store with DB_SERVER_WRITES (PostgreSQL) the one call pg, a
  * SECURITY DEFINER function of db/pg/008-workflow.sql that checks the
- * workflow's rules and takes the actor from the login (the roles cannot write
- * those tables themselves). All are bound from one argument list, "?N" naming
+ * workflow's rules, takes the actor from the login and computes the seals
+ * (the roles cannot write those tables themselves). All are bound from one argument list, "?N" naming
  * argument N, so a form may leave arguments out (the function takes no actor).
  * The new row's id, when id is given: on SQLite the one the statement
  * sqlite[id_from - 1] inserted (with id_from 0, the rows the last statement
@@ -113,6 +126,22 @@ void db_wait_notify(struct db *db, int ms);
 int db_listen(struct db *db, const char *channel, struct aerr *err);
 /* Moves the table's id sequence past the ids it holds (after a copy); nothing on SQLite. */
 int db_ids_follow(struct db *db, const char *table, struct aerr *err);
+/* Prepares the statement that lists the database's tables, one name a row in
+ * order, the store's own internal ones (sqlite_*) left out; step it as any. */
+struct db_stmt *db_tables(struct db *db, struct aerr *err);
+/* An SQL expression for the store's clock now, as aivet writes time (UTC ISO
+ * 8601 with milliseconds and Z), to compare with in a statement. */
+const char *db_now_sql(const struct db *db);
+/* The same clock as milliseconds since 1970 (an integer). */
+const char *db_now_ms_sql(const struct db *db);
+/* Whether login may do what the database's owner does (its owner, a member of
+ * the owning role, a superuser); on a store without logins anyone may. */
+int db_login_is_owner(struct db *db, const char *login, int *owner, struct aerr *err);
+/* Inside a transaction: the store takes the rows a copy inserts as they were,
+ * sealed and timed elsewhere (PostgreSQL's aivet.restore), until turned off. */
+int db_restore_mode(struct db *db, int on, struct aerr *err);
+/* A read of the whole database follows (audit verify): SQLite maps the file. */
+void db_read_all(struct db *db);
 
 int db_step(struct db_stmt *st);   /* DB_ROW, DB_DONE or an error */
 void db_reset(struct db_stmt *st);

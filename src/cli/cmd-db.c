@@ -67,27 +67,26 @@ db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct db *db;
 	struct db_login me;
 	char roles[128];
-	int json, pg, first;
+	int json, first;
 
 	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || db_whoami(db, av->actor, &me, err) != 0)
 		return err->code;
-	pg = db_kind(db) == DB_KIND_PG;
 	if (json) {
 		cJSON *o = login_json(&me);
 
-		cJSON_AddStringToObject(o, "backend", pg ? "postgresql" : "sqlite");
+		cJSON_AddStringToObject(o, "backend", db_backend_name(db));
 		json_emit(o);
 		return 0;
 	}
 	roles_text(&me, roles, sizeof roles);
-	if (pg)
-		term_printf(stdout, "login     %s\nbackend   postgresql\nowner     %s\nroles     %s\nmay       %s\n", me.name,
-		    me.owner ? "yes" : "no", roles, me.owner ? "everything (owner)" : may_text(&me));
+	if (db_has(db, DB_LOGINS))
+		term_printf(stdout, "login     %s\nbackend   %s\nowner     %s\nroles     %s\nmay       %s\n", me.name,
+		    db_backend_name(db), me.owner ? "yes" : "no", roles, me.owner ? "everything (owner)" : may_text(&me));
 	else
-		term_printf(stdout, "actor     %s\nbackend   sqlite\nroles     none: whoever can write the file can do "
-		    "anything\n", me.name);
+		term_printf(stdout, "actor     %s\nbackend   %s\nroles     none: whoever can write the file can do "
+		    "anything\n", me.name, db_backend_name(db));
 	return 0;
 }
 

@@ -477,21 +477,22 @@ int
 audit_org_timezone(struct db *db, struct org_timezone *out, struct aerr *err)
 {
 	/* On a server only the owner's entry counts: an entry another login slipped
-	 * in through the audit function moves no deadline. Read on every open: the
-	 * object's index finds it, never a scan of the log. */
-	struct db_stmt *st = db_prepare(db, err, db_kind(db) == DB_KIND_PG ?
-	    "SELECT a.details, a.actor, a.at FROM audit_log a, pg_database d WHERE a.object_type = "
-	    "'database' AND a.object_id = 1 AND a.action = 'db.timezone' AND d.datname = current_database() AND EXISTS (SELECT 1 FROM pg_roles r "
-	    "WHERE r.rolname = a.actor AND (r.rolsuper OR pg_has_role(r.oid, d.datdba, 'MEMBER'))) "
-	    "ORDER BY a.seq DESC LIMIT 1" :
-	    "SELECT details, actor, at FROM audit_log WHERE object_type = 'database' AND object_id = 1 "
-	    "AND action = 'db.timezone' ORDER BY seq DESC LIMIT 1", NULL);
-	int rc;
+	 * in through the audit function moves no deadline (newest first, the first
+	 * the owner made). Read on every open: the object's index finds it, never
+	 * a scan of the log. */
+	struct db_stmt *st = db_prepare(db, err, "SELECT details, actor, at FROM audit_log WHERE "
+	    "object_type = 'database' AND object_id = 1 AND action = 'db.timezone' ORDER BY seq DESC", NULL);
+	int rc = DB_DONE, owner = 0;
 
 	memset(out, 0, sizeof *out);
 	if (st == NULL)
 		return AV_RUNTIME;
-	if ((rc = db_step(st)) == DB_ROW) {
+	while (!owner && (rc = db_step(st)) == DB_ROW)
+		if (db_login_is_owner(db, col_text(st, 1), &owner, err) != 0) {
+			db_finalize(st);
+			return err->code;
+		}
+	if (owner) {
 		cJSON *d = cJSON_Parse(col_text(st, 0));
 		const cJSON *z = cJSON_GetObjectItem(d, "timezone");
 
@@ -536,7 +537,7 @@ audit_append(struct db *db, const char *actor, const char *action,
 	/* The row as the caller just wrote it, in this transaction (the server
 	 * computes its own). */
 	rh[0] = '\0';
-	rc = db_kind(db) == DB_KIND_PG ? 0 : row_hash(db, &s, object_type, object_id, rh, &present, err);
+	rc = db_has(db, DB_SERVER_WRITES) ? 0 : row_hash(db, &s, object_type, object_id, rh, &present, err);
 	sealer_free(&s);
 	if (rc != 0)
 		return rc;
@@ -840,11 +841,7 @@ questionnaires_check(struct db *db, struct audit_status *out, struct aerr *err)
 static int
 tables_check(struct db *db, struct audit_status *out, struct aerr *err)
 {
-	struct db_stmt *q = db_prepare(db, err, db_kind(db) == DB_KIND_PG ?
-	    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
-	    "AND table_type = 'BASE TABLE' ORDER BY table_name" :
-	    "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' "
-	    "ORDER BY name", NULL);
+	struct db_stmt *q = db_tables(db, err);
 	int rc;
 
 	if (q == NULL)
@@ -1094,8 +1091,7 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 	memset(ix, 0, sizeof ix);
 	memcpy(prev, genesis, sizeof prev);
 	/* Verify reads the whole file: mapped, SQLite reads its pages without a read() each. */
-	if (db_kind(db) == DB_KIND_SQLITE)
-		db_exec(db, err, "PRAGMA mmap_size = 1073741824", NULL);
+	db_read_all(db);
 	st = db_prepare(db, err, "SELECT seq, at, actor, action, object_type, object_id, "
 	    "details, prev_hash, entry_hash, row_hash FROM audit_log ORDER BY seq", NULL);
 	if (st == NULL)

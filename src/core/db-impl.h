@@ -9,6 +9,7 @@
 #define AIVET_DB_IMPL_H
 
 #include "db.h"
+#include "embedded.h"
 
 /*
  * One backend's operations. Statements use "?" parameters (SQLite's
@@ -17,7 +18,14 @@
  * (p, n) or 'n' NULL.
  */
 struct db_ops {
-	enum db_kind kind;
+	const char *name;        /* db_backend_name: "sqlite", "postgresql" */
+	const char *described;   /* in a message: "an SQLite", "a PostgreSQL" */
+	unsigned features;       /* enum db_feature bits */
+	const struct embedded_file *migrations;   /* db/ or db/pg/ */
+	/* The schema's expectation kept in the tree: the fingerprint query and
+	 * the lines it gives (db-schema.c); NULL where it is made from the
+	 * migrations (SQLite). */
+	const struct embedded_file *schema_kept;
 	void (*close)(struct db *db);
 	const char *(*errmsg)(struct db *db);
 	const char *(*sqlstate)(struct db *db);   /* "" when the backend has none */
@@ -38,6 +46,33 @@ struct db_ops {
 	void (*wait_notify)(struct db *db, int ms);
 	/* What begins a write transaction, and what then runs inside it. */
 	const char *begin_sql, *begin_lock_sql;
+	/* Statements kept prepared by db_prepare_kept (SQLite: parsing costs more
+	 * than a few rows); 0 prepares each anew. */
+	int keep_prepared;
+
+	/* Per-backend statements, run as written. The schema version: read
+	 * (version_sql), once version_exists_sql (NULL: always) says where it is
+	 * kept exists; set (version_set, the version appended). */
+	const char *version_sql, *version_exists_sql, *version_set;
+	/* The database's tables, one name a row in order, the store's own left out. */
+	const char *tables_sql;
+	/* The clock now, as aivet writes time (db_now_sql) and in milliseconds
+	 * since 1970 (db_now_ms_sql). */
+	const char *now_sql, *now_ms_sql;
+	/* Whether ?1, a table aivet refills at each migration for the server's
+	 * functions (aivet_severity, aivet_seal_part), exists; NULL for a
+	 * backend whose functions are C (SQLite registers them). */
+	const char *server_table_sql;
+	/* Moves a table's id sequence past its ids: the two parts go either side
+	 * of the table's name, and ?1 is bound to it; NULL when ids follow by
+	 * themselves. */
+	const char *ids_follow[2];
+	/* One row, 1 when login ?1 may do what the owner does; NULL: anyone may. */
+	const char *owner_sql;
+	/* Restore mode on, off (db_restore_mode); NULL for none. */
+	const char *restore_on_sql, *restore_off_sql;
+	/* Run before a whole read of the database (db_read_all); NULL for none. */
+	const char *read_all_sql;
 
 	int (*param_count)(struct db_stmt *st);
 	const char *(*sql)(struct db_stmt *st);

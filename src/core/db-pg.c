@@ -1,10 +1,10 @@
 /*
  * db-pg.c: the query layer on a PostgreSQL server, through libpq, for a team
  * that shares one database. Statements are written once in the SQL both
- * dialects accept; what still differs in syntax is rewritten here as a
- * statement is prepared (the table dialect_rules and the "?" placeholders,
- * which become $n), and what differs in functions is provided on the server by
- * the migrations in db/pg/ (json_extract, group_concat, severity_rank, ...).
+ * stores accept and sent as written; only their "?" placeholders become $n
+ * (binding: pg_sql). What differs in functions is provided on the server by
+ * the migrations in db/pg/ (json_extract, group_concat, severity_rank, ...);
+ * what differs otherwise is a member of pg_ops, the backend's table.
  * Parameters go as text with their types, blobs as binary bytea; rows come back
  * as text and are read the way SQLite's column calls read them.
  */
@@ -135,73 +135,7 @@ pgb_sqlstate(struct db *db)
 	return db->sqlstate;
 }
 
-/* ---- the dialect: statements rewritten at prepare ---- */
-
-/* Syntax SQLite accepts and PostgreSQL spells otherwise. Each rule matches a
- * phrase (case-insensitive, outside quotes and comments) and replaces it;
- * "tail" is appended to the statement when the rule matched. */
-static const struct dialect_rule {
-	const char *sqlite, *pg, *tail;
-} dialect_rules[] = {
-	{ "INSERT OR IGNORE INTO", "INSERT INTO", " ON CONFLICT DO NOTHING" },
-	/* Handled in code (pg_sql): "a IS NOT b" with b a value (not NULL, TRUE,
-	 * FALSE or DISTINCT), a null-safe comparison PostgreSQL spells IS DISTINCT
-	 * FROM; and "CAST(x.data AS TEXT)", stored bytes as text (blob_as_text). */
-};
-
-static int
-word_at(const char *p, const char *w)
-{
-	size_t n = strlen(w);
-
-	return strncasecmp(p, w, n) == 0 && !(isalnum((unsigned char)p[n]) || p[n] == '_');
-}
-
-/* "CAST(t.data AS TEXT)": stored bytes read as text. SQLite gives the bytes;
- * PostgreSQL's cast of a bytea gives its escaped form, so it decodes them. */
-static int
-blob_as_text(const char *p, struct buf *b, size_t *skip)
-{
-	const char *q, *id;
-	size_t n;
-
-	if (strncasecmp(p, "CAST(", 5) != 0)
-		return 0;
-	id = q = p + 5;
-	while (isalnum((unsigned char)*q) || *q == '_' || *q == '.')
-		q++;
-	n = (size_t)(q - id);
-	if (n < 4 || strncmp(q - 4, "data", 4) != 0 || strncasecmp(q, " AS TEXT)", 9) != 0)
-		return 0;
-	buf_add(b, "convert_from(", 13);
-	buf_add(b, id, n);
-	buf_add(b, ", 'UTF8')", 9);
-	*skip = (size_t)(q + 9 - p);
-	return 1;
-}
-
-/* "IS NOT x" where x is an operand, not a keyword PostgreSQL understands there. */
-static int
-is_not_value(const char *p, size_t *skip)
-{
-	const char *q;
-
-	if (!word_at(p, "IS"))
-		return 0;
-	q = p + 2;
-	while (isspace((unsigned char)*q))
-		q++;
-	if (!word_at(q, "NOT"))
-		return 0;
-	q += 3;
-	while (isspace((unsigned char)*q))
-		q++;
-	if (word_at(q, "NULL") || word_at(q, "TRUE") || word_at(q, "FALSE") || word_at(q, "DISTINCT") ||
-	    word_at(q, "UNKNOWN"))
-		return 0;
-	*skip = (size_t)(q - p);
-	return 1;
-}
+/* ---- binding: "?" placeholders numbered as PostgreSQL's $n ---- */
 
 /* Copies a quoted run ('...' or "...", doubled quotes inside) and returns its end. */
 static const char *
@@ -249,86 +183,59 @@ number_params(char *sql, const int *argmap)
 	return (char *)b.data;
 }
 
-/* Rewrites sql for PostgreSQL: placeholders ("?" and "?NNN" become $n, as
- * SQLite numbers them), the dialect rules, and counts the parameters. The
- * server must know the type of every $n it is sent, so a ?N the statement
- * leaves out (a write whose SQLite form binds the actor and whose function
- * takes it from the login) is not sent: *argmap then maps the caller's N to
- * the $n sent (0 for none). */
+/* The placeholder at p ("?" or "?NNN", after "?"), marked "\x01N" into b
+ * with N as SQLite numbers it (a bare "?" one past the largest so far); the
+ * end of it is returned, *max and used[] kept. */
+static const char *
+mark_param(struct buf *b, const char *p, const char *sql, int *max, int *used, int nused)
+{
+	char num[16];
+	int k;
+
+	if (isdigit((unsigned char)*p)) {
+		k = (int)strtol(p, (char **)&p, 10);
+		if (k < 1 || k >= nused)
+			die("db: parameter ?%d out of range in: %s", k, sql);
+	} else if ((k = *max + 1) >= nused) {
+		die("db: too many parameters in: %s", sql);
+	}
+	if (k > *max)
+		*max = k;
+	used[k] = 1;
+	snprintf(num, sizeof num, "\x01%d", k);
+	buf_add(b, num, strlen(num));
+	return p;
+}
+
+/*
+ * Binds, not dialect: the statement is sent as written but for its
+ * placeholders, which SQLite writes "?" and "?NNN" and PostgreSQL $n (quotes
+ * and comments left alone), and counts the parameters. The server must know
+ * the type of every $n it is sent, so a ?N the statement leaves out (a write
+ * whose SQLite form binds the actor and whose function takes it from the
+ * login) is not sent: *argmap then maps the caller's N to the $n sent (0 for
+ * none).
+ */
 static char *
 pg_sql(const char *sql, int *nparams, int *nargs, int **argmap)
 {
 	struct buf b = { 0 };
-	const char *p = sql, *tail = NULL;
+	const char *p = sql;
 	int max = 0, used[100] = { 0 }, gaps = 0;
-	size_t skip;
 
 	while (*p) {
-		int prev_word = p > sql && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-
 		if (*p == '\'' || *p == '"') {
 			p = copy_quoted(&b, p);
-			continue;
-		}
-		if (p[0] == '-' && p[1] == '-') {
+		} else if (p[0] == '-' && p[1] == '-') {
 			size_t n = strcspn(p, "\n");
 
 			buf_add(&b, p, n);
 			p += n;
-			continue;
+		} else if (*p == '?') {
+			p = mark_param(&b, p + 1, sql, &max, used, (int)(sizeof used / sizeof used[0]));
+		} else {
+			buf_add(&b, p++, 1);
 		}
-		if (*p == '?') {
-			char num[16];
-
-			p++;
-			if (isdigit((unsigned char)*p)) {
-				int k = (int)strtol(p, (char **)&p, 10);
-
-				if (k > max)
-					max = k;
-				if (k < 1 || k >= (int)(sizeof used / sizeof used[0]))
-					die("db: parameter ?%d out of range in: %s", k, sql);
-				used[k] = 1;
-				snprintf(num, sizeof num, "\x01%d", k);
-			} else {
-				if (++max >= (int)(sizeof used / sizeof used[0]))
-					die("db: too many parameters in: %s", sql);
-				used[max] = 1;
-				snprintf(num, sizeof num, "\x01%d", max);
-			}
-			buf_add(&b, num, strlen(num));
-			continue;
-		}
-		if (!prev_word) {
-			size_t i;
-
-			for (i = 0; i < sizeof dialect_rules / sizeof dialect_rules[0]; i++)
-				if (word_at(p, dialect_rules[i].sqlite))
-					break;
-			if (i < sizeof dialect_rules / sizeof dialect_rules[0]) {
-				buf_add(&b, dialect_rules[i].pg, strlen(dialect_rules[i].pg));
-				p += strlen(dialect_rules[i].sqlite);
-				if (dialect_rules[i].tail != NULL)
-					tail = dialect_rules[i].tail;
-				continue;
-			}
-			if (blob_as_text(p, &b, &skip)) {
-				p += skip;
-				continue;
-			}
-			if (is_not_value(p, &skip)) {
-				buf_add(&b, "IS DISTINCT FROM ", 17);
-				p += skip;
-				continue;
-			}
-		}
-		buf_add(&b, p++, 1);
-	}
-	if (tail != NULL) {
-		/* Before a trailing semicolon, if any. */
-		while (b.len > 0 && (isspace((unsigned char)b.data[b.len - 1]) || b.data[b.len - 1] == ';'))
-			b.len--;
-		buf_add(&b, tail, strlen(tail));
 	}
 	buf_add(&b, "", 1);
 	*nargs = max;
@@ -761,8 +668,8 @@ pgb_col_double(struct db_stmt *st, int i)
 static int
 pgb_script(struct db *db, const char *sql, char **msg)
 {
-	/* Run as written: scripts are migrations and statements without parameters,
-	 * already in PostgreSQL's dialect (function bodies must not be rewritten). */
+	/* Run as written: scripts are migrations and statements without
+	 * parameters, so nothing is numbered (a function body's $n are its own). */
 	PGresult *r = PQexec(CONN(db), sql);
 	ExecStatusType s = PQresultStatus(r);
 
@@ -819,7 +726,11 @@ pgb_wait_notify(struct db *db, int ms)
 }
 
 static const struct db_ops pg_ops = {
-	.kind = DB_KIND_PG,
+	.name = "postgresql",
+	.described = "a PostgreSQL",
+	.features = DB_LOGINS | DB_SERVER_WRITES,
+	.migrations = embedded_pg_migrations,
+	.schema_kept = embedded_pg_schema,
 	.close = pgb_close,
 	.errmsg = pgb_errmsg,
 	.sqlstate = pgb_sqlstate,
@@ -835,6 +746,25 @@ static const struct db_ops pg_ops = {
 	 * head is read, then the next entry written), as SQLite's one write lock gives. */
 	.begin_sql = "BEGIN",
 	.begin_lock_sql = "SELECT pg_advisory_xact_lock(1634301541)",
+	/* aivet_schema, a one-row table the first migration creates. */
+	.version_sql = "SELECT version FROM aivet_schema",
+	.version_exists_sql = "SELECT to_regclass('aivet_schema') IS NOT NULL",
+	.version_set = "UPDATE aivet_schema SET version = ",
+	.tables_sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
+	    "AND table_type = 'BASE TABLE' ORDER BY table_name",
+	.now_sql = "aivet_clock(0)",   /* db/pg/014-queue.sql */
+	.now_ms_sql = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+	.server_table_sql = "SELECT to_regclass(?) IS NOT NULL",
+	/* An identity column's sequence; a table without one is left alone. */
+	.ids_follow = { "SELECT setval(pg_get_serial_sequence(?1, 'id'), max(id)) FROM ",
+	    " HAVING max(id) IS NOT NULL AND pg_get_serial_sequence(?1, 'id') IS NOT NULL" },
+	/* Superusers and members of the owning role may do what the owner does. */
+	.owner_sql = "SELECT (r.rolsuper OR pg_has_role(r.oid, d.datdba, 'MEMBER'))::int FROM pg_roles r, "
+	    "pg_database d WHERE r.rolname = ? AND d.datname = current_database()",
+	/* The triggers of db/pg/ take copied rows as they are while it is set,
+	 * for this transaction only. */
+	.restore_on_sql = "SELECT set_config('aivet.restore', 'on', true)",
+	.restore_off_sql = "SELECT set_config('aivet.restore', '', true)",
 	.param_count = pgb_param_count,
 	.sql = pgb_sql,
 	.bind = pgb_bind,

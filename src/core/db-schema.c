@@ -154,11 +154,12 @@ line_cmp(const char *w, size_t wl, const char *line, size_t len)
 	return c != 0 ? c : wl < len ? -1 : wl > len;
 }
 
-/* PostgreSQL: the fingerprint's lines, in order, against schema.expect's. */
+/* A store whose expectation is kept (PostgreSQL): the fingerprint's lines,
+ * in order, against schema.expect's. */
 static int
-schema_check_pg(struct db *db, char *problem, size_t n, struct aerr *err)
+schema_check_kept(struct db *db, char *problem, size_t n, struct aerr *err)
 {
-	const struct embedded_file *q = &embedded_pg_schema[0], *want = &embedded_pg_schema[1];
+	const struct embedded_file *q = &db->ops->schema_kept[0], *want = &db->ops->schema_kept[1];
 	const char *w = (const char *)want->data, *end = w + want->len;
 	char *sql = xmalloc(q->len + 1);
 	struct db_stmt *st;
@@ -207,8 +208,8 @@ db_schema_check(struct db *db, char *problem, size_t n, struct aerr *err)
 	int rc;
 
 	problem[0] = '\0';
-	if (db_kind(db) == DB_KIND_PG)
-		return schema_check_pg(db, problem, n, err);
+	if (db->ops->schema_kept != NULL)
+		return schema_check_kept(db, problem, n, err);
 	if ((rc = schema_expected(&want, err)) != 0)
 		return rc;
 	if ((rc = schema_read(db, &have, err)) == 0)

@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +39,28 @@ sql_severity_rank(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 {
 	(void)argc;
 	sqlite3_result_int(ctx, severity_rank((const char *)sqlite3_value_text(argv[0])));
+}
+
+/* convert_from(BLOB, 'UTF8') in SQL, PostgreSQL's name for stored bytes read
+ * as text (a JSON blob given to json_extract): SQLite gives the bytes as they
+ * are, where a CAST to TEXT of PostgreSQL's bytea would give its escaped form.
+ * The one encoding aivet stores is UTF-8. */
+static void
+sql_convert_from(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *enc = (const char *)sqlite3_value_text(argv[1]), *p;
+
+	(void)argc;
+	if (enc == NULL || strcasecmp(enc, "UTF8") != 0) {
+		sqlite3_result_error(ctx, "convert_from: only UTF8", -1);
+		return;
+	}
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	p = sqlite3_value_blob(argv[0]);
+	sqlite3_result_text(ctx, p != NULL ? p : "", sqlite3_value_bytes(argv[0]), SQLITE_TRANSIENT);
 }
 
 /* Connections this process holds open. SQLite's locks are POSIX locks, which
@@ -170,6 +193,8 @@ lite_open(const char *path, struct db **out, struct aerr *err)
 	    sql_severity_rank, NULL, NULL);
 	/* Named by the triggers that let only aivet change incident facts (db/006): a
 	 * connection without it (the sqlite3 shell) cannot prepare such an UPDATE. */
+	sqlite3_create_function(h, "convert_from", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+	    sql_convert_from, NULL, NULL);
 	sqlite3_create_function(h, "aivet_writing", 0, SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
 	    sql_aivet_writing, NULL, NULL);
 	if (sqlite3_exec(h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK)
@@ -341,7 +366,11 @@ lite_finalize(struct db_stmt *st)
 }
 
 static const struct db_ops lite_ops = {
-	.kind = DB_KIND_SQLITE,
+	.name = "sqlite",
+	.described = "an SQLite",
+	/* No logins, no server: the file's writer is the actor, aivet seals. */
+	.features = 0,
+	.migrations = embedded_migrations,
 	.close = lite_close,
 	.errmsg = lite_errmsg,
 	.sqlstate = lite_sqlstate,
@@ -352,6 +381,16 @@ static const struct db_ops lite_ops = {
 	.autocommit = lite_autocommit,
 	/* The write lock up front, so the busy timeout applies before anything is read. */
 	.begin_sql = "BEGIN IMMEDIATE",
+	.keep_prepared = 1,
+	/* The version in the file's header. */
+	.version_sql = "PRAGMA user_version",
+	.version_set = "PRAGMA user_version = ",
+	.tables_sql = "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) <> 'sqlite_' "
+	    "ORDER BY name",
+	.now_sql = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+	.now_ms_sql = "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)",
+	/* Verify reads the whole file: mapped, SQLite reads its pages without a read() each. */
+	.read_all_sql = "PRAGMA mmap_size = 1073741824",
 	.param_count = lite_param_count,
 	.sql = lite_sql,
 	.bind = lite_bind,

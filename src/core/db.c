@@ -18,13 +18,30 @@
 #include "severity.h"
 #include "seal-parts.h"
 
-#define IS_PG(db) ((db)->ops->kind == DB_KIND_PG)
 #define OPS(st) ((st)->db->ops)
 
-enum db_kind
-db_kind(const struct db *db)
+int
+db_has(const struct db *db, enum db_feature f)
 {
-	return db->ops->kind;
+	return (db->ops->features & (unsigned)f) != 0;
+}
+
+const char *
+db_backend_name(const struct db *db)
+{
+	return db->ops->name;
+}
+
+const char *
+db_now_sql(const struct db *db)
+{
+	return db->ops->now_sql;
+}
+
+const char *
+db_now_ms_sql(const struct db *db)
+{
+	return db->ops->now_ms_sql;
 }
 
 const char *
@@ -291,12 +308,12 @@ db_prepare_kept(struct db *db, struct aerr *err, const char *sql, const char *fm
 	struct db_stmt *st = NULL;
 	va_list ap;
 
-	for (size_t i = 0; i < db->nkept && !IS_PG(db); i++)
+	for (size_t i = 0; i < db->nkept && db->ops->keep_prepared; i++)
 		if (!db->kept[i]->lent && strcmp(db->kept[i]->kept_sql, sql) == 0) {
 			st = db->kept[i];
 			break;
 		}
-	if (st == NULL && !IS_PG(db)) {
+	if (st == NULL && db->ops->keep_prepared) {
 		if (db_prepare_raw(db, sql, &st) != DB_OK) {
 			db_err(db, err, "prepare");
 			return NULL;
@@ -452,7 +469,7 @@ db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id,
 		}
 	}
 	va_end(ap);
-	if (IS_PG(db))
+	if (db_has(db, DB_SERVER_WRITES))
 		return write_one(db, err, w->pg, args, nargs, id);
 	for (int i = 0; rc == 0 && i < 5 && w->sqlite[i] != NULL; i++) {
 		rc = write_one(db, err, w->sqlite[i], args, nargs, NULL);
@@ -595,7 +612,7 @@ db_rollback(struct db *db)
 static const struct embedded_file *
 migrations(const struct db *db)
 {
-	return db != NULL && IS_PG(db) ? embedded_pg_migrations : embedded_migrations;
+	return db != NULL ? db->ops->migrations : embedded_migrations;
 }
 
 static int
@@ -625,14 +642,13 @@ migration_number(const char *name)
 int
 db_user_version(struct db *db, int64_t *out, struct aerr *err)
 {
-	int64_t exists = 0;
+	int64_t exists = 1;
 
 	*out = 0;
-	if (!IS_PG(db))
-		return db_int(db, out, err, "PRAGMA user_version", NULL) < 0 ? AV_RUNTIME : 0;
-	if (db_int(db, &exists, err, "SELECT to_regclass('aivet_schema') IS NOT NULL", NULL) < 0)
+	if (db->ops->version_exists_sql != NULL && db_int(db, &exists, err, db->ops->version_exists_sql,
+	    NULL) < 0)
 		return AV_RUNTIME;
-	if (exists && db_int(db, out, err, "SELECT version FROM aivet_schema", NULL) < 0)
+	if (exists && db_int(db, out, err, db->ops->version_sql, NULL) < 0)
 		return AV_RUNTIME;
 	return 0;
 }
@@ -652,9 +668,9 @@ pg_refill(struct db *db, const char *table, struct aerr *err)
 	char *del;
 	int rc;
 
-	if (!IS_PG(db))
+	if (db->ops->server_table_sql == NULL)
 		return 0;
-	if (db_int(db, &exists, err, "SELECT to_regclass(?) IS NOT NULL", "t", table) < 0)
+	if (db_int(db, &exists, err, db->ops->server_table_sql, "t", table) < 0)
 		return -1;
 	if (!exists)
 		return 0;
@@ -711,8 +727,7 @@ apply_migration(struct db *db, const struct embedded_file *m, int version, struc
 
 	memcpy(sql, m->data, m->len);
 	sql[m->len] = '\0';
-	bump = IS_PG(db) ? xasprintf("UPDATE aivet_schema SET version = %d", version)
-	    : xasprintf("PRAGMA user_version = %d", version);
+	bump = xasprintf("%s%d", db->ops->version_set, version);
 	/* One migration, one transaction, version bump included: never half-applied.
 	 * Another process may have applied it while this one waited for the lock. */
 	if (db_begin(db, err) != 0 || db_user_version(db, &have, err) != 0) {
@@ -776,12 +791,15 @@ check_version(struct db *db, const char *path, struct aerr *err)
 		    "this aivet understands (%d): upgrade aivet; the database was left untouched",
 		    path, (long long)have, want);
 	if (have == 0) {
-		if (db_int(db, &tables, err, IS_PG(db) ? "SELECT count(*) FROM pg_catalog.pg_tables "
-		    "WHERE schemaname = current_schema()" : "SELECT count(*) FROM sqlite_master", NULL) < 0)
+		char *count = xasprintf("SELECT count(*) FROM (%s) AS t", db->ops->tables_sql);
+		int rc = db_int(db, &tables, err, count, NULL);
+
+		free(count);
+		if (rc < 0)
 			return AV_RUNTIME;
 		if (tables > 0)
 			return aerr_set(err, AV_USAGE, "%s is %s database but not aivet's: "
-			    "it was left untouched", path, IS_PG(db) ? "a PostgreSQL" : "an SQLite");
+			    "it was left untouched", path, db->ops->described);
 	}
 	return 0;
 }
@@ -905,11 +923,48 @@ db_ids_follow(struct db *db, const char *table, struct aerr *err)
 	char *sql;
 	int rc;
 
-	if (db_kind(db) != DB_KIND_PG)
+	if (db->ops->ids_follow[0] == NULL)
 		return 0;
-	sql = xasprintf("SELECT setval(pg_get_serial_sequence('%s', 'id'), max(id)) FROM %s "
-	    "HAVING max(id) IS NOT NULL AND pg_get_serial_sequence('%s', 'id') IS NOT NULL", table, table, table);
-	rc = db_exec(db, err, sql, NULL);
+	sql = xasprintf("%s%s%s", db->ops->ids_follow[0], table, db->ops->ids_follow[1]);
+	rc = db_exec(db, err, sql, "t", table);
 	free(sql);
 	return rc;
+}
+
+struct db_stmt *
+db_tables(struct db *db, struct aerr *err)
+{
+	return db_prepare(db, err, db->ops->tables_sql, NULL);
+}
+
+int
+db_login_is_owner(struct db *db, const char *login, int *owner, struct aerr *err)
+{
+	int64_t v = 0;
+	int rc;
+
+	*owner = 1;
+	if (db->ops->owner_sql == NULL)
+		return 0;
+	rc = db_int(db, &v, err, db->ops->owner_sql, "t", login);
+	if (rc < 0)
+		return err->code;
+	*owner = rc == 0 && v == 1;
+	return 0;
+}
+
+int
+db_restore_mode(struct db *db, int on, struct aerr *err)
+{
+	const char *sql = on ? db->ops->restore_on_sql : db->ops->restore_off_sql;
+
+	return sql != NULL ? db_exec(db, err, sql, NULL) : 0;
+}
+
+void
+db_read_all(struct db *db)
+{
+	/* Only a hint: a store that cannot take it reads as before. */
+	if (db->ops->read_all_sql != NULL)
+		db_script(db, db->ops->read_all_sql, NULL);
 }

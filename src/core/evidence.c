@@ -223,7 +223,7 @@ finding_leak_evidence(struct db *db, int64_t finding_id, int64_t *id, struct aer
 	struct db_stmt *st = db_prepare(db, err, "SELECT max(fe.evidence_id) FROM finding_evidence fe "
 	    "JOIN evidence e ON e.id = fe.evidence_id JOIN blob b ON b.sha256 = e.sha256 "
 	    "WHERE fe.finding_id = ? AND b.encrypted = 0 AND "
-	    "CAST(json_extract(CAST(b.data AS TEXT), '$.foreign_canaries') AS INTEGER) > 0", "i", finding_id);
+	    "CAST(json_extract(convert_from(b.data, 'UTF8'), '$.foreign_canaries') AS INTEGER) > 0", "i", finding_id);
 
 	*id = 0;
 	if (st == NULL)

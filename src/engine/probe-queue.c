@@ -44,7 +44,7 @@ static const struct db_write schedule_advance = {
 const char *
 queue_now_sql(struct db *db)
 {
-	return db_kind(db) == DB_KIND_PG ? "aivet_clock(0)" : "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')";
+	return db_now_sql(db);
 }
 
 cJSON *

@@ -53,7 +53,7 @@ static const struct db_write finding_row = {
 };
 
 static const struct db_write finding_evidence_row = {
-	{ "INSERT OR IGNORE INTO finding_evidence (finding_id, evidence_id) VALUES (?1, ?2)" },
+	{ "INSERT INTO finding_evidence (finding_id, evidence_id) VALUES (?1, ?2) ON CONFLICT DO NOTHING" },
 	"SELECT aivet_finding_evidence(?1, ?2)", 0
 };
 

@@ -123,15 +123,20 @@ static const struct db_write requeue_row = {
 	"SELECT aivet_queue_requeue(?1, ?2, ?3)", 0
 };
 
-/* The fleet's request slot of a vendor moves on by one request: when it may go. */
-static const struct db_write slot_row = {
-	{ "UPDATE probe_limit SET slot_ms = max(slot_ms + 60000 / per_minute, "
-	  "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)) WHERE vendor_id = ?1 AND "
-	  "per_minute IS NOT NULL" },
-	"UPDATE probe_limit SET slot_ms = greatest(slot_ms + 60000 / per_minute, "
-	"(extract(epoch FROM clock_timestamp()) * 1000)::bigint) WHERE vendor_id = ?1 AND "
-	"per_minute IS NOT NULL", 0
-};
+/* The fleet's request slot of a vendor moves on by one request, never to
+ * before now on the database's clock: when it may go. */
+static int
+slot_advance(struct db *db, int64_t vendor_id, struct aerr *err)
+{
+	const char *now = db_now_ms_sql(db);
+	char *sql = xasprintf("UPDATE probe_limit SET slot_ms = CASE WHEN slot_ms + 60000 / per_minute > %s "
+	    "THEN slot_ms + 60000 / per_minute ELSE %s END WHERE vendor_id = ? AND per_minute IS NOT NULL",
+	    now, now);
+	int rc = db_exec(db, err, sql, "i", vendor_id);
+
+	free(sql);
+	return rc;
+}
 
 static void
 nap_ms(long ms)
@@ -238,7 +243,7 @@ pace(void *arg)
 		pthread_mutex_unlock(&j->pace_mu);
 		return;
 	}
-	if (db_write(j->pav.db, &err, &slot_row, NULL, "i", j->vendor_id) != 0 ||
+	if (slot_advance(j->pav.db, j->vendor_id, &err) != 0 ||
 	    db_int(j->pav.db, &slot, &err, "SELECT slot_ms FROM probe_limit WHERE vendor_id = ?", "i",
 	    j->vendor_id) < 0 || db_commit(j->pav.db, &err) != 0)
 		db_rollback(j->pav.db);

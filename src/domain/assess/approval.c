@@ -181,7 +181,7 @@ approval_sign(struct db *db, const char *actor, const struct assessment *a, cons
 
 	if (approval_registered_key(db, actor, &reg, &found, err) != 0)
 		return err->code;
-	if (!found && sec == NULL && db_kind(db) == DB_KIND_PG)
+	if (!found && sec == NULL && db_has(db, DB_LOGINS))
 		return 0;   /* the login decides; a person without a key approves unsigned */
 	if (!found)
 		return aerr_set(err, AV_USAGE, "an approval is signed with the approver's own key, and "

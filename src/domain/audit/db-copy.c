@@ -65,11 +65,12 @@ static const struct copy_table {
 };
 #define NCOPY (sizeof copy_tables / sizeof copy_tables[0])
 
-/* Tables each backend keeps for itself, not part of aivet's record. */
+/* Tables aivet's migrations make for the stores' own use, not part of aivet's
+ * record (the stores' internal tables db_tables() leaves out). */
 static int
 bookkeeping(const char *name)
 {
-	return strncmp(name, "sqlite_", 7) == 0 || strcmp(name, "aivet_schema") == 0 ||
+	return strcmp(name, "aivet_schema") == 0 ||
 	    strcmp(name, "aivet_op") == 0 || strcmp(name, "aivet_severity") == 0 ||
 	    strcmp(name, "aivet_seal_part") == 0 ||
 	    strcmp(name, "schema_version") == 0 || strcmp(name, "aivet_migration") == 0;
@@ -89,11 +90,7 @@ copy_lookup(const char *name)
 static int
 tables_known(struct db *db, const char *which, struct aerr *err)
 {
-	const char *sql = db_kind(db) == DB_KIND_PG ?
-	    "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
-	    "AND table_type = 'BASE TABLE' ORDER BY 1" :
-	    "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY 1";
-	struct db_stmt *st = db_prepare(db, err, sql, NULL);
+	struct db_stmt *st = db_tables(db, err);
 	int rc, bad = 0;
 
 	if (st == NULL)
@@ -271,7 +268,7 @@ db_copy(struct db *src, struct db *dst, struct db_copy_result *res, struct aerr 
 	int rc;
 
 	memset(res, 0, sizeof *res);
-	if (db_kind(dst) == DB_KIND_PG) {
+	if (db_has(dst, DB_LOGINS)) {
 		struct db_login me;
 
 		if (db_whoami(dst, "", &me, err) != 0)
@@ -289,17 +286,14 @@ db_copy(struct db *src, struct db *dst, struct db_copy_result *res, struct aerr 
 		return err->code;
 	if (db_begin(dst, err) != 0)
 		return err->code;
-	if (db_kind(dst) == DB_KIND_PG)
-		rc = db_exec(dst, err, "SELECT set_config('aivet.restore', 'on', true)", NULL);
-	else
-		rc = 0;
+	rc = db_restore_mode(dst, 1, err);
 	/* Checked again inside the transaction: another writer may have come first. */
 	if (rc == 0)
 		rc = dst_empty(dst, err);
 	if (rc == 0)
 		rc = copy_rows(src, dst, res, err);
-	if (rc == 0 && db_kind(dst) == DB_KIND_PG)
-		rc = db_exec(dst, err, "SELECT set_config('aivet.restore', '', true)", NULL);
+	if (rc == 0)
+		rc = db_restore_mode(dst, 0, err);
 	if (rc == 0)
 		rc = audit_verify(dst, &res->dst, err);
 	if (rc == 0 && (res->dst.entries != res->src.entries || strcmp(res->dst.head, res->src.head) != 0 ||

@@ -239,7 +239,7 @@ incident_entries_check(struct db *db, struct audit_status *st, struct aerr *err)
 	q = db_prepare(db, err, "SELECT id, status, timeline FROM (SELECT i.id, i.status, "
 	    "coalesce((SELECT json_extract(e.details, '$.to') FROM incident_entry e "
 	    "WHERE e.incident_id = i.id AND e.kind = 'status-change' ORDER BY e.id DESC LIMIT 1), "
-	    "'new') AS timeline FROM incident i) AS t WHERE status IS NOT timeline ORDER BY id LIMIT 1",
+	    "'new') AS timeline FROM incident i) AS t WHERE status IS DISTINCT FROM timeline ORDER BY id LIMIT 1",
 	    NULL);
 	if (q == NULL)
 		return AV_RUNTIME;

@@ -392,11 +392,17 @@ incident_clocks(struct db *db, int64_t incident_id, struct incident_facts *f,
 		if (incident_vendor_sla(db, vendor_id, &f->vendor_sla_ms, f->vendor_sla_text,
 		    sizeof f->vendor_sla_text, f->vendor_sla_source, sizeof f->vendor_sla_source, err) != 0)
 			return err->code;
-	} else if (!is_null && incident_duration("vendor_sla", v, &f->vendor_sla_ms, NULL) == 0) {
+		f->vendor_sla_unknown = f->vendor_sla_ms < 0;
+	} else if (is_null) {
+		f->vendor_sla_unknown = 1;   /* never answered nor given: unknown, not none */
+	} else if (strcmp(v, "none") == 0 || incident_duration("vendor_sla", v, &f->vendor_sla_ms,
+	    NULL) == 0) {
 		snprintf(f->vendor_sla_text, sizeof f->vendor_sla_text, "%.31s", v);
 		if (fact_text(db, incident_id, "vendor_sla_source", f->vendor_sla_source,
 		    sizeof f->vendor_sla_source, &is_null, err) < 0)
 			return AV_RUNTIME;
+	} else {
+		f->vendor_sla_unknown = 1;
 	}
 	f->zone = org_zone();
 	clocks_compute(f, clocks);

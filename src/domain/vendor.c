@@ -368,6 +368,14 @@ col_dup_or_null(struct db_stmt *st, int i)
 }
 
 void
+vendor_round_text(const struct vendor_round *r, char *out, size_t n)
+{
+	snprintf(out, n, "assessment %lld: %s round %lld, %s, %d of %d answered", (long long)r->id,
+	    r->questionnaire, (long long)r->round,
+	    strcmp(r->status, "in_review") == 0 ? "in review" : r->status, r->answered, r->asked);
+}
+
+void
 vendor_free(struct vendor *v)
 {
 	free(v->name);
@@ -505,6 +513,8 @@ vendor_to_json(const struct vendor *v)
 			cJSON_AddStringToObject(r, "questionnaire", v->in_work[i].questionnaire);
 			cJSON_AddNumberToObject(r, "round", (double)v->in_work[i].round);
 			cJSON_AddStringToObject(r, "status", v->in_work[i].status);
+			cJSON_AddNumberToObject(r, "answered", v->in_work[i].answered);
+			cJSON_AddNumberToObject(r, "asked", v->in_work[i].asked);
 			cJSON_AddItemToArray(w, r);
 		}
 	}

@@ -48,8 +48,9 @@ is "$rc:$errout" "2:aivet: the vendor already has draft 2 of scoring-test (round
 run assess start acme hipaa-ai-vendor
 is "$rc" 0 "another questionnaire starts its own round 1"
 run vendor show acme
-is "$(printf '%s\n' "$out" | grep '^  round ')" "  round        assessment 2: scoring-test round 2, draft
-  round        assessment 3: hipaa-ai-vendor round 1, draft" "vendor show lists every round in work"
+is "$(printf '%s\n' "$out" | grep '^  round ')" "  round        assessment 2: scoring-test round 2, draft, 2 of 6 answered
+  round        assessment 3: hipaa-ai-vendor round 1, draft, 0 of 17 answered" \
+	"vendor show lists every round in work, each with how many of its asked questions are answered"
 is "$("$AIVET" vendor show acme --json | jq -c '[.in_work[] | [.id, .questionnaire, .round, .status]]')" \
 	'[[2,"scoring-test",2,"draft"],[3,"hipaa-ai-vendor",1,"draft"]]' "vendor show --json: in_work"
 

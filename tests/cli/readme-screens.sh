@@ -30,4 +30,9 @@ like "$(sed -n '/^dashboard:$/,/^vendor:$/p' "$R" | grep -F '== Open incidents =
 	"vendor-sla OVERDUE by " "README: the dashboard's incident line names the vendor-sla clock overdue"
 like "$(sed -n '/^incident:$/,$p' "$R" | grep -F '    vendor-sla ')" "^    vendor-sla +OVERDUE +due " \
 	"README: and the incident screen shows it overdue, not n/a"
+# The keys as the README gives them are the keys the help lists (tests/tui/tui-search.sh):
+# on the assessment screen n is the next unanswered question, N the note, > and < the matches.
+like "$(tr '\n' ' ' < "$R" | sed 's/  */ /g')" \
+	'on the assessment screen, where `n` is the next unanswered question and `N` the note, `>`/`<` do\.' \
+	"README: n and N on the assessment screen, as the help says"
 done_testing

@@ -223,7 +223,8 @@ clock_vendor(const struct incident_facts *f, struct incident_clock *c)
 	    "from the incident's discovery (the vendor's own discovery time is not recorded)";
 
 	if (f->vendor_sla_ms < 0 && !f->vendor_sla_unknown) {
-		set_basis(c, "no contractual notification time (stated none, %s)", f->vendor_sla_source);
+		set_basis(c, "no contractual notification time (stated none%s%s)",
+		    f->vendor_sla_source[0] ? ", " : "", f->vendor_sla_source);
 		return;
 	}
 	c->applies = 1;

@@ -61,6 +61,14 @@ started      2026-11-29T12:00:00.000Z
 due          2026-11-30T12:00:00Z" "80x24: why, whole, wrapped"
 tui_stop
 
+# ---- the incident is not closed while the clock runs; it says how it stops ----
+for st in investigating contained; do "$AIVET" incident status 1 "$st" >/dev/null; done
+"$AIVET" incident note 1 "fixed and checked" --kind verification >/dev/null
+"$AIVET" incident status 1 resolved >/dev/null
+run incident status 1 closed
+is "$rc:$errout" "2:aivet: incident 1 cannot be closed: clock vendor-sla is still running (due 2026-11-30T12:00:00.000Z); record the vendor's notice with 'aivet incident note 1 TEXT --kind vendor-notice', or, if the contract has no notice time, 'aivet incident edit 1 --vendor-sla none'" \
+	"closing with the notice time unknown: refused, naming both ways to stop the clock"
+
 # ---- only a stated none stops it; a stated time replaces the assumption ----
 run --actor alice incident edit 1 --vendor-sla none
 is "$rc" 0 "the contract has none: said"

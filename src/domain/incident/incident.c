@@ -513,10 +513,17 @@ incident_status_check(struct db *db, int64_t id, const char *from, const char *t
 			if (!clocks[i].applies || clocks[i].stopped_ms >= 0)
 				continue;
 			fmt_time_ms(clocks[i].due_ms, due);
-			if (i == CLOCK_VENDOR_SLA)
+			if (i == CLOCK_VENDOR_SLA) {
+				char none[120] = "";
+
+				if (facts.vendor_sla_unknown)   /* unknown is not none: only a person says it */
+					snprintf(none, sizeof none, ", or, if the contract has no notice time, "
+					    "'aivet incident edit %lld --vendor-sla none'", (long long)id);
 				return aerr_set(err, AV_USAGE, "incident %lld cannot be closed: clock vendor-sla "
 				    "is still running (due %s); record the vendor's notice with 'aivet incident "
-				    "note %lld TEXT --kind vendor-notice'", (long long)id, due, (long long)id);
+				    "note %lld TEXT --kind vendor-notice'%s", (long long)id, due, (long long)id,
+				    none);
+			}
 			return aerr_set(err, AV_USAGE, "incident %lld cannot be closed: clock %s is still "
 			    "running (due %s); record the notice with 'aivet incident note %lld TEXT "
 			    "--kind notification-sent --clock %s'", (long long)id, clocks[i].id, due,

@@ -31,6 +31,7 @@ struct incident_facts {
 	int64_t state_residents;   /* most residents of any one state */
 	int eu_data;               /* 1 yes, 0 no, -1 unknown: the GDPR clock runs until ruled out */
 	int64_t vendor_sla_ms;     /* the vendor's contractual notice time, -1 when none */
+	int vendor_sla_unknown;    /* 1: never answered nor given (not "none"): the clock may apply */
 	char vendor_sla_text[32];  /* as answered: "24h" */
 	char vendor_sla_source[160];
 	int64_t vendor_discovered_ms; /* when the vendor says it discovered the incident */

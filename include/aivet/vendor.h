@@ -63,7 +63,12 @@ struct vendor_round {
 	int64_t id, round;
 	char questionnaire[64];
 	char status[16];      /* draft, in_review */
+	int answered, asked;  /* its questions answered, of those asked (assessment_score's) */
 };
+
+/* "assessment 2: scoring-test round 2, draft, 3 of 7 answered": a round in work
+ * as vendor show and the vendor screen say it. */
+void vendor_round_text(const struct vendor_round *r, char *out, size_t n);
 
 struct vendor {
 	int64_t id;

@@ -164,10 +164,12 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 		term_printf(stdout, "  in work      %s round %d: %s, score %.1f (not rated until final)\n",
 		    r->draft_status, (int)r->draft_round, rating_name(r->draft_rating), r->draft_score);
 	/* Every round in work, not only the newest one the rating shows beside it. */
-	for (size_t i = 0; i < v.nin_work; i++)
-		term_printf(stdout, "  round        assessment %d: %s round %d, %s\n", (int)v.in_work[i].id,
-		    v.in_work[i].questionnaire, (int)v.in_work[i].round,
-		    strcmp(v.in_work[i].status, "in_review") == 0 ? "in review" : v.in_work[i].status);
+	for (size_t i = 0; i < v.nin_work; i++) {
+		char round[160];
+
+		vendor_round_text(&v.in_work[i], round, sizeof round);
+		term_printf(stdout, "  round        %s\n", round);
+	}
 	term_printf(stdout, "  criticality  %d\n", (int)v.criticality);
 	term_printf(stdout, "  status       %s\n", v.status);
 	term_printf(stdout, "  contact      %s\n", v.contact ? v.contact : "-");

@@ -362,6 +362,14 @@ vendor_names_from(struct db *db, int endpoints, const char *prefix,
 /* ---- the records: loading, freeing, and their one JSON form ---- */
 
 void
+vendor_round_text(const struct vendor_round *r, char *out, size_t n)
+{
+	snprintf(out, n, "assessment %lld: %s round %lld, %s, %d of %d answered", (long long)r->id,
+	    r->questionnaire, (long long)r->round,
+	    strcmp(r->status, "in_review") == 0 ? "in review" : r->status, r->answered, r->asked);
+}
+
+void
 vendor_free(struct vendor *v)
 {
 	free(v->name);
@@ -499,6 +507,8 @@ vendor_to_json(const struct vendor *v)
 			cJSON_AddStringToObject(r, "questionnaire", v->in_work[i].questionnaire);
 			cJSON_AddNumberToObject(r, "round", (double)v->in_work[i].round);
 			cJSON_AddStringToObject(r, "status", v->in_work[i].status);
+			cJSON_AddNumberToObject(r, "answered", v->in_work[i].answered);
+			cJSON_AddNumberToObject(r, "asked", v->in_work[i].asked);
 			cJSON_AddItemToArray(w, r);
 		}
 	}

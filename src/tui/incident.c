@@ -384,7 +384,7 @@ facts_form(struct incident_state *s, struct tui *t, struct aerr *err)
 	snprintf(f[FF_VENDOR_DISCOVERED].value, sizeof f[FF_VENDOR_DISCOVERED].value, "%s",
 	    r->vendor_discovered_at ? r->vendor_discovered_at : "");
 	snprintf(f[FF_VENDOR_SLA].value, sizeof f[FF_VENDOR_SLA].value, "%s",
-	    r->has_vendor_sla ? r->vendor_sla_value : "none");
+	    r->has_vendor_sla ? r->vendor_sla_value : r->facts.vendor_sla_unknown ? "" : "none");
 	snprintf(f[FF_TITLE].value, sizeof f[FF_TITLE].value, "%s", r->title);
 	for (int i = 0; i < FF_COUNT; i++)
 		snprintf(c.was[i], sizeof c.was[i], "%s", f[i].value);

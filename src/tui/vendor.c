@@ -3,6 +3,9 @@
  * added, changed and archived through the domain's endpoint_add,
  * endpoint_edit and endpoint_archive, as the endpoint commands do; credential
  * references are checked as they are typed, and a literal secret is refused.
+ * Above the endpoints, every round of the vendor's questionnaires in work
+ * (draft or in review), each with how far it is answered, as vendor show
+ * lists them: not only the newest draft the rating names.
  */
 #include "config.h"
 
@@ -26,7 +29,17 @@ static const enum request vendor_requests[] = {
 	REQ_VERIFY, REQ_FIND_NEXT, REQ_FIND_PREV, REQ_NONE
 };
 
-#define HEADER_ROWS 6
+/* Rows above the endpoint list: four fields, the rounds in work (one line
+ * each, at least one, at most IN_WORK_ROWS), a blank row and the list's header. */
+#define IN_WORK_ROWS 4
+
+static int
+header_rows(const struct vendor_state *s)
+{
+	size_t n = s->vendor.nin_work;
+
+	return 4 + (n == 0 ? 1 : n > IN_WORK_ROWS ? IN_WORK_ROWS : (int)n) + 2;
+}
 
 static int
 vendor_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
@@ -78,6 +91,44 @@ field(const char *value)
 	return value != NULL ? value : "-";
 }
 
+/* One round in work, its questionnaire cut in the middle when the line would
+ * not fit, so that its round, status and count stay whole. */
+static void
+draw_round(WINDOW *w, int y, int cols, const struct vendor_round *r)
+{
+	struct vendor_round cut = *r;
+	char text[200], name[64];
+	int width = cols - 2 - 13, over;
+
+	vendor_round_text(r, text, sizeof text);
+	over = (int)strlen(text) - width;
+	if (over > 0) {
+		int keep = (int)strlen(r->questionnaire) - over;
+
+		tui_fit_mid(name, sizeof name, r->questionnaire, keep < 8 ? 8 : keep);
+		snprintf(cut.questionnaire, sizeof cut.questionnaire, "%s", name);
+		vendor_round_text(&cut, text, sizeof text);
+	}
+	tui_put(w, y, 15, width, text);
+}
+
+static void
+draw_in_work(const struct vendor_state *s, WINDOW *w, int cols)
+{
+	size_t n = s->vendor.nin_work;
+	char more[80];
+
+	tui_put(w, 4, 2, cols - 2, n == 0 ? "In work:     none" : "In work:");
+	for (size_t i = 0; i < n && i < IN_WORK_ROWS; i++) {
+		if (i == IN_WORK_ROWS - 1 && n > IN_WORK_ROWS) {
+			snprintf(more, sizeof more, "and %zu more (s lists the assessments)", n - i);
+			tui_put(w, 4 + (int)i, 15, cols - 2 - 13, more);
+			break;
+		}
+		draw_round(w, 4 + (int)i, cols, &s->vendor.in_work[i]);
+	}
+}
+
 static void
 vendor_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 {
@@ -99,8 +150,9 @@ vendor_draw(struct view *v, struct tui *t, WINDOW *w, int rows, int cols)
 	tui_put(w, 2, 2, cols - 2, line);
 	snprintf(line, sizeof line, "Notes:       %s", field(s->vendor.notes));
 	tui_put(w, 3, 2, cols - 2, line);
-	if (rows > HEADER_ROWS)
-		tui_list_draw(&s->endpoints, t, w, HEADER_ROWS - 1, rows - HEADER_ROWS + 1, cols);
+	draw_in_work(s, w, cols);
+	if (rows > header_rows(s))
+		tui_list_draw(&s->endpoints, t, w, header_rows(s) - 1, rows - header_rows(s) + 1, cols);
 }
 
 static const char *const apis[] = {
@@ -310,7 +362,7 @@ vendor_request(struct view *v, struct tui *t, enum request req, struct aerr *err
 	char ref[300];
 	struct buf out;
 
-	if (tui_list_request(&s->endpoints, t, req, v->content_rows - HEADER_ROWS))
+	if (tui_list_request(&s->endpoints, t, req, v->content_rows - header_rows(s)))
 		return 0;
 	if (id >= 0 && endpoint_ref(t->av->db, id, ref, sizeof ref, err) != 0)
 		return err->code;
@@ -388,7 +440,7 @@ vendor_click(struct view *v, struct tui *t, int row, int dbl)
 	struct vendor_state *s = v->state;
 	struct aerr err = { 0 };
 
-	tui_list_click(&s->endpoints, row - (HEADER_ROWS - 1));
+	tui_list_click(&s->endpoints, row - (header_rows(s) - 1));
 	if (dbl && vendor_request(v, t, REQ_ENTER, &err) != 0)
 		tui_status(t, 1, "%s", err.msg);
 }

@@ -3,7 +3,8 @@
 # for a vendor that has a round of it in work is refused, naming that round
 # (assess start and assess import --start); after a final round, reopen
 # starts round N+1 and start says so; vendor show lists every round in work;
-# report --assessment N works for a vendor with two final rounds.
+# report --assessment N works for a vendor with two final rounds; the file
+# itself takes one round N+1 after a round, never two (db/015-rounds.sql).
 . "$TESTS_SRCDIR/lib/lib.sh"
 D="$TESTS_SRCDIR/data"
 
@@ -47,8 +48,9 @@ is "$rc:$errout" "2:aivet: the vendor already has draft 2 of scoring-test (round
 run assess start acme hipaa-ai-vendor
 is "$rc" 0 "another questionnaire starts its own round 1"
 run vendor show acme
-is "$(printf '%s\n' "$out" | grep '^  round ')" "  round        assessment 2: scoring-test round 2, draft
-  round        assessment 3: hipaa-ai-vendor round 1, draft" "vendor show lists every round in work"
+is "$(printf '%s\n' "$out" | grep '^  round ')" "  round        assessment 2: scoring-test round 2, draft, 2 of 6 answered
+  round        assessment 3: hipaa-ai-vendor round 1, draft, 0 of 17 answered" \
+	"vendor show lists every round in work, each with how many of its asked questions are answered"
 is "$("$AIVET" vendor show acme --json | jq -c '[.in_work[] | [.id, .questionnaire, .round, .status]]')" \
 	'[[2,"scoring-test",2,"draft"],[3,"hipaa-ai-vendor",1,"draft"]]' "vendor show --json: in_work"
 
@@ -63,4 +65,12 @@ is "$(jq -r '[.summary.rating_basis, ([.assessments[] | .id] | map(tostring) | j
 run report acme --assessment 1 --out "$T/r1"
 is "$rc:$(jq -r '.summary.rating_basis' "$T/r1/report.json")" "0:final round 1 of scoring-test acceptable (score 0.0); no probe run" \
 	"report --assessment 1: the earlier final round"
+
+# The store holds the rule too: a final round goes on as one round N+1, never two.
+before=$(db_snapshot)
+is "$(sqlite3 "$AIVET_DB" "INSERT INTO assessment (vendor_id, questionnaire_id, round, parent_id, created_by,
+	created_at) SELECT vendor_id, questionnaire_id, 2, 1, 'mallory', 'x' FROM assessment WHERE id = 1" 2>&1 | sed 's/.*UNIQUE/UNIQUE/')" \
+	"UNIQUE constraint failed: assessment.parent_id (19)" \
+	"a second round 2 after round 1, written in SQL: refused by the file"
+is "$(db_snapshot)" "$before" "and changes nothing"
 done_testing

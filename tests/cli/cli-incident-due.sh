@@ -22,8 +22,8 @@ is "$rc:$errout" "2:aivet: --notify-url http://hooks.example.org: plain http wou
 	"plain http to another host is refused, without echoing the webhook's token"
 
 "$AIVET" incident open acme --title "Cross-tenant completions" --discovered 2026-03-02T09:00:00-05:00 \
-	--phi yes --individuals 40 --eu-data yes >/dev/null
-"$AIVET" incident open acme --title "No PHI" --discovered 2026-03-19T09:00:00Z --phi no --eu-data no >/dev/null
+	--phi yes --individuals 40 --eu-data yes --vendor-sla none >/dev/null
+"$AIVET" incident open acme --title "No PHI" --discovered 2026-03-19T09:00:00Z --phi no --eu-data no --vendor-sla none >/dev/null
 
 run incident due
 is "$rc" 1 "an overdue clock: exit 1"
@@ -96,7 +96,7 @@ is "$(tail -1 "$T/posted" | json '.clocks | length')" 0 "an empty list is still 
 # ---- dates as the rules state them, in the organisation's zone (the database's) ----
 export AIVET_NOW=2026-12-20T12:00:00Z
 "$AIVET" incident open acme --title "Small" --discovered 2026-12-20T09:00:00Z --phi yes --individuals 40 \
-	--eu-data no >/dev/null
+	--eu-data no --vendor-sla none >/dev/null
 run incident show 3 --json
 is "$(echo "$out" | json '.clocks[1] | [.due_date, .due_text, .due, (.due_org | tostring)] | join("|")')" \
 	"2027-03-01|by 2027-03-01, end of day UTC (assumed: no zone set)|2027-03-02T00:00:00.000Z|null" \
@@ -161,7 +161,7 @@ unlike "$(cat "$T/rep/report.md")" "\| 2027-03-02T00:00:00" "report.md: not the 
 
 # ---- a chat webhook reads "text" as markup: Slack's rules, &, < and > as entities ----
 "$AIVET" incident open acme --title 'ping <!channel> see <https://evil.example|the contract> & more' \
-	--discovered 2026-12-20T10:00:00Z --phi yes --individuals 40 --eu-data no >/dev/null
+	--discovered 2026-12-20T10:00:00Z --phi yes --individuals 40 --eu-data no --vendor-sla none >/dev/null
 run incident due --within 12w --notify-url "http://127.0.0.1:$port/hook"
 is "$(tail -1 "$T/posted" | json '.text' | grep -F 'ping')" \
 	'- incident 4 "ping &lt;!channel&gt; see &lt;https://evil.example|the contract&gt; &amp; more": hipaa-individuals (HIPAA notice to individuals) due 2027-02-18T05:00:00-05:00 EST, left 59d 22h

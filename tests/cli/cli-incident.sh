@@ -47,7 +47,7 @@ is "$(db_snapshot)" "$snap" "refused opens changed nothing"
 
 # ---- open and show ----
 run incident open acme --title "Cross-tenant completions" --endpoint acme/chat \
-	--discovered 2026-03-02T09:00:00-05:00 --phi yes --individuals 1200 --severity 1 --eu-data no
+	--discovered 2026-03-02T09:00:00-05:00 --phi yes --individuals 1200 --severity 1 --eu-data no --vendor-sla none
 is "$out" "incident 1 opened for vendor acme (discovered 2026-03-02T14:00:00.000Z)" "opened"
 run incident show 1 --json
 is "$(echo "$out" | json '[.id, .vendor, .endpoint, .status, .severity, .phi, .individuals, .eu_data, .discovered_at, .discovered_at_local] | map(tostring) | join(" ")')" \

@@ -57,7 +57,7 @@ is "$(rating)" "unacceptable" "rated unacceptable: 'detail bad' is a critical ri
 is "$(sqlite3 "$AIVET_DB" "SELECT a.questionnaire_sha256 = q.sha256 FROM assessment a JOIN questionnaire q ON q.id = a.questionnaire_id")" \
 	1 "the assessment recorded the questionnaire text it was started against"
 "$AIVET" incident open Beta --title leak --discovered 2026-03-02T09:00:00-05:00 --phi yes --individuals 40 \
-	--eu-data yes >/dev/null
+	--eu-data yes --vendor-sla none >/dev/null
 due() { "$AIVET" incident due --within 90d 2>/dev/null | sed -n 2p | cut -c1-65 | sed 's/ *$//'; }
 is "$(due)" "1        gdpr-sa            2026-03-05T14:00:00Z          OVERDUE" "the GDPR clock is overdue"
 "$AIVET" key generate --no-password >/dev/null

@@ -63,7 +63,7 @@ is "$(grep -rl -e "$ACME_KEY_A" -e "$ACME_KEY_B" "$T/out" "$AIVET_DB" | wc -l)" 
 sleep 1
 run endpoint edit "Acme Health/prod" --url "$GOOD/v1"
 run incident open "Acme Health" --title "Disclosed exposure" --discovered "$(date -u -d '-5 days' +%Y-%m-%dT%H:%M:%SZ)" \
-	--phi no --eu-data
+	--phi no --eu-data --vendor-sla none
 nightly
 is "$rc" 1 "night 3: an overdue incident notification fails the job (exit 1)"
 is "$(jq -r '.clocks | map(.clock + " " + .state) | join(",")' "$night/incidents-due.json")" "gdpr-sa overdue" \

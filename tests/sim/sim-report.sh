@@ -61,7 +61,7 @@ Notification clocks as of 2026-11-30T08:00:00.000Z:
 | HIPAA notice to individuals | running | 2027-01-28T11:00:00Z | not stopped | PHI involved |
 | HIPAA notice to HHS | running | by 2027-03-01, end of day UTC (assumed: no zone set) | not stopped | PHI involved; 120 individuals (fewer than 500): annual log, 60 days after the end of the calendar year of discovery |
 | HIPAA notice to media | not-applicable | no deadline | not stopped | 120 individuals in all, so no state has more than 500 |
-| Vendor's contractual notice | not-applicable | no deadline | not stopped | no contractual notification time (none answered or given) |
+| Vendor's contractual notice | running | 2026-11-30T11:00:00Z | not stopped | contract: notice time unknown (not answered or given), may apply: assumed 24h, the strictest, until given (--vendor-sla), from the incident's discovery (the vendor's own discovery time is not recorded) |
 | GDPR supervisory authority | not-applicable | no deadline | not stopped | no EU personal data involved |
 ## Endpoints" \
 	"report.md (a vendor report): each incident in full, its facts, timeline and clocks with their due text"

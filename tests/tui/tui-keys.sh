@@ -115,7 +115,7 @@ tui_keys q
 	--context 8192 --cred a=env:KEY_A >/dev/null
 "$AIVET" assess start "Acme AI" llm-inference-isolation >/dev/null
 "$AIVET" incident open "Acme AI" --title "Prompt text of another tenant" \
-	--discovered 2026-11-30T10:00:00Z --eu-data no >/dev/null
+	--discovered 2026-11-30T10:00:00Z --eu-data no --vendor-sla none >/dev/null
 tui_stop
 tui_start 80x24
 footer() {

@@ -127,7 +127,7 @@ struct clock_case {
 	char phi;
 	int64_t individuals, state_residents;
 	int eu_data;
-	const char *vendor_sla;       /* NULL: no answer */
+	const char *vendor_sla;       /* NULL: stated none; "?": never answered nor given */
 	const char *vendor_discovered;
 	/* expected due per clock, "" when the clock does not apply */
 	const char *due[CLOCK_COUNT];
@@ -176,6 +176,10 @@ test_clocks_compute(void)
 		    { "", "", "", "2026-03-03T14:00:00.000Z", "" }, NULL, NULL },
 		{ "vendor SLA 5d from the vendor's own discovery", 'n', -1, -1, 0, "5d",
 		    "2026-02-20T08:30:00-08:00", { "", "", "", "2026-02-25T16:30:00.000Z", "" }, NULL, NULL },
+		{ "vendor SLA unknown: runs, assumed the strictest 24h", 'n', -1, -1, 0, "?", NULL,
+		    { "", "", "", "2026-03-03T14:00:00.000Z", "" }, NULL, NULL },
+		{ "vendor SLA unknown, from the vendor's own discovery", 'n', -1, -1, 0, "?",
+		    "2026-02-20T08:30:00-08:00", { "", "", "", "2026-02-21T16:30:00.000Z", "" }, NULL, NULL },
 	};
 
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -191,7 +195,9 @@ test_clocks_compute(void)
 		f.eu_data = c->eu_data;
 		f.vendor_sla_ms = -1;
 		f.vendor_discovered_ms = -1;
-		if (c->vendor_sla != NULL) {
+		if (c->vendor_sla != NULL && strcmp(c->vendor_sla, "?") == 0) {
+			f.vendor_sla_unknown = 1;
+		} else if (c->vendor_sla != NULL) {
 			incident_duration("test", c->vendor_sla, &f.vendor_sla_ms, &err);
 			snprintf(f.vendor_sla_text, sizeof f.vendor_sla_text, "%s", c->vendor_sla);
 			snprintf(f.vendor_sla_source, sizeof f.vendor_sla_source, "test");

@@ -231,7 +231,21 @@ load_in_work(struct db *db, int64_t id, struct vendor *v, struct aerr *err)
 		snprintf(r->status, sizeof r->status, "%s", col_text(st, 3));
 	}
 	db_finalize(st);
-	return rc == DB_DONE ? 0 : db_err(db, err, "rounds in work");
+	if (rc != DB_DONE)
+		return db_err(db, err, "rounds in work");
+	/* How far each is answered, counted as the assessment screen counts it. */
+	for (size_t i = 0; i < v->nin_work; i++) {
+		struct assessment *a;
+		struct assessment_score sc;
+
+		if (assessment_load(db, v->in_work[i].id, &a, err) != 0)
+			return err->code;
+		assessment_score(a, NULL, &sc);
+		v->in_work[i].answered = sc.answered;
+		v->in_work[i].asked = sc.asked;
+		assessment_free(a);
+	}
+	return 0;
 }
 
 int

@@ -23,6 +23,9 @@
 #define MS_MINUTE ((int64_t)60 * 1000)
 #define MS_HOUR (60 * MS_MINUTE)
 #define MS_DAY (24 * MS_HOUR)
+/* The notice time assumed while the contract's is unknown: the strictest the
+ * questionnaires score as no risk (exposure_notification_time, 24h). */
+#define CLOCK_UNKNOWN_NOTICE_MS (24 * MS_HOUR)
 
 static const struct {
 	const char *id, *name, *rule;
@@ -142,8 +145,8 @@ phi_note(const struct incident_facts *f)
 	return f->phi == 'y' ? "PHI involved" : "PHI involvement unknown: assumed involved";
 }
 
-void
-clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_COUNT])
+static void
+clocks_init(const struct incident_facts *f, struct incident_clock out[CLOCK_COUNT])
 {
 	for (int i = 0; i < CLOCK_COUNT; i++) {
 		struct incident_clock *c = &out[i];
@@ -156,92 +159,116 @@ clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_C
 		c->due_ms = -1;
 		c->stopped_ms = -1;
 	}
+}
 
+static void
+clock_hhs(const struct incident_facts *f, struct incident_clock *c)
+{
+	if (f->individuals >= 500) {
+		c->due_ms = f->discovered_ms + 60 * MS_DAY;
+		set_basis(c, "%s; %lld individuals (500 or more): with the individuals' notice",
+		    phi_note(f), (long long)f->individuals);
+	} else if (f->individuals < 0) {
+		c->due_ms = f->discovered_ms + 60 * MS_DAY;
+		set_basis(c, "%s; number of individuals unknown: assumed 500 or more", phi_note(f));
+	} else {
+		/* The year and the day end in the organisation's zone, whoever asks. */
+		c->zone = f->zone != NULL ? f->zone : "UTC";
+		c->zone_assumed = f->zone == NULL;
+		c->due_ms = hhs_annual_due_zone(f->discovered_ms, c->zone, c->by_date);
+		set_basis(c, "%s; %lld individuals (fewer than 500): annual log, 60 days after "
+		    "the end of the calendar year of discovery", phi_note(f),
+		    (long long)f->individuals);
+	}
+}
+
+static void
+clock_media(const struct incident_facts *f, struct incident_clock *c)
+{
+	if (f->state_residents > 500) {
+		set_basis(c, "%s; %lld residents of one state (more than 500)", phi_note(f),
+		    (long long)f->state_residents);
+	} else if (f->state_residents >= 0) {
+		c->applies = 0;
+		set_basis(c, "at most %lld residents of any one state (500 or fewer)",
+		    (long long)f->state_residents);
+	} else if (f->individuals >= 0 && f->individuals <= 500) {
+		/* Residents of one state cannot outnumber the individuals. */
+		c->applies = 0;
+		set_basis(c, "%lld individuals in all, so no state has more than 500",
+		    (long long)f->individuals);
+	} else if (f->individuals > 500) {
+		set_basis(c, "%s; %lld individuals and residents per state unknown: assumed more "
+		    "than 500 in one state (give --state-residents)", phi_note(f),
+		    (long long)f->individuals);
+	} else {
+		set_basis(c, "%s; number of individuals unknown: assumed more than 500 residents "
+		    "of one state", phi_note(f));
+	}
+	if (c->applies)
+		c->due_ms = f->discovered_ms + 60 * MS_DAY;
+}
+
+/*
+ * Unknown is not no: a notice time never answered nor given keeps the clock
+ * running, due at the strictest time the questionnaires score as no risk
+ * (CLOCK_UNKNOWN_NOTICE_MS), until the contract's time (or that it has none)
+ * is given. Only a stated "none" stops it.
+ */
+static void
+clock_vendor(const struct incident_facts *f, struct incident_clock *c)
+{
+	char assumed[16];
+	const char *from = f->vendor_discovered_ms >= 0 ? "from the vendor's own discovery" :
+	    "from the incident's discovery (the vendor's own discovery time is not recorded)";
+
+	if (f->vendor_sla_ms < 0 && !f->vendor_sla_unknown) {
+		set_basis(c, "no contractual notification time (stated none%s%s)",
+		    f->vendor_sla_source[0] ? ", " : "", f->vendor_sla_source);
+		return;
+	}
+	c->applies = 1;
+	if (f->vendor_discovered_ms >= 0)
+		c->start_ms = f->vendor_discovered_ms;
+	if (f->vendor_sla_unknown) {
+		fmt_notice_time(CLOCK_UNKNOWN_NOTICE_MS / 1000, assumed, sizeof assumed);
+		c->due_ms = c->start_ms + CLOCK_UNKNOWN_NOTICE_MS;
+		set_basis(c, "contract: notice time unknown (not answered or given), may apply: "
+		    "assumed %s, the strictest, until given (--vendor-sla), %s", assumed, from);
+		return;
+	}
+	set_basis(c, "%s (%s), %s", f->vendor_sla_text, f->vendor_sla_source, from);
+	c->due_ms = c->start_ms + f->vendor_sla_ms;
+}
+
+static void
+clock_gdpr(const struct incident_facts *f, struct incident_clock *c)
+{
+	/* Unknown is not no: the clock runs until EU data is ruled out. */
+	if (f->eu_data == 0) {
+		set_basis(c, "no EU personal data involved");
+		return;
+	}
+	c->applies = 1;
+	c->due_ms = f->discovered_ms + 72 * MS_HOUR;
+	set_basis(c, "%s", f->eu_data > 0 ? "EU personal data involved" :
+	    "EU personal data unknown: may apply, assumed involved until ruled out (--eu-data no)");
+}
+
+void
+clocks_compute(const struct incident_facts *f, struct incident_clock out[CLOCK_COUNT])
+{
+	clocks_init(f, out);
 	if ((out[CLOCK_HIPAA_INDIVIDUALS].applies = hipaa_applies(f, &out[CLOCK_HIPAA_INDIVIDUALS]))) {
 		out[CLOCK_HIPAA_INDIVIDUALS].due_ms = f->discovered_ms + 60 * MS_DAY;
 		set_basis(&out[CLOCK_HIPAA_INDIVIDUALS], "%s", phi_note(f));
 	}
-
-	if ((out[CLOCK_HHS].applies = hipaa_applies(f, &out[CLOCK_HHS]))) {
-		struct incident_clock *c = &out[CLOCK_HHS];
-
-		if (f->individuals >= 500) {
-			c->due_ms = f->discovered_ms + 60 * MS_DAY;
-			set_basis(c, "%s; %lld individuals (500 or more): with the individuals' notice",
-			    phi_note(f), (long long)f->individuals);
-		} else if (f->individuals < 0) {
-			c->due_ms = f->discovered_ms + 60 * MS_DAY;
-			set_basis(c, "%s; number of individuals unknown: assumed 500 or more", phi_note(f));
-		} else {
-			/* The year and the day end in the organisation's zone, whoever asks. */
-			c->zone = f->zone != NULL ? f->zone : "UTC";
-			c->zone_assumed = f->zone == NULL;
-			c->due_ms = hhs_annual_due_zone(f->discovered_ms, c->zone, c->by_date);
-			set_basis(c, "%s; %lld individuals (fewer than 500): annual log, 60 days after "
-			    "the end of the calendar year of discovery", phi_note(f),
-			    (long long)f->individuals);
-		}
-	}
-
-	if ((out[CLOCK_MEDIA].applies = hipaa_applies(f, &out[CLOCK_MEDIA]))) {
-		struct incident_clock *c = &out[CLOCK_MEDIA];
-
-		if (f->state_residents > 500) {
-			set_basis(c, "%s; %lld residents of one state (more than 500)", phi_note(f),
-			    (long long)f->state_residents);
-		} else if (f->state_residents >= 0) {
-			c->applies = 0;
-			set_basis(c, "at most %lld residents of any one state (500 or fewer)",
-			    (long long)f->state_residents);
-		} else if (f->individuals >= 0 && f->individuals <= 500) {
-			/* Residents of one state cannot outnumber the individuals. */
-			c->applies = 0;
-			set_basis(c, "%lld individuals in all, so no state has more than 500",
-			    (long long)f->individuals);
-		} else if (f->individuals > 500) {
-			set_basis(c, "%s; %lld individuals and residents per state unknown: assumed more "
-			    "than 500 in one state (give --state-residents)", phi_note(f),
-			    (long long)f->individuals);
-		} else {
-			set_basis(c, "%s; number of individuals unknown: assumed more than 500 residents "
-			    "of one state", phi_note(f));
-		}
-		if (c->applies)
-			c->due_ms = f->discovered_ms + 60 * MS_DAY;
-	}
-
-	{
-		struct incident_clock *c = &out[CLOCK_VENDOR_SLA];
-
-		if (f->vendor_sla_ms < 0) {
-			set_basis(c, "no contractual notification time (none answered or given)");
-		} else {
-			c->applies = 1;
-			if (f->vendor_discovered_ms >= 0) {
-				c->start_ms = f->vendor_discovered_ms;
-				set_basis(c, "%s (%s), from the vendor's own discovery", f->vendor_sla_text,
-				    f->vendor_sla_source);
-			} else {
-				set_basis(c, "%s (%s), from the incident's discovery (the vendor's own discovery "
-				    "time is not recorded)", f->vendor_sla_text, f->vendor_sla_source);
-			}
-			c->due_ms = c->start_ms + f->vendor_sla_ms;
-		}
-	}
-
-	{
-		struct incident_clock *c = &out[CLOCK_GDPR_SA];
-
-		/* Unknown is not no: the clock runs until EU data is ruled out. */
-		if (f->eu_data == 0) {
-			set_basis(c, "no EU personal data involved");
-		} else {
-			c->applies = 1;
-			c->due_ms = f->discovered_ms + 72 * MS_HOUR;
-			set_basis(c, "%s", f->eu_data > 0 ? "EU personal data involved" :
-			    "EU personal data unknown: may apply, assumed involved until ruled out (--eu-data no)");
-		}
-	}
+	if ((out[CLOCK_HHS].applies = hipaa_applies(f, &out[CLOCK_HHS])))
+		clock_hhs(f, &out[CLOCK_HHS]);
+	if ((out[CLOCK_MEDIA].applies = hipaa_applies(f, &out[CLOCK_MEDIA])))
+		clock_media(f, &out[CLOCK_MEDIA]);
+	clock_vendor(f, &out[CLOCK_VENDOR_SLA]);
+	clock_gdpr(f, &out[CLOCK_GDPR_SA]);
 
 	/* The due time as each surface prints it, once, beside the arithmetic. */
 	for (int i = 0; i < CLOCK_COUNT; i++) {

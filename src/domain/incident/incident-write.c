@@ -215,6 +215,7 @@ static cJSON *
 open_details(const struct incident_open_input *in, const struct open_parsed *p, int64_t severity,
     const char *disc_given, const char *sla_text, const char *sla_source)
 {
+	int none = in->vendor_sla != NULL && strcmp(in->vendor_sla, "none") == 0;
 	cJSON *d = cJSON_CreateObject(), *facts;
 
 	cJSON_AddBoolToObject(d, "opened", 1);
@@ -236,8 +237,9 @@ open_details(const struct incident_open_input *in, const struct open_parsed *p, 
 	json_add_str(facts, "window_end", in->window_end);
 	json_add_str(facts, "vendor_discovered_at", in->vendor_discovered);
 	/* The contract that holds for this incident is the one in force when it opened. */
-	json_add_str(facts, "vendor_sla", p->sla_ms >= 0 ? sla_text : NULL);
-	json_add_str(facts, "vendor_sla_source", p->sla_ms >= 0 ? sla_source : NULL);
+	/* "none" is a statement (the contract has no notice time); null, unknown. */
+	json_add_str(facts, "vendor_sla", p->sla_ms >= 0 || none ? sla_text : NULL);
+	json_add_str(facts, "vendor_sla_source", p->sla_ms >= 0 || none ? sla_source : NULL);
 	if (in->from_finding != 0)
 		cJSON_AddNumberToObject(d, "finding", (double)in->from_finding);
 	return d;
@@ -338,7 +340,7 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 		p.disc_ms = now_ms();
 	}
 	fmt_time_ms(p.disc_ms, disc_utc);
-	if (in->vendor_sla != NULL && strcmp(in->vendor_sla, "none") != 0) {
+	if (in->vendor_sla != NULL) {
 		snprintf(sla_text, sizeof sla_text, "%s", in->vendor_sla);
 		snprintf(sla_source, sizeof sla_source, "given with incident open by %s", actor);
 	} else if (in->vendor_sla == NULL && incident_vendor_sla(db, vendor_id, &sla_ms, sla_text,
@@ -768,11 +770,10 @@ edit_facts(const struct incident_edit_input *in, const struct edit_parsed *p, co
 		cJSON_AddStringToObject(facts, "vendor_discovered_at", in->vendor_discovered),
 		    buf_printf(what, ", vendor discovered %s", in->vendor_discovered);
 	if (in->vendor_sla) {
-		int none = strcmp(in->vendor_sla, "none") == 0;
 		char *src = xasprintf("set by %s with incident edit", actor);
 
-		json_add_str(facts, "vendor_sla", none ? NULL : in->vendor_sla);
-		json_add_str(facts, "vendor_sla_source", none ? NULL : src);
+		json_add_str(facts, "vendor_sla", in->vendor_sla);
+		json_add_str(facts, "vendor_sla_source", src);
 		free(src);
 		buf_printf(what, ", vendor SLA %s", in->vendor_sla);
 	}

@@ -392,11 +392,17 @@ incident_clocks(struct db *db, int64_t incident_id, struct incident_facts *f,
 		if (incident_vendor_sla(db, vendor_id, &f->vendor_sla_ms, f->vendor_sla_text,
 		    sizeof f->vendor_sla_text, f->vendor_sla_source, sizeof f->vendor_sla_source, err) != 0)
 			return err->code;
-	} else if (!is_null && incident_duration("vendor_sla", v, &f->vendor_sla_ms, NULL) == 0) {
+		f->vendor_sla_unknown = f->vendor_sla_ms < 0;
+	} else if (is_null) {
+		f->vendor_sla_unknown = 1;   /* never answered nor given: unknown, not none */
+	} else if (strcmp(v, "none") == 0 || incident_duration("vendor_sla", v, &f->vendor_sla_ms,
+	    NULL) == 0) {
 		snprintf(f->vendor_sla_text, sizeof f->vendor_sla_text, "%.31s", v);
 		if (fact_text(db, incident_id, "vendor_sla_source", f->vendor_sla_source,
 		    sizeof f->vendor_sla_source, &is_null, err) < 0)
 			return AV_RUNTIME;
+	} else {
+		f->vendor_sla_unknown = 1;
 	}
 	f->zone = org_zone();
 	clocks_compute(f, clocks);
@@ -507,10 +513,17 @@ incident_status_check(struct db *db, int64_t id, const char *from, const char *t
 			if (!clocks[i].applies || clocks[i].stopped_ms >= 0)
 				continue;
 			fmt_time_ms(clocks[i].due_ms, due);
-			if (i == CLOCK_VENDOR_SLA)
+			if (i == CLOCK_VENDOR_SLA) {
+				char none[120] = "";
+
+				if (facts.vendor_sla_unknown)   /* unknown is not none: only a person says it */
+					snprintf(none, sizeof none, ", or, if the contract has no notice time, "
+					    "'aivet incident edit %lld --vendor-sla none'", (long long)id);
 				return aerr_set(err, AV_USAGE, "incident %lld cannot be closed: clock vendor-sla "
 				    "is still running (due %s); record the vendor's notice with 'aivet incident "
-				    "note %lld TEXT --kind vendor-notice'", (long long)id, due, (long long)id);
+				    "note %lld TEXT --kind vendor-notice'%s", (long long)id, due, (long long)id,
+				    none);
+			}
 			return aerr_set(err, AV_USAGE, "incident %lld cannot be closed: clock %s is still "
 			    "running (due %s); record the notice with 'aivet incident note %lld TEXT "
 			    "--kind notification-sent --clock %s'", (long long)id, clocks[i].id, due,

@@ -35,6 +35,54 @@ struct assessment {
 	cJSON *batch;            /* non-NULL: answer changes collected for one audit entry */
 };
 
+/* ---- a claim as a record (claims.c judges; claims.h says how) ---- */
+
+/* A probe that tests the claim and its newest completed result (run_id 0 and
+ * verdict NULL: never run on the endpoint). */
+struct claim_probe {
+	char *probe;
+	int64_t run_id;
+	char *verdict;
+};
+/* A finding that disproves the claim. */
+struct claim_contra {
+	char *code;
+	int64_t finding_id, run_id;
+	char *probe, *message;
+	int64_t *evidence;
+	size_t nevidence;
+};
+/* What the claim's probe measured, for an answered number it tests. */
+struct claim_measure {
+	char *probe, *value;
+	int has_measured, has_accepted_up_to, has_engine_capacity;
+	double measured, accepted_up_to, engine_capacity;
+	int limit_found;
+	double tolerance;
+};
+/* One answered, testable question judged on one endpoint. */
+struct claim {
+	int64_t assessment_id;        /* 0: not tied to one (claims_judge leaves it out) */
+	char *question_id, *question;
+	cJSON *answer;                /* the answer as given */
+	char *endpoint;               /* NULL: the vendor has no endpoint (null) */
+	char *status;                 /* confirmed, contradicted, consistent or untested */
+	char *reason;
+	struct claim_probe *probes;
+	size_t nprobes;
+	struct claim_contra *contradicting;
+	size_t ncontradicting;
+	struct claim_measure *measure;   /* NULL: null */
+	int has_endpoint_record;      /* a number the endpoint records (its context) */
+	double endpoint_record;
+	int record_mismatch;
+};
+struct claim_list {
+	struct claim *items;
+	size_t n;
+};
+void claim_list_free(struct claim_list *l);
+
 struct assessment_score {
 	int worst_risk;          /* worst risk among the answered questions asked */
 	int rating;              /* enum rating (rating.h), from the worst risk and what is missing */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aivet/assess.h"
 #include "claims.h"
 #include "finding.h"
 
@@ -620,4 +621,29 @@ claims_judge(const struct questionnaire *q, const cJSON *answers, const cJSON *r
 		}
 	}
 	return out;
+}
+
+void
+claim_list_free(struct claim_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct claim *c = &l->items[i];
+
+		free(c->question_id), free(c->question), free(c->endpoint), free(c->status), free(c->reason);
+		cJSON_Delete(c->answer);
+		for (size_t k = 0; k < c->nprobes; k++)
+			free(c->probes[k].probe), free(c->probes[k].verdict);
+		free(c->probes);
+		for (size_t k = 0; k < c->ncontradicting; k++) {
+			struct claim_contra *x = &c->contradicting[k];
+
+			free(x->code), free(x->probe), free(x->message), free(x->evidence);
+		}
+		free(c->contradicting);
+		if (c->measure != NULL)
+			free(c->measure->probe), free(c->measure->value);
+		free(c->measure);
+	}
+	free(l->items);
+	memset(l, 0, sizeof *l);
 }

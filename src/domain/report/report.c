@@ -22,6 +22,7 @@
 #include "report.h"
 #include "evidence-key.h"
 #include "canary.h"
+#include "report-doc.h"
 
 void
 derived_uuid(const char *seed, const char *name, char out[37])
@@ -1251,6 +1252,8 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	cJSON_Delete(qdocs);
 	cJSON_Delete(linked);
 	r->json = rep;
+	r->doc = xcalloc(1, sizeof *r->doc);
+	report_doc_from_json(rep, r->doc);
 	return 0;
 fail:
 	cJSON_Delete(rep);
@@ -1273,6 +1276,9 @@ report_free(struct report *r)
 	}
 	free(r->files);
 	cJSON_Delete(r->json);
+	if (r->doc != NULL)
+		report_doc_free(r->doc);
+	free(r->doc);
 	memset(r, 0, sizeof *r);
 }
 

@@ -82,6 +82,10 @@ struct claim_list {
 	size_t n;
 };
 void claim_list_free(struct claim_list *l);
+/* The one JSON form of a claim (assess show --json, report.json): the members
+ * named as the fields, assessment_id only when set. */
+cJSON *claim_to_json(const struct claim *c);
+cJSON *claim_list_to_json(const struct claim_list *l);
 
 struct assessment_score {
 	int worst_risk;          /* worst risk among the answered questions asked */

@@ -647,3 +647,93 @@ claim_list_free(struct claim_list *l)
 	free(l->items);
 	memset(l, 0, sizeof *l);
 }
+
+/* ---- the one JSON form of a claim ---- */
+
+static cJSON *
+claim_contra_to_json(const struct claim_contra *x)
+{
+	cJSON *c = cJSON_CreateObject(), *ev;
+
+	cJSON_AddStringToObject(c, "code", x->code);
+	cJSON_AddNumberToObject(c, "finding_id", (double)x->finding_id);
+	cJSON_AddNumberToObject(c, "run_id", (double)x->run_id);
+	cJSON_AddStringToObject(c, "probe", x->probe);
+	json_add_str(c, "message", x->message);
+	ev = cJSON_AddArrayToObject(c, "evidence");
+	for (size_t i = 0; i < x->nevidence; i++)
+		cJSON_AddItemToArray(ev, cJSON_CreateNumber((double)x->evidence[i]));
+	return c;
+}
+
+static void
+claim_measure_add_json(cJSON *c, const struct claim_measure *m)
+{
+	cJSON *ms;
+
+	if (m == NULL) {
+		cJSON_AddNullToObject(c, "measure");
+		return;
+	}
+	ms = cJSON_AddObjectToObject(c, "measure");
+	cJSON_AddStringToObject(ms, "probe", m->probe);
+	cJSON_AddStringToObject(ms, "value", m->value);
+	if (m->has_measured)
+		cJSON_AddNumberToObject(ms, "measured", m->measured);
+	else
+		cJSON_AddNullToObject(ms, "measured");
+	if (m->has_accepted_up_to)
+		cJSON_AddNumberToObject(ms, "accepted_up_to", m->accepted_up_to);
+	else
+		cJSON_AddNullToObject(ms, "accepted_up_to");
+	cJSON_AddBoolToObject(ms, "limit_found", m->limit_found);
+	cJSON_AddNumberToObject(ms, "tolerance", m->tolerance);
+	if (m->has_engine_capacity)
+		cJSON_AddNumberToObject(ms, "engine_capacity", m->engine_capacity);
+}
+
+cJSON *
+claim_to_json(const struct claim *k)
+{
+	cJSON *c = cJSON_CreateObject(), *arr;
+
+	cJSON_AddStringToObject(c, "question_id", k->question_id);
+	cJSON_AddStringToObject(c, "question", k->question);
+	cJSON_AddItemToObject(c, "answer", k->answer ? cJSON_Duplicate(k->answer, 1) : cJSON_CreateNull());
+	json_add_str(c, "endpoint", k->endpoint);
+	arr = cJSON_AddArrayToObject(c, "probes");
+	for (size_t i = 0; i < k->nprobes; i++) {
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(p, "probe", k->probes[i].probe);
+		if (k->probes[i].run_id != 0)
+			cJSON_AddNumberToObject(p, "run_id", (double)k->probes[i].run_id);
+		else
+			cJSON_AddNullToObject(p, "run_id");
+		json_add_str(p, "verdict", k->probes[i].verdict);
+		cJSON_AddItemToArray(arr, p);
+	}
+	arr = cJSON_AddArrayToObject(c, "contradicting");
+	for (size_t i = 0; i < k->ncontradicting; i++)
+		cJSON_AddItemToArray(arr, claim_contra_to_json(&k->contradicting[i]));
+	claim_measure_add_json(c, k->measure);
+	if (k->has_endpoint_record) {
+		cJSON_AddNumberToObject(c, "endpoint_record", k->endpoint_record);
+		cJSON_AddBoolToObject(c, "record_mismatch", k->record_mismatch);
+	}
+	cJSON_AddStringToObject(c, "status", k->status);
+	cJSON_AddStringToObject(c, "reason", k->reason ? k->reason : "");
+	if (k->assessment_id != 0)
+		cJSON_AddNumberToObject(c, "assessment_id", (double)k->assessment_id);
+	return c;
+}
+
+cJSON *
+claim_list_to_json(const struct claim_list *l)
+{
+	cJSON *a = cJSON_CreateArray();
+
+	for (size_t i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, claim_to_json(&l->items[i]));
+	return a;
+}

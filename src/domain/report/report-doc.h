@@ -47,6 +47,8 @@ struct report_answer {
 	char *claim;                  /* its claim status; NULL: not testable */
 	struct report_evidence *evidence;
 	size_t nevidence;
+	int rated;                    /* risk, stated_risk and claim were judged (the question
+	                               * is in the questionnaire): report.json has them */
 };
 
 /* One assessment round with its questionnaire, rating and answers. */
@@ -186,12 +188,17 @@ struct report_doc {
 	size_t nincidents;
 	struct report_file_entry *files;     /* "evidence_files", by path */
 	size_t nfiles;
-	cJSON *adapter_src;           /* the JSON report_doc_from_json read (temporary) */
 };
 
-/* Fills d from report.json as report_collect makes it (a bridge while the
- * renderers move from the JSON to the record). */
-void report_doc_from_json(const cJSON *report, struct report_doc *d);
+/* report.json: the one writer of the record (report-json.c). */
+cJSON *report_doc_to_json(const struct report_doc *d);
+/* Its parts, as report.json writes them. */
+cJSON *report_options_json(const struct report_doc *d);
+cJSON *report_run_json(const struct report_run *r);
+cJSON *report_finding_json(const struct report_finding *f);
+
 void report_doc_free(struct report_doc *d);
+/* A claim as claims_judge writes it, into the record (until claims are judged as records). */
+void report_claim_from_json(const cJSON *o, struct claim *c);
 
 #endif

@@ -1,6 +1,6 @@
 /*
- * report-doc.c: the typed report's release (report-doc.h), and a claim as
- * claims_judge writes it read into the record.
+ * report-doc.c: releasing the typed report (report-doc.h), every member it
+ * owns.
  */
 #include "config.h"
 
@@ -9,107 +9,6 @@
 
 #include "aivet/domain.h"
 #include "report-doc.h"
-
-static char *
-s_dup(const cJSON *o, const char *k)
-{
-	const char *s = json_get_str(o, k);
-
-	return s != NULL ? xstrdup(s) : NULL;
-}
-
-static int64_t
-i_of(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
-}
-
-static int
-has_num(const cJSON *o, const char *k)
-{
-	return cJSON_IsNumber(cJSON_GetObjectItem(o, k));
-}
-
-/* A free-form member, copied; NULL for null or absent. */
-static cJSON *
-j_dup(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return v == NULL || cJSON_IsNull(v) ? NULL : cJSON_Duplicate(v, 1);
-}
-
-static void *
-alloc_n(const cJSON *arr, size_t size, size_t *n)
-{
-	*n = (size_t)cJSON_GetArraySize(arr);
-	return *n ? xcalloc(*n, size) : NULL;
-}
-
-static int64_t *
-ids_of(const cJSON *arr, size_t *n)
-{
-	int64_t *v = alloc_n(arr, sizeof *v, n);
-	const cJSON *e;
-	size_t i = 0;
-
-	cJSON_ArrayForEach(e, arr)
-		v[i++] = cJSON_IsNumber(e) ? (int64_t)e->valuedouble : 0;
-	return v;
-}
-
-void
-report_claim_from_json(const cJSON *o, struct claim *c)
-{
-	const cJSON *x, *m;
-	size_t i = 0;
-
-	memset(c, 0, sizeof *c);
-	c->assessment_id = i_of(o, "assessment_id");
-	c->question_id = s_dup(o, "question_id");
-	c->question = s_dup(o, "question");
-	c->answer = j_dup(o, "answer");
-	c->endpoint = s_dup(o, "endpoint");
-	c->status = s_dup(o, "status");
-	c->reason = s_dup(o, "reason");
-	c->probes = alloc_n(cJSON_GetObjectItem(o, "probes"), sizeof *c->probes, &c->nprobes);
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(o, "probes")) {
-		c->probes[i].probe = s_dup(x, "probe");
-		c->probes[i].run_id = i_of(x, "run_id");
-		c->probes[i++].verdict = s_dup(x, "verdict");
-	}
-	c->contradicting = alloc_n(cJSON_GetObjectItem(o, "contradicting"), sizeof *c->contradicting,
-	    &c->ncontradicting);
-	i = 0;
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(o, "contradicting")) {
-		struct claim_contra *k = &c->contradicting[i++];
-
-		k->code = s_dup(x, "code");
-		k->finding_id = i_of(x, "finding_id");
-		k->run_id = i_of(x, "run_id");
-		k->probe = s_dup(x, "probe");
-		k->message = s_dup(x, "message");
-		k->evidence = ids_of(cJSON_GetObjectItem(x, "evidence"), &k->nevidence);
-	}
-	if (cJSON_IsObject(m = cJSON_GetObjectItem(o, "measure"))) {
-		c->measure = xcalloc(1, sizeof *c->measure);
-		c->measure->probe = s_dup(m, "probe");
-		c->measure->value = s_dup(m, "value");
-		c->measure->has_measured = has_num(m, "measured");
-		c->measure->measured = cJSON_GetNumberValue(cJSON_GetObjectItem(m, "measured"));
-		c->measure->has_accepted_up_to = has_num(m, "accepted_up_to");
-		c->measure->accepted_up_to = cJSON_GetNumberValue(cJSON_GetObjectItem(m, "accepted_up_to"));
-		c->measure->has_engine_capacity = has_num(m, "engine_capacity");
-		c->measure->engine_capacity = cJSON_GetNumberValue(cJSON_GetObjectItem(m, "engine_capacity"));
-		c->measure->limit_found = cJSON_IsTrue(cJSON_GetObjectItem(m, "limit_found"));
-		c->measure->tolerance = cJSON_GetNumberValue(cJSON_GetObjectItem(m, "tolerance"));
-	}
-	c->has_endpoint_record = has_num(o, "endpoint_record");
-	c->endpoint_record = cJSON_GetNumberValue(cJSON_GetObjectItem(o, "endpoint_record"));
-	c->record_mismatch = cJSON_IsTrue(cJSON_GetObjectItem(o, "record_mismatch"));
-}
 
 /* ---- release ---- */
 

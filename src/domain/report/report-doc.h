@@ -198,7 +198,5 @@ cJSON *report_run_json(const struct report_run *r);
 cJSON *report_finding_json(const struct report_finding *f);
 
 void report_doc_free(struct report_doc *d);
-/* A claim as claims_judge writes it, into the record (until claims are judged as records). */
-void report_claim_from_json(const cJSON *o, struct claim *c);
 
 #endif

@@ -16,6 +16,7 @@
 #include "aivet/domain.h"
 #include "assess.h"
 #include "claims.h"
+#include "aivet/run-query.h"
 #include "finding.h"
 #include "incident.h"
 #include "rating.h"
@@ -911,28 +912,65 @@ loaded_free(struct assessment **loaded)
 
 /* ---- judging: claims, ratings, open findings ---- */
 
-/* The report's endpoints as claims_judge takes them: {endpoint, tenants, context}. */
-static cJSON *
-claim_endpoints(const struct endpoint_list *l)
+/* The report's runs and endpoints as claims are judged on them: the runs'
+ * results, each with the findings its probe raised. The strings are the
+ * record's (claim_view_free frees only what the view made). */
+static void
+claim_view(struct report_doc *d, struct claim_evidence *ev)
 {
-	cJSON *endpoints = cJSON_CreateArray();
+	memset(ev, 0, sizeof *ev);
+	ev->runs.items = xcalloc(d->nruns + 1, sizeof *ev->runs.items);
+	ev->runs.n = d->nruns;
+	for (size_t i = 0; i < d->nruns; i++) {
+		struct report_run *r = &d->runs[i];
+		struct probe_run *p = &ev->runs.items[i];
 
-	for (size_t i = 0; i < l->n; i++) {
-		cJSON *o = cJSON_CreateObject();
+		*p = (struct probe_run){ .id = r->id, .endpoint = r->endpoint, .status = r->status,
+		    .depth = claims_plan_depth(r->plan), .nprobes = r->nresults,
+		    .probes = xcalloc(r->nresults + 1, sizeof *p->probes) };
+		for (size_t k = 0; k < r->nresults; k++) {
+			struct probe_result *x = &p->probes[k];
 
-		cJSON_AddStringToObject(o, "endpoint", l->items[i].name);
-		cJSON_AddNumberToObject(o, "tenants", l->items[i].ncredentials > 1 ?
-		    (double)l->items[i].ncredentials : 1);
-		cJSON_AddNumberToObject(o, "context", (double)l->items[i].context_tokens);
-		cJSON_AddItemToArray(endpoints, o);
+			*x = (struct probe_result){ .name = r->results[k].probe, .verdict = r->results[k].verdict,
+			    .reason = r->results[k].reason, .details = r->results[k].details,
+			    .findings = xcalloc(r->nfindings + 1, sizeof *x->findings) };
+			for (size_t f = 0; f < r->nfindings; f++) {
+				const struct report_finding *rf = &r->findings[f];
+
+				if (rf->probe != NULL && x->name != NULL && strcmp(rf->probe, x->name) == 0)
+					x->findings[x->nfindings++] = (struct finding){ .id = rf->id, .code = rf->code,
+					    .severity = rf->severity, .message = rf->message, .evidence = rf->evidence,
+					    .nevidence = rf->nevidence };
+			}
+		}
 	}
-	return endpoints;
+	ev->endpoints = xcalloc(d->endpoints.n + 1, sizeof *ev->endpoints);
+	ev->nendpoints = d->endpoints.n;
+	for (size_t i = 0; i < d->endpoints.n; i++) {
+		const struct endpoint *e = &d->endpoints.items[i];
+
+		ev->endpoints[i] = (struct claim_endpoint){ .name = e->name,
+		    .tenants = e->ncredentials > 1 ? (int)e->ncredentials : 1, .context = e->context_tokens };
+	}
+}
+
+static void
+claim_view_free(struct claim_evidence *ev)
+{
+	for (size_t i = 0; i < ev->runs.n; i++) {
+		for (size_t k = 0; k < ev->runs.items[i].nprobes; k++)
+			free(ev->runs.items[i].probes[k].findings);
+		free(ev->runs.items[i].probes);
+		free(ev->runs.items[i].depth);
+	}
+	free(ev->runs.items);
+	free(ev->endpoints);
 }
 
 /* Each answer's risk as the rating counts it (stated_risk as the vendor's
  * answer states it) and its claim status, in assess show's words. */
 static void
-rate_answers(const struct assessment *l, const cJSON *claims, struct report_assessment *a)
+rate_answers(const struct assessment *l, const struct claim_list *claims, struct report_assessment *a)
 {
 	for (size_t i = 0; i < a->nanswers; i++) {
 		struct report_answer *x = &a->answers[i];
@@ -950,17 +988,17 @@ rate_answers(const struct assessment *l, const cJSON *claims, struct report_asse
 }
 
 /* A round rated as assess show rates it (assessment_score), its claims judged
- * on the report's runs, as the report's claims are. A contradicted claim is
+ * on the report's runs, and those claims the report's. A contradicted claim is
  * counted as a claim, never as a finding: the findings are what the probes raised. */
 static void
-rate_assessment(const struct assessment *l, const cJSON *runs, const cJSON *endpoints,
+rate_assessment(const struct assessment *l, const struct claim_evidence *ev,
     struct report_assessment *a, struct claim_list *all)
 {
-	cJSON *claims = assessment_claims_on(l, runs, endpoints);
+	struct claim_list claims;
 	struct assessment_score sc;
-	const cJSON *c;
 
-	assessment_score(l, claims, &sc);
+	assessment_claims_on(l, ev, &claims);
+	assessment_score(l, &claims, &sc);
 	a->rating = xstrdup(rating_name(sc.rating));
 	a->risk_score = sc.risk_score;
 	a->worst_risk = xstrdup(risk_name(sc.worst_risk));
@@ -975,36 +1013,19 @@ rate_assessment(const struct assessment *l, const cJSON *runs, const cJSON *endp
 		assessment_since_approval(l, &sc, since, sizeof since);
 		a->since_approval = xstrdup(since);
 	}
-	rate_answers(l, claims, a);
-	for (c = claims ? claims->child : NULL; c != NULL; c = c->next) {
-		all->items = grow(all->items, all->n, sizeof *all->items);
-		report_claim_from_json(c, &all->items[all->n]);
-		all->items[all->n++].assessment_id = a->id;
+	rate_answers(l, &claims, a);
+	all->items = xrealloc(all->items, (all->n + claims.n + 1) * sizeof *all->items);
+	for (size_t i = 0; i < claims.n; i++) {
+		claims.items[i].assessment_id = a->id;
+		all->items[all->n++] = claims.items[i];
 	}
-	cJSON_Delete(claims);
-}
-
-/* Each finding's open and superseded_by_run as claims_mark_open judges them. */
-static void
-mark_open(struct report_doc *d, cJSON *runs)
-{
-	const cJSON *run = runs->child, *f, *by;
-
-	claims_mark_open(runs);
-	for (size_t i = 0; i < d->nruns && run != NULL; i++, run = run->next) {
-		f = cJSON_GetObjectItem(run, "findings")->child;
-		for (size_t k = 0; k < d->runs[i].nfindings && f != NULL; k++, f = f->next) {
-			d->runs[i].findings[k].open = cJSON_IsTrue(cJSON_GetObjectItem(f, "open"));
-			by = cJSON_GetObjectItem(f, "superseded_by_run");
-			d->runs[i].findings[k].superseded_by_run = cJSON_IsNumber(by) ? (int64_t)by->valuedouble : 0;
-		}
-	}
+	free(claims.items);
 }
 
 /* The vendor's verdict on what the report holds: its rounds as the report
  * rated them and its runs, through the one rule (rating.c). */
 static void
-report_verdict(const struct report_doc *d, const cJSON *runs, struct vendor_verdict *v)
+report_verdict(const struct report_doc *d, const struct probe_run_list *runs, struct vendor_verdict *v)
 {
 	struct rated_round *r = xcalloc(d->nassessments + 1, sizeof *r);
 
@@ -1021,20 +1042,24 @@ report_verdict(const struct report_doc *d, const cJSON *runs, struct vendor_verd
 	free(r);
 }
 
-static int
+/* Claims and ratings judged once on the report's own runs, and each finding
+ * open or superseded as the rating counts it. */
+static void
 judge(struct report_doc *d, struct assessment **loaded)
 {
-	cJSON *runs = cJSON_CreateArray(), *endpoints = claim_endpoints(&d->endpoints);
+	struct claim_evidence ev;
 
-	for (size_t i = 0; i < d->nruns; i++)
-		cJSON_AddItemToArray(runs, report_run_json(&d->runs[i]));
+	claim_view(d, &ev);
 	for (size_t i = 0; i < d->nassessments; i++)
-		rate_assessment(loaded[i], runs, endpoints, &d->assessments[i], &d->claims);
-	mark_open(d, runs);
-	report_verdict(d, runs, &d->summary.verdict);
-	cJSON_Delete(runs);
-	cJSON_Delete(endpoints);
-	return 0;
+		rate_assessment(loaded[i], &ev, &d->assessments[i], &d->claims);
+	for (size_t i = 0; i < d->nruns; i++)
+		for (size_t k = 0; k < d->runs[i].nfindings; k++) {
+			struct report_finding *f = &d->runs[i].findings[k];
+
+			f->open = claims_finding_open(&ev.runs, i, f->probe, &f->superseded_by_run);
+		}
+	report_verdict(d, &ev.runs, &d->summary.verdict);
+	claim_view_free(&ev);
 }
 
 /* ---- the summary and the findings lists ---- */

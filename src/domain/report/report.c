@@ -737,42 +737,39 @@ collect_incidents(struct db *db, const struct report_opts *o, int64_t vendor_id,
 
 /* A signed approval (approval.c) as the bundle carries it: the statement and
  * its minisign signature as files, and the key registered to the reviewer,
- * which aivet verify checks the signature against. The signature is the
- * approval entry's own document (statement, minisig, key_id). */
+ * which aivet verify checks the signature against. */
 static int
 approval_add(struct db *db, struct report *r, struct report_assessment *a, struct aerr *err)
 {
+	struct approval_signature sig;
 	struct minisign_pub reg;
 	struct report_approval *ap;
 	struct buf line;
-	const char *st, *sg;
-	cJSON *sig;
 	int found = 0;
 
 	if (approval_signature_load(db, a->id, &sig, err) != 0)
 		return err->code;
-	st = json_get_str(sig, "statement"), sg = json_get_str(sig, "minisig");
-	if (sig == NULL || st == NULL || sg == NULL || a->reviewer == NULL) {
-		cJSON_Delete(sig);
+	if (sig.statement == NULL || a->reviewer == NULL) {
+		approval_signature_free(&sig);
 		return 0;
 	}
 	if (approval_registered_key(db, a->reviewer, &reg, &found, err) != 0) {
-		cJSON_Delete(sig);
+		approval_signature_free(&sig);
 		return err->code;
 	}
 	ap = a->approval = xcalloc(1, sizeof *a->approval);
 	ap->signer = xstrdup(a->reviewer);
-	ap->key_id = xstrdup(json_get_str(sig, "key_id") ? json_get_str(sig, "key_id") : "");
+	ap->key_id = xstrdup(sig.key_id);
 	ap->statement_file = xasprintf("approvals/assessment-%lld.txt", (long long)a->id);
 	ap->signature_file = xasprintf("%s.minisig", ap->statement_file);
-	add_file(r, xstrdup(ap->statement_file), st, strlen(st));
-	add_file(r, xstrdup(ap->signature_file), sg, strlen(sg));
+	add_file(r, xstrdup(ap->statement_file), sig.statement, strlen(sig.statement));
+	add_file(r, xstrdup(ap->signature_file), sig.minisig, strlen(sig.minisig));
 	if (found) {
 		buf_init(&line);
 		minisign_pubkey_base64(&reg, &line);
 		ap->registered_public_key = buf_steal(&line);
 	}
-	cJSON_Delete(sig);
+	approval_signature_free(&sig);
 	return 0;
 }
 

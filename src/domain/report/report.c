@@ -1176,8 +1176,16 @@ audit_gate(struct db *db, const struct report_opts *o, struct audit_status *as, 
 
 /* report.json's object: a report of a database that failed its audit opens with that. */
 
+static void
+drop(char **s)
+{
+	free(*s);
+	*s = NULL;
+}
+
 /* The vendor's endpoints, tenants by label only: not even the reference to a
- * secret leaves, the engine's admin credential's included. */
+ * secret leaves, the engine's admin credential's included: the record holds none,
+ * so report.json writes none. */
 static int
 collect_endpoints(struct db *db, int64_t vid, struct report_doc *d, struct aerr *err)
 {
@@ -1186,12 +1194,9 @@ collect_endpoints(struct db *db, int64_t vid, struct report_doc *d, struct aerr 
 	for (size_t i = 0; i < d->endpoints.n; i++) {
 		struct endpoint *e = &d->endpoints.items[i];
 
-		for (size_t k = 0; k < e->ncredentials; k++) {
-			free(e->credentials[k].ref);
-			e->credentials[k].ref = NULL;
-		}
-		free(e->engine.credential_ref);
-		e->engine.credential_ref = NULL;
+		for (size_t k = 0; k < e->ncredentials; k++)
+			drop(&e->credentials[k].ref);
+		drop(&e->engine.credential_ref);
 	}
 	return 0;
 }

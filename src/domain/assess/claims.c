@@ -13,8 +13,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -602,24 +600,13 @@ add_probes(struct judging *j)
 	}
 }
 
-/* Says why, replacing what was said. */
+/* Says why (text, which it frees), replacing what was said; returns status. */
 static const char *
-because(struct judging *j, const char *status, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static const char *
-because(struct judging *j, const char *status, const char *fmt, ...)
+because(struct judging *j, const char *status, char *text)
 {
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		die("out of memory");
-	va_end(ap);
 	buf_free(&j->why);
-	buf_adds(&j->why, s);
-	free(s);
+	buf_adds(&j->why, text);
+	free(text);
 	return status;
 }
 
@@ -631,26 +618,27 @@ status_disproved(struct judging *j, int claim)
 	const struct claim *c = j->c;
 	double a = j->answer->valuedouble, floor = a * (1 - j->qq->measure.tolerance);
 
+	if (!claim && c->ncontradicting > 0)
+		return because(j, "confirmed", xasprintf("the answer admits it, and %s shows it",
+		    c->contradicting[0].code));
 	if (!claim)
-		return c->ncontradicting > 0 ?
-		    because(j, "confirmed", "the answer admits it, and %s shows it", c->contradicting[0].code) :
-		    because(j, "untested", "the answer admits the weaker behaviour: probes can show it, "
-		    "never rule it out");
+		return because(j, "untested", xstrdup("the answer admits the weaker behaviour: probes "
+		    "can show it, never rule it out"));
 	if (c->ncontradicting > 0) {
-		because(j, "contradicted", "%s in run %lld (%s)", c->contradicting[0].code,
-		    (long long)c->contradicting[0].run_id, c->contradicting[0].probe);
+		because(j, "contradicted", xasprintf("%s in run %lld (%s)", c->contradicting[0].code,
+		    (long long)c->contradicting[0].run_id, c->contradicting[0].probe));
 		if (c->ncontradicting > 1)
 			buf_printf(&j->why, " and %zu more finding%s", c->ncontradicting - 1,
 			    c->ncontradicting == 2 ? "" : "s");
 		return "contradicted";
 	}
 	if (j->mres == 1 && j->mv < floor)
-		return because(j, "contradicted", "%s measured %.0f, under the answered %.0f",
-		    j->qq->measure.value, j->mv, a);
+		return because(j, "contradicted", xasprintf("%s measured %.0f, under the answered %.0f",
+		    j->qq->measure.value, j->mv, a));
 	/* The engine says of itself that one request holds less than the answer. */
 	if (j->ec >= 0 && j->ec < floor)
-		return because(j, "contradicted", "the engine's own status in run %.0f: one request holds at "
-		    "most %.0f tokens, under the answered %.0f", j->erun, j->ec, a);
+		return because(j, "contradicted", xasprintf("the engine's own status in run %.0f: one "
+		    "request holds at most %.0f tokens, under the answered %.0f", j->erun, j->ec, a));
 	return NULL;
 }
 
@@ -660,35 +648,35 @@ static const char *
 status_supported(struct judging *j)
 {
 	const struct q_question *qq = j->qq;
-	double a = j->answer->valuedouble;
+	const char *probe = qq->measure.probe;
+	double a = j->answer->valuedouble, floor = a * (1 - qq->measure.tolerance);
 
 	if (j->ec >= 0 && j->mres < 0)
-		return because(j, "confirmed", "the engine's own status in run %.0f: every node holds %.0f "
-		    "tokens in one request, and no finding contradicts it", j->erun, j->ec);
-	if (qq->measure.probe != NULL && j->mres < 0) {
+		return because(j, "confirmed", xasprintf("the engine's own status in run %.0f: every node "
+		    "holds %.0f tokens in one request, and no finding contradicts it", j->erun, j->ec));
+	if (probe != NULL && j->mres < 0) {
 		if (j->why.len == 0)
-			buf_printf(&j->why, "probe %s measured no %s on %s", qq->measure.probe,
-			    qq->measure.value, j->endpoint);
+			buf_printf(&j->why, "probe %s measured no %s on %s", probe, qq->measure.value,
+			    j->endpoint);
 		return "untested";
 	}
-	if (qq->measure.probe != NULL && j->mres == 0 && j->mv < a * (1 - qq->measure.tolerance)) {
-		/* Accepted is not intact: only content intact up to the number confirms it. */
-		if (j->macc >= a * (1 - qq->measure.tolerance))
-			return because(j, "consistent", "probe %s saw prompts up to %.0f tokens accepted, but "
-			    "content intact only up to %.0f: consistent with the answered %.0f, not confirmed",
-			    qq->measure.probe, j->macc, j->mv, a);
-		return because(j, "untested", "probe %s found content intact up to %.0f tokens, below the "
-		    "answered %.0f", qq->measure.probe, j->mv, a);
-	}
-	if (qq->nchecks == 0 && qq->measure.probe == NULL)
-		return because(j, "untested", "no probe can confirm this answer; none of the findings that "
-		    "would contradict it was raised");
+	/* Accepted is not intact: only content intact up to the number confirms it. */
+	if (probe != NULL && j->mres == 0 && j->mv < floor && j->macc >= floor)
+		return because(j, "consistent", xasprintf("probe %s saw prompts up to %.0f tokens "
+		    "accepted, but content intact only up to %.0f: consistent with the answered %.0f, "
+		    "not confirmed", probe, j->macc, j->mv, a));
+	if (probe != NULL && j->mres == 0 && j->mv < floor)
+		return because(j, "untested", xasprintf("probe %s found content intact up to %.0f tokens, "
+		    "below the answered %.0f", probe, j->mv, a));
+	if (qq->nchecks == 0 && probe == NULL)
+		return because(j, "untested", xstrdup("no probe can confirm this answer; none of the "
+		    "findings that would contradict it was raised"));
 	if (qq->nchecks > 0 && !j->all_pass)
 		return "untested";
 	if (j->scope != NULL)
-		return because(j, "consistent", "%s", j->scope);
+		return because(j, "consistent", xstrdup(j->scope));
 	buf_free(&j->why);
-	if (qq->measure.probe != NULL)
+	if (probe != NULL)
 		buf_printf(&j->why, "%s %s %.0f", qq->measure.value, j->mres == 1 ? "measured" :
 		    "intact up to at least", j->mv);
 	for (int i = 0; i < qq->nchecks; i++)

@@ -192,10 +192,8 @@ struct report_doc {
 
 /* report.json: the one writer of the record (report-json.c). */
 cJSON *report_doc_to_json(const struct report_doc *d);
-/* Its parts, as report.json writes them. */
+/* The options as report.json writes them (the report id is derived from them too). */
 cJSON *report_options_json(const struct report_doc *d);
-cJSON *report_run_json(const struct report_run *r);
-cJSON *report_finding_json(const struct report_finding *f);
 
 void report_doc_free(struct report_doc *d);
 

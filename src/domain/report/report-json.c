@@ -66,7 +66,7 @@ evidence_list_json(const struct report_evidence *v, size_t n)
 	return a;
 }
 
-cJSON *
+static cJSON *
 report_finding_json(const struct report_finding *f)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -130,7 +130,7 @@ exchange_json(const struct report_exchange *e)
 	return o;
 }
 
-cJSON *
+static cJSON *
 report_run_json(const struct report_run *r)
 {
 	cJSON *o = cJSON_CreateObject(), *a;

@@ -39,7 +39,7 @@ struct report_doc;
 
 struct report {
 	int64_t vendor_id;
-	cJSON *json;                 /* report.json */
+	cJSON *json;                 /* report.json: the record as report_doc_to_json writes it */
 	struct report_doc *doc;      /* the report as a record (src/domain/report/report-doc.h) */
 	struct report_file *files;
 	size_t nfiles;

@@ -36,8 +36,15 @@ int approval_key_load(struct db *db, const char *actor, const char *name, int tt
  * with no key registered approves unsigned (0, nothing added). */
 int approval_sign(struct db *db, const char *actor, const struct assessment *a, const char *at,
     const struct minisign_sec *sec, cJSON *details, struct aerr *err);
-/* The signature object of the round's approval entry, or NULL (unsigned). */
-int approval_signature_load(struct db *db, int64_t assessment_id, cJSON **sig, struct aerr *err);
+/* The signature of a round's approval entry: the statement signed, its
+ * minisign signature and the key id ("" when not recorded); statement NULL
+ * when the approval was not signed. */
+struct approval_signature {
+	char *statement, *minisig, *key_id;
+};
+int approval_signature_load(struct db *db, int64_t assessment_id, struct approval_signature *out,
+    struct aerr *err);
+void approval_signature_free(struct approval_signature *s);
 /* Checks a signed statement as a bundle holds it: the signature by
  * registered_key (a minisign base64 line) over statement, and that the
  * statement names this assessment, reviewer and time. AV_FINDINGS, why in err. */

@@ -11,6 +11,7 @@
 #include "core.h"
 #include "questionnaire.h"
 #include "rating.h"
+#include "run-query.h"
 
 /* A file attached to an answer as evidence. */
 struct answer_file {
@@ -34,6 +35,73 @@ struct assessment {
 	int *asked;              /* 0 when depends_on hides the question */
 	cJSON *batch;            /* non-NULL: answer changes collected for one audit entry */
 };
+
+/* ---- a claim as a record (claims.c judges; claims.h says how) ---- */
+
+/* A probe that tests the claim and its newest completed result (run_id 0 and
+ * verdict NULL: never run on the endpoint). */
+struct claim_probe {
+	char *probe;
+	int64_t run_id;
+	char *verdict;
+};
+/* A finding that disproves the claim. */
+struct claim_contra {
+	char *code;
+	int64_t finding_id, run_id;
+	char *probe, *message;
+	int64_t *evidence;
+	size_t nevidence;
+};
+/* What the claim's probe measured, for an answered number it tests. */
+struct claim_measure {
+	char *probe, *value;
+	int has_measured, has_accepted_up_to, has_engine_capacity;
+	double measured, accepted_up_to, engine_capacity;
+	int limit_found;
+	double tolerance;
+};
+/* One answered, testable question judged on one endpoint. */
+struct claim {
+	int64_t assessment_id;        /* 0: not tied to one (claims_judge leaves it out) */
+	char *question_id, *question;
+	cJSON *answer;                /* the answer as given */
+	char *endpoint;               /* NULL: the vendor has no endpoint (null) */
+	char *status;                 /* confirmed, contradicted, consistent or untested */
+	char *reason;
+	struct claim_probe *probes;
+	size_t nprobes;
+	struct claim_contra *contradicting;
+	size_t ncontradicting;
+	struct claim_measure *measure;   /* NULL: null */
+	int has_endpoint_record;      /* a number the endpoint records (its context) */
+	double endpoint_record;
+	int record_mismatch;
+};
+struct claim_list {
+	struct claim *items;
+	size_t n;
+};
+/* An endpoint claims are judged on: its name as the runs name it, the
+ * credentials it has (at least 1) and the context it advertises (0: none). */
+struct claim_endpoint {
+	char *name;
+	int tenants;
+	int64_t context;
+};
+/* What claims are judged on: the runs with their results and findings, and
+ * the endpoints (claims.c loads them; the report builds them from its runs). */
+struct claim_evidence {
+	struct probe_run_list runs;
+	struct claim_endpoint *endpoints;
+	size_t nendpoints;
+};
+void claim_evidence_free(struct claim_evidence *ev);
+void claim_list_free(struct claim_list *l);
+/* The one JSON form of a claim (assess show --json, report.json): the members
+ * named as the fields, assessment_id only when set. */
+cJSON *claim_to_json(const struct claim *c);
+cJSON *claim_list_to_json(const struct claim_list *l);
 
 struct assessment_score {
 	int worst_risk;          /* worst risk among the answered questions asked */
@@ -63,7 +131,8 @@ int assessment_asked(const struct assessment *a, int qi, struct aerr *err);
 /* The one rating of an assessment: its answers' risks, each answer whose claim
  * the evidence contradicts counted at least high (claims as assessment_claims
  * gives them; NULL only where no evidence exists yet). */
-void assessment_score(const struct assessment *a, const cJSON *claims, struct assessment_score *s);
+void assessment_score(const struct assessment *a, const struct claim_list *claims,
+    struct assessment_score *s);
 /* The risk answer qi carries in that rating (its stated risk, or high when contradicted). */
 /* rating_since_approval of round a scored s: "approved at concerns 8.6; now
  * unacceptable 49.6: ..." ("" for a round with nothing recorded at approval). */
@@ -72,22 +141,22 @@ void assessment_since_approval(const struct assessment *a, const struct assessme
 /* Adds approved_score ({rating, risk_score} or null) and since_approval (that
  * sentence or null) to o: assess show --json, assess list --json, the report. */
 void assessment_approved_json(cJSON *o, const struct assessment *a, const struct assessment_score *s);
-int assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims);
+int assessment_answer_risk(const struct assessment *a, int qi, const struct claim_list *claims);
 /* The first contradicted claim of answer qi in claims, or NULL. */
-const cJSON *assessment_contradiction(const cJSON *claims, const char *question_id);
+const struct claim *assessment_contradiction(const struct claim_list *claims, const char *question_id);
 /* The claim status of an answer in claims, in assess show's words: "contradicted"
  * when any of its claims is, else "confirmed" when one is, else "untested"; NULL
  * when no probe tests the answer (no claim). */
-const char *assessment_claim_status(const cJSON *claims, const char *question_id);
+const char *assessment_claim_status(const struct claim_list *claims, const char *question_id);
 /* The claim behind that status as one line, for a screen that shows a question
  * in full: "Contradicted on ENDPOINT: REASON; evidence 3, 4", "Confirmed on
  * ENDPOINT: REASON", "Untested on ENDPOINT: REASON"; nothing when no claim. */
-void assessment_claim_text(const cJSON *claims, const char *question_id, struct buf *out);
+void assessment_claim_text(const struct claim_list *claims, const char *question_id, struct buf *out);
 /* Judges the claims on the database's evidence and scores: what assess show,
  * assess list, the dashboard, the TUI and the report all call. *claims (may be
  * NULL) receives the judged claims, the caller's to free. */
 int assessment_rate(struct db *db, const struct assessment *a, struct assessment_score *s,
-    cJSON **claims, struct aerr *err);
+    struct claim_list *claims, struct aerr *err);
 /* The full record as aivet assess show --json prints it (fields in aivet(1)). */
 int assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err);
 /* Answers may change only in draft. */
@@ -128,7 +197,7 @@ void assessment_history_text(const struct assessment *a, int qi, const cJSON *hi
     struct buf *out);
 
 /* The assessment as "assess show" prints it: scores, answers by section, claims. */
-void assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out);
+void assessment_text(const struct assessment *a, const struct claim_list *claims, struct buf *out);
 
 /* Workflow; each runs its own transaction. */
 int assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_t questionnaire_row,
@@ -152,9 +221,11 @@ int assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new
 
 /* The assessment's answered claims judged against each active endpoint of its
  * vendor (claims.h says how and what each claim holds). */
-int assessment_claims(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err);
+int assessment_claims(struct db *db, const struct assessment *a, struct claim_list *out,
+    struct aerr *err);
 /* The same judged on evidence already loaded (claims_evidence_load). */
-cJSON *assessment_claims_on(const struct assessment *a, const cJSON *runs, const cJSON *endpoints);
+void assessment_claims_on(const struct assessment *a, const struct claim_evidence *ev,
+    struct claim_list *out);
 
 /*
  * The vendor's notification SLA for incidents, from its answers to

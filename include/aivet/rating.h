@@ -94,7 +94,8 @@ struct vendor_verdict {
 
 /* rounds: the vendor's assessments, oldest first; runs: its probe runs with
  * results and findings (claims.h). */
-void vendor_verdict(const struct rated_round *rounds, int n, const cJSON *runs,
+struct probe_run_list;
+void vendor_verdict(const struct rated_round *rounds, int n, const struct probe_run_list *runs,
     struct vendor_verdict *v);
 /* What the rating rests on, in one line: "final round 1 of Q unacceptable
  * (score 59.1); critical finding LEAK_CROSS_TENANT; 11 contradicted claims". */

@@ -35,9 +35,12 @@ struct report_file {
 	struct buf data;
 };
 
+struct report_doc;
+
 struct report {
 	int64_t vendor_id;
-	cJSON *json;                 /* report.json */
+	cJSON *json;                 /* report.json: the record as report_doc_to_json writes it */
+	struct report_doc *doc;      /* the report as a record (src/domain/report/report-doc.h) */
 	struct report_file *files;
 	size_t nfiles;
 	int include_leaked;          /* from report_opts */

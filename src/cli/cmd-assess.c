@@ -120,7 +120,7 @@ out:
 }
 
 static void
-print_assessment(const struct assessment *a, const cJSON *claims)
+print_assessment(const struct assessment *a, const struct claim_list *claims)
 {
 	struct buf b;
 
@@ -138,6 +138,7 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int json = 0;
 	int64_t id = 0;
 	struct db *db;
+	struct claim_list claims;
 	cJSON *o;
 
 	if (parse_id_json(av, argc, argv, &json, &ind, &id, err) != 0)
@@ -146,15 +147,15 @@ assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	/* The text reads the judged claims as the assessment screen does: assessment_claims. */
-	if ((json ? assessment_json(db, a, &o, err) : assessment_claims(db, a, &o, err)) != 0) {
+	if ((json ? assessment_json(db, a, &o, err) : assessment_claims(db, a, &claims, err)) != 0) {
 		assessment_free(a);
 		return err->code;
 	}
 	if (json) {
 		json_emit(o);
 	} else {
-		print_assessment(a, o);
-		cJSON_Delete(o);
+		print_assessment(a, &claims);
+		claim_list_free(&claims);
 	}
 	assessment_free(a);
 	return 0;

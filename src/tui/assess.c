@@ -35,7 +35,7 @@ struct assess_state {
 	int pane;           /* 0 sections, 1 questions */
 	int sec, q, qtop;   /* selected section; selected question within it; first shown */
 	char keep_q[80];    /* the selected question's id, kept across reloads */
-	cJSON *claims;      /* assessment_claims: what the evidence says of the answers */
+	struct claim_list claims;   /* assessment_claims: what the evidence says of the answers */
 	char search[128];   /* the / search, while one is set */
 	int told;           /* the review's keys were named on opening */
 };
@@ -105,8 +105,7 @@ assess_load(struct view *v, struct tui *t, struct aerr *err)
 		return err->code;
 	assessment_free(s->a);
 	s->a = a;
-	cJSON_Delete(s->claims);
-	s->claims = NULL;
+	claim_list_free(&s->claims);
 	if (assessment_claims(t->av->db, a, &s->claims, err) != 0)
 		return err->code;
 	qi = s->keep_q[0] ? questionnaire_find(a->q, s->keep_q) : -1;
@@ -119,7 +118,7 @@ assess_load(struct view *v, struct tui *t, struct aerr *err)
 
 /* The symbol a question is marked with: never colour alone. */
 static const char *
-question_mark(const struct assessment *a, const cJSON *claims, int qi, int *attr_mark)
+question_mark(const struct assessment *a, const struct claim_list *claims, int qi, int *attr_mark)
 {
 	const struct q_question *qq = &a->q->questions[qi];
 	int r;
@@ -248,7 +247,7 @@ draw_header(struct assess_state *s, WINDOW *w, int cols, int left)
 	struct assessment_score sc;
 	char line[1200];
 
-	assessment_score(a, s->claims, &sc);
+	assessment_score(a, &s->claims, &sc);
 	/* What the round says first, so a narrow terminal cuts only the names after it. */
 	snprintf(line, sizeof line, "%s (score %.1f)  %s  %d/%d answered  %d required open  "
 	    "%s  %s@%lld  round %lld", rating_name(sc.rating), sc.risk_score, a->status, sc.answered,
@@ -329,7 +328,7 @@ draw_questions(struct assess_state *s, struct tui *t, WINDOW *w, int cols, int l
 	char line[1200];
 
 	for (int qi = 0; qi < a->q->nquestions && !any_claim; qi++)
-		any_claim = assessment_claim_status(s->claims, a->q->questions[qi].id) != NULL;
+		any_claim = assessment_claim_status(&s->claims, a->q->questions[qi].id) != NULL;
 	mvwvline(w, 1, left, ACS_VLINE, list_rows + 1);
 	if (s->q < s->qtop)
 		s->qtop = s->q;
@@ -337,11 +336,11 @@ draw_questions(struct assess_state *s, struct tui *t, WINDOW *w, int cols, int l
 		s->qtop = s->q - list_rows + 1;
 	for (int i = 0; i < list_rows && s->qtop + i < sec->count; i++) {
 		int qi = sec->first + s->qtop + i, mark, attr;
-		const char *sym = question_mark(a, s->claims, qi, &mark);
+		const char *sym = question_mark(a, &s->claims, qi, &mark);
 		char *val = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
 
 		/* The claim's status in assess show's words (the one function both call). */
-		const char *cs = assessment_claim_status(s->claims, a->q->questions[qi].id);
+		const char *cs = assessment_claim_status(&s->claims, a->q->questions[qi].id);
 
 		question_row(a, qi, sym, val, cs, cols - left - 3, any_claim, line, sizeof line);
 		free(val);
@@ -361,14 +360,14 @@ static int
 draw_claim(const struct assess_state *s, struct tui *t, WINDOW *w, int y, int cols, int maxlines,
     const struct q_question *qq)
 {
-	const char *cs = assessment_claim_status(s->claims, qq->id);
+	const char *cs = assessment_claim_status(&s->claims, qq->id);
 	int mk = cs == NULL ? TUI_MARK_NONE : strcmp(cs, "contradicted") == 0 ? TUI_MARK_BAD :
 	    strcmp(cs, "confirmed") == 0 ? TUI_MARK_GOOD : TUI_MARK_NONE;
 	struct buf b;
 	int drawn = 0;
 
 	buf_init(&b);
-	assessment_claim_text(s->claims, qq->id, &b);
+	assessment_claim_text(&s->claims, qq->id, &b);
 	if (b.len > 0) {
 		wattron(w, tui_attr(t, mk));
 		drawn = draw_wrapped(w, y, 1, cols - 2, maxlines, b.data);
@@ -386,7 +385,7 @@ draw_detail(const struct assess_state *s, struct tui *t, WINDOW *w, int rows, in
 	int qi = cur_question(s), y = rows - detail, mark;
 	const struct q_question *qq = &a->q->questions[qi];
 	char *allowed = question_allowed(qq);
-	const char *sym = question_mark(a, s->claims, qi, &mark);
+	const char *sym = question_mark(a, &s->claims, qi, &mark);
 	char line[1200];
 
 	mvwhline(w, y - 1, 0, ACS_HLINE, cols);
@@ -893,7 +892,7 @@ assess_close(struct view *v)
 	struct assess_state *s = v->state;
 
 	assessment_free(s->a);
-	cJSON_Delete(s->claims);
+	claim_list_free(&s->claims);
 	free(s);
 }
 

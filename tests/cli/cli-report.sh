@@ -352,6 +352,18 @@ run report beta --out "$T/beta-other" --assessment 1
 is "$rc:$errout" "2:aivet: --assessment: no assessment 1 for vendor 'beta'" \
 	"an assessment of another vendor is refused"
 
+# ---- the engine's admin credential is a reference to a secret: it stays out of the bundle ----
+"$AIVET" vendor add gamma >/dev/null
+"$AIVET" endpoint add gamma --name prod --api openai --url https://api.gamma.example/v1 --model g-1 \
+	--context 8192 --engine sglang --engine-url http://127.0.0.1:1 --engine-credential env:GAMMA_ENGINE_ADMIN >/dev/null
+is "$("$AIVET" endpoint show gamma/prod --json | jq -r '.engine.credential')" "env:GAMMA_ENGINE_ADMIN" \
+	"(the endpoint holds the engine's credential reference)"
+run report gamma --out "$T/gamma"
+is "$rc" 0 "a report of an endpoint with an engine"
+is "$(jq -c '.endpoints[0].engine' "$T/gamma/report.json")" '{"kind":"sglang","nodes":["http://127.0.0.1:1"],"credential":null}' \
+	"report.json names the engine and its nodes, its credential null"
+is "$(grep -rl 'GAMMA_ENGINE_ADMIN' "$T/gamma" | wc -l | tr -d ' ')" 0 "the reference is nowhere in the bundle"
+
 # ---- an encrypted key: the passphrase is asked for once per report, on the terminal ----
 . "$TESTS_SRCDIR/lib/tui-lib.sh"
 printf 'open sesame\n' > "$T/encpw"

@@ -222,72 +222,86 @@ static const char claims_doc[] =
     "]}]}";
 
 /* runs: "STATUS probe=verdict ... probe:CODE ...;" per run (oldest first); sweep's
- * details are {integrity_boundary: B} for "b=B", or change none up to T for "top=T". */
-static cJSON *
-claims_runs(const char *spec)
+ * details are {integrity_boundary: B} for "b=B", or change none up to T for "top=T".
+ * A finding is raised by the run's result of its probe. */
+static void
+claims_sweep_details(struct probe_result *sweep, const char *w)
 {
-	cJSON *runs = cJSON_CreateArray();
+	cJSON *d = sweep->details = cJSON_CreateObject();
+
+	if (w[0] == 'b') {
+		cJSON_AddNumberToObject(d, "integrity_boundary", atof(w + 2));
+		cJSON_AddStringToObject(d, "change", "silent_degradation");
+	} else {
+		cJSON *pt = cJSON_CreateObject();
+
+		cJSON_AddNullToObject(d, "integrity_boundary");
+		cJSON_AddStringToObject(d, "change", "none");
+		cJSON_AddNumberToObject(pt, "tokens_sent", atof(w + 4));
+		cJSON_AddTrueToObject(pt, "accepted");
+		/* Content intact: every nonce came back. */
+		cJSON_AddNumberToObject(pt, "nonces_echoed", 12);
+		cJSON_AddNumberToObject(pt, "nonces_total", 12);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "points"), pt);
+	}
+}
+
+static void
+claims_finding(struct probe_run *r, const char *probe, const char *code, int64_t id)
+{
+	for (size_t i = 0; i < r->nprobes; i++) {
+		struct probe_result *p = &r->probes[i];
+
+		if (strcmp(p->name, probe) != 0)
+			continue;
+		p->findings = xrealloc(p->findings, (p->nfindings + 1) * sizeof *p->findings);
+		p->findings[p->nfindings] = (struct finding){ .id = id, .code = xstrdup(code),
+		    .severity = xstrdup("high"), .message = xstrdup("m"),
+		    .evidence = xmalloc(sizeof(int64_t)), .nevidence = 1 };
+		p->findings[p->nfindings++].evidence[0] = 7;
+	}
+}
+
+static void
+claims_runs(const char *spec, int tenants, struct claim_evidence *ev)
+{
 	char *copy = xstrdup(spec), *save = NULL;
 	int id = 0;
 
+	memset(ev, 0, sizeof *ev);
+	ev->endpoints = xcalloc(1, sizeof *ev->endpoints);
+	ev->endpoints[0] = (struct claim_endpoint){ .name = xstrdup("V/e"), .tenants = tenants };
+	ev->nendpoints = 1;
 	for (char *run = strtok_r(copy, ";", &save); run != NULL; run = strtok_r(NULL, ";", &save)) {
-		cJSON *r = cJSON_CreateObject(), *res = cJSON_AddArrayToObject(r, "results");
-		cJSON *fs = cJSON_AddArrayToObject(r, "findings"), *sweep = NULL;
+		struct probe_run *r;
 		char *s2 = NULL;
 		int first = 1;
 
-		cJSON_AddNumberToObject(r, "id", ++id);
-		cJSON_AddStringToObject(r, "endpoint", "V/e");
+		ev->runs.items = xrealloc(ev->runs.items, (ev->runs.n + 1) * sizeof *ev->runs.items);
+		r = &ev->runs.items[ev->runs.n++];
+		*r = (struct probe_run){ .id = ++id, .endpoint = xstrdup("V/e") };
 		for (char *w = strtok_r(run, " ", &s2); w != NULL; w = strtok_r(NULL, " ", &s2)) {
 			char *eq = strchr(w, '='), *colon = strchr(w, ':');
 
 			if (first) {
-				cJSON_AddStringToObject(r, "status", w);
+				r->status = xstrdup(w);
 				first = 0;
 			} else if (strncmp(w, "b=", 2) == 0 || strncmp(w, "top=", 4) == 0) {
-				cJSON *d = cJSON_AddObjectToObject(sweep, "details");
-
-				if (w[0] == 'b') {
-					cJSON_AddNumberToObject(d, "integrity_boundary", atof(w + 2));
-					cJSON_AddStringToObject(d, "change", "silent_degradation");
-				} else {
-					cJSON *pt = cJSON_CreateObject();
-
-					cJSON_AddNullToObject(d, "integrity_boundary");
-					cJSON_AddStringToObject(d, "change", "none");
-					cJSON_AddNumberToObject(pt, "tokens_sent", atof(w + 4));
-					cJSON_AddTrueToObject(pt, "accepted");
-					/* Content intact: every nonce came back. */
-					cJSON_AddNumberToObject(pt, "nonces_echoed", 12);
-					cJSON_AddNumberToObject(pt, "nonces_total", 12);
-					cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "points"), pt);
-				}
+				for (size_t i = 0; i < r->nprobes; i++)
+					if (strcmp(r->probes[i].name, "sweep") == 0)
+						claims_sweep_details(&r->probes[i], w);
 			} else if (eq != NULL) {
-				cJSON *x = cJSON_CreateObject();
-
 				*eq = '\0';
-				cJSON_AddStringToObject(x, "probe", w);
-				cJSON_AddStringToObject(x, "verdict", eq + 1);
-				cJSON_AddStringToObject(x, "reason", "why");
-				cJSON_AddItemToArray(res, x);
-				if (strcmp(w, "sweep") == 0)
-					sweep = x;
+				r->probes = xrealloc(r->probes, (r->nprobes + 1) * sizeof *r->probes);
+				r->probes[r->nprobes++] = (struct probe_result){ .name = xstrdup(w),
+				    .verdict = xstrdup(eq + 1), .reason = xstrdup("why") };
 			} else if (colon != NULL) {
-				cJSON *f = cJSON_CreateObject(), *ev = cJSON_AddArrayToObject(f, "evidence");
-
 				*colon = '\0';
-				cJSON_AddNumberToObject(f, "id", 100 + id);
-				cJSON_AddStringToObject(f, "probe", w);
-				cJSON_AddStringToObject(f, "code", colon + 1);
-				cJSON_AddStringToObject(f, "message", "m");
-				cJSON_AddItemToArray(ev, cJSON_CreateNumber(7));
-				cJSON_AddItemToArray(fs, f);
+				claims_finding(r, w, colon + 1, 100 + id);
 			}
 		}
-		cJSON_AddItemToArray(runs, r);
 	}
 	free(copy);
-	return runs;
 }
 
 static void
@@ -374,23 +388,24 @@ test_claims(void)
 		return;
 	}
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		cJSON *answers = cJSON_CreateObject(), *runs = claims_runs(cases[i].runs);
-		cJSON *eps = cJSON_CreateArray(), *ep = cJSON_CreateObject(), *out, *c;
+		const cJSON **values = xcalloc((size_t)q->nquestions, sizeof *values);
+		cJSON *answer = cJSON_Parse(cases[i].answer);
+		int qi = questionnaire_find(q, cases[i].question);
+		struct claim_evidence ev;
+		struct claim_list out;
 
-		cJSON_AddItemToObject(answers, cases[i].question, cJSON_Parse(cases[i].answer));
-		cJSON_AddStringToObject(ep, "endpoint", "V/e");
-		cJSON_AddNumberToObject(ep, "tenants", cases[i].tenants);
-		cJSON_AddItemToArray(eps, ep);
-		out = claims_judge(q, answers, runs, eps);
-		c = cJSON_GetArrayItem(out, 0);
-		ok(cJSON_GetArraySize(out) == 1, "%s: one claim", cases[i].rule);
-		is_str(json_get_str(c, "status"), cases[i].want, "%s: %s", cases[i].rule, cases[i].want);
+		if (qi >= 0)
+			values[qi] = answer;
+		claims_runs(cases[i].runs, cases[i].tenants, &ev);
+		claims_judge(q, values, &ev, &out);
+		ok(out.n == 1, "%s: one claim", cases[i].rule);
+		is_str(out.n ? out.items[0].status : NULL, cases[i].want, "%s: %s", cases[i].rule, cases[i].want);
 		if (cases[i].reason != NULL)
-			is_str(json_get_str(c, "reason"), cases[i].reason, "%s: the reason", cases[i].rule);
-		cJSON_Delete(out);
-		cJSON_Delete(answers);
-		cJSON_Delete(runs);
-		cJSON_Delete(eps);
+			is_str(out.n ? out.items[0].reason : NULL, cases[i].reason, "%s: the reason", cases[i].rule);
+		claim_list_free(&out);
+		claim_evidence_free(&ev);
+		cJSON_Delete(answer);
+		free(values);
 	}
 	questionnaire_free(q);
 }

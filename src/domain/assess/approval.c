@@ -220,23 +220,39 @@ approval_sign(struct db *db, const char *actor, const struct assessment *a, cons
 }
 
 int
-approval_signature_load(struct db *db, int64_t assessment_id, cJSON **sig, struct aerr *err)
+approval_signature_load(struct db *db, int64_t assessment_id, struct approval_signature *out,
+    struct aerr *err)
 {
 	struct db_stmt *st = db_prepare(db, err, "SELECT details FROM audit_log WHERE action = "
 	    "'assessment.approve' AND object_type = 'assessment' AND object_id = ? ORDER BY seq DESC "
 	    "LIMIT 1", "i", assessment_id);
 
-	*sig = NULL;
+	memset(out, 0, sizeof *out);
 	if (st == NULL)
 		return err->code;
 	if (db_step(st) == DB_ROW) {
+		/* The entry's details as approval_sign wrote them: {signature: {statement,
+		 * minisig, key_id, public_key}}; both texts or neither. */
 		cJSON *d = cJSON_Parse(col_text(st, 0));
+		const cJSON *sig = cJSON_GetObjectItemCaseSensitive(d, "signature");
+		const char *stmt = json_get_str(sig, "statement"), *ms = json_get_str(sig, "minisig");
 
-		*sig = cJSON_DetachItemFromObjectCaseSensitive(d, "signature");
+		if (stmt != NULL && ms != NULL) {
+			out->statement = xstrdup(stmt);
+			out->minisig = xstrdup(ms);
+			out->key_id = xstrdup(json_get_str(sig, "key_id") ? json_get_str(sig, "key_id") : "");
+		}
 		cJSON_Delete(d);
 	}
 	db_finalize(st);
 	return 0;
+}
+
+void
+approval_signature_free(struct approval_signature *s)
+{
+	free(s->statement), free(s->minisig), free(s->key_id);
+	memset(s, 0, sizeof *s);
 }
 
 /* The value of "NAME: value" in a statement, copied into out ("" when absent). */

@@ -240,33 +240,32 @@ assessment_update_asked(struct assessment *a)
 	}
 }
 
-const cJSON *
-assessment_contradiction(const cJSON *claims, const char *question_id)
+const struct claim *
+assessment_contradiction(const struct claim_list *claims, const char *question_id)
 {
-	const cJSON *c;
-
-	cJSON_ArrayForEach(c, claims)
-		if (streq_null(json_get_str(c, "status"), "contradicted") &&
-		    streq_null(json_get_str(c, "question_id"), question_id))
-			return c;
+	for (size_t i = 0; claims != NULL && i < claims->n; i++)
+		if (streq_null(claims->items[i].status, "contradicted") &&
+		    streq_null(claims->items[i].question_id, question_id))
+			return &claims->items[i];
 	return NULL;
 }
 
 const char *
-assessment_claim_status(const cJSON *claims, const char *question_id)
+assessment_claim_status(const struct claim_list *claims, const char *question_id)
 {
-	const cJSON *c;
 	const char *word = NULL;
 
 	if (assessment_contradiction(claims, question_id) != NULL)
 		return "contradicted";
-	cJSON_ArrayForEach(c, claims) {
-		if (!streq_null(json_get_str(c, "question_id"), question_id))
+	for (size_t i = 0; claims != NULL && i < claims->n; i++) {
+		const struct claim *c = &claims->items[i];
+
+		if (!streq_null(c->question_id, question_id))
 			continue;
-		if (streq_null(json_get_str(c, "status"), "confirmed"))
+		if (streq_null(c->status, "confirmed"))
 			return "confirmed";
 		/* Consistent with the answer on some endpoint beats untested, never confirms. */
-		if (streq_null(json_get_str(c, "status"), "consistent"))
+		if (streq_null(c->status, "consistent"))
 			word = "consistent";
 		else if (word == NULL)
 			word = "untested";
@@ -275,35 +274,32 @@ assessment_claim_status(const cJSON *claims, const char *question_id)
 }
 
 void
-assessment_claim_text(const cJSON *claims, const char *question_id, struct buf *out)
+assessment_claim_text(const struct claim_list *claims, const char *question_id, struct buf *out)
 {
-	const char *st = assessment_claim_status(claims, question_id), *ep, *reason;
-	const cJSON *c = assessment_contradiction(claims, question_id), *x, *e;
+	const char *st = assessment_claim_status(claims, question_id);
+	const struct claim *c = assessment_contradiction(claims, question_id);
 	int first = 1;
 
 	if (st == NULL)
 		return;
 	/* The claim that gave the status: the contradicted one, else the first with it. */
-	if (c == NULL)
-		cJSON_ArrayForEach(c, claims)
-			if (streq_null(json_get_str(c, "question_id"), question_id) &&
-			    streq_null(json_get_str(c, "status"), st))
-				break;
+	for (size_t i = 0; c == NULL && i < claims->n; i++)
+		if (streq_null(claims->items[i].question_id, question_id) &&
+		    streq_null(claims->items[i].status, st))
+			c = &claims->items[i];
 	if (c == NULL)
 		return;
-	ep = json_get_str(c, "endpoint");
-	reason = json_get_str(c, "reason");
-	buf_printf(out, "%c%s%s%s: %s", st[0] - 'a' + 'A', st + 1, ep ? " on " : "", ep ? ep : "",
-	    reason ? reason : st);
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(c, "contradicting"))
-		cJSON_ArrayForEach(e, cJSON_GetObjectItem(x, "evidence")) {
-			buf_printf(out, "%s%d", first ? "; evidence " : ", ", e->valueint);
+	buf_printf(out, "%c%s%s%s: %s", st[0] - 'a' + 'A', st + 1, c->endpoint ? " on " : "",
+	    c->endpoint ? c->endpoint : "", c->reason ? c->reason : st);
+	for (size_t i = 0; i < c->ncontradicting; i++)
+		for (size_t k = 0; k < c->contradicting[i].nevidence; k++) {
+			buf_printf(out, "%s%d", first ? "; evidence " : ", ", (int)c->contradicting[i].evidence[k]);
 			first = 0;
 		}
 }
 
 int
-assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims)
+assessment_answer_risk(const struct assessment *a, int qi, const struct claim_list *claims)
 {
 	int r = answer_risk(&a->q->questions[qi], a->answers[qi].value);
 
@@ -316,28 +312,24 @@ assessment_answer_risk(const struct assessment *a, int qi, const cJSON *claims)
 
 /* "question: CODE on ENDPOINT", naming what contradicts the claim. */
 static void
-name_contradiction(const cJSON *c, char *out, size_t n)
+name_contradiction(const struct claim *c, char *out, size_t n)
 {
-	const cJSON *x = cJSON_GetArrayItem(cJSON_GetObjectItem(c, "contradicting"), 0);
-	const char *ep = json_get_str(c, "endpoint");
-
-	if (x != NULL && json_get_str(x, "code") != NULL)
-		snprintf(out, n, "%s: %s%s%s", json_get_str(c, "question_id"), json_get_str(x, "code"),
-		    ep ? " on " : "", ep ? ep : "");
+	if (c->ncontradicting > 0 && c->contradicting[0].code != NULL)
+		snprintf(out, n, "%s: %s%s%s", c->question_id, c->contradicting[0].code,
+		    c->endpoint ? " on " : "", c->endpoint ? c->endpoint : "");
 	else
-		snprintf(out, n, "%s: %s", json_get_str(c, "question_id"), json_get_str(c, "reason") ?
-		    json_get_str(c, "reason") : "contradicted");
+		snprintf(out, n, "%s: %s", c->question_id, c->reason ? c->reason : "contradicted");
 }
 
 void
-assessment_score(const struct assessment *a, const cJSON *claims, struct assessment_score *s)
+assessment_score(const struct assessment *a, const struct claim_list *claims, struct assessment_score *s)
 {
 	double sum = 0, max = 0;
 
 	memset(s, 0, sizeof *s);
 	for (int i = 0; i < a->q->nquestions; i++) {
 		const struct q_question *qq = &a->q->questions[i];
-		const cJSON *c;
+		const struct claim *c;
 		int r;
 
 		if (!a->asked[i])
@@ -388,19 +380,19 @@ assessment_approved_json(cJSON *o, const struct assessment *a, const struct asse
 
 int
 assessment_rate(struct db *db, const struct assessment *a, struct assessment_score *s,
-    cJSON **claims, struct aerr *err)
+    struct claim_list *claims, struct aerr *err)
 {
-	cJSON *c;
+	struct claim_list c;
 
 	if (claims != NULL)
-		*claims = NULL;
+		memset(claims, 0, sizeof *claims);
 	if (assessment_claims(db, a, &c, err) != 0)
 		return err->code;
-	assessment_score(a, c, s);
+	assessment_score(a, &c, s);
 	if (claims != NULL)
 		*claims = c;
 	else
-		cJSON_Delete(c);
+		claim_list_free(&c);
 	return 0;
 }
 
@@ -457,7 +449,8 @@ int
 assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err)
 {
 	struct assessment_score s;
-	cJSON *o, *q, *sc, *secs, *qs, *high, *missing, *claims;
+	struct claim_list claims;
+	cJSON *o, *q, *sc, *secs, *qs, *high, *missing;
 
 	if (assessment_rate(db, a, &s, &claims, err) != 0)
 		return err->code;
@@ -507,7 +500,7 @@ assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct a
 		const struct q_question *qq = &a->q->questions[i];
 		const struct answer *an = &a->answers[i];
 		cJSON *x = cJSON_CreateObject(), *ev;
-		int r = assessment_answer_risk(a, i, claims);
+		int r = assessment_answer_risk(a, i, &claims);
 
 		cJSON_AddStringToObject(x, "id", qq->id);
 		cJSON_AddStringToObject(x, "section", a->q->sections[qq->section].id);
@@ -525,7 +518,7 @@ assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct a
 		if ((ev = evidence_list_json(db, a->id, qq->id, err)) == NULL) {
 			cJSON_Delete(x);
 			cJSON_Delete(o);
-			cJSON_Delete(claims);
+			claim_list_free(&claims);
 			return AV_RUNTIME;
 		}
 		cJSON_AddItemToObject(x, "evidence", ev);
@@ -541,7 +534,8 @@ assessment_json(struct db *db, const struct assessment *a, cJSON **out, struct a
 		if (a->asked[i] && an->value == NULL && qq->required)
 			cJSON_AddItemToArray(missing, cJSON_CreateString(qq->id));
 	}
-	cJSON_AddItemToObject(o, "claims", claims);
+	cJSON_AddItemToObject(o, "claims", claim_list_to_json(&claims));
+	claim_list_free(&claims);
 	*out = o;
 	return 0;
 }
@@ -1072,31 +1066,27 @@ assessment_reopen(struct db *db, const char *actor, int64_t id, int64_t *new_id,
 
 /* ---- claims checked by probes (the judgement is claims.c's) ---- */
 
-cJSON *
-assessment_claims_on(const struct assessment *a, const cJSON *runs, const cJSON *endpoints)
+void
+assessment_claims_on(const struct assessment *a, const struct claim_evidence *ev, struct claim_list *out)
 {
-	cJSON *answers = cJSON_CreateObject(), *out;
+	const cJSON **values = xcalloc((size_t)a->q->nquestions + 1, sizeof *values);
 
 	for (int i = 0; i < a->q->nquestions; i++)
-		if (a->asked[i] && a->answers[i].value != NULL)
-			cJSON_AddItemToObject(answers, a->q->questions[i].id,
-			    cJSON_Duplicate(a->answers[i].value, 1));
-	out = claims_judge(a->q, answers, runs, endpoints);
-	cJSON_Delete(answers);
-	return out;
+		values[i] = a->asked[i] ? a->answers[i].value : NULL;
+	claims_judge(a->q, values, ev, out);
+	free(values);
 }
 
 int
-assessment_claims(struct db *db, const struct assessment *a, cJSON **out, struct aerr *err)
+assessment_claims(struct db *db, const struct assessment *a, struct claim_list *out, struct aerr *err)
 {
-	cJSON *runs, *eps;
+	struct claim_evidence ev;
 
-	*out = NULL;
-	if (claims_evidence_load(db, a->vendor_id, &runs, &eps, err) != 0)
+	memset(out, 0, sizeof *out);
+	if (claims_evidence_load(db, a->vendor_id, &ev, err) != 0)
 		return AV_RUNTIME;
-	*out = assessment_claims_on(a, runs, eps);
-	cJSON_Delete(runs);
-	cJSON_Delete(eps);
+	assessment_claims_on(a, &ev, out);
+	claim_evidence_free(&ev);
 	return 0;
 }
 
@@ -1322,10 +1312,9 @@ assessment_history_text(const struct assessment *a, int qi, const cJSON *history
 }
 
 void
-assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out)
+assessment_text(const struct assessment *a, const struct claim_list *claims, struct buf *out)
 {
 	struct assessment_score s;
-	const cJSON *c;
 	int nhigh = 0;
 
 	assessment_score(a, claims, &s);
@@ -1388,15 +1377,15 @@ assessment_text(const struct assessment *a, const cJSON *claims, struct buf *out
 			free(text);
 		}
 	}
-	if (cJSON_GetArraySize(claims) > 0)
+	if (claims != NULL && claims->n > 0)
 		buf_printf(out, "\nclaims checked by the evidence:\n");
-	cJSON_ArrayForEach(c, claims) {
-		const cJSON *ep = cJSON_GetObjectItem(c, "endpoint");
-		char *ans = answer_to_text(NULL, cJSON_GetObjectItem(c, "answer"));
+	for (size_t i = 0; claims != NULL && i < claims->n; i++) {
+		const struct claim *c = &claims->items[i];
+		char *ans = answer_to_text(NULL, c->answer);
 
-		buf_printf(out, "  %-32s %-14s %-24s %s\n", json_get_str(c, "question_id"), ans,
-		    cJSON_IsString(ep) ? ep->valuestring : "(no endpoint)", json_get_str(c, "status"));
-		buf_printf(out, "  %-32s %s\n", "", json_get_str(c, "reason"));
+		buf_printf(out, "  %-32s %-14s %-24s %s\n", c->question_id, ans,
+		    c->endpoint ? c->endpoint : "(no endpoint)", c->status);
+		buf_printf(out, "  %-32s %s\n", "", c->reason);
 		free(ans);
 	}
 }

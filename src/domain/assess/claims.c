@@ -6,7 +6,9 @@
  * every probe that tests it passed on judged evidence with the credentials it
  * needs, and nothing contradicts it; untested otherwise, with the reason. An
  * answer that admits the weaker behaviour is confirmed when a finding shows
- * it, and otherwise untested: no probe can prove a weakness absent.
+ * it, and otherwise untested: no probe can prove a weakness absent. The
+ * evidence and the claims are records; a result's details, the probe's own
+ * document, are read where a measurement is compared.
  */
 #include "config.h"
 
@@ -14,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aivet/assess.h"
+#include "aivet/run-query.h"
 #include "claims.h"
 #include "finding.h"
 
@@ -25,107 +29,189 @@ streq(const char *a, const char *b)
 
 /* ---- loading the evidence from the database ---- */
 
-static cJSON *
-rowjson_get_str(struct db *db, struct aerr *err, const char *sql, int64_t id, const char *const *json_cols)
+static int
+load_endpoints(struct db *db, int64_t vendor_id, struct claim_evidence *ev, struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, sql, "i", id);
-	cJSON *arr;
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name, "
+	    "(SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id), e.context_tokens "
+	    "FROM endpoint e JOIN vendor v ON v.id = e.vendor_id "
+	    "WHERE e.vendor_id = ? AND e.status = 'active' ORDER BY e.name", "i", vendor_id);
+	int rc;
 
 	if (st == NULL)
-		return NULL;
-	arr = cJSON_CreateArray();
-	while (db_step(st) == DB_ROW) {
-		cJSON *o = cJSON_CreateObject();
-
-		for (int c = 0; c < db_col_count(st); c++) {
-			const char *name = db_col_name(st, c);
-			int is_json = 0;
-
-			for (int k = 0; json_cols != NULL && json_cols[k] != NULL; k++)
-				is_json |= strcmp(json_cols[k], name) == 0;
-			if (db_col_type(st, c) == DB_NULL)
-				cJSON_AddNullToObject(o, name);
-			else if (db_col_type(st, c) == DB_INTEGER)
-				cJSON_AddNumberToObject(o, name, (double)db_col_int64(st, c));
-			else if (is_json) {
-				cJSON *j = cJSON_Parse(col_text(st, c));
-
-				cJSON_AddItemToObject(o, name, j ? j : cJSON_CreateNull());
-			} else
-				cJSON_AddStringToObject(o, name, col_text(st, c));
-		}
-		cJSON_AddItemToArray(arr, o);
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		ev->endpoints = xrealloc(ev->endpoints, (ev->nendpoints + 1) * sizeof *ev->endpoints);
+		ev->endpoints[ev->nendpoints++] = (struct claim_endpoint){ .name = xstrdup(col_text(st, 0)),
+		    .tenants = db_col_int(st, 1) > 1 ? db_col_int(st, 1) : 1,
+		    .context = db_col_type(st, 2) == DB_NULL ? 0 : db_col_int64(st, 2) };
 	}
 	db_finalize(st);
-	return arr;
+	return rc == DB_DONE ? 0 : db_err(db, err, "claims evidence");
+}
+
+static cJSON *
+parsed_or_null(struct db_stmt *st, int i)
+{
+	return db_col_type(st, i) == DB_NULL ? NULL : cJSON_Parse(col_text(st, i));
+}
+
+static int
+load_results(struct db *db, struct probe_run *r, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT probe, verdict, reason, details FROM probe_result "
+	    "WHERE run_id = ? ORDER BY id", "i", r->id);
+	int rc;
+
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		r->probes = xrealloc(r->probes, (r->nprobes + 1) * sizeof *r->probes);
+		r->probes[r->nprobes++] = (struct probe_result){ .name = xstrdup(col_text(st, 0)),
+		    .verdict = xstrdup(col_text(st, 1)),
+		    .reason = db_col_text(st, 2) ? xstrdup(db_col_text(st, 2)) : NULL,
+		    .details = parsed_or_null(st, 3) };
+	}
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : db_err(db, err, "claims evidence");
+}
+
+static struct probe_result *
+result_of(struct probe_run *r, const char *probe)
+{
+	for (size_t i = 0; i < r->nprobes; i++)
+		if (streq(r->probes[i].name, probe))
+			return &r->probes[i];
+	return NULL;
+}
+
+/* The run's findings under the result of their probe, each with its evidence
+ * ids; a finding of a probe with no result judges nothing and is left out. */
+static int
+load_findings(struct db *db, struct probe_run *r, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT id, probe, code, severity, message FROM finding "
+	    "WHERE run_id = ? ORDER BY id", "i", r->id);
+	int rc;
+
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct probe_result *p = result_of(r, col_text(st, 1));
+
+		if (p == NULL)
+			continue;
+		p->findings = xrealloc(p->findings, (p->nfindings + 1) * sizeof *p->findings);
+		p->findings[p->nfindings++] = (struct finding){ .id = db_col_int64(st, 0),
+		    .code = xstrdup(col_text(st, 2)), .severity = xstrdup(col_text(st, 3)),
+		    .message = xstrdup(col_text(st, 4)) };
+	}
+	db_finalize(st);
+	if (rc != DB_DONE)
+		return db_err(db, err, "claims evidence");
+	st = db_prepare(db, err, "SELECT fe.finding_id, fe.evidence_id FROM finding_evidence fe JOIN "
+	    "finding f ON f.id = fe.finding_id WHERE f.run_id = ? ORDER BY fe.finding_id, fe.evidence_id",
+	    "i", r->id);
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW)
+		for (size_t i = 0; i < r->nprobes; i++)
+			for (size_t k = 0; k < r->probes[i].nfindings; k++) {
+				struct finding *f = &r->probes[i].findings[k];
+
+				if (f->id != db_col_int64(st, 0))
+					continue;
+				f->evidence = xrealloc(f->evidence, (f->nevidence + 1) * sizeof *f->evidence);
+				f->evidence[f->nevidence++] = db_col_int64(st, 1);
+			}
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : db_err(db, err, "claims evidence");
 }
 
 int
-claims_evidence_load(struct db *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
-    struct aerr *err)
+claims_evidence_load(struct db *db, int64_t vendor_id, struct claim_evidence *ev, struct aerr *err)
 {
-	static const char *const details[] = { "details", "evidence", "plan", NULL };
-	cJSON *r, *run;
+	struct db_stmt *st;
+	int rc;
 
-	*runs = *endpoints = NULL;
-	*endpoints = rowjson_get_str(db, err, "SELECT v.name || '/' || e.name AS endpoint, "
-	    "max(1, (SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id)) AS tenants, "
-	    "e.context_tokens AS context "
-	    "FROM endpoint e JOIN vendor v ON v.id = e.vendor_id "
-	    "WHERE e.vendor_id = ? AND e.status = 'active' ORDER BY e.name", vendor_id, NULL);
-	if (*endpoints == NULL)
-		return AV_RUNTIME;
-	r = rowjson_get_str(db, err, "SELECT r.id, v.name || '/' || e.name AS endpoint, r.status, r.plan "
+	memset(ev, 0, sizeof *ev);
+	if (load_endpoints(db, vendor_id, ev, err) != 0)
+		goto fail;
+	st = db_prepare(db, err, "SELECT r.id, v.name || '/' || e.name, r.status, r.plan "
 	    "FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id JOIN vendor v ON v.id = e.vendor_id "
 	    "WHERE e.vendor_id = ? AND r.status = 'completed' "
-	    "ORDER BY coalesce(r.finished_at, r.started_at), r.id", vendor_id, details);
-	if (r == NULL)
+	    "ORDER BY coalesce(r.finished_at, r.started_at), r.id", "i", vendor_id);
+	if (st == NULL)
 		goto fail;
-	cJSON_ArrayForEach(run, r) {
-		int64_t id = (int64_t)cJSON_GetObjectItem(run, "id")->valuedouble;
-		cJSON *res = rowjson_get_str(db, err, "SELECT probe, verdict, reason, details FROM probe_result "
-		    "WHERE run_id = ? ORDER BY id", id, details);
-		cJSON *fs = res ? rowjson_get_str(db, err, "SELECT f.id, f.probe, f.code, f.severity, f.message, "
-		    "(SELECT json_group_array(fe.evidence_id) FROM (SELECT evidence_id FROM "
-		    "finding_evidence WHERE finding_id = f.id ORDER BY evidence_id) fe) AS evidence "
-		    "FROM finding f WHERE f.run_id = ? ORDER BY f.id", id, details) : NULL;
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct probe_run *r;
 
-		if (fs == NULL) {
-			cJSON_Delete(res);
-			cJSON_Delete(r);
-			goto fail;
-		}
-		cJSON_AddItemToObject(run, "results", res);
-		cJSON_AddItemToObject(run, "findings", fs);
+		ev->runs.items = xrealloc(ev->runs.items, (ev->runs.n + 1) * sizeof *ev->runs.items);
+		r = &ev->runs.items[ev->runs.n++];
+		*r = (struct probe_run){ .id = db_col_int64(st, 0), .endpoint = xstrdup(col_text(st, 1)),
+		    .status = xstrdup(col_text(st, 2)), .plan = parsed_or_null(st, 3) };
+		r->depth = claims_plan_depth(r->plan);
 	}
-	*runs = r;
+	db_finalize(st);
+	if (rc != DB_DONE) {
+		db_err(db, err, "claims evidence");
+		goto fail;
+	}
+	for (size_t i = 0; i < ev->runs.n; i++)
+		if (load_results(db, &ev->runs.items[i], err) != 0 ||
+		    load_findings(db, &ev->runs.items[i], err) != 0)
+			goto fail;
 	return 0;
 fail:
-	cJSON_Delete(*endpoints);
-	*endpoints = NULL;
+	claim_evidence_free(ev);
 	return AV_RUNTIME;
+}
+
+char *
+claims_plan_depth(const cJSON *plan)
+{
+	struct run_plan p;
+	char *depth;
+
+	if (plan == NULL)
+		return NULL;
+	run_plan_read(plan, &p);
+	depth = p.depth != NULL ? xstrdup(p.depth) : NULL;
+	run_plan_free(&p);
+	return depth;
+}
+
+void
+claim_evidence_free(struct claim_evidence *ev)
+{
+	probe_run_list_free(&ev->runs);
+	for (size_t i = 0; i < ev->nendpoints; i++)
+		free(ev->endpoints[i].name);
+	free(ev->endpoints);
+	memset(ev, 0, sizeof *ev);
 }
 
 /* ---- judging ---- */
 
 /* The newest completed result of each probe on one endpoint, with its run. */
 struct latest {
-	const cJSON *result[16], *run[16];
+	const struct probe_result *result[16];
+	const struct probe_run *run[16];
 	const char *probe[16];
 	int n;
 };
 
 static void
-latest_collect(const cJSON *runs, const char *endpoint, struct latest *l)
+latest_collect(const struct probe_run_list *runs, const char *endpoint, struct latest *l)
 {
-	const cJSON *run, *res;
-
 	memset(l, 0, sizeof *l);
-	cJSON_ArrayForEach(run, runs) {
-		if (!streq(json_get_str(run, "status"), "completed") || !streq(json_get_str(run, "endpoint"), endpoint))
+	for (size_t i = 0; runs != NULL && i < runs->n; i++) {
+		const struct probe_run *run = &runs->items[i];
+
+		if (!streq(run->status, "completed") || !streq(run->endpoint, endpoint))
 			continue;
-		cJSON_ArrayForEach(res, cJSON_GetObjectItem(run, "results")) {
-			const char *p = json_get_str(res, "probe");
+		for (size_t j = 0; j < run->nprobes; j++) {
+			const char *p = run->probes[j].name;
 			int k;
 
 			if (p == NULL)
@@ -138,7 +224,7 @@ latest_collect(const cJSON *runs, const char *endpoint, struct latest *l)
 				l->n++;
 			}
 			l->probe[k] = p;
-			l->result[k] = res;
+			l->result[k] = &run->probes[j];
 			l->run[k] = run;   /* runs are oldest first: the last one seen is the newest */
 		}
 	}
@@ -154,85 +240,99 @@ latest_find(const struct latest *l, const char *probe)
 }
 
 /*
- * Whether a finding of run is open: its run completed and holds the newest
- * completed result of the finding's probe on its endpoint. When it is not,
- * *by is the run whose result replaced it (NULL when none did).
+ * Whether a finding of probe in run i is open: its run completed and holds
+ * the newest completed result of the finding's probe on its endpoint. When it
+ * is not, *by is the run whose result replaced it (0 when none did).
  */
-static int
-finding_open(const cJSON *runs, const cJSON *run, const cJSON *f, const cJSON **by)
+int
+claims_finding_open(const struct probe_run_list *runs, size_t i, const char *probe, int64_t *by)
 {
+	const struct probe_run *run = &runs->items[i];
 	struct latest l;
 	int k;
 
-	*by = NULL;
-	latest_collect(runs, json_get_str(run, "endpoint"), &l);
-	k = latest_find(&l, json_get_str(f, "probe"));
+	*by = 0;
+	latest_collect(runs, run->endpoint, &l);
+	k = latest_find(&l, probe);
 	if (k < 0)
 		return 0;
-	if (l.run[k] == run && streq(json_get_str(run, "status"), "completed"))
+	if (l.run[k] == run && streq(run->status, "completed"))
 		return 1;
-	*by = l.run[k];
+	*by = l.run[k]->id;
 	return 0;
 }
 
-int
-claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed)
+/* The findings of a run in the order they were raised (by id), across its
+ * results, each with its probe; the caller frees the array. */
+struct raised {
+	const struct finding *f;
+	const char *probe;
+};
+
+static struct raised *
+raised_in_order(const struct probe_run *run, size_t *n)
 {
-	const cJSON *run, *f, *by;
+	struct raised *v = NULL, t;
+
+	*n = 0;
+	for (size_t j = 0; j < run->nprobes; j++)
+		for (size_t k = 0; k < run->probes[j].nfindings; k++) {
+			v = xrealloc(v, (*n + 1) * sizeof *v);
+			v[(*n)++] = (struct raised){ &run->probes[j].findings[k], run->probes[j].name };
+		}
+	for (size_t a = 1; a < *n; a++)   /* insertion sort: stable, and runs raise few findings */
+		for (size_t b = a; b > 0 && v[b - 1].f->id > v[b].f->id; b--)
+			t = v[b], v[b] = v[b - 1], v[b - 1] = t;
+	return v;
+}
+
+int
+claims_open_findings(const struct probe_run_list *runs, char *code, size_t code_len, int *probed)
+{
 	int worst = -1;
+	int64_t by;
 
 	*probed = 0;
 	if (code_len > 0)
 		code[0] = '\0';
-	cJSON_ArrayForEach(run, runs) {
-		if (!streq(json_get_str(run, "status"), "completed") || json_get_str(run, "endpoint") == NULL)
+	for (size_t i = 0; runs != NULL && i < runs->n; i++) {
+		const struct probe_run *run = &runs->items[i];
+		struct raised *v;
+		size_t n;
+
+		if (!streq(run->status, "completed") || run->endpoint == NULL)
 			continue;
 		*probed = 1;
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
-			int r = severity_rank(json_get_str(f, "severity"));
+		v = raised_in_order(run, &n);
+		for (size_t k = 0; k < n; k++) {
+			int r = severity_rank(v[k].f->severity);
 
-			if (r <= worst || !finding_open(runs, run, f, &by))
+			if (r <= worst || !claims_finding_open(runs, i, v[k].probe, &by))
 				continue;
 			worst = r;
-			snprintf(code, code_len, "%s", json_get_str(f, "code") ? json_get_str(f, "code") : "");
+			snprintf(code, code_len, "%s", v[k].f->code ? v[k].f->code : "");
 		}
+		free(v);
 	}
 	return worst;
 }
 
 void
-claims_open_counts(const cJSON *runs, int counts[SEV_COUNT])
+claims_open_counts(const struct probe_run_list *runs, int counts[SEV_COUNT])
 {
-	const cJSON *run, *f, *by;
+	int64_t by;
 
 	memset(counts, 0, sizeof(int) * SEV_COUNT);
-	cJSON_ArrayForEach(run, runs)
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
-			int r = severity_rank(json_get_str(f, "severity"));
+	for (size_t i = 0; runs != NULL && i < runs->n; i++)
+		for (size_t j = 0; j < runs->items[i].nprobes; j++) {
+			const struct probe_result *p = &runs->items[i].probes[j];
 
-			if (r >= 0 && finding_open(runs, run, f, &by))
-				counts[r]++;
-		}
-}
+			for (size_t k = 0; k < p->nfindings; k++) {
+				int r = severity_rank(p->findings[k].severity);
 
-void
-claims_mark_open(cJSON *runs)
-{
-	const cJSON *run, *by;
-	cJSON *f;
-
-	cJSON_ArrayForEach(run, runs)
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
-			int open = finding_open(runs, run, f, &by);
-
-			cJSON_DeleteItemFromObject(f, "open");
-			cJSON_DeleteItemFromObject(f, "superseded_by_run");
-			cJSON_AddBoolToObject(f, "open", open);
-			if (by != NULL && cJSON_IsNumber(cJSON_GetObjectItem(by, "id")))
-				cJSON_AddNumberToObject(f, "superseded_by_run",
-				    cJSON_GetObjectItem(by, "id")->valuedouble);
-			else
-				cJSON_AddNullToObject(f, "superseded_by_run");
+				if (r >= 0 && claims_finding_open(runs, i, p->name, &by))
+					counts[r]++;
+			}
 		}
 }
 
@@ -260,9 +360,9 @@ value_in(const cJSON *answer, const cJSON *set)
  * says why (NULL: the pass confirms). One rule per probe that has a scope.
  */
 static const char *
-pass_scope(const char *probe, const cJSON *run)
+pass_scope(const char *probe, const struct probe_run *run)
 {
-	const char *depth = json_get_str(cJSON_GetObjectItem(run, "plan"), "depth");
+	const char *depth = run->depth;
 
 	/* Verify sends half the canary rounds and no near-limit load on every tenant:
 	 * a clean verify run does not show pages are never shared under load. */
@@ -311,27 +411,42 @@ testable(const struct q_question *qq)
 	return 0;
 }
 
+/* One claim being judged: the question, the answer, the endpoint's newest
+ * results, and what the judging found so far. */
+struct judging {
+	const struct q_question *qq;
+	const cJSON *answer;
+	const struct claim_endpoint *ep;   /* NULL: the vendor has none */
+	const char *endpoint;              /* its name, "" for none */
+	int tenants;
+	struct latest l;
+	const char *scope;                 /* why a pass does not confirm, or NULL */
+	int all_pass, mres;
+	double mv, macc, ec, erun;
+	struct buf why;
+	struct claim *c;
+};
+
 /* Findings in the judged results that disprove the answer. */
 static void
-add_contradicting(const struct q_question *qq, const struct latest *l, cJSON *out)
+add_contradicting(struct judging *j)
 {
-	const cJSON *f;
+	for (int k = 0; k < j->l.n; k++)
+		for (size_t i = 0; i < j->l.result[k]->nfindings; i++) {
+			const struct finding *f = &j->l.result[k]->findings[i];
+			struct claim_contra *x;
 
-	for (int k = 0; k < l->n; k++)
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(l->run[k], "findings")) {
-			cJSON *c;
-
-			if (!streq(json_get_str(f, "probe"), l->probe[k]) || !code_contradicts(qq, json_get_str(f, "code")))
+			if (!code_contradicts(j->qq, f->code))
 				continue;
-			c = cJSON_CreateObject();
-			cJSON_AddStringToObject(c, "code", json_get_str(f, "code"));
-			cJSON_AddItemToObject(c, "finding_id", cJSON_Duplicate(cJSON_GetObjectItem(f, "id"), 1));
-			cJSON_AddItemToObject(c, "run_id", cJSON_Duplicate(cJSON_GetObjectItem(l->run[k], "id"), 1));
-			cJSON_AddStringToObject(c, "probe", l->probe[k]);
-			json_add_str(c, "message", json_get_str(f, "message"));
-			cJSON_AddItemToObject(c, "evidence", cJSON_IsArray(cJSON_GetObjectItem(f, "evidence")) ?
-			    cJSON_Duplicate(cJSON_GetObjectItem(f, "evidence"), 1) : cJSON_CreateArray());
-			cJSON_AddItemToArray(out, c);
+			j->c->contradicting = xrealloc(j->c->contradicting, (j->c->ncontradicting + 1) *
+			    sizeof *j->c->contradicting);
+			x = &j->c->contradicting[j->c->ncontradicting++];
+			*x = (struct claim_contra){ .code = xstrdup(f->code ? f->code : ""), .finding_id = f->id,
+			    .run_id = j->l.run[k]->id, .probe = xstrdup(j->l.probe[k]),
+			    .message = f->message ? xstrdup(f->message) : NULL, .nevidence = f->nevidence,
+			    .evidence = f->nevidence ? xmalloc(f->nevidence * sizeof *x->evidence) : NULL };
+			if (f->nevidence)
+				memcpy(x->evidence, f->evidence, f->nevidence * sizeof *x->evidence);
 		}
 }
 
@@ -339,7 +454,8 @@ add_contradicting(const struct q_question *qq, const struct latest *l, cJSON *ou
  * The measurement a number is compared with, from the probe's newest result:
  * 1 with *v set when measured; 0 when the probe found no limit up to *v (the
  * largest size it sent whose content came back intact); -1 when there is
- * nothing to compare. *accepted: the largest size accepted at all, intact or not.
+ * nothing to compare. *accepted: the largest size accepted at all, intact or
+ * not. The result's details are the probe's own document.
  */
 static int
 measured(const struct q_measure *m, const struct latest *l, double *v, double *accepted)
@@ -350,10 +466,9 @@ measured(const struct q_measure *m, const struct latest *l, double *v, double *a
 
 	*accepted = -1;
 
-	if (k < 0 || (!streq(json_get_str(l->result[k], "verdict"), "pass") &&
-	    !streq(json_get_str(l->result[k], "verdict"), "fail")))
+	if (k < 0 || (!streq(l->result[k]->verdict, "pass") && !streq(l->result[k]->verdict, "fail")))
 		return -1;
-	d = cJSON_GetObjectItem(l->result[k], "details");
+	d = l->result[k]->details;
 	x = cJSON_GetObjectItem(d, m->value);
 	if (cJSON_IsNumber(x)) {
 		*v = x->valuedouble;
@@ -361,8 +476,9 @@ measured(const struct q_measure *m, const struct latest *l, double *v, double *a
 	}
 	/* No boundary: the probe saw none up to the largest prompt it had accepted
 	 * (for refusals, whatever happened to the content; for integrity, with none lost). */
-	if (!streq(json_get_str(d, "change"), "none") && !(streq(m->value, "refusal_boundary") &&
-	    !streq(json_get_str(d, "change"), "visible_refusal")))
+	x = cJSON_GetObjectItem(d, "change");
+	if (!streq(cJSON_GetStringValue(x), "none") && !(streq(m->value, "refusal_boundary") &&
+	    !streq(cJSON_GetStringValue(x), "visible_refusal")))
 		return -1;
 	cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d, "points")) {
 		const cJSON *t = cJSON_GetObjectItem(pt, "tokens_sent");
@@ -394,230 +510,347 @@ engine_capacity(const struct q_question *qq, const struct latest *l, double *run
 
 	if (k < 0 || !streq(qq->measure.probe, "sweep"))
 		return -1;
-	v = cJSON_GetObjectItem(cJSON_GetObjectItem(l->result[k], "details"), "capacity_tokens");
-	*run_id = cJSON_GetNumberValue(cJSON_GetObjectItem(l->run[k], "id"));
+	v = cJSON_GetObjectItem(l->result[k]->details, "capacity_tokens");
+	*run_id = (double)l->run[k]->id;
 	return cJSON_IsNumber(v) ? v->valuedouble : -1;
 }
 
 /* The endpoint's own record of what a number claims, when the number is one it
  * records: the advertised context (the largest prompt the sweep sees accepted). */
 static void
-record_compare(const struct q_question *qq, const cJSON *answer, const cJSON *ep, cJSON *c,
-    struct buf *why)
+record_compare(struct judging *j)
 {
-	const cJSON *rec = cJSON_GetObjectItem(ep, "context");
+	const struct q_question *qq = j->qq;
+	double rec = j->ep != NULL ? (double)j->ep->context : 0;
 
 	if (qq->measure.probe == NULL || !streq(qq->measure.value, "refusal_boundary") ||
-	    !cJSON_IsNumber(answer) || !cJSON_IsNumber(rec) || rec->valuedouble <= 0)
+	    !cJSON_IsNumber(j->answer) || j->ep == NULL || rec <= 0)
 		return;
-	cJSON_AddNumberToObject(c, "endpoint_record", rec->valuedouble);
-	cJSON_AddBoolToObject(c, "record_mismatch", rec->valuedouble != answer->valuedouble);
-	if (rec->valuedouble != answer->valuedouble)
-		buf_printf(why, "%sthe vendor states %.0f, the endpoint's record says %.0f", why->len ? "; " : "",
-		    answer->valuedouble, rec->valuedouble);
+	j->c->has_endpoint_record = 1;
+	j->c->endpoint_record = rec;
+	j->c->record_mismatch = rec != j->answer->valuedouble;
+	if (rec != j->answer->valuedouble)
+		buf_printf(&j->why, "%sthe vendor states %.0f, the endpoint's record says %.0f",
+		    j->why.len ? "; " : "", j->answer->valuedouble, rec);
 }
 
-/* The claim's "measure": what its probe measured (mv), up to where prompts were
- * accepted (macc) and the engine's own figure (ec, from run erun; -1 when none).
- * Returns measured()'s result, -1 when the question measures nothing. */
-static int
-measure_json(const struct q_question *qq, const struct latest *l, cJSON *c, double *mv, double *macc,
-    double *ec, double *erun)
+/* The claim's measure: what its probe measured (mv), up to where prompts were
+ * accepted (macc) and the engine's own figure (ec, from run erun; -1 when none);
+ * mres is measured()'s result, -1 when the question measures nothing. */
+static void
+add_measure(struct judging *j)
 {
-	cJSON *ms;
-	int mres;
+	const struct q_question *qq = j->qq;
+	struct claim_measure *m;
 
-	*ec = -1;
-	if (qq->measure.probe == NULL) {
-		cJSON_AddNullToObject(c, "measure");
-		return -1;
+	j->ec = -1;
+	j->mres = -1;
+	j->macc = -1;
+	if (qq->measure.probe == NULL)
+		return;
+	m = j->c->measure = xcalloc(1, sizeof *m);
+	m->probe = xstrdup(qq->measure.probe);
+	m->value = xstrdup(qq->measure.value);
+	j->mres = measured(&qq->measure, &j->l, &j->mv, &j->macc);
+	m->has_measured = j->mres >= 0;
+	m->measured = j->mres >= 0 ? j->mv : 0;
+	m->has_accepted_up_to = j->macc >= 0;
+	m->accepted_up_to = j->macc >= 0 ? j->macc : 0;
+	m->limit_found = j->mres == 1;
+	m->tolerance = qq->measure.tolerance;
+	if ((j->ec = engine_capacity(qq, &j->l, &j->erun)) >= 0) {
+		m->has_engine_capacity = 1;
+		m->engine_capacity = j->ec;
 	}
-	ms = cJSON_AddObjectToObject(c, "measure");
-	cJSON_AddStringToObject(ms, "probe", qq->measure.probe);
-	cJSON_AddStringToObject(ms, "value", qq->measure.value);
-	mres = measured(&qq->measure, l, mv, macc);
-	if (mres >= 0)
-		cJSON_AddNumberToObject(ms, "measured", *mv);
-	else
-		cJSON_AddNullToObject(ms, "measured");
-	if (*macc >= 0)
-		cJSON_AddNumberToObject(ms, "accepted_up_to", *macc);
-	else
-		cJSON_AddNullToObject(ms, "accepted_up_to");
-	cJSON_AddBoolToObject(ms, "limit_found", mres == 1);
-	cJSON_AddNumberToObject(ms, "tolerance", qq->measure.tolerance);
-	if ((*ec = engine_capacity(qq, l, erun)) >= 0)
-		cJSON_AddNumberToObject(ms, "engine_capacity", *ec);
-	return mres;
 }
 
-static cJSON *
-judge_one(const struct q_question *qq, const cJSON *answer, const cJSON *runs, const cJSON *ep,
-    int tenants)
+/* Each probe that tests the claim and its newest result on the endpoint;
+ * the first that does not confirm says why. */
+static void
+add_probes(struct judging *j)
 {
-	cJSON *c = cJSON_CreateObject(), *probes, *contra;
-	struct latest l;
-	struct buf why;
-	const char *status, *scope = NULL, *endpoint = json_get_str(ep, "endpoint");
-	int claim = is_claim(qq, answer), all_pass = qq->nchecks > 0, mres = -1;
-	double mv = 0, erun = 0, ec, macc = -1;
+	const struct q_question *qq = j->qq;
 
-	buf_init(&why);
-	latest_collect(runs, endpoint, &l);
-	if (endpoint == NULL)
-		endpoint = "";
-	cJSON_AddStringToObject(c, "question_id", qq->id);
-	cJSON_AddStringToObject(c, "question", qq->text);
-	cJSON_AddItemToObject(c, "answer", cJSON_Duplicate(answer, 1));
-	json_add_str(c, "endpoint", *endpoint ? endpoint : NULL);
-	probes = cJSON_AddArrayToObject(c, "probes");
+	j->all_pass = qq->nchecks > 0;
+	j->c->probes = qq->nchecks ? xcalloc((size_t)qq->nchecks, sizeof *j->c->probes) : NULL;
 	for (int i = 0; i < qq->nchecks; i++) {
 		const struct q_check *ck = &qq->checks[i];
-		int k = latest_find(&l, ck->probe);
-		const char *verdict = k >= 0 ? json_get_str(l.result[k], "verdict") : NULL;
-		cJSON *p = cJSON_CreateObject();
+		int k = latest_find(&j->l, ck->probe);
+		const char *verdict = k >= 0 ? j->l.result[k]->verdict : NULL;
 
-		cJSON_AddStringToObject(p, "probe", ck->probe);
-		if (k >= 0)
-			cJSON_AddItemToObject(p, "run_id", cJSON_Duplicate(cJSON_GetObjectItem(l.run[k], "id"), 1));
-		else
-			cJSON_AddNullToObject(p, "run_id");
-		json_add_str(p, "verdict", verdict);
-		cJSON_AddItemToArray(probes, p);
-		if (streq(verdict, "pass") && tenants >= ck->tenants) {
-			if (scope == NULL)
-				scope = pass_scope(ck->probe, l.run[k]);
+		j->c->probes[j->c->nprobes++] = (struct claim_probe){ .probe = xstrdup(ck->probe),
+		    .run_id = k >= 0 ? j->l.run[k]->id : 0, .verdict = verdict ? xstrdup(verdict) : NULL };
+		if (streq(verdict, "pass") && j->tenants >= ck->tenants) {
+			if (j->scope == NULL)
+				j->scope = pass_scope(ck->probe, j->l.run[k]);
 			continue;
 		}
-		all_pass = 0;
-		if (why.len == 0) {
-			if (k < 0)
-				buf_printf(&why, "probe %s has no completed run on %s", ck->probe, endpoint);
-			else if (streq(verdict, "pass"))
-				buf_printf(&why, "probe %s passed with %d credential%s; a pass confirms this only with "
-				    "%d or more", ck->probe, tenants, tenants == 1 ? "" : "s", ck->tenants);
-			else
-				buf_printf(&why, "probe %s ended %s in run %lld%s%s", ck->probe, verdict,
-				    (long long)cJSON_GetObjectItem(l.run[k], "id")->valuedouble,
-				    json_get_str(l.result[k], "reason") ? ": " : "",
-				    json_get_str(l.result[k], "reason") ? json_get_str(l.result[k], "reason") : "");
-		}
-	}
-	contra = cJSON_AddArrayToObject(c, "contradicting");
-	add_contradicting(qq, &l, contra);
-	mres = measure_json(qq, &l, c, &mv, &macc, &ec, &erun);
-
-	if (!claim) {
-		/* The answer admits the weaker behaviour. */
-		if (cJSON_GetArraySize(contra) > 0) {
-			status = "confirmed";
-			buf_free(&why);
-			buf_printf(&why, "the answer admits it, and %s shows it",
-			    json_get_str(cJSON_GetArrayItem(contra, 0), "code"));
-		} else {
-			status = "untested";
-			buf_free(&why);
-			buf_adds(&why, "the answer admits the weaker behaviour: probes can show it, never rule it out");
-		}
-	} else if (cJSON_GetArraySize(contra) > 0) {
-		const cJSON *x = cJSON_GetArrayItem(contra, 0);
-
-		status = "contradicted";
-		buf_free(&why);
-		buf_printf(&why, "%s in run %lld (%s)", json_get_str(x, "code"),
-		    (long long)cJSON_GetObjectItem(x, "run_id")->valuedouble, json_get_str(x, "probe"));
-		if (cJSON_GetArraySize(contra) > 1)
-			buf_printf(&why, " and %d more finding%s", cJSON_GetArraySize(contra) - 1,
-			    cJSON_GetArraySize(contra) == 2 ? "" : "s");
-	} else if (mres == 1 && mv < answer->valuedouble * (1 - qq->measure.tolerance)) {
-		status = "contradicted";
-		buf_free(&why);
-		buf_printf(&why, "%s measured %.0f, under the answered %.0f", qq->measure.value, mv,
-		    answer->valuedouble);
-	} else if (ec >= 0 && ec < answer->valuedouble * (1 - qq->measure.tolerance)) {
-		/* The engine says of itself that one request holds less than the answer. */
-		status = "contradicted";
-		buf_free(&why);
-		buf_printf(&why, "the engine's own status in run %.0f: one request holds at most %.0f "
-		    "tokens, under the answered %.0f", erun, ec, answer->valuedouble);
-	} else if (ec >= 0 && mres < 0) {
-		status = "confirmed";
-		buf_free(&why);
-		buf_printf(&why, "the engine's own status in run %.0f: every node holds %.0f tokens in one "
-		    "request, and no finding contradicts it", erun, ec);
-	} else if (qq->measure.probe != NULL && mres < 0) {
-		status = "untested";
-		if (why.len == 0)
-			buf_printf(&why, "probe %s measured no %s on %s", qq->measure.probe, qq->measure.value,
-			    endpoint);
-	} else if (qq->measure.probe != NULL && mres == 0 &&
-	    mv < answer->valuedouble * (1 - qq->measure.tolerance)) {
-		/* Accepted is not intact: only content intact up to the number confirms it. */
-		int took = macc >= answer->valuedouble * (1 - qq->measure.tolerance);
-
-		status = took ? "consistent" : "untested";
-		buf_free(&why);
-		if (took)
-			buf_printf(&why, "probe %s saw prompts up to %.0f tokens accepted, but content intact "
-			    "only up to %.0f: consistent with the answered %.0f, not confirmed", qq->measure.probe,
-			    macc, mv, answer->valuedouble);
+		j->all_pass = 0;
+		if (j->why.len > 0)
+			continue;
+		if (k < 0)
+			buf_printf(&j->why, "probe %s has no completed run on %s", ck->probe, j->endpoint);
+		else if (streq(verdict, "pass"))
+			buf_printf(&j->why, "probe %s passed with %d credential%s; a pass confirms this only "
+			    "with %d or more", ck->probe, j->tenants, j->tenants == 1 ? "" : "s", ck->tenants);
 		else
-			buf_printf(&why, "probe %s found content intact up to %.0f tokens, below the answered %.0f",
-			    qq->measure.probe, mv, answer->valuedouble);
-	} else if (qq->nchecks == 0 && qq->measure.probe == NULL) {
-		status = "untested";
-		buf_free(&why);
-		buf_adds(&why, "no probe can confirm this answer; none of the findings that would "
-		    "contradict it was raised");
-	} else if (qq->nchecks > 0 && !all_pass) {
-		status = "untested";
-	} else if (scope != NULL) {
-		status = "consistent";
-		buf_free(&why);
-		buf_adds(&why, scope);
-	} else {
-		status = "confirmed";
-		buf_free(&why);
-		if (qq->measure.probe != NULL)
-			buf_printf(&why, "%s %s %.0f", qq->measure.value, mres == 1 ? "measured" :
-			    "intact up to at least", mv);
-		for (int i = 0; i < qq->nchecks; i++)
-			buf_printf(&why, "%sprobe %s passed", why.len ? "; " : "", qq->checks[i].probe);
-		buf_adds(&why, ", and no finding contradicts it");
+			buf_printf(&j->why, "probe %s ended %s in run %lld%s%s", ck->probe, verdict,
+			    (long long)j->l.run[k]->id, j->l.result[k]->reason ? ": " : "",
+			    j->l.result[k]->reason ? j->l.result[k]->reason : "");
 	}
-	record_compare(qq, answer, ep, c, &why);
-	cJSON_AddStringToObject(c, "status", status);
-	cJSON_AddStringToObject(c, "reason", why.len ? why.data : "");
-	buf_free(&why);
+}
+
+/* Says why (text, which it frees), replacing what was said; returns status. */
+static const char *
+because(struct judging *j, const char *status, char *text)
+{
+	buf_free(&j->why);
+	buf_adds(&j->why, text);
+	free(text);
+	return status;
+}
+
+/* The status of an answer that admits the weaker behaviour, or of a finding
+ * or measurement that disproves the claim; NULL when neither decides. */
+static const char *
+status_disproved(struct judging *j, int claim)
+{
+	const struct claim *c = j->c;
+	double a = j->answer->valuedouble, floor = a * (1 - j->qq->measure.tolerance);
+
+	if (!claim && c->ncontradicting > 0)
+		return because(j, "confirmed", xasprintf("the answer admits it, and %s shows it",
+		    c->contradicting[0].code));
+	if (!claim)
+		return because(j, "untested", xstrdup("the answer admits the weaker behaviour: probes "
+		    "can show it, never rule it out"));
+	if (c->ncontradicting > 0) {
+		because(j, "contradicted", xasprintf("%s in run %lld (%s)", c->contradicting[0].code,
+		    (long long)c->contradicting[0].run_id, c->contradicting[0].probe));
+		if (c->ncontradicting > 1)
+			buf_printf(&j->why, " and %zu more finding%s", c->ncontradicting - 1,
+			    c->ncontradicting == 2 ? "" : "s");
+		return "contradicted";
+	}
+	if (j->mres == 1 && j->mv < floor)
+		return because(j, "contradicted", xasprintf("%s measured %.0f, under the answered %.0f",
+		    j->qq->measure.value, j->mv, a));
+	/* The engine says of itself that one request holds less than the answer. */
+	if (j->ec >= 0 && j->ec < floor)
+		return because(j, "contradicted", xasprintf("the engine's own status in run %.0f: one "
+		    "request holds at most %.0f tokens, under the answered %.0f", j->erun, j->ec, a));
+	return NULL;
+}
+
+/* The status once nothing disproves the claim: confirmed only on evidence
+ * that covers it. */
+static const char *
+status_supported(struct judging *j)
+{
+	const struct q_question *qq = j->qq;
+	const char *probe = qq->measure.probe;
+	double a = j->answer->valuedouble, floor = a * (1 - qq->measure.tolerance);
+
+	if (j->ec >= 0 && j->mres < 0)
+		return because(j, "confirmed", xasprintf("the engine's own status in run %.0f: every node "
+		    "holds %.0f tokens in one request, and no finding contradicts it", j->erun, j->ec));
+	if (probe != NULL && j->mres < 0) {
+		if (j->why.len == 0)
+			buf_printf(&j->why, "probe %s measured no %s on %s", probe, qq->measure.value,
+			    j->endpoint);
+		return "untested";
+	}
+	/* Accepted is not intact: only content intact up to the number confirms it. */
+	if (probe != NULL && j->mres == 0 && j->mv < floor && j->macc >= floor)
+		return because(j, "consistent", xasprintf("probe %s saw prompts up to %.0f tokens "
+		    "accepted, but content intact only up to %.0f: consistent with the answered %.0f, "
+		    "not confirmed", probe, j->macc, j->mv, a));
+	if (probe != NULL && j->mres == 0 && j->mv < floor)
+		return because(j, "untested", xasprintf("probe %s found content intact up to %.0f tokens, "
+		    "below the answered %.0f", probe, j->mv, a));
+	if (qq->nchecks == 0 && probe == NULL)
+		return because(j, "untested", xstrdup("no probe can confirm this answer; none of the "
+		    "findings that would contradict it was raised"));
+	if (qq->nchecks > 0 && !j->all_pass)
+		return "untested";
+	if (j->scope != NULL)
+		return because(j, "consistent", xstrdup(j->scope));
+	buf_free(&j->why);
+	if (probe != NULL)
+		buf_printf(&j->why, "%s %s %.0f", qq->measure.value, j->mres == 1 ? "measured" :
+		    "intact up to at least", j->mv);
+	for (int i = 0; i < qq->nchecks; i++)
+		buf_printf(&j->why, "%sprobe %s passed", j->why.len ? "; " : "", qq->checks[i].probe);
+	buf_adds(&j->why, ", and no finding contradicts it");
+	return "confirmed";
+}
+
+/* One answered, testable question judged on one endpoint (or none). */
+static void
+judge_one(const struct q_question *qq, const cJSON *answer, const struct probe_run_list *runs,
+    const struct claim_endpoint *ep, struct claim *c)
+{
+	struct judging j = { .qq = qq, .answer = answer, .ep = ep, .c = c,
+	    .endpoint = ep != NULL ? ep->name : "", .tenants = ep != NULL ? ep->tenants : 0 };
+	const char *status;
+
+	memset(c, 0, sizeof *c);
+	buf_init(&j.why);
+	latest_collect(runs, ep != NULL ? ep->name : NULL, &j.l);
+	c->question_id = xstrdup(qq->id);
+	c->question = qq->text ? xstrdup(qq->text) : NULL;
+	c->answer = cJSON_Duplicate(answer, 1);
+	c->endpoint = ep != NULL && *ep->name ? xstrdup(ep->name) : NULL;
+	add_probes(&j);
+	add_contradicting(&j);
+	add_measure(&j);
+	status = status_disproved(&j, is_claim(qq, answer));
+	if (status == NULL)
+		status = status_supported(&j);
+	record_compare(&j);
+	c->status = xstrdup(status);
+	c->reason = xstrdup(j.why.len ? j.why.data : "");
+	buf_free(&j.why);
+}
+
+void
+claims_judge(const struct questionnaire *q, const cJSON *const *values, const struct claim_evidence *ev,
+    struct claim_list *out)
+{
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < q->nquestions; i++) {
+		const struct q_question *qq = &q->questions[i];
+		const cJSON *answer = values[i];
+		size_t n = ev != NULL && ev->nendpoints > 0 ? ev->nendpoints : 1;
+
+		if (answer == NULL || cJSON_IsNull(answer) || !testable(qq))
+			continue;
+		out->items = xrealloc(out->items, (out->n + n) * sizeof *out->items);
+		if (ev == NULL || ev->nendpoints == 0) {
+			struct claim *c = &out->items[out->n++];
+
+			judge_one(qq, answer, NULL, NULL, c);
+			free(c->status), free(c->reason);
+			c->status = xstrdup("untested");
+			c->reason = xstrdup("the vendor has no endpoint to probe");
+			continue;
+		}
+		for (size_t e = 0; e < ev->nendpoints; e++)
+			judge_one(qq, answer, &ev->runs, &ev->endpoints[e], &out->items[out->n++]);
+	}
+}
+
+void
+claim_list_free(struct claim_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct claim *c = &l->items[i];
+
+		free(c->question_id), free(c->question), free(c->endpoint), free(c->status), free(c->reason);
+		cJSON_Delete(c->answer);
+		for (size_t k = 0; k < c->nprobes; k++)
+			free(c->probes[k].probe), free(c->probes[k].verdict);
+		free(c->probes);
+		for (size_t k = 0; k < c->ncontradicting; k++) {
+			struct claim_contra *x = &c->contradicting[k];
+
+			free(x->code), free(x->probe), free(x->message), free(x->evidence);
+		}
+		free(c->contradicting);
+		if (c->measure != NULL)
+			free(c->measure->probe), free(c->measure->value);
+		free(c->measure);
+	}
+	free(l->items);
+	memset(l, 0, sizeof *l);
+}
+
+/* ---- the one JSON form of a claim ---- */
+
+static cJSON *
+claim_contra_to_json(const struct claim_contra *x)
+{
+	cJSON *c = cJSON_CreateObject(), *ev;
+
+	cJSON_AddStringToObject(c, "code", x->code);
+	cJSON_AddNumberToObject(c, "finding_id", (double)x->finding_id);
+	cJSON_AddNumberToObject(c, "run_id", (double)x->run_id);
+	cJSON_AddStringToObject(c, "probe", x->probe);
+	json_add_str(c, "message", x->message);
+	ev = cJSON_AddArrayToObject(c, "evidence");
+	for (size_t i = 0; i < x->nevidence; i++)
+		cJSON_AddItemToArray(ev, cJSON_CreateNumber((double)x->evidence[i]));
+	return c;
+}
+
+static void
+claim_measure_add_json(cJSON *c, const struct claim_measure *m)
+{
+	cJSON *ms;
+
+	if (m == NULL) {
+		cJSON_AddNullToObject(c, "measure");
+		return;
+	}
+	ms = cJSON_AddObjectToObject(c, "measure");
+	cJSON_AddStringToObject(ms, "probe", m->probe);
+	cJSON_AddStringToObject(ms, "value", m->value);
+	if (m->has_measured)
+		cJSON_AddNumberToObject(ms, "measured", m->measured);
+	else
+		cJSON_AddNullToObject(ms, "measured");
+	if (m->has_accepted_up_to)
+		cJSON_AddNumberToObject(ms, "accepted_up_to", m->accepted_up_to);
+	else
+		cJSON_AddNullToObject(ms, "accepted_up_to");
+	cJSON_AddBoolToObject(ms, "limit_found", m->limit_found);
+	cJSON_AddNumberToObject(ms, "tolerance", m->tolerance);
+	if (m->has_engine_capacity)
+		cJSON_AddNumberToObject(ms, "engine_capacity", m->engine_capacity);
+}
+
+cJSON *
+claim_to_json(const struct claim *k)
+{
+	cJSON *c = cJSON_CreateObject(), *arr;
+
+	cJSON_AddStringToObject(c, "question_id", k->question_id);
+	cJSON_AddStringToObject(c, "question", k->question);
+	cJSON_AddItemToObject(c, "answer", k->answer ? cJSON_Duplicate(k->answer, 1) : cJSON_CreateNull());
+	json_add_str(c, "endpoint", k->endpoint);
+	arr = cJSON_AddArrayToObject(c, "probes");
+	for (size_t i = 0; i < k->nprobes; i++) {
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(p, "probe", k->probes[i].probe);
+		if (k->probes[i].run_id != 0)
+			cJSON_AddNumberToObject(p, "run_id", (double)k->probes[i].run_id);
+		else
+			cJSON_AddNullToObject(p, "run_id");
+		json_add_str(p, "verdict", k->probes[i].verdict);
+		cJSON_AddItemToArray(arr, p);
+	}
+	arr = cJSON_AddArrayToObject(c, "contradicting");
+	for (size_t i = 0; i < k->ncontradicting; i++)
+		cJSON_AddItemToArray(arr, claim_contra_to_json(&k->contradicting[i]));
+	claim_measure_add_json(c, k->measure);
+	if (k->has_endpoint_record) {
+		cJSON_AddNumberToObject(c, "endpoint_record", k->endpoint_record);
+		cJSON_AddBoolToObject(c, "record_mismatch", k->record_mismatch);
+	}
+	cJSON_AddStringToObject(c, "status", k->status);
+	cJSON_AddStringToObject(c, "reason", k->reason ? k->reason : "");
+	if (k->assessment_id != 0)
+		cJSON_AddNumberToObject(c, "assessment_id", (double)k->assessment_id);
 	return c;
 }
 
 cJSON *
-claims_judge(const struct questionnaire *q, const cJSON *answers, const cJSON *runs,
-    const cJSON *endpoints)
+claim_list_to_json(const struct claim_list *l)
 {
-	cJSON *out = cJSON_CreateArray();
+	cJSON *a = cJSON_CreateArray();
 
-	for (int i = 0; i < q->nquestions; i++) {
-		const struct q_question *qq = &q->questions[i];
-		const cJSON *answer = cJSON_GetObjectItemCaseSensitive(answers, qq->id), *e;
-
-		if (answer == NULL || cJSON_IsNull(answer) || !testable(qq))
-			continue;
-		if (cJSON_GetArraySize(endpoints) == 0) {
-			cJSON *c = judge_one(qq, answer, NULL, NULL, 0);
-			cJSON *reason = cJSON_CreateString("the vendor has no endpoint to probe");
-
-			cJSON_ReplaceItemInObject(c, "status", cJSON_CreateString("untested"));
-			cJSON_ReplaceItemInObject(c, "reason", reason);
-			cJSON_AddItemToArray(out, c);
-			continue;
-		}
-		cJSON_ArrayForEach(e, endpoints) {
-			const cJSON *t = cJSON_GetObjectItem(e, "tenants");
-
-			cJSON_AddItemToArray(out, judge_one(qq, answer, runs, e, cJSON_IsNumber(t) ? t->valueint : 1));
-		}
-	}
-	return out;
+	for (size_t i = 0; i < l->n; i++)
+		cJSON_AddItemToArray(a, claim_to_json(&l->items[i]));
+	return a;
 }

@@ -14,47 +14,53 @@
 #include "aivet/core.h"
 #include "aivet/severity.h"
 #include "questionnaire.h"
+#include "aivet/assess.h"
+#include "aivet/run-query.h"
 
 /*
- * The evidence claims are judged on: runs as JSON, oldest first, each
- * {id, endpoint, status, results [{probe, verdict, reason, details}],
- * findings [{id, probe, code, severity, message, evidence}]}, and the
- * endpoints [{endpoint, tenants}] (an endpoint without credentials is one
- * tenant). Only completed runs count; for each probe
- * the newest completed result on the endpoint is the one judged.
+ * The evidence claims are judged on (struct claim_evidence, assess.h): the
+ * vendor's completed runs, oldest first, each with its results and, under
+ * each result, the findings its probe raised; and its active endpoints by
+ * name with the credentials they have (tenants, at least 1) and the context
+ * they advertise. Only completed runs count; for each probe the newest
+ * completed result on the endpoint is the one judged. claim_evidence_free
+ * releases it.
  */
-int claims_evidence_load(struct db *db, int64_t vendor_id, cJSON **runs, cJSON **endpoints,
+int claims_evidence_load(struct db *db, int64_t vendor_id, struct claim_evidence *ev,
     struct aerr *err);
 
 /*
- * Every claim of one assessment: answers is {question_id: value}. One claim
- * per testable answered question and endpoint (endpoint null when the vendor
- * has none). Each claim: {question_id, question, answer, endpoint, status
- * (confirmed|contradicted|consistent|untested), reason, probes [{probe,
- * run_id, verdict}], contradicting [{code, finding_id, run_id, probe, message,
- * evidence}], measure {probe, value, measured, accepted_up_to, tolerance} or
- * null, and for a number the endpoint records (the advertised context)
- * endpoint_record and record_mismatch}. Consistent: the evidence agrees but
- * does not cover the claim (a pass outside its scope, a size accepted but not
- * intact). endpoints may give each one's context (its record).
+ * Every claim of one assessment: values[i] is the answer to q->questions[i]
+ * (NULL: unanswered). One claim per testable answered question and endpoint
+ * (endpoint NULL when the vendor has none; ev may be NULL then). Each claim
+ * (struct claim, assess.h) has its status (confirmed, contradicted,
+ * consistent or untested) and reason, the probes that test it with their
+ * newest results, the findings that contradict it, what its probe measured,
+ * and for a number the endpoint records (the advertised context) that
+ * record. Consistent: the evidence agrees but does not cover the claim (a
+ * pass outside its scope, a size accepted but not intact).
  */
-cJSON *claims_judge(const struct questionnaire *q, const cJSON *answers, const cJSON *runs,
-    const cJSON *endpoints);
+void claims_judge(const struct questionnaire *q, const cJSON *const *values,
+    const struct claim_evidence *ev, struct claim_list *out);
 
 /*
- * The findings still open in runs (as claims_evidence_load gives them, or a
- * report's probe_runs): those of the newest completed result of each probe on
- * each endpoint, a later run of the same probe closing what an earlier one
- * found. Returns the worst severity (SEV_*, -1 for none) and copies its code;
- * *probed is 1 when any run completed.
+ * The findings still open in runs: those of the newest completed result of
+ * each probe on each endpoint, a later run of the same probe closing what an
+ * earlier one found. Returns the worst severity (SEV_*, -1 for none) and
+ * copies its code (the first raised of that severity); *probed is 1 when any
+ * run completed.
  */
-int claims_open_findings(const cJSON *runs, char *code, size_t code_len, int *probed);
+int claims_open_findings(const struct probe_run_list *runs, char *code, size_t code_len, int *probed);
 
 /* The open findings of runs counted by severity (SEV_*): the counts the
  * rating reads, for every surface that shows a count. */
-void claims_open_counts(const cJSON *runs, int counts[SEV_COUNT]);
+void claims_open_counts(const struct probe_run_list *runs, int counts[SEV_COUNT]);
 
-/* Marks each finding of runs {open: bool, superseded_by_run: id or null}. */
-void claims_mark_open(cJSON *runs);
+/* Whether a finding of probe in runs->items[i] is open; when it is not, *by
+ * is the run whose result of that probe replaced it (0: none did). */
+int claims_finding_open(const struct probe_run_list *runs, size_t i, const char *probe, int64_t *by);
+
+/* A run's plan depth ("verify", "diagnose"), newly allocated, or NULL. */
+char *claims_plan_depth(const cJSON *plan);
 
 #endif

@@ -135,7 +135,8 @@ verdict_rounds(const struct rated_round *r, int n, struct vendor_verdict *v)
 }
 
 void
-vendor_verdict(const struct rated_round *rounds, int n, const cJSON *runs, struct vendor_verdict *v)
+vendor_verdict(const struct rated_round *rounds, int n, const struct probe_run_list *runs,
+    struct vendor_verdict *v)
 {
 	int f;
 

@@ -22,7 +22,7 @@ vendor_verdict_none(struct vendor_verdict *v)
 
 /* Rates every round of the vendor on the loaded evidence. */
 static int
-rate_rounds(struct db *db, int64_t vendor_id, const cJSON *runs, const cJSON *eps,
+rate_rounds(struct db *db, int64_t vendor_id, const struct claim_evidence *ev,
     struct rated_round **out, int *n, struct aerr *err)
 {
 	int64_t *ids;
@@ -37,7 +37,7 @@ rate_rounds(struct db *db, int64_t vendor_id, const cJSON *runs, const cJSON *ep
 	for (size_t i = 0; i < nids; i++) {
 		struct assessment *a;
 		struct assessment_score s;
-		cJSON *claims;
+		struct claim_list claims;
 
 		if (assessment_load(db, ids[i], &a, err) != 0) {
 			for (int k = 0; k < *n; k++) {
@@ -50,9 +50,9 @@ rate_rounds(struct db *db, int64_t vendor_id, const cJSON *runs, const cJSON *ep
 			*n = 0;
 			return err->code;
 		}
-		claims = assessment_claims_on(a, runs, eps);
-		assessment_score(a, claims, &s);
-		cJSON_Delete(claims);
+		assessment_claims_on(a, ev, &claims);
+		assessment_score(a, &claims, &s);
+		claim_list_free(&claims);
 		r[*n] = (struct rated_round){ .id = a->id, .round = a->round, .qid = xstrdup(a->q->qid),
 		    .status = xstrdup(a->status), .rating = (enum rating)s.rating, .score = s.risk_score,
 		    .contradicted = s.contradicted,
@@ -68,26 +68,24 @@ rate_rounds(struct db *db, int64_t vendor_id, const cJSON *runs, const cJSON *ep
 int
 vendor_rate(struct db *db, int64_t vendor_id, struct vendor_verdict *v, struct aerr *err)
 {
-	cJSON *runs, *eps;
+	struct claim_evidence ev;
 	struct rated_round *r;
 	int n;
 
-	if (claims_evidence_load(db, vendor_id, &runs, &eps, err) != 0)
+	if (claims_evidence_load(db, vendor_id, &ev, err) != 0)
 		return AV_RUNTIME;
-	if (rate_rounds(db, vendor_id, runs, eps, &r, &n, err) != 0) {
-		cJSON_Delete(runs);
-		cJSON_Delete(eps);
+	if (rate_rounds(db, vendor_id, &ev, &r, &n, err) != 0) {
+		claim_evidence_free(&ev);
 		return err->code;
 	}
-	vendor_verdict(r, n, runs, v);
+	vendor_verdict(r, n, &ev.runs, v);
 	for (int k = 0; k < n; k++) {
 		free((char *)r[k].qid);
 		free((char *)r[k].status);
 		free((char *)r[k].contradicted_by);
 	}
 	free(r);
-	cJSON_Delete(runs);
-	cJSON_Delete(eps);
+	claim_evidence_free(&ev);
 	return 0;
 }
 

@@ -16,12 +16,14 @@
 #include "aivet/domain.h"
 #include "assess.h"
 #include "claims.h"
+#include "aivet/run-query.h"
 #include "finding.h"
 #include "incident.h"
 #include "rating.h"
 #include "report.h"
 #include "evidence-key.h"
 #include "canary.h"
+#include "report-doc.h"
 
 void
 derived_uuid(const char *seed, const char *name, char out[37])
@@ -39,79 +41,6 @@ derived_uuid(const char *seed, const char *name, char out[37])
 	snprintf(out, 37, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 	    h[0], h[1], h[2], h[3], h[4], h[5], h[6], h[7], h[8], h[9], h[10], h[11],
 	    h[12], h[13], h[14], h[15]);
-}
-
-/* One result row as an object keyed by column name; columns named in json_cols
- * hold JSON text and are embedded parsed (as a string when they do not parse). */
-static cJSON *
-row_json(struct db_stmt *st, const char *const *json_cols)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	for (int i = 0; i < db_col_count(st); i++) {
-		const char *name = db_col_name(st, i);
-		int is_json = 0;
-
-		for (const char *const *j = json_cols; j != NULL && *j != NULL; j++)
-			if (strcmp(*j, name) == 0)
-				is_json = 1;
-		switch (db_col_type(st, i)) {
-		case DB_NULL:
-			cJSON_AddNullToObject(o, name);
-			break;
-		case DB_INTEGER:
-			cJSON_AddNumberToObject(o, name, (double)db_col_int64(st, i));
-			break;
-		case DB_FLOAT:
-			cJSON_AddNumberToObject(o, name, db_col_double(st, i));
-			break;
-		default: {
-			cJSON *v = is_json ? cJSON_Parse(col_text(st, i)) : NULL;
-
-			cJSON_AddItemToObject(o, name, v ? v : cJSON_CreateString(col_text(st, i)));
-		}
-		}
-	}
-	return o;
-}
-
-/* Runs a query and returns its rows as an array of objects. */
-static int
-rows_json(struct db *db, cJSON **out, const char *const *json_cols, struct aerr *err,
-    const char *sql, const char *fmt, int64_t a)
-{
-	struct db_stmt *st = fmt ? db_prepare(db, err, sql, fmt, a) : db_prepare(db, err, sql, NULL);
-	cJSON *arr;
-	int rc;
-
-	if (st == NULL)
-		return err->code;
-	arr = cJSON_CreateArray();
-	while ((rc = db_step(st)) == DB_ROW)
-		cJSON_AddItemToArray(arr, row_json(st, json_cols));
-	db_finalize(st);
-	if (rc != DB_DONE) {
-		cJSON_Delete(arr);
-		return db_err(db, err, "report query");
-	}
-	*out = arr;
-	return 0;
-}
-
-static int64_t
-num(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsNumber(v) ? (int64_t)v->valuedouble : 0;
-}
-
-static const char *
-str(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 static void
@@ -190,7 +119,7 @@ redact_headers(cJSON *h)
 					free(name);
 				}
 			} else if (cJSON_IsObject(e)) {
-				const char *n = str(e, "name");
+				const char *n = json_get_str(e, "name");
 
 				if (n != NULL && secret_header(n) && cJSON_GetObjectItem(e, "value") != NULL)
 					cJSON_ReplaceItemInObject(e, "value", cJSON_CreateString("[REDACTED]"));
@@ -347,398 +276,286 @@ add_body(struct db *db, cJSON *side, const char *blob_sha, int include_leaked, s
 	return 0;
 }
 
-static const char *const exchange_json_cols[] = { "request_headers", "request_recipe",
-	"response_headers", "timings", NULL };
 
-/* evidence/exchange-ID.json for one exchange row; returns its file's SHA-256. */
-static int
-exchange_file(struct db *db, struct report *r, cJSON *ex, char sha[65], char **path, struct aerr *err)
+/* ---- reading rows into the record ---- */
+
+static char *
+col_dup(struct db_stmt *st, int i)
 {
-	cJSON *o = cJSON_CreateObject(), *req, *resp, *h;
-	char *url, *text;
+	const char *s = db_col_text(st, i);
 
-	cJSON_AddNumberToObject(o, "evidence_id", (double)num(ex, "evidence_id"));
-	cJSON_AddNumberToObject(o, "run_id", (double)num(ex, "run_id"));
-	json_add_str(o, "probe", str(ex, "probe"));
-	cJSON_AddNumberToObject(o, "seq", (double)num(ex, "seq"));
-	json_add_str(o, "tenant", str(ex, "tenant"));
-	cJSON_AddBoolToObject(o, "streaming", num(ex, "streaming") != 0);
-	json_add_str(o, "started_at", str(ex, "started_at"));
-	json_add_str(o, "method", str(ex, "method"));
-	url = redact_url(str(ex, "url") ? str(ex, "url") : "");
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+/* A column that holds a JSON document: parsed, kept as a string when it does
+ * not parse (so the report shows what is stored), NULL for NULL. */
+static cJSON *
+col_json(struct db_stmt *st, int i)
+{
+	cJSON *v;
+
+	switch (db_col_type(st, i)) {
+	case DB_NULL:
+		return NULL;
+	case DB_INTEGER:
+		return cJSON_CreateNumber((double)db_col_int64(st, i));
+	case DB_FLOAT:
+		return cJSON_CreateNumber(db_col_double(st, i));
+	default:
+		v = cJSON_Parse(col_text(st, i));
+		return v != NULL ? v : cJSON_CreateString(col_text(st, i));
+	}
+}
+
+static void *
+grow(void *v, size_t n, size_t size)
+{
+	return xrealloc(v, (n + 1) * size);
+}
+
+/* ---- an exchange as its evidence file ---- */
+
+/* One exchange row as the evidence file writes it. */
+struct exchange_row {
+	int64_t evidence_id, run_id, seq, request_size, response_status, response_size;
+	int has_status, has_size, streaming, truncated;
+	char *probe, *tenant, *started_at, *method, *url, *request_sha256, *request_blob;
+	char *response_sha256, *response_blob, *error;
+	cJSON *request_headers, *request_recipe, *response_headers, *timings;
+};
+
+#define EXCHANGE_COLS "evidence_id, run_id, probe, seq, tenant, streaming, started_at, method, url, " \
+	"request_headers, request_sha256, request_size, request_recipe, request_blob, " \
+	"response_status, response_headers, response_sha256, response_size, response_truncated, " \
+	"response_blob, error, timings"
+
+static void
+exchange_row_read(struct db_stmt *st, struct exchange_row *x)
+{
+	memset(x, 0, sizeof *x);
+	x->evidence_id = db_col_int64(st, 0);
+	x->run_id = db_col_int64(st, 1);
+	x->probe = col_dup(st, 2);
+	x->seq = db_col_int64(st, 3);
+	x->tenant = col_dup(st, 4);
+	x->streaming = db_col_int64(st, 5) != 0;
+	x->started_at = col_dup(st, 6);
+	x->method = col_dup(st, 7);
+	x->url = col_dup(st, 8);
+	x->request_headers = col_json(st, 9);
+	x->request_sha256 = col_dup(st, 10);
+	x->request_size = db_col_int64(st, 11);
+	x->request_recipe = col_json(st, 12);
+	x->request_blob = col_dup(st, 13);
+	x->has_status = db_col_type(st, 14) != DB_NULL;
+	x->response_status = db_col_int64(st, 14);
+	x->response_headers = col_json(st, 15);
+	x->response_sha256 = col_dup(st, 16);
+	x->has_size = db_col_type(st, 17) != DB_NULL;
+	x->response_size = db_col_int64(st, 17);
+	x->truncated = db_col_int64(st, 18) != 0;
+	x->response_blob = col_dup(st, 19);
+	x->error = col_dup(st, 20);
+	x->timings = col_json(st, 21);
+}
+
+static void
+exchange_row_free(struct exchange_row *x)
+{
+	free(x->probe), free(x->tenant), free(x->started_at), free(x->method), free(x->url);
+	free(x->request_sha256), free(x->request_blob), free(x->response_sha256);
+	free(x->response_blob), free(x->error);
+	cJSON_Delete(x->request_headers), cJSON_Delete(x->request_recipe);
+	cJSON_Delete(x->response_headers), cJSON_Delete(x->timings);
+}
+
+static cJSON *
+num_or_null(int has, int64_t v)
+{
+	return has ? cJSON_CreateNumber((double)v) : cJSON_CreateNull();
+}
+
+/* A recorded header set, credentials redacted, or null. */
+static cJSON *
+headers_redacted(const cJSON *h)
+{
+	cJSON *c = h != NULL ? cJSON_Duplicate(h, 1) : NULL;
+
+	redact_headers(c);
+	return c != NULL ? c : cJSON_CreateNull();
+}
+
+static cJSON *
+exchange_file_json(struct db *db, const struct report *r, const struct exchange_row *x, struct aerr *err)
+{
+	cJSON *o = cJSON_CreateObject(), *req, *resp;
+	char *url = redact_url(x->url ? x->url : "");
+
+	cJSON_AddNumberToObject(o, "evidence_id", (double)x->evidence_id);
+	cJSON_AddNumberToObject(o, "run_id", (double)x->run_id);
+	json_add_str(o, "probe", x->probe);
+	cJSON_AddNumberToObject(o, "seq", (double)x->seq);
+	json_add_str(o, "tenant", x->tenant);
+	cJSON_AddBoolToObject(o, "streaming", x->streaming);
+	json_add_str(o, "started_at", x->started_at);
+	json_add_str(o, "method", x->method);
 	cJSON_AddStringToObject(o, "url", url);
 	free(url);
 	req = cJSON_AddObjectToObject(o, "request");
-	h = cJSON_Duplicate(cJSON_GetObjectItem(ex, "request_headers"), 1);
-	redact_headers(h);
-	cJSON_AddItemToObject(req, "headers", h ? h : cJSON_CreateNull());
-	json_add_str(req, "sha256", str(ex, "request_sha256"));
-	cJSON_AddNumberToObject(req, "size", (double)num(ex, "request_size"));
-	cJSON_AddItemToObject(req, "recipe", cJSON_Duplicate(cJSON_GetObjectItem(ex, "request_recipe"), 1));
-	add_body(db, req, str(ex, "request_blob"), r->include_leaked, err);
+	cJSON_AddItemToObject(req, "headers", headers_redacted(x->request_headers));
+	json_add_str(req, "sha256", x->request_sha256);
+	cJSON_AddNumberToObject(req, "size", (double)x->request_size);
+	cJSON_AddItemToObject(req, "recipe", x->request_recipe ? cJSON_Duplicate(x->request_recipe, 1) :
+	    cJSON_CreateNull());
+	add_body(db, req, x->request_blob, r->include_leaked, err);
 	resp = cJSON_AddObjectToObject(o, "response");
-	cJSON_AddItemToObject(resp, "status", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_status"), 1));
-	h = cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_headers"), 1);
-	redact_headers(h);
-	cJSON_AddItemToObject(resp, "headers", h ? h : cJSON_CreateNull());
-	cJSON_AddItemToObject(resp, "sha256", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_sha256"), 1));
-	cJSON_AddItemToObject(resp, "size", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_size"), 1));
-	cJSON_AddBoolToObject(resp, "truncated", num(ex, "response_truncated") != 0);
-	add_body(db, resp, str(ex, "response_blob"), r->include_leaked, err);
-	cJSON_AddItemToObject(o, "error", cJSON_Duplicate(cJSON_GetObjectItem(ex, "error"), 1));
-	cJSON_AddItemToObject(o, "timings", cJSON_Duplicate(cJSON_GetObjectItem(ex, "timings"), 1));
-	text = report_json_text(o);
-	cJSON_Delete(o);
-	{
-		char name[EVIDENCE_NAME_MAX];
+	cJSON_AddItemToObject(resp, "status", num_or_null(x->has_status, x->response_status));
+	cJSON_AddItemToObject(resp, "headers", headers_redacted(x->response_headers));
+	json_add_str(resp, "sha256", x->response_sha256);
+	cJSON_AddItemToObject(resp, "size", num_or_null(x->has_size, x->response_size));
+	cJSON_AddBoolToObject(resp, "truncated", x->truncated);
+	add_body(db, resp, x->response_blob, r->include_leaked, err);
+	json_add_str(o, "error", x->error);
+	cJSON_AddItemToObject(o, "timings", x->timings ? cJSON_Duplicate(x->timings, 1) : cJSON_CreateNull());
+	return o;
+}
 
-		evidence_file_name(num(ex, "evidence_id"), "exchange", NULL, name, sizeof name);
-		*path = xasprintf("evidence/%s", name);
-	}
+/* evidence/exchange-ID.json for one exchange, and the run's entry citing it. */
+static void
+exchange_file(struct db *db, struct report *r, const struct exchange_row *x, struct report_exchange *e,
+    struct aerr *err)
+{
+	cJSON *o = exchange_file_json(db, r, x, err);
+	char *text = report_json_text(o), sha[65], name[EVIDENCE_NAME_MAX];
+
+	cJSON_Delete(o);
+	evidence_file_name(x->evidence_id, "exchange", NULL, name, sizeof name);
+	e->file = xasprintf("evidence/%s", name);
 	sha256_hex(text, strlen(text), sha);
-	if (!has_file(r, *path))
-		add_file(r, xstrdup(*path), text, strlen(text));
+	if (!has_file(r, e->file))
+		add_file(r, xstrdup(e->file), text, strlen(text));
 	free(text);
-	return 0;
+	e->file_sha256 = xstrdup(sha);
+	e->evidence_id = x->evidence_id;
+	e->seq = x->seq;
+	e->probe = x->probe ? xstrdup(x->probe) : NULL;
+	e->tenant = x->tenant ? xstrdup(x->tenant) : NULL;
+	e->has_status = x->has_status;
+	e->status = x->response_status;
+	e->request_sha256 = x->request_sha256 ? xstrdup(x->request_sha256) : NULL;
+	e->response_sha256 = x->response_sha256 ? xstrdup(x->response_sha256) : NULL;
 }
 
 /* Copies a stored file (answer attachment, incident evidence) into evidence/. */
 static int
-file_evidence(struct db *db, struct report *r, int64_t evidence_id, cJSON **out, struct aerr *err)
+file_evidence(struct db *db, struct report *r, int64_t evidence_id, struct report_evidence *out,
+    struct aerr *err)
 {
 	struct evidence_item e;
-	cJSON *o;
 	struct buf b;
 	int enc = 0, rc = evidence_row_get(db, evidence_id, &e, err);
 
+	memset(out, 0, sizeof *out);
 	if (rc != 0) {
 		evidence_item_free(&e);
 		return rc == 1 ? aerr_set(err, AV_RUNTIME, "evidence %lld is missing", (long long)evidence_id) : rc;
 	}
-	o = cJSON_CreateObject();
-	evidence_row_to_json(o, &e);
-	if (strcmp(e.kind, "file") == 0 && blob_get(db, e.sha256, &b, &enc, err) == 0) {
+	*out = (struct report_evidence){ .id = e.id, .kind = e.kind, .sha256 = e.sha256,
+	    .original_name = e.original_name, .media_type = e.media_type,
+	    .effective_date = e.effective_date, .size = e.size, .added_by = e.added_by,
+	    .added_at = e.added_at };
+	e.kind = e.sha256 = e.original_name = e.media_type = e.effective_date = NULL;
+	e.added_by = e.added_at = NULL;
+	if (strcmp(out->kind, "file") == 0 && blob_get(db, out->sha256, &b, &enc, err) == 0) {
+		out->has_file = 1;
 		if (!enc) {
-			char *path = xasprintf("evidence/%s", e.file);
-
-			cJSON_AddStringToObject(o, "file", path);
-			if (!has_file(r, path))
-				add_file(r, path, b.data, b.len);
-			else
-				free(path);
+			out->file = xasprintf("evidence/%s", e.file);
+			if (!has_file(r, out->file))
+				add_file(r, xstrdup(out->file), b.data, b.len);
 		} else {
-			cJSON_AddNullToObject(o, "file");
-			cJSON_AddStringToObject(o, "file_note", "stored encrypted; left out of the bundle");
+			out->file_note = xstrdup("stored encrypted; left out of the bundle");
 		}
 		buf_free(&b);
 	}
 	evidence_item_free(&e);
 	aerr_clear(err);
-	*out = o;
 	return 0;
 }
 
-/* ---- questionnaires and claims ---- */
+/* ---- probe runs ---- */
 
-static const cJSON *
-find_question(const cJSON *node, const char *qid)
-{
-	const cJSON *c, *f;
-
-	if (cJSON_IsObject(node) && cJSON_IsString(cJSON_GetObjectItem(node, "id")) &&
-	    strcmp(cJSON_GetObjectItem(node, "id")->valuestring, qid) == 0 &&
-	    (cJSON_GetObjectItem(node, "text") || cJSON_GetObjectItem(node, "type")))
-		return node;
-	if (cJSON_IsObject(node) || cJSON_IsArray(node))
-		cJSON_ArrayForEach(c, node)
-			if ((f = find_question(c, qid)) != NULL)
-				return f;
-	return NULL;
-}
-
-/* The report's endpoints as claims_judge takes them: {endpoint, tenants}. */
-static cJSON *
-claim_endpoints(const cJSON *eps)
-{
-	cJSON *endpoints = cJSON_CreateArray();
-	const cJSON *ep;
-
-	cJSON_ArrayForEach(ep, eps) {
-		cJSON *o = cJSON_CreateObject();
-		int n;
-
-		cJSON_AddStringToObject(o, "endpoint", str(ep, "name"));
-		n = cJSON_GetArraySize(cJSON_GetObjectItem(ep, "credentials"));
-		cJSON_AddNumberToObject(o, "tenants", n > 1 ? n : 1);
-		if (cJSON_IsNumber(cJSON_GetObjectItem(ep, "context_tokens")))
-			cJSON_AddNumberToObject(o, "context", cJSON_GetObjectItem(ep, "context_tokens")->valuedouble);
-		cJSON_AddItemToArray(endpoints, o);
-	}
-	return endpoints;
-}
-
-/* Each answer's risk as the rating counts it (stated_risk as the vendor's
- * answer states it) and its claim status, in assess show's words. */
-static void
-rate_answers(const struct assessment *a, const cJSON *claims, cJSON *answers)
-{
-	cJSON *ans;
-
-	cJSON_ArrayForEach(ans, answers) {
-		const char *qid = str(ans, "question_id"), *st;
-		int qi = qid ? questionnaire_find(a->q, qid) : -1;
-
-		if (qi < 0 || a->answers[qi].value == NULL)
-			continue;
-		/* Rated again once the claims are judged: each key replaced, or added. */
-		cJSON_DeleteItemFromObject(ans, "risk");
-		cJSON_DeleteItemFromObject(ans, "stated_risk");
-		cJSON_DeleteItemFromObject(ans, "claim");
-		cJSON_AddStringToObject(ans, "risk", risk_name(assessment_answer_risk(a, qi, claims)));
-		cJSON_AddStringToObject(ans, "stated_risk",
-		    risk_name(answer_risk(&a->q->questions[qi], a->answers[qi].value)));
-		st = assessment_claim_status(claims, qid);
-		json_add_str(ans, "claim", st);
-	}
-}
-
-/* Each assessment rated as assess show rates it (assessment_score), its claims
- * judged on the report's runs, as the report's claims are. */
 static int
-rate_assessments(struct db *db, cJSON *assess, const cJSON *runs, const cJSON *eps, struct aerr *err)
+run_results(struct db *db, struct report_run *run, struct aerr *err)
 {
-	cJSON *endpoints = claim_endpoints(eps), *a;
+	struct db_stmt *st = db_prepare(db, err, "SELECT probe, verdict, reason, requests, details "
+	    "FROM probe_result WHERE run_id = ? ORDER BY id", "i", run->id);
+	int rc;
 
-	cJSON_ArrayForEach(a, assess) {
-		struct assessment *loaded;
-		struct assessment_score sc;
-		cJSON *claims;
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct report_result *p;
 
-		if (assessment_load(db, num(a, "id"), &loaded, err) != 0) {
-			cJSON_Delete(endpoints);
+		run->results = grow(run->results, run->nresults, sizeof *run->results);
+		p = &run->results[run->nresults++];
+		*p = (struct report_result){ .probe = col_dup(st, 0), .verdict = col_dup(st, 1),
+		    .reason = col_dup(st, 2), .has_requests = db_col_type(st, 3) != DB_NULL,
+		    .requests = db_col_int64(st, 3), .details = col_json(st, 4) };
+	}
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : db_err(db, err, "report query");
+}
+
+static int
+run_findings(struct db *db, struct report_run *run, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT id, run_id, probe, code, severity, message, "
+	    "details FROM finding WHERE run_id = ? ORDER BY id", "i", run->id);
+	int rc;
+
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct report_finding *f;
+
+		run->findings = grow(run->findings, run->nfindings, sizeof *run->findings);
+		f = &run->findings[run->nfindings++];
+		*f = (struct report_finding){ .id = db_col_int64(st, 0), .run_id = db_col_int64(st, 1),
+		    .probe = col_dup(st, 2), .code = col_dup(st, 3), .severity = col_dup(st, 4),
+		    .message = col_dup(st, 5), .details = col_json(st, 6) };
+	}
+	db_finalize(st);
+	if (rc != DB_DONE)
+		return db_err(db, err, "report query");
+	for (size_t i = 0; i < run->nfindings; i++)
+		if (db_ids(db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
+		    "ORDER BY evidence_id", "i", run->findings[i].id), &run->findings[i].evidence,
+		    &run->findings[i].nevidence, err) != 0)
 			return err->code;
-		}
-		claims = assessment_claims_on(loaded, runs, endpoints);
-		assessment_score(loaded, claims, &sc);
-		rate_answers(loaded, claims, cJSON_GetObjectItem(a, "answers"));
-		cJSON_ReplaceItemInObject(a, "rating", cJSON_CreateString(rating_name(sc.rating)));
-		cJSON_ReplaceItemInObject(a, "risk_score", cJSON_CreateNumber(sc.risk_score));
-		cJSON_ReplaceItemInObject(a, "worst_risk", cJSON_CreateString(risk_name(sc.worst_risk)));
-		cJSON_ReplaceItemInObject(a, "contradicted_claims", cJSON_CreateNumber(sc.contradicted));
-		cJSON_ReplaceItemInObject(a, "contradicted_by", sc.finding[0] ?
-		    cJSON_CreateString(sc.finding) : cJSON_CreateNull());
-		cJSON_DeleteItemFromObject(a, "approved_score");
-		cJSON_DeleteItemFromObject(a, "since_approval");
-		assessment_approved_json(a, loaded, &sc);
-		cJSON_Delete(claims);
-		assessment_free(loaded);
-	}
-	cJSON_Delete(endpoints);
 	return 0;
 }
 
-/* The assessment's claims, judged as assess show judges them (claims.c), on the
- * report's runs and endpoints. A contradicted claim is counted as a claim, never
- * as a finding: the findings are what the probes raised. */
-static void
-add_claims(const cJSON *assessment, const cJSON *qdoc, const cJSON *runs, const cJSON *eps,
-    cJSON *claims)
-{
-	struct questionnaire *q = NULL;
-	struct aerr e = { 0 };
-	char *text = qdoc ? cJSON_PrintUnformatted(qdoc) : NULL;
-	cJSON *answers, *endpoints, *judged, *c;
-	const cJSON *a;
-
-	if (text == NULL || questionnaire_parse("report", text, strlen(text), &q, &e) != 0) {
-		free(text);
-		return;
-	}
-	free(text);
-	answers = cJSON_CreateObject();
-	cJSON_ArrayForEach(a, cJSON_GetObjectItem(assessment, "answers"))
-		if (str(a, "question_id") && cJSON_GetObjectItem(a, "value") &&
-		    !cJSON_IsNull(cJSON_GetObjectItem(a, "value")))
-			cJSON_AddItemToObject(answers, str(a, "question_id"),
-			    cJSON_Duplicate(cJSON_GetObjectItem(a, "value"), 1));
-	endpoints = claim_endpoints(eps);
-	judged = claims_judge(q, answers, runs, endpoints);
-	while ((c = cJSON_DetachItemFromArray(judged, 0)) != NULL) {
-		cJSON_AddNumberToObject(c, "assessment_id", (double)num(assessment, "id"));
-		cJSON_AddItemToArray(claims, c);
-	}
-	cJSON_Delete(judged);
-	cJSON_Delete(answers);
-	cJSON_Delete(endpoints);
-	questionnaire_free(q);
-}
-
-/* A signed approval (approval.c) as the bundle carries it: the statement and
- * its minisign signature as files, and the key registered to the reviewer,
- * which aivet verify checks the signature against. */
+/* The run's exchanges, each written to evidence/ and cited by the run. */
 static int
-approval_add(struct db *db, struct report *r, cJSON *a, struct aerr *err)
+run_exchanges(struct db *db, struct report *r, struct report_run *run, struct aerr *err)
 {
-	struct minisign_pub reg;
-	struct buf line;
-	const char *st, *sg, *who = str(a, "reviewer");
-	char *sp, *gp;
-	cJSON *sig, *o;
-	int found = 0;
+	struct db_stmt *st = db_prepare(db, err, "SELECT " EXCHANGE_COLS " FROM exchange "
+	    "WHERE run_id = ? ORDER BY seq, id", "i", run->id);
+	int rc;
 
-	if (approval_signature_load(db, (int64_t)num(a, "id"), &sig, err) != 0)
+	if (st == NULL)
 		return err->code;
-	st = str(sig, "statement"), sg = str(sig, "minisig");
-	if (sig == NULL || st == NULL || sg == NULL || who == NULL) {
-		cJSON_Delete(sig);
-		return 0;
+	while ((rc = db_step(st)) == DB_ROW) {
+		struct exchange_row x;
+
+		exchange_row_read(st, &x);
+		run->exchanges = grow(run->exchanges, run->nexchanges, sizeof *run->exchanges);
+		memset(&run->exchanges[run->nexchanges], 0, sizeof *run->exchanges);
+		exchange_file(db, r, &x, &run->exchanges[run->nexchanges++], err);
+		exchange_row_free(&x);
 	}
-	if (approval_registered_key(db, who, &reg, &found, err) != 0) {
-		cJSON_Delete(sig);
-		return err->code;
-	}
-	o = cJSON_AddObjectToObject(a, "approval_signature");
-	cJSON_AddStringToObject(o, "signer", who);
-	cJSON_AddStringToObject(o, "key_id", str(sig, "key_id") ? str(sig, "key_id") : "");
-	sp = xasprintf("approvals/assessment-%lld.txt", (long long)num(a, "id"));
-	gp = xasprintf("%s.minisig", sp);
-	cJSON_AddStringToObject(o, "statement_file", sp);
-	cJSON_AddStringToObject(o, "signature_file", gp);
-	add_file(r, sp, st, strlen(st));
-	add_file(r, gp, sg, strlen(sg));
-	buf_init(&line);
-	if (found) {
-		minisign_pubkey_base64(&reg, &line);
-		cJSON_AddStringToObject(o, "registered_public_key", line.data);
-	} else
-		cJSON_AddNullToObject(o, "registered_public_key");
-	buf_free(&line);
-	cJSON_Delete(sig);
-	return 0;
-}
-
-/* ---- the collector ---- */
-
-static int
-collect_assessments(struct db *db, const struct report_opts *o, int64_t vendor_id, struct report *r,
-    cJSON **out, cJSON **qdocs, struct aerr *err)
-{
-	static const char *const jcols[] = { "value", NULL };
-	cJSON *list, *a;
-
-	if (o->assessment_id != 0) {
-		int64_t owner;
-
-		if (db_int(db, &owner, err, "SELECT vendor_id FROM assessment WHERE id = ?", "i",
-		    o->assessment_id) != 0 || owner != vendor_id)
-			return aerr_set(err, AV_USAGE, "--assessment: no assessment %lld for vendor '%s'",
-			    (long long)o->assessment_id, o->vendor);
-		/* The chosen round and the rounds before it (the id typed: PostgreSQL
-		 * would take a bare parameter as text, and text = bigint is no operator). */
-		if (rows_json(db, &list, NULL, err, "WITH RECURSIVE chain(id) AS (SELECT CAST(? AS BIGINT) "
-		    "UNION ALL SELECT a.parent_id FROM assessment a JOIN chain ON a.id = chain.id "
-		    "WHERE a.parent_id IS NOT NULL) SELECT a.id, a.round, a.parent_id, a.status, "
-		    "a.questionnaire_id, a.created_by, a.created_at, a.submitted_at, a.approved_at, "
-		    "a.reviewer FROM assessment a WHERE a.id IN (SELECT id FROM chain) ORDER BY a.round, a.id",
-		    "i", o->assessment_id) != 0)
-			return err->code;
-	} else if (rows_json(db, &list, NULL, err, "SELECT a.id, a.round, a.parent_id, a.status, "
-	    "a.questionnaire_id, a.created_by, a.created_at, a.submitted_at, a.approved_at, a.reviewer "
-	    "FROM assessment a WHERE a.vendor_id = ? ORDER BY a.id", "i", vendor_id) != 0) {
-		return err->code;
-	}
-	*qdocs = cJSON_CreateObject();
-	cJSON_ArrayForEach(a, list) {
-		cJSON *qs, *answers, *ans;
-		struct db_stmt *st = db_prepare(db, err, "SELECT id, qid, version, title, sha256, source "
-		    "FROM questionnaire WHERE id = ?", "i", num(a, "questionnaire_id"));
-		char key[32];
-
-		if (st == NULL)
-			goto fail;
-		qs = cJSON_CreateObject();
-		if (db_step(st) == DB_ROW) {
-			cJSON_AddStringToObject(qs, "qid", col_text(st, 1));
-			cJSON_AddNumberToObject(qs, "version", (double)db_col_int64(st, 2));
-			cJSON_AddStringToObject(qs, "title", col_text(st, 3));
-			cJSON_AddStringToObject(qs, "sha256", col_text(st, 4));
-			snprintf(key, sizeof key, "%lld", (long long)db_col_int64(st, 0));
-			if (cJSON_GetObjectItem(*qdocs, key) == NULL) {
-				cJSON *doc = cJSON_Parse(col_text(st, 5));
-
-				cJSON_AddItemToObject(*qdocs, key, doc ? doc : cJSON_CreateObject());
-			}
-		}
-		db_finalize(st);
-		cJSON_AddItemToObject(a, "questionnaire", qs);
-		if (approval_add(db, r, a, err) != 0)
-			goto fail;
-		{
-			/* Rated as assess show rates it: the same rule, the same words. */
-			struct assessment *loaded;
-			struct assessment_score sc;
-
-			if (assessment_load(db, num(a, "id"), &loaded, err) != 0)
-				goto fail;
-			/* Claims come once the runs are read (rate_assessments); a place is kept. */
-			assessment_score(loaded, NULL, &sc);
-			cJSON_AddStringToObject(a, "rating", rating_name(sc.rating));
-			cJSON_AddNumberToObject(a, "risk_score", sc.risk_score);
-			cJSON_AddStringToObject(a, "worst_risk", risk_name(sc.worst_risk));
-			cJSON_AddNumberToObject(a, "unanswered_required", sc.unanswered_required);
-			cJSON_AddNumberToObject(a, "contradicted_claims", sc.contradicted);
-			cJSON_AddNullToObject(a, "contradicted_by");
-			if (rows_json(db, &answers, jcols, err, "SELECT question_id, value, note, actor, "
-			    "updated_at FROM answer WHERE assessment_id = ? AND value <> 'null' ORDER BY "
-			    "question_id", "i", num(a, "id")) != 0) {
-				assessment_free(loaded);
-				goto fail;
-			}
-			/* A question its depends_on hides is not asked: its stale answer is
-			 * neither rated nor shown (as assess show leaves it out). */
-			for (cJSON *n = answers->child, *next; n != NULL; n = next) {
-				int qi = str(n, "question_id") ? questionnaire_find(loaded->q,
-				    str(n, "question_id")) : -1;
-
-				next = n->next;
-				if (qi >= 0 && !loaded->asked[qi])
-					cJSON_Delete(cJSON_DetachItemViaPointer(answers, n));
-			}
-			assessment_free(loaded);
-		}
-		cJSON_AddItemToObject(a, "answers", answers);
-		cJSON_ArrayForEach(ans, answers) {
-			cJSON *ev = cJSON_AddArrayToObject(ans, "evidence");
-			const cJSON *q = NULL;
-			char k2[32];
-			struct db_stmt *es;
-
-			snprintf(k2, sizeof k2, "%lld", (long long)num(a, "questionnaire_id"));
-			q = find_question(cJSON_GetObjectItem(*qdocs, k2), str(ans, "question_id"));
-			json_add_str(ans, "question", q ? str(q, "text") : NULL);
-			es = db_prepare(db, err, "SELECT evidence_id FROM answer_evidence WHERE assessment_id = ? "
-			    "AND question_id = ? ORDER BY evidence_id", "it", num(a, "id"), str(ans, "question_id"));
-			if (es == NULL)
-				goto fail;
-			while (db_step(es) == DB_ROW) {
-				cJSON *e;
-
-				if (file_evidence(db, r, db_col_int64(es, 0), &e, err) != 0) {
-					db_finalize(es);
-					goto fail;
-				}
-				cJSON_AddItemToArray(ev, e);
-			}
-			db_finalize(es);
-		}
-	}
-	*out = list;
-	return 0;
-fail:
-	cJSON_Delete(list);
-	cJSON_Delete(*qdocs);
-	*qdocs = NULL;
-	return err->code;
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : db_err(db, err, "report query");
 }
 
 static int
@@ -751,12 +568,66 @@ run_included(const struct report_opts *o, int64_t id)
 }
 
 static int
-collect_runs(struct db *db, const struct report_opts *o, int64_t vendor_id, const cJSON *linked_runs,
-    struct report *r, cJSON **out, struct aerr *err)
+id_in(const int64_t *ids, size_t n, int64_t id)
 {
-	static const char *const run_cols[] = { "probes", "options", "plan", "calibration", NULL };
-	static const char *const res_cols[] = { "details", NULL };
-	cJSON *all, *runs = cJSON_CreateArray(), *run, *next;
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return 1;
+	return 0;
+}
+
+/* --runs names runs of this vendor only. */
+static int
+runs_check(struct db *db, const struct report_opts *o, int64_t vendor_id, struct aerr *err)
+{
+	for (size_t i = 0; i < o->nrun_ids; i++) {
+		int64_t owner;
+
+		if (db_int(db, &owner, err, "SELECT e.vendor_id FROM probe_run r JOIN endpoint e ON "
+		    "e.id = r.endpoint_id WHERE r.id = ?", "i", o->run_ids[i]) != 0 || owner != vendor_id)
+			return aerr_set(err, AV_USAGE, "--runs: no probe run %lld for vendor '%s'",
+			    (long long)o->run_ids[i], o->vendor);
+	}
+	return 0;
+}
+
+/* The runs the options choose (--runs, else --since, else all) and those an
+ * incident links, oldest first. */
+static int
+runs_chosen(struct db *db, const struct report_opts *o, int64_t vendor_id, const char *since,
+    const int64_t *linked, size_t nlinked, struct report_doc *d, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT r.id, r.endpoint_id, e.name, r.status, r.probes, "
+	    "r.options, r.plan, r.calibration, r.tokens_in, r.tokens_out, r.actor, r.started_at, "
+	    "r.finished_at FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
+	    "WHERE e.vendor_id = ? ORDER BY r.started_at, r.id", "i", vendor_id);
+	int rc;
+
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		int64_t id = db_col_int64(st, 0);
+		int keep = o->run_ids != NULL ? run_included(o, id) :
+		    o->since != NULL ? strcmp(col_text(st, 11), since) >= 0 : 1;
+
+		if (!keep && !id_in(linked, nlinked, id))
+			continue;
+		d->runs = grow(d->runs, d->nruns, sizeof *d->runs);
+		d->runs[d->nruns++] = (struct report_run){ .id = id, .endpoint_id = db_col_int64(st, 1),
+		    .endpoint = col_dup(st, 2), .status = col_dup(st, 3), .probes = col_json(st, 4),
+		    .options = col_json(st, 5), .plan = col_json(st, 6), .calibration = col_json(st, 7),
+		    .tokens_in = db_col_int64(st, 8), .tokens_out = db_col_int64(st, 9),
+		    .actor = col_dup(st, 10), .started_at = col_dup(st, 11), .finished_at = col_dup(st, 12) };
+	}
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : db_err(db, err, "report query");
+}
+
+static int
+collect_runs(struct db *db, const struct report_opts *o, int64_t vendor_id, const int64_t *linked,
+    size_t nlinked, struct report *r, struct aerr *err)
+{
+	struct report_doc *d = r->doc;
 	char since[32] = "";
 
 	if (o->since != NULL) {
@@ -766,114 +637,29 @@ collect_runs(struct db *db, const struct report_opts *o, int64_t vendor_id, cons
 			return aerr_prefix(err, "--since");
 		fmt_time_ms(ms, since);
 	}
-	for (size_t i = 0; i < o->nrun_ids; i++) {
-		int64_t owner;
-
-		if (db_int(db, &owner, err, "SELECT e.vendor_id FROM probe_run r JOIN endpoint e ON "
-		    "e.id = r.endpoint_id WHERE r.id = ?", "i", o->run_ids[i]) != 0 || owner != vendor_id) {
-			cJSON_Delete(runs);
-			return aerr_set(err, AV_USAGE, "--runs: no probe run %lld for vendor '%s'",
-			    (long long)o->run_ids[i], o->vendor);
-		}
-	}
-	if (rows_json(db, &all, run_cols, err, "SELECT r.id, r.endpoint_id, e.name AS endpoint, r.status, "
-	    "r.probes, r.options, r.plan, r.calibration, r.tokens_in, r.tokens_out, r.actor, "
-	    "r.started_at, r.finished_at FROM probe_run r JOIN endpoint e ON e.id = r.endpoint_id "
-	    "WHERE e.vendor_id = ? ORDER BY r.started_at, r.id", "i", vendor_id) != 0) {
-		cJSON_Delete(runs);
+	if (runs_check(db, o, vendor_id, err) != 0 ||
+	    runs_chosen(db, o, vendor_id, since, linked, nlinked, d, err) != 0)
 		return err->code;
-	}
-	for (run = all->child; run != NULL; run = next) {
-		int keep, linked = 0;
-		const cJSON *l;
-
-		next = run->next;
-		cJSON_ArrayForEach(l, linked_runs)
-			if ((int64_t)l->valuedouble == num(run, "id"))
-				linked = 1;
-		if (o->run_ids != NULL)
-			keep = run_included(o, num(run, "id"));
-		else if (o->since != NULL)
-			keep = strcmp(str(run, "started_at"), since) >= 0;
-		else
-			keep = 1;
-		if (keep || linked)
-			cJSON_AddItemToArray(runs, cJSON_DetachItemViaPointer(all, run));
-	}
-	cJSON_Delete(all);
-	cJSON_ArrayForEach(run, runs) {
-		cJSON *results, *findings, *exchanges, *f, *ex, *cited;
-		int64_t id = num(run, "id");
-
-		if (rows_json(db, &results, res_cols, err, "SELECT probe, verdict, reason, requests, details "
-		    "FROM probe_result WHERE run_id = ? ORDER BY id", "i", id) != 0)
-			goto fail;
-		cJSON_AddItemToObject(run, "results", results);
-		if (rows_json(db, &findings, res_cols, err, "SELECT id, run_id, probe, code, severity, "
-		    "message, details FROM finding WHERE run_id = ? ORDER BY id", "i", id) != 0)
-			goto fail;
-		cJSON_AddItemToObject(run, "findings", findings);
-		cJSON_ArrayForEach(f, findings) {
-			cJSON *evs;
-
-			if (rows_json(db, &evs, NULL, err, "SELECT evidence_id FROM finding_evidence "
-			    "WHERE finding_id = ? ORDER BY evidence_id", "i", num(f, "id")) != 0)
-				goto fail;
-			cited = cJSON_AddArrayToObject(f, "evidence");
-			{
-				cJSON *e;
-
-				cJSON_ArrayForEach(e, evs)
-					cJSON_AddItemToArray(cited, cJSON_CreateNumber((double)num(e, "evidence_id")));
-			}
-			cJSON_Delete(evs);
-		}
-		if (rows_json(db, &exchanges, exchange_json_cols, err, "SELECT * FROM exchange "
-		    "WHERE run_id = ? ORDER BY seq, id", "i", id) != 0)
-			goto fail;
-		cited = cJSON_AddArrayToObject(run, "exchanges");
-		cJSON_ArrayForEach(ex, exchanges) {
-			cJSON *c = cJSON_CreateObject();
-			char sha[65], *path;
-
-			if (exchange_file(db, r, ex, sha, &path, err) != 0) {
-				cJSON_Delete(c);
-				cJSON_Delete(exchanges);
-				goto fail;
-			}
-			cJSON_AddNumberToObject(c, "evidence_id", (double)num(ex, "evidence_id"));
-			json_add_str(c, "probe", str(ex, "probe"));
-			cJSON_AddNumberToObject(c, "seq", (double)num(ex, "seq"));
-			json_add_str(c, "tenant", str(ex, "tenant"));
-			cJSON_AddItemToObject(c, "status", cJSON_Duplicate(cJSON_GetObjectItem(ex, "response_status"), 1));
-			json_add_str(c, "request_sha256", str(ex, "request_sha256"));
-			json_add_str(c, "response_sha256", str(ex, "response_sha256"));
-			cJSON_AddStringToObject(c, "file", path);
-			cJSON_AddStringToObject(c, "file_sha256", sha);
-			cJSON_AddItemToArray(cited, c);
-			free(path);
-		}
-		cJSON_Delete(exchanges);
-	}
-	*out = runs;
+	for (size_t i = 0; i < d->nruns; i++)
+		if (run_results(db, &d->runs[i], err) != 0 || run_findings(db, &d->runs[i], err) != 0 ||
+		    run_exchanges(db, r, &d->runs[i], err) != 0)
+			return err->code;
 	return 0;
-fail:
-	cJSON_Delete(runs);
-	return err->code;
 }
+
+/* ---- incidents ---- */
 
 /* One incident in full (facts, timeline, clocks with their due text, tasks),
  * its clocks computed as of the report's time. */
 static int
-incident_detail_at(struct db *db, int64_t id, const char *generated, cJSON **detail,
-    struct aerr *err)
+incident_at(struct db *db, int64_t id, const char *generated, struct incident *out, struct aerr *err)
 {
 	const char *was = getenv("AIVET_NOW");
 	char *saved = was ? xstrdup(was) : NULL;
 	int rc;
 
 	setenv("AIVET_NOW", generated, 1);
-	rc = incident_report_json(db, id, detail, err);
+	rc = incident_get(db, id, out, err);
 	if (saved != NULL)
 		setenv("AIVET_NOW", saved, 1);
 	else
@@ -882,177 +668,477 @@ incident_detail_at(struct db *db, int64_t id, const char *generated, cJSON **det
 	return rc;
 }
 
-/* Every incident of the vendor in full; with --incident, that one alone, its
- * linked runs joining the report and its linked files copied into evidence/. */
-static int
-collect_incidents(struct db *db, const struct report_opts *o, int64_t vendor_id, const char *generated,
-    struct report *r, cJSON **out, cJSON **linked_runs, struct aerr *err)
+static struct report_incident *
+incident_add(struct report_doc *d)
 {
-	cJSON *list, *detail, *links, *l;
+	d->incidents = grow(d->incidents, d->nincidents, sizeof *d->incidents);
+	memset(&d->incidents[d->nincidents], 0, sizeof *d->incidents);
+	return &d->incidents[d->nincidents++];
+}
 
-	*linked_runs = cJSON_CreateArray();
+/* With --incident, that incident's linked runs join the report and its
+ * linked files are copied into evidence/. */
+static int
+incident_links(struct db *db, struct report *r, struct report_incident *ri, int64_t **linked,
+    size_t *nlinked, struct aerr *err)
+{
+	ri->has_files = 1;
+	for (size_t i = 0; i < ri->inc.nlinks; i++) {
+		const struct incident_link *l = &ri->inc.links[i];
+
+		if (strcmp(l->object_type, "run") == 0) {
+			*linked = grow(*linked, *nlinked, sizeof **linked);
+			(*linked)[(*nlinked)++] = l->object_id;
+		} else if (strcmp(l->object_type, "evidence") == 0) {
+			struct report_evidence e;
+
+			if (file_evidence(db, r, l->object_id, &e, err) == 0) {
+				ri->files = grow(ri->files, ri->nfiles, sizeof *ri->files);
+				ri->files[ri->nfiles++] = e;
+			}
+			aerr_clear(err);
+		}
+	}
+	return 0;
+}
+
+/* Every incident of the vendor in full; with --incident, that one alone. */
+static int
+collect_incidents(struct db *db, const struct report_opts *o, int64_t vendor_id, struct report *r,
+    int64_t **linked, size_t *nlinked, struct aerr *err)
+{
+	struct report_doc *d = r->doc;
+	int64_t *ids = NULL, owner;
+	size_t n = 0;
+
+	*linked = NULL, *nlinked = 0;
 	if (o->incident_id == 0) {
-		int64_t *ids;
-		size_t n;
-
 		if (db_ids(db_prepare(db, err, "SELECT id FROM incident WHERE vendor_id = ? ORDER BY id",
 		    "i", vendor_id), &ids, &n, err) != 0)
 			return err->code;
-		list = cJSON_CreateArray();
-		for (size_t i = 0; i < n; i++) {
-			if (incident_detail_at(db, ids[i], generated, &detail, err) != 0) {
+		for (size_t i = 0; i < n; i++)
+			if (incident_at(db, ids[i], d->generated_at, &incident_add(d)->inc, err) != 0) {
 				free(ids);
-				cJSON_Delete(list);
 				return err->code;
 			}
-			cJSON_AddItemToArray(list, detail);
-		}
 		free(ids);
-		*out = list;
 		return 0;
 	}
-	{
-		int64_t owner;
-
-		if (db_int(db, &owner, err, "SELECT vendor_id FROM incident WHERE id = ?", "i",
-		    o->incident_id) != 0 || owner != vendor_id)
-			return aerr_set(err, AV_USAGE, "--incident: no incident %lld for vendor '%s'",
-			    (long long)o->incident_id, o->vendor);
-	}
-	if (incident_detail_at(db, o->incident_id, generated, &detail, err) != 0)
+	if (db_int(db, &owner, err, "SELECT vendor_id FROM incident WHERE id = ?", "i",
+	    o->incident_id) != 0 || owner != vendor_id)
+		return aerr_set(err, AV_USAGE, "--incident: no incident %lld for vendor '%s'",
+		    (long long)o->incident_id, o->vendor);
+	if (incident_at(db, o->incident_id, d->generated_at, &incident_add(d)->inc, err) != 0)
 		return err->code;
-	/* Linked runs join the report; linked files are copied into evidence/. */
-	if (rows_json(db, &links, NULL, err, "SELECT object_type, object_id FROM incident_link "
-	    "WHERE incident_id = ? ORDER BY object_type, object_id", "i", o->incident_id) != 0) {
-		cJSON_Delete(detail);
+	return incident_links(db, r, &d->incidents[d->nincidents - 1], linked, nlinked, err);
+}
+
+/* ---- assessments ---- */
+
+/* A signed approval (approval.c) as the bundle carries it: the statement and
+ * its minisign signature as files, and the key registered to the reviewer,
+ * which aivet verify checks the signature against. */
+static int
+approval_add(struct db *db, struct report *r, struct report_assessment *a, struct aerr *err)
+{
+	struct approval_signature sig;
+	struct minisign_pub reg;
+	struct report_approval *ap;
+	struct buf line;
+	int found = 0;
+
+	if (approval_signature_load(db, a->id, &sig, err) != 0)
+		return err->code;
+	if (sig.statement == NULL || a->reviewer == NULL) {
+		approval_signature_free(&sig);
+		return 0;
+	}
+	if (approval_registered_key(db, a->reviewer, &reg, &found, err) != 0) {
+		approval_signature_free(&sig);
 		return err->code;
 	}
-	{
-		cJSON *files = cJSON_CreateArray();
+	ap = a->approval = xcalloc(1, sizeof *a->approval);
+	ap->signer = xstrdup(a->reviewer);
+	ap->key_id = xstrdup(sig.key_id);
+	ap->statement_file = xasprintf("approvals/assessment-%lld.txt", (long long)a->id);
+	ap->signature_file = xasprintf("%s.minisig", ap->statement_file);
+	add_file(r, xstrdup(ap->statement_file), sig.statement, strlen(sig.statement));
+	add_file(r, xstrdup(ap->signature_file), sig.minisig, strlen(sig.minisig));
+	if (found) {
+		buf_init(&line);
+		minisign_pubkey_base64(&reg, &line);
+		ap->registered_public_key = buf_steal(&line);
+	}
+	approval_signature_free(&sig);
+	return 0;
+}
 
-		cJSON_ArrayForEach(l, links) {
-			const char *t = str(l, "object_type");
+/* The questionnaire a round answers, as report.json names it. */
+static int
+assessment_questionnaire(struct db *db, struct report_assessment *a, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT qid, version, title, sha256 FROM questionnaire "
+	    "WHERE id = ?", "i", a->questionnaire_id);
 
-			if (strcmp(t, "run") == 0) {
-				cJSON_AddItemToArray(*linked_runs, cJSON_CreateNumber((double)num(l, "object_id")));
-			} else if (strcmp(t, "evidence") == 0) {
-				cJSON *e;
+	if (st == NULL)
+		return err->code;
+	if (db_step(st) == DB_ROW) {
+		a->has_questionnaire = 1;
+		a->q_qid = col_dup(st, 0);
+		a->q_version = db_col_int64(st, 1);
+		a->q_title = col_dup(st, 2);
+		a->q_sha256 = col_dup(st, 3);
+	}
+	db_finalize(st);
+	return 0;
+}
 
-				if (file_evidence(db, r, num(l, "object_id"), &e, err) == 0)
-					cJSON_AddItemToArray(files, e);
-				aerr_clear(err);
+/* The round's answers by question id, each with its attached files. A
+ * question its depends_on hides is not asked: its stale answer is neither
+ * rated nor shown (as assess show leaves it out). */
+static int
+assessment_answers(struct db *db, struct report *r, const struct assessment *l,
+    struct report_assessment *a, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT question_id, value, note, actor, updated_at "
+	    "FROM answer WHERE assessment_id = ? AND value <> 'null' ORDER BY question_id", "i", a->id);
+	int rc;
+
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW) {
+		int qi = questionnaire_find(l->q, col_text(st, 0));
+		struct report_answer *x;
+
+		if (qi >= 0 && !l->asked[qi])
+			continue;
+		a->answers = grow(a->answers, a->nanswers, sizeof *a->answers);
+		x = &a->answers[a->nanswers++];
+		*x = (struct report_answer){ .question_id = col_dup(st, 0), .value = col_json(st, 1),
+		    .note = col_dup(st, 2), .actor = col_dup(st, 3), .updated_at = col_dup(st, 4),
+		    .question = qi >= 0 && l->q->questions[qi].text ? xstrdup(l->q->questions[qi].text) : NULL };
+	}
+	db_finalize(st);
+	if (rc != DB_DONE)
+		return db_err(db, err, "report query");
+	for (size_t i = 0; i < a->nanswers; i++) {
+		struct report_answer *x = &a->answers[i];
+		int64_t *ids;
+		size_t n;
+
+		if (db_ids(db_prepare(db, err, "SELECT evidence_id FROM answer_evidence WHERE assessment_id = ? "
+		    "AND question_id = ? ORDER BY evidence_id", "it", a->id, x->question_id), &ids, &n, err) != 0)
+			return err->code;
+		x->evidence = n ? xcalloc(n, sizeof *x->evidence) : NULL;
+		for (size_t k = 0; k < n && err->code == 0; k++)
+			if (file_evidence(db, r, ids[k], &x->evidence[x->nevidence], err) == 0)
+				x->nevidence++;
+		free(ids);
+		if (err->code != 0)
+			return err->code;
+	}
+	return 0;
+}
+
+/* One round as loaded (assessment_load): its record, questionnaire, signed
+ * approval and answers; rated once the claims are judged (rate_assessments). */
+static int
+assessment_add(struct db *db, struct report *r, const struct assessment *l, struct aerr *err)
+{
+	struct report_doc *d = r->doc;
+	struct report_assessment *a;
+
+	d->assessments = grow(d->assessments, d->nassessments, sizeof *d->assessments);
+	a = &d->assessments[d->nassessments++];
+	*a = (struct report_assessment){ .id = l->id, .round = l->round, .parent_id = l->parent_id,
+	    .status = xstrdup(l->status), .questionnaire_id = l->q->row_id,
+	    .created_by = l->created_by ? xstrdup(l->created_by) : NULL,
+	    .created_at = l->created_at ? xstrdup(l->created_at) : NULL,
+	    .submitted_at = l->submitted_at ? xstrdup(l->submitted_at) : NULL,
+	    .approved_at = l->approved_at ? xstrdup(l->approved_at) : NULL,
+	    .reviewer = l->reviewer ? xstrdup(l->reviewer) : NULL };
+	if (assessment_questionnaire(db, a, err) != 0 || approval_add(db, r, a, err) != 0)
+		return err->code;
+	return assessment_answers(db, r, l, a, err);
+}
+
+/* The rounds the options choose: with --assessment, that round and the rounds
+ * before it; else every round of the vendor. Each is loaded into loaded[]. */
+static int
+collect_assessments(struct db *db, const struct report_opts *o, int64_t vendor_id, struct report *r,
+    struct assessment ***loaded, struct aerr *err)
+{
+	int64_t *ids, owner;
+	size_t n;
+
+	*loaded = NULL;
+	if (o->assessment_id != 0) {
+		if (db_int(db, &owner, err, "SELECT vendor_id FROM assessment WHERE id = ?", "i",
+		    o->assessment_id) != 0 || owner != vendor_id)
+			return aerr_set(err, AV_USAGE, "--assessment: no assessment %lld for vendor '%s'",
+			    (long long)o->assessment_id, o->vendor);
+		/* The id typed: PostgreSQL would take a bare parameter as text, and text =
+		 * bigint is no operator. */
+		if (db_ids(db_prepare(db, err, "WITH RECURSIVE chain(id) AS (SELECT CAST(? AS BIGINT) "
+		    "UNION ALL SELECT a.parent_id FROM assessment a JOIN chain ON a.id = chain.id "
+		    "WHERE a.parent_id IS NOT NULL) SELECT a.id FROM assessment a WHERE a.id IN "
+		    "(SELECT id FROM chain) ORDER BY a.round, a.id", "i", o->assessment_id), &ids, &n, err) != 0)
+			return err->code;
+	} else if (db_ids(db_prepare(db, err, "SELECT a.id FROM assessment a WHERE a.vendor_id = ? "
+	    "ORDER BY a.id", "i", vendor_id), &ids, &n, err) != 0) {
+		return err->code;
+	}
+	*loaded = xcalloc(n + 1, sizeof **loaded);
+	for (size_t i = 0; i < n; i++)
+		if (assessment_load(db, ids[i], &(*loaded)[i], err) != 0 ||
+		    assessment_add(db, r, (*loaded)[i], err) != 0) {
+			free(ids);
+			return err->code;
+		}
+	free(ids);
+	return 0;
+}
+
+static void
+loaded_free(struct assessment **loaded)
+{
+	for (size_t i = 0; loaded != NULL && loaded[i] != NULL; i++)
+		assessment_free(loaded[i]);
+	free(loaded);
+}
+
+/* ---- judging: claims, ratings, open findings ---- */
+
+/* The report's runs and endpoints as claims are judged on them: the runs'
+ * results, each with the findings its probe raised. The strings are the
+ * record's (claim_view_free frees only what the view made). */
+static void
+claim_view(struct report_doc *d, struct claim_evidence *ev)
+{
+	memset(ev, 0, sizeof *ev);
+	ev->runs.items = xcalloc(d->nruns + 1, sizeof *ev->runs.items);
+	ev->runs.n = d->nruns;
+	for (size_t i = 0; i < d->nruns; i++) {
+		struct report_run *r = &d->runs[i];
+		struct probe_run *p = &ev->runs.items[i];
+
+		*p = (struct probe_run){ .id = r->id, .endpoint = r->endpoint, .status = r->status,
+		    .depth = claims_plan_depth(r->plan), .nprobes = r->nresults,
+		    .probes = xcalloc(r->nresults + 1, sizeof *p->probes) };
+		for (size_t k = 0; k < r->nresults; k++) {
+			struct probe_result *x = &p->probes[k];
+
+			*x = (struct probe_result){ .name = r->results[k].probe, .verdict = r->results[k].verdict,
+			    .reason = r->results[k].reason, .details = r->results[k].details,
+			    .findings = xcalloc(r->nfindings + 1, sizeof *x->findings) };
+			for (size_t f = 0; f < r->nfindings; f++) {
+				const struct report_finding *rf = &r->findings[f];
+
+				if (rf->probe != NULL && x->name != NULL && strcmp(rf->probe, x->name) == 0)
+					x->findings[x->nfindings++] = (struct finding){ .id = rf->id, .code = rf->code,
+					    .severity = rf->severity, .message = rf->message, .evidence = rf->evidence,
+					    .nevidence = rf->nevidence };
 			}
 		}
-		cJSON_AddItemToObject(detail, "evidence_files", files);
 	}
-	cJSON_Delete(links);
-	list = cJSON_CreateArray();
-	cJSON_AddItemToArray(list, detail);
-	*out = list;
-	return 0;
+	ev->endpoints = xcalloc(d->endpoints.n + 1, sizeof *ev->endpoints);
+	ev->nendpoints = d->endpoints.n;
+	for (size_t i = 0; i < d->endpoints.n; i++) {
+		const struct endpoint *e = &d->endpoints.items[i];
+
+		ev->endpoints[i] = (struct claim_endpoint){ .name = e->name,
+		    .tenants = e->ncredentials > 1 ? (int)e->ncredentials : 1, .context = e->context_tokens };
+	}
+}
+
+static void
+claim_view_free(struct claim_evidence *ev)
+{
+	for (size_t i = 0; i < ev->runs.n; i++) {
+		for (size_t k = 0; k < ev->runs.items[i].nprobes; k++)
+			free(ev->runs.items[i].probes[k].findings);
+		free(ev->runs.items[i].probes);
+		free(ev->runs.items[i].depth);
+	}
+	free(ev->runs.items);
+	free(ev->endpoints);
+}
+
+/* Each answer's risk as the rating counts it (stated_risk as the vendor's
+ * answer states it) and its claim status, in assess show's words. */
+static void
+rate_answers(const struct assessment *l, const struct claim_list *claims, struct report_assessment *a)
+{
+	for (size_t i = 0; i < a->nanswers; i++) {
+		struct report_answer *x = &a->answers[i];
+		int qi = questionnaire_find(l->q, x->question_id);
+		const char *st;
+
+		if (qi < 0 || l->answers[qi].value == NULL)
+			continue;
+		x->rated = 1;
+		x->risk = xstrdup(risk_name(assessment_answer_risk(l, qi, claims)));
+		x->stated_risk = xstrdup(risk_name(answer_risk(&l->q->questions[qi], l->answers[qi].value)));
+		st = assessment_claim_status(claims, x->question_id);
+		x->claim = st != NULL ? xstrdup(st) : NULL;
+	}
+}
+
+/* A round rated as assess show rates it (assessment_score), its claims judged
+ * on the report's runs, and those claims the report's. A contradicted claim is
+ * counted as a claim, never as a finding: the findings are what the probes raised. */
+static void
+rate_assessment(const struct assessment *l, const struct claim_evidence *ev,
+    struct report_assessment *a, struct claim_list *all)
+{
+	struct claim_list claims;
+	struct assessment_score sc;
+
+	assessment_claims_on(l, ev, &claims);
+	assessment_score(l, &claims, &sc);
+	a->rating = xstrdup(rating_name(sc.rating));
+	a->risk_score = sc.risk_score;
+	a->worst_risk = xstrdup(risk_name(sc.worst_risk));
+	a->unanswered_required = sc.unanswered_required;
+	a->contradicted_claims = sc.contradicted;
+	a->contradicted_by = sc.finding[0] ? xstrdup(sc.finding) : NULL;
+	if ((a->has_approved_score = l->approved.known)) {
+		char since[320];
+
+		a->approved_rating = xstrdup(rating_name(l->approved.rating));
+		a->approved_risk_score = l->approved.score;
+		assessment_since_approval(l, &sc, since, sizeof since);
+		a->since_approval = xstrdup(since);
+	}
+	rate_answers(l, &claims, a);
+	all->items = xrealloc(all->items, (all->n + claims.n + 1) * sizeof *all->items);
+	for (size_t i = 0; i < claims.n; i++) {
+		claims.items[i].assessment_id = a->id;
+		all->items[all->n++] = claims.items[i];
+	}
+	free(claims.items);
 }
 
 /* The vendor's verdict on what the report holds: its rounds as the report
  * rated them and its runs, through the one rule (rating.c). */
 static void
-report_verdict(const cJSON *assessments, const cJSON *runs, struct vendor_verdict *v)
+report_verdict(const struct report_doc *d, const struct probe_run_list *runs, struct vendor_verdict *v)
 {
-	int n = cJSON_GetArraySize(assessments), i = 0;
-	struct rated_round *r = xcalloc((size_t)n + 1, sizeof *r);
-	const cJSON *a;
+	struct rated_round *r = xcalloc(d->nassessments + 1, sizeof *r);
 
-	cJSON_ArrayForEach(a, assessments) {
-		int rt = rating_parse(str(a, "rating"));
+	for (size_t i = 0; i < d->nassessments; i++) {
+		const struct report_assessment *a = &d->assessments[i];
+		int rt = rating_parse(a->rating);
 
-		r[i++] = (struct rated_round){ .id = num(a, "id"), .round = num(a, "round"),
-		    .qid = str(cJSON_GetObjectItem(a, "questionnaire"), "qid") ?
-		    str(cJSON_GetObjectItem(a, "questionnaire"), "qid") : "",
-		    .status = str(a, "status") ? str(a, "status") : "",
-		    .rating = rt < 0 ? RATING_NOT_ASSESSED : (enum rating)rt,
-		    .score = cJSON_GetNumberValue(cJSON_GetObjectItem(a, "risk_score")),
-		    .contradicted = (int)num(a, "contradicted_claims"),
-		    .contradicted_by = str(a, "contradicted_by") };
+		r[i] = (struct rated_round){ .id = a->id, .round = a->round,
+		    .qid = a->q_qid ? a->q_qid : "", .status = a->status ? a->status : "",
+		    .rating = rt < 0 ? RATING_NOT_ASSESSED : (enum rating)rt, .score = a->risk_score,
+		    .contradicted = (int)a->contradicted_claims, .contradicted_by = a->contradicted_by };
 	}
-	vendor_verdict(r, n, runs, v);
+	vendor_verdict(r, (int)d->nassessments, runs, v);
 	free(r);
 }
 
+/* Claims and ratings judged once on the report's own runs, and each finding
+ * open or superseded as the rating counts it. */
 static void
-add_summary(cJSON *rep, const cJSON *findings, const cJSON *claims, const cJSON *assessments,
-    const cJSON *runs)
+judge(struct report_doc *d, struct assessment **loaded)
 {
-	cJSON *s = cJSON_CreateObject(), *counts, *top, *contra, *cs;
-	const cJSON *f, *c;
-	int nc[4] = { 0 };
-	struct vendor_verdict v;
+	struct claim_evidence ev;
 
-	cJSON_ArrayForEach(c, claims) {
-		const char *st = str(c, "status");
+	claim_view(d, &ev);
+	for (size_t i = 0; i < d->nassessments; i++)
+		rate_assessment(loaded[i], &ev, &d->assessments[i], &d->claims);
+	for (size_t i = 0; i < d->nruns; i++)
+		for (size_t k = 0; k < d->runs[i].nfindings; k++) {
+			struct report_finding *f = &d->runs[i].findings[k];
 
-		nc[strcmp(st, "confirmed") == 0 ? 0 : strcmp(st, "contradicted") == 0 ? 1 :
-		    strcmp(st, "consistent") == 0 ? 3 : 2]++;
-	}
-	report_verdict(assessments, runs, &v);
-	vendor_verdict_add_json(s, &v);
-	cJSON_AddStringToObject(s, "rating_rule", vendor_rating_rule);
-	cJSON_AddStringToObject(s, "assessment_rating_rule", assessment_rating_rule);
-	counts = cJSON_AddObjectToObject(s, "findings");
-	for (int i = SEV_COUNT - 1; i >= 0; i--)
-		cJSON_AddNumberToObject(counts, severity_name((enum severity)i), v.open[i]);
-	cs = cJSON_AddObjectToObject(s, "claims");
-	cJSON_AddNumberToObject(cs, "confirmed", nc[0]);
-	cJSON_AddNumberToObject(cs, "contradicted", nc[1]);
-	cJSON_AddNumberToObject(cs, "untested", nc[2]);
-	cJSON_AddNumberToObject(cs, "consistent", nc[3]);
-	top = cJSON_AddArrayToObject(s, "critical_findings");
-	cJSON_ArrayForEach(f, findings)
-		if (severity_rank(str(f, "severity")) >= SEV_HIGH)
-			cJSON_AddItemToArray(top, cJSON_Duplicate(f, 1));
-	contra = cJSON_AddArrayToObject(s, "contradicted_claims");
-	cJSON_ArrayForEach(c, claims)
-		if (strcmp(str(c, "status"), "contradicted") == 0)
-			cJSON_AddItemToArray(contra, cJSON_Duplicate(c, 1));
-	cJSON_AddItemToObject(rep, "summary", s);
+			f->open = claims_finding_open(&ev.runs, i, f->probe, &f->superseded_by_run);
+		}
+	report_verdict(d, &ev.runs, &d->summary.verdict);
+	claim_view_free(&ev);
 }
 
-/* Findings, most severe first, then by run and id (claims' findings after). */
+/* ---- the summary and the findings lists ---- */
+
+static void
+finding_copy(const struct report_finding *f, struct report_finding *out)
+{
+	*out = *f;
+	out->probe = f->probe ? xstrdup(f->probe) : NULL;
+	out->code = f->code ? xstrdup(f->code) : NULL;
+	out->severity = f->severity ? xstrdup(f->severity) : NULL;
+	out->message = f->message ? xstrdup(f->message) : NULL;
+	out->details = f->details ? cJSON_Duplicate(f->details, 1) : NULL;
+	out->evidence = f->nevidence ? xmalloc(f->nevidence * sizeof *out->evidence) : NULL;
+	if (f->nevidence)
+		memcpy(out->evidence, f->evidence, f->nevidence * sizeof *out->evidence);
+}
+
+/* Findings, most severe first, then by run and id. */
 static int
 finding_cmp(const void *a, const void *b)
 {
-	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-	int d = severity_rank(str(y, "severity")) - severity_rank(str(x, "severity"));
-	int64_t xi = num(x, "id") ? num(x, "id") : INT64_MAX, yi = num(y, "id") ? num(y, "id") : INT64_MAX;
+	const struct report_finding *x = a, *y = b;
+	int d = severity_rank(y->severity) - severity_rank(x->severity);
+	int64_t xi = x->id ? x->id : INT64_MAX, yi = y->id ? y->id : INT64_MAX;
 
 	if (d != 0)
 		return d;
 	if (xi != yi)
 		return xi < yi ? -1 : 1;
-	return strcmp(str(x, "message") ? str(x, "message") : "", str(y, "message") ? str(y, "message") : "");
+	return strcmp(x->message ? x->message : "", y->message ? y->message : "");
 }
 
 /* The runs' findings that are open (open 1) or not (open 0), most severe first. */
-static cJSON *
-sorted_findings(const cJSON *runs, int open)
+static struct report_finding *
+sorted_findings(const struct report_doc *d, int open, size_t *n)
 {
-	const cJSON *run, *f;
-	cJSON **v = NULL, *out = cJSON_CreateArray();
-	size_t n = 0;
+	struct report_finding *v = NULL;
 
-	cJSON_ArrayForEach(run, runs)
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
-			if (cJSON_IsTrue(cJSON_GetObjectItem(f, "open")) != open)
+	*n = 0;
+	for (size_t i = 0; i < d->nruns; i++)
+		for (size_t k = 0; k < d->runs[i].nfindings; k++) {
+			if (d->runs[i].findings[k].open != open)
 				continue;
-			v = xrealloc(v, (n + 1) * sizeof *v);
-			v[n++] = (cJSON *)f;
+			v = grow(v, *n, sizeof *v);
+			finding_copy(&d->runs[i].findings[k], &v[(*n)++]);
 		}
-	if (n > 0)
-		qsort(v, n, sizeof *v, finding_cmp);   /* keys are unique: the order is total */
-	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(out, cJSON_Duplicate(v[i], 1));
-	free(v);
-	return out;
+	if (*n > 0)
+		qsort(v, *n, sizeof *v, finding_cmp);   /* keys are unique: the order is total */
+	return v;
 }
 
+static void
+summarise(struct report_doc *d)
+{
+	struct report_summary *s = &d->summary;
+
+	d->findings = sorted_findings(d, 1, &d->nfindings);
+	d->superseded = sorted_findings(d, 0, &d->nsuperseded);
+	s->rating = xstrdup(rating_name(s->verdict.rating));
+	s->rating_rule = vendor_rating_rule;
+	s->assessment_rating_rule = assessment_rating_rule;
+	for (int i = 0; i < SEV_COUNT; i++)
+		s->findings[i] = s->verdict.open[i];
+	s->critical = xcalloc(d->nfindings + 1, sizeof *s->critical);
+	for (size_t i = 0; i < d->nfindings; i++)
+		if (severity_rank(d->findings[i].severity) >= SEV_HIGH)
+			s->critical[s->ncritical++] = i;
+	s->contradicted = xcalloc(d->claims.n + 1, sizeof *s->contradicted);
+	for (size_t i = 0; i < d->claims.n; i++) {
+		const char *st = d->claims.items[i].status;
+
+		if (strcmp(st, "confirmed") == 0)
+			s->claims_confirmed++;
+		else if (strcmp(st, "contradicted") == 0)
+			s->claims_contradicted++, s->contradicted[s->ncontradicted++] = i;
+		else if (strcmp(st, "consistent") == 0)
+			s->claims_consistent++;
+		else
+			s->claims_untested++;
+	}
+}
 static void
 add_years(const char *iso, int64_t years, char out[32])
 {
@@ -1089,179 +1175,166 @@ audit_gate(struct db *db, const struct report_opts *o, struct audit_status *as, 
 }
 
 /* report.json's object: a report of a database that failed its audit opens with that. */
-static cJSON *
-report_object(const char *failure)
-{
-	cJSON *rep = cJSON_CreateObject();
 
-	if (failure != NULL)
-		cJSON_AddStringToObject(rep, "audit_failure", failure);
-	cJSON_AddStringToObject(rep, "format", REPORT_FORMAT);
-	return rep;
+static void
+drop(char **s)
+{
+	free(*s);
+	*s = NULL;
 }
 
-/* The vendor's endpoints, tenants by label only: not even the reference to a secret leaves. */
+/* The vendor's endpoints, tenants by label only: not even the reference to a
+ * secret leaves, the engine's admin credential's included: the record holds none,
+ * so report.json writes none. */
 static int
-add_endpoints(struct db *db, int64_t vid, cJSON *eps, struct aerr *err)
+collect_endpoints(struct db *db, int64_t vid, struct report_doc *d, struct aerr *err)
 {
-	struct endpoint_list l;
-	cJSON *e, *c;
-
-	if (endpoint_list_load(db, vid, 1, &l, err) != 0)
+	if (endpoint_list_load(db, vid, 1, &d->endpoints, err) != 0)
 		return err->code;
-	for (size_t i = 0; i < l.n; i++) {
-		e = endpoint_to_json(&l.items[i]);
-		cJSON_ArrayForEach(c, cJSON_GetObjectItem(e, "credentials"))
-			cJSON_DeleteItemFromObject(c, "ref");
-		cJSON_AddItemToArray(eps, e);
+	for (size_t i = 0; i < d->endpoints.n; i++) {
+		struct endpoint *e = &d->endpoints.items[i];
+
+		for (size_t k = 0; k < e->ncredentials; k++)
+			drop(&e->credentials[k].ref);
+		drop(&e->engine.credential_ref);
 	}
-	endpoint_list_free(&l);
 	return 0;
+}
+
+/* The report's header: when, by whom, kept how long, the options, and the
+ * audit log as found. The report id names this report of this database state
+ * at this time. */
+static void
+report_header(const struct report_opts *o, int64_t vid, const struct audit_status *as,
+    const char *failure, struct report_doc *d)
+{
+	char retain[32], uuid[37], *seed, *optstr;
+	cJSON *opts;
+
+	d->audit_failure = as->bad_seq != 0 ? xstrdup(failure) : NULL;
+	d->format = xstrdup(REPORT_FORMAT);
+	d->aivet_version = xstrdup(PACKAGE_VERSION);
+	d->organisation_timezone = org_zone() ? xstrdup(org_zone()) : NULL;
+	add_years(d->generated_at, o->retain_years, retain);
+	d->retention_until = xstrdup(retain);
+	d->signer_key_id = o->key_id ? xstrdup(o->key_id) : NULL;
+	d->signer_public_key = o->public_key ? xstrdup(o->public_key) : NULL;
+	d->opt_assessment = o->assessment_id;
+	if ((d->has_opt_runs = o->run_ids != NULL)) {
+		d->opt_runs = xcalloc(o->nrun_ids + 1, sizeof *d->opt_runs);
+		memcpy(d->opt_runs, o->run_ids, o->nrun_ids * sizeof *d->opt_runs);
+		d->nopt_runs = o->nrun_ids;
+	}
+	d->opt_since = o->since ? xstrdup(o->since) : NULL;
+	d->opt_incident = o->incident_id;
+	d->opt_retain_years = o->retain_years;
+	d->opt_include_leaked = o->include_leaked;
+	d->audit_entries = as->entries;
+	d->audit_head = xstrdup(as->head);
+	d->audit_intact = as->bad_seq == 0;
+	opts = report_options_json(d);
+	optstr = cJSON_PrintUnformatted(opts);
+	seed = xasprintf("aivet-report\n%lld\n%s\n%lld\n%s\n%s\n%s", (long long)vid, optstr,
+	    (long long)as->entries, as->head, d->generated_at, o->key_id ? o->key_id : "");
+	derived_uuid(seed, "report", uuid);
+	d->report_id = xstrdup(uuid);
+	free(seed);
+	free(optstr);
+	cJSON_Delete(opts);
+}
+
+/* generated_at: --at, else now. */
+static int
+report_time(const struct report_opts *o, struct report_doc *d, struct aerr *err)
+{
+	char t[32];
+
+	if (o->at != NULL) {
+		int64_t ms;
+
+		if (parse_time(o->at, &ms, err) != 0)
+			return aerr_prefix(err, "--at");
+		fmt_time_ms(ms, t);
+	} else {
+		now_iso(t);
+	}
+	d->generated_at = xstrdup(t);
+	return 0;
+}
+
+/* The files the bundle holds beside the renderings, by path, with their hashes. */
+static void
+list_files(struct report *r)
+{
+	struct report_doc *d = r->doc;
+
+	if (r->nfiles > 0)
+		qsort(r->files, r->nfiles, sizeof *r->files, file_cmp);
+	d->files = xcalloc(r->nfiles + 1, sizeof *d->files);
+	for (size_t i = 0; i < r->nfiles; i++) {
+		d->files[i].path = xstrdup(r->files[i].path);
+		sha256_hex(r->files[i].data.data, r->files[i].data.len, d->files[i].sha256);
+		d->files[i].size = (int64_t)r->files[i].data.len;
+	}
+	d->nfiles = r->nfiles;
+}
+
+/* The record from the database: the vendor, what the options choose of its
+ * incidents, rounds and runs, then everything judged once. */
+static int
+collect(struct db *db, const struct report_opts *o, int64_t vid, struct report *r,
+    struct assessment ***loaded, struct aerr *err)
+{
+	struct report_doc *d = r->doc;
+	struct audit_status as;
+	char failure[320];
+	int64_t *linked;
+	size_t nlinked;
+	int rc;
+
+	if (vendor_get(db, vid, &d->vendor, err) != 0 || report_time(o, d, err) != 0 ||
+	    audit_gate(db, o, &as, failure, err) != 0)
+		return err->code;
+	rc = collect_incidents(db, o, vid, r, &linked, &nlinked, err);
+	if (rc == 0)
+		rc = collect_assessments(db, o, vid, r, loaded, err);
+	if (rc == 0)
+		rc = collect_runs(db, o, vid, linked, nlinked, r, err);
+	free(linked);
+	if (rc != 0)
+		return rc;
+	report_header(o, vid, &as, failure, d);
+	return collect_endpoints(db, vid, d, err);
 }
 
 int
 report_collect(struct db *db, const struct report_opts *o, struct report *r, struct aerr *err)
 {
-	cJSON *rep = NULL, *vendor = NULL, *eps, *assess = NULL, *qdocs = NULL, *runs = NULL;
-	cJSON *incidents = NULL, *linked = NULL, *claims, *a, *opts, *cp;
-	struct audit_status as;
-	char failure[320];
-	char generated[32], retain[32], seed_uuid[37];
+	struct assessment **loaded = NULL;
 	int64_t vid;
-	char *seed, *optstr;
+	char basis[1024];
 
 	memset(r, 0, sizeof *r);
-	{
-		struct vendor v;
-
-		if (vendor_lookup(db, o->vendor, &vid, err) != 0 || vendor_get(db, vid, &v, err) != 0)
-			return err->code;
-		vendor = vendor_to_json(&v);
-		vendor_free(&v);
-	}
+	if (vendor_lookup(db, o->vendor, &vid, err) != 0)
+		return err->code;
 	r->vendor_id = vid;
 	r->include_leaked = o->include_leaked;
-	if (o->at != NULL) {
-		int64_t ms;
-
-		if (parse_time(o->at, &ms, err) != 0) {
-			cJSON_Delete(vendor);
-			return aerr_prefix(err, "--at");
-		}
-		fmt_time_ms(ms, generated);
-	} else {
-		now_iso(generated);
-	}
-	add_years(generated, o->retain_years, retain);
-	if (audit_gate(db, o, &as, failure, err) != 0) {
-		cJSON_Delete(vendor);
+	r->doc = xcalloc(1, sizeof *r->doc);
+	if (collect(db, o, vid, r, &loaded, err) != 0) {
+		loaded_free(loaded);
+		report_free(r);
 		return err->code;
 	}
-	if (collect_incidents(db, o, vid, generated, r, &incidents, &linked, err) != 0 ||
-	    collect_assessments(db, o, vid, r, &assess, &qdocs, err) != 0 ||
-	    collect_runs(db, o, vid, linked, r, &runs, err) != 0)
-		goto fail;
-
-	opts = cJSON_CreateObject();
-	if (o->assessment_id)
-		cJSON_AddNumberToObject(opts, "assessment", (double)o->assessment_id);
-	else
-		cJSON_AddNullToObject(opts, "assessment");
-	if (o->run_ids != NULL) {
-		cJSON *ra = cJSON_AddArrayToObject(opts, "runs");
-
-		for (size_t i = 0; i < o->nrun_ids; i++)
-			cJSON_AddItemToArray(ra, cJSON_CreateNumber((double)o->run_ids[i]));
-	} else {
-		cJSON_AddNullToObject(opts, "runs");
-	}
-	json_add_str(opts, "since", o->since);
-	if (o->incident_id)
-		cJSON_AddNumberToObject(opts, "incident", (double)o->incident_id);
-	else
-		cJSON_AddNullToObject(opts, "incident");
-	cJSON_AddNumberToObject(opts, "retain_years", (double)o->retain_years);
-	cJSON_AddBoolToObject(opts, "include_leaked_content", o->include_leaked);
-
-	/* The report id names this report of this database state at this time. */
-	optstr = cJSON_PrintUnformatted(opts);
-	seed = xasprintf("aivet-report\n%lld\n%s\n%lld\n%s\n%s\n%s", (long long)vid, optstr,
-	    (long long)as.entries, as.head, generated, o->key_id ? o->key_id : "");
-	derived_uuid(seed, "report", seed_uuid);
-	free(seed);
-	free(optstr);
-
-	rep = report_object(as.bad_seq != 0 ? failure : NULL);
-	cJSON_AddStringToObject(rep, "report_id", seed_uuid);
-	cJSON_AddStringToObject(rep, "aivet_version", PACKAGE_VERSION);
-	cJSON_AddStringToObject(rep, "generated_at", generated);
-	/* The zone every end-of-day deadline below ends in; null: none set, UTC assumed. */
-	json_add_str(rep, "organisation_timezone", org_zone());
-	cJSON_AddStringToObject(rep, "retention_until", retain);
-	json_add_str(rep, "signer_key_id", o->key_id);
-	json_add_str(rep, "signer_public_key", o->public_key);
-	cJSON_AddItemToObject(rep, "options", opts);
-	cp = cJSON_AddObjectToObject(rep, "audit_checkpoint");
-	cJSON_AddNumberToObject(cp, "entries", (double)as.entries);
-	cJSON_AddStringToObject(cp, "head", as.head);
-	cJSON_AddBoolToObject(cp, "intact", as.bad_seq == 0);
-	cJSON_AddItemToObject(rep, "vendor", vendor);
-	vendor = NULL;
-	eps = cJSON_AddArrayToObject(rep, "endpoints");
-	if (add_endpoints(db, vid, eps, err) != 0 || rate_assessments(db, assess, runs, eps, err) != 0)
-		goto fail;
-	claims = cJSON_CreateArray();
-	claims_mark_open(runs);
-	cJSON_ArrayForEach(a, assess) {
-		char key[32];
-
-		snprintf(key, sizeof key, "%lld", (long long)num(a, "questionnaire_id"));
-		add_claims(a, cJSON_GetObjectItem(qdocs, key), runs, eps, claims);
-	}
-	cJSON_AddItemToObject(rep, "assessments", assess);
-	assess = NULL;
-	{
-		cJSON *all = sorted_findings(runs, 1);
-
-		add_summary(rep, all, claims, cJSON_GetObjectItem(rep, "assessments"), runs);
-		cJSON_AddItemToObject(rep, "superseded_findings", sorted_findings(runs, 0));
-		cJSON_AddItemToObject(rep, "probe_runs", runs);
-		runs = NULL;
-		cJSON_AddItemToObject(rep, "claims", claims);
-		cJSON_AddItemToObject(rep, "findings", all);
-	}
-	cJSON_AddItemToObject(rep, "incidents", incidents);
-	incidents = NULL;
-	{
-		cJSON *files = cJSON_AddArrayToObject(rep, "evidence_files");
-
-		if (r->nfiles > 0)
-			qsort(r->files, r->nfiles, sizeof *r->files, file_cmp);
-		for (size_t i = 0; i < r->nfiles; i++) {
-			cJSON *f = cJSON_CreateObject();
-			char sha[65];
-
-			sha256_hex(r->files[i].data.data, r->files[i].data.len, sha);
-			cJSON_AddStringToObject(f, "path", r->files[i].path);
-			cJSON_AddStringToObject(f, "sha256", sha);
-			cJSON_AddNumberToObject(f, "size", (double)r->files[i].data.len);
-			cJSON_AddItemToArray(files, f);
-		}
-	}
-	cJSON_Delete(qdocs);
-	cJSON_Delete(linked);
-	r->json = rep;
+	judge(r->doc, loaded);
+	loaded_free(loaded);
+	summarise(r->doc);
+	vendor_verdict_basis(&r->doc->summary.verdict, basis, sizeof basis);
+	r->doc->summary.rating_basis = xstrdup(basis);
+	if (r->doc->summary.verdict.since_approval[0])
+		r->doc->summary.since_approval = xstrdup(r->doc->summary.verdict.since_approval);
+	list_files(r);
+	r->json = report_doc_to_json(r->doc);
 	return 0;
-fail:
-	cJSON_Delete(rep);
-	cJSON_Delete(vendor);
-	cJSON_Delete(assess);
-	cJSON_Delete(qdocs);
-	cJSON_Delete(runs);
-	cJSON_Delete(incidents);
-	cJSON_Delete(linked);
-	report_free(r);
-	return err->code;
 }
 
 void
@@ -1273,6 +1346,9 @@ report_free(struct report *r)
 	}
 	free(r->files);
 	cJSON_Delete(r->json);
+	if (r->doc != NULL)
+		report_doc_free(r->doc);
+	free(r->doc);
 	memset(r, 0, sizeof *r);
 }
 

@@ -1,0 +1,52 @@
+#!/bin/sh
+# key-reads.sh: the report and the claims are records, not JSON read back by
+# key. report.c builds the typed report from the database's records,
+# report-json.c writes report.json from it, claims.c judges typed runs into
+# claim lists: each may read by key (json_get_*, cJSON_GetObjectItem*,
+# cJSON_ArrayForEach) only the free-form documents the table below names, at
+# most as often as it says. The renderers still read report.json by key; their
+# counts may only fall. Neither report.c nor claims.c turns rows into objects
+# keyed by column name (db_col_name).
+. "$TESTS_SRCDIR/lib/lib.sh"
+top=$(cd "$TESTS_SRCDIR/.." && pwd)
+cd "$top" || exit 1
+
+reads() { grep -cE 'json_get_|cJSON_GetObjectItem|cJSON_ArrayForEach' "$1"; }
+
+# The counter counts: a line with a read is one, a line without none.
+printf 'a = json_get_str(o, "k");\nb = 1;\nc = cJSON_GetObjectItem(o, "k");\n' > "$T/sample.c"
+is "$(reads "$T/sample.c")" 2 "the counter finds the two reads of a sample"
+
+# FILE MAX WHAT: the most reads by key FILE may hold, and of what.
+while read -r file max what; do
+	case $file in ''|'#'*) continue ;; esac
+	if [ ! -f "$file" ]; then
+		ok 1 "$file exists (the table names a file that is gone)"
+		continue
+	fi
+	n=$(reads "$file")
+	ok "$([ "$n" -le "$max" ] && echo 0 || echo 1)" "$file: $n reads by key, at most $max ($what)"
+done <<'EOF'
+src/domain/report/report.c 3 an exchange's recorded headers, in the three shapes they come in
+src/domain/report/report-json.c 0 none
+src/domain/report/report-doc.c 0 none
+src/domain/assess/claims.c 10 a result's details where a measurement is compared (7), the questionnaire's value sets and finding codes (3)
+src/domain/report/report-html.c 60 report.json, until it renders the record
+src/domain/report/report-md.c 59 report.json, until it renders the record
+src/domain/report/report-oscal.c 28 report.json, until it renders the record
+src/domain/report/report-parts.c 28 report.json, until it renders the record
+src/domain/report/report-timing.c 17 a prefix-timing result's details
+src/domain/report/report-export.c 10 report.json, until it reads the record
+EOF
+
+total=0
+for f in src/domain/report/report.c src/domain/report/report-json.c src/domain/report/report-doc.c \
+    src/domain/assess/claims.c; do
+	total=$((total + $(reads "$f")))
+done
+ok "$([ "$total" -le 13 ] && echo 0 || echo 1)" "the collector, the writer and the claims: $total reads by key together, at most 13"
+
+for f in src/domain/report/report.c src/domain/assess/claims.c; do
+	is "$(grep -c 'db_col_name' "$f")" 0 "$f reads no row keyed by column name"
+done
+done_testing

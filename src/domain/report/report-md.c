@@ -139,7 +139,9 @@ cell_j(struct buf *b, const cJSON *v, const char *missing)
 	} else if (cJSON_IsBool(v)) {
 		cell_text(b, cJSON_IsTrue(v) ? "yes" : "no");
 	} else if (cJSON_IsArray(v) && cJSON_GetArraySize(v) > 0 && cJSON_IsString(v->child)) {
-		for (const cJSON *e = v->child; e != NULL; e = e->next) {
+		const cJSON *e;
+
+		cJSON_ArrayForEach(e, v) {
 			if (e != v->child)
 				buf_adds(b, ", ");
 			cell_text(b, cJSON_IsString(e) ? e->valuestring : "");

@@ -6,7 +6,10 @@
  * report.html and OSCAL render. Strings are NULL where report.json has null;
  * a has_ flag marks a number that may be null. Documents that are free-form
  * (a result's details, a run's calibration, plan and options, an answer's
- * value) stay cJSON, the same object report.json writes.
+ * value) stay cJSON, the same object report.json writes; what the renderings
+ * draw of them (the sweep's points, prefix timing's groups, the calibration)
+ * is read once into views (report_details_read), so no renderer reads a
+ * document by key.
  */
 #ifndef AIVET_REPORT_DOC_H
 #define AIVET_REPORT_DOC_H

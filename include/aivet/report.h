@@ -54,26 +54,38 @@ void report_free(struct report *r);
 
 /* The printed report.json bytes (tab-indented cJSON, trailing newline). */
 char *report_json_text(const cJSON *report);
-char *report_html(const cJSON *report);
-char *report_markdown(const cJSON *report);
-cJSON *report_oscal(const cJSON *report);
+/* The renderings of the report as a record (r->doc), each the same bytes for
+ * the same report. */
+char *report_html(const struct report *r);
+char *report_markdown(const struct report *r);
+cJSON *report_oscal(const struct report *r);
 
 /* ---- what both renderings share (report-parts.c) ---- */
 
+struct report_evidence;
+struct report_calibration;
+struct report_sweep;
+struct incident;
+
 /* The bundle path (evidence/NAME) of evidence id in this report, or NULL when
  * the bundle holds no file for it. */
-const char *report_evidence_path(const cJSON *rep, int64_t id);
+const char *report_evidence_path(const struct report_doc *d, int64_t id);
 
-/* One cited piece of evidence: an id (a number) or an evidence object (with
- * id, kind, original_name, file, file_note). path is NULL when the bundle has
- * no file for it, and note then says why. */
+/* One cited piece of evidence: an exchange by id (e NULL) or an evidence
+ * record (e). path is NULL when the bundle has no file for it, and note then
+ * says why. */
 struct report_ref {
 	int64_t id;
 	const char *path;
 	const char *note;
 	char name[EVIDENCE_NAME_MAX];
 };
-void report_evidence_ref(const cJSON *rep, const cJSON *e, struct report_ref *ref);
+void report_evidence_ref(const struct report_doc *d, int64_t id, const struct report_evidence *e,
+    struct report_ref *ref);
+
+/* The claims' statuses in the order the summary counts them: confirmed,
+ * contradicted, untested, consistent. */
+extern const char *const report_claim_words[4];
 
 /* Appends a relative bundle path as a URL path (RFC 3986 unreserved bytes
  * and '/' as they are, every other byte %XX), safe in HTML and Markdown. */
@@ -90,17 +102,22 @@ struct report_rows {
 	struct report_row *v;
 	size_t n;
 };
-void report_calibration_rows(const cJSON *calibration, struct report_rows *rows);
+void report_calibration_rows(const struct report_calibration *calibration, struct report_rows *rows);
 void report_rows_free(struct report_rows *rows);
 
-/* A sweep boundary ("refusal_boundary", "integrity_boundary") in words: the
- * tokens, or why there is none. */
-void report_boundary_words(const cJSON *sweep, const char *key, char *out, size_t n);
+/* A sweep boundary (the refusal boundary, else the integrity boundary) in
+ * words: the tokens, or why there is none. */
+void report_boundary_words(const struct report_sweep *sweep, int refusal, char *out, size_t n);
 
 /* An incident's facts in one sentence, the same in both renderings: "Status
  * open; severity 1; discovered ...; PHI yes; 120 individuals; EU data no;
  * exposure window A to B." */
-void report_incident_facts(const cJSON *incident, struct buf *out);
+void report_incident_facts(const struct incident *incident, struct buf *out);
+
+/* The prefix-timing probe's distributions as an SVG histogram in a <figure>,
+ * for the HTML report (report-timing.c); nothing when it holds no samples. */
+struct report_timing;
+void prefix_timing_svg(struct buf *b, const struct report_timing *timing);
 
 /* A name-based UUID (SHA-256 of seed and name, version-5 layout) so the same
  * report gives the same identifiers. */

@@ -34,10 +34,6 @@ void run_format_render(struct buf *b, const struct probe_run *runs, size_t n, in
  * looks them up); newly allocated. */
 char *incident_open_command_text(const char *endpoint_ref, const char *code, int64_t finding_id);
 
-/* The prefix-timing probe's distributions as an SVG histogram in a <figure>,
- * for the HTML report (report-timing.c); nothing when details hold no samples. */
-void prefix_timing_svg(struct buf *b, const cJSON *details);
-
 /* ---- every endpoint at once (probe-run.c) ---- */
 
 struct probe_all_opts {

@@ -69,6 +69,8 @@ char *tsa_statement_check(const char *dir, const struct tsa_status *st);
 void tsa_verify_recipe(struct buf *b, const char *url);
 /* What report.md and report.html say of the time, from report.json's time_stamp. */
 void tsa_report_words(const cJSON *report, struct buf *b);
+/* The same from the TSA asked of (NULL: none). */
+void tsa_request_words(const char *url, struct buf *b);
 
 /* ---- a report bundle's token: SHA256SUMS.tsr, SHA256SUMS.tsa.pem, TIMESTAMP.txt ---- */
 

@@ -290,17 +290,17 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 	rc = put(tmp, "report.json", text, strlen(text), &written, err);
 	free(text);
 	if (rc == 0) {
-		text = report_html(r->json);
+		text = report_html(r);
 		rc = put(tmp, "report.html", text, strlen(text), &written, err);
 		free(text);
 	}
 	if (rc == 0) {
-		text = report_markdown(r->json);
+		text = report_markdown(r);
 		rc = put(tmp, "report.md", text, strlen(text), &written, err);
 		free(text);
 	}
 	if (rc == 0) {
-		oscal = report_oscal(r->json);
+		oscal = report_oscal(r);
 		text = report_json_text(oscal);
 		cJSON_Delete(oscal);
 		rc = put(tmp, "oscal-assessment-results.json", text, strlen(text), &written, err);

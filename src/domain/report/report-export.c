@@ -16,6 +16,7 @@
 #include "assess.h"
 #include "incident.h"
 #include "run-query.h"
+#include "report-doc.h"
 
 int
 report_parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err)
@@ -48,13 +49,11 @@ report_parse_runs(const char *s, int64_t **ids, size_t *n, struct aerr *err)
 static int
 endpoints_clean(const struct report *r, struct aerr *err)
 {
-	const cJSON *e;
+	for (size_t i = 0; i < r->doc->endpoints.n; i++) {
+		const struct endpoint *e = &r->doc->endpoints.items[i];
 
-	cJSON_ArrayForEach(e, cJSON_GetObjectItem(r->json, "endpoints")) {
-		const cJSON *url = cJSON_GetObjectItem(e, "url"), *name = cJSON_GetObjectItem(e, "ref");
-
-		if (cJSON_IsString(url) && url_has_credential(url->valuestring)) {
-			const char *ref = cJSON_IsString(name) ? name->valuestring : "?";
+		if (e->url != NULL && url_has_credential(e->url)) {
+			const char *ref = e->ref != NULL ? e->ref : "?";
 			char *word = shell_word(ref);
 
 			aerr_set(err, AV_USAGE, "endpoint %s: its URL carries a credential, which the "
@@ -120,8 +119,8 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 	if (bundle_write(out, &r, sec, res->sums, err) != 0)
 		goto fail;
 	{
-		const char *rid = cJSON_GetObjectItem(r.json, "report_id")->valuestring;
-		const char *gen = cJSON_GetObjectItem(r.json, "generated_at")->valuestring;
+		const char *rid = r.doc->report_id, *gen = r.doc->generated_at;
+		/* The options as report.json records them, the one document it keeps them in. */
 		char *optstr = cJSON_PrintUnformatted(cJSON_GetObjectItem(r.json, "options"));
 		cJSON *d = cJSON_CreateObject();
 
@@ -147,8 +146,7 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 		if (rc != 0 || db_commit(db, err) != 0)
 			goto fail;
 		snprintf(res->report_id, sizeof res->report_id, "%s", rid);
-		snprintf(res->rating, sizeof res->rating, "%s", cJSON_GetObjectItem(
-		    cJSON_GetObjectItem(r.json, "summary"), "rating")->valuestring);
+		snprintf(res->rating, sizeof res->rating, "%s", r.doc->summary.rating);
 		res->evidence_files = r.nfiles;
 	}
 	err->code = 0;
@@ -186,27 +184,14 @@ choice_add(struct report_choice_list *l, int64_t id, const char *status)
 	l->items[l->n++].status = xstrdup(status ? status : "");
 }
 
-/* The id and status of each element of a list query's result. */
-static void
-choices_from(struct report_choice_list *l, const cJSON *arr)
-{
-	const cJSON *o;
-
-	cJSON_ArrayForEach(o, arr) {
-		const cJSON *id = cJSON_GetObjectItem(o, "id");
-
-		choice_add(l, cJSON_IsNumber(id) ? (int64_t)id->valuedouble : 0,
-		    cJSON_GetStringValue(cJSON_GetObjectItem(o, "status")));
-	}
-}
-
 void
 report_choices_load(struct db *db, int64_t vendor_id, int64_t now, struct report_choices *c)
 {
 	struct aerr e = { 0 };
 	int64_t *ids = NULL;
 	size_t n = 0;
-	cJSON *arr;
+	struct probe_run_list runs;
+	struct incident_list incs;
 
 	memset(c, 0, sizeof *c);
 	if (assessment_ids(db, vendor_id, &ids, &n, &e) == 0)
@@ -220,15 +205,18 @@ report_choices_load(struct db *db, int64_t vendor_id, int64_t now, struct report
 		}
 	free(ids);
 	aerr_clear(&e);
-	if (probe_runs_json(db, &(struct run_query){ .vendor_id = vendor_id }, &arr, &e) == 0) {
-		choices_from(&c->runs, arr);
-		cJSON_Delete(arr);
+	if (probe_run_list_load(db, &(struct run_query){ .vendor_id = vendor_id }, &runs, &e) == 0) {
+		for (size_t i = 0; i < runs.n; i++)
+			choice_add(&c->runs, runs.items[i].id, runs.items[i].status);
+		probe_run_list_free(&runs);
 	}
 	aerr_clear(&e);
-	if (incident_list_json(db, vendor_id, 0, now, &arr, &e) == 0) {
-		choices_from(&c->incidents, arr);
-		cJSON_Delete(arr);
+	if (incident_list_load(db, vendor_id, 0, now, &incs, &e) == 0) {
+		for (size_t i = 0; i < incs.n; i++)
+			choice_add(&c->incidents, incs.items[i].id, incs.items[i].status);
+		incident_list_free(&incs);
 	}
+	aerr_clear(&e);
 }
 
 static void

@@ -13,15 +13,7 @@
 
 #include "aivet/domain.h"
 #include "report.h"
-#include "run-format.h"
-
-static const char *
-s_of(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
+#include "report-doc.h"
 
 /* Markup as entities; control characters and bidirectional overrides first
  * shown as visible escapes (text_escape), so no text reorders the page. */
@@ -74,25 +66,49 @@ esc_value(struct buf *b, const cJSON *v)
 	}
 }
 
+/* Cells: text (NULL as a dash), a number, a free-form value, and a missing
+ * value said in words. */
 static void
-td_str(struct buf *b, const cJSON *o, const char *k)
+td_s(struct buf *b, const char *s)
 {
 	buf_adds(b, "<td>");
-	esc_value(b, cJSON_GetObjectItem(o, k));
+	esc(b, s);
 	buf_adds(b, "</td>");
 }
 
-/* One piece of evidence as a link to its file in the bundle (relative href),
- * its name as the text; evidence the bundle does not hold is named, and why.
- * The link downloads the file, never opens it: evidence is what a vendor or a
- * colleague gave, and an SVG or HTML file opened beside the report would run
- * its script with the bundle's files in reach. */
 static void
-evidence_link(struct buf *b, const cJSON *rep, const cJSON *e, const char *text)
+td_i(struct buf *b, int64_t v)
+{
+	buf_printf(b, "<td>%lld</td>", (long long)v);
+}
+
+static void
+td_j(struct buf *b, const cJSON *v)
+{
+	buf_adds(b, "<td>");
+	esc_value(b, v);
+	buf_adds(b, "</td>");
+}
+
+static void
+td_or(struct buf *b, const char *s, const char *missing)
+{
+	td_s(b, s != NULL ? s : missing);
+}
+
+/* One piece of evidence (an exchange by id, or an evidence record) as a link
+ * to its file in the bundle (relative href), its name as the text; evidence
+ * the bundle does not hold is named, and why. The link downloads the file,
+ * never opens it: evidence is what a vendor or a colleague gave, and an SVG
+ * or HTML file opened beside the report would run its script with the
+ * bundle's files in reach. */
+static void
+evidence_link(struct buf *b, const struct report_doc *d, int64_t id, const struct report_evidence *e,
+    const char *text)
 {
 	struct report_ref ref;
 
-	report_evidence_ref(rep, e, &ref);
+	report_evidence_ref(d, id, e, &ref);
 	if (ref.path == NULL) {
 		esc(b, ref.name);
 		buf_adds(b, " (");
@@ -107,38 +123,21 @@ evidence_link(struct buf *b, const cJSON *rep, const cJSON *e, const char *text)
 	buf_adds(b, "</a>");
 }
 
-/* A cell of links to a list of evidence (ids or evidence objects); "none" when empty. */
+/* A cell of links to a list of evidence (exchange ids, or records when ids
+ * is NULL); "none" when empty. */
 static void
-td_evidence(struct buf *b, const cJSON *rep, const cJSON *list)
+td_evidence(struct buf *b, const struct report_doc *d, const int64_t *ids,
+    const struct report_evidence *recs, size_t n)
 {
-	const cJSON *e;
-	int first = 1;
-
 	buf_adds(b, "<td>");
-	cJSON_ArrayForEach(e, list) {
-		if (!first)
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
 			buf_adds(b, ", ");
-		first = 0;
-		evidence_link(b, rep, e, NULL);
+		evidence_link(b, d, ids != NULL ? ids[i] : 0, ids != NULL ? NULL : &recs[i], NULL);
 	}
-	if (first)
+	if (n == 0)
 		buf_adds(b, "none");
 	buf_adds(b, "</td>");
-}
-
-/* A cell whose missing value is said in words. */
-static void
-td_or(struct buf *b, const cJSON *o, const char *k, const char *missing)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	if (v == NULL || cJSON_IsNull(v)) {
-		buf_adds(b, "<td>");
-		esc(b, missing);
-		buf_adds(b, "</td>");
-	} else {
-		td_str(b, o, k);
-	}
 }
 
 static void
@@ -152,27 +151,151 @@ fmt_tokens(char *out, size_t n, double v)
 		snprintf(out, n, "%.0f", v);
 }
 
-static double
-num_or(const cJSON *o, const char *k, double dflt)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsNumber(v) ? v->valuedouble : dflt;
-}
-
 /* Sweep points by prompt size, then non-streamed before streamed; stable for equal keys
  * because the evidence id breaks ties. */
 static int
 point_cmp(const void *a, const void *b)
 {
-	const cJSON *x = *(const cJSON *const *)a, *y = *(const cJSON *const *)b;
-	double d = num_or(x, "tokens_sent", 0) - num_or(y, "tokens_sent", 0);
+	const struct report_sweep_point *x = *(const struct report_sweep_point *const *)a;
+	const struct report_sweep_point *y = *(const struct report_sweep_point *const *)b;
+	double d = (x->has_tokens_sent ? x->tokens_sent : 0) - (y->has_tokens_sent ? y->tokens_sent : 0);
 
 	if (d == 0)
-		d = cJSON_IsTrue(cJSON_GetObjectItem(x, "stream")) - cJSON_IsTrue(cJSON_GetObjectItem(y, "stream"));
+		d = x->stream - y->stream;
 	if (d == 0)
-		d = num_or(x, "evidence", 0) - num_or(y, "evidence", 0);
+		d = (double)(x->evidence - y->evidence);
 	return d < 0 ? -1 : d > 0;
+}
+
+/* The sweep chart's frame: its size, plot area and the largest token count. */
+struct plot {
+	double W, H, L, R, T, B, pw, ph, xmax;
+};
+
+#define X(p, t) ((p)->L + (t) / (p)->xmax * (p)->pw)
+#define YF(p, f) ((p)->T + (1.0 - (f)) * (p)->ph)
+#define YU(p, u) ((p)->T + (1.0 - (u) / (p)->xmax) * (p)->ph)
+
+static double
+pt_tokens(const struct report_sweep_point *p)
+{
+	return p->has_tokens_sent ? p->tokens_sent : 0;
+}
+
+/* The share of the point's nonces echoed back (3 sent when not recorded). */
+static double
+pt_integrity(const struct report_sweep_point *p, double *tot)
+{
+	*tot = p->has_nonces_total ? p->nonces_total : 3;
+	return *tot > 0 ? (p->has_nonces_echoed ? p->nonces_echoed : 0) / *tot : 0;
+}
+
+/* The frame, the round ticks on both token axes, the integrity axis and the titles. */
+static void
+sweep_axes(struct buf *b, const struct plot *p)
+{
+	/* Round tick steps: 1, 2, 2.5 or 5 times a power of ten, about five of them. */
+	double raw = p->xmax / 5, mag = pow(10, floor(log10(raw))), fr = raw / mag;
+	double step = (fr <= 1 ? 1 : fr <= 2 ? 2 : fr <= 2.5 ? 2.5 : fr <= 5 ? 5 : 10) * mag;
+	char lab[32];
+
+	buf_printf(b, "<svg class=\"sweep-chart\" role=\"img\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
+	    "height=\"%.0f\" aria-label=\"context-integrity sweep\">\n", p->W, p->H, p->W, p->H);
+	buf_adds(b, "<title>Context-integrity sweep: prompt size against echoed-nonce integrity and "
+	    "reported usage</title>\n");
+	buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" "
+	    "stroke=\"#444\"/>\n", p->L, p->T, p->pw, p->ph);
+	for (double t = 0; t <= p->xmax; t += step) {
+		fmt_tokens(lab, sizeof lab, t);
+		buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
+		    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n"
+		    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b35900\">%s</text>\n",
+		    X(p, t), p->T, X(p, t), p->T + p->ph, X(p, t), p->T + p->ph + 16, lab, p->L + p->pw + 6,
+		    YU(p, t) + 4, lab);
+	}
+	for (int i = 0; i <= 5; i++)
+		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%d%%</text>\n",
+		    p->L - 6, YF(p, i / 5.0) + 4, i * 20);
+	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">prompt "
+	    "tokens sent</text>\n", p->L + p->pw / 2, p->H - 28);
+	buf_printf(b, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(-90 14 %.1f)\" "
+	    "text-anchor=\"middle\" fill=\"#1f5fa8\">nonces echoed</text>\n", p->T + p->ph / 2,
+	    p->T + p->ph / 2);
+	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(90 %.1f %.1f)\" "
+	    "text-anchor=\"middle\" fill=\"#b35900\">reported prompt tokens</text>\n",
+	    p->W - 8, p->T + p->ph / 2, p->W - 8, p->T + p->ph / 2);
+	/* Honest usage: the diagonal. */
+	buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b35900\" "
+	    "stroke-dasharray=\"2 4\" opacity=\"0.6\"/>\n", X(p, 0), YU(p, 0), X(p, p->xmax), YU(p, p->xmax));
+}
+
+/* The advertised context and the observed boundaries as vertical lines. */
+static void
+sweep_marks(struct buf *b, const struct plot *p, const struct report_sweep *d)
+{
+	const struct { int has; double v; const char *label, *color; double dy; } bounds[] = {
+		{ d->has_integrity_boundary, d->integrity_boundary, "integrity lost", "#c0392b", 26 },
+		{ d->has_refusal_boundary, d->refusal_boundary, "refused from", "#7d3c98", 40 },
+	};
+	char lab[32];
+
+	if (d->has_advertised && d->advertised > 0) {
+		fmt_tokens(lab, sizeof lab, d->advertised);
+		buf_printf(b, "<line class=\"advertised\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"#555\" stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+		    "text-anchor=\"end\">advertised %s</text>\n", X(p, d->advertised), p->T, X(p, d->advertised),
+		    p->T + p->ph, X(p, d->advertised) - 4, p->T + 12, lab);
+	}
+	for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
+		double x = X(p, bounds[i].v);
+
+		if (!bounds[i].has)
+			continue;
+		fmt_tokens(lab, sizeof lab, bounds[i].v);
+		buf_printf(b, "<line class=\"boundary\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+		    "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
+		    "fill=\"%s\">%s %s</text>\n", x, p->T, x, p->T + p->ph, bounds[i].color, x + 4,
+		    p->T + bounds[i].dy, bounds[i].color, bounds[i].label, lab);
+	}
+}
+
+/* The integrity line in order of prompt size (probes record points in the
+ * order sent), then each point and its reported usage. */
+static void
+sweep_points(struct buf *b, const struct plot *p, const struct report_sweep *d)
+{
+	const struct report_sweep_point **v = xcalloc(d->npoints + 1, sizeof *v);
+	struct buf line;
+	double tot, f;
+
+	for (size_t i = 0; i < d->npoints; i++)
+		v[i] = &d->points[i];
+	if (d->npoints > 0)
+		qsort(v, d->npoints, sizeof *v, point_cmp);
+	buf_init(&line);
+	for (size_t i = 0; i < d->npoints; i++) {
+		f = pt_integrity(v[i], &tot);
+		buf_printf(&line, "%s%.1f,%.1f", line.len ? " " : "", X(p, pt_tokens(v[i])), YF(p, f));
+	}
+	free(v);
+	if (line.len > 0)
+		buf_printf(b, "<polyline points=\"%s\" fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"2\"/>\n",
+		    line.data);
+	buf_free(&line);
+	for (size_t i = 0; i < d->npoints; i++) {
+		const struct report_sweep_point *pt = &d->points[i];
+		double t = pt_tokens(pt);
+
+		f = pt_integrity(pt, &tot);
+		buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"#1f5fa8\">"
+		    "<title>%.0f tokens: %.0f/%.0f nonces, %s</title></circle>\n", X(p, t), YF(p, f),
+		    pt->accepted ? "#1f5fa8" : "#fff", t, pt->has_nonces_echoed ? pt->nonces_echoed : 0, tot,
+		    pt->accepted ? "accepted" : "refused");
+		if (pt->has_usage)
+			buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"#e67e22\">"
+			    "<title>%.0f tokens sent, %.0f reported</title></rect>\n", X(p, t) - 3.5,
+			    YU(p, pt->usage_prompt_tokens) - 3.5, t, pt->usage_prompt_tokens);
+	}
 }
 
 /* The context-integrity sweep: prompt size (x) against echoed-nonce integrity
@@ -180,190 +303,82 @@ point_cmp(const void *a, const void *b)
  * same scale as x, so honest usage lies on the diagonal), with the advertised
  * context and the observed boundaries as vertical lines. */
 static void
-sweep_svg(struct buf *b, const cJSON *d)
+sweep_svg(struct buf *b, const struct report_sweep *d)
 {
-	const double W = 760, H = 350, L = 64, R = 70, T = 24, B = 66;
-	const double pw = W - L - R, ph = H - T - B;
-	const cJSON *points = cJSON_GetObjectItem(d, "points"), *p;
-	double adv = num_or(d, "advertised", 0), xmax = adv;
-	struct buf line;
-	char lab[32];
+	struct plot p = { .W = 760, .H = 350, .L = 64, .R = 70, .T = 24, .B = 66 };
 
-	cJSON_ArrayForEach(p, points) {
-		xmax = fmax(xmax, num_or(p, "tokens_sent", 0));
-		xmax = fmax(xmax, num_or(p, "usage_prompt_tokens", 0));
+	p.pw = p.W - p.L - p.R;
+	p.ph = p.H - p.T - p.B;
+	p.xmax = d->has_advertised ? d->advertised : 0;
+	for (size_t i = 0; i < d->npoints; i++) {
+		p.xmax = fmax(p.xmax, pt_tokens(&d->points[i]));
+		p.xmax = fmax(p.xmax, d->points[i].has_usage ? d->points[i].usage_prompt_tokens : 0);
 	}
-	if (xmax <= 0)
-		xmax = 1;
-	xmax *= 1.05;
-#define X(t) (L + (t) / xmax * pw)
-#define YF(f) (T + (1.0 - (f)) * ph)
-#define YU(u) (T + (1.0 - (u) / xmax) * ph)
-	buf_printf(b, "<svg class=\"sweep-chart\" role=\"img\" viewBox=\"0 0 %.0f %.0f\" width=\"%.0f\" "
-	    "height=\"%.0f\" aria-label=\"context-integrity sweep\">\n", W, H, W, H);
-	buf_adds(b, "<title>Context-integrity sweep: prompt size against echoed-nonce integrity and "
-	    "reported usage</title>\n");
-	buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#fff\" "
-	    "stroke=\"#444\"/>\n", L, T, pw, ph);
-	/* Round tick steps: 1, 2, 2.5 or 5 times a power of ten, about five of them. */
-	{
-		double raw = xmax / 5, mag = pow(10, floor(log10(raw))), fr = raw / mag;
-		double step = (fr <= 1 ? 1 : fr <= 2 ? 2 : fr <= 2.5 ? 2.5 : fr <= 5 ? 5 : 10) * mag;
-
-		for (double t = 0; t <= xmax; t += step) {
-			fmt_tokens(lab, sizeof lab, t);
-			buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
-			    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n"
-			    "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"#b35900\">%s</text>\n",
-			    X(t), T, X(t), T + ph, X(t), T + ph + 16, lab, L + pw + 6, YU(t) + 4, lab);
-		}
-	}
-	for (int i = 0; i <= 5; i++)
-		buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%d%%</text>\n",
-		    L - 6, YF(i / 5.0) + 4, i * 20);
-	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" text-anchor=\"middle\">prompt "
-	    "tokens sent</text>\n", L + pw / 2, H - 28);
-	buf_printf(b, "<text x=\"14\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(-90 14 %.1f)\" "
-	    "text-anchor=\"middle\" fill=\"#1f5fa8\">nonces echoed</text>\n", T + ph / 2, T + ph / 2);
-	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\" transform=\"rotate(90 %.1f %.1f)\" "
-	    "text-anchor=\"middle\" fill=\"#b35900\">reported prompt tokens</text>\n",
-	    W - 8, T + ph / 2, W - 8, T + ph / 2);
-	/* Honest usage: the diagonal. */
-	buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#b35900\" "
-	    "stroke-dasharray=\"2 4\" opacity=\"0.6\"/>\n", X(0), YU(0), X(xmax), YU(xmax));
-	if (adv > 0) {
-		fmt_tokens(lab, sizeof lab, adv);
-		buf_printf(b, "<line class=\"advertised\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-		    "stroke=\"#555\" stroke-dasharray=\"6 4\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
-		    "text-anchor=\"end\">advertised %s</text>\n", X(adv), T, X(adv), T + ph, X(adv) - 4,
-		    T + 12, lab);
-	}
-	{
-		static const struct { const char *key, *label, *color; double dy; } bounds[] = {
-			{ "integrity_boundary", "integrity lost", "#c0392b", 26 },
-			{ "refusal_boundary", "refused from", "#7d3c98", 40 },
-		};
-
-		for (size_t i = 0; i < sizeof bounds / sizeof bounds[0]; i++) {
-			const cJSON *v = cJSON_GetObjectItem(d, bounds[i].key);
-
-			if (!cJSON_IsNumber(v))
-				continue;
-			fmt_tokens(lab, sizeof lab, v->valuedouble);
-			buf_printf(b, "<line class=\"boundary\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-			    "stroke=\"%s\" stroke-width=\"2\"/><text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" "
-			    "fill=\"%s\">%s %s</text>\n", X(v->valuedouble), T, X(v->valuedouble), T + ph,
-			    bounds[i].color, X(v->valuedouble) + 4, T + bounds[i].dy, bounds[i].color,
-			    bounds[i].label, lab);
-		}
-	}
-	/* The line runs in order of prompt size; probes record points in the order sent. */
-	buf_init(&line);
-	{
-		const cJSON **v = NULL;
-		size_t n = 0;
-
-		cJSON_ArrayForEach(p, points) {
-			v = xrealloc(v, (n + 1) * sizeof *v);
-			v[n++] = p;
-		}
-		if (n > 0)
-			qsort(v, n, sizeof *v, point_cmp);
-		for (size_t i = 0; i < n; i++) {
-			double t = num_or(v[i], "tokens_sent", 0), tot = num_or(v[i], "nonces_total", 3);
-			double f = tot > 0 ? num_or(v[i], "nonces_echoed", 0) / tot : 0;
-
-			buf_printf(&line, "%s%.1f,%.1f", line.len ? " " : "", X(t), YF(f));
-		}
-		free(v);
-	}
-	if (line.len > 0)
-		buf_printf(b, "<polyline points=\"%s\" fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"2\"/>\n",
-		    line.data);
-	buf_free(&line);
-	cJSON_ArrayForEach(p, points) {
-		double t = num_or(p, "tokens_sent", 0), tot = num_or(p, "nonces_total", 3);
-		double f = tot > 0 ? num_or(p, "nonces_echoed", 0) / tot : 0;
-		const cJSON *u = cJSON_GetObjectItem(p, "usage_prompt_tokens");
-		int accepted = cJSON_IsTrue(cJSON_GetObjectItem(p, "accepted"));
-
-		buf_printf(b, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4\" fill=\"%s\" stroke=\"#1f5fa8\">"
-		    "<title>%.0f tokens: %.0f/%.0f nonces, %s</title></circle>\n", X(t), YF(f),
-		    accepted ? "#1f5fa8" : "#fff", t, num_or(p, "nonces_echoed", 0), tot,
-		    accepted ? "accepted" : "refused");
-		if (cJSON_IsNumber(u))
-			buf_printf(b, "<rect x=\"%.1f\" y=\"%.1f\" width=\"7\" height=\"7\" fill=\"#e67e22\">"
-			    "<title>%.0f tokens sent, %.0f reported</title></rect>\n", X(t) - 3.5,
-			    YU(u->valuedouble) - 3.5, t, u->valuedouble);
-	}
+	if (p.xmax <= 0)
+		p.xmax = 1;
+	p.xmax *= 1.05;
+	sweep_axes(b, &p);
+	sweep_marks(b, &p, d);
+	sweep_points(b, &p, d);
 	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\"><tspan fill=\"#1f5fa8\">&#9679; nonces "
 	    "echoed (hollow: refused)</tspan>  <tspan fill=\"#e67e22\">&#9632; reported usage</tspan>"
-	    "</text>\n", L, H - 8);
+	    "</text>\n", p.L, p.H - 8);
 	buf_adds(b, "</svg>\n");
+}
+
 #undef X
 #undef YF
 #undef YU
-}
 
-/* A table of one row per element of list, one cell per key; th is the
- * header row's cells. */
+/* Findings, each list[idx[i]] (list[i] when idx is NULL); a column for the
+ * run that superseded them when the first is not open. */
 static void
-rows_table(struct buf *b, const char *th, const cJSON *list, const char *const keys[])
+findings_table(struct buf *b, const struct report_doc *d, const struct report_finding *list,
+    const size_t *idx, size_t n)
 {
-	const cJSON *r;
-
-	buf_printf(b, "<table><tr>%s</tr>\n", th);
-	cJSON_ArrayForEach(r, list) {
-		buf_adds(b, "<tr>");
-		for (size_t k = 0; keys[k] != NULL; k++)
-			td_str(b, r, keys[k]);
-		buf_adds(b, "</tr>\n");
-	}
-	buf_adds(b, "</table>\n");
-}
-
-static void
-findings_table(struct buf *b, const cJSON *rep, const cJSON *list)
-{
-	const cJSON *f;
-	int superseded = cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetArrayItem(list, 0), "open"));
+	int superseded = n > 0 && !list[idx != NULL ? idx[0] : 0].open;
 
 	buf_printf(b, "<table><tr><th>Severity</th><th>Code</th><th>Probe</th><th>Run</th>%s"
 	    "<th>Message</th><th>Evidence</th></tr>\n", superseded ? "<th>Superseded by run</th>" : "");
-	cJSON_ArrayForEach(f, list) {
-		buf_printf(b, "<tr class=\"sev-%s\">", s_of(f, "severity") ? s_of(f, "severity") : "");
-		td_str(b, f, "severity");
-		td_str(b, f, "code");
-		td_str(b, f, "probe");
-		td_str(b, f, "run_id");
-		if (superseded)
-			td_str(b, f, "superseded_by_run");
-		td_str(b, f, "message");
-		td_evidence(b, rep, cJSON_GetObjectItem(f, "evidence"));
+	for (size_t i = 0; i < n; i++) {
+		const struct report_finding *f = &list[idx != NULL ? idx[i] : i];
+
+		buf_printf(b, "<tr class=\"sev-%s\">", f->severity ? f->severity : "");
+		td_s(b, f->severity);
+		td_s(b, f->code);
+		td_s(b, f->probe);
+		td_i(b, f->run_id);
+		if (superseded && f->superseded_by_run != 0)
+			td_i(b, f->superseded_by_run);
+		else if (superseded)
+			td_s(b, NULL);
+		td_s(b, f->message);
+		td_evidence(b, d, f->evidence, NULL, f->nevidence);
 		buf_adds(b, "</tr>\n");
 	}
 	buf_adds(b, "</table>\n");
 }
 
+/* Claims, each list[idx[i]] (list[i] when idx is NULL). */
 static void
-claims_table(struct buf *b, const cJSON *list)
+claims_table(struct buf *b, const struct claim *list, const size_t *idx, size_t n)
 {
-	const cJSON *c;
-
 	buf_adds(b, "<table><tr><th>Question</th><th>Vendor's answer</th><th>Endpoint</th>"
 	    "<th>Claim</th><th>On what evidence</th></tr>\n");
-	cJSON_ArrayForEach(c, list) {
-		buf_printf(b, "<tr class=\"claim-%s\"><td>", s_of(c, "status"));
-		esc(b, s_of(c, "question_id"));
-		if (s_of(c, "question")) {
+	for (size_t i = 0; i < n; i++) {
+		const struct claim *c = &list[idx != NULL ? idx[i] : i];
+
+		buf_printf(b, "<tr class=\"claim-%s\"><td>", c->status);
+		esc(b, c->question_id);
+		if (c->question) {
 			buf_adds(b, ": ");
-			esc(b, s_of(c, "question"));
+			esc(b, c->question);
 		}
 		buf_adds(b, "</td>");
-		td_str(b, c, "answer");
-		td_str(b, c, "endpoint");
-		buf_printf(b, "<td><strong>%s</strong></td>", s_of(c, "status"));
-		td_str(b, c, "reason");
+		td_j(b, c->answer);
+		td_s(b, c->endpoint);
+		buf_printf(b, "<td><strong>%s</strong></td>", c->status);
+		td_s(b, c->reason);
 		buf_adds(b, "</tr>\n");
 	}
 	buf_adds(b, "</table>\n");
@@ -384,52 +399,48 @@ static const char css[] =
     "@media print{body{max-width:none}h2{page-break-after:avoid}table,svg{page-break-inside:avoid}}";
 
 /* A section of the report over one of its lists: the heading, and when the
- * list is empty, the sentence that says so. Returns the list. */
-static const cJSON *
-section(struct buf *b, const cJSON *rep, const char *key, const char *id, const char *title,
-    const char *none)
+ * list is empty (n 0), the sentence that says so. */
+static void
+section(struct buf *b, size_t n, const char *id, const char *title, const char *none)
 {
-	const cJSON *list = cJSON_GetObjectItem(rep, key);
-
 	buf_printf(b, "<h2 id=\"%s\">%s</h2>\n", id, title);
-	if (cJSON_GetArraySize(list) == 0)
+	if (n == 0)
 		buf_printf(b, "<p>%s</p>\n", none);
-	return list;
 }
 
 /* The title and who made and signed the report. */
 static void
-html_head(struct buf *b, const cJSON *rep)
+html_head(struct buf *b, const struct report *r)
 {
-	const cJSON *v = cJSON_GetObjectItem(rep, "vendor");
+	const struct report_doc *d = r->doc;
 
 	buf_adds(b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>aivet report: ");
-	esc(b, s_of(v, "name"));
+	esc(b, d->vendor.name);
 	buf_printf(b, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
-	if (s_of(rep, "audit_failure") != NULL) {
+	if (d->audit_failure != NULL) {
 		buf_adds(b, "<p class=\"audit-failure\"><strong>");
-		esc(b, s_of(rep, "audit_failure"));
+		esc(b, d->audit_failure);
 		buf_adds(b, "</strong></p>\n");
 	}
 	buf_adds(b, "<h1>Vendor report: ");
-	esc(b, s_of(v, "name"));
+	esc(b, d->vendor.name);
 	buf_adds(b, "</h1>\n<dl>\n<dt>Report</dt><dd><code>");
-	esc(b, s_of(rep, "report_id"));
+	esc(b, d->report_id);
 	buf_adds(b, "</code></dd>\n<dt>Generated</dt><dd>");
-	esc(b, s_of(rep, "generated_at"));
+	esc(b, d->generated_at);
 	buf_adds(b, "</dd>\n<dt>Keep until</dt><dd>");
-	esc(b, s_of(rep, "retention_until"));
+	esc(b, d->retention_until);
 	buf_adds(b, "</dd>\n<dt>Signed by key</dt><dd><code>");
-	esc(b, s_of(rep, "signer_key_id"));
+	esc(b, d->signer_key_id);
 	buf_adds(b, "</code></dd>\n<dt>Signer's public key</dt><dd><code>");
-	esc(b, s_of(rep, "signer_public_key"));
+	esc(b, d->signer_public_key);
 	buf_adds(b, "</code> (compare it with the key obtained out of band)</dd>\n<dt>aivet</dt><dd>");
-	esc(b, s_of(rep, "aivet_version"));
+	esc(b, d->aivet_version);
 	{
 		struct buf t;
 
 		buf_init(&t);
-		tsa_report_words(rep, &t);
+		tsa_request_words(r->tsa_url, &t);
 		buf_adds(b, "</dd>\n<dt>Time</dt><dd>");
 		esc(b, t.data);
 		buf_free(&t);
@@ -439,46 +450,48 @@ html_head(struct buf *b, const cJSON *rep)
 
 /* The rating, the counts, and what most needs a reader's eye. */
 static void
-html_summary(struct buf *b, const cJSON *rep, const cJSON *sum)
+html_summary(struct buf *b, const struct report_doc *d)
 {
-	const cJSON *x;
-	const char *rating = s_of(sum, "rating");
+	const struct report_summary *sum = &d->summary;
+	const char *rating = sum->rating;
+	const int64_t claims[4] = { sum->claims_confirmed, sum->claims_contradicted, sum->claims_untested,
+		sum->claims_consistent };
 
 	buf_adds(b, "<h2 id=\"summary\">Summary</h2>\n");
 	buf_printf(b, "<p>Overall rating: <span class=\"rating rating-%s\">%s</span></p>\n",
 	    rating ? rating : "", rating ? rating : "");
-	if (s_of(sum, "rating_rule") != NULL) {
+	if (sum->rating_rule != NULL) {
 		buf_adds(b, "<p class=\"rule\">The overall rating is ");
-		esc(b, s_of(sum, "rating_rule"));
+		esc(b, sum->rating_rule);
 		buf_adds(b, " An assessment is ");
-		esc(b, s_of(sum, "assessment_rating_rule"));
+		esc(b, sum->assessment_rating_rule);
 		buf_adds(b, "</p>\n");
 	}
 	buf_adds(b, "<table><tr>");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
-		buf_printf(b, "<th>open %s</th>", x->string);
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "claims"))
-		buf_printf(b, "<th>claims %s</th>", x->string);
+	for (int i = SEV_COUNT - 1; i >= 0; i--)
+		buf_printf(b, "<th>open %s</th>", severity_name((enum severity)i));
+	for (int i = 0; i < 4; i++)
+		buf_printf(b, "<th>claims %s</th>", report_claim_words[i]);
 	buf_adds(b, "</tr><tr>");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "findings"))
-		buf_printf(b, "<td>%d</td>", x->valueint);
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(sum, "claims"))
-		buf_printf(b, "<td>%d</td>", x->valueint);
+	for (int i = SEV_COUNT - 1; i >= 0; i--)
+		buf_printf(b, "<td>%lld</td>", (long long)sum->findings[i]);
+	for (int i = 0; i < 4; i++)
+		buf_printf(b, "<td>%lld</td>", (long long)claims[i]);
 	buf_adds(b, "</tr></table>\n<h3>Critical and high findings</h3>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(sum, "critical_findings")) == 0)
+	if (sum->ncritical == 0)
 		buf_adds(b, "<p>None.</p>\n");
 	else
-		findings_table(b, rep, cJSON_GetObjectItem(sum, "critical_findings"));
+		findings_table(b, d, d->findings, sum->critical, sum->ncritical);
 	buf_adds(b, "<h3>Contradicted claims</h3>\n");
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(sum, "contradicted_claims")) == 0)
+	if (sum->ncontradicted == 0)
 		buf_adds(b, "<p>None.</p>\n");
 	else
-		claims_table(b, cJSON_GetObjectItem(sum, "contradicted_claims"));
+		claims_table(b, d->claims.items, sum->contradicted, sum->ncontradicted);
 }
 
 /* How the run measured tokens per word, as a table with each sample's exchange. */
 static void
-html_calibration(struct buf *b, const cJSON *rep, const cJSON *cal)
+html_calibration(struct buf *b, const struct report_doc *d, const struct report_calibration *cal)
 {
 	struct report_rows rows;
 
@@ -491,12 +504,9 @@ html_calibration(struct buf *b, const cJSON *rep, const cJSON *cal)
 		esc(b, rows.v[i].value);
 		buf_adds(b, "</td>");
 		if (rows.v[i].evidence > 0) {
-			cJSON *id = cJSON_CreateNumber((double)rows.v[i].evidence);
-
 			buf_adds(b, "<td>");
-			evidence_link(b, rep, id, NULL);
+			evidence_link(b, d, rows.v[i].evidence, NULL, NULL);
 			buf_adds(b, "</td>");
-			cJSON_Delete(id);
 		}
 		buf_adds(b, "</tr>\n");
 	}
@@ -506,229 +516,247 @@ html_calibration(struct buf *b, const cJSON *rep, const cJSON *cal)
 
 /* The run's exchanges: each id and file a link to the exchange's file. */
 static void
-html_exchanges(struct buf *b, const cJSON *rep, const cJSON *x)
+html_exchanges(struct buf *b, const struct report_doc *d, const struct report_run *x)
 {
-	const cJSON *r;
-
-	if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "exchanges")) == 0)
+	if (x->nexchanges == 0)
 		return;
 	buf_adds(b, "<details><summary>Exchanges (evidence files)</summary>\n<table><tr><th>Evidence"
 	    "</th><th>Probe</th><th>Seq</th><th>Tenant</th><th>Status</th><th>File</th>"
 	    "<th>SHA-256 of the file</th></tr>\n");
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "exchanges")) {
-		const cJSON *id = cJSON_GetObjectItem(r, "evidence_id");
+	for (size_t i = 0; i < x->nexchanges; i++) {
+		const struct report_exchange *r = &x->exchanges[i];
 		char num[32];
 
-		snprintf(num, sizeof num, "%.0f", num_or(r, "evidence_id", 0));
+		snprintf(num, sizeof num, "%lld", (long long)r->evidence_id);
 		buf_adds(b, "<tr><td>");
-		evidence_link(b, rep, id, num);
+		evidence_link(b, d, r->evidence_id, NULL, num);
 		buf_adds(b, "</td>");
-		td_str(b, r, "probe");
-		td_str(b, r, "seq");
-		td_str(b, r, "tenant");
-		if (cJSON_IsNumber(cJSON_GetObjectItem(r, "status")))
-			td_str(b, r, "status");
+		td_s(b, r->probe);
+		td_i(b, r->seq);
+		td_s(b, r->tenant);
+		if (r->has_status)
+			td_i(b, r->status);
 		else
 			buf_adds(b, "<td>no response</td>");
 		buf_adds(b, "<td>");
-		evidence_link(b, rep, id, s_of(r, "file"));
+		evidence_link(b, d, r->evidence_id, NULL, r->file);
 		buf_adds(b, "</td><td><code>");
-		esc(b, s_of(r, "file_sha256"));
+		esc(b, r->file_sha256);
 		buf_adds(b, "</code></td></tr>\n");
 	}
 	buf_adds(b, "</table></details>\n");
 }
 
+/* The charts a result's probe draws: the sweep's, prefix timing's. */
+static void
+html_charts(struct buf *b, const struct report_result *r)
+{
+	if (r->sweep.present) {
+		char rb[120], ib[120];
+
+		report_boundary_words(&r->sweep, 1, rb, sizeof rb);
+		report_boundary_words(&r->sweep, 0, ib, sizeof ib);
+		buf_adds(b, "<figure>\n");
+		sweep_svg(b, &r->sweep);
+		buf_adds(b, "<figcaption>Context-integrity sweep: behaviour past the limit was <strong>");
+		esc(b, r->sweep.change);
+		buf_adds(b, "</strong>; refusal boundary ");
+		esc(b, rb);
+		buf_adds(b, "; integrity boundary ");
+		esc(b, ib);
+		buf_adds(b, ".</figcaption>\n</figure>\n");
+	}
+	if (r->timing.present)
+		prefix_timing_svg(b, &r->timing);
+}
+
 /* One probe run: its results, the charts its probes draw, its exchanges. */
 static void
-html_run(struct buf *b, const cJSON *rep, const cJSON *x)
+html_run(struct buf *b, const struct report_doc *d, const struct report_run *x)
 {
-	const cJSON *r;
-
-	buf_printf(b, "<h3>Run %d on ", cJSON_GetObjectItem(x, "id")->valueint);
-	esc(b, s_of(x, "endpoint"));
+	buf_printf(b, "<h3>Run %d on ", (int)x->id);
+	esc(b, x->endpoint);
 	buf_adds(b, "</h3>\n<p>Status ");
-	esc(b, s_of(x, "status"));
+	esc(b, x->status);
 	buf_adds(b, ", started ");
-	esc(b, s_of(x, "started_at"));
-	if (s_of(x, "finished_at") != NULL) {
+	esc(b, x->started_at);
+	if (x->finished_at != NULL) {
 		buf_adds(b, ", finished ");
-		esc(b, s_of(x, "finished_at"));
+		esc(b, x->finished_at);
 	} else {
 		buf_adds(b, ", not finished");
 	}
-	buf_printf(b, "; tokens in %.0f, out %.0f.</p>\n", num_or(x, "tokens_in", 0),
-	    num_or(x, "tokens_out", 0));
-	html_calibration(b, rep, cJSON_GetObjectItem(x, "calibration"));
+	buf_printf(b, "; tokens in %lld, out %lld.</p>\n", (long long)x->tokens_in, (long long)x->tokens_out);
+	html_calibration(b, d, &x->cal);
 	buf_adds(b, "<table><tr><th>Probe</th><th>Verdict</th><th>Reason</th>"
 	    "<th>Requests</th></tr>\n");
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "results")) {
+	for (size_t i = 0; i < x->nresults; i++) {
+		const struct report_result *r = &x->results[i];
+
 		buf_adds(b, "<tr>");
-		td_str(b, r, "probe");
-		buf_printf(b, "<td><strong>%s</strong></td>", s_of(r, "verdict") ? s_of(r, "verdict") : "");
-		if (s_of(r, "reason") != NULL)
-			td_str(b, r, "reason");
+		td_s(b, r->probe);
+		buf_printf(b, "<td><strong>%s</strong></td>", r->verdict ? r->verdict : "");
+		td_or(b, r->reason, "no reason recorded");
+		if (r->has_requests)
+			td_i(b, r->requests);
 		else
-			buf_adds(b, "<td>no reason recorded</td>");
-		td_str(b, r, "requests");
+			td_s(b, NULL);
 		buf_adds(b, "</tr>\n");
 	}
 	buf_adds(b, "</table>\n");
-	cJSON_ArrayForEach(r, cJSON_GetObjectItem(x, "results")) {
-		const cJSON *d = cJSON_GetObjectItem(r, "details");
-
-		if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "sweep") == 0 && cJSON_IsObject(d) &&
-		    cJSON_IsArray(cJSON_GetObjectItem(d, "points"))) {
-			char rb[120], ib[120];
-
-			report_boundary_words(d, "refusal_boundary", rb, sizeof rb);
-			report_boundary_words(d, "integrity_boundary", ib, sizeof ib);
-			buf_adds(b, "<figure>\n");
-			sweep_svg(b, d);
-			buf_adds(b, "<figcaption>Context-integrity sweep: behaviour past the limit was <strong>");
-			esc(b, s_of(d, "change"));
-			buf_adds(b, "</strong>; refusal boundary ");
-			esc(b, rb);
-			buf_adds(b, "; integrity boundary ");
-			esc(b, ib);
-			buf_adds(b, ".</figcaption>\n</figure>\n");
-		}
-		if (s_of(r, "probe") && strcmp(s_of(r, "probe"), "prefix-timing") == 0 && cJSON_IsObject(d))
-			prefix_timing_svg(b, d);
-	}
-	html_exchanges(b, rep, x);
+	for (size_t i = 0; i < x->nresults; i++)
+		html_charts(b, &x->results[i]);
+	html_exchanges(b, d, x);
 }
 
+/* Who made, submitted and approved an assessment, and how it is rated. */
 static void
-html_runs(struct buf *b, const cJSON *rep)
+html_assessment_head(struct buf *b, const struct report_assessment *x)
 {
-	/* The list first: cJSON_ArrayForEach names its array twice, which wrote the heading twice. */
-	const cJSON *x, *list = section(b, rep, "probe_runs", "runs", "Probe runs",
-	    "No probe runs in this report.");
-
-	cJSON_ArrayForEach(x, list)
-		html_run(b, rep, x);
+	buf_printf(b, "<h3>Assessment %d, round %d: ", (int)x->id, (int)x->round);
+	esc(b, x->q_title);
+	buf_adds(b, "</h3>\n<p>Status ");
+	esc(b, x->status);
+	buf_adds(b, "; created by ");
+	esc(b, x->created_by);
+	buf_adds(b, " at ");
+	esc(b, x->created_at);
+	if (x->submitted_at != NULL) {
+		buf_adds(b, "; submitted ");
+		esc(b, x->submitted_at);
+	} else {
+		buf_adds(b, "; not submitted");
+	}
+	if (x->approved_at != NULL) {
+		buf_adds(b, "; approved ");
+		esc(b, x->approved_at);
+		buf_adds(b, " by ");
+		esc(b, x->reviewer ? x->reviewer : "an unrecorded reviewer");
+		if (x->since_approval != NULL) {
+			buf_adds(b, ", ");
+			esc(b, x->since_approval);
+		}
+	} else {
+		buf_adds(b, "; not approved");
+	}
+	/* Rated as assess show rates it (report.json's rating, its contradicted claims counted). */
+	buf_printf(b, ".</p>\n<p>Rating <span class=\"rating rating-%s\">%s</span>, risk score %.1f "
+	    "(worst answer %s)", x->rating ? x->rating : "", x->rating ? x->rating : "not rated",
+	    x->risk_score, x->worst_risk ? x->worst_risk : "none");
+	if (x->contradicted_claims > 0) {
+		buf_printf(b, "; %d contradicted claim%s counted high: ", (int)x->contradicted_claims,
+		    x->contradicted_claims == 1 ? "" : "s");
+		esc(b, x->contradicted_by ? x->contradicted_by : "");
+	}
 }
 
 /* Each assessment with every answer, who gave it and its evidence. */
 static void
-html_assessments(struct buf *b, const cJSON *rep)
+html_assessments(struct buf *b, const struct report_doc *d)
 {
-	const cJSON *x, *y, *list = section(b, rep, "assessments", "assessments", "Assessments",
-	    "No assessments in this report.");
+	section(b, d->nassessments, "assessments", "Assessments", "No assessments in this report.");
+	for (size_t i = 0; i < d->nassessments; i++) {
+		const struct report_assessment *x = &d->assessments[i];
 
-	cJSON_ArrayForEach(x, list) {
-		const cJSON *q = cJSON_GetObjectItem(x, "questionnaire");
-
-		buf_printf(b, "<h3>Assessment %d, round %d: ", cJSON_GetObjectItem(x, "id")->valueint,
-		    (int)num_or(x, "round", 1));
-		esc(b, s_of(q, "title"));
-		buf_adds(b, "</h3>\n<p>Status ");
-		esc(b, s_of(x, "status"));
-		buf_adds(b, "; created by ");
-		esc(b, s_of(x, "created_by"));
-		buf_adds(b, " at ");
-		esc(b, s_of(x, "created_at"));
-		if (s_of(x, "submitted_at") != NULL) {
-			buf_adds(b, "; submitted ");
-			esc(b, s_of(x, "submitted_at"));
-		} else {
-			buf_adds(b, "; not submitted");
-		}
-		if (s_of(x, "approved_at") != NULL) {
-			buf_adds(b, "; approved ");
-			esc(b, s_of(x, "approved_at"));
-			buf_adds(b, " by ");
-			esc(b, s_of(x, "reviewer") ? s_of(x, "reviewer") : "an unrecorded reviewer");
-			if (s_of(x, "since_approval") != NULL) {
-				buf_adds(b, ", ");
-				esc(b, s_of(x, "since_approval"));
-			}
-		} else {
-			buf_adds(b, "; not approved");
-		}
-		/* Rated as assess show rates it (report.json's rating, its contradicted claims counted). */
-		buf_printf(b, ".</p>\n<p>Rating <span class=\"rating rating-%s\">%s</span>, risk score %.1f "
-		    "(worst answer %s)", s_of(x, "rating") ? s_of(x, "rating") : "",
-		    s_of(x, "rating") ? s_of(x, "rating") : "not rated", num_or(x, "risk_score", 0),
-		    s_of(x, "worst_risk") ? s_of(x, "worst_risk") : "none");
-		if (num_or(x, "contradicted_claims", 0) > 0) {
-			buf_printf(b, "; %d contradicted claim%s counted high: ",
-			    (int)num_or(x, "contradicted_claims", 0),
-			    num_or(x, "contradicted_claims", 0) == 1 ? "" : "s");
-			esc(b, s_of(x, "contradicted_by") ? s_of(x, "contradicted_by") : "");
-		}
+		html_assessment_head(b, x);
 		buf_adds(b, ".</p>\n<table><tr><th>Question</th><th>Answer</th><th>Risk</th><th>Claim</th>"
 		    "<th>Note</th><th>By</th><th>At</th><th>Evidence</th></tr>\n");
-		cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "answers")) {
+		for (size_t k = 0; k < x->nanswers; k++) {
+			const struct report_answer *y = &x->answers[k];
+
 			buf_adds(b, "<tr><td>");
-			esc(b, s_of(y, "question_id"));
-			if (s_of(y, "question")) {
+			esc(b, y->question_id);
+			if (y->question) {
 				buf_adds(b, ": ");
-				esc(b, s_of(y, "question"));
+				esc(b, y->question);
 			}
 			buf_adds(b, "</td>");
-			td_or(b, y, "value", "not answered");
-			td_or(b, y, "risk", "none");
-			if (s_of(y, "claim") != NULL)
-				buf_printf(b, "<td class=\"claim-%s\"><strong>%s</strong></td>", s_of(y, "claim"),
-				    s_of(y, "claim"));
+			if (y->value != NULL)
+				td_j(b, y->value);
+			else
+				td_s(b, "not answered");
+			td_or(b, y->risk, "none");
+			if (y->claim != NULL)
+				buf_printf(b, "<td class=\"claim-%s\"><strong>%s</strong></td>", y->claim, y->claim);
 			else
 				buf_adds(b, "<td>not testable</td>");
-			td_or(b, y, "note", "none");
-			td_str(b, y, "actor");
-			td_str(b, y, "updated_at");
-			td_evidence(b, rep, cJSON_GetObjectItem(y, "evidence"));
+			td_or(b, y->note, "none");
+			td_s(b, y->actor);
+			td_s(b, y->updated_at);
+			td_evidence(b, d, NULL, y->evidence, y->nevidence);
 			buf_adds(b, "</tr>\n");
 		}
 		buf_adds(b, "</table>\n");
 	}
 }
 
-/* Each incident: its timeline, notification clocks and tasks. */
+/* An incident's timeline, notification clocks and tasks. */
 static void
-html_incidents(struct buf *b, const cJSON *rep)
+html_incident_tables(struct buf *b, const struct incident *x)
 {
-	const cJSON *x, *list = section(b, rep, "incidents", "incidents", "Incidents", "None.");
+	buf_printf(b, "<table><tr>%s</tr>\n", "<th>When (UTC)</th><th>Kind</th><th>Who</th><th>What</th>");
+	for (size_t i = 0; i < x->ntimeline; i++) {
+		const struct incident_entry *e = &x->timeline[i];
 
-	cJSON_ArrayForEach(x, list) {
-		buf_printf(b, "<h3>Incident %d: ", cJSON_GetObjectItem(x, "id")->valueint);
-		esc(b, s_of(x, "title"));
-		{
-			struct buf f;
+		buf_adds(b, "<tr>");
+		td_s(b, e->at_utc), td_s(b, e->kind), td_s(b, e->actor), td_s(b, e->text);
+		buf_adds(b, "</tr>\n");
+	}
+	buf_adds(b, "</table>\n");
+	if (x->clocks[0].name != NULL) {
+		buf_adds(b, "<h4>Notification clocks (as of ");
+		esc(b, x->as_of);
+		buf_adds(b, ")</h4>\n");
+		buf_printf(b, "<table><tr>%s</tr>\n", "<th>Clock</th><th>State</th><th>Due</th><th>Stopped</th>"
+		    "<th>Why</th>");
+		for (int i = 0; i < CLOCK_COUNT && x->clocks[i].name != NULL; i++) {
+			const struct incident_clock *c = &x->clocks[i];
+			char t[32];
 
-			buf_init(&f);
-			report_incident_facts(x, &f);
-			buf_adds(b, "</h3>\n<p>");
-			esc(b, f.data);
-			buf_adds(b, "</p>\n");
-			buf_free(&f);
+			if (c->applies && c->stopped_ms >= 0)
+				fmt_time_ms(c->stopped_ms, t);
+			buf_adds(b, "<tr>");
+			td_s(b, c->name), td_s(b, c->state), td_s(b, c->applies ? c->due_text : NULL);
+			td_s(b, c->applies && c->stopped_ms >= 0 ? t : NULL), td_s(b, c->basis);
+			buf_adds(b, "</tr>\n");
 		}
-		if (cJSON_IsArray(cJSON_GetObjectItem(x, "timeline"))) {
-			static const char *const k[] = { "at_utc", "kind", "actor", "text", NULL };
+		buf_adds(b, "</table>\n");
+	}
+	if (x->ntasks > 0) {
+		buf_adds(b, "<h4>Tasks</h4>\n");
+		buf_printf(b, "<table><tr>%s</tr>\n", "<th>Task</th><th>Owner</th><th>Due</th><th>Done</th>");
+		for (size_t i = 0; i < x->ntasks; i++) {
+			const struct incident_task *t = &x->tasks[i];
 
-			rows_table(b, "<th>When (UTC)</th><th>Kind</th><th>Who</th><th>What</th>",
-			    cJSON_GetObjectItem(x, "timeline"), k);
+			buf_adds(b, "<tr>");
+			td_s(b, t->title), td_s(b, t->owner), td_s(b, t->due_at), td_s(b, t->done_at);
+			buf_adds(b, "</tr>\n");
 		}
-		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "clocks")) > 0) {
-			static const char *const k[] = { "name", "state", "due_text", "stopped_at", "basis", NULL };
+		buf_adds(b, "</table>\n");
+	}
+}
 
-			buf_adds(b, "<h4>Notification clocks (as of ");
-			esc(b, s_of(x, "as_of"));
-			buf_adds(b, ")</h4>\n");
-			rows_table(b, "<th>Clock</th><th>State</th><th>Due</th><th>Stopped</th><th>Why</th>",
-			    cJSON_GetObjectItem(x, "clocks"), k);
-		}
-		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "tasks")) > 0) {
-			static const char *const k[] = { "title", "owner", "due_at", "done_at", NULL };
+/* Each incident: its facts, tables and linked evidence. */
+static void
+html_incidents(struct buf *b, const struct report_doc *d)
+{
+	section(b, d->nincidents, "incidents", "Incidents", "None.");
+	for (size_t i = 0; i < d->nincidents; i++) {
+		const struct report_incident *ri = &d->incidents[i];
+		struct buf f;
 
-			buf_adds(b, "<h4>Tasks</h4>\n");
-			rows_table(b, "<th>Task</th><th>Owner</th><th>Due</th><th>Done</th>",
-			    cJSON_GetObjectItem(x, "tasks"), k);
-		}
-		if (cJSON_GetArraySize(cJSON_GetObjectItem(x, "evidence_files")) > 0) {
+		buf_printf(b, "<h3>Incident %d: ", (int)ri->inc.id);
+		esc(b, ri->inc.title);
+		buf_init(&f);
+		report_incident_facts(&ri->inc, &f);
+		buf_adds(b, "</h3>\n<p>");
+		esc(b, f.data);
+		buf_adds(b, "</p>\n");
+		buf_free(&f);
+		html_incident_tables(b, &ri->inc);
+		if (ri->has_files && ri->nfiles > 0) {
 			buf_adds(b, "<h4>Linked evidence</h4>\n<table><tr><th>Evidence</th></tr>\n<tr>");
-			td_evidence(b, rep, cJSON_GetObjectItem(x, "evidence_files"));
+			td_evidence(b, d, NULL, ri->files, ri->nfiles);
 			buf_adds(b, "</tr></table>\n");
 		}
 	}
@@ -736,45 +764,53 @@ html_incidents(struct buf *b, const cJSON *rep)
 
 /* The endpoints, then the audit checkpoint the bundle was made at. */
 static void
-html_endpoints_integrity(struct buf *b, const cJSON *rep)
+html_endpoints_integrity(struct buf *b, const struct report_doc *d)
 {
-	static const char *const k[] = { "name", "api", "url", "model", "context_tokens", "status", NULL };
-	const cJSON *cp = cJSON_GetObjectItem(rep, "audit_checkpoint");
-
 	buf_adds(b, "<h2 id=\"endpoints\">Endpoints</h2>\n");
-	rows_table(b, "<th>Name</th><th>API</th><th>URL</th><th>Model</th><th>Advertised context</th>"
-	    "<th>Status</th>", cJSON_GetObjectItem(rep, "endpoints"), k);
+	buf_printf(b, "<table><tr>%s</tr>\n", "<th>Name</th><th>API</th><th>URL</th><th>Model</th>"
+	    "<th>Advertised context</th><th>Status</th>");
+	for (size_t i = 0; i < d->endpoints.n; i++) {
+		const struct endpoint *e = &d->endpoints.items[i];
+
+		buf_adds(b, "<tr>");
+		td_s(b, e->name), td_s(b, e->api), td_s(b, e->url), td_s(b, e->model);
+		td_i(b, e->context_tokens), td_s(b, e->status);
+		buf_adds(b, "</tr>\n");
+	}
+	buf_adds(b, "</table>\n");
 	buf_adds(b, "<h2 id=\"integrity\">Integrity</h2>\n<p>Audit log at export: ");
-	buf_printf(b, "%.0f entries, head <code>", num_or(cp, "entries", 0));
-	esc(b, s_of(cp, "head"));
+	buf_printf(b, "%lld entries, head <code>", (long long)d->audit_entries);
+	esc(b, d->audit_head);
 	buf_printf(b, "</code> (chain %s). The bundle's SHA256SUMS is signed; VERIFY.txt says how to check "
 	    "it with minisign, sha256sum or OpenSSL.</p>\n</body>\n</html>\n",
-	    cJSON_IsTrue(cJSON_GetObjectItem(cp, "intact")) ? "intact" : "BROKEN");
+	    d->audit_intact ? "intact" : "BROKEN");
 }
 
 char *
-report_html(const cJSON *rep)
+report_html(const struct report *r)
 {
+	const struct report_doc *d = r->doc;
 	struct buf b;
-	const cJSON *list;
 
 	buf_init(&b);
-	html_head(&b, rep);
-	html_summary(&b, rep, cJSON_GetObjectItem(rep, "summary"));
-	list = section(&b, rep, "claims", "claims", "Claims against evidence",
+	html_head(&b, r);
+	html_summary(&b, d);
+	section(&b, d->claims.n, "claims", "Claims against evidence",
 	    "No answered question can be tested by a probe.");
-	if (cJSON_GetArraySize(list) > 0)
-		claims_table(&b, list);
-	list = section(&b, rep, "findings", "findings", "Open findings", "None.");
-	if (cJSON_GetArraySize(list) > 0)
-		findings_table(&b, rep, list);
-	list = section(&b, rep, "superseded_findings", "superseded", "Superseded findings (a later run "
+	if (d->claims.n > 0)
+		claims_table(&b, d->claims.items, NULL, d->claims.n);
+	section(&b, d->nfindings, "findings", "Open findings", "None.");
+	if (d->nfindings > 0)
+		findings_table(&b, d, d->findings, NULL, d->nfindings);
+	section(&b, d->nsuperseded, "superseded", "Superseded findings (a later run "
 	    "of the probe replaced them; the rating does not read them)", "None.");
-	if (cJSON_GetArraySize(list) > 0)
-		findings_table(&b, rep, list);
-	html_runs(&b, rep);
-	html_assessments(&b, rep);
-	html_incidents(&b, rep);
-	html_endpoints_integrity(&b, rep);
+	if (d->nsuperseded > 0)
+		findings_table(&b, d, d->superseded, NULL, d->nsuperseded);
+	section(&b, d->nruns, "runs", "Probe runs", "No probe runs in this report.");
+	for (size_t i = 0; i < d->nruns; i++)
+		html_run(&b, d, &d->runs[i]);
+	html_assessments(&b, d);
+	html_incidents(&b, d);
+	html_endpoints_integrity(&b, d);
 	return buf_steal(&b);
 }

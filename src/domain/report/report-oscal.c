@@ -15,16 +15,9 @@
 #include "aivet/domain.h"
 #include "finding.h"
 #include "report.h"
+#include "report-doc.h"
 
 #define OSCAL_VERSION "1.0.6"
-
-static const char *
-s_of(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static void
 add_uuid(cJSON *o, const char *seed, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -91,12 +84,26 @@ add_props(cJSON *props, const char *name, const char *const *values)
 		cJSON_AddItemToArray(props, prop(name, values[i]));
 }
 
+/* A finding a later run of its probe replaced: still listed, marked not open
+ * and naming that run, so no reader counts it with the open ones. */
+static void
+superseded_props(cJSON *props, const struct report_finding *y)
+{
+	char id[32];
+
+	cJSON_AddItemToArray(props, prop("open", y->open ? "true" : "false"));
+	if (y->superseded_by_run != 0) {
+		snprintf(id, sizeof id, "%lld", (long long)y->superseded_by_run);
+		cJSON_AddItemToArray(props, prop("superseded-by-run", id));
+	}
+}
+
 /* A finding; a registry entry (fi) makes its target the objective of the entry's
  * first NIST SP 800-53 control and lists every control it bears on. */
 static void
 add_finding(cJSON *findings, const char *seed, const char *key, const char *title, const char *desc,
     const char *target, int satisfied, const char *obs_uuid, const char *severity,
-    const struct finding_info *fi)
+    const struct finding_info *fi, const struct report_finding *y)
 {
 	cJSON *f = cJSON_CreateObject(), *t, *st, *props = NULL;
 	char *tok;
@@ -112,7 +119,7 @@ add_finding(cJSON *findings, const char *seed, const char *key, const char *titl
 	add_uuid(f, seed, "finding/%s", key);
 	cJSON_AddStringToObject(f, "title", title);
 	cJSON_AddStringToObject(f, "description", desc);
-	if (severity != NULL || fi != NULL)
+	if (severity != NULL || fi != NULL || y != NULL)
 		props = cJSON_AddArrayToObject(f, "props");
 	if (severity != NULL)
 		cJSON_AddItemToArray(props, prop("severity", severity));
@@ -122,6 +129,8 @@ add_finding(cJSON *findings, const char *seed, const char *key, const char *titl
 		add_props(props, "hipaa-security-rule", fi->hipaa);
 		add_props(props, "nist-ai-rmf", fi->ai_rmf);
 	}
+	if (y != NULL)
+		superseded_props(props, y);
 	t = cJSON_AddObjectToObject(f, "target");
 	cJSON_AddStringToObject(t, "type", "objective-id");
 	cJSON_AddStringToObject(t, "target-id", tok);
@@ -137,32 +146,15 @@ add_finding(cJSON *findings, const char *seed, const char *key, const char *titl
 	free(tok);
 }
 
-/* A finding a later run of its probe replaced: still listed, marked not open
- * and naming that run, so no reader counts it with the open ones. */
-static void
-superseded_props(cJSON *f, const cJSON *y)
-{
-	cJSON *props = cJSON_GetObjectItem(f, "props");
-	const cJSON *by = cJSON_GetObjectItem(y, "superseded_by_run");
-	char id[32];
-
-	if (props == NULL)
-		props = cJSON_AddArrayToObject(f, "props");
-	cJSON_AddItemToArray(props, prop("open", cJSON_IsFalse(cJSON_GetObjectItem(y, "open")) ?
-	    "false" : "true"));
-	if (cJSON_IsNumber(by)) {
-		snprintf(id, sizeof id, "%lld", (long long)by->valuedouble);
-		cJSON_AddItemToArray(props, prop("superseded-by-run", id));
-	}
-}
-
 /* The controls the findings bear on, from the registry, each once. */
 static void
 oscal_reviewed_controls(cJSON *r)
 {
 	cJSON *rc = cJSON_AddObjectToObject(r, "reviewed-controls");
 	cJSON *cs = cJSON_AddArrayToObject(rc, "control-selections"), *sel = cJSON_CreateObject();
-	cJSON *inc = cJSON_AddArrayToObject(sel, "include-controls"), *have;
+	cJSON *inc = cJSON_AddArrayToObject(sel, "include-controls");
+	char **seen = NULL;   /* the controls listed so far */
+	size_t nseen = 0;
 
 	cJSON_AddStringToObject(sel, "description", "NIST SP 800-53 Rev. 5 controls that aivet's "
 	    "findings bear on (see aivet(1), FINDINGS).");
@@ -173,48 +165,54 @@ oscal_reviewed_controls(cJSON *r)
 			char *id = control_id(fi->nist[k]);
 			int dup = 0;
 
-			cJSON_ArrayForEach(have, inc)
-				dup |= strcmp(json_get_str(have, "control-id"), id) == 0;
+			for (size_t j = 0; j < nseen; j++)
+				dup |= strcmp(seen[j], id) == 0;
 			if (!dup) {
 				cJSON *c = cJSON_CreateObject();
 
 				cJSON_AddStringToObject(c, "control-id", id);
 				cJSON_AddItemToArray(inc, c);
+				seen = xrealloc(seen, (nseen + 1) * sizeof *seen);
+				seen[nseen++] = id;
+			} else {
+				free(id);
 			}
-			free(id);
 		}
 	}
 	cJSON_AddItemToArray(cs, sel);
+	for (size_t j = 0; j < nseen; j++)
+		free(seen[j]);
+	free(seen);
 }
 
 /* A probe run: an observation per probe, with its exchanges as evidence, and
  * its findings, each tied to the observation of the probe that found it. */
 static void
-oscal_run(cJSON *obs, cJSON *finds, const char *seed, const char *gen, const cJSON *x)
+oscal_run(cJSON *obs, cJSON *finds, const char *seed, const char *gen, const struct report_run *x)
 {
-	const cJSON *y;
 	char u[37];
-	int run = cJSON_GetObjectItem(x, "id") ? cJSON_GetObjectItem(x, "id")->valueint : 0;
+	int run = (int)x->id;
 
-	cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "results")) {
-		cJSON *o = cJSON_CreateObject(), *ev, *e;
-		char *d = xasprintf("Probe %s on %s (run %d): %s%s%s", s_of(y, "probe"),
-		    s_of(x, "endpoint") ? s_of(x, "endpoint") : "?", run, s_of(y, "verdict"),
-		    s_of(y, "reason") ? ": " : "", s_of(y, "reason") ? s_of(y, "reason") : "");
+	for (size_t i = 0; i < x->nresults; i++) {
+		const struct report_result *y = &x->results[i];
+		cJSON *o = cJSON_CreateObject(), *ev;
+		char *d = xasprintf("Probe %s on %s (run %d): %s%s%s", y->probe, x->endpoint ? x->endpoint : "?",
+		    run, y->verdict, y->reason ? ": " : "", y->reason ? y->reason : "");
 
-		add_uuid(o, seed, "observation/run/%d/%s", run, s_of(y, "probe"));
-		cJSON_AddStringToObject(o, "title", s_of(y, "probe"));
+		add_uuid(o, seed, "observation/run/%d/%s", run, y->probe);
+		cJSON_AddStringToObject(o, "title", y->probe);
 		cJSON_AddStringToObject(o, "description", d);
 		free(d);
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "methods"), cJSON_CreateString("TEST"));
 		ev = cJSON_CreateArray();
-		cJSON_ArrayForEach(e, cJSON_GetObjectItem(x, "exchanges")) {
+		for (size_t k = 0; k < x->nexchanges; k++) {
+			const struct report_exchange *e = &x->exchanges[k];
 			cJSON *re;
 
-			if (s_of(e, "probe") == NULL || strcmp(s_of(e, "probe"), s_of(y, "probe")) != 0)
+			if (e->probe == NULL || strcmp(e->probe, y->probe) != 0)
 				continue;
 			re = cJSON_CreateObject();
-			cJSON_AddStringToObject(re, "href", s_of(e, "file"));
+			cJSON_AddStringToObject(re, "href", e->file);
 			cJSON_AddStringToObject(re, "description", "recorded HTTP exchange, credentials redacted");
 			cJSON_AddItemToArray(ev, re);
 		}
@@ -222,44 +220,46 @@ oscal_run(cJSON *obs, cJSON *finds, const char *seed, const char *gen, const cJS
 			cJSON_AddItemToObject(o, "relevant-evidence", ev);
 		else
 			cJSON_Delete(ev);
-		cJSON_AddStringToObject(o, "collected", s_of(x, "started_at") ? s_of(x, "started_at") : gen);
+		cJSON_AddStringToObject(o, "collected", x->started_at ? x->started_at : gen);
 		cJSON_AddItemToArray(obs, o);
 	}
-	cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "findings")) {
-		char key[64];
+	for (size_t i = 0; i < x->nfindings; i++) {
+		const struct report_finding *y = &x->findings[i];
+		char key[64], *on;
 
-		snprintf(key, sizeof key, "%d", cJSON_GetObjectItem(y, "id") ?
-		    cJSON_GetObjectItem(y, "id")->valueint : 0);
-		{
-			char *on = xasprintf("observation/run/%d/%s", run, s_of(y, "probe"));
-
-			derived_uuid(seed, on, u);
-			free(on);
-		}
-		add_finding(finds, seed, key, s_of(y, "code"), s_of(y, "message"), s_of(y, "code"), 0, u,
-		    s_of(y, "severity"), finding_lookup(s_of(y, "code")));
-		superseded_props(cJSON_GetArrayItem(finds, cJSON_GetArraySize(finds) - 1), y);
+		snprintf(key, sizeof key, "%d", (int)y->id);
+		on = xasprintf("observation/run/%d/%s", run, y->probe);
+		derived_uuid(seed, on, u);
+		free(on);
+		add_finding(finds, seed, key, y->code, y->message, y->code, 0, u, y->severity,
+		    finding_lookup(y->code), y);
 	}
+}
+
+/* A free-form value as compact JSON ("null" for none). */
+static char *
+json_text(const cJSON *v)
+{
+	return v != NULL ? cJSON_PrintUnformatted(v) : xstrdup("null");
 }
 
 /* An assessment: an observation per answer, the vendor's word (INTERVIEW). */
 static void
-oscal_answers(cJSON *obs, const char *seed, const char *gen, const cJSON *x)
+oscal_answers(cJSON *obs, const char *seed, const char *gen, const struct report_assessment *x)
 {
-	const cJSON *y;
-	int aid = cJSON_GetObjectItem(x, "id") ? cJSON_GetObjectItem(x, "id")->valueint : 0;
+	int aid = (int)x->id;
 
-	cJSON_ArrayForEach(y, cJSON_GetObjectItem(x, "answers")) {
+	for (size_t i = 0; i < x->nanswers; i++) {
+		const struct report_answer *y = &x->answers[i];
 		cJSON *o = cJSON_CreateObject();
-		char *v = cJSON_PrintUnformatted(cJSON_GetObjectItem(y, "value"));
-		char *d = s_of(y, "question") ? xasprintf("Vendor's answer to %s (%s): %s",
-		    s_of(y, "question_id"), s_of(y, "question"), v) :
-		    xasprintf("Vendor's answer to %s: %s", s_of(y, "question_id"), v);
+		char *v = json_text(y->value);
+		char *d = y->question ? xasprintf("Vendor's answer to %s (%s): %s", y->question_id, y->question,
+		    v) : xasprintf("Vendor's answer to %s: %s", y->question_id, v);
 
-		add_uuid(o, seed, "observation/assessment/%d/%s", aid, s_of(y, "question_id"));
+		add_uuid(o, seed, "observation/assessment/%d/%s", aid, y->question_id);
 		cJSON_AddStringToObject(o, "description", d);
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(o, "methods"), cJSON_CreateString("INTERVIEW"));
-		cJSON_AddStringToObject(o, "collected", s_of(y, "updated_at") ? s_of(y, "updated_at") : gen);
+		cJSON_AddStringToObject(o, "collected", y->updated_at ? y->updated_at : gen);
 		cJSON_AddItemToArray(obs, o);
 		free(v);
 		free(d);
@@ -269,31 +269,27 @@ oscal_answers(cJSON *obs, const char *seed, const char *gen, const cJSON *x)
 /* A claim tested against a probe: a finding when it is contradicted, a
  * satisfied finding when confirmed; untested claims conclude nothing. */
 static void
-oscal_claim(cJSON *finds, const char *seed, const cJSON *x)
+oscal_claim(cJSON *finds, const char *seed, const struct claim *x)
 {
 	char u[37];
-	const char *st = s_of(x, "status");
-	char *key, *desc, *on, *ans = cJSON_PrintUnformatted(cJSON_GetObjectItem(x, "answer"));
+	const char *st = x->status, *ep = x->endpoint ? x->endpoint : "-";
+	char *key, *desc, *on, *ans;
 
-	if (strcmp(st, "untested") == 0 || strcmp(st, "consistent") == 0) {
-		free(ans);
+	if (strcmp(st, "untested") == 0 || strcmp(st, "consistent") == 0)
 		return;   /* no conclusion to record: consistent with the answer is not confirmed */
-	}
-	key = xasprintf("claim/%d/%s/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
-	    s_of(x, "question_id"), s_of(x, "endpoint") ? s_of(x, "endpoint") : "-");
-	desc = xasprintf("The vendor's answer %s to %s is %s on %s: %s.", ans, s_of(x, "question_id"), st,
-	    s_of(x, "endpoint") ? s_of(x, "endpoint") : "-", s_of(x, "reason"));
-	on = xasprintf("observation/assessment/%d/%s", cJSON_GetObjectItem(x, "assessment_id")->valueint,
-	    s_of(x, "question_id"));
+	ans = json_text(x->answer);
+	key = xasprintf("claim/%d/%s/%s", (int)x->assessment_id, x->question_id, ep);
+	desc = xasprintf("The vendor's answer %s to %s is %s on %s: %s.", ans, x->question_id, st, ep,
+	    x->reason);
+	on = xasprintf("observation/assessment/%d/%s", (int)x->assessment_id, x->question_id);
 	derived_uuid(seed, on, u);
 	if (strcmp(st, "contradicted") == 0) {
 		const struct finding_info *fi = finding_info(F_CLAIM_CONTRADICTED);
 
-		add_finding(finds, seed, key, fi->code, desc, s_of(x, "question_id"), 0, u,
-		    severity_name(fi->severity), fi);
+		add_finding(finds, seed, key, fi->code, desc, x->question_id, 0, u,
+		    severity_name(fi->severity), fi, NULL);
 	} else {
-		add_finding(finds, seed, key, "Claim confirmed", desc, s_of(x, "question_id"), 1, u,
-		    NULL, NULL);
+		add_finding(finds, seed, key, "Claim confirmed", desc, x->question_id, 1, u, NULL, NULL, NULL);
 	}
 	free(key);
 	free(desc);
@@ -303,10 +299,9 @@ oscal_claim(cJSON *finds, const char *seed, const cJSON *x)
 
 /* The implicit assessment plan and every evidence file with its hash. */
 static void
-oscal_back_matter(cJSON *ar, const char *seed, const char *ap_uuid, const cJSON *rep)
+oscal_back_matter(cJSON *ar, const char *seed, const char *ap_uuid, const struct report_doc *rep)
 {
 	cJSON *bm, *resources;
-	const cJSON *x;
 
 	bm = cJSON_AddObjectToObject(ar, "back-matter");
 	resources = cJSON_AddArrayToObject(bm, "resources");
@@ -319,29 +314,78 @@ oscal_back_matter(cJSON *ar, const char *seed, const char *ap_uuid, const cJSON 
 		    "and probe runs listed in report.json, selected by the options recorded there.");
 		cJSON_AddItemToArray(resources, apr);
 	}
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "evidence_files")) {
+	for (size_t i = 0; i < rep->nfiles; i++) {
+		const struct report_file_entry *x = &rep->files[i];
 		cJSON *res1 = cJSON_CreateObject(), *rl = cJSON_CreateObject(), *h = cJSON_CreateObject();
 
-		add_uuid(res1, seed, "resource/%s", s_of(x, "path"));
-		cJSON_AddStringToObject(res1, "title", s_of(x, "path"));
-		cJSON_AddStringToObject(rl, "href", s_of(x, "path"));
+		add_uuid(res1, seed, "resource/%s", x->path);
+		cJSON_AddStringToObject(res1, "title", x->path);
+		cJSON_AddStringToObject(rl, "href", x->path);
 		cJSON_AddStringToObject(h, "algorithm", "SHA-256");
-		cJSON_AddStringToObject(h, "value", s_of(x, "sha256"));
+		cJSON_AddStringToObject(h, "value", x->sha256);
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(rl, "hashes"), h);
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(res1, "rlinks"), rl);
 		cJSON_AddItemToArray(resources, res1);
 	}
 }
 
-cJSON *
-report_oscal(const cJSON *rep)
+/* The result's start (the earliest probe run it covers) and, for a final
+ * round, what it was approved at (report.json's since_approval). */
+static void
+oscal_result_times(cJSON *r, const struct report_doc *rep, const char *gen)
 {
-	const char *seed = s_of(rep, "report_id") ? s_of(rep, "report_id") : "";
-	const char *gen = s_of(rep, "generated_at"), *vname = s_of(cJSON_GetObjectItem(rep, "vendor"), "name");
-	cJSON *root = cJSON_CreateObject(), *ar, *md, *res, *r, *obs, *finds;
-	const cJSON *x;
-	char *title, ap_uuid[37];
 	const char *start = gen;
+	cJSON *props = NULL;
+
+	for (size_t i = 0; i < rep->nruns; i++)
+		if (rep->runs[i].started_at && strcmp(rep->runs[i].started_at, start) < 0)
+			start = rep->runs[i].started_at;
+	cJSON_AddStringToObject(r, "start", start);
+	cJSON_AddStringToObject(r, "end", gen);
+	for (size_t i = 0; i < rep->nassessments; i++) {
+		const struct report_assessment *x = &rep->assessments[i];
+		char *v;
+
+		if (x->since_approval == NULL)
+			continue;
+		v = xasprintf("assessment %d: %s", (int)x->id, x->since_approval);
+		if (props == NULL)
+			props = cJSON_AddArrayToObject(r, "props");
+		cJSON_AddItemToArray(props, prop("since-approval", v));
+		free(v);
+	}
+}
+
+/* The observations and findings of the result. */
+static void
+oscal_result_body(cJSON *r, const struct report_doc *rep, const char *seed, const char *gen)
+{
+	cJSON *obs = cJSON_CreateArray(), *finds = cJSON_CreateArray();
+
+	for (size_t i = 0; i < rep->nruns; i++)
+		oscal_run(obs, finds, seed, gen, &rep->runs[i]);
+	for (size_t i = 0; i < rep->nassessments; i++)
+		oscal_answers(obs, seed, gen, &rep->assessments[i]);
+	for (size_t i = 0; i < rep->claims.n; i++)
+		oscal_claim(finds, seed, &rep->claims.items[i]);
+	if (cJSON_GetArraySize(obs) > 0)
+		cJSON_AddItemToObject(r, "observations", obs);
+	else
+		cJSON_Delete(obs);
+	if (cJSON_GetArraySize(finds) > 0)
+		cJSON_AddItemToObject(r, "findings", finds);
+	else
+		cJSON_Delete(finds);
+}
+
+cJSON *
+report_oscal(const struct report *report)
+{
+	const struct report_doc *rep = report->doc;
+	const char *seed = rep->report_id ? rep->report_id : "";
+	const char *gen = rep->generated_at, *vname = rep->vendor.name;
+	cJSON *root = cJSON_CreateObject(), *ar, *md, *res, *r;
+	char *title, ap_uuid[37];
 
 	ar = cJSON_AddObjectToObject(root, "assessment-results");
 	cJSON_AddStringToObject(ar, "uuid", seed);
@@ -349,7 +393,7 @@ report_oscal(const cJSON *rep)
 	title = xasprintf("aivet assessment results: %s", vname ? vname : "?");
 	cJSON_AddStringToObject(md, "title", title);
 	cJSON_AddStringToObject(md, "last-modified", gen);
-	cJSON_AddStringToObject(md, "version", s_of(rep, "aivet_version"));
+	cJSON_AddStringToObject(md, "version", rep->aivet_version);
 	cJSON_AddStringToObject(md, "oscal-version", OSCAL_VERSION);
 	derived_uuid(seed, "assessment-plan", ap_uuid);
 	{
@@ -367,41 +411,9 @@ report_oscal(const cJSON *rep)
 	cJSON_AddStringToObject(r, "description", "Vendor questionnaire answers and live probes of the "
 	    "vendor's inference API (cross-tenant canary, oversize and context-integrity tests), with "
 	    "each answer checked against the probe that tests it.");
-	/* The result starts with the earliest probe run it covers. */
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "probe_runs"))
-		if (s_of(x, "started_at") && strcmp(s_of(x, "started_at"), start) < 0)
-			start = s_of(x, "started_at");
-	cJSON_AddStringToObject(r, "start", start);
-	cJSON_AddStringToObject(r, "end", gen);
-	/* A final round beside what it was approved at (report.json's since_approval). */
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "assessments"))
-		if (s_of(x, "since_approval") != NULL) {
-			cJSON *props = cJSON_GetObjectItem(r, "props");
-			char *v = xasprintf("assessment %d: %s", cJSON_GetObjectItem(x, "id") ?
-			    cJSON_GetObjectItem(x, "id")->valueint : 0, s_of(x, "since_approval"));
-
-			if (props == NULL)
-				props = cJSON_AddArrayToObject(r, "props");
-			cJSON_AddItemToArray(props, prop("since-approval", v));
-			free(v);
-		}
+	oscal_result_times(r, rep, gen);
 	oscal_reviewed_controls(r);
-	obs = cJSON_CreateArray();
-	finds = cJSON_CreateArray();
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "probe_runs"))
-		oscal_run(obs, finds, seed, gen, x);
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "assessments"))
-		oscal_answers(obs, seed, gen, x);
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(rep, "claims"))
-		oscal_claim(finds, seed, x);
-	if (cJSON_GetArraySize(obs) > 0)
-		cJSON_AddItemToObject(r, "observations", obs);
-	else
-		cJSON_Delete(obs);
-	if (cJSON_GetArraySize(finds) > 0)
-		cJSON_AddItemToObject(r, "findings", finds);
-	else
-		cJSON_Delete(finds);
+	oscal_result_body(r, rep, seed, gen);
 	oscal_back_matter(ar, seed, ap_uuid, rep);
 	return root;
 }

@@ -644,6 +644,8 @@ collect_runs(struct db *db, const struct report_opts *o, int64_t vendor_id, cons
 		if (run_results(db, &d->runs[i], err) != 0 || run_findings(db, &d->runs[i], err) != 0 ||
 		    run_exchanges(db, r, &d->runs[i], err) != 0)
 			return err->code;
+		else
+			report_details_read(&d->runs[i]);
 	return 0;
 }
 

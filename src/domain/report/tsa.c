@@ -1012,9 +1012,12 @@ tsa_verify_recipe(struct buf *b, const char *url)
 void
 tsa_report_words(const cJSON *report, struct buf *b)
 {
-	const cJSON *ts = cJSON_GetObjectItem(report, "time_stamp");
-	const char *url = json_get_str(ts, "tsa_url");
+	tsa_request_words(json_get_str(cJSON_GetObjectItem(report, "time_stamp"), "tsa_url"), b);
+}
 
+void
+tsa_request_words(const char *url, struct buf *b)
+{
 	if (url == NULL)
 		buf_adds(b, "time not attested (no time-stamp was requested for this bundle)");
 	else

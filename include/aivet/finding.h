@@ -56,6 +56,10 @@ struct finding_info {
 	const char *const *nist;
 	const char *const *hipaa;
 	const char *const *ai_rmf;
+	/* The most a probe may raise it to, where what it found makes it worse
+	 * (KV_POOL_BELOW_CONTEXT on a disaggregated node); below severity (unset):
+	 * never raised. audit verify holds a stored severity within the two. */
+	enum severity worst;
 };
 
 const struct finding_info *finding_info(enum finding_code c);
@@ -63,5 +67,8 @@ const struct finding_info *finding_info(enum finding_code c);
 const struct finding_info *finding_lookup(const char *code);
 /* Whether the finding disproves an answer to question_id. */
 int finding_contradicts(const struct finding_info *f, const char *question_id);
+/* The most severe a finding of this code may be recorded as (its worst, or its
+ * severity when it is never raised). */
+enum severity finding_worst(const struct finding_info *f);
 
 #endif

@@ -95,6 +95,7 @@ static const struct finding_info registry[F_COUNT] = {
 		L("SC-5", "CM-6", "SI-10"),
 		L("164.308(a)(7)(ii)(B)", "164.312(c)(1)"),
 		L("MEASURE 2.5", "MANAGE 2.4"),
+		.worst = SEV_CRITICAL,
 	},
 	[F_ENGINE_VERSION_AFFECTED] = {
 		E(ENGINE_VERSION_AFFECTED), SEV_HIGH,
@@ -260,6 +261,12 @@ finding_lookup(const char *code)
 		if (strcmp(registry[i].code, code) == 0)
 			return &registry[i];
 	return NULL;
+}
+
+enum severity
+finding_worst(const struct finding_info *f)
+{
+	return f->worst > f->severity ? f->worst : f->severity;
 }
 
 int

@@ -189,7 +189,10 @@ outcome_finding(struct probe_outcome *o, enum finding_code code, int64_t evidenc
 enum severity
 raised_severity(const struct raised_finding *f)
 {
-	return f->raised > f->info->severity ? f->raised : f->info->severity;
+	enum severity s = f->raised > f->info->severity ? f->raised : f->info->severity;
+
+	/* Never past what the registry allows, which audit verify holds it to. */
+	return s > finding_worst(f->info) ? finding_worst(f->info) : s;
 }
 
 int

@@ -489,10 +489,11 @@ out:
 
 /* ---- audit verify: a finding's severity is its code's ---- */
 
-/* The registry (finding.c) fixes each code's severity; the stored value is a
- * copy for SQL to sort and count by. A finding whose stored severity is not its
- * code's (a trigger planted before it was sealed, say), or whose code aivet
- * never raises, is named at the entry that sealed it. */
+/* The registry (finding.c) fixes each code's severity, and the most a probe
+ * may raise it to (its worst); the stored value is a copy for SQL to sort and
+ * count by. A finding whose stored severity is outside the two (a trigger
+ * planted before it was sealed, say), or whose code aivet never raises, is
+ * named at the entry that sealed it. */
 static int
 finding_severity_check(struct db *db, struct audit_status *st, struct aerr *err)
 {
@@ -505,7 +506,9 @@ finding_severity_check(struct db *db, struct audit_status *st, struct aerr *err)
 		const struct finding_info *fi = finding_lookup(col_text(q, 1));
 		int64_t id = db_col_int64(q, 0), seq = 0;
 
-		if (fi != NULL && strcmp(severity_name(fi->severity), col_text(q, 2)) == 0)
+		int rank = severity_rank(col_text(q, 2));
+
+		if (fi != NULL && rank >= (int)fi->severity && rank <= (int)finding_worst(fi))
 			continue;
 		if (db_int(db, &seq, err, "SELECT min(seq) FROM audit_log WHERE object_type = 'finding' "
 		    "AND object_id = ?", "i", id) < 0) {
@@ -518,10 +521,14 @@ finding_severity_check(struct db *db, struct audit_status *st, struct aerr *err)
 			audit_status_keep(st, seq, "finding %lld (audit entry %lld) has code %s, which aivet "
 			    "never raises: not in the finding registry", (long long)id, (long long)seq,
 			    col_text(q, 1));
-		else
+		else if (finding_worst(fi) == fi->severity)
 			audit_status_keep(st, seq, "finding %lld (audit entry %lld) is recorded as %s, but a "
 			    "%s finding is %s (the finding registry)", (long long)id, (long long)seq,
 			    col_text(q, 2), fi->code, severity_name(fi->severity));
+		else
+			audit_status_keep(st, seq, "finding %lld (audit entry %lld) is recorded as %s, but a "
+			    "%s finding is %s to %s (the finding registry)", (long long)id, (long long)seq,
+			    col_text(q, 2), fi->code, severity_name(fi->severity), severity_name(finding_worst(fi)));
 		break;
 	}
 	db_finalize(q);

@@ -48,6 +48,18 @@ ok "$([ -n "$n" ] && [ "$n" -ge 42154 ] && [ "$n" -le 42580 ] && echo 0 || echo 
 run --db "$T/quick.db" probe runs --json
 is "$(printf '%s' "$out" | jq -c '[.[] | [.status, .worst]]')" '[["completed","critical"],["completed","critical"],["completed",null]]' \
     "--db: the runs are in the named database"
+# What the demo recorded is sound evidence: the chain intact (the engine's
+# finding raised to critical on a decode node is within what the registry
+# allows), and the vendor's report is made and verifies without overrides.
+run --db "$T/quick.db" audit verify
+like "$rc:$out" "^0:audit chain intact: [1-9][0-9]* entries" "the demo's database passes audit verify"
+"$AIVET" key generate --no-password >/dev/null
+run --db "$T/quick.db" report demo-vendor --out "$T/bundle"
+is "$rc" 0 "the demo vendor's report is made without --allow-broken-chain"
+is "$(jq -r '[.superseded_findings[] | select(.code == "KV_POOL_BELOW_CONTEXT") | "\(.severity) superseded by run \(.superseded_by_run)"] | unique | join(",")' "$T/bundle/report.json")" \
+    "critical superseded by run 3" "report.json: the engine finding on the decode node, critical, closed by the fixed run"
+run verify "$T/bundle"
+is "$rc" 0 "and the bundle verifies"
 run --db "$T/global.db" demo --quick
 is "$rc" 0 "aivet --db PATH demo exits 0"
 like "$out" "aivet --db $T/global\.db probe show" "aivet --db PATH demo: the demo says where its runs are"

@@ -70,6 +70,24 @@ if case_on disaggregated; then
 	is "$rc:$(per_probe)" "1:engine:fail[KV_POOL_BELOW_CONTEXT:critical]" \
 	    "rule kv-pool-disaggregated: the pool below the context on a decode node is critical"
 	like "$(finding KV_POOL_BELOW_CONTEXT)" "; the node runs disaggregated, mode decode\$" "the mode is named"
+	run audit verify
+	like "$rc:$out" "^0:audit chain intact" \
+	    "raised to critical is within the registry's range for the code (high to critical): audit verify passes"
+	sim_stop
+	# A finding stored past what the registry allows its code is named: an
+	# ENGINE_VERSION_AFFECTED (high, never raised) rewritten to critical before
+	# it was sealed, by a trigger planted in the file.
+	sim_start --context $CTX --pool 1200000 --engine-version 0.5.22 || exit 1
+	endpoint "$SIM_URL"
+	sqlite3 "$AIVET_DB" "DROP TRIGGER finding_no_update;
+		CREATE TRIGGER zz AFTER INSERT ON finding BEGIN
+		UPDATE finding SET severity = 'critical' WHERE id = NEW.id; END"
+	engine_run
+	fid=$(sqlite3 "$AIVET_DB" "SELECT id FROM finding WHERE code = 'ENGINE_VERSION_AFFECTED'")
+	fseq=$(sqlite3 "$AIVET_DB" "SELECT min(seq) FROM audit_log WHERE object_type = 'finding' AND object_id = ${fid:-0}")
+	run audit verify
+	is "$rc:$errout" "1:aivet: audit chain broken: finding $fid (audit entry $fseq) is recorded as critical, but a ENGINE_VERSION_AFFECTED finding is high (the finding registry)" \
+	    "rule severity-worst: a code never raised, stored above its severity, is named"
 	sim_stop
 	sim_start --context $CTX --pool 2000000 --engine-mode prefill || exit 1
 	endpoint "$SIM_URL"

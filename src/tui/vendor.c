@@ -343,11 +343,50 @@ form_engine(const struct endpoint_form_ctx *c, struct tui_field *f, char *urls,
 	return 0;
 }
 
+/* Whether the blank-separated words of text hold word (whole), or with
+ * label_only, a word "LABEL=..." whose label is word's. */
+static int
+has_word(const char *text, const char *word, int label_only)
+{
+	size_t n = label_only ? strcspn(word, "=") : strlen(word);
+
+	for (const char *p = text; *p; ) {
+		size_t len = strcspn(p, " ");
+
+		if (len >= n && strncmp(p, word, n) == 0 &&
+		    (label_only ? p[n] == '=' : len == n))
+			return 1;
+		p += len;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+/* The credentials the form opened with (old, a copy of them, which in points
+ * into) whose label the field no longer holds (now): removed, as
+ * --remove-credential removes them. */
+static int
+form_removed(const char *now, char *old, struct endpoint_input *in, struct aerr *err)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(old, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (has_word(now, tok, 1))
+			continue;
+		if (in->nremove == ENDPOINT_MAX_CREDS)
+			return aerr_set(err, AV_USAGE, "Credentials: too many removed");
+		tok[strcspn(tok, "=")] = '\0';
+		in->remove[in->nremove++] = tok;
+	}
+	return 0;
+}
+
 /* The form's fields into in: all of them when adding, the changed ones when
- * editing. copy and urls are the caller's copies, which in points into. */
+ * editing (of the credentials, those added, changed or removed). copy, urls
+ * and old are the caller's copies, which in points into. */
 static int
 form_input(const struct endpoint_form_ctx *c, struct tui_field *f, char *copy, char *urls,
-    struct endpoint_input *in, struct aerr *err)
+    char *old, struct endpoint_input *in, struct aerr *err)
 {
 	char *save = NULL;
 
@@ -366,8 +405,12 @@ form_input(const struct endpoint_form_ctx *c, struct tui_field *f, char *copy, c
 		return err->code;
 	if (c->id == 0 || sent(c, f, EF_CREDS))
 		for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-			if (endpoint_input_credential(in, tok, err) != 0)
+			if (!has_word(c->was[EF_CREDS], tok, 0) &&
+			    endpoint_input_credential(in, tok, err) != 0)
 				return err->code;
+	if (c->id != 0 && sent(c, f, EF_CREDS) && form_removed(f[EF_CREDS].value, old, in,
+	    err) != 0)
+		return err->code;
 	return form_engine(c, f, urls, in, err);
 }
 
@@ -376,7 +419,8 @@ endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
 	struct endpoint_form_ctx *c = p;
 	struct endpoint_input in = { 0 };
-	char *copy = xstrdup(f[EF_CREDS].value), *urls = xstrdup(f[EF_ENGINE_URLS].value);
+	char *copy = xstrdup(f[EF_CREDS].value), *urls = xstrdup(f[EF_ENGINE_URLS].value),
+	    *old = xstrdup(c->was[EF_CREDS]);
 	struct db *db;
 	int64_t id;
 	int rc = 0, changed = c->id == 0;
@@ -387,7 +431,7 @@ endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 		tui_status(c->t, 0, "endpoint %s: nothing changed", c->ref);
 		goto out;
 	}
-	if ((rc = form_input(c, f, copy, urls, &in, err)) != 0)
+	if ((rc = form_input(c, f, copy, urls, old, &in, err)) != 0)
 		goto out;
 	if ((db = av_db(c->t->av, err)) == NULL) {
 		rc = err->code;
@@ -408,6 +452,7 @@ out:
 	endpoint_input_free(&in);
 	free(copy);
 	free(urls);
+	free(old);
 	return rc;
 }
 

@@ -119,11 +119,34 @@ tui_keys Enter
 tui_wait "endpoint V/e: nothing changed"; ok $? "an unchanged form says so"
 is "$(entries)" "$before" "and writes no audit entry"
 
+# Credentials: an edit sends the labels added or changed, and removes those taken out.
+# edit_creds TEXT: the Credentials field (the sixth) set to TEXT, saved.
+edit_creds() {
+	tui_keys e
+	tui_wait "Edit endpoint"
+	tui_keys Tab Tab Tab Tab Tab C-u
+	[ -n "$1" ] && tui_type "$1"
+	tui_keys Enter
+	tui_wait "endpoint V/e updated"
+}
+last_edit() {
+	"$AIVET" audit log --json | jq -c '[.[] | select(.action == "endpoint.edit")] | last | .details'
+}
+edit_creds "t1=env:K1"; ok $? "a credential is added in the form"
+is "$(last_edit)" '{"credentials":{"t1":"env:K1"}}' "the entry names it alone"
+edit_creds "t1=env:K1 t2=env:K2"
+is "$(last_edit)" '{"credentials":{"t2":"env:K2"}}' "a second one: the entry names the new one, not the one kept"
+edit_creds "t2=env:K3"
+is "$(last_edit)" '{"credentials_removed":["t1"],"credentials":{"t2":"env:K3"}}' \
+    "one taken out and one changed: the entry names both changes"
+run endpoint show V/e --json
+is "$(printf '%s' "$out" | jq -c '[.credentials[] | [.label, .ref]]')" '[["t2","env:K3"]]' "the endpoint holds what the form shows"
+
 run audit verify
 is "$rc" 0 "audit verify is intact after the form's writes"
 
 # The engine probe reads the nodes the form set, with the credential it named.
-ENGINE_ADMIN_KEY=$KEY run probe run V/e --probe engine --yes --json
+ENGINE_ADMIN_KEY=$KEY K3=k3 run probe run V/e --probe engine --yes --json
 is "$rc:$(printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)"] | join(" ")')" "0:engine:pass" \
     "the engine probe passes on the endpoint made in the form"
 is "$(printf '%s' "$out" | jq -c '[.probes[0].details.nodes[] | [.url, .verdict, .pool_tokens]]')" \

@@ -155,6 +155,16 @@ is "$(gets "$L1"):$(gets "$L2"):$(gets "$L3")" "1:0:1" "nodes 1 and 3 were asked
 is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE probe = 'engine' AND instr(request_headers, '$KEY') > 0")" 0 \
     "the admin key is in no exchange"
 
+# Emptying the three engine fields removes the engine, as --remove-engine does.
+tui_keys e
+tui_wait "Edit endpoint"
+tui_keys Tab Tab Tab Tab Tab Tab Tab Tab Tab C-u Tab C-u Tab C-u Enter
+tui_wait "endpoint V/e updated"; ok $? "the engine fields emptied are saved"
+is "$("$AIVET" endpoint show V/e --json | jq -c '.engine')" null "the endpoint has no engine"
+is "$(last_edit | jq -c '.engine.nodes')" '[]' "the entry records the engine with no nodes"
+run audit verify
+is "$rc" 0 "audit verify is intact after the engine is removed"
+
 tui_q_out
 tui_stop
 done_testing

@@ -130,6 +130,23 @@ answers_text(struct db *db, int64_t id, int64_t *version)
 	return buf_steal(&b);
 }
 
+/* Whether assessment id's questionnaire has the engine probe check the capacity answer. */
+static int
+engine_checked(struct db *db, int64_t id)
+{
+	struct aerr err = { 0 };
+	struct assessment *a;
+	int qi, found = 0;
+
+	if (assessment_load(db, id, &a, &err) != 0)
+		return -1;
+	if ((qi = questionnaire_find(a->q, "context_capacity_check")) >= 0)
+		for (int i = 0; i < a->q->questions[qi].nchecks; i++)
+			found |= strcmp(a->q->questions[qi].checks[i].probe, "engine") == 0;
+	assessment_free(a);
+	return found;
+}
+
 int
 main(void)
 {
@@ -186,6 +203,8 @@ main(void)
 	}
 	free(answers_text(db, fresh, &version));
 	is_int(version, v_new, "on the new version");
+	is_int(engine_checked(db, fresh), 1, "whose capacity question the engine probe checks");
+	is_int(engine_checked(db, id), 0, "which the old assessment's version does not say");
 
 	/* A second sync loads nothing more. */
 	is_int(questionnaires_sync(db, "tester", &err), 0, "a second sync runs");

@@ -3,7 +3,9 @@
  * added, changed and archived through the domain's endpoint_add,
  * endpoint_edit and endpoint_archive, as the endpoint commands do; credential
  * references are checked as they are typed, and a literal secret is refused.
- * Above the endpoints, every round of the vendor's questionnaires in work
+ * The form's engine fields (kind, node URLs, credential reference) are checked
+ * by the domain's own rules as they are typed; an edit sends only what changed,
+ * so that its audit entry names the fields it changed. Above the endpoints, every round of the vendor's questionnaires in work
  * (draft or in review), each with how far it is answered, as vendor show
  * lists them: not only the newest draft the rating names.
  */

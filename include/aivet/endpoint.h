@@ -41,6 +41,9 @@ struct endpoint_input {
 };
 /* Adds one --engine-url (url must outlive f). */
 int endpoint_input_engine_url(struct endpoint_input *f, const char *url, struct aerr *err);
+/* Checks one node's URL as the endpoint's is checked (https unless loopback or
+ * insecure), the message said of --engine-url. */
+int endpoint_engine_url_check(const char *url, int insecure, struct aerr *err);
 /* Checks --engine's value: one of engine_kinds. */
 int endpoint_engine_check(const char *engine, struct aerr *err);
 /* Adds one "LABEL=env:VAR" or "LABEL=file:PATH" (spec must outlive f), checked. */

@@ -174,6 +174,17 @@ endpoint_input_engine_url(struct endpoint_input *f, const char *url, struct aerr
 	return 0;
 }
 
+int
+endpoint_engine_url_check(const char *url, int insecure, struct aerr *err)
+{
+	if (url_check(url, insecure, err) == 0)
+		return 0;
+	/* The URL's rule, said of the option that gave it. */
+	if (strncmp(err->msg, "--url: ", 7) == 0)
+		memmove(err->msg, err->msg + 7, strlen(err->msg + 7) + 1);
+	return aerr_prefix(err, "--engine-url");
+}
+
 /* The engine's nodes as f changes them, over what the endpoint had: checked
  * (a kind needs a node and a node a kind; each URL as the endpoint's is), then
  * written in place of the old ones, inside the caller's transaction. The
@@ -207,12 +218,7 @@ apply_engine(struct db *db, int64_t id, const struct endpoint_input *f, int inse
 	else if (n == 0)
 		rc = aerr_set(err, AV_USAGE, "--engine needs at least one --engine-url (one per node)");
 	for (int i = 0; i < n && rc == 0; i++)
-		if (url_check(urls[i], insecure, err) != 0) {
-			/* The URL's rule, said of the option that gave it. */
-			if (strncmp(err->msg, "--url: ", 7) == 0)
-				memmove(err->msg, err->msg + 7, strlen(err->msg + 7) + 1);
-			rc = aerr_prefix(err, "--engine-url");
-		}
+		rc = endpoint_engine_url_check(urls[i], insecure, err);
 	if (rc == 0 && cred != NULL && credref_check(cred, err) != 0)
 		rc = aerr_prefix(err, "--engine-credential");
 	if (rc == 0)

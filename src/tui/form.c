@@ -34,6 +34,7 @@ field_text(FIELD *f, char *out, size_t n)
 struct form_box {
 	int labelw, fieldw, h, w, y, x;
 	int trows;                /* rows of the title, which wraps too: the first is in the border */
+	int gap;                  /* rows from one field to the next: 2, or 1 when 2 would not fit */
 	int msgrows;              /* rows under the fields for the hint or message */
 };
 
@@ -59,6 +60,7 @@ form_place(const char *title, const struct tui_field *fields, int n, int bottom_
 	int want, maxw = COLS > 12 ? COLS - 4 : COLS;
 
 	b->labelw = b->fieldw = 0;
+	b->gap = 2;
 	b->msgrows = b->trows = 1;
 	for (int i = 0; i < n; i++) {
 		int lw = (int)strlen(fields[i].label);
@@ -91,7 +93,10 @@ form_place(const char *title, const struct tui_field *fields, int n, int bottom_
 	b->trows = wrapped_rows(title, b->w - 4);
 	if (b->trows > 4)
 		b->trows = 4;
-	b->h = b->trows + n * 2 + 3 + b->msgrows;
+	/* A blank row between fields while they fit; a long form (an endpoint's, at 24
+	 * rows) closes them up rather than lose its last fields below the screen. */
+	b->gap = b->trows + n * 2 + 3 + b->msgrows > LINES ? 1 : 2;
+	b->h = b->trows + n * b->gap + 3 + b->msgrows;
 	if (b->h > LINES)
 		b->h = LINES;
 	b->y = (LINES - b->h) / 2, b->x = (COLS - b->w) / 2;
@@ -115,14 +120,14 @@ form_grow(const char *text, int n, struct form_box *b)
 		w = maxw;
 	if (w < b->w)
 		w = b->w;
-	h = b->trows + n * 2 + 3 + wrapped_rows(text, w - 4);
+	h = b->trows + n * b->gap + 3 + wrapped_rows(text, w - 4);
 	if (h > LINES)
 		h = LINES;
 	if (h < b->h)
 		h = b->h;
 	if (w == b->w && h == b->h)
 		return 0;
-	b->w = w, b->h = h, b->msgrows = h - b->trows - n * 2 - 3;
+	b->w = w, b->h = h, b->msgrows = h - b->trows - n * b->gap - 3;
 	b->y = (LINES - h) / 2, b->x = (COLS - w) / 2;
 	return 1;
 }
@@ -134,7 +139,7 @@ form_frame(struct tui *t, WINDOW *win, const struct form_box *b, const char *tit
     const struct tui_field *fields, int n, int bottom_line, int cur, const char *msg)
 {
 	const char *text = form_text(fields, cur, msg);
-	int mattr, top = b->trows + n * 2 + 2, nl, tl;
+	int mattr, top = b->trows + n * b->gap + 2, nl, tl;
 	char **lines, **tlines;
 
 	if (bottom_line) {
@@ -155,7 +160,7 @@ form_frame(struct tui *t, WINDOW *win, const struct form_box *b, const char *tit
 	wattroff(win, A_BOLD);
 	tui_wrap_free(tlines, tl);
 	for (int i = 0; i < n; i++)
-		tui_put(win, b->trows + 1 + i * 2, 2, b->labelw, fields[i].label);
+		tui_put(win, b->trows + 1 + i * b->gap, 2, b->labelw, fields[i].label);
 	wattron(win, mattr);
 	for (int i = 0; i < nl && i < b->msgrows; i++)
 		tui_put(win, top + i, 2, b->w - 4, lines[i]);
@@ -287,7 +292,7 @@ form_show(FORM *form, const struct form_box *b, int n, int bottom_line, WINDOW *
 	keypad(*win, TRUE);
 	wtimeout(*win, 250);
 	*sub = bottom_line ? derwin(*win, 1, b->fieldw, 0, b->labelw + 1)
-	    : derwin(*win, n * 2, b->fieldw, b->trows + 1, b->labelw + 4);
+	    : derwin(*win, n * b->gap, b->fieldw, b->trows + 1, b->labelw + 4);
 	set_form_win(form, *win);
 	set_form_sub(form, *sub);
 	post_form(form);
@@ -314,7 +319,7 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 	if (b.fieldw < 4)
 		return 0;
 	for (int i = 0; i < n; i++) {
-		f[i] = new_field(1, b.fieldw, bottom_line ? 0 : i * 2, 0, 0, 0);
+		f[i] = new_field(1, b.fieldw, bottom_line ? 0 : i * b.gap, 0, 0, 0);
 		set_field_back(f[i], A_UNDERLINE);
 		field_opts_off(f[i], O_AUTOSKIP | O_STATIC | O_BLANK);
 		set_max_field(f[i], (int)sizeof fields[i].value - 1);

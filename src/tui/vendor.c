@@ -3,7 +3,9 @@
  * added, changed and archived through the domain's endpoint_add,
  * endpoint_edit and endpoint_archive, as the endpoint commands do; credential
  * references are checked as they are typed, and a literal secret is refused.
- * Above the endpoints, every round of the vendor's questionnaires in work
+ * The form's engine fields (kind, node URLs, credential reference) are checked
+ * by the domain's own rules as they are typed; an edit sends only what changed,
+ * so that its audit entry names the fields it changed. Above the endpoints, every round of the vendor's questionnaires in work
  * (draft or in review), each with how far it is answered, as vendor show
  * lists them: not only the newest draft the rating names.
  */
@@ -232,52 +234,207 @@ check_price(const char *value, void *ctx, struct aerr *err)
 }
 
 enum { EF_NAME, EF_API, EF_URL, EF_MODEL, EF_CONTEXT, EF_CREDS, EF_INSECURE, EF_PRICE_IN,
-	EF_PRICE_OUT, EF_COUNT };
+	EF_PRICE_OUT, EF_ENGINE, EF_ENGINE_URLS, EF_ENGINE_CRED, EF_COUNT };
+
+/* The engine: empty (none), or a kind the domain knows. */
+static int
+check_engine(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	if (value[0] == '\0' || endpoint_engine_check(value, err) == 0)
+		return 0;
+	return aerr_set(err, AV_USAGE, "one of sglang, vllm, tgi or llama.cpp (empty: no engine)");
+}
+
+/* The node URLs field, one URL a node, split at commas and blanks in place;
+ * returns how many, each added to in as --engine-url adds it (at most
+ * ENGINE_MAX_NODES, none twice). */
+static int
+engine_urls_split(char *text, struct endpoint_input *in, struct aerr *err)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(text, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save))
+		if (endpoint_input_engine_url(in, tok, err) != 0)
+			return -1;
+	return in->nengine_urls;
+}
+
+/* ctx: the form's fields. Each node's URL is checked as the endpoint's is,
+ * with the form's insecure flag; an engine needs a node, a node an engine. */
+static int
+check_engine_urls(const char *value, void *ctx, struct aerr *err)
+{
+	const struct tui_field *f = ctx;
+	struct endpoint_input scratch = { 0 };
+	char *copy = xstrdup(value);
+	int n = engine_urls_split(copy, &scratch, err), rc = n < 0 ? AV_USAGE : 0;
+
+	for (int i = 0; i < n && rc == 0; i++)
+		rc = endpoint_engine_url_check(scratch.engine_url[i], f[EF_INSECURE].value[0] == 'y', err);
+	if (rc == 0 && n > 0 && f[EF_ENGINE].value[0] == '\0')
+		rc = aerr_set(err, AV_USAGE, "nodes need an engine: fill Engine above (sglang, vllm, "
+		    "tgi or llama.cpp)");
+	if (rc == 0 && n == 0 && f[EF_ENGINE].value[0] != '\0')
+		rc = aerr_set(err, AV_USAGE, "engine %s needs at least one node's status URL",
+		    f[EF_ENGINE].value);
+	free(copy);
+	return rc;
+}
+
+static int
+check_engine_cred(const char *value, void *ctx, struct aerr *err)
+{
+	(void)ctx;
+	return value[0] == '\0' ? 0 : credref_check(value, err);
+}
 
 struct endpoint_form_ctx {
 	struct tui *t;
 	const char *vendor;
 	int64_t id;        /* 0 when adding */
 	char ref[256];     /* VENDOR/NAME when editing */
-	char price_was[2][32];   /* the prices the form opened with: only a change is sent */
+	/* The values the form opened with: an edit sends only what differs from them,
+	 * so that its audit entry names the fields it changed. */
+	char was[EF_COUNT][512];
 };
+
+/* Whether field i is to be sent: every field typed when adding, a changed one when editing. */
+static int
+sent(const struct endpoint_form_ctx *c, const struct tui_field *f, int i)
+{
+	return c->id == 0 ? f[i].value[0] != '\0' : strcmp(f[i].value, c->was[i]) != 0;
+}
 
 /* A price typed (or changed, when editing) is set; an empty one is left as it is. */
 static int
-form_price(const char *value, const char *was, double *usd, int *set, struct aerr *err)
+form_price(const struct endpoint_form_ctx *c, const struct tui_field *f, int i, double *usd,
+    int *set, struct aerr *err)
 {
-	if (value[0] == '\0' || strcmp(value, was) == 0)
+	if (f[i].value[0] == '\0' || !sent(c, f, i))
 		return 0;
 	*set = 1;
-	return endpoint_price_parse("price", value, usd, err);
+	return endpoint_price_parse("price", f[i].value, usd, err);
+}
+
+/* The engine fields into in (urls: a copy of the URLs field the input points
+ * into). Emptied when there was an engine, the engine goes; its credential
+ * is not emptied alone (the domain keeps an engine's reference until it goes). */
+static int
+form_engine(const struct endpoint_form_ctx *c, struct tui_field *f, char *urls,
+    struct endpoint_input *in, struct aerr *err)
+{
+	int had = c->was[EF_ENGINE][0] != '\0';
+
+	if (had && f[EF_ENGINE].value[0] == '\0' && f[EF_ENGINE_URLS].value[0] == '\0' &&
+	    f[EF_ENGINE_CRED].value[0] == '\0') {
+		in->remove_engine = 1;
+		return 0;
+	}
+	if (sent(c, f, EF_ENGINE))
+		in->engine = f[EF_ENGINE].value, in->set_engine = 1;
+	if (sent(c, f, EF_ENGINE_URLS) && engine_urls_split(urls, in, err) < 0)
+		return aerr_prefix(err, "Engine URLs");
+	if (sent(c, f, EF_ENGINE_CRED)) {
+		if (f[EF_ENGINE_CRED].value[0] == '\0')
+			return aerr_set(err, AV_USAGE, "Engine credential: the engine keeps its reference "
+			    "while it has nodes; give another, or empty the three engine fields to remove "
+			    "the engine");
+		in->engine_cred = f[EF_ENGINE_CRED].value, in->set_engine_cred = 1;
+	}
+	return 0;
+}
+
+/* Whether the blank-separated words of text hold word (whole), or with
+ * label_only, a word "LABEL=..." whose label is word's. */
+static int
+has_word(const char *text, const char *word, int label_only)
+{
+	size_t n = label_only ? strcspn(word, "=") : strlen(word);
+
+	for (const char *p = text; *p; ) {
+		size_t len = strcspn(p, " ");
+
+		if (len >= n && strncmp(p, word, n) == 0 &&
+		    (label_only ? p[n] == '=' : len == n))
+			return 1;
+		p += len;
+		p += strspn(p, " ");
+	}
+	return 0;
+}
+
+/* The credentials the form opened with (old, a copy of them, which in points
+ * into) whose label the field no longer holds (now): removed, as
+ * --remove-credential removes them. */
+static int
+form_removed(const char *now, char *old, struct endpoint_input *in, struct aerr *err)
+{
+	char *save = NULL;
+
+	for (char *tok = strtok_r(old, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		if (has_word(now, tok, 1))
+			continue;
+		if (in->nremove == ENDPOINT_MAX_CREDS)
+			return aerr_set(err, AV_USAGE, "Credentials: too many removed");
+		tok[strcspn(tok, "=")] = '\0';
+		in->remove[in->nremove++] = tok;
+	}
+	return 0;
+}
+
+/* The form's fields into in: all of them when adding, the changed ones when
+ * editing (of the credentials, those added, changed or removed). copy, urls
+ * and old are the caller's copies, which in points into. */
+static int
+form_input(const struct endpoint_form_ctx *c, struct tui_field *f, char *copy, char *urls,
+    char *old, struct endpoint_input *in, struct aerr *err)
+{
+	char *save = NULL;
+
+	in->name = f[EF_NAME].value, in->set_name = c->id == 0 || sent(c, f, EF_NAME);
+	in->api = f[EF_API].value, in->set_api = c->id == 0 || sent(c, f, EF_API);
+	in->url = f[EF_URL].value, in->set_url = c->id == 0 || sent(c, f, EF_URL);
+	in->model = f[EF_MODEL].value, in->set_model = c->id == 0 || sent(c, f, EF_MODEL);
+	/* Plain http is allowed only when asked for; an edit also takes it back. */
+	if (c->id ? sent(c, f, EF_INSECURE) : f[EF_INSECURE].value[0] == 'y')
+		in->insecure = f[EF_INSECURE].value[0] == 'y', in->set_insecure = 1;
+	if ((c->id == 0 || sent(c, f, EF_CONTEXT)) && (in->set_context = 1,
+	    parse_int_opt("--context", f[EF_CONTEXT].value, 1, INT64_C(1) << 40, &in->context, err)) != 0)
+		return err->code;
+	if (form_price(c, f, EF_PRICE_IN, &in->price_in, &in->set_price_in, err) != 0 ||
+	    form_price(c, f, EF_PRICE_OUT, &in->price_out, &in->set_price_out, err) != 0)
+		return err->code;
+	if (c->id == 0 || sent(c, f, EF_CREDS))
+		for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+			if (!has_word(c->was[EF_CREDS], tok, 0) &&
+			    endpoint_input_credential(in, tok, err) != 0)
+				return err->code;
+	if (c->id != 0 && sent(c, f, EF_CREDS) && form_removed(f[EF_CREDS].value, old, in,
+	    err) != 0)
+		return err->code;
+	return form_engine(c, f, urls, in, err);
 }
 
 static int
 endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 {
 	struct endpoint_form_ctx *c = p;
-	struct endpoint_input in = {
-		.name = f[0].value, .api = f[1].value, .url = f[2].value, .model = f[3].value,
-		.set_name = 1, .set_api = 1, .set_url = 1, .set_model = 1, .set_context = 1,
-	};
-	char *copy = xstrdup(f[5].value), *save = NULL;
+	struct endpoint_input in = { 0 };
+	char *copy = xstrdup(f[EF_CREDS].value), *urls = xstrdup(f[EF_ENGINE_URLS].value),
+	    *old = xstrdup(c->was[EF_CREDS]);
 	struct db *db;
 	int64_t id;
-	int rc;
+	int rc = 0, changed = c->id == 0;
 
-	(void)n;
-	/* Plain http is allowed only when asked for; an edit also takes it back. */
-	if (f[6].value[0] == 'y' || c->id)
-		in.insecure = f[6].value[0] == 'y', in.set_insecure = 1;
-	if ((rc = parse_int_opt("--context", f[4].value, 1, INT64_C(1) << 40, &in.context, err)) != 0 ||
-	    (rc = form_price(f[EF_PRICE_IN].value, c->price_was[0], &in.price_in, &in.set_price_in,
-	    err)) != 0 ||
-	    (rc = form_price(f[EF_PRICE_OUT].value, c->price_was[1], &in.price_out, &in.set_price_out,
-	    err)) != 0)
+	for (int i = 0; i < n; i++)
+		changed |= sent(c, f, i);
+	if (!changed) {
+		tui_status(c->t, 0, "endpoint %s: nothing changed", c->ref);
 		goto out;
-	for (char *tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-		if ((rc = endpoint_input_credential(&in, tok, err)) != 0)
-			goto out;
+	}
+	if ((rc = form_input(c, f, copy, urls, old, &in, err)) != 0)
+		goto out;
 	if ((db = av_db(c->t->av, err)) == NULL) {
 		rc = err->code;
 		goto out;
@@ -296,7 +453,43 @@ endpoint_form_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 out:
 	endpoint_input_free(&in);
 	free(copy);
+	free(urls);
+	free(old);
 	return rc;
+}
+
+/* The form's fields as the endpoint has them. */
+static void
+form_fill(struct tui_field *f, const struct endpoint *e)
+{
+	snprintf(f[EF_NAME].value, sizeof f[EF_NAME].value, "%s", e->name);
+	snprintf(f[EF_API].value, sizeof f[EF_API].value, "%s", e->api);
+	snprintf(f[EF_URL].value, sizeof f[EF_URL].value, "%s", e->url);
+	snprintf(f[EF_MODEL].value, sizeof f[EF_MODEL].value, "%s", e->model);
+	snprintf(f[EF_CONTEXT].value, sizeof f[EF_CONTEXT].value, "%lld", (long long)e->context_tokens);
+	for (size_t i = 0; i < e->ncredentials; i++) {
+		size_t used = strlen(f[EF_CREDS].value);
+
+		snprintf(f[EF_CREDS].value + used, sizeof f[EF_CREDS].value - used, "%s%s=%s",
+		    used ? " " : "", e->credentials[i].label, e->credentials[i].ref);
+	}
+	snprintf(f[EF_INSECURE].value, sizeof f[EF_INSECURE].value, "%s",
+	    e->allow_insecure_http ? "y" : "n");
+	if (e->has_price_in)
+		snprintf(f[EF_PRICE_IN].value, sizeof f[EF_PRICE_IN].value, "%g", e->price_in_per_mtok);
+	if (e->has_price_out)
+		snprintf(f[EF_PRICE_OUT].value, sizeof f[EF_PRICE_OUT].value, "%g", e->price_out_per_mtok);
+	if (e->engine.n > 0) {
+		snprintf(f[EF_ENGINE].value, sizeof f[EF_ENGINE].value, "%s", e->engine.engine);
+		for (int i = 0; i < e->engine.n; i++) {
+			size_t used = strlen(f[EF_ENGINE_URLS].value);
+
+			snprintf(f[EF_ENGINE_URLS].value + used, sizeof f[EF_ENGINE_URLS].value - used,
+			    "%s%s", used ? " " : "", e->engine.url[i]);
+		}
+		snprintf(f[EF_ENGINE_CRED].value, sizeof f[EF_ENGINE_CRED].value, "%s",
+		    e->engine.credential_ref ? e->engine.credential_ref : "");
+	}
 }
 
 static int
@@ -319,36 +512,30 @@ endpoint_form(struct tui *t, struct vendor_state *s, int64_t id, struct aerr *er
 		  .hint = "USD per million input tokens, e.g. 2.5 (empty: none; the plan shows no cost)" },
 		[EF_PRICE_OUT] = { .label = "Price out", .width = 12, .check = check_price,
 		  .hint = "USD per million output tokens, e.g. 10" },
+		[EF_ENGINE] = { .label = "Engine", .width = 10, .check = check_engine,
+		  .hint = "the serving engine the engine probe reads: sglang, vllm, tgi or llama.cpp "
+		  "(empty: none)" },
+		[EF_ENGINE_URLS] = { .label = "Engine URLs", .width = 50, .check = check_engine_urls,
+		  .hint = "each node's status API, e.g. http://10.0.0.5:30000, separated by commas or "
+		  "spaces" },
+		[EF_ENGINE_CRED] = { .label = "Engine credential", .width = 30, .check = check_engine_cred,
+		  .hint = "the engine admin API's credential: env:VAR or file:PATH (empty: none)" },
 	};
 	struct endpoint_form_ctx c = { .t = t, .vendor = field(s->vendor.name), .id = id };
 	struct endpoint e;
 
-	f[2].ctx = &f[6];
-	snprintf(f[1].value, sizeof f[1].value, "openai");
-	snprintf(f[6].value, sizeof f[6].value, "n");
+	f[EF_URL].ctx = &f[EF_INSECURE];
+	f[EF_ENGINE_URLS].ctx = f;
+	snprintf(f[EF_API].value, sizeof f[EF_API].value, "openai");
+	snprintf(f[EF_INSECURE].value, sizeof f[EF_INSECURE].value, "n");
 	if (id != 0) {
 		if (endpoint_get(t->av->db, id, &e, err) != 0)
 			return err->code;
 		snprintf(c.ref, sizeof c.ref, "%s", e.ref);
-		snprintf(f[0].value, sizeof f[0].value, "%s", e.name);
-		snprintf(f[1].value, sizeof f[1].value, "%s", e.api);
-		snprintf(f[2].value, sizeof f[2].value, "%s", e.url);
-		snprintf(f[3].value, sizeof f[3].value, "%s", e.model);
-		snprintf(f[4].value, sizeof f[4].value, "%lld", (long long)e.context_tokens);
-		for (size_t i = 0; i < e.ncredentials; i++) {
-			size_t used = strlen(f[5].value);
-
-			snprintf(f[5].value + used, sizeof f[5].value - used, "%s%s=%s", used ? " " : "",
-			    e.credentials[i].label, e.credentials[i].ref);
-		}
-		snprintf(f[6].value, sizeof f[6].value, "%s", e.allow_insecure_http ? "y" : "n");
-		if (e.has_price_in)
-			snprintf(c.price_was[0], sizeof c.price_was[0], "%g", e.price_in_per_mtok);
-		if (e.has_price_out)
-			snprintf(c.price_was[1], sizeof c.price_was[1], "%g", e.price_out_per_mtok);
-		for (int i = 0; i < 2; i++)
-			snprintf(f[EF_PRICE_IN + i].value, sizeof f[EF_PRICE_IN + i].value, "%s", c.price_was[i]);
+		form_fill(f, &e);
 		endpoint_free(&e);
+		for (int i = 0; i < EF_COUNT; i++)
+			snprintf(c.was[i], sizeof c.was[i], "%s", f[i].value);
 	}
 	tui_form(t, id ? "Edit endpoint" : "Add endpoint", f, EF_COUNT, endpoint_form_submit, &c);
 	return 0;

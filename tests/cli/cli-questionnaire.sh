@@ -6,10 +6,12 @@
 D="$TESTS_SRCDIR/data"
 Q="$TESTS_SRCDIR/../questionnaires"
 
+# The bundled files' versions, read from the files themselves.
+VH=$(jq -e .version "$Q/hipaa-ai-vendor.json") VL=$(jq -e .version "$Q/llm-inference-isolation.json")
 run questionnaire list --json
 is "$rc" 0 "list succeeds on a new database"
 is "$(printf '%s' "$out" | json '[.[] | "\(.id)@\(.version) \(.bundled)"] | join(",")')" \
-	"hipaa-ai-vendor@1 true,llm-inference-isolation@1 true" "both bundled questionnaires are loaded"
+	"hipaa-ai-vendor@$VH true,llm-inference-isolation@$VL true" "both bundled questionnaires are loaded"
 is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log WHERE action = 'questionnaire.load'")" 2 \
 	"loading is audited"
 run questionnaire list

@@ -83,7 +83,7 @@ like "$errout" "^aivet: database $T/copy/aivet.db: its write-ahead log $T/copy/a
 	"named as such, not as an unknown assessment"
 AIVET_DB=$T/whole/aivet.db run assess show 1
 is "$rc:$(printf '%s\n' "$out" | head -1)" \
-	"0:assessment 1: vendor acme, llm-inference-isolation@1 (LLM inference isolation), round 1, draft" \
+	"0:assessment 1: vendor acme, llm-inference-isolation@$(jq -e .version "$TESTS_SRCDIR/../questionnaires/llm-inference-isolation.json") (LLM inference isolation), round 1, draft" \
 	"copied with its -wal, the same database reads whole"
 
 done_testing

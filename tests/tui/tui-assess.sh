@@ -8,6 +8,7 @@
 . "$TESTS_SRCDIR/lib/tui-lib.sh"
 
 run vendor add acme
+VL=$(jq -e .version "$TESTS_SRCDIR/../questionnaires/llm-inference-isolation.json")
 tui_start 100x30
 tui_wait "acme"; ok $? "the vendor list"
 tui_keys Enter
@@ -17,7 +18,7 @@ tui_wait "No assessments of acme yet. Press a to start one."; ok $? "s lists the
 tui_keys a
 tui_wait "Start an assessment against"; ok $? "a offers the questionnaires in a menu"
 tui_keys Down Enter
-tui_wait "assessment 1 started: vendor acme, questionnaire llm-inference-isolation version 1"; \
+tui_wait "assessment 1 started: vendor acme, questionnaire llm-inference-isolation version $VL"; \
 	ok $? "the CLI's own words in the status line"
 tui_keys Enter
 tui_wait "Assessment 1 (draft)"; ok $? "Enter opens the assessment"

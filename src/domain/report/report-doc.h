@@ -8,8 +8,8 @@
  * (a result's details, a run's calibration, plan and options, an answer's
  * value) stay cJSON, the same object report.json writes; what the renderings
  * draw of them (the sweep's points, prefix timing's groups, the calibration)
- * is read once into views (report_details_read), so no renderer reads a
- * document by key.
+ * is read once, by the engine's reader of them (probe-record.h), through
+ * report_details_read, so no renderer reads a document by key.
  */
 #ifndef AIVET_REPORT_DOC_H
 #define AIVET_REPORT_DOC_H
@@ -214,9 +214,10 @@ cJSON *report_options_json(const struct report_doc *d);
 
 void report_doc_free(struct report_doc *d);
 
-/* Fills the views of a run's free-form documents (its calibration, and each
- * result's sweep and timing details) from the cJSON the run holds; whatever
- * builds a report_run calls it once its calibration and results are set. */
+/* Fills the typed members of a run's free-form documents (its calibration,
+ * and each result's sweep and timing details) from the cJSON the run holds,
+ * by the engine's readers (run_calibration_read, probe_result_details_read);
+ * whatever builds a report_run calls it once its calibration and results are set. */
 void report_details_read(struct report_run *r);
 
 #endif

@@ -110,7 +110,8 @@ struct probe_result {
 	size_t nnodes;
 	struct finding *findings;
 	size_t nfindings;
-	/* The details' scalar members and the sizes sent: what "probe diff" compares. */
+	/* The details' scalar members and the sizes sent: what "probe diff" compares
+	 * and a claim's measure is judged by. */
 	struct doc_scalar *scalars;
 	size_t nscalars;
 	struct size_point *points;    /* NULL: the details have no "points" array */
@@ -187,7 +188,7 @@ struct probe_run {
 	char *actor;
 	int64_t tokens_in, tokens_out;
 	cJSON *calibration;           /* the calibration document as recorded; NULL: null */
-	struct run_calibration calib; /* what the text shows of it */
+	struct run_calibration calib; /* read from it (run_calibration_read) */
 	cJSON *plan;                  /* the plan as recorded (probe_plan_text words it) */
 	int has_billed;
 	struct run_billed billed;

@@ -18,15 +18,34 @@ struct finding {
 	size_t nevidence;
 };
 
-/* What the sweep's details say of the context, which the run's text and screen
- * show; present only on the sweep's result with details. The numbers are as
- * recorded (has_ when the boundary was found); strings NULL when absent. */
+/* What the sweep's details say of the context, which the run's text, screen
+ * and report show; present only on the sweep's result with details (an
+ * object). The numbers are as recorded (has_ when recorded, a number); strings
+ * NULL when absent. */
 struct sweep_bounds {
 	int present;
-	int64_t advertised;
-	int has_integrity_boundary, has_refusal_boundary;
-	int64_t integrity_boundary, refusal_boundary;
+	int has_advertised, has_integrity_boundary, has_refusal_boundary;
+	double advertised, integrity_boundary, refusal_boundary;
 	char *change, *depth;
+};
+
+/* The prefix-timing probe's details (present on its result with details): each
+ * group's times to first token (the numbers only) and median, the cross-tenant
+ * test {p, cliffs_delta} (has_test), and the sequential test's alpha per look. */
+struct timing_group {
+	double *ttft_ms;
+	size_t n;
+	int has_median;
+	double median_ms;
+};
+struct prefix_timing {
+	int present;
+	struct timing_group primed, control;
+	int has_test;
+	double p, cliffs_delta;       /* NAN when not numbers */
+	int has_alpha_per_look;
+	double alpha_per_look, alpha, median_saving_ms;   /* alpha, saving: NAN when not numbers */
+	int64_t trials;
 };
 
 /* A canary that reached a tenant, from the canary's details ("leaks"):
@@ -52,19 +71,27 @@ struct engine_node_status {
 
 /* A scalar member of a recorded document (a probe's details, a run's
  * calibration), in the document's order: its name and its value as recorded
- * (a number, a string, true, false or null; a detached copy). */
+ * (a number, a string, true, false or null; a detached copy). doc_scalar_find:
+ * the value of the first member so named, or NULL. */
 struct doc_scalar {
 	char *name;
 	cJSON *value;
 };
+const cJSON *doc_scalar_find(const struct doc_scalar *s, size_t n, const char *name);
 
 /* A prompt size a probe sent, from its details' "points": what a boundary's
- * bracket is read from. tokens_sent NAN when not recorded. */
+ * bracket is read from, what a claim's measure is judged by and what the
+ * report charts. A number has its has_ flag (recorded, a number); tokens_sent
+ * is also NAN when not recorded. accepted: the vendor took the prompt (true);
+ * evidence: the point's exchange. */
 struct size_point {
 	double tokens_sent;
-	int has_usage;                /* the vendor's count of the prompt was recorded */
-	double usage_prompt_tokens;
-	int stream;
+	int has_tokens_sent, has_status, has_accepted, has_nonces_echoed, has_nonces_total;
+	int has_usage, has_evidence;
+	double status, nonces_echoed, nonces_total;
+	double usage_prompt_tokens;   /* the vendor's count of the prompt */
+	int64_t evidence;
+	int accepted, stream;
 };
 
 /* One probe's result in a run. */
@@ -74,32 +101,57 @@ struct probe_result {
 	int64_t requests;
 	cJSON *details;               /* the probe's own document as recorded; NULL: null */
 	struct sweep_bounds sweep;    /* from details, for the sweep */
+	struct prefix_timing timing;  /* from details, for prefix timing */
+	int has_capacity;             /* from details, for the engine probe: capacity_tokens */
+	double capacity_tokens;
 	struct canary_leak *leaks;    /* from details, for the canary */
 	size_t nleaks;
 	struct engine_node_status *nodes;   /* from details, for the engine probe */
 	size_t nnodes;
 	struct finding *findings;
 	size_t nfindings;
-	/* The details' scalar members and the sizes sent: what "probe diff" compares. */
+	/* The details' scalar members and the sizes sent: what "probe diff" compares
+	 * and a claim's measure is judged by. */
 	struct doc_scalar *scalars;
 	size_t nscalars;
-	struct size_point *points;
+	struct size_point *points;    /* NULL: the details have no "points" array */
 	size_t npoints;
 };
 
-/* How the run measured token counts (its calibration document, read for text). */
+/* A sample prompt of a run's calibration (its units, the tokens counted for
+ * them, its exchange, 0: none), and a count the calibration rejected. */
+struct cal_sample {
+	int has_units, has_tokens;
+	double units, tokens;
+	int64_t evidence;
+};
+struct cal_rejected {
+	char *method, *reason;        /* NULL: absent */
+};
+
+/* How the run measured token counts (its calibration document, read once by
+ * run_calibration_read for the text, "probe diff" and the report). */
 struct run_calibration {
 	int present;                  /* the run has a calibration object */
-	char *method;                 /* NULL: not recorded */
-	int has_bounds;               /* bounded: no usable count */
-	double bounds[2];
-	double tokens_per_unit;       /* NAN when not recorded */
+	char *method, *unit;          /* NULL: not recorded */
+	int has_bounds;               /* bounded: no usable count (two members) */
+	double bounds[2];             /* NAN where not a number */
+	int has_tokens_per_unit, has_overhead;   /* the member is there (maybe null) */
+	double tokens_per_unit, overhead_tokens; /* NAN when not numbers */
+	struct cal_sample *samples;   /* as recorded */
+	size_t nsamples;
+	int has_rejected;             /* "rejected" is an array */
+	struct cal_rejected *rejected;
+	size_t nrejected;
 	/* The scalar members, and the filler words of each sample (those with a
 	 * positive number): what "probe diff" compares and judges by. */
 	struct doc_scalar *scalars;
 	size_t nscalars;
 	double *sample_units;
-	size_t nsamples;
+	size_t nunits;
+	/* Members other than the ones above, any value (a detached copy), in order. */
+	struct doc_scalar *others;
+	size_t nothers;
 };
 
 /* What the vendor's usage says it billed, and its USD at the plan's prices. */
@@ -136,7 +188,7 @@ struct probe_run {
 	char *actor;
 	int64_t tokens_in, tokens_out;
 	cJSON *calibration;           /* the calibration document as recorded; NULL: null */
-	struct run_calibration calib; /* what the text shows of it */
+	struct run_calibration calib; /* read from it (run_calibration_read) */
 	cJSON *plan;                  /* the plan as recorded (probe_plan_text words it) */
 	int has_billed;
 	struct run_billed billed;
@@ -198,6 +250,16 @@ void run_plan_free(struct run_plan *p);
 /* A run with its results and findings (probe-read.c); the one wording for an unknown run. */
 int probe_run_get(struct db *db, int64_t run_id, struct probe_run *out, struct aerr *err);
 void probe_run_free(struct probe_run *r);
+/*
+ * The one reader of the documents a run records: a result's details into its
+ * typed members (p->name and p->details set; sweep, timing, capacity, leaks,
+ * nodes, scalars, points), and a calibration document into *out. Each has its
+ * release, which leaves the document itself alone.
+ */
+void probe_result_details_read(struct probe_result *p);
+void probe_result_details_free(struct probe_result *p);
+void run_calibration_read(const cJSON *cal, struct run_calibration *out);
+void run_calibration_free(struct run_calibration *c);
 /* The run as "probe show --json" prints it, and the finding and result as their parts. */
 cJSON *probe_run_to_json(const struct probe_run *r);
 cJSON *probe_result_to_json(const struct probe_result *p);

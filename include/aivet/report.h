@@ -63,8 +63,8 @@ cJSON *report_oscal(const struct report *r);
 /* ---- what both renderings share (report-parts.c) ---- */
 
 struct report_evidence;
-struct report_calibration;
-struct report_sweep;
+struct run_calibration;
+struct sweep_bounds;
 struct incident;
 
 /* The bundle path (evidence/NAME) of evidence id in this report, or NULL when
@@ -102,12 +102,12 @@ struct report_rows {
 	struct report_row *v;
 	size_t n;
 };
-void report_calibration_rows(const struct report_calibration *calibration, struct report_rows *rows);
+void report_calibration_rows(const struct run_calibration *calibration, struct report_rows *rows);
 void report_rows_free(struct report_rows *rows);
 
 /* A sweep boundary (the refusal boundary, else the integrity boundary) in
  * words: the tokens, or why there is none. */
-void report_boundary_words(const struct report_sweep *sweep, int refusal, char *out, size_t n);
+void report_boundary_words(const struct sweep_bounds *sweep, int refusal, char *out, size_t n);
 
 /* An incident's facts in one sentence, the same in both renderings: "Status
  * open; severity 1; discovered ...; PHI yes; 120 individuals; EU data no;
@@ -116,8 +116,8 @@ void report_incident_facts(const struct incident *incident, struct buf *out);
 
 /* The prefix-timing probe's distributions as an SVG histogram in a <figure>,
  * for the HTML report (report-timing.c); nothing when it holds no samples. */
-struct report_timing;
-void prefix_timing_svg(struct buf *b, const struct report_timing *timing);
+struct prefix_timing;
+void prefix_timing_svg(struct buf *b, const struct prefix_timing *timing);
 
 /* A name-based UUID (SHA-256 of seed and name, version-5 layout) so the same
  * report gives the same identifiers. */

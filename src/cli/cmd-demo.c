@@ -264,11 +264,11 @@ explain(const struct probe_run *eng, const struct probe_run *run, int64_t advert
 	if (sweep != NULL && sweep->sweep.has_integrity_boundary)
 		printf("  Content integrity broke at %s tokens; the advertised context is %s tokens.\n"
 		    "  (The simulated vendor's KV pool holds %s tokens: %.2f%% off.)\n",
-		    thousands(sweep->sweep.integrity_boundary, a), thousands(advertised, b), thousands(pool, c),
-		    100.0 * ((double)pool - (double)sweep->sweep.integrity_boundary) / (double)pool);
+		    thousands((int64_t)sweep->sweep.integrity_boundary, a), thousands(advertised, b), thousands(pool, c),
+		    100.0 * ((double)pool - (double)(int64_t)sweep->sweep.integrity_boundary) / (double)pool);
 	/* Whether the two agree is measured, not assumed: within 1% of the engine's pool. */
 	if (engine_pool > 0 && sweep != NULL && sweep->sweep.has_integrity_boundary) {
-		double off = 100.0 * fabs((double)engine_pool - (double)sweep->sweep.integrity_boundary) /
+		double off = 100.0 * fabs((double)engine_pool - (double)(int64_t)sweep->sweep.integrity_boundary) /
 		    (double)engine_pool;
 
 		printf("  %s: the engine's pool, read with no prompt, and where the content broke\n"

@@ -55,15 +55,6 @@ find_finding(const struct probe_result *p, const char *code)
 	return NULL;
 }
 
-static const cJSON *
-find_scalar(const struct doc_scalar *s, size_t n, const char *name)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(s[i].name, name) == 0)
-			return s[i].value;
-	return NULL;
-}
-
 /* Findings of `from` whose probe and code are not in `to`. */
 static void
 findings_missing(const struct probe_run *from, const struct probe_run *to, int need_probe_in_to,
@@ -132,7 +123,7 @@ calibration_resolution(const struct run_calibration *cal, double *tpu, double *o
 {
 	double u0 = 0, u1 = 0;
 
-	for (size_t i = 0; i < cal->nsamples; i++) {
+	for (size_t i = 0; i < cal->nunits; i++) {
 		double u = cal->sample_units[i];
 
 		if (u0 == 0 || u < u0)
@@ -201,7 +192,7 @@ static int
 boundaries_differ(const struct probe_run *ra, const struct probe_result *pa, const struct probe_run *rb,
     const struct probe_result *pb, double a, double b)
 {
-	const cJSON *advertised = find_scalar(pb->scalars, pb->nscalars, "advertised");
+	const cJSON *advertised = doc_scalar_find(pb->scalars, pb->nscalars, "advertised");
 	double adv = fmax(cJSON_IsNumber(advertised) ? advertised->valuedouble : NAN, 1);
 	double alo, ahi, blo, bhi;
 
@@ -221,8 +212,8 @@ diff_boundaries(const struct probe_run *ra, const struct probe_result *pa, const
 	if (!cJSON_IsObject(pa->details) || !cJSON_IsObject(pb->details))
 		return;
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-		const cJSON *a = find_scalar(pa->scalars, pa->nscalars, fields[i]);
-		const cJSON *b = find_scalar(pb->scalars, pb->nscalars, fields[i]);
+		const cJSON *a = doc_scalar_find(pa->scalars, pa->nscalars, fields[i]);
+		const cJSON *b = doc_scalar_find(pb->scalars, pb->nscalars, fields[i]);
 		int differ;
 
 		if (a == NULL && b == NULL)
@@ -291,7 +282,7 @@ diff_calibration(const struct probe_run *ra, const struct probe_run *rb, struct 
 	}
 	/* Scalars only: the raw samples differ every run, the fitted figures should not. */
 	for (size_t i = 0; i < ca->nscalars; i++) {
-		const cJSON *a = ca->scalars[i].value, *b = find_scalar(cb->scalars, cb->nscalars,
+		const cJSON *a = ca->scalars[i].value, *b = doc_scalar_find(cb->scalars, cb->nscalars,
 		    ca->scalars[i].name);
 		double tol;
 
@@ -304,7 +295,7 @@ diff_calibration(const struct probe_run *ra, const struct probe_run *rb, struct 
 			change(out, NULL, ca->scalars[i].name, a, b);
 	}
 	for (size_t i = 0; i < cb->nscalars; i++)
-		if (find_scalar(ca->scalars, ca->nscalars, cb->scalars[i].name) == NULL)
+		if (doc_scalar_find(ca->scalars, ca->nscalars, cb->scalars[i].name) == NULL)
 			change(out, NULL, cb->scalars[i].name, NULL, cb->scalars[i].value);
 }
 

@@ -55,6 +55,15 @@ read_scalars(const cJSON *doc, struct doc_scalar **out, size_t *n)
 	}
 }
 
+const cJSON *
+doc_scalar_find(const struct doc_scalar *s, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(s[i].name, name) == 0)
+			return s[i].value;
+	return NULL;
+}
+
 static void
 scalars_free(struct doc_scalar *s, size_t n)
 {
@@ -65,21 +74,120 @@ scalars_free(struct doc_scalar *s, size_t n)
 	free(s);
 }
 
-/* The filler words of each calibration sample that has a positive number of them. */
-static void
-read_sample_units(struct probe_run *r)
+static char *
+dup_or_null(const char *s)
 {
-	const cJSON *samples = cJSON_GetObjectItem(r->calibration, "samples"), *s;
+	return s ? xstrdup(s) : NULL;
+}
+
+/* A number member: *has set when it is one; 0 otherwise. */
+static double
+num_of(const cJSON *o, const char *k, int *has)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	*has = cJSON_IsNumber(v);
+	return *has ? v->valuedouble : 0;
+}
+
+/* The members of an array, counted for an array of n records (+1: never NULL). */
+static void *
+alloc_for(const cJSON *arr, size_t size)
+{
+	return xcalloc((size_t)cJSON_GetArraySize(arr) + 1, size);
+}
+
+/* The calibration's samples: each as recorded, and the filler words of each
+ * that has a positive number of them. */
+static void
+read_samples(const cJSON *samples, struct run_calibration *c)
+{
+	const cJSON *s;
 
 	if (!cJSON_IsArray(samples))
 		return;
-	r->calib.sample_units = xcalloc((size_t)cJSON_GetArraySize(samples) + 1, sizeof *r->calib.sample_units);
+	c->samples = alloc_for(samples, sizeof *c->samples);
+	c->sample_units = alloc_for(samples, sizeof *c->sample_units);
 	cJSON_ArrayForEach(s, samples) {
-		const cJSON *u = cJSON_GetObjectItem(s, "units");
+		struct cal_sample *x = &c->samples[c->nsamples++];
+		int has;
 
-		if (cJSON_IsNumber(u) && u->valuedouble > 0)
-			r->calib.sample_units[r->calib.nsamples++] = u->valuedouble;
+		x->units = num_of(s, "units", &x->has_units);
+		x->tokens = num_of(s, "tokens", &x->has_tokens);
+		x->evidence = (int64_t)num_of(s, "evidence", &has);
+		if (x->has_units && x->units > 0)
+			c->sample_units[c->nunits++] = x->units;
 	}
+}
+
+/* The counts the calibration rejected, and any member it does not read above. */
+static void
+read_rejected_others(const cJSON *cal, struct run_calibration *c)
+{
+	static const char *const known[] = { "method", "tokens_per_unit", "overhead_tokens", "bounds",
+		"samples", "rejected", "unit", NULL };
+	const cJSON *rej = cJSON_GetObjectItem(cal, "rejected"), *x;
+
+	if ((c->has_rejected = cJSON_IsArray(rej))) {
+		c->rejected = alloc_for(rej, sizeof *c->rejected);
+		cJSON_ArrayForEach(x, rej) {
+			c->rejected[c->nrejected].method = dup_or_null(json_get_str(x, "method"));
+			c->rejected[c->nrejected++].reason = dup_or_null(json_get_str(x, "reason"));
+		}
+	}
+	c->others = alloc_for(cal, sizeof *c->others);
+	cJSON_ArrayForEach(x, cal) {
+		size_t k;
+
+		for (k = 0; known[k] != NULL && strcmp(known[k], x->string) != 0; k++)
+			;
+		if (known[k] != NULL)
+			continue;
+		c->others[c->nothers].name = xstrdup(x->string);
+		c->others[c->nothers++].value = cJSON_Duplicate(x, 1);
+	}
+}
+
+void
+run_calibration_read(const cJSON *cal, struct run_calibration *c)
+{
+	const cJSON *bounds = cJSON_GetObjectItem(cal, "bounds");
+	const cJSON *tpu = cJSON_GetObjectItem(cal, "tokens_per_unit");
+	const cJSON *ovh = cJSON_GetObjectItem(cal, "overhead_tokens");
+
+	memset(c, 0, sizeof *c);
+	c->present = cJSON_IsObject(cal);
+	if (!c->present)
+		return;
+	c->method = dup_or_null(json_get_str(cal, "method"));
+	c->unit = dup_or_null(json_get_str(cal, "unit"));
+	c->has_bounds = cJSON_GetArraySize(bounds) == 2;
+	for (int i = 0; c->has_bounds && i < 2; i++)
+		c->bounds[i] = cJSON_GetNumberValue(cJSON_GetArrayItem(bounds, i));
+	c->has_tokens_per_unit = tpu != NULL;
+	c->tokens_per_unit = cJSON_GetNumberValue(tpu);
+	c->has_overhead = ovh != NULL;
+	c->overhead_tokens = cJSON_GetNumberValue(ovh);
+	read_scalars(cal, &c->scalars, &c->nscalars);
+	read_samples(cJSON_GetObjectItem(cal, "samples"), c);
+	read_rejected_others(cal, c);
+}
+
+void
+run_calibration_free(struct run_calibration *c)
+{
+	free(c->method);
+	free(c->unit);
+	free(c->samples);
+	for (size_t i = 0; i < c->nrejected; i++) {
+		free(c->rejected[i].method);
+		free(c->rejected[i].reason);
+	}
+	free(c->rejected);
+	scalars_free(c->scalars, c->nscalars);
+	scalars_free(c->others, c->nothers);
+	free(c->sample_units);
+	memset(c, 0, sizeof *c);
 }
 
 /* The sizes a probe sent, from its details' "points". */
@@ -90,39 +198,58 @@ read_points(struct probe_result *p)
 
 	if (!cJSON_IsArray(points))
 		return;
-	p->points = xcalloc((size_t)cJSON_GetArraySize(points) + 1, sizeof *p->points);
+	p->points = alloc_for(points, sizeof *p->points);
 	cJSON_ArrayForEach(x, points) {
 		struct size_point *sp = &p->points[p->npoints++];
-		const cJSON *u = cJSON_GetObjectItem(x, "usage_prompt_tokens");
+		const cJSON *acc = cJSON_GetObjectItem(x, "accepted");
 
-		sp->tokens_sent = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "tokens_sent"));
-		sp->has_usage = cJSON_IsNumber(u);
-		sp->usage_prompt_tokens = sp->has_usage ? u->valuedouble : 0;
+		sp->tokens_sent = num_of(x, "tokens_sent", &sp->has_tokens_sent);
+		if (!sp->has_tokens_sent)
+			sp->tokens_sent = NAN;
+		sp->status = num_of(x, "status", &sp->has_status);
+		sp->nonces_echoed = num_of(x, "nonces_echoed", &sp->has_nonces_echoed);
+		sp->nonces_total = num_of(x, "nonces_total", &sp->has_nonces_total);
+		sp->usage_prompt_tokens = num_of(x, "usage_prompt_tokens", &sp->has_usage);
+		sp->evidence = (int64_t)num_of(x, "evidence", &sp->has_evidence);
+		sp->has_accepted = cJSON_IsBool(acc);
+		sp->accepted = cJSON_IsTrue(acc);
 		sp->stream = cJSON_IsTrue(cJSON_GetObjectItem(x, "stream"));
 	}
 }
 
-/* What the text shows of the calibration document. */
 static void
-read_calibration(struct probe_run *r)
+timing_group_read(const cJSON *g, struct timing_group *t)
 {
-	const cJSON *cal = r->calibration, *bounds = cJSON_GetObjectItem(cal, "bounds");
-	const char *method = cJSON_GetStringValue(cJSON_GetObjectItem(cal, "method"));
+	const cJSON *v, *ms = cJSON_GetObjectItem(g, "ttft_ms");
 
-	r->calib.present = cJSON_IsObject(cal);
-	r->calib.method = method ? xstrdup(method) : NULL;
-	r->calib.has_bounds = r->calib.present && cJSON_GetArraySize(bounds) == 2;
-	for (int i = 0; r->calib.has_bounds && i < 2; i++)
-		r->calib.bounds[i] = cJSON_GetNumberValue(cJSON_GetArrayItem(bounds, i));
-	r->calib.tokens_per_unit = cJSON_GetNumberValue(cJSON_GetObjectItem(cal, "tokens_per_unit"));
-	read_scalars(cal, &r->calib.scalars, &r->calib.nscalars);
-	read_sample_units(r);
+	t->ttft_ms = alloc_for(ms, sizeof *t->ttft_ms);
+	cJSON_ArrayForEach(v, ms)
+		if (cJSON_IsNumber(v))
+			t->ttft_ms[t->n++] = v->valuedouble;
+	t->median_ms = num_of(g, "median_ms", &t->has_median);
 }
 
-static char *
-dup_or_null(const char *s)
+/* Prefix timing's groups and tests from its details. */
+static void
+read_timing(struct probe_result *p)
 {
-	return s ? xstrdup(s) : NULL;
+	const cJSON *d = p->details, *groups = cJSON_GetObjectItem(d, "groups");
+	const cJSON *x = cJSON_GetObjectItem(d, "cross_tenant");
+	struct prefix_timing *t = &p->timing;
+	int has;
+
+	if (strcmp(p->name, "prefix-timing") != 0 || !cJSON_IsObject(d))
+		return;
+	t->present = 1;
+	timing_group_read(cJSON_GetObjectItem(groups, "primed"), &t->primed);
+	timing_group_read(cJSON_GetObjectItem(groups, "control"), &t->control);
+	t->has_test = cJSON_IsObject(x);
+	t->p = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "p"));
+	t->cliffs_delta = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "cliffs_delta"));
+	t->alpha_per_look = num_of(d, "alpha_per_look", &t->has_alpha_per_look);
+	t->alpha = cJSON_GetNumberValue(cJSON_GetObjectItem(d, "alpha"));
+	t->median_saving_ms = cJSON_GetNumberValue(cJSON_GetObjectItem(d, "median_saving_ms"));
+	t->trials = (int64_t)num_of(d, "trials", &has);
 }
 
 /* The canary's leaks from its details. */
@@ -182,25 +309,59 @@ read_nodes(struct probe_result *p)
 static void
 read_sweep(struct probe_result *p)
 {
-	const cJSON *d = p->details, *ib, *rb;
-	const char *s;
+	const cJSON *d = p->details;
 
 	if (strcmp(p->name, "sweep") != 0 || !cJSON_IsObject(d))
 		return;
-	ib = cJSON_GetObjectItem(d, "integrity_boundary");
-	rb = cJSON_GetObjectItem(d, "refusal_boundary");
 	p->sweep.present = 1;
-	p->sweep.advertised = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(d, "advertised"));
-	p->sweep.has_integrity_boundary = cJSON_IsNumber(ib);
-	p->sweep.integrity_boundary = cJSON_IsNumber(ib) ? (int64_t)ib->valuedouble : 0;
-	p->sweep.has_refusal_boundary = cJSON_IsNumber(rb);
-	p->sweep.refusal_boundary = cJSON_IsNumber(rb) ? (int64_t)rb->valuedouble : 0;
-	s = json_get_str(d, "change");
-	p->sweep.change = s ? xstrdup(s) : NULL;
-	s = json_get_str(d, "depth");
-	p->sweep.depth = s ? xstrdup(s) : NULL;
+	p->sweep.advertised = num_of(d, "advertised", &p->sweep.has_advertised);
+	p->sweep.integrity_boundary = num_of(d, "integrity_boundary", &p->sweep.has_integrity_boundary);
+	p->sweep.refusal_boundary = num_of(d, "refusal_boundary", &p->sweep.has_refusal_boundary);
+	p->sweep.change = dup_or_null(json_get_str(d, "change"));
+	p->sweep.depth = dup_or_null(json_get_str(d, "depth"));
 }
 
+void
+probe_result_details_read(struct probe_result *p)
+{
+	if (p->name != NULL) {   /* what a probe's own members mean is known by its name */
+		read_sweep(p);
+		read_timing(p);
+		read_leaks(p);
+		read_nodes(p);
+		if (strcmp(p->name, "engine") == 0)
+			p->capacity_tokens = num_of(p->details, "capacity_tokens", &p->has_capacity);
+	}
+	read_scalars(p->details, &p->scalars, &p->nscalars);
+	read_points(p);
+}
+
+void
+probe_result_details_free(struct probe_result *p)
+{
+	free(p->sweep.change);
+	free(p->sweep.depth);
+	memset(&p->sweep, 0, sizeof p->sweep);
+	free(p->timing.primed.ttft_ms);
+	free(p->timing.control.ttft_ms);
+	memset(&p->timing, 0, sizeof p->timing);
+	for (size_t k = 0; k < p->nleaks; k++) {
+		free(p->leaks[k].owner_tenant);
+		free(p->leaks[k].found_by);
+	}
+	free(p->leaks);
+	for (size_t k = 0; k < p->nnodes; k++) {
+		free(p->nodes[k].url);
+		free(p->nodes[k].version);
+		free(p->nodes[k].mode);
+	}
+	free(p->nodes);
+	scalars_free(p->scalars, p->nscalars);
+	free(p->points);
+	p->leaks = NULL, p->nleaks = 0, p->nodes = NULL, p->nnodes = 0;
+	p->scalars = NULL, p->nscalars = 0, p->points = NULL, p->npoints = 0;
+	p->has_capacity = 0, p->capacity_tokens = 0;
+}
 
 /* A number member as an integer, 0 when missing (as the plan's text always had it). */
 static int64_t
@@ -364,11 +525,7 @@ read_results(struct db *db, struct probe_run *r, struct aerr *err)
 		p->reason = dup_or_null(db_col_text(st, 2));
 		p->requests = db_col_int64(st, 3);
 		p->details = db_col_type(st, 4) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 4));
-		read_sweep(p);
-		read_leaks(p);
-		read_nodes(p);
-		read_scalars(p->details, &p->scalars, &p->nscalars);
-		read_points(p);
+		probe_result_details_read(p);
 		if (read_findings(db, r->id, p, err) != 0) {
 			db_finalize(st);
 			return err->code;
@@ -423,7 +580,7 @@ probe_run_get(struct db *db, int64_t run_id, struct probe_run *r, struct aerr *e
 	db_finalize(st);
 	depth = cJSON_GetStringValue(cJSON_GetObjectItem(r->plan, "depth"));
 	r->depth = dup_or_null(depth);
-	read_calibration(r);
+	run_calibration_read(r->calibration, &r->calib);
 	read_billed(r);
 	if (read_results(db, r, err) != 0) {
 		probe_run_free(r);
@@ -448,22 +605,8 @@ probe_run_free(struct probe_run *r)
 		free(p->name);
 		free(p->verdict);
 		free(p->reason);
+		probe_result_details_free(p);
 		cJSON_Delete(p->details);
-		free(p->sweep.change);
-		free(p->sweep.depth);
-		for (size_t k = 0; k < p->nleaks; k++) {
-			free(p->leaks[k].owner_tenant);
-			free(p->leaks[k].found_by);
-		}
-		free(p->leaks);
-		for (size_t k = 0; k < p->nnodes; k++) {
-			free(p->nodes[k].url);
-			free(p->nodes[k].version);
-			free(p->nodes[k].mode);
-		}
-		free(p->nodes);
-		scalars_free(p->scalars, p->nscalars);
-		free(p->points);
 	}
 	free(r->probes);
 	free(r->endpoint);
@@ -476,9 +619,7 @@ probe_run_free(struct probe_run *r)
 	free(r->finished_at);
 	free(r->actor);
 	cJSON_Delete(r->calibration);
-	free(r->calib.method);
-	scalars_free(r->calib.scalars, r->calib.nscalars);
-	free(r->calib.sample_units);
+	run_calibration_free(&r->calib);
 	cJSON_Delete(r->plan);
 	free(r->worst);
 	free(r->verdicts);

@@ -239,12 +239,12 @@ probe_run_text(struct buf *out, const struct probe_run *run)
 		    strcmp(v, "fail") == 0 ? "FAIL" : strcmp(v, "error") == 0 ? "ERR" : "??", p->name, v, why);
 		free(why);
 		if (p->sweep.present) {
-			buf_printf(out, "       advertised context %s tokens; ", thousands(p->sweep.advertised, a));
+			buf_printf(out, "       advertised context %s tokens; ", thousands((int64_t)p->sweep.advertised, a));
 			if (p->sweep.has_integrity_boundary)
 				buf_printf(out, "content intact up to %s tokens; ",
-				    thousands(p->sweep.integrity_boundary, b));
+				    thousands((int64_t)p->sweep.integrity_boundary, b));
 			if (p->sweep.has_refusal_boundary)
-				buf_printf(out, "accepted up to %s tokens; ", thousands(p->sweep.refusal_boundary, b));
+				buf_printf(out, "accepted up to %s tokens; ", thousands((int64_t)p->sweep.refusal_boundary, b));
 			buf_printf(out, "change: %s\n", p->sweep.change ? p->sweep.change : "(null)");
 		}
 		nodes_text(out, p);

@@ -244,6 +244,7 @@ claims_sweep_details(struct probe_result *sweep, const char *w)
 		cJSON_AddNumberToObject(pt, "nonces_total", 12);
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(d, "points"), pt);
 	}
+	probe_result_details_read(sweep);   /* as a loaded result is: its typed members from details */
 }
 
 static void

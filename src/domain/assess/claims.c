@@ -71,6 +71,7 @@ load_results(struct db *db, struct probe_run *r, struct aerr *err)
 		    .verdict = xstrdup(col_text(st, 1)),
 		    .reason = db_col_text(st, 2) ? xstrdup(db_col_text(st, 2)) : NULL,
 		    .details = parsed_or_null(st, 3) };
+		probe_result_details_read(&r->probes[r->nprobes - 1]);
 	}
 	db_finalize(st);
 	return rc == DB_DONE ? 0 : db_err(db, err, "claims evidence");
@@ -455,43 +456,44 @@ add_contradicting(struct judging *j)
  * 1 with *v set when measured; 0 when the probe found no limit up to *v (the
  * largest size it sent whose content came back intact); -1 when there is
  * nothing to compare. *accepted: the largest size accepted at all, intact or
- * not. The result's details are the probe's own document.
+ * not. The result's details are the probe's own document, read by the engine
+ * (probe_result_details_read): its scalar members and the sizes it sent.
  */
 static int
 measured(const struct q_measure *m, const struct latest *l, double *v, double *accepted)
 {
 	int k = latest_find(l, m->probe);
-	const cJSON *d, *x, *pt;
+	const struct probe_result *p;
+	const cJSON *x;
 	double top = -1;
 
 	*accepted = -1;
 
 	if (k < 0 || (!streq(l->result[k]->verdict, "pass") && !streq(l->result[k]->verdict, "fail")))
 		return -1;
-	d = l->result[k]->details;
-	x = cJSON_GetObjectItem(d, m->value);
+	p = l->result[k];
+	x = doc_scalar_find(p->scalars, p->nscalars, m->value);
 	if (cJSON_IsNumber(x)) {
 		*v = x->valuedouble;
 		return 1;
 	}
 	/* No boundary: the probe saw none up to the largest prompt it had accepted
 	 * (for refusals, whatever happened to the content; for integrity, with none lost). */
-	x = cJSON_GetObjectItem(d, "change");
+	x = doc_scalar_find(p->scalars, p->nscalars, "change");
 	if (!streq(cJSON_GetStringValue(x), "none") && !(streq(m->value, "refusal_boundary") &&
 	    !streq(cJSON_GetStringValue(x), "visible_refusal")))
 		return -1;
-	cJSON_ArrayForEach(pt, cJSON_GetObjectItem(d, "points")) {
-		const cJSON *t = cJSON_GetObjectItem(pt, "tokens_sent");
-		const cJSON *echoed = cJSON_GetObjectItem(pt, "nonces_echoed"), *all = cJSON_GetObjectItem(pt, "nonces_total");
+	for (size_t i = 0; i < p->npoints; i++) {
+		const struct size_point *pt = &p->points[i];
 		/* Content intact: every nonce came back (a point that does not count them says nothing). */
-		int intact = cJSON_IsNumber(echoed) && cJSON_IsNumber(all) && echoed->valuedouble >= all->valuedouble;
+		int intact = pt->has_nonces_echoed && pt->has_nonces_total && pt->nonces_echoed >= pt->nonces_total;
 
-		if (!cJSON_IsTrue(cJSON_GetObjectItem(pt, "accepted")) || !cJSON_IsNumber(t))
+		if (!(pt->has_accepted && pt->accepted) || !pt->has_tokens_sent)
 			continue;
-		if (t->valuedouble > *accepted)
-			*accepted = t->valuedouble;
-		if (intact && t->valuedouble > top)
-			top = t->valuedouble;
+		if (pt->tokens_sent > *accepted)
+			*accepted = pt->tokens_sent;
+		if (intact && pt->tokens_sent > top)
+			top = pt->tokens_sent;
 	}
 	if (top < 0)
 		return -1;
@@ -506,13 +508,11 @@ static double
 engine_capacity(const struct q_question *qq, const struct latest *l, double *run_id)
 {
 	int k = latest_find(l, "engine");
-	const cJSON *v;
 
 	if (k < 0 || !streq(qq->measure.probe, "sweep"))
 		return -1;
-	v = cJSON_GetObjectItem(l->result[k]->details, "capacity_tokens");
 	*run_id = (double)l->run[k]->id;
-	return cJSON_IsNumber(v) ? v->valuedouble : -1;
+	return l->result[k]->has_capacity ? l->result[k]->capacity_tokens : -1;
 }
 
 /* The endpoint's own record of what a number claims, when the number is one it

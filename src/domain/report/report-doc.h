@@ -8,14 +8,15 @@
  * (a result's details, a run's calibration, plan and options, an answer's
  * value) stay cJSON, the same object report.json writes; what the renderings
  * draw of them (the sweep's points, prefix timing's groups, the calibration)
- * is read once into views (report_details_read), so no renderer reads a
- * document by key.
+ * is read once, by the engine's reader of them (probe-record.h), through
+ * report_details_read, so no renderer reads a document by key.
  */
 #ifndef AIVET_REPORT_DOC_H
 #define AIVET_REPORT_DOC_H
 
 #include "aivet/assess.h"
 #include "aivet/incident.h"
+#include "aivet/probe-record.h"
 #include "aivet/rating.h"
 #include "aivet/report.h"
 #include "aivet/vendor.h"
@@ -79,75 +80,14 @@ struct report_assessment {
 	size_t nanswers;
 };
 
-/* The views of free-form documents the renderings draw, read once from the
- * document by report_details_read (report-doc.c): a number has a has_ flag
- * where the document may lack it or hold null. */
-
-/* A point of the context-integrity sweep (details.points[]). */
-struct report_sweep_point {
-	int has_tokens_sent, has_status, has_accepted, has_nonces_echoed, has_nonces_total;
-	int has_usage, has_evidence;
-	double tokens_sent, status, nonces_echoed, nonces_total, usage_prompt_tokens;
-	int64_t evidence;
-	int accepted, stream;
-};
-
-/* The sweep's details: present for a sweep result whose details hold points. */
+/* The sweep as the report charts it: present for a sweep result whose
+ * details hold points; its boundaries and points as the engine reads them
+ * (probe_result_details_read, probe-record.h), points in the order sent. */
 struct report_sweep {
 	int present;
-	int has_advertised, has_refusal_boundary, has_integrity_boundary;
-	double advertised, refusal_boundary, integrity_boundary;
-	char *change, *depth;         /* NULL: absent */
-	struct report_sweep_point *points;   /* as recorded (the order sent) */
+	struct sweep_bounds b;
+	struct size_point *points;
 	size_t npoints;
-};
-
-/* One group of the prefix-timing probe: its times to first token (numbers
- * only) and its median. */
-struct report_timing_group {
-	double *ttft_ms;
-	size_t n;
-	int has_median;
-	double median_ms;
-};
-
-/* The prefix-timing probe's details: present for its result with details. */
-struct report_timing {
-	int present;
-	struct report_timing_group primed, control;
-	int has_test;                 /* a cross_tenant test: {p, cliffs_delta} */
-	double p, cliffs_delta;
-	int has_alpha_per_look;       /* a sequential run */
-	double alpha_per_look, alpha, median_saving_ms;
-	int64_t trials;
-};
-
-/* A sample prompt of the calibration, and a count it rejected. */
-struct report_cal_sample {
-	int has_units, has_tokens;
-	double units, tokens;
-	int64_t evidence;             /* its exchange; 0: none */
-};
-struct report_cal_rejected {
-	char *method, *reason;        /* NULL: absent */
-};
-
-/* A run's calibration document. */
-struct report_calibration {
-	int present;                  /* an object */
-	char *method, *unit;          /* NULL: absent */
-	int has_tokens_per_unit, has_overhead;   /* the member is there (maybe null) */
-	int tpu_is_number, overhead_is_number;
-	double tokens_per_unit, overhead_tokens;
-	int has_bounds;               /* two numbers */
-	double bounds[2];
-	struct report_cal_sample *samples;
-	size_t nsamples;
-	int has_rejected;             /* an array */
-	struct report_cal_rejected *rejected;
-	size_t nrejected;
-	/* Any other member, its name as a label and its value in words. */
-	struct report_rows extra;
 };
 
 /* A probe's result in a run. */
@@ -158,7 +98,7 @@ struct report_result {
 	int has_requests;
 	cJSON *details;               /* the probe's own document; NULL: null */
 	struct report_sweep sweep;    /* views of details (report_details_read) */
-	struct report_timing timing;
+	struct prefix_timing timing;
 };
 
 /* A finding of a run; open says whether a later run of the probe closed it. */
@@ -196,7 +136,7 @@ struct report_run {
 	size_t nfindings;
 	struct report_exchange *exchanges;
 	size_t nexchanges;
-	struct report_calibration cal;   /* the view of calibration (report_details_read) */
+	struct run_calibration cal;   /* calibration as the engine reads it (report_details_read) */
 };
 
 /* An incident in full (the record incident_get loads, clocks as of the
@@ -274,9 +214,10 @@ cJSON *report_options_json(const struct report_doc *d);
 
 void report_doc_free(struct report_doc *d);
 
-/* Fills the views of a run's free-form documents (its calibration, and each
- * result's sweep and timing details) from the cJSON the run holds; whatever
- * builds a report_run calls it once its calibration and results are set. */
+/* Fills the typed members of a run's free-form documents (its calibration,
+ * and each result's sweep and timing details) from the cJSON the run holds,
+ * by the engine's readers (run_calibration_read, probe_result_details_read);
+ * whatever builds a report_run calls it once its calibration and results are set. */
 void report_details_read(struct report_run *r);
 
 #endif

@@ -156,8 +156,8 @@ fmt_tokens(char *out, size_t n, double v)
 static int
 point_cmp(const void *a, const void *b)
 {
-	const struct report_sweep_point *x = *(const struct report_sweep_point *const *)a;
-	const struct report_sweep_point *y = *(const struct report_sweep_point *const *)b;
+	const struct size_point *x = *(const struct size_point *const *)a;
+	const struct size_point *y = *(const struct size_point *const *)b;
 	double d = (x->has_tokens_sent ? x->tokens_sent : 0) - (y->has_tokens_sent ? y->tokens_sent : 0);
 
 	if (d == 0)
@@ -177,14 +177,14 @@ struct plot {
 #define YU(p, u) ((p)->T + (1.0 - (u) / (p)->xmax) * (p)->ph)
 
 static double
-pt_tokens(const struct report_sweep_point *p)
+pt_tokens(const struct size_point *p)
 {
 	return p->has_tokens_sent ? p->tokens_sent : 0;
 }
 
 /* The share of the point's nonces echoed back (3 sent when not recorded). */
 static double
-pt_integrity(const struct report_sweep_point *p, double *tot)
+pt_integrity(const struct size_point *p, double *tot)
 {
 	*tot = p->has_nonces_total ? p->nonces_total : 3;
 	return *tot > 0 ? (p->has_nonces_echoed ? p->nonces_echoed : 0) / *tot : 0;
@@ -231,7 +231,7 @@ sweep_axes(struct buf *b, const struct plot *p)
 
 /* The advertised context and the observed boundaries as vertical lines. */
 static void
-sweep_marks(struct buf *b, const struct plot *p, const struct report_sweep *d)
+sweep_marks(struct buf *b, const struct plot *p, const struct sweep_bounds *d)
 {
 	const struct { int has; double v; const char *label, *color; double dy; } bounds[] = {
 		{ d->has_integrity_boundary, d->integrity_boundary, "integrity lost", "#c0392b", 26 },
@@ -264,7 +264,7 @@ sweep_marks(struct buf *b, const struct plot *p, const struct report_sweep *d)
 static void
 sweep_points(struct buf *b, const struct plot *p, const struct report_sweep *d)
 {
-	const struct report_sweep_point **v = xcalloc(d->npoints + 1, sizeof *v);
+	const struct size_point **v = xcalloc(d->npoints + 1, sizeof *v);
 	struct buf line;
 	double tot, f;
 
@@ -283,7 +283,7 @@ sweep_points(struct buf *b, const struct plot *p, const struct report_sweep *d)
 		    line.data);
 	buf_free(&line);
 	for (size_t i = 0; i < d->npoints; i++) {
-		const struct report_sweep_point *pt = &d->points[i];
+		const struct size_point *pt = &d->points[i];
 		double t = pt_tokens(pt);
 
 		f = pt_integrity(pt, &tot);
@@ -309,7 +309,7 @@ sweep_svg(struct buf *b, const struct report_sweep *d)
 
 	p.pw = p.W - p.L - p.R;
 	p.ph = p.H - p.T - p.B;
-	p.xmax = d->has_advertised ? d->advertised : 0;
+	p.xmax = d->b.has_advertised ? d->b.advertised : 0;
 	for (size_t i = 0; i < d->npoints; i++) {
 		p.xmax = fmax(p.xmax, pt_tokens(&d->points[i]));
 		p.xmax = fmax(p.xmax, d->points[i].has_usage ? d->points[i].usage_prompt_tokens : 0);
@@ -318,7 +318,7 @@ sweep_svg(struct buf *b, const struct report_sweep *d)
 		p.xmax = 1;
 	p.xmax *= 1.05;
 	sweep_axes(b, &p);
-	sweep_marks(b, &p, d);
+	sweep_marks(b, &p, &d->b);
 	sweep_points(b, &p, d);
 	buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\"><tspan fill=\"#1f5fa8\">&#9679; nonces "
 	    "echoed (hollow: refused)</tspan>  <tspan fill=\"#e67e22\">&#9632; reported usage</tspan>"
@@ -491,7 +491,7 @@ html_summary(struct buf *b, const struct report_doc *d)
 
 /* How the run measured tokens per word, as a table with each sample's exchange. */
 static void
-html_calibration(struct buf *b, const struct report_doc *d, const struct report_calibration *cal)
+html_calibration(struct buf *b, const struct report_doc *d, const struct run_calibration *cal)
 {
 	struct report_rows rows;
 
@@ -554,12 +554,12 @@ html_charts(struct buf *b, const struct report_result *r)
 	if (r->sweep.present) {
 		char rb[120], ib[120];
 
-		report_boundary_words(&r->sweep, 1, rb, sizeof rb);
-		report_boundary_words(&r->sweep, 0, ib, sizeof ib);
+		report_boundary_words(&r->sweep.b, 1, rb, sizeof rb);
+		report_boundary_words(&r->sweep.b, 0, ib, sizeof ib);
 		buf_adds(b, "<figure>\n");
 		sweep_svg(b, &r->sweep);
 		buf_adds(b, "<figcaption>Context-integrity sweep: behaviour past the limit was <strong>");
-		esc(b, r->sweep.change);
+		esc(b, r->sweep.b.change);
 		buf_adds(b, "</strong>; refusal boundary ");
 		esc(b, rb);
 		buf_adds(b, "; integrity boundary ");

@@ -343,7 +343,7 @@ md_summary(struct buf *b, const struct report_doc *d)
 
 /* How the run measured tokens per word, as a table with each sample's exchange. */
 static void
-md_calibration(struct buf *b, const struct report_doc *d, const struct report_calibration *cal)
+md_calibration(struct buf *b, const struct report_doc *d, const struct run_calibration *cal)
 {
 	struct report_rows rows;
 
@@ -374,17 +374,17 @@ md_sweep(struct buf *b, const struct report_doc *d, const struct report_sweep *s
 		"Reported prompt tokens", "Evidence", NULL };
 	char rb[120], ib[120];
 
-	report_boundary_words(s, 1, rb, sizeof rb);
-	report_boundary_words(s, 0, ib, sizeof ib);
-	if (s->has_advertised)
-		buf_printf(b, "Context-integrity sweep: advertised %.0f tokens; ", s->advertised);
+	report_boundary_words(&s->b, 1, rb, sizeof rb);
+	report_boundary_words(&s->b, 0, ib, sizeof ib);
+	if (s->b.has_advertised)
+		buf_printf(b, "Context-integrity sweep: advertised %.0f tokens; ", s->b.advertised);
 	else
 		buf_adds(b, "Context-integrity sweep: advertised context not stated; ");
 	buf_printf(b, "refusal boundary %s; integrity boundary %s; change past the limit: "
-	    "**%s**.\n\n", rb, ib, s->change ? s->change : "not judged");
+	    "**%s**.\n\n", rb, ib, s->b.change ? s->b.change : "not judged");
 	head(b, cols);
 	for (size_t i = 0; i < s->npoints; i++) {
-		const struct report_sweep_point *p = &s->points[i];
+		const struct size_point *p = &s->points[i];
 		char num[32];
 
 		buf_adds(b, "|");

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,7 +125,7 @@ method_words(const char *m)
 
 /* The measured part: method, rate, overhead, bounds. */
 static void
-calibration_rate(const struct report_calibration *cal, const char *unit, struct report_rows *rs)
+calibration_rate(const struct run_calibration *cal, const char *unit, struct report_rows *rs)
 {
 	const char *m = cal->method;
 	int measured = m != NULL && strcmp(m, "bounds") != 0;
@@ -137,26 +138,26 @@ calibration_rate(const struct report_calibration *cal, const char *unit, struct 
 			row_add(rs, "Method", 0, "%s: the vendor's token-count endpoint", m);
 	}
 	snprintf(label, sizeof label, "Tokens per %s", unit);
-	if (cal->tpu_is_number && measured && cal->tokens_per_unit > 0)
+	if (!isnan(cal->tokens_per_unit) && measured && cal->tokens_per_unit > 0)
 		row_add(rs, label, 0, "%.3f", cal->tokens_per_unit);
 	else if (cal->has_tokens_per_unit)
 		row_add(rs, label, 0, "not measured");
-	if (cal->overhead_is_number && measured)
+	if (!isnan(cal->overhead_tokens) && measured)
 		row_add(rs, "Overhead tokens per request", 0, "%.0f", cal->overhead_tokens);
 	else if (cal->has_overhead)
 		row_add(rs, "Overhead tokens per request", 0, "not measured");
-	if (cal->has_bounds)
+	if (cal->has_bounds && !isnan(cal->bounds[0]) && !isnan(cal->bounds[1]))
 		row_add(rs, "Bounds", 0, "%g to %g tokens per %s", cal->bounds[0], cal->bounds[1], unit);
 }
 
 /* The sample prompts (with their exchanges) and any count that was rejected. */
 static void
-calibration_samples(const struct report_calibration *cal, const char *unit, struct report_rows *rs)
+calibration_samples(const struct run_calibration *cal, const char *unit, struct report_rows *rs)
 {
 	char label[32];
 
 	for (size_t i = 0; i < cal->nsamples; i++) {
-		const struct report_cal_sample *s = &cal->samples[i];
+		const struct cal_sample *s = &cal->samples[i];
 
 		snprintf(label, sizeof label, "Sample %zu", i + 1);
 		if (s->has_tokens)
@@ -172,8 +173,56 @@ calibration_samples(const struct report_calibration *cal, const char *unit, stru
 		    cal->rejected[i].reason ? cal->rejected[i].reason : "no reason recorded");
 }
 
+/* Any other value the calibration holds, as words. */
+static char *
+value_words(const cJSON *v)
+{
+	struct buf b;
+	const cJSON *e;
+
+	if (v == NULL || cJSON_IsNull(v))
+		return xstrdup("none");
+	if (cJSON_IsString(v))
+		return xstrdup(v->valuestring);
+	if (cJSON_IsBool(v))
+		return xstrdup(cJSON_IsTrue(v) ? "yes" : "no");
+	if (cJSON_IsNumber(v))
+		return xasprintf("%g", v->valuedouble);
+	buf_init(&b);
+	cJSON_ArrayForEach(e, v) {
+		char *w = value_words(e);
+
+		if (b.len > 0)
+			buf_adds(&b, cJSON_IsObject(v) ? "; " : ", ");
+		if (cJSON_IsObject(v))
+			buf_printf(&b, "%s: ", e->string);
+		buf_adds(&b, w);
+		free(w);
+	}
+	if (b.len == 0)
+		buf_adds(&b, "none");
+	return buf_steal(&b);
+}
+
+/* A member the rows above do not name, as a labelled row: its name with
+ * spaces for underscores and a capital, its value in words. */
+static void
+calibration_other(const struct doc_scalar *m, struct report_rows *rs)
+{
+	char *label = xstrdup(m->name), *value = value_words(m->value);
+
+	for (char *p = label; *p; p++)
+		if (*p == '_')
+			*p = ' ';
+	if (label[0] >= 'a' && label[0] <= 'z')
+		label[0] = (char)(label[0] - 'a' + 'A');
+	row_add(rs, label, 0, "%s", value);
+	free(label);
+	free(value);
+}
+
 void
-report_calibration_rows(const struct report_calibration *cal, struct report_rows *rs)
+report_calibration_rows(const struct run_calibration *cal, struct report_rows *rs)
 {
 	const char *unit = cal->unit ? cal->unit : "filler word";
 
@@ -185,8 +234,8 @@ report_calibration_rows(const struct report_calibration *cal, struct report_rows
 	}
 	calibration_rate(cal, unit, rs);
 	calibration_samples(cal, unit, rs);
-	for (size_t i = 0; i < cal->extra.n; i++)
-		row_add(rs, cal->extra.v[i].label, 0, "%s", cal->extra.v[i].value);
+	for (size_t i = 0; i < cal->nothers; i++)
+		calibration_other(&cal->others[i], rs);
 }
 
 void
@@ -204,7 +253,7 @@ report_rows_free(struct report_rows *rs)
 /* ---- missing values ---- */
 
 void
-report_boundary_words(const struct report_sweep *sweep, int refusal, char *out, size_t n)
+report_boundary_words(const struct sweep_bounds *sweep, int refusal, char *out, size_t n)
 {
 	int has = refusal ? sweep->has_refusal_boundary : sweep->has_integrity_boundary;
 

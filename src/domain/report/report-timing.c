@@ -34,7 +34,7 @@ struct hist {
 
 /* The bins over both groups' samples; 0 when there are none. */
 static int
-hist_fill(struct hist *h, const struct report_timing_group *const grp[2])
+hist_fill(struct hist *h, const struct timing_group *const grp[2])
 {
 	size_t n = 0;
 
@@ -90,7 +90,7 @@ hist_axes(struct buf *b, const struct hist *h)
 
 /* The bars, side by side in each bin (primed left, control right), and the medians. */
 static void
-hist_bars(struct buf *b, const struct hist *h, const struct report_timing_group *const grp[2])
+hist_bars(struct buf *b, const struct hist *h, const struct timing_group *const grp[2])
 {
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; i < BINS; i++) {
@@ -119,7 +119,7 @@ hist_bars(struct buf *b, const struct hist *h, const struct report_timing_group 
 
 /* What the test found, under the chart. */
 static void
-hist_caption(struct buf *b, const struct report_timing *t)
+hist_caption(struct buf *b, const struct prefix_timing *t)
 {
 	buf_adds(b, "</svg>\n<figcaption>Prefix timing: ");
 	if (t->has_test && t->has_alpha_per_look)
@@ -136,9 +136,9 @@ hist_caption(struct buf *b, const struct report_timing *t)
 }
 
 void
-prefix_timing_svg(struct buf *b, const struct report_timing *t)
+prefix_timing_svg(struct buf *b, const struct prefix_timing *t)
 {
-	const struct report_timing_group *const grp[2] = { &t->primed, &t->control };
+	const struct timing_group *const grp[2] = { &t->primed, &t->control };
 	struct hist h = { .W = 760, .H = 300, .L = 56, .R = 16, .T = 24, .B = 64 };
 
 	h.pw = h.W - h.L - h.R;

@@ -912,8 +912,9 @@ loaded_free(struct assessment **loaded)
 /* ---- judging: claims, ratings, open findings ---- */
 
 /* The report's runs and endpoints as claims are judged on them: the runs'
- * results, each with the findings its probe raised. The strings are the
- * record's (claim_view_free frees only what the view made). */
+ * results, each with the findings its probe raised and its details read by
+ * the engine. The strings are the record's (claim_view_free frees only what
+ * the view made). */
 static void
 claim_view(struct report_doc *d, struct claim_evidence *ev)
 {
@@ -933,6 +934,7 @@ claim_view(struct report_doc *d, struct claim_evidence *ev)
 			*x = (struct probe_result){ .name = r->results[k].probe, .verdict = r->results[k].verdict,
 			    .reason = r->results[k].reason, .details = r->results[k].details,
 			    .findings = xcalloc(r->nfindings + 1, sizeof *x->findings) };
+			probe_result_details_read(x);
 			for (size_t f = 0; f < r->nfindings; f++) {
 				const struct report_finding *rf = &r->findings[f];
 
@@ -957,8 +959,10 @@ static void
 claim_view_free(struct claim_evidence *ev)
 {
 	for (size_t i = 0; i < ev->runs.n; i++) {
-		for (size_t k = 0; k < ev->runs.items[i].nprobes; k++)
+		for (size_t k = 0; k < ev->runs.items[i].nprobes; k++) {
 			free(ev->runs.items[i].probes[k].findings);
+			probe_result_details_free(&ev->runs.items[i].probes[k]);
+		}
 		free(ev->runs.items[i].probes);
 		free(ev->runs.items[i].depth);
 	}

@@ -82,7 +82,8 @@ tui_wait "Send up to"
 set -- $("$AIVET" probe run V/e --dry-run --json --depth diagnose --budget-usd 0.05 | jq -r '[.cost_usd_expected, .cost_usd] | @tsv')
 like "$(tui_screen | tr -d '\n' | tr -s ' ')" "$(printf 'USD %.2f expected, 0.05 at most \\(the budget; the whole plan %.2f\\)' "$(echo "$1" | awk '{ print ($1 < 0.05 ? $1 : 0.05) }')" "$2")" \
     "the question's at-most is the budget, the whole plan beside, the expected figure never above it"
-tui_keys n
+# The question closed drops keys typed meanwhile (flushinp): p waits until it has.
+tui_step n
 tui_keys p
 tui_wait "Depth"
 tui_keys Tab Tab C-u; tui_type 40; tui_keys Enter

@@ -22,11 +22,10 @@ struct minisign_pub {
 	unsigned char pk[MINISIGN_PK_BYTES];
 };
 
-/* Allocated with sodium_malloc by minisign_generate/minisign_seckey_parse. */
-struct minisign_sec {
-	unsigned char keynum[MINISIGN_KEYNUM_BYTES];
-	unsigned char sk[MINISIGN_SK_BYTES];   /* libsodium's seed || public key */
-};
+/* A secret key, opaque: its bytes stay in minisign.c, in sodium_malloc'ed
+ * memory (minisign_generate, minisign_seckey_parse), wiped by
+ * minisign_sec_free; the rest of aivet holds a pointer. */
+struct minisign_sec;
 
 /* Text that holds secret-key material: in sodium_malloc'ed memory of a fixed
  * size (never reallocated, so no copy is left behind), wiped when freed. */
@@ -49,6 +48,8 @@ void minisign_keyid(const unsigned char keynum[MINISIGN_KEYNUM_BYTES], char out[
 int minisign_generate(struct minisign_sec **sec, struct minisign_pub *pub, struct aerr *err);
 void minisign_sec_free(struct minisign_sec *sec);
 void minisign_sec_to_pub(const struct minisign_sec *sec, struct minisign_pub *pub);
+/* Whether two secret keys are the same key (id and bytes), compared in constant time. */
+int minisign_sec_equal(const struct minisign_sec *a, const struct minisign_sec *b);
 
 /* Public key: "untrusted comment: ...\n<base64>\n". what names the file in errors. */
 int minisign_pubkey_parse(const char *text, size_t len, const char *what, struct minisign_pub *pub,

@@ -24,6 +24,12 @@
 #include "aivet/domain.h"
 #include "minisign.h"
 
+/* Allocated with sodium_malloc by minisign_generate/minisign_seckey_parse. */
+struct minisign_sec {
+	unsigned char keynum[MINISIGN_KEYNUM_BYTES];
+	unsigned char sk[MINISIGN_SK_BYTES];   /* libsodium's seed || public key */
+};
+
 #define PUB_BYTES (2 + MINISIGN_KEYNUM_BYTES + MINISIGN_PK_BYTES)              /* 42 */
 #define SEC_ENC_BYTES (MINISIGN_KEYNUM_BYTES + MINISIGN_SK_BYTES + 32)       /* 104 */
 #define SEC_BYTES (2 + 2 + 2 + 32 + 8 + 8 + SEC_ENC_BYTES)                   /* 158 */
@@ -118,6 +124,13 @@ minisign_generate(struct minisign_sec **out, struct minisign_pub *pub, struct ae
 	minisign_sec_to_pub(sec, pub);
 	*out = sec;
 	return 0;
+}
+
+int
+minisign_sec_equal(const struct minisign_sec *a, const struct minisign_sec *b)
+{
+	return sodium_memcmp(a->keynum, b->keynum, sizeof a->keynum) == 0 &&
+	    sodium_memcmp(a->sk, b->sk, sizeof a->sk) == 0;
 }
 
 void

@@ -10,8 +10,11 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "probe.h"
 #include "probe-queue.h"
@@ -425,6 +428,29 @@ due_load(struct db *db, struct due **out, size_t *n, struct aerr *err)
 	return 0;
 }
 
+/* AIVET_TEST_SCHEDULE_GATE=PATH, for tests: a worker that has read the due
+ * schedules makes PATH.PID and waits (30 s at most) for PATH before writing
+ * any, so that a test can have several workers hold the same due list at once:
+ * the race a busy fleet meets by chance (each schedule advanced by one of
+ * them, the others told "queued first by another worker"), on demand. */
+static void
+schedule_gate(void)
+{
+	const char *gate = getenv("AIVET_TEST_SCHEDULE_GATE");
+	struct timespec nap = { 0, 10 * 1000000L };
+	char *mine;
+	FILE *f;
+
+	if (gate == NULL || *gate == '\0')
+		return;
+	mine = xasprintf("%s.%ld", gate, (long)getpid());
+	if ((f = fopen(mine, "w")) != NULL)
+		fclose(f);
+	free(mine);
+	for (int i = 0; i < 3000 && access(gate, F_OK) != 0; i++)
+		nanosleep(&nap, NULL);
+}
+
 int
 probe_schedules_due(struct aivet *av, struct schedules_due *out, struct aerr *err)
 {
@@ -435,6 +461,8 @@ probe_schedules_due(struct aivet *av, struct schedules_due *out, struct aerr *er
 	memset(out, 0, sizeof *out);
 	if (av_db(av, err) == NULL || due_load(av->db, &due, &n, err) != 0)
 		return err->code;
+	if (n > 0)
+		schedule_gate();
 	rc = 0;
 	for (size_t i = 0; i < n; i++) {
 		int64_t moved = 0;

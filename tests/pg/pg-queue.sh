@@ -92,18 +92,19 @@ while [ "$i" -le 6 ]; do
 	i=$((i + 1))
 done
 is "$(q "SELECT count(*) FROM probe_schedule WHERE status = 'active'")" 6 "six schedules, due now"
-mkdir "$T/s"
-# The four start together: each waits for one file, made once all four are
-# waiting, so that they meet the due schedules in the same moment however busy
-# the machine is (a late starter finds the file there and goes at once).
+mkdir "$T/s" "$T/gate"
+# The four meet the due schedules at once, however busy the machine: each,
+# having read the six due, waits at AIVET_TEST_SCHEDULE_GATE until all four
+# hold the list (gate.PID each), then they race to advance them.
 for w in 1 2 3 4; do
-	( until [ -e "$T/s/go" ]; do sleep 0.01; done
-	  exec "$AIVET" --db "$(pg_url fleet bob)" worker --once --name "s$w" --concurrency 2 ) \
-		>"$T/s/$w.out" 2>"$T/s/$w.err" &
+	AIVET_TEST_SCHEDULE_GATE="$T/gate/g" "$AIVET" --db "$(pg_url fleet bob)" worker --once --name "s$w" \
+	    --concurrency 2 >"$T/s/$w.out" 2>"$T/s/$w.err" &
 	eval "spid$w=\$!"
 done
-sleep 0.2
-: >"$T/s/go"
+n=0
+while [ "$(ls "$T/gate" | wc -l)" -lt 4 ] && [ "$n" -lt 600 ]; do sleep 0.05; n=$((n + 1)); done
+is "$(ls "$T/gate" | wc -l | tr -d ' ')" 4 "the four workers hold the six due schedules before any writes"
+: >"$T/gate/g"
 for w in 1 2 3 4; do
 	eval "wait \$spid$w"
 	is "$?" 0 "worker s$w exits 0"
@@ -117,7 +118,7 @@ is "$(q "SELECT count(*) FROM probe_queue q JOIN probe_run r ON r.id = q.run_id 
 	AND q.status = 'done' AND r.status = 'completed'")" 6 "and each ran once, completed"
 raced=$(cat "$T"/s/*.out | sed -n 's/^schedules: \([0-9]*\) due, queued first by another worker$/\1/p' |
 	awk '{ n += $1 } END { print n + 0 }')
-ok "$(test "$raced" -gt 0; echo $?)" "another worker saw a schedule due at once and queued nothing ($raced times; could not create the overlap otherwise)"
+is "$raced" 18 "each schedule advanced by one worker: the other three saw it due at once and queued nothing (6 x 3)"
 is "$(q "SELECT count(*) FROM probe_schedule WHERE next_at > created_at")" 6 "each schedule's next time moved on"
 as bob worker --once --name s5 >"$T/s/5.out"
 is "$(q "SELECT count(*) FROM probe_queue WHERE schedule_id IS NOT NULL")" 6 "not due again: nothing more queued"

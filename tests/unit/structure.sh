@@ -12,11 +12,16 @@ cd "$top" || exit 1
 
 count() { [ -n "$1" ] && printf '%s\n' "$1" | wc -l | tr -d ' ' || echo 0; }
 
-# The engine: no prompt, progress bar, signal handler or table of its own.
+# The engine: no prompt, progress bar, signal handler or table of its own: no
+# FILE* output, stdin, isatty or signal handler in src/engine/ or probes/.
 n_engine=$(ls src/engine/*.c probes/*.c 2>/dev/null | wc -l)
 ok "$([ "$n_engine" -ge 20 ] && echo 0 || echo 1)" "the engine's files are where the count looks ($n_engine)"
-lines=$(grep -nE '\b(v?f?printf|fputs|fputc|putc|putchar|puts|fwrite|fflush|stdin|stdout|stderr|signal|sigaction|isatty|term_write|term_printf)\b|\\033' \
-    src/engine/*.c probes/*.c)
+# Whole words, so <stdint.h> or a field named truncation_signalled is no call.
+terminal='\b(v?f?printf|fputs|fputc|putc|putchar|puts|fwrite|fflush|fgets|getchar|stdin|stdout|stderr|signal|sigaction|isatty|term_write|term_printf|json_emit)\b|\\033'
+# The pattern finds terminal calls where they are: the command line's probe front end.
+cli=$(grep -cE "$terminal" src/cli/probe-cli.c)
+ok "$([ "$cli" -ge 5 ] && echo 0 || echo 1)" "the pattern finds the terminal calls of src/cli/probe-cli.c ($cli lines)"
+lines=$(grep -nE "$terminal" src/engine/*.c probes/*.c)
 [ -z "$lines" ] || printf '%s\n' "$lines" | sed 's/^/# /'
 is "$(count "$lines")" 0 "the engine writes to no terminal: 0 lines"
 

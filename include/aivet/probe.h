@@ -97,10 +97,7 @@ int probe_run_exit(struct db *db, int64_t run_id, const char *fail_on, struct ae
 /* ---- what the front ends show (run-format.c, probe-run.c); nothing here prints ---- */
 /* A plan's text appended to b (the command line prints it, the TUI's runs screen shows it). */
 void probe_plan_text(struct buf *b, const cJSON *plan);
-/* A run's text appended to b, the vendor's words escaped to one line each; the
- * caller prints it through term_write. */
 struct probe_run;
-void probe_run_text(struct buf *b, const struct probe_run *run);
 /* "billed by the vendor: N tokens in, M out, USD x.xx" from a run's record, as
  * "probe show" prints it and the TUI shows it; 0 when the run has no billed figure. */
 int probe_billed_text(const struct probe_run *run, char *out, size_t n);

@@ -226,9 +226,8 @@ int probe_targets(struct aivet *av, const struct opt_parser *p, int all, const c
 void probe_ids_print(const int64_t *ids, size_t n, int json);
 
 /* The terminal's side of running probes (probe-cli.c): the engine asks and
- * prints nothing. "QUESTION [y/N]" on stderr, the answer from stdin: 1 for yes. */
-int probe_confirm(const char *question);
-/* 1 without asking when yes is set or stdin or stderr is not a terminal, else probe_confirm. */
+ * prints nothing. "QUESTION [y/N]" on stderr, the answer from stdin, 1 for yes;
+ * without asking when yes is set or stdin or stderr is not a terminal. */
 int probe_confirm_tty(int yes, const char *question);
 /* A plan's text, a run's next steps, runs in a run_format (run-format.h), through term_write. */
 void probe_print_plan(FILE *f, const cJSON *plan);
@@ -238,11 +237,6 @@ void probe_print_runs(const struct probe_run *runs, size_t n, int one, cJSON *co
 /* A comparison's text (probe diff, --compare-last), through term_write. */
 struct probe_diff;
 void probe_print_diff(FILE *f, const struct probe_diff *d);
-/* Prints a finished run in fmt; with compare_last, also the drift from the
- * previous run: in the JSON as "compare_last", after the text, or on stderr for
- * JUnit and SARIF. */
-int probe_emit_run(struct db *db, const struct probe_run *run, int fmt, int compare_last,
-    struct aerr *err);
 /* Runs one endpoint with Ctrl-C handling and a progress bar on a terminal, prints
  * the run (or its JSON), and returns the exit status of "probe run". */
 int probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts *po, int json,

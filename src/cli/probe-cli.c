@@ -42,7 +42,8 @@ catch_sigint(struct sigaction *old)
 	sigaction(SIGINT, &sa, old);
 }
 
-int
+/* "QUESTION [y/N]" on stderr, the answer from stdin: 1 for yes. */
+static int
 probe_confirm(const char *question)
 {
 	char line[16];
@@ -138,7 +139,10 @@ probe_print_diff(FILE *f, const struct probe_diff *d)
 	print_buf(f, &b);
 }
 
-int
+/* Prints a finished run in fmt; with compare_last, also the drift from the
+ * previous run: in the JSON as "compare_last", after the text, or on stderr for
+ * JUnit and SARIF. */
+static int
 probe_emit_run(struct db *db, const struct probe_run *run, int fmt, int compare_last, struct aerr *err)
 {
 	struct probe_diff cmp;

@@ -218,7 +218,9 @@ calibration_text(struct buf *b, const struct run_calibration *cal)
 		buf_adds(b, "calibration: not measured in this run\n");
 }
 
-void
+/* A run's text appended to out, the vendor's words escaped to one line each;
+ * run_format_render escapes the whole for a terminal. */
+static void
 probe_run_text(struct buf *out, const struct probe_run *run)
 {
 	char a[32], b[32], line[160];

@@ -238,7 +238,8 @@ explain_engine(const struct probe_run *eng, int64_t advertised)
 		if (!n->read || n->pool < 0)
 			continue;
 		count_code(eng, F_KV_POOL_BELOW_CONTEXT, &ev);
-		printf("\nWhat the engine says of itself, with no prompt (run %d, %lld tokens):\n"
+		/* The node's mode is the vendor's word: escaped for the terminal. */
+		term_printf(stdout, "\nWhat the engine says of itself, with no prompt (run %d, %lld tokens):\n"
 		    "  Its KV pool holds %s tokens; the advertised context is %s tokens%s%s%s.\n",
 		    (int)eng->id, (long long)(eng->tokens_in + eng->tokens_out), thousands(n->pool, a),
 		    thousands(advertised, b), n->mode ? " (a " : "", n->mode ? n->mode : "",

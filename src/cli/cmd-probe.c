@@ -108,18 +108,17 @@ probe_targets(struct aivet *av, const struct opt_parser *p, int all, const char 
 void
 probe_ids_print(const int64_t *ids, size_t n, int json)
 {
-	cJSON *a = cJSON_CreateArray();
+	cJSON *a;
 
-	for (size_t i = 0; i < n; i++) {
-		if (json)
-			cJSON_AddItemToArray(a, cJSON_CreateNumber((double)ids[i]));
-		else
+	if (!json) {
+		for (size_t i = 0; i < n; i++)
 			printf("%lld\n", (long long)ids[i]);
+		return;
 	}
-	if (json)
-		json_emit(a);
-	else
-		cJSON_Delete(a);
+	a = cJSON_CreateArray();
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)ids[i]));
+	json_emit(a);
 }
 
 static int

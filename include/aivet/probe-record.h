@@ -268,5 +268,7 @@ cJSON *finding_to_json(const struct finding *f);
 const struct finding *probe_result_worst(const struct probe_result *p);
 /* The finding with this id in the run, or NULL. */
 const struct finding *probe_run_finding(const struct probe_run *r, int64_t id);
+/* The result of the probe so named in the run, or NULL. */
+const struct probe_result *probe_run_result(const struct probe_run *r, const char *name);
 
 #endif

@@ -198,15 +198,6 @@ out:
 	return err->code;
 }
 
-static const struct probe_result *
-probe_of(const struct probe_run *run, const char *name)
-{
-	for (size_t i = 0; i < run->nprobes; i++)
-		if (strcmp(run->probes[i].name, name) == 0)
-			return &run->probes[i];
-	return NULL;
-}
-
 static int
 count_code(const struct probe_run *run, enum finding_code which, int64_t *first_evidence)
 {
@@ -228,7 +219,7 @@ count_code(const struct probe_run *run, enum finding_code which, int64_t *first_
 static int64_t
 explain_engine(const struct probe_run *eng, int64_t advertised)
 {
-	const struct probe_result *e = probe_of(eng, "engine");
+	const struct probe_result *e = probe_run_result(eng, "engine");
 	int64_t ev = 0;
 	char a[32], b[32];
 
@@ -256,7 +247,7 @@ static void
 explain(const struct probe_run *eng, const struct probe_run *run, int64_t advertised, int64_t pool,
     const char *db_path)
 {
-	const struct probe_result *sweep = probe_of(run, "sweep");
+	const struct probe_result *sweep = probe_run_result(run, "sweep");
 	int64_t ev = 0;
 	char a[32], b[32], c[32], *dbw = shell_word(db_path);
 	int64_t engine_pool = explain_engine(eng, advertised);
@@ -281,7 +272,7 @@ explain(const struct probe_run *eng, const struct probe_run *run, int64_t advert
 		    "  and answered from content they did not contain (evidence %lld).\n", (long long)ev);
 	if (count_code(run, F_LEAK_CROSS_TENANT, &ev)) {
 		/* The direction as the canary probe attributed it, each way it ran. */
-		const struct probe_result *canary = probe_of(run, "canary");
+		const struct probe_result *canary = probe_run_result(run, "canary");
 		char seen[4][64];
 		int nseen = 0;
 

@@ -37,15 +37,6 @@
 #define BOUNDARY_TOLERANCE 0.01
 #define SHAPE_MAX_DEPTH 4
 
-static const struct probe_result *
-find_probe(const struct probe_run *run, const char *name)
-{
-	for (size_t i = 0; name != NULL && i < run->nprobes; i++)
-		if (run->probes[i].name != NULL && strcmp(run->probes[i].name, name) == 0)
-			return &run->probes[i];
-	return NULL;
-}
-
 static const struct finding *
 find_finding(const struct probe_result *p, const char *code)
 {
@@ -62,7 +53,7 @@ findings_missing(const struct probe_run *from, const struct probe_run *to, int n
 {
 	for (size_t i = 0; i < from->nprobes; i++) {
 		const struct probe_result *p = &from->probes[i];
-		const struct probe_result *tp = find_probe(to, p->name);
+		const struct probe_result *tp = probe_run_result(to, p->name);
 
 		if (p->name == NULL)
 			continue;
@@ -232,7 +223,7 @@ diff_verdicts_and_boundaries(const struct probe_run *ra, const struct probe_run 
     struct diff_changes *verdicts, struct diff_changes *bounds)
 {
 	for (size_t i = 0; i < rb->nprobes; i++) {
-		const struct probe_result *pb = &rb->probes[i], *pa = find_probe(ra, pb->name);
+		const struct probe_result *pb = &rb->probes[i], *pa = probe_run_result(ra, pb->name);
 
 		if (pb->name == NULL || pa == NULL)
 			continue;
@@ -426,7 +417,7 @@ shapes_missing(const struct diff_shapes *from, const struct diff_shapes *to, con
 		const struct diff_shape *s = &from->v[i];
 
 		if (find_shape(to, s->probe, s->status, s->shape) != NULL ||
-		    find_probe(run_from, s->probe) == NULL || find_probe(run_to, s->probe) == NULL)
+		    probe_run_result(run_from, s->probe) == NULL || probe_run_result(run_to, s->probe) == NULL)
 			continue;
 		out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
 		out->v[out->n] = *s;
@@ -458,7 +449,7 @@ diff_engine(const struct probe_run *ra, const struct probe_run *rb, struct diff_
 		"max_total_tokens", "mode" };
 	static const unsigned said[] = { NODE_SAID_VERSION, NODE_SAID_POOL, NODE_SAID_CONTEXT,
 		NODE_SAID_MAX_TOTAL, NODE_SAID_MODE };
-	const struct probe_result *ea = find_probe(ra, "engine"), *eb = find_probe(rb, "engine");
+	const struct probe_result *ea = probe_run_result(ra, "engine"), *eb = probe_run_result(rb, "engine");
 	size_t n;
 
 	if (ea == NULL || eb == NULL || ea->nodes == NULL || eb->nodes == NULL)

@@ -723,6 +723,15 @@ probe_run_finding(const struct probe_run *r, int64_t id)
 	return NULL;
 }
 
+const struct probe_result *
+probe_run_result(const struct probe_run *r, const char *name)
+{
+	for (size_t i = 0; name != NULL && i < r->nprobes; i++)
+		if (r->probes[i].name != NULL && strcmp(r->probes[i].name, name) == 0)
+			return &r->probes[i];
+	return NULL;
+}
+
 /* A run as JSON (the contract of "probe show --json"): the record through its writer. */
 int
 probe_run_json(struct db *db, int64_t run_id, cJSON **out, struct aerr *err)

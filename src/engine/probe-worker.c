@@ -310,7 +310,7 @@ take(struct worker *w, struct job **out, struct aerr *err)
 
 	*out = NULL;
 	randombytes_buf(r, sizeof r);
-	sodium_bin2hex(claim, sizeof claim, r, sizeof r);
+	hex_encode(r, sizeof r, claim);
 	if (db_write(db, err, &take_row, &ignored, "ttti", w->name, w->av->actor, claim,
 	    (int64_t)w->o->lease_s) != 0)
 		return err->code;

@@ -31,10 +31,12 @@ expect_masked() {
 gets() { grep -c ' GET /get_server_info ' "$1" || true; }
 entries() { sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log"; }
 # saved N: waits (10 s at most) until the audit log holds more than N entries: the
-# status line may still show the previous save's words.
+# status line may still show the previous save's words. Then until the form is
+# gone: the keys typed while it closes are dropped with it.
 saved() {
 	_i=0
 	while [ $_i -lt 100 ] && [ "$(entries)" -le "$1" ]; do sleep 0.1; _i=$((_i + 1)); done
+	while [ $_i -lt 100 ] && tui_screen | grep -q "Edit endpoint"; do sleep 0.1; _i=$((_i + 1)); done
 	[ "$(entries)" -gt "$1" ]
 }
 "$AIVET" vendor add V >/dev/null

@@ -34,3 +34,5 @@ BEGIN
 END $$;
 CREATE TRIGGER assessment_round BEFORE INSERT ON assessment
 	FOR EACH ROW EXECUTE FUNCTION aivet_assessment_round();
+
+CALL pin_aivet_functions();

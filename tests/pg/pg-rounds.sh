@@ -112,7 +112,13 @@ is "$rc" 0 "the chain verifies$errout"
 pg_psql_as alice team -c "BEGIN" -c "$(start_sql "$BETA" "$Q1")" -c "SELECT pg_sleep(2)" -c "COMMIT" \
 	>"$T/alice.out" 2>&1 &
 apid=$!
-sleep 0.5
+# amy starts once alice's start holds the vendor's lock (10 s at most), however slow
+# the machine is to start alice's psql.
+_i=0
+while [ $_i -lt 100 ] && [ "$(pg_sql -d team "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a
+	ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND a.usename = 'alice'")" = 0 ]; do
+	sleep 0.1; _i=$((_i + 1))
+done
 is "$(psql_as amy "$(start_sql "$BETA" "$Q1")" | sed 's/ [0-9]* of / N of /')" \
 	"ERROR:  vendor $BETA already has draft N of scoring-test (round 1, draft): one round at a time" \
 	"amy, starting while alice's start is not yet committed: refused once it is"

@@ -153,6 +153,7 @@ facts_check(const struct facts_text *f, int64_t *ws, int64_t *we, int64_t *indiv
 /* The open's input checked and parsed, before the database is touched. */
 struct open_parsed {
 	int64_t disc_ms, ws, we, indiv, state, sla_ms;
+	int eu_data;   /* 1 yes, 0 no, -1 unknown */
 };
 
 static int
@@ -167,6 +168,9 @@ open_check(const struct incident_open_input *in, struct open_parsed *p, struct a
 		return err->code;
 	if (incident_title_check("--title", in->title, err) != 0)
 		return err->code;
+	/* A word no surface caught is refused here, not stored as a fourth value. */
+	if ((p->eu_data = eu_data_parse(in->eu_data)) < -1)
+		return aerr_set(err, AV_USAGE, "--eu-data: '%s' is not yes, no or unknown", in->eu_data);
 	if (in->discovered != NULL &&
 	    incident_time_opt("--discovered", in->discovered, &p->disc_ms, &off, err) != 0)
 		return err->code;
@@ -231,7 +235,7 @@ open_details(const struct incident_open_input *in, const struct open_parsed *p, 
 		cJSON_AddNumberToObject(facts, "state_residents", (double)p->state);
 	else
 		cJSON_AddNullToObject(facts, "state_residents");
-	eu_data_add_json(facts, "eu_data", eu_data_parse(in->eu_data));
+	eu_data_add_json(facts, "eu_data", p->eu_data);
 	cJSON_AddStringToObject(facts, "discovered_at", disc_given);
 	json_add_str(facts, "window_start", in->window_start);
 	json_add_str(facts, "window_end", in->window_end);
@@ -354,7 +358,7 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 		fmt_time_ms(p.we, we_utc);
 	}
 	if (db_write(db, err, &incident_row, &id, "iitit" "iittttt", vendor_id, endpoint_id, in->title,
-	    severity, in->phi ? in->phi : "unknown", p.indiv, (int64_t)eu_data_parse(in->eu_data), disc_utc,
+	    severity, in->phi ? in->phi : "unknown", p.indiv, (int64_t)p.eu_data, disc_utc,
 	    in->window_start ? ws_utc : NULL, in->window_start ? we_utc : NULL, actor, at) != 0)
 		goto fail;
 	d = open_details(in, &p, severity, disc_given, sla_text, sla_source);

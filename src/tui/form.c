@@ -40,7 +40,6 @@ struct form_box {
 
 #define FORM_HINT "Tab next field, Enter save, Esc cancel"
 
-
 static int
 wrapped_rows(const char *s, int width)
 {

@@ -97,7 +97,9 @@ struct report_result {
 	int64_t requests;
 	int has_requests;
 	cJSON *details;               /* the probe's own document; NULL: null */
-	struct report_sweep sweep;    /* views of details (report_details_read) */
+	struct probe_result read;     /* details as the engine reads them, once (report_details_read);
+	                               * claims are judged on it too */
+	struct report_sweep sweep;    /* views into read: no copy of their own */
 	struct prefix_timing timing;
 };
 

@@ -912,8 +912,8 @@ loaded_free(struct assessment **loaded)
 /* ---- judging: claims, ratings, open findings ---- */
 
 /* The report's runs and endpoints as claims are judged on them: the runs'
- * results, each with the findings its probe raised and its details read by
- * the engine. The strings are the record's (claim_view_free frees only what
+ * results, each with the findings its probe raised and its details as
+ * report_details_read read them. The strings are the record's (claim_view_free frees only what
  * the view made). */
 static void
 claim_view(struct report_doc *d, struct claim_evidence *ev)
@@ -931,10 +931,10 @@ claim_view(struct report_doc *d, struct claim_evidence *ev)
 		for (size_t k = 0; k < r->nresults; k++) {
 			struct probe_result *x = &p->probes[k];
 
-			*x = (struct probe_result){ .name = r->results[k].probe, .verdict = r->results[k].verdict,
-			    .reason = r->results[k].reason, .details = r->results[k].details,
-			    .findings = xcalloc(r->nfindings + 1, sizeof *x->findings) };
-			probe_result_details_read(x);
+			*x = r->results[k].read;
+			x->verdict = r->results[k].verdict;
+			x->reason = r->results[k].reason;
+			x->findings = xcalloc(r->nfindings + 1, sizeof *x->findings);
 			for (size_t f = 0; f < r->nfindings; f++) {
 				const struct report_finding *rf = &r->findings[f];
 
@@ -959,10 +959,8 @@ static void
 claim_view_free(struct claim_evidence *ev)
 {
 	for (size_t i = 0; i < ev->runs.n; i++) {
-		for (size_t k = 0; k < ev->runs.items[i].nprobes; k++) {
+		for (size_t k = 0; k < ev->runs.items[i].nprobes; k++)
 			free(ev->runs.items[i].probes[k].findings);
-			probe_result_details_free(&ev->runs.items[i].probes[k]);
-		}
 		free(ev->runs.items[i].probes);
 		free(ev->runs.items[i].depth);
 	}

@@ -506,6 +506,31 @@ run_results(struct db *db, struct report_run *run, struct aerr *err)
 	return rc == DB_DONE ? 0 : db_err(db, err, "report query");
 }
 
+/* The evidence ids behind each of the run's findings, ascending: one query
+ * for the run, not one per finding. */
+static int
+run_finding_evidence(struct db *db, struct report_run *run, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT fe.finding_id, fe.evidence_id FROM "
+	    "finding_evidence fe JOIN finding f ON f.id = fe.finding_id WHERE f.run_id = ? "
+	    "ORDER BY fe.finding_id, fe.evidence_id", "i", run->id);
+	int rc;
+
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW)
+		for (size_t i = 0; i < run->nfindings; i++) {
+			struct report_finding *f = &run->findings[i];
+
+			if (f->id != db_col_int64(st, 0))
+				continue;
+			f->evidence = grow(f->evidence, f->nevidence, sizeof *f->evidence);
+			f->evidence[f->nevidence++] = db_col_int64(st, 1);
+		}
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : db_err(db, err, "report query");
+}
+
 static int
 run_findings(struct db *db, struct report_run *run, struct aerr *err)
 {
@@ -527,12 +552,7 @@ run_findings(struct db *db, struct report_run *run, struct aerr *err)
 	db_finalize(st);
 	if (rc != DB_DONE)
 		return db_err(db, err, "report query");
-	for (size_t i = 0; i < run->nfindings; i++)
-		if (db_ids(db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
-		    "ORDER BY evidence_id", "i", run->findings[i].id), &run->findings[i].evidence,
-		    &run->findings[i].nevidence, err) != 0)
-			return err->code;
-	return 0;
+	return run_finding_evidence(db, run, err);
 }
 
 /* The run's exchanges, each written to evidence/ and cited by the run. */

@@ -117,7 +117,6 @@ report_doc_free(struct report_doc *d)
 	for (size_t i = 0; i < d->nassessments; i++)
 		assessment_doc_free(&d->assessments[i]);
 	free(d->assessments);
-	free(d->summary.rating), free(d->summary.rating_basis), free(d->summary.since_approval);
 	free(d->summary.critical), free(d->summary.contradicted);
 	findings_free(d->superseded, d->nsuperseded);
 	for (size_t i = 0; i < d->nruns; i++)

@@ -1140,7 +1140,6 @@ summarise(struct report_doc *d)
 
 	d->findings = sorted_findings(d, 1, &d->nfindings);
 	d->superseded = sorted_findings(d, 0, &d->nsuperseded);
-	s->rating = xstrdup(rating_name(s->verdict.rating));
 	s->rating_rule = vendor_rating_rule;
 	s->assessment_rating_rule = assessment_rating_rule;
 	for (int i = 0; i < SEV_COUNT; i++)
@@ -1336,7 +1335,6 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 {
 	struct assessment **loaded = NULL;
 	int64_t vid;
-	char basis[1024];
 
 	memset(r, 0, sizeof *r);
 	if (vendor_lookup(db, o->vendor, &vid, err) != 0)
@@ -1352,10 +1350,6 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	judge(r->doc, loaded);
 	loaded_free(loaded);
 	summarise(r->doc);
-	vendor_verdict_basis(&r->doc->summary.verdict, basis, sizeof basis);
-	r->doc->summary.rating_basis = xstrdup(basis);
-	if (r->doc->summary.verdict.since_approval[0])
-		r->doc->summary.since_approval = xstrdup(r->doc->summary.verdict.since_approval);
 	list_files(r);
 	r->json = report_doc_to_json(r->doc);
 	return 0;

@@ -21,20 +21,15 @@ report_details_read(struct report_run *r)
 	run_calibration_read(r->calibration, &r->cal);
 	for (size_t i = 0; i < r->nresults; i++) {
 		struct report_result *x = &r->results[i];
-		struct probe_result p = { .name = x->probe, .details = x->details };
+		struct probe_result *p = &x->read;
 
-		probe_result_details_read(&p);
-		/* The report charts a sweep that recorded its points; it takes them over. */
-		if (p.sweep.present && p.points != NULL) {
-			x->sweep = (struct report_sweep){ .present = 1, .b = p.sweep, .points = p.points,
-			    .npoints = p.npoints };
-			memset(&p.sweep, 0, sizeof p.sweep);
-			p.points = NULL;
-			p.npoints = 0;
-		}
-		x->timing = p.timing;
-		memset(&p.timing, 0, sizeof p.timing);
-		probe_result_details_free(&p);
+		*p = (struct probe_result){ .name = x->probe, .details = x->details };
+		probe_result_details_read(p);
+		/* The report charts a sweep that recorded its points. */
+		if (p->sweep.present && p->points != NULL)
+			x->sweep = (struct report_sweep){ .present = 1, .b = p->sweep, .points = p->points,
+			    .npoints = p->npoints };
+		x->timing = p->timing;
 	}
 }
 
@@ -96,8 +91,7 @@ run_doc_free(struct report_run *r)
 
 		free(p->probe), free(p->verdict), free(p->reason);
 		cJSON_Delete(p->details);
-		free(p->sweep.b.change), free(p->sweep.b.depth), free(p->sweep.points);
-		free(p->timing.primed.ttft_ms), free(p->timing.control.ttft_ms);
+		probe_result_details_free(&p->read);
 	}
 	run_calibration_free(&r->cal);
 	free(r->results);
@@ -123,7 +117,6 @@ report_doc_free(struct report_doc *d)
 	for (size_t i = 0; i < d->nassessments; i++)
 		assessment_doc_free(&d->assessments[i]);
 	free(d->assessments);
-	free(d->summary.rating), free(d->summary.rating_basis), free(d->summary.since_approval);
 	free(d->summary.critical), free(d->summary.contradicted);
 	findings_free(d->superseded, d->nsuperseded);
 	for (size_t i = 0; i < d->nruns; i++)

@@ -97,7 +97,9 @@ struct report_result {
 	int64_t requests;
 	int has_requests;
 	cJSON *details;               /* the probe's own document; NULL: null */
-	struct report_sweep sweep;    /* views of details (report_details_read) */
+	struct probe_result read;     /* details as the engine reads them, once (report_details_read);
+	                               * claims are judged on it too */
+	struct report_sweep sweep;    /* views into read: no copy of their own */
 	struct prefix_timing timing;
 };
 
@@ -158,9 +160,6 @@ struct report_file_entry {
 /* The findings and claims counted, and the verdict on the vendor. */
 struct report_summary {
 	struct vendor_verdict verdict;   /* rating, basis, open findings, draft (rating.c) */
-	char *rating;                    /* the verdict's rating word */
-	char *rating_basis;              /* NULL: null */
-	char *since_approval;            /* NULL: null */
 	const char *rating_rule, *assessment_rating_rule;
 	int64_t findings[SEV_COUNT];     /* open findings by severity (SEV_*) */
 	int64_t claims_confirmed, claims_contradicted, claims_untested, claims_consistent;

@@ -146,7 +146,7 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 		if (rc != 0 || db_commit(db, err) != 0)
 			goto fail;
 		snprintf(res->report_id, sizeof res->report_id, "%s", rid);
-		snprintf(res->rating, sizeof res->rating, "%s", r.doc->summary.rating);
+		snprintf(res->rating, sizeof res->rating, "%s", rating_name(r.doc->summary.verdict.rating));
 		res->evidence_files = r.nfiles;
 	}
 	err->code = 0;

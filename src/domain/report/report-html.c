@@ -453,13 +453,13 @@ static void
 html_summary(struct buf *b, const struct report_doc *d)
 {
 	const struct report_summary *sum = &d->summary;
-	const char *rating = sum->rating;
+	const char *rating = rating_name(sum->verdict.rating);
 	const int64_t claims[4] = { sum->claims_confirmed, sum->claims_contradicted, sum->claims_untested,
 		sum->claims_consistent };
 
 	buf_adds(b, "<h2 id=\"summary\">Summary</h2>\n");
 	buf_printf(b, "<p>Overall rating: <span class=\"rating rating-%s\">%s</span></p>\n",
-	    rating ? rating : "", rating ? rating : "");
+	    rating, rating);
 	if (sum->rating_rule != NULL) {
 		buf_adds(b, "<p class=\"rule\">The overall rating is ");
 		esc(b, sum->rating_rule);

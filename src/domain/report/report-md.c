@@ -295,7 +295,7 @@ md_summary(struct buf *b, const struct report_doc *d)
 	const int64_t claims[4] = { sum->claims_confirmed, sum->claims_contradicted, sum->claims_untested,
 		sum->claims_consistent };
 
-	buf_printf(b, "## Summary\n\nOverall rating: **%s**\n\n", sum->rating ? sum->rating : "not rated");
+	buf_printf(b, "## Summary\n\nOverall rating: **%s**\n\n", rating_name(sum->verdict.rating));
 	if (sum->rating_rule != NULL)
 		buf_printf(b, "The overall rating is %s%s%s\n\n", sum->rating_rule,
 		    sum->assessment_rating_rule ? " An assessment is " : "",

@@ -506,6 +506,31 @@ run_results(struct db *db, struct report_run *run, struct aerr *err)
 	return rc == DB_DONE ? 0 : db_err(db, err, "report query");
 }
 
+/* The evidence ids behind each of the run's findings, ascending: one query
+ * for the run, not one per finding. */
+static int
+run_finding_evidence(struct db *db, struct report_run *run, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT fe.finding_id, fe.evidence_id FROM "
+	    "finding_evidence fe JOIN finding f ON f.id = fe.finding_id WHERE f.run_id = ? "
+	    "ORDER BY fe.finding_id, fe.evidence_id", "i", run->id);
+	int rc;
+
+	if (st == NULL)
+		return err->code;
+	while ((rc = db_step(st)) == DB_ROW)
+		for (size_t i = 0; i < run->nfindings; i++) {
+			struct report_finding *f = &run->findings[i];
+
+			if (f->id != db_col_int64(st, 0))
+				continue;
+			f->evidence = grow(f->evidence, f->nevidence, sizeof *f->evidence);
+			f->evidence[f->nevidence++] = db_col_int64(st, 1);
+		}
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : db_err(db, err, "report query");
+}
+
 static int
 run_findings(struct db *db, struct report_run *run, struct aerr *err)
 {
@@ -527,12 +552,7 @@ run_findings(struct db *db, struct report_run *run, struct aerr *err)
 	db_finalize(st);
 	if (rc != DB_DONE)
 		return db_err(db, err, "report query");
-	for (size_t i = 0; i < run->nfindings; i++)
-		if (db_ids(db_prepare(db, err, "SELECT evidence_id FROM finding_evidence WHERE finding_id = ? "
-		    "ORDER BY evidence_id", "i", run->findings[i].id), &run->findings[i].evidence,
-		    &run->findings[i].nevidence, err) != 0)
-			return err->code;
-	return 0;
+	return run_finding_evidence(db, run, err);
 }
 
 /* The run's exchanges, each written to evidence/ and cited by the run. */
@@ -912,8 +932,8 @@ loaded_free(struct assessment **loaded)
 /* ---- judging: claims, ratings, open findings ---- */
 
 /* The report's runs and endpoints as claims are judged on them: the runs'
- * results, each with the findings its probe raised and its details read by
- * the engine. The strings are the record's (claim_view_free frees only what
+ * results, each with the findings its probe raised and its details as
+ * report_details_read read them. The strings are the record's (claim_view_free frees only what
  * the view made). */
 static void
 claim_view(struct report_doc *d, struct claim_evidence *ev)
@@ -931,10 +951,10 @@ claim_view(struct report_doc *d, struct claim_evidence *ev)
 		for (size_t k = 0; k < r->nresults; k++) {
 			struct probe_result *x = &p->probes[k];
 
-			*x = (struct probe_result){ .name = r->results[k].probe, .verdict = r->results[k].verdict,
-			    .reason = r->results[k].reason, .details = r->results[k].details,
-			    .findings = xcalloc(r->nfindings + 1, sizeof *x->findings) };
-			probe_result_details_read(x);
+			*x = r->results[k].read;
+			x->verdict = r->results[k].verdict;
+			x->reason = r->results[k].reason;
+			x->findings = xcalloc(r->nfindings + 1, sizeof *x->findings);
 			for (size_t f = 0; f < r->nfindings; f++) {
 				const struct report_finding *rf = &r->findings[f];
 
@@ -959,10 +979,8 @@ static void
 claim_view_free(struct claim_evidence *ev)
 {
 	for (size_t i = 0; i < ev->runs.n; i++) {
-		for (size_t k = 0; k < ev->runs.items[i].nprobes; k++) {
+		for (size_t k = 0; k < ev->runs.items[i].nprobes; k++)
 			free(ev->runs.items[i].probes[k].findings);
-			probe_result_details_free(&ev->runs.items[i].probes[k]);
-		}
 		free(ev->runs.items[i].probes);
 		free(ev->runs.items[i].depth);
 	}
@@ -1122,7 +1140,6 @@ summarise(struct report_doc *d)
 
 	d->findings = sorted_findings(d, 1, &d->nfindings);
 	d->superseded = sorted_findings(d, 0, &d->nsuperseded);
-	s->rating = xstrdup(rating_name(s->verdict.rating));
 	s->rating_rule = vendor_rating_rule;
 	s->assessment_rating_rule = assessment_rating_rule;
 	for (int i = 0; i < SEV_COUNT; i++)
@@ -1318,7 +1335,6 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 {
 	struct assessment **loaded = NULL;
 	int64_t vid;
-	char basis[1024];
 
 	memset(r, 0, sizeof *r);
 	if (vendor_lookup(db, o->vendor, &vid, err) != 0)
@@ -1334,10 +1350,6 @@ report_collect(struct db *db, const struct report_opts *o, struct report *r, str
 	judge(r->doc, loaded);
 	loaded_free(loaded);
 	summarise(r->doc);
-	vendor_verdict_basis(&r->doc->summary.verdict, basis, sizeof basis);
-	r->doc->summary.rating_basis = xstrdup(basis);
-	if (r->doc->summary.verdict.since_approval[0])
-		r->doc->summary.since_approval = xstrdup(r->doc->summary.verdict.since_approval);
 	list_files(r);
 	r->json = report_doc_to_json(r->doc);
 	return 0;

@@ -9,6 +9,8 @@
 
 /* ---- URLs (url.c) ---- */
 int url_check(const char *url, int allow_insecure_http, struct aerr *err);
+/* The same, its messages naming the option opt gave the URL (url_check: "--url"). */
+int url_check_as(const char *opt, const char *url, int allow_insecure_http, struct aerr *err);
 int url_is_loopback_host(const char *host);
 /* True when the URL carries a credential (user:password@, ?key=...): such a
  * URL, stored before aivet refused them, must not be copied anywhere. */

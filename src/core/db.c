@@ -509,15 +509,26 @@ db_listen(struct db *db, const char *channel, struct aerr *err)
 int
 db_ids(struct db_stmt *st, int64_t **ids, size_t *n, struct aerr *err)
 {
+	struct db *db;
+	int rc;
+
 	*ids = NULL;
 	*n = 0;
 	if (st == NULL)
 		return err->code;
-	while (db_step(st) == DB_ROW) {
+	db = st->db;
+	while ((rc = db_step(st)) == DB_ROW) {
 		*ids = xrealloc(*ids, (*n + 1) * sizeof **ids);
 		(*ids)[(*n)++] = db_col_int64(st, 0);
 	}
 	db_finalize(st);
+	/* Ids cut short by an error are no answer: never fewer rows said as all. */
+	if (rc != DB_DONE) {   /* db_ids */
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+		return db_err(db, err, "reading ids");
+	}
 	return 0;
 }
 

@@ -177,12 +177,7 @@ endpoint_input_engine_url(struct endpoint_input *f, const char *url, struct aerr
 int
 endpoint_engine_url_check(const char *url, int insecure, struct aerr *err)
 {
-	if (url_check(url, insecure, err) == 0)
-		return 0;
-	/* The URL's rule, said of the option that gave it. */
-	if (strncmp(err->msg, "--url: ", 7) == 0)
-		memmove(err->msg, err->msg + 7, strlen(err->msg + 7) + 1);
-	return aerr_prefix(err, "--engine-url");
+	return url_check_as("--engine-url", url, insecure, err);
 }
 
 /* The engine's nodes as f changes them, over what the endpoint had: checked

@@ -409,11 +409,10 @@ vendor_row_borrow(struct db_stmt *st, struct vendor *v)
 	};
 }
 
-/* A VENDOR_SELECT row into v, owning its strings. */
+/* v with its own copies of the row's strings. */
 static void
-vendor_row(struct db_stmt *st, struct vendor *v)
+vendor_own(struct vendor *v)
 {
-	vendor_row_borrow(st, v);
 	v->name = xstrdup(v->name);
 	v->contact = v->contact ? xstrdup(v->contact) : NULL;
 	v->notes = v->notes ? xstrdup(v->notes) : NULL;
@@ -434,29 +433,41 @@ vendor_get(struct db *db, int64_t id, struct vendor *out, struct aerr *err)
 		db_finalize(st);
 		return aerr_set(err, AV_USAGE, "unknown vendor id %lld", (long long)id);
 	}
-	vendor_row(st, out);
+	vendor_row_borrow(st, out);
+	vendor_own(out);
 	db_finalize(st);
 	return 0;
+}
+
+/* vendor_each's callback for vendor_list_load: a copy of each vendor appended. */
+struct vendor_grow {
+	struct vendor_list *l;
+	size_t cap;
+};
+
+static void
+vendor_append(const struct vendor *v, void *ctx)
+{
+	struct vendor_grow *g = ctx;
+
+	if (g->l->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 16;
+		g->l->items = xrealloc(g->l->items, g->cap * sizeof *g->l->items);
+	}
+	g->l->items[g->l->n] = *v;
+	vendor_own(&g->l->items[g->l->n++]);
 }
 
 int
 vendor_list_load(struct db *db, int all, struct vendor_list *out, struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
-	    "ORDER BY v.name", "i", (int64_t)all);
-	size_t cap = 0;
+	struct vendor_grow g = { out, 0 };
 
 	memset(out, 0, sizeof *out);
-	if (st == NULL)
+	if (vendor_each(db, all, vendor_append, &g, err) != 0) {
+		vendor_list_free(out);
 		return err->code;
-	while (db_step(st) == DB_ROW) {
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 16;
-			out->items = xrealloc(out->items, cap * sizeof *out->items);
-		}
-		vendor_row(st, &out->items[out->n++]);
 	}
-	db_finalize(st);
 	return 0;
 }
 
@@ -467,15 +478,17 @@ vendor_each(struct db *db, int all, void (*each)(const struct vendor *v, void *c
 	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
 	    "ORDER BY v.name", "i", (int64_t)all);
 	struct vendor v;
+	int rc;
 
 	if (st == NULL)
 		return err->code;
-	while (db_step(st) == DB_ROW) {
+	while ((rc = db_step(st)) == DB_ROW) {
 		vendor_row_borrow(st, &v);
 		each(&v, ctx);
 	}
 	db_finalize(st);
-	return 0;
+	/* A list cut short by an error is no list: the caller says so, never fewer vendors. */
+	return rc == DB_DONE ? 0 : db_err(db, err, "vendor list");
 }
 
 cJSON *

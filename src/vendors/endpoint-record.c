@@ -115,11 +115,12 @@ endpoint_list_load(struct db *db, int64_t vendor_id, int all, struct endpoint_li
 	    "AND (? OR e.status = 'active') ORDER BY v.name, e.name", "iii", vendor_id, vendor_id,
 	    (int64_t)all);
 	size_t cap = 0;
+	int rc;
 
 	memset(out, 0, sizeof *out);
 	if (st == NULL)
 		return err->code;
-	while (db_step(st) == DB_ROW) {
+	while ((rc = db_step(st)) == DB_ROW) {
 		if (out->n == cap) {
 			cap = cap ? cap * 2 : 8;
 			out->items = xrealloc(out->items, cap * sizeof *out->items);
@@ -127,6 +128,11 @@ endpoint_list_load(struct db *db, int64_t vendor_id, int all, struct endpoint_li
 		endpoint_row(st, &out->items[out->n++]);
 	}
 	db_finalize(st);
+	/* A list cut short by an error is no list: never fewer endpoints, said as all. */
+	if (rc != DB_DONE) {
+		endpoint_list_free(out);
+		return db_err(db, err, "endpoint list");
+	}
 	for (size_t i = 0; i < out->n; i++)
 		if (endpoint_parts(db, &out->items[i], err) != 0) {
 			endpoint_list_free(out);

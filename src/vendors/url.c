@@ -275,6 +275,12 @@ url_has_credential(const char *url)
 int
 url_check(const char *url, int allow_insecure_http, struct aerr *err)
 {
+	return url_check_as("--url", url, allow_insecure_http, err);
+}
+
+int
+url_check_as(const char *opt, const char *url, int allow_insecure_http, struct aerr *err)
+{
 	CURLU *u = curl_url();
 	char *scheme = NULL, *host = NULL;
 	int rc = 0, cred;
@@ -286,7 +292,7 @@ url_check(const char *url, int allow_insecure_http, struct aerr *err)
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK) {
 		char *shown = text_escape(url, strlen(url), 0);
 
-		rc = aerr_set(err, AV_USAGE, "--url: '%s' is not a valid URL", shown);
+		rc = aerr_set(err, AV_USAGE, "%s: '%s' is not a valid URL", opt, shown);
 		free(shown);
 		goto out;
 	}
@@ -302,18 +308,18 @@ url_check(const char *url, int allow_insecure_http, struct aerr *err)
 			    "sk-..., a JWT, a long random token)",
 		};
 
-		rc = aerr_set(err, AV_USAGE, "--url: the %s; it was not stored. Give keys with "
-		    "--credential LABEL=env:VAR or LABEL=file:PATH", where[cred]);
+		rc = aerr_set(err, AV_USAGE, "%s: the %s; it was not stored. Give keys with "
+		    "--credential LABEL=env:VAR or LABEL=file:PATH", opt, where[cred]);
 	} else if (strcmp(scheme, "https") != 0 && strcmp(scheme, "http") != 0) {
 		char *shown = text_escape(url, strlen(url), 0);
 
-		rc = aerr_set(err, AV_USAGE, "--url: '%s' is not an http(s) URL", shown);
+		rc = aerr_set(err, AV_USAGE, "%s: '%s' is not an http(s) URL", opt, shown);
 		free(shown);
 	} else if (strcmp(scheme, "http") == 0 && !allow_insecure_http && !url_is_loopback_host(host)) {
 		char *shown = text_escape(host, strlen(host), 0);
 
-		rc = aerr_set(err, AV_USAGE, "--url: plain http to %s would send credentials "
-		    "unencrypted; use https, or --allow-insecure-http if you really mean it", shown);
+		rc = aerr_set(err, AV_USAGE, "%s: plain http to %s would send credentials "
+		    "unencrypted; use https, or --allow-insecure-http if you really mean it", opt, shown);
 		free(shown);
 	}
 out:

@@ -272,4 +272,33 @@ ok $? "vendor list --json: each vendor with its rating, byte for byte, strings e
 cmp -s "$T/eshow.want" "$T/eshow.txt"
 ok $? "endpoint show: the record described, credentials with their organisation"
 
+# A list cut short by a database error is an error, not fewer endpoints: with
+# the last page of endpoints torn, the list read so far is not given as the whole.
+torn="$T/torn.db"
+"$AIVET" --db "$torn" vendor add Torn >/dev/null
+for i in $(seq 1 40); do
+	"$AIVET" --db "$torn" endpoint add Torn --name "e$i" --api openai --url "https://torn.example/v1/$i" \
+	    --model "$(printf 'm%.0s' $(seq 1 200))" --context 10 >/dev/null || break
+done
+page=$(sqlite3 "$torn" "SELECT max(pageno) FROM dbstat WHERE name = 'endpoint' AND pagetype = 'leaf'")
+ok "$([ "${page:-0}" -gt 2 ] && echo 0 || echo 1)" "40 endpoints fill leaf pages up to page $page"
+size=$(sqlite3 "$torn" "PRAGMA page_size")
+printf '\377\377\377\377\377\377\377\377' | dd of="$torn" bs="$size" seek=$((page - 1)) conv=notrunc 2>/dev/null
+run --db "$torn" endpoint list --json
+is "$rc:$out" "3:" "a torn endpoint page: endpoint list --json fails (exit 3) and prints no list"
+is "$errout" "aivet: database: endpoint list: database disk image is malformed" "naming the list and SQLite's error"
+
+# The same of the runs queued for workers that probe runs lists.
+torn="$T/torn-queue.db"
+"$AIVET" --db "$torn" vendor add Q >/dev/null
+"$AIVET" --db "$torn" endpoint add Q --name e --api openai --url https://q.example/v1 --model m --context 10 >/dev/null
+for i in $(seq 1 150); do "$AIVET" --db "$torn" probe queue Q/e >/dev/null || break; done
+page=$(sqlite3 "$torn" "SELECT max(pageno) FROM dbstat WHERE name = 'probe_queue' AND pagetype = 'leaf'")
+ok "$([ "${page:-0}" -gt 2 ] && echo 0 || echo 1)" "150 queued runs fill leaf pages up to page $page"
+size=$(sqlite3 "$torn" "PRAGMA page_size")
+printf '\377\377\377\377\377\377\377\377' | dd of="$torn" bs="$size" seek=$((page - 1)) conv=notrunc 2>/dev/null
+run --db "$torn" probe runs Q
+is "$rc:$out" "3:" "a torn queue page: probe runs fails (exit 3) and prints no list"
+is "$errout" "aivet: database: queued runs: database disk image is malformed" "naming the list and SQLite's error"
+
 done_testing

@@ -95,4 +95,16 @@ like "$out" "vendor archive NAME\|ID" "help lists subcommands"
 run vendor add --help
 like "$out" "^usage: aivet vendor add NAME \[--criticality 0-4\]" "subcommand help"
 
+# A list cut short by a database error is an error, not fewer vendors: with
+# the last page of vendors torn, the list read so far is not given as the whole.
+torn="$T/torn.db" notes=$(printf 'n%.0s' $(seq 1 600))
+for i in $(seq 1 40); do "$AIVET" --db "$torn" vendor add "T$i" --notes "$notes" >/dev/null || break; done
+page=$(sqlite3 "$torn" "SELECT max(pageno) FROM dbstat WHERE name = 'vendor' AND pagetype = 'leaf'")
+ok "$([ "${page:-0}" -gt 2 ] && echo 0 || echo 1)" "40 vendors fill leaf pages up to page $page"
+size=$(sqlite3 "$torn" "PRAGMA page_size")
+printf '\377\377\377\377\377\377\377\377' | dd of="$torn" bs="$size" seek=$((page - 1)) conv=notrunc 2>/dev/null
+run --db "$torn" vendor list --json
+is "$rc" 3 "a torn vendor page: vendor list --json fails (exit 3)"
+is "$errout" "aivet: database: vendor list: database disk image is malformed" "naming the list and SQLite's error"
+
 done_testing

@@ -36,9 +36,11 @@ queued_load(struct db *db, const struct run_query *q, struct probe_run_list *out
 	    "AND (? = 0 OR v.id = ?) AND (? = 0 OR e.id = ?) ORDER BY q.id", "iiii", q->vendor_id,
 	    q->vendor_id, q->endpoint_id, q->endpoint_id);
 
+	int rc;
+
 	if (st == NULL)
 		return err->code;
-	while (db_step(st) == DB_ROW) {
+	while ((rc = db_step(st)) == DB_ROW) {
 		struct probe_run *r = list_row(out, cap);
 
 		r->queue_id = db_col_int64(st, 0);
@@ -50,7 +52,8 @@ queued_load(struct db *db, const struct run_query *q, struct probe_run_list *out
 		r->lease_until = db_col_type(st, 5) == DB_NULL ? NULL : xstrdup(col_text(st, 5));
 	}
 	db_finalize(st);
-	return 0;
+	/* A list cut short by an error is no list: never fewer runs said as all. */
+	return rc == DB_DONE ? 0 : db_err(db, err, "queued runs");
 }
 
 int
@@ -77,6 +80,7 @@ probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_l
 	    db_prepare(db, err, sql, "iiii", q->vendor_id, q->vendor_id, q->endpoint_id, q->endpoint_id);
 
 	size_t cap = 0;
+	int rc;
 
 	free(sql);
 	memset(out, 0, sizeof *out);
@@ -84,9 +88,10 @@ probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_l
 		return err->code;
 	if (q->queued && q->newest_first && queued_load(db, q, out, &cap, err) != 0) {
 		db_finalize(st);
+		probe_run_list_free(out);
 		return err->code;
 	}
-	while (db_step(st) == DB_ROW) {
+	while ((rc = db_step(st)) == DB_ROW) {
 		struct probe_run *r = list_row(out, &cap);
 
 		r->id = db_col_int64(st, 0);
@@ -105,9 +110,12 @@ probe_run_list_load(struct db *db, const struct run_query *q, struct probe_run_l
 		r->queue_id = db_col_int64(st, 11);
 	}
 	db_finalize(st);
-	if (q->queued && !q->newest_first)
-		return queued_load(db, q, out, &cap, err);
-	return 0;
+	if (rc != DB_DONE)
+		db_err(db, err, "probe runs");
+	else if (!q->queued || q->newest_first || queued_load(db, q, out, &cap, err) == 0)
+		return 0;
+	probe_run_list_free(out);
+	return err->code;
 }
 
 enum run_outcome

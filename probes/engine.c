@@ -5,24 +5,30 @@
  * there (the KV cache pool, the per-slot context, the maximum total tokens)
  * against the context the endpoint advertises. A limit below it is
  * KV_POOL_BELOW_CONTEXT, critical on a node running disaggregated
- * prefill/decode; nodes that disagree are ENGINE_NODES_DIFFER; a version in an
- * advisory's affected range is ENGINE_VERSION_AFFECTED. A node that cannot be
- * read (no answer, a refusal, a body without the fields) is an error for that
- * node, never a pass: the probe passes only when every node was read.
+ * prefill/decode; nodes of one role (prefill, decode, or neither) that disagree
+ * on a figure, or any two nodes on the version, are ENGINE_NODES_DIFFER; a version
+ * in an advisory's affected range is ENGINE_VERSION_AFFECTED. A node that cannot
+ * be read (no answer, a refusal, a body without the fields, a field its version
+ * does not serve) is an error for that node naming the field, never a pass: the
+ * probe passes only when every node was read.
  *
- * The shapes read, from the engines' sources:
+ * Each figure is read with the meaning the engine's own code gives it (aivet(1),
+ * ENGINE FIELDS, names the upstream files):
  *   sglang     GET /get_server_info (/server_info when that is 404): server
  *              args and scheduler info flat: max_total_num_tokens (the pool),
- *              context_length, disaggregation_mode, page_size,
- *              chunked_prefill_size, version
- *   vllm       GET /metrics (vllm:cache_config_info's num_gpu_blocks and
- *              block_size labels: the pool), /v1/models (max_model_len),
+ *              context_length (null: the model's own, then max_req_input_len + 6,
+ *              SGLang's min(context_len - 1, pool - 1) - 5 undone),
+ *              disaggregation_mode, page_size, chunked_prefill_size, version
+ *   vllm       GET /metrics (vllm:cache_config_info, one line per engine: the
+ *              pool is kv_cache_size_tokens, else num_gpu_blocks, summed over the
+ *              engines, over the lines, x block_size), /v1/models (max_model_len),
  *              /version (version)
- *   tgi        GET /info: max_input_tokens, max_total_tokens,
- *              max_batch_total_tokens (the pool, where served), version
+ *   tgi        GET /info: max_total_tokens (the window: the context), the input
+ *              limit (max_input_tokens, below the window by construction: said),
+ *              max_batch_total_tokens (the pool, before 2.3.0 only), version
  *   llama.cpp  GET /props (default_generation_settings.n_ctx per slot,
- *              total_slots, build_info), /slots (each slot's n_ctx),
- *              /v1/models (meta.n_ctx, meta.n_ctx_train)
+ *              total_slots, build_info), /slots (the smallest slot's n_ctx),
+ *              /v1/models (meta.n_ctx_train caps it)
  */
 #include "config.h"
 
@@ -43,6 +49,9 @@ struct engine_node {
 	char why[320];                /* why not, when not */
 	int64_t pool, context, max_total;   /* -1: not served by this engine */
 	const char *pool_field, *context_field, *max_total_field;
+	int64_t input;                /* TGI's input limit: said, not judged (below the window by construction) */
+	const char *input_field;
+	int64_t engines;              /* vLLM: the engines behind the front end (data parallel) */
 	char version[64], mode[32];   /* "" when not said */
 	int64_t slots, page_size, chunked_prefill;
 	int64_t evidence[MAX_PATHS];
@@ -83,21 +92,34 @@ missing(struct engine_node *n, const char *path, const char *field)
 	return -1;
 }
 
+/* SGLang's scheduler computes max_req_input_len = min(context_len - 1, pool - 1) - 5
+ * (python/sglang/srt/managers/tp_worker.py; newer versions put the token pool's size
+ * in place of max_total_num_tokens), so max_req_input_len + 6 is the least of the
+ * model's context and the pool: the context one request may hold, in the same units
+ * as the advertised context. */
+#define SGLANG_INPUT_MARGIN 6
+
 static int
 read_sglang(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 {
+	int64_t input;
+
 	(void)b;
 	if ((n->pool = num_at(d[0], "max_total_num_tokens")) < 0)
 		return missing(n, "the server info", "max_total_num_tokens");
 	n->pool_field = "max_total_num_tokens";
+	if ((input = num_at(d[0], "max_req_input_len")) < 0)
+		return missing(n, "the server info", "max_req_input_len");
 	/* context_length is the server argument: null when the model's own is used, and
-	 * then the scheduler's max_req_input_len is what a request may hold. */
-	if ((n->context = num_at(d[0], "context_length")) >= 0)
+	 * then SGLang's own arithmetic on max_req_input_len gives the context back. */
+	if ((n->context = num_at(d[0], "context_length")) >= 0) {
 		n->context_field = "context_length";
-	else if ((n->context = num_at(d[0], "max_req_input_len")) >= 0)
-		n->context++, n->context_field = "max_req_input_len + 1";
-	else
-		return missing(n, "the server info", "context_length or max_req_input_len");
+	} else if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d[0], "context_length"))) {
+		n->context = input + SGLANG_INPUT_MARGIN;
+		n->context_field = "max_req_input_len + 6";
+	} else {
+		return missing(n, "the server info", "context_length (a number or null)");
+	}
 	str_at(d[0], "version", n->version, sizeof n->version);
 	str_at(d[0], "disaggregation_mode", n->mode, sizeof n->mode);
 	if (strcmp(n->mode, "null") == 0)
@@ -123,37 +145,52 @@ prom_label(const char *line, const char *label)
 	return strtoll(p + strlen(key), NULL, 10);
 }
 
+/* vLLM's front end sums num_gpu_blocks over the engines it started (the READY
+ * handshake, vllm/v1/engine/utils.py) and writes one vllm:cache_config_info line
+ * per engine, each with that sum (vllm/v1/metrics/loggers.py, log_metrics_info):
+ * one engine's pool is the sum over the lines. kv_cache_size_tokens, where the
+ * version has it, is one engine's already. */
 static int
-read_vllm(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
+read_vllm_pool(struct engine_node *n, const char *m)
 {
-	const char *m = b[0]->data ? b[0]->data : "", *line = NULL;
-	int64_t blocks, bs;
-	cJSON *first;
+	int64_t blocks = -1, bs = -1, tokens = -1, engines = 0;
 
-	for (const char *p = m; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (strncmp(p, "vllm:cache_config_info{", 23) == 0) {
-			line = p;
-			break;
+	for (const char *p = m; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		char *l;
+
+		if (strncmp(p, "vllm:cache_config_info{", 23) != 0)
+			continue;
+		l = strndup(p, strcspn(p, "\n"));
+		if (engines++ == 0) {
+			blocks = prom_label(l, "num_gpu_blocks");
+			bs = prom_label(l, "block_size");
+			tokens = prom_label(l, "kv_cache_size_tokens");
 		}
-	if (line == NULL)
-		return missing(n, "/metrics", "vllm:cache_config_info");
-	{
-		char *l = strndup(line, strcspn(line, "\n"));
-
-		blocks = prom_label(l, "num_gpu_blocks");
-		bs = prom_label(l, "block_size");
-		/* Newer versions say the pool in tokens themselves. */
-		n->pool = prom_label(l, "kv_cache_size_tokens");
 		free(l);
 	}
-	if (n->pool >= 0) {
+	if (engines == 0)
+		return missing(n, "/metrics", "vllm:cache_config_info");
+	n->engines = engines;
+	if (tokens >= 0) {
+		n->pool = tokens;
 		n->pool_field = "vllm:cache_config_info kv_cache_size_tokens";
 	} else if (blocks >= 0 && bs > 0 && blocks < INT64_MAX / bs) {
-		n->pool = blocks * bs;
-		n->pool_field = "vllm:cache_config_info num_gpu_blocks x block_size";
+		n->pool = blocks / engines * bs;   /* the mean, should engines differ */
+		n->pool_field = engines > 1 ? "vllm:cache_config_info num_gpu_blocks / engines x block_size" :
+		    "vllm:cache_config_info num_gpu_blocks x block_size";
 	} else {
 		return missing(n, "/metrics", "num_gpu_blocks and block_size in vllm:cache_config_info");
 	}
+	return 0;
+}
+
+static int
+read_vllm(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
+{
+	cJSON *first;
+
+	if (read_vllm_pool(n, b[0]->data ? b[0]->data : "") != 0)
+		return -1;
 	first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d[1], "data"), 0);
 	if ((n->context = num_at(first, "max_model_len")) < 0)
 		return missing(n, "/v1/models", "data[0].max_model_len");
@@ -162,27 +199,48 @@ read_vllm(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 	return 0;
 }
 
+/* TGI's /info (router/src/lib.rs, struct Info): max_total_tokens is the window a
+ * request's input and output share, the context to compare; the router refuses to
+ * start unless max_input_tokens < max_total_tokens (backends/v3/src/main.rs), so
+ * the input limit is below the window by construction and is said, not judged.
+ * max_batch_total_tokens (the batch's pool) was served until 2.3.0. */
 static int
 read_tgi(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 {
+	int cmp = 0;
+
 	(void)b;
-	if ((n->max_total = num_at(d[0], "max_total_tokens")) < 0)
+	if ((n->context = num_at(d[0], "max_total_tokens")) < 0)
 		return missing(n, "/info", "max_total_tokens");
-	n->max_total_field = "max_total_tokens";
-	if ((n->context = num_at(d[0], "max_input_tokens")) >= 0)
-		n->context_field = "max_input_tokens";
-	else if ((n->context = num_at(d[0], "max_input_length")) >= 0)
-		n->context_field = "max_input_length";
-	if ((n->pool = num_at(d[0], "max_batch_total_tokens")) >= 0)
-		n->pool_field = "max_batch_total_tokens";
+	n->context_field = "max_total_tokens";
+	if ((n->input = num_at(d[0], "max_input_tokens")) >= 0)
+		n->input_field = "max_input_tokens";
+	else if ((n->input = num_at(d[0], "max_input_length")) >= 0)
+		n->input_field = "max_input_length";
+	else
+		return missing(n, "/info", "max_input_tokens or max_input_length");
 	str_at(d[0], "version", n->version, sizeof n->version);
+	if ((n->pool = num_at(d[0], "max_batch_total_tokens")) < 0)
+		return 0;
+	n->pool_field = "max_batch_total_tokens";
+	/* A field the version does not serve is a shape not known here: not read as if it were. */
+	if (n->version[0] == '\0' || osv_version_cmp(n->version, "2.3.0", &cmp) != 0 || cmp >= 0) {
+		snprintf(n->why, sizeof n->why, "/info answered with max_batch_total_tokens, which "
+		    "text-generation-inference %s does not serve (it was removed in 2.3.0): a shape "
+		    "not known", n->version[0] ? n->version : "of no version");
+		return -1;
+	}
 	return 0;
 }
 
+/* llama.cpp's server gives each slot its share of -c, capped at the model's training
+ * context (tools/server/server-context.cpp, load_model): what one request may hold is
+ * the smallest slot's n_ctx, and never more than n_ctx_train where /v1/models says it. */
 static int
 read_llama(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 {
-	cJSON *s, *first;
+	cJSON *s, *meta;
+	int64_t train;
 
 	(void)b;
 	n->context = num_at(cJSON_GetObjectItemCaseSensitive(d[0], "default_generation_settings"),
@@ -203,12 +261,21 @@ read_llama(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 			return missing(n, "/slots", "a slot's n_ctx");
 		if (c < n->context) {
 			n->context = c;
-			n->context_field = "/slots n_ctx";
+			n->context_field = "/slots n_ctx (the smallest slot)";
 		}
 	}
-	first = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d[2], "data"), 0);
-	if (d[2] != NULL && num_at(cJSON_GetObjectItemCaseSensitive(first, "meta"), "n_ctx") < 0)
+	if (d[2] == NULL)
+		return 0;
+	meta = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d[2],
+	    "data"), 0), "meta");
+	if (num_at(meta, "n_ctx") < 0)
 		return missing(n, "/v1/models", "data[0].meta.n_ctx");
+	if ((train = num_at(meta, "n_ctx_train")) < 0)
+		return missing(n, "/v1/models", "data[0].meta.n_ctx_train");
+	if (train < n->context) {
+		n->context = train;
+		n->context_field = "/v1/models meta.n_ctx_train";
+	}
 	return 0;
 }
 
@@ -289,9 +356,9 @@ send_gets(struct probe_env *env, const struct engine_kind *k, const char *secret
 		return 0;
 	first = x->n;
 	for (int i = 0; i < nn; i++)
-		if (x->g[i].r.status == 404) {
+		if (x->g[x->idx[i * x->np]].r.status == 404) {
 			/* The 404 stays recorded; the node is read from the newer path. */
-			x->idx[i] = x->n;
+			x->idx[i * x->np] = x->n;
 			x->urls[x->n] = join_url(env->ep.engine.url[i], "/server_info");
 			x->g[x->n].url = x->urls[x->n];
 			x->n++;
@@ -307,6 +374,7 @@ read_node(const struct engine_kind *k, struct engine_gets *x, int i, struct engi
 	const struct buf *bodies[MAX_PATHS] = { NULL };
 
 	n->pool = n->context = n->max_total = n->slots = n->page_size = n->chunked_prefill = -1;
+	n->input = n->engines = -1;
 	for (int j = 0; j < x->np; j++) {
 		struct px_get *g = &x->g[x->idx[i * x->np + j]];
 		char d[256];
@@ -400,28 +468,43 @@ num_text(int64_t v, char out[32])
 	return out;
 }
 
-/* Every node read against the first node read: pool, context, total, version, mode. */
+/* The first node read before node i in the same role (disaggregation mode), -1 for none. */
+static int
+first_in_role(const struct engine_node *n, int i)
+{
+	for (int f = 0; f < i; f++)
+		if (n[f].read && strcmp(n[f].mode, n[i].mode) == 0)
+			return f;
+	return -1;
+}
+
+/* Every node read against the first node read in its role: a prefill node and a
+ * decode node differ in pool and limits by design, so figures are compared within a
+ * role (prefill with prefill, decode with decode); the version across all nodes. */
 static void
 judge_nodes_differ(struct probe_outcome *out, const struct engine_node *n, int nn)
 {
-	int f = -1;
+	int v = -1;
 	char a[32], b[32];
 
 	for (int i = 0; i < nn; i++) {
+		int f;
+
 		if (!n[i].read)
 			continue;
-		if (f < 0) {
-			f = i;
+		if (v < 0) {
+			v = i;
 			continue;
 		}
-		differ(out, &n[f], f, &n[i], i, "KV cache pool", num_text(n[f].pool, a),
-		    num_text(n[i].pool, b));
-		differ(out, &n[f], f, &n[i], i, "context", num_text(n[f].context, a),
-		    num_text(n[i].context, b));
-		differ(out, &n[f], f, &n[i], i, "maximum total tokens", num_text(n[f].max_total, a),
-		    num_text(n[i].max_total, b));
-		differ(out, &n[f], f, &n[i], i, "version", n[f].version, n[i].version);
-		differ(out, &n[f], f, &n[i], i, "disaggregation mode", n[f].mode, n[i].mode);
+		if ((f = first_in_role(n, i)) >= 0) {
+			differ(out, &n[f], f, &n[i], i, "KV cache pool", num_text(n[f].pool, a),
+			    num_text(n[i].pool, b));
+			differ(out, &n[f], f, &n[i], i, "context", num_text(n[f].context, a),
+			    num_text(n[i].context, b));
+			differ(out, &n[f], f, &n[i], i, "maximum total tokens", num_text(n[f].max_total, a),
+			    num_text(n[i].max_total, b));
+		}
+		differ(out, &n[v], v, &n[i], i, "version", n[v].version, n[i].version);
 	}
 }
 
@@ -473,6 +556,12 @@ node_json(const struct engine_kind *k, const struct engine_node *n, const struct
 		json_add_str(o, "max_total_field", n->max_total >= 0 ? n->max_total_field : NULL);
 		json_add_str(o, "version", n->version[0] ? n->version : NULL);
 		json_add_str(o, "mode", n->mode[0] ? n->mode : NULL);
+		if (n->input >= 0) {
+			cJSON_AddNumberToObject(o, "input_tokens", (double)n->input);
+			cJSON_AddStringToObject(o, "input_field", n->input_field);
+		}
+		if (n->engines >= 0)
+			cJSON_AddNumberToObject(o, "engines", (double)n->engines);
 		json_add_num_or_null(o, "slots", n->slots);
 		json_add_num_or_null(o, "page_size", n->page_size);
 		json_add_num_or_null(o, "chunked_prefill_size", n->chunked_prefill);

@@ -46,7 +46,10 @@ const char *const sim_fault_names[FAULT_COUNT] = {
 };
 
 /* SGLang's server info: its server arguments and the scheduler's info flat, with
- * the version (python/sglang/srt/entrypoints/http_server.py, get_server_info). */
+ * the version (python/sglang/srt/entrypoints/http_server.py, get_server_info).
+ * max_req_input_len as the scheduler computes it, min(context_len - 1, pool - 1) - 5
+ * (python/sglang/srt/managers/tp_worker.py); context_length null when the model's
+ * own context is used (--engine-model-context), SGLang's default. */
 cJSON *
 sim_server_info(const struct sim_config *cfg)
 {
@@ -55,7 +58,10 @@ sim_server_info(const struct sim_config *cfg)
 	    sim_has_fault(cfg->faults, FAULT_DISAGG_PLACEHOLDER) ? "decode" : "null";
 
 	cJSON_AddStringToObject(o, "model_path", cfg->model);
-	cJSON_AddNumberToObject(o, "context_length", (double)cfg->context);
+	if (cfg->engine_model_context)
+		cJSON_AddNullToObject(o, "context_length");
+	else
+		cJSON_AddNumberToObject(o, "context_length", (double)cfg->context);
 	cJSON_AddNumberToObject(o, "page_size", (double)cfg->page_size);
 	cJSON_AddNumberToObject(o, "chunked_prefill_size", 8192);
 	cJSON_AddNullToObject(o, "max_total_tokens");
@@ -66,7 +72,7 @@ sim_server_info(const struct sim_config *cfg)
 	cJSON_AddStringToObject(o, "status", "ready");
 	cJSON_AddNumberToObject(o, "max_total_num_tokens", (double)cfg->pool_tokens);
 	cJSON_AddNumberToObject(o, "max_req_input_len", (double)(cfg->context < cfg->pool_tokens ?
-	    cfg->context : cfg->pool_tokens) - 1);
+	    cfg->context : cfg->pool_tokens) - 1 - 5);
 	cJSON_AddItemToObject(o, "internal_states", cJSON_CreateArray());
 	cJSON_AddStringToObject(o, "version", cfg->engine_version ? cfg->engine_version : "0.5.23");
 	return o;

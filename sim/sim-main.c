@@ -28,6 +28,7 @@ static const char usage[] =
     "                 [--tokenizer pieces|words]\n"
     "                 [--model-behaviour echo|paraphrase] [--engine-version V]\n"
     "                 [--engine-mode null|prefill|decode] [--engine-key KEY]\n"
+    "                 [--engine-model-context]\n"
     "       aivet-sim --help | --version\n";
 
 static void
@@ -66,6 +67,7 @@ print_help(void)
 	    "\n  --engine-mode MODE          its disaggregation_mode: null, prefill or decode"
 	    "\n                              (default decode under disagg-placeholder, else null)"
 	    "\n  --engine-key KEY            GET /get_server_info asks for Bearer KEY"
+	    "\n  --engine-model-context      its context_length null: the model's own (--context), as by default"
 	    "\n  --prefix-cache MODE         off, tenant, org (a tenant's LABEL@ORG) or global"
 	    "\n                              (default off)"
 	    "\n  --prefix-cache-newest       each scope keeps only its newest prompt"
@@ -173,7 +175,7 @@ apply_revoked(const char *list, struct sim_config *cfg, const char *opt, int fai
 enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
 	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_VICTIMS,
-	O_TOKENIZER, O_BEHAVIOUR, O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY,
+	O_TOKENIZER, O_BEHAVIOUR, O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY, O_ENGINE_MODEL_CTX,
 	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
@@ -211,6 +213,7 @@ static const struct option sim_opts[] = {
 	{ "engine-version", required_argument, NULL, O_ENGINE_VERSION },
 	{ "engine-mode", required_argument, NULL, O_ENGINE_MODE },
 	{ "engine-key", required_argument, NULL, O_ENGINE_KEY },
+	{ "engine-model-context", no_argument, NULL, O_ENGINE_MODEL_CTX },
 	{ "help", no_argument, NULL, O_HELP },
 	{ "version", no_argument, NULL, O_VERSION },
 	{ NULL, 0, NULL, 0 }
@@ -377,6 +380,9 @@ other_opt(int c, char **argv, struct sim_config *cfg, struct buf *revoked, struc
 	case O_ENGINE_MODE:
 	case O_ENGINE_KEY:
 		return engine_opt(c, optarg, cfg, err);
+	case O_ENGINE_MODEL_CTX:
+		cfg->engine_model_context = 1;
+		return 0;
 	case O_HOSTILE:
 		if (sim_hostile_parse(optarg, &cfg->hostile) != 0)
 			return aerr_set(err, AV_USAGE, "--hostile: unknown mode '%s' (see aivet-sim --help)",

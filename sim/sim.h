@@ -128,6 +128,7 @@ struct sim_config {
 	 * "prefill", "decode"; NULL: decode under fault disagg-placeholder, else null)
 	 * and the admin key it asks for (NULL: none). */
 	char *engine_version, *engine_mode, *engine_key;
+	int engine_model_context;  /* context_length null: the model's own, SGLang's default */
 };
 /* GET /get_server_info's body for cfg (sim-engine.c). */
 cJSON *sim_server_info(const struct sim_config *cfg);

@@ -123,6 +123,38 @@ if case_on nodes-differ; then
 	sim_stop
 fi
 
+# ---- SGLang's default deployment: context_length null, the model's own ----
+if case_on default-deployment; then
+	# max_req_input_len = min(1,048,576 - 1, 1,200,000 - 1) - 5 = 1,048,570.
+	sim_start --context $CTX --pool 1200000 --engine-model-context || exit 1
+	endpoint "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "0:engine:pass[]" "rule sglang-default: a healthy default deployment passes"
+	is "$(node 0 '[.context_tokens, .context_field]')" '[1048576,"max_req_input_len + 6"]' \
+	    "the context is max_req_input_len + 6, SGLang's own arithmetic undone"
+	sim_stop
+	# The incident's pool under the same default: still caught, critical on a decode node.
+	sim_start --context $CTX --pool 681280 --engine-mode decode --engine-model-context || exit 1
+	endpoint "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "1:engine:fail[KV_POOL_BELOW_CONTEXT:critical]" \
+	    "the incident's configuration under the default context is still critical"
+	is "$(node 0 '[.pool_tokens, .context_tokens]')" '[681280,681280]' "max_req_input_len + 6 is the pool there"
+	sim_stop
+fi
+
+# ---- a prefill/decode pair: they differ in role and pool by design ----
+if case_on pd-pair; then
+	sim_start --context $CTX --pool 1500000 --engine-mode prefill || exit 1
+	U1=$SIM_URL
+	sim_start --context $CTX --pool 2400000 --engine-mode decode || exit 1
+	endpoint "$U1" "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "0:engine:pass[]" \
+	    "rule nodes-by-role: a healthy prefill/decode pair is not ENGINE_NODES_DIFFER"
+	sim_stop
+fi
+
 # ---- a node that cannot be read: an error for that node, never a pass ----
 if case_on unreadable-node; then
 	sim_start --context $CTX --pool 1200000 || exit 1

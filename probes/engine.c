@@ -368,7 +368,8 @@ send_gets(struct probe_env *env, const struct engine_kind *k, const char *secret
 
 /* Node i from its GETs: every path answered, each body in the engine's shape. */
 static void
-read_node(const struct engine_kind *k, struct engine_gets *x, int i, struct engine_node *n)
+read_node(const struct engine_kind *k, struct engine_gets *x, int i, struct engine_node *n,
+    int has_credential)
 {
 	cJSON *docs[MAX_PATHS] = { NULL };
 	const struct buf *bodies[MAX_PATHS] = { NULL };
@@ -388,7 +389,10 @@ read_node(const struct engine_kind *k, struct engine_gets *x, int i, struct engi
 		}
 		if (g->r.cls != PXC_ANSWERED && n->why[0] == '\0') {
 			px_describe(&g->r, d, sizeof d);
-			snprintf(n->why, sizeof n->why, "%s: %s", g->url, d);
+			/* An admin API refusing a request sent without its key: say which is missing. */
+			snprintf(n->why, sizeof n->why, "%s: %s%s", g->url, d, !has_credential &&
+			    (g->r.status == 401 || g->r.status == 403) ? "; the endpoint has no engine "
+			    "credential (--engine-credential)" : "");
 		}
 		/* vLLM's /metrics is Prometheus text; everything else is JSON. */
 		if (g->r.cls == PXC_ANSWERED && strcmp(k->paths[j], "/metrics") != 0 &&
@@ -689,7 +693,7 @@ engine_run(struct probe_env *env, struct probe_outcome *out)
 		nodes = cJSON_AddArrayToObject(out->details, "nodes");
 		for (int i = 0; i < nn; i++) {
 			n[i].url = env->ep.engine.url[i];
-			read_node(k, x, i, &n[i]);
+			read_node(k, x, i, &n[i], env->ep.engine.credential_ref != NULL);
 			if (n[i].read)
 				judge_capacity(env, out, i, &n[i]);
 			cJSON_AddItemToArray(nodes, node_json(k, &n[i], &x->g[x->idx[i * x->np]]));

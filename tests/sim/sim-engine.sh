@@ -153,6 +153,15 @@ if case_on pd-pair; then
 	is "$rc:$(per_probe)" "0:engine:pass[]" \
 	    "rule nodes-by-role: a healthy prefill/decode pair is not ENGINE_NODES_DIFFER"
 	sim_stop
+	# Versions are compared across roles.
+	sim_start --context $CTX --pool 2400000 --engine-mode decode --engine-version 0.5.24 || exit 1
+	endpoint "$U1" "$SIM_URL"
+	engine_run
+	is "$rc:$(per_probe)" "0:engine:fail[ENGINE_NODES_DIFFER:medium]" \
+	    "rule version-across-roles: a prefill and a decode node on two versions differ"
+	is "$(finding ENGINE_NODES_DIFFER)" "version: node 1 ($U1) 0.5.23, node 2 ($SIM_URL) 0.5.24" \
+	    "the version alone, not the pool"
+	sim_stop
 fi
 
 # ---- a node that cannot be read: an error for that node, never a pass ----

@@ -111,10 +111,11 @@ static const struct finding_info registry[F_COUNT] = {
 	[F_ENGINE_NODES_DIFFER] = {
 		E(ENGINE_NODES_DIFFER), SEV_MEDIUM,
 		"Nodes of one endpoint run different engine configurations",
-		"Nodes behind one endpoint report different KV pools, contexts, versions or modes: a "
-		"request's capacity and behaviour depend on the node it lands on.",
-		"Deploy one configuration to every node of an endpoint, and check it on every node "
-		"after every change.",
+		"Nodes of one role (prefill, decode, or neither) behind one endpoint report different "
+		"KV pools or contexts, or nodes report different versions: a request's capacity and "
+		"behaviour depend on the node it lands on.",
+		"Deploy one configuration to every node of a role, and one version to every node of "
+		"an endpoint; check them on every node after every change.",
 		L("context_capacity_check"),
 		L("CM-2", "CM-6"),
 		L("164.308(a)(8)"),

@@ -165,6 +165,14 @@ read_vllm_pool(struct engine_node *n, const char *m)
 			blocks = prom_label(l, "num_gpu_blocks");
 			bs = prom_label(l, "block_size");
 			tokens = prom_label(l, "kv_cache_size_tokens");
+		} else if (prom_label(l, "num_gpu_blocks") != blocks || prom_label(l, "block_size") != bs) {
+			/* Every line carries the one front end's config: lines that differ are not
+			 * a shape vLLM writes, and no sum or share of them is taken. */
+			free(l);
+			snprintf(n->why, sizeof n->why, "/metrics answered with vllm:cache_config_info "
+			    "lines that differ in num_gpu_blocks or block_size, which one front end does "
+			    "not write: a shape not known");
+			return -1;
 		}
 		free(l);
 	}
@@ -224,10 +232,16 @@ read_tgi(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 		return 0;
 	n->pool_field = "max_batch_total_tokens";
 	/* A field the version does not serve is a shape not known here: not read as if it were. */
-	if (n->version[0] == '\0' || osv_version_cmp(n->version, "2.3.0", &cmp) != 0 || cmp >= 0) {
+	if (n->version[0] == '\0' || osv_version_cmp(n->version, "2.3.0", &cmp) != 0) {
+		snprintf(n->why, sizeof n->why, "/info answered with max_batch_total_tokens and a "
+		    "version that cannot be placed before 2.3.0, which removed it (%s): a shape not known",
+		    n->version[0] ? n->version : "no version");
+		return -1;
+	}
+	if (cmp >= 0) {
 		snprintf(n->why, sizeof n->why, "/info answered with max_batch_total_tokens, which "
 		    "text-generation-inference %s does not serve (it was removed in 2.3.0): a shape "
-		    "not known", n->version[0] ? n->version : "of no version");
+		    "not known", n->version);
 		return -1;
 	}
 	return 0;

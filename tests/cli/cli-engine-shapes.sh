@@ -204,6 +204,12 @@ shape vllm vllm-dp 65536
 is "$(fig '[.pool_tokens, .pool_field, .engines, .context_tokens]')" \
     '[32768,"vllm:cache_config_info num_gpu_blocks / engines x block_size",2,65536]' "vllm (data parallel): the pool per engine"
 is "$(verdict)" "fail[KV_POOL_BELOW_CONTEXT:high]" "vllm (data parallel): one engine's 32,768 under 65,536, not the sum"
+# Lines of one front end that differ are not a shape vLLM writes: an error naming the field.
+shape vllm vllm-mixed 65536
+is "$(verdict)" "error[]" "vllm: cache_config_info lines that differ are an error"
+like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" \
+    "/metrics answered with vllm:cache_config_info lines that differ in num_gpu_blocks or block_size, which one front end does not write: a shape not known\$" \
+    "it names the field"
 
 # tgi 3.3.6: max_total_tokens is the window; max_input_tokens is below it by construction.
 shape tgi tgi 8192

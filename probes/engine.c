@@ -16,8 +16,10 @@
  * ENGINE FIELDS, names the upstream files):
  *   sglang     GET /get_server_info (/server_info when that is 404): server
  *              args and scheduler info flat: max_total_num_tokens (the pool),
- *              context_length (null: the model's own, then max_req_input_len + 6,
- *              SGLang's min(context_len - 1, pool - 1) - 5 undone),
+ *              context_length (null: the model's own, GET /v1/models max_model_len
+ *              on those nodes, else max_req_input_len + 6, SGLang's
+ *              min(context_len - 1, pool - 1) - 5 undone; judged too where it is
+ *              tighter than pool and context),
  *              disaggregation_mode, page_size, chunked_prefill_size, version
  *   vllm       GET /metrics (vllm:cache_config_info, one line per engine: the
  *              pool is kv_cache_size_tokens, else num_gpu_blocks, summed over the
@@ -110,15 +112,28 @@ read_sglang(struct engine_node *n, cJSON *const *d, const struct buf *const *b)
 	n->pool_field = "max_total_num_tokens";
 	if ((input = num_at(d[0], "max_req_input_len")) < 0)
 		return missing(n, "the server info", "max_req_input_len");
-	/* context_length is the server argument: null when the model's own is used, and
-	 * then SGLang's own arithmetic on max_req_input_len gives the context back. */
+	/* context_length is the server argument: null when the model's own is used, which
+	 * /v1/models serves as max_model_len; without it, SGLang's own arithmetic on
+	 * max_req_input_len gives the context back. */
 	if ((n->context = num_at(d[0], "context_length")) >= 0) {
 		n->context_field = "context_length";
-	} else if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d[0], "context_length"))) {
+	} else if (!cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d[0], "context_length"))) {
+		return missing(n, "the server info", "context_length (a number or null)");
+	} else if (d[1] != NULL) {
+		n->context = num_at(cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(d[1], "data"), 0),
+		    "max_model_len");
+		if (n->context < 0)
+			return missing(n, "/v1/models", "data[0].max_model_len");
+		n->context_field = "/v1/models max_model_len";
+	} else {
 		n->context = input + SGLANG_INPUT_MARGIN;
 		n->context_field = "max_req_input_len + 6";
-	} else {
-		return missing(n, "the server info", "context_length (a number or null)");
+	}
+	/* What the scheduler lets one request hold, where it is tighter than both the pool
+	 * and the context (a token pool smaller than max_total_num_tokens). */
+	if (input + SGLANG_INPUT_MARGIN < n->pool && input + SGLANG_INPUT_MARGIN < n->context) {
+		n->max_total = input + SGLANG_INPUT_MARGIN;
+		n->max_total_field = "max_req_input_len + 6";
 	}
 	str_at(d[0], "version", n->version, sizeof n->version);
 	str_at(d[0], "disaggregation_mode", n->mode, sizeof n->mode);
@@ -342,13 +357,43 @@ join_url(const char *base, const char *path)
 
 /* The GETs of every node, path by path (g[i * np + j]); sglang's newer name for
  * its server info is asked where the older one was not found, appended after
- * them, and idx[i * np + j] says which GET stands for the node's path. */
+ * them, and idx[i * np + j] says which GET stands for the node's path; extra[i]
+ * is node i's GET of /v1/models where SGLang's context_length is null (-1: none). */
 struct engine_gets {
-	struct px_get g[ENGINE_MAX_NODES * MAX_PATHS + ENGINE_MAX_NODES];
-	char *urls[ENGINE_MAX_NODES * MAX_PATHS + ENGINE_MAX_NODES];
+	struct px_get g[ENGINE_MAX_NODES * MAX_PATHS + 2 * ENGINE_MAX_NODES];
+	char *urls[ENGINE_MAX_NODES * MAX_PATHS + 2 * ENGINE_MAX_NODES];
 	int idx[ENGINE_MAX_NODES * MAX_PATHS];
+	int extra[ENGINE_MAX_NODES];
 	int n, np;
 };
+
+/* The bit of engine_node.skipped for SGLang's /v1/models, after the kind's paths. */
+#define EXTRA_SKIPPED (1u << MAX_PATHS)
+
+/* SGLang with context_length null serves the model's own context as /v1/models'
+ * max_model_len (python/sglang/srt/entrypoints/http_server.py, available_models):
+ * asked of those nodes only, after their server info was read. */
+static int
+send_sglang_models(struct probe_env *env, const char *secret, struct engine_gets *x)
+{
+	int first = x->n;
+
+	for (int i = 0; i < env->ep.engine.n; i++) {
+		struct px_get *g = &x->g[x->idx[i * x->np]];
+		cJSON *d;
+
+		if (g->r.cls != PXC_ANSWERED || (d = cJSON_ParseWithLength(g->body.data, g->body.len)) == NULL)
+			continue;
+		if (cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(d, "context_length"))) {
+			x->extra[i] = x->n;
+			x->urls[x->n] = join_url(env->ep.engine.url[i], "/v1/models");
+			x->g[x->n].url = x->urls[x->n];
+			x->n++;
+		}
+		cJSON_Delete(d);
+	}
+	return x->n > first ? px_get(env, &x->g[first], (size_t)(x->n - first), secret) : 0;
+}
 
 static int
 send_gets(struct probe_env *env, const struct engine_kind *k, const char *secret,
@@ -357,6 +402,8 @@ send_gets(struct probe_env *env, const struct engine_kind *k, const char *secret
 	int nn = env->ep.engine.n, first;
 
 	x->np = npaths(k);
+	for (int i = 0; i < nn; i++)
+		x->extra[i] = -1;
 	for (int i = 0; i < nn; i++)
 		for (int j = 0; j < x->np; j++) {
 			x->idx[i * x->np + j] = x->n;
@@ -377,7 +424,44 @@ send_gets(struct probe_env *env, const struct engine_kind *k, const char *secret
 			x->g[x->n].url = x->urls[x->n];
 			x->n++;
 		}
-	return x->n > first ? px_get(env, &x->g[first], (size_t)(x->n - first), secret) : 0;
+	if (x->n > first && px_get(env, &x->g[first], (size_t)(x->n - first), secret) != 0)
+		return -1;
+	return send_sglang_models(env, secret, x);
+}
+
+/* Why a GET of a node was not answered: its URL and status, and the credential
+ * missing where an admin API refused a request sent without one. */
+static void
+say_unanswered(const struct px_get *g, struct engine_node *n, int has_credential)
+{
+	char d[256];
+
+	if (n->why[0] != '\0')
+		return;
+	px_describe(&g->r, d, sizeof d);
+	snprintf(n->why, sizeof n->why, "%s: %s%s", g->url, d, !has_credential &&
+	    (g->r.status == 401 || g->r.status == 403) ? "; the endpoint has no engine "
+	    "credential (--engine-credential)" : "");
+}
+
+/* SGLang's /v1/models, asked after the server info: refused (404), it is said as not
+ * served and the context is read from max_req_input_len alone. */
+static void
+read_extra(struct px_get *g, struct engine_node *n, cJSON **doc, int has_credential)
+{
+	if (n->nevidence < MAX_PATHS)
+		n->evidence[n->nevidence++] = g->r.evidence_id;
+	if (g->r.cls == PXC_REFUSED_OTHER) {
+		n->skipped |= EXTRA_SKIPPED;
+		return;
+	}
+	if (g->r.cls != PXC_ANSWERED) {
+		say_unanswered(g, n, has_credential);
+		return;
+	}
+	if ((*doc = cJSON_ParseWithLength(g->body.data, g->body.len)) == NULL && n->why[0] == '\0')
+		snprintf(n->why, sizeof n->why, "%s: HTTP %ld with a body that is not JSON", g->url,
+		    g->r.status);
 }
 
 /* Node i from its GETs: every path answered, each body in the engine's shape. */
@@ -392,7 +476,6 @@ read_node(const struct engine_kind *k, struct engine_gets *x, int i, struct engi
 	n->input = n->engines = -1;
 	for (int j = 0; j < x->np; j++) {
 		struct px_get *g = &x->g[x->idx[i * x->np + j]];
-		char d[256];
 
 		n->evidence[n->nevidence++] = g->r.evidence_id;
 		bodies[j] = &g->body;
@@ -401,13 +484,8 @@ read_node(const struct engine_kind *k, struct engine_gets *x, int i, struct engi
 			n->skipped |= 1u << j;
 			continue;
 		}
-		if (g->r.cls != PXC_ANSWERED && n->why[0] == '\0') {
-			px_describe(&g->r, d, sizeof d);
-			/* An admin API refusing a request sent without its key: say which is missing. */
-			snprintf(n->why, sizeof n->why, "%s: %s%s", g->url, d, !has_credential &&
-			    (g->r.status == 401 || g->r.status == 403) ? "; the endpoint has no engine "
-			    "credential (--engine-credential)" : "");
-		}
+		if (g->r.cls != PXC_ANSWERED)
+			say_unanswered(g, n, has_credential);
 		/* vLLM's /metrics is Prometheus text; everything else is JSON. */
 		if (g->r.cls == PXC_ANSWERED && strcmp(k->paths[j], "/metrics") != 0 &&
 		    (docs[j] = cJSON_ParseWithLength(g->body.data, g->body.len)) == NULL &&
@@ -415,9 +493,11 @@ read_node(const struct engine_kind *k, struct engine_gets *x, int i, struct engi
 			snprintf(n->why, sizeof n->why, "%s: HTTP %ld with a body that is not JSON", g->url,
 			    g->r.status);
 	}
+	if (x->extra[i] >= 0)
+		read_extra(&x->g[x->extra[i]], n, &docs[x->np], has_credential);
 	if (n->why[0] == '\0' && k->read(n, docs, bodies) == 0)
 		n->read = 1;
-	for (int j = 0; j < x->np; j++)
+	for (int j = 0; j < MAX_PATHS; j++)
 		cJSON_Delete(docs[j]);
 }
 
@@ -590,6 +670,8 @@ node_json(const struct engine_kind *k, const struct engine_node *n, const struct
 		for (int j = 0; j < MAX_PATHS; j++)
 			if (n->skipped & 1u << j)
 				cJSON_AddItemToArray(sk, cJSON_CreateString(k->paths[j]));
+		if (n->skipped & EXTRA_SKIPPED)
+			cJSON_AddItemToArray(sk, cJSON_CreateString("/v1/models"));
 	}
 	cJSON_AddNumberToObject(o, "ms", first->total_ms);
 	ev = cJSON_AddArrayToObject(o, "evidence");
@@ -722,6 +804,9 @@ engine_run(struct probe_env *env, struct probe_outcome *out)
 			for (int q = 0; q < nn * x->np && node < 0; q++)
 				if (x->idx[q] == j)
 					node = q / x->np;
+			for (int q = 0; q < nn && node < 0; q++)
+				if (x->extra[q] == j)
+					node = q;
 			px_tally_add(&t, &x->g[j].r, node >= 0 && n[node].read);
 		}
 		px_tally_json(&t, out->details);

@@ -159,30 +159,40 @@ is "$(fig '[.pool_tokens, .pool_field, .context_tokens, .context_field, .mode, .
 is "$(verdict)" "fail[KV_POOL_BELOW_CONTEXT:critical,ENGINE_VERSION_AFFECTED:high]" \
     "sglang: the pool under the context on a decode node, on a version both advisories name"
 
-# sglang, newer: /get_server_info is 404, /server_info answers; context_length null,
-# max_req_input_len = min(32,768 - 1, 420,000 - 1) - 5 = 32,762.
+# sglang, newer: /get_server_info is 404, /server_info answers; context_length null and
+# /v1/models not served: max_req_input_len = min(32,768 - 1, 420,000 - 1) - 5 = 32,762.
 shape sglang sglang-new 32768
-is "$(fig '[.verdict, .pool_tokens, .context_tokens, .context_field, .mode, .version]')" \
-    '["read",420000,32768,"max_req_input_len + 6",null,"0.5.24"]' "sglang (newer): read from /server_info, the context from max_req_input_len's arithmetic"
+is "$(fig '[.verdict, .pool_tokens, .context_tokens, .context_field, .max_total_tokens, .mode, .version, .not_served]')" \
+    '["read",420000,32768,"max_req_input_len + 6",null,null,"0.5.24",["/v1/models"]]' \
+    "sglang (newer): read from /server_info, the context from max_req_input_len's arithmetic"
 is "$(verdict)" "pass[]" "sglang (newer): passes"
-is "$(printf '%s' "$out" | jq -c '.probes[0].details | [.sent, .judged, .classes]')" '[2,1,{"answered":1,"refused_other":1}]' \
-    "sglang (newer): the 404 is counted and recorded, the read that stands is judged"
+is "$(printf '%s' "$out" | jq -c '.probes[0].details | [.sent, .judged, .classes]')" '[3,2,{"answered":1,"refused_other":2}]' \
+    "sglang (newer): the 404s are counted and recorded, the reads that stand are judged"
 shape sglang sglang-new 32769
 is "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
     "node 1 (${URL}): max_req_input_len + 6 32,768 (the context one request may hold) is below the advertised context of 32,769 tokens" \
     "sglang (newer): one token more than the model's context is below it"
-# A default deployment serving 131,072: max_req_input_len 131,066.
+# A default deployment serving 131,072: context_length null, /v1/models max_model_len
+# 131,072, max_req_input_len 131,066.
 shape sglang sglang-default 131072
-is "$(fig '[.pool_tokens, .context_tokens, .context_field]')" '[1200000,131072,"max_req_input_len + 6"]' \
-    "sglang (default): 131,066 + 6 is the model's 131,072"
+is "$(fig '[.pool_tokens, .context_tokens, .context_field, .max_total_tokens]')" '[1200000,131072,"/v1/models max_model_len",null]' \
+    "sglang (default): the model's context from /v1/models; max_req_input_len + 6 is the same"
 is "$(verdict)" "pass[]" "sglang (default): a healthy default deployment passes"
+is "$(printf '%s' "$out" | jq -c '.probes[0].details | [.sent, .judged]')" '[2,2]' \
+    "sglang (default): /v1/models asked where context_length is null"
 # The same with a pool under the model's context: max_req_input_len = 100,000 - 1 - 5.
 shape sglang sglang-pool-bound 131072
-is "$(fig '[.pool_tokens, .context_tokens]')" '[100000,100000]' "sglang (pool-bound): max_req_input_len + 6 is the pool"
-is "$(verdict)" "fail[KV_POOL_BELOW_CONTEXT:high]" "sglang (pool-bound): below 131,072"
-is "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
-    "node 1 (${URL}): max_total_num_tokens 100,000 (the KV cache pool) is below the advertised context of 131,072 tokens; node 1 (${URL}): max_req_input_len + 6 100,000 (the context one request may hold) is below the advertised context of 131,072 tokens" \
-    "sglang (pool-bound): the pool and the request limit, each with its field"
+is "$(fig '[.pool_tokens, .context_tokens, .max_total_tokens]')" '[100000,131072,null]' "sglang (pool-bound): the pool bounds the request"
+is "$(printf '%s' "$out" | jq -r '.probes[0] | "\(.verdict) \(.findings[0].message)"')" \
+    "fail node 1 (${URL}): max_total_num_tokens 100,000 (the KV cache pool) is below the advertised context of 131,072 tokens" \
+    "sglang (pool-bound): the pool under 131,072"
+# A token pool smaller than max_total_num_tokens: max_req_input_len = min(131,071, 119,999) - 5.
+shape sglang sglang-token-pool 131072
+is "$(fig '[.pool_tokens, .context_tokens, .max_total_tokens, .max_total_field]')" \
+    '[200000,131072,120000,"max_req_input_len + 6"]' "sglang (token pool): the scheduler's limit, tighter than pool and context"
+is "$(printf '%s' "$out" | jq -r '.probes[0] | "\(.verdict) \(.findings[0].message)"')" \
+    "fail node 1 (${URL}): max_req_input_len + 6 120,000 (the most tokens of one request) is below the advertised context of 131,072 tokens" \
+    "sglang (token pool): 120,000 under 131,072"
 # A prefill/decode pair: their pools differ by design; each holds the context.
 shape sglang "sglang-pd-prefill sglang-pd-decode" 1048576
 is "$(printf '%s' "$out" | jq -c '[.probes[0].details.nodes[] | [.mode, .pool_tokens, .context_tokens]]')" \

@@ -130,8 +130,11 @@ if case_on default-deployment; then
 	endpoint "$SIM_URL"
 	engine_run
 	is "$rc:$(per_probe)" "0:engine:pass[]" "rule sglang-default: a healthy default deployment passes"
-	is "$(node 0 '[.context_tokens, .context_field]')" '[1048576,"max_req_input_len + 6"]' \
-	    "the context is max_req_input_len + 6, SGLang's own arithmetic undone"
+	is "$(node 0 '[.context_tokens, .context_field, .max_total_tokens]')" '[1048576,"/v1/models max_model_len",null]' \
+	    "the context is the model's, from /v1/models; max_req_input_len + 6 is no tighter"
+	is "$(grep -c ' GET /v1/models ' "$SIM_LOG")" 1 "/v1/models asked once, where context_length is null"
+	is "$(sqlite3 "$AIVET_DB" "SELECT b.data FROM exchange x JOIN blob b ON b.sha256 = x.response_blob WHERE x.probe = 'engine' AND x.url LIKE '%/get_server_info'" | jq -c '[.context_length, .max_req_input_len]')" \
+	    '[null,1048570]' "aivet-sim computes max_req_input_len as SGLang does: min(1,048,575, 1,199,999) - 5"
 	sim_stop
 	# The incident's pool under the same default: still caught, critical on a decode node.
 	sim_start --context $CTX --pool 681280 --engine-mode decode --engine-model-context || exit 1
@@ -139,7 +142,7 @@ if case_on default-deployment; then
 	engine_run
 	is "$rc:$(per_probe)" "1:engine:fail[KV_POOL_BELOW_CONTEXT:critical]" \
 	    "the incident's configuration under the default context is still critical"
-	is "$(node 0 '[.pool_tokens, .context_tokens]')" '[681280,681280]' "max_req_input_len + 6 is the pool there"
+	is "$(node 0 '[.pool_tokens, .context_tokens]')" '[681280,1048576]' "the pool under the model's context"
 	sim_stop
 fi
 

@@ -22,8 +22,8 @@
  *              tighter than pool and context),
  *              disaggregation_mode, page_size, chunked_prefill_size, version
  *   vllm       GET /metrics (vllm:cache_config_info, one line per engine: the
- *              pool is kv_cache_size_tokens, else num_gpu_blocks, summed over the
- *              engines, over the lines, x block_size), /v1/models (max_model_len),
+ *              pool is kv_cache_size_tokens, else num_gpu_blocks, the sum over the
+ *              engines, divided by the lines, x block_size), /v1/models (max_model_len),
  *              /version (version)
  *   tgi        GET /info: max_total_tokens (the window: the context), the input
  *              limit (max_input_tokens, below the window by construction: said),
@@ -163,8 +163,8 @@ prom_label(const char *line, const char *label)
 /* vLLM's front end sums num_gpu_blocks over the engines it started (the READY
  * handshake, vllm/v1/engine/utils.py) and writes one vllm:cache_config_info line
  * per engine, each with that sum (vllm/v1/metrics/loggers.py, log_metrics_info):
- * one engine's pool is the sum over the lines. kv_cache_size_tokens, where the
- * version has it, is one engine's already. */
+ * one engine's pool is the sum divided by the lines. kv_cache_size_tokens, where
+ * the version has it, is one engine's already. */
 static int
 read_vllm_pool(struct engine_node *n, const char *m)
 {

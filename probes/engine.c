@@ -13,7 +13,7 @@
  * probe passes only when every node was read.
  *
  * Each figure is read with the meaning the engine's own code gives it (aivet(1),
- * ENGINE FIELDS, names the upstream files):
+ * "Engine fields", names the upstream files):
  *   sglang     GET /get_server_info (/server_info when that is 404): server
  *              args and scheduler info flat: max_total_num_tokens (the pool),
  *              context_length (null: the model's own, GET /v1/models max_model_len

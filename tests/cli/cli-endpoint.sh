@@ -62,7 +62,13 @@ check_refused "--api: 'mistral' is not one of openai, anthropic, azure-openai, g
 	endpoint add Acme --name x --api mistral --url https://x.example --model m --context 10
 check_refused "--context: 0 is out of range (1 to 1099511627776)" \
 	endpoint add Acme --name x --api openai --url https://x.example --model m --context 0
-check_refused "endpoint 'Acme' must be written VENDOR/NAME" endpoint show Acme
+check_refused "endpoint 'Acme' must be written VENDOR/NAME or its id" endpoint show Acme
+check_refused "unknown endpoint id 999 (see 'aivet endpoint list')" endpoint show 999
+# The id endpoint list prints names the same endpoint as VENDOR/NAME does.
+eid=$("$AIVET" endpoint list Acme --json | jq -r '.[] | select(.ref == "Acme/production") | .id')
+like "$eid" '^[0-9]+$' "endpoint list gives production's id"
+run endpoint show "$eid" --json
+is "$rc:$(printf '%s' "$out" | jq -r '"\(.id) \(.ref)"')" "0:$eid Acme/production" "endpoint show takes the id endpoint list prints"
 check_refused "unknown endpoint 'Acme/nope' (see 'aivet endpoint list')" endpoint show Acme/nope
 # Positionals the command declares, counted by the framework in one wording.
 show="aivet: endpoint show needs exactly one VENDOR/NAME

@@ -512,6 +512,26 @@ cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 /* ---- verify ---- */
 
+/* A verification spends the vendor's tokens as a probe run does: its plan is
+ * shown and, on a terminal, confirmed the same way unless --yes. */
+static int
+verify_confirm(struct aivet *av, const struct incident_verify *v, const struct probe_opts *po,
+    int json, int yes, struct aerr *err)
+{
+	cJSON *plan;
+	char q[96];
+	int go;
+
+	if (probe_plan_endpoint(av, v->endpoint_id, po, &plan, err) != 0)
+		return err->code;
+	probe_print_plan(json ? stderr : stdout, plan);
+	cJSON_Delete(plan);
+	fflush(stdout);
+	snprintf(q, sizeof q, "send these requests to verify incident %lld?", (long long)v->incident_id);
+	go = probe_confirm_tty(yes, q);
+	return go ? 0 : aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
+}
+
 static int
 incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -519,7 +539,7 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct incident_verify v;
 	const char *probes = NULL;
 	int64_t id;
-	int c, json = 0, rc;
+	int c, json = 0, yes = 0, rc;
 	struct db *db;
 	cJSON *details = NULL, *run;
 	struct opt_parser p;
@@ -534,6 +554,8 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 				return err->code;
 		} else if (c == 'j')
 			json = 1;
+		else if (c == 'y')
+			yes = 1;
 	}
 	if (c < 0)
 		return err->code;
@@ -542,6 +564,10 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    incident_verify_prepare(db, id, probes, &v, err) != 0)
 		return err->code;
 	po.probes = v.probes;
+	if (verify_confirm(av, &v, &po, json, yes, err) != 0) {
+		incident_verify_free(&v);
+		return err->code;
+	}
 	/* The run is the probe command's own, with its progress and its report; with
 	 * --json the run's document goes into ours instead. */
 	if (json)
@@ -656,6 +682,7 @@ static const struct opt link_opts[] = {
 static const struct opt verify_opts[] = {
 	{ "probe", 'p', "NAME,...", "these probes (default: those the incident's findings name)", 0 },
 	{ "budget-tokens", 'b', "N", "never spend more tokens than N", 0 },
+	{ "yes", 'y', NULL, "run without asking to confirm the plan", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };

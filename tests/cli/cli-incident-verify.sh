@@ -48,8 +48,12 @@ is "$(echo "$out" | json '[.links[] | .object_type + ":" + (.object_id | tostrin
 is "$(echo "$out" | json '[.links[] | select(.object_type == "evidence")] | length')" \
 	"$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM finding_evidence WHERE finding_id = $fid")" "and the finding's evidence"
 
-run incident verify 2
-is "$rc" 1 "with the fault, verify exits 1"
+dry=$("$AIVET" probe run lumen/chat --probe canary --dry-run | sed -n '1p;/^  canary /p;/^  total /p')
+run incident verify 2 --yes
+is "$rc" 1 "with the fault, verify exits 1 (--yes taken as probe run takes it)"
+like "$dry" '^  canary +16 requests' "probe run --dry-run plans the canary"
+is "$(printf '%s\n' "$out" | sed -n '1p;/^  canary /p;/^  total /p')" "$dry" \
+	"the verification's plan is shown before it is sent, as probe run --dry-run shows it"
 like "$out" "incident 2: entry 3: Verification run 2 \(canary\): the failure still reproduces: \[\"LEAK_CROSS_TENANT\"\]" "the entry says it reproduces"
 is "$errout" "aivet: incident 2: the failure still reproduces (run 2)" "and so does the error"
 run incident show 2 --json

@@ -202,12 +202,21 @@ assessment_load(struct db *db, int64_t id, struct assessment **out, struct aerr 
 int
 assessment_question(const struct assessment *a, const char *question_id, int *index, struct aerr *err)
 {
+	const char **ids, *near;
+	char meant[160] = "";
+
 	*index = questionnaire_find(a->q, question_id);
-	if (*index < 0)
-		return aerr_set(err, AV_USAGE, "questionnaire %s@%lld has no question '%s' (see 'aivet "
-		    "questionnaire show %s@%lld')", a->q->qid, (long long)a->q->version, question_id,
-		    a->q->qid, (long long)a->q->version);
-	return 0;
+	if (*index >= 0)
+		return 0;
+	ids = xcalloc((size_t)a->q->nquestions + 1, sizeof *ids);
+	for (int i = 0; i < a->q->nquestions; i++)
+		ids[i] = a->q->questions[i].id;
+	if ((near = name_suggest(question_id, ids, (size_t)a->q->nquestions)) != NULL)
+		snprintf(meant, sizeof meant, "; did you mean %s?", near);
+	free(ids);
+	return aerr_set(err, AV_USAGE, "questionnaire %s@%lld has no question '%s'%s (see 'aivet "
+	    "questionnaire show %s@%lld')", a->q->qid, (long long)a->q->version, question_id, meant,
+	    a->q->qid, (long long)a->q->version);
 }
 
 /* Whether an answer is one of the values a depends_on lists. */

@@ -113,6 +113,11 @@ is "$rc:$errout" "2:aivet: questionnaire llm-inference-isolation@2 has no questi
 run assess answer "$qa" nothing_like_any_question yes
 is "$rc:$errout" "2:aivet: questionnaire llm-inference-isolation@2 has no question 'nothing_like_any_question' (see 'aivet questionnaire show llm-inference-isolation@2')" \
 	"nothing near: no guess"
+run assess answer "$qa" kv_cache_scope pertenant
+is "$rc:$errout" "2:aivet: question kv_cache_scope: 'pertenant' is not one of per_request (Per request: no reuse between requests), per_tenant (Per tenant: reuse only within one customer account), shared (Shared across customers)" \
+	"a choice refused lists the values to type, each with its label"
+run assess answer "$qa" pd_disaggregated maybe
+is "$rc:$errout" "2:aivet: question pd_disaggregated: 'maybe' is not one of yes, no" "a label that only capitalises its value is not repeated"
 is "$(db_snapshot)" "$snap" "and nothing was written"
 
 done_testing

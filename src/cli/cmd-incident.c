@@ -149,7 +149,7 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct incident_opts o = { .severity = 2 };
 	struct incident_open_input in;
 	int64_t id;
-	char disc_utc[32];
+	struct incident_opened opened;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -167,10 +167,14 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 		.severity = o.set_severity ? o.severity : 0, .from_finding = o.from_finding,
 		.eu_data = o.set_eu_data ? eu_data_word(o.eu_data) : NULL,
 	};
-	if (incident_open(av, &in, &id, disc_utc, err) != 0)
+	if (incident_open(av, &in, &id, &opened, err) != 0)
 		return err->code;
 	term_printf(stdout, "incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[ind],
-	    disc_utc);
+	    opened.discovered);
+	if (opened.finding_run != 0)
+		term_printf(stdout, "note: discovered before run %lld found finding %lld (%s); the "
+		    "clocks run from the earlier time\n", (long long)opened.finding_run,
+		    (long long)o.from_finding, opened.finding_run_at);
 	return 0;
 }
 

@@ -90,6 +90,17 @@ is "$(echo "$out" | json '.timeline[-1].text')" \
 	"Verification run 4 (canary): the failure no longer reproduces" "the entry says so"
 run incident status 2 resolved
 is "$out" "incident 2: contained -> resolved" "now it can be resolved"
+# A discovery given by hand before the run that found the finding is kept (the
+# clocks run from it, the stricter way) and said, in the output and the entry.
+run incident open lumen --title "Known before the probe" --from-finding "$fid" --discovered 2026-01-02T03:04:05Z
+is "$rc:$out" "0:incident 3 opened for vendor lumen (discovered 2026-01-02T03:04:05.000Z)
+note: discovered before run 1 found finding $fid ($ended); the clocks run from the earlier time" \
+	"an earlier discovery than the finding's run is said"
+run incident show 3 --json
+is "$(printf '%s' "$out" | json '.timeline[0].text' | sed 's/.*; discovered/discovered/')" \
+	"discovered 2026-01-02T03:04:05.000Z, before run 1 found it ($ended)" "and kept in the detection entry"
+run incident open lumen --title "Found by the probe" --from-finding "$fid"
+is "$rc:$out" "0:incident 4 opened for vendor lumen (discovered $ended)" "from the finding alone: no note"
 run audit verify
 is "$rc" 0 "the audit chain is intact"
 done_testing

@@ -188,6 +188,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t vendor_id = 0;
 	struct db *db;
 	struct incident_list l;
+	struct table t;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -202,12 +203,11 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		incident_list_free(&l);
 		return 0;
 	}
-	term_printf(stdout, "%-4s %-13s %-16s %-24s %-8s %-50s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
-	    "OVERDUE", "NEXT DUE", "TITLE");
+	table_init(&t, 7, "ID", "STATUS", "VENDOR", "DISCOVERED", "OVERDUE", "NEXT DUE", "TITLE");
 	for (size_t i = 0; i < l.n; i++) {
 		const struct incident *r = &l.items[i];
 		const struct incident_clock *next, *overdue[CLOCK_COUNT];
-		char overbuf[16], nextbuf[64] = "-", due[32];
+		char overbuf[16], nextbuf[64] = "-", due[32], id[24];
 		int nover;
 
 		next = incident_next_due(r, overdue, &nover);
@@ -218,9 +218,12 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			    "OVERDUE " : "", next->id, due);
 		}
 		snprintf(overbuf, sizeof overbuf, "%d", nover);
-		term_printf(stdout, "%-4lld %-13s %-16s %-24s %-8s %-50s %s\n", (long long)r->id, r->status,
-		    r->vendor, r->discovered_at, nover ? overbuf : "-", nextbuf, r->title);
+		snprintf(id, sizeof id, "%lld", (long long)r->id);
+		table_row(&t, id, r->status, r->vendor, r->discovered_at, nover ? overbuf : "-", nextbuf,
+		    r->title);
 	}
+	table_print(&t, stdout);
+	table_free(&t);
 	incident_list_free(&l);
 	return 0;
 }

@@ -307,4 +307,15 @@ run --db "$torn" probe runs Q
 is "$rc:$out" "3:" "a torn queue page: probe runs fails (exit 3) and prints no list"
 is "$errout" "aivet: database: queued runs: database disk image is malformed" "naming the list and SQLite's error"
 
+# Columns as wide as their widest cell: a long endpoint name moves the columns
+# after it for every row, and each row's URL starts where the heading's does.
+run vendor add "Acme Artificial Intelligence Corporation International"
+run endpoint add "Acme Artificial Intelligence Corporation International" --name production-eu-west-1 \
+	--api azure-openai --url https://api.acme.example/openai --model m --context 1048576 --option api-version=2024-10-21
+run endpoint list
+is "$(printf '%s\n' "$out" | awk 'NR == 1 { at = index($0, "URL") } { print substr($0, at, 4) }' | sort -u | tr '\n' ' ')" \
+	"URL http " "endpoint list: every row's URL starts under the heading's"
+like "$(printf '%s\n' "$out" | grep production-eu-west-1)" \
+	"^[0-9]+ +Acme Artificial Intelligence Corporation International/production-eu-west-1  azure-openai  1048576  active  https://api.acme.example/openai$" \
+	"the longest cell is followed by two spaces"
 done_testing

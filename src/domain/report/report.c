@@ -1053,11 +1053,16 @@ report_verdict(const struct report_doc *d, const struct probe_run_list *runs, st
 	for (size_t i = 0; i < d->nassessments; i++) {
 		const struct report_assessment *a = &d->assessments[i];
 		int rt = rating_parse(a->rating);
+		int at = a->has_approved_score ? rating_parse(a->approved_rating) : -1;
 
+		/* What the round was approved at too: the summary's since_approval is
+		 * the sentence vendor list and vendor show give. */
 		r[i] = (struct rated_round){ .id = a->id, .round = a->round,
 		    .qid = a->q_qid ? a->q_qid : "", .status = a->status ? a->status : "",
 		    .rating = rt < 0 ? RATING_NOT_ASSESSED : (enum rating)rt, .score = a->risk_score,
-		    .contradicted = (int)a->contradicted_claims, .contradicted_by = a->contradicted_by };
+		    .contradicted = (int)a->contradicted_claims, .contradicted_by = a->contradicted_by,
+		    .approved = { .known = at >= 0, .rating = at < 0 ? RATING_NOT_ASSESSED : (enum rating)at,
+		    .score = a->approved_risk_score } };
 	}
 	vendor_verdict(r, (int)d->nassessments, runs, v);
 	free(r);

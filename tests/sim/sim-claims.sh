@@ -69,6 +69,16 @@ like "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id =
 is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "errors_are_errors") | [.contradicting[].code] | unique | join(" ")')" \
 	"PLACEHOLDER_SUBSTITUTION" "leaking: errors are errors is disproved by the swapped prompt (a 200), whichever probe saw it, and not by the leak"
 is "$(report_claims)" "$leak" "leaking: the signed report judges every claim as assess show does"
+# Answering says the risk the rating counts, with the stated risk beside it.
+run assess answer 1 kv_cache_scope per_request
+run assess answer 1 kv_cache_scope per_tenant
+is "$rc:$out" "0:question kv_cache_scope: per_tenant (risk high (stated low; contradicted by LEAK_CROSS_TENANT on V/e))" \
+	"leaking: an answer the evidence contradicts is said at the risk the rating counts"
+is "$("$AIVET" assess show 1 --json | jq -r '.questions[] | select(.id == "kv_cache_scope") | "\(.risk) \(.stated_risk)"')" "high low" \
+	"leaking: as assess show counts it"
+run assess answer 1 cross_tenant_batching shared_batches
+is "$out" "question cross_tenant_batching: shared_batches (risk medium)" "leaking: an answer nothing contradicts says its risk alone"
+run assess answer 1 cross_tenant_batching dedicated
 sim_stop
 
 # ---- a vendor that refuses everything ----

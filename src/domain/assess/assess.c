@@ -1191,6 +1191,33 @@ assessment_asked(const struct assessment *a, int qi, struct aerr *err)
 	return rc;
 }
 
+/* An answer's risk as the rating counts it, with the stated one beside it when
+ * the evidence raised it: "risk high (stated low; contradicted: LEAK_CROSS_TENANT
+ * on e)". Without the evidence (it could not be read) the stated risk, said so. */
+static void
+answer_risk_words(struct db *db, const struct assessment *a, int qi, char *out, size_t n)
+{
+	struct aerr e = { 0 };
+	struct claim_list claims;
+	const struct claim *c;
+	int stated = answer_risk(&a->q->questions[qi], a->answers[qi].value), counted;
+	char why[160];
+
+	if (assessment_claims(db, a, &claims, &e) != 0) {
+		snprintf(out, n, "risk %s as stated; the evidence could not be read", risk_name(stated));
+		return;
+	}
+	counted = assessment_answer_risk(a, qi, &claims);
+	if (counted == stated || (c = assessment_contradiction(&claims, a->q->questions[qi].id)) == NULL)
+		snprintf(out, n, "risk %s", risk_name(counted));
+	else {
+		name_contradiction(c, why, sizeof why);
+		snprintf(out, n, "risk %s (stated %s; contradicted by %s)", risk_name(counted),
+		    risk_name(stated), strchr(why, ':') ? strchr(why, ':') + 2 : why);
+	}
+	claim_list_free(&claims);
+}
+
 int
 assessment_answer(struct db *db, const char *actor, const struct assessment_answer_input *in,
     struct assessment_answer_result *out, struct aerr *err)
@@ -1257,10 +1284,10 @@ assessment_answer(struct db *db, const char *actor, const struct assessment_answ
 	} else if (a->answers[qi].value == NULL) {
 		out->message = xasprintf("question %s cleared", a->q->questions[qi].id);
 	} else {
-		char *text = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
+		char *text = answer_to_text(&a->q->questions[qi], a->answers[qi].value), risk[200];
 
-		out->message = xasprintf("question %s: %s (risk %s)%s", a->q->questions[qi].id, text,
-		    risk_name(answer_risk(&a->q->questions[qi], a->answers[qi].value)),
+		answer_risk_words(db, a, qi, risk, sizeof risk);
+		out->message = xasprintf("question %s: %s (%s)%s", a->q->questions[qi].id, text, risk,
 		    a->asked[qi] ? "" : " — not asked with the current answers (depends_on)");
 		free(text);
 	}

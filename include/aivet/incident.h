@@ -286,8 +286,16 @@ struct incident_edit_input {
 /* Each checks its input, opens the database only then, writes in one
  * transaction with its audit entries and timeline entry, and prints nothing.
  * The incident (or, to open one, the vendor) is an id the caller resolved. */
+/* What opening settled: the discovery time the clocks run from and, when a
+ * discovery given by hand is earlier than the run that raised the finding it
+ * is opened from, that run's time (else ""), which the caller says. */
+struct incident_opened {
+	char discovered[32];
+	char finding_run_at[32];
+	int64_t finding_run;
+};
 int incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *id,
-    char discovered_utc[32], struct aerr *err);
+    struct incident_opened *out, struct aerr *err);
 int incident_set_status(struct aivet *av, int64_t id, const char *to, const char *note,
     const char *at, char from[32], struct aerr *err);
 int incident_note(struct aivet *av, const struct incident_note_input *in, int64_t *entry_id,

@@ -202,9 +202,12 @@ struct probe_run {
 	int64_t results, unjudged;
 	/* A run a worker took from the queue: its name, and its lease while it
 	 * runs (NULL otherwise). A queued entry not yet started is a row with id
-	 * 0, its queue_id, status "queued" (or "taken", a worker starting it). */
+	 * 0, its queue_id, status "queued" (or "taken", a worker starting it, or
+	 * "not started" when its worker could not start it, queue_error saying why). */
 	char *worker, *lease_until;
 	int64_t queue_id;
+	/* A queue entry that ended without a run (status "not started"): why. */
+	char *queue_error;
 };
 
 struct probe_run_list {

@@ -95,6 +95,10 @@ struct vendor_verdict {
 /* rounds: the vendor's assessments, oldest first; runs: its probe runs with
  * results and findings (claims.h). */
 struct probe_run_list;
+/* Whether round i of rounds (oldest first) is one the vendor's rating reads: the
+ * latest final round of its questionnaire. The counts a report gives beside
+ * the rating (its claims) are of these rounds alone. */
+int verdict_reads(const struct rated_round *rounds, int n, int i);
 void vendor_verdict(const struct rated_round *rounds, int n, const struct probe_run_list *runs,
     struct vendor_verdict *v);
 /* What the rating rests on, in one line: "final round 1 of Q unacceptable

@@ -124,19 +124,24 @@ struct probe_diff {
 	struct diff_findings new_findings, resolved_findings;
 	struct diff_changes verdicts, boundaries, calibration, engine;
 	struct diff_shapes new_shapes, gone_shapes;
+	/* The probes run b ran and run a did not: not compared, their findings
+	 * neither new nor resolved (names borrowed from rb). */
+	const char **not_compared;
+	size_t nnot_compared;
 };
 int probe_diff_runs(struct db *db, int64_t a, int64_t b, struct probe_diff *out, struct aerr *err);
 void probe_diff_free(struct probe_diff *d);
 /* The document of "probe diff --json" and of "compare_last": {"a", "b", "same_endpoint",
  * "findings": {"new", "resolved"}, "verdicts", "boundaries", "calibration", "engine",
- * "error_shapes": {"new", "gone"}, "changed"}; JSON null for a diff that is none. */
+ * "error_shapes": {"new", "gone"}, "not_compared", "changed"}; JSON null for a diff that is none. */
 cJSON *probe_diff_to_json(const struct probe_diff *d);
 /* Its text appended to b, the vendor's words escaped to one line each; the caller
  * prints it through term_write. */
 void probe_diff_text(struct buf *b, const struct probe_diff *d);
 /* The run before `run` on the same endpoint; 1 when there is none. */
 int probe_previous_run(struct db *db, int64_t run, int64_t *prev, struct aerr *err);
-/* The drift from the endpoint's previous completed run (none set when there is none). */
+/* The drift from the endpoint's last completed run that ran every probe this
+ * one did (none set when there is none). */
 int probe_compare_last(struct db *db, int64_t run_id, struct probe_diff *out, struct aerr *err);
 
 #endif

@@ -7,6 +7,7 @@
 #ifndef AIVET_CLI_H
 #define AIVET_CLI_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -247,5 +248,19 @@ int probe_run_cli(struct aivet *av, int64_t endpoint_id, const struct probe_opts
 struct probe_all_opts;
 int probe_run_all(struct aivet *av, const struct probe_opts *po, const struct probe_all_opts *a,
     int fmt, const char *fail_on, int yes, int dry, struct aerr *err);
+
+/* ---- text tables (table.c) ----
+ * A table's first row is its heading; each column is as wide as its widest
+ * cell, two spaces between columns, the last column unpadded. A NULL cell
+ * shows as "-". Cells are escaped for the terminal as they are added. */
+struct table {
+	size_t ncols, nrows, cap;
+	char **cells;
+};
+void table_init(struct table *t, size_t ncols, ...);   /* the heading's ncols cells */
+void table_row(struct table *t, ...);                  /* ncols cells (const char *) */
+void table_vrow(struct table *t, va_list ap);
+void table_print(struct table *t, FILE *f);
+void table_free(struct table *t);
 
 #endif

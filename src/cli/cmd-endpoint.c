@@ -240,6 +240,7 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct opt_parser p;
 	struct db *db;
 	struct endpoint_list l;
+	struct table t;
 
 	opt_begin(&p, av, argc, argv);
 	if (parse_endpoint_opts(&p, &f, err) != 0) {
@@ -256,13 +257,17 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		endpoint_list_free(&l);
 		return 0;
 	}
-	term_printf(stdout, "%-5s %-36s %-12s %-10s %-9s %s\n", "ID", "ENDPOINT", "API", "CONTEXT", "STATUS", "URL");
+	table_init(&t, 6, "ID", "ENDPOINT", "API", "CONTEXT", "STATUS", "URL");
 	for (size_t i = 0; i < l.n; i++) {
 		const struct endpoint *e = &l.items[i];
+		char id[24], ctx[24];
 
-		term_printf(stdout, "%-5d %-36s %-12s %-10.0f %-9s %s\n", (int)e->id, e->ref, e->api,
-		    (double)e->context_tokens, e->status, e->url);
+		snprintf(id, sizeof id, "%lld", (long long)e->id);
+		snprintf(ctx, sizeof ctx, "%lld", (long long)e->context_tokens);
+		table_row(&t, id, e->ref, e->api, ctx, e->status, e->url);
 	}
+	table_print(&t, stdout);
+	table_free(&t);
 	endpoint_list_free(&l);
 	return 0;
 }

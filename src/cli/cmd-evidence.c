@@ -61,6 +61,57 @@ print_body(const char *label, const struct evidence_body *b, const char *key, in
 	}
 }
 
+/* The usage object of a JSON body, or of the last server-sent event that
+ * carries one; the caller's to delete, NULL when there is none. */
+static cJSON *
+body_usage(const char *text)
+{
+	cJSON *doc = cJSON_Parse(text), *u = NULL;
+
+	if (doc != NULL) {
+		u = cJSON_DetachItemFromObjectCaseSensitive(doc, "usage");
+		cJSON_Delete(doc);
+		return u;
+	}
+	for (const char *line = text; line != NULL; line = strchr(line, '\n')) {
+		char *one;
+		cJSON *ev, *eu;
+
+		line += *line == '\n';
+		if (strncmp(line, "data:", 5) != 0)
+			continue;
+		one = strndup(line + 5, strcspn(line + 5, "\n"));
+		ev = cJSON_Parse(one);
+		free(one);
+		if (cJSON_IsObject(eu = cJSON_DetachItemFromObjectCaseSensitive(ev, "usage"))) {
+			cJSON_Delete(u);
+			u = eu;
+		} else
+			cJSON_Delete(eu);
+		cJSON_Delete(ev);
+	}
+	return u;
+}
+
+/* The usage, on one line: the token counts findings cite stay in view when the
+ * body's preview is cut before them. */
+static void
+print_usage(const struct evidence_body *b)
+{
+	cJSON *u;
+	char *text;
+
+	if (b->text == NULL || b->base64 != NULL || (u = body_usage(b->text)) == NULL)
+		return;
+	if (cJSON_IsObject(u) && (text = cJSON_PrintUnformatted(u)) != NULL) {
+		term_write(stdout, "usage: ");
+		put_text(text, strlen(text), 0);
+		fputc('\n', stdout);
+		free(text);
+	}
+	cJSON_Delete(u);
+}
+
 static void
 print_exchange(const struct evidence_item *e, int full)
 {
@@ -90,6 +141,7 @@ print_exchange(const struct evidence_item *e, int full)
 	}
 	print_headers(x->resp_hdr, x->nresp_hdr);
 	print_body("response body", &x->response_body, "response_body", full);
+	print_usage(&x->response_body);
 	if (x->has_timings)
 		term_printf(stdout, "timings: connect %.3f ms, first byte %.3f ms, total %.3f ms; started %s\n",
 		    x->connect_ms, x->ttfb_ms, x->total_ms, x->started_at);

@@ -149,7 +149,7 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct incident_opts o = { .severity = 2 };
 	struct incident_open_input in;
 	int64_t id;
-	char disc_utc[32];
+	struct incident_opened opened;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -167,10 +167,14 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 		.severity = o.set_severity ? o.severity : 0, .from_finding = o.from_finding,
 		.eu_data = o.set_eu_data ? eu_data_word(o.eu_data) : NULL,
 	};
-	if (incident_open(av, &in, &id, disc_utc, err) != 0)
+	if (incident_open(av, &in, &id, &opened, err) != 0)
 		return err->code;
 	term_printf(stdout, "incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[ind],
-	    disc_utc);
+	    opened.discovered);
+	if (opened.finding_run != 0)
+		term_printf(stdout, "note: discovered before run %lld found finding %lld (%s); the "
+		    "clocks run from the earlier time\n", (long long)opened.finding_run,
+		    (long long)o.from_finding, opened.finding_run_at);
 	return 0;
 }
 
@@ -184,6 +188,7 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int64_t vendor_id = 0;
 	struct db *db;
 	struct incident_list l;
+	struct table t;
 
 	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
 		return err->code;
@@ -198,12 +203,11 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 		incident_list_free(&l);
 		return 0;
 	}
-	term_printf(stdout, "%-4s %-13s %-16s %-24s %-8s %-50s %s\n", "ID", "STATUS", "VENDOR", "DISCOVERED",
-	    "OVERDUE", "NEXT DUE", "TITLE");
+	table_init(&t, 7, "ID", "STATUS", "VENDOR", "DISCOVERED", "OVERDUE", "NEXT DUE", "TITLE");
 	for (size_t i = 0; i < l.n; i++) {
 		const struct incident *r = &l.items[i];
 		const struct incident_clock *next, *overdue[CLOCK_COUNT];
-		char overbuf[16], nextbuf[64] = "-", due[32];
+		char overbuf[16], nextbuf[64] = "-", due[32], id[24];
 		int nover;
 
 		next = incident_next_due(r, overdue, &nover);
@@ -214,9 +218,12 @@ incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 			    "OVERDUE " : "", next->id, due);
 		}
 		snprintf(overbuf, sizeof overbuf, "%d", nover);
-		term_printf(stdout, "%-4lld %-13s %-16s %-24s %-8s %-50s %s\n", (long long)r->id, r->status,
-		    r->vendor, r->discovered_at, nover ? overbuf : "-", nextbuf, r->title);
+		snprintf(id, sizeof id, "%lld", (long long)r->id);
+		table_row(&t, id, r->status, r->vendor, r->discovered_at, nover ? overbuf : "-", nextbuf,
+		    r->title);
 	}
+	table_print(&t, stdout);
+	table_free(&t);
 	incident_list_free(&l);
 	return 0;
 }
@@ -512,6 +519,26 @@ cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 /* ---- verify ---- */
 
+/* A verification spends the vendor's tokens as a probe run does: its plan is
+ * shown and, on a terminal, confirmed the same way unless --yes. */
+static int
+verify_confirm(struct aivet *av, const struct incident_verify *v, const struct probe_opts *po,
+    int json, int yes, struct aerr *err)
+{
+	cJSON *plan;
+	char q[96];
+	int go;
+
+	if (probe_plan_endpoint(av, v->endpoint_id, po, &plan, err) != 0)
+		return err->code;
+	probe_print_plan(json ? stderr : stdout, plan);
+	cJSON_Delete(plan);
+	fflush(stdout);
+	snprintf(q, sizeof q, "send these requests to verify incident %lld?", (long long)v->incident_id);
+	go = probe_confirm_tty(yes, q);
+	return go ? 0 : aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
+}
+
 static int
 incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -519,7 +546,7 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct incident_verify v;
 	const char *probes = NULL;
 	int64_t id;
-	int c, json = 0, rc;
+	int c, json = 0, yes = 0, rc;
 	struct db *db;
 	cJSON *details = NULL, *run;
 	struct opt_parser p;
@@ -534,6 +561,8 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 				return err->code;
 		} else if (c == 'j')
 			json = 1;
+		else if (c == 'y')
+			yes = 1;
 	}
 	if (c < 0)
 		return err->code;
@@ -542,6 +571,10 @@ incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
 	    incident_verify_prepare(db, id, probes, &v, err) != 0)
 		return err->code;
 	po.probes = v.probes;
+	if (verify_confirm(av, &v, &po, json, yes, err) != 0) {
+		incident_verify_free(&v);
+		return err->code;
+	}
 	/* The run is the probe command's own, with its progress and its report; with
 	 * --json the run's document goes into ours instead. */
 	if (json)
@@ -656,6 +689,7 @@ static const struct opt link_opts[] = {
 static const struct opt verify_opts[] = {
 	{ "probe", 'p', "NAME,...", "these probes (default: those the incident's findings name)", 0 },
 	{ "budget-tokens", 'b', "N", "never spend more tokens than N", 0 },
+	{ "yes", 'y', NULL, "run without asking to confirm the plan", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };

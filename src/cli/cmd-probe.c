@@ -263,9 +263,10 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 		char sum[160];
 
 		if (r->id == 0) {   /* queued: no run yet */
-			term_printf(stdout, "%4s  %-24s %-17s %s  entry %lld%s%s\n", "-", r->endpoint, r->status,
-			    r->started_at, (long long)r->queue_id, r->worker ? ", worker " : "",
-			    r->worker ? r->worker : "");
+			term_printf(stdout, "%4s  %-24s %-17s %s  entry %lld%s%s%s%s\n", "-", r->endpoint,
+			    r->status, r->started_at, (long long)r->queue_id, r->worker ? ", worker " : "",
+			    r->worker ? r->worker : "", r->queue_error ? ": " : "",
+			    r->queue_error ? r->queue_error : "");
 			continue;
 		}
 		probe_run_outcome(r, sum, sizeof sum);

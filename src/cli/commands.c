@@ -106,6 +106,47 @@ subcmd_suggest(const struct cmd_entry *subs, const char *typed)
 	return best;
 }
 
+/* Words people type for a subcommand aivet spells otherwise (other tools'
+ * verbs, or a state change that is a status): what to type instead. */
+static const struct {
+	const char *command, *word, *meant;
+} subcmd_words[] = {
+	{ "vendor", "delete", "vendor archive NAME" },
+	{ "vendor", "remove", "vendor archive NAME" },
+	{ "vendor", "rm", "vendor archive NAME" },
+	{ "vendor", "create", "vendor add NAME" },
+	{ "endpoint", "delete", "endpoint archive VENDOR/NAME" },
+	{ "endpoint", "remove", "endpoint archive VENDOR/NAME" },
+	{ "endpoint", "rm", "endpoint archive VENDOR/NAME" },
+	{ "endpoint", "create", "endpoint add VENDOR --name NAME ..." },
+	{ "probe", "list", "probe runs" },
+	{ "probe", "ls", "probe runs" },
+	{ "probe", "start", "probe run VENDOR/NAME" },
+	{ "incident", "close", "incident status ID closed" },
+	{ "incident", "resolve", "incident status ID resolved" },
+	{ "incident", "reopen", "incident status ID investigating" },
+	{ "incident", "add", "incident open VENDOR --title TEXT" },
+	{ "incident", "create", "incident open VENDOR --title TEXT" },
+	{ "incident", "new", "incident open VENDOR --title TEXT" },
+	{ "assess", "new", "assess start VENDOR QUESTIONNAIRE" },
+	{ "assess", "create", "assess start VENDOR QUESTIONNAIRE" },
+	{ "key", "new", "key generate" },
+	{ "key", "create", "key generate" },
+	{ "schedule", "delete", "schedule remove ID" },
+	{ "schedule", "rm", "schedule remove ID" },
+};
+
+/* What a word typed after command means in aivet's own words, or NULL. */
+static const char *
+subcmd_meant(const char *command, const char *word)
+{
+	for (size_t i = 0; i < sizeof subcmd_words / sizeof subcmd_words[0]; i++)
+		if (strcmp(subcmd_words[i].command, command) == 0 &&
+		    strcmp(subcmd_words[i].word, word) == 0)
+			return subcmd_words[i].meant;
+	return NULL;
+}
+
 /* ---- usage lines and --help, from the tables ---- */
 
 static void
@@ -323,6 +364,9 @@ entry_run(struct cli *c, const struct cmd_entry *group, const struct cmd_entry *
 	for (const struct cmd_entry *s = e->subs; s->name != NULL; s++)
 		if (strcmp(s->name, argv[1]) == 0)
 			return entry_run(c, e, s, full, argc - 1, argv + 1, err);
+	if ((near = subcmd_meant(full, argv[1])) != NULL)
+		return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s': did you mean '%s'? (see "
+		    "'aivet %s --help')", full, argv[1], near, full);
 	if ((near = subcmd_suggest(e->subs, argv[1])) != NULL)
 		return aerr_set(err, AV_USAGE, "%s: unknown subcommand '%s': did you mean '%s %s'? (see "
 		    "'aivet %s --help')", full, argv[1], full, near, full);

@@ -117,8 +117,15 @@ endpoint_lookup(struct db *db, const char *ref, int64_t *id, struct aerr *err)
 	int64_t vid;
 	int rc;
 
+	/* The id 'endpoint list' prints names the endpoint as well as its name does. */
+	if (*ref != '\0' && strspn(ref, "0123456789") == strlen(ref)) {
+		rc = db_int(db, id, err, "SELECT id FROM endpoint WHERE id = ?", "i", (int64_t)atoll(ref));
+		if (rc == 1)
+			return aerr_set(err, AV_USAGE, "unknown endpoint id %s (see 'aivet endpoint list')", ref);
+		return rc < 0 ? AV_RUNTIME : 0;
+	}
 	if (slash == NULL || slash == ref || slash[1] == '\0')
-		return aerr_set(err, AV_USAGE, "endpoint '%s' must be written VENDOR/NAME", ref);
+		return aerr_set(err, AV_USAGE, "endpoint '%s' must be written VENDOR/NAME or its id", ref);
 	vname = strndup(ref, (size_t)(slash - ref));
 	rc = vendor_lookup(db, vname, &vid, err);
 	free(vname);

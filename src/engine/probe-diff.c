@@ -46,7 +46,8 @@ find_finding(const struct probe_result *p, const char *code)
 	return NULL;
 }
 
-/* Findings of `from` whose probe and code are not in `to`. */
+/* Findings of `from` whose probe and code are not in `to`, of the probes both
+ * runs ran: a probe the other run never ran tells nothing new or resolved. */
 static void
 findings_missing(const struct probe_run *from, const struct probe_run *to, int need_probe_in_to,
     struct diff_findings *out)
@@ -55,10 +56,10 @@ findings_missing(const struct probe_run *from, const struct probe_run *to, int n
 		const struct probe_result *p = &from->probes[i];
 		const struct probe_result *tp = probe_run_result(to, p->name);
 
-		if (p->name == NULL)
+		if (p->name == NULL || tp == NULL)
 			continue;
 		/* A finding is resolved only when the later run checked again and did not err. */
-		if (need_probe_in_to && (tp == NULL || (tp->verdict != NULL && strcmp(tp->verdict, "error") == 0)))
+		if (need_probe_in_to && tp->verdict != NULL && strcmp(tp->verdict, "error") == 0)
 			continue;
 		for (size_t k = 0; k < p->nfindings; k++) {
 			const struct finding *f = &p->findings[k];
@@ -502,6 +503,12 @@ probe_diff_runs(struct db *db, int64_t a, int64_t b, struct probe_diff *d, struc
 	shapes_missing(&sa, &sb, &d->ra, &d->rb, &d->gone_shapes);
 	shapes_free(&sa);
 	shapes_free(&sb);
+	for (size_t i = 0; i < d->rb.nprobes; i++)
+		if (d->rb.probes[i].name != NULL && probe_run_result(&d->ra, d->rb.probes[i].name) == NULL) {
+			d->not_compared = xrealloc(d->not_compared, (d->nnot_compared + 1) *
+			    sizeof *d->not_compared);
+			d->not_compared[d->nnot_compared++] = d->rb.probes[i].name;
+		}
 	d->changed = d->new_findings.n + d->resolved_findings.n + d->verdicts.n + d->boundaries.n +
 	    d->calibration.n + d->new_shapes.n + d->gone_shapes.n + d->engine.n > 0;
 	return 0;
@@ -524,6 +531,7 @@ probe_diff_free(struct probe_diff *d)
 {
 	free(d->new_findings.v);
 	free(d->resolved_findings.v);
+	free(d->not_compared);
 	changes_free(&d->verdicts);
 	changes_free(&d->boundaries);
 	changes_free(&d->calibration);
@@ -626,6 +634,9 @@ probe_diff_to_json(const struct probe_diff *d)
 	x = cJSON_AddObjectToObject(o, "error_shapes");
 	cJSON_AddItemToObject(x, "new", shapes_json(&d->new_shapes));
 	cJSON_AddItemToObject(x, "gone", shapes_json(&d->gone_shapes));
+	x = cJSON_AddArrayToObject(o, "not_compared");
+	for (size_t i = 0; i < d->nnot_compared; i++)
+		cJSON_AddItemToArray(x, cJSON_CreateString(d->not_compared[i]));
 	cJSON_AddBoolToObject(o, "changed", d->changed);
 	return o;
 }
@@ -708,6 +719,9 @@ probe_diff_text(struct buf *b, const struct probe_diff *d)
 	else
 		buf_printf(b, " (%s) to run %d (%s)", d->ra.endpoint, (int)d->rb.id, d->rb.endpoint);
 	buf_adds(b, d->changed ? ":\n" : "\n");
+	for (size_t i = 0; i < d->nnot_compared; i++)
+		buf_printf(b, "  %-18s %s: run %d did not run it\n", "not compared", d->not_compared[i],
+		    (int)d->ra.id);
 	for (size_t i = 0; i < d->new_findings.n; i++) {
 		const struct finding *f = d->new_findings.v[i].f;
 
@@ -738,11 +752,27 @@ probe_previous_run(struct db *db, int64_t run, int64_t *prev, struct aerr *err)
 	    "ORDER BY p.id DESC LIMIT 1", "i", run);
 }
 
+/* The baseline of a run's drift: the last completed run on its endpoint that
+ * ran every probe this run did, so that a run of other probes in between (the
+ * engine probe alone, cache-extract) is never the yardstick and no finding
+ * the probe had before reads as new; 1 when no earlier run ran any of them. */
+static int
+probe_baseline_run(struct db *db, int64_t run, int64_t *prev, struct aerr *err)
+{
+	/* Else the latest that ran most of them; the others are not compared. */
+	return db_int(db, prev, err, "SELECT p.id FROM probe_run p JOIN probe_run r ON r.id = ? "
+	    "WHERE p.endpoint_id = r.endpoint_id AND p.id < r.id AND p.status = 'completed' "
+	    "AND EXISTS (SELECT 1 FROM probe_result x JOIN probe_result y ON y.probe = x.probe "
+	    "WHERE x.run_id = r.id AND y.run_id = p.id) ORDER BY (SELECT count(*) FROM probe_result x "
+	    "WHERE x.run_id = r.id AND NOT EXISTS (SELECT 1 FROM probe_result y WHERE y.run_id = p.id "
+	    "AND y.probe = x.probe)), p.id DESC LIMIT 1", "i", run);
+}
+
 int
 probe_compare_last(struct db *db, int64_t run_id, struct probe_diff *out, struct aerr *err)
 {
 	int64_t prev;
-	int rc = probe_previous_run(db, run_id, &prev, err);
+	int rc = probe_baseline_run(db, run_id, &prev, err);
 
 	memset(out, 0, sizeof *out);
 	if (rc == 1) {

@@ -612,6 +612,7 @@ probe_run_free(struct probe_run *r)
 	free(r->endpoint);
 	free(r->worker);
 	free(r->lease_until);
+	free(r->queue_error);
 	free(r->endpoint_url);
 	free(r->status);
 	free(r->depth);

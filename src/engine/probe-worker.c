@@ -58,6 +58,11 @@ struct worker {
 	pthread_mutex_t mu;
 	struct job *jobs[MAX_CONCURRENCY];
 	int njobs;
+	/* Entries this worker took that ended without a run: the first one's
+	 * number and why, for the error --once ends with. */
+	int not_started;
+	int64_t first_not_started;
+	char why_not_started[256];
 };
 
 /* The front end's stop flag (its SIGINT and SIGTERM handler sets it). */
@@ -364,9 +369,15 @@ job_end(struct worker *w, struct job *j, struct aerr *err)
 		snprintf(line, sizeof line, "stopped; queued again");
 	} else {
 		/* A run that never began says why on its entry. */
+		const char *why = j->err.msg[0] ? j->err.msg : "the run did not start";
+
 		rc = db_write(w->av->db, err, &done_row, &changed, "itt" "t", j->queue_id, j->claim,
-		    j->run_id != 0 ? NULL : j->err.msg[0] ? j->err.msg : "the run did not start", at);
+		    j->run_id != 0 ? NULL : why, at);
 		snprintf(line, sizeof line, "%s", j->rc == 0 ? "finished" : j->err.msg);
+		if (j->run_id == 0 && w->not_started++ == 0) {
+			w->first_not_started = j->queue_id;
+			snprintf(w->why_not_started, sizeof w->why_not_started, "%s", why);
+		}
 	}
 	say(w, xasprintf("entry %lld: run %lld %s", (long long)j->queue_id, (long long)j->run_id, line));
 	av_close(&j->pav);
@@ -523,5 +534,11 @@ probe_worker(struct aivet *av, const struct worker_opts *o, struct aerr *err)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	rc = worker_loop(&w, err);
 	pthread_mutex_destroy(&w.mu);
+	/* A queued run that never began is a failure of what was asked, not a
+	 * quiet end: the entry keeps why, and the worker's status says it. */
+	if (rc == 0 && wo.once && w.not_started > 0)
+		rc = aerr_set(err, AV_RUNTIME, "%d queued run%s did not start (entry %lld: %s); see "
+		    "'aivet probe runs'", w.not_started, w.not_started == 1 ? "" : "s",
+		    (long long)w.first_not_started, w.why_not_started);
 	return rc;
 }

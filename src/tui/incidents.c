@@ -132,14 +132,14 @@ open_submit(struct tui_field *f, int n, void *p, struct aerr *err)
 		.individuals = f[5].value[0] ? f[5].value : NULL,
 	};
 	int64_t id;
-	char disc[32];
+	struct incident_opened opened;
 
 	(void)n;
-	if (incident_open(c->t->av, &in, &id, disc, err) != 0)
+	if (incident_open(c->t->av, &in, &id, &opened, err) != 0)
 		return err->code;
 	tui_changed(c->t);
 	tui_status(c->t, 0, "incident %lld opened for vendor %s (discovered %s)", (long long)id,
-	    in.vendor, disc);
+	    in.vendor, opened.discovered);
 	return 0;
 }
 

@@ -254,7 +254,8 @@ open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 	const struct finding *f = selected_finding(s);
 	const char *endpoint = s->run.endpoint;
 	struct incident_open_input in;
-	char title[300], disc[32], *vendor;
+	char title[300], *vendor;
+	struct incident_opened opened;
 	int64_t id;
 	int rc;
 
@@ -266,11 +267,11 @@ open_incident(struct tui *t, struct run_state *s, struct aerr *err)
 	vendor = strndup(endpoint, strcspn(endpoint, "/"));
 	in = (struct incident_open_input){ .vendor = vendor, .title = title, .endpoint = endpoint,
 		.from_finding = f->id };
-	rc = incident_open(t->av, &in, &id, disc, err);
+	rc = incident_open(t->av, &in, &id, &opened, err);
 	if (rc == 0) {
 		tui_changed(t);
 		tui_status(t, 0, "incident %lld opened for vendor %s (discovered %s)", (long long)id,
-		    vendor, disc);
+		    vendor, opened.discovered);
 		rc = tui_push(t, &tui_incident_view, &id, err);
 	}
 	free(vendor);

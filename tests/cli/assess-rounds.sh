@@ -60,10 +60,10 @@ final 2
 run report acme --assessment 2 --out "$T/r2"
 is "$rc" 0 "report --assessment 2 for a vendor with two final rounds"
 is "$(jq -r '[.summary.rating_basis, ([.assessments[] | .id] | map(tostring) | join(","))] | join(" | ")' "$T/r2/report.json")" \
-	"final round 2 of scoring-test acceptable (score 0.0); no probe run | 1,2" \
+	"final round 2 of scoring-test acceptable (score 0.0), approved at acceptable 0.0; unchanged; no probe run | 1,2" \
 	"rated on its final round 2, round 1 before it"
 run report acme --assessment 1 --out "$T/r1"
-is "$rc:$(jq -r '.summary.rating_basis' "$T/r1/report.json")" "0:final round 1 of scoring-test acceptable (score 0.0); no probe run" \
+is "$rc:$(jq -r '.summary.rating_basis' "$T/r1/report.json")" "0:final round 1 of scoring-test acceptable (score 0.0), approved at acceptable 0.0; unchanged; no probe run" \
 	"report --assessment 1: the earlier final round"
 
 # The store holds the rule too: a final round goes on as one round N+1, never two.

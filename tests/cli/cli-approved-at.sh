@@ -76,6 +76,8 @@ is "$rc" 0 "the report is written$errout"
 # The report names the endpoint as its claims do (no vendor: the report is the vendor's).
 R=$(printf '%s' "$S" | sed 's| on V/prod| on prod|')
 is "$(jq -r '.assessments[0] | "\(.approved_score.rating) \(.since_approval)"' "$T/b/report.json")" "$r0 $R" "report.json"
+is "$(jq -r '.summary | "\(.rating) \(.since_approval)"' "$T/b/report.json")" "$r1 $R" \
+	"report.json's summary says what the round was approved at, as vendor list does"
 has "$(cat "$T/b/report.md")" "by bob, $R." "report.md"
 has "$(cat "$T/b/report.html")" "by bob, $R." "report.html"
 is "$(jq -r '.["assessment-results"].results[0].props[] | select(.name == "since-approval") | .value' "$T/b/oscal-assessment-results.json")" \

@@ -258,8 +258,8 @@ like "$(cat "$T/hipaa-show.txt")" 'list "No,Only with logged, approved emergency
 "$PY" "$V" answers "$T/hipaa.xlsx" "$T/hipaa-bad.xlsx" phi_human_access=Sometimes
 snap=$(db_snapshot)
 run assess import "$hid" "$T/hipaa-bad.xlsx"
-is "$rc:$errout" "2:Answers!E7: question phi_human_access: 'Sometimes' is not one of No; Only with logged, approved emergency access; Yes, routinely
-aivet: $T/hipaa-bad.xlsx: 1 cell refused; nothing was imported" "the error lists the labels the vendor saw, not the stored values"
+is "$rc:$errout" "2:Answers!E7: question phi_human_access: 'Sometimes' is not one of never (No); break_glass (Only with logged, approved emergency access); routine (Yes, routinely)
+aivet: $T/hipaa-bad.xlsx: 1 cell refused; nothing was imported" "the error lists the values to type, each with the label the vendor saw"
 is "$(db_snapshot)" "$snap" "nothing changed"
 "$PY" "$V" answers "$T/hipaa.xlsx" "$T/hipaa-ok.xlsx" "phi_human_access=only with logged, approved emergency access"
 run assess import "$hid" "$T/hipaa-ok.xlsx"

@@ -62,7 +62,13 @@ check_refused "--api: 'mistral' is not one of openai, anthropic, azure-openai, g
 	endpoint add Acme --name x --api mistral --url https://x.example --model m --context 10
 check_refused "--context: 0 is out of range (1 to 1099511627776)" \
 	endpoint add Acme --name x --api openai --url https://x.example --model m --context 0
-check_refused "endpoint 'Acme' must be written VENDOR/NAME" endpoint show Acme
+check_refused "endpoint 'Acme' must be written VENDOR/NAME or its id" endpoint show Acme
+check_refused "unknown endpoint id 999 (see 'aivet endpoint list')" endpoint show 999
+# The id endpoint list prints names the same endpoint as VENDOR/NAME does.
+eid=$("$AIVET" endpoint list Acme --json | jq -r '.[] | select(.ref == "Acme/production") | .id')
+like "$eid" '^[0-9]+$' "endpoint list gives production's id"
+run endpoint show "$eid" --json
+is "$rc:$(printf '%s' "$out" | jq -r '"\(.id) \(.ref)"')" "0:$eid Acme/production" "endpoint show takes the id endpoint list prints"
 check_refused "unknown endpoint 'Acme/nope' (see 'aivet endpoint list')" endpoint show Acme/nope
 # Positionals the command declares, counted by the framework in one wording.
 show="aivet: endpoint show needs exactly one VENDOR/NAME
@@ -301,4 +307,15 @@ run --db "$torn" probe runs Q
 is "$rc:$out" "3:" "a torn queue page: probe runs fails (exit 3) and prints no list"
 is "$errout" "aivet: database: queued runs: database disk image is malformed" "naming the list and SQLite's error"
 
+# Columns as wide as their widest cell: a long endpoint name moves the columns
+# after it for every row, and each row's URL starts where the heading's does.
+run vendor add "Acme Artificial Intelligence Corporation International"
+run endpoint add "Acme Artificial Intelligence Corporation International" --name production-eu-west-1 \
+	--api azure-openai --url https://api.acme.example/openai --model m --context 1048576 --option api-version=2024-10-21
+run endpoint list
+is "$(printf '%s\n' "$out" | awk 'NR == 1 { at = index($0, "URL") } { print substr($0, at, 4) }' | sort -u | tr '\n' ' ')" \
+	"URL http " "endpoint list: every row's URL starts under the heading's"
+like "$(printf '%s\n' "$out" | grep production-eu-west-1)" \
+	"^[0-9]+ +Acme Artificial Intelligence Corporation International/production-eu-west-1  azure-openai  1048576  active  https://api.acme.example/openai$" \
+	"the longest cell is followed by two spaces"
 done_testing

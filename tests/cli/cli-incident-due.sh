@@ -38,7 +38,7 @@ is "$(echo "$out" | json '.clocks | map([.incident, .clock, .state, .due, .secon
 	"--within 7w: worst first, then the HIPAA notice"
 
 run incident list
-is "$(echo "$out" | sed -n 2p | cut -c71-121 | sed 's/ *$//')" "OVERDUE gdpr-sa 2026-03-05T14:00:00.000Z" \
+is "$(printf '%s\n' "$out" | sed -n 2p | awk -F '  +' '{ print $6 }')" "OVERDUE gdpr-sa 2026-03-05T14:00:00.000Z" \
 	"list: a passed next-due date says OVERDUE"
 run incident list --json
 is "$(echo "$out" | json '.[0].next_due | [.clock, .overdue] | map(tostring) | join(" ")')" "gdpr-sa true" \

@@ -48,8 +48,12 @@ is "$(echo "$out" | json '[.links[] | .object_type + ":" + (.object_id | tostrin
 is "$(echo "$out" | json '[.links[] | select(.object_type == "evidence")] | length')" \
 	"$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM finding_evidence WHERE finding_id = $fid")" "and the finding's evidence"
 
-run incident verify 2
-is "$rc" 1 "with the fault, verify exits 1"
+dry=$("$AIVET" probe run lumen/chat --probe canary --dry-run | sed -n '1p;/^  canary /p;/^  total /p')
+run incident verify 2 --yes
+is "$rc" 1 "with the fault, verify exits 1 (--yes taken as probe run takes it)"
+like "$dry" '^  canary +16 requests' "probe run --dry-run plans the canary"
+is "$(printf '%s\n' "$out" | sed -n '1p;/^  canary /p;/^  total /p')" "$dry" \
+	"the verification's plan is shown before it is sent, as probe run --dry-run shows it"
 like "$out" "incident 2: entry 3: Verification run 2 \(canary\): the failure still reproduces: \[\"LEAK_CROSS_TENANT\"\]" "the entry says it reproduces"
 is "$errout" "aivet: incident 2: the failure still reproduces (run 2)" "and so does the error"
 run incident show 2 --json
@@ -86,6 +90,17 @@ is "$(echo "$out" | json '.timeline[-1].text')" \
 	"Verification run 4 (canary): the failure no longer reproduces" "the entry says so"
 run incident status 2 resolved
 is "$out" "incident 2: contained -> resolved" "now it can be resolved"
+# A discovery given by hand before the run that found the finding is kept (the
+# clocks run from it, the stricter way) and said, in the output and the entry.
+run incident open lumen --title "Known before the probe" --from-finding "$fid" --discovered 2026-01-02T03:04:05Z
+is "$rc:$out" "0:incident 3 opened for vendor lumen (discovered 2026-01-02T03:04:05.000Z)
+note: discovered before run 1 found finding $fid ($ended); the clocks run from the earlier time" \
+	"an earlier discovery than the finding's run is said"
+run incident show 3 --json
+is "$(printf '%s' "$out" | json '.timeline[0].text' | sed 's/.*; discovered/discovered/')" \
+	"discovered 2026-01-02T03:04:05.000Z, before run 1 found it ($ended)" "and kept in the detection entry"
+run incident open lumen --title "Found by the probe" --from-finding "$fid"
+is "$rc:$out" "0:incident 4 opened for vendor lumen (discovered $ended)" "from the finding alone: no note"
 run audit verify
 is "$rc" 0 "the audit chain is intact"
 done_testing

@@ -134,7 +134,8 @@ is "$errout" "aivet: the task title must not be empty" "empty task title"
 run incident status 1 resolved
 is "$out" "incident 1: contained -> resolved" "resolved after a verification"
 run incident status 1 closed
-is "$errout" "aivet: incident 1 cannot be closed: task 1 'Notify affected patients' is not done" "open task blocks closing"
+is "$errout" "aivet: incident 1 cannot be closed: task 1 'Notify affected patients' is not done; clocks hipaa-individuals (due 2026-05-01T14:00:00.000Z), hhs (due 2026-05-01T14:00:00.000Z) are still running; record the notice with 'aivet incident note 1 TEXT --kind notification-sent --clock hipaa-individuals --clock hhs'" \
+	"an open task and every running clock are named in one refusal, with the one note that stops the clocks"
 run incident show 1 --json
 is "$(echo "$out" | json '.tasks[0] | [.title, .owner, .due_at, (.overdue | tostring), (.done_at | tostring)] | join("|")')" \
 	"Notify affected patients|privacy-office|2026-03-15T21:00:00.000Z|true|null" "task fields, overdue"
@@ -145,7 +146,7 @@ is "$errout" "aivet: task 1 is already done (2026-03-14T12:00:00.000Z)" "done tw
 run incident task done 9
 is "$errout" "aivet: unknown task 9" "unknown task"
 run incident status 1 closed
-is "$errout" "aivet: incident 1 cannot be closed: clock hipaa-individuals is still running (due 2026-05-01T14:00:00.000Z); record the notice with 'aivet incident note 1 TEXT --kind notification-sent --clock hipaa-individuals'" "running clock blocks closing"
+is "$errout" "aivet: incident 1 cannot be closed: clocks hipaa-individuals (due 2026-05-01T14:00:00.000Z), hhs (due 2026-05-01T14:00:00.000Z) are still running; record the notice with 'aivet incident note 1 TEXT --kind notification-sent --clock hipaa-individuals --clock hhs'" "running clocks block closing, both named"
 run incident note 1 "Letters mailed to 1200 patients; HHS portal filing" --kind notification-sent \
 	--clock hipaa-individuals --clock hhs --at 2026-03-19T09:00:00-04:00
 is "$out" "incident 1: entry 8 recorded (notification-sent)" "one notice stops two clocks"

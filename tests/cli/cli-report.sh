@@ -182,7 +182,7 @@ is "$(grep -o 'href="[^"]*"' "$H" | grep -vc '^href="evidence/[^"/]*"$')" 0 \
 like "$(sed -n '/<h2/p' "$H" | head -1)" 'id="summary"' "the summary comes first"
 like "$(cat "$H")" 'rating rating-unacceptable' "with the overall rating"
 like "$(cat "$B/report.md")" "Overall rating: \*\*unacceptable\*\*" "report.md has the same summary"
-like "$(cat "$B/report.md")" "\| limits_oversize \| error \| prod \| contradicted \| OVERSIZE_ACCEPTED in run 1 \(oversize\) \|" \
+like "$(cat "$B/report.md")" "\| limits_oversize \| round 1 of assessment 1 \([a-z_]+; the rating (does not )?reads? it\) \| error \| prod \| contradicted \| OVERSIZE_ACCEPTED in run 1 \(oversize\) \|" \
 	"and the claims table"
 is "$(grep -A2 '^| Question | Answer | Risk | Claim | Note | By | At | Evidence |$' "$B/report.md" | sed -n 3p)" \
 	"| context_full | yes | high | contradicted | none | alice | 2026-11-02T10:02:00.000Z | none |" \

@@ -21,6 +21,22 @@ run vendor list --frobnicate
 is "$(printf '%s\n' "$errout" | head -1)" "aivet: unknown option '--frobnicate'" \
 	"nothing near: no guess"
 
+# ---- subcommands other tools spell otherwise ----
+run incident close 1
+is "$rc:$errout" "2:aivet: incident: unknown subcommand 'close': did you mean 'incident status ID closed'? (see 'aivet incident --help')" \
+	"closing an incident is a status: the command to type is named"
+run probe list
+is "$rc:$errout" "2:aivet: probe: unknown subcommand 'list': did you mean 'probe runs'? (see 'aivet probe --help')" \
+	"probe list: the runs are listed by probe runs"
+run vendor delete acme
+is "$rc:$errout" "2:aivet: vendor: unknown subcommand 'delete': did you mean 'vendor archive NAME'? (see 'aivet vendor --help')" \
+	"nothing is deleted: archive is named"
+run probe rn acme/prod
+is "$errout" "aivet: probe: unknown subcommand 'rn': did you mean 'probe run'? (see 'aivet probe --help')" \
+	"a mistyped subcommand is still answered with the one meant"
+run incident frobnicate
+is "$errout" "aivet: incident: unknown subcommand 'frobnicate' (see 'aivet incident --help')" "nothing near: no guess"
+
 # ---- ids ----
 run assess start acme llm-isolation
 is "$rc:$errout" "2:aivet: no questionnaire 'llm-isolation'; did you mean llm-inference-isolation? (see 'aivet questionnaire list')" \
@@ -85,5 +101,23 @@ AIVET_DB=$T/whole/aivet.db run assess show 1
 is "$rc:$(printf '%s\n' "$out" | head -1)" \
 	"0:assessment 1: vendor acme, llm-inference-isolation@$(jq -e .version "$TESTS_SRCDIR/../questionnaires/llm-inference-isolation.json") (LLM inference isolation), round 1, draft" \
 	"copied with its -wal, the same database reads whole"
+
+# ---- question ids ----
+"$AIVET" vendor add quest >/dev/null
+qa=$("$AIVET" assess start quest llm-inference-isolation | sed -n 's/^assessment \([0-9]*\) started.*/\1/p')
+like "$qa" '^[0-9]+$' "a round to answer"
+snap=$(db_snapshot)
+run assess answer "$qa" kv_cache_scop per_tenant
+is "$rc:$errout" "2:aivet: questionnaire llm-inference-isolation@2 has no question 'kv_cache_scop'; did you mean kv_cache_scope? (see 'aivet questionnaire show llm-inference-isolation@2')" \
+	"a mistyped question id is answered with the question meant"
+run assess answer "$qa" nothing_like_any_question yes
+is "$rc:$errout" "2:aivet: questionnaire llm-inference-isolation@2 has no question 'nothing_like_any_question' (see 'aivet questionnaire show llm-inference-isolation@2')" \
+	"nothing near: no guess"
+run assess answer "$qa" kv_cache_scope pertenant
+is "$rc:$errout" "2:aivet: question kv_cache_scope: 'pertenant' is not one of per_request (Per request: no reuse between requests), per_tenant (Per tenant: reuse only within one customer account), shared (Shared across customers)" \
+	"a choice refused lists the values to type, each with its label"
+run assess answer "$qa" pd_disaggregated maybe
+is "$rc:$errout" "2:aivet: question pd_disaggregated: 'maybe' is not one of yes, no" "a label that only capitalises its value is not repeated"
+is "$(db_snapshot)" "$snap" "and nothing was written"
 
 done_testing

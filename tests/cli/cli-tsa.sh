@@ -93,6 +93,17 @@ is "$recipe" "openssl ts -verify -data SHA256SUMS -in SHA256SUMS.tsr -CAfile TSA
 cp "$P/ca.pem" "$T/TSA-CA.pem"
 is "$(cd "$B" && eval "$(printf '%s' "$recipe" | sed "s|TSA-CA.pem|$T/TSA-CA.pem|")" 2>/dev/null)" "Verification: OK" \
 	"and openssl ts -verify passes it"
+# What VERIFY.txt says the other two commands show is what they show: the
+# attested time, a TSA: line the token may leave unspecified (this TSA does),
+# and the signer among the token's certificates, named as TIMESTAMP.txt names it.
+reply=$(grep '^    openssl ts -reply .* -text$' "$B/VERIFY.txt" | sed 's/^    //')
+is "$(cd "$B" && eval "$reply" 2>/dev/null | sed -n 's/^TSA: //p')" "unspecified" \
+	"the token names no TSA, as VERIFY.txt warns it may not"
+like "$(cat "$B/VERIFY.txt")" "many TSAs leave it 'unspecified'" "VERIFY.txt says so"
+certs=$(grep '^    openssl ts -reply .* -token_out | openssl pkcs7' "$B/VERIFY.txt" | sed 's/^    //')
+tsa_cn=$(printf '%s' "$TSA_SUBJECT" | sed 's/^CN=\([^,]*\),.*/\1/')
+like "$(cd "$B" && eval "$certs" 2>/dev/null | grep '^subject=')" "CN ?= ?$tsa_cn" \
+	"the third command lists the signer's certificate, whose subject TIMESTAMP.txt names"
 is "$(grep -A1 'SHA256SUMS and SHA256SUMS.minisig may be present' "$B/VERIFY.txt")" \
 	"SHA256SUMS and SHA256SUMS.minisig may be present
 (and the time-stamp's SHA256SUMS.tsr, SHA256SUMS.tsa.pem and TIMESTAMP.txt," \

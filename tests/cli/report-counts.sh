@@ -74,4 +74,25 @@ is "$(jq -c '[.superseded_findings[] | [.id, .superseded_by_run]]' "$R")" '[[1,3
 like "$(jq -r .summary.rating_basis "$R")" "; high finding SILENT_TRUNCATION;" "the rating names the open high finding"
 run vendor show acme
 is "$(printf '%s\n' "$out" | grep '^  findings ')" "  findings     open: 1 high" "vendor show agrees"
+
+# A final round with a newer draft beside it (reopened, its answers copied):
+# the rating reads the final round, so do the summary's counts; the draft's
+# claims are listed in their own round, counted apart, never twice over.
+run --actor carol assess reopen 1
+is "$out" "assessment 1 reopened as assessment 2 (new round, draft)" "a second round is opened as a draft"
+run report acme --out "$T/b3" --at 2026-11-30T08:00:00Z
+R="$T/b3/report.json"
+is "$(jq -c '[.assessments[] | [.id, .status, .rating_reads]]' "$R")" '[[1,"final",true],[2,"draft",false]]' \
+	"the rating reads the final round, not the draft beside it"
+final=$(jq '[.claims[] | select(.assessment_id == 1 and .status == "contradicted")] | length' "$R")
+draft=$(jq '[.claims[] | select(.assessment_id == 2 and .status == "contradicted")] | length' "$R")
+is "$final $draft" "1 1" "each round has its contradicted claim (both judged on the same evidence)"
+is "$(jq -r '.summary.claims | [.contradicted, .contradicted_not_rated] | map(tostring) | join(" ")' "$R")" "$final $draft" \
+	"summary: the final round's claims counted, the draft's apart"
+is "$(jq -r '[.summary.contradicted_claims[] | .assessment_id] | map(tostring) | join(" ")' "$R")" "1" \
+	"the summary lists the final round's contradicted claim once"
+q=$(jq -r '[.claims[] | select(.assessment_id == 1 and .status == "contradicted") | .question_id] | .[0]' "$R")
+is "$(grep "^| $q | round [12] of assessment [12] (" "$T/b3/report.md" | grep -c ' | contradicted | ')" 3 \
+	"report.md: the contradicted claim ($q) once in the summary and once per round below, each with its round"
+like "$(cat "$T/b3/report.md")" "round 2 of assessment 2 \(draft; the rating does not read it\)" "the draft's round says the rating does not read it"
 done_testing

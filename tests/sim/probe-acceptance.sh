@@ -42,6 +42,18 @@ run evidence show "$eid"
 like "$out" "Authorization: \[redacted\]" "evidence show: redacted header"
 like "$out" "response: HTTP 200" "evidence show: status"
 like "$out" 'request body \([0-9]+ bytes\):' "evidence show: small request body stored"
+# The usage a finding cites is shown whole even where the body's preview stops
+# short of it: the response body's own usage object (a JSON body's, or the last
+# server-sent event's that has one), read here with jq from the stored body.
+for streaming in 0 1; do
+	ue=$(q "SELECT evidence_id FROM exchange WHERE streaming = $streaming AND response_status = 200 ORDER BY response_size DESC LIMIT 1")
+	want=$("$AIVET" evidence show "$ue" --json | jq -c '.exchange.response_body |
+	    (try (fromjson | .usage) catch (split("\n") | map(select(startswith("data:")) | .[5:] | try fromjson catch null |
+	    objects | select(.usage) | .usage) | last))')
+	run evidence show "$ue"
+	like "$want" '"prompt_tokens":[0-9]+' "evidence show (streaming $streaming): the stored body has a usage object"
+	is "$(printf '%s\n' "$out" | sed -n 's/^usage: //p')" "$want" "evidence show (streaming $streaming): its usage line is the body's usage"
+done
 big=$(q "SELECT evidence_id FROM exchange WHERE request_recipe IS NOT NULL ORDER BY seq LIMIT 1")
 run evidence show "$big" --json
 is "$(printf '%s' "$out" | jq -r '[.kind, .exchange.request_regenerated, .exchange.request_body] | join(",")')" \

@@ -42,15 +42,43 @@ is "$rc" 1 "leaking: the probes find problems"
 leak=$(claims)
 is "$leak" "kv_cache_scope=contradicted kv_pages_cleared=contradicted cache_isolation_tested=contradicted \
 context_capacity_check=contradicted over_limit_behaviour=contradicted advertised_context_tokens=consistent \
-guaranteed_context_tokens=contradicted errors_are_errors=contradicted release_tests_inspect_content=contradicted \
+guaranteed_context_tokens=untested errors_are_errors=contradicted release_tests_inspect_content=contradicted \
 prompt_integrity=contradicted kv_transfer_checked=contradicted cross_tenant_batching=untested" \
 	"leaking: every answer the findings disprove is contradicted, none confirmed; prompts admitted up to the advertised context, content not intact: consistent, not confirmed"
+# A number is judged by the sizes the evidence holds: the sweep sent 82 tokens
+# (intact) and the top of the context (lost); 6,000 lies between, so neither.
+gct() {
+	"$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "guaranteed_context_tokens") | "\(.status): \(.reason)"'
+}
+top=$("$AIVET" probe show 1 --json | jq -r '[.probes[] | select(.name == "sweep") | .details.points[] | select(.accepted and .nonces_echoed < .nonces_total) | .tokens_sent] | min')
+like "$top" '^[0-9]+$' "leaking: the sweep lost content at the top of the context"
+is "$(gct)" "untested: probe sweep first lost content at $top tokens, not below the answered 6000 (within 1%), and measured no integrity_boundary: the evidence neither confirms nor disproves it" \
+	"leaking: a guaranteed context below the first size that lost content is neither confirmed nor contradicted"
+"$AIVET" assess answer 1 guaranteed_context_tokens $((top * 100 / 99 + 1)) >/dev/null
+is "$(gct)" "contradicted: probe sweep lost content at $top tokens, under the answered $((top * 100 / 99 + 1))" \
+	"leaking: one above the tolerance over the size that lost content is contradicted"
+is "$("$AIVET" assess show 1 --json | jq -r '[.claims[] | select(.question_id == "guaranteed_context_tokens") | .contradicting[].code] | unique | join(" ")')" \
+	"PLACEHOLDER_SUBSTITUTION" "leaking: and cites the sweep's finding at that size"
+"$AIVET" assess answer 1 guaranteed_context_tokens $((top * 100 / 99)) >/dev/null
+is "$(gct)" "untested: probe sweep first lost content at $top tokens, not below the answered $((top * 100 / 99)) (within 1%), and measured no integrity_boundary: the evidence neither confirms nor disproves it" \
+	"leaking: at the tolerance's edge it is not"
+"$AIVET" assess answer 1 guaranteed_context_tokens 6000 >/dev/null
 like "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "advertised_context_tokens") | .reason')" \
 	"^probe sweep saw prompts up to [0-9]+ tokens accepted, but content intact only up to [0-9]+: consistent with the answered [0-9]+, not confirmed$" \
 	"leaking: the advertised context is confirmed only where the sweep found content intact up to it"
 is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "errors_are_errors") | [.contradicting[].code] | unique | join(" ")')" \
 	"PLACEHOLDER_SUBSTITUTION" "leaking: errors are errors is disproved by the swapped prompt (a 200), whichever probe saw it, and not by the leak"
 is "$(report_claims)" "$leak" "leaking: the signed report judges every claim as assess show does"
+# Answering says the risk the rating counts, with the stated risk beside it.
+run assess answer 1 kv_cache_scope per_request
+run assess answer 1 kv_cache_scope per_tenant
+is "$rc:$out" "0:question kv_cache_scope: per_tenant (risk high (stated low; contradicted by LEAK_CROSS_TENANT on V/e))" \
+	"leaking: an answer the evidence contradicts is said at the risk the rating counts"
+is "$("$AIVET" assess show 1 --json | jq -r '.questions[] | select(.id == "kv_cache_scope") | "\(.risk) \(.stated_risk)"')" "high low" \
+	"leaking: as assess show counts it"
+run assess answer 1 cross_tenant_batching shared_batches
+is "$out" "question cross_tenant_batching: shared_batches (risk medium)" "leaking: an answer nothing contradicts says its risk alone"
+run assess answer 1 cross_tenant_batching dedicated
 sim_stop
 
 # ---- a vendor that refuses everything ----

@@ -344,8 +344,18 @@ if case_on claims; then
 	run_id=$(printf '%s' "$out" | jq -r .id)
 	is "$(claim context_capacity_check)" "contradicted: KV_POOL_BELOW_CONTEXT in run $run_id (engine)" \
 	    "claim: 'checked on every node' is contradicted by the engine's finding"
-	is "$(claim guaranteed_context_tokens)" "contradicted: KV_POOL_BELOW_CONTEXT in run $run_id (engine)" \
-	    "claim: the stated guaranteed context is contradicted"
+	is "$(claim guaranteed_context_tokens)" \
+	    "contradicted: the engine's own status in run $run_id: one request holds at most 681280 tokens, under the answered 1048576" \
+	    "claim: the stated guaranteed context is contradicted by the number the engine gives, not by the finding's code"
+	# The pool itself, stated: the finding is about the advertised context, and
+	# this answer is true of it (equal is not contradicted).
+	"$AIVET" assess answer 1 guaranteed_context_tokens 681280 >/dev/null
+	is "$(claim guaranteed_context_tokens)" \
+	    "confirmed: the engine's own status in run $run_id: every node holds 681280 tokens in one request, and no finding contradicts it" \
+	    "claim: a guaranteed context equal to the pool the engine reports is confirmed, beside KV_POOL_BELOW_CONTEXT"
+	is "$("$AIVET" assess show 1 --json | jq -c '[.claims[] | select(.question_id == "guaranteed_context_tokens") | .contradicting | length]')" \
+	    "[0]" "and no finding is cited against it"
+	"$AIVET" assess answer 1 guaranteed_context_tokens 1048576 >/dev/null
 	sim_stop
 	sim_start --context $CTX --pool 1200000 || exit 1
 	"$AIVET" endpoint edit V/e --engine-url "$SIM_URL" >/dev/null

@@ -51,8 +51,10 @@ is "$(runs_of "$out" | sed 's/^run [4-6] on/run N on/')" "3 endpoints, 2 at a ti
 run N on Acme/eu: completed
 run N on Acme/prod: completed
 run N on Beta/main: completed" "two runs at a time, 3 requests in flight each: 6 in all"
-like "$out" "drift from run 3 to run [4-6] \(Beta/main\):
-  new finding        canary LEAK_CROSS_TENANT \(critical\)" "--compare-last: Beta's new leak, against its previous run"
+like "$out" "no drift from run 3 to run [4-6] \(Beta/main\)
+  not compared       canary: run 3 did not run it" \
+	"--compare-last: Beta's leak is not called new against a run that never ran the canary; the canary is said to be not compared"
+unlike "$out" "new finding" "--compare-last: no finding is new against runs of other probes"
 like "$out" "no drift from run 1 to run [4-6] \(Acme/eu\)" "--compare-last: no drift on Acme/eu"
 like "$(printf '%s\n' "$out" | tail -n 1)" '^    [4-6]  Beta/main                    completed            1    1    0    0        2  critical$' \
 	"the summary names the worst finding"

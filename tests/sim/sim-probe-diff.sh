@@ -41,6 +41,16 @@ like "$out" "drift from run 4 to run 5 \(Acme/prod\):
 	"pool changed: --compare-last reports the refusal boundary's move, and only that"
 run probe diff 4 5
 is "$rc" 1 "pool changed: probe diff exits 1"
+# A run of other probes in between is no baseline: --compare-last compares with
+# the last run that ran the same probes, so nothing reads as new.
+run probe run Acme/prod --probe errors --yes
+run probe run Acme/prod --probe echo --yes
+run probe run Acme/prod --probe echo,sweep --depth diagnose --yes --compare-last
+is "$(printf '%s\n' "$out" | tail -n 1)" "no drift from run 5 to run 8 (Acme/prod)" \
+	"--compare-last after runs of other probes: the baseline is the last run of the same probes (5), not run 6 (errors) nor 7 (echo alone)"
+run probe run Acme/prod --probe sweep --depth diagnose --yes --compare-last
+is "$(printf '%s\n' "$out" | tail -n 1)" "no drift from run 8 to run 9 (Acme/prod)" \
+	"a run of fewer probes: the last run that ran each of them"
 
 # ---- the rules, on runs written with sqlite3 ----
 run endpoint add Acme --name fix --api openai --url https://api.acme.example/v1 --model m1 --context 8192

@@ -78,8 +78,10 @@ is "$(jq -r '[.claims[] | .question_id + "=" + .status] | join(" ")' "$R")" \
 is "$(jq -r '.claims[] | select(.question_id == "errors_are_errors") | [.contradicting[].code] | unique | join(" ")' "$R")" \
 	"PLACEHOLDER_SUBSTITUTION" "errors are errors: disproved by a prompt swapped behind a 200, whatever probe saw it"
 like "$(jq -r '[.findings[].code] | join(" ")' "$R")" "LEAK_CROSS_TENANT" "the cross-tenant leak is a finding"
-is "$(jq -r '[.summary.claims.contradicted, ([.findings[] | select(.code == "CLAIM_CONTRADICTED")] | length)] | map(tostring) | join(" ")' "$R")" "3 0" \
-	"contradicted claims are counted as claims, never as findings"
+is "$(jq -r '[.summary.claims.contradicted, .summary.claims.contradicted_not_rated, ([.findings[] | select(.code == "CLAIM_CONTRADICTED")] | length), ([.assessments[] | .rating_reads] | unique | map(tostring) | join(","))] | map(tostring) | join(" ")' "$R")" "0 3 0 false" \
+	"contradicted claims are counted as claims, never as findings; a draft's beside the rating, which reads no draft"
+like "$(cat "${R%/*}/report.md")" "Of the rounds the rating reads; 3 more in a round it does not read" \
+	"report.md says where the draft's contradicted claims are"
 is "$(jq -r '.summary.rating' "$R")" unacceptable "the rating is unacceptable"
 is "$(jq -r '.probe_runs[0].results[] | select(.probe=="sweep") | .details | [.advertised, .change] | map(tostring) | join(" ")' "$R")" \
 	"1048576 silent_degradation" "the sweep saw silent degradation below the advertised context"

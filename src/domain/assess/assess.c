@@ -202,12 +202,21 @@ assessment_load(struct db *db, int64_t id, struct assessment **out, struct aerr 
 int
 assessment_question(const struct assessment *a, const char *question_id, int *index, struct aerr *err)
 {
+	const char **ids, *near;
+	char meant[160] = "";
+
 	*index = questionnaire_find(a->q, question_id);
-	if (*index < 0)
-		return aerr_set(err, AV_USAGE, "questionnaire %s@%lld has no question '%s' (see 'aivet "
-		    "questionnaire show %s@%lld')", a->q->qid, (long long)a->q->version, question_id,
-		    a->q->qid, (long long)a->q->version);
-	return 0;
+	if (*index >= 0)
+		return 0;
+	ids = xcalloc((size_t)a->q->nquestions + 1, sizeof *ids);
+	for (int i = 0; i < a->q->nquestions; i++)
+		ids[i] = a->q->questions[i].id;
+	if ((near = name_suggest(question_id, ids, (size_t)a->q->nquestions)) != NULL)
+		snprintf(meant, sizeof meant, "; did you mean %s?", near);
+	free(ids);
+	return aerr_set(err, AV_USAGE, "questionnaire %s@%lld has no question '%s'%s (see 'aivet "
+	    "questionnaire show %s@%lld')", a->q->qid, (long long)a->q->version, question_id, meant,
+	    a->q->qid, (long long)a->q->version);
 }
 
 /* Whether an answer is one of the values a depends_on lists. */
@@ -1182,6 +1191,33 @@ assessment_asked(const struct assessment *a, int qi, struct aerr *err)
 	return rc;
 }
 
+/* An answer's risk as the rating counts it, with the stated one beside it when
+ * the evidence raised it: "risk high (stated low; contradicted: LEAK_CROSS_TENANT
+ * on e)". Without the evidence (it could not be read) the stated risk, said so. */
+static void
+answer_risk_words(struct db *db, const struct assessment *a, int qi, char *out, size_t n)
+{
+	struct aerr e = { 0 };
+	struct claim_list claims;
+	const struct claim *c;
+	int stated = answer_risk(&a->q->questions[qi], a->answers[qi].value), counted;
+	char why[160];
+
+	if (assessment_claims(db, a, &claims, &e) != 0) {
+		snprintf(out, n, "risk %s as stated; the evidence could not be read", risk_name(stated));
+		return;
+	}
+	counted = assessment_answer_risk(a, qi, &claims);
+	if (counted == stated || (c = assessment_contradiction(&claims, a->q->questions[qi].id)) == NULL)
+		snprintf(out, n, "risk %s", risk_name(counted));
+	else {
+		name_contradiction(c, why, sizeof why);
+		snprintf(out, n, "risk %s (stated %s; contradicted by %s)", risk_name(counted),
+		    risk_name(stated), strchr(why, ':') ? strchr(why, ':') + 2 : why);
+	}
+	claim_list_free(&claims);
+}
+
 int
 assessment_answer(struct db *db, const char *actor, const struct assessment_answer_input *in,
     struct assessment_answer_result *out, struct aerr *err)
@@ -1248,10 +1284,10 @@ assessment_answer(struct db *db, const char *actor, const struct assessment_answ
 	} else if (a->answers[qi].value == NULL) {
 		out->message = xasprintf("question %s cleared", a->q->questions[qi].id);
 	} else {
-		char *text = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
+		char *text = answer_to_text(&a->q->questions[qi], a->answers[qi].value), risk[200];
 
-		out->message = xasprintf("question %s: %s (risk %s)%s", a->q->questions[qi].id, text,
-		    risk_name(answer_risk(&a->q->questions[qi], a->answers[qi].value)),
+		answer_risk_words(db, a, qi, risk, sizeof risk);
+		out->message = xasprintf("question %s: %s (%s)%s", a->q->questions[qi].id, text, risk,
 		    a->asked[qi] ? "" : " — not asked with the current answers (depends_on)");
 		free(text);
 	}

@@ -424,14 +424,56 @@ struct judging {
 	const char *scope;                 /* why a pass does not confirm, or NULL */
 	int all_pass, mres;
 	double mv, macc, ec, erun;
+	double lost;                       /* the smallest accepted size whose content was lost; -1 */
 	struct buf why;
 	struct claim *c;
 };
 
-/* Findings in the judged results that disprove the answer. */
+/* Whether the claim is a number a probe or the engine measures: then the
+ * number decides, and a finding disproves it only where the figure it stands
+ * on is below the answer (a pool of 681,280 under an advertised 1,048,576 is
+ * a finding, and an answer of 681,280 is true of it). */
+static int
+number_short(const struct judging *j)
+{
+	double floor = j->answer->valuedouble * (1 - j->qq->measure.tolerance);
+
+	return (j->mres == 1 && j->mv < floor) || (j->ec >= 0 && j->ec < floor) ||
+	    (j->lost >= 0 && j->lost < floor);
+}
+
+/* The smallest size the measuring probe sent that was accepted and came back
+ * without all its content (its nonces counted, not all echoed); -1: none. */
+static double
+smallest_lost(const struct q_measure *m, const struct latest *l)
+{
+	int k = latest_find(l, m->probe);
+	double lost = -1;
+
+	for (size_t i = 0; k >= 0 && i < l->result[k]->npoints; i++) {
+		const struct size_point *pt = &l->result[k]->points[i];
+
+		if (pt->has_accepted && pt->accepted && pt->has_tokens_sent && pt->has_nonces_echoed &&
+		    pt->has_nonces_total && pt->nonces_echoed < pt->nonces_total &&
+		    (lost < 0 || pt->tokens_sent < lost))
+			lost = pt->tokens_sent;
+	}
+	return lost;
+}
+
+static int
+numeric(const struct judging *j)
+{
+	return j->qq->measure.probe != NULL && cJSON_IsNumber(j->answer);
+}
+
+/* Findings in the judged results that disprove the answer: for a number, only
+ * when the measured figure falls short of it. */
 static void
 add_contradicting(struct judging *j)
 {
+	if (numeric(j) && !number_short(j))
+		return;
 	for (int k = 0; k < j->l.n; k++)
 		for (size_t i = 0; i < j->l.result[k]->nfindings; i++) {
 			const struct finding *f = &j->l.result[k]->findings[i];
@@ -546,8 +588,10 @@ add_measure(struct judging *j)
 	j->ec = -1;
 	j->mres = -1;
 	j->macc = -1;
+	j->lost = -1;
 	if (qq->measure.probe == NULL)
 		return;
+	j->lost = smallest_lost(&qq->measure, &j->l);
 	m = j->c->measure = xcalloc(1, sizeof *m);
 	m->probe = xstrdup(qq->measure.probe);
 	m->value = xstrdup(qq->measure.value);
@@ -624,7 +668,7 @@ status_disproved(struct judging *j, int claim)
 	if (!claim)
 		return because(j, "untested", xstrdup("the answer admits the weaker behaviour: probes "
 		    "can show it, never rule it out"));
-	if (c->ncontradicting > 0) {
+	if (c->ncontradicting > 0 && !numeric(j)) {
 		because(j, "contradicted", xasprintf("%s in run %lld (%s)", c->contradicting[0].code,
 		    (long long)c->contradicting[0].run_id, c->contradicting[0].probe));
 		if (c->ncontradicting > 1)
@@ -639,6 +683,9 @@ status_disproved(struct judging *j, int claim)
 	if (j->ec >= 0 && j->ec < floor)
 		return because(j, "contradicted", xasprintf("the engine's own status in run %.0f: one "
 		    "request holds at most %.0f tokens, under the answered %.0f", j->erun, j->ec, a));
+	if (j->lost >= 0 && j->lost < floor)
+		return because(j, "contradicted", xasprintf("probe %s lost content at %.0f tokens, under "
+		    "the answered %.0f", j->qq->measure.probe, j->lost, a));
 	return NULL;
 }
 
@@ -654,6 +701,11 @@ status_supported(struct judging *j)
 	if (j->ec >= 0 && j->mres < 0)
 		return because(j, "confirmed", xasprintf("the engine's own status in run %.0f: every node "
 		    "holds %.0f tokens in one request, and no finding contradicts it", j->erun, j->ec));
+	if (probe != NULL && j->mres < 0 && j->lost >= 0)
+		return because(j, "untested", xasprintf("probe %s first lost content at %.0f tokens, not "
+		    "below the answered %.0f (within %g%%), and measured no %s: the evidence neither "
+		    "confirms nor disproves it", probe, j->lost, a, qq->measure.tolerance * 100,
+		    qq->measure.value));
 	if (probe != NULL && j->mres < 0) {
 		if (j->why.len == 0)
 			buf_printf(&j->why, "probe %s measured no %s on %s", probe, qq->measure.value,
@@ -702,8 +754,8 @@ judge_one(const struct q_question *qq, const cJSON *answer, const struct probe_r
 	c->answer = cJSON_Duplicate(answer, 1);
 	c->endpoint = ep != NULL && *ep->name ? xstrdup(ep->name) : NULL;
 	add_probes(&j);
-	add_contradicting(&j);
 	add_measure(&j);
+	add_contradicting(&j);
 	status = status_disproved(&j, is_claim(qq, answer));
 	if (status == NULL)
 		status = status_supported(&j);

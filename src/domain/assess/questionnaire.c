@@ -1326,8 +1326,9 @@ trimmed(const char *s)
 	return strndup(s, n);
 }
 
-/* The choices as the vendor saw them: each one's label (its value without one),
- * separated by "; " when a label holds a comma. */
+/* The choices as they may be typed: each one's value, and its label beside it
+ * where the label says more than the value (what a dropdown shows, also
+ * accepted), separated by "; " when a label holds a comma. */
 static char *
 choice_labels(const struct q_question *qq)
 {
@@ -1339,8 +1340,13 @@ choice_labels(const struct q_question *qq)
 			sep = "; ";
 	buf_init(&b);
 	buf_adds(&b, "");
-	for (int i = 0; i < qq->nchoices; i++)
-		buf_printf(&b, "%s%s", i ? sep : "", qq->choices[i].label);
+	for (int i = 0; i < qq->nchoices; i++) {
+		const struct q_choice *c = &qq->choices[i];
+
+		buf_printf(&b, "%s%s", i ? sep : "", c->value);
+		if (strcasecmp(c->label, c->value) != 0)
+			buf_printf(&b, " (%s)", c->label);
+	}
 	return buf_steal(&b);
 }
 

@@ -93,17 +93,30 @@ rating_since_approval(const struct approval_at *at, enum rating now, double scor
 		snprintf(out + len, n - (size_t)len, "; now %s %.1f", rating_name(now), score);
 }
 
+/* Whether a final round of round i's questionnaire follows it. */
+static int
+later_final_of(const struct rated_round *r, int n, int i)
+{
+	for (int k = i + 1; k < n; k++)
+		if (strcmp(r[k].qid, r[i].qid) == 0 && strcmp(r[k].status, "final") == 0)
+			return 1;
+	return 0;
+}
+
+int
+verdict_reads(const struct rated_round *r, int n, int i)
+{
+	return strcmp(r[i].status, "final") == 0 && !later_final_of(r, n, i);
+}
+
 /* The latest final round of each questionnaire, and the newest round in work
  * that is newer than its questionnaire's latest final. */
 static void
 verdict_rounds(const struct rated_round *r, int n, struct vendor_verdict *v)
 {
 	for (int i = 0; i < n; i++) {
-		int later_final = 0;
+		int later_final = later_final_of(r, n, i);
 
-		for (int k = i + 1; k < n; k++)
-			if (strcmp(r[k].qid, r[i].qid) == 0)
-				later_final |= strcmp(r[k].status, "final") == 0;
 		if (strcmp(r[i].status, "final") != 0) {
 			if (later_final || r[i].id < v->draft_id)
 				continue;
@@ -114,7 +127,7 @@ verdict_rounds(const struct rated_round *r, int n, struct vendor_verdict *v)
 			v->draft_score = r[i].score;
 			continue;
 		}
-		if (later_final)
+		if (!verdict_reads(r, n, i))
 			continue;
 		v->nfinal++;
 		v->contradicted += r[i].contradicted;

@@ -25,15 +25,17 @@ list_row(struct probe_run_list *out, size_t *cap)
 	return r;
 }
 
-/* The queue's entries no run has started for yet: waiting, or just taken. */
+/* The queue's entries no run has started for: waiting, just taken, or ended
+ * without a run (its worker could not start it: said, never dropped). */
 static int
 queued_load(struct db *db, const struct run_query *q, struct probe_run_list *out, size_t *cap,
     struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, "SELECT q.id, v.name || '/' || e.name, q.status, q.queued_at, "
-	    "q.worker, q.lease_until FROM probe_queue q JOIN endpoint e ON e.id = q.endpoint_id "
-	    "JOIN vendor v ON v.id = e.vendor_id WHERE q.status IN ('queued', 'taken') AND q.run_id IS NULL "
-	    "AND (? = 0 OR v.id = ?) AND (? = 0 OR e.id = ?) ORDER BY q.id", "iiii", q->vendor_id,
+	struct db_stmt *st = db_prepare(db, err, "SELECT q.id, v.name || '/' || e.name, CASE q.status "
+	    "WHEN 'done' THEN 'not started' ELSE q.status END, q.queued_at, q.worker, q.lease_until, "
+	    "q.error FROM probe_queue q JOIN endpoint e ON e.id = q.endpoint_id "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE q.status IN ('queued', 'taken', 'done') AND "
+	    "q.run_id IS NULL AND (? = 0 OR v.id = ?) AND (? = 0 OR e.id = ?) ORDER BY q.id", "iiii", q->vendor_id,
 	    q->vendor_id, q->endpoint_id, q->endpoint_id);
 
 	int rc;
@@ -50,6 +52,7 @@ queued_load(struct db *db, const struct run_query *q, struct probe_run_list *out
 		r->started_at = xstrdup(col_text(st, 3));
 		r->worker = db_col_type(st, 4) == DB_NULL ? NULL : xstrdup(col_text(st, 4));
 		r->lease_until = db_col_type(st, 5) == DB_NULL ? NULL : xstrdup(col_text(st, 5));
+		r->queue_error = db_col_type(st, 6) == DB_NULL ? NULL : xstrdup(col_text(st, 6));
 	}
 	db_finalize(st);
 	/* A list cut short by an error is no list: never fewer runs said as all. */
@@ -162,6 +165,8 @@ probe_run_row_to_json(const struct probe_run *r)
 		cJSON_AddStringToObject(o, "status", r->status);
 		cJSON_AddStringToObject(o, "queued_at", r->started_at);
 		json_add_str(o, "worker", r->worker);
+		if (r->queue_error != NULL)
+			cJSON_AddStringToObject(o, "error", r->queue_error);
 		return o;
 	}
 	cJSON_AddNumberToObject(o, "id", (double)r->id);

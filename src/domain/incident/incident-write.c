@@ -302,9 +302,25 @@ static const struct db_write task_done = {
 	"SELECT aivet_task_done(?1, ?2)", 0
 };
 
+/* A discovery given by hand before the run that raised the finding is kept
+ * (someone may have known first, and earlier clocks are the stricter ones),
+ * but said: it may as well be a mistyped date. */
+static int
+before_run(int64_t disc_ms, const struct finding_source *fs, struct incident_opened *out)
+{
+	struct aerr e = { 0 };
+	int64_t run_ms;
+
+	if (parse_time(fs->run_time, &run_ms, &e) != 0 || disc_ms >= run_ms)
+		return 0;
+	out->finding_run = fs->run_id;
+	fmt_time_ms(run_ms, out->finding_run_at);
+	return 0;
+}
+
 int
 incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *idp,
-    char disc_out[32], struct aerr *err)
+    struct incident_opened *out, struct aerr *err)
 {
 	const char *actor = av->actor;
 	struct finding_source fs = { 0 };
@@ -366,7 +382,14 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 		cJSON_Delete(d);
 		goto fail;
 	}
-	if (in->from_finding != 0)
+	memset(out, 0, sizeof *out);
+	if (in->from_finding != 0 && in->discovered != NULL && before_run(p.disc_ms, &fs, out) != 0)
+		goto fail;
+	if (out->finding_run != 0)
+		text = xasprintf("Incident opened from probe finding %lld (%s %s, %s): %s; discovered "
+		    "%s, before run %lld found it (%s)", (long long)fs.id, fs.probe, fs.code,
+		    fs.severity, fs.message, disc_utc, (long long)fs.run_id, out->finding_run_at);
+	else if (in->from_finding != 0)
 		text = xasprintf("Incident opened from probe finding %lld (%s %s, %s): %s",
 		    (long long)fs.id, fs.probe, fs.code, fs.severity, fs.message);
 	else
@@ -379,7 +402,7 @@ incident_open(struct aivet *av, const struct incident_open_input *in, int64_t *i
 	if (db_commit(db, err) != 0)
 		return err->code;
 	*idp = id;
-	snprintf(disc_out, 32, "%s", disc_utc);
+	snprintf(out->discovered, sizeof out->discovered, "%s", disc_utc);
 	return 0;
 fail:
 	db_rollback(db);

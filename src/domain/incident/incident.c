@@ -436,6 +436,86 @@ incident_clocks(struct db *db, int64_t incident_id, struct incident_facts *f,
 	return 0;
 }
 
+/* The open tasks, each one. */
+static int
+close_tasks(struct db *db, int64_t id, struct buf *b, struct aerr *err)
+{
+	struct db_stmt *st;
+	int rc;
+
+	st = db_prepare(db, err, "SELECT id, title FROM incident_task WHERE incident_id = ? "
+	    "AND done_at IS NULL ORDER BY id", "i", id);
+	if (st == NULL)
+		return AV_RUNTIME;
+	while ((rc = db_step(st)) == DB_ROW)
+		buf_printf(b, "%stask %lld '%s' is not done", b->len ? "; " : "",
+		    (long long)db_col_int64(st, 0), col_text(st, 1));
+	db_finalize(st);
+	return rc == DB_DONE ? 0 : db_err(db, err, "incident tasks");
+}
+
+/* The running notification clocks, all in one sentence with the one note that
+ * stops them; the vendor's notice clock, stopped by another kind of entry,
+ * in its own. */
+static int
+close_clocks(struct db *db, int64_t id, struct buf *b, struct aerr *err)
+{
+	struct incident_facts facts;
+	struct incident_clock clocks[CLOCK_COUNT];
+	struct buf names, flags;
+	char due[32];
+	int n = 0;
+
+	if (incident_clocks(db, id, &facts, clocks, err) != 0)
+		return err->code;
+	buf_init(&names);
+	buf_init(&flags);
+	for (int i = 0; i < CLOCK_COUNT; i++) {
+		if (!clocks[i].applies || clocks[i].stopped_ms >= 0 || i == CLOCK_VENDOR_SLA)
+			continue;
+		fmt_time_ms(clocks[i].due_ms, due);
+		buf_printf(&names, "%s%s (due %s)", n ? ", " : "", clocks[i].id, due);
+		buf_printf(&flags, " --clock %s", clocks[i].id);
+		n++;
+	}
+	if (n == 1)
+		buf_printf(b, "%sclock %s is still running", b->len ? "; " : "", names.data);
+	else if (n > 1)
+		buf_printf(b, "%sclocks %s are still running", b->len ? "; " : "", names.data);
+	if (n > 0)
+		buf_printf(b, "; record the notice with 'aivet incident note %lld TEXT --kind "
+		    "notification-sent%s'", (long long)id, flags.data);
+	buf_free(&names);
+	buf_free(&flags);
+	if (clocks[CLOCK_VENDOR_SLA].applies && clocks[CLOCK_VENDOR_SLA].stopped_ms < 0) {
+		fmt_time_ms(clocks[CLOCK_VENDOR_SLA].due_ms, due);
+		buf_printf(b, "%sclock vendor-sla is still running (due %s); record the vendor's notice "
+		    "with 'aivet incident note %lld TEXT --kind vendor-notice'", b->len ? "; " : "",
+		    due, (long long)id);
+		/* unknown is not none: only a person says it */
+		if (facts.vendor_sla_unknown)
+			buf_printf(b, ", or, if the contract has no notice time, 'aivet incident edit "
+			    "%lld --vendor-sla none'", (long long)id);
+	}
+	return 0;
+}
+
+/* Closing waits for every task and every clock: all of them are named in one
+ * refusal, so that one round trip shows what is left. */
+static int
+close_check(struct db *db, int64_t id, struct aerr *err)
+{
+	struct buf b;
+	int rc;
+
+	buf_init(&b);
+	if ((rc = close_tasks(db, id, &b, err)) == 0 && (rc = close_clocks(db, id, &b, err)) == 0 &&
+	    b.len > 0)
+		rc = aerr_set(err, AV_USAGE, "incident %lld cannot be closed: %s", (long long)id, b.data);
+	buf_free(&b);
+	return rc;
+}
+
 int
 incident_status_check(struct db *db, int64_t id, const char *from, const char *to,
     struct aerr *err)
@@ -489,47 +569,8 @@ incident_status_check(struct db *db, int64_t id, const char *from, const char *t
 			return aerr_set(err, AV_USAGE, "incident %lld cannot be resolved: the latest "
 			    "verification (entry %lld) was inconclusive", (long long)id, (long long)eid);
 	}
-	if (strcmp(to, "closed") == 0) {
-		struct incident_facts facts;
-		struct incident_clock clocks[CLOCK_COUNT];
-		int rc;
-
-		st = db_prepare(db, err, "SELECT id, title FROM incident_task WHERE incident_id = ? "
-		    "AND done_at IS NULL ORDER BY id LIMIT 1", "i", id);
-		if (st == NULL)
-			return AV_RUNTIME;
-		if ((rc = db_step(st)) == DB_ROW) {
-			aerr_set(err, AV_USAGE, "incident %lld cannot be closed: task %lld '%s' is not done",
-			    (long long)id, (long long)db_col_int64(st, 0), col_text(st, 1));
-			db_finalize(st);
-			return AV_USAGE;
-		}
-		db_finalize(st);
-		if (incident_clocks(db, id, &facts, clocks, err) != 0)
-			return err->code;
-		for (int i = 0; i < CLOCK_COUNT; i++) {
-			char due[32];
-
-			if (!clocks[i].applies || clocks[i].stopped_ms >= 0)
-				continue;
-			fmt_time_ms(clocks[i].due_ms, due);
-			if (i == CLOCK_VENDOR_SLA) {
-				char none[120] = "";
-
-				if (facts.vendor_sla_unknown)   /* unknown is not none: only a person says it */
-					snprintf(none, sizeof none, ", or, if the contract has no notice time, "
-					    "'aivet incident edit %lld --vendor-sla none'", (long long)id);
-				return aerr_set(err, AV_USAGE, "incident %lld cannot be closed: clock vendor-sla "
-				    "is still running (due %s); record the vendor's notice with 'aivet incident "
-				    "note %lld TEXT --kind vendor-notice'%s", (long long)id, due, (long long)id,
-				    none);
-			}
-			return aerr_set(err, AV_USAGE, "incident %lld cannot be closed: clock %s is still "
-			    "running (due %s); record the notice with 'aivet incident note %lld TEXT "
-			    "--kind notification-sent --clock %s'", (long long)id, clocks[i].id, due,
-			    (long long)id, clocks[i].id);
-		}
-	}
+	if (strcmp(to, "closed") == 0)
+		return close_check(db, id, err);
 	return 0;
 }
 

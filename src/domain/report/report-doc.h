@@ -58,6 +58,7 @@ struct report_answer {
 /* One assessment round with its questionnaire, rating and answers. */
 struct report_assessment {
 	int64_t id, round;
+	int rating_reads;             /* the vendor's rating reads this round (verdict_reads) */
 	int64_t parent_id;            /* 0: a first round (null) */
 	char *status;
 	int64_t questionnaire_id;
@@ -163,6 +164,7 @@ struct report_summary {
 	const char *rating_rule, *assessment_rating_rule;
 	int64_t findings[SEV_COUNT];     /* open findings by severity (SEV_*) */
 	int64_t claims_confirmed, claims_contradicted, claims_untested, claims_consistent;
+	int64_t claims_contradicted_unrated;   /* in rounds the rating does not read (a newer draft) */
 	/* The open findings of high severity or worse (indices into doc->findings),
 	 * and the contradicted claims (indices into doc->claims). */
 	size_t *critical, ncritical;
@@ -218,5 +220,9 @@ void report_doc_free(struct report_doc *d);
  * by the engine's readers (run_calibration_read, probe_result_details_read);
  * whatever builds a report_run calls it once its calibration and results are set. */
 void report_details_read(struct report_run *r);
+
+/* The round a claim was judged in, as every rendering names it: "round 2 of
+ * assessment 3 (draft; the rating does not read it)", or "-" for none. */
+void report_claim_round(const struct report_doc *d, const struct claim *c, char *out, size_t n);
 
 #endif

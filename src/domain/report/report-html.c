@@ -361,13 +361,15 @@ findings_table(struct buf *b, const struct report_doc *d, const struct report_fi
 
 /* Claims, each list[idx[i]] (list[i] when idx is NULL). */
 static void
-claims_table(struct buf *b, const struct claim *list, const size_t *idx, size_t n)
+claims_table(struct buf *b, const struct report_doc *d, const size_t *idx, size_t n)
 {
-	buf_adds(b, "<table><tr><th>Question</th><th>Vendor's answer</th><th>Endpoint</th>"
+	buf_adds(b, "<table><tr><th>Question</th><th>Round</th><th>Vendor's answer</th><th>Endpoint</th>"
 	    "<th>Claim</th><th>On what evidence</th></tr>\n");
 	for (size_t i = 0; i < n; i++) {
-		const struct claim *c = &list[idx != NULL ? idx[i] : i];
+		const struct claim *c = &d->claims.items[idx != NULL ? idx[i] : i];
+		char round[160];
 
+		report_claim_round(d, c, round, sizeof round);
 		buf_printf(b, "<tr class=\"claim-%s\"><td>", c->status);
 		esc(b, c->question_id);
 		if (c->question) {
@@ -375,6 +377,7 @@ claims_table(struct buf *b, const struct claim *list, const size_t *idx, size_t 
 			esc(b, c->question);
 		}
 		buf_adds(b, "</td>");
+		td_s(b, round);
 		td_j(b, c->answer);
 		td_s(b, c->endpoint);
 		buf_printf(b, "<td><strong>%s</strong></td>", c->status);
@@ -483,10 +486,14 @@ html_summary(struct buf *b, const struct report_doc *d)
 	else
 		findings_table(b, d, d->findings, sum->critical, sum->ncritical);
 	buf_adds(b, "<h3>Contradicted claims</h3>\n");
+	if (sum->claims_contradicted_unrated > 0)
+		buf_printf(b, "<p>Of the rounds the rating reads; %lld more in a round it does not read "
+		    "(Claims against evidence names each claim's round).</p>\n",
+		    (long long)sum->claims_contradicted_unrated);
 	if (sum->ncontradicted == 0)
 		buf_adds(b, "<p>None.</p>\n");
 	else
-		claims_table(b, d->claims.items, sum->contradicted, sum->ncontradicted);
+		claims_table(b, d, sum->contradicted, sum->ncontradicted);
 }
 
 /* How the run measured tokens per word, as a table with each sample's exchange. */
@@ -798,7 +805,7 @@ report_html(const struct report *r)
 	section(&b, d->claims.n, "claims", "Claims against evidence",
 	    "No answered question can be tested by a probe.");
 	if (d->claims.n > 0)
-		claims_table(&b, d->claims.items, NULL, d->claims.n);
+		claims_table(&b, d, NULL, d->claims.n);
 	section(&b, d->nfindings, "findings", "Open findings", "None.");
 	if (d->nfindings > 0)
 		findings_table(&b, d, d->findings, NULL, d->nfindings);

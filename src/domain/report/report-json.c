@@ -199,6 +199,7 @@ assessment_json_of(const struct report_assessment *a)
 	cJSON_AddNumberToObject(o, "round", (double)a->round);
 	add_id_or_null(o, "parent_id", a->parent_id);
 	json_add_str(o, "status", a->status);
+	cJSON_AddBoolToObject(o, "rating_reads", a->rating_reads);
 	cJSON_AddNumberToObject(o, "questionnaire_id", (double)a->questionnaire_id);
 	json_add_str(o, "created_by", a->created_by);
 	json_add_str(o, "created_at", a->created_at);
@@ -267,6 +268,7 @@ summary_json(const struct report_doc *d)
 	cJSON_AddNumberToObject(c, "contradicted", (double)m->claims_contradicted);
 	cJSON_AddNumberToObject(c, "untested", (double)m->claims_untested);
 	cJSON_AddNumberToObject(c, "consistent", (double)m->claims_consistent);
+	cJSON_AddNumberToObject(c, "contradicted_not_rated", (double)m->claims_contradicted_unrated);
 	a = cJSON_AddArrayToObject(s, "critical_findings");
 	for (size_t i = 0; i < m->ncritical; i++)
 		if (m->critical[i] < d->nfindings)

@@ -247,17 +247,20 @@ findings_table(struct buf *b, const struct report_doc *d, const struct report_fi
 
 /* Claims, each list[idx[i]] (list[i] when idx is NULL). */
 static void
-claims_table(struct buf *b, const struct claim *list, const size_t *idx, size_t n)
+claims_table(struct buf *b, const struct report_doc *d, const size_t *idx, size_t n)
 {
-	static const char *const cols[] = { "Question", "Vendor's answer", "Endpoint", "Claim",
+	static const char *const cols[] = { "Question", "Round", "Vendor's answer", "Endpoint", "Claim",
 		"On what evidence", NULL };
 
 	head(b, cols);
 	for (size_t i = 0; i < n; i++) {
-		const struct claim *c = &list[idx != NULL ? idx[i] : i];
+		const struct claim *c = &d->claims.items[idx != NULL ? idx[i] : i];
+		char round[160];
 
+		report_claim_round(d, c, round, sizeof round);
 		buf_adds(b, "|");
 		cell_s(b, c->question_id, "none");
+		cell_s(b, round, "-");
 		cell_j(b, c->answer, "not answered");
 		cell_s(b, c->endpoint, "none");
 		cell_s(b, c->status, "none");
@@ -319,15 +322,19 @@ md_summary(struct buf *b, const struct report_doc *d)
 	else
 		findings_table(b, d, d->findings, sum->critical, sum->ncritical, 0);
 	buf_adds(b, "### Contradicted claims\n\n");
+	if (sum->claims_contradicted_unrated > 0)
+		buf_printf(b, "Of the rounds the rating reads; %lld more in a round it does not read "
+		    "(Claims against evidence names each claim's round).\n\n",
+		    (long long)sum->claims_contradicted_unrated);
 	if (sum->ncontradicted == 0)
 		buf_adds(b, "None.\n\n");
 	else
-		claims_table(b, d->claims.items, sum->contradicted, sum->ncontradicted);
+		claims_table(b, d, sum->contradicted, sum->ncontradicted);
 	buf_adds(b, "## Claims against evidence\n\n");
 	if (d->claims.n == 0)
 		buf_adds(b, "No answered question is linked to a probe.\n\n");
 	else
-		claims_table(b, d->claims.items, NULL, d->claims.n);
+		claims_table(b, d, NULL, d->claims.n);
 	buf_adds(b, "## Open findings\n\n");
 	if (d->nfindings == 0)
 		buf_adds(b, "None.\n\n");

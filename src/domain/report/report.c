@@ -1046,21 +1046,52 @@ rate_assessment(const struct assessment *l, const struct claim_evidence *ev,
 /* The vendor's verdict on what the report holds: its rounds as the report
  * rated them and its runs, through the one rule (rating.c). */
 static void
-report_verdict(const struct report_doc *d, const struct probe_run_list *runs, struct vendor_verdict *v)
+report_verdict(struct report_doc *d, const struct probe_run_list *runs, struct vendor_verdict *v)
 {
 	struct rated_round *r = xcalloc(d->nassessments + 1, sizeof *r);
 
 	for (size_t i = 0; i < d->nassessments; i++) {
 		const struct report_assessment *a = &d->assessments[i];
 		int rt = rating_parse(a->rating);
+		int at = a->has_approved_score ? rating_parse(a->approved_rating) : -1;
 
+		/* What the round was approved at too: the summary's since_approval is
+		 * the sentence vendor list and vendor show give. */
 		r[i] = (struct rated_round){ .id = a->id, .round = a->round,
 		    .qid = a->q_qid ? a->q_qid : "", .status = a->status ? a->status : "",
 		    .rating = rt < 0 ? RATING_NOT_ASSESSED : (enum rating)rt, .score = a->risk_score,
-		    .contradicted = (int)a->contradicted_claims, .contradicted_by = a->contradicted_by };
+		    .contradicted = (int)a->contradicted_claims, .contradicted_by = a->contradicted_by,
+		    .approved = { .known = at >= 0, .rating = at < 0 ? RATING_NOT_ASSESSED : (enum rating)at,
+		    .score = a->approved_risk_score } };
 	}
 	vendor_verdict(r, (int)d->nassessments, runs, v);
+	for (size_t i = 0; i < d->nassessments; i++)
+		d->assessments[i].rating_reads = verdict_reads(r, (int)d->nassessments, (int)i);
 	free(r);
+}
+
+void
+report_claim_round(const struct report_doc *d, const struct claim *c, char *out, size_t n)
+{
+	snprintf(out, n, "-");
+	for (size_t i = 0; i < d->nassessments; i++) {
+		const struct report_assessment *a = &d->assessments[i];
+
+		if (a->id == c->assessment_id)
+			snprintf(out, n, "round %lld of assessment %lld (%s%s)", (long long)a->round,
+			    (long long)a->id, a->status ? a->status : "?",
+			    a->rating_reads ? "; the rating reads it" : "; the rating does not read it");
+	}
+}
+
+/* Whether the rating reads the round a claim was judged in. */
+static int
+claim_rated(const struct report_doc *d, const struct claim *c)
+{
+	for (size_t i = 0; i < d->nassessments; i++)
+		if (d->assessments[i].id == c->assessment_id)
+			return d->assessments[i].rating_reads;
+	return 0;
 }
 
 /* Claims and ratings judged once on the report's own runs, and each finding
@@ -1148,10 +1179,16 @@ summarise(struct report_doc *d)
 	for (size_t i = 0; i < d->nfindings; i++)
 		if (severity_rank(d->findings[i].severity) >= SEV_HIGH)
 			s->critical[s->ncritical++] = i;
+	/* A count beside the rating counts what the rating reads: the claims of
+	 * the rounds it rests on, never a newer draft's beside them. */
 	s->contradicted = xcalloc(d->claims.n + 1, sizeof *s->contradicted);
 	for (size_t i = 0; i < d->claims.n; i++) {
 		const char *st = d->claims.items[i].status;
 
+		if (!claim_rated(d, &d->claims.items[i])) {
+			s->claims_contradicted_unrated += strcmp(st, "contradicted") == 0;
+			continue;
+		}
 		if (strcmp(st, "confirmed") == 0)
 			s->claims_confirmed++;
 		else if (strcmp(st, "contradicted") == 0)

@@ -998,15 +998,20 @@ tsa_verify_recipe(struct buf *b, const char *url)
 	    "\n"
 	    "    openssl ts -verify -data SHA256SUMS -in SHA256SUMS%s -CAfile TSA-CA.pem -untrusted SHA256SUMS%s\n"
 	    "    openssl ts -reply -in SHA256SUMS%s -text\n"
+	    "    openssl ts -reply -in SHA256SUMS%s -token_out | openssl pkcs7 -inform DER -print_certs -noout\n"
 	    "\n"
 	    "The first must print 'Verification: OK'; the second shows the attested time\n"
-	    "(Time stamp:) and the TSA. openssl checks the certificates at the present time;\n"
+	    "(Time stamp:). Its 'TSA:' line is the name the token carries, and RFC 3161\n"
+	    "leaves that optional: many TSAs leave it 'unspecified'. Who stamped is the\n"
+	    "subject of the certificate that signed the token, which the first command\n"
+	    "checked; the third lists the certificates the token carries, and TIMESTAMP.txt\n"
+	    "names the signer. openssl checks the certificates at the present time;\n"
 	    "add '-attime SECONDS' (the attested time, in seconds since 1970) for a TSA\n"
 	    "certificate that has expired since. With aivet, once: 'aivet tsa trust\n"
 	    "TSA-CA.pem'; then 'aivet verify DIR' checks the token too and prints the\n"
 	    "attested time beside generated_at.\n",
 	    url, TSA_TOKEN_SUFFIX, TSA_CHAIN_SUFFIX, TSA_STATEMENT, TSA_TOKEN_SUFFIX, TSA_CHAIN_SUFFIX,
-	    TSA_TOKEN_SUFFIX);
+	    TSA_TOKEN_SUFFIX, TSA_TOKEN_SUFFIX);
 }
 
 void

@@ -53,6 +53,7 @@ struct prefix_timing {
 struct canary_leak {
 	char *owner_tenant, *found_by;   /* NULL: not recorded */
 	int other_tenant;
+	int64_t found_in;             /* the evidence (found_by's response) it was found in; 0: not recorded */
 };
 
 /* A node as the engine probe read it, from its details ("nodes"): figures -1

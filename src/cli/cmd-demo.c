@@ -271,7 +271,9 @@ explain(const struct probe_run *eng, const struct probe_run *run, int64_t advert
 		printf("  Above it, prompts were accepted with HTTP 200, reported as a handful of tokens,\n"
 		    "  and answered from content they did not contain (evidence %lld).\n", (long long)ev);
 	if (count_code(run, F_LEAK_CROSS_TENANT, &ev)) {
-		/* The direction as the canary probe attributed it, each way it ran. */
+		/* The direction as the canary probe attributed it, each way it ran, citing
+		 * the response the other tenant's canary came back in (not the request
+		 * that planted it). */
 		const struct probe_result *canary = probe_run_result(run, "canary");
 		char seen[4][64];
 		int nseen = 0;
@@ -289,11 +291,12 @@ explain(const struct probe_run *eng, const struct probe_run *run, int64_t advert
 			if (dup || nseen == 4)
 				continue;
 			snprintf(seen[nseen++], sizeof seen[0], "%s", pair);
-			printf("  Tenant %s received canaries that only tenant %s had sent.\n", l->found_by,
-			    l->owner_tenant);
+			if (nseen == 1 && l->found_in > 0)
+				ev = l->found_in;
+			printf("  Tenant %s received canaries that only tenant %s had sent (evidence %lld).\n",
+			    l->found_by, l->owner_tenant, (long long)l->found_in);
 		}
-		printf("  Each is another customer's prompt, returned in an HTTP 200 (evidence %lld).\n",
-		    (long long)ev);
+		printf("  Each is another customer's prompt, returned in an HTTP 200.\n");
 	}
 	printf("\nWhy it matters: a 200 is not a pass. Nothing in the status codes showed this;\n"
 	    "only the content did. A vendor must fail closed at its real capacity, and tenant\n"

@@ -252,6 +252,8 @@ read_timing(struct probe_result *p)
 	t->trials = (int64_t)num_of(d, "trials", &has);
 }
 
+static int64_t num_or_none(const cJSON *o, const char *k);
+
 /* The canary's leaks from its details. */
 static void
 read_leaks(struct probe_result *p)
@@ -267,6 +269,7 @@ read_leaks(struct probe_result *p)
 		k->owner_tenant = dup_or_null(cJSON_GetStringValue(cJSON_GetObjectItem(l, "owner_tenant")));
 		k->found_by = dup_or_null(cJSON_GetStringValue(cJSON_GetObjectItem(l, "found_by")));
 		k->other_tenant = cJSON_IsTrue(cJSON_GetObjectItem(l, "other_tenant"));
+		k->found_in = num_or_none(l, "found_in") > 0 ? num_or_none(l, "found_in") : 0;
 	}
 }
 

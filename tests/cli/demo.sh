@@ -27,10 +27,24 @@ ok "$([ -n "$n" ] && [ "$n" -ge 674468 ] && [ "$n" -le 688093 ] && echo 0 || ech
 like "$out" "critical LEAK_CROSS_TENANT: .*a response to tenant 'bob' contained canaries that tenant 'alice' sent" \
     "the cross-tenant leak is found"
 like "$out" "critical PLACEHOLDER_SUBSTITUTION" "the placeholder is found"
-like "$out" "Tenant (alice|bob) received canaries that only tenant (bob|alice) had sent\." \
+like "$out" "Tenant (alice|bob) received canaries that only tenant (bob|alice) had sent \(evidence [0-9]+\)\." \
 	"and explained, in the direction the canary probe attributed"
-like "$out" "  Each is another customer's prompt, returned in an HTTP 200 \(evidence [0-9]+\)\." \
+like "$out" "  Each is another customer's prompt, returned in an HTTP 200\." \
 	"with what that means, once"
+# The evidence cited is the response the other tenant's canary came back in.
+line=$(printf '%s\n' "$out" | grep -m1 'received canaries that only tenant')
+got_by=$(printf '%s' "$line" | sed 's/^  Tenant \([a-z]*\) received.*/\1/')
+owner=$(printf '%s' "$line" | sed 's/.*only tenant \([a-z]*\) had sent.*/\1/')
+cited=$(printf '%s' "$line" | sed 's/.*(evidence \([0-9]*\))\.$/\1/')
+demo_db_path="$XDG_DATA_HOME/aivet/demo.db"
+nonce=$("$AIVET" --db "$demo_db_path" probe show 2 --json | jq -r --argjson e "$cited" --arg o "$owner" \
+	'[.probes[] | select(.name == "canary") | .details.leaks[] | select(.found_in == $e and .owner_tenant == $o) | .nonce] | .[0]')
+like "$nonce" '^[A-Za-z0-9]+$' "the canary probe recorded a leak of $owner's canary found in evidence $cited"
+ex=$("$AIVET" --db "$demo_db_path" evidence show "$cited" --json --include-leaked-content)
+is "$(printf '%s' "$ex" | jq -r '.exchange.tenant')" "$got_by" "the cited exchange is $got_by's"
+is "$(printf '%s' "$ex" | jq -r --arg n "$nonce" '.exchange.response_body | contains($n)')" true \
+	"and its response holds $owner's canary"
+ok "$([ "$owner" != "$got_by" ] && echo 0 || echo 1)" "a canary of another tenant ($owner, not $got_by)"
 like "$out" "Fixed: every probe passes, no findings" "the fixed configuration passes"
 like "$out" "  ok   engine       pass          every node \(1\) holds the advertised context of 681,280 tokens in one request" \
     "the fixed engine passes too"

@@ -117,7 +117,7 @@ print_exchange(const struct evidence_item *e, int full)
 {
 	const struct evidence_exchange *x = e->exchange;
 
-	term_printf(stdout, "run %lld, probe %s, exchange %lld, tenant %s%s\n", (long long)x->run, x->probe,
+	term_printf(stdout, "run %lld, probe %s, request %lld of the run, tenant %s%s\n", (long long)x->run, x->probe,
 	    (long long)x->seq, x->tenant ? x->tenant : "-", x->streaming ? ", streaming" : "");
 	term_printf(stdout, "%s ", x->method);
 	put_text(x->url, strlen(x->url), 0);

@@ -40,6 +40,11 @@ is "$(q "SELECT count(DISTINCT tenant) FROM exchange WHERE probe = 'canary'")" 2
 eid=$(q "SELECT evidence_id FROM exchange WHERE probe = 'echo' ORDER BY seq LIMIT 1")
 run evidence show "$eid"
 like "$out" "Authorization: \[redacted\]" "evidence show: redacted header"
+# One number for one exchange: its evidence id, in the file name as on every
+# screen; the run's own count of its requests is said as such.
+seq=$(q "SELECT seq FROM exchange WHERE evidence_id = $eid")
+is "$(printf '%s\n' "$out" | sed -n '1s/, [0-9]* bytes.*//p;3p')" "evidence $eid: exchange, exchange-$eid.json
+run 1, probe echo, request $seq of the run, tenant alice" "evidence show: one number for the exchange, the run's request counted apart"
 like "$out" "response: HTTP 200" "evidence show: status"
 like "$out" 'request body \([0-9]+ bytes\):' "evidence show: small request body stored"
 # The usage a finding cites is shown whole even where the body's preview stops

@@ -86,6 +86,14 @@ is "$(jq -r '.summary.rating' "$R")" unacceptable "the rating is unacceptable"
 is "$(jq -r '.probe_runs[0].results[] | select(.probe=="sweep") | .details | [.advertised, .change] | map(tostring) | join(" ")' "$R")" \
 	"1048576 silent_degradation" "the sweep saw silent degradation below the advertised context"
 is "$(grep -c '<svg class="sweep-chart"' "$T/b/report.html")" 1 "and the HTML charts it"
+# Each size the sweep sent is a point of its own; nothing is drawn between two
+# sizes, where nothing was sent.
+npts=$(jq '[.probe_runs[].results[] | select(.probe == "sweep") | .details.points[]] | length' "$R")
+like "$npts" '^[1-9][0-9]*$' "the sweep sent $npts prompts"
+is "$(sed -n '/<svg class="sweep-chart"/,/<\/svg>/p' "$T/b/report.html" | grep -c '<circle ')" "$npts" \
+	"the chart has one point per size the sweep sent"
+is "$(sed -n '/<svg class="sweep-chart"/,/<\/svg>/p' "$T/b/report.html" | grep -c '<polyline\|<path')" 0 \
+	"and no line joining sizes nobody sent between"
 is "$(grep -rl 'key-a\|key-b' "$T/b" | wc -l | tr -d ' ')" 0 "no credential in the bundle"
 (cd "$T/b" && minisign -Vm SHA256SUMS -p aivet.pub >/dev/null 2>&1 && sha256sum -c --quiet SHA256SUMS >/dev/null 2>&1)
 ok $? "minisign and sha256sum verify the bundle"

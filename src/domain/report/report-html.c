@@ -151,22 +151,6 @@ fmt_tokens(char *out, size_t n, double v)
 		snprintf(out, n, "%.0f", v);
 }
 
-/* Sweep points by prompt size, then non-streamed before streamed; stable for equal keys
- * because the evidence id breaks ties. */
-static int
-point_cmp(const void *a, const void *b)
-{
-	const struct size_point *x = *(const struct size_point *const *)a;
-	const struct size_point *y = *(const struct size_point *const *)b;
-	double d = (x->has_tokens_sent ? x->tokens_sent : 0) - (y->has_tokens_sent ? y->tokens_sent : 0);
-
-	if (d == 0)
-		d = x->stream - y->stream;
-	if (d == 0)
-		d = (double)(x->evidence - y->evidence);
-	return d < 0 ? -1 : d > 0;
-}
-
 /* The sweep chart's frame: its size, plot area and the largest token count. */
 struct plot {
 	double W, H, L, R, T, B, pw, ph, xmax;
@@ -259,29 +243,14 @@ sweep_marks(struct buf *b, const struct plot *p, const struct sweep_bounds *d)
 	}
 }
 
-/* The integrity line in order of prompt size (probes record points in the
- * order sent), then each point and its reported usage. */
+/* Each point sent and its reported usage, unjoined: a line between two sizes
+ * would draw a gradual loss at sizes nobody sent (a verify sweep sends the
+ * top of the context and a small prompt, nothing between). */
 static void
 sweep_points(struct buf *b, const struct plot *p, const struct report_sweep *d)
 {
-	const struct size_point **v = xcalloc(d->npoints + 1, sizeof *v);
-	struct buf line;
 	double tot, f;
 
-	for (size_t i = 0; i < d->npoints; i++)
-		v[i] = &d->points[i];
-	if (d->npoints > 0)
-		qsort(v, d->npoints, sizeof *v, point_cmp);
-	buf_init(&line);
-	for (size_t i = 0; i < d->npoints; i++) {
-		f = pt_integrity(v[i], &tot);
-		buf_printf(&line, "%s%.1f,%.1f", line.len ? " " : "", X(p, pt_tokens(v[i])), YF(p, f));
-	}
-	free(v);
-	if (line.len > 0)
-		buf_printf(b, "<polyline points=\"%s\" fill=\"none\" stroke=\"#1f5fa8\" stroke-width=\"2\"/>\n",
-		    line.data);
-	buf_free(&line);
 	for (size_t i = 0; i < d->npoints; i++) {
 		const struct size_point *pt = &d->points[i];
 		double t = pt_tokens(pt);

@@ -61,6 +61,8 @@ struct q_question {
 	const cJSON *claim;      /* the answers that assert the tested behaviour; NULL: every confirms */
 	const cJSON *contradicted_by; /* finding codes beyond the registry's, may be NULL */
 	struct q_measure measure; /* probe NULL when none */
+	int every_request;       /* a claim about every request: a sample is at most consistent */
+	const char *engine_fact; /* "disaggregation": the engine probe's node roles answer it; NULL */
 };
 
 struct q_section {

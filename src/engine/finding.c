@@ -23,8 +23,7 @@ static const struct finding_info registry[F_COUNT] = {
 		"Stop serving the affected deployment, find the shared state (stale KV pages, a "
 		"cross-tenant prefix cache, a placeholder that reads unowned pages), notify affected "
 		"customers, and add a content-inspecting canary test to every release.",
-		L("kv_cache_scope", "kv_pages_cleared", "cache_isolation_tested", "kv_transfer_checked",
-		    "release_tests_inspect_content"),
+		L("kv_cache_scope", "kv_pages_cleared", "kv_pages_exposed", "kv_transfer_checked"),
 		L("SC-4", "AC-4", "SC-39", "SI-4"),
 		L("164.312(a)(1)", "164.308(a)(1)(ii)(A)", "164.308(a)(6)(ii)"),
 		L("MEASURE 2.7", "MEASURE 2.10", "MANAGE 4.1"),
@@ -38,9 +37,8 @@ static const struct finding_info registry[F_COUNT] = {
 		"A capacity limit degraded silently instead of failing closed.",
 		"Refuse requests that do not fit the KV pool with a visible error; check the configured "
 		"context against the cache capacity on every node after every change.",
-		L("prompt_integrity", "errors_are_errors", "over_limit_behaviour", "kv_pages_cleared",
-		    "context_capacity_check", "kv_transfer_checked", "guaranteed_context_tokens",
-		    "release_tests_inspect_content"),
+		L("prompt_integrity", "errors_are_errors", "over_limit_behaviour", "kv_pages_cleared", "kv_pages_exposed",
+		    "context_capacity_check", "kv_transfer_checked", "guaranteed_context_tokens"),
 		L("SI-10", "SC-4", "SI-7", "SC-5"),
 		L("164.312(c)(1)", "164.312(a)(1)"),
 		L("MEASURE 2.5", "MEASURE 2.7", "MANAGE 2.4"),
@@ -51,7 +49,7 @@ static const struct finding_info registry[F_COUNT] = {
 		"Content from an earlier or concurrent request of the same customer came back: cache "
 		"state is reused between requests.",
 		"Bind KV pages and cached prefixes to the request that wrote them; test with canaries.",
-		L("kv_pages_cleared"),
+		L("kv_pages_cleared", "kv_pages_exposed"),
 		L("SC-4", "SI-4"),
 		L("164.312(a)(1)"),
 		L("MEASURE 2.7"),
@@ -152,7 +150,7 @@ static const struct finding_info registry[F_COUNT] = {
 		"Key prefix caches by tenant (include the account in the cache key), or stop reporting "
 		"cache hits across accounts; treat prompts served while the cache was shared as disclosed "
 		"and assess the breach.",
-		L("kv_cache_scope", "cache_isolation_tested"),
+		L("kv_cache_scope"),
 		L("SC-4", "SC-31", "AC-4"),
 		L("164.312(a)(1)", "164.308(a)(6)(ii)"),
 		L("MEASURE 2.7", "MEASURE 2.10", "MANAGE 4.1"),
@@ -173,7 +171,7 @@ static const struct finding_info registry[F_COUNT] = {
 		"A tenant's first token came significantly sooner when another tenant had just sent the "
 		"same opening: cached prefixes are shared, a timing side channel between customers.",
 		"Key prefix caches by tenant (include the account in the cache key).",
-		L("kv_cache_scope", "cache_isolation_tested"),
+		L("kv_cache_scope"),
 		L("SC-4", "SC-31"),
 		L("164.312(a)(1)"),
 		L("MEASURE 2.7", "MEASURE 2.10"),

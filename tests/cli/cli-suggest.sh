@@ -108,10 +108,10 @@ qa=$("$AIVET" assess start quest llm-inference-isolation | sed -n 's/^assessment
 like "$qa" '^[0-9]+$' "a round to answer"
 snap=$(db_snapshot)
 run assess answer "$qa" kv_cache_scop per_tenant
-is "$rc:$errout" "2:aivet: questionnaire llm-inference-isolation@2 has no question 'kv_cache_scop'; did you mean kv_cache_scope? (see 'aivet questionnaire show llm-inference-isolation@2')" \
+is "$rc:$errout" "2:aivet: questionnaire llm-inference-isolation@3 has no question 'kv_cache_scop'; did you mean kv_cache_scope? (see 'aivet questionnaire show llm-inference-isolation@3')" \
 	"a mistyped question id is answered with the question meant"
 run assess answer "$qa" nothing_like_any_question yes
-is "$rc:$errout" "2:aivet: questionnaire llm-inference-isolation@2 has no question 'nothing_like_any_question' (see 'aivet questionnaire show llm-inference-isolation@2')" \
+is "$rc:$errout" "2:aivet: questionnaire llm-inference-isolation@3 has no question 'nothing_like_any_question' (see 'aivet questionnaire show llm-inference-isolation@3')" \
 	"nothing near: no guess"
 run assess answer "$qa" kv_cache_scope pertenant
 is "$rc:$errout" "2:aivet: question kv_cache_scope: 'pertenant' is not one of per_request (Per request: no reuse between requests), per_tenant (Per tenant: reuse only within one customer account), shared (Shared across customers)" \

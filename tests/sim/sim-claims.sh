@@ -13,7 +13,7 @@
 # the safe behaviour.
 answer_all() {
 	"$AIVET" assess start V llm-inference-isolation >/dev/null || return 1
-	for qa in kv_cache_scope=per_tenant kv_pages_cleared=no cache_isolation_tested=yes \
+	for qa in kv_cache_scope=per_tenant kv_pages_exposed=no cache_isolation_tested=yes \
 	    context_capacity_check=every_node_every_change over_limit_behaviour=error \
 	    advertised_context_tokens=8192 guaranteed_context_tokens=6000 errors_are_errors=yes \
 	    release_tests_inspect_content=content prompt_integrity=yes pd_disaggregated=yes \
@@ -40,10 +40,10 @@ answer_all
 run probe run V/e --yes --json
 is "$rc" 1 "leaking: the probes find problems"
 leak=$(claims)
-is "$leak" "kv_cache_scope=contradicted kv_pages_cleared=contradicted cache_isolation_tested=contradicted \
+is "$leak" "kv_cache_scope=contradicted kv_pages_exposed=contradicted \
 context_capacity_check=contradicted over_limit_behaviour=contradicted advertised_context_tokens=consistent \
-guaranteed_context_tokens=untested errors_are_errors=contradicted release_tests_inspect_content=contradicted \
-prompt_integrity=contradicted kv_transfer_checked=contradicted cross_tenant_batching=untested" \
+guaranteed_context_tokens=untested errors_are_errors=contradicted \
+prompt_integrity=contradicted pd_disaggregated=untested kv_transfer_checked=contradicted cross_tenant_batching=untested" \
 	"leaking: every answer the findings disprove is contradicted, none confirmed; prompts admitted up to the advertised context, content not intact: consistent, not confirmed"
 # A number is judged by the sizes the evidence holds: the sweep sent 82 tokens
 # (intact) and the top of the context (lost); 6,000 lies between, so neither.
@@ -89,10 +89,10 @@ run probe run V/e --yes --json
 is "$rc" 3 "refusing: every request refused for authentication ends the run, exit 3"
 refused=$(claims)
 # The claims listed by name (as the other two vendors list them): an empty list is no pass.
-is "$refused" "kv_cache_scope=untested kv_pages_cleared=untested cache_isolation_tested=untested \
+is "$refused" "kv_cache_scope=untested kv_pages_exposed=untested \
 context_capacity_check=untested over_limit_behaviour=untested advertised_context_tokens=untested \
-guaranteed_context_tokens=untested errors_are_errors=untested release_tests_inspect_content=untested \
-prompt_integrity=untested kv_transfer_checked=untested cross_tenant_batching=untested" \
+guaranteed_context_tokens=untested errors_are_errors=untested \
+prompt_integrity=untested pd_disaggregated=untested kv_transfer_checked=untested cross_tenant_batching=untested" \
 	"refusing: every claim is untested, none confirmed on evidence never judged"
 like "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "over_limit_behaviour") | .reason')" \
 	"^probe oversize has no completed run on V/e$" "refusing: with the reason (the run ended in error)"
@@ -107,20 +107,28 @@ answer_all
 run probe run V/e --yes --json --probe all,prefix-timing
 is "$rc" 0 "correct: no finding"
 correct=$(claims)
-is "$correct" "kv_cache_scope=consistent kv_pages_cleared=consistent cache_isolation_tested=untested \
+is "$correct" "kv_cache_scope=consistent kv_pages_exposed=consistent \
 context_capacity_check=untested over_limit_behaviour=confirmed advertised_context_tokens=confirmed \
-guaranteed_context_tokens=confirmed errors_are_errors=confirmed release_tests_inspect_content=untested \
-prompt_integrity=confirmed kv_transfer_checked=untested cross_tenant_batching=untested" \
-	"correct: every answer a probe can confirm in its scope is confirmed; the canary's at depth verify only consistent; the others stay untested, never confirmed by silence"
-is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "kv_pages_cleared") | .reason')" \
+guaranteed_context_tokens=confirmed errors_are_errors=consistent \
+prompt_integrity=consistent pd_disaggregated=untested kv_transfer_checked=untested cross_tenant_batching=untested" \
+	"correct: every answer a probe can confirm in its scope is confirmed; the canary's at depth verify and the claims about every request only consistent; the others stay untested, never confirmed by silence"
+is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "prompt_integrity") | .reason')" \
+	"every probe that tests it passed on the requests it sent; the answer is about every request, which a sample is consistent with but never confirms" \
+	"correct: an 'always' answer is consistent with a sample, never confirmed by it"
+# Process answers (what the vendor tests before a release) are not judged by
+# probes: no claim, on the leaking vendor as on the correct one.
+is "$("$AIVET" assess show 1 --json | jq -c '[.claims[] | select(.question_id == "cache_isolation_tested" or .question_id == "release_tests_inspect_content")] | length')" 0 \
+	"correct: process answers have no claim"
+is "$(printf '%s' "$leak" | grep -c 'cache_isolation_tested\|release_tests_inspect_content')" 0 "leaking: nor there"
+is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "kv_pages_exposed") | .reason')" \
 	"probe canary passed at depth verify: consistent with the answer, which only a pass at depth diagnose (twice the canary rounds, under load) confirms" \
 	"correct: a canary pass at depth verify says what it does not cover"
 run probe run V/e --yes --json --probe canary --depth diagnose
 is "$rc" 0 "correct: the canary at depth diagnose"
-is "$(claims | tr ' ' '\n' | grep -E '^kv_(cache_scope|pages_cleared)=' | tr '\n' ' ')" "kv_cache_scope=confirmed kv_pages_cleared=confirmed " \
+is "$(claims | tr ' ' '\n' | grep -E '^kv_(cache_scope|pages_exposed)=' | tr '\n' ' ')" "kv_cache_scope=confirmed kv_pages_exposed=confirmed " \
 	"correct: a canary pass at depth diagnose confirms"
 correct=$(claims)
-is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "cache_isolation_tested") | .reason')" \
+is "$("$AIVET" assess show 1 --json | jq -r '.claims[] | select(.question_id == "kv_transfer_checked") | .reason')" \
 	"no probe can confirm this answer; none of the findings that would contradict it was raised" \
 	"correct: an answer only findings can test says so"
 is "$(report_claims)" "$correct" "correct: the signed report judges every claim as assess show does"

@@ -356,6 +356,14 @@ if case_on claims; then
 	is "$("$AIVET" assess show 1 --json | jq -c '[.claims[] | select(.question_id == "guaranteed_context_tokens") | .contradicting | length]')" \
 	    "[0]" "and no finding is cited against it"
 	"$AIVET" assess answer 1 guaranteed_context_tokens 1048576 >/dev/null
+	# Disaggregation is a fact the engine reads of its nodes: a decode node
+	# contradicts "no" and confirms "yes".
+	"$AIVET" assess answer 1 pd_disaggregated no >/dev/null
+	is "$(claim pd_disaggregated)" "contradicted: the engine's own status in run $run_id: node $SIM_URL serves as decode" \
+	    "claim: 'not disaggregated' is contradicted by a node that reports the decode role"
+	"$AIVET" assess answer 1 pd_disaggregated yes >/dev/null
+	is "$(claim pd_disaggregated)" "confirmed: the engine's own status in run $run_id: node $SIM_URL serves as decode" \
+	    "claim: 'disaggregated' is confirmed by it"
 	sim_stop
 	sim_start --context $CTX --pool 1200000 || exit 1
 	"$AIVET" endpoint edit V/e --engine-url "$SIM_URL" >/dev/null
@@ -363,6 +371,11 @@ if case_on claims; then
 	run_id=$(printf '%s' "$out" | jq -r .id)
 	is "$(claim context_capacity_check)" "confirmed: probe engine passed, and no finding contradicts it" \
 	    "claim: confirmed when the engine probe read every node and found the context held"
+	is "$(claim pd_disaggregated)" "untested: no node of the 1 the engine probe read in run $run_id reports a prefill or decode role; not every engine reports one" \
+	    "claim: 'disaggregated' is untested where no node reports a role"
+	"$AIVET" assess answer 1 pd_disaggregated no >/dev/null
+	is "$(claim pd_disaggregated)" "consistent: no node of the 1 the engine probe read in run $run_id reports a prefill or decode role; not every engine reports one" \
+	    "claim: 'not disaggregated' is only consistent with nodes that report no role"
 	is "$(claim guaranteed_context_tokens)" \
 	    "confirmed: the engine's own status in run $run_id: every node holds 1048576 tokens in one request, and no finding contradicts it" \
 	    "claim: the stated context confirmed by the engine's own figure, no prompt sent"

@@ -20,6 +20,7 @@ export KEY_A=key-a KEY_B=key-b
 "$AIVET" assess answer 1 pd_disaggregated yes >/dev/null
 "$AIVET" assess answer 1 kv_transfer_checked yes >/dev/null
 "$AIVET" assess answer 1 pd_disaggregated no >/dev/null
+"$AIVET" assess answer 1 training_on_customer_data no >/dev/null
 "$AIVET" incident open lumen --title "Another tenant's text in a reply" --endpoint lumen/s \
 	--discovered 2026-11-29T11:00:00Z --severity 3 --phi yes --individuals 120 \
 	--window-start 2026-11-28T09:00:00Z --window-end 2026-11-29T10:00:00Z --eu-data no >/dev/null
@@ -37,15 +38,16 @@ show_rating=$(printf '%s\n' "$out" | sed -n 's/^  rating \([a-z]*\), risk score 
 is "$(grep '^Rating \*\*' "$M" | sed 's/^Rating \*\*\([a-z]*\)\*\*, risk score \([0-9.]*\) (worst answer \([a-z]*\)).*/\1 \2 \3/')" \
 	"$show_rating" "report.md rates the assessment as assess show does"
 at() { sed 's/| 20[0-9T:.-]*Z |/| AT |/; s/<td>20[0-9T:.-]*Z<\/td>/<td>AT<\/td>/'; }
-is "$(sed -n '/^| Question | Answer | Risk | Claim |/,/^$/p' "$M" | grep '^| kv_cache_scope \|^| pd_disaggregated ' | at)" \
+is "$(sed -n '/^| Question | Answer | Risk | Claim |/,/^$/p' "$M" | grep '^| kv_cache_scope \|^| pd_disaggregated \|^| training_on_customer_data ' | at)" \
 "| kv_cache_scope | per_tenant | high | contradicted | none | tester | AT | none |
-| pd_disaggregated | no | none | not testable | none | tester | AT | none |" \
+| pd_disaggregated | no | none | untested | none | tester | AT | none |
+| training_on_customer_data | no | none | not testable | none | tester | AT | none |" \
 	"report.md: each answer with its risk as rated (a contradicted claim counted high) and its claim status"
 is "$(printf '%s\n' "$out" | sed -n 's/^  kv_cache_scope  *per_tenant  *lumen\/s  *//p')" contradicted \
 	"in the words assess show uses for the same claim"
 like "$(cat "$H")" '<td>kv_cache_scope: How are KV caches and prefix \(prompt\) caches scoped\?</td><td>per_tenant</td><td>high</td><td class="claim-contradicted"><strong>contradicted</strong></td><td>none</td>' \
 	"report.html: the same risk and claim status"
-like "$(cat "$H")" '<td>pd_disaggregated: [^<]*</td><td>no</td><td>none</td><td>not testable</td>' \
+like "$(cat "$H")" '<td>training_on_customer_data: [^<]*</td><td>no</td><td>none</td><td>not testable</td>' \
 	"report.html: an answer no probe tests says so"
 is "$(grep -c kv_transfer_checked "$M" "$H" "$R" | tr '\n' ' ')" "$M:0 $H:0 $R:0 " \
 	"a question its depends_on no longer asks is left out of report.md, report.html and report.json"
@@ -73,7 +75,7 @@ is "$(grep -A3 '^<h3>Incident 1: ' "$H")" "<h3>Incident 1: Another tenant&#39;s 
 like "$(cat "$H")" '<tr><td>HIPAA notice to HHS</td><td>running</td><td>by 2027-03-01, end of day UTC \(assumed: no zone set\)</td>' \
 	"report.html: its clocks with the due text incident show prints"
 is "$(jq -r '[.claims[] | .question_id + "=" + .status] | join(" ")' "$R")" \
-	"kv_cache_scope=contradicted over_limit_behaviour=contradicted errors_are_errors=contradicted" \
+	"kv_cache_scope=contradicted over_limit_behaviour=contradicted errors_are_errors=contradicted pd_disaggregated=untested" \
 	"claims in questionnaire order: no answer that the findings disprove is confirmed"
 is "$(jq -r '.claims[] | select(.question_id == "errors_are_errors") | [.contradicting[].code] | unique | join(" ")' "$R")" \
 	"PLACEHOLDER_SUBSTITUTION" "errors are errors: disproved by a prompt swapped behind a 200, whatever probe saw it"

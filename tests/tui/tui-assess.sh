@@ -34,11 +34,11 @@ like "$(tui_screen)" "low +kv_cache_scope +per_tenant" "the answer and its risk 
 
 # 2: n goes to the next unanswered question; yes/no from the menu.
 tui_keys n
-tui_wait "kv_pages_cleared (required): Can a request ever read"; ok $? "n jumps to the next unanswered"
+tui_wait "kv_pages_exposed (required): Can a request ever read"; ok $? "n jumps to the next unanswered"
 tui_keys Enter
 tui_wait "No: pages are bound"; ok $? "yes/no menu"
 tui_keys Down Enter
-tui_wait "question kv_pages_cleared: no (risk none)"; ok $? "second answer"
+tui_wait "question kv_pages_exposed: no (risk none)"; ok $? "second answer"
 
 # 3: a duration, typed and checked as it is typed.
 tui_keys Left G Right
@@ -82,7 +82,7 @@ sleep 0.6
 
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.questions[] | select(.value != null) | "\(.id)=\(.value) \(.note) \(.actor)"] | join("; ")')" \
-	"kv_cache_scope=per_tenant null tester; kv_pages_cleared=no null tester; exposure_notification_time=24h per contract 7.3 tester" \
+	"kv_cache_scope=per_tenant null tester; kv_pages_exposed=no null tester; exposure_notification_time=24h per contract 7.3 tester" \
 	"assess show --json holds the three answers"
 is "$(printf '%s' "$out" | json '"\(.status) \(.score.rating) \(.score.answered) \(.score.unanswered_required)"')" \
 	"in_review incomplete 3 8" "status and score: incomplete while required answers are missing"

@@ -42,18 +42,18 @@ for qid in $("$AIVET" assess show 2 --json | jq -r '.questions[] | select(.value
 done
 
 # ---- the CLI: a note alone on an unanswered question ----
-run assess answer 2 kv_pages_cleared --note "asked the vendor, awaiting reply"
-is "$rc:$out" "0:question kv_pages_cleared: note recorded; the question is still unanswered" \
+run assess answer 2 kv_pages_exposed --note "asked the vendor, awaiting reply"
+is "$rc:$out" "0:question kv_pages_exposed: note recorded; the question is still unanswered" \
 	"assess answer --note on an unanswered question records the note"
 run assess show 2 --json
-is "$(printf '%s' "$out" | json '.questions[] | select(.id == "kv_pages_cleared") | [.value, .note, .actor] | @json')" \
+is "$(printf '%s' "$out" | json '.questions[] | select(.id == "kv_pages_exposed") | [.value, .note, .actor] | @json')" \
 	'[null,"asked the vendor, awaiting reply","tester"]' "the question stays unanswered, with its note"
 is "$(printf '%s' "$out" | json '.score.answered')" 0 "and counts as unanswered"
-run assess history 2 kv_pages_cleared
+run assess history 2 kv_pages_exposed
 like "$out" "tester +\(unanswered\) +asked the vendor, awaiting reply" "the history shows the note on no answer"
-run assess answer 2 kv_pages_cleared no
+run assess answer 2 kv_pages_exposed no
 run assess show 2 --json
-is "$(printf '%s' "$out" | json '.questions[] | select(.id == "kv_pages_cleared") | [.value, .note] | @json')" \
+is "$(printf '%s' "$out" | json '.questions[] | select(.id == "kv_pages_exposed") | [.value, .note] | @json')" \
 	'["no","asked the vendor, awaiting reply"]' "an answer given later keeps the note"
 run assess answer 2 cache_isolation_tested --evidence "$TESTS_SRCDIR/tui/tui-search.sh"
 is "$rc:$errout" "2:aivet: question cache_isolation_tested has no answer yet: give a VALUE with --evidence (a --note alone may go on an unanswered question)
@@ -96,7 +96,7 @@ screens() {
 	tui_wait "/pages: match 1 of 1; >/< next/previous, / Enter on empty text ends it"; \
 		ok $? "$size: / searches the assessment's questions"
 	tui_wait "QUESTIONS  /pages: 1 of 1, >/< next/previous"; ok $? "$size: the search heads the questions"
-	tui_wait " kv_pages_cleared (required): Can a request ever read KV cache pages"; \
+	tui_wait " kv_pages_exposed (required): Can a request ever read KV cache pages"; \
 		ok $? "$size: the matching question is selected"
 	unlike "$(tui_screen)" "not on this screen|Yes: |No: pages" "$size: no letter of the search ran as a command"
 	tui_keys /; tui_keys C-u; tui_type "tenant"; tui_keys Enter

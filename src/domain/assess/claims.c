@@ -404,7 +404,8 @@ code_contradicts(const struct q_question *qq, const char *code)
 static int
 testable(const struct q_question *qq)
 {
-	if (qq->nchecks > 0 || qq->measure.probe != NULL || cJSON_GetArraySize(qq->contradicted_by) > 0)
+	if (qq->nchecks > 0 || qq->measure.probe != NULL || cJSON_GetArraySize(qq->contradicted_by) > 0 ||
+	    qq->engine_fact != NULL)
 		return 1;
 	for (int i = 0; i < F_COUNT; i++)
 		if (finding_contradicts(finding_info((enum finding_code)i), qq->id))
@@ -727,6 +728,11 @@ status_supported(struct judging *j)
 		return "untested";
 	if (j->scope != NULL)
 		return because(j, "consistent", xstrdup(j->scope));
+	/* "Always" is a claim about every request: a sample agrees with it, never proves it. */
+	if (qq->every_request)
+		return because(j, "consistent", xasprintf("every probe that tests it passed on the requests "
+		    "it sent; the answer is about every request, which a sample is consistent with but "
+		    "never confirms"));
 	buf_free(&j->why);
 	if (probe != NULL)
 		buf_printf(&j->why, "%s %s %.0f", qq->measure.value, j->mres == 1 ? "measured" :
@@ -735,6 +741,45 @@ status_supported(struct judging *j)
 		buf_printf(&j->why, "%sprobe %s passed", j->why.len ? "; " : "", qq->checks[i].probe);
 	buf_adds(&j->why, ", and no finding contradicts it");
 	return "confirmed";
+}
+
+/* A node's role as the engine reports it, or NULL when it reports none. */
+static const char *
+node_role(const struct engine_node_status *n)
+{
+	return n->read && n->mode != NULL && (streq(n->mode, "prefill") || streq(n->mode, "decode")) ?
+	    n->mode : NULL;
+}
+
+/* An answer an engine fact bears on ("disaggregation": whether prefill and
+ * decode run on separate nodes), judged on the nodes the newest engine
+ * result read; NULL when the engine probe has no result to judge by. A role
+ * a node reports proves it; no node reporting one is only consistent with
+ * "no" (not every engine reports roles). */
+static const char *
+status_engine_fact(struct judging *j)
+{
+	int k = latest_find(&j->l, "engine"), yes = streq(cJSON_GetStringValue(j->answer), "yes");
+	const struct probe_result *p;
+	const char *role = NULL;
+	size_t read = 0, at = 0;
+
+	if (k < 0 || !(streq(j->l.result[k]->verdict, "pass") || streq(j->l.result[k]->verdict, "fail")))
+		return NULL;
+	p = j->l.result[k];
+	for (size_t i = 0; i < p->nnodes; i++) {
+		read += p->nodes[i].read;
+		if (role == NULL && (role = node_role(&p->nodes[i])) != NULL)
+			at = i;
+	}
+	if (role != NULL)
+		return because(j, yes ? "confirmed" : "contradicted", xasprintf("the engine's own status "
+		    "in run %lld: node %s serves as %s", (long long)j->l.run[k]->id, p->nodes[at].url, role));
+	if (read == 0)
+		return NULL;
+	return because(j, yes ? "untested" : "consistent", xasprintf("no node of the %zu the engine "
+	    "probe read in run %lld reports a prefill or decode role; not every engine reports one",
+	    read, (long long)j->l.run[k]->id));
 }
 
 /* One answered, testable question judged on one endpoint (or none). */
@@ -756,7 +801,12 @@ judge_one(const struct q_question *qq, const cJSON *answer, const struct probe_r
 	add_probes(&j);
 	add_measure(&j);
 	add_contradicting(&j);
-	status = status_disproved(&j, is_claim(qq, answer));
+	status = qq->engine_fact != NULL ? status_engine_fact(&j) : NULL;
+	if (status == NULL && qq->engine_fact != NULL)
+		status = because(&j, "untested", xasprintf("the engine probe has no judged result on %s",
+		    j.endpoint));
+	if (status == NULL)
+		status = status_disproved(&j, is_claim(qq, answer));
 	if (status == NULL)
 		status = status_supported(&j);
 	record_compare(&j);

@@ -323,7 +323,8 @@ want_risk(struct vctx *v, const cJSON *it, const char *path)
 static const char *const top_keys[] = { "id", "version", "title", "description", "sections", NULL };
 static const char *const section_keys[] = { "id", "title", "description", "questions", NULL };
 static const char *const question_keys[] = { "id", "text", "help", "type", "unit", "choices",
-	"bands", "above", "weight", "required", "depends_on", "references", "verified_by", "claim", "contradicted_by", "measured_by", NULL };
+	"bands", "above", "weight", "required", "depends_on", "references", "verified_by", "claim", "contradicted_by", "measured_by",
+	"every_request", "engine_fact", NULL };
 static const char *const choice_keys[] = { "value", "label", "risk", NULL };
 static const char *const band_keys[] = { "max", "risk", NULL };
 static const char *const depends_keys[] = { "question", "values", NULL };
@@ -740,6 +741,32 @@ not_an_answer(const struct q_question *qq, const cJSON *value, struct aerr *e)
 	return 0;
 }
 
+/* every_request (a claim about every request, which a sample of requests is
+ * consistent with but never proves) and engine_fact (a fact the engine probe
+ * reads of the serving nodes themselves: "disaggregation", prefill and decode
+ * on separate nodes). */
+static void
+check_scope_keys(struct vctx *v, const cJSON *qn, const char *qpath, struct q_question *qq)
+{
+	const cJSON *every = cJSON_GetObjectItemCaseSensitive(qn, "every_request");
+	const cJSON *fact = cJSON_GetObjectItemCaseSensitive(qn, "engine_fact");
+
+	if (every != NULL && !cJSON_IsBool(every))
+		problem_key(v, every, qpath, "every_request", "must be true or false");
+	else
+		qq->every_request = cJSON_IsTrue(every);
+	if (fact == NULL)
+		return;
+	if (!cJSON_IsString(fact) || strcmp(fact->valuestring, "disaggregation") != 0)
+		problem_key(v, fact, qpath, "engine_fact", "must be \"disaggregation\" (the one fact the "
+		    "engine probe reads of the nodes' roles)");
+	else if (qq->type >= 0 && qq->type != QT_YES_NO)
+		problem_key(v, fact, qpath, "engine_fact", "only a yes_no question can be answered by an "
+		    "engine fact");
+	else
+		qq->engine_fact = fact->valuestring;
+}
+
 /* claim, contradicted_by and measured_by: what the probes' evidence says of an answer. */
 static void
 check_claim_keys(struct vctx *v, const cJSON *qn, const char *qpath, struct q_question *qq)
@@ -806,6 +833,7 @@ check_claim_keys(struct vctx *v, const cJSON *qn, const char *qpath, struct q_qu
 		}
 		free(p);
 	}
+	check_scope_keys(v, qn, qpath, qq);
 }
 
 /* depends_on and verified_by refer to other questions and values: checked once all are read. */

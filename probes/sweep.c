@@ -6,10 +6,11 @@
  * was sent, or a large prompt reported as a handful of tokens). Both
  * boundaries are reported beside the advertised context, with whether the
  * change is a visible refusal or a silent degradation. probe_result.details
- * is a contract the report draws its chart from (see aivet(1)). At verify
- * depth the top of the context is sent PX_TOP_REPEATS times, so that a fault
- * on some requests only (one backend of a fleet behind a balancer) is caught
- * with the confidence the plan states (px_top_confidence()).
+ * is a contract the report draws its chart from (see aivet(1)). The top of
+ * the context is sent more than once (px_top_repeats(): twice at verify depth,
+ * the 97% point four times at diagnose), so that a fault on some requests only
+ * (one backend of a fleet behind a balancer) is caught with the confidence the
+ * plan states (px_top_confidence()).
  */
 #include "config.h"
 
@@ -22,7 +23,7 @@
 static const double fractions[] = { 0.01, 0.25, 0.50, 0.65, 0.75, 0.90, 0.97 };
 #define NFRAC (sizeof fractions / sizeof fractions[0])
 #define MAX_STEPS 16
-#define MAX_POINTS ((int)NFRAC + 1 + 2 * MAX_STEPS)
+#define MAX_POINTS ((int)NFRAC + PX_TOP_REPEATS_DIAGNOSE + 2 * MAX_STEPS)
 
 /* C_UNJUDGED: refused for another reason than size, rate-limited or a server error. */
 enum cls { C_SKIPPED, C_ERROR, C_REFUSED, C_DEGRADED, C_INTACT, C_UNJUDGED };
@@ -67,10 +68,12 @@ diagnose_plan(const struct probe_env *env, struct probe_plan *p)
 
 	for (size_t i = 0; i < NFRAC; i++)
 		sum += fractions[i];
+	/* The top fraction repeated (px_top_confidence()). */
+	sum += (PX_TOP_REPEATS_DIAGNOSE - 1) * fractions[NFRAC - 1];
 	for (int64_t w = env->ep.context_tokens / 4; w > tolerance(env) && steps < MAX_STEPS; w /= 2)
 		steps++;
 	/* At most two searches, each step under the advertised context. */
-	p->requests = (int64_t)NFRAC + 1 + 2 * steps;
+	p->requests = (int64_t)NFRAC + PX_TOP_REPEATS_DIAGNOSE + 2 * steps;
 	p->tokens_in = (int64_t)(sum * (double)env->ep.context_tokens) + 2 * steps * env->ep.context_tokens * 3 / 4;
 	/* A vendor as advertised neither refuses nor degrades under its context: no search. */
 	p->tokens_in_expected = (int64_t)(sum * (double)env->ep.context_tokens);
@@ -284,6 +287,12 @@ send_diagnose(struct sweep *s)
 		memset(&s->r[s->n], 0, sizeof s->r[0]);
 		s->r[s->n++].target_tokens = t;
 	}
+	/* The top fraction again (px_top_confidence()): a fault on one request in a few. */
+	for (int k = 1; k < PX_TOP_REPEATS_DIAGNOSE; k++) {
+		memset(&s->r[s->n], 0, sizeof s->r[0]);
+		s->r[s->n].target_tokens = s->r[s->n - 1].target_tokens;
+		s->n++;
+	}
 	memset(&s->r[s->n], 0, sizeof s->r[0]);
 	s->r[s->n].target_tokens = s->r[0].target_tokens;
 	s->r[s->n++].stream = 1;
@@ -451,7 +460,7 @@ sweep_details(struct sweep *s, struct probe_outcome *out)
 	if (s->verify) {
 		cJSON_AddNumberToObject(d, "top_repeats", PX_TOP_REPEATS);
 		cJSON_AddNumberToObject(d, "catches_one_in", PX_TOP_ONE_IN);
-		cJSON_AddNumberToObject(d, "confidence", floor(100 * px_top_confidence()) / 100);
+		cJSON_AddNumberToObject(d, "confidence", floor(100 * px_top_confidence(PROBE_VERIFY)) / 100);
 	}
 	pts = cJSON_AddArrayToObject(d, "points");
 	sorted = xcalloc((size_t)s->n + 1, sizeof *sorted);

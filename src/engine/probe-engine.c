@@ -48,18 +48,30 @@ px_same_org(const struct probe_env *env, int a, int b)
 	    strcmp(env->tenant_org[a], env->tenant_org[b]) == 0;
 }
 
-double
-px_top_confidence(void)
+int
+px_top_repeats(enum probe_depth d)
 {
-	return 1 - pow(1 - 1.0 / PX_TOP_ONE_IN, PX_TOP_REPEATS);
+	return d == PROBE_DIAGNOSE ? PX_TOP_REPEATS_DIAGNOSE : PX_TOP_REPEATS;
 }
 
-const char *
-px_top_repeats_text(char *out, size_t n)
+double
+px_top_confidence(enum probe_depth d)
 {
-	snprintf(out, n, "sweep sends the top of the context %d times: a fault on one request in %d "
-	    "shows on at least one with %.0f%% confidence", PX_TOP_REPEATS, PX_TOP_ONE_IN,
-	    floor(100 * px_top_confidence()));
+	return 1 - pow(1 - 1.0 / PX_TOP_ONE_IN, px_top_repeats(d));
+}
+
+/* The depth's repeats and confidence; at verify also what diagnose would give, the
+ * way to more confidence that keeps the default depth's cost. */
+const char *
+px_top_repeats_text(enum probe_depth d, char *out, size_t n)
+{
+	int len = snprintf(out, n, "sweep sends %s %d times: a fault on one request in %d shows on "
+	    "at least one with %.0f%% confidence", d == PROBE_DIAGNOSE ? "97% of the context" :
+	    "the top of the context", px_top_repeats(d), PX_TOP_ONE_IN, floor(100 * px_top_confidence(d)));
+
+	if (d != PROBE_DIAGNOSE && len > 0 && (size_t)len < n)
+		snprintf(out + len, n - (size_t)len, " (--depth diagnose: %d times, %.0f%%)",
+		    px_top_repeats(PROBE_DIAGNOSE), floor(100 * px_top_confidence(PROBE_DIAGNOSE)));
 	return out;
 }
 

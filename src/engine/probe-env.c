@@ -120,6 +120,34 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	return 0;
 }
 
+/* An unknown name in --probe: the probes from the table (every one, opt-in too),
+ * and the one a typo meant where name_suggest() finds it. */
+static int
+unknown_probe(const char *s, size_t len, struct aerr *err)
+{
+	const char *names[16];
+	char *typed = xasprintf("%.*s", (int)len, s);
+	const char *near;
+	struct buf list;
+	size_t n = 0;
+	int rc;
+
+	buf_init(&list);
+	for (; probe_table[n] != NULL && n < sizeof names / sizeof names[0]; n++) {
+		names[n] = probe_table[n]->name;
+		buf_printf(&list, "%s, ", names[n]);
+	}
+	near = name_suggest(typed, names, n);
+	if (near != NULL)
+		rc = aerr_set(err, AV_USAGE, "--probe: unknown probe '%s': did you mean '%s'? (probes: %sor all)",
+		    typed, near, list.data);
+	else
+		rc = aerr_set(err, AV_USAGE, "--probe: unknown probe '%s' (probes: %sor all)", typed, list.data);
+	buf_free(&list);
+	free(typed);
+	return rc;
+}
+
 int
 select_probes(const struct probe_opts *o, const struct probe **sel, int *n, struct aerr *err)
 {
@@ -152,8 +180,7 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 			continue;
 		}
 		if ((p = probe_find(name)) == NULL || len > 31)
-			return aerr_set(err, AV_USAGE, "--probe: unknown probe '%.*s' (probes: engine, echo, "
-			    "oversize, sweep, canary, errors, prefix-timing, or all)", (int)len, s);
+			return unknown_probe(s, len, err);
 		for (int i = 0; i < *n; i++)
 			if (sel[i] == p)
 				return aerr_set(err, AV_USAGE, "--probe: '%s' given twice", name);
@@ -319,10 +346,11 @@ plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON 
 	else
 		cJSON_AddNullToObject(plan, "max_prompt_tokens");
 	for (int i = 0; i < n; i++)
-		if (strcmp(sel[i]->name, "sweep") == 0 && env->opts->depth != PROBE_DIAGNOSE) {
-			char rep[160];
+		if (strcmp(sel[i]->name, "sweep") == 0) {
+			char rep[200];
 
-			cJSON_AddStringToObject(plan, "sweep_repeats", px_top_repeats_text(rep, sizeof rep));
+			cJSON_AddStringToObject(plan, "sweep_repeats",
+			    px_top_repeats_text(env->opts->depth, rep, sizeof rep));
 		}
 	for (int i = 0; i < n; i++)
 		if (strcmp(sel[i]->name, "prefix-timing") == 0)
@@ -337,36 +365,38 @@ plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON 
 		cJSON_AddNullToObject(plan, "budget_tokens");
 }
 
-/* The plan's cost at the endpoint's prices, null without them. */
+/* The plan's cost at the endpoint's prices (plan_usd(), as each line of its text
+ * prices its own tokens), null without them. */
 static void
 plan_cost(const struct probe_env *env, const struct plan_totals *t, cJSON *plan)
 {
+	struct plan_prices pr = { .has_in = env->ep.has_price_in, .has_out = env->ep.has_price_out,
+		.in = env->ep.price_in_per_mtok, .out = env->ep.price_out_per_mtok };
+	/* The endpoint's cached-input price (--option price-cached-in=USD), where it has one:
+	 * the expected figure prices the prompt-cache hits at it. */
+	const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
+	char *end = NULL;
 	int64_t cached = t->cached;
 
-	if (env->ep.has_price_in) {
-		double out_usd = env->ep.has_price_out ? (double)t->tout / 1e6 * env->ep.price_out_per_mtok : 0;
-		/* The endpoint's cached-input price (--option price-cached-in=USD), where it has one:
-		 * the expected figure prices the prompt-cache hits at it. */
-		const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
-		char *end = NULL;
-		double price_cached = pc != NULL ? strtod(pc, &end) : -1;
-
-		if (pc == NULL || end == pc || *end != '\0' || !(price_cached >= 0))
-			price_cached = env->ep.price_in_per_mtok, cached = 0;
-		cached = cached < t->tin_exp ? cached : t->tin_exp;
-		cJSON_AddNumberToObject(plan, "cost_usd", (double)t->tin / 1e6 * env->ep.price_in_per_mtok + out_usd);
-		cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
-		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)(t->tin_exp - cached) / 1e6 *
-		    env->ep.price_in_per_mtok + (double)cached / 1e6 * price_cached + out_usd);
-		/* The prices the plan was made at stay with the run, so what it billed can be
-		 * priced later as it was then. */
-		cJSON_AddNumberToObject(plan, "price_in_per_mtok", env->ep.price_in_per_mtok);
-		if (env->ep.has_price_out)
-			cJSON_AddNumberToObject(plan, "price_out_per_mtok", env->ep.price_out_per_mtok);
-	} else {
+	pr.cached_in = pc != NULL ? strtod(pc, &end) : -1;
+	if (pc == NULL || end == pc || *end != '\0' || !(pr.cached_in >= 0))
+		pr.cached_in = pr.in, cached = 0;
+	cached = cached < t->tin_exp ? cached : t->tin_exp;
+	if (!pr.has_in) {
 		cJSON_AddNullToObject(plan, "cost_usd");
 		cJSON_AddNullToObject(plan, "cost_usd_expected");
+		return;
 	}
+	cJSON_AddNumberToObject(plan, "cost_usd", plan_usd(&pr, t->tin, 0, t->tout));
+	cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
+	cJSON_AddNumberToObject(plan, "cost_usd_expected", plan_usd(&pr, t->tin_exp, cached, t->tout));
+	/* The prices the plan was made at stay with the run, so what it billed can be
+	 * priced later as it was then, and each line of the plan at the same prices. */
+	cJSON_AddNumberToObject(plan, "price_in_per_mtok", pr.in);
+	if (pr.has_out)
+		cJSON_AddNumberToObject(plan, "price_out_per_mtok", pr.out);
+	if (cached > 0 || pr.cached_in != pr.in)
+		cJSON_AddNumberToObject(plan, "price_cached_in_per_mtok", pr.cached_in);
 }
 
 cJSON *

@@ -335,15 +335,16 @@ int64_t px_cache_opening(const struct probe_env *env);
  * PX_TOP_ONE_IN (a balancer in front of a mixed fleet) shows on at least one with the
  * confidence px_top_confidence() gives: 1 - (1 - 1/k)^repeats. Verify sends the top
  * PX_TOP_REPEATS times, which keeps the default depth within 3x the context in expected
- * input tokens with one credential (bench/cost); diagnose sends its 97% point
- * PX_TOP_REPEATS_DIAGNOSE times beside its fractions, for more confidence. */
+ * input tokens with one credential (bench/cost), and up to PX_TOP_REPEATS_MAX times where
+ * a budget covers the whole plan with them (the planner's choice, the run's top_repeats);
+ * diagnose sends its 97% point PX_TOP_REPEATS_DIAGNOSE times beside its fractions. */
 #define PX_TOP_REPEATS 2
+#define PX_TOP_REPEATS_MAX 8
 #define PX_TOP_REPEATS_DIAGNOSE 4
 #define PX_TOP_ONE_IN 4
-int px_top_repeats(enum probe_depth d);
-double px_top_confidence(enum probe_depth d);
-/* The plan's sentence for it ("sweep sends the top of the context 2 times: ..."). */
-const char *px_top_repeats_text(enum probe_depth d, char *out, size_t n);
+double px_top_confidence(int repeats);
+/* The plan's sentence for the run's repeats ("sweep sends the top of the context 2 times: ..."). */
+const char *px_top_repeats_text(const struct probe_env *env, char *out, size_t n);
 /* The sharing levels of a prompt cache the credentials can tell apart, in words. */
 const char *px_cache_levels(const struct probe_env *env);
 /* The echo baseline: -1 unknown, 0 the model does not repeat its nonces, 1 it does. */

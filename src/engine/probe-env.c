@@ -347,10 +347,9 @@ plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON 
 		cJSON_AddNullToObject(plan, "max_prompt_tokens");
 	for (int i = 0; i < n; i++)
 		if (strcmp(sel[i]->name, "sweep") == 0) {
-			char rep[200];
+			char rep[240];
 
-			cJSON_AddStringToObject(plan, "sweep_repeats",
-			    px_top_repeats_text(env->opts->depth, rep, sizeof rep));
+			cJSON_AddStringToObject(plan, "sweep_repeats", px_top_repeats_text(env, rep, sizeof rep));
 		}
 	for (int i = 0; i < n; i++)
 		if (strcmp(sel[i]->name, "prefix-timing") == 0)
@@ -365,22 +364,33 @@ plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON 
 		cJSON_AddNullToObject(plan, "budget_tokens");
 }
 
+/* The endpoint's prices; 1 when it has a cached-input price (--option
+ * price-cached-in=USD), at which the expected figure prices the prompt-cache hits. */
+static int
+endpoint_prices(const struct probe_env *env, struct plan_prices *pr)
+{
+	const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
+	char *end = NULL;
+
+	memset(pr, 0, sizeof *pr);
+	pr->has_in = env->ep.has_price_in, pr->has_out = env->ep.has_price_out;
+	pr->in = env->ep.price_in_per_mtok, pr->out = env->ep.price_out_per_mtok;
+	pr->cached_in = pc != NULL ? strtod(pc, &end) : -1;
+	if (pc == NULL || end == pc || *end != '\0' || !(pr->cached_in >= 0)) {
+		pr->cached_in = pr->in;
+		return 0;
+	}
+	return 1;
+}
+
 /* The plan's cost at the endpoint's prices (plan_usd(), as each line of its text
  * prices its own tokens), null without them. */
 static void
 plan_cost(const struct probe_env *env, const struct plan_totals *t, cJSON *plan)
 {
-	struct plan_prices pr = { .has_in = env->ep.has_price_in, .has_out = env->ep.has_price_out,
-		.in = env->ep.price_in_per_mtok, .out = env->ep.price_out_per_mtok };
-	/* The endpoint's cached-input price (--option price-cached-in=USD), where it has one:
-	 * the expected figure prices the prompt-cache hits at it. */
-	const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
-	char *end = NULL;
-	int64_t cached = t->cached;
+	struct plan_prices pr;
+	int64_t cached = endpoint_prices(env, &pr) ? t->cached : 0;
 
-	pr.cached_in = pc != NULL ? strtod(pc, &end) : -1;
-	if (pc == NULL || end == pc || *end != '\0' || !(pr.cached_in >= 0))
-		pr.cached_in = pr.in, cached = 0;
 	cached = cached < t->tin_exp ? cached : t->tin_exp;
 	if (!pr.has_in) {
 		cJSON_AddNullToObject(plan, "cost_usd");
@@ -399,6 +409,38 @@ plan_cost(const struct probe_env *env, const struct plan_totals *t, cJSON *plan)
 		cJSON_AddNumberToObject(plan, "price_cached_in_per_mtok", pr.cached_in);
 }
 
+/* Verify's repeats of the top of the context: PX_TOP_REPEATS, or as many more (up to
+ * PX_TOP_REPEATS_MAX) as the budgets cover with the whole plan at most, so that the
+ * run never stops short for them; more confidence is bought, never taken by default. */
+static void
+choose_top_repeats(struct probe_env *env, const struct probe **sel, int n)
+{
+	const struct probe_opts *o = env->opts;
+	struct plan_prices pr;
+	int sweep = 0;
+
+	env->top_repeats = PX_TOP_REPEATS;
+	for (int i = 0; i < n; i++)
+		sweep |= strcmp(sel[i]->name, "sweep") == 0;
+	if (o->depth != PROBE_VERIFY || !sweep || (o->budget_tokens <= 0 && o->budget_usd <= 0))
+		return;
+	endpoint_prices(env, &pr);
+	for (int r = PX_TOP_REPEATS_MAX; r > PX_TOP_REPEATS; r--) {
+		cJSON *scratch = cJSON_CreateArray();
+		struct plan_totals t = { 0 };
+		int fits;
+
+		env->top_repeats = r;
+		plan_lines(env, sel, n, scratch, &t);
+		cJSON_Delete(scratch);
+		fits = (o->budget_tokens <= 0 || t.tin + t.tout <= o->budget_tokens) &&
+		    (o->budget_usd <= 0 || (pr.has_in && plan_usd(&pr, t.tin, 0, t.tout) <= o->budget_usd));
+		if (fits)
+			return;
+	}
+	env->top_repeats = PX_TOP_REPEATS;
+}
+
 cJSON *
 make_plan(struct probe_env *env, const struct probe **sel, int n)
 {
@@ -414,6 +456,7 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 	env->top_shared = env->opts->depth == PROBE_VERIFY && sweep && canary &&
 	    env->prov->can_stream;
 	env->top_plain_intact = -1;
+	choose_top_repeats(env, sel, n);
 	arr = cJSON_AddArrayToObject(plan, "probes");
 	plan_lines(env, sel, n, arr, &t);
 	plan_limits(env, sel, n, plan);

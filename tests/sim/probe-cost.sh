@@ -32,7 +32,7 @@ run probe run V/e --dry-run
 is "$(printf '%s\n' "$out" | grep -e '^  total ' -e '^  expected ' -e '^  sweep sends ')" \
 "  total           33 requests           70,194 tokens in      1,792 out  (about USD 0.24)
   expected                              23,852 tokens in  (about USD 0.10) against a vendor as advertised (oversize prompts refused, not billed); depth verify
-  sweep sends the top of the context 2 times: a fault on one request in 4 shows on at least one with 43% confidence (--depth diagnose: 4 times, 68%)" \
+  sweep sends the top of the context 2 times: a fault on one request in 4 shows on at least one with 43% confidence (--depth diagnose: 4 times, 68%; a budget covering them: up to 8, 89%)" \
     "the text plan: each line priced at its own tokens, and the sweep's confidence"
 like "$out" "expected +[0-9,]+ tokens in  \(about USD [0-9.]+\) against a vendor as advertised \(oversize prompts refused, not billed\); depth verify" \
     "the text plan shows the expected figure beside the at-most one"
@@ -87,6 +87,28 @@ run probe run V/e --dry-run --budget-tokens 10000
 # 10,000 of the plan's 71,986 tokens: 9,751 in at USD 3 and 248 out at USD 15 a million.
 is "$(printf '%s\n' "$out" | grep '^  budget ')" "  budget       at most 10,000 tokens in and out (--budget-tokens, about USD 0.03): the run stops there; the whole plan sends 70,194 in and 1,792 out" \
     "--budget-tokens: at most the token budget, priced at the plan's mix of input and output, the whole plan beside"
+# A budget that covers more repeats of the top buys them (at most 8): each costs at most
+# 3,973 tokens in and 64 out, USD 0.012879, over the plan's USD 0.237462 (71,986 tokens).
+plan_repeats() {
+	"$AIVET" probe run V/e --dry-run --json "$@" | jq -r '"\(.probes[] | select(.name == "sweep") | .requests) \(.sweep_repeats)"'
+}
+is "$(plan_repeats --budget-usd 0.28)" \
+    "6 sweep sends the top of the context 5 times, as the budget covers them: a fault on one request in 4 shows on at least one with 76% confidence" \
+    "--budget-usd 0.28: 3 repeats more (USD 0.276099), a fourth would not fit (USD 0.288978)"
+is "$(plan_repeats --budget-tokens 80000)" \
+    "4 sweep sends the top of the context 3 times, as the budget covers them: a fault on one request in 4 shows on at least one with 57% confidence" \
+    "--budget-tokens 80000: 1 repeat more (76,023 tokens), a second would not fit (80,060)"
+is "$(plan_repeats --budget-tokens 30000 | sed 's/:.*//')" "3 sweep sends the top of the context 2 times" \
+    "a budget below the plan: the default repeats"
+is "$(plan_repeats --depth diagnose --budget-usd 1)" \
+    "21 sweep sends 97% of the context 4 times: a fault on one request in 4 shows on at least one with 68% confidence" \
+    "diagnose: its own repeats, a budget or not"
+run probe run V/e --yes --json --budget-usd 1
+is "$(printf '%s' "$out" | jq -r '.status') $(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | [.verdict, .details.top_repeats, .details.confidence]')" \
+    'completed ["pass",8,0.89]' "--budget-usd 1: the run sends the top 8 times and completes within the budget"
+rid=$(printf '%s' "$out" | jq -r .id)
+is "$(q "SELECT group_concat(streaming || ':' || (request_size > 5000), ',') FROM exchange WHERE run_id = $rid AND probe = 'sweep'")" \
+    "0:1,0:1,0:1,0:1,0:1,0:1,0:1,0:1,1:0" "--budget-usd 1: 8 plain top prompts, then the small streamed one"
 # A run a budget stopped, with inconclusive probes and no finding, is never "ok".
 run probe runs V
 like "$out" "^ *$budget_run  V/e +budget_exhausted +[^ ]+  no findings; [1-9] of 5 probes inconclusive; run budget_exhausted$" \

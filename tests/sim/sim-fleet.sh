@@ -17,11 +17,11 @@ sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault mixed-fl
 probe_setup openai 8192
 run probe run V/e --dry-run
 is "$(printf '%s\n' "$out" | grep '^  sweep sends ')" \
-    "  sweep sends the top of the context 2 times: a fault on one request in 4 shows on at least one with 43% confidence (--depth diagnose: 4 times, 68%)" \
+    "  sweep sends the top of the context 2 times: a fault on one request in 4 shows on at least one with 43% confidence (--depth diagnose: 4 times, 68%; a budget covering them: up to 8, 89%)" \
     "plan: the sweep's repeats at the default depth, what they catch, and diagnose's"
 run probe run V/e --dry-run --json
 is "$(printf '%s' "$out" | json '[(.probes[] | select(.name == "sweep") | .requests), .sweep_repeats] | @csv')" \
-    '3,"sweep sends the top of the context 2 times: a fault on one request in 4 shows on at least one with 43% confidence (--depth diagnose: 4 times, 68%)"' \
+    '3,"sweep sends the top of the context 2 times: a fault on one request in 4 shows on at least one with 43% confidence (--depth diagnose: 4 times, 68%; a budget covering them: up to 8, 89%)"' \
     "plan JSON: 2 plain top prompts and the streamed one, and the sentence"
 run probe run V/e --dry-run --json --depth diagnose
 is "$(printf '%s' "$out" | json '[(.probes[] | select(.name == "sweep") | .requests), .sweep_repeats] | @csv')" \

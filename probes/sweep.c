@@ -9,9 +9,9 @@
  * is a contract the report draws its chart from (see aivet(1)). The top of
  * the context is sent more than once (at verify depth env->top_repeats times,
  * twice unless a budget covers more; the 97% point four times at diagnose), so
- * that a fault on some requests only
- * (one backend of a fleet behind a balancer) is caught with the confidence the
- * plan states (px_top_confidence()).
+ * that a fault on some requests only (one backend of a fleet behind a
+ * balancer) is caught with the confidence the plan states
+ * (px_top_confidence()).
  */
 #include "config.h"
 

@@ -325,8 +325,10 @@ plan_lines(struct probe_env *env, const struct probe **sel, int n, cJSON *arr,
  * send (so a user under a lower tokens-per-minute limit knows to cap it), how
  * often the sweep repeats the top, what prefix-timing can tell apart, and the
  * budgets the run will stop at (the plan's at-most is read against them). */
-static void
-plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON *plan)
+/* The largest prompt the selected probes send, in tokens (--max-prompt-tokens caps
+ * it); 0 when none sends a large one. */
+static double
+largest_prompt(const struct probe_env *env, const struct probe **sel, int n)
 {
 	double f = 0;
 
@@ -336,9 +338,17 @@ plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON 
 		    strcmp(sel[i]->name, "sweep") == 0 ? 0.97 : 0);
 	if (f > 0 && env->max_prompt_tokens > 0 && f * (double)env->ep.context_tokens >
 	    (double)env->max_prompt_tokens)
-		cJSON_AddNumberToObject(plan, "largest_prompt_tokens", (double)env->max_prompt_tokens);
-	else if (f > 0)
-		cJSON_AddNumberToObject(plan, "largest_prompt_tokens", f * (double)env->ep.context_tokens);
+		return (double)env->max_prompt_tokens;
+	return f * (double)env->ep.context_tokens;
+}
+
+static void
+plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON *plan)
+{
+	double largest = largest_prompt(env, sel, n);
+
+	if (largest > 0)
+		cJSON_AddNumberToObject(plan, "largest_prompt_tokens", largest);
 	else
 		cJSON_AddNullToObject(plan, "largest_prompt_tokens");
 	if (env->max_prompt_tokens > 0)
@@ -411,12 +421,15 @@ plan_cost(const struct probe_env *env, const struct plan_totals *t, cJSON *plan)
 
 /* Verify's repeats of the top of the context: PX_TOP_REPEATS, or as many more (up to
  * PX_TOP_REPEATS_MAX) as the budgets cover with the whole plan at most, so that the
- * run never stops short for them; more confidence is bought, never taken by default. */
+ * run does not stop short for them; more confidence is bought, never taken by default.
+ * In USD the run reserves a request at the dearer of the two prices before it is
+ * counted at its own (probe-send.c): the largest prompt's reservation is kept free. */
 static void
 choose_top_repeats(struct probe_env *env, const struct probe **sel, int n)
 {
 	const struct probe_opts *o = env->opts;
 	struct plan_prices pr;
+	double reserve_usd;
 	int sweep = 0;
 
 	env->top_repeats = PX_TOP_REPEATS;
@@ -425,6 +438,7 @@ choose_top_repeats(struct probe_env *env, const struct probe **sel, int n)
 	if (o->depth != PROBE_VERIFY || !sweep || (o->budget_tokens <= 0 && o->budget_usd <= 0))
 		return;
 	endpoint_prices(env, &pr);
+	reserve_usd = largest_prompt(env, sel, n) * (fmax(pr.in, pr.out) - pr.in) / 1e6;
 	for (int r = PX_TOP_REPEATS_MAX; r > PX_TOP_REPEATS; r--) {
 		cJSON *scratch = cJSON_CreateArray();
 		struct plan_totals t = { 0 };
@@ -434,7 +448,8 @@ choose_top_repeats(struct probe_env *env, const struct probe **sel, int n)
 		plan_lines(env, sel, n, scratch, &t);
 		cJSON_Delete(scratch);
 		fits = (o->budget_tokens <= 0 || t.tin + t.tout <= o->budget_tokens) &&
-		    (o->budget_usd <= 0 || (pr.has_in && plan_usd(&pr, t.tin, 0, t.tout) <= o->budget_usd));
+		    (o->budget_usd <= 0 || (pr.has_in && plan_usd(&pr, t.tin, 0, t.tout) + reserve_usd <=
+		    o->budget_usd));
 		if (fits)
 			return;
 	}

@@ -88,13 +88,17 @@ run probe run V/e --dry-run --budget-tokens 10000
 is "$(printf '%s\n' "$out" | grep '^  budget ')" "  budget       at most 10,000 tokens in and out (--budget-tokens, about USD 0.03): the run stops there; the whole plan sends 70,194 in and 1,792 out" \
     "--budget-tokens: at most the token budget, priced at the plan's mix of input and output, the whole plan beside"
 # A budget that covers more repeats of the top buys them (at most 8): each costs at most
-# 3,973 tokens in and 64 out, USD 0.012879, over the plan's USD 0.237462 (71,986 tokens).
+# 3,973 tokens in and 64 out, USD 0.012879, over the plan's 71,986 tokens, USD 0.237462;
+# in USD the largest prompt's reservation at the dearer price is kept free (8,192 tokens
+# at USD 15 - 3 a million: 0.098304), so 2 repeats need USD 0.335766 and each more 0.012879.
 plan_repeats() {
 	"$AIVET" probe run V/e --dry-run --json "$@" | jq -r '"\(.probes[] | select(.name == "sweep") | .requests) \(.sweep_repeats)"'
 }
-is "$(plan_repeats --budget-usd 0.28)" \
+is "$(plan_repeats --budget-usd 0.38)" \
     "6 sweep sends the top of the context 5 times, as the budget covers them: a fault on one request in 4 shows on at least one with 76% confidence" \
-    "--budget-usd 0.28: 3 repeats more (USD 0.276099), a fourth would not fit (USD 0.288978)"
+    "--budget-usd 0.38: 3 repeats more (USD 0.374403), a fourth would not fit (USD 0.387282)"
+is "$(plan_repeats --budget-usd 0.33 | sed 's/:.*//')" "3 sweep sends the top of the context 2 times" \
+    "--budget-usd 0.33: the plan fits, but not with the largest prompt's reservation: no repeat more"
 is "$(plan_repeats --budget-tokens 80000)" \
     "4 sweep sends the top of the context 3 times, as the budget covers them: a fault on one request in 4 shows on at least one with 57% confidence" \
     "--budget-tokens 80000: 1 repeat more (76,023 tokens), a second would not fit (80,060)"
@@ -103,12 +107,20 @@ is "$(plan_repeats --budget-tokens 30000 | sed 's/:.*//')" "3 sweep sends the to
 is "$(plan_repeats --depth diagnose --budget-usd 1)" \
     "21 sweep sends 97% of the context 4 times: a fault on one request in 4 shows on at least one with 68% confidence" \
     "diagnose: its own repeats, a budget or not"
-run probe run V/e --yes --json --budget-usd 1
-is "$(printf '%s' "$out" | jq -r '.status') $(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | [.verdict, .details.top_repeats, .details.confidence]')" \
-    'completed ["pass",8,0.89]' "--budget-usd 1: the run sends the top 8 times and completes within the budget"
-rid=$(printf '%s' "$out" | jq -r .id)
-is "$(q "SELECT group_concat(streaming || ':' || (request_size > 5000), ',') FROM exchange WHERE run_id = $rid AND probe = 'sweep'")" \
-    "0:1,0:1,0:1,0:1,0:1,0:1,0:1,0:1,1:0" "--budget-usd 1: 8 plain top prompts, then the small streamed one"
+is "$(plan_repeats --budget-usd 1 | sed 's/:.*//')" "9 sweep sends the top of the context 8 times, as the budget covers them" \
+    "--budget-usd 1: 8 repeats, the most"
+# sweep_run OPTS...: "status [verdict, top_repeats, confidence] exchanges" of a run under OPTS.
+sweep_run() {
+	run probe run V/e --yes --json "$@"
+	printf '%s %s %s' "$(printf '%s' "$out" | jq -r '.status')" \
+	    "$(printf '%s' "$out" | jq -c '.probes[] | select(.name == "sweep") | [.verdict, .details.top_repeats, .details.confidence]')" \
+	    "$(q "SELECT group_concat(streaming || ':' || (request_size > 5000), ',') FROM exchange WHERE
+	    run_id = $(printf '%s' "$out" | jq -r .id) AND probe = 'sweep'")"
+}
+is "$(sweep_run --budget-usd 0.38)" 'completed ["pass",5,0.76] 0:1,0:1,0:1,0:1,0:1,1:0' \
+    "--budget-usd 0.38: 5 plain top prompts and the small streamed one, and the run completes within the budget"
+is "$(sweep_run --budget-tokens 76100)" 'completed ["pass",3,0.57] 0:1,0:1,0:1,1:0' \
+    "--budget-tokens 76100: 3 plain top prompts, and the run completes within the budget"
 # A run a budget stopped, with inconclusive probes and no finding, is never "ok".
 run probe runs V
 like "$out" "^ *$budget_run  V/e +budget_exhausted +[^ ]+  no findings; [1-9] of 5 probes inconclusive; run budget_exhausted$" \

@@ -6,10 +6,12 @@
  * was sent, or a large prompt reported as a handful of tokens). Both
  * boundaries are reported beside the advertised context, with whether the
  * change is a visible refusal or a silent degradation. probe_result.details
- * is a contract the report draws its chart from (see aivet(1)). At verify
- * depth the top of the context is sent PX_TOP_REPEATS times, so that a fault
- * on some requests only (one backend of a fleet behind a balancer) is caught
- * with the confidence the plan states (px_top_confidence()).
+ * is a contract the report draws its chart from (see aivet(1)). The top of
+ * the context is sent more than once (at verify depth env->top_repeats times,
+ * twice unless a budget covers more; the 97% point four times at diagnose), so
+ * that a fault on some requests only (one backend of a fleet behind a
+ * balancer) is caught with the confidence the plan states
+ * (px_top_confidence()).
  */
 #include "config.h"
 
@@ -22,7 +24,8 @@
 static const double fractions[] = { 0.01, 0.25, 0.50, 0.65, 0.75, 0.90, 0.97 };
 #define NFRAC (sizeof fractions / sizeof fractions[0])
 #define MAX_STEPS 16
-#define MAX_POINTS ((int)NFRAC + 1 + 2 * MAX_STEPS)
+#define MAX_POINTS ((int)NFRAC + PX_TOP_REPEATS_DIAGNOSE + 2 * MAX_STEPS)
+_Static_assert(PX_TOP_REPEATS_MAX + 1 <= MAX_POINTS, "verify's repeats and the streamed point fit");
 
 /* C_UNJUDGED: refused for another reason than size, rate-limited or a server error. */
 enum cls { C_SKIPPED, C_ERROR, C_REFUSED, C_DEGRADED, C_INTACT, C_UNJUDGED };
@@ -67,10 +70,12 @@ diagnose_plan(const struct probe_env *env, struct probe_plan *p)
 
 	for (size_t i = 0; i < NFRAC; i++)
 		sum += fractions[i];
+	/* The top fraction repeated (px_top_confidence()). */
+	sum += (PX_TOP_REPEATS_DIAGNOSE - 1) * fractions[NFRAC - 1];
 	for (int64_t w = env->ep.context_tokens / 4; w > tolerance(env) && steps < MAX_STEPS; w /= 2)
 		steps++;
 	/* At most two searches, each step under the advertised context. */
-	p->requests = (int64_t)NFRAC + 1 + 2 * steps;
+	p->requests = (int64_t)NFRAC + PX_TOP_REPEATS_DIAGNOSE + 2 * steps;
 	p->tokens_in = (int64_t)(sum * (double)env->ep.context_tokens) + 2 * steps * env->ep.context_tokens * 3 / 4;
 	/* A vendor as advertised neither refuses nor degrades under its context: no search. */
 	p->tokens_in_expected = (int64_t)(sum * (double)env->ep.context_tokens);
@@ -95,8 +100,8 @@ sweep_plan(const struct probe_env *env, struct probe_plan *p)
 	}
 	/* The streamed top point is the canary's near-limit prompt when both run; the
 	 * stream path is then judged here on a small prompt, as diagnose's 1% point. */
-	p->requests = PX_TOP_REPEATS + 1;
-	p->tokens_in = (PX_TOP_REPEATS + (env->top_shared ? 0 : 1)) * verify_size(env) +
+	p->requests = env->top_repeats + 1;
+	p->tokens_in = (env->top_repeats + (env->top_shared ? 0 : 1)) * verify_size(env) +
 	    (env->top_shared ? (int64_t)(0.01 * (double)env->ep.context_tokens) : 0);
 	p->tokens_out = px_plan_tokens_out(env, p->requests);
 }
@@ -239,8 +244,8 @@ send_verify(struct sweep *s)
 	if (env->max_prompt_tokens > 0 && px_top_tokens(env) > env->max_prompt_tokens)
 		s->capped_from = env->max_prompt_tokens;
 	/* The plain top repeated (px_top_confidence()), then the streamed one. */
-	for (int k = 0; k <= PX_TOP_REPEATS; k++) {
-		int stream = k == PX_TOP_REPEATS;
+	for (int k = 0; k <= env->top_repeats; k++) {
+		int stream = k == env->top_repeats;
 
 		memset(&s->r[s->n], 0, sizeof s->r[0]);
 		s->r[s->n].target_tokens = stream && env->top_shared ?
@@ -253,7 +258,7 @@ send_verify(struct sweep *s)
 	for (int i = 0; i < s->n; i++) {
 		s->c[i] = classify(s, i);
 		/* Intact only when every plain repeat was; unknown when one was not judged. */
-		if (i < PX_TOP_REPEATS && env->top_plain_intact != 0)
+		if (i < env->top_repeats && env->top_plain_intact != 0)
 			env->top_plain_intact = s->c[i] == C_INTACT ? env->top_plain_intact :
 			    s->judged[i] ? 0 : -1;
 	}
@@ -283,6 +288,12 @@ send_diagnose(struct sweep *s)
 		}
 		memset(&s->r[s->n], 0, sizeof s->r[0]);
 		s->r[s->n++].target_tokens = t;
+	}
+	/* The top fraction again (px_top_confidence()): a fault on one request in a few. */
+	for (int k = 1; k < PX_TOP_REPEATS_DIAGNOSE; k++) {
+		memset(&s->r[s->n], 0, sizeof s->r[0]);
+		s->r[s->n].target_tokens = s->r[s->n - 1].target_tokens;
+		s->n++;
 	}
 	memset(&s->r[s->n], 0, sizeof s->r[0]);
 	s->r[s->n].target_tokens = s->r[0].target_tokens;
@@ -449,9 +460,9 @@ sweep_details(struct sweep *s, struct probe_outcome *out)
 		cJSON_AddNullToObject(d, "integrity_boundary");
 	cJSON_AddStringToObject(d, "change", s->change);
 	if (s->verify) {
-		cJSON_AddNumberToObject(d, "top_repeats", PX_TOP_REPEATS);
+		cJSON_AddNumberToObject(d, "top_repeats", s->env->top_repeats);
 		cJSON_AddNumberToObject(d, "catches_one_in", PX_TOP_ONE_IN);
-		cJSON_AddNumberToObject(d, "confidence", floor(100 * px_top_confidence()) / 100);
+		cJSON_AddNumberToObject(d, "confidence", floor(100 * px_top_confidence(s->env->top_repeats)) / 100);
 	}
 	pts = cJSON_AddArrayToObject(d, "points");
 	sorted = xcalloc((size_t)s->n + 1, sizeof *sorted);

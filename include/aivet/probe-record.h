@@ -223,6 +223,15 @@ struct plan_probe {
 	int64_t requests, tokens_in, tokens_out;
 };
 
+/* The prices a plan is made at, USD per million tokens (cached_in: the endpoint's
+ * price-cached-in, else in), and what tokens cost at them: plan_usd() is the one
+ * computation of a plan's USD figures, in its document and on each of its lines. */
+struct plan_prices {
+	int has_in, has_out;
+	double in, out, cached_in;
+};
+double plan_usd(const struct plan_prices *p, int64_t tokens_in, int64_t cached_in, int64_t tokens_out);
+
 /* What a plan (probe_plan_endpoint's document, also a run's "plan") says, as
  * its text and the screens show it; has_x for a member the plan may leave out. */
 struct run_plan {
@@ -239,12 +248,15 @@ struct run_plan {
 	int64_t max_prompt_tokens, largest_prompt_tokens;
 	/* The budgets the plan was made under (0: none), and what they make of it:
 	 * capped is 1 when a budget is below the whole plan, most_usd the most the
-	 * run can spend (the budget then; has_most_usd 0 without prices) and
-	 * expected_usd the expected cost, never above it. */
+	 * run can spend (the budget then; has_most_usd 0 without prices),
+	 * expected_usd what it is expected to spend (the expected plan's cost, or the
+	 * budget where that stops it first) and budget_tokens_usd the price of
+	 * --budget-tokens at the plan's mix of input and output (has_: priced). */
+	struct plan_prices prices;
 	double budget_usd;
 	int64_t budget_tokens;
-	int capped, has_most_usd;
-	double most_usd, expected_usd;
+	int capped, has_most_usd, has_budget_tokens_usd;
+	double most_usd, expected_usd, budget_tokens_usd;
 };
 
 /* Reads a plan document into *out (probe-read.c); run_plan_free releases it. */

@@ -331,14 +331,20 @@ void px_cache_pairs(const struct probe_env *env, int *cross, int *same);
 /* The tokens of the opening a prompt-cache probe shares: 1,280, above common caches'
  * 1,024-token minimum, or a quarter of a small context. */
 int64_t px_cache_opening(const struct probe_env *env);
-/* At verify depth the sweep sends the top of the context PX_TOP_REPEATS times, so that a
- * fault on one request in PX_TOP_ONE_IN (a balancer in front of a mixed fleet) shows on
- * at least one with the confidence px_top_confidence() gives: 1 - (1 - 1/k)^repeats. */
-#define PX_TOP_REPEATS 8
+/* How often the sweep sends the top of the context, so that a fault on one request in
+ * PX_TOP_ONE_IN (a balancer in front of a mixed fleet) shows on at least one with the
+ * confidence px_top_confidence() gives: 1 - (1 - 1/k)^repeats. Verify sends the top
+ * PX_TOP_REPEATS times, which keeps the default depth within 3x the context in expected
+ * input tokens with one credential (bench/cost), and up to PX_TOP_REPEATS_MAX times where
+ * a budget covers the whole plan with them (the planner's choice, the run's top_repeats);
+ * diagnose sends its 97% point PX_TOP_REPEATS_DIAGNOSE times beside its fractions. */
+#define PX_TOP_REPEATS 2
+#define PX_TOP_REPEATS_MAX 8
+#define PX_TOP_REPEATS_DIAGNOSE 4
 #define PX_TOP_ONE_IN 4
-double px_top_confidence(void);
-/* The plan's sentence for it ("the top of the context 8 times: ..."). */
-const char *px_top_repeats_text(char *out, size_t n);
+double px_top_confidence(int repeats);
+/* The plan's sentence for the run's repeats ("sweep sends the top of the context 2 times: ..."). */
+const char *px_top_repeats_text(const struct probe_env *env, char *out, size_t n);
 /* The sharing levels of a prompt cache the credentials can tell apart, in words. */
 const char *px_cache_levels(const struct probe_env *env);
 /* The echo baseline: -1 unknown, 0 the model does not repeat its nonces, 1 it does. */

@@ -49,17 +49,27 @@ px_same_org(const struct probe_env *env, int a, int b)
 }
 
 double
-px_top_confidence(void)
+px_top_confidence(int repeats)
 {
-	return 1 - pow(1 - 1.0 / PX_TOP_ONE_IN, PX_TOP_REPEATS);
+	return 1 - pow(1 - 1.0 / PX_TOP_ONE_IN, repeats);
 }
 
+/* The run's repeats and their confidence; at the default count also the ways to more
+ * (diagnose, or a budget that covers them), which leave the default depth's cost be. */
 const char *
-px_top_repeats_text(char *out, size_t n)
+px_top_repeats_text(const struct probe_env *env, char *out, size_t n)
 {
-	snprintf(out, n, "sweep sends the top of the context %d times: a fault on one request in %d "
-	    "shows on at least one with %.0f%% confidence", PX_TOP_REPEATS, PX_TOP_ONE_IN,
-	    floor(100 * px_top_confidence()));
+	int d = env->opts->depth == PROBE_DIAGNOSE, reps = d ? PX_TOP_REPEATS_DIAGNOSE : env->top_repeats;
+	int len = snprintf(out, n, "sweep sends %s %d times%s: a fault on one request in %d shows on "
+	    "at least one with %.0f%% confidence", d ? "97% of the context" : "the top of the context",
+	    reps, !d && reps > PX_TOP_REPEATS ? ", as the budget covers them" : "", PX_TOP_ONE_IN,
+	    floor(100 * px_top_confidence(reps)));
+
+	if (!d && reps == PX_TOP_REPEATS && len > 0 && (size_t)len < n)
+		snprintf(out + len, n - (size_t)len, " (--depth diagnose: %d times, %.0f%%; a budget "
+		    "covering them: up to %d, %.0f%%)", PX_TOP_REPEATS_DIAGNOSE,
+		    floor(100 * px_top_confidence(PX_TOP_REPEATS_DIAGNOSE)), PX_TOP_REPEATS_MAX,
+		    floor(100 * px_top_confidence(PX_TOP_REPEATS_MAX)));
 	return out;
 }
 

@@ -120,6 +120,34 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	return 0;
 }
 
+/* An unknown name in --probe: the probes from the table (every one, opt-in too),
+ * and the one a typo meant where name_suggest() finds it. */
+static int
+unknown_probe(const char *s, size_t len, struct aerr *err)
+{
+	const char *names[16];
+	char *typed = xasprintf("%.*s", (int)len, s);
+	const char *near;
+	struct buf list;
+	size_t n = 0;
+	int rc;
+
+	buf_init(&list);
+	for (; probe_table[n] != NULL && n < sizeof names / sizeof names[0]; n++) {
+		names[n] = probe_table[n]->name;
+		buf_printf(&list, "%s, ", names[n]);
+	}
+	near = name_suggest(typed, names, n);
+	if (near != NULL)
+		rc = aerr_set(err, AV_USAGE, "--probe: unknown probe '%s': did you mean '%s'? (probes: %sor all)",
+		    typed, near, list.data);
+	else
+		rc = aerr_set(err, AV_USAGE, "--probe: unknown probe '%s' (probes: %sor all)", typed, list.data);
+	buf_free(&list);
+	free(typed);
+	return rc;
+}
+
 int
 select_probes(const struct probe_opts *o, const struct probe **sel, int *n, struct aerr *err)
 {
@@ -152,8 +180,7 @@ select_probes(const struct probe_opts *o, const struct probe **sel, int *n, stru
 			continue;
 		}
 		if ((p = probe_find(name)) == NULL || len > 31)
-			return aerr_set(err, AV_USAGE, "--probe: unknown probe '%.*s' (probes: engine, echo, "
-			    "oversize, sweep, canary, errors, prefix-timing, or all)", (int)len, s);
+			return unknown_probe(s, len, err);
 		for (int i = 0; i < *n; i++)
 			if (sel[i] == p)
 				return aerr_set(err, AV_USAGE, "--probe: '%s' given twice", name);
@@ -298,8 +325,10 @@ plan_lines(struct probe_env *env, const struct probe **sel, int n, cJSON *arr,
  * send (so a user under a lower tokens-per-minute limit knows to cap it), how
  * often the sweep repeats the top, what prefix-timing can tell apart, and the
  * budgets the run will stop at (the plan's at-most is read against them). */
-static void
-plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON *plan)
+/* The largest prompt the selected probes send, in tokens (--max-prompt-tokens caps
+ * it); 0 when none sends a large one. */
+static double
+largest_prompt(const struct probe_env *env, const struct probe **sel, int n)
 {
 	double f = 0;
 
@@ -309,9 +338,17 @@ plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON 
 		    strcmp(sel[i]->name, "sweep") == 0 ? 0.97 : 0);
 	if (f > 0 && env->max_prompt_tokens > 0 && f * (double)env->ep.context_tokens >
 	    (double)env->max_prompt_tokens)
-		cJSON_AddNumberToObject(plan, "largest_prompt_tokens", (double)env->max_prompt_tokens);
-	else if (f > 0)
-		cJSON_AddNumberToObject(plan, "largest_prompt_tokens", f * (double)env->ep.context_tokens);
+		return (double)env->max_prompt_tokens;
+	return f * (double)env->ep.context_tokens;
+}
+
+static void
+plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON *plan)
+{
+	double largest = largest_prompt(env, sel, n);
+
+	if (largest > 0)
+		cJSON_AddNumberToObject(plan, "largest_prompt_tokens", largest);
 	else
 		cJSON_AddNullToObject(plan, "largest_prompt_tokens");
 	if (env->max_prompt_tokens > 0)
@@ -319,10 +356,10 @@ plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON 
 	else
 		cJSON_AddNullToObject(plan, "max_prompt_tokens");
 	for (int i = 0; i < n; i++)
-		if (strcmp(sel[i]->name, "sweep") == 0 && env->opts->depth != PROBE_DIAGNOSE) {
-			char rep[160];
+		if (strcmp(sel[i]->name, "sweep") == 0) {
+			char rep[240];
 
-			cJSON_AddStringToObject(plan, "sweep_repeats", px_top_repeats_text(rep, sizeof rep));
+			cJSON_AddStringToObject(plan, "sweep_repeats", px_top_repeats_text(env, rep, sizeof rep));
 		}
 	for (int i = 0; i < n; i++)
 		if (strcmp(sel[i]->name, "prefix-timing") == 0)
@@ -337,36 +374,86 @@ plan_limits(const struct probe_env *env, const struct probe **sel, int n, cJSON 
 		cJSON_AddNullToObject(plan, "budget_tokens");
 }
 
-/* The plan's cost at the endpoint's prices, null without them. */
+/* The endpoint's prices; 1 when it has a cached-input price (--option
+ * price-cached-in=USD), at which the expected figure prices the prompt-cache hits. */
+static int
+endpoint_prices(const struct probe_env *env, struct plan_prices *pr)
+{
+	const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
+	char *end = NULL;
+
+	memset(pr, 0, sizeof *pr);
+	pr->has_in = env->ep.has_price_in, pr->has_out = env->ep.has_price_out;
+	pr->in = env->ep.price_in_per_mtok, pr->out = env->ep.price_out_per_mtok;
+	pr->cached_in = pc != NULL ? strtod(pc, &end) : -1;
+	if (pc == NULL || end == pc || *end != '\0' || !(pr->cached_in >= 0)) {
+		pr->cached_in = pr->in;
+		return 0;
+	}
+	return 1;
+}
+
+/* The plan's cost at the endpoint's prices (plan_usd(), as each line of its text
+ * prices its own tokens), null without them. */
 static void
 plan_cost(const struct probe_env *env, const struct plan_totals *t, cJSON *plan)
 {
-	int64_t cached = t->cached;
+	struct plan_prices pr;
+	int64_t cached = endpoint_prices(env, &pr) ? t->cached : 0;
 
-	if (env->ep.has_price_in) {
-		double out_usd = env->ep.has_price_out ? (double)t->tout / 1e6 * env->ep.price_out_per_mtok : 0;
-		/* The endpoint's cached-input price (--option price-cached-in=USD), where it has one:
-		 * the expected figure prices the prompt-cache hits at it. */
-		const char *pc = endpoint_option(&env->ep, "price-cached-in", NULL);
-		char *end = NULL;
-		double price_cached = pc != NULL ? strtod(pc, &end) : -1;
-
-		if (pc == NULL || end == pc || *end != '\0' || !(price_cached >= 0))
-			price_cached = env->ep.price_in_per_mtok, cached = 0;
-		cached = cached < t->tin_exp ? cached : t->tin_exp;
-		cJSON_AddNumberToObject(plan, "cost_usd", (double)t->tin / 1e6 * env->ep.price_in_per_mtok + out_usd);
-		cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
-		cJSON_AddNumberToObject(plan, "cost_usd_expected", (double)(t->tin_exp - cached) / 1e6 *
-		    env->ep.price_in_per_mtok + (double)cached / 1e6 * price_cached + out_usd);
-		/* The prices the plan was made at stay with the run, so what it billed can be
-		 * priced later as it was then. */
-		cJSON_AddNumberToObject(plan, "price_in_per_mtok", env->ep.price_in_per_mtok);
-		if (env->ep.has_price_out)
-			cJSON_AddNumberToObject(plan, "price_out_per_mtok", env->ep.price_out_per_mtok);
-	} else {
+	cached = cached < t->tin_exp ? cached : t->tin_exp;
+	if (!pr.has_in) {
 		cJSON_AddNullToObject(plan, "cost_usd");
 		cJSON_AddNullToObject(plan, "cost_usd_expected");
+		return;
 	}
+	cJSON_AddNumberToObject(plan, "cost_usd", plan_usd(&pr, t->tin, 0, t->tout));
+	cJSON_AddNumberToObject(plan, "tokens_in_cached_expected", (double)cached);
+	cJSON_AddNumberToObject(plan, "cost_usd_expected", plan_usd(&pr, t->tin_exp, cached, t->tout));
+	/* The prices the plan was made at stay with the run, so what it billed can be
+	 * priced later as it was then, and each line of the plan at the same prices. */
+	cJSON_AddNumberToObject(plan, "price_in_per_mtok", pr.in);
+	if (pr.has_out)
+		cJSON_AddNumberToObject(plan, "price_out_per_mtok", pr.out);
+	if (cached > 0 || pr.cached_in != pr.in)
+		cJSON_AddNumberToObject(plan, "price_cached_in_per_mtok", pr.cached_in);
+}
+
+/* Verify's repeats of the top of the context: PX_TOP_REPEATS, or as many more (up to
+ * PX_TOP_REPEATS_MAX) as the budgets cover with the whole plan at most, so that the
+ * run does not stop short for them; more confidence is bought, never taken by default.
+ * In USD the run reserves a request at the dearer of the two prices before it is
+ * counted at its own (probe-send.c): the largest prompt's reservation is kept free. */
+static void
+choose_top_repeats(struct probe_env *env, const struct probe **sel, int n)
+{
+	const struct probe_opts *o = env->opts;
+	struct plan_prices pr;
+	double reserve_usd;
+	int sweep = 0;
+
+	env->top_repeats = PX_TOP_REPEATS;
+	for (int i = 0; i < n; i++)
+		sweep |= strcmp(sel[i]->name, "sweep") == 0;
+	if (o->depth != PROBE_VERIFY || !sweep || (o->budget_tokens <= 0 && o->budget_usd <= 0))
+		return;
+	endpoint_prices(env, &pr);
+	reserve_usd = largest_prompt(env, sel, n) * (fmax(pr.in, pr.out) - pr.in) / 1e6;
+	for (int r = PX_TOP_REPEATS_MAX; r > PX_TOP_REPEATS; r--) {
+		cJSON *scratch = cJSON_CreateArray();
+		struct plan_totals t = { 0 };
+		int fits;
+
+		env->top_repeats = r;
+		plan_lines(env, sel, n, scratch, &t);
+		cJSON_Delete(scratch);
+		fits = (o->budget_tokens <= 0 || t.tin + t.tout <= o->budget_tokens) &&
+		    (o->budget_usd <= 0 || (pr.has_in && plan_usd(&pr, t.tin, 0, t.tout) + reserve_usd <=
+		    o->budget_usd));
+		if (fits)
+			return;
+	}
+	env->top_repeats = PX_TOP_REPEATS;
 }
 
 cJSON *
@@ -384,6 +471,7 @@ make_plan(struct probe_env *env, const struct probe **sel, int n)
 	env->top_shared = env->opts->depth == PROBE_VERIFY && sweep && canary &&
 	    env->prov->can_stream;
 	env->top_plain_intact = -1;
+	choose_top_repeats(env, sel, n);
 	arr = cJSON_AddArrayToObject(plan, "probes");
 	plan_lines(env, sel, n, arr, &t);
 	plan_limits(env, sel, n, plan);

@@ -42,6 +42,9 @@ struct probe_env {
 	 * prompt is streamed at the sweep's top size and stands for the sweep's streamed
 	 * top point; top_plain_intact (-1 unknown) is what the sweep's plain one showed. */
 	int top_shared, top_plain_intact;
+	/* Verify depth: how often the sweep sends the top of the context, PX_TOP_REPEATS or
+	 * more where a budget covers them (make_plan() chooses, px_top_confidence()). */
+	int top_repeats;
 	int budget_hit;         /* which budget stopped the run: 0 none, BUDGET_HIT_TOKENS, BUDGET_HIT_USD */
 	int interrupted;
 	const char *probe_name;       /* the probe sending now */

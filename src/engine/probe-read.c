@@ -385,25 +385,45 @@ plan_num(const cJSON *o, const char *k, int *has)
 	return *has ? v->valuedouble : 0;
 }
 
+double
+plan_usd(const struct plan_prices *p, int64_t tokens_in, int64_t cached_in, int64_t tokens_out)
+{
+	double usd = p->has_in ? ((double)(tokens_in - cached_in) * p->in +
+	    (double)cached_in * p->cached_in) / 1e6 : 0;
+
+	return usd + (p->has_out ? (double)tokens_out * p->out / 1e6 : 0);
+}
+
 /* A budget bounds the plan: the run stops before it would spend more, so the most
- * the plan can cost is the budget, and the expected cost never exceeds it. */
+ * the plan can cost is the budget, and what it is expected to spend never exceeds
+ * it. A token budget is priced at the plan's own mix of input and output. */
 static void
 plan_bound(const cJSON *plan, struct run_plan *out)
 {
+	struct plan_prices *pr = &out->prices;
+	int64_t all = out->tokens_in + out->tokens_out;
 	int has;
-	double pin = plan_num(plan, "price_in_per_mtok", &has), pout;
-	int priced = has, has_out;
 
-	pout = plan_num(plan, "price_out_per_mtok", &has_out);
+	pr->in = plan_num(plan, "price_in_per_mtok", &pr->has_in);
+	pr->out = plan_num(plan, "price_out_per_mtok", &pr->has_out);
+	pr->cached_in = plan_num(plan, "price_cached_in_per_mtok", &has);
+	if (!has)
+		pr->cached_in = pr->in;
 	out->budget_usd = plan_num(plan, "budget_usd", &has);
 	out->budget_tokens = (int64_t)plan_num(plan, "budget_tokens", &has);
 	out->has_most_usd = out->has_cost_usd;
 	out->most_usd = out->cost_usd;
-	if (out->budget_tokens > 0 && out->budget_tokens < out->tokens_in + out->tokens_out) {
+	if (out->budget_tokens > 0 && pr->has_in && all > 0) {
+		double share = (double)out->budget_tokens / (double)all;
+
+		out->has_budget_tokens_usd = 1;
+		out->budget_tokens_usd = plan_usd(pr, (int64_t)((double)out->tokens_in * share), 0,
+		    (int64_t)((double)out->tokens_out * share));
+	}
+	if (out->budget_tokens > 0 && out->budget_tokens < all) {
 		out->capped = 1;
-		if (priced)   /* every token at the dearer price: the most the token budget can cost */
-			out->most_usd = fmin(out->most_usd, (double)out->budget_tokens / 1e6 *
-			    fmax(pin, has_out ? pout : pin));
+		if (out->has_budget_tokens_usd)
+			out->most_usd = fmin(out->most_usd, out->budget_tokens_usd);
 	}
 	if (out->budget_usd > 0 && out->has_cost_usd && out->budget_usd < out->most_usd) {
 		out->capped = 1;

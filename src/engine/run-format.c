@@ -43,6 +43,30 @@ thousands(int64_t v, char out[32])
 	return out;
 }
 
+/* The budget's line: under a budget the run stops at it, so that, not the whole plan,
+ * is the most it spends. A token budget is priced at the plan's mix of input and
+ * output (run_plan's budget_tokens_usd), and only where the plan has prices. */
+static void
+plan_budget_text(struct buf *b, const struct run_plan *plan)
+{
+	char x[32], y[32], z[32];
+
+	if (plan->capped && plan->budget_usd > 0 && plan->has_cost_usd &&
+	    plan->most_usd == plan->budget_usd) {
+		buf_printf(b, "  %-12s at most USD %.2f (--budget-usd): the run stops there; the whole plan "
+		    "would cost about USD %.2f\n", "budget", plan->most_usd, plan->cost_usd);
+		return;
+	}
+	if (!plan->capped)
+		return;
+	buf_printf(b, "  %-12s at most %s tokens in and out (--budget-tokens", "budget",
+	    thousands(plan->budget_tokens, x));
+	if (plan->has_budget_tokens_usd)
+		buf_printf(b, ", about USD %.2f", plan->budget_tokens_usd);
+	buf_printf(b, "): the run stops there; the whole plan sends %s in and %s out\n",
+	    thousands(plan->tokens_in, y), thousands(plan->tokens_out, z));
+}
+
 /* The plan in words, one line each: what "probe run --dry-run" prints and the TUI's
  * runs screen shows, so the two cannot say different figures. */
 void
@@ -62,23 +86,14 @@ probe_plan_text(struct buf *b, const cJSON *plan_doc)
 	if (plan.has_cost_usd)
 		buf_printf(b, "  (about USD %.2f)", plan.cost_usd);
 	buf_adds(b, "\n");
-	/* Under a budget the run stops at it: that, not the whole plan, is the most it spends. */
-	if (plan.capped && plan.budget_usd > 0 && plan.has_cost_usd && plan.most_usd == plan.budget_usd)
-		buf_printf(b, "  %-12s at most USD %.2f (--budget-usd): the run stops there; the whole plan "
-		    "would cost about USD %.2f\n", "budget", plan.most_usd, plan.cost_usd);
-	else if (plan.capped)
-		buf_printf(b, "  %-12s at most %s tokens in and out (--budget-tokens)%s%.2f: the run stops "
-		    "there; the whole plan sends %s in and %s out\n", "budget",
-		    thousands(plan.budget_tokens, x), plan.has_most_usd ? ", about USD " : "",
-		    plan.has_most_usd ? plan.most_usd : 0.0, thousands(plan.tokens_in, y),
-		    thousands(plan.tokens_out, z));
+	plan_budget_text(b, &plan);
 	/* What a vendor that behaves as advertised bills: it refuses (and does not bill)
-	 * the prompts over its context. */
+	 * the prompts over its context. Its price is these tokens' own, a budget or not. */
 	if (plan.has_tokens_in_expected) {
 		buf_printf(b, "  %-12s %5s           %15s tokens in", "expected", "",
 		    thousands(plan.tokens_in_expected, y));
 		if (plan.has_cost_usd_expected)
-			buf_printf(b, "  (about USD %.2f)", plan.expected_usd);
+			buf_printf(b, "  (about USD %.2f)", plan.cost_usd_expected);
 		buf_printf(b, " against a vendor as advertised (oversize prompts refused, not billed); "
 		    "depth %s\n", plan.depth ? plan.depth : "verify");
 	}

@@ -14,8 +14,11 @@ probe_setup openai 8192 --price-in 2.5 --price-out 10
 # ---- bad options change nothing ----
 before=$(db_snapshot)
 run probe run V/e --yes --probe echo,nosuch
-is "$rc:$errout" "2:aivet: --probe: unknown probe 'nosuch' (probes: engine, echo, oversize, sweep, canary, errors, prefix-timing, or all)" \
-    "an unknown probe is refused"
+is "$rc:$errout" "2:aivet: --probe: unknown probe 'nosuch' (probes: engine, echo, oversize, sweep, canary, errors, prefix-timing, cache-extract, or all)" \
+    "an unknown probe is refused, with every probe of the table"
+run probe run V/e --yes --probe canry
+is "$rc:$errout" "2:aivet: --probe: unknown probe 'canry': did you mean 'canary'? (probes: engine, echo, oversize, sweep, canary, errors, prefix-timing, cache-extract, or all)" \
+    "a typo of a probe's name: the probe it meant"
 run probe run V/e --yes --fail-on severe
 is "$rc:$errout" "2:aivet: --fail-on: 'severe' is not one of info, low, medium, high, critical" \
     "an unknown severity is refused"
@@ -40,19 +43,19 @@ is "$(db_snapshot)" "$before" "a dry run writes nothing"
 is "$(grep -c ' POST ' "$SIM_LOG")" 0 "a dry run sends nothing"
 
 # ---- budget: stops before exceeding it ----
-run probe run V/e --yes --json --budget-tokens 80000
+run probe run V/e --yes --json --budget-tokens 30000
 is "$(printf '%s' "$out" | jq -r '.status')" budget_exhausted "budget: the run is marked budget_exhausted"
 used=$(printf '%s' "$out" | jq -r '.tokens_in + .tokens_out')
-ok "$([ "$used" -le 80000 ] && [ "$used" -gt 0 ] && echo 0 || echo 1)" "budget: $used tokens used, not over 80,000"
+ok "$([ "$used" -le 30000 ] && [ "$used" -gt 0 ] && echo 0 || echo 1)" "budget: $used tokens used, not over 30,000"
 is "$(printf '%s' "$out" | jq -r '[.probes[] | "\(.name):\(.verdict)"] | join(" ")')" \
     "echo:pass errors:pass sweep:pass canary:inconclusive oversize:inconclusive" \
     "budget: the most informative first (oversize, the costliest, last); the probe it stopped is inconclusive"
 is "$(printf '%s' "$out" | jq -r '.probes[3].reason')" \
-    "the token budget of 80,000 tokens was exhausted before the probe finished" "budget: and says which budget"
+    "the token budget of 30,000 tokens was exhausted before the probe finished" "budget: and says which budget"
 like "$(printf '%s' "$out" | jq -r '.probes[4].reason')" \
-    "^not checked: the token budget of 80,000 tokens ran out before it \(checked before it: echo, errors, sweep\); it plans at most [0-9,]+ input tokens$" \
+    "^not checked: the token budget of 30,000 tokens ran out before it \(checked before it: echo, errors, sweep\); it plans at most [0-9,]+ input tokens$" \
     "budget: a partial verdict: the probe not run says so, and which were checked"
-run probe run V/e --dry-run --json --budget-tokens 80000
+run probe run V/e --dry-run --json --budget-tokens 30000
 is "$(printf '%s' "$out" | jq -r '[.probes[].name] | join(" ")')" "calibration echo errors sweep canary oversize" \
     "budget: the plan is in the order the requests go"
 sim_stop

@@ -139,8 +139,8 @@ is "$rc:$(per_probe)" "0:echo:pass[] oversize:inconclusive[] sweep:inconclusive[
     "rule rate-limit-is-not-capacity: TPM 429s make no CAPACITY_BELOW_ADVERTISED and no pass for oversize"
 like "$(reason oversize)" "^not judged: rate-limited \(every request; HTTP 429 \(rate_limit_exceeded\): Request too large .* tokens per min .*\); lower prompt sizes with --max-prompt-tokens N, or raise the account's limit$" \
     "tpm: oversize says it was not judged, why, and how to lower sizes"
-like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \(8 of 9 requests; HTTP 429" \
-    "tpm: the sweep says up to which size it judged (verify: the top of the context 8 times, rate-limited, and a small streamed prompt)"
+like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \(2 of 3 requests; HTTP 429" \
+    "tpm: the sweep says up to which size it judged (verify: the top of the context twice, rate-limited, and a small streamed prompt)"
 is "$(detail sweep '[.refusal_boundary, .change]')" '[null,"none"]' "tpm: no refusal boundary from rate limits"
 is "$(reason canary)" "no leak in 12 responses (12 of 12 canary requests judged), but none of 2 tenants' near-limit load was answered or refused for size: leaks under load, the probe's central question, were not tested" \
     "tpm: no tenant's near-limit load answered: the canary's central part was not judged, never a pass"
@@ -161,7 +161,7 @@ is "$(reason sweep)" "judged up to the --max-prompt-tokens cap of 3000 tokens, w
 is "$(q "SELECT count(*) FROM exchange WHERE run_id = 2 AND response_status = 429")" 0 \
     "--max-prompt-tokens: no request over the cap reached the limit"
 run_probes --probe sweep --depth diagnose
-like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \([0-9]+ of 8 requests; HTTP 429" \
+like "$(reason sweep)" "^judged up to about [0-9]+ tokens: not judged: rate-limited \([0-9]+ of 11 requests; HTTP 429" \
     "tpm, diagnose: the sweep says up to which size it judged"
 sim_stop
 

@@ -188,6 +188,8 @@ extern const struct probe *const probe_table[];
 /* audit verify's check that every finding's severity is its code's (probe-results.c). */
 extern const struct audit_check finding_audit_check;
 const struct probe *probe_find(const char *name);
+/* Every probe's name, in the table's order, separated by sep, appended to b. */
+void probe_names_text(struct buf *b, const char *sep);
 
 /* ---- sending ---- */
 

@@ -84,8 +84,7 @@ struct questionnaire {
 	cJSON *root;             /* owns every string above */
 };
 
-/* Probe names verified_by may use. */
-extern const char *const probe_names[];
+/* verified_by and measured_by name probes of the engine's table (probe_find). */
 
 /*
  * Checks a questionnaire file. Every problem is appended to problems as one

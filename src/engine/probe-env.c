@@ -120,6 +120,13 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	return 0;
 }
 
+void
+probe_names_text(struct buf *b, const char *sep)
+{
+	for (size_t n = 0; probe_table[n] != NULL; n++)
+		buf_printf(b, "%s%s", n ? sep : "", probe_table[n]->name);
+}
+
 /* An unknown name in --probe: the probes from the table (every one, opt-in too),
  * and the one a typo meant where name_suggest() finds it. */
 static int

@@ -67,7 +67,7 @@ bad-questionnaire.json:22:5: sections[0].questions[6]: missing required key 'uni
 bad-questionnaire.json:22:65: sections[0].questions[6].weight: must be a number from 0 to 100
 bad-questionnaire.json:22:82: sections[0].questions[6].required: must be true or false
 bad-questionnaire.json:23:57: sections[0].questions[6].verified_by[0].confirms: not an answer to this question: needs a number
-bad-questionnaire.json:23:75: sections[0].questions[6].verified_by[1].probe: unknown probe 'psychic' (one of engine, echo, oversize, sweep, canary, errors, prefix-timing)
+bad-questionnaire.json:23:75: sections[0].questions[6].verified_by[1].probe: unknown probe 'psychic' (one of engine, echo, oversize, sweep, canary, errors, prefix-timing, cache-extract)
 bad-questionnaire.json:24:5: sections[0].questions[7]: missing required key 'above' (the risk beyond the last band)
 bad-questionnaire.json:25:50: sections[0].questions[7].bands[1]: bands must be in increasing order of max
 bad-questionnaire.json:26:5: sections[0].questions[8]: missing required key 'id'

@@ -17,14 +17,13 @@
 #include <strings.h>
 
 #include "finding.h"
+#include "probe.h"
 #include "questionnaire.h"
 #include "jsonpos.h"
 
 static const char *const risk_names[] = { "none", "low", "medium", "high", "critical" };
 static const char *const type_names[] = { "yes_no", "single_choice", "multi_choice", "text",
 	"number", "duration", "date" };
-const char *const probe_names[] = { "engine", "echo", "oversize", "sweep", "canary", "errors",
-	"prefix-timing", NULL };
 
 #define NTYPES ((int)(sizeof type_names / sizeof type_names[0]))
 
@@ -817,8 +816,7 @@ check_claim_keys(struct vctx *v, const cJSON *qn, const char *qpath, struct q_qu
 		probe = want_string(v, m, p, "probe", 1);
 		value = want_string(v, m, p, "value", 1);
 		tol = cJSON_GetObjectItemCaseSensitive(m, "tolerance");
-		for (int k = 0; probe != NULL && probe_names[k] != NULL; k++)
-			known |= strcmp(probe, probe_names[k]) == 0;
+		known = probe != NULL && probe_find(probe) != NULL;
 		if (probe != NULL && !known)
 			problem_key(v, cJSON_GetObjectItemCaseSensitive(m, "probe"), p, "probe",
 			    "unknown probe '%s'", probe);
@@ -948,11 +946,15 @@ check_one_check(struct vctx *v, struct q_question *qq, const cJSON *c, const cha
 	}
 	check_keys(v, c, cp, check_keys_allowed);
 	probe = want_string(v, c, cp, "probe", 1);
-	for (int k = 0; probe != NULL && probe_names[k] != NULL; k++)
-		known |= strcmp(probe, probe_names[k]) == 0;
+	known = probe != NULL && probe_find(probe) != NULL;
 	if (probe != NULL && !known) {
+		struct buf names;
+
+		buf_init(&names);
+		probe_names_text(&names, ", ");
 		problem_key(v, cJSON_GetObjectItemCaseSensitive(c, "probe"), cp, "probe", "unknown probe "
-		    "'%s' (one of engine, echo, oversize, sweep, canary, errors, prefix-timing)", probe);
+		    "'%s' (one of %s)", probe, names.data);
+		buf_free(&names);
 		good = 0;
 	}
 	for (int k = 0; probe != NULL && k < qq->nchecks; k++)

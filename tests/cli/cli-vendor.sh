@@ -60,7 +60,7 @@ check_refused "vendor name must not be empty" vendor add ""
 check_refused "vendor name 'a/b' may not contain '/', control characters or bidirectional overrides" vendor add a/b
 check_refused "vendor name '42' is all digits, which reads as an id; choose another" vendor add 42
 check_refused "vendor 'Acme' already exists (id 1)" vendor edit "Beta Health" --name Acme
-check_refused "vendor: unknown subcommand 'remove' (see 'aivet vendor --help')" vendor remove Acme
+check_refused "vendor: unknown subcommand 'remove': did you mean 'vendor archive NAME'? (see 'aivet vendor --help')" vendor remove AcmeUpdated
 run vendor add Gamma --colour red
 is "$rc" 2 "unknown option refused"
 like "$errout" "^aivet: unknown option '--colour'" "unknown option named"

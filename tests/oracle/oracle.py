@@ -1,0 +1,546 @@
+#!/usr/bin/python3
+# tests/oracle/oracle.py: an independent reading of a report bundle, written
+# from the rules aivet(1) states and never from aivet's own code. Given the
+# bundle (report.json, report.md, report.html, evidence/), the database it was
+# made from and what the CLI printed, it recomputes every count, the rating,
+# each claim's status and each cited piece of evidence, and prints one TAP-like
+# line per check ("ok - ..." or "not ok - ...", diagnostics after "#"); the
+# scenario scripts beside it number them. Python's standard library only.
+#
+#   oracle.py report --bundle DIR [--db DB] [--vendor-show JSON] [--vendor-list JSON] [--all-runs]
+#   oracle.py plan --json FILE --text FILE [--price-in USD --price-out USD]
+#
+# Each check names, in its comment, the sentence of aivet(1) it rests on.
+
+import argparse
+import hashlib
+import html
+import json
+import os
+import re
+import sqlite3
+import sys
+
+SEVERITIES = ["critical", "high", "medium", "low", "info"]
+# aivet(1), assess: "An assessment is rated on one scale ... unacceptable ...;
+# otherwise incomplete ...; otherwise concerns ...; otherwise acceptable."
+# The vendor's rating is "the worst of" these, so the scale orders them.
+RATING_RANK = {"not-assessed": 0, "acceptable": 1, "concerns": 2, "incomplete": 3, "unacceptable": 4}
+RISK_RANK = {None: -1, "none": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
+
+failures = 0
+
+
+def check(cond, desc, got=None, want=None):
+    """One line of TAP; the diagnostic says what was found against what the rule gives."""
+    global failures
+    if cond:
+        print("ok - " + desc)
+        return True
+    failures += 1
+    print("not ok - " + desc)
+    if got is not None or want is not None:
+        print("#   got:  " + json.dumps(got, sort_keys=True)[:1500])
+        print("#   want: " + json.dumps(want, sort_keys=True)[:1500])
+    return False
+
+
+def is_(got, want, desc):
+    return check(got == want, desc, got, want)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def sha256_file(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 16), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def by_severity(findings):
+    counts = {s: 0 for s in SEVERITIES}
+    for f in findings:
+        counts[f["severity"]] += 1
+    return counts
+
+
+# ---- which findings are open ----------------------------------------------
+
+def newest_results(runs):
+    """(endpoint, probe) -> the run holding the newest completed result.
+
+    aivet(1), vendor list: "the open findings (those of the newest completed
+    result of each probe on each endpoint)"; report: superseded_findings are
+    "those a later completed result of the same probe on the same endpoint
+    replaced". Newest is by start time, the run number breaking a tie."""
+    newest = {}
+    for run in runs:
+        if run["status"] != "completed":
+            continue
+        for res in run["results"]:
+            key = (run["endpoint_id"], res["probe"])
+            order = (run["started_at"], run["id"])
+            if key not in newest or order > newest[key][0]:
+                newest[key] = (order, run["id"])
+    return {k: v[1] for k, v in newest.items()}
+
+
+def check_open(report):
+    runs = report["probe_runs"]
+    newest = newest_results(runs)
+    want_open, want_superseded = [], []
+    for run in runs:
+        for f in run["findings"]:
+            holder = newest.get((run["endpoint_id"], f["probe"]))
+            is_open = holder == run["id"]
+            is_((f["open"], f["superseded_by_run"]), (is_open, None if is_open else holder),
+                "finding %d (%s, run %d): open only while its run holds the newest completed result of %s"
+                % (f["id"], f["code"], run["id"], f["probe"]))
+            (want_open if is_open else want_superseded).append(f)
+    # report: findings are "the open ones, most severe first".
+    is_(sorted(f["id"] for f in report["findings"]), sorted(f["id"] for f in want_open),
+        "findings[] lists exactly the open findings")
+    ranks = [SEVERITIES.index(f["severity"]) for f in report["findings"]]
+    is_(ranks, sorted(ranks), "findings[] runs most severe first")
+    is_(sorted(f["id"] for f in report["superseded_findings"]), sorted(f["id"] for f in want_superseded),
+        "superseded_findings[] lists exactly the findings a later result replaced")
+    # summary.findings: "the open findings by severity: the ones the rating reads".
+    is_(report["summary"]["findings"], by_severity(want_open), "summary.findings counts the open findings by severity")
+    # summary.critical_findings: "open critical and high".
+    is_(sorted(f["id"] for f in report["summary"]["critical_findings"]),
+        sorted(f["id"] for f in want_open if f["severity"] in ("critical", "high")),
+        "summary.critical_findings: the open critical and high findings")
+    return want_open
+
+
+# ---- assessments and claims -------------------------------------------------
+
+def rating_reads(assessments):
+    """aivet(1), report: rating_reads is "whether the vendor's rating reads this
+    round: the latest final round of its questionnaire"."""
+    latest = {}
+    for a in assessments:
+        if a["status"] != "final":
+            continue
+        q = a["questionnaire"]["qid"]
+        if q not in latest or a["round"] > latest[q]["round"]:
+            latest[q] = a
+    return {a["id"] for a in latest.values()}
+
+
+def assessment_rating(a):
+    """aivet(1), assess: unacceptable when an answer carries high or critical
+    risk; otherwise incomplete while a required question is unanswered;
+    otherwise concerns for medium; otherwise acceptable."""
+    worst = max((RISK_RANK[x["risk"]] for x in a["answers"]), default=-1)
+    if worst >= RISK_RANK["high"]:
+        return "unacceptable"
+    if a["unanswered_required"]:
+        return "incomplete"
+    if worst == RISK_RANK["medium"]:
+        return "concerns"
+    return "acceptable"
+
+
+def check_assessments(report):
+    reads = rating_reads(report["assessments"])
+    for a in report["assessments"]:
+        is_(a["rating_reads"], a["id"] in reads,
+            "assessment %d (round %d, %s): rating_reads only for the latest final round" % (a["id"], a["round"], a["status"]))
+        for x in a["answers"]:
+            # assess show: "an answer whose claim the evidence contradicts counts at least high".
+            want = x["stated_risk"]
+            if x["claim"] == "contradicted" and RISK_RANK[want] < RISK_RANK["high"]:
+                want = "high"
+            is_(x["risk"], want, "assessment %d, %s: the risk the rating counts" % (a["id"], x["question_id"]))
+        is_(a["rating"], assessment_rating(a), "assessment %d: rated by the assessment rule" % a["id"])
+        mine = [c for c in report["claims"] if c["assessment_id"] == a["id"]]
+        contradicted = [c for c in mine if c["status"] == "contradicted"]
+        is_(a["contradicted_claims"], len(contradicted), "assessment %d: contradicted_claims counts its contradicted claims" % a["id"])
+        for x in a["answers"]:
+            per_q = {c["status"] for c in mine if c["question_id"] == x["question_id"]}
+            if len(per_q) == 1:
+                is_(x["claim"], per_q.pop(), "assessment %d, %s: the answer's claim is its claim's status" % (a["id"], x["question_id"]))
+            elif not per_q:
+                is_(x["claim"], None, "assessment %d, %s: no claim, none shown" % (a["id"], x["question_id"]))
+    return reads
+
+
+def check_claims(report, reads):
+    runs = report["probe_runs"]
+    newest = newest_results(runs)
+    ep_id = {e["name"]: e["id"] for e in report["endpoints"]}
+    ep_id.update({e["ref"]: e["id"] for e in report["endpoints"]})
+    by_run = {r["id"]: r for r in runs}
+    findings = {f["id"]: (r, f) for r in runs for f in r["findings"]}
+    for c in report["claims"]:
+        tag = "claim %s of assessment %d on %s" % (c["question_id"], c["assessment_id"], c["endpoint"])
+        eid = ep_id.get(c["endpoint"])
+        # assess show: "For each probe the newest completed result on the endpoint is judged."
+        for p in c["probes"]:
+            want_run = newest.get((eid, p["probe"]))
+            want_verdict = None
+            if want_run is not None:
+                want_verdict = next(r["verdict"] for r in by_run[want_run]["results"] if r["probe"] == p["probe"])
+            is_((p["run_id"], p["verdict"]), (want_run, want_verdict),
+                "%s: probe %s judged on the newest completed result" % (tag, p["probe"]))
+        # "contradicted when a finding that disproves it was raised ... and those findings are then cited"
+        for x in c["contradicting"]:
+            rf = findings.get(x["finding_id"])
+            ok = rf is not None and rf[1]["code"] == x["code"] and rf[0]["id"] == x["run_id"] and rf[1]["probe"] == x["probe"] \
+                and sorted(rf[1]["evidence"]) == sorted(x["evidence"]) and newest.get((eid, x["probe"])) == x["run_id"]
+            check(ok, "%s: cites finding %s %s of run %s, as that finding is in the bundle, from the newest result"
+                  % (tag, x["finding_id"], x["code"], x["run_id"]), x, rf and rf[1])
+        if c["status"] == "contradicted":
+            check(len(c["contradicting"]) > 0, "%s: contradicted, and the findings that disprove it are cited" % tag)
+        elif c["status"] == "confirmed":
+            # "confirmed only when every probe that tests it passed ... and nothing contradicts it"
+            check(c["contradicting"] == [] and c["probes"] and all(p["verdict"] == "pass" for p in c["probes"]),
+                  "%s: confirmed, every probe passed and nothing contradicts it" % tag, c["probes"], "all pass")
+        else:
+            check(c["contradicting"] == [], "%s: %s, nothing cited against it" % (tag, c["status"]), c["contradicting"], [])
+    # summary.claims: "the claims of the rounds the rating reads, with
+    # contradicted_not_rated counting the contradicted claims of rounds it does not read".
+    want = {s: 0 for s in ("confirmed", "contradicted", "untested", "consistent")}
+    not_rated = 0
+    for c in report["claims"]:
+        if c["assessment_id"] in reads:
+            want[c["status"]] += 1
+        elif c["status"] == "contradicted":
+            not_rated += 1
+    want["contradicted_not_rated"] = not_rated
+    is_(report["summary"]["claims"], want, "summary.claims counts the rated rounds' claims, a newer round's contradicted apart")
+    is_(sorted((c["assessment_id"], c["question_id"], c["endpoint"]) for c in report["summary"]["contradicted_claims"]),
+        sorted((c["assessment_id"], c["question_id"], c["endpoint"]) for c in report["claims"]
+               if c["assessment_id"] in reads and c["status"] == "contradicted"),
+        "summary.contradicted_claims: those of the rounds the rating reads")
+    return want
+
+
+def vendor_rating(report, open_findings, reads, claims):
+    """aivet(1), report: "the worst of each assessment's rating, unacceptable
+    for a critical or high open finding or a contradicted claim, concerns for a
+    medium open finding, and acceptable when probes ran and found nothing above
+    low; not-assessed when there is neither a final round nor a completed run"."""
+    parts = [a["rating"] for a in report["assessments"] if a["id"] in reads]
+    if any(r["status"] == "completed" for r in report["probe_runs"]):
+        parts.append("acceptable")
+    sev = {f["severity"] for f in open_findings}
+    if sev & {"critical", "high"} or claims["contradicted"]:
+        parts.append("unacceptable")
+    elif "medium" in sev:
+        parts.append("concerns")
+    return max(parts, key=lambda r: RATING_RANK[r], default="not-assessed")
+
+
+# ---- evidence ---------------------------------------------------------------
+
+def exchange_files(bundle, report):
+    ex = {}
+    for run in report["probe_runs"]:
+        for x in run["exchanges"]:
+            ex[x["evidence_id"]] = (run, x)
+    return ex
+
+
+def check_evidence(bundle, report):
+    exchanges = exchange_files(bundle, report)
+    for eid, (run, x) in sorted(exchanges.items()):
+        path = os.path.join(bundle, x["file"])
+        if not check(os.path.isfile(path), "exchange %d: its file %s is in the bundle" % (eid, x["file"])):
+            continue
+        is_(sha256_file(path), x["file_sha256"], "exchange %d: the file's SHA-256 is the one report.json gives" % eid)
+        body = load(path)
+        is_((body["evidence_id"], body["run_id"], body["probe"], body["seq"], body["tenant"]),
+            (eid, run["id"], x["probe"], x["seq"], x["tenant"]), "exchange %d: the file is that exchange" % eid)
+    files = {e["path"]: e for e in report["evidence_files"]}
+    for path, e in sorted(files.items()):
+        full = os.path.join(bundle, path)
+        check(os.path.isfile(full) and sha256_file(full) == e["sha256"] and os.path.getsize(full) == e["size"],
+              "evidence file %s: present with its SHA-256 and size" % path)
+    for run in report["probe_runs"]:
+        for f in run["findings"]:
+            for eid in f["evidence"]:
+                # report: "Each exchange the report cites as exchange-ID.json ... attached files as file-ID-NAME"
+                held = eid in exchanges or any(re.match(r"evidence/file-%d-" % eid, p) for p in files)
+                check(held, "finding %d (%s) cites evidence %d, which the bundle holds" % (f["id"], f["code"], eid))
+                if eid in exchanges:
+                    is_(exchanges[eid][0]["id"], run["id"], "finding %d: cited exchange %d is of its run" % (f["id"], eid))
+            if f["code"] == "LEAK_CROSS_TENANT":
+                check_leak(bundle, run, f, exchanges)
+
+
+def response_text(x):
+    r = x.get("response") or {}
+    parts = [r.get("body") if isinstance(r.get("body"), str) else json.dumps(r.get("body")),
+             r.get("body_excerpt") or ""]
+    return "".join(p for p in parts if p)
+
+
+def planted_by(x, nonce):
+    """Whether the request of exchange x carried the nonce: in its recipe's
+    nonces (a regenerated prompt) or in the request body the bundle holds."""
+    req = x.get("request") or {}
+    prompt = (req.get("recipe") or {}).get("prompt") or {}
+    return nonce in (prompt.get("nonces") or []) or (isinstance(req.get("body"), str) and nonce in req["body"])
+
+
+def received(x):
+    """The canaries a response holds: report(1) lists them (canaries) for
+    sealed leaked content; an open body is searched whole."""
+    r = x.get("response") or {}
+    return list(r.get("canaries") or []), response_text(x)
+
+
+def check_leak(bundle, run, f, exchanges):
+    """A leak cites a response holding another tenant's canary: each pair
+    "a response to tenant 'A' contained canaries that tenant 'B' sent" in the
+    finding's message is shown by a cited exchange of tenant A whose response
+    holds a nonce planted by an exchange of tenant B in the same run."""
+    files = {}
+    for eid, (r, x) in exchanges.items():
+        if r["id"] == run["id"]:
+            files[eid] = load(os.path.join(bundle, x["file"]))
+    pairs = re.findall(r"a response to tenant '([^']+)' contained canaries that tenant '([^']+)' sent", f["message"])
+    check(len(pairs) > 0, "finding %d LEAK_CROSS_TENANT says which tenant received whose canaries" % f["id"], f["message"])
+    for got_by, sent_by in pairs:
+        senders = [x for x in files.values() if x["tenant"] == sent_by]
+        shown = []
+        for eid in f["evidence"]:
+            x = files.get(eid)
+            if x is None or x["tenant"] != got_by:
+                continue
+            canaries, text = received(x)
+            cands = canaries or [n for s in senders for n in
+                                 ((s["request"].get("recipe") or {}).get("prompt") or {}).get("nonces") or []]
+            if any(n in text and any(planted_by(s, n) for s in senders) for n in cands):
+                shown.append(eid)
+        check(got_by != sent_by and shown,
+              "finding %d: a cited response to %s holds a canary %s planted (exchanges %s)"
+              % (f["id"], got_by, sent_by, shown), f["evidence"], "an exchange of %s holding a nonce of %s" % (got_by, sent_by))
+
+
+# ---- the database -------------------------------------------------------------
+
+def check_db(db, report):
+    con = sqlite3.connect("file:%s?mode=ro" % db, uri=True)
+    run_ids = [r["id"] for r in report["probe_runs"]]
+    marks = ",".join("?" * len(run_ids)) or "NULL"
+    rows = con.execute("SELECT id, run_id, probe, code, severity FROM finding WHERE run_id IN (%s) ORDER BY id" % marks,
+                       run_ids).fetchall()
+    got = sorted((f["id"], r["id"], f["probe"], f["code"], f["severity"]) for r in report["probe_runs"] for f in r["findings"])
+    is_(got, [tuple(x) for x in rows], "every finding the database holds for the report's runs, as recorded")
+    ev = {}
+    for fid, eid in con.execute("SELECT finding_id, evidence_id FROM finding_evidence"):
+        ev.setdefault(fid, []).append(eid)
+    for r in report["probe_runs"]:
+        for f in r["findings"]:
+            is_(sorted(f["evidence"]), sorted(ev.get(f["id"], [])), "finding %d: the evidence the database links to it" % f["id"])
+        row = con.execute("SELECT status, endpoint_id, started_at, tokens_in, tokens_out FROM probe_run WHERE id = ?",
+                          (r["id"],)).fetchone()
+        is_(list(row), [r["status"], r["endpoint_id"], r["started_at"], r["tokens_in"], r["tokens_out"]],
+            "run %d: status, endpoint, start and tokens as recorded" % r["id"])
+        res = con.execute("SELECT probe, verdict FROM probe_result WHERE run_id = ? ORDER BY probe", (r["id"],)).fetchall()
+        is_(sorted((x["probe"], x["verdict"]) for x in r["results"]), [tuple(x) for x in res],
+            "run %d: each probe's verdict as recorded" % r["id"])
+    con.close()
+
+
+# ---- rendered forms -------------------------------------------------------------
+
+def md_table_after(md, heading):
+    """The rows of the first table after a heading line, each a list of cells."""
+    lines = md.split("\n")
+    try:
+        i = next(n for n, l in enumerate(lines) if l.startswith(heading))
+    except StopIteration:
+        return None
+    rows = []
+    for l in lines[i + 1:]:
+        if l.startswith("#"):
+            break
+        if l.startswith("|"):
+            rows.append([c.strip() for c in l.strip().strip("|").split("|")])
+        elif rows:
+            break
+    return rows[2:] if len(rows) >= 2 else []
+
+
+SUMMARY_COLS = ["open critical", "open high", "open medium", "open low", "open info",
+                "claims confirmed", "claims contradicted", "claims untested", "claims consistent"]
+
+
+def summary_numbers(report):
+    s = report["summary"]
+    return [str(s["findings"][k]) for k in SEVERITIES] + \
+        [str(s["claims"][k]) for k in ("confirmed", "contradicted", "untested", "consistent")]
+
+
+def check_md(bundle, report):
+    with open(os.path.join(bundle, "report.md"), encoding="utf-8") as f:
+        md = f.read()
+    want = summary_numbers(report)
+    rows = md_table_after(md, "| open critical |")
+    # md_table_after skips two lines (header and rule) after the heading line; the heading is the header here.
+    lines = md.split("\n")
+    i = next((n for n, l in enumerate(lines) if l.startswith("| open critical |")), None)
+    got = None if i is None else [c.strip() for c in lines[i + 2].strip().strip("|").split("|")]
+    is_(got, want, "report.md: the summary table's counts are report.json's")
+    m = re.search(r"^Overall rating: \*\*([a-z-]+)\*\*", md, re.M)
+    is_(m and m.group(1), report["summary"]["rating"], "report.md: the overall rating")
+    rows = md_table_after(md, "## Open findings") or []
+    is_([(r[0], r[1], r[2], r[3]) for r in rows],
+        [(f["severity"], f["code"], f["probe"], str(f["run_id"])) for f in report["findings"]],
+        "report.md: the open findings table, row for row")
+    rows = md_table_after(md, "### Critical and high findings") or []
+    is_([(r[1], r[3]) for r in rows], [(f["code"], str(f["run_id"])) for f in report["summary"]["critical_findings"]],
+        "report.md: the critical and high findings")
+    rows = md_table_after(md, "## Superseded findings") or []
+    is_([(r[1], r[3], r[4]) for r in rows],
+        [(f["code"], str(f["run_id"]), str(f["superseded_by_run"])) for f in report["superseded_findings"]],
+        "report.md: the superseded findings with the run that replaced each")
+    # Each finding row cites the evidence report.json gives it.
+    for r, f in zip(md_table_after(md, "## Open findings") or [], report["findings"]):
+        cited = sorted(int(x) for x in re.findall(r"\(evidence/exchange-(\d+)\.json\)", r[-1]))
+        held = sorted(e for e in f["evidence"] if os.path.isfile(os.path.join(bundle, "evidence/exchange-%d.json" % e)))
+        is_(cited, held, "report.md: finding %d cites the exchanges report.json gives" % f["id"])
+    rows = md_table_after(md, "## Claims against evidence") or []
+    is_(sorted((r[0], r[1].split(" (")[0], r[4]) for r in rows),
+        sorted((c["question_id"], "round %d of assessment %d" % (round_of(report, c["assessment_id"]), c["assessment_id"]), c["status"])
+               for c in report["claims"]),
+        "report.md: each claim with its round and status")
+    not_rated = report["summary"]["claims"]["contradicted_not_rated"]
+    if not_rated:
+        like = re.search(r"Of the rounds the rating reads; (\d+) more in a round it does not read", md)
+        is_(like and int(like.group(1)), not_rated, "report.md: the contradicted claims of rounds the rating does not read")
+    return md
+
+
+def round_of(report, aid):
+    return next(a["round"] for a in report["assessments"] if a["id"] == aid)
+
+
+def check_html(bundle, report):
+    with open(os.path.join(bundle, "report.html"), encoding="utf-8") as f:
+        doc = f.read().replace("\n", "")
+    head = "".join("<th>%s</th>" % c for c in SUMMARY_COLS) + "</tr><tr>"
+    i = doc.find(head)
+    got = None
+    if i >= 0:
+        row = doc[i + len(head):].split("</tr>")[0]
+        got = [html.unescape(x) for x in re.findall(r"<td>([^<]*)</td>", row)]
+    is_(got, summary_numbers(report), "report.html: the summary table's counts are report.json's")
+    check(re.search(r">%s<" % re.escape(report["summary"]["rating"]), doc) is not None,
+          "report.html: the overall rating %s is shown" % report["summary"]["rating"])
+    for f in report["findings"]:
+        for e in f["evidence"]:
+            if os.path.isfile(os.path.join(bundle, "evidence/exchange-%d.json" % e)):
+                check('href="evidence/exchange-%d.json"' % e in doc, "report.html: links cited exchange %d" % e)
+
+
+def check_cli(report, show, lst):
+    """vendor show: "its open findings counted by severity (the counts a
+    report's summary.findings gives)"; vendor list: the same rating everywhere."""
+    s = report["summary"]
+    if show is not None:
+        is_(show["open_findings"], s["findings"], "vendor show --json: open_findings are the report's summary.findings")
+        is_(show["rating"], s["rating"], "vendor show --json: the report's rating")
+        is_(show["rating_basis"], s["rating_basis"], "vendor show --json: the report's rating basis")
+        is_(show.get("since_approval"), s["since_approval"], "vendor show --json: since_approval as the report gives it")
+    if lst is not None:
+        v = next((v for v in lst if v["id"] == report["vendor"]["id"]), None)
+        is_(v and (v["rating"], v["rating_basis"], v["since_approval"]),
+            (s["rating"], s["rating_basis"], s["since_approval"]), "vendor list --json: the report's rating, basis and since_approval")
+    is_(s["open_findings"], s["findings"], "summary.open_findings (as vendor list gives them) equal summary.findings")
+
+
+def cmd_report(a):
+    bundle = a.bundle
+    report = load(os.path.join(bundle, "report.json"))
+    is_(report["format"], "aivet-report/1", "report.json is an aivet-report/1")
+    open_findings = check_open(report)
+    reads = check_assessments(report)
+    claims = check_claims(report, reads)
+    is_(report["summary"]["rating"], vendor_rating(report, open_findings, reads, claims),
+        "summary.rating is the worst of the rated rounds, the open findings and the contradicted claims")
+    check_evidence(bundle, report)
+    if a.db:
+        check_db(a.db, report)
+    check_md(bundle, report)
+    check_html(bundle, report)
+    if a.all_runs:
+        check_cli(report, a.vendor_show and load(a.vendor_show), a.vendor_list and load(a.vendor_list))
+
+
+# ---- cost plans -------------------------------------------------------------------
+
+def usd(tokens, price):
+    return tokens * price / 1e6
+
+
+def cmd_plan(a):
+    """aivet(1), probe run: the plan gives requests and tokens per probe and in
+    all, and "the cost of both when the endpoint has prices" (per million
+    tokens); without prices the cost is null."""
+    plan = load(a.json)
+    for k in ("requests", "tokens_in", "tokens_in_expected", "tokens_out"):
+        is_(plan[k], sum(p[k] for p in plan["probes"]), "plan: %s is the sum over the probes" % k)
+    is_(plan["largest_prompt_tokens"] <= plan["tokens_in"], True, "plan: the largest prompt is within the input tokens")
+    priced = a.price_in is not None and a.price_out is not None
+    if not priced:
+        is_((plan["cost_usd"], plan["cost_usd_expected"]), (None, None), "plan: no prices, no cost")
+    else:
+        want = usd(plan["tokens_in"], a.price_in) + usd(plan["tokens_out"], a.price_out)
+        check(plan["cost_usd"] is not None and abs(plan["cost_usd"] - want) < 1e-6 + 1e-9 * want,
+              "plan: cost_usd is tokens_in x %g + tokens_out x %g per million" % (a.price_in, a.price_out), plan["cost_usd"], want)
+        cached = plan.get("tokens_in_cached_expected") or 0
+        if a.price_cached is None:
+            cached = 0
+        want_e = usd(plan["tokens_in_expected"] - cached, a.price_in) + usd(cached, a.price_cached or 0) \
+            + usd(plan["tokens_out"], a.price_out)
+        check(plan["cost_usd_expected"] is not None and abs(plan["cost_usd_expected"] - want_e) < 1e-6 + 1e-9 * want_e,
+              "plan: cost_usd_expected prices the expected input the same way", plan["cost_usd_expected"], want_e)
+    if a.text:
+        with open(a.text, encoding="utf-8") as f:
+            text = f.read()
+        for p in plan["probes"]:
+            line = next((l for l in text.split("\n") if re.match(r"\s*%s\s" % re.escape(p["name"]), l)), None)
+            nums = [int(x.replace(",", "")) for x in re.findall(r"\d[\d,]*", line or "")]
+            check(line is not None and p["requests"] in nums and p["tokens_in"] in nums and p["tokens_out"] in nums,
+                  "plan text: %s shows %d requests, %d tokens in, %d out" % (p["name"], p["requests"], p["tokens_in"], p["tokens_out"]),
+                  line, p)
+        if priced:
+            shown = ["%.2f" % plan["cost_usd"], "%.2f" % plan["cost_usd_expected"]]
+            check(all(("USD " + s) in text or ("$" + s) in text for s in shown),
+                  "plan text: the costs USD %s and USD %s" % tuple(shown), text[-800:], shown)
+        else:
+            check("USD" not in text and "$" not in text, "plan text: no cost without prices", text[-400:], "no USD")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    r = sub.add_parser("report")
+    r.add_argument("--bundle", required=True)
+    r.add_argument("--db")
+    r.add_argument("--vendor-show")
+    r.add_argument("--vendor-list")
+    r.add_argument("--all-runs", action="store_true", help="the report covers every run: the CLI must agree")
+    p = sub.add_parser("plan")
+    p.add_argument("--json", required=True)
+    p.add_argument("--text")
+    p.add_argument("--price-in", type=float)
+    p.add_argument("--price-out", type=float)
+    p.add_argument("--price-cached", type=float)
+    a = ap.parse_args()
+    {"report": cmd_report, "plan": cmd_plan}[a.cmd](a)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

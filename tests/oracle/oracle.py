@@ -8,7 +8,8 @@
 # scenario scripts beside it number them. Python's standard library only.
 #
 #   oracle.py report --bundle DIR [--db DB] [--vendor-show JSON] [--vendor-list JSON] [--all-runs]
-#   oracle.py plan --json FILE --text FILE [--price-in USD --price-out USD]
+#   oracle.py plan --json FILE --text FILE [--price-in USD --price-out USD [--price-cached USD]]
+#   oracle.py billed --show JSON [--text FILE]
 #
 # Each check names, in its comment, the sentence of aivet(1) it rests on.
 
@@ -508,18 +509,49 @@ def cmd_plan(a):
     if a.text:
         with open(a.text, encoding="utf-8") as f:
             text = f.read()
-        for p in plan["probes"]:
+        total = dict(name="total", requests=plan["requests"], tokens_in=plan["tokens_in"], tokens_out=plan["tokens_out"])
+        for p in plan["probes"] + [total]:
             line = next((l for l in text.split("\n") if re.match(r"\s*%s\s" % re.escape(p["name"]), l)), None)
             nums = [int(x.replace(",", "")) for x in re.findall(r"\d[\d,]*", line or "")]
             check(line is not None and p["requests"] in nums and p["tokens_in"] in nums and p["tokens_out"] in nums,
                   "plan text: %s shows %d requests, %d tokens in, %d out" % (p["name"], p["requests"], p["tokens_in"], p["tokens_out"]),
                   line, p)
+        line = next((l for l in text.split("\n") if re.match(r"\s*expected\s", l)), "")
+        is_(re.findall(r"^\s*expected\s+([\d,]+) tokens in", line) == ["{:,}".format(plan["tokens_in_expected"])], True,
+            "plan text: the expected input, %d tokens" % plan["tokens_in_expected"])
         if priced:
             shown = ["%.2f" % plan["cost_usd"], "%.2f" % plan["cost_usd_expected"]]
             check(all(("USD " + s) in text or ("$" + s) in text for s in shown),
                   "plan text: the costs USD %s and USD %s" % tuple(shown), text[-800:], shown)
         else:
             check("USD" not in text and "$" not in text, "plan text: no cost without prices", text[-400:], "no USD")
+
+
+def cmd_billed(a):
+    """aivet(1), probe run: "A priced plan keeps the prices it was made at ...
+    and the run (probe show --json) gives billed {tokens_in, tokens_out,
+    cost_usd}, the billed tokens at those prices (null without them); the text
+    says it as billed by the vendor: N tokens in, M out, USD x.xx"."""
+    show = load(a.show)
+    plan, billed = show["plan"], show["billed"]
+    is_((billed["tokens_in"], billed["tokens_out"]), (plan["billed"]["tokens_in"], plan["billed"]["tokens_out"]),
+        "probe show: billed tokens are the ones the run's plan kept")
+    pin, pout = plan.get("price_in_per_mtok"), plan.get("price_out_per_mtok")
+    if pin is None or pout is None:
+        is_(billed["cost_usd"], None, "probe show: no prices in the plan, no billed cost")
+        want = None
+    else:
+        want = usd(billed["tokens_in"], pin) + usd(billed["tokens_out"], pout)
+        check(billed["cost_usd"] is not None and abs(billed["cost_usd"] - want) < 1e-6,
+              "probe show: billed cost_usd is the billed tokens at the plan's prices (%g, %g per million)" % (pin, pout),
+              billed["cost_usd"], want)
+    if a.text:
+        with open(a.text, encoding="utf-8") as f:
+            text = f.read()
+        line = "billed by the vendor: {:,} tokens in, {:,} out".format(billed["tokens_in"], billed["tokens_out"])
+        if want is not None:
+            line += ", USD %.2f" % want
+        check(line in text, "probe show text: " + line, text[:400], line)
 
 
 def main():
@@ -537,8 +569,11 @@ def main():
     p.add_argument("--price-in", type=float)
     p.add_argument("--price-out", type=float)
     p.add_argument("--price-cached", type=float)
+    b = sub.add_parser("billed")
+    b.add_argument("--show", required=True)
+    b.add_argument("--text")
     a = ap.parse_args()
-    {"report": cmd_report, "plan": cmd_plan}[a.cmd](a)
+    {"report": cmd_report, "plan": cmd_plan, "billed": cmd_billed}[a.cmd](a)
     return 1 if failures else 0
 
 

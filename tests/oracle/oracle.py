@@ -309,6 +309,7 @@ def check_leak(bundle, run, f, exchanges):
             files[eid] = load(os.path.join(bundle, x["file"]))
     pairs = re.findall(r"a response to tenant '([^']+)' contained canaries that tenant '([^']+)' sent", f["message"])
     check(len(pairs) > 0, "finding %d LEAK_CROSS_TENANT says which tenant received whose canaries" % f["id"], f["message"])
+    check_leak_details(run, files, f)
     for got_by, sent_by in pairs:
         senders = [x for x in files.values() if x["tenant"] == sent_by]
         shown = []
@@ -324,6 +325,26 @@ def check_leak(bundle, run, f, exchanges):
         check(got_by != sent_by and shown,
               "finding %d: a cited response to %s holds a canary %s planted (exchanges %s)"
               % (f["id"], got_by, sent_by, shown), f["evidence"], "an exchange of %s holding a nonce of %s" % (got_by, sent_by))
+
+
+def check_leak_details(run, files, f):
+    """The canary probe's record of each leak (probe_result.details.leaks:
+    nonce, owner_tenant and the exchange that planted it, found_in and
+    found_by) against the exchanges themselves; a leak to another tenant is
+    cited by its finding."""
+    res = next((r for r in run["results"] if r["probe"] == f["probe"]), None)
+    leaks = ((res or {}).get("details") or {}).get("leaks") or []
+    for l in leaks:
+        got, owner = files.get(l["found_in"]), files.get(l["evidence"])
+        ok = got is not None and owner is not None and got["tenant"] == l["found_by"] \
+            and l["nonce"] in response_text(got) and owner["tenant"] == l["owner_tenant"] \
+            and planted_by(owner, l["nonce"]) and l["other_tenant"] == (l["owner_tenant"] != l["found_by"])
+        check(ok, "run %d: leak of %s found in exchange %s (%s), planted by exchange %s (%s), as the exchanges show"
+              % (run["id"], l["nonce"], l["found_in"], l["found_by"], l["evidence"], l["owner_tenant"]), l)
+        if l["other_tenant"]:
+            check(l["found_in"] in f["evidence"] and l["evidence"] in f["evidence"],
+                  "finding %d cites the response %s that leaked and the request %s it came from"
+                  % (f["id"], l["found_in"], l["evidence"]), f["evidence"], [l["found_in"], l["evidence"]])
 
 
 # ---- the database -------------------------------------------------------------

@@ -21,6 +21,8 @@ import os
 import re
 import sqlite3
 import sys
+from datetime import datetime, timedelta, timezone
+from zoneinfo import ZoneInfo
 
 SEVERITIES = ["critical", "high", "medium", "low", "info"]
 # aivet(1), assess: "An assessment is rated on one scale ... unacceptable ...;
@@ -347,6 +349,110 @@ def check_leak_details(run, files, f):
                   % (f["id"], l["found_in"], l["evidence"]), f["evidence"], [l["found_in"], l["evidence"]])
 
 
+# ---- incident clocks ---------------------------------------------------------
+
+def instant(t):
+    """An ISO 8601 time with its zone (Z or +hh:mm), as a UTC datetime."""
+    if t is None:
+        return None
+    return datetime.fromisoformat(t.replace("Z", "+00:00")).astimezone(timezone.utc)
+
+
+DAY = timedelta(days=1)
+
+
+def hhs_annual(discovered, zone):
+    """aivet(1), hhs: fewer than 500 individuals: 60 days after the end of the
+    calendar year of discovery, "all of 1 March, or of 29 February in a leap
+    year", the year and the day the organisation's zone's. The date, and the
+    instant the day ends (midnight starting the next day in that zone)."""
+    year = discovered.astimezone(zone).year + 1
+    first = datetime(year, 1, 1, tzinfo=zone)
+    day = first + timedelta(days=59)  # day 60 of the year: 1 March, or 29 February in a leap year
+    end = datetime(day.year, day.month, day.day, tzinfo=zone) + DAY
+    return day.strftime("%Y-%m-%d"), end.astimezone(timezone.utc)
+
+
+def want_clocks(inc, zone, zone_name):
+    """Each clock's applies, start and due from the incident's facts, the
+    stricter case assumed for an unknown fact (aivet(1), Notification clocks:
+    PHI unknown counts as involved, an unknown number of individuals as 500 or
+    more, EU data unknown as involved, the vendor's notice time unknown as 24 hours)."""
+    disc = instant(inc["discovered_at"])
+    phi = inc["phi"] != "no"
+    n, residents = inc["individuals"], inc["state_residents"]
+    sixty = disc + timedelta(days=60)
+    w = {"hipaa-individuals": (phi, disc, sixty, None)}
+    if n is None or n >= 500:
+        w["hhs"] = (phi, disc, sixty, None)
+    else:
+        date, end = hhs_annual(disc, zone)
+        w["hhs"] = (phi, disc, end, date)
+    media = residents > 500 if residents is not None else (n is None or n > 500)
+    w["media"] = (phi and media, disc, sixty, None)
+    start = instant(inc["vendor_discovered_at"]) or disc
+    sla = inc["vendor_sla"]
+    if sla is None:
+        w["vendor-sla"] = (True, start, start + timedelta(hours=24), None)
+    elif sla["value"] == "none":
+        w["vendor-sla"] = (False, None, None, None)
+    else:
+        w["vendor-sla"] = (True, start, start + timedelta(seconds=sla["seconds"]), None)
+    w["gdpr-sa"] = (inc["eu_data"] is not False, disc, disc + timedelta(hours=72), None)
+    return w
+
+
+def stopping_entry(inc, clock):
+    """vendor-sla: "Stopped by the earliest vendor-notice entry"; another clock
+    by the earliest notification-sent entry naming it."""
+    cands = [e for e in inc["timeline"]
+             if (clock == "vendor-sla" and e["kind"] == "vendor-notice")
+             or (e["kind"] == "notification-sent" and clock in ((e.get("details") or {}).get("clocks") or []))]
+    return min(cands, key=lambda e: (instant(e["at_utc"]), e["id"]), default=None)
+
+
+def check_incidents(report, md, doc):
+    zone_name = report["organisation_timezone"]
+    zone = ZoneInfo(zone_name) if zone_name else timezone.utc
+    for inc in report["incidents"]:
+        is_(inc["as_of"], report["generated_at"], "incident %d: clocks as of the report's generated_at" % inc["id"])
+        as_of = instant(inc["as_of"])
+        want = want_clocks(inc, zone, zone_name)
+        is_(sorted(c["id"] for c in inc["clocks"]), sorted(want), "incident %d: the five clocks" % inc["id"])
+        for c in inc["clocks"]:
+            applies, start, due, date = want[c["id"]]
+            tag = "incident %d, %s" % (inc["id"], c["id"])
+            got = (c["applies"], instant(c["start"]), instant(c["due"]), c["due_date"])
+            check(got == (applies, start if applies else None, due if applies else None, date if applies else None),
+                  "%s: applies, start, due and due_date from the facts" % tag,
+                  [c["applies"], c["start"], c["due"], c["due_date"]],
+                  [applies, start and start.isoformat(), due and due.isoformat(), date])
+            if not applies:
+                is_(c["state"], "not-applicable", "%s: not applicable" % tag)
+                continue
+            stop = stopping_entry(inc, c["id"])
+            if stop is not None and instant(stop["at_utc"]) <= as_of:
+                at = instant(stop["at_utc"])
+                is_((c["state"], c["stopped_by_entry"], instant(c["stopped_at"]), c["seconds_left"]),
+                    ("met" if at <= due else "late", stop["id"], at, int((due - at).total_seconds())),
+                    "%s: stopped by entry %d, met or late by its time" % (tag, stop["id"]))
+            else:
+                is_((c["state"], c["stopped_at"], c["seconds_left"]),
+                    ("overdue" if as_of >= due else "running", None, int((due - as_of).total_seconds())),
+                    "%s: running or overdue, the seconds left to its due time" % tag)
+            # due_text: a date as "by DATE, end of day ZONE" (UTC assumed and said
+            # so until a zone is set); else the instant, in the organisation's zone.
+            if date is not None:
+                where = zone_name if zone_name else "UTC (assumed: no zone set)"
+                is_(c["due_text"], "by %s, end of day %s" % (date, where), "%s: the due text names the day and its zone" % tag)
+            else:
+                is_(instant((c["due_text"] or "").split(" ")[0] or None), due, "%s: the due text is the due instant" % tag)
+            if c["due_text"] is None:
+                continue
+            check(c["due_text"] in md, "%s: report.md shows the due text %s" % (tag, c["due_text"]))
+            check(html.escape(c["due_text"], quote=False) in doc, "%s: report.html shows the due text" % tag)
+
+
 # ---- the database -------------------------------------------------------------
 
 def check_db(db, report):
@@ -463,6 +569,7 @@ def check_html(bundle, report):
         for e in f["evidence"]:
             if os.path.isfile(os.path.join(bundle, "evidence/exchange-%d.json" % e)):
                 check('href="evidence/exchange-%d.json"' % e in doc, "report.html: links cited exchange %d" % e)
+    return doc
 
 
 def check_cli(report, show, lst):
@@ -493,8 +600,9 @@ def cmd_report(a):
     check_evidence(bundle, report)
     if a.db:
         check_db(a.db, report)
-    check_md(bundle, report)
-    check_html(bundle, report)
+    md = check_md(bundle, report)
+    doc = check_html(bundle, report)
+    check_incidents(report, md, doc)
     if a.all_runs:
         check_cli(report, a.vendor_show and load(a.vendor_show), a.vendor_list and load(a.vendor_list))
 

@@ -25,10 +25,9 @@ from datetime import datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 SEVERITIES = ["critical", "high", "medium", "low", "info"]
-# aivet(1), assess: "An assessment is rated on one scale ... unacceptable ...;
-# otherwise incomplete ...; otherwise concerns ...; otherwise acceptable."
-# The vendor's rating is "the worst of" these, so the scale orders them.
-RATING_RANK = {"not-assessed": 0, "acceptable": 1, "concerns": 2, "incomplete": 3, "unacceptable": 4}
+# aivet(1), report: the vendor's rating is "the worst of" the ratings below, in
+# this order of concern: unacceptable, concerns, incomplete, acceptable, not-assessed.
+RATING_RANK = {"not-assessed": 0, "acceptable": 1, "incomplete": 2, "concerns": 3, "unacceptable": 4}
 RISK_RANK = {None: -1, "none": 0, "low": 1, "medium": 2, "high": 3, "critical": 4}
 
 failures = 0
@@ -563,8 +562,8 @@ def check_html(bundle, report):
         row = doc[i + len(head):].split("</tr>")[0]
         got = [html.unescape(x) for x in re.findall(r"<td>([^<]*)</td>", row)]
     is_(got, summary_numbers(report), "report.html: the summary table's counts are report.json's")
-    check(re.search(r">%s<" % re.escape(report["summary"]["rating"]), doc) is not None,
-          "report.html: the overall rating %s is shown" % report["summary"]["rating"])
+    m = re.search(r"Overall rating: <span [^>]*>([a-z-]+)</span>", doc)
+    is_(m and m.group(1), report["summary"]["rating"], "report.html: the overall rating")
     for f in report["findings"]:
         for e in f["evidence"]:
             if os.path.isfile(os.path.join(bundle, "evidence/exchange-%d.json" % e)):

@@ -275,6 +275,40 @@ def check_evidence(bundle, report):
                     is_(exchanges[eid][0]["id"], run["id"], "finding %d: cited exchange %d is of its run" % (f["id"], eid))
             if f["code"] == "LEAK_CROSS_TENANT":
                 check_leak(bundle, run, f, exchanges)
+            if f["code"] == "KV_POOL_BELOW_CONTEXT":
+                check_pool(bundle, report, run, f, exchanges)
+            if f["code"] == "OVERSIZE_ACCEPTED":
+                # "a prompt twice the advertised context got HTTP 200": a cited answer is a 200.
+                st = [load(os.path.join(bundle, exchanges[e][1]["file"]))["response"]["status"]
+                      for e in f["evidence"] if e in exchanges]
+                check(200 in st, "finding %d OVERSIZE_ACCEPTED cites an exchange answered HTTP 200" % f["id"], st, 200)
+
+
+def number(text):
+    return int(text.replace(",", ""))
+
+
+def check_pool(bundle, report, run, f, exchanges):
+    """KV_POOL_BELOW_CONTEXT: the pool the line gives is the engine's own
+    max_total_num_tokens in the cited response, below the endpoint's context."""
+    m = re.search(r"max_total_num_tokens ([\d,]+) .* advertised context of ([\d,]+) tokens", f["message"])
+    if not check(m is not None, "finding %d KV_POOL_BELOW_CONTEXT gives the pool and the context" % f["id"], f["message"]):
+        return
+    pool, ctx = number(m.group(1)), number(m.group(2))
+    # The context advertised when the run was made is the one its result recorded;
+    # the endpoint's record in the report is today's (a fix may have changed it).
+    res = next((r for r in run["results"] if r["probe"] == f["probe"]), {})
+    advertised = (res.get("details") or {}).get("advertised_context")
+    is_((ctx, pool < ctx), (advertised, True), "finding %d: the pool is below the context advertised at the run" % f["id"])
+    shown = []
+    for e in f["evidence"]:
+        if e in exchanges:
+            body = load(os.path.join(bundle, exchanges[e][1]["file"]))["response"].get("body")
+            try:
+                shown.append(json.loads(body).get("max_total_num_tokens"))
+            except (TypeError, ValueError, AttributeError):
+                shown.append(None)
+    check(pool in shown, "finding %d: the cited engine response says max_total_num_tokens %d" % (f["id"], pool), shown, pool)
 
 
 def response_text(x):

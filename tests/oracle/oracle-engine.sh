@@ -23,32 +23,33 @@ is "$rc $(jq -r '[.probes[] | .findings[] | "\(.code):\(.severity)"] | join(" ")
 
 "$AIVET" key generate --no-password >/dev/null
 approver_key bob
-"$AIVET" --actor alice assess start X llm-inference-isolation >/dev/null
-"$AIVET" --actor alice assess answer 1 kv_cache_scope per_tenant >/dev/null
-"$AIVET" --actor alice assess answer 1 cache_isolation_tested yes >/dev/null
+"$AIVET" assess start X llm-inference-isolation >/dev/null
+"$AIVET" assess answer 1 kv_cache_scope per_tenant >/dev/null
+"$AIVET" assess answer 1 cache_isolation_tested yes >/dev/null
 for qa in kv_pages_cleared=no context_capacity_check=every_node_every_change over_limit_behaviour=error \
 	release_tests_inspect_content=content pd_disaggregated=yes prompt_logging=metadata_only \
 	training_on_customer_data=no exposure_notification_time=24h exposure_notification_channel=direct \
 	past_cross_tenant_incidents=no kv_transfer_checked=yes log_retention=30d; do
-	"$AIVET" --actor alice assess answer 1 "${qa%%=*}" "${qa#*=}" >/dev/null
+	"$AIVET" assess answer 1 "${qa%%=*}" "${qa#*=}" >/dev/null
 done
-"$AIVET" --actor alice assess submit 1 >/dev/null && "$AIVET" --actor bob assess approve 1 >/dev/null && rc=0 || rc=$?
-is "$rc" 0 "the round is submitted and approved"
+"$AIVET" assess submit 1 >/dev/null
+run --actor bob assess approve 1
+is "$rc:$errout" "0:" "the round is submitted and approved by another"
 "$AIVET" report X --out "$T/final" >/dev/null && rc=0 || rc=$?
 is "$rc" 0 "the report of the final round"
 "$AIVET" vendor show X --json >"$T/show.json"
 "$AIVET" vendor list --json >"$T/list.json"
-oracle_check report --bundle "$T/final" --db "$AIVET_DB" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --all-runs
+oracle_check report --bundle "$T/final" --db "$(oracle_db)" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --all-runs
 is "$(jq -c '.summary.claims' "$T/final/report.json")" \
 	'{"confirmed":0,"contradicted":3,"untested":4,"consistent":0,"contradicted_not_rated":0}' \
 	"the cache claims fall to the recovery, the capacity check to the pool; four claims no probe here tests"
 
-"$AIVET" --actor carol assess reopen 1 >/dev/null
+run --actor carol assess reopen 1
 "$AIVET" report X --out "$T/draft" >/dev/null && rc=0 || rc=$?
 is "$rc" 0 "the report with a newer draft"
 "$AIVET" vendor show X --json >"$T/show.json"
 "$AIVET" vendor list --json >"$T/list.json"
-oracle_check report --bundle "$T/draft" --db "$AIVET_DB" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --all-runs
+oracle_check report --bundle "$T/draft" --db "$(oracle_db)" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --all-runs
 is "$(jq -c '[.summary.claims.contradicted, .summary.claims.contradicted_not_rated]' "$T/draft/report.json")" '[3,3]' \
 	"the draft's three contradicted claims are counted apart"
 done_testing

@@ -406,7 +406,7 @@ def hhs_annual(discovered, zone):
     return day.strftime("%Y-%m-%d"), end.astimezone(timezone.utc)
 
 
-def want_clocks(inc, zone, zone_name):
+def want_clocks(inc, zone):
     """Each clock's applies, start and due from the incident's facts, the
     stricter case assumed for an unknown fact (aivet(1), Notification clocks:
     PHI unknown counts as involved, an unknown number of individuals as 500 or
@@ -450,7 +450,7 @@ def check_incidents(report, md, doc):
     for inc in report["incidents"]:
         is_(inc["as_of"], report["generated_at"], "incident %d: clocks as of the report's generated_at" % inc["id"])
         as_of = instant(inc["as_of"])
-        want = want_clocks(inc, zone, zone_name)
+        want = want_clocks(inc, zone)
         is_(sorted(c["id"] for c in inc["clocks"]), sorted(want), "incident %d: the five clocks" % inc["id"])
         for c in inc["clocks"]:
             applies, start, due, date = want[c["id"]]
@@ -546,8 +546,7 @@ def check_md(bundle, report):
     with open(os.path.join(bundle, "report.md"), encoding="utf-8") as f:
         md = f.read()
     want = summary_numbers(report)
-    rows = md_table_after(md, "| open critical |")
-    # md_table_after skips two lines (header and rule) after the heading line; the heading is the header here.
+    # The summary table has no heading of its own: its values are two lines below its header.
     lines = md.split("\n")
     i = next((n for n, l in enumerate(lines) if l.startswith("| open critical |")), None)
     got = None if i is None else [c.strip() for c in lines[i + 2].strip().strip("|").split("|")]

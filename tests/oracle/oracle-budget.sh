@@ -39,5 +39,7 @@ is "$(jq -c '[.billed.cost_usd, .plan.price_in_per_mtok]' "$T/show.json")" '[nul
 is "$rc" 0 "the report of both runs is written"
 "$AIVET" vendor show V --json >"$T/vshow.json"
 "$AIVET" vendor list --json >"$T/vlist.json"
-oracle_check report --bundle "$T/bundle" --db "$AIVET_DB" --vendor-show "$T/vshow.json" --vendor-list "$T/vlist.json" --all-runs
+"$AIVET" vendor show V >"$T/vshow.txt"
+"$AIVET" vendor list >"$T/vlist.txt"
+oracle_check report --bundle "$T/bundle" --db "$AIVET_DB" --vendor-show "$T/vshow.json" --vendor-list "$T/vlist.json" --vendor-show-text "$T/vshow.txt" --vendor-list-text "$T/vlist.txt" --all-runs
 done_testing

@@ -16,7 +16,9 @@ is "$rc" 0 "aivet demo --quick builds the scenario"
 is "$rc" 0 "the report over every run is written"
 "$AIVET" --db "$DB" vendor show demo-vendor --json >"$T/show.json"
 "$AIVET" --db "$DB" vendor list --json >"$T/list.json"
-oracle_check report --bundle "$T/all" --db "$DB" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --all-runs
+"$AIVET" --db "$DB" vendor show demo-vendor >"$T/show.txt"
+"$AIVET" --db "$DB" vendor list >"$T/list.txt"
+oracle_check report --bundle "$T/all" --db "$DB" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --vendor-show-text "$T/show.txt" --vendor-list-text "$T/list.txt" --all-runs
 is "$(jq -r '.summary.rating' "$T/all/report.json") $(jq '.superseded_findings | length' "$T/all/report.json")" "acceptable 4" \
 	"the fixed run supersedes the four findings"
 

@@ -39,7 +39,9 @@ is "$rc:$errout" "0:" "the round is submitted and approved by another"
 is "$rc" 0 "the report of the final round"
 "$AIVET" vendor show X --json >"$T/show.json"
 "$AIVET" vendor list --json >"$T/list.json"
-oracle_check report --bundle "$T/final" --db "$(oracle_db)" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --all-runs
+"$AIVET" vendor show X >"$T/show.txt"
+"$AIVET" vendor list >"$T/list.txt"
+oracle_check report --bundle "$T/final" --db "$(oracle_db)" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --vendor-show-text "$T/show.txt" --vendor-list-text "$T/list.txt" --all-runs
 is "$(jq -c '.summary.claims' "$T/final/report.json")" \
 	'{"confirmed":0,"contradicted":3,"untested":4,"consistent":0,"contradicted_not_rated":0}' \
 	"the cache claims fall to the recovery, the capacity check to the pool; four claims no probe here tests"
@@ -49,7 +51,9 @@ run --actor carol assess reopen 1
 is "$rc" 0 "the report with a newer draft"
 "$AIVET" vendor show X --json >"$T/show.json"
 "$AIVET" vendor list --json >"$T/list.json"
-oracle_check report --bundle "$T/draft" --db "$(oracle_db)" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --all-runs
+"$AIVET" vendor show X >"$T/show.txt"
+"$AIVET" vendor list >"$T/list.txt"
+oracle_check report --bundle "$T/draft" --db "$(oracle_db)" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --vendor-show-text "$T/show.txt" --vendor-list-text "$T/list.txt" --all-runs
 is "$(jq -c '[.summary.claims.contradicted, .summary.claims.contradicted_not_rated]' "$T/draft/report.json")" '[3,3]' \
 	"the draft's three contradicted claims are counted apart"
 done_testing

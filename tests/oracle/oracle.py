@@ -7,7 +7,8 @@
 # line per check ("ok - ..." or "not ok - ...", diagnostics after "#"); the
 # scenario scripts beside it number them. Python's standard library only.
 #
-#   oracle.py report --bundle DIR [--db DB] [--vendor-show JSON] [--vendor-list JSON] [--all-runs]
+#   oracle.py report --bundle DIR [--db DB] [--vendor-show JSON] [--vendor-list JSON]
+#                    [--vendor-show-text FILE --vendor-list-text FILE] [--all-runs]
 #   oracle.py plan --json FILE --text FILE [--price-in USD --price-out USD [--price-cached USD]]
 #   oracle.py billed --show JSON [--text FILE]
 #
@@ -620,6 +621,24 @@ def check_cli(report, show, lst):
     is_(s["open_findings"], s["findings"], "summary.open_findings (as vendor list gives them) equal summary.findings")
 
 
+def check_cli_text(report, show_text, list_text):
+    """The text forms: vendor show's rating line (rating: basis) and open
+    findings by severity, vendor list's RATING column."""
+    s = report["summary"]
+    lines = show_text.split("\n")
+    rating = next((l for l in lines if l.startswith("  rating ")), "")
+    is_(rating.split(None, 1)[1:] if rating else None, ["%s: %s" % (s["rating"], s["rating_basis"])],
+        "vendor show: the report's rating and its basis")
+    line = next((l for l in lines if l.startswith("  findings ")), "")
+    counts = {sev: int(n) for n, sev in re.findall(r"(\d+) (critical|high|medium|low|info)", line)}
+    want = {k: v for k, v in s["findings"].items() if v}
+    check(counts == want and (want or line.rstrip().endswith("open: none")),
+          "vendor show: the open findings the report counts", line, want)
+    name = report["vendor"]["name"]
+    row = next((l.split() for l in list_text.split("\n") if l.split()[1:2] == [name]), None)
+    is_(row and row[-1], s["rating"], "vendor list: the report's rating")
+
+
 def cmd_report(a):
     bundle = a.bundle
     report = load(os.path.join(bundle, "report.json"))
@@ -637,6 +656,9 @@ def cmd_report(a):
     check_incidents(report, md, doc)
     if a.all_runs:
         check_cli(report, a.vendor_show and load(a.vendor_show), a.vendor_list and load(a.vendor_list))
+        if a.vendor_show_text and a.vendor_list_text:
+            with open(a.vendor_show_text, encoding="utf-8") as f, open(a.vendor_list_text, encoding="utf-8") as g:
+                check_cli_text(report, f.read(), g.read())
 
 
 # ---- cost plans -------------------------------------------------------------------
@@ -723,6 +745,8 @@ def main():
     r.add_argument("--db")
     r.add_argument("--vendor-show")
     r.add_argument("--vendor-list")
+    r.add_argument("--vendor-show-text")
+    r.add_argument("--vendor-list-text")
     r.add_argument("--all-runs", action="store_true", help="the report covers every run: the CLI must agree")
     p = sub.add_parser("plan")
     p.add_argument("--json", required=True)

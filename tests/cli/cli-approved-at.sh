@@ -73,8 +73,8 @@ is "$(printf '%s' "$out" | jq -r '.[0].since_approval')" "$S" "vendor list --jso
 "$AIVET" key generate --no-password >/dev/null
 run report V --out "$T/b"
 is "$rc" 0 "the report is written$errout"
-# The report names the endpoint as its claims do (no vendor: the report is the vendor's).
-R=$(printf '%s' "$S" | sed 's| on V/prod| on prod|')
+# The report gives the sentence every surface gives (aivet(1)), VENDOR/ENDPOINT included.
+R=$S
 is "$(jq -r '.assessments[0] | "\(.approved_score.rating) \(.since_approval)"' "$T/b/report.json")" "$r0 $R" "report.json"
 is "$(jq -r '.summary | "\(.rating) \(.since_approval)"' "$T/b/report.json")" "$r1 $R" \
 	"report.json's summary says what the round was approved at, as vendor list does"

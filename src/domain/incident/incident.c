@@ -839,7 +839,9 @@ facts_texts(struct incident *r)
 		fmt_time_ms(f->vendor_discovered_ms, t);
 		r->vendor_discovered_at = xstrdup(t);
 	}
-	if ((r->has_vendor_sla = f->vendor_sla_ms >= 0)) {
+	/* A time stated as none is a fact, as a duration is: only unknown is null. */
+	if ((r->has_vendor_sla = f->vendor_sla_ms >= 0 ||
+	    (!f->vendor_sla_unknown && strcmp(f->vendor_sla_text, "none") == 0))) {
 		r->vendor_sla_value = xstrdup(f->vendor_sla_text);
 		r->vendor_sla_seconds = f->vendor_sla_ms / 1000;
 		r->vendor_sla_source = xstrdup(f->vendor_sla_source);
@@ -988,7 +990,10 @@ incident_to_json(const struct incident *r)
 		cJSON *s = cJSON_AddObjectToObject(o, "vendor_sla");
 
 		cJSON_AddStringToObject(s, "value", r->vendor_sla_value);
-		cJSON_AddNumberToObject(s, "seconds", (double)r->vendor_sla_seconds);
+		if (strcmp(r->vendor_sla_value, "none") == 0)
+			cJSON_AddNullToObject(s, "seconds");
+		else
+			cJSON_AddNumberToObject(s, "seconds", (double)r->vendor_sla_seconds);
 		cJSON_AddStringToObject(s, "source", r->vendor_sla_source);
 	} else {
 		cJSON_AddNullToObject(o, "vendor_sla");

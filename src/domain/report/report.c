@@ -1008,6 +1008,27 @@ rate_answers(const struct assessment *l, const struct claim_list *claims, struct
 	}
 }
 
+/* The round scored on its claims as assess show names them: the report's claims
+ * give the endpoint by name, assess show (and so contradicted_by and the
+ * since_approval sentence, which vendor show and list repeat) VENDOR/ENDPOINT. */
+static void
+score_as_assess_show(const struct assessment *l, const struct claim_list *claims,
+    struct assessment_score *sc)
+{
+	struct claim_list refs = { .items = xcalloc(claims->n + 1, sizeof *refs.items), .n = claims->n };
+
+	for (size_t i = 0; i < claims->n; i++) {
+		refs.items[i] = claims->items[i];
+		if (claims->items[i].endpoint != NULL && l->vendor != NULL)
+			refs.items[i].endpoint = xasprintf("%s/%s", l->vendor, claims->items[i].endpoint);
+	}
+	assessment_score(l, &refs, sc);
+	for (size_t i = 0; i < refs.n; i++)
+		if (refs.items[i].endpoint != claims->items[i].endpoint)
+			free(refs.items[i].endpoint);
+	free(refs.items);
+}
+
 /* A round rated as assess show rates it (assessment_score), its claims judged
  * on the report's runs, and those claims the report's. A contradicted claim is
  * counted as a claim, never as a finding: the findings are what the probes raised. */
@@ -1019,7 +1040,7 @@ rate_assessment(const struct assessment *l, const struct claim_evidence *ev,
 	struct assessment_score sc;
 
 	assessment_claims_on(l, ev, &claims);
-	assessment_score(l, &claims, &sc);
+	score_as_assess_show(l, &claims, &sc);
 	a->rating = xstrdup(rating_name(sc.rating));
 	a->risk_score = sc.risk_score;
 	a->worst_risk = xstrdup(risk_name(sc.worst_risk));

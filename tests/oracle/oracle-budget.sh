@@ -22,8 +22,8 @@ for d in verify diagnose; do
 	"$AIVET" probe run V/free --dry-run --depth $d --json >"$T/free.json"
 	oracle_check plan --json "$T/free.json" --text "$T/free.txt"
 done
-is "$(jq -c '[.tokens_in, .tokens_out, .cost_usd]' "$T/priced.json")" '[120421,3520,0.414063]' \
-	"the diagnose plan the oracle priced: 120,421 in and 3,520 out at USD 3 and 15 per million"
+is "$(jq -c '[.tokens_in, .tokens_out, .cost_usd]' "$T/priced.json")" '[132341,3712,0.452703]' \
+	"the diagnose plan the oracle priced: 132,341 in and 3,712 out at USD 3 and 15 per million"
 
 "$AIVET" probe run V/e --yes >/dev/null 2>&1
 "$AIVET" probe run V/free --yes >/dev/null 2>&1

@@ -26,7 +26,7 @@ approver_key bob
 "$AIVET" assess start X llm-inference-isolation >/dev/null
 "$AIVET" assess answer 1 kv_cache_scope per_tenant >/dev/null
 "$AIVET" assess answer 1 cache_isolation_tested yes >/dev/null
-for qa in kv_pages_cleared=no context_capacity_check=every_node_every_change over_limit_behaviour=error \
+for qa in kv_pages_exposed=no context_capacity_check=every_node_every_change over_limit_behaviour=error \
 	release_tests_inspect_content=content pd_disaggregated=yes prompt_logging=metadata_only \
 	training_on_customer_data=no exposure_notification_time=24h exposure_notification_channel=direct \
 	past_cross_tenant_incidents=no kv_transfer_checked=yes log_retention=30d; do
@@ -43,8 +43,8 @@ is "$rc" 0 "the report of the final round"
 "$AIVET" vendor list >"$T/list.txt"
 oracle_check report --bundle "$T/final" --db "$(oracle_db)" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --vendor-show-text "$T/show.txt" --vendor-list-text "$T/list.txt" --all-runs
 is "$(jq -c '.summary.claims' "$T/final/report.json")" \
-	'{"confirmed":0,"contradicted":3,"untested":4,"consistent":0,"contradicted_not_rated":0}' \
-	"the cache claims fall to the recovery, the capacity check to the pool; four claims no probe here tests"
+	'{"confirmed":1,"contradicted":2,"untested":3,"consistent":0,"contradicted_not_rated":0}' \
+	"the cache scope falls to the recovery, the capacity check to the pool; the decode node confirms disaggregation; three claims no probe here tests (process answers have none)"
 
 run --actor carol assess reopen 1
 "$AIVET" report X --out "$T/draft" >/dev/null && rc=0 || rc=$?
@@ -54,6 +54,6 @@ is "$rc" 0 "the report with a newer draft"
 "$AIVET" vendor show X >"$T/show.txt"
 "$AIVET" vendor list >"$T/list.txt"
 oracle_check report --bundle "$T/draft" --db "$(oracle_db)" --vendor-show "$T/show.json" --vendor-list "$T/list.json" --vendor-show-text "$T/show.txt" --vendor-list-text "$T/list.txt" --all-runs
-is "$(jq -c '[.summary.claims.contradicted, .summary.claims.contradicted_not_rated]' "$T/draft/report.json")" '[3,3]' \
-	"the draft's three contradicted claims are counted apart"
+is "$(jq -c '[.summary.claims.contradicted, .summary.claims.contradicted_not_rated]' "$T/draft/report.json")" '[2,2]' \
+	"the draft's two contradicted claims are counted apart"
 done_testing

@@ -174,6 +174,33 @@ def check_assessments(report):
     return reads
 
 
+# aivet(1), assess show: the bundled questionnaire's questions that the man page
+# names for two rules: answers about every request, and the engine fact.
+EVERY_REQUEST = ("prompt_integrity", "errors_are_errors")
+ENGINE_FACT = ("pd_disaggregated",)
+
+
+def check_engine_fact(c, tag, engine_run, by_run):
+    """aivet(1): "a node reporting a prefill or decode role confirms "yes" and
+    contradicts "no"; no node reporting one is consistent with "no" and leaves
+    "yes" untested" (judged on the nodes the newest engine result read)."""
+    nodes = []
+    if engine_run is not None:
+        res = next(r for r in by_run[engine_run]["results"] if r["probe"] == "engine")
+        if res["verdict"] in ("pass", "fail"):
+            nodes = [n for n in (res.get("details") or {}).get("nodes", []) if n.get("verdict") == "read"]
+    role = any(n.get("mode") in ("prefill", "decode") for n in nodes)
+    yes = c["answer"] == "yes"
+    if role:
+        want = "confirmed" if yes else "contradicted"
+    elif nodes:
+        want = "untested" if yes else "consistent"
+    else:
+        want = "untested"
+    is_(c["status"], want, "%s: judged by the roles the engine's nodes report" % tag)
+    is_(c["contradicting"], [], "%s: an engine fact cites no finding" % tag)
+
+
 def check_claims(report, reads):
     runs = report["probe_runs"]
     newest = newest_results(runs)
@@ -199,6 +226,14 @@ def check_claims(report, reads):
                 and sorted(rf[1]["evidence"]) == sorted(x["evidence"]) and newest.get((eid, x["probe"])) == x["run_id"]
             check(ok, "%s: cites finding %s %s of run %s, as that finding is in the bundle, from the newest result"
                   % (tag, x["finding_id"], x["code"], x["run_id"]), x, rf and rf[1])
+        if c["question_id"] in ENGINE_FACT:
+            check_engine_fact(c, tag, newest.get((eid, "engine")), by_run)
+            continue
+        # "An answer about every request (every_request: prompt_integrity,
+        # errors_are_errors) is at most consistent with passing probes."
+        if c["question_id"] in EVERY_REQUEST:
+            check(c["status"] != "confirmed", "%s: about every request, never confirmed by a sample" % tag,
+                  c["status"], "not confirmed")
         if c["status"] == "contradicted":
             check(len(c["contradicting"]) > 0, "%s: contradicted, and the findings that disprove it are cited" % tag)
         elif c["status"] == "confirmed":

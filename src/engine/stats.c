@@ -549,9 +549,13 @@ wsr_look(const double *d, size_t n, const struct paired_gate *g, double shift, d
 		return -1;
 	l->saving = stats_median(d, n);
 	l->power = wsr_gate_power(n, g, shift, sd, LOOK_SIMS, seed);
+	/* No effect-size gate: a saving past min_saving at p below alpha is a rejection at
+	 * any number of pairs. */
 	if (l->test.p < g->alpha && l->saving >= g->min_saving)
 		l->decision = MWU_LOOK_REJECT;
+	else if (l->power >= power_target)
+		l->decision = MWU_LOOK_POWERED;
 	else
-		l->decision = l->power >= power_target ? MWU_LOOK_POWERED : MWU_LOOK_UNDECIDED;
+		l->decision = MWU_LOOK_UNDECIDED;
 	return 0;
 }

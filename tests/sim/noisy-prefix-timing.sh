@@ -6,9 +6,9 @@
 # more noise lowers the power and raises the trials needed, never the reverse.
 #
 # Noise of each request's own (uniform 0-80 ms, paired sd about 33 ms) and a
-# per-tenant cache whose effect looked for is a 3.4 ms hit (half of 1,340
-# tokens at 5 us): a decision needs far more than the probe's 250 trials
-# (about 1,200). At diagnose depth the probe samples on past the first look
+# per-tenant cache whose effect looked for is a hit of a few ms (half the
+# measured prefill of 1,340 tokens at 5 us, at least 2 ms): a decision needs
+# far more than the probe's 250 trials (over 1,000). At diagnose depth the probe samples on past the first look
 # all the same, until the token budget stops it; at verify depth it stops at
 # the first look. Either way the reason gives the trials and tokens a
 # decision would need.

@@ -3,7 +3,7 @@
 # against a vendor that shows one signal alone (aivet-sim's faults
 # usage-collapse, stale-decode, placeholder-blank, lose-middle,
 # accept-oversize, streams-fail-after, bad-request-404, unknown-model-404
-# and --failing, and tests/lib/noisy-vendor.py's small primed gain), and
+# and --failing, and a small shared-cache saving under --ttft-noise-ms), and
 # asserts the exact verdicts, finding codes and severities, so that
 # weakening that one rule fails the case named after it. tests/mutants/run
 # weakens the rules and runs the cases that should notice;

@@ -71,7 +71,7 @@ medians = [l.get("class") for l in root.iter(ns + "line")]
 print(count("primed"), count("control"), " ".join(medians))
 PY
 )" "30 30 median primed median control" "the report's histogram: 30 primed and 30 control trials, each median marked"
-like "$(cat "$T/report-global/report.html")" "<figcaption>Prefix timing: one-sided Mann-Whitney p = [0-9.e-]+ \(alpha 0.0025 per look, 0.01 in all\), Cliff's delta (0\.[89][0-9]|1\.00), median saving [0-9.]+ ms, 30 trials.</figcaption>" \
+like "$(cat "$T/report-global/report.html")" "<figcaption>Prefix timing: paired one-sided Wilcoxon signed-rank p = [0-9.e-]+ \(alpha 0.0025 per look, 0.01 in all\), Cliff's delta between the groups (0\.[89][0-9]|1\.00), median saving [0-9.]+ ms, 30 trials.</figcaption>" \
 	"and its caption states the test"
 
 # A token budget that ends inside the first look: the look is judged on the trials it got.

@@ -1,6 +1,6 @@
 /*
  * stats.c: the Mann-Whitney U test, its effect size and sample-size
- * estimate (see stats.h). Ranks are mid-ranks so ties count one half; the
+ * estimate, and Wilcoxon's signed-rank test for paired trials (see stats.h). Ranks are mid-ranks so ties count one half; the
  * exact null distribution comes from the recurrence on the largest
  * observation, kept as probabilities so that it only ever adds positive
  * numbers and cannot overflow.

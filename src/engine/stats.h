@@ -6,7 +6,9 @@
  * the power of the test as a probe applies it: gated on p, on Cliff's delta
  * and on the median saving together, by a seeded (repeatable) Monte Carlo,
  * which turns "not significant" into "had the power to see it" or "would
- * need about N trials".
+ * need about N trials". The same for the paired design prefix-timing decides
+ * on: Wilcoxon's signed-rank test of per-trial differences, gated on p and the
+ * median difference only, with its simulated power and the pairs it needs.
  */
 #ifndef AIVET_STATS_H
 #define AIVET_STATS_H

@@ -222,6 +222,7 @@ test_look(void)
 	double *y_small = ideal(30, 100, 0.1), *y1000 = ideal(1000, 0, 1), *x1000 = ideal(1000, -0.15, 1);
 	double *y_past = ideal(30, 100, 9.5), *x_past = ideal(30, 100.001, 9.5);
 	double *y_short = ideal(30, 100, 12), *x_short = ideal(30, 100.001, 12);
+	double *y_p = ideal(30, 100, 10), *x_p = ideal(30, 97, 10);
 
 	ok(mwu_look(x_fast, 30, y30, 30, &g, 10, 1, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_REJECT,
 	    "look: 10 ms faster under 1 ms noise: rejected (p %.2g, delta %.2f, saving %.1f)", l.test.p,
@@ -252,9 +253,17 @@ test_look(void)
 	    l.test.delta < 0.147 && l.saving >= 0.1 && l.decision != MWU_LOOK_REJECT,
 	    "rule Cliff's delta gate: p %.2g and saving %.2f pass, delta %.3f does not: no rejection",
 	    l.test.p, l.saving, l.test.delta);
+	/* Rule "p-value gate": 3 ms faster under 10 ms noise at 30 + 30: delta and saving
+	 * past their gates, p about 0.13. */
+	g.min_saving = 1;
+	ok(mwu_look(x_p, 30, y_p, 30, &g, 10, 10, 0.8, 1, &l) == 0 && l.test.delta >= 0.147 &&
+	    l.saving >= 1 && l.test.p >= 0.0025 && l.decision != MWU_LOOK_REJECT,
+	    "rule p-value gate: delta %.3f and saving %.1f pass, p %.3f does not: no rejection",
+	    l.test.delta, l.saving, l.test.p);
 	ok(mwu_look(x1000, 0, y1000, 1000, &g, 0.5, 1, 0.8, 1, &l) == -1, "look: an empty sample is refused");
 	free(y30), free(x_fast), free(x_same), free(y_noisy), free(x_noisy), free(x_small);
 	free(y_small), free(y1000), free(x1000), free(y_past), free(x_past), free(y_short), free(x_short);
+	free(y_p), free(x_p);
 }
 
 /* The paired test: Wilcoxon's signed-rank test of differences tending positive. The

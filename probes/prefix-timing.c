@@ -12,8 +12,9 @@
  * saving of at least MIN_SAVING_MS. Load on the machine or the vendor that
  * moves both requests of a trial (sent back to back, in a random order)
  * cancels in the difference, so a saving far below the spread of the times
- * (Gu et al., ICML 2025, found caches whose hits are a Cliff's delta of 0.10
- * between the groups) is seen; there is no effect-size floor, which would
+ * (two caches Gu et al., ICML 2025, found shared have hits of about a Cliff's
+ * delta of 0.10 between the groups at the noise of their measured times) is
+ * seen; there is no effect-size floor, which would
  * make such a cache undetectable at any number of trials. The design is
  * sequential: looks after 30, 60, 120 and 250 trials, alpha split evenly
  * over the four (Bonferroni, a Pocock-type spending, valid however the looks

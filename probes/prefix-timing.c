@@ -6,27 +6,35 @@
  * length ("control"), A repeats its own opening ("own") and B sends a short
  * prompt ("short"). All stream, and the time to the first token is measured.
  *
- * PREFIX_CACHE_SHARED_ACROSS_TENANTS needs a one-sided Mann-Whitney U test
- * of primed < control, Cliff's delta beyond negligible and a median saving
- * of at least half the effect the probe looks for. That effect is a hit
- * skipping half of the opening's prefill, as the short prompts measure it.
- * Hosted APIs' hits can save a few percent of a noisy latency, so the design
- * is sequential: looks after 30, 60, 120 and 250 trials, alpha split evenly
- * over the four (Bonferroni, valid however the looks correlate). At each
- * look the probe stops when the test rejects (fail), or when the gated test
- * had the power to see the effect under the noise observed and did not
- * (pass; the power is simulated, see stats.h); otherwise it sends the next
- * trials while the run's token budget covers them and the trials the effect
- * needs are within the 250 (futility: beyond them, more cannot help). When
- * sampling stops undecided the verdict is inconclusive, saying why, with
- * the trials a decision would need. Load on the machine or the vendor hits
- * both groups alike, as each trial is a block that sends its primed and
- * control requests in a random order; load that changes during the run is
- * checked before a timing finding: the saving must hold in both halves of the
- * trials (in the order sent) and the control group's level must not have
- * moved as far as the saving, else "inconclusive: the timing drifted". Opt-in ("--probe all,prefix-timing"): 150 streamed
- * prompts of about 1,300 tokens at the first look cost more than the rest
- * of the suite together.
+ * PREFIX_CACHE_SHARED_ACROSS_TENANTS needs a paired test: each trial's
+ * control time minus its primed time, one-sided Wilcoxon signed-rank test of
+ * the differences being positive, p below the look's alpha and a median
+ * saving of at least MIN_SAVING_MS. Load on the machine or the vendor that
+ * moves both requests of a trial (sent back to back, in a random order)
+ * cancels in the difference, so a saving far below the spread of the times
+ * (two caches Gu et al., ICML 2025, found shared have hits of about a Cliff's
+ * delta of 0.10 between the groups at the noise of their measured times) is
+ * seen; there is no effect-size floor, which would
+ * make such a cache undetectable at any number of trials. The design is
+ * sequential: looks after 30, 60, 120 and 250 trials, alpha split evenly
+ * over the four (Bonferroni, a Pocock-type spending, valid however the looks
+ * correlate). At each look the probe stops when the test rejects (fail), or
+ * when it had the power (POWER) to see the effect looked for under the noise
+ * of the differences and did not (pass; the power is simulated, see
+ * stats.h); the effect looked for is a hit skipping half of the opening's
+ * prefill, as the short prompts measure it. Otherwise it sends the next
+ * trials while the run's token budget covers them; at verify depth only
+ * while the trials that effect needs are within the 250, at diagnose depth to
+ * the last look (a real hit may save more than the effect looked for). When
+ * sampling stops undecided the verdict is inconclusive, saying why, with the
+ * trials and tokens a decision would need, or that none would where the
+ * arithmetic shows it. A saving that changes during the run is checked before
+ * a timing finding: it must be positive in both halves of the trials (in the
+ * order sent) and the halves must not differ, else "inconclusive: the timing
+ * drifted". The Mann-Whitney test and Cliff's delta between the
+ * groups are reported beside it. Opt-in ("--probe all,prefix-timing"): 150
+ * streamed prompts of about 1,300 tokens at the first look cost more than
+ * the rest of the suite together.
  *
  * Where the vendor's usage reports the cached part of each prompt (OpenAI's
  * cached_tokens, Anthropic's cache_read_input_tokens, Gemini's
@@ -64,9 +72,11 @@ static const int looks[] = { 30, 60, 120, 250 };   /* trials per group at each l
 #define SHORT_UNITS 16
 #define ALPHA 0.01                /* one-sided, over all looks */
 #define ALPHA_LOOK (ALPHA / NLOOKS)
-#define MIN_DELTA 0.147           /* Cliff's delta below this is negligible (Romano et al., 2006) */
+/* Only for saying whether A's own repeats were faster (the per-tenant pass's wording):
+ * Cliff's delta below this is negligible (Romano et al., 2006). No finding depends on it. */
+#define OWN_MIN_DELTA 0.147
 #define MIN_SAVING_MS 1.0         /* a median saving below this is not worth a finding */
-#define POWER 0.8
+#define POWER 0.8                 /* the power a pass needs, and the trials needed are for */
 #define POWER_SIMS 2000           /* power within about 0.01 */
 #define NEEDED_SIMS 400
 #define NEEDED_MAX 4096
@@ -189,32 +199,61 @@ make_trials(struct px_req *r, int *kind, int64_t open_units, size_t from, size_t
 	}
 }
 
-/* What one look saw. */
+/* What one look saw: the paired test that decides, and the groups' tests beside it. */
 struct look {
-	size_t trials;
-	struct mwu_look cross;
-	struct mwu own;
-	int have_own;
+	size_t trials, pairs;
+	struct wsr_look paired;
+	struct mwu cross, own;
+	int have_cross, have_own;
 	double prefill, sd, shift;
-	struct mwu_gate gate;
+	struct paired_gate gate;
 };
 
+/* The trials' paired differences, control minus primed, in the order sent: one
+ * for each trial whose primed and control streams were both timed. */
+static size_t
+pair_diffs(const struct px_req *r, const int *kind, size_t trials, double *d)
+{
+	size_t nd = 0;
+
+	for (size_t trial = 0; trial < trials; trial++) {
+		double primed = -1, control = -1;
+
+		for (size_t i = trial * K_N; i < (trial + 1) * K_N; i++) {
+			if (!r[i].sent || !px_accepted(&r[i]) || !(r[i].ttft_ms > 0))
+				continue;
+			if (kind[i] == K_PRIMED)
+				primed = r[i].ttft_ms;
+			else if (kind[i] == K_CONTROL)
+				control = r[i].ttft_ms;
+		}
+		if (primed > 0 && control > 0)
+			d[nd++] = control - primed;
+	}
+	return nd;
+}
+
 static void
-judge_look(double *const t[K_N], const size_t cnt[K_N], size_t trials, struct look *l)
+judge_look(double *const t[K_N], const size_t cnt[K_N], const double *d, size_t nd,
+    size_t trials, struct look *l)
 {
 	memset(l, 0, sizeof *l);
 	l->trials = trials;
+	l->pairs = nd;
 	l->have_own = cnt[K_OWN] > 0 &&
 	    mwu_less(t[K_OWN], cnt[K_OWN], t[K_CONTROL], cnt[K_CONTROL], &l->own) == 0;
+	l->have_cross = mwu_less(t[K_PRIMED], cnt[K_PRIMED], t[K_CONTROL], cnt[K_CONTROL],
+	    &l->cross) == 0;
 	l->prefill = stats_median(t[K_CONTROL], cnt[K_CONTROL]) - stats_median(t[K_SHORT], cnt[K_SHORT]);
-	l->sd = sqrt((pow(stats_mad_sd(t[K_PRIMED], cnt[K_PRIMED]), 2) +
-	    pow(stats_mad_sd(t[K_CONTROL], cnt[K_CONTROL]), 2)) / 2);
-	/* The effect looked for: a hit skipping half the opening's prefill (at least twice the
-	 * smallest saving worth a finding); a finding needs half of it in the medians. */
+	/* The noise that matters is that of a trial's difference: load that moves both of
+	 * its requests cancels. */
+	l->sd = stats_mad_sd(d, nd);
+	/* The effect looked for: a hit skipping half the opening's prefill, at least twice
+	 * the smallest saving worth a finding. It sets the power and the trials needed, not
+	 * what a finding needs: any saving past MIN_SAVING_MS with p below the look's alpha. */
 	l->shift = fmax(l->prefill / 2, 2 * MIN_SAVING_MS);
-	l->gate = (struct mwu_gate){ ALPHA_LOOK, MIN_DELTA, l->shift / 2 };
-	mwu_look(t[K_PRIMED], cnt[K_PRIMED], t[K_CONTROL], cnt[K_CONTROL], &l->gate, l->shift, l->sd,
-	    POWER, POWER_SEED, &l->cross);
+	l->gate = (struct paired_gate){ ALPHA_LOOK, MIN_SAVING_MS };
+	wsr_look(d, nd, &l->gate, l->shift, l->sd, POWER, POWER_SEED, &l->paired);
 }
 
 static cJSON *
@@ -223,42 +262,30 @@ look_json(const struct look *l)
 	cJSON *o = cJSON_CreateObject();
 
 	cJSON_AddNumberToObject(o, "trials", (double)l->trials);
-	cJSON_AddNumberToObject(o, "p", l->cross.test.p);
-	cJSON_AddNumberToObject(o, "cliffs_delta", round(l->cross.test.delta * 1e4) / 1e4);
-	cJSON_AddNumberToObject(o, "median_saving_ms", round(l->cross.saving * 1000) / 1000);
-	cJSON_AddNumberToObject(o, "power", l->cross.power);
+	cJSON_AddNumberToObject(o, "pairs", (double)l->pairs);
+	cJSON_AddNumberToObject(o, "p", l->paired.test.p);
+	cJSON_AddNumberToObject(o, "rank_biserial", round(l->paired.test.r * 1e4) / 1e4);
+	cJSON_AddNumberToObject(o, "cliffs_delta", round(l->cross.delta * 1e4) / 1e4);
+	cJSON_AddNumberToObject(o, "median_saving_ms", round(l->paired.saving * 1000) / 1000);
+	cJSON_AddNumberToObject(o, "noise_sd_ms", round(l->sd * 1000) / 1000);
+	cJSON_AddNumberToObject(o, "power", l->paired.power);
 	return o;
 }
 
-/* An undecided test says why in words: the noise, the trials it had, and how
- * many it would need (or that none would do), and why sampling stopped. */
-static void
-say_undecided(struct probe_outcome *out, cJSON *d, const struct look *lk, size_t sent_trials,
-    const char *stopped)
+static cJSON *
+paired_json(const struct look *l)
 {
-	const struct look l = *lk;
-	long needed;
+	cJSON *o = cJSON_CreateObject();
 
-	needed = mwu_gate_trials_needed(&l.gate, l.shift, l.sd, POWER, NEEDED_MAX, NEEDED_SIMS,
-	    POWER_SEED);
-	cJSON_AddNumberToObject(d, "trials_needed", (double)needed);
-	cJSON_AddStringToObject(d, "stopped", stopped ? stopped : "");
-	if (needed == 0)
-		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high to see a cache hit "
-		    "saving %.1f ms in %zu trials (power %.0f%%), and no number of trials would: under "
-		    "that noise such a hit has Cliff's delta %.2f, not beyond the %.3f a finding needs",
-		    l.sd, l.shift, sent_trials, 100 * l.cross.power, 2 * theta_for_shift(l.shift, l.sd) - 1,
-		    MIN_DELTA);
-	else if (needed < 0 || needed > MAX_TRIALS)
-		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
-		    "see a cache hit saving %.1f ms (power %.0f%%); it would take %s%ld trials, more than "
-		    "the %d the probe sends", l.sd, sent_trials, l.shift, 100 * l.cross.power,
-		    needed < 0 ? "more than " : "about ", needed < 0 ? (long)NEEDED_MAX : needed, MAX_TRIALS);
-	else
-		outcome_set(out, "inconclusive", "timing noise (sd %.1f ms) is too high for %zu trials to "
-		    "see a cache hit saving %.1f ms (power %.0f%%); %s; would need about %ld trials",
-		    l.sd, sent_trials, l.shift, 100 * l.cross.power, stopped ? stopped : "sampling stopped",
-		    needed);
+	cJSON_AddStringToObject(o, "test", "wilcoxon-signed-rank");
+	cJSON_AddNumberToObject(o, "pairs", (double)l->paired.test.n);
+	cJSON_AddNumberToObject(o, "zeros", (double)l->paired.test.zeros);
+	cJSON_AddNumberToObject(o, "w_plus", l->paired.test.w);
+	cJSON_AddNumberToObject(o, "z", round(l->paired.test.z * 1e4) / 1e4);
+	cJSON_AddNumberToObject(o, "p", l->paired.test.p);
+	cJSON_AddNumberToObject(o, "rank_biserial", round(l->paired.test.r * 1e4) / 1e4);
+	cJSON_AddNumberToObject(o, "median_saving_ms", round(l->paired.saving * 1000) / 1000);
+	return o;
 }
 
 /* What the vendor's usage said of its cache: the largest count a prompt it had
@@ -432,16 +459,60 @@ same_org_counts(struct probe_env *env, struct probe_outcome *out, int64_t open_u
 struct pt {
 	struct px_req *r;
 	int *kind;
-	size_t n, cnt[K_N], sent_trials;
-	double *t[K_N];
+	size_t n, cnt[K_N], sent_trials, nd;
+	double *t[K_N], *d;
 	int64_t open_units, per_trial;
 	struct look l;
 	cJSON *lj;
 	const char *stopped, *level;
-	int decided, cross, same, ta, tb, ts;
+	int decided, cross, same, ta, tb, ts, diagnose;
 	struct counts cc, cs;
 	struct px_tally tally;
 };
+
+/* The trials the effect looked for needs under the noise of the last look. */
+static long
+trials_needed(const struct look *l)
+{
+	return wsr_gate_trials_needed(&l->gate, l->shift, l->sd, POWER, NEEDED_MAX, NEEDED_SIMS,
+	    POWER_SEED);
+}
+
+/* An undecided test says why in words: the noise, the trials it had and the
+ * power they gave, why sampling stopped, and the trials and tokens a decision
+ * would need; "no number of trials" only when the arithmetic shows it. */
+static void
+say_undecided(struct probe_env *env, struct probe_outcome *out, cJSON *d, const struct pt *s)
+{
+	const struct look *l = &s->l;
+	long needed = trials_needed(l);
+	int64_t per = trial_tokens(env, NULL);
+	char cost[160] = "";
+
+	cJSON_AddNumberToObject(d, "trials_needed", (double)needed);
+	cJSON_AddStringToObject(d, "stopped", s->stopped ? s->stopped : "");
+	if (needed > 0) {
+		cJSON_AddNumberToObject(d, "tokens_needed", (double)(needed * per));
+		snprintf(cost, sizeof cost, "about %ld trials (%ld requests, about %lld tokens)", needed,
+		    needed * K_N, (long long)(needed * per));
+	}
+	if (needed == 0)
+		outcome_set(out, "inconclusive", "no cache hit seen in %zu trials (paired timing noise sd "
+		    "%.1f ms), and no number of trials would show one: the saving looked for, %.1f ms, is "
+		    "not above the %.1f ms a finding needs", s->sent_trials, l->sd, l->shift,
+		    (double)MIN_SAVING_MS);
+	else if (needed < 0)
+		outcome_set(out, "inconclusive", "timing noise (paired sd %.1f ms) is too high for %zu trials "
+		    "to see a cache hit saving %.1f ms (power %.0f%%, target %.0f%%); %s; it would take more "
+		    "than %d trials (more than %lld tokens)", l->sd, s->sent_trials, l->shift,
+		    100 * l->paired.power, 100 * POWER, s->stopped ? s->stopped : "sampling stopped",
+		    NEEDED_MAX, (long long)(NEEDED_MAX * per));
+	else
+		outcome_set(out, "inconclusive", "timing noise (paired sd %.1f ms) is too high for %zu trials "
+		    "to see a cache hit saving %.1f ms (power %.0f%%, target %.0f%%); %s; a decision would "
+		    "need %s", l->sd, s->sent_trials, l->shift, 100 * l->paired.power, 100 * POWER,
+		    s->stopped ? s->stopped : "sampling stopped", cost);
+}
 
 /* The vendor's own counts first: where they decide, no timing is needed.
  * Returns -1 when sending failed. */
@@ -502,6 +573,7 @@ timing_looks(struct probe_env *env, struct probe_outcome *out, struct pt *s)
 		/* Sent in order: the trials begun are those whose prime went out. */
 		while (s->sent_trials < to && s->r[s->sent_trials * K_N].sent)
 			s->sent_trials++;
+		s->nd = pair_diffs(s->r, s->kind, s->sent_trials, s->d);
 		/* A count that shows the opening served across tenants decides at any look. */
 		read_counts(env, s->r, s->kind, s->sent_trials * K_N, &s->cc);
 		if (s->cc.primed_hits > 0 &&
@@ -511,22 +583,30 @@ timing_looks(struct probe_env *env, struct probe_outcome *out, struct pt *s)
 			s->stopped = "the run's token budget ended during the look";
 			break;
 		}
-		if (s->cnt[K_PRIMED] < MIN_ANSWERED || s->cnt[K_CONTROL] < MIN_ANSWERED ||
-		    s->cnt[K_SHORT] < 1)
+		if (s->nd < MIN_ANSWERED || s->cnt[K_SHORT] < 1)
 			break;
-		judge_look(s->t, s->cnt, s->sent_trials, &s->l);
+		judge_look(s->t, s->cnt, s->d, s->nd, s->sent_trials, &s->l);
 		cJSON_AddItemToArray(s->lj, look_json(&s->l));
-		if (s->l.cross.decision != MWU_LOOK_UNDECIDED)
+		if (s->l.paired.decision != MWU_LOOK_UNDECIDED)
 			break;
-		/* Futility: no more trials when what the effect needs is beyond what the probe sends. */
-		needed = mwu_gate_trials_needed(&s->l.gate, s->l.shift, s->l.sd, POWER, NEEDED_MAX,
-		    NEEDED_SIMS, POWER_SEED);
-		if (needed <= 0 || needed > MAX_TRIALS) {
+		if (li == NLOOKS - 1) {
+			s->stopped = "the last look was reached";
+			break;
+		}
+		/* Futility: no number of trials can show the effect looked for; or, at verify
+		 * depth, it needs more than the probe sends. A real hit may save more than the
+		 * effect looked for (half the opening's prefill, as the short prompts measure
+		 * it), so at diagnose depth the looks go on to the last. */
+		needed = trials_needed(&s->l);
+		if (needed == 0) {
 			s->stopped = "more trials cannot help";
 			break;
 		}
-		if (li == NLOOKS - 1)
-			s->stopped = "the last look was reached";
+		if ((needed < 0 || needed > MAX_TRIALS) && !s->diagnose) {
+			s->stopped = "at verify depth the probe stops when a decision needs more than the "
+			    "250 trials it sends (--depth diagnose samples to the last look all the same)";
+			break;
+		}
 	}
 	return 0;
 }
@@ -538,9 +618,17 @@ pt_details(struct probe_env *env, struct pt *s)
 {
 	cJSON *d = cJSON_CreateObject(), *g;
 
+	cJSON_AddStringToObject(d, "test", "paired: one-sided Wilcoxon signed-rank of control minus "
+	    "primed, per trial");
 	cJSON_AddNumberToObject(d, "alpha", ALPHA);
 	cJSON_AddNumberToObject(d, "alpha_per_look", ALPHA_LOOK);
-	cJSON_AddNumberToObject(d, "min_cliffs_delta", MIN_DELTA);
+	cJSON_AddStringToObject(d, "alpha_spending", "bonferroni: alpha split evenly over the looks "
+	    "(Pocock-type)");
+	g = cJSON_AddArrayToObject(d, "looks_planned");
+	for (int i = 0; i < NLOOKS; i++)
+		cJSON_AddItemToArray(g, cJSON_CreateNumber(looks[i]));
+	cJSON_AddNumberToObject(d, "power_target", POWER);
+	cJSON_AddStringToObject(d, "depth", probe_depth_name(env->opts->depth));
 	cJSON_AddNumberToObject(d, "trials", (double)s->sent_trials);
 	cJSON_AddNumberToObject(d, "max_trials", MAX_TRIALS);
 	cJSON_AddNumberToObject(d, "opening_units", (double)s->open_units);
@@ -567,30 +655,37 @@ pt_details(struct probe_env *env, struct pt *s)
 	return d;
 }
 
-/* What drift over the run would make of a timing finding: the medians of the first
- * and second halves of the primed and control times, in the order sent. Each trial
- * sends its primed and control requests in a random order, so load hits both groups
- * alike; load that changes during the run still moves both, and a saving that holds in
- * one half only, or a control level that moved as far as the saving, is not a cache
- * hit anyone can rest on. Returns 1 when the timing drifted. */
+/* What drift over the run would make of a timing finding. Pairing cancels load
+ * that moves both requests of a trial; load that changes during the run can
+ * still make the saving itself change. The paired differences are split into the
+ * first and second half of the trials, in the order sent: the median saving must
+ * be positive in both halves, and the halves must not differ (two one-sided
+ * Mann-Whitney tests, ALPHA / 2 each): a saving that holds over the whole run
+ * but comes from one half is drift. half[] gets the groups' medians
+ * (primed, control, each half: for the record) and the halves' median savings.
+ * Returns 1 when the timing drifted. */
 static int
-timing_drifted(double *const t[K_N], const size_t cnt[K_N], double min_saving, double saving,
-    double half[4])
+timing_drifted(const double *d, size_t nd, double *const t[K_N], const size_t cnt[K_N],
+    double half[6])
 {
-	size_t hp = cnt[K_PRIMED] / 2, hc = cnt[K_CONTROL] / 2;
+	size_t hp = cnt[K_PRIMED] / 2, hc = cnt[K_CONTROL] / 2, hd = nd / 2;
+	struct mwu up, down;
 
-	if (hp < 2 || hc < 2)
+	if (hp < 2 || hc < 2 || hd < 2)
 		return 0;
 	half[0] = stats_median(t[K_PRIMED], hp);
 	half[1] = stats_median(t[K_PRIMED] + hp, cnt[K_PRIMED] - hp);
 	half[2] = stats_median(t[K_CONTROL], hc);
 	half[3] = stats_median(t[K_CONTROL] + hc, cnt[K_CONTROL] - hc);
-	return half[2] - half[0] < min_saving || half[3] - half[1] < min_saving ||
-	    fabs(half[3] - half[2]) >= saving;
+	half[4] = stats_median(d, hd);
+	half[5] = stats_median(d + hd, nd - hd);
+	if (mwu_less(d + hd, nd - hd, d, hd, &down) != 0 || mwu_less(d, hd, d + hd, nd - hd, &up) != 0)
+		return 0;
+	return !(half[4] > 0) || !(half[5] > 0) || down.p < ALPHA / 2 || up.p < ALPHA / 2;
 }
 
 static cJSON *
-drift_json(const double half[4], int drifted)
+drift_json(const double half[6], int drifted)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -598,8 +693,31 @@ drift_json(const double half[4], int drifted)
 	cJSON_AddNumberToObject(o, "primed_second_half_ms", round(half[1] * 1000) / 1000);
 	cJSON_AddNumberToObject(o, "control_first_half_ms", round(half[2] * 1000) / 1000);
 	cJSON_AddNumberToObject(o, "control_second_half_ms", round(half[3] * 1000) / 1000);
+	cJSON_AddNumberToObject(o, "saving_first_half_ms", round(half[4] * 1000) / 1000);
+	cJSON_AddNumberToObject(o, "saving_second_half_ms", round(half[5] * 1000) / 1000);
 	cJSON_AddBoolToObject(o, "drifted", drifted);
 	return o;
+}
+
+/* The finding of a paired rejection that held over the run, on every primed and control
+ * exchange. */
+static void
+timing_finding(struct probe_outcome *out, const struct pt *s)
+{
+	const struct look *l = &s->l;
+
+	for (size_t i = 0; i < s->sent_trials * K_N; i++)
+		if (s->r[i].sent && (s->kind[i] == K_PRIMED || s->kind[i] == K_CONTROL) &&
+		    s->r[i].evidence_id > 0)
+			outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, s->r[i].evidence_id,
+			    "tenant B's first token came %.1f ms sooner (median of %zu trials' differences) "
+			    "when tenant A had just sent the same opening than after a fresh opening of the "
+			    "same length sent beside it: one-sided Wilcoxon signed-rank p = %.2g < %.2g, "
+			    "rank-biserial %.2f (Cliff's delta between the groups %.2f); the prompt prefix "
+			    "cache is shared across tenants", l->paired.saving, l->pairs, l->paired.test.p,
+			    ALPHA_LOOK, l->paired.test.r, l->cross.delta);
+	outcome_set(out, "fail", "B was faster only when A had primed the cache (paired p = %.2g, "
+	    "median saving %.1f ms, %zu trials)", l->paired.test.p, l->paired.saving, s->sent_trials);
 }
 
 /* The verdict of the timing test at its last look. */
@@ -609,76 +727,69 @@ timing_verdict(struct probe_env *env, struct probe_outcome *out, struct pt *s, c
 	const struct look *l = &s->l;
 	size_t trials = s->sent_trials;
 
-	if (s->cnt[K_PRIMED] < MIN_ANSWERED || s->cnt[K_CONTROL] < MIN_ANSWERED || s->cnt[K_SHORT] < 1) {
-		if (env->budget_hit)
+	if (s->nd < MIN_ANSWERED || s->cnt[K_SHORT] < 1) {
+		if (env->budget_hit && trials < (size_t)looks[0])
 			outcome_set(out, "inconclusive", "the run stopped before the first %d trials were sent",
 			    looks[0]);
 		else
 			outcome_set(out, "inconclusive", "too few answered streams to time: %zu primed, %zu "
-			    "control (at least %d each are needed)", s->cnt[K_PRIMED], s->cnt[K_CONTROL],
-			    MIN_ANSWERED);
+			    "control, %zu trials with both (at least %d are needed)", s->cnt[K_PRIMED],
+			    s->cnt[K_CONTROL], s->nd, MIN_ANSWERED);
 		return;
 	}
 	if (s->l.trials != trials) {
 		/* The look the budget cut short is judged on what it got. */
-		judge_look(s->t, s->cnt, trials, &s->l);
+		judge_look(s->t, s->cnt, s->d, s->nd, trials, &s->l);
 		cJSON_AddItemToArray(cJSON_GetObjectItem(d, "looks"), look_json(&s->l));
 	}
-	cJSON_AddItemToObject(d, "cross_tenant", test_json(&l->cross.test));
+	cJSON_AddItemToObject(d, "paired", paired_json(l));
+	if (l->have_cross)
+		cJSON_AddItemToObject(d, "cross_tenant", test_json(&l->cross));
 	if (l->have_own)
 		cJSON_AddItemToObject(d, "own_tenant", test_json(&l->own));
-	cJSON_AddNumberToObject(d, "median_saving_ms", round(l->cross.saving * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "median_saving_ms", round(l->paired.saving * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "opening_prefill_ms", round(l->prefill * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "detectable_saving_ms", round(l->shift * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "min_saving_ms", round(l->gate.min_saving * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "noise_sd_ms", round(l->sd * 1000) / 1000);
-	cJSON_AddNumberToObject(d, "power", l->cross.power);
+	cJSON_AddNumberToObject(d, "power", l->paired.power);
 
-	if (l->cross.decision == MWU_LOOK_REJECT && px_same_org(env, s->ta, s->tb)) {
-		outcome_set(out, "pass", "B was faster only when A had primed the cache (p = %.2g, Cliff's "
-		    "delta %.2f, %zu trials), both keys of organisation '%s': the cache is shared within "
-		    "the organisation (per-organisation or global; a key of another organisation would "
-		    "tell which)", l->cross.test.p, l->cross.test.delta, trials, env->tenant_org[s->ta]);
+	if (l->paired.decision == MWU_LOOK_REJECT && px_same_org(env, s->ta, s->tb)) {
+		outcome_set(out, "pass", "B was faster only when A had primed the cache (paired p = %.2g, "
+		    "median saving %.1f ms, %zu trials), both keys of organisation '%s': the cache is "
+		    "shared within the organisation (per-organisation or global; a key of another "
+		    "organisation would tell which)", l->paired.test.p, l->paired.saving, trials,
+		    env->tenant_org[s->ta]);
 		return;
 	}
-	if (l->cross.decision == MWU_LOOK_REJECT) {
-		double half[4] = { 0, 0, 0, 0 };
-		int drifted = timing_drifted(s->t, s->cnt, l->gate.min_saving, l->cross.saving, half);
+	if (l->paired.decision == MWU_LOOK_REJECT) {
+		double half[6] = { 0, 0, 0, 0, 0, 0 };
+		int drifted = timing_drifted(s->d, s->nd, s->t, s->cnt, half);
 
 		cJSON_AddItemToObject(d, "drift", drift_json(half, drifted));
 		if (drifted) {
 			outcome_set(out, "inconclusive", "the timing drifted: B was faster after A's opening "
-			    "over all %zu trials (p = %.2g), but the medians moved during the run (primed "
-			    "%.1f then %.1f ms, control %.1f then %.1f ms, halves in the order sent): a "
-			    "saving of %.1f ms that does not hold in both halves, or a level that moved as "
-			    "far, is load, not a cache hit", trials, l->cross.test.p, half[0], half[1],
-			    half[2], half[3], l->cross.saving);
+			    "over all %zu trials (paired p = %.2g), but the saving moved during the run "
+			    "(%.1f then %.1f ms, halves in the order sent; primed %.1f then %.1f ms, "
+			    "control %.1f then %.1f ms): a saving that does not hold alike in both halves "
+			    "is load, not a cache hit", trials, l->paired.test.p, half[4], half[5], half[0],
+			    half[1], half[2], half[3]);
 			return;
 		}
-		for (size_t i = 0; i < trials * K_N; i++)
-			if (s->r[i].sent && (s->kind[i] == K_PRIMED || s->kind[i] == K_CONTROL) &&
-			    s->r[i].evidence_id > 0)
-				outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, s->r[i].evidence_id,
-				    "tenant B's first token came %.1f ms sooner (median) when tenant A had just sent "
-				    "the same opening than after a fresh opening of the same length: one-sided "
-				    "Mann-Whitney p = %.2g < %.2g, Cliff's delta %.2f, %zu + %zu trials; the prompt "
-				    "prefix cache is shared across tenants", l->cross.saving, l->cross.test.p,
-				    ALPHA_LOOK, l->cross.test.delta, s->cnt[K_PRIMED], s->cnt[K_CONTROL]);
-		outcome_set(out, "fail", "B was faster only when A had primed the cache (p = %.2g, Cliff's "
-		    "delta %.2f, %zu trials)", l->cross.test.p, l->cross.test.delta, trials);
+		timing_finding(out, s);
 		return;
 	}
-	if (l->cross.decision == MWU_LOOK_POWERED) {
-		outcome_set(out, "pass", "B was not faster after A sent the same opening (p = %.2g, Cliff's "
-		    "delta %.2f over %zu trials; the test had %.0f%% power to see a hit saving %.1f ms "
-		    "under noise sd %.1f ms)%s", l->cross.test.p, l->cross.test.delta, trials,
-		    100 * l->cross.power, l->shift, l->sd, !l->have_own ? "" :
-		    l->own.p < ALPHA && l->own.delta >= MIN_DELTA ?
+	if (l->paired.decision == MWU_LOOK_POWERED) {
+		outcome_set(out, "pass", "B was not faster after A sent the same opening (paired p = %.2g, "
+		    "median saving %.1f ms over %zu trials; the test had %.0f%% power, target %.0f%%, to "
+		    "see a hit saving %.1f ms under paired noise sd %.1f ms)%s", l->paired.test.p,
+		    l->paired.saving, trials, 100 * l->paired.power, 100 * POWER, l->shift, l->sd,
+		    !l->have_own ? "" : l->own.p < ALPHA && l->own.delta >= OWN_MIN_DELTA ?
 		    "; A's own repeats were faster: the cache is per tenant" :
 		    "; A's own repeats were not faster either: no prefix caching seen");
 		return;
 	}
-	say_undecided(out, d, l, trials, s->stopped);
+	say_undecided(env, out, d, s);
 }
 
 static void
@@ -693,6 +804,7 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 	}
 	memset(&s, 0, sizeof s);
 	s.n = (size_t)MAX_TRIALS * K_N;
+	s.diagnose = env->opts->depth == PROBE_DIAGNOSE;
 	/* B is a key of another organisation where there is one; a second key of A's own
 	 * names the level. */
 	px_cache_pairs(env, &s.cross, &s.same);
@@ -702,6 +814,7 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 	s.kind = xcalloc(s.n, sizeof *s.kind);
 	for (int k = 0; k < K_N; k++)
 		s.t[k] = xcalloc(MAX_TRIALS, sizeof *s.t[k]);
+	s.d = xcalloc(MAX_TRIALS, sizeof *s.d);
 	s.open_units = px_units_for(env, opening_tokens(env));
 	s.per_trial = trial_tokens(env, NULL);
 	s.per_trial += s.per_trial / 4;   /* the engine reserves a quarter more for each prompt */
@@ -714,6 +827,7 @@ prefix_timing_run(struct probe_env *env, struct probe_outcome *out)
 	cJSON_Delete(s.lj);
 	for (int k = 0; k < K_N; k++)
 		free(s.t[k]);
+	free(s.d);
 	px_free(s.r, s.n);
 	free(s.r);
 	free(s.kind);

@@ -437,7 +437,8 @@ sim_generate_start(struct sim_engine *e, const char *tenant, const struct tokvec
 		if (g->cached_tokens == POOL_CLOSED)
 			break;
 		g->prompt_tokens = ctx_len = n;
-		sim_sleep_us((uint64_t)(n - g->cached_tokens) * (uint64_t)e->cfg->prefill_us);
+		sim_sleep_us((uint64_t)(n - g->cached_tokens) * (uint64_t)e->cfg->prefill_us +
+		    sim_noise_us(e->cfg));
 		break;
 	}
 	if (g->cached_tokens == POOL_CLOSED || ctx_len == POOL_CLOSED) {

@@ -75,6 +75,10 @@ print_help(void)
 	    "\n                              (default 4)"
 	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
 	    "\n  --decode-us-per-token N     decode time per generated token (default 0)"
+	    "\n  --ttft-noise-ms N           each prompt waits a further 0 to N ms, uniform, seeded"
+	    "\n  --ttft-load-ms N            and a load delay of 0 to N ms, drawn every --load-block"
+	    "\n                              prompts and interpolated between"
+	    "\n  --load-block K              prompts between two draws of the load (default 20)"
 	    "\n  --max-body BYTES            largest request body (default 33554432)"
 	    "\n  --seed N                    seeds response ids and prefix-cache hashing (default 0)"
 	    "\n  --model NAME                model name in /v1/models (default aivet-sim-1)"
@@ -176,7 +180,7 @@ enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PR
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
 	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_VICTIMS,
 	O_TOKENIZER, O_BEHAVIOUR, O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY, O_ENGINE_MODEL_CTX,
-	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET,
+	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET, O_NOISE, O_LOAD, O_LOAD_BLOCK,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
 	{ "host", required_argument, NULL, O_HOST },
@@ -190,6 +194,9 @@ static const struct option sim_opts[] = {
 	{ "prefix-cache-newest", no_argument, NULL, O_NEWEST },
 	{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
 	{ "decode-us-per-token", required_argument, NULL, O_DECODE },
+	{ "ttft-noise-ms", required_argument, NULL, O_NOISE },
+	{ "ttft-load-ms", required_argument, NULL, O_LOAD },
+	{ "load-block", required_argument, NULL, O_LOAD_BLOCK },
 	{ "max-body", required_argument, NULL, O_MAXBODY },
 	{ "seed", required_argument, NULL, O_SEED },
 	{ "model", required_argument, NULL, O_MODEL },
@@ -330,6 +337,9 @@ static const struct int_opt {
 	{ O_VICTIMS, "--neighbour-victims", 1, 1000, offsetof(struct sim_config, neighbour_victims) },
 	{ O_PREFILL, "--prefill-us-per-token", 0, 10000000, offsetof(struct sim_config, prefill_us) },
 	{ O_DECODE, "--decode-us-per-token", 0, 10000000, offsetof(struct sim_config, decode_us) },
+	{ O_NOISE, "--ttft-noise-ms", 0, 60000, offsetof(struct sim_config, ttft_noise_ms) },
+	{ O_LOAD, "--ttft-load-ms", 0, 60000, offsetof(struct sim_config, ttft_load_ms) },
+	{ O_LOAD_BLOCK, "--load-block", 1, 1000000, offsetof(struct sim_config, load_block) },
 	{ O_MAXBODY, "--max-body", 1, BIG, offsetof(struct sim_config, max_body) },
 	{ O_SEED, "--seed", 0, INT64_MAX, offsetof(struct sim_config, seed) },
 	{ O_RLCOUNT, "--rate-limit-count", 0, BIG, offsetof(struct sim_config, rate_limit_count) },

@@ -105,6 +105,9 @@ struct sim_config {
 	int prefix_newest;        /* --prefix-cache-newest: each scope keeps only its newest prompt */
 	int64_t prefill_us;       /* per prompt token not served from the prefix cache */
 	int64_t decode_us;        /* per generated token */
+	int64_t ttft_noise_ms;    /* each prompt waits a further 0..N ms (sim-noise.c) */
+	int64_t ttft_load_ms;     /* ... and a load of 0..N ms, drawn every load_block prompts */
+	int64_t load_block;       /* 0: 20 */
 	int64_t max_body;         /* request body limit, bytes */
 	int64_t seed;
 	char *model;
@@ -307,6 +310,9 @@ void model_paraphrase(const struct sim_tokenizer *tk, const struct sim_pool *p,
 
 /* Sleeps us microseconds (the simulated compute time). */
 void sim_sleep_us(uint64_t us);
+/* The injected noise of the next prompt, in us (sim-noise.c): 0 unless
+ * --ttft-noise-ms or --ttft-load-ms. */
+uint64_t sim_noise_us(const struct sim_config *cfg);
 
 /* Admission, then prefill and reading the context. Pages for `reserve`
  * answer positions are taken with the prompt's (max_tokens, unless the

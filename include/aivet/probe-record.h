@@ -42,6 +42,7 @@ struct prefix_timing {
 	int present;
 	struct timing_group primed, control;
 	int has_test;
+	int paired;                   /* p is the paired test's (details "paired"), else Mann-Whitney's */
 	double p, cliffs_delta;       /* NAN when not numbers */
 	int has_alpha_per_look;
 	double alpha_per_look, alpha, median_saving_ms;   /* alpha, saving: NAN when not numbers */

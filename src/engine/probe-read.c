@@ -243,8 +243,12 @@ read_timing(struct probe_result *p)
 	t->present = 1;
 	timing_group_read(cJSON_GetObjectItem(groups, "primed"), &t->primed);
 	timing_group_read(cJSON_GetObjectItem(groups, "control"), &t->control);
-	t->has_test = cJSON_IsObject(x);
-	t->p = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "p"));
+	const cJSON *pr = cJSON_GetObjectItem(d, "paired");
+
+	/* Runs since the paired design decide on its test; Cliff's delta stays the groups'. */
+	t->paired = cJSON_IsObject(pr);
+	t->has_test = cJSON_IsObject(x) || t->paired;
+	t->p = cJSON_GetNumberValue(cJSON_GetObjectItem(t->paired ? pr : x, "p"));
 	t->cliffs_delta = cJSON_GetNumberValue(cJSON_GetObjectItem(x, "cliffs_delta"));
 	t->alpha_per_look = num_of(d, "alpha_per_look", &t->has_alpha_per_look);
 	t->alpha = cJSON_GetNumberValue(cJSON_GetObjectItem(d, "alpha"));

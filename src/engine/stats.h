@@ -6,7 +6,9 @@
  * the power of the test as a probe applies it: gated on p, on Cliff's delta
  * and on the median saving together, by a seeded (repeatable) Monte Carlo,
  * which turns "not significant" into "had the power to see it" or "would
- * need about N trials".
+ * need about N trials". The same for the paired design prefix-timing decides
+ * on: Wilcoxon's signed-rank test of per-trial differences, gated on p and the
+ * median difference only, with its simulated power and the pairs it needs.
  */
 #ifndef AIVET_STATS_H
 #define AIVET_STATS_H
@@ -86,6 +88,52 @@ struct mwu_look {
 /* Returns -1 when a sample is empty or not finite (as mwu_less). */
 int mwu_look(const double *x, size_t nx, const double *y, size_t ny, const struct mwu_gate *g,
     double shift, double sd, double power_target, uint64_t seed, struct mwu_look *l);
+
+/* The paired design's test: Wilcoxon's signed-rank test of "the differences d
+ * tend to be positive" (one-sided), for a trial's control time minus its primed
+ * time. Zero differences are dropped (Wilcoxon's rule), the rest ranked by
+ * size with mid-ranks for ties; p is the normal approximation with the tie
+ * and continuity corrections. Load that moves both requests of a pair cancels
+ * in the difference, which is why a paired test sees savings far below the
+ * spread of the times. */
+struct wsr {
+	size_t n, zeros;    /* differences ranked, and zero ones dropped */
+	double w;           /* W+: the rank sum of the positive differences */
+	double mean, sd, z; /* of W+ under H0 (sd tie-corrected); z continuity-corrected */
+	double p;           /* one-sided P(W+ >= w) under H0 */
+	double r;           /* matched-pairs rank-biserial correlation, (W+ - W-) / (W+ + W-) */
+};
+/* Returns 0, or -1 when n is 0 or a difference is not finite; with every
+ * difference zero, p is 1. */
+int wsr_greater(const double *d, size_t n, struct wsr *r);
+
+/* A paired verdict rejects when p < alpha and the median difference is at
+ * least min_saving: no effect-size floor, so any real saving above
+ * min_saving is found at some number of pairs. */
+struct paired_gate {
+	double alpha, min_saving;
+};
+/* The probability that the gated paired test rejects with n pairs whose
+ * differences are normal with mean shift and sd `sd`: the fraction of `sims`
+ * seeded simulated experiments that pass both gates. */
+double wsr_gate_power(size_t n, const struct paired_gate *g, double shift, double sd,
+    unsigned sims, uint64_t seed);
+/* The smallest number of pairs whose gated power reaches `power`; 0 when no
+ * number will (the shift is not above min_saving: the median difference
+ * settles at the shift, so the saving gate holds at most half the time),
+ * -1 when more than max_n would be needed. */
+long wsr_gate_trials_needed(const struct paired_gate *g, double shift, double sd, double power,
+    long max_n, unsigned sims, uint64_t seed);
+
+/* One look of the paired sequential design, as mwu_look. */
+struct wsr_look {
+	struct wsr test;
+	double saving;       /* the median difference */
+	double power;        /* of the gated test at this look's pairs, for `shift` */
+	enum mwu_look_decision decision;
+};
+int wsr_look(const double *d, size_t n, const struct paired_gate *g, double shift, double sd,
+    double power_target, uint64_t seed, struct wsr_look *l);
 
 /* Median and the scaled median absolute deviation (a robust sd: 1.4826 MAD).
  * v is not changed; n must be > 0. */

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """noisy-vendor.py [DELAY_MAX_MS [PREFILL_MS [PRIMED_GAIN_MS [GAIN_FIRST]]]]: an OpenAI-style chat endpoint
-whose time to the first token is noisy, for the sequential prefix-timing
-test (sim-prefix-timing.sh).
+whose time to the first token is noisy, for prefix-timing's drift check
+(timing-load.sh; aivet-sim's --ttft-noise-ms serves the other timing tests).
 
-aivet-sim's latency is steady by design; this vendor delays each streamed
+This vendor delays each streamed
 answer by one of a fixed list of delays (0 to DELAY_MAX_MS, default 60, each
 once in a scrambled order), plus PREFILL_MS (default 0) for prompts with a
 long opening, and gives each kind of request the probe sends its own run
@@ -13,8 +13,7 @@ same order. The two groups the probe compares are then alike whatever the
 machine's load (no prefix cache, no hit), and as noisy as the list: the
 verdict depends on the noise only through the power to see a hit. With
 PRIMED_GAIN_MS (default 0) the primed requests come that much sooner than
-their controls: a small cache saving under the noise, for the test that only
-the p-value gate may reject (sim-isolated.sh); with GAIN_FIRST only the first
+their controls; with GAIN_FIRST only the first
 GAIN_FIRST primed requests get it, a saving that drifts away during the run
 (timing-load.sh). Prints
 "listening on http://127.0.0.1:PORT" once ready.

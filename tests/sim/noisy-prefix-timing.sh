@@ -1,54 +1,77 @@
 #!/bin/sh
-# noisy-prefix-timing.sh: the sequential prefix-timing test against a vendor
-# whose first-token latency is noisy (tests/lib/noisy-vendor.py: a fixed list of
-# delays, the same for the two groups compared, so no hit and no chance
-# difference; machine load only adds noise, which only lowers the power).
-# With the noise of the 60 ms list (sd about 22 ms) and a 24 ms prefill the
-# effect looked for (a 12 ms hit) needs about 110 trials: the probe keeps
-# sampling past the first look and stops when the token budget does not
-# cover the next, saying so; the delays are large beside a busy machine's
-# scheduling noise, which would have to double the sd to change that. With
-# the 120 ms list and no prefill, a hit of half the prefill the probe can
-# measure (a few ms, from the vendor's own parsing of long prompts) is within
-# negligible effect size: the probe stops at the first look, since no number
-# of trials could show it.
+# noisy-prefix-timing.sh: the sequential prefix-timing test against aivet-sim
+# with seeded injected latency noise (--ttft-noise-ms, --ttft-load-ms), large
+# beside a busy machine's scheduling jitter. Jitter only adds noise to what the
+# simulator injects, so each assertion below holds whatever the machine adds:
+# more noise lowers the power and raises the trials needed, never the reverse.
+#
+# Noise of each request's own (uniform 0-80 ms, paired sd about 33 ms) and a
+# per-tenant cache whose effect looked for is a hit of a few ms (half the
+# prefill of 1,340 tokens at 5 us, measured under that noise; at least 2 ms):
+# a decision needs more than the probe's 250 trials, most often over 1,000.
+# At diagnose depth the probe samples on past the first look all the same,
+# until the token budget stops it; at verify depth it stops at the look where
+# it sees that. Either way the reason gives the trials and tokens a decision
+# would need.
+#
+# Load that moves neighbouring requests alike (0-60 ms, drawn every 25
+# prompts, groups' sd 10-20 ms) and a cache shared across tenants whose hit
+# saves 2.7 ms (2 us a token): between the groups the hit is a Cliff's delta
+# of about 0.10 (0.07 to 0.2 in 30 trials), which an unpaired test needs
+# about 900 trials a group to see; the paired test finds it at diagnose depth.
 . "$TESTS_SRCDIR/lib/lib.sh"
+. "$TESTS_SRCDIR/lib/sim-lib.sh"
 
 export KEY_A=key-a KEY_B=key-b
-_vpids=""
-_noisy_cleanup() { for p in $_vpids; do kill "$p" 2>/dev/null; done; }
-_cleanup_hooks="$_cleanup_hooks _noisy_cleanup"
-
-# noisy_vendor NAME DELAY_MAX_MS PREFILL_MS: starts the vendor; adds vendor NAME with endpoint e.
-noisy_vendor() {
-	python3 "$TESTS_SRCDIR/lib/noisy-vendor.py" "$2" "$3" >"$T/$1.out" 2>"$T/$1.err" &
-	_vpids="$_vpids $!"
-	i=0
-	until grep -q '^listening on ' "$T/$1.out" 2>/dev/null || [ $i -ge 100 ]; do sleep 0.1; i=$((i + 1)); done
-	url=$(sed -n 's/^listening on //p' "$T/$1.out")
-	run vendor add "$1"
-	run endpoint add "$1" --name e --api openai --url "$url/v1" --model m --context 131072 \
-		--credential a=env:KEY_A --credential b=env:KEY_B
+# vendor NAME MODE PREFILL_US SIM_OPTIONS...: aivet-sim with a prefix cache MODE, endpoint NAME/e.
+vendor() {
+	name=$1 mode=$2 prefill=$3
+	shift 3
+	sim_start --tenants a=key-a,b=key-b --prefix-cache "$mode" --prefill-us-per-token "$prefill" \
+	    --fault no-cached-usage "$@" || exit 1
+	run vendor add "$name"
+	run endpoint add "$name" --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \
+	    --context 131072 --credential a=env:KEY_A --credential b=env:KEY_B
 }
 
-noisy_vendor Noisy 60 24
-# 600,000 tokens: the first look takes about 160,000, the second as much; a third (60
-# more trials, about 410,000 reserved) would not fit.
-run probe run Noisy/e --probe prefix-timing --yes --json --budget-tokens 600000
-is "$rc" 0 "noisy: exit 0"
-is "$(printf '%s' "$out" | json '[.status, .probes[0].verdict, .probes[0].requests, .probes[0].details.trials, ([.probes[0].details.looks[].trials] | map(tostring) | join(" ")), ([.probes[0].details.looks[].power < 0.8] | all), .probes[0].details.stopped, (.probes[0].details.trials_needed > 60 and .probes[0].details.trials_needed <= 250)] | @csv')" \
-	'"completed","inconclusive",300,60,"30 60",true,"the run'"'"'s token budget does not cover the next look",true' \
-	"noisy: undecided at 30 trials, it kept sampling to the second look (60), then the budget stopped it"
+vendor Noisy tenant 5 --ttft-noise-ms 80 --seed 3
+# 600,000 tokens: each look reserves about 7,600 tokens a trial, so the first look and the
+# second (30 more trials) fit and a third (60 more) does not.
+run probe run Noisy/e --probe prefix-timing --yes --json --depth diagnose --budget-tokens 600000
+is "$rc" 0 "noisy, diagnose: exit 0"
+is "$(printf '%s' "$out" | json '[.status, .probes[0].verdict, (.probes[0].findings | length), .probes[0].requests, .probes[0].details.trials, ([.probes[0].details.looks[].trials] | map(tostring) | join(" ")), ([.probes[0].details.looks[].power < 0.8] | all), .probes[0].details.stopped, (.probes[0].details.trials_needed > 60 or .probes[0].details.trials_needed == -1), .probes[0].details.power_target, .probes[0].details.depth] | @csv')" \
+	'"completed","inconclusive",0,300,60,"30 60",true,"the run'"'"'s token budget does not cover the next look",true,0.8,"diagnose"' \
+	"noisy, diagnose: undecided at 30 trials, it sampled on to the second look (60) whatever a decision needs; the budget stopped it"
 like "$(printf '%s' "$out" | json '.probes[0].reason')" \
-	"^timing noise \(sd [0-9.]+ ms\) is too high for 60 trials to see a cache hit saving [0-9.]+ ms \(power [0-7]?[0-9]%\); the run's token budget does not cover the next look; would need about [0-9]+ trials$" \
-	"noisy: the reason says the budget ended it, and how many trials would do"
+	"^timing noise \(paired sd [0-9.]+ ms\) is too high for 60 trials to see a cache hit saving [0-9.]+ ms \(power [0-7]?[0-9]%, target 80%\); the run's token budget does not cover the next look; (a decision would need about [0-9]+ trials \([0-9]+ requests, about [0-9]+ tokens\)|it would take more than 4096 trials \(more than [0-9]+ tokens\))$" \
+	"noisy, diagnose: the reason says the budget ended it, and the trials and tokens a decision would need"
+is "$(printf '%s' "$out" | json '.probes[0].details | if .trials_needed > 0 then .tokens_needed >= .trials_needed * 5000 else .tokens_needed == null end')" true \
+	"noisy, diagnose: details give the tokens needed beside the trials (four prompts of over 1,300 tokens a trial)"
+is "$(printf '%s' "$out" | json '.probes[0].details | [.alpha, .alpha_per_look, (.looks_planned | map(tostring) | join(" ")), (.alpha_spending | startswith("bonferroni")), (.test | startswith("paired"))] | @csv')" \
+	'0.01,0.0025,"30 60 120 250",true,true' \
+	"noisy: details state the looks, the alpha spent at each (Bonferroni), and the paired test"
 
-noisy_vendor Noisier 120 0
-run probe run Noisier/e --probe prefix-timing --yes --json
-is "$(printf '%s' "$out" | json '[.probes[0].verdict, .probes[0].requests, (.probes[0].details.looks | length), .probes[0].details.stopped, .probes[0].details.trials_needed] | @csv')" \
-	'"inconclusive",150,1,"more trials cannot help",0' \
-	"noisier: a hit of a few ms under about 44 ms of noise: stopped at the first look, trials needed 0 (none would do)"
-like "$(printf '%s' "$out" | json '.probes[0].reason')" \
-	"^timing noise \(sd [0-9.]+ ms\) is too high to see a cache hit saving [0-9.]+ ms in 30 trials \(power [0-9]%\), and no number of trials would: under that noise such a hit has Cliff's delta 0\.(0[0-9]|1[0-4]), not beyond the 0\.147 a finding needs$" \
-	"noisier: the reason says why no number of trials would do"
+run probe run Noisy/e --probe prefix-timing --yes --json
+# The prefill, and so the effect looked for, is measured under the same noise: at the
+# first look the trials needed are most often far beyond 250, now and then only at the
+# second; either way verify depth stops there.
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.stopped, (.details.trials_needed > 250 or .details.trials_needed == -1), (.requests == 5 * .details.trials), (.details.trials < 250)] | @csv')" \
+	'"inconclusive","at verify depth the probe stops when a decision needs more than the 250 trials it sends (--depth diagnose samples to the last look all the same)",true,true,true' \
+	"noisy, verify: stopped before the last look, as a decision needs more than 250 trials"
+sim_stop
+
+vendor Small global 2 --ttft-load-ms 60 --load-block 25 --seed 2
+run probe run Small/e --probe prefix-timing --yes --json --depth diagnose --fail-on medium
+is "$rc" 1 "small hit under load noise: the finding fails --fail-on medium"
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, (.findings | map(.code) | unique | join(",")), .details.decided_by, (.details.paired.p < 0.0025), (.details.paired.median_saving_ms >= 1), .details.drift.drifted] | @csv')" \
+	'"fail","PREFIX_CACHE_SHARED_ACROSS_TENANTS","timing",true,true,false' \
+	"small hit: found by the paired test (p below the look's alpha, median saving past 1 ms), no drift"
+# Machine jitter only adds noise: it can lower the groups' delta, never raise it.
+is "$(printf '%s' "$out" | json '.probes[0].details | [(.cross_tenant.cliffs_delta < 0.25), (.groups.control.sd_ms >= 10), (.groups.primed.sd_ms >= 10)] | @csv')" \
+	'true,true,true' \
+	"small hit: between the groups a Cliff's delta below 0.25, under at least 10 ms of noise in each"
+like "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
+	"^tenant B's first token came [0-9.]+ ms sooner \(median of [0-9]+ trials' differences\) when tenant A had just sent the same opening than after a fresh opening of the same length sent beside it: one-sided Wilcoxon signed-rank p = [0-9.e-]+ < 0\.0025, rank-biserial 0\.[0-9]+ \(Cliff's delta between the groups -?0\.[0-9]+\); the prompt prefix cache is shared across tenants$" \
+	"small hit: the message states the paired test, its level and both effect sizes"
+sim_stop
 done_testing

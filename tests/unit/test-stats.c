@@ -222,6 +222,7 @@ test_look(void)
 	double *y_small = ideal(30, 100, 0.1), *y1000 = ideal(1000, 0, 1), *x1000 = ideal(1000, -0.15, 1);
 	double *y_past = ideal(30, 100, 9.5), *x_past = ideal(30, 100.001, 9.5);
 	double *y_short = ideal(30, 100, 12), *x_short = ideal(30, 100.001, 12);
+	double *y_p = ideal(30, 100, 10), *x_p = ideal(30, 97, 10);
 
 	ok(mwu_look(x_fast, 30, y30, 30, &g, 10, 1, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_REJECT,
 	    "look: 10 ms faster under 1 ms noise: rejected (p %.2g, delta %.2f, saving %.1f)", l.test.p,
@@ -252,9 +253,110 @@ test_look(void)
 	    l.test.delta < 0.147 && l.saving >= 0.1 && l.decision != MWU_LOOK_REJECT,
 	    "rule Cliff's delta gate: p %.2g and saving %.2f pass, delta %.3f does not: no rejection",
 	    l.test.p, l.saving, l.test.delta);
+	/* Rule "p-value gate": 3 ms faster under 10 ms noise at 30 + 30: delta and saving
+	 * past their gates, p about 0.13. */
+	g.min_saving = 1;
+	ok(mwu_look(x_p, 30, y_p, 30, &g, 10, 10, 0.8, 1, &l) == 0 && l.test.delta >= 0.147 &&
+	    l.saving >= 1 && l.test.p >= 0.0025 && l.decision != MWU_LOOK_REJECT,
+	    "rule p-value gate: delta %.3f and saving %.1f pass, p %.3f does not: no rejection",
+	    l.test.delta, l.saving, l.test.p);
 	ok(mwu_look(x1000, 0, y1000, 1000, &g, 0.5, 1, 0.8, 1, &l) == -1, "look: an empty sample is refused");
 	free(y30), free(x_fast), free(x_same), free(y_noisy), free(x_noisy), free(x_small);
 	free(y_small), free(y1000), free(x1000), free(y_past), free(x_past), free(y_short), free(x_short);
+	free(y_p), free(x_p);
+}
+
+/* The paired test: Wilcoxon's signed-rank test of differences tending positive. The
+ * expected values are the textbook formulas worked by hand (mid-ranks 1.5, 1.5, 3.5,
+ * 3.5, 5, 6, 7 for the second case, its zero dropped, tie term 12). */
+static void
+test_wsr(void)
+{
+	static const double d1[] = { 1, 2, -3, 4, 5 };
+	static const double d2[] = { 0, 1, -1, 2, 2, 3, -4, 5 };
+	static const double bad[] = { 1, NAN };
+	struct wsr r;
+
+	ok(wsr_greater(d1, N(d1), &r) == 0 && r.n == 5 && r.zeros == 0 && r.w == 12 &&
+	    close_to(r.z, 1.0787197799411874, 1e-12) && close_to(r.p, 0.1403563326342479, 1e-12) &&
+	    close_to(r.r, 0.6, 1e-12), "signed rank: W+ 12 of 15, z %.6f, p %.6f, r %.2f", r.z, r.p,
+	    r.r);
+	ok(wsr_greater(d2, N(d2), &r) == 0 && r.n == 7 && r.zeros == 1 && r.w == 20.5 &&
+	    close_to(r.z, 1.0178267156159653, 1e-12) && close_to(r.p, 0.15438015676376626, 1e-12) &&
+	    close_to(r.r, 13.0 / 28, 1e-12), "signed rank with ties and a zero: W+ 20.5, z %.6f, p %.6f",
+	    r.z, r.p);
+	ok(wsr_greater(d1, 0, &r) == -1 && wsr_greater(bad, 2, &r) == -1,
+	    "signed rank: no differences, or one not finite, is refused");
+}
+
+/* The gated paired test's power and the pairs it needs: no effect-size floor, so any
+ * shift past the saving gate is found at some number of pairs. */
+static void
+test_wsr_power(void)
+{
+	struct paired_gate g = { 0.0025, 1 }, open = { 0.05, -INFINITY };
+	double p;
+	long n;
+
+	/* Under H0 the power is the size of the test. */
+	p = wsr_gate_power(30, &open, 0, 1, 20000, 5);
+	ok(p > 0.045 && p < 0.056, "paired: no shift, alpha 0.05, 30 pairs: rejects %.4f of the time", p);
+	/* An independent simulation (Python's random.gauss, 4,000 experiments) gave 0.357;
+	 * Noether's asymptotic Phi(0.5 sqrt(90 / pi) - z(0.9975)) = 0.448 overstates it at
+	 * 30 pairs and alpha 0.0025. */
+	p = wsr_gate_power(30, &(struct paired_gate){ 0.0025, -INFINITY }, 0.5, 1, 4000, 6);
+	ok(p > 0.31 && p < 0.40, "paired: 0.5 sd, 30 pairs, alpha 0.0025: power %.3f, about 0.36", p);
+	ok(wsr_gate_power(30, &g, 2, 0, 100, 1) == 1 && wsr_gate_power(30, &g, 0.5, 0, 100, 1) == 0,
+	    "paired, no noise: power 1 for a shift past the saving gate, 0 below it");
+	/* ((z(0.9975) + z(0.8)) / 0.5)^2 pi / 3 = 55.8 pairs asymptotically; at this size
+	 * the simulated test needs a few more. */
+	n = wsr_gate_trials_needed(&(struct paired_gate){ 0.0025, -INFINITY }, 0.5, 1, 0.8, 4096, 400,
+	    7);
+	ok(n >= 56 && n <= 75, "paired: 0.5 sd at alpha 0.0025, power 0.8: %ld pairs, 56 or more", n);
+	/* A Cliff's delta of 0.10 between the groups (0.178 sd) under pairing that halves
+	 * nothing: many pairs, but a number; the old delta floor of 0.147 said none. */
+	n = wsr_gate_trials_needed(&(struct paired_gate){ 0.0025, 0 }, 0.178, 1.414, 0.8, 4096, 400, 8);
+	ok(n > 250 && n < 4096, "paired: a delta-0.10 hit with unpaired noise needs %ld pairs, a number", n);
+	ok(wsr_gate_trials_needed(&g, 1, 5, 0.8, 4096, 400, 1) == 0 &&
+	    wsr_gate_trials_needed(&g, 0, 5, 0.8, 4096, 400, 1) == 0,
+	    "paired: a shift not above the saving gate: no number of pairs (0)");
+	ok(wsr_gate_trials_needed(&g, 1.5, 50, 0.8, 64, 100, 1) == -1,
+	    "paired: more than max_n needed: -1");
+}
+
+static void
+test_wsr_look(void)
+{
+	struct paired_gate g = { 0.0025, 1 };
+	struct wsr_look l;
+	double *big = ideal(30, 10, 1), *none = ideal(30, 0.001, 1), *tiny = ideal(30, 0.5, 0.1);
+	double *noisy = ideal(30, 2, 4), *wide = ideal(30, 0.001, 40), *mid = ideal(30, 0.001, 16);
+	double *fine = ideal(30, 0.001, 12);
+
+	ok(wsr_look(big, 30, &g, 5, 1, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_REJECT,
+	    "paired look: 10 ms saved under 1 ms noise: rejected (p %.2g)", l.test.p);
+	/* Rule "saving gate": 0.5 ms saved in every pair, p tiny, yet below the 1 ms gate. */
+	ok(wsr_look(tiny, 30, &g, 5, 0.1, 0.8, 1, &l) == 0 && l.test.p < 0.0025 &&
+	    l.decision == MWU_LOOK_POWERED, "rule paired saving gate: 0.5 ms saved (p %.2g) is no "
+	    "rejection under a 1 ms gate", l.test.p);
+	/* Rule "p gate": 2 ms saved under 4 ms noise in 30 pairs: saving past the gate, p not. */
+	ok(wsr_look(noisy, 30, &g, 5, 4, 0.8, 1, &l) == 0 && l.saving >= 1 && l.test.p >= 0.0025 &&
+	    l.decision != MWU_LOOK_REJECT, "rule paired p gate: saving %.1f ms, p %.3g above 0.0025: no "
+	    "rejection", l.saving, l.test.p);
+	ok(wsr_look(none, 30, &g, 5, 1, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_POWERED &&
+	    l.power > 0.99, "paired look: nothing saved, and 5 ms would have shown: powered (%.3f)",
+	    l.power);
+	ok(wsr_look(wide, 30, &g, 5, 40, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_UNDECIDED &&
+	    l.power < 0.2, "rule paired pass needs power: under 40 ms noise undecided (power %.3f)",
+	    l.power);
+	/* Either side of the 0.8 target (the same independent simulation: 0.98 at 10 ms of
+	 * noise, 0.82 at 13): 12 ms of noise gives about 0.9, 16 ms about 0.6. */
+	ok(wsr_look(fine, 30, &g, 10, 12, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_POWERED &&
+	    l.power > 0.8 && l.power < 0.95, "paired: power %.3f past the 0.8 target: powered", l.power);
+	ok(wsr_look(mid, 30, &g, 10, 16, 0.8, 1, &l) == 0 && l.decision == MWU_LOOK_UNDECIDED &&
+	    l.power > 0.5 && l.power < 0.8, "paired: power %.3f between 0.5 and the 0.8 target: "
+	    "undecided", l.power);
+	free(big), free(none), free(tiny), free(noisy), free(wide), free(mid), free(fine);
 }
 
 int
@@ -266,5 +368,8 @@ main(void)
 	test_gate_critical();
 	test_gate_power();
 	test_look();
+	test_wsr();
+	test_wsr_power();
+	test_wsr_look();
 	return tap_done();
 }

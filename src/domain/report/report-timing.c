@@ -122,7 +122,12 @@ static void
 hist_caption(struct buf *b, const struct prefix_timing *t)
 {
 	buf_adds(b, "</svg>\n<figcaption>Prefix timing: ");
-	if (t->has_test && t->has_alpha_per_look)
+	if (t->has_test && t->has_alpha_per_look && t->paired)
+		/* The paired design: its test decides; Cliff's delta is between the groups. */
+		buf_printf(b, "paired one-sided Wilcoxon signed-rank p = %.2g (alpha %.2g per look, %.2g in "
+		    "all), Cliff's delta between the groups %.2f, median saving %.1f ms, %d trials.", t->p,
+		    t->alpha_per_look, t->alpha, t->cliffs_delta, t->median_saving_ms, (int)t->trials);
+	else if (t->has_test && t->has_alpha_per_look)
 		/* Sequential runs: the level each look was held to, and the trials it took. */
 		buf_printf(b, "one-sided Mann-Whitney p = %.2g (alpha %.2g per look, %.2g in all), Cliff's "
 		    "delta %.2f, median saving %.1f ms, %d trials.", t->p, t->alpha_per_look, t->alpha,

@@ -502,8 +502,9 @@ units_missed(const struct probe_env *env, const struct ce *s, char *out, size_t 
 		snprintf(out, outsz, "; unit %d not reached: %s", s->nrec + 1, stopped_by(env));
 	else
 		snprintf(out, outsz, "; no guess of unit %d was reported cached beyond the recovered "
-		    "prefix%s", s->nrec + 1, s->newest ? " (with tenant A's prompt re-sent before each)" :
-		    "");
+		    "prefix%s%s%s", s->nrec + 1, s->newest ? " (with tenant '" : "",
+		    s->newest ? env->tenant_label[s->ta] : "", s->newest ? "''s prompt re-sent before "
+		    "each)" : "");
 }
 
 /* A recovery by a key of another organisation: the finding cites every exchange. */

@@ -10,6 +10,8 @@
  * With `displace` a tenant's prompt drops the other tenants' cached pages
  * once served (as a slot the next tenant's request takes over): a tenant's
  * own repeats are found, another's prompt only right after it was sent.
+ * With `mask_digits` pages match whatever digits they hold (a cache that
+ * normalises numbers): its counts no longer tell one digit from another.
  *
  * With --prefix-cache-slots the count follows llama.cpp's server instead
  * (ggml-org/llama.cpp, tools/server/server-context.cpp get_available_slot()
@@ -134,12 +136,45 @@ chain_hash(const struct sim_pool *p, uint64_t prev, const void *data, size_t len
 	return v;
 }
 
+/* A token as the cache compares it: with mask_digits a one-digit piece (its id is its byte)
+ * is any digit. */
+static sim_tok
+tok_masked(const struct sim_pool *p, sim_tok t)
+{
+	return p->mask_digits && t >= '0' && t <= '9' ? '0' : t;
+}
+
+static int
+page_equal(const struct sim_pool *p, const sim_tok *a, const sim_tok *b)
+{
+	for (uint32_t k = 0; k < p->page_size; k++)
+		if (tok_masked(p, a[k]) != tok_masked(p, b[k]))
+			return 0;
+	return 1;
+}
+
+/* The chained hash of one page, of its tokens as the cache compares them. */
+static uint64_t
+page_hash(const struct sim_pool *p, uint64_t prev, const sim_tok *toks)
+{
+	sim_tok *m;
+	uint64_t h;
+
+	if (!p->mask_digits)
+		return chain_hash(p, prev, toks, p->page_size * sizeof *toks);
+	m = xmalloc(p->page_size * sizeof *m);
+	for (uint32_t k = 0; k < p->page_size; k++)
+		m[k] = tok_masked(p, toks[k]);
+	h = chain_hash(p, prev, m, p->page_size * sizeof *m);
+	free(m);
+	return h;
+}
+
 static int32_t
 cache_lookup(const struct sim_pool *p, uint64_t h, const sim_tok *toks)
 {
 	for (int32_t i = p->bucket[h & (p->nbuckets - 1)]; i != NONE; i = p->pg[i].hash_next)
-		if (p->pg[i].hash == h &&
-		    memcmp(slots(p, (uint32_t)i), toks, p->page_size * sizeof *toks) == 0)
+		if (p->pg[i].hash == h && page_equal(p, slots(p, (uint32_t)i), toks))
 			return i;
 	return NONE;
 }
@@ -407,7 +442,7 @@ pool_prefill(struct sim_pool *p, struct sim_seq *s, const char *scope,
 		root = prev;
 		h = xmalloc(nfull * sizeof *h);
 		for (size_t i = 0; i < nfull; i++)
-			prev = h[i] = chain_hash(p, prev, toks + i * ps, ps * sizeof *toks);
+			prev = h[i] = page_hash(p, prev, toks + i * ps);
 	}
 	pthread_mutex_lock(&p->mu);
 	for (;;) {

@@ -22,7 +22,7 @@ static const char usage[] =
     "                 [--tpm-limit TOKENS] [--no-count] [--fail-after N] [--fleet N]\n"
     "                 [--prefix-cache off|tenant|org|global] [--prefix-cache-newest]\n"
     "                 [--prefix-cache-slots N] [--prefix-cache-max TOKENS]\n"
-    "                 [--prefix-cache-displace]\n"
+    "                 [--prefix-cache-displace] [--prefix-cache-mask-digits]\n"
     "                 [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
@@ -77,6 +77,8 @@ print_help(void)
 	    "\n  --prefix-cache-max TOKENS   the cache serves at most TOKENS of a prompt"
 	    "\n  --prefix-cache-displace     a tenant's prompt displaces the cached prompts of the"
 	    "\n                              other tenants"
+	    "\n  --prefix-cache-mask-digits  pages match whatever their digits, as a cache that"
+	    "\n                              normalises numbers does (pieces tokenizer)"
 	    "\n  --fleet N                   fault mixed-fleet: backends, the first short of KV"
 	    "\n                              (default 4)"
 	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
@@ -182,7 +184,7 @@ enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PR
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
 	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_VICTIMS,
 	O_TOKENIZER, O_BEHAVIOUR, O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY,
-	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET, O_SLOTS, O_CACHE_MAX, O_DISPLACE,
+	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET, O_SLOTS, O_CACHE_MAX, O_DISPLACE, O_MASK_DIGITS,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
 	{ "host", required_argument, NULL, O_HOST },
@@ -197,6 +199,7 @@ static const struct option sim_opts[] = {
 	{ "prefix-cache-slots", required_argument, NULL, O_SLOTS },
 	{ "prefix-cache-max", required_argument, NULL, O_CACHE_MAX },
 	{ "prefix-cache-displace", no_argument, NULL, O_DISPLACE },
+	{ "prefix-cache-mask-digits", no_argument, NULL, O_MASK_DIGITS },
 	{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
 	{ "decode-us-per-token", required_argument, NULL, O_DECODE },
 	{ "max-body", required_argument, NULL, O_MAXBODY },
@@ -266,6 +269,8 @@ config_check(struct sim_config *cfg, const struct buf *revoked, const struct buf
 	if (cfg->prefix_slots > 0 && (cfg->prefix_cache != PREFIX_GLOBAL || cfg->prefix_newest))
 		return aerr_set(err, AV_USAGE, "--prefix-cache-slots needs --prefix-cache global "
 		    "(and not --prefix-cache-newest)");
+	if (cfg->prefix_mask_digits && cfg->tokenizer != TOKENIZER_PIECES)
+		return aerr_set(err, AV_USAGE, "--prefix-cache-mask-digits needs the pieces tokenizer");
 	return 0;
 }
 
@@ -376,6 +381,7 @@ other_opt(int c, char **argv, struct sim_config *cfg, struct buf *revoked, struc
 	case O_LOG_TIMING: cfg->log_timing = 1; return 0;
 	case O_NEWEST: cfg->prefix_newest = 1; return 0;
 	case O_DISPLACE: cfg->prefix_displace = 1; return 0;
+	case O_MASK_DIGITS: cfg->prefix_mask_digits = 1; return 0;
 	case O_TENANTS:
 		return parse_tenants(optarg, cfg, err);
 	case O_FAULT:

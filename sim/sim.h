@@ -106,6 +106,7 @@ struct sim_config {
 	int64_t prefix_slots;     /* --prefix-cache-slots: llama.cpp's server's slots, 0: pages */
 	int64_t prefix_max;       /* --prefix-cache-max: tokens of a prompt the cache serves, 0: all */
 	int prefix_displace;      /* --prefix-cache-displace: a tenant's prompt displaces others' */
+	int prefix_mask_digits;   /* --prefix-cache-mask-digits: pages match whatever their digits */
 	int64_t prefill_us;       /* per prompt token not served from the prefix cache */
 	int64_t decode_us;        /* per generated token */
 	int64_t max_body;         /* request body limit, bytes */
@@ -223,6 +224,7 @@ struct sim_pool {
 	int newest;               /* a scope keeps only the pages of its newest prompt */
 	size_t max_cached;        /* at most this many tokens of a prompt are served, 0: no bound */
 	int displace;             /* a tenant's prompt displaces the cached prompts of the others */
+	int mask_digits;          /* pages match whatever their digits (pieces tokenizer) */
 	/* --prefix-cache-slots: slots each keeping its last prompt, and a prompt cache of earlier
 	 * ones, as llama.cpp's server keeps them (sim-kv.c); nslots 0 when off. */
 	struct sim_prompt *slot, *saved;

@@ -549,12 +549,12 @@ ce_shared(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 	units_missed(env, s, missed, sizeof missed);
 	outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, s->prime_evidence,
 	    "tenant '%s''s first control was served %lld cached tokens of an opening only tenant "
-	    "'%s' had sent: the prompt cache is shared across organisations", b,
-	    (long long)s->control_cached, a);
+	    "'%s' had sent: the prompt cache is shared across organisations, though no unit of the "
+	    "secret was recovered%s", b, (long long)s->control_cached, a, missed);
 	outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, s->control_evidence, "%s", "");
 	outcome_set(out, "fail", "tenant '%s''s first control was served %lld cached tokens of "
 	    "tenant '%s''s opening: the cache is shared with '%s', though no unit of the secret was "
-	    "recovered%s", b, (long long)s->control_cached, a, b, missed);
+	    "recovered", b, (long long)s->control_cached, a, b);
 }
 
 /* The verdict on a recovery that ran: what B recovered, what the controls showed, or what

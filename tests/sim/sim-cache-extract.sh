@@ -18,15 +18,15 @@
 
 export KEY_A=key-a KEY_B=key-b KEY_C=key-c
 n=0
-# extract NAME SIM-ARGS...: a vendor with keys a and b of acme and c of other; one
-# cache-extract run, its JSON in $out.
+# extract NAME SIM-ARGS...: a vendor with keys a and b of acme and c of other, a context of
+# $CTX (131072 unless set); one cache-extract run, its JSON in $out.
 extract() {
 	name=$1
 	shift
 	sim_start --tenants a@acme=key-a,b@acme=key-b,c@other=key-c "$@" || return 1
 	run vendor add "X-$name"
 	run endpoint add "X-$name" --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \
-		--context 131072 --credential a=env:KEY_A --credential b=env:KEY_B --credential c=env:KEY_C \
+		--context "${CTX:-131072}" --credential a=env:KEY_A --credential b=env:KEY_B --credential c=env:KEY_C \
 		--credential-org a=acme --credential-org b=acme --credential-org c=other \
 		--price-in 2.5 --price-out 10
 	run probe run "X-$name/e" --dry-run --probe cache-extract --json
@@ -100,15 +100,20 @@ is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE probe = 'cache-ex
     "newest only: a sent its prompt again before each of c's requests (after its 25 of the measurement)"
 
 # ---- llama.cpp's server: slots each keeping their last prompt, and a prompt cache ----
+# Each slot's context as llama-server -c 8192 gives it (4,096 for one, 2,048 for four): as
+# there, a's repeats are served from the prompt cache (no newest-only cache is seen), c's
+# requests displace a's planted prompt, and the first round finds nothing.
 for slots in 1 4; do
-	extract "slots$slots" --prefix-cache global --prefix-cache-slots "$slots"
-	is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.controls_shared, .details.recovered_units, (.findings | map(.code) | unique | join(","))] | @csv')" \
-	    "\"fail\",1,true,6,\"PREFIX_CACHE_CONTENT_RECOVERED\"" \
-	    "$slots slot(s): counted to the token, c's first control shows the sharing, all 6 units recovered"
+	CTX=$((slots == 1 ? 4096 : 2048))
+	extract "slots$slots" --context "$CTX" --prefix-cache global --prefix-cache-slots "$slots"
+	is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.controls_shared, .details.resent_from_unit, .details.reprimed, .details.recovered_units, (.findings | map(.code) | unique | join(","))] | @csv')" \
+	    "\"fail\",1,true,1,true,6,\"PREFIX_CACHE_CONTENT_RECOVERED\"" \
+	    "$slots slot(s): counted to the token, c's first control shows the sharing, the first round repeated with a's prompt re-sent, all 6 units recovered"
 	ev=$(printf '%s' "$out" | json '.probes[0].details.planted.evidence')
 	is "$(printf '%s' "$out" | json '.probes[0].details.recovered')" "$(planted "$ev")" \
 	    "$slots slot(s): the units recovered are those planted in a's sealed prompt"
 done
+unset CTX
 
 # ---- c's requests displace a's prompt: the controls show sharing, the round is repeated ----
 extract displace --prefix-cache global --page-size 16 --prefix-cache-displace

@@ -586,7 +586,7 @@ ce_verdict(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 		outcome_set(out, "inconclusive", "%s after %d requests, before tenant '%s' had tried "
 		    "every guess of the first unit (%d of %d)", stopped_by(env), s->tally.sent, b,
 		    s->tried_first, ALPHABET);
-	} else if (s->answered_first == ALPHABET) {
+	} else if (s->answered_first == ALPHABET && s->control_evidence > 0) {
 		outcome_set(out, "pass", "tenant '%s''s first control was served %lld cached tokens "
 		    "(sharing needs %lld) and none of its %d guesses of the first planted unit was "
 		    "reported cached beyond the known opening (%lld tokens, a hit needs %lld more), "
@@ -598,8 +598,8 @@ ce_verdict(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 		    (long long)s->count_max, b, same ? " (per user: both keys are of one organisation)" :
 		    "");
 	} else {
-		px_set_unjudged(env, out, &s->tally, "the guesses of the first unit were not all "
-		    "answered with a cached count");
+		px_set_unjudged(env, out, &s->tally, "tenant B's first control and the guesses of the "
+		    "first unit were not all answered with a cached count");
 	}
 }
 

@@ -20,8 +20,14 @@
  * place: the count of the known prefix, ref), then, unit by unit, the
  * recovered prefix and a guess: a guess whose count reaches ref + block +
  * HIT_MARGIN was served A's padding from the cache (unit_hit(), the recovery
- * rule). Where the cache keeps only the newest prompt, A sends its prompt
- * again before each of B's requests. A unit no guess hits ends the search.
+ * rule), and counts only once compared with the planted value. Where the cache
+ * keeps only the newest prompt, A sends its prompt again before each of B's
+ * requests. B's first control opens with words only A has sent: a count of a
+ * quarter of that opening is A's prefix served to B, sharing (control_shared(),
+ * the sharing rule). A round of guesses without a hit while the controls showed
+ * sharing is repeated once with A's prompt re-sent before each of B's requests
+ * (a cache that restores an earlier prompt only when it beats a slot's current
+ * one lets B's own requests displace A's). A unit no guess hits ends the search.
  *
  * Every prompt that carries the secret (A's and B's guesses) is stored sealed
  * like leaked content, both ways: the details name A's first planted prompt
@@ -29,10 +35,13 @@
  * checks against the secret) as the evidence of recovery.
  *
  * PREFIX_CACHE_CONTENT_RECOVERED (critical) when B, a key of another
- * organisation, recovered any unit, citing every exchange. A pass when B's
- * ten guesses of the first unit were all answered and none hit while A's own
- * repeats were cached (the cache is not shared with B), or when B is a key of
- * A's own organisation (sharing within it is no cross-tenant exposure). No
+ * organisation, recovered any unit (a partial recovery too, naming the units),
+ * citing every exchange; PREFIX_CACHE_SHARED_ACROSS_TENANTS when it recovered
+ * none but its first control showed sharing, citing A's prompt and that
+ * control. A pass only where B was served nothing of A's: its first control
+ * under the sharing rule and its ten guesses of the first unit all answered
+ * without a hit, while A's own repeats were cached; or when B is a key of A's
+ * own organisation (sharing within it is no cross-tenant exposure). No
  * cached counts, no caching of A's own repeats, a block beyond the planned
  * MAX_BLOCK or the run's budget ending first: inconclusive, saying which.
  * Recovery by timing alone is not attempted: at the noise prefix-timing
@@ -58,8 +67,9 @@
 #define HIT_MARGIN 8              /* tokens beyond a block a right guess must add */
 #define BODY_BYTES_MAX (24 << 10) /* a planted prompt is stored whole and sealed: under 32 KiB */
 /* Requests at most: the measurement, A's first prompt, and B's two controls and every guess,
- * each after A's prompt again where the cache keeps only the newest. */
-#define MAX_REQUESTS (2 * MEASURE_PAIRS + 1 + 1 + 2 * (2 + ALPHABET * SECRET_UNITS))
+ * each after A's prompt again where the cache keeps only the newest, and one round of ten
+ * guesses sent before A's prompt was re-sent. */
+#define MAX_REQUESTS (2 * MEASURE_PAIRS + 1 + 1 + 2 * (2 + ALPHABET * SECRET_UNITS) + ALPHABET)
 
 static int64_t
 opening_tokens(const struct probe_env *env)
@@ -105,6 +115,15 @@ static int
 unit_hit(int64_t cached, int64_t ref, int64_t block)
 {
 	return cached >= ref + block + HIT_MARGIN;
+}
+
+/* The sharing rule: B's first control opens with words drawn for this run that only A has
+ * sent, so a count of a quarter of that opening or more (and beyond a block and the margin,
+ * which a chat template's own tokens stay under) is A's prefix served to B from the cache. */
+static int
+control_shared(const struct probe_env *env, int64_t cached, int64_t block)
+{
+	return cached >= opening_tokens(env) / 4 && cached >= block + HIT_MARGIN;
 }
 
 /* A name-like token string: syllables of ten, one a unit, as a digit is. */
@@ -153,7 +172,9 @@ struct ce {
 	uint64_t open_seed, meas_seed, pad_seed[SECRET_UNITS];
 	char secret[SECRET_UNITS + 1], recovered[SECRET_UNITS + 1], wrong;
 	int units, nrec, newest, reported, measured_cached, tried_first, answered_first;
-	int64_t prime_evidence, count_max;
+	int shared;                   /* B's first control was served A's opening from the cache */
+	int resent_unit;              /* the unit whose round was repeated with A's prompt re-sent, -1 */
+	int64_t prime_evidence, count_max, control_cached, control_evidence;
 	int64_t b_requests, b_in, b_out, tokens;
 	struct px_tally tally;
 	struct probe_outcome *out;
@@ -266,53 +287,76 @@ controls(struct probe_env *env, struct ce *s, const struct buf *a, int64_t au)
 		if (s->newest)
 			prime(env, s, a, au);
 		c = send_one(env, s, s->tb, s->open_seed, s->open_units, &b, words);
+		if (k == 0 && c >= 0) {
+			s->control_cached = c;
+			s->control_evidence = s->r[s->n - 1].evidence_id;
+			s->shared = control_shared(env, c, s->block);
+		}
 		if (c > s->ref)
 			s->ref = c;
 		buf_free(&b);
 	}
 }
 
-/* Unit by unit, guesses in a random order until one hits; a unit no guess hits ends
- * the search. A hit on a value that is not the planted one stops it too (s->wrong). */
+/* One round of unit i: its ten values in a random order until one hits. Returns 1 on a hit
+ * on the planted value, 0 when none hit, -1 when sending stopped or a hit was on a value
+ * that is not the planted one (s->wrong): a hit counts only once compared with the secret. */
+static int
+guess_round(struct probe_env *env, struct ce *s, int i, const struct buf *a, int64_t au)
+{
+	char order[ALPHABET];
+
+	for (int d = 0; d < ALPHABET; d++)
+		order[d] = (char)(unit_base(i) + d);
+	for (int d = ALPHABET - 1; d > 0; d--) {
+		int j = (int)randombytes_uniform((uint32_t)d + 1);
+		char t = order[d];
+
+		order[d] = order[j];
+		order[j] = t;
+	}
+	for (int d = 0; d < ALPHABET && !s->stop; d++) {
+		struct buf b;
+		int64_t words = guess_text(s, i, order[d], &b), c;
+
+		if (s->newest)
+			prime(env, s, a, au);
+		c = send_one(env, s, s->tb, s->open_seed, s->open_units, &b, words);
+		buf_free(&b);
+		if (i == 0 && !s->stop) {
+			s->tried_first++;
+			s->answered_first += c >= 0;
+		}
+		if (c < 0 || !unit_hit(c, s->ref, s->block))
+			continue;
+		if (order[d] != s->secret[i]) {
+			s->wrong = order[d];
+			return -1;
+		}
+		s->recovered[s->nrec++] = order[d];
+		s->ref = c;
+		return 1;
+	}
+	return s->stop ? -1 : 0;
+}
+
+/* Unit by unit until a round finds no hit. A round without a hit while the controls showed
+ * A's opening served to B is repeated once with A's prompt re-sent before each of B's
+ * requests, from there on: a cache that restores an earlier prompt only when it beats a
+ * slot's current one on both the kept fraction and the similarity (llama.cpp's server) lets
+ * B's own requests displace A's, and a one-repeat check of A's cannot tell it. */
 static void
 recover(struct probe_env *env, struct ce *s, const struct buf *a, int64_t au)
 {
 	for (int i = 0; i < s->units && !s->stop; i++) {
-		char order[ALPHABET];
-		int hit = 0;
+		int r = guess_round(env, s, i, a, au);
 
-		for (int d = 0; d < ALPHABET; d++)
-			order[d] = (char)(unit_base(i) + d);
-		for (int d = ALPHABET - 1; d > 0; d--) {
-			int j = (int)randombytes_uniform((uint32_t)d + 1);
-			char t = order[d];
-
-			order[d] = order[j];
-			order[j] = t;
+		if (r == 0 && s->shared && !s->newest) {
+			s->newest = 1;
+			s->resent_unit = i;
+			r = guess_round(env, s, i, a, au);
 		}
-		for (int d = 0; d < ALPHABET && !hit && !s->stop; d++) {
-			struct buf b;
-			int64_t words = guess_text(s, i, order[d], &b), c;
-
-			if (s->newest)
-				prime(env, s, a, au);
-			c = send_one(env, s, s->tb, s->open_seed, s->open_units, &b, words);
-			buf_free(&b);
-			if (i == 0 && !s->stop) {
-				s->tried_first++;
-				s->answered_first += c >= 0;
-			}
-			if (c < 0 || !unit_hit(c, s->ref, s->block))
-				continue;
-			hit = 1;
-			if (order[d] != s->secret[i]) {
-				s->wrong = order[d];
-				return;
-			}
-			s->recovered[s->nrec++] = order[d];
-			s->ref = c;
-		}
-		if (!hit)
+		if (r <= 0)
 			return;
 	}
 }
@@ -406,6 +450,12 @@ ce_details(const struct probe_env *env, const struct ce *s)
 	else
 		cJSON_AddNullToObject(d, "granularity");
 	cJSON_AddBoolToObject(d, "reprimed", s->newest);
+	if (s->resent_unit >= 0)
+		cJSON_AddNumberToObject(d, "resent_from_unit", s->resent_unit + 1);
+	else
+		cJSON_AddNullToObject(d, "resent_from_unit");
+	cJSON_AddBoolToObject(d, "controls_shared", s->shared);
+	cJSON_AddNumberToObject(d, "control_cached_tokens", (double)s->control_cached);
 	cJSON_AddNumberToObject(d, "padding_units", (double)s->pad);
 	cJSON_AddNumberToObject(d, "reference_cached_tokens", (double)s->ref);
 	cJSON_AddNumberToObject(d, "first_unit_guesses", s->tried_first);
@@ -426,11 +476,94 @@ stopped_by(const struct probe_env *env)
 	    "prompt kept under a rate limit)";
 }
 
-/* The verdict on a recovery that ran: what B recovered, or what it tried. */
+/* The units B recovered by place and kind, never their values (those stay in the sealed
+ * details): "units 1 to 5 (4 digits, 1 syllable)". */
+static void
+units_named(const struct ce *s, char *out, size_t outsz)
+{
+	int d = s->nrec < DIGIT_UNITS ? s->nrec : DIGIT_UNITS, y = s->nrec - d;
+
+	if (s->nrec == 1)
+		snprintf(out, outsz, "unit 1 (a digit)");
+	else if (y == 0)
+		snprintf(out, outsz, "units 1 to %d (%d digits)", s->nrec, d);
+	else
+		snprintf(out, outsz, "units 1 to %d (%d digits, %d syllable%s)", s->nrec, d, y,
+		    y == 1 ? "" : "s");
+}
+
+/* Why the search ended before the last unit: what the cited exchanges show. */
+static void
+units_missed(const struct probe_env *env, const struct ce *s, char *out, size_t outsz)
+{
+	if (s->nrec == s->units)
+		out[0] = '\0';
+	else if (s->stop)
+		snprintf(out, outsz, "; unit %d not reached: %s", s->nrec + 1, stopped_by(env));
+	else
+		snprintf(out, outsz, "; no guess of unit %d was reported cached beyond the recovered "
+		    "prefix%s%s%s", s->nrec + 1, s->newest ? " (with tenant '" : "",
+		    s->newest ? env->tenant_label[s->ta] : "", s->newest ? "''s prompt re-sent before "
+		    "each)" : "");
+}
+
+/* A recovery by a key of another organisation: the finding cites every exchange. */
+static void
+ce_recovered(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
+{
+	const char *a = env->tenant_label[s->ta], *b = env->tenant_label[s->tb];
+	char which[96], missed[192];
+	int said = 0;
+
+	units_named(s, which, sizeof which);
+	units_missed(env, s, missed, sizeof missed);
+	for (size_t i = 0; i < s->n; i++) {
+		if (!s->r[i].sent || s->r[i].evidence_id <= 0)
+			continue;
+		if (said++ > 0)
+			outcome_finding(out, F_PREFIX_CACHE_CONTENT_RECOVERED, s->r[i].evidence_id, "%s", "");
+		else
+			outcome_finding(out, F_PREFIX_CACHE_CONTENT_RECOVERED, s->r[i].evidence_id,
+			    "tenant '%s' (%s) recovered %d of the %d units (digits, then a name's "
+			    "syllables) of a random secret planted in tenant '%s''s prompt, one unit at "
+			    "a time from the cached-token counts of its own guesses (blocks of %lld tokens), "
+			    "in %lld requests of its own: %s, each the planted one%s; the prompt cache "
+			    "discloses another organisation's prompts", b,
+			    env->tenant_org[s->tb] ? env->tenant_org[s->tb] : "its own organisation",
+			    s->nrec, s->units, a, (long long)s->block, (long long)s->b_requests, which,
+			    missed);
+	}
+	outcome_set(out, "fail", "tenant '%s' recovered %d of the %d units planted in tenant "
+	    "'%s''s prompt from cached counts (%s; %d requests, %lld tokens)", b, s->nrec, s->units,
+	    a, which, s->tally.sent, (long long)s->tokens);
+}
+
+/* The controls showed A's opening served to B, and no unit was recovered: the sharing is
+ * the finding, citing A's planted prompt and B's first control. */
+static void
+ce_shared(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
+{
+	const char *a = env->tenant_label[s->ta], *b = env->tenant_label[s->tb];
+	char missed[192];
+
+	units_missed(env, s, missed, sizeof missed);
+	outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, s->prime_evidence,
+	    "tenant '%s''s first control was served %lld cached tokens of an opening only tenant "
+	    "'%s' had sent: the prompt cache is shared across organisations, though no unit of the "
+	    "secret was recovered%s", b, (long long)s->control_cached, a, missed);
+	outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, s->control_evidence, "%s", "");
+	outcome_set(out, "fail", "tenant '%s''s first control was served %lld cached tokens of "
+	    "tenant '%s''s opening: the cache is shared with '%s', though no unit of the secret was "
+	    "recovered", b, (long long)s->control_cached, a, b);
+}
+
+/* The verdict on a recovery that ran: what B recovered, what the controls showed, or what
+ * it tried. A pass only where B was served nothing of A's. */
 static void
 ce_verdict(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 {
 	const char *a = env->tenant_label[s->ta], *b = env->tenant_label[s->tb];
+	int same = px_same_org(env, s->ta, s->tb);
 
 	if (s->wrong) {
 		char one[2];
@@ -439,47 +572,34 @@ ce_verdict(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 		    "cached beyond the known prefix (%lld tokens) but is not the planted one: the counts "
 		    "do not behave as a prefix cache's, and nothing is claimed from them", b,
 		    unit_text(s->nrec, s->wrong, one), s->nrec + 1, (long long)s->ref);
-	} else if (s->nrec > 0 && px_same_org(env, s->ta, s->tb)) {
+	} else if ((s->nrec > 0 || s->shared) && same) {
 		outcome_set(out, "pass", "tenant '%s' recovered %d of the %d units planted in tenant "
-		    "'%s''s prompt from the cached counts, both keys of organisation '%s': the cache is "
-		    "shared within the organisation, not across tenants as far as these keys show", b,
-		    s->nrec, s->units, a, env->tenant_org[s->ta]);
+		    "'%s''s prompt from the cached counts (its first control served %lld cached tokens "
+		    "of the opening), both keys of organisation '%s': the cache is shared within the "
+		    "organisation, not across tenants as far as these keys show", b, s->nrec, s->units,
+		    a, (long long)s->control_cached, env->tenant_org[s->ta]);
 	} else if (s->nrec > 0) {
-		int said = 0;
-
-		for (size_t i = 0; i < s->n; i++) {
-			if (!s->r[i].sent || s->r[i].evidence_id <= 0)
-				continue;
-			if (said++ > 0)
-				outcome_finding(out, F_PREFIX_CACHE_CONTENT_RECOVERED, s->r[i].evidence_id,
-				    "%s", "");
-			else
-				outcome_finding(out, F_PREFIX_CACHE_CONTENT_RECOVERED, s->r[i].evidence_id,
-				    "tenant '%s' (%s) recovered %d of the %d units (digits, then a name's "
-				    "syllables) of a random secret planted in tenant '%s''s prompt, one unit at "
-				    "a time from the cached-token counts of its own guesses (blocks of %lld tokens), in %lld requests of its own: "
-				    "the prompt cache discloses another organisation's prompts", b,
-				    env->tenant_org[s->tb] ? env->tenant_org[s->tb] : "its own organisation",
-				    s->nrec, s->units, a, (long long)s->block, (long long)s->b_requests);
-		}
-		outcome_set(out, "fail", "tenant '%s' recovered %d of the %d units planted in tenant "
-		    "'%s''s prompt from cached counts (%d requests, %lld tokens)", b, s->nrec, s->units, a,
-		    s->tally.sent, (long long)s->tokens);
+		ce_recovered(env, out, s);
+	} else if (s->shared) {
+		ce_shared(env, out, s);
 	} else if (s->stop) {
 		outcome_set(out, "inconclusive", "%s after %d requests, before tenant '%s' had tried "
 		    "every guess of the first unit (%d of %d)", stopped_by(env), s->tally.sent, b,
 		    s->tried_first, ALPHABET);
-	} else if (s->answered_first == ALPHABET) {
-		outcome_set(out, "pass", "none of tenant '%s''s %d guesses of the first planted unit "
-		    "was reported cached beyond the known opening (%lld tokens, a hit needs %lld more), "
+	} else if (s->answered_first == ALPHABET && s->control_evidence > 0) {
+		outcome_set(out, "pass", "tenant '%s''s first control was served %lld cached tokens "
+		    "(sharing needs %lld) and none of its %d guesses of the first planted unit was "
+		    "reported cached beyond the known opening (%lld tokens, a hit needs %lld more), "
 		    "while tenant '%s''s own repeats were cached in blocks of %lld tokens (up to %lld): "
-		    "nothing recovered, the cache is not shared with '%s'%s", b, ALPHABET,
+		    "nothing recovered, the cache is not shared with '%s'%s", b,
+		    (long long)s->control_cached, (long long)(opening_tokens(env) / 4 >
+		    s->block + HIT_MARGIN ? opening_tokens(env) / 4 : s->block + HIT_MARGIN), ALPHABET,
 		    (long long)s->ref, (long long)(s->block + HIT_MARGIN), a, (long long)s->block,
-		    (long long)s->count_max, b, px_same_org(env, s->ta, s->tb) ? " (per user: both keys "
-		    "are of one organisation)" : "");
+		    (long long)s->count_max, b, same ? " (per user: both keys are of one organisation)" :
+		    "");
 	} else {
-		px_set_unjudged(env, out, &s->tally, "the guesses of the first unit were not all "
-		    "answered with a cached count");
+		px_set_unjudged(env, out, &s->tally, "tenant B's first control and the guesses of the "
+		    "first unit were not all answered with a cached count");
 	}
 }
 
@@ -535,6 +655,7 @@ cache_extract_run(struct probe_env *env, struct probe_outcome *out)
 		return;
 	}
 	memset(&s, 0, sizeof s);
+	s.resent_unit = -1;
 	buf_init(&a);
 	s.out = out;
 	px_cache_pairs(env, &cross, &same);

@@ -1099,6 +1099,10 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 		return err->code;
 	}
 	srv->eng.pool.newest = cfg->prefix_newest;
+	srv->eng.pool.max_cached = (size_t)cfg->prefix_max;
+	srv->eng.pool.displace = cfg->prefix_displace;
+	srv->eng.pool.mask_digits = cfg->prefix_mask_digits;
+	pool_slots_init(&srv->eng.pool, (size_t)cfg->prefix_slots);
 	tokenizer_init(&srv->eng.tok, cfg->tokenizer);
 	pthread_mutex_init(&srv->nb_mu, NULL);
 	pthread_cond_init(&srv->nb_met, NULL);

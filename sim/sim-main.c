@@ -21,6 +21,8 @@ static const char usage[] =
     "                 [--revoked LABEL[,LABEL...]] [--failing LABEL[,LABEL...]]\n"
     "                 [--tpm-limit TOKENS] [--no-count] [--fail-after N] [--fleet N]\n"
     "                 [--prefix-cache off|tenant|org|global] [--prefix-cache-newest]\n"
+    "                 [--prefix-cache-slots N] [--prefix-cache-max TOKENS]\n"
+    "                 [--prefix-cache-displace] [--prefix-cache-mask-digits]\n"
     "                 [--prefill-us-per-token N]\n"
     "                 [--decode-us-per-token N] [--max-body BYTES] [--seed N] [--model NAME]\n"
     "                 [--rate-limit-count N] [--redirect-to URL] [--huge-bytes N]\n"
@@ -71,6 +73,14 @@ print_help(void)
 	    "\n  --prefix-cache MODE         off, tenant, org (a tenant's LABEL@ORG) or global"
 	    "\n                              (default off)"
 	    "\n  --prefix-cache-newest       each scope keeps only its newest prompt"
+	    "\n  --prefix-cache-slots N      as llama.cpp's server: N slots each keeping its last"
+	    "\n                              prompt and a prompt cache of earlier ones, counted to"
+	    "\n                              the token (needs --prefix-cache global)"
+	    "\n  --prefix-cache-max TOKENS   the cache serves at most TOKENS of a prompt"
+	    "\n  --prefix-cache-displace     a tenant's prompt displaces the cached prompts of the"
+	    "\n                              other tenants"
+	    "\n  --prefix-cache-mask-digits  pages match whatever their digits, as a cache that"
+	    "\n                              normalises numbers does (pieces tokenizer)"
 	    "\n  --fleet N                   fault mixed-fleet: backends, the first short of KV"
 	    "\n                              (default 4)"
 	    "\n  --prefill-us-per-token N    prefill time per token not served from cache (default 0)"
@@ -181,6 +191,7 @@ enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PR
 	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_VICTIMS,
 	O_TOKENIZER, O_BEHAVIOUR, O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY, O_ENGINE_MODEL_CTX,
 	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET, O_NOISE, O_LOAD, O_LOAD_BLOCK,
+	O_SLOTS, O_CACHE_MAX, O_DISPLACE, O_MASK_DIGITS,
 	O_HELP, O_VERSION };
 static const struct option sim_opts[] = {
 	{ "host", required_argument, NULL, O_HOST },
@@ -192,6 +203,10 @@ static const struct option sim_opts[] = {
 	{ "fault", required_argument, NULL, O_FAULT },
 	{ "prefix-cache", required_argument, NULL, O_PREFIX },
 	{ "prefix-cache-newest", no_argument, NULL, O_NEWEST },
+	{ "prefix-cache-slots", required_argument, NULL, O_SLOTS },
+	{ "prefix-cache-max", required_argument, NULL, O_CACHE_MAX },
+	{ "prefix-cache-displace", no_argument, NULL, O_DISPLACE },
+	{ "prefix-cache-mask-digits", no_argument, NULL, O_MASK_DIGITS },
 	{ "prefill-us-per-token", required_argument, NULL, O_PREFILL },
 	{ "decode-us-per-token", required_argument, NULL, O_DECODE },
 	{ "ttft-noise-ms", required_argument, NULL, O_NOISE },
@@ -261,6 +276,12 @@ config_check(struct sim_config *cfg, const struct buf *revoked, const struct buf
 	if (cfg->pool_tokens < cfg->page_size)
 		return aerr_set(err, AV_USAGE, "--pool: %lld tokens do not hold one page of %lld tokens",
 		    (long long)cfg->pool_tokens, (long long)cfg->page_size);
+	/* llama.cpp's server keeps one prompt cache for every key: slots have no scopes. */
+	if (cfg->prefix_slots > 0 && (cfg->prefix_cache != PREFIX_GLOBAL || cfg->prefix_newest))
+		return aerr_set(err, AV_USAGE, "--prefix-cache-slots needs --prefix-cache global "
+		    "(and not --prefix-cache-newest)");
+	if (cfg->prefix_mask_digits && cfg->tokenizer != TOKENIZER_PIECES)
+		return aerr_set(err, AV_USAGE, "--prefix-cache-mask-digits needs the pieces tokenizer");
 	return 0;
 }
 
@@ -334,6 +355,8 @@ static const struct int_opt {
 	{ O_TPM, "--tpm-limit", 1, BIG, offsetof(struct sim_config, tpm_limit) },
 	{ O_HOLD, "--neighbour-hold-ms", 0, 3600000, offsetof(struct sim_config, neighbour_hold_ms) },
 	{ O_FLEET, "--fleet", 1, 64, offsetof(struct sim_config, fleet) },
+	{ O_SLOTS, "--prefix-cache-slots", 1, 64, offsetof(struct sim_config, prefix_slots) },
+	{ O_CACHE_MAX, "--prefix-cache-max", 1, BIG, offsetof(struct sim_config, prefix_max) },
 	{ O_VICTIMS, "--neighbour-victims", 1, 1000, offsetof(struct sim_config, neighbour_victims) },
 	{ O_PREFILL, "--prefill-us-per-token", 0, 10000000, offsetof(struct sim_config, prefill_us) },
 	{ O_DECODE, "--decode-us-per-token", 0, 10000000, offsetof(struct sim_config, decode_us) },
@@ -371,6 +394,8 @@ other_opt(int c, char **argv, struct sim_config *cfg, struct buf *revoked, struc
 	case O_NOCOUNT: cfg->no_count = 1; return 0;
 	case O_LOG_TIMING: cfg->log_timing = 1; return 0;
 	case O_NEWEST: cfg->prefix_newest = 1; return 0;
+	case O_DISPLACE: cfg->prefix_displace = 1; return 0;
+	case O_MASK_DIGITS: cfg->prefix_mask_digits = 1; return 0;
 	case O_TENANTS:
 		return parse_tenants(optarg, cfg, err);
 	case O_FAULT:

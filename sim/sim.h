@@ -103,6 +103,10 @@ struct sim_config {
 	sim_faults faults;
 	enum sim_prefix_cache prefix_cache;
 	int prefix_newest;        /* --prefix-cache-newest: each scope keeps only its newest prompt */
+	int64_t prefix_slots;     /* --prefix-cache-slots: llama.cpp's server's slots, 0: pages */
+	int64_t prefix_max;       /* --prefix-cache-max: tokens of a prompt the cache serves, 0: all */
+	int prefix_displace;      /* --prefix-cache-displace: a tenant's prompt displaces others' */
+	int prefix_mask_digits;   /* --prefix-cache-mask-digits: pages match whatever their digits */
 	int64_t prefill_us;       /* per prompt token not served from the prefix cache */
 	int64_t decode_us;        /* per generated token */
 	int64_t ttft_noise_ms;    /* each prompt waits a further 0..N ms (sim-noise.c) */
@@ -197,6 +201,14 @@ struct sim_page {
 	uint8_t cached;
 	uint64_t hash;
 	uint64_t scope;           /* the hash of the cache scope its prompt was cached under */
+	uint64_t owner;           /* the hash of the tenant whose prompt cached it */
+};
+
+/* A prompt a slot or the prompt cache keeps (--prefix-cache-slots). */
+struct sim_prompt {
+	sim_tok *v;
+	size_t n;
+	int64_t last_used;
 };
 
 struct sim_pool {
@@ -214,6 +226,14 @@ struct sim_pool {
 	uint32_t nidle;           /* cached pages with ref == 0 */
 	enum sim_prefix_cache mode;
 	int newest;               /* a scope keeps only the pages of its newest prompt */
+	size_t max_cached;        /* at most this many tokens of a prompt are served, 0: no bound */
+	int displace;             /* a tenant's prompt displaces the cached prompts of the others */
+	int mask_digits;          /* pages match whatever their digits (pieces tokenizer) */
+	/* --prefix-cache-slots: slots each keeping its last prompt, and a prompt cache of earlier
+	 * ones, as llama.cpp's server keeps them (sim-kv.c); nslots 0 when off. */
+	struct sim_prompt *slot, *saved;
+	size_t nslots, nsaved;
+	int64_t clock;
 	unsigned char key[crypto_shorthash_KEYBYTES];
 	int closing;              /* set by pool_close: waiters give up */
 };
@@ -229,6 +249,9 @@ struct sim_seq {
 int pool_init(struct sim_pool *p, int64_t pool_tokens, int64_t page_size,
     enum sim_prefix_cache mode, int64_t seed, struct aerr *err);
 void pool_destroy(struct sim_pool *p);
+/* Caches prompts in nslots slots and a prompt cache as llama.cpp's server does, instead of
+ * by pages (--prefix-cache-slots). */
+void pool_slots_init(struct sim_pool *p, size_t nslots);
 /* Tokens the pool can ever hold for one sequence: whole pages only. */
 size_t pool_capacity(const struct sim_pool *p);
 size_t pool_free_pages(struct sim_pool *p);   /* free plus idle cached pages */

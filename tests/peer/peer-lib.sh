@@ -46,7 +46,7 @@ peer_start() {
 	_tries=0
 	while [ "$_tries" -lt 600 ]; do
 		if [ -z "$PEER_URL" ]; then
-			_l=$(grep -o 'listening on http://127\.0\.0\.1:[0-9]*' "$PEER_LOG" | head -1)
+			_l=$(grep -o 'listening on http://127\.0\.0\.1:[0-9]*' "$PEER_LOG" 2>/dev/null | head -1)
 			[ -n "$_l" ] && PEER_URL=${_l#listening on }
 		fi
 		if [ -n "$PEER_URL" ] && curl -sf "$PEER_URL/health" >/dev/null 2>&1; then

@@ -3,24 +3,30 @@
 # tenant a's prompt from the cached-token counts of tenant c's guesses (a key
 # of another organisation), at aivet-sim's blocks of 1, 2, 16 and 128 tokens,
 # within the budget it plans; the granularity is measured from a's own
-# repeats; a cache that keeps only the newest prompt is re-primed; a cache per
-# tenant, or per organisation with c elsewhere, gives a pass that says what was
-# tried. The units recovered (four digits and a two-syllable name) are checked
-# against the sealed prompt itself.
+# repeats; a cache that keeps only the newest prompt is re-primed; llama.cpp's
+# server's slots and prompt cache (--prefix-cache-slots, one slot and four) give
+# up the secret too; where c's requests displace a's prompt, c's first control
+# shows the sharing and the round that found nothing is repeated with a's prompt
+# re-sent; a recovery stopped part way is a finding naming the units recovered;
+# sharing with nothing recovered is a finding, never a pass; a hit on a value
+# that is not the planted one is inconclusive; a cache per tenant, or per
+# organisation with c elsewhere, gives a pass that says what was tried. The
+# units recovered (four digits and a two-syllable name) are checked against the
+# sealed prompt itself.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
 
 export KEY_A=key-a KEY_B=key-b KEY_C=key-c
 n=0
-# extract NAME SIM-ARGS...: a vendor with keys a and b of acme and c of other; one
-# cache-extract run, its JSON in $out.
+# extract NAME SIM-ARGS...: a vendor with keys a and b of acme and c of other, a context of
+# $CTX (131072 unless set); one cache-extract run, its JSON in $out.
 extract() {
 	name=$1
 	shift
 	sim_start --tenants a@acme=key-a,b@acme=key-b,c@other=key-c "$@" || return 1
 	run vendor add "X-$name"
 	run endpoint add "X-$name" --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \
-		--context 131072 --credential a=env:KEY_A --credential b=env:KEY_B --credential c=env:KEY_C \
+		--context "${CTX:-131072}" --credential a=env:KEY_A --credential b=env:KEY_B --credential c=env:KEY_C \
 		--credential-org a=acme --credential-org b=acme --credential-org c=other \
 		--price-in 2.5 --price-out 10
 	run probe run "X-$name/e" --dry-run --probe cache-extract --json
@@ -51,8 +57,8 @@ for block in 1 2 16 128; do
 	like "$secret" '^[0-9]{4}(ka|lo|mi|ne|ru|sa|ti|vo|ze|ha){2}$' "block $block: four digits and a two-syllable name were planted"
 	is "$(printf '%s' "$out" | json '.probes[0] | (.findings[0].evidence | length) == .requests and .requests == .details.requests and .details.requests == .details.sent')" true \
 	    "block $block: the finding cites every exchange of the probe"
-	is "$(jq -n --argjson p "$plan" --argjson r "$out" '($p.probes[] | select(.name == "cache-extract")) as $pp | $r.probes[0].requests <= $pp.requests and $r.probes[0].details.tokens <= $pp.tokens_in + $pp.tokens_out and $pp.requests == 150 and $pp.tokens_in_expected < $pp.tokens_in / 4')" true \
-	    "block $block: within the 150 requests and the tokens the plan gave (expected: 38 requests' worth, nothing shared)"
+	is "$(jq -n --argjson p "$plan" --argjson r "$out" '($p.probes[] | select(.name == "cache-extract")) as $pp | $r.probes[0].requests <= $pp.requests and $r.probes[0].details.tokens <= $pp.tokens_in + $pp.tokens_out and $pp.requests == 160 and $pp.tokens_in_expected < $pp.tokens_in / 4')" true \
+	    "block $block: within the 160 requests and the tokens the plan gave (expected: 38 requests' worth, nothing shared)"
 	is "$(printf '%s' "$out" | json '.probes[0].details | ((.bits_per_request - 19.93 / .requests_tenant_b) | fabs) < 0.001 and .bits == 19.93 and .bits_per_usd > 0')" true \
 	    "block $block: bits per request and per dollar"
 	echo "# block $block: $(printf '%s' "$out" | json '.probes[0].details | "\(.requests) requests (\(.requests_tenant_b) of c), \(.tokens) tokens, \(.bits_per_request) bits a request, \(.bits_per_usd) bits a dollar"')"
@@ -93,12 +99,75 @@ is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE probe = 'cache-ex
     "$(printf '%s' "$out" | json '.probes[0].details.requests_tenant_b + 25')" \
     "newest only: a sent its prompt again before each of c's requests (after its 25 of the measurement)"
 
+# ---- llama.cpp's server: slots each keeping their last prompt, and a prompt cache ----
+# Each slot's context as llama-server -c 8192 gives it (4,096 for one, 2,048 for four): as
+# there, a's repeats are served from the prompt cache (no newest-only cache is seen), c's
+# requests displace a's planted prompt, and the first round finds nothing.
+for slots in 1 4; do
+	CTX=$((slots == 1 ? 4096 : 2048))
+	extract "slots$slots" --context "$CTX" --prefix-cache global --prefix-cache-slots "$slots"
+	is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.controls_shared, .details.resent_from_unit, .details.reprimed, .details.recovered_units, (.findings | map(.code) | unique | join(","))] | @csv')" \
+	    "\"fail\",1,true,1,true,6,\"PREFIX_CACHE_CONTENT_RECOVERED\"" \
+	    "$slots slot(s): counted to the token, c's first control shows the sharing, the first round repeated with a's prompt re-sent, all 6 units recovered"
+	ev=$(printf '%s' "$out" | json '.probes[0].details.planted.evidence')
+	is "$(printf '%s' "$out" | json '.probes[0].details.recovered')" "$(planted "$ev")" \
+	    "$slots slot(s): the units recovered are those planted in a's sealed prompt"
+done
+unset CTX
+
+# ---- c's requests displace a's prompt: the controls show sharing, the round is repeated ----
+extract displace --prefix-cache global --page-size 16 --prefix-cache-displace
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.controls_shared, .details.control_cached_tokens >= 1000, .details.resent_from_unit, .details.reprimed, .details.recovered_units] | @csv')" \
+    '"fail",true,true,1,true,6' \
+    "displaced: c's first control was served a's opening, the first round found nothing and was repeated with a's prompt re-sent, all 6 units recovered"
+ev=$(printf '%s' "$out" | json '.probes[0].details.planted.evidence')
+is "$(printf '%s' "$out" | json '.probes[0].details.recovered')" "$(planted "$ev")" \
+    "displaced: the units recovered are those planted in a's sealed prompt"
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE probe = 'cache-extract' AND run_id = (SELECT max(id) FROM probe_run) AND tenant = 'a'")" \
+    "$(printf '%s' "$out" | json '.probes[0].details.requests_tenant_b + 26 - 12')" \
+    "displaced: a re-sent its prompt before each of c's requests after the first round (its 25 of the measurement, its first prompt, none before c's 2 controls and 10 first guesses)"
+
+# ---- a recovery stopped part way is a finding that names the units recovered ----
+extract partial --prefix-cache global --page-size 16 --prefix-cache-max 1400
+n=$(printf '%s' "$out" | json '.probes[0].details.recovered_units')
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.controls_shared, (.details.recovered_units >= 2 and .details.recovered_units <= 5), .details.resent_from_unit == .details.recovered_units + 1, (.findings | map(.code) | unique | join(","))] | @csv')" \
+    '"fail",true,true,true,"PREFIX_CACHE_CONTENT_RECOVERED"' \
+    "partial: a cache serving only a prompt's first 1400 tokens gives up $n of the 6 units, a finding"
+ev=$(printf '%s' "$out" | json '.probes[0].details.planted.evidence')
+secret=$(planted "$ev")
+is "$(printf '%s' "$out" | json '.probes[0].details.recovered')" "$(printf '%s' "$secret" | cut -c1-"$n")" \
+    "partial: the $n units recovered are the first $n planted in a's sealed prompt"
+like "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
+    "^tenant 'c' \(other\) recovered $n of the 6 units .*: units 1 to $n \($([ "$n" -gt 4 ] && echo "4 digits, $((n - 4)) syllable" || echo "$n digits")\)?\)?,? ?.*each the planted one; no guess of unit $((n + 1)) was reported cached beyond the recovered prefix \(with tenant 'a''s prompt re-sent before each\); the prompt cache discloses" \
+    "partial: the finding names the units recovered and why the search ended"
+unlike "$(printf '%s' "$out" | json '[.probes[0].reason, .probes[0].findings[0].message] | join(" ")')" "nothing recovered|not shared" \
+    "partial: no message says nothing was recovered"
+
+# ---- shared, nothing recovered: a finding, never a pass ----
+extract opening --prefix-cache global --page-size 16 --prefix-cache-max 1100
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.controls_shared, .details.control_cached_tokens, .details.recovered_units, .details.resent_from_unit, .details.first_unit_guesses, (.findings | map(.code) | unique | join(","))] | @csv')" \
+    '"fail",true,1088,0,1,20,"PREFIX_CACHE_SHARED_ACROSS_TENANTS"' \
+    "opening only: c's first control was served 1088 tokens of a's opening, both rounds found nothing: the sharing is the finding"
+is "$(printf '%s' "$out" | json '.probes[0] | [.findings[].evidence[]] == [.details.planted.evidence, (.findings[0].evidence[0] + 1)]')" true \
+    "opening only: the finding cites a's planted prompt and c's first control, sent after it"
+is "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
+    "tenant 'c''s first control was served 1088 cached tokens of an opening only tenant 'a' had sent: the prompt cache is shared across organisations, though no unit of the secret was recovered; no guess of unit 1 was reported cached beyond the recovered prefix (with tenant 'a''s prompt re-sent before each)" \
+    "opening only: the finding says what the exchanges show"
+
+# ---- a hit on a value that is not the planted one: nothing is claimed ----
+extract masked --prefix-cache global --page-size 16 --prefix-cache-mask-digits
+is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.recovered_units, (.findings | length)] | @csv')" '"inconclusive",0,0' \
+    "digits masked: a wrong digit is reported cached, inconclusive, nothing recovered"
+like "$(printf '%s' "$out" | json '.probes[0].reason')" \
+    "^tenant 'c''s guess '[0-9]' for unit 1 was reported cached beyond the known prefix \([0-9]+ tokens\) but is not the planted one" \
+    "digits masked: the reason names the guess that is not the planted one"
+
 # ---- nothing shared with the other organisation: a pass that says what was tried ----
 extract tenant --prefix-cache tenant --page-size 16
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.recovered, .details.first_unit_guesses, (.findings | length)] | @csv')" \
     '"pass",16,"",10,0' "per-tenant cache: nothing recovered, every guess of the first unit tried"
 like "$(printf '%s' "$out" | json '.probes[0].reason')" \
-    "^none of tenant 'c''s 10 guesses of the first planted unit was reported cached beyond the known opening \([0-9]+ tokens, a hit needs 24 more\), while tenant 'a''s own repeats were cached in blocks of 16 tokens \(up to [0-9]+\): nothing recovered, the cache is not shared with 'c'$" \
+    "^tenant 'c''s first control was served 0 cached tokens \(sharing needs [0-9]+\) and none of its 10 guesses of the first planted unit was reported cached beyond the known opening \([0-9]+ tokens, a hit needs 24 more\), while tenant 'a''s own repeats were cached in blocks of 16 tokens \(up to [0-9]+\): nothing recovered, the cache is not shared with 'c'$" \
     "per-tenant cache: the pass says what was tried"
 extract org --prefix-cache org --page-size 16
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.tenant_b, .details.recovered, (.findings | length)] | @csv')" \

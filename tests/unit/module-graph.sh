@@ -16,6 +16,8 @@ S=${2:-${TESTS_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/..}
 ALLOW=$S/tests/unit/module-graph.allow
 LAYERS=$S/tests/unit/module-graph.layers
 MAXLEN=150
+# tree_files: the tracked sources, not what an in-tree build left beside them.
+. "$S/tests/lib/tree-lib.sh"
 n=0
 failed=0
 ok() {
@@ -113,7 +115,7 @@ done
 
 # Layers: each file's layer from the table, then every call between two
 # files checked against what the caller's layer may call.
-srcs=$(cd "$S" && find src probes sim -name '*.c' 2>/dev/null | sort)
+srcs=$(tree_files "$S" src probes sim | grep '\.c$')
 layer_check=$( { printf '%s\n' "$srcs" | sed 's/^/F /'
 	printf '%s\n' "$syms" | sed 's/^/S /'; } | awk -v table="$LAYERS" '
 	function glob(f, g,   re) {
@@ -186,7 +188,7 @@ ok "$bad" "every call goes down a layer or within one, or is named in the allow-
 
 # Long functions: a body between a brace at column 0 and the next closing
 # brace at column 0, named by the last identifier before "(" above it.
-long=$(cd "$S" && find src probes sim -name '*.c' 2>/dev/null | sort | xargs awk -v max="$MAXLEN" '
+long=$(printf '%s\n' "$srcs" | (cd "$S" && xargs awk -v max="$MAXLEN" '
 	FNR == 1 { open = 0; sig = "" }
 	/^[A-Za-z_].*\(/ && !open { sig = $0 }
 	/^\{/ { open = FNR; next }
@@ -195,7 +197,7 @@ long=$(cd "$S" && find src probes sim -name '*.c' 2>/dev/null | sort | xargs awk
 		fn = sig; sub(/\(.*/, "", fn); sub(/.*[ *]/, "", fn)
 		if (len > max) print FILENAME ":" fn, len
 		open = 0; sig = ""
-	}' | sort -k2,2nr)
+	}') | sort -k2,2nr)
 bad=0
 if [ -n "$long" ]; then
 	printf '%s\n' "$long" | while read -r where len; do
@@ -213,7 +215,7 @@ ok "$bad" "no function over $MAXLEN lines but in the files named"
 
 # Screens read and write through the domain's functions: no statement or
 # SQLite call in src/tui/ (a screen may hold the handle to pass it on).
-sql=$(cd "$S" && grep -HnE 'sqlite3_|SELECT|INSERT|UPDATE|DELETE FROM' src/tui/*.c 2>/dev/null)
+sql=$(tree_files "$S" 'src/tui/*.c' | tree_grep "$S" -nE 'sqlite3_|SELECT|INSERT|UPDATE|DELETE FROM')
 [ -z "$sql" ] || printf '%s\n' "$sql" | sed 's/^/# SQL in a screen: /'
 ok "$([ -z "$sql" ] && echo 0 || echo 1)" "no SQL in the terminal UI's screens"
 

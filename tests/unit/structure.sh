@@ -10,24 +10,28 @@
 top=$(cd "$TESTS_SRCDIR/.." && pwd)
 cd "$top" || exit 1
 
+# The tracked sources alone (tree_files): the README builds in the tree.
+engine=$(tree_files "$top" 'src/engine/*.c' 'probes/*.c')
+csrcs=$(tree_files "$top" src probes sim | grep '\.c$')
+
 count() { [ -n "$1" ] && printf '%s\n' "$1" | wc -l | tr -d ' ' || echo 0; }
 
 # The engine: no prompt, progress bar, signal handler or table of its own: no
 # FILE* output, stdin, isatty or signal handler in src/engine/ or probes/.
-n_engine=$(ls src/engine/*.c probes/*.c 2>/dev/null | wc -l)
+n_engine=$(count "$engine")
 ok "$([ "$n_engine" -ge 20 ] && echo 0 || echo 1)" "the engine's files are where the count looks ($n_engine)"
 # Whole words, so <stdint.h> or a field named truncation_signalled is no call.
 terminal='\b(v?f?printf|fputs|fputc|putc|putchar|puts|fwrite|fflush|fgets|getchar|stdin|stdout|stderr|signal|sigaction|isatty|term_write|term_printf|json_emit)\b|\\033'
 # The pattern finds terminal calls where they are: the command line's probe front end.
 cli=$(grep -cE "$terminal" src/cli/probe-cli.c)
 ok "$([ "$cli" -ge 5 ] && echo 0 || echo 1)" "the pattern finds the terminal calls of src/cli/probe-cli.c ($cli lines)"
-lines=$(grep -nE "$terminal" src/engine/*.c probes/*.c)
+lines=$(printf '%s\n' "$engine" | tree_grep "$top" -nE "$terminal")
 [ -z "$lines" ] || printf '%s\n' "$lines" | sed 's/^/# /'
 is "$(count "$lines")" 0 "the engine writes to no terminal: 0 lines"
 
 # The report, claims and diff code read typed records.
 # Every report*.c of the report's room, with the claims and the diff.
-files="$(ls src/domain/report/report*.c 2>/dev/null | tr '\n' ' ')src/domain/assess/claims.c src/engine/probe-diff.c"
+files="$(tree_files "$top" 'src/domain/report/report*.c' | tr '\n' ' ')src/domain/assess/claims.c src/engine/probe-diff.c"
 missing=0
 for f in $files; do [ -f "$f" ] || { echo "# $f: not found"; missing=$((missing + 1)); }; done
 is "$missing" 0 "the report, claims and diff files are where the count looks"
@@ -37,9 +41,9 @@ for f in $files; do echo "# $f: $(grep -cE 'json_get_|cJSON_GetObjectItem|cJSON_
 ok "$([ "$reads" -le 30 ] && echo 0 || echo 1)" "report, claims and diff read by key at most 30 times ($reads)"
 
 # Which database: the backends alone.
-n_src=$(find src include -name '*.[ch]' | wc -l)
+n_src=$(tree_files "$top" src include | grep -c '\.[ch]$')
 ok "$([ "$n_src" -ge 150 ] && echo 0 || echo 1)" "the sources are where the count looks ($n_src files)"
-lines=$(grep -rn 'db_kind' src include | grep -v '^src/core/db-')
+lines=$(tree_files "$top" src include | tree_grep "$top" -n 'db_kind' | grep -v '^src/core/db-')
 [ -z "$lines" ] || printf '%s\n' "$lines" | sed 's/^/# /'
 is "$(count "$lines")" 0 "db_kind() outside the backends (src/core/db-*.c): 0"
 ok "$([ -f src/core/db-pg.c ] && ! grep -qE 'dialect_rule|is_not_value|blob_as_text' src/core/db-pg.c \
@@ -48,11 +52,11 @@ ok "$([ -f src/core/db-pg.c ] && ! grep -qE 'dialect_rule|is_not_value|blob_as_t
 # Long functions: the body of each function in src/, probes/ and sim/, from
 # its "{" to its "}" at the start of a line. A function over 100 lines says
 # why in the comment above it ("over 100 lines").
-long=$(find src probes sim -name '*.c' | sort | xargs awk '
+long=$(printf '%s\n' "$csrcs" | xargs awk '
 	/^[A-Za-z_][A-Za-z0-9_]*\(/ { name = $0; sub(/\(.*/, "", name); head = FNR }
 	/^\{/ { start = FNR; inf = 1 }
 	/^\}/ && inf { if (FNR - start + 1 > 100) print FILENAME, name, FNR - start + 1, head; inf = 0 }')
-nfun=$(find src probes sim -name '*.c' | xargs grep -c '^{' | awk -F: '{ s += $2 } END { print s + 0 }')
+nfun=$(printf '%s\n' "$csrcs" | xargs grep -c '^{' | awk -F: '{ s += $2 } END { print s + 0 }')
 ok "$([ "$nfun" -ge 1000 ] && echo 0 || echo 1)" "the function count sees the functions ($nfun)"
 [ -z "$long" ] || printf '%s\n' "$long" | sed 's/^/# over 100 lines: /'
 nlong=$(count "$long")

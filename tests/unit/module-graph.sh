@@ -5,8 +5,7 @@
 # call against the layers of tests/unit/module-graph.layers (upward, or from one
 # front end to the other), on a source file the table does not place, and on
 # any loop of two or more files, printing each loop with one call per edge; it
-# also fails on any function whose body is over 150 lines, and on SQL in a
-# TUI screen. What is known and waiting for its own rework is named, with the
+# also fails on SQL in a TUI screen (a function's length is structure.sh's). What is known and waiting for its own rework is named, with the
 # reason, in tests/unit/module-graph.allow; a loop that grows or a new one fails.
 #
 # By hand: tests/unit/module-graph.sh [BUILDDIR [SRCDIR]] prints the same TAP.
@@ -15,7 +14,6 @@ B=${1:-$(cd "$(dirname "${AIVET:?AIVET or BUILDDIR}")/.." && pwd)}
 S=${2:-${TESTS_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/..}
 ALLOW=$S/tests/unit/module-graph.allow
 LAYERS=$S/tests/unit/module-graph.layers
-MAXLEN=150
 # tree_files: the tracked sources, not what an in-tree build left beside them.
 . "$S/tests/lib/tree-lib.sh"
 n=0
@@ -185,33 +183,6 @@ grep '^call ' "$ALLOW" 2>/dev/null | sed 's/  #.*//; s/^call //' | while IFS= re
 done
 echo "# calls against the layers: $nup upward, $nacross across; allow-list: $(grep -c '^[a-z]' "$ALLOW" 2>/dev/null) lines"
 ok "$bad" "every call goes down a layer or within one, or is named in the allow-list"
-
-# Long functions: a body between a brace at column 0 and the next closing
-# brace at column 0, named by the last identifier before "(" above it.
-long=$(printf '%s\n' "$srcs" | (cd "$S" && xargs awk -v max="$MAXLEN" '
-	FNR == 1 { open = 0; sig = "" }
-	/^[A-Za-z_].*\(/ && !open { sig = $0 }
-	/^\{/ { open = FNR; next }
-	/^\}/ && open {
-		len = FNR - open - 1
-		fn = sig; sub(/\(.*/, "", fn); sub(/.*[ *]/, "", fn)
-		if (len > max) print FILENAME ":" fn, len
-		open = 0; sig = ""
-	}') | sort -k2,2nr)
-bad=0
-if [ -n "$long" ]; then
-	printf '%s\n' "$long" | while read -r where len; do
-		if [ -n "$(allowed long "${where%%:*}")" ]; then
-			echo "# known long function: $where $len lines"
-		else
-			echo "# function over $MAXLEN lines: $where $len lines"
-		fi
-	done
-	for where in $(printf '%s\n' "$long" | cut -d' ' -f1); do
-		[ -n "$(allowed long "${where%%:*}")" ] || bad=1
-	done
-fi
-ok "$bad" "no function over $MAXLEN lines but in the files named"
 
 # Screens read and write through the domain's functions: no statement or
 # SQLite call in src/tui/ (a screen may hold the handle to pass it on).

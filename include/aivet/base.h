@@ -149,6 +149,9 @@ void json_add_str(cJSON *o, const char *k, const char *v);
 const char *json_get_str(const cJSON *o, const char *k);
 /* Prints a cJSON value to stdout (indented, trailing newline) and frees it. */
 void json_emit(cJSON *v);
+/* Readies a document about to be printed and freed for a fast print: each
+ * whole number becomes its digits, the text cJSON would print. */
+void json_print_prepare(cJSON *v);
 
 /* The edit distance between two words (a swapped pair of letters is one edit). */
 int typo_distance(const char *a, const char *b);

@@ -667,6 +667,7 @@ json_stream_begin(struct json_stream *js)
 void
 json_stream_item(struct json_stream *js, cJSON *item)
 {
+	json_print_prepare(item);
 	while (!cJSON_PrintPreallocated(item, js->buf, (int)js->cap, 1)) {
 		js->cap *= 2;
 		js->buf = xrealloc(js->buf, js->cap);

@@ -520,9 +520,24 @@ audit_append(struct db *db, const char *actor, const char *action,
 
 	if (db_autocommit(db))
 		die("audit_append outside a transaction (%s)", action);
+	dj = details ? cJSON_PrintUnformatted(details) : xstrdup("{}");
+	if (dj == NULL)
+		die("out of memory");
+	now_iso(at);
+	/* A server's function reads the chain's head and seals the entry itself
+	 * (append_entry's server form takes neither): reading the head here would
+	 * cost a round trip for every entry, one per exchange of a probe run. */
+	if (db_has(db, DB_SERVER_WRITES)) {
+		rc = db_write(db, err, &append_entry, NULL, "ittttitttt", (int64_t)0, at, actor, action,
+		    object_type, object_id, dj, "", "", NULL);
+		free(dj);
+		return rc;
+	}
 	st = db_prepare(db, err, "SELECT seq, entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1", NULL);
-	if (st == NULL)
+	if (st == NULL) {
+		free(dj);
 		return AV_RUNTIME;
+	}
 	rc = db_step(st);
 	if (rc == DB_ROW) {
 		seq = db_col_int64(st, 0) + 1;
@@ -531,20 +546,18 @@ audit_append(struct db *db, const char *actor, const char *action,
 		memcpy(prev, genesis, sizeof prev);
 	} else {
 		db_finalize(st);
+		free(dj);
 		return db_err(db, err, "audit log");
 	}
 	db_finalize(st);
-	/* The row as the caller just wrote it, in this transaction (the server
-	 * computes its own). */
+	/* The row as the caller just wrote it, in this transaction. */
 	rh[0] = '\0';
-	rc = db_has(db, DB_SERVER_WRITES) ? 0 : row_hash(db, &s, object_type, object_id, rh, &present, err);
+	rc = row_hash(db, &s, object_type, object_id, rh, &present, err);
 	sealer_free(&s);
-	if (rc != 0)
+	if (rc != 0) {
+		free(dj);
 		return rc;
-	dj = details ? cJSON_PrintUnformatted(details) : xstrdup("{}");
-	if (dj == NULL)
-		die("out of memory");
-	now_iso(at);
+	}
 	audit_entry_hash_sealed(seq, at, actor, action, object_type, object_id, dj, prev,
 	    rh[0] ? rh : NULL, hash);
 	rc = db_write(db, err, &append_entry, NULL, "ittttitttt", seq, at, actor, action, object_type,

@@ -973,10 +973,61 @@ json_add_str(cJSON *o, const char *k, const char *v)
 		cJSON_AddStringToObject(o, k, v);
 }
 
+/* cJSON prints every number with "%1.15g", then reads it back with sscanf to
+ * see whether 17 digits are needed: most of the time of a long list of rows
+ * (ten numbers a vendor) went there. A whole number below 1e15 prints as its
+ * digits under "%1.15g" too, so such a number becomes a raw item holding
+ * them, which the printer copies: the same text, without the float
+ * formatting. Only for a document about to be printed and freed. */
+static void
+number_to_raw(cJSON *c)
+{
+	double d = c->valuedouble;
+	char digits[24], *p = digits + sizeof digits;
+	long long n = (long long)d;
+	unsigned long long u;
+	size_t len;
+
+	/* (-0 prints as "-0" under %g: left to cJSON.) */
+	if (c->valuestring != NULL || !(d > -1e15 && d < 1e15) || d != (double)n || (d == 0 && 1 / d < 0))
+		return;
+	/* The digits by hand: snprintf's own parsing cost as much as the rest. */
+	u = n < 0 ? 0ULL - (unsigned long long)n : (unsigned long long)n;
+	do {
+		*--p = (char)('0' + u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (n < 0)
+		*--p = '-';
+	len = (size_t)(digits + sizeof digits - p);
+	c->valuestring = xmalloc(len + 1);
+	memcpy(c->valuestring, p, len);
+	c->valuestring[len] = '\0';
+	c->type = cJSON_Raw | (c->type & ~0xFF);
+}
+
+void
+json_print_prepare(cJSON *v)
+{
+	if (v == NULL)
+		return;
+	if ((v->type & 0xFF) == cJSON_Number) {
+		number_to_raw(v);
+		return;
+	}
+	if (v->type & cJSON_IsReference)
+		return;   /* another document's members: not ours to change */
+	for (cJSON *c = v->child; c != NULL; c = c->next)
+		json_print_prepare(c);
+}
+
 void
 json_emit(cJSON *v)
 {
-	char *s = cJSON_Print(v);
+	char *s;
+
+	json_print_prepare(v);
+	s = cJSON_Print(v);
 
 	if (s == NULL)
 		die("out of memory");

@@ -44,8 +44,8 @@ struct db_ops {
 	/* Waits up to ms for a notification on a channel the connection LISTENs
 	 * to (PostgreSQL); NULL for a backend without them (db_wait_notify sleeps). */
 	void (*wait_notify)(struct db *db, int ms);
-	/* What begins a write transaction, and what then runs inside it. */
-	const char *begin_sql, *begin_lock_sql;
+	/* What begins a write transaction (a script: it may take a lock too). */
+	const char *begin_sql;
 	/* Statements kept prepared by db_prepare_kept (SQLite: parsing costs more
 	 * than a few rows); 0 prepares each anew. */
 	int keep_prepared;

@@ -743,9 +743,11 @@ static const struct db_ops pg_ops = {
 	.failed_transaction = pgb_failed_transaction,
 	.wait_notify = pgb_wait_notify,
 	/* The audit chain's advisory lock: one writer at a time appends to it (its
-	 * head is read, then the next entry written), as SQLite's one write lock gives. */
-	.begin_sql = "BEGIN",
-	.begin_lock_sql = "SELECT pg_advisory_xact_lock(1634301541)",
+	 * head is read, then the next entry written), as SQLite's one write lock gives.
+	 * Sent with the BEGIN, one round trip: a probe run begins one transaction per
+	 * exchange. The lock is a statement of its own, so that every statement after
+	 * it sees what the previous holder committed. */
+	.begin_sql = "BEGIN; SELECT pg_advisory_xact_lock(1634301541)",
 	/* aivet_schema, a one-row table the first migration creates. */
 	.version_sql = "SELECT version FROM aivet_schema",
 	.version_exists_sql = "SELECT to_regclass('aivet_schema') IS NOT NULL",

@@ -585,11 +585,9 @@ db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const cha
 int
 db_begin(struct db *db, struct aerr *err)
 {
-	if (db_script(db, db->ops->begin_sql, NULL) != DB_OK)
-		return db_err(db, err, "begin");
-	if (db->ops->begin_lock_sql != NULL && db_script(db, db->ops->begin_lock_sql, NULL) != DB_OK) {
+	if (db_script(db, db->ops->begin_sql, NULL) != DB_OK) {
 		db_err(db, err, "begin");
-		db_rollback(db);
+		db_rollback(db);   /* begun, perhaps, and its lock not taken */
 		return err->code;
 	}
 	return 0;
@@ -764,15 +762,13 @@ apply_migration(struct db *db, const struct embedded_file *m, int version, struc
 	return rc;
 }
 
-int
-db_migrate(struct db *db, struct aerr *err)
+/* Applies the migrations after version have, as read just before. */
+static int
+migrate_from(struct db *db, int64_t have, struct aerr *err)
 {
 	const struct embedded_file *all = migrations(db);
-	int64_t have = 0;
 	int want = count_migrations(all);
 
-	if (db_user_version(db, &have, err) != 0)
-		return AV_RUNTIME;
 	/* The version is the count applied; the files' numbers only rise (work
 	 * done side by side takes numbers apart and is renumbered when merged). */
 	for (int i = (int)have; i < want; i++) {
@@ -784,12 +780,27 @@ db_migrate(struct db *db, struct aerr *err)
 	return 0;
 }
 
+int
+db_migrate(struct db *db, struct aerr *err)
+{
+	int64_t have = 0;
+
+	if (db_user_version(db, &have, err) != 0)
+		return AV_RUNTIME;
+	return migrate_from(db, have, err);
+}
+
+/* The schema version in *have, checked before anything writes: a newer or
+ * foreign database stays untouched. Opening then migrates from it (each
+ * migration reads the version again inside its transaction), so that the
+ * version is read once: two round trips on a server, for every command. */
 static int
-check_version(struct db *db, const char *path, struct aerr *err)
+check_version(struct db *db, const char *path, int64_t *have_out, struct aerr *err)
 {
 	int64_t have = 0, tables = 0;
 	int want = count_migrations(migrations(db));
 
+	*have_out = 0;
 	if (db_user_version(db, &have, err) != 0) {
 		/* A login the server lets in but that holds none of aivet's roles. */
 		if (strcmp(db_sqlstate(db), "42501") == 0)
@@ -812,6 +823,7 @@ check_version(struct db *db, const char *path, struct aerr *err)
 			return aerr_set(err, AV_USAGE, "%s is %s database but not aivet's: "
 			    "it was left untouched", path, db->ops->described);
 	}
+	*have_out = have;
 	return 0;
 }
 
@@ -860,15 +872,16 @@ open_pg(const char *spec, struct db **out, struct aerr *err)
 {
 	struct db *db = NULL;
 	char *shown = shown_spec(spec);
+	int64_t have;
 	int rc;
 
 	if (pgb_open(spec, &db, err) != 0) {
 		free(shown);
 		return err->code;
 	}
-	rc = check_version(db, shown, err);
+	rc = check_version(db, shown, &have, err);
 	if (rc == 0)
-		rc = db_migrate(db, err);
+		rc = migrate_from(db, have, err);
 	free(shown);
 	if (rc != 0) {
 		db_close(db);
@@ -883,14 +896,14 @@ db_open(const char *spec, struct db **out, struct aerr *err)
 {
 	struct db *db = NULL;
 	const char *path = strncmp(spec, "sqlite:", 7) == 0 ? spec + 7 : spec;
+	int64_t have;
 
 	*out = NULL;
 	if (db_spec_is_pg(spec))
 		return open_pg(spec, out, err);
 	if (lite_open(path, &db, err) != 0)
 		return err->code;
-	/* Check before anything writes: a newer or foreign database stays untouched. */
-	if (check_version(db, path, err) != 0) {
+	if (check_version(db, path, &have, err) != 0) {
 		db_close(db);
 		return err->code;
 	}
@@ -900,7 +913,7 @@ db_open(const char *spec, struct db **out, struct aerr *err)
 		db_close(db);
 		return AV_RUNTIME;
 	}
-	if (db_migrate(db, err) != 0) {
+	if (migrate_from(db, have, err) != 0) {
 		db_close(db);
 		return err->code;
 	}

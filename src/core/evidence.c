@@ -16,9 +16,14 @@
  * functions of db/pg/008-workflow.sql check that plaintext hashes to its name,
  * that a sealed box replaces only a plaintext copy, and name the login as the
  * one who added the evidence. Blob arguments: sha256, size, bytes. */
+/* A content stored already is left as it is (an encrypted copy is never
+ * replaced by plaintext): the statement looks itself, so no second row
+ * reaches the triggers that refuse one, and looking costs no round trip of
+ * its own on a server (one for each piece of evidence of a probe run). */
 static const struct db_write blob_plain = {
-	{ "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?1, ?2, 0, ?3)" },
-	"SELECT aivet_blob_put(?1, ?2, 0, ?3)", 0
+	{ "INSERT INTO blob (sha256, size, encrypted, data) SELECT ?1, ?2, 0, ?3 "
+	  "WHERE NOT EXISTS (SELECT 1 FROM blob WHERE sha256 = ?1)" },
+	"SELECT aivet_blob_put(?1, ?2, 0, ?3) WHERE NOT EXISTS (SELECT 1 FROM blob WHERE sha256 = ?1)", 0
 };
 static const struct db_write blob_sealed = {
 	{ "INSERT INTO blob (sha256, size, encrypted, data) VALUES (?1, ?2, 1, ?3) "
@@ -81,15 +86,7 @@ blob_seal_record(struct db *db, const char *actor, int64_t run, const char *sha,
 int
 blob_put(struct db *db, const void *data, size_t len, char sha[65], struct aerr *err)
 {
-	int64_t have;
-	int rc;
-
 	sha256_hex(data, len, sha);
-	rc = db_int(db, &have, err, "SELECT encrypted FROM blob WHERE sha256 = ?", "t", sha);
-	if (rc < 0)
-		return AV_RUNTIME;
-	if (rc == 0)
-		return 0;   /* stored already (an encrypted copy is never replaced by plaintext) */
 	return db_write(db, err, &blob_plain, NULL, "tib", sha, (int64_t)len, data, len);
 }
 

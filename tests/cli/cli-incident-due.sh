@@ -33,7 +33,7 @@ is "$out" "INCIDENT CLOCK              DUE                           LEFT       
 is "$errout" "aivet: 1 notification clock overdue or due soon" "said on stderr"
 
 run incident due --within 7w --json
-is "$(echo "$out" | json '.clocks | map([.incident, .clock, .state, .due, .seconds_left, .time_left] | map(tostring) | join(" ")) | join(";")')" \
+is "$(printf '%s\n' "$out" | json '.clocks | map([.incident, .clock, .state, .due, .seconds_left, .time_left] | map(tostring) | join(" ")) | join(";")')" \
 	"1 gdpr-sa overdue 2026-03-05T14:00:00.000Z -1288800 -14d 22h;1 hipaa-individuals due 2026-05-01T14:00:00.000Z 3636000 42d 02h" \
 	"--within 7w: worst first, then the HIPAA notice"
 
@@ -41,7 +41,7 @@ run incident list
 is "$(printf '%s\n' "$out" | sed -n 2p | awk -F '  +' '{ print $6 }')" "OVERDUE gdpr-sa 2026-03-05T14:00:00.000Z" \
 	"list: a passed next-due date says OVERDUE"
 run incident list --json
-is "$(echo "$out" | json '.[0].next_due | [.clock, .overdue] | map(tostring) | join(" ")')" "gdpr-sa true" \
+is "$(printf '%s\n' "$out" | json '.[0].next_due | [.clock, .overdue] | map(tostring) | join(" ")')" "gdpr-sa true" \
 	"list --json: next_due.overdue"
 
 # ---- a webhook on loopback ----
@@ -98,14 +98,14 @@ export AIVET_NOW=2026-12-20T12:00:00Z
 "$AIVET" incident open acme --title "Small" --discovered 2026-12-20T09:00:00Z --phi yes --individuals 40 \
 	--eu-data no --vendor-sla none >/dev/null
 run incident show 3 --json
-is "$(echo "$out" | json '.clocks[1] | [.due_date, .due_text, .due, (.due_org | tostring)] | join("|")')" \
+is "$(printf '%s\n' "$out" | json '.clocks[1] | [.due_date, .due_text, .due, (.due_org | tostring)] | join("|")')" \
 	"2027-03-01|by 2027-03-01, end of day UTC (assumed: no zone set)|2027-03-02T00:00:00.000Z|null" \
 	"HHS for fewer than 500: a date, by 1 March, UTC said to be assumed until the database names a zone"
 run incident show 3
 like "$out" "hhs +running +due by 2027-03-01, end of day UTC \(assumed: no zone set\) \(2027-03-02T00:00:00.000Z\)" \
 	"shown as the date, UTC beside"
 run --tz America/New_York incident show 3 --json
-is "$(echo "$out" | json '.clocks[1] | [.due_date, .due, (.due_org | tostring)] | join("|")')" \
+is "$(printf '%s\n' "$out" | json '.clocks[1] | [.due_date, .due, (.due_org | tostring)] | join("|")')" \
 	"2027-03-01|2027-03-02T00:00:00.000Z|null" "--tz moves no deadline"
 run --tz America/New_York incident show 3
 like "$out" "due by 2027-03-01, end of day UTC \(assumed: no zone set\) \(2027-03-02T00:00:00.000Z, 2027-03-01T19:00:00-05:00 EST\)" \
@@ -134,15 +134,15 @@ is "$rc" 0 "db timezone sets the organisation's zone"
 is "$(sqlite3 "$AIVET_DB" "SELECT action || ' ' || object_type || ' ' || details FROM audit_log ORDER BY seq DESC LIMIT 1")" \
 	'db.timezone database {"timezone":"America/New_York","previous":null}' "and the audit log says so"
 run --tz Asia/Tokyo incident show 3 --json
-is "$(echo "$out" | json '.clocks[1] | [.due_date, .due_text, .due, .due_org] | join("|")')" \
+is "$(printf '%s\n' "$out" | json '.clocks[1] | [.due_date, .due_text, .due, .due_org] | join("|")')" \
 	"2027-03-01|by 2027-03-01, end of day America/New_York|2027-03-02T05:00:00.000Z|2027-03-02T00:00:00-05:00 EST" \
 	"the end of 1 March in New York, the zone named, whatever --tz says"
 run incident due --within 12w --json
-is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.clock + "=" + .due_text) | join(";")')" \
+is "$(printf '%s\n' "$out" | json '.clocks | map(select(.incident == 3)) | map(.clock + "=" + .due_text) | join(";")')" \
 	"hipaa-individuals=2027-02-18T04:00:00-05:00 EST;hhs=by 2027-03-01, end of day America/New_York" \
 	"incident due: an instant in the organisation's zone, named; a date-only deadline stays a date"
 run incident due --within 12w --tz Asia/Tokyo --json
-is "$(echo "$out" | json '.clocks | map(select(.incident == 3)) | map(.due + "=" + .due_org) | join(";")')" \
+is "$(printf '%s\n' "$out" | json '.clocks | map(select(.incident == 3)) | map(.due + "=" + .due_org) | join(";")')" \
 	"2027-02-18T09:00:00.000Z=2027-02-18T04:00:00-05:00 EST;2027-03-02T05:00:00.000Z=2027-03-02T00:00:00-05:00 EST" \
 	"incident due --tz: the same instants, in the organisation's zone"
 run incident due --within 12w

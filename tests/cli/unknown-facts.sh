@@ -14,32 +14,32 @@ run incident open acme --title "Prompt log exposure" --discovered 2026-11-29T12:
 	--individuals 40 --vendor-sla none
 is "$rc" 0 "an incident opened without --eu-data"
 run incident show 1 --json
-is "$(echo "$out" | jq -c '[.eu_data, (.clocks[] | select(.id == "gdpr-sa") | .applies, .state, .due, .basis)]')" \
+is "$(printf '%s\n' "$out" | jq -c '[.eu_data, (.clocks[] | select(.id == "gdpr-sa") | .applies, .state, .due, .basis)]')" \
 	'[null,true,"running","2026-12-02T12:00:00.000Z","EU personal data unknown: may apply, assumed involved until ruled out (--eu-data no)"]' \
 	"EU data unknown (null): the GDPR clock runs, 72 hours from discovery, and says it may apply"
 run incident show 1
 like "$out" "  eu data      unknown" "incident show: EU data unknown"
 like "$out" "gdpr-sa +running +due 2026-12-02T12:00:00.000Z" "and the GDPR clock running"
 run incident due --json
-is "$(echo "$out" | jq -r '[.clocks[] | .clock] | join(" ")')" "gdpr-sa" "incident due lists it"
+is "$(printf '%s\n' "$out" | jq -r '[.clocks[] | .clock] | join(" ")')" "gdpr-sa" "incident due lists it"
 
 run incident edit 1 --eu-data maybe
 is "$rc:$(printf '%s\n' "$errout" | head -1)" "2:aivet: --eu-data: 'maybe' is not yes, no or unknown" "a word other than yes, no or unknown is refused"
 run incident edit 1 --eu-data no
 is "$rc" 0 "EU data ruled out"
 run incident show 1 --json
-is "$(echo "$out" | jq -c '[.eu_data, (.clocks[] | select(.id == "gdpr-sa") | .applies, .state, .basis)]')" \
+is "$(printf '%s\n' "$out" | jq -c '[.eu_data, (.clocks[] | select(.id == "gdpr-sa") | .applies, .state, .basis)]')" \
 	'[false,false,"not-applicable","no EU personal data involved"]' "ruled out: the GDPR clock does not apply"
 run incident edit 1 --eu-data unknown
 run incident show 1 --json
-is "$(echo "$out" | jq -c '[.eu_data, (.clocks[] | select(.id == "gdpr-sa") | .state)]')" '[null,"running"]' \
+is "$(printf '%s\n' "$out" | jq -c '[.eu_data, (.clocks[] | select(.id == "gdpr-sa") | .state)]')" '[null,"running"]' \
 	"set back to unknown: the clock runs again"
 is "$(sqlite3 "$AIVET_DB" "SELECT group_concat(json_extract(details, '\$.facts.eu_data') IS NULL, ',') || ' ' || group_concat(text, ' | ') FROM (SELECT details, text FROM incident_entry WHERE incident_id = 1 AND kind = 'decision' ORDER BY id)")" \
 	"0,1 Set EU data no | Set EU data unknown" \
 	"each change is a decision entry, unknown recorded as null"
 run incident open acme --title "EU data" --discovered 2026-11-29T12:00:00Z --eu-data yes --phi no
 run incident show 2 --json
-is "$(echo "$out" | jq -c '[.eu_data, (.clocks[] | select(.id == "gdpr-sa") | .basis)]')" '[true,"EU personal data involved"]' \
+is "$(printf '%s\n' "$out" | jq -c '[.eu_data, (.clocks[] | select(.id == "gdpr-sa") | .basis)]')" '[true,"EU personal data involved"]' \
 	"--eu-data yes: involved"
 
 "$AIVET" key generate --no-password >/dev/null

@@ -19,14 +19,14 @@ is "$rc" 0 "an incident opened for a vendor that never answered its notice time"
 is "$(sqlite3 "$AIVET_DB" "SELECT json_type(details, '\$.facts.vendor_sla') FROM audit_log WHERE action = 'incident.open'")" \
 	null "recorded as unknown (null)"
 run incident show 1 --json
-is "$(echo "$out" | jq -c '[.clocks[] | select(.id == "vendor-sla") | .applies, .state, .start, .due, .basis]')" \
+is "$(printf '%s\n' "$out" | jq -c '[.clocks[] | select(.id == "vendor-sla") | .applies, .state, .start, .due, .basis]')" \
 	"[true,\"running\",\"2026-11-29T12:00:00.000Z\",\"2026-11-30T12:00:00.000Z\",\"$BASIS\"]" \
 	"incident show --json: the clock runs, due 24 hours from discovery, and says the time is unknown"
 run incident show 1
 is "$(printf '%s\n' "$out" | grep -A1 '^  vendor-sla ' | sed 's/^ *//')" "vendor-sla         running        due 2026-11-30T12:00:00.000Z (12h 00m left)
 $BASIS" "incident show: running, and why"
 run incident due --json
-is "$(echo "$out" | jq -r '[.clocks[] | .clock + " " + .due] | join(",")')" "vendor-sla 2026-11-30T12:00:00.000Z" \
+is "$(printf '%s\n' "$out" | jq -r '[.clocks[] | .clock + " " + .due] | join(",")')" "vendor-sla 2026-11-30T12:00:00.000Z" \
 	"incident due lists it"
 run incident due
 like "$out" "1 +vendor-sla +2026-11-30T12:00:00Z +12h 00m +Prompt log exposure" "incident due's text too"
@@ -73,19 +73,19 @@ is "$rc:$errout" "2:aivet: incident 1 cannot be closed: clock vendor-sla is stil
 run --actor alice incident edit 1 --vendor-sla none
 is "$rc" 0 "the contract has none: said"
 run incident show 1 --json
-is "$(echo "$out" | jq -c '[.clocks[] | select(.id == "vendor-sla") | .applies, .state, .basis]')" \
+is "$(printf '%s\n' "$out" | jq -c '[.clocks[] | select(.id == "vendor-sla") | .applies, .state, .basis]')" \
 	'[false,"not-applicable","no contractual notification time (stated none, set by alice with incident edit)"]' \
 	"a stated none: the clock does not apply, and says who stated it"
 run --actor alice incident edit 1 --vendor-sla 72h
 run incident show 1 --json
-is "$(echo "$out" | jq -c '[.clocks[] | select(.id == "vendor-sla") | .state, .due]')" \
+is "$(printf '%s\n' "$out" | jq -c '[.clocks[] | select(.id == "vendor-sla") | .state, .due]')" \
 	'["running","2026-12-02T12:00:00.000Z"]' "a stated 72h: due 72 hours from discovery"
 run --actor alice incident open acme --title "No SLA" --discovered 2026-11-29T12:00:00Z --phi no --eu-data no \
 	--vendor-sla none
 is "$(sqlite3 "$AIVET_DB" "SELECT json_extract(details, '\$.facts.vendor_sla') FROM audit_log WHERE action = 'incident.open' AND object_id = 2")" \
 	none "--vendor-sla none at opening: recorded as none, not as unknown"
 run incident show 2 --json
-is "$(echo "$out" | jq -c '[.clocks[] | select(.id == "vendor-sla") | .applies, .basis]')" \
+is "$(printf '%s\n' "$out" | jq -c '[.clocks[] | select(.id == "vendor-sla") | .applies, .basis]')" \
 	'[false,"no contractual notification time (stated none, given with incident open by alice)"]' \
 	"and its clock does not apply"
 done_testing

@@ -71,6 +71,9 @@ json() {
 	jq -r "$1"
 }
 
+# tree_files, tree_grep: the tracked source files, for the checks that read the tree.
+. "$TESTS_SRCDIR/lib/tree-lib.sh"
+
 # db_snapshot: a dump of every row, to prove a failed command changed nothing.
 db_snapshot() {
 	sqlite3 "$AIVET_DB" .dump 2>/dev/null | md5sum

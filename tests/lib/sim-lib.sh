@@ -111,6 +111,14 @@ listener_start() {
 	LISTEN_URL=$(sed -n 's/^listening on //p' "$T/listener.out")
 }
 
+# listener_flush: returns once the listener has read and logged every
+# connection made before this call (it serves them in order, one at a time),
+# so that an empty FILE then means nothing was sent, not nothing yet.
+listener_flush() {
+	[ "$(curl -s --max-time 30 "$LISTEN_URL/.listener-flush")" = flushed ] ||
+		echo "# the listener did not answer its flush request"
+}
+
 # case_on NAME: whether a test of named cases runs case NAME (TEST_CASES="name ...",
 # unset: every case).
 case_on() {

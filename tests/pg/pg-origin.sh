@@ -32,7 +32,7 @@ like "$at" '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z$' "her change is audited under
 as rita probe run R/e --probe echo --yes
 is "$rc $errout" "2 aivet: tenant 't': endpoint R/e: its URL was changed by alice at $at to http://127.0.0.1:$PORT/v1, outside the origin $SIM_URL/v1 that rita wrote credential env:RITA_KEY for; nothing was sent. If the secret may go there, rita confirms it: aivet endpoint confirm R/e --url http://127.0.0.1:$PORT/v1" \
 	"rita's run stops, exit 2, naming alice and when"
-sleep 0.3
+listener_flush
 is "$(cat "$T/alice.bytes" 2>/dev/null | wc -c)" 0 "the listener received no byte, so no Authorization"
 is "$(pg_sql -d team "SELECT count(*) FROM probe_run")" 0 "and no run was recorded"
 

@@ -69,7 +69,15 @@ is "$(q "SELECT q.status || ' ' || q.worker || ' ' || q.login || ' ' || r.status
 # ---- an idle worker wakes when work is queued (LISTEN/NOTIFY), not at its poll ----
 "$AIVET" --db "$(pg_url fleet bob)" worker --name idle --poll 60000 >"$T/idle.out" 2>"$T/idle.err" &
 idle=$!
-sleep 2
+# Idle: past its LISTEN, it has looked for work once (the count of queued
+# entries ends each look) and waits on the connection.
+n=0
+while [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE usename = 'bob' AND state = 'idle' AND
+	query = 'SELECT count(*) FROM probe_queue WHERE status = ''queued'''")" != 1 ] && [ "$n" -lt 600 ]; do
+	sleep 0.05
+	n=$((n + 1))
+done
+ok "$(test "$n" -lt 600; echo $?)" "the idle worker has looked for work and waits"
 t0=$(date +%s)
 as alice probe queue Sched/e2 --probe echo >/dev/null
 n=0

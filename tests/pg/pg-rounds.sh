@@ -107,22 +107,36 @@ as rita audit verify
 is "$rc" 0 "the chain verifies$errout"
 
 # ---- two logins at the same moment ----
-# alice's start holds its transaction open a while; amy's, begun meanwhile,
-# waits for the vendor's lock and then sees alice's round.
-pg_psql_as alice team -c "BEGIN" -c "$(start_sql "$BETA" "$Q1")" -c "SELECT pg_sleep(2)" -c "COMMIT" \
-	>"$T/alice.out" 2>&1 &
+# alice's start holds the vendor's round lock (pg_advisory_xact_lock on
+# hashtext('aivet.round') and the vendor's id) until amy's start, begun
+# meanwhile, is seen waiting for it; amy's then sees alice's round.
+round_lock="l.locktype = 'advisory' AND l.classid = hashtext('aivet.round')::oid AND l.objid = $BETA
+	AND l.objsubid = 2"
+pg_psql_as alice team -c "BEGIN" -c "$(start_sql "$BETA" "$Q1")" -c "DO \$\$ BEGIN
+	FOR i IN 1..600 LOOP
+		IF EXISTS (SELECT 1 FROM pg_locks l WHERE $round_lock AND NOT l.granted) THEN
+			RAISE NOTICE 'a start waits for the round lock'; RETURN;
+		END IF;
+		PERFORM pg_sleep(0.05);
+	END LOOP;
+	RAISE NOTICE 'no start waited for the round lock';
+END \$\$" -c "COMMIT" >"$T/alice.out" 2>&1 &
 apid=$!
-# amy starts once alice's start holds the vendor's lock (10 s at most), however slow
-# the machine is to start alice's psql.
+# amy starts once alice's start holds the round's lock (30 s at most), however
+# slow the machine is to start alice's psql.
 _i=0
-while [ $_i -lt 100 ] && [ "$(pg_sql -d team "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a
-	ON a.pid = l.pid WHERE l.locktype = 'advisory' AND l.granted AND a.usename = 'alice'")" = 0 ]; do
+while [ $_i -lt 300 ] && [ "$(pg_sql -d team "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a
+	ON a.pid = l.pid WHERE $round_lock AND l.granted AND a.usename = 'alice'")" = 0 ]; do
 	sleep 0.1; _i=$((_i + 1))
 done
+ok "$(test $_i -lt 300; echo $?)" "alice's start holds beta's round lock"
 is "$(psql_as amy "$(start_sql "$BETA" "$Q1")" | sed 's/ [0-9]* of / N of /')" \
 	"ERROR:  vendor $BETA already has draft N of scoring-test (round 1, draft): one round at a time" \
 	"amy, starting while alice's start is not yet committed: refused once it is"
 wait "$apid"
-is "$?:$(pg_sql -d team "SELECT count(*) || ' ' || min(created_by) FROM assessment WHERE vendor_id = $BETA")" \
+arc=$?
+is "$(grep -c 'NOTICE:  a start waits for the round lock' "$T/alice.out")" 1 \
+	"amy's start waited for the lock alice's held (alice's transaction saw it wait, then committed)"
+is "$arc:$(pg_sql -d team "SELECT count(*) || ' ' || min(created_by) FROM assessment WHERE vendor_id = $BETA")" \
 	"0:1 alice" "one round 1 for beta, alice's"
 done_testing

@@ -31,6 +31,7 @@ runs=$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM probe_run")
 as rita probe run R/e --probe echo --yes
 is "$rc $errout" "2 aivet: tenant 't': endpoint R/e: its URL was changed by alice at $at to $EVIL/v1, outside the origin $SIM_URL/v1 that rita wrote credential env:RITA_KEY for; nothing was sent. If the secret may go there, rita confirms it: aivet endpoint confirm R/e --url $EVIL/v1" \
 	"rita's run stops, naming alice, when, the new URL and the confirmation"
+listener_flush
 is "$(cat "$T/alice.bytes" 2>/dev/null | wc -c)" 0 "alice's listener received not one byte"
 is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM probe_run")" "$runs" "and no run was recorded"
 
@@ -84,6 +85,7 @@ is "$(printf '%s' "$out" | jq -r '.probes[0].verdict')" error "alice's node: the
 like "$(printf '%s' "$out" | jq -r '.probes[0].reason')" \
 	"^the engine's credential: endpoint R/e: its URL was changed by alice at .* to $EVIL, outside the origin $SIM_URL that rita wrote credential env:RITA_ENGINE for; nothing was sent" \
 	"naming alice, the node and rita's reference"
+listener_flush
 is "$(wc -c <"$T/alice.bytes")" "$bytes_before" "alice's listener received no byte of it"
 as rita endpoint edit R/e --remove-engine
 

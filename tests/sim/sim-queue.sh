@@ -89,6 +89,9 @@ is "$(printf '%s' "$out" | jq -r "[.[] | select(.id == $killed_run)][0] | .statu
 run probe runs
 like "$out" "[A-Za-z]+/e[0-9] +running .*, worker w$victim, lease until 20" "the text names them too"
 kept=$(q "SELECT count(*) FROM exchange WHERE run_id = $killed_run")
+# Its last lease, which no one renews now (read before any worker may requeue it).
+lease=$(q "SELECT lease_until FROM probe_queue WHERE run_id = $killed_run AND status = 'taken'")
+like "$lease" '^20[0-9-]+T[0-9:.]+Z$' "the killed worker's entry is still taken, under its lease"
 i=1
 while [ "$i" -lt "$W" ]; do
 	eval "wait \$wpid$i"
@@ -97,8 +100,14 @@ while [ "$i" -lt "$W" ]; do
 	i=$((i + 1))
 done
 # The killed worker's lease (6 s) runs out: a worker still running, or one
-# started after it, finds it gone and queues the entry again.
-sleep 7
+# started after it, finds it gone and queues the entry again. Waits until the
+# clock is past that lease (its text sorts as time does).
+n=0
+while awk -v now="$(date -u +%Y-%m-%dT%H:%M:%S.%3NZ)" -v lease="$lease" 'BEGIN { exit !(now <= lease) }' &&
+    [ "$n" -lt 300 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
 run worker --once --name w9
 is "$rc:$errout" "0:" "a later worker exits 0"
 cat "$T"/w/*.out >"$T/all.out"

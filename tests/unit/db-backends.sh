@@ -11,14 +11,14 @@ top="$TESTS_SRCDIR/.."
 
 # The lines outside the backends that ask for the store's kind, in tree $1.
 kind_tests() {
-	grep -rn 'db_kind\|DB_KIND_' "$1/src" "$1/include" 2>/dev/null | grep -v "^$1/src/core/db-"
+	tree_files "$1" src include | tree_grep "$1" -n 'db_kind\|DB_KIND_' | grep -v "^src/core/db-"
 }
 # Statements in the SQLite dialect PostgreSQL does not accept, in tree $1's C sources.
 sqlite_only() {
-	grep -rniE '"[^"]*(INSERT OR (IGNORE|REPLACE)|CAST\([a-z_.]*data AS TEXT\))' \
-	    "$1/src" "$1/probes" "$1/sim" --include='*.c' --include='*.h' 2>/dev/null
+	tree_files "$1" src probes sim | grep '\.[ch]$' |
+	    tree_grep "$1" -niE '"[^"]*(INSERT OR (IGNORE|REPLACE)|CAST\([a-z_.]*data AS TEXT\))'
 	# (SQL is written in capitals here; a message's "is not" is not SQL.)
-	grep -rnE '"[^"]*\bIS NOT +[A-Za-z?]' "$1/src" "$1/probes" "$1/sim" --include='*.c' 2>/dev/null |
+	tree_files "$1" src probes sim | grep '\.c$' | tree_grep "$1" -nE '"[^"]*\bIS NOT +[A-Za-z?]' |
 	    grep -E '(SELECT|WHERE|UPDATE|INSERT)' | grep -vE 'IS NOT +(NULL|TRUE|FALSE|DISTINCT|UNKNOWN)\b'
 }
 
@@ -30,13 +30,13 @@ evidentiary=$(cat "$top"/db/pg/*.sql | tr '\n\t' '  ' |
 # Each write to those tables in tree $1's C sources ("in" or "out" of a struct
 # db_write's initializer: a write named once, its form the backend's choice).
 writes() {
-	find "$1/src" "$1/probes" -name '*.c' | sort | xargs awk -v pat="$(echo $evidentiary | tr ' ' '|')" '
+	tree_files "$1" src probes | grep '\.c$' | (cd "$1" && xargs -r awk -v pat="$(echo $evidentiary | tr ' ' '|')" '
 	FNR == 1 { inw = 0 }
 	/struct db_write [a-z_]+ = \{/ { inw = 1 }
 	match($0, "\"[^\"]*(INSERT INTO|UPDATE|DELETE FROM) (" pat ")( |\\(|\"|$)") {
 		print (inw ? "in" : "out") " " FILENAME ":" FNR
 	}
-	/^\};/ { inw = 0 }'
+	/^\};/ { inw = 0 }')
 }
 
 # The checks can fail: a tree with a kind test and a rewritten statement trips them.
@@ -62,7 +62,8 @@ done
 is "$(grep -c '^struct db_ops {' "$top/src/core/db-impl.h")" 1 "db-impl.h defines struct db_ops"
 is "$(grep -c '^static const struct db_ops [a-z]*_ops = {' "$top/src/core/db-sqlite.c" "$top/src/core/db-pg.c" |
     sed 's|.*/||' | tr '\n' ' ')" "db-sqlite.c:1 db-pg.c:1 " "each backend fills one table"
-callers=$(grep -rlE 'db_has\(|db_tables\(|db_backend_name\(|db_now_sql\(' "$top/src" | grep -vc "/src/core/db")
+callers=$(tree_files "$top" src | tree_grep "$top" -lE 'db_has\(|db_tables\(|db_backend_name\(|db_now_sql\(' |
+    grep -vc "^src/core/db")
 ok "$([ "$callers" -ge 5 ] && echo 0 || echo 1)" "callers ask the backends' table ($callers files)"
 
 is "$(kind_tests "$top")" "" "db_kind(): no test of the store's kind outside src/core/db-*.c"
@@ -83,16 +84,16 @@ n=$(echo $evidentiary | wc -w)
 ok "$([ "$n" -ge 18 ] && echo 0 || echo 1)" "db/pg/ revokes direct writes on $n tables"
 n=$(writes "$top" | grep -c '^in ')
 ok "$([ "$n" -ge 30 ] && echo 0 || echo 1)" "$n statements of struct db_write write them"
-is "$(writes "$top" | grep '^out ' | grep -v '/src/domain/audit/db-copy.c:')" "" \
+is "$(writes "$top" | grep '^out ' | grep -v ' src/domain/audit/db-copy.c:')" "" \
     "no plain write to an evidentiary table outside db copy"
 # Each write's server form is a function the migrations create (db/pg/).
-called=$(find "$top/src" -name '*.c' | xargs awk '/struct db_write [a-z_]+ = \{/ { inw = 1 } inw { print }
-    /^\};/ { inw = 0 }' | grep -oE '"SELECT aivet_[a-z_]+\(' | sed 's/"SELECT //; s/($//' | sort -u)
+called=$(tree_files "$top" src | grep '\.c$' | (cd "$top" && xargs -r awk '/struct db_write [a-z_]+ = \{/ { inw = 1 } inw { print }
+    /^\};/ { inw = 0 }') | grep -oE '"SELECT aivet_[a-z_]+\(' | sed 's/"SELECT //; s/($//' | sort -u)
 n=$(echo $called | wc -w)
 ok "$([ "$n" -ge 30 ] && echo 0 || echo 1)" "struct db_write names $n server functions"
 is "$(for f in $called; do grep -qE "CREATE (OR REPLACE )?FUNCTION $f\(" "$top"/db/pg/*.sql || echo "$f"; done)" "" \
     "each is created by a migration of db/pg/"
 # The list of tables is written once, in each backend's table.
-is "$(grep -rlE 'sqlite_master WHERE type = .table|information_schema.tables' "$top/src" | sed "s|$top/||" |
+is "$(tree_files "$top" src | tree_grep "$top" -lE 'sqlite_master WHERE type = .table|information_schema.tables' |
     sort | tr '\n' ' ')" "src/core/db-pg.c src/core/db-sqlite.c " "the list of tables: once a backend"
 done_testing

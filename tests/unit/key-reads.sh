@@ -43,7 +43,7 @@ EOF
 
 # Every file of the report, the claims and the diff together: at most 30.
 total=0 files=0
-for f in src/domain/report/report*.c src/domain/assess/claims.c src/engine/probe-diff.c; do
+for f in $(tree_files "$top" 'src/domain/report/report*.c') src/domain/assess/claims.c src/engine/probe-diff.c; do
 	[ -f "$f" ] || continue
 	files=$((files + 1))
 	total=$((total + $(reads "$f")))

@@ -5,8 +5,7 @@
 # call against the layers of tests/unit/module-graph.layers (upward, or from one
 # front end to the other), on a source file the table does not place, and on
 # any loop of two or more files, printing each loop with one call per edge; it
-# also fails on any function whose body is over 150 lines, and on SQL in a
-# TUI screen. What is known and waiting for its own rework is named, with the
+# also fails on SQL in a TUI screen (a function's length is structure.sh's). What is known and waiting for its own rework is named, with the
 # reason, in tests/unit/module-graph.allow; a loop that grows or a new one fails.
 #
 # By hand: tests/unit/module-graph.sh [BUILDDIR [SRCDIR]] prints the same TAP.
@@ -15,7 +14,8 @@ B=${1:-$(cd "$(dirname "${AIVET:?AIVET or BUILDDIR}")/.." && pwd)}
 S=${2:-${TESTS_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}/..}
 ALLOW=$S/tests/unit/module-graph.allow
 LAYERS=$S/tests/unit/module-graph.layers
-MAXLEN=150
+# tree_files: the tracked sources, not what an in-tree build left beside them.
+. "$S/tests/lib/tree-lib.sh"
 n=0
 failed=0
 ok() {
@@ -113,7 +113,7 @@ done
 
 # Layers: each file's layer from the table, then every call between two
 # files checked against what the caller's layer may call.
-srcs=$(cd "$S" && find src probes sim -name '*.c' 2>/dev/null | sort)
+srcs=$(tree_files "$S" src probes sim | grep '\.c$')
 layer_check=$( { printf '%s\n' "$srcs" | sed 's/^/F /'
 	printf '%s\n' "$syms" | sed 's/^/S /'; } | awk -v table="$LAYERS" '
 	function glob(f, g,   re) {
@@ -184,36 +184,9 @@ done
 echo "# calls against the layers: $nup upward, $nacross across; allow-list: $(grep -c '^[a-z]' "$ALLOW" 2>/dev/null) lines"
 ok "$bad" "every call goes down a layer or within one, or is named in the allow-list"
 
-# Long functions: a body between a brace at column 0 and the next closing
-# brace at column 0, named by the last identifier before "(" above it.
-long=$(cd "$S" && find src probes sim -name '*.c' 2>/dev/null | sort | xargs awk -v max="$MAXLEN" '
-	FNR == 1 { open = 0; sig = "" }
-	/^[A-Za-z_].*\(/ && !open { sig = $0 }
-	/^\{/ { open = FNR; next }
-	/^\}/ && open {
-		len = FNR - open - 1
-		fn = sig; sub(/\(.*/, "", fn); sub(/.*[ *]/, "", fn)
-		if (len > max) print FILENAME ":" fn, len
-		open = 0; sig = ""
-	}' | sort -k2,2nr)
-bad=0
-if [ -n "$long" ]; then
-	printf '%s\n' "$long" | while read -r where len; do
-		if [ -n "$(allowed long "${where%%:*}")" ]; then
-			echo "# known long function: $where $len lines"
-		else
-			echo "# function over $MAXLEN lines: $where $len lines"
-		fi
-	done
-	for where in $(printf '%s\n' "$long" | cut -d' ' -f1); do
-		[ -n "$(allowed long "${where%%:*}")" ] || bad=1
-	done
-fi
-ok "$bad" "no function over $MAXLEN lines but in the files named"
-
 # Screens read and write through the domain's functions: no statement or
 # SQLite call in src/tui/ (a screen may hold the handle to pass it on).
-sql=$(cd "$S" && grep -HnE 'sqlite3_|SELECT|INSERT|UPDATE|DELETE FROM' src/tui/*.c 2>/dev/null)
+sql=$(tree_files "$S" 'src/tui/*.c' | tree_grep "$S" -nE 'sqlite3_|SELECT|INSERT|UPDATE|DELETE FROM')
 [ -z "$sql" ] || printf '%s\n' "$sql" | sed 's/^/# SQL in a screen: /'
 ok "$([ -z "$sql" ] && echo 0 || echo 1)" "no SQL in the terminal UI's screens"
 

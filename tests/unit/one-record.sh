@@ -38,7 +38,7 @@ printf '%s\n' 'struct x {' '	char *tenant_secret[4];  /* the secret */' '	char *
     '	int (*auth)(const char *secret,' '	    size_t secret_len);' '};' 'int f(char **secret);' > "$T/h/x.h"
 is "$(secret_members "$T/h/x.h" | sed "s|$T/||")" "h/x.h:2: tenant_secret" \
     "the secret check names a secret member by file and line, not a path to one or a parameter"
-bad=$(secret_members include/aivet/*.h)
+bad=$(secret_members $(tree_files "$top" 'include/aivet/*.h'))
 [ -z "$bad" ] || printf '%s\n' "$bad" | sed 's/^/# /'
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "no struct of a public header has a member named for a secret"
 is "$(grep -l 'struct probe_env {' include/aivet/*.h)" "" "struct probe_env is defined in no public header"
@@ -67,9 +67,9 @@ got=$(members cli src/cli/cli.h | tr '\n' ' ')
 is "$got" "av cmd cmd_group cmd_path tui " "the command line's struct cli holds them, struct aivet first"
 
 # The core hands the checks nothing by name: audit_checks[] is the domain's.
-is "$(grep -lw audit_checks src/core/*.c src/core/*.h include/aivet/audit.h)" "" \
+is "$(tree_files "$top" 'src/core/*.[ch]' include/aivet/audit.h | tree_grep "$top" -lw audit_checks)" "" \
     "the core names no audit_checks"
-is "$(grep -lw 'audit_checks\[\] = {' src/domain/*/*.c)" "src/domain/audit/audit-checks.c" \
+is "$(tree_files "$top" 'src/domain/*/*.c' | tree_grep "$top" -lw 'audit_checks\[\] = {')" "src/domain/audit/audit-checks.c" \
     "the domain defines audit_checks[]"
 is "$(grep -c 'audit_verify_with(db, audit_checks' src/domain/audit/audit-checks.c)" 1 \
     "the domain hands them to the core's audit_verify_with"
@@ -86,7 +86,7 @@ printf '%s\n' 'x = db_prepare(db, err, "SELECT label, ref FROM credential WHERE 
     'y = db_int(db, &id, err, "SELECT id FROM credential WHERE endpoint_id = ? AND label = ?");' \
     'z = "SELECT max(1, (SELECT count(*) FROM credential c WHERE c.endpoint_id = e.id))";' > "$T/h/r.c"
 is "$(cred_reads "$T/h/r.c" /dev/null | sed "s|$T/||")" "h/r.c:1" "the reader check names a second reader, not a count or a lookup"
-got=$(cred_reads $(find src probes -name '*.c') | cut -d: -f1)
+got=$(cred_reads $(tree_files "$top" src probes | grep '\.c$') | cut -d: -f1)
 is "$got" "src/vendors/credref.c" "one statement reads credentials, in src/vendors/credref.c"
 is "$(grep -c '^credential_list_load(' src/vendors/credref.c)" 1 "it is credential_list_load"
 n=$(grep -l 'credential_list_load(' src/vendors/endpoint-record.c src/domain/endpoint.c | wc -l)
@@ -97,9 +97,9 @@ is "$(grep -c 'endpoint_get_active(env->db, endpoint_id, &env->ep, err)' src/eng
     "the run's environment reads the endpoint record"
 
 # One endpoint record: struct endpoint, defined once (the vendors layer), no other.
-is "$(grep -l '^struct endpoint {' include/aivet/*.h src/*/*.h 2>/dev/null)" "include/aivet/provider.h" \
+is "$(tree_files "$top" 'include/aivet/*.h' 'src/*/*.h' | tree_grep "$top" -l '^struct endpoint {')" "include/aivet/provider.h" \
     "struct endpoint is defined once, in the vendors layer's provider.h"
-is "$(grep -rl 'endpoint_info' src probes include bench | wc -l)" 0 "no second endpoint record (endpoint_info)"
+is "$(tree_files "$top" src probes include bench | tree_grep "$top" -l 'endpoint_info' | wc -l)" 0 "no second endpoint record (endpoint_info)"
 is "$(grep -c 'ENDPOINT_SELECT' src/vendors/endpoint-record.c)" 3 \
     "endpoint_get and endpoint_list_load read the row the one way (ENDPOINT_SELECT)"
 

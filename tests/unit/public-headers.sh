@@ -26,7 +26,7 @@ includes() {
 
 # front FOLDER: the lines of the front end in FOLDER that include anything else.
 front() {
-	includes "$1"/*.c "$1"/*.h 2>/dev/null | while read -r file line name; do
+	includes $(tree_files "$top" "$1/*.[ch]") | while read -r file line name; do
 		case $name in
 		'"config.h"') continue ;;
 		'<aivet/'*|'"aivet/'*)
@@ -76,7 +76,7 @@ is "$(reads "$T/reads/x.c" | sed "s|$T/||")" "# reads/x.c:2: calls json_get_str
 # reads/x.c:2: calls cJSON_ArrayForEach
 # reads/x.c:3: calls cJSON_GetObjectItemCaseSensitive" "the check names each call by file and line"
 
-bad=$(reads src/cli/*.[ch] src/tui/*.[ch])
+bad=$(reads $(tree_files "$top" 'src/cli/*.[ch]' 'src/tui/*.[ch]'))
 [ -z "$bad" ] || printf '%s\n' "$bad"
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "the front ends read no domain result by key (no cJSON_GetObjectItem, json_get_str, json_path, cJSON_GetArrayItem, cJSON_ArrayForEach)"
 
@@ -95,12 +95,14 @@ done)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "main.c includes public headers and the front ends' own"
 
 # A public header reaches no private one: its quoted includes are siblings.
-bad=$(includes include/aivet/*.h | while read -r file line name; do
+# (The tracked sources alone, tree_files: the README builds in the tree.)
+ours=$(tree_files "$top" src probes sim)
+bad=$(includes $(tree_files "$top" 'include/aivet/*.h') | while read -r file line name; do
 	case $name in
 	'"'*) h=${name#?}; h=${h%?}
 		[ -f "include/aivet/$h" ] && continue
 		# a library's header given by name (cJSON.h) is no file of ours
-		[ -z "$(find src probes sim -name "${h##*/}" 2>/dev/null)" ] && continue
+		printf '%s\n' "$ours" | grep -q "/${h##*/}\$" || continue
 		echo "# $file:$line: $name is a private header" ;;
 	esac
 done)
@@ -108,8 +110,8 @@ done)
 ok "$([ -z "$bad" ] && echo 0 || echo 1)" "the public headers include no private header"
 
 # The library includes neither front end.
-bad=$(includes src/core/*.[ch] src/vendors/*.[ch] src/vendors/providers/*.c src/engine/*.[ch] \
-    src/domain/*.[ch] src/domain/*/*.[ch] probes/*.c include/aivet/*.h 2>/dev/null | while read -r file line name; do
+bad=$(includes $(tree_files "$top" 'src/core/*.[ch]' 'src/vendors/*.[ch]' 'src/vendors/providers/*.c' \
+    'src/engine/*.[ch]' 'src/domain/*.[ch]' 'src/domain/*/*.[ch]' 'probes/*.c' 'include/aivet/*.h') | while read -r file line name; do
 	h=${name#?}; h=${h%?}
 	if [ -f "src/cli/${h##*/}" ] || [ -f "src/tui/${h##*/}" ]; then
 		echo "# $file:$line: the library includes the front end's $name"
@@ -125,13 +127,13 @@ for l in core vendors engine domain; do
 	ok "$([ -f "include/aivet/$l.h" ] && echo 0 || echo 1)" "include/aivet/$l.h is the $l layer's umbrella"
 done
 rooms=0
-for d in src/domain/*/; do
-	r=${d%/}; r=${r##*/}; rooms=$((rooms + 1))
+for r in $(tree_files "$top" 'src/domain/*/*' | cut -d/ -f3 | sort -u); do
+	rooms=$((rooms + 1))
 	ok "$([ -f "include/aivet/domain-$r.h" ] && grep -qx "#include \"domain-$r.h\"" include/aivet/domain.h \
 	    && echo 0 || echo 1)" "src/domain/$r/ has its umbrella include/aivet/domain-$r.h, in domain.h"
 done
 ok "$([ "$rooms" -ge 4 ] && echo 0 || echo 1)" "the domain has its rooms ($rooms sub-folders)"
-missing=$(for h in include/aivet/*.h; do
+missing=$(for h in $(tree_files "$top" 'include/aivet/*.h'); do
 	n=${h##*/}
 	case $n in core.h|vendors.h|engine.h|domain.h) continue ;; esac
 	grep -qx "#include \"$n\"" include/aivet/core.h include/aivet/vendors.h include/aivet/engine.h \

@@ -20,7 +20,7 @@ ok "$(grep -qF '\r\033[K' src/cli/probe-cli.c && echo 0 || echo 1)" "probe-cli.c
 # The command line's run API is the command line's: the engine's public headers
 # declare none of it.
 is "$(grep -nE '\<(probe_run_cli|probe_confirm|probe_print_[a-z_]+|probe_run_all|run_format_emit)\>' \
-    include/aivet/*.h)" "" "no public header declares the command line's probe_run_cli, probe_confirm, printers"
+    $(tree_files "$top" 'include/aivet/*.h'))" "" "no public header declares the command line's probe_run_cli, probe_confirm, printers"
 ok "$(grep -q 'probe_run_cli' src/cli/cli.h && echo 0 || echo 1)" "probe_run_cli is declared in src/cli/cli.h"
 
 # Probe diff compares typed records: at most 3 reads by key remain in it.

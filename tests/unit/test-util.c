@@ -419,6 +419,37 @@ test_outline(void)
 	cJSON_Delete(doc);
 }
 
+/* json_print_prepare: the text of a document is cJSON's own, whole numbers included. */
+static void
+test_json_print(void)
+{
+	const char *src = "{\"id\":7,\"neg\":-42,\"zero\":0,\"half\":1.5,\"tenth\":0.1,"
+	    "\"big\":999999999999999,\"e15\":1e15,\"huge\":1e300,\"a\":[1,-2,{\"n\":3}],\"s\":\"9\"}";
+	cJSON *doc = cJSON_Parse(src), *ref = cJSON_Parse(src), *shared = cJSON_CreateObject();
+	char *got, *want;
+
+	cJSON_AddNumberToObject(doc, "negzero", -0.0);
+	cJSON_AddNumberToObject(ref, "negzero", -0.0);
+	cJSON_AddNumberToObject(shared, "k", 5);
+	cJSON_AddItemReferenceToObject(doc, "shared", shared);
+	cJSON_AddItemReferenceToObject(ref, "shared", shared);
+	want = cJSON_PrintUnformatted(ref);
+	json_print_prepare(doc);
+	got = cJSON_PrintUnformatted(doc);
+	is_str(got, want, "json_print_prepare: the same text as cJSON prints");
+	is_str(got, "{\"id\":7,\"neg\":-42,\"zero\":0,\"half\":1.5,\"tenth\":0.1,\"big\":999999999999999,"
+	    "\"e15\":1e+15,\"huge\":1e+300,\"a\":[1,-2,{\"n\":3}],\"s\":\"9\",\"negzero\":-0,\"shared\":{\"k\":5}}",
+	    "json_print_prepare: whole numbers as digits, the rest as cJSON writes them");
+	ok(cJSON_IsRaw(cJSON_GetObjectItem(doc, "id")) && cJSON_IsNumber(cJSON_GetObjectItem(doc, "half")) &&
+	    cJSON_IsNumber(cJSON_GetObjectItem(doc, "e15")) && cJSON_IsNumber(cJSON_GetObjectItem(shared, "k")),
+	    "json_print_prepare: only whole numbers below 1e15 are made raw; a referenced document is left alone");
+	free(got);
+	free(want);
+	cJSON_Delete(doc);
+	cJSON_Delete(ref);
+	cJSON_Delete(shared);
+}
+
 int
 main(void)
 {
@@ -433,5 +464,6 @@ main(void)
 	test_files();
 	test_shell_word();
 	test_outline();
+	test_json_print();
 	return tap_done();
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <openssl/evp.h>
 #include <sodium.h>
 
 #include "aivet/domain.h"
@@ -48,9 +49,14 @@ sha256_file(const char *path, char out[65], struct aerr *err)
  * directory, opened once, and read into one buffer for all, so a file costs
  * little more than hashing it does (an open, an fstat, its reads and a close). */
 #define HASH_CHUNK ((size_t)1 << 16)
+/* The files are hashed with OpenSSL's SHA-256 (linked for the time-stamps),
+ * which uses the processor's SHA instructions where it has them: a bundle of
+ * 80,000 small files spent two fifths of verify in libsodium's portable one. */
 struct hasher {
 	int dirfd;
 	unsigned char *buf;
+	EVP_MD *md;
+	EVP_MD_CTX *ctx;
 };
 
 static int
@@ -58,6 +64,10 @@ hasher_open(struct hasher *hs, const char *dir)
 {
 	hs->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	hs->buf = hs->dirfd >= 0 ? xmalloc(HASH_CHUNK) : NULL;
+	hs->md = hs->dirfd >= 0 ? EVP_MD_fetch(NULL, "SHA256", NULL) : NULL;
+	hs->ctx = hs->md != NULL ? EVP_MD_CTX_new() : NULL;
+	if (hs->dirfd >= 0 && hs->ctx == NULL)
+		die("OpenSSL: no SHA-256");
 	return hs->dirfd >= 0 ? 0 : -1;
 }
 
@@ -67,6 +77,8 @@ hasher_close(struct hasher *hs)
 	if (hs->dirfd >= 0)
 		close(hs->dirfd);
 	free(hs->buf);
+	EVP_MD_CTX_free(hs->ctx);
+	EVP_MD_free(hs->md);
 }
 
 /* SHA-256 as hex of the regular file REL below the bundle's directory; -1 when it
@@ -76,8 +88,8 @@ hasher_close(struct hasher *hs)
 static int
 sha256_at(const struct hasher *hs, const char *rel, char out[65])
 {
-	crypto_hash_sha256_state st;
-	unsigned char h[crypto_hash_sha256_BYTES];
+	unsigned char h[EVP_MAX_MD_SIZE];
+	unsigned int hlen = 0;
 	struct stat sb;
 	ssize_t n;
 	off_t got = 0;
@@ -89,7 +101,10 @@ sha256_at(const struct hasher *hs, const char *rel, char out[65])
 		close(fd);
 		return -1;
 	}
-	crypto_hash_sha256_init(&st);
+	if (EVP_DigestInit_ex(hs->ctx, hs->md, NULL) != 1) {
+		close(fd);
+		return -1;
+	}
 	while ((n = read(fd, hs->buf, HASH_CHUNK)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -97,7 +112,7 @@ sha256_at(const struct hasher *hs, const char *rel, char out[65])
 			close(fd);
 			return -1;
 		}
-		crypto_hash_sha256_update(&st, hs->buf, (unsigned long long)n);
+		EVP_DigestUpdate(hs->ctx, hs->buf, (size_t)n);
 		got += (off_t)n;
 		/* A short read that reaches the size fstat gave is the end: no read for
 		 * the EOF (most evidence files are one read). */
@@ -105,8 +120,9 @@ sha256_at(const struct hasher *hs, const char *rel, char out[65])
 			break;
 	}
 	close(fd);
-	crypto_hash_sha256_final(&st, h);
-	hex_encode(h, sizeof h, out);
+	if (EVP_DigestFinal_ex(hs->ctx, h, &hlen) != 1 || hlen != 32)
+		return -1;
+	hex_encode(h, hlen, out);
 	return 0;
 }
 

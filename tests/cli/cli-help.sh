@@ -50,8 +50,11 @@ is "$rc:$errout" "2:aivet: incident: unknown subcommand 'lsit': did you mean 'in
 run probe dif 1 2
 is "$errout" "aivet: probe: unknown subcommand 'dif': did you mean 'probe diff'? (see 'aivet probe --help')" \
 	"probe dif"
+run vendor frobnicate Acme
+is "$errout" "aivet: vendor: unknown subcommand 'frobnicate' (see 'aivet vendor --help')" "nothing close: no guess"
 run vendor remove Acme
-is "$errout" "aivet: vendor: unknown subcommand 'remove' (see 'aivet vendor --help')" "nothing close: no guess"
+is "$errout" "aivet: vendor: unknown subcommand 'remove': did you mean 'vendor archive NAME'? (see 'aivet vendor --help')" \
+	"another tool's word for it: the command to type"
 
 # ---- every subcommand in its command's usage line ----
 commands=$("$AIVET" --help | awk '/^commands:/ { f = 1; next } f && /^  [a-z]/ { print $1 } f && /^$/ { exit }')

@@ -79,8 +79,8 @@ run assess answer 1 kv_cache_scope per_tenant
 run assess answer 1 cache_isolation_tested yes
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.claims[] | select(.question_id == "kv_cache_scope" or .question_id == "cache_isolation_tested") | "\(.question_id)=\(.status):\([.contradicting[].code] | unique | join(","))"] | join(" ")')" \
-    "kv_cache_scope=contradicted:PREFIX_CACHE_CONTENT_RECOVERED cache_isolation_tested=contradicted:PREFIX_CACHE_CONTENT_RECOVERED" \
-    "claims: a per-tenant cache and isolation testing are contradicted by the recovery alone"
+    "kv_cache_scope=contradicted:PREFIX_CACHE_CONTENT_RECOVERED" \
+    "claims: a per-tenant cache is contradicted by the recovery alone; whether the vendor tests isolation is a process answer, no claim"
 run report X-g128 --out "$T/rep"
 is "$(jq -r '[.claims[] | select(.question_id == "kv_cache_scope") | .status] | join(",")' "$T/rep/report.json")" contradicted \
     "claims: the signed report judges the claim as assess show does"

@@ -52,6 +52,8 @@ like "$(printf '%s' "$out" | json '.probes[0].reason')" \
     "drift: the reason says the timing drifted, with the halves' savings and medians"
 is "$(printf '%s' "$out" | json '.probes[0].details.drift | (.saving_first_half_ms > 250) and (.saving_second_half_ms < 50)')" true \
     "drift: the paired saving held in the first half only"
-is "$(printf '%s' "$out" | json '.probes[0].details.drift | (.control_first_half_ms - .primed_first_half_ms > 50) and (.control_second_half_ms - .primed_second_half_ms < 10)')" true \
+# The halves' medians, unpaired, carry the machine's own jitter: a third of the
+# 300 ms head start is the margin either way, whatever the machine adds.
+is "$(printf '%s' "$out" | json '.probes[0].details.drift | (.control_first_half_ms - .primed_first_half_ms > 200) and (.control_second_half_ms - .primed_second_half_ms < 100)')" true \
     "drift: the saving held in the first half only"
 done_testing

@@ -109,10 +109,11 @@ run endpoint archive Acme/fresh
 
 # Ctrl-C: the run in progress stops cleanly, the endpoints not reached are not started.
 runs_before=$(sqlite3 "$AIVET_DB" "SELECT max(id) FROM probe_run")
-"$AIVET" probe run --all --yes --probe echo --rate-limit 60 --parallel 1 >"$T/int.out" 2>"$T/int.err" &
+"$AIVET" probe run --all --yes --probe echo --rate-limit 12 --parallel 1 >"$T/int.out" 2>"$T/int.err" &
 pid=$!
-# Interrupt once the first run is under way and has sent something (at one request a
-# second, it is then far from done), however long the machine takes to get there.
+# Interrupt once the first run is under way and has sent something (at one request
+# every five seconds, it is then far from done, however slowly each look at the
+# database comes back on a busy machine), however long the machine takes to get there.
 i=0
 while [ "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange x JOIN probe_run r ON r.id = x.run_id
 	WHERE r.id > $runs_before AND r.status = 'running'" 2>/dev/null || echo 0)" = 0 ] && [ $i -lt 300 ]; do

@@ -1,10 +1,11 @@
 #!/bin/sh
 # structure.sh: the counts that keep the library easy to change, measured on
-# the sources: the library touches no terminal nor the process's signals, the report, claims and
-# diff code read typed records (at most 30 reads by key left), only the
-# database backends know which database is in use, statements reach the
-# server as written, and no function runs over 100 lines. Every count is guarded: the files it reads must exist,
-# so a moved folder fails here instead of counting nothing.
+# the sources: the library touches no terminal nor the process's signals,
+# the report, claims and diff code read typed records (at most 30 reads by
+# key left), only the database backends know which database is in use,
+# statements reach the server as written, and no function runs over 100
+# lines. Every count is guarded: the files it reads must exist, so a moved
+# folder fails here instead of counting nothing.
 . "$TESTS_SRCDIR/lib/lib.sh"
 top=$(cd "$TESTS_SRCDIR/.." && pwd)
 cd "$top" || exit 1
@@ -51,6 +52,14 @@ for l in $layers; do
 	[ -z "$lines" ] || printf '%s\n' "$lines" | sed 's/^/# /'
 	is "$(count "$lines")" 0 "$l: no terminal or signal call"
 done
+# What the library gave up is the front ends': the passphrase read without echo
+# and the key derivation told, handed to the library when the program starts.
+for want in 'open("/dev/tty"' 'tcsetattr(fd, TCSAFLUSH, &quiet)' 'deriving the key (scrypt, %llu MiB)... ' \
+    'key_asker_set(&tty, NULL)' 'die_report_set(fatal_report)'; do
+	ok "$(grep -qF "$want" src/cli/terminal.c && echo 0 || echo 1)" "src/cli/terminal.c has $want"
+done
+ok "$(grep -q '^	cli_terminal_init();' src/main.c && echo 0 || echo 1)" "main() hands the library the command line's callbacks"
+ok "$(grep -qF 'key_asker_set(&boxed, &before)' src/tui/tui.c && echo 0 || echo 1)" "the TUI asks in its own box while it runs"
 
 # The report, claims and diff code read typed records.
 # Every report*.c of the report's room, with the claims and the diff.

@@ -483,6 +483,13 @@ config_free(struct sim_config *cfg)
 	free(cfg->engine_key);
 }
 
+/* The library prints nothing: the fatal message is said here. */
+static void
+fatal_report(const char *msg)
+{
+	fprintf(stderr, "aivet-sim: fatal: %s\n", msg);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -499,6 +506,7 @@ main(int argc, char **argv)
 	sigset_t stop;
 	int sig, rc;
 
+	die_report_set(fatal_report);
 	if (sodium_init() < 0)
 		die("cannot initialise libsodium");
 	cfg.host = xstrdup("127.0.0.1");

@@ -169,6 +169,7 @@ main(int argc, char **argv)
 	const char *tz = NULL;
 	int c, rc;
 
+	cli_terminal_init();
 	if (sodium_init() < 0)
 		die("libsodium failed to initialise");
 	av->progname = "aivet";

@@ -34,8 +34,11 @@ void aerr_clear(struct aerr *err);
 int aerr_prefix(struct aerr *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* The one exit for the truly fatal (out of memory, broken invariants). */
+/* The one exit for the truly fatal (out of memory, broken invariants): the
+ * message goes to the reporter the program's front end set (the library
+ * prints nothing itself), then the process aborts. */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+void die_report_set(void (*report)(const char *msg));
 
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
@@ -110,13 +113,6 @@ char *text_escape(const char *s, size_t n, int keep_lines);
  * ("holds the control character U+001B (ESC) at character 4: ..."),
  * malloc'ed, or NULL when there is none. */
 char *text_c0_problem(const char *s);
-/* The one way text reaches a reader's terminal: the commands' text output
- * goes through these, so a vendor's or colleague's string (an answer, a note,
- * a contact, a header) cannot clear the screen, set the clipboard (OSC 52) or
- * reorder a line: everything text_escape escapes is shown escaped; LF and tab
- * pass. */
-void term_write(FILE *f, const char *s);
-int term_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Length of the UTF-8 sequence at p (at most n bytes) with its code point,
  * or 0 when it is invalid (overlong, surrogate, beyond U+10FFFF, cut short). */
 size_t utf8_decode(const unsigned char *p, size_t n, uint32_t *cp);
@@ -147,8 +143,6 @@ int parse_int_opt(const char *opt, const char *s, int64_t lo, int64_t hi, int64_
 void json_add_str(cJSON *o, const char *k, const char *v);
 /* A string member, or NULL when absent or not a string. */
 const char *json_get_str(const cJSON *o, const char *k);
-/* Prints a cJSON value to stdout (indented, trailing newline) and frees it. */
-void json_emit(cJSON *v);
 /* Readies a document about to be printed and freed for a fast print: each
  * whole number becomes its digits, the text cJSON would print. */
 void json_print_prepare(cJSON *v);

@@ -3,7 +3,7 @@
  * so that the stock minisign tool verifies what aivet signs, signs with keys
  * aivet made, and aivet uses keys minisign made. Secret keys live in
  * sodium_malloc'ed memory and are wiped when freed. Also the on-disk key
- * store under $XDG_CONFIG_HOME/aivet/keys/ and the passphrase prompt.
+ * store under $XDG_CONFIG_HOME/aivet/keys/ and how it asks for a passphrase.
  */
 #ifndef AIVET_MINISIGN_H
 #define AIVET_MINISIGN_H
@@ -170,8 +170,29 @@ int minisign_sig_keynum(const char *sigtext, size_t siglen, const char *what,
 /* Same key id and the same 32 public-key bytes. */
 int minisign_pub_equal(const struct minisign_pub *a, const struct minisign_pub *b);
 
-/* Passphrase from AIVET_KEY_PASSWORD_FILE (first line) or the terminal without echo;
- * returned in sodium_malloc'ed memory, free with credref_free(). */
+/* ---- asking the user: the front end's part ----
+ * The library reads no terminal and writes on none. When a key needs a
+ * passphrase that AIVET_KEY_PASSWORD_FILE does not give, the key store asks
+ * the program's front end through ask (the command line reads the terminal
+ * without echo, the terminal UI shows a box); while scrypt derives a key
+ * (seconds at the sensitive cost) kdf tells it the step and the MiB the
+ * derivation takes. */
+enum key_kdf_step { KEY_KDF_START, KEY_KDF_DONE, KEY_KDF_FAILED };
+struct key_asker {
+	/* Shows prompt and reads one passphrase into pw (cap bytes, at most cap - 1
+	 * of them read), its length in *len. 0, or the error in err. */
+	int (*ask)(void *arg, const char *prompt, char *pw, size_t cap, size_t *len,
+	    struct aerr *err);
+	void (*kdf)(void *arg, enum key_kdf_step step, unsigned long long mib);   /* may be NULL */
+	void *arg;
+};
+/* Sets the process's asker (copied; NULL: none, so a passphrase can only come
+ * from AIVET_KEY_PASSWORD_FILE), the one set before in *old unless old is NULL. */
+void key_asker_set(const struct key_asker *a, struct key_asker *old);
+
+/* Passphrase from AIVET_KEY_PASSWORD_FILE (first line), else from the
+ * asker (key_asker_set); returned in sodium_malloc'ed memory, free with
+ * credref_free(). */
 int key_password(const char *prompt, int confirm, char **pw, size_t *len, struct aerr *err);
 
 #endif

@@ -18,6 +18,21 @@
 #include "aivet/engine.h"
 #include "aivet/domain.h"
 
+/* ---- the terminal and the standard streams (terminal.c) ---- */
+/* The one way text reaches a reader's terminal: the commands' text output
+ * goes through these, so a vendor's or colleague's string (an answer, a note,
+ * a contact, a header) cannot clear the screen, set the clipboard (OSC 52) or
+ * reorder a line: everything text_escape escapes is shown escaped; LF and tab
+ * pass. */
+void term_write(FILE *f, const char *s);
+int term_printf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints a cJSON value to stdout (indented, trailing newline) and frees it. */
+void json_emit(cJSON *v);
+/* Hands the library the command line's callbacks: the fatal message on
+ * stderr, the key store's passphrase read from the terminal, its key
+ * derivation told on a terminal. */
+void cli_terminal_init(void);
+
 /* ---- commands (commands.c and cmd-*.c) ----
  *
  * A command declares what it takes, as tmux does: its positional targets and

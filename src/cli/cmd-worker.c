@@ -3,7 +3,8 @@
  * runs them on this host, without a terminal, until stopped (or, with
  * --once, until nothing is left to take). The work is the engine's
  * (probe-worker.c); this reads the options, catches SIGINT and SIGTERM (the
- * flag the engine reads as its stop) and prints the worker's lines.
+ * flag the engine reads as its stop), ignores SIGPIPE (a log reader going
+ * away ends no run) and prints the worker's lines.
  */
 #include "config.h"
 
@@ -34,11 +35,13 @@ say(void *arg, const char *line)
 	fflush(stdout);
 }
 
-/* Runs the worker with SIGINT and SIGTERM stopping it cleanly. */
+/* Runs the worker with SIGINT and SIGTERM stopping it cleanly, and its lines
+ * lost rather than the worker when what reads them closes: the library leaves
+ * the process's signals to the program. */
 static int
 run_worker(struct aivet *av, struct worker_opts *w, struct aerr *err)
 {
-	struct sigaction sa, old_int, old_term;
+	struct sigaction sa, old_int, old_term, old_pipe;
 	int rc;
 
 	stopping = 0;
@@ -47,11 +50,14 @@ run_worker(struct aivet *av, struct worker_opts *w, struct aerr *err)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, &old_pipe);
 	w->stop = &stopping;
 	w->say = say;
 	rc = probe_worker(av, w, err);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	return rc;
 }
 

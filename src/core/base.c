@@ -65,16 +65,27 @@ aerr_prefix(struct aerr *err, const char *fmt, ...)
 	return err->code;
 }
 
+/* The front end's reporter, and the last message kept for a debugger
+ * (the core file holds it) when there is none. */
+static void (*die_report)(const char *msg);
+static char die_message[512];
+
+void
+die_report_set(void (*report)(const char *msg))
+{
+	die_report = report;
+}
+
 void
 die(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("aivet: fatal: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(die_message, sizeof die_message, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (die_report != NULL)
+		die_report(die_message);
 	abort();
 }
 
@@ -845,32 +856,6 @@ text_escape(const char *s, size_t n, int keep_lines)
 	return buf_steal(&b);
 }
 
-void
-term_write(FILE *f, const char *s)
-{
-	char *safe = text_escape(s, strlen(s), 1);
-
-	fputs(safe, f);
-	free(safe);
-}
-
-int
-term_printf(FILE *f, const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		die("out of memory");
-	term_write(f, s);
-	free(s);
-	return n;
-}
-
 /* Removes name (relative to dfd) and, for a directory, what is inside it,
  * never following a symbolic link: a link is removed, not what it points to. */
 static void
@@ -1019,23 +1004,6 @@ json_print_prepare(cJSON *v)
 		return;   /* another document's members: not ours to change */
 	for (cJSON *c = v->child; c != NULL; c = c->next)
 		json_print_prepare(c);
-}
-
-void
-json_emit(cJSON *v)
-{
-	char *s;
-
-	json_print_prepare(v);
-	s = cJSON_Print(v);
-
-	if (s == NULL)
-		die("out of memory");
-	/* cJSON indents with tabs; field names and values are the contract, not the layout. */
-	fputs(s, stdout);
-	fputc('\n', stdout);
-	free(s);
-	cJSON_Delete(v);
 }
 
 /* ---- suggestions for a mistyped name ---- */

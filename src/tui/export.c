@@ -208,6 +208,24 @@ passphrase_dialog(struct tui *t, const char *title, int confirm, char **out, siz
 	return 1;
 }
 
+int
+tui_key_ask(void *arg, const char *prompt, char *pw, size_t cap, size_t *len, struct aerr *err)
+{
+	char *got = NULL;
+	size_t n = 0;
+
+	if (!passphrase_dialog(arg, prompt, 0, &got, &n))
+		return aerr_set(err, AV_USAGE, "no passphrase given");
+	if (n >= cap) {
+		credref_free(got, n);
+		return aerr_set(err, AV_USAGE, "passphrase longer than %zu bytes", cap - 1);
+	}
+	memcpy(pw, got, n + 1);
+	*len = n;
+	credref_free(got, n);
+	return 0;
+}
+
 static void
 export_progress(void *arg, const char *what)
 {

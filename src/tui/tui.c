@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "tui.h"
+#include "aivet/minisign.h"
 
 #define IDLE_RELOAD_MS 2000
 /* Keys closer together than this are one burst of typing. */
@@ -294,6 +295,9 @@ int
 tui_main(struct aivet *av, struct aerr *err)
 {
 	struct tui t = { .av = av };
+	/* The key store asks in the passphrase box and keeps quiet while deriving:
+	 * the screen is curses'. What asked before is back when the TUI ends. */
+	struct key_asker boxed = { tui_key_ask, NULL, &t }, before;
 	/* AIVET_TUI_TIMING=FILE: the time from here to the first complete draw
 	 * is written to FILE (for bench/db: the first screen of a big database). */
 	const char *timing = getenv("AIVET_TUI_TIMING");
@@ -307,12 +311,16 @@ tui_main(struct aivet *av, struct aerr *err)
 	setenv("NCURSES_NO_UTF8_ACS", "1", 0);
 	if (av_db(av, err) == NULL)
 		return err->code;
+	key_asker_set(&boxed, &before);
 	install_signals();
-	if (start_curses(&t, err) != 0)
+	if (start_curses(&t, err) != 0) {
+		key_asker_set(&before, NULL);
 		return err->code;
+	}
 	if (tui_push(&t, first_view(av), NULL, err) != 0) {
 		endwin();
 		curses_active = 0;
+		key_asker_set(&before, NULL);
 		return err->code;
 	}
 	while (t.depth > 0 && !t.quit && !tui_got_term) {
@@ -356,6 +364,7 @@ tui_main(struct aivet *av, struct aerr *err)
 	}
 	endwin();
 	curses_active = 0;
+	key_asker_set(&before, NULL);
 	aerr_clear(err);
 	return 0;
 }

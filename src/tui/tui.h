@@ -322,6 +322,11 @@ int tui_check_time(const char *value, void *ctx, struct aerr *err);
 extern const struct view_ops tui_assessments_view;   /* arg: the vendor id */
 extern const struct view_ops tui_assess_view;        /* arg: the assessment id */
 
+/* The key store's passphrase question (struct key_asker's ask, arg the
+ * struct tui) answered in the passphrase box, on the UI thread: the library
+ * reads no terminal, and the TUI's is curses'. tui_main sets it. */
+int tui_key_ask(void *arg, const char *prompt, char *pw, size_t cap, size_t *len,
+    struct aerr *err);
 /* The vendor screen's export dialog (export.c). */
 int tui_export_dialog(struct tui *t, int64_t vendor_id, const char *vendor, struct aerr *err);
 /* Asks for a bundle directory and shows what "verify" finds (export.c). */

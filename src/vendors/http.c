@@ -11,7 +11,6 @@
 
 #include <ctype.h>
 #include <stdio.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -139,10 +138,6 @@ http_engine_new(const struct http_opts *o)
 	e->o = *o;
 	if (e->o.concurrency < 1)
 		e->o.concurrency = 1;
-	/* With CURLOPT_NOSIGNAL (needed when probes run in a UI thread) libcurl no longer
-	 * shields us from SIGPIPE: a vendor closing while a large prompt is uploaded
-	 * over TLS must be an error value, not the end of the process. */
-	signal(SIGPIPE, SIG_IGN);
 	e->multi = curl_multi_init();
 	if (e->multi == NULL)
 		die("curl_multi_init failed");

@@ -10,6 +10,21 @@
 
 static int tap_n, tap_failed;
 
+/* The library prints no fatal message itself (die() hands it to the
+ * program's reporter): a test that dies says why, as TAP's bail-out. */
+void die_report_set(void (*report)(const char *msg));
+static void
+tap_die_report(const char *msg)
+{
+	printf("Bail out! fatal: %s\n", msg);
+	fflush(stdout);
+}
+__attribute__((constructor)) static void
+tap_report_deaths(void)
+{
+	die_report_set(tap_die_report);
+}
+
 #define ok(cond, ...) do { \
 	int ok_c_ = (cond) ? 1 : 0; \
 	printf("%sok %d - ", ok_c_ ? "" : "not ", ++tap_n); \

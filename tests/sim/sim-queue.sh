@@ -7,7 +7,7 @@
 # verifies. A worker killed with SIGKILL mid-run loses its lease: its run is
 # interrupted with its exchanges kept and the endpoint is queued again and
 # completed by another worker. A schedule whose endpoint was archived queues
-# the others and says so. tests/pg/on-pg/sim-queue.sh runs it on a PostgreSQL
+# the others and says so. A worker whose stdout no one reads runs on. tests/pg/on-pg/sim-queue.sh runs it on a PostgreSQL
 # server.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
@@ -163,6 +163,22 @@ schedules: 1 endpoint left out: schedule 2: endpoint 'Gamma/e2' is archived" \
 	"it says which endpoint it left out, and why, and queues the other"
 is "$(q "SELECT count(*) FROM probe_queue WHERE schedule_id IS NOT NULL AND status = 'done'")" 1 "that run is done"
 is "$(q "SELECT count(*) FROM probe_schedule WHERE next_at > created_at")" 2 "both schedules moved on"
+
+# ---- a worker whose reader is gone ----
+# Its stdout a pipe no one reads, SIGPIPE at its default (python ignores it
+# for itself: put back before the exec): the worker's lines are lost, not the
+# worker. The library leaves SIGPIPE to the program; the worker ignores it.
+run probe queue Gamma/e3 --probe echo --concurrency 1
+is "$rc" 0 "one more run queued"
+python3 -c 'import os, signal, sys
+r, w = os.pipe()
+os.close(r)
+os.dup2(w, 1)
+signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+os.execv(sys.argv[1], sys.argv[1:])' "$AIVET" worker --once --name wpipe 2>"$T/w/pipe.err"
+is "$?:$(cat "$T/w/pipe.err")" "0:" "a worker whose stdout no one reads exits 0, without a word"
+is "$(q "SELECT q.status || ' ' || r.status FROM probe_queue q JOIN probe_run r ON r.id = q.run_id \
+	WHERE q.worker = 'wpipe'")" "done completed" "and its run is completed"
 
 run audit verify
 is "$rc" 0 "audit verify passes"

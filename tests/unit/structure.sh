@@ -1,32 +1,65 @@
 #!/bin/sh
 # structure.sh: the counts that keep the library easy to change, measured on
-# the sources: the engine draws nothing on a terminal, the report, claims and
-# diff code read typed records (at most 30 reads by key left), only the
-# database backends know which database is in use, statements reach the
-# server as written, and no function runs over 100 lines. Every count is guarded: the files it reads must exist,
-# so a moved folder fails here instead of counting nothing.
+# the sources: the library touches no terminal nor the process's signals,
+# the report, claims and diff code read typed records (at most 30 reads by
+# key left), only the database backends know which database is in use,
+# statements reach the server as written, and no function runs over 100
+# lines. Every count is guarded: the files it reads must exist, so a moved
+# folder fails here instead of counting nothing.
 . "$TESTS_SRCDIR/lib/lib.sh"
 top=$(cd "$TESTS_SRCDIR/.." && pwd)
 cd "$top" || exit 1
 
 # The tracked sources alone (tree_files): the README builds in the tree.
-engine=$(tree_files "$top" 'src/engine/*.c' 'probes/*.c')
 csrcs=$(tree_files "$top" src probes sim | grep '\.c$')
 
 count() { [ -n "$1" ] && printf '%s\n' "$1" | wc -l | tr -d ' ' || echo 0; }
 
-# The engine: no prompt, progress bar, signal handler or table of its own: no
-# FILE* output, stdin, isatty or signal handler in src/engine/ or probes/.
-n_engine=$(count "$engine")
-ok "$([ "$n_engine" -ge 20 ] && echo 0 || echo 1)" "the engine's files are where the count looks ($n_engine)"
-# Whole words, so <stdint.h> or a field named truncation_signalled is no call.
-terminal='\b(v?f?printf|fputs|fputc|putc|putchar|puts|fwrite|fflush|fgets|getchar|stdin|stdout|stderr|signal|sigaction|isatty|term_write|term_printf|json_emit)\b|\\033'
-# The pattern finds terminal calls where they are: the command line's probe front end.
+# The library: no prompt, progress bar, signal handler or table of its own.
+# Every layer (include/aivet, src/core, src/vendors, src/engine, src/domain,
+# probes), by folder, so a new file or folder is scanned as soon as it is
+# tracked: no call that writes to or reads a terminal or a standard stream, and
+# none that sets the process's signals. Progress, passphrases and the fatal
+# message go through callbacks the front ends (src/cli, src/tui) answer; a
+# program with a main() of its own (the build's embed tool) is no part of it.
+# kill(pid, 0) (run-settle.c) asks whether a process lives and sends nothing.
+layers='include/aivet src/core src/vendors src/engine src/domain probes'
+terminal='\b(v?f?printf|fputs|fputc|putc|putchar|puts|fwrite|fflush|fgets|getchar|getpass|perror|isatty|ttyname|tc[gs]etattr|signal|sigaction|sigprocmask|pthread_sigmask|raise|term_write|term_printf|json_emit) *\(|\b(stdin|stdout|stderr|STD(IN|OUT|ERR)_FILENO|SIG_IGN|SIG_DFL)\b|/dev/tty|\\033'
+# layer_files ROOT LAYER: the layer's C sources and headers, less a program's.
+layer_files() {
+	tree_files "$1" "$2" | grep '\.[ch]$' | (cd "$1" && xargs -r grep -L '^main(')
+}
+# terminal_calls ROOT LAYER: "FILE:LINE:text" of each call, comment lines aside.
+terminal_calls() {
+	layer_files "$1" "$2" | tree_grep "$1" -nE "$terminal" | grep -vE '^[^:]*:[0-9]+:[[:space:]]*(/\*|\*|//)'
+}
+# The pattern finds terminal calls where they are: the command line's front end.
 cli=$(grep -cE "$terminal" src/cli/probe-cli.c)
 ok "$([ "$cli" -ge 5 ] && echo 0 || echo 1)" "the pattern finds the terminal calls of src/cli/probe-cli.c ($cli lines)"
-lines=$(printf '%s\n' "$engine" | tree_grep "$top" -nE "$terminal")
-[ -z "$lines" ] || printf '%s\n' "$lines" | sed 's/^/# /'
-is "$(count "$lines")" 0 "the engine writes to no terminal: 0 lines"
+# And a call planted in a new folder of a layer, in a tree that is not a checkout.
+mkdir -p "$T/tree/src/domain/new" "$T/tree/src/core"
+printf '/* a comment naming stderr is no call */\nint quiet(void) { return 0; }\n' >"$T/tree/src/core/quiet.c"
+printf 'void\nloud(void)\n{\n\tsignal(SIGPIPE, SIG_IGN);\n\tif (isatty(2))\n\t\tfputs("x", stderr);\n}\n' \
+    >"$T/tree/src/domain/new/loud.c"
+printf 'int\nmain(void)\n{\n\tputs("a program");\n}\n' >"$T/tree/src/core/tool.c"
+is "$(for l in $layers; do terminal_calls "$T/tree" "$l"; done | cut -d: -f1,2 | tr '\n' ' ')" \
+    "src/domain/new/loud.c:4 src/domain/new/loud.c:5 src/domain/new/loud.c:6 " \
+    "the scan finds the calls planted in a new folder, not a comment nor a program's"
+for l in $layers; do
+	n=$(layer_files "$top" "$l" | wc -l | tr -d ' ')
+	ok "$([ "$n" -ge 5 ] && echo 0 || echo 1)" "$l: the layer's files are where the scan looks ($n)"
+	lines=$(terminal_calls "$top" "$l")
+	[ -z "$lines" ] || printf '%s\n' "$lines" | sed 's/^/# /'
+	is "$(count "$lines")" 0 "$l: no terminal or signal call"
+done
+# What the library gave up is the front ends': the passphrase read without echo
+# and the key derivation told, handed to the library when the program starts.
+for want in 'open("/dev/tty"' 'tcsetattr(fd, TCSAFLUSH, &quiet)' 'deriving the key (scrypt, %llu MiB)... ' \
+    'key_asker_set(&tty, NULL)' 'die_report_set(fatal_report)'; do
+	ok "$(grep -qF "$want" src/cli/terminal.c && echo 0 || echo 1)" "src/cli/terminal.c has $want"
+done
+ok "$(grep -q '^	cli_terminal_init();' src/main.c && echo 0 || echo 1)" "main() hands the library the command line's callbacks"
+ok "$(grep -qF 'key_asker_set(&boxed, &before)' src/tui/tui.c && echo 0 || echo 1)" "the TUI asks in its own box while it runs"
 
 # The report, claims and diff code read typed records.
 # Every report*.c of the report's room, with the claims and the diff.

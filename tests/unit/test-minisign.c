@@ -1,7 +1,7 @@
 /*
  * test-minisign.c: unit tests for the minisign formats (against files made
- * by the stock minisign tool in tests/data), the claims-vs-evidence table
- * and derived report identifiers.
+ * by the stock minisign tool in tests/data), the claims-vs-evidence table,
+ * derived report identifiers, and the key store's questions to the front end.
  */
 #include "config.h"
 
@@ -328,6 +328,103 @@ test_keyring(void)
 	buf_free(&sigt);
 }
 
+/* ---- the front end's asker ---- */
+
+struct asked {
+	struct buf log;              /* "ask(PROMPT) " and "kdf(STEP,MIB) " as they came */
+	const char *answers[2];
+	int next;
+};
+
+static int
+fake_ask(void *arg, const char *prompt, char *pw, size_t cap, size_t *len, struct aerr *err)
+{
+	struct asked *a = arg;
+	const char *ans = a->next < 2 ? a->answers[a->next++] : NULL;
+
+	buf_printf(&a->log, "ask(%s) ", prompt);
+	if (ans == NULL)
+		return aerr_set(err, AV_USAGE, "no answer");
+	*len = strlen(ans) < cap ? strlen(ans) : cap - 1;
+	memcpy(pw, ans, *len);
+	return 0;
+}
+
+static void
+fake_kdf(void *arg, enum key_kdf_step step, unsigned long long mib)
+{
+	struct asked *a = arg;
+
+	buf_printf(&a->log, "kdf(%s,%llu) ", step == KEY_KDF_START ? "start" : step == KEY_KDF_DONE ?
+	    "done" : "failed", mib);
+}
+
+static void
+test_asker(void)
+{
+	struct asked a = { .answers = { "correct horse", "correct horse" } };
+	struct key_asker fake = { fake_ask, fake_kdf, &a }, old;
+	struct minisign_sec *sec, *back = NULL;
+	struct minisign_pub pub;
+	struct secbuf t;
+	struct aerr e = { 0 };
+	char *pw = NULL, *file;
+	size_t len = 0;
+
+	buf_init(&a.log);
+	buf_adds(&a.log, "");
+	unsetenv("AIVET_KEY_PASSWORD_FILE");
+	key_asker_set(NULL, NULL);
+	is_int(key_password("p: ", 0, &pw, &len, &e), AV_USAGE, "no asker: no passphrase");
+	is_str(e.msg, "a passphrase is needed: set AIVET_KEY_PASSWORD_FILE or run on a terminal",
+	    "and the way to give one");
+	aerr_clear(&e);
+
+	key_asker_set(&fake, NULL);
+	is_int(key_password("passphrase for the new key: ", 1, &pw, &len, &e), 0,
+	    "the asker answers, twice for a new key");
+	ok(pw != NULL && len == 13 && strcmp(pw, "correct horse") == 0, "with its passphrase");
+	is_str(a.log.data, "ask(passphrase for the new key: ) ask(passphrase again: ) ",
+	    "asked with the prompt, then to confirm");
+	credref_free(pw, len);
+
+	a.next = 0;
+	a.answers[1] = "correct horses";
+	buf_free(&a.log);
+	buf_adds(&a.log, "");
+	is_int(key_password("new: ", 1, &pw, &len, &e), AV_USAGE, "two different answers");
+	is_str(e.msg, "the passphrases do not match", "do not match");
+	aerr_clear(&e);
+
+	file = tmp_write("pw", "from the file\nnot this\n", 23);
+	setenv("AIVET_KEY_PASSWORD_FILE", file, 1);
+	a.next = 0;
+	buf_free(&a.log);
+	buf_adds(&a.log, "");
+	is_int(key_password("p: ", 0, &pw, &len, &e), 0, "AIVET_KEY_PASSWORD_FILE first");
+	ok(pw != NULL && strcmp(pw, "from the file") == 0, "its first line");
+	is_str(a.log.data, "", "the asker not asked");
+	credref_free(pw, len);
+	unsetenv("AIVET_KEY_PASSWORD_FILE");
+	free(file);
+
+	/* scrypt's interactive cost is 16 MiB: told as it starts and as it ends. */
+	minisign_generate(&sec, &pub, &e);
+	is_int(minisign_seckey_format(sec, "correct horse", 13, KDF_INTERACTIVE, &t, &e), 0,
+	    "an encrypted key written");
+	is_int(minisign_seckey_parse(t.data, t.len, "k", "correct horse", 13, &back, &e), 0,
+	    "and read back");
+	is_str(a.log.data, "kdf(start,16) kdf(done,16) kdf(start,16) kdf(done,16) ",
+	    "each derivation told to the front end, with its MiB");
+	minisign_sec_free(back);
+	minisign_sec_free(sec);
+	secbuf_free(&t);
+
+	key_asker_set(NULL, &old);
+	ok(old.ask == fake_ask && old.kdf == fake_kdf && old.arg == &a, "the asker set is handed back");
+	buf_free(&a.log);
+}
+
 int
 main(void)
 {
@@ -339,6 +436,7 @@ main(void)
 	test_bad_files();
 	test_uuid();
 	test_keyring();
+	test_asker();
 	{
 		char *p = xasprintf("rm -rf '%s'", tmpdir);
 

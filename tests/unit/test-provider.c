@@ -7,12 +7,14 @@
  */
 #include "config.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <sodium.h>
 
 #include "probe.h"
@@ -1227,6 +1229,93 @@ dump_requests(void)
 	return 0;
 }
 
+/* ---- a vendor that closes while a large body is sent ---- */
+
+struct closing {
+	char *url;
+	size_t body_len;
+	long status;
+	char error[256];
+	int attempts;
+};
+
+static int
+closing_prepare(void *user, size_t i, struct http_req *req)
+{
+	struct closing *c = user;
+
+	(void)i;
+	req->url = xstrdup(c->url);
+	req->body = xcalloc(1, c->body_len);
+	memset(req->body, 'a', c->body_len);
+	req->body_len = c->body_len;
+	http_req_header(req, "Content-Type", "application/json", 0);
+	return 0;
+}
+
+static void
+closing_done(void *user, size_t i, const struct http_req *req, const struct http_resp *resp,
+    int will_retry)
+{
+	struct closing *c = user;
+
+	(void)i, (void)req, (void)will_retry;
+	c->attempts++;
+	c->status = resp->status;
+	snprintf(c->error, sizeof c->error, "%s", resp->error);
+}
+
+/* The peer takes the connection, reads a little and resets it while 32 MiB
+ * are still being sent: the send after that fails with EPIPE, which with
+ * SIGPIPE at its default would end this process. The engine must return the
+ * failure as a value and leave the process's SIGPIPE as it found it. */
+static void
+test_peer_closes(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof a;
+	struct closing c = { .body_len = (size_t)32 << 20 };
+	struct http_opts o;
+	struct http_engine *e;
+	struct sigaction before, after;
+	struct aerr err = { 0 };
+	int fd = socket(AF_INET, SOCK_STREAM, 0), st = 0, rc;
+	pid_t peer;
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 || listen(fd, 4) != 0 ||
+	    getsockname(fd, (struct sockaddr *)&a, &alen) != 0)
+		die("loopback socket");
+	if ((peer = fork()) == 0) {
+		struct linger reset = { 1, 0 };
+		char got[4096];
+		int s = accept(fd, NULL, NULL);
+
+		if (s >= 0 && read(s, got, sizeof got) > 0)
+			setsockopt(s, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+		_exit(s >= 0 ? 0 : 1);
+	}
+	close(fd);
+	signal(SIGPIPE, SIG_DFL);
+	sigaction(SIGPIPE, NULL, &before);
+	c.url = xasprintf("http://127.0.0.1:%d/v1/chat/completions", ntohs(a.sin_port));
+	http_opts_default(&o);
+	o.concurrency = 1;
+	o.max_retries = 0;
+	e = http_engine_new(&o);
+	rc = http_run(e, 1, closing_prepare, closing_done, &c, &err);
+	sigaction(SIGPIPE, NULL, &after);
+	http_engine_free(e);
+	waitpid(peer, &st, 0);
+	ok(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the peer took the connection and reset it");
+	is_int(rc, 0, "a peer closing during the upload: the run returns");
+	is_int(c.attempts, 1, "one attempt, reported");
+	is_int((int)c.status, 0, "no status");
+	ok(c.error[0] != '\0', "the transport error is the request's (%s)", c.error);
+	ok(before.sa_handler == SIG_DFL && after.sa_handler == SIG_DFL,
+	    "SIGPIPE left at its default: the engine set no disposition of the process");
+	free(c.url);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1251,5 +1340,6 @@ main(int argc, char **argv)
 	test_rebuild();
 	test_stream_body();
 	test_sigv4();
+	test_peer_closes();
 	return tap_done();
 }

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <termios.h>
 #include <unistd.h>
 #include <sodium.h>
 
@@ -289,30 +288,47 @@ le64_store(unsigned char *p, uint64_t v)
 		p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* XORs the encrypted part with the scrypt stream derived from the passphrase. */
+/* The front end's way of asking for a passphrase and of showing the key
+ * derivation: none until key_asker_set. */
+static struct key_asker asker;
+
+void
+key_asker_set(const struct key_asker *a, struct key_asker *old)
+{
+	if (old != NULL)
+		*old = asker;
+	if (a != NULL)
+		asker = *a;
+	else
+		memset(&asker, 0, sizeof asker);
+}
+
+static void
+kdf_tell(enum key_kdf_step step, uint64_t mem)
+{
+	if (asker.kdf != NULL)
+		asker.kdf(asker.arg, step, (unsigned long long)(mem >> 20));
+}
+
+/* XORs the encrypted part with the scrypt stream derived from the passphrase.
+ * A sensitive cost takes seconds: the front end is told what the wait is for. */
 static int
 kdf_xor(unsigned char *enc, const char *password, size_t pwlen, const unsigned char *salt,
     uint64_t ops, uint64_t mem, struct aerr *err)
 {
 	unsigned char *stream = sodium_malloc(SEC_ENC_BYTES);
-	/* A sensitive cost takes seconds: on a terminal, say what the wait is for. */
-	int tell = isatty(STDERR_FILENO);
 
 	if (stream == NULL)
 		die("out of secure memory");
-	if (tell)
-		fprintf(stderr, "aivet: deriving the key (scrypt, %llu MiB)... ",
-		    (unsigned long long)(mem >> 20));
+	kdf_tell(KEY_KDF_START, mem);
 	if (crypto_pwhash_scryptsalsa208sha256(stream, SEC_ENC_BYTES, password, pwlen, salt,
 	    (unsigned long long)ops, (size_t)mem) != 0) {
 		sodium_free(stream);
-		if (tell)
-			fprintf(stderr, "failed\n");
+		kdf_tell(KEY_KDF_FAILED, mem);
 		return aerr_set(err, AV_RUNTIME, "scrypt key derivation failed (out of memory? "
 		    "the key asks for %llu MiB)", (unsigned long long)(mem >> 20));
 	}
-	if (tell)
-		fprintf(stderr, "done\n");
+	kdf_tell(KEY_KDF_DONE, mem);
 	for (size_t i = 0; i < SEC_ENC_BYTES; i++)
 		enc[i] ^= stream[i];
 	sodium_free(stream);
@@ -886,53 +902,22 @@ minisign_sig_keynum(const char *sigtext, size_t siglen, const char *what,
 
 #define PASSWORD_MAX 1024
 
+/* One passphrase from the front end, NUL-terminated in pw (cap bytes). */
 static int
-read_tty_password(const char *prompt, char *pw, size_t cap, size_t *len, struct aerr *err)
+ask_password(const char *prompt, char *pw, size_t cap, size_t *len, struct aerr *err)
 {
-	struct termios old, quiet;
-	int fd = open("/dev/tty", O_RDWR | O_CLOEXEC), rc = 0;
-	size_t n = 0;
-	char c;
+	int rc;
 
-	if (fd < 0)
+	*len = 0;
+	if (asker.ask == NULL)
 		return aerr_set(err, AV_USAGE, "a passphrase is needed: set AIVET_KEY_PASSWORD_FILE "
 		    "or run on a terminal");
-	if (tcgetattr(fd, &old) != 0) {
-		close(fd);
-		return aerr_set(err, AV_USAGE, "a passphrase is needed: set AIVET_KEY_PASSWORD_FILE "
-		    "or run on a terminal");
-	}
-	quiet = old;
-	quiet.c_lflag &= ~(tcflag_t)(ECHO | ECHONL);
-	quiet.c_lflag |= ICANON;
-	/* Echo off before the prompt: TCSAFLUSH drops what was typed before it, and a
-	 * passphrase typed as soon as the prompt shows must not be dropped (nor echoed). */
-	if (tcsetattr(fd, TCSAFLUSH, &quiet) != 0 || write(fd, prompt, strlen(prompt)) < 0) {
-		tcsetattr(fd, TCSAFLUSH, &old);
-		close(fd);
-		return aerr_set(err, AV_RUNTIME, "cannot switch off echo on the terminal");
-	}
-	for (;;) {
-		ssize_t r = read(fd, &c, 1);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0 || c == '\n')
-			break;
-		if (n + 1 >= cap) {
-			rc = aerr_set(err, AV_USAGE, "passphrase longer than %d bytes", PASSWORD_MAX - 1);
-			break;
-		}
-		pw[n++] = c;
-	}
-	c = 0;
-	tcsetattr(fd, TCSAFLUSH, &old);
-	if (write(fd, "\n", 1) < 0) {
-		/* nothing to do: the newline is cosmetic */
-	}
-	close(fd);
-	pw[n] = '\0';
-	*len = n;
+	rc = asker.ask(asker.arg, prompt, pw, cap, len, err);
+	if (rc == 0 && *len >= cap)
+		rc = aerr_set(err, AV_RUNTIME, "the passphrase overran its buffer");
+	if (rc != 0)
+		*len = 0;
+	pw[*len] = '\0';
 	return rc;
 }
 
@@ -964,7 +949,7 @@ key_password(const char *prompt, int confirm, char **out, size_t *outlen, struct
 		len = strcspn(pw, "\r\n");   /* the first line is the passphrase */
 		pw[len] = '\0';
 	} else {
-		if (read_tty_password(prompt, pw, PASSWORD_MAX, &len, err) != 0) {
+		if (ask_password(prompt, pw, PASSWORD_MAX, &len, err) != 0) {
 			sodium_free(pw);
 			return err->code;
 		}
@@ -975,7 +960,7 @@ key_password(const char *prompt, int confirm, char **out, size_t *outlen, struct
 
 			if (again == NULL)
 				die("out of secure memory");
-			if (read_tty_password("passphrase again: ", again, PASSWORD_MAX, &alen, err) != 0) {
+			if (ask_password("passphrase again: ", again, PASSWORD_MAX, &alen, err) != 0) {
 				sodium_free(again);
 				sodium_free(pw);
 				return err->code;

@@ -50,18 +50,18 @@ config_path(const char *name)
 char *
 tsa_url_from_config(void)
 {
-	char *path = config_path("tsa-url"), line[1024], *out = NULL;
-	FILE *f = fopen(path, "r");
+	char *path = config_path("tsa-url"), *out = NULL;
+	struct buf b = { 0 };
+	struct aerr ignored = { 0 };
 
-	free(path);
-	if (f == NULL)
-		return NULL;
-	if (fgets(line, sizeof line, f) != NULL) {
-		line[strcspn(line, " \t\r\n")] = '\0';
-		if (line[0] != '\0')
-			out = xstrdup(line);
+	/* A missing or unreadable file is no URL set. */
+	if (read_file(path, 64 * 1024, &b, &ignored) == 0 && b.data != NULL) {
+		b.data[strcspn(b.data, " \t\r\n")] = '\0';
+		if (b.data[0] != '\0')
+			out = xstrdup(b.data);
 	}
-	fclose(f);
+	buf_free(&b);
+	free(path);
 	return out;
 }
 

@@ -1,0 +1,31 @@
+#!/bin/sh
+# canary-one.sh: one foreign canary is a cross-tenant leak. The simulator's
+# stale pages always carry a request's three nonces together, so a response
+# with a single canary of another tenant is served here by the OpenAI mock
+# (MOCK_LEAK_TO): the first answer to tenant b's key once tenant a has sent
+# codes repeats b's own and exactly one of a's.
+. "$TESTS_SRCDIR/lib/lib.sh"
+
+: >"$T/mock.out"
+MOCK_LEAK_TO=sk-mock-b-0123456789 python3 "$TESTS_SRCDIR/lib/openai-mock.py" "$T/requests.log" \
+	>"$T/mock.out" 2>"$T/mock.err" &
+MOCK=$!
+_mock_stop() { kill "$MOCK" 2>/dev/null; wait "$MOCK" 2>/dev/null; }
+_cleanup_hooks="$_cleanup_hooks _mock_stop"
+i=0
+while ! grep -q '^listening on ' "$T/mock.out" && [ "$i" -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+URL=$(sed -n 's/^listening on //p' "$T/mock.out")
+ok "$([ -n "$URL" ]; echo $?)" "the mock server listens"
+
+export KEY_A=sk-mock-a-0123456789 KEY_B=sk-mock-b-0123456789
+"$AIVET" vendor add M >/dev/null
+"$AIVET" endpoint add M --name e --api openai --url "$URL/v1" --model o3-mini --context 8192 \
+	--credential a=env:KEY_A --credential b=env:KEY_B >/dev/null
+run probe run M/e --probe canary --yes --json
+is "$rc" 1 "the run fails"
+is "$(printf '%s' "$out" | jq -r '[.probes[0].verdict, (.probes[0].findings[] | select(.code == "LEAK_CROSS_TENANT") | .message)] | join(" | ")')" \
+	"fail | a response to tenant 'b' contained canaries that tenant 'a' sent" \
+	"a single canary of tenant a in b's answer is LEAK_CROSS_TENANT, naming both tenants"
+is "$(printf '%s' "$out" | jq -r '[.probes[0].findings[] | select(.code == "LEAK_CROSS_TENANT") | .evidence | length] | join(",")')" \
+	"2" "citing b's response and a's request"
+done_testing

@@ -234,6 +234,16 @@ run assess import --start gamma "$T/tpl-bad.xlsx"
 is "$rc:$errout" "2:Answers!E6: question tokens: 'lots' is not a number
 aivet: $T/tpl-bad.xlsx: 1 cell refused; nothing was imported" "a bad template starts nothing"
 is "$(db_snapshot)" "$snap" "no assessment was started"
+# A write that fails halfway (the database refuses the third answer, after the
+# assessment and two answers were written) rolls all of it back.
+run vendor add delta
+sqlite3 "$AIVET_DB" "CREATE TRIGGER fail_third BEFORE INSERT ON answer_history WHEN NEW.note = 'see contract'
+	BEGIN SELECT RAISE(ABORT, 'no room for the note'); END"
+snap=$(db_snapshot)
+run assess import --start delta "$T/tpl-filled.xlsx"
+is "$rc:$out:$errout" "3::aivet: Answers!E7: database: write: no room for the note" "a write refused halfway fails the import, naming the cell"
+is "$(db_snapshot)" "$snap" "and leaves no assessment, no answer, no audit entry"
+sqlite3 "$AIVET_DB" "DROP TRIGGER fail_third"
 run assess import --start acme "$T/two-filled.csv"
 is "$rc:$errout" "2:aivet: --start needs a workbook (.xlsx) made by 'aivet questionnaire export' or 'aivet assess export': it names its questionnaire
 usage: aivet assess import [ASSESSMENT] FILE [--start VENDOR]" "--start takes workbooks only"

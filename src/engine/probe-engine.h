@@ -40,6 +40,9 @@ int record_exchange(struct probe_env *env, const struct px_req *r, const struct 
     const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
     struct aerr *err);
 void outcome_free(struct probe_outcome *o);
+/* A probe's outcome judged into its verdict and reason (probe-results.c); a
+ * function of its own so that tests/unit/test-judge.c reaches every branch. */
+void probe_judge(struct probe_env *env, struct probe_outcome *out);
 void report_progress(struct probe_env *env);
 void env_free(struct probe_env *env);
 int env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,

@@ -137,9 +137,10 @@ budget_words(const struct probe_env *env, char *out, size_t n)
 }
 
 /* The verdict: findings of low or above fail the probe (its reason then counts them);
- * otherwise what the probe said, inconclusive when the budget cut it short, else pass. */
-static void
-judge(struct probe_env *env, struct probe_outcome *out)
+ * otherwise what the probe said, inconclusive when the budget cut it short or when it
+ * said nothing. */
+void
+probe_judge(struct probe_env *env, struct probe_outcome *out)
 {
 	int worst = -1, xt = -1, xr = -1;
 
@@ -371,7 +372,7 @@ run_one(struct probe_env *env, const struct probe *p, int i, struct run_tally *t
 		*stop = 1;
 		return 0;
 	}
-	judge(env, &out);
+	probe_judge(env, &out);
 	t->results++;
 	if (strcmp(out.verdict, "error") == 0 && t->errored++ == 0)
 		snprintf(t->first_error, sizeof t->first_error, "%s: %s", p->name, out.reason);

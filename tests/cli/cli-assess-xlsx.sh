@@ -15,6 +15,22 @@ if ! "$PY" -c 'import openpyxl' 2>/dev/null; then
 	echo "1..0 # SKIP python3-openpyxl is not installed"
 	exit 0
 fi
+# refuse_note NOTE: the database refuses to record an answer with that note, as
+# a write that fails halfway through an import; refuse_none takes it back.
+refuse_note() {
+	if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
+		sqlite3 "$AIVET_DB" "CREATE FUNCTION refuse_note() RETURNS trigger LANGUAGE plpgsql AS \$f\$ BEGIN
+			IF NEW.note = '$1' THEN RAISE EXCEPTION 'no room for the note'; END IF; RETURN NEW; END \$f\$;
+			CREATE TRIGGER refuse_note BEFORE INSERT ON answer_history FOR EACH ROW EXECUTE FUNCTION refuse_note()"
+	else
+		sqlite3 "$AIVET_DB" "CREATE TRIGGER refuse_note BEFORE INSERT ON answer_history WHEN NEW.note = '$1'
+			BEGIN SELECT RAISE(ABORT, 'no room for the note'); END"
+	fi
+}
+refuse_none() {
+	sqlite3 "$AIVET_DB" "DROP TRIGGER refuse_note"
+	[ "${AIVET_TEST_BACKEND:-sqlite}" != pg ] || sqlite3 "$AIVET_DB" "DROP FUNCTION refuse_note()"
+}
 answers() { # answers ID: the answered questions as id=value note
 	run assess show "$1" --json
 	printf '%s' "$out" | json '[.questions[] | select(.value != null) | "\(.id)=\(.value|tojson) \(.note|tojson)"] | join("; ")'
@@ -234,6 +250,15 @@ run assess import --start gamma "$T/tpl-bad.xlsx"
 is "$rc:$errout" "2:Answers!E6: question tokens: 'lots' is not a number
 aivet: $T/tpl-bad.xlsx: 1 cell refused; nothing was imported" "a bad template starts nothing"
 is "$(db_snapshot)" "$snap" "no assessment was started"
+# A write that fails halfway (the database refuses the third answer, after the
+# assessment and two answers were written) rolls all of it back.
+run vendor add delta
+refuse_note 'see contract'
+snap=$(db_snapshot)
+run assess import --start delta "$T/tpl-filled.xlsx"
+is "$rc:$out:$errout" "3::aivet: Answers!E7: database: write: no room for the note" "a write refused halfway fails the import, naming the cell"
+is "$(db_snapshot)" "$snap" "and leaves no assessment, no answer, no audit entry"
+refuse_none
 run assess import --start acme "$T/two-filled.csv"
 is "$rc:$errout" "2:aivet: --start needs a workbook (.xlsx) made by 'aivet questionnaire export' or 'aivet assess export': it names its questionnaire
 usage: aivet assess import [ASSESSMENT] FILE [--start VENDOR]" "--start takes workbooks only"

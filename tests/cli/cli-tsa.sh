@@ -85,6 +85,14 @@ is "$rc" 0 "with the CA trusted, verify passes"
 run verify "$B" --json
 is "$(printf '%s' "$out" | jq -c '[.ok, .time_stamp.attested, .time_stamp.time, .time_stamp.tsa, .time_stamp.trusted_as, .generated_at]')" \
 	"[true,true,\"$ATTESTED\",\"$TSA_SUBJECT\",\"CN=Test TSA CA,O=aivet tests\",$(jq -c .generated_at "$B/report.json")]" "verify --json says the same"
+# The broken signature once more, now that its TSA chains to a trusted
+# certificate: trust covers the signer, never a signature that does not hold.
+run verify "$T/badsig" --json
+is "$rc $(printf '%s' "$out" | jq -c '[.ok, .parts.time_stamp, .time_stamp.attested, .time_stamp.trusted_as]')" \
+	'1 [false,"failed",false,null]' "a trusted TSA's token with a broken signature fails verify, not attested"
+run verify "$T/badsig"
+is "$(printf '%s\n' "$out" | sed -n 3p)" "  SHA256SUMS.tsr: the TSA's signature on the token does not verify" \
+	"naming the signature, not the trust"
 
 # The stock check, as VERIFY.txt gives it.
 recipe=$(grep '^    openssl ts -verify' "$B/VERIFY.txt" | sed 's/^    //')

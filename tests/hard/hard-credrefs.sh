@@ -47,6 +47,19 @@ printf 'RITA_KEY\n' >"$ALLOW" && chmod 600 "$ALLOW"
 probe_as rita
 is "$rc $errout" "2 aivet: tenant 't1': $ALLOW:1: expected env:NAME or file:PATH (patterns allowed)" \
 	"a line that is no reference is named with its line"
+# A '*' stays within one path segment: file:DIR/* allows DIR's own files, not
+# one in a directory under it.
+mkdir -p "$T/keys/sub"
+printf '%s\n' "$RITA_KEY" >"$T/keys/sub/rita" && chmod 600 "$T/keys/sub/rita"
+as alice endpoint edit V/e --credential "t1=file:$T/keys/sub/rita"
+printf 'file:%s/keys/*\n' "$T" >"$ALLOW" && chmod 600 "$ALLOW"
+probe_as rita
+is "$rc $errout" "2 aivet: tenant 't1': credential file:$T/keys/sub/rita was set by alice, not by you (rita), and your configuration does not allow it; nothing was sent. If you mean to send that secret, add the line 'file:$T/keys/sub/rita' to $ALLOW" \
+	"file:DIR/* does not allow a file under DIR/sub"
+printf 'file:%s/keys/*/*\n' "$T" >"$ALLOW"
+probe_as rita
+is "$rc" 0 "file:DIR/*/* does"
+as alice endpoint edit V/e --credential t1=env:RITA_KEY
 rm "$ALLOW"
 as rita endpoint edit V/e --credential t1=env:RITA_KEY
 probe_as rita

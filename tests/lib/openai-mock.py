@@ -9,13 +9,25 @@ Azure does. Other requests are answered, repeating the prompt's AIVET codes,
 with usage (streamed when asked, with a usage chunk only when
 stream_options.include_usage is set). Prints "listening on
 http://127.0.0.1:PORT" once ready; appends one line per request to LOG: the
-sorted top-level fields of its body."""
+sorted top-level fields of its body. With MOCK_LEAK_TO=KEY set, the first
+answer to that key once another key has sent codes carries exactly one of
+those codes besides its own: a single foreign canary. With MOCK_LEAK_OWN=KEY,
+every answer to that key after its first request that sent codes carries one
+of the first's codes besides its own: a single canary of another request of
+the tenant in each."""
 import http.server
 import json
 import re
+import os
 import sys
+import threading
 
 LOG = sys.argv[1]
+LEAK_TO = os.environ.get("MOCK_LEAK_TO")
+LEAK_OWN = os.environ.get("MOCK_LEAK_OWN")
+SEEN = {}          # key -> the codes its requests carried
+LEAKED = []
+LOCK = threading.Lock()
 REFUSAL = {"error": {
     "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
                "Use 'max_completion_tokens' instead.",
@@ -52,7 +64,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         elif "max_tokens" in body:
             return self.send(400, "application/json", json.dumps(REFUSAL).encode())
         prompt = body["messages"][0]["content"]
-        answer = " ".join(re.findall(r"AIVET[A-Za-z0-9]{19}", prompt))
+        codes = re.findall(r"AIVET[A-Za-z0-9]{19}", prompt)
+        answer = " ".join(codes)
+        key = self.headers.get("Authorization", "")
+        with LOCK:
+            earlier = [c for c in SEEN.get(key, []) if c not in codes]
+            SEEN.setdefault(key, []).extend(codes)
+            other = [c for k, v in SEEN.items() if k != key for c in v]
+            if LEAK_TO and key == "Bearer " + LEAK_TO and other and not LEAKED:
+                LEAKED.append(other[0])
+                answer += " " + other[0]
+            if LEAK_OWN and key == "Bearer " + LEAK_OWN and earlier:
+                answer += " " + earlier[0]
         usage = {"prompt_tokens": len(prompt.split()) + 8, "completion_tokens": 40,
                  "total_tokens": len(prompt.split()) + 48,
                  "completion_tokens_details": {"reasoning_tokens": 30}}

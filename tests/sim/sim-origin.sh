@@ -44,6 +44,21 @@ is "$rc $errout" "2 aivet: --url: endpoint R/e's URL is not $SIM_URL/v1; confirm
 	"a confirmation names the URL the endpoint has"
 is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log WHERE action = 'endpoint.confirm'")" 0 \
 	"neither refusal was recorded"
+# A confirmation rebinds only when its actor wrote the reference: an entry by
+# alice for rita's t (written behind aivet's back, on a copy) moves nothing.
+sqlite3 "$AIVET_DB" ".backup '$T/forged.db'"
+sqlite3 "$T/forged.db" "INSERT INTO audit_log SELECT seq + 1, at, 'alice', 'endpoint.confirm', 'endpoint',
+	(SELECT id FROM endpoint WHERE name = 'e'), json_object('origin_url', '$EVIL/v1', 'credentials', json_array('t')),
+	entry_hash, '$(printf '%064d' 1)', NULL FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)"
+is "$(sqlite3 "$T/forged.db" "SELECT actor || ' ' || json_extract(details, '\$.credentials[0]') FROM audit_log WHERE action = 'endpoint.confirm'")" \
+	"alice t" "the copy holds alice's confirmation for t"
+db0=$AIVET_DB AIVET_DB=$T/forged.db
+as rita probe run R/e --probe echo --yes
+AIVET_DB=$db0
+is "$rc $errout" "2 aivet: tenant 't': endpoint R/e: its URL was changed by alice at $at to $EVIL/v1, outside the origin $SIM_URL/v1 that rita wrote credential env:RITA_KEY for; nothing was sent. If the secret may go there, rita confirms it: aivet endpoint confirm R/e --url $EVIL/v1" \
+	"a confirmation by someone else than the writer leaves the key bound to rita's origin"
+listener_flush
+is "$(cat "$T/alice.bytes" 2>/dev/null | wc -c)" 0 "alice's listener still received not one byte"
 
 # Alice's moves that stay within the origin need no one's word.
 as alice endpoint edit R/e --url "$SIM_URL/v1/"
@@ -55,6 +70,10 @@ is "$rc" 2 "a path beside the prefix (/v1beta is not under /v1) stops"
 as alice endpoint edit R/e --url "http://localhost:${SIM_URL##*:}/v1"
 as rita probe run R/e --probe echo --yes
 like "$rc $errout" "^2 .*changed by alice at .* to http://localhost:" "another host name for the same port stops"
+as alice endpoint edit R/e --url "https://${SIM_URL#http://}/v1"
+as rita probe run R/e --probe echo --yes
+is "$rc $(printf '%s' "$errout" | sed -n 's/.* to \(https:[^ ]*\), outside the origin \([^ ]*\) that .*/\1 \2/p')" \
+	"2 https://${SIM_URL#http://}/v1 $SIM_URL/v1" "another scheme for the same host and port stops"
 
 # The writer confirms: from then on the key goes there.
 as alice endpoint edit R/e --url "$EVIL/v1"

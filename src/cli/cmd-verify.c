@@ -71,6 +71,8 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		cJSON_AddStringToObject(p, "time_stamp", verify_time_word(&res));
 		cJSON_AddNumberToObject(o, "files_checked", (double)res.files_checked);
 		json_add_str(o, "approvals_signed", res.approvals[0] ? res.approvals : NULL);
+		json_add_str(o, "approvals_not_verified", res.approvals_unverified[0] ?
+		    res.approvals_unverified : NULL);
 		p = cJSON_AddArrayToObject(o, "problems");
 		for (size_t i = 0; i < res.nproblems; i++)
 			cJSON_AddItemToArray(p, cJSON_CreateString(res.problems[i]));

@@ -73,15 +73,12 @@ key_holder(struct db *db, const struct minisign_pub *pub, struct aerr *err)
 }
 
 /* A key that signs reports speaks for the organisation, never for one person:
- * a key id that signed a report here, or a key this user trusts as a report
- * signer, is refused (AV_USAGE). */
+ * a key id that signed a report here is refused (AV_USAGE). By key id: a key
+ * made to carry that id is refused with it. */
 static int
-report_key_check(struct db *db, const struct minisign_pub *pub, const char *id, struct aerr *err)
+report_key_check(struct db *db, const char *id, struct aerr *err)
 {
-	struct keyring_key *ring;
-	size_t n;
 	int64_t reports = 0;
-	int rc = 0;
 
 	if (db_int(db, &reports, err, "SELECT count(*) FROM report WHERE key_id = ?", "t", id) != 0)
 		return err->code;
@@ -89,14 +86,7 @@ report_key_check(struct db *db, const struct minisign_pub *pub, const char *id, 
 		return aerr_set(err, AV_USAGE, "key %s signs report bundles (%lld here): a report signing "
 		    "key is the organisation's, not a person's, and is not registered to anyone", id,
 		    (long long)reports);
-	keyring_load(&ring, &n);
-	for (size_t i = 0; i < n && rc == 0; i++)
-		if (!ring[i].own && minisign_pub_equal(&ring[i].pub, pub))
-			rc = aerr_set(err, AV_USAGE, "key %s is trusted here as a report signer ('%s'): a "
-			    "report signing key is the organisation's, not a person's, and is not "
-			    "registered to anyone", id, ring[i].name);
-	keyring_free(ring, n);
-	return rc;
+	return 0;
 }
 
 int
@@ -125,7 +115,7 @@ key_register(struct db *db, const char *actor, const struct minisign_pub *pub, s
 		    "registered once", actor, hid, minisign_pub_equal(&had, pub) ? " (this one)" : "");
 		goto fail;
 	}
-	if (report_key_check(db, pub, id, err) != 0)
+	if (report_key_check(db, id, err) != 0)
 		goto fail;
 	if ((holder = key_holder(db, pub, err)) != NULL) {
 		aerr_set(err, AV_USAGE, "key %s is registered to %s already", id, holder);

@@ -657,7 +657,7 @@ check_approval(const char *dir, const cJSON *rep, const cJSON *a, const struct s
 {
 	const cJSON *o = cJSON_GetObjectItem(a, "approval_signature");
 	const char *sf = jstr(o, "statement_file"), *gf = jstr(o, "signature_file");
-	const char *who = jstr(a, "reviewer") ? jstr(a, "reviewer") : "?", *st_ = jstr(a, "status");
+	const char *who = jstr(a, "reviewer") ? jstr(a, "reviewer") : "?", *status = jstr(a, "status");
 	const cJSON *idv = cJSON_GetObjectItem(a, "id");
 	struct approval_expect want;
 	struct minisign_pub key = { 0 };
@@ -667,7 +667,7 @@ check_approval(const char *dir, const cJSON *rep, const cJSON *a, const struct s
 	int trusted = 0;
 
 	if (o == NULL) {
-		if (st_ != NULL && strcmp(st_, "final") == 0)
+		if (status != NULL && strcmp(status, "final") == 0)
 			approval_note(res->approvals_unverified, sizeof res->approvals_unverified,
 			    "assessment %lld by %s: approved, signature missing",
 			    cJSON_IsNumber(idv) ? (long long)idv->valuedouble : 0, who);

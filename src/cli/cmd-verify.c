@@ -4,7 +4,9 @@
  * keyring key with the signature's key id, compared byte for byte; the
  * bundle's own aivet.pub only says who claims to have signed), every file's
  * hash, that nothing is missing or extra, the structure of report.json, and
- * the RFC 3161 time-stamp over SHA256SUMS when the bundle has one (tsa.c).
+ * the RFC 3161 time-stamp over SHA256SUMS when the bundle has one (tsa.c),
+ * and each approval's statement with the reviewer key this user trusts
+ * (an approval not verifiable so is named, and does not fail the bundle).
  * Names every problem; exit 0 or 1.
  */
 #include "config.h"

@@ -7,7 +7,10 @@
  * approval's own audit entry. A typed --actor therefore proves nothing
  * without that person's secret key. A report bundle carries the statement
  * and its signature as files stock minisign verifies; 'aivet verify' checks
- * them against the key the bundle names as registered to the reviewer.
+ * them with the key its user trusts as the reviewer's ('aivet key trust
+ * --reviewer'), never a key the bundle names, and recomputes the content
+ * hash from report.json. The report signing key is the organisation's and
+ * is never registered as a person's.
  */
 #include "config.h"
 

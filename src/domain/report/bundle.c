@@ -197,6 +197,56 @@ put(const char *root, const char *rel, const void *data, size_t len, struct name
 	return rc;
 }
 
+/* VERIFY.txt on approvals/: what each statement binds, the stock minisign
+ * command for each with the reviewer's own key, and the rounds approved
+ * without a signature. */
+static void
+approvals_text(struct buf *b, const cJSON *rep)
+{
+	const cJSON *a;
+	int head = 0, self = 0;
+
+	cJSON_ArrayForEach(a, cJSON_GetObjectItem(rep, "assessments")) {
+		const cJSON *o = cJSON_GetObjectItem(a, "approval_signature");
+		const char *st = jstr(a, "status"), *who = jstr(a, "reviewer") ? jstr(a, "reviewer") : "?";
+		long long id = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(a, "id"));
+
+		if (o == NULL && (st == NULL || strcmp(st, "final") != 0))
+			continue;
+		if (!head++)
+			buf_adds(b, "\nApprovals\n=========\n\n"
+			    "approvals/ holds, for each approved round whose approval was signed, the\n"
+			    "statement the reviewer signed (approvals/assessment-ID.txt: the round, its\n"
+			    "vendor, the SHA-256 of its questionnaire and of the answers as report.json\n"
+			    "shows them, who approved and when) and its minisign signature (.minisig).\n"
+			    "The signature is the reviewer's own, not the report signer's: check it with\n"
+			    "the reviewer's public key as you obtained it from the reviewer, never with\n"
+			    "the registered_public_key report.json names (the report signer writes it).\n"
+			    "With REVIEWER_KEY set to that key, in this directory:\n\n");
+		if (o == NULL) {
+			buf_printf(b, "    # assessment %lld: approved by %s, signature missing: nothing here\n"
+			    "    # proves who approved it\n", id, who);
+			continue;
+		}
+		buf_printf(b, "    minisign -Vm %s -P \"$REVIEWER_KEY\"   # assessment %lld, %s, key id %s\n",
+		    jstr(o, "statement_file") ? jstr(o, "statement_file") : "?", id, who,
+		    jstr(o, "key_id") ? jstr(o, "key_id") : "?");
+		self |= jstr(o, "names") != NULL && strcmp(jstr(o, "names"), APPROVAL_NAMES_SELF) == 0;
+	}
+	if (!head)
+		return;
+	buf_adds(b, "\nWith aivet: 'aivet key trust --reviewer NAME FILE' once for each reviewer\n"
+	    "(FILE: their public key), then 'aivet verify DIR' checks each signature with\n"
+	    "that key, and recomputes the content hash from report.json and compares the\n"
+	    "round, vendor, reviewer and time; an approval signed with a key you have not\n"
+	    "trusted for its reviewer is \"signed by a key this verifier does not trust\",\n"
+	    "a final round without a signature \"approved, signature missing\".\n");
+	if (self)
+		buf_adds(b, "\nThe reviewers' names here are self-declared: the database is SQLite, where\n"
+		    "anyone can type any name. A name means only \"the holder of the key registered\n"
+		    "to it\"; that is why the reviewer's key must come from the reviewer.\n");
+}
+
 static void
 verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubkey)
 {
@@ -259,56 +309,7 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubk
 	    "made after signing: see 3.)");
 	if (json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") != NULL)
 		tsa_verify_recipe(b, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url"));
-}
-
-/* VERIFY.txt on approvals/: what each statement binds, the stock minisign
- * command for each with the reviewer's own key, and the rounds approved
- * without a signature. */
-static void
-approvals_text(struct buf *b, const cJSON *rep)
-{
-	const cJSON *a;
-	int head = 0, self = 0;
-
-	cJSON_ArrayForEach(a, cJSON_GetObjectItem(rep, "assessments")) {
-		const cJSON *o = cJSON_GetObjectItem(a, "approval_signature");
-		const char *st = jstr(a, "status"), *who = jstr(a, "reviewer") ? jstr(a, "reviewer") : "?";
-		long long id = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(a, "id"));
-
-		if (o == NULL && (st == NULL || strcmp(st, "final") != 0))
-			continue;
-		if (!head++)
-			buf_adds(b, "\nApprovals\n=========\n\n"
-			    "approvals/ holds, for each approved round whose approval was signed, the\n"
-			    "statement the reviewer signed (approvals/assessment-ID.txt: the round, its\n"
-			    "vendor, the SHA-256 of its questionnaire and of the answers as report.json\n"
-			    "shows them, who approved and when) and its minisign signature (.minisig).\n"
-			    "The signature is the reviewer's own, not the report signer's: check it with\n"
-			    "the reviewer's public key as you obtained it from the reviewer, never with\n"
-			    "the registered_public_key report.json names (the report signer writes it).\n"
-			    "With REVIEWER_KEY set to that key, in this directory:\n\n");
-		if (o == NULL) {
-			buf_printf(b, "    # assessment %lld: approved by %s, signature missing: nothing here\n"
-			    "    # proves who approved it\n", id, who);
-			continue;
-		}
-		buf_printf(b, "    minisign -Vm %s -P \"$REVIEWER_KEY\"   # assessment %lld, %s, key id %s\n",
-		    jstr(o, "statement_file") ? jstr(o, "statement_file") : "?", id, who,
-		    jstr(o, "key_id") ? jstr(o, "key_id") : "?");
-		self |= jstr(o, "names") != NULL && strcmp(jstr(o, "names"), APPROVAL_NAMES_SELF) == 0;
-	}
-	if (!head)
-		return;
-	buf_adds(b, "\nWith aivet: 'aivet key trust --reviewer NAME FILE' once for each reviewer\n"
-	    "(FILE: their public key), then 'aivet verify DIR' checks each signature with\n"
-	    "that key, and recomputes the content hash from report.json and compares the\n"
-	    "round, vendor, reviewer and time; an approval signed with a key you have not\n"
-	    "trusted for its reviewer is \"signed by a key this verifier does not trust\",\n"
-	    "a final round without a signature \"approved, signature missing\".\n");
-	if (self)
-		buf_adds(b, "\nThe reviewers' names here are self-declared: the database is SQLite, where\n"
-		    "anyone can type any name. A name means only \"the holder of the key registered\n"
-		    "to it\"; that is why the reviewer's key must come from the reviewer.\n");
+	approvals_text(b, rep);
 }
 
 static char *
@@ -395,7 +396,6 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 		minisign_pubkey_base64(&pub, &line);
 		buf_init(&b);
 		verify_text(&b, r->json, keyid, line.data);
-		approvals_text(&b, r->json);
 		buf_free(&line);
 		rc = put(tmp, "VERIFY.txt", b.data, b.len, &written, err);
 		buf_free(&b);

@@ -48,6 +48,8 @@ void approval_signature_free(struct approval_signature *s);
 /* The statement an approval signs, first line; "names:" says how the name
  * approved_by was established (database logins, or self-declared on SQLite). */
 #define APPROVAL_FORMAT "aivet-approval-2"
+/* Before it: the same lines but names:, its content hash of the database's rows. */
+#define APPROVAL_FORMAT_1 "aivet-approval-1"
 #define APPROVAL_NAMES_SELF "self-declared"
 #define APPROVAL_NAMES_LOGINS "database logins"
 /* The round's content as a statement's content_sha256: format, questionnaire
@@ -70,9 +72,11 @@ struct approval_expect {
 /* Checks a signed statement as a bundle holds it: the signature by key (the
  * reviewer's, as the verifier trusts it) over statement, and that the statement
  * is this format and names this assessment, vendor, round, reviewer, time and
- * content. AV_FINDINGS, why in err. */
+ * content. A format-1 statement (legacy 1) is checked but for its content,
+ * which report.json cannot recompute. AV_FINDINGS, why in err. */
 int approval_check(const char *statement, size_t slen, const char *minisig, size_t siglen,
-    const struct minisign_pub *key, const struct approval_expect *want, struct aerr *err);
+    const struct minisign_pub *key, const struct approval_expect *want, int *legacy,
+    struct aerr *err);
 /* The value of "NAME: value" in a statement, into out ("" when absent). */
 void approval_statement_field(const char *text, const char *name, char *out, size_t n);
 /* The reviewer keys a verifier trusts ('aivet key trust --reviewer NAME FILE'):

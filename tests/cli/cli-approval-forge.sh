@@ -125,4 +125,16 @@ is "$rc $(printf '%s\n' "$out" | grep '^  approvals')" "0   approvals    not ver
 aud verify --json "$T/f"
 is "$(printf '%s' "$out" | jq -r '"\(.approvals_signed) \(.approvals_not_verified)"')" "null assessment 1 by bob: approved, signature missing" \
 	"and so in JSON"
+
+# A statement of format 1 (its content hash of the database's rows), signed by bob
+# himself: the answers cannot be recomputed, so it is named, not verified.
+v1() {
+	{ echo aivet-approval-1; sed -n 2,7p "$T/b/approvals/assessment-1.txt"; } >"$T/f/approvals/assessment-1.txt"
+	rm "$T/f/approvals/assessment-1.txt.minisig"
+	XDG_CONFIG_HOME="$BOB" "$AIVET" key sign "$T/f/approvals/assessment-1.txt" --key bob >/dev/null
+}
+forge v1
+aud verify "$T/f"
+is "$rc $(printf '%s\n' "$out" | grep '^  approvals')" "0   approvals    not verified: assessment 1 by bob: signed (key id $bobid) in format 1, whose answers cannot be checked against report.json" \
+	"a format-1 approval by bob is named, not verified"
 done_testing

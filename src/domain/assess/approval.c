@@ -327,11 +327,13 @@ field_is(const char *text, const char *field, const char *want, const char *what
 
 int
 approval_check(const char *statement, size_t slen, const char *minisig, size_t siglen,
-    const struct minisign_pub *key, const struct approval_expect *want, struct aerr *err)
+    const struct minisign_pub *key, const struct approval_expect *want, int *legacy,
+    struct aerr *err)
 {
 	char id[32], round[32], *text;
 	int rc;
 
+	*legacy = 0;
 	if ((rc = minisign_verify_data(key, statement, slen, minisig, siglen, "signature", NULL,
 	    err)) != 0) {
 		err->code = AV_FINDINGS;   /* a malformed signature file fails the bundle too */
@@ -340,7 +342,9 @@ approval_check(const char *statement, size_t slen, const char *minisig, size_t s
 	text = xasprintf("%.*s", (int)slen, statement);
 	snprintf(id, sizeof id, "%lld", (long long)want->assessment_id);
 	snprintf(round, sizeof round, "%lld", (long long)want->round);
-	if (strncmp(text, APPROVAL_FORMAT "\n", strlen(APPROVAL_FORMAT) + 1) != 0)
+	/* Format 1 hashed the answers as the database held them: not recomputable. */
+	*legacy = strncmp(text, APPROVAL_FORMAT_1 "\n", strlen(APPROVAL_FORMAT_1) + 1) == 0;
+	if (!*legacy && strncmp(text, APPROVAL_FORMAT "\n", strlen(APPROVAL_FORMAT) + 1) != 0)
 		rc = aerr_set(err, AV_FINDINGS, "the signed statement is not an %s statement: what it "
 		    "approves cannot be recomputed from report.json", APPROVAL_FORMAT);
 	else if (field_is(text, "assessment", id, "assessment", err) == 0 &&
@@ -349,7 +353,7 @@ approval_check(const char *statement, size_t slen, const char *minisig, size_t s
 	    field_is(text, "approved_by", want->reviewer, "approved by", err) == 0 &&
 	    field_is(text, "approved_at", want->approved_at, "approved at", err) == 0)
 		/* The answers approved: recomputed from report.json, never taken from the statement. */
-		field_is(text, "content_sha256", want->content_sha256, "content_sha256", err);
+		(void)(*legacy || field_is(text, "content_sha256", want->content_sha256, "content_sha256", err));
 	free(text);
 	return err->code;
 }

@@ -664,7 +664,7 @@ check_approval(const char *dir, const cJSON *rep, const cJSON *a, const struct s
 	struct buf st, sg;
 	struct aerr e = { 0 };
 	char sha[65], kid[MINISIGN_KEYID_LEN + 1], names[64] = "", *p;
-	int trusted = 0;
+	int trusted = 0, legacy = 0;
 
 	if (o == NULL) {
 		if (status != NULL && strcmp(status, "final") == 0)
@@ -688,7 +688,7 @@ check_approval(const char *dir, const cJSON *rep, const cJSON *a, const struct s
 		free(p);
 		p = xasprintf("%s/%s", dir, gf);
 		if (read_file(p, 65536, &sg, &e) == 0 && approval_key(a, o, &key, &trusted, &e) == 0 &&
-		    approval_check(st.data, st.len, sg.data, sg.len, &key, &want, &e) == 0)
+		    approval_check(st.data, st.len, sg.data, sg.len, &key, &want, &legacy, &e) == 0)
 			approval_statement_field(st.data, "names", names, sizeof names);
 	}
 	free(p);
@@ -700,6 +700,10 @@ check_approval(const char *dir, const cJSON *rep, const cJSON *a, const struct s
 		approval_note(res->approvals_unverified, sizeof res->approvals_unverified, "assessment "
 		    "%lld by %s: signed by a key this verifier does not trust (key id %s)",
 		    (long long)want.assessment_id, who, kid);
+	else if (legacy)
+		approval_note(res->approvals_unverified, sizeof res->approvals_unverified, "assessment "
+		    "%lld by %s: signed (key id %s) in format 1, whose answers cannot be checked against "
+		    "report.json", (long long)want.assessment_id, who, kid);
 	else
 		approval_note(res->approvals, sizeof res->approvals, "assessment %lld by %s (key id %s%s)",
 		    (long long)want.assessment_id, who, kid, strcmp(names, APPROVAL_NAMES_SELF) == 0 ?

@@ -43,6 +43,10 @@ is "$(db_snapshot)" "$snap" "and nothing is registered"
 XDG_CONFIG_HOME="$AUD" "$AIVET" key trust "$ALICE/aivet/keys/org.pub" >/dev/null
 aud key trust --reviewer bob "$BOB/aivet/keys/bob.pub"
 is "$rc" 0 "the auditor trusts bob's key as reviewer bob's$errout"
+aud key trust --reviewer carol "$ALICE/aivet/keys/org.pub"
+is "$rc $errout" "2 aivet: $ALICE/aivet/keys/org.pub: key $orgid is trusted here as a report signer ('$orgid'): a report signing key is not a person's" \
+	"nor does the auditor trust the report key as a reviewer's"
+is "$(ls "$AUD/aivet/trusted/reviewers")" "bob.pub" "only bob's key is trusted as a reviewer's"
 
 # The content hash, computed here as aivet(1) defines it, from report.json.
 content_sha() {

@@ -162,7 +162,7 @@ approval_key_find(struct db *db, const char *actor, char **name, struct aerr *er
 	return 0;
 }
 
-/* An answer for the content hash: its value as compact JSON. */
+/* Answers by question id, in byte order. */
 static int
 answer_cmp(const void *x, const void *y)
 {

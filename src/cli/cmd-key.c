@@ -384,6 +384,32 @@ key_register_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+/* Untrusting a reviewer removes the key trusted for their approvals. */
+static int
+key_untrust_reviewer(const char *reviewer, struct aerr *err)
+{
+	struct minisign_pub pub;
+	char id[MINISIGN_KEYID_LEN + 1], *path;
+	int found = 0;
+
+	if (keystore_name_check(reviewer, err) != 0 ||
+	    approval_reviewer_key(reviewer, &pub, &found, err) != 0)
+		return err->code;
+	if (!found)
+		return aerr_set(err, AV_USAGE, "no key is trusted as reviewer %s's", reviewer);
+	path = approval_reviewer_path(reviewer);
+	if (unlink(path) != 0) {
+		aerr_set(err, AV_RUNTIME, "%s: cannot remove: %s", path, strerror(errno));
+		free(path);
+		return err->code;
+	}
+	minisign_keyid(pub.keynum, id);
+	term_printf(stdout, "key %s no longer trusted as reviewer %s's\n  removed     %s\n", id, reviewer,
+	    path);
+	free(path);
+	return 0;
+}
+
 /* Untrusting removes a trusted signer's key; an own key is the keyring's, not a trust. */
 static int
 key_untrust(struct aivet *av, int argc, char **argv, struct aerr *err)
@@ -397,7 +423,10 @@ key_untrust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int rc;
 
 	opt_begin(&p, av, argc, argv);
-	if (opt_next(&p, err) < 0)
+	while ((rc = opt_next(&p, err)) > 0)
+		if (rc == 'r')
+			return key_untrust_reviewer(p.arg, err);
+	if (rc < 0)
 		return err->code;
 	name = argv[p.ind];
 	dir = keyring_trusted_dir();
@@ -458,6 +487,10 @@ static const struct opt trust_opts[] = {
 	{ "reviewer", 'r', "NAME", "trust it as reviewer NAME's key, for the approvals they sign", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
+static const struct opt untrust_opts[] = {
+	{ "reviewer", 'r', "NAME", "the key trusted as reviewer NAME's", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
 static const struct opt sign_opts[] = {
 	{ "key", 'k', "NAME", "the signing key (default aivet)", 0 },
 	{ "trusted-comment", 't', "TEXT", "the signed comment in FILE.minisig", 0 },
@@ -473,7 +506,8 @@ static const struct cmd_entry key_subs[] = {
 	  ARGS_NONE },
 	{ "trust", "PUBLIC-KEY-FILE", trust_opts, "trust a signer's public key (minisign .pub) for verify",
 	  key_trust, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "untrust", "NAME", NULL, "stop trusting a signer's key (its NAME in 'key list')",
+	{ "untrust", "NAME", untrust_opts, "stop trusting a signer's key (its NAME in "
+	  "'key list'), or a reviewer's",
 	  key_untrust, NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL,
 	  ARGS({ TARGET_WORD, 1 }) },

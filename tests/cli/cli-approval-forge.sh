@@ -141,4 +141,14 @@ forge v1
 aud verify "$T/f"
 is "$rc $(printf '%s\n' "$out" | grep '^  approvals')" "0   approvals    not verified: assessment 1 by bob: signed (key id $bobid) in format 1, whose answers cannot be checked against report.json" \
 	"a format-1 approval by bob is named, not verified"
+
+# The auditor stops trusting bob's key: his approval is no longer verified.
+aud key untrust --reviewer bob
+is "$rc $out" "0 key $bobid no longer trusted as reviewer bob's
+  removed     $AUD/aivet/trusted/reviewers/bob.pub" "key untrust --reviewer removes bob's key"
+aud verify "$T/b"
+is "$rc $(printf '%s\n' "$out" | grep '^  approvals')" "0   approvals    not verified: assessment 1 by bob: signed by a key this verifier does not trust (key id $bobid)" \
+	"and the approval is no longer said verified"
+aud key untrust --reviewer bob
+is "$rc $errout" "2 aivet: no key is trusted as reviewer bob's" "untrusting again is refused"
 done_testing

@@ -45,11 +45,44 @@ struct approval_signature {
 int approval_signature_load(struct db *db, int64_t assessment_id, struct approval_signature *out,
     struct aerr *err);
 void approval_signature_free(struct approval_signature *s);
-/* Checks a signed statement as a bundle holds it: the signature by
- * registered_key (a minisign base64 line) over statement, and that the
- * statement names this assessment, reviewer and time. AV_FINDINGS, why in err. */
+/* The statement an approval signs, first line; "names:" says how the name
+ * approved_by was established (database logins, or self-declared on SQLite). */
+#define APPROVAL_FORMAT "aivet-approval-2"
+/* Before it: the same lines but names:, its content hash of the database's rows. */
+#define APPROVAL_FORMAT_1 "aivet-approval-1"
+#define APPROVAL_NAMES_SELF "self-declared"
+#define APPROVAL_NAMES_LOGINS "database logins"
+/* The round's content as a statement's content_sha256: format, questionnaire
+ * (qid, version, SHA-256), then each answer shown (question id, value as
+ * compact JSON, note or "") in byte order of question id (ans is sorted),
+ * netstrings. The signer and aivet verify (from report.json) both call it. */
+#define APPROVAL_CONTENT_FORMAT "aivet-approval-content-2"
+struct approval_answer {
+	const char *question_id;
+	char *value;
+	const char *note;
+};
+void approval_content_sha256(const char *qid, int64_t version, const char *q_sha256,
+    struct approval_answer *ans, size_t n, char out[65]);
+/* What the report says the statement approves. */
+struct approval_expect {
+	int64_t assessment_id, round;
+	const char *vendor, *reviewer, *approved_at, *content_sha256;
+};
+/* Checks a signed statement as a bundle holds it: the signature by key (the
+ * reviewer's, as the verifier trusts it) over statement, and that the statement
+ * is this format and names this assessment, vendor, round, reviewer, time and
+ * content. A format-1 statement (legacy 1) is checked but for its content,
+ * which report.json cannot recompute. AV_FINDINGS, why in err. */
 int approval_check(const char *statement, size_t slen, const char *minisig, size_t siglen,
-    const char *registered_key, int64_t assessment_id, const char *reviewer,
-    const char *approved_at, struct aerr *err);
+    const struct minisign_pub *key, const struct approval_expect *want, int *legacy,
+    struct aerr *err);
+/* The value of "NAME: value" in a statement, into out ("" when absent). */
+void approval_statement_field(const char *text, const char *name, char *out, size_t n);
+/* The reviewer keys a verifier trusts ('aivet key trust --reviewer NAME FILE'):
+ * trusted/reviewers/NAME.pub in the trust store; the path (caller frees), and
+ * the key (found 0 when none is trusted for that name). */
+char *approval_reviewer_path(const char *reviewer);
+int approval_reviewer_key(const char *reviewer, struct minisign_pub *pub, int *found, struct aerr *err);
 
 #endif

@@ -194,6 +194,10 @@ struct verify_result {
 	size_t files_checked;
 	/* The approvals whose signatures verified: "assessment 1 by bob (key id X)", "; "-joined. */
 	char approvals[512];
+	/* The final rounds whose approval is not verified, named: "assessment 1 by bob:
+	 * approved, signature missing" or "...: signed by a key this verifier does not
+	 * trust (key id X)"; "; "-joined. Neither fails the bundle. */
+	char approvals_unverified[1024];
 	char **problems;             /* each names the file and what is wrong */
 	size_t nproblems;
 	/* Each part's own result, 1 when it held: the signature by a trusted signer,

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "aivet/minisign.h"
+#include "aivet/approval.h"
 
 #define DEFAULT_KEY "aivet"
 
@@ -210,13 +211,71 @@ key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
+/* A reviewer's key, trusted for the approvals signed in that name
+ * (trusted/reviewers/NAME.pub): obtained from the reviewer, never from a
+ * report. A report signer's key is not also a person's. */
+static int
+key_trust_reviewer(const char *reviewer, const char *file, const struct minisign_pub *pub,
+    struct aerr *err)
+{
+	char id[MINISIGN_KEYID_LEN + 1], *path, *dir;
+	struct minisign_pub had;
+	struct keyring_key *ring = NULL;
+	size_t nring = 0;
+	struct buf line, text;
+	int found = 0, rc;
+
+	if (keystore_name_check(reviewer, err) != 0 ||
+	    approval_reviewer_key(reviewer, &had, &found, err) != 0)
+		return err->code;
+	minisign_keyid(pub->keynum, id);
+	path = approval_reviewer_path(reviewer);
+	buf_init(&line);
+	minisign_pubkey_base64(pub, &line);
+	keyring_load(&ring, &nring);
+	for (size_t i = 0; i < nring; i++)
+		if (!ring[i].own && minisign_pub_equal(&ring[i].pub, pub)) {
+			rc = aerr_set(err, AV_USAGE, "%s: key %s is trusted here as a report signer "
+			    "('%s'): a report signing key is not a person's", file, id, ring[i].name);
+			goto out;
+		}
+	if (found) {
+		rc = minisign_pub_equal(&had, pub) ? 0 : aerr_set(err, AV_USAGE, "a key of reviewer "
+		    "%s is trusted already (%s): 'rm %s' first to replace it", reviewer, path, path);
+		if (rc == 0)
+			term_printf(stdout, "key %s is already trusted as reviewer %s's\n", id, reviewer);
+		goto out;
+	}
+	dir = keyring_trusted_dir();
+	rc = mkdir_p(dir, 0700, err);
+	free(dir);
+	dir = xasprintf("%.*s", (int)(strrchr(path, '/') - path), path);
+	if (rc == 0)
+		rc = mkdir_p(dir, 0700, err);
+	free(dir);
+	if (rc != 0)
+		goto out;
+	buf_init(&text);
+	minisign_pubkey_format(pub, &text);
+	rc = write_file_atomic(path, text.data, text.len, 0644, err);
+	buf_free(&text);
+	if (rc == 0)
+		term_printf(stdout, "key %s trusted as reviewer %s's: their approvals are checked with it\n"
+		    "  public key  %s\n  file        %s\n", id, reviewer, line.data, path);
+out:
+	keyring_free(ring, nring);
+	buf_free(&line);
+	free(path);
+	return rc;
+}
+
 /* Trusting a key is trusting all 32 bytes of it, checked by whoever runs this against a
  * copy obtained out of band; the key id alone proves nothing. */
 static int
 key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
 	struct opt_parser p;
-	const char *name = NULL, *file;
+	const char *name = NULL, *file, *reviewer = NULL;
 	char id[MINISIGN_KEYID_LEN + 1], *dir = NULL, *path = NULL, *own = NULL;
 	struct minisign_pub pub;
 	struct keyring_key *ring = NULL;
@@ -228,9 +287,13 @@ key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	while ((c = opt_next(&p, err)) > 0) {
 		if (c == 'n')
 			name = p.arg;
+		else if (c == 'r')
+			reviewer = p.arg;
 	}
 	if (c < 0)
 		return err->code;
+	if (name != NULL && reviewer != NULL)
+		return usage_error(av, err, "--name and --reviewer exclude each other");
 	file = argv[p.ind];
 	if (read_file(file, 4096, &b, err) != 0)
 		return err->code;
@@ -238,6 +301,8 @@ key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	buf_free(&b);
 	if (rc != 0)
 		return rc;
+	if (reviewer != NULL)
+		return key_trust_reviewer(reviewer, file, &pub, err);
 	minisign_keyid(pub.keynum, id);
 	if (name == NULL)
 		name = id;
@@ -319,6 +384,32 @@ key_register_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+/* Untrusting a reviewer removes the key trusted for their approvals. */
+static int
+key_untrust_reviewer(const char *reviewer, struct aerr *err)
+{
+	struct minisign_pub pub;
+	char id[MINISIGN_KEYID_LEN + 1], *path;
+	int found = 0;
+
+	if (keystore_name_check(reviewer, err) != 0 ||
+	    approval_reviewer_key(reviewer, &pub, &found, err) != 0)
+		return err->code;
+	if (!found)
+		return aerr_set(err, AV_USAGE, "no key is trusted as reviewer %s's", reviewer);
+	path = approval_reviewer_path(reviewer);
+	if (unlink(path) != 0) {
+		aerr_set(err, AV_RUNTIME, "%s: cannot remove: %s", path, strerror(errno));
+		free(path);
+		return err->code;
+	}
+	minisign_keyid(pub.keynum, id);
+	term_printf(stdout, "key %s no longer trusted as reviewer %s's\n  removed     %s\n", id, reviewer,
+	    path);
+	free(path);
+	return 0;
+}
+
 /* Untrusting removes a trusted signer's key; an own key is the keyring's, not a trust. */
 static int
 key_untrust(struct aivet *av, int argc, char **argv, struct aerr *err)
@@ -332,7 +423,10 @@ key_untrust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	int rc;
 
 	opt_begin(&p, av, argc, argv);
-	if (opt_next(&p, err) < 0)
+	while ((rc = opt_next(&p, err)) > 0)
+		if (rc == 'r')
+			return key_untrust_reviewer(p.arg, err);
+	if (rc < 0)
 		return err->code;
 	name = argv[p.ind];
 	dir = keyring_trusted_dir();
@@ -388,6 +482,15 @@ static const struct opt name_opts[] = {
 	{ "name", 'n', "NAME", "its name in the keyring", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
+static const struct opt trust_opts[] = {
+	{ "name", 'n', "NAME", "its name in the keyring", 0 },
+	{ "reviewer", 'r', "NAME", "trust it as reviewer NAME's key, for the approvals they sign", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt untrust_opts[] = {
+	{ "reviewer", 'r', "NAME", "the key trusted as reviewer NAME's", 0 },
+	{ NULL, 0, NULL, NULL, 0 }
+};
 static const struct opt sign_opts[] = {
 	{ "key", 'k', "NAME", "the signing key (default aivet)", 0 },
 	{ "trusted-comment", 't', "TEXT", "the signed comment in FILE.minisig", 0 },
@@ -401,9 +504,10 @@ static const struct cmd_entry key_subs[] = {
 	  ARGS({ TARGET_WORD, 0 }) },
 	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL,
 	  ARGS_NONE },
-	{ "trust", "PUBLIC-KEY-FILE", name_opts, "trust a signer's public key (minisign .pub) for verify",
+	{ "trust", "PUBLIC-KEY-FILE", trust_opts, "trust a signer's public key (minisign .pub) for verify",
 	  key_trust, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "untrust", "NAME", NULL, "stop trusting a signer's key (its NAME in 'key list')",
+	{ "untrust", "NAME", untrust_opts, "stop trusting a signer's key (its NAME in "
+	  "'key list'), or a reviewer's",
 	  key_untrust, NULL, ARGS({ TARGET_WORD, 0 }) },
 	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL,
 	  ARGS({ TARGET_WORD, 1 }) },

@@ -4,7 +4,9 @@
  * keyring key with the signature's key id, compared byte for byte; the
  * bundle's own aivet.pub only says who claims to have signed), every file's
  * hash, that nothing is missing or extra, the structure of report.json, and
- * the RFC 3161 time-stamp over SHA256SUMS when the bundle has one (tsa.c).
+ * the RFC 3161 time-stamp over SHA256SUMS when the bundle has one (tsa.c),
+ * and each approval's statement with the reviewer key this user trusts
+ * (an approval not verifiable so is named, and does not fail the bundle).
  * Names every problem; exit 0 or 1.
  */
 #include "config.h"
@@ -71,6 +73,8 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		cJSON_AddStringToObject(p, "time_stamp", verify_time_word(&res));
 		cJSON_AddNumberToObject(o, "files_checked", (double)res.files_checked);
 		json_add_str(o, "approvals_signed", res.approvals[0] ? res.approvals : NULL);
+		json_add_str(o, "approvals_not_verified", res.approvals_unverified[0] ?
+		    res.approvals_unverified : NULL);
 		p = cJSON_AddArrayToObject(o, "problems");
 		for (size_t i = 0; i < res.nproblems; i++)
 			cJSON_AddItemToArray(p, cJSON_CreateString(res.problems[i]));

@@ -5,8 +5,10 @@
 # alice's shell, '--actor bob assess approve' is refused without bob's secret
 # key, whatever key alice registers or names; bob approves from his own
 # shell. The bundle carries the signed statement, which stock minisign
-# verifies with bob's key and aivet verify checks; a statement re-signed
-# with alice's key (the bundle re-sealed and signed by her) fails.
+# verifies with bob's key and aivet verify checks with the key its user
+# trusts as bob's ('key trust --reviewer'), never the one report.json names;
+# a statement re-signed with alice's key (the bundle re-sealed and signed by
+# her) fails.
 . "$TESTS_SRCDIR/lib/lib.sh"
 
 ALICE="$T/alice" BOB="$T/bob"
@@ -58,12 +60,13 @@ at=$(sqlite3 "$AIVET_DB" "SELECT approved_at FROM assessment WHERE id = 1")
 run report Acme --out "$T/b" --key alice
 is "$rc" 0 "the report is written"
 S="$T/b/approvals/assessment-1.txt"
-is "$(head -4 "$S"; sed -n 6,7p "$S")" "aivet-approval-1
+is "$(head -4 "$S"; sed -n 6,8p "$S")" "aivet-approval-2
 assessment: 1
 vendor: Acme
 round: 1
 approved_by: bob
-approved_at: $at" "the bundle carries the signed statement of round 1, bob and the time"
+approved_at: $at
+names: self-declared" "the bundle carries the signed statement of round 1, bob and the time; on SQLite the name is self-declared"
 like "$(sed -n 5p "$S")" '^content_sha256: [0-9a-f]{64}$' "with the round's content hash"
 is "$(jq -r '.assessments[0].approval_signature | "\(.signer) \(.key_id) \(.registered_public_key) \(.statement_file) \(.signature_file)"' "$T/b/report.json")" \
 	"bob $bobid $bobpk approvals/assessment-1.txt approvals/assessment-1.txt.minisig" \
@@ -75,8 +78,17 @@ minisign -Vm "$S" -P "$(sed -n 2p "$ALICE/aivet/keys/alice.pub")" >/dev/null 2>&
 is "$?" 1 "and not with alice's"
 run verify "$T/b"
 is "$rc" 0 "aivet verify passes the bundle$errout"
-like "$out" "
-  approvals    signed: assessment 1 by bob \(key id $bobid\)$" "and names the approval it checked"
+is "$(printf '%s\n' "$out" | grep '^  approvals')" "  approvals    not verified: assessment 1 by bob: signed by a key this verifier does not trust (key id $bobid)" \
+	"alice trusts no key as bob's: the approval is named, not verified"
+run key trust --reviewer bob "$BOB/aivet/keys/bob.pub"
+is "$rc $(printf '%s\n' "$out" | head -1)" "0 key $bobid trusted as reviewer bob's: their approvals are checked with it" \
+	"alice trusts bob's key, obtained from bob, as his"
+run key trust --reviewer bob "$ALICE/aivet/keys/alice.pub"
+is "$rc $errout" "2 aivet: a key of reviewer bob is trusted already ($ALICE/aivet/trusted/reviewers/bob.pub): 'rm $ALICE/aivet/trusted/reviewers/bob.pub' first to replace it" \
+	"a second key for bob is refused"
+run verify "$T/b"
+is "$rc $(printf '%s\n' "$out" | grep '^  approvals')" "0   approvals    signed: assessment 1 by bob (key id $bobid, name self-declared)" \
+	"now the approval is verified, and said to rest on a self-declared name"
 
 # Alice forges: the statement re-signed with her key, SHA256SUMS re-made and signed by her.
 forge() {
@@ -97,8 +109,12 @@ is "$rc" 1 "a statement edited after bob signed it fails"
 like "$out" "assessment 1: the approval's signature: signature: signature does not match what it signs" "named so"
 forge sh -c "jq '.assessments[0].reviewer = \"carol\"' '$T/f/report.json' >'$T/f/r.json' && mv '$T/f/r.json' '$T/f/report.json'"
 is "$rc" 1 "a report naming another reviewer than the signed statement fails"
-like "$out" "the signed statement says approved by bob, the report by carol" "named so"
+like "$out" "the signed statement says approved by bob, the report carol" "named so"
 forge sh -c "jq '.assessments[0].approval_signature.registered_public_key = null' '$T/f/report.json' >'$T/f/r.json' && mv '$T/f/r.json' '$T/f/report.json'"
-is "$rc" 1 "a signed approval whose reviewer's registered key the report drops fails"
+is "$rc $(printf '%s\n' "$out" | grep '^  approvals')" "0   approvals    signed: assessment 1 by bob (key id $bobid, name self-declared)" \
+	"the key report.json names is not what the approval is checked with"
+XDG_CONFIG_HOME="$BOB" "$AIVET" key trust "$ALICE/aivet/keys/alice.pub" >/dev/null
+XDG_CONFIG_HOME="$BOB" run verify "$T/f"
+is "$rc" 1 "without it, a verifier who trusts no key as bob's is not given one by report.json"
 like "$out" "assessment 1: the approval's signature: the key registered to bob is missing or malformed" "named so"
 done_testing

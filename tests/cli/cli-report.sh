@@ -108,7 +108,9 @@ is "$out" "bundle $B verified
   report       $RID
   files        8 match SHA256SUMS, none missing or extra
   generated    $(jq -r .generated_at "$B/report.json") (as the signer says)
-  time-stamp   time not attested" "and says what it checked"
+  time-stamp   time not attested
+  approvals    not verified: assessment 1 by bob: approved, signature missing" \
+	"and says what it checked, naming the round approved without a signature (the fixture's, unsigned)"
 run verify "$B" --key aivet --json
 is "$(printf "%s\n" "$out" | json '[.ok, .key_id, .report_id, .files_checked, (.problems|length)] | map(tostring) | join(" ")')" \
 	"true $KEYID $RID 8 0" "verify --key --json"

@@ -4,7 +4,10 @@
 # without a key, approves unsigned; once he registers his key (the entry is
 # his login's, whatever --actor says) his next approval is signed with it,
 # stock minisign verifies it in the bundle, and he cannot approve unsigned
-# any more. Alice cannot register a key as bob.
+# any more. Alice cannot register a key as bob. The statement says names are
+# database logins; aivet verify checks it with the key its user trusts as
+# bob's, and names the round approved unsigned. The owner's report key is
+# refused as a person's key.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/pg-lib.sh"
 
@@ -52,6 +55,25 @@ minisign -Vm "$T/b/approvals/assessment-2.txt" -P "$bobpk" >/dev/null 2>&1
 is "$?" 0 "stock minisign verifies bob's approval in the bundle"
 is "$(jq -r '[.assessments[] | select(.approval_signature) | .id] | join(",")' "$T/b/report.json")" 2 \
 	"round 2 carries a signature, round 1 (approved before his key) none"
+is "$(sed -n 8p "$T/b/approvals/assessment-2.txt")" "names: database logins" "the statement says the name is a login"
 XDG_CONFIG_HOME="$T/bob" run verify "$T/b"
-is "$rc" 0 "aivet verify passes the bundle$errout"
+bobid=$(sed -n 's/^untrusted comment: minisign public key //p' "$T/bob/aivet/keys/bob.pub")
+is "$rc $(printf '%s\n' "$out" | grep '^  approvals')" "0   approvals    not verified: assessment 1 by bob: approved, signature missing; assessment 2 by bob: signed by a key this verifier does not trust (key id $bobid)" \
+	"aivet verify passes the bundle; round 1 (in it as history) approved unsigned, round 2 not verified without a reviewer key trusted"
+XDG_CONFIG_HOME="$T/bob" "$AIVET" key trust --reviewer bob "$T/bob/aivet/keys/bob.pub" >/dev/null
+XDG_CONFIG_HOME="$T/bob" run verify "$T/b"
+is "$rc $(printf '%s\n' "$out" | grep '^  approvals')" "0   approvals    signed: assessment 2 by bob (key id $bobid)
+  approvals    not verified: assessment 1 by bob: approved, signature missing" \
+	"with bob's key trusted as his, the approval is verified, its name a login"
+XDG_CONFIG_HOME="$T/bob" as bob report V --out "$T/b1" --key bob --assessment 1
+XDG_CONFIG_HOME="$T/bob" run verify "$T/b1"
+is "$rc $(printf '%s\n' "$out" | grep '^  approvals')" "0   approvals    not verified: assessment 1 by bob: approved, signature missing" \
+	"round 1, approved unsigned, is named so"
+like "$(cat "$T/b1/VERIFY.txt")" "# assessment 1: approved by bob, signature missing: nothing here" "and VERIFY.txt says so"
+
+"$AIVET" key generate --no-password --name org >/dev/null
+as owner report V --out "$T/b2" --key org
+as owner key register org
+is "$rc $errout" "2 aivet: key $(sed -n 's/^untrusted comment: minisign public key //p' "$XDG_CONFIG_HOME/aivet/keys/org.pub") signs report bundles (1 here): a report signing key is the organisation's, not a person's, and is not registered to anyone" \
+	"the owner's report key is refused as the owner's own"
 done_testing

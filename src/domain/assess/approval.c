@@ -7,12 +7,16 @@
  * approval's own audit entry. A typed --actor therefore proves nothing
  * without that person's secret key. A report bundle carries the statement
  * and its signature as files stock minisign verifies; 'aivet verify' checks
- * them against the key the bundle names as registered to the reviewer.
+ * them with the key its user trusts as the reviewer's ('aivet key trust
+ * --reviewer'), never a key the bundle names, and recomputes the content
+ * hash from report.json. The report signing key is the organisation's and
+ * is never registered as a person's.
  */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aivet/domain.h"
 
@@ -71,6 +75,23 @@ key_holder(struct db *db, const struct minisign_pub *pub, struct aerr *err)
 	return who;
 }
 
+/* A key that signs reports speaks for the organisation, never for one person:
+ * a key id that signed a report here is refused (AV_USAGE). By key id: a key
+ * made to carry that id is refused with it. */
+static int
+report_key_check(struct db *db, const char *id, struct aerr *err)
+{
+	int64_t reports = 0;
+
+	if (db_int(db, &reports, err, "SELECT count(*) FROM report WHERE key_id = ?", "t", id) != 0)
+		return err->code;
+	if (reports > 0)
+		return aerr_set(err, AV_USAGE, "key %s signs report bundles (%lld here): a report signing "
+		    "key is the organisation's, not a person's, and is not registered to anyone", id,
+		    (long long)reports);
+	return 0;
+}
+
 int
 key_register(struct db *db, const char *actor, const struct minisign_pub *pub, struct aerr *err)
 {
@@ -97,6 +118,8 @@ key_register(struct db *db, const char *actor, const struct minisign_pub *pub, s
 		    "registered once", actor, hid, minisign_pub_equal(&had, pub) ? " (this one)" : "");
 		goto fail;
 	}
+	if (report_key_check(db, id, err) != 0)
+		goto fail;
 	if ((holder = key_holder(db, pub, err)) != NULL) {
 		aerr_set(err, AV_USAGE, "key %s is registered to %s already", id, holder);
 		goto fail;
@@ -139,34 +162,53 @@ approval_key_find(struct db *db, const char *actor, char **name, struct aerr *er
 	return 0;
 }
 
-/* The round's content as one SHA-256: the questionnaire text it was answered
- * against, then each answer (question, value, note) by question, netstrings. */
+/* Answers by question id, in byte order. */
 static int
-content_sha256(struct db *db, int64_t id, char out[65], struct aerr *err)
+answer_cmp(const void *x, const void *y)
 {
-	struct db_stmt *st = db_prepare(db, err, "SELECT coalesce(questionnaire_sha256, '') FROM "
-	    "assessment WHERE id = ?", "i", id);
-	struct buf b;
+	return strcmp(((const struct approval_answer *)x)->question_id,
+	    ((const struct approval_answer *)y)->question_id);
+}
 
-	if (st == NULL)
-		return err->code;
+void
+approval_content_sha256(const char *qid, int64_t version, const char *q_sha256,
+    struct approval_answer *ans, size_t n, char out[65])
+{
+	struct buf b;
+	char v[32];
+
+	/* Sorted here, byte order: a database's collation never decides the hash. */
+	if (n > 0)
+		qsort(ans, n, sizeof *ans, answer_cmp);
+	snprintf(v, sizeof v, "%lld", (long long)version);
 	buf_init(&b);
-	if (db_step(st) == DB_ROW)
-		buf_printf(&b, "%zu:%s,", strlen(col_text(st, 0)), col_text(st, 0));
-	db_finalize(st);
-	st = db_prepare(db, err, "SELECT question_id, value, note FROM answer WHERE assessment_id = ? "
-	    "ORDER BY question_id", "i", id);
-	if (st == NULL) {
-		buf_free(&b);
-		return err->code;
-	}
-	while (db_step(st) == DB_ROW)
-		for (int c = 0; c < 3; c++)
-			buf_printf(&b, "%zu:%s,", strlen(col_text(st, c)), col_text(st, c));
-	db_finalize(st);
+	for (const char *const *f = (const char *const[]){ APPROVAL_CONTENT_FORMAT, qid, v, q_sha256,
+	    NULL }; *f; f++)
+		buf_printf(&b, "%zu:%s,", strlen(*f), *f);
+	for (size_t i = 0; i < n; i++)
+		for (const char *const *f = (const char *const[]){ ans[i].question_id, ans[i].value,
+		    ans[i].note ? ans[i].note : "", NULL }; *f; f++)
+			buf_printf(&b, "%zu:%s,", strlen(*f), *f);
 	sha256_hex(b.data ? b.data : "", b.len, out);
 	buf_free(&b);
-	return 0;
+}
+
+/* The round's content as the report shows it: its questionnaire, and each
+ * question asked with an answer (value, note); report.json recomputes it. */
+static void
+content_sha256(const struct assessment *a, char out[65])
+{
+	struct approval_answer *ans = xcalloc((size_t)a->q->nquestions + 1, sizeof *ans);
+	size_t n = 0;
+
+	for (int i = 0; i < a->q->nquestions; i++)
+		if (a->asked[i] && a->answers[i].value != NULL)
+			ans[n++] = (struct approval_answer){ a->q->questions[i].id,
+			    cJSON_PrintUnformatted(a->answers[i].value), a->answers[i].note };
+	approval_content_sha256(a->q->qid, a->q->version, a->q->sha256, ans, n, out);
+	for (size_t i = 0; i < n; i++)
+		free(ans[i].value);
+	free(ans);
 }
 
 int
@@ -196,11 +238,12 @@ approval_sign(struct db *db, const char *actor, const struct assessment *a, cons
 	minisign_keyid(mine.keynum, id);
 	if (!minisign_pub_equal(&mine, &reg))
 		return aerr_set(err, AV_USAGE, "key %s is not %s's registered key (%s)", id, actor, rid);
-	if (content_sha256(db, a->id, sha, err) != 0)
-		return err->code;
-	text = xasprintf("aivet-approval-1\nassessment: %lld\nvendor: %s\nround: %lld\n"
-	    "content_sha256: %s\napproved_by: %s\napproved_at: %s\n", (long long)a->id, a->vendor,
-	    (long long)a->round, sha, actor, at);
+	content_sha256(a, sha);
+	/* The statement says how the name it signs was established: on SQLite anyone types it. */
+	text = xasprintf("%s\nassessment: %lld\nvendor: %s\nround: %lld\n"
+	    "content_sha256: %s\napproved_by: %s\napproved_at: %s\nnames: %s\n", APPROVAL_FORMAT,
+	    (long long)a->id, a->vendor, (long long)a->round, sha, actor, at,
+	    db_has(db, DB_LOGINS) ? APPROVAL_NAMES_LOGINS : APPROVAL_NAMES_SELF);
 	tc = xasprintf("aivet approval of assessment %lld by %s at %s", (long long)a->id, actor, at);
 	buf_init(&sig);
 	if (minisign_sign_data(sec, text, strlen(text), tc, &sig, err) == 0) {
@@ -256,8 +299,8 @@ approval_signature_free(struct approval_signature *s)
 }
 
 /* The value of "NAME: value" in a statement, copied into out ("" when absent). */
-static void
-statement_field(const char *text, const char *name, char *out, size_t n)
+void
+approval_statement_field(const char *text, const char *name, char *out, size_t n)
 {
 	size_t k = strlen(name);
 
@@ -269,38 +312,80 @@ statement_field(const char *text, const char *name, char *out, size_t n)
 		}
 }
 
+/* One field of the statement against what the report says; 0 when equal. */
+static int
+field_is(const char *text, const char *field, const char *want, const char *what, struct aerr *err)
+{
+	char got[256];
+
+	approval_statement_field(text, field, got, sizeof got);
+	if (want != NULL && strcmp(got, want) == 0)
+		return 0;
+	return aerr_set(err, AV_FINDINGS, "the signed statement says %s %s, the report %s", what, got,
+	    want ? want : "nothing");
+}
+
 int
 approval_check(const char *statement, size_t slen, const char *minisig, size_t siglen,
-    const char *registered_key, int64_t assessment_id, const char *reviewer,
-    const char *approved_at, struct aerr *err)
+    const struct minisign_pub *key, const struct approval_expect *want, int *legacy,
+    struct aerr *err)
 {
-	struct minisign_pub pub;
-	char got[256], want[32], *text;
+	char id[32], round[32], *text;
 	int rc;
 
-	if (pub_from_line(registered_key, &pub, err) != 0)
-		return aerr_set(err, AV_FINDINGS, "the key registered to %s is missing or malformed",
-		    reviewer ? reviewer : "the reviewer");
-	if ((rc = minisign_verify_data(&pub, statement, slen, minisig, siglen, "signature", NULL,
+	*legacy = 0;
+	if ((rc = minisign_verify_data(key, statement, slen, minisig, siglen, "signature", NULL,
 	    err)) != 0) {
 		err->code = AV_FINDINGS;   /* a malformed signature file fails the bundle too */
 		return AV_FINDINGS;
 	}
 	text = xasprintf("%.*s", (int)slen, statement);
-	snprintf(want, sizeof want, "%lld", (long long)assessment_id);
-	rc = 0;
-	statement_field(text, "assessment", got, sizeof got);
-	if (strcmp(got, want) != 0)
-		rc = aerr_set(err, AV_FINDINGS, "the signed statement is of assessment %s", got);
-	statement_field(text, "approved_by", got, sizeof got);
-	if (rc == 0 && (reviewer == NULL || strcmp(got, reviewer) != 0))
-		rc = aerr_set(err, AV_FINDINGS, "the signed statement says approved by %s, the report "
-		    "by %s", got, reviewer ? reviewer : "nobody");
-	statement_field(text, "approved_at", got, sizeof got);
-	if (rc == 0 && (approved_at == NULL || strcmp(got, approved_at) != 0))
-		rc = aerr_set(err, AV_FINDINGS, "the signed statement says approved at %s, the report "
-		    "at %s", got, approved_at ? approved_at : "no time");
+	snprintf(id, sizeof id, "%lld", (long long)want->assessment_id);
+	snprintf(round, sizeof round, "%lld", (long long)want->round);
+	/* Format 1 hashed the answers as the database held them: not recomputable. */
+	*legacy = strncmp(text, APPROVAL_FORMAT_1 "\n", strlen(APPROVAL_FORMAT_1) + 1) == 0;
+	if (!*legacy && strncmp(text, APPROVAL_FORMAT "\n", strlen(APPROVAL_FORMAT) + 1) != 0)
+		rc = aerr_set(err, AV_FINDINGS, "the signed statement is not an %s statement: what it "
+		    "approves cannot be recomputed from report.json", APPROVAL_FORMAT);
+	else if (field_is(text, "assessment", id, "assessment", err) == 0 &&
+	    field_is(text, "vendor", want->vendor, "vendor", err) == 0 &&
+	    field_is(text, "round", round, "round", err) == 0 &&
+	    field_is(text, "approved_by", want->reviewer, "approved by", err) == 0 &&
+	    field_is(text, "approved_at", want->approved_at, "approved at", err) == 0)
+		/* The answers approved: recomputed from report.json, never taken from the statement. */
+		(void)(*legacy || field_is(text, "content_sha256", want->content_sha256, "content_sha256", err));
 	free(text);
+	return err->code;
+}
+
+char *
+approval_reviewer_path(const char *reviewer)
+{
+	char *dir = keyring_trusted_dir(), *p = xasprintf("%s/reviewers/%s.pub", dir, reviewer);
+
+	free(dir);
+	return p;
+}
+
+int
+approval_reviewer_key(const char *reviewer, struct minisign_pub *pub, int *found, struct aerr *err)
+{
+	char *path;
+	struct buf b;
+	int rc = 0;
+
+	*found = 0;
+	if (reviewer == NULL || keystore_name_check(reviewer, err) != 0) {
+		aerr_clear(err);
+		return 0;   /* no such name can be trusted, so none is */
+	}
+	path = approval_reviewer_path(reviewer);
+	if (access(path, F_OK) == 0 && (rc = read_file(path, 4096, &b, err)) == 0) {
+		rc = minisign_pubkey_parse(b.data, b.len, path, pub, err);
+		buf_free(&b);
+		*found = rc == 0;
+	}
+	free(path);
 	return rc;
 }
 

@@ -178,6 +178,14 @@ names_has(const struct names *ns, const char *s)
 	return ns->n > 0 && bsearch(&s, ns->v, ns->n, sizeof *ns->v, str_cmp) != NULL;
 }
 
+static const char *
+jstr(const cJSON *o, const char *k)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, k);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
 static int
 put(const char *root, const char *rel, const void *data, size_t len, struct names *written,
     struct aerr *err)
@@ -187,6 +195,56 @@ put(const char *root, const char *rel, const void *data, size_t len, struct name
 	if (rc == 0 && written != NULL)
 		names_add(written, rel);
 	return rc;
+}
+
+/* VERIFY.txt on approvals/: what each statement binds, the stock minisign
+ * command for each with the reviewer's own key, and the rounds approved
+ * without a signature. */
+static void
+approvals_text(struct buf *b, const cJSON *rep)
+{
+	const cJSON *a;
+	int head = 0, self = 0;
+
+	cJSON_ArrayForEach(a, cJSON_GetObjectItem(rep, "assessments")) {
+		const cJSON *o = cJSON_GetObjectItem(a, "approval_signature");
+		const char *st = jstr(a, "status"), *who = jstr(a, "reviewer") ? jstr(a, "reviewer") : "?";
+		long long id = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(a, "id"));
+
+		if (o == NULL && (st == NULL || strcmp(st, "final") != 0))
+			continue;
+		if (!head++)
+			buf_adds(b, "\nApprovals\n=========\n\n"
+			    "approvals/ holds, for each approved round whose approval was signed, the\n"
+			    "statement the reviewer signed (approvals/assessment-ID.txt: the round, its\n"
+			    "vendor, the SHA-256 of its questionnaire and of the answers as report.json\n"
+			    "shows them, who approved and when) and its minisign signature (.minisig).\n"
+			    "The signature is the reviewer's own, not the report signer's: check it with\n"
+			    "the reviewer's public key as you obtained it from the reviewer, never with\n"
+			    "the registered_public_key report.json names (the report signer writes it).\n"
+			    "With REVIEWER_KEY set to that key, in this directory:\n\n");
+		if (o == NULL) {
+			buf_printf(b, "    # assessment %lld: approved by %s, signature missing: nothing here\n"
+			    "    # proves who approved it\n", id, who);
+			continue;
+		}
+		buf_printf(b, "    minisign -Vm %s -P \"$REVIEWER_KEY\"   # assessment %lld, %s, key id %s\n",
+		    jstr(o, "statement_file") ? jstr(o, "statement_file") : "?", id, who,
+		    jstr(o, "key_id") ? jstr(o, "key_id") : "?");
+		self |= jstr(o, "names") != NULL && strcmp(jstr(o, "names"), APPROVAL_NAMES_SELF) == 0;
+	}
+	if (!head)
+		return;
+	buf_adds(b, "\nWith aivet: 'aivet key trust --reviewer NAME FILE' once for each reviewer\n"
+	    "(FILE: their public key), then 'aivet verify DIR' checks each signature with\n"
+	    "that key, and recomputes the content hash from report.json and compares the\n"
+	    "round, vendor, reviewer and time; an approval signed with a key you have not\n"
+	    "trusted for its reviewer is \"signed by a key this verifier does not trust\",\n"
+	    "a final round without a signature \"approved, signature missing\".\n");
+	if (self)
+		buf_adds(b, "\nThe reviewers' names here are self-declared: the database is SQLite, where\n"
+		    "anyone can type any name. A name means only \"the holder of the key registered\n"
+		    "to it\"; that is why the reviewer's key must come from the reviewer.\n");
 }
 
 static void
@@ -251,6 +309,7 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubk
 	    "made after signing: see 3.)");
 	if (json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") != NULL)
 		tsa_verify_recipe(b, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url"));
+	approvals_text(b, rep);
 }
 
 static char *
@@ -505,14 +564,6 @@ sums_cmp(const void *a, const void *b)
 	return c != 0 ? c : (x->lineno > y->lineno) - (x->lineno < y->lineno);
 }
 
-static const char *
-jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
 /* e is sorted by path (sums_cmp) and holds each path once. */
 static const char *
 sums_hash(const struct sums_entry *e, size_t n, const char *path)
@@ -532,27 +583,102 @@ sums_hash(const struct sums_entry *e, size_t n, const char *path)
 	return lo < n && strcmp(e[lo].path, path) == 0 ? e[lo].hash : NULL;
 }
 
-/* An approval's signature: both files listed in SHA256SUMS, the signature
- * by the key registered to the reviewer over the statement, and the statement
- * of this round, reviewer and time. */
+/* Appends "; "-joined text to one of the approval lists of res. */
 static void
-check_approval(const char *dir, const cJSON *a, const struct sums_entry *se, size_t ns,
-    struct verify_result *res)
+approval_note(char *list, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static void
+approval_note(char *list, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(list);
+	va_list ap;
+
+	if (n > 0 && n + 2 < size)
+		memcpy(list + n, "; ", 3), n += 2;
+	va_start(ap, fmt);
+	vsnprintf(list + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+/* What report.json says a round approves, its content hash recomputed from
+ * the answers it shows (approval_content_sha256, as the signer computed it). */
+static void
+approval_expect_of(const cJSON *a, struct approval_expect *w, char sha[65], const cJSON *rep)
+{
+	const cJSON *q = cJSON_GetObjectItem(a, "questionnaire"), *x;
+	const cJSON *ver = cJSON_GetObjectItem(q, "version"), *round = cJSON_GetObjectItem(a, "round");
+	struct approval_answer *ans;
+	size_t n = 0;
+
+	ans = xcalloc((size_t)cJSON_GetArraySize(cJSON_GetObjectItem(a, "answers")) + 1, sizeof *ans);
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(a, "answers"))
+		if (jstr(x, "question_id") != NULL && cJSON_GetObjectItem(x, "value") != NULL)
+			ans[n++] = (struct approval_answer){ jstr(x, "question_id"),
+			    cJSON_PrintUnformatted(cJSON_GetObjectItem(x, "value")), jstr(x, "note") };
+	approval_content_sha256(jstr(q, "qid") ? jstr(q, "qid") : "", cJSON_IsNumber(ver) ?
+	    (int64_t)ver->valuedouble : 0, jstr(q, "sha256") ? jstr(q, "sha256") : "", ans, n, sha);
+	for (size_t i = 0; i < n; i++)
+		free(ans[i].value);
+	free(ans);
+	*w = (struct approval_expect){ .round = cJSON_IsNumber(round) ? (int64_t)round->valuedouble : 0,
+	    .vendor = jstr(cJSON_GetObjectItem(rep, "vendor"), "name"), .reviewer = jstr(a, "reviewer"),
+	    .approved_at = jstr(a, "approved_at"), .content_sha256 = sha };
+}
+
+/* The key an approval is checked with: the reviewer key this verifier trusts
+ * (trusted 1), else the key report.json names as registered (trusted 0: it
+ * shows the bundle consistent, never who signed). */
+static int
+approval_key(const cJSON *a, const cJSON *o, struct minisign_pub *key, int *trusted, struct aerr *e)
+{
+	const char *line = jstr(o, "registered_public_key");
+	char *text;
+	int rc;
+
+	if (approval_reviewer_key(jstr(a, "reviewer"), key, trusted, e) != 0 || *trusted)
+		return e->code;
+	text = xasprintf("untrusted comment: the key report.json names\n%s\n", line ? line : "");
+	rc = minisign_pubkey_parse(text, strlen(text), "registered key", key, e);
+	free(text);
+	if (rc != 0)
+		return aerr_set(e, AV_FINDINGS, "the key registered to %s is missing or malformed",
+		    jstr(a, "reviewer") ? jstr(a, "reviewer") : "the reviewer");
+	return 0;
+}
+
+/* An approval's signature: both files listed in SHA256SUMS, the statement
+ * signed by the reviewer's key as this verifier trusts it, and of this
+ * round, vendor, reviewer, time and the answers report.json shows. A final
+ * round without a signature, or signed by a key not trusted here, is named,
+ * not verified. */
+static void
+check_approval(const char *dir, const cJSON *rep, const cJSON *a, const struct sums_entry *se,
+    size_t ns, struct verify_result *res)
 {
 	const cJSON *o = cJSON_GetObjectItem(a, "approval_signature");
 	const char *sf = jstr(o, "statement_file"), *gf = jstr(o, "signature_file");
+	const char *who = jstr(a, "reviewer") ? jstr(a, "reviewer") : "?", *status = jstr(a, "status");
 	const cJSON *idv = cJSON_GetObjectItem(a, "id");
-	long long id = cJSON_IsNumber(idv) ? (long long)idv->valuedouble : 0;
+	struct approval_expect want;
+	struct minisign_pub key = { 0 };
 	struct buf st, sg;
 	struct aerr e = { 0 };
-	char *p;
+	char sha[65], kid[MINISIGN_KEYID_LEN + 1], names[64] = "", *p;
+	int trusted = 0, legacy = 0;
 
-	if (o == NULL)
+	if (o == NULL) {
+		if (status != NULL && strcmp(status, "final") == 0)
+			approval_note(res->approvals_unverified, sizeof res->approvals_unverified,
+			    "assessment %lld by %s: approved, signature missing",
+			    cJSON_IsNumber(idv) ? (long long)idv->valuedouble : 0, who);
 		return;
+	}
+	approval_expect_of(a, &want, sha, rep);
+	want.assessment_id = cJSON_IsNumber(idv) ? (int64_t)idv->valuedouble : 0;
 	if (sf == NULL || gf == NULL || !safe_relpath(sf) || !safe_relpath(gf) ||
 	    sums_hash(se, ns, sf) == NULL || sums_hash(se, ns, gf) == NULL) {
 		problem(res, "report.json: assessment %lld: approval_signature: its statement and "
-		    "signature files are not both in SHA256SUMS", id);
+		    "signature files are not both in SHA256SUMS", (long long)want.assessment_id);
 		return;
 	}
 	buf_init(&st);
@@ -561,20 +687,27 @@ check_approval(const char *dir, const cJSON *a, const struct sums_entry *se, siz
 	if (read_file(p, 65536, &st, &e) == 0) {
 		free(p);
 		p = xasprintf("%s/%s", dir, gf);
-		if (read_file(p, 65536, &sg, &e) == 0)
-			approval_check(st.data, st.len, sg.data, sg.len, jstr(o, "registered_public_key"),
-			    id, jstr(a, "reviewer"), jstr(a, "approved_at"), &e);
+		if (read_file(p, 65536, &sg, &e) == 0 && approval_key(a, o, &key, &trusted, &e) == 0 &&
+		    approval_check(st.data, st.len, sg.data, sg.len, &key, &want, &legacy, &e) == 0)
+			approval_statement_field(st.data, "names", names, sizeof names);
 	}
 	free(p);
+	minisign_keyid(key.keynum, kid);
 	if (e.code != 0)
-		problem(res, "assessment %lld: the approval's signature: %s", id, e.msg);
-	else {
-		size_t n = strlen(res->approvals);
-
-		snprintf(res->approvals + n, sizeof res->approvals - n, "%sassessment %lld by %s "
-		    "(key id %s)", n ? "; " : "", id, jstr(a, "reviewer"), jstr(o, "key_id") ?
-		    jstr(o, "key_id") : "?");
-	}
+		problem(res, "assessment %lld: the approval's signature: %s", (long long)want.assessment_id,
+		    e.msg);
+	else if (!trusted)
+		approval_note(res->approvals_unverified, sizeof res->approvals_unverified, "assessment "
+		    "%lld by %s: signed by a key this verifier does not trust (key id %s)",
+		    (long long)want.assessment_id, who, kid);
+	else if (legacy)
+		approval_note(res->approvals_unverified, sizeof res->approvals_unverified, "assessment "
+		    "%lld by %s: signed (key id %s) in format 1, whose answers cannot be checked against "
+		    "report.json", (long long)want.assessment_id, who, kid);
+	else
+		approval_note(res->approvals, sizeof res->approvals, "assessment %lld by %s (key id %s%s)",
+		    (long long)want.assessment_id, who, kid, strcmp(names, APPROVAL_NAMES_SELF) == 0 ?
+		    ", name self-declared" : "");
 	buf_free(&st);
 	buf_free(&sg);
 }
@@ -721,7 +854,7 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 	}
 	check_report_evidence(rep, se, ns, res);
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "assessments"))
-		check_approval(dir, f, se, ns, res);
+		check_approval(dir, rep, f, se, ns, res);
 	check_report_exchanges(rep, se, ns, res);
 	cJSON_Delete(rep);
 }
@@ -1111,6 +1244,8 @@ verify_result_text(const char *dir, const struct verify_result *res, struct buf 
 		buf_adds(out, "\n");
 		if (res->approvals[0])
 			buf_printf(out, "  approvals    signed: %s\n", res->approvals);
+		if (res->approvals_unverified[0])
+			buf_printf(out, "  approvals    not verified: %s\n", res->approvals_unverified);
 		return;
 	}
 	buf_printf(out, "bundle %s FAILED verification\n", dir);

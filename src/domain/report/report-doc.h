@@ -39,6 +39,7 @@ struct report_approval {
 	char *signer, *key_id;
 	char *statement_file, *signature_file;
 	char *registered_public_key;  /* NULL: the reviewer has no key registered */
+	int self_declared;            /* the statement says the name is self-declared (SQLite) */
 };
 
 /* An answer of an assessment, rated as assess show rates it. */

@@ -188,6 +188,8 @@ approval_add_json(cJSON *o, const struct report_approval *ap)
 	cJSON_AddStringToObject(s, "statement_file", ap->statement_file);
 	cJSON_AddStringToObject(s, "signature_file", ap->signature_file);
 	json_add_str(s, "registered_public_key", ap->registered_public_key);
+	if (ap->self_declared)
+		cJSON_AddStringToObject(s, "names", APPROVAL_NAMES_SELF);
 }
 
 static cJSON *

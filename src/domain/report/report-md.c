@@ -493,6 +493,11 @@ md_assessment_head(struct buf *b, const struct report_assessment *x, struct pool
 		    x->reviewer ? esc(pool, x->reviewer) : "an unrecorded reviewer");
 	else
 		buf_adds(b, "not approved.\n\n");
+	if (x->approval != NULL && x->approval->self_declared)
+		buf_printf(b, "The reviewer's name is self-declared (on SQLite anyone can type any name): "
+		    "the approval is signed with key %s, registered to that name here; an auditor checks "
+		    "it with the reviewer's key as obtained from the reviewer (VERIFY.txt).\n\n",
+		    x->approval->key_id ? x->approval->key_id : "?");
 	/* Rated as assess show rates it (report.json's rating, contradicted claims counted). */
 	buf_printf(b, "Rating **%s**, risk score %.1f (worst answer %s)", x->rating ? x->rating : "not rated",
 	    x->risk_score, x->worst_risk ? x->worst_risk : "none");

@@ -784,6 +784,12 @@ approval_add(struct db *db, struct report *r, struct report_assessment *a, struc
 	ap->key_id = xstrdup(sig.key_id);
 	ap->statement_file = xasprintf("approvals/assessment-%lld.txt", (long long)a->id);
 	ap->signature_file = xasprintf("%s.minisig", ap->statement_file);
+	{
+		char names[64];
+
+		approval_statement_field(sig.statement, "names", names, sizeof names);
+		ap->self_declared = strcmp(names, APPROVAL_NAMES_SELF) == 0;
+	}
 	add_file(r, xstrdup(ap->statement_file), sig.statement, strlen(sig.statement));
 	add_file(r, xstrdup(ap->signature_file), sig.minisig, strlen(sig.minisig));
 	if (found) {

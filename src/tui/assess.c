@@ -783,9 +783,13 @@ show_history(struct tui *t, struct assess_state *s, struct aerr *err)
 	return rc;
 }
 
+/* A round with required questions open is refused before any question, in the
+ * words of assess submit. */
 static int
 submit_round(struct tui *t, struct assess_state *s, struct aerr *err)
 {
+	if (assessment_may_submit(t->av->db, s->id, err) != 0)
+		return err->code;
 	if (!tui_confirm(t, "Submit assessment %s for review? Its answers lock.", s->idtext))
 		return 0;
 	if (assessment_submit(t->av->db, t->av->actor, s->id, err) != 0)

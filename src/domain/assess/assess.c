@@ -928,6 +928,20 @@ unanswered_refusal(struct db *db, const struct assessment *a, struct assessment_
 }
 
 int
+assessment_may_submit(struct db *db, int64_t id, struct aerr *err)
+{
+	struct assessment *a;
+	struct assessment_score s;
+	int rc;
+
+	if (assessment_load(db, id, &a, err) != 0)
+		return err->code;
+	rc = unanswered_refusal(db, a, &s, err);
+	assessment_free(a);
+	return rc;
+}
+
+int
 assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err)
 {
 	struct assessment *a;

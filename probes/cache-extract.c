@@ -528,10 +528,10 @@ ce_recovered(struct probe_env *env, struct probe_outcome *out, const struct ce *
 			    "syllables) of a random secret planted in tenant '%s''s prompt, one unit at "
 			    "a time from the cached-token counts of its own guesses (blocks of %lld tokens), "
 			    "in %lld requests of its own: %s, each the planted one%s; the prompt cache "
-			    "discloses another organisation's prompts", b,
+			    "discloses another organisation's prompts%s", b,
 			    env->tenant_org[s->tb] ? env->tenant_org[s->tb] : "its own organisation",
 			    s->nrec, s->units, a, (long long)s->block, (long long)s->b_requests, which,
-			    missed);
+			    missed, px_org_assumed(env, s->ta, s->tb) ? " (" PX_ORG_ASSUMED ")" : "");
 	}
 	outcome_set(out, "fail", "tenant '%s' recovered %d of the %d units planted in tenant "
 	    "'%s''s prompt from cached counts (%s; %d requests, %lld tokens)", b, s->nrec, s->units,
@@ -549,8 +549,9 @@ ce_shared(struct probe_env *env, struct probe_outcome *out, const struct ce *s)
 	units_missed(env, s, missed, sizeof missed);
 	outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, s->prime_evidence,
 	    "tenant '%s''s first control was served %lld cached tokens of an opening only tenant "
-	    "'%s' had sent: the prompt cache is shared across organisations, though no unit of the "
-	    "secret was recovered%s", b, (long long)s->control_cached, a, missed);
+	    "'%s' had sent: the prompt cache is shared across organisations%s, though no unit of the "
+	    "secret was recovered%s", b, (long long)s->control_cached, a,
+	    px_org_assumed(env, s->ta, s->tb) ? " (" PX_ORG_ASSUMED ")" : "", missed);
 	outcome_finding(out, F_PREFIX_CACHE_SHARED_ACROSS_TENANTS, s->control_evidence, "%s", "");
 	outcome_set(out, "fail", "tenant '%s''s first control was served %lld cached tokens of "
 	    "tenant '%s''s opening: the cache is shared with '%s', though no unit of the secret was "

@@ -205,7 +205,11 @@ int assessment_start(struct db *db, const char *actor, int64_t vendor_id, int64_
 /* assessment_start inside the caller's transaction. */
 int assessment_start_in(struct db *db, const char *actor, int64_t vendor_id,
     int64_t questionnaire_row, int64_t *id, struct aerr *err);
+/* Refused, naming them, while required questions asked are unanswered. */
 int assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err);
+/* 0, or why assessment_submit would refuse for open required questions: asked
+ * before any question is put (the TUI). */
+int assessment_may_submit(struct db *db, int64_t id, struct aerr *err);
 /* The actor approves and is recorded as reviewer; refused when the actor
  * answered or submitted this round (two people). The approval is signed with
  * sec, the actor's registered key (approval.c), and refused without it on

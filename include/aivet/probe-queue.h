@@ -16,6 +16,8 @@
 
 /* The active endpoints of a vendor (0: of every active vendor), by name; at most 4096. */
 int probe_queue_targets(struct db *db, int64_t vendor_id, int64_t **ids, size_t *n, struct aerr *err);
+/* An endpoint's VENDOR/ENDPOINT, allocated, or NULL with err set. */
+char *probe_target_name(struct db *db, int64_t endpoint_id, struct aerr *err);
 /* Plans each endpoint with po, then queues them all in one transaction, each
  * with its audit entry; ids[i] (n of them, the caller's) get the new entries. */
 int probe_queue_add(struct aivet *av, const int64_t *endpoints, size_t n, const struct probe_opts *po,

@@ -327,6 +327,11 @@ void px_set_unjudged(const struct probe_env *env, struct probe_outcome *o, const
     const char *what);
 /* Tenants a and b are keys of one organisation (both said so, the same one). */
 int px_same_org(const struct probe_env *env, int a, int b);
+/* Tenants a and b are taken as two organisations without a word for it: one or both
+ * credentials have no --credential-org. Where that is so, what aivet concludes about
+ * "another organisation" says the assumption, in PX_ORG_ASSUMED's words. */
+int px_org_assumed(const struct probe_env *env, int a, int b);
+#define PX_ORG_ASSUMED "tenants with no --credential-org are taken as separate organisations"
 /* The tenants prefix-timing pairs with tenant 0: the first of another organisation
  * (*cross) and the first of its own (*same), each -1 when there is none. */
 void px_cache_pairs(const struct probe_env *env, int *cross, int *same);

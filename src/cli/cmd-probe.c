@@ -360,6 +360,21 @@ static const struct opt run_opts[] = {
 	{ "rate-limit", O_RATE, "PER_MINUTE", "with --all: requests per minute to one vendor", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
+/* What was queued, an entry a line, in words: "queued run entry 3 for Acme/e1". */
+static void
+queued_print(struct aivet *av, const struct probe_targets *t, const int64_t *ids)
+{
+	struct aerr e = { 0 };
+	char *name;
+
+	for (size_t i = 0; i < t->n; i++) {
+		name = probe_target_name(av->db, t->ids[i], &e);
+		term_printf(stdout, "queued run entry %lld for %s\n", (long long)ids[i],
+		    name != NULL ? name : "?");
+		free(name);
+	}
+}
+
 /* "probe queue": runs put in the database's queue for workers, each with its plan. */
 static int
 probe_queue_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
@@ -386,8 +401,10 @@ probe_queue_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if (probe_targets(av, &p, all, vendor, 1, &t, err) == 0) {
 		ids = xcalloc(t.n, sizeof *ids);
-		if (probe_queue_add(av, t.ids, t.n, &po, ids, err) == 0)
-			probe_ids_print(ids, t.n, json);
+		if (probe_queue_add(av, t.ids, t.n, &po, ids, err) == 0 && json)
+			probe_ids_print(ids, t.n, 1);
+		else if (err->code == 0)
+			queued_print(av, &t, ids);
 		free(ids);
 	}
 	free(t.ids);

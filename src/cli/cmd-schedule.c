@@ -14,6 +14,23 @@
 
 enum { O_ALL = 256, O_VENDOR, O_EVERY, O_JSON };
 
+/* What was scheduled, a schedule a line, in words: "schedule 2: Acme/e1 every 24h". */
+static int
+scheduled_print(struct aivet *av, const int64_t *ids, size_t n, const char *every, struct aerr *err)
+{
+	struct probe_schedule_list l;
+
+	if (probe_schedule_list_load(av->db, &l, err) != 0)
+		return err->code;
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < l.n; j++)
+			if (l.items[j].id == ids[i])
+				term_printf(stdout, "schedule %lld: %s every %s\n", (long long)ids[i],
+				    l.items[j].target, every);
+	probe_schedule_list_free(&l);
+	return 0;
+}
+
 static int
 schedule_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -22,7 +39,7 @@ schedule_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	const char *vendor = NULL, *every = NULL;
 	int64_t every_ms = 0, *ids;
 	struct probe_targets t;
-	int all = 0, c;
+	int all = 0, json = 0, c;
 
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0) {
@@ -30,6 +47,8 @@ schedule_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 			all = 1;
 		else if (c == O_VENDOR)
 			vendor = p.arg;
+		else if (c == O_JSON)
+			json = 1;
 		else if (c == O_EVERY) {
 			every = p.arg;
 			if (incident_duration("--every", p.arg, &every_ms, err) != 0)
@@ -45,8 +64,11 @@ schedule_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "--every: '%s' is under a minute", every);
 	if (probe_targets(av, &p, all, vendor, 0, &t, err) == 0) {
 		ids = xcalloc(t.n + 1, sizeof *ids);
-		if (probe_schedule_add(av, t.ids, t.n, t.vendor_id, every_ms / 1000, &po, ids, err) == 0)
-			probe_ids_print(ids, t.n ? t.n : 1, 0);
+		if (probe_schedule_add(av, t.ids, t.n, t.vendor_id, every_ms / 1000, &po, ids, err) == 0 &&
+		    json)
+			probe_ids_print(ids, t.n ? t.n : 1, 1);
+		else if (err->code == 0)
+			scheduled_print(av, ids, t.n ? t.n : 1, every, err);
 		free(ids);
 	}
 	free(t.ids);
@@ -101,6 +123,7 @@ static const struct opt add_opts[] = {
 	PROBE_RUN_OPTS,
 	{ "all", O_ALL, NULL, "every active endpoint, as it is when the schedule is due", OPT_FORM },
 	{ "vendor", O_VENDOR, "VENDOR", "with --all: only this vendor's endpoints", 0 },
+	{ "json", O_JSON, NULL, "print the new schedules' ids as a JSON array", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 static const struct opt none_opts[] = {

@@ -48,6 +48,12 @@ px_same_org(const struct probe_env *env, int a, int b)
 	    strcmp(env->tenant_org[a], env->tenant_org[b]) == 0;
 }
 
+int
+px_org_assumed(const struct probe_env *env, int a, int b)
+{
+	return !px_same_org(env, a, b) && (env->tenant_org[a] == NULL || env->tenant_org[b] == NULL);
+}
+
 double
 px_top_confidence(int repeats)
 {
@@ -102,10 +108,17 @@ px_cache_levels(const struct probe_env *env)
 	int cross, same;
 
 	px_cache_pairs(env, &cross, &same);
+	/* "Another organisation" is only as true as the credentials' organisations: where one
+	 * was not given, the levels say what was assumed. */
 	if (cross >= 0 && same >= 0)
-		return "per-user, per-organisation or global (keys of one organisation and of another)";
+		return px_org_assumed(env, 0, cross) ? "per-user, per-organisation or global (keys of "
+		    "one organisation and of another; " PX_ORG_ASSUMED ")" :
+		    "per-user, per-organisation or global (keys of one organisation and of another)";
 	if (cross >= 0)
-		return "global against per-user or per-organisation (keys of different organisations, "
+		return px_org_assumed(env, 0, cross) ? "global against per-user or per-organisation "
+		    "(keys taken as of different organisations, " PX_ORG_ASSUMED ": --credential-org "
+		    "on a second key of one organisation would tell those apart)" :
+		    "global against per-user or per-organisation (keys of different organisations, "
 		    "none of one organisation: a second key of an organisation would tell those apart)";
 	if (same >= 0)
 		return "per-user against per-organisation or global (every key of one organisation: "

@@ -105,6 +105,23 @@ probe_queue_targets(struct db *db, int64_t vendor_id, int64_t **ids, size_t *n, 
 	return rc;
 }
 
+char *
+probe_target_name(struct db *db, int64_t endpoint_id, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?", "i", endpoint_id);
+	char *name = NULL;
+
+	if (st == NULL)
+		return NULL;
+	if (db_step(st) == DB_ROW)
+		name = xstrdup(col_text(st, 0));
+	else
+		aerr_set(err, AV_RUNTIME, "endpoint %lld not found", (long long)endpoint_id);
+	db_finalize(st);
+	return name;
+}
+
 /* One entry and its audit entry, inside the caller's transaction. */
 static int
 queue_one(struct aivet *av, int64_t endpoint_id, const char *opts, const cJSON *plan,

@@ -783,9 +783,13 @@ show_history(struct tui *t, struct assess_state *s, struct aerr *err)
 	return rc;
 }
 
+/* A round with required questions open is refused before any question, in the
+ * words of assess submit. */
 static int
 submit_round(struct tui *t, struct assess_state *s, struct aerr *err)
 {
+	if (assessment_may_submit(t->av->db, s->id, err) != 0)
+		return err->code;
 	if (!tui_confirm(t, "Submit assessment %s for review? Its answers lock.", s->idtext))
 		return 0;
 	if (assessment_submit(t->av->db, t->av->actor, s->id, err) != 0)
@@ -924,7 +928,24 @@ assess_click(struct view *v, struct tui *t, int row, int dbl)
 	snprintf(s->keep_q, sizeof s->keep_q, "%s", s->a->q->questions[cur_question(s)].id);
 }
 
+/* What the round's status refuses is not offered: a final round offers no submit,
+ * approve, return, note, attachment or import, a round in review no submit or change;
+ * the refusal stays for a typed key. Where answers are locked, the next unanswered
+ * question is none to answer: its place on the hint line goes to what applies. */
+static int
+assess_offers(const struct view *v, enum request req)
+{
+	const struct assess_state *s = v->state;
+	struct aerr err = { 0 };
+
+	if (s == NULL || s->a == NULL || req == REQ_ENTER)
+		return 1;
+	if (req == REQ_NEXT_UNANSWERED)
+		return strcmp(s->a->status, "draft") == 0;
+	return refused(s, req, 0, &err) == 0;
+}
+
 const struct view_ops tui_assess_view = {
 	"assessment", assess_requests, assess_open, assess_load, assess_draw, assess_request,
-	assess_close, assess_title, assess_click
+	assess_close, assess_title, assess_click, assess_offers
 };

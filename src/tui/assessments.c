@@ -193,5 +193,5 @@ assessments_click(struct view *v, struct tui *t, int row, int dbl)
 
 const struct view_ops tui_assessments_view = {
 	"assessments", assessments_requests, assessments_open, assessments_load, assessments_draw,
-	assessments_request, assessments_close, assessments_title, assessments_click
+	assessments_request, assessments_close, assessments_title, assessments_click, NULL
 };

@@ -430,5 +430,5 @@ dash_click(struct view *v, struct tui *t, int row, int dbl)
 
 const struct view_ops tui_dashboard_view = {
 	"dashboard", dash_requests, dash_open, dash_load, dash_draw, dash_request, dash_close,
-	dash_title, dash_click
+	dash_title, dash_click, NULL
 };

@@ -391,5 +391,5 @@ evidence_title(struct view *v, char *buf, size_t n)
 
 const struct view_ops tui_evidence_view = {
 	"evidence", evidence_requests, evidence_open, evidence_load, evidence_draw, evidence_request,
-	evidence_close, evidence_title, NULL
+	evidence_close, evidence_title, NULL, NULL
 };

@@ -138,7 +138,7 @@ help_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 		const struct request_info *ri = tui_request_info(*r);
 
 		tui_keys_for(*r, below->ops->requests, keys, sizeof keys);
-		if (ri != NULL)
+		if (ri != NULL && tui_view_offers(below, *r))
 			tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "  %-14s %s", keys, ri->help);
 	}
 	tui_list_add(&s->lines, s->lines.n, TUI_MARK_NONE, "%s", "");
@@ -346,10 +346,10 @@ text_click(struct view *v, struct tui *t, int row, int dbl)
 
 const struct view_ops tui_help_view = {
 	"help", text_requests, help_open, NULL, text_draw, text_request, text_close, text_title,
-	text_click
+	text_click, NULL
 };
 
 const struct view_ops tui_text_view = {
 	"text", text_requests, text_open, NULL, text_draw, text_request, text_close, text_title,
-	text_click
+	text_click, NULL
 };

@@ -19,6 +19,14 @@ tui_view_handles(const struct view *v, enum request req)
 	return 0;
 }
 
+/* Whether the screen offers req now: a request that cannot apply (ops->offers) is
+ * left out of the hint line and help, so that neither suggests what is refused. */
+int
+tui_view_offers(const struct view *v, enum request req)
+{
+	return v->ops->offers == NULL || v->ops->offers(v, req);
+}
+
 /* The hint line: the screen's own keys, then "? help  q back", which are
  * never pushed off. Where not all fit, a key's rank in the request table says
  * which go first (3, the less used), so a screen keeps its primary actions;
@@ -45,7 +53,7 @@ tui_draw_hints(struct tui *t, struct view *v, int y)
 			const struct request_info *ri = tui_request_info(*r);
 			size_t w;
 
-			if (ri == NULL || ri->rank != rank || shown[*r])
+			if (ri == NULL || ri->rank != rank || shown[*r] || !tui_view_offers(v, *r))
 				continue;
 			w = strlen(tui_key_name_for(*r, key)) + 1 + strlen(ri->name) + (used ? 2 : 0);
 			if (used + w > room || used + w >= sizeof line - 1)

@@ -787,5 +787,5 @@ incident_click(struct view *v, struct tui *t, int row, int dbl)
 
 const struct view_ops tui_incident_view = {
 	"incident", incident_requests, incident_open_view, incident_load, incident_draw,
-	incident_request, incident_close, incident_title, incident_click
+	incident_request, incident_close, incident_title, incident_click, NULL
 };

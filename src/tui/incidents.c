@@ -214,5 +214,5 @@ incidents_click(struct view *v, struct tui *t, int row, int dbl)
 
 const struct view_ops tui_incidents_view = {
 	"incidents", incidents_requests, incidents_open, incidents_load, incidents_draw,
-	incidents_request, incidents_close, incidents_title, incidents_click
+	incidents_request, incidents_close, incidents_title, incidents_click, NULL
 };

@@ -390,5 +390,5 @@ run_click(struct view *v, struct tui *t, int row, int dbl)
 
 const struct view_ops tui_probe_run_view = {
 	"probe run", run_requests, run_open, run_load, run_draw, run_request, run_close, run_title,
-	run_click
+	run_click, NULL
 };

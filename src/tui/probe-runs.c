@@ -383,5 +383,5 @@ runs_click(struct view *v, struct tui *t, int row, int dbl)
 
 const struct view_ops tui_probe_runs_view = {
 	"probe runs", runs_requests, runs_open, runs_load, runs_draw, runs_request, runs_close,
-	runs_title, runs_click
+	runs_title, runs_click, NULL
 };

@@ -131,6 +131,9 @@ struct view_ops {
 	void (*title)(struct view *v, char *buf, size_t n);
 	/* Optional: a mouse click at a content row (0-based). */
 	void (*click)(struct view *v, struct tui *t, int row, int dbl);
+	/* Optional: 0 when one of its requests cannot apply to what the screen shows
+	 * now (approving a final round): the hint line and help leave it out. */
+	int (*offers)(const struct view *v, enum request req);
 };
 
 /* A scrolling, filterable list: the one list widget every screen uses. */
@@ -229,6 +232,8 @@ void tui_status_draw(struct tui *t, int srows);
 /* The hint line (hints.c) on row y, and whether a screen handles req itself. */
 void tui_draw_hints(struct tui *t, struct view *v, int y);
 int tui_view_handles(const struct view *v, enum request req);
+/* Whether the screen offers req now (ops->offers; 1 without it). */
+int tui_view_offers(const struct view *v, enum request req);
 /* Set by SIGTERM, SIGINT or SIGHUP: the loops and dialogs end (tui.c). */
 extern volatile sig_atomic_t tui_got_term;
 

@@ -54,12 +54,59 @@ vendor_open(struct view *v, struct tui *t, const void *arg, struct aerr *err)
 	return 0;
 }
 
+/* The endpoint list's column widths: each column as wide as its widest value or
+ * heading, and the name before the URL: the name is cut only where the URL would
+ * otherwise lose its host and port, so 80 columns cut no name they have room for. */
+struct ep_cols {
+	int name, api, context, status, url;
+};
+
+/* The columns of what tui_fit_url keeps of a URL at the least: its host and port. */
+static int
+url_host_cols(const char *url, char *tmp, size_t n)
+{
+	const char *host = strstr(url, "://"), *path;
+
+	if (host == NULL)
+		return tui_text_cols(url);
+	host += 3;
+	path = strchr(host, '/');
+	snprintf(tmp, n, "%.*s", path ? (int)(path - host) : (int)strlen(host), host);
+	return tui_text_cols(tmp);
+}
+
+static void
+ep_columns(const struct endpoint_list *l, int width, struct ep_cols *c)
+{
+	int name = 8, host = 3, fixed;   /* "ENDPOINT", "URL" */
+	char tmp[600];
+
+	c->api = 3, c->context = 7, c->status = 6;   /* "API", "CONTEXT", "STATUS" */
+	for (size_t i = 0; i < l->n; i++) {
+		const struct endpoint *e = &l->items[i];
+		int w;
+
+		name = name > (w = tui_text_cols(e->name)) ? name : w;
+		c->api = c->api > (w = tui_text_cols(e->api)) ? c->api : w;
+		c->context = c->context > (w = snprintf(tmp, sizeof tmp, "%lld",
+		    (long long)e->context_tokens)) ? c->context : w;
+		c->status = c->status > (w = tui_text_cols(e->status)) ? c->status : w;
+		host = host > (w = url_host_cols(e->url, tmp, sizeof tmp)) ? host : w;
+	}
+	fixed = 1 + c->api + 1 + c->context + 1 + c->status + 1 + 7 + 1;   /* TENANTS */
+	c->name = name < width - fixed - host ? name : width - fixed - host;
+	if (c->name < 8)
+		c->name = 8;
+	c->url = width - fixed - c->name;
+}
+
 static int
 vendor_load(struct view *v, struct tui *t, struct aerr *err)
 {
 	struct vendor_state *s = v->state;
 	int64_t keep = tui_list_selected_id(&s->endpoints);
 	struct vendor o;
+	struct ep_cols c;
 	char name[160], url[600];
 
 	if (vendor_show_load(t->av->db, s->id, &o, err) != 0)
@@ -67,8 +114,9 @@ vendor_load(struct view *v, struct tui *t, struct aerr *err)
 	vendor_free(&s->vendor);
 	s->vendor = o;
 	tui_list_clear(&s->endpoints);
-	snprintf(s->endpoints.header, sizeof s->endpoints.header, "%-20s %-12s %-10s %-8s %-7s %s",
-	    "ENDPOINT", "API", "CONTEXT", "STATUS", "TENANTS", "URL");
+	ep_columns(&o.endpoint_list, COLS - 2, &c);
+	snprintf(s->endpoints.header, sizeof s->endpoints.header, "%-*s %-*s %-*s %-*s %-7s %s",
+	    c.name, "ENDPOINT", c.api, "API", c.context, "CONTEXT", c.status, "STATUS", "TENANTS", "URL");
 	/* Active endpoints first, each group by name. */
 	for (int archived = 0; archived < 2; archived++)
 		for (size_t i = 0; i < o.endpoint_list.n; i++) {
@@ -78,9 +126,9 @@ vendor_load(struct view *v, struct tui *t, struct aerr *err)
 				continue;
 			/* The URL takes what the row leaves, host and port kept (tui_fit_url). */
 			tui_list_add(&s->endpoints, e->id, archived ? TUI_MARK_DIM : TUI_MARK_NONE,
-			    "%s %-12s %-10lld %-8s %-7d %s", tui_fit_mid(name, sizeof name, e->name, 20),
-			    e->api, (long long)e->context_tokens, e->status, (int)e->ncredentials,
-			    tui_fit_url(url, sizeof url, e->url, COLS - 2 - 62));
+			    "%s %-*s %-*lld %-*s %-7d %s", tui_fit_mid(name, sizeof name, e->name, c.name),
+			    c.api, e->api, c.context, (long long)e->context_tokens, c.status, e->status,
+			    (int)e->ncredentials, tui_fit_url(url, sizeof url, e->url, c.url));
 		}
 	tui_list_restore(&s->endpoints, keep);
 	return 0;
@@ -634,5 +682,5 @@ vendor_click(struct view *v, struct tui *t, int row, int dbl)
 
 const struct view_ops tui_vendor_view = {
 	"vendor", vendor_requests, vendor_open, vendor_load, vendor_draw, vendor_request,
-	vendor_close, vendor_title, vendor_click
+	vendor_close, vendor_title, vendor_click, NULL
 };

@@ -228,5 +228,5 @@ vendors_click(struct view *v, struct tui *t, int row, int dbl)
 
 const struct view_ops tui_vendors_view = {
 	"vendors", vendors_requests, vendors_open, vendors_load, vendors_draw, vendors_request,
-	vendors_close, vendors_title, vendors_click
+	vendors_close, vendors_title, vendors_click, NULL
 };

@@ -153,12 +153,18 @@ is "$(db_snapshot)" "$snap" "and the answer did not change either"
 run vendor add beta
 run assess start beta scoring-test
 refused "assessment 2 is a draft; submit it for review first ('aivet assess submit 2')" --actor bob assess approve 2
+# A round goes to review complete: submit names every open required question,
+# in the words approve uses.
+refused "assessment 2 has 2 unanswered required questions: gate, notify" assess submit 2
+run --actor alice assess answer 2 gate no
+refused "assessment 2 has 1 unanswered required question: notify" assess submit 2
+is "$(sqlite3 "$AIVET_DB" "SELECT status FROM assessment WHERE id = 2")" "draft" "a refused submit leaves a draft"
+run assess answer 2 notify 24h
 run assess submit 2
 is "$out" "assessment 2 submitted for review" "submit"
 refused "assessment 2 is already in review" assess submit 2
 refused "assessment 2 is in review and its answers are locked ('aivet assess reopen 2' returns it to draft)" \
 	assess answer 2 gate no
-refused "assessment 2 has 2 unanswered required questions: gate, notify" --actor bob assess approve 2
 # The reviewer is the actor: no typed name stands in for who approves.
 snap=$(db_snapshot)
 refused "assess approve takes no --reviewer: the reviewer is who runs aivet (now tester), signing with their own key
@@ -168,8 +174,6 @@ usage: aivet assess approve ASSESSMENT [--key NAME]" assess approve 2 --reviewer
 is "$(db_snapshot)" "$snap" "a typed reviewer changes nothing"
 run assess reopen 2
 is "$out" "assessment 2 returned to draft" "reopen a review: back to draft"
-run --actor alice assess answer 2 gate no
-run assess answer 2 notify 24h
 run --actor carol assess submit 2
 # Two people: nobody who answered this round or submitted it approves it.
 snap=$(db_snapshot)

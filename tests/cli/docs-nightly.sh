@@ -75,7 +75,7 @@ like "$(cat "$T/nightly.err")" "incident notification clocks overdue or due soon
 sleep 1
 run endpoint edit "Acme Health/prod" --url "$BAD/v1"
 run schedule add --all --every 24h --probe echo,canary
-is "$rc:$out" "0:1" "night 4: a schedule of every endpoint, every 24 hours"
+is "$rc:$out" "0:schedule 1: every endpoint every 24h" "night 4: a schedule of every endpoint, every 24 hours"
 run worker --once --name host-b
 is "$rc" 0 "night 4: a worker on another host runs what the schedule queued"
 out=$(AIVET="$AIVET" AIVET_OUT="$T/out" AIVET_FROM_WORKERS=24h sh "$DOCS/aivet-nightly.sh" 2>"$T/nightly.err") &&

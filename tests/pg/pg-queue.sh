@@ -50,7 +50,7 @@ ok $? "three vendors, thirteen endpoints"
 
 # ---- the roles write the queue through aivet's functions only ----
 run --db "$(pg_url fleet alice)" probe queue Sched/e1 --probe echo
-is "$rc:$out" "0:1" "alice queues a run"
+is "$rc:$out" "0:queued run entry 1 for Sched/e1" "alice queues a run"
 for sql in "INSERT INTO probe_queue (endpoint_id, options, plan, actor, queued_at) VALUES (1, '{}', '{}', 'alice', 'x')" \
 	"UPDATE probe_queue SET status = 'done'" "UPDATE probe_queue SET worker = 'me', lease_until = '2999-01-01'" \
 	"INSERT INTO probe_schedule (every_s, options, next_at, actor, created_at) VALUES (60, '{}', 'x', 'a', 'x')"; do

@@ -131,6 +131,7 @@ is "$(psql_as owner "INSERT INTO assessment (vendor_id, questionnaire_id, status
 	VALUES (1, $QID, 'final', 'owner', 'x')")" \
 	"ERROR:  an assessment is not written as final: it is approved in review" "nor inserts a final round"
 as alice assess answer "$D" gate no
+as alice assess answer "$D" notify 5d
 as alice assess submit "$D"
 is "$(psql_as owner "INSERT INTO answer (assessment_id, question_id, value, actor, updated_at)
 	VALUES ($D, 'notify', '\"1d\"', 'owner', 'x')")" \

@@ -15,7 +15,7 @@ run endpoint add Acme --name ok --api openai --url "$SIM_URL/v1" --model aivet-s
 run endpoint add Acme --name nokey --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 8192 \
 	--credential a=env:KEY_UNSET_HERE
 run probe queue Acme/nokey --probe echo
-is "$rc" 0 "a run of Acme/nokey is queued"
+is "$rc:$out" "0:queued run entry 1 for Acme/nokey" "a run of Acme/nokey is queued, said in words"
 run worker --once --name w1
 is "$rc" 3 "worker --once exits 3 when a run it took did not start"
 is "$errout" "aivet: 1 queued run did not start (entry 1: tenant 'a': credential env:KEY_UNSET_HERE: the environment variable is not set); see 'aivet probe runs'" \
@@ -29,7 +29,8 @@ why="tenant 'a': credential env:KEY_UNSET_HERE: the environment variable is not 
 is "$(printf '%s' "$out" | jq -c --arg why "$why" '[.[] | select(.queue_id == 1) | [.id, .status, .worker, .error == $why]]')" \
 	'[[null,"not started","w1",true]]' "probe runs --json: the same"
 is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange")" 0 "nothing was sent"
-run probe queue Acme/ok --probe echo
+run probe queue Acme/ok --probe echo --json
+is "$rc:$out" "0:[2]" "probe queue --json: the entry's id, for scripts"
 run worker --once --name w2
 is "$rc:$errout" "0:" "a worker whose runs all started exits 0"
 is "$(sqlite3 "$AIVET_DB" "SELECT status FROM probe_run")" "completed" "and its run completed"

@@ -18,17 +18,18 @@
 
 export KEY_A=key-a KEY_B=key-b KEY_C=key-c
 n=0
-# extract NAME SIM-ARGS...: a vendor with keys a and b of acme and c of other, a context of
-# $CTX (131072 unless set); one cache-extract run, its JSON in $out.
+# extract NAME SIM-ARGS...: a vendor with keys a and b of acme and c of other (the
+# --credential-org options $ORGS where set), a context of $CTX (131072 unless set); one
+# cache-extract run, its JSON in $out.
 extract() {
 	name=$1
 	shift
+	orgs=${ORGS:-"--credential-org a=acme --credential-org b=acme --credential-org c=other"}
 	sim_start --tenants a@acme=key-a,b@acme=key-b,c@other=key-c "$@" || return 1
 	run vendor add "X-$name"
 	run endpoint add "X-$name" --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \
 		--context "${CTX:-131072}" --credential a=env:KEY_A --credential b=env:KEY_B --credential c=env:KEY_C \
-		--credential-org a=acme --credential-org b=acme --credential-org c=other \
-		--price-in 2.5 --price-out 10
+		$orgs --price-in 2.5 --price-out 10
 	run probe run "X-$name/e" --dry-run --probe cache-extract --json
 	plan=$out
 	run probe run "X-$name/e" --probe cache-extract --yes --json --fail-on medium
@@ -153,6 +154,13 @@ is "$(printf '%s' "$out" | json '.probes[0] | [.findings[].evidence[]] == [.deta
 is "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
     "tenant 'c''s first control was served 1088 cached tokens of an opening only tenant 'a' had sent: the prompt cache is shared across organisations, though no unit of the secret was recovered; no guess of unit 1 was reported cached beyond the recovered prefix (with tenant 'a''s prompt re-sent before each)" \
     "opening only: the finding says what the exchanges show"
+
+# The same with no --credential-org for c: "across organisations" is an assumption, and said.
+ORGS="--credential-org a=acme --credential-org b=acme" extract unsaid --prefix-cache global --page-size 16 \
+    --prefix-cache-max 1100
+is "$(printf '%s' "$out" | json '.probes[0].findings[0].message')" \
+    "tenant 'c''s first control was served 1088 cached tokens of an opening only tenant 'a' had sent: the prompt cache is shared across organisations (tenants with no --credential-org are taken as separate organisations), though no unit of the secret was recovered; no guess of unit 1 was reported cached beyond the recovered prefix (with tenant 'a''s prompt re-sent before each)" \
+    "c without an organisation: the finding says it is taken as another organisation"
 
 # ---- a hit on a value that is not the planted one: nothing is claimed ----
 extract masked --prefix-cache global --page-size 16 --prefix-cache-mask-digits

@@ -65,8 +65,19 @@ like "$(printf '%s' "$out" | json .cache_sharing_levels)" "^per-user against per
 run endpoint add P --name two-orgs --api openai --url http://127.0.0.1:9/v1 --model m --context 8192 \
     --credential a=env:KEY_A --credential b=env:KEY_B
 run probe run P/two-orgs --dry-run --probe prefix-timing --json
-like "$(printf '%s' "$out" | json .cache_sharing_levels)" "^global against per-user or per-organisation" \
-    "plan: credentials without an organisation are organisations of their own"
+is "$(printf '%s' "$out" | json .cache_sharing_levels)" "global against per-user or per-organisation (keys taken as of different organisations, tenants with no --credential-org are taken as separate organisations: --credential-org on a second key of one organisation would tell those apart)" \
+    "plan: credentials without an organisation are taken as organisations of their own, and it says so"
+run endpoint add P --name two-stated --api openai --url http://127.0.0.1:9/v1 --model m --context 8192 \
+    --credential a=env:KEY_A --credential b=env:KEY_B --credential-org a=acme --credential-org b=other
+run probe run P/two-stated --dry-run --probe prefix-timing --json
+is "$(printf '%s' "$out" | json .cache_sharing_levels)" "global against per-user or per-organisation (keys of different organisations, none of one organisation: a second key of an organisation would tell those apart)" \
+    "plan: two organisations stated: no assumption to state"
+run endpoint add P --name one-unsaid --api openai --url http://127.0.0.1:9/v1 --model m --context 8192 \
+    --credential a=env:KEY_A --credential b=env:KEY_B --credential c=env:KEY_C \
+    --credential-org a=acme --credential-org b=acme
+run probe run P/one-unsaid --dry-run --probe prefix-timing
+like "$out" "prompt-cache sharing these credentials can tell: per-user, per-organisation or global \(keys of one organisation and of another; tenants with no --credential-org are taken as separate organisations\)" \
+    "plan: a key with no organisation beside two of one: the assumption said in words"
 run probe run P/two-orgs --dry-run --json
 is "$(printf '%s' "$out" | json 'has("cache_sharing_levels")')" false "plan: said only when prefix-timing runs"
 

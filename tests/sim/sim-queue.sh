@@ -40,7 +40,8 @@ is "$rc:$(printf '%s' "$errout" | head -1)" "2:aivet: probe queue --all takes no
 
 run probe queue --all --probe echo --budget-tokens 90000 --concurrency 1
 is "$rc" 0 "probe queue --all exits 0"
-is "$out" "$(seq 1 12)" "it prints the twelve entries' ids"
+is "$out" "$(i=0; for v in Acme Beta Gamma; do for n in e1 e2 e3 e4; do i=$((i + 1))
+	echo "queued run entry $i for $v/$n"; done; done)" "it names the twelve entries, each with its endpoint"
 is "$(q "SELECT count(*) FROM probe_queue WHERE status = 'queued'")" 12 "twelve entries queued"
 is "$(q "SELECT DISTINCT json_extract(options, '\$.budget_tokens') || ' ' || json_extract(options, '\$.probes') \
 	|| ' ' || json_extract(options, '\$.concurrency') FROM probe_queue")" "90000 echo 1" \
@@ -134,7 +135,10 @@ is "$(printf '%s' "$out" | jq -r "[.[] | select(.id == $killed_run)][0] | .statu
 run probe limit Beta --runs 1
 is "$rc" 0 "Beta: one run at once"
 run probe queue --all --vendor Beta --probe echo --concurrency 1
-is "$rc:$(printf '%s\n' "$out" | wc -l | tr -d ' ')" "0:4" "Beta's four endpoints queued"
+is "$rc:$out" "0:queued run entry 14 for Beta/e1
+queued run entry 15 for Beta/e2
+queued run entry 16 for Beta/e3
+queued run entry 17 for Beta/e4" "Beta's four endpoints queued, each entry named with its endpoint"
 for i in 1 2; do
 	"$AIVET" worker --once --name "l$i" --concurrency 2 >"$T/w/l$i.out" 2>"$T/w/l$i.err" &
 	eval "lpid$i=\$!"
@@ -152,9 +156,10 @@ is "$(q "SELECT count(*) FROM probe_queue a JOIN probe_queue b ON a.id < b.id JO
 	"no two of Beta's runs were taken at once: each was taken after the one before was done"
 
 # ---- a schedule whose endpoint no longer plans ----
-run schedule add Gamma/e1 Gamma/e2 --every 1h --probe echo
-is "$rc:$out" "0:1
-2" "two schedules, due now"
+run schedule add Gamma/e1 --every 1h --probe echo
+is "$rc:$out" "0:schedule 1: Gamma/e1 every 1h" "a schedule, due now, said in words"
+run schedule add Gamma/e2 --every 1h --probe echo --json
+is "$rc:$out" "0:[2]" "schedule add --json: the new schedule's id, for scripts"
 run endpoint archive Gamma/e2
 run worker --once --name w5
 is "$rc" 0 "a worker queues and runs what is due"

@@ -63,29 +63,20 @@ tui_keys q
 tui_wait "Assessment 1 (draft)"; ok $? "q returns to the assessment"
 tui_wait "3/22 answered  8 required"; ok $? "the summary counts the answers"
 
-# Approval is refused while required questions are open; submit works.
+# Submit is refused while required questions are open, in the CLI's words, before
+# any question is put.
 tui_keys S
-tui_wait "Submit assessment 1 for review?"; ok $? "S asks first"
-tui_keys y
-tui_wait "assessment 1 submitted for review"; ok $? "submitted"
-tui_keys Enter
-tui_wait "error: in review, answers locked: U returns it to draft"; \
-	ok $? "in review, Enter says the answers are locked and how to unlock them, before any dialog"
+tui_wait "error: assessment 1 has 8 unanswered required questions: "; \
+	ok $? "submit refused while required questions are open, naming them as assess submit does"
+unlike "$(tui_screen)" "Submit assessment 1 for review" "refused before any question is put"
 sleep 0.6   # keys typed straight after a refusal are dropped
-tui_keys S
-tui_wait "error: already in review: V approves it, U returns it to draft"; ok $? "S again says it is in review"
-sleep 0.6
-tui_keys V
-tui_wait "assessment 1 has 8 unanswered required questions"; ok $? "approval refused, in the CLI's words"
-unlike "$(tui_screen)" "Approve assessment 1" "refused before any question is put"
-sleep 0.6
 
 run assess show 1 --json
 is "$(printf '%s' "$out" | json '[.questions[] | select(.value != null) | "\(.id)=\(.value) \(.note) \(.actor)"] | join("; ")')" \
 	"kv_cache_scope=per_tenant null tester; kv_pages_exposed=no null tester; exposure_notification_time=24h per contract 7.3 tester" \
 	"assess show --json holds the three answers"
 is "$(printf '%s' "$out" | json '"\(.status) \(.score.rating) \(.score.answered) \(.score.unanswered_required)"')" \
-	"in_review incomplete 3 8" "status and score: incomplete while required answers are missing"
+	"draft incomplete 3 8" "status and score: still a draft, incomplete while required answers are missing"
 
 # The evidence speaks beside the answer: a cross-tenant leak contradicts per_tenant.
 run endpoint add acme --name prod --api openai --url https://api.acme.example/v1 --model m \
@@ -107,10 +98,38 @@ like "$(tui_screen | grep 'kv_cache_scope' | head -1)" "│ high +kv_cache_scope
 is "$(tui_screen | grep 'kv_cache_scope' | head -1 | sed 's/ *$//; s/.* //')" \
 	"$("$AIVET" assess show 1 | sed -n 's/^  kv_cache_scope  *per_tenant  *acme\/prod  *//p')" \
 	"the claim word beside the answer is assess show's for the same claim"
-like "$(tui_screen | sed -n 2p)" "^ unacceptable \(score [0-9.]+\)  in_review  3/22 answered  8 required open" \
+like "$(tui_screen | sed -n 2p)" "^ unacceptable \(score [0-9.]+\)  draft  3/22 answered  8 required open" \
 	"80x24: the header leads with the rating and score"
 tui_resize 100x30
 sleep 0.3
+
+# With every required question answered, submit works; in review the answers lock.
+# (An answer can ask further questions: answer until none is open.)
+for pass in 1 2 3 4 5 6; do
+	for qid in $("$AIVET" assess show 1 --json | jq -r '.questions[] | select(.asked and .required and .value == null) | .id'); do
+		v=$(jq -r --arg q "$qid" '.sections[].questions[] | select(.id == $q) |
+			if .type == "duration" then "24h" elif .type == "number" then "131072"
+			elif .type == "text" then "see contract" else (.choices // [])[0].value end' \
+			"$TESTS_SRCDIR/../questionnaires/llm-inference-isolation.json")
+		"$AIVET" --actor alice assess answer 1 "$qid" "$v" >/dev/null
+	done
+done
+tui_keys S
+tui_wait "Submit assessment 1 for review?"; ok $? "complete, S asks first"
+tui_keys y
+tui_wait "assessment 1 submitted for review"; ok $? "submitted once complete"
+tui_keys Enter
+tui_wait "error: in review, answers locked: U returns it to draft"; \
+	ok $? "in review, Enter says the answers are locked and how to unlock them, before any dialog"
+sleep 0.6
+tui_keys S
+tui_wait "error: already in review: V approves it, U returns it to draft"; ok $? "S again says it is in review"
+sleep 0.6
+tui_keys V
+tui_wait "tester cannot approve assessment 1: tester answered and submitted it"; \
+	ok $? "approval refused, in the CLI's words"
+unlike "$(tui_screen)" "Approve assessment 1" "refused before any question is put"
+sleep 0.6
 
 tui_q_out
 tui_wait "[exit 0]"; ok $? "q back to the end quits with status 0"

@@ -39,8 +39,8 @@ header() {
 }
 assess_footer() {
 	case $1 in
-	80x24) echo "Enter open  H history  S submit  V approve  U return  / find  ? help  q back" ;;
-	*) echo "Tab pane  Enter open  n next unanswered  N note  H history  S submit  V approve  U return  / find  ? help  q back" ;;
+	80x24) echo "Tab pane  Enter open  H history  V approve  U return  / find  ? help  q back" ;;
+	*) echo "Tab pane  Enter open  H history  V approve  U return  / find  E sheet  ? help  q back" ;;
 	esac
 }
 vendor_footer() {

@@ -106,13 +106,12 @@ screens() {
 	tui_wait "/tenant: match 2 of $n"; ok $? "$size: > steps to the next match"
 	tui_keys '<' '<'
 	tui_wait "/tenant: match $n of $n"; ok $? "$size: < steps back, round the start"
-	# Each key has one meaning here, and one line in the help.
+	# Each key has one meaning here, and one line in the help; a final round has no
+	# question to answer nor note to add, so n and N are not offered.
 	tui_keys '?'; tui_wait "Keys on this screen (assessment)"
 	help=$(tui_screen)
-	is "$(printf '%s\n' "$help" | grep -cE '^ +n ')" 1 "$size: ? lists n once"
-	like "$help" "^ +n +jump to the next unanswered question" "$size: n is the next unanswered question"
-	is "$(printf '%s\n' "$help" | grep -cE '^ +N ')" 1 "$size: ? lists N once"
-	like "$help" "^ +N +add a note" "$size: N is the note"
+	is "$(printf '%s\n' "$help" | grep -cE '^ +n ')" 0 "$size: ? on a final round lists no n (next unanswered)"
+	is "$(printf '%s\n' "$help" | grep -cE '^ +N ')" 0 "$size: nor N (note)"
 	like "$help" "^ +> +go to the next match" "$size: > is the next match"
 	like "$help" "^ +< +go to the previous match" "$size: < is the previous match"
 	tui_keys q; tui_wait "QUESTIONS  /tenant"

@@ -76,7 +76,7 @@ tui_keys L
 tui_wait "OPEN INCIDENTS"
 tui_keys Enter
 tui_wait "ENDPOINT"; ok $? "80x24: the vendor screen lists its endpoints"
-is "$(tui_screen | grep -c "prod-.* 127\.0\.0\.1:$port")" 2 "80x24: each endpoint's URL keeps host and port ($port)"
+is "$(tui_screen | grep -cE "prod-.* (http://)?127\.0\.0\.1:$port")" 2 "80x24: each endpoint's URL keeps host and port ($port)"
 
 # A credential that cannot be read: the guard speaks before any cost question.
 "$AIVET" endpoint add "$V" --name nokey --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \

@@ -900,10 +900,52 @@ finish(struct db *db, struct assessment *a, int rc, struct aerr *err)
 	return rc;
 }
 
+/*
+ * Rates the round into *s and refuses it, naming every required question
+ * still open, when any is: a round goes to review, and is approved, only
+ * complete, and submit and approve say so in the same words.
+ */
+static int
+unanswered_refusal(struct db *db, const struct assessment *a, struct assessment_score *s,
+    struct aerr *err)
+{
+	struct buf missing;
+	int rc;
+
+	if (assessment_rate(db, a, s, NULL, err) != 0)
+		return err->code;
+	if (s->unanswered_required == 0)
+		return 0;
+	buf_init(&missing);
+	for (int i = 0; i < a->q->nquestions; i++)
+		if (a->asked[i] && a->q->questions[i].required && a->answers[i].value == NULL)
+			buf_printf(&missing, "%s%s", missing.len ? ", " : "", a->q->questions[i].id);
+	rc = aerr_set(err, AV_USAGE, "assessment %lld has %d unanswered required question%s: %s",
+	    (long long)a->id, s->unanswered_required, s->unanswered_required == 1 ? "" : "s",
+	    missing.data);
+	buf_free(&missing);
+	return rc;
+}
+
+int
+assessment_may_submit(struct db *db, int64_t id, struct aerr *err)
+{
+	struct assessment *a;
+	struct assessment_score s;
+	int rc;
+
+	if (assessment_load(db, id, &a, err) != 0)
+		return err->code;
+	rc = unanswered_refusal(db, a, &s, err);
+	assessment_free(a);
+	return rc;
+}
+
 int
 assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err)
 {
 	struct assessment *a;
+	struct assessment_score s;
 	char at[32];
 	int rc;
 
@@ -916,6 +958,8 @@ assessment_submit(struct db *db, const char *actor, int64_t id, struct aerr *err
 		    aerr_set(err, AV_USAGE, "assessment %lld is already in review", (long long)id);
 		return finish(db, a, rc, err);
 	}
+	if (unanswered_refusal(db, a, &s, err) != 0)
+		return finish(db, a, err->code, err);
 	now_iso(at);
 	rc = db_write(db, err, &submit_round, NULL, "it", id, at);
 	if (rc == 0)
@@ -959,8 +1003,6 @@ approve_refusal(struct db *db, const char *actor, const struct assessment *a,
     struct assessment_score *s, struct aerr *err)
 {
 	int64_t id = a->id;
-	struct buf missing;
-	int rc;
 
 	if (actor == NULL || *actor == '\0')
 		return aerr_set(err, AV_USAGE, "approval needs an actor (--actor NAME or AIVET_ACTOR)");
@@ -972,19 +1014,8 @@ approve_refusal(struct db *db, const char *actor, const struct assessment *a,
 		    aerr_set(err, AV_USAGE, "assessment %lld is already final", (long long)id) :
 		    aerr_set(err, AV_USAGE, "assessment %lld is a draft; submit it for review first "
 		    "('aivet assess submit %lld')", (long long)id, (long long)id);
-	if (assessment_rate(db, a, s, NULL, err) != 0)
+	if (unanswered_refusal(db, a, s, err) != 0)
 		return err->code;
-	if (s->unanswered_required > 0) {
-		buf_init(&missing);
-		for (int i = 0; i < a->q->nquestions; i++)
-			if (a->asked[i] && a->q->questions[i].required && a->answers[i].value == NULL)
-				buf_printf(&missing, "%s%s", missing.len ? ", " : "", a->q->questions[i].id);
-		rc = aerr_set(err, AV_USAGE, "assessment %lld has %d unanswered required question%s: %s",
-		    (long long)id, s->unanswered_required, s->unanswered_required == 1 ? "" : "s",
-		    missing.data);
-		buf_free(&missing);
-		return rc;
-	}
 	return approver_is_second_person(db, actor, id, err);
 }
 

@@ -299,9 +299,6 @@ set_str(char **dst, const char *src)
 	*dst = src != NULL ? xstrdup(src) : NULL;
 }
 
-/* One audit entry about the endpoint, in order: a URL set moves the endpoint
- * (and the origin of the references its setter wrote); a reference set binds
- * it to the URL of that moment; a confirmation by the writer rebinds it. */
 /* The engine's admin credential goes to the engine's nodes, not to the
  * endpoint's URL: the entry's node list, one URL a line, is what moves it. */
 static char *
@@ -319,6 +316,14 @@ engine_nodes(const cJSON *d)
 	return buf_steal(&out);
 }
 
+/* One audit entry about the endpoint, in order: a URL set moves the endpoint
+ * (and the origin of the references its setter wrote); a reference set binds
+ * it to the URL of that moment; a confirmation by the writer rebinds it.
+ *
+ * An entry's word that a credential was removed changes no writer: an edit
+ * may remove a label and set it again, and the row that stays is what the
+ * setting wrote. Who wrote a reference is read only from entries that set
+ * it, and credref_binding_load checks the last one against the row. */
 static void
 binding_step(struct credref_binding *b, char **ref_set, const char *actor, const char *at,
     const char *action, const cJSON *d, const char *label)
@@ -345,11 +350,6 @@ binding_step(struct credref_binding *b, char **ref_set, const char *actor, const
 		set_str(ref_set, set);
 		set_str(&b->writer, actor);
 		set_str(&b->origin_url, b->url);
-	}
-	if (json_array_has(cJSON_GetObjectItemCaseSensitive(d, "credentials_removed"), label)) {
-		set_str(ref_set, NULL);
-		set_str(&b->writer, NULL);
-		set_str(&b->origin_url, NULL);
 	}
 	free(nodes);
 }
@@ -456,19 +456,56 @@ origin_check(struct db *db, int64_t endpoint_id, const char *url, const char *re
 	return rc;
 }
 
-/* Whether the runner's own configuration allows ref: CONFIG/credentials-allowed,
- * one reference or pattern (fnmatch, '*' within a path segment) a line, '#'
- * comments. The file must be the runner's and writable by nobody else, or a
+/* One line of credentials-allowed, comments and blanks trimmed: "REF WRITER".
+ * Returns 0 with *ref and *writer pointing into line (*ref NULL for a blank
+ * line), or an error naming the line. A line without a writer is refused,
+ * not read as "anyone": the file says whose word the runner takes. */
+static int
+allowed_line(char *line, const char *path, int n, char **ref, char **writer, struct aerr *err)
+{
+	char *end;
+
+	*ref = *writer = NULL;
+	line[strcspn(line, "#")] = '\0';
+	line += strspn(line, " \t");
+	end = line + strlen(line);
+	while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	if (*line == '\0')
+		return 0;
+	if (strncmp(line, "env:", 4) != 0 && strncmp(line, "file:", 5) != 0)
+		return aerr_set(err, AV_USAGE, "%s:%d: expected env:NAME or file:PATH (patterns "
+		    "allowed) and the login of its writer", path, n);
+	*ref = line;
+	line += strcspn(line, " \t");
+	if (*line != '\0')
+		*line++ = '\0';
+	line += strspn(line, " \t");
+	if (*line == '\0' || line[strcspn(line, " \t")] != '\0')
+		return aerr_set(err, AV_USAGE, "%s:%d: '%s' names no single writer; write '%s LOGIN', "
+		    "LOGIN being who sets that reference on the endpoints whose runs may send it",
+		    path, n, *ref, *ref);
+	*writer = line;
+	return 0;
+}
+
+/* Whether the runner's own configuration allows ref as written by writer:
+ * CONFIG/credentials-allowed, one "REF WRITER" a line (REF an fnmatch pattern,
+ * '*' within a path segment; WRITER a login), '#' comments. A line naming
+ * ref but another writer is kept in *other ("LOGIN at PATH:N") for the
+ * refusal. The file must be the runner's and writable by nobody else, or a
  * colleague could allow what they wrote. */
 static int
-credref_allowed(const char *ref, const char *path, int *allowed, struct aerr *err)
+credref_allowed(const char *ref, const char *writer, const char *path, int *allowed,
+    char **other, struct aerr *err)
 {
 	struct stat st;
 	struct buf b;
-	char *line, *next;
+	char *line, *next, *r, *w;
 	int n = 0;
 
 	*allowed = 0;
+	*other = NULL;
 	if (stat(path, &st) != 0)
 		return 0;
 	if (st.st_uid != getuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
@@ -476,28 +513,45 @@ credref_allowed(const char *ref, const char *path, int *allowed, struct aerr *er
 	if (read_file(path, 1 << 16, &b, err) != 0)
 		return err->code;
 	for (line = b.data; line != NULL && !*allowed; line = next) {
-		char *end;
-
 		n++;
 		next = strchr(line, '\n');
 		if (next != NULL)
 			*next++ = '\0';
-		line[strcspn(line, "#")] = '\0';
-		line += strspn(line, " \t");
-		end = line + strlen(line);
-		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-			*--end = '\0';
-		if (*line == '\0')
-			continue;
-		if (strncmp(line, "env:", 4) != 0 && strncmp(line, "file:", 5) != 0) {
+		if (allowed_line(line, path, n, &r, &w, err) != 0) {
+			free(*other);
+			*other = NULL;
 			buf_free(&b);
-			return aerr_set(err, AV_USAGE, "%s:%d: expected env:NAME or file:PATH (patterns "
-			    "allowed)", path, n);
+			return err->code;
 		}
-		*allowed = fnmatch(line, ref, FNM_PATHNAME) == 0;
+		if (r == NULL || fnmatch(r, ref, FNM_PATHNAME) != 0)
+			continue;
+		if (writer != NULL && strcmp(w, writer) == 0)
+			*allowed = 1;
+		else if (*other == NULL)
+			*other = xasprintf("%s at %s:%d", w, path, n);
 	}
 	buf_free(&b);
 	return 0;
+}
+
+/* Why a reference someone else set is not read: nothing in the runner's file
+ * names it, or the file takes it only from another writer. */
+static int
+refuse_allowed(const char *ref, const char *writer, const char *runner, const char *path,
+    const char *other, struct aerr *err)
+{
+	if (writer == NULL)
+		return aerr_set(err, AV_USAGE, "credential %s was set by no audited change (the row "
+		    "was written outside aivet), not by you (%s); no configuration allows that; "
+		    "nothing was sent. Set the reference with 'aivet endpoint edit'", ref, runner);
+	if (other != NULL)
+		return aerr_set(err, AV_USAGE, "credential %s was set on this endpoint by %s, not by "
+		    "you (%s); your configuration allows it only as set by %s; nothing was sent",
+		    ref, writer, runner, other);
+	return aerr_set(err, AV_USAGE, "credential %s was set by %s, not by you (%s), and your "
+	    "configuration does not allow it; nothing was sent. If you mean to send that "
+	    "secret as %s sets it, add the line '%s %s' to %s", ref, writer, runner, writer, ref,
+	    writer, path);
 }
 
 int
@@ -505,7 +559,7 @@ credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char 
     const char *label, const char *ref, char **secret, size_t *len, struct aerr *err)
 {
 	struct credref_binding b;
-	char *conf, *path, *writer;
+	char *conf, *path, *writer, *other = NULL;
 	struct stat st;
 	int allowed = 0, rc;
 
@@ -529,15 +583,15 @@ credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char 
 		free(writer);
 		return credref_resolve(ref, secret, len, err);
 	}
+	/* Someone else's reference, whoever queued the run: the runner's file must
+	 * name it with the writer the log shows for it on this endpoint. */
 	conf = aivet_dir(AIVET_CONFIG_DIR);
 	path = xasprintf("%s/credentials-allowed", conf);
 	free(conf);
-	rc = credref_allowed(ref, path, &allowed, err);
+	rc = credref_allowed(ref, writer, path, &allowed, &other, err);
 	if (rc == 0 && !allowed)
-		rc = aerr_set(err, AV_USAGE, "credential %s was set by %s, not by you (%s), and your "
-		    "configuration does not allow it; nothing was sent. If you mean to send that "
-		    "secret, add the line '%s' to %s", ref, writer != NULL ? writer :
-		    "no audited change (the row was written outside aivet)", runner, ref, path);
+		rc = refuse_allowed(ref, writer, runner, path, other, err);
+	free(other);
 	free(writer);
 	free(path);
 	return rc != 0 ? rc : credref_resolve(ref, secret, len, err);

@@ -6,7 +6,9 @@
  * On a shared database a reference is someone's word about where a secret
  * is, and a probe run sends the secret to a vendor: so a run reads a
  * reference only when its runner set it (the actor of the audit entry that
- * set it last) or allowed it in their own configuration, and aivet's own
+ * set it last) or allowed it, as set by that writer, in their own
+ * configuration (a worker relaying a colleague's key: only where that
+ * colleague set the reference and set or confirmed the URL), and aivet's own
  * secrets (key passphrase, database login, signing keys, the database) are
  * never read, whoever asked.
  *
@@ -316,6 +318,19 @@ engine_nodes(const cJSON *d)
 	return buf_steal(&out);
 }
 
+/* Whether url is one of list's lines (list: one URL, or an engine's nodes). */
+static int
+url_listed(const char *list, const char *url)
+{
+	size_t n = strlen(url);
+
+	for (const char *p = list; p != NULL; p = strchr(p, '\n'), p += p != NULL) {
+		if (strncmp(p, url, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
 /* One audit entry about the endpoint, in order: a URL set moves the endpoint
  * (and the origin of the references its setter wrote); a reference set binds
  * it to the URL of that moment; a confirmation by the writer rebinds it.
@@ -334,8 +349,11 @@ binding_step(struct credref_binding *b, char **ref_set, const char *actor, const
 	const cJSON *creds = cJSON_GetObjectItemCaseSensitive(d, "credentials");
 
 	if (strcmp(action, "endpoint.confirm") == 0) {
-		if (b->writer != NULL && strcmp(b->writer, actor) == 0 && json_array_has(creds, label))
+		if (b->writer != NULL && strcmp(b->writer, actor) == 0 && json_array_has(creds, label)) {
 			set_str(&b->origin_url, json_get_str(d, "origin_url"));
+			b->url_by_writer = b->url != NULL && b->origin_url != NULL &&
+			    url_listed(b->url, b->origin_url);
+		}
 		free(nodes);
 		return;
 	}
@@ -343,13 +361,15 @@ binding_step(struct credref_binding *b, char **ref_set, const char *actor, const
 		set_str(&b->url, url);
 		set_str(&b->url_actor, actor);
 		set_str(&b->url_at, at);
-		if (b->writer != NULL && strcmp(b->writer, actor) == 0)
+		b->url_by_writer = b->writer != NULL && strcmp(b->writer, actor) == 0;
+		if (b->url_by_writer)
 			set_str(&b->origin_url, url);
 	}
 	if ((set = json_get_str(creds, label)) != NULL) {
 		set_str(ref_set, set);
 		set_str(&b->writer, actor);
 		set_str(&b->origin_url, b->url);
+		b->url_by_writer = b->url_actor != NULL && strcmp(b->url_actor, actor) == 0;
 	}
 	free(nodes);
 }
@@ -377,6 +397,7 @@ credref_binding_load(struct db *db, int64_t endpoint_id, const char *label, cons
 	if (ref_set == NULL || strcmp(ref_set, ref) != 0) {
 		set_str(&b->writer, NULL);
 		set_str(&b->origin_url, NULL);
+		b->url_by_writer = 0;
 	}
 	free(ref_set);
 	return 0;
@@ -391,22 +412,6 @@ credref_binding_free(struct credref_binding *b)
 	free(b->url_actor);
 	free(b->url_at);
 	memset(b, 0, sizeof *b);
-}
-
-/* The secret goes only to the origin its writer wrote it for: a URL that
- * nobody set through aivet, or one set by someone else outside that origin,
- * stops the run until the writer confirms it (aivet endpoint confirm). */
-/* Whether url is one of list's lines (list: one URL, or an engine's nodes). */
-static int
-url_listed(const char *list, const char *url)
-{
-	size_t n = strlen(url);
-
-	for (const char *p = list; p != NULL; p = strchr(p, '\n'), p += p != NULL) {
-		if (strncmp(p, url, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
-			return 1;
-	}
-	return 0;
 }
 
 /* Whether url lies within the origin of one of origins' lines. */
@@ -424,23 +429,36 @@ url_within_any(const char *url, const char *origins)
 	return ok;
 }
 
+/* The endpoint's VENDOR/NAME, for a refusal; NULL with err set on a database error. */
+static char *
+endpoint_name(struct db *db, int64_t endpoint_id, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?", "i", endpoint_id);
+	char *name;
+
+	if (st == NULL)
+		return NULL;
+	name = xstrdup(db_step(st) == DB_ROW ? col_text(st, 0) : "?");
+	db_finalize(st);
+	return name;
+}
+
+/* The secret goes only to the origin its writer wrote it for: a URL that
+ * nobody set through aivet, or one set by someone else outside that origin,
+ * stops the run until the writer confirms it (aivet endpoint confirm). */
 static int
 origin_check(struct db *db, int64_t endpoint_id, const char *url, const char *ref,
     const struct credref_binding *b, struct aerr *err)
 {
-	struct db_stmt *st;
 	char *name, *word;
 	int rc = 0;
 
 	if (b->url != NULL && url_listed(b->url, url) &&
 	    (b->writer == NULL || b->origin_url == NULL || url_within_any(url, b->origin_url)))
 		return 0;
-	st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e JOIN vendor v ON "
-	    "v.id = e.vendor_id WHERE e.id = ?", "i", endpoint_id);
-	if (st == NULL)
+	if ((name = endpoint_name(db, endpoint_id, err)) == NULL)
 		return err->code;
-	name = xstrdup(db_step(st) == DB_ROW ? col_text(st, 0) : "?");
-	db_finalize(st);
 	word = shell_word(name);
 	if (b->url == NULL || !url_listed(b->url, url))
 		rc = aerr_set(err, AV_USAGE, "endpoint %s: its URL %s was set outside aivet (no audit "
@@ -554,12 +572,34 @@ refuse_allowed(const char *ref, const char *writer, const char *runner, const ch
 	    writer, path);
 }
 
+/* A reference the runner takes from its writer goes only to a URL that writer
+ * set or confirmed: within the origin is not enough when someone else chose
+ * the URL (the writer may never have seen it). */
+static int
+refuse_url_not_writers(struct db *db, int64_t endpoint_id, const char *ref,
+    const struct credref_binding *b, struct aerr *err)
+{
+	char *name = endpoint_name(db, endpoint_id, err), *word;
+
+	if (name == NULL)
+		return err->code;
+	word = shell_word(name);
+	aerr_set(err, AV_USAGE, "endpoint %s: credential %s was set by %s, but its URL %s by %s "
+	    "at %s, and %s has not confirmed it; your configuration takes %s's reference only for "
+	    "a URL %s set or confirmed; nothing was sent. If the secret may go there, %s confirms "
+	    "it: aivet endpoint confirm %s --url %s", name, ref, b->writer, b->url, b->url_actor,
+	    b->url_at, b->writer, b->writer, b->writer, b->writer, word, b->url);
+	free(word);
+	free(name);
+	return err->code;
+}
+
 int
 credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char *url,
     const char *label, const char *ref, char **secret, size_t *len, struct aerr *err)
 {
 	struct credref_binding b;
-	char *conf, *path, *writer, *other = NULL;
+	char *conf, *path, *other = NULL;
 	struct stat st;
 	int allowed = 0, rc;
 
@@ -573,26 +613,24 @@ credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char 
 		return credref_resolve(ref, secret, len, err);
 	if (credref_binding_load(db, endpoint_id, label, ref, &b, err) != 0)
 		return err->code;
-	if (origin_check(db, endpoint_id, url, ref, &b, err) != 0) {
+	if ((rc = origin_check(db, endpoint_id, url, ref, &b, err)) != 0 ||
+	    (b.writer != NULL && strcmp(b.writer, runner) == 0)) {
 		credref_binding_free(&b);
-		return err->code;
-	}
-	writer = b.writer, b.writer = NULL;
-	credref_binding_free(&b);
-	if (writer != NULL && strcmp(writer, runner) == 0) {
-		free(writer);
-		return credref_resolve(ref, secret, len, err);
+		return rc != 0 ? rc : credref_resolve(ref, secret, len, err);
 	}
 	/* Someone else's reference, whoever queued the run: the runner's file must
-	 * name it with the writer the log shows for it on this endpoint. */
+	 * name it with the writer the log shows for it on this endpoint, and that
+	 * writer must have set or confirmed the URL. */
 	conf = aivet_dir(AIVET_CONFIG_DIR);
 	path = xasprintf("%s/credentials-allowed", conf);
 	free(conf);
-	rc = credref_allowed(ref, writer, path, &allowed, &other, err);
+	rc = credref_allowed(ref, b.writer, path, &allowed, &other, err);
 	if (rc == 0 && !allowed)
-		rc = refuse_allowed(ref, writer, runner, path, other, err);
+		rc = refuse_allowed(ref, b.writer, runner, path, other, err);
+	if (rc == 0 && !b.url_by_writer)
+		rc = refuse_url_not_writers(db, endpoint_id, ref, &b, err);
+	credref_binding_free(&b);
 	free(other);
-	free(writer);
 	free(path);
 	return rc != 0 ? rc : credref_resolve(ref, secret, len, err);
 }

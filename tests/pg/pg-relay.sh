@@ -5,7 +5,8 @@
 # "env:RITA_KEY rita": alice writes rita's reference on her own endpoint,
 # pointed at her listener, and queues it; bob's worker refuses, naming the
 # reference, alice and rita, and the listener receives not one byte. An edit
-# that removes the label and sets it again in one go clears no writer.
+# that removes the label and sets it again in one go clears no writer; rita's
+# reference on an endpoint whose URL alice chose goes once rita confirms it.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/pg-lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
@@ -34,6 +35,7 @@ work() {
 for l in alice rita bob; do as owner db grant "$l" assessor; done
 as owner vendor add A
 as owner vendor add R
+as owner vendor add B
 sent_to_alice() { listener_flush; cat "$T/alice.bytes" 2>/dev/null | wc -c; }
 rita_requests() { grep -c 'tenant=ritakey' "$SIM_LOG"; }
 
@@ -84,6 +86,17 @@ work
 is "$rc $error" "0 none" "once rita has set the reference and the URL again, the worker sends it"
 ok "$(test "$(rita_requests)" -gt "$n"; echo $?)" "to the simulator, with her key"
 
+# ---- rita sets her reference on an endpoint whose URL alice chose ----
+as alice endpoint add B --name e --api openai --url "$EVIL/v1" --model aivet-sim-1 --context 8192
+as rita endpoint edit B/e --credential t=env:RITA_KEY
+is "$rc" 0 "rita sets her reference on alice's endpoint B/e"
+b_at=$(q "SELECT at FROM audit_log WHERE action = 'endpoint.add' AND actor = 'alice' ORDER BY seq DESC LIMIT 1")
+as alice probe queue B/e --probe echo
+work
+is "$rc $error" "3 tenant 't': endpoint B/e: credential env:RITA_KEY was set by rita, but its URL $EVIL/v1 by alice at $b_at, and rita has not confirmed it; your configuration takes rita's reference only for a URL rita set or confirmed; nothing was sent. If the secret may go there, rita confirms it: aivet endpoint confirm B/e --url $EVIL/v1" \
+	"the reference is rita's but the URL alice's: the worker refuses, naming both and the confirmation"
+is "$(sent_to_alice)" 0 "alice's listener received nothing"
+
 # ---- the file names writers; a line without one allows nothing ----
 printf 'env:RITA_KEY\n' >"$ALLOW"
 as alice probe queue R/e --probe echo
@@ -100,5 +113,13 @@ work
 is "$rc $error" "3 tenant 't': credential env:RITA_KEY was set by alice, not by you (bob), and your configuration does not allow it; nothing was sent. If you mean to send that secret as alice sets it, add the line 'env:RITA_KEY alice' to $ALLOW" \
 	"without the file, the refusal says which line would allow it"
 is "$(sent_to_alice)" 0 "alice's listener received nothing, from first to last"
+
+# ---- rita confirms the URL alice chose: from then on her key goes there ----
+printf 'env:RITA_KEY rita\n' >"$ALLOW"
+as rita endpoint confirm B/e --url "$EVIL/v1"
+as alice probe queue B/e --probe echo --timeout 5
+work
+listener_flush
+like "$(cat "$T/alice.bytes")" "Authorization: Bearer $RITA_KEY" "once rita confirms it, the worker sends her key there"
 sim_stop
 done_testing

@@ -361,9 +361,11 @@ binding_step(struct credref_binding *b, char **ref_set, const char *actor, const
 		set_str(&b->url, url);
 		set_str(&b->url_actor, actor);
 		set_str(&b->url_at, at);
-		b->url_by_writer = b->writer != NULL && strcmp(b->writer, actor) == 0;
-		if (b->url_by_writer)
+		b->url_by_writer = 0;
+		if (b->writer != NULL && strcmp(b->writer, actor) == 0) {
+			b->url_by_writer = 1;
 			set_str(&b->origin_url, url);
+		}
 	}
 	if ((set = json_get_str(creds, label)) != NULL) {
 		set_str(ref_set, set);

@@ -25,6 +25,7 @@ int credref_resolve(const char *ref, char **secret, size_t *len, struct aerr *er
  * whom and when (NULL: none). */
 struct credref_binding {
 	char *writer, *origin_url, *url, *url_actor, *url_at;
+	int url_by_writer;   /* the URL (or nodes) now set was set or confirmed by the writer */
 };
 int credref_binding_load(struct db *db, int64_t endpoint_id, const char *label, const char *ref,
     struct credref_binding *b, struct aerr *err);
@@ -33,8 +34,9 @@ void credref_binding_free(struct credref_binding *b);
  * label, to be sent to url: refused (AV_USAGE, nothing read) when url is not
  * the one the audit log last set or lies outside the reference's origin
  * (naming who moved it, when, and the confirmation), or unless runner set
- * that reference or allows it in CONFIG/credentials-allowed (naming who set
- * it and the setting that would allow it). */
+ * that reference or allows it in CONFIG/credentials-allowed as set by its
+ * writer, who also set or confirmed the URL (naming who set it and the
+ * setting that would allow it). */
 int credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char *url,
     const char *label, const char *ref, char **secret, size_t *len, struct aerr *err);
 void credref_free(char *secret, size_t len);

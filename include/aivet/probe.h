@@ -260,6 +260,7 @@ struct px_req {
 	enum px_class cls;            /* the outcome class */
 	int capped;                   /* the prompt was cut to --max-prompt-tokens or its bound */
 	int rate_skipped;             /* not sent: a smaller prompt stayed rate-limited (cls rate_limited) */
+	int outside_url;              /* not sent: its URL is outside the endpoint's, with a credential */
 	/* A prompt made to fit, refused for size by a vendor that counted it larger than
 	 * aivet's estimate, is sent again at the size the vendor's count gives (once):
 	 * what the first refusal said. */

@@ -607,8 +607,13 @@ calib_by_count(struct probe_env *env, struct px_req r[2], struct px_req c[2], st
 	c[0].count_of = &r[0].recipe;
 	c[1].count_of = &r[1].recipe;
 	k->t0 = k->t1 = -1;
-	if (px_send(env, c, 2, 1) != 0 || c[0].cls != PXC_ANSWERED || c[1].cls != PXC_ANSWERED)
+	if (px_send(env, c, 2, 1) != 0 || c[0].cls != PXC_ANSWERED || c[1].cls != PXC_ANSWERED) {
+		/* llama.cpp's and vLLM's /tokenize is at the server root, beside /v1:
+		 * outside the path a credential is bound to, so never asked with it. */
+		if (c[0].outside_url)
+			calib_reject(rejected, env->prov->count_method, c[0].transport_error);
 		return 0;
+	}
 	k->t0 = c[0].count_tokens, k->t1 = c[1].count_tokens;
 	if (!calib_plausible(k->small, k->t0, k->large, k->t1, &k->tpu, &k->overhead, why, sizeof why)) {
 		calib_reject(rejected, env->prov->count_method, why);

@@ -85,6 +85,15 @@ px_prepare(void *user, size_t i, struct http_req *req)
 		snprintf(r->transport_error, sizeof r->transport_error, "%.255s", err.msg);
 		return 1;
 	}
+	/* A credential goes only within the endpoint's URL (origin and path), which
+	 * lies within what its writer bound it to: an adapter's path outside it (a
+	 * server-root /tokenize beside /v1) is never sent with the key. */
+	if (env->tenant_secret[r->tenant] != NULL && !url_within_origin(req->url, env->ep.url)) {
+		snprintf(r->transport_error, sizeof r->transport_error, "not sent: %.100s is outside "
+		    "the endpoint's URL %.100s, where its credential may go", req->url, env->ep.url);
+		r->outside_url = 1;
+		return 1;
+	}
 	req->cainfo = endpoint_option(&env->ep, "ca-file", NULL);
 	http_req_header(req, "Expect", "", 0);   /* no 100-continue round trip for large bodies */
 	cJSON_DeleteItemFromObject(req->rec_headers, "Expect");

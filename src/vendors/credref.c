@@ -6,7 +6,9 @@
  * On a shared database a reference is someone's word about where a secret
  * is, and a probe run sends the secret to a vendor: so a run reads a
  * reference only when its runner set it (the actor of the audit entry that
- * set it last) or allowed it in their own configuration, and aivet's own
+ * set it last) or allowed it, as set by that writer, in their own
+ * configuration (a worker relaying a colleague's key: only where that
+ * colleague set the reference and set or confirmed the URL), and aivet's own
  * secrets (key passphrase, database login, signing keys, the database) are
  * never read, whoever asked.
  *
@@ -299,9 +301,6 @@ set_str(char **dst, const char *src)
 	*dst = src != NULL ? xstrdup(src) : NULL;
 }
 
-/* One audit entry about the endpoint, in order: a URL set moves the endpoint
- * (and the origin of the references its setter wrote); a reference set binds
- * it to the URL of that moment; a confirmation by the writer rebinds it. */
 /* The engine's admin credential goes to the engine's nodes, not to the
  * endpoint's URL: the entry's node list, one URL a line, is what moves it. */
 static char *
@@ -319,6 +318,27 @@ engine_nodes(const cJSON *d)
 	return buf_steal(&out);
 }
 
+/* Whether url is one of list's lines (list: one URL, or an engine's nodes). */
+static int
+url_listed(const char *list, const char *url)
+{
+	size_t n = strlen(url);
+
+	for (const char *p = list; p != NULL; p = strchr(p, '\n'), p += p != NULL) {
+		if (strncmp(p, url, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+/* One audit entry about the endpoint, in order: a URL set moves the endpoint
+ * (and the origin of the references its setter wrote); a reference set binds
+ * it to the URL of that moment; a confirmation by the writer rebinds it.
+ *
+ * An entry's word that a credential was removed changes no writer: an edit
+ * may remove a label and set it again, and the row that stays is what the
+ * setting wrote. Who wrote a reference is read only from entries that set
+ * it, and credref_binding_load checks the last one against the row. */
 static void
 binding_step(struct credref_binding *b, char **ref_set, const char *actor, const char *at,
     const char *action, const cJSON *d, const char *label)
@@ -329,8 +349,11 @@ binding_step(struct credref_binding *b, char **ref_set, const char *actor, const
 	const cJSON *creds = cJSON_GetObjectItemCaseSensitive(d, "credentials");
 
 	if (strcmp(action, "endpoint.confirm") == 0) {
-		if (b->writer != NULL && strcmp(b->writer, actor) == 0 && json_array_has(creds, label))
+		if (b->writer != NULL && strcmp(b->writer, actor) == 0 && json_array_has(creds, label)) {
 			set_str(&b->origin_url, json_get_str(d, "origin_url"));
+			b->url_by_writer = b->url != NULL && b->origin_url != NULL &&
+			    url_listed(b->url, b->origin_url);
+		}
 		free(nodes);
 		return;
 	}
@@ -338,18 +361,17 @@ binding_step(struct credref_binding *b, char **ref_set, const char *actor, const
 		set_str(&b->url, url);
 		set_str(&b->url_actor, actor);
 		set_str(&b->url_at, at);
-		if (b->writer != NULL && strcmp(b->writer, actor) == 0)
+		b->url_by_writer = 0;
+		if (b->writer != NULL && strcmp(b->writer, actor) == 0) {
+			b->url_by_writer = 1;
 			set_str(&b->origin_url, url);
+		}
 	}
 	if ((set = json_get_str(creds, label)) != NULL) {
 		set_str(ref_set, set);
 		set_str(&b->writer, actor);
 		set_str(&b->origin_url, b->url);
-	}
-	if (json_array_has(cJSON_GetObjectItemCaseSensitive(d, "credentials_removed"), label)) {
-		set_str(ref_set, NULL);
-		set_str(&b->writer, NULL);
-		set_str(&b->origin_url, NULL);
+		b->url_by_writer = b->url_actor != NULL && strcmp(b->url_actor, actor) == 0;
 	}
 	free(nodes);
 }
@@ -377,6 +399,7 @@ credref_binding_load(struct db *db, int64_t endpoint_id, const char *label, cons
 	if (ref_set == NULL || strcmp(ref_set, ref) != 0) {
 		set_str(&b->writer, NULL);
 		set_str(&b->origin_url, NULL);
+		b->url_by_writer = 0;
 	}
 	free(ref_set);
 	return 0;
@@ -391,22 +414,6 @@ credref_binding_free(struct credref_binding *b)
 	free(b->url_actor);
 	free(b->url_at);
 	memset(b, 0, sizeof *b);
-}
-
-/* The secret goes only to the origin its writer wrote it for: a URL that
- * nobody set through aivet, or one set by someone else outside that origin,
- * stops the run until the writer confirms it (aivet endpoint confirm). */
-/* Whether url is one of list's lines (list: one URL, or an engine's nodes). */
-static int
-url_listed(const char *list, const char *url)
-{
-	size_t n = strlen(url);
-
-	for (const char *p = list; p != NULL; p = strchr(p, '\n'), p += p != NULL) {
-		if (strncmp(p, url, n) == 0 && (p[n] == '\n' || p[n] == '\0'))
-			return 1;
-	}
-	return 0;
 }
 
 /* Whether url lies within the origin of one of origins' lines. */
@@ -424,23 +431,36 @@ url_within_any(const char *url, const char *origins)
 	return ok;
 }
 
+/* The endpoint's VENDOR/NAME, for a refusal; NULL with err set on a database error. */
+static char *
+endpoint_name(struct db *db, int64_t endpoint_id, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e "
+	    "JOIN vendor v ON v.id = e.vendor_id WHERE e.id = ?", "i", endpoint_id);
+	char *name;
+
+	if (st == NULL)
+		return NULL;
+	name = xstrdup(db_step(st) == DB_ROW ? col_text(st, 0) : "?");
+	db_finalize(st);
+	return name;
+}
+
+/* The secret goes only to the origin its writer wrote it for: a URL that
+ * nobody set through aivet, or one set by someone else outside that origin,
+ * stops the run until the writer confirms it (aivet endpoint confirm). */
 static int
 origin_check(struct db *db, int64_t endpoint_id, const char *url, const char *ref,
     const struct credref_binding *b, struct aerr *err)
 {
-	struct db_stmt *st;
 	char *name, *word;
 	int rc = 0;
 
 	if (b->url != NULL && url_listed(b->url, url) &&
 	    (b->writer == NULL || b->origin_url == NULL || url_within_any(url, b->origin_url)))
 		return 0;
-	st = db_prepare(db, err, "SELECT v.name || '/' || e.name FROM endpoint e JOIN vendor v ON "
-	    "v.id = e.vendor_id WHERE e.id = ?", "i", endpoint_id);
-	if (st == NULL)
+	if ((name = endpoint_name(db, endpoint_id, err)) == NULL)
 		return err->code;
-	name = xstrdup(db_step(st) == DB_ROW ? col_text(st, 0) : "?");
-	db_finalize(st);
 	word = shell_word(name);
 	if (b->url == NULL || !url_listed(b->url, url))
 		rc = aerr_set(err, AV_USAGE, "endpoint %s: its URL %s was set outside aivet (no audit "
@@ -456,19 +476,56 @@ origin_check(struct db *db, int64_t endpoint_id, const char *url, const char *re
 	return rc;
 }
 
-/* Whether the runner's own configuration allows ref: CONFIG/credentials-allowed,
- * one reference or pattern (fnmatch, '*' within a path segment) a line, '#'
- * comments. The file must be the runner's and writable by nobody else, or a
+/* One line of credentials-allowed, comments and blanks trimmed: "REF WRITER".
+ * Returns 0 with *ref and *writer pointing into line (*ref NULL for a blank
+ * line), or an error naming the line. A line without a writer is refused,
+ * not read as "anyone": the file says whose word the runner takes. */
+static int
+allowed_line(char *line, const char *path, int n, char **ref, char **writer, struct aerr *err)
+{
+	char *end;
+
+	*ref = *writer = NULL;
+	line[strcspn(line, "#")] = '\0';
+	line += strspn(line, " \t");
+	end = line + strlen(line);
+	while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		*--end = '\0';
+	if (*line == '\0')
+		return 0;
+	if (strncmp(line, "env:", 4) != 0 && strncmp(line, "file:", 5) != 0)
+		return aerr_set(err, AV_USAGE, "%s:%d: expected env:NAME or file:PATH (patterns "
+		    "allowed) and the login of its writer", path, n);
+	*ref = line;
+	line += strcspn(line, " \t");
+	if (*line != '\0')
+		*line++ = '\0';
+	line += strspn(line, " \t");
+	if (*line == '\0' || line[strcspn(line, " \t")] != '\0')
+		return aerr_set(err, AV_USAGE, "%s:%d: '%s' names no single writer; write '%s LOGIN', "
+		    "LOGIN being who sets that reference on the endpoints whose runs may send it",
+		    path, n, *ref, *ref);
+	*writer = line;
+	return 0;
+}
+
+/* Whether the runner's own configuration allows ref as written by writer:
+ * CONFIG/credentials-allowed, one "REF WRITER" a line (REF an fnmatch pattern,
+ * '*' within a path segment; WRITER a login), '#' comments. A line naming
+ * ref but another writer is kept in *other ("LOGIN at PATH:N") for the
+ * refusal. The file must be the runner's and writable by nobody else, or a
  * colleague could allow what they wrote. */
 static int
-credref_allowed(const char *ref, const char *path, int *allowed, struct aerr *err)
+credref_allowed(const char *ref, const char *writer, const char *path, int *allowed,
+    char **other, struct aerr *err)
 {
 	struct stat st;
 	struct buf b;
-	char *line, *next;
+	char *line, *next, *r, *w;
 	int n = 0;
 
 	*allowed = 0;
+	*other = NULL;
 	if (stat(path, &st) != 0)
 		return 0;
 	if (st.st_uid != getuid() || (st.st_mode & (S_IWGRP | S_IWOTH)))
@@ -476,28 +533,67 @@ credref_allowed(const char *ref, const char *path, int *allowed, struct aerr *er
 	if (read_file(path, 1 << 16, &b, err) != 0)
 		return err->code;
 	for (line = b.data; line != NULL && !*allowed; line = next) {
-		char *end;
-
 		n++;
 		next = strchr(line, '\n');
 		if (next != NULL)
 			*next++ = '\0';
-		line[strcspn(line, "#")] = '\0';
-		line += strspn(line, " \t");
-		end = line + strlen(line);
-		while (end > line && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-			*--end = '\0';
-		if (*line == '\0')
-			continue;
-		if (strncmp(line, "env:", 4) != 0 && strncmp(line, "file:", 5) != 0) {
+		if (allowed_line(line, path, n, &r, &w, err) != 0) {
+			free(*other);
+			*other = NULL;
 			buf_free(&b);
-			return aerr_set(err, AV_USAGE, "%s:%d: expected env:NAME or file:PATH (patterns "
-			    "allowed)", path, n);
+			return err->code;
 		}
-		*allowed = fnmatch(line, ref, FNM_PATHNAME) == 0;
+		if (r == NULL || fnmatch(r, ref, FNM_PATHNAME) != 0)
+			continue;
+		if (writer != NULL && strcmp(w, writer) == 0)
+			*allowed = 1;
+		else if (*other == NULL)
+			*other = xasprintf("%s at %s:%d", w, path, n);
 	}
 	buf_free(&b);
 	return 0;
+}
+
+/* Why a reference someone else set is not read: nothing in the runner's file
+ * names it, or the file takes it only from another writer. */
+static int
+refuse_allowed(const char *ref, const char *writer, const char *runner, const char *path,
+    const char *other, struct aerr *err)
+{
+	if (writer == NULL)
+		return aerr_set(err, AV_USAGE, "credential %s was set by no audited change (the row "
+		    "was written outside aivet), not by you (%s); no configuration allows that; "
+		    "nothing was sent. Set the reference with 'aivet endpoint edit'", ref, runner);
+	if (other != NULL)
+		return aerr_set(err, AV_USAGE, "credential %s was set on this endpoint by %s, not by "
+		    "you (%s); your configuration allows it only as set by %s; nothing was sent",
+		    ref, writer, runner, other);
+	return aerr_set(err, AV_USAGE, "credential %s was set by %s, not by you (%s), and your "
+	    "configuration does not allow it; nothing was sent. If you mean to send that "
+	    "secret as %s sets it, add the line '%s %s' to %s", ref, writer, runner, writer, ref,
+	    writer, path);
+}
+
+/* A reference the runner takes from its writer goes only to a URL that writer
+ * set or confirmed: within the origin is not enough when someone else chose
+ * the URL (the writer may never have seen it). */
+static int
+refuse_url_not_writers(struct db *db, int64_t endpoint_id, const char *ref,
+    const struct credref_binding *b, struct aerr *err)
+{
+	char *name = endpoint_name(db, endpoint_id, err), *word;
+
+	if (name == NULL)
+		return err->code;
+	word = shell_word(name);
+	aerr_set(err, AV_USAGE, "endpoint %s: credential %s was set by %s, but its URL %s by %s "
+	    "at %s, and %s has not confirmed it; your configuration takes %s's reference only for "
+	    "a URL %s set or confirmed; nothing was sent. If the secret may go there, %s confirms "
+	    "it: aivet endpoint confirm %s --url %s", name, ref, b->writer, b->url, b->url_actor,
+	    b->url_at, b->writer, b->writer, b->writer, b->writer, word, b->url);
+	free(word);
+	free(name);
+	return err->code;
 }
 
 int
@@ -505,7 +601,7 @@ credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char 
     const char *label, const char *ref, char **secret, size_t *len, struct aerr *err)
 {
 	struct credref_binding b;
-	char *conf, *path, *writer;
+	char *conf, *path, *other = NULL;
 	struct stat st;
 	int allowed = 0, rc;
 
@@ -519,26 +615,24 @@ credref_read(struct db *db, const char *runner, int64_t endpoint_id, const char 
 		return credref_resolve(ref, secret, len, err);
 	if (credref_binding_load(db, endpoint_id, label, ref, &b, err) != 0)
 		return err->code;
-	if (origin_check(db, endpoint_id, url, ref, &b, err) != 0) {
+	if ((rc = origin_check(db, endpoint_id, url, ref, &b, err)) != 0 ||
+	    (b.writer != NULL && strcmp(b.writer, runner) == 0)) {
 		credref_binding_free(&b);
-		return err->code;
+		return rc != 0 ? rc : credref_resolve(ref, secret, len, err);
 	}
-	writer = b.writer, b.writer = NULL;
-	credref_binding_free(&b);
-	if (writer != NULL && strcmp(writer, runner) == 0) {
-		free(writer);
-		return credref_resolve(ref, secret, len, err);
-	}
+	/* Someone else's reference, whoever queued the run: the runner's file must
+	 * name it with the writer the log shows for it on this endpoint, and that
+	 * writer must have set or confirmed the URL. */
 	conf = aivet_dir(AIVET_CONFIG_DIR);
 	path = xasprintf("%s/credentials-allowed", conf);
 	free(conf);
-	rc = credref_allowed(ref, path, &allowed, err);
+	rc = credref_allowed(ref, b.writer, path, &allowed, &other, err);
 	if (rc == 0 && !allowed)
-		rc = aerr_set(err, AV_USAGE, "credential %s was set by %s, not by you (%s), and your "
-		    "configuration does not allow it; nothing was sent. If you mean to send that "
-		    "secret, add the line '%s' to %s", ref, writer != NULL ? writer :
-		    "no audited change (the row was written outside aivet)", runner, ref, path);
-	free(writer);
+		rc = refuse_allowed(ref, b.writer, runner, path, other, err);
+	if (rc == 0 && !b.url_by_writer)
+		rc = refuse_url_not_writers(db, endpoint_id, ref, &b, err);
+	credref_binding_free(&b);
+	free(other);
 	free(path);
 	return rc != 0 ? rc : credref_resolve(ref, secret, len, err);
 }

@@ -27,7 +27,7 @@ as alice endpoint add V --name e --api openai --url "$SIM_URL/v1" --model aivet-
 is "$rc" 0 "alice adds an endpoint whose credential names a variable of rita's"
 before=$(db_snapshot)
 probe_as rita
-is "$rc $errout" "2 aivet: tenant 't1': credential env:RITA_KEY was set by alice, not by you (rita), and your configuration does not allow it; nothing was sent. If you mean to send that secret, add the line 'env:RITA_KEY' to $ALLOW" \
+is "$rc $errout" "2 aivet: tenant 't1': credential env:RITA_KEY was set by alice, not by you (rita), and your configuration does not allow it; nothing was sent. If you mean to send that secret as alice sets it, add the line 'env:RITA_KEY alice' to $ALLOW" \
 	"rita's run stops: it names the reference, who set it and the setting that would allow it"
 is "$(sent)" 0 "the vendor received nothing"
 is "$(db_snapshot)" "$before" "and nothing was recorded"
@@ -35,7 +35,7 @@ probe_as alice
 is "$rc $(grep -q 'tenant=ritakey' "$SIM_LOG" && echo sent)" "0 sent" "alice, who set it, runs it (with whatever RITA_KEY is in her own environment)"
 
 # Allowed in rita's own configuration, by name or pattern.
-printf '# keys I send on purpose\nenv:RITA_*\n' >"$ALLOW"
+printf '# keys I send on purpose\nenv:RITA_* alice\n' >"$ALLOW"
 chmod 644 "$ALLOW"
 probe_as rita
 is "$rc" 0 "a pattern in rita's credentials-allowed lets her run it"
@@ -45,7 +45,7 @@ is "$rc $errout" "2 aivet: tenant 't1': $ALLOW: writable by someone else than yo
 	"a configuration others may write allows nothing"
 printf 'RITA_KEY\n' >"$ALLOW" && chmod 600 "$ALLOW"
 probe_as rita
-is "$rc $errout" "2 aivet: tenant 't1': $ALLOW:1: expected env:NAME or file:PATH (patterns allowed)" \
+is "$rc $errout" "2 aivet: tenant 't1': $ALLOW:1: expected env:NAME or file:PATH (patterns allowed) and the login of its writer" \
 	"a line that is no reference is named with its line"
 # A '*' stays within one path segment: file:DIR/* allows DIR's own files, not
 # one in a directory under it.
@@ -71,7 +71,7 @@ like "$rc $errout" "^2 aivet: tenant 't1': credential env:RITA_KEY was set by ri
 # aivet's own secrets: never, whoever set or allowed them.
 n0=$(sent)
 as rita endpoint edit V/e --credential t1=env:PGPASSWORD
-printf 'env:*\nfile:*\n' >"$ALLOW" && chmod 600 "$ALLOW"
+printf 'env:* alice\nfile:* rita\n' >"$ALLOW" && chmod 600 "$ALLOW"
 probe_as rita
 is "$rc $errout" "2 aivet: tenant 't1': credential env:PGPASSWORD: that is one of aivet's own secrets (the key passphrase or the database's login), never a vendor's key" \
 	"the database password, set and allowed by rita herself, is refused"
@@ -100,7 +100,7 @@ rm "$ALLOW"
 as rita endpoint edit V/e --credential t1=env:RITA_KEY
 sqlite3 "$AIVET_DB" "UPDATE credential SET ref = 'env:ALICE_KEY' WHERE label = 't1'"
 probe_as rita
-is "$rc $errout" "2 aivet: tenant 't1': credential env:ALICE_KEY was set by no audited change (the row was written outside aivet), not by you (rita), and your configuration does not allow it; nothing was sent. If you mean to send that secret, add the line 'env:ALICE_KEY' to $ALLOW" \
+is "$rc $errout" "2 aivet: tenant 't1': credential env:ALICE_KEY was set by no audited change (the row was written outside aivet), not by you (rita); no configuration allows that; nothing was sent. Set the reference with 'aivet endpoint edit'" \
 	"a reference no audit entry set is nobody's"
 sim_stop
 done_testing

@@ -25,10 +25,10 @@ as alice endpoint add V --name e --api openai --url "$SIM_URL/v1" --model aivet-
 	--credential t1=env:RITA_KEY
 is "$rc" 0 "alice (assessor) adds an endpoint whose credential names a variable of rita's"
 as rita probe run V/e --probe echo --yes
-is "$rc $errout" "2 aivet: tenant 't1': credential env:RITA_KEY was set by alice, not by you (rita), and your configuration does not allow it; nothing was sent. If you mean to send that secret, add the line 'env:RITA_KEY' to $ALLOW" \
+is "$rc $errout" "2 aivet: tenant 't1': credential env:RITA_KEY was set by alice, not by you (rita), and your configuration does not allow it; nothing was sent. If you mean to send that secret as alice sets it, add the line 'env:RITA_KEY alice' to $ALLOW" \
 	"rita's run stops, naming the reference, alice and the setting that would allow it"
 as alice endpoint edit V/e --credential t1=env:PGPASSWORD
-mkdir -p "$XDG_CONFIG_HOME/aivet" && printf 'env:*\n' >"$ALLOW" && chmod 600 "$ALLOW"
+mkdir -p "$XDG_CONFIG_HOME/aivet" && printf 'env:* alice\n' >"$ALLOW" && chmod 600 "$ALLOW"
 as rita probe run V/e --probe echo --yes
 is "$rc $errout" "2 aivet: tenant 't1': credential env:PGPASSWORD: that is one of aivet's own secrets (the key passphrase or the database's login), never a vendor's key" \
 	"her database password is refused even when her configuration allows every variable"

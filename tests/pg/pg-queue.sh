@@ -27,7 +27,7 @@ as owner db grant bob assessor >/dev/null
 ok $? "alice and bob are assessors"
 # Workers send what alice's endpoints name; bob may send her references.
 mkdir -p "$XDG_CONFIG_HOME/aivet"
-printf 'env:KEY_A\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
+printf 'env:KEY_A alice\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
 export KEY_A=key-a
 
 sim_start --context 8192 --pool 8192 --tenants a=key-a --log-timing --prefill-us-per-token 300 || exit 1

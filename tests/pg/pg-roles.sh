@@ -93,7 +93,7 @@ as owner endpoint add V0 --name e --api openai --url "$SIM_URL/v1" --model aivet
 	--credential alice=env:PROBE_KEY_ALICE --credential bob=env:PROBE_KEY_BOB
 # The owner set those references: each member's own configuration allows them.
 mkdir -p "$XDG_CONFIG_HOME/aivet"
-printf 'env:PROBE_KEY_*\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
+printf 'env:PROBE_KEY_* owner\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
 chmod 600 "$XDG_CONFIG_HOME/aivet/credentials-allowed"
 as owner questionnaire import "$TESTS_SRCDIR/data/scoring-questionnaire.json"
 as owner incident open V0 --title "seen in the logs"

@@ -175,7 +175,8 @@ sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault no-usage
 probe_setup openai 8192
 run probe run V/e --yes --json --probe echo,sweep
 is "$(codes):$rc" "USAGE_MISSING:0" "no-usage: USAGE_MISSING (info)"
-is "$(printf '%s' "$out" | jq -r '.calibration.method')" tokenize "no-usage: calibrated by /tokenize"
+is "$(printf '%s' "$out" | jq -r '[.calibration.method, .calibration.rejected[0].method] | join(" ")')" "bounds tokenize" \
+    "no-usage: /tokenize, at the server root beside the keys' /v1, is not asked: calibrated by bounds"
 sim_stop
 sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault stream-as-json || exit 1
 probe_setup openai 8192

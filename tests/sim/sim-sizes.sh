@@ -5,7 +5,8 @@
 # honest usage of what it kept) is found at the default depth: the sweep's
 # prompt at the top of the context loses its first nonces. Its calibration
 # sample over 2,048 tokens lost content too, so its usage is not taken for
-# the prompt's size (the count endpoint is asked instead), and nothing is
+# the prompt's size (bounds size the prompts: the count endpoint, /tokenize
+# at the server root, is outside the keys' /v1), and nothing is
 # reported as a capacity below the advertised one. The default depth's
 # silent-loss check stays within 3x the context in tokens (the top of the
 # context twice, to catch a fault on one request in 4 with 43% confidence, and
@@ -39,7 +40,7 @@ like "$(printf '%s' "$out" | jq -r '.probes[] | select(.name == "sweep") | .find
     "^accepted prompts at the top of the context \(about [0-9]+ tokens, advertised 8192\) lost content: 1 of 3 nonces came back, usage 2048 of about [0-9]+ tokens sent$" \
     "the finding quotes the nonces kept and the vendor's usage"
 is "$(printf '%s' "$out" | jq -c '[.calibration.method, .calibration.rejected[0].reason]')" \
-    '["tokenize","the larger sample lost content (2 of 3 nonces came back): its usage counts what was kept, not the prompt"]' \
+    '["bounds","the larger sample lost content (2 of 3 nonces came back): its usage counts what was kept, not the prompt"]' \
     "the calibration does not take a cut sample's usage for its size"
 is "$(codes)" "SILENT_TRUNCATION" "nothing else is reported"
 sim_stop

@@ -173,8 +173,8 @@ is "$rc:$(per_probe)" \
     "0:echo:fail[USAGE_ANOMALY] oversize:pass[] sweep:fail[USAGE_ANOMALY] canary:fail[USAGE_ANOMALY] errors:fail[USAGE_ANOMALY]" \
     "rule substitution-needs-evidence: usage of 1 token with the nonces repeated is USAGE_ANOMALY, not PLACEHOLDER_SUBSTITUTION"
 is "$(printf '%s' "$out" | jq -c '[.calibration.method, .calibration.rejected]')" \
-    '["tokenize",[{"method":"usage","reason":"100 and 1100 words were counted as 1 and 1 tokens"}]]' \
-    "rule calibration-plausible: usage of 1 token is rejected; the count endpoint sizes the prompts"
+    "[\"bounds\",[{\"method\":\"usage\",\"reason\":\"100 and 1100 words were counted as 1 and 1 tokens\"},{\"method\":\"tokenize\",\"reason\":\"not sent: $SIM_URL/tokenize is outside the endpoint's URL $SIM_URL/v1, where its credential may go\"}]]" \
+    "rule calibration-plausible: usage of 1 token is rejected; /tokenize, beside the keys' /v1, is not asked: bounds size the prompts"
 like "$(printf '%s' "$out" | jq -r '.probes[0].findings[0].message')" \
     "^usage said 1 prompt token for 64 filler words and three nonces, yet the answer repeated the prompt's own nonces$" \
     "usage-one: the anomaly says what contradicts it"

@@ -46,7 +46,7 @@ journey() {
 	db_fresh
 	# rita runs the probes on the keys the tester set: her configuration allows them.
 	mkdir -p "$XDG_CONFIG_HOME/aivet"
-	printf 'env:KEY_A\nenv:KEY_B\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
+	printf 'env:KEY_A tester\nenv:KEY_B tester\n' >"$XDG_CONFIG_HOME/aivet/credentials-allowed"
 	chmod 600 "$XDG_CONFIG_HOME/aivet/credentials-allowed"
 	tui_start "$size"
 	tui_wait "No vendors yet. Press a to add the first one."; ok $? "$size: empty database"

@@ -5,7 +5,11 @@
 -- those writes goes through (aivet_blob_put, aivet_evidence_add,
 -- aivet_exchange_add, aivet_audit_append), in the order aivet calls them, so
 -- their checks, the operation the entry must follow and the entry's seal are
--- the same; the caller's transaction holds all of it. Content stored already
+-- the same. The call is sent on its own, outside BEGIN, so that it is the
+-- whole transaction (one round trip, where BEGIN and COMMIT took two more):
+-- every write of the exchange commits together or not at all, and it takes
+-- the audit chain's lock first, as aivet's BEGIN does, so that what it reads
+-- after it is what the lock's previous holder committed. Content stored already
 -- is left as it is (a sealed copy is never replaced by plaintext), as
 -- blob_put() does. Plain content only: a body sealed to the evidence key is
 -- recorded as before, with its own blob_seal and entry.
@@ -23,6 +27,7 @@ CREATE FUNCTION aivet_exchange_record(p_run bigint, p_probe text, p_seq bigint, 
 LANGUAGE plpgsql SECURITY DEFINER AS $$
 DECLARE eid bigint;
 BEGIN
+	PERFORM pg_advisory_xact_lock(1634301541);
 	IF p_request_blob IS NOT NULL AND NOT EXISTS (SELECT 1 FROM blob WHERE sha256 = p_request_blob) THEN
 		PERFORM aivet_blob_put(p_request_blob, p_request_size, 0, p_request_body);
 	END IF;

@@ -281,9 +281,12 @@ record_rows(struct probe_env *env, const struct px_req *r, const struct http_req
 /* The same rows on a server that writes evidence through its functions, for
  * plain content: one call (db/pg/016-exchange-record.sql) stores the bodies
  * and the document, adds the evidence, the exchange row and the audit entry,
- * one round trip where each took its own. Arguments: exchange_row's but the
- * evidence id, the request's and the response's bytes, the document, its
- * SHA-256, its file name, the time and the entry's details. */
+ * one round trip where each took its own. Sent outside BEGIN, the call is its
+ * own transaction (all of it commits or none), and takes the audit chain's
+ * lock first as db_begin() does: no round trips for BEGIN and COMMIT.
+ * Arguments: exchange_row's but the evidence id, the request's and the
+ * response's bytes, the document, its SHA-256, its file name, the time and
+ * the entry's details. */
 static const struct db_write exchange_record = {
 	{ NULL },
 	"SELECT aivet_exchange_record(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
@@ -324,7 +327,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON *doc = NULL, *t = NULL, *a = NULL;
 	int64_t eid;
 
-	if (db_begin(db, err) != 0)
+	if (!server && db_begin(db, err) != 0)
 		return err->code;
 	if (store_bodies(env, r, req, resp, seal, server, x.req_sha, x.resp_sha, &x.req_blob,
 	    &x.recipe, err) != 0)
@@ -347,7 +350,8 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	cJSON_AddStringToObject(a, "sha256", x.ev_sha);
 	x.details_s = cJSON_PrintUnformatted(a);
 	if ((server ? record_on_server(env, r, req, resp, &x, &eid, err) :
-	    record_rows(env, r, req, resp, &x, a, &eid, err)) != 0 || db_commit(db, err) != 0)
+	    record_rows(env, r, req, resp, &x, a, &eid, err)) != 0 ||
+	    (!server && db_commit(db, err) != 0))
 		goto out;
 	*evidence_id = eid;
 	rc = 0;

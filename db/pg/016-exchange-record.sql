@@ -47,4 +47,20 @@ BEGIN
 	RETURN eid;
 END $$;
 
+-- A probe's result that raised no finding, the same way: its row and its
+-- audit entry with one call, its own transaction, the chain's lock taken
+-- first (write_result() in src/engine/probe-results.c; a result with
+-- findings is written as before). Arguments: aivet_probe_result's, then the
+-- time and the entry's details. Returns the result's id.
+CREATE FUNCTION aivet_probe_result_record(p_run bigint, p_probe text, p_verdict text, p_reason text,
+    p_requests bigint, p_details text, p_at text, p_entry text) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE rid bigint;
+BEGIN
+	PERFORM pg_advisory_xact_lock(1634301541);
+	rid := aivet_probe_result(p_run, p_probe, p_verdict, p_reason, p_requests, p_details);
+	PERFORM aivet_audit_append(p_at, 'probe.result', 'probe_result', rid, p_entry);
+	RETURN rid;
+END $$;
+
 CALL pin_aivet_functions();

@@ -3,7 +3,8 @@
 # is recorded with one call, aivet_exchange_record (db/pg/016-exchange-record.sql),
 # its own transaction: a run's exchanges are as many calls, each storing its
 # bodies and adding its evidence, exchange row and audit entry (in the login's
-# name, with the row hash the server computed). The call writes through the
+# name, with the row hash the server computed); so is each probe's result that
+# raised no finding, with aivet_probe_result_record. The calls write through the
 # functions that check each write, so what they refuse it refuses, all of it:
 # a run not the caller's, a finished one, bytes that do not hash to their
 # name, an auditor; a refused call leaves nothing behind.
@@ -50,6 +51,13 @@ calls() {
 i=0
 while [ "$(calls)" != 28 ] && [ "$i" -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 is "$(calls)" 28 "one call of aivet_exchange_record per exchange"
+is "$(pg_sql -d team "SELECT count(*) || ' ' || count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM finding f
+	WHERE f.run_id = r.run_id AND f.probe = r.probe)) FROM probe_result r")" "4 4" "four results, none with a finding"
+is "$(pg_sql -d team "SELECT calls FROM pg_stat_user_functions WHERE funcname = 'aivet_probe_result_record'")" 4 \
+	"one call of aivet_probe_result_record per result"
+is "$(pg_sql -d team "SELECT count(*) || ' ' || bool_and(l.actor = 'alice' AND l.row_hash IS NOT NULL) FROM audit_log l
+	JOIN probe_result r ON r.id = l.object_id WHERE l.action = 'probe.result' AND l.object_type = 'probe_result'")" \
+	"4 true" "each result with its entry, alice's, sealed"
 as audrey audit verify
 is "$rc" 0 "the auditor verifies the chain$errout"
 
@@ -77,6 +85,9 @@ pg_sql -d team "ALTER TABLE probe_run DISABLE TRIGGER USER; UPDATE probe_run SET
 is "$(record bob 1 '{"type":"planted"}' "$doc_sha")" \
 	"ERROR:  probe run 1 is alice's: only the login running it records its results" \
 	"bob records an exchange into alice's running run: refused"
+is "$(pg_psql_as bob team -c "SELECT aivet_probe_result_record(1, 'echo', 'pass', NULL, 1, NULL, 'x', '{}')" 2>&1 | head -1)" \
+	"ERROR:  probe run 1 is alice's: only the login running it records its results" \
+	"bob records a result into alice's running run: refused"
 is "$(record alice 1 '{"type":"planted"}' "$(printf x | sha256sum | cut -d' ' -f1)")" \
 	"ERROR:  stored content $(printf x | sha256sum | cut -d' ' -f1): the bytes do not hash to it" \
 	"alice records a document under another's SHA-256: refused"

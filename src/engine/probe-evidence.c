@@ -151,11 +151,13 @@ static const struct db_write exchange_row = {
 };
 /* The request's and the response's bodies stored (sealed where they carry
  * leaked content or a planted secret): a request body kept whole names its
- * blob (*req_blob), a larger or streamed one is kept as its recipe (*recipe). */
+ * blob (*req_blob), a larger or streamed one is kept as its recipe (*recipe).
+ * With defer set only their SHA-256s are made: the one call of
+ * record_on_server() stores them. */
 static int
 store_bodies(struct probe_env *env, const struct px_req *r, const struct http_req *req,
-    const struct http_resp *resp, const unsigned char *seal, char req_sha[65], char resp_sha[65],
-    const char **req_blob, char **recipe, struct aerr *err)
+    const struct http_resp *resp, const unsigned char *seal, int defer, char req_sha[65],
+    char resp_sha[65], const char **req_blob, char **recipe, struct aerr *err)
 {
 	int planted = r->kind == PX_CHAT && r->recipe.planted != NULL;
 	const char *rbody = req->body ? req->body : "";
@@ -168,8 +170,9 @@ store_bodies(struct probe_env *env, const struct px_req *r, const struct http_re
 		return aerr_set(err, AV_RUNTIME, "a prompt carrying a planted secret can only be stored "
 		    "whole and sealed (an evidence key, at most %zu bytes)", STORE_BODY_MAX);
 	if (req->src == NULL && req->body_len <= STORE_BODY_MAX) {
-		if ((planted ? blob_put_sealed(env->db, env->av->actor, env->run_id, rbody, req->body_len,
-		    seal, req_sha, err) : blob_put(env->db, rbody, req->body_len, req_sha, err)) != 0)
+		if (!defer && (planted ? blob_put_sealed(env->db, env->av->actor, env->run_id, rbody,
+		    req->body_len, seal, req_sha, err) : blob_put(env->db, rbody, req->body_len, req_sha,
+		    err)) != 0)
 			return err->code;
 		*req_blob = req_sha;
 	} else {
@@ -181,7 +184,9 @@ store_bodies(struct probe_env *env, const struct px_req *r, const struct http_re
 	if (resp->status > 0 || resp->body.len > 0) {
 		const char *body = resp->body.data ? resp->body.data : "";
 
-		if ((seal != NULL ? blob_put_sealed(env->db, env->av->actor, env->run_id, body,
+		if (defer)
+			sha256_hex(body, resp->body.len, resp_sha);
+		else if ((seal != NULL ? blob_put_sealed(env->db, env->av->actor, env->run_id, body,
 		    resp->body.len, seal, resp_sha, err) : blob_put(env->db, body, resp->body.len,
 		    resp_sha, err)) != 0)
 			return err->code;
@@ -241,54 +246,112 @@ exchange_doc(const struct probe_env *env, const struct px_req *r, const struct h
 	return doc;
 }
 
+/* What one exchange's rows are written from, made before any is. */
+struct exchange_rec {
+	char req_sha[65], resp_sha[65], ev_sha[65], name[96], status_s[16];
+	const char *req_blob;
+	char *recipe, *doc_s, *hdr_s, *resp_hdr_s, *timings_s, *details_s;
+};
+
+/* The exchange's evidence document, its exchange row and its audit entry, a
+ * statement each (and the entry's head read and row hashed here, on SQLite). */
+static int
+record_rows(struct probe_env *env, const struct px_req *r, const struct http_req *req,
+    const struct http_resp *resp, struct exchange_rec *x, const cJSON *details, int64_t *eid,
+    struct aerr *err)
+{
+	struct db *db = env->db;
+	int has_resp = resp->status > 0 || resp->body.len;
+
+	if (blob_put(db, x->doc_s, strlen(x->doc_s), x->ev_sha, err) != 0 ||
+	    evidence_insert(db, env->av->actor, "exchange", x->ev_sha, x->name, "application/json",
+	    strlen(x->doc_s), NULL, eid, err) != 0)
+		return err->code;
+	if (db_write(db, err, &exchange_row, NULL, "iititittttitttttitittt", *eid, env->run_id,
+	    env->probe_name, r->seq, r->tenant >= 0 ? env->tenant_label[r->tenant] : NULL,
+	    (int64_t)r->stream, req->method, req->url, x->hdr_s, x->req_sha, (int64_t)req->body_len,
+	    x->req_blob, x->recipe, resp->status > 0 ? x->status_s : NULL, x->resp_hdr_s,
+	    has_resp ? x->resp_sha : NULL, (int64_t)resp->body.len, has_resp ? x->resp_sha : NULL,
+	    (int64_t)resp->truncated, resp->error[0] ? resp->error : NULL, x->timings_s,
+	    resp->started_at) != 0)
+		return err->code;
+	return audit_append(db, env->av->actor, "probe.exchange", "evidence", *eid, details, err);
+}
+
+/* The same rows on a server that writes evidence through its functions, for
+ * plain content: one call (db/pg/016-exchange-record.sql) stores the bodies
+ * and the document, adds the evidence, the exchange row and the audit entry,
+ * one round trip where each took its own. Sent outside BEGIN, the call is its
+ * own transaction (all of it commits or none), and takes the audit chain's
+ * lock first as db_begin() does: no round trips for BEGIN and COMMIT.
+ * Arguments: exchange_row's but the evidence id, the request's and the
+ * response's bytes, the document, its SHA-256, its file name, the time and
+ * the entry's details. */
+static const struct db_write exchange_record = {
+	{ NULL },
+	"SELECT aivet_exchange_record(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, "
+	"?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)", 1
+};
+
+static int
+record_on_server(struct probe_env *env, const struct px_req *r, const struct http_req *req,
+    const struct http_resp *resp, struct exchange_rec *x, int64_t *eid, struct aerr *err)
+{
+	int has_resp = resp->status > 0 || resp->body.len;
+	char at[32];
+
+	now_iso(at);
+	return db_write(env->db, err, &exchange_record, eid, "itititttti" "tttttitittt" "bbbtttt",
+	    env->run_id, env->probe_name, r->seq, r->tenant >= 0 ? env->tenant_label[r->tenant] : NULL,
+	    (int64_t)r->stream, req->method, req->url, x->hdr_s, x->req_sha, (int64_t)req->body_len,
+	    x->req_blob, x->recipe, resp->status > 0 ? x->status_s : NULL, x->resp_hdr_s,
+	    has_resp ? x->resp_sha : NULL, (int64_t)resp->body.len, has_resp ? x->resp_sha : NULL,
+	    (int64_t)resp->truncated, resp->error[0] ? resp->error : NULL, x->timings_s,
+	    resp->started_at, x->req_blob && req->body ? req->body : "", x->req_blob ? req->body_len : 0,
+	    has_resp && resp->body.data ? resp->body.data : "", has_resp ? resp->body.len : 0,
+	    x->doc_s, strlen(x->doc_s), x->ev_sha, x->name, at, x->details_s);
+}
+
 int
 record_exchange(struct probe_env *env, const struct px_req *r, const struct http_req *req,
     const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
     struct aerr *err)
 {
 	struct db *db = env->db;
-	char req_sha[65], resp_sha[65], ev_sha[65], *recipe = NULL, *doc_s = NULL;
-	char *hdr_s = NULL, *resp_hdr_s = NULL, *timings_s = NULL, name[96], status_s[16];
-	const char *req_blob = NULL;
+	struct exchange_rec x = { 0 };
 	/* A prompt carrying cache-extract's planted secret is sealed both ways, as leaked
 	 * content is: the secret never rests in plain text. */
 	int planted = r->kind == PX_CHAT && r->recipe.planted != NULL, rc = -1;
 	const unsigned char *seal = leaked || planted ? env->opts->leak_seal_pk : NULL;
+	int server = seal == NULL && db_has(db, DB_SERVER_WRITES);
 	cJSON *doc = NULL, *t = NULL, *a = NULL;
 	int64_t eid;
 
-	if (db_begin(db, err) != 0)
+	if (!server && db_begin(db, err) != 0)
 		return err->code;
-	if (store_bodies(env, r, req, resp, seal, req_sha, resp_sha, &req_blob, &recipe, err) != 0)
+	if (store_bodies(env, r, req, resp, seal, server, x.req_sha, x.resp_sha, &x.req_blob,
+	    &x.recipe, err) != 0)
 		goto out;
 	t = exchange_timings(resp);
-	timings_s = cJSON_PrintUnformatted(t);
-	hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
-	resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;
-	doc = exchange_doc(env, r, req, resp, cls, req_sha, resp_sha, recipe, t);
-	doc_s = cJSON_PrintUnformatted(doc);
-	if (blob_put(db, doc_s, strlen(doc_s), ev_sha, err) != 0)
-		goto out;
-	snprintf(name, sizeof name, "exchange-%lld-%lld.json", (long long)env->run_id, (long long)r->seq);
-	if (evidence_insert(db, env->av->actor, "exchange", ev_sha, name, "application/json",
-	    strlen(doc_s), NULL, &eid, err) != 0)
-		goto out;
-	snprintf(status_s, sizeof status_s, "%ld", resp->status);
-	if (db_write(db, err, &exchange_row, NULL, "iititittttitttttitittt", eid, env->run_id, env->probe_name, r->seq,
-	    r->tenant >= 0 ? env->tenant_label[r->tenant] : NULL, (int64_t)r->stream, req->method, req->url, hdr_s, req_sha,
-	    (int64_t)req->body_len, req_blob, recipe, resp->status > 0 ? status_s : NULL, resp_hdr_s,
-	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->body.len,
-	    resp->status > 0 || resp->body.len ? resp_sha : NULL, (int64_t)resp->truncated,
-	    resp->error[0] ? resp->error : NULL, timings_s, resp->started_at) != 0)
-		goto out;
+	x.timings_s = cJSON_PrintUnformatted(t);
+	x.hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
+	x.resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;
+	doc = exchange_doc(env, r, req, resp, cls, x.req_sha, x.resp_sha, x.recipe, t);
+	x.doc_s = cJSON_PrintUnformatted(doc);
+	sha256_hex(x.doc_s, strlen(x.doc_s), x.ev_sha);
+	snprintf(x.name, sizeof x.name, "exchange-%lld-%lld.json", (long long)env->run_id,
+	    (long long)r->seq);
+	snprintf(x.status_s, sizeof x.status_s, "%ld", resp->status);
 	a = cJSON_CreateObject();
 	cJSON_AddNumberToObject(a, "run", (double)env->run_id);
 	cJSON_AddStringToObject(a, "probe", env->probe_name);
 	cJSON_AddNumberToObject(a, "seq", (double)r->seq);
 	cJSON_AddNumberToObject(a, "status", (double)resp->status);
-	cJSON_AddStringToObject(a, "sha256", ev_sha);
-	if (audit_append(db, env->av->actor, "probe.exchange", "evidence", eid, a, err) != 0 ||
-	    db_commit(db, err) != 0)
+	cJSON_AddStringToObject(a, "sha256", x.ev_sha);
+	x.details_s = cJSON_PrintUnformatted(a);
+	if ((server ? record_on_server(env, r, req, resp, &x, &eid, err) :
+	    record_rows(env, r, req, resp, &x, a, &eid, err)) != 0 ||
+	    (!server && db_commit(db, err) != 0))
 		goto out;
 	*evidence_id = eid;
 	rc = 0;
@@ -300,10 +363,11 @@ out:
 	cJSON_Delete(a);
 	cJSON_Delete(doc);
 	cJSON_Delete(t);
-	free(recipe);
-	free(doc_s);
-	free(hdr_s);
-	free(resp_hdr_s);
-	free(timings_s);
+	free(x.recipe);
+	free(x.doc_s);
+	free(x.hdr_s);
+	free(x.resp_hdr_s);
+	free(x.timings_s);
+	free(x.details_s);
 	return rc;
 }

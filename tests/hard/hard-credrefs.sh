@@ -52,11 +52,11 @@ is "$rc $errout" "2 aivet: tenant 't1': $ALLOW:1: expected env:NAME or file:PATH
 mkdir -p "$T/keys/sub"
 printf '%s\n' "$RITA_KEY" >"$T/keys/sub/rita" && chmod 600 "$T/keys/sub/rita"
 as alice endpoint edit V/e --credential "t1=file:$T/keys/sub/rita"
-printf 'file:%s/keys/*\n' "$T" >"$ALLOW" && chmod 600 "$ALLOW"
+printf 'file:%s/keys/* alice\n' "$T" >"$ALLOW" && chmod 600 "$ALLOW"
 probe_as rita
-is "$rc $errout" "2 aivet: tenant 't1': credential file:$T/keys/sub/rita was set by alice, not by you (rita), and your configuration does not allow it; nothing was sent. If you mean to send that secret, add the line 'file:$T/keys/sub/rita' to $ALLOW" \
+is "$rc $errout" "2 aivet: tenant 't1': credential file:$T/keys/sub/rita was set by alice, not by you (rita), and your configuration does not allow it; nothing was sent. If you mean to send that secret as alice sets it, add the line 'file:$T/keys/sub/rita alice' to $ALLOW" \
 	"file:DIR/* does not allow a file under DIR/sub"
-printf 'file:%s/keys/*/*\n' "$T" >"$ALLOW"
+printf 'file:%s/keys/*/* alice\n' "$T" >"$ALLOW"
 probe_as rita
 is "$rc" 0 "file:DIR/*/* does"
 as alice endpoint edit V/e --credential t1=env:RITA_KEY

@@ -37,7 +37,10 @@ peer_start() {
 	_peer_n=$((_peer_n + 1))
 	PEER_LOG="$T/peer$_peer_n.log"
 	printf '%s\n%s\n' "$PEER_KEY_A" "$PEER_KEY_B" >"$T/peer-keys"
-	"$PEER_DIR/bin/llama-server" -m "$PEER_DIR/models/tiny-llama-spm.gguf" -t 2 \
+	# One thread that sleeps while it waits (--poll 0): the server's default
+	# threads spin between steps, which on a busy machine (a CI running two
+	# suites beside it) turns seconds into minutes.
+	"$PEER_DIR/bin/llama-server" -m "$PEER_DIR/models/tiny-llama-spm.gguf" -t 1 -tb 1 --poll 0 \
 	    --host 127.0.0.1 --port 0 -c "$_ctx" -np "$_np" --api-key-file "$T/peer-keys" "$@" \
 	    >"$PEER_LOG" 2>&1 &
 	PEER_PID=$!

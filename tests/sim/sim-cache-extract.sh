@@ -107,9 +107,12 @@ is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM exchange WHERE probe = 'cache-ex
 for slots in 1 4; do
 	CTX=$((slots == 1 ? 4096 : 2048))
 	extract "slots$slots" --context "$CTX" --prefix-cache global --prefix-cache-slots "$slots"
-	is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.granularity, .details.controls_shared, .details.resent_from_unit, .details.reprimed, .details.recovered_units, (.findings | map(.code) | unique | join(","))] | @csv')" \
-	    "\"fail\",1,true,1,true,6,\"PREFIX_CACHE_CONTENT_RECOVERED\"" \
-	    "$slots slot(s): counted to the token, c's first control shows the sharing, the first round repeated with a's prompt re-sent, all 6 units recovered"
+	# With four slots a's repeats can land on a slot that holds another prompt
+	# (the slot picked by how recently each was used), so the granularity they
+	# show is a few tokens rather than one; with one slot it is exact.
+	is "$(printf '%s' "$out" | jq -r --argjson slots "$slots" '.probes[0] | [.verdict, (.details.granularity | if $slots == 1 then . == 1 else . >= 1 and . <= 4 end), .details.controls_shared, .details.resent_from_unit, .details.reprimed, .details.recovered_units, (.findings | map(.code) | unique | join(","))] | @csv')" \
+	    "\"fail\",true,true,1,true,6,\"PREFIX_CACHE_CONTENT_RECOVERED\"" \
+	    "$slots slot(s): counted to the token (to a few with four slots), c's first control shows the sharing, the first round repeated with a's prompt re-sent, all 6 units recovered"
 	ev=$(printf '%s' "$out" | json '.probes[0].details.planted.evidence')
 	is "$(printf '%s' "$out" | json '.probes[0].details.recovered')" "$(planted "$ev")" \
 	    "$slots slot(s): the units recovered are those planted in a's sealed prompt"

@@ -121,6 +121,11 @@ is "$(q "SELECT count(*) FROM probe_queue WHERE status = 'requeued'")" 1 "its en
 is "$(q "SELECT count(*) FROM probe_queue WHERE status = 'done'")" 12 "twelve entries done"
 is "$(q "SELECT count(*) FROM probe_queue WHERE status IN ('queued', 'taken')")" 0 "none left"
 is "$(q "SELECT count(*) FROM probe_run WHERE status = 'completed'")" 12 "twelve runs completed"
+# When not, what the entries that ended without a completed run say, and the workers' lines.
+q "SELECT 'entry ' || q.id || ': run ' || coalesce(q.run_id, 0) || ' ' || coalesce(r.status, '-') || ' ' ||
+	coalesce(q.error, '') FROM probe_queue q LEFT JOIN probe_run r ON r.id = q.run_id
+	WHERE q.status = 'done' AND (r.status IS NULL OR r.status <> 'completed')" | sed 's/^/# /'
+[ "$(q "SELECT count(*) FROM probe_run WHERE status = 'completed'")" = 12 ] || cat "$T"/w/*.out "$T"/w/*.err 2>/dev/null | sed 's/^/# /' | head -40
 is "$(q "SELECT count(*) FROM endpoint e WHERE (SELECT count(*) FROM probe_run r WHERE r.endpoint_id = e.id AND \
 	r.status = 'completed') = 1")" 12 "every endpoint completed exactly once"
 is "$(q "SELECT count(*) FROM probe_queue q JOIN probe_run r ON r.id = q.run_id WHERE q.status = 'done' \

@@ -8,7 +8,11 @@
 -- endpoint exists, that the entry confirms the URL it has, and that the login
 -- wrote each credential reference the entry names (the last entry that set
 -- the label to the reference it holds is the login's, as credref.c reads
--- it); only then may the entry follow, in the same transaction.
+-- it); only then may the entry follow, in the same transaction. Likewise
+-- 'key.register' (a person's approval key, which writes no row either)
+-- follows aivet_key_register(), which holds the rules key_register() holds on
+-- SQLite: the login's own name, once, a key nobody has, never a key that
+-- signed a report here.
 
 -- The login that wrote the endpoint's reference under label: the actor of
 -- the last entry that set that label to the reference the row holds; NULL
@@ -66,11 +70,67 @@ BEGIN
 	PERFORM aivet_op('endpoint.confirm', 'endpoint', p_id);
 END $$;
 
--- 'endpoint.confirm' entries now follow their operation, as the others do.
--- The list of the migrations before is kept as it is, under another name.
+-- Records the registration the login's 'key.register' entry (p_details, as
+-- key_register() in src/domain/assess/approval.c writes it: person, key_id,
+-- public_key) then carries, about person_key p_id (the key number's low 63
+-- bits, as aivet computes it): refused unless the person is the login, the
+-- key id and object id are the key's, the login has no key registered yet,
+-- nobody has this key, and no report here was signed with it (a report
+-- signing key is the organisation's, never a person's).
+CREATE FUNCTION aivet_key_register(p_id bigint, p_details text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE
+	d jsonb;
+	pk bytea;
+	hex text;
+	kid text;
+	had text;
+	n bigint;
+BEGIN
+	PERFORM aivet_need('aivet_assessor', 'registering a key');
+	PERFORM pg_advisory_xact_lock(1634301541);
+	BEGIN
+		d := p_details::jsonb;
+		pk := decode(d ->> 'public_key', 'base64');
+	EXCEPTION WHEN others THEN
+		pk := NULL;
+	END;
+	IF pk IS NULL OR octet_length(pk) <> 42 OR substring(pk from 1 for 2) <> '\x4564'::bytea THEN
+		PERFORM aivet_refused('a key registration carries a minisign Ed25519 public key');
+	END IF;
+	hex := (SELECT string_agg(lpad(to_hex(get_byte(pk, 2 + i)), 2, '0'), '' ORDER BY i DESC)
+	    FROM generate_series(0, 7) i);
+	kid := upper(coalesce(nullif(ltrim(hex, '0'), ''), '0'));
+	IF d ->> 'person' IS DISTINCT FROM session_user::text OR d ->> 'key_id' IS DISTINCT FROM kid
+	    OR p_id IS DISTINCT FROM (('x' || hex)::bit(64)::bigint & 9223372036854775807) THEN
+		PERFORM aivet_refused(format('a key registration by %s is of key %s, in %s''s name, as person_key %s',
+		    session_user, kid, session_user, ('x' || hex)::bit(64)::bigint & 9223372036854775807));
+	END IF;
+	SELECT l.details::jsonb ->> 'key_id' INTO had FROM audit_log l
+	WHERE l.action = 'key.register' AND l.actor = session_user::text ORDER BY l.seq LIMIT 1;
+	IF had IS NOT NULL THEN
+		PERFORM aivet_refused(format('%s already has key %s registered; a person''s key is registered once',
+		    session_user, had));
+	END IF;
+	SELECT l.actor INTO had FROM audit_log l
+	WHERE l.action = 'key.register' AND l.details::jsonb ->> 'public_key' = d ->> 'public_key' LIMIT 1;
+	IF had IS NOT NULL THEN
+		PERFORM aivet_refused(format('key %s is registered to %s already', kid, had));
+	END IF;
+	SELECT count(*) INTO n FROM report WHERE key_id = kid;
+	IF n > 0 THEN
+		PERFORM aivet_refused(format('key %s signs report bundles (%s here): a report signing key is the '
+		    'organisation''s, not a person''s, and is not registered to anyone', kid, n));
+	END IF;
+	PERFORM aivet_op('key.register', 'person_key', p_id);
+END $$;
+
+-- 'endpoint.confirm' and 'key.register' entries now follow their operation,
+-- as the others do. The list of the migrations before is kept as it is,
+-- under another name.
 ALTER FUNCTION aivet_op_bound(text) RENAME TO aivet_op_bound_017;
 CREATE FUNCTION aivet_op_bound(action text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-	SELECT action = 'endpoint.confirm' OR aivet_op_bound_017(action)
+	SELECT action IN ('endpoint.confirm', 'key.register') OR aivet_op_bound_017(action)
 $$;
 
 CALL pin_aivet_functions();

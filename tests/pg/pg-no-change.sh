@@ -7,7 +7,9 @@
 # good). Refused, with nothing written; so is a confirmation by a login that
 # did not write the reference, of a URL the endpoint does not have, or by an
 # auditor. The reference's writer confirms through aivet, or with the
-# function and the entry in one transaction, and the chain verifies.
+# function and the entry in one transaction, and the chain verifies. A key
+# registration, which writes no row either, likewise: the report key, a key
+# in another's name, a second key, another's key are refused at the server.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/pg-lib.sh"
 
@@ -73,6 +75,42 @@ is "$(pg_psql_as rita team -c "BEGIN" -c "SELECT aivet_endpoint_confirm(1, '$D')
 7" "and with the function and its entry in one transaction"
 is "$(pg_sql -d team "SELECT string_agg(seq || ' ' || actor || ' ' || object_id, ',' ORDER BY seq) FROM audit_log WHERE action = 'endpoint.confirm'")" \
 	"6 rita 1,7 rita 1" "both confirmations are rita's, of endpoint 1"
+as audrey audit verify
+is "$rc" 0 "the chain verifies$errout"
+
+# ---- a key registration changes no row either: aivet_key_register() ----
+"$AIVET" key generate --no-password --name org >/dev/null
+"$AIVET" key generate --no-password --name alice >/dev/null
+XDG_CONFIG_HOME="$T/rita" "$AIVET" key generate --no-password --name rita >/dev/null
+as owner report R --out "$T/b" --key org
+is "$rc" 0 "the owner writes a report, signed with the organisation's key$errout"
+keyline() { sed -n 2p "$1"; }
+keyid() { sed -n 's/^untrusted comment: minisign public key //p' "$1"; }
+# The object id aivet gives a key: its key number's low 63 bits, little-endian.
+oid() { python3 -c 'import base64,sys; print(int.from_bytes(base64.b64decode(sys.argv[1])[2:10], "little") & (2**63 - 1))' "$1"; }
+K="$XDG_CONFIG_HOME/aivet/keys"
+org=$(keyline "$K/org.pub") orgid=$(keyid "$K/org.pub") ali=$(keyline "$K/alice.pub") aliid=$(keyid "$K/alice.pub")
+reg() { echo "{\"person\":\"$1\",\"key_id\":\"$2\",\"public_key\":\"$3\"}"; }
+before=$(state)
+is "$(psql_as alice "SELECT aivet_audit_append('2026-12-01T09:00:00.000Z', 'key.register', 'person_key', $(oid "$org"), '$(reg alice "$orgid" "$org")')")" \
+	"ERROR:  audit entry key.register of person_key $(oid "$org") follows no such operation in this transaction: it is written by the operation's function" \
+	"alice appends a registration of the report key as hers, past aivet: refused"
+is "$(psql_as alice "SELECT aivet_key_register($(oid "$org"), '$(reg alice "$orgid" "$org")')")" \
+	"ERROR:  key $orgid signs report bundles (1 here): a report signing key is the organisation's, not a person's, and is not registered to anyone" \
+	"and through the function: the report key is nobody's"
+is "$(psql_as alice "SELECT aivet_key_register($(oid "$ali"), '$(reg rita "$aliid" "$ali")')")" \
+	"ERROR:  a key registration by alice is of key $aliid, in alice's name, as person_key $(oid "$ali")" \
+	"alice registers no key in rita's name"
+is "$(state)" "$before" "nothing was written"
+as alice key register alice
+is "$rc" 0 "alice registers her own key through aivet$errout"
+is "$(psql_as alice "SELECT aivet_key_register($(oid "$org"), '$(reg alice "$orgid" "$org")')")" \
+	"ERROR:  alice already has key $aliid registered; a person's key is registered once" \
+	"a second key of hers is refused"
+is "$(psql_as rita "SELECT aivet_key_register($(oid "$ali"), '$(reg rita "$aliid" "$ali")')")" \
+	"ERROR:  key $aliid is registered to alice already" "rita does not register alice's key as hers"
+is "$(pg_sql -d team "SELECT string_agg(actor || ' ' || (details::jsonb ->> 'key_id'), ',') FROM audit_log WHERE action = 'key.register'")" \
+	"alice $aliid" "the one registration is alice's own"
 as audrey audit verify
 is "$rc" 0 "the chain verifies$errout"
 done_testing

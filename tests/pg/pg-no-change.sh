@@ -113,4 +113,13 @@ is "$(pg_sql -d team "SELECT string_agg(actor || ' ' || (details::jsonb ->> 'key
 	"alice $aliid" "the one registration is alice's own"
 as audrey audit verify
 is "$rc" 0 "the chain verifies$errout"
+
+# The auditor's checkpoint records the one registered key, names being logins here.
+XDG_CONFIG_HOME="$T/audrey" "$AIVET" key generate --no-password >/dev/null
+XDG_CONFIG_HOME="$T/audrey" as audrey audit checkpoint --out "$T/cp.json"
+is "$rc" 0 "audrey writes a checkpoint$errout"
+is "$(jq -c '[.reviewer_names, [.reviewer_keys[] | .person, .key_id, .public_key]]' "$T/cp.json")" \
+	"[\"database logins\",[\"alice\",\"$aliid\",\"$ali\"]]" "it records alice's key, the names being logins"
+XDG_CONFIG_HOME="$T/audrey" run key trust --reviewer alice "$T/cp.json"
+is "$rc $(printf '%s\n' "$out" | grep -c '^  names')" "0 0" "audrey trusts alice's key from it, with no word of self-declared names$errout"
 done_testing

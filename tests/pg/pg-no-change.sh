@@ -82,7 +82,9 @@ is "$rc" 0 "the chain verifies$errout"
 "$AIVET" key generate --no-password --name org >/dev/null
 "$AIVET" key generate --no-password --name alice >/dev/null
 XDG_CONFIG_HOME="$T/rita" "$AIVET" key generate --no-password --name rita >/dev/null
-as owner report R --out "$T/b" --key org
+# The report only makes org's key a report key here; the chain is checked on its
+# own (audit verify), so a broken one does not stop the registrations' checks.
+as owner report R --out "$T/b" --key org --allow-broken-chain
 is "$rc" 0 "the owner writes a report, signed with the organisation's key$errout"
 keyline() { sed -n 2p "$1"; }
 keyid() { sed -n 's/^untrusted comment: minisign public key //p' "$1"; }

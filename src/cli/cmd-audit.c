@@ -376,7 +376,8 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	minisign_pubkey_base64(&pub, &line);
 	now_iso(at);
 	text = checkpoint_json(db, &st, at, keyid, line.data, err);
-	rc = text == NULL ? err->code : checkpoint_write(sec, out, sigpath, text, &st, at, tsa_url, &ts, err);
+	rc = text == NULL ? err->code :
+	    checkpoint_write(sec, out, sigpath, text, &st, at, tsa_url, &ts, err);
 	if (rc == 0)
 		checkpoint_print(out, sigpath, &st, keyid, line.data, &ts);
 	minisign_sec_free(sec);

@@ -152,7 +152,8 @@ approval_checkpoint_key(const char *path, const char *reviewer, struct minisign_
 		return err->code;
 	cp = cJSON_ParseWithLength(b.data, b.len);
 	buf_free(&b);
-	if (json_get_str(cp, "format") == NULL || strcmp(json_get_str(cp, "format"), AUDIT_CHECKPOINT_FORMAT) != 0) {
+	if (json_get_str(cp, "format") == NULL ||
+	    strcmp(json_get_str(cp, "format"), AUDIT_CHECKPOINT_FORMAT) != 0) {
 		cJSON_Delete(cp);
 		return 0;
 	}
@@ -161,7 +162,8 @@ approval_checkpoint_key(const char *path, const char *reviewer, struct minisign_
 	src->entries = cJSON_IsNumber(n) ? (int64_t)n->valuedouble : 0;
 	src->self_declared = json_get_str(cp, "reviewer_names") == NULL ||
 	    strcmp(json_get_str(cp, "reviewer_names"), APPROVAL_NAMES_LOGINS) != 0;
-	if ((rc = checkpoint_signer(path, cp, src, err)) == 0 && cJSON_GetObjectItem(cp, "reviewer_keys") == NULL)
+	rc = checkpoint_signer(path, cp, src, err);
+	if (rc == 0 && cJSON_GetObjectItem(cp, "reviewer_keys") == NULL)
 		rc = aerr_set(err, AV_USAGE, "%s: the checkpoint records no reviewer keys (it was written "
 		    "by an aivet before they were recorded); write a new one with 'aivet audit checkpoint'",
 		    path);

@@ -20,7 +20,8 @@
 #include "aivet/report.h"
 #include "aivet/tsa.h"
 
-#define ANCHOR_MAX 8192
+/* A checkpoint: its position, head and the reviewer keys it records. */
+#define ANCHOR_MAX (1024 * 1024)
 
 struct anchor {
 	const char *path;
@@ -248,9 +249,12 @@ checkpoint_tsa(const char *opt, char url[1024], struct aerr *err)
 	return rc;
 }
 
-/* The checkpoint's JSON: the chain's position and head, when, and by which key. */
+/* The checkpoint's JSON: the chain's position and head, when, by which key,
+ * and the reviewer keys registered by then (an auditor may trust them from
+ * it: 'key trust --reviewer NAME CHECKPOINT'); NULL on error. */
 static char *
-checkpoint_json(const struct audit_status *st, char *at, char *keyid, char *pubkey)
+checkpoint_json(struct db *db, const struct audit_status *st, char *at, char *keyid, char *pubkey,
+    struct aerr *err)
 {
 	struct audit_checkpoint cp = { .entries = st->entries, .at = at, .signer_key_id = keyid,
 	    .signer_public_key = pubkey };
@@ -259,6 +263,10 @@ checkpoint_json(const struct audit_status *st, char *at, char *keyid, char *pubk
 
 	memcpy(cp.head, st->head, sizeof cp.head);
 	o = audit_checkpoint_to_json(&cp);
+	if (approval_checkpoint_keys(db, st->entries, o, err) != 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (text == NULL)
@@ -367,8 +375,9 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	buf_init(&line);
 	minisign_pubkey_base64(&pub, &line);
 	now_iso(at);
-	text = checkpoint_json(&st, at, keyid, line.data);
-	rc = checkpoint_write(sec, out, sigpath, text, &st, at, tsa_url, &ts, err);
+	text = checkpoint_json(db, &st, at, keyid, line.data, err);
+	rc = text == NULL ? err->code :
+	    checkpoint_write(sec, out, sigpath, text, &st, at, tsa_url, &ts, err);
 	if (rc == 0)
 		checkpoint_print(out, sigpath, &st, keyid, line.data, &ts);
 	minisign_sec_free(sec);

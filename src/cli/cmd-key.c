@@ -211,12 +211,25 @@ key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
+/* Where a key trusted from a checkpoint came from, and what its name is worth. */
+static void
+checkpoint_source_print(const char *file, const char *reviewer, const char *id,
+    const struct approval_trust_source *from)
+{
+	term_printf(stdout, "  from        checkpoint %s (registered in audit entry %lld of its %lld; "
+	    "checkpoint signed by key %s, %s)\n", file, (long long)from->entry, (long long)from->entries,
+	    from->signer_key_id, from->signer);
+	if (from->self_declared)
+		term_printf(stdout, "  names       self-declared: the database is SQLite, where anyone types "
+		    "any name; %s is only the holder of key %s\n", reviewer, id);
+}
+
 /* A reviewer's key, trusted for the approvals signed in that name
  * (trusted/reviewers/NAME.pub): obtained from the reviewer, never from a
  * report. A report signer's key is not also a person's. */
 static int
 key_trust_reviewer(const char *reviewer, const char *file, const struct minisign_pub *pub,
-    struct aerr *err)
+    const struct approval_trust_source *from, struct aerr *err)
 {
 	char id[MINISIGN_KEYID_LEN + 1], *path, *dir;
 	struct minisign_pub had;
@@ -262,11 +275,36 @@ key_trust_reviewer(const char *reviewer, const char *file, const struct minisign
 	if (rc == 0)
 		term_printf(stdout, "key %s trusted as reviewer %s's: their approvals are checked with it\n"
 		    "  public key  %s\n  file        %s\n", id, reviewer, line.data, path);
+	if (rc == 0 && from != NULL)
+		checkpoint_source_print(file, reviewer, id, from);
 out:
 	keyring_free(ring, nring);
 	buf_free(&line);
 	free(path);
 	return rc;
+}
+
+/* The key FILE gives for reviewer: a public key file, or an audit
+ * checkpoint whose signature verifies with a key trusted here (the key
+ * registered to reviewer by its position). */
+static int
+key_trust_reviewer_file(const char *reviewer, const char *file, struct aerr *err)
+{
+	struct approval_trust_source from;
+	struct minisign_pub pub;
+	struct buf b;
+	int is_checkpoint, rc;
+
+	if (keystore_name_check(reviewer, err) != 0 ||
+	    approval_checkpoint_key(file, reviewer, &pub, &from, &is_checkpoint, err) != 0)
+		return err->code;
+	if (is_checkpoint)
+		return key_trust_reviewer(reviewer, file, &pub, &from, err);
+	if (read_file(file, 4096, &b, err) != 0)
+		return err->code;
+	rc = minisign_pubkey_parse(b.data, b.len, file, &pub, err);
+	buf_free(&b);
+	return rc != 0 ? rc : key_trust_reviewer(reviewer, file, &pub, NULL, err);
 }
 
 /* Trusting a key is trusting all 32 bytes of it, checked by whoever runs this against a
@@ -295,14 +333,14 @@ key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (name != NULL && reviewer != NULL)
 		return usage_error(av, err, "--name and --reviewer exclude each other");
 	file = argv[p.ind];
+	if (reviewer != NULL)
+		return key_trust_reviewer_file(reviewer, file, err);
 	if (read_file(file, 4096, &b, err) != 0)
 		return err->code;
 	rc = minisign_pubkey_parse(b.data, b.len, file, &pub, err);
 	buf_free(&b);
 	if (rc != 0)
 		return rc;
-	if (reviewer != NULL)
-		return key_trust_reviewer(reviewer, file, &pub, err);
 	minisign_keyid(pub.keynum, id);
 	if (name == NULL)
 		name = id;
@@ -484,7 +522,8 @@ static const struct opt name_opts[] = {
 };
 static const struct opt trust_opts[] = {
 	{ "name", 'n', "NAME", "its name in the keyring", 0 },
-	{ "reviewer", 'r', "NAME", "trust it as reviewer NAME's key, for the approvals they sign", 0 },
+	{ "reviewer", 'r', "NAME", "trust it as reviewer NAME's key, for the approvals they sign "
+	  "(FILE: their public key, or an audit checkpoint signed by a key trusted here)", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 static const struct opt untrust_opts[] = {

@@ -92,6 +92,22 @@ report_key_check(struct db *db, const char *id, struct aerr *err)
 	return 0;
 }
 
+/* A registration changes no row: on PostgreSQL its entry follows only the
+ * server's function, which checks what key_register() checks here, for the
+ * login (db/pg/018-no-change.sql). On SQLite nothing runs. */
+static int
+registration_record(struct db *db, int64_t oid, const cJSON *d, struct aerr *err)
+{
+	static const struct db_write registration = {
+		{ NULL }, "SELECT aivet_key_register(?1, ?2)", 0
+	};
+	char *text = cJSON_PrintUnformatted(d);
+	int rc = db_write(db, err, &registration, NULL, "it", oid, text);
+
+	free(text);
+	return rc;
+}
+
 int
 key_register(struct db *db, const char *actor, const struct minisign_pub *pub, struct aerr *err)
 {
@@ -131,7 +147,8 @@ key_register(struct db *db, const char *actor, const struct minisign_pub *pub, s
 	cJSON_AddStringToObject(d, "key_id", id);
 	cJSON_AddStringToObject(d, "public_key", line.data);
 	buf_free(&line);
-	if (audit_append(db, actor, "key.register", "person_key", oid, d, err) != 0 ||
+	if (registration_record(db, oid, d, err) != 0 ||
+	    audit_append(db, actor, "key.register", "person_key", oid, d, err) != 0 ||
 	    db_commit(db, err) != 0)
 		goto fail;
 	cJSON_Delete(d);

@@ -96,13 +96,40 @@ struct cmd_arg {
 /* A command that takes no positionals: any one is "unexpected". */
 #define ARGS_NONE ((const struct cmd_arg[]){ { TARGET_END, 0 } })
 
-/* A command, or a subcommand in its command's table. */
+/* What the framework hands a command's exec, as tmux's args_parse() does:
+ * the options as given, already checked against the command's table (an
+ * unknown one, one of a sibling's, a missing value are refused before exec
+ * runs), its positionals, and the declared targets resolved. */
+struct cmd_opt_given {
+	int id;                 /* the option's id in the table */
+	const char *arg;        /* its argument, NULL for a flag or an OPT_OPTARG left out */
+};
+struct cmd_args {
+	int argc;               /* the positionals: argv[0] to argv[argc - 1] */
+	char **argv;
+	int64_t target[CMD_ARGS_MAX];   /* positional i's id, when args declares a target there */
+	const char *word[CMD_ARGS_MAX]; /* positional slot i's word as given, NULL when left out */
+	int nopt;               /* the options, in the order given */
+	struct cmd_opt_given *opt;
+};
+/* How many times option id was given (0: not at all). */
+int args_has(const struct cmd_args *a, int id);
+/* The argument option id was last given with, or NULL. */
+const char *args_get(const struct cmd_args *a, int id);
+/* Each argument of a repeated option in turn: *at starts at 0; NULL at the end.
+ *	for (int at = 0; (v = args_next(a, O_CLOCK, &at)) != NULL;) */
+const char *args_next(const struct cmd_args *a, int id, int *at);
+
+/* A command, or a subcommand in its command's table, declared with
+ * designated fields as tmux's cmd_entry is. */
 struct cmd_entry {
 	const char *name;
 	const char *targets;    /* positionals as usage shows them ("VENDOR/NAME", "[VENDOR]"), or NULL */
 	const struct opt *opts; /* NULL: no options */
 	const char *summary;    /* one line */
-	int (*exec)(struct aivet *av, int argc, char **argv, struct aerr *err);
+	/* Runs the command on what the framework parsed and resolved. */
+	int (*exec)(struct aivet *av, const struct cmd_args *args, struct aerr *err);
+	int (*exec_argv)(struct aivet *av, int argc, char **argv, struct aerr *err);
 	/* A command with subcommands has exec NULL and this table, ending in an
 	 * entry whose name is NULL; cmd_run() dispatches and prints their help. */
 	const struct cmd_entry *subs;

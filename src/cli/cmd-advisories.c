@@ -58,14 +58,17 @@ advisories_list_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry advisories_subs[] = {
-	{ "import", "FILE|DIR", opt_json_only, "import OSV advisories (a file, an array, or a "
-	  "directory of .json files)", advisories_import_cmd, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "list", NULL, opt_json_only, "list the advisories engine versions are checked against",
-	  advisories_list_cmd, NULL, ARGS_NONE },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "import", .targets = "FILE|DIR", .opts = opt_json_only,
+	  .summary = "import OSV advisories (a file, an array, or a directory of .json files)",
+	  .exec_argv = advisories_import_cmd, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "list", .opts = opt_json_only,
+	  .summary = "list the advisories engine versions are checked against",
+	  .exec_argv = advisories_list_cmd, .args = ARGS_NONE },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_advisories_entry = {
-	"advisories", NULL, NULL, "the OSV advisories the engine probe checks versions against",
-	NULL, advisories_subs, NULL
+	.name = "advisories",
+	.summary = "the OSV advisories the engine probe checks versions against",
+	.subs = advisories_subs,
 };

@@ -466,18 +466,23 @@ audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry audit_subs[] = {
-	{ "verify", NULL, verify_opts, "recompute the audit log's hash chain and the rows it seals",
-	  audit_verify_cmd, NULL, ARGS_NONE },
-	{ "checkpoint", NULL, checkpoint_opts,
-	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL,
-	  ARGS_NONE },
-	{ "log", NULL, log_opts, "print the newest audit entries (50 unless --limit)", audit_log_cmd,
-	  NULL, ARGS_NONE },
-	{ "tables", NULL, opt_json_only, "list every table of the schema and what keeps it honest",
-	  audit_tables_cmd, NULL, ARGS_NONE },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "verify", .opts = verify_opts,
+	  .summary = "recompute the audit log's hash chain and the rows it seals",
+	  .exec_argv = audit_verify_cmd, .args = ARGS_NONE },
+	{ .name = "checkpoint", .opts = checkpoint_opts,
+	  .summary = "write a signed checkpoint of the chain (position and head)",
+	  .exec_argv = audit_checkpoint_cmd, .args = ARGS_NONE },
+	{ .name = "log", .opts = log_opts,
+	  .summary = "print the newest audit entries (50 unless --limit)",
+	  .exec_argv = audit_log_cmd, .args = ARGS_NONE },
+	{ .name = "tables", .opts = opt_json_only,
+	  .summary = "list every table of the schema and what keeps it honest",
+	  .exec_argv = audit_tables_cmd, .args = ARGS_NONE },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_audit_entry = {
-	"audit", NULL, NULL, "verify, anchor and read the hash-chained audit log", NULL, audit_subs, NULL
+	.name = "audit",
+	.summary = "verify, anchor and read the hash-chained audit log",
+	.subs = audit_subs,
 };

@@ -47,7 +47,9 @@ complete_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 const struct cmd_entry cmd_complete_entry = {
-	"complete", "vendor|endpoint|questionnaire [PREFIX]", NULL,
-	"print the names that start with PREFIX, for shell completion", complete_cmd, NULL,
-	ARGS({ TARGET_CHOICE, 0 }, { TARGET_WORD, 1 })
+	.name = "complete",
+	.targets = "vendor|endpoint|questionnaire [PREFIX]",
+	.summary = "print the names that start with PREFIX, for shell completion",
+	.exec_argv = complete_cmd,
+	.args = ARGS({ TARGET_CHOICE, 0 }, { TARGET_WORD, 1 }),
 };

@@ -279,27 +279,32 @@ db_timezone_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry db_subs[] = {
-	{ "whoami", NULL, opt_json_only, "who this connection acts as, and what its role lets it do",
-	  db_whoami_cmd, NULL, ARGS_NONE },
-	{ "roles", NULL, opt_json_only, "the logins holding aivet's roles (PostgreSQL)", db_roles_cmd, NULL,
-	  ARGS_NONE },
-	{ "grant", "LOGIN assessor|reviewer|auditor", NULL,
-	  "give a login a role (PostgreSQL; the database's owner)", db_grant_cmd, NULL,
-	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
-	{ "revoke", "LOGIN assessor|reviewer|auditor", NULL,
-	  "take a role from a login (PostgreSQL; the database's owner)", db_revoke_cmd, NULL,
-	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
-	{ "timezone", "[ZONE]", opt_json_only, "show or set the organisation's IANA time zone, where "
-	  "every end-of-day deadline ends (audited; the database's owner on PostgreSQL)",
-	  db_timezone_cmd, NULL, ARGS({ TARGET_WORD, 1 }) },
-	{ "copy", "SRC DST", opt_json_only, "copy a whole database into an empty one, SQLite or PostgreSQL, "
-	  "keeping ids, evidence and the audit chain", db_copy_cmd, NULL,
-	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "whoami", .opts = opt_json_only,
+	  .summary = "who this connection acts as, and what its role lets it do",
+	  .exec_argv = db_whoami_cmd, .args = ARGS_NONE },
+	{ .name = "roles", .opts = opt_json_only,
+	  .summary = "the logins holding aivet's roles (PostgreSQL)", .exec_argv = db_roles_cmd,
+	  .args = ARGS_NONE },
+	{ .name = "grant", .targets = "LOGIN assessor|reviewer|auditor",
+	  .summary = "give a login a role (PostgreSQL; the database's owner)",
+	  .exec_argv = db_grant_cmd, .args = ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "revoke", .targets = "LOGIN assessor|reviewer|auditor",
+	  .summary = "take a role from a login (PostgreSQL; the database's owner)",
+	  .exec_argv = db_revoke_cmd, .args = ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "timezone", .targets = "[ZONE]", .opts = opt_json_only,
+	  .summary = "show or set the organisation's IANA time zone, where every end-of-day "
+	  "deadline ends (audited; the database's owner on PostgreSQL)",
+	  .exec_argv = db_timezone_cmd, .args = ARGS({ TARGET_WORD, 1 }) },
+	{ .name = "copy", .targets = "SRC DST", .opts = opt_json_only,
+	  .summary = "copy a whole database into an empty one, SQLite or PostgreSQL, keeping ids, "
+	  "evidence and the audit chain", .exec_argv = db_copy_cmd,
+	  .args = ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_db_entry = {
-	"db", NULL, NULL, "who you are and your role, granting roles (PostgreSQL), the organisation's time zone, "
-	"copying a whole database",
-	NULL, db_subs, NULL
+	.name = "db",
+	.summary = "who you are and your role, granting roles (PostgreSQL), the organisation's "
+	"time zone, copying a whole database",
+	.subs = db_subs,
 };

@@ -483,7 +483,10 @@ static const struct opt demo_opts[] = {
 };
 
 const struct cmd_entry cmd_demo_entry = {
-	"demo", NULL, demo_opts,
-	"reproduce the context-overflow incident against a simulator and show what aivet finds",
-	cmd_demo_exec, NULL, ARGS_NONE
+	.name = "demo",
+	.opts = demo_opts,
+	.summary = "reproduce the context-overflow incident against a simulator and show what "
+	"aivet finds",
+	.exec_argv = cmd_demo_exec,
+	.args = ARGS_NONE,
 };

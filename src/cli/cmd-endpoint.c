@@ -379,23 +379,30 @@ cmd_endpoint_confirm(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry endpoint_subs[] = {
-	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL,
-	  ARGS({ TARGET_VENDOR, 0 }) },
-	{ "list", "[VENDOR]", list_opts, "list endpoints (archived ones with --all)", endpoint_list,
-	  NULL, ARGS({ TARGET_VENDOR, 1 }) },
-	{ "show", "VENDOR/NAME", show_opts, "show an endpoint and its credential references",
-	  endpoint_show, NULL, ARGS({ TARGET_ENDPOINT, 0 }) },
-	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL,
-	  ARGS({ TARGET_ENDPOINT, 0 }) },
-	{ "confirm", "VENDOR/NAME", confirm_opts, "confirm that the credentials you wrote may go to "
-	  "the endpoint's URL, after someone else changed it", cmd_endpoint_confirm, NULL,
-	  ARGS({ TARGET_ENDPOINT, 0 }) },
-	{ "archive", "VENDOR/NAME", NULL, "archive an endpoint (nothing is deleted)",
-	  cmd_endpoint_archive, NULL, ARGS({ TARGET_ENDPOINT, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "add", .targets = "VENDOR", .opts = add_opts,
+	  .summary = "add an endpoint to a vendor", .exec_argv = cmd_endpoint_add,
+	  .args = ARGS({ TARGET_VENDOR, 0 }) },
+	{ .name = "list", .targets = "[VENDOR]", .opts = list_opts,
+	  .summary = "list endpoints (archived ones with --all)", .exec_argv = endpoint_list,
+	  .args = ARGS({ TARGET_VENDOR, 1 }) },
+	{ .name = "show", .targets = "VENDOR/NAME", .opts = show_opts,
+	  .summary = "show an endpoint and its credential references", .exec_argv = endpoint_show,
+	  .args = ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ .name = "edit", .targets = "VENDOR/NAME", .opts = edit_opts,
+	  .summary = "change an endpoint", .exec_argv = cmd_endpoint_edit,
+	  .args = ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ .name = "confirm", .targets = "VENDOR/NAME", .opts = confirm_opts,
+	  .summary = "confirm that the credentials you wrote may go to the endpoint's URL, after "
+	  "someone else changed it", .exec_argv = cmd_endpoint_confirm,
+	  .args = ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ .name = "archive", .targets = "VENDOR/NAME",
+	  .summary = "archive an endpoint (nothing is deleted)", .exec_argv = cmd_endpoint_archive,
+	  .args = ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_endpoint_entry = {
-	"endpoint", NULL, NULL, "manage a vendor's API endpoints and their credential references",
-	NULL, endpoint_subs, NULL
+	.name = "endpoint",
+	.summary = "manage a vendor's API endpoints and their credential references",
+	.subs = endpoint_subs,
 };

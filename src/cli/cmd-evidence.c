@@ -202,11 +202,14 @@ static const struct opt show_opts[] = {
 };
 
 static const struct cmd_entry evidence_subs[] = {
-	{ "show", "ID", show_opts, "show a piece of evidence (an exchange: headers, bodies, timings)",
-	  evidence_show, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "show", .targets = "ID", .opts = show_opts,
+	  .summary = "show a piece of evidence (an exchange: headers, bodies, timings)",
+	  .exec_argv = evidence_show, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_evidence_entry = {
-	"evidence", NULL, NULL, "show recorded evidence", NULL, evidence_subs, NULL
+	.name = "evidence",
+	.summary = "show recorded evidence",
+	.subs = evidence_subs,
 };

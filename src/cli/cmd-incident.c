@@ -695,38 +695,49 @@ static const struct opt verify_opts[] = {
 };
 
 static const struct cmd_entry task_subs[] = {
-	{ "add", "ID TITLE", task_add_opts, "add a task with an owner and a due time", task_add, NULL,
-	  ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
-	{ "done", "TASK_ID", task_done_opts, "mark a task done", task_done, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "add", .targets = "ID TITLE", .opts = task_add_opts,
+	  .summary = "add a task with an owner and a due time", .exec_argv = task_add,
+	  .args = ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "done", .targets = "TASK_ID", .opts = task_done_opts,
+	  .summary = "mark a task done", .exec_argv = task_done, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 static const struct cmd_entry incident_subs[] = {
-	{ "open", "VENDOR", open_opts, "open an incident (from a probe finding with --from-finding)",
-	  cmd_incident_open, NULL, ARGS({ TARGET_VENDOR, 0 }) },
-	{ "list", NULL, list_opts, "list incidents with overdue and next-due clocks", incident_list,
-	  NULL, ARGS_NONE },
-	{ "due", NULL, incident_due_opts, "list clocks overdue or due soon; post them to webhooks",
-	  incident_due_cmd, NULL, ARGS_NONE },
-	{ "show", "ID", show_opts, "show an incident: facts, clocks, timeline, tasks, links",
-	  incident_show, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
-	{ "status", "ID new|investigating|contained|resolved|closed", status_opts,
-	  "move an incident through its workflow", cmd_incident_status, NULL,
-	  ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
-	{ "note", "ID TEXT", note_opts, "add an immutable timeline entry", cmd_incident_note, NULL,
-	  ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
-	{ "edit", "ID", edit_opts, "record established facts (recorded as a decision entry)",
-	  cmd_incident_edit, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
-	{ "task", NULL, NULL, "add and complete tasks", NULL, task_subs, NULL },
-	{ "link", "ID", link_opts, "link probe runs, findings and evidence", cmd_incident_link, NULL,
-	  ARGS({ TARGET_INCIDENT, 0 }) },
-	{ "verify", "ID", verify_opts, "re-run the relevant probes and record a verification",
-	  incident_verify, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "open", .targets = "VENDOR", .opts = open_opts,
+	  .summary = "open an incident (from a probe finding with --from-finding)",
+	  .exec_argv = cmd_incident_open, .args = ARGS({ TARGET_VENDOR, 0 }) },
+	{ .name = "list", .opts = list_opts,
+	  .summary = "list incidents with overdue and next-due clocks", .exec_argv = incident_list,
+	  .args = ARGS_NONE },
+	{ .name = "due", .opts = incident_due_opts,
+	  .summary = "list clocks overdue or due soon; post them to webhooks",
+	  .exec_argv = incident_due_cmd, .args = ARGS_NONE },
+	{ .name = "show", .targets = "ID", .opts = show_opts,
+	  .summary = "show an incident: facts, clocks, timeline, tasks, links",
+	  .exec_argv = incident_show, .args = ARGS({ TARGET_INCIDENT, 0 }) },
+	{ .name = "status", .targets = "ID new|investigating|contained|resolved|closed",
+	  .opts = status_opts, .summary = "move an incident through its workflow",
+	  .exec_argv = cmd_incident_status,
+	  .args = ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "note", .targets = "ID TEXT", .opts = note_opts,
+	  .summary = "add an immutable timeline entry", .exec_argv = cmd_incident_note,
+	  .args = ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "edit", .targets = "ID", .opts = edit_opts,
+	  .summary = "record established facts (recorded as a decision entry)",
+	  .exec_argv = cmd_incident_edit, .args = ARGS({ TARGET_INCIDENT, 0 }) },
+	{ .name = "task", .summary = "add and complete tasks", .subs = task_subs },
+	{ .name = "link", .targets = "ID", .opts = link_opts,
+	  .summary = "link probe runs, findings and evidence", .exec_argv = cmd_incident_link,
+	  .args = ARGS({ TARGET_INCIDENT, 0 }) },
+	{ .name = "verify", .targets = "ID", .opts = verify_opts,
+	  .summary = "re-run the relevant probes and record a verification",
+	  .exec_argv = incident_verify, .args = ARGS({ TARGET_INCIDENT, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_incident_entry = {
-	"incident", NULL, NULL, "run incidents: timeline, tasks, notification clocks, evidence", NULL,
-	incident_subs, NULL
+	.name = "incident",
+	.summary = "run incidents: timeline, tasks, notification clocks, evidence",
+	.subs = incident_subs,
 };

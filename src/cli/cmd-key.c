@@ -498,27 +498,36 @@ static const struct opt sign_opts[] = {
 };
 
 static const struct cmd_entry key_subs[] = {
-	{ "generate", NULL, generate_opts, "create a signing key pair (minisign format)",
-	  key_generate, NULL, ARGS_NONE },
-	{ "import", "SECRET-KEY-FILE", name_opts, "import a minisign secret key", key_import, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL,
-	  ARGS_NONE },
-	{ "trust", "PUBLIC-KEY-FILE", trust_opts, "trust a signer's public key (minisign .pub) for verify",
-	  key_trust, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "untrust", "NAME", untrust_opts, "stop trusting a signer's key (its NAME in "
-	  "'key list'), or a reviewer's",
-	  key_untrust, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL,
-	  ARGS({ TARGET_WORD, 1 }) },
-	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ "register", "[NAME]", NULL, "register your key's public half to you in the database, "
-	  "for signing your approvals", key_register_cmd, NULL, ARGS({ TARGET_WORD, 1 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "generate", .opts = generate_opts,
+	  .summary = "create a signing key pair (minisign format)", .exec_argv = key_generate,
+	  .args = ARGS_NONE },
+	{ .name = "import", .targets = "SECRET-KEY-FILE", .opts = name_opts,
+	  .summary = "import a minisign secret key", .exec_argv = key_import,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "list", .opts = opt_json_only,
+	  .summary = "list own signing keys and trusted signers' keys", .exec_argv = key_list,
+	  .args = ARGS_NONE },
+	{ .name = "trust", .targets = "PUBLIC-KEY-FILE", .opts = trust_opts,
+	  .summary = "trust a signer's public key (minisign .pub) for verify",
+	  .exec_argv = key_trust, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "untrust", .targets = "NAME", .opts = untrust_opts,
+	  .summary = "stop trusting a signer's key (its NAME in 'key list'), or a reviewer's",
+	  .exec_argv = key_untrust, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "show", .targets = "[NAME]", .opts = opt_json_only,
+	  .summary = "print a public key and its key id", .exec_argv = key_show,
+	  .args = ARGS({ TARGET_WORD, 1 }) },
+	{ .name = "sign", .targets = "FILE", .opts = sign_opts,
+	  .summary = "sign one file, writing FILE.minisig", .exec_argv = key_sign,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "register", .targets = "[NAME]",
+	  .summary = "register your key's public half to you in the database, for signing your "
+	  "approvals", .exec_argv = key_register_cmd, .args = ARGS({ TARGET_WORD, 1 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_key_entry = {
-	"key", NULL, NULL, "manage the keys that sign report bundles and the signers trusted to "
-	"verify them", NULL, key_subs, NULL
+	.name = "key",
+	.summary = "manage the keys that sign report bundles and the signers trusted to verify "
+	"them",
+	.subs = key_subs,
 };

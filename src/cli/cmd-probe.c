@@ -466,23 +466,27 @@ static const struct opt show_opts[] = {
 };
 
 static const struct cmd_entry probe_subs[] = {
-	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL,
-	  ARGS({ TARGET_ENDPOINT, 1 }) },
-	{ "queue", "VENDOR/ENDPOINT...", queue_opts, "queue runs for the workers (aivet worker)",
-	  probe_queue_cmd, NULL, NULL },
-	{ "limit", "VENDOR", limit_opts, "limit a vendor's runs at once and requests a minute across "
-	  "workers", probe_limit_cmd, NULL, ARGS({ TARGET_VENDOR, 0 }) },
-	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL,
-	  ARGS({ TARGET_VENDOR, 1 }) },
-	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
-	  probe_show, NULL, ARGS({ TARGET_RUN, ARG_MANY }) },
-	{ "diff", "RUN_A RUN_B", opt_json_only, "drift between two runs: findings, boundaries, "
-	  "calibration, error shapes", probe_diff_cmd, NULL,
-	  ARGS({ TARGET_RUN, 0 }, { TARGET_RUN, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "run", .targets = "VENDOR/ENDPOINT", .opts = run_opts,
+	  .summary = "run probes against an endpoint", .exec_argv = probe_run,
+	  .args = ARGS({ TARGET_ENDPOINT, 1 }) },
+	{ .name = "queue", .targets = "VENDOR/ENDPOINT...", .opts = queue_opts,
+	  .summary = "queue runs for the workers (aivet worker)", .exec_argv = probe_queue_cmd },
+	{ .name = "limit", .targets = "VENDOR", .opts = limit_opts,
+	  .summary = "limit a vendor's runs at once and requests a minute across workers",
+	  .exec_argv = probe_limit_cmd, .args = ARGS({ TARGET_VENDOR, 0 }) },
+	{ .name = "runs", .targets = "[VENDOR]", .opts = opt_json_only,
+	  .summary = "list probe runs", .exec_argv = probe_runs, .args = ARGS({ TARGET_VENDOR, 1 }) },
+	{ .name = "show", .targets = "RUN [RUN...]", .opts = show_opts,
+	  .summary = "show a probe run: verdicts, findings, evidence ids", .exec_argv = probe_show,
+	  .args = ARGS({ TARGET_RUN, ARG_MANY }) },
+	{ .name = "diff", .targets = "RUN_A RUN_B", .opts = opt_json_only,
+	  .summary = "drift between two runs: findings, boundaries, calibration, error shapes",
+	  .exec_argv = probe_diff_cmd, .args = ARGS({ TARGET_RUN, 0 }, { TARGET_RUN, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_probe_entry = {
-	"probe", NULL, NULL, "send live tests to an endpoint and judge the answers by their content",
-	NULL, probe_subs, NULL
+	.name = "probe",
+	.summary = "send live tests to an endpoint and judge the answers by their content",
+	.subs = probe_subs,
 };

@@ -299,21 +299,26 @@ static const struct opt export_opts[] = {
 };
 
 static const struct cmd_entry questionnaire_subs[] = {
-	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL,
-	  ARGS_NONE },
-	{ "show", "QUESTIONNAIRE[@VERSION]", opt_json_only, "show a questionnaire's questions", q_show,
-	  NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
-	  NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ "export", "QUESTIONNAIRE[@VERSION]", export_opts,
-	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "list", .opts = list_opts,
+	  .summary = "list questionnaires (every version with --all)", .exec_argv = q_list,
+	  .args = ARGS_NONE },
+	{ .name = "show", .targets = "QUESTIONNAIRE[@VERSION]", .opts = opt_json_only,
+	  .summary = "show a questionnaire's questions", .exec_argv = q_show,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "validate", .targets = "FILE",
+	  .summary = "check a questionnaire file, naming every problem", .exec_argv = q_validate,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "import", .targets = "FILE",
+	  .summary = "load a questionnaire file into the database", .exec_argv = q_import,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "export", .targets = "QUESTIONNAIRE[@VERSION]", .opts = export_opts,
+	  .summary = "a blank workbook of a questionnaire to send to a vendor",
+	  .exec_argv = q_export, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_questionnaire_entry = {
-	"questionnaire", NULL, NULL, "the questionnaires assessments are answered against", NULL,
-	questionnaire_subs, NULL
+	.name = "questionnaire",
+	.summary = "the questionnaires assessments are answered against",
+	.subs = questionnaire_subs,
 };

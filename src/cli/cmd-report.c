@@ -130,6 +130,10 @@ static const struct opt report_opts[] = {
 };
 
 const struct cmd_entry cmd_report_entry = {
-	"report", "VENDOR", report_opts, "write a signed report bundle for a vendor",
-	cmd_report_exec, NULL, ARGS({ TARGET_VENDOR, 0 })
+	.name = "report",
+	.targets = "VENDOR",
+	.opts = report_opts,
+	.summary = "write a signed report bundle for a vendor",
+	.exec_argv = cmd_report_exec,
+	.args = ARGS({ TARGET_VENDOR, 0 }),
 };

@@ -131,15 +131,19 @@ static const struct opt none_opts[] = {
 };
 
 static const struct cmd_entry schedule_subs[] = {
-	{ "add", "VENDOR/ENDPOINT...", add_opts, "run probes on a schedule (workers queue them when due)",
-	  schedule_add, NULL, NULL },
-	{ "list", NULL, opt_json_only, "list the active schedules", schedule_list, NULL, ARGS_NONE },
-	{ "remove", "SCHEDULE", none_opts, "remove a schedule (runs already queued stay)", schedule_remove,
-	  NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "add", .targets = "VENDOR/ENDPOINT...", .opts = add_opts,
+	  .summary = "run probes on a schedule (workers queue them when due)",
+	  .exec_argv = schedule_add },
+	{ .name = "list", .opts = opt_json_only, .summary = "list the active schedules",
+	  .exec_argv = schedule_list, .args = ARGS_NONE },
+	{ .name = "remove", .targets = "SCHEDULE", .opts = none_opts,
+	  .summary = "remove a schedule (runs already queued stay)", .exec_argv = schedule_remove,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_schedule_entry = {
-	"schedule", NULL, NULL, "recurring probe runs, queued for the workers when due", NULL,
-	schedule_subs, NULL
+	.name = "schedule",
+	.summary = "recurring probe runs, queued for the workers when due",
+	.subs = schedule_subs,
 };

@@ -150,18 +150,23 @@ static const struct opt url_opts[] = {
 };
 
 static const struct cmd_entry tsa_subs[] = {
-	{ "trust", "CERT", opt_json_only, "trust a TSA's certificate (or its CA's) to attest times",
-	  tsa_trust_cmd, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "untrust", "SHA256|CERT", opt_json_only, "stop trusting a TSA certificate (by its SHA-256, or "
-	  "the certificate file)", tsa_untrust_cmd, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "list", NULL, opt_json_only, "list the trusted TSA certificates and the default TSA",
-	  tsa_list_cmd, NULL, ARGS_NONE },
-	{ "url", "[URL]", url_opts, "show or set the TSA that report and audit checkpoint ask",
-	  tsa_url_cmd, NULL, ARGS({ TARGET_WORD, 1 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "trust", .targets = "CERT", .opts = opt_json_only,
+	  .summary = "trust a TSA's certificate (or its CA's) to attest times",
+	  .exec_argv = tsa_trust_cmd, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "untrust", .targets = "SHA256|CERT", .opts = opt_json_only,
+	  .summary = "stop trusting a TSA certificate (by its SHA-256, or the certificate file)",
+	  .exec_argv = tsa_untrust_cmd, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "list", .opts = opt_json_only,
+	  .summary = "list the trusted TSA certificates and the default TSA",
+	  .exec_argv = tsa_list_cmd, .args = ARGS_NONE },
+	{ .name = "url", .targets = "[URL]", .opts = url_opts,
+	  .summary = "show or set the TSA that report and audit checkpoint ask",
+	  .exec_argv = tsa_url_cmd, .args = ARGS({ TARGET_WORD, 1 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_tsa_entry = {
-	"tsa", NULL, NULL, "manage the time-stamping authorities that attest when a bundle existed",
-	NULL, tsa_subs, NULL
+	.name = "tsa",
+	.summary = "manage the time-stamping authorities that attest when a bundle existed",
+	.subs = tsa_subs,
 };

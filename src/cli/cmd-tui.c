@@ -23,5 +23,7 @@ cmd_tui_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 const struct cmd_entry cmd_tui_entry = {
-	"tui", NULL, NULL, "open the terminal UI (the default on a terminal)", cmd_tui_exec, NULL, NULL
+	.name = "tui",
+	.summary = "open the terminal UI (the default on a terminal)",
+	.exec_argv = cmd_tui_exec,
 };

@@ -103,6 +103,10 @@ static const struct opt verify_opts[] = {
 };
 
 const struct cmd_entry cmd_verify_entry = {
-	"verify", "DIR", verify_opts, "verify a signed report bundle", cmd_verify_exec, NULL,
-	  ARGS({ TARGET_WORD, 0 })
+	.name = "verify",
+	.targets = "DIR",
+	.opts = verify_opts,
+	.summary = "verify a signed report bundle",
+	.exec_argv = cmd_verify_exec,
+	.args = ARGS({ TARGET_WORD, 0 }),
 };

@@ -112,6 +112,9 @@ static const struct opt worker_opts[] = {
 };
 
 const struct cmd_entry cmd_worker_entry = {
-	"worker", NULL, worker_opts, "run queued probe runs (probe queue, schedule) on this host",
-	worker_cmd, NULL, ARGS_NONE
+	.name = "worker",
+	.opts = worker_opts,
+	.summary = "run queued probe runs (probe queue, schedule) on this host",
+	.exec_argv = worker_cmd,
+	.args = ARGS_NONE,
 };

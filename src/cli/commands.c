@@ -338,6 +338,88 @@ want_help(int argc, char **argv)
 	return 0;
 }
 
+static int optarg_word(const struct opt *opts, int id, const char *next);
+
+/* Parses argv by the running command's table and args into a, which the
+ * caller frees with args_free(). */
+static int
+args_parse(struct aivet *av, int argc, char **argv, struct cmd_args *a, struct aerr *err)
+{
+	struct opt_parser p;
+	int c;
+
+	memset(a, 0, sizeof *a);
+	a->opt = xcalloc((size_t)argc + 1, sizeof *a->opt);
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
+		if (p.arg == NULL && optarg_word(cli_of(av)->cmd->opts, c, p.ind < argc ? argv[p.ind] : NULL))
+			opt_take(&p);
+		a->opt[a->nopt].id = c;
+		a->opt[a->nopt++].arg = p.arg;
+	}
+	if (c < 0)
+		return err->code;
+	a->argc = argc - p.ind;
+	a->argv = argv + p.ind;
+	memcpy(a->target, p.target, sizeof a->target);
+	memcpy(a->word, p.word, sizeof a->word);
+	return 0;
+}
+
+static void
+args_free(struct cmd_args *a)
+{
+	free(a->opt);
+	a->opt = NULL;
+}
+
+int
+args_has(const struct cmd_args *a, int id)
+{
+	int n = 0;
+
+	for (int i = 0; i < a->nopt; i++)
+		n += a->opt[i].id == id;
+	return n;
+}
+
+const char *
+args_get(const struct cmd_args *a, int id)
+{
+	for (int i = a->nopt - 1; i >= 0; i--)
+		if (a->opt[i].id == id)
+			return a->opt[i].arg;
+	return NULL;
+}
+
+const char *
+args_next(const struct cmd_args *a, int id, int *at)
+{
+	for (; *at < a->nopt; (*at)++)
+		if (a->opt[*at].id == id)
+			return a->opt[(*at)++].arg;
+	return NULL;
+}
+
+/* Runs leaf entry e: the framework parses its options and positionals and
+ * resolves its targets, then exec reads them. */
+static int
+entry_exec(struct cli *c, const struct cmd_entry *e, int argc, char **argv, struct aerr *err)
+{
+	struct cmd_args a;
+	int rc;
+
+	if (e->exec == NULL)
+		return e->exec_argv(&c->av, argc, argv, err);
+	if (args_parse(&c->av, argc, argv, &a, err) != 0) {
+		args_free(&a);
+		return err->code;
+	}
+	rc = e->exec(&c->av, &a, err);
+	args_free(&a);
+	return rc;
+}
+
 /* Runs entry e (argv[0] its name) below path, the words before it. */
 static int
 entry_run(struct cli *c, const struct cmd_entry *group, const struct cmd_entry *e,
@@ -355,7 +437,7 @@ entry_run(struct cli *c, const struct cmd_entry *group, const struct cmd_entry *
 			print_help(stdout, e, full);
 			return 0;
 		}
-		return e->exec(&c->av, argc, argv, err);
+		return entry_exec(c, e, argc, argv, err);
 	}
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		print_help(argc < 2 ? stderr : stdout, e, full);
@@ -413,6 +495,24 @@ opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv)
 		p->lo[n++].val = o->id;
 	}
 	optind = 0;   /* glibc: start afresh for each command line */
+}
+
+/* Whether an OPT_OPTARG option id given without "=" takes next as its
+ * argument: when next is one of the words its argument's name lists
+ * ("--eu-data no" for "yes|no|unknown"); else the argument is left out. */
+static int
+optarg_word(const struct opt *opts, int id, const char *next)
+{
+	for (const struct opt *o = opts; next != NULL && o != NULL && o->name != NULL; o++) {
+		size_t len = strlen(next);
+
+		if (o->id != id || !(o->flags & OPT_OPTARG))
+			continue;
+		for (const char *w = o->arg; w != NULL; w = strchr(w, '|'), w = w ? w + 1 : NULL)
+			if (strncmp(w, next, len) == 0 && (w[len] == '|' || w[len] == '\0'))
+				return len > 0;
+	}
+	return 0;
 }
 
 /* An option the command's other subcommands declare: wrong here, not unknown. */

@@ -55,6 +55,8 @@ enum {
 	OPT_UNDER = 1 << 4,     /* optional, only with the one before: "[--file PATH [--effective DATE]]" */
 	OPT_FORM = 1 << 5,      /* starts the command's other form: "... | probe run --all ..." */
 	OPT_OPTARG = 1 << 6,    /* the argument may be left out: "[--eu-data [yes|no]]" */
+	OPT_HIDDEN = 1 << 7,    /* not in the usage line nor --help: read only for exec to refuse it
+	                         * by name in its own words ("takes no --reviewer: ...") */
 };
 
 struct opt {
@@ -102,7 +104,7 @@ struct cmd_arg {
  * runs), its positionals, and the declared targets resolved. */
 struct cmd_opt_given {
 	int id;                 /* the option's id in the table */
-	const char *arg;        /* its argument, NULL for a flag or an OPT_OPTARG left out */
+	char *arg;              /* its argument (a word of argv), NULL for a flag or an OPT_OPTARG left out */
 };
 struct cmd_args {
 	int argc;               /* the positionals: argv[0] to argv[argc - 1] */

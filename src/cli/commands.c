@@ -176,6 +176,8 @@ entry_usage(const struct cmd_entry *e, const char *path, struct buf *b)
 	for (const struct opt *o = e->opts; o != NULL && o->name != NULL; o++) {
 		unsigned next = o[1].name != NULL ? o[1].flags : 0;
 
+		if (o->flags & OPT_HIDDEN)
+			continue;
 		if (o->flags & OPT_FORM) {
 			buf_printf(b, " | %s ", path);
 			opt_words(b, o);
@@ -271,13 +273,16 @@ print_opts(FILE *out, const struct opt *opts)
 	const char *help[OPT_MAX];
 	int n = 0;
 
-	for (const struct opt *o = opts; o != NULL && o->name != NULL && n < OPT_MAX; o++, n++) {
+	for (const struct opt *o = opts; o != NULL && o->name != NULL && n < OPT_MAX; o++) {
 		struct buf b;
+
+		if (o->flags & OPT_HIDDEN)
+			continue;
 
 		buf_init(&b);
 		opt_words(&b, o);
 		left[n] = buf_steal(&b);
-		help[n] = o->help;
+		help[n++] = o->help;
 	}
 	print_rows(out, left, help, n);
 	for (int i = 0; i < n; i++)

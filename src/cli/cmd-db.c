@@ -81,7 +81,7 @@ db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return 0;
 	}
 	roles_text(&me, roles, sizeof roles);
-	if (db_has(db, DB_LOGINS))
+	if (db_has(db, DB_ROLES))
 		term_printf(stdout, "login     %s\nbackend   %s\nowner     %s\nroles     %s\nmay       %s\n", me.name,
 		    db_backend_name(db), me.owner ? "yes" : "no", roles, me.owner ? "everything (owner)" : may_text(&me));
 	else

@@ -104,6 +104,7 @@ struct cmd_arg {
  * runs), its positionals, and the declared targets resolved. */
 struct cmd_opt_given {
 	int id;                 /* the option's id in the table */
+	int64_t target;         /* the id its argument names, for the entry's target option */
 	char *arg;              /* its argument (a word of argv), NULL for a flag or an OPT_OPTARG left out */
 };
 struct cmd_args {
@@ -118,6 +119,9 @@ struct cmd_args {
 int args_has(const struct cmd_args *a, int id);
 /* The argument option id was last given with, or NULL. */
 const char *args_get(const struct cmd_args *a, int id);
+/* The id the argument of option id (the entry's target option) last named,
+ * resolved by the framework; 0 when it was not given. */
+int64_t args_target(const struct cmd_args *a, int id);
 /* Each argument of a repeated option in turn: *at starts at 0; NULL at the end.
  *	for (int at = 0; (v = args_next(a, O_CLOCK, &at)) != NULL;) */
 const char *args_next(const struct cmd_args *a, int id, int *at);
@@ -141,6 +145,13 @@ struct cmd_entry {
 	 * the id of positional i (0 for a word or one left out; an ARG_MANY
 	 * positional's are all resolved, the first CMD_ARGS_MAX kept there). */
 	const struct cmd_arg *args;
+	/* An option whose argument names a target, as tmux's -t does ("--vendor
+	 * VENDOR"): the framework resolves each one given before exec, which reads
+	 * the id with args_target(). opt 0: none. */
+	struct {
+		int opt;
+		enum target_kind kind;
+	} target;
 };
 
 /* One run of the command line: the library's invocation and what only the

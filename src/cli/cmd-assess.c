@@ -366,16 +366,15 @@ assess_export(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 	return rc;
 }
 
-/* assess import --start VENDOR FILE.xlsx: a new assessment from a workbook. */
+/* assess import --start VENDOR FILE.xlsx: a new assessment from a workbook
+ * for vendor vid (the framework resolved --start). */
 static int
-import_start(struct aivet *av, struct db *db, const char *vendor, const char *path,
-    struct buf *problems, struct aerr *err)
+import_start(struct aivet *av, struct db *db, int64_t vid, const char *path, struct buf *problems,
+    struct aerr *err)
 {
-	int64_t vid, id;
+	int64_t id;
 	int changed = 0;
 
-	if (target_resolve(db, TARGET_VENDOR, vendor, &vid, err) != 0)
-		return err->code;
 	if (assessment_import_xlsx_start(db, av->actor, vid, path, problems, &id, &changed, err) != 0)
 		return err->code;
 	printf("assessment %lld started from %s: %d answer%s\n", (long long)id, path, changed,
@@ -404,7 +403,7 @@ assess_import(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 		return err->code;
 	buf_init(&problems);
 	if (start != NULL) {
-		rc = import_start(av, db, start, path, &problems, err);
+		rc = import_start(av, db, args_target(args, 's'), path, &problems, err);
 	} else if ((rc = assessment_load(db, id = args->target[0], &a, err)) == 0) {
 		rc = assessment_import_sheet(db, av->actor, a, path, &problems, &changed, err);
 		if (rc == 0)
@@ -466,7 +465,8 @@ static const struct cmd_entry assess_subs[] = {
 	  .args = ARGS({ TARGET_ASSESSMENT, 0 }) },
 	{ .name = "import", .targets = "[ASSESSMENT] FILE", .opts = import_opts,
 	  .summary = "read a filled-in sheet back (CSV or .xlsx)", .exec = assess_import,
-	  .args = ARGS({ TARGET_ASSESSMENT, 1 }, { TARGET_WORD, 0 }) },
+	  .args = ARGS({ TARGET_ASSESSMENT, 1 }, { TARGET_WORD, 0 }),
+	  .target = { 's', TARGET_VENDOR } },
 	{ 0 }
 };
 

@@ -345,6 +345,27 @@ want_help(int argc, char **argv)
 
 static int optarg_word(const struct opt *opts, int id, const char *next);
 
+/* The entry's target option (a vendor, an endpoint...), each time given
+ * resolved by the one resolver, once the positionals are counted and
+ * resolved. */
+static int
+option_targets(struct aivet *av, struct cmd_args *a, struct aerr *err)
+{
+	struct db *db = NULL;
+
+	const struct cmd_entry *e = cli_of(av)->cmd;
+
+	for (int i = 0; i < a->nopt; i++) {
+		if (e->target.opt == 0 || a->opt[i].id != e->target.opt || a->opt[i].arg == NULL)
+			continue;
+		if (db == NULL && (db = av_db(av, err)) == NULL)
+			return err->code;
+		if (target_resolve(db, e->target.kind, a->opt[i].arg, &a->opt[i].target, err) != 0)
+			return err->code;
+	}
+	return 0;
+}
+
 /* Parses argv by the running command's table and args into a, which the
  * caller frees with args_free(). */
 static int
@@ -368,7 +389,7 @@ args_parse(struct aivet *av, int argc, char **argv, struct cmd_args *a, struct a
 	a->argv = argv + p.ind;
 	memcpy(a->target, p.target, sizeof a->target);
 	memcpy(a->word, p.word, sizeof a->word);
-	return 0;
+	return option_targets(av, a, err);
 }
 
 static void
@@ -395,6 +416,15 @@ args_get(const struct cmd_args *a, int id)
 		if (a->opt[i].id == id)
 			return a->opt[i].arg;
 	return NULL;
+}
+
+int64_t
+args_target(const struct cmd_args *a, int id)
+{
+	for (int i = a->nopt - 1; i >= 0; i--)
+		if (a->opt[i].id == id)
+			return a->opt[i].target;
+	return 0;
 }
 
 const char *

@@ -14,7 +14,7 @@ count() { [ -n "$1" ] && printf '%s\n' "$1" | wc -l | tr -d ' ' || echo 0; }
 
 # The commands that still parse for themselves, to be converted; each must
 # still do so (a converted one leaves this list).
-pending='assess|demo|incident-due|incident|probe|schedule|verify'
+pending='demo|incident-due|incident|probe|schedule|verify'
 
 # parse_calls FILE...: "FILE:LINE:text" of each call parsing argv or
 # resolving a target by hand, comment lines aside.
@@ -31,8 +31,7 @@ positional_entries() {
 	inside && /^\}/ { inside = 0; next }
 	inside && first && !/^[ \t]*\./ { print FILENAME ":" FNR ":" $0 }
 	{ first = 0 }
-	inside && /\{ *[^ .0}\t]/ && !/ARGS/ { print FILENAME ":" FNR ":" $0 }
-	inside && /^\t\{ *"/ { print FILENAME ":" FNR ":" $0 }
+	inside && /^[ \t]*\{ *[^ .0}]/ { print FILENAME ":" FNR ":" $0 }
 	' "$@"
 }
 

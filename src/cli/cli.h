@@ -246,7 +246,7 @@ void json_stream_end(struct json_stream *js);
 
 /* "aivet incident due" (cmd-incident-due.c), a subcommand of "aivet incident". */
 extern const struct opt incident_due_opts[];   /* "incident due" declares them beside its code */
-int incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
+int incident_due_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err);
 
 /* The options a run is asked with, shared by "probe run", "probe queue" and
  * "schedule add" (cmd-probe.c): their ids, their table lines, and the one

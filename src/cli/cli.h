@@ -92,6 +92,9 @@ struct cmd_arg {
 	int optional;
 };
 #define ARG_MANY 2
+/* The last one only: given any number of times, none included
+ * ("[VENDOR/ENDPOINT...]" beside a form without them, "--all"). */
+#define ARG_ANY 3
 
 /* A command's args[]: ARGS({ TARGET_ENDPOINT, 0 }, { TARGET_WORD, 1 }). */
 #define ARGS(...) ((const struct cmd_arg[]){ __VA_ARGS__, { TARGET_END, 0 } })
@@ -111,6 +114,7 @@ struct cmd_args {
 	int argc;               /* the positionals: argv[0] to argv[argc - 1] */
 	char **argv;
 	int64_t target[CMD_ARGS_MAX];   /* positional i's id, when args declares a target there */
+	int64_t *ids;           /* argv[i]'s id (0 for a word): every one of an ARG_MANY or ARG_ANY */
 	const char *word[CMD_ARGS_MAX]; /* positional slot i's word as given, NULL when left out */
 	int nopt;               /* the options, in the order given */
 	struct cmd_opt_given *opt;
@@ -214,6 +218,7 @@ struct opt_parser {
 	struct aivet *av;
 	int64_t target[CMD_ARGS_MAX];   /* the declared targets' ids (struct cmd_entry's args) */
 	const char *word[CMD_ARGS_MAX]; /* each declared slot's word as given, NULL when left out */
+	int64_t *ids;         /* each positional's id, in order (allocated; args_parse keeps it) */
 	struct option lo[OPT_MAX + 1];   /* private: the table as getopt_long reads it */
 };
 void opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv);
@@ -268,16 +273,17 @@ struct probe_opts;
 int probe_run_opt(const struct aivet *av, int c, const char *arg, struct probe_opts *po,
     struct aerr *err);
 /* What "probe queue" and "schedule add" are asked to run: the endpoints named
- * as VENDOR/ENDPOINT..., or with --all (and --vendor) the vendor's id and, when
- * expand, every active endpoint (of that vendor); ids the caller's to free.
- * The usage errors are worded once for both. */
+ * as VENDOR/ENDPOINT... (declared ARG_ANY, resolved by the framework), or with
+ * --all (and --vendor, the entry's target option: its word and id) the
+ * vendor's id and, when expand, every active endpoint (of that vendor); ids
+ * the caller's to free. The usage errors are worded once for both. */
 struct probe_targets {
 	int64_t *ids;
 	size_t n;
 	int64_t vendor_id;
 };
-int probe_targets(struct aivet *av, const struct opt_parser *p, int all, const char *vendor, int expand,
-    struct probe_targets *t, struct aerr *err);
+int probe_targets(struct aivet *av, const struct cmd_args *a, int all, const char *vendor,
+    int64_t vendor_id, int expand, struct probe_targets *t, struct aerr *err);
 /* New ids, one a line, or as a JSON array. */
 void probe_ids_print(const int64_t *ids, size_t n, int json);
 

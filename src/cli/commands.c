@@ -387,6 +387,7 @@ args_parse(struct aivet *av, int argc, char **argv, struct cmd_args *a, struct a
 		return err->code;
 	a->argc = argc - p.ind;
 	a->argv = argv + p.ind;
+	a->ids = p.ids != NULL ? p.ids : xcalloc((size_t)a->argc + 1, sizeof *a->ids);
 	memcpy(a->target, p.target, sizeof a->target);
 	memcpy(a->word, p.word, sizeof a->word);
 	return option_targets(av, a, err);
@@ -396,7 +397,9 @@ static void
 args_free(struct cmd_args *a)
 {
 	free(a->opt);
+	free(a->ids);
 	a->opt = NULL;
+	a->ids = NULL;
 }
 
 int
@@ -683,10 +686,10 @@ declared_targets(struct opt_parser *p, struct aerr *err)
 	struct db *db = NULL;
 
 	for (; a[max].kind != TARGET_END; max++)
-		min += a[max].optional != 1;
+		min += a[max].optional == 0 || a[max].optional == ARG_MANY;
 	if (max > CMD_ARGS_MAX)
 		die("%s: more than %d positionals declared", cli_of(p->av)->cmd_path, CMD_ARGS_MAX);
-	many = max > 0 && a[max - 1].optional == ARG_MANY;
+	many = max > 0 && (a[max - 1].optional == ARG_MANY || a[max - 1].optional == ARG_ANY);
 	if (n < min || (n > max && max > 0 && !many))
 		return count_error(p->av, min, many ? -1 : max, n, err);
 	if (n > max && !many)
@@ -694,6 +697,8 @@ declared_targets(struct opt_parser *p, struct aerr *err)
 	/* How many optional slots the words given fill, from the left; words
 	 * beyond the last slot are more of an ARG_MANY one. */
 	spare = (n > max ? max : n) - min;
+	free(p->ids);
+	p->ids = xcalloc((size_t)n + 1, sizeof *p->ids);
 	for (int i = 0; at < p->argc; i++) {
 		const struct cmd_arg *ai = &a[i < max ? i : max - 1];
 		const char *w;
@@ -723,6 +728,7 @@ declared_targets(struct opt_parser *p, struct aerr *err)
 		}
 		if (i < CMD_ARGS_MAX)
 			p->target[i] = id;
+		p->ids[at - 1 - p->ind] = id;
 	}
 	return 0;
 }

@@ -14,7 +14,7 @@ count() { [ -n "$1" ] && printf '%s\n' "$1" | wc -l | tr -d ' ' || echo 0; }
 
 # The commands that still parse for themselves, to be converted; each must
 # still do so (a converted one leaves this list).
-pending='demo|verify'
+pending='verify'
 
 # parse_calls FILE...: "FILE:LINE:text" of each call parsing argv or
 # resolving a target by hand, comment lines aside.

@@ -35,15 +35,20 @@ void cli_terminal_init(void);
 
 /* ---- commands (commands.c and cmd-*.c) ----
  *
- * A command declares what it takes, as tmux does: its positional targets and
- * a table of options, each with its argument's name and a help line. One
- * parser (opt_next) walks the table, the usage line and --help are printed
- * from it, and tests/cli/cli-options.sh checks that aivet(1) names every option.
+ * A command declares what it takes, as tmux's cmd_entry does, with designated
+ * fields: its positional targets, a table of options (each with its
+ * argument's name and a help line) and an option naming a target. The
+ * framework parses the command line by those declarations, counts and
+ * resolves the targets, and hands exec the result (struct cmd_args): no
+ * command parses argv itself (tests/unit/cmd-decl.sh). The usage line and
+ * --help are printed from the same tables, and tests/cli/cli-options.sh
+ * checks that aivet(1) names every option.
  *
- * Adding an option: a line in the subcommand's table and a case in its
- * opt_next() loop. Adding a subcommand: a function and a line in its
- * command's subcommand table. Adding a command: a file src/cli/cmd-NAME.c
- * exporting "const struct cmd_entry cmd_NAME_entry", named in commands.c.
+ * Adding an option: a line in the subcommand's table, and exec reading it
+ * with args_has()/args_get() (or args->opt[] in order). Adding a subcommand:
+ * a function and a line in its command's subcommand table. Adding a command:
+ * a file src/cli/cmd-NAME.c exporting "const struct cmd_entry
+ * cmd_NAME_entry", named in commands.c.
  */
 
 /* How an option shows in the usage line ("[--x ARG]" unless said otherwise). */
@@ -61,14 +66,15 @@ enum {
 
 struct opt {
 	const char *name;   /* the long name without "--"; NULL ends the table */
-	int id;             /* what opt_next() returns for it: > 0, unique in the table, not : or ? */
+	int id;             /* its id in struct cmd_args: > 0, unique in the table, not : or ? */
 	const char *arg;    /* the argument's name as usage shows it ("0-4", "USD"); NULL: a flag */
 	const char *help;   /* one line for --help */
 	unsigned flags;     /* OPT_* above */
 };
 
-/* What a positional names. The framework resolves a declared one before the
- * command reads it (opt_next), and target_resolve() resolves one by hand. */
+/* What a positional (or the entry's target option) names: the framework
+ * resolves a declared one before exec runs, by the one resolver, which names
+ * an unknown one the same way everywhere. */
 enum target_kind {
 	TARGET_END,         /* ends a command's args[] */
 	TARGET_WORD,        /* taken as written (a file, a text, a name to create) */
@@ -139,15 +145,14 @@ struct cmd_entry {
 	const char *summary;    /* one line */
 	/* Runs the command on what the framework parsed and resolved. */
 	int (*exec)(struct aivet *av, const struct cmd_args *args, struct aerr *err);
-	int (*exec_argv)(struct aivet *av, int argc, char **argv, struct aerr *err);
 	/* A command with subcommands has exec NULL and this table, ending in an
 	 * entry whose name is NULL; cmd_run() dispatches and prints their help. */
 	const struct cmd_entry *subs;
 	/* Its positionals, ending in TARGET_END, or NULL when exec checks them
-	 * itself. When declared, opt_next() refuses too few or too many, in one
-	 * wording for all, and resolves each target: the parser's target[i] is
-	 * the id of positional i (0 for a word or one left out; an ARG_MANY
-	 * positional's are all resolved, the first CMD_ARGS_MAX kept there). */
+	 * itself (args->argv). When declared, the framework refuses too few or too
+	 * many, in one wording for all, and resolves each target: args->target[i]
+	 * is the id of slot i (0 for a word or one left out), args->ids[k] that of
+	 * args->argv[k] (every one of an ARG_MANY or ARG_ANY slot). */
 	const struct cmd_arg *args;
 	/* An option whose argument names a target, as tmux's -t does ("--vendor
 	 * VENDOR"): the framework resolves each one given before exec, which reads
@@ -196,12 +201,14 @@ int usage_error(const struct aivet *av, struct aerr *err, const char *fmt, ...)
 #define OPT_MAX 40   /* options in one table at most */
 
 /*
- * The one option parser: GNU long options ("--x ARG", "--x=ARG", unambiguous
- * prefixes), options and positionals in any order, "--" ends the options.
+ * The one option parser, run by the framework for every command (and by
+ * main for the global options; no command calls it): GNU long options
+ * ("--x ARG", "--x=ARG", unambiguous prefixes), options and positionals in
+ * any order, "--" ends the options.
  *	struct opt_parser p;
  *	opt_begin(&p, av, argc, argv);
  *	while ((c = opt_next(&p, err)) > 0)
- *		switch (c) { case O_JSON: json = 1; break; ... p.arg ... }
+ *		switch (c) { case 'h': ...; ... p.arg ... }
  *	if (c < 0)
  *		return err->code;
  *	... positionals are p.argv[p.ind] to p.argv[p.argc - 1] ...
@@ -225,19 +232,8 @@ void opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv);
 int opt_next(struct opt_parser *p, struct aerr *err);
 /* The table of a subcommand whose one option is --json. */
 extern const struct opt opt_json_only[];
-/* Parses a subcommand declared with opt_json_only and its positionals (the
- * entry's args, counted and resolved by opt_next): *json, the first
- * positional at argv[*first]; refusals exit 2 with the usage line. */
-int opt_json_args(struct aivet *av, int argc, char **argv, int *json, int *first, struct aerr *err);
-/* Takes the next word as the current option's argument (an OPT_OPTARG
- * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
-char *opt_take(struct opt_parser *p);
 /* Prints a table's options as --help does (main's global options). */
 void cmd_print_options(FILE *out, const struct opt *opts);
-
-/* The one resolver of VENDOR (name or id) and VENDOR/NAME targets: the row's
- * id, or AV_USAGE naming what is unknown and where to list them. */
-int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err);
 
 /* Prints a JSON array element by element (for long lists). */
 struct json_stream {

@@ -343,7 +343,11 @@ want_help(int argc, char **argv)
 	return 0;
 }
 
+/* The parser's parts, below with the parser. */
 static int optarg_word(const struct opt *opts, int id, const char *next);
+static char *opt_take(struct opt_parser *p);
+static int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id,
+    struct aerr *err);
 
 /* The entry's target option (a vendor, an endpoint...), each time given
  * resolved by the one resolver, once the positionals are counted and
@@ -447,8 +451,6 @@ entry_exec(struct cli *c, const struct cmd_entry *e, int argc, char **argv, stru
 	struct cmd_args a;
 	int rc;
 
-	if (e->exec == NULL)
-		return e->exec_argv(&c->av, argc, argv, err);
 	if (args_parse(&c->av, argc, argv, &a, err) != 0) {
 		args_free(&a);
 		return err->code;
@@ -573,22 +575,6 @@ const struct opt opt_json_only[] = {
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
-
-int
-opt_json_args(struct aivet *av, int argc, char **argv, int *json, int *first, struct aerr *err)
-{
-	struct opt_parser p;
-	int c;
-
-	*json = 0;
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		*json |= c == 'j';
-	if (c < 0)
-		return err->code;
-	*first = p.ind;
-	return 0;
-}
 
 /* The long option of the command nearest to a mistyped "--word[=value]". */
 static const char *
@@ -767,7 +753,9 @@ opt_next(struct opt_parser *p, struct aerr *err)
 	return c;
 }
 
-char *
+/* Takes the next word as the current option's argument (an OPT_OPTARG
+ * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
+static char *
 opt_take(struct opt_parser *p)
 {
 	if (optind >= p->argc)
@@ -777,7 +765,10 @@ opt_take(struct opt_parser *p)
 	return p->arg;
 }
 
-int
+/* The one resolver of VENDOR (name or id), VENDOR/NAME, ASSESSMENT,
+ * INCIDENT and RUN targets: the row's id, or AV_USAGE naming what is unknown
+ * and where to list them. */
+static int
 target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err)
 {
 	switch (t) {

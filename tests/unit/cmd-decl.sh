@@ -12,10 +12,6 @@ cd "$top" || exit 1
 
 count() { [ -n "$1" ] && printf '%s\n' "$1" | wc -l | tr -d ' ' || echo 0; }
 
-# The commands that still parse for themselves, to be converted; each must
-# still do so (a converted one leaves this list).
-pending='verify'
-
 # parse_calls FILE...: "FILE:LINE:text" of each call parsing argv or
 # resolving a target by hand, comment lines aside.
 parse_calls() {
@@ -62,13 +58,17 @@ is "$(parse_calls "$T/plant/cmd-x.c" | wc -l | tr -d ' ')" 2 "a planted opt_begi
 is "$(positional_entries "$T/plant/cmd-x.c" | sed 's/.*:\([0-9]*\):.*/\1/' | tr '\n' ' ')" "10 15 " \
     "a planted positional entry and a positional single entry are found, the designated one is not"
 
-calls=$(parse_calls $cmds | grep -vE "^src/cli/cmd-($pending)\.c:")
+calls=$(parse_calls $cmds)
 [ -z "$calls" ] || printf '%s\n' "$calls" | sed 's/^/# parses for itself: /'
 is "$(count "$calls")" 0 "no command's exec parses its options or resolves its targets itself"
-for f in $(printf '%s' "$pending" | tr '|' ' '); do
-	n=$(parse_calls "src/cli/cmd-$f.c" | wc -l | tr -d ' ')
-	ok "$([ "$n" -gt 0 ] && echo 0 || echo 1)" "cmd-$f.c is still listed as parsing for itself ($n calls)"
-done
+# What exec is handed: the parsed options and resolved targets, never argv.
+argv_fns() { grep -nE '^[a-z_]+\(struct aivet \*av, int argc, char \*\*argv' "$@" /dev/null; }
+is "$(argv_fns "$T/plant/cmd-x.c" | wc -l | tr -d ' ')" 1 "a planted function of argc and argv is found"
+old=$(argv_fns $cmds)
+[ -z "$old" ] || printf '%s\n' "$old" | sed 's/^/# takes argv: /'
+is "$(count "$old")" 0 "no command function takes argc and argv"
+new=$(grep -cE '^[a-z_]+\(struct aivet \*av, const struct cmd_args \*args?,' $cmds | awk -F: '{ s += $2 } END { print s }')
+ok "$([ "$new" -ge 50 ] && echo 0 || echo 1)" "the command functions taking struct cmd_args are seen ($new)"
 
 pos=$(positional_entries src/cli/*.c src/main.c)
 [ -z "$pos" ] || printf '%s\n' "$pos" | sed 's/^/# positional: /'

@@ -278,7 +278,6 @@ print_opts(FILE *out, const struct opt *opts)
 
 		if (o->flags & OPT_HIDDEN)
 			continue;
-
 		buf_init(&b);
 		opt_words(&b, o);
 		left[n] = buf_steal(&b);
@@ -355,9 +354,8 @@ static int target_resolve(struct db *db, enum target_kind t, const char *arg, in
 static int
 option_targets(struct aivet *av, struct cmd_args *a, struct aerr *err)
 {
-	struct db *db = NULL;
-
 	const struct cmd_entry *e = cli_of(av)->cmd;
+	struct db *db = NULL;
 
 	for (int i = 0; i < a->nopt; i++) {
 		if (e->target.opt == 0 || a->opt[i].id != e->target.opt || a->opt[i].arg == NULL)
@@ -382,13 +380,15 @@ args_parse(struct aivet *av, int argc, char **argv, struct cmd_args *a, struct a
 	a->opt = xcalloc((size_t)argc + 1, sizeof *a->opt);
 	opt_begin(&p, av, argc, argv);
 	while ((c = opt_next(&p, err)) > 0) {
-		if (p.arg == NULL && optarg_word(cli_of(av)->cmd->opts, c, p.ind < argc ? argv[p.ind] : NULL))
+		if (p.arg == NULL && p.ind < argc && optarg_word(cli_of(av)->cmd->opts, c, argv[p.ind]))
 			opt_take(&p);
 		a->opt[a->nopt].id = c;
 		a->opt[a->nopt++].arg = p.arg;
 	}
-	if (c < 0)
+	if (c < 0) {
+		free(p.ids);   /* a target refused midway */
 		return err->code;
+	}
 	a->argc = argc - p.ind;
 	a->argv = argv + p.ind;
 	a->ids = p.ids != NULL ? p.ids : xcalloc((size_t)a->argc + 1, sizeof *a->ids);
@@ -681,7 +681,7 @@ declared_targets(struct opt_parser *p, struct aerr *err)
 	if (n > max && !many)
 		return usage_error(p->av, err, "unexpected argument '%s'", p->argv[p->ind + max]);
 	/* How many optional slots the words given fill, from the left; words
-	 * beyond the last slot are more of an ARG_MANY one. */
+	 * beyond the last slot are more of an ARG_MANY or ARG_ANY one. */
 	spare = (n > max ? max : n) - min;
 	free(p->ids);
 	p->ids = xcalloc((size_t)n + 1, sizeof *p->ids);

@@ -331,7 +331,8 @@ assess_reopen(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 static int
 assess_export(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	const char *format = args_get(args, 'f'), *output = args_get(args, 'o'), *due = args_get(args, 'd');
+	const char *format = args_get(args, 'f'), *output = args_get(args, 'o');
+	const char *due = args_get(args, 'd');
 	struct assessment *a;
 	struct buf b;
 	int64_t id = args->target[0];

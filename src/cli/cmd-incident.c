@@ -159,8 +159,8 @@ cmd_incident_open(struct aivet *av, const struct cmd_args *args, struct aerr *er
 	};
 	if (incident_open(av, &in, &id, &opened, err) != 0)
 		return err->code;
-	term_printf(stdout, "incident %lld opened for vendor %s (discovered %s)\n", (long long)id, args->argv[0],
-	    opened.discovered);
+	term_printf(stdout, "incident %lld opened for vendor %s (discovered %s)\n", (long long)id,
+	    args->argv[0], opened.discovered);
 	if (opened.finding_run != 0)
 		term_printf(stdout, "note: discovered before run %lld found finding %lld (%s); the "
 		    "clocks run from the earlier time\n", (long long)opened.finding_run,

@@ -239,8 +239,8 @@ probe_runs(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (probe_run_list_load(db, &(struct run_query){ .vendor_id = args->target[0], .queued = 1 }, &runs,
-	    err) != 0)
+	if (probe_run_list_load(db, &(struct run_query){ .vendor_id = args->target[0], .queued = 1 },
+	    &runs, err) != 0)
 		return err->code;
 	if (json)
 		json_emit(probe_run_list_to_json(&runs));

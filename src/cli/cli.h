@@ -148,9 +148,10 @@ struct cmd_entry {
 	/* A command with subcommands has exec NULL and this table, ending in an
 	 * entry whose name is NULL; cmd_run() dispatches and prints their help. */
 	const struct cmd_entry *subs;
-	/* Its positionals, ending in TARGET_END, or NULL when exec checks them
-	 * itself (args->argv). When declared, the framework refuses too few or too
-	 * many, in one wording for all, and resolves each target: args->target[i]
+	/* Its positionals, ending in TARGET_END: every command that runs declares
+	 * them (tests/unit/cmd-decl.sh; ARGS_NONE for none). The framework
+	 * refuses too few or too many, in one wording for all, and resolves each
+	 * target: args->target[i]
 	 * is the id of slot i (0 for a word or one left out), args->ids[k] that of
 	 * args->argv[k] (every one of an ARG_MANY or ARG_ANY slot). */
 	const struct cmd_arg *args;

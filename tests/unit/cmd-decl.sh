@@ -73,6 +73,33 @@ ok "$([ "$new" -ge 50 ] && echo 0 || echo 1)" "the command functions taking stru
 pos=$(positional_entries src/cli/*.c src/main.c)
 [ -z "$pos" ] || printf '%s\n' "$pos" | sed 's/^/# positional: /'
 is "$(count "$pos")" 0 "every command table names its fields"
+# Every command that runs declares its positionals, so the framework counts
+# and resolves them for all: an entry with .exec has .args.
+undeclared_entries() {
+	awk '
+	/struct cmd_entry [a-z_]+(\[\])? *= *\{/ { inside = 1; next }
+	inside && /^\}/ { if (e != "" && e ~ /\.exec =/ && e !~ /\.args =/) print FILENAME ": " e; inside = 0; e = ""; next }
+	inside && /^[ \t]*\{/ { if (e ~ /\.exec =/ && e !~ /\.args =/) print FILENAME ": " e; e = "" }
+	inside { e = e $0 }
+	' "$@"
+}
+cat > "$T/plant/cmd-y.c" <<'C'
+static const struct cmd_entry y_subs[] = {
+	{ .name = "a", .summary = "declared", .exec = y_a, .args = ARGS_NONE },
+	{ .name = "b", .summary = "not",
+	  .exec = y_b },
+	{ 0 }
+};
+const struct cmd_entry cmd_y_entry = {
+	.name = "y",
+	.exec = y_main,
+};
+C
+is "$(undeclared_entries "$T/plant/cmd-y.c" | sed 's/.*\.name = "\([a-z]*\)".*/\1/' | tr '\n' ' ')" "b y " \
+    "planted entries without .args are found, the declared one is not"
+und=$(undeclared_entries $cmds)
+[ -z "$und" ] || printf '%s\n' "$und" | sed 's/^/# no .args: /'
+is "$(count "$und")" 0 "every command that runs declares its positionals"
 n=$(grep -c '\.name = "' $cmds | awk -F: '{ s += $2 } END { print s }')
 ok "$([ "$n" -ge 80 ] && echo 0 || echo 1)" "the designated entries are seen ($n)"
 

@@ -19,32 +19,19 @@
 #include "aivet/report.h"
 
 static int
-cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_verify_exec(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser op;
-	const char *key = NULL, *pubfile = NULL, *tsa_cert = NULL;
+	const char *key = args_get(args, 'k'), *pubfile = args_get(args, 'p');
+	const char *tsa_cert = args_get(args, 'c'), *dir = args->argv[0];
 	struct minisign_pub pub;
 	struct verify_result res;
-	int c, json = 0;
+	int json = args_has(args, 'j');
 
-	opt_begin(&op, av, argc, argv);
-	while ((c = opt_next(&op, err)) > 0) {
-		if (c == 'k')
-			key = op.arg;
-		else if (c == 'p')
-			pubfile = op.arg;
-		else if (c == 'j')
-			json = 1;
-		else if (c == 'c')
-			tsa_cert = op.arg;
-	}
-	if (c < 0)
-		return err->code;
 	if (key != NULL && pubfile != NULL)
 		return usage_error(av, err, "--key and --pubkey exclude each other");
 	if ((key != NULL || pubfile != NULL) && signer_load(key, pubfile, &pub, err) != 0)
 		return err->code;
-	if (bundle_verify(argv[op.ind], key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
+	if (bundle_verify(dir, key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
 	    key ? key : pubfile, tsa_cert, &res, err) != 0)
 		return err->code;
 	if (json) {
@@ -83,12 +70,12 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		struct buf text;
 
 		buf_init(&text);
-		verify_result_text(argv[op.ind], &res, &text);
+		verify_result_text(dir, &res, &text);
 		fwrite(text.data, 1, text.len, stdout);
 		buf_free(&text);
 	}
 	if (!res.ok)
-		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", argv[op.ind],
+		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", dir,
 		    res.nproblems, res.nproblems == 1 ? "" : "s");
 	verify_result_free(&res);
 	return err->code;
@@ -103,6 +90,10 @@ static const struct opt verify_opts[] = {
 };
 
 const struct cmd_entry cmd_verify_entry = {
-	"verify", "DIR", verify_opts, "verify a signed report bundle", cmd_verify_exec, NULL,
-	  ARGS({ TARGET_WORD, 0 })
+	.name = "verify",
+	.targets = "DIR",
+	.opts = verify_opts,
+	.summary = "verify a signed report bundle",
+	.exec = cmd_verify_exec,
+	.args = ARGS({ TARGET_WORD, 0 }),
 };

@@ -323,7 +323,7 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	 * content is: the secret never rests in plain text. */
 	int planted = r->kind == PX_CHAT && r->recipe.planted != NULL, rc = -1;
 	const unsigned char *seal = leaked || planted ? env->opts->leak_seal_pk : NULL;
-	int server = seal == NULL && db_has(db, DB_SERVER_WRITES);
+	int server = seal == NULL && db_has(db, DB_STORE_SEALS);
 	cJSON *doc = NULL, *t = NULL, *a = NULL;
 	int64_t eid;
 

@@ -106,7 +106,7 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 	cJSON *a;
 	int rc;
 
-	if (out->nf == 0 && db_has(db, DB_SERVER_WRITES)) {
+	if (out->nf == 0 && db_has(db, DB_STORE_SEALS)) {
 		rc = write_result_on_server(env, p, out, details, err);
 		free(details);
 		return rc;

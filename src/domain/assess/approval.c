@@ -240,7 +240,7 @@ approval_sign(struct db *db, const char *actor, const struct assessment *a, cons
 
 	if (approval_registered_key(db, actor, &reg, &found, err) != 0)
 		return err->code;
-	if (!found && sec == NULL && db_has(db, DB_LOGINS))
+	if (!found && sec == NULL && db_has(db, DB_ACTOR_IS_LOGIN))
 		return 0;   /* the login decides; a person without a key approves unsigned */
 	if (!found)
 		return aerr_set(err, AV_USAGE, "an approval is signed with the approver's own key, and "
@@ -260,7 +260,7 @@ approval_sign(struct db *db, const char *actor, const struct assessment *a, cons
 	text = xasprintf("%s\nassessment: %lld\nvendor: %s\nround: %lld\n"
 	    "content_sha256: %s\napproved_by: %s\napproved_at: %s\nnames: %s\n", APPROVAL_FORMAT,
 	    (long long)a->id, a->vendor, (long long)a->round, sha, actor, at,
-	    db_has(db, DB_LOGINS) ? APPROVAL_NAMES_LOGINS : APPROVAL_NAMES_SELF);
+	    db_has(db, DB_ACTOR_IS_LOGIN) ? APPROVAL_NAMES_LOGINS : APPROVAL_NAMES_SELF);
 	tc = xasprintf("aivet approval of assessment %lld by %s at %s", (long long)a->id, actor, at);
 	buf_init(&sig);
 	if (minisign_sign_data(sec, text, strlen(text), tc, &sig, err) == 0) {

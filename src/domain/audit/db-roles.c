@@ -81,7 +81,7 @@ db_whoami(struct db *db, const char *actor, struct db_login *out, struct aerr *e
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if (!db_has(db, DB_LOGINS)) {
+	if (!db_has(db, DB_ROLES)) {
 		snprintf(out->name, sizeof out->name, "%s", actor);
 		out->owner = 1;
 		login_fill_can(out);
@@ -112,7 +112,7 @@ db_require_role(struct db *db, enum db_role role, const char *what, struct aerr 
 {
 	struct db_login me;
 
-	if (!db_has(db, DB_LOGINS))
+	if (!db_has(db, DB_ROLES))
 		return 0;
 	if (db_whoami(db, "", &me, err) != 0)
 		return err->code;
@@ -130,7 +130,7 @@ db_logins(struct db *db, struct db_login **out, int *n, struct aerr *err)
 
 	*out = NULL;
 	*n = 0;
-	if (!db_has(db, DB_LOGINS))
+	if (!db_has(db, DB_ROLES))
 		return aerr_set(err, AV_USAGE, "roles live on a PostgreSQL database; on an SQLite file "
 		    "whoever can write the file can do anything");
 	/* The owner, then every login granted one of aivet's roles. */
@@ -191,7 +191,7 @@ db_role_grant(struct db *db, const char *login, enum db_role role, int revoke, s
 	cJSON *d;
 	struct db_login me;
 
-	if (!db_has(db, DB_LOGINS))
+	if (!db_has(db, DB_ROLES))
 		return aerr_set(err, AV_USAGE, "roles live on a PostgreSQL database; on an SQLite file "
 		    "whoever can write the file can do anything");
 	if (login == NULL || *login == '\0' || strncmp(login, "aivet_", 6) == 0)

@@ -54,7 +54,7 @@ approval_checkpoint_keys(struct db *db, int64_t upto, cJSON *checkpoint, struct 
 
 	if (st == NULL)
 		return err->code;
-	cJSON_AddStringToObject(checkpoint, "reviewer_names", db_has(db, DB_LOGINS) ?
+	cJSON_AddStringToObject(checkpoint, "reviewer_names", db_has(db, DB_ACTOR_IS_LOGIN) ?
 	    APPROVAL_NAMES_LOGINS : APPROVAL_NAMES_SELF);
 	keys = cJSON_AddArrayToObject(checkpoint, "reviewer_keys");
 	while (db_step(st) == DB_ROW) {

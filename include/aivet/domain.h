@@ -14,6 +14,7 @@
 #include "vendor.h"
 #include "endpoint.h"
 #include "dashboard.h"
+#include "domain-sign.h"
 #include "domain-assess.h"
 #include "domain-incident.h"
 #include "domain-report.h"

@@ -19,6 +19,7 @@
 #include "finding.h"
 #include "probe.h"
 #include "questionnaire.h"
+#include "vendor.h"
 #include "jsonpos.h"
 
 static const char *const risk_names[] = { "none", "low", "medium", "high", "critical" };
@@ -52,27 +53,6 @@ static int
 is_choice_type(int type)
 {
 	return type == QT_YES_NO || type == QT_SINGLE || type == QT_MULTI;
-}
-
-int
-duration_seconds(const char *s, int64_t *out)
-{
-	int64_t n = 0, unit;
-	size_t i = 0;
-
-	while (isdigit((unsigned char)s[i]) && i < 9)
-		n = n * 10 + (s[i++] - '0');
-	if (i == 0 || s[i] == '\0' || s[i + 1] != '\0')
-		return -1;
-	switch (s[i]) {
-	case 'm': unit = 60; break;
-	case 'h': unit = 3600; break;
-	case 'd': unit = 86400; break;
-	case 'w': unit = 7 * 86400; break;
-	default: return -1;
-	}
-	*out = n * unit;
-	return 0;
 }
 
 static int

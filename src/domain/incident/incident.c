@@ -14,10 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "assess.h"
 #include "incident.h"
 #include "zone.h"
-#include "questionnaire.h"
+#include "vendor.h"
 #include "run-format.h"
 
 const char *const incident_statuses[] = {

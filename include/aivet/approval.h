@@ -85,7 +85,8 @@ void approval_statement_field(const char *text, const char *name, char *out, siz
 char *approval_reviewer_path(const char *reviewer);
 int approval_reviewer_key(const char *reviewer, struct minisign_pub *pub, int *found, struct aerr *err);
 
-/* ---- reviewer keys from a checkpoint (approval-trust.c) ---- */
+/* ---- reviewer keys from a checkpoint (src/domain/report/approval-trust.c: the report
+ * room's, which checks signed files) ---- */
 
 /* Adds to a checkpoint's JSON the reviewer keys the chain holds up to entry
  * upto: "reviewer_names" (APPROVAL_NAMES_LOGINS, or APPROVAL_NAMES_SELF on

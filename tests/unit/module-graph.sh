@@ -41,6 +41,8 @@ if [ -z "$objs" ]; then
 fi
 syms=$(cd "$B" && for o in $objs; do
 	m=$(dirname "$o")/$(basename "$o" .o | sed 's/^[^-]*-//').c
+	# An object whose source was moved or removed is left over from an earlier build.
+	[ -f "$S/$m" ] || continue
 	nm -P "$o" | awk -v m="$m" '
 		$2 == "U" { print "U", m, $1; next }
 		$2 ~ /^[TW]$/ { print "D", m, $1 }'

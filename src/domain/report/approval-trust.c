@@ -7,7 +7,8 @@
  * --reviewer NAME CHECKPOINT' takes NAME's key from it only when that
  * signature verifies with a key the auditor trusts, so the key comes from
  * the auditor's side, never from a report bundle, whose signer writes
- * report.json.
+ * report.json. It lives in the report's room, beside the bundle's
+ * verification of signed files, which it uses.
  */
 #include "config.h"
 

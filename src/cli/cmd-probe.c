@@ -443,6 +443,29 @@ probe_limit_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return 0;
 }
 
+/* "probe rejudge": the run's verdicts and findings derived again from its
+ * recorded exchanges, offline; exit 1 on any difference. */
+static int
+probe_rejudge_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+{
+	struct opt_parser p;
+	struct buf out;
+	int c, differences = 0;
+
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0)
+		;
+	if (c < 0)
+		return err->code;
+	buf_init(&out);
+	if (probe_rejudge_run(av, p.target[0], &out, &differences, err) == 0 && differences > 0)
+		aerr_set(err, AV_FINDINGS, "run %lld: %d difference%s between its results and its "
+		    "exchanges", (long long)p.target[0], differences, differences == 1 ? "" : "s");
+	fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	buf_free(&out);
+	return err->code;
+}
+
 static const struct opt queue_opts[] = {
 	PROBE_RUN_OPTS,
 	{ "all", O_ALL, NULL, "every active endpoint, one run each", OPT_FORM },
@@ -476,6 +499,8 @@ static const struct cmd_entry probe_subs[] = {
 	  ARGS({ TARGET_VENDOR, 1 }) },
 	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
 	  probe_show, NULL, ARGS({ TARGET_RUN, ARG_MANY }) },
+	{ "rejudge", "RUN", NULL, "judge a run again from its recorded exchanges alone and compare "
+	  "with its results", probe_rejudge_cmd, NULL, ARGS({ TARGET_RUN, 0 }) },
 	{ "diff", "RUN_A RUN_B", opt_json_only, "drift between two runs: findings, boundaries, "
 	  "calibration, error shapes", probe_diff_cmd, NULL,
 	  ARGS({ TARGET_RUN, 0 }, { TARGET_RUN, 0 }) },

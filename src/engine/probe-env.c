@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sodium.h>
 
 #include "probe.h"
 #include "probe-engine.h"
@@ -84,6 +85,7 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	env->max_prompt_tokens = o->max_prompt_tokens;
 	env->overhead_tokens = 40;
 	snprintf(env->calib_method, sizeof env->calib_method, "none");
+	randombytes_buf(env->seed, sizeof env->seed);
 	if ((env->db = av_db(av, err)) == NULL)
 		return err->code;
 	if (endpoint_get_active(env->db, endpoint_id, &env->ep, err) != 0)

@@ -1,0 +1,419 @@
+/*
+ * probe-rejudge.c: a recorded run judged again from its own record. The
+ * run's options (depth, budget, seed, judging rules) and its exchanges are
+ * read back, the probes run over the record (probe-replay.c), and what they
+ * conclude now is compared with what the run stored: each probe's verdict,
+ * reason, request count and measured details, and its findings (code,
+ * severity, message, cited evidence). A difference means the stored results
+ * do not follow from the stored exchanges. Part of the probe engine.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sodium.h>
+
+#include "probe.h"
+#include "probe-engine.h"
+#include "probe-replay.h"
+
+void
+replay_keep_result(struct probe_env *env, const char *probe, const struct probe_outcome *out)
+{
+	struct replay *rp = env->replay;
+	struct replay_outcome *o;
+
+	rp->out = xrealloc(rp->out, (rp->nout + 1) * sizeof *rp->out);
+	o = &rp->out[rp->nout++];
+	o->probe = xstrdup(probe);
+	o->verdict = xstrdup(out->verdict);
+	o->reason = xstrdup(out->reason);
+	o->requests = out->requests;
+	o->details = out->details != NULL ? cJSON_Duplicate(out->details, 1) : NULL;
+	o->findings = cJSON_CreateArray();
+	for (int i = 0; i < out->nf; i++) {
+		const struct raised_finding *f = &out->f[i];
+		cJSON *j = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(j, "code", f->info->code);
+		cJSON_AddStringToObject(j, "severity", severity_name(raised_severity(f)));
+		if (f->more > 0) {
+			char *m = xasprintf("%s; and %d more", f->message, f->more);
+
+			cJSON_AddStringToObject(j, "message", m);
+			free(m);
+		} else {
+			cJSON_AddStringToObject(j, "message", f->message);
+		}
+		cJSON_AddItemToObject(j, "evidence", cJSON_Duplicate(f->evidence, 1));
+		cJSON_AddItemToArray(o->findings, j);
+	}
+}
+
+void
+replay_free(struct replay *rp)
+{
+	for (size_t i = 0; i < rp->n; i++) {
+		struct replay_exchange *x = &rp->x[i];
+
+		free(x->probe);
+		free(x->method);
+		free(x->url);
+		free(x->request_sha256);
+		free(x->recipe);
+		free(x->error);
+		free(x->started_at);
+		cJSON_Delete(x->headers);
+		buf_free(&x->body);
+	}
+	free(rp->x);
+	for (size_t i = 0; i < rp->nout; i++) {
+		free(rp->out[i].probe);
+		free(rp->out[i].verdict);
+		free(rp->out[i].reason);
+		cJSON_Delete(rp->out[i].details);
+		cJSON_Delete(rp->out[i].findings);
+	}
+	free(rp->out);
+	memset(rp, 0, sizeof *rp);
+}
+
+static char *
+dup_col(struct db_stmt *st, int i)
+{
+	return db_col_type(st, i) == DB_NULL ? NULL : xstrdup(col_text(st, i));
+}
+
+static double
+num_of(const cJSON *o, const char *name)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, name);
+
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+/* The response's timings and transfer as recorded (exchange_timings()). */
+static void
+exchange_timings_read(struct replay_exchange *x, const char *s)
+{
+	cJSON *t = s != NULL ? cJSON_Parse(s) : NULL;
+
+	x->connect_ms = num_of(t, "connect_ms");
+	x->ttfb_ms = num_of(t, "ttfb_ms");
+	x->total_ms = num_of(t, "total_ms");
+	x->first_byte_ms = num_of(t, "first_byte_ms");
+	x->curl_code = (int)num_of(t, "curl_code");
+	x->after = (int64_t)num_of(t, "after");
+	cJSON_Delete(t);
+}
+
+/* Every exchange of the run in the order it was answered, with its response's
+ * bytes; a sealed one cannot be read without the evidence key and is named. */
+static int
+load_exchanges(struct db *db, int64_t run_id, struct replay *rp, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT evidence_id, probe, seq, method, url, "
+	    "request_sha256, request_recipe, response_status, response_headers, response_blob, "
+	    "response_truncated, error, timings, started_at FROM exchange WHERE run_id = ? ORDER BY id",
+	    "i", run_id);
+	int rc = 0;
+
+	if (st == NULL)
+		return err->code;
+	while (rc == 0 && db_step(st) == DB_ROW) {
+		struct replay_exchange *x;
+		int sealed = 0;
+
+		rp->x = xrealloc(rp->x, (rp->n + 1) * sizeof *rp->x);
+		x = &rp->x[rp->n++];
+		memset(x, 0, sizeof *x);
+		buf_init(&x->body);
+		x->evidence_id = db_col_int64(st, 0);
+		x->probe = dup_col(st, 1);
+		x->seq = db_col_int64(st, 2);
+		x->method = dup_col(st, 3);
+		x->url = dup_col(st, 4);
+		x->request_sha256 = dup_col(st, 5);
+		x->recipe = dup_col(st, 6);
+		x->status = db_col_type(st, 7) == DB_NULL ? 0 : db_col_int64(st, 7);
+		x->headers = db_col_type(st, 8) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 8));
+		x->truncated = db_col_int(st, 10);
+		x->error = dup_col(st, 11);
+		exchange_timings_read(x, db_col_type(st, 12) == DB_NULL ? NULL : col_text(st, 12));
+		x->started_at = dup_col(st, 13);
+		if (db_col_type(st, 9) != DB_NULL) {
+			buf_free(&x->body);
+			if ((rc = blob_get(db, col_text(st, 9), &x->body, &sealed, err)) == 0 && sealed)
+				rc = aerr_set(err, AV_RUNTIME, "exchange %lld (evidence %lld) is sealed: its "
+				    "response cannot be read without the evidence key", (long long)x->seq,
+				    (long long)x->evidence_id);
+		}
+	}
+	db_finalize(st);
+	return rc;
+}
+
+/* A run's options as the probes read them, from what the run recorded. */
+static int
+opts_from_run(const cJSON *j, struct probe_opts *o, unsigned char seed[32], struct aerr *err)
+{
+	const char *rules = cJSON_GetStringValue(cJSON_GetObjectItem(j, "rules"));
+	const char *hex = cJSON_GetStringValue(cJSON_GetObjectItem(j, "seed"));
+	const char *depth = cJSON_GetStringValue(cJSON_GetObjectItem(j, "depth"));
+	size_t len = 0;
+
+	if (rules == NULL || hex == NULL || depth == NULL)
+		return aerr_set(err, AV_USAGE, "not re-derivable: the run recorded no judging rules, "
+		    "seed or depth (it was made by an aivet older than rejudging)");
+	if (strcmp(rules, PROBE_RULES_VERSION) != 0)
+		return aerr_set(err, AV_USAGE, "not re-derivable: the run was judged by rules %s and "
+		    "this aivet has only rules %s", rules, PROBE_RULES_VERSION);
+	if (sodium_hex2bin(seed, 32, hex, strlen(hex), NULL, &len, NULL) != 0 || len != 32)
+		return aerr_set(err, AV_USAGE, "not re-derivable: the run's seed is not 64 hex digits");
+	memset(o, 0, sizeof *o);
+	if (probe_depth_parse(depth, &o->depth, err) != 0)
+		return err->code;
+	o->concurrency = (int)num_of(j, "concurrency");
+	o->budget_tokens = (int64_t)num_of(j, "budget_tokens");
+	o->budget_usd = num_of(j, "budget_usd");
+	o->max_response = (size_t)num_of(j, "max_response");
+	o->max_prompt_tokens = (int64_t)num_of(j, "max_prompt_tokens");
+	o->timeout_ms = (long)num_of(j, "timeout_ms");
+	return 0;
+}
+
+struct run_record {
+	int64_t endpoint_id;
+	cJSON *probes, *options;
+};
+
+static int
+run_record_read(struct db *db, int64_t run_id, struct run_record *rr, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT endpoint_id, probes, options FROM probe_run "
+	    "WHERE id = ?", "i", run_id);
+	int rc;
+
+	memset(rr, 0, sizeof *rr);
+	if (st == NULL)
+		return err->code;
+	if ((rc = db_step(st)) != DB_ROW) {
+		db_finalize(st);
+		return rc == DB_DONE ? aerr_set(err, AV_USAGE, "no run %lld", (long long)run_id) :
+		    db_err(db, err, "probe_run");
+	}
+	rr->endpoint_id = db_col_int64(st, 0);
+	rr->probes = cJSON_Parse(col_text(st, 1));
+	rr->options = cJSON_Parse(col_text(st, 2));
+	db_finalize(st);
+	if (!cJSON_IsArray(rr->probes) || !cJSON_IsObject(rr->options))
+		return aerr_set(err, AV_RUNTIME, "run %lld: its probes or options are not JSON",
+		    (long long)run_id);
+	return 0;
+}
+
+static const struct replay_outcome *
+outcome_of(const struct replay *rp, const char *probe)
+{
+	for (size_t i = 0; i < rp->nout; i++)
+		if (strcmp(rp->out[i].probe, probe) == 0)
+			return &rp->out[i];
+	return NULL;
+}
+
+/* The stored findings of a probe, as replay_keep_result() makes them. */
+static cJSON *
+stored_findings(struct db *db, int64_t run_id, const char *probe, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT code, severity, message, details FROM finding "
+	    "WHERE run_id = ? AND probe = ? ORDER BY id", "it", run_id, probe);
+	cJSON *a = cJSON_CreateArray();
+
+	while (st != NULL && db_step(st) == DB_ROW) {
+		cJSON *j = cJSON_CreateObject(), *ev = cJSON_Parse(col_text(st, 3));
+
+		cJSON_AddStringToObject(j, "code", col_text(st, 0));
+		cJSON_AddStringToObject(j, "severity", col_text(st, 1));
+		cJSON_AddStringToObject(j, "message", col_text(st, 2));
+		cJSON_AddItemToObject(j, "evidence", ev != NULL ? ev : cJSON_CreateArray());
+		cJSON_AddItemToArray(a, j);
+	}
+	db_finalize(st);
+	return a;
+}
+
+static void
+say_diff(struct buf *out, int64_t run_id, const char *probe, const char *what, const char *now,
+    const char *stored, int *differences)
+{
+	buf_printf(out, "run %lld probe %s: %s differs: re-derived %s, recorded %s\n",
+	    (long long)run_id, probe, what, now, stored);
+	(*differences)++;
+}
+
+/* The first place two JSON values differ, as a path ("details.points[2].ok")
+ * with both values; 0 when they are the same. */
+static int
+json_first_diff(const cJSON *a, const cJSON *b, char *path, size_t n, char **va, char **vb)
+{
+	size_t len = strlen(path);
+
+	if (cJSON_Compare(a, b, 1))
+		return 0;
+	if (cJSON_IsObject(a) && cJSON_IsObject(b) && cJSON_GetArraySize(a) == cJSON_GetArraySize(b)) {
+		const cJSON *e;
+
+		cJSON_ArrayForEach(e, a) {
+			const cJSON *f = cJSON_GetObjectItemCaseSensitive(b, e->string);
+
+			if (f == NULL)
+				break;
+			snprintf(path + len, n - len, ".%s", e->string);
+			if (json_first_diff(e, f, path, n, va, vb))
+				return 1;
+		}
+	} else if (cJSON_IsArray(a) && cJSON_IsArray(b) && cJSON_GetArraySize(a) == cJSON_GetArraySize(b)) {
+		for (int i = 0; i < cJSON_GetArraySize(a); i++) {
+			snprintf(path + len, n - len, "[%d]", i);
+			if (json_first_diff(cJSON_GetArrayItem(a, i), cJSON_GetArrayItem(b, i), path, n, va, vb))
+				return 1;
+		}
+	}
+	path[len] = '\0';
+	*va = a != NULL ? cJSON_PrintUnformatted(a) : xstrdup("none");
+	*vb = b != NULL ? cJSON_PrintUnformatted(b) : xstrdup("none");
+	return 1;
+}
+
+static void
+say_json_diff(struct buf *out, int64_t run_id, const char *probe, const char *what,
+    const cJSON *now, const cJSON *stored, int *differences)
+{
+	char path[256], *va = NULL, *vb = NULL;
+
+	snprintf(path, sizeof path, "%s", what);
+	if (!json_first_diff(now, stored, path, sizeof path, &va, &vb))
+		return;
+	say_diff(out, run_id, probe, path, va, vb, differences);
+	free(va);
+	free(vb);
+}
+
+/* One stored result against its re-derived outcome. */
+static void
+compare_result(struct db *db, int64_t run_id, struct db_stmt *st, const struct replay *rp,
+    struct buf *out, int *differences, struct aerr *err)
+{
+	const char *probe = col_text(st, 0), *verdict = col_text(st, 1);
+	const char *reason = db_col_type(st, 2) == DB_NULL ? "" : col_text(st, 2);
+	int64_t requests = db_col_int64(st, 3);
+	cJSON *details = db_col_type(st, 4) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 4));
+	const struct replay_outcome *o = outcome_of(rp, probe);
+	cJSON *found = stored_findings(db, run_id, probe, err);
+	int before = *differences;
+	char a[32], b[32];
+
+	if (o == NULL) {
+		say_diff(out, run_id, probe, "result", "none", verdict, differences);
+	} else {
+		if (strcmp(o->verdict, verdict) != 0)
+			say_diff(out, run_id, probe, "verdict", o->verdict, verdict, differences);
+		if (strcmp(o->reason, reason) != 0)
+			say_diff(out, run_id, probe, "reason", o->reason, reason, differences);
+		snprintf(a, sizeof a, "%lld", (long long)o->requests);
+		snprintf(b, sizeof b, "%lld", (long long)requests);
+		if (o->requests != requests)
+			say_diff(out, run_id, probe, "requests", a, b, differences);
+		say_json_diff(out, run_id, probe, "details", o->details, details, differences);
+		say_json_diff(out, run_id, probe, "findings", o->findings, found, differences);
+	}
+	if (*differences == before)
+		buf_printf(out, "run %lld probe %s: re-derived (%s)\n", (long long)run_id, probe, verdict);
+	cJSON_Delete(details);
+	cJSON_Delete(found);
+}
+
+static int
+compare_run(struct db *db, int64_t run_id, const struct replay *rp, struct buf *out,
+    int *differences, struct aerr *err)
+{
+	struct db_stmt *st = db_prepare(db, err, "SELECT probe, verdict, reason, requests, details "
+	    "FROM probe_result WHERE run_id = ? ORDER BY id", "i", run_id);
+	size_t stored = 0;
+
+	if (st == NULL)
+		return err->code;
+	while (db_step(st) == DB_ROW) {
+		compare_result(db, run_id, st, rp, out, differences, err);
+		stored++;
+	}
+	db_finalize(st);
+	for (size_t i = 0; i < rp->nout; i++) {
+		struct db_stmt *q = db_prepare(db, err, "SELECT count(*) FROM probe_result WHERE "
+		    "run_id = ? AND probe = ?", "it", run_id, rp->out[i].probe);
+
+		if (q != NULL && db_step(q) == DB_ROW && db_col_int64(q, 0) == 0)
+			say_diff(out, run_id, rp->out[i].probe, "result", rp->out[i].verdict, "none",
+			    differences);
+		db_finalize(q);
+	}
+	return 0;
+}
+
+int
+probe_rejudge_run(struct aivet *av, int64_t run_id, struct buf *out, int *differences,
+    struct aerr *err)
+{
+	const struct probe *sel[16];
+	struct run_record rr = { 0 };
+	struct probe_opts o;
+	struct probe_env env;
+	struct replay rp = { 0 };
+	unsigned char seed[32];
+	cJSON *plan = NULL, *cal = NULL, *v;
+	struct db *db;
+	int n = 0, rc;
+
+	*differences = 0;
+	memset(&env, 0, sizeof env);
+	if ((db = av_db(av, err)) == NULL || run_record_read(db, run_id, &rr, err) != 0 ||
+	    opts_from_run(rr.options, &o, seed, err) != 0)
+		goto out;
+	cJSON_ArrayForEach(v, rr.probes) {
+		const struct probe *p = probe_find(cJSON_GetStringValue(v) ? v->valuestring : "");
+
+		if (p == NULL || n == 16) {
+			aerr_set(err, AV_USAGE, "not re-derivable: this aivet has no probe '%s'",
+			    cJSON_GetStringValue(v) ? v->valuestring : "?");
+			goto out;
+		}
+		sel[n++] = p;
+	}
+	if (load_exchanges(db, run_id, &rp, err) != 0 ||
+	    env_init(&env, av, rr.endpoint_id, &o, 0, err) != 0)
+		goto out;
+	memcpy(env.seed, seed, sizeof seed);
+	env.run_id = run_id;
+	env.replay = &rp;
+	plan = make_plan(&env, sel, n);
+	env.requests_planned = (int64_t)num_of(plan, "requests");
+	if (rejudge_probes(&env, sel, n, &cal, err) == 0 && rp.next < rp.n)
+		aerr_set(err, AV_RUNTIME, "the record holds %zu exchanges the judgement never asked for "
+		    "(from evidence %lld)", rp.n - rp.next, (long long)rp.x[rp.next].evidence_id);
+	/* A record that lacks what the judgement asks for, or holds another request
+	 * than it makes, fails the check as a difference does. */
+	if (rp.missing || rp.mismatch)
+		err->code = AV_FINDINGS;
+	if (err->code == 0)
+		compare_run(db, run_id, &rp, out, differences, err);
+out:
+	rc = err->code;
+	env.replay = NULL;
+	env_free(&env);
+	replay_free(&rp);
+	cJSON_Delete(plan);
+	cJSON_Delete(cal);
+	cJSON_Delete(rr.probes);
+	cJSON_Delete(rr.options);
+	return rc;
+}

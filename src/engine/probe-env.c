@@ -72,9 +72,9 @@ env_tenants(struct probe_env *env, int resolve, struct aerr *err)
 	return rc;
 }
 
-int
-env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
-    int resolve, struct aerr *err)
+/* What every run starts from, before its endpoint is known. */
+void
+env_defaults(struct probe_env *env, struct aivet *av, const struct probe_opts *o)
 {
 	memset(env, 0, sizeof *env);
 	env->av = av;
@@ -86,6 +86,21 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	env->overhead_tokens = 40;
 	snprintf(env->calib_method, sizeof env->calib_method, "none");
 	randombytes_buf(env->seed, sizeof env->seed);
+	http_opts_default(&env->hopts);
+	if (o->concurrency > 0)
+		env->hopts.concurrency = o->concurrency;
+	if (o->max_response > 0)
+		env->hopts.max_response = o->max_response;
+	if (o->timeout_ms > 0)
+		env->hopts.timeout_ms = o->timeout_ms;
+	env->hopts.cancel = o->cancel;
+}
+
+int
+env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    int resolve, struct aerr *err)
+{
+	env_defaults(env, av, o);
 	if ((env->db = av_db(av, err)) == NULL)
 		return err->code;
 	if (endpoint_get_active(env->db, endpoint_id, &env->ep, err) != 0)
@@ -111,14 +126,6 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	if (env->ntenants == 0)
 		env->tenant_label[env->ntenants++] = xstrdup("default");
 	env->canaries = canary_set_new();
-	http_opts_default(&env->hopts);
-	if (o->concurrency > 0)
-		env->hopts.concurrency = o->concurrency;
-	if (o->max_response > 0)
-		env->hopts.max_response = o->max_response;
-	if (o->timeout_ms > 0)
-		env->hopts.timeout_ms = o->timeout_ms;
-	env->hopts.cancel = o->cancel;
 	return 0;
 }
 

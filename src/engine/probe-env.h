@@ -82,6 +82,7 @@ struct probe_env {
 	int64_t sending_seq;          /* the request prepare() last let go */
 	struct replay *replay;        /* a rejudge: answers come from the record, or NULL */
 	int replay_concurrency;
+	int replay_keyed;             /* a rejudge: the run's tenants sent credentials */
 };
 
 #endif

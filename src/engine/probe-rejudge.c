@@ -221,27 +221,6 @@ outcome_of(const struct replay *rp, const char *probe)
 	return NULL;
 }
 
-/* The stored findings of a probe, as replay_keep_result() makes them. */
-static cJSON *
-stored_findings(struct db *db, int64_t run_id, const char *probe, struct aerr *err)
-{
-	struct db_stmt *st = db_prepare(db, err, "SELECT code, severity, message, details FROM finding "
-	    "WHERE run_id = ? AND probe = ? ORDER BY id", "it", run_id, probe);
-	cJSON *a = cJSON_CreateArray();
-
-	while (st != NULL && db_step(st) == DB_ROW) {
-		cJSON *j = cJSON_CreateObject(), *ev = cJSON_Parse(col_text(st, 3));
-
-		cJSON_AddStringToObject(j, "code", col_text(st, 0));
-		cJSON_AddStringToObject(j, "severity", col_text(st, 1));
-		cJSON_AddStringToObject(j, "message", col_text(st, 2));
-		cJSON_AddItemToObject(j, "evidence", ev != NULL ? ev : cJSON_CreateArray());
-		cJSON_AddItemToArray(a, j);
-	}
-	db_finalize(st);
-	return a;
-}
-
 static void
 say_diff(struct buf *out, int64_t run_id, const char *probe, const char *what, const char *now,
     const char *stored, int *differences)
@@ -258,7 +237,7 @@ json_first_diff(const cJSON *a, const cJSON *b, char *path, size_t n, char **va,
 {
 	size_t len = strlen(path);
 
-	if (cJSON_Compare(a, b, 1))
+	if (a == NULL ? b == NULL || cJSON_IsNull(b) : b != NULL && cJSON_Compare(a, b, 1))
 		return 0;
 	if (cJSON_IsObject(a) && cJSON_IsObject(b) && cJSON_GetArraySize(a) == cJSON_GetArraySize(b)) {
 		const cJSON *e;
@@ -299,121 +278,172 @@ say_json_diff(struct buf *out, int64_t run_id, const char *probe, const char *wh
 	free(vb);
 }
 
-/* One stored result against its re-derived outcome. */
+/* One stored result ({probe, verdict, reason, requests, details, findings:
+ * [{code, severity, message, evidence}]}) against its re-derived outcome. */
 static void
-compare_result(struct db *db, int64_t run_id, struct db_stmt *st, const struct replay *rp,
-    struct buf *out, int *differences, struct aerr *err)
+compare_result(int64_t run_id, const cJSON *st, const struct replay *rp, struct buf *out,
+    int *differences)
 {
-	const char *probe = col_text(st, 0), *verdict = col_text(st, 1);
-	const char *reason = db_col_type(st, 2) == DB_NULL ? "" : col_text(st, 2);
-	int64_t requests = db_col_int64(st, 3);
-	cJSON *details = db_col_type(st, 4) == DB_NULL ? NULL : cJSON_Parse(col_text(st, 4));
-	const struct replay_outcome *o = outcome_of(rp, probe);
-	cJSON *found = stored_findings(db, run_id, probe, err);
+	const char *probe = cJSON_GetStringValue(cJSON_GetObjectItem(st, "probe"));
+	const char *verdict = cJSON_GetStringValue(cJSON_GetObjectItem(st, "verdict"));
+	const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(st, "reason"));
+	const cJSON *req = cJSON_GetObjectItem(st, "requests");
+	const struct replay_outcome *o;
 	int before = *differences;
 	char a[32], b[32];
 
-	if (o == NULL) {
+	probe = probe ? probe : "?";
+	verdict = verdict ? verdict : "none";
+	reason = reason ? reason : "";
+	if ((o = outcome_of(rp, probe)) == NULL) {
 		say_diff(out, run_id, probe, "result", "none", verdict, differences);
-	} else {
-		if (strcmp(o->verdict, verdict) != 0)
-			say_diff(out, run_id, probe, "verdict", o->verdict, verdict, differences);
-		if (strcmp(o->reason, reason) != 0)
-			say_diff(out, run_id, probe, "reason", o->reason, reason, differences);
-		snprintf(a, sizeof a, "%lld", (long long)o->requests);
-		snprintf(b, sizeof b, "%lld", (long long)requests);
-		if (o->requests != requests)
-			say_diff(out, run_id, probe, "requests", a, b, differences);
-		say_json_diff(out, run_id, probe, "details", o->details, details, differences);
-		say_json_diff(out, run_id, probe, "findings", o->findings, found, differences);
+		return;
 	}
+	if (strcmp(o->verdict, verdict) != 0)
+		say_diff(out, run_id, probe, "verdict", o->verdict, verdict, differences);
+	if (strcmp(o->reason, reason) != 0)
+		say_diff(out, run_id, probe, "reason", o->reason, reason, differences);
+	snprintf(a, sizeof a, "%lld", (long long)o->requests);
+	snprintf(b, sizeof b, "%lld", cJSON_IsNumber(req) ? (long long)req->valuedouble : -1LL);
+	if (strcmp(a, b) != 0)
+		say_diff(out, run_id, probe, "requests", a, b, differences);
+	say_json_diff(out, run_id, probe, "details", o->details, cJSON_GetObjectItem(st, "details"),
+	    differences);
+	say_json_diff(out, run_id, probe, "findings", o->findings, cJSON_GetObjectItem(st, "findings"),
+	    differences);
 	if (*differences == before)
 		buf_printf(out, "run %lld probe %s: re-derived (%s)\n", (long long)run_id, probe, verdict);
-	cJSON_Delete(details);
-	cJSON_Delete(found);
 }
 
+static void
+compare_run(int64_t run_id, const cJSON *stored, const struct replay *rp, struct buf *out,
+    int *differences)
+{
+	const cJSON *st;
+
+	cJSON_ArrayForEach(st, stored)
+		compare_result(run_id, st, rp, out, differences);
+	for (size_t i = 0; i < rp->nout; i++) {
+		int found = 0;
+
+		cJSON_ArrayForEach(st, stored)
+			found |= cJSON_GetStringValue(cJSON_GetObjectItem(st, "probe")) != NULL &&
+			    strcmp(cJSON_GetObjectItem(st, "probe")->valuestring, rp->out[i].probe) == 0;
+		if (!found)
+			say_diff(out, run_id, rp->out[i].probe, "result", rp->out[i].verdict, "none",
+			    differences);
+	}
+}
+
+/* The probes of a run judged again over rp from its recorded probes and
+ * options, and compared with stored. db, where given, is the one the run was
+ * recorded in (the engine probe's advisories are read there). */
 static int
-compare_run(struct db *db, int64_t run_id, const struct replay *rp, struct buf *out,
+rejudge(struct aivet *av, struct db *db, int64_t run_id, const cJSON *probes,
+    const cJSON *options, struct replay *rp, const cJSON *stored, struct buf *out,
     int *differences, struct aerr *err)
+{
+	const struct probe *sel[16];
+	struct probe_opts o;
+	struct probe_env env;
+	unsigned char seed[32];
+	cJSON *plan = NULL, *cal = NULL;
+	const cJSON *v;
+	int n = 0;
+
+	memset(&env, 0, sizeof env);
+	if (opts_from_run(options, &o, seed, err) != 0)
+		return err->code;
+	cJSON_ArrayForEach(v, probes) {
+		const struct probe *p = probe_find(cJSON_GetStringValue(v) ? v->valuestring : "");
+
+		if (p == NULL || n == 16)
+			return aerr_set(err, AV_USAGE, "not re-derivable: this aivet has no probe '%s'",
+			    cJSON_GetStringValue(v) ? v->valuestring : "?");
+		sel[n++] = p;
+	}
+	if (replay_env_init(&env, av, cJSON_GetObjectItem(options, "endpoint"), &o, err) == 0) {
+		memcpy(env.seed, seed, sizeof seed);
+		env.db = db;
+		env.run_id = run_id;
+		env.replay = rp;
+		plan = make_plan(&env, sel, n);
+		env.requests_planned = (int64_t)num_of(plan, "requests");
+		if (rejudge_probes(&env, sel, n, &cal, err) == 0 && rp->next < rp->n)
+			aerr_set(err, AV_FINDINGS, "run %lld: the record holds %zu exchanges the judgement "
+			    "never asked for (from evidence %lld)", (long long)run_id, rp->n - rp->next,
+			    (long long)rp->x[rp->next].evidence_id);
+		/* A record that lacks what the judgement asks for, or holds another request
+		 * than it makes, fails the check as a difference does. */
+		if (rp->missing || rp->mismatch)
+			err->code = AV_FINDINGS;
+		if (err->code == 0)
+			compare_run(run_id, stored, rp, out, differences);
+	}
+	env.replay = NULL;
+	env.db = NULL;
+	env_free(&env);
+	cJSON_Delete(plan);
+	cJSON_Delete(cal);
+	return err->code;
+}
+
+/* ---- a run in the database ---- */
+
+/* The stored results and findings of a run, as compare_result() reads them. */
+static cJSON *
+stored_results(struct db *db, int64_t run_id, struct aerr *err)
 {
 	struct db_stmt *st = db_prepare(db, err, "SELECT probe, verdict, reason, requests, details "
 	    "FROM probe_result WHERE run_id = ? ORDER BY id", "i", run_id);
-	size_t stored = 0;
+	cJSON *a = cJSON_CreateArray();
 
-	if (st == NULL)
-		return err->code;
-	while (db_step(st) == DB_ROW) {
-		compare_result(db, run_id, st, rp, out, differences, err);
-		stored++;
+	while (st != NULL && db_step(st) == DB_ROW) {
+		cJSON *r = cJSON_CreateObject(), *f = cJSON_AddArrayToObject(r, "findings");
+		struct db_stmt *q;
+
+		cJSON_AddStringToObject(r, "probe", col_text(st, 0));
+		cJSON_AddStringToObject(r, "verdict", col_text(st, 1));
+		cJSON_AddStringToObject(r, "reason", db_col_type(st, 2) == DB_NULL ? "" : col_text(st, 2));
+		cJSON_AddNumberToObject(r, "requests", (double)db_col_int64(st, 3));
+		if (db_col_type(st, 4) != DB_NULL)
+			cJSON_AddItemToObject(r, "details", cJSON_Parse(col_text(st, 4)));
+		q = db_prepare(db, err, "SELECT code, severity, message, details FROM finding WHERE "
+		    "run_id = ? AND probe = ? ORDER BY id", "it", run_id, col_text(st, 0));
+		while (q != NULL && db_step(q) == DB_ROW) {
+			cJSON *j = cJSON_CreateObject(), *ev = cJSON_Parse(col_text(q, 3));
+
+			cJSON_AddStringToObject(j, "code", col_text(q, 0));
+			cJSON_AddStringToObject(j, "severity", col_text(q, 1));
+			cJSON_AddStringToObject(j, "message", col_text(q, 2));
+			cJSON_AddItemToObject(j, "evidence", ev != NULL ? ev : cJSON_CreateArray());
+			cJSON_AddItemToArray(f, j);
+		}
+		db_finalize(q);
+		cJSON_AddItemToArray(a, r);
 	}
 	db_finalize(st);
-	for (size_t i = 0; i < rp->nout; i++) {
-		struct db_stmt *q = db_prepare(db, err, "SELECT count(*) FROM probe_result WHERE "
-		    "run_id = ? AND probe = ?", "it", run_id, rp->out[i].probe);
-
-		if (q != NULL && db_step(q) == DB_ROW && db_col_int64(q, 0) == 0)
-			say_diff(out, run_id, rp->out[i].probe, "result", rp->out[i].verdict, "none",
-			    differences);
-		db_finalize(q);
-	}
-	return 0;
+	return a;
 }
 
 int
 probe_rejudge_run(struct aivet *av, int64_t run_id, struct buf *out, int *differences,
     struct aerr *err)
 {
-	const struct probe *sel[16];
 	struct run_record rr = { 0 };
-	struct probe_opts o;
-	struct probe_env env;
 	struct replay rp = { 0 };
-	unsigned char seed[32];
-	cJSON *plan = NULL, *cal = NULL, *v;
+	cJSON *stored = NULL;
 	struct db *db;
-	int n = 0, rc;
 
 	*differences = 0;
-	memset(&env, 0, sizeof env);
-	if ((db = av_db(av, err)) == NULL || run_record_read(db, run_id, &rr, err) != 0 ||
-	    opts_from_run(rr.options, &o, seed, err) != 0)
-		goto out;
-	cJSON_ArrayForEach(v, rr.probes) {
-		const struct probe *p = probe_find(cJSON_GetStringValue(v) ? v->valuestring : "");
-
-		if (p == NULL || n == 16) {
-			aerr_set(err, AV_USAGE, "not re-derivable: this aivet has no probe '%s'",
-			    cJSON_GetStringValue(v) ? v->valuestring : "?");
-			goto out;
-		}
-		sel[n++] = p;
+	if ((db = av_db(av, err)) != NULL && run_record_read(db, run_id, &rr, err) == 0 &&
+	    load_exchanges(db, run_id, &rp, err) == 0) {
+		stored = stored_results(db, run_id, err);
+		rejudge(av, db, run_id, rr.probes, rr.options, &rp, stored, out, differences, err);
 	}
-	if (load_exchanges(db, run_id, &rp, err) != 0 ||
-	    env_init(&env, av, rr.endpoint_id, &o, 0, err) != 0)
-		goto out;
-	memcpy(env.seed, seed, sizeof seed);
-	env.run_id = run_id;
-	env.replay = &rp;
-	plan = make_plan(&env, sel, n);
-	env.requests_planned = (int64_t)num_of(plan, "requests");
-	if (rejudge_probes(&env, sel, n, &cal, err) == 0 && rp.next < rp.n)
-		aerr_set(err, AV_RUNTIME, "the record holds %zu exchanges the judgement never asked for "
-		    "(from evidence %lld)", rp.n - rp.next, (long long)rp.x[rp.next].evidence_id);
-	/* A record that lacks what the judgement asks for, or holds another request
-	 * than it makes, fails the check as a difference does. */
-	if (rp.missing || rp.mismatch)
-		err->code = AV_FINDINGS;
-	if (err->code == 0)
-		compare_run(db, run_id, &rp, out, differences, err);
-out:
-	rc = err->code;
-	env.replay = NULL;
-	env_free(&env);
 	replay_free(&rp);
-	cJSON_Delete(plan);
-	cJSON_Delete(cal);
+	cJSON_Delete(stored);
 	cJSON_Delete(rr.probes);
 	cJSON_Delete(rr.options);
-	return rc;
+	return err->code;
 }

@@ -50,7 +50,7 @@ px_reserve(const struct px_req *r)
 static int
 keyed(const struct probe_env *env, int tenant)
 {
-	return env->tenant_secret[tenant] != NULL || (env->replay != NULL && env->ep.ncredentials > 0);
+	return env->tenant_secret[tenant] != NULL || env->replay_keyed;
 }
 
 static int

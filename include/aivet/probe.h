@@ -81,6 +81,11 @@ int probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe
  * an exchange the record lacks or sent one other than recorded. */
 int probe_rejudge_run(struct aivet *av, int64_t run_id, struct buf *out, int *differences,
     struct aerr *err);
+/* The same for a run as a report bundle carries it: run is its entry of
+ * report.json's probe_runs (probes, options, results, findings), exchanges its
+ * exchanges' evidence files, parsed. */
+int probe_rejudge_doc(struct aivet *av, const cJSON *run, const cJSON *exchanges, struct buf *out,
+    int *differences, struct aerr *err);
 /* The plan without sending anything: {"depth", "probes":[{name, requests, tokens_in,
  * tokens_in_expected, tokens_out}], "requests", "tokens_in", "tokens_in_expected",
  * "tokens_out", "cost_usd"|null, "tokens_in_cached_expected", "cost_usd_expected"|null}

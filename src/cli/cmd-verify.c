@@ -7,7 +7,9 @@
  * the RFC 3161 time-stamp over SHA256SUMS when the bundle has one (tsa.c),
  * and each approval's statement with the reviewer key this user trusts
  * (an approval not verifiable so is named, and does not fail the bundle).
- * Names every problem; exit 0 or 1.
+ * Names every problem; exit 0 or 1. With --rejudge, a bundle that verified
+ * has every probe run's verdicts, findings and measured numbers derived
+ * again from its exchanges alone (rejudge.c), each difference named.
  */
 #include "config.h"
 
@@ -18,6 +20,22 @@
 #include "aivet/minisign.h"
 #include "aivet/report.h"
 
+/* The verdicts derived again, after the bundle verified: only then are its
+ * exchanges the signer's. */
+static void
+verify_rejudge(struct aivet *av, const char *dir, int json, struct aerr *err)
+{
+	struct buf out;
+	int differences = 0;
+
+	buf_init(&out);
+	if (bundle_rejudge(av, dir, &out, &differences, err) == 0 && differences > 0)
+		aerr_set(err, AV_FINDINGS, "%s: %d difference%s between the bundle's results and its "
+		    "exchanges", dir, differences, differences == 1 ? "" : "s");
+	fwrite(out.data ? out.data : "", 1, out.len, json ? stderr : stdout);
+	buf_free(&out);
+}
+
 static int
 cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 {
@@ -25,7 +43,7 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	const char *key = NULL, *pubfile = NULL, *tsa_cert = NULL;
 	struct minisign_pub pub;
 	struct verify_result res;
-	int c, json = 0;
+	int c, json = 0, rejudge = 0;
 
 	opt_begin(&op, av, argc, argv);
 	while ((c = opt_next(&op, err)) > 0) {
@@ -37,6 +55,8 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 			json = 1;
 		else if (c == 'c')
 			tsa_cert = op.arg;
+		else if (c == 'r')
+			rejudge = 1;
 	}
 	if (c < 0)
 		return err->code;
@@ -90,6 +110,8 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (!res.ok)
 		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", argv[op.ind],
 		    res.nproblems, res.nproblems == 1 ? "" : "s");
+	else if (rejudge)
+		verify_rejudge(av, argv[op.ind], json, err);
 	verify_result_free(&res);
 	return err->code;
 }
@@ -99,6 +121,8 @@ static const struct opt verify_opts[] = {
 	{ "pubkey", 'p', "FILE", "the signer must be this minisign public key", OPT_OR },
 	{ "tsa-cert", 'c', "FILE", "also trust the TSA certificates in FILE (PEM) for the time-stamp", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
+	{ "rejudge", 'r', NULL, "also derive every probe verdict, finding and measured number again "
+	  "from the bundle's exchanges, offline", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 

@@ -349,12 +349,13 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	 * content is: the secret never rests in plain text. */
 	int planted = r->kind == PX_CHAT && r->recipe.planted != NULL, rc = -1;
 	const unsigned char *seal = leaked || planted ? env->opts->leak_seal_pk : NULL;
-	int server = seal == NULL && db_has(db, DB_SERVER_WRITES);
+	int server;
 	cJSON *doc = NULL, *t = NULL, *a = NULL;
 	int64_t eid;
 
 	if (env->replay != NULL)
 		return replay_request(env, r, req, evidence_id, err);
+	server = seal == NULL && db_has(db, DB_SERVER_WRITES);
 	if (!server && db_begin(db, err) != 0)
 		return err->code;
 	if (store_bodies(env, r, req, resp, seal, server, x.req_sha, x.resp_sha, &x.req_blob,

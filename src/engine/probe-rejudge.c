@@ -447,3 +447,120 @@ probe_rejudge_run(struct aivet *av, int64_t run_id, struct buf *out, int *differ
 	cJSON_Delete(rr.options);
 	return err->code;
 }
+
+/* ---- a run as a report bundle carries it ---- */
+
+/* One exchange from its evidence file (report.c's exchange_file_json()). A
+ * response kept sealed (leaked content) is not in the bundle: named. */
+static void
+exchange_from_doc(const cJSON *d, struct replay_exchange *x)
+{
+	const cJSON *rq = cJSON_GetObjectItem(d, "request"), *rs = cJSON_GetObjectItem(d, "response");
+	const cJSON *recipe = cJSON_GetObjectItem(rq, "recipe"), *h = cJSON_GetObjectItem(rs, "headers");
+	const char *body = cJSON_GetStringValue(cJSON_GetObjectItem(rs, "body"));
+	const char *b64 = cJSON_GetStringValue(cJSON_GetObjectItem(rs, "body_base64"));
+	char *t = cJSON_PrintUnformatted(cJSON_GetObjectItem(d, "timings"));
+
+	memset(x, 0, sizeof *x);
+	buf_init(&x->body);
+	x->evidence_id = (int64_t)num_of(d, "evidence_id");
+	x->seq = (int64_t)num_of(d, "seq");
+	x->probe = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(d, "probe")) ?
+	    cJSON_GetObjectItem(d, "probe")->valuestring : "");
+	x->method = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(d, "method")) ?
+	    cJSON_GetObjectItem(d, "method")->valuestring : "");
+	x->url = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(d, "url")) ?
+	    cJSON_GetObjectItem(d, "url")->valuestring : "");
+	x->request_sha256 = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(rq, "sha256")) ?
+	    cJSON_GetObjectItem(rq, "sha256")->valuestring : "");
+	x->recipe = cJSON_IsObject(recipe) ? cJSON_PrintUnformatted(recipe) : NULL;
+	x->status = (long)num_of(rs, "status");
+	x->headers = cJSON_IsObject(h) ? cJSON_Duplicate(h, 1) : NULL;
+	x->truncated = cJSON_IsTrue(cJSON_GetObjectItem(rs, "truncated"));
+	x->error = cJSON_GetStringValue(cJSON_GetObjectItem(d, "error")) ?
+	    xstrdup(cJSON_GetObjectItem(d, "error")->valuestring) : NULL;
+	x->started_at = cJSON_GetStringValue(cJSON_GetObjectItem(d, "started_at")) ?
+	    xstrdup(cJSON_GetObjectItem(d, "started_at")->valuestring) : NULL;
+	exchange_timings_read(x, t);
+	free(t);
+	if (body != NULL) {
+		buf_adds(&x->body, body);
+	} else if (b64 != NULL) {
+		size_t len = 0, cap = strlen(b64);
+		unsigned char *bin = xmalloc(cap + 1);
+
+		if (sodium_base642bin(bin, cap, b64, cap, NULL, &len, NULL,
+		    sodium_base64_VARIANT_ORIGINAL) == 0)
+			buf_add(&x->body, bin, len);
+		else
+			x->sealed = 1;
+		free(bin);
+	} else if (cJSON_IsTrue(cJSON_GetObjectItem(rs, "encrypted")) || num_of(rs, "size") > 0) {
+		x->sealed = 1;
+	}
+}
+
+static int
+by_evidence(const void *a, const void *b)
+{
+	const struct replay_exchange *x = a, *y = b;
+
+	return (x->evidence_id > y->evidence_id) - (x->evidence_id < y->evidence_id);
+}
+
+/* A report's stored results and findings grouped as compare_result() reads them. */
+static cJSON *
+doc_results(const cJSON *run)
+{
+	cJSON *a = cJSON_CreateArray();
+	const cJSON *r, *f;
+
+	cJSON_ArrayForEach(r, cJSON_GetObjectItem(run, "results")) {
+		cJSON *o = cJSON_Duplicate(r, 1), *fs = cJSON_AddArrayToObject(o, "findings");
+		const char *probe = cJSON_GetStringValue(cJSON_GetObjectItem(r, "probe"));
+
+		if (cJSON_IsNull(cJSON_GetObjectItem(o, "reason")))
+			cJSON_ReplaceItemInObject(o, "reason", cJSON_CreateString(""));
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			const char *fp = cJSON_GetStringValue(cJSON_GetObjectItem(f, "probe"));
+			cJSON *j;
+
+			if (probe == NULL || fp == NULL || strcmp(probe, fp) != 0)
+				continue;
+			j = cJSON_CreateObject();
+			cJSON_AddItemToObject(j, "code", cJSON_Duplicate(cJSON_GetObjectItem(f, "code"), 1));
+			cJSON_AddItemToObject(j, "severity", cJSON_Duplicate(cJSON_GetObjectItem(f,
+			    "severity"), 1));
+			cJSON_AddItemToObject(j, "message", cJSON_Duplicate(cJSON_GetObjectItem(f,
+			    "message"), 1));
+			cJSON_AddItemToObject(j, "evidence", cJSON_Duplicate(cJSON_GetObjectItem(f,
+			    "evidence"), 1));
+			cJSON_AddItemToArray(fs, j);
+		}
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+int
+probe_rejudge_doc(struct aivet *av, const cJSON *run, const cJSON *exchanges, struct buf *out,
+    int *differences, struct aerr *err)
+{
+	struct replay rp = { 0 };
+	const cJSON *d;
+	cJSON *stored;
+
+	*differences = 0;
+	cJSON_ArrayForEach(d, exchanges) {
+		rp.x = xrealloc(rp.x, (rp.n + 1) * sizeof *rp.x);
+		exchange_from_doc(d, &rp.x[rp.n++]);
+	}
+	if (rp.n > 1)
+		qsort(rp.x, rp.n, sizeof *rp.x, by_evidence);
+	stored = doc_results(run);
+	rejudge(av, NULL, (int64_t)num_of(run, "id"), cJSON_GetObjectItem(run, "probes"),
+	    cJSON_GetObjectItem(run, "options"), &rp, stored, out, differences, err);
+	cJSON_Delete(stored);
+	replay_free(&rp);
+	return err->code;
+}

@@ -203,6 +203,13 @@ replay_run(struct probe_env *env, size_t n, http_prepare_fn prepare, http_done_f
 			f[i].state = SENDING;
 			active++;
 		}
+		if (x->sealed) {
+			aerr_set(&env->fatal, AV_RUNTIME, "%s: request %lld: the response (evidence %lld) "
+			    "is leaked content the record does not carry", env->probe_name,
+			    (long long)x->seq, (long long)x->evidence_id);
+			rp->missing = 1;
+			break;
+		}
 		retry = retried(rp, rp->next);
 		replay_resp(x, &resp);
 		rp->current = x;

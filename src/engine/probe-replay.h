@@ -21,7 +21,7 @@ struct replay_exchange {
 	long status;
 	cJSON *headers;
 	struct buf body;
-	int truncated, curl_code, has_body;
+	int truncated, curl_code, sealed;  /* sealed: its response is not in the record */
 	double connect_ms, ttfb_ms, total_ms, first_byte_ms;
 };
 

@@ -1,0 +1,98 @@
+/*
+ * rejudge.c: "aivet verify --rejudge": every probe run a report bundle cites
+ * judged again from the bundle alone. For each run of report.json, its
+ * exchanges' evidence files are read and handed with the run's probes,
+ * options and stored results to the probe engine (probe_rejudge_doc), which
+ * runs the probes over them without sending anything and names each verdict,
+ * finding or measured number that does not follow from them. No database
+ * and no key beyond the signer's is needed; the bundle's signature has been
+ * checked before (bundle_verify), so the exchanges are the signer's.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "aivet/domain.h"
+#include "report.h"
+
+#define EXCHANGE_FILE_MAX ((size_t)64 << 20)
+
+/* The run's exchanges as parsed documents; a file the run lists but the
+ * bundle lacks or that is not JSON is named and left out, so the probe that
+ * needed it fails as a missing exchange. */
+static cJSON *
+run_exchanges(const char *dir, const cJSON *run, struct buf *out, int *problems)
+{
+	cJSON *a = cJSON_CreateArray();
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(run, "exchanges")) {
+		const char *file = cJSON_GetStringValue(cJSON_GetObjectItem(e, "file"));
+		struct aerr err = { 0 };
+		struct buf b;
+		cJSON *d = NULL;
+		char *path;
+
+		if (file == NULL || strstr(file, "..") != NULL || file[0] == '/') {
+			buf_printf(out, "run %d: an exchange without a file in the bundle\n",
+			    cJSON_GetObjectItem(run, "id") ? cJSON_GetObjectItem(run, "id")->valueint : 0);
+			(*problems)++;
+			continue;
+		}
+		path = xasprintf("%s/%s", dir, file);
+		if (read_file(path, EXCHANGE_FILE_MAX, &b, &err) == 0) {
+			d = cJSON_ParseWithLength(b.data ? b.data : "", b.len);
+			buf_free(&b);
+		}
+		free(path);
+		if (d == NULL) {
+			buf_printf(out, "%s: cannot be read as an exchange%s%s\n", file, err.msg[0] ? ": " : "",
+			    err.msg);
+			(*problems)++;
+			continue;
+		}
+		cJSON_AddItemToArray(a, d);
+	}
+	return a;
+}
+
+int
+bundle_rejudge(struct aivet *av, const char *dir, struct buf *out, int *differences,
+    struct aerr *err)
+{
+	char *path = xasprintf("%s/report.json", dir);
+	const cJSON *run;
+	struct buf b;
+	cJSON *rep;
+	int runs = 0;
+
+	*differences = 0;
+	if (read_file(path, (size_t)512 << 20, &b, err) != 0) {
+		free(path);
+		return err->code;
+	}
+	free(path);
+	rep = cJSON_ParseWithLength(b.data ? b.data : "", b.len);
+	buf_free(&b);
+	if (rep == NULL)
+		return aerr_set(err, AV_FINDINGS, "%s/report.json: not JSON", dir);
+	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs")) {
+		cJSON *ex = run_exchanges(dir, run, out, differences);
+		struct aerr e = { 0 };
+		int d = 0;
+
+		runs++;
+		if (probe_rejudge_doc(av, run, ex, out, &d, &e) != 0) {
+			buf_printf(out, "run %d: not re-derived: %s\n", cJSON_GetObjectItem(run, "id") ?
+			    cJSON_GetObjectItem(run, "id")->valueint : 0, e.msg);
+			d++;
+		}
+		*differences += d;
+		cJSON_Delete(ex);
+	}
+	if (runs == 0)
+		buf_adds(out, "no probe run to re-derive\n");
+	cJSON_Delete(rep);
+	return 0;
+}

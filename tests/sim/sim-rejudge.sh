@@ -48,6 +48,77 @@ is "$(per_probe)" "echo:pass[] oversize:pass[] sweep:fail[SILENT_TRUNCATION] can
     "lose-middle: the sweep fails on silent truncation"
 cp "$AIVET_DB" "$T/honest.db"
 
+# ---- the run's bundle, rejudged on a machine that trusts only the signer's key ----
+"$AIVET" key generate --no-password >/dev/null
+run report V --out "$T/b"
+is "$rc" 0 "bundle: the report of the lose-middle run is written"
+"$AIVET" key export aivet > "$T/signer.pub" 2>/dev/null || cp "$T/b/aivet.pub" "$T/signer.pub"
+# auditor CMD...: aivet with an empty home and no database of the signer's.
+auditor() {
+	out=$(env XDG_CONFIG_HOME="$T/auditor" AIVET_DB="$T/auditor.db" "$AIVET" "$@" 2>"$T/stderr") && rc=0 || rc=$?
+	errout=$(cat "$T/stderr")
+}
+auditor verify "$T/b" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 0 "bundle: verify --rejudge exits 0"
+is "$(printf '%s\n' "$out" | grep '^run ')" "run 1 probe echo: re-derived (pass)
+run 1 probe oversize: re-derived (pass)
+run 1 probe sweep: re-derived (fail)
+run 1 probe canary: re-derived (pass)
+run 1 probe errors: re-derived (pass)" "bundle: every probe re-derived from the bundle alone"
+is "$(q "SELECT count(*) FROM exchange") $(ls "$T/b/evidence" | grep -c '^exchange-')" \
+    "$(q "SELECT count(*) FROM exchange") $(q "SELECT count(*) FROM exchange")" \
+    "bundle: it carries every exchange of the run, not only the cited ones"
+
+# resign DIR: SHA256SUMS made again over DIR's files and signed with the signer's key.
+resign() {
+	(cd "$1" && find . -type f ! -name 'SHA256SUMS*' | sed 's|^\./||' | LC_ALL=C sort |
+	    xargs sha256sum > SHA256SUMS)
+	"$AIVET" key sign "$1/SHA256SUMS" --trusted-comment "$(sed -n 3p "$T/b/SHA256SUMS.minisig" | cut -c18-)" >/dev/null
+}
+# edited FILTER: a copy of the bundle with report.json passed through jq FILTER, re-signed.
+edited() {
+	rm -rf "$T/c" && cp -r "$T/b" "$T/c"
+	jq "$1" "$T/b/report.json" > "$T/c/report.json"
+	resign "$T/c"
+}
+edited '(.probe_runs[0].results[] | select(.probe == "sweep") | .verdict) = "pass" |
+    .probe_runs[0].findings = [] | .findings = []'
+auditor verify "$T/c" --pubkey "$T/signer.pub"
+is "$rc" 0 "bundle edited: verdict flipped, findings dropped, re-signed: plain verify accepts it"
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 1 "bundle edited: verify --rejudge exits 1"
+like "$out" "run 1 probe sweep: verdict differs: re-derived fail, recorded pass" \
+    "bundle edited: the flipped verdict is named with its probe"
+like "$out" 'run 1 probe sweep: findings differs: re-derived \[\{"code":"SILENT_TRUNCATION","severity":"high"' \
+    "bundle edited: the dropped finding is named with its code and severity"
+like "$errout" "2 differences between the bundle's results and its exchanges" \
+    "bundle edited: the error counts the differences"
+
+edited '(.probe_runs[0].results[] | select(.probe == "sweep") | .details.judged) |= . + 1'
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 1 "bundle with a measured number edited: exit 1"
+like "$out" "run 1 probe sweep: details.judged differs: re-derived [0-9]+, recorded [0-9]+" \
+    "bundle with a measured number edited: the number is named with its path"
+
+edited '(.probe_runs[0].findings[] | select(.probe == "sweep") | .severity) = "low"'
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 1 "bundle with a finding's severity lowered: exit 1"
+like "$out" 'run 1 probe sweep: findings\[0\]\.severity differs: re-derived "high", recorded "low"' \
+    "bundle with a finding's severity lowered: named"
+
+# An exchange left out (and out of report.json's list), re-signed.
+drop=$(jq -r '[.probe_runs[0].exchanges[] | select(.probe == "sweep")] | last | .file' "$T/b/report.json")
+dropseq=$(jq -r '[.probe_runs[0].exchanges[] | select(.probe == "sweep")] | last | .seq' "$T/b/report.json")
+edited "del(.probe_runs[0].exchanges[] | select(.file == \"$drop\")) |
+    del(.evidence_files[]? | select(.path == \"$drop\"))"
+rm -f "$T/c/$drop"
+resign "$T/c"
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 1 "bundle missing an exchange: exit 1"
+like "$out" "run 1: not re-derived: sweep: request $dropseq has no recorded exchange" \
+    "bundle missing an exchange: the probe and request are named"
+unlike "$out" "probe sweep: re-derived" "bundle missing an exchange: the sweep is not said to be re-derived"
+
 # ---- the stored results rewritten (the guards dropped, as a writer of the file could) ----
 sqlite3 "$AIVET_DB" "DROP TRIGGER probe_result_no_update; DROP TRIGGER finding_no_delete;
     UPDATE probe_result SET verdict = 'pass' WHERE probe = 'sweep';

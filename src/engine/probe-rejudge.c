@@ -16,6 +16,33 @@
 #include "probe.h"
 #include "probe-engine.h"
 #include "probe-replay.h"
+#include "evidence-key.h"
+
+static int
+id_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The evidence a finding cites, ascending: a set (the report lists it so). */
+static cJSON *
+ids_sorted(const cJSON *ids)
+{
+	int n = cJSON_GetArraySize(ids), k = 0;
+	double *v = xcalloc((size_t)n + 1, sizeof *v);
+	const cJSON *e;
+	cJSON *a = cJSON_CreateArray();
+
+	cJSON_ArrayForEach(e, ids)
+		v[k++] = cJSON_IsNumber(e) ? e->valuedouble : -1;
+	qsort(v, (size_t)k, sizeof *v, id_cmp);
+	for (int i = 0; i < k; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+	free(v);
+	return a;
+}
 
 void
 replay_keep_result(struct probe_env *env, const char *probe, const struct probe_outcome *out)
@@ -45,7 +72,7 @@ replay_keep_result(struct probe_env *env, const char *probe, const struct probe_
 		} else {
 			cJSON_AddStringToObject(j, "message", f->message);
 		}
-		cJSON_AddItemToObject(j, "evidence", cJSON_Duplicate(f->evidence, 1));
+		cJSON_AddItemToObject(j, "evidence", ids_sorted(f->evidence));
 		cJSON_AddItemToArray(o->findings, j);
 	}
 }
@@ -107,6 +134,20 @@ exchange_timings_read(struct replay_exchange *x, const char *s)
 	cJSON_Delete(t);
 }
 
+/* A sealed response opened with the evidence key, where this user has it. */
+static int
+open_sealed(struct replay_exchange *x, struct aerr *err)
+{
+	struct buf plain;
+
+	if (evidence_open_sealed(x->body.data, x->body.len, &plain, err) != 0)
+		return aerr_prefix(err, "not re-derivable: the response of exchange %lld (evidence %lld) "
+		    "is sealed", (long long)x->seq, (long long)x->evidence_id);
+	buf_free(&x->body);
+	x->body = plain;
+	return 0;
+}
+
 /* Every exchange of the run in the order it was answered, with its response's
  * bytes; a sealed one cannot be read without the evidence key and is named. */
 static int
@@ -144,14 +185,14 @@ load_exchanges(struct db *db, int64_t run_id, struct replay *rp, struct aerr *er
 		if (db_col_type(st, 9) != DB_NULL) {
 			buf_free(&x->body);
 			if ((rc = blob_get(db, col_text(st, 9), &x->body, &sealed, err)) == 0 && sealed)
-				rc = aerr_set(err, AV_RUNTIME, "exchange %lld (evidence %lld) is sealed: its "
-				    "response cannot be read without the evidence key", (long long)x->seq,
-				    (long long)x->evidence_id);
+				rc = open_sealed(x, err);
 		}
 	}
 	db_finalize(st);
 	return rc;
 }
+
+static const unsigned char replay_seal[32];
 
 /* A run's options as the probes read them, from what the run recorded. */
 static int
@@ -179,6 +220,9 @@ opts_from_run(const cJSON *j, struct probe_opts *o, unsigned char seed[32], stru
 	o->max_response = (size_t)num_of(j, "max_response");
 	o->max_prompt_tokens = (int64_t)num_of(j, "max_prompt_tokens");
 	o->timeout_ms = (long)num_of(j, "timeout_ms");
+	/* The run could seal: the probes that plant only then do so again, and seal nothing. */
+	if (cJSON_IsTrue(cJSON_GetObjectItem(j, "sealing")))
+		o->leak_seal_pk = replay_seal;
 	return 0;
 }
 
@@ -416,7 +460,8 @@ stored_results(struct db *db, int64_t run_id, struct aerr *err)
 			cJSON_AddStringToObject(j, "code", col_text(q, 0));
 			cJSON_AddStringToObject(j, "severity", col_text(q, 1));
 			cJSON_AddStringToObject(j, "message", col_text(q, 2));
-			cJSON_AddItemToObject(j, "evidence", ev != NULL ? ev : cJSON_CreateArray());
+			cJSON_AddItemToObject(j, "evidence", ids_sorted(ev));
+			cJSON_Delete(ev);
 			cJSON_AddItemToArray(f, j);
 		}
 		db_finalize(q);
@@ -458,6 +503,7 @@ exchange_from_doc(const cJSON *d, struct replay_exchange *x)
 	const cJSON *rq = cJSON_GetObjectItem(d, "request"), *rs = cJSON_GetObjectItem(d, "response");
 	const cJSON *recipe = cJSON_GetObjectItem(rq, "recipe"), *h = cJSON_GetObjectItem(rs, "headers");
 	const char *body = cJSON_GetStringValue(cJSON_GetObjectItem(rs, "body"));
+	const char *red = cJSON_GetStringValue(cJSON_GetObjectItem(rs, "body_redacted"));
 	const char *b64 = cJSON_GetStringValue(cJSON_GetObjectItem(rs, "body_base64"));
 	char *t = cJSON_PrintUnformatted(cJSON_GetObjectItem(d, "timings"));
 
@@ -483,8 +529,10 @@ exchange_from_doc(const cJSON *d, struct replay_exchange *x)
 	    xstrdup(cJSON_GetObjectItem(d, "started_at")->valuestring) : NULL;
 	exchange_timings_read(x, t);
 	free(t);
-	if (body != NULL) {
-		buf_adds(&x->body, body);
+	/* Leaked content as the bundle carries it: generated text hidden, what is
+	 * judged kept (redact.c). */
+	if (body != NULL || red != NULL) {
+		buf_adds(&x->body, body != NULL ? body : red);
 	} else if (b64 != NULL) {
 		size_t len = 0, cap = strlen(b64);
 		unsigned char *bin = xmalloc(cap + 1);
@@ -533,8 +581,7 @@ doc_results(const cJSON *run)
 			    "severity"), 1));
 			cJSON_AddItemToObject(j, "message", cJSON_Duplicate(cJSON_GetObjectItem(f,
 			    "message"), 1));
-			cJSON_AddItemToObject(j, "evidence", cJSON_Duplicate(cJSON_GetObjectItem(f,
-			    "evidence"), 1));
+			cJSON_AddItemToObject(j, "evidence", ids_sorted(cJSON_GetObjectItem(f, "evidence")));
 			cJSON_AddItemToArray(fs, j);
 		}
 		cJSON_AddItemToArray(a, o);

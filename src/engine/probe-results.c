@@ -334,6 +334,9 @@ run_start(struct probe_env *env, const struct probe *const *sel, int n, const cJ
 	hex_encode(env->seed, sizeof env->seed, seed);
 	cJSON_AddStringToObject(opts, "seed", seed);
 	cJSON_AddStringToObject(opts, "rules", PROBE_RULES_VERSION);
+	/* Whether leaked content and planted secrets could be sealed (cache-extract plants
+	 * only then). */
+	cJSON_AddBoolToObject(opts, "sealing", o->leak_seal_pk != NULL);
 	cJSON_AddItemToObject(opts, "endpoint", replay_endpoint_json(env));
 	plan_s = cJSON_PrintUnformatted(plan);
 	names_s = cJSON_PrintUnformatted(names);

@@ -119,6 +119,49 @@ like "$out" "run 1: not re-derived: sweep: request $dropseq has no recorded exch
     "bundle missing an exchange: the probe and request are named"
 unlike "$out" "probe sweep: re-derived" "bundle missing an exchange: the sweep is not said to be re-derived"
 
+# ---- leaked content and a planted secret: sealed in the database, redacted in the bundle ----
+# bundle_of VENDOR: the vendor's report, verified and rejudged by the auditor.
+bundle_of() {
+	rm -rf "$T/s"
+	"$AIVET" report "$1" --out "$T/s" >/dev/null
+	auditor verify "$T/s" --pubkey "$T/signer.pub" --rejudge
+}
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+run_probes
+sim_stop
+is "$(per_probe)" "echo:pass[] oversize:pass[] sweep:fail[PLACEHOLDER_SUBSTITUTION] canary:fail[LEAK_CROSS_TENANT,PLACEHOLDER_SUBSTITUTION] errors:pass[]" \
+    "leaks: the run found the cross-tenant leak"
+is "$(q "SELECT count(*) > 0 FROM blob WHERE encrypted = 1")" 1 "leaks: the leaked responses are sealed in the database"
+run probe rejudge 1
+is "$rc:$(printf '%s\n' "$out" | grep -c 're-derived (')" "0:5" "leaks: the database's run re-derives (sealed responses opened with the evidence key)"
+bundle_of V
+is "$rc:$(printf '%s\n' "$out" | grep '^run ' | tr '\n' '|')" \
+    "0:run 1 probe echo: re-derived (pass)|run 1 probe oversize: re-derived (pass)|run 1 probe sweep: re-derived (fail)|run 1 probe canary: re-derived (fail)|run 1 probe errors: re-derived (pass)|" \
+    "leaks: the bundle re-derives the leak from redacted responses, without the evidence key"
+red=$(jq -r 'select(.response.body_redacted != null) | .response.body_redacted' "$T"/s/evidence/exchange-*.json)
+like "$red" 'AIVET[A-Za-z0-9]{19}\*AIVET' "leaks: a redacted response keeps the planted tokens"
+is "$(jq -r 'select(.response.body_redacted != null) | .response.body' "$T"/s/evidence/exchange-*.json | sort -u)" null \
+    "leaks: no redacted response carries its text in clear"
+
+export KEY_A=key-a KEY_B=key-b KEY_C=key-c
+sim_start --tenants a@acme=key-a,b@acme=key-b,c@other=key-c --prefix-cache global --page-size 16 || exit 1
+db_fresh
+"$AIVET" vendor add X >/dev/null
+"$AIVET" endpoint add X --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 131072 \
+    --credential a=env:KEY_A --credential b=env:KEY_B --credential c=env:KEY_C --credential-org a=acme \
+    --credential-org b=acme --credential-org c=other >/dev/null
+run probe run X/e --probe cache-extract --yes --json
+sim_stop
+is "$(printf '%s' "$out" | jq -r '.probes[0] | [.verdict, .details.recovered_units] | @csv')" '"fail",6' \
+    "planted secret: the other organisation's key recovered it"
+run probe rejudge 1
+is "$rc:$out" "0:run 1 probe cache-extract: re-derived (fail)" "planted secret: the database's run re-derives"
+bundle_of X
+is "$rc:$(printf '%s\n' "$out" | grep '^run ')" "0:run 1 probe cache-extract: re-derived (fail)" \
+    "planted secret: the bundle re-derives every guess from redacted answers"
+cp "$T/honest.db" "$AIVET_DB"
+
 # ---- the stored results rewritten (the guards dropped, as a writer of the file could) ----
 sqlite3 "$AIVET_DB" "DROP TRIGGER probe_result_no_update; DROP TRIGGER finding_no_delete;
     UPDATE probe_result SET verdict = 'pass' WHERE probe = 'sweep';

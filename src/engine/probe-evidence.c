@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sodium.h>
 
 #include "probe.h"
 #include "probe-engine.h"
@@ -64,11 +65,18 @@ int
 build_body(const struct endpoint *ep, const struct provider *prov, const struct px_req *r,
     struct http_req *req, struct aerr *err)
 {
+	static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	const struct prompt_recipe *recipe = r->kind == PX_COUNT ? r->count_of : &r->recipe;
+	unsigned char rnd[NONCE_LEN];
 	char marker[NONCE_LEN + 1];
 	int rc;
 
-	nonce_new(marker);
+	/* A place holder only (never sent): one draw, not one a character. */
+	randombytes_buf(rnd, sizeof rnd);
+	memcpy(marker, NONCE_PREFIX, NONCE_PREFIX_LEN);
+	for (size_t i = NONCE_PREFIX_LEN; i < NONCE_LEN; i++)
+		marker[i] = alnum[rnd[i] % (sizeof alnum - 1)];
+	marker[NONCE_LEN] = '\0';
 	if (r->kind == PX_COUNT) {
 		rc = prov->build_count(ep, marker, strlen(marker), req, err);
 	} else {

@@ -230,6 +230,17 @@ replay_run(struct probe_env *env, size_t n, http_prepare_fn prepare, http_done_f
 }
 
 int
+replay_kept_by_recipe(const struct probe_env *env, int64_t seq)
+{
+	const struct replay *rp = env->replay;
+
+	for (size_t k = rp->next; k < rp->n; k++)
+		if (rp->x[k].seq == seq && strcmp(rp->x[k].probe, env->probe_name) == 0)
+			return rp->x[k].recipe != NULL;
+	return 0;
+}
+
+int
 px_http_run(struct probe_env *env, size_t n, http_prepare_fn prepare, http_done_fn done,
     void *user, int concurrency, struct aerr *err)
 {
@@ -256,7 +267,10 @@ replay_check_request(struct probe_env *env, const struct px_req *r, const struct
 	if (x == NULL)
 		return aerr_set(err, AV_RUNTIME, "%s: request %lld answered outside the record",
 		    env->probe_name, (long long)r->seq);
-	if (req->src == NULL)
+	/* A body made from its recipe was hashed as it was made. */
+	if (req->src == NULL && req->body_sha256[0] != '\0')
+		memcpy(sha, req->body_sha256, sizeof sha);
+	else if (req->src == NULL)
 		sha256_hex(req->body ? req->body : "", req->body_len, sha);
 	if (x->seq != r->seq || strcmp(x->probe, env->probe_name) != 0 ||
 	    strcmp(x->method, req->method) != 0 || strcmp(x->url, req->url) != 0 ||

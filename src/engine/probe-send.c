@@ -88,6 +88,9 @@ px_prepare(void *user, size_t i, struct http_req *req)
 		env->budget_hit = BUDGET_HIT_USD;
 		return 1;
 	}
+	/* A rejudge of a request the run kept by recipe compares the recipe: the
+	 * prompt it describes is not made again. */
+	req->by_recipe = env->replay != NULL && replay_kept_by_recipe(env, r->seq);
 	if (build_body(&env->ep, env->prov, r, req, &err) != 0 ||
 	    (env->tenant_secret[r->tenant] != NULL &&
 	    env->prov->auth(&env->ep, env->tenant_secret[r->tenant], req, &err) != 0)) {
@@ -415,8 +418,10 @@ px_make(struct probe_env *env, struct px_req *q)
 	if (q->kind != PX_COUNT) {
 		int64_t units = q->target_tokens > 0 ? px_size(env, q) : q->units;
 
-		prompt_recipe_new(&q->recipe, units);
-		/* From the run's seed, not the system's: a rejudge makes the same prompt. */
+		/* As prompt_recipe_new() makes it, from the run's seed, not the system's: a
+		 * rejudge makes the same prompt. */
+		memset(&q->recipe, 0, sizeof q->recipe);
+		q->recipe.units = units;
 		px_random(env, &q->recipe.seed, sizeof q->recipe.seed);
 		for (int k = 0; k < 3; k++) {
 			memcpy(q->recipe.nonces[k], NONCE_PREFIX, NONCE_PREFIX_LEN);

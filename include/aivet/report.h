@@ -221,6 +221,8 @@ int bundle_verify(const char *dir, const struct minisign_pub *given, const char 
  * difference, counted in *differences with each run that could not be
  * re-derived and each exchange file missing. */
 struct aivet;
+/* What VERIFY.txt says --rejudge proves and what not. */
+void rejudge_verify_text(struct buf *b);
 int bundle_rejudge(struct aivet *av, const char *dir, struct buf *out, int *differences,
     struct aerr *err);
 /* The minisign signature PATH.minisig over PATH by a trusted signer, under the same

@@ -96,3 +96,27 @@ bundle_rejudge(struct aivet *av, const char *dir, struct buf *out, int *differen
 	cJSON_Delete(rep);
 	return 0;
 }
+
+void
+rejudge_verify_text(struct buf *b)
+{
+	buf_adds(b,
+	    "\n"
+	    "Re-deriving the verdicts\n"
+	    "------------------------\n"
+	    "\n"
+	    "The signature proves who signed this bundle, not that its verdicts follow\n"
+	    "from its evidence. 'aivet verify DIR --rejudge' (after the checks above)\n"
+	    "runs each probe again over the exchanges in evidence/, every one of each run\n"
+	    "cited, without network, database or any key but the signer's, and compares\n"
+	    "each probe's verdict, reason, request count, measured numbers (details) and\n"
+	    "findings (code, severity, message, cited evidence) with report.json; it\n"
+	    "names each difference, and fails when a probe asks for an exchange the bundle\n"
+	    "lacks. A response that held another customer's content is given redacted\n"
+	    "(body_redacted: the generated text replaced by '*' byte for byte, aivet's\n"
+	    "planted tokens, usage, status fields and error messages kept), which is what\n"
+	    "the judgement reads. Re-deriving proves that the verdicts follow from the\n"
+	    "signed exchanges; that the vendor really sent those bytes rests on the\n"
+	    "signature and the time-stamp. report.md, report.html and the summary are\n"
+	    "renderings of report.json and are not re-derived.\n");
+}

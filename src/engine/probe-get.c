@@ -69,7 +69,8 @@ get_done(void *user, size_t i, const struct http_req *req, const struct http_res
 	env->completions++;
 	if (env->fatal.code == 0 && record_exchange(env, &g->r, req, resp, cls, 0, &eid,
 	    &env->fatal) != 0)
-		aerr_prefix(&env->fatal, "recording evidence");
+		aerr_prefix(&env->fatal, "%s", px_replaying(env) ? "replaying the record" :
+		    "recording evidence");
 	if (will_retry)
 		return;
 	g->r.evidence_id = eid;

@@ -334,7 +334,8 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	cls = px_class_of(env, r, resp, &res);
 	if (env->fatal.code == 0 && record_exchange(env, r, req, resp, cls,
 	    r->leaks_tenant + r->leaks_request > 0, &eid, &env->fatal) != 0)
-		aerr_prefix(&env->fatal, "recording evidence");
+		aerr_prefix(&env->fatal, "%s", px_replaying(env) ? "replaying the record" :
+		    "recording evidence");
 	seq_evidence_set(env, r->seq, eid);
 	/* Known from the first attempt: the engine sends the next request while this one
 	 * waits to be retried, and that one is no smaller. */

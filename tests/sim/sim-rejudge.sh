@@ -106,6 +106,27 @@ is "$rc" 1 "bundle with a finding's severity lowered: exit 1"
 like "$out" 'run 1 probe sweep: findings\[0\]\.severity differs: re-derived "high", recorded "low"' \
     "bundle with a finding's severity lowered: named"
 
+edited '(.probe_runs[0].results[] | select(.probe == "echo") | .reason) = "forged" |
+    (.probe_runs[0].results[] | select(.probe == "oversize") | .requests) = 1'
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 1 "bundle with a reason and a request count edited: exit 1"
+like "$out" "run 1 probe echo: reason differs: re-derived .*, recorded forged" "bundle: the edited reason is named"
+like "$out" "run 1 probe oversize: requests differs: re-derived 4, recorded 1" "bundle: the edited request count is named"
+
+# An exchange whose request was changed (its digest), the report's hash of it updated, re-signed.
+f=$(jq -r '[.probe_runs[0].exchanges[] | select(.probe == "echo")] | first | .file' "$T/b/report.json")
+eseq=$(jq -r '[.probe_runs[0].exchanges[] | select(.probe == "echo")] | first | .seq' "$T/b/report.json")
+rm -rf "$T/c" && cp -r "$T/b" "$T/c"
+jq '.request.sha256 = "0000000000000000000000000000000000000000000000000000000000000000"' "$T/b/$f" > "$T/c/$f"
+h=$(sha256sum "$T/c/$f" | cut -d' ' -f1)
+jq --arg f "$f" --arg h "$h" '(.probe_runs[0].exchanges[] | select(.file == $f) | .file_sha256) = $h |
+    (.evidence_files[]? | select(.path == $f) | .sha256) = $h' "$T/b/report.json" > "$T/c/report.json"
+resign "$T/c"
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 1 "bundle with a request changed: exit 1"
+like "$out" "run 1: not re-derived: replaying the record: echo: request $eseq is not the one recorded \(evidence [0-9]+\): the judgement did not send what the run sent" \
+    "bundle with a request changed: the probe and request are named"
+
 # An exchange left out (and out of report.json's list), re-signed.
 drop=$(jq -r '[.probe_runs[0].exchanges[] | select(.probe == "sweep")] | last | .file' "$T/b/report.json")
 dropseq=$(jq -r '[.probe_runs[0].exchanges[] | select(.probe == "sweep")] | last | .seq' "$T/b/report.json")
@@ -143,6 +164,12 @@ red=$(jq -r 'select(.response.body_redacted != null) | .response.body_redacted' 
 like "$red" 'AIVET[A-Za-z0-9]{19}\*AIVET' "leaks: a redacted response keeps the planted tokens"
 is "$(jq -r 'select(.response.body_redacted != null) | .response.body' "$T"/s/evidence/exchange-*.json | sort -u)" null \
     "leaks: no redacted response carries its text in clear"
+# (a stream's pieces joined first: a token may be split between them)
+is "$(printf '%s' "$red" | grep -o '"content":"[^"]*"' | sed 's/^"content":"//; s/"$//' | tr -d '\n' |
+    sed 's/AIVET[A-Za-z0-9]\{19\}//g' | tr -d '*' | wc -c | tr -d ' ')" 0 \
+    "leaks: in the generated text, nothing but the planted tokens is left"
+is "$(jq -r 'select(.response.body_redacted != null) | (.response.body_redacted | length) == .response.size' "$T"/s/evidence/exchange-*.json | sort -u)" true \
+    "leaks: a redacted body keeps the length of the response"
 
 export KEY_A=key-a KEY_B=key-b KEY_C=key-c
 sim_start --tenants a@acme=key-a,b@acme=key-b,c@other=key-c --prefix-cache global --page-size 16 || exit 1

@@ -91,8 +91,8 @@ like "$out" "run 1 probe sweep: verdict differs: re-derived fail, recorded pass"
     "bundle edited: the flipped verdict is named with its probe"
 like "$out" 'run 1 probe sweep: findings differs: re-derived \[\{"code":"SILENT_TRUNCATION","severity":"high"' \
     "bundle edited: the dropped finding is named with its code and severity"
-like "$errout" "2 differences between the bundle's results and its exchanges" \
-    "bundle edited: the error counts the differences"
+like "$errout" "3 differences between the bundle's results and its exchanges" \
+    "bundle edited: the error counts the differences (the summary still counting the dropped finding is one)"
 
 edited '(.probe_runs[0].results[] | select(.probe == "sweep") | .details.judged) |= . + 1'
 auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
@@ -126,6 +126,21 @@ auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
 is "$rc" 1 "bundle with a request changed: exit 1"
 like "$out" "run 1: not re-derived: replaying the record: echo: request $eseq is not the one recorded \(evidence [0-9]+\): the judgement did not send what the run sent" \
     "bundle with a request changed: the probe and request are named"
+
+edited '.summary.rating = "acceptable" | .summary.findings.high = 0 | .summary.open_findings.high = 0'
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 1 "bundle with its summary edited: exit 1"
+is "$(printf '%s\n' "$out" | grep '^report.json: ')" "report.json: the summary does not count the high findings as the report lists them (1, 1 open)
+report.json: the summary's rating is not unacceptable, though a high or critical finding is open" \
+    "bundle with its summary edited: the counts and the rating are named"
+edited '.findings = []'
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+like "$rc:$(printf '%s\n' "$out" | grep '^report.json: ' | head -1)" "^1:report.json: finding [0-9]+ of run 1 is missing from the report's findings$" \
+    "bundle with the report's findings dropped (the run's kept): named"
+edited '(.findings[] | select(.probe == "sweep") | .severity) = "low"'
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+like "$rc:$(printf '%s\n' "$out" | grep '^report.json: ' | head -1)" "^1:report.json: finding [0-9]+ differs from its run's$" \
+    "bundle with a finding of the report's list lowered (the run's kept): named"
 
 # An exchange left out (and out of report.json's list), re-signed.
 drop=$(jq -r '[.probe_runs[0].exchanges[] | select(.probe == "sweep")] | last | .file' "$T/b/report.json")

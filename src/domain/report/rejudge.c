@@ -4,7 +4,8 @@
  * exchanges' evidence files are read and handed with the run's probes,
  * options and stored results to the probe engine (probe_rejudge_doc), which
  * runs the probes over them without sending anything and names each verdict,
- * finding or measured number that does not follow from them. No database
+ * finding or measured number that does not follow from them; the report's
+ * list of findings and its summary are then checked against the runs'. No database
  * and no key beyond the signer's is needed; the bundle's signature has been
  * checked before (bundle_verify), so the exchanges are the signer's.
  */
@@ -57,6 +58,83 @@ run_exchanges(const char *dir, const cJSON *run, struct buf *out, int *problems)
 	return a;
 }
 
+static const cJSON *
+by_id(const cJSON *arr, double id)
+{
+	const cJSON *e;
+
+	cJSON_ArrayForEach(e, arr)
+		if (cJSON_GetNumberValue(cJSON_GetObjectItem(e, "id")) == id)
+			return e;
+	return NULL;
+}
+
+static const cJSON *
+run_of(const cJSON *rep, double id)
+{
+	return by_id(cJSON_GetObjectItem(rep, "probe_runs"), id);
+}
+
+/* What report.json says of the findings beyond the runs, checked against the
+ * runs' findings (which the probes re-derive): the report's list holds each
+ * run's findings as they are, and the summary counts them (every one by
+ * severity, the open ones apart) and rates a report with a high or critical
+ * open finding unacceptable. Each departure is named. */
+static void
+check_summary(const cJSON *rep, struct buf *out, int *differences)
+{
+	static const char *const sev[] = { "critical", "high", "medium", "low", "info", NULL };
+	const cJSON *all = cJSON_GetObjectItem(rep, "findings"), *sum = cJSON_GetObjectItem(rep, "summary");
+	const cJSON *run, *f;
+	int worst_open = 0;
+
+	cJSON_ArrayForEach(f, all) {
+		const cJSON *r = run_of(rep, cJSON_GetNumberValue(cJSON_GetObjectItem(f, "run_id")));
+
+		if (r != NULL && !cJSON_Compare(f, by_id(cJSON_GetObjectItem(r, "findings"),
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id"))), 1)) {
+			buf_printf(out, "report.json: finding %d differs from its run's\n",
+			    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id")));
+			(*differences)++;
+		}
+	}
+	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs"))
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings"))
+			if (by_id(all, cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id"))) == NULL) {
+				buf_printf(out, "report.json: finding %d of run %d is missing from the "
+				    "report's findings\n", (int)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id")),
+				    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "id")));
+				(*differences)++;
+			}
+	for (int i = 0; sev[i] != NULL && sum != NULL; i++) {
+		int n = 0, open = 0;
+
+		cJSON_ArrayForEach(f, all) {
+			const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(f, "severity"));
+
+			if (s == NULL || strcmp(s, sev[i]) != 0)
+				continue;
+			n++;
+			open += cJSON_IsTrue(cJSON_GetObjectItem(f, "open"));
+		}
+		if (i < 2 && open > 0)
+			worst_open = 1;
+		if (cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "findings"), sev[i])) != n ||
+		    cJSON_GetNumberValue(cJSON_GetObjectItem(cJSON_GetObjectItem(sum, "open_findings"),
+		    sev[i])) != open) {
+			buf_printf(out, "report.json: the summary does not count the %s findings as the "
+			    "report lists them (%d, %d open)\n", sev[i], n, open);
+			(*differences)++;
+		}
+	}
+	if (sum != NULL && worst_open && strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(sum, "rating")) ?
+	    cJSON_GetObjectItem(sum, "rating")->valuestring : "", "unacceptable") != 0) {
+		buf_adds(out, "report.json: the summary's rating is not unacceptable, though a high or "
+		    "critical finding is open\n");
+		(*differences)++;
+	}
+}
+
 int
 bundle_rejudge(struct aivet *av, const char *dir, struct buf *out, int *differences,
     struct aerr *err)
@@ -93,6 +171,7 @@ bundle_rejudge(struct aivet *av, const char *dir, struct buf *out, int *differen
 	}
 	if (runs == 0)
 		buf_adds(out, "no probe run to re-derive\n");
+	check_summary(rep, out, differences);
 	cJSON_Delete(rep);
 	return 0;
 }

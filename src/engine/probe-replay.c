@@ -254,6 +254,25 @@ px_http_run(struct probe_env *env, size_t n, http_prepare_fn prepare, http_done_
 	return http_run(env->http, n, prepare, done, user, err);
 }
 
+/* Two JSON texts hold the same value (a server may store JSON reformatted). */
+static int
+same_json(const char *a, const char *b)
+{
+	cJSON *x, *y;
+	int same;
+
+	if (a == NULL || b == NULL)
+		return 0;
+	if (strcmp(a, b) == 0)
+		return 1;
+	x = cJSON_Parse(a);
+	y = cJSON_Parse(b);
+	same = x != NULL && y != NULL && cJSON_Compare(x, y, 1);
+	cJSON_Delete(x);
+	cJSON_Delete(y);
+	return same;
+}
+
 /* The request the probe made again is the one the run recorded: the same
  * probe, sequence number, method and URL, and the same body (its digest, or
  * for a body kept by recipe, the recipe). */
@@ -275,7 +294,7 @@ replay_check_request(struct probe_env *env, const struct px_req *r, const struct
 	if (x->seq != r->seq || strcmp(x->probe, env->probe_name) != 0 ||
 	    strcmp(x->method, req->method) != 0 || strcmp(x->url, req->url) != 0 ||
 	    (req->src == NULL ? strcmp(x->request_sha256, sha) != 0 :
-	    recipe == NULL || x->recipe == NULL || strcmp(recipe, x->recipe) != 0)) {
+	    !same_json(recipe, x->recipe))) {
 		env->replay->mismatch = 1;
 		return aerr_set(err, AV_RUNTIME, "%s: request %lld is not the one recorded (evidence "
 		    "%lld): the judgement did not send what the run sent", env->probe_name,

@@ -229,6 +229,23 @@ is "$rc:$(printf '%s\n' "$out" | grep -c differs)" "1:1" "edited severity: exit 
 like "$out" 'run 1 probe sweep: findings\[0\].severity differs: re-derived "high", recorded "low"' \
     "edited severity: the finding's severity is named"
 
+# ---- a database given a finding with SQL, then sealed as aivet would: its bundle fails ----
+cp "$T/honest.db" "$AIVET_DB"
+ev=$(q "SELECT min(evidence_id) FROM exchange WHERE probe = 'echo'")
+sqlite3 "$AIVET_DB" "INSERT INTO finding (run_id, probe, code, severity, message, details)
+    VALUES (1, 'echo', 'USAGE_ANOMALY', 'medium', 'usage said 1 prompt token', '[$ev]');
+    INSERT INTO finding_evidence (finding_id, evidence_id) VALUES (last_insert_rowid(), $ev)"
+db_seal
+run audit verify
+is "$rc" 0 "a finding added and sealed: the audit chain verifies"
+rm -rf "$T/r"
+run report V --out "$T/r"
+is "$rc" 0 "a finding added and sealed: the report is written"
+auditor verify "$T/r" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 1 "a finding added and sealed: its bundle fails verify --rejudge"
+like "$out" 'run 1 probe echo: findings differs: re-derived \[\], recorded \[\{"code":"USAGE_ANOMALY","severity":"medium"' \
+    "a finding added and sealed: the echo probe's finding that its exchanges do not raise is named"
+
 # ---- an exchange missing from the record ----
 cp "$T/honest.db" "$AIVET_DB"
 last=$(q "SELECT max(seq) FROM exchange WHERE probe = 'sweep'")

@@ -75,37 +75,53 @@ run_of(const cJSON *rep, double id)
 	return by_id(cJSON_GetObjectItem(rep, "probe_runs"), id);
 }
 
+/* The report's findings (current, or superseded by a later run) each equal
+ * their run's, and each run's finding is in one of the two lists. */
+static void
+check_lists(const cJSON *rep, struct buf *out, int *differences)
+{
+	static const char *const lists[] = { "findings", "superseded_findings", NULL };
+	const cJSON *run, *f;
+
+	for (int l = 0; lists[l] != NULL; l++)
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, lists[l])) {
+			const cJSON *r = run_of(rep, cJSON_GetNumberValue(cJSON_GetObjectItem(f, "run_id")));
+
+			if (r != NULL && !cJSON_Compare(f, by_id(cJSON_GetObjectItem(r, "findings"),
+			    cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id"))), 1)) {
+				buf_printf(out, "report.json: finding %d differs from its run's\n",
+				    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id")));
+				(*differences)++;
+			}
+		}
+	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs"))
+		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings")) {
+			double id = cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id"));
+
+			if (by_id(cJSON_GetObjectItem(rep, "findings"), id) == NULL &&
+			    by_id(cJSON_GetObjectItem(rep, "superseded_findings"), id) == NULL) {
+				buf_printf(out, "report.json: finding %d of run %d is missing from the "
+				    "report's findings\n", (int)id,
+				    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "id")));
+				(*differences)++;
+			}
+		}
+}
+
 /* What report.json says of the findings beyond the runs, checked against the
- * runs' findings (which the probes re-derive): the report's list holds each
- * run's findings as they are, and the summary counts them (every one by
- * severity, the open ones apart) and rates a report with a high or critical
- * open finding unacceptable. Each departure is named. */
+ * runs' findings (which the probes re-derive): its lists hold each run's
+ * findings as they are (check_lists), and the summary counts the current ones
+ * (every one by severity, the open ones apart) and rates a report with a high
+ * or critical open finding unacceptable. Each departure is named. */
 static void
 check_summary(const cJSON *rep, struct buf *out, int *differences)
 {
 	static const char *const sev[] = { "critical", "high", "medium", "low", "info", NULL };
 	const cJSON *all = cJSON_GetObjectItem(rep, "findings"), *sum = cJSON_GetObjectItem(rep, "summary");
-	const cJSON *run, *f;
+	const cJSON *f;
 	int worst_open = 0;
 
-	cJSON_ArrayForEach(f, all) {
-		const cJSON *r = run_of(rep, cJSON_GetNumberValue(cJSON_GetObjectItem(f, "run_id")));
-
-		if (r != NULL && !cJSON_Compare(f, by_id(cJSON_GetObjectItem(r, "findings"),
-		    cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id"))), 1)) {
-			buf_printf(out, "report.json: finding %d differs from its run's\n",
-			    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id")));
-			(*differences)++;
-		}
-	}
-	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs"))
-		cJSON_ArrayForEach(f, cJSON_GetObjectItem(run, "findings"))
-			if (by_id(all, cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id"))) == NULL) {
-				buf_printf(out, "report.json: finding %d of run %d is missing from the "
-				    "report's findings\n", (int)cJSON_GetNumberValue(cJSON_GetObjectItem(f, "id")),
-				    (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "id")));
-				(*differences)++;
-			}
+	check_lists(rep, out, differences);
 	for (int i = 0; sev[i] != NULL && sum != NULL; i++) {
 		int n = 0, open = 0;
 

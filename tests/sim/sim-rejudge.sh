@@ -202,6 +202,22 @@ is "$rc:$out" "0:run 1 probe cache-extract: re-derived (fail)" "planted secret: 
 bundle_of X
 is "$rc:$(printf '%s\n' "$out" | grep '^run ')" "0:run 1 probe cache-extract: re-derived (fail)" \
     "planted secret: the bundle re-derives every guess from redacted answers"
+# ---- a timing probe: its statistics re-derived from the recorded timings ----
+export KEY_A=key-a KEY_B=key-b
+sim_start --tenants a=key-a,b=key-b --prefix-cache global --prefill-us-per-token 25 --fault no-cached-usage || exit 1
+db_fresh
+"$AIVET" vendor add T >/dev/null
+"$AIVET" endpoint add T --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 --context 131072 \
+    --credential a=env:KEY_A --credential b=env:KEY_B >/dev/null
+run probe run T/e --probe prefix-timing --yes --json
+verdict=$(printf '%s' "$out" | jq -r '.probes[0].verdict')
+sim_stop
+run probe rejudge 1
+is "$rc:$out" "0:run 1 probe prefix-timing: re-derived ($verdict)" \
+    "timing: the database's run re-derives its verdict, p-values and effect sizes"
+bundle_of T
+is "$rc:$(printf '%s\n' "$out" | grep '^run ')" "0:run 1 probe prefix-timing: re-derived ($verdict)" \
+    "timing: the bundle re-derives them from the recorded timings"
 cp "$T/honest.db" "$AIVET_DB"
 
 # ---- the stored results rewritten (the guards dropped, as a writer of the file could) ----

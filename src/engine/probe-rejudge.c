@@ -18,65 +18,6 @@
 #include "probe-replay.h"
 #include "evidence-key.h"
 
-static int
-id_cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The evidence a finding cites, ascending: a set (the report lists it so). */
-static cJSON *
-ids_sorted(const cJSON *ids)
-{
-	int n = cJSON_GetArraySize(ids), k = 0;
-	double *v = xcalloc((size_t)n + 1, sizeof *v);
-	const cJSON *e;
-	cJSON *a = cJSON_CreateArray();
-
-	cJSON_ArrayForEach(e, ids)
-		v[k++] = cJSON_IsNumber(e) ? e->valuedouble : -1;
-	qsort(v, (size_t)k, sizeof *v, id_cmp);
-	for (int i = 0; i < k; i++)
-		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
-	free(v);
-	return a;
-}
-
-void
-replay_keep_result(struct probe_env *env, const char *probe, const struct probe_outcome *out)
-{
-	struct replay *rp = env->replay;
-	struct replay_outcome *o;
-
-	rp->out = xrealloc(rp->out, (rp->nout + 1) * sizeof *rp->out);
-	o = &rp->out[rp->nout++];
-	o->probe = xstrdup(probe);
-	o->verdict = xstrdup(out->verdict);
-	o->reason = xstrdup(out->reason);
-	o->requests = out->requests;
-	o->details = out->details != NULL ? cJSON_Duplicate(out->details, 1) : NULL;
-	o->findings = cJSON_CreateArray();
-	for (int i = 0; i < out->nf; i++) {
-		const struct raised_finding *f = &out->f[i];
-		cJSON *j = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(j, "code", f->info->code);
-		cJSON_AddStringToObject(j, "severity", severity_name(raised_severity(f)));
-		if (f->more > 0) {
-			char *m = xasprintf("%s; and %d more", f->message, f->more);
-
-			cJSON_AddStringToObject(j, "message", m);
-			free(m);
-		} else {
-			cJSON_AddStringToObject(j, "message", f->message);
-		}
-		cJSON_AddItemToObject(j, "evidence", ids_sorted(f->evidence));
-		cJSON_AddItemToArray(o->findings, j);
-	}
-}
-
 void
 replay_free(struct replay *rp)
 {

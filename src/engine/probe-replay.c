@@ -7,8 +7,9 @@
  * lets go is checked against the exchange recorded for it (probe, sequence
  * number, method, URL and body digest or recipe) and answered with the
  * recorded response, in the order the run received them; nothing is sent
- * and nothing is written. The outcomes are then compared with the run's
- * stored results and findings (probe-rejudge.c). Part of the probe engine.
+ * and nothing is written. The outcomes are kept here and then compared with
+ * the run's stored results and findings (probe-rejudge.c). Part of the probe
+ * engine.
  */
 #include "config.h"
 
@@ -304,113 +305,63 @@ replay_check_request(struct probe_env *env, const struct px_req *r, const struct
 	return 0;
 }
 
-/* ---- the endpoint as the run saw it ---- */
+/* ---- outcomes kept for comparison ---- */
 
-/* What of the endpoint and its tenants the probes read, kept in the run's
- * options: a rejudge takes it from there, not from the endpoint as it is now,
- * and never needs the database it was recorded in. */
+static int
+id_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The evidence a finding cites, ascending: a set (the report lists it so). */
 cJSON *
-replay_endpoint_json(const struct probe_env *env)
+ids_sorted(const cJSON *ids)
 {
-	const struct endpoint *e = &env->ep;
-	cJSON *o = cJSON_CreateObject(), *t;
+	int n = cJSON_GetArraySize(ids), k = 0;
+	double *v = xcalloc((size_t)n + 1, sizeof *v);
+	const cJSON *e;
+	cJSON *a = cJSON_CreateArray();
 
-	cJSON_AddStringToObject(o, "vendor", e->vendor);
-	cJSON_AddStringToObject(o, "name", e->name);
-	cJSON_AddStringToObject(o, "api", e->api);
-	cJSON_AddStringToObject(o, "url", e->url);
-	cJSON_AddStringToObject(o, "model", e->model);
-	cJSON_AddNumberToObject(o, "context_tokens", (double)e->context_tokens);
-	cJSON_AddBoolToObject(o, "allow_insecure_http", e->allow_insecure_http);
-	cJSON_AddItemToObject(o, "price_in_per_mtok", e->has_price_in ?
-	    cJSON_CreateNumber(e->price_in_per_mtok) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "price_out_per_mtok", e->has_price_out ?
-	    cJSON_CreateNumber(e->price_out_per_mtok) : cJSON_CreateNull());
-	cJSON_AddItemToObject(o, "options", e->options ? cJSON_Duplicate(e->options, 1) :
-	    cJSON_CreateObject());
-	if (e->engine.n > 0) {
-		cJSON *g = cJSON_AddObjectToObject(o, "engine"), *nodes = cJSON_AddArrayToObject(g, "nodes");
-
-		cJSON_AddStringToObject(g, "kind", e->engine.engine);
-		for (int i = 0; i < e->engine.n; i++)
-			cJSON_AddItemToArray(nodes, cJSON_CreateString(e->engine.url[i]));
-		cJSON_AddBoolToObject(g, "credential", e->engine.credential_ref != NULL);
-	}
-	t = cJSON_AddArrayToObject(o, "tenants");
-	for (int i = 0; i < env->ntenants; i++) {
-		cJSON *x = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(x, "label", env->tenant_label[i]);
-		json_add_str(x, "org", env->tenant_org[i]);
-		cJSON_AddBoolToObject(x, "keyed", i < (int)e->ncredentials);
-		cJSON_AddItemToArray(t, x);
-	}
-	return o;
+	cJSON_ArrayForEach(e, ids)
+		v[k++] = cJSON_IsNumber(e) ? e->valuedouble : -1;
+	qsort(v, (size_t)k, sizeof *v, id_cmp);
+	for (int i = 0; i < k; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber(v[i]));
+	free(v);
+	return a;
 }
 
-static char *
-str_of(const cJSON *o, const char *name)
+void
+replay_keep_result(struct probe_env *env, const char *probe, const struct probe_outcome *out)
 {
-	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, name));
+	struct replay *rp = env->replay;
+	struct replay_outcome *o;
 
-	return s != NULL ? xstrdup(s) : NULL;
-}
+	rp->out = xrealloc(rp->out, (rp->nout + 1) * sizeof *rp->out);
+	o = &rp->out[rp->nout++];
+	o->probe = xstrdup(probe);
+	o->verdict = xstrdup(out->verdict);
+	o->reason = xstrdup(out->reason);
+	o->requests = out->requests;
+	o->details = out->details != NULL ? cJSON_Duplicate(out->details, 1) : NULL;
+	o->findings = cJSON_CreateArray();
+	for (int i = 0; i < out->nf; i++) {
+		const struct raised_finding *f = &out->f[i];
+		cJSON *j = cJSON_CreateObject();
 
-static void
-engine_from_json(struct engine_conf *c, const cJSON *g)
-{
-	const cJSON *u;
+		cJSON_AddStringToObject(j, "code", f->info->code);
+		cJSON_AddStringToObject(j, "severity", severity_name(raised_severity(f)));
+		if (f->more > 0) {
+			char *m = xasprintf("%s; and %d more", f->message, f->more);
 
-	if (!cJSON_IsObject(g))
-		return;
-	c->engine = str_of(g, "kind");
-	cJSON_ArrayForEach(u, cJSON_GetObjectItem(g, "nodes"))
-		if (cJSON_GetStringValue(u) != NULL && c->n < ENGINE_MAX_NODES)
-			c->url[c->n++] = xstrdup(u->valuestring);
-	/* Only whether there was one: a rejudge reads no secret. */
-	if (cJSON_IsTrue(cJSON_GetObjectItem(g, "credential")))
-		c->credential_ref = xstrdup("[replay]");
-}
-
-/* The environment of a rejudge: as env_init() makes it, from the run's record. */
-int
-replay_env_init(struct probe_env *env, struct aivet *av, const cJSON *snap,
-    const struct probe_opts *o, struct aerr *err)
-{
-	struct endpoint *e = &env->ep;
-	const cJSON *v;
-
-	env_defaults(env, av, o);
-	if (!cJSON_IsObject(snap) || (e->api = str_of(snap, "api")) == NULL ||
-	    (e->url = str_of(snap, "url")) == NULL || (e->model = str_of(snap, "model")) == NULL)
-		return aerr_set(err, AV_USAGE, "not re-derivable: the run recorded no endpoint (it was "
-		    "made by an aivet older than rejudging)");
-	e->vendor = str_of(snap, "vendor");
-	e->name = str_of(snap, "name");
-	e->context_tokens = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(snap, "context_tokens"));
-	e->allow_insecure_http = cJSON_IsTrue(cJSON_GetObjectItem(snap, "allow_insecure_http"));
-	if ((e->has_price_in = cJSON_IsNumber(v = cJSON_GetObjectItem(snap, "price_in_per_mtok"))))
-		e->price_in_per_mtok = v->valuedouble;
-	if ((e->has_price_out = cJSON_IsNumber(v = cJSON_GetObjectItem(snap, "price_out_per_mtok"))))
-		e->price_out_per_mtok = v->valuedouble;
-	e->options = cJSON_IsObject(v = cJSON_GetObjectItem(snap, "options")) ?
-	    cJSON_Duplicate(v, 1) : NULL;
-	engine_from_json(&e->engine, cJSON_GetObjectItem(snap, "engine"));
-	if ((env->prov = provider_find(e->api)) == NULL)
-		return aerr_set(err, AV_USAGE, "not re-derivable: this aivet has no adapter for API '%s'",
-		    e->api);
-	cJSON_ArrayForEach(v, cJSON_GetObjectItem(snap, "tenants")) {
-		if (env->ntenants == PROBE_MAX_TENANTS)
-			break;
-		env->tenant_label[env->ntenants] = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(v,
-		    "label")) ? cJSON_GetObjectItem(v, "label")->valuestring : "?");
-		env->tenant_org[env->ntenants] = str_of(v, "org");
-		if (cJSON_IsTrue(cJSON_GetObjectItem(v, "keyed")))
-			env->replay_keyed = 1;
-		env->ntenants++;
+			cJSON_AddStringToObject(j, "message", m);
+			free(m);
+		} else {
+			cJSON_AddStringToObject(j, "message", f->message);
+		}
+		cJSON_AddItemToObject(j, "evidence", ids_sorted(f->evidence));
+		cJSON_AddItemToArray(o->findings, j);
 	}
-	if (env->ntenants == 0)
-		env->tenant_label[env->ntenants++] = xstrdup("default");
-	env->canaries = canary_set_new();
-	return 0;
 }

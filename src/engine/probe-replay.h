@@ -51,6 +51,8 @@ int replay_check_request(struct probe_env *env, const struct px_req *r, const st
 /* In a replay, a probe's result is kept for comparison instead of written. */
 void replay_keep_result(struct probe_env *env, const char *probe, const struct probe_outcome *out);
 void replay_free(struct replay *rp);
+/* A finding's evidence ids, ascending: a set, as the report lists it. */
+cJSON *ids_sorted(const cJSON *ids);
 /* Whether the run kept request seq of the probe sending by its recipe. */
 int replay_kept_by_recipe(const struct probe_env *env, int64_t seq);
 cJSON *replay_endpoint_json(const struct probe_env *env);

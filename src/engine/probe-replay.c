@@ -164,6 +164,12 @@ replay_fill(struct probe_env *env, struct inflight *f, size_t n, size_t *next, i
 	}
 }
 
+/* http_run() with the record in place of the network: the requests the probe
+ * lets go are answered, each by the next recorded exchange, in the order the
+ * run got its answers (a 429 retried answers again, as its later attempt). A
+ * request the record has no answer for, or an answer for no request in
+ * flight, stops the replay (env->fatal): the judgement needs an exchange the
+ * record lacks, or the record is not of what the probe sends. */
 static int
 replay_run(struct probe_env *env, size_t n, http_prepare_fn prepare, http_done_fn done,
     void *user)

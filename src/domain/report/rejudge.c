@@ -210,8 +210,9 @@ rejudge_verify_text(struct buf *b)
 	    "lacks. A response that held another customer's content is given redacted\n"
 	    "(body_redacted: the generated text replaced by '*' byte for byte, aivet's\n"
 	    "planted tokens, usage, status fields and error messages kept), which is what\n"
-	    "the judgement reads. Re-deriving proves that the verdicts follow from the\n"
-	    "signed exchanges; that the vendor really sent those bytes rests on the\n"
-	    "signature and the time-stamp. report.md, report.html and the summary are\n"
-	    "renderings of report.json and are not re-derived.\n");
+	    "the judgement reads. report.json's lists of findings and its summary's\n"
+	    "counts are checked against the runs' findings. Re-deriving proves that the\n"
+	    "verdicts follow from the signed exchanges; that the vendor really sent those\n"
+	    "bytes rests on the signature and the time-stamp. report.md and report.html\n"
+	    "are renderings of report.json and are not re-derived.\n");
 }

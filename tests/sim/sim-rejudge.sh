@@ -91,8 +91,8 @@ like "$out" "run 1 probe sweep: verdict differs: re-derived fail, recorded pass"
     "bundle edited: the flipped verdict is named with its probe"
 like "$out" 'run 1 probe sweep: findings differs: re-derived \[\{"code":"SILENT_TRUNCATION","severity":"high"' \
     "bundle edited: the dropped finding is named with its code and severity"
-like "$errout" "3 differences between the bundle's results and its exchanges" \
-    "bundle edited: the error counts the differences (the summary still counting the dropped finding is one)"
+like "$errout" "4 differences between the bundle's results and its exchanges" \
+    "bundle edited: the error counts the differences (the summary still counting the dropped finding, and report.md still showing the fail, are two)"
 
 edited '(.probe_runs[0].results[] | select(.probe == "sweep") | .details.judged) |= . + 1'
 auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
@@ -141,6 +141,17 @@ edited '(.findings[] | select(.probe == "sweep") | .severity) = "low"'
 auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
 like "$rc:$(printf '%s\n' "$out" | grep '^report.json: ' | head -1)" "^1:report.json: finding [0-9]+ differs from its run's$" \
     "bundle with a finding of the report's list lowered (the run's kept): named"
+
+# report.md alone edited (report.json left as it is), re-signed.
+rm -rf "$T/c" && cp -r "$T/b" "$T/c"
+sed 's/^| sweep | fail | /| sweep | pass | /; s/^| high | SILENT_TRUNCATION | /| low | SILENT_TRUNCATION | /' \
+    "$T/b/report.md" > "$T/c/report.md"
+resign "$T/c"
+auditor verify "$T/c" --pubkey "$T/signer.pub" --rejudge
+is "$rc" 1 "bundle with report.md edited: exit 1"
+is "$(printf '%s\n' "$out" | grep '^report.md: ')" "report.md: run 1 does not show | sweep | fail | 
+report.md: no finding row | high | SILENT_TRUNCATION | sweep | 1 | " \
+    "bundle with report.md edited: the verdict and the finding it misstates are named"
 
 # An exchange left out (and out of report.json's list), re-signed.
 drop=$(jq -r '[.probe_runs[0].exchanges[] | select(.probe == "sweep")] | last | .file' "$T/b/report.json")

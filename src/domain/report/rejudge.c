@@ -5,7 +5,8 @@
  * options and stored results to the probe engine (probe_rejudge_doc), which
  * runs the probes over them without sending anything and names each verdict,
  * finding or measured number that does not follow from them; the report's
- * list of findings and its summary are then checked against the runs'. No database
+ * list of findings and its summary are then checked against the runs', and
+ * report.md's verdicts and findings against report.json's. No database
  * and no key beyond the signer's is needed; the bundle's signature has been
  * checked before (bundle_verify), so the exchanges are the signer's.
  */
@@ -151,6 +152,83 @@ check_summary(const cJSON *rep, struct buf *out, int *differences)
 	}
 }
 
+/* The section of report.md on run id: from its heading to the next run's. */
+static const char *
+md_run(const char *md, int id, size_t *len)
+{
+	char head[64];
+	const char *at, *end;
+
+	snprintf(head, sizeof head, "\n### Run %d on ", id);
+	if ((at = strstr(md, head)) == NULL)
+		return NULL;
+	end = strstr(at + 1, "\n### Run ");
+	*len = end != NULL ? (size_t)(end - at) : strlen(at);
+	return at;
+}
+
+static int
+md_has(const char *s, size_t len, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = s; p != NULL && (size_t)(p - s) + n <= len; p = strchr(p + 1, '\n'))
+		if (strncmp(p + (*p == '\n'), line, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* report.md, a rendering of report.json, says what report.json says of each
+ * run: each probe's verdict and request count in the run's table, each of its
+ * findings (severity, code, probe, run) in a table of findings. */
+static void
+check_markdown(const char *dir, const cJSON *rep, struct buf *out, int *differences)
+{
+	char *path = xasprintf("%s/report.md", dir);
+	struct aerr e = { 0 };
+	const cJSON *run, *r;
+	struct buf md;
+
+	if (read_file(path, (size_t)512 << 20, &md, &e) != 0) {
+		free(path);
+		return;   /* verify has named a missing file already */
+	}
+	free(path);
+	cJSON_ArrayForEach(run, cJSON_GetObjectItem(rep, "probe_runs")) {
+		int id = (int)cJSON_GetNumberValue(cJSON_GetObjectItem(run, "id"));
+		size_t len = 0;
+		const char *sec = md_run(md.data ? md.data : "", id, &len);
+
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(run, "results")) {
+			char *row = xasprintf("| %s | %s | ", cJSON_GetStringValue(cJSON_GetObjectItem(r,
+			    "probe")) ? cJSON_GetObjectItem(r, "probe")->valuestring : "none",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(r, "verdict")) ?
+			    cJSON_GetObjectItem(r, "verdict")->valuestring : "none");
+
+			if (sec == NULL || !md_has(sec, len, row)) {
+				buf_printf(out, "report.md: run %d does not show %s\n", id, row);
+				(*differences)++;
+			}
+			free(row);
+		}
+		cJSON_ArrayForEach(r, cJSON_GetObjectItem(run, "findings")) {
+			char *row = xasprintf("| %s | %s | %s | %d | ", cJSON_GetStringValue(cJSON_GetObjectItem(r,
+			    "severity")) ? cJSON_GetObjectItem(r, "severity")->valuestring : "none",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(r, "code")) ?
+			    cJSON_GetObjectItem(r, "code")->valuestring : "none",
+			    cJSON_GetStringValue(cJSON_GetObjectItem(r, "probe")) ?
+			    cJSON_GetObjectItem(r, "probe")->valuestring : "none", id);
+
+			if (!md_has(md.data ? md.data : "", md.len, row)) {
+				buf_printf(out, "report.md: no finding row %s\n", row);
+				(*differences)++;
+			}
+			free(row);
+		}
+	}
+	buf_free(&md);
+}
+
 int
 bundle_rejudge(struct aivet *av, const char *dir, struct buf *out, int *differences,
     struct aerr *err)
@@ -188,6 +266,7 @@ bundle_rejudge(struct aivet *av, const char *dir, struct buf *out, int *differen
 	if (runs == 0)
 		buf_adds(out, "no probe run to re-derive\n");
 	check_summary(rep, out, differences);
+	check_markdown(dir, rep, out, differences);
 	cJSON_Delete(rep);
 	return 0;
 }
@@ -211,8 +290,9 @@ rejudge_verify_text(struct buf *b)
 	    "(body_redacted: the generated text replaced by '*' byte for byte, aivet's\n"
 	    "planted tokens, usage, status fields and error messages kept), which is what\n"
 	    "the judgement reads. report.json's lists of findings and its summary's\n"
-	    "counts are checked against the runs' findings. Re-deriving proves that the\n"
-	    "verdicts follow from the signed exchanges; that the vendor really sent those\n"
-	    "bytes rests on the signature and the time-stamp. report.md and report.html\n"
-	    "are renderings of report.json and are not re-derived.\n");
+	    "counts are checked against the runs' findings, and report.md's verdicts and\n"
+	    "findings against report.json's. Re-deriving proves that the verdicts follow\n"
+	    "from the signed exchanges; that the vendor really sent those bytes rests on\n"
+	    "the signature and the time-stamp. report.html and the rest of report.md are\n"
+	    "renderings of report.json and are not checked.\n");
 }

@@ -21,9 +21,10 @@
 #include "aivet/report.h"
 
 /* The verdicts derived again, after the bundle verified: only then are its
- * exchanges the signer's. */
+ * exchanges the signer's. Its lines printed, or in JSON {"ok", "differences",
+ * "lines"} under "rejudge". */
 static void
-verify_rejudge(struct aivet *av, const char *dir, int json, struct aerr *err)
+verify_rejudge(struct aivet *av, const char *dir, cJSON *json, struct aerr *err)
 {
 	struct buf out;
 	int differences = 0;
@@ -32,7 +33,21 @@ verify_rejudge(struct aivet *av, const char *dir, int json, struct aerr *err)
 	if (bundle_rejudge(av, dir, &out, &differences, err) == 0 && differences > 0)
 		aerr_set(err, AV_FINDINGS, "%s: %d difference%s between the bundle's results and its "
 		    "exchanges", dir, differences, differences == 1 ? "" : "s");
-	fwrite(out.data ? out.data : "", 1, out.len, json ? stderr : stdout);
+	if (json != NULL) {
+		cJSON *r = cJSON_AddObjectToObject(json, "rejudge"), *lines;
+
+		cJSON_AddBoolToObject(r, "ok", err->code == 0);
+		cJSON_AddNumberToObject(r, "differences", differences);
+		lines = cJSON_AddArrayToObject(r, "lines");
+		for (char *s = out.data, *nl; s != NULL && *s != '\0'; s = nl + 1) {
+			if ((nl = strchr(s, '\n')) == NULL)
+				break;
+			*nl = '\0';
+			cJSON_AddItemToArray(lines, cJSON_CreateString(s));
+		}
+	} else {
+		fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	}
 	buf_free(&out);
 }
 
@@ -98,6 +113,8 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		p = cJSON_AddArrayToObject(o, "problems");
 		for (size_t i = 0; i < res.nproblems; i++)
 			cJSON_AddItemToArray(p, cJSON_CreateString(res.problems[i]));
+		if (rejudge && res.ok)
+			verify_rejudge(av, argv[op.ind], o, err);
 		json_emit(o);
 	} else {
 		struct buf text;
@@ -106,12 +123,12 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		verify_result_text(argv[op.ind], &res, &text);
 		fwrite(text.data, 1, text.len, stdout);
 		buf_free(&text);
+		if (rejudge && res.ok)
+			verify_rejudge(av, argv[op.ind], NULL, err);
 	}
 	if (!res.ok)
 		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", argv[op.ind],
 		    res.nproblems, res.nproblems == 1 ? "" : "s");
-	else if (rejudge)
-		verify_rejudge(av, argv[op.ind], json, err);
 	verify_result_free(&res);
 	return err->code;
 }

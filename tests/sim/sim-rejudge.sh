@@ -65,6 +65,9 @@ run 1 probe oversize: re-derived (pass)
 run 1 probe sweep: re-derived (fail)
 run 1 probe canary: re-derived (pass)
 run 1 probe errors: re-derived (pass)" "bundle: every probe re-derived from the bundle alone"
+auditor verify "$T/b" --pubkey "$T/signer.pub" --rejudge --json
+is "$rc:$(printf '%s' "$out" | jq -c '[.ok, .rejudge.ok, .rejudge.differences, .rejudge.lines[2]]')" \
+    '0:[true,true,0,"run 1 probe sweep: re-derived (fail)"]' "bundle: --json gives the rejudge's lines in the object"
 is "$(q "SELECT count(*) FROM exchange") $(ls "$T/b/evidence" | grep -c '^exchange-')" \
     "$(q "SELECT count(*) FROM exchange") $(q "SELECT count(*) FROM exchange")" \
     "bundle: it carries every exchange of the run, not only the cited ones"

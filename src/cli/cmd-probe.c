@@ -416,6 +416,23 @@ probe_limit_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 	return 0;
 }
 
+/* "probe rejudge": the run's verdicts and findings derived again from its
+ * recorded exchanges, offline; exit 1 on any difference. */
+static int
+probe_rejudge_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
+{
+	struct buf out;
+	int differences = 0;
+
+	buf_init(&out);
+	if (probe_rejudge_run(av, args->target[0], &out, &differences, err) == 0 && differences > 0)
+		aerr_set(err, AV_FINDINGS, "run %lld: %d difference%s between its results and its "
+		    "exchanges", (long long)args->target[0], differences, differences == 1 ? "" : "s");
+	fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	buf_free(&out);
+	return err->code;
+}
+
 static const struct opt queue_opts[] = {
 	PROBE_RUN_OPTS,
 	{ "all", O_ALL, NULL, "every active endpoint, one run each", OPT_FORM },
@@ -453,6 +470,9 @@ static const struct cmd_entry probe_subs[] = {
 	{ .name = "show", .targets = "RUN [RUN...]", .opts = show_opts,
 	  .summary = "show a probe run: verdicts, findings, evidence ids", .exec = probe_show,
 	  .args = ARGS({ TARGET_RUN, ARG_MANY }) },
+	{ .name = "rejudge", .targets = "RUN", .summary = "judge a run again from its recorded exchanges "
+	  "alone and compare with its results", .exec = probe_rejudge_cmd,
+	  .args = ARGS({ TARGET_RUN, 0 }) },
 	{ .name = "diff", .targets = "RUN_A RUN_B", .opts = opt_json_only,
 	  .summary = "drift between two runs: findings, boundaries, calibration, error shapes",
 	  .exec = probe_diff_cmd, .args = ARGS({ TARGET_RUN, 0 }, { TARGET_RUN, 0 }) },

@@ -315,6 +315,7 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubk
 	if (json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") != NULL)
 		tsa_verify_recipe(b, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url"));
 	approvals_text(b, rep);
+	rejudge_verify_text(b);
 }
 
 static char *

@@ -1,11 +1,12 @@
 #!/bin/sh
 # key-reads.sh: the report and the claims are records, not JSON read back by
-# key. report.c builds the typed report from the database's records,
+# key. report.c builds the typed report from the database's records (with
+# report-evidence.c, the evidence files, and report-judge.c, the judgement),
 # report-json.c writes report.json from it, claims.c judges typed runs into
 # claim lists: each may read by key (json_get_*, cJSON_GetObjectItem*,
 # cJSON_ArrayForEach) only the free-form values the table below names, at
-# most as often as it says. Neither report.c nor claims.c turns rows into objects
-# keyed by column name (db_col_name).
+# most as often as it says. None of them turns rows into objects keyed by
+# column name (db_col_name).
 . "$TESTS_SRCDIR/lib/lib.sh"
 top=$(cd "$TESTS_SRCDIR/.." && pwd)
 cd "$top" || exit 1
@@ -28,7 +29,9 @@ while read -r file max what; do
 	n=$(reads "$file")
 	ok "$([ "$n" -le "$max" ] && echo 0 || echo 1)" "$file: $n reads by key, at most $max ($what)"
 done <<'EOF'
-src/domain/report/report.c 3 an exchange's recorded headers, in the three shapes they come in
+src/domain/report/report.c 0 none
+src/domain/report/report-evidence.c 3 an exchange's recorded headers, in the three shapes they come in
+src/domain/report/report-judge.c 0 none
 src/domain/report/report-json.c 0 none
 src/domain/report/report-doc.c 0 none: the engine reads the documents
 src/domain/assess/claims.c 3 the questionnaire's value sets and finding codes
@@ -51,7 +54,8 @@ done
 ok "$([ "$files" -ge 11 ] && echo 0 || echo 1)" "the report's, the claims' and the diff's files are found ($files)"
 ok "$([ "$total" -le 30 ] && echo 0 || echo 1)" "the report, the claims and the diff: $total reads by key together, at most 30"
 
-for f in src/domain/report/report.c src/domain/assess/claims.c; do
+for f in src/domain/report/report.c src/domain/report/report-evidence.c src/domain/report/report-judge.c \
+    src/domain/assess/claims.c; do
 	is "$(grep -c 'db_col_name' "$f")" 0 "$f reads no row keyed by column name"
 done
 done_testing

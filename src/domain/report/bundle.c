@@ -23,6 +23,7 @@
 #include "minisign.h"
 #include "rating.h"
 #include "report.h"
+#include "bundle-files.h"
 
 #define SUMS "SHA256SUMS"
 #define SUMS_SIG "SHA256SUMS.minisig"
@@ -32,130 +33,6 @@
 /* The files every bundle has besides evidence/ (SHA256SUMS and its signature aside). */
 static const char *const fixed_files[] = { "report.json", "report.html", "report.md",
 	"oscal-assessment-results.json", "aivet.pub", "VERIFY.txt", NULL };
-
-/* SHA-256 of a file as hex, as SHA256SUMS lists it. */
-static int
-sha256_file(const char *path, char out[65], struct aerr *err)
-{
-	unsigned char h[crypto_hash_sha256_BYTES];
-
-	if (file_digest(path, DIGEST_SHA256, h, err) != 0)
-		return err->code;
-	hex_encode(h, sizeof h, out);
-	return 0;
-}
-
-/* Verifying a bundle of many small files: each is opened relative to the bundle's
- * directory, opened once, and read into one buffer for all, so a file costs
- * little more than hashing it does (an open, an fstat, its reads and a close). */
-#define HASH_CHUNK ((size_t)1 << 16)
-/* The files are hashed with OpenSSL's SHA-256 (linked for the time-stamps),
- * which uses the processor's SHA instructions where it has them: a bundle of
- * 80,000 small files spent two fifths of verify in libsodium's portable one. */
-struct hasher {
-	int dirfd;
-	unsigned char *buf;
-	EVP_MD *md;
-	EVP_MD_CTX *ctx;
-};
-
-static int
-hasher_open(struct hasher *hs, const char *dir)
-{
-	hs->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	hs->buf = hs->dirfd >= 0 ? xmalloc(HASH_CHUNK) : NULL;
-	hs->md = hs->dirfd >= 0 ? EVP_MD_fetch(NULL, "SHA256", NULL) : NULL;
-	hs->ctx = hs->md != NULL ? EVP_MD_CTX_new() : NULL;
-	if (hs->dirfd >= 0 && hs->ctx == NULL)
-		die("OpenSSL: no SHA-256");
-	return hs->dirfd >= 0 ? 0 : -1;
-}
-
-static void
-hasher_close(struct hasher *hs)
-{
-	if (hs->dirfd >= 0)
-		close(hs->dirfd);
-	free(hs->buf);
-	EVP_MD_CTX_free(hs->ctx);
-	EVP_MD_free(hs->md);
-}
-
-/* SHA-256 as hex of the regular file REL below the bundle's directory; -1 when it
- * cannot be read or is not a regular file. O_NOFOLLOW and O_NONBLOCK: a link or a
- * FIFO put in place of a listed file after the walk is refused, neither followed nor
- * waited on (a regular file's reads do not see O_NONBLOCK). */
-static int
-sha256_at(const struct hasher *hs, const char *rel, char out[65])
-{
-	unsigned char h[EVP_MAX_MD_SIZE];
-	unsigned int hlen = 0;
-	struct stat sb;
-	ssize_t n;
-	off_t got = 0;
-	int fd = openat(hs->dirfd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	if (EVP_DigestInit_ex(hs->ctx, hs->md, NULL) != 1) {
-		close(fd);
-		return -1;
-	}
-	while ((n = read(fd, hs->buf, HASH_CHUNK)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			close(fd);
-			return -1;
-		}
-		EVP_DigestUpdate(hs->ctx, hs->buf, (size_t)n);
-		got += (off_t)n;
-		/* A short read that reaches the size fstat gave is the end: no read for
-		 * the EOF (most evidence files are one read). */
-		if ((size_t)n < HASH_CHUNK && got == sb.st_size)
-			break;
-	}
-	close(fd);
-	if (EVP_DigestFinal_ex(hs->ctx, h, &hlen) != 1 || hlen != 32)
-		return -1;
-	hex_encode(h, hlen, out);
-	return 0;
-}
-
-struct names {
-	char **v;
-	size_t n, cap;
-};
-
-static void
-names_add(struct names *ns, const char *s)
-{
-	if (ns->n == ns->cap) {
-		ns->cap = ns->cap ? 2 * ns->cap : 64;
-		ns->v = xrealloc(ns->v, ns->cap * sizeof *ns->v);
-	}
-	ns->v[ns->n++] = xstrdup(s);
-}
-
-static void
-names_free(struct names *ns)
-{
-	for (size_t i = 0; i < ns->n; i++)
-		free(ns->v[i]);
-	free(ns->v);
-	ns->v = NULL;
-	ns->n = ns->cap = 0;
-}
-
-static int
-str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* qsort, unless the array is in order already (as the lists aivet writes are):
  * then one pass of comparisons instead of a sort's n log n. */
@@ -171,11 +48,11 @@ sort_once(void *base, size_t n, size_t size, int (*cmp)(const void *, const void
 		}
 }
 
-/* ns must be sorted (str_cmp). */
+/* ns must be sorted (bundle_str_cmp). */
 static int
 names_has(const struct names *ns, const char *s)
 {
-	return ns->n > 0 && bsearch(&s, ns->v, ns->n, sizeof *ns->v, str_cmp) != NULL;
+	return ns->n > 0 && bsearch(&s, ns->v, ns->n, sizeof *ns->v, bundle_str_cmp) != NULL;
 }
 
 static const char *
@@ -186,271 +63,14 @@ jstr(const cJSON *o, const char *k)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-static int
-put(const char *root, const char *rel, const void *data, size_t len, struct names *written,
-    struct aerr *err)
+/* The signature's trusted comment: the report id, its time and the audit
+ * checkpoint, bound to SHA256SUMS. */
+char *
+bundle_trusted_comment(const char *report_id, const char *generated_at, long long audit_entries,
+    const char *audit_head)
 {
-	int rc = write_file_below(root, rel, data, len, 0644, err);
-
-	if (rc == 0 && written != NULL)
-		names_add(written, rel);
-	return rc;
-}
-
-/* VERIFY.txt on approvals/: what each statement binds, the stock minisign
- * command for each with the reviewer's own key, and the rounds approved
- * without a signature. */
-static void
-approvals_text(struct buf *b, const cJSON *rep)
-{
-	const cJSON *a;
-	int head = 0, self = 0;
-
-	cJSON_ArrayForEach(a, cJSON_GetObjectItem(rep, "assessments")) {
-		const cJSON *o = cJSON_GetObjectItem(a, "approval_signature");
-		const char *st = jstr(a, "status"), *who = jstr(a, "reviewer") ? jstr(a, "reviewer") : "?";
-		long long id = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(a, "id"));
-
-		if (o == NULL && (st == NULL || strcmp(st, "final") != 0))
-			continue;
-		if (!head++)
-			buf_adds(b, "\nApprovals\n=========\n\n"
-			    "approvals/ holds, for each approved round whose approval was signed, the\n"
-			    "statement the reviewer signed (approvals/assessment-ID.txt: the round, its\n"
-			    "vendor, the SHA-256 of its questionnaire and of the answers as report.json\n"
-			    "shows them, who approved and when) and its minisign signature (.minisig).\n"
-			    "The signature is the reviewer's own, not the report signer's: check it with\n"
-			    "the reviewer's public key as you obtained it from the reviewer, never with\n"
-			    "the registered_public_key report.json names (the report signer writes it).\n"
-			    "An audit checkpoint you already hold ('aivet audit checkpoint'), once it\n"
-			    "verifies with a key you trust (minisign -Vm CHECKPOINT -P \"$KEY\"), gives\n"
-			    "each key registered by its position: reviewer_keys[].public_key of the person.\n"
-			    "With REVIEWER_KEY set to that key, in this directory:\n\n");
-		if (o == NULL) {
-			buf_printf(b, "    # assessment %lld: approved by %s, signature missing: nothing here\n"
-			    "    # proves who approved it\n", id, who);
-			continue;
-		}
-		buf_printf(b, "    minisign -Vm %s -P \"$REVIEWER_KEY\"   # assessment %lld, %s, key id %s\n",
-		    jstr(o, "statement_file") ? jstr(o, "statement_file") : "?", id, who,
-		    jstr(o, "key_id") ? jstr(o, "key_id") : "?");
-		self |= jstr(o, "names") != NULL && strcmp(jstr(o, "names"), APPROVAL_NAMES_SELF) == 0;
-	}
-	if (!head)
-		return;
-	buf_adds(b, "\nWith aivet: 'aivet key trust --reviewer NAME FILE' once for each reviewer\n"
-	    "(FILE: their public key), or 'aivet key trust --reviewer NAME CHECKPOINT'\n"
-	    "(the key registered to NAME that a checkpoint signed by a key you trust\n"
-	    "records), then 'aivet verify DIR' checks each signature with\n"
-	    "that key, and recomputes the content hash from report.json and compares the\n"
-	    "round, vendor, reviewer and time; an approval signed with a key you have not\n"
-	    "trusted for its reviewer is \"signed by a key this verifier does not trust\",\n"
-	    "a final round without a signature \"approved, signature missing\".\n");
-	if (self)
-		buf_adds(b, "\nThe reviewers' names here are self-declared: the database is SQLite, where\n"
-		    "anyone can type any name. A name means only \"the holder of the key registered\n"
-		    "to it\"; that is why the reviewer's key must come from the reviewer.\n");
-}
-
-static void
-verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubkey)
-{
-	const cJSON *id = cJSON_GetObjectItem(rep, "report_id"), *at = cJSON_GetObjectItem(rep,
-	    "generated_at");
-
-	buf_printf(b,
-	    "How to verify this report bundle\n"
-	    "================================\n"
-	    "\n"
-	    "This directory is a signed aivet report bundle: report %s, generated %s.\n"
-	    "It is signed with this Ed25519 public key (minisign format, key id %s):\n"
-	    "\n"
-	    "    %s\n"
-	    "\n"
-	    "Compare that whole key, every character, with the signer's public key as the\n"
-	    "organisation gave it to you through another channel (not from this directory).\n"
-	    "aivet.pub here is only the key the bundle claims: whoever edits the bundle can\n"
-	    "replace it and sign again, with a new key that even carries the same key id.\n"
-	    "Verify with the key you obtained, never with aivet.pub; below it is PUBKEY.\n"
-	    "\n"
-	    "1. With minisign and coreutils, in this directory:\n"
-	    "\n"
-	    "    minisign -Vm SHA256SUMS -P \"$PUBKEY\"\n"
-	    "    sha256sum -c SHA256SUMS\n"
-	    "\n"
-	    "The first checks the signature on the list of hashes and prints the trusted\n"
-	    "comment, which binds the report id, its time and the audit-log checkpoint\n"
-	    "(entry count and head hash) to the signature. The second checks every file\n"
-	    "against the list. Both must succeed, and no file other than those listed,\n"
-	    "SHA256SUMS and SHA256SUMS.minisig may be present%s. With aivet, once:\n"
-	    "'aivet key trust FILE' (FILE: the public key you obtained), then\n"
-	    "'aivet verify DIR' does all of this and checks the structure of report.json;\n"
-	    "'aivet audit verify --against DIR' checks a database against this bundle.\n"
-	    "\n"
-	    "2. Without minisign, with OpenSSL 3 and a POSIX shell: set PUBKEY to the public\n"
-	    "key you obtained and run these lines from this directory (they work in a\n"
-	    "scratch directory and only read the bundle); each 'openssl pkeyutl' must print\n"
-	    "'Signature Verified Successfully' and the last loop must print nothing.\n"
-	    "\n"
-	    "    B=${B:-$(pwd)}\n"
-	    "    cd \"$(mktemp -d)\"\n"
-	    "    printf '%%s\\n' \"${PUBKEY:?set PUBKEY to the public key obtained out of band}\" | openssl base64 -d -A | tail -c 32 > pk.raw\n"
-	    "    { printf '\\060\\052\\060\\005\\006\\003\\053\\145\\160\\003\\041\\000'; cat pk.raw; } > pk.der\n"
-	    "    sed -n 2p \"$B/SHA256SUMS.minisig\" | openssl base64 -d -A | tail -c 64 > sig.raw\n"
-	    "    openssl dgst -blake2b512 -binary \"$B/SHA256SUMS\" > digest.raw\n"
-	    "    openssl pkeyutl -verify -pubin -keyform DER -inkey pk.der -rawin -in digest.raw -sigfile sig.raw\n"
-	    "    { cat sig.raw; sed -n 3p \"$B/SHA256SUMS.minisig\" | sed 's/^trusted comment: //' | tr -d '\\n'; } > global.raw\n"
-	    "    sed -n 4p \"$B/SHA256SUMS.minisig\" | openssl base64 -d -A > gsig.raw\n"
-	    "    openssl pkeyutl -verify -pubin -keyform DER -inkey pk.der -rawin -in global.raw -sigfile gsig.raw\n"
-	    "    while read -r h f; do [ \"$(openssl dgst -sha256 -r \"$B/$f\" | cut -d' ' -f1)\" = \"$h\" ] || echo \"MISMATCH $f\"; done < \"$B/SHA256SUMS\"\n"
-	    "\n"
-	    "The DER prefix 302a300506032b6570032100 wraps the 32-byte Ed25519 public key\n"
-	    "(the last 32 bytes of the decoded minisign key). The signature is minisign's\n"
-	    "prehashed form: Ed25519 over the BLAKE2b-512 digest of SHA256SUMS; the global\n"
-	    "signature covers the first signature followed by the trusted comment.\n",
-	    cJSON_IsString(id) ? id->valuestring : "?", cJSON_IsString(at) ? at->valuestring : "?", keyid,
-	    pubkey, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") == NULL ? "" :
-	    "\n(and the time-stamp's SHA256SUMS.tsr, SHA256SUMS.tsa.pem and TIMESTAMP.txt,\n"
-	    "made after signing: see 3.)");
-	if (json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") != NULL)
-		tsa_verify_recipe(b, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url"));
-	approvals_text(b, rep);
-	rejudge_verify_text(b);
-}
-
-static char *
-trusted_comment(const cJSON *rep)
-{
-	const cJSON *cp = cJSON_GetObjectItem(rep, "audit_checkpoint");
-
 	return xasprintf("aivet-report:%s\tgenerated_at:%s\taudit_entries:%lld\taudit_head:%s\tfile:%s",
-	    cJSON_GetObjectItem(rep, "report_id")->valuestring,
-	    cJSON_GetObjectItem(rep, "generated_at")->valuestring,
-	    (long long)cJSON_GetObjectItem(cp, "entries")->valuedouble,
-	    cJSON_GetObjectItem(cp, "head")->valuestring, SUMS);
-}
-
-static int
-dir_is_empty_or_absent(const char *dir, struct aerr *err)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	int empty = 1;
-
-	if (d == NULL) {
-		if (errno == ENOENT)
-			return 0;
-		return aerr_set(err, AV_USAGE, "--out %s: %s", dir, strerror(errno));
-	}
-	while ((de = readdir(d)) != NULL)
-		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-			empty = 0;
-	closedir(d);
-	return empty ? 0 : aerr_set(err, AV_USAGE, "--out %s: exists and is not empty", dir);
-}
-
-int
-bundle_write(const char *dir, const struct report *r, const struct minisign_sec *sec,
-    char sums_sha256[65], struct aerr *err)
-{
-	struct names written = { 0 };
-	struct minisign_pub pub;
-	struct buf b, sums, sig;
-	char *tmp, *text, keyid[MINISIGN_KEYID_LEN + 1], *tc, *path;
-	cJSON *oscal;
-	int rc;
-
-	if (dir_is_empty_or_absent(dir, err) != 0)
-		return err->code;
-	/* Everything is written beside the target first, so a failure leaves nothing behind. */
-	if (outdir_begin(dir, &tmp, err) != 0)
-		return err->code;
-	minisign_sec_to_pub(sec, &pub);
-	minisign_keyid(pub.keynum, keyid);
-	text = report_json_text(r->json);
-	rc = put(tmp, "report.json", text, strlen(text), &written, err);
-	free(text);
-	if (rc == 0) {
-		text = report_html(r);
-		rc = put(tmp, "report.html", text, strlen(text), &written, err);
-		free(text);
-	}
-	if (rc == 0) {
-		text = report_markdown(r);
-		rc = put(tmp, "report.md", text, strlen(text), &written, err);
-		free(text);
-	}
-	if (rc == 0) {
-		oscal = report_oscal(r);
-		text = report_json_text(oscal);
-		cJSON_Delete(oscal);
-		rc = put(tmp, "oscal-assessment-results.json", text, strlen(text), &written, err);
-		free(text);
-	}
-	for (size_t i = 0; rc == 0 && i < r->nfiles; i++)
-		rc = put(tmp, r->files[i].path, r->files[i].data.data, r->files[i].data.len, &written, err);
-	if (rc == 0) {
-		buf_init(&b);
-		minisign_pubkey_format(&pub, &b);
-		rc = put(tmp, "aivet.pub", b.data, b.len, &written, err);
-		buf_free(&b);
-	}
-	if (rc == 0) {
-		struct buf line;
-
-		buf_init(&line);
-		minisign_pubkey_base64(&pub, &line);
-		buf_init(&b);
-		verify_text(&b, r->json, keyid, line.data);
-		buf_free(&line);
-		rc = put(tmp, "VERIFY.txt", b.data, b.len, &written, err);
-		buf_free(&b);
-	}
-	if (rc != 0)
-		goto fail;
-	qsort(written.v, written.n, sizeof *written.v, str_cmp);
-	buf_init(&sums);
-	for (size_t i = 0; i < written.n; i++) {
-		char h[65];
-
-		path = xasprintf("%s/%s", tmp, written.v[i]);
-		rc = sha256_file(path, h, err);
-		free(path);
-		if (rc != 0) {
-			buf_free(&sums);
-			goto fail;
-		}
-		buf_printf(&sums, "%s  %s\n", h, written.v[i]);
-	}
-	sha256_hex(sums.data, sums.len, sums_sha256);
-	rc = put(tmp, SUMS, sums.data, sums.len, NULL, err);
-	buf_free(&sums);
-	if (rc != 0)
-		goto fail;
-	tc = trusted_comment(r->json);
-	buf_init(&sig);
-	path = xasprintf("%s/%s", tmp, SUMS);
-	rc = minisign_sign_file(sec, path, tc, &sig, err);
-	free(path);
-	free(tc);
-	if (rc == 0)
-		rc = put(tmp, SUMS_SIG, sig.data, sig.len, NULL, err);
-	buf_free(&sig);
-	/* The time-stamp comes last: it is over SHA256SUMS as signed. */
-	if (rc == 0 && r->tsa_url != NULL)
-		rc = tsa_stamp_bundle(tmp, r->tsa_url, r->tsa_optional, r->tsa, err);
-	if (rc != 0)
-		goto fail;
-	if ((rc = outdir_commit(tmp, dir, 0755, err)) != 0)
-		goto fail;
-	names_free(&written);
-	free(tmp);
-	return 0;
-fail:
-	outdir_discard(tmp);
-	names_free(&written);
-	free(tmp);
-	return err->code;
+	    report_id, generated_at, audit_entries, audit_head, SUMS);
 }
 
 /* ---- verification ---- */
@@ -518,7 +138,7 @@ walk(const char *root, const char *rel, struct names *out, struct verify_result 
 		if (type == S_IFDIR)
 			walk(root, r, out, res);
 		else if (type == S_IFREG)
-			names_add(out, r);
+			bundle_names_add(out, r);
 		else if (type != 0)
 			problem(res, "%s: not a regular file", r);
 		free(r);
@@ -798,13 +418,13 @@ check_report_evidence(const cJSON *rep, const struct sums_entry *se, size_t ns,
 	}
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep, "evidence_files"))
 		if (jstr(f, "path") != NULL)
-			names_add(&cited, jstr(f, "path"));
+			bundle_names_add(&cited, jstr(f, "path"));
 	if (cited.n > 0)
-		sort_once(cited.v, cited.n, sizeof *cited.v, str_cmp);
+		sort_once(cited.v, cited.n, sizeof *cited.v, bundle_str_cmp);
 	for (size_t i = 0; i < ns; i++)
 		if (strncmp(se[i].path, "evidence/", 9) == 0 && !names_has(&cited, se[i].path))
 			problem(res, "%s: in SHA256SUMS but not cited by report.json", se[i].path);
-	names_free(&cited);
+	bundle_names_free(&cited);
 }
 
 /* Each probe run's exchanges: held by the bundle with the hash the report gives. */
@@ -852,7 +472,12 @@ check_report(const char *dir, const char *tc, const struct sums_entry *se, size_
 	check_report_parts(rep, res);
 	/* The trusted comment binds report id, time and audit checkpoint. */
 	if (res->nproblems == before && tc != NULL) {
-		want_tc = trusted_comment(rep);
+		const cJSON *cp = cJSON_GetObjectItem(rep, "audit_checkpoint");
+
+		want_tc = bundle_trusted_comment(cJSON_GetObjectItem(rep, "report_id")->valuestring,
+		    cJSON_GetObjectItem(rep, "generated_at")->valuestring,
+		    (long long)cJSON_GetObjectItem(cp, "entries")->valuedouble,
+		    cJSON_GetObjectItem(cp, "head")->valuestring);
 		if (strcmp(want_tc, tc) != 0)
 			problem(res, "report.json: does not match the signed trusted comment "
 			    "(report id, generated_at or audit checkpoint differ)");
@@ -1188,7 +813,7 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 	/* 2. SHA256SUMS: strict format, safe names, every hash. */
 	ns = read_sums(dir, tc != NULL, &se, res);
 	walk(dir, "", &present, res);
-	sort_once(present.v, present.n, sizeof *present.v, str_cmp);
+	sort_once(present.v, present.n, sizeof *present.v, bundle_str_cmp);
 	check_listed(dir, se, ns, present, res);
 	check_unlisted(se, ns, present, res);
 	res->hashes_ok = res->nproblems == nbefore;
@@ -1206,7 +831,7 @@ bundle_verify(const char *dir, const struct minisign_pub *given, const char *giv
 	for (size_t i = 0; i < ns; i++)
 		free(se[i].path);
 	free(se);
-	names_free(&present);
+	bundle_names_free(&present);
 	free(tc);
 	return 0;
 }

@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "aivet/domain.h"
@@ -362,4 +363,17 @@ report_doc_to_json(const struct report_doc *d)
 		cJSON_AddItemToArray(a, f);
 	}
 	return rep;
+}
+
+/* The printed bytes: tab-indented cJSON and a trailing newline. */
+char *
+report_json_text(const cJSON *report)
+{
+	char *s = cJSON_Print(report), *t;
+
+	if (s == NULL)
+		die("out of memory");
+	t = xasprintf("%s\n", s);
+	free(s);
+	return t;
 }

@@ -39,13 +39,13 @@ struct report_doc;
 
 struct report {
 	int64_t vendor_id;
-	cJSON *json;                 /* report.json: the record as report_doc_to_json writes it */
+	const cJSON *json;           /* report.json: the record as report_doc_to_json writes it,
+	                              * once; nothing writes to it after (const) */
 	struct report_doc *doc;      /* the report as a record (src/domain/report/report-doc.h) */
 	struct report_file *files;
 	size_t nfiles;
 	int include_leaked;          /* from report_opts */
-	const char *tsa_url;         /* from report_opts */
-	int tsa_optional;
+	int tsa_optional;            /* from report_opts (the TSA asked is the record's) */
 	struct tsa_status *tsa;      /* where bundle_write tells how stamping went */
 };
 

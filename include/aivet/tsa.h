@@ -67,15 +67,12 @@ void tsa_statement(const struct tsa_status *st, struct buf *b);
 char *tsa_statement_check(const char *dir, const struct tsa_status *st);
 /* VERIFY.txt's section on the token (stock openssl ts -verify). */
 void tsa_verify_recipe(struct buf *b, const char *url);
-/* What report.md and report.html say of the time, from report.json's time_stamp. */
-void tsa_report_words(const cJSON *report, struct buf *b);
-/* The same from the TSA asked of (NULL: none). */
+/* What report.md and report.html say of the time, from the TSA asked of
+ * (the record's time_stamp; NULL: none). */
 void tsa_request_words(const char *url, struct buf *b);
 
 /* ---- a report bundle's token: SHA256SUMS.tsr, SHA256SUMS.tsa.pem, TIMESTAMP.txt ---- */
 
-/* Records in report.json that a token is asked of url (nothing when url is NULL). */
-void tsa_report_request(cJSON *report, const char *url);
 /* Stamps dir/SHA256SUMS and writes dir/TIMESTAMP.txt. A TSA that fails is an error,
  * unless optional: then st says why and TIMESTAMP.txt that the time is not attested. */
 int tsa_stamp_bundle(const char *dir, const char *url, int optional, struct tsa_status *st,

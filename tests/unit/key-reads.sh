@@ -40,7 +40,7 @@ src/domain/report/report-md.c 1 an answer's free-form value, as text
 src/domain/report/report-oscal.c 0 none
 src/domain/report/report-parts.c 1 a calibration member no row names, in words
 src/domain/report/report-timing.c 0 none
-src/domain/report/report-export.c 1 the options report.json records
+src/domain/report/report-export.c 0 none: the options come from the record
 src/engine/probe-diff.c 1 a scalar's value set, compared
 EOF
 

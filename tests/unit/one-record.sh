@@ -5,7 +5,10 @@
 # struct aivet carries no front end's state (the command running, the terminal
 # UI); the core names none of the domain's audit checks (the domain hands them
 # in); credref.c includes no minisign.h; and an endpoint's credential rows are
-# read by one function, credential_list_load in src/vendors/credref.c. Each
+# read by one function, credential_list_load in src/vendors/credref.c; the
+# report record, report.json, is written once, by report_doc_to_json, and what
+# the bundle writes beside it (VERIFY.txt, the signature's trusted comment) and
+# the export's row read the typed record, never report.json by key. Each
 # rule's check is first run on a file made to break it, so that a check which
 # finds nothing cannot pass for one that looks.
 . "$TESTS_SRCDIR/lib/lib.sh"
@@ -102,5 +105,51 @@ is "$(tree_files "$top" 'include/aivet/*.h' 'src/*/*.h' | tree_grep "$top" -l '^
 is "$(tree_files "$top" src probes include bench | tree_grep "$top" -l 'endpoint_info' | wc -l)" 0 "no second endpoint record (endpoint_info)"
 is "$(grep -c 'ENDPOINT_SELECT' src/vendors/endpoint-record.c)" 3 \
     "endpoint_get and endpoint_list_load read the row the one way (ENDPOINT_SELECT)"
+
+# The report record is written once: report_doc_to_json (report-json.c) builds
+# report.json from the typed record, the time-stamp's request a field of it,
+# and struct report holds it const, so another writer must cast it to
+# writable: the one cast is report_free's. The write path (the export, the
+# record's writer, the bundle's writer, the TSA's stamping) reads no document
+# by key: VERIFY.txt, the trusted comment and the report row read the record.
+# key_reads FILE...: "FILE:LINE" of each read of a document by key.
+key_reads() {
+	grep -nE 'json_get_|cJSON_GetObjectItem|cJSON_GetArrayItem|cJSON_HasObjectItem|cJSON_ArrayForEach' "$@" | cut -d: -f1,2
+}
+# record_writes FILE...: "FILE:LINE" of each cast of a report's json to writable
+# and of each write into one.
+record_writes() {
+	grep -nE '\(cJSON \*\) *[a-z_]+(->|\.)json\b|cJSON_(Add|Replace|Insert|Delete[A-Za-z]*From|Detach)[A-Za-z]*\( *[a-z_]+(->|\.)json\b' \
+	    "$@" | cut -d: -f1,2
+}
+printf '%s\n' '/* report.json is written by report-json.c: r->json names it */' \
+    'cJSON_AddStringToObject((cJSON *)r->json, "x", "y");' 'cJSON_AddItemToObject(r.json, "time_stamp", ts);' \
+    'id = json_get_str(r->json, "report_id");' 'cJSON_ArrayForEach(a, cJSON_GetObjectItem(rep, "assessments")) {' \
+    'text = report_json_text(r->json);' > "$T/h/w.c"
+is "$(record_writes "$T/h/w.c" /dev/null | sed "s|$T/||" | tr '\n' ' ')" "h/w.c:2 h/w.c:3 " \
+    "the writer check names a cast to writable and a write into the record, not a comment or a print"
+is "$(key_reads "$T/h/w.c" /dev/null | sed "s|$T/||" | tr '\n' ' ')" "h/w.c:4 h/w.c:5 " \
+    "the read check names a read by key and a walk by key"
+is "$(grep -c '^	const cJSON \*json; ' include/aivet/report.h)" 1 "struct report holds the record const"
+got=$(record_writes $(tree_files "$top" src probes | grep '\.c$'))
+is "$(printf '%s\n' "$got" | cut -d: -f1)" "src/domain/report/report.c" \
+    "one cast of the record to writable, in report.c"
+is "$(grep -c '^	cJSON_Delete((cJSON \*)r->json);' src/domain/report/report.c)" 1 "it is report_free's, to free it"
+is "$(tree_files "$top" src probes | grep '\.c$' | tree_grep "$top" -l 'report_doc_to_json(' | tr '\n' ' ')" \
+    "src/domain/report/report-json.c src/domain/report/report.c " "report_doc_to_json is called once, by report_collect"
+is "$(grep -c 'report_doc_to_json(' src/domain/report/report.c)" 1 "once"
+is "$(grep -c 'cJSON \*report' include/aivet/tsa.h)" 0 "the TSA's functions take no report.json"
+is "$(grep -c '"time_stamp"' src/domain/report/report-json.c)" 1 "the time-stamp's request is a field the record's writer writes"
+write_path="src/domain/report/report-export.c src/domain/report/report-json.c src/domain/report/bundle-write.c
+src/domain/report/tsa.c"
+for f in $write_path; do
+	ok "$([ -f "$f" ] && grep -q '^[a-z_]*(' "$f" && echo 0 || echo 1)" "$f: on the write path, read"
+done
+got=$(key_reads $write_path 2>&1)
+[ -z "$got" ] || printf '%s\n' "$got" | sed 's/^/# /'
+is "$got" "" "the write path reads no document by key"
+is "$(tree_files "$top" src probes | grep '\.c$' | tree_grep "$top" -lE '(put|write_file[a-z_]*)\(.*"report\.json"')" \
+    "src/domain/report/bundle-write.c" "one file writes report.json to disk: the bundle's writer"
+is "$(grep -c 'put(tmp, "report.json", text' src/domain/report/bundle-write.c)" 1 "once, the record's text"
 
 done_testing

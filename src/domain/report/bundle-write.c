@@ -30,6 +30,7 @@
 #define SUMS_MAX ((size_t)16 << 20)
 #define REPORT_JSON_MAX ((size_t)512 << 20)
 #include "bundle-files.h"
+#include "report-doc.h"
 
 /* SHA-256 of a file as hex, as SHA256SUMS lists it. */
 static int
@@ -41,14 +42,6 @@ sha256_file(const char *path, char out[65], struct aerr *err)
 		return err->code;
 	hex_encode(h, sizeof h, out);
 	return 0;
-}
-
-static const char *
-jstr(const cJSON *o, const char *k)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, k);
-
-	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 static int
@@ -66,17 +59,17 @@ put(const char *root, const char *rel, const void *data, size_t len, struct name
  * command for each with the reviewer's own key, and the rounds approved
  * without a signature. */
 static void
-approvals_text(struct buf *b, const cJSON *rep)
+approvals_text(struct buf *b, const struct report_doc *d)
 {
-	const cJSON *a;
 	int head = 0, self = 0;
 
-	cJSON_ArrayForEach(a, cJSON_GetObjectItem(rep, "assessments")) {
-		const cJSON *o = cJSON_GetObjectItem(a, "approval_signature");
-		const char *st = jstr(a, "status"), *who = jstr(a, "reviewer") ? jstr(a, "reviewer") : "?";
-		long long id = (long long)cJSON_GetNumberValue(cJSON_GetObjectItem(a, "id"));
+	for (size_t i = 0; i < d->nassessments; i++) {
+		const struct report_assessment *a = &d->assessments[i];
+		const struct report_approval *o = a->approval;
+		const char *who = a->reviewer ? a->reviewer : "?";
+		long long id = (long long)a->id;
 
-		if (o == NULL && (st == NULL || strcmp(st, "final") != 0))
+		if (o == NULL && (a->status == NULL || strcmp(a->status, "final") != 0))
 			continue;
 		if (!head++)
 			buf_adds(b, "\nApprovals\n=========\n\n"
@@ -97,9 +90,8 @@ approvals_text(struct buf *b, const cJSON *rep)
 			continue;
 		}
 		buf_printf(b, "    minisign -Vm %s -P \"$REVIEWER_KEY\"   # assessment %lld, %s, key id %s\n",
-		    jstr(o, "statement_file") ? jstr(o, "statement_file") : "?", id, who,
-		    jstr(o, "key_id") ? jstr(o, "key_id") : "?");
-		self |= jstr(o, "names") != NULL && strcmp(jstr(o, "names"), APPROVAL_NAMES_SELF) == 0;
+		    o->statement_file ? o->statement_file : "?", id, who, o->key_id ? o->key_id : "");
+		self |= o->self_declared;
 	}
 	if (!head)
 		return;
@@ -118,11 +110,8 @@ approvals_text(struct buf *b, const cJSON *rep)
 }
 
 static void
-verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubkey)
+verify_text(struct buf *b, const struct report_doc *d, const char *keyid, const char *pubkey)
 {
-	const cJSON *id = cJSON_GetObjectItem(rep, "report_id"), *at = cJSON_GetObjectItem(rep,
-	    "generated_at");
-
 	buf_printf(b,
 	    "How to verify this report bundle\n"
 	    "================================\n"
@@ -173,13 +162,13 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubk
 	    "(the last 32 bytes of the decoded minisign key). The signature is minisign's\n"
 	    "prehashed form: Ed25519 over the BLAKE2b-512 digest of SHA256SUMS; the global\n"
 	    "signature covers the first signature followed by the trusted comment.\n",
-	    cJSON_IsString(id) ? id->valuestring : "?", cJSON_IsString(at) ? at->valuestring : "?", keyid,
-	    pubkey, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") == NULL ? "" :
+	    d->report_id ? d->report_id : "?", d->generated_at ? d->generated_at : "?", keyid,
+	    pubkey, d->tsa_url == NULL ? "" :
 	    "\n(and the time-stamp's SHA256SUMS.tsr, SHA256SUMS.tsa.pem and TIMESTAMP.txt,\n"
 	    "made after signing: see 3.)");
-	if (json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") != NULL)
-		tsa_verify_recipe(b, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url"));
-	approvals_text(b, rep);
+	if (d->tsa_url != NULL)
+		tsa_verify_recipe(b, d->tsa_url);
+	approvals_text(b, d);
 	rejudge_verify_text(b);
 }
 
@@ -202,14 +191,34 @@ dir_is_empty_or_absent(const char *dir, struct aerr *err)
 	return empty ? 0 : aerr_set(err, AV_USAGE, "--out %s: exists and is not empty", dir);
 }
 
+/* SHA256SUMS.minisig: the signature over SHA256SUMS, its trusted comment
+ * binding the record's report id, time and audit checkpoint. */
+static int
+sums_sign(const char *tmp, const struct report_doc *d, const struct minisign_sec *sec, struct aerr *err)
+{
+	char *tc = bundle_trusted_comment(d->report_id, d->generated_at, (long long)d->audit_entries,
+	    d->audit_head), *path = xasprintf("%s/%s", tmp, SUMS);
+	struct buf sig;
+	int rc;
+
+	buf_init(&sig);
+	rc = minisign_sign_file(sec, path, tc, &sig, err);
+	free(path);
+	free(tc);
+	if (rc == 0)
+		rc = put(tmp, SUMS_SIG, sig.data, sig.len, NULL, err);
+	buf_free(&sig);
+	return rc;
+}
+
 int
 bundle_write(const char *dir, const struct report *r, const struct minisign_sec *sec,
     char sums_sha256[65], struct aerr *err)
 {
 	struct names written = { 0 };
 	struct minisign_pub pub;
-	struct buf b, sums, sig;
-	char *tmp, *text, keyid[MINISIGN_KEYID_LEN + 1], *tc, *path;
+	struct buf b, sums;
+	char *tmp, *text, keyid[MINISIGN_KEYID_LEN + 1], *path;
 	cJSON *oscal;
 	int rc;
 
@@ -254,7 +263,7 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 		buf_init(&line);
 		minisign_pubkey_base64(&pub, &line);
 		buf_init(&b);
-		verify_text(&b, r->json, keyid, line.data);
+		verify_text(&b, r->doc, keyid, line.data);
 		buf_free(&line);
 		rc = put(tmp, "VERIFY.txt", b.data, b.len, &written, err);
 		buf_free(&b);
@@ -280,20 +289,10 @@ bundle_write(const char *dir, const struct report *r, const struct minisign_sec 
 	buf_free(&sums);
 	if (rc != 0)
 		goto fail;
-	tc = bundle_trusted_comment(json_get_str(r->json, "report_id"), json_get_str(r->json, "generated_at"),
-	    (long long)cJSON_GetObjectItem(cJSON_GetObjectItem(r->json, "audit_checkpoint"), "entries")->valuedouble,
-	    json_get_str(cJSON_GetObjectItem(r->json, "audit_checkpoint"), "head"));
-	buf_init(&sig);
-	path = xasprintf("%s/%s", tmp, SUMS);
-	rc = minisign_sign_file(sec, path, tc, &sig, err);
-	free(path);
-	free(tc);
-	if (rc == 0)
-		rc = put(tmp, SUMS_SIG, sig.data, sig.len, NULL, err);
-	buf_free(&sig);
+	rc = sums_sign(tmp, r->doc, sec, err);
 	/* The time-stamp comes last: it is over SHA256SUMS as signed. */
-	if (rc == 0 && r->tsa_url != NULL)
-		rc = tsa_stamp_bundle(tmp, r->tsa_url, r->tsa_optional, r->tsa, err);
+	if (rc == 0 && r->doc->tsa_url != NULL)
+		rc = tsa_stamp_bundle(tmp, r->doc->tsa_url, r->tsa_optional, r->tsa, err);
 	if (rc != 0)
 		goto fail;
 	if ((rc = outdir_commit(tmp, dir, 0755, err)) != 0)

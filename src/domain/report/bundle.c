@@ -1,10 +1,8 @@
 /*
- * bundle.c: the signed report bundle on disk. Writing: report.json, its
- * HTML, Markdown and OSCAL renderings, evidence/, aivet.pub and VERIFY.txt,
- * then SHA256SUMS over all of them (sha256sum -c format) and its minisign
- * signature whose trusted comment binds the report id, its time and the
- * audit checkpoint. Verifying: the signature, every hash, no missing or
- * extra file, and report.json's structure and bindings, each problem named.
+ * bundle.c: verifying a signed report bundle on disk (bundle-write.c writes
+ * one): the minisign signature over SHA256SUMS and its trusted comment,
+ * every hash, no missing or extra file, the approvals' own signatures, the
+ * time-stamp, and report.json's structure and bindings, each problem named.
  */
 #include "config.h"
 

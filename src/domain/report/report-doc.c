@@ -112,6 +112,7 @@ report_doc_free(struct report_doc *d)
 	free(d->generated_at), free(d->organisation_timezone), free(d->retention_until);
 	free(d->signer_key_id), free(d->signer_public_key), free(d->opt_runs), free(d->opt_since);
 	free(d->audit_head);
+	free(d->tsa_url);
 	vendor_free(&d->vendor);
 	endpoint_list_free(&d->endpoints);
 	for (size_t i = 0; i < d->nassessments; i++)

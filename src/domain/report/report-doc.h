@@ -178,6 +178,9 @@ struct report_doc {
 	char *organisation_timezone;  /* NULL: none set (UTC assumed) */
 	char *retention_until;
 	char *signer_key_id, *signer_public_key;   /* NULL: null */
+	/* The TSA asked for a time-stamp over SHA256SUMS once it is signed
+	 * ("time_stamp": its URL and the token's file); NULL: none asked. */
+	char *tsa_url;
 	/* The options the report was made with ("options"). */
 	int64_t opt_assessment;       /* 0: null */
 	int64_t *opt_runs;            /* NULL with has_opt_runs 0: null */

@@ -105,8 +105,6 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 		progress(arg, "collecting the report ...");
 	if (report_collect(db, o, &r, err) != 0 || endpoints_clean(&r, err) != 0)
 		goto fail;
-	tsa_report_request(r.json, o->tsa_url);
-	r.tsa_url = o->tsa_url;
 	r.tsa_optional = o->tsa_optional;
 	r.tsa = &res->tsa;
 	if (progress != NULL) {
@@ -120,9 +118,9 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 		goto fail;
 	{
 		const char *rid = r.doc->report_id, *gen = r.doc->generated_at;
-		/* The options as report.json records them, the one document it keeps them in. */
-		char *optstr = cJSON_PrintUnformatted(cJSON_GetObjectItem(r.json, "options"));
-		cJSON *d = cJSON_CreateObject();
+		/* The options as report.json records them, written by the record's writer. */
+		cJSON *opts = report_options_json(r.doc), *d = cJSON_CreateObject();
+		char *optstr = cJSON_PrintUnformatted(opts);
 
 		/* On PostgreSQL the function of db/pg/008-workflow.sql writes it. */
 		static const struct db_write report_row = {
@@ -142,6 +140,7 @@ report_export_sec(struct db *db, const char *actor, struct report_opts *o, const
 		if (rc == 0)
 			rc = audit_append(db, actor, "report.export", "report", res->id, d, err);
 		free(optstr);
+		cJSON_Delete(opts);
 		cJSON_Delete(d);
 		if (rc != 0 || db_commit(db, err) != 0)
 			goto fail;

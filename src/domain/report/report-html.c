@@ -412,7 +412,7 @@ html_head(struct buf *b, const struct report *r)
 		struct buf t;
 
 		buf_init(&t);
-		tsa_request_words(r->tsa_url, &t);
+		tsa_request_words(r->doc->tsa_url, &t);
 		buf_adds(b, "</dd>\n<dt>Time</dt><dd>");
 		esc(b, t.data);
 		buf_free(&t);

@@ -11,6 +11,7 @@
 
 #include "aivet/domain.h"
 #include "aivet/evidence-json.h"
+#include "aivet/tsa.h"
 #include "report-doc.h"
 
 static cJSON *
@@ -361,6 +362,13 @@ report_doc_to_json(const struct report_doc *d)
 		cJSON_AddStringToObject(f, "sha256", d->files[i].sha256);
 		cJSON_AddNumberToObject(f, "size", (double)d->files[i].size);
 		cJSON_AddItemToArray(a, f);
+	}
+	/* Last, as the token is made last: over SHA256SUMS once it is signed. */
+	if (d->tsa_url != NULL) {
+		cJSON *ts = cJSON_AddObjectToObject(rep, "time_stamp");
+
+		cJSON_AddStringToObject(ts, "tsa_url", d->tsa_url);
+		cJSON_AddStringToObject(ts, "token", "SHA256SUMS" TSA_TOKEN_SUFFIX);
 	}
 	return rep;
 }

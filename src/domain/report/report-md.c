@@ -246,7 +246,7 @@ md_head(struct buf *b, const struct report *r, struct pool *pool)
 	    d->signer_key_id ? d->signer_key_id : "—", d->signer_public_key ? d->signer_public_key : "—",
 	    d->aivet_version);
 	buf_init(&t);
-	tsa_request_words(r->tsa_url, &t);
+	tsa_request_words(r->doc->tsa_url, &t);
 	buf_printf(b, "- Time: %s\n\n", esc(pool, t.data));
 	buf_free(&t);
 }

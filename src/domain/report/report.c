@@ -556,6 +556,7 @@ report_header(const struct report_opts *o, int64_t vid, const struct audit_statu
 	d->retention_until = xstrdup(retain);
 	d->signer_key_id = o->key_id ? xstrdup(o->key_id) : NULL;
 	d->signer_public_key = o->public_key ? xstrdup(o->public_key) : NULL;
+	d->tsa_url = o->tsa_url ? xstrdup(o->tsa_url) : NULL;
 	d->opt_assessment = o->assessment_id;
 	if ((d->has_opt_runs = o->run_ids != NULL)) {
 		d->opt_runs = xcalloc(o->nrun_ids + 1, sizeof *d->opt_runs);
@@ -677,7 +678,7 @@ report_free(struct report *r)
 		buf_free(&r->files[i].data);
 	}
 	free(r->files);
-	cJSON_Delete(r->json);
+	cJSON_Delete((cJSON *)r->json);   /* the one cast: freeing the record it wrote */
 	if (r->doc != NULL)
 		report_doc_free(r->doc);
 	free(r->doc);

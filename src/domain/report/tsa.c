@@ -564,18 +564,6 @@ tsa_check(const char *data_path, const char *name, const char *extra_certs, stru
 
 #define BUNDLE_SUMS "SHA256SUMS"
 
-void
-tsa_report_request(cJSON *report, const char *url)
-{
-	cJSON *ts;
-
-	if (url == NULL)
-		return;
-	ts = cJSON_AddObjectToObject(report, "time_stamp");
-	cJSON_AddStringToObject(ts, "tsa_url", url);
-	cJSON_AddStringToObject(ts, "token", BUNDLE_SUMS TSA_TOKEN_SUFFIX);
-}
-
 int
 tsa_stamp_bundle(const char *dir, const char *url, int optional, struct tsa_status *st,
     struct aerr *err)
@@ -718,12 +706,6 @@ tsa_verify_recipe(struct buf *b, const char *url)
 	    "attested time beside generated_at.\n",
 	    url, TSA_TOKEN_SUFFIX, TSA_CHAIN_SUFFIX, TSA_STATEMENT, TSA_TOKEN_SUFFIX, TSA_CHAIN_SUFFIX,
 	    TSA_TOKEN_SUFFIX, TSA_TOKEN_SUFFIX);
-}
-
-void
-tsa_report_words(const cJSON *report, struct buf *b)
-{
-	tsa_request_words(json_get_str(cJSON_GetObjectItem(report, "time_stamp"), "tsa_url"), b);
 }
 
 void

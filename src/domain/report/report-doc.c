@@ -50,7 +50,7 @@ static void
 findings_free(struct report_finding *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		free(v[i].probe), free(v[i].code), free(v[i].severity), free(v[i].message);
+		free(v[i].probe), free(v[i].code), free(v[i].message);
 		cJSON_Delete(v[i].details);
 		free(v[i].evidence);
 	}
@@ -67,7 +67,7 @@ assessment_doc_free(struct report_assessment *a)
 		free(a->approval->signature_file), free(a->approval->registered_public_key);
 		free(a->approval);
 	}
-	free(a->rating), free(a->worst_risk), free(a->contradicted_by), free(a->approved_rating);
+	free(a->contradicted_by);
 	free(a->since_approval);
 	for (size_t i = 0; i < a->nanswers; i++) {
 		struct report_answer *x = &a->answers[i];

@@ -69,13 +69,13 @@ struct report_assessment {
 	int64_t q_version;
 	int has_questionnaire;        /* 0: the questionnaire row is missing ({}) */
 	struct report_approval *approval;   /* NULL: no signed approval */
-	char *rating;
+	enum rating rating;           /* as assess show rates the round (rating_name) */
 	double risk_score;
-	char *worst_risk;
+	enum risk_level worst_risk;   /* the worst answer's risk (risk_name) */
 	int64_t unanswered_required, contradicted_claims;
 	char *contradicted_by;        /* NULL: none */
 	int has_approved_score;       /* approved_score: {rating, risk_score} or null */
-	char *approved_rating;
+	enum rating approved_rating;
 	double approved_risk_score;
 	char *since_approval;         /* NULL: null */
 	struct report_answer *answers;
@@ -108,7 +108,8 @@ struct report_result {
 /* A finding of a run; open says whether a later run of the probe closed it. */
 struct report_finding {
 	int64_t id, run_id;
-	char *probe, *code, *severity, *message;
+	char *probe, *code, *message;
+	enum severity severity;       /* the column as a value (severity_rank); names by severity_name */
 	cJSON *details;               /* NULL: null */
 	int64_t *evidence;            /* the evidence ids behind it, ascending */
 	size_t nevidence;

@@ -312,8 +312,8 @@ findings_table(struct buf *b, const struct report_doc *d, const struct report_fi
 	for (size_t i = 0; i < n; i++) {
 		const struct report_finding *f = &list[idx != NULL ? idx[i] : i];
 
-		buf_printf(b, "<tr class=\"sev-%s\">", f->severity ? f->severity : "");
-		td_s(b, f->severity);
+		buf_printf(b, "<tr class=\"sev-%s\">", severity_name(f->severity));
+		td_s(b, severity_name(f->severity));
 		td_s(b, f->code);
 		td_s(b, f->probe);
 		td_i(b, f->run_id);
@@ -617,8 +617,8 @@ html_assessment_head(struct buf *b, const struct report_assessment *x)
 	}
 	/* Rated as assess show rates it (report.json's rating, its contradicted claims counted). */
 	buf_printf(b, ".</p>\n<p>Rating <span class=\"rating rating-%s\">%s</span>, risk score %.1f "
-	    "(worst answer %s)", x->rating ? x->rating : "", x->rating ? x->rating : "not rated",
-	    x->risk_score, x->worst_risk ? x->worst_risk : "none");
+	    "(worst answer %s)", rating_name(x->rating), rating_name(x->rating), x->risk_score,
+	    risk_name(x->worst_risk));
 	if (x->contradicted_claims > 0) {
 		buf_printf(b, "; %d contradicted claim%s counted high: ", (int)x->contradicted_claims,
 		    x->contradicted_claims == 1 ? "" : "s");

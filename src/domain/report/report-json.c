@@ -77,7 +77,7 @@ report_finding_json(const struct report_finding *f)
 	cJSON_AddNumberToObject(o, "run_id", (double)f->run_id);
 	json_add_str(o, "probe", f->probe);
 	json_add_str(o, "code", f->code);
-	json_add_str(o, "severity", f->severity);
+	cJSON_AddStringToObject(o, "severity", severity_name(f->severity));
 	json_add_str(o, "message", f->message);
 	cJSON_AddItemToObject(o, "details", doc_or_null(f->details));
 	cJSON_AddItemToObject(o, "evidence", ids_json(f->evidence, f->nevidence));
@@ -219,9 +219,9 @@ assessment_json_of(const struct report_assessment *a)
 	}
 	if (a->approval != NULL)
 		approval_add_json(o, a->approval);
-	json_add_str(o, "rating", a->rating);
+	cJSON_AddStringToObject(o, "rating", rating_name(a->rating));
 	cJSON_AddNumberToObject(o, "risk_score", a->risk_score);
-	json_add_str(o, "worst_risk", a->worst_risk);
+	cJSON_AddStringToObject(o, "worst_risk", risk_name(a->worst_risk));
 	cJSON_AddNumberToObject(o, "unanswered_required", (double)a->unanswered_required);
 	cJSON_AddNumberToObject(o, "contradicted_claims", (double)a->contradicted_claims);
 	json_add_str(o, "contradicted_by", a->contradicted_by);
@@ -231,7 +231,7 @@ assessment_json_of(const struct report_assessment *a)
 	if (a->has_approved_score) {
 		cJSON *ap = cJSON_AddObjectToObject(o, "approved_score");
 
-		json_add_str(ap, "rating", a->approved_rating);
+		cJSON_AddStringToObject(ap, "rating", rating_name(a->approved_rating));
 		cJSON_AddNumberToObject(ap, "risk_score", a->approved_risk_score);
 	} else {
 		cJSON_AddNullToObject(o, "approved_score");

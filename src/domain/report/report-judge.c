@@ -57,8 +57,9 @@ claim_view(struct report_doc *d, struct claim_evidence *ev)
 
 				if (rf->probe != NULL && x->name != NULL && strcmp(rf->probe, x->name) == 0)
 					x->findings[x->nfindings++] = (struct finding){ .id = rf->id, .code = rf->code,
-					    .severity = rf->severity, .message = rf->message, .evidence = rf->evidence,
-					    .nevidence = rf->nevidence };
+					    /* the engine's record holds the name; the view frees none of these */
+					    .severity = (char *)severity_name(rf->severity), .message = rf->message,
+					    .evidence = rf->evidence, .nevidence = rf->nevidence };
 			}
 		}
 	}
@@ -138,16 +139,16 @@ rate_assessment(const struct assessment *l, const struct claim_evidence *ev,
 
 	assessment_claims_on(l, ev, &claims);
 	score_as_assess_show(l, &claims, &sc);
-	a->rating = xstrdup(rating_name(sc.rating));
+	a->rating = sc.rating;
 	a->risk_score = sc.risk_score;
-	a->worst_risk = xstrdup(risk_name(sc.worst_risk));
+	a->worst_risk = (enum risk_level)sc.worst_risk;
 	a->unanswered_required = sc.unanswered_required;
 	a->contradicted_claims = sc.contradicted;
 	a->contradicted_by = sc.finding[0] ? xstrdup(sc.finding) : NULL;
 	if ((a->has_approved_score = l->approved.known)) {
 		char since[320];
 
-		a->approved_rating = xstrdup(rating_name(l->approved.rating));
+		a->approved_rating = l->approved.rating;
 		a->approved_risk_score = l->approved.score;
 		assessment_since_approval(l, &sc, since, sizeof since);
 		a->since_approval = xstrdup(since);
@@ -170,16 +171,15 @@ report_verdict(struct report_doc *d, const struct probe_run_list *runs, struct v
 
 	for (size_t i = 0; i < d->nassessments; i++) {
 		const struct report_assessment *a = &d->assessments[i];
-		int rt = rating_parse(a->rating);
-		int at = a->has_approved_score ? rating_parse(a->approved_rating) : -1;
 
 		/* What the round was approved at too: the summary's since_approval is
 		 * the sentence vendor list and vendor show give. */
 		r[i] = (struct rated_round){ .id = a->id, .round = a->round,
 		    .qid = a->q_qid ? a->q_qid : "", .status = a->status ? a->status : "",
-		    .rating = rt < 0 ? RATING_NOT_ASSESSED : (enum rating)rt, .score = a->risk_score,
+		    .rating = a->rating, .score = a->risk_score,
 		    .contradicted = (int)a->contradicted_claims, .contradicted_by = a->contradicted_by,
-		    .approved = { .known = at >= 0, .rating = at < 0 ? RATING_NOT_ASSESSED : (enum rating)at,
+		    .approved = { .known = a->has_approved_score,
+		    .rating = a->has_approved_score ? a->approved_rating : RATING_NOT_ASSESSED,
 		    .score = a->approved_risk_score } };
 	}
 	vendor_verdict(r, (int)d->nassessments, runs, v);
@@ -240,7 +240,7 @@ finding_copy(const struct report_finding *f, struct report_finding *out)
 	*out = *f;
 	out->probe = f->probe ? xstrdup(f->probe) : NULL;
 	out->code = f->code ? xstrdup(f->code) : NULL;
-	out->severity = f->severity ? xstrdup(f->severity) : NULL;
+	out->severity = f->severity;
 	out->message = f->message ? xstrdup(f->message) : NULL;
 	out->details = f->details ? cJSON_Duplicate(f->details, 1) : NULL;
 	out->evidence = f->nevidence ? xmalloc(f->nevidence * sizeof *out->evidence) : NULL;
@@ -253,7 +253,7 @@ static int
 finding_cmp(const void *a, const void *b)
 {
 	const struct report_finding *x = a, *y = b;
-	int d = severity_rank(y->severity) - severity_rank(x->severity);
+	int d = (int)y->severity - (int)x->severity;
 	int64_t xi = x->id ? x->id : INT64_MAX, yi = y->id ? y->id : INT64_MAX;
 
 	if (d != 0)
@@ -295,7 +295,7 @@ report_summarise(struct report_doc *d)
 		s->findings[i] = s->verdict.open[i];
 	s->critical = xcalloc(d->nfindings + 1, sizeof *s->critical);
 	for (size_t i = 0; i < d->nfindings; i++)
-		if (severity_rank(d->findings[i].severity) >= SEV_HIGH)
+		if (d->findings[i].severity >= SEV_HIGH)
 			s->critical[s->ncritical++] = i;
 	/* A count beside the rating counts what the rating reads: the claims of
 	 * the rounds it rests on, never a newer draft's beside them. */

@@ -194,7 +194,7 @@ findings_table(struct buf *b, const struct report_doc *d, const struct report_fi
 		const struct report_finding *f = &list[idx != NULL ? idx[i] : i];
 
 		buf_adds(b, "|");
-		cell_s(b, f->severity, "none");
+		cell_s(b, severity_name(f->severity), "none");
 		cell_s(b, f->code, "none");
 		cell_s(b, f->probe, "none");
 		cell_i(b, f->run_id);
@@ -461,8 +461,8 @@ md_assessment_head(struct buf *b, const struct report_assessment *x, struct pool
 		    "it with the reviewer's key as obtained from the reviewer (VERIFY.txt).\n\n",
 		    x->approval->key_id ? x->approval->key_id : "?");
 	/* Rated as assess show rates it (report.json's rating, contradicted claims counted). */
-	buf_printf(b, "Rating **%s**, risk score %.1f (worst answer %s)", x->rating ? x->rating : "not rated",
-	    x->risk_score, x->worst_risk ? x->worst_risk : "none");
+	buf_printf(b, "Rating **%s**, risk score %.1f (worst answer %s)", rating_name(x->rating),
+	    x->risk_score, risk_name(x->worst_risk));
 	if (x->contradicted_claims > 0) {
 		int n = (int)x->contradicted_claims;
 

@@ -231,7 +231,7 @@ oscal_run(cJSON *obs, cJSON *finds, const char *seed, const char *gen, const str
 		on = xasprintf("observation/run/%d/%s", run, y->probe);
 		derived_uuid(seed, on, u);
 		free(on);
-		add_finding(finds, seed, key, y->code, y->message, y->code, 0, u, y->severity,
+		add_finding(finds, seed, key, y->code, y->message, y->code, 0, u, severity_name(y->severity),
 		    finding_lookup(y->code), y);
 	}
 }

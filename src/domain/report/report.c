@@ -105,11 +105,14 @@ run_findings(struct db *db, struct report_run *run, struct aerr *err)
 		return err->code;
 	while ((rc = db_step(st)) == DB_ROW) {
 		struct report_finding *f;
+		/* The column holds a severity's name (a CHECK in the schema). */
+		int sev = severity_rank(db_col_text(st, 4));
 
 		run->findings = report_grow(run->findings, run->nfindings, sizeof *run->findings);
 		f = &run->findings[run->nfindings++];
 		*f = (struct report_finding){ .id = db_col_int64(st, 0), .run_id = db_col_int64(st, 1),
-		    .probe = report_col_dup(st, 2), .code = report_col_dup(st, 3), .severity = report_col_dup(st, 4),
+		    .probe = report_col_dup(st, 2), .code = report_col_dup(st, 3),
+		    .severity = sev < 0 ? SEV_INFO : (enum severity)sev,
 		    .message = report_col_dup(st, 5), .details = report_col_json(st, 6) };
 	}
 	db_finalize(st);

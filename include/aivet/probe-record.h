@@ -171,6 +171,8 @@ enum probe_run_state {
 	RUN_FAILED, RUN_OTHER
 };
 enum probe_run_state run_state_of(const char *status);
+/* The status column's word for a state; "unknown" for RUN_OTHER. */
+const char *run_state_name(enum probe_run_state s);
 
 /*
  * A probe run. probe_run_get fills all but the list members; a row of

@@ -562,16 +562,23 @@ read_results(struct db *db, struct probe_run *r, struct aerr *err)
 	return 0;
 }
 
+/* The status column's words, in the order of enum probe_run_state. */
+static const char *const run_state_names[] = { "planned", "running", "completed", "interrupted",
+	"budget_exhausted", "error", "failed" };
+
 enum probe_run_state
 run_state_of(const char *status)
 {
-	static const char *const names[] = { "planned", "running", "completed", "interrupted",
-		"budget_exhausted", "error", "failed" };
-
-	for (size_t i = 0; status != NULL && i < sizeof names / sizeof names[0]; i++)
-		if (strcmp(status, names[i]) == 0)
+	for (size_t i = 0; status != NULL && i < sizeof run_state_names / sizeof run_state_names[0]; i++)
+		if (strcmp(status, run_state_names[i]) == 0)
 			return (enum probe_run_state)i;
 	return RUN_OTHER;
+}
+
+const char *
+run_state_name(enum probe_run_state s)
+{
+	return (size_t)s < sizeof run_state_names / sizeof run_state_names[0] ? run_state_names[s] : "unknown";
 }
 
 int

@@ -83,7 +83,7 @@ assessment_doc_free(struct report_assessment *a)
 static void
 run_doc_free(struct report_run *r)
 {
-	free(r->endpoint), free(r->status), free(r->actor), free(r->started_at), free(r->finished_at);
+	free(r->endpoint), free(r->actor), free(r->started_at), free(r->finished_at);
 	cJSON_Delete(r->probes), cJSON_Delete(r->options), cJSON_Delete(r->plan);
 	cJSON_Delete(r->calibration);
 	for (size_t i = 0; i < r->nresults; i++) {

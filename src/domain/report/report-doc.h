@@ -130,7 +130,7 @@ struct report_exchange {
 struct report_run {
 	int64_t id, endpoint_id;
 	char *endpoint;               /* the endpoint's name */
-	char *status;
+	enum probe_run_state state;   /* the status column as a value (run_state_name names it) */
 	cJSON *probes, *options, *plan, *calibration;   /* as recorded; NULL: null */
 	int64_t tokens_in, tokens_out;
 	char *actor, *started_at;

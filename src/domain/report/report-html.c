@@ -553,7 +553,7 @@ html_run(struct buf *b, const struct report_doc *d, const struct report_run *x)
 	buf_printf(b, "<h3>Run %d on ", (int)x->id);
 	esc(b, x->endpoint);
 	buf_adds(b, "</h3>\n<p>Status ");
-	esc(b, x->status);
+	esc(b, run_state_name(x->state));
 	buf_adds(b, ", started ");
 	esc(b, x->started_at);
 	if (x->finished_at != NULL) {

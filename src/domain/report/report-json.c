@@ -140,7 +140,7 @@ report_run_json(const struct report_run *r)
 	cJSON_AddNumberToObject(o, "id", (double)r->id);
 	cJSON_AddNumberToObject(o, "endpoint_id", (double)r->endpoint_id);
 	json_add_str(o, "endpoint", r->endpoint);
-	json_add_str(o, "status", r->status);
+	cJSON_AddStringToObject(o, "status", run_state_name(r->state));
 	cJSON_AddItemToObject(o, "probes", doc_or_null(r->probes));
 	cJSON_AddItemToObject(o, "options", doc_or_null(r->options));
 	cJSON_AddItemToObject(o, "plan", doc_or_null(r->plan));

@@ -42,7 +42,8 @@ claim_view(struct report_doc *d, struct claim_evidence *ev)
 		struct report_run *r = &d->runs[i];
 		struct probe_run *p = &ev->runs.items[i];
 
-		*p = (struct probe_run){ .id = r->id, .endpoint = r->endpoint, .status = r->status,
+		*p = (struct probe_run){ .id = r->id, .endpoint = r->endpoint,
+		    .status = (char *)run_state_name(r->state), .state = r->state,
 		    .depth = claims_plan_depth(r->plan), .nprobes = r->nresults,
 		    .probes = xcalloc(r->nresults + 1, sizeof *p->probes) };
 		for (size_t k = 0; k < r->nresults; k++) {

@@ -412,7 +412,7 @@ md_runs(struct buf *b, const struct report_doc *d, struct pool *pool)
 		const struct report_run *x = &d->runs[i];
 
 		buf_printf(b, "### Run %d on %s\n\nStatus %s, started %s, %s%s.\n\n", (int)x->id,
-		    x->endpoint ? esc(pool, x->endpoint) : "?", x->status ? x->status : "?",
+		    x->endpoint ? esc(pool, x->endpoint) : "?", run_state_name(x->state),
 		    x->started_at ? x->started_at : "?", x->finished_at ? "finished " : "not finished",
 		    x->finished_at ? x->finished_at : "");
 		head(b, res_cols);

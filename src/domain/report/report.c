@@ -177,7 +177,7 @@ runs_chosen(struct db *db, const struct report_opts *o, int64_t vendor_id, const
 			continue;
 		d->runs = report_grow(d->runs, d->nruns, sizeof *d->runs);
 		d->runs[d->nruns++] = (struct report_run){ .id = id, .endpoint_id = db_col_int64(st, 1),
-		    .endpoint = report_col_dup(st, 2), .status = report_col_dup(st, 3), .probes = report_col_json(st, 4),
+		    .endpoint = report_col_dup(st, 2), .state = run_state_of(db_col_text(st, 3)), .probes = report_col_json(st, 4),
 		    .options = report_col_json(st, 5), .plan = report_col_json(st, 6), .calibration = report_col_json(st, 7),
 		    .tokens_in = db_col_int64(st, 8), .tokens_out = db_col_int64(st, 9),
 		    .actor = report_col_dup(st, 10), .started_at = report_col_dup(st, 11), .finished_at = report_col_dup(st, 12) };

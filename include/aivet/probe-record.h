@@ -174,6 +174,13 @@ enum probe_run_state run_state_of(const char *status);
 /* The status column's word for a state; "unknown" for RUN_OTHER. */
 const char *run_state_name(enum probe_run_state s);
 
+/* A probe's verdict in a run: the result table's verdict column as a value
+ * (its CHECK, db/001-init.sql); VERDICT_OTHER: a word this version does not know. */
+enum probe_verdict { VERDICT_PASS, VERDICT_FAIL, VERDICT_INCONCLUSIVE, VERDICT_ERROR, VERDICT_OTHER };
+enum probe_verdict probe_verdict_of(const char *verdict);
+/* The verdict column's word; "unknown" for VERDICT_OTHER. */
+const char *probe_verdict_name(enum probe_verdict v);
+
 /*
  * A probe run. probe_run_get fills all but the list members; a row of
  * probe_run_list_load has id, endpoint, status, started_at, findings, worst

@@ -581,6 +581,24 @@ run_state_name(enum probe_run_state s)
 	return (size_t)s < sizeof run_state_names / sizeof run_state_names[0] ? run_state_names[s] : "unknown";
 }
 
+/* The verdict column's words, in the order of enum probe_verdict. */
+static const char *const verdict_names[] = { "pass", "fail", "inconclusive", "error" };
+
+enum probe_verdict
+probe_verdict_of(const char *verdict)
+{
+	for (size_t i = 0; verdict != NULL && i < sizeof verdict_names / sizeof verdict_names[0]; i++)
+		if (strcmp(verdict, verdict_names[i]) == 0)
+			return (enum probe_verdict)i;
+	return VERDICT_OTHER;
+}
+
+const char *
+probe_verdict_name(enum probe_verdict v)
+{
+	return (size_t)v < sizeof verdict_names / sizeof verdict_names[0] ? verdict_names[v] : "unknown";
+}
+
 int
 probe_run_get(struct db *db, int64_t run_id, struct probe_run *r, struct aerr *err)
 {

@@ -89,7 +89,7 @@ run_doc_free(struct report_run *r)
 	for (size_t i = 0; i < r->nresults; i++) {
 		struct report_result *p = &r->results[i];
 
-		free(p->probe), free(p->verdict), free(p->reason);
+		free(p->probe), free(p->reason);
 		cJSON_Delete(p->details);
 		probe_result_details_free(&p->read);
 	}

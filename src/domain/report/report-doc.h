@@ -94,7 +94,8 @@ struct report_sweep {
 
 /* A probe's result in a run. */
 struct report_result {
-	char *probe, *verdict;
+	char *probe;
+	enum probe_verdict verdict;   /* the column as a value (probe_verdict_name names it) */
 	char *reason;                 /* NULL: none recorded */
 	int64_t requests;
 	int has_requests;

@@ -571,7 +571,7 @@ html_run(struct buf *b, const struct report_doc *d, const struct report_run *x)
 
 		buf_adds(b, "<tr>");
 		td_s(b, r->probe);
-		buf_printf(b, "<td><strong>%s</strong></td>", r->verdict ? r->verdict : "");
+		buf_printf(b, "<td><strong>%s</strong></td>", probe_verdict_name(r->verdict));
 		td_or(b, r->reason, "no reason recorded");
 		if (r->has_requests)
 			td_i(b, r->requests);

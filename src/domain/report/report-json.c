@@ -102,7 +102,7 @@ result_json(const struct report_result *p)
 	cJSON *o = cJSON_CreateObject();
 
 	json_add_str(o, "probe", p->probe);
-	json_add_str(o, "verdict", p->verdict);
+	cJSON_AddStringToObject(o, "verdict", probe_verdict_name(p->verdict));
 	json_add_str(o, "reason", p->reason);
 	if (p->has_requests)
 		cJSON_AddNumberToObject(o, "requests", (double)p->requests);

@@ -50,7 +50,7 @@ claim_view(struct report_doc *d, struct claim_evidence *ev)
 			struct probe_result *x = &p->probes[k];
 
 			*x = r->results[k].read;
-			x->verdict = r->results[k].verdict;
+			x->verdict = (char *)probe_verdict_name(r->results[k].verdict);   /* a name: not freed */
 			x->reason = r->results[k].reason;
 			x->findings = xcalloc(r->nfindings + 1, sizeof *x->findings);
 			for (size_t f = 0; f < r->nfindings; f++) {

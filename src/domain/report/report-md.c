@@ -421,7 +421,7 @@ md_runs(struct buf *b, const struct report_doc *d, struct pool *pool)
 
 			buf_adds(b, "|");
 			cell_s(b, r->probe, "none");
-			cell_s(b, r->verdict, "none");
+			cell_s(b, probe_verdict_name(r->verdict), "none");
 			cell_s(b, r->reason, "no reason recorded");
 			cell_n(b, r->has_requests, (double)r->requests, "not counted");
 			buf_adds(b, "\n");

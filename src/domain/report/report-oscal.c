@@ -197,7 +197,7 @@ oscal_run(cJSON *obs, cJSON *finds, const char *seed, const char *gen, const str
 		const struct report_result *y = &x->results[i];
 		cJSON *o = cJSON_CreateObject(), *ev;
 		char *d = xasprintf("Probe %s on %s (run %d): %s%s%s", y->probe, x->endpoint ? x->endpoint : "?",
-		    run, y->verdict, y->reason ? ": " : "", y->reason ? y->reason : "");
+		    run, probe_verdict_name(y->verdict), y->reason ? ": " : "", y->reason ? y->reason : "");
 
 		add_uuid(o, seed, "observation/run/%d/%s", run, y->probe);
 		cJSON_AddStringToObject(o, "title", y->probe);

@@ -61,7 +61,8 @@ run_results(struct db *db, struct report_run *run, struct aerr *err)
 
 		run->results = report_grow(run->results, run->nresults, sizeof *run->results);
 		p = &run->results[run->nresults++];
-		*p = (struct report_result){ .probe = report_col_dup(st, 0), .verdict = report_col_dup(st, 1),
+		*p = (struct report_result){ .probe = report_col_dup(st, 0),
+		    .verdict = probe_verdict_of(db_col_text(st, 1)),
 		    .reason = report_col_dup(st, 2), .has_requests = db_col_type(st, 3) != DB_NULL,
 		    .requests = db_col_int64(st, 3), .details = report_col_json(st, 4) };
 	}
@@ -177,10 +178,12 @@ runs_chosen(struct db *db, const struct report_opts *o, int64_t vendor_id, const
 			continue;
 		d->runs = report_grow(d->runs, d->nruns, sizeof *d->runs);
 		d->runs[d->nruns++] = (struct report_run){ .id = id, .endpoint_id = db_col_int64(st, 1),
-		    .endpoint = report_col_dup(st, 2), .state = run_state_of(db_col_text(st, 3)), .probes = report_col_json(st, 4),
-		    .options = report_col_json(st, 5), .plan = report_col_json(st, 6), .calibration = report_col_json(st, 7),
+		    .endpoint = report_col_dup(st, 2), .state = run_state_of(db_col_text(st, 3)),
+		    .probes = report_col_json(st, 4), .options = report_col_json(st, 5),
+		    .plan = report_col_json(st, 6), .calibration = report_col_json(st, 7),
 		    .tokens_in = db_col_int64(st, 8), .tokens_out = db_col_int64(st, 9),
-		    .actor = report_col_dup(st, 10), .started_at = report_col_dup(st, 11), .finished_at = report_col_dup(st, 12) };
+		    .actor = report_col_dup(st, 10), .started_at = report_col_dup(st, 11),
+		    .finished_at = report_col_dup(st, 12) };
 	}
 	db_finalize(st);
 	return rc == DB_DONE ? 0 : db_err(db, err, "report query");

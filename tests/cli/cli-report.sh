@@ -111,6 +111,8 @@ is "$out" "bundle $B verified
   time-stamp   time not attested
   approvals    not verified: assessment 1 by bob: approved, signature missing" \
 	"and says what it checked, naming the round approved without a signature (the fixture's, unsigned)"
+is "$(grep -A1 '^    # assessment 1:' "$B/VERIFY.txt")" "    # assessment 1: approved by bob, signature missing: nothing here
+    # proves who approved it" "VERIFY.txt names the final round approved without a signature, from the record"
 run verify "$B" --key aivet --json
 is "$(printf "%s\n" "$out" | json '[.ok, .key_id, .report_id, .files_checked, (.problems|length)] | map(tostring) | join(" ")')" \
 	"true $KEYID $RID 8 0" "verify --key --json"

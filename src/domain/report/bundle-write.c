@@ -69,7 +69,7 @@ approvals_text(struct buf *b, const struct report_doc *d)
 		const char *who = a->reviewer ? a->reviewer : "?";
 		long long id = (long long)a->id;
 
-		if (o == NULL && (a->status == NULL || strcmp(a->status, "final") != 0))
+		if (o == NULL && a->status != ASSESS_FINAL)
 			continue;
 		if (!head++)
 			buf_adds(b, "\nApprovals\n=========\n\n"

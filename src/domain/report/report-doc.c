@@ -60,7 +60,7 @@ findings_free(struct report_finding *v, size_t n)
 static void
 assessment_doc_free(struct report_assessment *a)
 {
-	free(a->status), free(a->created_by), free(a->created_at), free(a->submitted_at);
+	free(a->created_by), free(a->created_at), free(a->submitted_at);
 	free(a->approved_at), free(a->reviewer), free(a->q_qid), free(a->q_title), free(a->q_sha256);
 	if (a->approval != NULL) {
 		free(a->approval->signer), free(a->approval->key_id), free(a->approval->statement_file);

@@ -61,7 +61,7 @@ struct report_assessment {
 	int64_t id, round;
 	int rating_reads;             /* the vendor's rating reads this round (verdict_reads) */
 	int64_t parent_id;            /* 0: a first round (null) */
-	char *status;
+	enum assessment_status status;   /* assessment_status_name names it */
 	int64_t questionnaire_id;
 	char *created_by, *created_at;
 	char *submitted_at, *approved_at, *reviewer;    /* NULL: null */

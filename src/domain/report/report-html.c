@@ -592,7 +592,7 @@ html_assessment_head(struct buf *b, const struct report_assessment *x)
 	buf_printf(b, "<h3>Assessment %d, round %d: ", (int)x->id, (int)x->round);
 	esc(b, x->q_title);
 	buf_adds(b, "</h3>\n<p>Status ");
-	esc(b, x->status);
+	esc(b, assessment_status_name(x->status));
 	buf_adds(b, "; created by ");
 	esc(b, x->created_by);
 	buf_adds(b, " at ");

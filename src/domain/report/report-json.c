@@ -202,7 +202,7 @@ assessment_json_of(const struct report_assessment *a)
 	cJSON_AddNumberToObject(o, "id", (double)a->id);
 	cJSON_AddNumberToObject(o, "round", (double)a->round);
 	add_id_or_null(o, "parent_id", a->parent_id);
-	json_add_str(o, "status", a->status);
+	cJSON_AddStringToObject(o, "status", assessment_status_name(a->status));
 	cJSON_AddBoolToObject(o, "rating_reads", a->rating_reads);
 	cJSON_AddNumberToObject(o, "questionnaire_id", (double)a->questionnaire_id);
 	json_add_str(o, "created_by", a->created_by);

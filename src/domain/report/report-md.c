@@ -441,7 +441,7 @@ static void
 md_assessment_head(struct buf *b, const struct report_assessment *x, struct pool *pool)
 {
 	buf_printf(b, "### Assessment %d, round %d: %s\n\nStatus %s; created by %s at %s; ", (int)x->id,
-	    (int)x->round, x->q_title ? esc(pool, x->q_title) : "?", x->status ? x->status : "?",
+	    (int)x->round, x->q_title ? esc(pool, x->q_title) : "?", assessment_status_name(x->status),
 	    x->created_by ? esc(pool, x->created_by) : "?", x->created_at ? x->created_at : "?");
 	if (x->submitted_at != NULL)
 		buf_printf(b, "submitted %s; ", x->submitted_at);

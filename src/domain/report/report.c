@@ -425,7 +425,7 @@ assessment_add(struct db *db, struct report *r, const struct assessment *l, stru
 	d->assessments = report_grow(d->assessments, d->nassessments, sizeof *d->assessments);
 	a = &d->assessments[d->nassessments++];
 	*a = (struct report_assessment){ .id = l->id, .round = l->round, .parent_id = l->parent_id,
-	    .status = xstrdup(l->status), .questionnaire_id = l->q->row_id,
+	    .status = assessment_status_of(l->status), .questionnaire_id = l->q->row_id,
 	    .created_by = l->created_by ? xstrdup(l->created_by) : NULL,
 	    .created_at = l->created_at ? xstrdup(l->created_at) : NULL,
 	    .submitted_at = l->submitted_at ? xstrdup(l->submitted_at) : NULL,

@@ -152,4 +152,24 @@ is "$(tree_files "$top" src probes | grep '\.c$' | tree_grep "$top" -lE '(put|wr
     "src/domain/report/bundle-write.c" "one file writes report.json to disk: the bundle's writer"
 is "$(grep -c 'put(tmp, "report.json", text' src/domain/report/bundle-write.c)" 1 "once, the record's text"
 
+# The record's words that have an enum are held as the enum and named when
+# written: a run's status (enum probe_run_state), a round's (enum
+# assessment_status), a probe's verdict (enum probe_verdict), a finding's
+# severity (enum severity), a round's rating and approved rating (enum rating)
+# and the risks (enum risk_level).
+# word_strings FILE...: "FILE:LINE" of each string member named for one of them.
+word_strings() {
+	grep -nE '^[[:space:]]*(const )?char \*[^;(]*\b(status|verdict|severity|rating|approved_rating|risk|stated_risk|worst_risk)\b' \
+	    "$@" | cut -d: -f1,2
+}
+printf '%s\n' 'struct x {' '	char *probe, *verdict;' '	enum rating rating;' '	char *status_note;' \
+    '	const char *rating_rule;' '	char *worst_risk;  /* the worst */' '};' > "$T/h/doc.h"
+is "$(word_strings "$T/h/doc.h" /dev/null | sed "s|$T/||" | tr '\n' ' ')" "h/doc.h:2 h/doc.h:6 " \
+    "the word check names a verdict and a risk held as strings, not an enum or a longer name"
+got=$(word_strings src/domain/report/report-doc.h)
+[ -z "$got" ] || printf '%s\n' "$got" | sed 's/^/# /'
+is "$got" "" "the report record holds no status, verdict, severity, rating or risk as a string"
+is "$(grep -cE '^	enum (probe_run_state state|probe_verdict verdict|severity severity|rating rating|assessment_status status);' \
+    src/domain/report/report-doc.h)" 5 "it holds them as enums"
+
 done_testing

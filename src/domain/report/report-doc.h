@@ -48,7 +48,7 @@ struct report_answer {
 	cJSON *value;                 /* the answer as given (free-form JSON value) */
 	char *note, *actor, *updated_at;
 	char *question;               /* the question's text; NULL: not in the questionnaire */
-	char *risk, *stated_risk;     /* risk words (risk_name); NULL: not rated */
+	enum risk_level risk, stated_risk;   /* as rated (risk_name names them); with rated */
 	char *claim;                  /* its claim status; NULL: not testable */
 	struct report_evidence *evidence;
 	size_t nevidence;

@@ -651,7 +651,7 @@ html_assessments(struct buf *b, const struct report_doc *d)
 				td_j(b, y->value);
 			else
 				td_s(b, "not answered");
-			td_or(b, y->risk, "none");
+			td_or(b, y->rated ? risk_name(y->risk) : NULL, "none");
 			if (y->claim != NULL)
 				buf_printf(b, "<td class=\"claim-%s\"><strong>%s</strong></td>", y->claim, y->claim);
 			else

@@ -173,8 +173,8 @@ answer_json(const struct report_answer *x)
 	cJSON_AddItemToObject(o, "evidence", evidence_list_json(x->evidence, x->nevidence));
 	json_add_str(o, "question", x->question);
 	if (x->rated) {
-		json_add_str(o, "risk", x->risk);
-		json_add_str(o, "stated_risk", x->stated_risk);
+		cJSON_AddStringToObject(o, "risk", risk_name(x->risk));
+		cJSON_AddStringToObject(o, "stated_risk", risk_name(x->stated_risk));
 		json_add_str(o, "claim", x->claim);
 	}
 	return o;

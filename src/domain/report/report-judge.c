@@ -100,8 +100,8 @@ rate_answers(const struct assessment *l, const struct claim_list *claims, struct
 		if (qi < 0 || l->answers[qi].value == NULL)
 			continue;
 		x->rated = 1;
-		x->risk = xstrdup(risk_name(assessment_answer_risk(l, qi, claims)));
-		x->stated_risk = xstrdup(risk_name(answer_risk(&l->q->questions[qi], l->answers[qi].value)));
+		x->risk = (enum risk_level)assessment_answer_risk(l, qi, claims);
+		x->stated_risk = (enum risk_level)answer_risk(&l->q->questions[qi], l->answers[qi].value);
 		st = assessment_claim_status(claims, x->question_id);
 		x->claim = st != NULL ? xstrdup(st) : NULL;
 	}

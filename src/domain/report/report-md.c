@@ -493,7 +493,7 @@ md_assessments(struct buf *b, const struct report_doc *d, struct pool *pool)
 			buf_adds(b, "|");
 			cell_s(b, y->question_id, "none");
 			cell_j(b, y->value, "not answered");
-			cell_s(b, y->risk, "none");
+			cell_s(b, y->rated ? risk_name(y->risk) : NULL, "none");
 			cell_s(b, y->claim, "not testable");
 			cell_s(b, y->note, "none");
 			cell_s(b, y->actor, "none");

@@ -6,7 +6,8 @@
  * believed when its imprint is the file's SHA-256, its signer's certificate
  * is for time-stamping and was valid at the attested time, that certificate
  * chains to one the verifier trusts, and the signature holds: each failure is
- * named on its own, so a reader knows which rule broke.
+ * named on its own, so a reader knows which rule broke. The trusted
+ * certificates and the default TSA are kept by tsa-trust.c.
  */
 #include "config.h"
 

@@ -11,26 +11,18 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-#include <openssl/evp.h>
 #include <sodium.h>
 
 #include "aivet/domain.h"
 #include "minisign.h"
-#include "rating.h"
 #include "report.h"
+#include "bundle-files.h"
+#include "report-doc.h"
 
 #define SUMS "SHA256SUMS"
 #define SUMS_SIG "SHA256SUMS.minisig"
-#define SUMS_MAX ((size_t)16 << 20)
-#define REPORT_JSON_MAX ((size_t)512 << 20)
-#include "bundle-files.h"
-#include "report-doc.h"
 
 /* SHA-256 of a file as hex, as SHA256SUMS lists it. */
 static int

@@ -15,12 +15,6 @@
 #include <sodium.h>
 
 #include "aivet/domain.h"
-#include "assess.h"
-#include "claims.h"
-#include "aivet/run-query.h"
-#include "finding.h"
-#include "incident.h"
-#include "rating.h"
 #include "report.h"
 #include "evidence-key.h"
 #include "canary.h"
@@ -274,7 +268,6 @@ add_body(struct db *db, cJSON *side, const char *blob_sha, int include_leaked, s
 	buf_free(&b);
 	return 0;
 }
-
 
 /* ---- an exchange as its evidence file ---- */
 

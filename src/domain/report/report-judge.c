@@ -7,22 +7,14 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sodium.h>
 
 #include "aivet/domain.h"
 #include "assess.h"
 #include "claims.h"
-#include "aivet/run-query.h"
-#include "finding.h"
-#include "incident.h"
 #include "rating.h"
 #include "report.h"
-#include "evidence-key.h"
-#include "canary.h"
 #include "report-doc.h"
 #include "report-collect.h"
 

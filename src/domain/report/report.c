@@ -8,10 +8,8 @@
  */
 #include "config.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sodium.h>
 
 #include "aivet/domain.h"
@@ -22,8 +20,6 @@
 #include "incident.h"
 #include "rating.h"
 #include "report.h"
-#include "evidence-key.h"
-#include "canary.h"
 #include "report-doc.h"
 #include "report-collect.h"
 
@@ -480,7 +476,6 @@ loaded_free(struct assessment **loaded)
 		assessment_free(loaded[i]);
 	free(loaded);
 }
-
 
 static void
 add_years(const char *iso, int64_t years, char out[32])

@@ -9,25 +9,19 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <sodium.h>
 #include <openssl/bio.h>
 #include <openssl/err.h>
 #include <openssl/objects.h>
 #include <openssl/pem.h>
-#include <openssl/pkcs7.h>
-#include <openssl/ts.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
 #include "aivet/domain.h"
-#include "http.h"
 #include "tsa.h"
 #include "tsa-trust.h"
 

@@ -31,27 +31,19 @@
 #include <sodium.h>
 
 #include "aivet/core.h"
-#include "seal-parts.h"
+#include "audit-content.h"
 
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
 
-/* A SHA-256 fed through a buffer: verify hashes every row and entry as many short
- * fields, so they go to the hash a buffer at a time rather than one call each. */
-struct seal_hash {
-	crypto_hash_sha256_state h;
-	size_t n;
-	unsigned char b[2048];
-};
-
-static void
+void
 sh_init(struct seal_hash *sh)
 {
 	crypto_hash_sha256_init(&sh->h);
 	sh->n = 0;
 }
 
-static void
+void
 sh_add(struct seal_hash *sh, const void *p, size_t n)
 {
 	if (n > sizeof sh->b - sh->n) {
@@ -66,7 +58,7 @@ sh_add(struct seal_hash *sh, const void *p, size_t n)
 	sh->n += n;
 }
 
-static void
+void
 sh_final(struct seal_hash *sh, unsigned char md[crypto_hash_sha256_BYTES])
 {
 	crypto_hash_sha256_update(&sh->h, sh->b, sh->n);
@@ -74,7 +66,7 @@ sh_final(struct seal_hash *sh, unsigned char md[crypto_hash_sha256_BYTES])
 }
 
 /* "<length>:<bytes>," into the hash, its length written without printf. */
-static void
+void
 netstring(struct seal_hash *sh, const char *s)
 {
 	unsigned char head[24], digits[24];
@@ -354,7 +346,7 @@ hash_row(struct seal_hash *h, struct db_stmt *st, int first)
 	}
 }
 
-static void
+void
 hash_begin(struct seal_hash *h, const char *type, int64_t id)
 {
 	sh_init(h);
@@ -371,11 +363,27 @@ hash_end(struct seal_hash *h, char out[65])
 	hex_encode(md, sizeof md, out);
 }
 
+/* One row as a member of an entry's content: each column by its name, its
+ * text or null (audit-content.h). */
+static cJSON *
+content_row_json(struct db_stmt *st)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int c = 0, n = db_col_count(st); c < n; c++) {
+		const char *t = db_col_text(st, c);
+
+		cJSON_AddItemToObject(o, db_col_name(st, c), t ? cJSON_CreateString(t) : cJSON_CreateNull());
+	}
+	return o;
+}
+
 /* The hash of the object's rows as they are now; *present says whether its own
- * row exists. Returns 0 or an error; types that are not sealed give out "". */
+ * row exists; content (an array, or NULL) gets each part's rows as the entry's
+ * full content. Returns 0 or an error; types that are not sealed give out "". */
 static int
 row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out[65], int *present,
-    struct aerr *err)
+    cJSON *content, struct aerr *err)
 {
 	const struct seal_part *first = seal_lookup(type);
 	struct seal_hash h;
@@ -389,6 +397,7 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
 	    i++) {
 		const struct seal_part *p = &seal_parts[i];
 		struct db_stmt *st = s->st[i];
+		cJSON *part = NULL, *rows_json = NULL;
 		int rc, rows = 0;
 
 		if (st == NULL) {
@@ -406,6 +415,12 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
 		db_bind_int64(st, 1, id);
 		if (!p->late)
 			netstring(&h, p->table);
+		if (content != NULL) {
+			part = cJSON_CreateObject();
+			cJSON_AddStringToObject(part, "table", p->table);
+			rows_json = cJSON_AddArrayToObject(part, "rows");
+			cJSON_AddItemToArray(content, part);
+		}
 		while ((rc = db_step(st)) == DB_ROW) {
 			if (p->label != NULL)
 				*present = 1;
@@ -413,6 +428,8 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
 				netstring(&h, p->table);
 			rows++;
 			hash_row(&h, st, 0);
+			if (rows_json != NULL)
+				cJSON_AddItemToArray(rows_json, content_row_json(st));
 		}
 		if (rc != DB_DONE)
 			return db_err(db, err, p->table);
@@ -469,7 +486,7 @@ audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *act
  * what this side computes is not sent. */
 static const struct db_write append_entry = {
 	{ "INSERT INTO audit_log (seq, at, actor, action, object_type, object_id, details, prev_hash, "
-	  "entry_hash, row_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
+	  "entry_hash, row_hash, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)" },
 	"SELECT aivet_audit_append(?2, ?4, ?5, ?6, ?7)", 0
 };
 
@@ -507,6 +524,47 @@ audit_org_timezone(struct db *db, struct org_timezone *out, struct aerr *err)
 	return 0;
 }
 
+static const char *const *edit_cols(const char *type);
+
+/* An entry that changes a row names each field it changes: the row as the
+ * caller just wrote it (content) against the previous entry's content of it.
+ * A field changed that the details do not name was changed behind aivet's
+ * back, and this entry would re-seal it: refused, naming the field and the
+ * entry. An object whose previous entry holds no content (written before
+ * entries held it) has nothing to compare. */
+static int
+append_edit_check(struct db *db, const char *action, const char *type, int64_t id,
+    const cJSON *details, const cJSON *content, struct aerr *err)
+{
+	const char *const *cols = edit_cols(type), *col = NULL;
+	struct db_stmt *st;
+	int64_t seq = 0;
+	cJSON *prev = NULL;
+	int rc;
+
+	if (cols == NULL || seal_role(kind_lookup(type), action) == SEAL_CREATES)
+		return 0;
+	st = db_prepare(db, err, "SELECT seq, content FROM audit_log WHERE object_type = ? AND object_id = ? "
+	    "ORDER BY seq DESC LIMIT 1", "ti", type, id);
+	if (st == NULL)
+		return err->code;
+	if ((rc = db_step(st)) == DB_ROW && db_col_type(st, 1) != DB_NULL) {
+		seq = db_col_int64(st, 0);
+		prev = cJSON_Parse(col_text(st, 1));
+	}
+	db_finalize(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_err(db, err, "audit log");
+	if (prev != NULL)
+		col = content_unnamed_change(prev, content, cols, details);
+	cJSON_Delete(prev);
+	if (col == NULL)
+		return 0;
+	return aerr_set(err, AV_USAGE, "%s %lld's %s is not what audit entry %lld recorded, and this %s does "
+	    "not name it: it was changed behind aivet's back; not re-sealed", type, (long long)id, col,
+	    (long long)seq, action);
+}
+
 int
 audit_append(struct db *db, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const cJSON *details, struct aerr *err)
@@ -514,9 +572,10 @@ audit_append(struct db *db, const char *actor, const char *action,
 	struct db_stmt *st;
 	char prev[65], hash[65], at[32], rh[65];
 	int64_t seq = 1;
-	char *dj;
+	char *dj, *cj;
 	int rc, present;
 	struct sealer s = { 0 };
+	cJSON *content;
 
 	if (db_autocommit(db))
 		die("audit_append outside a transaction (%s)", action);
@@ -528,8 +587,8 @@ audit_append(struct db *db, const char *actor, const char *action,
 	 * (append_entry's server form takes neither): reading the head here would
 	 * cost a round trip for every entry, one per exchange of a probe run. */
 	if (db_has(db, DB_SERVER_WRITES)) {
-		rc = db_write(db, err, &append_entry, NULL, "ittttitttt", (int64_t)0, at, actor, action,
-		    object_type, object_id, dj, "", "", NULL);
+		rc = db_write(db, err, &append_entry, NULL, "ittttittttt", (int64_t)0, at, actor, action,
+		    object_type, object_id, dj, "", "", NULL, NULL);
 		free(dj);
 		return rc;
 	}
@@ -550,19 +609,25 @@ audit_append(struct db *db, const char *actor, const char *action,
 		return db_err(db, err, "audit log");
 	}
 	db_finalize(st);
-	/* The row as the caller just wrote it, in this transaction. */
+	/* The row as the caller just wrote it, in this transaction, and its full content. */
 	rh[0] = '\0';
-	rc = row_hash(db, &s, object_type, object_id, rh, &present, err);
+	content = cJSON_CreateArray();
+	rc = row_hash(db, &s, object_type, object_id, rh, &present, content, err);
 	sealer_free(&s);
+	if (rc == 0 && rh[0] != '\0')
+		rc = append_edit_check(db, action, object_type, object_id, details, content, err);
+	cj = rc == 0 && rh[0] != '\0' ? cJSON_PrintUnformatted(content) : NULL;
+	cJSON_Delete(content);
 	if (rc != 0) {
 		free(dj);
 		return rc;
 	}
 	audit_entry_hash_sealed(seq, at, actor, action, object_type, object_id, dj, prev,
 	    rh[0] ? rh : NULL, hash);
-	rc = db_write(db, err, &append_entry, NULL, "ittttitttt", seq, at, actor, action, object_type,
-	    object_id, dj, prev, hash, rh[0] ? rh : NULL);
+	rc = db_write(db, err, &append_entry, NULL, "ittttittttt", seq, at, actor, action, object_type,
+	    object_id, dj, prev, hash, rh[0] ? rh : NULL, cj);
 	free(dj);
+	free(cj);
 	return rc;
 }
 
@@ -962,6 +1027,17 @@ static const struct edit_kind edit_kinds[] = {
 };
 #define NEDIT (sizeof edit_kinds / sizeof edit_kinds[0])
 
+/* The fields an entry about a row of type must name when it changes them;
+ * NULL for a type not edited by name. */
+static const char *const *
+edit_cols(const char *type)
+{
+	for (size_t i = 0; i < NEDIT; i++)
+		if (strcmp(edit_kinds[i].type, type) == 0)
+			return edit_kinds[i].cols;
+	return NULL;
+}
+
 struct edit_entry {
 	int64_t id, seq;
 	const struct edit_kind *kind;
@@ -1087,6 +1163,112 @@ edits_check(struct db *db, struct edit_log *l, struct audit_status *out, struct 
 	return rc;
 }
 
+/* The entries about rows edited by name that hold full content, replayed after
+ * the chain is read: each change from one content to the next must be named.
+ * An entry's details field holds its content, details and action, each ended
+ * by a NUL, so that each travels with its entry through the sort. */
+static void
+content_log_add(struct edit_log *l, const char *type, int64_t id, int64_t seq, const char *action,
+    const char *details, const char *content)
+{
+	size_t i;
+
+	for (i = 0; i < NEDIT && strcmp(edit_kinds[i].type, type) != 0; i++)
+		;
+	if (i == NEDIT)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n] = (struct edit_entry){ id, seq, &edit_kinds[i], xasprintf("%s%c%s%c%s", content, '\0',
+	    details, '\0', action) };
+	l->n++;
+}
+
+/* By kind and object, oldest first. */
+static int
+content_cmp(const void *a, const void *b)
+{
+	const struct edit_entry *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Each entry's content against its object's previous one: a field that
+ * changed must be one the entry names, with the value it now holds. */
+static void
+content_replay(struct edit_log *l, struct audit_status *out)
+{
+	cJSON *prev = NULL;
+
+	if (l->n > 0)
+		qsort(l->v, l->n, sizeof *l->v, content_cmp);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct edit_entry *e = &l->v[i];
+		const char *content = e->details, *details = content + strlen(content) + 1;
+		const char *action = details + strlen(details) + 1, *col;
+		cJSON *cur = cJSON_Parse(content), *d;
+
+		if (i > 0 && l->v[i - 1].kind == e->kind && l->v[i - 1].id == e->id && prev != NULL) {
+			d = cJSON_Parse(details);
+			col = content_unnamed_change(prev, cur, e->kind->cols, d);
+			if (col != NULL)
+				audit_status_keep(out, e->seq, "audit entry %lld (%s) changed %s %lld's %s from what "
+				    "audit entry %lld recorded without naming it: an entry names each field it "
+				    "changes", (long long)e->seq, action, e->kind->type, (long long)e->id, col,
+				    (long long)l->v[i - 1].seq);
+			cJSON_Delete(d);
+		}
+		cJSON_Delete(prev);
+		prev = cur;
+	}
+	cJSON_Delete(prev);
+}
+
+/* An entry's full content: it must hash to the entry's row hash (which the
+ * entry hash covers, so the content is what the entry recorded), and what a
+ * creating entry's details say of its row must be what the content holds
+ * (into created: named after the modules' checks, whose words for the same
+ * entry say more, such as a severity its code never has). */
+static void
+content_check(const char *action, const char *type, int64_t id, int64_t seq, const char *details,
+    const char *content, const char *rh, struct edit_log *log, struct audit_status *out,
+    struct audit_status *created)
+{
+	const struct seal_part *first = seal_lookup(type);
+	unsigned char md[crypto_hash_sha256_BYTES], want[crypto_hash_sha256_BYTES];
+	cJSON *c, *d;
+	size_t n = 0;
+	const char *key, *col, *text = NULL;
+
+	if (first == NULL)
+		return;
+	while (first + n < seal_parts + NSEAL && strcmp(first[n].type, type) == 0)
+		n++;
+	c = cJSON_Parse(content);
+	if (rh == NULL || !hash_decode(rh, want) || content_hash(first, n, id, c, md) != 0 ||
+	    memcmp(md, want, sizeof md) != 0) {
+		audit_status_keep(out, seq, "audit entry %lld's content is not the %s %lld it sealed: it does "
+		    "not hash to the entry's row hash", (long long)seq, first->label, (long long)id);
+	} else if (strncmp(action, "probe.", 6) == 0 && seal_role(kind_lookup(type), action) == SEAL_CREATES) {
+		d = cJSON_Parse(details);
+		if ((key = content_creation_mismatch(action, d, c, &col, &text)) != NULL)
+			audit_status_keep(created, seq, "%s %lld's %s is %s where audit entry %lld (%s) that created it "
+			    "says %s is %s: the row was rewritten as it was written", first->label, (long long)id,
+			    col, text ? text : "null", (long long)seq, action, key,
+			    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, key)) ?
+			    cJSON_GetObjectItemCaseSensitive(d, key)->valuestring : "another value");
+		cJSON_Delete(d);
+	}
+	cJSON_Delete(c);
+	content_log_add(log, type, id, seq, action, details, content);
+}
+
 int
 audit_verify_with(struct db *db, const struct audit_check *const *checks, struct audit_status *out,
     struct aerr *err)
@@ -1095,18 +1277,21 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 	char prev[65];
 	unsigned char md[crypto_hash_sha256_BYTES], stored[crypto_hash_sha256_BYTES];
 	const char *row_hash;
-	int64_t expect = 1, onset006 = 0;
+	int64_t expect = 1, onset006 = 0, content_onset = 0;
 	struct seal_index ix[NSEAL];
 	struct edit_log edits = { 0 };
+	struct edit_log contents = { 0 };
+	struct audit_status created = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof *out);
+	out->content_from = 1;
 	memset(ix, 0, sizeof ix);
 	memcpy(prev, genesis, sizeof prev);
 	/* Verify reads the whole file: mapped, SQLite reads its pages without a read() each. */
 	db_read_all(db);
 	st = db_prepare(db, err, "SELECT seq, at, actor, action, object_type, object_id, "
-	    "details, prev_hash, entry_hash, row_hash FROM audit_log ORDER BY seq", NULL);
+	    "details, prev_hash, entry_hash, row_hash, content FROM audit_log ORDER BY seq", NULL);
 	if (st == NULL)
 		return AV_RUNTIME;
 	while ((rc = db_step(st)) == DB_ROW) {
@@ -1137,6 +1322,19 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 		}
 		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 3), row_hash, &onset006);
 		edit_add(&edits, col_text(st, 3), col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 6));
+		/* Entries hold full content from the first that does on (schema 017). */
+		if (db_col_type(st, 10) != DB_NULL) {
+			if (content_onset == 0)
+				content_onset = seq;
+			content_check(col_text(st, 3), col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 6),
+			    col_text(st, 10), row_hash, &contents, out, &created);
+		} else if (row_hash != NULL && content_onset != 0) {
+			audit_status_keep(out, seq, "audit entry %lld about %s %lld carries no content: every entry "
+			    "that seals a row since entry %lld holds the row's full content", (long long)seq,
+			    col_text(st, 4), (long long)db_col_int64(st, 5), (long long)content_onset);
+		} else if (row_hash != NULL) {
+			out->content_from = seq + 1;
+		}
 		/* The stored text of a hash that matched: 64 hex digits. */
 		memcpy(prev, col_text(st, 8), sizeof prev);
 		out->entries = seq;
@@ -1146,6 +1344,7 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 		db_finalize(st);
 		index_free(ix);
 		edit_free(&edits);
+		edit_free(&contents);
 		return db_err(db, err, "audit log");
 	}
 	db_finalize(st);
@@ -1156,11 +1355,13 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 		rc = rows_check(db, ix, onset006, out, err);
 		if (rc == 0)
 			rc = edits_check(db, &edits, out, err);
+		content_replay(&contents, out);
 	} else {
 		rc = 0;
 	}
 	index_free(ix);
 	edit_free(&edits);
+	edit_free(&contents);
 	if (rc != 0)
 		return err->code;
 	if (out->bad_seq == 0 && blobs_check(db, out, err) != 0)
@@ -1172,6 +1373,8 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 	for (int i = 0; checks != NULL && checks[i] != NULL && out->bad_seq == 0; i++)
 		if (checks[i]->check(db, out, err) != 0)
 			return err->code;
+	if (created.bad_seq != 0)
+		audit_status_keep(out, created.bad_seq, "%s", created.problem);
 	/* Last: what a changed schema did to the rows is named first. */
 	if (out->bad_seq == 0 && schema_check(db, out, err) != 0)
 		return err->code;

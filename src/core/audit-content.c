@@ -1,0 +1,244 @@
+/*
+ * audit-content.c: what verify reads from an entry's full content
+ * (audit-content.h): the row hash recomputed from it, which ties the content
+ * to the entry's hash; the fields a creating entry's details name, compared
+ * with the content it sealed (a trigger that rewrote a finding as it was
+ * inserted, then was removed, leaves a row that matches its seal but not what
+ * the run recorded); and the columns one content changed from the previous
+ * one, each of which the entry that changed them must name.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "aivet/core.h"
+#include "audit-content.h"
+
+/* The next column name of a seal part's list ("id, run_id, ..."), into name;
+ * the list's rest, or NULL at its end. */
+static const char *
+next_col(const char *p, char *name, size_t cap)
+{
+	size_t n;
+
+	while (*p == ' ' || *p == ',')
+		p++;
+	if (*p == '\0')
+		return NULL;
+	n = strcspn(p, ", ");
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(name, p, n);
+	name[n] = '\0';
+	return p + n;
+}
+
+/* One value into the hash as hash_row() puts a column; -1 if not text or null. */
+static int
+hash_value(struct seal_hash *h, const cJSON *v)
+{
+	if (cJSON_IsNull(v)) {
+		sh_add(h, "~", 1);
+		return 0;
+	}
+	if (!cJSON_IsString(v))
+		return -1;
+	netstring(h, v->valuestring);
+	return 0;
+}
+
+/* One row's columns in the part's order. Members in that order (as aivet
+ * writes them on SQLite) are read as they come; others (a server's JSON sorts
+ * its keys) looked up by name. A member the part does not list is refused. */
+static int
+hash_content_row(struct seal_hash *h, const char *cols, const cJSON *row)
+{
+	const cJSON *m = row->child;
+	char name[64];
+	int ncols = 0;
+
+	if (!cJSON_IsObject(row))
+		return -1;
+	for (const char *p = cols; (p = next_col(p, name, sizeof name)) != NULL; ncols++) {
+		const cJSON *v = m != NULL && strcmp(m->string, name) == 0 ? m :
+		    cJSON_GetObjectItemCaseSensitive(row, name);
+
+		if (v == NULL || hash_value(h, v) != 0)
+			return -1;
+		m = v->next;
+	}
+	return cJSON_GetArraySize(row) == ncols ? 0 : -1;
+}
+
+int
+content_hash(const struct seal_part *parts, size_t n, int64_t id, const cJSON *content,
+    unsigned char md[crypto_hash_sha256_BYTES])
+{
+	const cJSON *part = cJSON_IsArray(content) ? content->child : NULL;
+	struct seal_hash h;
+
+	if (part == NULL)
+		return -1;
+	hash_begin(&h, parts[0].type, id);
+	for (size_t k = 0; k < n; k++, part = part->next) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "table");
+		const cJSON *rows = cJSON_GetObjectItemCaseSensitive(part, "rows"), *r;
+
+		if (!cJSON_IsString(t) || strcmp(t->valuestring, parts[k].table) != 0 || !cJSON_IsArray(rows) ||
+		    cJSON_GetArraySize(part) != 2)
+			return -1;
+		if (!parts[k].late || rows->child != NULL)
+			netstring(&h, parts[k].table);
+		cJSON_ArrayForEach(r, rows)
+			if (hash_content_row(&h, parts[k].cols, r) != 0)
+				return -1;
+		if (part->next == NULL && k + 1 < n)
+			return -1;
+	}
+	if (part != NULL)
+		return -1;
+	sh_final(&h, md);
+	return 0;
+}
+
+/* The first row of a content's part for table; NULL when it has none. */
+static const cJSON *
+content_row(const cJSON *content, const char *table)
+{
+	const cJSON *part;
+
+	cJSON_ArrayForEach(part, content) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "table");
+
+		if (cJSON_IsString(t) && strcmp(t->valuestring, table) == 0) {
+			const cJSON *rows = cJSON_GetObjectItemCaseSensitive(part, "rows");
+
+			return cJSON_IsArray(rows) ? rows->child : NULL;
+		}
+	}
+	return NULL;
+}
+
+/* A column's text in a content row: its value, or NULL for SQL NULL. *known
+ * says whether the row has the column at all. */
+static const char *
+row_text(const cJSON *row, const char *col, int *known)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(row, col);
+
+	*known = cJSON_IsString(v) || cJSON_IsNull(v);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+int
+content_value_is(const cJSON *v, const char *text)
+{
+	const cJSON *kv;
+	cJSON *obj;
+	int same = 1;
+
+	if (text == NULL || cJSON_IsNull(v))
+		return text == NULL && cJSON_IsNull(v);
+	if (cJSON_IsString(v))
+		return strcmp(text, v->valuestring) == 0;
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v) ? strcmp(text, "1") == 0 || strcmp(text, "true") == 0 :
+		    strcmp(text, "0") == 0 || strcmp(text, "false") == 0;
+	if (cJSON_IsNumber(v)) {
+		char *end;
+		double d = strtod(text, &end);
+
+		return end != text && *end == '\0' && d == v->valuedouble;
+	}
+	if (!cJSON_IsObject(v))
+		return 0;
+	/* options: the keys an edit sets, merged into the row's. */
+	obj = cJSON_Parse(text);
+	cJSON_ArrayForEach(kv, v)
+		same = same && cJSON_Compare(kv, cJSON_GetObjectItemCaseSensitive(obj, kv->string), 1);
+	cJSON_Delete(obj);
+	return same;
+}
+
+/* What a creating entry's details say of the row it creates: the detail key,
+ * the table and column it stands for. A detail a writer leaves out is not
+ * compared; a number 0 may stand for NULL where zero_null (an exchange with no
+ * response has status 0 in its details, no status in its row). */
+struct detail_col {
+	const char *action, *key, *table, *col;
+	int zero_null;
+};
+
+static const struct detail_col detail_cols[] = {
+	{ "probe.finding", "run", "finding", "run_id", 0 },
+	{ "probe.finding", "code", "finding", "code", 0 },
+	{ "probe.finding", "severity", "finding", "severity", 0 },
+	{ "probe.result", "run", "probe_result", "run_id", 0 },
+	{ "probe.result", "probe", "probe_result", "probe", 0 },
+	{ "probe.result", "verdict", "probe_result", "verdict", 0 },
+	{ "probe.exchange", "run", "exchange", "run_id", 0 },
+	{ "probe.exchange", "probe", "exchange", "probe", 0 },
+	{ "probe.exchange", "seq", "exchange", "seq", 0 },
+	{ "probe.exchange", "status", "exchange", "response_status", 1 },
+};
+
+const char *
+content_creation_mismatch(const char *action, const cJSON *details, const cJSON *content,
+    const char **col, const char **text_out)
+{
+	for (size_t i = 0; i < sizeof detail_cols / sizeof detail_cols[0]; i++) {
+		const struct detail_col *m = &detail_cols[i];
+		const cJSON *v, *row;
+		const char *text;
+		int known;
+
+		if (action[0] != m->action[0] || strcmp(action, m->action) != 0 ||
+		    (v = cJSON_GetObjectItemCaseSensitive(details, m->key)) == NULL)
+			continue;
+		row = content_row(content, m->table);
+		text = row != NULL ? row_text(row, m->col, &known) : NULL;
+		if (row == NULL || !known)
+			continue;
+		if (m->zero_null && text == NULL && cJSON_IsNumber(v) && v->valuedouble == 0)
+			continue;
+		if (!content_value_is(v, text)) {
+			*col = m->col;
+			*text_out = text;
+			return m->key;
+		}
+	}
+	return NULL;
+}
+
+/* The object's own row: the first part's first row. */
+static const cJSON *
+main_row(const cJSON *content)
+{
+	const cJSON *rows = cJSON_GetObjectItemCaseSensitive(cJSON_IsArray(content) ? content->child : NULL,
+	    "rows");
+
+	return cJSON_IsArray(rows) ? rows->child : NULL;
+}
+
+const char *
+content_unnamed_change(const cJSON *prev, const cJSON *cur, const char *const *cols,
+    const cJSON *details)
+{
+	const cJSON *p = main_row(prev), *c = main_row(cur);
+
+	if (p == NULL || c == NULL)
+		return NULL;
+	for (int i = 0; cols[i] != NULL; i++) {
+		int kp, kc;
+		const char *a = row_text(p, cols[i], &kp), *b = row_text(c, cols[i], &kc);
+		const cJSON *d;
+
+		if (!kp || !kc || (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0))
+			continue;
+		d = cJSON_GetObjectItemCaseSensitive(details, cols[i]);
+		if (d == NULL || !content_value_is(d, b))
+			return cols[i];
+	}
+	return NULL;
+}

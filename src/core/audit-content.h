@@ -1,0 +1,58 @@
+/*
+ * audit-content.h: the full content an audit entry holds of the row it seals
+ * (audit-content.c), and the hashing audit.c and it share. An entry's content
+ * is its object's parts (seal-parts.h) as JSON:
+ *   [{"table": T, "rows": [{COLUMN: TEXT-OR-NULL, ...}, ...]}, ...]
+ * one element per part in seal-parts.h's order, each value the text the row
+ * hash reads. The entry hash does not cover the content: its row_hash does,
+ * so verify recomputes the row hash from the content and requires the two to
+ * agree, and a content that does not hash to its entry's row_hash is named.
+ * The JSON's spacing and key order may differ between the stores.
+ */
+#ifndef AIVET_AUDIT_CONTENT_H
+#define AIVET_AUDIT_CONTENT_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+#include <sodium.h>
+
+#include "seal-parts.h"
+
+/* A SHA-256 fed through a buffer (audit.c). */
+struct seal_hash {
+	crypto_hash_sha256_state h;
+	size_t n;
+	unsigned char b[2048];
+};
+void sh_init(struct seal_hash *sh);
+void sh_add(struct seal_hash *sh, const void *p, size_t n);
+void sh_final(struct seal_hash *sh, unsigned char md[crypto_hash_sha256_BYTES]);
+void netstring(struct seal_hash *sh, const char *s);
+void hash_begin(struct seal_hash *h, const char *type, int64_t id);
+
+/* The row hash of object id from its content, over parts[0..n) (one type's);
+ * 0, or -1 when the content is not of that shape (a missing or extra part,
+ * column or row member, a value neither text nor null). */
+int content_hash(const struct seal_part *parts, size_t n, int64_t id, const cJSON *content,
+    unsigned char md[crypto_hash_sha256_BYTES]);
+
+/* The first field a creating entry's details name (action's detail keys that
+ * stand for a column, e.g. a finding's code and severity) whose value is not
+ * the content's; NULL when they agree. *col: the column, *text: the content's
+ * value (NULL for null). */
+const char *content_creation_mismatch(const char *action, const cJSON *details, const cJSON *content,
+    const char **col, const char **text);
+
+/* The first of cols (NULL-terminated) whose value in the main row differs
+ * between contents prev and cur and that details do not name with cur's value;
+ * NULL when every change is named. Nothing to compare (a content without the
+ * main row) is no change. */
+const char *content_unnamed_change(const cJSON *prev, const cJSON *cur, const char *const *cols,
+    const cJSON *details);
+
+/* Whether a detail's JSON value is a column's text (NULL: SQL NULL) as the row
+ * holds it: a number, a bool as 0/1, an object as keys merged into the
+ * column's JSON object. */
+int content_value_is(const cJSON *v, const char *text);
+
+#endif

@@ -1,0 +1,167 @@
+#!/bin/sh
+# cli-entry-record.sh: the entry is the record. An audit entry that seals a row
+# holds the row's full content; audit verify recomputes the row hash from it
+# and replays the entries. The attacks of issue 43 on SQLite, as they were run:
+# triggers planted for one honest run (every new finding rewritten to
+# USAGE_MISSING/info, every failing probe result to pass) and put back byte for
+# byte are named, the run's own entries still saying what it found; an
+# endpoint edited with SQL is not re-sealed by an honest no-op edit; an edit
+# entry that names some of the fields it changed is named. A content edited
+# behind the chain does not hash to its entry's row hash. A database written
+# before entries held content migrates and verifies, and says from which
+# entry on content is held.
+. "$TESTS_SRCDIR/lib/lib.sh"
+. "$TESTS_SRCDIR/lib/sim-lib.sh"
+. "$TESTS_SRCDIR/lib/probe-lib.sh"
+
+append() { python3 "$TESTS_SRCDIR/lib/audit-append.py" "$AIVET_DB" "$@"; }
+entry() { sqlite3 "$AIVET_DB" "SELECT min(seq) FROM audit_log WHERE $1"; }
+
+"$AIVET" key generate --no-password >/dev/null 2>&1
+# ---- attack 1: triggers planted for one honest run, then put back ----
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+schema() { sqlite3 "$AIVET_DB" "SELECT type || ' ' || name || ' ' || sql FROM sqlite_master ORDER BY name"; }
+before=$(schema)
+sqlite3 "$AIVET_DB" "SELECT sql || ';' FROM sqlite_master WHERE name IN ('finding_no_update', 'probe_result_no_update')" \
+	>"$T/triggers.sql"
+sqlite3 "$AIVET_DB" "DROP TRIGGER finding_no_update; DROP TRIGGER probe_result_no_update;
+	CREATE TRIGGER zf AFTER INSERT ON finding BEGIN
+	UPDATE finding SET code = 'USAGE_MISSING', severity = 'info' WHERE id = NEW.id; END;
+	CREATE TRIGGER zr AFTER INSERT ON probe_result WHEN NEW.verdict = 'fail' BEGIN
+	UPDATE probe_result SET verdict = 'pass' WHERE id = NEW.id; END"
+run probe run V/e --probe canary --yes
+sim_stop
+sqlite3 "$AIVET_DB" "DROP TRIGGER zf; DROP TRIGGER zr; $(cat "$T/triggers.sql")"
+is "$(schema)" "$before" "(the original triggers put back byte for byte)"
+is "$(sqlite3 "$AIVET_DB" "SELECT group_concat(probe || '=' || verdict) FROM probe_result;
+	SELECT group_concat(DISTINCT code || ' ' || severity) FROM finding")" "canary=pass
+USAGE_MISSING info" "(the run's rows say pass and USAGE_MISSING/info: the attack)"
+rid=$(sqlite3 "$AIVET_DB" "SELECT id FROM probe_result WHERE probe = 'canary'")
+rseq=$(entry "object_type = 'probe_result' AND object_id = $rid")
+fid=$(sqlite3 "$AIVET_DB" "SELECT min(id) FROM finding")
+fseq=$(entry "object_type = 'finding' AND object_id = $fid")
+is "$(sqlite3 "$AIVET_DB" "SELECT json_extract(details, '$.verdict') FROM audit_log WHERE seq = $rseq;
+	SELECT json_extract(details, '$.code') || ' ' || json_extract(details, '$.severity') FROM audit_log WHERE seq = $fseq")" \
+	"fail
+LEAK_CROSS_TENANT critical" "(the run's own entries still say fail, LEAK_CROSS_TENANT, critical)"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: probe result $rid's verdict is pass where audit entry $rseq (probe.result) that created it says verdict is fail: the row was rewritten as it was written" \
+	"the result rewritten as it was written: named by audit verify"
+run report V --out "$T/r1"
+like "$rc:$errout" "^1:aivet: this database failed its audit: probe result $rid's verdict is pass where audit entry $rseq" \
+	"and aivet report refuses"
+ok "$([ ! -e "$T/r1" ]; echo $?)" "no bundle"
+
+# The finding alone (the result left as written).
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+sqlite3 "$AIVET_DB" "DROP TRIGGER finding_no_update;
+	CREATE TRIGGER zf AFTER INSERT ON finding BEGIN
+	UPDATE finding SET code = 'USAGE_MISSING', severity = 'info' WHERE id = NEW.id; END"
+run probe run V/e --probe canary --yes
+sim_stop
+sqlite3 "$AIVET_DB" "DROP TRIGGER zf; $(grep finding_no_update "$T/triggers.sql" -A1)"
+fid=$(sqlite3 "$AIVET_DB" "SELECT min(id) FROM finding")
+fseq=$(entry "object_type = 'finding' AND object_id = $fid")
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: finding $fid's code is USAGE_MISSING where audit entry $fseq (probe.finding) that created it says code is LEAK_CROSS_TENANT: the row was rewritten as it was written" \
+	"a finding rewritten as it was written: named by audit verify"
+
+# An honest run verifies, every sealing entry holding its row's content.
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+run probe run V/e --probe canary,errors --yes
+sim_stop
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM finding WHERE code = 'LEAK_CROSS_TENANT' AND severity = 'critical'") \
+$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log WHERE row_hash IS NOT NULL AND content IS NULL")" "1 0" \
+	"(an honest run: LEAK_CROSS_TENANT critical; no sealing entry without content)"
+run audit verify --json
+is "$rc:$(printf '%s' "$out" | jq -c '[.intact, .content_from]')" "0:[true,1]" "it verifies, content held from entry 1$errout"
+cp "$AIVET_DB" "$T/run.db"
+
+# A content edited behind the chain (its trigger dropped and put back).
+fseq=$(entry "object_type = 'finding'")
+fid=$(sqlite3 "$AIVET_DB" "SELECT object_id FROM audit_log WHERE seq = $fseq")
+sqlite3 "$AIVET_DB" "SELECT sql || ';' FROM sqlite_master WHERE name = 'audit_log_no_update'" >"$T/log.sql"
+sqlite3 "$AIVET_DB" "DROP TRIGGER audit_log_no_update;
+	UPDATE audit_log SET content = replace(content, '\"critical\"', '\"info\"') WHERE seq = $fseq;
+	$(cat "$T/log.sql")"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: audit entry $fseq's content is not the finding $fid it sealed: it does not hash to the entry's row hash" \
+	"a content edited behind the chain: named by audit verify"
+# One removed (after content began, every sealing entry holds it).
+cp "$T/run.db" "$AIVET_DB"
+sqlite3 "$AIVET_DB" "DROP TRIGGER audit_log_no_update;
+	UPDATE audit_log SET content = NULL WHERE seq = $fseq;
+	$(cat "$T/log.sql")"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: audit entry $fseq about finding $fid carries no content: every entry that seals a row since entry 1 holds the row's full content" \
+	"a content removed: named by audit verify"
+
+# ---- attack 2: an endpoint edited by SQL, then an honest no-op edit ----
+cp "$T/run.db" "$AIVET_DB"
+eseq=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE object_type = 'endpoint' AND object_id = 1")
+sqlite3 "$AIVET_DB" "UPDATE endpoint SET context_tokens = 1000000 WHERE id = 1"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: endpoint 1 does not match audit entry $eseq: edited after it was recorded" \
+	"an endpoint edited by SQL: named by audit verify"
+n=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log")
+run endpoint edit V/e --model aivet-sim-1
+is "$rc:$errout" "2:aivet: endpoint 1's context_tokens is not what audit entry $eseq recorded, and this endpoint.edit does not name it: it was changed behind aivet's back; not re-sealed" \
+	"an honest no-op endpoint edit does not re-seal it: refused, naming the field and the entry"
+is "$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log")" "$n" "nothing was appended"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: endpoint 1 does not match audit entry $eseq: edited after it was recorded" \
+	"still named by audit verify"
+# An edit that names the field (the change made by aivet) is taken.
+run endpoint edit V/e --context 1000000
+is "$rc" 0 "an edit naming the field is taken$errout"
+run audit verify
+is "$rc" 0 "and verifies$errout"
+
+# ---- an edit entry that names some of the fields it changed ----
+cp "$T/run.db" "$AIVET_DB"
+sqlite3 "$AIVET_DB" "UPDATE vendor SET name = 'Renamed', notes = 'n2' WHERE id = 1"
+n=$(append vendor.edit vendor 1 row '{"notes":"n2"}')
+vseq=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE object_type = 'vendor' AND seq < $n")
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: audit entry $n (vendor.edit) changed vendor 1's name from what audit entry $vseq recorded without naming it: an entry names each field it changes" \
+	"a vendor.edit naming notes, the name changed too: named by audit verify"
+cp "$T/run.db" "$AIVET_DB"
+sqlite3 "$AIVET_DB" "UPDATE endpoint SET context_tokens = 1000000, model = 'm' WHERE id = 1"
+n=$(append endpoint.edit endpoint 1 row '{"model":"m"}')
+eseq=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE object_type = 'endpoint' AND seq < $n")
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: audit entry $n (endpoint.edit) changed endpoint 1's context_tokens from what audit entry $eseq recorded without naming it: an entry names each field it changes" \
+	"an endpoint.edit naming the model, the context changed too: named by audit verify"
+# Archiving changes the status, which no edit names: taken.
+cp "$T/run.db" "$AIVET_DB"
+run endpoint archive V/e
+is "$rc" 0 "an endpoint archived$errout"
+run audit verify
+is "$rc" 0 "verifies$errout"
+
+# ---- a database written before entries held content ----
+cp "$T/run.db" "$AIVET_DB"
+total=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log")
+last=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE row_hash IS NOT NULL")
+# As schema 016 left it: no content column.
+sqlite3 "$AIVET_DB" "ALTER TABLE audit_log DROP COLUMN content; PRAGMA user_version = 16" >/dev/null
+run audit verify
+is "$rc:$out" "0:audit chain intact: $total entries, head $(sqlite3 "$AIVET_DB" "SELECT entry_hash FROM audit_log WHERE seq = $total")
+  entries 1 to $last were written before entries held their rows' full content: their rows are checked against their row hashes only" \
+	"migrated: verifies, saying from which entry on content is held$errout"
+is "$(sqlite3 "$AIVET_DB" "PRAGMA user_version")" 17 "(at schema 017)"
+run vendor edit V --notes after
+run audit verify --json
+is "$rc:$(printf '%s' "$out" | jq -c '[.intact, .content_from]')" "0:[true,$((last + 1))]" \
+	"a write after the migration holds content and verifies$errout"
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log WHERE seq > $total AND content IS NOT NULL")" 1 \
+	"(the edit's entry holds its content)"
+sqlite3 "$AIVET_DB" "UPDATE vendor SET contact = 'mallory' WHERE id = 1"
+run vendor edit V --notes again
+like "$rc:$errout" "^2:aivet: vendor 1's contact is not what audit entry $((total + 1)) recorded" \
+	"an edit of a row changed behind aivet's back after the migration is refused"
+
+done_testing

@@ -90,6 +90,16 @@ sqlite3 "$AIVET_DB" "DROP TRIGGER audit_log_no_update;
 run audit verify
 is "$rc:$errout" "1:aivet: audit chain broken: audit entry $fseq's content is not the finding $fid it sealed: it does not hash to the entry's row hash" \
 	"a content edited behind the chain: named by audit verify"
+# A member the part does not list added to a row of it (the hash the same).
+cp "$T/run.db" "$AIVET_DB"
+sqlite3 "$AIVET_DB" "DROP TRIGGER audit_log_no_update;
+	UPDATE audit_log SET content = replace(content, '\"code\":', '\"verdict\":\"pass\",\"code\":') WHERE seq = $fseq;
+	$(cat "$T/log.sql")"
+is "$(sqlite3 "$AIVET_DB" "SELECT json_extract(content, '\$[0].rows[0].verdict') FROM audit_log WHERE seq = $fseq")" pass \
+	"(a content with a member its part does not list)"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: audit entry $fseq's content is not the finding $fid it sealed: it does not hash to the entry's row hash" \
+	"named by audit verify"
 # One removed (after content began, every sealing entry holds it).
 cp "$T/run.db" "$AIVET_DB"
 sqlite3 "$AIVET_DB" "DROP TRIGGER audit_log_no_update;

@@ -242,3 +242,98 @@ content_unnamed_change(const cJSON *prev, const cJSON *cur, const char *const *c
 	}
 	return NULL;
 }
+
+/* The answer row of question qid in an assessment's content; NULL when none. */
+static const cJSON *
+answer_row(const cJSON *content, const char *qid)
+{
+	const cJSON *part, *r;
+
+	cJSON_ArrayForEach(part, content) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "table");
+
+		if (!cJSON_IsString(t) || strcmp(t->valuestring, "answer") != 0)
+			continue;
+		cJSON_ArrayForEach(r, cJSON_GetObjectItemCaseSensitive(part, "rows")) {
+			const cJSON *q = cJSON_GetObjectItemCaseSensitive(r, "question_id");
+
+			if (cJSON_IsString(q) && strcmp(q->valuestring, qid) == 0)
+				return r;
+		}
+		return NULL;
+	}
+	return NULL;
+}
+
+/* Whether a note as details give it (absent or null: none) is the row's. */
+static int
+note_is(const cJSON *note, const cJSON *row)
+{
+	int known;
+	const char *t = row != NULL ? row_text(row, "note", &known) : NULL;
+
+	if (note == NULL || cJSON_IsNull(note))
+		return t == NULL;
+	return cJSON_IsString(note) && t != NULL && strcmp(t, note->valuestring) == 0;
+}
+
+/* One answer change (action, its details ch) against the row it left: the
+ * field that differs, NULL when none does. */
+static const char *
+answer_change_mismatch(const char *action, const cJSON *ch, const cJSON *content)
+{
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(ch, "question"), *row;
+	const char *vt;
+	cJSON *v;
+	int known, same;
+
+	if (!cJSON_IsString(q))
+		return NULL;
+	row = answer_row(content, q->valuestring);
+	vt = row != NULL ? row_text(row, "value", &known) : NULL;
+	if (strcmp(action, "answer.clear") == 0)
+		return vt == NULL ? NULL : "value";
+	if (strcmp(action, "answer.note") == 0)
+		return note_is(cJSON_GetObjectItemCaseSensitive(ch, "note"), row) ? NULL : "note";
+	if (strcmp(action, "answer.set") != 0)
+		return NULL;
+	/* The value is JSON text: compared as JSON, whatever its spacing. */
+	v = vt != NULL ? cJSON_Parse(vt) : NULL;
+	same = v != NULL && cJSON_Compare(v, cJSON_GetObjectItemCaseSensitive(ch, "value"), 1);
+	cJSON_Delete(v);
+	if (!same)
+		return "value";
+	return note_is(cJSON_GetObjectItemCaseSensitive(ch, "note"), row) ? NULL : "note";
+}
+
+const char *
+content_answer_mismatch(const char *action, const cJSON *details, const cJSON *content,
+    const char **qid)
+{
+	const cJSON *ch, *later, *a, *q;
+	const char *field;
+
+	if (strcmp(action, "answer.import") != 0) {
+		q = cJSON_GetObjectItemCaseSensitive(details, "question");
+		*qid = cJSON_IsString(q) ? q->valuestring : "";
+		return answer_change_mismatch(action, details, content);
+	}
+	/* A sheet's import: its changes in order, the last about each question counts. */
+	cJSON_ArrayForEach(ch, cJSON_GetObjectItemCaseSensitive(details, "changes")) {
+		q = cJSON_GetObjectItemCaseSensitive(ch, "question");
+		a = cJSON_GetObjectItemCaseSensitive(ch, "action");
+		if (!cJSON_IsString(q) || !cJSON_IsString(a))
+			continue;
+		for (later = ch->next; later != NULL; later = later->next) {
+			const cJSON *lq = cJSON_GetObjectItemCaseSensitive(later, "question");
+
+			if (cJSON_IsString(lq) && strcmp(lq->valuestring, q->valuestring) == 0)
+				break;
+		}
+		if (later == NULL && (field = answer_change_mismatch(a->valuestring, ch, content)) != NULL) {
+			*qid = q->valuestring;
+			return field;
+		}
+	}
+	return NULL;
+}

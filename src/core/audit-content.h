@@ -43,6 +43,13 @@ int content_hash(const struct seal_part *parts, size_t n, int64_t id, const cJSO
 const char *content_creation_mismatch(const char *action, const cJSON *details, const cJSON *content,
     const char **col, const char **text);
 
+/* The field (value, note) of the answer to question *qid that an answer
+ * entry's details (answer.set, answer.clear, answer.note; an import's changes,
+ * the last about each question) give otherwise than the assessment's content
+ * holds; NULL when they agree. */
+const char *content_answer_mismatch(const char *action, const cJSON *details, const cJSON *content,
+    const char **qid);
+
 /* The first of cols (NULL-terminated) whose value in the main row differs
  * between contents prev and cur and that details do not name with cur's value;
  * NULL when every change is named. Nothing to compare (a content without the

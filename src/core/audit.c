@@ -1232,9 +1232,10 @@ content_replay(struct edit_log *l, struct audit_status *out)
 
 /* An entry's full content: it must hash to the entry's row hash (which the
  * entry hash covers, so the content is what the entry recorded), and what a
- * creating entry's details say of its row must be what the content holds
- * (into created: named after the modules' checks, whose words for the same
- * entry say more, such as a severity its code never has). */
+ * creating entry's details say of its row, or an answer entry's of the answer
+ * it wrote, must be what the content holds (into created: named after the
+ * modules' checks, whose words for the same entry say more, such as a
+ * severity its code never has). */
 static void
 content_check(const char *action, const char *type, int64_t id, int64_t seq, const char *details,
     const char *content, const char *rh, struct edit_log *log, struct audit_status *out,
@@ -1263,6 +1264,13 @@ content_check(const char *action, const char *type, int64_t id, int64_t seq, con
 			    col, text ? text : "null", (long long)seq, action, key,
 			    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, key)) ?
 			    cJSON_GetObjectItemCaseSensitive(d, key)->valuestring : "another value");
+		cJSON_Delete(d);
+	} else if (strncmp(action, "answer.", 7) == 0 && strcmp(type, "assessment") == 0) {
+		d = cJSON_Parse(details);
+		if ((key = content_answer_mismatch(action, d, c, &text)) != NULL)
+			audit_status_keep(created, seq, "assessment %lld's answer to %s: its %s is not what audit "
+			    "entry %lld (%s) says: the row was rewritten as it was written", (long long)id, text,
+			    key, (long long)seq, action);
 		cJSON_Delete(d);
 	}
 	cJSON_Delete(c);

@@ -6,8 +6,9 @@
 # USAGE_MISSING/info, every failing probe result to pass) and put back byte for
 # byte are named, the run's own entries still saying what it found; an
 # endpoint edited with SQL is not re-sealed by an honest no-op edit; an edit
-# entry that names some of the fields it changed is named. A content edited
-# behind the chain does not hash to its entry's row hash. A database written
+# entry that names some of the fields it changed is named; so is an answer a
+# trigger rewrote. A content edited behind the chain does not hash to its
+# entry's row hash. A database written
 # before entries held content migrates and verifies, and says from which
 # entry on content is held.
 . "$TESTS_SRCDIR/lib/lib.sh"
@@ -173,5 +174,34 @@ sqlite3 "$AIVET_DB" "UPDATE vendor SET contact = 'mallory' WHERE id = 1"
 run vendor edit V --notes again
 like "$rc:$errout" "^2:aivet: vendor 1's contact is not what audit entry $((total + 1)) recorded" \
 	"an edit of a row changed behind aivet's back after the migration is refused"
+
+# ---- an answer rewritten as it was written ----
+db_fresh
+"$AIVET" vendor add Beta >/dev/null
+"$AIVET" questionnaire import "$TESTS_SRCDIR/data/scoring-questionnaire.json" >/dev/null
+"$AIVET" assess start Beta scoring-test >/dev/null
+sqlite3 "$AIVET_DB" "CREATE TRIGGER za AFTER INSERT ON answer BEGIN
+	UPDATE answer SET value = '\"yes\"' WHERE assessment_id = NEW.assessment_id AND question_id = NEW.question_id; END"
+run assess answer 1 gate no
+sqlite3 "$AIVET_DB" "DROP TRIGGER za"
+n=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE action = 'answer.set'")
+is "$(sqlite3 "$AIVET_DB" "SELECT value FROM answer WHERE question_id = 'gate'; SELECT json_extract(details, '$.value') FROM audit_log WHERE seq = $n")" \
+	'"yes"
+no' "(the answer reads yes, its entry no: the attack)"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: assessment 1's answer to gate: its value is not what audit entry $n (answer.set) says: the row was rewritten as it was written" \
+	"named by audit verify"
+db_fresh
+"$AIVET" vendor add Beta >/dev/null
+"$AIVET" questionnaire import "$TESTS_SRCDIR/data/scoring-questionnaire.json" >/dev/null
+"$AIVET" assess start Beta scoring-test >/dev/null
+"$AIVET" assess answer 1 gate no --note "asked twice" >/dev/null
+"$AIVET" assess answer 1 gate --clear >/dev/null 2>&1
+"$AIVET" assess answer 1 notify 5d >/dev/null
+"$AIVET" assess answer 1 detail --note "awaiting reply" >/dev/null
+is "$(sqlite3 "$AIVET_DB" "SELECT group_concat(action, ' ') FROM audit_log WHERE action LIKE 'answer.%'")" \
+	"answer.set answer.clear answer.set answer.note" "(answers set, cleared, and a note alone)"
+run audit verify
+is "$rc" 0 "honest answers, a note and a clear verify$errout"
 
 done_testing

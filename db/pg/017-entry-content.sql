@@ -16,6 +16,31 @@
 
 ALTER TABLE audit_log ADD COLUMN content text;
 
+-- Each part's query for aivet_row_seal(), written once when aivet fills
+-- aivet_seal_part (each migration refills it from seal-parts.h) rather than on
+-- every entry: the netstrings of the row hash (as aivet_row_hash() reads the
+-- part) and the rows as JSON, in one read of the part's rows.
+ALTER TABLE aivet_seal_part ADD COLUMN query text;
+
+CREATE FUNCTION aivet_seal_query(p aivet_seal_part) RETURNS text LANGUAGE sql STABLE AS $$
+	SELECT format('SELECT count(*), coalesce(string_agg(%s, ''''::bytea ORDER BY %s), ''''::bytea), '
+	    'coalesce(json_agg(json_build_object(%s) ORDER BY %s), ''[]''::json) FROM %I WHERE %I = $1%s',
+	    string_agg(format('CASE WHEN %1$I IS NULL THEN convert_to(%2$L, ''UTF8'') ELSE aivet_netstring_b(aivet_text_bytes(%1$I::text)) END',
+	        trim(c), '~'), ' || ' ORDER BY k),
+	    p.order_by, string_agg(format('%1$L, %1$I::text', trim(c)), ', ' ORDER BY k),
+	    p.order_by, p.tbl, p.key, CASE WHEN p.cond IS NULL THEN '' ELSE ' AND ' || p.cond END)
+	FROM unnest(string_to_array(p.cols, ',')) WITH ORDINALITY AS u(c, k)
+$$;
+
+CREATE FUNCTION aivet_seal_part_query() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	NEW.query := aivet_seal_query(NEW);
+	RETURN NEW;
+END $$;
+CREATE TRIGGER seal_part_query BEFORE INSERT OR UPDATE ON aivet_seal_part
+	FOR EACH ROW EXECUTE FUNCTION aivet_seal_part_query();
+UPDATE aivet_seal_part SET query = NULL;
+
 -- The row hash and the full content of an object: NULLs for a type that is
 -- not sealed. Content: [{"table": T, "rows": [{column: text or null}, ...]}, ...].
 CREATE FUNCTION aivet_row_seal(p_type text, p_id bigint, OUT rh text, OUT content text)
@@ -31,15 +56,7 @@ DECLARE
 BEGIN
 	FOR p IN SELECT * FROM aivet_seal_part WHERE object_type = p_type ORDER BY ord LOOP
 		sealed := true;
-		EXECUTE format('SELECT count(*), coalesce(string_agg(%s, ''''::bytea ORDER BY %s), ''''::bytea), '
-		    'coalesce(json_agg(json_build_object(%s) ORDER BY %s), ''[]''::json) FROM %I WHERE %I = $1%s',
-		    (SELECT string_agg(format('CASE WHEN %1$I IS NULL THEN convert_to(%2$L, ''UTF8'') ELSE aivet_netstring_b(aivet_text_bytes(%1$I::text)) END',
-		        trim(c), '~'), ' || ' ORDER BY k) FROM unnest(string_to_array(p.cols, ',')) WITH ORDINALITY AS u(c, k)),
-		    p.order_by,
-		    (SELECT string_agg(format('%1$L, %1$I::text', trim(c)), ', ' ORDER BY k)
-		        FROM unnest(string_to_array(p.cols, ',')) WITH ORDINALITY AS u(c, k)),
-		    p.order_by, p.tbl, p.key, CASE WHEN p.cond IS NULL THEN '' ELSE ' AND ' || p.cond END)
-		INTO n, part, rows USING p_id;
+		EXECUTE coalesce(p.query, aivet_seal_query(p)) INTO n, part, rows USING p_id;
 		IF p.late = 0 OR n > 0 THEN
 			acc := acc || aivet_netstring_b(convert_to(p.tbl, 'UTF8'));
 		END IF;

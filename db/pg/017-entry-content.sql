@@ -78,7 +78,8 @@ CREATE FUNCTION aivet_edit_cols(p_type text) RETURNS text[] LANGUAGE sql IMMUTAB
 $$;
 
 -- Refuses an entry that would re-seal a vendor or an endpoint changed in a
--- field its details do not name (see above).
+-- field its details do not name (see above; audit-content.c's
+-- content_unnamed_change() is the same rule).
 CREATE FUNCTION aivet_edit_check(p_action text, p_type text, p_id bigint, p_details text, p_content text)
 RETURNS void LANGUAGE plpgsql STABLE AS $$
 DECLARE
@@ -87,7 +88,10 @@ DECLARE
 	prev json;
 	was json;
 	now json := p_content::json -> 0 -> 'rows' -> 0;
+	d jsonb := p_details::jsonb;
 	c text;
+	a jsonb;
+	b jsonb;
 BEGIN
 	IF cols IS NULL OR p_action IN ('vendor.add', 'endpoint.add') OR now IS NULL THEN
 		RETURN;
@@ -99,7 +103,25 @@ BEGIN
 		RETURN;
 	END IF;
 	FOREACH c IN ARRAY cols LOOP
-		IF (was ->> c) IS DISTINCT FROM (now ->> c) AND NOT (p_details::jsonb ? c) THEN
+		IF (was ->> c) IS DISTINCT FROM (now ->> c) AND NOT (d ? c) THEN
+			PERFORM aivet_refused(format('%s %s''s %s is not what audit entry %s recorded, and this %s '
+			    'does not name it: it was changed behind aivet''s back; not re-sealed', p_type, p_id, c,
+			    pseq, p_action));
+		END IF;
+	END LOOP;
+	-- An endpoint's child rows: each credential added, changed or removed named
+	-- by its label (credentials, credential_orgs, credentials_removed), its
+	-- engine nodes by engine.
+	FOR i IN 1 .. json_array_length(p_content::json) - 1 LOOP
+		c := p_content::json -> i ->> 'table';
+		a := (prev -> i -> 'rows')::jsonb;
+		b := (p_content::json -> i -> 'rows')::jsonb;
+		CONTINUE WHEN a IS NULL OR b IS NULL OR a = b;
+		IF (c = 'engine_node' AND NOT (d ? 'engine')) OR (c = 'credential' AND EXISTS (
+		    SELECT 1 FROM (SELECT r ->> 'label' AS l, r AS ra FROM jsonb_array_elements(a) r) x
+		    FULL JOIN (SELECT r ->> 'label' AS l, r AS rb FROM jsonb_array_elements(b) r) y USING (l)
+		    WHERE x.ra IS DISTINCT FROM y.rb AND NOT (coalesce(d -> 'credentials' ? l, false)
+		        OR coalesce(d -> 'credential_orgs' ? l, false) OR coalesce(d -> 'credentials_removed' ? l, false)))) THEN
 			PERFORM aivet_refused(format('%s %s''s %s is not what audit entry %s recorded, and this %s '
 			    'does not name it: it was changed behind aivet''s back; not re-sealed', p_type, p_id, c,
 			    pseq, p_action));

@@ -211,6 +211,83 @@ content_creation_mismatch(const char *action, const cJSON *details, const cJSON 
 	return NULL;
 }
 
+/* Whether an endpoint edit's details name the credential labelled label: a
+ * key of credentials (set) or credential_orgs, or in credentials_removed, as
+ * endpoint.c writes them. */
+static int
+credential_named(const cJSON *details, const char *label)
+{
+	const cJSON *x;
+
+	if (cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(details, "credentials"), label) ||
+	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(details, "credential_orgs"), label))
+		return 1;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(details, "credentials_removed"))
+		if (cJSON_IsString(x) && strcmp(x->valuestring, label) == 0)
+			return 1;
+	return 0;
+}
+
+/* The row of rows whose label is that of row r; NULL when none. */
+static const cJSON *
+same_label(const cJSON *rows, const cJSON *r)
+{
+	const cJSON *l = cJSON_GetObjectItemCaseSensitive(r, "label"), *x;
+
+	cJSON_ArrayForEach(x, rows) {
+		const cJSON *xl = cJSON_GetObjectItemCaseSensitive(x, "label");
+
+		if (cJSON_IsString(l) && cJSON_IsString(xl) && strcmp(l->valuestring, xl->valuestring) == 0)
+			return x;
+	}
+	return NULL;
+}
+
+/* Whether each credential row added, changed or removed between rows a and b
+ * is one the details name by its label. */
+static int
+credentials_named(const cJSON *a, const cJSON *b, const cJSON *details)
+{
+	const cJSON *r, *o, *l;
+
+	cJSON_ArrayForEach(r, b) {
+		o = same_label(a, r);
+		l = cJSON_GetObjectItemCaseSensitive(r, "label");
+		if ((o == NULL || !cJSON_Compare(o, r, 1)) &&
+		    (!cJSON_IsString(l) || !credential_named(details, l->valuestring)))
+			return 0;
+	}
+	cJSON_ArrayForEach(r, a) {
+		l = cJSON_GetObjectItemCaseSensitive(r, "label");
+		if (same_label(b, r) == NULL && (!cJSON_IsString(l) || !credential_named(details, l->valuestring)))
+			return 0;
+	}
+	return 1;
+}
+
+/* The first child part (after the object's own row) whose rows differ between
+ * contents prev and cur without the details naming the change: an endpoint's
+ * credentials each by its label, its engine nodes by "engine"; its table. */
+static const char *
+child_change(const cJSON *prev, const cJSON *cur, const cJSON *details)
+{
+	const cJSON *a = prev->child != NULL ? prev->child->next : NULL, *b = cur->child->next;
+
+	for (; a != NULL && b != NULL; a = a->next, b = b->next) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "table");
+		const cJSON *ra = cJSON_GetObjectItemCaseSensitive(a, "rows");
+		const cJSON *rb = cJSON_GetObjectItemCaseSensitive(b, "rows");
+
+		if (!cJSON_IsString(t) || cJSON_Compare(ra, rb, 1))
+			continue;
+		if (strcmp(t->valuestring, "credential") == 0 ? !credentials_named(ra, rb, details) :
+		    strcmp(t->valuestring, "engine_node") == 0 &&
+		    cJSON_GetObjectItemCaseSensitive(details, "engine") == NULL)
+			return t->valuestring;
+	}
+	return NULL;
+}
+
 /* The object's own row: the first part's first row. */
 static const cJSON *
 main_row(const cJSON *content)
@@ -226,9 +303,12 @@ content_unnamed_change(const cJSON *prev, const cJSON *cur, const char *const *c
     const cJSON *details)
 {
 	const cJSON *p = main_row(prev), *c = main_row(cur);
+	const char *col;
 
 	if (p == NULL || c == NULL)
 		return NULL;
+	if ((col = child_change(prev, cur, details)) != NULL)
+		return col;
 	for (int i = 0; cols[i] != NULL; i++) {
 		int kp, kc;
 		const char *a = row_text(p, cols[i], &kp), *b = row_text(c, cols[i], &kc);

@@ -29,6 +29,8 @@ void sh_add(struct seal_hash *sh, const void *p, size_t n);
 void sh_final(struct seal_hash *sh, unsigned char md[crypto_hash_sha256_BYTES]);
 void netstring(struct seal_hash *sh, const char *s);
 void hash_begin(struct seal_hash *h, const char *type, int64_t id);
+/* Whether word is one of list's space-separated words (audit.c). */
+int word_in(const char *list, const char *word);
 
 /* The row hash of object id from its content, over parts[0..n) (one type's);
  * 0, or -1 when the content is not of that shape (a missing or extra part,
@@ -51,9 +53,10 @@ const char *content_answer_mismatch(const char *action, const cJSON *details, co
     const char **qid);
 
 /* The first of cols (NULL-terminated) whose value in the main row differs
- * between contents prev and cur and that details do not name with cur's value;
- * NULL when every change is named. Nothing to compare (a content without the
- * main row) is no change. */
+ * between contents prev and cur and that details do not name with cur's value,
+ * or the table of a child part whose rows differ when details name no change
+ * of it (an endpoint's credentials, engine); NULL when every change is named.
+ * Nothing to compare (a content without the main row) is no change. */
 const char *content_unnamed_change(const cJSON *prev, const cJSON *cur, const char *const *cols,
     const cJSON *details);
 

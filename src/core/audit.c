@@ -175,7 +175,7 @@ kind_lookup(const char *type)
 }
 
 /* Whether word is one of list's space-separated words. */
-static int
+int
 word_in(const char *list, const char *word)
 {
 	size_t n = strlen(word);

@@ -125,6 +125,18 @@ is "$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log")" "$n" "nothing was a
 run audit verify
 is "$rc:$errout" "1:aivet: audit chain broken: endpoint 1 does not match audit entry $eseq: edited after it was recorded" \
 	"still named by audit verify"
+# Nor a credential's reference changed by SQL, by an edit adding another.
+cp "$T/run.db" "$AIVET_DB"
+sqlite3 "$AIVET_DB" "UPDATE credential SET ref = 'env:MALLORY_KEY' WHERE label = 'alice'"
+run endpoint edit V/e --credential carol=env:CAROL_KEY
+is "$rc:$errout" "2:aivet: endpoint 1's credential is not what audit entry $eseq recorded, and this endpoint.edit does not name it: it was changed behind aivet's back; not re-sealed" \
+	"an edit adding a credential does not re-seal another changed by SQL"
+run endpoint edit V/e --credential alice=env:PROBE_KEY_ALICE
+is "$rc" 0 "one naming the changed credential's label is taken$errout"
+run audit verify
+is "$rc" 0 "and verifies$errout"
+cp "$T/run.db" "$AIVET_DB"
+sqlite3 "$AIVET_DB" "UPDATE endpoint SET context_tokens = 1000000 WHERE id = 1"
 # An edit that names the field (the change made by aivet) is taken.
 run endpoint edit V/e --context 1000000
 is "$rc" 0 "an edit naming the field is taken$errout"

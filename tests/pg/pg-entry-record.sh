@@ -58,6 +58,15 @@ is "$(pg_psql_as alice team -c "BEGIN" -c "UPDATE endpoint SET context_tokens = 
 	-c "COMMIT" 2>&1 | grep ERROR | head -1)" \
 	"ERROR:  endpoint 1's context_tokens is not what audit entry $eseq recorded, and this endpoint.edit does not name it: it was changed behind aivet's back; not re-sealed" \
 	"the colleague's endpoint alone: refused, naming its context"
+creds=$(pg_sql -d team "SELECT string_agg(label || '=' || ref, ',' ORDER BY label) FROM credential")
+is "$(pg_psql_as alice team -c "BEGIN" -c "UPDATE credential SET ref = 'env:MALLORY_KEY' WHERE label = 'bob'" \
+	-c "INSERT INTO credential (endpoint_id, label, ref, created_at) VALUES (1, 'carol', 'env:CAROL_KEY', '2026-11-30T09:00:00.000Z')" \
+	-c "SELECT aivet_audit_append('2026-11-30T09:00:00.000Z', 'endpoint.edit', 'endpoint', 1, '{\"credentials\":{\"carol\":\"env:CAROL_KEY\"}}')" \
+	-c "COMMIT" 2>&1 | grep ERROR | head -1)" \
+	"ERROR:  endpoint 1's credential is not what audit entry $eseq recorded, and this endpoint.edit does not name it: it was changed behind aivet's back; not re-sealed" \
+	"a colleague's credential changed beside one the entry names: refused"
+is "$(pg_sql -d team "SELECT string_agg(label || '=' || ref, ',' ORDER BY label) FROM credential")" "$creds" \
+	"(the credentials as they were)"
 is "$(state)" "$before" "nothing changed"
 as audrey audit verify
 is "$rc" 0 "the chain verifies$errout"

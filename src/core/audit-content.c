@@ -417,3 +417,88 @@ content_answer_mismatch(const char *action, const cJSON *details, const cJSON *c
 	}
 	return NULL;
 }
+
+/* Whether an assessment entry's details name question qid: its question, or
+ * the question of one of an import's changes. */
+static int
+question_named(const cJSON *details, const char *qid)
+{
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(details, "question"), *ch;
+
+	if (cJSON_IsString(q) && strcmp(q->valuestring, qid) == 0)
+		return 1;
+	cJSON_ArrayForEach(ch, cJSON_GetObjectItemCaseSensitive(details, "changes")) {
+		q = cJSON_GetObjectItemCaseSensitive(ch, "question");
+		if (cJSON_IsString(q) && strcmp(q->valuestring, qid) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The rows of a content's part for table; NULL when it has no such part. */
+static const cJSON *
+part_rows(const cJSON *content, const char *table)
+{
+	const cJSON *part;
+
+	cJSON_ArrayForEach(part, content) {
+		const cJSON *t = cJSON_GetObjectItemCaseSensitive(part, "table");
+
+		if (cJSON_IsString(t) && strcmp(t->valuestring, table) == 0)
+			return cJSON_GetObjectItemCaseSensitive(part, "rows");
+	}
+	return NULL;
+}
+
+/* Whether rows holds row r exactly; *near is where to look first (the rows
+ * of two contents are mostly the same, in the same order), advanced past the
+ * row found there. */
+static int
+rows_hold(const cJSON *rows, const cJSON *r, const cJSON **near)
+{
+	const cJSON *x;
+
+	if (*near != NULL && cJSON_Compare(*near, r, 1)) {
+		*near = (*near)->next;
+		return 1;
+	}
+	cJSON_ArrayForEach(x, rows)
+		if (cJSON_Compare(x, r, 1))
+			return 1;
+	return 0;
+}
+
+/* The question of the first row of table that is in one of rows a and b and
+ * not the other, when details do not name it; NULL when none. */
+static const char *
+question_rows_unnamed(const cJSON *a, const cJSON *b, const cJSON *details)
+{
+	const cJSON *rows[2] = { a, b }, *r;
+
+	for (int i = 0; i < 2; i++) {
+		const cJSON *near = rows[1 - i]->child;
+
+		cJSON_ArrayForEach(r, rows[i]) {
+			const cJSON *q = cJSON_GetObjectItemCaseSensitive(r, "question_id");
+
+			if (!rows_hold(rows[1 - i], r, &near) &&
+			    (!cJSON_IsString(q) || !question_named(details, q->valuestring)))
+				return cJSON_IsString(q) ? q->valuestring : "?";
+		}
+	}
+	return NULL;
+}
+
+const char *
+content_answers_unnamed(const cJSON *prev, const cJSON *cur, const cJSON *details)
+{
+	const char *tables[] = { "answer", "answer_evidence" }, *q;
+
+	for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++) {
+		const cJSON *a = part_rows(prev, tables[i]), *b = part_rows(cur, tables[i]);
+
+		if (a != NULL && b != NULL && (q = question_rows_unnamed(a, b, details)) != NULL)
+			return q;
+	}
+	return NULL;
+}

@@ -52,6 +52,11 @@ const char *content_creation_mismatch(const char *action, const cJSON *details, 
 const char *content_answer_mismatch(const char *action, const cJSON *details, const cJSON *content,
     const char **qid);
 
+/* The question of the first answer or evidence link that differs between an
+ * assessment's contents prev and cur when the entry's details do not name the
+ * question (its question, or an import's changes); NULL when none does. */
+const char *content_answers_unnamed(const cJSON *prev, const cJSON *cur, const cJSON *details);
+
 /* The first of cols (NULL-terminated) whose value in the main row differs
  * between contents prev and cur and that details do not name with cur's value,
  * or the table of a child part whose rows differ when details name no change

@@ -527,7 +527,8 @@ audit_org_timezone(struct db *db, struct org_timezone *out, struct aerr *err)
 static const char *const *edit_cols(const char *type);
 
 /* An entry that changes a row names each field it changes: the row as the
- * caller just wrote it (content) against the previous entry's content of it.
+ * caller just wrote it (content) against the previous entry's content of it
+ * (a vendor's or an endpoint's fields, an assessment's answers by question).
  * A field changed that the details do not name was changed behind aivet's
  * back, and this entry would re-seal it: refused, naming the field and the
  * entry. An object whose previous entry holds no content (written before
@@ -542,7 +543,8 @@ append_edit_check(struct db *db, const char *action, const char *type, int64_t i
 	cJSON *prev = NULL;
 	int rc;
 
-	if (cols == NULL || seal_role(kind_lookup(type), action) == SEAL_CREATES)
+	if ((cols == NULL && strcmp(type, "assessment") != 0) ||
+	    seal_role(kind_lookup(type), action) == SEAL_CREATES)
 		return 0;
 	st = db_prepare(db, err, "SELECT seq, content FROM audit_log WHERE object_type = ? AND object_id = ? "
 	    "ORDER BY seq DESC LIMIT 1", "ti", type, id);
@@ -555,14 +557,22 @@ append_edit_check(struct db *db, const char *action, const char *type, int64_t i
 	db_finalize(st);
 	if (rc != DB_ROW && rc != DB_DONE)
 		return db_err(db, err, "audit log");
-	if (prev != NULL)
+	/* col may point into prev: the error is made before prev goes. */
+	if (prev != NULL && cols != NULL)
 		col = content_unnamed_change(prev, content, cols, details);
+	else if (prev != NULL)
+		col = content_answers_unnamed(prev, content, details);
+	rc = 0;
+	if (col != NULL && cols == NULL)
+		rc = aerr_set(err, AV_USAGE, "assessment %lld's answer to %s is not what audit entry %lld "
+		    "recorded, and this %s does not name it: it was changed behind aivet's back; not re-sealed",
+		    (long long)id, col, (long long)seq, action);
+	else if (col != NULL)
+		rc = aerr_set(err, AV_USAGE, "%s %lld's %s is not what audit entry %lld recorded, and this %s "
+		    "does not name it: it was changed behind aivet's back; not re-sealed", type, (long long)id,
+		    col, (long long)seq, action);
 	cJSON_Delete(prev);
-	if (col == NULL)
-		return 0;
-	return aerr_set(err, AV_USAGE, "%s %lld's %s is not what audit entry %lld recorded, and this %s does "
-	    "not name it: it was changed behind aivet's back; not re-sealed", type, (long long)id, col,
-	    (long long)seq, action);
+	return rc;
 }
 
 int
@@ -1027,6 +1037,10 @@ static const struct edit_kind edit_kinds[] = {
 };
 #define NEDIT (sizeof edit_kinds / sizeof edit_kinds[0])
 
+/* An assessment's answers and evidence links, replayed by question: an entry
+ * changes only those of the questions it names (content_answers_unnamed()). */
+static const struct edit_kind answers_kind = { "answer", "assessment", NULL, { NULL } };
+
 /* The fields an entry about a row of type must name when it changes them;
  * NULL for a type not edited by name. */
 static const char *const *
@@ -1175,13 +1189,14 @@ content_log_add(struct edit_log *l, const char *type, int64_t id, int64_t seq, c
 
 	for (i = 0; i < NEDIT && strcmp(edit_kinds[i].type, type) != 0; i++)
 		;
-	if (i == NEDIT)
+	if (i == NEDIT && strcmp(type, answers_kind.type) != 0)
 		return;
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 64;
 		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
 	}
-	l->v[l->n] = (struct edit_entry){ id, seq, &edit_kinds[i], xasprintf("%s%c%s%c%s", content, '\0',
+	l->v[l->n] = (struct edit_entry){ id, seq, i < NEDIT ? &edit_kinds[i] : &answers_kind,
+	    xasprintf("%s%c%s%c%s", content, '\0',
 	    details, '\0', action) };
 	l->n++;
 }
@@ -1216,12 +1231,18 @@ content_replay(struct edit_log *l, struct audit_status *out)
 
 		if (i > 0 && l->v[i - 1].kind == e->kind && l->v[i - 1].id == e->id && prev != NULL) {
 			d = cJSON_Parse(details);
-			col = content_unnamed_change(prev, cur, e->kind->cols, d);
-			if (col != NULL)
+			if (e->kind == &answers_kind) {
+				if ((col = content_answers_unnamed(prev, cur, d)) != NULL)
+					audit_status_keep(out, e->seq, "audit entry %lld (%s) changed assessment %lld's "
+					    "answer to %s from what audit entry %lld recorded without naming it: an "
+					    "entry names each answer it changes", (long long)e->seq, action,
+					    (long long)e->id, col, (long long)l->v[i - 1].seq);
+			} else if ((col = content_unnamed_change(prev, cur, e->kind->cols, d)) != NULL) {
 				audit_status_keep(out, e->seq, "audit entry %lld (%s) changed %s %lld's %s from what "
 				    "audit entry %lld recorded without naming it: an entry names each field it "
 				    "changes", (long long)e->seq, action, e->kind->type, (long long)e->id, col,
 				    (long long)l->v[i - 1].seq);
+			}
 			cJSON_Delete(d);
 		}
 		cJSON_Delete(prev);

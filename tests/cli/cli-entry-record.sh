@@ -215,5 +215,20 @@ is "$(sqlite3 "$AIVET_DB" "SELECT group_concat(action, ' ') FROM audit_log WHERE
 	"answer.set answer.clear answer.set answer.note" "(answers set, cleared, and a note alone)"
 run audit verify
 is "$rc" 0 "honest answers, a note and a clear verify$errout"
+cp "$AIVET_DB" "$T/assess.db"
+# An answer edited by SQL is not re-sealed by an honest answer to another question.
+aseq=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE object_type = 'assessment'")
+sqlite3 "$AIVET_DB" "UPDATE answer SET value = '\"1d\"' WHERE question_id = 'notify'"
+run assess answer 1 gate yes
+is "$rc:$errout" "2:aivet: assessment 1's answer to notify is not what audit entry $aseq recorded, and this answer.set does not name it: it was changed behind aivet's back; not re-sealed" \
+	"an answer edited by SQL: an honest answer to another question does not re-seal it"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: assessment 1 does not match audit entry $aseq: edited after it was recorded" \
+	"still named by audit verify"
+# Nor an entry appended that names another question.
+n=$(append answer.set assessment 1 row '{"question":"gate","value":"no","note":"asked twice","previous":null}')
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: audit entry $n (answer.set) changed assessment 1's answer to notify from what audit entry $aseq recorded without naming it: an entry names each answer it changes" \
+	"an entry naming another question: named by audit verify"
 
 done_testing

@@ -288,6 +288,34 @@ child_change(const cJSON *prev, const cJSON *cur, const cJSON *details)
 	return NULL;
 }
 
+/* Whether a and b are the same value in a content: both null, or the same text. */
+static int
+value_same(const cJSON *a, const cJSON *b)
+{
+	if (cJSON_IsNull(a) || cJSON_IsNull(b))
+		return cJSON_IsNull(a) && cJSON_IsNull(b);
+	return cJSON_IsString(a) && cJSON_IsString(b) && strcmp(a->valuestring, b->valuestring) == 0;
+}
+
+/* The first column of row c whose value differs from row p's, other than
+ * those listed in may (space-separated) or in also (NULL-terminated, or NULL);
+ * NULL when none does. */
+static const char *
+row_changed(const cJSON *p, const cJSON *c, const char *may, const char *const *also)
+{
+	const cJSON *m;
+
+	cJSON_ArrayForEach(m, c) {
+		int listed = word_in(may, m->string);
+
+		for (int i = 0; !listed && also != NULL && also[i] != NULL; i++)
+			listed = strcmp(also[i], m->string) == 0;
+		if (!listed && !value_same(cJSON_GetObjectItemCaseSensitive(p, m->string), m))
+			return m->string;
+	}
+	return NULL;
+}
+
 /* The object's own row: the first part's first row. */
 static const cJSON *
 main_row(const cJSON *content)
@@ -320,7 +348,8 @@ content_unnamed_change(const cJSON *prev, const cJSON *cur, const char *const *c
 		if (d == NULL || !content_value_is(d, b))
 			return cols[i];
 	}
-	return NULL;
+	/* The columns no edit names: only the time of the change and the archiving. */
+	return row_changed(p, c, "updated_at status", cols);
 }
 
 /* The answer row of question qid in an assessment's content; NULL when none. */
@@ -499,6 +528,60 @@ content_answers_unnamed(const cJSON *prev, const cJSON *cur, const cJSON *detail
 
 		if (a != NULL && b != NULL && (q = question_rows_unnamed(a, b, details)) != NULL)
 			return q;
+	}
+	return NULL;
+}
+
+/* What each action that changes a row (other than a vendor's or an endpoint's
+ * edit, which names its fields) may change of it: the columns of its own row
+ * (aivet's writers, and the server's functions, change these and no others),
+ * and the child part whose rows it may change ("" none; an assessment's
+ * answers are replayed by question, content_answers_unnamed()). */
+static const struct {
+	const char *action, *cols, *child;
+} may_change[] = {
+	{ "probe.calibrate", "status calibration tokens_in tokens_out finished_at plan", "" },
+	{ "probe.finish", "status calibration tokens_in tokens_out finished_at plan", "" },
+	{ "probe.interrupted", "status finished_at", "" },
+	{ "incident.status", "status", "" },
+	{ "incident.edit", "title endpoint_id severity phi individuals eu_data window_start window_end", "" },
+	{ "incident.link", "", "incident_link" },
+	{ "incident.task.done", "done_at", "" },
+	{ "assessment.submit", "status submitted_at", NULL },
+	{ "assessment.approve", "status approved_at reviewer", NULL },
+	{ "assessment.return", "status submitted_at", NULL },
+	{ "answer.set", "", NULL },
+	{ "answer.clear", "", NULL },
+	{ "answer.note", "", NULL },
+	{ "answer.import", "", NULL },
+	{ "answer.evidence", "", NULL },
+};
+
+const char *
+content_action_overreach(const char *action, const cJSON *prev, const cJSON *cur)
+{
+	const cJSON *a, *b, *p = main_row(prev), *c = main_row(cur);
+	const char *col;
+
+	for (size_t i = 0; i < sizeof may_change / sizeof may_change[0]; i++) {
+		if (strcmp(may_change[i].action, action) != 0)
+			continue;
+		if (p == NULL || c == NULL)
+			return NULL;
+		if ((col = row_changed(p, c, may_change[i].cols, NULL)) != NULL)
+			return col;
+		if (may_change[i].child == NULL)
+			return NULL;
+		/* Child parts: only the one the action writes. */
+		for (a = prev->child->next, b = cur->child->next; a != NULL && b != NULL; a = a->next, b = b->next) {
+			const cJSON *t = cJSON_GetObjectItemCaseSensitive(b, "table");
+
+			if (cJSON_IsString(t) && strcmp(t->valuestring, may_change[i].child) != 0 &&
+			    !cJSON_Compare(cJSON_GetObjectItemCaseSensitive(a, "rows"),
+			    cJSON_GetObjectItemCaseSensitive(b, "rows"), 1))
+				return t->valuestring;
+		}
+		return NULL;
 	}
 	return NULL;
 }

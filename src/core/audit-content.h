@@ -57,10 +57,17 @@ const char *content_answer_mismatch(const char *action, const cJSON *details, co
  * question (its question, or an import's changes); NULL when none does. */
 const char *content_answers_unnamed(const cJSON *prev, const cJSON *cur, const cJSON *details);
 
+/* The first column (or child part's table) an entry with action changed
+ * between contents prev and cur that the action does not write (a probe run's
+ * finish writes its status, times, tokens and plan; an incident's status its
+ * status; ...); NULL when none, or for an action with no such list. */
+const char *content_action_overreach(const char *action, const cJSON *prev, const cJSON *cur);
+
 /* The first of cols (NULL-terminated) whose value in the main row differs
  * between contents prev and cur and that details do not name with cur's value,
  * or the table of a child part whose rows differ when details name no change
- * of it (an endpoint's credentials, engine); NULL when every change is named.
+ * of it (an endpoint's credentials, engine), or a column no edit names that
+ * changed (any but updated_at and status); NULL when every change is named.
  * Nothing to compare (a content without the main row) is no change. */
 const char *content_unnamed_change(const cJSON *prev, const cJSON *cur, const char *const *cols,
     const cJSON *details);

@@ -524,27 +524,55 @@ audit_org_timezone(struct db *db, struct org_timezone *out, struct aerr *err)
 	return 0;
 }
 
-static const char *const *edit_cols(const char *type);
+/* A row whose changes are replayed (change_beyond()): a vendor or endpoint
+ * edited by name (edit_kinds[]: action, the row's select, the fields an edit
+ * names), or another mutable row (replay_kinds[]: type only). */
+struct edit_kind {
+	const char *action, *type, *select;
+	const char *cols[10];
+};
 
-/* An entry that changes a row names each field it changes: the row as the
- * caller just wrote it (content) against the previous entry's content of it
- * (a vendor's or an endpoint's fields, an assessment's answers by question).
- * A field changed that the details do not name was changed behind aivet's
- * back, and this entry would re-seal it: refused, naming the field and the
- * entry. An object whose previous entry holds no content (written before
+static const struct edit_kind *replay_kind(const char *type);
+
+/* How an entry changed a row beyond what it may (change_beyond()). */
+enum beyond { BEYOND_NONE, BEYOND_UNNAMED, BEYOND_ACTION, BEYOND_ANSWER };
+
+/* What an entry about a row of kind k (its action and details) changed between
+ * the row's contents prev and cur beyond what it may: a vendor's or an
+ * endpoint's field it does not name, a column or child part its action does
+ * not write, an answer to a question it does not name. *col: which. */
+static enum beyond
+change_beyond(const struct edit_kind *k, const char *action, const cJSON *details, const cJSON *prev,
+    const cJSON *cur, const char **col)
+{
+	if (k->cols[0] != NULL)
+		return (*col = content_unnamed_change(prev, cur, k->cols, details)) ? BEYOND_UNNAMED : BEYOND_NONE;
+	if ((*col = content_action_overreach(action, prev, cur)) != NULL)
+		return BEYOND_ACTION;
+	if (strcmp(k->type, "assessment") == 0 && (*col = content_answers_unnamed(prev, cur, details)) != NULL)
+		return BEYOND_ANSWER;
+	return BEYOND_NONE;
+}
+
+/* An entry that changes a row changes only what it names or its action
+ * writes: the row as the caller just wrote it (content) against the previous
+ * entry's content of it (change_beyond()). Anything else was changed behind
+ * aivet's back, and this entry would re-seal it: refused, naming the field and
+ * the entry. An object whose previous entry holds no content (written before
  * entries held it) has nothing to compare. */
 static int
 append_edit_check(struct db *db, const char *action, const char *type, int64_t id,
     const cJSON *details, const cJSON *content, struct aerr *err)
 {
-	const char *const *cols = edit_cols(type), *col = NULL;
+	const struct edit_kind *k = replay_kind(type);
+	const char *col = NULL;
+	enum beyond why = BEYOND_NONE;
 	struct db_stmt *st;
 	int64_t seq = 0;
 	cJSON *prev = NULL;
 	int rc;
 
-	if ((cols == NULL && strcmp(type, "assessment") != 0) ||
-	    seal_role(kind_lookup(type), action) == SEAL_CREATES)
+	if (k == NULL || seal_role(kind_lookup(type), action) == SEAL_CREATES)
 		return 0;
 	st = db_prepare(db, err, "SELECT seq, content FROM audit_log WHERE object_type = ? AND object_id = ? "
 	    "ORDER BY seq DESC LIMIT 1", "ti", type, id);
@@ -558,19 +586,17 @@ append_edit_check(struct db *db, const char *action, const char *type, int64_t i
 	if (rc != DB_ROW && rc != DB_DONE)
 		return db_err(db, err, "audit log");
 	/* col may point into prev: the error is made before prev goes. */
-	if (prev != NULL && cols != NULL)
-		col = content_unnamed_change(prev, content, cols, details);
-	else if (prev != NULL)
-		col = content_answers_unnamed(prev, content, details);
+	if (prev != NULL)
+		why = change_beyond(k, action, details, prev, content, &col);
 	rc = 0;
-	if (col != NULL && cols == NULL)
+	if (why == BEYOND_ANSWER)
 		rc = aerr_set(err, AV_USAGE, "assessment %lld's answer to %s is not what audit entry %lld "
 		    "recorded, and this %s does not name it: it was changed behind aivet's back; not re-sealed",
 		    (long long)id, col, (long long)seq, action);
-	else if (col != NULL)
+	else if (why != BEYOND_NONE)
 		rc = aerr_set(err, AV_USAGE, "%s %lld's %s is not what audit entry %lld recorded, and this %s "
-		    "does not name it: it was changed behind aivet's back; not re-sealed", type, (long long)id,
-		    col, (long long)seq, action);
+		    "does not %s it: it was changed behind aivet's back; not re-sealed", type, (long long)id,
+		    col, (long long)seq, action, why == BEYOND_ACTION ? "change" : "name");
 	cJSON_Delete(prev);
 	return rc;
 }
@@ -1022,11 +1048,6 @@ blobs_check(struct db *db, struct audit_status *out, struct aerr *err)
  * endpoint's credentials or engine, are rows of their own), and the newest edit
  * of a row must agree with what the row holds. An edit that names nothing, or
  * names a value the row does not hold, was not written by the edit it claims. */
-struct edit_kind {
-	const char *action, *type, *select;
-	const char *cols[10];
-};
-
 static const struct edit_kind edit_kinds[] = {
 	{ "vendor.edit", "vendor", "SELECT name, criticality, contact, notes FROM vendor WHERE id = ?",
 	  { "name", "criticality", "contact", "notes", NULL } },
@@ -1037,18 +1058,26 @@ static const struct edit_kind edit_kinds[] = {
 };
 #define NEDIT (sizeof edit_kinds / sizeof edit_kinds[0])
 
-/* An assessment's answers and evidence links, replayed by question: an entry
- * changes only those of the questions it names (content_answers_unnamed()). */
-static const struct edit_kind answers_kind = { "answer", "assessment", NULL, { NULL } };
+/* The other rows whose changes are replayed: each action changes only what
+ * it writes (content_action_overreach()), an assessment's answers and
+ * evidence links only for the questions its entry names. */
+static const struct edit_kind replay_kinds[] = {
+	{ "", "assessment", NULL, { NULL } },
+	{ "", "probe_run", NULL, { NULL } },
+	{ "", "incident", NULL, { NULL } },
+	{ "", "incident_task", NULL, { NULL } },
+};
 
-/* The fields an entry about a row of type must name when it changes them;
- * NULL for a type not edited by name. */
-static const char *const *
-edit_cols(const char *type)
+/* How a row of type is replayed; NULL when its changes are not. */
+static const struct edit_kind *
+replay_kind(const char *type)
 {
 	for (size_t i = 0; i < NEDIT; i++)
 		if (strcmp(edit_kinds[i].type, type) == 0)
-			return edit_kinds[i].cols;
+			return &edit_kinds[i];
+	for (size_t i = 0; i < sizeof replay_kinds / sizeof replay_kinds[0]; i++)
+		if (strcmp(replay_kinds[i].type, type) == 0)
+			return &replay_kinds[i];
 	return NULL;
 }
 
@@ -1185,20 +1214,16 @@ static void
 content_log_add(struct edit_log *l, const char *type, int64_t id, int64_t seq, const char *action,
     const char *details, const char *content)
 {
-	size_t i;
+	const struct edit_kind *k = replay_kind(type);
 
-	for (i = 0; i < NEDIT && strcmp(edit_kinds[i].type, type) != 0; i++)
-		;
-	if (i == NEDIT && strcmp(type, answers_kind.type) != 0)
+	if (k == NULL)
 		return;
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 64;
 		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
 	}
-	l->v[l->n] = (struct edit_entry){ id, seq, i < NEDIT ? &edit_kinds[i] : &answers_kind,
-	    xasprintf("%s%c%s%c%s", content, '\0',
-	    details, '\0', action) };
-	l->n++;
+	l->v[l->n++] = (struct edit_entry){ id, seq, k, xasprintf("%s%c%s%c%s", content, '\0', details, '\0',
+	    action) };
 }
 
 /* By kind and object, oldest first. */
@@ -1214,8 +1239,9 @@ content_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Each entry's content against its object's previous one: a field that
- * changed must be one the entry names, with the value it now holds. */
+/* Each entry's content against its object's previous one: what changed must
+ * be what the entry names, with the value it now holds, or what its action
+ * writes (change_beyond()). */
 static void
 content_replay(struct edit_log *l, struct audit_status *out)
 {
@@ -1228,21 +1254,25 @@ content_replay(struct edit_log *l, struct audit_status *out)
 		const char *content = e->details, *details = content + strlen(content) + 1;
 		const char *action = details + strlen(details) + 1, *col;
 		cJSON *cur = cJSON_Parse(content), *d;
+		enum beyond why;
 
 		if (i > 0 && l->v[i - 1].kind == e->kind && l->v[i - 1].id == e->id && prev != NULL) {
 			d = cJSON_Parse(details);
-			if (e->kind == &answers_kind) {
-				if ((col = content_answers_unnamed(prev, cur, d)) != NULL)
-					audit_status_keep(out, e->seq, "audit entry %lld (%s) changed assessment %lld's "
-					    "answer to %s from what audit entry %lld recorded without naming it: an "
-					    "entry names each answer it changes", (long long)e->seq, action,
-					    (long long)e->id, col, (long long)l->v[i - 1].seq);
-			} else if ((col = content_unnamed_change(prev, cur, e->kind->cols, d)) != NULL) {
+			why = change_beyond(e->kind, action, d, prev, cur, &col);
+			if (why == BEYOND_ANSWER)
+				audit_status_keep(out, e->seq, "audit entry %lld (%s) changed assessment %lld's "
+				    "answer to %s from what audit entry %lld recorded without naming it: an "
+				    "entry names each answer it changes", (long long)e->seq, action,
+				    (long long)e->id, col, (long long)l->v[i - 1].seq);
+			else if (why == BEYOND_ACTION)
+				audit_status_keep(out, e->seq, "audit entry %lld (%s) changed %s %lld's %s from what "
+				    "audit entry %lld recorded: that action does not change it", (long long)e->seq,
+				    action, e->kind->type, (long long)e->id, col, (long long)l->v[i - 1].seq);
+			else if (why == BEYOND_UNNAMED)
 				audit_status_keep(out, e->seq, "audit entry %lld (%s) changed %s %lld's %s from what "
 				    "audit entry %lld recorded without naming it: an entry names each field it "
 				    "changes", (long long)e->seq, action, e->kind->type, (long long)e->id, col,
 				    (long long)l->v[i - 1].seq);
-			}
 			cJSON_Delete(d);
 		}
 		cJSON_Delete(prev);

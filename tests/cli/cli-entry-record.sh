@@ -125,6 +125,13 @@ is "$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log")" "$n" "nothing was a
 run audit verify
 is "$rc:$errout" "1:aivet: audit chain broken: endpoint 1 does not match audit entry $eseq: edited after it was recorded" \
 	"still named by audit verify"
+# Nor a column no edit names (the endpoint moved to another vendor).
+cp "$T/run.db" "$AIVET_DB"
+"$AIVET" vendor add W >/dev/null
+sqlite3 "$AIVET_DB" "UPDATE endpoint SET vendor_id = 2 WHERE id = 1"
+run endpoint edit W/e --model aivet-sim-1
+is "$rc:$errout" "2:aivet: endpoint 1's vendor_id is not what audit entry $eseq recorded, and this endpoint.edit does not name it: it was changed behind aivet's back; not re-sealed" \
+	"an endpoint moved to another vendor by SQL: an edit does not re-seal it"
 # Nor a credential's reference changed by SQL, by an edit adding another.
 cp "$T/run.db" "$AIVET_DB"
 sqlite3 "$AIVET_DB" "UPDATE credential SET ref = 'env:MALLORY_KEY' WHERE label = 'alice'"
@@ -164,6 +171,21 @@ run endpoint archive V/e
 is "$rc" 0 "an endpoint archived$errout"
 run audit verify
 is "$rc" 0 "verifies$errout"
+
+# ---- a row changed beyond what its action writes: an incident's clock ----
+cp "$T/run.db" "$AIVET_DB"
+"$AIVET" incident open V --title leak --discovered 2026-11-01T00:00:00Z >/dev/null
+iseq=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log WHERE object_type = 'incident'")
+sqlite3 "$AIVET_DB" "SELECT sql || ';' FROM sqlite_master WHERE name = 'incident_facts_update'" >"$T/facts.sql"
+sqlite3 "$AIVET_DB" "DROP TRIGGER incident_facts_update;
+	UPDATE incident SET discovered_at = '2026-11-30T00:00:00.000Z' WHERE id = 1; $(cat "$T/facts.sql")"
+run incident status 1 investigating
+is "$rc:$errout" "2:aivet: incident 1's discovered_at is not what audit entry $iseq recorded, and this incident.status does not change it: it was changed behind aivet's back; not re-sealed" \
+	"the discovery moved by SQL: a status change does not re-seal it"
+n=$(append incident.status incident 1 row '{"from":"new","to":"new"}')
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: audit entry $n (incident.status) changed incident 1's discovered_at from what audit entry $iseq recorded: that action does not change it" \
+	"an entry appended over it: named by audit verify"
 
 # ---- a database written before entries held content ----
 cp "$T/run.db" "$AIVET_DB"

@@ -102,8 +102,11 @@ BEGIN
 	IF was IS NULL THEN
 		RETURN;
 	END IF;
-	FOREACH c IN ARRAY cols LOOP
-		IF (was ->> c) IS DISTINCT FROM (now ->> c) AND NOT (d ? c) THEN
+	-- The fields an edit names, then the columns none names, which only the
+	-- time of the change and the archiving move.
+	FOR c IN SELECT k FROM json_object_keys(now) AS k LOOP
+		IF (was ->> c) IS DISTINCT FROM (now ->> c) AND (CASE WHEN c = ANY (cols) THEN NOT (d ? c)
+		    ELSE c NOT IN ('updated_at', 'status') END) THEN
 			PERFORM aivet_refused(format('%s %s''s %s is not what audit entry %s recorded, and this %s '
 			    'does not name it: it was changed behind aivet''s back; not re-sealed', p_type, p_id, c,
 			    pseq, p_action));

@@ -58,6 +58,14 @@ is "$(pg_psql_as alice team -c "BEGIN" -c "UPDATE endpoint SET context_tokens = 
 	-c "COMMIT" 2>&1 | grep ERROR | head -1)" \
 	"ERROR:  endpoint 1's context_tokens is not what audit entry $eseq recorded, and this endpoint.edit does not name it: it was changed behind aivet's back; not re-sealed" \
 	"the colleague's endpoint alone: refused, naming its context"
+is "$(state)" "$before" "(the two changed nothing)"
+as owner vendor add W
+is "$(pg_psql_as alice team -c "BEGIN" -c "UPDATE endpoint SET vendor_id = 2, model = 'm' WHERE id = 1" \
+	-c "SELECT aivet_audit_append('2026-11-30T09:00:00.000Z', 'endpoint.edit', 'endpoint', 1, '{\"model\":\"m\"}')" \
+	-c "COMMIT" 2>&1 | grep ERROR | head -1)" \
+	"ERROR:  endpoint 1's vendor_id is not what audit entry $eseq recorded, and this endpoint.edit does not name it: it was changed behind aivet's back; not re-sealed" \
+	"a colleague's endpoint moved to another vendor beside a named change: refused"
+before=$(state)
 creds=$(pg_sql -d team "SELECT string_agg(label || '=' || ref, ',' ORDER BY label) FROM credential")
 is "$(pg_psql_as alice team -c "BEGIN" -c "UPDATE credential SET ref = 'env:MALLORY_KEY' WHERE label = 'bob'" \
 	-c "INSERT INTO credential (endpoint_id, label, ref, created_at) VALUES (1, 'carol', 'env:CAROL_KEY', '2026-11-30T09:00:00.000Z')" \

@@ -1328,6 +1328,27 @@ content_check(const char *action, const char *type, int64_t id, int64_t seq, con
 	content_log_add(log, type, id, seq, action, details, content);
 }
 
+/* The entry st holds (audit_verify_with()'s columns): entries hold full
+ * content from the first that does on (schema 017), *onset; each is checked
+ * (content_check()); one before it that seals a row moves content_from on. */
+static void
+entry_content(struct db_stmt *st, int64_t seq, const char *row_hash, int64_t *onset, struct edit_log *contents,
+    struct audit_status *out, struct audit_status *created)
+{
+	if (db_col_type(st, 10) != DB_NULL) {
+		if (*onset == 0)
+			*onset = seq;
+		content_check(col_text(st, 3), col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 6),
+		    col_text(st, 10), row_hash, contents, out, created);
+	} else if (row_hash != NULL && *onset != 0) {
+		audit_status_keep(out, seq, "audit entry %lld about %s %lld carries no content: every entry "
+		    "that seals a row since entry %lld holds the row's full content", (long long)seq,
+		    col_text(st, 4), (long long)db_col_int64(st, 5), (long long)*onset);
+	} else if (row_hash != NULL) {
+		out->content_from = seq + 1;
+	}
+}
+
 int
 audit_verify_with(struct db *db, const struct audit_check *const *checks, struct audit_status *out,
     struct aerr *err)
@@ -1381,19 +1402,7 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 		}
 		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 3), row_hash, &onset006);
 		edit_add(&edits, col_text(st, 3), col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 6));
-		/* Entries hold full content from the first that does on (schema 017). */
-		if (db_col_type(st, 10) != DB_NULL) {
-			if (content_onset == 0)
-				content_onset = seq;
-			content_check(col_text(st, 3), col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 6),
-			    col_text(st, 10), row_hash, &contents, out, &created);
-		} else if (row_hash != NULL && content_onset != 0) {
-			audit_status_keep(out, seq, "audit entry %lld about %s %lld carries no content: every entry "
-			    "that seals a row since entry %lld holds the row's full content", (long long)seq,
-			    col_text(st, 4), (long long)db_col_int64(st, 5), (long long)content_onset);
-		} else if (row_hash != NULL) {
-			out->content_from = seq + 1;
-		}
+		entry_content(st, seq, row_hash, &content_onset, &contents, out, &created);
 		/* The stored text of a hash that matched: 64 hex digits. */
 		memcpy(prev, col_text(st, 8), sizeof prev);
 		out->entries = seq;

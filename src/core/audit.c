@@ -9,7 +9,11 @@
  * (on PostgreSQL by the server, from the same parts), so every writer keeps
  * its one audit_append() call. A row written once is sealed once, by the
  * entry that created it; a mutable one by its newest entry, whose action
- * must edit it (seal_kinds[]).
+ * must edit it (seal_kinds[]). Since schema 017 such an entry also holds the
+ * row's full content (audit-content.h), which the row hash ties to it: verify
+ * replays the entries, comparing what each says of its row with the content
+ * and each change with what its entry names or its action writes, and an
+ * append that would re-seal a row changed behind aivet's back is refused.
  *
  * Canonical encoding (documented in aivet(1)): the fields seq, at, actor,
  * action, object_type, object_id, details, prev_hash, in that order, then

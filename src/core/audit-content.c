@@ -5,7 +5,9 @@
  * with the content it sealed (a trigger that rewrote a finding as it was
  * inserted, then was removed, leaves a row that matches its seal but not what
  * the run recorded); and the columns one content changed from the previous
- * one, each of which the entry that changed them must name.
+ * one, each of which the entry that changed them must name or its action
+ * write. It also holds the seal hash's netstrings, with which audit.c hashes
+ * rows and entries, so that the two files call each other one way only.
  */
 #include "config.h"
 
@@ -14,6 +16,96 @@
 
 #include "aivet/core.h"
 #include "audit-content.h"
+
+/* ---- the seal hash: netstrings into a buffered SHA-256 (audit.c hashes rows
+ * and entries with it) ---- */
+
+void
+sh_init(struct seal_hash *sh)
+{
+	crypto_hash_sha256_init(&sh->h);
+	sh->n = 0;
+}
+
+void
+sh_add(struct seal_hash *sh, const void *p, size_t n)
+{
+	if (n > sizeof sh->b - sh->n) {
+		crypto_hash_sha256_update(&sh->h, sh->b, sh->n);
+		sh->n = 0;
+	}
+	if (n >= sizeof sh->b) {
+		crypto_hash_sha256_update(&sh->h, p, n);
+		return;
+	}
+	memcpy(sh->b + sh->n, p, n);
+	sh->n += n;
+}
+
+void
+sh_final(struct seal_hash *sh, unsigned char md[crypto_hash_sha256_BYTES])
+{
+	crypto_hash_sha256_update(&sh->h, sh->b, sh->n);
+	crypto_hash_sha256_final(&sh->h, md);
+}
+
+/* "<length>:<bytes>," into the hash, its length written without printf. */
+void
+netstring(struct seal_hash *sh, const char *s)
+{
+	unsigned char head[24], digits[24];
+	size_t n = strlen(s), v = n, k = 0, d = 0;
+
+	do
+		digits[d++] = (unsigned char)('0' + v % 10);
+	while ((v /= 10) != 0);
+	while (d > 0)
+		head[k++] = digits[--d];
+	head[k++] = ':';
+	sh_add(sh, head, k);
+	sh_add(sh, s, n);
+	sh_add(sh, ",", 1);
+}
+
+/* The netstring of a decimal integer, written without printf: verify hashes two
+ * per entry. */
+void
+netstring_int(struct seal_hash *h, int64_t v)
+{
+	char num[24], *p = num + sizeof num;
+	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
+	*--p = '\0';
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	netstring(h, p);
+}
+
+void
+hash_begin(struct seal_hash *h, const char *type, int64_t id)
+{
+	sh_init(h);
+	netstring(h, type);
+	netstring_int(h, id);
+}
+
+/* Whether word is one of list's space-separated words. */
+int
+word_in(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; p != NULL && *p != '\0'; p += strcspn(p, " "), p += *p == ' ') {
+		if (strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- an entry's full content ---- */
 
 /* The next column name of a seal part's list ("id, run_id, ..."), into name;
  * the list's rest, or NULL at its end. */

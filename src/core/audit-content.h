@@ -1,7 +1,7 @@
 /*
  * audit-content.h: the full content an audit entry holds of the row it seals
- * (audit-content.c), and the hashing audit.c and it share. An entry's content
- * is its object's parts (seal-parts.h) as JSON:
+ * (audit-content.c), and the seal hash audit.c computes with it. An entry's
+ * content is its object's parts (seal-parts.h) as JSON:
  *   [{"table": T, "rows": [{COLUMN: TEXT-OR-NULL, ...}, ...]}, ...]
  * one element per part in seal-parts.h's order, each value the text the row
  * hash reads. The entry hash does not cover the content: its row_hash does,
@@ -18,7 +18,9 @@
 
 #include "seal-parts.h"
 
-/* A SHA-256 fed through a buffer (audit.c). */
+/* A SHA-256 fed through a buffer: verify hashes every row and entry as many
+ * short fields, so they go to the hash a buffer at a time rather than one
+ * call each (audit-content.c). */
 struct seal_hash {
 	crypto_hash_sha256_state h;
 	size_t n;
@@ -28,8 +30,10 @@ void sh_init(struct seal_hash *sh);
 void sh_add(struct seal_hash *sh, const void *p, size_t n);
 void sh_final(struct seal_hash *sh, unsigned char md[crypto_hash_sha256_BYTES]);
 void netstring(struct seal_hash *sh, const char *s);
+void netstring_int(struct seal_hash *h, int64_t v);
+/* The netstrings of an object's type and id: where its row hash begins. */
 void hash_begin(struct seal_hash *h, const char *type, int64_t id);
-/* Whether word is one of list's space-separated words (audit.c). */
+/* Whether word is one of list's space-separated words. */
 int word_in(const char *list, const char *word);
 
 /* The row hash of object id from its content, over parts[0..n) (one type's);

@@ -40,69 +40,10 @@
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
 
-void
-sh_init(struct seal_hash *sh)
-{
-	crypto_hash_sha256_init(&sh->h);
-	sh->n = 0;
-}
 
-void
-sh_add(struct seal_hash *sh, const void *p, size_t n)
-{
-	if (n > sizeof sh->b - sh->n) {
-		crypto_hash_sha256_update(&sh->h, sh->b, sh->n);
-		sh->n = 0;
-	}
-	if (n >= sizeof sh->b) {
-		crypto_hash_sha256_update(&sh->h, p, n);
-		return;
-	}
-	memcpy(sh->b + sh->n, p, n);
-	sh->n += n;
-}
 
-void
-sh_final(struct seal_hash *sh, unsigned char md[crypto_hash_sha256_BYTES])
-{
-	crypto_hash_sha256_update(&sh->h, sh->b, sh->n);
-	crypto_hash_sha256_final(&sh->h, md);
-}
 
-/* "<length>:<bytes>," into the hash, its length written without printf. */
-void
-netstring(struct seal_hash *sh, const char *s)
-{
-	unsigned char head[24], digits[24];
-	size_t n = strlen(s), v = n, k = 0, d = 0;
 
-	do
-		digits[d++] = (unsigned char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (d > 0)
-		head[k++] = digits[--d];
-	head[k++] = ':';
-	sh_add(sh, head, k);
-	sh_add(sh, s, n);
-	sh_add(sh, ",", 1);
-}
-
-/* The netstring of a decimal integer, written without printf: verify hashes two
- * per entry. */
-static void
-netstring_int(struct seal_hash *h, int64_t v)
-{
-	char num[24], *p = num + sizeof num;
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	*--p = '\0';
-	do
-		*--p = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (v < 0)
-		*--p = '-';
-	netstring(h, p);
-}
 
 /* A SHA-256 as aivet writes it (64 lower-case hex digits, nothing after) into its
  * bytes; 0 when s is anything else, which then matches no hash. */
@@ -178,18 +119,6 @@ kind_lookup(const char *type)
 	return &unnamed_kind;
 }
 
-/* Whether word is one of list's space-separated words. */
-int
-word_in(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; p != NULL && *p != '\0'; p += strcspn(p, " "), p += *p == ' ') {
-		if (strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
-			return 1;
-	}
-	return 0;
-}
 
 /* What an action is to a sealed type's rows. */
 enum seal_role { SEAL_CREATES, SEAL_EDITS, SEAL_NONE };
@@ -350,13 +279,6 @@ hash_row(struct seal_hash *h, struct db_stmt *st, int first)
 	}
 }
 
-void
-hash_begin(struct seal_hash *h, const char *type, int64_t id)
-{
-	sh_init(h);
-	netstring(h, type);
-	netstring_int(h, id);
-}
 
 static void
 hash_end(struct seal_hash *h, char out[65])

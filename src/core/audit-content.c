@@ -275,6 +275,8 @@ static const struct detail_col detail_cols[] = {
 	{ "probe.exchange", "status", "exchange", "response_status", 1 },
 };
 
+static const cJSON *part_rows(const cJSON *content, const char *table);
+
 const char *
 content_creation_mismatch(const char *action, const cJSON *details, const cJSON *content,
     const char **col, const char **text_out)
@@ -301,6 +303,29 @@ content_creation_mismatch(const char *action, const cJSON *details, const cJSON 
 		}
 	}
 	return NULL;
+}
+
+int
+content_links_mismatch(const char *action, const cJSON *details, const cJSON *content)
+{
+	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(details, "evidence"), *rows, *r, *id;
+	int n = 0;
+
+	if (strcmp(action, "probe.finding") != 0 || !cJSON_IsArray(ids) ||
+	    (rows = part_rows(content, "finding_evidence")) == NULL)
+		return 0;
+	/* Each link is one the entry names, and each it names is a link (ids are distinct). */
+	cJSON_ArrayForEach(r, rows) {
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "evidence_id");
+		int found = 0;
+
+		cJSON_ArrayForEach(id, ids)
+			found = found || (cJSON_IsString(e) && content_value_is(id, e->valuestring));
+		if (!found)
+			return 1;
+		n++;
+	}
+	return n != cJSON_GetArraySize(ids);
 }
 
 /* Whether an endpoint edit's details name the credential labelled label: a

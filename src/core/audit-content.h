@@ -49,6 +49,10 @@ int content_hash(const struct seal_part *parts, size_t n, int64_t id, const cJSO
 const char *content_creation_mismatch(const char *action, const cJSON *details, const cJSON *content,
     const char **col, const char **text);
 
+/* Whether a finding's evidence links (finding_evidence in its content) are
+ * other than the evidence its probe.finding entry names; 0 for any other. */
+int content_links_mismatch(const char *action, const cJSON *details, const cJSON *content);
+
 /* The field (value, note) of the answer to question *qid that an answer
  * entry's details (answer.set, answer.clear, answer.note; an import's changes,
  * the last about each question) give otherwise than the assessment's content

@@ -1241,6 +1241,10 @@ content_check(const char *action, const char *type, int64_t id, int64_t seq, con
 			    col, text ? text : "null", (long long)seq, action, key,
 			    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, key)) ?
 			    cJSON_GetObjectItemCaseSensitive(d, key)->valuestring : "another value");
+		else if (content_links_mismatch(action, d, c))
+			audit_status_keep(created, seq, "%s %lld's evidence links are not the evidence audit entry %lld "
+			    "(%s) that created it names: they were rewritten as they were written", first->label,
+			    (long long)id, (long long)seq, action);
 		cJSON_Delete(d);
 	} else if (strncmp(action, "answer.", 7) == 0 && strcmp(type, "assessment") == 0) {
 		d = cJSON_Parse(details);

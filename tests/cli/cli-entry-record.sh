@@ -4,13 +4,14 @@
 # and replays the entries. The attacks of issue 43 on SQLite, as they were run:
 # triggers planted for one honest run (every new finding rewritten to
 # USAGE_MISSING/info, every failing probe result to pass) and put back byte for
-# byte are named, the run's own entries still saying what it found; an
-# endpoint edited with SQL is not re-sealed by an honest no-op edit; an edit
-# entry that names some of the fields it changed is named; so is an answer a
-# trigger rewrote. A content edited behind the chain does not hash to its
-# entry's row hash. A database written
-# before entries held content migrates and verifies, and says from which
-# entry on content is held.
+# byte are named, the run's own entries still saying what it found (so are a
+# finding's evidence links dropped as they were written); an endpoint edited
+# with SQL is not re-sealed by an honest no-op edit; an edit entry that names
+# some of the fields it changed is named; so is an answer a trigger rewrote,
+# and an incident's discovery moved behind a status change. A content edited
+# behind the chain does not hash to its entry's row hash. A database written
+# before entries held content migrates and verifies, and says from which entry
+# on content is held.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sim-lib.sh"
 . "$TESTS_SRCDIR/lib/probe-lib.sh"
@@ -68,6 +69,22 @@ fseq=$(entry "object_type = 'finding' AND object_id = $fid")
 run audit verify
 is "$rc:$errout" "1:aivet: audit chain broken: finding $fid's code is USAGE_MISSING where audit entry $fseq (probe.finding) that created it says code is LEAK_CROSS_TENANT: the row was rewritten as it was written" \
 	"a finding rewritten as it was written: named by audit verify"
+
+# A finding's evidence links dropped as they were written.
+sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1
+probe_setup openai 8192
+sqlite3 "$AIVET_DB" "CREATE TRIGGER zl BEFORE INSERT ON finding_evidence BEGIN SELECT RAISE(IGNORE); END"
+run probe run V/e --probe canary --yes
+sim_stop
+sqlite3 "$AIVET_DB" "DROP TRIGGER zl"
+fid=$(sqlite3 "$AIVET_DB" "SELECT min(id) FROM finding")
+fseq=$(entry "object_type = 'finding' AND object_id = $fid")
+is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM finding_evidence; SELECT json_array_length(details, '$.evidence') > 0 FROM audit_log WHERE seq = $fseq")" \
+	"0
+1" "(the finding has no evidence links, its entry names some: the attack)"
+run audit verify
+is "$rc:$errout" "1:aivet: audit chain broken: finding $fid's evidence links are not the evidence audit entry $fseq (probe.finding) that created it names: they were rewritten as they were written" \
+	"named by audit verify"
 
 # An honest run verifies, every sealing entry holding its row's content.
 sim_start --context 8192 --pool 5324 --tenants "$PROBE_TENANTS" --fault disagg-placeholder || exit 1

@@ -305,27 +305,49 @@ content_creation_mismatch(const char *action, const cJSON *details, const cJSON 
 	return NULL;
 }
 
+/* Whether finding_evidence row r links the evidence id names. */
+static int
+link_is(const cJSON *id, const cJSON *r)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "evidence_id");
+
+	return cJSON_IsString(e) && content_value_is(id, e->valuestring);
+}
+
+/* Whether one of ids names the evidence row r links. */
+static int
+link_named(const cJSON *ids, const cJSON *r)
+{
+	const cJSON *id;
+
+	cJSON_ArrayForEach(id, ids)
+		if (link_is(id, r))
+			return 1;
+	return 0;
+}
+
 int
 content_links_mismatch(const char *action, const cJSON *details, const cJSON *content)
 {
 	const cJSON *ids = cJSON_GetObjectItemCaseSensitive(details, "evidence"), *rows, *r, *id;
-	int n = 0;
 
 	if (strcmp(action, "probe.finding") != 0 || !cJSON_IsArray(ids) ||
 	    (rows = part_rows(content, "finding_evidence")) == NULL)
 		return 0;
-	/* Each link is one the entry names, and each it names is a link (ids are distinct). */
-	cJSON_ArrayForEach(r, rows) {
-		const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "evidence_id");
+	/* Each link is one the entry names, and each it names is a link (an id
+	 * named twice is one link). */
+	cJSON_ArrayForEach(r, rows)
+		if (!link_named(ids, r))
+			return 1;
+	cJSON_ArrayForEach(id, ids) {
 		int found = 0;
 
-		cJSON_ArrayForEach(id, ids)
-			found = found || (cJSON_IsString(e) && content_value_is(id, e->valuestring));
+		cJSON_ArrayForEach(r, rows)
+			found = found || link_is(id, r);
 		if (!found)
 			return 1;
-		n++;
 	}
-	return n != cJSON_GetArraySize(ids);
+	return 0;
 }
 
 /* Whether an endpoint edit's details name the credential labelled label: a

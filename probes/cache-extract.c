@@ -309,7 +309,7 @@ guess_round(struct probe_env *env, struct ce *s, int i, const struct buf *a, int
 	for (int d = 0; d < ALPHABET; d++)
 		order[d] = (char)(unit_base(i) + d);
 	for (int d = ALPHABET - 1; d > 0; d--) {
-		int j = (int)randombytes_uniform((uint32_t)d + 1);
+		int j = (int)px_uniform(env, (uint32_t)d + 1);
 		char t = order[d];
 
 		order[d] = order[j];
@@ -364,7 +364,7 @@ recover(struct probe_env *env, struct ce *s, const struct buf *a, int64_t au)
 /* The secret, its seeds and A's planted text: each unit followed by its padding. Returns
  * the planted words, or 0 when no layout fits a prompt stored whole (s->units then 0). */
 static int64_t
-plant(const struct probe_env *env, struct ce *s, struct buf *a)
+plant(struct probe_env *env, struct ce *s, struct buf *a)
 {
 	int64_t bytes;
 
@@ -382,8 +382,8 @@ plant(const struct probe_env *env, struct ce *s, struct buf *a)
 	}
 	buf_init(a);
 	for (int i = 0; i < SECRET_UNITS; i++) {
-		s->secret[i] = (char)(unit_base(i) + (int)randombytes_uniform(ALPHABET));
-		randombytes_buf(&s->pad_seed[i], sizeof s->pad_seed[i]);
+		s->secret[i] = (char)(unit_base(i) + (int)px_uniform(env, ALPHABET));
+		px_random(env, &s->pad_seed[i], sizeof s->pad_seed[i]);
 	}
 	for (int i = 0; i < s->units; i++) {
 		char one[2];
@@ -664,8 +664,8 @@ cache_extract_run(struct probe_env *env, struct probe_outcome *out)
 	s.r = xcalloc(MAX_REQUESTS, sizeof *s.r);
 	s.text = xcalloc(MAX_REQUESTS, sizeof *s.text);
 	s.open_units = px_units_for(env, opening_tokens(env));
-	randombytes_buf(&s.open_seed, sizeof s.open_seed);
-	randombytes_buf(&s.meas_seed, sizeof s.meas_seed);
+	px_random(env, &s.open_seed, sizeof s.open_seed);
+	px_random(env, &s.meas_seed, sizeof s.meas_seed);
 	if (measure(env, &s) == 0 && s.reported > 0 && s.block <= MAX_BLOCK &&
 	    s.measured_cached >= 2 && s.count_max >= opening_tokens(env) / 4)
 		au = plant(env, &s, &a);

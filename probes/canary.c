@@ -349,7 +349,7 @@ canary_run(struct probe_env *env, struct probe_outcome *out)
 
 	c->nt = env->ntenants;
 	c->nr = rounds(env);
-	randombytes_buf(&c->shared_seed, sizeof c->shared_seed);
+	px_random(env, &c->shared_seed, sizeof c->shared_seed);
 	if (send_quiet_wave(env, c) == 0) {
 		sent = 1;
 		for (int p = 0; p < c->nt && !env->budget_hit && sent; p++)

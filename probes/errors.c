@@ -41,7 +41,7 @@ errors_run(struct probe_env *env, struct probe_outcome *out)
 
 	memset(r, 0, sizeof r);
 	snprintf(model, sizeof model, "aivet-no-such-model-");
-	random_alnum(model + strlen(model), 12);
+	px_random_alnum(env, model + strlen(model), 12);
 	for (int k = 0; k < E_COUNT; k++) {
 		if (k == E_MISSING_STREAM && !env->prov->can_stream)
 			continue;

@@ -159,10 +159,10 @@ test_json(const struct mwu *m)
 
 /* Shuffles the four requests that follow each trial's prime (Fisher-Yates). */
 static void
-shuffle_trial(int *order)
+shuffle_trial(struct probe_env *env, int *order)
 {
 	for (int i = 3; i > 0; i--) {
-		int j = (int)randombytes_uniform((uint32_t)i + 1), t = order[i];
+		int j = (int)px_uniform(env, (uint32_t)i + 1), t = order[i];
 
 		order[i] = order[j];
 		order[j] = t;
@@ -171,17 +171,17 @@ shuffle_trial(int *order)
 
 /* Fills trials [from, to) of r and kind: fresh random openings, shuffled order. */
 static void
-make_trials(struct px_req *r, int *kind, int64_t open_units, size_t from, size_t to, int ta,
-    int tb)
+make_trials(struct probe_env *env, struct px_req *r, int *kind, int64_t open_units, size_t from,
+    size_t to, int ta, int tb)
 {
 	for (size_t trial = from; trial < to; trial++) {
 		uint64_t opening, fresh;
 		int order[4] = { K_PRIMED, K_CONTROL, K_OWN, K_SHORT };
 		struct px_req *q = &r[trial * K_N];
 
-		randombytes_buf(&opening, sizeof opening);
-		randombytes_buf(&fresh, sizeof fresh);
-		shuffle_trial(order);
+		px_random(env, &opening, sizeof opening);
+		px_random(env, &fresh, sizeof fresh);
+		shuffle_trial(env, order);
 		kind[trial * K_N] = K_PRIME;
 		for (int k = 0; k < 4; k++)
 			kind[trial * K_N + 1 + (size_t)k] = order[k];
@@ -443,7 +443,7 @@ same_org_counts(struct probe_env *env, struct probe_outcome *out, int64_t open_u
 
 	for (int k = 0; k < K_N; k++)
 		t[k] = xcalloc(COUNT_TRIALS, sizeof *t[k]);
-	make_trials(r, kind, open_units, 0, COUNT_TRIALS, ta, ts);
+	make_trials(env, r, kind, open_units, 0, COUNT_TRIALS, ta, ts);
 	if (px_send(env, r, n, 1) == 0) {
 		collect(env, out, r, kind, 0, n, t, cnt, tally);
 		read_counts(env, r, kind, n, cs);
@@ -519,7 +519,7 @@ say_undecided(struct probe_env *env, struct probe_outcome *out, cJSON *d, const 
 static int
 counts_phase(struct probe_env *env, struct probe_outcome *out, struct pt *s)
 {
-	make_trials(s->r, s->kind, s->open_units, 0, COUNT_TRIALS, s->ta, s->tb);
+	make_trials(env, s->r, s->kind, s->open_units, 0, COUNT_TRIALS, s->ta, s->tb);
 	if (px_send(env, s->r, (size_t)COUNT_TRIALS * K_N, 1) != 0)
 		return -1;
 	collect(env, out, s->r, s->kind, 0, (size_t)COUNT_TRIALS * K_N, s->t, s->cnt, &s->tally);
@@ -564,7 +564,7 @@ timing_looks(struct probe_env *env, struct probe_outcome *out, struct pt *s)
 			s->stopped = "the run's token budget does not cover the next look";
 			break;
 		}
-		make_trials(s->r, s->kind, s->open_units, s->sent_trials, to, s->ta, s->tb);
+		make_trials(env, s->r, s->kind, s->open_units, s->sent_trials, to, s->ta, s->tb);
 		/* One at a time, in order: B's "primed" request must follow A's prime. */
 		if (px_send(env, &s->r[s->sent_trials * K_N], (to - s->sent_trials) * K_N, 1) != 0)
 			return -1;

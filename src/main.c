@@ -38,8 +38,9 @@ static const struct opt global_opts[] = {
 
 /* The options before the command, declared as a command's are. */
 static const struct cmd_entry global_entry = {
-	"aivet", NULL, global_opts, "Vets hosted AI inference vendors: assess, probe, prove.", NULL,
-	NULL, NULL
+	.name = "aivet",
+	.opts = global_opts,
+	.summary = "Vets hosted AI inference vendors: assess, probe, prove.",
 };
 
 static void

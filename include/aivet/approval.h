@@ -85,4 +85,27 @@ void approval_statement_field(const char *text, const char *name, char *out, siz
 char *approval_reviewer_path(const char *reviewer);
 int approval_reviewer_key(const char *reviewer, struct minisign_pub *pub, int *found, struct aerr *err);
 
+/* ---- reviewer keys from a checkpoint (src/domain/report/approval-trust.c: the report
+ * room's, which checks signed files) ---- */
+
+/* Adds to a checkpoint's JSON the reviewer keys the chain holds up to entry
+ * upto: "reviewer_names" (APPROVAL_NAMES_LOGINS, or APPROVAL_NAMES_SELF on
+ * SQLite) and "reviewer_keys", each person's first registered key
+ * {person, key_id, public_key, entry}. */
+int approval_checkpoint_keys(struct db *db, int64_t upto, cJSON *checkpoint, struct aerr *err);
+/* Where a reviewer key trusted from a checkpoint comes from. */
+struct approval_trust_source {
+	int64_t entries;            /* the checkpoint's position */
+	int64_t entry;              /* the key's 'key.register' entry */
+	int self_declared;          /* the names were self-declared (SQLite) */
+	char signer[1100];          /* why the checkpoint's signer is trusted */
+	char signer_key_id[17];
+};
+/* Reviewer's key as the checkpoint at path records it, only when the
+ * checkpoint's signature verifies with a key this user trusts (AV_FINDINGS
+ * else); AV_USAGE when it records no key of reviewer's. *is_checkpoint 0
+ * (and 0 returned) when path is not an aivet audit checkpoint. */
+int approval_checkpoint_key(const char *path, const char *reviewer, struct minisign_pub *pub,
+    struct approval_trust_source *src, int *is_checkpoint, struct aerr *err);
+
 #endif

@@ -231,19 +231,6 @@ int assessment_claims(struct db *db, const struct assessment *a, struct claim_li
 void assessment_claims_on(const struct assessment *a, const struct claim_evidence *ev,
     struct claim_list *out);
 
-/*
- * The vendor's notification SLA for incidents, from its answers to
- * exposure_notification_time (llm-inference-isolation) and
- * breach_notification_time (hipaa-ai-vendor): for each, the answer of the
- * newest final assessment, else of the newest draft; answers that are no
- * duration are skipped; the shorter of the two wins. Returns 0 and fills
- * *seconds and source ("assessment 3, hipaa-ai-vendor
- * breach_notification_time"), 1 when no assessment answers them, -1 on a
- * database error (err set).
- */
-int vendor_notification_sla(struct db *db, int64_t vendor_id, int64_t *seconds, char *source,
-    size_t source_len, struct aerr *err);
-
 /* ---- the vendor sheet (assess-sheet.c) ---- */
 int assessment_export(const struct assessment *a, const char *format, struct buf *out,
     struct aerr *err);

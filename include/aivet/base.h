@@ -108,6 +108,10 @@ void sha256_hex(const void *data, size_t len, char out[65]);
  * invalid UTF-8 become visible escapes (\x1b, \u202e); with keep_lines, LF
  * and tab pass through. Escaping twice changes nothing. Returns malloc'ed text. */
 char *text_escape(const char *s, size_t n, int keep_lines);
+/* Appends s for a Markdown table cell or line: control characters escaped
+ * (text_escape), HTML markup and entities escaped, '|' escaped, and each line
+ * break replaced by newline ("<br>" or " "). */
+void md_escape(struct buf *b, const char *s, const char *newline);
 /* Imported text (a sheet's cell) may hold no C0 control character but tab
  * and line breaks (LF, CR): the first other one as a problem
  * ("holds the control character U+001B (ESC) at character 4: ..."),

@@ -24,16 +24,26 @@ struct db_stmt;   /* a prepared statement and its current row */
 enum { DB_OK = 0, DB_ERROR = 1, DB_ROW = 100, DB_DONE = 101 };
 /* A column's type in the current row (db_col_type). */
 enum { DB_INTEGER = 1, DB_FLOAT = 2, DB_TEXT = 3, DB_BLOB = 4, DB_NULL = 5 };
-/* What a store does itself rather than leave to aivet (db_has). */
+/* What a store does itself rather than leave to aivet (db_has), each named
+ * for what it means to the caller, as curl's backends declare what they
+ * support: a store sets every bit that holds for it (PostgreSQL all four,
+ * an SQLite file none), and a caller asks the one it rests on. */
 enum db_feature {
-	/* The server knows who connects and holds aivet's roles (PostgreSQL):
-	 * the actor is the login, and owners, roles and grants are the server's.
-	 * Without it whoever can write the file can do anything. */
-	DB_LOGINS = 1,
-	/* Evidentiary writes go through the server's functions (db_write), which
-	 * check the workflow, take the actor from the login and compute the seals
-	 * and hashes themselves: aivet sends none (PostgreSQL). */
-	DB_SERVER_WRITES = 2,
+	/* The actor is the login the server authenticated: --actor speaks for
+	 * no one else, and a name an approval signs was established by the
+	 * server, not typed. Without it the actor is whatever name is given. */
+	DB_ACTOR_IS_LOGIN = 1 << 0,
+	/* The server holds aivet's roles: owners, grants and who may do what
+	 * are its; without it whoever can write the store can do anything. */
+	DB_ROLES = 1 << 1,
+	/* The store computes seals and hashes itself: it reads the audit
+	 * chain's head and seals an entry or an evidence row as it writes it,
+	 * so aivet sends none, and a row with its entry is one call. */
+	DB_STORE_SEALS = 1 << 2,
+	/* The server checks the workflow: evidentiary writes go through its
+	 * functions (db_write's server form), which refuse a step the workflow
+	 * does not allow, whoever connects. */
+	DB_CHECKS_WORKFLOW = 1 << 3,
 };
 
 /* Opens, creating and migrating, the database SPEC names: "postgresql://..." or
@@ -87,7 +97,7 @@ const char *db_sqlstate(struct db *db);   /* PostgreSQL's SQLSTATE of the last e
 /*
  * One step of a domain operation that writes evidentiary rows, named once:
  * the backend chooses its form. On SQLite the statements in sqlite[] run in
- * order; on a store with DB_SERVER_WRITES (PostgreSQL) the one call pg, a
+ * order; on a store that checks the workflow (DB_CHECKS_WORKFLOW: PostgreSQL) the one call pg, a
  * SECURITY DEFINER function of db/pg/008-workflow.sql that checks the
  * workflow's rules, takes the actor from the login and computes the seals
  * (the roles cannot write those tables themselves). All are bound from one argument list, "?N" naming

@@ -35,6 +35,9 @@ struct http_req {
 	char *userpwd;                /* SigV4 "KEYID:SECRET" (sodium memory is the caller's) */
 	char *aws_sigv4;              /* "aws:amz:REGION:SERVICE" */
 	const char *cainfo;           /* PEM file of CAs to trust instead of the system's, or NULL */
+	/* A body made from a recipe is left streamed, unmeasured and unhashed (body_len 0):
+	 * for a rejudge, which sends nothing and compares such a body by its recipe. */
+	int by_recipe;
 };
 
 /* Adds a header; a secret one is recorded as "[redacted]". */

@@ -73,6 +73,19 @@ struct probe_opts {
  * interrupted or failed, AV_USAGE for bad options. */
 int probe_run_endpoint(struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int64_t *run_id, struct aerr *err);
+/* Judges the recorded run again from its exchanges alone (nothing is sent or
+ * written) and compares with its stored results and findings: a line per
+ * probe in out, "re-derived" or each difference, counted in *differences.
+ * Fails (AV_USAGE) for a run that cannot be re-derived (other judging rules,
+ * none recorded, a sealed exchange) and (AV_RUNTIME) when the probes asked for
+ * an exchange the record lacks or sent one other than recorded. */
+int probe_rejudge_run(struct aivet *av, int64_t run_id, struct buf *out, int *differences,
+    struct aerr *err);
+/* The same for a run as a report bundle carries it: run is its entry of
+ * report.json's probe_runs (probes, options, results, findings), exchanges its
+ * exchanges' evidence files, parsed. */
+int probe_rejudge_doc(struct aivet *av, const cJSON *run, const cJSON *exchanges, struct buf *out,
+    int *differences, struct aerr *err);
 /* The plan without sending anything: {"depth", "probes":[{name, requests, tokens_in,
  * tokens_in_expected, tokens_out}], "requests", "tokens_in", "tokens_in_expected",
  * "tokens_out", "cost_usd"|null, "tokens_in_cached_expected", "cost_usd_expected"|null}
@@ -267,12 +280,21 @@ struct px_req {
 	int resized;
 	int64_t first_size_tokens, first_evidence_id;
 	double ttft_ms;               /* time to the first body byte (first token when streaming) */
+	int64_t after;                /* answers the run had had when it was sent (a replay's order) */
 };
 
 /* Sends n requests with the run's concurrency (or `concurrency` when > 0).
  * Returns 0 when all were sent or skipped for budget, AV_RUNTIME when interrupted. */
 int px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency);
 void px_free(struct px_req *r, size_t n);
+/* The run's random values (probe-replay.c): n bytes, and a number below upper
+ * (upper >= 1), drawn from the run's recorded seed, so a rejudge draws them
+ * again; probes draw nothing from anywhere else. */
+void px_random(struct probe_env *env, void *out, size_t n);
+uint32_t px_uniform(struct probe_env *env, uint32_t upper);
+void px_random_alnum(struct probe_env *env, char *out, size_t n);
+/* Whether the run is a rejudge over its record (probe-replay.c). */
+int px_replaying(const struct probe_env *env);
 /* The evidence id of the exchange that sent the canary, 0 while not recorded (probe-judge.c). */
 int64_t px_leak_evidence(const struct probe_env *env, const struct px_leak *l);
 /* Words of filler that make a prompt of about `tokens` tokens. */

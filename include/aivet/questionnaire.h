@@ -141,7 +141,5 @@ int answer_chose(const cJSON *value, const char *choice);
 int answer_risk(const struct q_question *qq, const cJSON *value);
 /* The allowed values, for humans: "yes|no", "number (tokens)", ... (malloc'ed). */
 char *question_allowed(const struct q_question *qq);
-/* "24h", "5d", "90m", "2w" -> seconds; -1 when malformed. */
-int duration_seconds(const char *s, int64_t *out);
 
 #endif

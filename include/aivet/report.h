@@ -216,6 +216,15 @@ struct verify_result {
  * Returns 0 when it could check (see res->ok), an error for a missing directory. */
 int bundle_verify(const char *dir, const struct minisign_pub *given, const char *given_source,
     const char *given_name, const char *tsa_cert, struct verify_result *res, struct aerr *err);
+/* Every probe run of a verified bundle judged again from the bundle's exchanges
+ * alone (rejudge.c): a line per run and probe in out, "re-derived" or each
+ * difference, counted in *differences with each run that could not be
+ * re-derived and each exchange file missing. */
+struct aivet;
+/* What VERIFY.txt says --rejudge proves and what not. */
+void rejudge_verify_text(struct buf *b);
+int bundle_rejudge(struct aivet *av, const char *dir, struct buf *out, int *differences,
+    struct aerr *err);
 /* The minisign signature PATH.minisig over PATH by a trusted signer, under the same
  * rules (claimed: the key the file says it is from, or NULL). Fills res (key, trusted
  * comment, trust, problems); returns 0. */

@@ -37,6 +37,10 @@ int vendor_list_rated(struct db *db, int all, struct vendor_list *out, struct ae
 int vendor_each_rated(struct db *db, int all, void (*each)(const struct vendor *v, void *ctx),
     void *ctx, struct aerr *err);
 
+/* The one JSON form of a vendor: its row, then endpoint_list when it has one,
+ * then rating, rating_basis and draft when it is rated, then in_work. */
+cJSON *vendor_to_json(const struct vendor *v);
+
 /* One vendor with its endpoint_list (archived endpoints too) and its rating:
  * "vendor show" and the TUI's vendor screen. */
 int vendor_show_load(struct db *db, int64_t id, struct vendor *out, struct aerr *err);

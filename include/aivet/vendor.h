@@ -1,6 +1,8 @@
 /*
  * aivet/vendor.h: vendors and reading endpoints (vendor.c, the domain):
- * names and their checks, lookups, listings and writes.
+ * names and their checks, lookups, listings and writes; and a vendor's terms
+ * (vendor-terms.c): durations as answers give them and the notification
+ * time the vendor committed to.
  */
 #ifndef AIVET_VENDOR_H
 #define AIVET_VENDOR_H
@@ -103,9 +105,11 @@ int vendor_list_load(struct db *db, int all, struct vendor_list *out, struct aer
  * time, the record valid during the call: a list of many is never held whole. */
 int vendor_each(struct db *db, int all, void (*each)(const struct vendor *v, void *ctx), void *ctx,
     struct aerr *err);
-/* The one JSON form of a vendor: its row, then endpoint_list when it has one,
- * then rating, rating_basis and draft when it is rated. */
-cJSON *vendor_to_json(const struct vendor *v);
+/* A vendor's own part of its JSON form: its row, then endpoint_list when it
+ * has one; and in_work when it has it. vendor_to_json (vendor-rating.h) puts
+ * the rating between them. */
+cJSON *vendor_row_to_json(const struct vendor *v);
+void vendor_in_work_add_json(cJSON *o, const struct vendor *v);
 /* A vendor's name and an endpoint's "VENDOR/NAME" by id; "" when there is no such row. */
 int vendor_name(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
 int endpoint_ref(struct db *db, int64_t id, char *out, size_t n, struct aerr *err);
@@ -126,5 +130,23 @@ int vendor_edit(struct db *db, const char *actor, const char *ref, const struct 
     struct aerr *err);
 /* Archives the vendor named by ref (NAME or ID) and its active endpoints. */
 int vendor_archive(struct db *db, const char *actor, const char *ref, struct aerr *err);
+
+/* ---- a vendor's terms (vendor-terms.c): what assessments and incidents both read ---- */
+
+/* "24h", "5d", "90m", "2w" -> seconds; -1 when malformed. */
+int duration_seconds(const char *s, int64_t *out);
+
+/*
+ * The vendor's notification SLA for incidents, from its answers to
+ * exposure_notification_time (llm-inference-isolation) and
+ * breach_notification_time (hipaa-ai-vendor): for each, the answer of the
+ * newest final assessment, else of the newest draft; answers that are no
+ * duration are skipped; the shorter of the two wins. Returns 0 and fills
+ * *seconds and source ("assessment 3, hipaa-ai-vendor
+ * breach_notification_time"), 1 when no assessment answers them, -1 on a
+ * database error (err set).
+ */
+int vendor_notification_sla(struct db *db, int64_t vendor_id, int64_t *seconds, char *source,
+    size_t source_len, struct aerr *err);
 
 #endif

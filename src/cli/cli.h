@@ -35,15 +35,20 @@ void cli_terminal_init(void);
 
 /* ---- commands (commands.c and cmd-*.c) ----
  *
- * A command declares what it takes, as tmux does: its positional targets and
- * a table of options, each with its argument's name and a help line. One
- * parser (opt_next) walks the table, the usage line and --help are printed
- * from it, and tests/cli/cli-options.sh checks that aivet(1) names every option.
+ * A command declares what it takes, as tmux's cmd_entry does, with designated
+ * fields: its positional targets, a table of options (each with its
+ * argument's name and a help line) and an option naming a target. The
+ * framework parses the command line by those declarations, counts and
+ * resolves the targets, and hands exec the result (struct cmd_args): no
+ * command parses argv itself (tests/unit/cmd-decl.sh). The usage line and
+ * --help are printed from the same tables, and tests/cli/cli-options.sh
+ * checks that aivet(1) names every option.
  *
- * Adding an option: a line in the subcommand's table and a case in its
- * opt_next() loop. Adding a subcommand: a function and a line in its
- * command's subcommand table. Adding a command: a file src/cli/cmd-NAME.c
- * exporting "const struct cmd_entry cmd_NAME_entry", named in commands.c.
+ * Adding an option: a line in the subcommand's table, and exec reading it
+ * with args_has()/args_get() (or args->opt[] in order). Adding a subcommand:
+ * a function and a line in its command's subcommand table. Adding a command:
+ * a file src/cli/cmd-NAME.c exporting "const struct cmd_entry
+ * cmd_NAME_entry", named in commands.c.
  */
 
 /* How an option shows in the usage line ("[--x ARG]" unless said otherwise). */
@@ -55,18 +60,21 @@ enum {
 	OPT_UNDER = 1 << 4,     /* optional, only with the one before: "[--file PATH [--effective DATE]]" */
 	OPT_FORM = 1 << 5,      /* starts the command's other form: "... | probe run --all ..." */
 	OPT_OPTARG = 1 << 6,    /* the argument may be left out: "[--eu-data [yes|no]]" */
+	OPT_HIDDEN = 1 << 7,    /* not in the usage line nor --help: read only for exec to refuse it
+	                         * by name in its own words ("takes no --reviewer: ...") */
 };
 
 struct opt {
 	const char *name;   /* the long name without "--"; NULL ends the table */
-	int id;             /* what opt_next() returns for it: > 0, unique in the table, not : or ? */
+	int id;             /* its id in struct cmd_args: > 0, unique in the table, not : or ? */
 	const char *arg;    /* the argument's name as usage shows it ("0-4", "USD"); NULL: a flag */
 	const char *help;   /* one line for --help */
 	unsigned flags;     /* OPT_* above */
 };
 
-/* What a positional names. The framework resolves a declared one before the
- * command reads it (opt_next), and target_resolve() resolves one by hand. */
+/* What a positional (or the entry's target option) names: the framework
+ * resolves a declared one before exec runs, by the one resolver, which names
+ * an unknown one the same way everywhere. */
 enum target_kind {
 	TARGET_END,         /* ends a command's args[] */
 	TARGET_WORD,        /* taken as written (a file, a text, a name to create) */
@@ -90,28 +98,70 @@ struct cmd_arg {
 	int optional;
 };
 #define ARG_MANY 2
+/* The last one only: given any number of times, none included
+ * ("[VENDOR/ENDPOINT...]" beside a form without them, "--all"). */
+#define ARG_ANY 3
 
 /* A command's args[]: ARGS({ TARGET_ENDPOINT, 0 }, { TARGET_WORD, 1 }). */
 #define ARGS(...) ((const struct cmd_arg[]){ __VA_ARGS__, { TARGET_END, 0 } })
 /* A command that takes no positionals: any one is "unexpected". */
 #define ARGS_NONE ((const struct cmd_arg[]){ { TARGET_END, 0 } })
 
-/* A command, or a subcommand in its command's table. */
+/* What the framework hands a command's exec, as tmux's args_parse() does:
+ * the options as given, already checked against the command's table (an
+ * unknown one, one of a sibling's, a missing value are refused before exec
+ * runs), its positionals, and the declared targets resolved. */
+struct cmd_opt_given {
+	int id;                 /* the option's id in the table */
+	int64_t target;         /* the id its argument names, for the entry's target option */
+	char *arg;              /* its argument (a word of argv), NULL for a flag or an OPT_OPTARG left out */
+};
+struct cmd_args {
+	int argc;               /* the positionals: argv[0] to argv[argc - 1] */
+	char **argv;
+	int64_t target[CMD_ARGS_MAX];   /* positional i's id, when args declares a target there */
+	int64_t *ids;           /* argv[i]'s id (0 for a word): every one of an ARG_MANY or ARG_ANY */
+	const char *word[CMD_ARGS_MAX]; /* positional slot i's word as given, NULL when left out */
+	int nopt;               /* the options, in the order given */
+	struct cmd_opt_given *opt;
+};
+/* How many times option id was given (0: not at all). */
+int args_has(const struct cmd_args *a, int id);
+/* The argument option id was last given with, or NULL. */
+const char *args_get(const struct cmd_args *a, int id);
+/* The id the argument of option id (the entry's target option) last named,
+ * resolved by the framework; 0 when it was not given. */
+int64_t args_target(const struct cmd_args *a, int id);
+/* Each argument of a repeated option in turn: *at starts at 0; NULL at the end.
+ *	for (int at = 0; (v = args_next(a, O_CLOCK, &at)) != NULL;) */
+const char *args_next(const struct cmd_args *a, int id, int *at);
+
+/* A command, or a subcommand in its command's table, declared with
+ * designated fields as tmux's cmd_entry is. */
 struct cmd_entry {
 	const char *name;
 	const char *targets;    /* positionals as usage shows them ("VENDOR/NAME", "[VENDOR]"), or NULL */
 	const struct opt *opts; /* NULL: no options */
 	const char *summary;    /* one line */
-	int (*exec)(struct aivet *av, int argc, char **argv, struct aerr *err);
+	/* Runs the command on what the framework parsed and resolved. */
+	int (*exec)(struct aivet *av, const struct cmd_args *args, struct aerr *err);
 	/* A command with subcommands has exec NULL and this table, ending in an
 	 * entry whose name is NULL; cmd_run() dispatches and prints their help. */
 	const struct cmd_entry *subs;
-	/* Its positionals, ending in TARGET_END, or NULL when exec checks them
-	 * itself. When declared, opt_next() refuses too few or too many, in one
-	 * wording for all, and resolves each target: the parser's target[i] is
-	 * the id of positional i (0 for a word or one left out; an ARG_MANY
-	 * positional's are all resolved, the first CMD_ARGS_MAX kept there). */
+	/* Its positionals, ending in TARGET_END: every command that runs declares
+	 * them (tests/unit/cmd-decl.sh; ARGS_NONE for none). The framework
+	 * refuses too few or too many, in one wording for all, and resolves each
+	 * target: args->target[i]
+	 * is the id of slot i (0 for a word or one left out), args->ids[k] that of
+	 * args->argv[k] (every one of an ARG_MANY or ARG_ANY slot). */
 	const struct cmd_arg *args;
+	/* An option whose argument names a target, as tmux's -t does ("--vendor
+	 * VENDOR"): the framework resolves each one given before exec, which reads
+	 * the id with args_target(). opt 0: none. */
+	struct {
+		int opt;
+		enum target_kind kind;
+	} target;
 };
 
 /* One run of the command line: the library's invocation and what only the
@@ -152,12 +202,14 @@ int usage_error(const struct aivet *av, struct aerr *err, const char *fmt, ...)
 #define OPT_MAX 40   /* options in one table at most */
 
 /*
- * The one option parser: GNU long options ("--x ARG", "--x=ARG", unambiguous
- * prefixes), options and positionals in any order, "--" ends the options.
+ * The one option parser, run by the framework for every command (and by
+ * main for the global options; no command calls it): GNU long options
+ * ("--x ARG", "--x=ARG", unambiguous prefixes), options and positionals in
+ * any order, "--" ends the options.
  *	struct opt_parser p;
  *	opt_begin(&p, av, argc, argv);
  *	while ((c = opt_next(&p, err)) > 0)
- *		switch (c) { case O_JSON: json = 1; break; ... p.arg ... }
+ *		switch (c) { case 'h': ...; ... p.arg ... }
  *	if (c < 0)
  *		return err->code;
  *	... positionals are p.argv[p.ind] to p.argv[p.argc - 1] ...
@@ -174,25 +226,15 @@ struct opt_parser {
 	struct aivet *av;
 	int64_t target[CMD_ARGS_MAX];   /* the declared targets' ids (struct cmd_entry's args) */
 	const char *word[CMD_ARGS_MAX]; /* each declared slot's word as given, NULL when left out */
+	int64_t *ids;         /* each positional's id, in order (allocated; args_parse keeps it) */
 	struct option lo[OPT_MAX + 1];   /* private: the table as getopt_long reads it */
 };
 void opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv);
 int opt_next(struct opt_parser *p, struct aerr *err);
 /* The table of a subcommand whose one option is --json. */
 extern const struct opt opt_json_only[];
-/* Parses a subcommand declared with opt_json_only and its positionals (the
- * entry's args, counted and resolved by opt_next): *json, the first
- * positional at argv[*first]; refusals exit 2 with the usage line. */
-int opt_json_args(struct aivet *av, int argc, char **argv, int *json, int *first, struct aerr *err);
-/* Takes the next word as the current option's argument (an OPT_OPTARG
- * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
-char *opt_take(struct opt_parser *p);
 /* Prints a table's options as --help does (main's global options). */
 void cmd_print_options(FILE *out, const struct opt *opts);
-
-/* The one resolver of VENDOR (name or id) and VENDOR/NAME targets: the row's
- * id, or AV_USAGE naming what is unknown and where to list them. */
-int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err);
 
 /* Prints a JSON array element by element (for long lists). */
 struct json_stream {
@@ -206,7 +248,7 @@ void json_stream_end(struct json_stream *js);
 
 /* "aivet incident due" (cmd-incident-due.c), a subcommand of "aivet incident". */
 extern const struct opt incident_due_opts[];   /* "incident due" declares them beside its code */
-int incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err);
+int incident_due_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err);
 
 /* The options a run is asked with, shared by "probe run", "probe queue" and
  * "schedule add" (cmd-probe.c): their ids, their table lines, and the one
@@ -228,16 +270,17 @@ struct probe_opts;
 int probe_run_opt(const struct aivet *av, int c, const char *arg, struct probe_opts *po,
     struct aerr *err);
 /* What "probe queue" and "schedule add" are asked to run: the endpoints named
- * as VENDOR/ENDPOINT..., or with --all (and --vendor) the vendor's id and, when
- * expand, every active endpoint (of that vendor); ids the caller's to free.
- * The usage errors are worded once for both. */
+ * as VENDOR/ENDPOINT... (declared ARG_ANY, resolved by the framework), or with
+ * --all (and --vendor, the entry's target option: its word and id) the
+ * vendor's id and, when expand, every active endpoint (of that vendor); ids
+ * the caller's to free. The usage errors are worded once for both. */
 struct probe_targets {
 	int64_t *ids;
 	size_t n;
 	int64_t vendor_id;
 };
-int probe_targets(struct aivet *av, const struct opt_parser *p, int all, const char *vendor, int expand,
-    struct probe_targets *t, struct aerr *err);
+int probe_targets(struct aivet *av, const struct cmd_args *a, int all, const char *vendor,
+    int64_t vendor_id, int expand, struct probe_targets *t, struct aerr *err);
 /* New ids, one a line, or as a JSON array. */
 void probe_ids_print(const int64_t *ids, size_t n, int json);
 

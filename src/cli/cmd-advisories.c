@@ -12,14 +12,13 @@
 #include "cli.h"
 
 static int
-advisories_import_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+advisories_import_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct db *db;
-	int json, first, stored, skipped;
+	int json = args_has(args, 'j'), stored, skipped;
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0 ||
-	    (db = av_db(av, err)) == NULL ||
-	    advisory_import(db, av->actor, argv[first], &stored, &skipped, err) != 0)
+	if ((db = av_db(av, err)) == NULL ||
+	    advisory_import(db, av->actor, args->argv[0], &stored, &skipped, err) != 0)
 		return err->code;
 	if (json) {
 		cJSON *o = cJSON_CreateObject();
@@ -35,14 +34,13 @@ advisories_import_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-advisories_list_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+advisories_list_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct advisory_list l;
 	struct db *db;
-	int json, first;
+	int json = args_has(args, 'j');
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0 ||
-	    (db = av_db(av, err)) == NULL || advisory_list_load(db, &l, err) != 0)
+	if ((db = av_db(av, err)) == NULL || advisory_list_load(db, &l, err) != 0)
 		return err->code;
 	if (json)
 		json_emit(advisory_list_to_json(&l));
@@ -58,14 +56,17 @@ advisories_list_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry advisories_subs[] = {
-	{ "import", "FILE|DIR", opt_json_only, "import OSV advisories (a file, an array, or a "
-	  "directory of .json files)", advisories_import_cmd, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "list", NULL, opt_json_only, "list the advisories engine versions are checked against",
-	  advisories_list_cmd, NULL, ARGS_NONE },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "import", .targets = "FILE|DIR", .opts = opt_json_only,
+	  .summary = "import OSV advisories (a file, an array, or a directory of .json files)",
+	  .exec = advisories_import_cmd, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "list", .opts = opt_json_only,
+	  .summary = "list the advisories engine versions are checked against",
+	  .exec = advisories_list_cmd, .args = ARGS_NONE },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_advisories_entry = {
-	"advisories", NULL, NULL, "the OSV advisories the engine probe checks versions against",
-	NULL, advisories_subs, NULL
+	.name = "advisories",
+	.summary = "the OSV advisories the engine probe checks versions against",
+	.subs = advisories_subs,
 };

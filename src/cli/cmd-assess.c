@@ -24,39 +24,15 @@ db_ready(struct aivet *av, struct aerr *err)
 	return db;
 }
 
-/* Commands declaring their positionals (the framework counts and resolves
- * them) and maybe --json: *id is the first target's id, argv[*ind] the first
- * positional. */
 static int
-parse_id_json(struct aivet *av, int argc, char **argv, int *json, int *ind, int64_t *id,
-    struct aerr *err)
+assess_start(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	int c;
-
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		if (json != NULL)   /* --json, where the table declares it */
-			*json = 1;
-	if (c < 0)
-		return err->code;
-	*ind = p.ind;
-	*id = p.target[0];
-	return 0;
-}
-
-static int
-assess_start(struct aivet *av, int argc, char **argv, struct aerr *err)
-{
-	int ind;
 	struct db *db;
-	int64_t vendor, qrow, id;
+	int64_t vendor = args->target[0], qrow, id;
 	struct assessment *a;
 
-	if (parse_id_json(av, argc, argv, NULL, &ind, &vendor, err) != 0)
-		return err->code;
 	if ((db = db_ready(av, err)) == NULL ||
-	    questionnaire_lookup(db, argv[ind + 1], &qrow, err) != 0 ||
+	    questionnaire_lookup(db, args->word[1], &qrow, err) != 0 ||
 	    assessment_start(db, av->actor, vendor, qrow, &id, err) != 0 ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
@@ -67,39 +43,25 @@ assess_start(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-assess_answer(struct aivet *av, int argc, char **argv, struct aerr *err)
+assess_answer(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	char **files = xcalloc((size_t)argc, sizeof *files);
-	const char *note = NULL, *effective = NULL;
-	int c, nfiles = 0, set_note = 0, clear = 0, rc = 0;
+	char **files = xcalloc((size_t)args->nopt + 1, sizeof *files);
+	const char *note = args_get(args, 'n'), *effective = args_get(args, 'E');
+	int nfiles = 0, set_note = args_has(args, 'n'), clear = args_has(args, 'c'), rc = 0;
 	struct assessment_answer_input in;
 	struct assessment_answer_result res = { 0 };
 	struct db *db;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		switch (c) {
-		case 'n':
-			note = p.arg, set_note = 1;
-			break;
-		case 'e':
-			files[nfiles++] = p.arg;
-			break;
-		case 'E':
-			effective = p.arg;
-			break;
-		case 'c':
-			clear = 1;
-			break;
-		}
-	}
-	if (c < 0 || (db = db_ready(av, err)) == NULL) {
+	for (int i = 0; i < args->nopt; i++)
+		if (args->opt[i].id == 'e')
+			files[nfiles++] = args->opt[i].arg;
+	if ((db = db_ready(av, err)) == NULL) {
 		rc = err->code;
 		goto out;
 	}
 	in = (struct assessment_answer_input){
-		.id = p.target[0], .ref = p.word[0], .question = p.word[1], .value = p.word[2], .note = note,
+		.id = args->target[0], .ref = args->word[0], .question = args->word[1], .value = args->word[2],
+		.note = note,
 		.effective = effective, .set_note = set_note, .clear = clear,
 		.files = files, .nfiles = nfiles,
 	};
@@ -131,18 +93,15 @@ print_assessment(const struct assessment *a, const struct claim_list *claims)
 }
 
 static int
-assess_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+assess_show(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct assessment *a;
-	int json = 0;
-	int64_t id = 0;
+	int json = args_has(args, 'j');
+	int64_t id = args->target[0];
 	struct db *db;
 	struct claim_list claims;
 	cJSON *o;
 
-	if (parse_id_json(av, argc, argv, &json, &ind, &id, err) != 0)
-		return err->code;
 	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
@@ -199,18 +158,17 @@ free_list_rows(struct list_row *rows, size_t n)
 }
 
 static int
-assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+assess_list(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int json = 0, ind;
-	int64_t vendor = 0;
+	int json = args_has(args, 'j');
+	int64_t vendor = args->target[0];
 	struct db *db;
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
 	struct list_row *rows;
 
-	if (parse_id_json(av, argc, argv, &json, &ind, &vendor, err) != 0 ||
-	    (db = db_ready(av, err)) == NULL)
+	if ((db = db_ready(av, err)) == NULL)
 		return err->code;
 	if (assessment_ids(db, vendor, &ids, &nids, err) != 0)
 		return err->code;
@@ -276,21 +234,18 @@ assess_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
+assess_history(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct assessment *a;
-	int json = 0, qi;
-	int64_t id;
+	int json = args_has(args, 'j'), qi;
+	int64_t id = args->target[0];
 	struct db *db;
 	cJSON *arr;
 
-	if (parse_id_json(av, argc, argv, &json, &ind, &id, err) != 0)
-		return err->code;
 	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_load(db, id, &a, err) != 0)
 		return err->code;
-	if (assessment_question(a, argv[ind + 1], &qi, err) != 0 ||
+	if (assessment_question(a, args->word[1], &qi, err) != 0 ||
 	    assessment_history(db, a, qi, &arr, err) != 0) {
 		assessment_free(a);
 		return err->code;
@@ -311,14 +266,11 @@ assess_history(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
+assess_submit(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
-	int64_t id;
+	int64_t id = args->target[0];
 	struct db *db;
 
-	if (parse_id_json(av, argc, argv, NULL, &ind, &id, err) != 0)
-		return err->code;
 	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_submit(db, av->actor, id, err) != 0)
 		return err->code;
@@ -328,31 +280,23 @@ assess_submit(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 static const struct opt approve_opts[] = {
 	{ "key", 'k', "NAME", "your key in the key store (default: the one registered to you)", 0 },
+	{ "reviewer", 'R', "NAME", "refused by name: the reviewer is who runs aivet", OPT_HIDDEN },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 
 static int
-assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
+assess_approve(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	int64_t id;
+	int64_t id = args->target[0];
 	struct db *db;
 	struct minisign_sec *sec = NULL;
-	const char *key = NULL;
-	int c, rc, signed_;
+	const char *key = args_get(args, 'k');
+	int rc, signed_;
 
 	/* --reviewer is refused by name: the reviewer is the actor, never a typed name. */
-	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-		if (strcmp(argv[i], "--reviewer") == 0 || strncmp(argv[i], "--reviewer=", 11) == 0)
-			return usage_error(av, err, "assess approve takes no --reviewer: the reviewer is "
-			    "who runs aivet (now %s), signing with their own key", av->actor);
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		if (c == 'k')
-			key = p.arg;
-	if (c < 0)
-		return err->code;
-	id = p.target[0];
+	if (args_has(args, 'R'))
+		return usage_error(av, err, "assess approve takes no --reviewer: the reviewer is "
+		    "who runs aivet (now %s), signing with their own key", av->actor);
 	if ((db = db_ready(av, err)) == NULL ||
 	    (key != NULL && keystore_name_check(key, err) != 0) ||
 	    approval_key_load(db, av->actor, key, 1, &sec, err) != 0)
@@ -368,14 +312,11 @@ assess_approve(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
+assess_reopen(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
-	int64_t id, new_id;
+	int64_t id = args->target[0], new_id;
 	struct db *db;
 
-	if (parse_id_json(av, argc, argv, NULL, &ind, &id, err) != 0)
-		return err->code;
 	if ((db = db_ready(av, err)) == NULL ||
 	    assessment_reopen(db, av->actor, id, &new_id, err) != 0)
 		return err->code;
@@ -388,27 +329,16 @@ assess_reopen(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
+assess_export(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *format = NULL, *output = NULL, *due = NULL;
+	const char *format = args_get(args, 'f'), *output = args_get(args, 'o');
+	const char *due = args_get(args, 'd');
 	struct assessment *a;
 	struct buf b;
-	int64_t id;
+	int64_t id = args->target[0];
 	struct db *db;
-	int c, rc;
+	int rc;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'f')
-			format = p.arg;
-		else if (c == 'o')
-			output = p.arg;
-		else if (c == 'd')
-			due = p.arg;
-	}
-	if (c < 0)
-		return err->code;
 	if (format == NULL)
 		return usage_error(av, err, "assess export needs --format csv, md or xlsx");
 	if (strcmp(format, "csv") != 0 && strcmp(format, "md") != 0 && strcmp(format, "xlsx") != 0)
@@ -417,7 +347,6 @@ assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return usage_error(av, err, "--format xlsx needs --output FILE (a workbook is no text)");
 	if (due != NULL && strcmp(format, "xlsx") != 0)
 		return usage_error(av, err, "--due is written in a workbook: it needs --format xlsx");
-	id = p.target[0];
 	if ((db = db_ready(av, err)) == NULL || assessment_load(db, id, &a, err) != 0)
 		return err->code;
 	if (strcmp(format, "xlsx") == 0) {
@@ -438,16 +367,15 @@ assess_export(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
-/* assess import --start VENDOR FILE.xlsx: a new assessment from a workbook. */
+/* assess import --start VENDOR FILE.xlsx: a new assessment from a workbook
+ * for vendor vid (the framework resolved --start). */
 static int
-import_start(struct aivet *av, struct db *db, const char *vendor, const char *path,
-    struct buf *problems, struct aerr *err)
+import_start(struct aivet *av, struct db *db, int64_t vid, const char *path, struct buf *problems,
+    struct aerr *err)
 {
-	int64_t vid, id;
+	int64_t id;
 	int changed = 0;
 
-	if (target_resolve(db, TARGET_VENDOR, vendor, &vid, err) != 0)
-		return err->code;
 	if (assessment_import_xlsx_start(db, av->actor, vid, path, problems, &id, &changed, err) != 0)
 		return err->code;
 	printf("assessment %lld started from %s: %d answer%s\n", (long long)id, path, changed,
@@ -456,26 +384,19 @@ import_start(struct aivet *av, struct db *db, const char *vendor, const char *pa
 }
 
 static int
-assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
+assess_import(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *start = NULL, *path;
+	const char *start = args_get(args, 's'), *path;
 	struct assessment *a;
 	struct buf problems;
 	int64_t id;
 	struct db *db;
-	int changed = 0, rc, c;
+	int changed = 0, rc;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		if (c == 's')
-			start = p.arg;
-	if (c < 0)
-		return err->code;
-	if ((start != NULL) == (p.word[0] != NULL))
+	if ((start != NULL) == (args->word[0] != NULL))
 		return usage_error(av, err, start ? "assess import --start takes no ASSESSMENT: it starts one" :
 		    "assess import needs an ASSESSMENT (or --start VENDOR for a new one)");
-	path = p.word[1];
+	path = args->word[1];
 	if (start != NULL && !sheet_is_workbook(path))
 		return usage_error(av, err, "--start needs a workbook (.xlsx) made by 'aivet questionnaire "
 		    "export' or 'aivet assess export': it names its questionnaire");
@@ -483,8 +404,8 @@ assess_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	buf_init(&problems);
 	if (start != NULL) {
-		rc = import_start(av, db, start, path, &problems, err);
-	} else if ((rc = assessment_load(db, id = p.target[0], &a, err)) == 0) {
+		rc = import_start(av, db, args_target(args, 's'), path, &problems, err);
+	} else if ((rc = assessment_load(db, id = args->target[0], &a, err)) == 0) {
 		rc = assessment_import_sheet(db, av->actor, a, path, &problems, &changed, err);
 		if (rc == 0)
 			term_printf(stdout, "assessment %lld: %d answer%s changed from %s\n", (long long)id, changed,
@@ -516,33 +437,42 @@ static const struct opt import_opts[] = {
 };
 
 static const struct cmd_entry assess_subs[] = {
-	{ "start", "VENDOR QUESTIONNAIRE[@VERSION]", NULL, "start an assessment of a vendor (draft)",
-	  assess_start, NULL, ARGS({ TARGET_VENDOR, 0 }, { TARGET_WORD, 0 }) },
-	{ "answer", "ASSESSMENT QUESTION [VALUE]", answer_opts,
-	  "answer a question, with a note and evidence", assess_answer, NULL,
-	  ARGS({ TARGET_ASSESSMENT, 0 }, { TARGET_WORD, 0 }, { TARGET_WORD, 1 }) },
-	{ "show", "ASSESSMENT", opt_json_only, "show answers, risk, score and probe-checked claims",
-	  assess_show, NULL, ARGS({ TARGET_ASSESSMENT, 0 }) },
-	{ "list", "[VENDOR]", opt_json_only, "list assessments", assess_list, NULL,
-	  ARGS({ TARGET_VENDOR, 1 }) },
-	{ "history", "ASSESSMENT QUESTION", opt_json_only, "every change to one answer", assess_history,
-	  NULL, ARGS({ TARGET_ASSESSMENT, 0 }, { TARGET_WORD, 0 }) },
-	{ "submit", "ASSESSMENT", NULL, "send a draft for review (answers lock)", assess_submit, NULL,
-	  ARGS({ TARGET_ASSESSMENT, 0 }) },
-	{ "approve", "ASSESSMENT", approve_opts, "approve an assessment in review (final), signed "
-	  "with your own registered key",
-	  assess_approve, NULL, ARGS({ TARGET_ASSESSMENT, 0 }) },
-	{ "reopen", "ASSESSMENT", NULL,
-	  "return a review to draft, or start a new round of a final one", assess_reopen, NULL,
-	  ARGS({ TARGET_ASSESSMENT, 0 }) },
-	{ "export", "ASSESSMENT", export_opts, "the sheet a vendor fills in", assess_export, NULL,
-	  ARGS({ TARGET_ASSESSMENT, 0 }) },
-	{ "import", "[ASSESSMENT] FILE", import_opts, "read a filled-in sheet back (CSV or .xlsx)",
-	  assess_import, NULL, ARGS({ TARGET_ASSESSMENT, 1 }, { TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "start", .targets = "VENDOR QUESTIONNAIRE[@VERSION]",
+	  .summary = "start an assessment of a vendor (draft)", .exec = assess_start,
+	  .args = ARGS({ TARGET_VENDOR, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "answer", .targets = "ASSESSMENT QUESTION [VALUE]", .opts = answer_opts,
+	  .summary = "answer a question, with a note and evidence", .exec = assess_answer,
+	  .args = ARGS({ TARGET_ASSESSMENT, 0 }, { TARGET_WORD, 0 }, { TARGET_WORD, 1 }) },
+	{ .name = "show", .targets = "ASSESSMENT", .opts = opt_json_only,
+	  .summary = "show answers, risk, score and probe-checked claims",
+	  .exec = assess_show, .args = ARGS({ TARGET_ASSESSMENT, 0 }) },
+	{ .name = "list", .targets = "[VENDOR]", .opts = opt_json_only,
+	  .summary = "list assessments", .exec = assess_list,
+	  .args = ARGS({ TARGET_VENDOR, 1 }) },
+	{ .name = "history", .targets = "ASSESSMENT QUESTION", .opts = opt_json_only,
+	  .summary = "every change to one answer", .exec = assess_history,
+	  .args = ARGS({ TARGET_ASSESSMENT, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "submit", .targets = "ASSESSMENT",
+	  .summary = "send a draft for review (answers lock)", .exec = assess_submit,
+	  .args = ARGS({ TARGET_ASSESSMENT, 0 }) },
+	{ .name = "approve", .targets = "ASSESSMENT", .opts = approve_opts,
+	  .summary = "approve an assessment in review (final), signed with your own registered key",
+	  .exec = assess_approve, .args = ARGS({ TARGET_ASSESSMENT, 0 }) },
+	{ .name = "reopen", .targets = "ASSESSMENT",
+	  .summary = "return a review to draft, or start a new round of a final one",
+	  .exec = assess_reopen, .args = ARGS({ TARGET_ASSESSMENT, 0 }) },
+	{ .name = "export", .targets = "ASSESSMENT", .opts = export_opts,
+	  .summary = "the sheet a vendor fills in", .exec = assess_export,
+	  .args = ARGS({ TARGET_ASSESSMENT, 0 }) },
+	{ .name = "import", .targets = "[ASSESSMENT] FILE", .opts = import_opts,
+	  .summary = "read a filled-in sheet back (CSV or .xlsx)", .exec = assess_import,
+	  .args = ARGS({ TARGET_ASSESSMENT, 1 }, { TARGET_WORD, 0 }),
+	  .target = { 's', TARGET_VENDOR } },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_assess_entry = {
-	"assess", NULL, NULL, "vendor assessments: questionnaires answered, scored and reviewed",
-	NULL, assess_subs, NULL
+	.name = "assess",
+	.summary = "vendor assessments: questionnaires answered, scored and reviewed",
+	.subs = assess_subs,
 };

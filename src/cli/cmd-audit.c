@@ -20,7 +20,8 @@
 #include "aivet/report.h"
 #include "aivet/tsa.h"
 
-#define ANCHOR_MAX 8192
+/* A checkpoint: its position, head and the reviewer keys it records. */
+#define ANCHOR_MAX (1024 * 1024)
 
 struct anchor {
 	const char *path;
@@ -147,31 +148,16 @@ anchor_check(struct db *db, const struct anchor *a, struct audit_status *st, str
 
 /* --key NAME or --pubkey FILE: the signer an anchor must be from (else the keyring). */
 static int
-audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+audit_verify_cmd(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *against = NULL, *key = NULL, *pubfile = NULL, *tsa_cert = NULL;
+	const char *against = args_get(a, 'a'), *key = args_get(a, 'k'), *pubfile = args_get(a, 'p');
+	const char *tsa_cert = args_get(a, 'c');
+	int json = args_has(a, 'j');
 	struct minisign_pub pub;
 	struct audit_status st;
-	struct anchor a;
+	struct anchor anchor;
 	struct db *db;
-	int c, json = 0;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'a')
-			against = p.arg;
-		else if (c == 'k')
-			key = p.arg;
-		else if (c == 'p')
-			pubfile = p.arg;
-		else if (c == 'j')
-			json = 1;
-		else if (c == 'c')
-			tsa_cert = p.arg;
-	}
-	if (c < 0)
-		return err->code;
 	if (tsa_cert != NULL && against == NULL)
 		return usage_error(av, err, "--tsa-cert checks the time-stamp of --against");
 	if (key != NULL && pubfile != NULL)
@@ -182,12 +168,12 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	/* The anchor first: one that does not verify is bad input, whatever the database holds. */
 	if (against != NULL && anchor_read(against, key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
-	    key ? key : pubfile, tsa_cert, &a, err) != 0)
+	    key ? key : pubfile, tsa_cert, &anchor, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL || audit_verify(db, &st, err) != 0)
 		return err->code;
 	if (against != NULL) {
-		anchor_check(db, &a, &st, err);
+		anchor_check(db, &anchor, &st, err);
 		if (err->code != 0)
 			return err->code;
 	}
@@ -206,12 +192,12 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		if (against != NULL) {
 			cJSON *x = cJSON_AddObjectToObject(o, "anchor");
 
-			cJSON_AddStringToObject(x, "path", a.path);
-			cJSON_AddStringToObject(x, "kind", a.kind);
-			cJSON_AddNumberToObject(x, "entries", (double)a.entries);
-			cJSON_AddStringToObject(x, "head", a.head);
-			cJSON_AddStringToObject(x, "signer_trusted_as", a.why);
-			cJSON_AddItemToObject(x, "time_stamp", tsa_status_json(&a.tsa));
+			cJSON_AddStringToObject(x, "path", anchor.path);
+			cJSON_AddStringToObject(x, "kind", anchor.kind);
+			cJSON_AddNumberToObject(x, "entries", (double)anchor.entries);
+			cJSON_AddStringToObject(x, "head", anchor.head);
+			cJSON_AddStringToObject(x, "signer_trusted_as", anchor.why);
+			cJSON_AddItemToObject(x, "time_stamp", tsa_status_json(&anchor.tsa));
 		}
 		json_emit(o);
 	}
@@ -227,11 +213,11 @@ audit_verify_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		if (against != NULL) {
 			struct buf w;
 
-			term_printf(stdout, "  holds the %s's head at entry %lld (%s, signed by %s)\n", a.kind,
-			    (long long)a.entries, a.path, a.why);
+			term_printf(stdout, "  holds the %s's head at entry %lld (%s, signed by %s)\n", anchor.kind,
+			    (long long)anchor.entries, anchor.path, anchor.why);
 			buf_init(&w);
-			tsa_status_words(&a.tsa, &w);
-			if (a.tsa.requested)
+			tsa_status_words(&anchor.tsa, &w);
+			if (anchor.tsa.requested)
 				printf("  %s\n", w.data);
 			buf_free(&w);
 		}
@@ -255,9 +241,12 @@ checkpoint_tsa(const char *opt, char url[1024], struct aerr *err)
 	return rc;
 }
 
-/* The checkpoint's JSON: the chain's position and head, when, and by which key. */
+/* The checkpoint's JSON: the chain's position and head, when, by which key,
+ * and the reviewer keys registered by then (an auditor may trust them from
+ * it: 'key trust --reviewer NAME CHECKPOINT'); NULL on error. */
 static char *
-checkpoint_json(const struct audit_status *st, char *at, char *keyid, char *pubkey)
+checkpoint_json(struct db *db, const struct audit_status *st, char *at, char *keyid, char *pubkey,
+    struct aerr *err)
 {
 	struct audit_checkpoint cp = { .entries = st->entries, .at = at, .signer_key_id = keyid,
 	    .signer_public_key = pubkey };
@@ -266,6 +255,10 @@ checkpoint_json(const struct audit_status *st, char *at, char *keyid, char *pubk
 
 	memcpy(cp.head, st->head, sizeof cp.head);
 	o = audit_checkpoint_to_json(&cp);
+	if (approval_checkpoint_keys(db, st->entries, o, err) != 0) {
+		cJSON_Delete(o);
+		return NULL;
+	}
 	text = cJSON_Print(o);
 	cJSON_Delete(o);
 	if (text == NULL)
@@ -320,10 +313,10 @@ checkpoint_print(const char *out, const char *sigpath, const struct audit_status
 }
 
 static int
-audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+audit_checkpoint_cmd(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *out = NULL, *key = "aivet", *tsa = NULL;
+	const char *out = args_get(a, 'o'), *key = args_has(a, 'k') ? args_get(a, 'k') : "aivet";
+	const char *tsa = args_get(a, 'T');
 	struct minisign_sec *sec = NULL;
 	struct tsa_status ts = { 0 };
 	char tsa_url[sizeof ts.url];
@@ -332,19 +325,8 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	struct buf line;
 	char at[32], keyid[MINISIGN_KEYID_LEN + 1], *text, *sigpath;
 	struct db *db;
-	int c, rc;
+	int rc;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'o')
-			out = p.arg;
-		else if (c == 'k')
-			key = p.arg;
-		else if (c == 'T')
-			tsa = p.arg;
-	}
-	if (c < 0)
-		return err->code;
 	if (out == NULL)
 		return usage_error(av, err, "--out FILE is required");
 	if (checkpoint_tsa(tsa, tsa_url, err) != 0)
@@ -374,8 +356,9 @@ audit_checkpoint_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 	buf_init(&line);
 	minisign_pubkey_base64(&pub, &line);
 	now_iso(at);
-	text = checkpoint_json(&st, at, keyid, line.data);
-	rc = checkpoint_write(sec, out, sigpath, text, &st, at, tsa_url, &ts, err);
+	text = checkpoint_json(db, &st, at, keyid, line.data, err);
+	rc = text == NULL ? err->code :
+	    checkpoint_write(sec, out, sigpath, text, &st, at, tsa_url, &ts, err);
 	if (rc == 0)
 		checkpoint_print(out, sigpath, &st, keyid, line.data, &ts);
 	minisign_sec_free(sec);
@@ -400,24 +383,14 @@ log_entry(const struct audit_entry *e, void *ctx)
 }
 
 static int
-audit_log_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+audit_log_cmd(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	struct opt_parser p;
 	int64_t limit = 50;
-	int c, json = 0;
+	int json = args_has(a, 'j');
 	struct db *db;
 	cJSON *arr;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'l') {
-			if (parse_int_opt("--limit", p.arg, 1, INT64_MAX, &limit, err) != 0)
-				return err->code;
-		} else if (c == 'j') {
-			json = 1;
-		}
-	}
-	if (c < 0)
+	if (args_has(a, 'l') && parse_int_opt("--limit", args_get(a, 'l'), 1, INT64_MAX, &limit, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
@@ -456,13 +429,10 @@ static const struct opt log_opts[] = {
 
 /* audit tables: every table of the schema, its kind, and what each seal covers. */
 static int
-audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+audit_tables_cmd(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	int json = 0, first;
-
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
-		return err->code;
-	if (json) {
+	(void)av, (void)err;
+	if (args_has(a, 'j')) {
 		json_emit(audit_registry_json());
 		return 0;
 	}
@@ -473,18 +443,23 @@ audit_tables_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry audit_subs[] = {
-	{ "verify", NULL, verify_opts, "recompute the audit log's hash chain and the rows it seals",
-	  audit_verify_cmd, NULL, ARGS_NONE },
-	{ "checkpoint", NULL, checkpoint_opts,
-	  "write a signed checkpoint of the chain (position and head)", audit_checkpoint_cmd, NULL,
-	  ARGS_NONE },
-	{ "log", NULL, log_opts, "print the newest audit entries (50 unless --limit)", audit_log_cmd,
-	  NULL, ARGS_NONE },
-	{ "tables", NULL, opt_json_only, "list every table of the schema and what keeps it honest",
-	  audit_tables_cmd, NULL, ARGS_NONE },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "verify", .opts = verify_opts,
+	  .summary = "recompute the audit log's hash chain and the rows it seals",
+	  .exec = audit_verify_cmd, .args = ARGS_NONE },
+	{ .name = "checkpoint", .opts = checkpoint_opts,
+	  .summary = "write a signed checkpoint of the chain (position and head)",
+	  .exec = audit_checkpoint_cmd, .args = ARGS_NONE },
+	{ .name = "log", .opts = log_opts,
+	  .summary = "print the newest audit entries (50 unless --limit)",
+	  .exec = audit_log_cmd, .args = ARGS_NONE },
+	{ .name = "tables", .opts = opt_json_only,
+	  .summary = "list every table of the schema and what keeps it honest",
+	  .exec = audit_tables_cmd, .args = ARGS_NONE },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_audit_entry = {
-	"audit", NULL, NULL, "verify, anchor and read the hash-chained audit log", NULL, audit_subs, NULL
+	.name = "audit",
+	.summary = "verify, anchor and read the hash-chained audit log",
+	.subs = audit_subs,
 };

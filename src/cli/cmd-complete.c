@@ -20,22 +20,16 @@ put_name(const char *name, void *ctx)
 }
 
 static int
-complete_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+complete_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	enum { VENDOR, ENDPOINT, QUESTIONNAIRE };
-	struct opt_parser p;
 	struct db *db;
-	const char *prefix;
-	int c;
+	const char *prefix = args->word[1] ? args->word[1] : "";
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		;
-	if (c < 0 || (db = av_db(av, err)) == NULL)
+	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	prefix = p.word[1] ? p.word[1] : "";
-	if (p.target[0] != QUESTIONNAIRE)
-		return vendor_names_from(db, p.target[0] == ENDPOINT, prefix, put_name, NULL, err);
+	if (args->target[0] != QUESTIONNAIRE)
+		return vendor_names_from(db, args->target[0] == ENDPOINT, prefix, put_name, NULL, err);
 	{
 		/* The bundled ones join the database on first use, as for every command
 		 * that names one; a login that may not write still gets what is there. */
@@ -47,7 +41,9 @@ complete_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 const struct cmd_entry cmd_complete_entry = {
-	"complete", "vendor|endpoint|questionnaire [PREFIX]", NULL,
-	"print the names that start with PREFIX, for shell completion", complete_cmd, NULL,
-	ARGS({ TARGET_CHOICE, 0 }, { TARGET_WORD, 1 })
+	.name = "complete",
+	.targets = "vendor|endpoint|questionnaire [PREFIX]",
+	.summary = "print the names that start with PREFIX, for shell completion",
+	.exec = complete_cmd,
+	.args = ARGS({ TARGET_CHOICE, 0 }, { TARGET_WORD, 1 }),
 };

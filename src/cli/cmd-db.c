@@ -62,15 +62,13 @@ roles_text(const struct db_login *l, char *out, size_t n)
 
 
 static int
-db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+db_whoami_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct db *db;
 	struct db_login me;
 	char roles[128];
-	int json, first;
+	int json = args_has(args, 'j');
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
-		return err->code;
 	if ((db = av_db(av, err)) == NULL || db_whoami(db, av->actor, &me, err) != 0)
 		return err->code;
 	if (json) {
@@ -81,7 +79,7 @@ db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return 0;
 	}
 	roles_text(&me, roles, sizeof roles);
-	if (db_has(db, DB_LOGINS))
+	if (db_has(db, DB_ROLES))
 		term_printf(stdout, "login     %s\nbackend   %s\nowner     %s\nroles     %s\nmay       %s\n", me.name,
 		    db_backend_name(db), me.owner ? "yes" : "no", roles, me.owner ? "everything (owner)" : may_text(&me));
 	else
@@ -92,14 +90,12 @@ db_whoami_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 
 static int
-db_roles_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+db_roles_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct db *db;
 	struct db_login *l = NULL;
-	int json, n = 0, first;
+	int json = args_has(args, 'j'), n = 0;
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
-		return err->code;
 	if ((db = av_db(av, err)) == NULL || db_logins(db, &l, &n, err) != 0) {
 		free(l);
 		return err->code;
@@ -126,35 +122,32 @@ db_roles_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 
 static int
-grant_or_revoke(struct aivet *av, int argc, char **argv, int revoke, struct aerr *err)
+grant_or_revoke(struct aivet *av, const struct cmd_args *args, int revoke, struct aerr *err)
 {
 	struct db *db;
 	enum db_role role;
-	int json, first;
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
-		return err->code;
-	if (db_role_parse(argv[first + 1], &role) != 0)
+	if (db_role_parse(args->argv[1], &role) != 0)
 		return usage_error(av, err, "'%s' is not a role: assessor, reviewer or auditor",
-		    argv[first + 1]);
+		    args->argv[1]);
 	if ((db = av_db(av, err)) == NULL ||
-	    db_role_grant(db, argv[first], role, revoke, err) != 0)
+	    db_role_grant(db, args->argv[0], role, revoke, err) != 0)
 		return err->code;
 	term_printf(stdout, revoke ? "revoked aivet_%s from %s\n" : "granted aivet_%s to %s\n", db_role_name(role),
-	    argv[first]);
+	    args->argv[0]);
 	return 0;
 }
 
 static int
-db_grant_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+db_grant_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	return grant_or_revoke(av, argc, argv, 0, err);
+	return grant_or_revoke(av, args, 0, err);
 }
 
 static int
-db_revoke_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+db_revoke_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	return grant_or_revoke(av, argc, argv, 1, err);
+	return grant_or_revoke(av, args, 1, err);
 }
 
 
@@ -212,18 +205,16 @@ copy_print(const char *src, const char *dst, const struct db_copy_result *r, int
 }
 
 static int
-db_copy_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+db_copy_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct db *src = NULL, *dst = NULL;
 	struct db_copy_result res;
 	const char *s, *d;
-	int json, rc, first;
+	int json = args_has(args, 'j'), rc;
 
 	(void)av;
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
-		return err->code;
-	s = argv[first];
-	d = argv[first + 1];
+	s = args->argv[0];
+	d = args->argv[1];
 	if (strcmp(s, d) == 0)
 		return usage_error(av, err, "the source and the destination are the same database");
 	if (source_exists(s, err) != 0)
@@ -245,17 +236,15 @@ db_copy_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 /* The organisation's zone: shown, or set (the owner's act on PostgreSQL). */
 static int
-db_timezone_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+db_timezone_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct db *db;
 	struct org_timezone tz;
-	int json, first;
+	int json = args_has(args, 'j');
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
-		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (first < argc && db_set_timezone(db, av->actor, argv[first], err) != 0)
+	if (args->argc > 0 && db_set_timezone(db, av->actor, args->argv[0], err) != 0)
 		return err->code;
 	if (audit_org_timezone(db, &tz, err) != 0)
 		return err->code;
@@ -279,27 +268,32 @@ db_timezone_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static const struct cmd_entry db_subs[] = {
-	{ "whoami", NULL, opt_json_only, "who this connection acts as, and what its role lets it do",
-	  db_whoami_cmd, NULL, ARGS_NONE },
-	{ "roles", NULL, opt_json_only, "the logins holding aivet's roles (PostgreSQL)", db_roles_cmd, NULL,
-	  ARGS_NONE },
-	{ "grant", "LOGIN assessor|reviewer|auditor", NULL,
-	  "give a login a role (PostgreSQL; the database's owner)", db_grant_cmd, NULL,
-	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
-	{ "revoke", "LOGIN assessor|reviewer|auditor", NULL,
-	  "take a role from a login (PostgreSQL; the database's owner)", db_revoke_cmd, NULL,
-	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
-	{ "timezone", "[ZONE]", opt_json_only, "show or set the organisation's IANA time zone, where "
-	  "every end-of-day deadline ends (audited; the database's owner on PostgreSQL)",
-	  db_timezone_cmd, NULL, ARGS({ TARGET_WORD, 1 }) },
-	{ "copy", "SRC DST", opt_json_only, "copy a whole database into an empty one, SQLite or PostgreSQL, "
-	  "keeping ids, evidence and the audit chain", db_copy_cmd, NULL,
-	  ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "whoami", .opts = opt_json_only,
+	  .summary = "who this connection acts as, and what its role lets it do",
+	  .exec = db_whoami_cmd, .args = ARGS_NONE },
+	{ .name = "roles", .opts = opt_json_only,
+	  .summary = "the logins holding aivet's roles (PostgreSQL)", .exec = db_roles_cmd,
+	  .args = ARGS_NONE },
+	{ .name = "grant", .targets = "LOGIN assessor|reviewer|auditor",
+	  .summary = "give a login a role (PostgreSQL; the database's owner)",
+	  .exec = db_grant_cmd, .args = ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "revoke", .targets = "LOGIN assessor|reviewer|auditor",
+	  .summary = "take a role from a login (PostgreSQL; the database's owner)",
+	  .exec = db_revoke_cmd, .args = ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "timezone", .targets = "[ZONE]", .opts = opt_json_only,
+	  .summary = "show or set the organisation's IANA time zone, where every end-of-day "
+	  "deadline ends (audited; the database's owner on PostgreSQL)",
+	  .exec = db_timezone_cmd, .args = ARGS({ TARGET_WORD, 1 }) },
+	{ .name = "copy", .targets = "SRC DST", .opts = opt_json_only,
+	  .summary = "copy a whole database into an empty one, SQLite or PostgreSQL, keeping ids, "
+	  "evidence and the audit chain", .exec = db_copy_cmd,
+	  .args = ARGS({ TARGET_WORD, 0 }, { TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_db_entry = {
-	"db", NULL, NULL, "who you are and your role, granting roles (PostgreSQL), the organisation's time zone, "
-	"copying a whole database",
-	NULL, db_subs, NULL
+	.name = "db",
+	.summary = "who you are and your role, granting roles (PostgreSQL), the organisation's "
+	"time zone, copying a whole database",
+	.subs = db_subs,
 };

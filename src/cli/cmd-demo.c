@@ -165,7 +165,7 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 	int rc;
 
 	snprintf(ctx, sizeof ctx, "%lld", (long long)context);
-	if (target_resolve(av_db(av, err), TARGET_VENDOR, "demo-vendor", &id, err) != 0) {
+	if (vendor_lookup(av_db(av, err), "demo-vendor", &id, err) != 0) {
 		char *argv[] = { "vendor", "add", "demo-vendor", "--criticality", "4", "--notes",
 			"simulated inference vendor of aivet demo", NULL };
 
@@ -173,7 +173,7 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 		if (run_quiet(av, argv, err) != 0)
 			goto out;
 	}
-	if (target_resolve(av->db, TARGET_ENDPOINT, "demo-vendor/chat", &id, err) != 0) {
+	if (endpoint_lookup(av->db, "demo-vendor/chat", &id, err) != 0) {
 		char *argv[] = { "endpoint", "add", "demo-vendor", "--name", "chat", "--api", "openai",
 			"--url", base, "--model", "aivet-sim-1", "--context", ctx,
 			"--credential", "alice=env:AIVET_DEMO_KEY_ALICE",
@@ -190,7 +190,7 @@ register_endpoint(struct aivet *av, const char *url, int64_t context, int64_t *e
 		if (run_quiet(av, argv, err) != 0)
 			goto out;
 	}
-	rc = target_resolve(av->db, TARGET_ENDPOINT, "demo-vendor/chat", eid, err);
+	rc = endpoint_lookup(av->db, "demo-vendor/chat", eid, err);
 	free(base);
 	return rc;
 out:
@@ -425,23 +425,14 @@ demo_fixed(struct demo *d, struct aerr *err)
 }
 
 static int
-cmd_demo_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_demo_exec(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	int quick = 0, c, rc;
-	const char *db_opt = av->db_named ? av->db_path : NULL;   /* --db PATH or AIVET_DB */
+	int quick = args_has(args, 'q'), rc;
+	/* --db PATH, else --db or AIVET_DB as the global options read them */
+	const char *db_opt = args_has(args, 'd') ? args_get(args, 'd') : av->db_named ? av->db_path : NULL;
 	struct demo d = { .av = av, .context = DEMO_CONTEXT, .pool = DEMO_POOL };
 	int64_t t0 = now_ms();
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'q')
-			quick = 1;
-		else if (c == 'd')
-			db_opt = p.arg;
-	}
-	if (c < 0)
-		return err->code;
 	if (quick)
 		d.context /= QUICK_SCALE, d.pool /= QUICK_SCALE;
 	if ((d.sim_bin = find_sim()) == NULL)
@@ -483,7 +474,10 @@ static const struct opt demo_opts[] = {
 };
 
 const struct cmd_entry cmd_demo_entry = {
-	"demo", NULL, demo_opts,
-	"reproduce the context-overflow incident against a simulator and show what aivet finds",
-	cmd_demo_exec, NULL, ARGS_NONE
+	.name = "demo",
+	.opts = demo_opts,
+	.summary = "reproduce the context-overflow incident against a simulator and show what "
+	"aivet finds",
+	.exec = cmd_demo_exec,
+	.args = ARGS_NONE,
 };

@@ -192,28 +192,25 @@ endpoint_opt(int c, const char *a, struct endpoint_fields *f, struct aerr *err)
 	return 0;
 }
 
+/* The options in the order given: a later --option KEY=VALUE replaces an earlier one. */
 static int
-parse_endpoint_opts(struct opt_parser *p, struct endpoint_fields *f, struct aerr *err)
+endpoint_fields_read(const struct cmd_args *a, struct endpoint_fields *f, struct aerr *err)
 {
-	int c, rc;
-
-	while ((c = opt_next(p, err)) > 0)
-		if ((rc = endpoint_opt(c, p->arg, f, err)) != 0)
-			return rc;
-	return c < 0 ? err->code : 0;
+	for (int i = 0; i < a->nopt; i++)
+		if (endpoint_opt(a->opt[i].id, a->opt[i].arg, f, err) != 0)
+			return err->code;
+	return 0;
 }
 
 static int
-cmd_endpoint_add(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_endpoint_add(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	struct opt_parser p;
 	struct db *db = NULL;
 	int64_t id;
 	int rc;
 
-	opt_begin(&p, av, argc, argv);
-	if (parse_endpoint_opts(&p, &f, err) != 0)
+	if (endpoint_fields_read(a, &f, err) != 0)
 		goto out;
 	if (!f.in.set_name || !f.in.set_api || !f.in.set_url || !f.in.set_model || !f.in.set_context) {
 		usage_error(av, err, "endpoint add needs --name, --api, --url, --model and --context");
@@ -222,9 +219,9 @@ cmd_endpoint_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if (name_check("endpoint", f.in.name, err) != 0 || url_check(f.in.url, f.in.insecure, err) != 0)
 		goto out;
 	if ((db = av_db(av, err)) == NULL ||
-	    endpoint_add(db, av->actor, argv[p.ind], &f.in, &id, err) != 0)
+	    endpoint_add(db, av->actor, a->word[0], &f.in, &id, err) != 0)
 		goto out;
-	term_printf(stdout, "endpoint %s/%s added (id %lld, %d credential%s)\n", argv[p.ind], f.in.name,
+	term_printf(stdout, "endpoint %s/%s added (id %lld, %d credential%s)\n", a->word[0], f.in.name,
 	    (long long)id, f.in.ncreds, f.in.ncreds == 1 ? "" : "s");
 	err->code = 0;
 out:
@@ -234,23 +231,21 @@ out:
 }
 
 static int
-endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+endpoint_list(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	struct opt_parser p;
 	struct db *db;
 	struct endpoint_list l;
 	struct table t;
 
-	opt_begin(&p, av, argc, argv);
-	if (parse_endpoint_opts(&p, &f, err) != 0) {
+	if (endpoint_fields_read(a, &f, err) != 0) {
 		fields_free(&f);
 		return err->code;
 	}
 	fields_free(&f);
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (endpoint_list_load(db, p.target[0], f.all, &l, err) != 0)
+	if (endpoint_list_load(db, a->target[0], f.all, &l, err) != 0)
 		return err->code;
 	if (f.json) {
 		json_emit(endpoint_list_to_json(&l));
@@ -273,21 +268,19 @@ endpoint_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+endpoint_show(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	struct opt_parser p;
 	struct db *db;
 	struct endpoint e;
 	struct buf out;
 
-	opt_begin(&p, av, argc, argv);
-	if (parse_endpoint_opts(&p, &f, err) != 0) {
+	if (endpoint_fields_read(a, &f, err) != 0) {
 		fields_free(&f);
 		return err->code;
 	}
 	fields_free(&f);
-	if ((db = av_db(av, err)) == NULL || endpoint_get(db, p.target[0], &e, err) != 0)
+	if ((db = av_db(av, err)) == NULL || endpoint_get(db, a->target[0], &e, err) != 0)
 		return err->code;
 	if (f.json) {
 		json_emit(endpoint_to_json(&e));
@@ -303,16 +296,14 @@ endpoint_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-cmd_endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_endpoint_edit(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
 	struct endpoint_fields f = { 0 };
-	struct opt_parser p;
 	const struct endpoint_input *in = &f.in;
 	struct db *db = NULL;
 	int rc;
 
-	opt_begin(&p, av, argc, argv);
-	if (parse_endpoint_opts(&p, &f, err) != 0)
+	if (endpoint_fields_read(a, &f, err) != 0)
 		goto out;
 	if (!(in->set_name || in->set_api || in->set_url || in->set_model || in->set_context ||
 	    in->ncreds || in->norgs || in->nremove || in->set_insecure || in->set_price_in ||
@@ -323,9 +314,9 @@ cmd_endpoint_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 	}
 	if (in->set_name && name_check("endpoint", in->name, err) != 0)
 		goto out;
-	if ((db = av_db(av, err)) == NULL || endpoint_edit(db, av->actor, argv[p.ind], in, err) != 0)
+	if ((db = av_db(av, err)) == NULL || endpoint_edit(db, av->actor, a->word[0], in, err) != 0)
 		goto out;
-	term_printf(stdout, "endpoint %s updated\n", argv[p.ind]);
+	term_printf(stdout, "endpoint %s updated\n", a->word[0]);
 	err->code = 0;
 out:
 	rc = err->code;
@@ -334,19 +325,14 @@ out:
 }
 
 static int
-cmd_endpoint_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_endpoint_archive(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	struct opt_parser p;
 	struct db *db;
-	int c;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		;
-	if (c < 0 || (db = av_db(av, err)) == NULL ||
-	    endpoint_archive(db, av->actor, argv[p.ind], err) != 0)
+	if ((db = av_db(av, err)) == NULL ||
+	    endpoint_archive(db, av->actor, a->word[0], err) != 0)
 		return err->code;
-	term_printf(stdout, "endpoint %s archived\n", argv[p.ind]);
+	term_printf(stdout, "endpoint %s archived\n", a->word[0]);
 	return 0;
 }
 
@@ -357,45 +343,46 @@ static const struct opt confirm_opts[] = {
 };
 
 static int
-cmd_endpoint_confirm(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_endpoint_confirm(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	struct opt_parser p;
 	struct db *db;
-	const char *url = NULL;
+	const char *url = args_get(a, O_URL);
 	char *labels;
-	int c;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		if (c == O_URL)
-			url = p.arg;
-	if (c < 0 || (db = av_db(av, err)) == NULL ||
-	    endpoint_confirm(db, av->actor, argv[p.ind], url, &labels, err) != 0)
+	if ((db = av_db(av, err)) == NULL ||
+	    endpoint_confirm(db, av->actor, a->word[0], url, &labels, err) != 0)
 		return err->code;
-	term_printf(stdout, "endpoint %s: %s's credentials %s may go to %s\n", argv[p.ind], av->actor,
+	term_printf(stdout, "endpoint %s: %s's credentials %s may go to %s\n", a->word[0], av->actor,
 	    labels, url);
 	free(labels);
 	return 0;
 }
 
 static const struct cmd_entry endpoint_subs[] = {
-	{ "add", "VENDOR", add_opts, "add an endpoint to a vendor", cmd_endpoint_add, NULL,
-	  ARGS({ TARGET_VENDOR, 0 }) },
-	{ "list", "[VENDOR]", list_opts, "list endpoints (archived ones with --all)", endpoint_list,
-	  NULL, ARGS({ TARGET_VENDOR, 1 }) },
-	{ "show", "VENDOR/NAME", show_opts, "show an endpoint and its credential references",
-	  endpoint_show, NULL, ARGS({ TARGET_ENDPOINT, 0 }) },
-	{ "edit", "VENDOR/NAME", edit_opts, "change an endpoint", cmd_endpoint_edit, NULL,
-	  ARGS({ TARGET_ENDPOINT, 0 }) },
-	{ "confirm", "VENDOR/NAME", confirm_opts, "confirm that the credentials you wrote may go to "
-	  "the endpoint's URL, after someone else changed it", cmd_endpoint_confirm, NULL,
-	  ARGS({ TARGET_ENDPOINT, 0 }) },
-	{ "archive", "VENDOR/NAME", NULL, "archive an endpoint (nothing is deleted)",
-	  cmd_endpoint_archive, NULL, ARGS({ TARGET_ENDPOINT, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "add", .targets = "VENDOR", .opts = add_opts,
+	  .summary = "add an endpoint to a vendor", .exec = cmd_endpoint_add,
+	  .args = ARGS({ TARGET_VENDOR, 0 }) },
+	{ .name = "list", .targets = "[VENDOR]", .opts = list_opts,
+	  .summary = "list endpoints (archived ones with --all)", .exec = endpoint_list,
+	  .args = ARGS({ TARGET_VENDOR, 1 }) },
+	{ .name = "show", .targets = "VENDOR/NAME", .opts = show_opts,
+	  .summary = "show an endpoint and its credential references", .exec = endpoint_show,
+	  .args = ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ .name = "edit", .targets = "VENDOR/NAME", .opts = edit_opts,
+	  .summary = "change an endpoint", .exec = cmd_endpoint_edit,
+	  .args = ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ .name = "confirm", .targets = "VENDOR/NAME", .opts = confirm_opts,
+	  .summary = "confirm that the credentials you wrote may go to the endpoint's URL, after "
+	  "someone else changed it", .exec = cmd_endpoint_confirm,
+	  .args = ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ .name = "archive", .targets = "VENDOR/NAME",
+	  .summary = "archive an endpoint (nothing is deleted)", .exec = cmd_endpoint_archive,
+	  .args = ARGS({ TARGET_ENDPOINT, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_endpoint_entry = {
-	"endpoint", NULL, NULL, "manage a vendor's API endpoints and their credential references",
-	NULL, endpoint_subs, NULL
+	.name = "endpoint",
+	.summary = "manage a vendor's API endpoints and their credential references",
+	.subs = endpoint_subs,
 };

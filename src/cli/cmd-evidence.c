@@ -151,26 +151,14 @@ print_exchange(const struct evidence_item *e, int full)
 }
 
 static int
-evidence_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+evidence_show(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	int json = 0, full = 0, open_leaked = 0, c;
+	int json = args_has(args, 'j'), full = args_has(args, 'f'), open_leaked = args_has(args, 'L');
 	int64_t id;
 	struct db *db;
 	struct evidence_item e;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'j')
-			json = 1;
-		else if (c == 'f')
-			full = 1;
-		else if (c == 'L')
-			open_leaked = 1;
-	}
-	if (c < 0)
-		return err->code;
-	if (parse_int_opt("ID", argv[p.ind], 1, INT64_MAX, &id, err) != 0)
+	if (parse_int_opt("ID", args->word[0], 1, INT64_MAX, &id, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
@@ -202,11 +190,14 @@ static const struct opt show_opts[] = {
 };
 
 static const struct cmd_entry evidence_subs[] = {
-	{ "show", "ID", show_opts, "show a piece of evidence (an exchange: headers, bodies, timings)",
-	  evidence_show, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "show", .targets = "ID", .opts = show_opts,
+	  .summary = "show a piece of evidence (an exchange: headers, bodies, timings)",
+	  .exec = evidence_show, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_evidence_entry = {
-	"evidence", NULL, NULL, "show recorded evidence", NULL, evidence_subs, NULL
+	.name = "evidence",
+	.summary = "show recorded evidence",
+	.subs = evidence_subs,
 };

@@ -37,40 +37,40 @@ print_due(const struct due_report *r)
 }
 
 int
-incident_due_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+incident_due_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
 	const char *urls[MAX_NOTIFY];
 	int64_t within_ms = (int64_t)7 * 86400 * 1000;
-	int c, json = 0, nurls = 0, nfailed = 0, count;
+	int json = 0, nurls = 0, nfailed = 0, count;
 	struct db *db;
 	struct due_report due;
 	char *body;
 	struct aerr nerr;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
+	/* In the order given: the first bad value is the one named. */
+	for (int i = 0; i < args->nopt; i++) {
+		int c = args->opt[i].id;
+		const char *arg = args->opt[i].arg;
+
 		if (c == 'w') {
-			if (incident_duration("--within", p.arg, &within_ms, err) != 0)
+			if (incident_duration("--within", arg, &within_ms, err) != 0)
 				return err->code;
 		} else if (c == 'j') {
 			json = 1;
 		} else if (c == 'z') {
 			/* As the global --tz, here too, where the dates print. */
-			if (display_zone_set(p.arg, err) != 0)
+			if (display_zone_set(arg, err) != 0)
 				return aerr_prefix(err, "--tz");
 		} else if (c == 'n') {
 			if (nurls == MAX_NOTIFY)
 				return usage_error(av, err, "--notify-url: at most %d", MAX_NOTIFY);
 			char shown[300];
 
-			if (incident_due_url_check(p.arg, shown, sizeof shown, err) != 0)
+			if (incident_due_url_check(arg, shown, sizeof shown, err) != 0)
 				return err->code;
-			urls[nurls++] = p.arg;
+			urls[nurls++] = arg;
 		}
 	}
-	if (c < 0)
-		return err->code;
 	if ((db = av_db(av, err)) == NULL ||
 	    incident_due_report(db, now_ms(), within_ms, &due, err) != 0)
 		return err->code;

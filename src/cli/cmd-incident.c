@@ -43,75 +43,69 @@ enum {
 };
 
 /*
- * Parses the options the subcommand's table declares (one of another
- * subcommand names itself as not an option here); *ind is the first
- * positional.
+ * Reads the options the framework parsed (the subcommand's table declares
+ * which), each checked in the order given so the first bad one is named.
  */
 static int
-parse_opts(struct aivet *av, int argc, char **argv, struct incident_opts *o, int *ind,
-    struct aerr *err)
+read_opts(struct aivet *av, const struct cmd_args *args, struct incident_opts *o, struct aerr *err)
 {
-	struct opt_parser p;
-	int c;
-
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
+	for (int i = 0; i < args->nopt; i++) {
+		int c = args->opt[i].id;
+		const char *arg = args->opt[i].arg;
 		char key[40];
 
 		switch (c) {
-		case O_TITLE: o->title = p.arg; break;
-		case O_ENDPOINT: o->endpoint = p.arg; break;
-		case O_DISCOVERED: o->discovered = p.arg; break;
-		case O_WSTART: o->window_start = p.arg; break;
-		case O_WEND: o->window_end = p.arg; break;
+		case O_TITLE: o->title = arg; break;
+		case O_ENDPOINT: o->endpoint = arg; break;
+		case O_DISCOVERED: o->discovered = arg; break;
+		case O_WSTART: o->window_start = arg; break;
+		case O_WEND: o->window_end = arg; break;
 		case O_SEVERITY:
-			if (parse_int_opt("--severity", p.arg, 1, 4, &o->severity, err) != 0)
+			if (parse_int_opt("--severity", arg, 1, 4, &o->severity, err) != 0)
 				return err->code;
 			o->set_severity = 1;
 			break;
 		case O_PHI:
-			if (strcmp(p.arg, "yes") != 0 && strcmp(p.arg, "no") != 0 &&
-			    strcmp(p.arg, "unknown") != 0)
-				return usage_error(av, err, "--phi: '%s' is not yes, no or unknown", p.arg);
-			o->phi = p.arg;
+			if (strcmp(arg, "yes") != 0 && strcmp(arg, "no") != 0 &&
+			    strcmp(arg, "unknown") != 0)
+				return usage_error(av, err, "--phi: '%s' is not yes, no or unknown", arg);
+			o->phi = arg;
 			break;
-		case O_INDIV: o->individuals = p.arg; break;
-		case O_STATE: o->state_residents = p.arg; break;
+		case O_INDIV: o->individuals = arg; break;
+		case O_STATE: o->state_residents = arg; break;
 		case O_EU:
-			/* "--eu-data" alone means yes; "--eu-data no" as well as "--eu-data=no". */
-			if (p.arg == NULL && p.ind < argc && eu_data_parse(argv[p.ind]) >= -1 &&
-			    argv[p.ind][0] != '-')
-				opt_take(&p);
-			o->eu_data = p.arg == NULL ? 1 : eu_data_parse(p.arg);
+			/* "--eu-data" alone means yes; "--eu-data no" as well as "--eu-data=no"
+			 * (the framework takes the word its argument's name lists). */
+			o->eu_data = arg == NULL ? 1 : eu_data_parse(arg);
 			if (o->eu_data < -1)
-				return usage_error(av, err, "--eu-data: '%s' is not yes, no or unknown", p.arg);
+				return usage_error(av, err, "--eu-data: '%s' is not yes, no or unknown", arg);
 			o->set_eu_data = 1;
 			break;
-		case O_VDISC: o->vendor_discovered = p.arg; break;
+		case O_VDISC: o->vendor_discovered = arg; break;
 		case O_FINDING:
-			if (parse_int_opt("--from-finding", p.arg, 1, INT64_MAX, &o->from_finding, err) != 0)
+			if (parse_int_opt("--from-finding", arg, 1, INT64_MAX, &o->from_finding, err) != 0)
 				return err->code;
 			break;
-		case O_AT: o->at = p.arg; break;
-		case O_KIND: o->kind = p.arg; break;
+		case O_AT: o->at = arg; break;
+		case O_KIND: o->kind = arg; break;
 		case O_CLOCK:
-			if (clock_index(p.arg) < 0)
+			if (clock_index(arg) < 0)
 				return usage_error(av, err, "--clock: unknown clock '%s' (one of "
-				    "hipaa-individuals, hhs, media, vendor-sla, gdpr-sa)", p.arg);
+				    "hipaa-individuals, hhs, media, vendor-sla, gdpr-sa)", arg);
 			if (o->nclocks == (int)(sizeof o->clocks / sizeof o->clocks[0]))
 				return usage_error(av, err, "--clock: too many");
-			o->clocks[o->nclocks++] = p.arg;
+			o->clocks[o->nclocks++] = arg;
 			break;
-		case O_NOTE: o->note = p.arg; break;
+		case O_NOTE: o->note = arg; break;
 		case O_CORRECTS:
-			if (parse_int_opt("--corrects", p.arg, 1, INT64_MAX, &o->corrects, err) != 0)
+			if (parse_int_opt("--corrects", arg, 1, INT64_MAX, &o->corrects, err) != 0)
 				return err->code;
 			break;
-		case O_OWNER: o->owner = p.arg; break;
-		case O_DUE: o->due = p.arg; break;
+		case O_OWNER: o->owner = arg; break;
+		case O_DUE: o->due = arg; break;
 		case O_JSON: o->json = 1; break;
 		case O_OPEN: o->open_only = 1; break;
-		case O_VENDOR: o->vendor = p.arg; break;
+		case O_VENDOR: o->vendor = arg; break;
 		case O_RUN:
 		case O_LFINDING:
 		case O_EVIDENCE:
@@ -119,39 +113,35 @@ parse_opts(struct aivet *av, int argc, char **argv, struct incident_opts *o, int
 				return usage_error(av, err, "at most %d links at a time", MAX_LINKS);
 			o->links[o->nlinks].type = c == O_RUN ? "run" : c == O_LFINDING ? "finding" : "evidence";
 			snprintf(key, sizeof key, "--%s", o->links[o->nlinks].type);
-			if (parse_int_opt(key, p.arg, 1, INT64_MAX, &o->links[o->nlinks].id, err) != 0)
+			if (parse_int_opt(key, arg, 1, INT64_MAX, &o->links[o->nlinks].id, err) != 0)
 				return err->code;
 			o->nlinks++;
 			break;
-		case O_FILE: o->file = p.arg; break;
-		case O_EFFECTIVE: o->effective = p.arg; break;
+		case O_FILE: o->file = arg; break;
+		case O_EFFECTIVE: o->effective = arg; break;
 		case O_VSLA:
-			if (strcmp(p.arg, "none") != 0 &&
-			    incident_duration("--vendor-sla", p.arg, &o->vendor_sla_ms, err) != 0)
+			if (strcmp(arg, "none") != 0 &&
+			    incident_duration("--vendor-sla", arg, &o->vendor_sla_ms, err) != 0)
 				return err->code;
-			o->vendor_sla = p.arg;
+			o->vendor_sla = arg;
 			break;
 		}
 	}
-	if (c < 0)
-		return err->code;
-	*ind = p.ind;
-	o->target = p.target[0];
+	o->target = args->target[0];
 	return 0;
 }
 
 /* ---- open ---- */
 
 static int
-cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_open(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct incident_opts o = { .severity = 2 };
 	struct incident_open_input in;
 	int64_t id;
 	struct incident_opened opened;
 
-	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
+	if (read_opts(av, args, &o, err) != 0)
 		return err->code;
 	if (o.title == NULL)
 		return usage_error(av, err, "incident open needs --title");
@@ -160,7 +150,7 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	if ((o.window_start == NULL) != (o.window_end == NULL))
 		return usage_error(av, err, "--window-start and --window-end go together");
 	in = (struct incident_open_input){
-		.vendor_id = o.target, .vendor = argv[ind], .title = o.title, .endpoint = o.endpoint,
+		.vendor_id = o.target, .vendor = args->argv[0], .title = o.title, .endpoint = o.endpoint,
 		.discovered = o.discovered, .window_start = o.window_start, .window_end = o.window_end,
 		.phi = o.phi, .individuals = o.individuals, .state_residents = o.state_residents,
 		.vendor_discovered = o.vendor_discovered, .vendor_sla = o.vendor_sla,
@@ -169,8 +159,8 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 	};
 	if (incident_open(av, &in, &id, &opened, err) != 0)
 		return err->code;
-	term_printf(stdout, "incident %lld opened for vendor %s (discovered %s)\n", (long long)id, argv[ind],
-	    opened.discovered);
+	term_printf(stdout, "incident %lld opened for vendor %s (discovered %s)\n", (long long)id,
+	    args->argv[0], opened.discovered);
 	if (opened.finding_run != 0)
 		term_printf(stdout, "note: discovered before run %lld found finding %lld (%s); the "
 		    "clocks run from the earlier time\n", (long long)opened.finding_run,
@@ -181,20 +171,17 @@ cmd_incident_open(struct aivet *av, int argc, char **argv, struct aerr *err)
 /* ---- list ---- */
 
 static int
-incident_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+incident_list(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct incident_opts o = { 0 };
-	int64_t vendor_id = 0;
+	int64_t vendor_id = args_target(args, O_VENDOR);
 	struct db *db;
 	struct incident_list l;
 	struct table t;
 
-	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
+	if (read_opts(av, args, &o, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
-		return err->code;
-	if (o.vendor != NULL && target_resolve(db, TARGET_VENDOR, o.vendor, &vendor_id, err) != 0)
 		return err->code;
 	if (incident_list_load(db, vendor_id, o.open_only, now_ms(), &l, err) != 0)
 		return err->code;
@@ -286,16 +273,15 @@ print_clock(const struct incident_clock *c)
 }
 
 static int
-incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+incident_show(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct incident_opts o = { 0 };
 	int64_t id;
 	struct db *db;
 	struct incident r;
 	char sev[48];
 
-	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
+	if (read_opts(av, args, &o, err) != 0)
 		return err->code;
 	id = o.target;
 	if ((db = av_db(av, err)) == NULL || incident_get(db, id, &r, err) != 0)
@@ -364,32 +350,30 @@ incident_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 /* ---- status ---- */
 
 static int
-cmd_incident_status(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_status(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct incident_opts o = { 0 };
 	char from[32];
 
-	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
+	if (read_opts(av, args, &o, err) != 0)
 		return err->code;
-	if (incident_set_status(av, o.target, argv[ind + 1], o.note, o.at, from, err) != 0)
+	if (incident_set_status(av, o.target, args->argv[1], o.note, o.at, from, err) != 0)
 		return err->code;
-	term_printf(stdout, "incident %lld: %s -> %s\n", (long long)o.target, from, argv[ind + 1]);
+	term_printf(stdout, "incident %lld: %s -> %s\n", (long long)o.target, from, args->argv[1]);
 	return 0;
 }
 
 /* ---- note ---- */
 
 static int
-cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_note(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct incident_opts o = { 0 };
 	struct incident_note_input in = { 0 };
 	const char *kind;
 	int64_t eid;
 
-	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
+	if (read_opts(av, args, &o, err) != 0)
 		return err->code;
 	kind = o.kind ? o.kind : "observation";
 	if (strcmp(kind, "status-change") == 0)
@@ -401,7 +385,7 @@ cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 		if (strcmp(o.clocks[i], "vendor-sla") == 0)
 			return usage_error(av, err, "--clock vendor-sla: that clock stops when the "
 			    "vendor's notice is recorded (--kind vendor-notice)");
-	in.id = o.target, in.text = argv[ind + 1], in.kind = kind, in.at = o.at;
+	in.id = o.target, in.text = args->argv[1], in.kind = kind, in.at = o.at;
 	in.corrects = o.corrects;
 	for (int i = 0; i < o.nclocks; i++)
 		in.clocks[in.nclocks++] = o.clocks[i];
@@ -414,13 +398,12 @@ cmd_incident_note(struct aivet *av, int argc, char **argv, struct aerr *err)
 /* ---- edit ---- */
 
 static int
-cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_edit(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct incident_opts o = { 0 };
 	struct incident_edit_input in;
 
-	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
+	if (read_opts(av, args, &o, err) != 0)
 		return err->code;
 	if (!o.title && !o.endpoint && !o.set_severity && !o.phi && !o.individuals &&
 	    !o.state_residents && !o.set_eu_data && !o.window_start && !o.window_end &&
@@ -447,36 +430,34 @@ cmd_incident_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 /* ---- tasks ---- */
 
 static int
-task_add(struct aivet *av, int argc, char **argv, struct aerr *err)
+task_add(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct incident_opts o = { 0 };
 	int64_t due_ms, tid;
 
-	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
+	if (read_opts(av, args, &o, err) != 0)
 		return err->code;
-	if (incident_title_check("the task title", argv[ind + 1], err) != 0)
+	if (incident_title_check("the task title", args->argv[1], err) != 0)
 		return err->code;
 	if (o.owner != NULL && (*o.owner == '\0' || strlen(o.owner) > 100))
 		return usage_error(av, err, "--owner must be 1 to 100 characters");
 	if (o.due != NULL && parse_deadline(o.due, &due_ms, err) != 0)
 		return aerr_prefix(err, "--due");
-	if (incident_task_add(av, o.target, argv[ind + 1], o.owner, o.due, &tid, err) != 0)
+	if (incident_task_add(av, o.target, args->argv[1], o.owner, o.due, &tid, err) != 0)
 		return err->code;
 	term_printf(stdout, "incident %lld: task %lld added\n", (long long)o.target, (long long)tid);
 	return 0;
 }
 
 static int
-task_done(struct aivet *av, int argc, char **argv, struct aerr *err)
+task_done(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct incident_opts o = { 0 };
 	int64_t tid, iid;
 
-	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
+	if (read_opts(av, args, &o, err) != 0)
 		return err->code;
-	if (parse_int_opt("TASK_ID", argv[ind], 1, INT64_MAX, &tid, err) != 0)
+	if (parse_int_opt("TASK_ID", args->argv[0], 1, INT64_MAX, &tid, err) != 0)
 		return err->code;
 	if (incident_task_done(av, tid, o.at, &iid, err) != 0)
 		return err->code;
@@ -487,14 +468,13 @@ task_done(struct aivet *av, int argc, char **argv, struct aerr *err)
 /* ---- link ---- */
 
 static int
-cmd_incident_link(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_incident_link(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	int ind;
 	struct incident_opts o = { 0 };
 	struct incident_link_input in = { 0 };
 	int64_t id = 0, eid = 0;
 
-	if (parse_opts(av, argc, argv, &o, &ind, err) != 0)
+	if (read_opts(av, args, &o, err) != 0)
 		return err->code;
 	if (o.nlinks == 0 && o.file == NULL)
 		return usage_error(av, err, "incident link: nothing to link");
@@ -540,33 +520,21 @@ verify_confirm(struct aivet *av, const struct incident_verify *v, const struct p
 }
 
 static int
-incident_verify(struct aivet *av, int argc, char **argv, struct aerr *err)
+incident_verify(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct probe_opts po = { 0 };
 	struct incident_verify v;
 	const char *probes = NULL;
 	int64_t id;
-	int c, json = 0, yes = 0, rc;
+	int json = args_has(args, 'j'), yes = args_has(args, 'y'), rc;
 	struct db *db;
 	cJSON *details = NULL, *run;
-	struct opt_parser p;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'p')
-			probes = p.arg;
-		else if (c == 'b') {
-			if (parse_int_opt("--budget-tokens", p.arg, 1, INT64_C(1) << 50, &po.budget_tokens,
-			    err) != 0)
-				return err->code;
-		} else if (c == 'j')
-			json = 1;
-		else if (c == 'y')
-			yes = 1;
-	}
-	if (c < 0)
+	probes = args_get(args, 'p');
+	if (args_has(args, 'b') && parse_int_opt("--budget-tokens", args_get(args, 'b'), 1,
+	    INT64_C(1) << 50, &po.budget_tokens, err) != 0)
 		return err->code;
-	id = p.target[0];
+	id = args->target[0];
 	if ((db = av_db(av, err)) == NULL || incident_writable(db, id, err) != 0 ||
 	    incident_verify_prepare(db, id, probes, &v, err) != 0)
 		return err->code;
@@ -695,38 +663,49 @@ static const struct opt verify_opts[] = {
 };
 
 static const struct cmd_entry task_subs[] = {
-	{ "add", "ID TITLE", task_add_opts, "add a task with an owner and a due time", task_add, NULL,
-	  ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
-	{ "done", "TASK_ID", task_done_opts, "mark a task done", task_done, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "add", .targets = "ID TITLE", .opts = task_add_opts,
+	  .summary = "add a task with an owner and a due time", .exec = task_add,
+	  .args = ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "done", .targets = "TASK_ID", .opts = task_done_opts,
+	  .summary = "mark a task done", .exec = task_done, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 static const struct cmd_entry incident_subs[] = {
-	{ "open", "VENDOR", open_opts, "open an incident (from a probe finding with --from-finding)",
-	  cmd_incident_open, NULL, ARGS({ TARGET_VENDOR, 0 }) },
-	{ "list", NULL, list_opts, "list incidents with overdue and next-due clocks", incident_list,
-	  NULL, ARGS_NONE },
-	{ "due", NULL, incident_due_opts, "list clocks overdue or due soon; post them to webhooks",
-	  incident_due_cmd, NULL, ARGS_NONE },
-	{ "show", "ID", show_opts, "show an incident: facts, clocks, timeline, tasks, links",
-	  incident_show, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
-	{ "status", "ID new|investigating|contained|resolved|closed", status_opts,
-	  "move an incident through its workflow", cmd_incident_status, NULL,
-	  ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
-	{ "note", "ID TEXT", note_opts, "add an immutable timeline entry", cmd_incident_note, NULL,
-	  ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
-	{ "edit", "ID", edit_opts, "record established facts (recorded as a decision entry)",
-	  cmd_incident_edit, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
-	{ "task", NULL, NULL, "add and complete tasks", NULL, task_subs, NULL },
-	{ "link", "ID", link_opts, "link probe runs, findings and evidence", cmd_incident_link, NULL,
-	  ARGS({ TARGET_INCIDENT, 0 }) },
-	{ "verify", "ID", verify_opts, "re-run the relevant probes and record a verification",
-	  incident_verify, NULL, ARGS({ TARGET_INCIDENT, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "open", .targets = "VENDOR", .opts = open_opts,
+	  .summary = "open an incident (from a probe finding with --from-finding)",
+	  .exec = cmd_incident_open, .args = ARGS({ TARGET_VENDOR, 0 }) },
+	{ .name = "list", .opts = list_opts,
+	  .summary = "list incidents with overdue and next-due clocks", .exec = incident_list,
+	  .args = ARGS_NONE, .target = { O_VENDOR, TARGET_VENDOR } },
+	{ .name = "due", .opts = incident_due_opts,
+	  .summary = "list clocks overdue or due soon; post them to webhooks",
+	  .exec = incident_due_cmd, .args = ARGS_NONE },
+	{ .name = "show", .targets = "ID", .opts = show_opts,
+	  .summary = "show an incident: facts, clocks, timeline, tasks, links",
+	  .exec = incident_show, .args = ARGS({ TARGET_INCIDENT, 0 }) },
+	{ .name = "status", .targets = "ID new|investigating|contained|resolved|closed",
+	  .opts = status_opts, .summary = "move an incident through its workflow",
+	  .exec = cmd_incident_status,
+	  .args = ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "note", .targets = "ID TEXT", .opts = note_opts,
+	  .summary = "add an immutable timeline entry", .exec = cmd_incident_note,
+	  .args = ARGS({ TARGET_INCIDENT, 0 }, { TARGET_WORD, 0 }) },
+	{ .name = "edit", .targets = "ID", .opts = edit_opts,
+	  .summary = "record established facts (recorded as a decision entry)",
+	  .exec = cmd_incident_edit, .args = ARGS({ TARGET_INCIDENT, 0 }) },
+	{ .name = "task", .summary = "add and complete tasks", .subs = task_subs },
+	{ .name = "link", .targets = "ID", .opts = link_opts,
+	  .summary = "link probe runs, findings and evidence", .exec = cmd_incident_link,
+	  .args = ARGS({ TARGET_INCIDENT, 0 }) },
+	{ .name = "verify", .targets = "ID", .opts = verify_opts,
+	  .summary = "re-run the relevant probes and record a verification",
+	  .exec = incident_verify, .args = ARGS({ TARGET_INCIDENT, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_incident_entry = {
-	"incident", NULL, NULL, "run incidents: timeline, tasks, notification clocks, evidence", NULL,
-	incident_subs, NULL
+	.name = "incident",
+	.summary = "run incidents: timeline, tasks, notification clocks, evidence",
+	.subs = incident_subs,
 };

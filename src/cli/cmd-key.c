@@ -33,36 +33,18 @@ print_key_created(const char *verb, const char *name, const struct minisign_pub 
 }
 
 static int
-key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
+key_generate(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *name = DEFAULT_KEY;
-	int c, nopw = 0;
+	const char *name = args_has(args, 'n') ? args_get(args, 'n') : DEFAULT_KEY;
+	const char *kdf = args_get(args, 'k');
+	int nopw = args_has(args, 'N');
 	enum minisign_kdf_cost cost = KDF_SENSITIVE;
 	struct minisign_pub pub;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		switch (c) {
-		case 'n':
-			name = p.arg;
-			break;
-		case 'N':
-			nopw = 1;
-			break;
-		case 'k':
-			if (strcmp(p.arg, "sensitive") == 0)
-				cost = KDF_SENSITIVE;
-			else if (strcmp(p.arg, "interactive") == 0)
-				cost = KDF_INTERACTIVE;
-			else
-				return usage_error(av, err, "--kdf-cost: '%s' is not sensitive or "
-				    "interactive", p.arg);
-			break;
-		}
-	}
-	if (c < 0)
-		return err->code;
+	if (kdf != NULL && strcmp(kdf, "interactive") == 0)
+		cost = KDF_INTERACTIVE;
+	else if (kdf != NULL && strcmp(kdf, "sensitive") != 0)
+		return usage_error(av, err, "--kdf-cost: '%s' is not sensitive or interactive", kdf);
 	if (keystore_generate(name, !nopw, cost, &pub, err) != 0)
 		return err->code;
 	print_key_created("generated", name, &pub, !nopw);
@@ -70,25 +52,17 @@ key_generate(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
+key_import(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *name = DEFAULT_KEY, *file;
-	int c, enc, rc;
+	const char *name = args_has(args, 'n') ? args_get(args, 'n') : DEFAULT_KEY, *file = args->word[0];
+	int enc, rc;
 	struct secbuf kb;
 	struct minisign_sec *sec;
 	struct minisign_pub pub;
 	char *pw = NULL;
 	size_t pwlen = 0;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'n')
-			name = p.arg;
-	}
-	if (c < 0)
-		return err->code;
-	file = argv[p.ind];
+	(void)av;
 	if (keystore_name_check(name, err) != 0)
 		return err->code;
 	if (secbuf_read_file(file, &kb, err) != 0)
@@ -113,13 +87,12 @@ key_import(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+key_list(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct key_info_list l;
-	int json, first;
+	int json = args_has(args, 'j');
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
-		return err->code;
+	(void)av, (void)err;
 	key_info_list_load(&l);
 	if (json) {
 		cJSON *arr = cJSON_CreateArray();
@@ -147,16 +120,15 @@ key_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+key_show(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	const char *name = NULL;
-	int json, first;
+	int json = args_has(args, 'j');
 	struct key_info k;
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
-		return err->code;
-	if (first < argc)
-		name = argv[first];
+	(void)av;
+	if (args->argc > 0)
+		name = args->argv[0];
 	if (key_info_get(name ? name : DEFAULT_KEY, &k, err) != 0)
 		return err->code;
 	if (json) {
@@ -171,25 +143,16 @@ key_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
+key_sign(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *name = DEFAULT_KEY, *comment = NULL, *file, *base;
+	const char *name = args_has(args, 'k') ? args_get(args, 'k') : DEFAULT_KEY;
+	const char *comment = args_get(args, 't'), *file = args->word[0], *base;
 	struct minisign_sec *sec;
 	struct buf sig;
 	char *tc, *out;
-	int c, rc;
+	int rc;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'k')
-			name = p.arg;
-		else if (c == 't')
-			comment = p.arg;
-	}
-	if (c < 0)
-		return err->code;
-	file = argv[p.ind];
+	(void)av;
 	base = strrchr(file, '/');
 	base = base ? base + 1 : file;
 	if (access(file, R_OK) != 0)
@@ -211,12 +174,25 @@ key_sign(struct aivet *av, int argc, char **argv, struct aerr *err)
 	return rc;
 }
 
+/* Where a key trusted from a checkpoint came from, and what its name is worth. */
+static void
+checkpoint_source_print(const char *file, const char *reviewer, const char *id,
+    const struct approval_trust_source *from)
+{
+	term_printf(stdout, "  from        checkpoint %s (registered in audit entry %lld of its %lld; "
+	    "checkpoint signed by key %s, %s)\n", file, (long long)from->entry, (long long)from->entries,
+	    from->signer_key_id, from->signer);
+	if (from->self_declared)
+		term_printf(stdout, "  names       self-declared: the database is SQLite, where anyone types "
+		    "any name; %s is only the holder of key %s\n", reviewer, id);
+}
+
 /* A reviewer's key, trusted for the approvals signed in that name
  * (trusted/reviewers/NAME.pub): obtained from the reviewer, never from a
  * report. A report signer's key is not also a person's. */
 static int
 key_trust_reviewer(const char *reviewer, const char *file, const struct minisign_pub *pub,
-    struct aerr *err)
+    const struct approval_trust_source *from, struct aerr *err)
 {
 	char id[MINISIGN_KEYID_LEN + 1], *path, *dir;
 	struct minisign_pub had;
@@ -262,6 +238,8 @@ key_trust_reviewer(const char *reviewer, const char *file, const struct minisign
 	if (rc == 0)
 		term_printf(stdout, "key %s trusted as reviewer %s's: their approvals are checked with it\n"
 		    "  public key  %s\n  file        %s\n", id, reviewer, line.data, path);
+	if (rc == 0 && from != NULL)
+		checkpoint_source_print(file, reviewer, id, from);
 out:
 	keyring_free(ring, nring);
 	buf_free(&line);
@@ -269,40 +247,52 @@ out:
 	return rc;
 }
 
+/* The key FILE gives for reviewer: a public key file, or an audit
+ * checkpoint whose signature verifies with a key trusted here (the key
+ * registered to reviewer by its position). */
+static int
+key_trust_reviewer_file(const char *reviewer, const char *file, struct aerr *err)
+{
+	struct approval_trust_source from;
+	struct minisign_pub pub;
+	struct buf b;
+	int is_checkpoint, rc;
+
+	if (keystore_name_check(reviewer, err) != 0 ||
+	    approval_checkpoint_key(file, reviewer, &pub, &from, &is_checkpoint, err) != 0)
+		return err->code;
+	if (is_checkpoint)
+		return key_trust_reviewer(reviewer, file, &pub, &from, err);
+	if (read_file(file, 4096, &b, err) != 0)
+		return err->code;
+	rc = minisign_pubkey_parse(b.data, b.len, file, &pub, err);
+	buf_free(&b);
+	return rc != 0 ? rc : key_trust_reviewer(reviewer, file, &pub, NULL, err);
+}
+
 /* Trusting a key is trusting all 32 bytes of it, checked by whoever runs this against a
  * copy obtained out of band; the key id alone proves nothing. */
 static int
-key_trust(struct aivet *av, int argc, char **argv, struct aerr *err)
+key_trust(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *name = NULL, *file, *reviewer = NULL;
+	const char *name = args_get(args, 'n'), *file = args->word[0], *reviewer = args_get(args, 'r');
 	char id[MINISIGN_KEYID_LEN + 1], *dir = NULL, *path = NULL, *own = NULL;
 	struct minisign_pub pub;
 	struct keyring_key *ring = NULL;
 	size_t nring = 0;
 	struct buf b, line, text;
-	int c, rc = 0;
+	int rc = 0;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'n')
-			name = p.arg;
-		else if (c == 'r')
-			reviewer = p.arg;
-	}
-	if (c < 0)
-		return err->code;
 	if (name != NULL && reviewer != NULL)
 		return usage_error(av, err, "--name and --reviewer exclude each other");
-	file = argv[p.ind];
+	if (reviewer != NULL)
+		return key_trust_reviewer_file(reviewer, file, err);
 	if (read_file(file, 4096, &b, err) != 0)
 		return err->code;
 	rc = minisign_pubkey_parse(b.data, b.len, file, &pub, err);
 	buf_free(&b);
 	if (rc != 0)
 		return rc;
-	if (reviewer != NULL)
-		return key_trust_reviewer(reviewer, file, &pub, err);
 	minisign_keyid(pub.keynum, id);
 	if (name == NULL)
 		name = id;
@@ -363,18 +353,15 @@ out:
 /* Registers the public half of one of the user's own keys as the actor's:
  * what an approval of theirs is signed with (approval.c). */
 static int
-key_register_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+key_register_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	const char *name = DEFAULT_KEY;
 	struct minisign_pub pub;
 	struct db *db;
 	char id[MINISIGN_KEYID_LEN + 1];
-	int json, first;
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0)
-		return err->code;
-	if (first < argc)
-		name = argv[first];
+	if (args->argc > 0)
+		name = args->argv[0];
 	if (keystore_name_check(name, err) != 0 || keystore_load_pub(name, &pub, err) != 0 ||
 	    (db = av_db(av, err)) == NULL || key_register(db, av->actor, &pub, err) != 0)
 		return err->code;
@@ -412,23 +399,20 @@ key_untrust_reviewer(const char *reviewer, struct aerr *err)
 
 /* Untrusting removes a trusted signer's key; an own key is the keyring's, not a trust. */
 static int
-key_untrust(struct aivet *av, int argc, char **argv, struct aerr *err)
+key_untrust(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *name;
+	const char *name = args->word[0];
 	char *dir, *path = NULL, *kd, *own = NULL;
 	char id[MINISIGN_KEYID_LEN + 1];
 	struct minisign_pub pub;
 	struct buf b, line;
 	int rc;
 
-	opt_begin(&p, av, argc, argv);
-	while ((rc = opt_next(&p, err)) > 0)
-		if (rc == 'r')
-			return key_untrust_reviewer(p.arg, err);
-	if (rc < 0)
-		return err->code;
-	name = argv[p.ind];
+	/* --reviewer NAME takes no positional; without it NAME is needed. */
+	if (args_has(args, 'r'))
+		return key_untrust_reviewer(args_get(args, 'r'), err);
+	if (name == NULL)
+		return usage_error(av, err, "key untrust needs exactly one NAME");
 	dir = keyring_trusted_dir();
 	kd = keystore_dir();
 	buf_init(&line);
@@ -484,7 +468,8 @@ static const struct opt name_opts[] = {
 };
 static const struct opt trust_opts[] = {
 	{ "name", 'n', "NAME", "its name in the keyring", 0 },
-	{ "reviewer", 'r', "NAME", "trust it as reviewer NAME's key, for the approvals they sign", 0 },
+	{ "reviewer", 'r', "NAME", "trust it as reviewer NAME's key, for the approvals they sign "
+	  "(FILE: their public key, or an audit checkpoint signed by a key trusted here)", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 static const struct opt untrust_opts[] = {
@@ -498,27 +483,36 @@ static const struct opt sign_opts[] = {
 };
 
 static const struct cmd_entry key_subs[] = {
-	{ "generate", NULL, generate_opts, "create a signing key pair (minisign format)",
-	  key_generate, NULL, ARGS_NONE },
-	{ "import", "SECRET-KEY-FILE", name_opts, "import a minisign secret key", key_import, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ "list", NULL, opt_json_only, "list own signing keys and trusted signers' keys", key_list, NULL,
-	  ARGS_NONE },
-	{ "trust", "PUBLIC-KEY-FILE", trust_opts, "trust a signer's public key (minisign .pub) for verify",
-	  key_trust, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "untrust", "NAME", untrust_opts, "stop trusting a signer's key (its NAME in "
-	  "'key list'), or a reviewer's",
-	  key_untrust, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "show", "[NAME]", opt_json_only, "print a public key and its key id", key_show, NULL,
-	  ARGS({ TARGET_WORD, 1 }) },
-	{ "sign", "FILE", sign_opts, "sign one file, writing FILE.minisig", key_sign, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ "register", "[NAME]", NULL, "register your key's public half to you in the database, "
-	  "for signing your approvals", key_register_cmd, NULL, ARGS({ TARGET_WORD, 1 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "generate", .opts = generate_opts,
+	  .summary = "create a signing key pair (minisign format)", .exec = key_generate,
+	  .args = ARGS_NONE },
+	{ .name = "import", .targets = "SECRET-KEY-FILE", .opts = name_opts,
+	  .summary = "import a minisign secret key", .exec = key_import,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "list", .opts = opt_json_only,
+	  .summary = "list own signing keys and trusted signers' keys", .exec = key_list,
+	  .args = ARGS_NONE },
+	{ .name = "trust", .targets = "PUBLIC-KEY-FILE", .opts = trust_opts,
+	  .summary = "trust a signer's public key (minisign .pub) for verify",
+	  .exec = key_trust, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "untrust", .targets = "NAME", .opts = untrust_opts,
+	  .summary = "stop trusting a signer's key (its NAME in 'key list'), or a reviewer's",
+	  .exec = key_untrust, .args = ARGS({ TARGET_WORD, 1 }) },
+	{ .name = "show", .targets = "[NAME]", .opts = opt_json_only,
+	  .summary = "print a public key and its key id", .exec = key_show,
+	  .args = ARGS({ TARGET_WORD, 1 }) },
+	{ .name = "sign", .targets = "FILE", .opts = sign_opts,
+	  .summary = "sign one file, writing FILE.minisig", .exec = key_sign,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "register", .targets = "[NAME]",
+	  .summary = "register your key's public half to you in the database, for signing your "
+	  "approvals", .exec = key_register_cmd, .args = ARGS({ TARGET_WORD, 1 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_key_entry = {
-	"key", NULL, NULL, "manage the keys that sign report bundles and the signers trusted to "
-	"verify them", NULL, key_subs, NULL
+	.name = "key",
+	.summary = "manage the keys that sign report bundles and the signers trusted to verify "
+	"them",
+	.subs = key_subs,
 };

@@ -74,20 +74,20 @@ probe_run_opt(const struct aivet *av, int c, const char *arg, struct probe_opts 
 }
 
 int
-probe_targets(struct aivet *av, const struct opt_parser *p, int all, const char *vendor, int expand,
-    struct probe_targets *t, struct aerr *err)
+probe_targets(struct aivet *av, const struct cmd_args *a, int all, const char *vendor,
+    int64_t vendor_id, int expand, struct probe_targets *t, struct aerr *err)
 {
 	struct db *db;
 
 	memset(t, 0, sizeof *t);
 	if (vendor != NULL && !all)
 		return usage_error(av, err, "--vendor goes with --all");
-	if (all == (p->ind < p->argc))
+	if (all == (a->argc > 0))
 		return usage_error(av, err, all ? "%s --all takes no VENDOR/ENDPOINT" :
 		    "%s needs VENDOR/ENDPOINT... or --all", cli_of(av)->cmd_path);
-	if ((db = av_db(av, err)) == NULL || (vendor != NULL &&
-	    target_resolve(db, TARGET_VENDOR, vendor, &t->vendor_id, err) != 0))
+	if ((db = av_db(av, err)) == NULL)
 		return err->code;
+	t->vendor_id = vendor_id;
 	if (all && !expand)
 		return 0;
 	if (all) {
@@ -98,10 +98,9 @@ probe_targets(struct aivet *av, const struct opt_parser *p, int all, const char 
 			    "there are no active endpoints%s", vendor ? vendor : "");
 		return 0;
 	}
-	t->ids = xcalloc((size_t)(p->argc - p->ind) + 1, sizeof *t->ids);
-	for (int i = p->ind; i < p->argc; i++)
-		if (target_resolve(db, TARGET_ENDPOINT, p->argv[i], &t->ids[t->n++], err) != 0)
-			return err->code;
+	t->ids = xcalloc((size_t)a->argc + 1, sizeof *t->ids);
+	for (int i = 0; i < a->argc; i++)
+		t->ids[t->n++] = a->ids[i];
 	return 0;
 }
 
@@ -122,19 +121,21 @@ probe_ids_print(const int64_t *ids, size_t n, int json)
 }
 
 static int
-probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
+probe_run(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
 	struct probe_opts po = { 0 };
 	struct probe_all_opts all = { 0 };
 	const char *fail_on = "high";
-	int yes = 0, dry = 0, json = 0, c;
+	int yes = 0, dry = 0, json = 0;
 	int64_t eid, run_id;
-	struct db *db;
 	cJSON *plan;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
+	/* In the order given: the first bad value is the one named, and the last
+	 * of --json and --format counts. */
+	for (int i = 0; i < args->nopt; i++) {
+		int c = args->opt[i].id;
+		const char *arg = args->opt[i].arg;
+
 		switch (c) {
 		case O_YES:
 			yes = 1;
@@ -143,16 +144,16 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 			dry = 1;
 			break;
 		case O_FAIL:
-			if (severity_rank(p.arg) < 0)
+			if (severity_rank(arg) < 0)
 				return aerr_set(err, AV_USAGE, "--fail-on: '%s' is not one of info, low, medium, "
-				    "high, critical", p.arg);
-			fail_on = p.arg;
+				    "high, critical", arg);
+			fail_on = arg;
 			break;
 		case O_JSON:
 			json = 1;
 			break;
 		case O_FORMAT:   /* json holds a run_format from here on */
-			if (run_format_parse(p.arg, &json, err) != 0)
+			if (run_format_parse(arg, &json, err) != 0)
 				return err->code;
 			break;
 		case O_COMPARE:
@@ -163,28 +164,24 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 		case O_PARALLEL:
 		case O_RATE:
 			if (probe_all_option(&all, c == O_ALL ? "--all" : c == O_VENDOR ? "--vendor" :
-			    c == O_PARALLEL ? "--parallel" : "--rate-limit", p.arg, err) != 0)
+			    c == O_PARALLEL ? "--parallel" : "--rate-limit", arg, err) != 0)
 				return err->code;
 			break;
 		default:
-			if (probe_run_opt(av, c, p.arg, &po, err) > 0)
+			if (probe_run_opt(av, c, arg, &po, err) > 0)
 				return err->code;
 		}
 	}
-	if (c < 0)
-		return err->code;
 	if (all.all || all.vendor != NULL || all.parallel || all.per_minute) {
 		if (!all.all)
 			return usage_error(av, err, "--vendor, --parallel and --rate-limit go with --all");
-		if (p.target[0] != 0)
+		if (args->target[0] != 0)
 			return usage_error(av, err, "probe run --all takes no VENDOR/ENDPOINT");
-		if (all.vendor != NULL && ((db = av_db(av, err)) == NULL ||
-		    target_resolve(db, TARGET_VENDOR, all.vendor, &all.vendor_id, err) != 0))
-			return err->code;
+		all.vendor_id = args_target(args, O_VENDOR);
 		return probe_run_all(av, &po, &all, json, fail_on, yes, dry, err);
 	}
 	/* Declared optional for --all; without it the one endpoint is needed. */
-	if ((eid = p.target[0]) == 0)
+	if ((eid = args->target[0]) == 0)
 		return usage_error(av, err, "probe run needs exactly one VENDOR/ENDPOINT");
 	if (probe_plan_endpoint(av, eid, &po, &plan, err) != 0)
 		return err->code;
@@ -201,7 +198,7 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 	{
 		char q[128];
 
-		snprintf(q, sizeof q, "send these requests to %s?", argv[p.ind]);
+		snprintf(q, sizeof q, "send these requests to %s?", args->word[0]);
 		if (!probe_confirm_tty(yes, q)) {
 			cJSON_Delete(plan);
 			return aerr_set(err, AV_USAGE, "not confirmed; nothing was sent");
@@ -213,19 +210,14 @@ probe_run(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+probe_diff_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	int json = 0, changed, c;
+	int json = args_has(args, 'j'), changed;
 	struct db *db;
 	struct probe_diff d;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		json |= c == 'j';
-	if (c < 0)
-		return err->code;
-	if ((db = av_db(av, err)) == NULL || probe_diff_runs(db, p.target[0], p.target[1], &d, err) != 0)
+	if ((db = av_db(av, err)) == NULL ||
+	    probe_diff_runs(db, args->target[0], args->target[1], &d, err) != 0)
 		return err->code;
 	if (json)
 		json_emit(probe_diff_to_json(&d));
@@ -239,20 +231,16 @@ probe_diff_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
+probe_runs(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	int json = 0, c;
+	int json = args_has(args, 'j');
 	struct db *db;
 	struct probe_run_list runs;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		json |= c == 'j';
-	if (c < 0 || (db = av_db(av, err)) == NULL)
+	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (probe_run_list_load(db, &(struct run_query){ .vendor_id = p.target[0], .queued = 1 }, &runs,
-	    err) != 0)
+	if (probe_run_list_load(db, &(struct run_query){ .vendor_id = args->target[0], .queued = 1 },
+	    &runs, err) != 0)
 		return err->code;
 	if (json)
 		json_emit(probe_run_list_to_json(&runs));
@@ -279,45 +267,43 @@ probe_runs(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-probe_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+probe_show(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	int fmt = 0, c, rc = 0, worst = 0;
+	int fmt = 0, rc = 0, worst = 0;
 	const char *fail_on = NULL;
 	struct db *db;
 	struct probe_run_list runs = { 0 };
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
+	/* In the order given: the last of --json and --format counts. */
+	for (int i = 0; i < args->nopt; i++) {
+		int c = args->opt[i].id;
+		const char *arg = args->opt[i].arg;
+
 		if (c == 'j')
 			fmt = RUN_FMT_JSON;
 		else if (c == 'f') {
-			if (run_format_parse(p.arg, &fmt, err) != 0)
+			if (run_format_parse(arg, &fmt, err) != 0)
 				return err->code;
 		} else if (c == O_FAIL) {
-			if (severity_rank(p.arg) < 0)
+			if (severity_rank(arg) < 0)
 				return aerr_set(err, AV_USAGE, "--fail-on: '%s' is not one of info, low, medium, "
-				    "high, critical", p.arg);
-			fail_on = p.arg;
+				    "high, critical", arg);
+			fail_on = arg;
 		}
 	}
-	if (c < 0 || (db = av_db(av, err)) == NULL)
+	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	/* Several runs (a night's --all) make one document: a JSON array, one SARIF log, one
-	 * JUnit file. The parser has checked every RUN; beyond its first CMD_ARGS_MAX the ids
-	 * are read again here. */
-	runs.items = xcalloc((size_t)(argc - p.ind), sizeof *runs.items);
-	for (int i = p.ind; i < argc && rc == 0; i++) {
-		int64_t id = i - p.ind < CMD_ARGS_MAX ? p.target[i - p.ind] : 0;
-
-		if ((id == 0 && target_resolve(db, TARGET_RUN, argv[i], &id, err) != 0) ||
-		    probe_run_get(db, id, &runs.items[runs.n], err) != 0)
+	 * JUnit file. The framework has resolved every RUN. */
+	runs.items = xcalloc((size_t)args->argc, sizeof *runs.items);
+	for (int i = 0; i < args->argc && rc == 0; i++) {
+		if (probe_run_get(db, args->ids[i], &runs.items[runs.n], err) != 0)
 			rc = err->code;
 		else
 			runs.n++;
 	}
 	if (rc == 0)
-		probe_print_runs(runs.items, runs.n, argc - p.ind == 1, NULL, fmt);
+		probe_print_runs(runs.items, runs.n, args->argc == 1, NULL, fmt);
 	/* What to run next, planned now: shown with the text, never part of the record. */
 	for (size_t i = 0; rc == 0 && fmt == RUN_FMT_TEXT && i < runs.n; i++)
 		probe_print_next_steps(av, &runs.items[i]);
@@ -377,29 +363,18 @@ queued_print(struct aivet *av, const struct probe_targets *t, const int64_t *ids
 
 /* "probe queue": runs put in the database's queue for workers, each with its plan. */
 static int
-probe_queue_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+probe_queue_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
 	struct probe_opts po = { 0 };
-	const char *vendor = NULL;
 	struct probe_targets t;
 	int64_t *ids;
-	int all = 0, json = 0, c;
+	int json = args_has(args, O_JSON);
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == O_ALL)
-			all = 1;
-		else if (c == O_VENDOR)
-			vendor = p.arg;
-		else if (c == O_JSON)
-			json = 1;
-		else if (probe_run_opt(av, c, p.arg, &po, err) > 0)
+	for (int i = 0; i < args->nopt; i++)
+		if (probe_run_opt(av, args->opt[i].id, args->opt[i].arg, &po, err) > 0)
 			return err->code;
-	}
-	if (c < 0)
-		return err->code;
-	if (probe_targets(av, &p, all, vendor, 1, &t, err) == 0) {
+	if (probe_targets(av, args, args_has(args, O_ALL), args_get(args, O_VENDOR),
+	    args_target(args, O_VENDOR), 1, &t, err) == 0) {
 		ids = xcalloc(t.n, sizeof *ids);
 		if (probe_queue_add(av, t.ids, t.n, &po, ids, err) == 0 && json)
 			probe_ids_print(ids, t.n, 1);
@@ -413,34 +388,49 @@ probe_queue_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 
 /* "probe limit": a vendor's limits for the whole fleet of workers. */
 static int
-probe_limit_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+probe_limit_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
 	int64_t runs = 0, per_minute = 0;
-	int c;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == O_RUNS && parse_int_opt("--runs", p.arg, 0, 4096, &runs, err) != 0)
+	for (int i = 0; i < args->nopt; i++) {
+		int c = args->opt[i].id;
+		const char *arg = args->opt[i].arg;
+
+		if (c == O_RUNS && parse_int_opt("--runs", arg, 0, 4096, &runs, err) != 0)
 			return err->code;
-		if (c == O_PER_MINUTE && parse_int_opt("--per-minute", p.arg, 0, 600000, &per_minute, err) != 0)
+		if (c == O_PER_MINUTE && parse_int_opt("--per-minute", arg, 0, 600000, &per_minute, err) != 0)
 			return err->code;
 	}
-	if (c < 0)
-		return err->code;
-	if (probe_limit_set(av, p.target[0], runs, per_minute, err) != 0)
+	if (probe_limit_set(av, args->target[0], runs, per_minute, err) != 0)
 		return err->code;
 	if (runs)
-		printf("%s: at most %lld run%s at once across all workers\n", p.word[0], (long long)runs,
+		printf("%s: at most %lld run%s at once across all workers\n", args->word[0], (long long)runs,
 		    runs == 1 ? "" : "s");
 	else
-		printf("%s: no limit of runs at once\n", p.word[0]);
+		printf("%s: no limit of runs at once\n", args->word[0]);
 	if (per_minute)
-		printf("%s: at most %lld requests a minute across all workers\n", p.word[0],
+		printf("%s: at most %lld requests a minute across all workers\n", args->word[0],
 		    (long long)per_minute);
 	else
-		printf("%s: no limit of requests a minute\n", p.word[0]);
+		printf("%s: no limit of requests a minute\n", args->word[0]);
 	return 0;
+}
+
+/* "probe rejudge": the run's verdicts and findings derived again from its
+ * recorded exchanges, offline; exit 1 on any difference. */
+static int
+probe_rejudge_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
+{
+	struct buf out;
+	int differences = 0;
+
+	buf_init(&out);
+	if (probe_rejudge_run(av, args->target[0], &out, &differences, err) == 0 && differences > 0)
+		aerr_set(err, AV_FINDINGS, "run %lld: %d difference%s between its results and its "
+		    "exchanges", (long long)args->target[0], differences, differences == 1 ? "" : "s");
+	fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	buf_free(&out);
+	return err->code;
 }
 
 static const struct opt queue_opts[] = {
@@ -466,23 +456,31 @@ static const struct opt show_opts[] = {
 };
 
 static const struct cmd_entry probe_subs[] = {
-	{ "run", "VENDOR/ENDPOINT", run_opts, "run probes against an endpoint", probe_run, NULL,
-	  ARGS({ TARGET_ENDPOINT, 1 }) },
-	{ "queue", "VENDOR/ENDPOINT...", queue_opts, "queue runs for the workers (aivet worker)",
-	  probe_queue_cmd, NULL, NULL },
-	{ "limit", "VENDOR", limit_opts, "limit a vendor's runs at once and requests a minute across "
-	  "workers", probe_limit_cmd, NULL, ARGS({ TARGET_VENDOR, 0 }) },
-	{ "runs", "[VENDOR]", opt_json_only, "list probe runs", probe_runs, NULL,
-	  ARGS({ TARGET_VENDOR, 1 }) },
-	{ "show", "RUN [RUN...]", show_opts, "show a probe run: verdicts, findings, evidence ids",
-	  probe_show, NULL, ARGS({ TARGET_RUN, ARG_MANY }) },
-	{ "diff", "RUN_A RUN_B", opt_json_only, "drift between two runs: findings, boundaries, "
-	  "calibration, error shapes", probe_diff_cmd, NULL,
-	  ARGS({ TARGET_RUN, 0 }, { TARGET_RUN, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "run", .targets = "VENDOR/ENDPOINT", .opts = run_opts,
+	  .summary = "run probes against an endpoint", .exec = probe_run,
+	  .args = ARGS({ TARGET_ENDPOINT, 1 }), .target = { O_VENDOR, TARGET_VENDOR } },
+	{ .name = "queue", .targets = "VENDOR/ENDPOINT...", .opts = queue_opts,
+	  .summary = "queue runs for the workers (aivet worker)", .exec = probe_queue_cmd,
+	  .args = ARGS({ TARGET_ENDPOINT, ARG_ANY }), .target = { O_VENDOR, TARGET_VENDOR } },
+	{ .name = "limit", .targets = "VENDOR", .opts = limit_opts,
+	  .summary = "limit a vendor's runs at once and requests a minute across workers",
+	  .exec = probe_limit_cmd, .args = ARGS({ TARGET_VENDOR, 0 }) },
+	{ .name = "runs", .targets = "[VENDOR]", .opts = opt_json_only,
+	  .summary = "list probe runs", .exec = probe_runs, .args = ARGS({ TARGET_VENDOR, 1 }) },
+	{ .name = "show", .targets = "RUN [RUN...]", .opts = show_opts,
+	  .summary = "show a probe run: verdicts, findings, evidence ids", .exec = probe_show,
+	  .args = ARGS({ TARGET_RUN, ARG_MANY }) },
+	{ .name = "rejudge", .targets = "RUN", .summary = "judge a run again from its recorded exchanges "
+	  "alone and compare with its results", .exec = probe_rejudge_cmd,
+	  .args = ARGS({ TARGET_RUN, 0 }) },
+	{ .name = "diff", .targets = "RUN_A RUN_B", .opts = opt_json_only,
+	  .summary = "drift between two runs: findings, boundaries, calibration, error shapes",
+	  .exec = probe_diff_cmd, .args = ARGS({ TARGET_RUN, 0 }, { TARGET_RUN, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_probe_entry = {
-	"probe", NULL, NULL, "send live tests to an endpoint and judge the answers by their content",
-	NULL, probe_subs, NULL
+	.name = "probe",
+	.summary = "send live tests to an endpoint and judge the answers by their content",
+	.subs = probe_subs,
 };

@@ -15,27 +15,6 @@
 
 #define MAX_QUESTIONNAIRE_FILE ((size_t)4 << 20)
 
-/* Parses --json and --all where the table declares them; *ind is the first positional. */
-static int
-parse_flags(struct aivet *av, int argc, char **argv, int *json, int *all, int *ind,
-    struct aerr *err)
-{
-	struct opt_parser p;
-	int c;
-
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'j' && json != NULL)
-			*json = 1;
-		else if (c == 'a' && all != NULL)
-			*all = 1;
-	}
-	if (c < 0)
-		return err->code;
-	*ind = p.ind;
-	return 0;
-}
-
 /* Reads and checks a file; every problem goes to stderr, the error only counts them. */
 static int
 check_file(const char *path, const char *consequence, struct buf *text, struct questionnaire **q,
@@ -69,17 +48,14 @@ db_with_questionnaires(struct aivet *av, struct aerr *err)
 }
 
 static int
-q_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+q_list(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	int ind;
-	int json = 0, all = 0;
+	int json = args_has(a, 'j'), all = args_has(a, 'a');
 	struct db *db;
 	int64_t *ids;
 	size_t nids;
 	cJSON *arr;
 
-	if (parse_flags(av, argc, argv, &json, &all, &ind, err) != 0)
-		return err->code;
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
 	if (questionnaire_ids(db, all, &ids, &nids, err) != 0)
@@ -163,20 +139,17 @@ print_question(const struct questionnaire *q, const struct q_question *qq)
 }
 
 static int
-q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+q_show(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	int ind;
-	int json = 0;
+	int json = args_has(a, 'j');
 	int64_t row;
 	struct db *db;
 	char loaded[40];
 	struct questionnaire *q;
 
-	if (parse_flags(av, argc, argv, &json, NULL, &ind, err) != 0)
-		return err->code;
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		return err->code;
-	if (questionnaire_lookup(db, argv[ind], &row, err) != 0 ||
+	if (questionnaire_lookup(db, a->argv[0], &row, err) != 0 ||
 	    questionnaire_load(db, row, &q, err) != 0)
 		return err->code;
 	if (json) {
@@ -204,17 +177,15 @@ q_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
+q_validate(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	int ind;
 	struct questionnaire *q;
 	struct buf b;
 
-	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
+	(void)av;
+	if (check_file(a->argv[0], "", &b, &q, err) != 0)
 		return err->code;
-	if (check_file(argv[ind], "", &b, &q, err) != 0)
-		return err->code;
-	term_printf(stdout, "%s: valid: %s version %lld, %d sections, %d questions\n", argv[ind], q->qid,
+	term_printf(stdout, "%s: valid: %s version %lld, %d sections, %d questions\n", a->argv[0], q->qid,
 	    (long long)q->version, q->nsections, q->nquestions);
 	questionnaire_free(q);
 	buf_free(&b);
@@ -222,22 +193,20 @@ q_validate(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-q_import(struct aivet *av, int argc, char **argv, struct aerr *err)
+q_import(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	int ind, already, rc;
+	int already, rc;
 	struct questionnaire *q = NULL;
 	struct buf b;
 	struct db *db;
 	int64_t row;
 
-	if (parse_flags(av, argc, argv, NULL, NULL, &ind, err) != 0)
-		return err->code;
-	if (check_file(argv[ind], "; nothing was imported", &b, &q, err) != 0)
+	if (check_file(a->argv[0], "; nothing was imported", &b, &q, err) != 0)
 		return err->code;
 	if ((db = db_with_questionnaires(av, err)) == NULL)
 		rc = err->code;
 	else
-		rc = questionnaire_import(db, av->actor, argv[ind], q, b.data, b.len, &row, &already, err);
+		rc = questionnaire_import(db, av->actor, a->argv[0], q, b.data, b.len, &row, &already, err);
 	if (rc == 0 && already)
 		term_printf(stdout, "questionnaire %s version %lld is already loaded (id %lld)\n", q->qid,
 		    (long long)q->version, (long long)row);
@@ -256,33 +225,21 @@ static const struct opt list_opts[] = {
 };
 
 static int
-q_export(struct aivet *av, int argc, char **argv, struct aerr *err)
+q_export(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	struct opt_parser p;
-	const char *format = NULL, *output = NULL, *due = NULL;
+	const char *format = args_get(a, 'f'), *output = args_get(a, 'o'), *due = args_get(a, 'd');
 	struct sheet_xlsx_info info;
 	struct questionnaire *q;
 	struct db *db;
 	int64_t row;
-	int c, rc;
+	int rc;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == 'f')
-			format = p.arg;
-		else if (c == 'o')
-			output = p.arg;
-		else if (c == 'd')
-			due = p.arg;
-	}
-	if (c < 0)
-		return err->code;
 	if (format == NULL || strcmp(format, "xlsx") != 0)
 		return usage_error(av, err, "--format: '%s' is not xlsx", format ? format : "");
 	if (output == NULL)
 		return usage_error(av, err, "questionnaire export needs --output FILE");
 	if ((db = db_with_questionnaires(av, err)) == NULL ||
-	    questionnaire_lookup(db, argv[p.ind], &row, err) != 0 ||
+	    questionnaire_lookup(db, a->argv[0], &row, err) != 0 ||
 	    questionnaire_load(db, row, &q, err) != 0)
 		return err->code;
 	info = (struct sheet_xlsx_info){ av->actor, due };
@@ -299,21 +256,26 @@ static const struct opt export_opts[] = {
 };
 
 static const struct cmd_entry questionnaire_subs[] = {
-	{ "list", NULL, list_opts, "list questionnaires (every version with --all)", q_list, NULL,
-	  ARGS_NONE },
-	{ "show", "QUESTIONNAIRE[@VERSION]", opt_json_only, "show a questionnaire's questions", q_show,
-	  NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "validate", "FILE", NULL, "check a questionnaire file, naming every problem", q_validate,
-	  NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "import", "FILE", NULL, "load a questionnaire file into the database", q_import, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ "export", "QUESTIONNAIRE[@VERSION]", export_opts,
-	  "a blank workbook of a questionnaire to send to a vendor", q_export, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "list", .opts = list_opts,
+	  .summary = "list questionnaires (every version with --all)", .exec = q_list,
+	  .args = ARGS_NONE },
+	{ .name = "show", .targets = "QUESTIONNAIRE[@VERSION]", .opts = opt_json_only,
+	  .summary = "show a questionnaire's questions", .exec = q_show,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "validate", .targets = "FILE",
+	  .summary = "check a questionnaire file, naming every problem", .exec = q_validate,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "import", .targets = "FILE",
+	  .summary = "load a questionnaire file into the database", .exec = q_import,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "export", .targets = "QUESTIONNAIRE[@VERSION]", .opts = export_opts,
+	  .summary = "a blank workbook of a questionnaire to send to a vendor",
+	  .exec = q_export, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_questionnaire_entry = {
-	"questionnaire", NULL, NULL, "the questionnaires assessments are answered against", NULL,
-	questionnaire_subs, NULL
+	.name = "questionnaire",
+	.summary = "the questionnaires assessments are answered against",
+	.subs = questionnaire_subs,
 };

@@ -16,50 +16,49 @@
 #include "aivet/report.h"
 
 static int
-cmd_report_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_report_exec(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
 	struct report_opts o = { .retain_years = 6 };
 	const char *out = NULL, *key = "aivet";
 	struct report_export_result res;
 	struct db *db;
 	char *conf_tsa = tsa_url_from_config();
-	int c, json = 0;
+	int json = 0;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		switch (c) {
-		case 'o': out = p.arg; break;
+	/* In the order given: the first bad value is the one named. */
+	for (int i = 0; i < args->nopt; i++) {
+		char *arg = args->opt[i].arg;
+
+		switch (args->opt[i].id) {
+		case 'o': out = arg; break;
 		case 'a':
-			if (parse_int_opt("--assessment", p.arg, 1, INT64_MAX, &o.assessment_id, err) != 0)
+			if (parse_int_opt("--assessment", arg, 1, INT64_MAX, &o.assessment_id, err) != 0)
 				goto done;
 			break;
 		case 'r':
 			free(o.run_ids);
-			if (report_parse_runs(p.arg, &o.run_ids, &o.nrun_ids, err) != 0)
+			if (report_parse_runs(arg, &o.run_ids, &o.nrun_ids, err) != 0)
 				goto done;
 			break;
-		case 's': o.since = p.arg; break;
+		case 's': o.since = arg; break;
 		case 'i':
-			if (parse_int_opt("--incident", p.arg, 1, INT64_MAX, &o.incident_id, err) != 0)
+			if (parse_int_opt("--incident", arg, 1, INT64_MAX, &o.incident_id, err) != 0)
 				goto done;
 			break;
-		case 'k': key = p.arg; break;
-		case 't': o.at = p.arg; break;
+		case 'k': key = arg; break;
+		case 't': o.at = arg; break;
 		case 'y':
-			if (parse_int_opt("--retain-years", p.arg, 1, 100, &o.retain_years, err) != 0)
+			if (parse_int_opt("--retain-years", arg, 1, 100, &o.retain_years, err) != 0)
 				goto done;
 			break;
 		case 'j': json = 1; break;
 		case 'L': o.include_leaked = 1; break;
 		case 'B': o.allow_broken = 1; break;
-		case 'T': o.tsa_url = p.arg; break;
+		case 'T': o.tsa_url = arg; break;
 		case 'O': o.tsa_optional = 1; break;
 		}
 	}
-	if (c < 0)
-		goto done;
-	o.vendor = argv[p.ind];
+	o.vendor = args->word[0];
 	if (out == NULL) {
 		usage_error(av, err, "--out DIR is required");
 		goto done;
@@ -130,6 +129,10 @@ static const struct opt report_opts[] = {
 };
 
 const struct cmd_entry cmd_report_entry = {
-	"report", "VENDOR", report_opts, "write a signed report bundle for a vendor",
-	cmd_report_exec, NULL, ARGS({ TARGET_VENDOR, 0 })
+	.name = "report",
+	.targets = "VENDOR",
+	.opts = report_opts,
+	.summary = "write a signed report bundle for a vendor",
+	.exec = cmd_report_exec,
+	.args = ARGS({ TARGET_VENDOR, 0 }),
 };

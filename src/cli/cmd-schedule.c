@@ -32,37 +32,31 @@ scheduled_print(struct aivet *av, const int64_t *ids, size_t n, const char *ever
 }
 
 static int
-schedule_add(struct aivet *av, int argc, char **argv, struct aerr *err)
+schedule_add(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
 	struct probe_opts po = { 0 };
-	const char *vendor = NULL, *every = NULL;
+	const char *every = NULL;
 	int64_t every_ms = 0, *ids;
 	struct probe_targets t;
-	int all = 0, json = 0, c;
+	int json = args_has(args, O_JSON);
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == O_ALL)
-			all = 1;
-		else if (c == O_VENDOR)
-			vendor = p.arg;
-		else if (c == O_JSON)
-			json = 1;
-		else if (c == O_EVERY) {
-			every = p.arg;
-			if (incident_duration("--every", p.arg, &every_ms, err) != 0)
+	/* In the order given: the first bad value is the one named. */
+	for (int i = 0; i < args->nopt; i++) {
+		int c = args->opt[i].id;
+
+		if (c == O_EVERY) {
+			every = args->opt[i].arg;
+			if (incident_duration("--every", every, &every_ms, err) != 0)
 				return err->code;
-		} else if (probe_run_opt(av, c, p.arg, &po, err) > 0)
+		} else if (probe_run_opt(av, c, args->opt[i].arg, &po, err) > 0)
 			return err->code;
 	}
-	if (c < 0)
-		return err->code;
 	if (every_ms == 0)
 		return usage_error(av, err, "schedule add needs --every DURATION (30m, 24h, 7d)");
 	if (every_ms < 60000)
 		return usage_error(av, err, "--every: '%s' is under a minute", every);
-	if (probe_targets(av, &p, all, vendor, 0, &t, err) == 0) {
+	if (probe_targets(av, args, args_has(args, O_ALL), args_get(args, O_VENDOR),
+	    args_target(args, O_VENDOR), 0, &t, err) == 0) {
 		ids = xcalloc(t.n + 1, sizeof *ids);
 		if (probe_schedule_add(av, t.ids, t.n, t.vendor_id, every_ms / 1000, &po, ids, err) == 0 &&
 		    json)
@@ -76,17 +70,13 @@ schedule_add(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-schedule_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+schedule_list(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
 	struct probe_schedule_list l;
-	int json = 0, c;
+	int json = args_has(args, 'j');
 	struct db *db;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		json |= c == 'j';
-	if (c < 0 || (db = av_db(av, err)) == NULL || probe_schedule_list_load(db, &l, err) != 0)
+	if ((db = av_db(av, err)) == NULL || probe_schedule_list_load(db, &l, err) != 0)
 		return err->code;
 	if (json)
 		json_emit(probe_schedule_list_to_json(&l));
@@ -100,18 +90,11 @@ schedule_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-schedule_remove(struct aivet *av, int argc, char **argv, struct aerr *err)
+schedule_remove(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
 	int64_t id;
-	int c;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		;
-	if (c < 0)
-		return err->code;
-	if (parse_int_opt("SCHEDULE", p.word[0], 1, INT64_MAX, &id, err) != 0 ||
+	if (parse_int_opt("SCHEDULE", args->word[0], 1, INT64_MAX, &id, err) != 0 ||
 	    probe_schedule_remove(av, id, err) != 0)
 		return err->code;
 	printf("schedule %lld removed\n", (long long)id);
@@ -131,15 +114,20 @@ static const struct opt none_opts[] = {
 };
 
 static const struct cmd_entry schedule_subs[] = {
-	{ "add", "VENDOR/ENDPOINT...", add_opts, "run probes on a schedule (workers queue them when due)",
-	  schedule_add, NULL, NULL },
-	{ "list", NULL, opt_json_only, "list the active schedules", schedule_list, NULL, ARGS_NONE },
-	{ "remove", "SCHEDULE", none_opts, "remove a schedule (runs already queued stay)", schedule_remove,
-	  NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "add", .targets = "VENDOR/ENDPOINT...", .opts = add_opts,
+	  .summary = "run probes on a schedule (workers queue them when due)",
+	  .exec = schedule_add, .args = ARGS({ TARGET_ENDPOINT, ARG_ANY }),
+	  .target = { O_VENDOR, TARGET_VENDOR } },
+	{ .name = "list", .opts = opt_json_only, .summary = "list the active schedules",
+	  .exec = schedule_list, .args = ARGS_NONE },
+	{ .name = "remove", .targets = "SCHEDULE", .opts = none_opts,
+	  .summary = "remove a schedule (runs already queued stay)", .exec = schedule_remove,
+	  .args = ARGS({ TARGET_WORD, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_schedule_entry = {
-	"schedule", NULL, NULL, "recurring probe runs, queued for the workers when due", NULL,
-	schedule_subs, NULL
+	.name = "schedule",
+	.summary = "recurring probe runs, queued for the workers when due",
+	.subs = schedule_subs,
 };

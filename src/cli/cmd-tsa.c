@@ -35,13 +35,13 @@ cert_kind(const struct tsa_cert_info *c)
 }
 
 static int
-tsa_trust_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+tsa_trust_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct tsa_cert_info info;
-	int json, first, added;
+	int json = args_has(args, 'j'), added;
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0 ||
-	    tsa_trust_add(argv[first], &info, &added, err) != 0)
+	(void)av;
+	if (tsa_trust_add(args->argv[0], &info, &added, err) != 0)
 		return err->code;
 	if (json) {
 		cJSON *o = cert_json(&info);
@@ -60,13 +60,13 @@ tsa_trust_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-tsa_untrust_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+tsa_untrust_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct tsa_cert_info info;
-	int json, first;
+	int json = args_has(args, 'j');
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0 ||
-	    tsa_trust_remove(argv[first], &info, err) != 0)
+	(void)av;
+	if (tsa_trust_remove(args->argv[0], &info, err) != 0)
 		return err->code;
 	if (json) {
 		cJSON *o = cert_json(&info);
@@ -81,15 +81,15 @@ tsa_untrust_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-tsa_list_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+tsa_list_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
 	struct tsa_cert_info *v = NULL;
 	size_t n = 0;
 	char *url = NULL;
-	int json, first;
+	int json = args_has(args, 'j');
 
-	if (opt_json_args(av, argc, argv, &json, &first, err) != 0 ||
-	    tsa_trust_list(&v, &n, err) != 0)
+	(void)av;
+	if (tsa_trust_list(&v, &n, err) != 0)
 		return err->code;
 	url = tsa_url_from_config();
 	if (json) {
@@ -116,26 +116,20 @@ tsa_list_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-tsa_url_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+tsa_url_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
-	int c, unset = 0;
+	int unset = args_has(args, 'u');
 	char *url;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		unset |= c == 'u';
-	if (c < 0)
-		return err->code;
-	if (unset && p.word[0] != NULL)
+	if (unset && args->word[0] != NULL)
 		return usage_error(av, err, "give a URL or --unset, not both");
-	if (unset || p.word[0] != NULL) {
-		if (tsa_url_config_set(p.word[0], err) != 0)
+	if (unset || args->word[0] != NULL) {
+		if (tsa_url_config_set(args->word[0], err) != 0)
 			return err->code;
 		if (unset)
 			printf("no default TSA\n");
 		else
-			printf("default TSA %s\n", p.word[0]);
+			printf("default TSA %s\n", args->word[0]);
 		return 0;
 	}
 	url = tsa_url_from_config();
@@ -150,18 +144,23 @@ static const struct opt url_opts[] = {
 };
 
 static const struct cmd_entry tsa_subs[] = {
-	{ "trust", "CERT", opt_json_only, "trust a TSA's certificate (or its CA's) to attest times",
-	  tsa_trust_cmd, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "untrust", "SHA256|CERT", opt_json_only, "stop trusting a TSA certificate (by its SHA-256, or "
-	  "the certificate file)", tsa_untrust_cmd, NULL, ARGS({ TARGET_WORD, 0 }) },
-	{ "list", NULL, opt_json_only, "list the trusted TSA certificates and the default TSA",
-	  tsa_list_cmd, NULL, ARGS_NONE },
-	{ "url", "[URL]", url_opts, "show or set the TSA that report and audit checkpoint ask",
-	  tsa_url_cmd, NULL, ARGS({ TARGET_WORD, 1 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "trust", .targets = "CERT", .opts = opt_json_only,
+	  .summary = "trust a TSA's certificate (or its CA's) to attest times",
+	  .exec = tsa_trust_cmd, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "untrust", .targets = "SHA256|CERT", .opts = opt_json_only,
+	  .summary = "stop trusting a TSA certificate (by its SHA-256, or the certificate file)",
+	  .exec = tsa_untrust_cmd, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "list", .opts = opt_json_only,
+	  .summary = "list the trusted TSA certificates and the default TSA",
+	  .exec = tsa_list_cmd, .args = ARGS_NONE },
+	{ .name = "url", .targets = "[URL]", .opts = url_opts,
+	  .summary = "show or set the TSA that report and audit checkpoint ask",
+	  .exec = tsa_url_cmd, .args = ARGS({ TARGET_WORD, 1 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_tsa_entry = {
-	"tsa", NULL, NULL, "manage the time-stamping authorities that attest when a bundle existed",
-	NULL, tsa_subs, NULL
+	.name = "tsa",
+	.summary = "manage the time-stamping authorities that attest when a bundle existed",
+	.subs = tsa_subs,
 };

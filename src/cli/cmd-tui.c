@@ -10,10 +10,9 @@
 #include "cli.h"
 
 static int
-cmd_tui_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_tui_exec(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	if (argc > 1)
-		return usage_error(av, err, "unexpected argument '%s'", argv[1]);
+	(void)args;
 	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO))
 		return aerr_set(err, AV_USAGE, "the terminal UI needs a terminal; use the CLI "
 		    "instead (see 'aivet --help')");
@@ -23,5 +22,8 @@ cmd_tui_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 const struct cmd_entry cmd_tui_entry = {
-	"tui", NULL, NULL, "open the terminal UI (the default on a terminal)", cmd_tui_exec, NULL, NULL
+	.name = "tui",
+	.summary = "open the terminal UI (the default on a terminal)",
+	.exec = cmd_tui_exec,
+	.args = ARGS_NONE,
 };

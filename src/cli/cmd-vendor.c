@@ -34,48 +34,34 @@ static const struct opt show_opts[] = {
 	{ NULL, 0, NULL, NULL, 0 }
 };
 
-/* The vendor's fields from the options; positionals follow at p->ind. */
+/* The vendor's fields from the options given. */
 static int
-parse_vendor_opts(struct opt_parser *p, struct vendor_input *f, int *json, struct aerr *err)
+vendor_fields(const struct cmd_args *a, struct vendor_input *f, struct aerr *err)
 {
-	int c;
-
-	while ((c = opt_next(p, err)) > 0) {
-		switch (c) {
-		case O_CRIT:
-			if (parse_int_opt("--criticality", p->arg, 0, 4, &f->criticality, err) != 0)
-				return err->code;
-			f->set_crit = 1;
-			break;
-		case O_CONTACT:
-			f->contact = p->arg, f->set_contact = 1;
-			break;
-		case O_NOTES:
-			f->notes = p->arg, f->set_notes = 1;
-			break;
-		case O_NAME:
-			f->name = p->arg, f->set_name = 1;
-			break;
-		case O_JSON:
-			*json = 1;
-			break;
-		}
+	if (args_has(a, O_CRIT)) {
+		if (parse_int_opt("--criticality", args_get(a, O_CRIT), 0, 4, &f->criticality, err) != 0)
+			return err->code;
+		f->set_crit = 1;
 	}
-	return c < 0 ? err->code : 0;
+	if (args_has(a, O_CONTACT))
+		f->contact = args_get(a, O_CONTACT), f->set_contact = 1;
+	if (args_has(a, O_NOTES))
+		f->notes = args_get(a, O_NOTES), f->set_notes = 1;
+	if (args_has(a, O_NAME))
+		f->name = args_get(a, O_NAME), f->set_name = 1;
+	return 0;
 }
 
 static int
-cmd_vendor_add(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_vendor_add(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
 	struct vendor_input f = { .criticality = 2 };
-	struct opt_parser p;
 	struct db *db;
 	int64_t id;
 
-	opt_begin(&p, av, argc, argv);
-	if (parse_vendor_opts(&p, &f, NULL, err) != 0)
+	if (vendor_fields(a, &f, err) != 0)
 		return err->code;
-	f.name = argv[p.ind];
+	f.name = a->word[0];
 	if (name_check("vendor", f.name, err) != 0)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
@@ -102,22 +88,12 @@ list_text_item(const struct vendor *v, void *ctx)
 }
 
 static int
-vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
+vendor_list(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	struct opt_parser p;
-	int c, all = 0, json = 0, rc;
+	int all = args_has(a, O_ALL), json = args_has(a, O_JSON), rc;
 	struct db *db;
 	struct json_stream js;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		if (c == O_ALL)
-			all = 1;
-		else if (c == O_JSON)
-			json = 1;
-	}
-	if (c < 0)
-		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
 	if (json) {
@@ -132,20 +108,15 @@ vendor_list(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
+vendor_show(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	struct vendor_input f = { 0 };
-	struct opt_parser p;
-	int json = 0;
+	int json = args_has(a, O_JSON);
 	struct db *db;
 	struct vendor v;
 	const struct vendor_verdict *r;
 	char basis[1024], counts[128];
 
-	opt_begin(&p, av, argc, argv);
-	if (parse_vendor_opts(&p, &f, &json, err) != 0)
-		return err->code;
-	if ((db = av_db(av, err)) == NULL || vendor_show_load(db, p.target[0], &v, err) != 0)
+	if ((db = av_db(av, err)) == NULL || vendor_show_load(db, a->target[0], &v, err) != 0)
 		return err->code;
 	if (json) {
 		cJSON *o = vendor_to_json(&v);
@@ -187,14 +158,12 @@ vendor_show(struct aivet *av, int argc, char **argv, struct aerr *err)
 }
 
 static int
-cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_vendor_edit(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
 	struct vendor_input f = { 0 };
-	struct opt_parser p;
 	struct db *db;
 
-	opt_begin(&p, av, argc, argv);
-	if (parse_vendor_opts(&p, &f, NULL, err) != 0)
+	if (vendor_fields(a, &f, err) != 0)
 		return err->code;
 	if (!f.set_name && !f.set_crit && !f.set_contact && !f.set_notes)
 		return usage_error(av, err, "vendor edit: nothing to change");
@@ -202,44 +171,44 @@ cmd_vendor_edit(struct aivet *av, int argc, char **argv, struct aerr *err)
 		return err->code;
 	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (vendor_edit(db, av->actor, argv[p.ind], &f, err) != 0)
+	if (vendor_edit(db, av->actor, a->word[0], &f, err) != 0)
 		return err->code;
-	term_printf(stdout, "vendor %s updated\n", f.set_name ? f.name : argv[p.ind]);
+	term_printf(stdout, "vendor %s updated\n", f.set_name ? f.name : a->word[0]);
 	return 0;
 }
 
 static int
-cmd_vendor_archive(struct aivet *av, int argc, char **argv, struct aerr *err)
+cmd_vendor_archive(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 {
-	struct opt_parser p;
 	struct db *db;
-	int c;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		;
-	if (c < 0 || (db = av_db(av, err)) == NULL)
+	if ((db = av_db(av, err)) == NULL)
 		return err->code;
-	if (vendor_archive(db, av->actor, argv[p.ind], err) != 0)
+	if (vendor_archive(db, av->actor, a->word[0], err) != 0)
 		return err->code;
-	term_printf(stdout, "vendor %s archived\n", argv[p.ind]);
+	term_printf(stdout, "vendor %s archived\n", a->word[0]);
 	return 0;
 }
 
 static const struct cmd_entry vendor_subs[] = {
-	{ "add", "NAME", add_opts, "add a vendor", cmd_vendor_add, NULL,
-	  ARGS({ TARGET_WORD, 0 }) },
-	{ "list", NULL, list_opts, "list vendors (archived ones with --all)", vendor_list, NULL,
-	  ARGS_NONE },
-	{ "show", "NAME|ID", show_opts, "show a vendor and its endpoints", vendor_show, NULL,
-	  ARGS({ TARGET_VENDOR, 0 }) },
-	{ "edit", "NAME|ID", edit_opts, "change a vendor's fields", cmd_vendor_edit, NULL,
-	  ARGS({ TARGET_VENDOR, 0 }) },
-	{ "archive", "NAME|ID", NULL, "archive a vendor and its endpoints (nothing is deleted)",
-	  cmd_vendor_archive, NULL, ARGS({ TARGET_VENDOR, 0 }) },
-	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+	{ .name = "add", .targets = "NAME", .opts = add_opts, .summary = "add a vendor",
+	  .exec = cmd_vendor_add, .args = ARGS({ TARGET_WORD, 0 }) },
+	{ .name = "list", .opts = list_opts, .summary = "list vendors (archived ones with --all)",
+	  .exec = vendor_list, .args = ARGS_NONE },
+	{ .name = "show", .targets = "NAME|ID", .opts = show_opts,
+	  .summary = "show a vendor and its endpoints", .exec = vendor_show,
+	  .args = ARGS({ TARGET_VENDOR, 0 }) },
+	{ .name = "edit", .targets = "NAME|ID", .opts = edit_opts,
+	  .summary = "change a vendor's fields", .exec = cmd_vendor_edit,
+	  .args = ARGS({ TARGET_VENDOR, 0 }) },
+	{ .name = "archive", .targets = "NAME|ID",
+	  .summary = "archive a vendor and its endpoints (nothing is deleted)",
+	  .exec = cmd_vendor_archive, .args = ARGS({ TARGET_VENDOR, 0 }) },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_vendor_entry = {
-	"vendor", NULL, NULL, "manage the vendors under review", NULL, vendor_subs, NULL
+	.name = "vendor",
+	.summary = "manage the vendors under review",
+	.subs = vendor_subs,
 };

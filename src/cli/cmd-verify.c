@@ -7,7 +7,9 @@
  * the RFC 3161 time-stamp over SHA256SUMS when the bundle has one (tsa.c),
  * and each approval's statement with the reviewer key this user trusts
  * (an approval not verifiable so is named, and does not fail the bundle).
- * Names every problem; exit 0 or 1.
+ * Names every problem; exit 0 or 1. With --rejudge, a bundle that verified
+ * has every probe run's verdicts, findings and measured numbers derived
+ * again from its exchanges alone (rejudge.c), each difference named.
  */
 #include "config.h"
 
@@ -18,33 +20,51 @@
 #include "aivet/minisign.h"
 #include "aivet/report.h"
 
-static int
-cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
+/* The verdicts derived again, after the bundle verified: only then are its
+ * exchanges the signer's. Its lines printed, or in JSON {"ok", "differences",
+ * "lines"} under "rejudge". */
+static void
+verify_rejudge(struct aivet *av, const char *dir, cJSON *json, struct aerr *err)
 {
-	struct opt_parser op;
-	const char *key = NULL, *pubfile = NULL, *tsa_cert = NULL;
+	struct buf out;
+	int differences = 0;
+
+	buf_init(&out);
+	if (bundle_rejudge(av, dir, &out, &differences, err) == 0 && differences > 0)
+		aerr_set(err, AV_FINDINGS, "%s: %d difference%s between the bundle's results and its "
+		    "exchanges", dir, differences, differences == 1 ? "" : "s");
+	if (json != NULL) {
+		cJSON *r = cJSON_AddObjectToObject(json, "rejudge"), *lines;
+
+		cJSON_AddBoolToObject(r, "ok", err->code == 0);
+		cJSON_AddNumberToObject(r, "differences", differences);
+		lines = cJSON_AddArrayToObject(r, "lines");
+		for (char *s = out.data, *nl; s != NULL && *s != '\0'; s = nl + 1) {
+			if ((nl = strchr(s, '\n')) == NULL)
+				break;
+			*nl = '\0';
+			cJSON_AddItemToArray(lines, cJSON_CreateString(s));
+		}
+	} else {
+		fwrite(out.data ? out.data : "", 1, out.len, stdout);
+	}
+	buf_free(&out);
+}
+
+static int
+cmd_verify_exec(struct aivet *av, const struct cmd_args *args, struct aerr *err)
+{
+	const char *key = args_get(args, 'k'), *pubfile = args_get(args, 'p');
+	const char *tsa_cert = args_get(args, 'c'), *dir = args->argv[0];
 	struct minisign_pub pub;
 	struct verify_result res;
-	int c, json = 0;
+	int json = args_has(args, 'j'), rejudge = args_has(args, 'r');
 
-	opt_begin(&op, av, argc, argv);
-	while ((c = opt_next(&op, err)) > 0) {
-		if (c == 'k')
-			key = op.arg;
-		else if (c == 'p')
-			pubfile = op.arg;
-		else if (c == 'j')
-			json = 1;
-		else if (c == 'c')
-			tsa_cert = op.arg;
-	}
-	if (c < 0)
-		return err->code;
 	if (key != NULL && pubfile != NULL)
 		return usage_error(av, err, "--key and --pubkey exclude each other");
 	if ((key != NULL || pubfile != NULL) && signer_load(key, pubfile, &pub, err) != 0)
 		return err->code;
-	if (bundle_verify(argv[op.ind], key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
+	if (bundle_verify(dir, key || pubfile ? &pub : NULL, key ? "key" : "pubkey",
 	    key ? key : pubfile, tsa_cert, &res, err) != 0)
 		return err->code;
 	if (json) {
@@ -78,17 +98,21 @@ cmd_verify_exec(struct aivet *av, int argc, char **argv, struct aerr *err)
 		p = cJSON_AddArrayToObject(o, "problems");
 		for (size_t i = 0; i < res.nproblems; i++)
 			cJSON_AddItemToArray(p, cJSON_CreateString(res.problems[i]));
+		if (rejudge && res.ok)
+			verify_rejudge(av, dir, o, err);
 		json_emit(o);
 	} else {
 		struct buf text;
 
 		buf_init(&text);
-		verify_result_text(argv[op.ind], &res, &text);
+		verify_result_text(dir, &res, &text);
 		fwrite(text.data, 1, text.len, stdout);
 		buf_free(&text);
+		if (rejudge && res.ok)
+			verify_rejudge(av, dir, NULL, err);
 	}
 	if (!res.ok)
-		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", argv[op.ind],
+		aerr_set(err, AV_FINDINGS, "%s: verification failed (%zu problem%s)", dir,
 		    res.nproblems, res.nproblems == 1 ? "" : "s");
 	verify_result_free(&res);
 	return err->code;
@@ -99,10 +123,16 @@ static const struct opt verify_opts[] = {
 	{ "pubkey", 'p', "FILE", "the signer must be this minisign public key", OPT_OR },
 	{ "tsa-cert", 'c', "FILE", "also trust the TSA certificates in FILE (PEM) for the time-stamp", 0 },
 	{ "json", 'j', NULL, "print JSON", 0 },
+	{ "rejudge", 'r', NULL, "also derive every probe verdict, finding and measured number again "
+	  "from the bundle's exchanges, offline", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
 
 const struct cmd_entry cmd_verify_entry = {
-	"verify", "DIR", verify_opts, "verify a signed report bundle", cmd_verify_exec, NULL,
-	  ARGS({ TARGET_WORD, 0 })
+	.name = "verify",
+	.targets = "DIR",
+	.opts = verify_opts,
+	.summary = "verify a signed report bundle",
+	.exec = cmd_verify_exec,
+	.args = ARGS({ TARGET_WORD, 0 }),
 };

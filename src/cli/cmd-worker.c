@@ -62,43 +62,41 @@ run_worker(struct aivet *av, struct worker_opts *w, struct aerr *err)
 }
 
 static int
-worker_cmd(struct aivet *av, int argc, char **argv, struct aerr *err)
+worker_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 {
-	struct opt_parser p;
 	struct worker_opts w = { 0 };
 	int64_t v;
-	int c;
 
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0) {
-		switch (c) {
+	/* Checked in the order given, so the first bad one is named. */
+	for (int i = 0; i < args->nopt; i++) {
+		const char *arg = args->opt[i].arg;
+
+		switch (args->opt[i].id) {
 		case O_ONCE:
 			w.once = 1;
 			break;
 		case O_CONC:
-			if (parse_int_opt("--concurrency", p.arg, 1, 64, &v, err) != 0)
+			if (parse_int_opt("--concurrency", arg, 1, 64, &v, err) != 0)
 				return err->code;
 			w.concurrency = (int)v;
 			break;
 		case O_LEASE:
-			if (parse_int_opt("--lease", p.arg, 3, 86400, &v, err) != 0)
+			if (parse_int_opt("--lease", arg, 3, 86400, &v, err) != 0)
 				return err->code;
 			w.lease_s = (int)v;
 			break;
 		case O_NAME:
-			if (p.arg[0] == '\0' || strlen(p.arg) > 100)
+			if (arg[0] == '\0' || strlen(arg) > 100)
 				return usage_error(av, err, "--name: a name of 1 to 100 characters");
-			w.name = p.arg;
+			w.name = arg;
 			break;
 		case O_POLL:
-			if (parse_int_opt("--poll", p.arg, 1, 3600000, &v, err) != 0)
+			if (parse_int_opt("--poll", arg, 1, 3600000, &v, err) != 0)
 				return err->code;
 			w.poll_ms = (int)v;
 			break;
 		}
 	}
-	if (c < 0)
-		return err->code;
 	return run_worker(av, &w, err);
 }
 
@@ -112,6 +110,9 @@ static const struct opt worker_opts[] = {
 };
 
 const struct cmd_entry cmd_worker_entry = {
-	"worker", NULL, worker_opts, "run queued probe runs (probe queue, schedule) on this host",
-	worker_cmd, NULL, ARGS_NONE
+	.name = "worker",
+	.opts = worker_opts,
+	.summary = "run queued probe runs (probe queue, schedule) on this host",
+	.exec = worker_cmd,
+	.args = ARGS_NONE,
 };

@@ -176,6 +176,8 @@ entry_usage(const struct cmd_entry *e, const char *path, struct buf *b)
 	for (const struct opt *o = e->opts; o != NULL && o->name != NULL; o++) {
 		unsigned next = o[1].name != NULL ? o[1].flags : 0;
 
+		if (o->flags & OPT_HIDDEN)
+			continue;
 		if (o->flags & OPT_FORM) {
 			buf_printf(b, " | %s ", path);
 			opt_words(b, o);
@@ -271,13 +273,15 @@ print_opts(FILE *out, const struct opt *opts)
 	const char *help[OPT_MAX];
 	int n = 0;
 
-	for (const struct opt *o = opts; o != NULL && o->name != NULL && n < OPT_MAX; o++, n++) {
+	for (const struct opt *o = opts; o != NULL && o->name != NULL && n < OPT_MAX; o++) {
 		struct buf b;
 
+		if (o->flags & OPT_HIDDEN)
+			continue;
 		buf_init(&b);
 		opt_words(&b, o);
 		left[n] = buf_steal(&b);
-		help[n] = o->help;
+		help[n++] = o->help;
 	}
 	print_rows(out, left, help, n);
 	for (int i = 0; i < n; i++)
@@ -338,6 +342,124 @@ want_help(int argc, char **argv)
 	return 0;
 }
 
+/* The parser's parts, below with the parser. */
+static int optarg_word(const struct opt *opts, int id, const char *next);
+static char *opt_take(struct opt_parser *p);
+static int target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id,
+    struct aerr *err);
+
+/* The entry's target option (a vendor, an endpoint...), each time given
+ * resolved by the one resolver, once the positionals are counted and
+ * resolved. */
+static int
+option_targets(struct aivet *av, struct cmd_args *a, struct aerr *err)
+{
+	const struct cmd_entry *e = cli_of(av)->cmd;
+	struct db *db = NULL;
+
+	for (int i = 0; i < a->nopt; i++) {
+		if (e->target.opt == 0 || a->opt[i].id != e->target.opt || a->opt[i].arg == NULL)
+			continue;
+		if (db == NULL && (db = av_db(av, err)) == NULL)
+			return err->code;
+		if (target_resolve(db, e->target.kind, a->opt[i].arg, &a->opt[i].target, err) != 0)
+			return err->code;
+	}
+	return 0;
+}
+
+/* Parses argv by the running command's table and args into a, which the
+ * caller frees with args_free(). */
+static int
+args_parse(struct aivet *av, int argc, char **argv, struct cmd_args *a, struct aerr *err)
+{
+	struct opt_parser p;
+	int c;
+
+	memset(a, 0, sizeof *a);
+	a->opt = xcalloc((size_t)argc + 1, sizeof *a->opt);
+	opt_begin(&p, av, argc, argv);
+	while ((c = opt_next(&p, err)) > 0) {
+		if (p.arg == NULL && p.ind < argc && optarg_word(cli_of(av)->cmd->opts, c, argv[p.ind]))
+			opt_take(&p);
+		a->opt[a->nopt].id = c;
+		a->opt[a->nopt++].arg = p.arg;
+	}
+	if (c < 0) {
+		free(p.ids);   /* a target refused midway */
+		return err->code;
+	}
+	a->argc = argc - p.ind;
+	a->argv = argv + p.ind;
+	a->ids = p.ids != NULL ? p.ids : xcalloc((size_t)a->argc + 1, sizeof *a->ids);
+	memcpy(a->target, p.target, sizeof a->target);
+	memcpy(a->word, p.word, sizeof a->word);
+	return option_targets(av, a, err);
+}
+
+static void
+args_free(struct cmd_args *a)
+{
+	free(a->opt);
+	free(a->ids);
+	a->opt = NULL;
+	a->ids = NULL;
+}
+
+int
+args_has(const struct cmd_args *a, int id)
+{
+	int n = 0;
+
+	for (int i = 0; i < a->nopt; i++)
+		n += a->opt[i].id == id;
+	return n;
+}
+
+const char *
+args_get(const struct cmd_args *a, int id)
+{
+	for (int i = a->nopt - 1; i >= 0; i--)
+		if (a->opt[i].id == id)
+			return a->opt[i].arg;
+	return NULL;
+}
+
+int64_t
+args_target(const struct cmd_args *a, int id)
+{
+	for (int i = a->nopt - 1; i >= 0; i--)
+		if (a->opt[i].id == id)
+			return a->opt[i].target;
+	return 0;
+}
+
+const char *
+args_next(const struct cmd_args *a, int id, int *at)
+{
+	for (; *at < a->nopt; (*at)++)
+		if (a->opt[*at].id == id)
+			return a->opt[(*at)++].arg;
+	return NULL;
+}
+
+/* Runs leaf entry e: the framework parses its options and positionals and
+ * resolves its targets, then exec reads them. */
+static int
+entry_exec(struct cli *c, const struct cmd_entry *e, int argc, char **argv, struct aerr *err)
+{
+	struct cmd_args a;
+	int rc;
+
+	if (args_parse(&c->av, argc, argv, &a, err) != 0) {
+		args_free(&a);
+		return err->code;
+	}
+	rc = e->exec(&c->av, &a, err);
+	args_free(&a);
+	return rc;
+}
+
 /* Runs entry e (argv[0] its name) below path, the words before it. */
 static int
 entry_run(struct cli *c, const struct cmd_entry *group, const struct cmd_entry *e,
@@ -355,7 +477,7 @@ entry_run(struct cli *c, const struct cmd_entry *group, const struct cmd_entry *
 			print_help(stdout, e, full);
 			return 0;
 		}
-		return e->exec(&c->av, argc, argv, err);
+		return entry_exec(c, e, argc, argv, err);
 	}
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 		print_help(argc < 2 ? stderr : stdout, e, full);
@@ -415,6 +537,24 @@ opt_begin(struct opt_parser *p, struct aivet *av, int argc, char **argv)
 	optind = 0;   /* glibc: start afresh for each command line */
 }
 
+/* Whether an OPT_OPTARG option id given without "=" takes next as its
+ * argument: when next is one of the words its argument's name lists
+ * ("--eu-data no" for "yes|no|unknown"); else the argument is left out. */
+static int
+optarg_word(const struct opt *opts, int id, const char *next)
+{
+	for (const struct opt *o = opts; next != NULL && o != NULL && o->name != NULL; o++) {
+		size_t len = strlen(next);
+
+		if (o->id != id || !(o->flags & OPT_OPTARG))
+			continue;
+		for (const char *w = o->arg; w != NULL; w = strchr(w, '|'), w = w ? w + 1 : NULL)
+			if (strncmp(w, next, len) == 0 && (w[len] == '|' || w[len] == '\0'))
+				return len > 0;
+	}
+	return 0;
+}
+
 /* An option the command's other subcommands declare: wrong here, not unknown. */
 static int
 sibling_option(const struct aivet *av, const char *word)
@@ -435,22 +575,6 @@ const struct opt opt_json_only[] = {
 	{ "json", 'j', NULL, "print JSON", 0 },
 	{ NULL, 0, NULL, NULL, 0 }
 };
-
-int
-opt_json_args(struct aivet *av, int argc, char **argv, int *json, int *first, struct aerr *err)
-{
-	struct opt_parser p;
-	int c;
-
-	*json = 0;
-	opt_begin(&p, av, argc, argv);
-	while ((c = opt_next(&p, err)) > 0)
-		*json |= c == 'j';
-	if (c < 0)
-		return err->code;
-	*first = p.ind;
-	return 0;
-}
 
 /* The long option of the command nearest to a mistyped "--word[=value]". */
 static const char *
@@ -548,17 +672,19 @@ declared_targets(struct opt_parser *p, struct aerr *err)
 	struct db *db = NULL;
 
 	for (; a[max].kind != TARGET_END; max++)
-		min += a[max].optional != 1;
+		min += a[max].optional == 0 || a[max].optional == ARG_MANY;
 	if (max > CMD_ARGS_MAX)
 		die("%s: more than %d positionals declared", cli_of(p->av)->cmd_path, CMD_ARGS_MAX);
-	many = max > 0 && a[max - 1].optional == ARG_MANY;
+	many = max > 0 && (a[max - 1].optional == ARG_MANY || a[max - 1].optional == ARG_ANY);
 	if (n < min || (n > max && max > 0 && !many))
 		return count_error(p->av, min, many ? -1 : max, n, err);
 	if (n > max && !many)
 		return usage_error(p->av, err, "unexpected argument '%s'", p->argv[p->ind + max]);
 	/* How many optional slots the words given fill, from the left; words
-	 * beyond the last slot are more of an ARG_MANY one. */
+	 * beyond the last slot are more of an ARG_MANY or ARG_ANY one. */
 	spare = (n > max ? max : n) - min;
+	free(p->ids);
+	p->ids = xcalloc((size_t)n + 1, sizeof *p->ids);
 	for (int i = 0; at < p->argc; i++) {
 		const struct cmd_arg *ai = &a[i < max ? i : max - 1];
 		const char *w;
@@ -588,6 +714,7 @@ declared_targets(struct opt_parser *p, struct aerr *err)
 		}
 		if (i < CMD_ARGS_MAX)
 			p->target[i] = id;
+		p->ids[at - 1 - p->ind] = id;
 	}
 	return 0;
 }
@@ -626,7 +753,9 @@ opt_next(struct opt_parser *p, struct aerr *err)
 	return c;
 }
 
-char *
+/* Takes the next word as the current option's argument (an OPT_OPTARG
+ * option given "--eu-data no" rather than "--eu-data=no"); NULL at the end. */
+static char *
 opt_take(struct opt_parser *p)
 {
 	if (optind >= p->argc)
@@ -636,7 +765,10 @@ opt_take(struct opt_parser *p)
 	return p->arg;
 }
 
-int
+/* The one resolver of VENDOR (name or id), VENDOR/NAME, ASSESSMENT,
+ * INCIDENT and RUN targets: the row's id, or AV_USAGE naming what is unknown
+ * and where to list them. */
+static int
 target_resolve(struct db *db, enum target_kind t, const char *arg, int64_t *id, struct aerr *err)
 {
 	switch (t) {

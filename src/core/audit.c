@@ -548,7 +548,7 @@ audit_append(struct db *db, const char *actor, const char *action,
 	/* A server's function reads the chain's head and seals the entry itself
 	 * (append_entry's server form takes neither): reading the head here would
 	 * cost a round trip for every entry, one per exchange of a probe run. */
-	if (db_has(db, DB_SERVER_WRITES)) {
+	if (db_has(db, DB_STORE_SEALS)) {
 		rc = db_write(db, err, &append_entry, NULL, "ittttittttt", (int64_t)0, at, actor, action,
 		    object_type, object_id, dj, "", "", NULL, NULL);
 		free(dj);

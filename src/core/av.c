@@ -32,7 +32,7 @@ av_db(struct aivet *av, struct aerr *err)
 			return NULL;
 		/* On a server the actor is the login: --actor cannot speak for another
 		 * (the server refuses an audit entry in another's name). */
-		if (db_has(av->db, DB_LOGINS) && db_session_user(av->db, av->actor, sizeof av->actor,
+		if (db_has(av->db, DB_ACTOR_IS_LOGIN) && db_session_user(av->db, av->actor, sizeof av->actor,
 		    err) != 0) {
 			db_close(av->db);
 			av->db = NULL;

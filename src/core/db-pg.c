@@ -728,7 +728,7 @@ pgb_wait_notify(struct db *db, int ms)
 static const struct db_ops pg_ops = {
 	.name = "postgresql",
 	.described = "a PostgreSQL",
-	.features = DB_LOGINS | DB_SERVER_WRITES,
+	.features = DB_ACTOR_IS_LOGIN | DB_ROLES | DB_STORE_SEALS | DB_CHECKS_WORKFLOW,
 	.migrations = embedded_pg_migrations,
 	.schema_kept = embedded_pg_schema,
 	.close = pgb_close,

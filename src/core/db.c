@@ -469,7 +469,7 @@ db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id,
 		}
 	}
 	va_end(ap);
-	if (db_has(db, DB_SERVER_WRITES))
+	if (db_has(db, DB_CHECKS_WORKFLOW))
 		return write_one(db, err, w->pg, args, nargs, id);
 	for (int i = 0; rc == 0 && i < 5 && w->sqlite[i] != NULL; i++) {
 		rc = write_one(db, err, w->sqlite[i], args, nargs, NULL);

@@ -455,6 +455,25 @@ labels_written_by(struct db *db, int64_t id, const char *actor, cJSON *mine, str
 	return rc != 0 ? err->code : 0;
 }
 
+/* A confirmation changes no row, so nothing else would tie its entry to an
+ * endpoint that exists: on PostgreSQL the server's function checks that it
+ * does and that the login wrote the references confirmed
+ * (db/pg/018-no-change.sql), and the entry may follow only that. On SQLite
+ * nothing runs: endpoint_confirm() looked the endpoint up and read its
+ * references' writers from the log in this transaction, as the function does. */
+static int
+confirm_record(struct db *db, int64_t id, const cJSON *d, struct aerr *err)
+{
+	static const struct db_write confirmation = {
+		{ NULL }, "SELECT aivet_endpoint_confirm(?1, ?2)", 0
+	};
+	char *text = cJSON_PrintUnformatted(d);
+	int rc = db_write(db, err, &confirmation, NULL, "it", id, text);
+
+	free(text);
+	return rc;
+}
+
 int
 endpoint_confirm(struct db *db, const char *actor, const char *ref, const char *url,
     char **labels, struct aerr *err)
@@ -484,7 +503,8 @@ endpoint_confirm(struct db *db, const char *actor, const char *ref, const char *
 		    others.len ? others.data : "it has none");
 		goto fail;
 	}
-	if (audit_append(db, actor, "endpoint.confirm", "endpoint", id, d, err) != 0 ||
+	if (confirm_record(db, id, d, err) != 0 ||
+	    audit_append(db, actor, "endpoint.confirm", "endpoint", id, d, err) != 0 ||
 	    db_commit(db, err) != 0)
 		goto fail;
 	{

@@ -499,7 +499,7 @@ vendor_each(struct db *db, int all, void (*each)(const struct vendor *v, void *c
 }
 
 cJSON *
-vendor_to_json(const struct vendor *v)
+vendor_row_to_json(const struct vendor *v)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -515,8 +515,12 @@ vendor_to_json(const struct vendor *v)
 	cJSON_AddNumberToObject(o, "open_incidents", (double)v->open_incidents);
 	if (v->has_endpoint_list)
 		cJSON_AddItemToObject(o, "endpoint_list", endpoint_list_to_json(&v->endpoint_list));
-	if (v->rating != NULL)
-		vendor_verdict_add_json(o, v->rating);
+	return o;
+}
+
+void
+vendor_in_work_add_json(cJSON *o, const struct vendor *v)
+{
 	if (v->has_in_work) {
 		cJSON *w = cJSON_AddArrayToObject(o, "in_work");
 
@@ -532,7 +536,6 @@ vendor_to_json(const struct vendor *v)
 			cJSON_AddItemToArray(w, r);
 		}
 	}
-	return o;
 }
 
 cJSON *

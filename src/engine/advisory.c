@@ -386,8 +386,23 @@ osv_check(const cJSON *doc, const char *what, struct aerr *err)
 /* ---- the advisories known: built in, then imported ---- */
 
 /* Calls fn for each advisory: the built-in ones, then the latest imported version of each
- * id (an imported record of a built-in id stands in its place). */
+ * id (an imported record of a built-in id stands in its place). Without a database (a
+ * rejudge from a bundle), the built-in ones alone. */
 typedef int (*advisory_fn)(void *arg, const cJSON *doc, const char *source, struct aerr *err);
+
+static int
+builtin_each(advisory_fn fn, void *arg, struct aerr *err)
+{
+	int rc = 0;
+
+	for (const struct embedded_file *f = embedded_advisories; f->name != NULL && rc == 0; f++) {
+		cJSON *d = cJSON_ParseWithLength((const char *)f->data, f->len);
+
+		rc = fn(arg, d, "built in", err);
+		cJSON_Delete(d);
+	}
+	return rc;
+}
 
 static int
 advisory_each(struct db *db, advisory_fn fn, void *arg, struct aerr *err)
@@ -395,6 +410,8 @@ advisory_each(struct db *db, advisory_fn fn, void *arg, struct aerr *err)
 	struct db_stmt *st;
 	int rc = 0;
 
+	if (db == NULL)
+		return builtin_each(fn, arg, err);
 	st = db_prepare(db, err, "SELECT a.document, a.source, a.osv_id FROM advisory a WHERE a.id = "
 	    "(SELECT b.id FROM advisory b WHERE b.osv_id = a.osv_id ORDER BY b.modified DESC, b.id DESC "
 	    "LIMIT 1) ORDER BY a.osv_id", NULL);

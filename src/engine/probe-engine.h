@@ -45,6 +45,7 @@ void outcome_free(struct probe_outcome *o);
 void probe_judge(struct probe_env *env, struct probe_outcome *out);
 void report_progress(struct probe_env *env);
 void env_free(struct probe_env *env);
+void env_defaults(struct probe_env *env, struct aivet *av, const struct probe_opts *o);
 int env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
     int resolve, struct aerr *err);
 int select_probes(const struct probe_opts *o, const struct probe **sel, int *n, struct aerr *err);

@@ -1,8 +1,9 @@
 /*
  * probe-env.c: a run's environment: the endpoint and its tenants'
  * credentials loaded, the probes selected and ordered for the budget, the
- * plan, and the calibration of tokens per filler word. Part of the probe
- * engine (probe-engine.c).
+ * plan, and the calibration of tokens per filler word; and the endpoint as a
+ * run records it, from which a rejudge makes its environment. Part of the
+ * probe engine (probe-engine.c).
  */
 #include "config.h"
 
@@ -12,9 +13,11 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sodium.h>
 
 #include "probe.h"
 #include "probe-engine.h"
+#include "probe-replay.h"
 
 /* ---- environment: endpoint, tenants, calibration ---- */
 
@@ -71,9 +74,9 @@ env_tenants(struct probe_env *env, int resolve, struct aerr *err)
 	return rc;
 }
 
-int
-env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
-    int resolve, struct aerr *err)
+/* What every run starts from, before its endpoint is known. */
+void
+env_defaults(struct probe_env *env, struct aivet *av, const struct probe_opts *o)
 {
 	memset(env, 0, sizeof *env);
 	env->av = av;
@@ -84,6 +87,22 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	env->max_prompt_tokens = o->max_prompt_tokens;
 	env->overhead_tokens = 40;
 	snprintf(env->calib_method, sizeof env->calib_method, "none");
+	randombytes_buf(env->seed, sizeof env->seed);
+	http_opts_default(&env->hopts);
+	if (o->concurrency > 0)
+		env->hopts.concurrency = o->concurrency;
+	if (o->max_response > 0)
+		env->hopts.max_response = o->max_response;
+	if (o->timeout_ms > 0)
+		env->hopts.timeout_ms = o->timeout_ms;
+	env->hopts.cancel = o->cancel;
+}
+
+int
+env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const struct probe_opts *o,
+    int resolve, struct aerr *err)
+{
+	env_defaults(env, av, o);
 	if ((env->db = av_db(av, err)) == NULL)
 		return err->code;
 	if (endpoint_get_active(env->db, endpoint_id, &env->ep, err) != 0)
@@ -109,14 +128,6 @@ env_init(struct probe_env *env, struct aivet *av, int64_t endpoint_id, const str
 	if (env->ntenants == 0)
 		env->tenant_label[env->ntenants++] = xstrdup("default");
 	env->canaries = canary_set_new();
-	http_opts_default(&env->hopts);
-	if (o->concurrency > 0)
-		env->hopts.concurrency = o->concurrency;
-	if (o->max_response > 0)
-		env->hopts.max_response = o->max_response;
-	if (o->timeout_ms > 0)
-		env->hopts.timeout_ms = o->timeout_ms;
-	env->hopts.cancel = o->cancel;
 	return 0;
 }
 
@@ -699,4 +710,115 @@ calibrate(struct probe_env *env)
 	px_free(r, 2);
 	px_free(c, 2);
 	return cal;
+}
+
+/* ---- the endpoint as the run saw it ---- */
+
+/* What of the endpoint and its tenants the probes read, kept in the run's
+ * options: a rejudge takes it from there, not from the endpoint as it is now,
+ * and never needs the database it was recorded in. */
+cJSON *
+replay_endpoint_json(const struct probe_env *env)
+{
+	const struct endpoint *e = &env->ep;
+	cJSON *o = cJSON_CreateObject(), *t;
+
+	cJSON_AddStringToObject(o, "vendor", e->vendor);
+	cJSON_AddStringToObject(o, "name", e->name);
+	cJSON_AddStringToObject(o, "api", e->api);
+	cJSON_AddStringToObject(o, "url", e->url);
+	cJSON_AddStringToObject(o, "model", e->model);
+	cJSON_AddNumberToObject(o, "context_tokens", (double)e->context_tokens);
+	cJSON_AddBoolToObject(o, "allow_insecure_http", e->allow_insecure_http);
+	cJSON_AddItemToObject(o, "price_in_per_mtok", e->has_price_in ?
+	    cJSON_CreateNumber(e->price_in_per_mtok) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "price_out_per_mtok", e->has_price_out ?
+	    cJSON_CreateNumber(e->price_out_per_mtok) : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "options", e->options ? cJSON_Duplicate(e->options, 1) :
+	    cJSON_CreateObject());
+	if (e->engine.n > 0) {
+		cJSON *g = cJSON_AddObjectToObject(o, "engine"), *nodes = cJSON_AddArrayToObject(g, "nodes");
+
+		cJSON_AddStringToObject(g, "kind", e->engine.engine);
+		for (int i = 0; i < e->engine.n; i++)
+			cJSON_AddItemToArray(nodes, cJSON_CreateString(e->engine.url[i]));
+		cJSON_AddBoolToObject(g, "credential", e->engine.credential_ref != NULL);
+	}
+	t = cJSON_AddArrayToObject(o, "tenants");
+	for (int i = 0; i < env->ntenants; i++) {
+		cJSON *x = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(x, "label", env->tenant_label[i]);
+		json_add_str(x, "org", env->tenant_org[i]);
+		cJSON_AddBoolToObject(x, "keyed", i < (int)e->ncredentials);
+		cJSON_AddItemToArray(t, x);
+	}
+	return o;
+}
+
+static char *
+str_of(const cJSON *o, const char *name)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, name));
+
+	return s != NULL ? xstrdup(s) : NULL;
+}
+
+static void
+engine_from_json(struct engine_conf *c, const cJSON *g)
+{
+	const cJSON *u;
+
+	if (!cJSON_IsObject(g))
+		return;
+	c->engine = str_of(g, "kind");
+	cJSON_ArrayForEach(u, cJSON_GetObjectItem(g, "nodes"))
+		if (cJSON_GetStringValue(u) != NULL && c->n < ENGINE_MAX_NODES)
+			c->url[c->n++] = xstrdup(u->valuestring);
+	/* Only whether there was one: a rejudge reads no secret. */
+	if (cJSON_IsTrue(cJSON_GetObjectItem(g, "credential")))
+		c->credential_ref = xstrdup("[replay]");
+}
+
+/* The environment of a rejudge: as env_init() makes it, from the run's record. */
+int
+replay_env_init(struct probe_env *env, struct aivet *av, const cJSON *snap,
+    const struct probe_opts *o, struct aerr *err)
+{
+	struct endpoint *e = &env->ep;
+	const cJSON *v;
+
+	env_defaults(env, av, o);
+	if (!cJSON_IsObject(snap) || (e->api = str_of(snap, "api")) == NULL ||
+	    (e->url = str_of(snap, "url")) == NULL || (e->model = str_of(snap, "model")) == NULL)
+		return aerr_set(err, AV_USAGE, "not re-derivable: the run recorded no endpoint (it was "
+		    "made by an aivet older than rejudging)");
+	e->vendor = str_of(snap, "vendor");
+	e->name = str_of(snap, "name");
+	e->context_tokens = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(snap, "context_tokens"));
+	e->allow_insecure_http = cJSON_IsTrue(cJSON_GetObjectItem(snap, "allow_insecure_http"));
+	if ((e->has_price_in = cJSON_IsNumber(v = cJSON_GetObjectItem(snap, "price_in_per_mtok"))))
+		e->price_in_per_mtok = v->valuedouble;
+	if ((e->has_price_out = cJSON_IsNumber(v = cJSON_GetObjectItem(snap, "price_out_per_mtok"))))
+		e->price_out_per_mtok = v->valuedouble;
+	e->options = cJSON_IsObject(v = cJSON_GetObjectItem(snap, "options")) ?
+	    cJSON_Duplicate(v, 1) : NULL;
+	engine_from_json(&e->engine, cJSON_GetObjectItem(snap, "engine"));
+	if ((env->prov = provider_find(e->api)) == NULL)
+		return aerr_set(err, AV_USAGE, "not re-derivable: this aivet has no adapter for API '%s'",
+		    e->api);
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(snap, "tenants")) {
+		if (env->ntenants == PROBE_MAX_TENANTS)
+			break;
+		env->tenant_label[env->ntenants] = xstrdup(cJSON_GetStringValue(cJSON_GetObjectItem(v,
+		    "label")) ? cJSON_GetObjectItem(v, "label")->valuestring : "?");
+		env->tenant_org[env->ntenants] = str_of(v, "org");
+		if (cJSON_IsTrue(cJSON_GetObjectItem(v, "keyed")))
+			env->replay_keyed = 1;
+		env->ntenants++;
+	}
+	if (env->ntenants == 0)
+		env->tenant_label[env->ntenants++] = xstrdup("default");
+	env->canaries = canary_set_new();
+	return 0;
 }

@@ -71,6 +71,18 @@ struct probe_env {
 	int limit_switched;           /* the output-limit field was switched (once a run) */
 	cJSON *limit_switch;          /* what was switched and why, for the calibration, or NULL */
 	cJSON *size_follow;           /* how sizes followed the vendor's counts, for the calibration */
+	/* Every random value a probe draws (nonces, prompt seeds, planted secrets,
+	 * orders) comes from this seed, kept in the run's options, so that a
+	 * rejudge draws the same ones (px_random(), probe-replay.c). */
+	unsigned char seed[32];
+	uint64_t draws;
+	/* Completions the engine has handed over so far; each exchange records how
+	 * many preceded its sending, so that a replay sends in the same order. */
+	int64_t completions;
+	int64_t sending_seq;          /* the request prepare() last let go */
+	struct replay *replay;        /* a rejudge: answers come from the record, or NULL */
+	int replay_concurrency;
+	int replay_keyed;             /* a rejudge: the run's tenants sent credentials */
 };
 
 #endif

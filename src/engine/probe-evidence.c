@@ -12,9 +12,11 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <sodium.h>
 
 #include "probe.h"
 #include "probe-engine.h"
+#include "probe-replay.h"
 
 /* ---- evidence ---- */
 
@@ -63,11 +65,18 @@ int
 build_body(const struct endpoint *ep, const struct provider *prov, const struct px_req *r,
     struct http_req *req, struct aerr *err)
 {
+	static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 	const struct prompt_recipe *recipe = r->kind == PX_COUNT ? r->count_of : &r->recipe;
+	unsigned char rnd[NONCE_LEN];
 	char marker[NONCE_LEN + 1];
 	int rc;
 
-	nonce_new(marker);
+	/* A place holder only (never sent): one draw, not one a character. */
+	randombytes_buf(rnd, sizeof rnd);
+	memcpy(marker, NONCE_PREFIX, NONCE_PREFIX_LEN);
+	for (size_t i = NONCE_PREFIX_LEN; i < NONCE_LEN; i++)
+		marker[i] = alnum[rnd[i] % (sizeof alnum - 1)];
+	marker[NONCE_LEN] = '\0';
 	if (r->kind == PX_COUNT) {
 		rc = prov->build_count(ep, marker, strlen(marker), req, err);
 	} else {
@@ -194,8 +203,11 @@ store_bodies(struct probe_env *env, const struct px_req *r, const struct http_re
 	return 0;
 }
 
+/* The timings, and what a replay needs of the transfer: how it ended (curl's
+ * code: whether it reached the vendor) and how many answers the run had had
+ * when it was sent. */
 static cJSON *
-exchange_timings(const struct http_resp *resp)
+exchange_timings(const struct px_req *r, const struct http_resp *resp)
 {
 	cJSON *t = cJSON_CreateObject();
 
@@ -203,6 +215,8 @@ exchange_timings(const struct http_resp *resp)
 	cJSON_AddNumberToObject(t, "ttfb_ms", resp->t_ttfb_ms);
 	cJSON_AddNumberToObject(t, "total_ms", resp->t_total_ms);
 	cJSON_AddNumberToObject(t, "first_byte_ms", round(resp->t_first_byte_ms * 1000) / 1000);
+	cJSON_AddNumberToObject(t, "curl_code", resp->curl_code);
+	cJSON_AddNumberToObject(t, "after", (double)r->after);
 	return t;
 }
 
@@ -312,6 +326,26 @@ record_on_server(struct probe_env *env, const struct px_req *r, const struct htt
 	    x->doc_s, strlen(x->doc_s), x->ev_sha, x->name, at, x->details_s);
 }
 
+/* A rejudge stores nothing: the request made again is checked against the one
+ * recorded, by the same digest or recipe the run kept. */
+static int
+replay_request(struct probe_env *env, const struct px_req *r, const struct http_req *req,
+    int64_t *evidence_id, struct aerr *err)
+{
+	char *recipe = NULL;
+	int rc;
+
+	if (req->src != NULL || req->body_len > STORE_BODY_MAX) {
+		cJSON *rj = request_recipe(env, r);
+
+		recipe = cJSON_PrintUnformatted(rj);
+		cJSON_Delete(rj);
+	}
+	rc = replay_check_request(env, r, req, recipe, evidence_id, err);
+	free(recipe);
+	return rc;
+}
+
 int
 record_exchange(struct probe_env *env, const struct px_req *r, const struct http_req *req,
     const struct http_resp *resp, enum px_class cls, int leaked, int64_t *evidence_id,
@@ -323,16 +357,19 @@ record_exchange(struct probe_env *env, const struct px_req *r, const struct http
 	 * content is: the secret never rests in plain text. */
 	int planted = r->kind == PX_CHAT && r->recipe.planted != NULL, rc = -1;
 	const unsigned char *seal = leaked || planted ? env->opts->leak_seal_pk : NULL;
-	int server = seal == NULL && db_has(db, DB_SERVER_WRITES);
+	int server;
 	cJSON *doc = NULL, *t = NULL, *a = NULL;
 	int64_t eid;
 
+	if (env->replay != NULL)
+		return replay_request(env, r, req, evidence_id, err);
+	server = seal == NULL && db_has(db, DB_STORE_SEALS);
 	if (!server && db_begin(db, err) != 0)
 		return err->code;
 	if (store_bodies(env, r, req, resp, seal, server, x.req_sha, x.resp_sha, &x.req_blob,
 	    &x.recipe, err) != 0)
 		goto out;
-	t = exchange_timings(resp);
+	t = exchange_timings(r, resp);
 	x.timings_s = cJSON_PrintUnformatted(t);
 	x.hdr_s = req->rec_headers ? cJSON_PrintUnformatted(req->rec_headers) : xstrdup("{}");
 	x.resp_hdr_s = resp->headers ? cJSON_PrintUnformatted(resp->headers) : NULL;

@@ -12,6 +12,7 @@
 
 #include "probe.h"
 #include "probe-engine.h"
+#include "probe-replay.h"
 
 struct get_batch {
 	struct probe_env *env;
@@ -36,6 +37,8 @@ get_prepare(void *user, size_t i, struct http_req *req)
 	}
 	b->g[i].r.sent = 1;
 	b->g[i].r.seq = ++b->env->seq;
+	b->g[i].r.after = b->env->completions;
+	b->env->sending_seq = b->g[i].r.seq;
 	return 0;
 }
 
@@ -63,9 +66,11 @@ get_done(void *user, size_t i, const struct http_req *req, const struct http_res
 	enum px_class cls = get_class(resp);
 	int64_t eid = 0;
 
+	env->completions++;
 	if (env->fatal.code == 0 && record_exchange(env, &g->r, req, resp, cls, 0, &eid,
 	    &env->fatal) != 0)
-		aerr_prefix(&env->fatal, "recording evidence");
+		aerr_prefix(&env->fatal, "%s", px_replaying(env) ? "replaying the record" :
+		    "recording evidence");
 	if (will_retry)
 		return;
 	g->r.evidence_id = eid;
@@ -104,10 +109,7 @@ px_get(struct probe_env *env, struct px_get *g, size_t n, const char *secret)
 	}
 	if (env->interrupted)
 		return AV_RUNTIME;
-	if (env->http == NULL)
-		env->http = http_engine_new(&env->hopts);
-	http_engine_set_concurrency(env->http, env->hopts.concurrency);
-	rc = http_run(env->http, n, get_prepare, get_done, &b, &err);
+	rc = px_http_run(env, n, get_prepare, get_done, &b, 0, &err);
 	if (rc != 0)
 		env->interrupted = 1;
 	return rc;

@@ -14,6 +14,7 @@
 
 #include "probe.h"
 #include "probe-engine.h"
+#include "probe-replay.h"
 
 /* ---- results ---- */
 
@@ -106,7 +107,12 @@ write_result(struct probe_env *env, const struct probe *p, struct probe_outcome 
 	cJSON *a;
 	int rc;
 
-	if (out->nf == 0 && db_has(db, DB_SERVER_WRITES)) {
+	if (env->replay != NULL) {
+		free(details);
+		replay_keep_result(env, p->name, out);
+		return 0;
+	}
+	if (out->nf == 0 && db_has(db, DB_STORE_SEALS)) {
 		rc = write_result_on_server(env, p, out, details, err);
 		free(details);
 		return rc;
@@ -310,7 +316,7 @@ run_start(struct probe_env *env, const struct probe *const *sel, int n, const cJ
 {
 	const struct probe_opts *o = env->opts;
 	cJSON *names = cJSON_CreateArray(), *opts = cJSON_CreateObject(), *a;
-	char at[32], *plan_s, *names_s, *opts_s;
+	char at[32], seed[2 * sizeof env->seed + 1], *plan_s, *names_s, *opts_s;
 	int rc;
 
 	for (int i = 0; i < n; i++)
@@ -321,6 +327,17 @@ run_start(struct probe_env *env, const struct probe *const *sel, int n, const cJ
 		cJSON_AddNumberToObject(opts, "budget_usd", o->budget_usd);
 	cJSON_AddNumberToObject(opts, "max_response", (double)env->hopts.max_response);
 	cJSON_AddNumberToObject(opts, "tenants", env->ntenants);
+	/* What else the judgement rests on: a rejudge runs the probes again with these. */
+	cJSON_AddStringToObject(opts, "depth", probe_depth_name(o->depth));
+	cJSON_AddNumberToObject(opts, "max_prompt_tokens", (double)o->max_prompt_tokens);
+	cJSON_AddNumberToObject(opts, "timeout_ms", (double)env->hopts.timeout_ms);
+	hex_encode(env->seed, sizeof env->seed, seed);
+	cJSON_AddStringToObject(opts, "seed", seed);
+	cJSON_AddStringToObject(opts, "rules", PROBE_RULES_VERSION);
+	/* Whether leaked content and planted secrets could be sealed (cache-extract plants
+	 * only then). */
+	cJSON_AddBoolToObject(opts, "sealing", o->leak_seal_pk != NULL);
+	cJSON_AddItemToObject(opts, "endpoint", replay_endpoint_json(env));
 	plan_s = cJSON_PrintUnformatted(plan);
 	names_s = cJSON_PrintUnformatted(names);
 	opts_s = cJSON_PrintUnformatted(opts);
@@ -527,6 +544,28 @@ out:
 	cJSON_Delete(cal);
 	env_free(&env);
 	return rc;
+}
+
+/* The probes of a recorded run judged again from its record (env->replay):
+ * the calibration, then each probe as the run ran them, results kept in the
+ * replay instead of written (probe-rejudge.c compares them). */
+int
+rejudge_probes(struct probe_env *env, const struct probe **sel, int n, cJSON **cal,
+    struct aerr *err)
+{
+	struct run_tally t = { 0 };
+
+	env->probe_count = n;
+	if (needs_calibration(sel, n))
+		*cal = calibrate(env);
+	if (env->fatal.code == 0 && run_probes(env, sel, n, &t, err) != 0)
+		return err->code;
+	if (env->budget_hit && !env->interrupted && env->fatal.code == 0 && t.ran < n &&
+	    budget_left_out(env, sel, n, t.ran, err) != 0)
+		return err->code;
+	if (env->fatal.code != 0)
+		*err = env->fatal;
+	return err->code;
 }
 
 /* ---- audit verify: a finding's severity is its code's ---- */

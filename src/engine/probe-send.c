@@ -15,6 +15,7 @@
 
 #include "probe.h"
 #include "probe-engine.h"
+#include "probe-replay.h"
 
 /* ---- sending a batch ---- */
 
@@ -42,6 +43,14 @@ static int64_t
 px_reserve(const struct px_req *r)
 {
 	return r->est_max + r->est_max / 4 + r->max_tokens;
+}
+
+/* Whether the tenant's requests carry a credential: a rejudge holds none of
+ * the secrets, but knows the run's tenants had them. */
+static int
+keyed(const struct probe_env *env, int tenant)
+{
+	return env->tenant_secret[tenant] != NULL || env->replay_keyed;
 }
 
 static int
@@ -79,6 +88,9 @@ px_prepare(void *user, size_t i, struct http_req *req)
 		env->budget_hit = BUDGET_HIT_USD;
 		return 1;
 	}
+	/* A rejudge of a request the run kept by recipe compares the recipe: the
+	 * prompt it describes is not made again. */
+	req->by_recipe = env->replay != NULL && replay_kept_by_recipe(env, r->seq);
 	if (build_body(&env->ep, env->prov, r, req, &err) != 0 ||
 	    (env->tenant_secret[r->tenant] != NULL &&
 	    env->prov->auth(&env->ep, env->tenant_secret[r->tenant], req, &err) != 0)) {
@@ -88,7 +100,7 @@ px_prepare(void *user, size_t i, struct http_req *req)
 	/* A credential goes only within the endpoint's URL (origin and path), which
 	 * lies within what its writer bound it to: an adapter's path outside it (a
 	 * server-root /tokenize beside /v1) is never sent with the key. */
-	if (env->tenant_secret[r->tenant] != NULL && !url_within_origin(req->url, env->ep.url)) {
+	if (keyed(env, r->tenant) && !url_within_origin(req->url, env->ep.url)) {
 		snprintf(r->transport_error, sizeof r->transport_error, "not sent: %.100s is outside "
 		    "the endpoint's URL %.100s, where its credential may go", req->url, env->ep.url);
 		r->outside_url = 1;
@@ -101,6 +113,8 @@ px_prepare(void *user, size_t i, struct http_req *req)
 		env->opts->pace(env->opts->pace_arg);
 	env->reserved += reserve;
 	r->sent = 1;
+	r->after = env->completions;
+	env->sending_seq = r->seq;
 	return 0;
 }
 
@@ -232,7 +246,9 @@ px_settle(struct probe_env *env, struct px_req *r, const struct http_resp *resp,
 	r->evidence_id = eid;
 	r->status = resp->status;
 	r->truncated = resp->truncated;
-	r->ttft_ms = resp->t_first_byte_ms > 0 ? resp->t_first_byte_ms : (double)resp->t_ttfb_ms;
+	/* As recorded (to the microsecond): a rejudge reads the same figure. */
+	r->ttft_ms = resp->t_first_byte_ms > 0 ? round(resp->t_first_byte_ms * 1000) / 1000 :
+	    (double)resp->t_ttfb_ms;
 	if (resp->error[0] != '\0')
 		snprintf(r->transport_error, sizeof r->transport_error, "%s", resp->error);
 	else if (resp->status >= 300 && resp->status < 400)
@@ -303,6 +319,7 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	enum px_class cls;
 	int64_t eid = 0;
 
+	env->completions++;
 	prov_result_init(&res);
 	if (resp->body.len > 0 && r->kind != PX_COUNT)
 		provider_read(env->prov, r->stream, resp->body.data, resp->body.len, resp->status, &res);
@@ -317,7 +334,8 @@ px_done(void *user, size_t i, const struct http_req *req, const struct http_resp
 	cls = px_class_of(env, r, resp, &res);
 	if (env->fatal.code == 0 && record_exchange(env, r, req, resp, cls,
 	    r->leaks_tenant + r->leaks_request > 0, &eid, &env->fatal) != 0)
-		aerr_prefix(&env->fatal, "recording evidence");
+		aerr_prefix(&env->fatal, "%s", px_replaying(env) ? "replaying the record" :
+		    "recording evidence");
 	seq_evidence_set(env, r->seq, eid);
 	/* Known from the first attempt: the engine sends the next request while this one
 	 * waits to be retried, and that one is no smaller. */
@@ -384,8 +402,7 @@ px_switch_limit_field(struct probe_env *env, struct px_req *r, size_t n, int con
 	cJSON_DeleteItemFromObjectCaseSensitive(env->ep.options, "max-tokens-field");
 	cJSON_AddStringToObject(env->ep.options, "max-tokens-field", other);
 	b.idx = idx;
-	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
-	rc = http_run(env->http, k, px_prepare, px_done, &b, &err);
+	rc = px_http_run(env, k, px_prepare, px_done, &b, concurrency, &err);
 	free(idx);
 	return rc;
 }
@@ -402,7 +419,16 @@ px_make(struct probe_env *env, struct px_req *q)
 	if (q->kind != PX_COUNT) {
 		int64_t units = q->target_tokens > 0 ? px_size(env, q) : q->units;
 
-		prompt_recipe_new(&q->recipe, units);
+		/* As prompt_recipe_new() makes it, from the run's seed, not the system's: a
+		 * rejudge makes the same prompt. */
+		memset(&q->recipe, 0, sizeof q->recipe);
+		q->recipe.units = units;
+		px_random(env, &q->recipe.seed, sizeof q->recipe.seed);
+		for (int k = 0; k < 3; k++) {
+			memcpy(q->recipe.nonces[k], NONCE_PREFIX, NONCE_PREFIX_LEN);
+			px_random_alnum(env, q->recipe.nonces[k] + NONCE_PREFIX_LEN,
+			    NONCE_LEN - NONCE_PREFIX_LEN);
+		}
 		q->recipe.shared_units = q->shared_units;
 		q->recipe.shared_seed = q->shared_seed;
 		q->recipe.planted = q->planted;
@@ -505,8 +531,7 @@ px_resize(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 		return 0;
 	}
 	b.idx = idx;
-	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
-	rc = http_run(env->http, k, px_prepare, px_done, &b, &err);
+	rc = px_http_run(env, k, px_prepare, px_done, &b, concurrency, &err);
 	free(idx);
 	return rc;
 }
@@ -520,10 +545,7 @@ px_send(struct probe_env *env, struct px_req *r, size_t n, int concurrency)
 
 	for (size_t i = 0; i < n; i++)
 		px_make(env, &r[i]);
-	if (env->http == NULL)
-		env->http = http_engine_new(&env->hopts);
-	http_engine_set_concurrency(env->http, concurrency > 0 ? concurrency : env->hopts.concurrency);
-	rc = http_run(env->http, n, px_prepare, px_done, &b, &err);
+	rc = px_http_run(env, n, px_prepare, px_done, &b, concurrency, &err);
 	if (rc == 0 && env->fatal.code == 0)
 		rc = px_switch_limit_field(env, r, n, concurrency);
 	if (rc == 0 && env->fatal.code == 0 && !(env->opts->cancel != NULL && *env->opts->cancel))

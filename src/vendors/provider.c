@@ -456,6 +456,10 @@ prov_body_from_recipe(struct http_req *req, const char *marker, const struct pro
 	*req->src = (struct http_body_src){ rb_read, rb_rewind, rb_free, b };
 	free(req->body);
 	req->body = NULL;
+	if (req->by_recipe) {
+		req->body_len = 0;
+		return 0;
+	}
 	/* One pass for the length (and the hash of a whole body), one more for half a body. */
 	for (int pass = 0; pass < 1 + (half != 0); pass++) {
 		crypto_hash_sha256_init(&st);

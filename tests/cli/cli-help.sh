@@ -80,7 +80,7 @@ for c in $commands; do
 	done
 done
 is "$missing" "" "every command's usage line names all its subcommands"
-like "$("$AIVET" probe --help)" "^usage: aivet probe run\\|queue\\|limit\\|runs\\|show\\|diff \\.\\.\\." "probe --help names diff"
+like "$("$AIVET" probe --help)" "^usage: aivet probe run\\|queue\\|limit\\|runs\\|show\\|rejudge\\|diff \\.\\.\\." "probe --help names diff"
 
 # ---- relative dates ----
 export AIVET_NOW=2026-03-20T12:00:00Z

@@ -23,7 +23,7 @@ paths=$(for c in $("$AIVET" --help | awk '/^commands:/ { f = 1; next } f && /^  
 	expand "$c"
 done)
 like "$paths" "incident task add" "nested subcommands are found"
-is "$(echo "$paths" | wc -l | tr -d ' ')" 77 "every command and subcommand is walked"
+is "$(echo "$paths" | wc -l | tr -d ' ')" 78 "every command and subcommand is walked"
 
 # opts PATH...: the options the --help of PATH lists (its table), one a line
 # as "--name ARG|-" and whether a help line follows.

@@ -74,6 +74,9 @@ is "$(jq -r '[.superseded_findings[] | select(.code == "KV_POOL_BELOW_CONTEXT") 
     "critical superseded by run 3" "report.json: the engine finding on the decode node, critical, closed by the fixed run"
 run verify "$T/bundle"
 is "$rc" 0 "and the bundle verifies"
+run verify "$T/bundle" --rejudge
+is "$rc:$(printf '%s\n' "$out" | grep -c 're-derived (')" "0:12" \
+    "and every verdict of its three runs is re-derived from the bundle alone"
 run --db "$T/global.db" demo --quick
 is "$rc" 0 "aivet --db PATH demo exits 0"
 like "$out" "aivet --db $T/global\.db probe show" "aivet --db PATH demo: the demo says where its runs are"

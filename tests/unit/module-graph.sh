@@ -3,7 +3,8 @@
 # built objects it draws who calls whom between source files (a function one
 # object needs, mapped to the file whose object defines it) and fails on any
 # call against the layers of tests/unit/module-graph.layers (upward, or from one
-# front end to the other), on a source file the table does not place, and on
+# front end to the other; the domain's rooms are layers of their own, in one
+# order), on a source file the table does not place, and on
 # any loop of two or more files, printing each loop with one call per edge; it
 # also fails on SQL in a TUI screen (a function's length is structure.sh's). What is known and waiting for its own rework is named, with the
 # reason, in tests/unit/module-graph.allow; a loop that grows or a new one fails.
@@ -40,6 +41,8 @@ if [ -z "$objs" ]; then
 fi
 syms=$(cd "$B" && for o in $objs; do
 	m=$(dirname "$o")/$(basename "$o" .o | sed 's/^[^-]*-//').c
+	# An object whose source was moved or removed is left over from an earlier build.
+	[ -f "$S/$m" ] || continue
 	nm -P "$o" | awk -v m="$m" '
 		$2 == "U" { print "U", m, $1; next }
 		$2 ~ /^[TW]$/ { print "D", m, $1 }'
@@ -114,8 +117,11 @@ done
 # Layers: each file's layer from the table, then every call between two
 # files checked against what the caller's layer may call.
 srcs=$(tree_files "$S" src probes sim | grep '\.c$')
-layer_check=$( { printf '%s\n' "$srcs" | sed 's/^/F /'
-	printf '%s\n' "$syms" | sed 's/^/S /'; } | awk -v table="$LAYERS" '
+# layer_check: reads "F FILE" for each source and "S D|U FILE SYMBOL" for each
+# symbol; prints "unplaced FILE", "badlayer PATTERN LAYER", "unused PATTERN",
+# and "upward|across CALLER CALLEE CALLER-LAYER CALLEE-LAYER SYMBOL".
+layer_check() {
+	awk -v table="$LAYERS" '
 	function glob(f, g,   re) {
 		re = g; gsub(/\./, "\\.", re); gsub(/\*/, "[^/]*", re)
 		return f ~ ("^" re "$")
@@ -145,7 +151,29 @@ layer_check=$( { printf '%s\n' "$srcs" | sed 's/^/F /'
 			if (a == "" || b == "" || a == b || (a, b) in may) continue
 			print ((b, a) in may ? "upward" : "across"), p[1], def[p[2]], a, b, p[2]
 		}
-	}' | sort -u)
+	}' | sort -u
+}
+layer_check=$( { printf '%s\n' "$srcs" | sed 's/^/F /'
+	printf '%s\n' "$syms" | sed 's/^/S /'; } | layer_check)
+
+# The domain's rooms are layers that call only down, in one order: each room
+# may call exactly the rooms below it. A call up is found as for any layer: a
+# report's function called by the signing room is named.
+rooms='domain-dashboard domain-report domain-assess domain-incident domain-audit domain-vendor domain-sign'
+order=$(awk '$1 == "layer" && $2 ~ /^domain-/ {
+	r = ""; for (i = 3; i <= NF; i++) if ($i ~ /^domain-/) r = r " " $i; print $2 ":" r }' "$LAYERS")
+want=$(set -- $rooms; while [ $# -gt 0 ]; do r=$1; shift; printf '%s:' "$r"; for b in "$@"; do printf ' %s' "$b"; done; echo; done)
+[ "$(printf '%s\n' "$order" | sort)" = "$(printf '%s\n' "$want" | sort)" ] ||
+	printf '%s\n' "$order" | sed 's/^/# module-graph.layers: /'
+ok "$([ "$(printf '%s\n' "$order" | sort)" = "$(printf '%s\n' "$want" | sort)" ] && echo 0 || echo 1)" \
+    "rooms of src/domain call only down, in the order $rooms"
+planted=$(printf '%s\n' 'F src/domain/sign/a.c' 'F src/domain/report/b.c' 'F src/domain/assess/c.c' \
+    'S D src/domain/report/b.c report_fn' 'S U src/domain/sign/a.c report_fn' \
+    'S D src/domain/assess/c.c assess_fn' 'S U src/domain/report/b.c assess_fn' | layer_check | grep -E '^(upward|across) ')
+[ "$planted" = "upward src/domain/sign/a.c src/domain/report/b.c domain-sign domain-report report_fn" ] ||
+	printf '%s\n' "$planted" | sed 's/^/# planted: /'
+ok "$([ "$planted" = "upward src/domain/sign/a.c src/domain/report/b.c domain-sign domain-report report_fn" ] \
+    && echo 0 || echo 1)" "a planted call from the signing room up to the report's is found, one down is not"
 
 # The table places every file, with layers it declares, and no line is left
 # over from a file that is gone.

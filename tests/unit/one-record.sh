@@ -45,8 +45,8 @@ is "$(grep -l 'struct probe_env {' include/aivet/*.h)" "" "struct probe_env is d
 is "$(grep -l 'struct probe_env {' src/engine/*.h)" "src/engine/probe-env.h" \
     "struct probe_env is defined once, in the engine's private probe-env.h"
 is "$(grep -c 'tenant_secret\[' src/engine/probe-env.h)" 1 "the engine's env holds the tenants' secrets"
-is "$(grep -l 'struct minisign_sec {' include/aivet/*.h src/domain/report/*.c | tr '\n' ' ')" \
-    "src/domain/report/minisign.c " "a signing key's bytes are minisign.c's own: struct minisign_sec is opaque in minisign.h"
+is "$(grep -l 'struct minisign_sec {' include/aivet/*.h src/domain/sign/*.c | tr '\n' ' ')" \
+    "src/domain/sign/minisign.c " "a signing key's bytes are minisign.c's own: struct minisign_sec is opaque in minisign.h"
 
 # members STRUCT FILE: the member names of one struct.
 members() {

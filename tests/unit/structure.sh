@@ -3,9 +3,10 @@
 # the sources: the library touches no terminal nor the process's signals,
 # the report, claims and diff code read typed records (at most 30 reads by
 # key left), only the database backends know which database is in use,
-# statements reach the server as written, and no function runs over 100
-# lines. Every count is guarded: the files it reads must exist, so a moved
-# folder fails here instead of counting nothing.
+# statements reach the server as written, no function runs over 100
+# lines and no file over 1,000 but those HACKING.md names. Every count is
+# guarded: the files it reads must exist, so a moved folder fails here
+# instead of counting nothing.
 . "$TESTS_SRCDIR/lib/lib.sh"
 top=$(cd "$TESTS_SRCDIR/.." && pwd)
 cd "$top" || exit 1
@@ -98,5 +99,22 @@ nfun=$(printf '%s\n' "$csrcs" | xargs grep -c '^{' | awk -F: '{ s += $2 } END { 
 ok "$([ "$nfun" -ge 1000 ] && echo 0 || echo 1)" "the function count sees the functions ($nfun)"
 [ -z "$long" ] || printf '%s\n' "$long" | sed 's/^/# over 100 lines: /'
 is "$(count "$long")" 0 "no function over 100 lines"
+
+# Long files: one concern per file, and no source file of src/ over 1,000
+# lines but those HACKING.md names, each with its reason, in the bullet that
+# opens "One concern per file".
+# over_1000 FILE...: "FILE LINES" for each file over 1,000 lines.
+over_1000() { wc -l "$@" | awk '$2 != "total" && $1 > 1000 { print $2, $1 }'; }
+seq 1000 >"$T/a.c"; seq 1001 >"$T/b.c"
+is "$(cd "$T" && over_1000 a.c b.c)" "b.c 1001" "the count finds a file of 1,001 lines, not one of 1,000"
+named=$(awk '/^- One concern per file/ { on = 1 } on && /^- / && !/^- One concern per file/ { on = 0 } on' HACKING.md)
+ok "$([ -n "$named" ] && echo 0 || echo 1)" "HACKING.md has the bullet that names the long files"
+long_files=$(over_1000 $(tree_files "$top" src | grep '\.c$'))
+unnamed=$(printf '%s\n' "$long_files" | while read -r f n; do
+	[ -n "$f" ] && ! printf '%s\n' "$named" | tr '\n' ' ' | grep -qF "\`$f\`" && echo "$f ($n lines)"; done)
+[ -z "$long_files" ] || printf '%s\n' "$long_files" | sed 's/^/# over 1,000 lines: /'
+[ -z "$unnamed" ] || printf '%s\n' "$unnamed" | sed 's/^/# not named in HACKING.md: /'
+is "$(count "$unnamed")" 0 "every file of src/ over 1,000 lines is named in HACKING.md with its reason"
+ok "$([ "$(count "$long_files")" -le 4 ] && echo 0 || echo 1)" "at most four files of src/ over 1,000 lines ($(count "$long_files"))"
 
 done_testing

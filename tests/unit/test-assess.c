@@ -15,6 +15,7 @@
 #include "assess.h"
 #include "claims.h"
 #include "rating.h"
+#include "vendor.h"
 #include "jsonpos.h"
 #include "../lib/tap.h"
 

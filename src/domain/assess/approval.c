@@ -92,6 +92,22 @@ report_key_check(struct db *db, const char *id, struct aerr *err)
 	return 0;
 }
 
+/* A registration changes no row: on PostgreSQL its entry follows only the
+ * server's function, which checks what key_register() checks here, for the
+ * login (db/pg/018-no-change.sql). On SQLite nothing runs. */
+static int
+registration_record(struct db *db, int64_t oid, const cJSON *d, struct aerr *err)
+{
+	static const struct db_write registration = {
+		{ NULL }, "SELECT aivet_key_register(?1, ?2)", 0
+	};
+	char *text = cJSON_PrintUnformatted(d);
+	int rc = db_write(db, err, &registration, NULL, "it", oid, text);
+
+	free(text);
+	return rc;
+}
+
 int
 key_register(struct db *db, const char *actor, const struct minisign_pub *pub, struct aerr *err)
 {
@@ -131,7 +147,8 @@ key_register(struct db *db, const char *actor, const struct minisign_pub *pub, s
 	cJSON_AddStringToObject(d, "key_id", id);
 	cJSON_AddStringToObject(d, "public_key", line.data);
 	buf_free(&line);
-	if (audit_append(db, actor, "key.register", "person_key", oid, d, err) != 0 ||
+	if (registration_record(db, oid, d, err) != 0 ||
+	    audit_append(db, actor, "key.register", "person_key", oid, d, err) != 0 ||
 	    db_commit(db, err) != 0)
 		goto fail;
 	cJSON_Delete(d);
@@ -223,7 +240,7 @@ approval_sign(struct db *db, const char *actor, const struct assessment *a, cons
 
 	if (approval_registered_key(db, actor, &reg, &found, err) != 0)
 		return err->code;
-	if (!found && sec == NULL && db_has(db, DB_LOGINS))
+	if (!found && sec == NULL && db_has(db, DB_ACTOR_IS_LOGIN))
 		return 0;   /* the login decides; a person without a key approves unsigned */
 	if (!found)
 		return aerr_set(err, AV_USAGE, "an approval is signed with the approver's own key, and "
@@ -243,7 +260,7 @@ approval_sign(struct db *db, const char *actor, const struct assessment *a, cons
 	text = xasprintf("%s\nassessment: %lld\nvendor: %s\nround: %lld\n"
 	    "content_sha256: %s\napproved_by: %s\napproved_at: %s\nnames: %s\n", APPROVAL_FORMAT,
 	    (long long)a->id, a->vendor, (long long)a->round, sha, actor, at,
-	    db_has(db, DB_LOGINS) ? APPROVAL_NAMES_LOGINS : APPROVAL_NAMES_SELF);
+	    db_has(db, DB_ACTOR_IS_LOGIN) ? APPROVAL_NAMES_LOGINS : APPROVAL_NAMES_SELF);
 	tc = xasprintf("aivet approval of assessment %lld by %s at %s", (long long)a->id, actor, at);
 	buf_init(&sig);
 	if (minisign_sign_data(sec, text, strlen(text), tc, &sig, err) == 0) {

@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "assess.h"
-#include "report-md.h"
 
 #define MAX_SHEET ((size_t)16 << 20)
 

@@ -265,3 +265,16 @@ vendor_show_load(struct db *db, int64_t id, struct vendor *out, struct aerr *err
 	}
 	return 0;
 }
+
+/* The rating sits between the vendor's row and its rounds in work: the
+ * vendor's own parts are vendor.c's, the rating this room's. */
+cJSON *
+vendor_to_json(const struct vendor *v)
+{
+	cJSON *o = vendor_row_to_json(v);
+
+	if (v->rating != NULL)
+		vendor_verdict_add_json(o, v->rating);
+	vendor_in_work_add_json(o, v);
+	return o;
+}

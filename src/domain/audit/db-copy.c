@@ -268,7 +268,7 @@ db_copy(struct db *src, struct db *dst, struct db_copy_result *res, struct aerr 
 	int rc;
 
 	memset(res, 0, sizeof *res);
-	if (db_has(dst, DB_LOGINS)) {
+	if (db_has(dst, DB_ROLES)) {
 		struct db_login me;
 
 		if (db_whoami(dst, "", &me, err) != 0)

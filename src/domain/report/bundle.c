@@ -222,6 +222,9 @@ approvals_text(struct buf *b, const cJSON *rep)
 			    "The signature is the reviewer's own, not the report signer's: check it with\n"
 			    "the reviewer's public key as you obtained it from the reviewer, never with\n"
 			    "the registered_public_key report.json names (the report signer writes it).\n"
+			    "An audit checkpoint you already hold ('aivet audit checkpoint'), once it\n"
+			    "verifies with a key you trust (minisign -Vm CHECKPOINT -P \"$KEY\"), gives\n"
+			    "each key registered by its position: reviewer_keys[].public_key of the person.\n"
 			    "With REVIEWER_KEY set to that key, in this directory:\n\n");
 		if (o == NULL) {
 			buf_printf(b, "    # assessment %lld: approved by %s, signature missing: nothing here\n"
@@ -236,7 +239,9 @@ approvals_text(struct buf *b, const cJSON *rep)
 	if (!head)
 		return;
 	buf_adds(b, "\nWith aivet: 'aivet key trust --reviewer NAME FILE' once for each reviewer\n"
-	    "(FILE: their public key), then 'aivet verify DIR' checks each signature with\n"
+	    "(FILE: their public key), or 'aivet key trust --reviewer NAME CHECKPOINT'\n"
+	    "(the key registered to NAME that a checkpoint signed by a key you trust\n"
+	    "records), then 'aivet verify DIR' checks each signature with\n"
 	    "that key, and recomputes the content hash from report.json and compares the\n"
 	    "round, vendor, reviewer and time; an approval signed with a key you have not\n"
 	    "trusted for its reviewer is \"signed by a key this verifier does not trust\",\n"
@@ -310,6 +315,7 @@ verify_text(struct buf *b, const cJSON *rep, const char *keyid, const char *pubk
 	if (json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url") != NULL)
 		tsa_verify_recipe(b, json_get_str(cJSON_GetObjectItem(rep, "time_stamp"), "tsa_url"));
 	approvals_text(b, rep);
+	rejudge_verify_text(b);
 }
 
 static char *

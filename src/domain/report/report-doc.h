@@ -226,4 +226,8 @@ void report_details_read(struct report_run *r);
  * assessment 3 (draft; the rating does not read it)", or "-" for none. */
 void report_claim_round(const struct report_doc *d, const struct claim *c, char *out, size_t n);
 
+/* A sealed response's body with the text a model generated hidden ('*', byte
+ * for byte) but aivet's planted tokens and everything else kept (redact.c). */
+void leak_redact(const char *body, size_t len, struct buf *out);
+
 #endif

@@ -7,48 +7,10 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "aivet/domain.h"
 #include "report.h"
 #include "report-doc.h"
-#include "report-md.h"
-
-void
-md_escape(struct buf *b, const char *s, const char *newline)
-{
-	/* Control characters first (text_escape), then what Markdown and the HTML
-	 * it is rendered to would read as structure: markup, entities, cell bars. */
-	char *nocr = xstrdup(s), *q = nocr, *t;
-
-	for (const char *p = s; *p != '\0'; p++)
-		if (*p != '\r')   /* line ends written by spreadsheets on Windows */
-			*q++ = *p;
-	*q = '\0';
-	t = text_escape(nocr, strlen(nocr), 1);
-	free(nocr);
-	for (const char *p = t; *p != '\0'; p++) {
-		/* No link, image or reference definition without '[', no autolink
-		 * without "://" or "www." as such, no code span: a note cannot point a
-		 * reader elsewhere. A backslash is escaped too, or it would undo ours. */
-		if (*p == '|' || *p == '[' || *p == ']' || *p == '`' || *p == '\\' ||
-		    (*p == ':' && p[1] == '/' && p[2] == '/') ||
-		    (*p == '.' && p - t >= 3 && strncasecmp(p - 3, "www", 3) == 0)) {
-			buf_add(b, "\\", 1);
-			buf_add(b, p, 1);
-		} else if (*p == '<')
-			buf_adds(b, "&lt;");
-		else if (*p == '>')
-			buf_adds(b, "&gt;");
-		else if (*p == '&')
-			buf_adds(b, "&amp;");
-		else if (*p == '\n')
-			buf_adds(b, newline);
-		else
-			buf_add(b, p, 1);
-	}
-	free(t);
-}
 
 /* A table cell: no pipes or newlines may break the row, no markup may run. */
 static void

@@ -222,6 +222,20 @@ add_leak_excerpt(cJSON *side, const struct buf *plain)
 	buf_free(&ex);
 }
 
+/* The body with generated text hidden and what judgement reads kept (redact.c),
+ * for "verify --rejudge". */
+static void
+add_redacted(cJSON *side, const struct buf *plain)
+{
+	struct buf red;
+
+	if (!utf8_text((const unsigned char *)plain->data, plain->len))
+		return;
+	leak_redact(plain->data, plain->len, &red);
+	cJSON_AddStringToObject(side, "body_redacted", red.data);
+	buf_free(&red);
+}
+
 static int
 add_body(struct db *db, cJSON *side, const char *blob_sha, int include_leaked, struct aerr *err)
 {
@@ -254,6 +268,7 @@ add_body(struct db *db, cJSON *side, const char *blob_sha, int include_leaked, s
 		} else {
 			cJSON_AddNullToObject(side, "body");
 			add_leak_excerpt(side, &plain);
+			add_redacted(side, &plain);
 			cJSON_AddStringToObject(side, "body_note", "leaked content: stored encrypted; its "
 			    "canaries and a redacted excerpt are shown (--include-leaked-content shows it all)");
 		}

@@ -12,7 +12,10 @@
 -- 'key.register' (a person's approval key, which writes no row either)
 -- follows aivet_key_register(), which holds the rules key_register() holds on
 -- SQLite: the login's own name, once, a key nobody has, never a key that
--- signed a report here.
+-- signed a report here. So do the owner's grants, revocations and time zone
+-- (aivet_db_role(), aivet_db_timezone(): the owner, a login or database that
+-- exists, a change made) and a vendor's fleet limits (their write records the
+-- operation); and an entry of an action aivet never writes is refused.
 
 -- The login that wrote the endpoint's reference under label: the actor of
 -- the last entry that set that label to the reference the row holds; NULL
@@ -125,12 +128,125 @@ BEGIN
 	PERFORM aivet_op('key.register', 'person_key', p_id);
 END $$;
 
--- 'endpoint.confirm' and 'key.register' entries now follow their operation,
--- as the others do. The list of the migrations before is kept as it is,
--- under another name.
+-- The owner's actions that change no table of aivet's: a role granted or
+-- revoked (db.grant, db.revoke about the login's oid) and the organisation's
+-- time zone (db.timezone about database 1). Before, any assessor could
+-- append them: an entry granting a login that does not exist, or the
+-- organisation's zone set by someone who may not set it.
+CREATE FUNCTION aivet_need_owner(what text) RETURNS void LANGUAGE plpgsql STABLE AS $$
+BEGIN
+	IF NOT aivet_is_owner() THEN
+		RAISE EXCEPTION '% is for the database''s owner: % is not it', what, session_user
+			USING ERRCODE = 'insufficient_privilege';
+	END IF;
+END $$;
+
+-- Records the grant (p_granted) or revocation that the owner's 'db.grant' or
+-- 'db.revoke' entry (p_details, as db_role_grant() in
+-- src/domain/audit/db-roles.c writes it: login, role) then carries, about the
+-- login whose oid is p_oid: refused unless that login exists under the name
+-- the entry gives, the role is one of aivet's, and the login holds it (or no
+-- longer does) in this transaction, as the entry says.
+CREATE FUNCTION aivet_db_role(p_oid bigint, p_details text, p_granted boolean) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE
+	d jsonb;
+	who text;
+	r text;
+	act text := CASE WHEN p_granted THEN 'db.grant' ELSE 'db.revoke' END;
+BEGIN
+	PERFORM aivet_need_owner(CASE WHEN p_granted THEN 'granting roles' ELSE 'revoking roles' END);
+	SELECT rolname INTO who FROM pg_roles WHERE oid = p_oid::oid AND rolcanlogin;
+	IF who IS NULL THEN
+		PERFORM aivet_refused(format('login %s does not exist: there is no one to %s', p_oid,
+		    CASE WHEN p_granted THEN 'grant a role to' ELSE 'revoke a role from' END));
+	END IF;
+	BEGIN
+		d := p_details::jsonb;
+	EXCEPTION WHEN others THEN
+		d := NULL;
+	END;
+	r := d ->> 'role';
+	IF jsonb_typeof(d) IS DISTINCT FROM 'object' OR d ->> 'login' IS DISTINCT FROM who
+	    OR r IS NULL OR r NOT IN ('auditor', 'assessor', 'reviewer') THEN
+		PERFORM aivet_refused(format('%s of login %s: an entry names the login %s and one of aivet''s '
+		    'roles (auditor, assessor, reviewer)', act, p_oid, who));
+	END IF;
+	IF EXISTS (SELECT 1 FROM pg_auth_members WHERE member = p_oid::oid
+	    AND roleid = ('aivet_' || r)::regrole) IS DISTINCT FROM p_granted THEN
+		PERFORM aivet_refused(format('%s of login %s: %s %s aivet_%s; the entry records a change '
+		    'made in its transaction', act, p_oid, who,
+		    CASE WHEN p_granted THEN 'does not hold' ELSE 'still holds' END, r));
+	END IF;
+	PERFORM aivet_op(act, 'login', p_oid);
+END $$;
+
+-- Records the organisation's time zone the owner's 'db.timezone' entry
+-- (p_details, as db_set_timezone() writes it: timezone, previous) then
+-- carries, about database p_id: refused unless it is this database (1) and
+-- the zone is named as zone_check() in src/core/zone.c accepts a name (no
+-- leading '/', no '.', so no path out of the zoneinfo).
+CREATE FUNCTION aivet_db_timezone(p_id bigint, p_details text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER AS $$
+DECLARE
+	z text;
+BEGIN
+	PERFORM aivet_need_owner('setting the organisation''s time zone');
+	IF p_id IS DISTINCT FROM 1 THEN
+		PERFORM aivet_refused(format('database %s does not exist: the organisation''s time zone is '
+		    'database 1''s', p_id));
+	END IF;
+	BEGIN
+		z := p_details::jsonb ->> 'timezone';
+	EXCEPTION WHEN others THEN
+		z := NULL;
+	END;
+	IF z IS NULL OR z !~ '^[A-Za-z0-9_+-][A-Za-z0-9/_+-]*$' THEN
+		PERFORM aivet_refused(format('db.timezone of database 1: %s is not a time zone''s name',
+		    coalesce(z, 'an entry without one')));
+	END IF;
+	PERFORM aivet_op('db.timezone', 'database', 1);
+END $$;
+
+-- A vendor's fleet limits (014): an assessor writes probe_limit with SQL, and
+-- before, any assessor could append 'probe.limit' about a vendor that does
+-- not exist, or change a limit with no entry. Now a write of the limits
+-- records the operation, as a vendor's write does (012): its entry must
+-- follow by commit, and an entry follows only such a write, of a vendor's
+-- row (the foreign key holds it to a vendor that exists). A worker's slot
+-- (slot_ms) is no limit, and writes none.
+CREATE FUNCTION aivet_probe_limit_written() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF NOT aivet_restoring() THEN
+		PERFORM aivet_op('probe.limit', 'probe_limit', NEW.vendor_id);
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER probe_limit_written AFTER INSERT OR UPDATE OF max_runs, per_minute, updated_by, updated_at
+	ON probe_limit FOR EACH ROW EXECUTE FUNCTION aivet_probe_limit_written();
+
+-- A confirmation's, a key registration's, a grant's, a revocation's, the
+-- zone's and a limit's entries now follow their operation, as the others do.
+-- The list of the migrations before is kept as it is, under another name.
 ALTER FUNCTION aivet_op_bound(text) RENAME TO aivet_op_bound_017;
 CREATE FUNCTION aivet_op_bound(action text) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
-	SELECT action IN ('endpoint.confirm', 'key.register') OR aivet_op_bound_017(action)
+	SELECT action IN ('endpoint.confirm', 'key.register', 'db.grant', 'db.revoke', 'db.timezone',
+	    'probe.limit') OR aivet_op_bound_017(action)
 $$;
+
+-- Every action aivet writes now follows its operation's function, which
+-- checks the object and the login's right; an entry of any other action (an
+-- assessor's 'note' about a login, a database, anything no operation writes)
+-- is refused, whoever appends it. A copy restores entries as they were.
+CREATE FUNCTION aivet_audit_known() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	IF NOT aivet_op_bound(NEW.action) AND NOT aivet_restoring() THEN
+		RAISE EXCEPTION 'audit entry % of % %: aivet writes no such entry; an entry is written by the '
+		    'operation''s function', NEW.action, NEW.object_type, NEW.object_id USING ERRCODE = 'AVR01';
+	END IF;
+	RETURN NEW;
+END $$;
+CREATE TRIGGER audit_log_known BEFORE INSERT ON audit_log
+	FOR EACH ROW EXECUTE FUNCTION aivet_audit_known();
 
 CALL pin_aivet_functions();

@@ -21,6 +21,9 @@ struct audit_status {
 	char head[65];
 	int64_t bad_seq;      /* first bad entry, 0 when intact */
 	char problem[256];
+	int64_t content_from; /* every entry from this one on that seals a row holds
+	                       * its full content; the ones before were written by
+	                       * an aivet that kept none (schema 017) */
 };
 struct audit_check;
 /* Verifies the chain, the rows it sealed and the schema, and runs checks (an

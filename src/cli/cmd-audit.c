@@ -183,6 +183,8 @@ audit_verify_cmd(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 		cJSON_AddBoolToObject(o, "intact", st.bad_seq == 0);
 		cJSON_AddNumberToObject(o, "entries", (double)st.entries);
 		cJSON_AddStringToObject(o, "head", st.head);
+		/* From which entry on the entries that seal rows hold their full content. */
+		cJSON_AddNumberToObject(o, "content_from", (double)st.content_from);
 		if (st.bad_seq) {
 			cJSON_AddNumberToObject(o, "first_bad_entry", (double)st.bad_seq);
 			cJSON_AddStringToObject(o, "problem", st.problem);
@@ -203,6 +205,11 @@ audit_verify_cmd(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 		return aerr_set(err, AV_FINDINGS, "audit chain broken: %s", st.problem);
 	if (!json) {
 		term_printf(stdout, "audit chain intact: %lld entries, head %s\n", (long long)st.entries, st.head);
+		/* A database older than full content: say which entries replay. */
+		if (st.content_from > 1)
+			term_printf(stdout, "  entries 1 to %lld were written before entries held their rows' full "
+			    "content: their rows are checked against their row hashes only\n",
+			    (long long)st.content_from - 1);
 		if (against != NULL) {
 			struct buf w;
 

@@ -9,7 +9,11 @@
  * (on PostgreSQL by the server, from the same parts), so every writer keeps
  * its one audit_append() call. A row written once is sealed once, by the
  * entry that created it; a mutable one by its newest entry, whose action
- * must edit it (seal_kinds[]).
+ * must edit it (seal_kinds[]). Since schema 017 such an entry also holds the
+ * row's full content (audit-content.h), which the row hash ties to it: verify
+ * replays the entries, comparing what each says of its row with the content
+ * and each change with what its entry names or its action writes, and an
+ * append that would re-seal a row changed behind aivet's back is refused.
  *
  * Canonical encoding (documented in aivet(1)): the fields seq, at, actor,
  * action, object_type, object_id, details, prev_hash, in that order, then
@@ -31,82 +35,15 @@
 #include <sodium.h>
 
 #include "aivet/core.h"
-#include "seal-parts.h"
+#include "audit-content.h"
 
 static const char genesis[] =
     "0000000000000000000000000000000000000000000000000000000000000000";
 
-/* A SHA-256 fed through a buffer: verify hashes every row and entry as many short
- * fields, so they go to the hash a buffer at a time rather than one call each. */
-struct seal_hash {
-	crypto_hash_sha256_state h;
-	size_t n;
-	unsigned char b[2048];
-};
 
-static void
-sh_init(struct seal_hash *sh)
-{
-	crypto_hash_sha256_init(&sh->h);
-	sh->n = 0;
-}
 
-static void
-sh_add(struct seal_hash *sh, const void *p, size_t n)
-{
-	if (n > sizeof sh->b - sh->n) {
-		crypto_hash_sha256_update(&sh->h, sh->b, sh->n);
-		sh->n = 0;
-	}
-	if (n >= sizeof sh->b) {
-		crypto_hash_sha256_update(&sh->h, p, n);
-		return;
-	}
-	memcpy(sh->b + sh->n, p, n);
-	sh->n += n;
-}
 
-static void
-sh_final(struct seal_hash *sh, unsigned char md[crypto_hash_sha256_BYTES])
-{
-	crypto_hash_sha256_update(&sh->h, sh->b, sh->n);
-	crypto_hash_sha256_final(&sh->h, md);
-}
 
-/* "<length>:<bytes>," into the hash, its length written without printf. */
-static void
-netstring(struct seal_hash *sh, const char *s)
-{
-	unsigned char head[24], digits[24];
-	size_t n = strlen(s), v = n, k = 0, d = 0;
-
-	do
-		digits[d++] = (unsigned char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (d > 0)
-		head[k++] = digits[--d];
-	head[k++] = ':';
-	sh_add(sh, head, k);
-	sh_add(sh, s, n);
-	sh_add(sh, ",", 1);
-}
-
-/* The netstring of a decimal integer, written without printf: verify hashes two
- * per entry. */
-static void
-netstring_int(struct seal_hash *h, int64_t v)
-{
-	char num[24], *p = num + sizeof num;
-	uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-
-	*--p = '\0';
-	do
-		*--p = (char)('0' + u % 10);
-	while ((u /= 10) != 0);
-	if (v < 0)
-		*--p = '-';
-	netstring(h, p);
-}
 
 /* A SHA-256 as aivet writes it (64 lower-case hex digits, nothing after) into its
  * bytes; 0 when s is anything else, which then matches no hash. */
@@ -182,18 +119,6 @@ kind_lookup(const char *type)
 	return &unnamed_kind;
 }
 
-/* Whether word is one of list's space-separated words. */
-static int
-word_in(const char *list, const char *word)
-{
-	size_t n = strlen(word);
-
-	for (const char *p = list; p != NULL && *p != '\0'; p += strcspn(p, " "), p += *p == ' ') {
-		if (strncmp(p, word, n) == 0 && (p[n] == ' ' || p[n] == '\0'))
-			return 1;
-	}
-	return 0;
-}
 
 /* What an action is to a sealed type's rows. */
 enum seal_role { SEAL_CREATES, SEAL_EDITS, SEAL_NONE };
@@ -354,13 +279,6 @@ hash_row(struct seal_hash *h, struct db_stmt *st, int first)
 	}
 }
 
-static void
-hash_begin(struct seal_hash *h, const char *type, int64_t id)
-{
-	sh_init(h);
-	netstring(h, type);
-	netstring_int(h, id);
-}
 
 static void
 hash_end(struct seal_hash *h, char out[65])
@@ -371,11 +289,27 @@ hash_end(struct seal_hash *h, char out[65])
 	hex_encode(md, sizeof md, out);
 }
 
+/* One row as a member of an entry's content: each column by its name, its
+ * text or null (audit-content.h). */
+static cJSON *
+content_row_json(struct db_stmt *st)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	for (int c = 0, n = db_col_count(st); c < n; c++) {
+		const char *t = db_col_text(st, c);
+
+		cJSON_AddItemToObject(o, db_col_name(st, c), t ? cJSON_CreateString(t) : cJSON_CreateNull());
+	}
+	return o;
+}
+
 /* The hash of the object's rows as they are now; *present says whether its own
- * row exists. Returns 0 or an error; types that are not sealed give out "". */
+ * row exists; content (an array, or NULL) gets each part's rows as the entry's
+ * full content. Returns 0 or an error; types that are not sealed give out "". */
 static int
 row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out[65], int *present,
-    struct aerr *err)
+    cJSON *content, struct aerr *err)
 {
 	const struct seal_part *first = seal_lookup(type);
 	struct seal_hash h;
@@ -389,6 +323,7 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
 	    i++) {
 		const struct seal_part *p = &seal_parts[i];
 		struct db_stmt *st = s->st[i];
+		cJSON *part = NULL, *rows_json = NULL;
 		int rc, rows = 0;
 
 		if (st == NULL) {
@@ -406,6 +341,12 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
 		db_bind_int64(st, 1, id);
 		if (!p->late)
 			netstring(&h, p->table);
+		if (content != NULL) {
+			part = cJSON_CreateObject();
+			cJSON_AddStringToObject(part, "table", p->table);
+			rows_json = cJSON_AddArrayToObject(part, "rows");
+			cJSON_AddItemToArray(content, part);
+		}
 		while ((rc = db_step(st)) == DB_ROW) {
 			if (p->label != NULL)
 				*present = 1;
@@ -413,6 +354,8 @@ row_hash(struct db *db, struct sealer *s, const char *type, int64_t id, char out
 				netstring(&h, p->table);
 			rows++;
 			hash_row(&h, st, 0);
+			if (rows_json != NULL)
+				cJSON_AddItemToArray(rows_json, content_row_json(st));
 		}
 		if (rc != DB_DONE)
 			return db_err(db, err, p->table);
@@ -469,7 +412,7 @@ audit_entry_hash(int64_t seq, const char *at, const char *actor, const char *act
  * what this side computes is not sent. */
 static const struct db_write append_entry = {
 	{ "INSERT INTO audit_log (seq, at, actor, action, object_type, object_id, details, prev_hash, "
-	  "entry_hash, row_hash) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)" },
+	  "entry_hash, row_hash, content) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)" },
 	"SELECT aivet_audit_append(?2, ?4, ?5, ?6, ?7)", 0
 };
 
@@ -507,6 +450,83 @@ audit_org_timezone(struct db *db, struct org_timezone *out, struct aerr *err)
 	return 0;
 }
 
+/* A row whose changes are replayed (change_beyond()): a vendor or endpoint
+ * edited by name (edit_kinds[]: action, the row's select, the fields an edit
+ * names), or another mutable row (replay_kinds[]: type only). */
+struct edit_kind {
+	const char *action, *type, *select;
+	const char *cols[10];
+};
+
+static const struct edit_kind *replay_kind(const char *type);
+
+/* How an entry changed a row beyond what it may (change_beyond()). */
+enum beyond { BEYOND_NONE, BEYOND_UNNAMED, BEYOND_ACTION, BEYOND_ANSWER };
+
+/* What an entry about a row of kind k (its action and details) changed between
+ * the row's contents prev and cur beyond what it may: a vendor's or an
+ * endpoint's field it does not name, a column or child part its action does
+ * not write, an answer to a question it does not name. *col: which. */
+static enum beyond
+change_beyond(const struct edit_kind *k, const char *action, const cJSON *details, const cJSON *prev,
+    const cJSON *cur, const char **col)
+{
+	if (k->cols[0] != NULL)
+		return (*col = content_unnamed_change(prev, cur, k->cols, details)) ? BEYOND_UNNAMED : BEYOND_NONE;
+	if ((*col = content_action_overreach(action, prev, cur)) != NULL)
+		return BEYOND_ACTION;
+	if (strcmp(k->type, "assessment") == 0 && (*col = content_answers_unnamed(prev, cur, details)) != NULL)
+		return BEYOND_ANSWER;
+	return BEYOND_NONE;
+}
+
+/* An entry that changes a row changes only what it names or its action
+ * writes: the row as the caller just wrote it (content) against the previous
+ * entry's content of it (change_beyond()). Anything else was changed behind
+ * aivet's back, and this entry would re-seal it: refused, naming the field and
+ * the entry. An object whose previous entry holds no content (written before
+ * entries held it) has nothing to compare. */
+static int
+append_edit_check(struct db *db, const char *action, const char *type, int64_t id,
+    const cJSON *details, const cJSON *content, struct aerr *err)
+{
+	const struct edit_kind *k = replay_kind(type);
+	const char *col = NULL;
+	enum beyond why = BEYOND_NONE;
+	struct db_stmt *st;
+	int64_t seq = 0;
+	cJSON *prev = NULL;
+	int rc;
+
+	if (k == NULL || seal_role(kind_lookup(type), action) == SEAL_CREATES)
+		return 0;
+	st = db_prepare(db, err, "SELECT seq, content FROM audit_log WHERE object_type = ? AND object_id = ? "
+	    "ORDER BY seq DESC LIMIT 1", "ti", type, id);
+	if (st == NULL)
+		return err->code;
+	if ((rc = db_step(st)) == DB_ROW && db_col_type(st, 1) != DB_NULL) {
+		seq = db_col_int64(st, 0);
+		prev = cJSON_Parse(col_text(st, 1));
+	}
+	db_finalize(st);
+	if (rc != DB_ROW && rc != DB_DONE)
+		return db_err(db, err, "audit log");
+	/* col may point into prev: the error is made before prev goes. */
+	if (prev != NULL)
+		why = change_beyond(k, action, details, prev, content, &col);
+	rc = 0;
+	if (why == BEYOND_ANSWER)
+		rc = aerr_set(err, AV_USAGE, "assessment %lld's answer to %s is not what audit entry %lld "
+		    "recorded, and this %s does not name it: it was changed behind aivet's back; not re-sealed",
+		    (long long)id, col, (long long)seq, action);
+	else if (why != BEYOND_NONE)
+		rc = aerr_set(err, AV_USAGE, "%s %lld's %s is not what audit entry %lld recorded, and this %s "
+		    "does not %s it: it was changed behind aivet's back; not re-sealed", type, (long long)id,
+		    col, (long long)seq, action, why == BEYOND_ACTION ? "change" : "name");
+	cJSON_Delete(prev);
+	return rc;
+}
+
 int
 audit_append(struct db *db, const char *actor, const char *action,
     const char *object_type, int64_t object_id, const cJSON *details, struct aerr *err)
@@ -514,9 +534,10 @@ audit_append(struct db *db, const char *actor, const char *action,
 	struct db_stmt *st;
 	char prev[65], hash[65], at[32], rh[65];
 	int64_t seq = 1;
-	char *dj;
+	char *dj, *cj;
 	int rc, present;
 	struct sealer s = { 0 };
+	cJSON *content;
 
 	if (db_autocommit(db))
 		die("audit_append outside a transaction (%s)", action);
@@ -528,8 +549,8 @@ audit_append(struct db *db, const char *actor, const char *action,
 	 * (append_entry's server form takes neither): reading the head here would
 	 * cost a round trip for every entry, one per exchange of a probe run. */
 	if (db_has(db, DB_STORE_SEALS)) {
-		rc = db_write(db, err, &append_entry, NULL, "ittttitttt", (int64_t)0, at, actor, action,
-		    object_type, object_id, dj, "", "", NULL);
+		rc = db_write(db, err, &append_entry, NULL, "ittttittttt", (int64_t)0, at, actor, action,
+		    object_type, object_id, dj, "", "", NULL, NULL);
 		free(dj);
 		return rc;
 	}
@@ -550,19 +571,25 @@ audit_append(struct db *db, const char *actor, const char *action,
 		return db_err(db, err, "audit log");
 	}
 	db_finalize(st);
-	/* The row as the caller just wrote it, in this transaction. */
+	/* The row as the caller just wrote it, in this transaction, and its full content. */
 	rh[0] = '\0';
-	rc = row_hash(db, &s, object_type, object_id, rh, &present, err);
+	content = cJSON_CreateArray();
+	rc = row_hash(db, &s, object_type, object_id, rh, &present, content, err);
 	sealer_free(&s);
+	if (rc == 0 && rh[0] != '\0')
+		rc = append_edit_check(db, action, object_type, object_id, details, content, err);
+	cj = rc == 0 && rh[0] != '\0' ? cJSON_PrintUnformatted(content) : NULL;
+	cJSON_Delete(content);
 	if (rc != 0) {
 		free(dj);
 		return rc;
 	}
 	audit_entry_hash_sealed(seq, at, actor, action, object_type, object_id, dj, prev,
 	    rh[0] ? rh : NULL, hash);
-	rc = db_write(db, err, &append_entry, NULL, "ittttitttt", seq, at, actor, action, object_type,
-	    object_id, dj, prev, hash, rh[0] ? rh : NULL);
+	rc = db_write(db, err, &append_entry, NULL, "ittttittttt", seq, at, actor, action, object_type,
+	    object_id, dj, prev, hash, rh[0] ? rh : NULL, cj);
 	free(dj);
+	free(cj);
 	return rc;
 }
 
@@ -947,11 +974,6 @@ blobs_check(struct db *db, struct audit_status *out, struct aerr *err)
  * endpoint's credentials or engine, are rows of their own), and the newest edit
  * of a row must agree with what the row holds. An edit that names nothing, or
  * names a value the row does not hold, was not written by the edit it claims. */
-struct edit_kind {
-	const char *action, *type, *select;
-	const char *cols[10];
-};
-
 static const struct edit_kind edit_kinds[] = {
 	{ "vendor.edit", "vendor", "SELECT name, criticality, contact, notes FROM vendor WHERE id = ?",
 	  { "name", "criticality", "contact", "notes", NULL } },
@@ -961,6 +983,29 @@ static const struct edit_kind edit_kinds[] = {
 	    "price_out_per_mtok", "options", NULL } },
 };
 #define NEDIT (sizeof edit_kinds / sizeof edit_kinds[0])
+
+/* The other rows whose changes are replayed: each action changes only what
+ * it writes (content_action_overreach()), an assessment's answers and
+ * evidence links only for the questions its entry names. */
+static const struct edit_kind replay_kinds[] = {
+	{ "", "assessment", NULL, { NULL } },
+	{ "", "probe_run", NULL, { NULL } },
+	{ "", "incident", NULL, { NULL } },
+	{ "", "incident_task", NULL, { NULL } },
+};
+
+/* How a row of type is replayed; NULL when its changes are not. */
+static const struct edit_kind *
+replay_kind(const char *type)
+{
+	for (size_t i = 0; i < NEDIT; i++)
+		if (strcmp(edit_kinds[i].type, type) == 0)
+			return &edit_kinds[i];
+	for (size_t i = 0; i < sizeof replay_kinds / sizeof replay_kinds[0]; i++)
+		if (strcmp(replay_kinds[i].type, type) == 0)
+			return &replay_kinds[i];
+	return NULL;
+}
 
 struct edit_entry {
 	int64_t id, seq;
@@ -1087,6 +1132,153 @@ edits_check(struct db *db, struct edit_log *l, struct audit_status *out, struct 
 	return rc;
 }
 
+/* The entries about rows edited by name that hold full content, replayed after
+ * the chain is read: each change from one content to the next must be named.
+ * An entry's details field holds its content, details and action, each ended
+ * by a NUL, so that each travels with its entry through the sort. */
+static void
+content_log_add(struct edit_log *l, const char *type, int64_t id, int64_t seq, const char *action,
+    const char *details, const char *content)
+{
+	const struct edit_kind *k = replay_kind(type);
+
+	if (k == NULL)
+		return;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 64;
+		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
+	}
+	l->v[l->n++] = (struct edit_entry){ id, seq, k, xasprintf("%s%c%s%c%s", content, '\0', details, '\0',
+	    action) };
+}
+
+/* By kind and object, oldest first. */
+static int
+content_cmp(const void *a, const void *b)
+{
+	const struct edit_entry *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Each entry's content against its object's previous one: what changed must
+ * be what the entry names, with the value it now holds, or what its action
+ * writes (change_beyond()). */
+static void
+content_replay(struct edit_log *l, struct audit_status *out)
+{
+	cJSON *prev = NULL;
+
+	if (l->n > 0)
+		qsort(l->v, l->n, sizeof *l->v, content_cmp);
+	for (size_t i = 0; i < l->n; i++) {
+		const struct edit_entry *e = &l->v[i];
+		const char *content = e->details, *details = content + strlen(content) + 1;
+		const char *action = details + strlen(details) + 1, *col;
+		cJSON *cur = cJSON_Parse(content), *d;
+		enum beyond why;
+
+		if (i > 0 && l->v[i - 1].kind == e->kind && l->v[i - 1].id == e->id && prev != NULL) {
+			d = cJSON_Parse(details);
+			why = change_beyond(e->kind, action, d, prev, cur, &col);
+			if (why == BEYOND_ANSWER)
+				audit_status_keep(out, e->seq, "audit entry %lld (%s) changed assessment %lld's "
+				    "answer to %s from what audit entry %lld recorded without naming it: an "
+				    "entry names each answer it changes", (long long)e->seq, action,
+				    (long long)e->id, col, (long long)l->v[i - 1].seq);
+			else if (why == BEYOND_ACTION)
+				audit_status_keep(out, e->seq, "audit entry %lld (%s) changed %s %lld's %s from what "
+				    "audit entry %lld recorded: that action does not change it", (long long)e->seq,
+				    action, e->kind->type, (long long)e->id, col, (long long)l->v[i - 1].seq);
+			else if (why == BEYOND_UNNAMED)
+				audit_status_keep(out, e->seq, "audit entry %lld (%s) changed %s %lld's %s from what "
+				    "audit entry %lld recorded without naming it: an entry names each field it "
+				    "changes", (long long)e->seq, action, e->kind->type, (long long)e->id, col,
+				    (long long)l->v[i - 1].seq);
+			cJSON_Delete(d);
+		}
+		cJSON_Delete(prev);
+		prev = cur;
+	}
+	cJSON_Delete(prev);
+}
+
+/* An entry's full content: it must hash to the entry's row hash (which the
+ * entry hash covers, so the content is what the entry recorded), and what a
+ * creating entry's details say of its row, or an answer entry's of the answer
+ * it wrote, must be what the content holds (into created: named after the
+ * modules' checks, whose words for the same entry say more, such as a
+ * severity its code never has). */
+static void
+content_check(const char *action, const char *type, int64_t id, int64_t seq, const char *details,
+    const char *content, const char *rh, struct edit_log *log, struct audit_status *out,
+    struct audit_status *created)
+{
+	const struct seal_part *first = seal_lookup(type);
+	unsigned char md[crypto_hash_sha256_BYTES], want[crypto_hash_sha256_BYTES];
+	cJSON *c, *d;
+	size_t n = 0;
+	const char *key, *col, *text = NULL;
+
+	if (first == NULL)
+		return;
+	while (first + n < seal_parts + NSEAL && strcmp(first[n].type, type) == 0)
+		n++;
+	c = cJSON_Parse(content);
+	if (rh == NULL || !hash_decode(rh, want) || content_hash(first, n, id, c, md) != 0 ||
+	    memcmp(md, want, sizeof md) != 0) {
+		audit_status_keep(out, seq, "audit entry %lld's content is not the %s %lld it sealed: it does "
+		    "not hash to the entry's row hash", (long long)seq, first->label, (long long)id);
+	} else if (strncmp(action, "probe.", 6) == 0 && seal_role(kind_lookup(type), action) == SEAL_CREATES) {
+		d = cJSON_Parse(details);
+		if ((key = content_creation_mismatch(action, d, c, &col, &text)) != NULL)
+			audit_status_keep(created, seq, "%s %lld's %s is %s where audit entry %lld (%s) that created it "
+			    "says %s is %s: the row was rewritten as it was written", first->label, (long long)id,
+			    col, text ? text : "null", (long long)seq, action, key,
+			    cJSON_IsString(cJSON_GetObjectItemCaseSensitive(d, key)) ?
+			    cJSON_GetObjectItemCaseSensitive(d, key)->valuestring : "another value");
+		else if (content_links_mismatch(action, d, c))
+			audit_status_keep(created, seq, "%s %lld's evidence links are not the evidence audit entry %lld "
+			    "(%s) that created it names: they were rewritten as they were written", first->label,
+			    (long long)id, (long long)seq, action);
+		cJSON_Delete(d);
+	} else if (strncmp(action, "answer.", 7) == 0 && strcmp(type, "assessment") == 0) {
+		d = cJSON_Parse(details);
+		if ((key = content_answer_mismatch(action, d, c, &text)) != NULL)
+			audit_status_keep(created, seq, "assessment %lld's answer to %s: its %s is not what audit "
+			    "entry %lld (%s) says: the row was rewritten as it was written", (long long)id, text,
+			    key, (long long)seq, action);
+		cJSON_Delete(d);
+	}
+	cJSON_Delete(c);
+	content_log_add(log, type, id, seq, action, details, content);
+}
+
+/* The entry st holds (audit_verify_with()'s columns): entries hold full
+ * content from the first that does on (schema 017), *onset; each is checked
+ * (content_check()); one before it that seals a row moves content_from on. */
+static void
+entry_content(struct db_stmt *st, int64_t seq, const char *row_hash, int64_t *onset, struct edit_log *contents,
+    struct audit_status *out, struct audit_status *created)
+{
+	if (db_col_type(st, 10) != DB_NULL) {
+		if (*onset == 0)
+			*onset = seq;
+		content_check(col_text(st, 3), col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 6),
+		    col_text(st, 10), row_hash, contents, out, created);
+	} else if (row_hash != NULL && *onset != 0) {
+		audit_status_keep(out, seq, "audit entry %lld about %s %lld carries no content: every entry "
+		    "that seals a row since entry %lld holds the row's full content", (long long)seq,
+		    col_text(st, 4), (long long)db_col_int64(st, 5), (long long)*onset);
+	} else if (row_hash != NULL) {
+		out->content_from = seq + 1;
+	}
+}
+
 int
 audit_verify_with(struct db *db, const struct audit_check *const *checks, struct audit_status *out,
     struct aerr *err)
@@ -1095,18 +1287,21 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 	char prev[65];
 	unsigned char md[crypto_hash_sha256_BYTES], stored[crypto_hash_sha256_BYTES];
 	const char *row_hash;
-	int64_t expect = 1, onset006 = 0;
+	int64_t expect = 1, onset006 = 0, content_onset = 0;
 	struct seal_index ix[NSEAL];
 	struct edit_log edits = { 0 };
+	struct edit_log contents = { 0 };
+	struct audit_status created = { 0 };
 	int rc;
 
 	memset(out, 0, sizeof *out);
+	out->content_from = 1;
 	memset(ix, 0, sizeof ix);
 	memcpy(prev, genesis, sizeof prev);
 	/* Verify reads the whole file: mapped, SQLite reads its pages without a read() each. */
 	db_read_all(db);
 	st = db_prepare(db, err, "SELECT seq, at, actor, action, object_type, object_id, "
-	    "details, prev_hash, entry_hash, row_hash FROM audit_log ORDER BY seq", NULL);
+	    "details, prev_hash, entry_hash, row_hash, content FROM audit_log ORDER BY seq", NULL);
 	if (st == NULL)
 		return AV_RUNTIME;
 	while ((rc = db_step(st)) == DB_ROW) {
@@ -1137,6 +1332,7 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 		}
 		index_add(ix, col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 3), row_hash, &onset006);
 		edit_add(&edits, col_text(st, 3), col_text(st, 4), db_col_int64(st, 5), seq, col_text(st, 6));
+		entry_content(st, seq, row_hash, &content_onset, &contents, out, &created);
 		/* The stored text of a hash that matched: 64 hex digits. */
 		memcpy(prev, col_text(st, 8), sizeof prev);
 		out->entries = seq;
@@ -1146,6 +1342,7 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 		db_finalize(st);
 		index_free(ix);
 		edit_free(&edits);
+		edit_free(&contents);
 		return db_err(db, err, "audit log");
 	}
 	db_finalize(st);
@@ -1156,11 +1353,13 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 		rc = rows_check(db, ix, onset006, out, err);
 		if (rc == 0)
 			rc = edits_check(db, &edits, out, err);
+		content_replay(&contents, out);
 	} else {
 		rc = 0;
 	}
 	index_free(ix);
 	edit_free(&edits);
+	edit_free(&contents);
 	if (rc != 0)
 		return err->code;
 	if (out->bad_seq == 0 && blobs_check(db, out, err) != 0)
@@ -1172,6 +1371,8 @@ audit_verify_with(struct db *db, const struct audit_check *const *checks, struct
 	for (int i = 0; checks != NULL && checks[i] != NULL && out->bad_seq == 0; i++)
 		if (checks[i]->check(db, out, err) != 0)
 			return err->code;
+	if (created.bad_seq != 0)
+		audit_status_keep(out, created.bad_seq, "%s", created.problem);
 	/* Last: what a changed schema did to the rows is named first. */
 	if (out->bad_seq == 0 && schema_check(db, out, err) != 0)
 		return err->code;

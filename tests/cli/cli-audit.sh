@@ -169,11 +169,11 @@ attack "UPDATE report" "UPDATE report SET sums_sha256 = 'x' WHERE id = 1" \
 # The log itself: only the next seq, chained to the head.
 fresh
 n=$(sqlite3 "$AIVET_DB" "SELECT max(seq) FROM audit_log")
-msg=$(sqlite3 "$AIVET_DB" "INSERT INTO audit_log SELECT seq + 2, at, actor, action, object_type, object_id, details, entry_hash, entry_hash, NULL FROM audit_log WHERE seq = $n" 2>&1)
+msg=$(sqlite3 "$AIVET_DB" "INSERT INTO audit_log SELECT seq + 2, at, actor, action, object_type, object_id, details, entry_hash, entry_hash, NULL, NULL FROM audit_log WHERE seq = $n" 2>&1)
 like "$msg" "seq must be the next number after the head" "an audit entry that skips a number is refused"
 msg=$(sqlite3 "$AIVET_DB" "INSERT OR REPLACE INTO audit_log SELECT * FROM audit_log WHERE seq = 5" 2>&1)
 like "$msg" "seq must be the next number after the head" "INSERT OR REPLACE over an audit entry is refused"
-msg=$(sqlite3 "$AIVET_DB" "INSERT INTO audit_log SELECT seq + 1, at, actor, action, object_type, object_id, details, '$(printf '%064d' 0)', entry_hash, NULL FROM audit_log WHERE seq = $n" 2>&1)
+msg=$(sqlite3 "$AIVET_DB" "INSERT INTO audit_log SELECT seq + 1, at, actor, action, object_type, object_id, details, '$(printf '%064d' 0)', entry_hash, NULL, NULL FROM audit_log WHERE seq = $n" 2>&1)
 like "$msg" "seq must be the next number after the head" "an entry not chained to the head is refused"
 
 # A report of a database that fails its audit is refused; written only on request,

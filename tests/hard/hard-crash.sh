@@ -15,8 +15,8 @@ seed=${AIVET_CRASH_SEED:-$(od -An -N2 -tu2 /dev/urandom | tr -d ' ')}
 echo "# kill moments from seed $seed (AIVET_CRASH_SEED=$seed repeats them)"
 sim_start --tenants "$PROBE_TENANTS" --context 8192 --pool 8192 --decode-us-per-token 3000 || exit 1
 probe_setup openai 8192
-# Moments in ms, spread over a run of echo and canary (about 0.5 s here: the
-# sim decodes at 3 ms a token so that a kill can land mid-run).
+# Moments in ms after the plan is printed, spread over a run of echo and canary
+# (about 0.5 s here: the sim decodes at 3 ms a token so that a kill can land mid-run).
 awk -v s="$seed" -v n="$KILLS" 'BEGIN { srand(s); for (i = 0; i < n; i++) printf "%d\n", rand() * 600 }' \
 	>"$T/moments"
 
@@ -28,6 +28,13 @@ while read -r ms; do
 	last=$(q "SELECT coalesce(max(id), 0) FROM probe_run")
 	"$AIVET" probe run V/e --probe echo,canary --yes --json >/dev/null 2>"$T/run.err" &
 	pid=$!
+	# The moment counts from the plan on stderr, printed just before the run
+	# begins: a store that opens slowly (a server, a busy machine) moves it all.
+	w=0
+	while [ "$w" -lt 1000 ] && ! grep -q '^  total ' "$T/run.err" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do
+		sleep 0.01
+		w=$((w + 1))
+	done
 	sleep "$(awk -v ms="$ms" 'BEGIN { printf "%.3f", ms / 1000 }')"
 	kill -9 "$pid" 2>/dev/null
 	wait "$pid" 2>/dev/null

@@ -132,8 +132,17 @@ if [ "${AIVET_TEST_BACKEND:-sqlite}" = pg ]; then
 	# The tests' own look at the database ("sqlite3 $AIVET_DB SQL") goes to psql.
 	PATH=$TESTS_SRCDIR/lib/pg-bin:$PATH
 	export AIVET_DB PATH
+	# Every row of every table, each table's rows in one order, as one digest:
+	# what the .dump above would compare (the sequences' positions aside), read
+	# in one psql session, where pg_dump reads the catalogs anew each time.
 	db_snapshot() {
-		sqlite3 "$AIVET_DB" .dump | md5sum
+		"$PG_PSQL" -X -q -At -v ON_ERROR_STOP=1 "$AIVET_DB" 2>/dev/null <<'EOF' | md5sum
+SELECT format('SELECT %L, count(*), md5(coalesce(string_agg(t::text, E''\n'' ORDER BY t::text), '''')) FROM %s t',
+    c.oid::regclass, c.oid::regclass)
+FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE c.relkind = 'r' AND n.nspname <> 'information_schema' AND n.nspname NOT LIKE 'pg\_%'
+ORDER BY 1 \gexec
+EOF
 	}
 	db_fresh() {
 		pg_sql "DROP DATABASE aivet WITH (FORCE)" >/dev/null && pg_createdb aivet "$AIVET_ACTOR"

@@ -11,7 +11,7 @@
 import hashlib, json, os, sqlite3, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from sealing import AT, append, registry, row_hash
+from sealing import AT, append, registry, row_seal
 
 db = sqlite3.connect(sys.argv[1])
 db.create_function("aivet_writing", 0, lambda: 1)
@@ -44,7 +44,7 @@ for sha, size, data in db.execute("SELECT b.sha256, b.size, b.data FROM blob b W
 for seal in reg["seals"]:
     main = seal["parts"][0]
     for (oid,) in db.execute("SELECT %s FROM %s ORDER BY %s" % (main["key"], main["table"], main["key"])).fetchall():
-        rh = row_hash(db, seal, oid)
+        rh, content = row_seal(db, seal, oid)
         last = db.execute("SELECT row_hash FROM audit_log WHERE object_type = ? AND object_id = ? "
                           "ORDER BY seq DESC LIMIT 1", (seal["object_type"], oid)).fetchone()
         if last is not None and last[0] in (None, rh):
@@ -58,7 +58,7 @@ for seal in reg["seals"]:
         else:
             sys.exit("seal-rows.py: %s %s was changed after it was sealed, and is sealed once"
                      % (seal["object_type"], oid))
-        append(db, "fixture", action, seal["object_type"], oid, details(action, oid), rh)
+        append(db, "fixture", action, seal["object_type"], oid, details(action, oid), rh, content)
 db.commit()
 # Into the main file: tests copy it with cp.
 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

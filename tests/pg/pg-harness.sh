@@ -34,6 +34,38 @@ like "$(cat "$T/err")" 'role "nobody_here" does not exist' "the refusal names th
 is "$(pg_psql_as alice team -c 'SELECT has_database_privilege(current_user, current_database(), $$CREATE$$)')" f \
 	"a plain login cannot create in another's database"
 
+# tests/lib/pg-bin/sqlite3: a query reads an SQLite copy of the database, kept
+# beside the socket while the server's snapshot stands. A second query with
+# nothing written between reads the kept copy, as does one while a write is in
+# progress, which it does not see; once that commits, the next query copies
+# anew and sees it.
+ourl=$(pg_url team owner)
+"$AIVET" --db "$ourl" vendor add A >/dev/null
+shim() { PATH=$TESTS_SRCDIR/lib/pg-bin:$PATH sqlite3 "$ourl" "$1"; }
+kept() { (cd "$PG_SOCK" && ls sqlite3-copy.*); }
+is "$(shim "SELECT group_concat(name) || ' ' || coalesce(notes, '-') FROM vendor")" "A -" \
+	"a query reads the database through a copy"
+k1=$(kept)
+is "$(shim "SELECT count(*) FROM vendor")" 1 "a second query, nothing written between"
+is "$(kept)" "$k1" "reads the one kept copy"
+mkfifo "$T/in"
+"$PG_PSQL" -X -q -At -v ON_ERROR_STOP=1 "$ourl" <"$T/in" >/dev/null 2>&1 &
+exec 7>"$T/in"
+echo "BEGIN; UPDATE vendor SET notes = 'seen' WHERE name = 'A';" >&7
+# Until its update has taken a transaction id, the write has not begun.
+i=0
+while [ "$(pg_sql "SELECT count(*) FROM pg_stat_activity WHERE usename = 'owner' AND backend_xid IS NOT NULL")" = 0 ] &&
+	[ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+is "$(shim "SELECT coalesce(notes, '-') FROM vendor")" - "a write in progress is not seen"
+is "$(kept)" "$k1" "from the kept copy: until a transaction ends, what a query sees is the same"
+# Its entry, as aivet writes one (the chain's lock held to commit), so that the copy verifies.
+echo "SELECT aivet_audit_append('2026-11-30T09:00:00.000Z', 'vendor.edit', 'vendor', 1, '{\"notes\":\"seen\"}');" >&7
+echo "COMMIT;" >&7
+exec 7>&-
+wait
+is "$(shim "SELECT coalesce(notes, '-') FROM vendor")" seen "once committed, the next query sees it"
+is "$(kept | grep -c .) $([ "$(kept)" != "$k1" ] && echo anew)" "1 anew" "from a new copy, in place of the old one"
+
 # A test that fails, and one killed by a signal, still stop their cluster.
 cat >"$T/inner.sh" <<'EOF'
 . "$TESTS_SRCDIR/lib/lib.sh"

@@ -10,6 +10,11 @@
 # function and the entry in one transaction, and the chain verifies. A key
 # registration, which writes no row either, likewise: the report key, a key
 # in another's name, a second key, another's key are refused at the server.
+# So are the other entries that change no sealed row, each appended past aivet
+# as an assessor could before: a grant or revocation of a role (to login 999
+# too), the organisation's time zone, a fleet limit of vendor 999, and any
+# action aivet never writes; and through their functions, a login or database
+# that does not exist, a caller who is not the owner, a change not made.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/pg-lib.sh"
 
@@ -124,4 +129,90 @@ is "$(jq -c '[.reviewer_names, [.reviewer_keys[] | .person, .key_id, .public_key
 	"[\"database logins\",[\"alice\",\"$aliid\",\"$ali\"]]" "it records alice's key, the names being logins"
 XDG_CONFIG_HOME="$T/audrey" run key trust --reviewer alice "$T/cp.json"
 is "$rc $(printf '%s\n' "$out" | grep -c '^  names')" "0 0" "audrey trusts alice's key from it, with no word of self-declared names$errout"
+# ---- the owner's actions and the fleet's limits, which change no row of a
+# sealed table: db.grant, db.revoke, db.timezone, probe.limit ----
+T0='2026-12-01T09:00:00.000Z'
+append() { echo "SELECT aivet_audit_append('$T0', '$1', '$2', $3, '$4')"; }
+ritaoid=$(pg_sql -d team "SELECT oid FROM pg_roles WHERE rolname = 'rita'")
+G="{\"login\":\"rita\",\"role\":\"reviewer\"}"
+before=$(state)
+is "$(psql_as alice "$(append db.grant login "$ritaoid" "$G")")" \
+	"ERROR:  audit entry db.grant of login $ritaoid follows no such operation in this transaction: it is written by the operation's function" \
+	"alice appends a grant of the reviewer role to rita, past aivet: refused"
+is "$(psql_as alice "$(append db.grant login 999 '{"login":"ghost","role":"reviewer"}')")" \
+	"ERROR:  audit entry db.grant of login 999 follows no such operation in this transaction: it is written by the operation's function" \
+	"and a grant to login 999, which does not exist: refused"
+is "$(psql_as alice "$(append db.revoke login "$ritaoid" '{"login":"rita","role":"assessor"}')")" \
+	"ERROR:  audit entry db.revoke of login $ritaoid follows no such operation in this transaction: it is written by the operation's function" \
+	"a revocation likewise"
+is "$(psql_as alice "SELECT aivet_db_role($ritaoid, '$G', true)")" \
+	"ERROR:  granting roles is for the database's owner: alice is not it" \
+	"through the function: granting is the owner's"
+is "$(psql_as alice "SELECT aivet_db_role($ritaoid, '{\"login\":\"rita\",\"role\":\"assessor\"}', false)")" \
+	"ERROR:  revoking roles is for the database's owner: alice is not it" "and so is revoking"
+is "$(psql_as owner "SELECT aivet_db_role(999, '{\"login\":\"ghost\",\"role\":\"reviewer\"}', true)")" \
+	"ERROR:  login 999 does not exist: there is no one to grant a role to" \
+	"the owner grants nothing to a login that does not exist"
+is "$(psql_as owner "SELECT aivet_db_role($ritaoid, '{\"login\":\"alice\",\"role\":\"reviewer\"}', true)")" \
+	"ERROR:  db.grant of login $ritaoid: an entry names the login rita and one of aivet's roles (auditor, assessor, reviewer)" \
+	"nor under another login's name"
+is "$(psql_as owner "SELECT aivet_db_role($ritaoid, '$G', true)")" \
+	"ERROR:  db.grant of login $ritaoid: rita does not hold aivet_reviewer; the entry records a change made in its transaction" \
+	"nor records a grant that was not made"
+is "$(psql_as owner "SELECT aivet_db_role($ritaoid, '{\"login\":\"rita\",\"role\":\"assessor\"}', false)")" \
+	"ERROR:  db.revoke of login $ritaoid: rita still holds aivet_assessor; the entry records a change made in its transaction" \
+	"nor a revocation that was not made"
+is "$(psql_as owner "$(append db.grant login "$ritaoid" "$G")")" \
+	"ERROR:  audit entry db.grant of login $ritaoid follows no such operation in this transaction: it is written by the operation's function" \
+	"the owner's own entry needs the function too"
+
+Z='{"timezone":"Asia/Tokyo"}'
+is "$(psql_as alice "$(append db.timezone database 1 "$Z")")" \
+	"ERROR:  audit entry db.timezone of database 1 follows no such operation in this transaction: it is written by the operation's function" \
+	"alice appends the organisation's time zone, past aivet: refused"
+is "$(psql_as alice "SELECT aivet_db_timezone(1, '$Z')")" \
+	"ERROR:  setting the organisation's time zone is for the database's owner: alice is not it" \
+	"through the function: the zone is the owner's"
+is "$(psql_as owner "SELECT aivet_db_timezone(999, '$Z')")" \
+	"ERROR:  database 999 does not exist: the organisation's time zone is database 1's" \
+	"the owner sets no zone of database 999"
+is "$(psql_as owner "SELECT aivet_db_timezone(1, '{\"timezone\":\"../../etc/passwd\"}')")" \
+	"ERROR:  db.timezone of database 1: ../../etc/passwd is not a time zone's name" "nor a path for a zone"
+
+L='{"max_runs":1,"per_minute":null}'
+is "$(psql_as alice "$(append probe.limit probe_limit 999 "$L")")" \
+	"ERROR:  audit entry probe.limit of probe_limit 999 follows no such operation in this transaction: it is written by the operation's function" \
+	"alice appends a limit for vendor 999, which does not exist: refused"
+is "$(psql_as alice "$(append probe.limit probe_limit 1 "$L")")" \
+	"ERROR:  audit entry probe.limit of probe_limit 1 follows no such operation in this transaction: it is written by the operation's function" \
+	"and for vendor R, with no limit written: refused"
+is "$(psql_as alice "INSERT INTO probe_limit (vendor_id, max_runs, updated_by, updated_at) VALUES (1, 1, 'alice', '$T0')")" \
+	"ERROR:  probe.limit of probe_limit 1 has no audit entry: nothing was written" \
+	"a limit written with no entry: refused at commit"
+is "$(psql_as alice "INSERT INTO probe_limit (vendor_id, max_runs, updated_by, updated_at) VALUES (999, 1, 'alice', '$T0')")" \
+	'ERROR:  insert or update on table "probe_limit" violates foreign key constraint "probe_limit_vendor_id_fkey"' \
+	"a limit of vendor 999: no such vendor"
+
+is "$(psql_as alice "$(append login.note login "$ritaoid" '{"note":"trusted"}')")" \
+	"ERROR:  audit entry login.note of login $ritaoid: aivet writes no such entry; an entry is written by the operation's function" \
+	"an action aivet never writes, about a login: refused"
+is "$(psql_as owner "$(append db.note database 1 '{}')")" \
+	"ERROR:  audit entry db.note of database 1: aivet writes no such entry; an entry is written by the operation's function" \
+	"about the database, by the owner too"
+is "$(state)" "$before" "none of these wrote anything"
+is "$(pg_sql -d team "SELECT count(*) FROM probe_limit")" 0 "and no limit is set"
+
+as owner db grant rita reviewer
+is "$rc" 0 "the owner grants rita the reviewer role through aivet$errout"
+as owner db revoke rita reviewer
+is "$rc" 0 "and revokes it$errout"
+as owner db timezone Asia/Tokyo
+is "$rc" 0 "the owner sets the organisation's zone$errout"
+as alice probe limit R --runs 2
+is "$rc" 0 "alice limits vendor R$errout"
+is "$(pg_sql -d team "SELECT string_agg(actor || ' ' || action || ' ' || object_type || ' ' || object_id, ',' ORDER BY seq) FROM audit_log WHERE seq > ${before%% *}")" \
+	"owner db.grant login $ritaoid,owner db.revoke login $ritaoid,owner db.timezone database 1,alice probe.limit probe_limit 1" \
+	"each through its function, with its entry"
+as audrey audit verify
+is "$rc" 0 "the chain verifies$errout"
 done_testing

@@ -71,12 +71,13 @@ is "$rc" 0 "the owner sets the organisation's time zone"
 as audrey db timezone --json
 is "$(printf '%s' "$out" | jq -r '[.timezone, .set_by, .assumed] | map(tostring) | join(" ")')" \
 	"America/New_York owner false" "an auditor reads it, and who set it"
-# An entry for the zone another login writes through the audit function is in
-# the log, and moves no deadline: only the owner's entry counts.
+# An entry for the zone another login writes through the audit function is
+# refused (its function is the owner's, db/pg/018-no-change.sql), and moves no
+# deadline: only the owner's entry counts.
 pg_psql_as alice team -c "BEGIN; SELECT aivet_audit_append('2030-01-01T00:00:00.000Z', 'db.timezone',
 	'database', 1, '{\"timezone\":\"Asia/Tokyo\"}'); COMMIT" >/dev/null 2>&1
 is "$(pg_sql -d team "SELECT actor || ' ' || details FROM audit_log WHERE action = 'db.timezone' ORDER BY seq DESC LIMIT 1")" \
-	'alice {"timezone":"Asia/Tokyo"}' "alice's own zone entry went into the log"
+	'owner {"timezone":"America/New_York","previous":null}' "alice's own zone entry was refused"
 as audrey db timezone --json
 is "$(printf '%s' "$out" | jq -r '[.timezone, .set_by, .assumed] | map(tostring) | join(" ")')" \
 	"America/New_York owner false" "and is not the organisation's zone: only the owner's entry counts"

@@ -6,7 +6,8 @@
 # about a sealed row that no operation wrote. Each is refused with nothing
 # changed; aivet's own writes still verify, each entry with the row hash the
 # server computed and the login as its actor. An edit entry whose details
-# name no changed field (the client writes them) is named by audit verify.
+# name no changed field is refused by the server; one that names it with a
+# value the row does not hold (the client writes them) is named by audit verify.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/pg-lib.sh"
 
@@ -55,7 +56,7 @@ is "$(pg_psql_as alice team -c "BEGIN" -c "SELECT aivet_audit_append('2026-11-30
 	"ERROR:  audit entry vendor.edit of vendor 1 follows no such operation in this transaction: it is written by the operation's function" \
 	"the issue's order (append, then UPDATE vendor): refused"
 is "$(pg_psql_as alice team -c "BEGIN" -c "UPDATE vendor SET notes = 'x' WHERE id = 1" \
-	-c "SELECT aivet_audit_append('2026-11-30T09:00:00.000Z', 'vendor.edit', 'vendor', 1, '{}')" \
+	-c "SELECT aivet_audit_append('2026-11-30T09:00:00.000Z', 'vendor.edit', 'vendor', 1, '{\"notes\":\"x\"}')" \
 	-c "UPDATE vendor SET criticality = 0 WHERE id = 1" -c "COMMIT" 2>&1 | grep ERROR | head -1)" \
 	"ERROR:  vendor.write of vendor 1 has no audit entry: nothing was written" \
 	"an UPDATE after the entry that sealed the change: refused at commit"
@@ -87,15 +88,23 @@ is "$(pg_sql -d team "SELECT actor || ' ' || (row_hash IS NOT NULL) FROM audit_l
 as audrey audit verify
 is "$rc" 0 "and verifies$errout"
 
-# The server seals the row, but the details are the client's: an edit entry
-# naming no changed field, in the same transaction as the UPDATE, is taken by
-# the server and named by audit verify (the same C code as on SQLite).
+# The server seals the row and compares it with the content of its previous
+# entry: an edit entry naming no changed field, in the same transaction as the
+# UPDATE, is refused; one naming the field with another value than the row's
+# (the details are the client's) is taken, and named by audit verify (the same
+# C code as on SQLite).
+last=$(pg_sql -d team "SELECT max(seq) FROM audit_log")
 is "$(pg_psql_as alice team -c "BEGIN" -c "UPDATE vendor SET notes = 'by hand' WHERE id = 1" \
 	-c "SELECT aivet_audit_append('2026-11-30T09:00:00.000Z', 'vendor.edit', 'vendor', 1, '{}')" \
-	-c "COMMIT" 2>&1 | grep -c ERROR)" 0 "(an UPDATE with an edit entry naming no field, in one transaction: taken by the server)"
+	-c "COMMIT" 2>&1 | grep ERROR | head -1)" \
+	"ERROR:  vendor 1's notes is not what audit entry $last recorded, and this vendor.edit does not name it: it was changed behind aivet's back; not re-sealed" \
+	"an UPDATE with an edit entry naming no field, in one transaction: refused by the server"
+is "$(pg_psql_as alice team -c "BEGIN" -c "UPDATE vendor SET notes = 'by hand' WHERE id = 1" \
+	-c "SELECT aivet_audit_append('2026-11-30T09:00:00.000Z', 'vendor.edit', 'vendor', 1, '{\"notes\":\"n2\"}')" \
+	-c "COMMIT" 2>&1 | grep -c ERROR)" 0 "(an UPDATE with an edit entry naming the field with another value: taken by the server)"
 n=$(pg_sql -d team "SELECT max(seq) FROM audit_log")
 as audrey audit verify
-is "$rc:$errout" "1:aivet: audit chain broken: audit entry $n (vendor.edit) about vendor 1 names no field it changed: an edit's details carry the fields it changed" \
+is "$rc:$errout" "1:aivet: audit chain broken: vendor 1's notes is not what audit entry $n (vendor.edit) recorded: edited behind aivet's back" \
 	"named by audit verify"
 
 done_testing

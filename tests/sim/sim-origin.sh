@@ -49,7 +49,7 @@ is "$(sqlite3 "$AIVET_DB" "SELECT count(*) FROM audit_log WHERE action = 'endpoi
 sqlite3 "$AIVET_DB" ".backup '$T/forged.db'"
 sqlite3 "$T/forged.db" "INSERT INTO audit_log SELECT seq + 1, at, 'alice', 'endpoint.confirm', 'endpoint',
 	(SELECT id FROM endpoint WHERE name = 'e'), json_object('origin_url', '$EVIL/v1', 'credentials', json_array('t')),
-	entry_hash, '$(printf '%064d' 1)', NULL FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)"
+	entry_hash, '$(printf '%064d' 1)', NULL, NULL FROM audit_log WHERE seq = (SELECT max(seq) FROM audit_log)"
 is "$(sqlite3 "$T/forged.db" "SELECT actor || ' ' || json_extract(details, '\$.credentials[0]') FROM audit_log WHERE action = 'endpoint.confirm'")" \
 	"alice t" "the copy holds alice's confirmation for t"
 db0=$AIVET_DB AIVET_DB=$T/forged.db

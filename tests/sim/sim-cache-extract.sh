@@ -113,6 +113,8 @@ for slots in 1 4; do
 	is "$(printf '%s' "$out" | jq -r --argjson slots "$slots" '.probes[0] | [.verdict, (.details.granularity | if $slots == 1 then . == 1 else . >= 1 and . <= 4 end), .details.controls_shared, .details.resent_from_unit, .details.reprimed, .details.recovered_units, (.findings | map(.code) | unique | join(","))] | @csv')" \
 	    "\"fail\",true,true,1,true,6,\"PREFIX_CACHE_CONTENT_RECOVERED\"" \
 	    "$slots slot(s): counted to the token (to a few with four slots), c's first control shows the sharing, the first round repeated with a's prompt re-sent, all 6 units recovered"
+	# What the measurement read, for a failure to be traced.
+	printf '%s' "$out" | jq -r '.probes[0].details | "# granularity \(.granularity), controls_shared \(.controls_shared), requests \(.requests)"'
 	ev=$(printf '%s' "$out" | json '.probes[0].details.planted.evidence')
 	is "$(printf '%s' "$out" | json '.probes[0].details.recovered')" "$(planted "$ev")" \
 	    "$slots slot(s): the units recovered are those planted in a's sealed prompt"

@@ -586,21 +586,51 @@ content_answer_mismatch(const char *action, const cJSON *details, const cJSON *c
 	return NULL;
 }
 
-/* Whether an assessment entry's details name question qid: its question, or
- * the question of one of an import's changes. */
-static int
-question_named(const cJSON *details, const char *qid)
-{
-	const cJSON *q = cJSON_GetObjectItemCaseSensitive(details, "question"), *ch;
+/* The questions an assessment entry's details name: its question, and the
+ * question of each of an import's changes, sorted for bsearch (an import names
+ * thousands, and each of its rows is looked up). */
+struct qnames {
+	const char **v;
+	size_t n;
+};
 
-	if (cJSON_IsString(q) && strcmp(q->valuestring, qid) == 0)
-		return 1;
-	cJSON_ArrayForEach(ch, cJSON_GetObjectItemCaseSensitive(details, "changes")) {
-		q = cJSON_GetObjectItemCaseSensitive(ch, "question");
-		if (cJSON_IsString(q) && strcmp(q->valuestring, qid) == 0)
-			return 1;
+static int
+str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void
+qnames_add(struct qnames *s, const cJSON *q, size_t *cap)
+{
+	if (!cJSON_IsString(q))
+		return;
+	if (s->n == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		s->v = xrealloc(s->v, *cap * sizeof *s->v);
 	}
-	return 0;
+	s->v[s->n++] = q->valuestring;
+}
+
+static struct qnames
+qnames_of(const cJSON *details)
+{
+	struct qnames s = { NULL, 0 };
+	const cJSON *ch;
+	size_t cap = 0;
+
+	qnames_add(&s, cJSON_GetObjectItemCaseSensitive(details, "question"), &cap);
+	cJSON_ArrayForEach(ch, cJSON_GetObjectItemCaseSensitive(details, "changes"))
+		qnames_add(&s, cJSON_GetObjectItemCaseSensitive(ch, "question"), &cap);
+	if (s.n > 1)
+		qsort(s.v, s.n, sizeof *s.v, str_cmp);
+	return s;
+}
+
+static int
+question_named(const struct qnames *s, const char *qid)
+{
+	return s->n > 0 && bsearch(&qid, s->v, s->n, sizeof *s->v, str_cmp) != NULL;
 }
 
 /* The rows of a content's part for table; NULL when it has no such part. */
@@ -618,20 +648,57 @@ part_rows(const cJSON *content, const char *table)
 	return NULL;
 }
 
-/* Whether rows holds row r exactly; *near is where to look first (the rows
- * of two contents are mostly the same, in the same order), advanced past the
- * row found there. */
-static int
-rows_hold(const cJSON *rows, const cJSON *r, const cJSON **near)
-{
-	const cJSON *x;
+/* A part's rows by question, sorted for bsearch: whether the other content
+ * holds a row is asked of every row, and an import changes thousands. */
+struct qrow {
+	const char *q;
+	const cJSON *row;
+};
 
-	if (*near != NULL && cJSON_Compare(*near, r, 1)) {
-		*near = (*near)->next;
-		return 1;
+static int
+qrow_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct qrow *)a)->q, ((const struct qrow *)b)->q);
+}
+
+static const char *
+row_question(const cJSON *r)
+{
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(r, "question_id");
+
+	return cJSON_IsString(q) ? q->valuestring : "";
+}
+
+static struct qrow *
+qrows_index(const cJSON *rows, size_t *n)
+{
+	struct qrow *v = xmalloc(((size_t)cJSON_GetArraySize(rows) + 1) * sizeof *v);
+	const cJSON *r;
+
+	*n = 0;
+	cJSON_ArrayForEach(r, rows)
+		v[(*n)++] = (struct qrow){ row_question(r), r };
+	qsort(v, *n, sizeof *v, qrow_cmp);
+	return v;
+}
+
+/* Whether the indexed rows hold row r exactly (among those of its question). */
+static int
+rows_hold(const struct qrow *v, size_t n, const cJSON *r)
+{
+	struct qrow key = { row_question(r), r };
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {   /* the first row of r's question */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (qrow_cmp(&v[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	cJSON_ArrayForEach(x, rows)
-		if (cJSON_Compare(x, r, 1))
+	for (; lo < n && strcmp(v[lo].q, key.q) == 0; lo++)
+		if (cJSON_Compare(v[lo].row, r, 1))
 			return 1;
 	return 0;
 }
@@ -642,19 +709,26 @@ static const char *
 question_rows_unnamed(const cJSON *a, const cJSON *b, const cJSON *details)
 {
 	const cJSON *rows[2] = { a, b }, *r;
+	const char *found = NULL;
+	struct qnames names = qnames_of(details);
 
-	for (int i = 0; i < 2; i++) {
-		const cJSON *near = rows[1 - i]->child;
+	for (int i = 0; i < 2 && found == NULL; i++) {
+		size_t n;
+		struct qrow *other = qrows_index(rows[1 - i], &n);
 
 		cJSON_ArrayForEach(r, rows[i]) {
 			const cJSON *q = cJSON_GetObjectItemCaseSensitive(r, "question_id");
 
-			if (!rows_hold(rows[1 - i], r, &near) &&
-			    (!cJSON_IsString(q) || !question_named(details, q->valuestring)))
-				return cJSON_IsString(q) ? q->valuestring : "?";
+			if (!rows_hold(other, n, r) && (!cJSON_IsString(q) || !question_named(&names,
+			    q->valuestring))) {
+				found = cJSON_IsString(q) ? q->valuestring : "?";
+				break;
+			}
 		}
+		free(other);
 	}
-	return NULL;
+	free(names.v);
+	return found;
 }
 
 const char *

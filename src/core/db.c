@@ -706,25 +706,44 @@ severity_fill(struct db *db, struct aerr *err)
 	return 0;
 }
 
-/* PostgreSQL's aivet_row_hash() reads the seals' parts from the table
- * aivet_seal_part (db/pg/012-server-seals.sql), which each migration aivet
- * applies refills from seal-parts.h, as severity_fill does the severities. */
+/* PostgreSQL seals rows by the parts in the table aivet_seal_part
+ * (db/pg/012-server-seals.sql), which each migration aivet applies refills
+ * from seal-parts.h, as severity_fill does the severities. The parts go in
+ * with one statement: from 019 on, each statement that writes the table
+ * rewrites aivet_seal_rows(), the function the server seals rows with. */
 static int
 seal_parts_fill(struct db *db, struct aerr *err)
 {
+	cJSON *parts;
+	char *json;
 	int rc = pg_refill(db, "aivet_seal_part", err);
 
 	if (rc <= 0)
 		return rc < 0 ? err->code : 0;
+	parts = cJSON_CreateArray();
 	for (size_t i = 0; i < sizeof seal_parts / sizeof seal_parts[0]; i++) {
 		const struct seal_part *p = &seal_parts[i];
+		cJSON *o = cJSON_CreateObject();
 
-		if (db_exec(db, err, "INSERT INTO aivet_seal_part (ord, object_type, tbl, cols, key, order_by, "
-		    "cond, late) VALUES (?, ?, ?, ?, ?, ?, ?, ?)", "itttttti", (int64_t)i, p->type, p->table,
-		    p->cols, p->key, p->order, p->cond, (int64_t)p->late) != 0)
-			return err->code;
+		cJSON_AddNumberToObject(o, "ord", (double)i);
+		json_add_str(o, "object_type", p->type);
+		json_add_str(o, "tbl", p->table);
+		json_add_str(o, "cols", p->cols);
+		json_add_str(o, "key", p->key);
+		json_add_str(o, "order_by", p->order);
+		json_add_str(o, "cond", p->cond);
+		cJSON_AddNumberToObject(o, "late", p->late);
+		cJSON_AddItemToArray(parts, o);
 	}
-	return 0;
+	json = cJSON_PrintUnformatted(parts);
+	cJSON_Delete(parts);
+	if (json == NULL)
+		die("out of memory");
+	rc = db_exec(db, err, "INSERT INTO aivet_seal_part (ord, object_type, tbl, cols, key, order_by, cond, late) "
+	    "SELECT ord, object_type, tbl, cols, key, order_by, cond, late "
+	    "FROM json_populate_recordset(NULL::aivet_seal_part, ?::json)", "t", json);
+	free(json);
+	return rc != 0 ? err->code : 0;
 }
 
 static int

@@ -214,7 +214,7 @@ run audit verify
 is "$rc:$out" "0:audit chain intact: $total entries, head $(sqlite3 "$AIVET_DB" "SELECT entry_hash FROM audit_log WHERE seq = $total")
   entries 1 to $last were written before entries held their rows' full content: their rows are checked against their row hashes only" \
 	"migrated: verifies, saying from which entry on content is held$errout"
-is "$(sqlite3 "$AIVET_DB" "PRAGMA user_version")" 18 "(migrated through 017 to the newest schema, 018)"
+is "$(sqlite3 "$AIVET_DB" "PRAGMA user_version")" 19 "(migrated through 017 to the newest schema, 019)"
 run vendor edit V --notes after
 run audit verify --json
 is "$rc:$(printf '%s' "$out" | jq -c '[.intact, .content_from]')" "0:[true,$((last + 1))]" \

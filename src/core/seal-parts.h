@@ -1,9 +1,9 @@
 /*
  * seal-parts.h: what each sealed object type's row hash covers, written once.
  * audit.c hashes rows with it; on PostgreSQL, db.c copies it into the table
- * aivet_seal_part in each migration it applies, from which the server's
- * aivet_row_hash() computes the same hash inside the write functions
- * (db/pg/012-server-seals.sql), so no role chooses a hash. A change here
+ * aivet_seal_part in each migration it applies, from which the server writes
+ * aivet_seal_rows() (db/pg/019-static-seals.sql) and computes the same hash
+ * inside the write functions, so no role chooses a hash. A change here
  * therefore comes with a migration, as severity.h's does.
  */
 #ifndef AIVET_SEAL_PARTS_H

@@ -113,6 +113,15 @@ struct db_write {
 };
 int db_write(struct db *db, struct aerr *err, const struct db_write *w, int64_t *id,
     const char *fmt, ...);
+/* A read written for each store's planner where one form does not suit both:
+ * sql as SQLite runs it, pg as PostgreSQL does (NULL: sql). Both return the
+ * same columns and rows. */
+struct db_read {
+	const char *sql;
+	const char *pg;
+};
+struct db_stmt *db_prepare_read(struct db *db, struct aerr *err, const struct db_read *r,
+    const char *fmt, ...);
 /* First column of the first row as int64; returns 0 on success, 1 when no row, -1 on error. */
 int db_int(struct db *db, int64_t *out, struct aerr *err, const char *sql, const char *fmt, ...);
 /* The first column of each row of st as an id list (*ids the caller's to free,

@@ -21,6 +21,7 @@ struct db_ops {
 	const char *name;        /* db_backend_name: "sqlite", "postgresql" */
 	const char *described;   /* in a message: "an SQLite", "a PostgreSQL" */
 	unsigned features;       /* enum db_feature bits */
+	int reads_pg;            /* runs a db_read's pg form (PostgreSQL's planner) */
 	const struct embedded_file *migrations;   /* db/ or db/pg/ */
 	/* The schema's expectation kept in the tree: the fingerprint query and
 	 * the lines it gives (db-schema.c); NULL where it is made from the

@@ -729,6 +729,7 @@ static const struct db_ops pg_ops = {
 	.name = "postgresql",
 	.described = "a PostgreSQL",
 	.features = DB_ACTOR_IS_LOGIN | DB_ROLES | DB_STORE_SEALS | DB_CHECKS_WORKFLOW,
+	.reads_pg = 1,
 	.migrations = embedded_pg_migrations,
 	.schema_kept = embedded_pg_schema,
 	.close = pgb_close,

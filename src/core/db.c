@@ -299,6 +299,19 @@ db_prepare(struct db *db, struct aerr *err, const char *sql, const char *fmt, ..
 	return st;
 }
 
+struct db_stmt *
+db_prepare_read(struct db *db, struct aerr *err, const struct db_read *r, const char *fmt, ...)
+{
+	const char *sql = r->pg != NULL && db->ops->reads_pg ? r->pg : r->sql;
+	struct db_stmt *st;
+	va_list ap;
+
+	va_start(ap, fmt);
+	st = prepare_v(db, err, sql, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
 /* Parsing and planning a statement costs more than running it on a few rows:
  * a list that reads each row's details (clocks of 2,000 incidents) keeps its
  * statements rather than preparing each again per row. */

@@ -431,7 +431,8 @@ vendor_own(struct vendor *v)
 int
 vendor_get(struct db *db, int64_t id, struct vendor *out, struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE v.id = ?", "i", id);
+	static const struct db_read one = { VENDOR_SELECT " WHERE v.id = ?", VENDOR_SELECT_PG " WHERE v.id = ?" };
+	struct db_stmt *st = db_prepare_read(db, err, &one, "i", id);
 
 	memset(out, 0, sizeof *out);
 	if (st == NULL)
@@ -482,8 +483,11 @@ int
 vendor_each(struct db *db, int all, void (*each)(const struct vendor *v, void *ctx), void *ctx,
     struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, VENDOR_SELECT " WHERE ? OR v.status = 'active' "
-	    "ORDER BY v.name", "i", (int64_t)all);
+	static const struct db_read list = {
+		VENDOR_SELECT " WHERE ? OR v.status = 'active' ORDER BY v.name",
+		VENDOR_SELECT_PG " WHERE ? OR v.status = 'active' ORDER BY v.name"
+	};
+	struct db_stmt *st = db_prepare_read(db, err, &list, "i", (int64_t)all);
 	struct vendor v;
 	int rc;
 

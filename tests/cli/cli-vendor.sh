@@ -95,6 +95,33 @@ like "$out" "vendor archive NAME\|ID" "help lists subcommands"
 run vendor add --help
 like "$out" "^usage: aivet vendor add NAME \[--criticality 0-4\]" "subcommand help"
 
+# A vendor's counts are its active endpoints and its open incidents: an
+# archived endpoint and a closed incident are not counted, on either store
+# (PostgreSQL reads them with a query of its own: VENDOR_SELECT_PG).
+"$AIVET" vendor add Counts >/dev/null
+for e in a b; do
+	"$AIVET" endpoint add Counts --name "$e" --api openai --url https://counts.example/v1 --model m \
+		--context 8192 >/dev/null
+done
+"$AIVET" endpoint archive Counts/b >/dev/null
+for t in open shut; do "$AIVET" incident open Counts --title "$t" >/dev/null; done
+shut=$("$AIVET" incident list --json | jq -r '.[] | select(.title == "shut") | .id')
+"$AIVET" incident status "$shut" investigating >/dev/null
+"$AIVET" incident status "$shut" contained >/dev/null
+"$AIVET" incident note "$shut" "fixed" --kind verification >/dev/null
+"$AIVET" incident status "$shut" resolved >/dev/null
+"$AIVET" incident note "$shut" sent --kind notification-sent --clock hipaa-individuals --clock hhs \
+	--clock media --clock gdpr-sa >/dev/null
+"$AIVET" incident note "$shut" "the vendor's notice" --kind vendor-notice >/dev/null
+run incident status "$shut" closed
+is "$rc" 0 "(the second incident is closed)$errout"
+run vendor list --json
+is "$(printf '%s' "$out" | json '.[] | select(.name == "Counts") | [.endpoints, .open_incidents] | @csv')" "1,1" \
+	"vendor list: 1 active endpoint of 2, 1 open incident of 2"
+run vendor show Counts --json
+is "$(printf '%s' "$out" | json '[.endpoints, .open_incidents] | @csv')" "1,1" \
+	"vendor show: the same counts"
+
 # A list cut short by a database error is an error, not fewer vendors: with
 # the last page of vendors torn, the list read so far is not given as the whole.
 torn="$T/torn.db" notes=$(printf 'n%.0s' $(seq 1 600))

@@ -68,13 +68,25 @@ struct claim_measure {
 	int limit_found;
 	double tolerance;
 };
+/* A claim's status (claims.h says when each holds), in the order a report's
+ * summary counts them; CLAIM_NONE: no claim (no probe tests the answer), or
+ * nothing decided yet while it is judged. */
+enum claim_status {
+	CLAIM_NONE = -1, CLAIM_CONFIRMED, CLAIM_CONTRADICTED, CLAIM_UNTESTED, CLAIM_CONSISTENT,
+	CLAIM_STATUS_COUNT
+};
+/* The status's word in every output (JSON, Markdown, HTML, OSCAL, assess
+ * show, the TUI): confirmed, contradicted, untested or consistent; NULL for
+ * CLAIM_NONE. The one table of them. */
+const char *claim_status_name(enum claim_status s);
+
 /* One answered, testable question judged on one endpoint. */
 struct claim {
 	int64_t assessment_id;        /* 0: not tied to one (claims_judge leaves it out) */
 	char *question_id, *question;
 	cJSON *answer;                /* the answer as given */
 	char *endpoint;               /* NULL: the vendor has no endpoint (null) */
-	char *status;                 /* confirmed, contradicted, consistent or untested */
+	enum claim_status status;     /* never CLAIM_NONE (claim_status_name names it) */
 	char *reason;
 	struct claim_probe *probes;
 	size_t nprobes;
@@ -151,10 +163,11 @@ void assessment_approved_json(cJSON *o, const struct assessment *a, const struct
 int assessment_answer_risk(const struct assessment *a, int qi, const struct claim_list *claims);
 /* The first contradicted claim of answer qi in claims, or NULL. */
 const struct claim *assessment_contradiction(const struct claim_list *claims, const char *question_id);
-/* The claim status of an answer in claims, in assess show's words: "contradicted"
- * when any of its claims is, else "confirmed" when one is, else "untested"; NULL
- * when no probe tests the answer (no claim). */
-const char *assessment_claim_status(const struct claim_list *claims, const char *question_id);
+/* The claim status of an answer in claims, as assess show gives it:
+ * contradicted when any of its claims is, else confirmed when one is, else
+ * consistent when one is, else untested; CLAIM_NONE when no probe tests the
+ * answer (no claim). */
+enum claim_status assessment_claim_status(const struct claim_list *claims, const char *question_id);
 /* The claim behind that status as one line, for a screen that shows a question
  * in full: "Contradicted on ENDPOINT: REASON; evidence 3, 4", "Confirmed on
  * ENDPOINT: REASON", "Untested on ENDPOINT: REASON"; nothing when no claim. */

@@ -83,10 +83,6 @@ struct report_ref {
 void report_evidence_ref(const struct report_doc *d, int64_t id, const struct report_evidence *e,
     struct report_ref *ref);
 
-/* The claims' statuses in the order the summary counts them: confirmed,
- * contradicted, untested, consistent. */
-extern const char *const report_claim_words[4];
-
 /* Appends a relative bundle path as a URL path (RFC 3986 unreserved bytes
  * and '/' as they are, every other byte %XX), safe in HTML and Markdown. */
 void report_href(struct buf *b, const char *path);

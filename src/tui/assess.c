@@ -328,7 +328,7 @@ draw_questions(struct assess_state *s, struct tui *t, WINDOW *w, int cols, int l
 	char line[1200];
 
 	for (int qi = 0; qi < a->q->nquestions && !any_claim; qi++)
-		any_claim = assessment_claim_status(&s->claims, a->q->questions[qi].id) != NULL;
+		any_claim = assessment_claim_status(&s->claims, a->q->questions[qi].id) != CLAIM_NONE;
 	mvwvline(w, 1, left, ACS_VLINE, list_rows + 1);
 	if (s->q < s->qtop)
 		s->qtop = s->q;
@@ -340,11 +340,12 @@ draw_questions(struct assess_state *s, struct tui *t, WINDOW *w, int cols, int l
 		char *val = answer_to_text(&a->q->questions[qi], a->answers[qi].value);
 
 		/* The claim's status in assess show's words (the one function both call). */
-		const char *cs = assessment_claim_status(&s->claims, a->q->questions[qi].id);
+		enum claim_status cs = assessment_claim_status(&s->claims, a->q->questions[qi].id);
 
-		question_row(a, qi, sym, val, cs, cols - left - 3, any_claim, line, sizeof line);
+		question_row(a, qi, sym, val, claim_status_name(cs), cols - left - 3, any_claim, line,
+		    sizeof line);
 		free(val);
-		if (cs != NULL && strcmp(cs, "contradicted") == 0)
+		if (cs == CLAIM_CONTRADICTED)
 			mark = TUI_MARK_BAD;
 		attr = tui_attr(t, mark) | (s->qtop + i == s->q ? (s->pane == 1 ? A_REVERSE : A_BOLD) : 0) |
 		    (s->search[0] != '\0' && search_match(s, qi) ? A_UNDERLINE : 0);   /* a match */
@@ -360,9 +361,9 @@ static int
 draw_claim(const struct assess_state *s, struct tui *t, WINDOW *w, int y, int cols, int maxlines,
     const struct q_question *qq)
 {
-	const char *cs = assessment_claim_status(&s->claims, qq->id);
-	int mk = cs == NULL ? TUI_MARK_NONE : strcmp(cs, "contradicted") == 0 ? TUI_MARK_BAD :
-	    strcmp(cs, "confirmed") == 0 ? TUI_MARK_GOOD : TUI_MARK_NONE;
+	enum claim_status cs = assessment_claim_status(&s->claims, qq->id);
+	int mk = cs == CLAIM_CONTRADICTED ? TUI_MARK_BAD : cs == CLAIM_CONFIRMED ? TUI_MARK_GOOD :
+	    TUI_MARK_NONE;
 	struct buf b;
 	int drawn = 0;
 

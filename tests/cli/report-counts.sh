@@ -51,6 +51,10 @@ is "$(jq -r '[."assessment-results".results[0].findings[] | select(any(.props[]?
 	"OVERSIZE_ACCEPTED false 2" "OSCAL: the superseded finding is marked not open, with its run"
 is "$(jq -r '[."assessment-results".results[0].findings[] | select(any(.props[]?; .name == "open" and .value == "true"))] | length' "$O")" 2 \
 	"OSCAL: two open findings"
+is "$(jq -r '[."assessment-results".results[0].findings[] | select(.description | startswith("The vendor")) |
+    "\(.title) \(.target.status.state)"] | join("; ")' "$O")" \
+	"CLAIM_CONTRADICTED not-satisfied; CLAIM_CONTRADICTED not-satisfied" \
+	"OSCAL: the two contradicted claims are findings; the untested and the consistent one conclude nothing"
 run vendor show acme
 is "$(printf '%s\n' "$out" | grep '^  findings ')" "  findings     open: 2 high" "vendor show: the same counts"
 run vendor show acme --json

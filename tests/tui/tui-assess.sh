@@ -90,6 +90,8 @@ tui_keys h g l g
 tui_wait "kv_cache_scope                 per_tenant  contradicted"; ok $? "a contradicted claim is marked beside its answer"
 tui_wait "Contradicted on acme/prod: LEAK_CROSS_TENANT in run 1 (canary)"; \
 	ok $? "the selected answer shows the finding that contradicts it"
+like "$(tmux -S "$TMUX_SOCK" capture-pane -e -p | grep 'Contradicted on acme/prod')" \
+	'\[[0-9;]*31m *Contradicted on' "in red, as a contradicted claim is (the word says it without colour)"
 # At 80x24 the answer is cut, never the risk or the claim's status, nor the header's rating.
 tui_resize 80x24
 sleep 0.5

@@ -8,9 +8,12 @@
 # read by one function, credential_list_load in src/vendors/credref.c; the
 # report record, report.json, is written once, by report_doc_to_json, and what
 # the bundle writes beside it (VERIFY.txt, the signature's trusted comment) and
-# the export's row read the typed record, never report.json by key. Each
-# rule's check is first run on a file made to break it, so that a check which
-# finds nothing cannot pass for one that looks.
+# the export's row read the typed record, never report.json by key; the
+# record's words that have an enum are held as it, a claim's status too (in
+# struct claim and an answer of the report), and a claim status's words are
+# spelt once, in claim_status_name's table. Each rule's check is first run on
+# a file made to break it, so that a check which finds nothing cannot pass for
+# one that looks.
 . "$TESTS_SRCDIR/lib/lib.sh"
 top=$(cd "$TESTS_SRCDIR/.." && pwd)
 cd "$top" || exit 1
@@ -155,21 +158,52 @@ is "$(grep -c 'put(tmp, "report.json", text' src/domain/report/bundle-write.c)" 
 # The record's words that have an enum are held as the enum and named when
 # written: a run's status (enum probe_run_state), a round's (enum
 # assessment_status), a probe's verdict (enum probe_verdict), a finding's
-# severity (enum severity), a round's rating and approved rating (enum rating)
-# and the risks (enum risk_level).
+# severity (enum severity), a round's rating and approved rating (enum rating),
+# the risks (enum risk_level) and an answer's claim status (enum claim_status).
 # word_strings FILE...: "FILE:LINE" of each string member named for one of them.
 word_strings() {
-	grep -nE '^[[:space:]]*(const )?char \*[^;(]*\b(status|verdict|severity|rating|approved_rating|risk|stated_risk|worst_risk)\b' \
+	grep -nE '^[[:space:]]*(const )?char \*[^;(]*\b(status|verdict|severity|rating|approved_rating|risk|stated_risk|worst_risk|claim)\b' \
 	    "$@" | cut -d: -f1,2
 }
 printf '%s\n' 'struct x {' '	char *probe, *verdict;' '	enum rating rating;' '	char *status_note;' \
-    '	const char *rating_rule;' '	char *worst_risk;  /* the worst */' '};' > "$T/h/doc.h"
-is "$(word_strings "$T/h/doc.h" /dev/null | sed "s|$T/||" | tr '\n' ' ')" "h/doc.h:2 h/doc.h:6 " \
-    "the word check names a verdict and a risk held as strings, not an enum or a longer name"
+    '	const char *rating_rule;' '	char *worst_risk;  /* the worst */' '	char *note, *claim;' \
+    '	enum claim_status claim;' '	char *claim_text;' '};' > "$T/h/doc.h"
+is "$(word_strings "$T/h/doc.h" /dev/null | sed "s|$T/||" | tr '\n' ' ')" "h/doc.h:2 h/doc.h:6 h/doc.h:7 " \
+    "the word check names a verdict, a risk and a claim held as strings, not an enum or a longer name"
 got=$(word_strings src/domain/report/report-doc.h)
 [ -z "$got" ] || printf '%s\n' "$got" | sed 's/^/# /'
-is "$got" "" "the report record holds no status, verdict, severity, rating or risk as a string"
-is "$(grep -cE '^	enum (probe_run_state state|probe_verdict verdict|severity severity|rating rating|assessment_status status);' \
-    src/domain/report/report-doc.h)" 5 "it holds them as enums"
+is "$got" "" "the report record holds no status, verdict, severity, rating, risk or claim as a string"
+is "$(grep -cE '^	enum (probe_run_state state|probe_verdict verdict|severity severity|rating rating|assessment_status status|claim_status claim);' \
+    src/domain/report/report-doc.h)" 6 "it holds them as enums"
+
+# A claim's status is the claims' record too (report.json's claims, assess
+# show): struct claim holds it as enum claim_status, and the words are one
+# table, claims.c's claim_status_name. struct_only NAME FILE: FILE with every
+# line outside struct NAME blanked, so that a check names FILE's lines.
+struct_only() {
+	awk -v s="$1" '$0 ~ "^struct " s " \\{" { in_s = 1 } { print in_s ? $0 : "" } in_s && /^\};/ { in_s = 0 }' "$2"
+}
+printf '%s\n' 'struct claim_probe {' '	char *verdict;' '};' 'struct claim {' '	char *question_id;' \
+    '	char *status;                 /* confirmed, contradicted */' '};' 'struct other {' '	char *status;' '};' \
+    > "$T/h/claim.h"
+is "$(struct_only claim "$T/h/claim.h" | word_strings - /dev/null | tr '\n' ' ')" "(standard input):6 " \
+    "the check names a claim's status held as a string, not another struct's member"
+got=$(struct_only claim include/aivet/assess.h | word_strings - /dev/null | sed 's|^(standard input)|include/aivet/assess.h|')
+[ -z "$got" ] || printf '%s\n' "$got" | sed 's/^/# /'
+is "$got" "" "struct claim holds no status as a string"
+is "$(struct_only claim include/aivet/assess.h | grep -cE '^	enum claim_status status;')" 1 \
+    "it holds it as enum claim_status"
+# words FILE...: "FILE:LINE" of each line that spells a claim status as a
+# string: a second table, or a comparison with one.
+words() {
+	grep -nE '"(confirmed|contradicted|untested|consistent)"' "$@" | cut -d: -f1,2
+}
+printf '%s\n' 'if (strcmp(st, "contradicted") == 0)' '/* "confirmed" in a comment */' \
+    'snprintf(out, n, "%d contradicted", v);' > "$T/h/s.c"
+is "$(words "$T/h/s.c" /dev/null | sed "s|$T/||" | tr '\n' ' ')" "h/s.c:1 h/s.c:2 " \
+    "the spelling check names a claim status as a string, not one inside a sentence"
+got=$(words $(tree_files "$top" src probes | grep '\.[ch]$') include/aivet/*.h)
+is "$got" "src/domain/assess/claims.c:$(grep -n '^	"confirmed", "contradicted", "untested", "consistent"$' \
+    src/domain/assess/claims.c | cut -d: -f1)" "the words are spelt once, in claims.c's table of claim_status_name"
 
 done_testing

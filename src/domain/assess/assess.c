@@ -251,53 +251,53 @@ const struct claim *
 assessment_contradiction(const struct claim_list *claims, const char *question_id)
 {
 	for (size_t i = 0; claims != NULL && i < claims->n; i++)
-		if (streq_null(claims->items[i].status, "contradicted") &&
+		if (claims->items[i].status == CLAIM_CONTRADICTED &&
 		    streq_null(claims->items[i].question_id, question_id))
 			return &claims->items[i];
 	return NULL;
 }
 
-const char *
+enum claim_status
 assessment_claim_status(const struct claim_list *claims, const char *question_id)
 {
-	const char *word = NULL;
+	enum claim_status st = CLAIM_NONE;
 
 	if (assessment_contradiction(claims, question_id) != NULL)
-		return "contradicted";
+		return CLAIM_CONTRADICTED;
 	for (size_t i = 0; claims != NULL && i < claims->n; i++) {
 		const struct claim *c = &claims->items[i];
 
 		if (!streq_null(c->question_id, question_id))
 			continue;
-		if (streq_null(c->status, "confirmed"))
-			return "confirmed";
+		if (c->status == CLAIM_CONFIRMED)
+			return CLAIM_CONFIRMED;
 		/* Consistent with the answer on some endpoint beats untested, never confirms. */
-		if (streq_null(c->status, "consistent"))
-			word = "consistent";
-		else if (word == NULL)
-			word = "untested";
+		if (c->status == CLAIM_CONSISTENT)
+			st = CLAIM_CONSISTENT;
+		else if (st == CLAIM_NONE)
+			st = CLAIM_UNTESTED;
 	}
-	return word;
+	return st;
 }
 
 void
 assessment_claim_text(const struct claim_list *claims, const char *question_id, struct buf *out)
 {
-	const char *st = assessment_claim_status(claims, question_id);
+	enum claim_status st = assessment_claim_status(claims, question_id);
+	const char *word = claim_status_name(st);
 	const struct claim *c = assessment_contradiction(claims, question_id);
 	int first = 1;
 
-	if (st == NULL)
+	if (st == CLAIM_NONE)
 		return;
 	/* The claim that gave the status: the contradicted one, else the first with it. */
 	for (size_t i = 0; c == NULL && i < claims->n; i++)
-		if (streq_null(claims->items[i].question_id, question_id) &&
-		    streq_null(claims->items[i].status, st))
+		if (streq_null(claims->items[i].question_id, question_id) && claims->items[i].status == st)
 			c = &claims->items[i];
 	if (c == NULL)
 		return;
-	buf_printf(out, "%c%s%s%s: %s", st[0] - 'a' + 'A', st + 1, c->endpoint ? " on " : "",
-	    c->endpoint ? c->endpoint : "", c->reason ? c->reason : st);
+	buf_printf(out, "%c%s%s%s: %s", word[0] - 'a' + 'A', word + 1, c->endpoint ? " on " : "",
+	    c->endpoint ? c->endpoint : "", c->reason ? c->reason : word);
 	for (size_t i = 0; i < c->ncontradicting; i++)
 		for (size_t k = 0; k < c->contradicting[i].nevidence; k++) {
 			buf_printf(out, "%s%d", first ? "; evidence " : ", ", (int)c->contradicting[i].evidence[k]);
@@ -325,7 +325,8 @@ name_contradiction(const struct claim *c, char *out, size_t n)
 		snprintf(out, n, "%s: %s%s%s", c->question_id, c->contradicting[0].code,
 		    c->endpoint ? " on " : "", c->endpoint ? c->endpoint : "");
 	else
-		snprintf(out, n, "%s: %s", c->question_id, c->reason ? c->reason : "contradicted");
+		snprintf(out, n, "%s: %s", c->question_id, c->reason ? c->reason :
+		    claim_status_name(CLAIM_CONTRADICTED));
 }
 
 void
@@ -692,7 +693,7 @@ assessment_text(const struct assessment *a, const struct claim_list *claims, str
 		char *ans = answer_to_text(NULL, c->answer);
 
 		buf_printf(out, "  %-32s %-14s %-24s %s\n", c->question_id, ans,
-		    c->endpoint ? c->endpoint : "(no endpoint)", c->status);
+		    c->endpoint ? c->endpoint : "(no endpoint)", claim_status_name(c->status));
 		buf_printf(out, "  %-32s %s\n", "", c->reason);
 		free(ans);
 	}

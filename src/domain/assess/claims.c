@@ -646,8 +646,8 @@ add_probes(struct judging *j)
 }
 
 /* Says why (text, which it frees), replacing what was said; returns status. */
-static const char *
-because(struct judging *j, const char *status, char *text)
+static enum claim_status
+because(struct judging *j, enum claim_status status, char *text)
 {
 	buf_free(&j->why);
 	buf_adds(&j->why, text);
@@ -656,43 +656,43 @@ because(struct judging *j, const char *status, char *text)
 }
 
 /* The status of an answer that admits the weaker behaviour, or of a finding
- * or measurement that disproves the claim; NULL when neither decides. */
-static const char *
+ * or measurement that disproves the claim; CLAIM_NONE when neither decides. */
+static enum claim_status
 status_disproved(struct judging *j, int claim)
 {
 	const struct claim *c = j->c;
 	double a = j->answer->valuedouble, floor = a * (1 - j->qq->measure.tolerance);
 
 	if (!claim && c->ncontradicting > 0)
-		return because(j, "confirmed", xasprintf("the answer admits it, and %s shows it",
+		return because(j, CLAIM_CONFIRMED, xasprintf("the answer admits it, and %s shows it",
 		    c->contradicting[0].code));
 	if (!claim)
-		return because(j, "untested", xstrdup("the answer admits the weaker behaviour: probes "
+		return because(j, CLAIM_UNTESTED, xstrdup("the answer admits the weaker behaviour: probes "
 		    "can show it, never rule it out"));
 	if (c->ncontradicting > 0 && !numeric(j)) {
-		because(j, "contradicted", xasprintf("%s in run %lld (%s)", c->contradicting[0].code,
+		because(j, CLAIM_CONTRADICTED, xasprintf("%s in run %lld (%s)", c->contradicting[0].code,
 		    (long long)c->contradicting[0].run_id, c->contradicting[0].probe));
 		if (c->ncontradicting > 1)
 			buf_printf(&j->why, " and %zu more finding%s", c->ncontradicting - 1,
 			    c->ncontradicting == 2 ? "" : "s");
-		return "contradicted";
+		return CLAIM_CONTRADICTED;
 	}
 	if (j->mres == 1 && j->mv < floor)
-		return because(j, "contradicted", xasprintf("%s measured %.0f, under the answered %.0f",
+		return because(j, CLAIM_CONTRADICTED, xasprintf("%s measured %.0f, under the answered %.0f",
 		    j->qq->measure.value, j->mv, a));
 	/* The engine says of itself that one request holds less than the answer. */
 	if (j->ec >= 0 && j->ec < floor)
-		return because(j, "contradicted", xasprintf("the engine's own status in run %.0f: one "
+		return because(j, CLAIM_CONTRADICTED, xasprintf("the engine's own status in run %.0f: one "
 		    "request holds at most %.0f tokens, under the answered %.0f", j->erun, j->ec, a));
 	if (j->lost >= 0 && j->lost < floor)
-		return because(j, "contradicted", xasprintf("probe %s lost content at %.0f tokens, under "
+		return because(j, CLAIM_CONTRADICTED, xasprintf("probe %s lost content at %.0f tokens, under "
 		    "the answered %.0f", j->qq->measure.probe, j->lost, a));
-	return NULL;
+	return CLAIM_NONE;
 }
 
 /* The status once nothing disproves the claim: confirmed only on evidence
  * that covers it. */
-static const char *
+static enum claim_status
 status_supported(struct judging *j)
 {
 	const struct q_question *qq = j->qq;
@@ -700,10 +700,10 @@ status_supported(struct judging *j)
 	double a = j->answer->valuedouble, floor = a * (1 - qq->measure.tolerance);
 
 	if (j->ec >= 0 && j->mres < 0)
-		return because(j, "confirmed", xasprintf("the engine's own status in run %.0f: every node "
+		return because(j, CLAIM_CONFIRMED, xasprintf("the engine's own status in run %.0f: every node "
 		    "holds %.0f tokens in one request, and no finding contradicts it", j->erun, j->ec));
 	if (probe != NULL && j->mres < 0 && j->lost >= 0)
-		return because(j, "untested", xasprintf("probe %s first lost content at %.0f tokens, not "
+		return because(j, CLAIM_UNTESTED, xasprintf("probe %s first lost content at %.0f tokens, not "
 		    "below the answered %.0f (within %g%%), and measured no %s: the evidence neither "
 		    "confirms nor disproves it", probe, j->lost, a, qq->measure.tolerance * 100,
 		    qq->measure.value));
@@ -711,27 +711,27 @@ status_supported(struct judging *j)
 		if (j->why.len == 0)
 			buf_printf(&j->why, "probe %s measured no %s on %s", probe, qq->measure.value,
 			    j->endpoint);
-		return "untested";
+		return CLAIM_UNTESTED;
 	}
 	/* Accepted is not intact: only content intact up to the number confirms it. */
 	if (probe != NULL && j->mres == 0 && j->mv < floor && j->macc >= floor)
-		return because(j, "consistent", xasprintf("probe %s saw prompts up to %.0f tokens "
+		return because(j, CLAIM_CONSISTENT, xasprintf("probe %s saw prompts up to %.0f tokens "
 		    "accepted, but content intact only up to %.0f: consistent with the answered %.0f, "
 		    "not confirmed", probe, j->macc, j->mv, a));
 	if (probe != NULL && j->mres == 0 && j->mv < floor)
-		return because(j, "untested", xasprintf("probe %s found content intact up to %.0f tokens, "
+		return because(j, CLAIM_UNTESTED, xasprintf("probe %s found content intact up to %.0f tokens, "
 		    "below the answered %.0f", probe, j->mv, a));
 	if (qq->nchecks == 0 && probe == NULL)
-		return because(j, "untested", xstrdup("no probe can confirm this answer; none of the "
+		return because(j, CLAIM_UNTESTED, xstrdup("no probe can confirm this answer; none of the "
 		    "findings that would contradict it was raised"));
 	if (qq->nchecks > 0 && !j->all_pass)
-		return "untested";
+		return CLAIM_UNTESTED;
 	if (j->scope != NULL)
-		return because(j, "consistent", xstrdup(j->scope));
+		return because(j, CLAIM_CONSISTENT, xstrdup(j->scope));
 	/* "Always" is a claim about every request: a sample agrees with it, never proves it. */
 	if (qq->every_request)
-		return because(j, "consistent", xasprintf("every probe that tests it passed on the requests "
-		    "it sent; the answer is about every request, which a sample is consistent with but "
+		return because(j, CLAIM_CONSISTENT, xasprintf("every probe that tests it passed on the "
+		    "requests it sent; the answer is about every request, which a sample is consistent with but "
 		    "never confirms"));
 	buf_free(&j->why);
 	if (probe != NULL)
@@ -740,7 +740,7 @@ status_supported(struct judging *j)
 	for (int i = 0; i < qq->nchecks; i++)
 		buf_printf(&j->why, "%sprobe %s passed", j->why.len ? "; " : "", qq->checks[i].probe);
 	buf_adds(&j->why, ", and no finding contradicts it");
-	return "confirmed";
+	return CLAIM_CONFIRMED;
 }
 
 /* A node's role as the engine reports it, or NULL when it reports none. */
@@ -753,10 +753,10 @@ node_role(const struct engine_node_status *n)
 
 /* An answer an engine fact bears on ("disaggregation": whether prefill and
  * decode run on separate nodes), judged on the nodes the newest engine
- * result read; NULL when the engine probe has no result to judge by. A role
+ * result read; CLAIM_NONE when the engine probe has no result to judge by. A role
  * a node reports proves it; no node reporting one is only consistent with
  * "no" (not every engine reports roles). */
-static const char *
+static enum claim_status
 status_engine_fact(struct judging *j)
 {
 	int k = latest_find(&j->l, "engine"), yes = streq(cJSON_GetStringValue(j->answer), "yes");
@@ -765,7 +765,7 @@ status_engine_fact(struct judging *j)
 	size_t read = 0, at = 0;
 
 	if (k < 0 || !(streq(j->l.result[k]->verdict, "pass") || streq(j->l.result[k]->verdict, "fail")))
-		return NULL;
+		return CLAIM_NONE;
 	p = j->l.result[k];
 	for (size_t i = 0; i < p->nnodes; i++) {
 		read += p->nodes[i].read;
@@ -773,11 +773,11 @@ status_engine_fact(struct judging *j)
 			at = i;
 	}
 	if (role != NULL)
-		return because(j, yes ? "confirmed" : "contradicted", xasprintf("the engine's own status "
-		    "in run %lld: node %s serves as %s", (long long)j->l.run[k]->id, p->nodes[at].url, role));
+		return because(j, yes ? CLAIM_CONFIRMED : CLAIM_CONTRADICTED, xasprintf("the engine's own "
+		    "status in run %lld: node %s serves as %s", (long long)j->l.run[k]->id, p->nodes[at].url, role));
 	if (read == 0)
-		return NULL;
-	return because(j, yes ? "untested" : "consistent", xasprintf("no node of the %zu the engine "
+		return CLAIM_NONE;
+	return because(j, yes ? CLAIM_UNTESTED : CLAIM_CONSISTENT, xasprintf("no node of the %zu the engine "
 	    "probe read in run %lld reports a prefill or decode role; not every engine reports one",
 	    read, (long long)j->l.run[k]->id));
 }
@@ -789,7 +789,7 @@ judge_one(const struct q_question *qq, const cJSON *answer, const struct probe_r
 {
 	struct judging j = { .qq = qq, .answer = answer, .ep = ep, .c = c,
 	    .endpoint = ep != NULL ? ep->name : "", .tenants = ep != NULL ? ep->tenants : 0 };
-	const char *status;
+	enum claim_status status;
 
 	memset(c, 0, sizeof *c);
 	buf_init(&j.why);
@@ -801,16 +801,16 @@ judge_one(const struct q_question *qq, const cJSON *answer, const struct probe_r
 	add_probes(&j);
 	add_measure(&j);
 	add_contradicting(&j);
-	status = qq->engine_fact != NULL ? status_engine_fact(&j) : NULL;
-	if (status == NULL && qq->engine_fact != NULL)
-		status = because(&j, "untested", xasprintf("the engine probe has no judged result on %s",
+	status = qq->engine_fact != NULL ? status_engine_fact(&j) : CLAIM_NONE;
+	if (status == CLAIM_NONE && qq->engine_fact != NULL)
+		status = because(&j, CLAIM_UNTESTED, xasprintf("the engine probe has no judged result on %s",
 		    j.endpoint));
-	if (status == NULL)
+	if (status == CLAIM_NONE)
 		status = status_disproved(&j, is_claim(qq, answer));
-	if (status == NULL)
+	if (status == CLAIM_NONE)
 		status = status_supported(&j);
 	record_compare(&j);
-	c->status = xstrdup(status);
+	c->status = status;
 	c->reason = xstrdup(j.why.len ? j.why.data : "");
 	buf_free(&j.why);
 }
@@ -832,8 +832,8 @@ claims_judge(const struct questionnaire *q, const cJSON *const *values, const st
 			struct claim *c = &out->items[out->n++];
 
 			judge_one(qq, answer, NULL, NULL, c);
-			free(c->status), free(c->reason);
-			c->status = xstrdup("untested");
+			free(c->reason);
+			c->status = CLAIM_UNTESTED;
 			c->reason = xstrdup("the vendor has no endpoint to probe");
 			continue;
 		}
@@ -848,7 +848,7 @@ claim_list_free(struct claim_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		struct claim *c = &l->items[i];
 
-		free(c->question_id), free(c->question), free(c->endpoint), free(c->status), free(c->reason);
+		free(c->question_id), free(c->question), free(c->endpoint), free(c->reason);
 		cJSON_Delete(c->answer);
 		for (size_t k = 0; k < c->nprobes; k++)
 			free(c->probes[k].probe), free(c->probes[k].verdict);
@@ -868,6 +868,17 @@ claim_list_free(struct claim_list *l)
 }
 
 /* ---- the one JSON form of a claim ---- */
+
+/* The statuses' words, in the order of enum claim_status. */
+static const char *const claim_status_names[CLAIM_STATUS_COUNT] = {
+	"confirmed", "contradicted", "untested", "consistent"
+};
+
+const char *
+claim_status_name(enum claim_status s)
+{
+	return s >= 0 && s < CLAIM_STATUS_COUNT ? claim_status_names[s] : NULL;
+}
 
 static cJSON *
 claim_contra_to_json(const struct claim_contra *x)
@@ -940,7 +951,7 @@ claim_to_json(const struct claim *k)
 		cJSON_AddNumberToObject(c, "endpoint_record", k->endpoint_record);
 		cJSON_AddBoolToObject(c, "record_mismatch", k->record_mismatch);
 	}
-	cJSON_AddStringToObject(c, "status", k->status);
+	cJSON_AddStringToObject(c, "status", claim_status_name(k->status));
 	cJSON_AddStringToObject(c, "reason", k->reason ? k->reason : "");
 	if (k->assessment_id != 0)
 		cJSON_AddNumberToObject(c, "assessment_id", (double)k->assessment_id);

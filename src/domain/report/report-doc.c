@@ -73,7 +73,7 @@ assessment_doc_free(struct report_assessment *a)
 		struct report_answer *x = &a->answers[i];
 
 		free(x->question_id), free(x->note), free(x->actor), free(x->updated_at);
-		free(x->question), free(x->claim);
+		free(x->question);
 		cJSON_Delete(x->value);
 		evidence_free(x->evidence, x->nevidence);
 	}

@@ -49,7 +49,7 @@ struct report_answer {
 	char *note, *actor, *updated_at;
 	char *question;               /* the question's text; NULL: not in the questionnaire */
 	enum risk_level risk, stated_risk;   /* as rated (risk_name names them); with rated */
-	char *claim;                  /* its claim status; NULL: not testable */
+	enum claim_status claim;      /* its claim status; CLAIM_NONE: not testable */
 	struct report_evidence *evidence;
 	size_t nevidence;
 	int rated;                    /* risk, stated_risk and claim were judged (the question
@@ -166,7 +166,7 @@ struct report_summary {
 	struct vendor_verdict verdict;   /* rating, basis, open findings, draft (rating.c) */
 	const char *rating_rule, *assessment_rating_rule;
 	int64_t findings[SEV_COUNT];     /* open findings by severity (SEV_*) */
-	int64_t claims_confirmed, claims_contradicted, claims_untested, claims_consistent;
+	int64_t claims[CLAIM_STATUS_COUNT];   /* by enum claim_status (claim_status_name) */
 	int64_t claims_contradicted_unrated;   /* in rounds the rating does not read (a newer draft) */
 	/* The open findings of high severity or worse (indices into doc->findings),
 	 * and the contradicted claims (indices into doc->claims). */

@@ -339,7 +339,7 @@ claims_table(struct buf *b, const struct report_doc *d, const size_t *idx, size_
 		char round[160];
 
 		report_claim_round(d, c, round, sizeof round);
-		buf_printf(b, "<tr class=\"claim-%s\"><td>", c->status);
+		buf_printf(b, "<tr class=\"claim-%s\"><td>", claim_status_name(c->status));
 		esc(b, c->question_id);
 		if (c->question) {
 			buf_adds(b, ": ");
@@ -349,7 +349,7 @@ claims_table(struct buf *b, const struct report_doc *d, const size_t *idx, size_
 		td_s(b, round);
 		td_j(b, c->answer);
 		td_s(b, c->endpoint);
-		buf_printf(b, "<td><strong>%s</strong></td>", c->status);
+		buf_printf(b, "<td><strong>%s</strong></td>", claim_status_name(c->status));
 		td_s(b, c->reason);
 		buf_adds(b, "</tr>\n");
 	}
@@ -426,8 +426,6 @@ html_summary(struct buf *b, const struct report_doc *d)
 {
 	const struct report_summary *sum = &d->summary;
 	const char *rating = rating_name(sum->verdict.rating);
-	const int64_t claims[4] = { sum->claims_confirmed, sum->claims_contradicted, sum->claims_untested,
-		sum->claims_consistent };
 
 	buf_adds(b, "<h2 id=\"summary\">Summary</h2>\n");
 	buf_printf(b, "<p>Overall rating: <span class=\"rating rating-%s\">%s</span></p>\n",
@@ -442,13 +440,13 @@ html_summary(struct buf *b, const struct report_doc *d)
 	buf_adds(b, "<table><tr>");
 	for (int i = SEV_COUNT - 1; i >= 0; i--)
 		buf_printf(b, "<th>open %s</th>", severity_name((enum severity)i));
-	for (int i = 0; i < 4; i++)
-		buf_printf(b, "<th>claims %s</th>", report_claim_words[i]);
+	for (int i = 0; i < CLAIM_STATUS_COUNT; i++)
+		buf_printf(b, "<th>claims %s</th>", claim_status_name((enum claim_status)i));
 	buf_adds(b, "</tr><tr>");
 	for (int i = SEV_COUNT - 1; i >= 0; i--)
 		buf_printf(b, "<td>%lld</td>", (long long)sum->findings[i]);
-	for (int i = 0; i < 4; i++)
-		buf_printf(b, "<td>%lld</td>", (long long)claims[i]);
+	for (int i = 0; i < CLAIM_STATUS_COUNT; i++)
+		buf_printf(b, "<td>%lld</td>", (long long)sum->claims[i]);
 	buf_adds(b, "</tr></table>\n<h3>Critical and high findings</h3>\n");
 	if (sum->ncritical == 0)
 		buf_adds(b, "<p>None.</p>\n");
@@ -652,8 +650,9 @@ html_assessments(struct buf *b, const struct report_doc *d)
 			else
 				td_s(b, "not answered");
 			td_or(b, y->rated ? risk_name(y->risk) : NULL, "none");
-			if (y->claim != NULL)
-				buf_printf(b, "<td class=\"claim-%s\"><strong>%s</strong></td>", y->claim, y->claim);
+			if (y->claim != CLAIM_NONE)
+				buf_printf(b, "<td class=\"claim-%s\"><strong>%s</strong></td>",
+				    claim_status_name(y->claim), claim_status_name(y->claim));
 			else
 				buf_adds(b, "<td>not testable</td>");
 			td_or(b, y->note, "none");

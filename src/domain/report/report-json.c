@@ -175,7 +175,7 @@ answer_json(const struct report_answer *x)
 	if (x->rated) {
 		cJSON_AddStringToObject(o, "risk", risk_name(x->risk));
 		cJSON_AddStringToObject(o, "stated_risk", risk_name(x->stated_risk));
-		json_add_str(o, "claim", x->claim);
+		json_add_str(o, "claim", claim_status_name(x->claim));
 	}
 	return o;
 }
@@ -268,10 +268,8 @@ summary_json(const struct report_doc *d)
 	for (int i = SEV_COUNT - 1; i >= 0; i--)
 		cJSON_AddNumberToObject(c, severity_name((enum severity)i), (double)m->findings[i]);
 	c = cJSON_AddObjectToObject(s, "claims");
-	cJSON_AddNumberToObject(c, "confirmed", (double)m->claims_confirmed);
-	cJSON_AddNumberToObject(c, "contradicted", (double)m->claims_contradicted);
-	cJSON_AddNumberToObject(c, "untested", (double)m->claims_untested);
-	cJSON_AddNumberToObject(c, "consistent", (double)m->claims_consistent);
+	for (int i = 0; i < CLAIM_STATUS_COUNT; i++)
+		cJSON_AddNumberToObject(c, claim_status_name((enum claim_status)i), (double)m->claims[i]);
 	cJSON_AddNumberToObject(c, "contradicted_not_rated", (double)m->claims_contradicted_unrated);
 	a = cJSON_AddArrayToObject(s, "critical_findings");
 	for (size_t i = 0; i < m->ncritical; i++)

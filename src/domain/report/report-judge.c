@@ -87,15 +87,13 @@ rate_answers(const struct assessment *l, const struct claim_list *claims, struct
 	for (size_t i = 0; i < a->nanswers; i++) {
 		struct report_answer *x = &a->answers[i];
 		int qi = questionnaire_find(l->q, x->question_id);
-		const char *st;
 
 		if (qi < 0 || l->answers[qi].value == NULL)
 			continue;
 		x->rated = 1;
 		x->risk = (enum risk_level)assessment_answer_risk(l, qi, claims);
 		x->stated_risk = (enum risk_level)answer_risk(&l->q->questions[qi], l->answers[qi].value);
-		st = assessment_claim_status(claims, x->question_id);
-		x->claim = st != NULL ? xstrdup(st) : NULL;
+		x->claim = assessment_claim_status(claims, x->question_id);
 	}
 }
 
@@ -294,19 +292,14 @@ report_summarise(struct report_doc *d)
 	 * the rounds it rests on, never a newer draft's beside them. */
 	s->contradicted = xcalloc(d->claims.n + 1, sizeof *s->contradicted);
 	for (size_t i = 0; i < d->claims.n; i++) {
-		const char *st = d->claims.items[i].status;
+		enum claim_status st = d->claims.items[i].status;
 
 		if (!claim_rated(d, &d->claims.items[i])) {
-			s->claims_contradicted_unrated += strcmp(st, "contradicted") == 0;
+			s->claims_contradicted_unrated += st == CLAIM_CONTRADICTED;
 			continue;
 		}
-		if (strcmp(st, "confirmed") == 0)
-			s->claims_confirmed++;
-		else if (strcmp(st, "contradicted") == 0)
-			s->claims_contradicted++, s->contradicted[s->ncontradicted++] = i;
-		else if (strcmp(st, "consistent") == 0)
-			s->claims_consistent++;
-		else
-			s->claims_untested++;
+		s->claims[st]++;
+		if (st == CLAIM_CONTRADICTED)
+			s->contradicted[s->ncontradicted++] = i;
 	}
 }

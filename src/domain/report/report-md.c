@@ -225,7 +225,7 @@ claims_table(struct buf *b, const struct report_doc *d, const size_t *idx, size_
 		cell_s(b, round, "-");
 		cell_j(b, c->answer, "not answered");
 		cell_s(b, c->endpoint, "none");
-		cell_s(b, c->status, "none");
+		cell_s(b, claim_status_name(c->status), "none");
 		cell_s(b, c->reason, "no reason recorded");
 		buf_adds(b, "\n");
 	}
@@ -257,8 +257,6 @@ static void
 md_summary(struct buf *b, const struct report_doc *d)
 {
 	const struct report_summary *sum = &d->summary;
-	const int64_t claims[4] = { sum->claims_confirmed, sum->claims_contradicted, sum->claims_untested,
-		sum->claims_consistent };
 
 	buf_printf(b, "## Summary\n\nOverall rating: **%s**\n\n", rating_name(sum->verdict.rating));
 	if (sum->rating_rule != NULL)
@@ -268,16 +266,16 @@ md_summary(struct buf *b, const struct report_doc *d)
 	buf_adds(b, "|");
 	for (int i = SEV_COUNT - 1; i >= 0; i--)
 		buf_printf(b, " open %s |", severity_name((enum severity)i));
-	for (int i = 0; i < 4; i++)
-		buf_printf(b, " claims %s |", report_claim_words[i]);
+	for (int i = 0; i < CLAIM_STATUS_COUNT; i++)
+		buf_printf(b, " claims %s |", claim_status_name((enum claim_status)i));
 	buf_adds(b, "\n|");
-	for (int i = 0; i < SEV_COUNT + 4; i++)
+	for (int i = 0; i < SEV_COUNT + CLAIM_STATUS_COUNT; i++)
 		buf_adds(b, "---|");
 	buf_adds(b, "\n|");
 	for (int i = SEV_COUNT - 1; i >= 0; i--)
 		buf_printf(b, " %lld |", (long long)sum->findings[i]);
-	for (int i = 0; i < 4; i++)
-		buf_printf(b, " %lld |", (long long)claims[i]);
+	for (int i = 0; i < CLAIM_STATUS_COUNT; i++)
+		buf_printf(b, " %lld |", (long long)sum->claims[i]);
 	buf_adds(b, "\n\n### Critical and high findings\n\n");
 	if (sum->ncritical == 0)
 		buf_adds(b, "None.\n\n");
@@ -494,7 +492,7 @@ md_assessments(struct buf *b, const struct report_doc *d, struct pool *pool)
 			cell_s(b, y->question_id, "none");
 			cell_j(b, y->value, "not answered");
 			cell_s(b, y->rated ? risk_name(y->risk) : NULL, "none");
-			cell_s(b, y->claim, "not testable");
+			cell_s(b, claim_status_name(y->claim), "not testable");
 			cell_s(b, y->note, "none");
 			cell_s(b, y->actor, "none");
 			cell_s(b, y->updated_at, "none");

@@ -272,18 +272,18 @@ static void
 oscal_claim(cJSON *finds, const char *seed, const struct claim *x)
 {
 	char u[37];
-	const char *st = x->status, *ep = x->endpoint ? x->endpoint : "-";
+	const char *ep = x->endpoint ? x->endpoint : "-";
 	char *key, *desc, *on, *ans;
 
-	if (strcmp(st, "untested") == 0 || strcmp(st, "consistent") == 0)
+	if (x->status == CLAIM_UNTESTED || x->status == CLAIM_CONSISTENT)
 		return;   /* no conclusion to record: consistent with the answer is not confirmed */
 	ans = json_text(x->answer);
 	key = xasprintf("claim/%d/%s/%s", (int)x->assessment_id, x->question_id, ep);
-	desc = xasprintf("The vendor's answer %s to %s is %s on %s: %s.", ans, x->question_id, st, ep,
-	    x->reason);
+	desc = xasprintf("The vendor's answer %s to %s is %s on %s: %s.", ans, x->question_id,
+	    claim_status_name(x->status), ep, x->reason);
 	on = xasprintf("observation/assessment/%d/%s", (int)x->assessment_id, x->question_id);
 	derived_uuid(seed, on, u);
-	if (strcmp(st, "contradicted") == 0) {
+	if (x->status == CLAIM_CONTRADICTED) {
 		const struct finding_info *fi = finding_info(F_CLAIM_CONTRADICTED);
 
 		add_finding(finds, seed, key, fi->code, desc, x->question_id, 0, u,

@@ -19,8 +19,6 @@
 #include "report.h"
 #include "report-doc.h"
 
-const char *const report_claim_words[4] = { "confirmed", "contradicted", "untested", "consistent" };
-
 const char *
 report_evidence_path(const struct report_doc *d, int64_t id)
 {

@@ -386,7 +386,8 @@ assessment_answers(struct db *db, struct report *r, const struct assessment *l,
 		x = &a->answers[a->nanswers++];
 		*x = (struct report_answer){ .question_id = report_col_dup(st, 0), .value = report_col_json(st, 1),
 		    .note = report_col_dup(st, 2), .actor = report_col_dup(st, 3), .updated_at = report_col_dup(st, 4),
-		    .question = qi >= 0 && l->q->questions[qi].text ? xstrdup(l->q->questions[qi].text) : NULL };
+		    .question = qi >= 0 && l->q->questions[qi].text ? xstrdup(l->q->questions[qi].text) : NULL,
+		    .claim = CLAIM_NONE };
 	}
 	db_finalize(st);
 	if (rc != DB_DONE)

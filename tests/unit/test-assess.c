@@ -401,7 +401,8 @@ test_claims(void)
 		claims_runs(cases[i].runs, cases[i].tenants, &ev);
 		claims_judge(q, values, &ev, &out);
 		ok(out.n == 1, "%s: one claim", cases[i].rule);
-		is_str(out.n ? out.items[0].status : NULL, cases[i].want, "%s: %s", cases[i].rule, cases[i].want);
+		is_str(out.n ? claim_status_name(out.items[0].status) : NULL, cases[i].want, "%s: %s",
+		    cases[i].rule, cases[i].want);
 		if (cases[i].reason != NULL)
 			is_str(out.n ? out.items[0].reason : NULL, cases[i].reason, "%s: the reason", cases[i].rule);
 		claim_list_free(&out);
@@ -410,6 +411,20 @@ test_claims(void)
 		free(values);
 	}
 	questionnaire_free(q);
+}
+
+/* A claim's status names itself in every output by one function, in the
+ * order the report's summary counts them; no claim has no word. */
+static void
+test_claim_status_names(void)
+{
+	static const char *const want[] = { "confirmed", "contradicted", "untested", "consistent" };
+
+	ok(CLAIM_STATUS_COUNT == 4, "four claim statuses");
+	for (int i = 0; i < CLAIM_STATUS_COUNT; i++)
+		is_str(claim_status_name((enum claim_status)i), want[i], "claim status %d is %s", i, want[i]);
+	ok(claim_status_name(CLAIM_NONE) == NULL, "no claim has no word");
+	ok(claim_status_name(CLAIM_STATUS_COUNT) == NULL, "a value past the statuses has none");
 }
 
 /* What the probe engine, reports and incidents rely on in the bundled files. */
@@ -594,6 +609,7 @@ main(void)
 	test_answers();
 	test_answer_chose();
 	test_claims();
+	test_claim_status_names();
 	test_bundled();
 	test_database();
 	{

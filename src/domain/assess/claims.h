@@ -33,8 +33,8 @@ int claims_evidence_load(struct db *db, int64_t vendor_id, struct claim_evidence
  * Every claim of one assessment: values[i] is the answer to q->questions[i]
  * (NULL: unanswered). One claim per testable answered question and endpoint
  * (endpoint NULL when the vendor has none; ev may be NULL then). Each claim
- * (struct claim, assess.h) has its status (confirmed, contradicted,
- * consistent or untested) and reason, the probes that test it with their
+ * (struct claim, assess.h) has its status (enum claim_status: confirmed,
+ * contradicted, consistent or untested) and reason, the probes that test it with their
  * newest results, the findings that contradict it, what its probe measured,
  * and for a number the endpoint records (the advertised context) that
  * record. Consistent: the evidence agrees but does not cover the claim (a

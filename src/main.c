@@ -24,16 +24,19 @@ static const char global_usage[] =
     "       aivet --version | --help\n";
 
 static const struct opt global_opts[] = {
-	{ "db", 'd', "PATH", "database: a file, sqlite:PATH or postgresql://... (default $AIVET_DB, "
-	  "else $XDG_DATA_HOME/aivet/aivet.db)", 0 },
-	{ "actor", 'a', "NAME", "who is acting, for the audit log (default $AIVET_ACTOR, else the "
-	  "login name; ignored on PostgreSQL, where the actor is the database login)", 0 },
-	{ "tz", 'z', "ZONE", "an IANA time zone to show times in as well; it moves no deadline (those "
-	  "end their days in the database's zone: aivet db timezone) (default $AIVET_TZ, else the "
-	  "config file 'timezone')", 0 },
-	{ "version", 'V', NULL, "print the version", 0 },
-	{ "help", 'h', NULL, "print this help", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "db", .id = 'd', .arg = "PATH",
+	  .help = "database: a file, sqlite:PATH or postgresql://... (default $AIVET_DB, else "
+	  "$XDG_DATA_HOME/aivet/aivet.db)" },
+	{ .name = "actor", .id = 'a', .arg = "NAME",
+	  .help = "who is acting, for the audit log (default $AIVET_ACTOR, else the login name; "
+	  "ignored on PostgreSQL, where the actor is the database login)" },
+	{ .name = "tz", .id = 'z', .arg = "ZONE",
+	  .help = "an IANA time zone to show times in as well; it moves no deadline (those end "
+	  "their days in the database's zone: aivet db timezone) (default $AIVET_TZ, else the "
+	  "config file 'timezone')" },
+	{ .name = "version", .id = 'V', .help = "print the version" },
+	{ .name = "help", .id = 'h', .help = "print this help" },
+	{ 0 }
 };
 
 /* The options before the command, declared as a command's are. */

@@ -257,15 +257,22 @@ int incident_due_cmd(struct aivet *av, const struct cmd_args *args, struct aerr 
 enum { PO_PROBE = 200, PO_DEPTH, PO_CONC, PO_BUDGET, PO_BUDGET_USD, PO_MAXPROMPT, PO_MAXRESP,
 	PO_TIMEOUT };
 #define PROBE_RUN_OPTS \
-	{ "probe", PO_PROBE, "NAME,...|all", "which probes (default all but the opt-in ones)", 0 }, \
-	{ "depth", PO_DEPTH, "verify|diagnose", \
-	  "verify: does each invariant hold (default); diagnose: where it breaks", 0 }, \
-	{ "concurrency", PO_CONC, "N", "requests in flight at most (default 4)", 0 }, \
-	{ "budget-tokens", PO_BUDGET, "N", "never spend more tokens than N", 0 }, \
-	{ "budget-usd", PO_BUDGET_USD, "USD", "never spend more than USD at the endpoint's prices", 0 }, \
-	{ "max-prompt-tokens", PO_MAXPROMPT, "N", "cap every prompt at N tokens (at least 256)", 0 }, \
-	{ "max-response", PO_MAXRESP, "BYTES", "cut longer response bodies (default 8 MiB)", 0 }, \
-	{ "timeout", PO_TIMEOUT, "SECONDS", "give up on one request after SECONDS", 0 }
+	{ .name = "probe", .id = PO_PROBE, .arg = "NAME,...|all", \
+	  .help = "which probes (default all but the opt-in ones)" }, \
+	{ .name = "depth", .id = PO_DEPTH, .arg = "verify|diagnose", \
+	  .help = "verify: does each invariant hold (default); diagnose: where it breaks" }, \
+	{ .name = "concurrency", .id = PO_CONC, .arg = "N", \
+	  .help = "requests in flight at most (default 4)" }, \
+	{ .name = "budget-tokens", .id = PO_BUDGET, .arg = "N", \
+	  .help = "never spend more tokens than N" }, \
+	{ .name = "budget-usd", .id = PO_BUDGET_USD, .arg = "USD", \
+	  .help = "never spend more than USD at the endpoint's prices" }, \
+	{ .name = "max-prompt-tokens", .id = PO_MAXPROMPT, .arg = "N", \
+	  .help = "cap every prompt at N tokens (at least 256)" }, \
+	{ .name = "max-response", .id = PO_MAXRESP, .arg = "BYTES", \
+	  .help = "cut longer response bodies (default 8 MiB)" }, \
+	{ .name = "timeout", .id = PO_TIMEOUT, .arg = "SECONDS", \
+	  .help = "give up on one request after SECONDS" }
 struct probe_opts;
 int probe_run_opt(const struct aivet *av, int c, const char *arg, struct probe_opts *po,
     struct aerr *err);

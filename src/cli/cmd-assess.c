@@ -279,9 +279,11 @@ assess_submit(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 }
 
 static const struct opt approve_opts[] = {
-	{ "key", 'k', "NAME", "your key in the key store (default: the one registered to you)", 0 },
-	{ "reviewer", 'R', "NAME", "refused by name: the reviewer is who runs aivet", OPT_HIDDEN },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "key", .id = 'k', .arg = "NAME",
+	  .help = "your key in the key store (default: the one registered to you)" },
+	{ .name = "reviewer", .id = 'R', .arg = "NAME",
+	  .help = "refused by name: the reviewer is who runs aivet", .flags = OPT_HIDDEN },
+	{ 0 }
 };
 
 static int
@@ -419,21 +421,27 @@ assess_import(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 }
 
 static const struct opt answer_opts[] = {
-	{ "note", 'n', "TEXT", "a note kept with the answer", 0 },
-	{ "evidence", 'e', "FILE", "attach a file as evidence for the answer", OPT_MANY },
-	{ "effective", 'E', "DATE", "the date the evidence speaks for", 0 },
-	{ "clear", 'c', NULL, "remove the answer (back to unanswered)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "note", .id = 'n', .arg = "TEXT", .help = "a note kept with the answer" },
+	{ .name = "evidence", .id = 'e', .arg = "FILE",
+	  .help = "attach a file as evidence for the answer", .flags = OPT_MANY },
+	{ .name = "effective", .id = 'E', .arg = "DATE",
+	  .help = "the date the evidence speaks for" },
+	{ .name = "clear", .id = 'c', .help = "remove the answer (back to unanswered)" },
+	{ 0 }
 };
 static const struct opt export_opts[] = {
-	{ "format", 'f', "csv|md|xlsx", "the sheet's format", OPT_REQUIRED },
-	{ "output", 'o', "FILE", "write it to FILE (default standard output; xlsx needs it)", 0 },
-	{ "due", 'd', "DATE", "when the vendor's answers are due (written in the workbook)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "format", .id = 'f', .arg = "csv|md|xlsx", .help = "the sheet's format",
+	  .flags = OPT_REQUIRED },
+	{ .name = "output", .id = 'o', .arg = "FILE",
+	  .help = "write it to FILE (default standard output; xlsx needs it)" },
+	{ .name = "due", .id = 'd', .arg = "DATE",
+	  .help = "when the vendor's answers are due (written in the workbook)" },
+	{ 0 }
 };
 static const struct opt import_opts[] = {
-	{ "start", 's', "VENDOR", "start a new assessment of VENDOR from a workbook (no ASSESSMENT)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "start", .id = 's', .arg = "VENDOR",
+	  .help = "start a new assessment of VENDOR from a workbook (no ASSESSMENT)" },
+	{ 0 }
 };
 
 static const struct cmd_entry assess_subs[] = {

@@ -405,26 +405,32 @@ audit_log_cmd(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 }
 
 static const struct opt verify_opts[] = {
-	{ "against", 'a', "BUNDLE-DIR|CHECKPOINT",
-	  "check the chain still holds the head a bundle or checkpoint recorded", 0 },
-	{ "key", 'k', "NAME", "the anchor's signer, a key in the keyring", 0 },
-	{ "pubkey", 'p', "FILE", "the anchor's signer, a minisign public key file", OPT_OR },
-	{ "tsa-cert", 'c', "FILE", "also trust the TSA certificates in FILE (PEM) for the anchor's "
-	  "time-stamp", 0 },
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "against", .id = 'a', .arg = "BUNDLE-DIR|CHECKPOINT",
+	  .help = "check the chain still holds the head a bundle or checkpoint recorded" },
+	{ .name = "key", .id = 'k', .arg = "NAME",
+	  .help = "the anchor's signer, a key in the keyring" },
+	{ .name = "pubkey", .id = 'p', .arg = "FILE",
+	  .help = "the anchor's signer, a minisign public key file", .flags = OPT_OR },
+	{ .name = "tsa-cert", .id = 'c', .arg = "FILE",
+	  .help = "also trust the TSA certificates in FILE (PEM) for the anchor's time-stamp" },
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ 0 }
 };
 static const struct opt checkpoint_opts[] = {
-	{ "out", 'o', "FILE", "where to write the checkpoint", OPT_REQUIRED },
-	{ "key", 'k', "NAME", "the signing key (default: the only one)", 0 },
-	{ "tsa", 'T', "URL", "time-stamp the checkpoint at this RFC 3161 TSA (default: 'aivet tsa url'; "
-	  "none)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "out", .id = 'o', .arg = "FILE", .help = "where to write the checkpoint",
+	  .flags = OPT_REQUIRED },
+	{ .name = "key", .id = 'k', .arg = "NAME",
+	  .help = "the signing key (default: the only one)" },
+	{ .name = "tsa", .id = 'T', .arg = "URL",
+	  .help = "time-stamp the checkpoint at this RFC 3161 TSA (default: 'aivet tsa url'; "
+	  "none)" },
+	{ 0 }
 };
 static const struct opt log_opts[] = {
-	{ "limit", 'l', "N", "how many entries, newest first (default 50)", 0 },
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "limit", .id = 'l', .arg = "N",
+	  .help = "how many entries, newest first (default 50)" },
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ 0 }
 };
 
 /* audit tables: every table of the schema, its kind, and what each seal covers. */

@@ -468,9 +468,11 @@ out:
 }
 
 static const struct opt demo_opts[] = {
-	{ "quick", 'q', NULL, "scale the sizes down 16 times: the same story, faster", 0 },
-	{ "db", 'd', "PATH", "the database to use (default a fresh demo.db beside aivet.db)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "quick", .id = 'q',
+	  .help = "scale the sizes down 16 times: the same story, faster" },
+	{ .name = "db", .id = 'd', .arg = "PATH",
+	  .help = "the database to use (default a fresh demo.db beside aivet.db)" },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_demo_entry = {

@@ -29,61 +29,75 @@ enum { O_NAME = 1, O_API, O_URL, O_MODEL, O_CONTEXT, O_CRED, O_CREDORG, O_RMCRED
 	O_RMENGINE };
 
 #define O_PRICES \
-	{ "price-in", O_PIN, "USD", "price of a million input tokens, for the probe plan's cost", 0 }, \
-	{ "price-out", O_POUT, "USD", "price of a million output tokens", 0 }, \
-	{ "option", O_OPTION, "KEY=VALUE", "a setting of the vendor API (api-version, region, ...)", \
-	  OPT_MANY }
+	{ .name = "price-in", .id = O_PIN, .arg = "USD", \
+	  .help = "price of a million input tokens, for the probe plan's cost" }, \
+	{ .name = "price-out", .id = O_POUT, .arg = "USD", \
+	  .help = "price of a million output tokens" }, \
+	{ .name = "option", .id = O_OPTION, .arg = "KEY=VALUE", \
+	  .help = "a setting of the vendor API (api-version, region, ...)", .flags = OPT_MANY }
 
 #define O_ENGINE_OPTS \
-	{ "engine", O_ENGINE, "sglang|vllm|tgi|llama.cpp", "the serving engine, read by the engine probe", \
-	  0 }, \
-	{ "engine-url", O_ENGINE_URL, "URL", "the engine's status API on one node (once per node)", \
-	  OPT_MANY }, \
-	{ "engine-credential", O_ENGINE_CRED, "env:VAR|file:PATH", \
-	  "the engine admin API's credential reference", 0 }
+	{ .name = "engine", .id = O_ENGINE, .arg = "sglang|vllm|tgi|llama.cpp", \
+	  .help = "the serving engine, read by the engine probe" }, \
+	{ .name = "engine-url", .id = O_ENGINE_URL, .arg = "URL", \
+	  .help = "the engine's status API on one node (once per node)", .flags = OPT_MANY }, \
+	{ .name = "engine-credential", .id = O_ENGINE_CRED, .arg = "env:VAR|file:PATH", \
+	  .help = "the engine admin API's credential reference" }
 
 static const struct opt add_opts[] = {
-	{ "name", O_NAME, "NAME", "the endpoint's name, unique for its vendor", OPT_REQUIRED },
-	{ "api", O_API, "openai|anthropic|azure-openai|gemini|bedrock|cloudflare",
-	  "the vendor API it speaks", OPT_REQUIRED },
-	{ "url", O_URL, "BASE_URL", "the API's base URL (https unless loopback)", OPT_REQUIRED },
-	{ "model", O_MODEL, "MODEL", "the model name sent with each request", OPT_REQUIRED },
-	{ "context", O_CONTEXT, "TOKENS", "the context window the vendor states", OPT_REQUIRED },
-	{ "credential", O_CRED, "LABEL=env:VAR|file:PATH",
-	  "a tenant's credential reference (never the secret itself)", OPT_MANY },
-	{ "credential-org", O_CREDORG, "LABEL=ORG",
-	  "the organisation (account) the credential belongs to", OPT_MANY },
-	{ "allow-insecure-http", O_INSECURE, NULL, "accept a plain http URL that is not loopback", 0 },
+	{ .name = "name", .id = O_NAME, .arg = "NAME",
+	  .help = "the endpoint's name, unique for its vendor", .flags = OPT_REQUIRED },
+	{ .name = "api", .id = O_API,
+	  .arg = "openai|anthropic|azure-openai|gemini|bedrock|cloudflare",
+	  .help = "the vendor API it speaks", .flags = OPT_REQUIRED },
+	{ .name = "url", .id = O_URL, .arg = "BASE_URL",
+	  .help = "the API's base URL (https unless loopback)", .flags = OPT_REQUIRED },
+	{ .name = "model", .id = O_MODEL, .arg = "MODEL",
+	  .help = "the model name sent with each request", .flags = OPT_REQUIRED },
+	{ .name = "context", .id = O_CONTEXT, .arg = "TOKENS",
+	  .help = "the context window the vendor states", .flags = OPT_REQUIRED },
+	{ .name = "credential", .id = O_CRED, .arg = "LABEL=env:VAR|file:PATH",
+	  .help = "a tenant's credential reference (never the secret itself)", .flags = OPT_MANY },
+	{ .name = "credential-org", .id = O_CREDORG, .arg = "LABEL=ORG",
+	  .help = "the organisation (account) the credential belongs to", .flags = OPT_MANY },
+	{ .name = "allow-insecure-http", .id = O_INSECURE,
+	  .help = "accept a plain http URL that is not loopback" },
 	O_PRICES,
 	O_ENGINE_OPTS,
-	{ NULL, 0, NULL, NULL, 0 }
+	{ 0 }
 };
 static const struct opt list_opts[] = {
-	{ "all", O_ALL, NULL, "archived endpoints too", 0 },
-	{ "json", O_JSON, NULL, "print JSON (an array of endpoints)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "all", .id = O_ALL, .help = "archived endpoints too" },
+	{ .name = "json", .id = O_JSON, .help = "print JSON (an array of endpoints)" },
+	{ 0 }
 };
 static const struct opt show_opts[] = {
-	{ "json", O_JSON, NULL, "print JSON (the endpoint, credential labels and references)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "json", .id = O_JSON,
+	  .help = "print JSON (the endpoint, credential labels and references)" },
+	{ 0 }
 };
 static const struct opt edit_opts[] = {
-	{ "name", O_NAME, "NEW", "rename the endpoint", 0 },
-	{ "api", O_API, "API", "the vendor API it speaks", 0 },
-	{ "url", O_URL, "URL", "the API's base URL", 0 },
-	{ "model", O_MODEL, "MODEL", "the model name sent with each request", 0 },
-	{ "context", O_CONTEXT, "TOKENS", "the context window the vendor states", 0 },
-	{ "credential", O_CRED, "LABEL=REF", "add or replace a tenant's credential reference",
-	  OPT_MANY },
-	{ "credential-org", O_CREDORG, "LABEL=ORG",
-	  "the organisation (account) the credential belongs to", OPT_MANY },
-	{ "remove-credential", O_RMCRED, "LABEL", "drop a tenant's credential reference", OPT_MANY },
-	{ "allow-insecure-http", O_INSECURE, NULL, "accept a plain http URL that is not loopback", 0 },
-	{ "require-https", O_SECURE, NULL, "refuse plain http again", OPT_OR },
+	{ .name = "name", .id = O_NAME, .arg = "NEW", .help = "rename the endpoint" },
+	{ .name = "api", .id = O_API, .arg = "API", .help = "the vendor API it speaks" },
+	{ .name = "url", .id = O_URL, .arg = "URL", .help = "the API's base URL" },
+	{ .name = "model", .id = O_MODEL, .arg = "MODEL",
+	  .help = "the model name sent with each request" },
+	{ .name = "context", .id = O_CONTEXT, .arg = "TOKENS",
+	  .help = "the context window the vendor states" },
+	{ .name = "credential", .id = O_CRED, .arg = "LABEL=REF",
+	  .help = "add or replace a tenant's credential reference", .flags = OPT_MANY },
+	{ .name = "credential-org", .id = O_CREDORG, .arg = "LABEL=ORG",
+	  .help = "the organisation (account) the credential belongs to", .flags = OPT_MANY },
+	{ .name = "remove-credential", .id = O_RMCRED, .arg = "LABEL",
+	  .help = "drop a tenant's credential reference", .flags = OPT_MANY },
+	{ .name = "allow-insecure-http", .id = O_INSECURE,
+	  .help = "accept a plain http URL that is not loopback" },
+	{ .name = "require-https", .id = O_SECURE, .help = "refuse plain http again",
+	  .flags = OPT_OR },
 	O_PRICES,
 	O_ENGINE_OPTS,
-	{ "remove-engine", O_RMENGINE, NULL, "drop the engine and its nodes", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "remove-engine", .id = O_RMENGINE, .help = "drop the engine and its nodes" },
+	{ 0 }
 };
 
 /* --api: one of the APIs aivet speaks. */
@@ -337,9 +351,10 @@ cmd_endpoint_archive(struct aivet *av, const struct cmd_args *a, struct aerr *er
 }
 
 static const struct opt confirm_opts[] = {
-	{ "url", O_URL, "URL", "the endpoint's URL as it is now, which your credentials may go to",
-	  OPT_REQUIRED },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "url", .id = O_URL, .arg = "URL",
+	  .help = "the endpoint's URL as it is now, which your credentials may go to",
+	  .flags = OPT_REQUIRED },
+	{ 0 }
 };
 
 static int

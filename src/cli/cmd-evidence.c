@@ -182,11 +182,11 @@ evidence_show(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 }
 
 static const struct opt show_opts[] = {
-	{ "full", 'f', NULL, "print bodies over 4 KiB whole", 0 },
-	{ "include-leaked-content", 'L', NULL,
-	  "show another tenant's leaked text instead of withholding it (audited)", 0 },
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "full", .id = 'f', .help = "print bodies over 4 KiB whole" },
+	{ .name = "include-leaked-content", .id = 'L',
+	  .help = "show another tenant's leaked text instead of withholding it (audited)" },
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ 0 }
 };
 
 static const struct cmd_entry evidence_subs[] = {

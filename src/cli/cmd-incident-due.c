@@ -105,9 +105,12 @@ incident_due_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err
 }
 
 const struct opt incident_due_opts[] = {
-	{ "within", 'w', "DURATION", "the clocks due within DURATION too (default 7d)", 0 },
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ "tz", 'z', "ZONE", "show the deadlines in this IANA time zone as well (as the global --tz)", 0 },
-	{ "notify-url", 'n', "URL", "POST the list to this webhook (Slack, Teams)", OPT_MANY },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "within", .id = 'w', .arg = "DURATION",
+	  .help = "the clocks due within DURATION too (default 7d)" },
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ .name = "tz", .id = 'z', .arg = "ZONE",
+	  .help = "show the deadlines in this IANA time zone as well (as the global --tz)" },
+	{ .name = "notify-url", .id = 'n', .arg = "URL",
+	  .help = "POST the list to this webhook (Slack, Teams)", .flags = OPT_MANY },
+	{ 0 }
 };

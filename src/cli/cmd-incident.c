@@ -584,82 +584,112 @@ incident_verify(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 }
 
 #define FACT_OPTS(EU_ARG, EU_FLAGS, N) \
-	{ "severity", O_SEVERITY, "1-4", "how grave (4 most severe)", 0 }, \
-	{ "phi", O_PHI, "yes|no|unknown", "whether protected health information was involved", 0 }, \
-	{ "individuals", O_INDIV, N, "how many individuals are affected", 0 }, \
-	{ "state-residents", O_STATE, N, "how many of them live in the most affected state", 0 }, \
-	{ "eu-data", O_EU, EU_ARG, "personal data of people in the EU (GDPR clock)", EU_FLAGS }
+	{ .name = "severity", .id = O_SEVERITY, .arg = "1-4", \
+	  .help = "how grave (4 most severe)" }, \
+	{ .name = "phi", .id = O_PHI, .arg = "yes|no|unknown", \
+	  .help = "whether protected health information was involved" }, \
+	{ .name = "individuals", .id = O_INDIV, .arg = N, \
+	  .help = "how many individuals are affected" }, \
+	{ .name = "state-residents", .id = O_STATE, .arg = N, \
+	  .help = "how many of them live in the most affected state" }, \
+	{ .name = "eu-data", .id = O_EU, .arg = EU_ARG, \
+	  .help = "personal data of people in the EU (GDPR clock)", .flags = EU_FLAGS }
 
 static const struct opt open_opts[] = {
-	{ "title", O_TITLE, "TEXT", "what happened, in a line", OPT_REQUIRED },
-	{ "endpoint", O_ENDPOINT, "VENDOR/NAME", "the endpoint concerned", 0 },
-	{ "discovered", O_DISCOVERED, "TIME", "when it was discovered (default now); starts the clocks",
-	  0 },
-	{ "window-start", O_WSTART, "TIME", "when the exposure began", 0 },
-	{ "window-end", O_WEND, "TIME", "when it ended", OPT_WITH },
+	{ .name = "title", .id = O_TITLE, .arg = "TEXT", .help = "what happened, in a line",
+	  .flags = OPT_REQUIRED },
+	{ .name = "endpoint", .id = O_ENDPOINT, .arg = "VENDOR/NAME",
+	  .help = "the endpoint concerned" },
+	{ .name = "discovered", .id = O_DISCOVERED, .arg = "TIME",
+	  .help = "when it was discovered (default now); starts the clocks" },
+	{ .name = "window-start", .id = O_WSTART, .arg = "TIME",
+	  .help = "when the exposure began" },
+	{ .name = "window-end", .id = O_WEND, .arg = "TIME", .help = "when it ended",
+	  .flags = OPT_WITH },
 	FACT_OPTS("yes|no|unknown", OPT_OPTARG, "N"),
-	{ "vendor-discovered", O_VDISC, "TIME", "when the vendor discovered it", 0 },
-	{ "vendor-sla", O_VSLA, "DURATION", "the vendor's contractual notice time (its own clock)", 0 },
-	{ "from-finding", O_FINDING, "FINDING_ID", "open it from a probe finding, linked", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "vendor-discovered", .id = O_VDISC, .arg = "TIME",
+	  .help = "when the vendor discovered it" },
+	{ .name = "vendor-sla", .id = O_VSLA, .arg = "DURATION",
+	  .help = "the vendor's contractual notice time (its own clock)" },
+	{ .name = "from-finding", .id = O_FINDING, .arg = "FINDING_ID",
+	  .help = "open it from a probe finding, linked" },
+	{ 0 }
 };
 static const struct opt list_opts[] = {
-	{ "open", O_OPEN, NULL, "only incidents not closed", 0 },
-	{ "vendor", O_VENDOR, "VENDOR", "only this vendor's incidents", 0 },
-	{ "json", O_JSON, NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "open", .id = O_OPEN, .help = "only incidents not closed" },
+	{ .name = "vendor", .id = O_VENDOR, .arg = "VENDOR",
+	  .help = "only this vendor's incidents" },
+	{ .name = "json", .id = O_JSON, .help = "print JSON" },
+	{ 0 }
 };
 static const struct opt show_opts[] = {
-	{ "json", O_JSON, NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "json", .id = O_JSON, .help = "print JSON" },
+	{ 0 }
 };
 static const struct opt status_opts[] = {
-	{ "note", O_NOTE, "TEXT", "why, kept with the status change", 0 },
-	{ "at", O_AT, "TIME", "when it changed (default now)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "note", .id = O_NOTE, .arg = "TEXT", .help = "why, kept with the status change" },
+	{ .name = "at", .id = O_AT, .arg = "TIME", .help = "when it changed (default now)" },
+	{ 0 }
 };
 static const struct opt note_opts[] = {
-	{ "kind", O_KIND, "KIND", "the entry's kind (note, notification-sent, decision, ...)", 0 },
-	{ "at", O_AT, "TIME", "when it happened (default now)", 0 },
-	{ "clock", O_CLOCK, "CLOCK", "with --kind notification-sent: the clock it stops", OPT_MANY },
-	{ "corrects", O_CORRECTS, "ENTRY_ID", "the entry this one corrects", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "kind", .id = O_KIND, .arg = "KIND",
+	  .help = "the entry's kind (note, notification-sent, decision, ...)" },
+	{ .name = "at", .id = O_AT, .arg = "TIME", .help = "when it happened (default now)" },
+	{ .name = "clock", .id = O_CLOCK, .arg = "CLOCK",
+	  .help = "with --kind notification-sent: the clock it stops", .flags = OPT_MANY },
+	{ .name = "corrects", .id = O_CORRECTS, .arg = "ENTRY_ID",
+	  .help = "the entry this one corrects" },
+	{ 0 }
 };
 static const struct opt edit_opts[] = {
-	{ "title", O_TITLE, "TEXT", "what happened, in a line", 0 },
-	{ "endpoint", O_ENDPOINT, "VENDOR/NAME", "the endpoint concerned", 0 },
+	{ .name = "title", .id = O_TITLE, .arg = "TEXT", .help = "what happened, in a line" },
+	{ .name = "endpoint", .id = O_ENDPOINT, .arg = "VENDOR/NAME",
+	  .help = "the endpoint concerned" },
 	FACT_OPTS("yes|no|unknown", 0, "N|unknown"),
-	{ "window-start", O_WSTART, "TIME", "when the exposure began", 0 },
-	{ "window-end", O_WEND, "TIME", "when it ended", OPT_WITH },
-	{ "vendor-discovered", O_VDISC, "TIME", "when the vendor discovered it", 0 },
-	{ "vendor-sla", O_VSLA, "DURATION|none", "the vendor's contractual notice time", 0 },
-	{ "note", O_NOTE, "TEXT", "why, kept with the decision entry", 0 },
-	{ "at", O_AT, "TIME", "when the facts were established (default now)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "window-start", .id = O_WSTART, .arg = "TIME",
+	  .help = "when the exposure began" },
+	{ .name = "window-end", .id = O_WEND, .arg = "TIME", .help = "when it ended",
+	  .flags = OPT_WITH },
+	{ .name = "vendor-discovered", .id = O_VDISC, .arg = "TIME",
+	  .help = "when the vendor discovered it" },
+	{ .name = "vendor-sla", .id = O_VSLA, .arg = "DURATION|none",
+	  .help = "the vendor's contractual notice time" },
+	{ .name = "note", .id = O_NOTE, .arg = "TEXT",
+	  .help = "why, kept with the decision entry" },
+	{ .name = "at", .id = O_AT, .arg = "TIME",
+	  .help = "when the facts were established (default now)" },
+	{ 0 }
 };
 static const struct opt task_add_opts[] = {
-	{ "owner", O_OWNER, "NAME", "who does it", 0 },
-	{ "due", O_DUE, "TIME", "when it is due (a date: by its end; tomorrow, +3d)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "owner", .id = O_OWNER, .arg = "NAME", .help = "who does it" },
+	{ .name = "due", .id = O_DUE, .arg = "TIME",
+	  .help = "when it is due (a date: by its end; tomorrow, +3d)" },
+	{ 0 }
 };
 static const struct opt task_done_opts[] = {
-	{ "at", O_AT, "TIME", "when it was done (default now)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "at", .id = O_AT, .arg = "TIME", .help = "when it was done (default now)" },
+	{ 0 }
 };
 static const struct opt link_opts[] = {
-	{ "run", O_RUN, "RUN_ID", "a probe run", OPT_MANY },
-	{ "finding", O_LFINDING, "FINDING_ID", "a probe finding", OPT_MANY },
-	{ "evidence", O_EVIDENCE, "EVIDENCE_ID", "recorded evidence", OPT_MANY },
-	{ "file", O_FILE, "PATH", "a file, recorded as evidence and linked", 0 },
-	{ "effective", O_EFFECTIVE, "DATE", "the date the file speaks for", OPT_UNDER },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "run", .id = O_RUN, .arg = "RUN_ID", .help = "a probe run", .flags = OPT_MANY },
+	{ .name = "finding", .id = O_LFINDING, .arg = "FINDING_ID", .help = "a probe finding",
+	  .flags = OPT_MANY },
+	{ .name = "evidence", .id = O_EVIDENCE, .arg = "EVIDENCE_ID", .help = "recorded evidence",
+	  .flags = OPT_MANY },
+	{ .name = "file", .id = O_FILE, .arg = "PATH",
+	  .help = "a file, recorded as evidence and linked" },
+	{ .name = "effective", .id = O_EFFECTIVE, .arg = "DATE",
+	  .help = "the date the file speaks for", .flags = OPT_UNDER },
+	{ 0 }
 };
 static const struct opt verify_opts[] = {
-	{ "probe", 'p', "NAME,...", "these probes (default: those the incident's findings name)", 0 },
-	{ "budget-tokens", 'b', "N", "never spend more tokens than N", 0 },
-	{ "yes", 'y', NULL, "run without asking to confirm the plan", 0 },
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "probe", .id = 'p', .arg = "NAME,...",
+	  .help = "these probes (default: those the incident's findings name)" },
+	{ .name = "budget-tokens", .id = 'b', .arg = "N",
+	  .help = "never spend more tokens than N" },
+	{ .name = "yes", .id = 'y', .help = "run without asking to confirm the plan" },
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ 0 }
 };
 
 static const struct cmd_entry task_subs[] = {

@@ -457,29 +457,34 @@ out:
 }
 
 static const struct opt generate_opts[] = {
-	{ "name", 'n', "NAME", "the key's name in the keyring (default aivet)", 0 },
-	{ "no-password", 'N', NULL, "leave the secret key unencrypted (for CI)", 0 },
-	{ "kdf-cost", 'k', "sensitive|interactive", "how hard the passphrase's key derivation is", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "name", .id = 'n', .arg = "NAME",
+	  .help = "the key's name in the keyring (default aivet)" },
+	{ .name = "no-password", .id = 'N', .help = "leave the secret key unencrypted (for CI)" },
+	{ .name = "kdf-cost", .id = 'k', .arg = "sensitive|interactive",
+	  .help = "how hard the passphrase's key derivation is" },
+	{ 0 }
 };
 static const struct opt name_opts[] = {
-	{ "name", 'n', "NAME", "its name in the keyring", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "name", .id = 'n', .arg = "NAME", .help = "its name in the keyring" },
+	{ 0 }
 };
 static const struct opt trust_opts[] = {
-	{ "name", 'n', "NAME", "its name in the keyring", 0 },
-	{ "reviewer", 'r', "NAME", "trust it as reviewer NAME's key, for the approvals they sign "
-	  "(FILE: their public key, or an audit checkpoint signed by a key trusted here)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "name", .id = 'n', .arg = "NAME", .help = "its name in the keyring" },
+	{ .name = "reviewer", .id = 'r', .arg = "NAME",
+	  .help = "trust it as reviewer NAME's key, for the approvals they sign (FILE: their "
+	  "public key, or an audit checkpoint signed by a key trusted here)" },
+	{ 0 }
 };
 static const struct opt untrust_opts[] = {
-	{ "reviewer", 'r', "NAME", "the key trusted as reviewer NAME's", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "reviewer", .id = 'r', .arg = "NAME",
+	  .help = "the key trusted as reviewer NAME's" },
+	{ 0 }
 };
 static const struct opt sign_opts[] = {
-	{ "key", 'k', "NAME", "the signing key (default aivet)", 0 },
-	{ "trusted-comment", 't', "TEXT", "the signed comment in FILE.minisig", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "key", .id = 'k', .arg = "NAME", .help = "the signing key (default aivet)" },
+	{ .name = "trusted-comment", .id = 't', .arg = "TEXT",
+	  .help = "the signed comment in FILE.minisig" },
+	{ 0 }
 };
 
 static const struct cmd_entry key_subs[] = {

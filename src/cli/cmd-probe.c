@@ -324,27 +324,40 @@ probe_show(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 }
 
 static const struct opt run_opts[] = {
-	{ "probe", PO_PROBE, "NAME,...|all", "which probes (default all but the opt-in ones)", 0 },
-	{ "depth", PO_DEPTH, "verify|diagnose",
-	  "verify: does each invariant hold (default); diagnose: where it breaks", 0 },
-	{ "concurrency", PO_CONC, "N", "requests in flight at most (default 4)", 0 },
-	{ "budget-tokens", PO_BUDGET, "N", "never spend more tokens than N", 0 },
-	{ "budget-usd", PO_BUDGET_USD, "USD", "never spend more than USD at the endpoint's prices", 0 },
-	{ "max-prompt-tokens", PO_MAXPROMPT, "N", "cap every prompt at N tokens (at least 256)", 0 },
-	{ "yes", O_YES, NULL, "run without asking to confirm the plan", 0 },
-	{ "dry-run", O_DRY, NULL, "print the plan and send nothing", 0 },
-	{ "fail-on", O_FAIL, "SEVERITY", "exit 1 on a finding this severe or worse (default high)",
-	  0 },
-	{ "max-response", PO_MAXRESP, "BYTES", "cut longer response bodies (default 8 MiB)", 0 },
-	{ "timeout", PO_TIMEOUT, "SECONDS", "give up on one request after SECONDS", 0 },
-	{ "json", O_JSON, NULL, "print JSON", 0 },
-	{ "format", O_FORMAT, "text|json|junit|sarif", "the report's format (CI: junit, sarif)", 0 },
-	{ "compare-last", O_COMPARE, NULL, "say what changed since the endpoint's previous run", 0 },
-	{ "all", O_ALL, NULL, "every active endpoint, one run each", OPT_FORM },
-	{ "vendor", O_VENDOR, "VENDOR", "with --all: only this vendor's endpoints", 0 },
-	{ "parallel", O_PARALLEL, "N", "with --all: endpoints probed at once", 0 },
-	{ "rate-limit", O_RATE, "PER_MINUTE", "with --all: requests per minute to one vendor", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "probe", .id = PO_PROBE, .arg = "NAME,...|all",
+	  .help = "which probes (default all but the opt-in ones)" },
+	{ .name = "depth", .id = PO_DEPTH, .arg = "verify|diagnose",
+	  .help = "verify: does each invariant hold (default); diagnose: where it breaks" },
+	{ .name = "concurrency", .id = PO_CONC, .arg = "N",
+	  .help = "requests in flight at most (default 4)" },
+	{ .name = "budget-tokens", .id = PO_BUDGET, .arg = "N",
+	  .help = "never spend more tokens than N" },
+	{ .name = "budget-usd", .id = PO_BUDGET_USD, .arg = "USD",
+	  .help = "never spend more than USD at the endpoint's prices" },
+	{ .name = "max-prompt-tokens", .id = PO_MAXPROMPT, .arg = "N",
+	  .help = "cap every prompt at N tokens (at least 256)" },
+	{ .name = "yes", .id = O_YES, .help = "run without asking to confirm the plan" },
+	{ .name = "dry-run", .id = O_DRY, .help = "print the plan and send nothing" },
+	{ .name = "fail-on", .id = O_FAIL, .arg = "SEVERITY",
+	  .help = "exit 1 on a finding this severe or worse (default high)" },
+	{ .name = "max-response", .id = PO_MAXRESP, .arg = "BYTES",
+	  .help = "cut longer response bodies (default 8 MiB)" },
+	{ .name = "timeout", .id = PO_TIMEOUT, .arg = "SECONDS",
+	  .help = "give up on one request after SECONDS" },
+	{ .name = "json", .id = O_JSON, .help = "print JSON" },
+	{ .name = "format", .id = O_FORMAT, .arg = "text|json|junit|sarif",
+	  .help = "the report's format (CI: junit, sarif)" },
+	{ .name = "compare-last", .id = O_COMPARE,
+	  .help = "say what changed since the endpoint's previous run" },
+	{ .name = "all", .id = O_ALL, .help = "every active endpoint, one run each",
+	  .flags = OPT_FORM },
+	{ .name = "vendor", .id = O_VENDOR, .arg = "VENDOR",
+	  .help = "with --all: only this vendor's endpoints" },
+	{ .name = "parallel", .id = O_PARALLEL, .arg = "N",
+	  .help = "with --all: endpoints probed at once" },
+	{ .name = "rate-limit", .id = O_RATE, .arg = "PER_MINUTE",
+	  .help = "with --all: requests per minute to one vendor" },
+	{ 0 }
 };
 /* What was queued, an entry a line, in words: "queued run entry 3 for Acme/e1". */
 static void
@@ -435,24 +448,28 @@ probe_rejudge_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *er
 
 static const struct opt queue_opts[] = {
 	PROBE_RUN_OPTS,
-	{ "all", O_ALL, NULL, "every active endpoint, one run each", OPT_FORM },
-	{ "vendor", O_VENDOR, "VENDOR", "with --all: only this vendor's endpoints", 0 },
-	{ "json", O_JSON, NULL, "print the queued entries' ids as a JSON array", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "all", .id = O_ALL, .help = "every active endpoint, one run each",
+	  .flags = OPT_FORM },
+	{ .name = "vendor", .id = O_VENDOR, .arg = "VENDOR",
+	  .help = "with --all: only this vendor's endpoints" },
+	{ .name = "json", .id = O_JSON, .help = "print the queued entries' ids as a JSON array" },
+	{ 0 }
 };
 static const struct opt limit_opts[] = {
-	{ "runs", O_RUNS, "N", "runs of this vendor at once across all workers (0: no limit)", 0 },
-	{ "per-minute", O_PER_MINUTE, "N", "requests a minute to this vendor across all workers "
-	  "(0: no limit)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "runs", .id = O_RUNS, .arg = "N",
+	  .help = "runs of this vendor at once across all workers (0: no limit)" },
+	{ .name = "per-minute", .id = O_PER_MINUTE, .arg = "N",
+	  .help = "requests a minute to this vendor across all workers (0: no limit)" },
+	{ 0 }
 };
 static const struct opt show_opts[] = {
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ "format", 'f', "text|json|junit|sarif", "the report's format (several runs: one document)",
-	  0 },
-	{ "fail-on", O_FAIL, "SEVERITY", "exit 1 on a finding this severe or worse, 3 on a probe "
-	  "ended in error, as probe run", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ .name = "format", .id = 'f', .arg = "text|json|junit|sarif",
+	  .help = "the report's format (several runs: one document)" },
+	{ .name = "fail-on", .id = O_FAIL, .arg = "SEVERITY",
+	  .help = "exit 1 on a finding this severe or worse, 3 on a probe ended in error, as "
+	  "probe run" },
+	{ 0 }
 };
 
 static const struct cmd_entry probe_subs[] = {

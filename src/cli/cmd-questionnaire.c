@@ -219,9 +219,9 @@ q_import(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 }
 
 static const struct opt list_opts[] = {
-	{ "all", 'a', NULL, "every version, not only the newest", 0 },
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "all", .id = 'a', .help = "every version, not only the newest" },
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ 0 }
 };
 
 static int
@@ -249,10 +249,13 @@ q_export(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 }
 
 static const struct opt export_opts[] = {
-	{ "format", 'f', "xlsx", "the template's format", OPT_REQUIRED },
-	{ "output", 'o', "FILE", "write the workbook to FILE", OPT_REQUIRED },
-	{ "due", 'd', "DATE", "when the vendor's answers are due (written in the workbook)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "format", .id = 'f', .arg = "xlsx", .help = "the template's format",
+	  .flags = OPT_REQUIRED },
+	{ .name = "output", .id = 'o', .arg = "FILE", .help = "write the workbook to FILE",
+	  .flags = OPT_REQUIRED },
+	{ .name = "due", .id = 'd', .arg = "DATE",
+	  .help = "when the vendor's answers are due (written in the workbook)" },
+	{ 0 }
 };
 
 static const struct cmd_entry questionnaire_subs[] = {

@@ -109,23 +109,29 @@ done:
 }
 
 static const struct opt report_opts[] = {
-	{ "out", 'o', "DIR", "the bundle's directory (must not exist, or be empty)", OPT_REQUIRED },
-	{ "assessment", 'a', "ID", "one assessment and the rounds before it (default all)", 0 },
-	{ "runs", 'r', "RUN,...", "these probe runs (default all)", 0 },
-	{ "since", 's', "DATE", "the probe runs started at or after DATE", OPT_OR },
-	{ "incident", 'i', "ID", "add an incident in full, with its runs and files", 0 },
-	{ "key", 'k', "NAME", "the signing key (default aivet)", 0 },
-	{ "at", 't', "TIME", "pin generated_at", 0 },
-	{ "retain-years", 'y', "N", "retention_until, N years after generated_at (default 6)", 0 },
-	{ "include-leaked-content", 'L', NULL,
-	  "put another tenant's leaked text in the bundle in clear (audited)", 0 },
-	{ "allow-broken-chain", 'B', NULL,
-	  "write the report of a database that fails its audit, opening with the failure", 0 },
-	{ "tsa", 'T', "URL", "time-stamp SHA256SUMS at this RFC 3161 TSA (default: 'aivet tsa url'; none)",
-	  0 },
-	{ "tsa-optional", 'O', NULL, "write the bundle, time not attested, when the TSA fails", 0 },
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "out", .id = 'o', .arg = "DIR",
+	  .help = "the bundle's directory (must not exist, or be empty)", .flags = OPT_REQUIRED },
+	{ .name = "assessment", .id = 'a', .arg = "ID",
+	  .help = "one assessment and the rounds before it (default all)" },
+	{ .name = "runs", .id = 'r', .arg = "RUN,...", .help = "these probe runs (default all)" },
+	{ .name = "since", .id = 's', .arg = "DATE",
+	  .help = "the probe runs started at or after DATE", .flags = OPT_OR },
+	{ .name = "incident", .id = 'i', .arg = "ID",
+	  .help = "add an incident in full, with its runs and files" },
+	{ .name = "key", .id = 'k', .arg = "NAME", .help = "the signing key (default aivet)" },
+	{ .name = "at", .id = 't', .arg = "TIME", .help = "pin generated_at" },
+	{ .name = "retain-years", .id = 'y', .arg = "N",
+	  .help = "retention_until, N years after generated_at (default 6)" },
+	{ .name = "include-leaked-content", .id = 'L',
+	  .help = "put another tenant's leaked text in the bundle in clear (audited)" },
+	{ .name = "allow-broken-chain", .id = 'B',
+	  .help = "write the report of a database that fails its audit, opening with the failure" },
+	{ .name = "tsa", .id = 'T', .arg = "URL",
+	  .help = "time-stamp SHA256SUMS at this RFC 3161 TSA (default: 'aivet tsa url'; none)" },
+	{ .name = "tsa-optional", .id = 'O',
+	  .help = "write the bundle, time not attested, when the TSA fails" },
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_report_entry = {

@@ -102,15 +102,18 @@ schedule_remove(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 }
 
 static const struct opt add_opts[] = {
-	{ "every", O_EVERY, "DURATION", "how often (30m, 24h, 7d; at least a minute)", OPT_REQUIRED },
+	{ .name = "every", .id = O_EVERY, .arg = "DURATION",
+	  .help = "how often (30m, 24h, 7d; at least a minute)", .flags = OPT_REQUIRED },
 	PROBE_RUN_OPTS,
-	{ "all", O_ALL, NULL, "every active endpoint, as it is when the schedule is due", OPT_FORM },
-	{ "vendor", O_VENDOR, "VENDOR", "with --all: only this vendor's endpoints", 0 },
-	{ "json", O_JSON, NULL, "print the new schedules' ids as a JSON array", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "all", .id = O_ALL,
+	  .help = "every active endpoint, as it is when the schedule is due", .flags = OPT_FORM },
+	{ .name = "vendor", .id = O_VENDOR, .arg = "VENDOR",
+	  .help = "with --all: only this vendor's endpoints" },
+	{ .name = "json", .id = O_JSON, .help = "print the new schedules' ids as a JSON array" },
+	{ 0 }
 };
 static const struct opt none_opts[] = {
-	{ NULL, 0, NULL, NULL, 0 }
+	{ 0 }
 };
 
 static const struct cmd_entry schedule_subs[] = {

@@ -139,8 +139,8 @@ tsa_url_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 }
 
 static const struct opt url_opts[] = {
-	{ "unset", 'u', NULL, "remove the default TSA", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "unset", .id = 'u', .help = "remove the default TSA" },
+	{ 0 }
 };
 
 static const struct cmd_entry tsa_subs[] = {

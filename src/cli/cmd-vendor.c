@@ -14,24 +14,27 @@
 enum { O_CRIT = 1, O_CONTACT, O_NOTES, O_NAME, O_JSON, O_ALL };
 
 #define VENDOR_FIELD_OPTS \
-	{ "criticality", O_CRIT, "0-4", "how much patient care depends on the vendor (4 most)", 0 }, \
-	{ "contact", O_CONTACT, "TEXT", "who to call at the vendor", 0 }, \
-	{ "notes", O_NOTES, "TEXT", "free text kept with the vendor", 0 }
+	{ .name = "criticality", .id = O_CRIT, .arg = "0-4", \
+	  .help = "how much patient care depends on the vendor (4 most)" }, \
+	{ .name = "contact", .id = O_CONTACT, .arg = "TEXT", \
+	  .help = "who to call at the vendor" }, \
+	{ .name = "notes", .id = O_NOTES, .arg = "TEXT", \
+	  .help = "free text kept with the vendor" }
 
-static const struct opt add_opts[] = { VENDOR_FIELD_OPTS, { NULL, 0, NULL, NULL, 0 } };
+static const struct opt add_opts[] = { VENDOR_FIELD_OPTS, { 0 } };
 static const struct opt edit_opts[] = {
-	{ "name", O_NAME, "NEW", "rename the vendor", 0 },
+	{ .name = "name", .id = O_NAME, .arg = "NEW", .help = "rename the vendor" },
 	VENDOR_FIELD_OPTS,
-	{ NULL, 0, NULL, NULL, 0 }
+	{ 0 }
 };
 static const struct opt list_opts[] = {
-	{ "all", O_ALL, NULL, "archived vendors too", 0 },
-	{ "json", O_JSON, NULL, "print JSON (an array of vendors)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "all", .id = O_ALL, .help = "archived vendors too" },
+	{ .name = "json", .id = O_JSON, .help = "print JSON (an array of vendors)" },
+	{ 0 }
 };
 static const struct opt show_opts[] = {
-	{ "json", O_JSON, NULL, "print JSON (the vendor with its endpoint_list)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "json", .id = O_JSON, .help = "print JSON (the vendor with its endpoint_list)" },
+	{ 0 }
 };
 
 /* The vendor's fields from the options given. */

@@ -119,13 +119,17 @@ cmd_verify_exec(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 }
 
 static const struct opt verify_opts[] = {
-	{ "key", 'k', "NAME", "the signer must be this key of the keyring", 0 },
-	{ "pubkey", 'p', "FILE", "the signer must be this minisign public key", OPT_OR },
-	{ "tsa-cert", 'c', "FILE", "also trust the TSA certificates in FILE (PEM) for the time-stamp", 0 },
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ "rejudge", 'r', NULL, "also derive every probe verdict, finding and measured number again "
-	  "from the bundle's exchanges, offline", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "key", .id = 'k', .arg = "NAME",
+	  .help = "the signer must be this key of the keyring" },
+	{ .name = "pubkey", .id = 'p', .arg = "FILE",
+	  .help = "the signer must be this minisign public key", .flags = OPT_OR },
+	{ .name = "tsa-cert", .id = 'c', .arg = "FILE",
+	  .help = "also trust the TSA certificates in FILE (PEM) for the time-stamp" },
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ .name = "rejudge", .id = 'r',
+	  .help = "also derive every probe verdict, finding and measured number again from the "
+	  "bundle's exchanges, offline" },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_verify_entry = {

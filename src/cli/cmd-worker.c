@@ -101,12 +101,16 @@ worker_cmd(struct aivet *av, const struct cmd_args *args, struct aerr *err)
 }
 
 static const struct opt worker_opts[] = {
-	{ "once", O_ONCE, NULL, "exit when nothing is left to take", 0 },
-	{ "concurrency", O_CONC, "N", "runs at once on this worker (default 1)", 0 },
-	{ "lease", O_LEASE, "SECONDS", "a run's lease, renewed every third of it (default 60)", 0 },
-	{ "name", O_NAME, "NAME", "the name recorded on each run it takes (default HOST:PID)", 0 },
-	{ "poll", O_POLL, "MS", "how often an idle worker looks for work (default 1000)", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "once", .id = O_ONCE, .help = "exit when nothing is left to take" },
+	{ .name = "concurrency", .id = O_CONC, .arg = "N",
+	  .help = "runs at once on this worker (default 1)" },
+	{ .name = "lease", .id = O_LEASE, .arg = "SECONDS",
+	  .help = "a run's lease, renewed every third of it (default 60)" },
+	{ .name = "name", .id = O_NAME, .arg = "NAME",
+	  .help = "the name recorded on each run it takes (default HOST:PID)" },
+	{ .name = "poll", .id = O_POLL, .arg = "MS",
+	  .help = "how often an idle worker looks for work (default 1000)" },
+	{ 0 }
 };
 
 const struct cmd_entry cmd_worker_entry = {

@@ -572,8 +572,8 @@ sibling_option(const struct aivet *av, const char *word)
 }
 
 const struct opt opt_json_only[] = {
-	{ "json", 'j', NULL, "print JSON", 0 },
-	{ NULL, 0, NULL, NULL, 0 }
+	{ .name = "json", .id = 'j', .help = "print JSON" },
+	{ 0 }
 };
 
 /* The long option of the command nearest to a mistyped "--word[=value]". */

@@ -11,8 +11,9 @@
 
 /* The judging rules' version, kept in each run's options and carried by its
  * bundles: a change to what any probe concludes from the same exchanges gives
- * it a new number, and a rejudge judges only runs of the rules it has. */
-#define PROBE_RULES_VERSION "1"
+ * it a new number, and a rejudge judges only runs of the rules it has (2:
+ * prefix-timing judges A's own repeats paired). */
+#define PROBE_RULES_VERSION "2"
 
 /* One recorded exchange: what the request was, and the response as it came. */
 struct replay_exchange {

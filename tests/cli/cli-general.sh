@@ -54,6 +54,16 @@ is "$errout" "aivet: database $AIVET_DB has schema version 999, newer than this 
 	"newer database message"
 is "$(md5sum < "$AIVET_DB")" "$before" "newer database untouched"
 
+# So is an SQLite file that holds tables but is not aivet's (schema version 0).
+foreign=$T/foreign.db
+sqlite3 "$foreign" 'CREATE TABLE patients (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO patients VALUES (1, '"'x'"')'
+before=$(md5sum < "$foreign")
+run --db "$foreign" vendor list
+is "$rc:$errout" "2:aivet: $foreign is an SQLite database but not aivet's: it was left untouched" \
+	"a foreign SQLite file: refused, exit 2, named"
+is "$(md5sum < "$foreign"):$(sqlite3 "$foreign" 'SELECT group_concat(name) FROM sqlite_master')" "$before:patients" \
+	"a foreign SQLite file: untouched, no table added"
+
 # Start-up maps no library a command may not need: libcurl, libpq, libxml2 (and the
 # TLS, Kerberos, LDAP and ICU libraries behind them) are loaded when first called.
 if command -v readelf >/dev/null 2>&1; then

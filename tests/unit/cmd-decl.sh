@@ -1,11 +1,12 @@
 #!/bin/sh
 # cmd-decl.sh: commands are declared as tmux's are, and the framework does
-# the rest. Every command table (struct cmd_entry) names its fields
-# (designated initializers), and no command's exec parses its own options or
-# resolves its own targets: src/cli/cmd-*.c call none of opt_begin, opt_next,
-# opt_json_args and target_resolve, which commands.c runs before exec, and no
-# entry keeps the old exec of argc and argv. Each check is first shown to
-# find what it looks for, in a planted file.
+# the rest. Every command table (struct cmd_entry) and every option table
+# (struct opt) names its fields (designated initializers), and no command's
+# exec parses its own options or resolves its own targets: src/cli/cmd-*.c
+# call none of opt_begin, opt_next, opt_json_args and target_resolve, which
+# commands.c runs before exec, and no entry keeps the old exec of argc and
+# argv. Each check is first shown to find what it looks for, in a planted
+# file.
 . "$TESTS_SRCDIR/lib/lib.sh"
 top=$(cd "$TESTS_SRCDIR/.." && pwd)
 cd "$top" || exit 1
@@ -102,5 +103,86 @@ und=$(undeclared_entries $cmds)
 is "$(count "$und")" 0 "every command that runs declares its positionals"
 n=$(grep -c '\.name = "' $cmds | awk -F: '{ s += $2 } END { print s }')
 ok "$([ "$n" -ge 80 ] && echo 0 || echo 1)" "the designated entries are seen ($n)"
+
+# positional_opts FILE...: "FILE:LINE:text" of each line holding a struct opt
+# row whose first member is not designated, in an option table
+# ("struct opt NAME[] = { ... };") or in a macro such a table takes as a line
+# of its own (or first, on the table's one line). A row opens "{ .name" or is
+# "{ 0 }"; string literals are blanked first, so a brace in a help text is no
+# row.
+positional_opts() {
+	awk '
+	function rows(s,   i, t) {
+		gsub(/"([^"\\]|\\.)*"/, "\"\"", s)
+		while ((i = index(s, "{")) > 0) {
+			s = substr(s, i + 1)
+			t = s
+			sub(/^[ \t]*/, "", t)
+			if (t !~ /^\./ && t !~ /^0[ \t]*\}/) {
+				print FILENAME ":" FNR ":" $0
+				return
+			}
+		}
+	}
+	FNR == 1 { table = 0; macro = 0 }
+	match($0, /struct opt [a-z_]+\[\] *= *\{/) {
+		rest = substr($0, RSTART + RLENGTH)
+		if (pass == 1 && match(rest, /^[ \t]*[A-Z_][A-Z0-9_]*/))
+			used[substr(rest, RSTART, RLENGTH)] = 1
+		if (pass == 2)
+			rows(rest)
+		table = rest !~ /\};/
+		next
+	}
+	table && /^\};/ { table = 0; next }
+	table && pass == 1 && /^[ \t]*[A-Z_][A-Z0-9_]*[ \t]*(\(.*\))?[ \t]*,?[ \t]*$/ {
+		name = $0
+		sub(/^[ \t]*/, "", name)
+		sub(/[^A-Z0-9_].*/, "", name)
+		used[name] = 1
+	}
+	table && pass == 2 { rows($0) }
+	pass == 2 && macro { rows($0); macro = /\\$/; next }
+	pass == 2 && /^#define [A-Z_][A-Z0-9_]*(\([^)]*\))? *\\$/ {
+		name = $2
+		sub(/\(.*/, "", name)
+		macro = name in used
+	}
+	' pass=1 "$@" pass=2 "$@"
+}
+cat > "$T/plant/cmd-z.c" <<'C'
+#define Z_OPTS \
+	{ "zed", O_ZED, "N", "a positional row in a macro", 0 }, \
+	{ .name = "zee", .id = O_ZEE, \
+	  .help = "a designated one, over two lines" }
+#define Z_WORDS \
+	{ "no", "option" }, { "rows", "here" }
+static const struct opt z_opts[] = {
+	{ "json", O_JSON, NULL, "print JSON", 0 },
+	{ .name = "all", .id = O_ALL, .help = "every {one}, braces in the text" },
+	{ .name = "zap", .id = O_ZAP, .arg = "ZAP",
+	  .help = "a help text "
+	  "over two lines", .flags = OPT_MANY },
+	Z_OPTS,
+	{ NULL, 0, NULL, NULL, 0 }
+};
+static const struct opt z_more_opts[] = { Z_OPTS, { NULL, 0, NULL, NULL, 0 } };
+static const struct opt z_done_opts[] = { Z_OPTS, { 0 } };
+static const struct { const char *a, *b; } z_words[] = {
+	{ "not", "an option table" },
+	Z_WORDS
+};
+C
+is "$(positional_opts "$T/plant/cmd-z.c" | sed 's/.*:\([0-9]*\):.*/\1/' | tr '\n' ' ')" "2 8 14 16 " \
+    "planted positional option rows are found (in a table, on its one line, in a macro it takes), the designated ones and other tables' rows are not"
+optfiles="src/cli/*.c src/cli/cli.h src/main.c"
+popt=$(positional_opts $optfiles)
+[ -z "$popt" ] || printf '%s\n' "$popt" | sed 's/^/# positional option: /'
+is "$(count "$popt")" 0 "every option table names its fields"
+# The tables are where the check looks: no struct opt table outside those files.
+elsewhere=$(grep -rlE 'struct opt [a-z_]+\[\] *=' src | grep -vE '^src/(cli/[^/]*\.[ch]|main\.c)$')
+is "$(count "$elsewhere")" 0 "the option tables are all in src/cli and src/main.c"
+n=$(cat $optfiles | grep -c '{ \.name = "[^"]*", \.id = ')
+ok "$([ "$n" -ge 150 ] && echo 0 || echo 1)" "the designated option rows are seen ($n)"
 
 done_testing

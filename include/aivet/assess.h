@@ -45,12 +45,12 @@ struct assessment {
 
 /* ---- a claim as a record (claims.c judges; claims.h says how) ---- */
 
-/* A probe that tests the claim and its newest completed result (run_id 0 and
- * verdict NULL: never run on the endpoint). */
+/* A probe that tests the claim and its newest completed result's verdict
+ * (run_id 0: never run on the endpoint, and no verdict). */
 struct claim_probe {
 	char *probe;
 	int64_t run_id;
-	char *verdict;
+	enum probe_verdict verdict;
 };
 /* A finding that disproves the claim. */
 struct claim_contra {

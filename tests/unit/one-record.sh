@@ -193,6 +193,14 @@ got=$(struct_only claim include/aivet/assess.h | word_strings - /dev/null | sed 
 is "$got" "" "struct claim holds no status as a string"
 is "$(struct_only claim include/aivet/assess.h | grep -cE '^	enum claim_status status;')" 1 \
     "it holds it as enum claim_status"
+# So is the verdict of each probe a claim names (report.json's claims[].probes).
+is "$(struct_only claim_probe "$T/h/claim.h" | word_strings - /dev/null | tr '\n' ' ')" "(standard input):2 " \
+    "the check names a claim probe's verdict held as a string"
+got=$(struct_only claim_probe include/aivet/assess.h | word_strings - /dev/null | sed 's|^(standard input)|include/aivet/assess.h|')
+[ -z "$got" ] || printf '%s\n' "$got" | sed 's/^/# /'
+is "$got" "" "struct claim_probe holds no verdict as a string"
+is "$(struct_only claim_probe include/aivet/assess.h | grep -cE '^	enum probe_verdict verdict;')" 1 \
+    "it holds it as enum probe_verdict"
 # words FILE...: "FILE:LINE" of each line that spells a claim status as a
 # string: a second table, or a comparison with one.
 words() {

@@ -624,7 +624,7 @@ add_probes(struct judging *j)
 		const char *verdict = k >= 0 ? j->l.result[k]->verdict : NULL;
 
 		j->c->probes[j->c->nprobes++] = (struct claim_probe){ .probe = xstrdup(ck->probe),
-		    .run_id = k >= 0 ? j->l.run[k]->id : 0, .verdict = verdict ? xstrdup(verdict) : NULL };
+		    .run_id = k >= 0 ? j->l.run[k]->id : 0, .verdict = probe_verdict_of(verdict) };
 		if (streq(verdict, "pass") && j->tenants >= ck->tenants) {
 			if (j->scope == NULL)
 				j->scope = pass_scope(ck->probe, j->l.run[k]);
@@ -851,7 +851,7 @@ claim_list_free(struct claim_list *l)
 		free(c->question_id), free(c->question), free(c->endpoint), free(c->reason);
 		cJSON_Delete(c->answer);
 		for (size_t k = 0; k < c->nprobes; k++)
-			free(c->probes[k].probe), free(c->probes[k].verdict);
+			free(c->probes[k].probe);
 		free(c->probes);
 		for (size_t k = 0; k < c->ncontradicting; k++) {
 			struct claim_contra *x = &c->contradicting[k];
@@ -940,7 +940,8 @@ claim_to_json(const struct claim *k)
 			cJSON_AddNumberToObject(p, "run_id", (double)k->probes[i].run_id);
 		else
 			cJSON_AddNullToObject(p, "run_id");
-		json_add_str(p, "verdict", k->probes[i].verdict);
+		json_add_str(p, "verdict", k->probes[i].run_id != 0 ? probe_verdict_name(k->probes[i].verdict) :
+		    NULL);
 		cJSON_AddItemToArray(arr, p);
 	}
 	arr = cJSON_AddArrayToObject(c, "contradicting");

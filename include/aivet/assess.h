@@ -26,13 +26,6 @@ struct answer {
 	int nfiles;
 };
 
-/* A round's status column as a value (its CHECK, db/001-init.sql);
- * ASSESS_STATUS_OTHER: a word this version does not know. */
-enum assessment_status { ASSESS_DRAFT, ASSESS_IN_REVIEW, ASSESS_FINAL, ASSESS_STATUS_OTHER };
-enum assessment_status assessment_status_of(const char *status);
-/* The status column's word; "unknown" for ASSESS_STATUS_OTHER. */
-const char *assessment_status_name(enum assessment_status s);
-
 struct assessment {
 	int64_t id, vendor_id, round, parent_id;   /* parent_id 0 for a first round */
 	char *vendor, *status, *created_by, *created_at, *submitted_at, *approved_at, *reviewer;

@@ -53,12 +53,21 @@ struct approval_at {
 void rating_since_approval(const struct approval_at *at, enum rating now, double score,
     int contradicted, const char *contradicted_by, char *out, size_t n);
 
+/* A round's status column as a value (its CHECK, db/001-init.sql);
+ * ASSESS_STATUS_OTHER: a word this version does not know. */
+enum assessment_status { ASSESS_DRAFT, ASSESS_IN_REVIEW, ASSESS_FINAL, ASSESS_STATUS_OTHER };
+enum assessment_status assessment_status_of(const char *status);
+/* The status column's word; "unknown" for ASSESS_STATUS_OTHER. */
+const char *assessment_status_name(enum assessment_status s);
+/* The same in a sentence: "in review" for ASSESS_IN_REVIEW. */
+const char *assessment_status_words(enum assessment_status s);
+
 /* One round of an assessment as its vendor's rating sees it, rated by
  * assessment_score (contradicted claims counted high). */
 struct rated_round {
 	int64_t id, round;
 	const char *qid;              /* the questionnaire */
-	const char *status;           /* draft, in_review, final */
+	enum assessment_status status;
 	enum rating rating;
 	double score;
 	int contradicted;
@@ -87,7 +96,7 @@ struct vendor_verdict {
 	/* The newest round still in work (draft or in review) that is newer than
 	 * its questionnaire's latest final: shown beside, never in its place. */
 	int64_t draft_id, draft_round;
-	char draft_status[16];
+	enum assessment_status draft_status;
 	enum rating draft_rating;
 	double draft_score;
 };

@@ -136,7 +136,8 @@ vendor_show(struct aivet *av, const struct cmd_args *a, struct aerr *err)
 	term_printf(stdout, "  findings     open: %s\n", counts);
 	if (r->draft_id != 0)
 		term_printf(stdout, "  in work      %s round %d: %s, score %.1f (not rated until final)\n",
-		    r->draft_status, (int)r->draft_round, rating_name(r->draft_rating), r->draft_score);
+		    assessment_status_name(r->draft_status), (int)r->draft_round, rating_name(r->draft_rating),
+		    r->draft_score);
 	/* Every round in work, not only the newest one the rating shows beside it. */
 	for (size_t i = 0; i < v.nin_work; i++) {
 		char round[160];

@@ -725,3 +725,9 @@ assessment_status_name(enum assessment_status s)
 {
 	return (size_t)s < sizeof status_names / sizeof status_names[0] ? status_names[s] : "unknown";
 }
+
+const char *
+assessment_status_words(enum assessment_status s)
+{
+	return s == ASSESS_IN_REVIEW ? "in review" : assessment_status_name(s);
+}

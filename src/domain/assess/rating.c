@@ -98,7 +98,7 @@ static int
 later_final_of(const struct rated_round *r, int n, int i)
 {
 	for (int k = i + 1; k < n; k++)
-		if (strcmp(r[k].qid, r[i].qid) == 0 && strcmp(r[k].status, "final") == 0)
+		if (strcmp(r[k].qid, r[i].qid) == 0 && r[k].status == ASSESS_FINAL)
 			return 1;
 	return 0;
 }
@@ -106,7 +106,7 @@ later_final_of(const struct rated_round *r, int n, int i)
 int
 verdict_reads(const struct rated_round *r, int n, int i)
 {
-	return strcmp(r[i].status, "final") == 0 && !later_final_of(r, n, i);
+	return r[i].status == ASSESS_FINAL && !later_final_of(r, n, i);
 }
 
 /* The latest final round of each questionnaire, and the newest round in work
@@ -117,12 +117,12 @@ verdict_rounds(const struct rated_round *r, int n, struct vendor_verdict *v)
 	for (int i = 0; i < n; i++) {
 		int later_final = later_final_of(r, n, i);
 
-		if (strcmp(r[i].status, "final") != 0) {
+		if (r[i].status != ASSESS_FINAL) {
 			if (later_final || r[i].id < v->draft_id)
 				continue;
 			v->draft_id = r[i].id;
 			v->draft_round = r[i].round;
-			snprintf(v->draft_status, sizeof v->draft_status, "%s", r[i].status);
+			v->draft_status = r[i].status;
 			v->draft_rating = r[i].rating;
 			v->draft_score = r[i].score;
 			continue;
@@ -206,9 +206,8 @@ vendor_verdict_draft(const struct vendor_verdict *v, char *out, size_t n)
 	if (v->draft_id == 0)
 		snprintf(out, n, "%s", "");
 	else
-		snprintf(out, n, "%s round %lld: %s, score %.1f", strcmp(v->draft_status, "in_review") == 0 ?
-		    "in review" : v->draft_status, (long long)v->draft_round, rating_name(v->draft_rating),
-		    v->draft_score);
+		snprintf(out, n, "%s round %lld: %s, score %.1f", assessment_status_words(v->draft_status),
+		    (long long)v->draft_round, rating_name(v->draft_rating), v->draft_score);
 }
 
 void
@@ -230,8 +229,8 @@ vendor_verdict_short(const struct vendor_verdict *v, char *out, size_t n)
 		len = snprintf(out, n, "%s", v->probed ? "probed, no final round" : "no final round");
 	/* Short enough that a row of 80 columns keeps it whole. */
 	if (v->draft_id != 0 && len >= 0 && (size_t)len < n)
-		snprintf(out + len, n - (size_t)len, "; %s round %lld %s", strcmp(v->draft_status,
-		    "in_review") == 0 ? "in review" : v->draft_status, (long long)v->draft_round,
+		snprintf(out + len, n - (size_t)len, "; %s round %lld %s",
+		    assessment_status_words(v->draft_status), (long long)v->draft_round,
 		    rating_name(v->draft_rating));
 }
 
@@ -258,7 +257,7 @@ vendor_verdict_add_json(cJSON *o, const struct vendor_verdict *v)
 
 		cJSON_AddNumberToObject(d, "id", (double)v->draft_id);
 		cJSON_AddNumberToObject(d, "round", (double)v->draft_round);
-		cJSON_AddStringToObject(d, "status", v->draft_status);
+		cJSON_AddStringToObject(d, "status", assessment_status_name(v->draft_status));
 		cJSON_AddStringToObject(d, "rating", rating_name(v->draft_rating));
 		cJSON_AddNumberToObject(d, "score", v->draft_score);
 	} else {

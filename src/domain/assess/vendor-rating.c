@@ -42,7 +42,6 @@ rate_rounds(struct db *db, int64_t vendor_id, const struct claim_evidence *ev,
 		if (assessment_load(db, ids[i], &a, err) != 0) {
 			for (int k = 0; k < *n; k++) {
 				free((char *)r[k].qid);
-				free((char *)r[k].status);
 				free((char *)r[k].contradicted_by);
 			}
 			free(r);
@@ -54,7 +53,7 @@ rate_rounds(struct db *db, int64_t vendor_id, const struct claim_evidence *ev,
 		assessment_score(a, &claims, &s);
 		claim_list_free(&claims);
 		r[*n] = (struct rated_round){ .id = a->id, .round = a->round, .qid = xstrdup(a->q->qid),
-		    .status = xstrdup(a->status), .rating = (enum rating)s.rating, .score = s.risk_score,
+		    .status = assessment_status_of(a->status), .rating = (enum rating)s.rating, .score = s.risk_score,
 		    .contradicted = s.contradicted,
 		    .contradicted_by = s.finding[0] ? xstrdup(s.finding) : NULL, .approved = a->approved };
 		(*n)++;
@@ -81,7 +80,6 @@ vendor_rate(struct db *db, int64_t vendor_id, struct vendor_verdict *v, struct a
 	vendor_verdict(r, n, &ev.runs, v);
 	for (int k = 0; k < n; k++) {
 		free((char *)r[k].qid);
-		free((char *)r[k].status);
 		free((char *)r[k].contradicted_by);
 	}
 	free(r);

@@ -166,7 +166,7 @@ report_verdict(struct report_doc *d, const struct probe_run_list *runs, struct v
 		/* What the round was approved at too: the summary's since_approval is
 		 * the sentence vendor list and vendor show give. */
 		r[i] = (struct rated_round){ .id = a->id, .round = a->round,
-		    .qid = a->q_qid ? a->q_qid : "", .status = assessment_status_name(a->status),
+		    .qid = a->q_qid ? a->q_qid : "", .status = a->status,
 		    .rating = a->rating, .score = a->risk_score,
 		    .contradicted = (int)a->contradicted_claims, .contradicted_by = a->contradicted_by,
 		    .approved = { .known = a->has_approved_score,

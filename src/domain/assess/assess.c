@@ -708,26 +708,3 @@ assessment_ids(struct db *db, int64_t vendor_id, int64_t **ids, size_t *n, struc
 	return db_ids(st, ids, n, err);
 }
 
-/* The status column's words, in the order of enum assessment_status. */
-static const char *const status_names[] = { "draft", "in_review", "final" };
-
-enum assessment_status
-assessment_status_of(const char *status)
-{
-	for (size_t i = 0; status != NULL && i < sizeof status_names / sizeof status_names[0]; i++)
-		if (strcmp(status, status_names[i]) == 0)
-			return (enum assessment_status)i;
-	return ASSESS_STATUS_OTHER;
-}
-
-const char *
-assessment_status_name(enum assessment_status s)
-{
-	return (size_t)s < sizeof status_names / sizeof status_names[0] ? status_names[s] : "unknown";
-}
-
-const char *
-assessment_status_words(enum assessment_status s)
-{
-	return s == ASSESS_IN_REVIEW ? "in review" : assessment_status_name(s);
-}

@@ -93,6 +93,30 @@ rating_since_approval(const struct approval_at *at, enum rating now, double scor
 		snprintf(out + len, n - (size_t)len, "; now %s %.1f", rating_name(now), score);
 }
 
+/* The status column's words, in the order of enum assessment_status. */
+static const char *const status_names[] = { "draft", "in_review", "final" };
+
+enum assessment_status
+assessment_status_of(const char *status)
+{
+	for (size_t i = 0; status != NULL && i < sizeof status_names / sizeof status_names[0]; i++)
+		if (strcmp(status, status_names[i]) == 0)
+			return (enum assessment_status)i;
+	return ASSESS_STATUS_OTHER;
+}
+
+const char *
+assessment_status_name(enum assessment_status s)
+{
+	return (size_t)s < sizeof status_names / sizeof status_names[0] ? status_names[s] : "unknown";
+}
+
+const char *
+assessment_status_words(enum assessment_status s)
+{
+	return s == ASSESS_IN_REVIEW ? "in review" : assessment_status_name(s);
+}
+
 /* Whether a final round of round i's questionnaire follows it. */
 static int
 later_final_of(const struct rated_round *r, int n, int i)

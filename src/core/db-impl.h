@@ -30,6 +30,9 @@ struct db_ops {
 	void (*close)(struct db *db);
 	const char *(*errmsg)(struct db *db);
 	const char *(*sqlstate)(struct db *db);   /* "" when the backend has none */
+	/* The login the connection authenticated as, where the store has logins
+	 * (the server's session_user, known without asking); NULL: none. */
+	const char *(*login)(struct db *db);
 	int (*prepare)(struct db *db, const char *sql, struct db_stmt **out);
 	int (*script)(struct db *db, const char *sql, char **msg);
 	/* The new row's id after an INSERT, read from the connection (SQLite's

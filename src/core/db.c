@@ -650,10 +650,14 @@ db_close(struct db *db)
 int
 db_session_user(struct db *db, char *out, size_t n, struct aerr *err)
 {
-	struct db_stmt *st = db_prepare(db, err, "SELECT session_user", NULL);
+	struct db_stmt *st;
 	int rc;
 
-	if (st == NULL)
+	if (db->ops->login != NULL && db->ops->login(db) != NULL) {
+		snprintf(out, n, "%s", db->ops->login(db));
+		return 0;
+	}
+	if ((st = db_prepare(db, err, "SELECT session_user", NULL)) == NULL)
 		return err->code;
 	if ((rc = db_step(st)) == DB_ROW)
 		snprintf(out, n, "%s", col_text(st, 0));

@@ -154,6 +154,11 @@ curl_easy_getinfo(CURL *h, CURLINFO info, ...)
 
 /* ---- libpq ---- */
 LAZY(lib_pq, PGconn *, PQconnectdb, (const char *conninfo), (conninfo))
+LAZY(lib_pq, PGconn *, PQconnectdbParams, (const char *const *keywords, const char *const *values,
+    int expand_dbname), (keywords, values, expand_dbname))
+LAZY(lib_pq, PQconninfoOption *, PQconninfoParse, (const char *conninfo, char **errmsg), (conninfo, errmsg))
+LAZY_VOID(lib_pq, PQconninfoFree, (PQconninfoOption *o), (o))
+LAZY(lib_pq, char *, PQuser, (const PGconn *c), (c))
 LAZY_VOID(lib_pq, PQfinish, (PGconn *c), (c))
 LAZY(lib_pq, ConnStatusType, PQstatus, (const PGconn *c), (c))
 LAZY(lib_pq, PGTransactionStatusType, PQtransactionStatus, (const PGconn *c), (c))

@@ -166,4 +166,15 @@ run audit verify
 is "$rc:$errout" "1:aivet: audit chain broken: entry 3 is missing (next entry is 4)" \
 	"postgresql: a deleted audit entry is named"
 
+# The session's settings go with the connection request, after the URI's own
+# options, which still apply: a URI asking for read-only transactions gets them
+# (a write is refused by the server), and aivet's own settings hold beside them.
+ro="$PG_URL&options=-c%20default_transaction_read_only%3Don"
+run --db "$ro" vendor add ReadOnly
+is "$rc" 3 "a URI's options apply: with read-only transactions a write fails (exit 3)"
+like "$errout" "read-only transaction" "the server's refusal is said"
+run --db "$ro" vendor list --json
+is "$rc:$(printf '%s' "$out" | jq -r '[.[].name] | index("ReadOnly")')" "0:null" \
+	"reading works on it, and nothing was written"
+
 done_testing

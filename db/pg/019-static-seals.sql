@@ -181,4 +181,16 @@ BEGIN
 	RETURN octet_length(convert_to(s, 'UTF8')) || ':' || s || ',';
 END $$;
 
+-- Stored content is compressed with lz4 where the server has it: pglz, the
+-- default, cost a probe run's exchanges about a third of the time their
+-- content took to store (8 ms of 25 a run), lz4 a tenth of that. A server
+-- built without lz4 keeps pglz; the bytes read back are the same either way.
+DO $$
+BEGIN
+	IF EXISTS (SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression'
+	    AND 'lz4' = ANY (enumvals)) THEN
+		ALTER TABLE blob ALTER COLUMN data SET COMPRESSION lz4;
+	END IF;
+END $$;
+
 CALL pin_aivet_functions();

@@ -31,6 +31,10 @@ AIVET_DB=$LITE_DB
 lite_version=$(sqlite3 "$LITE_DB" "PRAGMA user_version")
 is "$(pg_sql -d aivet "SELECT version FROM aivet_schema")" "$lite_version" \
 	"the same schema version as SQLite's ($lite_version)"
+# Stored content is compressed with lz4 where the server has it (db/pg/019).
+lz4=$(pg_sql -d aivet "SELECT count(*) FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY (enumvals)")
+is "$(pg_sql -d aivet "SELECT attcompression FROM pg_attribute WHERE attrelid = 'blob'::regclass AND attname = 'data'")" \
+	"$([ "$lz4" = 1 ] && echo l)" "stored content: lz4 where the server has it ($lz4)"
 # (PostgreSQL's own bookkeeping aside: the schema version, the operations
 # of open transactions that db/pg/008-workflow.sql holds to their audit entries,
 # and the severity order aivet gives severity_rank() (db/pg/010-severity.sql).)

@@ -159,6 +159,10 @@ int db_login_is_owner(struct db *db, const char *login, int *owner, struct aerr 
 /* Inside a transaction: the store takes the rows a copy inserts as they were,
  * sealed and timed elsewhere (PostgreSQL's aivet.restore), until turned off. */
 int db_restore_mode(struct db *db, int on, struct aerr *err);
+/* After a bulk load, outside a transaction: the planner's statistics gathered
+ * (PostgreSQL's ANALYZE), so that the first commands on a copy plan as later
+ * ones will; nothing on a store that plans without them. */
+int db_analyze(struct db *db, struct aerr *err);
 /* A read of the whole database follows (audit verify): SQLite maps the file. */
 void db_read_all(struct db *db);
 

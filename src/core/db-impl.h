@@ -56,8 +56,10 @@ struct db_ops {
 
 	/* Per-backend statements, run as written. The schema version: read
 	 * (version_sql), once version_exists_sql (NULL: always) says where it is
-	 * kept exists; set (version_set, the version appended). */
-	const char *version_sql, *version_exists_sql, *version_set;
+	 * kept exists; set (version_set, the version appended). Opening, outside
+	 * any transaction, reads it with version_sql alone and takes an error of
+	 * SQLSTATE version_missing (where not NULL) for a database with none. */
+	const char *version_sql, *version_exists_sql, *version_set, *version_missing;
 	/* The database's tables, one name a row in order, the store's own left out. */
 	const char *tables_sql;
 	/* The clock now, as aivet writes time (db_now_sql) and in milliseconds
@@ -75,6 +77,9 @@ struct db_ops {
 	const char *owner_sql;
 	/* Restore mode on, off (db_restore_mode); NULL for none. */
 	const char *restore_on_sql, *restore_off_sql;
+	/* Gathers the planner's statistics after a bulk load; NULL: the store
+	 * plans without them (SQLite's ANALYZE would add a table to its schema). */
+	const char *analyze_sql;
 	/* Run before a whole read of the database (db_read_all); NULL for none. */
 	const char *read_all_sql;
 

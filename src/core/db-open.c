@@ -213,6 +213,25 @@ db_migrate(struct db *db, struct aerr *err)
  * foreign database stays untouched. Opening then migrates from it (each
  * migration reads the version again inside its transaction), so that the
  * version is read once: two round trips on a server, for every command. */
+/* The version as opening reads it, outside any transaction: one statement,
+ * where a missing version table (a database aivet has not made) is version
+ * 0. Inside a migration's transaction, which an error would end,
+ * db_user_version asks whether the table exists first. */
+static int
+opening_version(struct db *db, int64_t *out, struct aerr *err)
+{
+	*out = 0;
+	if (db->ops->version_missing == NULL)
+		return db_user_version(db, out, err);
+	if (db_int(db, out, err, db->ops->version_sql, NULL) >= 0)
+		return 0;
+	if (strcmp(db_sqlstate(db), db->ops->version_missing) != 0)
+		return AV_RUNTIME;
+	*out = 0;
+	aerr_clear(err);
+	return 0;
+}
+
 static int
 check_version(struct db *db, const char *path, int64_t *have_out, struct aerr *err)
 {
@@ -220,7 +239,7 @@ check_version(struct db *db, const char *path, int64_t *have_out, struct aerr *e
 	int want = count_migrations(migrations(db));
 
 	*have_out = 0;
-	if (db_user_version(db, &have, err) != 0) {
+	if (opening_version(db, &have, err) != 0) {
 		/* A login the server lets in but that holds none of aivet's roles. */
 		if (strcmp(db_sqlstate(db), "42501") == 0)
 			return aerr_set(err, AV_USAGE, "reading needs the aivet_auditor role (cannot open "

@@ -786,6 +786,7 @@ static const struct db_ops pg_ops = {
 	/* aivet_schema, a one-row table the first migration creates. */
 	.version_sql = "SELECT version FROM aivet_schema",
 	.version_exists_sql = "SELECT to_regclass('aivet_schema') IS NOT NULL",
+	.version_missing = "42P01",   /* undefined_table: a database aivet has not made yet */
 	.version_set = "UPDATE aivet_schema SET version = ",
 	.tables_sql = "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() "
 	    "AND table_type = 'BASE TABLE' ORDER BY table_name",
@@ -801,6 +802,7 @@ static const struct db_ops pg_ops = {
 	/* The triggers of db/pg/ take copied rows as they are while it is set,
 	 * for this transaction only. */
 	.restore_on_sql = "SELECT set_config('aivet.restore', 'on', true)",
+	.analyze_sql = "ANALYZE",
 	.restore_off_sql = "SELECT set_config('aivet.restore', '', true)",
 	.param_count = pgb_param_count,
 	.sql = pgb_sql,

@@ -714,6 +714,12 @@ db_restore_mode(struct db *db, int on, struct aerr *err)
 	return sql != NULL ? db_exec(db, err, sql, NULL) : 0;
 }
 
+int
+db_analyze(struct db *db, struct aerr *err)
+{
+	return db->ops->analyze_sql != NULL ? db_exec(db, err, db->ops->analyze_sql, NULL) : 0;
+}
+
 void
 db_read_all(struct db *db)
 {

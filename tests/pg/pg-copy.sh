@@ -35,6 +35,10 @@ for tk in $FIXTURE_TABLES; do
 	printf '%s\n' "$t=$want" >>"$T/counts.lite"
 done
 is "$(cat "$T/counts.pg")" "$(cat "$T/counts.lite")" "every table has the same number of rows"
+# The copy ends with the planner's statistics gathered (ANALYZE): a table's
+# row count is known (reltuples is -1 on a table never analyzed).
+is "$(pg_sql -d team "SELECT reltuples::bigint FROM pg_class WHERE relname = 'audit_log' AND relkind = 'r'")" \
+	"$entries" "the copy is analyzed: audit_log's $entries rows are known to the planner"
 run --db "$PG" audit verify
 is "$rc:$out" "0:audit chain intact: $entries entries, head $head" "audit verify on PostgreSQL: the same head"
 is "$(pg_sql -d team "SELECT status || ' ' || reviewer FROM assessment WHERE id = 1")" "final rita" \

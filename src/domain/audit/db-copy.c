@@ -306,5 +306,10 @@ db_copy(struct db *src, struct db *dst, struct db_copy_result *res, struct aerr 
 		db_rollback(dst);
 		return rc;
 	}
-	return db_commit(dst, err);
+	if (db_commit(dst, err) != 0)
+		return err->code;
+	if (db_analyze(dst, err) != 0)
+		return aerr_prefix(err, "copied, but the destination's planner statistics were not gathered "
+		    "(run ANALYZE there)");
+	return 0;
 }

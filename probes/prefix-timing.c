@@ -728,20 +728,20 @@ timing_finding(struct probe_outcome *out, const struct pt *s)
 static void
 own_said(const struct pt *s, cJSON *d, char *buf, size_t n)
 {
-	double *od = xcalloc(MAX_TRIALS, sizeof *od);
+	static const struct paired_gate gate = { ALPHA, MIN_SAVING_MS };
+	double *od = xcalloc(MAX_TRIALS, sizeof *od), saving;
 	size_t nod = pair_diffs(s->r, s->kind, s->sent_trials, K_OWN, od);
 	struct wsr w;
+	int faster;
 	cJSON *o;
 
 	buf[0] = '\0';
-	if (nod >= MIN_ANSWERED && wsr_greater(od, nod, &w) == 0) {
-		double saving = stats_median(od, nod);
-
+	if (nod >= MIN_ANSWERED && (faster = wsr_gated(od, nod, &gate, &w, &saving)) >= 0) {
 		o = cJSON_AddObjectToObject(d, "own_paired");
 		cJSON_AddNumberToObject(o, "pairs", (double)w.n);
 		cJSON_AddNumberToObject(o, "p", w.p);
 		cJSON_AddNumberToObject(o, "median_saving_ms", round(saving * 1000) / 1000);
-		if (w.p < ALPHA && saving >= MIN_SAVING_MS)
+		if (faster)
 			snprintf(buf, n, "; A's own repeats were faster (paired p = %.2g, median saving "
 			    "%.1f ms): the cache is per tenant", w.p, saving);
 		else

@@ -541,17 +541,28 @@ wsr_gate_trials_needed(const struct paired_gate *g, double shift, double sd, dou
 }
 
 int
+wsr_gated(const double *d, size_t n, const struct paired_gate *g, struct wsr *w, double *saving)
+{
+	*saving = 0;
+	if (wsr_greater(d, n, w) != 0)
+		return -1;
+	*saving = stats_median(d, n);
+	/* No effect-size gate: a saving past min_saving at p below alpha is a rejection at
+	 * any number of pairs. */
+	return w->p < g->alpha && *saving >= g->min_saving;
+}
+
+int
 wsr_look(const double *d, size_t n, const struct paired_gate *g, double shift, double sd,
     double power_target, uint64_t seed, struct wsr_look *l)
 {
+	int rejects;
+
 	memset(l, 0, sizeof *l);
-	if (wsr_greater(d, n, &l->test) != 0)
+	if ((rejects = wsr_gated(d, n, g, &l->test, &l->saving)) < 0)
 		return -1;
-	l->saving = stats_median(d, n);
 	l->power = wsr_gate_power(n, g, shift, sd, LOOK_SIMS, seed);
-	/* No effect-size gate: a saving past min_saving at p below alpha is a rejection at
-	 * any number of pairs. */
-	if (l->test.p < g->alpha && l->saving >= g->min_saving)
+	if (rejects)
 		l->decision = MWU_LOOK_REJECT;
 	else if (l->power >= power_target)
 		l->decision = MWU_LOOK_POWERED;

@@ -113,6 +113,9 @@ int wsr_greater(const double *d, size_t n, struct wsr *r);
 struct paired_gate {
 	double alpha, min_saving;
 };
+/* That rule alone, on differences d: 1 when it rejects, 0 when not, -1 when
+ * there is no test (wsr_greater's -1); the test in *w, the median in *saving. */
+int wsr_gated(const double *d, size_t n, const struct paired_gate *g, struct wsr *w, double *saving);
 /* The probability that the gated paired test rejects with n pairs whose
  * differences are normal with mean shift and sd `sd`: the fraction of `sims`
  * seeded simulated experiments that pass both gates. */

@@ -359,6 +359,32 @@ test_wsr_look(void)
 	free(big), free(none), free(tiny), free(noisy), free(wide), free(mid), free(fine);
 }
 
+/* The gated paired rule alone (wsr_gated: wsr_look's rejection, and
+ * prefix-timing's "A's own repeats were faster"), at both gates' edges. */
+static void
+test_wsr_gated(void)
+{
+	struct paired_gate g = { 0.01, 1 };
+	struct wsr w;
+	double saving;
+	double *half = ideal(30, 0.5, 0.1), *three = ideal(30, 3, 0.5), *just = ideal(30, 1.01, 0.1);
+	double *under = ideal(30, 0.99, 0.1), *noisy = ideal(30, 2, 8), *none = ideal(30, 0, 1);
+
+	ok(wsr_gated(half, 30, &g, &w, &saving) == 0 && w.p < 0.01 && fabs(saving - 0.5) < 0.05,
+	    "rule gated saving: 0.5 ms saved in every pair, p %.2g below 0.01: not faster", w.p);
+	ok(wsr_gated(under, 30, &g, &w, &saving) == 0 && w.p < 0.01 && saving < 1,
+	    "rule gated saving edge: a median of %.3f ms, just under 1 ms: not faster", saving);
+	ok(wsr_gated(just, 30, &g, &w, &saving) == 1 && saving >= 1,
+	    "rule gated saving edge: a median of %.3f ms, just past 1 ms: faster", saving);
+	ok(wsr_gated(three, 30, &g, &w, &saving) == 1 && w.p < 1e-5,
+	    "gated: 3 ms saved (p %.2g): faster", w.p);
+	ok(wsr_gated(noisy, 30, &g, &w, &saving) == 0 && saving >= 1 && w.p >= 0.01,
+	    "rule gated p: %.1f ms saved under 8 ms noise, p %.3f not below 0.01: not faster", saving, w.p);
+	ok(wsr_gated(none, 30, &g, &w, &saving) == 0, "gated: nothing saved: not faster");
+	ok(wsr_gated(none, 0, &g, &w, &saving) == -1, "gated: no pairs: no test");
+	free(half), free(three), free(just), free(under), free(noisy), free(none);
+}
+
 int
 main(void)
 {
@@ -371,5 +397,6 @@ main(void)
 	test_wsr();
 	test_wsr_power();
 	test_wsr_look();
+	test_wsr_gated();
 	return tap_done();
 }

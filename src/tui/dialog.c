@@ -42,7 +42,7 @@ tui_confirm(struct tui *t, const char *fmt, ...)
 		refresh();
 		timeout(-1);
 		if (get_wch(&ch) == ERR) {
-			if (tui_got_term)
+			if (tui_input_lost())
 				answer = 0;
 			continue;
 		}

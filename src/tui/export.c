@@ -159,8 +159,11 @@ passphrase_dialog(struct tui *t, const char *title, int confirm, char **out, siz
 		if ((win = tui_modal(t, win, h, w)) == NULL)
 			break;
 		passphrase_draw(win, t, title, confirm, cur, msg);
-		if ((r = wget_wch(win, &ch)) == ERR)
+		if ((r = wget_wch(win, &ch)) == ERR) {
+			if (tui_input_lost())
+				rc = 0;   /* cancelled, as by Escape */
 			continue;
+		}
 		msg = "";
 		if (r == KEY_CODE_YES && ch == KEY_BACKSPACE) {
 			ch = 127;

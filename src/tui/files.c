@@ -179,8 +179,11 @@ tui_pick_file(struct tui *t, const char *title, char *out, size_t n)
 			break;
 		picker_draw(&p, t, win, h, w, title);
 		r = wget_wch(win, &ch);
-		if (r == ERR)
+		if (r == ERR) {
+			if (tui_input_lost())
+				done = 1;   /* closed, as by Escape */
 			continue;
+		}
 		p.msg[0] = '\0';
 		if (r == KEY_CODE_YES && ch == KEY_RESIZE)
 			continue;   /* the window is remade at the new size */

@@ -359,7 +359,7 @@ run_form(struct tui *t, const char *title, struct tui_field *fields, int n, int 
 		wrefresh(win);
 		r = wget_wch(win, &ch);
 		if (r == ERR) {
-			if (tui_got_term)
+			if (tui_input_lost())
 				done = -1;
 			continue;
 		}

@@ -10,10 +10,12 @@
 #include "config.h"
 
 #include <locale.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tui.h"
 #include "aivet/minisign.h"
@@ -32,6 +34,18 @@ on_term(int sig)
 {
 	(void)sig;
 	tui_got_term = 1;
+}
+
+int
+tui_input_lost(void)
+{
+	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
+
+	/* A hangup the signal did not bring (the pane's process group was another),
+	 * or a terminal closed under us: the descriptor says so without waiting. */
+	if (!tui_got_term && poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0)
+		tui_got_term = 1;
+	return tui_got_term;
 }
 
 static void
@@ -340,7 +354,11 @@ tui_main(struct aivet *av, struct aerr *err)
 			timing = NULL;   /* the first draw only */
 		}
 		r = get_wch(&ch);
-		if (r == ERR || guard_drops(&t, r, ch))
+		if (r == ERR) {
+			tui_input_lost();   /* the loop ends on it */
+			continue;
+		}
+		if (guard_drops(&t, r, ch))
 			continue;
 		v = tui_top(&t);
 		if (r == KEY_CODE_YES && ch == KEY_RESIZE)

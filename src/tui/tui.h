@@ -236,6 +236,11 @@ int tui_view_handles(const struct view *v, enum request req);
 int tui_view_offers(const struct view *v, enum request req);
 /* Set by SIGTERM, SIGINT or SIGHUP: the loops and dialogs end (tui.c). */
 extern volatile sig_atomic_t tui_got_term;
+/* After a read of a key failed: whether the terminal is gone, so that the
+ * caller ends as on a stop signal (tui_got_term is then set). A read fails
+ * at its timeout too; on a closed terminal it fails at once, for good, and a
+ * loop that only read again would spin (tui.c). */
+int tui_input_lost(void);
 
 /* Dialogs. They run their own input loop and return when done, then call
  * tui_dialog_closed: keys typed ahead while a dialog was open were meant for it,

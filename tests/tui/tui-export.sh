@@ -171,5 +171,48 @@ AIVET_KEY_PASSWORD_FILE="$T/pwfile" "$AIVET" key sign "$T/pwfile" --key counted 
 ok $? "the key it made opens with the passphrase from the file"
 tui_q_out
 tui_wait "[exit 0]"; ok $? "aivet exits cleanly"
+tui_stop
+
+# The terminal closed under the passphrase box: tmux's server killed while it
+# waits, with the hangup signal (the pane's process group gets it) and without
+# (aivet in a session of its own, where only its terminal's descriptor says
+# so). Either way aivet ends at once; a loop that read again on the closed
+# terminal would spin, and outlive the test.
+to_passphrase() {   # [COMMAND-PREFIX]: the export's passphrase box for key enc
+	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 100 -y 30 \
+		"env TERM=xterm-256color LC_ALL=C.UTF-8 AIVET_DB='$AIVET_DB' AIVET_ACTOR='$AIVET_ACTOR' HOME='$HOME' XDG_DATA_HOME='$XDG_DATA_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' $1 '$AIVET' tui"
+	tui_wait "Dashboard"
+	tui_keys L
+	tui_wait "acme"
+	tui_keys Enter
+	tui_wait "Vendor:      acme"
+	tui_keys E
+	tui_wait "Export signed bundle"
+	tui_keys Tab Tab Tab C-u
+	tui_type enc
+	tui_keys Tab C-u
+	tui_type "$T/hup-bundle"
+	tui_keys Enter
+	tui_wait "Passphrase for key enc" 20
+}
+# gone_after_kill WHAT: kills tmux's server and waits (up to 10 s) for the aivet
+# the pane ran to end; a survivor is killed after the check.
+gone_after_kill() {
+	_pid=$(pgrep -f "^$AIVET tui" | head -1)
+	tmux -S "$TMUX_SOCK" kill-server 2>/dev/null
+	_i=0
+	while [ -n "$_pid" ] && kill -0 "$_pid" 2>/dev/null && [ $_i -lt 100 ]; do sleep 0.1; _i=$((_i + 1)); done
+	ok "$([ -n "$_pid" ] && ! kill -0 "$_pid" 2>/dev/null && echo 0 || echo 1)" \
+		"$1: aivet (pid ${_pid:-none}) ended when its terminal closed under the passphrase box"
+	[ -z "$_pid" ] || kill -9 "$_pid" 2>/dev/null
+	rm -f "$TMUX_SOCK"
+}
+to_passphrase ""
+ok $? "(the passphrase box is open)"
+gone_after_kill "with the hangup signal"
+to_passphrase "setsid -w"
+ok $? "(the passphrase box is open, aivet in a session of its own)"
+gone_after_kill "without a signal"
+ok "$([ -z "$(pgrep -f "^$AIVET tui")" ] && echo 0 || echo 1)" "no aivet of this test is left running"
 
 done_testing

@@ -5,6 +5,23 @@
 
 TMUX_SOCK="$T/tmux.sock"
 tui_stop() {
+	# What the pane still runs ends first, on SIGTERM, while its terminal is
+	# there: killed with the server, it ends on the hangup, but a sanitizer
+	# build's leak check at exit could then wait for ever, an orphan spinning
+	# on a core long after the test.
+	_pane=$(tmux -S "$TMUX_SOCK" display-message -p '#{pane_pid}' 2>/dev/null)
+	if [ -n "$_pane" ]; then
+		_kids=$(pgrep -P "$_pane" 2>/dev/null | tr '\n' ' ')
+		[ -z "$_kids" ] || kill -TERM $_kids 2>/dev/null
+		_i=0
+		while [ -n "$_kids" ] && [ $_i -lt 50 ]; do
+			_left=""
+			for _k in $_kids; do kill -0 "$_k" 2>/dev/null && _left="$_left $_k"; done
+			_kids=$_left
+			[ -z "$_kids" ] || sleep 0.1
+			_i=$((_i + 1))
+		done
+	fi
 	tmux -S "$TMUX_SOCK" kill-server 2>/dev/null || true
 	# Wait for the old server to go, so the next tui_start gets a fresh one.
 	_i=0

@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <locale.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,6 @@
 /* Keys closer together than this are one burst of typing. */
 #define BURST_MS 500
 
-volatile sig_atomic_t tui_got_term;
 static int curses_active;
 
 /* ---- terminal state ---- */
@@ -34,18 +32,6 @@ on_term(int sig)
 {
 	(void)sig;
 	tui_got_term = 1;
-}
-
-int
-tui_input_lost(void)
-{
-	struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
-
-	/* A hangup the signal did not bring (the pane's process group was another),
-	 * or a terminal closed under us: the descriptor says so without waiting. */
-	if (!tui_got_term && poll(&p, 1, 0) == 1 && (p.revents & (POLLHUP | POLLERR | POLLNVAL)) != 0)
-		tui_got_term = 1;
-	return tui_got_term;
 }
 
 static void

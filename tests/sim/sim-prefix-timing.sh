@@ -99,9 +99,11 @@ like "$(printf '%s' "$out" | json '.probes[0].reason')" \
 
 # A's own repeats are judged paired, as the cross-tenant test is, and faster
 # needs what a finding needs: p below 0.01 and a median saving of at least
-# 1 ms. A cache per tenant whose hits save 0.5 ms (512 tokens' prefill at
-# 1 us each: a 2,048-token context takes a quarter of it as the opening) is
-# below that, whatever its p; at 6 us a token the saving is 3 ms.
+# 1 ms (test-stats holds that rule at both gates' edges, on fixed
+# differences: here a saving under 1 ms would be the machine's to decide, as
+# a cached answer skips the simulator's sleep and its wake-up latency with
+# it). A cache per tenant whose hits save 3 ms (512 tokens' prefill at 6 us
+# each: a 2,048-token context takes a quarter of it as the opening) is said.
 own_against() {   # US-PER-TOKEN: a per-tenant cache on a 2,048-token context
 	sim_start --tenants a=key-a,b=key-b --prefix-cache tenant --prefill-us-per-token "$1" \
 		--fault no-cached-usage || return 1
@@ -111,14 +113,6 @@ own_against() {   # US-PER-TOKEN: a per-tenant cache on a 2,048-token context
 	run probe run "V-own-$1/e" --probe prefix-timing --yes --json
 	sim_stop
 }
-own_against 1
-# (Whether p falls below 0.01 depends on the machine's noise; test-stats holds
-# the rule at both gates' edges on fixed differences.)
-echo "# own repeats 0.5 ms faster: paired p $(printf '%s' "$out" | json '.probes[0].details.own_paired.p')"
-is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, .details.own_paired.pairs, (.details.own_paired.median_saving_ms > 0.2 and .details.own_paired.median_saving_ms < 0.8)] | @csv')" \
-	'"pass",30,true' "own repeats 0.5 ms faster: 30 pairs, the saving measured under 1 ms"
-like "$(printf '%s' "$out" | json '.probes[0].reason')" "; A's own repeats were not faster either: no prefix caching seen$" \
-	"own repeats 0.5 ms faster: below the 1 ms a saving needs, not said to be faster"
 own_against 6
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, (.details.own_paired.median_saving_ms > 2)] | @csv')" '"pass",true' \
 	"own repeats 3 ms faster: the saving measured"

@@ -34,6 +34,8 @@ overlap_check() {
 }
 
 probe_against global --fail-on medium
+# What it concluded, kept in the log: a busy machine once made this run inconclusive.
+echo "# global: $(printf '%s' "$out" | jq -r '.probes[0] | "\(.verdict): \(.reason)"')"
 is "$rc" 1 "global: the medium finding fails --fail-on medium: exit 1"
 is "$(printf '%s' "$out" | json '.probes[0] | [.name, .verdict, .requests] | @csv')" \
 	'"prefix-timing","fail",150' "global: detected (30 trials of 5 requests)"

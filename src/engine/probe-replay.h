@@ -12,8 +12,9 @@
 /* The judging rules' version, kept in each run's options and carried by its
  * bundles: a change to what any probe concludes from the same exchanges gives
  * it a new number, and a rejudge judges only runs of the rules it has (2:
- * prefix-timing judges A's own repeats paired). */
-#define PROBE_RULES_VERSION "2"
+ * prefix-timing judges A's own repeats paired; 3: its halves drifted only
+ * when one's saving is under half the other's). */
+#define PROBE_RULES_VERSION "3"
 
 /* One recorded exchange: what the request was, and the response as it came. */
 struct replay_exchange {

@@ -138,6 +138,20 @@ struct wsr_look {
 int wsr_look(const double *d, size_t n, const struct paired_gate *g, double shift, double sd,
     double power_target, uint64_t seed, struct wsr_look *l);
 
+/* Did a paired saving move during the run? d holds the differences in the
+ * order sent; the halves' medians go to half[0] and half[1]. It drifted when
+ * a half's median is not positive, or when the halves differ (Mann-Whitney,
+ * alpha/2 each way) and the smaller half's median is below `keep` of the
+ * larger's. The second gate is why this is not the test alone: with a paired
+ * noise of 0.3 ms a 30 ms saving that is 0.5 ms smaller in one half differs
+ * at p < 0.001, yet a saving that held at 98% of itself is the same hit; load
+ * that made a saving shows in one half and not the other. Returns 1 or 0, or
+ * -1 when a half has fewer than 2 differences or one is not finite. */
+struct drift_rule {
+	double alpha, keep;
+};
+int saving_drifted(const double *d, size_t n, const struct drift_rule *g, double half[2]);
+
 /* Median and the scaled median absolute deviation (a robust sd: 1.4826 MAD).
  * v is not changed; n must be > 0. */
 double stats_median(const double *v, size_t n);

@@ -385,6 +385,48 @@ test_wsr_gated(void)
 	free(half), free(three), free(just), free(under), free(noisy), free(none);
 }
 
+/* A paired saving's drift between the run's halves (saving_drifted, prefix-timing's
+ * check before a timing finding), at both gates' edges: the halves must differ
+ * significantly and the smaller must be under half the larger; a half that saved
+ * nothing drifted whatever the test says. */
+static double *
+halves(double first, double second, double sd)
+{
+	double *a = ideal(15, first, sd), *b = ideal(15, second, sd), *d = xmalloc(30 * sizeof *d);
+
+	memcpy(d, a, 15 * sizeof *d);
+	memcpy(d + 15, b, 15 * sizeof *d);
+	free(a), free(b);
+	return d;
+}
+
+static void
+test_saving_drifted(void)
+{
+	struct drift_rule g = { 0.01, 0.5 };
+	struct mwu m;
+	double h[2];
+	double *same = halves(30.5, 30, 0.3), *under = halves(30, 14.9, 0.3), *over = halves(30, 15.1, 0.3);
+	double *noisy = halves(30, 10, 40), *gone = halves(20, -1, 40), *grew = halves(14.9, 30, 0.3);
+
+	mwu_less(same + 15, 15, same, 15, &m);
+	ok(m.p < 0.001 && saving_drifted(same, 30, &g, h) == 0 && fabs(h[0] - 30.5) < 1e-9 &&
+	    fabs(h[1] - 30) < 1e-9, "rule drift keep: 30.5 then 30 ms under 0.3 ms noise differ (p %.2g), "
+	    "yet the saving held: not drifted", m.p);
+	ok(saving_drifted(under, 30, &g, h) == 1, "rule drift keep edge: 30 then 14.9 ms: drifted");
+	ok(saving_drifted(over, 30, &g, h) == 0, "rule drift keep edge: 30 then 15.1 ms: not drifted");
+	ok(saving_drifted(grew, 30, &g, h) == 1, "drift: 14.9 then 30 ms, the saving grew: drifted");
+	mwu_less(noisy + 15, 15, noisy, 15, &m);
+	ok(m.p >= 0.005 && saving_drifted(noisy, 30, &g, h) == 0,
+	    "rule drift p: 30 then 10 ms under 40 ms noise do not differ (p %.2g): not drifted", m.p);
+	mwu_less(gone + 15, 15, gone, 15, &m);
+	ok(m.p >= 0.005 && saving_drifted(gone, 30, &g, h) == 1 && h[1] < 0, "rule drift sign: a "
+	    "second half that saved nothing drifted, though under 40 ms noise the halves do not "
+	    "differ (p %.2g)", m.p);
+	ok(saving_drifted(same, 3, &g, h) == -1, "drift: halves of fewer than 2 differences: no test");
+	free(same), free(under), free(over), free(noisy), free(gone), free(grew);
+}
+
 int
 main(void)
 {
@@ -398,5 +440,6 @@ main(void)
 	test_wsr_power();
 	test_wsr_look();
 	test_wsr_gated();
+	test_saving_drifted();
 	return tap_done();
 }

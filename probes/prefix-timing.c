@@ -29,9 +29,9 @@
  * sampling stops undecided the verdict is inconclusive, saying why, with the
  * trials and tokens a decision would need, or that none would where the
  * arithmetic shows it. A saving that changes during the run is checked before
- * a timing finding: it must be positive in both halves of the trials (in the
- * order sent) and the halves must not differ, significantly, by more than a
- * factor of two, else "inconclusive: the timing drifted". The Mann-Whitney test and Cliff's delta between the
+ * a timing finding: the halves of the trials (in the order sent) must not
+ * differ, significantly and by more than a factor of two (a half that saved
+ * nothing is that), else "inconclusive: the timing drifted". The Mann-Whitney test and Cliff's delta between the
  * groups are reported beside it. Opt-in ("--probe all,prefix-timing"): 150
  * streamed prompts of about 1,300 tokens at the first look cost more than
  * the rest of the suite together.
@@ -73,7 +73,6 @@ static const int looks[] = { 30, 60, 120, 250 };   /* trials per group at each l
 #define ALPHA 0.01                /* one-sided, over all looks */
 #define ALPHA_LOOK (ALPHA / NLOOKS)
 #define MIN_SAVING_MS 1.0         /* a median saving below this is not worth a finding */
-#define DRIFT_KEEP 0.5            /* a half saving under half the other's, significantly, drifted */
 #define POWER 0.8                 /* the power a pass needs, and the trials needed are for */
 #define POWER_SIMS 2000           /* power within about 0.01 */
 #define NEEDED_SIMS 400
@@ -657,18 +656,15 @@ pt_details(struct probe_env *env, struct pt *s)
 /* What drift over the run would make of a timing finding. Pairing cancels load
  * that moves both requests of a trial; load that changes during the run can
  * still make the saving itself change. The paired differences are split into the
- * first and second half of the trials, in the order sent: the median saving must
- * be positive in both halves, and the halves must not differ by more than
- * DRIFT_KEEP allows (saving_drifted: a saving that holds over the whole run but
- * comes from one half is drift; one a few percent smaller in one half is the
- * same hit). half[] gets the groups' medians (primed, control, each half: for
+ * first and second half of the trials, in the order sent, and must not differ
+ * (saving_drifted: a saving that holds over the whole run but comes from one
+ * half is drift; one a few percent smaller in one half is the same hit). half[] gets the groups' medians (primed, control, each half: for
  * the record) and the halves' median savings. Returns 1 when the timing
  * drifted. */
 static int
 timing_drifted(const double *d, size_t nd, double *const t[K_N], const size_t cnt[K_N],
     double half[6])
 {
-	static const struct drift_rule rule = { ALPHA, DRIFT_KEEP };
 	size_t hp = cnt[K_PRIMED] / 2, hc = cnt[K_CONTROL] / 2;
 
 	if (hp < 2 || hc < 2)
@@ -677,7 +673,7 @@ timing_drifted(const double *d, size_t nd, double *const t[K_N], const size_t cn
 	half[1] = stats_median(t[K_PRIMED] + hp, cnt[K_PRIMED] - hp);
 	half[2] = stats_median(t[K_CONTROL], hc);
 	half[3] = stats_median(t[K_CONTROL] + hc, cnt[K_CONTROL] - hc);
-	return saving_drifted(d, nd, &rule, half + 4) == 1;
+	return saving_drifted(d, nd, half + 4) == 1;
 }
 
 static cJSON *

@@ -21,6 +21,7 @@
 
 #include "sim.h"
 #include "sim-hostile.h"
+#include "sim-neighbour.h"
 
 struct sim_server {
 	struct sim_config *cfg;
@@ -30,12 +31,7 @@ struct sim_server {
 	atomic_llong ninference;    /* inference requests seen, for the rate-limit fault */
 	atomic_llong nstreams;      /* streamed requests seen, for fault streams-fail-after */
 	atomic_int inflight;        /* requests in the handler now (--log-timing) */
-	/* Fault noisy-neighbour: large requests in flight, per tenant index
-	 * (ntenants + 1 counters; without --tenants everyone is index 0). */
-	pthread_mutex_t nb_mu;
-	pthread_cond_t nb_met;      /* signalled when a request meets another tenant's load */
-	unsigned *nb_large;
-	unsigned long nb_victims;   /* requests that met another tenant's load, ever */
+	struct sim_neighbour nb;    /* fault noisy-neighbour (without --tenants everyone is index 0) */
 };
 
 /* What a connection's request accumulates while its body arrives. */
@@ -227,90 +223,6 @@ respond_generation(struct ctx *x, cJSON *v)
 	    shaped_free), json_type);
 }
 
-/* ---- fault noisy-neighbour ---- */
-
-/* A prompt over a quarter of the pool is "large": it holds the server. */
-static int
-neighbour_is_large(const struct sim_server *srv, size_t prompt_tokens)
-{
-	return sim_has_fault(srv->cfg->faults, FAULT_NOISY_NEIGHBOUR) &&
-	    prompt_tokens > pool_capacity(&srv->eng.pool) / 4;
-}
-
-static void
-neighbour_hold(struct sim_server *srv, int idx, int delta)
-{
-	pthread_mutex_lock(&srv->nb_mu);
-	srv->nb_large[idx] = (unsigned)((int)srv->nb_large[idx] + delta);
-	pthread_mutex_unlock(&srv->nb_mu);
-}
-
-/* True when another tenant's large request is in flight. */
-static int
-neighbour_busy(struct sim_server *srv, int idx)
-{
-	int busy = 0;
-
-	if (!sim_has_fault(srv->cfg->faults, FAULT_NOISY_NEIGHBOUR))
-		return 0;
-	pthread_mutex_lock(&srv->nb_mu);
-	for (size_t i = 0; i <= srv->cfg->ntenants; i++)
-		busy |= (int)i != idx && srv->nb_large[i] > 0;
-	pthread_mutex_unlock(&srv->nb_mu);
-	return busy;
-}
-
-/* A request met another tenant's load: one more victim, which a large request held
- * by --neighbour-victims waits for. Called once its "busy" line is logged, so the
- * large request's own line comes after it. */
-static void
-neighbour_met(struct sim_server *srv)
-{
-	pthread_mutex_lock(&srv->nb_mu);
-	srv->nb_victims++;
-	pthread_cond_broadcast(&srv->nb_met);
-	pthread_mutex_unlock(&srv->nb_mu);
-}
-
-/* The count of victims so far, where a large request's hold starts from. */
-static unsigned long
-neighbour_victims(struct sim_server *srv)
-{
-	unsigned long n;
-
-	pthread_mutex_lock(&srv->nb_mu);
-	n = srv->nb_victims;
-	pthread_mutex_unlock(&srv->nb_mu);
-	return n;
-}
-
-/* A large request's hold: --neighbour-hold-ms, or with --neighbour-victims N until
- * N requests of other tenants met it (an event, so the overlap a test needs happens
- * however loaded the machine), --neighbour-hold-ms at most. */
-static void
-neighbour_wait(struct sim_server *srv, unsigned long since)
-{
-	const struct sim_config *cfg = srv->cfg;
-	struct timespec until;
-
-	if (cfg->neighbour_victims <= 0) {
-		sim_sleep_us((uint64_t)cfg->neighbour_hold_ms * 1000);
-		return;
-	}
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += (time_t)(cfg->neighbour_hold_ms / 1000);
-	until.tv_nsec += (long)(cfg->neighbour_hold_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	pthread_mutex_lock(&srv->nb_mu);
-	while (srv->nb_victims - since < (unsigned long)cfg->neighbour_victims)
-		if (pthread_cond_timedwait(&srv->nb_met, &srv->nb_mu, &until) != 0)
-			break;
-	pthread_mutex_unlock(&srv->nb_mu);
-}
-
 /* The API's answer for a path it does not know. */
 static void
 not_found_error(const struct ctx *x, struct sim_error *e)
@@ -392,7 +304,7 @@ stream_done(struct stream *st)
 {
 	sim_generate_end(&st->srv->eng, &st->gen);
 	if (st->holder) {
-		neighbour_hold(st->srv, st->holder - 1, -1);
+		nb_hold(&st->srv->nb, st->holder - 1, -1);
 		st->holder = 0;
 	}
 }
@@ -593,7 +505,7 @@ serve_whole(struct ctx *x, const struct sim_chat *c, struct sim_gen *g, struct s
 	r->cut = sim_generate_cut(g);
 	sim_generate_end(e, g);
 	if (large)
-		neighbour_hold(x->srv, x->tenant_idx, -1);
+		nb_hold(&x->srv->nb, x->tenant_idx, -1);
 	r->model = c->model;
 	r->text = text.data ? text.data : "";
 	body = api_completion_body(x->route->api, r);
@@ -641,22 +553,31 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 		tokvec_free(&prompt);
 		return oversize_forbidden(x);
 	}
-	/* Checked on arrival: a request that comes while another tenant's large
-	 * one is in flight fails, whenever that one ends. */
-	busy = neighbour_busy(x->srv, x->tenant_idx);
+	/* Sized: a large request is in flight from here, and one that is not
+	 * waits for another tenant's, on demand. A request that comes while another
+	 * tenant's large one is in flight fails, whenever that one ends. */
+	large = nb_is_large(&x->srv->nb, pool_capacity(&e->pool), prompt.n);
+	victims = nb_victims(&x->srv->nb);
+	if (large) {
+		nb_hold(&x->srv->nb, x->tenant_idx, +1);
+	} else if (x->cfg->neighbour_victims > 0 && x->cfg->neighbour_wait_ms > 0 &&
+	    sim_has_fault(f, FAULT_NOISY_NEIGHBOUR)) {
+		fprintf(stderr, "aivet-sim: #%llu tenant=%s waiting for another tenant's large request, "
+		    "at most %lld ms\n", x->n, x->tenant, (long long)x->cfg->neighbour_wait_ms);
+		nb_settle(&x->srv->nb, x->tenant_idx);
+	}
+	busy = nb_busy(&x->srv->nb, x->tenant_idx);
 	if (busy) {   /* tests tell from this line that the overlap they need happened */
 		fprintf(stderr, "aivet-sim: #%llu tenant=%s busy: another tenant's large request is in "
 		    "flight\n", x->n, x->tenant);
-		neighbour_met(x->srv);
+		nb_met(&x->srv->nb);
 	}
 	if (busy && !streaming) {
+		if (large)
+			nb_hold(&x->srv->nb, x->tenant_idx, -1);
 		tokvec_free(&prompt);
 		return respond_json(x, 500, api_busy_body(x->route->api, x->request_id));
 	}
-	large = neighbour_is_large(x->srv, prompt.n);
-	victims = neighbour_victims(x->srv);
-	if (large)
-		neighbour_hold(x->srv, x->tenant_idx, +1);
 	/* A streamed victim only ever sends one piece: it reserves room for no more,
 	 * so it does not wait for the pages the large request holds. */
 	if (sim_generate_start(e, cache_scope(x), &prompt, c->max_tokens,
@@ -664,7 +585,7 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 		size_t n = prompt.n;
 
 		if (large)
-			neighbour_hold(x->srv, x->tenant_idx, -1);
+			nb_hold(&x->srv->nb, x->tenant_idx, -1);
 		tokvec_free(&prompt);
 		return refuse_generation(x, &g, n);
 	}
@@ -677,7 +598,7 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 		else
 			fprintf(stderr, "aivet-sim: #%llu tenant=%s holding prompt_tokens=%lld for %lld ms\n",
 			    x->n, x->tenant, x->prompt_tokens, (long long)x->cfg->neighbour_hold_ms);
-		neighbour_wait(x->srv, victims);
+		nb_wait(&x->srv->nb, victims);
 	}
 	result_init(x, &r, c, &g);
 	if (streaming)
@@ -1058,9 +979,7 @@ server_free(struct sim_server *srv)
 {
 	pool_destroy(&srv->eng.pool);
 	tokenizer_free(&srv->eng.tok);
-	pthread_mutex_destroy(&srv->nb_mu);
-	pthread_cond_destroy(&srv->nb_met);
-	free(srv->nb_large);
+	nb_free(&srv->nb);
 	free(srv);
 }
 
@@ -1104,9 +1023,7 @@ sim_server_start(struct sim_config *cfg, struct sim_server **out, char *url, siz
 	srv->eng.pool.mask_digits = cfg->prefix_mask_digits;
 	pool_slots_init(&srv->eng.pool, (size_t)cfg->prefix_slots);
 	tokenizer_init(&srv->eng.tok, cfg->tokenizer);
-	pthread_mutex_init(&srv->nb_mu, NULL);
-	pthread_cond_init(&srv->nb_met, NULL);
-	srv->nb_large = xcalloc(cfg->ntenants + 1, sizeof *srv->nb_large);
+	nb_init(&srv->nb, cfg);
 	{
 		/* TLS and the hostile modes' larger connection memory (a 10 MB header
 		 * must fit in it) are options only some servers take. */

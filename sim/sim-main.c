@@ -105,6 +105,9 @@ print_help(void)
 	    "\n  --neighbour-victims N       fault noisy-neighbour: a large request holds until N"
 	    "\n                              requests of other tenants met it, at most"
 	    "\n                              --neighbour-hold-ms (the overlap on demand)"
+	    "\n  --neighbour-wait-ms N       with --neighbour-victims: a request that is not large"
+	    "\n                              waits up to N ms for another tenant's large one, so"
+	    "\n                              the overlap does not hang on which thread ran first"
 	    "\n  --hostile MODE              answer every request with an attack: gzip-bomb,"
 	    "\n                              endless-sse, slow-drip, invalid-utf8, deep-json,"
 	    "\n                              huge-header, redirect-loop, redirect-origin, empty-200,"
@@ -188,7 +191,7 @@ apply_revoked(const char *list, struct sim_config *cfg, const char *opt, int fai
 /* The options aivet-sim takes (see aivet-sim(1)). */
 enum { O_HOST = 256, O_PORT, O_CONTEXT, O_POOL, O_PAGE, O_TENANTS, O_FAULT, O_PREFIX,
 	O_PREFILL, O_DECODE, O_MAXBODY, O_SEED, O_MODEL, O_RLCOUNT, O_REDIRECT, O_HUGE,
-	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_VICTIMS,
+	O_HOSTILE, O_TLS_CERT, O_TLS_KEY, O_REVOKED, O_TPM, O_NOCOUNT, O_HOLD, O_LOG_TIMING, O_VICTIMS, O_NB_WAIT,
 	O_TOKENIZER, O_BEHAVIOUR, O_ENGINE_VERSION, O_ENGINE_MODE, O_ENGINE_KEY, O_ENGINE_MODEL_CTX,
 	O_FAILING, O_FAIL_AFTER, O_NEWEST, O_FLEET, O_NOISE, O_LOAD, O_LOAD_BLOCK,
 	O_SLOTS, O_CACHE_MAX, O_DISPLACE, O_MASK_DIGITS,
@@ -230,6 +233,7 @@ static const struct option sim_opts[] = {
 	{ "neighbour-hold-ms", required_argument, NULL, O_HOLD },
 	{ "log-timing", no_argument, NULL, O_LOG_TIMING },
 	{ "neighbour-victims", required_argument, NULL, O_VICTIMS },
+	{ "neighbour-wait-ms", required_argument, NULL, O_NB_WAIT },
 	{ "tokenizer", required_argument, NULL, O_TOKENIZER },
 	{ "model-behaviour", required_argument, NULL, O_BEHAVIOUR },
 	{ "engine-version", required_argument, NULL, O_ENGINE_VERSION },
@@ -267,6 +271,8 @@ config_check(struct sim_config *cfg, const struct buf *revoked, const struct buf
 		if (apply_revoked(revoked->data, cfg, "--revoked", 0, err) != 0)
 			return err->code;
 	}
+	if (cfg->neighbour_wait_ms > 0 && cfg->neighbour_victims == 0)
+		return aerr_set(err, AV_USAGE, "--neighbour-wait-ms needs --neighbour-victims");
 	if (failing->len > 0) {
 		if (cfg->ntenants == 0)
 			return aerr_set(err, AV_USAGE, "--failing needs --tenants");
@@ -358,6 +364,7 @@ static const struct int_opt {
 	{ O_SLOTS, "--prefix-cache-slots", 1, 64, offsetof(struct sim_config, prefix_slots) },
 	{ O_CACHE_MAX, "--prefix-cache-max", 1, BIG, offsetof(struct sim_config, prefix_max) },
 	{ O_VICTIMS, "--neighbour-victims", 1, 1000, offsetof(struct sim_config, neighbour_victims) },
+	{ O_NB_WAIT, "--neighbour-wait-ms", 0, 3600000, offsetof(struct sim_config, neighbour_wait_ms) },
 	{ O_PREFILL, "--prefill-us-per-token", 0, 10000000, offsetof(struct sim_config, prefill_us) },
 	{ O_DECODE, "--decode-us-per-token", 0, 10000000, offsetof(struct sim_config, decode_us) },
 	{ O_NOISE, "--ttft-noise-ms", 0, 60000, offsetof(struct sim_config, ttft_noise_ms) },

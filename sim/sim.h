@@ -124,6 +124,8 @@ struct sim_config {
 	int log_timing;           /* each request's log line says when it came and how many were in hand */
 	int64_t neighbour_victims; /* ... or, when above 0, until this many other-tenant requests met it
 	                            * (the overlap on demand; neighbour_hold_ms is then the cap) */
+	int64_t neighbour_wait_ms; /* on demand, a request that is not large waits this long at most
+	                            * for another tenant's large one (0: not at all) */
 	int64_t fail_after;       /* fault streams-fail-after: streams served before the 500s */
 	int64_t fleet;            /* fault mixed-fleet: backends behind the balancer */
 	enum sim_tokenizer_kind tokenizer;

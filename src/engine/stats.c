@@ -553,22 +553,19 @@ wsr_gated(const double *d, size_t n, const struct paired_gate *g, struct wsr *w,
 }
 
 int
-saving_drifted(const double *d, size_t n, const struct drift_rule *g, double half[2])
+saving_drifted(const double *d, size_t n, double half[2])
 {
 	size_t h = n / 2;
 	struct mwu down, up;
-	double lo, hi;
 
 	half[0] = half[1] = 0;
 	if (h < 2 || mwu_less(d + h, n - h, d, h, &down) != 0 || mwu_less(d, h, d + h, n - h, &up) != 0)
 		return -1;
 	half[0] = stats_median(d, h);
 	half[1] = stats_median(d + h, n - h);
-	if (!(half[0] > 0) || !(half[1] > 0))
-		return 1;
-	lo = fmin(half[0], half[1]);
-	hi = fmax(half[0], half[1]);
-	return (down.p < g->alpha / 2 || up.p < g->alpha / 2) && lo < g->keep * hi;
+	if (!(down.p < DRIFT_ALPHA / 2 || up.p < DRIFT_ALPHA / 2))
+		return 0;
+	return fmin(half[0], half[1]) < DRIFT_KEEP * fmax(half[0], half[1]);
 }
 
 int

@@ -140,17 +140,19 @@ int wsr_look(const double *d, size_t n, const struct paired_gate *g, double shif
 
 /* Did a paired saving move during the run? d holds the differences in the
  * order sent; the halves' medians go to half[0] and half[1]. It drifted when
- * a half's median is not positive, or when the halves differ (Mann-Whitney,
- * alpha/2 each way) and the smaller half's median is below `keep` of the
- * larger's. The second gate is why this is not the test alone: with a paired
- * noise of 0.3 ms a 30 ms saving that is 0.5 ms smaller in one half differs
- * at p < 0.001, yet a saving that held at 98% of itself is the same hit; load
- * that made a saving shows in one half and not the other. Returns 1 or 0, or
- * -1 when a half has fewer than 2 differences or one is not finite. */
-struct drift_rule {
-	double alpha, keep;
-};
-int saving_drifted(const double *d, size_t n, const struct drift_rule *g, double half[2]);
+ * the halves differ (Mann-Whitney, DRIFT_ALPHA / 2 each way) and the smaller
+ * half's median is below DRIFT_KEEP of the larger's (a half that saved nothing
+ * is below any share of a saving). Both gates, because either alone fails a
+ * stable hit: with a paired noise of 0.3 ms a 30 ms saving that is 0.5 ms
+ * smaller in one half differs at p < 0.001, yet it held at 98% of itself; and
+ * a 5 ms hit under 6 ms of noise has halves of 15 whose medians fall below half
+ * of each other, or below zero, by chance alone. A level of 0.002 keeps such a
+ * hit's false "drifted" under 1 in 500, while load that made a saving in one
+ * half only differs far past it. Returns 1 or 0, or -1 when a half has fewer
+ * than 2 differences or one is not finite. */
+#define DRIFT_ALPHA 0.002
+#define DRIFT_KEEP 0.5
+int saving_drifted(const double *d, size_t n, double half[2]);
 
 /* Median and the scaled median absolute deviation (a robust sd: 1.4826 MAD).
  * v is not changed; n must be > 0. */

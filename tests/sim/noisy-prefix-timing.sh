@@ -38,10 +38,24 @@ vendor() {
 	    --context 131072 --credential a=env:KEY_A --credential b=env:KEY_B
 }
 
+# noisy_run ARGS...: the probe against Noisy, which shares no cache. Each look's
+# paired test still rejects 1 time in 400 there (its level, alpha 0.0025 a look,
+# which test-stats holds), and the probe then stops at that look, as designed,
+# with a finding or "the timing drifted". The runs below take three looks or
+# four, so that outcome would fail about 1 run in 100: it is run again once,
+# saying so in the log. Twice in a row (about 1 in 10,000) fails.
+noisy_run() {
+	run probe run Noisy/e --probe prefix-timing --yes --json "$@"
+	if printf '%s' "$out" | jq -e '.probes[0].details.looks | any(.p < 0.0025 and .median_saving_ms >= 1)' >/dev/null; then
+		echo "# a look rejected where no cache is shared (1 in 400 a look): $(printf '%s' "$out" | jq -r '.probes[0].reason'); run again"
+		run probe run Noisy/e --probe prefix-timing --yes --json "$@"
+	fi
+}
+
 vendor Noisy tenant 5 --ttft-noise-ms 80 --seed 3
 # 600,000 tokens: each look reserves about 7,600 tokens a trial, so the first look and the
 # second (30 more trials) fit and a third (60 more) does not.
-run probe run Noisy/e --probe prefix-timing --yes --json --depth diagnose --budget-tokens 600000
+noisy_run --depth diagnose --budget-tokens 600000
 is "$rc" 0 "noisy, diagnose: exit 0"
 is "$(printf '%s' "$out" | json '[.status, .probes[0].verdict, (.probes[0].findings | length), .probes[0].requests, .probes[0].details.trials, ([.probes[0].details.looks[].trials] | map(tostring) | join(" ")), ([.probes[0].details.looks[].power < 0.8] | all), .probes[0].details.stopped, (.probes[0].details.trials_needed > 60 or .probes[0].details.trials_needed == -1), .probes[0].details.power_target, .probes[0].details.depth] | @csv')" \
 	'"completed","inconclusive",0,300,60,"30 60",true,"the run'"'"'s token budget does not cover the next look",true,0.8,"diagnose"' \
@@ -55,7 +69,7 @@ is "$(printf '%s' "$out" | json '.probes[0].details | [.alpha, .alpha_per_look, 
 	'0.01,0.0025,"30 60 120 250",true,true' \
 	"noisy: details state the looks, the alpha spent at each (Bonferroni), and the paired test"
 
-run probe run Noisy/e --probe prefix-timing --yes --json
+noisy_run
 # The prefill, and so the effect looked for, is measured under the same noise: at the
 # first look the trials needed are most often far beyond 250, now and then only at the
 # second; either way verify depth stops there.

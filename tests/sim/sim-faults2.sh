@@ -35,8 +35,11 @@ sim_fails --neighbour-victims 0
 is "$rc" 2 "neighbour-victims: 0 is refused"
 sim_fails --tpm-limit 0
 is "$rc" 2 "tpm-limit: 0 is refused"
+sim_fails --neighbour-wait-ms 100
+is "$rc:$errout" "2:aivet-sim: --neighbour-wait-ms needs --neighbour-victims" \
+    "neighbour-wait-ms: it waits for what --neighbour-victims holds, so it needs it"
 "$AIVET_SIM" --help >"$T/help"
-for opt in --revoked --tpm-limit --no-count --neighbour-hold-ms --neighbour-victims usage-one noisy-neighbour; do
+for opt in --revoked --tpm-limit --no-count --neighbour-hold-ms --neighbour-victims --neighbour-wait-ms usage-one noisy-neighbour; do
 	ok "$(grep -q -e "$opt" "$T/help"; echo $?)" "--help mentions $opt"
 done
 
@@ -149,6 +152,20 @@ sim_stop
 # demand, whatever the machine's load), a minute at most. The test waits for its
 # "holding" line in the log, then sends tenant a's own request and another
 # route (served under the load), then tenant b's four (bodies made beforehand).
+# sent_until NAME HEADER BODY TEXT: sends BODY to the chat route in the
+# background (its answer in $T/NAME.body, status in $T/NAME.status, pid in
+# bg_pid) and waits, 30 s at most, for TEXT in the simulator's log: the event
+# the next step needs.
+sent_until() {
+	curl -s -o "$T/$1.body" -w '%{http_code}' "$SIM_URL/v1/chat/completions" -H "$2" -d "$3" \
+	    >"$T/$1.status" &
+	bg_pid=$!
+	_i=0
+	while ! grep -q "$4" "$SIM_LOG" && [ "$_i" -lt 600 ]; do
+		sleep 0.05
+		_i=$((_i + 1))
+	done
+}
 big=$(jq -nr '"lorem ipsum dolor " * 400')
 v_chat=$(chat_json CANARY_victim_0001)
 v_msg=$(messages_json CANARY_victim_0001)
@@ -157,14 +174,8 @@ v_msg_stream=$(messages_json CANARY_victim_0001 256 '{stream:true}')
 a_small=$(chat_json CANARY_same_tenant 20)
 sim_start --tenants a=key-a,b=key-b --pool 4096 --fault noisy-neighbour --neighbour-victims 4 \
     --neighbour-hold-ms 60000
-curl -s -o "$T/large.body" -w '%{http_code}' "$SIM_URL/v1/chat/completions" -H "$A" \
-    -d "$(chat_json "$big CANARY_large_00001" 20)" >"$T/large.status" &
-large_pid=$!
-_i=0
-while ! grep -q 'holding' "$SIM_LOG" && [ "$_i" -lt 600 ]; do
-	sleep 0.05
-	_i=$((_i + 1))
-done
+sent_until large "$A" "$(chat_json "$big CANARY_large_00001" 20)" holding
+large_pid=$bg_pid
 is "$(sed -n 's/^aivet-sim: #1 //p' "$SIM_LOG")" \
     "tenant=a holding prompt_tokens=3609 until 4 other tenants' requests met it, at most 60000 ms" \
     "noisy-neighbour: the large request logs its hold after prefill"
@@ -200,6 +211,36 @@ is "$(sed -n -e 's/^aivet-sim: #[0-9]* tenant=b busy: .*/busy/p' \
 sim_http POST /v1/chat/completions -H "$B" -d "$v_chat"
 is "$status:$(echo "$body" | json '.choices[0].message.content')" 200:CANARY_victim_0001 \
     "noisy-neighbour: once it is done, tenant b is served"
+sim_stop
+
+# --neighbour-wait-ms: a request that is not large waits for another tenant's
+# large one, so that one sent first, or read first by a busy machine, still
+# meets it. Tenant b's request comes first and waits (a minute at most); once
+# its "waiting" line is in the log, tenant a's large request comes, holding
+# until one request met it: b's fails, and both end.
+sim_start --tenants a=key-a,b=key-b --pool 4096 --fault noisy-neighbour --neighbour-victims 1 \
+    --neighbour-hold-ms 60000 --neighbour-wait-ms 60000
+sent_until early "$B" "$v_chat" waiting
+early_pid=$bg_pid
+is "$(sed -n 's/^aivet-sim: #1 //p' "$SIM_LOG")" \
+    "tenant=b waiting for another tenant's large request, at most 60000 ms" \
+    "neighbour-wait-ms: tenant b's request, first to come, waits"
+sim_http POST /v1/chat/completions -H "$A" -d "$(chat_json "$big CANARY_large_00001" 20)"
+wait "$early_pid"
+is "$status:$(cat "$T/early.status"):$(jq -r .error.message "$T/early.body")" "200:500:$BUSY" \
+    "neighbour-wait-ms: the large request came after it, and b's request met it: 500"
+is "$(sed -n -e 's/^aivet-sim: #1 tenant=b busy: .*/b busy/p' -e 's/^aivet-sim: #2 tenant=a holding.*/a holding/p' \
+    -e 's/^aivet-sim: #2 POST .*tenant=a status=200.*/a done/p' "$SIM_LOG" | tr '\n' ' ')" "a holding b busy a done " \
+    "neighbour-wait-ms: the large request held, b's met it, then the large one ended"
+sim_stop
+
+# With no large request to meet, the wait ends at its cap and the request is
+# served.
+sim_start --tenants a=key-a,b=key-b --pool 4096 --fault noisy-neighbour --neighbour-victims 1 \
+    --neighbour-hold-ms 0 --neighbour-wait-ms 200
+sim_http POST /v1/chat/completions -H "$B" -d "$v_chat"
+is "$status:$(echo "$body" | json '.choices[0].message.content'):$(grep -c ' busy: ' "$SIM_LOG")" \
+    "200:CANARY_victim_0001:0" "neighbour-wait-ms: no large request came: served when the wait ends"
 sim_stop
 
 # The rule "large means over a quarter of the pool": 1024 tokens of 4096 are

@@ -200,9 +200,13 @@ sim_stop
 # Each large request holds the server until a request of the other tenant has
 # met it (--neighbour-victims 1: the overlap on demand; the other tenant's
 # requests are sent beside it), 5 s at most: the calibration's large prompt,
-# sent alone, meets no one and waits that long.
+# sent alone, meets no one and waits that long. And every request that is not
+# large waits up to 2 s for another tenant's large one (--neighbour-wait-ms):
+# the others' requests travel on kept-alive connections and a busy machine
+# could read and answer them all before the large one's upload, so that no
+# request met it.
 sim_start --context 8192 --pool 8192 --tenants "$PROBE_TENANTS" --fault noisy-neighbour --neighbour-victims 1 \
-    --neighbour-hold-ms 5000 || exit 1
+    --neighbour-hold-ms 5000 --neighbour-wait-ms 2000 || exit 1
 probe_setup openai 8192
 run_probes --probe canary
 # Whether a request met another tenant's load is the simulator's to say (its

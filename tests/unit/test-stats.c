@@ -403,28 +403,33 @@ halves(double first, double second, double sd)
 static void
 test_saving_drifted(void)
 {
-	struct drift_rule g = { 0.01, 0.5 };
 	struct mwu m;
 	double h[2];
 	double *same = halves(30.5, 30, 0.3), *under = halves(30, 14.9, 0.3), *over = halves(30, 15.1, 0.3);
 	double *noisy = halves(30, 10, 40), *gone = halves(20, -1, 40), *grew = halves(14.9, 30, 0.3);
+	double *nothing = halves(5, -0.5, 0.3), *level = halves(8, 2, 5.5);
 
 	mwu_less(same + 15, 15, same, 15, &m);
-	ok(m.p < 0.001 && saving_drifted(same, 30, &g, h) == 0 && fabs(h[0] - 30.5) < 1e-9 &&
+	ok(m.p < 0.001 && saving_drifted(same, 30, h) == 0 && fabs(h[0] - 30.5) < 1e-9 &&
 	    fabs(h[1] - 30) < 1e-9, "rule drift keep: 30.5 then 30 ms under 0.3 ms noise differ (p %.2g), "
 	    "yet the saving held: not drifted", m.p);
-	ok(saving_drifted(under, 30, &g, h) == 1, "rule drift keep edge: 30 then 14.9 ms: drifted");
-	ok(saving_drifted(over, 30, &g, h) == 0, "rule drift keep edge: 30 then 15.1 ms: not drifted");
-	ok(saving_drifted(grew, 30, &g, h) == 1, "drift: 14.9 then 30 ms, the saving grew: drifted");
+	ok(saving_drifted(under, 30, h) == 1, "rule drift keep edge: 30 then 14.9 ms: drifted");
+	ok(saving_drifted(over, 30, h) == 0, "rule drift keep edge: 30 then 15.1 ms: not drifted");
+	ok(saving_drifted(grew, 30, h) == 1, "drift: 14.9 then 30 ms, the saving grew: drifted");
+	ok(saving_drifted(nothing, 30, h) == 1 && h[1] < 0, "drift: a second half that saved nothing, "
+	    "the halves differing: drifted");
 	mwu_less(noisy + 15, 15, noisy, 15, &m);
-	ok(m.p >= 0.005 && saving_drifted(noisy, 30, &g, h) == 0,
+	ok(m.p >= 0.005 && saving_drifted(noisy, 30, h) == 0,
 	    "rule drift p: 30 then 10 ms under 40 ms noise do not differ (p %.2g): not drifted", m.p);
 	mwu_less(gone + 15, 15, gone, 15, &m);
-	ok(m.p >= 0.005 && saving_drifted(gone, 30, &g, h) == 1 && h[1] < 0, "rule drift sign: a "
-	    "second half that saved nothing drifted, though under 40 ms noise the halves do not "
-	    "differ (p %.2g)", m.p);
-	ok(saving_drifted(same, 3, &g, h) == -1, "drift: halves of fewer than 2 differences: no test");
-	free(same), free(under), free(over), free(noisy), free(gone), free(grew);
+	ok(m.p >= 0.005 && saving_drifted(gone, 30, h) == 0 && h[1] < 0, "rule drift p: a half that "
+	    "saved nothing by chance, under 40 ms noise (p %.2g), has not drifted", m.p);
+	mwu_less(level + 15, 15, level, 15, &m);
+	ok(m.p > 0.001 && m.p < 0.005 && saving_drifted(level, 30, h) == 0, "rule drift level edge: 8 "
+	    "then 2 ms under 5.5 ms noise differ at p %.2g, past 0.01's half but not 0.002's: not drifted",
+	    m.p);
+	ok(saving_drifted(same, 3, h) == -1, "drift: halves of fewer than 2 differences: no test");
+	free(same), free(under), free(over), free(noisy), free(gone), free(grew), free(nothing), free(level);
 }
 
 int

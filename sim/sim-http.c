@@ -560,8 +560,7 @@ serve_generation(struct ctx *x, struct sim_chat *c)
 	victims = nb_victims(&x->srv->nb);
 	if (large) {
 		nb_hold(&x->srv->nb, x->tenant_idx, +1);
-	} else if (x->cfg->neighbour_victims > 0 && x->cfg->neighbour_wait_ms > 0 &&
-	    sim_has_fault(f, FAULT_NOISY_NEIGHBOUR)) {
+	} else if (nb_waits(&x->srv->nb)) {
 		fprintf(stderr, "aivet-sim: #%llu tenant=%s waiting for another tenant's large request, "
 		    "at most %lld ms\n", x->n, x->tenant, (long long)x->cfg->neighbour_wait_ms);
 		nb_settle(&x->srv->nb, x->tenant_idx);

@@ -81,12 +81,18 @@ deadline(int64_t ms)
 	return t;
 }
 
+int
+nb_waits(const struct sim_neighbour *nb)
+{
+	return on_demand(nb) && nb->cfg->neighbour_wait_ms > 0;
+}
+
 void
 nb_settle(struct sim_neighbour *nb, int idx)
 {
 	struct timespec until;
 
-	if (!on_demand(nb) || nb->cfg->neighbour_wait_ms <= 0)
+	if (!nb_waits(nb))
 		return;
 	until = deadline(nb->cfg->neighbour_wait_ms);
 	pthread_mutex_lock(&nb->mu);

@@ -26,8 +26,10 @@ void nb_free(struct sim_neighbour *nb);
 /* A prompt of prompt_tokens holds the server (the fault is on and it is large). */
 int nb_is_large(const struct sim_neighbour *nb, size_t pool_tokens, size_t prompt_tokens);
 void nb_hold(struct sim_neighbour *nb, int idx, int delta);
-/* On demand, a request of tenant idx that is not large waits, --neighbour-wait-ms
- * at most, for another tenant's large request to be in flight. */
+/* On demand with --neighbour-wait-ms, a request that is not large waits (nb_waits
+ * says whether it will), that long at most, for another tenant's large request
+ * to be in flight. */
+int nb_waits(const struct sim_neighbour *nb);
 void nb_settle(struct sim_neighbour *nb, int idx);
 /* True when another tenant's large request is in flight. */
 int nb_busy(struct sim_neighbour *nb, int idx);

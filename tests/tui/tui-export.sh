@@ -49,19 +49,24 @@ tui_stop
 printf 'open sesame\n' > "$T/pw"
 AIVET_KEY_PASSWORD_FILE="$T/pw" "$AIVET" key generate --name enc --kdf-cost interactive >/dev/null
 ENCID=$(sed -n 's/^untrusted comment: minisign public key //p' "$XDG_CONFIG_HOME/aivet/keys/enc.pub")
+# open_export KEY OUT: from the dashboard, acme's export dialog for key KEY into
+# OUT, submitted.
+open_export() {
+	tui_wait "Dashboard"
+	tui_keys L
+	tui_wait "acme"
+	tui_keys Enter
+	tui_wait "Vendor:      acme"
+	tui_keys E
+	tui_wait "Export signed bundle"
+	tui_keys Tab Tab Tab C-u
+	tui_type "$1"
+	tui_keys Tab C-u
+	tui_type "$2"
+	tui_keys Enter
+}
 tui_start 100x30
-tui_wait "Dashboard"
-tui_keys L
-tui_wait "acme"
-tui_keys Enter
-tui_wait "Vendor:      acme"
-tui_keys E
-tui_wait "Export signed bundle"
-tui_keys Tab Tab Tab C-u
-tui_type enc
-tui_keys Tab C-u
-tui_type "$T/enc-bundle"
-tui_keys Enter
+open_export enc "$T/enc-bundle"
 tui_wait "Passphrase for key enc" 20; ok $? "the passphrase is asked for in a box on the screen"
 tui_expect tui-export-passphrase.txt
 tui_type "open sezame"
@@ -115,18 +120,7 @@ tui_stop
 # A key made by the export itself: one passphrase box (typed twice in it), the
 # derivation said on the status line while it runs, and nothing asked again to sign.
 tui_start 120x40
-tui_wait "Dashboard"
-tui_keys L
-tui_wait "acme"
-tui_keys Enter
-tui_wait "Vendor:      acme"
-tui_keys E
-tui_wait "Export signed bundle"
-tui_keys Tab Tab Tab C-u
-tui_type fresh
-tui_keys Tab C-u
-tui_type "$T/fresh-bundle"
-tui_keys Enter
+open_export fresh "$T/fresh-bundle"
 tui_wait "There is no key named fresh. Create it now?"; ok $? "a missing key is offered to be made"
 tui_keys y
 tui_wait "Passphrase for the new key fresh"; ok $? "its passphrase is asked for in a box"
@@ -181,18 +175,7 @@ tui_stop
 to_passphrase() {   # [COMMAND-PREFIX]: the export's passphrase box for key enc
 	tmux -S "$TMUX_SOCK" -f /dev/null new-session -d -x 100 -y 30 \
 		"env TERM=xterm-256color LC_ALL=C.UTF-8 AIVET_DB='$AIVET_DB' AIVET_ACTOR='$AIVET_ACTOR' HOME='$HOME' XDG_DATA_HOME='$XDG_DATA_HOME' XDG_CONFIG_HOME='$XDG_CONFIG_HOME' $1 '$AIVET' tui"
-	tui_wait "Dashboard"
-	tui_keys L
-	tui_wait "acme"
-	tui_keys Enter
-	tui_wait "Vendor:      acme"
-	tui_keys E
-	tui_wait "Export signed bundle"
-	tui_keys Tab Tab Tab C-u
-	tui_type enc
-	tui_keys Tab C-u
-	tui_type "$T/hup-bundle"
-	tui_keys Enter
+	open_export enc "$T/hup-bundle"
 	tui_wait "Passphrase for key enc" 20
 }
 # gone_after_kill WHAT: kills tmux's server and waits (up to 10 s) for the aivet

@@ -22,7 +22,9 @@
  * when it had the power (POWER) to see the effect looked for under the noise
  * of the differences and did not (pass; the power is simulated, see
  * stats.h); the effect looked for is a hit skipping half of the opening's
- * prefill, as the short prompts measure it. Otherwise it sends the next
+ * prefill, as the trials bound it from below (each trial's control minus its
+ * short prompt, the 0.95 lower bound of their median: an overstated prefill
+ * would pass a hit smaller than the one looked for). Otherwise it sends the next
  * trials while the run's token budget covers them; at verify depth only
  * while the trials that effect needs are within the 250, at diagnose depth to
  * the last look (a real hit may save more than the effect looked for). When
@@ -74,6 +76,7 @@ static const int looks[] = { 30, 60, 120, 250 };   /* trials per group at each l
 #define ALPHA_LOOK (ALPHA / NLOOKS)
 #define MIN_SAVING_MS 1.0         /* a median saving below this is not worth a finding */
 #define POWER 0.8                 /* the power a pass needs, and the trials needed are for */
+#define PREFILL_CONF 0.95         /* the effect looked for is half the prefill at this confidence */
 #define POWER_SIMS 2000           /* power within about 0.01 */
 #define NEEDED_SIMS 400
 #define NEEDED_MAX 4096
@@ -202,7 +205,7 @@ struct look {
 	struct wsr_look paired;
 	struct mwu cross, own;
 	int have_cross, have_own;
-	double prefill, sd, shift;
+	double prefill, prefill_low, sd, shift;
 	struct paired_gate gate;
 };
 
@@ -229,29 +232,6 @@ pair_diffs(const struct px_req *r, const int *kind, size_t trials, int which, do
 			d[nd++] = control - other;
 	}
 	return nd;
-}
-
-static void
-judge_look(double *const t[K_N], const size_t cnt[K_N], const double *d, size_t nd,
-    size_t trials, struct look *l)
-{
-	memset(l, 0, sizeof *l);
-	l->trials = trials;
-	l->pairs = nd;
-	l->have_own = cnt[K_OWN] > 0 &&
-	    mwu_less(t[K_OWN], cnt[K_OWN], t[K_CONTROL], cnt[K_CONTROL], &l->own) == 0;
-	l->have_cross = mwu_less(t[K_PRIMED], cnt[K_PRIMED], t[K_CONTROL], cnt[K_CONTROL],
-	    &l->cross) == 0;
-	l->prefill = stats_median(t[K_CONTROL], cnt[K_CONTROL]) - stats_median(t[K_SHORT], cnt[K_SHORT]);
-	/* The noise that matters is that of a trial's difference: load that moves both of
-	 * its requests cancels. */
-	l->sd = stats_mad_sd(d, nd);
-	/* The effect looked for: a hit skipping half the opening's prefill, at least twice
-	 * the smallest saving worth a finding. It sets the power and the trials needed, not
-	 * what a finding needs: any saving past MIN_SAVING_MS with p below the look's alpha. */
-	l->shift = fmax(l->prefill / 2, 2 * MIN_SAVING_MS);
-	l->gate = (struct paired_gate){ ALPHA_LOOK, MIN_SAVING_MS };
-	wsr_look(d, nd, &l->gate, l->shift, l->sd, POWER, POWER_SEED, &l->paired);
 }
 
 static cJSON *
@@ -468,6 +448,47 @@ struct pt {
 	struct px_tally tally;
 };
 
+/* The opening's prefill, as the trials show it: each trial's control time minus
+ * its short prompt's, sent in the same shuffled trial, so that load moving the
+ * trial cancels (the groups' medians compared unpaired, load could make it seem
+ * several times its size). The effect looked for is half of it at least: half
+ * the lower PREFILL_CONF bound of the differences' median, at least twice the
+ * smallest saving worth a finding. A measurement that overstates the prefill
+ * would make the probe look for a hit bigger than the vendor's, and pass it
+ * with "the power" to see one it did not. It sets the power and the trials
+ * needed, not what a finding needs: any saving past MIN_SAVING_MS with p below
+ * the look's alpha. */
+static void
+measure_prefill(const struct pt *s, size_t trials, struct look *l)
+{
+	double *pf = xcalloc(MAX_TRIALS, sizeof *pf);
+	size_t npf = pair_diffs(s->r, s->kind, trials, K_SHORT, pf);
+
+	l->prefill = npf > 0 ? stats_median(pf, npf) : NAN;
+	l->prefill_low = stats_median_lower(pf, npf, PREFILL_CONF);
+	l->shift = isfinite(l->prefill_low) ? fmax(l->prefill_low / 2, 2 * MIN_SAVING_MS) :
+	    2 * MIN_SAVING_MS;
+	free(pf);
+}
+
+static void
+judge_look(const struct pt *s, size_t trials, struct look *l)
+{
+	memset(l, 0, sizeof *l);
+	l->trials = trials;
+	l->pairs = s->nd;
+	l->have_own = s->cnt[K_OWN] > 0 && mwu_less(s->t[K_OWN], s->cnt[K_OWN], s->t[K_CONTROL],
+	    s->cnt[K_CONTROL], &l->own) == 0;
+	l->have_cross = mwu_less(s->t[K_PRIMED], s->cnt[K_PRIMED], s->t[K_CONTROL],
+	    s->cnt[K_CONTROL], &l->cross) == 0;
+	measure_prefill(s, trials, l);
+	/* The noise that matters is that of a trial's difference: load that moves both of
+	 * its requests cancels. */
+	l->sd = stats_mad_sd(s->d, s->nd);
+	l->gate = (struct paired_gate){ ALPHA_LOOK, MIN_SAVING_MS };
+	wsr_look(s->d, s->nd, &l->gate, l->shift, l->sd, POWER, POWER_SEED, &l->paired);
+}
+
 /* The trials the effect looked for needs under the noise of the last look. */
 static long
 trials_needed(const struct look *l)
@@ -583,7 +604,7 @@ timing_looks(struct probe_env *env, struct probe_outcome *out, struct pt *s)
 		}
 		if (s->nd < MIN_ANSWERED || s->cnt[K_SHORT] < 1)
 			break;
-		judge_look(s->t, s->cnt, s->d, s->nd, s->sent_trials, &s->l);
+		judge_look(s, s->sent_trials, &s->l);
 		cJSON_AddItemToArray(s->lj, look_json(&s->l));
 		if (s->l.paired.decision != MWU_LOOK_UNDECIDED)
 			break;
@@ -593,8 +614,8 @@ timing_looks(struct probe_env *env, struct probe_outcome *out, struct pt *s)
 		}
 		/* Futility: no number of trials can show the effect looked for; or, at verify
 		 * depth, it needs more than the probe sends. A real hit may save more than the
-		 * effect looked for (half the opening's prefill, as the short prompts measure
-		 * it), so at diagnose depth the looks go on to the last. */
+		 * effect looked for (half the opening's prefill, as the trials bound it), so
+		 * at diagnose depth the looks go on to the last. */
 		needed = trials_needed(&s->l);
 		if (needed == 0) {
 			s->stopped = "more trials cannot help";
@@ -762,7 +783,7 @@ timing_verdict(struct probe_env *env, struct probe_outcome *out, struct pt *s, c
 	}
 	if (s->l.trials != trials) {
 		/* The look the budget cut short is judged on what it got. */
-		judge_look(s->t, s->cnt, s->d, s->nd, trials, &s->l);
+		judge_look(s, trials, &s->l);
 		cJSON_AddItemToArray(cJSON_GetObjectItem(d, "looks"), look_json(&s->l));
 	}
 	cJSON_AddItemToObject(d, "paired", paired_json(l));
@@ -772,6 +793,8 @@ timing_verdict(struct probe_env *env, struct probe_outcome *out, struct pt *s, c
 		cJSON_AddItemToObject(d, "own_tenant", test_json(&l->own));
 	cJSON_AddNumberToObject(d, "median_saving_ms", round(l->paired.saving * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "opening_prefill_ms", round(l->prefill * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "opening_prefill_low_ms", round(l->prefill_low * 1000) / 1000);
+	cJSON_AddNumberToObject(d, "opening_prefill_conf", PREFILL_CONF);
 	cJSON_AddNumberToObject(d, "detectable_saving_ms", round(l->shift * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "min_saving_ms", round(l->gate.min_saving * 1000) / 1000);
 	cJSON_AddNumberToObject(d, "noise_sd_ms", round(l->sd * 1000) / 1000);

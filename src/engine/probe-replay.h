@@ -13,8 +13,10 @@
  * bundles: a change to what any probe concludes from the same exchanges gives
  * it a new number, and a rejudge judges only runs of the rules it has (2:
  * prefix-timing judges A's own repeats paired; 3: its halves drifted only
- * when they differ at 0.002 and one's saving is under half the other's). */
-#define PROBE_RULES_VERSION "3"
+ * when they differ at 0.002 and one's saving is under half the other's; 4: it
+ * looks for half the opening's prefill as the trials' paired differences bound
+ * it from below at 0.95, not as the groups' medians differ). */
+#define PROBE_RULES_VERSION "4"
 
 /* One recorded exchange: what the request was, and the response as it came. */
 struct replay_exchange {

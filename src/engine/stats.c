@@ -207,6 +207,38 @@ stats_median(const double *v, size_t n)
 	return m;
 }
 
+/* The order statistic that bounds the median from below: the sign test's
+ * interval. The k-th smallest of n (1-based) is at most the median with
+ * probability P(Bin(n, 1/2) >= k) for any continuous distribution, so the
+ * bound is the largest k that keeps P(Bin(n, 1/2) <= k - 1) within 1 - conf. */
+double
+stats_median_lower(const double *v, size_t n, double conf)
+{
+	double *s, tail = 0, lb = NAN;
+	size_t k = 0;
+
+	if (n == 0 || !(conf > 0 && conf < 1))
+		return NAN;
+	/* P(Bin(n, 1/2) = j) in logs: 2^-n underflows past n = 1074. */
+	while (k < n) {
+		double j = (double)k, pj = exp(lgamma((double)n + 1) - lgamma(j + 1) -
+		    lgamma((double)n - j + 1) - (double)n * M_LN2);
+
+		if (tail + pj > 1 - conf)
+			break;
+		tail += pj;
+		k++;
+	}
+	if (k == 0)
+		return NAN;
+	s = xmalloc(n * sizeof *s);
+	memcpy(s, v, n * sizeof *s);
+	qsort(s, n, sizeof *s, double_cmp);
+	lb = s[k - 1];
+	free(s);
+	return lb;
+}
+
 double
 stats_mad_sd(const double *v, size_t n)
 {

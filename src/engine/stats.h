@@ -159,4 +159,11 @@ int saving_drifted(const double *d, size_t n, double half[2]);
 double stats_median(const double *v, size_t n);
 double stats_mad_sd(const double *v, size_t n);
 
+/* A one-sided lower confidence bound, at level conf, of the median of the
+ * distribution v was drawn from: the order statistic of the sign test's
+ * interval, with no assumption on the distribution's shape (n = 30 at 0.95:
+ * the 11th smallest). NAN when n is too small for the level (below 5 at 0.95),
+ * or conf is not inside (0, 1). v is not changed. */
+double stats_median_lower(const double *v, size_t n, double conf);
+
 #endif

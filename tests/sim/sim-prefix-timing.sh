@@ -89,9 +89,15 @@ is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, (.findings | length)] |
 like "$(printf '%s' "$out" | json '.probes[0].reason')" \
 	"^B was not faster after A sent the same opening \(paired p = [0-9.e-]+, median saving -?[0-9.]+ ms over 30 trials; the test had (8[0-9]|9[0-9]|100)% power, target 80%, to see a hit saving [0-9.]+ ms under paired noise sd [0-9.]+ ms\); A's own repeats were faster \(paired p = [0-9.e-]+, median saving [0-9.]+ ms\): the cache is per tenant$" \
 	"tenant: the reason states the power to see a hit saving half the prefill, and that the cache is per tenant"
-is "$(printf '%s' "$out" | json '.probes[0] | [.requests, .details.trials, (.details.looks | length), .details.looks[0].trials, (.details.power >= 0.8), .details.power_target, .details.alpha_per_look, .details.min_saving_ms, (.details.detectable_saving_ms * 2 - .details.opening_prefill_ms | fabs < 0.01), .details.detectable_saving_ms > 10] | @csv')" \
-	"150,30,1,30,true,0.8,0.0025,1,true,true" \
-	"tenant: decided at the first look (30 trials), with power of at least the 0.8 target to see a saving of half the prefill; a finding needs 1 ms"
+is "$(printf '%s' "$out" | json '.probes[0] | [.requests, .details.trials, (.details.looks | length), .details.looks[0].trials, (.details.power >= 0.8), .details.power_target, .details.alpha_per_look, .details.min_saving_ms, (.details.detectable_saving_ms * 2 - .details.opening_prefill_low_ms | fabs < 0.01), .details.detectable_saving_ms > 10, .details.opening_prefill_conf] | @csv')" \
+	"150,30,1,30,true,0.8,0.0025,1,true,true,0.95" \
+	"tenant: decided at the first look (30 trials), with power of at least the 0.8 target to see a saving of half the prefill's 0.95 lower bound; a finding needs 1 ms"
+# The prefill recomputed from the recorded times: each trial's control minus its short
+# prompt (every stream answered here, so the groups' i-th times are trial i's), their
+# median, and the sign test's lower 0.95 bound of it, the 11th smallest of 30 (the largest
+# k with P(Bin(30, 1/2) <= k - 1) <= 0.05: 0.0494 at k = 11, 0.1002 at k = 12).
+is "$(printf '%s' "$out" | json '.probes[0].details as $d | [$d.groups.control.ttft_ms, $d.groups.short.ttft_ms] | transpose | map(.[0] - .[1]) | sort | [($d.groups.control.ttft_ms | length), ($d.groups.short.ttft_ms | length), (((.[14] + .[15]) / 2 - $d.opening_prefill_ms) | fabs < 0.002), ((.[10] - $d.opening_prefill_low_ms) | fabs < 0.002)] | @csv')" \
+	"30,30,true,true" "tenant: the prefill is the median of the trials' paired differences (control minus short), its bound the 11th smallest of 30"
 
 probe_against off
 is "$(printf '%s' "$out" | json '.probes[0] | [.verdict, (.findings | length)] | @csv')" '"pass",0' \

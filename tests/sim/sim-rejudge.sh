@@ -296,7 +296,7 @@ is "$errout" "aivet: not re-derivable: the run recorded no judging rules, seed o
     "no rules recorded: the run is not re-derivable, and why"
 sqlite3 "$AIVET_DB" "UPDATE probe_run SET options = json_set(options, '\$.rules', '0')"
 run probe rejudge 1
-is "$rc:$errout" "2:aivet: not re-derivable: the run was judged by rules 0 and this aivet has only rules 3" \
+is "$rc:$errout" "2:aivet: not re-derivable: the run was judged by rules 0 and this aivet has only rules 4" \
     "other rules: not re-derivable, naming both"
 
 done_testing

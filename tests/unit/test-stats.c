@@ -432,6 +432,46 @@ test_saving_drifted(void)
 	free(same), free(under), free(over), free(noisy), free(gone), free(grew), free(nothing), free(level);
 }
 
+/* The median's lower confidence bound (stats_median_lower: the effect prefix-timing
+ * looks for is half the prefill at 0.95). Expected order statistics are the sign
+ * test's, from the exact binomial tail summed in fractions: the k-th smallest of n
+ * where k is the largest with P(Bin(n, 1/2) <= k - 1) <= 1 - conf (n = 30: 0.0494 at
+ * k = 11, 0.1002 at 12; the tables' one-sided 0.05 critical value 10 for n = 30). The
+ * values are 1 .. n in reverse, so the k-th smallest is k and the input's order is
+ * checked untouched. */
+static double
+lower_of(size_t n, double conf)
+{
+	double *v = xmalloc(n * sizeof *v), lb;
+	int kept = 1;
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = (double)(n - i);
+	lb = stats_median_lower(v, n, conf);
+	for (size_t i = 0; i < n; i++)
+		kept &= v[i] == (double)(n - i);
+	free(v);
+	return kept ? lb : -1;
+}
+
+static void
+test_median_lower(void)
+{
+	static const struct { size_t n; double k; } at95[] = {
+		{ 5, 1 }, { 6, 1 }, { 10, 2 }, { 20, 6 }, { 30, 11 }, { 60, 24 }, { 120, 51 },
+		{ 250, 112 }, { 1100, 523 },
+	};
+
+	for (size_t i = 0; i < sizeof at95 / sizeof at95[0]; i++)
+		ok(lower_of(at95[i].n, 0.95) == at95[i].k, "median lower bound: n = %zu at 0.95 is order "
+		    "statistic %.0f (got %g)", at95[i].n, at95[i].k, lower_of(at95[i].n, 0.95));
+	ok(isnan(lower_of(4, 0.95)), "median lower bound: n = 4 cannot reach 0.95 (1/16 > 0.05): none");
+	ok(isnan(lower_of(0, 0.95)), "median lower bound: no values: none");
+	ok(lower_of(30, 0.9506) == 11 && lower_of(30, 0.9507) == 10, "rule median lower edge: n = 30, "
+	    "P(Bin <= 10) = 0.049369: the 11th at 0.9506, the 10th at 0.9507");
+	ok(isnan(lower_of(30, 1)) && isnan(lower_of(30, 0)), "median lower bound: a level outside (0, 1): none");
+}
+
 int
 main(void)
 {
@@ -446,5 +486,6 @@ main(void)
 	test_wsr_look();
 	test_wsr_gated();
 	test_saving_drifted();
+	test_median_lower();
 	return tap_done();
 }

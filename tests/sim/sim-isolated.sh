@@ -220,7 +220,8 @@ fi
 # trials the median paired saving is past the 1 ms gate about 9 times in 10
 # while p is most often near 0.07, above the 0.0025 of one look; the budget stops the run after the
 # first look. When the trials' order makes the median saving fall below its
-# gate, or p below alpha, the case cannot show the p gate alone, and says so.
+# gate, or p below alpha, that run cannot show the p gate alone: the probe runs
+# again, and after three such runs the case says so.
 if case_on prefix-p-gate; then
 	export KEY_A=key-a KEY_B=key-b
 	sim_start --tenants a=key-a,b=key-b --prefix-cache global --prefill-us-per-token 10 \
@@ -228,9 +229,15 @@ if case_on prefix-p-gate; then
 	run vendor add Gain
 	run endpoint add Gain --name e --api openai --url "$SIM_URL/v1" --model aivet-sim-1 \
 	    --context 131072 --credential a=env:KEY_A --credential b=env:KEY_B
-	run probe run Gain/e --probe prefix-timing --yes --json --budget-tokens 300000
-	look=$(printf '%s' "$out" | jq -c '.probes[0].details | [.looks[0].p, .looks[0].median_saving_ms,
-	    .min_saving_ms, .alpha_per_look]')
+	# Up to three runs (the simulator's noise goes on from one to the next): the case is
+	# left untested about 1 time in 1,000 instead of 1 in 10.
+	for try in 1 2 3; do
+		run probe run Gain/e --probe prefix-timing --yes --json --budget-tokens 300000
+		look=$(printf '%s' "$out" | jq -c '.probes[0].details | [.looks[0].p, .looks[0].median_saving_ms,
+		    .min_saving_ms, .alpha_per_look]')
+		printf '%s' "$look" | jq -e '.[1] >= .[2] and .[0] >= .[3]' >/dev/null && break
+		echo "# run $try did not make the overlap ($look)"
+	done
 	if printf '%s' "$look" | jq -e '.[1] >= .[2] and .[0] >= .[3]' >/dev/null; then
 		is "$(printf '%s' "$out" | jq -c '.probes[0] | [.verdict, (.findings | length), (.details.looks | length)]')" \
 		    '["inconclusive",0,1]' \

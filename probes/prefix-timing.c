@@ -33,8 +33,9 @@
  * arithmetic shows it. A saving that changes during the run is checked before
  * a timing finding: the halves of the trials (in the order sent) must not
  * differ, significantly and by more than a factor of two (a half that saved
- * nothing is that), else "inconclusive: the timing drifted". The Mann-Whitney test and Cliff's delta between the
- * groups are reported beside it. Opt-in ("--probe all,prefix-timing"): 150
+ * nothing is that), else "inconclusive: the timing drifted". The Mann-Whitney
+ * test and Cliff's delta between the groups are reported beside it. Opt-in
+ * ("--probe all,prefix-timing"): 150
  * streamed prompts of about 1,300 tokens at the first look cost more than
  * the rest of the suite together.
  *
@@ -679,9 +680,9 @@ pt_details(struct probe_env *env, struct pt *s)
  * still make the saving itself change. The paired differences are split into the
  * first and second half of the trials, in the order sent, and must not differ
  * (saving_drifted: a saving that holds over the whole run but comes from one
- * half is drift; one a few percent smaller in one half is the same hit). half[] gets the groups' medians (primed, control, each half: for
- * the record) and the halves' median savings. Returns 1 when the timing
- * drifted. */
+ * half is drift; one a few percent smaller in one half is the same hit).
+ * half[] gets the groups' medians (primed, control, each half: for the record)
+ * and the halves' median savings. Returns 1 when the timing drifted. */
 static int
 timing_drifted(const double *d, size_t nd, double *const t[K_N], const size_t cnt[K_N],
     double half[6])

@@ -17,6 +17,7 @@
 #include "stats.h"
 
 static int double_cmp(const void *a, const void *b);
+static double sorted_median(const double *s, size_t n);
 
 struct ranked {
 	double v;
@@ -195,14 +196,22 @@ theta_for_shift(double shift, double sd)
 	return norm_cdf(shift / (sd * sqrt(2)));
 }
 
-double
-stats_median(const double *v, size_t n)
+/* v sorted, in a copy the caller frees. */
+static double *
+sorted_copy(const double *v, size_t n)
 {
-	double *s = xmalloc(n * sizeof *s), m;
+	double *s = xmalloc(n * sizeof *s);
 
 	memcpy(s, v, n * sizeof *s);
 	qsort(s, n, sizeof *s, double_cmp);
-	m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	return s;
+}
+
+double
+stats_median(const double *v, size_t n)
+{
+	double *s = sorted_copy(v, n), m = sorted_median(s, n);
+
 	free(s);
 	return m;
 }
@@ -214,7 +223,7 @@ stats_median(const double *v, size_t n)
 double
 stats_median_lower(const double *v, size_t n, double conf)
 {
-	double *s, tail = 0, lb = NAN;
+	double *s, tail = 0, lb;
 	size_t k = 0;
 
 	if (n == 0 || !(conf > 0 && conf < 1))
@@ -231,9 +240,7 @@ stats_median_lower(const double *v, size_t n, double conf)
 	}
 	if (k == 0)
 		return NAN;
-	s = xmalloc(n * sizeof *s);
-	memcpy(s, v, n * sizeof *s);
-	qsort(s, n, sizeof *s, double_cmp);
+	s = sorted_copy(v, n);
 	lb = s[k - 1];
 	free(s);
 	return lb;

@@ -146,18 +146,7 @@ tui_stop
 printf 'open sesame\n' > "$T/pwfile"
 TUI_ENV="AIVET_KEY_PASSWORD_FILE=$T/pwfile"
 tui_start 100x30
-tui_wait "Dashboard"
-tui_keys L
-tui_wait "acme"
-tui_keys Enter
-tui_wait "Vendor:      acme"
-tui_keys E
-tui_wait "Export signed bundle"
-tui_keys Tab Tab Tab C-u
-tui_type counted
-tui_keys Tab C-u
-tui_type "$T/counted-bundle"
-tui_keys Enter
+open_export counted "$T/counted-bundle"
 tui_wait "There is no key named counted. Create it now?"
 tui_keys y
 tui_wait "bundle $T/counted-bundle verified" 60; ok $? "an export that makes its key, the passphrase from a file"
